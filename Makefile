@@ -1,0 +1,45 @@
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-test
+
+.PHONY: run test lint typecheck bench bench-large clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e ".[test]"
+	touch $(VENV)/.installed $@
+
+## make run: create the virtualenv, install wfx and run the bundled example on SQLite + the local runner
+run: $(VENV)/.installed
+	$(BIN)/wfx demo
+
+## make test: the whole suite (lint, types, unit, contract, features, integration, e2e)
+test: $(STAMP)
+	$(BIN)/ruff check src tests features examples
+	$(BIN)/mypy
+	$(BIN)/pytest -n 2 --dist loadgroup
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests features examples
+	$(BIN)/ruff format --check src tests features examples
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+## make bench: side-by-side benchmarks; writes bench-results.json
+bench: $(STAMP)
+	$(BIN)/python -m tests.bench.run --sizes 1000,10000,100000
+
+bench-large: $(STAMP)
+	$(BIN)/python -m tests.bench.run --sizes 1000,10000,100000,1000000
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache bench-results.json

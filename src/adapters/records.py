@@ -1,0 +1,531 @@
+"""`build_*_record` / `parse_*_record`: the one place items get their seed-000 shape.
+
+Both storage adapters store exactly these dicts. Composite keys are plain colon-joined values, dates
+are ISO-8601 UTC with microseconds (so they sort as text), and the sparse index keys
+(`executionGroupId`, `from_pipeline_execution_id`, `outputDatabaseId:outputAssetId`) are absent,
+never empty, when they have no value: DynamoDB rejects an empty indexed key and leaves an item
+without one out of the index.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from domain.assets import AssetFile
+from domain.execution import (
+    ExecutionConfiguration,
+    ExecutionInput,
+    OutputFile,
+    OutputMetadata,
+    OutputResult,
+    PipelineExecution,
+    PipelineInputFile,
+    StepInputConfiguration,
+    StepInputMetadata,
+    StepLog,
+    WorkflowExecution,
+)
+from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.workflow import StepDefinition, WorkflowVersion
+
+Item = dict[str, Any]
+
+ALL_LIST_PARTITION = "execution"
+CONFIGURATION_RECORD_TYPE = "configuration"
+DATE_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def format_date(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime(DATE_FORMAT)
+
+
+def parse_date(text: str) -> datetime:
+    return datetime.strptime(text, DATE_FORMAT).replace(tzinfo=UTC)
+
+
+def join_key(*parts: str) -> str:
+    return ":".join(parts)
+
+
+def _optional_date(item: Item, name: str) -> datetime | None:
+    value = item.get(name)
+    return parse_date(value) if value else None
+
+
+def _put_present(item: Item, **values: Any) -> Item:
+    """Set each value that is present; absent (None or "") stays absent, never an empty key."""
+    for name, value in values.items():
+        if value is not None and value != "":
+            item[name] = value
+    return item
+
+
+# -- WorkflowExecutionsStorageTableV2 ----------------------------------------------------------
+
+def execution_mutable_attributes(execution: WorkflowExecution) -> tuple[Item, tuple[str, ...]]:
+    """The attributes a status change writes, and those it removes because they have no value."""
+    values: dict[str, Any] = {
+        "executionStatus": execution.status.value,
+        "executionStopDate": format_date(execution.execution_stop_date) if execution.execution_stop_date else None,
+        "lastSfnSyncCheckDate": format_date(execution.last_sfn_sync_check_date)
+        if execution.last_sfn_sync_check_date
+        else None,
+        "executionArn": execution.execution_arn,
+        "stateMachineArn": execution.state_machine_arn,
+        "executionLog": execution.execution_log,
+        "executionError": execution.execution_error,
+        "redriveCount": execution.redrive_count,
+        "redriveDate": format_date(execution.redrive_date) if execution.redrive_date else None,
+        "redriveStatus": execution.redrive_status,
+        "redriveStatusReason": execution.redrive_status_reason,
+    }
+    present = {name: value for name, value in values.items() if value is not None and value != ""}
+    removed = tuple(name for name in values if name not in present)
+    return present, removed
+
+
+def build_execution_record(execution: WorkflowExecution) -> Item:
+    item: Item = {
+        "workflowExecutionId": execution.workflow_execution_id,
+        "workflowDatabaseId:workflowId": execution.workflow_key,
+        "workflowDatabaseId": execution.workflow_database_id,
+        "workflowId": execution.workflow_id,
+        "workflowVersion": execution.workflow_version,
+        "executionStartDate": format_date(execution.execution_start_date),
+        "triggeredByUserId": execution.triggered_by_user_id,
+        "triggerType": execution.trigger_type.value,
+        "orchestrator": execution.orchestrator,
+        "allListPartition": ALL_LIST_PARTITION,
+    }
+    _put_present(
+        item,
+        executionGroupId=execution.execution_group_id,
+        clientToken=execution.client_token,
+        requestDigest=execution.request_digest,
+    )
+    item.update(execution_mutable_attributes(execution)[0])
+    return item
+
+
+def parse_execution_record(item: Item) -> WorkflowExecution:
+    return WorkflowExecution(
+        workflow_execution_id=item["workflowExecutionId"],
+        workflow_database_id=item["workflowDatabaseId"],
+        workflow_id=item["workflowId"],
+        workflow_version=int(item["workflowVersion"]),
+        execution_group_id=item.get("executionGroupId"),
+        status=item["executionStatus"],
+        execution_start_date=parse_date(item["executionStartDate"]),
+        execution_stop_date=_optional_date(item, "executionStopDate"),
+        last_sfn_sync_check_date=_optional_date(item, "lastSfnSyncCheckDate"),
+        triggered_by_user_id=item["triggeredByUserId"],
+        trigger_type=item["triggerType"],
+        orchestrator=item.get("orchestrator", "local"),
+        state_machine_arn=item.get("stateMachineArn"),
+        execution_arn=item.get("executionArn"),
+        execution_log=item.get("executionLog"),
+        execution_error=item.get("executionError"),
+        redrive_count=int(item.get("redriveCount", 0)),
+        redrive_date=_optional_date(item, "redriveDate"),
+        redrive_status=item.get("redriveStatus"),
+        redrive_status_reason=item.get("redriveStatusReason"),
+        client_token=item.get("clientToken"),
+        request_digest=item.get("requestDigest"),
+    )
+
+
+# -- PipelineExecutionsStorageTable -------------------------------------------------------------
+
+def _log_entry(log: RegisteredLog) -> Item:
+    return {
+        "logGroupArn": log.log_group_arn,
+        "logGroupName": log.log_group_name,
+        "logStreamName": log.log_stream_name,
+        "logStreamPrefix": log.log_stream_prefix,
+        "stageName": log.stage_name,
+        "label": log.label,
+        "sourceType": log.source_type,
+    }
+
+
+def _parse_log_entry(entry: Item) -> RegisteredLog:
+    return RegisteredLog(
+        log_group_arn=entry.get("logGroupArn", ""),
+        log_group_name=entry.get("logGroupName", ""),
+        log_stream_name=entry.get("logStreamName", ""),
+        log_stream_prefix=entry.get("logStreamPrefix", ""),
+        stage_name=entry.get("stageName", ""),
+        label=entry.get("label", ""),
+        source_type=entry.get("sourceType", ""),
+    )
+
+
+def step_mutable_attributes(step: PipelineExecution) -> tuple[Item, tuple[str, ...]]:
+    """What a step transition writes (status, dates, error) and removes; nothing else is touched."""
+    values: dict[str, Any] = {
+        "status": step.status.value,
+        "startDate": format_date(step.start_date) if step.start_date else None,
+        "stopDate": format_date(step.stop_date) if step.stop_date else None,
+        "errorMessage": step.error,
+    }
+    present = {name: value for name, value in values.items() if value is not None and value != ""}
+    return present, tuple(name for name in values if name not in present)
+
+
+def build_pipeline_execution_record(step: PipelineExecution) -> Item:
+    item: Item = {
+        "pipelineExecutionId": step.pipeline_execution_id,
+        "workflowExecutionId": step.workflow_execution_id,
+        "pipelineDatabaseId:pipelineId": step.pipeline_key,
+        "pipelineDatabaseId": step.pipeline_database_id,
+        "pipelineId": step.pipeline_id,
+        "stepIndex": step.step_index,
+        "executionType": step.execution_type.value,
+        "inputFileArity": step.input_file_arity.value,
+        "endStatePipeline": "true" if step.end_state else "false",
+        "inputS3AssetFilePath": step.input_path,
+        "outputS3AssetFilesPath": step.output_files_path,
+        "outputS3AssetPreviewPath": step.output_preview_path,
+        "outputS3AssetMetadataPath": step.output_metadata_path,
+        "inputOutputS3AssetAuxiliaryFilesPath": step.auxiliary_path,
+        "registeredSubExecutions": [
+            {"resourceType": s.resource_type, "resourceId": s.resource_id, "label": s.label}
+            for s in step.registered_sub_executions
+        ],
+        "registeredLogs": [_log_entry(log) for log in step.registered_logs],
+        "vendedRoleArn": step.vended_role_arn,
+        "s3ReadOnlyScopes": list(step.s3_read_only_scopes),
+        "s3ReadWriteScopes": list(step.s3_read_write_scopes),
+        "credentialVendingState": step.credential_vending_state,
+    }
+    _put_present(item, from_pipeline_execution_id=step.from_pipeline_execution_id)
+    item.update(step_mutable_attributes(step)[0])
+    return item
+
+
+def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
+    return PipelineExecution(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        pipeline_database_id=item["pipelineDatabaseId"],
+        pipeline_id=item["pipelineId"],
+        step_index=int(item["stepIndex"]),
+        status=item["status"],
+        start_date=_optional_date(item, "startDate"),
+        stop_date=_optional_date(item, "stopDate"),
+        execution_type=item["executionType"],
+        input_file_arity=item["inputFileArity"],
+        from_pipeline_execution_id=item.get("from_pipeline_execution_id"),
+        end_state=item["endStatePipeline"] == "true",
+        input_path=item.get("inputS3AssetFilePath", ""),
+        output_files_path=item.get("outputS3AssetFilesPath", ""),
+        output_preview_path=item.get("outputS3AssetPreviewPath", ""),
+        output_metadata_path=item.get("outputS3AssetMetadataPath", ""),
+        auxiliary_path=item.get("inputOutputS3AssetAuxiliaryFilesPath", ""),
+        error=item.get("errorMessage"),
+        registered_sub_executions=tuple(
+            RegisteredSubExecution(
+                resource_type=entry["resourceType"],
+                resource_id=entry["resourceId"],
+                label=entry.get("label", ""),
+            )
+            for entry in item.get("registeredSubExecutions", [])
+        ),
+        registered_logs=tuple(_parse_log_entry(entry) for entry in item.get("registeredLogs", [])),
+        vended_role_arn=item.get("vendedRoleArn", ""),
+        s3_read_only_scopes=tuple(item.get("s3ReadOnlyScopes", [])),
+        s3_read_write_scopes=tuple(item.get("s3ReadWriteScopes", [])),
+        credential_vending_state=item.get("credentialVendingState", "notVended"),
+    )
+
+
+# -- WorkflowExecutionInputsStorageTable / WorkflowExecutionConfigurationStorageTable ------------
+
+def build_execution_input_record(row: ExecutionInput) -> Item:
+    return {
+        "workflowExecutionId": row.workflow_execution_id,
+        "databaseId:assetId:inputAssetFileKey": join_key(
+            row.database_id, row.asset_id, row.input_asset_file_key
+        ),
+        "databaseId:assetId": row.asset_key,
+        "executionStartDate": format_date(row.execution_start_date),
+        "workflowDatabaseId:workflowId": row.workflow_key,
+        "databaseId": row.database_id,
+        "assetId": row.asset_id,
+        "inputAssetFileKey": row.input_asset_file_key,
+        "s3Bucket": row.bucket,
+        "assetRootS3Key": row.asset_root_key,
+        "versionId": row.version_id,
+    }
+
+
+def parse_execution_input_record(item: Item) -> ExecutionInput:
+    return ExecutionInput(
+        workflow_execution_id=item["workflowExecutionId"],
+        workflow_key=item["workflowDatabaseId:workflowId"],
+        database_id=item["databaseId"],
+        asset_id=item["assetId"],
+        input_asset_file_key=item["inputAssetFileKey"],
+        bucket=item["s3Bucket"],
+        asset_root_key=item["assetRootS3Key"],
+        version_id=item.get("versionId", ""),
+        execution_start_date=parse_date(item["executionStartDate"]),
+    )
+
+
+def build_execution_configuration_record(config: ExecutionConfiguration) -> Item:
+    item: Item = {
+        "workflowExecutionId": config.workflow_execution_id,
+        "recordType": CONFIGURATION_RECORD_TYPE,
+        "executionStartDate": format_date(config.execution_start_date),
+        "workflowDatabaseId:workflowId": config.workflow_key,
+        "workflowVersion": config.workflow_version,
+        "inputSelections": list(config.input_selections),
+    }
+    return _put_present(
+        item,
+        outputDatabaseId=config.output_database_id,
+        outputAssetId=config.output_asset_id,
+        executionGroupId=config.execution_group_id,
+        **{"outputDatabaseId:outputAssetId": config.output_asset_key},
+    )
+
+
+def parse_execution_configuration_record(item: Item) -> ExecutionConfiguration:
+    return ExecutionConfiguration(
+        workflow_execution_id=item["workflowExecutionId"],
+        workflow_key=item["workflowDatabaseId:workflowId"],
+        workflow_version=int(item["workflowVersion"]),
+        execution_start_date=parse_date(item["executionStartDate"]),
+        output_database_id=item.get("outputDatabaseId"),
+        output_asset_id=item.get("outputAssetId"),
+        input_selections=tuple(item.get("inputSelections", [])),
+        execution_group_id=item.get("executionGroupId"),
+    )
+
+
+# -- per-step input tables ---------------------------------------------------------------------
+
+def build_step_input_configuration_record(config: StepInputConfiguration) -> Item:
+    item: Item = {
+        "pipelineExecutionId": config.pipeline_execution_id,
+        "recordType": CONFIGURATION_RECORD_TYPE,
+        "workflowExecutionId": config.workflow_execution_id,
+        "executionType": config.execution_type.value,
+        "inputFileArity": config.input_file_arity.value,
+        "metadataInputs": list(config.metadata_inputs),
+        "inputFiles": list(config.input_files),
+    }
+    _put_present(item, handler=config.handler)
+    if config.command is not None:
+        item["command"] = list(config.command)
+    return item
+
+
+def parse_step_input_configuration_record(item: Item) -> StepInputConfiguration:
+    return StepInputConfiguration(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        execution_type=item["executionType"],
+        handler=item.get("handler"),
+        command=tuple(item["command"]) if "command" in item else None,
+        input_file_arity=item["inputFileArity"],
+        metadata_inputs=tuple(item.get("metadataInputs", [])),
+        input_files=tuple(item.get("inputFiles", [])),
+    )
+
+
+def build_step_input_metadata_record(row: StepInputMetadata) -> Item:
+    return {
+        "pipelineExecutionId": row.pipeline_execution_id,
+        "databaseId:assetId:filePath": join_key(row.database_id, row.asset_id, row.file_path),
+        "workflowExecutionId": row.workflow_execution_id,
+        "databaseId": row.database_id,
+        "assetId": row.asset_id,
+        "filePath": row.file_path,
+        "metadata": dict(row.metadata),
+    }
+
+
+def parse_step_input_metadata_record(item: Item) -> StepInputMetadata:
+    return StepInputMetadata(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        database_id=item["databaseId"],
+        asset_id=item["assetId"],
+        file_path=item["filePath"],
+        metadata=tuple(sorted(item.get("metadata", {}).items())),
+    )
+
+
+def build_pipeline_input_file_record(row: PipelineInputFile) -> Item:
+    """PipelineExecutionInputFiles: used by the data migration only (seed 000: no run-time writer)."""
+    return {
+        "pipelineExecutionId": row.pipeline_execution_id,
+        "databaseId:assetId:inputAssetFileKey": join_key(
+            row.database_id, row.asset_id, row.input_asset_file_key
+        ),
+        "databaseId:assetId": join_key(row.database_id, row.asset_id),
+        "workflowExecutionId": row.workflow_execution_id,
+        "databaseId": row.database_id,
+        "assetId": row.asset_id,
+        "inputAssetFileKey": row.input_asset_file_key,
+    }
+
+
+# -- per-step output tables --------------------------------------------------------------------
+
+def build_output_file_record(row: OutputFile) -> Item:
+    return {
+        "pipelineExecutionId": row.pipeline_execution_id,
+        "fileType:relativeFilePath": join_key(row.file_type, row.relative_file_path),
+        "workflowExecutionId": row.workflow_execution_id,
+        "fileType": row.file_type,
+        "relativeFilePath": row.relative_file_path,
+        "versionId": row.version_id,
+        "size": row.size,
+        "etag": row.etag,
+    }
+
+
+def parse_output_file_record(item: Item) -> OutputFile:
+    return OutputFile(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        file_type=item["fileType"],
+        relative_file_path=item["relativeFilePath"],
+        version_id=item["versionId"],
+        size=int(item["size"]),
+        etag=item["etag"],
+    )
+
+
+def build_output_metadata_record(row: OutputMetadata) -> Item:
+    return {
+        "pipelineExecutionId": row.pipeline_execution_id,
+        "targetFilePath:metadataKey": join_key(row.target_file_path, row.metadata_key),
+        "workflowExecutionId": row.workflow_execution_id,
+        "targetFilePath": row.target_file_path,
+        "metadataKey": row.metadata_key,
+        "metadataValue": row.value,
+    }
+
+
+def parse_output_metadata_record(item: Item) -> OutputMetadata:
+    return OutputMetadata(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        target_file_path=item["targetFilePath"],
+        metadata_key=item["metadataKey"],
+        value=item["metadataValue"],
+    )
+
+
+def build_output_result_record(row: OutputResult) -> Item:
+    item: Item = {
+        "pipelineExecutionId": row.pipeline_execution_id,
+        "relativeFilePath": row.relative_file_path,
+        "workflowExecutionId": row.workflow_execution_id,
+        "versionId": row.version_id,
+    }
+    return _put_present(
+        item,
+        outputDatabaseId=row.output_database_id,
+        outputAssetId=row.output_asset_id,
+        assetVersionId=row.asset_version_id,
+    )
+
+
+def parse_output_result_record(item: Item) -> OutputResult:
+    return OutputResult(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        relative_file_path=item["relativeFilePath"],
+        version_id=item["versionId"],
+        output_database_id=item.get("outputDatabaseId"),
+        output_asset_id=item.get("outputAssetId"),
+        asset_version_id=item.get("assetVersionId"),
+    )
+
+
+def build_step_log_record(row: StepLog) -> Item:
+    return {
+        "pipelineExecutionId": row.pipeline_execution_id,
+        "logType": row.log_type,
+        "workflowExecutionId": row.workflow_execution_id,
+        "status": row.status,
+        "message": row.message,
+        "logLocation": row.log_location,
+    }
+
+
+def parse_step_log_record(item: Item) -> StepLog:
+    return StepLog(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        log_type=item["logType"],
+        status=item["status"],
+        message=item["message"],
+        log_location=item.get("logLocation", ""),
+    )
+
+
+# -- wfx's own tables ---------------------------------------------------------------------------
+
+def build_workflow_version_record(version: WorkflowVersion) -> Item:
+    return {
+        "workflowDatabaseId:workflowId": version.workflow_key,
+        "workflowVersion": version.version,
+        "workflowDatabaseId": version.database_id,
+        "workflowId": version.workflow_id,
+        "description": version.description,
+        "publishedAt": format_date(version.published_at),
+        "digest": version.digest,
+        # Steps as one JSON string: DynamoDB would otherwise need every nested value typed.
+        "steps": json.dumps([step.model_dump(mode="json", exclude_none=True) for step in version.steps]),
+    }
+
+
+def parse_workflow_version_record(item: Item) -> WorkflowVersion:
+    return WorkflowVersion(
+        database_id=item["workflowDatabaseId"],
+        workflow_id=item["workflowId"],
+        version=int(item["workflowVersion"]),
+        description=item.get("description", ""),
+        steps=tuple(StepDefinition.model_validate(step) for step in json.loads(item["steps"])),
+        published_at=parse_date(item["publishedAt"]),
+        digest=item["digest"],
+    )
+
+
+def build_asset_file_record(asset_file: AssetFile) -> Item:
+    return {
+        "databaseId:assetId": join_key(asset_file.database_id, asset_file.asset_id),
+        "fileKey": asset_file.file_key,
+        "databaseId": asset_file.database_id,
+        "assetId": asset_file.asset_id,
+        "versionId": asset_file.version_id,
+        "size": asset_file.size,
+        "etag": asset_file.etag,
+        "s3Bucket": asset_file.bucket,
+        "assetRootS3Key": asset_file.asset_root_key,
+        "modifiedAt": format_date(asset_file.modified_at),
+        "metadata": dict(asset_file.metadata),
+    }
+
+
+def parse_asset_file_record(item: Item) -> AssetFile:
+    return AssetFile(
+        database_id=item["databaseId"],
+        asset_id=item["assetId"],
+        file_key=item["fileKey"],
+        version_id=item["versionId"],
+        size=int(item["size"]),
+        etag=item["etag"],
+        bucket=item["s3Bucket"],
+        asset_root_key=item["assetRootS3Key"],
+        modified_at=parse_date(item["modifiedAt"]),
+        metadata=tuple(sorted(item.get("metadata", {}).items())),
+    )

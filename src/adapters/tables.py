@@ -1,0 +1,225 @@
+"""The seed-000 tables, declared once: names, keys and indexes for both storage adapters.
+
+DynamoDB creates them from these specs, the infrastructure template is emitted from them, and the
+SQLite adapter mirrors each as one table with the same key columns and one index per GSI.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+AttributeType = Literal["S", "N"]
+
+
+class ResourceKeys(StrEnum):
+    """The seed's `get_table_name(ResourceKeys.X)` keys; also the per-table override suffix."""
+
+    WORKFLOW_EXECUTIONS = "WORKFLOW_EXECUTIONS"
+    WORKFLOW_EXECUTIONS_V1 = "WORKFLOW_EXECUTIONS_V1"
+    PIPELINE_EXECUTIONS = "PIPELINE_EXECUTIONS"
+    PIPELINE_INPUT_FILES = "PIPELINE_INPUT_FILES"
+    PIPELINE_INPUT_METADATA = "PIPELINE_INPUT_METADATA"
+    PIPELINE_INPUT_CONFIGURATION = "PIPELINE_INPUT_CONFIGURATION"
+    PIPELINE_OUTPUT_FILES = "PIPELINE_OUTPUT_FILES"
+    PIPELINE_OUTPUT_METADATA = "PIPELINE_OUTPUT_METADATA"
+    PIPELINE_OUTPUT_RESULTS = "PIPELINE_OUTPUT_RESULTS"
+    PIPELINE_LOGS = "PIPELINE_LOGS"
+    WORKFLOW_EXECUTION_INPUTS = "WORKFLOW_EXECUTION_INPUTS"
+    WORKFLOW_EXECUTION_CONFIGURATION = "WORKFLOW_EXECUTION_CONFIGURATION"
+    WORKFLOW_VERSIONS = "WORKFLOW_VERSIONS"
+    ASSET_FILES = "ASSET_FILES"
+
+
+@dataclass(frozen=True)
+class KeyAttribute:
+    name: str
+    type: AttributeType = "S"
+
+
+@dataclass(frozen=True)
+class IndexSpec:
+    name: str
+    partition: KeyAttribute
+    sort: KeyAttribute | None = None
+
+    @property
+    def attributes(self) -> tuple[KeyAttribute, ...]:
+        return (self.partition,) if self.sort is None else (self.partition, self.sort)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    key: ResourceKeys
+    default_name: str
+    partition: KeyAttribute
+    sort: KeyAttribute | None
+    indexes: tuple[IndexSpec, ...] = ()
+    from_seed: bool = True
+
+    @property
+    def key_attributes(self) -> tuple[KeyAttribute, ...]:
+        return (self.partition,) if self.sort is None else (self.partition, self.sort)
+
+    @property
+    def all_key_attributes(self) -> tuple[KeyAttribute, ...]:
+        """Table and index key attributes, each once, in declaration order."""
+        seen: dict[str, KeyAttribute] = {}
+        for attribute in (*self.key_attributes, *(a for i in self.indexes for a in i.attributes)):
+            seen.setdefault(attribute.name, attribute)
+        return tuple(seen.values())
+
+    def index(self, name: str) -> IndexSpec:
+        return next(index for index in self.indexes if index.name == name)
+
+
+def _s(name: str) -> KeyAttribute:
+    return KeyAttribute(name, "S")
+
+
+WORKFLOW_EXECUTION_ID = _s("workflowExecutionId")
+PIPELINE_EXECUTION_ID = _s("pipelineExecutionId")
+EXECUTION_START_DATE = _s("executionStartDate")
+
+TABLES: tuple[TableSpec, ...] = (
+    TableSpec(
+        ResourceKeys.WORKFLOW_EXECUTIONS,
+        "WorkflowExecutionsStorageTableV2",
+        WORKFLOW_EXECUTION_ID,
+        _s("workflowDatabaseId:workflowId"),
+        (
+            IndexSpec("WorkflowExecutionsByWorkflowGSI", _s("workflowDatabaseId:workflowId"), EXECUTION_START_DATE),
+            IndexSpec("WorkflowExecutionsByGroupGSI", _s("executionGroupId"), EXECUTION_START_DATE),
+            IndexSpec("WorkflowExecutionsByDateGSI", _s("allListPartition"), EXECUTION_START_DATE),
+        ),
+    ),
+    # The earlier table, kept as the migration's read source. The seed gives no key layout for it;
+    # this is the asset-keyed layout it had before V2 made executions workflow-keyed.
+    TableSpec(
+        ResourceKeys.WORKFLOW_EXECUTIONS_V1,
+        "WorkflowExecutionsStorageTable",
+        _s("databaseId:assetId"),
+        _s("executionId"),
+    ),
+    TableSpec(
+        ResourceKeys.PIPELINE_EXECUTIONS,
+        "PipelineExecutionsStorageTable",
+        PIPELINE_EXECUTION_ID,
+        WORKFLOW_EXECUTION_ID,
+        (
+            IndexSpec("PipelineExecByWorkflowExecGSI", WORKFLOW_EXECUTION_ID, _s("pipelineDatabaseId:pipelineId")),
+            IndexSpec("PipelineExecChainGSI", WORKFLOW_EXECUTION_ID, _s("from_pipeline_execution_id")),
+            IndexSpec("PipelineExecEndStateGSI", WORKFLOW_EXECUTION_ID, _s("endStatePipeline")),
+        ),
+    ),
+    TableSpec(
+        ResourceKeys.PIPELINE_INPUT_FILES,
+        "PipelineExecutionInputFilesStorageTable",
+        PIPELINE_EXECUTION_ID,
+        _s("databaseId:assetId:inputAssetFileKey"),
+        (IndexSpec("InputFilesByAssetGSI", _s("databaseId:assetId"), PIPELINE_EXECUTION_ID),),
+    ),
+    TableSpec(
+        ResourceKeys.PIPELINE_INPUT_METADATA,
+        "PipelineExecutionInputMetadataStorageTable",
+        PIPELINE_EXECUTION_ID,
+        _s("databaseId:assetId:filePath"),
+    ),
+    TableSpec(
+        ResourceKeys.PIPELINE_INPUT_CONFIGURATION,
+        "PipelineExecutionInputConfigurationStorageTable",
+        PIPELINE_EXECUTION_ID,
+        _s("recordType"),
+    ),
+    TableSpec(
+        ResourceKeys.PIPELINE_OUTPUT_FILES,
+        "PipelineExecutionOutputFilesStorageTable",
+        PIPELINE_EXECUTION_ID,
+        _s("fileType:relativeFilePath"),
+    ),
+    TableSpec(
+        ResourceKeys.PIPELINE_OUTPUT_METADATA,
+        "PipelineExecutionOutputMetadataStorageTable",
+        PIPELINE_EXECUTION_ID,
+        _s("targetFilePath:metadataKey"),
+    ),
+    TableSpec(
+        ResourceKeys.PIPELINE_OUTPUT_RESULTS,
+        "PipelineExecutionOutputResultsStorageTable",
+        PIPELINE_EXECUTION_ID,
+        _s("relativeFilePath"),
+    ),
+    TableSpec(
+        ResourceKeys.PIPELINE_LOGS,
+        "PipelineExecutionLogsStorageTable",
+        PIPELINE_EXECUTION_ID,
+        _s("logType"),
+    ),
+    TableSpec(
+        ResourceKeys.WORKFLOW_EXECUTION_INPUTS,
+        "WorkflowExecutionInputsStorageTable",
+        WORKFLOW_EXECUTION_ID,
+        _s("databaseId:assetId:inputAssetFileKey"),
+        (IndexSpec("WorkflowExecInputsByAssetGSI", _s("databaseId:assetId"), EXECUTION_START_DATE),),
+    ),
+    TableSpec(
+        ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION,
+        "WorkflowExecutionConfigurationStorageTable",
+        WORKFLOW_EXECUTION_ID,
+        _s("recordType"),
+        (
+            IndexSpec(
+                "WorkflowExecConfigByOutputAssetGSI",
+                _s("outputDatabaseId:outputAssetId"),
+                EXECUTION_START_DATE,
+            ),
+        ),
+    ),
+    # wfx's own tables (not in seed 000): published workflow versions and the asset catalog.
+    TableSpec(
+        ResourceKeys.WORKFLOW_VERSIONS,
+        "WfxWorkflowVersionsTable",
+        _s("workflowDatabaseId:workflowId"),
+        KeyAttribute("workflowVersion", "N"),
+        from_seed=False,
+    ),
+    TableSpec(
+        ResourceKeys.ASSET_FILES,
+        "WfxAssetFilesTable",
+        _s("databaseId:assetId"),
+        _s("fileKey"),
+        from_seed=False,
+    ),
+)
+
+TABLE_SPECS: Mapping[ResourceKeys, TableSpec] = {spec.key: spec for spec in TABLES}
+SEED_TABLES: tuple[TableSpec, ...] = tuple(spec for spec in TABLES if spec.from_seed)
+
+TABLE_PREFIX_VARIABLE = "WFX_TABLE_PREFIX"
+TABLE_OVERRIDE_PREFIX = "WFX_TABLE_"
+
+
+@dataclass(frozen=True)
+class TableNames:
+    """Resolves a table's name: a per-table override wins, else the prefix plus the seed's name."""
+
+    prefix: str = ""
+    overrides: Mapping[ResourceKeys, str] | None = None
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> TableNames:
+        environ = os.environ if environ is None else environ
+        overrides = {
+            key: environ[f"{TABLE_OVERRIDE_PREFIX}{key.value}"]
+            for key in ResourceKeys
+            if environ.get(f"{TABLE_OVERRIDE_PREFIX}{key.value}")
+        }
+        return cls(prefix=environ.get(TABLE_PREFIX_VARIABLE, ""), overrides=overrides)
+
+    def get_table_name(self, key: ResourceKeys) -> str:
+        if self.overrides and key in self.overrides:
+            return self.overrides[key]
+        return f"{self.prefix}{TABLE_SPECS[key].default_name}"

@@ -1,0 +1,197 @@
+"""The interfaces the use cases depend on; adapters implement them, the container wires them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol
+
+from domain.assets import AssetFile
+from domain.execution import (
+    ExecutionDetails,
+    LaunchRecords,
+    OutputFile,
+    PipelineExecution,
+    StepOutputs,
+    WorkflowExecution,
+)
+from domain.paging import Page
+from domain.statuses import ExecutionStatus, StepStatus
+from domain.workflow import WorkflowVersion
+
+
+class ListScope(StrEnum):
+    ALL = "all"
+    WORKFLOW = "workflow"
+    GROUP = "group"
+
+
+class AssetDirection(StrEnum):
+    """Which side of a run an asset was on: read as input, or written as the output target."""
+
+    INPUT = "input"
+    OUTPUT = "output"
+
+
+@dataclass(frozen=True, order=True)
+class ExecutionRef:
+    """Where an execution sits in a newest-first list: ordered by start date, then id."""
+
+    execution_start_date: str
+    workflow_execution_id: str
+    workflow_key: str
+
+
+class ExecutionStore(Protocol):
+    """All execution tables. Each call is one atomic write or one consistent read.
+
+    Getters raise ExecutionNotFoundError / PipelineExecutionNotFoundError; add_launch raises
+    ExecutionAlreadyExistsError. Conditional saves return False, writing nothing, when the stored
+    status is not one of `expected`.
+    """
+
+    def create_tables(self) -> None: ...
+
+    def add_launch(self, records: LaunchRecords) -> None: ...
+
+    def get_execution(self, workflow_execution_id: str) -> WorkflowExecution: ...
+
+    def get_executions(self, refs: Sequence[ExecutionRef]) -> list[WorkflowExecution]:
+        """The main rows of `refs` in the order given; a ref with no main row is skipped."""
+        ...
+
+    def save_execution(
+        self, execution: WorkflowExecution, expected: frozenset[ExecutionStatus]
+    ) -> bool: ...
+
+    def get_step(self, pipeline_execution_id: str) -> PipelineExecution: ...
+
+    def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]: ...
+
+    def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool: ...
+
+    def add_step_outputs(self, outputs: StepOutputs) -> None:
+        """Put output rows; writing the same row twice leaves one row."""
+        ...
+
+    def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]: ...
+
+    def get_details(self, workflow_execution_id: str) -> ExecutionDetails:
+        """Every row of the run; steps in any order (the use case walks the chain)."""
+        ...
+
+    def list_executions(
+        self, scope: ListScope, partition: str | None, limit: int, token: str | None
+    ) -> Page[WorkflowExecution]:
+        """Newest first from one index, one query per page; `token` is the adapter's own."""
+        ...
+
+    def asset_execution_refs(
+        self, asset_key: str, direction: AssetDirection, older_than: ExecutionRef | None, limit: int
+    ) -> list[ExecutionRef]:
+        """Up to `limit` distinct executions linked to the asset, newest first, after `older_than`."""
+        ...
+
+
+class WorkflowCatalog(Protocol):
+    """Published workflow versions; a version never changes once stored."""
+
+    def create_tables(self) -> None: ...
+
+    def add_version(self, version: WorkflowVersion) -> bool:
+        """Store a new version; False when that version number is already taken."""
+        ...
+
+    def latest_version(self, database_id: str, workflow_id: str) -> WorkflowVersion | None: ...
+
+    def get_version(self, database_id: str, workflow_id: str, version: int) -> WorkflowVersion: ...
+
+
+class AssetCatalog(Protocol):
+    """The current version of every asset file (the bodies live in the ObjectStore)."""
+
+    def put_files(self, files: Sequence[AssetFile]) -> None: ...
+
+    def list_files(self, database_id: str, asset_id: str) -> list[AssetFile]:
+        """Every file of the asset, by file key; [] for an unknown asset."""
+        ...
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    key: str
+    version_id: str
+    size: int
+    etag: str
+
+
+class ObjectStore(Protocol):
+    """A versioned object store: every write of a key gets a new version id."""
+
+    @property
+    def bucket(self) -> str: ...
+
+    def put_file(self, key: str, source: Path) -> StoredObject: ...
+
+    def put_bytes(self, key: str, body: bytes) -> StoredObject: ...
+
+    def local_path(self, key: str, version_id: str) -> Path:
+        """A readable local file holding that version."""
+        ...
+
+    def list_latest(self, prefix: str) -> list[StoredObject]:
+        """The newest version of every key under the prefix, by key."""
+        ...
+
+
+class LogStore(Protocol):
+    """Where run and step logs are written locally and read back."""
+
+    def step_log_path(self, workflow_execution_id: str, pipeline_execution_id: str) -> Path: ...
+
+    def read_step_log(self, workflow_execution_id: str, pipeline_execution_id: str) -> str: ...
+
+    def read_run_log(self, workflow_execution_id: str) -> str: ...
+
+
+class Orchestrator(Protocol):
+    """Runs a launched execution; the execution id is the orchestrator's execution name."""
+
+    name: str
+
+    def start_execution(self, workflow_execution_id: str) -> str | None:
+        """Start the run and return the orchestrator's reference to it (an ARN), if any."""
+        ...
+
+
+class RunReporter(Protocol):
+    """What a runner calls as a run progresses: the interim tracking and end-state callbacks."""
+
+    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> None: ...
+
+    def step_finished(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        status: StepStatus,
+        error: str | None = None,
+    ) -> None: ...
+
+    def execution_completed(
+        self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
+    ) -> None: ...
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+class IdGenerator(Protocol):
+    def new_id(self) -> str: ...
+
+    def derived_id(self, seed: str) -> str:
+        """The same id for the same seed, every time (idempotent launches)."""
+        ...

@@ -1,0 +1,64 @@
+"""Asset files: the inputs a run reads and the destination it writes to."""
+
+from __future__ import annotations
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict
+
+from domain.errors import InvalidInputError
+
+
+class AssetFile(BaseModel):
+    """One file of an asset at one stored version."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    database_id: str
+    asset_id: str
+    file_key: str
+    version_id: str
+    size: int
+    etag: str
+    bucket: str
+    asset_root_key: str
+    modified_at: AwareDatetime
+    metadata: tuple[tuple[str, str], ...] = ()
+
+
+class AssetRef(BaseModel):
+    """`DATABASE_ID/ASSET_ID`, with an optional file key after a further slash."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    database_id: str
+    asset_id: str
+    file_key: str | None = None
+
+    @classmethod
+    def parse(cls, text: str, field: str, allow_file: bool = True) -> AssetRef:
+        parts = text.split("/", 2)
+        shape = "DATABASE_ID/ASSET_ID[/FILE_KEY]" if allow_file else "DATABASE_ID/ASSET_ID"
+        if len(parts) < 2 or not parts[0] or not parts[1] or (len(parts) == 3 and not parts[2]):
+            raise InvalidInputError(f"{field}: expected {shape}, got {text!r}")
+        if len(parts) == 3 and not allow_file:
+            raise InvalidInputError(f"{field}: expected {shape}, got {text!r}")
+        for part in parts[:2]:
+            if ":" in part:
+                raise InvalidInputError(f"{field}: ids must not contain ':', got {text!r}")
+        return cls(database_id=parts[0], asset_id=parts[1], file_key=parts[2] if len(parts) == 3 else None)
+
+    @property
+    def asset_key(self) -> str:
+        return f"{self.database_id}:{self.asset_id}"
+
+    def __str__(self) -> str:
+        base = f"{self.database_id}/{self.asset_id}"
+        return f"{base}/{self.file_key}" if self.file_key else base
+
+
+def asset_root_key(database_id: str, asset_id: str) -> str:
+    """The object-store prefix of an asset's files."""
+    return f"assets/{database_id}/{asset_id}/"
+
+
+def asset_object_key(database_id: str, asset_id: str, file_key: str) -> str:
+    return f"{asset_root_key(database_id, asset_id)}{file_key}"

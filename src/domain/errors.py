@@ -1,0 +1,45 @@
+"""Domain errors: each names the rule that was broken and the thing it was broken by."""
+
+
+class DomainError(Exception):
+    """Base of every error the domain and the use cases raise on purpose."""
+
+
+class InvalidInputError(DomainError, ValueError):
+    """A request broke a validation rule; the message names the field and the rule."""
+
+
+class NotFoundError(DomainError, LookupError):
+    """Something a request names does not exist."""
+
+
+class ExecutionNotFoundError(NotFoundError):
+    pass
+
+
+class PipelineExecutionNotFoundError(NotFoundError):
+    pass
+
+
+class WorkflowNotFoundError(NotFoundError):
+    pass
+
+
+class AssetNotFoundError(NotFoundError):
+    pass
+
+
+class ConflictError(DomainError):
+    """The request clashes with what is already stored."""
+
+
+class ExecutionAlreadyExistsError(ConflictError):
+    pass
+
+
+class IdempotencyConflictError(ConflictError):
+    """A client token was reused with a different request (Step Functions: ExecutionAlreadyExists)."""
+
+
+class TerminalStateError(ConflictError):
+    """A row that reached a terminal status is never changed again."""

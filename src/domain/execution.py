@@ -1,0 +1,277 @@
+"""A workflow execution and the records written around it (seed 000 tables, DESIGN §3)."""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
+from domain.triggers import TriggerType
+from domain.workflow import ExecutionType, InputFileArity
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def _evolve(self, **changes: Any) -> Self:
+        return self.model_validate(self.model_dump() | changes)  # model_copy() would not validate
+
+
+class WorkflowExecution(_Record):
+    """The main row: one run of one workflow version."""
+
+    workflow_execution_id: str
+    workflow_database_id: str
+    workflow_id: str
+    workflow_version: int
+    execution_group_id: str | None = None
+    status: ExecutionStatus
+    execution_start_date: AwareDatetime
+    execution_stop_date: AwareDatetime | None = None
+    last_sfn_sync_check_date: AwareDatetime | None = None
+    triggered_by_user_id: str
+    trigger_type: TriggerType
+    orchestrator: str = "local"
+    state_machine_arn: str | None = None
+    execution_arn: str | None = None
+    execution_log: str | None = None
+    execution_error: str | None = None
+    redrive_count: int = 0
+    redrive_date: AwareDatetime | None = None
+    redrive_status: str | None = None
+    redrive_status_reason: str | None = None
+    client_token: str | None = None
+    request_digest: str | None = None
+
+    @property
+    def workflow_key(self) -> str:
+        return f"{self.workflow_database_id}:{self.workflow_id}"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in TERMINAL_STATUSES
+
+    def complete(
+        self, status: ExecutionStatus, at: AwareDatetime, log: str, error: str | None
+    ) -> WorkflowExecution:
+        if self.is_terminal:
+            return self  # seed 000: a terminal row is never changed again
+        return self._evolve(
+            status=status,
+            execution_stop_date=at,
+            execution_log=log,
+            execution_error=None if status is ExecutionStatus.SUCCEEDED else (error or status.value),
+        )
+
+
+class PipelineExecution(_Record):
+    """One step of a run, written at launch and advanced NEW -> RUNNING -> terminal."""
+
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    pipeline_database_id: str
+    pipeline_id: str
+    step_index: int = Field(ge=0)
+    status: StepStatus = StepStatus.NEW
+    start_date: AwareDatetime | None = None
+    stop_date: AwareDatetime | None = None
+    execution_type: ExecutionType
+    input_file_arity: InputFileArity
+    from_pipeline_execution_id: str | None = None
+    end_state: bool
+    input_path: str
+    output_files_path: str
+    output_preview_path: str
+    output_metadata_path: str
+    auxiliary_path: str
+    error: str | None = None
+    registered_sub_executions: tuple[RegisteredSubExecution, ...] = ()
+    registered_logs: tuple[RegisteredLog, ...] = ()
+    vended_role_arn: str = ""
+    s3_read_only_scopes: tuple[str, ...] = ()
+    s3_read_write_scopes: tuple[str, ...] = ()
+    credential_vending_state: str = "notVended"  # reserved: nothing vends credentials yet
+
+    @property
+    def pipeline_key(self) -> str:
+        return f"{self.pipeline_database_id}:{self.pipeline_id}"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in TERMINAL_STATUSES
+
+
+class ExecutionInput(_Record):
+    """A file the run selected, pinned to the version it read ("" for a folder or whole asset)."""
+
+    workflow_execution_id: str
+    workflow_key: str
+    database_id: str
+    asset_id: str
+    input_asset_file_key: str
+    bucket: str
+    asset_root_key: str
+    version_id: str
+    execution_start_date: AwareDatetime
+
+    @property
+    def asset_key(self) -> str:
+        return f"{self.database_id}:{self.asset_id}"
+
+
+class ExecutionConfiguration(_Record):
+    """The run's request as launched: its output target (absent for a results-only run)."""
+
+    workflow_execution_id: str
+    workflow_key: str
+    workflow_version: int
+    execution_start_date: AwareDatetime
+    output_database_id: str | None = None
+    output_asset_id: str | None = None
+    input_selections: tuple[str, ...] = ()
+    execution_group_id: str | None = None
+
+    @property
+    def output_asset_key(self) -> str | None:
+        if self.output_database_id and self.output_asset_id:
+            return f"{self.output_database_id}:{self.output_asset_id}"
+        return None
+
+
+class StepInputConfiguration(_Record):
+    """What one step was launched with: its own definition and its own input entities."""
+
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    execution_type: ExecutionType
+    handler: str | None = None
+    command: tuple[str, ...] | None = None
+    input_file_arity: InputFileArity
+    metadata_inputs: tuple[str, ...] = ()
+    input_files: tuple[str, ...] = ()
+
+
+class StepInputMetadata(_Record):
+    """Asset metadata handed to one step, narrowed to the keys its metadataInputs gate names."""
+
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    database_id: str
+    asset_id: str
+    file_path: str
+    metadata: tuple[tuple[str, str], ...]
+
+
+class PipelineInputFile(_Record):
+    """PipelineExecutionInputFiles: written only by the data migration, never at run time."""
+
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    database_id: str
+    asset_id: str
+    input_asset_file_key: str
+
+
+class OutputFile(_Record):
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    file_type: str
+    relative_file_path: str
+    version_id: str
+    size: int
+    etag: str
+
+
+class OutputMetadata(_Record):
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    target_file_path: str
+    metadata_key: str
+    value: str
+
+
+class OutputResult(_Record):
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    relative_file_path: str
+    version_id: str
+    output_database_id: str | None = None
+    output_asset_id: str | None = None
+    asset_version_id: str | None = None
+
+
+class StepLog(_Record):
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    log_type: str = "summary"
+    status: str
+    message: str
+    log_location: str = ""
+
+
+class LaunchRecords(_Record):
+    """Everything a launch writes, as one unit: none of it is visible unless all of it is."""
+
+    execution: WorkflowExecution
+    inputs: tuple[ExecutionInput, ...]
+    configuration: ExecutionConfiguration
+    steps: tuple[PipelineExecution, ...]
+    step_configurations: tuple[StepInputConfiguration, ...]
+    step_metadata: tuple[StepInputMetadata, ...] = ()
+
+
+class StepOutputs(_Record):
+    files: tuple[OutputFile, ...] = ()
+    metadata: tuple[OutputMetadata, ...] = ()
+    results: tuple[OutputResult, ...] = ()
+    logs: tuple[StepLog, ...] = ()
+
+
+class StepDetails(_Record):
+    step: PipelineExecution
+    configuration: StepInputConfiguration | None = None
+    input_metadata: tuple[StepInputMetadata, ...] = ()
+    outputs: StepOutputs = StepOutputs()
+
+
+class ExecutionDetails(_Record):
+    """What GetExecutionDetails returns: the main row, steps in chain order, inputs and outputs."""
+
+    execution: WorkflowExecution
+    configuration: ExecutionConfiguration | None = None
+    inputs: tuple[ExecutionInput, ...] = ()
+    steps: tuple[StepDetails, ...] = ()
+
+
+def chain_order(steps: list[PipelineExecution] | tuple[PipelineExecution, ...]) -> list[PipelineExecution]:
+    """Walk the chain from the root (the step with no predecessor), then each step's successor.
+
+    Steps left unreached by the walk (a broken chain) follow in step-index order, so nothing is hidden.
+    """
+    by_predecessor = {step.from_pipeline_execution_id: step for step in steps}
+    ordered: list[PipelineExecution] = []
+    seen: set[str] = set()
+    current = by_predecessor.get(None)
+    while current is not None and current.pipeline_execution_id not in seen:
+        ordered.append(current)
+        seen.add(current.pipeline_execution_id)
+        current = by_predecessor.get(current.pipeline_execution_id)
+    rest = sorted((s for s in steps if s.pipeline_execution_id not in seen), key=lambda s: s.step_index)
+    return ordered + rest
+
+
+def execution_output_prefix(workflow_execution_id: str) -> str:
+    """The shared output folder every step of a run writes to (composed from the execution id)."""
+    return f"executions/{workflow_execution_id}/output/"
+
+
+def step_auxiliary_prefix(workflow_execution_id: str, pipeline_execution_id: str) -> str:
+    return f"executions/{workflow_execution_id}/auxiliary/{pipeline_execution_id}/"
+
+
+def output_file_type(relative_file_path: str) -> str:
+    """`preview/...` and `metadata/...` are previews and metadata; anything else is a file."""
+    head = relative_file_path.split("/", 1)[0]
+    return head if head in ("preview", "metadata") and "/" in relative_file_path else "file"

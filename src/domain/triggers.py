@@ -1,0 +1,30 @@
+"""How a run was triggered (seed 000 key conventions)."""
+
+from enum import StrEnum
+
+from domain.errors import InvalidInputError
+
+SYSTEM_USER = "SYSTEM_USER"
+
+
+class TriggerType(StrEnum):
+    MANUAL = "Manual"
+    FILE_UPLOAD = "File-Upload"
+
+
+_REQUEST_FORMS = {"manual": TriggerType.MANUAL, "fileUpload": TriggerType.FILE_UPLOAD}
+
+
+def trigger_type_from_request(value: str) -> TriggerType:
+    """Map the request's lowercase form to the stored one."""
+    try:
+        return _REQUEST_FORMS[value]
+    except KeyError:
+        raise InvalidInputError(
+            f"trigger: must be one of manual, fileUpload, got {value!r}"
+        ) from None
+
+
+def attributed_user(trigger: TriggerType, requesting_user: str) -> str:
+    """A trigger-launched run belongs to SYSTEM_USER: the uploader may not hold run permission."""
+    return SYSTEM_USER if trigger is TriggerType.FILE_UPLOAD else requesting_user
