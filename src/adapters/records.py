@@ -64,11 +64,14 @@ def _put_present(item: Item, **values: Any) -> Item:
 
 # -- WorkflowExecutionsStorageTableV2 ----------------------------------------------------------
 
+
 def execution_mutable_attributes(execution: WorkflowExecution) -> tuple[Item, tuple[str, ...]]:
     """The attributes a status change writes, and those it removes because they have no value."""
     values: dict[str, Any] = {
         "executionStatus": execution.status.value,
-        "executionStopDate": format_date(execution.execution_stop_date) if execution.execution_stop_date else None,
+        "executionStopDate": format_date(execution.execution_stop_date)
+        if execution.execution_stop_date
+        else None,
         "lastSfnSyncCheckDate": format_date(execution.last_sfn_sync_check_date)
         if execution.last_sfn_sync_check_date
         else None,
@@ -137,6 +140,7 @@ def parse_execution_record(item: Item) -> WorkflowExecution:
 
 
 # -- PipelineExecutionsStorageTable -------------------------------------------------------------
+
 
 def _log_entry(log: RegisteredLog) -> Item:
     return {
@@ -243,6 +247,7 @@ def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
 
 # -- WorkflowExecutionInputsStorageTable / WorkflowExecutionConfigurationStorageTable ------------
 
+
 def build_execution_input_record(row: ExecutionInput) -> Item:
     return {
         "workflowExecutionId": row.workflow_execution_id,
@@ -308,6 +313,7 @@ def parse_execution_configuration_record(item: Item) -> ExecutionConfiguration:
 
 # -- per-step input tables ---------------------------------------------------------------------
 
+
 def build_step_input_configuration_record(config: StepInputConfiguration) -> Item:
     item: Item = {
         "pipelineExecutionId": config.pipeline_execution_id,
@@ -361,7 +367,7 @@ def parse_step_input_metadata_record(item: Item) -> StepInputMetadata:
 
 
 def build_pipeline_input_file_record(row: PipelineInputFile) -> Item:
-    """PipelineExecutionInputFiles: used by the data migration only (seed 000: no run-time writer)."""
+    """PipelineExecutionInputFiles rows: only the data migration writes them (seed 000)."""
     return {
         "pipelineExecutionId": row.pipeline_execution_id,
         "databaseId:assetId:inputAssetFileKey": join_key(
@@ -376,6 +382,7 @@ def build_pipeline_input_file_record(row: PipelineInputFile) -> Item:
 
 
 # -- per-step output tables --------------------------------------------------------------------
+
 
 def build_output_file_record(row: OutputFile) -> Item:
     return {
@@ -474,6 +481,7 @@ def parse_step_log_record(item: Item) -> StepLog:
 
 # -- wfx's own tables ---------------------------------------------------------------------------
 
+
 def build_workflow_version_record(version: WorkflowVersion) -> Item:
     return {
         "workflowDatabaseId:workflowId": version.workflow_key,
@@ -484,7 +492,9 @@ def build_workflow_version_record(version: WorkflowVersion) -> Item:
         "publishedAt": format_date(version.published_at),
         "digest": version.digest,
         # Steps as one JSON string: DynamoDB would otherwise need every nested value typed.
-        "steps": json.dumps([step.model_dump(mode="json", exclude_none=True) for step in version.steps]),
+        "steps": json.dumps(
+            [step.model_dump(mode="json", exclude_none=True) for step in version.steps]
+        ),
     }
 
 

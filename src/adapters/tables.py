@@ -91,7 +91,11 @@ TABLES: tuple[TableSpec, ...] = (
         WORKFLOW_EXECUTION_ID,
         _s("workflowDatabaseId:workflowId"),
         (
-            IndexSpec("WorkflowExecutionsByWorkflowGSI", _s("workflowDatabaseId:workflowId"), EXECUTION_START_DATE),
+            IndexSpec(
+                "WorkflowExecutionsByWorkflowGSI",
+                _s("workflowDatabaseId:workflowId"),
+                EXECUTION_START_DATE,
+            ),
             IndexSpec("WorkflowExecutionsByGroupGSI", _s("executionGroupId"), EXECUTION_START_DATE),
             IndexSpec("WorkflowExecutionsByDateGSI", _s("allListPartition"), EXECUTION_START_DATE),
         ),
@@ -110,8 +114,14 @@ TABLES: tuple[TableSpec, ...] = (
         PIPELINE_EXECUTION_ID,
         WORKFLOW_EXECUTION_ID,
         (
-            IndexSpec("PipelineExecByWorkflowExecGSI", WORKFLOW_EXECUTION_ID, _s("pipelineDatabaseId:pipelineId")),
-            IndexSpec("PipelineExecChainGSI", WORKFLOW_EXECUTION_ID, _s("from_pipeline_execution_id")),
+            IndexSpec(
+                "PipelineExecByWorkflowExecGSI",
+                WORKFLOW_EXECUTION_ID,
+                _s("pipelineDatabaseId:pipelineId"),
+            ),
+            IndexSpec(
+                "PipelineExecChainGSI", WORKFLOW_EXECUTION_ID, _s("from_pipeline_execution_id")
+            ),
             IndexSpec("PipelineExecEndStateGSI", WORKFLOW_EXECUTION_ID, _s("endStatePipeline")),
         ),
     ),
@@ -163,7 +173,11 @@ TABLES: tuple[TableSpec, ...] = (
         "WorkflowExecutionInputsStorageTable",
         WORKFLOW_EXECUTION_ID,
         _s("databaseId:assetId:inputAssetFileKey"),
-        (IndexSpec("WorkflowExecInputsByAssetGSI", _s("databaseId:assetId"), EXECUTION_START_DATE),),
+        (
+            IndexSpec(
+                "WorkflowExecInputsByAssetGSI", _s("databaseId:assetId"), EXECUTION_START_DATE
+            ),
+        ),
     ),
     TableSpec(
         ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION,

@@ -92,7 +92,7 @@ class ExecutionStore(Protocol):
     def asset_execution_refs(
         self, asset_key: str, direction: AssetDirection, older_than: ExecutionRef | None, limit: int
     ) -> list[ExecutionRef]:
-        """Up to `limit` distinct executions linked to the asset, newest first, after `older_than`."""
+        """Up to `limit` distinct executions linked to the asset, newest first, past the cursor."""
         ...
 
 

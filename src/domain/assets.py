@@ -34,9 +34,12 @@ class AssetRef(BaseModel):
     file_key: str | None = None
 
     @classmethod
-    def parse(cls, text: str, field: str, allow_file: bool = True) -> AssetRef:
+    def parse(
+        cls, text: str, field: str, allow_file: bool = True, shape: str | None = None
+    ) -> AssetRef:
         parts = text.split("/", 2)
-        shape = "DATABASE_ID/ASSET_ID[/FILE_KEY]" if allow_file else "DATABASE_ID/ASSET_ID"
+        if shape is None:
+            shape = "DATABASE_ID/ASSET_ID[/FILE_KEY]" if allow_file else "DATABASE_ID/ASSET_ID"
         if len(parts) < 2 or not parts[0] or not parts[1] or (len(parts) == 3 and not parts[2]):
             raise InvalidInputError(f"{field}: expected {shape}, got {text!r}")
         if len(parts) == 3 and not allow_file:
@@ -44,7 +47,9 @@ class AssetRef(BaseModel):
         for part in parts[:2]:
             if ":" in part:
                 raise InvalidInputError(f"{field}: ids must not contain ':', got {text!r}")
-        return cls(database_id=parts[0], asset_id=parts[1], file_key=parts[2] if len(parts) == 3 else None)
+        return cls(
+            database_id=parts[0], asset_id=parts[1], file_key=parts[2] if len(parts) == 3 else None
+        )
 
     @property
     def asset_key(self) -> str:

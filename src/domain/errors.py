@@ -38,7 +38,7 @@ class ExecutionAlreadyExistsError(ConflictError):
 
 
 class IdempotencyConflictError(ConflictError):
-    """A client token was reused with a different request (Step Functions: ExecutionAlreadyExists)."""
+    """A client token was reused with a different request (as a reused Step Functions name)."""
 
 
 class TerminalStateError(ConflictError):

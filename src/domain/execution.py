@@ -62,7 +62,9 @@ class WorkflowExecution(_Record):
             status=status,
             execution_stop_date=at,
             execution_log=log,
-            execution_error=None if status is ExecutionStatus.SUCCEEDED else (error or status.value),
+            execution_error=None
+            if status is ExecutionStatus.SUCCEEDED
+            else (error or status.value),
         )
 
 
@@ -245,10 +247,12 @@ class ExecutionDetails(_Record):
     steps: tuple[StepDetails, ...] = ()
 
 
-def chain_order(steps: list[PipelineExecution] | tuple[PipelineExecution, ...]) -> list[PipelineExecution]:
+def chain_order(
+    steps: list[PipelineExecution] | tuple[PipelineExecution, ...],
+) -> list[PipelineExecution]:
     """Walk the chain from the root (the step with no predecessor), then each step's successor.
 
-    Steps left unreached by the walk (a broken chain) follow in step-index order, so nothing is hidden.
+    Steps the walk does not reach (a broken chain) follow in step-index order: none is hidden.
     """
     by_predecessor = {step.from_pipeline_execution_id: step for step in steps}
     ordered: list[PipelineExecution] = []
@@ -258,7 +262,9 @@ def chain_order(steps: list[PipelineExecution] | tuple[PipelineExecution, ...]) 
         ordered.append(current)
         seen.add(current.pipeline_execution_id)
         current = by_predecessor.get(current.pipeline_execution_id)
-    rest = sorted((s for s in steps if s.pipeline_execution_id not in seen), key=lambda s: s.step_index)
+    rest = sorted(
+        (s for s in steps if s.pipeline_execution_id not in seen), key=lambda s: s.step_index
+    )
     return ordered + rest
 
 

@@ -1,4 +1,4 @@
-"""Registered log locations and sub-executions of a pipeline step (seed 000 "Sub-process registration")."""
+"""Log locations and sub-executions a pipeline step registered (seed 000)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ class RegisteredLog(BaseModel):
 
 
 class RegisteredSubExecution(BaseModel):
-    """A typed locator of a process a pipeline started: stepFunctions, batch, deadline, localProcess, ..."""
+    """A typed locator of a process a step started (stepFunctions, batch, deadline, ...)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

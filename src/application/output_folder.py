@@ -1,0 +1,42 @@
+"""Which files in a run's shared output folder are new since the versions already recorded."""
+
+from __future__ import annotations
+
+from application.ports import ExecutionStore, ObjectStore, StoredObject
+from domain.execution import OutputFile, PipelineExecution, output_file_type
+
+
+def relative_path(obj: StoredObject, prefix: str) -> str:
+    return obj.key[len(prefix) :]
+
+
+def unrecorded_outputs(
+    store: ExecutionStore, objects: ObjectStore, step: PipelineExecution
+) -> list[OutputFile]:
+    """Diff the folder's latest versions against every output row of the run: new versions only."""
+    prefix = step.output_files_path
+    latest = objects.list_latest(prefix)
+    if not latest:
+        return []
+    steps = store.list_steps(step.workflow_execution_id)
+    recorded = {
+        (row.relative_file_path, row.version_id)
+        for row in store.list_output_files(s.pipeline_execution_id for s in steps)
+    }
+    files = []
+    for obj in latest:
+        relative = relative_path(obj, prefix)
+        if (relative, obj.version_id) in recorded:
+            continue
+        files.append(
+            OutputFile(
+                pipeline_execution_id=step.pipeline_execution_id,
+                workflow_execution_id=step.workflow_execution_id,
+                file_type=output_file_type(relative),
+                relative_file_path=relative,
+                version_id=obj.version_id,
+                size=obj.size,
+                etag=obj.etag,
+            )
+        )
+    return files

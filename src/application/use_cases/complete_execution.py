@@ -1,0 +1,207 @@
+"""CompleteExecution: the end-state callback (seed 000 processWorkflowExecutionOutput)."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from application.output_folder import relative_path, unrecorded_outputs
+from application.ports import (
+    AssetCatalog,
+    Clock,
+    ExecutionStore,
+    LogStore,
+    ObjectStore,
+    StoredObject,
+)
+from domain.assets import AssetFile, asset_object_key, asset_root_key
+from domain.execution import (
+    ExecutionConfiguration,
+    OutputMetadata,
+    OutputResult,
+    PipelineExecution,
+    StepLog,
+    StepOutputs,
+    WorkflowExecution,
+    chain_order,
+)
+from domain.statuses import TERMINAL_STATUSES, ExecutionStatus
+
+_OPEN = frozenset({ExecutionStatus.NEW, ExecutionStatus.RUNNING, ExecutionStatus.PENDING_REDRIVE})
+_LOG_TAIL_CHARACTERS = 4000
+_METADATA_FOLDER = "metadata/"
+
+
+class CompleteExecutionCommand(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    workflow_execution_id: str
+    status: ExecutionStatus
+    error: str | None = None
+
+    @field_validator("status")
+    @classmethod
+    def _terminal(cls, status: ExecutionStatus) -> ExecutionStatus:
+        if status not in TERMINAL_STATUSES:
+            raise ValueError(f"must be one of {', '.join(sorted(TERMINAL_STATUSES))}")
+        return status
+
+
+class CompleteExecution:
+    """Record the run's outputs, metadata, results and summary logs, then its terminal status.
+
+    The stop date and status are written here, so a normal run needs no polling to finish; the
+    executionLog is written on every terminal completion and executionError only on a failure.
+    """
+
+    def __init__(
+        self,
+        store: ExecutionStore,
+        objects: ObjectStore,
+        assets: AssetCatalog,
+        logs: LogStore,
+        clock: Clock,
+    ) -> None:
+        self._store, self._objects, self._assets = store, objects, assets
+        self._logs, self._clock = logs, clock
+
+    def execute(self, command: CompleteExecutionCommand) -> WorkflowExecution:
+        execution = self._store.get_execution(command.workflow_execution_id)
+        if execution.is_terminal:
+            return execution
+        steps = chain_order(self._store.list_steps(execution.workflow_execution_id))
+        end_step = next((step for step in steps if step.end_state), None)
+        outputs = StepOutputs(logs=tuple(self._summary(step) for step in steps))
+        if end_step is not None:
+            outputs = outputs.model_copy(update=self._end_state_outputs(end_step, command.status))
+        self._store.add_step_outputs(outputs)
+
+        error = command.error or next((s.error for s in steps if s.error), None)
+        completed = execution.complete(
+            command.status,
+            at=self._clock.now(),
+            log=self._logs.read_run_log(execution.workflow_execution_id),
+            error=error,
+        )
+        if self._store.save_execution(completed, expected=_OPEN):
+            return completed
+        return self._store.get_execution(execution.workflow_execution_id)
+
+    def _end_state_outputs(
+        self, end_step: PipelineExecution, status: ExecutionStatus
+    ) -> dict[str, object]:
+        files = unrecorded_outputs(self._store, self._objects, end_step)
+        if status is not ExecutionStatus.SUCCEEDED:
+            return {"files": tuple(files)}
+        prefix = end_step.output_files_path
+        latest = self._objects.list_latest(prefix)
+        metadata = [
+            row
+            for obj in latest
+            if relative_path(obj, prefix).startswith(_METADATA_FOLDER)
+            for row in self._metadata_rows(obj, end_step, prefix)
+        ]
+        results = self._results(
+            [obj for obj in latest if not relative_path(obj, prefix).startswith(_METADATA_FOLDER)],
+            end_step,
+        )
+        return {"files": tuple(files), "metadata": tuple(metadata), "results": tuple(results)}
+
+    def _metadata_rows(
+        self, obj: StoredObject, step: PipelineExecution, prefix: str
+    ) -> list[OutputMetadata]:
+        relative = relative_path(obj, prefix)[len(_METADATA_FOLDER) :]
+        if not relative.endswith(".json"):
+            return []
+        try:
+            document = json.loads(self._objects.local_path(obj.key, obj.version_id).read_text())
+        except (OSError, ValueError):
+            return []  # a malformed metadata file is kept as an output file, not as metadata
+        if not isinstance(document, dict):
+            return []
+        return [
+            OutputMetadata(
+                pipeline_execution_id=step.pipeline_execution_id,
+                workflow_execution_id=step.workflow_execution_id,
+                target_file_path=relative[: -len(".json")],
+                metadata_key=str(key),
+                value=value if isinstance(value, str) else json.dumps(value),
+            )
+            for key, value in document.items()
+        ]
+
+    def _results(self, objects: list[StoredObject], step: PipelineExecution) -> list[OutputResult]:
+        if not objects:
+            return []
+        configuration = self._store.get_details(step.workflow_execution_id).configuration
+        target = _output_target(configuration)
+        prefix = step.output_files_path
+        imported: dict[str, AssetFile] = {}
+        if target is not None:
+            imported = self._import(objects, prefix, *target)
+        return [
+            OutputResult(
+                pipeline_execution_id=step.pipeline_execution_id,
+                workflow_execution_id=step.workflow_execution_id,
+                relative_file_path=relative_path(obj, prefix),
+                version_id=obj.version_id,
+                output_database_id=target[0] if target else None,
+                output_asset_id=target[1] if target else None,
+                asset_version_id=imported[obj.key].version_id if obj.key in imported else None,
+            )
+            for obj in objects
+        ]
+
+    def _import(
+        self, objects: list[StoredObject], prefix: str, database_id: str, asset_id: str
+    ) -> dict[str, AssetFile]:
+        """Write the run's result files into the output asset as new versions of its files."""
+        now = self._clock.now()
+        imported: dict[str, AssetFile] = {}
+        for obj in objects:
+            file_key = relative_path(obj, prefix)
+            stored = self._objects.put_file(
+                asset_object_key(database_id, asset_id, file_key),
+                self._objects.local_path(obj.key, obj.version_id),
+            )
+            imported[obj.key] = AssetFile(
+                database_id=database_id,
+                asset_id=asset_id,
+                file_key=file_key,
+                version_id=stored.version_id,
+                size=stored.size,
+                etag=stored.etag,
+                bucket=self._objects.bucket,
+                asset_root_key=asset_root_key(database_id, asset_id),
+                modified_at=now,
+            )
+        self._assets.put_files(list(imported.values()))
+        return imported
+
+    def _summary(self, step: PipelineExecution) -> StepLog:
+        log = self._logs.read_step_log(step.workflow_execution_id, step.pipeline_execution_id)
+        lines = [f"{step.pipeline_id}: {step.status.value}"]
+        if step.error:
+            lines.append(f"error: {step.error}")
+        if log:
+            lines.append(log[-_LOG_TAIL_CHARACTERS:])
+        return StepLog(
+            pipeline_execution_id=step.pipeline_execution_id,
+            workflow_execution_id=step.workflow_execution_id,
+            status=step.status.value,
+            message="\n".join(lines),
+            log_location=str(
+                self._logs.step_log_path(step.workflow_execution_id, step.pipeline_execution_id)
+            ),
+        )
+
+
+def _output_target(configuration: ExecutionConfiguration | None) -> tuple[str, str] | None:
+    if (
+        configuration is None
+        or not configuration.output_database_id
+        or not configuration.output_asset_id
+    ):
+        return None
+    return configuration.output_database_id, configuration.output_asset_id

@@ -1,0 +1,29 @@
+"""GetExecutionDetails: the main row, the steps in chain order, inputs, configuration, outputs."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from application.ports import ExecutionStore
+from domain.execution import ExecutionDetails, chain_order
+
+
+class GetExecutionDetailsQuery(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    workflow_execution_id: str = Field(min_length=1)
+
+
+class GetExecutionDetails:
+    """Read every row of one run; steps are walked from the root along the chain links."""
+
+    def __init__(self, store: ExecutionStore) -> None:
+        self._store = store
+
+    def execute(self, query: GetExecutionDetailsQuery) -> ExecutionDetails:
+        details = self._store.get_details(query.workflow_execution_id)
+        by_id = {entry.step.pipeline_execution_id: entry for entry in details.steps}
+        ordered = chain_order([entry.step for entry in details.steps])
+        return details.model_copy(
+            update={"steps": tuple(by_id[step.pipeline_execution_id] for step in ordered)}
+        )

@@ -1,0 +1,68 @@
+"""ImportAssetFiles: store local files as new versions of an asset's files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from application.ports import AssetCatalog, Clock, ObjectStore
+from domain.assets import AssetFile, asset_object_key, asset_root_key
+from domain.errors import InvalidInputError
+from domain.workflow import Identifier
+
+
+class ImportedFile(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    file_key: str = Field(min_length=1)
+    path: Path
+
+
+class ImportAssetFilesCommand(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    database_id: Identifier
+    asset_id: Identifier
+    files: tuple[ImportedFile, ...] = Field(min_length=1)
+    metadata: tuple[tuple[str, str], ...] = ()
+
+
+class ImportAssetFiles:
+    """Every import writes a new version of each file; the catalog points at the newest."""
+
+    def __init__(self, catalog: AssetCatalog, objects: ObjectStore, clock: Clock) -> None:
+        self._catalog, self._objects, self._clock = catalog, objects, clock
+
+    def execute(self, command: ImportAssetFilesCommand) -> list[AssetFile]:
+        for index, imported in enumerate(command.files):
+            if not imported.path.is_file():
+                raise InvalidInputError(f"files[{index}]: {imported.path} is not a readable file")
+            if imported.file_key.startswith("/") or ".." in imported.file_key.split("/"):
+                raise InvalidInputError(
+                    f"files[{index}]: file key {imported.file_key!r} must be a relative path"
+                )
+        now = self._clock.now()
+        root = asset_root_key(command.database_id, command.asset_id)
+        stored = []
+        for imported in command.files:
+            version = self._objects.put_file(
+                asset_object_key(command.database_id, command.asset_id, imported.file_key),
+                imported.path,
+            )
+            stored.append(
+                AssetFile(
+                    database_id=command.database_id,
+                    asset_id=command.asset_id,
+                    file_key=imported.file_key,
+                    version_id=version.version_id,
+                    size=version.size,
+                    etag=version.etag,
+                    bucket=self._objects.bucket,
+                    asset_root_key=root,
+                    modified_at=now,
+                    metadata=command.metadata,
+                )
+            )
+        self._catalog.put_files(stored)
+        return stored

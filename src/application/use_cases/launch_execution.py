@@ -1,0 +1,354 @@
+"""LaunchExecution: everything executeWorkflow writes at launch, as one atomic write, then start."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from application.ports import (
+    AssetCatalog,
+    Clock,
+    ExecutionStore,
+    IdGenerator,
+    Orchestrator,
+    WorkflowCatalog,
+)
+from domain.assets import AssetFile, AssetRef
+from domain.errors import (
+    AssetNotFoundError,
+    ExecutionAlreadyExistsError,
+    ExecutionNotFoundError,
+    IdempotencyConflictError,
+    InvalidInputError,
+    WorkflowNotFoundError,
+)
+from domain.execution import (
+    ExecutionConfiguration,
+    ExecutionInput,
+    LaunchRecords,
+    PipelineExecution,
+    StepInputConfiguration,
+    StepInputMetadata,
+    WorkflowExecution,
+    execution_output_prefix,
+    step_auxiliary_prefix,
+)
+from domain.names import validate_execution_name
+from domain.statuses import ExecutionStatus
+from domain.triggers import attributed_user, trigger_type_from_request
+from domain.workflow import InputFileArity, StepDefinition, WorkflowVersion
+
+
+class LaunchExecutionCommand(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    workflow_database_id: str = Field(min_length=1)
+    workflow_id: str = Field(min_length=1)
+    workflow_version: int | None = Field(default=None, ge=1)
+    inputs: tuple[str, ...] = ()
+    output: str | None = None
+    execution_group_id: str | None = None
+    trigger: str = "manual"
+    user_id: str = Field(min_length=1)
+    client_token: str | None = Field(default=None, min_length=1, max_length=256)
+
+
+class LaunchResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    execution: WorkflowExecution
+    created: bool
+
+
+def _request_digest(command: LaunchExecutionCommand) -> str:
+    canonical = json.dumps(
+        command.model_dump(exclude={"client_token"}), sort_keys=True, default=str
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _file_label(row: ExecutionInput) -> str:
+    return f"{row.database_id}/{row.asset_id}/{row.input_asset_file_key}"
+
+
+class LaunchExecution:
+    """Validate a run request, write all its rows atomically, and hand it to the orchestrator."""
+
+    def __init__(
+        self,
+        store: ExecutionStore,
+        workflows: WorkflowCatalog,
+        assets: AssetCatalog,
+        orchestrator: Orchestrator,
+        clock: Clock,
+        ids: IdGenerator,
+    ) -> None:
+        self._store, self._workflows, self._assets = store, workflows, assets
+        self._orchestrator, self._clock, self._ids = orchestrator, clock, ids
+
+    def execute(self, command: LaunchExecutionCommand) -> LaunchResult:
+        trigger = trigger_type_from_request(command.trigger)
+        selections = [AssetRef.parse(text, f"inputs[{i}]") for i, text in enumerate(command.inputs)]
+        output = (
+            AssetRef.parse(command.output, "output", allow_file=False) if command.output else None
+        )
+        if command.execution_group_id is not None:
+            _check_group_id(command.execution_group_id)
+        version = self._version(command)
+
+        digest = _request_digest(command)
+        if command.client_token is not None:
+            execution_id = self._ids.derived_id(f"launch:{command.client_token}")
+            existing = self._existing(execution_id, digest, command.client_token)
+            if existing is not None:
+                return LaunchResult(execution=existing, created=False)
+        else:
+            execution_id = self._ids.new_id()
+        validate_execution_name(execution_id)
+
+        now = self._clock.now()
+        execution = WorkflowExecution(
+            workflow_execution_id=execution_id,
+            workflow_database_id=version.database_id,
+            workflow_id=version.workflow_id,
+            workflow_version=version.version,
+            execution_group_id=command.execution_group_id,
+            status=ExecutionStatus.RUNNING,
+            execution_start_date=now,
+            triggered_by_user_id=attributed_user(trigger, command.user_id),
+            trigger_type=trigger,
+            orchestrator=self._orchestrator.name,
+            client_token=command.client_token,
+            request_digest=digest,
+        )
+        inputs = self._input_rows(selections, execution, now)
+        records = self._records(execution, version, inputs, selections, output, command)
+        try:
+            self._store.add_launch(records)
+        except ExecutionAlreadyExistsError:
+            if command.client_token is None:
+                raise
+            # A concurrent launch with the same token won the race; answer as it would.
+            existing = self._existing(execution_id, digest, command.client_token)
+            assert existing is not None
+            return LaunchResult(execution=existing, created=False)
+        return LaunchResult(execution=self._start(execution), created=True)
+
+    def _version(self, command: LaunchExecutionCommand) -> WorkflowVersion:
+        db, wf = command.workflow_database_id, command.workflow_id
+        if command.workflow_version is None:
+            latest = self._workflows.latest_version(db, wf)
+            if latest is None:
+                raise WorkflowNotFoundError(f"workflow {db}/{wf} is not published")
+            return latest
+        return self._workflows.get_version(db, wf, command.workflow_version)
+
+    def _existing(self, execution_id: str, digest: str, token: str) -> WorkflowExecution | None:
+        try:
+            existing = self._store.get_execution(execution_id)
+        except ExecutionNotFoundError:
+            return None
+        if existing.request_digest != digest:
+            raise IdempotencyConflictError(
+                f"clientToken {token!r} was already used by execution {execution_id} "
+                "with a different request"
+            )
+        return existing
+
+    def _input_rows(
+        self, selections: Sequence[AssetRef], execution: WorkflowExecution, now: datetime
+    ) -> list[ExecutionInput]:
+        rows: dict[tuple[str, str, str], ExecutionInput] = {}
+        for index, selection in enumerate(selections):
+            for asset_file in self._selected_files(selection, index):
+                rows.setdefault(
+                    (asset_file.database_id, asset_file.asset_id, asset_file.file_key),
+                    ExecutionInput(
+                        workflow_execution_id=execution.workflow_execution_id,
+                        workflow_key=execution.workflow_key,
+                        database_id=asset_file.database_id,
+                        asset_id=asset_file.asset_id,
+                        input_asset_file_key=asset_file.file_key,
+                        bucket=asset_file.bucket,
+                        asset_root_key=asset_file.asset_root_key,
+                        version_id=asset_file.version_id,
+                        execution_start_date=now,
+                    ),
+                )
+        return list(rows.values())
+
+    def _selected_files(self, selection: AssetRef, index: int) -> list[AssetFile]:
+        files = self._assets.list_files(selection.database_id, selection.asset_id)
+        if not files:
+            raise AssetNotFoundError(
+                f"inputs[{index}]: asset {selection.database_id}/{selection.asset_id} not found"
+            )
+        if selection.file_key is None:
+            return files  # a whole-asset selection pins every file at its current version
+        key = selection.file_key
+        chosen = [
+            f
+            for f in files
+            if f.file_key == key or (key.endswith("/") and f.file_key.startswith(key))
+        ]
+        if not chosen:
+            raise AssetNotFoundError(f"inputs[{index}]: file {selection} not found")
+        return chosen
+
+    def _records(
+        self,
+        execution: WorkflowExecution,
+        version: WorkflowVersion,
+        inputs: list[ExecutionInput],
+        selections: Sequence[AssetRef],
+        output: AssetRef | None,
+        command: LaunchExecutionCommand,
+    ) -> LaunchRecords:
+        execution_id = execution.workflow_execution_id
+        output_prefix = execution_output_prefix(execution_id)
+        input_path = inputs[0].asset_root_key if inputs else ""
+        steps: list[PipelineExecution] = []
+        configurations: list[StepInputConfiguration] = []
+        metadata: list[StepInputMetadata] = []
+        previous: str | None = None
+        last = len(version.steps) - 1
+        for index, definition in enumerate(version.steps):
+            own_inputs = _inputs_for(definition, inputs, index)
+            pipeline_execution_id = (
+                self._ids.derived_id(f"{execution_id}:step:{index}")
+                if command.client_token is not None
+                else self._ids.new_id()
+            )
+            steps.append(
+                PipelineExecution(
+                    pipeline_execution_id=pipeline_execution_id,
+                    workflow_execution_id=execution_id,
+                    pipeline_database_id=definition.pipeline_database_id,
+                    pipeline_id=definition.pipeline_id,
+                    step_index=index,
+                    execution_type=definition.execution_type,
+                    input_file_arity=definition.input_file_arity,
+                    from_pipeline_execution_id=previous,
+                    end_state=index == last,
+                    input_path=input_path,
+                    output_files_path=output_prefix,
+                    output_preview_path=f"{output_prefix}preview/",
+                    output_metadata_path=f"{output_prefix}metadata/",
+                    auxiliary_path=step_auxiliary_prefix(execution_id, pipeline_execution_id),
+                )
+            )
+            configurations.append(
+                StepInputConfiguration(
+                    pipeline_execution_id=pipeline_execution_id,
+                    workflow_execution_id=execution_id,
+                    execution_type=definition.execution_type,
+                    handler=definition.handler,
+                    command=definition.command,
+                    input_file_arity=definition.input_file_arity,
+                    metadata_inputs=definition.metadata_inputs,
+                    input_files=tuple(_file_label(row) for row in own_inputs),
+                )
+            )
+            metadata.extend(
+                self._metadata_rows(definition, own_inputs, pipeline_execution_id, execution_id)
+            )
+            previous = pipeline_execution_id
+        configuration = ExecutionConfiguration(
+            workflow_execution_id=execution_id,
+            workflow_key=execution.workflow_key,
+            workflow_version=version.version,
+            execution_start_date=execution.execution_start_date,
+            output_database_id=output.database_id if output else None,
+            output_asset_id=output.asset_id if output else None,
+            input_selections=tuple(str(s) for s in selections),
+            execution_group_id=command.execution_group_id,
+        )
+        return LaunchRecords(
+            execution=execution,
+            inputs=tuple(inputs),
+            configuration=configuration,
+            steps=tuple(steps),
+            step_configurations=tuple(configurations),
+            step_metadata=tuple(metadata),
+        )
+
+    def _metadata_rows(
+        self,
+        definition: StepDefinition,
+        own_inputs: list[ExecutionInput],
+        pipeline_execution_id: str,
+        execution_id: str,
+    ) -> list[StepInputMetadata]:
+        if not definition.metadata_inputs or not own_inputs:
+            return []
+        wanted = set(definition.metadata_inputs)
+        rows = []
+        by_asset: dict[tuple[str, str], list[AssetFile]] = {}
+        for row in own_inputs:
+            key = (row.database_id, row.asset_id)
+            if key not in by_asset:
+                by_asset[key] = self._assets.list_files(*key)
+            for asset_file in by_asset[key]:
+                if asset_file.file_key != row.input_asset_file_key:
+                    continue
+                narrowed = tuple((k, v) for k, v in asset_file.metadata if k in wanted)
+                if narrowed:
+                    rows.append(
+                        StepInputMetadata(
+                            pipeline_execution_id=pipeline_execution_id,
+                            workflow_execution_id=execution_id,
+                            database_id=row.database_id,
+                            asset_id=row.asset_id,
+                            file_path=row.input_asset_file_key,
+                            metadata=narrowed,
+                        )
+                    )
+        return rows
+
+    def _start(self, execution: WorkflowExecution) -> WorkflowExecution:
+        execution_id = execution.workflow_execution_id
+        try:
+            reference = self._orchestrator.start_execution(execution_id)
+        except Exception as error:
+            failed = execution.complete(
+                ExecutionStatus.FAILED,
+                at=self._clock.now(),
+                log="",
+                error=f"{self._orchestrator.name} could not start the execution: {error}",
+            )
+            self._store.save_execution(failed, expected=frozenset({ExecutionStatus.RUNNING}))
+            raise
+        current = self._store.get_execution(execution_id)
+        if reference and current.execution_arn is None:
+            with_reference = current.model_copy(update={"execution_arn": reference})
+            if self._store.save_execution(with_reference, frozenset({current.status})):
+                return with_reference
+        return current
+
+
+def _check_group_id(group_id: str) -> None:
+    if not group_id or group_id != group_id.strip():
+        raise InvalidInputError("executionGroupId: must be non-empty with no surrounding spaces")
+    if len(group_id) > 256:
+        raise InvalidInputError("executionGroupId: must be at most 256 characters")
+
+
+def _inputs_for(
+    definition: StepDefinition, inputs: list[ExecutionInput], index: int
+) -> list[ExecutionInput]:
+    arity = definition.input_file_arity
+    where = f"steps[{index}] ({definition.pipeline_id})"
+    if arity is InputFileArity.NONE:
+        return []
+    if arity is InputFileArity.ONE and len(inputs) != 1:
+        raise InvalidInputError(
+            f"{where}: inputFileArity one needs exactly one input file, "
+            f"the run selected {len(inputs)}"
+        )
+    if arity is InputFileArity.MANY and not inputs:
+        raise InvalidInputError(f"{where}: inputFileArity many needs at least one input file")
+    return inputs

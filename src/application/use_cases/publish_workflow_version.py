@@ -1,0 +1,81 @@
+"""PublishWorkflowVersion: store a workflow file as a new immutable version (seed 003)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from pydantic import BaseModel, ConfigDict
+
+from application.ports import Clock, WorkflowCatalog
+from application.workflow_documents import WorkflowDocument
+from domain.workflow import StepDefinition, WorkflowVersion
+
+_MAX_ATTEMPTS = 5
+
+
+class PublishWorkflowVersionCommand(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    document: WorkflowDocument
+
+
+class PublishResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    version: WorkflowVersion
+    created: bool
+
+
+def _steps(document: WorkflowDocument) -> tuple[StepDefinition, ...]:
+    return tuple(
+        StepDefinition(
+            pipeline_id=step.pipeline_id,
+            pipeline_database_id=step.pipeline_database_id or document.database_id,
+            execution_type=step.execution_type,
+            handler=step.handler,
+            command=tuple(step.command) if step.command is not None else None,
+            input_file_arity=step.input_file_arity,
+            metadata_inputs=tuple(step.metadata_inputs),
+        )
+        for step in document.steps
+    )
+
+
+def _digest(description: str, steps: tuple[StepDefinition, ...]) -> str:
+    canonical = json.dumps(
+        {"description": description, "steps": [s.model_dump(mode="json") for s in steps]},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class PublishWorkflowVersion:
+    """Publish a new version unless the latest one is identical, which is returned as it is."""
+
+    def __init__(self, catalog: WorkflowCatalog, clock: Clock) -> None:
+        self._catalog, self._clock = catalog, clock
+
+    def execute(self, command: PublishWorkflowVersionCommand) -> PublishResult:
+        document = command.document
+        steps = _steps(document)
+        digest = _digest(document.description, steps)
+        for _ in range(_MAX_ATTEMPTS):
+            latest = self._catalog.latest_version(document.database_id, document.workflow_id)
+            if latest is not None and latest.digest == digest:
+                return PublishResult(version=latest, created=False)
+            version = WorkflowVersion(
+                database_id=document.database_id,
+                workflow_id=document.workflow_id,
+                version=1 if latest is None else latest.version + 1,
+                description=document.description,
+                steps=steps,
+                published_at=self._clock.now(),
+                digest=digest,
+            )
+            if self._catalog.add_version(version):
+                return PublishResult(version=version, created=True)
+        raise RuntimeError(  # only under sustained concurrent publishing of one workflow
+            f"{document.database_id}/{document.workflow_id}: could not claim a version number"
+        )

@@ -1,0 +1,66 @@
+"""The workflow file a user publishes (`wfx workflows publish FILE.yaml`), validated strictly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from domain.errors import InvalidInputError
+from domain.workflow import ExecutionType, Identifier, InputFileArity
+
+
+class _Document(BaseModel):
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=False
+    )
+
+
+class StepDocument(_Document):
+    pipeline_id: Identifier
+    pipeline_database_id: Identifier | None = None
+    execution_type: ExecutionType
+    handler: str | None = None
+    command: list[str] | None = None
+    input_file_arity: InputFileArity = InputFileArity.MANY
+    metadata_inputs: list[str] = Field(default_factory=list)
+
+
+class WorkflowDocument(_Document):
+    database_id: Identifier
+    workflow_id: Identifier
+    description: str = ""
+    steps: list[StepDocument] = Field(min_length=1)
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "document"
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """One line per problem, each naming the field and the rule: `steps[1].handler: ...`."""
+    lines = []
+    for problem in error.errors():
+        where = _location(tuple(problem["loc"]))
+        if problem["type"] == "extra_forbidden":
+            lines.append(f"{where}: unknown key")
+        elif problem["type"] == "missing":
+            lines.append(f"{where}: required")
+        else:
+            lines.append(f"{where}: {problem['msg']}")
+    return "; ".join(lines)
+
+
+def parse_workflow_document(data: Any) -> WorkflowDocument:
+    if not isinstance(data, dict):
+        raise InvalidInputError(
+            "workflow file: expected a mapping with databaseId, workflowId, steps"
+        )
+    try:
+        return WorkflowDocument.model_validate(data)
+    except ValidationError as error:
+        raise InvalidInputError(describe_validation_error(error)) from None
