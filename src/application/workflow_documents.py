@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from domain.errors import InvalidInputError
-from domain.workflow import ExecutionType, Identifier, InputFileArity
+from domain.workflow import ExecutionType, Identifier, InputFileArity, step_target_problem
 
 
 class _Document(BaseModel):
@@ -25,6 +25,13 @@ class StepDocument(_Document):
     command: list[str] | None = None
     input_file_arity: InputFileArity = InputFileArity.MANY
     metadata_inputs: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _target_matches_type(self) -> StepDocument:
+        problem = step_target_problem(self.execution_type, self.handler, self.command)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
 
 
 class WorkflowDocument(_Document):
@@ -51,7 +58,7 @@ def describe_validation_error(error: ValidationError) -> str:
         elif problem["type"] == "missing":
             lines.append(f"{where}: required")
         else:
-            lines.append(f"{where}: {problem['msg']}")
+            lines.append(f"{where}: {problem['msg'].removeprefix('Value error, ')}")
     return "; ".join(lines)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Annotated
 
@@ -23,6 +24,23 @@ class InputFileArity(StrEnum):
     NONE = "none"
 
 
+def step_target_problem(
+    execution_type: ExecutionType, handler: str | None, command: Sequence[str] | None
+) -> str | None:
+    """Why a step's handler/command does not fit its execution type, or None when it does."""
+    if execution_type is ExecutionType.PYTHON:
+        if not handler or ":" not in handler:
+            return "handler: a python step needs handler: package.module:function"
+        if command is not None:
+            return "command: only a command step takes a command"
+    else:
+        if not command:
+            return "command: a command step needs a non-empty argv list"
+        if handler is not None:
+            return "handler: only a python step takes a handler"
+    return None
+
+
 class StepDefinition(BaseModel):
     """One pipeline step of a workflow version."""
 
@@ -38,16 +56,9 @@ class StepDefinition(BaseModel):
 
     @model_validator(mode="after")
     def _target_matches_type(self) -> StepDefinition:
-        if self.execution_type is ExecutionType.PYTHON:
-            if not self.handler or ":" not in self.handler:
-                raise ValueError("handler: a python step needs handler: package.module:function")
-            if self.command is not None:
-                raise ValueError("command: only a command step takes a command")
-        else:
-            if not self.command:
-                raise ValueError("command: a command step needs a non-empty argv list")
-            if self.handler is not None:
-                raise ValueError("handler: only a python step takes a handler")
+        problem = step_target_problem(self.execution_type, self.handler, self.command)
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
     @property

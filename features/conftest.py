@@ -1,0 +1,104 @@
+"""The feature suite's fixtures: every scenario runs once on SQLite and once on DynamoDB (moto).
+
+Scenarios go through the real container: the real use cases, the real storage adapter of the
+backend, the local runner in inline mode (a launch returns once the run has finished), the
+filesystem object store and log store under `tmp_path`. Only the clock is ours, so that "newest
+first" does not depend on how fast the machine is.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dependency_injector import providers
+
+from entrypoints.container import Container, build_container, create_all_tables
+from entrypoints.settings import Settings
+from features.steps.observer import ObservingReporter
+from features.steps.stored_rows import StoredRows
+from features.steps.world import World
+
+# Step definitions are shared by every feature; pytest-bdd finds them through this conftest.
+from features.steps.completion_steps import *  # noqa: F403
+from features.steps.launch_steps import *  # noqa: F403
+from features.steps.list_steps import *  # noqa: F403
+from features.steps.progress_steps import *  # noqa: F403
+from features.steps.setup_steps import *  # noqa: F403
+from features.steps.storage_steps import *  # noqa: F403
+
+START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+TICK = timedelta(seconds=1)
+
+
+class FixedClock:
+    """A Clock that starts at a fixed moment and moves on by `tick` at every reading."""
+
+    def __init__(self, start: datetime = START, tick: timedelta = TICK) -> None:
+        self._next, self._tick = start, tick
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        with self._lock:
+            moment, self._next = self._next, self._next + self._tick
+            return moment
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"], autouse=True)
+def storage(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def container(storage: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Container]:
+    settings = Settings(
+        store=storage,
+        home=tmp_path / "home",
+        sqlite_path=tmp_path / "wfx.db",
+        dynamodb_endpoint=None,
+        region="us-east-1",
+        user="alice",
+    )
+    container = build_container(settings, runner_mode="inline")
+    container.clock.override(providers.Object(FixedClock()))
+    if storage == "dynamodb":
+        # the root conftest's client, inside a fresh mock_aws() with fake credentials
+        client = request.getfixturevalue("moto_dynamodb_client")
+        container.dynamodb_client.override(providers.Object(client))
+    reporter = ObservingReporter(container.run_reporter(), container.execution_store())
+    container.run_reporter.override(providers.Object(reporter))
+    create_all_tables(container)
+    yield container
+    if storage == "sqlite":
+        container.sqlite_engine().dispose()
+
+
+@pytest.fixture
+def observer(container: Container) -> ObservingReporter:
+    reporter = container.run_reporter()
+    assert isinstance(reporter, ObservingReporter)
+    return reporter
+
+
+@pytest.fixture
+def world() -> World:
+    return World()
+
+
+@pytest.fixture
+def stored_rows(container: Container, storage: str) -> StoredRows:
+    engine: Any = container.sqlite_engine() if storage == "sqlite" else None
+    client: Any = container.dynamodb_client() if storage == "dynamodb" else None
+    return StoredRows(storage, container.tables(), engine, client)
+
+
+@pytest.fixture
+def uploads(tmp_path: Path) -> Path:
+    """Where Given steps write the files a user imports into assets."""
+    folder = tmp_path / "uploads"
+    folder.mkdir()
+    return folder

@@ -1,0 +1,66 @@
+"""A look at the stored statuses each time the runner reports progress."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from application.ports import ExecutionStore, RunReporter
+from domain.execution import chain_order
+from domain.statuses import ExecutionStatus, StepStatus
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The stored statuses at one moment: `moment` is e.g. `before start of prepare`."""
+
+    moment: str
+    execution_status: ExecutionStatus
+    steps: tuple[tuple[str, StepStatus], ...]  # (pipelineId, status) in chain order
+
+    def status_of(self, pipeline_id: str) -> StepStatus:
+        return dict(self.steps)[pipeline_id]
+
+
+@dataclass
+class ObservingReporter:
+    """The container's real RunReporter; around each callback it notes what the store holds."""
+
+    inner: RunReporter
+    store: ExecutionStore
+    snapshots: dict[str, list[Snapshot]] = field(default_factory=dict)
+
+    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> None:
+        name = self._pipeline_id(pipeline_execution_id)
+        self._note(workflow_execution_id, f"before start of {name}")
+        self.inner.step_started(workflow_execution_id, pipeline_execution_id)
+        self._note(workflow_execution_id, f"after start of {name}")
+
+    def step_finished(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        status: StepStatus,
+        error: str | None = None,
+    ) -> None:
+        self.inner.step_finished(workflow_execution_id, pipeline_execution_id, status, error)
+        self._note(workflow_execution_id, f"after finish of {self._pipeline_id(pipeline_execution_id)}")
+
+    def execution_completed(
+        self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
+    ) -> None:
+        self._note(workflow_execution_id, "before completion")
+        self.inner.execution_completed(workflow_execution_id, status, error)
+        self._note(workflow_execution_id, "after completion")
+
+    def _pipeline_id(self, pipeline_execution_id: str) -> str:
+        return self.store.get_step(pipeline_execution_id).pipeline_id
+
+    def _note(self, workflow_execution_id: str, moment: str) -> None:
+        steps = chain_order(self.store.list_steps(workflow_execution_id))
+        self.snapshots.setdefault(workflow_execution_id, []).append(
+            Snapshot(
+                moment=moment,
+                execution_status=self.store.get_execution(workflow_execution_id).status,
+                steps=tuple((step.pipeline_id, step.status) for step in steps),
+            )
+        )

@@ -1,0 +1,539 @@
+"""ExecutionStore on the seed-000 DynamoDB tables, item for item and index for index."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from adapters.dynamodb.codec import Item, check_item, check_key_values, from_wire, to_wire
+from adapters.dynamodb.requests import (
+    batch_get,
+    batch_put,
+    get_item,
+    query_partition,
+    unique_puts,
+)
+from adapters.dynamodb.schema import create_tables
+from adapters.dynamodb.tokens import decode_token, encode_token
+from adapters.records import (
+    ALL_LIST_PARTITION,
+    CONFIGURATION_RECORD_TYPE,
+    build_execution_configuration_record,
+    build_execution_input_record,
+    build_execution_record,
+    build_output_file_record,
+    build_output_metadata_record,
+    build_output_result_record,
+    build_pipeline_execution_record,
+    build_step_input_configuration_record,
+    build_step_input_metadata_record,
+    build_step_log_record,
+    execution_mutable_attributes,
+    parse_execution_configuration_record,
+    parse_execution_input_record,
+    parse_execution_record,
+    parse_output_file_record,
+    parse_output_metadata_record,
+    parse_output_result_record,
+    parse_pipeline_execution_record,
+    parse_step_input_configuration_record,
+    parse_step_input_metadata_record,
+    parse_step_log_record,
+    step_mutable_attributes,
+)
+from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames, TableSpec
+from application.ports import AssetDirection, ExecutionRef, ListScope
+from domain.errors import (
+    ExecutionAlreadyExistsError,
+    ExecutionNotFoundError,
+    InvalidInputError,
+    NotFoundError,
+    PipelineExecutionNotFoundError,
+)
+from domain.execution import (
+    ExecutionDetails,
+    LaunchRecords,
+    OutputFile,
+    PipelineExecution,
+    StepDetails,
+    StepOutputs,
+    WorkflowExecution,
+)
+from domain.paging import Page
+from domain.statuses import ExecutionStatus, StepStatus
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+Put = tuple[str, TableSpec, Item]
+
+TRANSACTION_ITEM_LIMIT = 100
+# TransactWriteItems also caps the request at 4 MB; stay well under it, since the estimate below
+# is rough (UTF-8 JSON of the plain item, close to DynamoDB's own accounting for strings).
+TRANSACTION_BYTE_BUDGET = 3_500_000
+
+_LIST_INDEXES = {
+    ListScope.ALL: "WorkflowExecutionsByDateGSI",
+    ListScope.WORKFLOW: "WorkflowExecutionsByWorkflowGSI",
+    ListScope.GROUP: "WorkflowExecutionsByGroupGSI",
+}
+_ASSET_INDEXES = {
+    AssetDirection.INPUT: (ResourceKeys.WORKFLOW_EXECUTION_INPUTS, "WorkflowExecInputsByAssetGSI"),
+    AssetDirection.OUTPUT: (
+        ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION,
+        "WorkflowExecConfigByOutputAssetGSI",
+    ),
+}
+_STEPS_INDEX = "PipelineExecByWorkflowExecGSI"
+_MAIN_ROW_CONDITION = "attribute_not_exists(#id)"
+
+
+def _error_code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+def _approximate_size(item: Item) -> int:
+    return len(json.dumps(item, default=str).encode("utf-8"))
+
+
+def _newest_first(ref: ExecutionRef) -> tuple[str, str]:
+    return (ref.execution_start_date, ref.workflow_execution_id)
+
+
+class DynamoDbExecutionStore:
+    """ExecutionStore on DynamoDB: the eleven seed-000 tables through a low-level boto3 client."""
+
+    def __init__(
+        self, client: DynamoDBClient, tables: TableNames, *, query_page_size: int = 100
+    ) -> None:
+        self._client = client
+        self._tables = tables
+        self._query_page_size = query_page_size
+
+    def _table(self, key: ResourceKeys) -> tuple[str, TableSpec]:
+        return self._tables.get_table_name(key), TABLE_SPECS[key]
+
+    def _puts(self, key: ResourceKeys, items: Iterable[Item]) -> list[Put]:
+        table_name, spec = self._table(key)
+        return [(table_name, spec, item) for item in items]
+
+    def create_tables(self) -> None:
+        create_tables(self._client, self._tables)
+
+    # -- launch -------------------------------------------------------------------------------
+
+    def add_launch(self, records: LaunchRecords) -> None:
+        main_table, main_spec = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
+        main = build_execution_record(records.execution)
+        check_item(main_table, main_spec, main)
+        supporting = unique_puts(
+            [
+                *self._puts(
+                    ResourceKeys.WORKFLOW_EXECUTION_INPUTS,
+                    map(build_execution_input_record, records.inputs),
+                ),
+                *self._puts(
+                    ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION,
+                    [build_execution_configuration_record(records.configuration)],
+                ),
+                *self._puts(
+                    ResourceKeys.PIPELINE_EXECUTIONS,
+                    map(build_pipeline_execution_record, records.steps),
+                ),
+                *self._puts(
+                    ResourceKeys.PIPELINE_INPUT_CONFIGURATION,
+                    map(build_step_input_configuration_record, records.step_configurations),
+                ),
+                *self._puts(
+                    ResourceKeys.PIPELINE_INPUT_METADATA,
+                    map(build_step_input_metadata_record, records.step_metadata),
+                ),
+            ]
+        )
+        execution_id = records.execution.workflow_execution_id
+        size = _approximate_size(main) + sum(_approximate_size(item) for _, _, item in supporting)
+        if 1 + len(supporting) <= TRANSACTION_ITEM_LIMIT and size <= TRANSACTION_BYTE_BUDGET:
+            self._launch_in_one_transaction(execution_id, main_table, main, supporting)
+        else:
+            self._launch_main_row_last(execution_id, main_table, main, supporting)
+
+    def _launch_in_one_transaction(
+        self, execution_id: str, main_table: str, main: Item, supporting: Sequence[Put]
+    ) -> None:
+        actions: list[Any] = [
+            {
+                "Put": {
+                    "TableName": main_table,
+                    "Item": to_wire(main),
+                    "ConditionExpression": _MAIN_ROW_CONDITION,
+                    "ExpressionAttributeNames": {"#id": "workflowExecutionId"},
+                }
+            },
+            *({"Put": {"TableName": t, "Item": to_wire(item)}} for t, _, item in supporting),
+        ]
+        try:
+            self._client.transact_write_items(TransactItems=actions)
+        except ClientError as exc:
+            if _error_code(exc) != "TransactionCanceledException":
+                raise
+            reasons = exc.response.get("CancellationReasons", [])
+            if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
+                raise ExecutionAlreadyExistsError(execution_id) from exc
+            raise
+
+    def _launch_main_row_last(
+        self, execution_id: str, main_table: str, main: Item, supporting: Sequence[Put]
+    ) -> None:
+        """Too big for one transaction: supporting rows in batches, then the main row.
+
+        Every read and list starts from the main row (asset refs resolve through it and skip a
+        ref without one), so a crash part-way leaves unreachable rows, never a visible half-launch.
+        """
+        if self._main_rows(execution_id):
+            raise ExecutionAlreadyExistsError(execution_id)
+        batch_put(self._client, [(t, to_wire(item)) for t, _, item in supporting])
+        try:
+            self._client.put_item(
+                TableName=main_table,
+                Item=to_wire(main),
+                ConditionExpression=_MAIN_ROW_CONDITION,
+                ExpressionAttributeNames={"#id": "workflowExecutionId"},
+            )
+        except ClientError as exc:
+            if _error_code(exc) == "ConditionalCheckFailedException":
+                raise ExecutionAlreadyExistsError(execution_id) from exc
+            raise
+
+    # -- main rows ----------------------------------------------------------------------------
+
+    def _main_rows(self, workflow_execution_id: str) -> list[Item]:
+        if not workflow_execution_id:
+            return []
+        table_name, spec = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
+        # The sort key (workflowDatabaseId:workflowId) is not known here: query the partition.
+        return query_partition(self._client, table_name, spec.partition.name, workflow_execution_id)
+
+    def get_execution(self, workflow_execution_id: str) -> WorkflowExecution:
+        rows = self._main_rows(workflow_execution_id)
+        if not rows:
+            raise ExecutionNotFoundError(workflow_execution_id)
+        return parse_execution_record(rows[0])
+
+    def get_executions(self, refs: Sequence[ExecutionRef]) -> list[WorkflowExecution]:
+        table_name, _ = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
+        keys = [
+            {
+                "workflowExecutionId": ref.workflow_execution_id,
+                "workflowDatabaseId:workflowId": ref.workflow_key,
+            }
+            for ref in refs
+            if ref.workflow_execution_id and ref.workflow_key
+        ]
+        found = {
+            item["workflowExecutionId"]: parse_execution_record(item)
+            for item in batch_get(self._client, table_name, keys)
+        }
+        return [found[r.workflow_execution_id] for r in refs if r.workflow_execution_id in found]
+
+    def save_execution(
+        self, execution: WorkflowExecution, expected: frozenset[ExecutionStatus]
+    ) -> bool:
+        values, removed = execution_mutable_attributes(execution)
+        key = {
+            "workflowExecutionId": execution.workflow_execution_id,
+            "workflowDatabaseId:workflowId": execution.workflow_key,
+        }
+        return self._update_if_status(
+            ResourceKeys.WORKFLOW_EXECUTIONS,
+            key,
+            values,
+            removed,
+            ("executionStatus", expected),
+            ExecutionNotFoundError(execution.workflow_execution_id),
+        )
+
+    # -- steps --------------------------------------------------------------------------------
+
+    def get_step(self, pipeline_execution_id: str) -> PipelineExecution:
+        table_name, spec = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
+        rows = (
+            query_partition(self._client, table_name, spec.partition.name, pipeline_execution_id)
+            if pipeline_execution_id
+            else []
+        )
+        if not rows:
+            raise PipelineExecutionNotFoundError(pipeline_execution_id)
+        return parse_pipeline_execution_record(rows[0])
+
+    def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
+        if not workflow_execution_id:
+            return []
+        table_name, spec = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
+        # A GSI read is eventually consistent: DynamoDB offers nothing stronger for this lookup.
+        rows = query_partition(
+            self._client,
+            table_name,
+            spec.index(_STEPS_INDEX).partition.name,
+            workflow_execution_id,
+            index_name=_STEPS_INDEX,
+        )
+        steps = [parse_pipeline_execution_record(row) for row in rows]
+        return sorted(steps, key=lambda step: step.step_index)
+
+    def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:
+        values, removed = step_mutable_attributes(step)
+        key = {
+            "pipelineExecutionId": step.pipeline_execution_id,
+            "workflowExecutionId": step.workflow_execution_id,
+        }
+        return self._update_if_status(
+            ResourceKeys.PIPELINE_EXECUTIONS,
+            key,
+            values,
+            removed,
+            ("status", expected),
+            PipelineExecutionNotFoundError(step.pipeline_execution_id),
+        )
+
+    def _update_if_status(
+        self,
+        table: ResourceKeys,
+        key: Mapping[str, str],
+        values: Mapping[str, Any],
+        removed: Sequence[str],
+        status: tuple[str, frozenset[str]],
+        not_found: NotFoundError,
+    ) -> bool:
+        """One conditional UpdateItem: the item exists and its status is one of those expected.
+
+        ALL_OLD on a failed condition tells "wrong status" (an old item comes back) from "no
+        such item" without a second read; there is never a read-modify-write.
+        """
+        table_name, spec = self._table(table)
+        check_key_values(table_name, spec, values)
+        status_attribute, expected = status
+        if not all(key.values()):
+            raise not_found
+        if not expected:  # `IN ()` is not an expression: nothing matches, existence decides
+            if get_item(self._client, table_name, key) is None:
+                raise not_found
+            return False
+        names = {"#pk": spec.partition.name, "#status": status_attribute}
+        plain_values: dict[str, Any] = {}
+        assignments: list[str] = []
+        for n, (attribute, value) in enumerate(values.items()):
+            names[f"#s{n}"], plain_values[f":s{n}"] = attribute, value
+            assignments.append(f"#s{n} = :s{n}")
+        removals: list[str] = []
+        for n, attribute in enumerate(removed):
+            names[f"#r{n}"] = attribute
+            removals.append(f"#r{n}")
+        allowed: list[str] = []
+        for n, state in enumerate(sorted(expected)):
+            plain_values[f":e{n}"] = str(state)
+            allowed.append(f":e{n}")
+        clauses = [f"SET {', '.join(assignments)}"] if assignments else []
+        clauses += [f"REMOVE {', '.join(removals)}"] if removals else []
+        try:
+            self._client.update_item(
+                TableName=table_name,
+                Key=to_wire(key),
+                UpdateExpression=" ".join(clauses),
+                ConditionExpression=f"attribute_exists(#pk) AND #status IN ({', '.join(allowed)})",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=to_wire(plain_values),
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as exc:
+            if _error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            if not exc.response.get("Item"):
+                raise not_found from exc
+            return False
+        return True
+
+    # -- outputs ------------------------------------------------------------------------------
+
+    def add_step_outputs(self, outputs: StepOutputs) -> None:
+        puts = unique_puts(
+            [
+                *self._puts(
+                    ResourceKeys.PIPELINE_OUTPUT_FILES, map(build_output_file_record, outputs.files)
+                ),
+                *self._puts(
+                    ResourceKeys.PIPELINE_OUTPUT_METADATA,
+                    map(build_output_metadata_record, outputs.metadata),
+                ),
+                *self._puts(
+                    ResourceKeys.PIPELINE_OUTPUT_RESULTS,
+                    map(build_output_result_record, outputs.results),
+                ),
+                *self._puts(ResourceKeys.PIPELINE_LOGS, map(build_step_log_record, outputs.logs)),
+            ]
+        )
+        batch_put(self._client, [(table_name, to_wire(item)) for table_name, _, item in puts])
+
+    def _step_rows(self, table: ResourceKeys, pipeline_execution_id: str) -> list[Item]:
+        table_name, spec = self._table(table)
+        return query_partition(self._client, table_name, spec.partition.name, pipeline_execution_id)
+
+    def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]:
+        return [
+            parse_output_file_record(row)
+            for step_id in pipeline_execution_ids
+            if step_id
+            for row in self._step_rows(ResourceKeys.PIPELINE_OUTPUT_FILES, step_id)
+        ]
+
+    # -- details ------------------------------------------------------------------------------
+
+    def get_details(self, workflow_execution_id: str) -> ExecutionDetails:
+        execution = self.get_execution(workflow_execution_id)
+        configuration_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
+        configuration = get_item(
+            self._client,
+            configuration_table,
+            {"workflowExecutionId": workflow_execution_id, "recordType": CONFIGURATION_RECORD_TYPE},
+        )
+        inputs_table, inputs_spec = self._table(ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
+        inputs = query_partition(
+            self._client, inputs_table, inputs_spec.partition.name, workflow_execution_id
+        )
+        return ExecutionDetails(
+            execution=execution,
+            configuration=parse_execution_configuration_record(configuration)
+            if configuration
+            else None,
+            inputs=tuple(parse_execution_input_record(row) for row in inputs),
+            steps=tuple(map(self._step_details, self.list_steps(workflow_execution_id))),
+        )
+
+    def _step_details(self, step: PipelineExecution) -> StepDetails:
+        step_id = step.pipeline_execution_id
+        configuration_table, _ = self._table(ResourceKeys.PIPELINE_INPUT_CONFIGURATION)
+        configuration = get_item(
+            self._client,
+            configuration_table,
+            {"pipelineExecutionId": step_id, "recordType": CONFIGURATION_RECORD_TYPE},
+        )
+        rows = self._step_rows
+        return StepDetails(
+            step=step,
+            configuration=parse_step_input_configuration_record(configuration)
+            if configuration
+            else None,
+            input_metadata=tuple(
+                parse_step_input_metadata_record(row)
+                for row in rows(ResourceKeys.PIPELINE_INPUT_METADATA, step_id)
+            ),
+            outputs=StepOutputs(
+                files=tuple(
+                    parse_output_file_record(row)
+                    for row in rows(ResourceKeys.PIPELINE_OUTPUT_FILES, step_id)
+                ),
+                metadata=tuple(
+                    parse_output_metadata_record(row)
+                    for row in rows(ResourceKeys.PIPELINE_OUTPUT_METADATA, step_id)
+                ),
+                results=tuple(
+                    parse_output_result_record(row)
+                    for row in rows(ResourceKeys.PIPELINE_OUTPUT_RESULTS, step_id)
+                ),
+                logs=tuple(
+                    parse_step_log_record(row) for row in rows(ResourceKeys.PIPELINE_LOGS, step_id)
+                ),
+            ),
+        )
+
+    # -- lists --------------------------------------------------------------------------------
+
+    def list_executions(
+        self, scope: ListScope, partition: str | None, limit: int, token: str | None
+    ) -> Page[WorkflowExecution]:
+        if limit < 1:
+            raise InvalidInputError(f"limit: must be at least 1, got {limit}")
+        table_name, spec = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
+        index = spec.index(_LIST_INDEXES[ListScope(scope)])
+        if scope is ListScope.ALL:
+            partition = ALL_LIST_PARTITION
+        elif partition is None:
+            raise InvalidInputError(f"{index.partition.name}: the {scope} list needs a value")
+        if not partition:
+            return Page(items=())  # no item can carry an empty index key
+        request: dict[str, Any] = {
+            "TableName": table_name,
+            "IndexName": index.name,
+            "KeyConditionExpression": "#pk = :pk",
+            "ExpressionAttributeNames": {"#pk": index.partition.name},
+            "ExpressionAttributeValues": {":pk": {"S": partition}},
+            "ScanIndexForward": False,
+            "Limit": limit,
+        }
+        if token:
+            key_names = {a.name for a in (*spec.key_attributes, *index.attributes)}
+            start = decode_token(token, key_names, (index.partition.name, partition))
+            request["ExclusiveStartKey"] = to_wire(start)
+        try:
+            response = self._client.query(**request)
+        except ClientError as exc:
+            if token and _error_code(exc) == "ValidationException":
+                raise InvalidInputError("startingToken: not a token issued by this list") from exc
+            raise
+        last_key = response.get("LastEvaluatedKey")
+        return Page(
+            items=tuple(parse_execution_record(from_wire(item)) for item in response["Items"]),
+            next_token=encode_token(from_wire(last_key)) if last_key else None,
+        )
+
+    def asset_execution_refs(
+        self,
+        asset_key: str,
+        direction: AssetDirection,
+        older_than: ExecutionRef | None,
+        limit: int,
+    ) -> list[ExecutionRef]:
+        if limit < 1 or not asset_key:
+            return []
+        table, index_name = _ASSET_INDEXES[AssetDirection(direction)]
+        table_name, spec = self._table(table)
+        index = spec.index(index_name)
+        assert index.sort is not None  # both asset indexes sort by executionStartDate
+        request: dict[str, Any] = {
+            "TableName": table_name,
+            "IndexName": index.name,
+            "KeyConditionExpression": "#pk = :pk",
+            "ExpressionAttributeNames": {"#pk": index.partition.name},
+            "ExpressionAttributeValues": {":pk": {"S": asset_key}},
+            "ScanIndexForward": False,
+            "Limit": max(self._query_page_size, 1),
+        }
+        if older_than is not None:
+            request["KeyConditionExpression"] += " AND #date <= :date"
+            request["ExpressionAttributeNames"]["#date"] = index.sort.name
+            request["ExpressionAttributeValues"][":date"] = {"S": older_than.execution_start_date}
+        refs: dict[str, ExecutionRef] = {}
+        oldest_seen = ""
+        while True:
+            response = self._client.query(**request)
+            for item in (from_wire(row) for row in response["Items"]):
+                ref = ExecutionRef(
+                    execution_start_date=item["executionStartDate"],
+                    workflow_execution_id=item["workflowExecutionId"],
+                    workflow_key=item["workflowDatabaseId:workflowId"],
+                )
+                oldest_seen = ref.execution_start_date
+                if older_than is None or _newest_first(ref) < _newest_first(older_than):
+                    refs.setdefault(ref.workflow_execution_id, ref)
+            last_key = response.get("LastEvaluatedKey")
+            if not last_key:
+                break
+            # Rows sharing the oldest date seen may continue on the next page, in any id order:
+            # only refs strictly newer than that date are final.
+            settled = sum(1 for ref in refs.values() if ref.execution_start_date > oldest_seen)
+            if settled >= limit:
+                break
+            request["ExclusiveStartKey"] = last_key
+        return sorted(refs.values(), key=_newest_first, reverse=True)[:limit]

@@ -1,0 +1,121 @@
+"""The DynamoDB request patterns every adapter here repeats: batches, retries, paged queries."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from adapters.dynamodb.codec import Item, WireItem, check_item, from_wire, key_of, to_wire
+from adapters.tables import TableSpec
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+BATCH_WRITE_LIMIT = 25  # BatchWriteItem's per-request cap; moto accepts more, AWS does not
+BATCH_GET_LIMIT = 100
+_MAX_ATTEMPTS = 8
+_FIRST_BACKOFF_SECONDS = 0.05
+_MAX_BACKOFF_SECONDS = 2.0
+
+
+class UnprocessedItemsError(RuntimeError):
+    """DynamoDB kept throttling part of a batch after every retry."""
+
+
+def _backoff(attempt: int) -> None:
+    time.sleep(min(_MAX_BACKOFF_SECONDS, _FIRST_BACKOFF_SECONDS * 2**attempt))
+
+
+def unique_puts(
+    puts: Sequence[tuple[str, TableSpec, Item]],
+) -> list[tuple[str, TableSpec, Item]]:
+    """Guard every item, and keep the last of several puts of one key.
+
+    A batch or a transaction refuses two operations on one item; writing a row twice is a put
+    that leaves one row, so the later value wins here as it would in two separate requests.
+    """
+    by_key: dict[tuple[str, tuple[Any, ...]], tuple[str, TableSpec, Item]] = {}
+    for table_name, spec, item in puts:
+        check_item(table_name, spec, item)
+        by_key[(table_name, tuple(key_of(spec, item).values()))] = (table_name, spec, item)
+    return list(by_key.values())
+
+
+def batch_put(client: DynamoDBClient, puts: Sequence[tuple[str, WireItem]]) -> None:
+    """Put wire items with BatchWriteItem, 25 to a request, retrying what comes back unprocessed."""
+    for start in range(0, len(puts), BATCH_WRITE_LIMIT):
+        request: dict[str, list[Any]] = {}
+        for table_name, item in puts[start : start + BATCH_WRITE_LIMIT]:
+            request.setdefault(table_name, []).append({"PutRequest": {"Item": item}})
+        _write_until_processed(client, request)
+
+
+def _write_until_processed(client: DynamoDBClient, request: Mapping[str, Any]) -> None:
+    pending = request
+    for attempt in range(_MAX_ATTEMPTS):
+        pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+        if not pending:
+            return
+        _backoff(attempt)
+    count = sum(len(requests) for requests in pending.values())
+    raise UnprocessedItemsError(f"BatchWriteItem: {count} items still unprocessed")
+
+
+def batch_get(
+    client: DynamoDBClient, table_name: str, keys: Sequence[Mapping[str, Any]]
+) -> list[Item]:
+    """Read items by key, 100 to a request, consistently; missing keys are simply absent."""
+    unique = list({tuple(sorted(key.items())): key for key in keys}.values())
+    found: list[Item] = []
+    for start in range(0, len(unique), BATCH_GET_LIMIT):
+        chunk = [to_wire(key) for key in unique[start : start + BATCH_GET_LIMIT]]
+        pending: Mapping[str, Any] = {table_name: {"Keys": chunk, "ConsistentRead": True}}
+        for attempt in range(_MAX_ATTEMPTS):
+            response = client.batch_get_item(RequestItems=pending)
+            found.extend(from_wire(item) for item in response["Responses"].get(table_name, []))
+            pending = response.get("UnprocessedKeys") or {}
+            if not pending:
+                break
+            _backoff(attempt)
+        else:
+            raise UnprocessedItemsError(f"BatchGetItem: keys of {table_name} still unprocessed")
+    return found
+
+
+def query_pages(client: DynamoDBClient, **request: Any) -> Iterator[Item]:
+    """Every item a Query matches, following LastEvaluatedKey to the end."""
+    while True:
+        response = client.query(**request)
+        yield from (from_wire(item) for item in response["Items"])
+        last_key = response.get("LastEvaluatedKey")
+        if not last_key:
+            return
+        request = {**request, "ExclusiveStartKey": last_key}
+
+
+def query_partition(
+    client: DynamoDBClient,
+    table_name: str,
+    attribute: str,
+    value: str,
+    index_name: str | None = None,
+) -> list[Item]:
+    """All items of one partition: consistent on the table, eventually consistent on an index."""
+    request: dict[str, Any] = {
+        "TableName": table_name,
+        "KeyConditionExpression": "#pk = :pk",
+        "ExpressionAttributeNames": {"#pk": attribute},
+        "ExpressionAttributeValues": {":pk": {"S": value}},
+    }
+    if index_name is None:
+        request["ConsistentRead"] = True  # a GSI refuses ConsistentRead
+    else:
+        request["IndexName"] = index_name
+    return list(query_pages(client, **request))
+
+
+def get_item(client: DynamoDBClient, table_name: str, key: Mapping[str, Any]) -> Item | None:
+    response = client.get_item(TableName=table_name, Key=to_wire(key), ConsistentRead=True)
+    item = response.get("Item")
+    return from_wire(item) if item else None

@@ -1,0 +1,73 @@
+"""Create the DynamoDB tables from the one declaration in `adapters.tables`.
+
+The shape helpers here are shared with the infrastructure template, so a table created by
+`create_tables` and one deployed from the template cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from adapters.tables import TABLES, KeyAttribute, TableNames, TableSpec
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_dynamodb.type_defs import WaiterConfigTypeDef
+
+BILLING_MODE = "PAY_PER_REQUEST"
+# Real tables take seconds to become ACTIVE; the waiter's default 20 s poll is needlessly slow.
+_WAITER_CONFIG: WaiterConfigTypeDef = {"Delay": 2, "MaxAttempts": 150}
+
+
+def key_schema(partition: KeyAttribute, sort: KeyAttribute | None) -> list[dict[str, str]]:
+    schema = [{"AttributeName": partition.name, "KeyType": "HASH"}]
+    if sort is not None:
+        schema.append({"AttributeName": sort.name, "KeyType": "RANGE"})
+    return schema
+
+
+def attribute_definitions(spec: TableSpec) -> list[dict[str, str]]:
+    """Every attribute used as a table or index key, each once (DynamoDB refuses extras)."""
+    return [
+        {"AttributeName": attribute.name, "AttributeType": attribute.type}
+        for attribute in spec.all_key_attributes
+    ]
+
+
+def global_secondary_indexes(spec: TableSpec) -> list[dict[str, Any]]:
+    return [
+        {
+            "IndexName": index.name,
+            "KeySchema": key_schema(index.partition, index.sort),
+            "Projection": {"ProjectionType": "ALL"},
+        }
+        for index in spec.indexes
+    ]
+
+
+def create_table_request(spec: TableSpec, table_name: str) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "TableName": table_name,
+        "KeySchema": key_schema(spec.partition, spec.sort),
+        "AttributeDefinitions": attribute_definitions(spec),
+        "BillingMode": BILLING_MODE,
+    }
+    if spec.indexes:
+        request["GlobalSecondaryIndexes"] = global_secondary_indexes(spec)
+    return request
+
+
+def create_tables(client: DynamoDBClient, tables: TableNames) -> None:
+    """Create every table that does not exist yet, then wait until all of them are ACTIVE."""
+    names = [tables.get_table_name(spec.key) for spec in TABLES]
+    for spec, name in zip(TABLES, names, strict=True):
+        try:
+            client.create_table(**create_table_request(spec, name))
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ResourceInUseException":
+                raise
+    waiter = client.get_waiter("table_exists")
+    for name in names:
+        waiter.wait(TableName=name, WaiterConfig=_WAITER_CONFIG)

@@ -1,0 +1,52 @@
+"""A CloudFormation template for the tables, emitted from the same specs `create_tables` uses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.dynamodb.schema import (
+    BILLING_MODE,
+    attribute_definitions,
+    global_secondary_indexes,
+    key_schema,
+)
+from adapters.tables import TABLES, ResourceKeys, TableNames, TableSpec
+
+
+def logical_id(key: ResourceKeys) -> str:
+    """`PIPELINE_LOGS` -> `PipelineLogsTable`: CloudFormation ids are alphanumeric."""
+    return "".join(part.capitalize() for part in key.value.split("_")) + "Table"
+
+
+def table_resource(spec: TableSpec, table_name: str) -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        "TableName": table_name,
+        "BillingMode": BILLING_MODE,
+        "AttributeDefinitions": attribute_definitions(spec),
+        "KeySchema": key_schema(spec.partition, spec.sort),
+        "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+    }
+    if spec.indexes:
+        properties["GlobalSecondaryIndexes"] = global_secondary_indexes(spec)
+    return {
+        "Type": "AWS::DynamoDB::Table",
+        # Execution history outlives a stack: deleting or replacing the stack keeps the data.
+        "DeletionPolicy": "Retain",
+        "UpdateReplacePolicy": "Retain",
+        "Properties": properties,
+    }
+
+
+def infrastructure_template(tables: TableNames) -> dict[str, Any]:
+    """Every table of `adapters.tables.TABLES`, named as `tables` resolves them."""
+    resources = {
+        logical_id(spec.key): table_resource(spec, tables.get_table_name(spec.key))
+        for spec in TABLES
+    }
+    outputs = {f"{resource_id}Name": {"Value": {"Ref": resource_id}} for resource_id in resources}
+    return {
+        "AWSTemplateFormatVersion": "2010-09-09",
+        "Description": "wfx workflow execution storage (seed 000 tables and wfx catalogs)",
+        "Resources": resources,
+        "Outputs": outputs,
+    }

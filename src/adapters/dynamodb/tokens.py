@@ -1,0 +1,41 @@
+"""List tokens: the LastEvaluatedKey of a page, as base64url JSON, checked when it comes back."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping, Set
+from typing import Any
+
+from domain.errors import InvalidInputError
+
+_REFUSED = "startingToken: not a token issued by this list"
+
+
+def encode_token(last_evaluated_key: Mapping[str, Any]) -> str:
+    text = json.dumps(dict(last_evaluated_key), separators=(",", ":"), sort_keys=True)
+    return base64.urlsafe_b64encode(text.encode("utf-8")).rstrip(b"=").decode("ascii")
+
+
+def decode_token(token: str, key_names: Set[str], partition: tuple[str, str]) -> dict[str, str]:
+    """The ExclusiveStartKey a token stands for, refused unless it continues this very list.
+
+    `key_names` are the attributes the index's LastEvaluatedKey carries (table and index keys);
+    `partition` is (index partition attribute, the value this list is querying).
+    """
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        decoded: Any = json.loads(raw.decode("utf-8"))
+    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        raise InvalidInputError(_REFUSED) from exc
+    if (
+        not isinstance(decoded, dict)
+        or set(decoded) != set(key_names)
+        or not all(isinstance(value, str) and value for value in decoded.values())
+    ):
+        raise InvalidInputError(_REFUSED)
+    attribute, value = partition
+    if decoded[attribute] != value:
+        raise InvalidInputError("startingToken: the token belongs to another list")
+    return decoded

@@ -1,0 +1,90 @@
+"""Step and run logs as plain files on the local filesystem."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+LOG_SUFFIX = ".log"
+# Step logs in the order they were first handed out: file times are too coarse to order a fast run.
+_ORDER_FILE = ".order"
+
+
+def run_log_header(pipeline_execution_id: str) -> str:
+    return f"===== pipeline execution {pipeline_execution_id} ====="
+
+
+class FileLogStore:
+    """One file per step: `<root>/<workflowExecutionId>/<pipelineExecutionId>.log`."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = Path(root)
+        self._handed_out: set[tuple[str, str]] = set()
+
+    @property
+    def root(self) -> Path:
+        return self._root
+
+    def step_log_path(self, workflow_execution_id: str, pipeline_execution_id: str) -> Path:
+        folder = self._run_folder(workflow_execution_id)
+        path = folder / f"{_checked(pipeline_execution_id)}{LOG_SUFFIX}"
+        pair = (workflow_execution_id, pipeline_execution_id)
+        if pair not in self._handed_out:
+            folder.mkdir(parents=True, exist_ok=True)
+            if not path.exists():
+                with open(folder / _ORDER_FILE, "a", encoding="utf-8") as order:
+                    order.write(f"{pipeline_execution_id}\n")
+            self._handed_out.add(pair)
+        return path
+
+    def read_step_log(self, workflow_execution_id: str, pipeline_execution_id: str) -> str:
+        folder = self._run_folder(workflow_execution_id)
+        return _read(folder / f"{_checked(pipeline_execution_id)}{LOG_SUFFIX}") or ""
+
+    def read_run_log(self, workflow_execution_id: str) -> str:
+        """Every step log of the run, oldest first, each under a header naming its step."""
+        folder = self._run_folder(workflow_execution_id)
+        sections = []
+        for pipeline_execution_id in _steps_in_order(folder):
+            body = _read(folder / f"{pipeline_execution_id}{LOG_SUFFIX}")
+            if body is None:
+                continue
+            if body and not body.endswith("\n"):
+                body += "\n"
+            sections.append(f"{run_log_header(pipeline_execution_id)}\n{body}")
+        return "".join(sections)
+
+    def _run_folder(self, workflow_execution_id: str) -> Path:
+        return self._root / _checked(workflow_execution_id)
+
+
+def _steps_in_order(folder: Path) -> list[str]:
+    recorded = (_read(folder / _ORDER_FILE) or "").split()
+    try:
+        with os.scandir(folder) as entries:
+            present = {
+                entry.name[: -len(LOG_SUFFIX)]: entry.stat().st_mtime_ns
+                for entry in entries
+                if entry.name.endswith(LOG_SUFFIX) and entry.is_file()
+            }
+    except FileNotFoundError:
+        return []
+    ordered = list(dict.fromkeys(step for step in recorded if step in present))
+    known = set(ordered)
+    # logs written by something other than this store: after the known ones, by modification time
+    unknown = sorted((mtime, step) for step, mtime in present.items() if step not in known)
+    return ordered + [step for _, step in unknown]
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+
+
+def _checked(identifier: str) -> str:
+    # ids become path segments: refuse anything that could leave the log folder
+    if not identifier or "/" in identifier or "\\" in identifier or identifier in (".", ".."):
+        raise ValueError(f"log id {identifier!r}: must be a single path segment")
+    return identifier

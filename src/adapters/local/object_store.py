@@ -1,0 +1,194 @@
+"""A versioned object store on the local filesystem (the S3 bucket of a laptop run)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import shutil
+import threading
+import time
+from pathlib import Path
+
+from application.ports import StoredObject
+
+VERSIONS_SUFFIX = ".versions"
+_TEMP_PREFIX = ".tmp-"
+_CHUNK = 1 << 20
+_NS_DIGITS = 20  # zero-padded so that version ids sort as text in write order
+
+
+class _VersionClock:
+    """Strictly increasing nanosecond stamps within a process, so same-key writes never tie."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last = 0
+
+    def next(self) -> int:
+        with self._lock:
+            self._last = max(time.time_ns(), self._last + 1)
+            return self._last
+
+
+_clock = _VersionClock()
+
+
+def _new_version_id() -> str:
+    return f"{_clock.next():0{_NS_DIGITS}d}-{secrets.token_hex(4)}"
+
+
+def _check_key(key: str) -> None:
+    parts = key.split("/")
+    if not key or "\x00" in key or any(part in ("", ".", "..") for part in parts):
+        raise ValueError(f"object key {key!r}: segments must be non-empty and not '.' or '..'")
+    if any(part.endswith(VERSIONS_SUFFIX) for part in parts[:-1]):
+        # keeps the layout unambiguous: a `.versions` folder always holds versions, never keys
+        raise ValueError(f"object key {key!r}: a folder must not end in {VERSIONS_SUFFIX!r}")
+
+
+def _check_version_id(version_id: str) -> None:
+    if not version_id or "/" in version_id or "_" in version_id or version_id.startswith("."):
+        raise FileNotFoundError(f"version {version_id!r}: not a version id of this store")
+
+
+class FilesystemObjectStore:
+    """Every write of a key adds a version; old versions stay readable.
+
+    Layout: key `a/b/c.obj` lives in the directory `<root>/a/b/c.obj.versions/`, one directory per
+    version named `<versionId>_<size>_<sha256>` holding the body under the key's own file name.
+    A key may therefore be a prefix of another key (`a/b` and `a/b/c`), a reader is handed a file
+    whose name is the key's base name, and listing never re-reads a body. A version directory
+    appears by one atomic rename, so a reader never sees half a body.
+    """
+
+    def __init__(self, root: Path, bucket: str = "wfx-local") -> None:
+        self._root = Path(root)
+        self._bucket = bucket
+
+    @property
+    def bucket(self) -> str:
+        return self._bucket
+
+    @property
+    def root(self) -> Path:
+        return self._root
+
+    def put_bytes(self, key: str, body: bytes) -> StoredObject:
+        _check_key(key)
+        staging = self._staging_dir(key)
+        (staging / _base_name(key)).write_bytes(body)
+        return self._commit(key, staging, len(body), hashlib.sha256(body).hexdigest())
+
+    def put_file(self, key: str, source: Path) -> StoredObject:
+        _check_key(key)
+        staging = self._staging_dir(key)
+        digest = hashlib.sha256()
+        size = 0
+        with open(source, "rb") as reader, open(staging / _base_name(key), "wb") as writer:
+            while chunk := reader.read(_CHUNK):
+                digest.update(chunk)
+                writer.write(chunk)
+                size += len(chunk)
+        return self._commit(key, staging, size, digest.hexdigest())
+
+    def local_path(self, key: str, version_id: str) -> Path:
+        _check_key(key)
+        _check_version_id(version_id)
+        versions = self._versions_dir(key)
+        marker = f"{version_id}_"
+        try:
+            with os.scandir(versions) as entries:
+                for entry in entries:
+                    if entry.name.startswith(marker):
+                        return Path(entry.path) / _base_name(key)
+        except FileNotFoundError:
+            pass
+        raise FileNotFoundError(f"object {key!r} has no version {version_id!r}")
+
+    def versions(self, key: str) -> list[StoredObject]:
+        """Every stored version of the key, oldest first ([] for an unknown key)."""
+        _check_key(key)
+        return sorted(_versions_in(self._versions_dir(key), key), key=lambda o: o.version_id)
+
+    def list_latest(self, prefix: str) -> list[StoredObject]:
+        head, _, name_start = prefix.rpartition("/")
+        if head and any(part in ("", ".", "..") for part in head.split("/")):
+            return []  # no stored key has such a segment
+        start = os.path.join(self._root, head) if head else str(self._root)
+        found: list[StoredObject] = []
+        _collect_latest(start, f"{head}/" if head else "", name_start, found)
+        return sorted((o for o in found if o.key.startswith(prefix)), key=lambda o: o.key)
+
+    def _versions_dir(self, key: str) -> Path:
+        return self._root / f"{key}{VERSIONS_SUFFIX}"
+
+    def _staging_dir(self, key: str) -> Path:
+        versions = self._versions_dir(key)
+        versions.mkdir(parents=True, exist_ok=True)
+        staging = versions / f"{_TEMP_PREFIX}{secrets.token_hex(8)}"
+        staging.mkdir()
+        return staging
+
+    def _commit(self, key: str, staging: Path, size: int, etag: str) -> StoredObject:
+        version_id = _new_version_id()
+        try:
+            os.replace(staging, self._versions_dir(key) / f"{version_id}_{size}_{etag}")
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return StoredObject(key=key, version_id=version_id, size=size, etag=etag)
+
+
+def _base_name(key: str) -> str:
+    return key.rpartition("/")[2]
+
+
+def _parse_version(key: str, name: str) -> StoredObject | None:
+    parts = name.split("_")
+    if len(parts) != 3 or name.startswith("."):
+        return None
+    version_id, size, etag = parts
+    if not size.isdigit():
+        return None
+    return StoredObject(key=key, version_id=version_id, size=int(size), etag=etag)
+
+
+def _version_names(versions: str) -> list[str]:
+    try:
+        with os.scandir(versions) as entries:
+            return [entry.name for entry in entries if not entry.name.startswith(".")]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _versions_in(versions: Path, key: str) -> list[StoredObject]:
+    parsed = (_parse_version(key, name) for name in _version_names(str(versions)))
+    return [stored for stored in parsed if stored is not None]
+
+
+def _collect_latest(
+    folder: str, key_prefix: str, name_start: str, found: list[StoredObject]
+) -> None:
+    """Walk `folder` (keys under `key_prefix`), entering entries whose name starts `name_start`."""
+    # plain strings and os.scandir: this runs after every step of a local run
+    try:
+        with os.scandir(folder) as entries:
+            children = [
+                (entry.name, entry.path)
+                for entry in entries
+                if entry.name.startswith(name_start) and entry.is_dir(follow_symlinks=False)
+            ]
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for name, path in children:
+        if not name.endswith(VERSIONS_SUFFIX):
+            _collect_latest(path, f"{key_prefix}{name}/", "", found)
+            continue
+        key = f"{key_prefix}{name[: -len(VERSIONS_SUFFIX)]}"
+        # version ids sort in write order, and a version's name starts with its id
+        for version_name in sorted(_version_names(path), reverse=True):
+            latest = _parse_version(key, version_name)
+            if latest is not None:
+                found.append(latest)
+                break

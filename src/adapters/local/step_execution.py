@@ -1,0 +1,208 @@
+"""Running one step of a local run: a python handler in-process, or a command as a subprocess."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+import threading
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO, cast
+
+PYTHON_PLACEHOLDER = "{python}"
+_STDERR_TAIL_LINES = 10
+_STDERR_TAIL_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class StepRun:
+    """What a step is given: its inputs, the shared output folder, its ids and its log file."""
+
+    workflow_execution_id: str
+    pipeline_execution_id: str
+    input_files: Sequence[str]
+    output_dir: Path
+    log_path: Callable[[], Path]  # called only when the step writes to its log
+
+
+class StepFailedError(Exception):
+    """A step ended without success; the message is the step's error as recorded."""
+
+
+# --- python steps ---------------------------------------------------------------------------------
+
+_handlers: dict[str, Callable[..., object]] = {}
+
+
+def load_handler(reference: str) -> Callable[..., object]:
+    """`package.module:function` (or `:Class.method`), imported once per process."""
+    handler = _handlers.get(reference)
+    if handler is None:
+        module_name, _, attribute_path = reference.partition(":")
+        target: Any = importlib.import_module(module_name)
+        for attribute in attribute_path.split("."):
+            target = getattr(target, attribute)
+        if not callable(target):
+            raise TypeError(f"handler {reference} is not callable")
+        handler = _handlers[reference] = target
+    return handler
+
+
+def run_python_step(handler_reference: str, step: StepRun) -> None:
+    """Call the handler with the step's inputs; its prints go to the step log."""
+    with _LazyLog(step.log_path) as log, _output_router.route_current_thread(log):
+        try:
+            handler = load_handler(handler_reference)
+            handler(
+                input_files=list(step.input_files),
+                output_dir=str(step.output_dir),
+                execution_id=step.workflow_execution_id,
+                pipeline_execution_id=step.pipeline_execution_id,
+            )
+        except (Exception, SystemExit) as error:  # a handler calling sys.exit() fails only its step
+            log.write(traceback.format_exc())
+            raise StepFailedError(f"{type(error).__name__}: {error}") from error
+
+
+class _LazyLog:
+    """A step log opened on the first write, so a silent step costs no file."""
+
+    def __init__(self, path: Callable[[], Path]) -> None:
+        self._path = path
+        self._file: TextIO | None = None
+
+    def write(self, text: str) -> int:
+        if self._file is None:
+            self._file = open(self._path(), "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+        return self._file.write(text)
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+
+    def __enter__(self) -> _LazyLog:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
+class _RoutedStream:
+    """Stands in for sys.stdout / sys.stderr: a thread running a python step writes to its step
+    log, every other thread (a progress display, say) to the stream that was there before."""
+
+    def __init__(self, default: TextIO, targets: dict[int, Any]) -> None:
+        self._default = default
+        self._targets = targets
+
+    def _current(self) -> Any:
+        return self._targets.get(threading.get_ident(), self._default)
+
+    def write(self, text: str) -> int:
+        return cast(int, self._current().write(text))
+
+    def flush(self) -> None:
+        self._current().flush()
+
+    def isatty(self) -> bool:
+        current = self._current()
+        return current is self._default and bool(current.isatty())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._default, name)  # encoding, fileno, ... of the real stream
+
+
+class _OutputRouter:
+    """Installs the routed streams while at least one python step runs, and removes them after."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._targets: dict[int, Any] = {}
+        self._installed: tuple[TextIO, TextIO, TextIO, TextIO] | None = None
+
+    @contextmanager
+    def route_current_thread(self, target: Any) -> Iterator[None]:
+        thread = threading.get_ident()
+        previous = self._targets.get(thread)  # a step that runs a nested run inline
+        with self._lock:
+            if self._installed is None:
+                stdout, stderr = sys.stdout, sys.stderr
+                routed_out = cast(TextIO, _RoutedStream(stdout, self._targets))
+                routed_err = cast(TextIO, _RoutedStream(stderr, self._targets))
+                sys.stdout, sys.stderr = routed_out, routed_err
+                self._installed = (stdout, stderr, routed_out, routed_err)
+            self._targets[thread] = target
+        try:
+            yield
+        finally:
+            with self._lock:
+                if previous is None:
+                    del self._targets[thread]
+                else:
+                    self._targets[thread] = previous
+                if not self._targets and self._installed is not None:
+                    stdout, stderr, routed_out, routed_err = self._installed
+                    # leave alone a stream someone else replaced in the meantime
+                    if sys.stdout is routed_out:
+                        sys.stdout = stdout
+                    if sys.stderr is routed_err:
+                        sys.stderr = stderr
+                    self._installed = None
+
+
+_output_router = _OutputRouter()
+
+
+# --- command steps --------------------------------------------------------------------------------
+
+
+def command_environment(step: StepRun) -> dict[str, str]:
+    return {
+        **os.environ,
+        "WFX_INPUT_FILES": os.pathsep.join(step.input_files),
+        "WFX_OUTPUT_DIR": str(step.output_dir),
+        "WFX_EXECUTION_ID": step.workflow_execution_id,
+        "WFX_PIPELINE_EXECUTION_ID": step.pipeline_execution_id,
+    }
+
+
+def run_command_step(command: Sequence[str], step: StepRun) -> None:
+    """Run the command with stdout and stderr in the step log; a non-zero exit fails the step."""
+    argv = [sys.executable if part == PYTHON_PLACEHOLDER else part for part in command]
+    tail: deque[bytes] = deque(maxlen=_STDERR_TAIL_LINES)
+    # O_APPEND: the child's stdout and our copy of its stderr interleave without overwriting
+    with open(step.log_path(), "ab") as log:
+        try:
+            process = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.PIPE,
+                env=command_environment(step),
+            )
+        except FileNotFoundError as error:
+            raise StepFailedError(f"executable not found: {argv[0]}") from error
+        except OSError as error:
+            raise StepFailedError(f"cannot run {argv[0]}: {error.strerror or error}") from error
+        assert process.stderr is not None
+        with process.stderr:
+            for line in process.stderr:
+                log.write(line)
+                log.flush()
+                tail.append(line)
+        code = process.wait()
+    if code != 0:
+        raise StepFailedError(_exit_message(code, b"".join(tail)))
+
+
+def _exit_message(code: int, stderr_tail: bytes) -> str:
+    text = stderr_tail.decode("utf-8", errors="replace").strip()[-_STDERR_TAIL_CHARS:]
+    reason = f"exit code {code}" if code > 0 else f"exit code {code} (killed by signal {-code})"
+    return f"{reason}: {text}" if text else reason

@@ -1,0 +1,198 @@
+"""Every statement of the SQLite execution store, rendered once per store."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine
+
+from adapters.sqlite.schema import SqliteSchema
+from adapters.sqlite.statements import TableSql, dump_json, json_path, placeholders
+from adapters.tables import ResourceKeys
+from application.ports import AssetDirection, ListScope
+
+START_DATE = "executionStartDate"
+EXECUTION_ID = "workflowExecutionId"
+STEP_ID = "pipelineExecutionId"
+WORKFLOW_KEY = "workflowDatabaseId:workflowId"
+
+# The index and its partition column behind each newest-first list.
+LIST_PARTITIONS: Mapping[ListScope, tuple[str, str]] = {
+    ListScope.ALL: ("WorkflowExecutionsByDateGSI", "allListPartition"),
+    ListScope.WORKFLOW: ("WorkflowExecutionsByWorkflowGSI", WORKFLOW_KEY),
+    ListScope.GROUP: ("WorkflowExecutionsByGroupGSI", "executionGroupId"),
+}
+ASSET_LINKS: Mapping[AssetDirection, tuple[ResourceKeys, str, str]] = {
+    AssetDirection.INPUT: (
+        ResourceKeys.WORKFLOW_EXECUTION_INPUTS,
+        "WorkflowExecInputsByAssetGSI",
+        "databaseId:assetId",
+    ),
+    AssetDirection.OUTPUT: (
+        ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION,
+        "WorkflowExecConfigByOutputAssetGSI",
+        "outputDatabaseId:outputAssetId",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class GuardedRow:
+    """A row whose status guards its updates: its table, key columns and status attribute."""
+
+    table: TableSql
+    key_columns: tuple[str, ...]
+    status_attribute: str
+    exists: str  # SELECT 1 by the same key: tells "no such row" from "status not expected"
+
+
+class ExecutionSql:
+    """The fixed statements, plus the conditional updates rendered once per shape and cached."""
+
+    def __init__(self, engine: Engine, schema: SqliteSchema) -> None:
+        self.schema = schema
+        self.tables = {key: TableSql.render(engine, table) for key, table in schema.tables.items()}
+        main = self.executions = self.tables[ResourceKeys.WORKFLOW_EXECUTIONS]
+        steps = self.steps = self.tables[ResourceKeys.PIPELINE_EXECUTIONS]
+        self.inputs = self.tables[ResourceKeys.WORKFLOW_EXECUTION_INPUTS]
+        self.configuration = self.tables[ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION]
+        self.step_configurations = self.tables[ResourceKeys.PIPELINE_INPUT_CONFIGURATION]
+        self.step_metadata = self.tables[ResourceKeys.PIPELINE_INPUT_METADATA]
+        self.output_files = self.tables[ResourceKeys.PIPELINE_OUTPUT_FILES]
+        self.output_metadata = self.tables[ResourceKeys.PIPELINE_OUTPUT_METADATA]
+        self.output_results = self.tables[ResourceKeys.PIPELINE_OUTPUT_RESULTS]
+        self.logs = self.tables[ResourceKeys.PIPELINE_LOGS]
+
+        main_columns = ", ".join(main.q(c) for c in (*main.columns, "item"))
+        # A workflow-keyed table would accept the same id under another workflow; the id alone
+        # names an execution, so the guard looks for the id, not the whole primary key.
+        self.insert_execution_if_new = (
+            f"INSERT INTO {main.name} ({main_columns}) "
+            f"SELECT {placeholders(len(main.columns) + 1)} "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {main.name} WHERE {main.q(EXECUTION_ID)} = ?)"
+        )
+        self.execution_by_id = self._items_where(main, EXECUTION_ID) + " LIMIT 1"
+        self.step_by_id = self._items_where(steps, STEP_ID) + " LIMIT 1"
+        self.execution_status = self._guarded(main, (EXECUTION_ID, WORKFLOW_KEY), "executionStatus")
+        self.step_status = self._guarded(steps, (STEP_ID, EXECUTION_ID), "status")
+        self.steps_of_execution = self._items_where(steps, EXECUTION_ID)
+        self.configuration_of_execution = self._items_where(self.configuration, EXECUTION_ID)
+        self.inputs_of_execution = self._items_where(self.inputs, EXECUTION_ID)
+        self._lists = {
+            (scope, continued): self._render_list(scope, continued)
+            for scope in ListScope
+            for continued in (False, True)
+        }
+        self._asset_refs = {
+            (direction, continued): self._render_asset_refs(direction, continued)
+            for direction in AssetDirection
+            for continued in (False, True)
+        }
+        self._updates: dict[tuple[object, ...], str] = {}
+
+    @staticmethod
+    def _items_where(table: TableSql, column: str) -> str:
+        return f"SELECT item FROM {table.name} WHERE {table.q(column)} = ?"
+
+    @staticmethod
+    def _guarded(table: TableSql, columns: tuple[str, ...], status_attribute: str) -> GuardedRow:
+        where = " AND ".join(f"{table.q(column)} = ?" for column in columns)
+        exists = f"SELECT 1 FROM {table.name} WHERE {where}"
+        return GuardedRow(table, columns, status_attribute, exists)
+
+    # -- newest-first lists ---------------------------------------------------------------------
+
+    def list_executions(self, scope: ListScope, continued: bool) -> str:
+        """Parameters: partition[, start date, id of the last row seen], limit + 1."""
+        return self._lists[scope, continued]
+
+    def asset_execution_refs(self, direction: AssetDirection, continued: bool) -> str:
+        """Parameters: asset key[, start date, id of the last ref seen], limit."""
+        return self._asset_refs[direction, continued]
+
+    def _render_list(self, scope: ListScope, continued: bool) -> str:
+        main = self.executions
+        _, partition = LIST_PARTITIONS[scope]
+        return (
+            f"SELECT {main.q(START_DATE)}, {main.q(EXECUTION_ID)}, item FROM {main.name} "
+            f"WHERE {main.q(partition)} = ?{self._older_than(main, continued)} "
+            f"ORDER BY {main.q(START_DATE)} DESC, {main.q(EXECUTION_ID)} DESC LIMIT ?"
+        )
+
+    def _render_asset_refs(self, direction: AssetDirection, continued: bool) -> str:
+        key, _, partition = ASSET_LINKS[direction]
+        table = self.tables[key]
+        order = (table.q(START_DATE), table.q(EXECUTION_ID))
+        # GROUP BY walks the index in order, where DISTINCT would sort in a temporary B-tree; the
+        # workflow key is the same on every row of one execution, so any row's value will do.
+        return (
+            f"SELECT {order[0]}, {order[1]}, json_extract(item, {json_path(WORKFLOW_KEY)}) "
+            f"FROM {table.name} WHERE {table.q(partition)} = ?{self._older_than(table, continued)} "
+            f"GROUP BY {order[0]}, {order[1]} ORDER BY {order[0]} DESC, {order[1]} DESC LIMIT ?"
+        )
+
+    @staticmethod
+    def _older_than(table: TableSql, continued: bool) -> str:
+        # A row-value comparison is a range on the index; the equivalent
+        # `date < ? OR (date = ? AND id < ?)` only narrows to the partition and filters the rest.
+        if not continued:
+            return ""
+        return f" AND ({table.q(START_DATE)}, {table.q(EXECUTION_ID)}) < (?, ?)"
+
+    # -- conditional status updates ---------------------------------------------------------------
+
+    def conditional_update(
+        self,
+        guarded: GuardedRow,
+        values: Mapping[str, Any],
+        removed: tuple[str, ...],
+        expected_count: int,
+    ) -> tuple[str, list[Any]]:
+        """`UPDATE ... SET item = json_set/json_remove(...)` guarded by the stored status.
+
+        Only the named attributes change, inside SQLite: other writers append to the same row
+        (sub-process registration), so the whole item is never read, changed and written back.
+        Returns the SQL and the value parameters (keys and expected statuses follow them).
+        """
+        shape = tuple((name, _needs_json(value)) for name, value in values.items())
+        cache_key = (guarded.table.name, shape, removed, expected_count)
+        sql = self._updates.get(cache_key)
+        if sql is None:
+            sql = _render_update(guarded, shape, removed, expected_count)
+            self._updates[cache_key] = sql
+        parameters = [_json_value(value) for value in values.values()]
+        return sql, parameters
+
+
+def _needs_json(value: Any) -> bool:
+    # Text and numbers bind as JSON strings and numbers; anything else goes through json(?).
+    return isinstance(value, bool) or not isinstance(value, str | int | float)
+
+
+def _json_value(value: Any) -> Any:
+    if _needs_json(value):
+        return dump_json(value)
+    return value
+
+
+def _render_update(
+    guarded: GuardedRow,
+    shape: tuple[tuple[str, bool], ...],
+    removed: tuple[str, ...],
+    expected_count: int,
+) -> str:
+    table = guarded.table
+    expression = "item"
+    if shape:
+        pairs = ", ".join(f"{json_path(name)}, {'json(?)' if j else '?'}" for name, j in shape)
+        expression = f"json_set({expression}, {pairs})"
+    if removed:
+        expression = f"json_remove({expression}, {', '.join(json_path(n) for n in removed)})"
+    where = " AND ".join(f"{table.q(column)} = ?" for column in guarded.key_columns)
+    status = json_path(guarded.status_attribute)
+    return (
+        f"UPDATE {table.name} SET item = {expression} WHERE {where} "
+        f"AND json_extract(item, {status}) IN ({placeholders(expected_count)})"
+    )

@@ -1,0 +1,312 @@
+"""`ExecutionStore` on SQLite: the seed-000 tables as rows of key columns plus the JSON item."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
+
+from sqlalchemy import Connection, Engine
+
+from adapters.records import (
+    ALL_LIST_PARTITION,
+    Item,
+    build_execution_configuration_record,
+    build_execution_input_record,
+    build_execution_record,
+    build_output_file_record,
+    build_output_metadata_record,
+    build_output_result_record,
+    build_pipeline_execution_record,
+    build_step_input_configuration_record,
+    build_step_input_metadata_record,
+    build_step_log_record,
+    execution_mutable_attributes,
+    parse_execution_configuration_record,
+    parse_execution_input_record,
+    parse_execution_record,
+    parse_output_file_record,
+    parse_output_metadata_record,
+    parse_output_result_record,
+    parse_pipeline_execution_record,
+    parse_step_input_configuration_record,
+    parse_step_input_metadata_record,
+    parse_step_log_record,
+    step_mutable_attributes,
+)
+from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql, GuardedRow
+from adapters.sqlite.paging import decode_token, encode_token
+from adapters.sqlite.schema import build_schema
+from adapters.sqlite.statements import TableSql, chunks, load_item
+from adapters.tables import TableNames
+from application.ports import AssetDirection, ExecutionRef, ListScope
+from domain.errors import (
+    ExecutionAlreadyExistsError,
+    ExecutionNotFoundError,
+    InvalidInputError,
+    PipelineExecutionNotFoundError,
+)
+from domain.execution import (
+    ExecutionDetails,
+    LaunchRecords,
+    OutputFile,
+    PipelineExecution,
+    StepDetails,
+    StepOutputs,
+    WorkflowExecution,
+)
+from domain.paging import Page
+from domain.statuses import ExecutionStatus, StepStatus
+
+T = TypeVar("T")
+
+
+class SqliteExecutionStore:
+    """ExecutionStore over one SQLite database; each call is one transaction."""
+
+    def __init__(self, engine: Engine, tables: TableNames) -> None:
+        self._engine = engine
+        self._sql = ExecutionSql(engine, build_schema(tables))
+
+    def create_tables(self) -> None:
+        self._sql.schema.create_all(self._engine)
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def add_launch(self, records: LaunchRecords) -> None:
+        sql = self._sql
+        execution_id = records.execution.workflow_execution_id
+        main_row = sql.executions.row(build_execution_record(records.execution))
+        supporting = (
+            (sql.inputs, [build_execution_input_record(row) for row in records.inputs]),
+            (sql.configuration, [build_execution_configuration_record(records.configuration)]),
+            (sql.steps, [build_pipeline_execution_record(step) for step in records.steps]),
+            (
+                sql.step_configurations,
+                [build_step_input_configuration_record(c) for c in records.step_configurations],
+            ),
+            (
+                sql.step_metadata,
+                [build_step_input_metadata_record(m) for m in records.step_metadata],
+            ),
+        )
+        with self._engine.begin() as connection:
+            inserted = connection.exec_driver_sql(
+                sql.insert_execution_if_new, (*main_row, execution_id)
+            )
+            if inserted.rowcount == 0:
+                raise ExecutionAlreadyExistsError(execution_id)  # leaving begin() rolls back
+            for table, items in supporting:
+                if items:
+                    # A put, as in the DynamoDB transaction: the row set is the launch's own.
+                    connection.exec_driver_sql(table.upsert, table.rows(items))
+
+    def save_execution(
+        self, execution: WorkflowExecution, expected: frozenset[ExecutionStatus]
+    ) -> bool:
+        values, removed = execution_mutable_attributes(execution)
+        key = (execution.workflow_execution_id, execution.workflow_key)
+        changed = self._conditional_update(
+            self._sql.execution_status, key, values, removed, expected
+        )
+        if changed is None:
+            raise ExecutionNotFoundError(execution.workflow_execution_id)
+        return changed
+
+    def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:
+        values, removed = step_mutable_attributes(step)
+        key = (step.pipeline_execution_id, step.workflow_execution_id)
+        changed = self._conditional_update(self._sql.step_status, key, values, removed, expected)
+        if changed is None:
+            raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
+        return changed
+
+    def _conditional_update(
+        self,
+        guarded: GuardedRow,
+        key: tuple[str, ...],
+        values: Item,
+        removed: tuple[str, ...],
+        expected: frozenset[str],
+    ) -> bool | None:
+        """True when the row changed, False when its status was not expected, None: no row."""
+        statuses = sorted(str(status) for status in expected)
+        update, parameters = self._sql.conditional_update(guarded, values, removed, len(statuses))
+        with self._engine.begin() as connection:
+            result = connection.exec_driver_sql(update, (*parameters, *key, *statuses))
+            if result.rowcount:
+                return True
+            return False if connection.exec_driver_sql(guarded.exists, key).first() else None
+
+    def add_step_outputs(self, outputs: StepOutputs) -> None:
+        sql = self._sql
+        tables = (
+            (sql.output_files, [build_output_file_record(row) for row in outputs.files]),
+            (sql.output_metadata, [build_output_metadata_record(row) for row in outputs.metadata]),
+            (sql.output_results, [build_output_result_record(row) for row in outputs.results]),
+            (sql.logs, [build_step_log_record(row) for row in outputs.logs]),
+        )
+        with self._engine.begin() as connection:
+            for table, items in tables:
+                if items:
+                    connection.exec_driver_sql(table.upsert, table.rows(items))
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def get_execution(self, workflow_execution_id: str) -> WorkflowExecution:
+        with self._engine.connect() as connection:
+            row = connection.exec_driver_sql(
+                self._sql.execution_by_id, (workflow_execution_id,)
+            ).first()
+        if row is None:
+            raise ExecutionNotFoundError(workflow_execution_id)
+        return parse_execution_record(load_item(row[0]))
+
+    def get_executions(self, refs: Sequence[ExecutionRef]) -> list[WorkflowExecution]:
+        ids = list(dict.fromkeys(ref.workflow_execution_id for ref in refs))
+        with self._engine.connect() as connection:
+            found = {
+                execution.workflow_execution_id: execution
+                for execution in self._items_in(
+                    connection, self._sql.executions, EXECUTION_ID, ids, parse_execution_record
+                )
+            }
+        return [
+            found[ref.workflow_execution_id] for ref in refs if ref.workflow_execution_id in found
+        ]
+
+    def get_step(self, pipeline_execution_id: str) -> PipelineExecution:
+        with self._engine.connect() as connection:
+            row = connection.exec_driver_sql(self._sql.step_by_id, (pipeline_execution_id,)).first()
+        if row is None:
+            raise PipelineExecutionNotFoundError(pipeline_execution_id)
+        return parse_pipeline_execution_record(load_item(row[0]))
+
+    def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
+        with self._engine.connect() as connection:
+            return self._steps(connection, workflow_execution_id)
+
+    def _steps(self, connection: Connection, workflow_execution_id: str) -> list[PipelineExecution]:
+        rows = connection.exec_driver_sql(self._sql.steps_of_execution, (workflow_execution_id,))
+        steps = [parse_pipeline_execution_record(load_item(text)) for (text,) in rows]
+        return sorted(steps, key=lambda step: step.step_index)
+
+    def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]:
+        ids = list(dict.fromkeys(pipeline_execution_ids))
+        with self._engine.connect() as connection:
+            return self._items_in(
+                connection, self._sql.output_files, STEP_ID, ids, parse_output_file_record
+            )
+
+    def get_details(self, workflow_execution_id: str) -> ExecutionDetails:
+        sql = self._sql
+        key = (workflow_execution_id,)
+        with self._engine.connect() as connection:  # one read transaction: one snapshot
+            row = connection.exec_driver_sql(sql.execution_by_id, key).first()
+            if row is None:
+                raise ExecutionNotFoundError(workflow_execution_id)
+            configuration = connection.exec_driver_sql(sql.configuration_of_execution, key).first()
+            inputs = connection.exec_driver_sql(sql.inputs_of_execution, key).all()
+            steps = self._steps(connection, workflow_execution_id)
+            ids = [step.pipeline_execution_id for step in steps]
+
+            def per_step(table: TableSql, parse: Callable[[Item], T]) -> dict[str, list[T]]:
+                grouped: dict[str, list[T]] = defaultdict(list)
+                for item in self._items_in(connection, table, STEP_ID, ids, lambda i: i):
+                    grouped[item[STEP_ID]].append(parse(item))
+                return grouped
+
+            step_configurations = per_step(
+                sql.step_configurations, parse_step_input_configuration_record
+            )
+            step_metadata = per_step(sql.step_metadata, parse_step_input_metadata_record)
+            files = per_step(sql.output_files, parse_output_file_record)
+            metadata = per_step(sql.output_metadata, parse_output_metadata_record)
+            results = per_step(sql.output_results, parse_output_result_record)
+            logs = per_step(sql.logs, parse_step_log_record)
+        return ExecutionDetails(
+            execution=parse_execution_record(load_item(row[0])),
+            configuration=parse_execution_configuration_record(load_item(configuration[0]))
+            if configuration
+            else None,
+            inputs=tuple(parse_execution_input_record(load_item(text)) for (text,) in inputs),
+            steps=tuple(
+                StepDetails(
+                    step=step,
+                    configuration=next(iter(step_configurations.get(pid, ())), None),
+                    input_metadata=tuple(step_metadata.get(pid, ())),
+                    outputs=StepOutputs(
+                        files=tuple(files.get(pid, ())),
+                        metadata=tuple(metadata.get(pid, ())),
+                        results=tuple(results.get(pid, ())),
+                        logs=tuple(logs.get(pid, ())),
+                    ),
+                )
+                for step in steps
+                for pid in (step.pipeline_execution_id,)
+            ),
+        )
+
+    @staticmethod
+    def _items_in(
+        connection: Connection,
+        table: TableSql,
+        column: str,
+        values: Sequence[str],
+        parse: Callable[[Item], T],
+    ) -> list[T]:
+        parsed: list[T] = []
+        for chunk in chunks(values):
+            rows = connection.exec_driver_sql(
+                table.select_items_in(column, len(chunk)), tuple(chunk)
+            )
+            parsed.extend(parse(load_item(text)) for (text,) in rows)
+        return parsed
+
+    # -- newest-first lists -------------------------------------------------------------------
+
+    def list_executions_sql(self, scope: ListScope, continued: bool) -> str:
+        """The statement behind one page (shown to EXPLAIN QUERY PLAN by the tests)."""
+        return self._sql.list_executions(scope, continued)
+
+    def asset_execution_refs_sql(self, direction: AssetDirection, continued: bool) -> str:
+        return self._sql.asset_execution_refs(direction, continued)
+
+    def list_executions(
+        self, scope: ListScope, partition: str | None, limit: int, token: str | None
+    ) -> Page[WorkflowExecution]:
+        if limit < 1:
+            raise InvalidInputError(f"limit: must be at least 1, got {limit}")
+        if scope is ListScope.ALL:
+            partition = ALL_LIST_PARTITION
+        elif partition is None:
+            raise InvalidInputError(f"partition: the {scope.value} list needs a value")
+        elif not partition:
+            return Page(items=())  # sparse keys: no row holds an empty one
+        position = decode_token(token) if token is not None else ()
+        sql = self._sql.list_executions(scope, continued=bool(position))
+        with self._engine.connect() as connection:
+            # One row past the page says whether another page exists.
+            rows = connection.exec_driver_sql(sql, (partition, *position, limit + 1)).all()
+        page = rows[:limit]
+        next_token = encode_token(page[-1][0], page[-1][1]) if len(rows) > limit else None
+        return Page(
+            items=tuple(parse_execution_record(load_item(text)) for (_, _, text) in page),
+            next_token=next_token,
+        )
+
+    def asset_execution_refs(
+        self, asset_key: str, direction: AssetDirection, older_than: ExecutionRef | None, limit: int
+    ) -> list[ExecutionRef]:
+        if limit < 1 or not asset_key:
+            return []
+        position: tuple[str, ...] = ()
+        if older_than is not None:
+            position = (older_than.execution_start_date, older_than.workflow_execution_id)
+        sql = self._sql.asset_execution_refs(direction, continued=bool(position))
+        with self._engine.connect() as connection:
+            rows = connection.exec_driver_sql(sql, (asset_key, *position, limit)).all()
+        return [
+            ExecutionRef(date, execution_id, workflow_key)
+            for date, execution_id, workflow_key in rows
+        ]

@@ -1,0 +1,97 @@
+"""SQL text rendered once per store from the schema, and the row <-> item conversions.
+
+Hot paths run these strings through `exec_driver_sql`: building a SQLAlchemy expression per call
+costs more than the SQLite work of a small launch.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine
+
+from adapters.records import Item
+from adapters.sqlite.schema import ITEM_COLUMN, SqliteTable
+
+# Far below SQLite's bound-variable limit, and enough that an IN list is one query in practice.
+MAX_IN_VALUES = 500
+
+
+# One encoder for every call: json.dumps(..., separators=...) builds a new encoder each time.
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
+def dump_json(value: Any) -> str:
+    return _ENCODER.encode(value)
+
+
+def load_item(text: str) -> Item:
+    loaded: Item = json.loads(text)
+    return loaded
+
+
+def json_path(attribute: str) -> str:
+    """A SQL literal of the JSON path to one top-level attribute, quoted so `a:b` is one key."""
+    if "'" in attribute or '"' in attribute:
+        raise ValueError(f"attribute name {attribute!r}: quotes are not allowed")
+    return f"'$.\"{attribute}\"'"
+
+
+def placeholders(count: int) -> str:
+    return ", ".join("?" * count)
+
+
+def chunks(values: Sequence[str], size: int = MAX_IN_VALUES) -> Iterator[Sequence[str]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+@dataclass(frozen=True)
+class TableSql:
+    """The quoted names and fixed statements of one table."""
+
+    table: SqliteTable
+    name: str
+    columns: tuple[str, ...]
+    quoted: dict[str, str]
+    insert: str
+    upsert: str
+
+    @classmethod
+    def render(cls, engine: Engine, table: SqliteTable) -> TableSql:
+        quote = engine.dialect.identifier_preparer.quote_identifier
+        columns = table.key_columns
+        quoted = {column: quote(column) for column in (*columns, ITEM_COLUMN)}
+        column_list = ", ".join(quoted[column] for column in (*columns, ITEM_COLUMN))
+        values = placeholders(len(columns) + 1)
+        name = quote(table.name)
+        return cls(
+            table=table,
+            name=name,
+            columns=columns,
+            quoted=quoted,
+            insert=f"INSERT INTO {name} ({column_list}) VALUES ({values})",
+            upsert=f"INSERT OR REPLACE INTO {name} ({column_list}) VALUES ({values})",
+        )
+
+    @property
+    def insert_if_absent(self) -> str:
+        """Insert unless the key is taken (only a key conflict is ignored, not other errors)."""
+        return f"{self.insert} ON CONFLICT DO NOTHING"
+
+    def q(self, column: str) -> str:
+        """The quoted name of a key column (or `item`)."""
+        return self.quoted[column]
+
+    def row(self, item: Item) -> tuple[Any, ...]:
+        """Insert parameters: each key column (an absent sparse key is NULL), then the JSON."""
+        return (*(item.get(column) for column in self.columns), dump_json(item))
+
+    def rows(self, items: Iterable[Item]) -> list[tuple[Any, ...]]:
+        return [self.row(item) for item in items]
+
+    def select_items_in(self, column: str, count: int) -> str:
+        return f"SELECT item FROM {self.name} WHERE {self.q(column)} IN ({placeholders(count)})"

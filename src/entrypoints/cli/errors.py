@@ -1,0 +1,93 @@
+"""Errors as one line on stderr and an exit code: 2 for bad input, 3 for a missing service."""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+from pydantic import ValidationError
+
+from application.workflow_documents import describe_validation_error
+from domain.errors import (
+    AssetNotFoundError,
+    DomainError,
+    ExecutionNotFoundError,
+    NotFoundError,
+    PipelineExecutionNotFoundError,
+    WorkflowNotFoundError,
+)
+
+EXIT_FAILED_RUN = 1
+EXIT_BAD_INPUT = 2
+EXIT_SERVICE_UNAVAILABLE = 3
+EXIT_INTERNAL = 4
+
+# The stores raise a not-found error carrying just the id; say what was looked for.
+_NOT_FOUND_NOUNS: tuple[tuple[type[NotFoundError], str], ...] = (
+    (ExecutionNotFoundError, "execution"),
+    (PipelineExecutionNotFoundError, "pipeline execution"),
+    (WorkflowNotFoundError, "workflow"),
+    (AssetNotFoundError, "asset"),
+)
+
+
+def _domain_message(error: DomainError) -> str:
+    message = str(error)
+    if isinstance(error, NotFoundError) and "not " not in message:
+        noun = next((n for kind, n in _NOT_FOUND_NOUNS if isinstance(error, kind)), "item")
+        return f"{noun} {message} not found"
+    return message
+
+
+def _usage_problem(error: BaseException) -> tuple[str, int] | None:
+    """click's own errors (a missing argument, `--limit abc`) as one line instead of a panel.
+
+    Matched by class name because typer vendors click in some versions and not in others."""
+    if not any(kind.__name__ == "ClickException" for kind in type(error).__mro__):
+        return None
+    message = " ".join(str(error.format_message()).split())  # type: ignore[attr-defined]
+    context = getattr(error, "ctx", None)
+    if context is not None:
+        message += f" (see `{context.command_path} --help`)"
+    return message, int(getattr(error, "exit_code", EXIT_BAD_INPUT))
+
+
+def _service_problem(error: BaseException) -> str | None:
+    """A message saying how to start the missing service, when that is what went wrong."""
+    name = type(error).__name__
+    if name in ("EndpointConnectionError", "ConnectTimeoutError", "ReadTimeoutError"):
+        return (
+            f"cannot reach DynamoDB ({error}). Start it (for example `moto_server -p 5000` "
+            "or DynamoDB Local) and point WFX_DYNAMODB_ENDPOINT at it, "
+            "or unset WFX_STORE to use SQLite."
+        )
+    if name == "NoCredentialsError":
+        return "no AWS credentials: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE."
+    if name == "ClientError":
+        code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
+        if code == "ResourceNotFoundException":
+            return f"{error}. Create the tables first: `wfx tables create`."
+    if name == "OperationalError" and "no such table" in str(error):
+        return "the SQLite file has no wfx tables. Create them first: `wfx tables create`."
+    return None
+
+
+def exit_for(error: BaseException) -> NoReturn:
+    if isinstance(error, DomainError):
+        _fail(_domain_message(error), EXIT_BAD_INPUT)
+    usage = _usage_problem(error)
+    if usage is not None:
+        if type(error).__name__ == "NoArgsIsHelpError":
+            raise SystemExit(usage[1])  # typer has already printed the help
+        _fail(*usage)
+    if isinstance(error, ValidationError):
+        _fail(describe_validation_error(error), EXIT_BAD_INPUT)
+    problem = _service_problem(error)
+    if problem is not None:
+        _fail(problem, EXIT_SERVICE_UNAVAILABLE)
+    raise error
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(code)

@@ -1,0 +1,428 @@
+"""`wfx`: run workflows locally and inspect what happened, on SQLite or DynamoDB."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from entrypoints.cli.errors import EXIT_FAILED_RUN, exit_for
+
+if TYPE_CHECKING:
+    from entrypoints.container import Container
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    help="Launch, track, list and inspect workflow executions (SQLite by default, or DynamoDB).",
+)
+tables_app = typer.Typer(no_args_is_help=True, help="Create the storage tables.")
+workflows_app = typer.Typer(no_args_is_help=True, help="Publish workflow versions.")
+assets_app = typer.Typer(no_args_is_help=True, help="Import asset files.")
+executions_app = typer.Typer(no_args_is_help=True, help="List and inspect executions.")
+app.add_typer(tables_app, name="tables")
+app.add_typer(workflows_app, name="workflows")
+app.add_typer(assets_app, name="assets")
+app.add_typer(executions_app, name="executions")
+
+_UNWRAPPED_WIDTH = 1000
+
+JsonFlag = Annotated[
+    bool, typer.Option("--json", help="Print the records as JSON (seed 000 names).")
+]
+
+
+def _container(runner_mode: str = "inline") -> Container:
+    from entrypoints.container import build_container, create_all_tables
+    from entrypoints.settings import Settings
+
+    settings = Settings.from_environment()
+    fresh_sqlite = settings.store == "sqlite" and not settings.sqlite_path.exists()
+    container = build_container(settings, runner_mode=runner_mode)
+    if fresh_sqlite:
+        create_all_tables(container)  # a first run on a laptop needs no set-up step
+    return container
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    console = Console(stderr=stderr, highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        # Into a pipe or a file rich wraps at 80 columns, which cuts execution ids in two.
+        console = Console(stderr=stderr, highlight=False, width=_UNWRAPPED_WIDTH)
+    return console
+
+
+def _echo(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+@tables_app.command("create")
+def tables_create(json_output: JsonFlag = False) -> None:
+    """Create every table on the configured store (idempotent)."""
+    from adapters.tables import TABLES
+    from entrypoints.container import create_all_tables
+    from entrypoints.settings import Settings
+
+    container = _container()
+    create_all_tables(container)
+    tables = container.tables()
+    names = [tables.get_table_name(spec.key) for spec in TABLES]
+    if json_output:
+        from entrypoints.cli.render import dump_json
+
+        _echo(dump_json({"store": container.config.store(), "tables": names}))
+        return
+    _echo(f"{len(names)} tables ready on {Settings.from_environment().describe_store()}")
+    for name in names:
+        _echo(f"  {name}")
+
+
+@workflows_app.command("publish")
+def workflows_publish(
+    file: Annotated[Path, typer.Argument(help="Workflow file (YAML).")],
+    json_output: JsonFlag = False,
+) -> None:
+    """Publish a workflow file as a new immutable version (unchanged files reuse the latest)."""
+    version, created = _publish(_container(), file)
+    if json_output:
+        from entrypoints.cli.render import dump_json, version_json
+
+        _echo(dump_json(version_json(version) | {"created": created}))
+        return
+    verb = "Published" if created else "Unchanged:"
+    _echo(
+        f"{verb} {version.database_id}/{version.workflow_id} version {version.version} "
+        f"({len(version.steps)} steps)"
+    )
+
+
+def _publish(container: Container, file: Path) -> tuple[Any, bool]:
+    import yaml
+
+    from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+    from application.workflow_documents import parse_workflow_document
+    from domain.errors import InvalidInputError
+
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise InvalidInputError(f"FILE: cannot read {file}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise InvalidInputError(f"FILE: {file} is not UTF-8 text: {error.reason}") from None
+    except yaml.YAMLError as error:
+        raise InvalidInputError(f"FILE: {file} is not valid YAML: {_yaml_problem(error)}") from None
+    document = parse_workflow_document(data)
+    result = container.publish_workflow_version().execute(
+        PublishWorkflowVersionCommand(document=document)
+    )
+    return result.version, result.created
+
+
+def _yaml_problem(error: Exception) -> str:
+    """PyYAML's message spans several lines with a source excerpt; keep the problem and where."""
+    problem = getattr(error, "problem", None) or str(error)
+    mark = getattr(error, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return " ".join(f"{problem}{where}".split())
+
+
+def _files_to_import(paths: list[Path]) -> list[tuple[str, Path]]:
+    from domain.errors import InvalidInputError
+
+    files: list[tuple[str, Path]] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(
+                (child.relative_to(path).as_posix(), child)
+                for child in sorted(path.rglob("*"))
+                if child.is_file()
+            )
+        elif path.is_file():
+            files.append((path.name, path))
+        else:
+            raise InvalidInputError(f"PATH: {path} does not exist")
+    return files
+
+
+@assets_app.command("import")
+def assets_import(
+    database_id: Annotated[str, typer.Argument(metavar="DATABASE_ID")],
+    asset_id: Annotated[str, typer.Argument(metavar="ASSET_ID")],
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Files or folders.")],
+    metadata: Annotated[
+        list[str] | None, typer.Option("--metadata", "-m", help="KEY=VALUE, repeatable.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Import local files into an asset; each import stores a new version of each file."""
+    stored = _import(_container(), database_id, asset_id, paths, metadata or [])
+    if json_output:
+        from entrypoints.cli.render import asset_files_json, dump_json
+
+        _echo(dump_json(asset_files_json(stored)))
+        return
+    for asset_file in stored:
+        _echo(f"{database_id}/{asset_id}/{asset_file.file_key}  version {asset_file.version_id}")
+
+
+def _import(
+    container: Container, database_id: str, asset_id: str, paths: list[Path], metadata: list[str]
+) -> list[Any]:
+    from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
+    from domain.errors import InvalidInputError
+
+    pairs = []
+    for entry in metadata:
+        key, sep, value = entry.partition("=")
+        if not sep or not key:
+            raise InvalidInputError(f"--metadata: expected KEY=VALUE, got {entry!r}")
+        pairs.append((key, value))
+    command = ImportAssetFilesCommand(
+        database_id=database_id,
+        asset_id=asset_id,
+        files=tuple(ImportedFile(file_key=k, path=p) for k, p in _files_to_import(paths)),
+        metadata=tuple(pairs),
+    )
+    return container.import_asset_files().execute(command)
+
+
+@app.command("run")
+def run(
+    workflow: Annotated[str, typer.Argument(metavar="DATABASE_ID/WORKFLOW_ID")],
+    inputs: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--input", "-i", metavar="DATABASE_ID/ASSET_ID[/FILE_KEY]", help="Repeatable."
+        ),
+    ] = None,
+    output: Annotated[str | None, typer.Option(metavar="DATABASE_ID/ASSET_ID")] = None,
+    group: Annotated[str | None, typer.Option(metavar="GROUP_ID")] = None,
+    trigger: Annotated[str, typer.Option(help="manual or fileUpload.")] = "manual",
+    version: Annotated[int | None, typer.Option(help="Workflow version (default: latest).")] = None,
+    client_token: Annotated[
+        str | None, typer.Option(help="Idempotency token: a retry with it returns the same run.")
+    ] = None,
+    no_wait: Annotated[bool, typer.Option("--no-wait", help="Start the run and return.")] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Launch a workflow run; shows each step live and prints the execution id."""
+    from domain.assets import AssetRef
+
+    ref = AssetRef.parse(
+        workflow, "DATABASE_ID/WORKFLOW_ID", allow_file=False, shape="DATABASE_ID/WORKFLOW_ID"
+    )
+    container = _container(runner_mode="detached" if no_wait else "thread")
+    execution = _launch(
+        container,
+        ref.database_id,
+        ref.asset_id,
+        inputs or [],
+        output,
+        group,
+        trigger,
+        version,
+        client_token,
+    )
+    execution_id = execution.workflow_execution_id
+    if not no_wait:
+        execution = _wait(container, execution_id, show_progress=not json_output)
+    if json_output:
+        from adapters.records import build_execution_record
+        from entrypoints.cli.render import dump_json
+
+        _echo(dump_json(build_execution_record(execution)))
+    else:
+        _echo(execution_id)
+    if execution.is_terminal and execution.status.value != "SUCCEEDED":
+        raise SystemExit(EXIT_FAILED_RUN)
+
+
+def _launch(
+    container: Container,
+    database_id: str,
+    workflow_id: str,
+    inputs: list[str],
+    output: str | None,
+    group: str | None,
+    trigger: str,
+    version: int | None,
+    client_token: str | None,
+) -> Any:
+    from application.use_cases.launch_execution import LaunchExecutionCommand
+
+    command = LaunchExecutionCommand(
+        workflow_database_id=database_id,
+        workflow_id=workflow_id,
+        workflow_version=version,
+        inputs=tuple(inputs),
+        output=output,
+        execution_group_id=group,
+        trigger=trigger,
+        user_id=container.config.user(),
+        client_token=client_token,
+    )
+    return container.launch_execution().execute(command).execution
+
+
+def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
+    runner = container.orchestrator()
+    store = container.execution_store()
+
+    def join(timeout: float) -> bool:
+        return bool(runner.join(execution_id, timeout=timeout))
+
+    console = _console(stderr=True)
+    if show_progress and console.is_terminal:
+        from entrypoints.cli.progress import follow_run
+
+        return follow_run(store, execution_id, join, console)
+    while not join(1.0):
+        pass
+    execution = store.get_execution(execution_id)
+    if show_progress:
+        from domain.execution import chain_order
+
+        for step in chain_order(store.list_steps(execution_id)):
+            line = f"{step.step_index + 1}. {step.pipeline_id}: {step.status.value}"
+            console.print(
+                line + (f" ({step.error.strip().splitlines()[-1]})" if step.error else ""),
+                markup=False,  # a step's error is its own text: `[/tmp/x]` is no closing tag
+            )
+        console.print(
+            f"{execution.workflow_database_id}/{execution.workflow_id}: {execution.status.value}"
+        )
+    return execution
+
+
+@executions_app.command("list")
+def executions_list(
+    workflow: Annotated[str | None, typer.Option(metavar="DATABASE_ID/WORKFLOW_ID")] = None,
+    group: Annotated[str | None, typer.Option(metavar="GROUP_ID")] = None,
+    asset: Annotated[
+        str | None, typer.Option(metavar="DATABASE_ID/ASSET_ID", help="Runs that read or wrote it.")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="Page size, 1 to 100.")] = 20,
+    starting_token: Annotated[
+        str | None, typer.Option(help="Token printed by the previous page.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """List executions newest first: all, or by workflow, group or asset."""
+    from application.use_cases.list_executions import ListExecutionsQuery
+    from domain.errors import InvalidInputError
+
+    filters = {"--workflow": workflow, "--group": group, "--asset": asset}
+    given = [option for option, value in filters.items() if value is not None]
+    if len(given) > 1:
+        raise InvalidInputError(f"{' and '.join(given)}: give at most one of {', '.join(filters)}")
+    query = ListExecutionsQuery(
+        workflow=workflow, group=group, asset=asset, limit=limit, starting_token=starting_token
+    )
+    page = _container().list_executions().execute(query)
+    if json_output:
+        from entrypoints.cli.render import dump_json, page_json
+
+        _echo(dump_json(page_json(page)))
+        return
+    from entrypoints.cli.render import executions_table
+
+    console = _console()
+    if not page.items:
+        console.print("No executions.")
+    else:
+        console.print(executions_table(page.items))
+    if page.next_token:
+        console.print(f"\nNext page: --starting-token {page.next_token}", soft_wrap=True)
+
+
+@executions_app.command("show")
+def executions_show(
+    execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
+    json_output: JsonFlag = False,
+) -> None:
+    """Show one execution: main row, steps in chain order, inputs and outputs."""
+    from application.use_cases.get_execution_details import GetExecutionDetailsQuery
+
+    details = (
+        _container()
+        .get_execution_details()
+        .execute(GetExecutionDetailsQuery(workflow_execution_id=execution_id))
+    )
+    if json_output:
+        from entrypoints.cli.render import details_json, dump_json
+
+        _echo(dump_json(details_json(details)))
+        return
+    from entrypoints.cli.render import print_details
+
+    print_details(details, _console())
+
+
+@app.command("demo")
+def demo() -> None:
+    """Publish the bundled mesh example, import its assets and run it on the configured store."""
+    from importlib import resources
+
+    from application.use_cases.get_execution_details import GetExecutionDetailsQuery
+    from entrypoints.cli.render import print_details
+
+    container = _container(runner_mode="thread")
+    console = _console()
+    example = resources.files("wfx_examples") / "mesh"
+    with resources.as_file(example) as folder:
+        version, _ = _publish(container, folder / "workflow.yaml")
+        stored = _import(container, "demo", "meshes", [folder / "assets"], ["source=wfx-demo"])
+    console.print(
+        f"Published [bold]{version.database_id}/{version.workflow_id}[/] v{version.version}; "
+        f"imported {len(stored)} mesh files into demo/meshes\n"
+    )
+    execution = _launch(
+        container,
+        version.database_id,
+        version.workflow_id,
+        ["demo/meshes"],
+        "demo/mesh-report-results",
+        None,
+        "manual",
+        version.version,
+        None,
+    )
+    execution = _wait(container, execution.workflow_execution_id, show_progress=True)
+    console.print()
+    details = container.get_execution_details().execute(
+        GetExecutionDetailsQuery(workflow_execution_id=execution.workflow_execution_id)
+    )
+    print_details(details, console)
+    console.print(
+        f"\nNext: [bold]wfx executions list[/], [bold]wfx executions show "
+        f"{execution.workflow_execution_id} --json[/]"
+    )
+    if execution.status.value != "SUCCEEDED":
+        raise SystemExit(EXIT_FAILED_RUN)
+
+
+@app.command("internal-run-worker", hidden=True)
+def internal_run_worker(execution_id: str) -> None:
+    """Run a launched execution in this process (what `wfx run --no-wait` starts)."""
+    _container(runner_mode="inline").orchestrator().run(execution_id)
+
+
+def main() -> None:
+    try:
+        # Not standalone: click's usage errors come back to us, to be printed as one line.
+        code = app(standalone_mode=False)
+    except SystemExit:
+        raise
+    except Exception as error:
+        exit_for(error)
+    raise SystemExit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

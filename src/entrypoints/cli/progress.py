@@ -1,0 +1,71 @@
+"""The live per-step display of `wfx run`, drawn on stderr so stdout keeps just the execution id."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from application.ports import ExecutionStore
+from domain.execution import PipelineExecution, WorkflowExecution, chain_order
+
+_ICONS = {
+    "NEW": "·",
+    "RUNNING": "▶",
+    "SUCCEEDED": "✔",
+    "FAILED": "✘",
+    "ABORTED": "■",
+    "TIMED_OUT": "⌛",
+}
+_POLL_SECONDS = 0.1
+
+
+def _render(execution: WorkflowExecution, steps: list[PipelineExecution], started: float) -> Any:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from entrypoints.cli.render import duration, styled
+
+    table = Table(box=None, show_header=False, title_justify="left")
+    table.title = (
+        f"{execution.workflow_database_id}/{execution.workflow_id} "
+        f"v{execution.workflow_version}  {styled(execution.status.value)}  "
+        f"[dim]{time.monotonic() - started:.1f} s[/]"
+    )
+    for step in steps:
+        elapsed = duration(step.start_date, step.stop_date) if step.stop_date else ""
+        table.add_row(
+            _ICONS.get(step.status.value, "?"),
+            f"{step.step_index + 1}. {step.pipeline_id}",
+            styled(step.status.value),
+            elapsed,
+            f"[red]{escape(step.error.strip().splitlines()[-1][:70])}[/]" if step.error else "",
+        )
+    return table
+
+
+def follow_run(
+    store: ExecutionStore, execution_id: str, join: Any, console: Any
+) -> WorkflowExecution:
+    """Redraw the steps until the runner finishes; `join(timeout)` returns True once it has."""
+    from rich.live import Live
+
+    started = time.monotonic()
+
+    def snapshot() -> tuple[WorkflowExecution, list[PipelineExecution]]:
+        return store.get_execution(execution_id), chain_order(store.list_steps(execution_id))
+
+    execution, steps = snapshot()
+    with Live(
+        _render(execution, steps, started),
+        console=console,
+        transient=False,
+        redirect_stdout=False,
+        redirect_stderr=False,
+        auto_refresh=False,
+    ) as live:
+        while not join(_POLL_SECONDS):
+            execution, steps = snapshot()
+            live.update(_render(execution, steps, started), refresh=True)
+        execution, steps = snapshot()
+        live.update(_render(execution, steps, started), refresh=True)
+    return execution

@@ -1,0 +1,175 @@
+"""What the CLI prints: record-shaped JSON (the seed's camelCase names) or readable tables."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from rich.markup import escape
+
+from adapters import records
+from domain.assets import AssetFile
+from domain.execution import ExecutionDetails, StepDetails, WorkflowExecution
+from domain.paging import Page
+from domain.workflow import WorkflowVersion
+
+STATUS_STYLES = {
+    "SUCCEEDED": "green",
+    "FAILED": "red",
+    "ABORTED": "yellow",
+    "TIMED_OUT": "red",
+    "RUNNING": "cyan",
+    "NEW": "dim",
+    "PENDING_REDRIVE": "magenta",
+}
+
+
+def dump_json(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=False, default=str)
+
+
+def step_json(entry: StepDetails) -> dict[str, Any]:
+    outputs = entry.outputs
+    return {
+        "pipelineExecution": records.build_pipeline_execution_record(entry.step),
+        "inputConfiguration": records.build_step_input_configuration_record(entry.configuration)
+        if entry.configuration
+        else None,
+        "inputMetadata": [
+            records.build_step_input_metadata_record(r) for r in entry.input_metadata
+        ],
+        "outputFiles": [records.build_output_file_record(r) for r in outputs.files],
+        "outputMetadata": [records.build_output_metadata_record(r) for r in outputs.metadata],
+        "outputResults": [records.build_output_result_record(r) for r in outputs.results],
+        "logs": [records.build_step_log_record(r) for r in outputs.logs],
+    }
+
+
+def details_json(details: ExecutionDetails) -> dict[str, Any]:
+    return {
+        "execution": records.build_execution_record(details.execution),
+        "configuration": records.build_execution_configuration_record(details.configuration)
+        if details.configuration
+        else None,
+        "inputs": [records.build_execution_input_record(r) for r in details.inputs],
+        "pipelineExecutions": [step_json(entry) for entry in details.steps],
+    }
+
+
+def page_json(page: Page[WorkflowExecution]) -> dict[str, Any]:
+    return {
+        "executions": [records.build_execution_record(e) for e in page.items],
+        "nextToken": page.next_token,
+    }
+
+
+def version_json(version: WorkflowVersion) -> dict[str, Any]:
+    item = records.build_workflow_version_record(version)
+    item["steps"] = json.loads(item["steps"])
+    return item
+
+
+def asset_files_json(files: Sequence[AssetFile]) -> list[dict[str, Any]]:
+    return [records.build_asset_file_record(f) for f in files]
+
+
+def when(moment: datetime | None) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S") if moment else "-"
+
+
+def duration(start: datetime | None, stop: datetime | None) -> str:
+    if start is None or stop is None:
+        return "-"
+    seconds = (stop - start).total_seconds()
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+
+
+def styled(status: str) -> str:
+    return f"[{STATUS_STYLES.get(status, 'white')}]{status}[/]"
+
+
+def executions_table(executions: Sequence[WorkflowExecution]) -> Any:
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    # The id is what the user copies into `wfx executions show`: never cut or wrapped.
+    table.add_column("EXECUTION ID", no_wrap=True, min_width=36)
+    for column in ("WORKFLOW", "VER"):
+        table.add_column(column)
+    table.add_column("STATUS", no_wrap=True, min_width=9)
+    for column in ("STARTED", "DURATION", "TRIGGER", "GROUP"):
+        table.add_column(column)
+    for e in executions:
+        table.add_row(
+            e.workflow_execution_id,
+            f"{e.workflow_database_id}/{e.workflow_id}",
+            str(e.workflow_version),
+            styled(e.status.value),
+            when(e.execution_start_date),
+            duration(e.execution_start_date, e.execution_stop_date),
+            e.trigger_type.value,
+            escape(e.execution_group_id or "-"),
+        )
+    return table
+
+
+def steps_table(steps: Sequence[StepDetails]) -> Any:
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    for column in ("#", "PIPELINE", "TYPE", "STATUS", "DURATION", "OUTPUTS", "ERROR"):
+        table.add_column(column)
+    for entry in steps:
+        step = entry.step
+        table.add_row(
+            str(step.step_index + 1),
+            step.pipeline_id,
+            step.execution_type.value,
+            styled(step.status.value),
+            duration(step.start_date, step.stop_date),
+            str(len(entry.outputs.files)),
+            escape(step.error.strip().splitlines()[-1][:80]) if step.error else "",
+        )
+    return table
+
+
+def print_details(details: ExecutionDetails, console: Any) -> None:
+    e = details.execution
+    console.print(f"[bold]{e.workflow_execution_id}[/]  {styled(e.status.value)}")
+    rows = [
+        ("workflow", f"{e.workflow_database_id}/{e.workflow_id} version {e.workflow_version}"),
+        ("started", when(e.execution_start_date)),
+        ("stopped", when(e.execution_stop_date)),
+        ("duration", duration(e.execution_start_date, e.execution_stop_date)),
+        ("trigger", f"{e.trigger_type.value} by {e.triggered_by_user_id}"),
+        ("group", e.execution_group_id or "-"),  # user text from here on: printed escaped
+    ]
+    config = details.configuration
+    if config is not None:
+        target = config.output_asset_key
+        rows.append(("output", target.replace(":", "/") if target else "results only"))
+    for name, value in rows:
+        console.print(f"  [dim]{name:<9}[/] {escape(value)}")
+    if e.execution_error:
+        # All of it: a command's error is its exit code then its stderr tail, the first line
+        # says what failed and the last what it said.
+        first, *rest = e.execution_error.strip().splitlines()
+        console.print(f"  [dim]{'error':<9}[/] [red]{escape(first)}[/]")
+        for line in rest:
+            console.print(f"  {'':<9} [red]{escape(line)}[/]")
+    if details.inputs:
+        console.print("\n[bold]Inputs[/]")
+        for row in details.inputs:
+            version = row.version_id or "(no single version)"
+            selected = f"{row.database_id}/{row.asset_id}/{row.input_asset_file_key}"
+            console.print(f"  {escape(selected)}  [dim]{escape(version)}[/]")
+    console.print("\n[bold]Steps[/]")
+    console.print(steps_table(details.steps))
+    outputs = [(entry.step.pipeline_id, f) for entry in details.steps for f in entry.outputs.files]
+    if outputs:
+        console.print("\n[bold]Output files[/]")
+        for pipeline_id, f in outputs:
+            path = escape(f.relative_file_path)
+            console.print(f"  {path}  [dim]{f.size} B  from {pipeline_id}[/]")

@@ -1,0 +1,217 @@
+"""Small builders of domain records for the contract suite; fixed dates, readable ids."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+from domain.assets import AssetFile
+from domain.execution import (
+    ExecutionConfiguration,
+    ExecutionInput,
+    LaunchRecords,
+    OutputFile,
+    OutputMetadata,
+    OutputResult,
+    PipelineExecution,
+    StepInputConfiguration,
+    StepInputMetadata,
+    StepLog,
+    StepOutputs,
+    WorkflowExecution,
+)
+from domain.statuses import ExecutionStatus, StepStatus
+from domain.triggers import TriggerType
+from domain.workflow import ExecutionType, InputFileArity, StepDefinition, WorkflowVersion
+
+MONDAY = datetime(2024, 3, 4, 9, 30, tzinfo=UTC)
+
+
+def at(minutes: int) -> datetime:
+    """A fixed moment, `minutes` after Monday 09:30 UTC."""
+    return MONDAY + timedelta(minutes=minutes)
+
+
+def an_execution(
+    execution_id: str,
+    *,
+    workflow: str = "db1:wf1",
+    group: str | None = None,
+    start: datetime = MONDAY,
+    status: ExecutionStatus = ExecutionStatus.RUNNING,
+) -> WorkflowExecution:
+    database_id, workflow_id = workflow.split(":")
+    return WorkflowExecution(
+        workflow_execution_id=execution_id,
+        workflow_database_id=database_id,
+        workflow_id=workflow_id,
+        workflow_version=1,
+        execution_group_id=group,
+        status=status,
+        execution_start_date=start,
+        triggered_by_user_id="alice",
+        trigger_type=TriggerType.MANUAL,
+    )
+
+
+def step_id(execution_id: str, index: int) -> str:
+    return f"{execution_id}-step{index}"
+
+
+def a_step(
+    execution_id: str,
+    index: int,
+    *,
+    last: bool = False,
+    status: StepStatus = StepStatus.NEW,
+) -> PipelineExecution:
+    """Step `index` of a chain: it follows step `index - 1`; step 0 is the root."""
+    prefix = f"executions/{execution_id}"
+    return PipelineExecution(
+        pipeline_execution_id=step_id(execution_id, index),
+        workflow_execution_id=execution_id,
+        pipeline_database_id="db1",
+        pipeline_id=f"pipe{index}",
+        step_index=index,
+        status=status,
+        execution_type=ExecutionType.PYTHON,
+        input_file_arity=InputFileArity.MANY,
+        from_pipeline_execution_id=step_id(execution_id, index - 1) if index else None,
+        end_state=last,
+        input_path=f"{prefix}/input/",
+        output_files_path=f"{prefix}/output/",
+        output_preview_path=f"{prefix}/output/preview/",
+        output_metadata_path=f"{prefix}/output/metadata/",
+        auxiliary_path=f"{prefix}/auxiliary/{step_id(execution_id, index)}/",
+    )
+
+
+def an_input(execution: WorkflowExecution, asset: str, file_key: str) -> ExecutionInput:
+    database_id, asset_id = asset.split(":")
+    return ExecutionInput(
+        workflow_execution_id=execution.workflow_execution_id,
+        workflow_key=execution.workflow_key,
+        database_id=database_id,
+        asset_id=asset_id,
+        input_asset_file_key=file_key,
+        bucket="bucket-1",
+        asset_root_key=f"assets/{database_id}/{asset_id}/",
+        version_id=f"v-{file_key}",
+        execution_start_date=execution.execution_start_date,
+    )
+
+
+def a_launch(
+    execution_id: str,
+    *,
+    workflow: str = "db1:wf1",
+    group: str | None = None,
+    start: datetime = MONDAY,
+    inputs: Sequence[tuple[str, str]] = (("db1:asset1", "scan.obj"),),
+    output_asset: str | None = "db1:asset1",
+    steps: int = 2,
+) -> LaunchRecords:
+    """A run that reads `inputs` (asset key, file key) and writes `output_asset` (None: results)."""
+    execution = an_execution(execution_id, workflow=workflow, group=group, start=start)
+    output_database_id, output_asset_id = output_asset.split(":") if output_asset else (None, None)
+    chain = tuple(a_step(execution_id, i, last=i == steps - 1) for i in range(steps))
+    return LaunchRecords(
+        execution=execution,
+        inputs=tuple(an_input(execution, asset, file_key) for asset, file_key in inputs),
+        configuration=ExecutionConfiguration(
+            workflow_execution_id=execution_id,
+            workflow_key=workflow,
+            workflow_version=1,
+            execution_start_date=start,
+            output_database_id=output_database_id,
+            output_asset_id=output_asset_id,
+            input_selections=tuple(f"{asset}/{file_key}" for asset, file_key in inputs),
+            execution_group_id=group,
+        ),
+        steps=chain,
+        step_configurations=tuple(
+            StepInputConfiguration(
+                pipeline_execution_id=step.pipeline_execution_id,
+                workflow_execution_id=execution_id,
+                execution_type=ExecutionType.PYTHON,
+                handler="wfx_examples.steps:convert",
+                input_file_arity=InputFileArity.MANY,
+                metadata_inputs=("units",),
+                input_files=tuple(file_key for _, file_key in inputs),
+            )
+            for step in chain
+        ),
+        step_metadata=tuple(
+            StepInputMetadata(
+                pipeline_execution_id=step.pipeline_execution_id,
+                workflow_execution_id=execution_id,
+                database_id=asset.split(":")[0],
+                asset_id=asset.split(":")[1],
+                file_path=file_key,
+                metadata=(("units", "mm"),),
+            )
+            for step in chain
+            for asset, file_key in inputs
+        ),
+    )
+
+
+def some_outputs(execution_id: str, index: int, *, version: str = "v1") -> StepOutputs:
+    """One row of each output table for one step; `version` varies the non-key attributes."""
+    pipeline_execution_id = step_id(execution_id, index)
+    common = {"pipeline_execution_id": pipeline_execution_id, "workflow_execution_id": execution_id}
+    return StepOutputs(
+        files=(
+            OutputFile(
+                **common,
+                file_type="file",
+                relative_file_path="mesh.glb",
+                version_id=version,
+                size=42,
+                etag=f"etag-{version}",
+            ),
+        ),
+        metadata=(
+            OutputMetadata(
+                **common, target_file_path="mesh.glb", metadata_key="faces", value=version
+            ),
+        ),
+        results=(OutputResult(**common, relative_file_path="report.json", version_id=version),),
+        logs=(StepLog(**common, status="SUCCEEDED", message=f"done {version}"),),
+    )
+
+
+def a_version(version: int, *, workflow: str = "db1:wf1") -> WorkflowVersion:
+    database_id, workflow_id = workflow.split(":")
+    return WorkflowVersion(
+        database_id=database_id,
+        workflow_id=workflow_id,
+        version=version,
+        description=f"version {version}",
+        steps=(
+            StepDefinition(
+                pipeline_id="convert",
+                pipeline_database_id=database_id,
+                execution_type=ExecutionType.PYTHON,
+                handler="wfx_examples.steps:convert",
+            ),
+        ),
+        published_at=at(version),
+        digest=f"sha256:{version}",
+    )
+
+
+def an_asset_file(file_key: str, *, asset: str = "db1:asset1", version: str = "v1") -> AssetFile:
+    database_id, asset_id = asset.split(":")
+    return AssetFile(
+        database_id=database_id,
+        asset_id=asset_id,
+        file_key=file_key,
+        version_id=version,
+        size=7,
+        etag=f"etag-{version}",
+        bucket="bucket-1",
+        asset_root_key=f"assets/{database_id}/{asset_id}/",
+        modified_at=MONDAY,
+        metadata=(("units", "mm"),),
+    )

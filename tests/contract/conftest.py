@@ -1,0 +1,24 @@
+"""Every contract test runs once per storage adapter; the adapters' fixtures are in /conftest.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+BACKENDS = ["sqlite_file", "sqlite_memory", "dynamodb"]
+
+
+@pytest.fixture(params=BACKENDS)
+def execution_store(request: pytest.FixtureRequest) -> Any:
+    return request.getfixturevalue(f"{request.param}_execution_store")
+
+
+@pytest.fixture(params=BACKENDS)
+def workflow_catalog(request: pytest.FixtureRequest) -> Any:
+    return request.getfixturevalue(f"{request.param}_workflow_catalog")
+
+
+@pytest.fixture(params=BACKENDS)
+def asset_catalog(request: pytest.FixtureRequest) -> Any:
+    return request.getfixturevalue(f"{request.param}_asset_catalog")

@@ -1,0 +1,327 @@
+"""ExecutionStore contract: the launch, the reads of one run, conditional saves and step outputs."""
+
+from __future__ import annotations
+
+import pytest
+
+from application.ports import AssetDirection, ExecutionRef, ExecutionStore, ListScope
+from domain.errors import (
+    ExecutionAlreadyExistsError,
+    ExecutionNotFoundError,
+    PipelineExecutionNotFoundError,
+)
+from domain.execution import LaunchRecords, StepDetails, StepOutputs
+from domain.logs import RegisteredLog
+from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
+from tests.contract.builders import a_launch, a_step, at, some_outputs, step_id
+
+NOT_TERMINAL = frozenset(s for s in ExecutionStatus if s not in TERMINAL_STATUSES)
+TWO_FILES = (("db1:asset1", "a.obj"), ("db1:asset1", "b.obj"), ("db2:asset9", "c.obj"))
+
+
+def launched(store: ExecutionStore, records: LaunchRecords) -> LaunchRecords:
+    store.add_launch(records)
+    return records
+
+
+def by_step(details: tuple[StepDetails, ...]) -> dict[str, StepDetails]:
+    return {step.step.pipeline_execution_id: step for step in details}
+
+
+# -- launch ----------------------------------------------------------------------------------
+
+
+def test_a_launch_writes_every_record_of_the_run(execution_store: ExecutionStore) -> None:
+    records = launched(execution_store, a_launch("e1", group="g1", inputs=TWO_FILES, steps=3))
+
+    details = execution_store.get_details("e1")
+
+    assert details.execution == records.execution
+    assert details.configuration == records.configuration
+    assert sorted(details.inputs, key=str) == sorted(records.inputs, key=str)
+    steps = by_step(details.steps)
+    assert sorted(steps) == sorted(step.pipeline_execution_id for step in records.steps)
+    for step, configuration in zip(records.steps, records.step_configurations, strict=True):
+        stored = steps[step.pipeline_execution_id]
+        assert stored.step == step
+        assert stored.configuration == configuration
+        expected_metadata = [
+            m
+            for m in records.step_metadata
+            if m.pipeline_execution_id == step.pipeline_execution_id
+        ]
+        assert sorted(stored.input_metadata, key=str) == sorted(expected_metadata, key=str)
+        assert stored.outputs == StepOutputs()
+
+
+def test_a_duplicate_launch_raises_and_writes_nothing(execution_store: ExecutionStore) -> None:
+    first = launched(execution_store, a_launch("e1", steps=2))
+    before = execution_store.get_details("e1")
+    again = a_launch("e1", steps=3, group="g9", start=at(5), inputs=TWO_FILES)
+
+    with pytest.raises(ExecutionAlreadyExistsError, match="e1"):
+        execution_store.add_launch(again)
+
+    assert execution_store.get_details("e1") == before
+    assert execution_store.get_execution("e1") == first.execution
+    with pytest.raises(PipelineExecutionNotFoundError):
+        execution_store.get_step(step_id("e1", 2))
+    group = execution_store.list_executions(ListScope.GROUP, "g9", 10, None)
+    assert group.items == ()
+
+
+def test_a_launch_larger_than_one_transaction_writes_everything_once(
+    execution_store: ExecutionStore,
+) -> None:
+    # 1 + 60 inputs + 1 + 2 steps + 2 configurations + 120 metadata rows: over DynamoDB's
+    # 100-action transaction, so that adapter takes its batched path.
+    many = tuple(("db1:asset1", f"part{n:03}.obj") for n in range(60))
+    records = launched(execution_store, a_launch("big", inputs=many, steps=2))
+
+    with pytest.raises(ExecutionAlreadyExistsError, match="big"):
+        execution_store.add_launch(a_launch("big", inputs=many[:5], steps=3, start=at(7)))
+
+    details = execution_store.get_details("big")
+    assert details.execution == records.execution
+    assert sorted(details.inputs, key=str) == sorted(records.inputs, key=str)
+    assert sorted(s.step.pipeline_execution_id for s in details.steps) == [
+        step_id("big", 0),
+        step_id("big", 1),
+    ]
+    assert sum(len(s.input_metadata) for s in details.steps) == len(records.step_metadata)
+
+
+def test_reading_an_unknown_run_raises_not_found(execution_store: ExecutionStore) -> None:
+    launched(execution_store, a_launch("e1"))
+
+    with pytest.raises(ExecutionNotFoundError, match="nope"):
+        execution_store.get_execution("nope")
+    with pytest.raises(ExecutionNotFoundError, match="nope"):
+        execution_store.get_details("nope")
+    with pytest.raises(PipelineExecutionNotFoundError, match="nope-step0"):
+        execution_store.get_step("nope-step0")
+
+
+def test_get_step_returns_the_stored_step(execution_store: ExecutionStore) -> None:
+    records = launched(execution_store, a_launch("e1", steps=2))
+
+    assert execution_store.get_step(step_id("e1", 1)) == records.steps[1]
+
+
+def test_list_steps_returns_the_steps_of_that_run_only(execution_store: ExecutionStore) -> None:
+    records = launched(execution_store, a_launch("e1", steps=3))
+    launched(execution_store, a_launch("e2", steps=2))
+
+    steps = execution_store.list_steps("e1")
+
+    assert sorted(steps, key=lambda s: s.step_index) == list(records.steps)
+    assert execution_store.list_steps("unknown") == []
+
+
+def test_get_executions_returns_the_refs_in_order_and_skips_missing_ones(
+    execution_store: ExecutionStore,
+) -> None:
+    one = launched(execution_store, a_launch("e1", start=at(1))).execution
+    two = launched(execution_store, a_launch("e2", start=at(2))).execution
+    refs = [
+        ExecutionRef("2024-03-04T09:32:00.000000Z", "e2", "db1:wf1"),
+        ExecutionRef("2024-03-04T09:31:30.000000Z", "gone", "db1:wf1"),
+        ExecutionRef("2024-03-04T09:31:00.000000Z", "e1", "db1:wf1"),
+    ]
+
+    assert execution_store.get_executions(refs) == [two, one]
+    assert execution_store.get_executions(list(reversed(refs))) == [one, two]
+    assert execution_store.get_executions([]) == []
+
+
+# -- sparse keys -----------------------------------------------------------------------------
+
+
+def test_a_run_without_a_group_has_none_and_no_group_lists_it(
+    execution_store: ExecutionStore,
+) -> None:
+    launched(execution_store, a_launch("grouped", group="g1"))
+    launched(execution_store, a_launch("alone", group=None))
+
+    assert execution_store.get_execution("alone").execution_group_id is None
+    grouped = execution_store.list_executions(ListScope.GROUP, "g1", 10, None)
+    assert [e.workflow_execution_id for e in grouped.items] == ["grouped"]
+    everything = execution_store.list_executions(ListScope.ALL, None, 10, None)
+    assert {e.workflow_execution_id for e in everything.items} == {"grouped", "alone"}
+
+
+def test_a_results_only_run_has_no_output_asset_link(execution_store: ExecutionStore) -> None:
+    launched(execution_store, a_launch("results", output_asset=None, inputs=()))
+    launched(execution_store, a_launch("written", output_asset="db1:asset1"))
+
+    details = execution_store.get_details("results")
+
+    assert details.configuration is not None
+    assert details.configuration.output_asset_key is None
+    assert details.inputs == ()
+    refs = execution_store.asset_execution_refs("db1:asset1", AssetDirection.OUTPUT, None, 10)
+    assert [ref.workflow_execution_id for ref in refs] == ["written"]
+
+
+def test_a_root_step_has_no_predecessor(execution_store: ExecutionStore) -> None:
+    launched(execution_store, a_launch("e1", steps=2))
+
+    assert execution_store.get_step(step_id("e1", 0)).from_pipeline_execution_id is None
+    assert execution_store.get_step(step_id("e1", 1)).from_pipeline_execution_id == step_id("e1", 0)
+
+
+# -- conditional saves of the main row -------------------------------------------------------
+
+
+def test_a_save_applies_when_the_stored_status_is_expected(execution_store: ExecutionStore) -> None:
+    running = launched(execution_store, a_launch("e1")).execution
+    finished = running.complete(ExecutionStatus.FAILED, at(9), log="the log", error="boom")
+
+    assert execution_store.save_execution(finished, frozenset({ExecutionStatus.RUNNING})) is True
+    assert execution_store.get_execution("e1") == finished
+
+
+def test_a_save_with_an_unexpected_status_returns_false_and_changes_nothing(
+    execution_store: ExecutionStore,
+) -> None:
+    running = launched(execution_store, a_launch("e1")).execution
+    finished = running.complete(ExecutionStatus.SUCCEEDED, at(9), log="the log", error=None)
+
+    saved = execution_store.save_execution(finished, frozenset({ExecutionStatus.NEW}))
+
+    assert saved is False
+    assert execution_store.get_execution("e1") == running
+
+
+def test_a_terminal_execution_is_never_changed(execution_store: ExecutionStore) -> None:
+    running = launched(execution_store, a_launch("e1")).execution
+    succeeded = running.complete(ExecutionStatus.SUCCEEDED, at(9), log="ok", error=None)
+    execution_store.save_execution(succeeded, NOT_TERMINAL)
+    aborted = running.model_copy(update={"status": ExecutionStatus.ABORTED})
+
+    assert execution_store.save_execution(aborted, NOT_TERMINAL) is False
+    assert execution_store.get_execution("e1") == succeeded
+
+
+def test_a_save_removes_attributes_that_lost_their_value(execution_store: ExecutionStore) -> None:
+    running = launched(execution_store, a_launch("e1")).execution
+    synced = running.model_copy(
+        update={"execution_arn": "arn:aws:states:us-east-1:1:execution:sm:e1", "redrive_count": 2}
+    )
+    execution_store.save_execution(synced, NOT_TERMINAL)
+
+    assert execution_store.save_execution(running, NOT_TERMINAL) is True
+    stored = execution_store.get_execution("e1")
+    assert stored.execution_arn is None
+    assert stored == running
+
+
+def test_a_save_writes_only_the_status_attributes(execution_store: ExecutionStore) -> None:
+    running = launched(execution_store, a_launch("e1", group="g1")).execution
+    tampered = running.model_copy(
+        update={"triggered_by_user_id": "mallory", "execution_group_id": None, "redrive_count": 1}
+    )
+
+    assert execution_store.save_execution(tampered, NOT_TERMINAL) is True
+    stored = execution_store.get_execution("e1")
+    assert stored.triggered_by_user_id == "alice"
+    assert stored.execution_group_id == "g1"
+    assert stored.redrive_count == 1
+
+
+def test_saving_an_unknown_execution_raises_not_found(execution_store: ExecutionStore) -> None:
+    ghost = a_launch("ghost").execution
+
+    with pytest.raises(ExecutionNotFoundError, match="ghost"):
+        execution_store.save_execution(ghost, NOT_TERMINAL)
+
+
+# -- conditional saves of a step -------------------------------------------------------------
+
+
+def test_a_step_advances_from_new_to_running_to_terminal(execution_store: ExecutionStore) -> None:
+    step = launched(execution_store, a_launch("e1")).steps[0]
+    running = step.model_copy(update={"status": StepStatus.RUNNING, "start_date": at(1)})
+    failed = running.model_copy(
+        update={"status": StepStatus.FAILED, "stop_date": at(2), "error": "exit 3"}
+    )
+
+    assert execution_store.save_step(running, frozenset({StepStatus.NEW})) is True
+    assert execution_store.get_step(step.pipeline_execution_id) == running
+    assert execution_store.save_step(failed, frozenset({StepStatus.RUNNING})) is True
+    assert execution_store.get_step(step.pipeline_execution_id) == failed
+
+
+def test_a_terminal_step_is_never_changed(execution_store: ExecutionStore) -> None:
+    step = launched(execution_store, a_launch("e1")).steps[0]
+    done = step.model_copy(
+        update={"status": StepStatus.SUCCEEDED, "start_date": at(1), "stop_date": at(2)}
+    )
+    execution_store.save_step(done, frozenset({StepStatus.NEW}))
+    aborted = step.model_copy(update={"status": StepStatus.ABORTED, "stop_date": at(3)})
+
+    saved = execution_store.save_step(aborted, frozenset({StepStatus.NEW, StepStatus.RUNNING}))
+
+    assert saved is False
+    assert execution_store.get_step(step.pipeline_execution_id) == done
+
+
+def test_a_step_save_leaves_registered_resources_alone(execution_store: ExecutionStore) -> None:
+    step = launched(execution_store, a_launch("e1")).steps[0]
+    other_writer = RegisteredLog(log_group_name="/wfx/steps", log_stream_name="s1")
+    running = step.model_copy(
+        update={"status": StepStatus.RUNNING, "registered_logs": (other_writer,)}
+    )
+
+    assert execution_store.save_step(running, frozenset({StepStatus.NEW})) is True
+    stored = execution_store.get_step(step.pipeline_execution_id)
+    assert stored.status is StepStatus.RUNNING
+    assert stored.registered_logs == ()
+
+
+def test_saving_an_unknown_step_raises_not_found(execution_store: ExecutionStore) -> None:
+    ghost = a_step("ghost", 0)
+
+    with pytest.raises(PipelineExecutionNotFoundError, match="ghost-step0"):
+        execution_store.save_step(ghost, frozenset({StepStatus.NEW}))
+
+
+# -- step outputs ----------------------------------------------------------------------------
+
+
+def test_outputs_are_read_back_with_their_step(execution_store: ExecutionStore) -> None:
+    launched(execution_store, a_launch("e1", steps=2))
+    outputs = some_outputs("e1", 1)
+
+    execution_store.add_step_outputs(outputs)
+
+    steps = by_step(execution_store.get_details("e1").steps)
+    assert steps[step_id("e1", 1)].outputs == outputs
+    assert steps[step_id("e1", 0)].outputs == StepOutputs()
+
+
+def test_writing_the_same_outputs_twice_leaves_one_row_each(
+    execution_store: ExecutionStore,
+) -> None:
+    launched(execution_store, a_launch("e1"))
+    execution_store.add_step_outputs(some_outputs("e1", 0, version="v1"))
+    latest = some_outputs("e1", 0, version="v2")
+
+    execution_store.add_step_outputs(latest)
+
+    assert by_step(execution_store.get_details("e1").steps)[step_id("e1", 0)].outputs == latest
+    assert execution_store.list_output_files([step_id("e1", 0)]) == list(latest.files)
+
+
+def test_list_output_files_covers_the_named_steps_only(execution_store: ExecutionStore) -> None:
+    launched(execution_store, a_launch("e1", steps=3))
+    launched(execution_store, a_launch("e2"))
+    for execution_id, index in (("e1", 0), ("e1", 2), ("e2", 0)):
+        execution_store.add_step_outputs(some_outputs(execution_id, index))
+
+    files = execution_store.list_output_files(
+        [step_id("e1", 0), step_id("e1", 1), step_id("e1", 2)]
+    )
+
+    assert sorted(f.pipeline_execution_id for f in files) == [step_id("e1", 0), step_id("e1", 2)]
+    assert execution_store.list_output_files([]) == []

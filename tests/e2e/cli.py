@@ -1,0 +1,151 @@
+"""Run the `wfx` command line as a user does: a subprocess with its own environment and home.
+
+Shared by tests/e2e and tests/integration (a conftest fixture would be invisible to the latter).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+MESH_WORKFLOW = EXAMPLES / "mesh" / "workflow.yaml"
+MESH_ASSETS = EXAMPLES / "mesh" / "assets"
+MESH_FILES = ("bunny.obj", "icosphere.obj", "torus.obj")
+TRIVIAL_WORKFLOW = EXAMPLES / "trivial" / "workflow.yaml"
+FAILING_WORKFLOW = EXAMPLES / "failing" / "workflow.yaml"
+
+WFX = (sys.executable, "-m", "entrypoints.cli.main")
+USER = "e2e-tester"
+GUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+TERMINAL = {"SUCCEEDED", "FAILED", "ABORTED", "TIMED_OUT"}
+FAKE_AWS = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one `wfx` invocation left behind."""
+
+    args: tuple[str, ...]
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+    @property
+    def stderr_lines(self) -> list[str]:
+        return self.stderr.splitlines()
+
+    def __str__(self) -> str:
+        return (
+            f"wfx {' '.join(self.args)} -> exit {self.code} in {self.seconds:.1f} s\n"
+            f"--- stdout\n{self.stdout}--- stderr\n{self.stderr}"
+        )
+
+
+def _isolated_environment(extra: Mapping[str, str]) -> dict[str, str]:
+    """The caller's environment without anything that would point wfx at another store."""
+    environment = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("WFX_", "AWS_", "COLUMNS", "LINES"))
+    }
+    return environment | {"WFX_USER": USER, "PYTHONUNBUFFERED": "1"} | dict(extra)
+
+
+class Wfx:
+    """`wfx` bound to one home folder (and, for DynamoDB, one endpoint)."""
+
+    def __init__(self, home: Path, **environment: str) -> None:
+        self.home = home
+        home.mkdir(parents=True, exist_ok=True)
+        self._environment = _isolated_environment({"WFX_HOME": str(home)} | environment)
+
+    def with_environment(self, **environment: str) -> Wfx:
+        extra = {k: v for k, v in self._environment.items() if k.startswith(("WFX_", "AWS_"))}
+        return Wfx(self.home, **(extra | environment))
+
+    def __call__(self, *args: str, timeout: float = 60) -> Outcome:
+        started = time.monotonic()
+        completed = subprocess.run(
+            [*WFX, *args],
+            env=self._environment,
+            cwd=self.home,  # not the repo: its folders must not shadow installed packages
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        return Outcome(
+            args=args,
+            code=completed.returncode,
+            stdout=completed.stdout,
+            stderr=completed.stderr,
+            seconds=time.monotonic() - started,
+        )
+
+    def ok(self, *args: str) -> Outcome:
+        outcome = self(*args)
+        assert outcome.code == 0, str(outcome)
+        return outcome
+
+    def json(self, *args: str) -> Any:
+        return self.ok(*args, "--json").json()
+
+    def run_id(self, *args: str, expect_code: int = 0) -> str:
+        """`wfx run ...`, which prints only the execution id on stdout."""
+        outcome = self("run", *args)
+        assert outcome.code == expect_code, str(outcome)
+        execution_id = outcome.stdout.strip()
+        assert GUID.match(execution_id), str(outcome)
+        return execution_id
+
+    def listed_ids(self, *args: str) -> list[str]:
+        page = self.json("executions", "list", "--limit", "100", *args)
+        return [item["workflowExecutionId"] for item in page["executions"]]
+
+    def wait_until(
+        self, execution_id: str, done: Callable[[dict[str, Any]], bool], seconds: float = 20
+    ) -> dict[str, Any]:
+        """Poll `executions show --json` until `done(details)`; the last details either way."""
+        deadline = time.monotonic() + seconds
+        while True:
+            details: dict[str, Any] = self.json("executions", "show", execution_id)
+            if done(details) or time.monotonic() > deadline:
+                return details
+            time.sleep(0.2)
+
+
+def publish_mesh_and_import(wfx: Wfx) -> tuple[Outcome, Outcome]:
+    published = wfx.ok("workflows", "publish", str(MESH_WORKFLOW))
+    imported = wfx.ok(
+        "assets", "import", "demo", "meshes", str(MESH_ASSETS), "--metadata", "source=e2e"
+    )
+    return published, imported
+
+
+def assert_bad_input(outcome: Outcome, *named: str) -> None:
+    """Exit 2, nothing on stdout, one `error: ...` line on stderr that names the problem."""
+    assert outcome.code == 2, str(outcome)
+    assert outcome.stdout == "", str(outcome)
+    assert len(outcome.stderr_lines) == 1, str(outcome)
+    line = outcome.stderr_lines[0]
+    assert line.startswith("error: "), str(outcome)
+    for word in named:
+        assert word in line, f"{word!r} not named in {line!r}"

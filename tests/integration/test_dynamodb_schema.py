@@ -1,0 +1,212 @@
+"""The tables `create_tables` makes under moto match seed 000, key for key and index for index.
+
+The expected layout is copied by hand from the seed's table, not derived from `adapters.tables`:
+a slip in the specs must fail here rather than be mirrored into the expectation.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from adapters.dynamodb.schema import create_tables
+from adapters.tables import TableNames
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+Keys = tuple[str, str]
+
+# Seed 000, "Tables": name -> ((PK, SK), {GSI name: (PK, SK)}).
+SEED_000_TABLES: dict[str, tuple[Keys, dict[str, Keys]]] = {
+    "WorkflowExecutionsStorageTableV2": (
+        ("workflowExecutionId", "workflowDatabaseId:workflowId"),
+        {
+            "WorkflowExecutionsByWorkflowGSI": (
+                "workflowDatabaseId:workflowId",
+                "executionStartDate",
+            ),
+            "WorkflowExecutionsByGroupGSI": ("executionGroupId", "executionStartDate"),
+            "WorkflowExecutionsByDateGSI": ("allListPartition", "executionStartDate"),
+        },
+    ),
+    "PipelineExecutionsStorageTable": (
+        ("pipelineExecutionId", "workflowExecutionId"),
+        {
+            "PipelineExecByWorkflowExecGSI": (
+                "workflowExecutionId",
+                "pipelineDatabaseId:pipelineId",
+            ),
+            "PipelineExecChainGSI": ("workflowExecutionId", "from_pipeline_execution_id"),
+            "PipelineExecEndStateGSI": ("workflowExecutionId", "endStatePipeline"),
+        },
+    ),
+    "PipelineExecutionInputFilesStorageTable": (
+        ("pipelineExecutionId", "databaseId:assetId:inputAssetFileKey"),
+        {"InputFilesByAssetGSI": ("databaseId:assetId", "pipelineExecutionId")},
+    ),
+    "PipelineExecutionInputMetadataStorageTable": (
+        ("pipelineExecutionId", "databaseId:assetId:filePath"),
+        {},
+    ),
+    "PipelineExecutionInputConfigurationStorageTable": (
+        ("pipelineExecutionId", "recordType"),
+        {},
+    ),
+    "PipelineExecutionOutputFilesStorageTable": (
+        ("pipelineExecutionId", "fileType:relativeFilePath"),
+        {},
+    ),
+    "PipelineExecutionOutputMetadataStorageTable": (
+        ("pipelineExecutionId", "targetFilePath:metadataKey"),
+        {},
+    ),
+    "PipelineExecutionOutputResultsStorageTable": (
+        ("pipelineExecutionId", "relativeFilePath"),
+        {},
+    ),
+    "PipelineExecutionLogsStorageTable": (("pipelineExecutionId", "logType"), {}),
+    "WorkflowExecutionInputsStorageTable": (
+        ("workflowExecutionId", "databaseId:assetId:inputAssetFileKey"),
+        {"WorkflowExecInputsByAssetGSI": ("databaseId:assetId", "executionStartDate")},
+    ),
+    "WorkflowExecutionConfigurationStorageTable": (
+        ("workflowExecutionId", "recordType"),
+        {
+            "WorkflowExecConfigByOutputAssetGSI": (
+                "outputDatabaseId:outputAssetId",
+                "executionStartDate",
+            )
+        },
+    ),
+}
+# Seed 000: "a separate, earlier table kept intact as the read source for the data migration".
+EARLIER_TABLE = "WorkflowExecutionsStorageTable"
+
+FAKE_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SECURITY_TOKEN": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+_prefixes = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def dynamodb() -> Iterator[DynamoDBClient]:
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in FAKE_CREDENTIALS.items():
+            env.setenv(name, value)
+        with mock_aws():
+            yield boto3.client("dynamodb", region_name="us-east-1")
+
+
+@pytest.fixture
+def tables(dynamodb: DynamoDBClient) -> TableNames:
+    """A fresh set of tables for each test, told apart by a prefix."""
+    names = TableNames(prefix=f"schema{next(_prefixes)}-")
+    create_tables(dynamodb, names)
+    return names
+
+
+def _key_names(key_schema: list[Any]) -> Keys:
+    by_type = {element["KeyType"]: element["AttributeName"] for element in key_schema}
+    return by_type["HASH"], by_type["RANGE"]
+
+
+def _all_table_names(dynamodb: DynamoDBClient) -> set[str]:
+    pages = dynamodb.get_paginator("list_tables").paginate()
+    return {name for page in pages for name in page["TableNames"]}
+
+
+def _describe(dynamodb: DynamoDBClient, name: str) -> Any:
+    return dynamodb.describe_table(TableName=name)["Table"]
+
+
+@pytest.mark.parametrize("seed_name", sorted(SEED_000_TABLES))
+def test_every_seed_table_has_the_seed_key_schema(
+    dynamodb: DynamoDBClient, tables: TableNames, seed_name: str
+) -> None:
+    (partition, sort), _ = SEED_000_TABLES[seed_name]
+    table = _describe(dynamodb, f"{tables.prefix}{seed_name}")
+    assert _key_names(table["KeySchema"]) == (partition, sort)
+    assert table["TableStatus"] == "ACTIVE"
+    assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+
+
+@pytest.mark.parametrize("seed_name", sorted(SEED_000_TABLES))
+def test_every_seed_table_has_exactly_the_seed_indexes(
+    dynamodb: DynamoDBClient, tables: TableNames, seed_name: str
+) -> None:
+    _, indexes = SEED_000_TABLES[seed_name]
+    table = _describe(dynamodb, f"{tables.prefix}{seed_name}")
+    created = {
+        index["IndexName"]: (
+            _key_names(index["KeySchema"]),
+            index["Projection"]["ProjectionType"],
+        )
+        for index in table.get("GlobalSecondaryIndexes", [])
+    }
+    assert created == {name: (keys, "ALL") for name, keys in indexes.items()}
+    assert not table.get("LocalSecondaryIndexes")
+
+
+@pytest.mark.parametrize("seed_name", sorted(SEED_000_TABLES))
+def test_every_key_attribute_is_declared_once_as_a_string(
+    dynamodb: DynamoDBClient, tables: TableNames, seed_name: str
+) -> None:
+    keys, indexes = SEED_000_TABLES[seed_name]
+    expected = set(keys) | {name for index_keys in indexes.values() for name in index_keys}
+    definitions = _describe(dynamodb, f"{tables.prefix}{seed_name}")["AttributeDefinitions"]
+    assert sorted(d["AttributeName"] for d in definitions) == sorted(expected)
+    assert {d["AttributeType"] for d in definitions} == {"S"}
+
+
+def test_the_earlier_table_exists_beside_v2(dynamodb: DynamoDBClient, tables: TableNames) -> None:
+    listed = _all_table_names(dynamodb)
+    assert f"{tables.prefix}{EARLIER_TABLE}" in listed
+    assert f"{tables.prefix}WorkflowExecutionsStorageTableV2" in listed
+
+
+def test_creating_the_tables_again_keeps_their_items(
+    dynamodb: DynamoDBClient, tables: TableNames
+) -> None:
+    name = f"{tables.prefix}PipelineExecutionLogsStorageTable"
+    key = {"pipelineExecutionId": {"S": "step-1"}, "logType": {"S": "summary"}}
+    dynamodb.put_item(TableName=name, Item=key)
+    create_tables(dynamodb, tables)
+    assert dynamodb.get_item(TableName=name, Key=key).get("Item") == key
+
+
+def test_the_prefix_from_the_environment_names_every_table(
+    dynamodb: DynamoDBClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WFX_TABLE_PREFIX", "envprefix-")
+    create_tables(dynamodb, TableNames.from_environment())
+    listed = _all_table_names(dynamodb)
+    for seed_name in (*SEED_000_TABLES, EARLIER_TABLE):
+        assert f"envprefix-{seed_name}" in listed
+
+
+def test_a_per_table_override_wins_over_the_prefix(
+    dynamodb: DynamoDBClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WFX_TABLE_PREFIX", "overridden-")
+    monkeypatch.setenv("WFX_TABLE_PIPELINE_LOGS", "TeamLogsTable")
+    monkeypatch.setenv("WFX_TABLE_WORKFLOW_EXECUTIONS", "TeamExecutionsTable")
+    create_tables(dynamodb, TableNames.from_environment())
+    listed = _all_table_names(dynamodb)
+    assert {"TeamLogsTable", "TeamExecutionsTable"} <= listed
+    assert "overridden-PipelineExecutionLogsStorageTable" not in listed
+    assert "overridden-WorkflowExecutionsStorageTableV2" not in listed
+    assert "overridden-PipelineExecutionsStorageTable" in listed
+    executions = _describe(dynamodb, "TeamExecutionsTable")
+    seed_keys, seed_indexes = SEED_000_TABLES["WorkflowExecutionsStorageTableV2"]
+    assert _key_names(executions["KeySchema"]) == seed_keys
+    assert {i["IndexName"] for i in executions["GlobalSecondaryIndexes"]} == set(seed_indexes)

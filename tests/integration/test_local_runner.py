@@ -1,0 +1,778 @@
+"""LocalRunner on real parts: a SQLite file, the filesystem object store and log store.
+
+Launch records are built by hand; a reporter records the runner's calls and applies the status
+changes the tracking use cases would, so each test sees exactly what the runner did.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import wfx_examples
+import yaml
+
+from adapters.local.log_store import FileLogStore
+from adapters.local.object_store import FilesystemObjectStore
+from adapters.local.runner import LocalRunner
+from adapters.sqlite.catalogs import SqliteWorkflowCatalog
+from adapters.sqlite.engine import create_sqlite_engine
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.tables import TableNames
+from application.workflow_documents import parse_workflow_document
+from domain.assets import asset_object_key, asset_root_key
+from domain.execution import (
+    ExecutionConfiguration,
+    ExecutionInput,
+    LaunchRecords,
+    PipelineExecution,
+    StepInputConfiguration,
+    WorkflowExecution,
+    execution_output_prefix,
+    step_auxiliary_prefix,
+)
+from domain.statuses import ExecutionStatus, StepStatus
+from domain.triggers import TriggerType
+from domain.workflow import InputFileArity, StepDefinition, WorkflowVersion
+
+EXAMPLES = Path(wfx_examples.__file__).parent
+MESHES = sorted((EXAMPLES / "mesh" / "assets").glob("*.obj"))
+THIS_MODULE = __name__  # python steps below are imported by this name, as any handler is
+
+pytestmark = pytest.mark.integration
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class RecordingReporter:
+    """Records every call and moves the rows as StartStep, FinishStep and CompleteExecution do."""
+
+    def __init__(self, store: SqliteExecutionStore) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+        self.threads: set[str] = set()
+        self._store = store
+
+    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> None:
+        self.calls.append(("started", pipeline_execution_id))
+        self.threads.add(threading.current_thread().name)
+        step = self._store.get_step(pipeline_execution_id)
+        running = step.model_copy(update={"status": StepStatus.RUNNING, "start_date": _now()})
+        self._store.save_step(running, expected=frozenset({step.status}))
+
+    def step_finished(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        status: StepStatus,
+        error: str | None = None,
+    ) -> None:
+        self.calls.append(("finished", pipeline_execution_id, status, error))
+        step = self._store.get_step(pipeline_execution_id)
+        done = step.model_copy(update={"status": status, "stop_date": _now(), "error": error})
+        self._store.save_step(done, expected=frozenset({StepStatus.RUNNING}))
+
+    def execution_completed(
+        self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
+    ) -> None:
+        self.calls.append(("completed", status, error))
+        execution = self._store.get_execution(workflow_execution_id)
+        completed = execution.complete(status, at=_now(), log="", error=error)
+        self._store.save_execution(completed, expected=frozenset({ExecutionStatus.RUNNING}))
+
+    def step_calls(self) -> list[tuple[Any, ...]]:
+        return [call for call in self.calls if call[0] != "completed"]
+
+    def completion(self) -> tuple[Any, ...]:
+        (completed,) = [call for call in self.calls if call[0] == "completed"]
+        return completed
+
+
+@dataclass
+class Harness:
+    """The runner's real collaborators over one temporary folder."""
+
+    root: Path
+    store: SqliteExecutionStore
+    catalog: SqliteWorkflowCatalog
+    objects: FilesystemObjectStore
+    logs: FileLogStore
+    reporter: RecordingReporter
+    runners: list[LocalRunner] = field(default_factory=list)
+
+    def runner(self, mode: str = "inline", work_dir: Path | None = None, **kw: Any) -> LocalRunner:
+        runner = LocalRunner(
+            self.store,
+            self.catalog,
+            self.objects,
+            self.logs,
+            self.reporter,
+            work_dir=work_dir or self.root / "work",
+            mode=mode,
+            **kw,
+        )
+        self.runners.append(runner)
+        return runner
+
+    def publish(self, document: dict[str, Any]) -> WorkflowVersion:
+        parsed = parse_workflow_document(document)
+        steps = tuple(
+            StepDefinition(
+                pipeline_id=step.pipeline_id,
+                pipeline_database_id=step.pipeline_database_id or parsed.database_id,
+                execution_type=step.execution_type,
+                handler=step.handler,
+                command=tuple(step.command) if step.command else None,
+                input_file_arity=step.input_file_arity,
+            )
+            for step in parsed.steps
+        )
+        latest = self.catalog.latest_version(parsed.database_id, parsed.workflow_id)
+        version = WorkflowVersion(
+            database_id=parsed.database_id,
+            workflow_id=parsed.workflow_id,
+            version=latest.version + 1 if latest else 1,
+            description=parsed.description,
+            steps=steps,
+            published_at=_now(),
+            digest="test",
+        )
+        assert self.catalog.add_version(version)
+        return version
+
+    def upload_asset(
+        self, asset_id: str, source: Path, file_key: str | None = None
+    ) -> ExecutionInput:
+        key = file_key or source.name
+        stored = self.objects.put_file(asset_object_key("demo", asset_id, key), source)
+        return ExecutionInput(
+            workflow_execution_id="set-at-launch",
+            workflow_key="set-at-launch",
+            database_id="demo",
+            asset_id=asset_id,
+            input_asset_file_key=key,
+            bucket=self.objects.bucket,
+            asset_root_key=asset_root_key("demo", asset_id),
+            version_id=stored.version_id,
+            execution_start_date=_now(),
+        )
+
+    def launch(
+        self,
+        execution_id: str,
+        version: WorkflowVersion,
+        inputs: Sequence[ExecutionInput] = (),
+        statuses: dict[int, StepStatus] | None = None,
+    ) -> list[str]:
+        """Write the run's records as LaunchExecution would; the step ids, in chain order."""
+        start = _now()
+        workflow_key = version.workflow_key
+        inputs = [
+            row.model_copy(
+                update={
+                    "workflow_execution_id": execution_id,
+                    "workflow_key": workflow_key,
+                    "execution_start_date": start,
+                }
+            )
+            for row in inputs
+        ]
+        labels = tuple(f"{r.database_id}/{r.asset_id}/{r.input_asset_file_key}" for r in inputs)
+        # ids that sort against the chain, so storage order never passes for chain order
+        step_ids = [
+            f"{execution_id}-{chr(ord('z') - index)}" for index in range(len(version.steps))
+        ]
+        steps, configurations = [], []
+        for index, definition in enumerate(version.steps):
+            step_id = step_ids[index]
+            prefix = execution_output_prefix(execution_id)
+            steps.append(
+                PipelineExecution(
+                    pipeline_execution_id=step_id,
+                    workflow_execution_id=execution_id,
+                    pipeline_database_id=definition.pipeline_database_id,
+                    pipeline_id=definition.pipeline_id,
+                    step_index=index,
+                    status=(statuses or {}).get(index, StepStatus.NEW),
+                    execution_type=definition.execution_type,
+                    input_file_arity=definition.input_file_arity,
+                    from_pipeline_execution_id=step_ids[index - 1] if index else None,
+                    end_state=index == len(version.steps) - 1,
+                    input_path="",
+                    output_files_path=prefix,
+                    output_preview_path=f"{prefix}preview/",
+                    output_metadata_path=f"{prefix}metadata/",
+                    auxiliary_path=step_auxiliary_prefix(execution_id, step_id),
+                )
+            )
+            arity = definition.input_file_arity
+            configurations.append(
+                StepInputConfiguration(
+                    pipeline_execution_id=step_id,
+                    workflow_execution_id=execution_id,
+                    execution_type=definition.execution_type,
+                    handler=definition.handler,
+                    command=definition.command,
+                    input_file_arity=arity,
+                    input_files=() if arity is InputFileArity.NONE else labels,
+                )
+            )
+        execution = WorkflowExecution(
+            workflow_execution_id=execution_id,
+            workflow_database_id=version.database_id,
+            workflow_id=version.workflow_id,
+            workflow_version=version.version,
+            status=ExecutionStatus.RUNNING,
+            execution_start_date=start,
+            triggered_by_user_id="tester",
+            trigger_type=TriggerType.MANUAL,
+        )
+        self.store.add_launch(
+            LaunchRecords(
+                execution=execution,
+                inputs=tuple(inputs),
+                configuration=ExecutionConfiguration(
+                    workflow_execution_id=execution_id,
+                    workflow_key=workflow_key,
+                    workflow_version=version.version,
+                    execution_start_date=start,
+                ),
+                steps=tuple(steps),
+                step_configurations=tuple(configurations),
+            )
+        )
+        return step_ids
+
+    def status_of(self, execution_id: str) -> ExecutionStatus:
+        return self.store.get_execution(execution_id).status
+
+    def step(self, step_id: str) -> PipelineExecution:
+        return self.store.get_step(step_id)
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Iterator[Harness]:
+    engine = create_sqlite_engine(tmp_path / "wfx.db")
+    store = SqliteExecutionStore(engine, TableNames())
+    catalog = SqliteWorkflowCatalog(engine, TableNames())
+    store.create_tables()
+    catalog.create_tables()
+    built = Harness(
+        root=tmp_path,
+        store=store,
+        catalog=catalog,
+        objects=FilesystemObjectStore(tmp_path / "objects"),
+        logs=FileLogStore(tmp_path / "logs"),
+        reporter=RecordingReporter(store),
+    )
+    yield built
+    for runner in built.runners:
+        for execution_id in list(runner._threads) + list(runner._processes):
+            runner.join(execution_id, timeout=60)
+    engine.dispose()
+
+
+def example(name: str) -> dict[str, Any]:
+    loaded = yaml.safe_load((EXAMPLES / name / "workflow.yaml").read_text())
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def workflow(workflow_id: str, *steps: dict[str, Any]) -> dict[str, Any]:
+    return {"databaseId": "demo", "workflowId": workflow_id, "steps": list(steps)}
+
+
+def python_step(pipeline_id: str, function: str, arity: str = "none") -> dict[str, Any]:
+    handler = f"{THIS_MODULE}:{function}"
+    return {
+        "pipelineId": pipeline_id,
+        "executionType": "python",
+        "handler": handler,
+        "inputFileArity": arity,
+    }
+
+
+def command_step(pipeline_id: str, script: str, arity: str = "none") -> dict[str, Any]:
+    return {
+        "pipelineId": pipeline_id,
+        "executionType": "command",
+        "command": ["{python}", "-c", textwrap.dedent(script)],
+        "inputFileArity": arity,
+    }
+
+
+# --- python steps used by the tests (the runner imports them by THIS_MODULE) -----------------
+
+handler_calls: list[dict[str, Any]] = []
+step_has_printed = threading.Event()
+main_thread_has_printed = threading.Event()
+
+
+def record_call(**arguments: Any) -> None:
+    handler_calls.append(arguments)
+
+
+def explode(**_: Any) -> None:
+    print("about to explode")
+    raise RuntimeError("boom")
+
+
+def talk_while_the_main_thread_prints(**_: Any) -> None:
+    print("step: first line")
+    step_has_printed.set()
+    assert main_thread_has_printed.wait(10)
+    print("step: second line", file=sys.stderr)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_handler_state() -> None:
+    handler_calls.clear()
+    step_has_printed.clear()
+    main_thread_has_printed.clear()
+
+
+# --- order, inputs, environment --------------------------------------------------------------
+
+
+def test_steps_run_in_chain_order_and_the_run_succeeds(harness: Harness) -> None:
+    version = harness.publish(example("trivial"))
+    step_ids = harness.launch("exec-order", version)
+
+    harness.runner().start_execution("exec-order")
+
+    assert harness.reporter.calls == [
+        ("started", step_ids[0]),
+        ("finished", step_ids[0], StepStatus.SUCCEEDED, None),
+        ("started", step_ids[1]),
+        ("finished", step_ids[1], StepStatus.SUCCEEDED, None),
+        ("started", step_ids[2]),
+        ("finished", step_ids[2], StepStatus.SUCCEEDED, None),
+        ("completed", ExecutionStatus.SUCCEEDED, None),
+    ]
+    assert harness.status_of("exec-order") is ExecutionStatus.SUCCEEDED
+
+
+def test_a_python_step_gets_its_inputs_output_folder_and_ids(harness: Harness) -> None:
+    rows = [harness.upload_asset("meshes", path) for path in MESHES]
+    version = harness.publish(workflow("calls", python_step("record", "record_call", "many")))
+    (step_id,) = harness.launch("exec-calls", version, rows)
+    runner = harness.runner()
+
+    runner.start_execution("exec-calls")
+
+    (call,) = handler_calls
+    assert [Path(p).name for p in call["input_files"]] == [p.name for p in MESHES]
+    assert [Path(p).read_bytes() for p in call["input_files"]] == [p.read_bytes() for p in MESHES]
+    assert call["output_dir"] == str(runner.output_dir("exec-calls"))
+    assert (call["execution_id"], call["pipeline_execution_id"]) == ("exec-calls", step_id)
+
+
+def test_a_step_reads_the_input_version_the_run_pinned(harness: Harness, tmp_path: Path) -> None:
+    source = tmp_path / "mesh.obj"
+    source.write_text("v 0 0 0\n")
+    pinned = harness.upload_asset("a1", source)
+    source.write_text("v 9 9 9\n")
+    harness.upload_asset("a1", source)  # a newer version, uploaded after the launch chose
+    version = harness.publish(workflow("pinned", python_step("record", "record_call", "one")))
+    harness.launch("exec-pinned", version, [pinned])
+
+    harness.runner().start_execution("exec-pinned")
+
+    (call,) = handler_calls
+    assert [Path(p).read_text() for p in call["input_files"]] == ["v 0 0 0\n"]
+
+
+def test_a_step_with_arity_none_gets_no_input_files(harness: Harness) -> None:
+    rows = [harness.upload_asset("meshes", MESHES[0])]
+    version = harness.publish(
+        workflow(
+            "arity",
+            python_step("with-inputs", "record_call", "one"),
+            python_step("without-inputs", "record_call", "none"),
+        )
+    )
+    harness.launch("exec-arity", version, rows)
+
+    harness.runner().start_execution("exec-arity")
+
+    assert [len(call["input_files"]) for call in handler_calls] == [1, 0]
+
+
+def test_a_command_step_gets_its_inputs_and_ids_in_the_environment(harness: Harness) -> None:
+    rows = [harness.upload_asset("meshes", path) for path in MESHES[:2]]
+    dump_environment = """
+        import json, os
+        names = [n for n in os.environ if n.startswith("WFX_")]
+        path = os.path.join(os.environ["WFX_OUTPUT_DIR"], "env.json")
+        json.dump({n: os.environ[n] for n in names}, open(path, "w"))
+    """
+    version = harness.publish(workflow("env", command_step("dump", dump_environment, "many")))
+    (step_id,) = harness.launch("exec-env", version, rows)
+    runner = harness.runner()
+
+    runner.start_execution("exec-env")
+
+    environment = json.loads((runner.output_dir("exec-env") / "env.json").read_text())
+    input_files = environment["WFX_INPUT_FILES"].split(os.pathsep)
+    assert [Path(p).name for p in input_files] == [p.name for p in MESHES[:2]]
+    assert all(Path(p).is_file() for p in input_files)
+    assert environment["WFX_OUTPUT_DIR"] == str(runner.output_dir("exec-env"))
+    assert environment["WFX_EXECUTION_ID"] == "exec-env"
+    assert environment["WFX_PIPELINE_EXECUTION_ID"] == step_id
+
+
+# --- failures ------------------------------------------------------------------------------
+
+
+def test_a_failing_command_fails_with_its_exit_code_and_stderr_and_stops_the_run(
+    harness: Harness,
+) -> None:
+    version = harness.publish(example("failing"))
+    _, fail, never = harness.launch("exec-fail", version)
+    runner = harness.runner()
+
+    runner.start_execution("exec-fail")
+
+    error = "exit code 3: error: the input is not a mesh\ngiving up"
+    assert harness.reporter.calls[-3:] == [
+        ("started", fail),
+        ("finished", fail, StepStatus.FAILED, error),
+        ("completed", ExecutionStatus.FAILED, error),
+    ]
+    assert ("started", never) not in harness.reporter.calls
+    assert harness.step(never).status is StepStatus.NEW
+    assert not (runner.output_dir("exec-fail") / "never.txt").exists()
+    assert harness.status_of("exec-fail") is ExecutionStatus.FAILED
+    log = harness.logs.read_step_log("exec-fail", fail)
+    assert "checking the input" in log
+    assert "error: the input is not a mesh" in log
+
+
+def test_only_the_tail_of_a_long_stderr_is_kept_in_the_error(harness: Harness) -> None:
+    noisy = """
+        import sys
+        for n in range(500):
+            print(f"line {n} " + "x" * 300, file=sys.stderr)
+        sys.exit(7)
+    """
+    version = harness.publish(workflow("noisy", command_step("noisy", noisy)))
+    (step_id,) = harness.launch("exec-noisy", version)
+
+    harness.runner().start_execution("exec-noisy")
+
+    error = harness.step(step_id).error
+    assert error is not None
+    assert error.startswith("exit code 7: ")
+    assert len(error) <= len("exit code 7: ") + 2000
+    assert "line 499" in error and "line 489" not in error
+    assert "line 0 " in harness.logs.read_step_log("exec-noisy", step_id)
+
+
+def test_a_missing_executable_fails_the_step_naming_it(harness: Harness) -> None:
+    missing = {
+        "pipelineId": "missing",
+        "executionType": "command",
+        "command": ["wfx-no-such-program", "--flag"],
+        "inputFileArity": "none",
+    }
+    version = harness.publish(workflow("missing", missing))
+    (step_id,) = harness.launch("exec-missing", version)
+
+    harness.runner().start_execution("exec-missing")
+
+    assert harness.step(step_id).error == "executable not found: wfx-no-such-program"
+    assert harness.status_of("exec-missing") is ExecutionStatus.FAILED
+
+
+def test_a_python_step_that_raises_fails_with_the_exception_type_and_message(
+    harness: Harness,
+) -> None:
+    version = harness.publish(workflow("explode", python_step("explode", "explode")))
+    (step_id,) = harness.launch("exec-explode", version)
+
+    harness.runner().start_execution("exec-explode")
+
+    assert harness.reporter.completion() == (
+        "completed",
+        ExecutionStatus.FAILED,
+        "RuntimeError: boom",
+    )
+    log = harness.logs.read_step_log("exec-explode", step_id)
+    assert "about to explode" in log
+    assert "Traceback" in log and 'raise RuntimeError("boom")' in log
+
+
+def test_a_handler_that_cannot_be_imported_fails_its_step(harness: Harness) -> None:
+    version = harness.publish(
+        workflow("unknown", python_step("unknown", "no_such_function_in_this_module"))
+    )
+    (step_id,) = harness.launch("exec-unknown", version)
+
+    harness.runner().start_execution("exec-unknown")
+
+    assert harness.step(step_id).error == (
+        f"AttributeError: module '{THIS_MODULE}' has no attribute 'no_such_function_in_this_module'"
+    )
+
+
+def test_an_error_in_the_runner_itself_still_ends_the_run_as_failed(harness: Harness) -> None:
+    version = harness.publish(example("trivial"))
+    harness.launch("exec-broken", version.model_copy(update={"version": 99}))
+
+    harness.runner().start_execution("exec-broken")
+
+    (completed,) = harness.reporter.calls
+    assert completed[:2] == ("completed", ExecutionStatus.FAILED)
+    assert completed[2].startswith("local runner: WorkflowNotFoundError: ")
+    assert "version 99" in completed[2]
+    assert harness.status_of("exec-broken") is ExecutionStatus.FAILED
+
+
+# --- outputs -------------------------------------------------------------------------------
+
+
+def test_outputs_are_uploaded_only_when_new_or_changed(harness: Harness) -> None:
+    write = """
+        import os, sys
+        out = os.environ["WFX_OUTPUT_DIR"]
+        for name, body in [a.split("=", 1) for a in sys.argv[1:]]:
+            os.makedirs(os.path.dirname(os.path.join(out, name)), exist_ok=True)
+            open(os.path.join(out, name), "w").write(body)
+    """
+
+    def step(pipeline_id: str, *files: str) -> dict[str, Any]:
+        command = command_step(pipeline_id, write)
+        command["command"] = [*command["command"], *files]
+        return command
+
+    version = harness.publish(
+        workflow(
+            "outputs",
+            step("first", "report.txt=same", "nested/a.txt=a"),
+            step("rewrite", "report.txt=same"),  # the same bytes again: no new version
+            step("change", "report.txt=other", "b.txt=b"),
+        )
+    )
+    harness.launch("exec-outputs", version)
+
+    harness.runner().start_execution("exec-outputs")
+
+    prefix = execution_output_prefix("exec-outputs")
+    report = harness.objects.versions(f"{prefix}report.txt")
+    assert [harness.objects.local_path(v.key, v.version_id).read_text() for v in report] == [
+        "same",
+        "other",
+    ]
+    assert len(harness.objects.versions(f"{prefix}nested/a.txt")) == 1
+    assert [o.key.removeprefix(prefix) for o in harness.objects.list_latest(prefix)] == [
+        "b.txt",
+        "nested/a.txt",
+        "report.txt",
+    ]
+
+
+def test_a_later_step_reads_what_an_earlier_step_wrote(harness: Harness) -> None:
+    rows = [harness.upload_asset("meshes", path) for path in MESHES]
+    version = harness.publish(example("mesh"))
+    harness.launch("exec-mesh", version, rows)
+    runner = harness.runner()
+
+    runner.start_execution("exec-mesh")
+
+    assert harness.status_of("exec-mesh") is ExecutionStatus.SUCCEEDED
+    prefix = execution_output_prefix("exec-mesh")
+    stored = {o.key.removeprefix(prefix) for o in harness.objects.list_latest(prefix)}
+    names = [p.stem for p in MESHES]
+    assert stored == {
+        "statistics.json",
+        "metadata/statistics.json.json",
+        *(f"normalized/{n}.obj" for n in names),
+        *(f"preview/{n}.svg" for n in names),
+    }
+
+
+def test_a_redrive_skips_succeeded_steps_and_brings_down_their_outputs(
+    harness: Harness, tmp_path: Path
+) -> None:
+    version = harness.publish(example("mesh"))
+    rows = [harness.upload_asset("meshes", MESHES[1])]
+    done = {0: StepStatus.SUCCEEDED, 1: StepStatus.SUCCEEDED}
+    *_, preview = harness.launch("exec-redrive", version, rows, done)
+    # what the first two steps uploaded in an earlier process
+    prefix = execution_output_prefix("exec-redrive")
+    normalized = harness.objects.put_bytes(
+        f"{prefix}normalized/icosphere.obj", (MESHES[1]).read_bytes()
+    )
+    fresh_work_dir = tmp_path / "another-machine"
+
+    harness.runner(work_dir=fresh_work_dir).start_execution("exec-redrive")
+
+    assert [call[1] for call in harness.reporter.step_calls()] == [preview, preview]
+    assert harness.reporter.completion() == ("completed", ExecutionStatus.SUCCEEDED, None)
+    assert (
+        fresh_work_dir / "runs" / "exec-redrive" / "output" / "preview" / "icosphere.svg"
+    ).exists()
+    assert harness.objects.list_latest(f"{prefix}normalized/") == [normalized]  # not re-uploaded
+    assert [o.key for o in harness.objects.list_latest(f"{prefix}preview/")] == [
+        f"{prefix}preview/icosphere.svg"
+    ]
+
+
+def test_a_run_already_finished_is_not_run_again(harness: Harness) -> None:
+    version = harness.publish(example("trivial"))
+    harness.launch("exec-twice", version)
+    runner = harness.runner()
+    runner.start_execution("exec-twice")
+    first = list(harness.reporter.calls)
+
+    runner.start_execution("exec-twice")
+
+    assert harness.reporter.calls == first
+
+
+# --- modes and logs ------------------------------------------------------------------------
+
+
+def test_thread_mode_runs_in_the_background_and_join_waits_for_the_end(harness: Harness) -> None:
+    version = harness.publish(example("trivial"))
+    harness.launch("exec-thread", version)
+    runner = harness.runner(mode="thread")
+
+    runner.start_execution("exec-thread")
+
+    assert runner.join("exec-thread", timeout=30)
+    assert harness.status_of("exec-thread") is ExecutionStatus.SUCCEEDED
+    assert harness.reporter.threads == {"wfx-run-exec-thread"}
+    assert runner.join("exec-thread")  # joining a finished run again is fine
+
+
+def test_python_step_output_goes_to_its_log_while_other_threads_print_to_the_terminal(
+    harness: Harness, capsys: pytest.CaptureFixture[str]
+) -> None:
+    version = harness.publish(
+        workflow("talk", python_step("talk", "talk_while_the_main_thread_prints"))
+    )
+    (step_id,) = harness.launch("exec-talk", version)
+    runner = harness.runner(mode="thread")
+    stdout_before = sys.stdout
+
+    runner.start_execution("exec-talk")
+    assert step_has_printed.wait(10)
+    print("main: progress")
+    main_thread_has_printed.set()
+    assert runner.join("exec-talk", timeout=30)
+
+    terminal = capsys.readouterr()
+    log = harness.logs.read_step_log("exec-talk", step_id)
+    assert "main: progress" in terminal.out
+    assert "step:" not in terminal.out + terminal.err
+    assert log == "step: first line\nstep: second line\n"
+    assert sys.stdout is stdout_before
+
+
+def test_the_run_log_gathers_every_step_log_in_order(harness: Harness) -> None:
+    rows = [harness.upload_asset("meshes", path) for path in MESHES]
+    version = harness.publish(example("mesh"))
+    statistics, normalize, preview = harness.launch("exec-log", version, rows)
+
+    harness.runner().start_execution("exec-log")
+
+    run_log = harness.logs.read_run_log("exec-log")
+    headers = [line for line in run_log.splitlines() if line.startswith("=====")]
+    assert headers == [
+        f"===== pipeline execution {s} =====" for s in (statistics, normalize, preview)
+    ]
+    assert "icosphere: 162 vertices, 320 faces" in run_log
+    assert "preview/torus.svg" in run_log
+
+
+def test_detached_mode_runs_the_worker_command_in_a_new_process(
+    harness: Harness, tmp_path: Path
+) -> None:
+    version = harness.publish(example("mesh"))
+    rows = [harness.upload_asset("meshes", MESHES[1])]
+    harness.launch("exec-detached", version, rows)
+    worker = tmp_path / "worker.py"
+    worker.write_text(_WORKER.format(root=str(tmp_path)))
+    runner = harness.runner(mode="detached", detached_command=[sys.executable, str(worker)])
+
+    runner.start_execution("exec-detached")
+
+    assert runner.join("exec-detached", timeout=60)
+    worker_log = (tmp_path / "work" / "runs" / "exec-detached" / "runner.log").read_text()
+    assert harness.status_of("exec-detached") is ExecutionStatus.SUCCEEDED, worker_log
+    assert f"worker pid {os.getpid()}" not in worker_log
+    details = harness.store.get_details("exec-detached")
+    assert all(s.step.status is StepStatus.SUCCEEDED for s in details.steps)
+    assert harness.reporter.calls == []  # the worker reported, not this process
+
+
+_WORKER = """
+import os, sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from adapters.local.log_store import FileLogStore
+from adapters.local.object_store import FilesystemObjectStore
+from adapters.local.runner import LocalRunner
+from adapters.sqlite.catalogs import SqliteWorkflowCatalog
+from adapters.sqlite.engine import create_sqlite_engine
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.tables import TableNames
+from domain.statuses import StepStatus
+
+root = Path({root!r})
+engine = create_sqlite_engine(root / "wfx.db")
+store = SqliteExecutionStore(engine, TableNames())
+
+
+class Reporter:
+    def step_started(self, execution_id, step_id):
+        self._move(step_id, status=StepStatus.RUNNING)
+
+    def step_finished(self, execution_id, step_id, status, error=None):
+        self._move(step_id, status=status, error=error)
+
+    def _move(self, step_id, **changes):
+        step = store.get_step(step_id)
+        store.save_step(step.model_copy(update=changes), frozenset({{step.status}}))
+
+    def execution_completed(self, execution_id, status, error=None):
+        execution = store.get_execution(execution_id)
+        done = execution.complete(status, at=datetime.now(UTC), log="", error=error)
+        store.save_execution(done, frozenset({{execution.status}}))
+
+
+print(f"worker pid {{os.getpid()}}", flush=True)
+runner = LocalRunner(
+    store, SqliteWorkflowCatalog(engine, TableNames()), FilesystemObjectStore(root / "objects"),
+    FileLogStore(root / "logs"), Reporter(), work_dir=root / "work",
+)
+print(runner.run(sys.argv[1]))
+"""
+
+
+def test_an_unknown_mode_is_refused(harness: Harness) -> None:
+    with pytest.raises(ValueError, match="mode"):
+        harness.runner(mode="cluster")
+    with pytest.raises(ValueError, match="detached_command"):
+        harness.runner(mode="detached")
+
+
+def test_a_subprocess_step_can_import_the_example_package() -> None:
+    # the command steps of the examples run `python -m wfx_examples...`: the package is installed
+    result = subprocess.run(
+        [sys.executable, "-c", "import wfx_examples.mesh.preview"], capture_output=True, check=False
+    )
+    assert result.returncode == 0, result.stderr

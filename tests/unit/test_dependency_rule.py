@@ -1,0 +1,90 @@
+"""The layers of DESIGN §2, checked on the imports each module actually makes."""
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+STDLIB = set(sys.stdlib_module_names)
+
+ALLOWED: dict[str, set[str]] = {
+    "domain": {"domain", "pydantic"},
+    "application": {"domain", "application", "pydantic"},
+    "adapters": {
+        "domain",
+        "application",
+        "adapters",
+        "boto3",
+        "botocore",
+        "mypy_boto3_dynamodb",  # type stubs, imported under TYPE_CHECKING only
+        "sqlalchemy",
+        "pydantic",
+    },
+}
+# Adapters see the application's ports and nothing else of it (no use case, no reporter).
+ADAPTER_APPLICATION_MODULES = {"application.ports"}
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module)
+    return names
+
+
+def _modules(layer: str) -> list[Path]:
+    return sorted((SRC / layer).rglob("*.py"))
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_each_layer_imports_only_what_it_may(layer: str) -> None:
+    offenders = [
+        f"{path.relative_to(SRC)} imports {name}"
+        for path in _modules(layer)
+        for name in _imports(path)
+        if name.split(".")[0] not in STDLIB | ALLOWED[layer]
+    ]
+    assert offenders == []
+
+
+def test_adapters_see_only_the_application_ports() -> None:
+    offenders = [
+        f"{path.relative_to(SRC)} imports {name}"
+        for path in _modules("adapters")
+        for name in _imports(path)
+        if name.startswith("application") and name not in ADAPTER_APPLICATION_MODULES
+    ]
+    assert offenders == []
+
+
+def test_nothing_imports_an_entrypoint() -> None:
+    offenders = [
+        f"{path.relative_to(SRC)} imports {name}"
+        for layer in ALLOWED
+        for path in _modules(layer)
+        for name in _imports(path)
+        if name.startswith("entrypoints")
+    ]
+    assert offenders == []
+
+
+def test_the_sqlite_path_does_not_import_boto3() -> None:
+    """Cold start: a SQLite command must not pay for boto3 (about 0.15 s)."""
+    shared = [
+        SRC / "adapters" / "tables.py",
+        SRC / "adapters" / "records.py",
+        *_modules("adapters/sqlite"),
+    ]
+    offenders = [
+        str(p.relative_to(SRC))
+        for p in shared
+        for n in _imports(p)
+        if n.startswith(("boto3", "botocore"))
+    ]
+    assert offenders == []

@@ -1,0 +1,86 @@
+"""FileLogStore: one file per step, read back alone or as the whole run's log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adapters.local.log_store import FileLogStore
+
+
+@pytest.fixture
+def logs(tmp_path: Path) -> FileLogStore:
+    return FileLogStore(tmp_path / "logs")
+
+
+def test_a_step_log_lives_under_the_run_folder_which_is_created(
+    logs: FileLogStore, tmp_path: Path
+) -> None:
+    path = logs.step_log_path("exec-1", "pipe-1")
+
+    assert path == tmp_path / "logs" / "exec-1" / "pipe-1.log"
+    assert path.parent.is_dir()
+
+
+def test_a_step_log_is_read_back_as_written(logs: FileLogStore) -> None:
+    logs.step_log_path("exec-1", "pipe-1").write_text("hello\nworld\n", encoding="utf-8")
+
+    assert logs.read_step_log("exec-1", "pipe-1") == "hello\nworld\n"
+
+
+def test_a_missing_step_log_reads_as_empty(logs: FileLogStore) -> None:
+    assert logs.read_step_log("exec-1", "never-ran") == ""
+    assert logs.read_run_log("no-such-run") == ""
+
+
+def test_the_run_log_holds_every_step_oldest_first_each_under_its_header(
+    logs: FileLogStore,
+) -> None:
+    # written within one file-time tick, in an order that no name sort would give
+    for step, text in (("zeta", "first step\n"), ("alpha", "second step"), ("mid", "third\n")):
+        logs.step_log_path("exec-1", step).write_text(text, encoding="utf-8")
+
+    assert logs.read_run_log("exec-1") == (
+        "===== pipeline execution zeta =====\nfirst step\n"
+        "===== pipeline execution alpha =====\nsecond step\n"
+        "===== pipeline execution mid =====\nthird\n"
+    )
+
+
+def test_a_step_asked_for_again_keeps_its_place_in_the_run_log(
+    logs: FileLogStore, tmp_path: Path
+) -> None:
+    logs.step_log_path("exec-1", "one").write_text("1\n")
+    logs.step_log_path("exec-1", "two").write_text("2\n")
+    # a redrive in a fresh process asks for the first step's log again
+    again = FileLogStore(tmp_path / "logs")
+    with again.step_log_path("exec-1", "one").open("a") as log:
+        log.write("1 again\n")
+
+    run_log = again.read_run_log("exec-1")
+
+    assert run_log.index("one =====") < run_log.index("two =====")
+    assert "1\n1 again\n" in run_log
+
+
+def test_a_step_that_never_wrote_its_log_is_left_out_of_the_run_log(logs: FileLogStore) -> None:
+    logs.step_log_path("exec-1", "silent")
+    logs.step_log_path("exec-1", "talks").write_text("hi\n")
+
+    assert logs.read_run_log("exec-1") == "===== pipeline execution talks =====\nhi\n"
+
+
+def test_logs_of_other_runs_are_not_part_of_a_run_log(logs: FileLogStore) -> None:
+    logs.step_log_path("exec-1", "a").write_text("mine\n")
+    logs.step_log_path("exec-2", "b").write_text("theirs\n")
+
+    assert "theirs" not in logs.read_run_log("exec-1")
+
+
+@pytest.mark.parametrize("bad", ["", "..", "a/b", "a\\b"])
+def test_an_id_that_is_not_one_path_segment_is_refused(logs: FileLogStore, bad: str) -> None:
+    with pytest.raises(ValueError, match="single path segment"):
+        logs.step_log_path("exec-1", bad)
+    with pytest.raises(ValueError, match="single path segment"):
+        logs.read_run_log(bad)

@@ -1,0 +1,160 @@
+"""The item shapes of seed 000, built once for both storage adapters."""
+
+from datetime import UTC, datetime
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from adapters import records
+from domain.execution import (
+    ExecutionConfiguration,
+    ExecutionInput,
+    PipelineExecution,
+    WorkflowExecution,
+)
+from domain.statuses import ExecutionStatus
+from domain.triggers import TriggerType
+from domain.workflow import ExecutionType, InputFileArity
+
+START = datetime(2026, 11, 29, 9, 0, 0, 123456, tzinfo=UTC)
+
+
+def an_execution(**changes: object) -> WorkflowExecution:
+    values: dict[str, object] = {
+        "workflow_execution_id": "e1",
+        "workflow_database_id": "db",
+        "workflow_id": "wf",
+        "workflow_version": 2,
+        "status": ExecutionStatus.RUNNING,
+        "execution_start_date": START,
+        "triggered_by_user_id": "alice",
+        "trigger_type": TriggerType.MANUAL,
+    }
+    return WorkflowExecution.model_validate(values | changes)
+
+
+def a_step(**changes: object) -> PipelineExecution:
+    values: dict[str, object] = {
+        "pipeline_execution_id": "p1",
+        "workflow_execution_id": "e1",
+        "pipeline_database_id": "db",
+        "pipeline_id": "stats",
+        "step_index": 0,
+        "execution_type": ExecutionType.PYTHON,
+        "input_file_arity": InputFileArity.MANY,
+        "end_state": False,
+        "input_path": "assets/db/a/",
+        "output_files_path": "executions/e1/output/",
+        "output_preview_path": "executions/e1/output/preview/",
+        "output_metadata_path": "executions/e1/output/metadata/",
+        "auxiliary_path": "executions/e1/auxiliary/p1/",
+    }
+    return PipelineExecution.model_validate(values | changes)
+
+
+def test_the_main_row_has_colon_joined_keys_and_the_global_list_partition() -> None:
+    item = records.build_execution_record(an_execution())
+    assert item["workflowExecutionId"] == "e1"
+    assert item["workflowDatabaseId:workflowId"] == "db:wf"
+    assert item["allListPartition"] == "execution"
+    assert item["executionStatus"] == "RUNNING"
+    assert item["executionStartDate"] == "2026-11-29T09:00:00.123456Z"
+
+
+def test_an_ungrouped_run_has_no_group_attribute_at_all() -> None:
+    assert "executionGroupId" not in records.build_execution_record(an_execution())
+    assert "executionGroupId" not in records.build_execution_record(
+        an_execution(execution_group_id="")
+    )
+    grouped = records.build_execution_record(an_execution(execution_group_id="batch-7"))
+    assert grouped["executionGroupId"] == "batch-7"
+
+
+def test_an_open_run_has_no_stop_date_error_or_log_attribute() -> None:
+    item = records.build_execution_record(an_execution())
+    for absent in ("executionStopDate", "executionError", "executionLog", "redriveDate"):
+        assert absent not in item
+
+
+def test_a_root_step_has_no_predecessor_attribute_and_a_later_step_has_one() -> None:
+    assert "from_pipeline_execution_id" not in records.build_pipeline_execution_record(a_step())
+    later = records.build_pipeline_execution_record(a_step(from_pipeline_execution_id="p0"))
+    assert later["from_pipeline_execution_id"] == "p0"
+
+
+def test_a_step_row_reserves_the_credential_vending_fields() -> None:
+    item = records.build_pipeline_execution_record(a_step(end_state=True))
+    assert item["credentialVendingState"] == "notVended"
+    assert item["endStatePipeline"] == "true"
+    assert item["pipelineDatabaseId:pipelineId"] == "db:stats"
+
+
+def test_a_results_only_configuration_has_no_output_asset_key() -> None:
+    config = ExecutionConfiguration(
+        workflow_execution_id="e1",
+        workflow_key="db:wf",
+        workflow_version=1,
+        execution_start_date=START,
+    )
+    item = records.build_execution_configuration_record(config)
+    assert item["recordType"] == "configuration"
+    assert "outputDatabaseId:outputAssetId" not in item
+    targeted = config.model_copy(update={"output_database_id": "db", "output_asset_id": "out"})
+    assert (
+        records.build_execution_configuration_record(targeted)["outputDatabaseId:outputAssetId"]
+        == "db:out"
+    )
+
+
+def test_an_input_row_pins_the_version_and_keys_the_asset() -> None:
+    row = ExecutionInput(
+        workflow_execution_id="e1",
+        workflow_key="db:wf",
+        database_id="db",
+        asset_id="a",
+        input_asset_file_key="meshes/cube.obj",
+        bucket="wfx-local",
+        asset_root_key="assets/db/a/",
+        version_id="v1",
+        execution_start_date=START,
+    )
+    item = records.build_execution_input_record(row)
+    assert item["databaseId:assetId:inputAssetFileKey"] == "db:a:meshes/cube.obj"
+    assert item["databaseId:assetId"] == "db:a"
+    assert item["versionId"] == "v1"
+    assert records.parse_execution_input_record(item) == row
+
+
+def test_records_round_trip() -> None:
+    execution = an_execution(
+        execution_group_id="g",
+        status=ExecutionStatus.FAILED,
+        execution_stop_date=START,
+        execution_error="boom",
+        execution_log="log",
+    )
+    assert records.parse_execution_record(records.build_execution_record(execution)) == execution
+    step = a_step(from_pipeline_execution_id="p0", error="x")
+    assert (
+        records.parse_pipeline_execution_record(records.build_pipeline_execution_record(step))
+        == step
+    )
+
+
+def test_a_status_update_removes_what_has_no_value() -> None:
+    present, removed = records.execution_mutable_attributes(an_execution())
+    assert present["executionStatus"] == "RUNNING"
+    assert "executionStopDate" in removed and "executionStopDate" not in present
+
+
+@given(
+    st.datetimes(
+        min_value=datetime(2000, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC)
+    )
+)
+def test_dates_sort_as_text_in_time_order(moment: datetime) -> None:
+    text = records.format_date(moment)
+    assert text.endswith("Z") and len(text) == 27
+    assert records.parse_date(text) == moment
+    start_text = records.format_date(START)
+    assert (start_text < text) == (moment > START)

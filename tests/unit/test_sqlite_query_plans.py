@@ -1,0 +1,89 @@
+"""Each newest-first list of the SQLite store walks its GSI's index: no scan, no sort, any size."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from adapters.sqlite.engine import create_sqlite_engine
+from adapters.sqlite.execution_sql import ASSET_LINKS, LIST_PARTITIONS
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.sqlite.schema import build_schema
+from adapters.tables import ResourceKeys, TableNames
+from application.ports import AssetDirection, ListScope
+from tests.contract.builders import a_launch, at
+
+SCHEMA = build_schema(TableNames())
+PAGES = {"page 1": False, "page 2": True}
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    engine = create_sqlite_engine(tmp_path / "plans.db")
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(params=["empty", "analyzed"])
+def store(request: pytest.FixtureRequest, engine: Engine) -> SqliteExecutionStore:
+    """A fresh database, and one whose planner has statistics of a skewed population."""
+    store = SqliteExecutionStore(engine, TableNames())
+    store.create_tables()
+    if request.param == "analyzed":
+        for n in range(60):
+            store.add_launch(
+                a_launch(
+                    f"e{n:02}",
+                    start=at(n % 7),
+                    workflow=f"db1:wf{n % 3}",
+                    group="g1" if n % 2 else None,
+                    inputs=[("db1:asset1", "a.obj"), (f"db1:asset{n % 5}", "b.obj")],
+                    output_asset="db1:asset1" if n % 4 else None,
+                )
+            )
+        with engine.begin() as connection:
+            connection.exec_driver_sql("ANALYZE")
+    return store
+
+
+def query_plan(engine: Engine, sql: str) -> str:
+    with engine.connect() as connection:
+        rows = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", ("x",) * sql.count("?"))
+        return "\n".join(row[3] for row in rows)
+
+
+def assert_walks_index(plan: str, index: str, continued: bool) -> None:
+    assert f"USING INDEX {index} (" in plan or f"USING COVERING INDEX {index} (" in plan, plan
+    assert "TEMP B-TREE" not in plan, plan  # neither ORDER BY nor GROUP BY sorts
+    assert "SCAN" not in plan, plan
+    if continued:  # page 2 seeks to the last row seen instead of filtering everything newer
+        assert "(executionStartDate,workflowExecutionId)<(?,?)" in plan, plan
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("scope", list(ListScope))
+def test_an_execution_list_walks_its_index_newest_first(
+    store: SqliteExecutionStore, engine: Engine, scope: ListScope, page: str
+) -> None:
+    gsi, _ = LIST_PARTITIONS[scope]
+    index = SCHEMA[ResourceKeys.WORKFLOW_EXECUTIONS].index_name(gsi)
+
+    plan = query_plan(engine, store.list_executions_sql(scope, PAGES[page]))
+
+    assert_walks_index(plan, index, PAGES[page])
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("direction", list(AssetDirection))
+def test_an_asset_list_walks_its_index_newest_first(
+    store: SqliteExecutionStore, engine: Engine, direction: AssetDirection, page: str
+) -> None:
+    table, gsi, _ = ASSET_LINKS[direction]
+    index = SCHEMA[table].index_name(gsi)
+
+    plan = query_plan(engine, store.asset_execution_refs_sql(direction, PAGES[page]))
+
+    assert_walks_index(plan, index, PAGES[page])
