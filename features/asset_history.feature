@@ -23,7 +23,8 @@ Feature: The execution history of an asset
   Scenario: A run that reads no input is linked to the asset it wrote to
     Given alice launched "features/generate" writing to "scans/bunny" as run "generated"
     And alice launched "features/generate" as run "results only"
-    Then the list of asset "scans/bunny" is "generated"
+    Then the run "generated" read no input files
+    And the list of asset "scans/bunny" is "generated"
     And the list of asset "scans/dragon" is empty
     And the list of all executions is "results only, generated"
 

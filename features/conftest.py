@@ -4,6 +4,9 @@ Scenarios go through the real container: the real use cases, the real storage ad
 backend, the local runner in inline mode (a launch returns once the run has finished), the
 filesystem object store and log store under `tmp_path`. Only the clock is ours, so that "newest
 first" does not depend on how fast the machine is.
+
+The step definitions (`features/steps/*_steps.py`) are shared by every feature: they are
+star-imported here because pytest-bdd finds the step fixtures they register in this namespace.
 """
 
 from __future__ import annotations
@@ -19,17 +22,15 @@ from dependency_injector import providers
 
 from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.settings import Settings
-from features.steps.observer import ObservingReporter
-from features.steps.stored_rows import StoredRows
-from features.steps.world import World
-
-# Step definitions are shared by every feature; pytest-bdd finds them through this conftest.
 from features.steps.completion_steps import *  # noqa: F403
 from features.steps.launch_steps import *  # noqa: F403
 from features.steps.list_steps import *  # noqa: F403
+from features.steps.observer import ObservingReporter
 from features.steps.progress_steps import *  # noqa: F403
 from features.steps.setup_steps import *  # noqa: F403
 from features.steps.storage_steps import *  # noqa: F403
+from features.steps.stored_rows import StoredRows
+from features.steps.world import World
 
 START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 TICK = timedelta(seconds=1)

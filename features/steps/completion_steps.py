@@ -97,7 +97,8 @@ def _(container: Container, world: World, reference: str, relative: str) -> None
 def _(container: Container, world: World, asset: str) -> None:
     ref = AssetRef.parse(asset, "asset", allow_file=False)
     current = {f.file_key: f for f in container.asset_catalog().list_files(*_ids(ref))}
-    results = [r for e in details_of(container, world.execution_id).steps for r in e.outputs.results]
+    steps = details_of(container, world.execution_id).steps
+    results = [result for entry in steps for result in entry.outputs.results]
     assert results
     for result in results:
         assert (result.output_database_id, result.output_asset_id) == _ids(ref), result

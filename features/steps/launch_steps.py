@@ -189,3 +189,11 @@ def _(world: World) -> None:
     assert first.created
     assert not second.created
     assert second.execution.workflow_execution_id == first.execution.workflow_execution_id
+
+
+@then(parsers.parse('the run "{label}" read no input files'))
+def _(container: Container, world: World, label: str) -> None:
+    details = details_of(container, world.run(label))
+    assert details.inputs == ()
+    for entry in details.steps:
+        assert entry.configuration is not None and entry.configuration.input_files == ()

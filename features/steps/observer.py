@@ -43,7 +43,8 @@ class ObservingReporter:
         error: str | None = None,
     ) -> None:
         self.inner.step_finished(workflow_execution_id, pipeline_execution_id, status, error)
-        self._note(workflow_execution_id, f"after finish of {self._pipeline_id(pipeline_execution_id)}")
+        name = self._pipeline_id(pipeline_execution_id)
+        self._note(workflow_execution_id, f"after finish of {name}")
 
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
 
 from pytest_bdd import parsers, then, when
 
@@ -74,7 +75,9 @@ def _(container: Container, observer: ObservingReporter, world: World) -> None:
     assert started == chain
 
 
-@then("each step was RUNNING while the steps before it had SUCCEEDED and the steps after it were NEW")
+@then(
+    "each step was RUNNING while the steps before it had SUCCEEDED and the steps after it were NEW"
+)
 def _(observer: ObservingReporter, world: World) -> None:
     running_seen = 0
     for snapshot in observer.snapshots[world.execution_id]:
@@ -99,7 +102,7 @@ def _(container: Container, world: World) -> None:
     for step in steps:
         assert step.start_date is not None and step.stop_date is not None, step
         assert step.start_date < step.stop_date, step
-    for before, after in zip(steps, steps[1:], strict=False):
+    for before, after in pairwise(steps):
         assert before.stop_date is not None and after.start_date is not None
         assert before.stop_date <= after.start_date, (before, after)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from application.ports import AssetCatalog
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery
 from domain.assets import AssetFile, AssetRef
 from domain.execution import ExecutionDetails, StepDetails
@@ -22,7 +23,8 @@ def step_named(details: ExecutionDetails, pipeline_id: str) -> StepDetails:
 
 def current_file(container: Container, reference: str) -> AssetFile:
     ref = AssetRef.parse(reference, "file")
-    files = container.asset_catalog().list_files(ref.database_id, ref.asset_id)
+    catalog: AssetCatalog = container.asset_catalog()
+    files = catalog.list_files(ref.database_id, ref.asset_id)
     found = [f for f in files if f.file_key == ref.file_key]
     assert found, f"{reference} is not in the asset catalog: {[f.file_key for f in files]}"
     return found[0]

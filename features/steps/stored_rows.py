@@ -37,9 +37,7 @@ class StoredRows:
     def has_key_column(self, key: ResourceKeys, column: str) -> bool:
         return any(a.name == column for a in TABLE_SPECS[key].all_key_attributes)
 
-    def _sqlite_column(
-        self, key: ResourceKeys, column: str, where: Mapping[str, str]
-    ) -> list[Any]:
+    def _sqlite_column(self, key: ResourceKeys, column: str, where: Mapping[str, str]) -> list[Any]:
         from sqlalchemy import text
 
         table = self._tables.get_table_name(key)

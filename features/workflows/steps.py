@@ -36,7 +36,6 @@ def transform(
     prepared = Path(output_dir, PREPARED_FILE).read_text(encoding="utf-8").split()
     print(f"transform saw {len(prepared)} prepared names")
     Path(output_dir, MIDDLE_FILE).write_text(f"{len(prepared)} names\n", encoding="utf-8")
-    Path(output_dir, SHARED_FILE).write_text("changed\n", encoding="utf-8")
 
 
 def report(

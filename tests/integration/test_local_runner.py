@@ -328,6 +328,10 @@ def explode(**_: Any) -> None:
     raise RuntimeError("boom")
 
 
+def press_ctrl_c(**_: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def talk_while_the_main_thread_prints(**_: Any) -> None:
     print("step: first line")
     step_has_printed.set()
@@ -526,6 +530,26 @@ def test_a_handler_that_cannot_be_imported_fails_its_step(harness: Harness) -> N
     )
 
 
+def test_ctrl_c_during_a_step_ends_the_step_and_the_run_then_stops_the_caller(
+    harness: Harness,
+) -> None:
+    version = harness.publish(
+        workflow(
+            "ctrl-c", python_step("interrupted", "press_ctrl_c"), python_step("next", "record_call")
+        )
+    )
+    interrupted, _ = harness.launch("exec-ctrl-c", version)
+
+    with pytest.raises(KeyboardInterrupt):
+        harness.runner().start_execution("exec-ctrl-c")
+
+    assert harness.reporter.calls[1:] == [
+        ("finished", interrupted, StepStatus.FAILED, "local runner: interrupted"),
+        ("completed", ExecutionStatus.FAILED, "local runner: interrupted"),
+    ]
+    assert handler_calls == []
+
+
 def test_an_error_in_the_runner_itself_still_ends_the_run_as_failed(harness: Harness) -> None:
     version = harness.publish(example("trivial"))
     harness.launch("exec-broken", version.model_copy(update={"version": 99}))
@@ -627,6 +651,27 @@ def test_a_redrive_skips_succeeded_steps_and_brings_down_their_outputs(
     assert [o.key for o in harness.objects.list_latest(f"{prefix}preview/")] == [
         f"{prefix}preview/icosphere.svg"
     ]
+
+
+def test_a_redrive_replaces_a_stale_local_output_with_the_stored_version(
+    harness: Harness,
+) -> None:
+    version = harness.publish(example("mesh"))
+    rows = [harness.upload_asset("meshes", MESHES[1])]
+    done = {0: StepStatus.SUCCEEDED, 1: StepStatus.SUCCEEDED}
+    harness.launch("exec-stale", version, rows, done)
+    prefix = execution_output_prefix("exec-stale")
+    stored = harness.objects.put_bytes(f"{prefix}normalized/icosphere.obj", MESHES[1].read_bytes())
+    runner = harness.runner()
+    stale = runner.output_dir("exec-stale") / "normalized" / "icosphere.obj"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("v 0 0 0\n")  # left by an older attempt on this machine
+
+    runner.start_execution("exec-stale")
+
+    assert harness.status_of("exec-stale") is ExecutionStatus.SUCCEEDED
+    assert stale.read_bytes() == MESHES[1].read_bytes()
+    assert harness.objects.versions(stored.key) == [stored]
 
 
 def test_a_run_already_finished_is_not_run_again(harness: Harness) -> None:

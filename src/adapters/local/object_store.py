@@ -133,6 +133,8 @@ class FilesystemObjectStore:
     def _commit(self, key: str, staging: Path, size: int, etag: str) -> StoredObject:
         version_id = _new_version_id()
         try:
+            # read-only: a step handed this file as an input must not rewrite a stored version
+            os.chmod(staging / _base_name(key), 0o444)
             os.replace(staging, self._versions_dir(key) / f"{version_id}_{size}_{etag}")
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)

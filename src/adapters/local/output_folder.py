@@ -20,33 +20,36 @@ _Stat = tuple[int, int, int]  # size, mtime_ns, inode
 class OutputFolder:
     """Brings stored outputs down before a run and uploads new or changed files after each step."""
 
-    def __init__(self, objects: ObjectStore, folder: Path, prefix: str) -> None:
+    def __init__(self, objects: ObjectStore, folder: str, prefix: str) -> None:
         self._objects = objects
-        self._folder = folder
+        self._folder = folder  # a str: paths are built per step, and pathlib costs microseconds
         self._prefix = prefix
         self._stored: dict[str, str] = {}  # relative path -> etag of the latest stored version
         self._settled: dict[str, tuple[_Stat, str]] = {}  # relative path -> (stat, sha256)
 
     @property
-    def path(self) -> Path:
+    def path(self) -> str:
         return self._folder
 
     def pull(self) -> None:
-        """Create the folder and copy down stored outputs it lacks (a redrive in a new process)."""
-        self._folder.mkdir(parents=True, exist_ok=True)
+        """Create the folder and bring down stored outputs it lacks or holds another version of
+        (a redrive in a new process, or after another machine ran the run)."""
+        _make_folder(self._folder)
         for stored in self._objects.list_latest(self._prefix):
             relative = stored.key[len(self._prefix) :]
             self._stored[relative] = stored.etag
-            local = self._folder / relative
-            if not local.exists():
-                local.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(self._objects.local_path(stored.key, stored.version_id), local)
+            local = Path(self._folder, relative)
+            if _holds(local, stored):
+                continue
+            local.parent.mkdir(parents=True, exist_ok=True)
+            # every step's outputs were pushed, so the store's version is the newest there is
+            shutil.copyfile(self._objects.local_path(stored.key, stored.version_id), local)
 
     def push(self) -> list[StoredObject]:
         """Upload every file whose content differs from the latest stored version of its key."""
         trusted_before = time.time_ns() - _SETTLE_NS
         uploaded = []
-        for relative, path, stat in sorted(_files(str(self._folder), "")):
+        for relative, path, stat in sorted(_files(self._folder, "")):
             settled = self._settled.get(relative)
             if settled is not None and settled[0] == stat:
                 etag = settled[1]
@@ -60,6 +63,24 @@ class OutputFolder:
             self._stored[relative] = stored.etag
             uploaded.append(stored)
         return uploaded
+
+
+def _holds(local: Path, stored: StoredObject) -> bool:
+    try:
+        if local.stat().st_size != stored.size:
+            return False
+    except FileNotFoundError:
+        return False
+    return _sha256(str(local)) == stored.etag
+
+
+def _make_folder(folder: str) -> None:
+    try:
+        os.mkdir(folder)  # the usual case: one syscall, as its parent is there already
+    except FileNotFoundError:
+        os.makedirs(folder, exist_ok=True)
+    except FileExistsError:
+        pass
 
 
 def _files(folder: str, relative_prefix: str) -> list[tuple[str, str, _Stat]]:

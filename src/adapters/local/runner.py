@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
@@ -33,6 +34,7 @@ from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import ExecutionType, InputFileArity, StepDefinition, WorkflowVersion
 
 MODES = ("inline", "thread", "detached")
+_INTERRUPTED = "local runner: interrupted"
 
 _InputKey = tuple[str, str, str]  # databaseId, assetId, inputAssetFileKey
 
@@ -66,6 +68,7 @@ class LocalRunner:
         self._store, self._catalog = store, catalog
         self._objects, self._logs, self._reporter = objects, logs, reporter
         self._work_dir = Path(work_dir)
+        self._runs = os.path.join(work_dir, "runs")
         self._mode = mode
         self._detached_command = tuple(detached_command)
         self._threads: dict[str, threading.Thread] = {}
@@ -80,13 +83,19 @@ class LocalRunner:
 
     def output_dir(self, workflow_execution_id: str) -> Path:
         """The folder every step of the run writes to, and reads earlier steps' outputs from."""
-        return self.run_dir(workflow_execution_id) / "output"
+        return Path(self._output_dir(workflow_execution_id))
+
+    def _output_dir(self, workflow_execution_id: str) -> str:
+        return f"{self._runs}{os.sep}{workflow_execution_id}{os.sep}output"
 
     def start_execution(self, workflow_execution_id: str) -> None:
         execution_id = workflow_execution_id
         if self._mode == "inline":
             self.run(execution_id)
         elif self._mode == "thread":
+            running = self._threads.get(execution_id)
+            if running is not None and running.is_alive():
+                return  # one run of an execution at a time
             # not a daemon: an interpreter that is exiting still finishes and records the run
             thread = threading.Thread(
                 target=self.run, args=(execution_id,), name=f"wfx-run-{execution_id}"
@@ -94,6 +103,9 @@ class LocalRunner:
             self._threads[execution_id] = thread
             thread.start()
         else:
+            worker = self._processes.get(execution_id)
+            if worker is not None and worker.poll() is None:
+                return
             self._spawn_worker(execution_id)
 
     def join(self, workflow_execution_id: str, timeout: float | None = None) -> bool:
@@ -124,9 +136,8 @@ class LocalRunner:
             self._reporter.execution_completed(workflow_execution_id, failed, message)
             return failed
         except BaseException:  # Ctrl-C in inline mode: record the run as failed, then stop
-            self._reporter.execution_completed(
-                workflow_execution_id, ExecutionStatus.FAILED, "local runner: interrupted"
-            )
+            failed = ExecutionStatus.FAILED
+            self._reporter.execution_completed(workflow_execution_id, failed, _INTERRUPTED)
             raise
 
     def _run(self, execution_id: str) -> ExecutionStatus:
@@ -141,15 +152,20 @@ class LocalRunner:
         inputs = {(i.database_id, i.asset_id, i.input_asset_file_key): i for i in details.inputs}
         outputs: OutputFolder | None = None
         for step in chain_order([d.step for d in details.steps]):
-            if False:
+            if step.status is StepStatus.SUCCEEDED:
                 continue  # a redrive continues from the step that failed
             if outputs is None:
                 prefix = execution_output_prefix(execution_id)
-                outputs = OutputFolder(self._objects, self.output_dir(execution_id), prefix)
+                outputs = OutputFolder(self._objects, self._output_dir(execution_id), prefix)
                 outputs.pull()
             step_id = step.pipeline_execution_id
             self._reporter.step_started(execution_id, step_id)
-            error = self._run_step(step, version, configurations.get(step_id), inputs, outputs)
+            try:
+                error = self._run_step(step, version, configurations.get(step_id), inputs, outputs)
+            except BaseException:  # Ctrl-C: the step ends too, not only the run
+                failed = StepStatus.FAILED
+                self._reporter.step_finished(execution_id, step_id, failed, _INTERRUPTED)
+                raise
             status = StepStatus.SUCCEEDED if error is None else StepStatus.FAILED
             self._reporter.step_finished(execution_id, step_id, status, error)
             if error is not None:

@@ -9,8 +9,7 @@ import sys
 import threading
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO, cast
@@ -27,7 +26,7 @@ class StepRun:
     workflow_execution_id: str
     pipeline_execution_id: str
     input_files: Sequence[str]
-    output_dir: Path
+    output_dir: str
     log_path: Callable[[], Path]  # called only when the step writes to its log
 
 
@@ -56,18 +55,22 @@ def load_handler(reference: str) -> Callable[..., object]:
 
 def run_python_step(handler_reference: str, step: StepRun) -> None:
     """Call the handler with the step's inputs; its prints go to the step log."""
-    with _LazyLog(step.log_path) as log, _output_router.route_current_thread(log):
-        try:
-            handler = load_handler(handler_reference)
-            handler(
-                input_files=list(step.input_files),
-                output_dir=str(step.output_dir),
-                execution_id=step.workflow_execution_id,
-                pipeline_execution_id=step.pipeline_execution_id,
-            )
-        except (Exception, SystemExit) as error:  # a handler calling sys.exit() fails only its step
-            log.write(traceback.format_exc())
-            raise StepFailedError(f"{type(error).__name__}: {error}") from error
+    log = _LazyLog(step.log_path)
+    previous = _output_router.enter(log)
+    try:
+        handler = load_handler(handler_reference)
+        handler(
+            input_files=list(step.input_files),
+            output_dir=step.output_dir,
+            execution_id=step.workflow_execution_id,
+            pipeline_execution_id=step.pipeline_execution_id,
+        )
+    except (Exception, SystemExit) as error:  # a handler calling sys.exit() fails only its step
+        log.write(traceback.format_exc())
+        raise StepFailedError(f"{type(error).__name__}: {error}") from error
+    finally:
+        _output_router.leave(previous)
+        log.close()
 
 
 class _LazyLog:
@@ -86,10 +89,7 @@ class _LazyLog:
         if self._file is not None:
             self._file.flush()
 
-    def __enter__(self) -> _LazyLog:
-        return self
-
-    def __exit__(self, *_: object) -> None:
+    def close(self) -> None:
         if self._file is not None:
             self._file.close()
 
@@ -127,10 +127,9 @@ class _OutputRouter:
         self._targets: dict[int, Any] = {}
         self._installed: tuple[TextIO, TextIO, TextIO, TextIO] | None = None
 
-    @contextmanager
-    def route_current_thread(self, target: Any) -> Iterator[None]:
+    def enter(self, target: Any) -> Any:
+        """Send this thread's output to `target`; returns what leave() restores."""
         thread = threading.get_ident()
-        previous = self._targets.get(thread)  # a step that runs a nested run inline
         with self._lock:
             if self._installed is None:
                 stdout, stderr = sys.stdout, sys.stderr
@@ -138,23 +137,25 @@ class _OutputRouter:
                 routed_err = cast(TextIO, _RoutedStream(stderr, self._targets))
                 sys.stdout, sys.stderr = routed_out, routed_err
                 self._installed = (stdout, stderr, routed_out, routed_err)
+            previous = self._targets.get(thread)  # set when a step runs a nested run inline
             self._targets[thread] = target
-        try:
-            yield
-        finally:
-            with self._lock:
-                if previous is None:
-                    del self._targets[thread]
-                else:
-                    self._targets[thread] = previous
-                if not self._targets and self._installed is not None:
-                    stdout, stderr, routed_out, routed_err = self._installed
-                    # leave alone a stream someone else replaced in the meantime
-                    if sys.stdout is routed_out:
-                        sys.stdout = stdout
-                    if sys.stderr is routed_err:
-                        sys.stderr = stderr
-                    self._installed = None
+        return previous
+
+    def leave(self, previous: Any) -> None:
+        thread = threading.get_ident()
+        with self._lock:
+            if previous is None:
+                del self._targets[thread]
+            else:
+                self._targets[thread] = previous
+            if not self._targets and self._installed is not None:
+                stdout, stderr, routed_out, routed_err = self._installed
+                # leave alone a stream someone else replaced in the meantime
+                if sys.stdout is routed_out:
+                    sys.stdout = stdout
+                if sys.stderr is routed_err:
+                    sys.stderr = stderr
+                self._installed = None
 
 
 _output_router = _OutputRouter()
@@ -167,7 +168,7 @@ def command_environment(step: StepRun) -> dict[str, str]:
     return {
         **os.environ,
         "WFX_INPUT_FILES": os.pathsep.join(step.input_files),
-        "WFX_OUTPUT_DIR": str(step.output_dir),
+        "WFX_OUTPUT_DIR": step.output_dir,
         "WFX_EXECUTION_ID": step.workflow_execution_id,
         "WFX_PIPELINE_EXECUTION_ID": step.pipeline_execution_id,
     }

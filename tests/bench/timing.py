@@ -1,0 +1,94 @@
+"""Small timing helpers shared by every measurement: medians, per-call samples, timed rounds."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+
+def median(values: Sequence[float]) -> float:
+    return float(statistics.median(values)) if values else float("nan")
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    """Nearest-rank percentile; enough for p10/p90/p99 of a few hundred samples."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[rank]
+
+
+@dataclass
+class Samples:
+    """Per-call durations in seconds, gathered over several rounds."""
+
+    seconds: list[float] = field(default_factory=list)
+
+    def add(self, duration: float) -> None:
+        self.seconds.append(duration)
+
+    def extend(self, durations: Sequence[float]) -> None:
+        self.seconds.extend(durations)
+
+    @property
+    def count(self) -> int:
+        return len(self.seconds)
+
+    @property
+    def median_ms(self) -> float:
+        return median(self.seconds) * 1000
+
+    def percentile_ms(self, fraction: float) -> float:
+        return percentile(self.seconds, fraction) * 1000
+
+    def summary_ms(self) -> dict[str, float | int]:
+        return {
+            "median_ms": round(self.median_ms, 4),
+            "p10_ms": round(self.percentile_ms(0.10), 4),
+            "p90_ms": round(self.percentile_ms(0.90), 4),
+            "p99_ms": round(self.percentile_ms(0.99), 4),
+            "samples": self.count,
+        }
+
+
+def time_each(call: Callable[[], object], count: int) -> list[float]:
+    """`count` calls, each timed on its own (perf_counter costs ~0.1 us, far below any call here)."""
+    clock = time.perf_counter
+    durations = []
+    for _ in range(count):
+        started = clock()
+        call()
+        durations.append(clock() - started)
+    return durations
+
+
+@dataclass
+class Round:
+    """One timed round of back-to-back calls: how many, in how long, and each one's duration."""
+
+    calls: int
+    seconds: float
+    durations: list[float]
+
+    @property
+    def per_second(self) -> float:
+        return self.calls / self.seconds if self.seconds else float("nan")
+
+
+def timed_round(call: Callable[[], object], seconds: float) -> Round:
+    """Call back to back for about `seconds`; the wall time includes everything between calls
+    (WAL checkpoints, garbage collection), which is what throughput has to pay for."""
+    clock = time.perf_counter
+    durations: list[float] = []
+    started = clock()
+    deadline = started + seconds
+    now = started
+    while now < deadline:
+        before = clock()
+        call()
+        now = clock()
+        durations.append(now - before)
+    return Round(calls=len(durations), seconds=now - started, durations=durations)

@@ -1,0 +1,375 @@
+"""`wfx` end to end on SQLite: each command as a subprocess, as a user types it.
+
+The mesh tests share one home where the example is published, imported and run once; a test
+that adds runs, or needs a home in a given state, gets a home of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.cli import (
+    FAILING_WORKFLOW,
+    GUID,
+    MESH_FILES,
+    MESH_WORKFLOW,
+    TERMINAL,
+    TRIVIAL_WORKFLOW,
+    USER,
+    Outcome,
+    Wfx,
+    publish_mesh_and_import,
+)
+
+MESH_STEPS = ["mesh-statistics", "mesh-normalize", "mesh-preview"]
+MESH_OUTPUTS = {
+    "statistics.json",
+    "metadata/statistics.json.json",
+    *(f"normalized/{name}" for name in MESH_FILES),
+    *(f"preview/{name.replace('.obj', '.svg')}" for name in MESH_FILES),
+}
+# The main-row names of seed 000 (and DESIGN §3) every listed or shown execution carries.
+EXECUTION_FIELDS = {
+    "workflowExecutionId",
+    "workflowDatabaseId:workflowId",
+    "workflowDatabaseId",
+    "workflowId",
+    "workflowVersion",
+    "executionStatus",
+    "executionStartDate",
+    "executionStopDate",
+    "allListPartition",
+    "triggeredByUserId",
+    "triggerType",
+}
+
+
+@dataclass(frozen=True)
+class MeshRun:
+    wfx: Wfx
+    published: Outcome
+    imported: Outcome
+    run: Outcome
+
+    @property
+    def execution_id(self) -> str:
+        return self.run.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def mesh(tmp_path_factory: pytest.TempPathFactory) -> MeshRun:
+    wfx = Wfx(tmp_path_factory.mktemp("mesh") / "home")
+    published, imported = publish_mesh_and_import(wfx)
+    run = wfx(
+        "run",
+        "demo/mesh-report",
+        "--input",
+        "demo/meshes",
+        "--output",
+        "demo/mesh-results",
+        "--group",
+        "nightly",
+    )
+    assert run.code == 0, str(run)
+    return MeshRun(wfx, published, imported, run)
+
+
+def _date(text: str) -> datetime:
+    assert text.endswith("Z"), text  # ISO-8601 UTC, so that dates sort as text
+    return datetime.fromisoformat(text)
+
+
+# -- publish and import ------------------------------------------------------------------------
+
+
+def test_publish_names_the_new_version_and_its_steps(mesh: MeshRun) -> None:
+    assert mesh.published.stdout.strip() == "Published demo/mesh-report version 1 (3 steps)"
+
+
+def test_publishing_reports_unchanged_until_the_file_changes(wfx: Wfx, tmp_path: Path) -> None:
+    wfx.ok("workflows", "publish", str(MESH_WORKFLOW))
+
+    again = wfx.ok("workflows", "publish", str(MESH_WORKFLOW))
+    assert again.stdout.startswith("Unchanged"), str(again)
+    assert "demo/mesh-report version 1" in again.stdout
+    as_json = wfx.json("workflows", "publish", str(MESH_WORKFLOW))
+    assert (as_json["created"], as_json["workflowVersion"]) == (False, 1)
+
+    edited = tmp_path / "workflow.yaml"
+    edited.write_text(
+        MESH_WORKFLOW.read_text(encoding="utf-8").replace("description:", "description: v2"),
+        encoding="utf-8",
+    )
+    changed = wfx.ok("workflows", "publish", str(edited))
+    assert changed.stdout.strip() == "Published demo/mesh-report version 2 (3 steps)"
+
+
+def test_import_prints_each_file_with_its_stored_version(mesh: MeshRun) -> None:
+    lines = mesh.imported.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == [f"demo/meshes/{name}" for name in MESH_FILES]
+    assert all(line.split()[1] == "version" and line.split()[2] for line in lines)
+
+
+# -- run ------------------------------------------------------------------------------------------
+
+
+def test_run_prints_only_the_execution_id_and_its_progress_on_stderr(mesh: MeshRun) -> None:
+    assert mesh.run.stdout == mesh.execution_id + "\n"
+    assert GUID.match(mesh.execution_id)
+    for step in MESH_STEPS:
+        assert f"{step}: SUCCEEDED" in mesh.run.stderr
+    assert "demo/mesh-report: SUCCEEDED" in mesh.run.stderr
+
+
+# -- list -----------------------------------------------------------------------------------------
+
+
+def test_the_global_list_shows_the_run(mesh: MeshRun) -> None:
+    listing = mesh.wfx.ok("executions", "list").stdout
+    row = next(line for line in listing.splitlines() if mesh.execution_id in line)
+    for shown in ("demo/mesh-report", "SUCCEEDED", "Manual", "nightly"):
+        assert shown in row, listing
+
+
+def test_the_global_list_as_json_carries_the_seed_record(mesh: MeshRun) -> None:
+    page = mesh.wfx.json("executions", "list")
+
+    assert page["nextToken"] is None
+    [record] = page["executions"]
+    assert EXECUTION_FIELDS | {"executionGroupId"} <= set(record)
+    assert record["workflowExecutionId"] == mesh.execution_id
+    assert record["workflowDatabaseId:workflowId"] == "demo:mesh-report"
+    assert record["allListPartition"] == "execution"
+    assert record["executionStatus"] == "SUCCEEDED"
+    assert (record["triggerType"], record["triggeredByUserId"]) == ("Manual", USER)
+    assert record["executionGroupId"] == "nightly"
+    assert _date(record["executionStartDate"]) <= _date(record["executionStopDate"])
+
+
+LIST_KINDS = {
+    "workflow": ("--workflow", "demo/mesh-report", "demo/trivial"),
+    "group": ("--group", "nightly", "weekly"),
+    "asset-read": ("--asset", "demo/meshes", "demo/other"),
+    "asset-written": ("--asset", "demo/mesh-results", "demo/mesh-results-2"),
+}
+
+
+@pytest.mark.parametrize("kind", LIST_KINDS)
+def test_each_filtered_list_finds_the_run_as_json(mesh: MeshRun, kind: str) -> None:
+    option, matching, _ = LIST_KINDS[kind]
+    page = mesh.wfx.json("executions", "list", option, matching)
+    assert [e["workflowExecutionId"] for e in page["executions"]] == [mesh.execution_id]
+    assert set(page["executions"][0]) >= EXECUTION_FIELDS
+
+
+@pytest.mark.parametrize("kind", LIST_KINDS)
+def test_each_filtered_list_finds_the_run_in_its_table(mesh: MeshRun, kind: str) -> None:
+    option, matching, _ = LIST_KINDS[kind]
+    listing = mesh.wfx.ok("executions", "list", option, matching).stdout
+    assert mesh.execution_id in listing
+    assert "SUCCEEDED" in listing
+
+
+@pytest.mark.parametrize("kind", LIST_KINDS)
+def test_each_filtered_list_leaves_out_other_runs(mesh: MeshRun, kind: str) -> None:
+    option, _, other = LIST_KINDS[kind]
+    assert mesh.wfx.listed_ids(option, other) == []
+
+
+def test_an_empty_list_says_so(mesh: MeshRun) -> None:
+    listing = mesh.wfx.ok("executions", "list", "--group", "weekly").stdout
+    assert listing.strip() == "No executions."
+
+
+# -- show -----------------------------------------------------------------------------------------
+
+
+def test_show_describes_the_run(mesh: MeshRun) -> None:
+    shown = mesh.wfx.ok("executions", "show", mesh.execution_id).stdout
+
+    assert shown.splitlines()[0].split() == [mesh.execution_id, "SUCCEEDED"]
+    for expected in (
+        "demo/mesh-report version 1",
+        f"Manual by {USER}",
+        "nightly",
+        "demo/mesh-results",
+        *(f"demo/meshes/{name}" for name in MESH_FILES),
+        *MESH_STEPS,
+        *MESH_OUTPUTS,
+    ):
+        assert expected in shown, f"{expected!r} missing from:\n{shown}"
+
+
+@pytest.fixture(scope="module")
+def details(mesh: MeshRun) -> dict[str, Any]:
+    shown: dict[str, Any] = mesh.wfx.json("executions", "show", mesh.execution_id)
+    return shown
+
+
+def test_show_as_json_carries_every_record_of_the_run(
+    mesh: MeshRun, details: dict[str, Any]
+) -> None:
+
+    assert set(details) == {"execution", "configuration", "inputs", "pipelineExecutions"}
+    [listed] = mesh.wfx.json("executions", "list", "--group", "nightly")["executions"]
+    assert details["execution"] == listed
+    configuration = details["configuration"]
+    assert configuration["outputDatabaseId:outputAssetId"] == "demo:mesh-results"
+    assert configuration["inputSelections"] == ["demo/meshes"]
+
+    imported = dict(line.split()[::2] for line in mesh.imported.stdout.splitlines())
+    inputs = {
+        row["databaseId:assetId:inputAssetFileKey"]: row["versionId"] for row in details["inputs"]
+    }
+    assert inputs == {f"demo:meshes:{name}": imported[f"demo/meshes/{name}"] for name in MESH_FILES}
+
+
+def test_show_as_json_lists_the_steps_in_chain_order_with_their_outputs(
+    mesh: MeshRun, details: dict[str, Any]
+) -> None:
+    steps = details["pipelineExecutions"]
+
+    rows = [step["pipelineExecution"] for step in steps]
+    assert [row["pipelineId"] for row in rows] == MESH_STEPS
+    assert [row["status"] for row in rows] == ["SUCCEEDED"] * 3
+    assert [row["endStatePipeline"] for row in rows] == ["false", "false", "true"]
+    assert "from_pipeline_execution_id" not in rows[0]  # sparse: the root chains from nothing
+    assert [row["from_pipeline_execution_id"] for row in rows[1:]] == [
+        row["pipelineExecutionId"] for row in rows[:-1]
+    ]
+    assert all(row["workflowExecutionId"] == mesh.execution_id for row in rows)
+    outputs = {f["relativeFilePath"] for step in steps for f in step["outputFiles"]}
+    assert outputs == MESH_OUTPUTS
+
+
+def test_show_of_an_unknown_id_is_bad_input(mesh: MeshRun) -> None:
+    outcome = mesh.wfx("executions", "show", "00000000-0000-4000-8000-000000000000")
+    assert outcome.code == 2, str(outcome)
+    assert outcome.stderr_lines == [
+        "error: execution 00000000-0000-4000-8000-000000000000 not found"
+    ]
+
+
+# -- homes of their own ---------------------------------------------------------------------------
+
+
+def test_demo_succeeds_and_its_run_is_listed(wfx: Wfx) -> None:
+    demo = wfx.ok("demo")
+
+    [record] = wfx.json("executions", "list")["executions"]
+    assert (record["workflowId"], record["executionStatus"]) == ("mesh-report", "SUCCEEDED")
+    assert record["workflowExecutionId"] in demo.stdout
+    assert "SUCCEEDED" in demo.stdout
+
+
+SLOW_SECONDS = 2.5
+SLOW_WORKFLOW = f"""\
+databaseId: demo
+workflowId: slow
+steps:
+  - pipelineId: sleep
+    executionType: command
+    command: ["{{python}}", "-c", "import time; time.sleep({SLOW_SECONDS})"]
+    inputFileArity: none
+"""
+
+
+def test_no_wait_returns_at_once_and_a_detached_worker_finishes_the_run(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    workflow = tmp_path / "slow.yaml"
+    workflow.write_text(SLOW_WORKFLOW, encoding="utf-8")
+    wfx.ok("workflows", "publish", str(workflow))
+
+    started = wfx("run", "demo/slow", "--no-wait", "--json")
+
+    assert started.code == 0, str(started)
+    assert started.seconds < SLOW_SECONDS, str(started)
+    record = started.json()
+    assert record["executionStatus"] == "RUNNING"
+    details = wfx.wait_until(
+        record["workflowExecutionId"], lambda d: d["execution"]["executionStatus"] in TERMINAL
+    )
+    execution = details["execution"]
+    assert execution["executionStatus"] == "SUCCEEDED", details
+    took = _date(execution["executionStopDate"]) - _date(execution["executionStartDate"])
+    assert took.total_seconds() >= SLOW_SECONDS  # the step really ran, after the CLI had left
+    assert details["pipelineExecutions"][0]["pipelineExecution"]["status"] == "SUCCEEDED"
+
+
+def test_a_failing_workflow_exits_1_and_show_names_the_error(wfx: Wfx) -> None:
+    wfx.ok("workflows", "publish", str(FAILING_WORKFLOW))
+
+    execution_id = wfx.run_id("demo/failing", expect_code=1)
+
+    shown = wfx.ok("executions", "show", execution_id).stdout
+    assert shown.splitlines()[0].split() == [execution_id, "FAILED"]
+    assert "exit code 3" in shown
+    assert "the input is not a mesh" in shown
+    details = wfx.json("executions", "show", execution_id)
+    assert details["execution"]["executionStatus"] == "FAILED"
+    assert "the input is not a mesh" in details["execution"]["executionError"]
+    rows = {s["pipelineExecution"]["pipelineId"]: s for s in details["pipelineExecutions"]}
+    assert rows["prepare"]["pipelineExecution"]["status"] == "SUCCEEDED"
+    assert rows["fail"]["pipelineExecution"]["status"] == "FAILED"
+    assert "exit code 3" in rows["fail"]["pipelineExecution"]["errorMessage"]
+    assert rows["never"]["pipelineExecution"]["status"] != "SUCCEEDED"
+    outputs = {f["relativeFilePath"] for step in rows.values() for f in step["outputFiles"]}
+    assert outputs == {"prepared.txt"}  # the step after the failure never ran
+    assert wfx.listed_ids("--workflow", "demo/failing") == [execution_id]
+
+
+PAGED_LISTS = {
+    "all": (),
+    "workflow": ("--workflow", "demo/trivial"),
+    "group": ("--group", "paging"),
+    "asset": ("--asset", "demo/paged"),
+}
+
+
+@pytest.fixture(scope="module")
+def three_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Wfx, list[str]]:
+    """Three runs of the trivial workflow, in launch order, all in group `paging` and all
+    writing to asset demo/paged (the trivial steps read nothing: the output side of the
+    asset list is their only link to an asset)."""
+    wfx = Wfx(tmp_path_factory.mktemp("paging") / "home")
+    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
+    launch = ("demo/trivial", "--group", "paging", "--output", "demo/paged")
+    ids = [wfx.run_id(*launch) for _ in range(2)]
+    record = wfx.json("run", *launch)
+    assert record["executionStatus"] == "SUCCEEDED"
+    return wfx, [*ids, record["workflowExecutionId"]]
+
+
+@pytest.mark.parametrize("kind", PAGED_LISTS)
+def test_paging_one_at_a_time_reaches_every_run_once(
+    three_runs: tuple[Wfx, list[str]], kind: str
+) -> None:
+    wfx, launched = three_runs
+    seen: list[dict[str, Any]] = []
+    token: str | None = None
+    for _ in range(len(launched) + 1):
+        args = ["executions", "list", *PAGED_LISTS[kind], "--limit", "1"]
+        page = wfx.json(*args, *(["--starting-token", token] if token else []))
+        assert len(page["executions"]) <= 1
+        seen.extend(page["executions"])
+        token = page["nextToken"]
+        if token is None:
+            break
+    assert token is None, "the list never ended"
+    assert [e["workflowExecutionId"] for e in seen] == launched[::-1]  # newest first, each once
+
+
+def test_the_table_prints_the_token_of_the_next_page(three_runs: tuple[Wfx, list[str]]) -> None:
+    wfx, launched = three_runs
+    first = wfx.ok("executions", "list", "--limit", "1").stdout
+    assert launched[-1] in first
+    hint = next(line for line in first.splitlines() if line.startswith("Next page:"))
+    token = hint.split("--starting-token", 1)[1].strip()
+    second = wfx.json("executions", "list", "--limit", "1", "--starting-token", token)
+    assert [e["workflowExecutionId"] for e in second["executions"]] == [launched[-2]]
