@@ -106,7 +106,7 @@ class SizedList:
     fill_seconds: float
 
 
-def _prepare(workdir: Path, size: int) -> SizedList:
+def prepare(workdir: Path, size: int) -> SizedList:
     container = bench_container(workdir, database=f"list-{size}.db", run_steps=False)
     fill_seconds = fill(container, size, seed=size)
     store = container.execution_store()
@@ -167,7 +167,7 @@ def measure(
     workdir: Path, sizes: Sequence[int], rounds: int, calls_per_round: int, warmup: int
 ) -> dict[str, Any]:
     """Every size and variant in each round, round-robin; medians over all rounds."""
-    tables = [_prepare(workdir, size) for size in sizes]
+    tables = [prepare(workdir, size) for size in sizes]
     for table in tables:
         for call in table.calls.values():
             time_each(call, warmup)

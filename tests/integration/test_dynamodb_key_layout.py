@@ -630,7 +630,7 @@ class TiesAscendingClient:
 
     def query(self, **request: Any) -> dict[str, Any]:
         if "IndexName" not in request:
-            return self._client.query(**request)
+            return dict(self._client.query(**request))
         limit = request.pop("Limit")
         start = request.pop("ExclusiveStartKey", None)
         pages = self._client.get_paginator("query").paginate(**request)

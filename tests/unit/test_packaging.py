@@ -14,9 +14,10 @@ def _package_folders(base: Path, name: str) -> set[str]:
 
 
 def test_every_package_folder_is_listed_in_pyproject() -> None:
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {
-        p.removeprefix(".")
-        for p in _package_folders(ROOT / "src", "")
-    } | _package_folders(ROOT / "examples", "wfx_examples")
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {p.removeprefix(".") for p in _package_folders(ROOT / "src", "")} | _package_folders(
+        ROOT / "examples", "wfx_examples"
+    )
     assert found == listed

@@ -1,0 +1,226 @@
+"""Cold processes: `wfx executions list` and `wfx run`, each a whole new Python process.
+
+hyperfine when it is installed (`-N`, median of the runs); otherwise median of `subprocess.run`
+wall times, the commands interleaved round-robin after warm-ups. Also `python -c pass` (the floor)
+and `-X importtime` of both commands, so the heaviest imports can be named.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.bench.fixtures import (
+    ASSET,
+    TRIVIAL_WORKFLOW,
+    USER,
+    bench_container,
+    import_small_files,
+    publish,
+)
+from tests.bench.runner import recorded_run
+from tests.bench.timing import median
+
+WFX_MODULE = (sys.executable, "-m", "entrypoints.cli.main")
+HISTORY = 100
+
+
+def wfx_command() -> tuple[str, ...]:
+    """The installed console script beside this interpreter, else `python -m` on the CLI module."""
+    script = Path(sys.executable).with_name("wfx")
+    return (str(script),) if script.exists() else WFX_MODULE
+
+
+def cold_environment(home: Path) -> dict[str, str]:
+    """The caller's environment without anything that would point wfx elsewhere."""
+    kept = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("WFX_", "AWS_", "PYTHON", "COLUMNS", "LINES"))
+    }
+    return kept | {"WFX_HOME": str(home), "WFX_USER": USER}
+
+
+def prepare_home(home: Path) -> None:
+    """A WFX_HOME (default database file) with the trivial workflow, an asset and 100 runs."""
+    container = bench_container(home, runner_mode="inline", database="wfx.db")
+    version = publish(container, TRIVIAL_WORKFLOW)
+    import_small_files(container, home.parent / "cold-inputs")
+    for _ in range(HISTORY):
+        recorded_run(container, version)
+    container.sqlite_engine().dispose()
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    argv: tuple[str, ...]
+
+
+def _run_once(command: Command, environment: Mapping[str, str], cwd: Path) -> float:
+    started = time.perf_counter()
+    completed = subprocess.run(
+        command.argv, env=dict(environment), cwd=cwd, capture_output=True, text=True, check=False
+    )
+    elapsed = time.perf_counter() - started
+    if completed.returncode != 0:
+        raise RuntimeError(
+            f"{' '.join(command.argv)} exited {completed.returncode}:\n{completed.stderr}"
+        )
+    return elapsed
+
+
+def _subprocess_medians(
+    commands: Sequence[Command], environment: Mapping[str, str], cwd: Path, runs: int, warmup: int
+) -> dict[str, dict[str, Any]]:
+    for _ in range(warmup):
+        for command in commands:
+            _run_once(command, environment, cwd)
+    times: dict[str, list[float]] = {command.name: [] for command in commands}
+    for _ in range(runs):
+        for command in commands:
+            times[command.name].append(_run_once(command, environment, cwd))
+    return {
+        name: {
+            "median_s": round(median(values), 4),
+            "min_s": round(min(values), 4),
+            "max_s": round(max(values), 4),
+            "runs": len(values),
+            "tool": "subprocess.run",
+        }
+        for name, values in times.items()
+    }
+
+
+def _hyperfine_medians(
+    commands: Sequence[Command], environment: Mapping[str, str], cwd: Path, runs: int, warmup: int
+) -> dict[str, dict[str, Any]]:
+    hyperfine = shutil.which("hyperfine")
+    assert hyperfine is not None
+    with tempfile.NamedTemporaryFile(suffix=".json") as export:
+        argv = [hyperfine, "-N", "--warmup", str(warmup), "--runs", str(runs)]
+        argv += ["--export-json", export.name]
+        for command in commands:
+            argv += ["-n", command.name, " ".join(_shell_word(part) for part in command.argv)]
+        subprocess.run(
+            argv, env=dict(environment), cwd=cwd, check=True, capture_output=True, text=True
+        )
+        results = json.loads(Path(export.name).read_text(encoding="utf-8"))["results"]
+    return {
+        result["command"]: {
+            "median_s": round(result["median"], 4),
+            "min_s": round(result["min"], 4),
+            "max_s": round(result["max"], 4),
+            "runs": len(result["times"]),
+            "tool": "hyperfine -N",
+        }
+        for result in results
+    }
+
+
+def _shell_word(word: str) -> str:
+    if word and all(c.isalnum() or c in "-_./=:" for c in word):
+        return word
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+@dataclass(frozen=True)
+class ImportCost:
+    module: str
+    self_ms: float
+    cumulative_ms: float
+    depth: int
+
+
+def parse_importtime(stderr: str) -> list[ImportCost]:
+    """The `import time:` lines of `python -X importtime`; depth 0 = imported by the program."""
+    costs = []
+    for line in stderr.splitlines():
+        if not line.startswith("import time:") or "[us]" in line:
+            continue
+        self_us, cumulative_us, name = line.removeprefix("import time:").split("|", 2)
+        stripped = name.lstrip(" ")
+        depth = (len(name) - len(stripped) - 1) // 2
+        costs.append(
+            ImportCost(stripped.strip(), int(self_us) / 1000, int(cumulative_us) / 1000, depth)
+        )
+    return costs
+
+
+def importtime(
+    argv: Sequence[str], environment: Mapping[str, str], cwd: Path, repeats: int
+) -> dict[str, Any]:
+    """Median per module over `repeats` processes; the ten heaviest top-level imports and the ten
+    heaviest modules by their own time."""
+    runs: list[list[ImportCost]] = []
+    for _ in range(repeats):
+        completed = subprocess.run(
+            [sys.executable, "-X", "importtime", *argv],
+            env=dict(environment),
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if completed.returncode != 0:
+            raise RuntimeError(f"importtime {' '.join(argv)}: {completed.stderr[-2000:]}")
+        runs.append(parse_importtime(completed.stderr))
+    cumulative: dict[str, list[float]] = {}
+    own: dict[str, list[float]] = {}
+    top_level: set[str] = set()
+    for costs in runs:
+        for cost in costs:
+            cumulative.setdefault(cost.module, []).append(cost.cumulative_ms)
+            own.setdefault(cost.module, []).append(cost.self_ms)
+            if cost.depth == 0:
+                top_level.add(cost.module)
+    total = median([sum(c.cumulative_ms for c in costs if c.depth == 0) for costs in runs])
+    heaviest = sorted(top_level, key=lambda m: median(cumulative[m]), reverse=True)[:10]
+    slowest_self = sorted(own, key=lambda m: median(own[m]), reverse=True)[:10]
+    return {
+        "command": " ".join(argv),
+        "total_import_ms": round(total, 1),
+        "modules_imported": median([len(costs) for costs in runs]),
+        "top_cumulative_ms": [
+            {"module": m, "ms": round(median(cumulative[m]), 1)} for m in heaviest
+        ],
+        "top_self_ms": [{"module": m, "ms": round(median(own[m]), 1)} for m in slowest_self],
+    }
+
+
+def measure(workdir: Path, runs: int, warmup: int, importtime_repeats: int) -> dict[str, Any]:
+    home = workdir / "home"
+    prepare_home(home)
+    environment = cold_environment(home)
+    wfx = wfx_command()
+    commands = [
+        Command("python -c pass", (sys.executable, "-c", "pass")),
+        Command("wfx executions list", (*wfx, "executions", "list")),
+        Command("wfx run", (*wfx, "run", "demo/trivial", "--input", ASSET)),
+    ]
+    # the home folder as cwd: the repo's own folders must not shadow installed packages
+    timer = _hyperfine_medians if shutil.which("hyperfine") else _subprocess_medians
+    timings = timer(commands, environment, home, runs, warmup)
+    list_argv = ("-m", "entrypoints.cli.main", "executions", "list")
+    run_argv = ("-m", "entrypoints.cli.main", "run", "demo/trivial", "--input", ASSET)
+    return {
+        "cold_list_s": timings["wfx executions list"]["median_s"],
+        "cold_run_s": timings["wfx run"]["median_s"],
+        "python_startup_s": timings["python -c pass"]["median_s"],
+        "cold_detail": {
+            "wfx": " ".join(wfx),
+            "history_executions": HISTORY,
+            "timings": timings,
+            "importtime_list": importtime(list_argv, environment, home, importtime_repeats),
+            "importtime_run": importtime(run_argv, environment, home, importtime_repeats),
+        },
+    }

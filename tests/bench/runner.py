@@ -1,0 +1,81 @@
+"""Runner overhead: a whole recorded three-step run, inline, minus the steps' own work.
+
+The trivial workflow (`examples/trivial/`) runs on a SQLite file with `runner_mode="inline"`, so
+`launch_execution().execute(...)` returns once the launch, the three steps (each RUNNING then
+SUCCEEDED, with the output-folder diff) and the completion are all committed. The direct figure
+calls the same three step functions back to back with the same arguments.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from adapters.local.step_execution import load_handler
+from application.use_cases.launch_execution import LaunchExecutionCommand
+from domain.statuses import ExecutionStatus
+from domain.workflow import WorkflowVersion
+from entrypoints.container import Container
+from tests.bench.fixtures import TRIVIAL_WORKFLOW, USER, bench_container, publish
+from tests.bench.timing import Samples, median, time_each
+
+
+def prepare(workdir: Path) -> tuple[Container, WorkflowVersion]:
+    container = bench_container(workdir, runner_mode="inline")
+    return container, publish(container, TRIVIAL_WORKFLOW)
+
+
+def recorded_run(container: Container, version: WorkflowVersion) -> None:
+    command = LaunchExecutionCommand(
+        workflow_database_id=version.database_id, workflow_id=version.workflow_id, user_id=USER
+    )
+    execution = container.launch_execution().execute(command).execution
+    if execution.status is not ExecutionStatus.SUCCEEDED:
+        raise AssertionError(f"run {execution.workflow_execution_id} ended {execution.status}")
+
+
+def direct_steps(version: WorkflowVersion, output_dir: Path) -> Any:
+    """The three step functions called directly, as the runner would call them."""
+    handlers = [load_handler(step.handler or "") for step in version.steps]
+    folder = str(output_dir)
+
+    def call() -> None:
+        for handler in handlers:
+            handler(
+                input_files=[],
+                output_dir=folder,
+                execution_id="direct",
+                pipeline_execution_id="direct",
+            )
+
+    return call
+
+
+def measure(workdir: Path, runs: int, rounds: int, warmup: int) -> dict[str, Any]:
+    """Warm runs in rounds, interleaved with the direct calls; medians over every run."""
+    container, version = prepare(workdir)
+
+    def run() -> None:
+        recorded_run(container, version)
+
+    direct = direct_steps(version, workdir / "direct-output")
+    for _ in range(warmup):
+        run()
+    recorded, called = Samples(), Samples()
+    per_round = max(1, -(-runs // rounds))
+    throughput: list[float] = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        recorded.extend(time_each(run, per_round))
+        throughput.append(per_round / (time.perf_counter() - started))
+        called.extend(time_each(direct, per_round))
+    container.sqlite_engine().dispose()
+    overhead_ms = recorded.median_ms - called.median_ms
+    return {
+        "runner_overhead_ms": round(overhead_ms, 4),
+        "runner_runs_per_s": round(median(throughput), 1),
+        "runner_run": recorded.summary_ms(),
+        "runner_direct_steps": called.summary_ms(),
+        "runner_rounds_runs_per_s": [round(r, 1) for r in throughput],
+    }

@@ -1,0 +1,71 @@
+"""`wfx` on DynamoDB with nothing listening: exit 3, soon, with a line saying how to start it."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.cli import FAKE_AWS, MESH_WORKFLOW, Wfx
+
+# No retry tuning in the environment: a user who forgot to start DynamoDB gets the default
+# client, so its retries and timeouts are part of what is tested. Seconds, generous for CI.
+PROMPT_SECONDS = 10
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port  # closed again on leaving the block; nothing else binds it this fast
+
+
+@pytest.fixture
+def unreachable(tmp_path: Path) -> Wfx:
+    return Wfx(
+        tmp_path / "home",
+        WFX_STORE="dynamodb",
+        WFX_DYNAMODB_ENDPOINT=f"http://127.0.0.1:{_closed_port()}",
+        **FAKE_AWS,
+    )
+
+
+COMMANDS = {
+    "tables create": ("tables", "create"),
+    "publish": ("workflows", "publish", str(MESH_WORKFLOW)),
+    "run": ("run", "demo/mesh-report", "--input", "demo/meshes"),
+    "list": ("executions", "list", "--json"),
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_missing_dynamodb_exits_3_saying_how_to_start_it(unreachable: Wfx, command: str) -> None:
+    outcome = unreachable(*COMMANDS[command])
+
+    assert outcome.code == 3, str(outcome)
+    assert outcome.stdout == ""
+    [line] = outcome.stderr_lines
+    assert line.startswith("error: cannot reach DynamoDB")
+    for advice in ("moto_server", "DynamoDB Local", "WFX_DYNAMODB_ENDPOINT", "WFX_STORE"):
+        assert advice in line
+    assert outcome.seconds < PROMPT_SECONDS, str(outcome)
+
+
+def test_missing_aws_credentials_exit_3_saying_which_to_set(tmp_path: Path) -> None:
+    wfx = Wfx(
+        tmp_path / "home",
+        WFX_STORE="dynamodb",
+        WFX_DYNAMODB_ENDPOINT=f"http://127.0.0.1:{_closed_port()}",
+        AWS_DEFAULT_REGION="us-east-1",
+        AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "no-credentials"),
+        AWS_CONFIG_FILE=str(tmp_path / "no-config"),
+        AWS_EC2_METADATA_DISABLED="true",  # no instance-metadata probe: fail at once
+    )
+
+    outcome = wfx("executions", "list")
+
+    assert outcome.code == 3, str(outcome)
+    assert outcome.stderr_lines == [
+        "error: no AWS credentials: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE."
+    ]
