@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
+from application.validation_messages import describe_validation_error
 from domain.errors import InvalidInputError
 from domain.workflow import ExecutionType, Identifier, InputFileArity, step_target_problem
 
@@ -39,27 +40,6 @@ class WorkflowDocument(_Document):
     workflow_id: Identifier
     description: str = ""
     steps: list[StepDocument] = Field(min_length=1)
-
-
-def _location(loc: tuple[int | str, ...]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "document"
-
-
-def describe_validation_error(error: ValidationError) -> str:
-    """One line per problem, each naming the field and the rule: `steps[1].handler: ...`."""
-    lines = []
-    for problem in error.errors():
-        where = _location(tuple(problem["loc"]))
-        if problem["type"] == "extra_forbidden":
-            lines.append(f"{where}: unknown key")
-        elif problem["type"] == "missing":
-            lines.append(f"{where}: required")
-        else:
-            lines.append(f"{where}: {problem['msg'].removeprefix('Value error, ')}")
-    return "; ".join(lines)
 
 
 def parse_workflow_document(data: Any) -> WorkflowDocument:

@@ -10,7 +10,7 @@ from domain.errors import InvalidInputError
 class AssetFile(BaseModel):
     """One file of an asset at one stored version."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     database_id: str
     asset_id: str
@@ -27,7 +27,7 @@ class AssetFile(BaseModel):
 class AssetRef(BaseModel):
     """`DATABASE_ID/ASSET_ID`, with an optional file key after a further slash."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     database_id: str
     asset_id: str

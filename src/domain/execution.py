@@ -13,7 +13,7 @@ from domain.workflow import ExecutionType, InputFileArity
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     def _evolve(self, **changes: Any) -> Self:
         return self.model_validate(self.model_dump() | changes)  # model_copy() would not validate

@@ -31,7 +31,7 @@ def log_id(kind: str, group: str, stream: str = "", prefix: str = "") -> str:
 class RegisteredLog(BaseModel):
     """A log location a pipeline reported; "" for what the producer did not send."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     log_group_arn: str = ""
     log_group_name: str = ""
@@ -57,7 +57,7 @@ class RegisteredLog(BaseModel):
 class RegisteredSubExecution(BaseModel):
     """A typed locator of a process a step started (stepFunctions, batch, deadline, ...)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     resource_type: str
     resource_id: str

@@ -10,7 +10,7 @@ T = TypeVar("T")
 
 
 class Page(BaseModel, Generic[T]):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     items: tuple[T, ...]
     next_token: str | None = None

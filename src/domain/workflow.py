@@ -44,7 +44,7 @@ def step_target_problem(
 class StepDefinition(BaseModel):
     """One pipeline step of a workflow version."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     pipeline_id: Identifier
     pipeline_database_id: Identifier
@@ -69,7 +69,7 @@ class StepDefinition(BaseModel):
 class WorkflowVersion(BaseModel):
     """A published, immutable snapshot of a workflow: its ordered steps."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     database_id: Identifier
     workflow_id: Identifier

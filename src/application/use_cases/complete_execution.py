@@ -34,7 +34,7 @@ _METADATA_FOLDER = "metadata/"
 
 
 class CompleteExecutionCommand(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow_execution_id: str
     status: ExecutionStatus

@@ -9,7 +9,7 @@ from domain.execution import ExecutionDetails, chain_order
 
 
 class GetExecutionDetailsQuery(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow_execution_id: str = Field(min_length=1)
 

@@ -13,14 +13,14 @@ from domain.workflow import Identifier
 
 
 class ImportedFile(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     file_key: str = Field(min_length=1)
     path: Path
 
 
 class ImportAssetFilesCommand(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     database_id: Identifier
     asset_id: Identifier

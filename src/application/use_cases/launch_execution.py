@@ -44,7 +44,7 @@ from domain.workflow import InputFileArity, StepDefinition, WorkflowVersion
 
 
 class LaunchExecutionCommand(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow_database_id: str = Field(min_length=1)
     workflow_id: str = Field(min_length=1)
@@ -58,7 +58,7 @@ class LaunchExecutionCommand(BaseModel):
 
 
 class LaunchResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     execution: WorkflowExecution
     created: bool

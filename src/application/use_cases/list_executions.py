@@ -19,7 +19,7 @@ MAX_PAGE_SIZE = 100
 
 
 class ListExecutionsQuery(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow: str | None = None
     group: str | None = Field(default=None, min_length=1)

@@ -15,13 +15,13 @@ _MAX_ATTEMPTS = 5
 
 
 class PublishWorkflowVersionCommand(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     document: WorkflowDocument
 
 
 class PublishResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     version: WorkflowVersion
     created: bool

@@ -15,14 +15,14 @@ _OPEN = frozenset({StepStatus.NEW, StepStatus.RUNNING})
 
 
 class StartStepCommand(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow_execution_id: str
     pipeline_execution_id: str
 
 
 class FinishStepCommand(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow_execution_id: str
     pipeline_execution_id: str

@@ -7,7 +7,7 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
-from application.workflow_documents import describe_validation_error
+from application.validation_messages import describe_validation_error
 from domain.errors import (
     AssetNotFoundError,
     DomainError,
@@ -63,7 +63,8 @@ def _service_problem(error: BaseException) -> str | None:
         )
     if name == "NoCredentialsError":
         return "no AWS credentials: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE."
-    if name == "ClientError":
+    # boto3 raises modeled subclasses (`ResourceNotFoundException`), never a bare ClientError.
+    if any(kind.__name__ == "ClientError" for kind in type(error).__mro__):
         code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
         if code == "ResourceNotFoundException":
             return f"{error}. Create the tables first: `wfx tables create`."

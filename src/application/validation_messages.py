@@ -1,0 +1,26 @@
+"""Pydantic validation errors as one line naming each field and its rule."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "document"
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """One line per problem, each naming the field and the rule: `steps[1].handler: ...`."""
+    lines = []
+    for problem in error.errors():
+        where = _location(tuple(problem["loc"]))
+        if problem["type"] == "extra_forbidden":
+            lines.append(f"{where}: unknown key")
+        elif problem["type"] == "missing":
+            lines.append(f"{where}: required")
+        else:
+            lines.append(f"{where}: {problem['msg'].removeprefix('Value error, ')}")
+    return "; ".join(lines)

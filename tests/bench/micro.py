@@ -1,0 +1,94 @@
+"""Micro-costs behind the breakdowns, each beside its cheaper alternative, on the same file.
+
+These are not targets: they name the unit costs (one read, one commit, one parsed row) that the
+launch, list and runner paths multiply, so a fix can be sized before it is written.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from adapters.records import DATE_FORMAT, format_date, parse_date, parse_execution_record
+from adapters.sqlite.statements import load_item
+from application.ports import ListScope
+from tests.bench.fixtures import bench_container
+from tests.bench.lists import fill
+from tests.bench.timing import median, time_each
+
+ROWS = 2_000
+
+
+def _us(call: Any, count: int, rounds: int) -> float:
+    """Median over rounds of the mean per call within a round, in microseconds."""
+    per_round = []
+    for _ in range(rounds):
+        per_round.append(sum(time_each(call, count)) / count * 1e6)
+    return round(median(per_round), 2)
+
+
+def measure(workdir: Path, count: int = 2_000, rounds: int = 5) -> dict[str, Any]:
+    container = bench_container(workdir, database="micro.db", run_steps=False)
+    fill(container, ROWS, seed=7)
+    engine = container.sqlite_engine()
+    store = container.execution_store()
+    sql = store.list_executions_sql(ListScope.ALL, continued=False)
+    raw = sqlite3.connect(Path(container.config.sqlite_path()), isolation_level=None)
+    raw.execute("PRAGMA journal_mode=WAL")
+    raw.execute("PRAGMA synchronous=NORMAL")
+    (item_text,) = raw.execute(f"SELECT item FROM ({sql})", ("execution", 1)).fetchone()
+    item = load_item(item_text)
+    stamp = format_date(datetime.now(UTC))
+    raw.execute("CREATE TABLE IF NOT EXISTS bench_counter (id INTEGER PRIMARY KEY, n INTEGER)")
+    raw.execute("INSERT OR IGNORE INTO bench_counter VALUES (1, 0)")
+    update = "UPDATE bench_counter SET n = n + 1 WHERE id = 1"
+
+    def sqlalchemy_read() -> object:
+        with engine.connect() as connection:
+            return connection.exec_driver_sql(sql, ("execution", 1)).first()
+
+    def raw_read() -> object:
+        return raw.execute(sql, ("execution", 1)).fetchone()
+
+    def sqlalchemy_commit() -> None:
+        with engine.begin() as connection:
+            connection.exec_driver_sql(update)
+
+    def raw_commit() -> None:
+        raw.execute("BEGIN")
+        raw.execute(update)
+        raw.execute("COMMIT")
+
+    def sqlalchemy_empty_checkout() -> None:
+        with engine.connect():
+            pass
+
+    results = {
+        "one-row read: engine.connect() + exec_driver_sql + first": _us(
+            sqlalchemy_read, count, rounds
+        ),
+        "one-row read: plain sqlite3 execute + fetchone": _us(raw_read, count, rounds),
+        "connection checkout + return (engine.connect(), no statement)": _us(
+            sqlalchemy_empty_checkout, count, rounds
+        ),
+        "1-row UPDATE commit: engine.begin() + exec_driver_sql": _us(
+            sqlalchemy_commit, count // 2, rounds
+        ),
+        "1-row UPDATE commit: plain sqlite3 BEGIN/COMMIT": _us(raw_commit, count // 2, rounds),
+        "parse_date (datetime.strptime)": _us(lambda: parse_date(stamp), count, rounds),
+        "datetime.fromisoformat, same text": _us(
+            lambda: datetime.fromisoformat(stamp), count, rounds
+        ),
+        "strptime without the UTC replace": _us(
+            lambda: datetime.strptime(stamp, DATE_FORMAT), count, rounds
+        ),
+        "parse_execution_record (json already loaded)": _us(
+            lambda: parse_execution_record(item), count, rounds
+        ),
+        "load_item (json.loads of one main row)": _us(lambda: load_item(item_text), count, rounds),
+    }
+    raw.close()
+    engine.dispose()
+    return {"unit": "microseconds per call", "costs": results}

@@ -1,0 +1,148 @@
+"""The targets each figure is held to, the machine it ran on, and the summary table."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sqlite3
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+LAUNCH_RATIO_TARGET = 0.5
+LIST_FLATNESS_TARGET = 1.5
+RUNNER_OVERHEAD_TARGET_MS = 2.0
+COLD_LIST_TARGET_S = 0.35
+COLD_RUN_TARGET_S = 0.6
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One line of the summary: what was measured, against what, and whether it is met."""
+
+    name: str
+    value: str
+    target: str
+    met: bool | None  # None: reported for context, no target
+
+    @property
+    def verdict(self) -> str:
+        return "-" if self.met is None else ("yes" if self.met else "NO")
+
+    def as_json(self) -> dict[str, Any]:
+        return {"figure": self.name, "value": self.value, "target": self.target, "met": self.met}
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def machine() -> dict[str, Any]:
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "sqlite": sqlite3.sqlite_version,
+        "sqlalchemy": _version("SQLAlchemy"),
+        "pydantic": _version("pydantic"),
+        "dependency_injector": _version("dependency-injector"),
+        "load_average_at_start": [round(x, 2) for x in load],
+    }
+
+
+def figures(results: dict[str, Any]) -> list[Figure]:
+    rows: list[Figure] = []
+    if "launch_per_s" in results:
+        ratio = results["launch_ratio"]
+        rows.append(
+            Figure(
+                "launches/s, LaunchExecution vs raw sqlite3",
+                f"{results['launch_per_s']:.0f}/s vs {results['raw_launch_per_s']:.0f}/s "
+                f"= {ratio:.2f}x",
+                f">= {LAUNCH_RATIO_TARGET:.2f}x raw",
+                ratio >= LAUNCH_RATIO_TARGET,
+            )
+        )
+    if "list_first_page_ms" in results:
+        pages = results["list_first_page_ms"]
+        rows.append(
+            Figure(
+                "list page 1 (ms), smallest -> largest",
+                " / ".join(f"{size}: {ms:.3f}" for size, ms in pages.items())
+                + f" = {results['list_flatness']:.2f}x",
+                f"largest <= {LIST_FLATNESS_TARGET}x smallest",
+                results["list_flatness"] <= LIST_FLATNESS_TARGET,
+            )
+        )
+        second = results["list_second_page_ms"]
+        rows.append(
+            Figure(
+                "list page 2 (ms), with the token",
+                " / ".join(f"{size}: {ms:.3f}" for size, ms in second.items())
+                + f" = {results['list_second_page_flatness']:.2f}x",
+                f"largest <= {LIST_FLATNESS_TARGET}x smallest",
+                results["list_second_page_flatness"] <= LIST_FLATNESS_TARGET,
+            )
+        )
+        raw = results["raw_list_first_page_ms"]
+        rows.append(
+            Figure(
+                "raw sqlite3 page 1 (ms), reference",
+                " / ".join(f"{size}: {ms:.3f}" for size, ms in raw.items()),
+                "-",
+                None,
+            )
+        )
+    if "runner_overhead_ms" in results:
+        rows.append(
+            Figure(
+                "runner overhead per 3-step run (ms)",
+                f"{results['runner_overhead_ms']:.2f} ms",
+                f"<= {RUNNER_OVERHEAD_TARGET_MS} ms",
+                results["runner_overhead_ms"] <= RUNNER_OVERHEAD_TARGET_MS,
+            )
+        )
+        rows.append(
+            Figure("recorded runs/s, inline", f"{results['runner_runs_per_s']:.0f}/s", "-", None)
+        )
+    if "cold_list_s" in results:
+        rows.append(
+            Figure(
+                "cold `wfx executions list` (s)",
+                f"{results['cold_list_s']:.3f} s",
+                f"<= {COLD_LIST_TARGET_S} s",
+                results["cold_list_s"] <= COLD_LIST_TARGET_S,
+            )
+        )
+        rows.append(
+            Figure(
+                "cold `wfx run` trivial (s)",
+                f"{results['cold_run_s']:.3f} s",
+                f"<= {COLD_RUN_TARGET_S} s",
+                results["cold_run_s"] <= COLD_RUN_TARGET_S,
+            )
+        )
+        rows.append(
+            Figure("cold `python -c pass` (s)", f"{results['python_startup_s']:.3f} s", "-", None)
+        )
+    return rows
+
+
+def table(rows: list[Figure]) -> str:
+    header = ("figure", "value", "target", "met?")
+    cells = [header, *((r.name, r.value, r.target, r.verdict) for r in rows)]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    lines = []
+    for index, row in enumerate(cells):
+        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+        if index == 0:
+            lines.append("  ".join("-" * width for width in widths))
+    return "\n".join(line.rstrip() for line in lines)
