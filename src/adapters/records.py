@@ -9,7 +9,6 @@ without one out of the index.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -482,6 +481,32 @@ def parse_step_log_record(item: Item) -> StepLog:
 # -- wfx's own tables ---------------------------------------------------------------------------
 
 
+def _step_entry(step: StepDefinition) -> Item:
+    entry: Item = {
+        "pipelineId": step.pipeline_id,
+        "pipelineDatabaseId": step.pipeline_database_id,
+        "executionType": step.execution_type.value,
+        "inputFileArity": step.input_file_arity.value,
+        "metadataInputs": list(step.metadata_inputs),
+    }
+    _put_present(entry, handler=step.handler)
+    if step.command is not None:
+        entry["command"] = list(step.command)
+    return entry
+
+
+def _parse_step_entry(entry: Item) -> StepDefinition:
+    return StepDefinition(
+        pipeline_id=entry["pipelineId"],
+        pipeline_database_id=entry["pipelineDatabaseId"],
+        execution_type=entry["executionType"],
+        handler=entry.get("handler"),
+        command=tuple(entry["command"]) if "command" in entry else None,
+        input_file_arity=entry["inputFileArity"],
+        metadata_inputs=tuple(entry.get("metadataInputs", [])),
+    )
+
+
 def build_workflow_version_record(version: WorkflowVersion) -> Item:
     return {
         "workflowDatabaseId:workflowId": version.workflow_key,
@@ -491,10 +516,7 @@ def build_workflow_version_record(version: WorkflowVersion) -> Item:
         "description": version.description,
         "publishedAt": format_date(version.published_at),
         "digest": version.digest,
-        # Steps as one JSON string: DynamoDB would otherwise need every nested value typed.
-        "steps": json.dumps(
-            [step.model_dump(mode="json", exclude_none=True) for step in version.steps]
-        ),
+        "steps": [_step_entry(step) for step in version.steps],
     }
 
 
@@ -504,7 +526,7 @@ def parse_workflow_version_record(item: Item) -> WorkflowVersion:
         workflow_id=item["workflowId"],
         version=int(item["workflowVersion"]),
         description=item.get("description", ""),
-        steps=tuple(StepDefinition.model_validate(step) for step in json.loads(item["steps"])),
+        steps=tuple(_parse_step_entry(step) for step in item["steps"]),
         published_at=parse_date(item["publishedAt"]),
         digest=item["digest"],
     )

@@ -9,7 +9,7 @@ def _location(loc: tuple[int | str, ...]) -> str:
     text = ""
     for part in loc:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "document"
+    return text
 
 
 def describe_validation_error(error: ValidationError) -> str:
@@ -22,5 +22,7 @@ def describe_validation_error(error: ValidationError) -> str:
         elif problem["type"] == "missing":
             lines.append(f"{where}: required")
         else:
-            lines.append(f"{where}: {problem['msg'].removeprefix('Value error, ')}")
+            rule = problem["msg"].removeprefix("Value error, ")
+            # A rule over several fields (a model validator) names them in its own text.
+            lines.append(f"{where}: {rule}" if where else rule)
     return "; ".join(lines)

@@ -14,11 +14,18 @@ class NotFoundError(DomainError, LookupError):
 
 
 class ExecutionNotFoundError(NotFoundError):
-    pass
+    def __init__(self, workflow_execution_id: str) -> None:
+        super().__init__(f"execution {workflow_execution_id} not found")
+        self.workflow_execution_id = workflow_execution_id
 
 
 class PipelineExecutionNotFoundError(NotFoundError):
-    pass
+    def __init__(
+        self, pipeline_execution_id: str, workflow_execution_id: str | None = None
+    ) -> None:
+        where = f" in execution {workflow_execution_id}" if workflow_execution_id else ""
+        super().__init__(f"pipeline execution {pipeline_execution_id} not found{where}")
+        self.pipeline_execution_id = pipeline_execution_id
 
 
 class WorkflowNotFoundError(NotFoundError):

@@ -65,8 +65,15 @@ def _sqlite_asset_catalog(engine: Engine, tables: TableNames) -> AssetCatalog:
 
 def _dynamodb_client(endpoint: str | None, region: str) -> Any:
     import boto3
+    from botocore.config import Config
 
-    return boto3.client("dynamodb", endpoint_url=endpoint or None, region_name=region)
+    # A hung endpoint must not hang a command for botocore's default 60 s read timeout.
+    config = Config(
+        connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 3}
+    )
+    return boto3.client(
+        "dynamodb", endpoint_url=endpoint or None, region_name=region, config=config
+    )
 
 
 def _dynamodb_execution_store(client: Any, tables: TableNames) -> ExecutionStore:

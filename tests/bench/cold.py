@@ -184,6 +184,16 @@ def importtime(
             if cost.depth == 0:
                 top_level.add(cost.module)
     total = median([sum(c.cumulative_ms for c in costs if c.depth == 0) for costs in runs])
+    packages: dict[str, list[float]] = {}
+    for costs in runs:
+        per_run: dict[str, float] = {}
+        for cost in costs:
+            root = cost.module.split(".", 1)[0]
+            per_run[root] = per_run.get(root, 0.0) + cost.self_ms
+        for root, ms in per_run.items():
+            packages.setdefault(root, []).append(ms)
+    by_package = sorted(packages, key=lambda root: median(packages[root]), reverse=True)[:12]
+    first_run_order = [cost.module for cost in runs[0] if cost.depth == 0]
     heaviest = sorted(top_level, key=lambda m: median(cumulative[m]), reverse=True)[:10]
     slowest_self = sorted(own, key=lambda m: median(own[m]), reverse=True)[:10]
     return {
@@ -194,7 +204,22 @@ def importtime(
             {"module": m, "ms": round(median(cumulative[m]), 1)} for m in heaviest
         ],
         "top_self_ms": [{"module": m, "ms": round(median(own[m]), 1)} for m in slowest_self],
+        "self_ms_by_package": {root: round(median(packages[root]), 1) for root in by_package},
+        "top_level": ["entrypoints.cli.main", *first_run_order],
     }
+
+
+def imports_only(modules: Sequence[str]) -> tuple[str, ...]:
+    """A process that imports the same modules a command imported, and does nothing else."""
+    script = (
+        "import importlib\n"
+        f"for name in {list(modules)!r}:\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except Exception:\n"
+        "        pass\n"
+    )
+    return (sys.executable, "-c", script)
 
 
 def measure(workdir: Path, runs: int, warmup: int, importtime_repeats: int) -> dict[str, Any]:
@@ -202,25 +227,38 @@ def measure(workdir: Path, runs: int, warmup: int, importtime_repeats: int) -> d
     prepare_home(home)
     environment = cold_environment(home)
     wfx = wfx_command()
+    list_argv = ("-m", "entrypoints.cli.main", "executions", "list")
+    run_argv = ("-m", "entrypoints.cli.main", "run", "demo/trivial", "--input", ASSET)
+    list_imports = importtime(list_argv, environment, home, importtime_repeats)
+    run_imports = importtime(run_argv, environment, home, importtime_repeats)
     commands = [
         Command("python -c pass", (sys.executable, "-c", "pass")),
         Command("wfx executions list", (*wfx, "executions", "list")),
+        Command("imports of executions list", imports_only(list_imports.pop("top_level"))),
         Command("wfx run", (*wfx, "run", "demo/trivial", "--input", ASSET)),
+        Command("imports of run", imports_only(run_imports.pop("top_level"))),
     ]
     # the home folder as cwd: the repo's own folders must not shadow installed packages
     timer = _hyperfine_medians if shutil.which("hyperfine") else _subprocess_medians
     timings = timer(commands, environment, home, runs, warmup)
-    list_argv = ("-m", "entrypoints.cli.main", "executions", "list")
-    run_argv = ("-m", "entrypoints.cli.main", "run", "demo/trivial", "--input", ASSET)
+
+    def seconds(name: str) -> float:
+        return float(timings[name]["median_s"])
+
     return {
-        "cold_list_s": timings["wfx executions list"]["median_s"],
-        "cold_run_s": timings["wfx run"]["median_s"],
-        "python_startup_s": timings["python -c pass"]["median_s"],
+        "cold_list_s": seconds("wfx executions list"),
+        "cold_run_s": seconds("wfx run"),
+        "python_startup_s": seconds("python -c pass"),
         "cold_detail": {
             "wfx": " ".join(wfx),
             "history_executions": HISTORY,
             "timings": timings,
-            "importtime_list": importtime(list_argv, environment, home, importtime_repeats),
-            "importtime_run": importtime(run_argv, environment, home, importtime_repeats),
+            # what is left once the same modules are imported: parsing, container, SQL, output
+            "list_beyond_imports_s": round(
+                seconds("wfx executions list") - seconds("imports of executions list"), 4
+            ),
+            "run_beyond_imports_s": round(seconds("wfx run") - seconds("imports of run"), 4),
+            "importtime_list": list_imports,
+            "importtime_run": run_imports,
         },
     }

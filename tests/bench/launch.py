@@ -1,4 +1,4 @@
-"""Launches per second: the `LaunchExecution` use case against plain `sqlite3` writing the same rows.
+"""Launches per second: the `LaunchExecution` use case, and plain `sqlite3` writing the same rows.
 
 Our side is the real use case from the container (validation, workflow and asset reads, the
 12-row atomic write, the read-back after start) with an orchestrator that starts nothing, so the
@@ -40,7 +40,7 @@ from tests.bench.fixtures import (
     import_small_files,
     publish,
 )
-from tests.bench.timing import Samples, median, timed_round
+from tests.bench.timing import Samples, counted_round, median
 
 LAUNCH_TABLES = (
     ResourceKeys.WORKFLOW_EXECUTIONS,
@@ -136,12 +136,18 @@ class RawLaunchWriter:
         ]
         t = self._tables
         rows = (
-            (t[ResourceKeys.WORKFLOW_EXECUTION_INPUTS], [build_execution_input_record(i) for i in inputs]),
+            (
+                t[ResourceKeys.WORKFLOW_EXECUTION_INPUTS],
+                [build_execution_input_record(i) for i in inputs],
+            ),
             (
                 t[ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION],
                 [build_execution_configuration_record(configuration)],
             ),
-            (t[ResourceKeys.PIPELINE_EXECUTIONS], [build_pipeline_execution_record(s) for s in steps]),
+            (
+                t[ResourceKeys.PIPELINE_EXECUTIONS],
+                [build_pipeline_execution_record(s) for s in steps],
+            ),
             (
                 t[ResourceKeys.PIPELINE_INPUT_CONFIGURATION],
                 [build_step_input_configuration_record(c) for c in configurations],
@@ -228,8 +234,9 @@ def prepare(workdir: Path) -> LaunchBench:
     return LaunchBench(container=container, raw=raw, ours_launches=1)
 
 
-def measure(workdir: Path, rounds: int, round_seconds: float, warmup: int) -> dict[str, Any]:
-    """Interleaved rounds (the side that goes first alternates); medians of the rounds."""
+def measure(workdir: Path, rounds: int, launches_per_round: int, warmup: int) -> dict[str, Any]:
+    """Interleaved rounds of the same number of launches on each side (so both files grow alike;
+    the side that goes first alternates); launches/s is the median of the rounds."""
     bench = prepare(workdir)
     for _ in range(warmup):
         bench.launch_ours()
@@ -243,7 +250,7 @@ def measure(workdir: Path, rounds: int, round_seconds: float, warmup: int) -> di
             (bench.launch_raw, raw_rates, raw_latency),
         ]
         for call, rates, latency in sides if index % 2 == 0 else reversed(sides):
-            measured = timed_round(call, round_seconds)
+            measured = counted_round(call, launches_per_round)
             rates.append(measured.per_second)
             latency.extend(measured.durations)
     ours_db = sqlite3.connect(bench.container.config.sqlite_path())
@@ -264,5 +271,6 @@ def measure(workdir: Path, rounds: int, round_seconds: float, warmup: int) -> di
         "ours_latency": ours_latency.summary_ms(),
         "raw_latency": raw_latency.summary_ms(),
         "rounds": rounds,
-        "round_seconds": round_seconds,
+        "launches_per_round": launches_per_round,
+        "round_ratios": [round(o / r, 3) for o, r in zip(ours_rates, raw_rates, strict=True)],
     }

@@ -75,7 +75,9 @@ def fill(container: Container, count: int, seed: int) -> float:
     """Insert `count` main rows in transactions of FILL_CHUNK, then ANALYZE; the seconds it took."""
     started = time.perf_counter()
     engine = container.sqlite_engine()
-    table = TableSql.render(engine, build_schema(container.tables())[ResourceKeys.WORKFLOW_EXECUTIONS])
+    table = TableSql.render(
+        engine, build_schema(container.tables())[ResourceKeys.WORKFLOW_EXECUTIONS]
+    )
     rng = random.Random(seed)
     executions = _executions(count, rng)
     remaining = count
@@ -206,7 +208,5 @@ def measure(
     result["list_wrapper_ms"] = {  # what the layers add over the raw query, per size
         key: round(first[key] - result["raw_list_first_page_ms"][key], 4) for key in first
     }
-    result["list_calls_per_variant"] = median(
-        [table.samples["page1"].count for table in tables]
-    )
+    result["list_calls_per_variant"] = median([table.samples["page1"].count for table in tables])
     return result

@@ -11,6 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Engine, create_engine
+
 from adapters.records import DATE_FORMAT, format_date, parse_date, parse_execution_record
 from adapters.sqlite.statements import load_item
 from application.ports import ListScope
@@ -65,6 +67,17 @@ def measure(workdir: Path, count: int = 2_000, rounds: int = 5) -> dict[str, Any
         with engine.connect():
             pass
 
+    # the same file through an engine without wfx's connect/begin listeners
+    plain = create_engine(f"sqlite:///{container.config.sqlite_path()}")
+
+    def statements(on: Engine, count: int) -> Any:
+        def call() -> None:
+            with on.connect() as connection:
+                for _ in range(count):
+                    connection.exec_driver_sql("SELECT 1").first()
+
+        return call
+
     results = {
         "one-row read: engine.connect() + exec_driver_sql + first": _us(
             sqlalchemy_read, count, rounds
@@ -72,6 +85,16 @@ def measure(workdir: Path, count: int = 2_000, rounds: int = 5) -> dict[str, Any
         "one-row read: plain sqlite3 execute + fetchone": _us(raw_read, count, rounds),
         "connection checkout + return (engine.connect(), no statement)": _us(
             sqlalchemy_empty_checkout, count, rounds
+        ),
+        "connect() + 1 x SELECT 1, wfx engine (BEGIN listener)": _us(
+            statements(engine, 1), count, rounds
+        ),
+        "connect() + 1 x SELECT 1, plain create_engine": _us(statements(plain, 1), count, rounds),
+        "connect() + 10 x SELECT 1, wfx engine (BEGIN listener)": _us(
+            statements(engine, 10), count // 4, rounds
+        ),
+        "connect() + 10 x SELECT 1, plain create_engine": _us(
+            statements(plain, 10), count // 4, rounds
         ),
         "1-row UPDATE commit: engine.begin() + exec_driver_sql": _us(
             sqlalchemy_commit, count // 2, rounds
@@ -91,4 +114,5 @@ def measure(workdir: Path, count: int = 2_000, rounds: int = 5) -> dict[str, Any
     }
     raw.close()
     engine.dispose()
+    plain.dispose()
     return {"unit": "microseconds per call", "costs": results}

@@ -160,19 +160,17 @@ def method_breakdown(
     finally:
         for target, name in patched:
             delattr(target, name)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "method": label,
             "calls_per_call": round(len(values) / count, 2),
             "median_us_each": round(statistics.median(values) * 1e6, 1),
-            "us_per_call": round(
-                statistics.median(values) * 1e6 * len(values) / count, 1
-            ),
+            "us_per_call": round(statistics.median(values) * 1e6 * len(values) / count, 1),
         }
         for label, values in durations.items()
         if values
     ]
-    rows.sort(key=lambda row: -row["us_per_call"])
+    rows.sort(key=lambda row: float(row["us_per_call"]), reverse=True)
     return {
         "calls": count,
         "median_us_per_call": round(statistics.median(whole) * 1e6, 1),

@@ -55,7 +55,7 @@ class Samples:
 
 
 def time_each(call: Callable[[], object], count: int) -> list[float]:
-    """`count` calls, each timed on its own (perf_counter costs ~0.1 us, far below any call here)."""
+    """`count` calls, each timed on its own (perf_counter costs ~0.1 us, far below any call)."""
     clock = time.perf_counter
     durations = []
     for _ in range(count):
@@ -78,17 +78,14 @@ class Round:
         return self.calls / self.seconds if self.seconds else float("nan")
 
 
-def timed_round(call: Callable[[], object], seconds: float) -> Round:
-    """Call back to back for about `seconds`; the wall time includes everything between calls
-    (WAL checkpoints, garbage collection), which is what throughput has to pay for."""
+def counted_round(call: Callable[[], object], calls: int) -> Round:
+    """`calls` back-to-back calls; a fixed count keeps two interleaved writers at the same table
+    sizes round after round (a fixed duration would let the faster one grow its file faster)."""
     clock = time.perf_counter
     durations: list[float] = []
     started = clock()
-    deadline = started + seconds
-    now = started
-    while now < deadline:
+    for _ in range(calls):
         before = clock()
         call()
-        now = clock()
-        durations.append(now - before)
-    return Round(calls=len(durations), seconds=now - started, durations=durations)
+        durations.append(clock() - before)
+    return Round(calls=calls, seconds=clock() - started, durations=durations)

@@ -28,6 +28,7 @@ WFX = (sys.executable, "-m", "entrypoints.cli.main")
 USER = "e2e-tester"
 GUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 TERMINAL = {"SUCCEEDED", "FAILED", "ABORTED", "TIMED_OUT"}
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 FAKE_AWS = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",
@@ -97,6 +98,51 @@ class Wfx:
             code=completed.returncode,
             stdout=completed.stdout,
             stderr=completed.stderr,
+            seconds=time.monotonic() - started,
+        )
+
+    def on_terminal(self, *args: str, timeout: float = 60) -> Outcome:
+        """Like a call, but with stderr on a pseudo-terminal, where rich draws live displays.
+        The ANSI control sequences are stripped from what it captured."""
+        import pty
+        import select
+
+        started = time.monotonic()
+        controller, terminal = pty.openpty()
+        process = subprocess.Popen(
+            [*WFX, *args],
+            env=self._environment | {"COLUMNS": "120", "TERM": "xterm"},
+            cwd=self.home,
+            stdout=subprocess.PIPE,
+            stderr=terminal,
+            text=True,
+        )
+        os.close(terminal)
+        drawn = bytearray()
+        try:
+            while time.monotonic() - started < timeout:
+                ready, _, _ = select.select([controller], [], [], 0.1)
+                if not ready:
+                    if process.poll() is not None:
+                        break
+                    continue
+                try:
+                    chunk = os.read(controller, 65536)
+                except OSError:  # Linux: EIO once the child side is closed
+                    break
+                if not chunk:
+                    break
+                drawn += chunk
+            stdout, _ = process.communicate(timeout=max(1.0, timeout - time.monotonic()))
+        finally:
+            os.close(controller)
+            if process.poll() is None:
+                process.kill()
+        return Outcome(
+            args=args,
+            code=process.returncode,
+            stdout=stdout,
+            stderr=_ANSI.sub("", drawn.decode("utf-8", "replace")).replace("\r", ""),
             seconds=time.monotonic() - started,
         )
 

@@ -19,6 +19,9 @@ import pytest
 
 from tests.e2e.cli import Wfx, assert_bad_input, publish_mesh_and_import
 
+# One worker per module under xdist: the shared home is then set up once, not per worker.
+pytestmark = pytest.mark.xdist_group("e2e-cli-bad-input")
+
 SINGLE_FILE_WORKFLOW = """\
 databaseId: demo
 workflowId: single-file
@@ -37,6 +40,10 @@ steps:
     hanlder: wfx_examples.trivial.steps:noop
 """
 UNPARSABLE_WORKFLOW = "databaseId: demo\nsteps: [\n"
+
+RUN_MESH = ("run", "demo/mesh-report")
+# The run already in the home, with a client token a case reuses.
+FIRST_RUN = ("demo/mesh-report", "--input", "demo/meshes", "--client-token", "first-run")
 
 
 @dataclass(frozen=True)
@@ -59,7 +66,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     wfx = Wfx(root / "home")
     publish_mesh_and_import(wfx)
     wfx.ok("workflows", "publish", str(files / "single.yaml"))
-    wfx.run_id("demo/mesh-report", "--input", "demo/meshes", "--output", "demo/results")
+    wfx.run_id(*FIRST_RUN)
     return Home(wfx, files)
 
 
@@ -83,7 +90,6 @@ def _token(value: object) -> str:
     return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
 
 
-RUN_MESH = ("run", "demo/mesh-report")
 # id -> (arguments, words the error line must contain); {files} is the folder of test files.
 CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "unknown workflow": (("run", "demo/nope", "--input", "demo/meshes"), ("demo/nope",)),
@@ -124,6 +130,10 @@ CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "demo/meshes/torus.obj",
         ),
         ("one-mesh", "inputFileArity one", "2"),
+    ),
+    "client token reused for another request": (
+        ("run", *FIRST_RUN, "--group", "nightly"),
+        ("clientToken", "'first-run'", "different request"),
     ),
     "missing workflow argument": (("run",), ("Missing argument", "DATABASE_ID/WORKFLOW_ID")),
     "limit 0": (("executions", "list", "--limit", "0"), ("limit", "greater than or equal to 1")),
@@ -198,14 +208,21 @@ def test_a_token_no_list_issued_is_refused(home: Home, kind: str, token: str) ->
     _expect_refusal(home, args, "startingToken")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="application/use_cases/list_executions._decode accepts any 3-item JSON list as an "
-    "asset-list token and returns a page instead of refusing it",
-)
 def test_a_forged_asset_list_token_is_refused(home: Home) -> None:
     args = ("executions", "list", "--asset", "demo/meshes", "--starting-token", _token([1, 2, 3]))
     _expect_refusal(home, args, "startingToken")
+
+
+def test_a_retry_with_the_same_client_token_returns_the_same_run_and_writes_nothing(
+    home: Home,
+) -> None:
+    first = home.wfx.json("executions", "list", "--workflow", "demo/mesh-report")["executions"]
+    before = snapshot(home.wfx.home)
+
+    retried = home.wfx.run_id(*FIRST_RUN)
+
+    assert [e["workflowExecutionId"] for e in first] == [retried]
+    assert snapshot(home.wfx.home) == before
 
 
 def test_an_unknown_store_is_refused(home: Home) -> None:

@@ -6,6 +6,7 @@ that adds runs, or needs a home in a given state, gets a home of its own.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -17,7 +18,6 @@ from tests.e2e.cli import (
     FAILING_WORKFLOW,
     GUID,
     MESH_FILES,
-    MESH_WORKFLOW,
     TERMINAL,
     TRIVIAL_WORKFLOW,
     USER,
@@ -25,6 +25,9 @@ from tests.e2e.cli import (
     Wfx,
     publish_mesh_and_import,
 )
+
+# One worker per module under xdist: the shared homes are then set up once, not per worker.
+pytestmark = pytest.mark.xdist_group("e2e-cli-sqlite")
 
 MESH_STEPS = ["mesh-statistics", "mesh-normalize", "mesh-preview"]
 MESH_OUTPUTS = {
@@ -91,22 +94,31 @@ def test_publish_names_the_new_version_and_its_steps(mesh: MeshRun) -> None:
     assert mesh.published.stdout.strip() == "Published demo/mesh-report version 1 (3 steps)"
 
 
-def test_publishing_reports_unchanged_until_the_file_changes(wfx: Wfx, tmp_path: Path) -> None:
-    wfx.ok("workflows", "publish", str(MESH_WORKFLOW))
+NOOP_WORKFLOW = """\
+databaseId: demo
+workflowId: noop
+description: {description}
+steps:
+  - pipelineId: noop
+    executionType: python
+    handler: wfx_examples.trivial.steps:noop
+    inputFileArity: none
+"""
 
-    again = wfx.ok("workflows", "publish", str(MESH_WORKFLOW))
-    assert again.stdout.startswith("Unchanged"), str(again)
-    assert "demo/mesh-report version 1" in again.stdout
-    as_json = wfx.json("workflows", "publish", str(MESH_WORKFLOW))
+
+def test_publishing_reports_unchanged_until_the_file_changes(wfx: Wfx, tmp_path: Path) -> None:
+    workflow = tmp_path / "workflow.yaml"
+    workflow.write_text(NOOP_WORKFLOW.format(description="first"), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(workflow))
+
+    again = wfx.ok("workflows", "publish", str(workflow))
+    assert again.stdout.strip() == "Unchanged: demo/noop version 1 (1 steps)"
+    as_json = wfx.json("workflows", "publish", str(workflow))
     assert (as_json["created"], as_json["workflowVersion"]) == (False, 1)
 
-    edited = tmp_path / "workflow.yaml"
-    edited.write_text(
-        MESH_WORKFLOW.read_text(encoding="utf-8").replace("description:", "description: v2"),
-        encoding="utf-8",
-    )
-    changed = wfx.ok("workflows", "publish", str(edited))
-    assert changed.stdout.strip() == "Published demo/mesh-report version 2 (3 steps)"
+    workflow.write_text(NOOP_WORKFLOW.format(description="second"), encoding="utf-8")
+    changed = wfx.ok("workflows", "publish", str(workflow))
+    assert changed.stdout.strip() == "Published demo/noop version 2 (1 steps)"
 
 
 def test_import_prints_each_file_with_its_stored_version(mesh: MeshRun) -> None:
@@ -214,7 +226,6 @@ def details(mesh: MeshRun) -> dict[str, Any]:
 def test_show_as_json_carries_every_record_of_the_run(
     mesh: MeshRun, details: dict[str, Any]
 ) -> None:
-
     assert set(details) == {"execution", "configuration", "inputs", "pipelineExecutions"}
     [listed] = mesh.wfx.json("executions", "list", "--group", "nightly")["executions"]
     assert details["execution"] == listed
@@ -222,7 +233,10 @@ def test_show_as_json_carries_every_record_of_the_run(
     assert configuration["outputDatabaseId:outputAssetId"] == "demo:mesh-results"
     assert configuration["inputSelections"] == ["demo/meshes"]
 
-    imported = dict(line.split()[::2] for line in mesh.imported.stdout.splitlines())
+    imported = {}  # file -> version, from the lines `demo/meshes/<file>  version <version>`
+    for line in mesh.imported.stdout.splitlines():
+        selected, _, version = line.split()
+        imported[selected] = version
     inputs = {
         row["databaseId:assetId:inputAssetFileKey"]: row["versionId"] for row in details["inputs"]
     }
@@ -267,7 +281,7 @@ def test_demo_succeeds_and_its_run_is_listed(wfx: Wfx) -> None:
     assert "SUCCEEDED" in demo.stdout
 
 
-SLOW_SECONDS = 2.5
+SLOW_SECONDS = 3
 SLOW_WORKFLOW = f"""\
 databaseId: demo
 workflowId: slow
@@ -322,6 +336,20 @@ def test_a_failing_workflow_exits_1_and_show_names_the_error(wfx: Wfx) -> None:
     outputs = {f["relativeFilePath"] for step in rows.values() for f in step["outputFiles"]}
     assert outputs == {"prepared.txt"}  # the step after the failure never ran
     assert wfx.listed_ids("--workflow", "demo/failing") == [execution_id]
+
+
+def test_on_a_terminal_run_draws_the_steps_live_and_still_prints_only_the_id(wfx: Wfx) -> None:
+    wfx.ok("workflows", "publish", str(FAILING_WORKFLOW))
+
+    outcome = wfx.on_terminal("run", "demo/failing")
+
+    assert outcome.code == 1, str(outcome)
+    assert GUID.match(outcome.stdout.strip()), str(outcome)
+    final = outcome.stderr.rsplit("demo/failing v1", 1)[-1]  # the last frame drawn
+    assert "FAILED" in final.splitlines()[0], str(outcome)
+    assert re.search(r"✔ +1\. prepare +SUCCEEDED", final), str(outcome)
+    assert re.search(r"✘ +2\. fail +FAILED .*giving up", final), str(outcome)
+    assert re.search(r"· +3\. never +NEW", final), str(outcome)
 
 
 PAGED_LISTS = {

@@ -76,7 +76,9 @@ class DynamoDbWorkflowCatalog:
         }
         item = get_item(self._client, self._table_name, key)
         if item is None:
-            raise WorkflowNotFoundError(f"{database_id}/{workflow_id} version {version}")
+            raise WorkflowNotFoundError(
+                f"workflow {database_id}/{workflow_id} version {version} not found"
+            )
         return parse_workflow_version_record(item)
 
 

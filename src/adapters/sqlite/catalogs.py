@@ -67,7 +67,9 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
                 self._one, (join_key(database_id, workflow_id), version)
             ).first()
         if row is None:
-            raise WorkflowNotFoundError(f"{database_id}/{workflow_id} version {version}")
+            raise WorkflowNotFoundError(
+                f"workflow {database_id}/{workflow_id} version {version} not found"
+            )
         return parse_workflow_version_record(load_item(row[0]))
 
 

@@ -80,9 +80,17 @@ def _encode(ref: ExecutionRef) -> str:
 def _decode(token: str | None) -> ExecutionRef | None:
     if token is None:
         return None
+    refused = InvalidInputError("startingToken: not a token this list returned")
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        date, execution_id, workflow_key = json.loads(raw)
-        return ExecutionRef(str(date), str(execution_id), str(workflow_key))
+        fields = json.loads(raw)
     except (ValueError, TypeError, binascii.Error):
-        raise InvalidInputError("startingToken: not a token this list returned") from None
+        raise refused from None
+    if (
+        not isinstance(fields, list)
+        or len(fields) != 3
+        or not all(isinstance(field, str) and field for field in fields)
+        or ":" not in fields[2]
+    ):
+        raise refused
+    return ExecutionRef(*fields)

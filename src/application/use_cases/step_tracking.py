@@ -42,9 +42,7 @@ def _load(
 ) -> PipelineExecution:
     step = store.get_step(pipeline_execution_id)
     if step.workflow_execution_id != workflow_execution_id:
-        raise PipelineExecutionNotFoundError(
-            f"pipeline execution {pipeline_execution_id} is not part of {workflow_execution_id}"
-        )
+        raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
     return step
 
 

@@ -8,35 +8,12 @@ from typing import NoReturn
 from pydantic import ValidationError
 
 from application.validation_messages import describe_validation_error
-from domain.errors import (
-    AssetNotFoundError,
-    DomainError,
-    ExecutionNotFoundError,
-    NotFoundError,
-    PipelineExecutionNotFoundError,
-    WorkflowNotFoundError,
-)
+from domain.errors import DomainError
 
 EXIT_FAILED_RUN = 1
 EXIT_BAD_INPUT = 2
 EXIT_SERVICE_UNAVAILABLE = 3
 EXIT_INTERNAL = 4
-
-# The stores raise a not-found error carrying just the id; say what was looked for.
-_NOT_FOUND_NOUNS: tuple[tuple[type[NotFoundError], str], ...] = (
-    (ExecutionNotFoundError, "execution"),
-    (PipelineExecutionNotFoundError, "pipeline execution"),
-    (WorkflowNotFoundError, "workflow"),
-    (AssetNotFoundError, "asset"),
-)
-
-
-def _domain_message(error: DomainError) -> str:
-    message = str(error)
-    if isinstance(error, NotFoundError) and "not " not in message:
-        noun = next((n for kind, n in _NOT_FOUND_NOUNS if isinstance(error, kind)), "item")
-        return f"{noun} {message} not found"
-    return message
 
 
 def _usage_problem(error: BaseException) -> tuple[str, int] | None:
@@ -75,7 +52,7 @@ def _service_problem(error: BaseException) -> str | None:
 
 def exit_for(error: BaseException) -> NoReturn:
     if isinstance(error, DomainError):
-        _fail(_domain_message(error), EXIT_BAD_INPUT)
+        _fail(str(error), EXIT_BAD_INPUT)
     usage = _usage_problem(error)
     if usage is not None:
         if type(error).__name__ == "NoArgsIsHelpError":
@@ -90,5 +67,8 @@ def exit_for(error: BaseException) -> NoReturn:
 
 
 def _fail(message: str, code: int) -> NoReturn:
-    print(f"error: {message}", file=sys.stderr)
+    # One line, always: scripts read stderr line by line and a message may quote a multi-line
+    # value (a YAML excerpt, a step's stderr).
+    one_line = " / ".join(line.strip() for line in message.splitlines() if line.strip())
+    print(f"error: {one_line}", file=sys.stderr)
     raise SystemExit(code)

@@ -66,9 +66,7 @@ def page_json(page: Page[WorkflowExecution]) -> dict[str, Any]:
 
 
 def version_json(version: WorkflowVersion) -> dict[str, Any]:
-    item = records.build_workflow_version_record(version)
-    item["steps"] = json.loads(item["steps"])
-    return item
+    return records.build_workflow_version_record(version)
 
 
 def asset_files_json(files: Sequence[AssetFile]) -> list[dict[str, Any]]:

@@ -1,0 +1,56 @@
+"""The benchmark harness itself works: it measures and reports. No timing is asserted here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.bench import cold, report, run
+from tests.bench.timing import percentile
+
+IMPORTTIME_SAMPLE = """\
+import time: self [us] | cumulative | imported package
+import time:       120 |        120 | _io
+import time:       300 |        900 |   sqlalchemy.sql
+import time:       400 |       1300 | sqlalchemy
+import time:      2000 |       2000 | typer
+"""
+
+
+def test_a_quick_run_writes_every_required_key(tmp_path: Path) -> None:
+    output = tmp_path / "bench-results.json"
+    arguments = ["--quick", "--only", "launch,lists,runner", "--no-profile"]
+    code = run.main([*arguments, "--sizes", "200,400", "--output", str(output)])
+
+    assert code == 0
+    results = json.loads(output.read_text(encoding="utf-8"))
+    for key in ("launch_per_s", "raw_launch_per_s", "runner_overhead_ms"):
+        assert results[key] > 0, key
+    assert set(results["list_first_page_ms"]) == {"200", "400"}
+    assert results["rows_per_launch"] == 12  # 1 main, 4 inputs, 1 configuration, 3 + 3 steps
+    assert results["targets"][0]["figure"].startswith("launches/s")
+
+
+def test_importtime_lines_become_costs_with_their_depth() -> None:
+    costs = cold.parse_importtime(IMPORTTIME_SAMPLE)
+
+    assert [(c.module, c.depth) for c in costs] == [
+        ("_io", 0),
+        ("sqlalchemy.sql", 1),
+        ("sqlalchemy", 0),
+        ("typer", 0),
+    ]
+    assert costs[2].cumulative_ms == 1.3
+
+
+def test_a_missed_target_says_no_and_a_met_one_says_yes() -> None:
+    rows = report.figures({"cold_list_s": 0.5, "cold_run_s": 0.4, "python_startup_s": 0.02})
+
+    verdicts = {row.name: row.verdict for row in rows}
+    assert verdicts["cold `wfx executions list` (s)"] == "NO"
+    assert verdicts["cold `wfx run` trivial (s)"] == "yes"
+
+
+def test_percentile_picks_the_nearest_rank() -> None:
+    assert percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.5) == 3.0
+    assert percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.99) == 5.0
