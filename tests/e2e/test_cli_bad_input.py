@@ -135,6 +135,18 @@ CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("run", *FIRST_RUN, "--group", "nightly"),
         ("clientToken", "'first-run'", "different request"),
     ),
+    "client token with a space": (
+        (*RUN_MESH, "--input", "demo/meshes", "--client-token", "night run"),
+        ("clientToken", "' '"),
+    ),
+    "client token over 80 characters": (
+        (*RUN_MESH, "--input", "demo/meshes", "--client-token", "t" * 81),
+        ("clientToken", "1 to 80"),
+    ),
+    "client token outside the logging-safe set": (
+        (*RUN_MESH, "--input", "demo/meshes", "--client-token", "run.1"),
+        ("clientToken", "0-9, A-Z, a-z, - and _"),
+    ),
     "missing workflow argument": (("run",), ("Missing argument", "DATABASE_ID/WORKFLOW_ID")),
     "limit 0": (("executions", "list", "--limit", "0"), ("limit", "greater than or equal to 1")),
     "limit 101": (("executions", "list", "--limit", "101"), ("limit", "less than or equal to 100")),

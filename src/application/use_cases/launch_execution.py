@@ -54,7 +54,7 @@ class LaunchExecutionCommand(BaseModel):
     execution_group_id: str | None = None
     trigger: str = "manual"
     user_id: str = Field(min_length=1)
-    client_token: str | None = Field(default=None, min_length=1, max_length=256)
+    client_token: str | None = None
 
 
 class LaunchResult(BaseModel):
@@ -102,6 +102,8 @@ class LaunchExecution:
 
         digest = _request_digest(command)
         if command.client_token is not None:
+            # The token plays the Step Functions execution name's idempotency role: same rules.
+            validate_execution_name(command.client_token, field="clientToken")
             execution_id = self._ids.derived_id(f"launch:{command.client_token}")
             existing = self._existing(execution_id, digest, command.client_token)
             if existing is not None:
