@@ -9,17 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import pytest
 
 from adapters.sqlite.catalogs import SqliteAssetCatalog, SqliteWorkflowCatalog
-from adapters.sqlite.engine import create_sqlite_engine
+from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
-
-if TYPE_CHECKING:
-    from sqlalchemy import Engine
 
 AWS_REGION = "us-east-1"
 FAKE_AWS_ENVIRONMENT = {
@@ -35,17 +32,17 @@ FAKE_AWS_ENVIRONMENT = {
 
 
 @pytest.fixture
-def sqlite_file_engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = create_sqlite_engine(tmp_path / "wfx.db")
-    yield engine
-    engine.dispose()
+def sqlite_file_database(tmp_path: Path) -> Iterator[SqliteDatabase]:
+    database = SqliteDatabase(tmp_path / "wfx.db")
+    yield database
+    database.close()
 
 
 @pytest.fixture
-def sqlite_memory_engine() -> Iterator[Engine]:
-    engine = create_sqlite_engine(None)
-    yield engine
-    engine.dispose()
+def sqlite_memory_database() -> Iterator[SqliteDatabase]:
+    database = SqliteDatabase(None)
+    yield database
+    database.close()
 
 
 class _WithTables(Protocol):
@@ -61,33 +58,33 @@ def _created(store: S) -> S:
 
 
 @pytest.fixture
-def sqlite_file_execution_store(sqlite_file_engine: Engine) -> SqliteExecutionStore:
-    return _created(SqliteExecutionStore(sqlite_file_engine, TableNames()))
+def sqlite_file_execution_store(sqlite_file_database: SqliteDatabase) -> SqliteExecutionStore:
+    return _created(SqliteExecutionStore(sqlite_file_database, TableNames()))
 
 
 @pytest.fixture
-def sqlite_memory_execution_store(sqlite_memory_engine: Engine) -> SqliteExecutionStore:
-    return _created(SqliteExecutionStore(sqlite_memory_engine, TableNames()))
+def sqlite_memory_execution_store(sqlite_memory_database: SqliteDatabase) -> SqliteExecutionStore:
+    return _created(SqliteExecutionStore(sqlite_memory_database, TableNames()))
 
 
 @pytest.fixture
-def sqlite_file_workflow_catalog(sqlite_file_engine: Engine) -> SqliteWorkflowCatalog:
-    return _created(SqliteWorkflowCatalog(sqlite_file_engine, TableNames()))
+def sqlite_file_workflow_catalog(sqlite_file_database: SqliteDatabase) -> SqliteWorkflowCatalog:
+    return _created(SqliteWorkflowCatalog(sqlite_file_database, TableNames()))
 
 
 @pytest.fixture
-def sqlite_memory_workflow_catalog(sqlite_memory_engine: Engine) -> SqliteWorkflowCatalog:
-    return _created(SqliteWorkflowCatalog(sqlite_memory_engine, TableNames()))
+def sqlite_memory_workflow_catalog(sqlite_memory_database: SqliteDatabase) -> SqliteWorkflowCatalog:
+    return _created(SqliteWorkflowCatalog(sqlite_memory_database, TableNames()))
 
 
 @pytest.fixture
-def sqlite_file_asset_catalog(sqlite_file_engine: Engine) -> SqliteAssetCatalog:
-    return _created(SqliteAssetCatalog(sqlite_file_engine, TableNames()))
+def sqlite_file_asset_catalog(sqlite_file_database: SqliteDatabase) -> SqliteAssetCatalog:
+    return _created(SqliteAssetCatalog(sqlite_file_database, TableNames()))
 
 
 @pytest.fixture
-def sqlite_memory_asset_catalog(sqlite_memory_engine: Engine) -> SqliteAssetCatalog:
-    return _created(SqliteAssetCatalog(sqlite_memory_engine, TableNames()))
+def sqlite_memory_asset_catalog(sqlite_memory_database: SqliteDatabase) -> SqliteAssetCatalog:
+    return _created(SqliteAssetCatalog(sqlite_memory_database, TableNames()))
 
 
 # -- DynamoDB on moto ---------------------------------------------------------------------------

@@ -75,7 +75,7 @@ def container(storage: str, tmp_path: Path, request: pytest.FixtureRequest) -> I
     create_all_tables(container)
     yield container
     if storage == "sqlite":
-        container.sqlite_engine().dispose()
+        container.sqlite_database().close()
 
 
 @pytest.fixture
@@ -92,9 +92,9 @@ def world() -> World:
 
 @pytest.fixture
 def stored_rows(container: Container, storage: str) -> StoredRows:
-    engine: Any = container.sqlite_engine() if storage == "sqlite" else None
+    database: Any = container.sqlite_database() if storage == "sqlite" else None
     client: Any = container.dynamodb_client() if storage == "dynamodb" else None
-    return StoredRows(storage, container.tables(), engine, client)
+    return StoredRows(storage, container.tables(), database, client)
 
 
 @pytest.fixture

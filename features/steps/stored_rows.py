@@ -19,9 +19,9 @@ Item = dict[str, Any]
 class StoredRows:
     """Query one table (or one of its indexes) for the items whose `attribute` equals `value`."""
 
-    def __init__(self, storage: str, tables: TableNames, engine: Any, client: Any) -> None:
+    def __init__(self, storage: str, tables: TableNames, database: Any, client: Any) -> None:
         self._storage, self._tables = storage, tables
-        self._engine, self._client = engine, client
+        self._database, self._client = database, client
 
     def items(self, key: ResourceKeys, attribute: str, value: str) -> list[Item]:
         if self._storage == "sqlite":
@@ -38,14 +38,11 @@ class StoredRows:
         return any(a.name == column for a in TABLE_SPECS[key].all_key_attributes)
 
     def _sqlite_column(self, key: ResourceKeys, column: str, where: Mapping[str, str]) -> list[Any]:
-        from sqlalchemy import text
-
         table = self._tables.get_table_name(key)
-        conditions = " AND ".join(f'"{name}" = :p{i}' for i, name in enumerate(where))
-        statement = text(f'SELECT "{column}" FROM "{table}" WHERE {conditions}')
-        parameters = {f"p{i}": value for i, value in enumerate(where.values())}
-        with self._engine.connect() as connection:
-            return [row[0] for row in connection.execute(statement, parameters)]
+        conditions = " AND ".join(f'"{name}" = ?' for name in where)
+        statement = f'SELECT "{column}" FROM "{table}" WHERE {conditions}'
+        with self._database.read() as connection:
+            return [row[0] for row in connection.execute(statement, tuple(where.values()))]
 
     def _dynamodb_items(self, key: ResourceKeys, attribute: str, value: str) -> list[Item]:
         from boto3.dynamodb.types import TypeDeserializer

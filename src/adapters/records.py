@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from application.ports import StepChange
 from domain.assets import AssetFile
 from domain.execution import (
     ExecutionConfiguration,
@@ -41,7 +42,8 @@ def format_date(moment: datetime) -> str:
 
 
 def parse_date(text: str) -> datetime:
-    return datetime.strptime(text, DATE_FORMAT).replace(tzinfo=UTC)
+    # fromisoformat reads our own format ~40x faster than strptime (lists parse many rows).
+    return datetime.fromisoformat(text).astimezone(UTC)
 
 
 def join_key(*parts: str) -> str:
@@ -175,6 +177,17 @@ def step_mutable_attributes(step: PipelineExecution) -> tuple[Item, tuple[str, .
     }
     present = {name: value for name, value in values.items() if value is not None and value != ""}
     return present, tuple(name for name in values if name not in present)
+
+
+def step_change_attributes(change: StepChange) -> Item:
+    """What a step transition sets: its status, and each other field it carries."""
+    values: dict[str, Any] = {
+        "status": change.status.value,
+        "startDate": format_date(change.start_date) if change.start_date else None,
+        "stopDate": format_date(change.stop_date) if change.stop_date else None,
+        "errorMessage": change.error,
+    }
+    return {name: value for name, value in values.items() if value is not None and value != ""}
 
 
 def build_pipeline_execution_record(step: PipelineExecution) -> Item:

@@ -11,11 +11,15 @@ def relative_path(obj: StoredObject, prefix: str) -> str:
 
 
 def unrecorded_outputs(
-    store: ExecutionStore, objects: ObjectStore, step: PipelineExecution
+    store: ExecutionStore,
+    objects: ObjectStore,
+    step: PipelineExecution,
+    latest: list[StoredObject] | None = None,
 ) -> list[OutputFile]:
     """Diff the folder's latest versions against every output row of the run: new versions only."""
     prefix = step.output_files_path
-    latest = objects.list_latest(prefix)
+    if latest is None:
+        latest = objects.list_latest(prefix)
     if not latest:
         return []
     steps = store.list_steps(step.workflow_execution_id)

@@ -11,6 +11,7 @@ from typing import Protocol
 
 from domain.assets import AssetFile
 from domain.execution import (
+    ExecutionConfiguration,
     ExecutionDetails,
     LaunchRecords,
     OutputFile,
@@ -34,6 +35,16 @@ class AssetDirection(StrEnum):
 
     INPUT = "input"
     OUTPUT = "output"
+
+
+@dataclass(frozen=True)
+class StepChange:
+    """A step transition: the new status, and each of the other fields that it sets."""
+
+    status: StepStatus
+    start_date: datetime | None = None
+    stop_date: datetime | None = None
+    error: str | None = None
 
 
 @dataclass(frozen=True, order=True)
@@ -73,15 +84,38 @@ class ExecutionStore(Protocol):
 
     def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool: ...
 
+    def transition_step(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        change: StepChange,
+        expected: frozenset[StepStatus],
+    ) -> PipelineExecution | None:
+        """Apply `change` in one conditional write when the stored status is in `expected`.
+
+        Returns the row as stored afterwards, or None (nothing written) when the status was not
+        expected. Fields the change leaves None are untouched. Raises
+        PipelineExecutionNotFoundError when the execution has no step with that id.
+        """
+        ...
+
     def add_step_outputs(self, outputs: StepOutputs) -> None:
         """Put output rows; writing the same row twice leaves one row."""
         ...
 
     def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]: ...
 
-    def get_details(self, workflow_execution_id: str) -> ExecutionDetails:
-        """Every row of the run; steps in any order (the use case walks the chain)."""
+    def get_details(
+        self, workflow_execution_id: str, include_outputs: bool = True
+    ) -> ExecutionDetails:
+        """Every row of the run; steps in any order (the use case walks the chain).
+
+        Without outputs, the four per-step output tables are not read (a runner needs only the
+        steps, their configurations and the inputs).
+        """
         ...
+
+    def get_configuration(self, workflow_execution_id: str) -> ExecutionConfiguration | None: ...
 
     def list_executions(
         self, scope: ListScope, partition: str | None, limit: int, token: str | None
@@ -161,6 +195,8 @@ class Orchestrator(Protocol):
     """Runs a launched execution; the execution id is the orchestrator's execution name."""
 
     name: str
+    # True when start_execution returns only once the run has ended (the local runner inline).
+    synchronous: bool
 
     def start_execution(self, workflow_execution_id: str) -> str | None:
         """Start the run and return the orchestrator's reference to it (an ARN), if any."""

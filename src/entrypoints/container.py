@@ -1,7 +1,7 @@
 """The one dependency-injector container: the store and runner are picked by configuration.
 
 Adapters are built through small factory functions that import their module on first use, so a
-command on SQLite never imports boto3 and a command on DynamoDB never imports SQLAlchemy.
+command on SQLite never imports boto3, and SQLAlchemy is imported only to create SQLite tables.
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ from application.use_cases.step_tracking import FinishStep, StartStep
 from entrypoints.settings import Settings
 
 if TYPE_CHECKING:
-    from sqlalchemy.engine import Engine
-
+    from adapters.sqlite.database import SqliteDatabase
     from application.ports import (
         AssetCatalog,
         ExecutionStore,
@@ -39,28 +38,28 @@ if TYPE_CHECKING:
 WORKER_COMMAND = (sys.executable, "-m", "entrypoints.cli.main", "internal-run-worker")
 
 
-def _sqlite_engine(path: str) -> Engine:
-    from adapters.sqlite.engine import create_sqlite_engine
+def _sqlite_database(path: str) -> SqliteDatabase:
+    from adapters.sqlite.database import SqliteDatabase
 
-    return create_sqlite_engine(path)
+    return SqliteDatabase(path)
 
 
-def _sqlite_execution_store(engine: Engine, tables: TableNames) -> ExecutionStore:
+def _sqlite_execution_store(database: SqliteDatabase, tables: TableNames) -> ExecutionStore:
     from adapters.sqlite.execution_store import SqliteExecutionStore
 
-    return SqliteExecutionStore(engine, tables)
+    return SqliteExecutionStore(database, tables)
 
 
-def _sqlite_workflow_catalog(engine: Engine, tables: TableNames) -> WorkflowCatalog:
+def _sqlite_workflow_catalog(database: SqliteDatabase, tables: TableNames) -> WorkflowCatalog:
     from adapters.sqlite.catalogs import SqliteWorkflowCatalog
 
-    return SqliteWorkflowCatalog(engine, tables)
+    return SqliteWorkflowCatalog(database, tables)
 
 
-def _sqlite_asset_catalog(engine: Engine, tables: TableNames) -> AssetCatalog:
+def _sqlite_asset_catalog(database: SqliteDatabase, tables: TableNames) -> AssetCatalog:
     from adapters.sqlite.catalogs import SqliteAssetCatalog
 
-    return SqliteAssetCatalog(engine, tables)
+    return SqliteAssetCatalog(database, tables)
 
 
 def _dynamodb_client(endpoint: str | None, region: str) -> Any:
@@ -136,22 +135,22 @@ class Container(containers.DeclarativeContainer):
     ids = providers.Singleton(UuidGenerator)
     tables = providers.Singleton(TableNames.from_environment)
 
-    sqlite_engine = providers.Singleton(_sqlite_engine, config.sqlite_path)
+    sqlite_database = providers.Singleton(_sqlite_database, config.sqlite_path)
     dynamodb_client = providers.Singleton(_dynamodb_client, config.dynamodb_endpoint, config.region)
 
     execution_store = providers.Selector(
         config.store,
-        sqlite=providers.Singleton(_sqlite_execution_store, sqlite_engine, tables),
+        sqlite=providers.Singleton(_sqlite_execution_store, sqlite_database, tables),
         dynamodb=providers.Singleton(_dynamodb_execution_store, dynamodb_client, tables),
     )
     workflow_catalog = providers.Selector(
         config.store,
-        sqlite=providers.Singleton(_sqlite_workflow_catalog, sqlite_engine, tables),
+        sqlite=providers.Singleton(_sqlite_workflow_catalog, sqlite_database, tables),
         dynamodb=providers.Singleton(_dynamodb_workflow_catalog, dynamodb_client, tables),
     )
     asset_catalog = providers.Selector(
         config.store,
-        sqlite=providers.Singleton(_sqlite_asset_catalog, sqlite_engine, tables),
+        sqlite=providers.Singleton(_sqlite_asset_catalog, sqlite_database, tables),
         dynamodb=providers.Singleton(_dynamodb_asset_catalog, dynamodb_client, tables),
     )
     object_store = providers.Singleton(_object_store, config.home)

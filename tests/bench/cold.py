@@ -57,7 +57,7 @@ def prepare_home(home: Path) -> None:
     import_small_files(container, home.parent / "cold-inputs")
     for _ in range(HISTORY):
         recorded_run(container, version)
-    container.sqlite_engine().dispose()
+    container.sqlite_database().close()
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ class NoStartOrchestrator:
     """An orchestrator that starts nothing, so a launch figure is the launch write path alone."""
 
     name = "local"
+    synchronous = False
 
     def start_execution(self, workflow_execution_id: str) -> str | None:
         return None

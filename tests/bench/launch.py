@@ -25,8 +25,8 @@ from adapters.records import (
     build_step_input_configuration_record,
     build_step_input_metadata_record,
 )
-from adapters.sqlite.engine import create_sqlite_engine
-from adapters.sqlite.schema import ITEM_COLUMN, SqliteTable, build_schema
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.schema import ITEM_COLUMN, SqliteTable, build_schema, create_tables
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import ResourceKeys, TableNames
 from application.use_cases.launch_execution import LaunchExecutionCommand
@@ -79,9 +79,9 @@ class RawLaunchWriter:
     def __init__(self, path: Path, template: LaunchRecords) -> None:
         tables = TableNames.from_environment()
         schema = build_schema(tables)
-        engine = create_sqlite_engine(path)  # the adapter's own DDL, so both files match
-        schema.create_all(engine)
-        engine.dispose()
+        database = SqliteDatabase(path)  # the adapter's own DDL, so both files match
+        create_tables(database, schema)
+        database.close()
         self.connection = sqlite3.connect(path, isolation_level=None)
         self.connection.execute("PRAGMA journal_mode=WAL")
         self.connection.execute("PRAGMA synchronous=NORMAL")
@@ -230,7 +230,7 @@ def prepare(workdir: Path) -> LaunchBench:
     )
     first = container.launch_execution().execute(command).execution.workflow_execution_id
     template = launch_records_of(container, first)
-    raw = RawLaunchWriter(workdir / "raw" / "raw.db", template)  # the engine makes the folder
+    raw = RawLaunchWriter(workdir / "raw" / "raw.db", template)  # SqliteDatabase makes the folder
     return LaunchBench(container=container, raw=raw, ours_launches=1)
 
 
@@ -258,7 +258,7 @@ def measure(workdir: Path, rounds: int, launches_per_round: int, warmup: int) ->
     ours_db.close()
     rows_raw = _rows_per_launch(bench.raw.connection, bench.raw_launches)
     bench.raw.close()
-    bench.container.sqlite_engine().dispose()
+    bench.container.sqlite_database().close()
     assert rows_ours == rows_raw, f"the two sides wrote different rows: {rows_ours} vs {rows_raw}"
     launch_per_s, raw_per_s = median(ours_rates), median(raw_rates)
     return {

@@ -74,23 +74,21 @@ def _executions(count: int, rng: random.Random) -> Iterator[WorkflowExecution]:
 def fill(container: Container, count: int, seed: int) -> float:
     """Insert `count` main rows in transactions of FILL_CHUNK, then ANALYZE; the seconds it took."""
     started = time.perf_counter()
-    engine = container.sqlite_engine()
-    table = TableSql.render(
-        engine, build_schema(container.tables())[ResourceKeys.WORKFLOW_EXECUTIONS]
-    )
+    database = container.sqlite_database()
+    table = TableSql.render(build_schema(container.tables())[ResourceKeys.WORKFLOW_EXECUTIONS])
     rng = random.Random(seed)
     executions = _executions(count, rng)
     remaining = count
     while remaining:
         chunk = min(FILL_CHUNK, remaining)
         rows = [table.row(build_execution_record(next(executions))) for _ in range(chunk)]
-        with engine.begin() as connection:
-            connection.exec_driver_sql(table.insert, rows)
+        with database.write() as connection:
+            connection.executemany(table.insert, rows)
         remaining -= chunk
-    with engine.begin() as connection:
-        connection.exec_driver_sql("ANALYZE")
-    with engine.connect() as connection:
-        connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    with database.write() as connection:
+        connection.execute("ANALYZE")
+    with database.exclusive_connection() as connection:  # a checkpoint runs outside a transaction
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return time.perf_counter() - started
 
 
@@ -199,7 +197,7 @@ def measure(
             "fill_seconds": table.fill_seconds,
         }
         table.raw.close()
-        table.container.sqlite_engine().dispose()
+        table.container.sqlite_database().close()
     smallest, largest = str(min(sizes)), str(max(sizes))
     first = result["list_first_page_ms"]
     result["list_flatness"] = round(first[largest] / first[smallest], 3)

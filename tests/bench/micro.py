@@ -11,8 +11,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine
-
 from adapters.records import DATE_FORMAT, format_date, parse_date, parse_execution_record
 from adapters.sqlite.statements import load_item
 from application.ports import ListScope
@@ -34,7 +32,7 @@ def _us(call: Any, count: int, rounds: int) -> float:
 def measure(workdir: Path, count: int = 2_000, rounds: int = 5) -> dict[str, Any]:
     container = bench_container(workdir, database="micro.db", run_steps=False)
     fill(container, ROWS, seed=7)
-    engine = container.sqlite_engine()
+    database = container.sqlite_database()
     store = container.execution_store()
     sql = store.list_executions_sql(ListScope.ALL, continued=False)
     raw = sqlite3.connect(Path(container.config.sqlite_path()), isolation_level=None)
@@ -47,64 +45,41 @@ def measure(workdir: Path, count: int = 2_000, rounds: int = 5) -> dict[str, Any
     raw.execute("INSERT OR IGNORE INTO bench_counter VALUES (1, 0)")
     update = "UPDATE bench_counter SET n = n + 1 WHERE id = 1"
 
-    def sqlalchemy_read() -> object:
-        with engine.connect() as connection:
-            return connection.exec_driver_sql(sql, ("execution", 1)).first()
+    def store_read() -> object:
+        with database.read() as connection:
+            return connection.execute(sql, ("execution", 1)).fetchone()
 
     def raw_read() -> object:
         return raw.execute(sql, ("execution", 1)).fetchone()
 
-    def sqlalchemy_commit() -> None:
-        with engine.begin() as connection:
-            connection.exec_driver_sql(update)
+    def store_commit() -> None:
+        with database.write() as connection:
+            connection.execute(update)
 
     def raw_commit() -> None:
         raw.execute("BEGIN")
         raw.execute(update)
         raw.execute("COMMIT")
 
-    def sqlalchemy_empty_checkout() -> None:
-        with engine.connect():
+    def empty_read_transaction() -> None:
+        with database.read():
             pass
 
-    # the same file through an engine without wfx's connect/begin listeners
-    plain = create_engine(f"sqlite:///{container.config.sqlite_path()}")
-
-    def statements(on: Engine, count: int) -> Any:
-        def call() -> None:
-            with on.connect() as connection:
-                for _ in range(count):
-                    connection.exec_driver_sql("SELECT 1").first()
-
-        return call
-
     results = {
-        "one-row read: engine.connect() + exec_driver_sql + first": _us(
-            sqlalchemy_read, count, rounds
+        "one-row read: database.read() + execute + fetchone": _us(store_read, count, rounds),
+        "one-row read: plain sqlite3 execute + fetchone (autocommit)": _us(raw_read, count, rounds),
+        "empty read transaction: database.read() (BEGIN + COMMIT)": _us(
+            empty_read_transaction, count, rounds
         ),
-        "one-row read: plain sqlite3 execute + fetchone": _us(raw_read, count, rounds),
-        "connection checkout + return (engine.connect(), no statement)": _us(
-            sqlalchemy_empty_checkout, count, rounds
-        ),
-        "connect() + 1 x SELECT 1, wfx engine (BEGIN listener)": _us(
-            statements(engine, 1), count, rounds
-        ),
-        "connect() + 1 x SELECT 1, plain create_engine": _us(statements(plain, 1), count, rounds),
-        "connect() + 10 x SELECT 1, wfx engine (BEGIN listener)": _us(
-            statements(engine, 10), count // 4, rounds
-        ),
-        "connect() + 10 x SELECT 1, plain create_engine": _us(
-            statements(plain, 10), count // 4, rounds
-        ),
-        "1-row UPDATE commit: engine.begin() + exec_driver_sql": _us(
-            sqlalchemy_commit, count // 2, rounds
+        "1-row UPDATE commit: database.write() (BEGIN IMMEDIATE)": _us(
+            store_commit, count // 2, rounds
         ),
         "1-row UPDATE commit: plain sqlite3 BEGIN/COMMIT": _us(raw_commit, count // 2, rounds),
-        "parse_date (datetime.strptime)": _us(lambda: parse_date(stamp), count, rounds),
+        "parse_date (records)": _us(lambda: parse_date(stamp), count, rounds),
         "datetime.fromisoformat, same text": _us(
             lambda: datetime.fromisoformat(stamp), count, rounds
         ),
-        "strptime without the UTC replace": _us(
+        "datetime.strptime, same text": _us(
             lambda: datetime.strptime(stamp, DATE_FORMAT), count, rounds
         ),
         "parse_execution_record (json already loaded)": _us(
@@ -113,6 +88,5 @@ def measure(workdir: Path, count: int = 2_000, rounds: int = 5) -> dict[str, Any
         "load_item (json.loads of one main row)": _us(lambda: load_item(item_text), count, rounds),
     }
     raw.close()
-    engine.dispose()
-    plain.dispose()
+    database.close()
     return {"unit": "microseconds per call", "costs": results}

@@ -30,7 +30,7 @@ def recorded_run(container: Container, version: WorkflowVersion) -> None:
     command = LaunchExecutionCommand(
         workflow_database_id=version.database_id, workflow_id=version.workflow_id, user_id=USER
     )
-    execution = container.launch_execution().execute(command).execution
+    execution = container.launch_execution().execute(command).execution  # inline: the final row
     if execution.status is not ExecutionStatus.SUCCEEDED:
         raise AssertionError(f"run {execution.workflow_execution_id} ended {execution.status}")
 
@@ -70,7 +70,7 @@ def measure(workdir: Path, runs: int, rounds: int, warmup: int) -> dict[str, Any
         recorded.extend(time_each(run, per_round))
         throughput.append(per_round / (time.perf_counter() - started))
         called.extend(time_each(direct, per_round))
-    container.sqlite_engine().dispose()
+    container.sqlite_database().close()
     overhead_ms = recorded.median_ms - called.median_ms
     return {
         "runner_overhead_ms": round(overhead_ms, 4),

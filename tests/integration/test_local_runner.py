@@ -26,7 +26,7 @@ from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.local.runner import LocalRunner
 from adapters.sqlite.catalogs import SqliteWorkflowCatalog
-from adapters.sqlite.engine import create_sqlite_engine
+from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
 from application.workflow_documents import parse_workflow_document
@@ -263,9 +263,9 @@ class Harness:
 
 @pytest.fixture
 def harness(tmp_path: Path) -> Iterator[Harness]:
-    engine = create_sqlite_engine(tmp_path / "wfx.db")
-    store = SqliteExecutionStore(engine, TableNames())
-    catalog = SqliteWorkflowCatalog(engine, TableNames())
+    database = SqliteDatabase(tmp_path / "wfx.db")
+    store = SqliteExecutionStore(database, TableNames())
+    catalog = SqliteWorkflowCatalog(database, TableNames())
     store.create_tables()
     catalog.create_tables()
     built = Harness(
@@ -280,7 +280,7 @@ def harness(tmp_path: Path) -> Iterator[Harness]:
     for runner in built.runners:
         for execution_id in list(runner._threads) + list(runner._processes):
             runner.join(execution_id, timeout=60)
-    engine.dispose()
+    database.close()
 
 
 def example(name: str) -> dict[str, Any]:
@@ -772,14 +772,14 @@ from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.local.runner import LocalRunner
 from adapters.sqlite.catalogs import SqliteWorkflowCatalog
-from adapters.sqlite.engine import create_sqlite_engine
+from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
 from domain.statuses import StepStatus
 
 root = Path({root!r})
-engine = create_sqlite_engine(root / "wfx.db")
-store = SqliteExecutionStore(engine, TableNames())
+database = SqliteDatabase(root / "wfx.db")
+store = SqliteExecutionStore(database, TableNames())
 
 
 class Reporter:
@@ -801,7 +801,7 @@ class Reporter:
 
 print(f"worker pid {{os.getpid()}}", flush=True)
 runner = LocalRunner(
-    store, SqliteWorkflowCatalog(engine, TableNames()), FilesystemObjectStore(root / "objects"),
+    store, SqliteWorkflowCatalog(database, TableNames()), FilesystemObjectStore(root / "objects"),
     FileLogStore(root / "logs"), Reporter(), work_dir=root / "work",
 )
 print(runner.run(sys.argv[1]))

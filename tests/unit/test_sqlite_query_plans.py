@@ -6,9 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
 
-from adapters.sqlite.engine import create_sqlite_engine
+from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_sql import ASSET_LINKS, LIST_PARTITIONS
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.sqlite.schema import build_schema
@@ -21,16 +20,16 @@ PAGES = {"page 1": False, "page 2": True}
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = create_sqlite_engine(tmp_path / "plans.db")
-    yield engine
-    engine.dispose()
+def database(tmp_path: Path) -> Iterator[SqliteDatabase]:
+    database = SqliteDatabase(tmp_path / "plans.db")
+    yield database
+    database.close()
 
 
 @pytest.fixture(params=["empty", "analyzed"])
-def store(request: pytest.FixtureRequest, engine: Engine) -> SqliteExecutionStore:
+def store(request: pytest.FixtureRequest, database: SqliteDatabase) -> SqliteExecutionStore:
     """A fresh database, and one whose planner has statistics of a skewed population."""
-    store = SqliteExecutionStore(engine, TableNames())
+    store = SqliteExecutionStore(database, TableNames())
     store.create_tables()
     if request.param == "analyzed":
         for n in range(60):
@@ -44,14 +43,14 @@ def store(request: pytest.FixtureRequest, engine: Engine) -> SqliteExecutionStor
                     output_asset="db1:asset1" if n % 4 else None,
                 )
             )
-        with engine.begin() as connection:
-            connection.exec_driver_sql("ANALYZE")
+        with database.write() as connection:
+            connection.execute("ANALYZE")
     return store
 
 
-def query_plan(engine: Engine, sql: str) -> str:
-    with engine.connect() as connection:
-        rows = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", ("x",) * sql.count("?"))
+def query_plan(database: SqliteDatabase, sql: str) -> str:
+    with database.read() as connection:
+        rows = connection.execute(f"EXPLAIN QUERY PLAN {sql}", ("x",) * sql.count("?"))
         return "\n".join(row[3] for row in rows)
 
 
@@ -66,12 +65,12 @@ def assert_walks_index(plan: str, index: str, continued: bool) -> None:
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("scope", list(ListScope))
 def test_an_execution_list_walks_its_index_newest_first(
-    store: SqliteExecutionStore, engine: Engine, scope: ListScope, page: str
+    store: SqliteExecutionStore, database: SqliteDatabase, scope: ListScope, page: str
 ) -> None:
     gsi, _ = LIST_PARTITIONS[scope]
     index = SCHEMA[ResourceKeys.WORKFLOW_EXECUTIONS].index_name(gsi)
 
-    plan = query_plan(engine, store.list_executions_sql(scope, PAGES[page]))
+    plan = query_plan(database, store.list_executions_sql(scope, PAGES[page]))
 
     assert_walks_index(plan, index, PAGES[page])
 
@@ -79,11 +78,11 @@ def test_an_execution_list_walks_its_index_newest_first(
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("direction", list(AssetDirection))
 def test_an_asset_list_walks_its_index_newest_first(
-    store: SqliteExecutionStore, engine: Engine, direction: AssetDirection, page: str
+    store: SqliteExecutionStore, database: SqliteDatabase, direction: AssetDirection, page: str
 ) -> None:
     table, gsi, _ = ASSET_LINKS[direction]
     index = SCHEMA[table].index_name(gsi)
 
-    plan = query_plan(engine, store.asset_execution_refs_sql(direction, PAGES[page]))
+    plan = query_plan(database, store.asset_execution_refs_sql(direction, PAGES[page]))
 
     assert_walks_index(plan, index, PAGES[page])

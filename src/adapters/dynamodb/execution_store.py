@@ -42,10 +42,11 @@ from adapters.records import (
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
     parse_step_log_record,
+    step_change_attributes,
     step_mutable_attributes,
 )
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames, TableSpec
-from application.ports import AssetDirection, ExecutionRef, ListScope
+from application.ports import AssetDirection, ExecutionRef, ListScope, StepChange
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
@@ -54,6 +55,7 @@ from domain.errors import (
     PipelineExecutionNotFoundError,
 )
 from domain.execution import (
+    ExecutionConfiguration,
     ExecutionDetails,
     LaunchRecords,
     OutputFile,
@@ -298,6 +300,27 @@ class DynamoDbExecutionStore:
             PipelineExecutionNotFoundError(step.pipeline_execution_id),
         )
 
+    def transition_step(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        change: StepChange,
+        expected: frozenset[StepStatus],
+    ) -> PipelineExecution | None:
+        key = {
+            "pipelineExecutionId": pipeline_execution_id,
+            "workflowExecutionId": workflow_execution_id,
+        }
+        updated = self._conditional_update(
+            ResourceKeys.PIPELINE_EXECUTIONS,
+            key,
+            step_change_attributes(change),
+            (),
+            ("status", expected),
+            PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id),
+        )
+        return None if updated is None else parse_pipeline_execution_record(updated)
+
     def _update_if_status(
         self,
         table: ResourceKeys,
@@ -307,10 +330,23 @@ class DynamoDbExecutionStore:
         status: tuple[str, frozenset[str]],
         not_found: NotFoundError,
     ) -> bool:
+        updated = self._conditional_update(table, key, values, removed, status, not_found)
+        return updated is not None
+
+    def _conditional_update(
+        self,
+        table: ResourceKeys,
+        key: Mapping[str, str],
+        values: Mapping[str, Any],
+        removed: Sequence[str],
+        status: tuple[str, frozenset[str]],
+        not_found: NotFoundError,
+    ) -> Item | None:
         """One conditional UpdateItem: the item exists and its status is one of those expected.
 
-        ALL_OLD on a failed condition tells "wrong status" (an old item comes back) from "no
-        such item" without a second read; there is never a read-modify-write.
+        Returns the item as stored afterwards (ALL_NEW), or None when the status was not
+        expected. ALL_OLD on a failed condition tells "wrong status" (an old item comes back)
+        from "no such item" without a second read; there is never a read-modify-write.
         """
         table_name, spec = self._table(table)
         check_key_values(table_name, spec, values)
@@ -320,7 +356,7 @@ class DynamoDbExecutionStore:
         if not expected:  # `IN ()` is not an expression: nothing matches, existence decides
             if get_item(self._client, table_name, key) is None:
                 raise not_found
-            return False
+            return None
         names = {"#pk": spec.partition.name, "#status": status_attribute}
         plain_values: dict[str, Any] = {}
         assignments: list[str] = []
@@ -338,13 +374,14 @@ class DynamoDbExecutionStore:
         clauses = [f"SET {', '.join(assignments)}"] if assignments else []
         clauses += [f"REMOVE {', '.join(removals)}"] if removals else []
         try:
-            self._client.update_item(
+            response = self._client.update_item(
                 TableName=table_name,
                 Key=to_wire(key),
                 UpdateExpression=" ".join(clauses),
                 ConditionExpression=f"attribute_exists(#pk) AND #status IN ({', '.join(allowed)})",
                 ExpressionAttributeNames=names,
                 ExpressionAttributeValues=to_wire(plain_values),
+                ReturnValues="ALL_NEW",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ClientError as exc:
@@ -352,8 +389,8 @@ class DynamoDbExecutionStore:
                 raise
             if not exc.response.get("Item"):
                 raise not_found from exc
-            return False
-        return True
+            return None
+        return from_wire(response["Attributes"])
 
     # -- outputs ------------------------------------------------------------------------------
 
@@ -390,28 +427,37 @@ class DynamoDbExecutionStore:
 
     # -- details ------------------------------------------------------------------------------
 
-    def get_details(self, workflow_execution_id: str) -> ExecutionDetails:
-        execution = self.get_execution(workflow_execution_id)
+    def get_configuration(self, workflow_execution_id: str) -> ExecutionConfiguration | None:
+        if not workflow_execution_id:
+            return None
         configuration_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
-        configuration = get_item(
+        item = get_item(
             self._client,
             configuration_table,
             {"workflowExecutionId": workflow_execution_id, "recordType": CONFIGURATION_RECORD_TYPE},
         )
+        return parse_execution_configuration_record(item) if item else None
+
+    def get_details(
+        self, workflow_execution_id: str, include_outputs: bool = True
+    ) -> ExecutionDetails:
+        execution = self.get_execution(workflow_execution_id)
+        configuration = self.get_configuration(workflow_execution_id)
         inputs_table, inputs_spec = self._table(ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
         inputs = query_partition(
             self._client, inputs_table, inputs_spec.partition.name, workflow_execution_id
         )
         return ExecutionDetails(
             execution=execution,
-            configuration=parse_execution_configuration_record(configuration)
-            if configuration
-            else None,
+            configuration=configuration,
             inputs=tuple(parse_execution_input_record(row) for row in inputs),
-            steps=tuple(map(self._step_details, self.list_steps(workflow_execution_id))),
+            steps=tuple(
+                self._step_details(step, include_outputs)
+                for step in self.list_steps(workflow_execution_id)
+            ),
         )
 
-    def _step_details(self, step: PipelineExecution) -> StepDetails:
+    def _step_details(self, step: PipelineExecution, include_outputs: bool) -> StepDetails:
         step_id = step.pipeline_execution_id
         configuration_table, _ = self._table(ResourceKeys.PIPELINE_INPUT_CONFIGURATION)
         configuration = get_item(
@@ -429,22 +475,26 @@ class DynamoDbExecutionStore:
                 parse_step_input_metadata_record(row)
                 for row in rows(ResourceKeys.PIPELINE_INPUT_METADATA, step_id)
             ),
-            outputs=StepOutputs(
-                files=tuple(
-                    parse_output_file_record(row)
-                    for row in rows(ResourceKeys.PIPELINE_OUTPUT_FILES, step_id)
-                ),
-                metadata=tuple(
-                    parse_output_metadata_record(row)
-                    for row in rows(ResourceKeys.PIPELINE_OUTPUT_METADATA, step_id)
-                ),
-                results=tuple(
-                    parse_output_result_record(row)
-                    for row in rows(ResourceKeys.PIPELINE_OUTPUT_RESULTS, step_id)
-                ),
-                logs=tuple(
-                    parse_step_log_record(row) for row in rows(ResourceKeys.PIPELINE_LOGS, step_id)
-                ),
+            outputs=self._step_outputs(step_id) if include_outputs else StepOutputs(),
+        )
+
+    def _step_outputs(self, step_id: str) -> StepOutputs:
+        rows = self._step_rows
+        return StepOutputs(
+            files=tuple(
+                parse_output_file_record(row)
+                for row in rows(ResourceKeys.PIPELINE_OUTPUT_FILES, step_id)
+            ),
+            metadata=tuple(
+                parse_output_metadata_record(row)
+                for row in rows(ResourceKeys.PIPELINE_OUTPUT_METADATA, step_id)
+            ),
+            results=tuple(
+                parse_output_result_record(row)
+                for row in rows(ResourceKeys.PIPELINE_OUTPUT_RESULTS, step_id)
+            ),
+            logs=tuple(
+                parse_step_log_record(row) for row in rows(ResourceKeys.PIPELINE_LOGS, step_id)
             ),
         )
 

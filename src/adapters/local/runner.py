@@ -70,6 +70,7 @@ class LocalRunner:
         self._work_dir = Path(work_dir)
         self._runs = os.path.join(work_dir, "runs")
         self._mode = mode
+        self.synchronous = mode == "inline"
         self._detached_command = tuple(detached_command)
         self._threads: dict[str, threading.Thread] = {}
         self._processes: dict[str, subprocess.Popen[bytes]] = {}
@@ -141,7 +142,7 @@ class LocalRunner:
             raise
 
     def _run(self, execution_id: str) -> ExecutionStatus:
-        details = self._store.get_details(execution_id)
+        details = self._store.get_details(execution_id, include_outputs=False)
         execution = details.execution
         if execution.is_terminal:
             return execution.status  # aborted before it started, or started twice

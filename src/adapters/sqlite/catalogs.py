@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Engine
-
 from adapters.records import (
     build_asset_file_record,
     build_workflow_version_record,
@@ -13,7 +11,8 @@ from adapters.records import (
     parse_asset_file_record,
     parse_workflow_version_record,
 )
-from adapters.sqlite.schema import SqliteSchema, build_schema
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.schema import SqliteSchema, build_schema, create_tables
 from adapters.sqlite.statements import TableSql, load_item
 from adapters.tables import ResourceKeys, TableNames
 from domain.assets import AssetFile
@@ -27,45 +26,40 @@ FILE_KEY = "fileKey"
 
 
 class _SqliteCatalog:
-    def __init__(self, engine: Engine, tables: TableNames, key: ResourceKeys) -> None:
-        self._engine = engine
+    def __init__(self, database: SqliteDatabase, tables: TableNames, key: ResourceKeys) -> None:
+        self._database = database
         self._schema: SqliteSchema = build_schema(tables)
-        self._table = TableSql.render(engine, self._schema[key])
+        self._table = TableSql.render(self._schema[key])
 
     def create_tables(self) -> None:
-        self._schema.create_all(self._engine)
+        create_tables(self._database, self._schema)
 
 
 class SqliteWorkflowCatalog(_SqliteCatalog):
     """Published workflow versions, one row per (workflow, version number)."""
 
-    def __init__(self, engine: Engine, tables: TableNames) -> None:
-        super().__init__(engine, tables, ResourceKeys.WORKFLOW_VERSIONS)
+    def __init__(self, database: SqliteDatabase, tables: TableNames) -> None:
+        super().__init__(database, tables, ResourceKeys.WORKFLOW_VERSIONS)
         t = self._table
         versions = f"SELECT item FROM {t.name} WHERE {t.q(WORKFLOW_KEY)} = ?"
         self._latest = f"{versions} ORDER BY {t.q(VERSION)} DESC LIMIT 1"
         self._one = f"{versions} AND {t.q(VERSION)} = ?"
 
     def add_version(self, version: WorkflowVersion) -> bool:
-        with self._engine.begin() as connection:
-            result = connection.exec_driver_sql(
-                self._table.insert_if_absent,
-                self._table.row(build_workflow_version_record(version)),
-            )
-            return bool(result.rowcount)
+        row = self._table.row(build_workflow_version_record(version))
+        with self._database.write() as connection:
+            return bool(connection.execute(self._table.insert_if_absent, row).rowcount)
 
     def latest_version(self, database_id: str, workflow_id: str) -> WorkflowVersion | None:
-        with self._engine.connect() as connection:
-            row = connection.exec_driver_sql(
-                self._latest, (join_key(database_id, workflow_id),)
-            ).first()
+        with self._database.read() as connection:
+            row = connection.execute(self._latest, (join_key(database_id, workflow_id),)).fetchone()
         return parse_workflow_version_record(load_item(row[0])) if row else None
 
     def get_version(self, database_id: str, workflow_id: str, version: int) -> WorkflowVersion:
-        with self._engine.connect() as connection:
-            row = connection.exec_driver_sql(
+        with self._database.read() as connection:
+            row = connection.execute(
                 self._one, (join_key(database_id, workflow_id), version)
-            ).first()
+            ).fetchone()
         if row is None:
             raise WorkflowNotFoundError(
                 f"workflow {database_id}/{workflow_id} version {version} not found"
@@ -76,8 +70,8 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
 class SqliteAssetCatalog(_SqliteCatalog):
     """The current version of each asset file, one row per (asset, file key)."""
 
-    def __init__(self, engine: Engine, tables: TableNames) -> None:
-        super().__init__(engine, tables, ResourceKeys.ASSET_FILES)
+    def __init__(self, database: SqliteDatabase, tables: TableNames) -> None:
+        super().__init__(database, tables, ResourceKeys.ASSET_FILES)
         t = self._table
         self._files = (
             f"SELECT item FROM {t.name} WHERE {t.q(ASSET_KEY)} = ? ORDER BY {t.q(FILE_KEY)}"
@@ -86,12 +80,11 @@ class SqliteAssetCatalog(_SqliteCatalog):
     def put_files(self, files: Sequence[AssetFile]) -> None:
         if not files:
             return
-        with self._engine.begin() as connection:
-            connection.exec_driver_sql(
-                self._table.upsert, self._table.rows(build_asset_file_record(f) for f in files)
-            )
+        rows = self._table.rows(build_asset_file_record(f) for f in files)
+        with self._database.write() as connection:
+            connection.executemany(self._table.upsert, rows)
 
     def list_files(self, database_id: str, asset_id: str) -> list[AssetFile]:
-        with self._engine.connect() as connection:
-            rows = connection.exec_driver_sql(self._files, (join_key(database_id, asset_id),))
-            return [parse_asset_file_record(load_item(text)) for (text,) in rows]
+        with self._database.read() as connection:
+            rows = connection.execute(self._files, (join_key(database_id, asset_id),)).fetchall()
+        return [parse_asset_file_record(load_item(text)) for (text,) in rows]

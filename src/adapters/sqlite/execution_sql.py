@@ -6,8 +6,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine
-
 from adapters.sqlite.schema import SqliteSchema
 from adapters.sqlite.statements import TableSql, dump_json, json_path, placeholders
 from adapters.tables import ResourceKeys
@@ -51,9 +49,9 @@ class GuardedRow:
 class ExecutionSql:
     """The fixed statements, plus the conditional updates rendered once per shape and cached."""
 
-    def __init__(self, engine: Engine, schema: SqliteSchema) -> None:
+    def __init__(self, schema: SqliteSchema) -> None:
         self.schema = schema
-        self.tables = {key: TableSql.render(engine, table) for key, table in schema.tables.items()}
+        self.tables = {key: TableSql.render(table) for key, table in schema.tables.items()}
         main = self.executions = self.tables[ResourceKeys.WORKFLOW_EXECUTIONS]
         steps = self.steps = self.tables[ResourceKeys.PIPELINE_EXECUTIONS]
         self.inputs = self.tables[ResourceKeys.WORKFLOW_EXECUTION_INPUTS]
@@ -78,7 +76,9 @@ class ExecutionSql:
         self.execution_status = self._guarded(main, (EXECUTION_ID, WORKFLOW_KEY), "executionStatus")
         self.step_status = self._guarded(steps, (STEP_ID, EXECUTION_ID), "status")
         self.steps_of_execution = self._items_where(steps, EXECUTION_ID)
-        self.configuration_of_execution = self._items_where(self.configuration, EXECUTION_ID)
+        self.configuration_of_execution = (
+            self._items_where(self.configuration, EXECUTION_ID) + " LIMIT 1"
+        )
         self.inputs_of_execution = self._items_where(self.inputs, EXECUTION_ID)
         self._lists = {
             (scope, continued): self._render_list(scope, continued)
@@ -149,18 +149,22 @@ class ExecutionSql:
         values: Mapping[str, Any],
         removed: tuple[str, ...],
         expected_count: int,
+        returning: bool = False,
     ) -> tuple[str, list[Any]]:
         """`UPDATE ... SET item = json_set/json_remove(...)` guarded by the stored status.
 
         Only the named attributes change, inside SQLite: other writers append to the same row
         (sub-process registration), so the whole item is never read, changed and written back.
-        Returns the SQL and the value parameters (keys and expected statuses follow them).
+        Returns the SQL and the value parameters (keys and expected statuses follow them);
+        `returning` adds `RETURNING item`, the row as stored afterwards.
         """
         shape = tuple((name, _needs_json(value)) for name, value in values.items())
-        cache_key = (guarded.table.name, shape, removed, expected_count)
+        cache_key = (guarded.table.name, shape, removed, expected_count, returning)
         sql = self._updates.get(cache_key)
         if sql is None:
             sql = _render_update(guarded, shape, removed, expected_count)
+            if returning:
+                sql += " RETURNING item"
             self._updates[cache_key] = sql
         parameters = [_json_value(value) for value in values.values()]
         return sql, parameters

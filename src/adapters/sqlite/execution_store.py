@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
-
-from sqlalchemy import Connection, Engine
 
 from adapters.records import (
     ALL_LIST_PARTITION,
@@ -32,14 +31,16 @@ from adapters.records import (
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
     parse_step_log_record,
+    step_change_attributes,
     step_mutable_attributes,
 )
+from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql, GuardedRow
 from adapters.sqlite.paging import decode_token, encode_token
-from adapters.sqlite.schema import build_schema
+from adapters.sqlite.schema import build_schema, create_tables
 from adapters.sqlite.statements import TableSql, chunks, load_item
 from adapters.tables import TableNames
-from application.ports import AssetDirection, ExecutionRef, ListScope
+from application.ports import AssetDirection, ExecutionRef, ListScope, StepChange
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
@@ -47,6 +48,7 @@ from domain.errors import (
     PipelineExecutionNotFoundError,
 )
 from domain.execution import (
+    ExecutionConfiguration,
     ExecutionDetails,
     LaunchRecords,
     OutputFile,
@@ -64,12 +66,12 @@ T = TypeVar("T")
 class SqliteExecutionStore:
     """ExecutionStore over one SQLite database; each call is one transaction."""
 
-    def __init__(self, engine: Engine, tables: TableNames) -> None:
-        self._engine = engine
-        self._sql = ExecutionSql(engine, build_schema(tables))
+    def __init__(self, database: SqliteDatabase, tables: TableNames) -> None:
+        self._database = database
+        self._sql = ExecutionSql(build_schema(tables))
 
     def create_tables(self) -> None:
-        self._sql.schema.create_all(self._engine)
+        create_tables(self._database, self._sql.schema)
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -90,16 +92,14 @@ class SqliteExecutionStore:
                 [build_step_input_metadata_record(m) for m in records.step_metadata],
             ),
         )
-        with self._engine.begin() as connection:
-            inserted = connection.exec_driver_sql(
-                sql.insert_execution_if_new, (*main_row, execution_id)
-            )
+        with self._database.write() as connection:
+            inserted = connection.execute(sql.insert_execution_if_new, (*main_row, execution_id))
             if inserted.rowcount == 0:
-                raise ExecutionAlreadyExistsError(execution_id)  # leaving begin() rolls back
+                raise ExecutionAlreadyExistsError(execution_id)  # leaving write() rolls back
             for table, items in supporting:
                 if items:
                     # A put, as in the DynamoDB transaction: the row set is the launch's own.
-                    connection.exec_driver_sql(table.upsert, table.rows(items))
+                    connection.executemany(table.upsert, table.rows(items))
 
     def save_execution(
         self, execution: WorkflowExecution, expected: frozenset[ExecutionStatus]
@@ -121,6 +121,26 @@ class SqliteExecutionStore:
             raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
         return changed
 
+    def transition_step(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        change: StepChange,
+        expected: frozenset[StepStatus],
+    ) -> PipelineExecution | None:
+        guarded = self._sql.step_status
+        statuses = [status.value for status in expected]
+        update, parameters = self._sql.conditional_update(
+            guarded, step_change_attributes(change), (), len(statuses), returning=True
+        )
+        key = (pipeline_execution_id, workflow_execution_id)
+        with self._database.write() as connection:
+            # fetchall: the UPDATE must have run to its end before the COMMIT
+            rows = connection.execute(update, (*parameters, *key, *statuses)).fetchall()
+            if not rows and connection.execute(guarded.exists, key).fetchone() is None:
+                raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+        return parse_pipeline_execution_record(load_item(rows[0][0])) if rows else None
+
     def _conditional_update(
         self,
         guarded: GuardedRow,
@@ -130,13 +150,12 @@ class SqliteExecutionStore:
         expected: frozenset[str],
     ) -> bool | None:
         """True when the row changed, False when its status was not expected, None: no row."""
-        statuses = sorted(str(status) for status in expected)
+        statuses = [str(status) for status in expected]
         update, parameters = self._sql.conditional_update(guarded, values, removed, len(statuses))
-        with self._engine.begin() as connection:
-            result = connection.exec_driver_sql(update, (*parameters, *key, *statuses))
-            if result.rowcount:
+        with self._database.write() as connection:
+            if connection.execute(update, (*parameters, *key, *statuses)).rowcount:
                 return True
-            return False if connection.exec_driver_sql(guarded.exists, key).first() else None
+            return False if connection.execute(guarded.exists, key).fetchone() else None
 
     def add_step_outputs(self, outputs: StepOutputs) -> None:
         sql = self._sql
@@ -146,73 +165,85 @@ class SqliteExecutionStore:
             (sql.output_results, [build_output_result_record(row) for row in outputs.results]),
             (sql.logs, [build_step_log_record(row) for row in outputs.logs]),
         )
-        with self._engine.begin() as connection:
+        with self._database.write() as connection:
             for table, items in tables:
                 if items:
-                    connection.exec_driver_sql(table.upsert, table.rows(items))
+                    connection.executemany(table.upsert, table.rows(items))
 
     # -- reads --------------------------------------------------------------------------------
 
     def get_execution(self, workflow_execution_id: str) -> WorkflowExecution:
-        with self._engine.connect() as connection:
-            row = connection.exec_driver_sql(
-                self._sql.execution_by_id, (workflow_execution_id,)
-            ).first()
+        with self._database.read() as connection:
+            row = connection.execute(self._sql.execution_by_id, (workflow_execution_id,)).fetchone()
         if row is None:
             raise ExecutionNotFoundError(workflow_execution_id)
         return parse_execution_record(load_item(row[0]))
 
     def get_executions(self, refs: Sequence[ExecutionRef]) -> list[WorkflowExecution]:
         ids = list(dict.fromkeys(ref.workflow_execution_id for ref in refs))
-        with self._engine.connect() as connection:
-            found = {
-                execution.workflow_execution_id: execution
-                for execution in self._items_in(
-                    connection, self._sql.executions, EXECUTION_ID, ids, parse_execution_record
-                )
-            }
+        if not ids:
+            return []
+        with self._database.read() as connection:
+            items = self._items_in(connection, self._sql.executions, EXECUTION_ID, ids)
+        found = {
+            execution.workflow_execution_id: execution
+            for execution in map(parse_execution_record, items)
+        }
         return [
             found[ref.workflow_execution_id] for ref in refs if ref.workflow_execution_id in found
         ]
 
     def get_step(self, pipeline_execution_id: str) -> PipelineExecution:
-        with self._engine.connect() as connection:
-            row = connection.exec_driver_sql(self._sql.step_by_id, (pipeline_execution_id,)).first()
+        with self._database.read() as connection:
+            row = connection.execute(self._sql.step_by_id, (pipeline_execution_id,)).fetchone()
         if row is None:
             raise PipelineExecutionNotFoundError(pipeline_execution_id)
         return parse_pipeline_execution_record(load_item(row[0]))
 
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
-        with self._engine.connect() as connection:
+        with self._database.read() as connection:
             return self._steps(connection, workflow_execution_id)
 
-    def _steps(self, connection: Connection, workflow_execution_id: str) -> list[PipelineExecution]:
-        rows = connection.exec_driver_sql(self._sql.steps_of_execution, (workflow_execution_id,))
+    def _steps(
+        self, connection: sqlite3.Connection, workflow_execution_id: str
+    ) -> list[PipelineExecution]:
+        rows = connection.execute(self._sql.steps_of_execution, (workflow_execution_id,))
         steps = [parse_pipeline_execution_record(load_item(text)) for (text,) in rows]
         return sorted(steps, key=lambda step: step.step_index)
 
     def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]:
         ids = list(dict.fromkeys(pipeline_execution_ids))
-        with self._engine.connect() as connection:
-            return self._items_in(
-                connection, self._sql.output_files, STEP_ID, ids, parse_output_file_record
-            )
+        if not ids:
+            return []
+        with self._database.read() as connection:
+            items = self._items_in(connection, self._sql.output_files, STEP_ID, ids)
+        return [parse_output_file_record(item) for item in items]
 
-    def get_details(self, workflow_execution_id: str) -> ExecutionDetails:
+    def get_configuration(self, workflow_execution_id: str) -> ExecutionConfiguration | None:
+        with self._database.read() as connection:
+            row = connection.execute(
+                self._sql.configuration_of_execution, (workflow_execution_id,)
+            ).fetchone()
+        return parse_execution_configuration_record(load_item(row[0])) if row else None
+
+    def get_details(
+        self, workflow_execution_id: str, include_outputs: bool = True
+    ) -> ExecutionDetails:
         sql = self._sql
         key = (workflow_execution_id,)
-        with self._engine.connect() as connection:  # one read transaction: one snapshot
-            row = connection.exec_driver_sql(sql.execution_by_id, key).first()
+        with self._database.read() as connection:  # one read transaction: one snapshot
+            row = connection.execute(sql.execution_by_id, key).fetchone()
             if row is None:
                 raise ExecutionNotFoundError(workflow_execution_id)
-            configuration = connection.exec_driver_sql(sql.configuration_of_execution, key).first()
-            inputs = connection.exec_driver_sql(sql.inputs_of_execution, key).all()
+            configuration = connection.execute(sql.configuration_of_execution, key).fetchone()
+            inputs = connection.execute(sql.inputs_of_execution, key).fetchall()
             steps = self._steps(connection, workflow_execution_id)
             ids = [step.pipeline_execution_id for step in steps]
 
             def per_step(table: TableSql, parse: Callable[[Item], T]) -> dict[str, list[T]]:
+                # one query for every step of the run, grouped here
                 grouped: dict[str, list[T]] = defaultdict(list)
-                for item in self._items_in(connection, table, STEP_ID, ids, lambda i: i):
+                for item in self._items_in(connection, table, STEP_ID, ids):
                     grouped[item[STEP_ID]].append(parse(item))
                 return grouped
 
@@ -220,10 +251,12 @@ class SqliteExecutionStore:
                 sql.step_configurations, parse_step_input_configuration_record
             )
             step_metadata = per_step(sql.step_metadata, parse_step_input_metadata_record)
-            files = per_step(sql.output_files, parse_output_file_record)
-            metadata = per_step(sql.output_metadata, parse_output_metadata_record)
-            results = per_step(sql.output_results, parse_output_result_record)
-            logs = per_step(sql.logs, parse_step_log_record)
+            if include_outputs:
+                files = per_step(sql.output_files, parse_output_file_record)
+                metadata = per_step(sql.output_metadata, parse_output_metadata_record)
+                results = per_step(sql.output_results, parse_output_result_record)
+                logs = per_step(sql.logs, parse_step_log_record)
+        no_outputs = StepOutputs()
         return ExecutionDetails(
             execution=parse_execution_record(load_item(row[0])),
             configuration=parse_execution_configuration_record(load_item(configuration[0]))
@@ -240,7 +273,9 @@ class SqliteExecutionStore:
                         metadata=tuple(metadata.get(pid, ())),
                         results=tuple(results.get(pid, ())),
                         logs=tuple(logs.get(pid, ())),
-                    ),
+                    )
+                    if include_outputs
+                    else no_outputs,
                 )
                 for step in steps
                 for pid in (step.pipeline_execution_id,)
@@ -249,19 +284,13 @@ class SqliteExecutionStore:
 
     @staticmethod
     def _items_in(
-        connection: Connection,
-        table: TableSql,
-        column: str,
-        values: Sequence[str],
-        parse: Callable[[Item], T],
-    ) -> list[T]:
-        parsed: list[T] = []
+        connection: sqlite3.Connection, table: TableSql, column: str, values: Sequence[str]
+    ) -> list[Item]:
+        items: list[Item] = []
         for chunk in chunks(values):
-            rows = connection.exec_driver_sql(
-                table.select_items_in(column, len(chunk)), tuple(chunk)
-            )
-            parsed.extend(parse(load_item(text)) for (text,) in rows)
-        return parsed
+            rows = connection.execute(table.select_items_in(column, len(chunk)), chunk)
+            items.extend(load_item(text) for (text,) in rows)
+        return items
 
     # -- newest-first lists -------------------------------------------------------------------
 
@@ -285,9 +314,9 @@ class SqliteExecutionStore:
             return Page(items=())  # sparse keys: no row holds an empty one
         position = decode_token(token) if token is not None else ()
         sql = self._sql.list_executions(scope, continued=bool(position))
-        with self._engine.connect() as connection:
+        with self._database.read() as connection:
             # One row past the page says whether another page exists.
-            rows = connection.exec_driver_sql(sql, (partition, *position, limit + 1)).all()
+            rows = connection.execute(sql, (partition, *position, limit + 1)).fetchall()
         page = rows[:limit]
         next_token = encode_token(page[-1][0], page[-1][1]) if len(rows) > limit else None
         return Page(
@@ -304,8 +333,8 @@ class SqliteExecutionStore:
         if older_than is not None:
             position = (older_than.execution_start_date, older_than.workflow_execution_id)
         sql = self._sql.asset_execution_refs(direction, continued=bool(position))
-        with self._engine.connect() as connection:
-            rows = connection.exec_driver_sql(sql, (asset_key, *position, limit)).all()
+        with self._database.read() as connection:
+            rows = connection.execute(sql, (asset_key, *position, limit)).fetchall()
         return [
             ExecutionRef(date, execution_id, workflow_key)
             for date, execution_id, workflow_key in rows

@@ -1,22 +1,21 @@
-"""The SQLite mirror of `adapters.tables.TABLES`: the same keys, one index per GSI, JSON items."""
+"""The SQLite mirror of `adapters.tables.TABLES`: the same keys, one index per GSI, JSON items.
+
+The layout (names, key columns, index names) is plain data that the statements are rendered from.
+The DDL is declared once with SQLAlchemy Core and created by its `create_all`; SQLAlchemy is
+imported only there, so a command that only reads or writes rows never pays for importing it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from sqlalchemy import (
-    Column,
-    Engine,
-    Index,
-    Integer,
-    MetaData,
-    PrimaryKeyConstraint,
-    Table,
-    Text,
-)
-
+from adapters.sqlite.database import SqliteDatabase
 from adapters.tables import TABLES, IndexSpec, KeyAttribute, ResourceKeys, TableNames, TableSpec
+
+if TYPE_CHECKING:
+    from sqlalchemy import Column, MetaData
 
 ITEM_COLUMN = "item"
 
@@ -37,19 +36,19 @@ def index_columns(spec: TableSpec, index: IndexSpec) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class SqliteTable:
-    """One table spec resolved to its SQLite table."""
+    """One table spec resolved to its SQLite table name."""
 
     spec: TableSpec
-    table: Table
-
-    @property
-    def name(self) -> str:
-        return self.table.name
+    name: str
 
     @property
     def key_columns(self) -> tuple[str, ...]:
         """Every table and index key attribute: the columns beside `item`."""
         return tuple(attribute.name for attribute in self.spec.all_key_attributes)
+
+    @property
+    def primary_key(self) -> tuple[str, ...]:
+        return tuple(attribute.name for attribute in self.spec.key_attributes)
 
     def index_name(self, gsi_name: str) -> str:
         return index_name(self.name, self.spec.index(gsi_name))
@@ -57,44 +56,66 @@ class SqliteTable:
 
 @dataclass(frozen=True)
 class SqliteSchema:
-    """All tables for one `TableNames`, declared on one MetaData."""
+    """All tables for one `TableNames`."""
 
-    metadata: MetaData
     tables: Mapping[ResourceKeys, SqliteTable]
 
     def __getitem__(self, key: ResourceKeys) -> SqliteTable:
         return self.tables[key]
 
-    def create_all(self, engine: Engine) -> None:
-        self.metadata.create_all(engine)  # CREATE ... IF NOT EXISTS semantics: idempotent
-
-
-def _column(attribute: KeyAttribute, table_key: bool) -> Column[object]:
-    kind = Integer() if attribute.type == "N" else Text()
-    # Index-only keys are sparse (seed 000): a row without one holds NULL, which no `= ?` lookup
-    # matches, just as DynamoDB leaves such an item out of the GSI.
-    return Column(attribute.name, kind, nullable=not table_key)
-
-
-def _table(metadata: MetaData, spec: TableSpec, name: str) -> Table:
-    table_keys = {attribute.name for attribute in spec.key_attributes}
-    columns = [_column(a, a.name in table_keys) for a in spec.all_key_attributes]
-    table = Table(
-        name,
-        metadata,
-        *columns,
-        Column(ITEM_COLUMN, Text(), nullable=False),
-        PrimaryKeyConstraint(*(a.name for a in spec.key_attributes)),
-    )
-    for index in spec.indexes:
-        Index(index_name(name, index), *(table.c[c] for c in index_columns(spec, index)))
-    return table
-
 
 def build_schema(names: TableNames) -> SqliteSchema:
+    return SqliteSchema(
+        {spec.key: SqliteTable(spec, names.get_table_name(spec.key)) for spec in TABLES}
+    )
+
+
+# -- the DDL, through SQLAlchemy ----------------------------------------------------------------
+
+
+def build_metadata(schema: SqliteSchema) -> MetaData:
+    """The SQLAlchemy declaration of every table: key columns, `item`, primary key, indexes."""
+    from sqlalchemy import Column, Index, Integer, MetaData, PrimaryKeyConstraint, Table, Text
+
+    def column(attribute: KeyAttribute, table_key: bool) -> Column[object]:
+        kind = Integer() if attribute.type == "N" else Text()
+        # Index-only keys are sparse (seed 000): a row without one holds NULL, which no `= ?`
+        # lookup matches, just as DynamoDB leaves such an item out of the GSI.
+        return Column(attribute.name, kind, nullable=not table_key)
+
     metadata = MetaData()
-    tables = {
-        spec.key: SqliteTable(spec, _table(metadata, spec, names.get_table_name(spec.key)))
-        for spec in TABLES
-    }
-    return SqliteSchema(metadata, tables)
+    for table in schema.tables.values():
+        table_keys = set(table.primary_key)
+        declared = Table(
+            table.name,
+            metadata,
+            *(column(a, a.name in table_keys) for a in table.spec.all_key_attributes),
+            Column(ITEM_COLUMN, Text(), nullable=False),
+            PrimaryKeyConstraint(*table.primary_key),
+        )
+        for index in table.spec.indexes:
+            columns = index_columns(table.spec, index)
+            Index(index_name(table.name, index), *(declared.c[name] for name in columns))
+    return metadata
+
+
+def create_tables(database: SqliteDatabase, schema: SqliteSchema) -> None:
+    """CREATE each missing table and index (idempotent), in one BEGIN IMMEDIATE transaction.
+
+    SQLAlchemy runs on the database's own connection (no second pool, and in memory the only
+    connection that sees the database); the engine is dropped, not disposed, which would close it.
+    """
+    from sqlalchemy import create_engine, event
+    from sqlalchemy.pool import StaticPool
+
+    metadata = build_metadata(schema)
+    with database.exclusive_connection() as connection:
+        engine = create_engine("sqlite://", creator=lambda: connection, poolclass=StaticPool)
+
+        @event.listens_for(engine, "begin")
+        def _begin(sqlalchemy_connection: object) -> None:
+            # The connection never BEGINs on its own (isolation_level=None); commit() still ends
+            # the transaction begun here. IMMEDIATE: two processes creating at once take turns.
+            connection.execute("BEGIN IMMEDIATE")
+
+        metadata.create_all(engine)

@@ -91,11 +91,13 @@ class CompleteExecution:
     def _end_state_outputs(
         self, end_step: PipelineExecution, status: ExecutionStatus
     ) -> dict[str, object]:
-        files = unrecorded_outputs(self._store, self._objects, end_step)
-        if status is not ExecutionStatus.SUCCEEDED:
-            return {"files": tuple(files)}
         prefix = end_step.output_files_path
         latest = self._objects.list_latest(prefix)
+        if not latest:
+            return {}
+        files = unrecorded_outputs(self._store, self._objects, end_step, latest)
+        if status is not ExecutionStatus.SUCCEEDED:
+            return {"files": tuple(files)}
         metadata = [
             row
             for obj in latest
@@ -134,7 +136,7 @@ class CompleteExecution:
     def _results(self, objects: list[StoredObject], step: PipelineExecution) -> list[OutputResult]:
         if not objects:
             return []
-        configuration = self._store.get_details(step.workflow_execution_id).configuration
+        configuration = self._store.get_configuration(step.workflow_execution_id)
         target = _output_target(configuration)
         prefix = step.output_files_path
         imported: dict[str, AssetFile] = {}
@@ -191,9 +193,6 @@ class CompleteExecution:
             workflow_execution_id=step.workflow_execution_id,
             status=step.status.value,
             message="\n".join(lines),
-            log_location=str(
-                self._logs.step_log_path(step.workflow_execution_id, step.pipeline_execution_id)
-            ),
         )
 
 

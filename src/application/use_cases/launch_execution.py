@@ -324,12 +324,13 @@ class LaunchExecution:
             )
             self._store.save_execution(failed, expected=frozenset({ExecutionStatus.RUNNING}))
             raise
-        current = self._store.get_execution(execution_id)
-        if reference and current.execution_arn is None:
-            with_reference = current.model_copy(update={"execution_arn": reference})
-            if self._store.save_execution(with_reference, frozenset({current.status})):
+        if reference:
+            with_reference = execution.model_copy(update={"execution_arn": reference})
+            if self._store.save_execution(with_reference, frozenset({ExecutionStatus.RUNNING})):
                 return with_reference
-        return current
+        if reference or self._orchestrator.synchronous:
+            return self._store.get_execution(execution_id)  # it moved on while we started it
+        return execution
 
 
 def _check_group_id(group_id: str) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from application.output_folder import unrecorded_outputs
-from application.ports import Clock, ExecutionStore, ObjectStore
+from application.ports import Clock, ExecutionStore, ObjectStore, StepChange
 from domain.errors import PipelineExecutionNotFoundError
-from domain.execution import PipelineExecution, StepOutputs
+from domain.execution import PipelineExecution, StepOutputs, execution_output_prefix
 from domain.statuses import TERMINAL_STATUSES, StepStatus
 
 _NOT_STARTED = frozenset({StepStatus.NEW})
@@ -53,15 +53,16 @@ class StartStep:
         self._store, self._clock = store, clock
 
     def execute(self, command: StartStepCommand) -> PipelineExecution:
-        step = _load(self._store, command.workflow_execution_id, command.pipeline_execution_id)
-        if step.status is not StepStatus.NEW:
-            return step  # callbacks are retried: starting twice is not an error
-        running = step.model_copy(
-            update={"status": StepStatus.RUNNING, "start_date": self._clock.now()}
+        started = self._store.transition_step(
+            command.workflow_execution_id,
+            command.pipeline_execution_id,
+            StepChange(status=StepStatus.RUNNING, start_date=self._clock.now()),
+            expected=_NOT_STARTED,
         )
-        if self._store.save_step(running, expected=_NOT_STARTED):
-            return running
-        return self._store.get_step(step.pipeline_execution_id)
+        if started is not None:
+            return started
+        # Callbacks are retried: starting twice is not an error, and changes nothing.
+        return _load(self._store, command.workflow_execution_id, command.pipeline_execution_id)
 
 
 class FinishStep:
@@ -75,23 +76,25 @@ class FinishStep:
         self._store, self._objects, self._clock = store, objects, clock
 
     def execute(self, command: FinishStepCommand) -> PipelineExecution:
-        step = _load(self._store, command.workflow_execution_id, command.pipeline_execution_id)
-        if step.is_terminal:
-            return step
-        if not step.end_state:
-            # Outputs first: an upsert is safe to repeat if the status write below never happens.
-            files = unrecorded_outputs(self._store, self._objects, step)
-            if files:
-                self._store.add_step_outputs(StepOutputs(files=tuple(files)))
-        now = self._clock.now()
-        finished = step.model_copy(
-            update={
-                "status": command.status,
-                "start_date": step.start_date or now,
-                "stop_date": now,
-                "error": None if command.status is StepStatus.SUCCEEDED else command.error,
-            }
+        workflow_execution_id = command.workflow_execution_id
+        latest = self._objects.list_latest(execution_output_prefix(workflow_execution_id))
+        if latest:
+            step = _load(self._store, workflow_execution_id, command.pipeline_execution_id)
+            if step.is_terminal:
+                return step
+            if not step.end_state:
+                # Outputs first: an upsert is safe to repeat if the status write never happens.
+                files = unrecorded_outputs(self._store, self._objects, step, latest)
+                if files:
+                    self._store.add_step_outputs(StepOutputs(files=tuple(files)))
+        change = StepChange(
+            status=command.status,
+            stop_date=self._clock.now(),
+            error=None if command.status is StepStatus.SUCCEEDED else command.error,
         )
-        if self._store.save_step(finished, expected=_OPEN):
+        finished = self._store.transition_step(
+            workflow_execution_id, command.pipeline_execution_id, change, expected=_OPEN
+        )
+        if finished is not None:
             return finished
-        return self._store.get_step(step.pipeline_execution_id)
+        return _load(self._store, workflow_execution_id, command.pipeline_execution_id)
