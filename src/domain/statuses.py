@@ -1,6 +1,9 @@
 """Execution and step statuses (seed 000 "Status tracking", seed 001 statuses)."""
 
 from enum import StrEnum
+from typing import Annotated, TypeVar
+
+from pydantic import AfterValidator
 
 
 class ExecutionStatus(StrEnum):
@@ -27,3 +30,16 @@ TERMINAL_STATUSES: frozenset[str] = frozenset({"SUCCEEDED", "FAILED", "ABORTED",
 
 def is_terminal(status: str) -> bool:
     return status in TERMINAL_STATUSES
+
+
+_Status = TypeVar("_Status", bound=str)
+
+
+def require_terminal(status: _Status) -> _Status:
+    if status not in TERMINAL_STATUSES:
+        raise ValueError(f"must be one of {', '.join(sorted(TERMINAL_STATUSES))}")
+    return status
+
+
+TerminalStepStatus = Annotated[StepStatus, AfterValidator(require_terminal)]
+TerminalExecutionStatus = Annotated[ExecutionStatus, AfterValidator(require_terminal)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict
 
 from application.output_folder import relative_path, unrecorded_outputs
 from application.ports import (
@@ -26,7 +26,7 @@ from domain.execution import (
     WorkflowExecution,
     chain_order,
 )
-from domain.statuses import TERMINAL_STATUSES, ExecutionStatus
+from domain.statuses import ExecutionStatus, TerminalExecutionStatus
 
 _OPEN = frozenset({ExecutionStatus.NEW, ExecutionStatus.RUNNING, ExecutionStatus.PENDING_REDRIVE})
 _LOG_TAIL_CHARACTERS = 4000
@@ -37,15 +37,8 @@ class CompleteExecutionCommand(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow_execution_id: str
-    status: ExecutionStatus
+    status: TerminalExecutionStatus
     error: str | None = None
-
-    @field_validator("status")
-    @classmethod
-    def _terminal(cls, status: ExecutionStatus) -> ExecutionStatus:
-        if status not in TERMINAL_STATUSES:
-            raise ValueError(f"must be one of {', '.join(sorted(TERMINAL_STATUSES))}")
-        return status
 
 
 class CompleteExecution:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict
 
 from application.output_folder import unrecorded_outputs
 from application.ports import Clock, ExecutionStore, ObjectStore, StepChange
 from domain.errors import PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution, StepOutputs, execution_output_prefix
-from domain.statuses import TERMINAL_STATUSES, StepStatus
+from domain.statuses import StepStatus, TerminalStepStatus
 
 _NOT_STARTED = frozenset({StepStatus.NEW})
 _OPEN = frozenset({StepStatus.NEW, StepStatus.RUNNING})
@@ -26,15 +26,8 @@ class FinishStepCommand(BaseModel):
 
     workflow_execution_id: str
     pipeline_execution_id: str
-    status: StepStatus
+    status: TerminalStepStatus
     error: str | None = None
-
-    @field_validator("status")
-    @classmethod
-    def _terminal(cls, status: StepStatus) -> StepStatus:
-        if status not in TERMINAL_STATUSES:
-            raise ValueError(f"must be one of {', '.join(sorted(TERMINAL_STATUSES))}")
-        return status
 
 
 def _load(
