@@ -37,6 +37,8 @@ class WorkflowExecution(_Record):
     state_machine_arn: str | None = None
     execution_arn: str | None = None
     execution_log: str | None = None
+    # Set when executionLog holds only the tail: the whole log is this object-store key.
+    execution_log_object_key: str | None = None
     execution_error: str | None = None
     redrive_count: int = 0
     redrive_date: AwareDatetime | None = None
@@ -54,7 +56,12 @@ class WorkflowExecution(_Record):
         return self.status in TERMINAL_STATUSES
 
     def complete(
-        self, status: ExecutionStatus, at: AwareDatetime, log: str, error: str | None
+        self,
+        status: ExecutionStatus,
+        at: AwareDatetime,
+        log: str,
+        error: str | None,
+        log_object_key: str | None = None,
     ) -> WorkflowExecution:
         if self.is_terminal:
             return self  # seed 000: a terminal row is never changed again
@@ -62,6 +69,7 @@ class WorkflowExecution(_Record):
             status=status,
             execution_stop_date=at,
             execution_log=log,
+            execution_log_object_key=log_object_key,
             execution_error=None
             if status is ExecutionStatus.SUCCEEDED
             else (error or status.value),
@@ -271,6 +279,11 @@ def chain_order(
 def execution_output_prefix(workflow_execution_id: str) -> str:
     """The shared output folder every step of a run writes to (composed from the execution id)."""
     return f"executions/{workflow_execution_id}/output/"
+
+
+def execution_log_key(workflow_execution_id: str) -> str:
+    """Where the whole run log goes when the row can keep only its tail (outside the outputs)."""
+    return f"executions/{workflow_execution_id}/logs/execution.log"
 
 
 def step_auxiliary_prefix(workflow_execution_id: str, pipeline_execution_id: str) -> str:

@@ -25,11 +25,14 @@ from domain.execution import (
     StepOutputs,
     WorkflowExecution,
     chain_order,
+    execution_log_key,
 )
 from domain.statuses import ExecutionStatus, TerminalExecutionStatus
 
 _OPEN = frozenset({ExecutionStatus.NEW, ExecutionStatus.RUNNING, ExecutionStatus.PENDING_REDRIVE})
 _LOG_TAIL_CHARACTERS = 4000
+# DynamoDB caps an item at 400 KB: the row keeps the log's tail, the object store the whole log.
+MAX_STORED_LOG_BYTES = 64 * 1024
 _METADATA_FOLDER = "metadata/"
 
 
@@ -71,15 +74,27 @@ class CompleteExecution:
         self._store.add_step_outputs(outputs)
 
         error = command.error or next((s.error for s in steps if s.error), None)
+        log, log_object_key = self._fit_log(execution.workflow_execution_id)
         completed = execution.complete(
             command.status,
             at=self._clock.now(),
-            log=self._logs.read_run_log(execution.workflow_execution_id),
+            log=log,
             error=error,
+            log_object_key=log_object_key,
         )
         if self._store.save_execution(completed, expected=_OPEN):
             return completed
         return self._store.get_execution(execution.workflow_execution_id)
+
+    def _fit_log(self, workflow_execution_id: str) -> tuple[str, str | None]:
+        """The run log as stored on the row, and the object key of the whole log if cut."""
+        log = self._logs.read_run_log(workflow_execution_id)
+        body = log.encode("utf-8")
+        if len(body) <= MAX_STORED_LOG_BYTES:
+            return log, None
+        stored = self._objects.put_bytes(execution_log_key(workflow_execution_id), body)
+        tail = body[-MAX_STORED_LOG_BYTES:].decode("utf-8", errors="ignore")
+        return tail, stored.key
 
     def _end_state_outputs(
         self, end_step: PipelineExecution, status: ExecutionStatus

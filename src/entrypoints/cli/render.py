@@ -144,6 +144,8 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
         ("trigger", f"{e.trigger_type.value} by {e.triggered_by_user_id}"),
         ("group", e.execution_group_id or "-"),  # user text from here on: printed escaped
     ]
+    if e.execution_log_object_key:
+        rows.append(("log", f"the row keeps the tail; whole log at {e.execution_log_object_key}"))
     config = details.configuration
     if config is not None:
         target = config.output_asset_key
