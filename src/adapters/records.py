@@ -533,6 +533,7 @@ def build_workflow_version_record(version: WorkflowVersion) -> Item:
         "publishedAt": format_date(version.published_at),
         "digest": version.digest,
         "steps": [_step_entry(step) for step in version.steps],
+        **({"stateMachineArn": version.state_machine_arn} if version.state_machine_arn else {}),
     }
 
 
@@ -545,6 +546,7 @@ def parse_workflow_version_record(item: Item) -> WorkflowVersion:
         steps=tuple(_parse_step_entry(step) for step in item["steps"]),
         published_at=parse_date(item["publishedAt"]),
         digest=item["digest"],
+        state_machine_arn=item.get("stateMachineArn"),
     )
 
 

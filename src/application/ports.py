@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from domain.assets import AssetFile
 from domain.execution import (
@@ -143,6 +143,12 @@ class WorkflowCatalog(Protocol):
 
     def get_version(self, database_id: str, workflow_id: str, version: int) -> WorkflowVersion: ...
 
+    def record_deployment(
+        self, database_id: str, workflow_id: str, version: int, state_machine_arn: str
+    ) -> WorkflowVersion:
+        """Set the version's state machine ARN (the one thing a published version may gain)."""
+        ...
+
 
 class AssetCatalog(Protocol):
     """The current version of every asset file (the bodies live in the ObjectStore)."""
@@ -191,15 +197,71 @@ class LogStore(Protocol):
     def read_run_log(self, workflow_execution_id: str) -> str: ...
 
 
+@dataclass(frozen=True)
+class OrchestratorExecution:
+    """What the orchestrator says about a run (Step Functions DescribeExecution, seed 001)."""
+
+    status: ExecutionStatus
+    start_date: datetime | None = None
+    stop_date: datetime | None = None
+    error: str | None = None
+    cause: str | None = None
+    redrive_count: int = 0
+    redrive_date: datetime | None = None
+    redrive_status: str | None = None
+    redrive_status_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """One page of a run's event history, in the orchestrator's own event shape."""
+
+    events: tuple[dict[str, Any], ...]
+    next_token: str | None = None
+
+
 class Orchestrator(Protocol):
-    """Runs a launched execution; the execution id is the orchestrator's execution name."""
+    """Runs a launched execution; the execution id is the orchestrator's execution name.
+
+    Every method but start takes the stored main row, whose `execution_arn` (when the
+    orchestrator gave one) locates the run.
+    """
 
     name: str
     # True when start_execution returns only once the run has ended (the local runner inline).
     synchronous: bool
 
-    def start_execution(self, workflow_execution_id: str) -> str | None:
+    def start_execution(
+        self,
+        execution: WorkflowExecution,
+        version: WorkflowVersion,
+        steps: Sequence[PipelineExecution],
+    ) -> str | None:
         """Start the run and return the orchestrator's reference to it (an ARN), if any."""
+        ...
+
+    def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
+        """The orchestrator's view of the run; None when it has never heard of it."""
+        ...
+
+    def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> None: ...
+
+    def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
+        """Continue a failed run from its failed step with the same input; the redrive date."""
+        ...
+
+    def history_page(
+        self, execution: WorkflowExecution, next_token: str | None = None, max_results: int = 1000
+    ) -> HistoryPage: ...
+
+
+class StateMachineDeployer(Protocol):
+    """Creates or updates the state machine that runs a workflow version on Step Functions."""
+
+    def deploy(
+        self, name: str, definition: dict[str, Any], role_arn: str, log_group_arn: str
+    ) -> str:
+        """Create the state machine, or update its definition; its ARN."""
         ...
 
 

@@ -78,6 +78,8 @@ class WorkflowVersion(BaseModel):
     steps: tuple[StepDefinition, ...] = Field(min_length=1)
     published_at: AwareDatetime
     digest: str
+    # Where the version is deployed on Step Functions (`wfx workflows deploy`); set once.
+    state_machine_arn: str | None = None
 
     @property
     def workflow_key(self) -> str:

@@ -32,7 +32,7 @@ class NoStartOrchestrator:
     name = "local"
     synchronous = False
 
-    def start_execution(self, workflow_execution_id: str) -> str | None:
+    def start_execution(self, execution: Any, version: Any, steps: Any) -> str | None:
         return None
 
 

@@ -58,3 +58,19 @@ def test_creating_the_tables_again_keeps_the_versions(workflow_catalog: Workflow
     workflow_catalog.create_tables()
 
     assert workflow_catalog.get_version("db1", "wf1", 1) == a_version(1)
+
+
+def test_a_deployment_records_the_state_machine_on_the_version(
+    workflow_catalog: WorkflowCatalog,
+) -> None:
+    workflow_catalog.add_version(a_version(1))
+    arn = "arn:aws:states:us-east-1:123456789012:stateMachine:wfx-db1-wf1-v1"
+    deployed = workflow_catalog.record_deployment("db1", "wf1", 1, arn)
+    assert deployed.state_machine_arn == arn
+    assert workflow_catalog.get_version("db1", "wf1", 1) == deployed
+    assert deployed.steps == a_version(1).steps  # nothing else of the version changes
+
+
+def test_deploying_an_unknown_version_raises_not_found(workflow_catalog: WorkflowCatalog) -> None:
+    with pytest.raises(WorkflowNotFoundError, match="db1/wf1 version 7"):
+        workflow_catalog.record_deployment("db1", "wf1", 7, "arn:aws:states:x")

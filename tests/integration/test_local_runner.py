@@ -353,7 +353,7 @@ def test_steps_run_in_chain_order_and_the_run_succeeds(harness: Harness) -> None
     version = harness.publish(example("trivial"))
     step_ids = harness.launch("exec-order", version)
 
-    harness.runner().start_execution("exec-order")
+    harness.runner().start("exec-order")
 
     assert harness.reporter.calls == [
         ("started", step_ids[0]),
@@ -373,7 +373,7 @@ def test_a_python_step_gets_its_inputs_output_folder_and_ids(harness: Harness) -
     (step_id,) = harness.launch("exec-calls", version, rows)
     runner = harness.runner()
 
-    runner.start_execution("exec-calls")
+    runner.start("exec-calls")
 
     (call,) = handler_calls
     assert [Path(p).name for p in call["input_files"]] == [p.name for p in MESHES]
@@ -391,7 +391,7 @@ def test_a_step_reads_the_input_version_the_run_pinned(harness: Harness, tmp_pat
     version = harness.publish(workflow("pinned", python_step("record", "record_call", "one")))
     harness.launch("exec-pinned", version, [pinned])
 
-    harness.runner().start_execution("exec-pinned")
+    harness.runner().start("exec-pinned")
 
     (call,) = handler_calls
     assert [Path(p).read_text() for p in call["input_files"]] == ["v 0 0 0\n"]
@@ -408,7 +408,7 @@ def test_a_step_with_arity_none_gets_no_input_files(harness: Harness) -> None:
     )
     harness.launch("exec-arity", version, rows)
 
-    harness.runner().start_execution("exec-arity")
+    harness.runner().start("exec-arity")
 
     assert [len(call["input_files"]) for call in handler_calls] == [1, 0]
 
@@ -425,7 +425,7 @@ def test_a_command_step_gets_its_inputs_and_ids_in_the_environment(harness: Harn
     (step_id,) = harness.launch("exec-env", version, rows)
     runner = harness.runner()
 
-    runner.start_execution("exec-env")
+    runner.start("exec-env")
 
     environment = json.loads((runner.output_dir("exec-env") / "env.json").read_text())
     input_files = environment["WFX_INPUT_FILES"].split(os.pathsep)
@@ -446,7 +446,7 @@ def test_a_failing_command_fails_with_its_exit_code_and_stderr_and_stops_the_run
     _, fail, never = harness.launch("exec-fail", version)
     runner = harness.runner()
 
-    runner.start_execution("exec-fail")
+    runner.start("exec-fail")
 
     error = "exit code 3: error: the input is not a mesh\ngiving up"
     assert harness.reporter.calls[-3:] == [
@@ -473,7 +473,7 @@ def test_only_the_tail_of_a_long_stderr_is_kept_in_the_error(harness: Harness) -
     version = harness.publish(workflow("noisy", command_step("noisy", noisy)))
     (step_id,) = harness.launch("exec-noisy", version)
 
-    harness.runner().start_execution("exec-noisy")
+    harness.runner().start("exec-noisy")
 
     error = harness.step(step_id).error
     assert error is not None
@@ -493,7 +493,7 @@ def test_a_missing_executable_fails_the_step_naming_it(harness: Harness) -> None
     version = harness.publish(workflow("missing", missing))
     (step_id,) = harness.launch("exec-missing", version)
 
-    harness.runner().start_execution("exec-missing")
+    harness.runner().start("exec-missing")
 
     assert harness.step(step_id).error == "executable not found: wfx-no-such-program"
     assert harness.status_of("exec-missing") is ExecutionStatus.FAILED
@@ -505,7 +505,7 @@ def test_a_python_step_that_raises_fails_with_the_exception_type_and_message(
     version = harness.publish(workflow("explode", python_step("explode", "explode")))
     (step_id,) = harness.launch("exec-explode", version)
 
-    harness.runner().start_execution("exec-explode")
+    harness.runner().start("exec-explode")
 
     assert harness.reporter.completion() == (
         "completed",
@@ -523,7 +523,7 @@ def test_a_handler_that_cannot_be_imported_fails_its_step(harness: Harness) -> N
     )
     (step_id,) = harness.launch("exec-unknown", version)
 
-    harness.runner().start_execution("exec-unknown")
+    harness.runner().start("exec-unknown")
 
     assert harness.step(step_id).error == (
         f"AttributeError: module '{THIS_MODULE}' has no attribute 'no_such_function_in_this_module'"
@@ -541,7 +541,7 @@ def test_ctrl_c_during_a_step_ends_the_step_and_the_run_then_stops_the_caller(
     interrupted, _ = harness.launch("exec-ctrl-c", version)
 
     with pytest.raises(KeyboardInterrupt):
-        harness.runner().start_execution("exec-ctrl-c")
+        harness.runner().start("exec-ctrl-c")
 
     assert harness.reporter.calls[1:] == [
         ("finished", interrupted, StepStatus.FAILED, "local runner: interrupted"),
@@ -554,7 +554,7 @@ def test_an_error_in_the_runner_itself_still_ends_the_run_as_failed(harness: Har
     version = harness.publish(example("trivial"))
     harness.launch("exec-broken", version.model_copy(update={"version": 99}))
 
-    harness.runner().start_execution("exec-broken")
+    harness.runner().start("exec-broken")
 
     (completed,) = harness.reporter.calls
     assert completed[:2] == ("completed", ExecutionStatus.FAILED)
@@ -590,7 +590,7 @@ def test_outputs_are_uploaded_only_when_new_or_changed(harness: Harness) -> None
     )
     harness.launch("exec-outputs", version)
 
-    harness.runner().start_execution("exec-outputs")
+    harness.runner().start("exec-outputs")
 
     prefix = execution_output_prefix("exec-outputs")
     report = harness.objects.versions(f"{prefix}report.txt")
@@ -612,7 +612,7 @@ def test_a_later_step_reads_what_an_earlier_step_wrote(harness: Harness) -> None
     harness.launch("exec-mesh", version, rows)
     runner = harness.runner()
 
-    runner.start_execution("exec-mesh")
+    runner.start("exec-mesh")
 
     assert harness.status_of("exec-mesh") is ExecutionStatus.SUCCEEDED
     prefix = execution_output_prefix("exec-mesh")
@@ -640,7 +640,7 @@ def test_a_redrive_skips_succeeded_steps_and_brings_down_their_outputs(
     )
     fresh_work_dir = tmp_path / "another-machine"
 
-    harness.runner(work_dir=fresh_work_dir).start_execution("exec-redrive")
+    harness.runner(work_dir=fresh_work_dir).start("exec-redrive")
 
     assert [call[1] for call in harness.reporter.step_calls()] == [preview, preview]
     assert harness.reporter.completion() == ("completed", ExecutionStatus.SUCCEEDED, None)
@@ -667,7 +667,7 @@ def test_a_redrive_replaces_a_stale_local_output_with_the_stored_version(
     stale.parent.mkdir(parents=True)
     stale.write_text("v 0 0 0\n")  # left by an older attempt on this machine
 
-    runner.start_execution("exec-stale")
+    runner.start("exec-stale")
 
     assert harness.status_of("exec-stale") is ExecutionStatus.SUCCEEDED
     assert stale.read_bytes() == MESHES[1].read_bytes()
@@ -678,10 +678,10 @@ def test_a_run_already_finished_is_not_run_again(harness: Harness) -> None:
     version = harness.publish(example("trivial"))
     harness.launch("exec-twice", version)
     runner = harness.runner()
-    runner.start_execution("exec-twice")
+    runner.start("exec-twice")
     first = list(harness.reporter.calls)
 
-    runner.start_execution("exec-twice")
+    runner.start("exec-twice")
 
     assert harness.reporter.calls == first
 
@@ -694,7 +694,7 @@ def test_thread_mode_runs_in_the_background_and_join_waits_for_the_end(harness: 
     harness.launch("exec-thread", version)
     runner = harness.runner(mode="thread")
 
-    runner.start_execution("exec-thread")
+    runner.start("exec-thread")
 
     assert runner.join("exec-thread", timeout=30)
     assert harness.status_of("exec-thread") is ExecutionStatus.SUCCEEDED
@@ -712,7 +712,7 @@ def test_python_step_output_goes_to_its_log_while_other_threads_print_to_the_ter
     runner = harness.runner(mode="thread")
     stdout_before = sys.stdout
 
-    runner.start_execution("exec-talk")
+    runner.start("exec-talk")
     assert step_has_printed.wait(10)
     print("main: progress")
     main_thread_has_printed.set()
@@ -731,7 +731,7 @@ def test_the_run_log_gathers_every_step_log_in_order(harness: Harness) -> None:
     version = harness.publish(example("mesh"))
     statistics, normalize, preview = harness.launch("exec-log", version, rows)
 
-    harness.runner().start_execution("exec-log")
+    harness.runner().start("exec-log")
 
     run_log = harness.logs.read_run_log("exec-log")
     headers = [line for line in run_log.splitlines() if line.startswith("=====")]
@@ -752,7 +752,7 @@ def test_detached_mode_runs_the_worker_command_in_a_new_process(
     worker.write_text(_WORKER.format(root=str(tmp_path)))
     runner = harness.runner(mode="detached", detached_command=[sys.executable, str(worker)])
 
-    runner.start_execution("exec-detached")
+    runner.start("exec-detached")
 
     assert runner.join("exec-detached", timeout=60)
     worker_log = (tmp_path / "work" / "runs" / "exec-detached" / "runner.log").read_text()

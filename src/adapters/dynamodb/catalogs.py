@@ -81,6 +81,35 @@ class DynamoDbWorkflowCatalog:
             )
         return parse_workflow_version_record(item)
 
+    def record_deployment(
+        self, database_id: str, workflow_id: str, version: int, state_machine_arn: str
+    ) -> WorkflowVersion:
+        assert self._spec.sort is not None
+        key = {
+            self._spec.partition.name: join_key(database_id, workflow_id),
+            self._spec.sort.name: version,
+        }
+        try:
+            response = self._client.update_item(
+                TableName=self._table_name,
+                Key=to_wire(key),
+                UpdateExpression="SET #arn = :arn",
+                ConditionExpression="attribute_exists(#pk)",
+                ExpressionAttributeNames={
+                    "#arn": "stateMachineArn",
+                    "#pk": self._spec.partition.name,
+                },
+                ExpressionAttributeValues={":arn": {"S": state_machine_arn}},
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+            raise WorkflowNotFoundError(
+                f"workflow {database_id}/{workflow_id} version {version} not found"
+            ) from exc
+        return parse_workflow_version_record(from_wire(response["Attributes"]))
+
 
 class DynamoDbAssetCatalog:
     """The current version of every asset file, one item per file under the asset's key."""

@@ -27,6 +27,7 @@ from domain.execution import (
     ExecutionInput,
     PipelineExecution,
     StepInputConfiguration,
+    WorkflowExecution,
     chain_order,
     execution_output_prefix,
 )
@@ -89,7 +90,17 @@ class LocalRunner:
     def _output_dir(self, workflow_execution_id: str) -> str:
         return f"{self._runs}{os.sep}{workflow_execution_id}{os.sep}output"
 
-    def start_execution(self, workflow_execution_id: str) -> None:
+    def start_execution(
+        self,
+        execution: WorkflowExecution,
+        version: WorkflowVersion,
+        steps: Sequence[PipelineExecution],
+    ) -> str | None:
+        """The port's start: the runner needs only the id, and reads the rest from the store."""
+        self.start(execution.workflow_execution_id)
+        return None
+
+    def start(self, workflow_execution_id: str) -> None:
         execution_id = workflow_execution_id
         if self._mode == "inline":
             self.run(execution_id)

@@ -44,6 +44,10 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
         versions = f"SELECT item FROM {t.name} WHERE {t.q(WORKFLOW_KEY)} = ?"
         self._latest = f"{versions} ORDER BY {t.q(VERSION)} DESC LIMIT 1"
         self._one = f"{versions} AND {t.q(VERSION)} = ?"
+        self._deploy = (
+            f"UPDATE {t.name} SET item = json_set(item, '$.stateMachineArn', ?) "
+            f"WHERE {t.q(WORKFLOW_KEY)} = ? AND {t.q(VERSION)} = ? RETURNING item"
+        )
 
     def add_version(self, version: WorkflowVersion) -> bool:
         row = self._table.row(build_workflow_version_record(version))
@@ -60,6 +64,18 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
             row = connection.execute(
                 self._one, (join_key(database_id, workflow_id), version)
             ).fetchone()
+        if row is None:
+            raise WorkflowNotFoundError(
+                f"workflow {database_id}/{workflow_id} version {version} not found"
+            )
+        return parse_workflow_version_record(load_item(row[0]))
+
+    def record_deployment(
+        self, database_id: str, workflow_id: str, version: int, state_machine_arn: str
+    ) -> WorkflowVersion:
+        key = join_key(database_id, workflow_id)
+        with self._database.write() as connection:
+            row = connection.execute(self._deploy, (state_machine_arn, key, version)).fetchone()
         if row is None:
             raise WorkflowNotFoundError(
                 f"workflow {database_id}/{workflow_id} version {version} not found"

@@ -138,7 +138,7 @@ class LaunchExecution:
             existing = self._existing(execution_id, digest, command.client_token)
             assert existing is not None
             return LaunchResult(execution=existing, created=False)
-        return LaunchResult(execution=self._start(execution), created=True)
+        return LaunchResult(execution=self._start(execution, version, records), created=True)
 
     def _version(self, command: LaunchExecutionCommand) -> WorkflowVersion:
         db, wf = command.workflow_database_id, command.workflow_id
@@ -311,10 +311,12 @@ class LaunchExecution:
                     )
         return rows
 
-    def _start(self, execution: WorkflowExecution) -> WorkflowExecution:
+    def _start(
+        self, execution: WorkflowExecution, version: WorkflowVersion, records: LaunchRecords
+    ) -> WorkflowExecution:
         execution_id = execution.workflow_execution_id
         try:
-            reference = self._orchestrator.start_execution(execution_id)
+            reference = self._orchestrator.start_execution(execution, version, records.steps)
         except Exception as error:
             failed = execution.complete(
                 ExecutionStatus.FAILED,
