@@ -27,7 +27,10 @@ from features.steps.launch_steps import *  # noqa: F403
 from features.steps.list_steps import *  # noqa: F403
 from features.steps.observer import ObservingReporter
 from features.steps.progress_steps import *  # noqa: F403
+from features.steps.reconcile_steps import *  # noqa: F403
+from features.steps.redrive_steps import *  # noqa: F403
 from features.steps.setup_steps import *  # noqa: F403
+from features.steps.stepfunctions_steps import *  # noqa: F403
 from features.steps.storage_steps import *  # noqa: F403
 from features.steps.stored_rows import StoredRows
 from features.steps.world import World
@@ -47,6 +50,11 @@ class FixedClock:
         with self._lock:
             moment, self._next = self._next, self._next + self._tick
             return moment
+
+    def advance(self, delta: timedelta) -> None:
+        """Let `delta` pass at once (a scenario's "30 seconds pass")."""
+        with self._lock:
+            self._next += delta
 
 
 @pytest.fixture(params=["sqlite", "dynamodb"], autouse=True)

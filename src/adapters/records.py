@@ -28,7 +28,7 @@ from domain.execution import (
     WorkflowExecution,
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
-from domain.workflow import StepDefinition, WorkflowVersion
+from domain.workflow import RetryPolicy, StepDefinition, WorkflowVersion
 
 Item = dict[str, Any]
 
@@ -505,21 +505,47 @@ def _step_entry(step: StepDefinition) -> Item:
         "inputFileArity": step.input_file_arity.value,
         "metadataInputs": list(step.metadata_inputs),
     }
-    _put_present(entry, handler=step.handler)
+    _put_present(
+        entry,
+        handler=step.handler,
+        functionName=step.function_name,
+        jobQueue=step.job_queue,
+        jobDefinition=step.job_definition,
+    )
     if step.command is not None:
         entry["command"] = list(step.command)
+    if step.wait_for_callback:
+        entry["waitForCallback"] = True
+    if step.retry is not None:
+        entry["retry"] = {
+            "maxAttempts": step.retry.max_attempts,
+            "intervalSeconds": step.retry.interval_seconds,
+            "backoffRate": step.retry.backoff_rate,
+        }
     return entry
 
 
 def _parse_step_entry(entry: Item) -> StepDefinition:
+    retry = entry.get("retry")
     return StepDefinition(
         pipeline_id=entry["pipelineId"],
         pipeline_database_id=entry["pipelineDatabaseId"],
         execution_type=entry["executionType"],
         handler=entry.get("handler"),
         command=tuple(entry["command"]) if "command" in entry else None,
+        function_name=entry.get("functionName"),
+        wait_for_callback=bool(entry.get("waitForCallback", False)),
+        job_queue=entry.get("jobQueue"),
+        job_definition=entry.get("jobDefinition"),
         input_file_arity=entry["inputFileArity"],
         metadata_inputs=tuple(entry.get("metadataInputs", [])),
+        retry=None
+        if retry is None
+        else RetryPolicy(
+            max_attempts=int(retry["maxAttempts"]),
+            interval_seconds=int(retry["intervalSeconds"]),
+            backoff_rate=float(retry["backoffRate"]),
+        ),
     )
 
 

@@ -19,6 +19,7 @@ from domain.execution import (
     StepOutputs,
     WorkflowExecution,
 )
+from domain.logs import RegisteredSubExecution
 from domain.paging import Page
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import WorkflowVersion
@@ -262,6 +263,15 @@ class StateMachineDeployer(Protocol):
         self, name: str, definition: dict[str, Any], role_arn: str, log_group_arn: str
     ) -> str:
         """Create the state machine, or update its definition; its ARN."""
+        ...
+
+
+class SubProcessController(Protocol):
+    """Stops a process a step registered (seed 000 "Abort reaches inside a pipeline")."""
+
+    def stop(self, sub_execution: RegisteredSubExecution) -> str:
+        """Stop it; the outcome: "stopped", or "unsupported" for a type this controller cannot
+        stop (the caller reports it as a warning, never as a failure)."""
         ...
 
 

@@ -9,7 +9,15 @@ from pydantic.alias_generators import to_camel
 
 from application.validation_messages import describe_validation_error
 from domain.errors import InvalidInputError
-from domain.workflow import ExecutionType, Identifier, InputFileArity, step_target_problem
+from domain.workflow import (
+    BackoffRate,
+    ExecutionType,
+    Identifier,
+    InputFileArity,
+    MaxAttempts,
+    RetryIntervalSeconds,
+    step_target_problem,
+)
 
 
 class _Document(BaseModel):
@@ -18,18 +26,38 @@ class _Document(BaseModel):
     )
 
 
+class RetryDocument(_Document):
+    max_attempts: MaxAttempts = 3
+    interval_seconds: RetryIntervalSeconds = 1
+    backoff_rate: BackoffRate = 2.0
+
+
 class StepDocument(_Document):
     pipeline_id: Identifier
     pipeline_database_id: Identifier | None = None
     execution_type: ExecutionType
     handler: str | None = None
     command: list[str] | None = None
+    function_name: str | None = None
+    # None, not False, when absent: `waitForCallback: false` on a batch step is still refused.
+    wait_for_callback: bool | None = None
+    job_queue: str | None = None
+    job_definition: str | None = None
     input_file_arity: InputFileArity = InputFileArity.MANY
     metadata_inputs: list[str] = Field(default_factory=list)
+    retry: RetryDocument | None = None
 
     @model_validator(mode="after")
     def _target_matches_type(self) -> StepDocument:
-        problem = step_target_problem(self.execution_type, self.handler, self.command)
+        targets = {
+            "handler": self.handler,
+            "command": self.command,
+            "functionName": self.function_name,
+            "waitForCallback": self.wait_for_callback,
+            "jobQueue": self.job_queue,
+            "jobDefinition": self.job_definition,
+        }
+        problem = step_target_problem(self.execution_type, targets)
         if problem is not None:
             raise ValueError(problem)
         return self

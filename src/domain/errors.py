@@ -50,3 +50,12 @@ class IdempotencyConflictError(ConflictError):
 
 class TerminalStateError(ConflictError):
     """A row that reached a terminal status is never changed again."""
+
+
+class RedriveNotAllowedError(ConflictError):
+    """Seed 001 refuses the redrive; the message is the seed's reason, word for word."""
+
+    def __init__(self, workflow_execution_id: str, reason: str) -> None:
+        super().__init__(reason)
+        self.workflow_execution_id = workflow_execution_id
+        self.reason = reason

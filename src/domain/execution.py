@@ -68,7 +68,7 @@ class WorkflowExecution(_Record):
         return self._evolve(
             status=status,
             execution_stop_date=at,
-            execution_log=log,
+            execution_log=log or None,  # stored rows have no empty attributes
             execution_log_object_key=log_object_key,
             execution_error=None
             if status is ExecutionStatus.SUCCEEDED

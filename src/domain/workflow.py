@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
@@ -16,6 +17,12 @@ Identifier = Annotated[
 class ExecutionType(StrEnum):
     PYTHON = "python"
     COMMAND = "command"
+    LAMBDA = "lambda"
+    BATCH = "batch"
+
+
+# The local runner's own types: Step Functions cannot call a python handler or a local command.
+LOCAL_ONLY_TYPES = frozenset({ExecutionType.PYTHON, ExecutionType.COMMAND})
 
 
 class InputFileArity(StrEnum):
@@ -24,21 +31,83 @@ class InputFileArity(StrEnum):
     NONE = "none"
 
 
-def step_target_problem(
-    execution_type: ExecutionType, handler: str | None, command: Sequence[str] | None
-) -> str | None:
-    """Why a step's handler/command does not fit its execution type, or None when it does."""
+# The fields that say what a step runs, by their workflow-file names, under the type owning them.
+TARGET_FIELDS: Mapping[ExecutionType, tuple[str, ...]] = {
+    ExecutionType.PYTHON: ("handler",),
+    ExecutionType.COMMAND: ("command",),
+    ExecutionType.LAMBDA: ("functionName", "waitForCallback"),
+    ExecutionType.BATCH: ("jobQueue", "jobDefinition"),
+}
+_FIELD_OWNERS = {name: kind for kind, names in TARGET_FIELDS.items() for name in names}
+_FUNCTION_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_FUNCTION_ARN = re.compile(
+    r"^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9_$-]+)?$"
+)
+_BATCH_REFERENCE = re.compile(r"^\S{1,1600}$")  # a name, name:revision or ARN; never blank
+
+
+def _own_field_problem(execution_type: ExecutionType, targets: Mapping[str, Any]) -> str | None:
     if execution_type is ExecutionType.PYTHON:
-        if not handler or ":" not in handler:
+        handler = targets.get("handler")
+        if not isinstance(handler, str) or ":" not in handler:
             return "handler: a python step needs handler: package.module:function"
-        if command is not None:
-            return "command: only a command step takes a command"
-    else:
-        if not command:
+    elif execution_type is ExecutionType.COMMAND:
+        if not targets.get("command"):
             return "command: a command step needs a non-empty argv list"
-        if handler is not None:
-            return "handler: only a python step takes a handler"
+    elif execution_type is ExecutionType.LAMBDA:
+        function = targets.get("functionName")
+        if function is None:
+            return "functionName: a lambda step needs functionName: a function name or ARN"
+        if not (_FUNCTION_NAME.match(function) or _FUNCTION_ARN.match(function)):
+            return f"functionName: expected a Lambda function name or ARN, got {function!r}"
+    else:
+        for name in ("jobQueue", "jobDefinition"):
+            value = targets.get(name)
+            if value is None:
+                return f"{name}: a batch step needs {name}: a name or ARN"
+            if not _BATCH_REFERENCE.match(value):
+                return f"{name}: expected a name or ARN without blanks, got {value!r}"
     return None
+
+
+def step_target_problem(execution_type: ExecutionType, targets: Mapping[str, Any]) -> str | None:
+    """Why a step's target fields do not fit its execution type, or None when they do.
+
+    `targets` maps target fields by workflow-file name (`handler`, `functionName`, ...) to their
+    values, None when absent: a step needs its own type's fields and takes no other type's.
+    """
+    problem = _own_field_problem(execution_type, targets)
+    if problem is not None:
+        return problem
+    for name, value in targets.items():
+        owner = _FIELD_OWNERS[name]
+        if value is not None and owner is not execution_type:
+            return f"{name}: only a {owner.value} step takes {name}"
+    return None
+
+
+MaxAttempts = Annotated[int, Field(ge=1, le=10)]
+RetryIntervalSeconds = Annotated[int, Field(ge=1)]
+BackoffRate = Annotated[float, Field(ge=1.0)]
+
+
+class RetryPolicy(BaseModel):
+    """How often a failed step is tried again, and how long to wait in between.
+
+    `max_attempts` counts every attempt, the first one included (seed 003: each is a
+    TaskExecution), so 1 means no retry. Step Functions' own `MaxAttempts` counts the retries
+    only: the state machine generator writes `max_attempts - 1`.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    max_attempts: MaxAttempts = 3
+    interval_seconds: RetryIntervalSeconds = 1
+    backoff_rate: BackoffRate = 2.0
+
+    def delay_before(self, attempt: int) -> float:
+        """Seconds to wait before attempt `attempt` (2 is the first retry)."""
+        return float(self.interval_seconds * self.backoff_rate ** max(attempt - 2, 0))
 
 
 class StepDefinition(BaseModel):
@@ -51,19 +120,40 @@ class StepDefinition(BaseModel):
     execution_type: ExecutionType
     handler: str | None = None
     command: tuple[str, ...] | None = None
+    function_name: str | None = None
+    wait_for_callback: bool = False
+    job_queue: str | None = None
+    job_definition: str | None = None
     input_file_arity: InputFileArity = InputFileArity.MANY
     metadata_inputs: tuple[str, ...] = ()
+    retry: RetryPolicy | None = None
 
     @model_validator(mode="after")
     def _target_matches_type(self) -> StepDefinition:
-        problem = step_target_problem(self.execution_type, self.handler, self.command)
+        problem = step_target_problem(self.execution_type, self.targets)
         if problem is not None:
             raise ValueError(problem)
         return self
 
     @property
+    def targets(self) -> dict[str, Any]:
+        """The target fields by workflow-file name; None when absent (waitForCallback: false)."""
+        return {
+            "handler": self.handler,
+            "command": self.command,
+            "functionName": self.function_name,
+            "waitForCallback": self.wait_for_callback or None,
+            "jobQueue": self.job_queue,
+            "jobDefinition": self.job_definition,
+        }
+
+    @property
     def pipeline_key(self) -> str:
         return f"{self.pipeline_database_id}:{self.pipeline_id}"
+
+    @property
+    def runs_locally(self) -> bool:
+        return self.execution_type in LOCAL_ONLY_TYPES
 
 
 class WorkflowVersion(BaseModel):

@@ -7,6 +7,7 @@ command on SQLite never imports boto3, and SQLAlchemy is imported only to create
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,12 +16,21 @@ from dependency_injector import containers, providers
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import TableNames
 from application.reporting import UseCaseRunReporter
+from application.use_cases.abort_execution import AbortExecution
 from application.use_cases.complete_execution import CompleteExecution
+from application.use_cases.deploy_workflow_version import (
+    DeploymentConfiguration,
+    DeployWorkflowVersion,
+)
+from application.use_cases.get_execution import GetExecution
 from application.use_cases.get_execution_details import GetExecutionDetails
+from application.use_cases.handle_execution_error import HandleExecutionError
 from application.use_cases.import_asset_files import ImportAssetFiles
 from application.use_cases.launch_execution import LaunchExecution
 from application.use_cases.list_executions import ListExecutions
 from application.use_cases.publish_workflow_version import PublishWorkflowVersion
+from application.use_cases.reconcile_execution import ReconcileExecution
+from application.use_cases.redrive_execution import RedriveExecution
 from application.use_cases.step_tracking import FinishStep, StartStep
 from entrypoints.settings import Settings
 
@@ -31,7 +41,10 @@ if TYPE_CHECKING:
         ExecutionStore,
         LogStore,
         ObjectStore,
+        Orchestrator,
         RunReporter,
+        StateMachineDeployer,
+        SubProcessController,
         WorkflowCatalog,
     )
 
@@ -93,6 +106,29 @@ def _dynamodb_asset_catalog(client: Any, tables: TableNames) -> AssetCatalog:
     return DynamoDbAssetCatalog(client, tables)
 
 
+def _stepfunctions_client(region: str) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    # No endpoint_url: boto3 reads AWS_ENDPOINT_URL(_SFN) itself (moto, LocalStack).
+    config = Config(
+        connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 3}
+    )
+    return boto3.client("stepfunctions", region_name=region, config=config)
+
+
+def _stepfunctions_orchestrator(client: Any) -> Orchestrator:
+    from adapters.aws.stepfunctions import StepFunctionsOrchestrator
+
+    return StepFunctionsOrchestrator(client)
+
+
+def _stepfunctions_deployer(client: Any) -> StateMachineDeployer:
+    from adapters.aws.stepfunctions import StepFunctionsDeployer
+
+    return StepFunctionsDeployer(client)
+
+
 def _object_store(home: str) -> ObjectStore:
     from adapters.local.object_store import FilesystemObjectStore
 
@@ -126,6 +162,29 @@ def _local_runner(
         mode=mode,
         detached_command=WORKER_COMMAND,
     )
+
+
+def _deployment_configuration(deployment: Mapping[str, str] | None) -> DeploymentConfiguration:
+    """Read when a deploy is built, so only a deploy needs the WFX_SFN_* / WFX_LAMBDA_* settings."""
+    from application.state_machines import HandlerArns
+    from entrypoints.settings import deployment_setting
+
+    return DeploymentConfiguration(
+        role_arn=deployment_setting(deployment, "WFX_SFN_ROLE_ARN"),
+        log_group_arn=deployment_setting(deployment, "WFX_SFN_LOG_GROUP_ARN"),
+        handlers=HandlerArns(
+            tracking=deployment_setting(deployment, "WFX_LAMBDA_TRACKING_ARN"),
+            completion=deployment_setting(deployment, "WFX_LAMBDA_COMPLETION_ARN"),
+            error=deployment_setting(deployment, "WFX_LAMBDA_ERROR_ARN"),
+        ),
+    )
+
+
+def _sub_process_controller(stepfunctions_client: Callable[[], Any]) -> SubProcessController:
+    from adapters.aws.subprocesses import StepFunctionsSubProcessController
+
+    # the client provider itself: built only when a registered sub-execution is to be stopped
+    return StepFunctionsSubProcessController(stepfunctions_client)
 
 
 class Container(containers.DeclarativeContainer):
@@ -174,7 +233,9 @@ class Container(containers.DeclarativeContainer):
         finish_step=finish_step,
         complete_execution=complete_execution,
     )
-    orchestrator = providers.Singleton(
+    stepfunctions_client = providers.Singleton(_stepfunctions_client, config.region)
+    # The local runner whatever the runner setting: `wfx run` waits on it, the worker runs on it.
+    local_runner = providers.Singleton(
         _local_runner,
         store=execution_store,
         catalog=workflow_catalog,
@@ -183,6 +244,18 @@ class Container(containers.DeclarativeContainer):
         reporter=run_reporter,
         home=config.home,
         mode=config.runner_mode,
+    )
+    orchestrator = providers.Selector(
+        config.runner,
+        local=local_runner,
+        stepfunctions=providers.Singleton(_stepfunctions_orchestrator, stepfunctions_client),
+    )
+    state_machine_deployer = providers.Singleton(_stepfunctions_deployer, stepfunctions_client)
+    deploy_workflow_version = providers.Factory(
+        DeployWorkflowVersion,
+        catalog=workflow_catalog,
+        deployer=state_machine_deployer,
+        configuration=providers.Factory(_deployment_configuration, config.deployment),
     )
 
     publish_workflow_version = providers.Factory(
@@ -200,12 +273,53 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         ids=ids,
     )
-    get_execution_details = providers.Factory(GetExecutionDetails, store=execution_store)
-    list_executions = providers.Factory(ListExecutions, store=execution_store)
+    sub_process_controller = providers.Singleton(
+        _sub_process_controller, stepfunctions_client.provider
+    )
+    reconcile_execution = providers.Factory(
+        ReconcileExecution,
+        store=execution_store,
+        orchestrator=orchestrator,
+        logs=log_store,
+        objects=object_store,
+        clock=clock,
+        min_interval_seconds=config.sfn_sync_min_interval_seconds,
+    )
+    get_execution = providers.Factory(
+        GetExecution, store=execution_store, reconcile=reconcile_execution
+    )
+    get_execution_details = providers.Factory(
+        GetExecutionDetails, store=execution_store, reconcile=reconcile_execution
+    )
+    list_executions = providers.Factory(
+        ListExecutions, store=execution_store, reconcile=reconcile_execution
+    )
+    abort_execution = providers.Factory(
+        AbortExecution,
+        store=execution_store,
+        orchestrator=orchestrator,
+        sub_processes=sub_process_controller,
+        logs=log_store,
+        objects=object_store,
+        clock=clock,
+    )
+    redrive_execution = providers.Factory(
+        RedriveExecution, store=execution_store, orchestrator=orchestrator, clock=clock, ids=ids
+    )
+    handle_execution_error = providers.Factory(
+        HandleExecutionError,
+        store=execution_store,
+        sub_processes=sub_process_controller,
+        complete_execution=complete_execution,
+        clock=clock,
+    )
 
 
-def build_container(settings: Settings | None = None, runner_mode: str = "inline") -> Container:
-    """A container configured from the environment (or the given settings)."""
+def build_container(
+    settings: Settings | None = None, runner_mode: str = "inline", runner: str | None = None
+) -> Container:
+    """A container configured from the environment (or the given settings); `runner` overrides
+    the settings' (WFX_RUNNER) choice of orchestrator."""
     settings = settings or Settings.from_environment()
     container = Container()
     container.config.from_dict(
@@ -216,7 +330,10 @@ def build_container(settings: Settings | None = None, runner_mode: str = "inline
             "dynamodb_endpoint": settings.dynamodb_endpoint,
             "region": settings.region,
             "runner_mode": runner_mode,
+            "runner": runner or settings.runner,
             "user": settings.user,
+            "deployment": dict(settings.deployment),
+            "sfn_sync_min_interval_seconds": settings.sfn_sync_min_interval_seconds,
         }
     )
     return container

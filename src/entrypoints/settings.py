@@ -6,13 +6,23 @@ import getpass
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from domain.errors import InvalidInputError
 
 STORES = ("sqlite", "dynamodb")
+RUNNERS = ("local", "stepfunctions")
 DEFAULT_REGION = "us-east-1"
+DEFAULT_SFN_SYNC_MIN_INTERVAL_SECONDS = 30.0
+# What `wfx workflows deploy` needs, each read only when deploying (name: what it is).
+DEPLOYMENT_VARIABLES = {
+    "WFX_SFN_ROLE_ARN": "the ARN of the IAM role the state machine runs as",
+    "WFX_SFN_LOG_GROUP_ARN": "the CloudWatch Logs log group ARN the state machine logs to",
+    "WFX_LAMBDA_TRACKING_ARN": "the ARN of the step tracking Lambda function",
+    "WFX_LAMBDA_COMPLETION_ARN": "the ARN of the completion Lambda function",
+    "WFX_LAMBDA_ERROR_ARN": "the ARN of the error handler Lambda function",
+}
 
 
 def default_home(environ: Mapping[str, str]) -> Path:
@@ -33,6 +43,38 @@ def _user(environ: Mapping[str, str]) -> str:
         return "local-user"
 
 
+def _sync_interval(environ: Mapping[str, str]) -> float:
+    text = environ.get("WFX_SFN_SYNC_MIN_INTERVAL_SECONDS", "")
+    if not text:
+        return DEFAULT_SFN_SYNC_MIN_INTERVAL_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:  # also refuses nan
+        raise InvalidInputError(
+            f"WFX_SFN_SYNC_MIN_INTERVAL_SECONDS: must be a number of seconds >= 0, got {text!r}"
+        )
+    return seconds
+
+
+def deployment_setting(deployment: Mapping[str, str] | None, variable: str) -> str:
+    """One deployment variable's value; InvalidInputError naming it when it is not set."""
+    value = (deployment or {}).get(variable)
+    if not value:
+        raise InvalidInputError(
+            f"{variable}: not set; deploying to Step Functions needs "
+            f"{DEPLOYMENT_VARIABLES[variable]}"
+        )
+    return value
+
+
+def check_runner(runner: str, source: str) -> str:
+    if runner not in RUNNERS:
+        raise InvalidInputError(f"{source}: must be one of {', '.join(RUNNERS)}, got {runner!r}")
+    return runner
+
+
 @dataclass(frozen=True)
 class Settings:
     store: str
@@ -41,6 +83,11 @@ class Settings:
     dynamodb_endpoint: str | None
     region: str
     user: str
+    # seed 000 SFN_SYNC_MIN_INTERVAL_SECONDS: how long a read trusts an open row unchecked
+    sfn_sync_min_interval_seconds: float = DEFAULT_SFN_SYNC_MIN_INTERVAL_SECONDS
+    runner: str = "local"  # which orchestrator runs a launch: the local runner or Step Functions
+    # The DEPLOYMENT_VARIABLES that are set, by name.
+    deployment: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -64,6 +111,9 @@ class Settings:
             dynamodb_endpoint=environ.get("WFX_DYNAMODB_ENDPOINT") or None,
             region=region,
             user=_user(environ),
+            sfn_sync_min_interval_seconds=_sync_interval(environ),
+            runner=check_runner(environ.get("WFX_RUNNER") or "local", "WFX_RUNNER"),
+            deployment={name: environ[name] for name in DEPLOYMENT_VARIABLES if environ.get(name)},
         )
 
     def describe_store(self) -> str:

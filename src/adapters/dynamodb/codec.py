@@ -36,7 +36,18 @@ def _deserializer() -> TypeDeserializer:
 
 def to_wire(item: Mapping[str, Any]) -> WireItem:
     serialize = _serializer().serialize
-    return {name: serialize(value) for name, value in item.items()}
+    return {name: serialize(_numbers(value)) for name, value in item.items()}
+
+
+def _numbers(value: Any) -> Any:
+    """boto3 refuses a float (a retry policy's backoffRate): send it as the Decimal it reads as."""
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, list):
+        return [_numbers(element) for element in value]
+    if isinstance(value, dict):
+        return {name: _numbers(element) for name, element in value.items()}
+    return value
 
 
 def from_wire(item: Mapping[str, Any]) -> Item:

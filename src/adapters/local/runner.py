@@ -6,7 +6,9 @@ import os
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from adapters.local.output_folder import OutputFolder
 from adapters.local.step_execution import (
@@ -15,14 +17,24 @@ from adapters.local.step_execution import (
     run_command_step,
     run_python_step,
 )
+from adapters.local.worker_process import (
+    is_worker_alive,
+    read_pid_file,
+    remove_pid_file,
+    terminate_worker,
+    write_pid_file,
+)
 from application.ports import (
     ExecutionStore,
+    HistoryPage,
     LogStore,
     ObjectStore,
+    OrchestratorExecution,
     RunReporter,
     WorkflowCatalog,
 )
 from domain.assets import asset_object_key
+from domain.errors import ConflictError, ExecutionNotFoundError
 from domain.execution import (
     ExecutionInput,
     PipelineExecution,
@@ -36,6 +48,15 @@ from domain.workflow import ExecutionType, InputFileArity, StepDefinition, Workf
 
 MODES = ("inline", "thread", "detached")
 _INTERRUPTED = "local runner: interrupted"
+WORKER_EXITED = "local worker exited"
+# How long a stop waits for a worker to end on SIGTERM before it sends SIGKILL.
+_STOP_GRACE_SECONDS = 5.0
+_STEP_EVENT_TYPES = {
+    StepStatus.SUCCEEDED: "StepSucceeded",
+    StepStatus.FAILED: "StepFailed",
+    StepStatus.ABORTED: "StepAborted",
+    StepStatus.TIMED_OUT: "StepTimedOut",
+}
 
 _InputKey = tuple[str, str, str]  # databaseId, assetId, inputAssetFileKey
 
@@ -75,6 +96,10 @@ class LocalRunner:
         self._detached_command = tuple(detached_command)
         self._threads: dict[str, threading.Thread] = {}
         self._processes: dict[str, subprocess.Popen[bytes]] = {}
+        self._exit_codes: dict[str, int] = {}  # of workers joined, for a later describe
+        self._lock = threading.Lock()
+        self._stopped: set[str] = set()  # runs asked to stop, until they are started again
+        self._commands: dict[str, subprocess.Popen[bytes]] = {}  # the command step running now
 
     @property
     def mode(self) -> str:
@@ -103,11 +128,13 @@ class LocalRunner:
     def start(self, workflow_execution_id: str) -> None:
         execution_id = workflow_execution_id
         if self._mode == "inline":
+            self._forget_stop_and_worker(execution_id)
             self.run(execution_id)
         elif self._mode == "thread":
             running = self._threads.get(execution_id)
             if running is not None and running.is_alive():
                 return  # one run of an execution at a time
+            self._forget_stop_and_worker(execution_id)
             # not a daemon: an interpreter that is exiting still finishes and records the run
             thread = threading.Thread(
                 target=self.run, args=(execution_id,), name=f"wfx-run-{execution_id}"
@@ -118,7 +145,15 @@ class LocalRunner:
             worker = self._processes.get(execution_id)
             if worker is not None and worker.poll() is None:
                 return
+            with self._lock:
+                self._stopped.discard(execution_id)
             self._spawn_worker(execution_id)
+
+    def _forget_stop_and_worker(self, execution_id: str) -> None:
+        with self._lock:
+            self._stopped.discard(execution_id)
+        # this run is not a worker's: an old worker's pid file would describe it wrongly
+        remove_pid_file(self.run_dir(execution_id))
 
     def join(self, workflow_execution_id: str, timeout: float | None = None) -> bool:
         """Wait for a run started by this runner in thread or detached mode; True once it ended."""
@@ -131,11 +166,121 @@ class LocalRunner:
         process = self._processes.get(workflow_execution_id)
         if process is not None:
             try:
-                process.wait(timeout)
+                self._exit_codes[workflow_execution_id] = process.wait(timeout)
             except subprocess.TimeoutExpired:
                 return False
             self._processes.pop(workflow_execution_id, None)
         return True
+
+    # --- the rest of the Orchestrator port ----------------------------------------------------
+
+    def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
+        """RUNNING while this run's thread or worker lives; FAILED when a worker ended without
+        recording the end of its run; otherwise None, and the stored row is the truth."""
+        execution_id = execution.workflow_execution_id
+        thread = self._threads.get(execution_id)
+        if thread is not None and thread.is_alive():
+            return OrchestratorExecution(status=ExecutionStatus.RUNNING)
+        alive, exit_code = self._worker_state(execution_id)
+        if alive is None:
+            return None
+        if alive:
+            return OrchestratorExecution(status=ExecutionStatus.RUNNING)
+        try:  # read after the worker is known dead: what it recorded is all there will be
+            stored = self._store.get_execution(execution_id)
+        except ExecutionNotFoundError:
+            return None
+        if stored.is_terminal:
+            return None
+        cause = f"exit code {exit_code}" if exit_code is not None else "exit code unknown"
+        return OrchestratorExecution(
+            status=ExecutionStatus.FAILED, error=WORKER_EXITED, cause=cause
+        )
+
+    def _worker_state(self, execution_id: str) -> tuple[bool | None, int | None]:
+        """(alive, exit code) of the run's worker; alive is None when the run has no worker."""
+        process = self._processes.get(execution_id)
+        if process is not None:
+            code = process.poll()
+            return code is None, code
+        if execution_id in self._exit_codes:
+            return False, self._exit_codes[execution_id]
+        pid = read_pid_file(self.run_dir(execution_id))
+        if pid is None:
+            return None, None
+        # a worker started by another process: alive or not, but its exit code is not ours
+        return is_worker_alive(pid, execution_id), None
+
+    def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> None:
+        """Stop the run: a thread run before its next step, a worker with its process group, and
+        a command step running now at once. The stored statuses are the caller's to write."""
+        execution_id = execution.workflow_execution_id
+        self._check_ours(execution)
+        with self._lock:
+            self._stopped.add(execution_id)
+            command = self._commands.get(execution_id)
+        if command is not None and command.poll() is None:
+            command.terminate()
+        process = self._processes.get(execution_id)
+        pid = process.pid if process is not None else read_pid_file(self.run_dir(execution_id))
+        if pid is not None:
+            terminate_worker(pid, execution_id, process, _STOP_GRACE_SECONDS)
+
+    def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
+        """Run the execution again in this runner's mode; `run()` skips the SUCCEEDED steps."""
+        execution_id = execution.workflow_execution_id
+        self._check_ours(execution)
+        if self._stop_requested(execution_id):
+            self.join(execution_id, timeout=_STOP_GRACE_SECONDS)  # let the stopped run end first
+        alive, _ = self._worker_state(execution_id)
+        thread = self._threads.get(execution_id)
+        if alive or (thread is not None and thread.is_alive()):
+            raise ConflictError(f"execution {execution_id} is still running on the local runner")
+        redriven_at = datetime.now(UTC)
+        self.start(execution_id)
+        return redriven_at
+
+    def history_page(
+        self, execution: WorkflowExecution, next_token: str | None = None, max_results: int = 1000
+    ) -> HistoryPage:
+        """The steps' starts and ends, from the step rows, in chain order: one page."""
+        events: list[dict[str, Any]] = []
+        steps = chain_order(self._store.list_steps(execution.workflow_execution_id))
+        for step in steps:
+            if step.start_date is not None:
+                events.append(_step_event("StepStarted", step, step.start_date))
+            finished = _STEP_EVENT_TYPES.get(step.status)
+            if finished is not None:
+                event = _step_event(finished, step, step.stop_date)
+                if step.error:
+                    event["error"] = step.error
+                events.append(event)
+        return HistoryPage(events=tuple(events))
+
+    def _check_ours(self, execution: WorkflowExecution) -> None:
+        """A run another orchestrator started is not stopped or redriven here: doing nothing
+        would let the caller record a stop that never happened."""
+        if execution.orchestrator != self.name:
+            raise ConflictError(
+                f"execution {execution.workflow_execution_id} runs on the "
+                f"{execution.orchestrator} runner, not on {self.name}: "
+                f"set WFX_RUNNER={execution.orchestrator}"
+            )
+
+    def _stop_requested(self, execution_id: str) -> bool:
+        with self._lock:
+            return execution_id in self._stopped
+
+    def _command_started(self, execution_id: str, process: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._commands[execution_id] = process
+            stopped = execution_id in self._stopped
+        if stopped:  # the stop came while the command was being started
+            process.terminate()
+
+    def _command_ended(self, execution_id: str) -> None:
+        with self._lock:
+            self._commands.pop(execution_id, None)
 
     def run(self, workflow_execution_id: str) -> ExecutionStatus:
         """Run every step not yet SUCCEEDED, in chain order; the run always ends through the
@@ -143,6 +288,8 @@ class LocalRunner:
         try:
             return self._run(workflow_execution_id)
         except Exception as error:
+            if self._stop_requested(workflow_execution_id):
+                return ExecutionStatus.ABORTED  # the stopper records the run's end
             message = f"local runner: {type(error).__name__}: {error}"
             failed = ExecutionStatus.FAILED
             self._reporter.execution_completed(workflow_execution_id, failed, message)
@@ -166,6 +313,8 @@ class LocalRunner:
         for step in chain_order([d.step for d in details.steps]):
             if step.status is StepStatus.SUCCEEDED:
                 continue  # a redrive continues from the step that failed
+            if self._stop_requested(execution_id):
+                return ExecutionStatus.ABORTED  # the stopper records the run's end
             if outputs is None:
                 prefix = execution_output_prefix(execution_id)
                 outputs = OutputFolder(self._objects, self._output_dir(execution_id), prefix)
@@ -174,6 +323,8 @@ class LocalRunner:
             self._reporter.step_started(execution_id, step_id)
             try:
                 error = self._run_step(step, version, configurations.get(step_id), inputs, outputs)
+                if self._stop_requested(execution_id):
+                    return ExecutionStatus.ABORTED  # a killed step's end is not a failure
             except BaseException:  # Ctrl-C: the step ends too, not only the run
                 failed = StepStatus.FAILED
                 self._reporter.step_finished(execution_id, step_id, failed, _INTERRUPTED)
@@ -210,9 +361,22 @@ class LocalRunner:
                 if definition.execution_type is ExecutionType.PYTHON:
                     assert definition.handler is not None  # StepDefinition guarantees it
                     run_python_step(definition.handler, run)
-                else:
+                elif definition.execution_type is ExecutionType.COMMAND:
                     assert definition.command is not None
-                    run_command_step(definition.command, run)
+                    execution_id = step.workflow_execution_id
+                    try:
+                        run_command_step(
+                            definition.command,
+                            run,
+                            on_start=lambda process: self._command_started(execution_id, process),
+                        )
+                    finally:
+                        self._command_ended(execution_id)
+                else:
+                    raise StepFailedError(
+                        f"{definition.pipeline_id}: a {definition.execution_type.value} step "
+                        "runs only on Step Functions (--runner stepfunctions)"
+                    )
             finally:
                 outputs.push()  # what a failed step left behind is kept too
         except StepFailedError as failed:
@@ -261,6 +425,12 @@ class LocalRunner:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # a Ctrl-C of the launching terminal does not reach it
             )
+        self._exit_codes.pop(workflow_execution_id, None)
+        write_pid_file(run_dir, self._processes[workflow_execution_id].pid)
+
+
+def _step_event(kind: str, step: PipelineExecution, at: datetime | None) -> dict[str, Any]:
+    return {"type": kind, "pipelineExecutionId": step.pipeline_execution_id, "timestamp": at}
 
 
 def _definition(version: WorkflowVersion, step: PipelineExecution) -> StepDefinition:

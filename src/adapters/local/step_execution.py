@@ -174,8 +174,15 @@ def command_environment(step: StepRun) -> dict[str, str]:
     }
 
 
-def run_command_step(command: Sequence[str], step: StepRun) -> None:
-    """Run the command with stdout and stderr in the step log; a non-zero exit fails the step."""
+def run_command_step(
+    command: Sequence[str],
+    step: StepRun,
+    on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
+) -> None:
+    """Run the command with stdout and stderr in the step log; a non-zero exit fails the step.
+
+    `on_start` is given the process as soon as it runs (so a stop can kill it).
+    """
     argv = [sys.executable if part == PYTHON_PLACEHOLDER else part for part in command]
     tail: deque[bytes] = deque(maxlen=_STDERR_TAIL_LINES)
     # O_APPEND: the child's stdout and our copy of its stderr interleave without overwriting
@@ -192,6 +199,8 @@ def run_command_step(command: Sequence[str], step: StepRun) -> None:
             raise StepFailedError(f"executable not found: {argv[0]}") from error
         except OSError as error:
             raise StepFailedError(f"cannot run {argv[0]}: {error.strerror or error}") from error
+        if on_start is not None:
+            on_start(process)
         assert process.stderr is not None
         with process.stderr:
             for line in process.stderr:

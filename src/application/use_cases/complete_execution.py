@@ -36,6 +36,21 @@ MAX_STORED_LOG_BYTES = 64 * 1024
 _METADATA_FOLDER = "metadata/"
 
 
+def fit_run_log(
+    logs: LogStore, objects: ObjectStore, workflow_execution_id: str
+) -> tuple[str, str | None]:
+    """The run log as stored on the row, and the object key of the whole log if cut.
+
+    Every writer of a terminal status uses it (completion, reconcile, abort, error handler)."""
+    log = logs.read_run_log(workflow_execution_id)
+    body = log.encode("utf-8")
+    if len(body) <= MAX_STORED_LOG_BYTES:
+        return log, None
+    stored = objects.put_bytes(execution_log_key(workflow_execution_id), body)
+    tail = body[-MAX_STORED_LOG_BYTES:].decode("utf-8", errors="ignore")
+    return tail, stored.key
+
+
 class CompleteExecutionCommand(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
@@ -87,14 +102,7 @@ class CompleteExecution:
         return self._store.get_execution(execution.workflow_execution_id)
 
     def _fit_log(self, workflow_execution_id: str) -> tuple[str, str | None]:
-        """The run log as stored on the row, and the object key of the whole log if cut."""
-        log = self._logs.read_run_log(workflow_execution_id)
-        body = log.encode("utf-8")
-        if len(body) <= MAX_STORED_LOG_BYTES:
-            return log, None
-        stored = self._objects.put_bytes(execution_log_key(workflow_execution_id), body)
-        tail = body[-MAX_STORED_LOG_BYTES:].decode("utf-8", errors="ignore")
-        return tail, stored.key
+        return fit_run_log(self._logs, self._objects, workflow_execution_id)
 
     def _end_state_outputs(
         self, end_step: PipelineExecution, status: ExecutionStatus

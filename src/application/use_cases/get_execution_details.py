@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.ports import ExecutionStore
+from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.execution import ExecutionDetails, chain_order
 
 
@@ -15,13 +16,23 @@ class GetExecutionDetailsQuery(BaseModel):
 
 
 class GetExecutionDetails:
-    """Read every row of one run; steps are walked from the root along the chain links."""
+    """Read every row of one run; steps are walked from the root along the chain links.
 
-    def __init__(self, store: ExecutionStore) -> None:
-        self._store = store
+    With a reconciler, an open run is checked with its orchestrator first (the 30-second rule).
+    """
+
+    def __init__(self, store: ExecutionStore, reconcile: ReconcileExecution | None = None) -> None:
+        self._store, self._reconcile = store, reconcile
 
     def execute(self, query: GetExecutionDetailsQuery) -> ExecutionDetails:
         details = self._store.get_details(query.workflow_execution_id)
+        if self._reconcile is not None:
+            reconciled = self._reconcile.execute(details.execution)
+            if reconciled.is_terminal and not details.execution.is_terminal:
+                # found finished out of band: its steps were closed too, so read them again
+                details = self._store.get_details(query.workflow_execution_id)
+            else:
+                details = details.model_copy(update={"execution": reconciled})
         by_id = {entry.step.pipeline_execution_id: entry for entry in details.steps}
         ordered = chain_order([entry.step for entry in details.steps])
         return details.model_copy(

@@ -9,6 +9,7 @@ import json
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from application.ports import AssetDirection, ExecutionRef, ExecutionStore, ListScope
+from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.assets import AssetRef
 from domain.errors import InvalidInputError
 from domain.execution import WorkflowExecution
@@ -36,12 +37,23 @@ class ListExecutionsQuery(BaseModel):
 
 
 class ListExecutions:
-    """One index query per page for the single-index lists; the asset list merges two indexes."""
+    """One index query per page for the single-index lists; the asset list merges two indexes.
 
-    def __init__(self, store: ExecutionStore) -> None:
-        self._store = store
+    With a reconciler, each open row of the page is checked under the 30-second rule; a finished
+    row costs no orchestrator call.
+    """
+
+    def __init__(self, store: ExecutionStore, reconcile: ReconcileExecution | None = None) -> None:
+        self._store, self._reconcile = store, reconcile
 
     def execute(self, query: ListExecutionsQuery) -> Page[WorkflowExecution]:
+        page = self._page(query)
+        if self._reconcile is None:
+            return page
+        items = self._reconcile.execute_all(page.items)
+        return Page(items=tuple(items), next_token=page.next_token)
+
+    def _page(self, query: ListExecutionsQuery) -> Page[WorkflowExecution]:
         if query.asset is not None:
             asset = AssetRef.parse(query.asset, "asset", allow_file=False)
             return self._by_asset(asset.asset_key, query.limit, query.starting_token)

@@ -9,9 +9,12 @@ from pydantic import BaseModel, ConfigDict
 
 from application.ports import Clock, WorkflowCatalog
 from application.workflow_documents import WorkflowDocument
-from domain.workflow import StepDefinition, WorkflowVersion
+from domain.workflow import RetryPolicy, StepDefinition, WorkflowVersion
 
 _MAX_ATTEMPTS = 5
+# Step fields added after versions were first published: left out of the digest while unset, so
+# an unchanged file published before they existed is still recognised as unchanged.
+_LATER_FIELDS = ("function_name", "wait_for_callback", "job_queue", "job_definition", "retry")
 
 
 class PublishWorkflowVersionCommand(BaseModel):
@@ -35,16 +38,30 @@ def _steps(document: WorkflowDocument) -> tuple[StepDefinition, ...]:
             execution_type=step.execution_type,
             handler=step.handler,
             command=tuple(step.command) if step.command is not None else None,
+            function_name=step.function_name,
+            wait_for_callback=bool(step.wait_for_callback),
+            job_queue=step.job_queue,
+            job_definition=step.job_definition,
             input_file_arity=step.input_file_arity,
             metadata_inputs=tuple(step.metadata_inputs),
+            retry=RetryPolicy(**step.retry.model_dump()) if step.retry is not None else None,
         )
         for step in document.steps
     )
 
 
+def _canonical_step(step: StepDefinition) -> dict[str, object]:
+    dumped = step.model_dump(mode="json")
+    return {
+        name: value
+        for name, value in dumped.items()
+        if not (name in _LATER_FIELDS and value in (None, False))
+    }
+
+
 def _digest(description: str, steps: tuple[StepDefinition, ...]) -> str:
     canonical = json.dumps(
-        {"description": description, "steps": [s.model_dump(mode="json") for s in steps]},
+        {"description": description, "steps": [_canonical_step(step) for step in steps]},
         sort_keys=True,
         separators=(",", ":"),
     )

@@ -21,9 +21,13 @@ app = typer.Typer(
     help="Launch, track, list and inspect workflow executions (SQLite by default, or DynamoDB).",
 )
 tables_app = typer.Typer(no_args_is_help=True, help="Create the storage tables.")
-workflows_app = typer.Typer(no_args_is_help=True, help="Publish workflow versions.")
+workflows_app = typer.Typer(
+    no_args_is_help=True, help="Publish workflow versions and deploy them to Step Functions."
+)
 assets_app = typer.Typer(no_args_is_help=True, help="Import asset files.")
-executions_app = typer.Typer(no_args_is_help=True, help="List and inspect executions.")
+executions_app = typer.Typer(
+    no_args_is_help=True, help="List, inspect, abort and redrive executions."
+)
 app.add_typer(tables_app, name="tables")
 app.add_typer(workflows_app, name="workflows")
 app.add_typer(assets_app, name="assets")
@@ -36,13 +40,15 @@ JsonFlag = Annotated[
 ]
 
 
-def _container(runner_mode: str = "inline") -> Container:
+def _container(runner_mode: str = "inline", runner: str | None = None) -> Container:
     from entrypoints.container import build_container, create_all_tables
-    from entrypoints.settings import Settings
+    from entrypoints.settings import Settings, check_runner
 
     settings = Settings.from_environment()
+    if runner is not None:
+        check_runner(runner, "--runner")
     fresh_sqlite = settings.store == "sqlite" and not settings.sqlite_path.exists()
-    container = build_container(settings, runner_mode=runner_mode)
+    container = build_container(settings, runner_mode=runner_mode, runner=runner)
     if fresh_sqlite:
         create_all_tables(container)  # a first run on a laptop needs no set-up step
     return container
@@ -100,6 +106,35 @@ def workflows_publish(
         f"{verb} {version.database_id}/{version.workflow_id} version {version.version} "
         f"({len(version.steps)} steps)"
     )
+
+
+@workflows_app.command("deploy")
+def workflows_deploy(
+    workflow: Annotated[str, typer.Argument(metavar="DATABASE_ID/WORKFLOW_ID")],
+    version: Annotated[int | None, typer.Option(help="Workflow version (default: latest).")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Create or update the version's Step Functions state machine; prints its ARN.
+
+    Needs WFX_SFN_ROLE_ARN, WFX_SFN_LOG_GROUP_ARN and WFX_LAMBDA_{TRACKING,COMPLETION,ERROR}_ARN.
+    """
+    from application.use_cases.deploy_workflow_version import DeployWorkflowVersionCommand
+    from domain.assets import AssetRef
+
+    ref = AssetRef.parse(
+        workflow, "DATABASE_ID/WORKFLOW_ID", allow_file=False, shape="DATABASE_ID/WORKFLOW_ID"
+    )
+    command = DeployWorkflowVersionCommand(
+        database_id=ref.database_id, workflow_id=ref.asset_id, version=version
+    )
+    result = _container().deploy_workflow_version().execute(command)
+    if json_output:
+        from entrypoints.cli.render import dump_json, version_json
+
+        named = {"stateMachineName": result.state_machine_name}
+        _echo(dump_json(version_json(result.version) | named))
+        return
+    _echo(result.state_machine_arn)
 
 
 def _publish(container: Container, file: Path) -> tuple[Any, bool]:
@@ -209,6 +244,14 @@ def run(
         str | None, typer.Option(help="Idempotency token: a retry with it returns the same run.")
     ] = None,
     no_wait: Annotated[bool, typer.Option("--no-wait", help="Start the run and return.")] = False,
+    runner: Annotated[
+        str | None,
+        typer.Option(
+            metavar="local|stepfunctions",
+            help="Where the run goes (default: WFX_RUNNER, else local). On stepfunctions the "
+            "command prints the id and the execution ARN and returns; the run goes on in AWS.",
+        ),
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Launch a workflow run; shows each step live and prints the execution id."""
@@ -217,7 +260,7 @@ def run(
     ref = AssetRef.parse(
         workflow, "DATABASE_ID/WORKFLOW_ID", allow_file=False, shape="DATABASE_ID/WORKFLOW_ID"
     )
-    container = _container(runner_mode="detached" if no_wait else "thread")
+    container = _container(runner_mode="detached" if no_wait else "thread", runner=runner)
     execution = _launch(
         container,
         ref.database_id,
@@ -230,7 +273,14 @@ def run(
         client_token,
     )
     execution_id = execution.workflow_execution_id
-    if not no_wait:
+    on_aws = container.config.runner() == "stepfunctions"
+    if on_aws and not no_wait and not json_output:
+        print(
+            f"Started on Step Functions: {execution.execution_arn} (the run goes on in AWS; "
+            f"see it with `wfx executions show {execution_id}`)",
+            file=sys.stderr,
+        )
+    elif not no_wait and not on_aws:
         execution = _wait(container, execution_id, show_progress=not json_output)
     if json_output:
         from adapters.records import build_execution_record
@@ -271,7 +321,7 @@ def _launch(
 
 
 def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
-    runner = container.orchestrator()
+    runner = container.local_runner()
     store = container.execution_store()
 
     def join(timeout: float) -> bool:
@@ -364,6 +414,74 @@ def executions_show(
     print_details(details, _console())
 
 
+def _container_for(execution_id: str, runner_mode: str = "inline") -> Container:
+    """A container whose orchestrator is the one that ran the execution, whatever WFX_RUNNER
+    says: a local run is stopped or redriven locally, a Step Functions run on Step Functions."""
+    from domain.errors import NotFoundError
+
+    container = _container(runner_mode)
+    try:
+        ran_on = container.execution_store().get_execution(execution_id).orchestrator
+    except NotFoundError:
+        return container  # the use case reports it
+    if ran_on == container.config.runner():
+        return container
+    return _container(runner_mode, runner=ran_on)
+
+
+@executions_app.command("abort")
+def executions_abort(
+    execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
+    json_output: JsonFlag = False,
+) -> None:
+    """Abort a run that is still going (its registered sub-processes first); a finished run is
+    left as it is."""
+    from application.use_cases.abort_execution import AbortExecutionCommand
+
+    result = (
+        _container_for(execution_id)
+        .abort_execution()
+        .execute(AbortExecutionCommand(workflow_execution_id=execution_id))
+    )
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    execution = result.execution
+    if json_output:
+        from adapters.records import build_execution_record
+        from entrypoints.cli.render import dump_json
+
+        _echo(dump_json(build_execution_record(execution)))
+        return
+    _echo(f"{execution.workflow_execution_id} {execution.status.value}")
+
+
+@executions_app.command("redrive")
+def executions_redrive(
+    execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
+    no_wait: Annotated[bool, typer.Option("--no-wait", help="Redrive the run and return.")] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Continue a failed, aborted or timed-out run from the step that did not succeed (seed 001
+    conditions); a local run is followed to its end like `wfx run` unless --no-wait."""
+    from application.use_cases.redrive_execution import RedriveExecutionCommand
+
+    container = _container_for(execution_id, runner_mode="detached" if no_wait else "thread")
+    execution = container.redrive_execution().execute(
+        RedriveExecutionCommand(workflow_execution_id=execution_id)
+    )
+    if not no_wait and container.orchestrator().name == "local":
+        execution = _wait(container, execution_id, show_progress=not json_output)
+    if json_output:
+        from adapters.records import build_execution_record
+        from entrypoints.cli.render import dump_json
+
+        _echo(dump_json(build_execution_record(execution)))
+    else:
+        _echo(execution_id)
+    if execution.is_terminal and execution.status.value != "SUCCEEDED":
+        raise SystemExit(EXIT_FAILED_RUN)
+
+
 @app.command("demo")
 def demo() -> None:
     """Publish the bundled mesh example, import its assets and run it on the configured store."""
@@ -410,7 +528,7 @@ def demo() -> None:
 @app.command("internal-run-worker", hidden=True)
 def internal_run_worker(execution_id: str) -> None:
     """Run a launched execution in this process (what `wfx run --no-wait` starts)."""
-    _container(runner_mode="inline").orchestrator().run(execution_id)
+    _container(runner_mode="inline").local_runner().run(execution_id)
 
 
 def main() -> None:

@@ -1,0 +1,240 @@
+"""The Step Functions orchestrator: one execution per run, named by the workflow execution id.
+
+The client is any boto3 `stepfunctions` client; built without `endpoint_url`, it honours boto3's
+`AWS_ENDPOINT_URL` / `AWS_ENDPOINT_URL_SFN` (boto3 names it after the service id, SFN), so moto's
+server or LocalStack stand in for AWS with no change here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from application.ports import HistoryPage, OrchestratorExecution
+from domain.errors import ConflictError, ExecutionAlreadyExistsError, InvalidInputError
+from domain.execution import (
+    PipelineExecution,
+    WorkflowExecution,
+    chain_order,
+    execution_output_prefix,
+)
+from domain.statuses import ExecutionStatus
+from domain.workflow import WorkflowVersion
+
+# StopExecution's limits: a longer error or cause is a ValidationException, not a stop.
+_MAX_ERROR_CHARS = 256
+_MAX_CAUSE_CHARS = 32768
+
+
+def _error_code(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Code", ""))
+
+
+def _error_message(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Message", "")) or str(error)
+
+
+def _not_ours(execution: WorkflowExecution, runner: str) -> str:
+    return (
+        f"execution {execution.workflow_execution_id} runs on the {execution.orchestrator} "
+        f"runner, not on {runner}: set WFX_RUNNER={execution.orchestrator}"
+    )
+
+
+def execution_input(
+    execution: WorkflowExecution, steps: Sequence[PipelineExecution]
+) -> dict[str, Any]:
+    """What the state machine is started with: the ids it needs to call back and to name paths."""
+    execution_id = execution.workflow_execution_id
+    return {
+        "workflowExecutionId": execution_id,
+        "workflowDatabaseId": execution.workflow_database_id,
+        "workflowId": execution.workflow_id,
+        "workflowVersion": execution.workflow_version,
+        "pipelineExecutionIds": [s.pipeline_execution_id for s in chain_order(list(steps))],
+        "outputPrefix": execution_output_prefix(execution_id),
+    }
+
+
+def execution_arn_for(state_machine_arn: str, execution_name: str) -> str:
+    """A standard workflow's execution ARN: the state machine's, with `execution` and the name."""
+    prefix, marker, machine = state_machine_arn.partition(":stateMachine:")
+    if not marker:
+        raise InvalidInputError(f"stateMachineArn: not a state machine ARN: {state_machine_arn}")
+    machine_name = machine.split(":", 1)[0]  # a version or alias suffix is not part of it
+    return f"{prefix}:execution:{machine_name}:{execution_name}"
+
+
+class StepFunctionsOrchestrator:
+    """Runs workflow executions as AWS Step Functions standard-workflow executions."""
+
+    name = "stepfunctions"
+    synchronous = False
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def start_execution(
+        self,
+        execution: WorkflowExecution,
+        version: WorkflowVersion,
+        steps: Sequence[PipelineExecution],
+    ) -> str | None:
+        state_machine_arn = version.state_machine_arn
+        if not state_machine_arn:
+            workflow = f"{version.database_id}/{version.workflow_id}"
+            raise InvalidInputError(
+                f"workflow {workflow} version {version.version} is not deployed to Step "
+                f"Functions: run `wfx workflows deploy {workflow}` first"
+            )
+        payload = execution_input(execution, steps)
+        name = execution.workflow_execution_id
+        try:
+            response = self._client.start_execution(
+                stateMachineArn=state_machine_arn,
+                name=name,  # so $$.Execution.Name is the workflow execution id
+                input=json.dumps(payload, separators=(",", ":")),
+            )
+        except ClientError as error:
+            if _error_code(error) != "ExecutionAlreadyExists":
+                raise
+            return self._existing_execution(state_machine_arn, name, payload, error)
+        return str(response["executionArn"])
+
+    def _existing_execution(
+        self, state_machine_arn: str, name: str, payload: dict[str, Any], error: ClientError
+    ) -> str:
+        """A retried start of the same run gets the execution it started; any other is refused."""
+        arn = execution_arn_for(state_machine_arn, name)
+        try:
+            existing = self._client.describe_execution(executionArn=arn)
+        except ClientError:
+            raise ExecutionAlreadyExistsError(
+                f"Step Functions execution {name}: {_error_message(error)}"
+            ) from error
+        try:
+            same_input = json.loads(existing.get("input") or "null") == payload
+        except ValueError:
+            same_input = False
+        if not same_input:
+            raise ExecutionAlreadyExistsError(
+                f"Step Functions execution {name} already exists with a different input"
+            ) from error
+        return str(existing["executionArn"])
+
+    def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
+        if not execution.execution_arn:
+            return None
+        try:
+            response = self._client.describe_execution(executionArn=execution.execution_arn)
+        except ClientError as error:
+            if _error_code(error) == "ExecutionDoesNotExist":
+                return None
+            raise
+        return OrchestratorExecution(
+            status=ExecutionStatus(response["status"]),
+            start_date=response.get("startDate"),
+            stop_date=response.get("stopDate"),
+            error=response.get("error"),
+            cause=response.get("cause"),
+            redrive_count=int(response.get("redriveCount") or 0),
+            redrive_date=response.get("redriveDate"),
+            redrive_status=response.get("redriveStatus"),
+            redrive_status_reason=response.get("redriveStatusReason"),
+        )
+
+    def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> None:
+        if not execution.execution_arn:
+            if execution.orchestrator != self.name:
+                raise ConflictError(_not_ours(execution, self.name))
+            return  # its start failed before Step Functions gave an ARN: nothing to stop
+        try:
+            # stopping a run that has already ended is accepted, and changes nothing
+            self._client.stop_execution(
+                executionArn=execution.execution_arn,
+                error=error[:_MAX_ERROR_CHARS],
+                cause=cause[:_MAX_CAUSE_CHARS],
+            )
+        except ClientError as failure:
+            if _error_code(failure) != "ExecutionDoesNotExist":
+                raise
+
+    def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
+        if not execution.execution_arn:
+            raise ConflictError(
+                f"execution {execution.workflow_execution_id} has no Step Functions execution "
+                "to redrive"
+            )
+        try:
+            response = self._client.redrive_execution(
+                executionArn=execution.execution_arn, clientToken=client_token
+            )
+        except ClientError as error:
+            if _error_code(error) == "ExecutionNotRedrivable":
+                raise ConflictError(_error_message(error)) from error
+            raise
+        redrive_date: datetime = response["redriveDate"]
+        return redrive_date
+
+    def history_page(
+        self, execution: WorkflowExecution, next_token: str | None = None, max_results: int = 1000
+    ) -> HistoryPage:
+        if not execution.execution_arn:
+            return HistoryPage(events=())
+        request: dict[str, Any] = {
+            "executionArn": execution.execution_arn,
+            "maxResults": max_results,
+            "reverseOrder": False,
+        }
+        if next_token:
+            request["nextToken"] = next_token
+        response = self._client.get_execution_history(**request)
+        return HistoryPage(
+            events=tuple(response.get("events", ())), next_token=response.get("nextToken")
+        )
+
+
+class StepFunctionsDeployer:
+    """Creates a workflow version's standard state machine, or updates the one of that name."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def deploy(
+        self, name: str, definition: dict[str, Any], role_arn: str, log_group_arn: str
+    ) -> str:
+        settings: dict[str, Any] = {
+            "definition": json.dumps(definition),
+            "roleArn": role_arn,
+            "loggingConfiguration": {
+                "level": "ALL",
+                "includeExecutionData": True,
+                "destinations": [{"cloudWatchLogsLogGroup": {"logGroupArn": log_group_arn}}],
+            },
+        }
+        try:
+            created = self._client.create_state_machine(name=name, type="STANDARD", **settings)
+        except ClientError as error:
+            if _error_code(error) != "StateMachineAlreadyExists":
+                raise
+            arn = self._arn_of(name)
+            self._client.update_state_machine(stateMachineArn=arn, **settings)
+            return arn
+        arn = str(created["stateMachineArn"])
+        # AWS refuses a create that differs from the machine of that name; some emulators
+        # (moto) return the old machine unchanged instead, so check what is really there.
+        current = self._client.describe_state_machine(stateMachineArn=arn)
+        if any(current.get(key) != value for key, value in settings.items()):
+            self._client.update_state_machine(stateMachineArn=arn, **settings)
+        return arn
+
+    def _arn_of(self, name: str) -> str:
+        for page in self._client.get_paginator("list_state_machines").paginate():
+            for machine in page.get("stateMachines", ()):
+                if machine.get("name") == name:
+                    return str(machine["stateMachineArn"])
+        raise ConflictError(f"state machine {name} exists but is not listed; retry the deploy")

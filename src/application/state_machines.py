@@ -1,0 +1,387 @@
+"""The Amazon States Language definition that runs a workflow version on Step Functions.
+
+Pure functions over plain data (no boto3): `build_state_machine` writes the definition,
+`validate_state_machine` checks its structure, `state_machine_name` names it.
+
+The execution input is `{"workflowExecutionId", "pipelineExecutionIds": [...in chain order],
+"outputPrefix", ...}`. Each step i runs as three Task states: "Start <pipelineId>" (the tracking
+function, StartStep), "Run <pipelineId>" (the step itself) and "Finish <pipelineId>" (the tracking
+function, FinishStep); after the last step "Complete" calls the completion function
+(CompleteExecution) and the run succeeds. Any failure of any Task is caught into
+"HandleExecutionError", which calls the error function and fails the run with the step's own
+error and cause. Every Task keeps its input (`ResultPath: null`), so each state reads the ids
+from the execution input.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from domain.workflow import ExecutionType, RetryPolicy, StepDefinition, WorkflowVersion
+
+LAMBDA_INVOKE = "arn:aws:states:::lambda:invoke"
+LAMBDA_INVOKE_CALLBACK = "arn:aws:states:::lambda:invoke.waitForTaskToken"
+BATCH_SUBMIT_JOB_SYNC = "arn:aws:states:::batch:submitJob.sync"
+
+COMPLETE_STATE = "Complete"
+SUCCEEDED_STATE = "ExecutionSucceeded"
+ERROR_STATE = "HandleExecutionError"
+FAILED_STATE = "ExecutionFailed"
+MAX_STATE_NAME_LENGTH = 80
+MAX_STATE_MACHINE_NAME_LENGTH = 80
+_LONGEST_VERB = "Finish "
+
+# The errors AWS recommends retrying on every lambda:invoke: the invocation never ran, or was
+# throttled. The tracking, completion and error functions are idempotent, so a retry is safe.
+_LAMBDA_TRANSIENT_RETRY: dict[str, Any] = {
+    "ErrorEquals": [
+        "Lambda.ServiceException",
+        "Lambda.AWSLambdaException",
+        "Lambda.SdkClientException",
+        "Lambda.TooManyRequestsException",
+    ],
+    "IntervalSeconds": 1,
+    "MaxAttempts": 3,
+    "BackoffRate": 2.0,
+}
+_CATCH_ALL: list[dict[str, Any]] = [
+    {"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": ERROR_STATE}
+]
+
+
+@dataclass(frozen=True)
+class HandlerArns:
+    """The Lambda functions a state machine calls: step tracking, completion, error handler."""
+
+    tracking: str
+    completion: str
+    error: str
+
+
+def build_state_machine(version: WorkflowVersion, handlers: HandlerArns) -> dict[str, Any]:
+    """The ASL definition that runs `version`'s steps in order; refuses a local-only step."""
+    local = [step.pipeline_id for step in version.steps if step.runs_locally]
+    if local:
+        raise ValueError(f"steps {', '.join(local)} run only locally")
+    labels = _step_labels(version.steps)
+    states: dict[str, Any] = {}
+    for index, step in enumerate(version.steps):
+        label = labels[index]
+        after = f"Start {labels[index + 1]}" if index + 1 < len(labels) else COMPLETE_STATE
+        states[f"Start {label}"] = _tracking_task(handlers, "start", index, f"Run {label}")
+        states[f"Run {label}"] = _step_task(step, index, f"Finish {label}")
+        # The last step is finished here too (its row closed as SUCCEEDED); its output files
+        # are recorded by CompleteExecution, which FinishStep leaves them to (seed 000).
+        states[f"Finish {label}"] = _tracking_task(handlers, "finish", index, after)
+    states[COMPLETE_STATE] = _lambda_task(
+        handlers.completion,
+        {"workflowExecutionId.$": "$.workflowExecutionId", "status": "SUCCEEDED"},
+        SUCCEEDED_STATE,
+    )
+    states[SUCCEEDED_STATE] = {"Type": "Succeed"}
+    states[ERROR_STATE] = {
+        **_lambda_task(
+            handlers.error,
+            {"workflowExecutionId.$": "$.workflowExecutionId", "error.$": "$.error"},
+            FAILED_STATE,
+        ),
+        # The run fails whatever happens to the error handler; its own failure is kept aside.
+        "Catch": [
+            {"ErrorEquals": ["States.ALL"], "ResultPath": "$.errorHandler", "Next": FAILED_STATE}
+        ],
+    }
+    states[FAILED_STATE] = {
+        "Type": "Fail",
+        "ErrorPath": "$.error.Error",
+        "CausePath": "$.error.Cause",
+    }
+    return {
+        "Comment": (
+            f"wfx {version.database_id}/{version.workflow_id} version {version.version}: "
+            f"{len(version.steps)} step(s)"
+        ),
+        "StartAt": f"Start {labels[0]}",
+        "States": states,
+    }
+
+
+def _step_labels(steps: tuple[StepDefinition, ...]) -> list[str]:
+    """A unique label per step for its state names: the pipeline id, numbered when it repeats
+    or when it is too long for an 80-character state name (pipeline ids have no spaces or #)."""
+    room = MAX_STATE_NAME_LENGTH - len(_LONGEST_VERB)
+    counts: dict[str, int] = {}
+    for step in steps:
+        counts[step.pipeline_id] = counts.get(step.pipeline_id, 0) + 1
+    labels = []
+    for index, step in enumerate(steps):
+        label = step.pipeline_id
+        if counts[label] > 1 or len(label) > room:
+            suffix = f" #{index + 1}"
+            label = label[: room - len(suffix)] + suffix
+        labels.append(label)
+    return labels
+
+
+def _lambda_task(function: str, payload: dict[str, Any], next_state: str) -> dict[str, Any]:
+    return {
+        "Type": "Task",
+        "Resource": LAMBDA_INVOKE,
+        "Parameters": {"FunctionName": function, "Payload": payload},
+        "ResultPath": None,
+        "Retry": [dict(_LAMBDA_TRANSIENT_RETRY)],
+        "Catch": [dict(catch) for catch in _CATCH_ALL],
+        "Next": next_state,
+    }
+
+
+def _tracking_task(
+    handlers: HandlerArns, action: str, index: int, next_state: str
+) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "action": action,
+        "workflowExecutionId.$": "$.workflowExecutionId",
+        "pipelineExecutionId.$": f"$.pipelineExecutionIds[{index}]",
+    }
+    if action == "finish":
+        payload["status"] = "SUCCEEDED"
+    return _lambda_task(handlers.tracking, payload, next_state)
+
+
+def _step_task(step: StepDefinition, index: int, next_state: str) -> dict[str, Any]:
+    pipeline_execution_id = f"$.pipelineExecutionIds[{index}]"
+    if step.execution_type is ExecutionType.LAMBDA:
+        payload: dict[str, Any] = {
+            "workflowExecutionId.$": "$.workflowExecutionId",
+            "pipelineExecutionId.$": pipeline_execution_id,
+            "outputPrefix.$": "$.outputPrefix",
+        }
+        resource = LAMBDA_INVOKE
+        if step.wait_for_callback:
+            resource = LAMBDA_INVOKE_CALLBACK
+            payload["taskToken.$"] = "$$.Task.Token"
+        parameters: dict[str, Any] = {"FunctionName": step.function_name, "Payload": payload}
+    elif step.execution_type is ExecutionType.BATCH:
+        resource = BATCH_SUBMIT_JOB_SYNC
+        environment = [
+            {"Name": "WFX_EXECUTION_ID", "Value.$": "$.workflowExecutionId"},
+            {"Name": "WFX_PIPELINE_EXECUTION_ID", "Value.$": pipeline_execution_id},
+            {"Name": "WFX_OUTPUT_PREFIX", "Value.$": "$.outputPrefix"},
+        ]
+        parameters = {
+            "JobName.$": pipeline_execution_id,
+            "JobQueue": step.job_queue,
+            "JobDefinition": step.job_definition,
+            "ContainerOverrides": {"Environment": environment},
+        }
+    else:  # build_state_machine refuses local-only steps before it gets here
+        raise ValueError(
+            f"{step.pipeline_id}: a {step.execution_type.value} step runs only locally"
+        )
+    task: dict[str, Any] = {
+        "Type": "Task",
+        "Resource": resource,
+        "Parameters": parameters,
+        "ResultPath": None,
+    }
+    if step.retry is not None:
+        task["Retry"] = [_retrier(step.retry)]
+    task["Catch"] = [dict(catch) for catch in _CATCH_ALL]
+    task["Next"] = next_state
+    return task
+
+
+def _retrier(policy: RetryPolicy) -> dict[str, Any]:
+    return {
+        "ErrorEquals": ["States.ALL"],
+        "MaxAttempts": policy.max_attempts - 1,  # ASL counts the retries, wfx every attempt
+        "IntervalSeconds": policy.interval_seconds,
+        "BackoffRate": policy.backoff_rate,
+    }
+
+
+def state_machine_name(version: WorkflowVersion) -> str:
+    """`wfx-<db>-<wf>-v<N>` in Step Functions' name alphabet (0-9A-Za-z-_), at most 80 characters.
+
+    A name cut to fit keeps a hash of the whole key, so two long workflow ids stay apart.
+    """
+    suffix = f"-v{version.version}"
+    body = re.sub(r"[^0-9A-Za-z_-]", "-", f"wfx-{version.database_id}-{version.workflow_id}")
+    if len(body) + len(suffix) <= MAX_STATE_MACHINE_NAME_LENGTH:
+        return body + suffix
+    digest = hashlib.sha256(version.workflow_key.encode("utf-8")).hexdigest()[:10]
+    room = MAX_STATE_MACHINE_NAME_LENGTH - len(suffix) - len(digest) - 1
+    return f"{body[:room]}-{digest}{suffix}"
+
+
+# -- structural validation ----------------------------------------------------------------------
+
+STATE_TYPES = frozenset({"Task", "Pass", "Choice", "Wait", "Succeed", "Fail", "Parallel", "Map"})
+_ENDS_ITSELF = frozenset({"Succeed", "Fail"})
+
+
+class _DuplicateKeyError(ValueError):
+    pass
+
+
+def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKeyError(key)
+        seen[key] = value
+    return seen
+
+
+def validate_state_machine(definition: Mapping[str, Any] | str) -> list[str]:
+    """The structural problems of an ASL definition (dict, or JSON text); [] when none.
+
+    Checks one StartAt that names a state, state names of at most 80 characters, every Next
+    (of a state, a Catch, a Choice) naming a state, every state reachable from StartAt, every
+    state able to reach a terminal state (Succeed, Fail, End), and the shape of Tasks, Retry
+    and Catch. Given JSON text, a key written twice (two StartAts, two states of one name) is
+    a problem too.
+    """
+    if isinstance(definition, str):
+        try:
+            definition = json.loads(definition, object_pairs_hook=_refuse_duplicates)
+        except _DuplicateKeyError as duplicate:
+            return [f"{duplicate.args[0]}: written twice"]
+        except ValueError as error:
+            return [f"not JSON: {error}"]
+    if not isinstance(definition, Mapping):
+        return ["the definition must be a JSON object"]
+    states = definition.get("States")
+    if not isinstance(states, Mapping) or not states:
+        return ["States: must be a non-empty object"]
+    problems: list[str] = []
+    start = definition.get("StartAt")
+    if not isinstance(start, str):
+        problems.append("StartAt: must name the first state")
+    elif start not in states:
+        problems.append(f"StartAt: no state named {start!r}")
+    edges: dict[str, list[str]] = {}
+    terminal: set[str] = set()
+    for name, state in states.items():
+        if len(name) > MAX_STATE_NAME_LENGTH:
+            problems.append(f"{name}: a state name has at most {MAX_STATE_NAME_LENGTH} characters")
+        if not isinstance(state, Mapping):
+            problems.append(f"{name}: a state must be an object")
+            edges[name] = []
+            continue
+        targets, ends, state_problems = _state_shape(name, state)
+        problems.extend(state_problems)
+        for target in targets:
+            if target not in states:
+                problems.append(f"{name}: Next names no state: {target!r}")
+        edges[name] = [target for target in targets if target in states]
+        if ends:
+            terminal.add(name)
+    if isinstance(start, str) and start in states:
+        reachable = _reachable(edges, [start])
+        problems.extend(
+            f"{name}: unreachable from StartAt" for name in states if name not in reachable
+        )
+    reverse: dict[str, list[str]] = {name: [] for name in states}
+    for name, targets in edges.items():
+        for target in targets:
+            reverse[target].append(name)
+    can_finish = _reachable(reverse, sorted(terminal))
+    problems.extend(
+        f"{name}: no path to a terminal state (Succeed, Fail or End)"
+        for name in states
+        if name not in can_finish
+    )
+    return problems
+
+
+def _reachable(edges: Mapping[str, list[str]], roots: list[str]) -> set[str]:
+    seen, pending = set(roots), list(roots)
+    while pending:
+        for target in edges.get(pending.pop(), []):
+            if target not in seen:
+                seen.add(target)
+                pending.append(target)
+    return seen
+
+
+def _state_shape(name: str, state: Mapping[str, Any]) -> tuple[list[str], bool, list[str]]:
+    """The states `state` can go to, whether it can end the run, and what is wrong with it."""
+    kind = state.get("Type")
+    problems: list[str] = []
+    targets: list[str] = []
+    if kind not in STATE_TYPES:
+        return [], False, [f"{name}: Type must be one of {', '.join(sorted(STATE_TYPES))}"]
+    has_next, ends = "Next" in state, state.get("End") is True
+    if kind in _ENDS_ITSELF:
+        if has_next or "End" in state:
+            problems.append(f"{name}: a {kind} state takes neither Next nor End")
+        ends = True
+    elif kind == "Choice":
+        choices = state.get("Choices")
+        if not isinstance(choices, list) or not choices:
+            problems.append(f"{name}: a Choice needs a non-empty Choices list")
+            choices = []
+        targets.extend(str(c.get("Next")) for c in choices if isinstance(c, Mapping))
+        if "Default" in state:
+            targets.append(str(state["Default"]))
+    elif has_next == ends:
+        problems.append(f"{name}: needs exactly one of Next and End: true")
+    if has_next and kind not in _ENDS_ITSELF:
+        targets.append(str(state["Next"]))
+    if kind == "Task":
+        problems.extend(_task_problems(name, state))
+    for field in ("Retry", "Catch"):
+        if field in state:
+            field_problems, catch_targets = _error_handlers(name, field, state[field])
+            problems.extend(field_problems)
+            targets.extend(catch_targets)
+    return targets, ends, problems
+
+
+def _task_problems(name: str, state: Mapping[str, Any]) -> list[str]:
+    problems = []
+    if not isinstance(state.get("Resource"), str) or not state["Resource"].startswith("arn:"):
+        problems.append(f"{name}: a Task needs a Resource ARN")
+    if "Parameters" in state and not isinstance(state["Parameters"], Mapping):
+        problems.append(f"{name}: Parameters must be an object")
+    result_path = state.get("ResultPath", "$")
+    if result_path is not None and not (
+        isinstance(result_path, str) and result_path.startswith("$")
+    ):
+        problems.append(f"{name}: ResultPath must be a path or null")
+    return problems
+
+
+def _error_handlers(name: str, field: str, handlers: Any) -> tuple[list[str], list[str]]:
+    """Problems of a Retry or Catch list, and the states its catchers go to."""
+    if not isinstance(handlers, list):
+        return [f"{name}: {field} must be a list"], []
+    problems, targets = [], []
+    for position, handler in enumerate(handlers):
+        where = f"{name}: {field}[{position}]"
+        if not isinstance(handler, Mapping):
+            problems.append(f"{where} must be an object")
+            continue
+        errors = handler.get("ErrorEquals")
+        if not isinstance(errors, list) or not errors:
+            problems.append(f"{where}: ErrorEquals must be a non-empty list")
+        elif "States.ALL" in errors and (len(errors) > 1 or position != len(handlers) - 1):
+            problems.append(f"{where}: States.ALL must be alone, in the last {field} entry")
+        if field == "Catch":
+            if not isinstance(handler.get("Next"), str):
+                problems.append(f"{where}: a catcher needs Next")
+            else:
+                targets.append(handler["Next"])
+        else:
+            attempts = handler.get("MaxAttempts", 3)
+            if not isinstance(attempts, int) or attempts < 0:
+                problems.append(f"{where}: MaxAttempts must be a whole number from 0")
+            rate = handler.get("BackoffRate", 2.0)
+            if not isinstance(rate, int | float) or rate < 1.0:
+                problems.append(f"{where}: BackoffRate must be at least 1.0")
+    return problems, targets

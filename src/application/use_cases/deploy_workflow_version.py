@@ -1,0 +1,94 @@
+"""DeployWorkflowVersion: run a published workflow version on Step Functions (its state machine)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from application.ports import StateMachineDeployer, WorkflowCatalog
+from application.state_machines import (
+    HandlerArns,
+    build_state_machine,
+    state_machine_name,
+    validate_state_machine,
+)
+from domain.errors import InvalidInputError, WorkflowNotFoundError
+from domain.workflow import WorkflowVersion
+
+
+@dataclass(frozen=True)
+class DeploymentConfiguration:
+    """Where a deployed state machine runs: its role, its log group, the wfx Lambda functions."""
+
+    role_arn: str
+    log_group_arn: str
+    handlers: HandlerArns
+
+
+class DeployWorkflowVersionCommand(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    database_id: str
+    workflow_id: str
+    version: int | None = Field(default=None, ge=1)  # None: the latest version
+
+
+class DeployResult(BaseModel):
+    model_config = ConfigDict(frozen=True, defer_build=True)
+
+    version: WorkflowVersion
+    state_machine_name: str
+    state_machine_arn: str
+
+
+class DeployWorkflowVersion:
+    """Create or update the version's state machine and record its ARN on the version.
+
+    A version with a local-only step (python, command) is refused naming the step: Step Functions
+    has no way to run it.
+    """
+
+    def __init__(
+        self,
+        catalog: WorkflowCatalog,
+        deployer: StateMachineDeployer,
+        configuration: DeploymentConfiguration,
+    ) -> None:
+        self._catalog, self._deployer, self._configuration = catalog, deployer, configuration
+
+    def execute(self, command: DeployWorkflowVersionCommand) -> DeployResult:
+        version = self._version(command)
+        local = [step for step in version.steps if step.runs_locally]
+        if local:
+            named = ", ".join(f"{s.pipeline_id} ({s.execution_type.value})" for s in local)
+            steps_run = "step {} runs" if len(local) == 1 else "steps {} run"
+            raise InvalidInputError(
+                f"{version.database_id}/{version.workflow_id} version {version.version} cannot "
+                f"run on Step Functions: {steps_run.format(named)} only on the local runner "
+                "(Step Functions runs lambda and batch steps)"
+            )
+        definition = build_state_machine(version, self._configuration.handlers)
+        problems = validate_state_machine(definition)
+        if problems:  # a generator bug: never send AWS a definition we know to be broken
+            raise RuntimeError(f"generated state machine is invalid: {'; '.join(problems)}")
+        name = state_machine_name(version)
+        arn = self._deployer.deploy(
+            name, definition, self._configuration.role_arn, self._configuration.log_group_arn
+        )
+        deployed = self._catalog.record_deployment(
+            version.database_id, version.workflow_id, version.version, arn
+        )
+        return DeployResult(version=deployed, state_machine_name=name, state_machine_arn=arn)
+
+    def _version(self, command: DeployWorkflowVersionCommand) -> WorkflowVersion:
+        if command.version is not None:
+            return self._catalog.get_version(
+                command.database_id, command.workflow_id, command.version
+            )
+        latest = self._catalog.latest_version(command.database_id, command.workflow_id)
+        if latest is None:
+            raise WorkflowNotFoundError(
+                f"workflow {command.database_id}/{command.workflow_id} is not published"
+            )
+        return latest

@@ -1,0 +1,129 @@
+"""The Lambda functions a deployed state machine calls (see application/state_machines.py).
+
+Each one parses its event with pydantic, calls one use case and returns a small JSON-able dict.
+The container is built once per cold start, from the environment (WFX_STORE, WFX_TABLE_PREFIX,
+...). Errors escape on purpose: the state machine's Catch routes them to HandleExecutionError.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from application.use_cases.complete_execution import CompleteExecutionCommand
+from application.use_cases.handle_execution_error import HandleExecutionErrorCommand
+from application.use_cases.step_tracking import FinishStepCommand, StartStepCommand
+from domain.statuses import TerminalExecutionStatus, TerminalStepStatus
+from entrypoints.container import build_container
+
+container = build_container()
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=False
+    )
+
+
+class TrackStepEvent(_Event):
+    """The tracking task's Payload: `start` before a step runs, `finish` with its status after."""
+
+    action: Literal["start", "finish"]
+    workflow_execution_id: str
+    pipeline_execution_id: str
+    status: TerminalStepStatus | None = None
+    error: str | None = None
+
+    @model_validator(mode="after")
+    def _status_only_on_finish(self) -> Self:
+        if self.action == "finish" and self.status is None:
+            raise ValueError("status: a finish event needs the step's terminal status")
+        if self.action == "start" and (self.status is not None or self.error is not None):
+            raise ValueError("status: a start event takes no status or error")
+        return self
+
+
+class CompleteExecutionEvent(_Event):
+    """The end-state task's Payload: the run's terminal status."""
+
+    workflow_execution_id: str
+    status: TerminalExecutionStatus
+    error: str | None = None
+
+
+def track_step(event: dict[str, Any], context: object) -> dict[str, Any]:
+    """Interim tracking: StartStep or FinishStep."""
+    parsed = TrackStepEvent.model_validate(event)
+    if parsed.action == "start":
+        step = container.start_step().execute(
+            StartStepCommand(
+                workflow_execution_id=parsed.workflow_execution_id,
+                pipeline_execution_id=parsed.pipeline_execution_id,
+            )
+        )
+    else:
+        assert parsed.status is not None  # the event model requires it on finish
+        step = container.finish_step().execute(
+            FinishStepCommand(
+                workflow_execution_id=parsed.workflow_execution_id,
+                pipeline_execution_id=parsed.pipeline_execution_id,
+                status=parsed.status,
+                error=parsed.error,
+            )
+        )
+    return {
+        "workflowExecutionId": step.workflow_execution_id,
+        "pipelineExecutionId": step.pipeline_execution_id,
+        "status": step.status.value,
+    }
+
+
+def complete_execution(event: dict[str, Any], context: object) -> dict[str, Any]:
+    """End-state output processing: CompleteExecution."""
+    parsed = CompleteExecutionEvent.model_validate(event)
+    execution = container.complete_execution().execute(
+        CompleteExecutionCommand(
+            workflow_execution_id=parsed.workflow_execution_id,
+            status=parsed.status,
+            error=parsed.error,
+        )
+    )
+    return {
+        "workflowExecutionId": execution.workflow_execution_id,
+        "status": execution.status.value,
+    }
+
+
+class CaughtError(BaseModel):
+    """What a Catch puts at its ResultPath: the Step Functions error name and its cause."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    error: str = Field(default="States.ALL", alias="Error")
+    cause: str = Field(default="", alias="Cause")
+
+
+class HandleExecutionErrorEvent(_Event):
+    """The error state's Payload: the run's id and the caught error."""
+
+    workflow_execution_id: str
+    error: CaughtError = CaughtError()
+
+
+def handle_execution_error(event: dict[str, Any], context: object) -> dict[str, Any]:
+    """The Catch of every task: HandleExecutionError (the run ends FAILED with that error)."""
+    parsed = HandleExecutionErrorEvent.model_validate(event)
+    result = container.handle_execution_error().execute(
+        HandleExecutionErrorCommand(
+            workflow_execution_id=parsed.workflow_execution_id,
+            error=parsed.error.error,
+            cause=parsed.error.cause,
+        )
+    )
+    return {
+        "workflowExecutionId": result.workflow_execution_id,
+        "status": result.status.value,
+        "warnings": list(result.warnings),
+    }

@@ -1,0 +1,130 @@
+"""`wfx executions abort` and `wfx executions redrive` on SQLite, as a user types them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import yaml
+
+from tests.e2e.cli import TERMINAL, TRIVIAL_WORKFLOW, Wfx, assert_bad_input
+
+
+def _publish_fixable(wfx: Wfx, marker: Path) -> None:
+    """demo/fixable: its middle step exits 3 until `marker` exists."""
+    check = f"import os, sys; sys.exit(0 if os.path.exists({str(marker)!r}) else 3)"
+    document = {
+        "databaseId": "demo",
+        "workflowId": "fixable",
+        "steps": [
+            {
+                "pipelineId": step,
+                "executionType": "command",
+                "command": [sys.executable, "-c", code],
+                "inputFileArity": "none",
+            }
+            for step, code in (("first", "print('first ran')"), ("middle", check), ("last", "pass"))
+        ],
+    }
+    path = wfx.home / "fixable.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(path))
+
+
+def test_redriving_a_run_that_succeeded_exits_2_with_the_seed_reason(wfx: Wfx) -> None:
+    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
+    execution_id = wfx.run_id("demo/trivial")
+
+    outcome = wfx("executions", "redrive", execution_id)
+
+    assert_bad_input(outcome, "Execution is SUCCEEDED and cannot be redriven.")
+
+
+def test_aborting_a_run_that_finished_leaves_it_as_it_was(wfx: Wfx) -> None:
+    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
+    execution_id = wfx.run_id("demo/trivial")
+    before = wfx.json("executions", "show", execution_id)["execution"]
+
+    aborted = wfx.json("executions", "abort", execution_id)
+
+    assert aborted == before
+    assert wfx.ok("executions", "abort", execution_id).stdout == f"{execution_id} SUCCEEDED\n"
+
+
+def test_a_fixed_run_redriven_waits_for_the_run_and_reruns_only_what_failed(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    marker = tmp_path / "fixed"
+    _publish_fixable(wfx, marker)
+    execution_id = wfx.run_id("demo/fixable", expect_code=1)
+    first_run = wfx.json("executions", "show", execution_id)["pipelineExecutions"]
+    marker.write_text("fixed\n", encoding="utf-8")
+
+    outcome = wfx("executions", "redrive", execution_id)
+
+    assert outcome.code == 0, str(outcome)
+    assert outcome.stdout == f"{execution_id}\n"
+    details = wfx.json("executions", "show", execution_id)
+    assert details["execution"]["executionStatus"] == "SUCCEEDED"
+    assert details["execution"]["redriveCount"] == 1
+    assert "redriveDate" in details["execution"]
+    steps = [entry["pipelineExecution"] for entry in details["pipelineExecutions"]]
+    assert [step["status"] for step in steps] == ["SUCCEEDED"] * 3
+    # the step that had succeeded was not run again: its row is the one of the first run
+    assert steps[0] == first_run[0]["pipelineExecution"]
+
+
+def test_a_redrive_without_waiting_returns_and_the_run_still_ends(wfx: Wfx, tmp_path: Path) -> None:
+    _publish_fixable(wfx, tmp_path / "never-fixed")
+    execution_id = wfx.run_id("demo/fixable", expect_code=1)
+
+    outcome = wfx("executions", "redrive", execution_id, "--no-wait", "--json")
+
+    assert outcome.code == 0, str(outcome)
+    assert outcome.json()["redriveCount"] == 1
+    details = wfx.wait_until(execution_id, lambda d: d["execution"]["executionStatus"] in TERMINAL)
+    assert details["execution"]["executionStatus"] == "FAILED", details["execution"]
+    assert details["execution"]["redriveCount"] == 1
+
+
+def test_redriving_an_unknown_execution_is_bad_input(wfx: Wfx) -> None:
+    outcome = wfx("executions", "redrive", "no-such-run")
+
+    assert_bad_input(outcome, "no-such-run", "not found")
+
+
+def test_aborting_a_detached_run_stops_its_worker_and_records_it_aborted(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    started = tmp_path / "started"
+    sleeper = f"import pathlib, time; pathlib.Path({str(started)!r}).touch(); time.sleep(60)"
+    document = {
+        "databaseId": "demo",
+        "workflowId": "sleepy",
+        "steps": [
+            {
+                "pipelineId": step,
+                "executionType": "command",
+                "command": [sys.executable, "-c", code],
+                "inputFileArity": "none",
+            }
+            for step, code in (("sleep", sleeper), ("after", "pass"))
+        ],
+    }
+    path = wfx.home / "sleepy.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(path))
+    execution_id = wfx.run_id("demo/sleepy", "--no-wait")
+    wfx.wait_until(execution_id, lambda _: started.exists())
+
+    outcome = wfx("executions", "abort", execution_id)
+
+    assert outcome.code == 0, str(outcome)
+    assert outcome.stdout == f"{execution_id} ABORTED\n"
+    details = wfx.json("executions", "show", execution_id)
+    assert details["execution"]["executionStatus"] == "ABORTED"
+    assert details["execution"]["executionError"].startswith("wfx.Aborted")
+    statuses = [e["pipelineExecution"]["status"] for e in details["pipelineExecutions"]]
+    assert statuses == ["ABORTED", "ABORTED"]
+    again = wfx.json("executions", "show", execution_id)["execution"]
+    assert again == details["execution"]  # the stopped worker wrote nothing afterwards

@@ -1,0 +1,114 @@
+"""`wfx workflows deploy` as a user runs it: SQLite store, Step Functions on a moto server."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import boto3
+import pytest
+import yaml
+from moto.server import ThreadedMotoServer
+
+from tests.e2e.cli import FAKE_AWS, MESH_WORKFLOW, Wfx
+
+pytestmark = pytest.mark.integration
+
+ACCOUNT = "123456789012"
+DEPLOYMENT = {
+    "WFX_SFN_ROLE_ARN": f"arn:aws:iam::{ACCOUNT}:role/wfx-state-machine",
+    "WFX_SFN_LOG_GROUP_ARN": f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/wfx/sfn:*",
+    "WFX_LAMBDA_TRACKING_ARN": f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:wfx-track",
+    "WFX_LAMBDA_COMPLETION_ARN": f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:wfx-complete",
+    "WFX_LAMBDA_ERROR_ARN": f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:wfx-error",
+}
+AWS_WORKFLOW = {
+    "databaseId": "demo",
+    "workflowId": "on-aws",
+    "steps": [
+        {
+            "pipelineId": "convert",
+            "executionType": "lambda",
+            "functionName": "mesh-convert",
+            "waitForCallback": True,
+        },
+        {
+            "pipelineId": "render",
+            "executionType": "batch",
+            "jobQueue": "wfx-queue",
+            "jobDefinition": "render:1",
+            "retry": {"maxAttempts": 3, "intervalSeconds": 30},
+        },
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[str]:
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+@pytest.fixture
+def wfx(tmp_path: Path, endpoint: str) -> Wfx:
+    wfx = Wfx(tmp_path / "home", AWS_ENDPOINT_URL=endpoint, **FAKE_AWS, **DEPLOYMENT)
+    workflow = tmp_path / "on-aws.yaml"
+    workflow.write_text(yaml.safe_dump(AWS_WORKFLOW), encoding="utf-8")
+    published = wfx("workflows", "publish", str(workflow))
+    assert published.code == 0, str(published)
+    return wfx
+
+
+def test_deploy_prints_the_state_machine_arn_and_records_it_on_the_version(
+    wfx: Wfx, endpoint: str
+) -> None:
+    deployed = wfx("workflows", "deploy", "demo/on-aws")
+
+    assert deployed.code == 0, str(deployed)
+    arn = deployed.stdout.strip()
+    assert arn.endswith(":stateMachine:wfx-demo-on-aws-v1")
+    shown = wfx.json("workflows", "deploy", "demo/on-aws", "--version", "1")
+    assert shown["stateMachineArn"] == arn
+    assert shown["stateMachineName"] == "wfx-demo-on-aws-v1"
+    sfn = boto3.client(
+        "stepfunctions",
+        endpoint_url=endpoint,
+        region_name=FAKE_AWS["AWS_DEFAULT_REGION"],
+        aws_access_key_id=FAKE_AWS["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=FAKE_AWS["AWS_SECRET_ACCESS_KEY"],
+    )
+    machine = sfn.describe_state_machine(stateMachineArn=arn)
+    definition = json.loads(machine["definition"])
+    assert definition["States"]["Run render"]["Retry"][0]["MaxAttempts"] == 2
+    assert machine["loggingConfiguration"]["destinations"] == [
+        {"cloudWatchLogsLogGroup": {"logGroupArn": DEPLOYMENT["WFX_SFN_LOG_GROUP_ARN"]}}
+    ]
+
+
+def test_deploy_without_a_setting_exits_2_naming_the_variable(wfx: Wfx) -> None:
+    without_role = wfx.with_environment(WFX_SFN_ROLE_ARN="")
+
+    outcome = without_role("workflows", "deploy", "demo/on-aws")
+
+    assert outcome.code == 2, str(outcome)
+    [line] = outcome.stderr_lines
+    assert line.startswith("error: WFX_SFN_ROLE_ARN: not set")
+
+
+def test_deploy_refuses_a_workflow_with_local_steps_naming_them(wfx: Wfx) -> None:
+    published = wfx.json("workflows", "publish", str(MESH_WORKFLOW))
+    workflow = f"{published['workflowDatabaseId']}/{published['workflowId']}"
+
+    outcome = wfx("workflows", "deploy", workflow)
+
+    assert outcome.code == 2, str(outcome)
+    [line] = outcome.stderr_lines
+    assert "cannot run on Step Functions" in line
+    first_step = published["steps"][0]
+    assert f"{first_step['pipelineId']} ({first_step['executionType']})" in line

@@ -1,0 +1,149 @@
+"""DeployWorkflowVersion on moto's Step Functions, with the version stored on SQLite or DynamoDB."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import boto3
+import pytest
+
+from adapters.aws.stepfunctions import StepFunctionsDeployer
+from application.ports import WorkflowCatalog
+from application.state_machines import HandlerArns, build_state_machine, validate_state_machine
+from application.use_cases.deploy_workflow_version import (
+    DeploymentConfiguration,
+    DeployWorkflowVersion,
+    DeployWorkflowVersionCommand,
+)
+from conftest import AWS_REGION
+from domain.errors import InvalidInputError, WorkflowNotFoundError
+from domain.workflow import ExecutionType, RetryPolicy, StepDefinition, WorkflowVersion
+
+ACCOUNT = "123456789012"
+CONFIGURATION = DeploymentConfiguration(
+    role_arn=f"arn:aws:iam::{ACCOUNT}:role/wfx-state-machine",
+    log_group_arn=f"arn:aws:logs:{AWS_REGION}:{ACCOUNT}:log-group:/wfx/state-machines:*",
+    handlers=HandlerArns(
+        tracking=f"arn:aws:lambda:{AWS_REGION}:{ACCOUNT}:function:wfx-track-step",
+        completion=f"arn:aws:lambda:{AWS_REGION}:{ACCOUNT}:function:wfx-complete-execution",
+        error=f"arn:aws:lambda:{AWS_REGION}:{ACCOUNT}:function:wfx-handle-execution-error",
+    ),
+)
+LAMBDA = StepDefinition(
+    pipeline_id="convert",
+    pipeline_database_id="demo",
+    execution_type=ExecutionType.LAMBDA,
+    function_name="mesh-convert",
+    wait_for_callback=True,
+)
+BATCH = StepDefinition(
+    pipeline_id="render",
+    pipeline_database_id="demo",
+    execution_type=ExecutionType.BATCH,
+    job_queue="wfx-queue",
+    job_definition="render:2",
+    retry=RetryPolicy(max_attempts=2),
+)
+PYTHON = StepDefinition(
+    pipeline_id="stats",
+    pipeline_database_id="demo",
+    execution_type=ExecutionType.PYTHON,
+    handler="wfx_examples.mesh.steps:stats",
+)
+
+
+def _version(number: int, *steps: StepDefinition) -> WorkflowVersion:
+    return WorkflowVersion(
+        database_id="demo",
+        workflow_id="mesh",
+        version=number,
+        steps=steps,
+        published_at=datetime(2026, 11, 29, tzinfo=UTC),
+        digest=f"sha256:{number}",
+    )
+
+
+@pytest.fixture(params=["sqlite_file", "dynamodb"])
+def catalog(request: pytest.FixtureRequest) -> WorkflowCatalog:
+    catalog: WorkflowCatalog = request.getfixturevalue(f"{request.param}_workflow_catalog")
+    return catalog
+
+
+@pytest.fixture
+def sfn(moto_dynamodb_client: Any) -> Any:
+    """A Step Functions client inside the test's own mock_aws (the DynamoDB fixture's)."""
+    return boto3.client("stepfunctions", region_name=AWS_REGION)
+
+
+@pytest.fixture
+def deploy(catalog: WorkflowCatalog, sfn: Any) -> DeployWorkflowVersion:
+    return DeployWorkflowVersion(catalog, StepFunctionsDeployer(sfn), CONFIGURATION)
+
+
+def test_a_deploy_creates_the_state_machine_and_records_its_arn_on_the_version(
+    catalog: WorkflowCatalog, sfn: Any, deploy: DeployWorkflowVersion
+) -> None:
+    catalog.add_version(_version(1, LAMBDA, BATCH))
+
+    result = deploy.execute(DeployWorkflowVersionCommand(database_id="demo", workflow_id="mesh"))
+
+    assert result.state_machine_name == "wfx-demo-mesh-v1"
+    assert result.state_machine_arn.endswith(":stateMachine:wfx-demo-mesh-v1")
+    assert catalog.get_version("demo", "mesh", 1).state_machine_arn == result.state_machine_arn
+    assert result.version.state_machine_arn == result.state_machine_arn
+    machine = sfn.describe_state_machine(stateMachineArn=result.state_machine_arn)
+    definition = json.loads(machine["definition"])
+    assert definition == build_state_machine(_version(1, LAMBDA, BATCH), CONFIGURATION.handlers)
+    assert validate_state_machine(machine["definition"]) == []
+    assert machine["roleArn"] == CONFIGURATION.role_arn
+    assert machine["loggingConfiguration"]["destinations"] == [
+        {"cloudWatchLogsLogGroup": {"logGroupArn": CONFIGURATION.log_group_arn}}
+    ]
+
+
+def test_deploying_again_updates_the_same_state_machine(
+    catalog: WorkflowCatalog, sfn: Any, deploy: DeployWorkflowVersion
+) -> None:
+    catalog.add_version(_version(1, LAMBDA))
+    command = DeployWorkflowVersionCommand(database_id="demo", workflow_id="mesh", version=1)
+    first = deploy.execute(command)
+
+    second = deploy.execute(command)
+
+    assert second.state_machine_arn == first.state_machine_arn
+    assert len(sfn.list_state_machines()["stateMachines"]) == 1
+
+
+def test_the_latest_version_is_deployed_unless_one_is_named(
+    catalog: WorkflowCatalog, deploy: DeployWorkflowVersion
+) -> None:
+    catalog.add_version(_version(1, LAMBDA))
+    catalog.add_version(_version(2, LAMBDA, BATCH))
+
+    latest = deploy.execute(DeployWorkflowVersionCommand(database_id="demo", workflow_id="mesh"))
+    named = deploy.execute(
+        DeployWorkflowVersionCommand(database_id="demo", workflow_id="mesh", version=1)
+    )
+
+    assert latest.state_machine_name == "wfx-demo-mesh-v2"
+    assert named.state_machine_name == "wfx-demo-mesh-v1"
+    assert catalog.get_version("demo", "mesh", 2).state_machine_arn == latest.state_machine_arn
+
+
+def test_a_version_with_a_local_only_step_is_refused_naming_the_step(
+    catalog: WorkflowCatalog, sfn: Any, deploy: DeployWorkflowVersion
+) -> None:
+    catalog.add_version(_version(1, LAMBDA, PYTHON))
+
+    with pytest.raises(InvalidInputError, match=r"step stats \(python\) runs only on the local"):
+        deploy.execute(DeployWorkflowVersionCommand(database_id="demo", workflow_id="mesh"))
+
+    assert sfn.list_state_machines()["stateMachines"] == []
+    assert catalog.get_version("demo", "mesh", 1).state_machine_arn is None
+
+
+def test_an_unpublished_workflow_is_not_found(deploy: DeployWorkflowVersion) -> None:
+    with pytest.raises(WorkflowNotFoundError, match="demo/mesh"):
+        deploy.execute(DeployWorkflowVersionCommand(database_id="demo", workflow_id="mesh"))

@@ -1,0 +1,126 @@
+"""The Lambda handlers a deployed state machine calls, given the events Step Functions sends.
+
+Each event is the Payload of the generated Task (application/state_machines.py) with its paths
+resolved, as `lambda:invoke` delivers it. The handler module is imported afresh (a cold start)
+with a SQLite store in a temporary WFX_HOME.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from application.ports import ExecutionStore
+from domain.errors import PipelineExecutionNotFoundError
+from domain.statuses import ExecutionStatus, StepStatus
+from entrypoints.container import create_all_tables
+from tests.contract.builders import a_launch, step_id
+
+EXECUTION_ID = "exec-1"
+FIRST, LAST = step_id(EXECUTION_ID, 0), step_id(EXECUTION_ID, 1)
+
+
+@pytest.fixture
+def handlers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    for name in ("WFX_STORE", "WFX_DB", "WFX_RUNNER", "WFX_TABLE_PREFIX"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("WFX_HOME", str(tmp_path / "home"))
+    module = importlib.reload(importlib.import_module("entrypoints.lambda_handlers"))
+    create_all_tables(module.container)
+    module.container.execution_store().add_launch(a_launch(EXECUTION_ID, steps=2))
+    yield module
+    module.container.sqlite_database().close()
+
+
+def _store(handlers: ModuleType) -> ExecutionStore:
+    store: ExecutionStore = handlers.container.execution_store()
+    return store
+
+
+def _track(handlers: ModuleType, action: str, step: str, **extra: Any) -> dict[str, Any]:
+    event = {"action": action, "workflowExecutionId": EXECUTION_ID, "pipelineExecutionId": step}
+    result: dict[str, Any] = handlers.track_step(event | extra, None)
+    return result
+
+
+def test_the_handlers_take_a_run_from_its_first_step_to_its_completion(
+    handlers: ModuleType,
+) -> None:
+    assert _track(handlers, "start", FIRST) == {
+        "workflowExecutionId": EXECUTION_ID,
+        "pipelineExecutionId": FIRST,
+        "status": "RUNNING",
+    }
+    assert _track(handlers, "finish", FIRST, status="SUCCEEDED")["status"] == "SUCCEEDED"
+    _track(handlers, "start", LAST)
+    _track(handlers, "finish", LAST, status="SUCCEEDED")
+
+    completed = handlers.complete_execution(
+        {"workflowExecutionId": EXECUTION_ID, "status": "SUCCEEDED"}, None
+    )
+
+    assert completed == {"workflowExecutionId": EXECUTION_ID, "status": "SUCCEEDED"}
+    store = _store(handlers)
+    execution = store.get_execution(EXECUTION_ID)
+    assert execution.status is ExecutionStatus.SUCCEEDED
+    assert execution.execution_stop_date is not None
+    steps = {step.pipeline_execution_id: step for step in store.list_steps(EXECUTION_ID)}
+    assert {s.status for s in steps.values()} == {StepStatus.SUCCEEDED}
+    assert all(s.start_date and s.stop_date for s in steps.values())
+
+
+def test_a_start_delivered_twice_changes_nothing_the_second_time(handlers: ModuleType) -> None:
+    _track(handlers, "start", FIRST)
+    started = _store(handlers).get_step(FIRST)
+
+    assert _track(handlers, "start", FIRST)["status"] == "RUNNING"
+    assert _store(handlers).get_step(FIRST) == started
+
+
+def test_a_step_finished_as_failed_keeps_its_error(handlers: ModuleType) -> None:
+    _track(handlers, "start", FIRST)
+
+    _track(handlers, "finish", FIRST, status="FAILED", error="MeshError: not a mesh")
+
+    step = _store(handlers).get_step(FIRST)
+    assert (step.status, step.error) == (StepStatus.FAILED, "MeshError: not a mesh")
+
+
+@pytest.mark.parametrize(
+    ("event", "problem"),
+    [
+        ({"action": "finish"}, "a finish event needs the step's terminal status"),
+        ({"action": "start", "status": "SUCCEEDED"}, "a start event takes no status"),
+        ({"action": "finish", "status": "RUNNING"}, "status"),
+        ({"action": "pause"}, "action"),
+        ({"action": "start", "stepName": "x"}, "stepName"),
+    ],
+)
+def test_a_malformed_tracking_event_is_refused_and_writes_nothing(
+    handlers: ModuleType, event: dict[str, Any], problem: str
+) -> None:
+    ids = {"workflowExecutionId": EXECUTION_ID, "pipelineExecutionId": FIRST}
+    with pytest.raises(ValidationError, match=problem):
+        handlers.track_step(ids | event, None)
+    assert _store(handlers).get_step(FIRST).status is StepStatus.NEW
+
+
+def test_a_step_of_another_execution_is_not_found(handlers: ModuleType) -> None:
+    """The error escapes: the state machine's Catch sends the run to HandleExecutionError."""
+    event = {"action": "start", "workflowExecutionId": "exec-2", "pipelineExecutionId": FIRST}
+    with pytest.raises(PipelineExecutionNotFoundError, match="exec-2"):
+        handlers.track_step(event, None)
+
+
+def test_a_completion_without_a_terminal_status_is_refused(handlers: ModuleType) -> None:
+    with pytest.raises(ValidationError, match="status"):
+        handlers.complete_execution(
+            {"workflowExecutionId": EXECUTION_ID, "status": "RUNNING"}, None
+        )
+    assert _store(handlers).get_execution(EXECUTION_ID).status is ExecutionStatus.RUNNING

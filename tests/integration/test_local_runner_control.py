@@ -1,0 +1,459 @@
+"""The local runner's side of the Orchestrator port beyond start: describe, stop, redrive and
+history, on the same real parts as test_local_runner (a SQLite file, the filesystem stores, real
+threads, worker processes and command steps)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.local.log_store import FileLogStore
+from adapters.local.object_store import FilesystemObjectStore
+from adapters.local.runner import WORKER_EXITED
+from adapters.sqlite.catalogs import SqliteWorkflowCatalog
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.tables import TableNames
+from domain.errors import ConflictError
+from domain.execution import WorkflowExecution
+from domain.statuses import ExecutionStatus, StepStatus
+from tests.integration.test_local_runner import Harness, RecordingReporter, workflow
+
+THIS_MODULE = __name__
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Iterator[Harness]:
+    database = SqliteDatabase(tmp_path / "wfx.db")
+    store = SqliteExecutionStore(database, TableNames())
+    catalog = SqliteWorkflowCatalog(database, TableNames())
+    store.create_tables()
+    catalog.create_tables()
+    built = Harness(
+        root=tmp_path,
+        store=store,
+        catalog=catalog,
+        objects=FilesystemObjectStore(tmp_path / "objects"),
+        logs=FileLogStore(tmp_path / "logs"),
+        reporter=RecordingReporter(store),
+    )
+    yield built
+    gate.set()  # never leave a step waiting
+    for runner in built.runners:
+        for execution_id in list(runner._threads) + list(runner._processes):
+            runner.stop_execution(built.store.get_execution(execution_id), "test", "teardown")
+            runner.join(execution_id, timeout=30)
+    database.close()
+
+
+def python_step(pipeline_id: str, function: str) -> dict[str, Any]:
+    return {
+        "pipelineId": pipeline_id,
+        "executionType": "python",
+        "handler": f"{THIS_MODULE}:{function}",
+        "inputFileArity": "none",
+    }
+
+
+def command_step(pipeline_id: str, script: str) -> dict[str, Any]:
+    return {
+        "pipelineId": pipeline_id,
+        "executionType": "command",
+        "command": ["{python}", "-c", textwrap.dedent(script)],
+        "inputFileArity": "none",
+    }
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.02)
+
+
+def _process_gone(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return "State:\tZ" in status  # a zombie has ended; only its exit status is left
+
+
+# --- python steps used by the tests ----------------------------------------------------------
+
+calls: list[str] = []
+entered = threading.Event()
+gate = threading.Event()
+fail_next = threading.Event()
+
+
+def first(**_: Any) -> None:
+    calls.append("first")
+
+
+def wait_at_the_gate(**_: Any) -> None:
+    calls.append("gate")
+    entered.set()
+    assert gate.wait(30)
+
+
+def flaky(**_: Any) -> None:
+    calls.append("flaky")
+    if fail_next.is_set():
+        fail_next.clear()
+        raise RuntimeError("flaky failed")
+
+
+def last(**_: Any) -> None:
+    calls.append("last")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_state() -> None:
+    calls.clear()
+    entered.clear()
+    gate.clear()
+    fail_next.clear()
+
+
+def _stored(harness: Harness, execution_id: str) -> WorkflowExecution:
+    return harness.store.get_execution(execution_id)
+
+
+# --- describe --------------------------------------------------------------------------------
+
+
+def test_a_live_thread_run_is_running_and_a_finished_one_is_left_to_the_stored_row(
+    harness: Harness,
+) -> None:
+    version = harness.publish(workflow("gated", python_step("gate", "wait_at_the_gate")))
+    harness.launch("exec-live", version)
+    runner = harness.runner(mode="thread")
+    runner.start("exec-live")
+    assert entered.wait(20)
+
+    running = runner.describe_execution(_stored(harness, "exec-live"))
+    gate.set()
+    assert runner.join("exec-live", timeout=20)
+    finished = runner.describe_execution(_stored(harness, "exec-live"))
+
+    assert running is not None and running.status is ExecutionStatus.RUNNING
+    assert finished is None
+    assert harness.status_of("exec-live") is ExecutionStatus.SUCCEEDED
+
+
+def test_a_run_this_runner_never_started_is_described_as_none(harness: Harness) -> None:
+    version = harness.publish(workflow("idle", python_step("first", "first")))
+    harness.launch("exec-idle", version)
+
+    assert harness.runner(mode="thread").describe_execution(_stored(harness, "exec-idle")) is None
+
+
+def test_a_worker_that_exited_without_recording_the_end_makes_the_run_failed(
+    harness: Harness,
+) -> None:
+    version = harness.publish(workflow("crash", python_step("first", "first")))
+    harness.launch("exec-crash", version)
+    crashing = [sys.executable, "-c", "import sys; sys.exit(3)"]  # a worker that dies at once
+    runner = harness.runner(mode="detached", detached_command=crashing)
+    runner.start("exec-crash")
+    assert runner.join("exec-crash", timeout=20)
+
+    described = runner.describe_execution(_stored(harness, "exec-crash"))
+
+    assert described is not None
+    assert (described.status, described.error, described.cause) == (
+        ExecutionStatus.FAILED,
+        WORKER_EXITED,
+        "exit code 3",
+    )
+    assert harness.status_of("exec-crash") is ExecutionStatus.RUNNING  # the runner writes nothing
+
+
+def test_another_process_finds_a_detached_worker_through_its_pid_file(harness: Harness) -> None:
+    version = harness.publish(workflow("far", python_step("first", "first")))
+    harness.launch("exec-far", version)
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    launcher = harness.runner(mode="detached", detached_command=sleeper)
+    launcher.start("exec-far")
+    elsewhere = harness.runner(mode="detached", detached_command=sleeper)  # as `wfx executions`
+
+    while_alive = elsewhere.describe_execution(_stored(harness, "exec-far"))
+    os.kill(launcher._processes["exec-far"].pid, 9)
+    assert launcher.join("exec-far", timeout=20)
+    after_exit = elsewhere.describe_execution(_stored(harness, "exec-far"))
+
+    assert while_alive is not None and while_alive.status is ExecutionStatus.RUNNING
+    assert after_exit is not None
+    assert (after_exit.status, after_exit.error, after_exit.cause) == (
+        ExecutionStatus.FAILED,
+        WORKER_EXITED,
+        "exit code unknown",
+    )
+
+
+def test_a_worker_that_recorded_the_end_of_its_run_is_left_to_the_stored_row(
+    harness: Harness,
+) -> None:
+    version = harness.publish(workflow("done", python_step("first", "first")))
+    harness.launch("exec-done", version)
+    runner = harness.runner(mode="detached", detached_command=[sys.executable, "-c", "pass"])
+    runner.start("exec-done")
+    assert runner.join("exec-done", timeout=20)
+    harness.reporter.execution_completed("exec-done", ExecutionStatus.SUCCEEDED)
+
+    assert runner.describe_execution(_stored(harness, "exec-done")) is None
+
+
+# --- stop ------------------------------------------------------------------------------------
+
+
+def test_a_stopped_thread_run_starts_no_further_step_and_records_nothing(
+    harness: Harness,
+) -> None:
+    version = harness.publish(
+        workflow("stop", python_step("gate", "wait_at_the_gate"), python_step("last", "last"))
+    )
+    step_ids = harness.launch("exec-stop", version)
+    runner = harness.runner(mode="thread")
+    runner.start("exec-stop")
+    assert entered.wait(20)
+
+    runner.stop_execution(_stored(harness, "exec-stop"), "wfx.Aborted", "by the test")
+    gate.set()
+
+    assert runner.join("exec-stop", timeout=20)
+    assert calls == ["gate"]
+    # the stored statuses are the abort use case's to write, not the runner's
+    assert harness.reporter.calls == [("started", step_ids[0])]
+    assert harness.status_of("exec-stop") is ExecutionStatus.RUNNING
+
+
+def test_stop_kills_the_command_step_running_in_a_thread_run(
+    harness: Harness, tmp_path: Path
+) -> None:
+    started = tmp_path / "command-started"
+    script = f"""
+        import pathlib, time
+        pathlib.Path({str(started)!r}).write_text("yes")
+        time.sleep(60)
+    """
+    version = harness.publish(workflow("kill", command_step("sleep", script)))
+    harness.launch("exec-kill", version)
+    runner = harness.runner(mode="thread")
+    runner.start("exec-kill")
+    wait_until(started.exists)
+
+    began = time.monotonic()
+    runner.stop_execution(_stored(harness, "exec-kill"), "wfx.Aborted", "by the test")
+
+    assert runner.join("exec-kill", timeout=20)
+    assert time.monotonic() - began < 10  # killed, not slept out
+    assert [call[0] for call in harness.reporter.calls] == ["started"]
+
+
+_WORKER_WITH_A_CHILD = """
+import pathlib, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+pathlib.Path(sys.argv[1]).write_text(str(child.pid))
+time.sleep(60)
+"""
+
+
+def test_stop_from_another_process_ends_a_detached_worker_and_its_command_steps(
+    harness: Harness, tmp_path: Path
+) -> None:
+    version = harness.publish(workflow("group", python_step("first", "first")))
+    harness.launch("exec-group", version)
+    child_pid_file = tmp_path / "child.pid"
+    worker = [sys.executable, "-c", _WORKER_WITH_A_CHILD, str(child_pid_file)]
+    launcher = harness.runner(mode="detached", detached_command=worker)
+    launcher.start("exec-group")
+    wait_until(lambda: child_pid_file.exists() and child_pid_file.read_text() != "")
+    child_pid = int(child_pid_file.read_text())
+    elsewhere = harness.runner(mode="detached", detached_command=worker)
+
+    elsewhere.stop_execution(_stored(harness, "exec-group"), "wfx.Aborted", "by the test")
+
+    assert launcher.join("exec-group", timeout=20)
+    assert launcher._processes == {}
+    wait_until(lambda: _process_gone(child_pid))
+    assert harness.status_of("exec-group") is ExecutionStatus.RUNNING
+
+
+def test_stopping_a_run_that_is_not_running_changes_nothing(harness: Harness) -> None:
+    version = harness.publish(workflow("idle", python_step("first", "first")))
+    harness.launch("exec-idle", version)
+    runner = harness.runner()
+
+    runner.stop_execution(_stored(harness, "exec-idle"), "wfx.Aborted", "nothing to stop")
+
+    assert harness.reporter.calls == []
+    assert harness.status_of("exec-idle") is ExecutionStatus.RUNNING
+
+
+# --- redrive ---------------------------------------------------------------------------------
+
+
+def _reopen(harness: Harness, execution_id: str) -> WorkflowExecution:
+    """What RedriveExecution does before it calls the runner: the run is open again."""
+    failed = _stored(harness, execution_id)
+    reopened = failed.model_copy(
+        update={"status": ExecutionStatus.PENDING_REDRIVE, "execution_stop_date": None}
+    )
+    assert harness.store.save_execution(reopened, expected=frozenset({failed.status}))
+    running = reopened.model_copy(update={"status": ExecutionStatus.RUNNING})
+    assert harness.store.save_execution(running, expected=frozenset({reopened.status}))
+    return running
+
+
+def _flaky_workflow(harness: Harness) -> tuple[Any, list[str]]:
+    version = harness.publish(
+        workflow(
+            "flaky",
+            python_step("first", "first"),
+            python_step("flaky", "flaky"),
+            python_step("last", "last"),
+        )
+    )
+    step_ids = harness.launch("exec-redrive", version)
+    fail_next.set()
+    return version, step_ids
+
+
+def test_a_redrive_continues_from_the_failed_step_without_rerunning_the_succeeded_ones(
+    harness: Harness,
+) -> None:
+    _, step_ids = _flaky_workflow(harness)
+    runner = harness.runner()
+    runner.start("exec-redrive")
+    assert harness.status_of("exec-redrive") is ExecutionStatus.FAILED
+    harness.reporter.calls.clear()
+    before = datetime.now(UTC)
+
+    redriven_at = runner.redrive_execution(_reopen(harness, "exec-redrive"), "token-1")
+
+    assert before <= redriven_at <= datetime.now(UTC)
+    assert calls == ["first", "flaky", "flaky", "last"]
+    assert harness.reporter.calls == [
+        ("started", step_ids[1]),
+        ("finished", step_ids[1], StepStatus.SUCCEEDED, None),
+        ("started", step_ids[2]),
+        ("finished", step_ids[2], StepStatus.SUCCEEDED, None),
+        ("completed", ExecutionStatus.SUCCEEDED, None),
+    ]
+    assert harness.status_of("exec-redrive") is ExecutionStatus.SUCCEEDED
+
+
+def test_a_thread_redrive_returns_at_once_and_runs_in_the_background(harness: Harness) -> None:
+    version = harness.publish(
+        workflow("later", python_step("gate", "wait_at_the_gate"), python_step("last", "last"))
+    )
+    harness.launch("exec-later", version, statuses={0: StepStatus.FAILED})
+    harness.reporter.execution_completed("exec-later", ExecutionStatus.FAILED, "step 1 failed")
+    runner = harness.runner(mode="thread")
+
+    runner.redrive_execution(_reopen(harness, "exec-later"), "token-1")
+
+    assert entered.wait(20)  # redrive_execution returned while the step still waits
+    assert harness.status_of("exec-later") is ExecutionStatus.RUNNING
+    gate.set()
+    assert runner.join("exec-later", timeout=20)
+    assert calls == ["gate", "last"]
+    assert harness.status_of("exec-later") is ExecutionStatus.SUCCEEDED
+
+
+def test_a_run_still_going_is_not_redriven(harness: Harness) -> None:
+    version = harness.publish(workflow("busy", python_step("gate", "wait_at_the_gate")))
+    harness.launch("exec-busy", version)
+    runner = harness.runner(mode="thread")
+    runner.start("exec-busy")
+    assert entered.wait(20)
+
+    with pytest.raises(ConflictError, match="still running"):
+        runner.redrive_execution(_stored(harness, "exec-busy"), "token-1")
+
+    gate.set()
+    assert runner.join("exec-busy", timeout=20)
+    assert calls == ["gate"]
+
+
+def test_a_stopped_run_can_be_redriven_from_the_step_it_stopped_in(harness: Harness) -> None:
+    version = harness.publish(
+        workflow("again", python_step("gate", "wait_at_the_gate"), python_step("last", "last"))
+    )
+    step_ids = harness.launch("exec-again", version)
+    runner = harness.runner(mode="thread")
+    runner.start("exec-again")
+    assert entered.wait(20)
+    runner.stop_execution(_stored(harness, "exec-again"), "wfx.Aborted", "by the test")
+    gate.set()  # the stopped run ends once its step returns
+    # what the abort use case writes: the open step and the run ABORTED
+    open_step = harness.step(step_ids[0])
+    aborted_step = open_step.model_copy(update={"status": StepStatus.ABORTED})
+    assert harness.store.save_step(aborted_step, expected=frozenset({StepStatus.RUNNING}))
+    harness.reporter.execution_completed("exec-again", ExecutionStatus.ABORTED, "by the test")
+
+    runner.redrive_execution(_reopen(harness, "exec-again"), "token-1")
+
+    assert runner.join("exec-again", timeout=20)
+    assert calls == ["gate", "gate", "last"]
+    assert harness.status_of("exec-again") is ExecutionStatus.SUCCEEDED
+
+
+# --- history ---------------------------------------------------------------------------------
+
+
+def test_the_history_is_the_steps_starts_and_ends_in_chain_order(harness: Harness) -> None:
+    _, step_ids = _flaky_workflow(harness)
+    runner = harness.runner()
+    runner.start("exec-redrive")
+
+    page = runner.history_page(_stored(harness, "exec-redrive"))
+
+    rows = {step_id: harness.step(step_id) for step_id in step_ids}
+    assert page.next_token is None
+    assert [(e["type"], e["pipelineExecutionId"]) for e in page.events] == [
+        ("StepStarted", step_ids[0]),
+        ("StepSucceeded", step_ids[0]),
+        ("StepStarted", step_ids[1]),
+        ("StepFailed", step_ids[1]),
+    ]
+    assert [e["timestamp"] for e in page.events] == [
+        rows[step_ids[0]].start_date,
+        rows[step_ids[0]].stop_date,
+        rows[step_ids[1]].start_date,
+        rows[step_ids[1]].stop_date,
+    ]
+    assert page.events[3]["error"] == "RuntimeError: flaky failed"
+
+
+# --- runs of another orchestrator --------------------------------------------------------------
+
+
+def test_a_run_started_on_step_functions_is_neither_stopped_nor_redriven_here(
+    harness: Harness,
+) -> None:
+    version = harness.publish(workflow("aws", python_step("first", "first")))
+    harness.launch("exec-aws", version)
+    on_aws = _stored(harness, "exec-aws").model_copy(update={"orchestrator": "stepfunctions"})
+    runner = harness.runner()
+
+    with pytest.raises(ConflictError, match=r"runs on the stepfunctions runner.*WFX_RUNNER"):
+        runner.stop_execution(on_aws, "wfx.Aborted", "by the test")
+    with pytest.raises(ConflictError, match="runs on the stepfunctions runner"):
+        runner.redrive_execution(on_aws, "token-1")
+
+    assert calls == []
+    assert harness.reporter.calls == []

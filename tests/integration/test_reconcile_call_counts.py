@@ -1,0 +1,168 @@
+"""How many times reads call Step Functions (seed 000 "Status tracking", the 30-second rule).
+
+Executions are launched on Step Functions (moto, in-process: in its default mode an execution
+stays RUNNING), on SQLite and on DynamoDB; every Step Functions call is counted with a botocore
+`before-call` handler on the client (see notes/moto.md, "Counting AWS requests").
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from dependency_injector import providers
+
+from application.use_cases.complete_execution import CompleteExecutionCommand
+from application.use_cases.launch_execution import LaunchExecutionCommand
+from application.use_cases.list_executions import ListExecutionsQuery
+from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+from application.workflow_documents import parse_workflow_document
+from domain.statuses import ExecutionStatus
+from entrypoints.container import Container, build_container, create_all_tables
+from entrypoints.settings import Settings
+
+RUNS = 100
+WORKFLOW = Path(__file__).resolve().parents[2] / "features" / "workflows" / "generate.yaml"
+DEFINITION = {"StartAt": "Wait", "States": {"Wait": {"Type": "Pass", "End": True}}}
+
+
+class SteppedClock:
+    """A clock the test moves: one second per reading, plus whatever the test lets pass."""
+
+    def __init__(self) -> None:
+        self._next = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        with self._lock:
+            moment, self._next = self._next, self._next + timedelta(seconds=1)
+            return moment
+
+    def advance(self, delta: timedelta) -> None:
+        with self._lock:
+            self._next += delta
+
+
+@dataclass
+class Setup:
+    container: Container
+    clock: SteppedClock
+    calls: Counter[str]
+    execution_ids: list[str]
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
+    import boto3
+    from moto import mock_aws
+
+    from adapters.aws.stepfunctions import StepFunctionsOrchestrator
+
+    storage = str(request.param)
+    settings = Settings(
+        store=storage,
+        home=tmp_path / "home",
+        sqlite_path=tmp_path / "wfx.db",
+        dynamodb_endpoint=None,
+        region="us-east-1",
+        user="alice",
+    )
+    container = build_container(settings)
+    clock = SteppedClock()
+    container.clock.override(providers.Object(clock))
+    if storage == "dynamodb":
+        client = request.getfixturevalue("moto_dynamodb_client")
+        container.dynamodb_client.override(providers.Object(client))
+    with mock_aws():
+        stepfunctions = boto3.client("stepfunctions", region_name="us-east-1")
+        calls: Counter[str] = Counter()
+
+        def count(model: Any, **_: Any) -> None:
+            calls[model.name] += 1
+
+        stepfunctions.meta.events.register("before-call.*.*", count, unique_id="count-calls")
+        container.orchestrator.override(providers.Object(StepFunctionsOrchestrator(stepfunctions)))
+        create_all_tables(container)
+        ids = _launch_on_step_functions(container, stepfunctions, RUNS)
+        calls.clear()
+        yield Setup(container, clock, calls, ids)
+    if storage == "sqlite":
+        container.sqlite_database().close()
+
+
+def _launch_on_step_functions(container: Container, stepfunctions: Any, runs: int) -> list[str]:
+    document = parse_workflow_document(yaml.safe_load(WORKFLOW.read_text(encoding="utf-8")))
+    version = (
+        container.publish_workflow_version()
+        .execute(PublishWorkflowVersionCommand(document=document))
+        .version
+    )
+    machine = stepfunctions.create_state_machine(
+        name="features-generate",
+        definition=json.dumps(DEFINITION),
+        roleArn="arn:aws:iam::123456789012:role/wfx-tests",
+    )
+    container.workflow_catalog().record_deployment(
+        version.database_id, version.workflow_id, version.version, machine["stateMachineArn"]
+    )
+    launch = container.launch_execution()
+    command = LaunchExecutionCommand(
+        workflow_database_id=version.database_id, workflow_id=version.workflow_id, user_id="alice"
+    )
+    return [launch.execute(command).execution.workflow_execution_id for _ in range(runs)]
+
+
+def _list_all(container: Container) -> list[Any]:
+    page = container.list_executions().execute(ListExecutionsQuery(limit=100))
+    assert page.next_token is None
+    return list(page.items)
+
+
+def test_listing_100_finished_executions_asks_step_functions_nothing(setup: Setup) -> None:
+    complete = setup.container.complete_execution()
+    for execution_id in setup.execution_ids:
+        command = CompleteExecutionCommand(
+            workflow_execution_id=execution_id, status=ExecutionStatus.SUCCEEDED
+        )
+        complete.execute(command)
+    setup.clock.advance(timedelta(minutes=5))
+
+    listed = _list_all(setup.container)
+
+    assert len(listed) == RUNS
+    assert {e.status for e in listed} == {ExecutionStatus.SUCCEEDED}
+    assert setup.calls["DescribeExecution"] == 0, dict(setup.calls)
+
+
+def test_100_running_executions_read_twice_within_30_seconds_ask_at_most_100_times(
+    setup: Setup,
+) -> None:
+    first = _list_all(setup.container)
+    setup.clock.advance(timedelta(seconds=10))
+    second = _list_all(setup.container)
+
+    assert len(first) == len(second) == RUNS
+    assert {e.status for e in second} == {ExecutionStatus.RUNNING}
+    assert setup.calls["DescribeExecution"] <= RUNS, dict(setup.calls)
+    # the first read checked each once and stamped it; the second trusted every stamp
+    assert setup.calls["DescribeExecution"] == RUNS, dict(setup.calls)
+    assert all(e.last_sfn_sync_check_date is not None for e in second)
+    assert [e.last_sfn_sync_check_date for e in second] == [
+        e.last_sfn_sync_check_date for e in first
+    ]
+
+
+def test_a_read_more_than_30_seconds_after_the_last_check_asks_again(setup: Setup) -> None:
+    _list_all(setup.container)
+    setup.clock.advance(timedelta(seconds=31))
+    _list_all(setup.container)
+
+    assert setup.calls["DescribeExecution"] == 2 * RUNS, dict(setup.calls)

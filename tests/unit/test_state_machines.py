@@ -1,0 +1,322 @@
+"""The state machine generator (ASL) and its structural validator."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from application.state_machines import (
+    BATCH_SUBMIT_JOB_SYNC,
+    COMPLETE_STATE,
+    ERROR_STATE,
+    FAILED_STATE,
+    LAMBDA_INVOKE,
+    LAMBDA_INVOKE_CALLBACK,
+    SUCCEEDED_STATE,
+    HandlerArns,
+    build_state_machine,
+    state_machine_name,
+    validate_state_machine,
+)
+from domain.workflow import ExecutionType, RetryPolicy, StepDefinition, WorkflowVersion
+
+HANDLERS = HandlerArns(
+    tracking="arn:aws:lambda:us-east-1:123456789012:function:wfx-track-step",
+    completion="arn:aws:lambda:us-east-1:123456789012:function:wfx-complete-execution",
+    error="arn:aws:lambda:us-east-1:123456789012:function:wfx-handle-execution-error",
+)
+CATCH = [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": ERROR_STATE}]
+
+
+def lambda_step(pipeline_id: str, callback: bool = False, **fields: Any) -> StepDefinition:
+    return StepDefinition(
+        pipeline_id=pipeline_id,
+        pipeline_database_id="demo",
+        execution_type=ExecutionType.LAMBDA,
+        function_name=f"{pipeline_id[:60]}-fn",
+        wait_for_callback=callback,
+        **fields,
+    )
+
+
+def batch_step(pipeline_id: str, **fields: Any) -> StepDefinition:
+    return StepDefinition(
+        pipeline_id=pipeline_id,
+        pipeline_database_id="demo",
+        execution_type=ExecutionType.BATCH,
+        job_queue="wfx-queue",
+        job_definition="render:3",
+        **fields,
+    )
+
+
+def a_version(
+    *steps: StepDefinition, workflow_id: str = "mesh", number: int = 1
+) -> WorkflowVersion:
+    return WorkflowVersion(
+        database_id="demo",
+        workflow_id=workflow_id,
+        version=number,
+        steps=steps,
+        published_at=datetime(2026, 11, 29, tzinfo=UTC),
+        digest="sha256:x",
+    )
+
+
+def test_a_one_step_workflow_starts_runs_finishes_and_completes() -> None:
+    definition = build_state_machine(a_version(lambda_step("convert")), HANDLERS)
+
+    assert validate_state_machine(definition) == []
+    assert definition["StartAt"] == "Start convert"
+    assert list(definition["States"]) == [
+        "Start convert",
+        "Run convert",
+        "Finish convert",
+        COMPLETE_STATE,
+        SUCCEEDED_STATE,
+        ERROR_STATE,
+        FAILED_STATE,
+    ]
+    states = definition["States"]
+    assert states["Start convert"]["Resource"] == LAMBDA_INVOKE
+    assert states["Start convert"]["Parameters"] == {
+        "FunctionName": HANDLERS.tracking,
+        "Payload": {
+            "action": "start",
+            "workflowExecutionId.$": "$.workflowExecutionId",
+            "pipelineExecutionId.$": "$.pipelineExecutionIds[0]",
+        },
+    }
+    assert states["Start convert"]["ResultPath"] is None
+    assert states["Finish convert"]["Parameters"]["Payload"]["status"] == "SUCCEEDED"
+    assert states["Finish convert"]["Next"] == COMPLETE_STATE
+    assert states[COMPLETE_STATE]["Parameters"] == {
+        "FunctionName": HANDLERS.completion,
+        "Payload": {"workflowExecutionId.$": "$.workflowExecutionId", "status": "SUCCEEDED"},
+    }
+    assert states[COMPLETE_STATE]["Next"] == SUCCEEDED_STATE
+    assert states[SUCCEEDED_STATE] == {"Type": "Succeed"}
+
+
+def test_every_task_routes_any_failure_to_the_error_handler_which_fails_the_run() -> None:
+    definition = build_state_machine(
+        a_version(lambda_step("a"), batch_step("b"), lambda_step("c", callback=True)), HANDLERS
+    )
+    states = definition["States"]
+
+    tasks = {name: s for name, s in states.items() if s["Type"] == "Task" and name != ERROR_STATE}
+    assert len(tasks) == 3 * 3 + 1
+    assert all(task["Catch"] == CATCH for task in tasks.values())
+    handler = states[ERROR_STATE]
+    assert handler["Parameters"] == {
+        "FunctionName": HANDLERS.error,
+        "Payload": {"workflowExecutionId.$": "$.workflowExecutionId", "error.$": "$.error"},
+    }
+    assert handler["Next"] == FAILED_STATE
+    assert [c["Next"] for c in handler["Catch"]] == [FAILED_STATE]  # never back to itself
+    assert states[FAILED_STATE]["Type"] == "Fail"
+    assert states[FAILED_STATE]["ErrorPath"] == "$.error.Error"
+
+
+def test_three_steps_with_a_callback_lambda_chain_in_order() -> None:
+    version = a_version(
+        lambda_step("split"), lambda_step("review", callback=True), lambda_step("merge")
+    )
+    definition = build_state_machine(version, HANDLERS)
+    states = definition["States"]
+
+    assert validate_state_machine(definition) == []
+    order, name = [], definition["StartAt"]
+    while states[name]["Type"] == "Task":
+        order.append(name)
+        name = states[name]["Next"]
+    assert order == [
+        *("Start split", "Run split", "Finish split"),
+        *("Start review", "Run review", "Finish review"),
+        *("Start merge", "Run merge", "Finish merge"),
+        COMPLETE_STATE,
+    ]
+    review = states["Run review"]
+    assert review["Resource"] == LAMBDA_INVOKE_CALLBACK
+    assert review["Parameters"] == {
+        "FunctionName": "review-fn",
+        "Payload": {
+            "workflowExecutionId.$": "$.workflowExecutionId",
+            "pipelineExecutionId.$": "$.pipelineExecutionIds[1]",
+            "outputPrefix.$": "$.outputPrefix",
+            "taskToken.$": "$$.Task.Token",
+        },
+    }
+    assert states["Run merge"]["Resource"] == LAMBDA_INVOKE
+    assert "taskToken.$" not in states["Run merge"]["Parameters"]["Payload"]
+    assert states["Finish merge"]["Parameters"]["Payload"]["pipelineExecutionId.$"] == (
+        "$.pipelineExecutionIds[2]"
+    )
+
+
+def test_a_batch_step_submits_a_job_named_by_the_step_and_waits_for_it() -> None:
+    definition = build_state_machine(a_version(lambda_step("a"), batch_step("render")), HANDLERS)
+    render = definition["States"]["Run render"]
+
+    assert validate_state_machine(definition) == []
+    assert render["Resource"] == BATCH_SUBMIT_JOB_SYNC
+    assert render["Parameters"] == {
+        "JobName.$": "$.pipelineExecutionIds[1]",
+        "JobQueue": "wfx-queue",
+        "JobDefinition": "render:3",
+        "ContainerOverrides": {
+            "Environment": [
+                {"Name": "WFX_EXECUTION_ID", "Value.$": "$.workflowExecutionId"},
+                {"Name": "WFX_PIPELINE_EXECUTION_ID", "Value.$": "$.pipelineExecutionIds[1]"},
+                {"Name": "WFX_OUTPUT_PREFIX", "Value.$": "$.outputPrefix"},
+            ]
+        },
+    }
+    assert render["ResultPath"] is None  # the ids stay in the state for the states after it
+
+
+def test_a_retry_policy_becomes_the_steps_retrier_counting_retries_not_attempts() -> None:
+    policy = RetryPolicy(max_attempts=4, interval_seconds=10, backoff_rate=1.5)
+    definition = build_state_machine(
+        a_version(batch_step("render", retry=policy), lambda_step("plain")), HANDLERS
+    )
+    states = definition["States"]
+
+    assert validate_state_machine(definition) == []
+    assert states["Run render"]["Retry"] == [
+        {"ErrorEquals": ["States.ALL"], "MaxAttempts": 3, "IntervalSeconds": 10, "BackoffRate": 1.5}
+    ]
+    assert "Retry" not in states["Run plain"]
+    # the tracking calls retry Lambda's own transient errors only, never a handler's error
+    assert "States.ALL" not in states["Start render"]["Retry"][0]["ErrorEquals"]
+
+
+def test_state_names_stay_unique_and_short_for_repeated_or_long_pipeline_ids() -> None:
+    long_id = "p" * 200
+    version = a_version(lambda_step("same"), lambda_step("same"), lambda_step(long_id))
+    definition = build_state_machine(version, HANDLERS)
+
+    assert validate_state_machine(definition) == []
+    names = list(definition["States"])
+    assert len(names) == len(set(names))
+    assert max(len(name) for name in names) <= 80
+    assert "Run same #1" in names and "Run same #2" in names
+
+
+def test_the_generator_refuses_a_local_only_step() -> None:
+    python = StepDefinition(
+        pipeline_id="stats",
+        pipeline_database_id="demo",
+        execution_type=ExecutionType.PYTHON,
+        handler="pkg.mod:fn",
+    )
+    with pytest.raises(ValueError, match="stats"):
+        build_state_machine(a_version(lambda_step("a"), python), HANDLERS)
+
+
+def test_a_state_machine_name_uses_only_the_allowed_characters_and_fits() -> None:
+    assert state_machine_name(a_version(lambda_step("a"), number=12)) == "wfx-demo-mesh-v12"
+    dotted = state_machine_name(a_version(lambda_step("a"), workflow_id="mesh.v2"))
+    assert dotted == "wfx-demo-mesh-v2-v1"
+    first = state_machine_name(a_version(lambda_step("a"), workflow_id="w" * 100 + "1"))
+    second = state_machine_name(a_version(lambda_step("a"), workflow_id="w" * 100 + "2"))
+    assert len(first) <= 80 and first.endswith("-v1")
+    assert first != second
+
+
+# -- the validator catches what a broken definition gets wrong ------------------------------
+
+
+def _valid() -> dict[str, Any]:
+    return build_state_machine(a_version(lambda_step("a"), lambda_step("b")), HANDLERS)
+
+
+def test_the_validator_catches_a_next_naming_no_state() -> None:
+    definition = _valid()
+    definition["States"]["Run a"]["Next"] = "Finish nowhere"
+
+    assert "Run a: Next names no state: 'Finish nowhere'" in validate_state_machine(definition)
+
+
+def test_the_validator_catches_a_catch_naming_no_state() -> None:
+    definition = _valid()
+    definition["States"]["Run b"]["Catch"][0]["Next"] = "Gone"
+
+    assert "Run b: Next names no state: 'Gone'" in validate_state_machine(definition)
+
+
+def test_the_validator_catches_an_unreachable_state() -> None:
+    definition = _valid()
+    definition["States"]["Orphan"] = {"Type": "Pass", "Next": SUCCEEDED_STATE}
+
+    assert validate_state_machine(definition) == ["Orphan: unreachable from StartAt"]
+
+
+def test_the_validator_catches_two_start_ats_in_json_text() -> None:
+    text = json.dumps(_valid())
+    twice = text.replace('"StartAt": "Start a"', '"StartAt": "Start a", "StartAt": "Start b"')
+
+    assert validate_state_machine(twice) == ["StartAt: written twice"]
+    assert validate_state_machine(text) == []
+
+
+def test_the_validator_catches_a_start_at_naming_no_state() -> None:
+    definition = _valid() | {"StartAt": "Begin"}
+
+    assert "StartAt: no state named 'Begin'" in validate_state_machine(definition)
+
+
+def test_the_validator_catches_a_dead_end_state() -> None:
+    definition = _valid()
+    del definition["States"]["Finish b"]["Next"]
+
+    assert validate_state_machine(definition) == [
+        "Finish b: needs exactly one of Next and End: true",
+        f"{COMPLETE_STATE}: unreachable from StartAt",
+        f"{SUCCEEDED_STATE}: unreachable from StartAt",
+    ]
+
+
+def test_the_validator_catches_a_loop_with_no_way_out() -> None:
+    definition = {
+        "StartAt": "Ping",
+        "States": {
+            "Ping": {"Type": "Pass", "Next": "Pong"},
+            "Pong": {"Type": "Pass", "Next": "Ping"},
+        },
+    }
+    assert validate_state_machine(definition) == [
+        "Ping: no path to a terminal state (Succeed, Fail or End)",
+        "Pong: no path to a terminal state (Succeed, Fail or End)",
+    ]
+
+
+def test_the_validator_catches_bad_task_and_catch_shapes() -> None:
+    definition = _valid()
+    states = definition["States"]
+    states["Run a"]["Resource"] = "lambda"
+    states["Run b"]["Catch"] = [{"ErrorEquals": ["States.ALL", "X"], "Next": ERROR_STATE}]
+    states["Start b"]["Retry"] = [{"ErrorEquals": [], "MaxAttempts": -1}]
+    states[SUCCEEDED_STATE]["Next"] = COMPLETE_STATE
+
+    assert validate_state_machine(definition) == [
+        "Run a: a Task needs a Resource ARN",
+        "Start b: Retry[0]: ErrorEquals must be a non-empty list",
+        "Start b: Retry[0]: MaxAttempts must be a whole number from 0",
+        "Run b: Catch[0]: States.ALL must be alone, in the last Catch entry",
+        f"{SUCCEEDED_STATE}: a Succeed state takes neither Next nor End",
+    ]
+
+
+def test_the_validator_catches_a_state_name_over_80_characters() -> None:
+    definition = _valid()
+    long_name = "S" * 81
+    definition["States"][long_name] = definition["States"].pop(SUCCEEDED_STATE)
+    definition["States"][COMPLETE_STATE]["Next"] = long_name
+
+    assert validate_state_machine(definition) == [
+        f"{long_name}: a state name has at most 80 characters"
+    ]
