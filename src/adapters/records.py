@@ -66,6 +66,10 @@ def _put_present(item: Item, **values: Any) -> Item:
 # -- WorkflowExecutionsStorageTableV2 ----------------------------------------------------------
 
 
+# Set once by the launch that started the run; a later save from an older read must not drop them.
+_SET_ONCE = frozenset({"executionArn", "stateMachineArn"})
+
+
 def execution_mutable_attributes(execution: WorkflowExecution) -> tuple[Item, tuple[str, ...]]:
     """The attributes a status change writes, and those it removes because they have no value."""
     values: dict[str, Any] = {
@@ -88,7 +92,7 @@ def execution_mutable_attributes(execution: WorkflowExecution) -> tuple[Item, tu
         "redriveStatusReason": execution.redrive_status_reason,
     }
     present = {name: value for name, value in values.items() if value is not None and value != ""}
-    removed = tuple(name for name in values if name not in present)
+    removed = tuple(name for name in values if name not in present and name not in _SET_ONCE)
     return present, removed
 
 

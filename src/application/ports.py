@@ -232,6 +232,10 @@ class Orchestrator(Protocol):
     # True when start_execution returns only once the run has ended (the local runner inline).
     synchronous: bool
 
+    def start_problem(self, version: WorkflowVersion) -> str | None:
+        """Why this orchestrator cannot run the version (asked before a launch writes), or None."""
+        ...
+
     def start_execution(
         self,
         execution: WorkflowExecution,

@@ -102,7 +102,8 @@ class CaughtError(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     error: str = Field(default="States.ALL", alias="Error")
-    cause: str = Field(default="", alias="Cause")
+    # Step Functions may deliver a null Cause (moto always does for send_task_failure).
+    cause: str | None = Field(default="", alias="Cause")
 
 
 class HandleExecutionErrorEvent(_Event):
@@ -119,7 +120,7 @@ def handle_execution_error(event: dict[str, Any], context: object) -> dict[str, 
         HandleExecutionErrorCommand(
             workflow_execution_id=parsed.workflow_execution_id,
             error=parsed.error.error,
-            cause=parsed.error.cause,
+            cause=parsed.error.cause or "",
         )
     )
     return {

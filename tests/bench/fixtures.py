@@ -32,6 +32,9 @@ class NoStartOrchestrator:
     name = "local"
     synchronous = False
 
+    def start_problem(self, version: Any) -> str | None:
+        return None
+
     def start_execution(self, execution: Any, version: Any, steps: Any) -> str | None:
         return None
 

@@ -206,14 +206,24 @@ def test_a_terminal_execution_is_never_changed(execution_store: ExecutionStore) 
 def test_a_save_removes_attributes_that_lost_their_value(execution_store: ExecutionStore) -> None:
     running = launched(execution_store, a_launch("e1")).execution
     synced = running.model_copy(
-        update={"execution_arn": "arn:aws:states:us-east-1:1:execution:sm:e1", "redrive_count": 2}
+        update={"redrive_status": "REDRIVABLE", "execution_error": "boom", "redrive_count": 2}
     )
     execution_store.save_execution(synced, NOT_TERMINAL)
 
     assert execution_store.save_execution(running, NOT_TERMINAL) is True
     stored = execution_store.get_execution("e1")
-    assert stored.execution_arn is None
+    assert stored.redrive_status is None and stored.execution_error is None
     assert stored == running
+
+
+def test_a_save_from_an_older_read_keeps_the_execution_arn(execution_store: ExecutionStore) -> None:
+    """The launch records the ARN after its write; a read taken before must not erase it."""
+    running = launched(execution_store, a_launch("e1")).execution
+    arn = "arn:aws:states:us-east-1:1:execution:sm:e1"
+    execution_store.save_execution(running.model_copy(update={"execution_arn": arn}), NOT_TERMINAL)
+
+    assert execution_store.save_execution(running, NOT_TERMINAL) is True
+    assert execution_store.get_execution("e1").execution_arn == arn
 
 
 def test_a_save_writes_only_the_status_attributes(execution_store: ExecutionStore) -> None:

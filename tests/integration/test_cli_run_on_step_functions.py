@@ -40,6 +40,7 @@ class Captured:
     shown: Outcome
     described: dict[str, Any]
     undeployed: Outcome
+    undeployed_list: Outcome
     unknown_runner: Outcome
 
 
@@ -106,6 +107,7 @@ def captured(server: str, tmp_path_factory: pytest.TempPathFactory) -> Captured:
         shown=shown,
         described=client.describe_execution(executionArn=mine["executionArn"]),
         undeployed=wfx("run", "demo/kept", "--runner", "stepfunctions"),
+        undeployed_list=wfx("executions", "list", "--workflow", "demo/kept", "--json"),
         unknown_runner=wfx("run", "demo/trivial", "--runner", "lambda"),
     )
 
@@ -150,6 +152,8 @@ def test_a_version_never_deployed_is_refused_naming_the_deploy_command(
     outcome = captured.undeployed
     assert outcome.code == 2, str(outcome)
     assert "wfx workflows deploy demo/kept" in outcome.stderr, str(outcome)
+    listed = captured.undeployed_list
+    assert listed.code == 0 and '"executions": []' in listed.stdout, str(listed)  # nothing written
 
 
 def test_an_unknown_runner_is_refused_naming_the_option(captured: Captured) -> None:

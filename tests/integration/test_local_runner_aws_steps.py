@@ -1,4 +1,5 @@
-"""The local runner fails a Step Functions step (lambda, batch), saying where it runs."""
+"""A run with a Step Functions step (lambda, batch) is refused by the local runner before any
+write, saying which runner to use."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from application.ports import ListScope
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
-from domain.statuses import ExecutionStatus, StepStatus
+from domain.errors import InvalidInputError
 from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.settings import Settings
 
@@ -39,7 +41,7 @@ def container(tmp_path: Path) -> Iterator[Container]:
         {"executionType": "batch", "jobQueue": "q", "jobDefinition": "render:1"},
     ],
 )
-def test_a_step_functions_step_fails_on_the_local_runner_naming_the_runner_to_use(
+def test_a_step_functions_step_is_refused_by_the_local_runner_before_anything_is_written(
     container: Container, step: dict[str, str]
 ) -> None:
     document = parse_workflow_document(
@@ -51,16 +53,16 @@ def test_a_step_functions_step_fails_on_the_local_runner_naming_the_runner_to_us
     )
     container.publish_workflow_version().execute(PublishWorkflowVersionCommand(document=document))
 
-    launched = container.launch_execution().execute(
-        LaunchExecutionCommand(workflow_database_id="demo", workflow_id="on-aws", user_id="tester")
-    )
-
-    execution_id = launched.execution.workflow_execution_id
-    store = container.execution_store()
-    (ran,) = store.list_steps(execution_id)
     expected = (
-        f"remote: a {step['executionType']} step runs only on Step Functions "
+        f"steps[0] (remote): a {step['executionType']} step runs only on Step Functions "
         "(--runner stepfunctions)"
     )
-    assert (ran.status, ran.error) == (StepStatus.FAILED, expected)
-    assert store.get_execution(execution_id).status is ExecutionStatus.FAILED
+    with pytest.raises(InvalidInputError) as refused:
+        container.launch_execution().execute(
+            LaunchExecutionCommand(
+                workflow_database_id="demo", workflow_id="on-aws", user_id="tester"
+            )
+        )
+    assert str(refused.value) == expected
+    page = container.execution_store().list_executions(ListScope.ALL, None, 10, None)
+    assert page.items == ()

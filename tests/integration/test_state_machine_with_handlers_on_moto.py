@@ -167,11 +167,6 @@ def test_a_run_on_the_generated_state_machine_keeps_the_store_true(
     assert {step.status for step in store.list_steps(EXECUTION_ID)} == {StepStatus.SUCCEEDED}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="moto drops send_task_failure's cause, so the Catch gives Cause: null, which "
-    "lambda_handlers.HandleExecutionErrorEvent (CaughtError.cause: str) refuses",
-)
 def test_a_failed_step_reaches_the_error_handler_which_fails_the_run_in_the_store(
     handlers: ModuleType,
 ) -> None:

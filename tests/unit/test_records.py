@@ -158,3 +158,11 @@ def test_dates_sort_as_text_in_time_order(moment: datetime) -> None:
     assert records.parse_date(text) == moment
     start_text = records.format_date(START)
     assert (start_text < text) == (moment > START)
+
+
+def test_a_status_update_never_removes_the_orchestrator_references() -> None:
+    """A save from a read taken before the launch recorded its ARN must not drop the ARN."""
+    _, removed = records.execution_mutable_attributes(an_execution())
+    assert "executionArn" not in removed and "stateMachineArn" not in removed
+    with_arn = an_execution(execution_arn="arn:aws:states:us-east-1:1:execution:sm:e1")
+    assert records.execution_mutable_attributes(with_arn)[0]["executionArn"].endswith(":e1")

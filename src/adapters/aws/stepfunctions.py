@@ -78,6 +78,15 @@ class StepFunctionsOrchestrator:
     def __init__(self, client: Any) -> None:
         self._client = client
 
+    def start_problem(self, version: WorkflowVersion) -> str | None:
+        if version.state_machine_arn:
+            return None
+        workflow = f"{version.database_id}/{version.workflow_id}"
+        return (
+            f"workflow {workflow} version {version.version} is not deployed to Step "
+            f"Functions: run `wfx workflows deploy {workflow}` first"
+        )
+
     def start_execution(
         self,
         execution: WorkflowExecution,
@@ -86,11 +95,7 @@ class StepFunctionsOrchestrator:
     ) -> str | None:
         state_machine_arn = version.state_machine_arn
         if not state_machine_arn:
-            workflow = f"{version.database_id}/{version.workflow_id}"
-            raise InvalidInputError(
-                f"workflow {workflow} version {version.version} is not deployed to Step "
-                f"Functions: run `wfx workflows deploy {workflow}` first"
-            )
+            raise InvalidInputError(self.start_problem(version) or "not deployed")
         payload = execution_input(execution, steps)
         name = execution.workflow_execution_id
         try:

@@ -47,6 +47,7 @@ from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import ExecutionType, InputFileArity, StepDefinition, WorkflowVersion
 
 MODES = ("inline", "thread", "detached")
+_LOCAL_TYPES = frozenset({ExecutionType.PYTHON, ExecutionType.COMMAND})
 _INTERRUPTED = "local runner: interrupted"
 WORKER_EXITED = "local worker exited"
 # How long a stop waits for a worker to end on SIGTERM before it sends SIGKILL.
@@ -114,6 +115,15 @@ class LocalRunner:
 
     def _output_dir(self, workflow_execution_id: str) -> str:
         return f"{self._runs}{os.sep}{workflow_execution_id}{os.sep}output"
+
+    def start_problem(self, version: WorkflowVersion) -> str | None:
+        for index, step in enumerate(version.steps):
+            if step.execution_type not in _LOCAL_TYPES:
+                return (
+                    f"steps[{index}] ({step.pipeline_id}): a {step.execution_type.value} step "
+                    "runs only on Step Functions (--runner stepfunctions)"
+                )
+        return None
 
     def start_execution(
         self,

@@ -99,6 +99,9 @@ class LaunchExecution:
         if command.execution_group_id is not None:
             _check_group_id(command.execution_group_id)
         version = self._version(command)
+        problem = self._orchestrator.start_problem(version)
+        if problem is not None:
+            raise InvalidInputError(problem)  # refused before anything is written
 
         digest = _request_digest(command)
         if command.client_token is not None:
