@@ -15,6 +15,7 @@ from dependency_injector import containers, providers
 
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import TableNames
+from application.orchestrator_router import OrchestratorRouter
 from application.reporting import UseCaseRunReporter
 from application.use_cases.abort_execution import AbortExecution
 from application.use_cases.complete_execution import CompleteExecution
@@ -245,10 +246,16 @@ class Container(containers.DeclarativeContainer):
         home=config.home,
         mode=config.runner_mode,
     )
-    orchestrator = providers.Selector(
-        config.runner,
-        local=local_runner,
-        stepfunctions=providers.Singleton(_stepfunctions_orchestrator, stepfunctions_client),
+    stepfunctions_orchestrator = providers.Singleton(
+        _stepfunctions_orchestrator, stepfunctions_client
+    )
+    # Runs start on config.runner; a later call about a run goes to the orchestrator that ran it.
+    orchestrator = providers.Singleton(
+        OrchestratorRouter,
+        default=config.runner,
+        orchestrators=providers.Dict(
+            local=local_runner.provider, stepfunctions=stepfunctions_orchestrator.provider
+        ),
     )
     state_machine_deployer = providers.Singleton(_stepfunctions_deployer, stepfunctions_client)
     deploy_workflow_version = providers.Factory(

@@ -448,7 +448,7 @@ def test_boto3s_endpoint_variables_route_the_adapters_with_no_code_change(
     monkeypatch.setenv(variable, moto_server)
     settings = Settings.from_environment({"WFX_HOME": str(tmp_path), "WFX_RUNNER": "stepfunctions"})
     container = build_container(settings)
-    orchestrator = container.orchestrator()
+    orchestrator = container.orchestrator().default
     arn = container.state_machine_deployer().deploy(
         f"wfx-env-{uuid.uuid4().hex[:8]}", _definition("env"), ROLE_ARN, LOG_GROUP_ARN
     )

@@ -25,7 +25,7 @@ def test_the_local_runner_is_the_default(tmp_path: Path) -> None:
     settings = _settings(tmp_path)
 
     assert settings.runner == "local"
-    assert isinstance(build_container(settings).orchestrator(), LocalRunner)
+    assert isinstance(build_container(settings).orchestrator().default, LocalRunner)
 
 
 def test_wfx_runner_stepfunctions_selects_the_step_functions_orchestrator(
@@ -35,7 +35,7 @@ def test_wfx_runner_stepfunctions_selects_the_step_functions_orchestrator(
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     container = build_container(_settings(tmp_path, WFX_RUNNER="stepfunctions"))
 
-    orchestrator = container.orchestrator()
+    orchestrator = container.orchestrator().default
 
     assert isinstance(orchestrator, StepFunctionsOrchestrator)
     assert (orchestrator.name, orchestrator.synchronous) == ("stepfunctions", False)
@@ -46,7 +46,7 @@ def test_wfx_runner_stepfunctions_selects_the_step_functions_orchestrator(
 def test_an_explicit_runner_overrides_the_environment(tmp_path: Path) -> None:
     settings = _settings(tmp_path, WFX_RUNNER="stepfunctions")
 
-    assert isinstance(build_container(settings, runner="local").orchestrator(), LocalRunner)
+    assert isinstance(build_container(settings, runner="local").orchestrator().default, LocalRunner)
 
 
 def test_an_unknown_runner_is_refused_naming_the_variable(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ _WIRE_EVERYTHING_LOCAL = """
 import json, sys
 from entrypoints.container import build_container
 container = build_container()
-container.orchestrator()
+container.orchestrator().default
 for name in ("launch_execution", "get_execution_details", "list_executions"):
     getattr(container, name)()
 print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("boto3", "botocore"))))

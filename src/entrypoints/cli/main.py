@@ -414,21 +414,6 @@ def executions_show(
     print_details(details, _console())
 
 
-def _container_for(execution_id: str, runner_mode: str = "inline") -> Container:
-    """A container whose orchestrator is the one that ran the execution, whatever WFX_RUNNER
-    says: a local run is stopped or redriven locally, a Step Functions run on Step Functions."""
-    from domain.errors import NotFoundError
-
-    container = _container(runner_mode)
-    try:
-        ran_on = container.execution_store().get_execution(execution_id).orchestrator
-    except NotFoundError:
-        return container  # the use case reports it
-    if ran_on == container.config.runner():
-        return container
-    return _container(runner_mode, runner=ran_on)
-
-
 @executions_app.command("abort")
 def executions_abort(
     execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
@@ -439,7 +424,7 @@ def executions_abort(
     from application.use_cases.abort_execution import AbortExecutionCommand
 
     result = (
-        _container_for(execution_id)
+        _container()
         .abort_execution()
         .execute(AbortExecutionCommand(workflow_execution_id=execution_id))
     )
@@ -465,11 +450,12 @@ def executions_redrive(
     conditions); a local run is followed to its end like `wfx run` unless --no-wait."""
     from application.use_cases.redrive_execution import RedriveExecutionCommand
 
-    container = _container_for(execution_id, runner_mode="detached" if no_wait else "thread")
+    # The container routes the redrive to the orchestrator that ran the execution.
+    container = _container(runner_mode="detached" if no_wait else "thread")
     execution = container.redrive_execution().execute(
         RedriveExecutionCommand(workflow_execution_id=execution_id)
     )
-    if not no_wait and container.orchestrator().name == "local":
+    if not no_wait and execution.orchestrator == "local":
         execution = _wait(container, execution_id, show_progress=not json_output)
     if json_output:
         from adapters.records import build_execution_record

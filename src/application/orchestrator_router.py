@@ -1,0 +1,72 @@
+"""One Orchestrator over several: a run starts on the configured one, and every later call about
+it goes to the one that started it (the main row's `orchestrator`), whatever the configuration
+says now — `wfx executions show` on a laptop set up for local runs still reconciles a run that
+went to Step Functions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+
+from application.ports import HistoryPage, Orchestrator, OrchestratorExecution
+from domain.errors import ConflictError, InvalidInputError
+from domain.execution import PipelineExecution, WorkflowExecution
+from domain.workflow import WorkflowVersion
+
+
+class OrchestratorRouter:
+    """Routes by the run's orchestrator name; the others are built only when a run needs them."""
+
+    def __init__(
+        self, default: str, orchestrators: Mapping[str, Callable[[], Orchestrator]]
+    ) -> None:
+        if default not in orchestrators:
+            raise InvalidInputError(
+                f"runner: must be one of {', '.join(sorted(orchestrators))}, got {default!r}"
+            )
+        self._factories = orchestrators
+        self._built: dict[str, Orchestrator] = {}
+        self._default = self._get(default)
+        self.name = self._default.name
+        self.synchronous = self._default.synchronous
+
+    @property
+    def default(self) -> Orchestrator:
+        """Where new runs start (the configured runner)."""
+        return self._default
+
+    def _get(self, name: str) -> Orchestrator:
+        if name not in self._built:
+            factory = self._factories.get(name)
+            if factory is None:
+                raise ConflictError(f"the run is on {name!r}, which this wfx cannot reach")
+            self._built[name] = factory()
+        return self._built[name]
+
+    def _for(self, execution: WorkflowExecution) -> Orchestrator:
+        return self._get(execution.orchestrator) if execution.orchestrator else self._default
+
+    def start_problem(self, version: WorkflowVersion) -> str | None:
+        return self._default.start_problem(version)
+
+    def start_execution(
+        self,
+        execution: WorkflowExecution,
+        version: WorkflowVersion,
+        steps: Sequence[PipelineExecution],
+    ) -> str | None:
+        return self._default.start_execution(execution, version, steps)
+
+    def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
+        return self._for(execution).describe_execution(execution)
+
+    def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> None:
+        self._for(execution).stop_execution(execution, error, cause)
+
+    def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
+        return self._for(execution).redrive_execution(execution, client_token)
+
+    def history_page(
+        self, execution: WorkflowExecution, next_token: str | None = None, max_results: int = 1000
+    ) -> HistoryPage:
+        return self._for(execution).history_page(execution, next_token, max_results)
