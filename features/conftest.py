@@ -22,6 +22,7 @@ from dependency_injector import providers
 
 from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.settings import Settings
+from features.steps.attempt_steps import *  # noqa: F403
 from features.steps.completion_steps import *  # noqa: F403
 from features.steps.launch_steps import *  # noqa: F403
 from features.steps.list_steps import *  # noqa: F403
@@ -63,7 +64,15 @@ def storage(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def container(storage: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Container]:
+def retry_waits() -> list[float]:
+    """The waits the local runner made between a step's attempts, in order (none really slept)."""
+    return []
+
+
+@pytest.fixture
+def container(
+    storage: str, tmp_path: Path, request: pytest.FixtureRequest, retry_waits: list[float]
+) -> Iterator[Container]:
     settings = Settings(
         store=storage,
         home=tmp_path / "home",
@@ -74,6 +83,7 @@ def container(storage: str, tmp_path: Path, request: pytest.FixtureRequest) -> I
     )
     container = build_container(settings, runner_mode="inline")
     container.clock.override(providers.Object(FixedClock()))
+    container.retry_sleep.override(providers.Object(retry_waits.append))
     if storage == "dynamodb":
         # the root conftest's client, inside a fresh mock_aws() with fake credentials
         client = request.getfixturevalue("moto_dynamodb_client")

@@ -35,6 +35,13 @@ class ObservingReporter:
         self.inner.step_started(workflow_execution_id, pipeline_execution_id)
         self._note(workflow_execution_id, f"after start of {name}")
 
+    def step_retrying(
+        self, workflow_execution_id: str, pipeline_execution_id: str, error: str | None = None
+    ) -> None:
+        self.inner.step_retrying(workflow_execution_id, pipeline_execution_id, error)
+        name = self._pipeline_id(pipeline_execution_id)
+        self._note(workflow_execution_id, f"after retry of {name}")
+
     def step_finished(
         self,
         workflow_execution_id: str,

@@ -14,6 +14,7 @@ from typing import Any
 
 from application.ports import StepChange
 from domain.assets import AssetFile
+from domain.attempts import TaskExecution
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionInput,
@@ -608,4 +609,47 @@ def parse_asset_file_record(item: Item) -> AssetFile:
         asset_root_key=item["assetRootS3Key"],
         modified_at=parse_date(item["modifiedAt"]),
         metadata=tuple(sorted(item.get("metadata", {}).items())),
+    )
+
+
+# -- WfxTaskExecutionsTable ----------------------------------------------------------------------
+
+
+def task_execution_close_attributes(
+    status: str, stop_date: datetime, error: str | None
+) -> tuple[Item, tuple[str, ...]]:
+    """(attributes to set, names to remove) when an attempt is closed."""
+    values: Item = {"status": str(status), "stopDate": format_date(stop_date)}
+    if error:
+        values["errorMessage"] = error
+        return values, ()
+    return values, ("errorMessage",)
+
+
+def build_task_execution_record(attempt: TaskExecution) -> Item:
+    item: Item = {
+        "pipelineExecutionId": attempt.pipeline_execution_id,
+        "attempt": attempt.attempt,
+        "workflowExecutionId": attempt.workflow_execution_id,
+        "status": attempt.status.value,
+        "startDate": format_date(attempt.start_date),
+        "trigger": attempt.trigger.value,
+    }
+    return _put_present(
+        item,
+        stopDate=format_date(attempt.stop_date) if attempt.stop_date else None,
+        errorMessage=attempt.error,
+    )
+
+
+def parse_task_execution_record(item: Item) -> TaskExecution:
+    return TaskExecution(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        attempt=int(item["attempt"]),
+        status=item["status"],
+        start_date=parse_date(item["startDate"]),
+        stop_date=_optional_date(item, "stopDate"),
+        error=item.get("errorMessage"),
+        trigger=item.get("trigger", "start"),
     )

@@ -32,6 +32,7 @@ class ResourceKeys(StrEnum):
     WORKFLOW_EXECUTION_CONFIGURATION = "WORKFLOW_EXECUTION_CONFIGURATION"
     WORKFLOW_VERSIONS = "WORKFLOW_VERSIONS"
     ASSET_FILES = "ASSET_FILES"
+    TASK_EXECUTIONS = "TASK_EXECUTIONS"
 
 
 @dataclass(frozen=True)
@@ -205,6 +206,14 @@ TABLES: tuple[TableSpec, ...] = (
         "WfxAssetFilesTable",
         _s("databaseId:assetId"),
         _s("fileKey"),
+        from_seed=False,
+    ),
+    # wfx's own (seed 003 TASK_EXECUTION): one row per attempt of a step, never rewritten.
+    TableSpec(
+        ResourceKeys.TASK_EXECUTIONS,
+        "WfxTaskExecutionsTable",
+        PIPELINE_EXECUTION_ID,
+        KeyAttribute("attempt", "N"),
         from_seed=False,
     ),
 )

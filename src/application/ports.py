@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from domain.assets import AssetFile
+from domain.attempts import TaskExecution
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
@@ -128,6 +129,25 @@ class ExecutionStore(Protocol):
         self, asset_key: str, direction: AssetDirection, older_than: ExecutionRef | None, limit: int
     ) -> list[ExecutionRef]:
         """Up to `limit` distinct executions linked to the asset, newest first, past the cursor."""
+        ...
+
+    def add_attempt(self, attempt: TaskExecution) -> bool:
+        """Store a new attempt; False (nothing written) when that attempt number is taken."""
+        ...
+
+    def finish_attempt(
+        self,
+        pipeline_execution_id: str,
+        attempt: int,
+        status: StepStatus,
+        stop_date: datetime,
+        error: str | None,
+    ) -> bool:
+        """Close an attempt; False (nothing written) unless it is stored and still RUNNING."""
+        ...
+
+    def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
+        """The attempts of those steps, grouped by step in the order given, attempt ascending."""
         ...
 
 
@@ -291,6 +311,12 @@ class RunReporter(Protocol):
         status: StepStatus,
         error: str | None = None,
     ) -> None: ...
+
+    def step_retrying(
+        self, workflow_execution_id: str, pipeline_execution_id: str, error: str | None = None
+    ) -> None:
+        """The step failed and runs again: close its attempt FAILED and open the next."""
+        ...
 
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None

@@ -6,6 +6,7 @@ from typing import Any, Self
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from domain.attempts import TaskExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
@@ -244,6 +245,7 @@ class StepDetails(_Record):
     configuration: StepInputConfiguration | None = None
     input_metadata: tuple[StepInputMetadata, ...] = ()
     outputs: StepOutputs = StepOutputs()
+    attempts: tuple[TaskExecution, ...] = ()  # attempt ascending; read with the outputs
 
 
 class ExecutionDetails(_Record):

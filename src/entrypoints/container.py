@@ -32,6 +32,7 @@ from application.use_cases.list_executions import ListExecutions
 from application.use_cases.publish_workflow_version import PublishWorkflowVersion
 from application.use_cases.reconcile_execution import ReconcileExecution
 from application.use_cases.redrive_execution import RedriveExecution
+from application.use_cases.retry_step import RetryStep
 from application.use_cases.step_tracking import FinishStep, StartStep
 from entrypoints.settings import Settings
 
@@ -150,6 +151,7 @@ def _local_runner(
     reporter: RunReporter,
     home: str,
     mode: str,
+    sleep: Callable[[float], None] | None = None,
 ) -> Any:
     from adapters.local.runner import LocalRunner
 
@@ -162,6 +164,7 @@ def _local_runner(
         work_dir=Path(home),
         mode=mode,
         detached_command=WORKER_COMMAND,
+        **({"sleep": sleep} if sleep is not None else {}),
     )
 
 
@@ -217,6 +220,7 @@ class Container(containers.DeclarativeContainer):
     log_store = providers.Singleton(_log_store, config.home)
 
     start_step = providers.Factory(StartStep, store=execution_store, clock=clock)
+    retry_step = providers.Factory(RetryStep, store=execution_store, clock=clock)
     finish_step = providers.Factory(
         FinishStep, store=execution_store, objects=object_store, clock=clock
     )
@@ -228,11 +232,14 @@ class Container(containers.DeclarativeContainer):
         logs=log_store,
         clock=clock,
     )
+    # The local runner's wait between a step's attempts (None: time.sleep); tests override it.
+    retry_sleep: providers.Provider[Callable[[float], None] | None] = providers.Object(None)
     run_reporter = providers.Singleton(
         UseCaseRunReporter,
         start_step=start_step,
         finish_step=finish_step,
         complete_execution=complete_execution,
+        retry_step=retry_step,
     )
     stepfunctions_client = providers.Singleton(_stepfunctions_client, config.region)
     # The local runner whatever the runner setting: `wfx run` waits on it, the worker runs on it.
@@ -245,6 +252,7 @@ class Container(containers.DeclarativeContainer):
         reporter=run_reporter,
         home=config.home,
         mode=config.runner_mode,
+        sleep=retry_sleep,
     )
     stepfunctions_orchestrator = providers.Singleton(
         _stepfunctions_orchestrator, stepfunctions_client

@@ -261,6 +261,14 @@ def test_show_as_json_lists_the_steps_in_chain_order_with_their_outputs(
     assert outputs == MESH_OUTPUTS
 
 
+def test_show_as_json_gives_each_step_its_single_attempt(details: dict[str, Any]) -> None:
+    attempts = [step["attempts"] for step in details["pipelineExecutions"]]
+
+    assert [[(a["attempt"], a["status"], a["trigger"]) for a in step] for step in attempts] == [
+        [(1, "SUCCEEDED", "start")]
+    ] * 3
+
+
 def test_show_of_an_unknown_id_is_bad_input(mesh: MeshRun) -> None:
     outcome = mesh.wfx("executions", "show", "00000000-0000-4000-8000-000000000000")
     assert outcome.code == 2, str(outcome)
@@ -333,6 +341,10 @@ def test_a_failing_workflow_exits_1_and_show_names_the_error(wfx: Wfx) -> None:
     assert rows["fail"]["pipelineExecution"]["status"] == "FAILED"
     assert "exit code 3" in rows["fail"]["pipelineExecution"]["errorMessage"]
     assert rows["never"]["pipelineExecution"]["status"] != "SUCCEEDED"
+    [failed_attempt] = rows["fail"]["attempts"]
+    assert failed_attempt["status"] == "FAILED"
+    assert "exit code 3" in failed_attempt["errorMessage"]
+    assert rows["never"]["attempts"] == []
     outputs = {f["relativeFilePath"] for step in rows.values() for f in step["outputFiles"]}
     assert outputs == {"prepared.txt"}  # the step after the failure never ran
     assert wfx.listed_ids("--workflow", "demo/failing") == [execution_id]

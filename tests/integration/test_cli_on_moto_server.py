@@ -44,7 +44,7 @@ SEED_TABLES = {
     "WorkflowExecutionInputsStorageTable",
     "WorkflowExecutionConfigurationStorageTable",
 }
-WFX_TABLES = {"WfxWorkflowVersionsTable", "WfxAssetFilesTable"}
+WFX_TABLES = {"WfxWorkflowVersionsTable", "WfxAssetFilesTable", "WfxTaskExecutionsTable"}
 RUN = (
     "run",
     "demo/mesh-report",

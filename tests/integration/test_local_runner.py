@@ -43,7 +43,7 @@ from domain.execution import (
 )
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
-from domain.workflow import InputFileArity, StepDefinition, WorkflowVersion
+from domain.workflow import InputFileArity, RetryPolicy, StepDefinition, WorkflowVersion
 
 EXAMPLES = Path(wfx_examples.__file__).parent
 MESHES = sorted((EXAMPLES / "mesh" / "assets").glob("*.obj"))
@@ -70,6 +70,11 @@ class RecordingReporter:
         step = self._store.get_step(pipeline_execution_id)
         running = step.model_copy(update={"status": StepStatus.RUNNING, "start_date": _now()})
         self._store.save_step(running, expected=frozenset({step.status}))
+
+    def step_retrying(
+        self, workflow_execution_id: str, pipeline_execution_id: str, error: str | None = None
+    ) -> None:
+        self.calls.append(("retrying", pipeline_execution_id, error))
 
     def step_finished(
         self,
@@ -135,6 +140,7 @@ class Harness:
                 handler=step.handler,
                 command=tuple(step.command) if step.command else None,
                 input_file_arity=step.input_file_arity,
+                retry=RetryPolicy.model_validate(step.retry.model_dump()) if step.retry else None,
             )
             for step in parsed.steps
         )
@@ -326,6 +332,12 @@ def record_call(**arguments: Any) -> None:
 def explode(**_: Any) -> None:
     print("about to explode")
     raise RuntimeError("boom")
+
+
+def fail_the_first_time(**_: Any) -> None:
+    handler_calls.append({"flaky": True})
+    if len(handler_calls) == 1:
+        raise RuntimeError("first time unlucky")
 
 
 def press_ctrl_c(**_: Any) -> None:
@@ -821,3 +833,46 @@ def test_a_subprocess_step_can_import_the_example_package() -> None:
         [sys.executable, "-c", "import wfx_examples.mesh.preview"], capture_output=True, check=False
     )
     assert result.returncode == 0, result.stderr
+
+
+# --- retries (seed 003: every attempt is a TaskExecution) ------------------------------------
+
+
+def with_retry(step: dict[str, Any], max_attempts: int, backoff: float = 2.0) -> dict[str, Any]:
+    policy = {"maxAttempts": max_attempts, "intervalSeconds": 1, "backoffRate": backoff}
+    return step | {"retry": policy}
+
+
+def test_a_step_that_fails_once_runs_again_under_its_retry_policy(harness: Harness) -> None:
+    flaky = with_retry(python_step("flaky", "fail_the_first_time"), max_attempts=2)
+    version = harness.publish(workflow("flaky", flaky))
+    (step_id,) = harness.launch("exec-flaky", version)
+    waits: list[float] = []
+
+    harness.runner(sleep=waits.append).start("exec-flaky")
+
+    assert harness.reporter.calls == [
+        ("started", step_id),
+        ("retrying", step_id, "RuntimeError: first time unlucky"),
+        ("finished", step_id, StepStatus.SUCCEEDED, None),
+        ("completed", ExecutionStatus.SUCCEEDED, None),
+    ]
+    assert waits == [1.0]
+
+
+def test_a_step_that_keeps_failing_stops_after_its_last_attempt(harness: Harness) -> None:
+    doomed = with_retry(python_step("explode", "explode"), max_attempts=3, backoff=3.0)
+    version = harness.publish(workflow("doomed", doomed))
+    (step_id,) = harness.launch("exec-doomed", version)
+    waits: list[float] = []
+
+    harness.runner(sleep=waits.append).start("exec-doomed")
+
+    assert harness.reporter.step_calls() == [
+        ("started", step_id),
+        ("retrying", step_id, "RuntimeError: boom"),
+        ("retrying", step_id, "RuntimeError: boom"),
+        ("finished", step_id, StepStatus.FAILED, "RuntimeError: boom"),
+    ]
+    assert waits == [1.0, 3.0]
+    assert harness.status_of("exec-doomed") is ExecutionStatus.FAILED

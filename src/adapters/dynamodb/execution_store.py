@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
@@ -31,6 +32,7 @@ from adapters.records import (
     build_step_input_configuration_record,
     build_step_input_metadata_record,
     build_step_log_record,
+    build_task_execution_record,
     execution_mutable_attributes,
     parse_execution_configuration_record,
     parse_execution_input_record,
@@ -42,11 +44,14 @@ from adapters.records import (
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
     parse_step_log_record,
+    parse_task_execution_record,
     step_change_attributes,
     step_mutable_attributes,
+    task_execution_close_attributes,
 )
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames, TableSpec
 from application.ports import AssetDirection, ExecutionRef, ListScope, StepChange
+from domain.attempts import TaskExecution
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
@@ -324,7 +329,7 @@ class DynamoDbExecutionStore:
     def _update_if_status(
         self,
         table: ResourceKeys,
-        key: Mapping[str, str],
+        key: Mapping[str, Any],
         values: Mapping[str, Any],
         removed: Sequence[str],
         status: tuple[str, frozenset[str]],
@@ -336,7 +341,7 @@ class DynamoDbExecutionStore:
     def _conditional_update(
         self,
         table: ResourceKeys,
-        key: Mapping[str, str],
+        key: Mapping[str, Any],
         values: Mapping[str, Any],
         removed: Sequence[str],
         status: tuple[str, frozenset[str]],
@@ -391,6 +396,56 @@ class DynamoDbExecutionStore:
                 raise not_found from exc
             return None
         return from_wire(response["Attributes"])
+
+    # -- attempts -----------------------------------------------------------------------------
+
+    def add_attempt(self, attempt: TaskExecution) -> bool:
+        table_name, spec = self._table(ResourceKeys.TASK_EXECUTIONS)
+        item = build_task_execution_record(attempt)
+        check_item(table_name, spec, item)
+        try:
+            self._client.put_item(
+                TableName=table_name,
+                Item=to_wire(item),
+                ConditionExpression="attribute_not_exists(#pk)",
+                ExpressionAttributeNames={"#pk": spec.partition.name},
+            )
+        except ClientError as exc:
+            if _error_code(exc) == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    def finish_attempt(
+        self,
+        pipeline_execution_id: str,
+        attempt: int,
+        status: StepStatus,
+        stop_date: datetime,
+        error: str | None,
+    ) -> bool:
+        values, removed = task_execution_close_attributes(status, stop_date, error)
+        key = {"pipelineExecutionId": pipeline_execution_id, "attempt": attempt}
+        try:
+            return self._update_if_status(
+                ResourceKeys.TASK_EXECUTIONS,
+                key,
+                values,
+                removed,
+                ("status", frozenset({StepStatus.RUNNING})),
+                PipelineExecutionNotFoundError(pipeline_execution_id),
+            )
+        except PipelineExecutionNotFoundError:
+            return False  # no such attempt: nothing to close
+
+    def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
+        # One consistent query per step; the sort key keeps each step's attempts ascending.
+        return [
+            parse_task_execution_record(row)
+            for step_id in dict.fromkeys(pipeline_execution_ids)
+            if step_id
+            for row in self._step_rows(ResourceKeys.TASK_EXECUTIONS, step_id)
+        ]
 
     # -- outputs ------------------------------------------------------------------------------
 
@@ -476,6 +531,7 @@ class DynamoDbExecutionStore:
                 for row in rows(ResourceKeys.PIPELINE_INPUT_METADATA, step_id)
             ),
             outputs=self._step_outputs(step_id) if include_outputs else StepOutputs(),
+            attempts=tuple(self.list_attempts([step_id])) if include_outputs else (),
         )
 
     def _step_outputs(self, step_id: str) -> StepOutputs:

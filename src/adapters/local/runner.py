@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,13 @@ from domain.execution import (
     execution_output_prefix,
 )
 from domain.statuses import ExecutionStatus, StepStatus
-from domain.workflow import ExecutionType, InputFileArity, StepDefinition, WorkflowVersion
+from domain.workflow import (
+    ExecutionType,
+    InputFileArity,
+    RetryPolicy,
+    StepDefinition,
+    WorkflowVersion,
+)
 
 MODES = ("inline", "thread", "detached")
 _LOCAL_TYPES = frozenset({ExecutionType.PYTHON, ExecutionType.COMMAND})
@@ -83,6 +90,7 @@ class LocalRunner:
         work_dir: Path,
         mode: str = "inline",
         detached_command: Sequence[str] = (),
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
@@ -95,6 +103,7 @@ class LocalRunner:
         self._mode = mode
         self.synchronous = mode == "inline"
         self._detached_command = tuple(detached_command)
+        self._sleep = sleep  # the wait between a step's attempts; tests keep it short
         self._threads: dict[str, threading.Thread] = {}
         self._processes: dict[str, subprocess.Popen[bytes]] = {}
         self._exit_codes: dict[str, int] = {}  # of workers joined, for a later describe
@@ -331,10 +340,22 @@ class LocalRunner:
                 outputs.pull()
             step_id = step.pipeline_execution_id
             self._reporter.step_started(execution_id, step_id)
+            policy = _retry_policy(version, step)
+            attempt = 1
             try:
-                error = self._run_step(step, version, configurations.get(step_id), inputs, outputs)
-                if self._stop_requested(execution_id):
-                    return ExecutionStatus.ABORTED  # a killed step's end is not a failure
+                while True:
+                    configuration = configurations.get(step_id)
+                    error = self._run_step(step, version, configuration, inputs, outputs)
+                    if self._stop_requested(execution_id):
+                        return ExecutionStatus.ABORTED  # a killed step's end is not a failure
+                    if error is None or policy is None or attempt >= policy.max_attempts:
+                        break
+                    # seed 003: the failed attempt is kept, the step runs again as a new one
+                    attempt += 1
+                    self._reporter.step_retrying(execution_id, step_id, error)
+                    self._sleep(policy.delay_before(attempt))
+                    if self._stop_requested(execution_id):
+                        return ExecutionStatus.ABORTED
             except BaseException:  # Ctrl-C: the step ends too, not only the run
                 failed = StepStatus.FAILED
                 self._reporter.step_finished(execution_id, step_id, failed, _INTERRUPTED)
@@ -450,6 +471,12 @@ def _definition(version: WorkflowVersion, step: PipelineExecution) -> StepDefini
             f"has no step {step.step_index}"
         )
     return version.steps[step.step_index]
+
+
+def _retry_policy(version: WorkflowVersion, step: PipelineExecution) -> RetryPolicy | None:
+    if not 0 <= step.step_index < len(version.steps):
+        return None  # the step itself fails with the reason
+    return version.steps[step.step_index].retry
 
 
 def _split_label(label: str) -> tuple[str, str, str]:

@@ -15,6 +15,7 @@ START_DATE = "executionStartDate"
 EXECUTION_ID = "workflowExecutionId"
 STEP_ID = "pipelineExecutionId"
 WORKFLOW_KEY = "workflowDatabaseId:workflowId"
+ATTEMPT = "attempt"
 
 # The index and its partition column behind each newest-first list.
 LIST_PARTITIONS: Mapping[ListScope, tuple[str, str]] = {
@@ -62,6 +63,7 @@ class ExecutionSql:
         self.output_metadata = self.tables[ResourceKeys.PIPELINE_OUTPUT_METADATA]
         self.output_results = self.tables[ResourceKeys.PIPELINE_OUTPUT_RESULTS]
         self.logs = self.tables[ResourceKeys.PIPELINE_LOGS]
+        attempts = self.attempts = self.tables[ResourceKeys.TASK_EXECUTIONS]
 
         main_columns = ", ".join(main.q(c) for c in (*main.columns, "item"))
         # A workflow-keyed table would accept the same id under another workflow; the id alone
@@ -75,6 +77,7 @@ class ExecutionSql:
         self.step_by_id = self._items_where(steps, STEP_ID) + " LIMIT 1"
         self.execution_status = self._guarded(main, (EXECUTION_ID, WORKFLOW_KEY), "executionStatus")
         self.step_status = self._guarded(steps, (STEP_ID, EXECUTION_ID), "status")
+        self.attempt_status = self._guarded(attempts, (STEP_ID, ATTEMPT), "status")
         self.steps_of_execution = self._items_where(steps, EXECUTION_ID)
         self.configuration_of_execution = (
             self._items_where(self.configuration, EXECUTION_ID) + " LIMIT 1"

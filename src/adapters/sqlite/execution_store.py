@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 from typing import TypeVar
 
 from adapters.records import (
@@ -20,6 +21,7 @@ from adapters.records import (
     build_step_input_configuration_record,
     build_step_input_metadata_record,
     build_step_log_record,
+    build_task_execution_record,
     execution_mutable_attributes,
     parse_execution_configuration_record,
     parse_execution_input_record,
@@ -31,16 +33,19 @@ from adapters.records import (
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
     parse_step_log_record,
+    parse_task_execution_record,
     step_change_attributes,
     step_mutable_attributes,
+    task_execution_close_attributes,
 )
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql, GuardedRow
 from adapters.sqlite.paging import decode_token, encode_token
 from adapters.sqlite.schema import build_schema, create_tables
 from adapters.sqlite.statements import TableSql, chunks, load_item
-from adapters.tables import TableNames
+from adapters.tables import ResourceKeys, TableNames
 from application.ports import AssetDirection, ExecutionRef, ListScope, StepChange
+from domain.attempts import TaskExecution
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
@@ -69,9 +74,28 @@ class SqliteExecutionStore:
     def __init__(self, database: SqliteDatabase, tables: TableNames) -> None:
         self._database = database
         self._sql = ExecutionSql(build_schema(tables))
+        self._attempts_ready = False
 
     def create_tables(self) -> None:
         create_tables(self._database, self._sql.schema)
+        self._attempts_ready = True
+
+    def _ensure_attempts_table(self) -> None:
+        """A database made before attempts were kept gets their table on first use.
+
+        Other tables are created with the file; this one is newer, and a run on an older file
+        must not fail for want of it. One lookup per store, SQLAlchemy only when it is missing.
+        """
+        if self._attempts_ready:
+            return
+        name = self._sql.schema.tables[ResourceKeys.TASK_EXECUTIONS].name
+        with self._database.read() as connection:
+            found = connection.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+            ).fetchone()
+        if found is None:
+            create_tables(self._database, self._sql.schema)
+        self._attempts_ready = True
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -144,7 +168,7 @@ class SqliteExecutionStore:
     def _conditional_update(
         self,
         guarded: GuardedRow,
-        key: tuple[str, ...],
+        key: tuple[str | int, ...],
         values: Item,
         removed: tuple[str, ...],
         expected: frozenset[str],
@@ -169,6 +193,47 @@ class SqliteExecutionStore:
             for table, items in tables:
                 if items:
                     connection.executemany(table.upsert, table.rows(items))
+
+    # -- attempts -----------------------------------------------------------------------------
+
+    def add_attempt(self, attempt: TaskExecution) -> bool:
+        self._ensure_attempts_table()
+        table = self._sql.attempts
+        with self._database.write() as connection:
+            inserted = connection.execute(
+                table.insert_if_absent, table.row(build_task_execution_record(attempt))
+            )
+            return bool(inserted.rowcount)
+
+    def finish_attempt(
+        self,
+        pipeline_execution_id: str,
+        attempt: int,
+        status: StepStatus,
+        stop_date: datetime,
+        error: str | None,
+    ) -> bool:
+        self._ensure_attempts_table()
+        values, removed = task_execution_close_attributes(status, stop_date, error)
+        changed = self._conditional_update(
+            self._sql.attempt_status,
+            (pipeline_execution_id, attempt),
+            values,
+            removed,
+            frozenset({StepStatus.RUNNING}),
+        )
+        return bool(changed)
+
+    def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
+        ids = list(dict.fromkeys(pipeline_execution_ids))
+        if not ids:
+            return []
+        self._ensure_attempts_table()
+        with self._database.read() as connection:
+            items = self._items_in(connection, self._sql.attempts, STEP_ID, ids)
+        position = {step_id: n for n, step_id in enumerate(ids)}
+        attempts = map(parse_task_execution_record, items)
+        return sorted(attempts, key=lambda a: (position[a.pipeline_execution_id], a.attempt))
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -231,6 +296,8 @@ class SqliteExecutionStore:
     ) -> ExecutionDetails:
         sql = self._sql
         key = (workflow_execution_id,)
+        if include_outputs:
+            self._ensure_attempts_table()
         with self._database.read() as connection:  # one read transaction: one snapshot
             row = connection.execute(sql.execution_by_id, key).fetchone()
             if row is None:
@@ -256,6 +323,7 @@ class SqliteExecutionStore:
                 metadata = per_step(sql.output_metadata, parse_output_metadata_record)
                 results = per_step(sql.output_results, parse_output_result_record)
                 logs = per_step(sql.logs, parse_step_log_record)
+                attempts = per_step(sql.attempts, parse_task_execution_record)
         no_outputs = StepOutputs()
         return ExecutionDetails(
             execution=parse_execution_record(load_item(row[0])),
@@ -276,6 +344,9 @@ class SqliteExecutionStore:
                     )
                     if include_outputs
                     else no_outputs,
+                    attempts=tuple(sorted(attempts.get(pid, ()), key=lambda a: a.attempt))
+                    if include_outputs
+                    else (),
                 )
                 for step in steps
                 for pid in (step.pipeline_execution_id,)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from application.attempts import close_latest_attempt
 from application.ports import Clock, ExecutionStore, StepChange, SubProcessController
 from application.use_cases.complete_execution import CompleteExecution, CompleteExecutionCommand
 from application.use_cases.reconcile_execution import failure_message
@@ -68,9 +69,13 @@ class HandleExecutionError:
         for step in steps:
             if step.status is StepStatus.RUNNING:
                 change = StepChange(status=StepStatus.FAILED, stop_date=now, error=message)
-                self._store.transition_step(
+                closed = self._store.transition_step(
                     execution_id, step.pipeline_execution_id, change, _RUNNING
                 )
+                if closed is not None:  # its attempt ends with it (seed 003)
+                    close_latest_attempt(
+                        self._store, step.pipeline_execution_id, StepStatus.FAILED, now, message
+                    )
         completed = self._complete.execute(
             CompleteExecutionCommand(
                 workflow_execution_id=execution_id, status=ExecutionStatus.FAILED, error=message

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from application.attempts import close_latest_attempt
 from application.ports import (
     Clock,
     ExecutionStore,
@@ -41,9 +42,12 @@ def close_open_steps(
     )
     for step in store.list_steps(workflow_execution_id):
         if step.status in OPEN_STEPS:
-            store.transition_step(
+            closed = store.transition_step(
                 workflow_execution_id, step.pipeline_execution_id, change, OPEN_STEPS
             )
+            if closed is not None and step.status is StepStatus.RUNNING:
+                # its attempt ends with it (seed 003); a NEW step never opened one
+                close_latest_attempt(store, step.pipeline_execution_id, status, at, change.error)
 
 
 class ReconcileExecution:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from application.attempts import close_latest_attempt, open_next_attempt
 from application.output_folder import unrecorded_outputs
 from application.ports import Clock, ExecutionStore, ObjectStore, StepChange
 from domain.errors import PipelineExecutionNotFoundError
@@ -46,13 +47,18 @@ class StartStep:
         self._store, self._clock = store, clock
 
     def execute(self, command: StartStepCommand) -> PipelineExecution:
+        now = self._clock.now()
         started = self._store.transition_step(
             command.workflow_execution_id,
             command.pipeline_execution_id,
-            StepChange(status=StepStatus.RUNNING, start_date=self._clock.now()),
+            StepChange(status=StepStatus.RUNNING, start_date=now),
             expected=_NOT_STARTED,
         )
         if started is not None:
+            # Only the writer that moved the step NEW -> RUNNING opens its attempt.
+            open_next_attempt(
+                self._store, command.workflow_execution_id, command.pipeline_execution_id, now
+            )
             return started
         # Callbacks are retried: starting twice is not an error, and changes nothing.
         return _load(self._store, command.workflow_execution_id, command.pipeline_execution_id)
@@ -80,14 +86,18 @@ class FinishStep:
                 files = unrecorded_outputs(self._store, self._objects, step, latest)
                 if files:
                     self._store.add_step_outputs(StepOutputs(files=tuple(files)))
+        stopped = self._clock.now()
         change = StepChange(
             status=command.status,
-            stop_date=self._clock.now(),
+            stop_date=stopped,
             error=None if command.status is StepStatus.SUCCEEDED else command.error,
         )
         finished = self._store.transition_step(
             workflow_execution_id, command.pipeline_execution_id, change, expected=_OPEN
         )
         if finished is not None:
+            close_latest_attempt(
+                self._store, command.pipeline_execution_id, command.status, stopped, change.error
+            )
             return finished
         return _load(self._store, workflow_execution_id, command.pipeline_execution_id)

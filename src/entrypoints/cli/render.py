@@ -44,6 +44,7 @@ def step_json(entry: StepDetails) -> dict[str, Any]:
         "outputMetadata": [records.build_output_metadata_record(r) for r in outputs.metadata],
         "outputResults": [records.build_output_result_record(r) for r in outputs.results],
         "logs": [records.build_step_log_record(r) for r in outputs.logs],
+        "attempts": [records.build_task_execution_record(a) for a in entry.attempts],
     }
 
 
@@ -117,7 +118,8 @@ def steps_table(steps: Sequence[StepDetails]) -> Any:
     from rich.table import Table
 
     table = Table(box=None, header_style="bold")
-    for column in ("#", "PIPELINE", "TYPE", "STATUS", "DURATION", "OUTPUTS", "ERROR"):
+    columns = ("#", "PIPELINE", "TYPE", "STATUS", "DURATION", "ATTEMPTS", "OUTPUTS", "ERROR")
+    for column in columns:
         table.add_column(column)
     for entry in steps:
         step = entry.step
@@ -127,6 +129,7 @@ def steps_table(steps: Sequence[StepDetails]) -> Any:
             step.execution_type.value,
             styled(step.status.value),
             duration(step.start_date, step.stop_date),
+            str(len(entry.attempts)),
             str(len(entry.outputs.files)),
             escape(step.error.strip().splitlines()[-1][:80]) if step.error else "",
         )
@@ -167,9 +170,25 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
             console.print(f"  {escape(selected)}  [dim]{escape(version)}[/]")
     console.print("\n[bold]Steps[/]")
     console.print(steps_table(details.steps))
+    print_attempts(details.steps, console)
     outputs = [(entry.step.pipeline_id, f) for entry in details.steps for f in entry.outputs.files]
     if outputs:
         console.print("\n[bold]Output files[/]")
         for pipeline_id, f in outputs:
             path = escape(f.relative_file_path)
             console.print(f"  {path}  [dim]{f.size} B  from {pipeline_id}[/]")
+
+
+def print_attempts(steps: Sequence[StepDetails], console: Any) -> None:
+    """Each attempt of the steps that ran more than once (seed 003: retries and redrives)."""
+    rerun = [entry for entry in steps if len(entry.attempts) > 1]
+    if not rerun:
+        return
+    console.print("\n[bold]Attempts[/]")
+    for entry in rerun:
+        for a in entry.attempts:
+            error = escape(a.error.strip().splitlines()[-1][:80]) if a.error else ""
+            console.print(
+                f"  {escape(entry.step.pipeline_id)} #{a.attempt}  {styled(a.status.value)}"
+                f"  [dim]{a.trigger.value}[/]  {error}".rstrip()
+            )

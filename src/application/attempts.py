@@ -1,0 +1,57 @@
+"""Opening and closing a step's task execution attempts (seed 003), shared by the use cases."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from application.ports import ExecutionStore
+from domain.attempts import AttemptTrigger, TaskExecution, next_attempt_number
+from domain.statuses import StepStatus
+
+# Each lost race means another writer took a number; this many in a row means something is wrong.
+_MAX_NUMBER_RACES = 20
+
+
+def open_next_attempt(
+    store: ExecutionStore,
+    workflow_execution_id: str,
+    pipeline_execution_id: str,
+    at: datetime,
+    trigger: AttemptTrigger | None = None,
+) -> TaskExecution:
+    """Add the step's next attempt, one past the highest stored; never overwrites one.
+
+    Without a trigger, the first attempt is a `start` and a later one a `redrive` (a redriven
+    step is reset to NEW and started again).
+    """
+    for _ in range(_MAX_NUMBER_RACES):
+        number = next_attempt_number(store.list_attempts([pipeline_execution_id]))
+        attempt = TaskExecution(
+            pipeline_execution_id=pipeline_execution_id,
+            workflow_execution_id=workflow_execution_id,
+            attempt=number,
+            status=StepStatus.RUNNING,
+            start_date=at,
+            trigger=trigger or (AttemptTrigger.START if number == 1 else AttemptTrigger.REDRIVE),
+        )
+        if store.add_attempt(attempt):
+            return attempt
+        # The number was taken between our read and our put: read again, take the next one.
+    raise RuntimeError(f"{pipeline_execution_id}: no free attempt number after retries")
+
+
+def close_latest_attempt(
+    store: ExecutionStore,
+    pipeline_execution_id: str,
+    status: StepStatus,
+    at: datetime,
+    error: str | None,
+) -> TaskExecution | None:
+    """Close the step's latest RUNNING attempt; None when it has none open."""
+    running = [a for a in store.list_attempts([pipeline_execution_id]) if a.is_running]
+    if not running:
+        return None
+    latest = running[-1]
+    if not store.finish_attempt(pipeline_execution_id, latest.attempt, status, at, error):
+        return None  # another writer closed it first
+    return latest.model_copy(update={"status": status, "stop_date": at, "error": error})

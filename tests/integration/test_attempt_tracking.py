@@ -1,0 +1,210 @@
+"""StartStep, RetryStep and FinishStep keep one TaskExecution per attempt (seed 003)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from adapters.local.object_store import FilesystemObjectStore
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.tables import TableNames
+from application.attempts import open_next_attempt
+from application.use_cases.reconcile_execution import close_open_steps
+from application.use_cases.retry_step import RetryStep, RetryStepCommand
+from application.use_cases.step_tracking import (
+    FinishStep,
+    FinishStepCommand,
+    StartStep,
+    StartStepCommand,
+)
+from domain.attempts import AttemptTrigger
+from domain.statuses import StepStatus
+from tests.contract.builders import a_launch, step_id
+
+pytestmark = pytest.mark.integration
+
+
+class TickingClock:
+    """A minute later on every call, so each write's date is told apart."""
+
+    def __init__(self) -> None:
+        self._now = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        self._now += timedelta(minutes=1)
+        return self._now
+
+
+class Tracking:
+    def __init__(self, store: SqliteExecutionStore, root: Path) -> None:
+        clock = TickingClock()
+        self.store = store
+        self.start = StartStep(store, clock)
+        self.retry = RetryStep(store, clock)
+        self.finish = FinishStep(store, FilesystemObjectStore(root), clock)
+
+    def started(self, sid: str) -> None:
+        self.start.execute(StartStepCommand(workflow_execution_id="e1", pipeline_execution_id=sid))
+
+    def retried(self, sid: str, error: str) -> None:
+        self.retry.execute(
+            RetryStepCommand(workflow_execution_id="e1", pipeline_execution_id=sid, error=error)
+        )
+
+    def finished(self, sid: str, status: StepStatus, error: str | None = None) -> None:
+        self.finish.execute(
+            FinishStepCommand(
+                workflow_execution_id="e1", pipeline_execution_id=sid, status=status, error=error
+            )
+        )
+
+    def attempts(self, sid: str) -> list[tuple[int, StepStatus, str | None, AttemptTrigger]]:
+        return [(a.attempt, a.status, a.error, a.trigger) for a in self.store.list_attempts([sid])]
+
+
+@pytest.fixture
+def tracking(sqlite_file_execution_store: SqliteExecutionStore, tmp_path: Path) -> Tracking:
+    sqlite_file_execution_store.add_launch(a_launch("e1"))
+    return Tracking(sqlite_file_execution_store, tmp_path)
+
+
+SID = step_id("e1", 0)
+
+
+def test_starting_a_step_opens_its_first_attempt_and_finishing_closes_it(
+    tracking: Tracking,
+) -> None:
+    tracking.started(SID)
+    assert tracking.attempts(SID) == [(1, StepStatus.RUNNING, None, AttemptTrigger.START)]
+
+    tracking.finished(SID, StepStatus.SUCCEEDED)
+
+    [attempt] = tracking.store.list_attempts([SID])
+    step = tracking.store.get_step(SID)
+    assert (attempt.status, attempt.start_date, attempt.stop_date) == (
+        StepStatus.SUCCEEDED,
+        step.start_date,
+        step.stop_date,
+    )
+
+
+def test_a_start_callback_delivered_twice_opens_one_attempt(tracking: Tracking) -> None:
+    tracking.started(SID)
+    tracking.started(SID)
+
+    assert [a[0] for a in tracking.attempts(SID)] == [1]
+
+
+def test_a_retry_keeps_the_failed_attempt_and_opens_the_next_while_the_step_runs(
+    tracking: Tracking,
+) -> None:
+    tracking.started(SID)
+
+    tracking.retried(SID, "exit 3")
+    tracking.finished(SID, StepStatus.SUCCEEDED)
+
+    assert tracking.attempts(SID) == [
+        (1, StepStatus.FAILED, "exit 3", AttemptTrigger.START),
+        (2, StepStatus.SUCCEEDED, None, AttemptTrigger.RETRY),
+    ]
+    assert tracking.store.get_step(SID).status is StepStatus.SUCCEEDED
+
+
+def test_a_retry_of_a_step_that_is_not_running_changes_nothing(tracking: Tracking) -> None:
+    tracking.started(SID)
+    tracking.finished(SID, StepStatus.FAILED, "boom")
+
+    tracking.retried(SID, "late")
+
+    assert tracking.attempts(SID) == [(1, StepStatus.FAILED, "boom", AttemptTrigger.START)]
+
+
+def test_a_redriven_step_gets_the_next_attempt_number_and_the_failed_one_is_kept(
+    tracking: Tracking,
+) -> None:
+    tracking.started(SID)
+    tracking.finished(SID, StepStatus.FAILED, "boom")
+    failed = tracking.store.get_step(SID)
+    # what RedriveExecution does to a failed step
+    fresh = failed.model_copy(update={"status": StepStatus.NEW, "stop_date": None, "error": None})
+    assert tracking.store.save_step(fresh, expected=frozenset({StepStatus.FAILED}))
+
+    tracking.started(SID)
+    tracking.finished(SID, StepStatus.SUCCEEDED)
+
+    assert tracking.attempts(SID) == [
+        (1, StepStatus.FAILED, "boom", AttemptTrigger.START),
+        (2, StepStatus.SUCCEEDED, None, AttemptTrigger.REDRIVE),
+    ]
+
+
+def test_an_attempt_number_taken_by_a_racing_writer_moves_the_start_to_the_next(
+    tracking: Tracking,
+) -> None:
+    class RacingStore:
+        """The real store, where another writer takes number 1 just before our first put."""
+
+        def __init__(self, inner: SqliteExecutionStore) -> None:
+            self.inner, self.raced = inner, False
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.inner, name)
+
+        def add_attempt(self, attempt: object) -> bool:
+            if not self.raced:
+                self.raced = True
+                open_next_attempt(self.inner, "e1", SID, datetime(2026, 1, 1, tzinfo=UTC))
+            return bool(self.inner.add_attempt(attempt))  # type: ignore[arg-type]
+
+    opened = open_next_attempt(
+        RacingStore(tracking.store),  # type: ignore[arg-type]
+        "e1",
+        SID,
+        datetime(2026, 1, 2, tzinfo=UTC),
+    )
+
+    assert opened.attempt == 2
+    assert [a[0] for a in tracking.attempts(SID)] == [1, 2]
+
+
+def test_closing_a_runs_open_steps_closes_the_running_attempt_with_them(
+    tracking: Tracking,
+) -> None:
+    tracking.started(SID)
+    at = datetime(2026, 11, 29, 11, 0, tzinfo=UTC)
+
+    close_open_steps(tracking.store, "e1", StepStatus.ABORTED, at, "aborted by alice")
+
+    [attempt] = tracking.store.list_attempts([SID])
+    assert (attempt.status, attempt.stop_date, attempt.error) == (
+        StepStatus.ABORTED,
+        at,
+        "aborted by alice",
+    )
+    assert tracking.store.list_attempts([step_id("e1", 1)]) == []  # never started: no attempt
+
+
+def test_a_sqlite_file_made_before_attempts_were_kept_gets_their_table_on_first_use(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "older.db"
+    older = SqliteDatabase(path)
+    SqliteExecutionStore(older, TableNames()).create_tables()
+    with older.write() as connection:
+        connection.execute('DROP TABLE "WfxTaskExecutionsTable"')
+    older.close()
+    database = SqliteDatabase(path)
+    store = SqliteExecutionStore(database, TableNames())
+    store.add_launch(a_launch("e1"))
+    try:
+        assert store.get_details("e1").steps[0].attempts == ()
+        tracking = Tracking(store, tmp_path)
+
+        tracking.started(SID)
+
+        assert [a[0] for a in tracking.attempts(SID)] == [1]
+    finally:
+        database.close()
