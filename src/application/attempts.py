@@ -24,8 +24,8 @@ def open_next_attempt(
     Without a trigger, the first attempt is a `start` and a later one a `redrive` (a redriven
     step is reset to NEW and started again).
     """
+    number = 1  # most starts are a step's first: try that number before reading any
     for _ in range(_MAX_NUMBER_RACES):
-        number = next_attempt_number(store.list_attempts([pipeline_execution_id]))
         attempt = TaskExecution(
             pipeline_execution_id=pipeline_execution_id,
             workflow_execution_id=workflow_execution_id,
@@ -36,7 +36,8 @@ def open_next_attempt(
         )
         if store.add_attempt(attempt):
             return attempt
-        # The number was taken between our read and our put: read again, take the next one.
+        # The number is taken (a redrive or retry, or a race): read, then take the next one.
+        number = next_attempt_number(store.list_attempts([pipeline_execution_id]))
     raise RuntimeError(f"{pipeline_execution_id}: no free attempt number after retries")
 
 
@@ -46,12 +47,13 @@ def close_latest_attempt(
     status: StepStatus,
     at: datetime,
     error: str | None,
-) -> TaskExecution | None:
-    """Close the step's latest RUNNING attempt; None when it has none open."""
+) -> bool:
+    """Close the step's latest RUNNING attempt; False when it has none open."""
+    # Most steps run once: close attempt 1 without a read; the write is conditional on RUNNING.
+    if store.finish_attempt(pipeline_execution_id, 1, status, at, error):
+        return True
     running = [a for a in store.list_attempts([pipeline_execution_id]) if a.is_running]
     if not running:
-        return None
-    latest = running[-1]
-    if not store.finish_attempt(pipeline_execution_id, latest.attempt, status, at, error):
-        return None  # another writer closed it first
-    return latest.model_copy(update={"status": status, "stop_date": at, "error": error})
+        return False
+    # False when another writer closed it first.
+    return store.finish_attempt(pipeline_execution_id, running[-1].attempt, status, at, error)

@@ -74,7 +74,7 @@ def _watched(container: Container, runner_too: bool) -> list[profiling.Watched]:
     if runner_too:
         watched += [
             profiling.Watched("reporter", container.run_reporter()),
-            profiling.Watched("runner", container.orchestrator(), ("run", "_run_step")),
+            profiling.Watched("runner", container.local_runner(), ("run", "_run_step")),
             profiling.Watched("objects", container.object_store(), ("list_latest", "put_file")),
             profiling.Watched(
                 "logs", container.log_store(), ("read_step_log", "read_run_log", "step_log_path")

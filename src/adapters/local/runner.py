@@ -105,6 +105,7 @@ class LocalRunner:
         self._detached_command = tuple(detached_command)
         self._sleep = sleep  # the wait between a step's attempts; tests keep it short
         self._threads: dict[str, threading.Thread] = {}
+        self._versions: dict[tuple[str, str, int], WorkflowVersion] = {}
         self._processes: dict[str, subprocess.Popen[bytes]] = {}
         self._exit_codes: dict[str, int] = {}  # of workers joined, for a later describe
         self._lock = threading.Lock()
@@ -318,14 +319,20 @@ class LocalRunner:
             self._reporter.execution_completed(workflow_execution_id, failed, _INTERRUPTED)
             raise
 
+    def _version(self, execution: WorkflowExecution) -> WorkflowVersion:
+        """A published version's steps never change, so each is read once per runner."""
+        key = (execution.workflow_database_id, execution.workflow_id, execution.workflow_version)
+        version = self._versions.get(key)
+        if version is None:
+            version = self._versions[key] = self._catalog.get_version(*key)
+        return version
+
     def _run(self, execution_id: str) -> ExecutionStatus:
         details = self._store.get_details(execution_id, include_outputs=False)
         execution = details.execution
         if execution.is_terminal:
             return execution.status  # aborted before it started, or started twice
-        version = self._catalog.get_version(
-            execution.workflow_database_id, execution.workflow_id, execution.workflow_version
-        )
+        version = self._version(execution)
         configurations = {d.step.pipeline_execution_id: d.configuration for d in details.steps}
         inputs = {(i.database_id, i.asset_id, i.input_asset_file_key): i for i in details.inputs}
         outputs: OutputFolder | None = None
