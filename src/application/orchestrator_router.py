@@ -26,14 +26,21 @@ class OrchestratorRouter:
             )
         self._factories = orchestrators
         self._built: dict[str, Orchestrator] = {}
-        self._default = self._get(default)
-        self.name = self._default.name
-        self.synchronous = self._default.synchronous
+        self._default_name = default
+
+    # Built on first use: a read that asks no orchestrator builds none (cold start).
+    @property
+    def name(self) -> str:
+        return self.default.name
+
+    @property
+    def synchronous(self) -> bool:
+        return self.default.synchronous
 
     @property
     def default(self) -> Orchestrator:
         """Where new runs start (the configured runner)."""
-        return self._default
+        return self._get(self._default_name)
 
     def _get(self, name: str) -> Orchestrator:
         if name not in self._built:
@@ -44,10 +51,10 @@ class OrchestratorRouter:
         return self._built[name]
 
     def _for(self, execution: WorkflowExecution) -> Orchestrator:
-        return self._get(execution.orchestrator) if execution.orchestrator else self._default
+        return self._get(execution.orchestrator or self._default_name)
 
     def start_problem(self, version: WorkflowVersion) -> str | None:
-        return self._default.start_problem(version)
+        return self.default.start_problem(version)
 
     def start_execution(
         self,
@@ -55,7 +62,7 @@ class OrchestratorRouter:
         version: WorkflowVersion,
         steps: Sequence[PipelineExecution],
     ) -> str | None:
-        return self._default.start_execution(execution, version, steps)
+        return self.default.start_execution(execution, version, steps)
 
     def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
         return self._for(execution).describe_execution(execution)

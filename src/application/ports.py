@@ -248,9 +248,13 @@ class Orchestrator(Protocol):
     orchestrator gave one) locates the run.
     """
 
-    name: str
-    # True when start_execution returns only once the run has ended (the local runner inline).
-    synchronous: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def synchronous(self) -> bool:
+        """True when start_execution returns only once the run has ended (local, inline)."""
+        ...
 
     def start_problem(self, version: WorkflowVersion) -> str | None:
         """Why this orchestrator cannot run the version (asked before a launch writes), or None."""

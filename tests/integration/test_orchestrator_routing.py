@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
+from dependency_injector import providers
 
+from application.use_cases.get_execution import GetExecutionQuery
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
@@ -115,3 +118,34 @@ def test_a_run_on_an_orchestrator_this_wfx_cannot_reach_is_refused(home: Path) -
     )
     with pytest.raises(ConflictError, match="'argo'"):
         local.orchestrator().describe_execution(row)
+
+
+class _Clock:
+    """A clock the test moves (the Clock port)."""
+
+    def __init__(self) -> None:
+        self.moment = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        return self.moment
+
+
+def test_a_local_setup_reconciles_a_step_functions_run_stopped_out_of_band(home: Path) -> None:
+    clock = _Clock()
+    on_aws = _container(home, "stepfunctions")
+    on_aws.clock.override(providers.Object(clock))
+    remote_id = _launch(on_aws, "remote")
+    arn = on_aws.execution_store().get_execution(remote_id).execution_arn
+
+    local = _container(home, "local")
+    local.clock.override(providers.Object(clock))
+    read = local.get_execution()
+    first = read.execute(GetExecutionQuery(workflow_execution_id=remote_id))  # asks, stamps
+    assert first.status is ExecutionStatus.RUNNING and first.last_sfn_sync_check_date is not None
+    boto3.client("stepfunctions", region_name="us-east-1").stop_execution(executionArn=arn)
+    clock.moment += timedelta(seconds=10)
+    assert read.execute(GetExecutionQuery(workflow_execution_id=remote_id)).status == "RUNNING"
+    clock.moment += timedelta(seconds=31)
+    reconciled = read.execute(GetExecutionQuery(workflow_execution_id=remote_id))
+    assert reconciled.status is ExecutionStatus.ABORTED
+    assert local.execution_store().get_execution(remote_id).execution_stop_date is not None

@@ -16,6 +16,7 @@ from application.ports import (
     StepChange,
 )
 from application.use_cases.complete_execution import fit_run_log
+from domain.errors import ConflictError
 from domain.execution import WorkflowExecution
 from domain.statuses import TERMINAL_STATUSES, StepStatus
 
@@ -53,8 +54,8 @@ def close_open_steps(
 class ReconcileExecution:
     """Ask the orchestrator about an open run, at most once per interval, and record the answer.
 
-    The orchestrator is called only when the row has no stop date, was started by this
-    orchestrator, and was last checked longer ago than the interval; every poll re-stamps
+    The orchestrator that started the run is called only when the row has no stop date and was
+    last checked longer ago than the interval; every poll re-stamps
     lastSfnSyncCheckDate. A terminal status found out of band (a run stopped or timed out
     directly in Step Functions) is written with its stop date, the run log and the error, and
     the steps still open are closed with it. A terminal row is never touched.
@@ -91,17 +92,16 @@ class ReconcileExecution:
         return [self._check(e, now) if self._may_ask(e) else e for e in executions]
 
     def _may_ask(self, execution: WorkflowExecution) -> bool:
-        return (
-            not execution.is_terminal
-            and execution.execution_stop_date is None
-            and execution.orchestrator == self._orchestrator.name
-        )
+        return not execution.is_terminal and execution.execution_stop_date is None
 
     def _check(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
         checked = execution.last_sfn_sync_check_date
         if checked is not None and now - checked <= self._interval:
             return execution
-        described = self._orchestrator.describe_execution(execution)
+        try:
+            described = self._orchestrator.describe_execution(execution)
+        except ConflictError:
+            return execution  # started on an orchestrator this wfx cannot reach: the row stands
         stamped = execution.model_copy(update={"last_sfn_sync_check_date": now})
         if described is None or described.status.value not in TERMINAL_STATUSES:
             return self._save(execution, stamped)
