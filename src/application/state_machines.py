@@ -11,12 +11,20 @@ function, FinishStep); after the last step "Complete" calls the completion funct
 "HandleExecutionError", which calls the error function and fails the run with the step's own
 error and cause. Every Task keeps its input (`ResultPath: null`), so each state reads the ids
 from the execution input.
+
+A step with a retry policy retries in an explicit loop rather than a native `Retry`, so that wfx
+records every attempt (seed 003): "Attempt 1 <id>" (a Pass) sets the step's counter and delay
+table at `$.attempts.s<i>`; the step's Catch goes to "Retry? <id>" (a Choice on the counter), which
+while attempts remain goes to "Report retry <id>" (the tracking function, RetryStep), "Next attempt
+<id>" (a Pass: `States.MathAdd` the counter, `States.ArrayGetItem` its delay), "Wait <id>" and back
+to "Run <id>"; when none remain, to "HandleExecutionError" as any other failure.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,7 +42,7 @@ ERROR_STATE = "HandleExecutionError"
 FAILED_STATE = "ExecutionFailed"
 MAX_STATE_NAME_LENGTH = 80
 MAX_STATE_MACHINE_NAME_LENGTH = 80
-_LONGEST_VERB = "Finish "
+_LONGEST_VERB = "Report retry "
 
 # The errors AWS recommends retrying on every lambda:invoke: the invocation never ran, or was
 # throttled. The tracking, completion and error functions are idempotent, so a retry is safe.
@@ -73,8 +81,16 @@ def build_state_machine(version: WorkflowVersion, handlers: HandlerArns) -> dict
     for index, step in enumerate(version.steps):
         label = labels[index]
         after = f"Start {labels[index + 1]}" if index + 1 < len(labels) else COMPLETE_STATE
-        states[f"Start {label}"] = _tracking_task(handlers, "start", index, f"Run {label}")
-        states[f"Run {label}"] = _step_task(step, index, f"Finish {label}")
+        run = f"Run {label}"
+        if step.retry is None or step.retry.max_attempts == 1:  # one attempt: nothing to loop
+            states[f"Start {label}"] = _tracking_task(handlers, "start", index, run)
+            states[run] = _step_task(step, index, f"Finish {label}")
+        else:
+            states[f"Start {label}"] = _tracking_task(
+                handlers, "start", index, f"Attempt 1 {label}"
+            )
+            states[run] = _step_task(step, index, f"Finish {label}", f"Retry? {label}")
+            states.update(_retry_loop(handlers, step.retry, index, label))
         # The last step is finished here too (its row closed as SUCCEEDED); its output files
         # are recorded by CompleteExecution, which FinishStep leaves them to (seed 000).
         states[f"Finish {label}"] = _tracking_task(handlers, "finish", index, after)
@@ -152,7 +168,55 @@ def _tracking_task(
     return _lambda_task(handlers.tracking, payload, next_state)
 
 
-def _step_task(step: StepDefinition, index: int, next_state: str) -> dict[str, Any]:
+def _retry_loop(
+    handlers: HandlerArns, policy: RetryPolicy, index: int, label: str
+) -> dict[str, Any]:
+    """The states that count the step's attempts, report each retry and wait before it."""
+    counter = f"$.attempts.s{index}"
+    # delays[n]: whole seconds to wait before attempt n + 1 (a Wait takes whole seconds)
+    delays = [math.ceil(policy.delay_before(n + 1)) for n in range(policy.max_attempts)]
+    retry_report = _tracking_task(handlers, "retry", index, f"Next attempt {label}")
+    retry_report["Parameters"]["Payload"]["error.$"] = "$.error"
+    return {
+        f"Attempt 1 {label}": {
+            "Type": "Pass",
+            "Result": {"attempt": 1, "delays": delays},
+            "ResultPath": counter,
+            "Next": f"Run {label}",
+        },
+        f"Retry? {label}": {
+            "Type": "Choice",
+            "Choices": [
+                {
+                    "Variable": f"{counter}.attempt",
+                    "NumericLessThan": policy.max_attempts,
+                    "Next": f"Report retry {label}",
+                }
+            ],
+            "Default": ERROR_STATE,
+        },
+        f"Report retry {label}": retry_report,
+        f"Next attempt {label}": {
+            "Type": "Pass",
+            "Parameters": {
+                "attempt.$": f"States.MathAdd({counter}.attempt, 1)",
+                "delays.$": f"{counter}.delays",
+                "seconds.$": f"States.ArrayGetItem({counter}.delays, {counter}.attempt)",
+            },
+            "ResultPath": counter,
+            "Next": f"Wait {label}",
+        },
+        f"Wait {label}": {
+            "Type": "Wait",
+            "SecondsPath": f"{counter}.seconds",
+            "Next": f"Run {label}",
+        },
+    }
+
+
+def _step_task(
+    step: StepDefinition, index: int, next_state: str, on_error: str = ERROR_STATE
+) -> dict[str, Any]:
     pipeline_execution_id = f"$.pipelineExecutionIds[{index}]"
     if step.execution_type is ExecutionType.LAMBDA:
         payload: dict[str, Any] = {
@@ -188,20 +252,9 @@ def _step_task(step: StepDefinition, index: int, next_state: str) -> dict[str, A
         "Parameters": parameters,
         "ResultPath": None,
     }
-    if step.retry is not None:
-        task["Retry"] = [_retrier(step.retry)]
-    task["Catch"] = [dict(catch) for catch in _CATCH_ALL]
+    task["Catch"] = [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": on_error}]
     task["Next"] = next_state
     return task
-
-
-def _retrier(policy: RetryPolicy) -> dict[str, Any]:
-    return {
-        "ErrorEquals": ["States.ALL"],
-        "MaxAttempts": policy.max_attempts - 1,  # ASL counts the retries, wfx every attempt
-        "IntervalSeconds": policy.interval_seconds,
-        "BackoffRate": policy.backoff_rate,
-    }
 
 
 def state_machine_name(version: WorkflowVersion) -> str:

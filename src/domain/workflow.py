@@ -95,8 +95,8 @@ class RetryPolicy(BaseModel):
     """How often a failed step is tried again, and how long to wait in between.
 
     `max_attempts` counts every attempt, the first one included (seed 003: each is a
-    TaskExecution), so 1 means no retry. Step Functions' own `MaxAttempts` counts the retries
-    only: the state machine generator writes `max_attempts - 1`.
+    TaskExecution), so 1 means no retry. On Step Functions the generated state machine retries
+    in its own loop (no native `Retry`), so that wfx records each attempt there too.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)

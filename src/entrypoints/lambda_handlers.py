@@ -14,6 +14,8 @@ from pydantic.alias_generators import to_camel
 
 from application.use_cases.complete_execution import CompleteExecutionCommand
 from application.use_cases.handle_execution_error import HandleExecutionErrorCommand
+from application.use_cases.reconcile_execution import failure_message
+from application.use_cases.retry_step import RetryStepCommand
 from application.use_cases.step_tracking import FinishStepCommand, StartStepCommand
 from domain.statuses import TerminalExecutionStatus, TerminalStepStatus
 from entrypoints.container import build_container
@@ -27,14 +29,26 @@ class _Event(BaseModel):
     )
 
 
-class TrackStepEvent(_Event):
-    """The tracking task's Payload: `start` before a step runs, `finish` with its status after."""
+class CaughtError(BaseModel):
+    """What a Catch puts at its ResultPath: the Step Functions error name and its cause."""
 
-    action: Literal["start", "finish"]
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    error: str = Field(default="States.ALL", alias="Error")
+    # Step Functions may deliver a null Cause (moto always does for send_task_failure).
+    cause: str | None = Field(default="", alias="Cause")
+
+
+class TrackStepEvent(_Event):
+    """The tracking task's Payload: `start` before a step runs, `finish` with its status after,
+    `retry` with the caught error when the step failed and runs again."""
+
+    action: Literal["start", "finish", "retry"]
     workflow_execution_id: str
     pipeline_execution_id: str
     status: TerminalStepStatus | None = None
-    error: str | None = None
+    # a finish event's error text, or the {"Error", "Cause"} a retry event's Catch caught
+    error: CaughtError | str | None = None
 
     @model_validator(mode="after")
     def _status_only_on_finish(self) -> Self:
@@ -42,6 +56,8 @@ class TrackStepEvent(_Event):
             raise ValueError("status: a finish event needs the step's terminal status")
         if self.action == "start" and (self.status is not None or self.error is not None):
             raise ValueError("status: a start event takes no status or error")
+        if self.action == "retry" and self.status is not None:
+            raise ValueError("status: a retry event takes no status")
         return self
 
 
@@ -54,8 +70,10 @@ class CompleteExecutionEvent(_Event):
 
 
 def track_step(event: dict[str, Any], context: object) -> dict[str, Any]:
-    """Interim tracking: StartStep or FinishStep."""
+    """Interim tracking: StartStep, RetryStep or FinishStep."""
     parsed = TrackStepEvent.model_validate(event)
+    if parsed.action == "retry":
+        return _retry_step(parsed)
     if parsed.action == "start":
         step = container.start_step().execute(
             StartStepCommand(
@@ -70,7 +88,7 @@ def track_step(event: dict[str, Any], context: object) -> dict[str, Any]:
                 workflow_execution_id=parsed.workflow_execution_id,
                 pipeline_execution_id=parsed.pipeline_execution_id,
                 status=parsed.status,
-                error=parsed.error,
+                error=_error_text(parsed.error),
             )
         )
     return {
@@ -78,6 +96,29 @@ def track_step(event: dict[str, Any], context: object) -> dict[str, Any]:
         "pipelineExecutionId": step.pipeline_execution_id,
         "status": step.status.value,
     }
+
+
+def _retry_step(parsed: TrackStepEvent) -> dict[str, Any]:
+    """RetryStep: the attempt that failed is closed FAILED, the next one opened."""
+    attempt = container.retry_step().execute(
+        RetryStepCommand(
+            workflow_execution_id=parsed.workflow_execution_id,
+            pipeline_execution_id=parsed.pipeline_execution_id,
+            error=_error_text(parsed.error),
+        )
+    )
+    return {
+        "workflowExecutionId": parsed.workflow_execution_id,
+        "pipelineExecutionId": parsed.pipeline_execution_id,
+        # None when the step was no longer RUNNING: a retry never reopens a step
+        "attempt": None if attempt is None else attempt.attempt,
+    }
+
+
+def _error_text(error: CaughtError | str | None) -> str | None:
+    if isinstance(error, CaughtError):
+        return failure_message(error.error, error.cause)
+    return error
 
 
 def complete_execution(event: dict[str, Any], context: object) -> dict[str, Any]:
@@ -94,16 +135,6 @@ def complete_execution(event: dict[str, Any], context: object) -> dict[str, Any]
         "workflowExecutionId": execution.workflow_execution_id,
         "status": execution.status.value,
     }
-
-
-class CaughtError(BaseModel):
-    """What a Catch puts at its ResultPath: the Step Functions error name and its cause."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    error: str = Field(default="States.ALL", alias="Error")
-    # Step Functions may deliver a null Cause (moto always does for send_task_failure).
-    cause: str | None = Field(default="", alias="Cause")
 
 
 class HandleExecutionErrorEvent(_Event):

@@ -85,7 +85,8 @@ def test_deploy_prints_the_state_machine_arn_and_records_it_on_the_version(
     )
     machine = sfn.describe_state_machine(stateMachineArn=arn)
     definition = json.loads(machine["definition"])
-    assert definition["States"]["Run render"]["Retry"][0]["MaxAttempts"] == 2
+    # maxAttempts 3: the retry loop's Choice retries after attempts 1 and 2, not after 3
+    assert definition["States"]["Retry? render"]["Choices"][0]["NumericLessThan"] == 3
     assert machine["loggingConfiguration"]["destinations"] == [
         {"cloudWatchLogsLogGroup": {"logGroupArn": DEPLOYMENT["WFX_SFN_LOG_GROUP_ARN"]}}
     ]

@@ -93,11 +93,48 @@ def test_a_step_finished_as_failed_keeps_its_error(handlers: ModuleType) -> None
 
 
 @pytest.mark.parametrize(
+    ("caught", "recorded"),
+    [
+        ({"Error": "MeshError", "Cause": "not a mesh"}, "MeshError: not a mesh"),
+        ({"Error": "States.Timeout", "Cause": None}, "States.Timeout"),
+    ],
+)
+def test_a_retry_closes_the_failed_attempt_with_the_caught_error_and_opens_the_next(
+    handlers: ModuleType, caught: dict[str, Any], recorded: str
+) -> None:
+    _track(handlers, "start", FIRST)
+
+    result = _track(handlers, "retry", FIRST, error=caught)
+
+    assert result == {
+        "workflowExecutionId": EXECUTION_ID,
+        "pipelineExecutionId": FIRST,
+        "attempt": 2,
+    }
+    attempts = _store(handlers).list_attempts([FIRST])
+    assert [(a.attempt, a.status, a.error) for a in attempts] == [
+        (1, StepStatus.FAILED, recorded),
+        (2, StepStatus.RUNNING, None),
+    ]
+    assert _store(handlers).get_step(FIRST).status is StepStatus.RUNNING
+
+
+def test_a_retry_of_a_finished_step_reopens_nothing(handlers: ModuleType) -> None:
+    _track(handlers, "start", FIRST)
+    _track(handlers, "finish", FIRST, status="SUCCEEDED")
+
+    assert _track(handlers, "retry", FIRST, error={"Error": "Late"})["attempt"] is None
+    assert [a.attempt for a in _store(handlers).list_attempts([FIRST])] == [1]
+    assert _store(handlers).get_step(FIRST).status is StepStatus.SUCCEEDED
+
+
+@pytest.mark.parametrize(
     ("event", "problem"),
     [
         ({"action": "finish"}, "a finish event needs the step's terminal status"),
         ({"action": "start", "status": "SUCCEEDED"}, "a start event takes no status"),
         ({"action": "finish", "status": "RUNNING"}, "status"),
+        ({"action": "retry", "status": "FAILED"}, "a retry event takes no status"),
         ({"action": "pause"}, "action"),
         ({"action": "start", "stepName": "x"}, "stepName"),
     ],

@@ -10,8 +10,8 @@ in which:
 - a callback lambda step (`lambda:invoke.waitForTaskToken`) is an
   `sqs:sendMessage.waitForTaskToken` Task sending the step's own Payload (with its
   `$$.Task.Token`) to a queue; the test answers it with send_task_success / send_task_failure.
-- for the retry test, a step is a DynamoDB getItem on a missing table, so each attempt fails
-  (moto cannot retry a callback task: the retry reuses the token, which moto then refuses).
+- for the exhausted-retries test, a step is a DynamoDB getItem on a missing table, so each
+  attempt fails.
 Everything else — the states, their order, Next, ResultPath, Retry, Catch, the Fail state's
 ErrorPath — is the generated definition as deployed.
 """
@@ -272,3 +272,29 @@ def test_a_failing_step_is_tried_max_attempts_times_then_the_run_fails(moto: Mot
     events = moto.sfn.get_execution_history(executionArn=execution_arn)["events"]
     assert [e["type"] for e in events].count("TaskScheduled") == retry.max_attempts
     assert moto.entered_states(execution_arn)[-2:] == [ERROR_STATE, "ExecutionFailed"]
+
+
+def test_a_step_that_fails_once_is_retried_and_wfx_hears_of_the_retry(moto: Moto) -> None:
+    retry = RetryPolicy(max_attempts=2, interval_seconds=1, backoff_rate=1.0)
+    execution_arn = moto.start(_version(_lambda("review", callback=True, retry=retry)))
+
+    moto.sfn.send_task_failure(taskToken=moto.callback()["taskToken"], error="MeshError")
+    # the loop enters the step's Task again: a new task, with a new token
+    moto.sfn.send_task_success(taskToken=moto.callback()["taskToken"], output="{}")
+
+    finished = moto.finished(execution_arn)
+    assert finished["status"] == "SUCCEEDED"
+    entered = moto.entered_states(execution_arn)
+    assert entered == [
+        *("Start review", "Attempt 1 review", "Run review", "Retry? review"),
+        *("Report retry review", "Next attempt review", "Wait review", "Run review"),
+        *("Finish review", "Complete", "ExecutionSucceeded"),
+    ]
+    tracking = [name for name in entered if name.split()[0] in ("Start", "Report", "Finish")]
+    assert tracking == ["Start review", "Report retry review", "Finish review"]
+    output = json.loads(finished["output"])
+    report = output["trace"]["Report_retry_review"]
+    assert report["action"] == "retry"
+    assert report["pipelineExecutionId"] == STEP_IDS[0]
+    assert report["error"]["Error"] == "MeshError"
+    assert output["attempts"]["s0"]["attempt"] == 2

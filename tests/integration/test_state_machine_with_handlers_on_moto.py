@@ -34,8 +34,9 @@ from application.state_machines import (
     build_state_machine,
 )
 from conftest import AWS_REGION, FAKE_AWS_ENVIRONMENT
+from domain.attempts import AttemptTrigger
 from domain.statuses import ExecutionStatus, StepStatus
-from domain.workflow import ExecutionType, StepDefinition, WorkflowVersion
+from domain.workflow import ExecutionType, RetryPolicy, StepDefinition, WorkflowVersion
 from entrypoints.container import create_all_tables
 from tests.contract.builders import a_launch, step_id
 
@@ -46,7 +47,7 @@ HANDLERS = HandlerArns(tracking="wfx-track-step", completion="wfx-complete", err
 USER_FUNCTION = "mesh-convert"
 
 
-def _version() -> WorkflowVersion:
+def _version(retry: RetryPolicy | None = None) -> WorkflowVersion:
     steps = tuple(
         StepDefinition(
             pipeline_id=f"pipe{index}",
@@ -54,6 +55,7 @@ def _version() -> WorkflowVersion:
             execution_type=ExecutionType.LAMBDA,
             function_name=USER_FUNCTION,
             wait_for_callback=index == 1,
+            retry=retry if index == 1 else None,
         )
         for index in range(2)
     )
@@ -99,17 +101,25 @@ def handlers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Module
     module.container.sqlite_database().close()
 
 
-def run_on_moto(handlers: ModuleType, callback_error: str | None = None) -> tuple[str, list[str]]:
+def run_on_moto(
+    handlers: ModuleType,
+    callback_errors: list[str] | None = None,
+    version: WorkflowVersion | None = None,
+) -> tuple[str, list[str]]:
     """Run the version on moto, playing Lambda; the final status and what was invoked.
 
-    With `callback_error`, the callback step is answered with send_task_failure(that error)."""
+    The callback step's first answers are send_task_failure with `callback_errors`, in order;
+    once they are used up, it succeeds."""
+    callback_errors = list(callback_errors or [])
     step_ids = [step_id(EXECUTION_ID, index) for index in range(2)]
     invoked: list[str] = []
     with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
         sqs = boto3.client("sqs", region_name=AWS_REGION)
         sfn = boto3.client("stepfunctions", region_name=AWS_REGION)
         queue_url = sqs.create_queue(QueueName="lambda-invocations")["QueueUrl"]
-        definition = lambda_calls_through_sqs(build_state_machine(_version(), HANDLERS), queue_url)
+        definition = lambda_calls_through_sqs(
+            build_state_machine(version or _version(), HANDLERS), queue_url
+        )
         machine = sfn.create_state_machine(
             name="wfx-db1-wf1-v1",
             definition=json.dumps(definition),
@@ -134,7 +144,7 @@ def run_on_moto(handlers: ModuleType, callback_error: str | None = None) -> tupl
                 sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
                 body = json.loads(message["Body"])
                 try:
-                    invoked.append(_invoke(handlers, sfn, body, callback_error))
+                    invoked.append(_invoke(handlers, sfn, body, callback_errors))
                 except Exception as error:  # as Lambda reports it: the exception's type name
                     name = type(error).__name__
                     sfn.send_task_failure(
@@ -170,7 +180,7 @@ def test_a_run_on_the_generated_state_machine_keeps_the_store_true(
 def test_a_failed_step_reaches_the_error_handler_which_fails_the_run_in_the_store(
     handlers: ModuleType,
 ) -> None:
-    status, invoked = run_on_moto(handlers, callback_error="MeshError")
+    status, invoked = run_on_moto(handlers, callback_errors=["MeshError"])
 
     assert status == "FAILED"
     assert invoked[-2:] == ["mesh-convert (callback)", "handle error MeshError"]
@@ -183,7 +193,7 @@ def test_a_failed_step_reaches_the_error_handler_which_fails_the_run_in_the_stor
 
 
 def _invoke(
-    handlers: ModuleType, sfn: Any, message: dict[str, Any], callback_error: str | None
+    handlers: ModuleType, sfn: Any, message: dict[str, Any], callback_errors: list[str]
 ) -> str:
     """Play the Lambda service for one invocation; what was invoked, for the test to compare."""
     function, payload = message["functionName"], message["payload"]
@@ -204,8 +214,36 @@ def _invoke(
     assert function == USER_FUNCTION, function
     # the workflow's own function: a callback step is answered later with the Payload's token
     callback_token = payload.get("taskToken")
-    if callback_token and callback_error:
-        sfn.send_task_failure(taskToken=callback_token, error=callback_error, cause="not a mesh")
+    if callback_token and callback_errors:
+        error = callback_errors.pop(0)
+        sfn.send_task_failure(taskToken=callback_token, error=error, cause="not a mesh")
     else:
         sfn.send_task_success(taskToken=callback_token or token, output="{}")
     return f"{USER_FUNCTION} (callback)" if callback_token else USER_FUNCTION
+
+
+def test_a_step_retried_on_step_functions_has_one_attempt_per_run_in_the_store(
+    handlers: ModuleType,
+) -> None:
+    retry = RetryPolicy(max_attempts=3, interval_seconds=1, backoff_rate=1.0)
+    status, invoked = run_on_moto(handlers, ["MeshError"], _version(retry=retry))
+
+    assert status == "SUCCEEDED"
+    assert invoked[3:] == [
+        "start pipe1",
+        "mesh-convert (callback)",
+        "retry pipe1",
+        "mesh-convert (callback)",
+        "finish pipe1",
+        "complete",
+    ]
+    store = handlers.container.execution_store()
+    retried = step_id(EXECUTION_ID, 1)
+    attempts = [(a.attempt, a.status, a.trigger) for a in store.list_attempts([retried])]
+    assert attempts == [
+        (1, StepStatus.FAILED, AttemptTrigger.START),
+        (2, StepStatus.SUCCEEDED, AttemptTrigger.RETRY),
+    ]
+    first_error = store.list_attempts([retried])[0].error
+    assert first_error is not None and first_error.startswith("MeshError")
+    assert store.get_step(retried).status is StepStatus.SUCCEEDED

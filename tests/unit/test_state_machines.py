@@ -178,7 +178,7 @@ def test_a_batch_step_submits_a_job_named_by_the_step_and_waits_for_it() -> None
     assert render["ResultPath"] is None  # the ids stay in the state for the states after it
 
 
-def test_a_retry_policy_becomes_the_steps_retrier_counting_retries_not_attempts() -> None:
+def test_a_retry_policy_becomes_a_loop_that_reports_each_retry_to_wfx() -> None:
     policy = RetryPolicy(max_attempts=4, interval_seconds=10, backoff_rate=1.5)
     definition = build_state_machine(
         a_version(batch_step("render", retry=policy), lambda_step("plain")), HANDLERS
@@ -186,12 +186,68 @@ def test_a_retry_policy_becomes_the_steps_retrier_counting_retries_not_attempts(
     states = definition["States"]
 
     assert validate_state_machine(definition) == []
-    assert states["Run render"]["Retry"] == [
-        {"ErrorEquals": ["States.ALL"], "MaxAttempts": 3, "IntervalSeconds": 10, "BackoffRate": 1.5}
+    # no native Retry on the step: Step Functions would retry without telling wfx
+    assert "Retry" not in states["Run render"] and "Retry" not in states["Run plain"]
+    assert states["Start render"]["Next"] == "Attempt 1 render"
+    assert states["Attempt 1 render"] == {
+        "Type": "Pass",
+        # whole seconds to wait before attempt n + 1: delay_before(2..4) = 10, 15, 22.5 -> 23
+        "Result": {"attempt": 1, "delays": [10, 10, 15, 23]},
+        "ResultPath": "$.attempts.s0",
+        "Next": "Run render",
+    }
+    assert states["Run render"]["Catch"] == [
+        {"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": "Retry? render"}
     ]
-    assert "Retry" not in states["Run plain"]
+    assert states["Retry? render"] == {
+        "Type": "Choice",
+        # maxAttempts counts every attempt: after attempt 4 fails, no retry is left
+        "Choices": [
+            {
+                "Variable": "$.attempts.s0.attempt",
+                "NumericLessThan": 4,
+                "Next": "Report retry render",
+            }
+        ],
+        "Default": ERROR_STATE,
+    }
+    report = states["Report retry render"]
+    assert report["Parameters"] == {
+        "FunctionName": HANDLERS.tracking,
+        "Payload": {
+            "action": "retry",
+            "workflowExecutionId.$": "$.workflowExecutionId",
+            "pipelineExecutionId.$": "$.pipelineExecutionIds[0]",
+            "error.$": "$.error",
+        },
+    }
+    assert report["ResultPath"] is None and report["Next"] == "Next attempt render"
+    assert report["Catch"][0]["Next"] == ERROR_STATE
+    assert states["Next attempt render"]["Parameters"] == {
+        "attempt.$": "States.MathAdd($.attempts.s0.attempt, 1)",
+        "delays.$": "$.attempts.s0.delays",
+        "seconds.$": "States.ArrayGetItem($.attempts.s0.delays, $.attempts.s0.attempt)",
+    }
+    assert states["Next attempt render"]["ResultPath"] == "$.attempts.s0"
+    assert states["Wait render"] == {
+        "Type": "Wait",
+        "SecondsPath": "$.attempts.s0.seconds",
+        "Next": "Run render",
+    }
+    # a step with no policy keeps the plain catch-all, and has no loop
+    assert states["Run plain"]["Catch"][0]["Next"] == ERROR_STATE
+    assert not any(name.endswith(" plain") for name in states if "attempt" in name.lower())
     # the tracking calls retry Lambda's own transient errors only, never a handler's error
     assert "States.ALL" not in states["Start render"]["Retry"][0]["ErrorEquals"]
+
+
+def test_a_retry_policy_of_one_attempt_adds_no_loop() -> None:
+    once = RetryPolicy(max_attempts=1)
+    states = build_state_machine(a_version(lambda_step("once", retry=once)), HANDLERS)["States"]
+
+    assert states["Start once"]["Next"] == "Run once"
+    assert states["Run once"]["Catch"][0]["Next"] == ERROR_STATE
+    assert "Retry? once" not in states
 
 
 def test_state_names_stay_unique_and_short_for_repeated_or_long_pipeline_ids() -> None:
