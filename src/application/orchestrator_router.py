@@ -8,7 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
-from application.ports import HistoryPage, Orchestrator, OrchestratorExecution
+from application.ports import (
+    HistoryPage,
+    Orchestrator,
+    OrchestratorExecution,
+    StateMachineDescription,
+)
 from domain.errors import ConflictError, InvalidInputError
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.workflow import WorkflowVersion
@@ -77,3 +82,9 @@ class OrchestratorRouter:
         self, execution: WorkflowExecution, next_token: str | None = None, max_results: int = 1000
     ) -> HistoryPage:
         return self._for(execution).history_page(execution, next_token, max_results)
+
+    def describe_state_machine(self, state_machine_arn: str) -> StateMachineDescription | None:
+        # A state machine ARN names its service; only Step Functions has state machines.
+        if state_machine_arn.startswith("arn:aws:states:") and "stepfunctions" in self._factories:
+            return self._get("stepfunctions").describe_state_machine(state_machine_arn)
+        return self.default.describe_state_machine(state_machine_arn)

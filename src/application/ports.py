@@ -234,6 +234,15 @@ class OrchestratorExecution:
 
 
 @dataclass(frozen=True)
+class StateMachineDescription:
+    """A deployed state machine: its ASL definition and where it logs (DescribeStateMachine)."""
+
+    arn: str
+    definition: dict[str, Any]
+    logging_configuration: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class HistoryPage:
     """One page of a run's event history, in the orchestrator's own event shape."""
 
@@ -282,6 +291,10 @@ class Orchestrator(Protocol):
     def history_page(
         self, execution: WorkflowExecution, next_token: str | None = None, max_results: int = 1000
     ) -> HistoryPage: ...
+
+    def describe_state_machine(self, state_machine_arn: str) -> StateMachineDescription | None:
+        """The state machine's definition and logging; None when there is no such machine."""
+        ...
 
 
 class StateMachineDeployer(Protocol):

@@ -462,3 +462,23 @@ def test_boto3s_endpoint_variables_route_the_adapters_with_no_code_change(
     on_the_server = boto3.client("stepfunctions", region_name=REGION, endpoint_url=moto_server)
     described = on_the_server.describe_execution(executionArn=started)
     assert described["name"] == execution.workflow_execution_id
+
+
+# --- describe state machine --------------------------------------------------------------------
+
+
+def test_the_orchestrator_describes_a_deployed_state_machine(sfn: Any) -> None:
+    version = _deployed(sfn)
+    assert version.state_machine_arn is not None
+
+    described = StepFunctionsOrchestrator(sfn).describe_state_machine(version.state_machine_arn)
+
+    assert described is not None
+    assert described.arn == version.state_machine_arn
+    assert described.definition == _definition("v1")
+    assert described.logging_configuration == _logging()
+
+
+def test_an_unknown_state_machine_is_described_as_none(sfn: Any) -> None:
+    missing = f"arn:aws:states:{REGION}:123456789012:stateMachine:nothing-here"
+    assert StepFunctionsOrchestrator(sfn).describe_state_machine(missing) is None

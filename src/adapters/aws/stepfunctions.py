@@ -14,7 +14,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from application.ports import HistoryPage, OrchestratorExecution
+from application.ports import HistoryPage, OrchestratorExecution, StateMachineDescription
 from domain.errors import ConflictError, ExecutionAlreadyExistsError, InvalidInputError
 from domain.execution import (
     PipelineExecution,
@@ -200,6 +200,19 @@ class StepFunctionsOrchestrator:
         response = self._client.get_execution_history(**request)
         return HistoryPage(
             events=tuple(response.get("events", ())), next_token=response.get("nextToken")
+        )
+
+    def describe_state_machine(self, state_machine_arn: str) -> StateMachineDescription | None:
+        try:
+            response = self._client.describe_state_machine(stateMachineArn=state_machine_arn)
+        except ClientError as error:
+            if _error_code(error) in ("StateMachineDoesNotExist", "InvalidArn"):
+                return None
+            raise
+        return StateMachineDescription(
+            arn=str(response["stateMachineArn"]),
+            definition=json.loads(response["definition"]),
+            logging_configuration=dict(response.get("loggingConfiguration") or {}),
         )
 
 

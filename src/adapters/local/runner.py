@@ -32,6 +32,7 @@ from application.ports import (
     ObjectStore,
     OrchestratorExecution,
     RunReporter,
+    StateMachineDescription,
     WorkflowCatalog,
 )
 from domain.assets import asset_object_key
@@ -276,6 +277,10 @@ class LocalRunner:
                     event["error"] = step.error
                 events.append(event)
         return HistoryPage(events=tuple(events))
+
+    def describe_state_machine(self, state_machine_arn: str) -> StateMachineDescription | None:
+        """The local runner deploys no state machines."""
+        return None
 
     def _check_ours(self, execution: WorkflowExecution) -> None:
         """A run another orchestrator started is not stopped or redriven here: doing nothing
