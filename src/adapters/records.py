@@ -29,6 +29,7 @@ from domain.execution import (
     WorkflowExecution,
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.redaction import redact, redact_optional
 from domain.workflow import RetryPolicy, StepDefinition, WorkflowVersion
 
 Item = dict[str, Any]
@@ -83,10 +84,10 @@ def execution_mutable_attributes(execution: WorkflowExecution) -> tuple[Item, tu
         else None,
         "executionArn": execution.execution_arn,
         "stateMachineArn": execution.state_machine_arn,
-        "executionLog": execution.execution_log,
+        "executionLog": redact_optional(execution.execution_log),
         "executionLogTruncated": True if execution.execution_log_object_key else None,
         "executionLogObjectKey": execution.execution_log_object_key,
-        "executionError": execution.execution_error,
+        "executionError": redact_optional(execution.execution_error),
         "redriveCount": execution.redrive_count,
         "redriveDate": format_date(execution.redrive_date) if execution.redrive_date else None,
         "redriveStatus": execution.redrive_status,
@@ -181,7 +182,7 @@ def step_mutable_attributes(step: PipelineExecution) -> tuple[Item, tuple[str, .
         "status": step.status.value,
         "startDate": format_date(step.start_date) if step.start_date else None,
         "stopDate": format_date(step.stop_date) if step.stop_date else None,
-        "errorMessage": step.error,
+        "errorMessage": redact_optional(step.error),
     }
     present = {name: value for name, value in values.items() if value is not None and value != ""}
     return present, tuple(name for name in values if name not in present)
@@ -193,7 +194,7 @@ def step_change_attributes(change: StepChange) -> Item:
         "status": change.status.value,
         "startDate": format_date(change.start_date) if change.start_date else None,
         "stopDate": format_date(change.stop_date) if change.stop_date else None,
-        "errorMessage": change.error,
+        "errorMessage": redact_optional(change.error),
     }
     return {name: value for name, value in values.items() if value is not None and value != ""}
 
@@ -483,7 +484,7 @@ def build_step_log_record(row: StepLog) -> Item:
         "logType": row.log_type,
         "workflowExecutionId": row.workflow_execution_id,
         "status": row.status,
-        "message": row.message,
+        "message": redact(row.message),
         "logLocation": row.log_location,
     }
 
@@ -621,7 +622,7 @@ def task_execution_close_attributes(
     """(attributes to set, names to remove) when an attempt is closed."""
     values: Item = {"status": str(status), "stopDate": format_date(stop_date)}
     if error:
-        values["errorMessage"] = error
+        values["errorMessage"] = redact(error)
         return values, ()
     return values, ("errorMessage",)
 
@@ -638,7 +639,7 @@ def build_task_execution_record(attempt: TaskExecution) -> Item:
     return _put_present(
         item,
         stopDate=format_date(attempt.stop_date) if attempt.stop_date else None,
-        errorMessage=attempt.error,
+        errorMessage=redact_optional(attempt.error),
     )
 
 

@@ -27,6 +27,7 @@ from domain.execution import (
     chain_order,
     execution_log_key,
 )
+from domain.redaction import redact
 from domain.statuses import ExecutionStatus, TerminalExecutionStatus
 
 _OPEN = frozenset({ExecutionStatus.NEW, ExecutionStatus.RUNNING, ExecutionStatus.PENDING_REDRIVE})
@@ -42,7 +43,9 @@ def fit_run_log(
     """The run log as stored on the row, and the object key of the whole log if cut.
 
     Every writer of a terminal status uses it (completion, reconcile, abort, error handler)."""
-    log = logs.read_run_log(workflow_execution_id)
+    log = redact(
+        logs.read_run_log(workflow_execution_id)
+    )  # the object store keeps no secret either
     body = log.encode("utf-8")
     if len(body) <= MAX_STORED_LOG_BYTES:
         return log, None

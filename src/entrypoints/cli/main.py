@@ -337,11 +337,12 @@ def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
     execution = store.get_execution(execution_id)
     if show_progress:
         from domain.execution import chain_order
+        from domain.redaction import redact
 
         for step in chain_order(store.list_steps(execution_id)):
             line = f"{step.step_index + 1}. {step.pipeline_id}: {step.status.value}"
             console.print(
-                line + (f" ({step.error.strip().splitlines()[-1]})" if step.error else ""),
+                line + (f" ({redact(step.error).strip().splitlines()[-1]})" if step.error else ""),
                 markup=False,  # a step's error is its own text: `[/tmp/x]` is no closing tag
             )
         console.print(

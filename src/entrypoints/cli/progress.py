@@ -7,6 +7,7 @@ from typing import Any
 
 from application.ports import ExecutionStore
 from domain.execution import PipelineExecution, WorkflowExecution, chain_order
+from domain.redaction import redact
 
 _ICONS = {
     "NEW": "·",
@@ -38,7 +39,9 @@ def _render(execution: WorkflowExecution, steps: list[PipelineExecution], starte
             f"{step.step_index + 1}. {step.pipeline_id}",
             styled(step.status.value),
             elapsed,
-            f"[red]{escape(step.error.strip().splitlines()[-1][:70])}[/]" if step.error else "",
+            f"[red]{escape(redact(step.error).strip().splitlines()[-1][:70])}[/]"
+            if step.error
+            else "",
         )
     return table
 

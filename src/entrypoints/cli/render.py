@@ -13,6 +13,7 @@ from adapters import records
 from domain.assets import AssetFile
 from domain.execution import ExecutionDetails, StepDetails, WorkflowExecution
 from domain.paging import Page
+from domain.redaction import redact
 from domain.workflow import WorkflowVersion
 
 STATUS_STYLES = {
@@ -131,7 +132,7 @@ def steps_table(steps: Sequence[StepDetails]) -> Any:
             duration(step.start_date, step.stop_date),
             str(len(entry.attempts)),
             str(len(entry.outputs.files)),
-            escape(step.error.strip().splitlines()[-1][:80]) if step.error else "",
+            escape(redact(step.error).strip().splitlines()[-1][:80]) if step.error else "",
         )
     return table
 
@@ -158,7 +159,7 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
     if e.execution_error:
         # All of it: a command's error is its exit code then its stderr tail, the first line
         # says what failed and the last what it said.
-        first, *rest = e.execution_error.strip().splitlines()
+        first, *rest = redact(e.execution_error).strip().splitlines()
         console.print(f"  [dim]{'error':<9}[/] [red]{escape(first)}[/]")
         for line in rest:
             console.print(f"  {'':<9} [red]{escape(line)}[/]")
@@ -187,7 +188,7 @@ def print_attempts(steps: Sequence[StepDetails], console: Any) -> None:
     console.print("\n[bold]Attempts[/]")
     for entry in rerun:
         for a in entry.attempts:
-            error = escape(a.error.strip().splitlines()[-1][:80]) if a.error else ""
+            error = escape(redact(a.error).strip().splitlines()[-1][:80]) if a.error else ""
             console.print(
                 f"  {escape(entry.step.pipeline_id)} #{a.attempt}  {styled(a.status.value)}"
                 f"  [dim]{a.trigger.value}[/]  {error}".rstrip()
