@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -20,7 +20,7 @@ from domain.execution import (
     StepOutputs,
     WorkflowExecution,
 )
-from domain.logs import RegisteredSubExecution
+from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.paging import Page
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import WorkflowVersion
@@ -97,6 +97,24 @@ class ExecutionStore(Protocol):
 
         Returns the row as stored afterwards, or None (nothing written) when the status was not
         expected. Fields the change leaves None are untouched. Raises
+        PipelineExecutionNotFoundError when the execution has no step with that id.
+        """
+        ...
+
+    def register_on_step(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        merge: Callable[
+            [PipelineExecution],
+            tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]],
+        ],
+    ) -> PipelineExecution:
+        """Replace the step's registered sub-executions and logs with `merge(step as stored)`.
+
+        Optimistic: the write is conditional on the row's registration version being the one
+        read, and is retried from a fresh read when another delivery got there first, so
+        concurrent registrations lose nothing. Returns the row as stored afterwards; raises
         PipelineExecutionNotFoundError when the execution has no step with that id.
         """
         ...

@@ -49,6 +49,15 @@ from adapters.records import (
     step_mutable_attributes,
     task_execution_close_attributes,
 )
+from adapters.registration import (
+    MAX_REGISTRATION_ATTEMPTS,
+    REGISTRATION_VERSION,
+    RegistrationContentionError,
+    RegistrationMerge,
+    pause_before_retry,
+    registered_lists,
+    registration_version,
+)
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames, TableSpec
 from application.ports import AssetDirection, ExecutionRef, ListScope, StepChange
 from domain.attempts import TaskExecution
@@ -325,6 +334,55 @@ class DynamoDbExecutionStore:
             PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id),
         )
         return None if updated is None else parse_pipeline_execution_record(updated)
+
+    def register_on_step(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        merge: RegistrationMerge,
+    ) -> PipelineExecution:
+        table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
+        key = {
+            "pipelineExecutionId": pipeline_execution_id,
+            "workflowExecutionId": workflow_execution_id,
+        }
+        if not all(key.values()):
+            raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+        for attempt in range(MAX_REGISTRATION_ATTEMPTS):
+            if attempt:
+                pause_before_retry(attempt - 1)
+            # Read just before the write: the shorter that window, the likelier the write wins.
+            item = get_item(self._client, table_name, key)
+            if item is None:
+                raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+            version = registration_version(item)
+            step = parse_pipeline_execution_record(item)
+            sub_executions, logs = registered_lists(step, *merge(step))
+            values: dict[str, Any] = {":subs": sub_executions, ":logs": logs, ":next": version + 1}
+            if version:
+                values[":read"] = version
+            try:
+                response = self._client.update_item(
+                    TableName=table_name,
+                    Key=to_wire(key),
+                    UpdateExpression="SET #subs = :subs, #logs = :logs, #version = :next",
+                    ConditionExpression="attribute_exists(#pk) AND "
+                    + ("#version = :read" if version else "attribute_not_exists(#version)"),
+                    ExpressionAttributeNames={
+                        "#pk": "pipelineExecutionId",
+                        "#subs": "registeredSubExecutions",
+                        "#logs": "registeredLogs",
+                        "#version": REGISTRATION_VERSION,
+                    },
+                    ExpressionAttributeValues=to_wire(values),
+                    ReturnValues="ALL_NEW",
+                )
+            except ClientError as exc:
+                if _error_code(exc) != "ConditionalCheckFailedException":
+                    raise
+                continue  # another delivery wrote first: merge again into what it stored
+            return parse_pipeline_execution_record(from_wire(response["Attributes"]))
+        raise RegistrationContentionError(pipeline_execution_id)
 
     def _update_if_status(
         self,

@@ -38,11 +38,20 @@ from adapters.records import (
     step_mutable_attributes,
     task_execution_close_attributes,
 )
+from adapters.registration import (
+    MAX_REGISTRATION_ATTEMPTS,
+    REGISTRATION_VERSION,
+    RegistrationContentionError,
+    RegistrationMerge,
+    pause_before_retry,
+    registered_lists,
+    registration_version,
+)
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql, GuardedRow
 from adapters.sqlite.paging import decode_token, encode_token
 from adapters.sqlite.schema import build_schema, create_tables
-from adapters.sqlite.statements import TableSql, chunks, load_item
+from adapters.sqlite.statements import TableSql, chunks, dump_json, json_path, load_item
 from adapters.tables import ResourceKeys, TableNames
 from application.ports import AssetDirection, ExecutionRef, ListScope, StepChange
 from domain.attempts import TaskExecution
@@ -75,6 +84,17 @@ class SqliteExecutionStore:
         self._database = database
         self._sql = ExecutionSql(build_schema(tables))
         self._attempts_ready = False
+        steps = self._sql.steps
+        step_key = f"{steps.q(STEP_ID)} = ? AND {steps.q(EXECUTION_ID)} = ?"
+        version = json_path(REGISTRATION_VERSION)
+        self._step_by_key = f"SELECT item FROM {steps.name} WHERE {step_key}"
+        self._register = (
+            f"UPDATE {steps.name} SET item = json_set(item, "
+            f"{json_path('registeredSubExecutions')}, json(?), "
+            f"{json_path('registeredLogs')}, json(?), {version}, ?) "
+            f"WHERE {step_key} AND coalesce(json_extract(item, {version}), 0) = ? "
+            "RETURNING item"
+        )
 
     def create_tables(self) -> None:
         create_tables(self._database, self._sql.schema)
@@ -164,6 +184,32 @@ class SqliteExecutionStore:
             if not rows and connection.execute(guarded.exists, key).fetchone() is None:
                 raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
         return parse_pipeline_execution_record(load_item(rows[0][0])) if rows else None
+
+    def register_on_step(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        merge: RegistrationMerge,
+    ) -> PipelineExecution:
+        key = (pipeline_execution_id, workflow_execution_id)
+        for attempt in range(MAX_REGISTRATION_ATTEMPTS):
+            if attempt:
+                pause_before_retry(attempt - 1)
+            with self._database.read() as connection:
+                row = connection.execute(self._step_by_key, key).fetchone()
+            if row is None:
+                raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+            item = load_item(row[0])
+            version = registration_version(item)
+            step = parse_pipeline_execution_record(item)
+            sub_executions, logs = registered_lists(step, *merge(step))
+            parameters = (dump_json(sub_executions), dump_json(logs), version + 1, *key, version)
+            with self._database.write() as connection:
+                # fetchall: the UPDATE must have run to its end before the COMMIT
+                updated = connection.execute(self._register, parameters).fetchall()
+            if updated:
+                return parse_pipeline_execution_record(load_item(updated[0][0]))
+        raise RegistrationContentionError(pipeline_execution_id)
 
     def _conditional_update(
         self,

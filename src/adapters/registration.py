@@ -1,0 +1,53 @@
+"""The stored shape of a step's registered lists, and the retry of their optimistic writes."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+from adapters.records import Item, build_pipeline_execution_record
+from domain.execution import PipelineExecution
+from domain.logs import RegisteredLog, RegisteredSubExecution
+
+REGISTRATION_VERSION = "registrationVersion"
+MAX_REGISTRATION_ATTEMPTS = 50
+_FIRST_JITTER_SECONDS = 0.005
+_MAX_JITTER_SECONDS = 0.25
+
+RegistrationMerge = Callable[
+    [PipelineExecution], tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]]
+]
+
+
+class RegistrationContentionError(RuntimeError):
+    """Other deliveries kept changing the step's registered lists through every retry."""
+
+
+def registration_version(item: Item) -> int:
+    """The counter guarding a step's registered lists; absent on a row never registered to."""
+    return int(item.get(REGISTRATION_VERSION, 0))
+
+
+def registered_lists(
+    step: PipelineExecution,
+    sub_executions: tuple[RegisteredSubExecution, ...],
+    logs: tuple[RegisteredLog, ...],
+) -> tuple[list[Item], list[Item]]:
+    """(registeredSubExecutions, registeredLogs) as the step record stores them.
+
+    Built through the record builder itself, so the lists keep the seed's field names.
+    """
+    record = build_pipeline_execution_record(
+        step.model_copy(
+            update={"registered_sub_executions": sub_executions, "registered_logs": logs}
+        )
+    )
+    return record["registeredSubExecutions"], record["registeredLogs"]
+
+
+def pause_before_retry(collisions: int) -> None:
+    """Sleep a random while, longer after each collision, so that concurrent deliveries
+    spread out instead of colliding again in lockstep."""
+    ceiling = min(_MAX_JITTER_SECONDS, _FIRST_JITTER_SECONDS * 2**collisions)
+    time.sleep(random.uniform(0, ceiling))

@@ -1,0 +1,137 @@
+"""RegisterPipelineExecution: a step reports the sub-processes and logs it started (seed 000)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from application.ports import ExecutionStore
+from domain.errors import PipelineExecutionNotFoundError
+from domain.execution import PipelineExecution
+from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.registration import merge_logs, merge_sub_executions, source_ids
+
+DETAIL_TYPE = "pipeline.execution.register"
+
+_EVENT_FIELDS = ConfigDict(
+    frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True
+)
+
+
+class SubExecutionRegistration(BaseModel):
+    """One `subExecutions` entry of the event detail."""
+
+    model_config = _EVENT_FIELDS
+
+    resource_type: str = Field(min_length=1)
+    resource_id: str = Field(min_length=1)
+    label: str = ""
+
+    def registered(self) -> RegisteredSubExecution:
+        return RegisteredSubExecution(**self.model_dump())
+
+
+class LogRegistration(BaseModel):
+    """One `logs` entry of the event detail; "" for what the producer did not send."""
+
+    model_config = _EVENT_FIELDS
+
+    log_group_arn: str = ""
+    log_group_name: str = ""
+    log_stream_name: str = ""
+    log_stream_prefix: str = ""
+    stage_name: str = ""
+    label: str = ""
+    source_type: str = ""
+
+    def registered(self) -> RegisteredLog:
+        return RegisteredLog(**self.model_dump())
+
+
+class RegistrationDetail(BaseModel):
+    """The detail of a `pipeline.execution.register` event."""
+
+    model_config = _EVENT_FIELDS
+
+    pipeline_execution_id: str
+    workflow_execution_id: str | None = None
+    sub_executions: tuple[SubExecutionRegistration, ...] = ()
+    logs: tuple[LogRegistration, ...] = ()
+
+
+class RegisterPipelineExecutionCommand(BaseModel):
+    """A registration event: its source names the execution and the step, the detail the rest."""
+
+    # The whole EventBridge event may be passed: its other envelope fields are ignored.
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+    source: str
+    detail_type: str = Field(default=DETAIL_TYPE, alias="detail-type")
+    detail: RegistrationDetail
+
+
+class RegistrationResult(BaseModel):
+    """Accepted with the step as stored afterwards, or refused with the reason (nothing written)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    accepted: bool
+    reason: str | None = None
+    step: PipelineExecution | None = None
+
+
+def _refused(reason: str) -> RegistrationResult:
+    return RegistrationResult(accepted=False, reason=reason)
+
+
+class RegisterPipelineExecution:
+    """Append the reported sub-executions and logs to the step the event's source names."""
+
+    def __init__(self, store: ExecutionStore) -> None:
+        self._store = store
+
+    def execute(self, command: RegisterPipelineExecutionCommand) -> RegistrationResult:
+        detail = command.detail
+        if command.detail_type != DETAIL_TYPE:
+            return _refused(f"detail type {command.detail_type!r} is not {DETAIL_TYPE}")
+        pipeline_execution_id = detail.pipeline_execution_id
+        ids = source_ids(command.source)
+        # A pipeline may attach resources to its own execution alone (seed 000).
+        if ids is None or not pipeline_execution_id or ids[1] != pipeline_execution_id:
+            return _refused(
+                f"source {command.source!r} does not end in .pipeline.{pipeline_execution_id}"
+            )
+        execution_id = ids[0]
+        if detail.workflow_execution_id not in (None, execution_id):
+            return _refused(
+                f"detail names execution {detail.workflow_execution_id}, "
+                f"the source names {execution_id}"
+            )
+        not_its_step = _refused(
+            f"pipeline execution {pipeline_execution_id} is not a step of execution {execution_id}"
+        )
+        sub_executions = tuple(entry.registered() for entry in detail.sub_executions)
+        logs = tuple(entry.registered() for entry in detail.logs)
+        if not sub_executions and not logs:
+            try:
+                step = self._store.get_step(pipeline_execution_id)
+            except PipelineExecutionNotFoundError:
+                return not_its_step
+            if step.workflow_execution_id != execution_id:
+                return not_its_step
+            return RegistrationResult(accepted=True, step=step)
+
+        def merge(
+            stored: PipelineExecution,
+        ) -> tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]]:
+            return (
+                merge_sub_executions(stored.registered_sub_executions, sub_executions),
+                merge_logs(stored.registered_logs, logs),
+            )
+
+        try:
+            # The step row is keyed by the execution too: a step of another run is not found.
+            stored = self._store.register_on_step(execution_id, pipeline_execution_id, merge)
+        except PipelineExecutionNotFoundError:
+            return not_its_step
+        return RegistrationResult(accepted=True, step=stored)

@@ -1,0 +1,117 @@
+"""ExecutionStore contract: register_on_step, the optimistic write of a step's registered lists."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from application.ports import ExecutionStore, StepChange
+from domain.errors import PipelineExecutionNotFoundError
+from domain.execution import PipelineExecution
+from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.registration import merge_logs, merge_sub_executions
+from domain.statuses import StepStatus
+from tests.contract.builders import a_launch, at, step_id
+
+STATE_MACHINE = RegisteredSubExecution(
+    resource_type="stepFunctions",
+    resource_id="arn:aws:states:us-east-1:123456789012:execution:inner:run-1",
+    label="inner",
+)
+Merge = Callable[
+    [PipelineExecution], tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]]
+]
+LOG = RegisteredLog(
+    log_group_arn="arn:aws:logs:us-east-1:123456789012:log-group:/wfx/inner:*",
+    log_stream_prefix="states/",
+    stage_name="Mesh",
+    source_type="stateMachine",
+)
+
+
+def adding(
+    sub_executions: tuple[RegisteredSubExecution, ...] = (),
+    logs: tuple[RegisteredLog, ...] = (),
+) -> Merge:
+    """A merge adding these entries to whatever the step has stored (the domain's rules)."""
+
+    def merge(
+        step: PipelineExecution,
+    ) -> tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]]:
+        return (
+            merge_sub_executions(step.registered_sub_executions, sub_executions),
+            merge_logs(step.registered_logs, logs),
+        )
+
+    return merge
+
+
+def test_a_registration_is_stored_and_returned(execution_store: ExecutionStore) -> None:
+    records = a_launch("e1")
+    execution_store.add_launch(records)
+    sid = step_id("e1", 1)
+
+    returned = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,), (LOG,)))
+
+    expected = records.steps[1].model_copy(
+        update={"registered_sub_executions": (STATE_MACHINE,), "registered_logs": (LOG,)}
+    )
+    assert returned == expected
+    assert execution_store.get_step(sid) == expected
+    assert execution_store.get_step(step_id("e1", 0)) == records.steps[0]
+
+
+def test_registrations_accumulate_and_the_merge_sees_the_stored_lists(
+    execution_store: ExecutionStore,
+) -> None:
+    execution_store.add_launch(a_launch("e1"))
+    sid = step_id("e1", 0)
+    other_log = RegisteredLog(log_group_name="/wfx/other", log_stream_name="s1")
+    execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,), (LOG,)))
+
+    stored = execution_store.register_on_step("e1", sid, adding(logs=(other_log, LOG)))
+
+    assert stored.registered_sub_executions == (STATE_MACHINE,)
+    assert stored.registered_logs == (LOG, other_log)
+    assert execution_store.get_step(sid) == stored
+
+
+def test_a_registration_leaves_the_status_fields_alone(execution_store: ExecutionStore) -> None:
+    execution_store.add_launch(a_launch("e1"))
+    sid = step_id("e1", 0)
+    started = execution_store.transition_step(
+        "e1", sid, StepChange(StepStatus.RUNNING, start_date=at(1)), frozenset({StepStatus.NEW})
+    )
+    assert started is not None
+
+    registered = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,)))
+    done = execution_store.transition_step(
+        "e1",
+        sid,
+        StepChange(StepStatus.SUCCEEDED, stop_date=at(2)),
+        frozenset({StepStatus.RUNNING}),
+    )
+
+    assert registered.status is StepStatus.RUNNING
+    assert registered.start_date == at(1)
+    assert done is not None
+    assert done.registered_sub_executions == (STATE_MACHINE,)
+
+
+@pytest.mark.parametrize(
+    ("execution_id", "pipeline_execution_id"),
+    [("e2", step_id("e1", 0)), ("e1", "e1-step9"), ("", step_id("e1", 0)), ("e1", "")],
+)
+def test_a_step_the_execution_does_not_have_is_not_found_and_nothing_is_written(
+    execution_store: ExecutionStore, execution_id: str, pipeline_execution_id: str
+) -> None:
+    records = a_launch("e1")
+    execution_store.add_launch(records)
+
+    with pytest.raises(PipelineExecutionNotFoundError):
+        execution_store.register_on_step(
+            execution_id, pipeline_execution_id, adding((STATE_MACHINE,))
+        )
+
+    assert execution_store.get_step(step_id("e1", 0)) == records.steps[0]
