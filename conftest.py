@@ -152,3 +152,27 @@ def dynamodb_asset_catalog(moto_dynamodb_client: Any, dynamodb_table_names: Tabl
     from adapters.dynamodb.catalogs import DynamoDbAssetCatalog
 
     return DynamoDbAssetCatalog(moto_dynamodb_client, dynamodb_table_names)
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def inline_container(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """The whole application on each store (DynamoDB on moto), runs executed inline."""
+    from dependency_injector import providers
+
+    from entrypoints.container import build_container, create_all_tables
+    from entrypoints.settings import Settings
+
+    settings = Settings(
+        store=request.param,
+        home=tmp_path,
+        sqlite_path=tmp_path / "wfx.db",
+        dynamodb_endpoint=None,
+        region="us-east-1",
+        user="alice",
+    )
+    container = build_container(settings, runner_mode="inline")
+    if request.param == "dynamodb":
+        client: Any = request.getfixturevalue("moto_dynamodb_client")
+        container.dynamodb_client.override(providers.Object(client))
+    create_all_tables(container)
+    yield container

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from dependency_injector import providers
 
 from adapters.records import build_execution_record
 from application.use_cases.complete_execution import MAX_STORED_LOG_BYTES
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
-from entrypoints.container import Container, build_container, create_all_tables
-from entrypoints.settings import Settings
+from entrypoints.container import Container
 
 LOUD_WORKFLOW: dict[str, Any] = {
     "databaseId": "db",
@@ -32,22 +28,9 @@ LOUD_WORKFLOW: dict[str, Any] = {
 }
 
 
-@pytest.fixture(params=["sqlite", "dynamodb"])
-def container(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Container]:
-    settings = Settings(
-        store=request.param,
-        home=tmp_path,
-        sqlite_path=tmp_path / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-    )
-    container = build_container(settings, runner_mode="inline")
-    if request.param == "dynamodb":
-        client: Any = request.getfixturevalue("moto_dynamodb_client")
-        container.dynamodb_client.override(providers.Object(client))
-    create_all_tables(container)
-    yield container
+@pytest.fixture
+def container(inline_container: Container) -> Container:
+    return inline_container
 
 
 def test_the_row_keeps_the_tail_and_the_object_store_the_whole_log(container: Container) -> None:

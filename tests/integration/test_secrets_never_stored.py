@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
-from dependency_injector import providers
 
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
 from entrypoints.cli.render import details_json
-from entrypoints.container import Container, build_container, create_all_tables
-from entrypoints.settings import Settings
+from entrypoints.container import Container
 
 SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 ACCESS_KEY = "AKIAIOSFODNN7EXAMPLE"
@@ -41,22 +36,9 @@ WORKFLOW = {
 }
 
 
-@pytest.fixture(params=["sqlite", "dynamodb"])
-def container(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Container]:
-    settings = Settings(
-        store=request.param,
-        home=tmp_path,
-        sqlite_path=tmp_path / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-    )
-    container = build_container(settings, runner_mode="inline")
-    if request.param == "dynamodb":
-        client: Any = request.getfixturevalue("moto_dynamodb_client")
-        container.dynamodb_client.override(providers.Object(client))
-    create_all_tables(container)
-    yield container
+@pytest.fixture
+def container(inline_container: Container) -> Container:
+    return inline_container
 
 
 def test_no_stored_or_shown_field_holds_a_secret_the_step_printed(
