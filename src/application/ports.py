@@ -315,6 +315,35 @@ class Orchestrator(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class SubExecutionDescription:
+    """A Step Functions execution a step registered, as DescribeExecution gives it."""
+
+    status: str
+    state_machine_arn: str
+    start_date: datetime | None = None
+    stop_date: datetime | None = None
+
+
+class SubExecutionReader(Protocol):
+    """Reads registered sub-executions for derived stage status; every method raises
+    domain.stages.SubExecutionReadError when the service (or an emulator's gap) fails it."""
+
+    def describe_execution(self, execution_arn: str) -> SubExecutionDescription: ...
+
+    def state_machine_definition(self, state_machine_arn: str) -> str:
+        """The ASL definition text, unparsed (its size is bounded before it is parsed)."""
+        ...
+
+    def history_page(self, execution_arn: str, next_token: str | None) -> HistoryPage:
+        """One page, oldest first; `next_token` is only ever one this reader returned."""
+        ...
+
+    def batch_job_statuses(self, job_ids: Sequence[str]) -> dict[str, str]:
+        """AWS Batch status by job id; an id Batch does not know is absent."""
+        ...
+
+
 class StateMachineDeployer(Protocol):
     """Creates or updates the state machine that runs a workflow version on Step Functions."""
 

@@ -8,6 +8,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from domain.attempts import TaskExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.stages import SubExecutionState, SubExecutionWarning
 from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
 from domain.workflow import ExecutionType, InputFileArity
@@ -246,6 +247,7 @@ class StepDetails(_Record):
     input_metadata: tuple[StepInputMetadata, ...] = ()
     outputs: StepOutputs = StepOutputs()
     attempts: tuple[TaskExecution, ...] = ()  # attempt ascending; read with the outputs
+    sub_executions: tuple[SubExecutionState, ...] = ()  # only when a request asks for them
 
 
 class ExecutionDetails(_Record):
@@ -255,6 +257,7 @@ class ExecutionDetails(_Record):
     configuration: ExecutionConfiguration | None = None
     inputs: tuple[ExecutionInput, ...] = ()
     steps: tuple[StepDetails, ...] = ()
+    sub_execution_warnings: tuple[SubExecutionWarning, ...] = ()
 
 
 def chain_order(

@@ -30,7 +30,7 @@ from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-from domain.errors import InvalidInputError
+from domain.errors import DomainError, InvalidInputError
 
 MAX_DEFINITION_BYTES = 256 * 1024
 MAX_STAGES = 50
@@ -442,3 +442,38 @@ def attribute_history(
         )
 
     return tuple(state_of(stage) for stage in frame.stages)
+
+
+# -- what a details request reports ------------------------------------------------------------
+
+
+class SubExecutionReadError(DomainError):
+    """Step Functions or AWS Batch could not say what a sub-execution is doing (best effort:
+    the request goes on, the sub-execution is UNKNOWN and a warning says why)."""
+
+
+class SubExecutionState(BaseModel):
+    """A registered sub-execution with its derived status (and stages, for Step Functions)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    resource_type: str
+    resource_id: str
+    label: str = ""
+    status: str = StageStatus.UNKNOWN.value
+    state_machine_arn: str = ""
+    start_date: AwareDatetime | None = None
+    stop_date: AwareDatetime | None = None
+    stages: tuple[StageState, ...] = ()
+    note: str = ""  # why there is no status or no stages, when that is not an error
+
+
+class SubExecutionWarning(BaseModel):
+    """Why a sub-execution's status or stages could not be read in full (subExecutionWarnings)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    pipeline_execution_id: str
+    resource_type: str
+    resource_id: str
+    message: str

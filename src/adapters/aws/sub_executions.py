@@ -1,0 +1,96 @@
+"""Reads registered sub-executions for derived stage status: Step Functions and AWS Batch.
+
+Both boto3 clients are built on first use, so a details request that does not ask for
+sub-executions never creates one. Every failure, whatever its kind (a ClientError, a connection
+error, moto's NotImplementedError for an action it lacks), becomes one SubExecutionReadError: the
+use case reports it as UNKNOWN with a warning and never fails the request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from application.ports import HistoryPage, SubExecutionDescription
+from domain.stages import SubExecutionReadError
+
+_BATCH_IDS_PER_CALL = 100  # DescribeJobs' limit
+_HISTORY_PAGE_SIZE = 1000  # GetExecutionHistory's maximum
+
+
+@contextmanager
+def _read(operation: str, target: str) -> Iterator[None]:
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        yield
+    except ClientError as error:
+        details = error.response.get("Error", {})
+        code = details.get("Code") or "error"
+        raise SubExecutionReadError(
+            f"{operation} {target}: {code}: {details.get('Message', '')}".rstrip(": ")
+        ) from error
+    except BotoCoreError as error:
+        raise SubExecutionReadError(f"{operation} {target}: {error}") from error
+    except NotImplementedError as error:  # an emulator without the action (moto in-process)
+        raise SubExecutionReadError(f"{operation} {target}: not implemented here") from error
+
+
+class AwsSubExecutionReader:
+    """DescribeExecution, DescribeStateMachine, GetExecutionHistory and Batch DescribeJobs."""
+
+    def __init__(
+        self, stepfunctions_factory: Callable[[], Any], batch_factory: Callable[[], Any]
+    ) -> None:
+        self._stepfunctions_factory, self._batch_factory = stepfunctions_factory, batch_factory
+        self._stepfunctions: Any = None
+        self._batch: Any = None
+
+    def _sfn(self) -> Any:
+        if self._stepfunctions is None:
+            self._stepfunctions = self._stepfunctions_factory()
+        return self._stepfunctions
+
+    def describe_execution(self, execution_arn: str) -> SubExecutionDescription:
+        with _read("DescribeExecution", execution_arn):
+            response = self._sfn().describe_execution(executionArn=execution_arn)
+        return SubExecutionDescription(
+            status=str(response.get("status", "")),
+            state_machine_arn=str(response.get("stateMachineArn", "")),
+            start_date=response.get("startDate"),
+            stop_date=response.get("stopDate"),
+        )
+
+    def state_machine_definition(self, state_machine_arn: str) -> str:
+        with _read("DescribeStateMachine", state_machine_arn):
+            response = self._sfn().describe_state_machine(stateMachineArn=state_machine_arn)
+        return str(response.get("definition", ""))
+
+    def history_page(self, execution_arn: str, next_token: str | None) -> HistoryPage:
+        request: dict[str, Any] = {
+            "executionArn": execution_arn,
+            "maxResults": _HISTORY_PAGE_SIZE,
+            "reverseOrder": False,
+            "includeExecutionData": False,  # statuses need no inputs or outputs
+        }
+        if next_token:
+            request["nextToken"] = next_token
+        with _read("GetExecutionHistory", execution_arn):
+            response = self._sfn().get_execution_history(**request)
+        return HistoryPage(
+            events=tuple(response.get("events", ())), next_token=response.get("nextToken")
+        )
+
+    def batch_job_statuses(self, job_ids: Sequence[str]) -> dict[str, str]:
+        statuses: dict[str, str] = {}
+        ids = list(dict.fromkeys(job_ids))
+        for start in range(0, len(ids), _BATCH_IDS_PER_CALL):
+            chunk = ids[start : start + _BATCH_IDS_PER_CALL]
+            with _read("DescribeJobs", ", ".join(chunk)):
+                if self._batch is None:
+                    self._batch = self._batch_factory()
+                response = self._batch.describe_jobs(jobs=chunk)
+            for job in response.get("jobs", ()):
+                statuses[str(job["jobId"])] = str(job.get("status", ""))
+        return statuses
