@@ -8,12 +8,18 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from moto.core.config import DefaultConfig
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
 ROLE_ARN = f"arn:aws:iam::{ACCOUNT}:role/wfx-sub-state-machine"
-PARSER_MODE = {"stepfunctions": {"execute_state_machine": True}, "batch": {"use_docker": False}}
+PARSER_MODE: DefaultConfig = {
+    "stepfunctions": {"execute_state_machine": True},
+    "batch": {"use_docker": False},
+}
 
 # Pass, Choice, Parallel (with a Wait), a Map over two items, then a Fail: every stage kind the
 # frame walks, and an execution that ends FAILED on its last stage.
