@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         SubProcessController,
         WorkflowCatalog,
     )
+    from application.sub_execution_status import SubExecutionStatus
 
 WORKER_COMMAND = (sys.executable, "-m", "entrypoints.cli.main", "internal-run-worker")
 
@@ -184,6 +185,26 @@ def _deployment_configuration(deployment: Mapping[str, str] | None) -> Deploymen
     )
 
 
+def _batch_client(region: str) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    config = Config(
+        connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 3}
+    )
+    return boto3.client("batch", region_name=region, config=config)
+
+
+def _sub_execution_status(
+    stepfunctions_client: Callable[[], Any], batch_client: Callable[[], Any]
+) -> SubExecutionStatus:
+    from adapters.aws.sub_executions import AwsSubExecutionReader
+    from application.sub_execution_status import SubExecutionStatus
+
+    # client providers, not clients: built only when a request asks for sub-executions
+    return SubExecutionStatus(AwsSubExecutionReader(stepfunctions_client, batch_client))
+
+
 def _sub_process_controller(stepfunctions_client: Callable[[], Any]) -> SubProcessController:
     from adapters.aws.subprocesses import StepFunctionsSubProcessController
 
@@ -303,8 +324,15 @@ class Container(containers.DeclarativeContainer):
     get_execution = providers.Factory(
         GetExecution, store=execution_store, reconcile=reconcile_execution
     )
+    batch_client = providers.Singleton(_batch_client, config.region)
+    sub_execution_status = providers.Singleton(
+        _sub_execution_status, stepfunctions_client.provider, batch_client.provider
+    )
     get_execution_details = providers.Factory(
-        GetExecutionDetails, store=execution_store, reconcile=reconcile_execution
+        GetExecutionDetails,
+        store=execution_store,
+        reconcile=reconcile_execution,
+        sub_executions=sub_execution_status,
     )
     list_executions = providers.Factory(
         ListExecutions, store=execution_store, reconcile=reconcile_execution

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.ports import ExecutionStore
+from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.execution import ExecutionDetails, chain_order
 
@@ -13,6 +14,7 @@ class GetExecutionDetailsQuery(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow_execution_id: str = Field(min_length=1)
+    include_sub_executions: bool = False  # derived stage status: reads Step Functions / Batch
 
 
 class GetExecutionDetails:
@@ -21,8 +23,14 @@ class GetExecutionDetails:
     With a reconciler, an open run is checked with its orchestrator first (the 30-second rule).
     """
 
-    def __init__(self, store: ExecutionStore, reconcile: ReconcileExecution | None = None) -> None:
+    def __init__(
+        self,
+        store: ExecutionStore,
+        reconcile: ReconcileExecution | None = None,
+        sub_executions: SubExecutionStatus | None = None,
+    ) -> None:
         self._store, self._reconcile = store, reconcile
+        self._sub_executions = sub_executions
 
     def execute(self, query: GetExecutionDetailsQuery) -> ExecutionDetails:
         details = self._store.get_details(query.workflow_execution_id)
@@ -35,6 +43,12 @@ class GetExecutionDetails:
                 details = details.model_copy(update={"execution": reconciled})
         by_id = {entry.step.pipeline_execution_id: entry for entry in details.steps}
         ordered = chain_order([entry.step for entry in details.steps])
-        return details.model_copy(
+        details = details.model_copy(
             update={"steps": tuple(by_id[step.pipeline_execution_id] for step in ordered)}
         )
+        if query.include_sub_executions and self._sub_executions is not None:
+            steps, warnings = self._sub_executions.describe(details.steps)
+            details = details.model_copy(
+                update={"steps": steps, "sub_execution_warnings": warnings}
+            )
+        return details
