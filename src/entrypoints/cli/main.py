@@ -396,6 +396,13 @@ def executions_list(
 def executions_show(
     execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
     json_output: JsonFlag = False,
+    sub_executions: Annotated[
+        bool,
+        typer.Option(
+            "--sub-executions",
+            help="Also read each registered sub-execution's status and stages (AWS calls).",
+        ),
+    ] = False,
 ) -> None:
     """Show one execution: main row, steps in chain order, inputs and outputs."""
     from application.use_cases.get_execution_details import GetExecutionDetailsQuery
@@ -403,16 +410,26 @@ def executions_show(
     details = (
         _container()
         .get_execution_details()
-        .execute(GetExecutionDetailsQuery(workflow_execution_id=execution_id))
+        .execute(
+            GetExecutionDetailsQuery(
+                workflow_execution_id=execution_id, include_sub_executions=sub_executions
+            )
+        )
     )
     if json_output:
         from entrypoints.cli.render import details_json, dump_json
+        from entrypoints.cli.sub_executions import with_sub_executions
 
-        _echo(dump_json(details_json(details)))
+        document = details_json(details)
+        _echo(dump_json(with_sub_executions(document, details) if sub_executions else document))
         return
     from entrypoints.cli.render import print_details
 
     print_details(details, _console())
+    if sub_executions:
+        from entrypoints.cli.sub_executions import print_sub_executions
+
+        print_sub_executions(details, _console())
 
 
 @executions_app.command("abort")
