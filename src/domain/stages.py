@@ -426,8 +426,8 @@ def attribute_history(
         starts = [e.start for e in entries if e.start is not None]
         stops = [e.stop for e in entries if e.stop is not None]
         finished = status not in (StageStatus.RUNNING, StageStatus.UNKNOWN)
-        if finished and not stops and status in (StageStatus.ABORTED, StageStatus.TIMED_OUT):
-            stops = [reading.last_moment] if reading.last_moment else []
+        if finished and not stops and reading.last_moment is not None:
+            stops = [reading.last_moment]  # a Fail state, or one the execution's end closed
         return StageState(
             name=stage.name,
             state_type=stage.state_type,
