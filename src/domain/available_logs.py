@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.errors import NotFoundError
 from domain.logs import LogKind, RegisteredLog
 
 # The local runner writes a step's log to `<logs root>/<workflowExecutionId>/<id>.log`: as a log
@@ -133,3 +134,14 @@ def state_machine_arn_of(execution_arn: str) -> str | None:
     if len(parts) < 8 or parts[2] != "states" or parts[5] != "execution" or not parts[6]:
         return None
     return ":".join([*parts[:5], "stateMachine", parts[6]])
+
+
+class LogSourceNotFoundError(NotFoundError):
+    """A logId that is not one of the execution's available logs."""
+
+    def __init__(self, log_id: str, workflow_execution_id: str) -> None:
+        super().__init__(
+            f"log id {log_id}: not an available log of execution {workflow_execution_id} "
+            f"(`wfx executions show {workflow_execution_id}` lists them)"
+        )
+        self.log_id = log_id

@@ -7,6 +7,7 @@ from typing import Any, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from domain.attempts import TaskExecution
+from domain.available_logs import AvailableLog
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
@@ -246,6 +247,7 @@ class StepDetails(_Record):
     input_metadata: tuple[StepInputMetadata, ...] = ()
     outputs: StepOutputs = StepOutputs()
     attempts: tuple[TaskExecution, ...] = ()  # attempt ascending; read with the outputs
+    available_logs: tuple[AvailableLog, ...] = ()  # derived on read, never stored
 
 
 class ExecutionDetails(_Record):
@@ -255,6 +257,7 @@ class ExecutionDetails(_Record):
     configuration: ExecutionConfiguration | None = None
     inputs: tuple[ExecutionInput, ...] = ()
     steps: tuple[StepDetails, ...] = ()
+    log_warnings: tuple[str, ...] = ()  # a log destination that could not be looked up
 
 
 def chain_order(

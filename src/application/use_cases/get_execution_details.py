@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from application.available_logs import AvailableLogFinder
 from application.ports import ExecutionStore
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.execution import ExecutionDetails, chain_order
@@ -21,8 +22,14 @@ class GetExecutionDetails:
     With a reconciler, an open run is checked with its orchestrator first (the 30-second rule).
     """
 
-    def __init__(self, store: ExecutionStore, reconcile: ReconcileExecution | None = None) -> None:
+    def __init__(
+        self,
+        store: ExecutionStore,
+        reconcile: ReconcileExecution | None = None,
+        available_logs: AvailableLogFinder | None = None,
+    ) -> None:
         self._store, self._reconcile = store, reconcile
+        self._available_logs = available_logs
 
     def execute(self, query: GetExecutionDetailsQuery) -> ExecutionDetails:
         details = self._store.get_details(query.workflow_execution_id)
@@ -35,6 +42,9 @@ class GetExecutionDetails:
                 details = details.model_copy(update={"execution": reconciled})
         by_id = {entry.step.pipeline_execution_id: entry for entry in details.steps}
         ordered = chain_order([entry.step for entry in details.steps])
-        return details.model_copy(
+        details = details.model_copy(
             update={"steps": tuple(by_id[step.pipeline_execution_id] for step in ordered)}
         )
+        if self._available_logs is not None:
+            details = self._available_logs.attach(details)
+        return details
