@@ -97,3 +97,16 @@ def test_a_next_token_without_a_log_id_exits_2(wfx: Wfx) -> None:
     outcome = wfx("executions", "logs", execution_id, "--next-token", "5")
 
     assert_bad_input(outcome, "--next-token", "--log-id")
+
+
+def test_reading_a_local_runs_logs_imports_no_aws_library(wfx: Wfx) -> None:
+    _publish_chatty(wfx)
+    execution_id = wfx.run_id("demo/chatty")
+    profiled = wfx.with_environment(PYTHONPROFILEIMPORTTIME="1")
+
+    outcome = profiled("executions", "logs", execution_id, "--full")
+
+    assert outcome.code == 0, str(outcome)
+    imported = [line.rsplit("|", 1)[-1].strip() for line in outcome.stderr_lines]
+    assert "entrypoints.cli.logs" in imported  # the profile is there to be read
+    assert not [name for name in imported if name.split(".")[0] in ("boto3", "botocore")]
