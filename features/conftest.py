@@ -26,6 +26,7 @@ from features.steps.attempt_steps import *  # noqa: F403
 from features.steps.completion_steps import *  # noqa: F403
 from features.steps.launch_steps import *  # noqa: F403
 from features.steps.list_steps import *  # noqa: F403
+from features.steps.log_steps import *  # noqa: F403
 from features.steps.observer import ObservingReporter
 from features.steps.progress_steps import *  # noqa: F403
 from features.steps.reconcile_steps import *  # noqa: F403

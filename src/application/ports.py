@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from domain.assets import AssetFile
 from domain.attempts import TaskExecution
+from domain.available_logs import LogReadStatus
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
@@ -385,6 +386,42 @@ class RunReporter(Protocol):
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
     ) -> None: ...
+
+
+@dataclass(frozen=True)
+class LogEvent:
+    """One line a log service returned; `timestamp` is None where the source keeps none."""
+
+    message: str
+    timestamp: datetime | None = None
+
+
+@dataclass(frozen=True)
+class LogPage:
+    """One read of one log source: its status, the lines, and the service's own next token."""
+
+    status: LogReadStatus
+    events: tuple[LogEvent, ...] = ()
+    next_token: str | None = None
+    problem: str | None = None  # why, when the status is notFound / accessDenied / error
+
+
+class LogReader(Protocol):
+    """Reads one log source: a group (ARN or name) with an exact stream, a prefix, or neither.
+
+    `execution_filter` (an execution id) keeps only that execution's lines; a service error is
+    reported in the page's status, never raised.
+    """
+
+    def read(
+        self,
+        group: str,
+        stream: str = "",
+        prefix: str = "",
+        execution_filter: str | None = None,
+        next_token: str | None = None,
+        limit: int = 100,
+    ) -> LogPage: ...
 
 
 class Clock(Protocol):

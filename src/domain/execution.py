@@ -7,6 +7,7 @@ from typing import Any, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from domain.attempts import TaskExecution
+from domain.available_logs import AvailableLog
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.stages import SubExecutionState, SubExecutionWarning
 from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
@@ -248,6 +249,7 @@ class StepDetails(_Record):
     outputs: StepOutputs = StepOutputs()
     attempts: tuple[TaskExecution, ...] = ()  # attempt ascending; read with the outputs
     sub_executions: tuple[SubExecutionState, ...] = ()  # only when a request asks for them
+    available_logs: tuple[AvailableLog, ...] = ()  # derived on read, never stored
 
 
 class ExecutionDetails(_Record):
@@ -258,6 +260,7 @@ class ExecutionDetails(_Record):
     inputs: tuple[ExecutionInput, ...] = ()
     steps: tuple[StepDetails, ...] = ()
     sub_execution_warnings: tuple[SubExecutionWarning, ...] = ()
+    log_warnings: tuple[str, ...] = ()  # a log destination that could not be looked up
 
 
 def chain_order(

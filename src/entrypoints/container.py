@@ -15,6 +15,7 @@ from dependency_injector import containers, providers
 
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import TableNames
+from application.available_logs import AvailableLogFinder
 from application.orchestrator_router import OrchestratorRouter
 from application.reporting import UseCaseRunReporter
 from application.use_cases.abort_execution import AbortExecution
@@ -25,6 +26,7 @@ from application.use_cases.deploy_workflow_version import (
 )
 from application.use_cases.get_execution import GetExecution
 from application.use_cases.get_execution_details import GetExecutionDetails
+from application.use_cases.get_execution_logs import GetExecutionLogs
 from application.use_cases.handle_execution_error import HandleExecutionError
 from application.use_cases.import_asset_files import ImportAssetFiles
 from application.use_cases.launch_execution import LaunchExecution
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     from application.ports import (
         AssetCatalog,
         ExecutionStore,
+        LogReader,
         LogStore,
         ObjectStore,
         Orchestrator,
@@ -142,6 +145,28 @@ def _log_store(home: str) -> LogStore:
     from adapters.local.log_store import FileLogStore
 
     return FileLogStore(Path(home) / "logs")
+
+
+def _local_log_reader(home: str) -> LogReader:
+    from adapters.local.log_reader import LocalFileLogReader
+
+    return LocalFileLogReader(Path(home) / "logs")  # the FileLogStore's root
+
+
+def _logs_client(region: str) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    config = Config(
+        connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 3}
+    )
+    return boto3.client("logs", region_name=region, config=config)
+
+
+def _cloudwatch_log_reader(logs_client: Callable[[], Any]) -> LogReader:
+    from adapters.aws.cloudwatch_logs import CloudWatchLogReader
+
+    return CloudWatchLogReader(logs_client)  # the client is built on its first read
 
 
 def _local_runner(
@@ -328,11 +353,29 @@ class Container(containers.DeclarativeContainer):
     sub_execution_status = providers.Singleton(
         _sub_execution_status, stepfunctions_client.provider, batch_client.provider
     )
+    available_log_finder = providers.Factory(
+        AvailableLogFinder, catalog=workflow_catalog, orchestrator=orchestrator
+    )
     get_execution_details = providers.Factory(
         GetExecutionDetails,
         store=execution_store,
         reconcile=reconcile_execution,
         sub_executions=sub_execution_status,
+        available_logs=available_log_finder,
+    )
+    logs_client = providers.Singleton(_logs_client, config.region)
+    local_log_reader = providers.Singleton(_local_log_reader, config.home)
+    cloudwatch_log_reader = providers.Singleton(_cloudwatch_log_reader, logs_client.provider)
+    # which reader reads a source: application.available_logs.reader_for
+    get_execution_logs = providers.Factory(
+        GetExecutionLogs,
+        store=execution_store,
+        available_logs=available_log_finder,
+        readers=providers.Dict(
+            local=local_log_reader.provider, cloudwatch=cloudwatch_log_reader.provider
+        ),
+        logs=log_store,
+        objects=object_store,
     )
     list_executions = providers.Factory(
         ListExecutions, store=execution_store, reconcile=reconcile_execution

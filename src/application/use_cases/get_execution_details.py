@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from application.available_logs import AvailableLogFinder
 from application.ports import ExecutionStore
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.reconcile_execution import ReconcileExecution
@@ -28,9 +29,10 @@ class GetExecutionDetails:
         store: ExecutionStore,
         reconcile: ReconcileExecution | None = None,
         sub_executions: SubExecutionStatus | None = None,
+        available_logs: AvailableLogFinder | None = None,
     ) -> None:
         self._store, self._reconcile = store, reconcile
-        self._sub_executions = sub_executions
+        self._sub_executions, self._available_logs = sub_executions, available_logs
 
     def execute(self, query: GetExecutionDetailsQuery) -> ExecutionDetails:
         details = self._store.get_details(query.workflow_execution_id)
@@ -51,4 +53,6 @@ class GetExecutionDetails:
             details = details.model_copy(
                 update={"steps": steps, "sub_execution_warnings": warnings}
             )
+        if self._available_logs is not None:
+            details = self._available_logs.attach(details)
         return details

@@ -432,6 +432,25 @@ def executions_show(
         print_sub_executions(details, _console())
 
 
+@executions_app.command("logs")
+def executions_logs(
+    execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
+    log_id: Annotated[
+        str | None, typer.Option(help="Read this one log source (ids: `executions show`).")
+    ] = None,
+    full: Annotated[bool, typer.Option("--full", help="Read every log source.")] = False,
+    next_token: Annotated[
+        str | None, typer.Option(help="Next page of the --log-id source (printed by the last).")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="Lines per source, 1 to 10000.")] = 100,
+    json_output: JsonFlag = False,
+) -> None:
+    """Print a run's log; --log-id reads one log source, --full every source (redacted)."""
+    from entrypoints.cli.logs import show_logs
+
+    show_logs(_container(), execution_id, log_id, full, next_token, limit, json_output)
+
+
 @executions_app.command("abort")
 def executions_abort(
     execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],

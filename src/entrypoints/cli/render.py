@@ -10,6 +10,7 @@ from typing import Any
 from rich.markup import escape
 
 from adapters import records
+from adapters.log_records import build_available_log_record
 from domain.assets import AssetFile
 from domain.execution import ExecutionDetails, StepDetails, WorkflowExecution
 from domain.paging import Page
@@ -46,6 +47,7 @@ def step_json(entry: StepDetails) -> dict[str, Any]:
         "outputResults": [records.build_output_result_record(r) for r in outputs.results],
         "logs": [records.build_step_log_record(r) for r in outputs.logs],
         "attempts": [records.build_task_execution_record(a) for a in entry.attempts],
+        "availableLogs": [build_available_log_record(log) for log in entry.available_logs],
     }
 
 
@@ -57,6 +59,7 @@ def details_json(details: ExecutionDetails) -> dict[str, Any]:
         else None,
         "inputs": [records.build_execution_input_record(r) for r in details.inputs],
         "pipelineExecutions": [step_json(entry) for entry in details.steps],
+        "availableLogWarnings": list(details.log_warnings),
     }
 
 
@@ -172,6 +175,9 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
     console.print("\n[bold]Steps[/]")
     console.print(steps_table(details.steps))
     print_attempts(details.steps, console)
+    from entrypoints.cli.logs import print_available_logs
+
+    print_available_logs(details.steps, details.log_warnings, console)
     outputs = [(entry.step.pipeline_id, f) for entry in details.steps for f in entry.outputs.files]
     if outputs:
         console.print("\n[bold]Output files[/]")

@@ -1,0 +1,152 @@
+"""LogReader on CloudWatch Logs: GetLogEvents for a stream read whole, FilterLogEvents for a
+group, a prefix or any read filtered to one execution. The client is built on first read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from application.ports import LogEvent, LogPage
+from domain.available_logs import LogReadStatus
+
+# FilterLogEvents takes at most 100 logStreamNames.
+MAX_STREAM_NAMES = 100
+# GetLogEvents may answer with fewer events than asked (or none) before the end of a stream.
+_MAX_CALLS_PER_PAGE = 5
+_STATUS_BY_CODE = {
+    "ResourceNotFoundException": LogReadStatus.NOT_FOUND,
+    "AccessDeniedException": LogReadStatus.ACCESS_DENIED,
+    "UnauthorizedOperation": LogReadStatus.ACCESS_DENIED,
+}
+
+
+def group_name_of(group: str) -> str:
+    """A log group's name from its ARN (`arn:aws:logs:R:A:log-group:NAME[:*]`), or the name."""
+    if not group.startswith("arn:"):
+        return group
+    name = group.split(":log-group:", 1)[-1]
+    return name[:-2] if name.endswith(":*") else name
+
+
+def _identifier(group: str) -> str:
+    return group[:-2] if group.endswith(":*") else group  # the API refuses the trailing ":*"
+
+
+def _event(raw: dict[str, Any]) -> LogEvent:
+    stamp = raw.get("timestamp")
+    moment = datetime.fromtimestamp(stamp / 1000, tz=UTC) if stamp is not None else None
+    return LogEvent(message=str(raw.get("message", "")).rstrip("\n"), timestamp=moment)
+
+
+def _failed(error: Exception) -> LogPage:
+    if isinstance(error, ClientError):
+        code = str(error.response.get("Error", {}).get("Code", ""))
+        message = str(error.response.get("Error", {}).get("Message", "")) or code
+        return LogPage(_STATUS_BY_CODE.get(code, LogReadStatus.ERROR), problem=message)
+    # moto raises NotImplementedError for an API it lacks: an emulator gap, not an AWS answer
+    return LogPage(LogReadStatus.ERROR, problem=f"{type(error).__name__}: {error}")
+
+
+class CloudWatchLogReader:
+    """Reads one CloudWatch Logs source; service errors come back as a page status."""
+
+    def __init__(self, client: Callable[[], Any]) -> None:
+        self._client_factory = client
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = self._client_factory()
+        return self._client
+
+    def read(
+        self,
+        group: str,
+        stream: str = "",
+        prefix: str = "",
+        execution_filter: str | None = None,
+        next_token: str | None = None,
+        limit: int = 100,
+    ) -> LogPage:
+        try:
+            if stream and not execution_filter:
+                return self._stream(group, stream, next_token, limit)
+            return self._filtered(group, stream, prefix, execution_filter, next_token, limit)
+        except (ClientError, NotImplementedError) as error:
+            return _failed(error)
+
+    def _stream(self, group: str, stream: str, token: str | None, limit: int) -> LogPage:
+        events: list[LogEvent] = []
+        for _ in range(_MAX_CALLS_PER_PAGE):
+            request: dict[str, Any] = {
+                "logGroupIdentifier": _identifier(group),
+                "logStreamName": stream,
+                "startFromHead": True,
+                "limit": limit - len(events),
+            }
+            if token:
+                request["nextToken"] = token
+            answer = self.client.get_log_events(**request)
+            events += [_event(raw) for raw in answer.get("events", [])]
+            following = answer.get("nextForwardToken")
+            if not following or following == token:
+                token = None  # the token repeats at the end of the stream
+                break
+            token = following
+            if len(events) >= limit:
+                break
+        return _page(events, token)
+
+    def _filtered(
+        self,
+        group: str,
+        stream: str,
+        prefix: str,
+        execution_filter: str | None,
+        token: str | None,
+        limit: int,
+    ) -> LogPage:
+        # By name: moto 5.2.5 does not resolve an ARN in FilterLogEvents' logGroupIdentifier.
+        request: dict[str, Any] = {"logGroupName": group_name_of(group), "limit": limit}
+        if stream:
+            request["logStreamNames"] = [stream]
+        elif prefix:
+            # resolved here: moto ignores logStreamNamePrefix in FilterLogEvents (moto.md §17)
+            names = self._streams_with_prefix(group, prefix)
+            if not names:
+                return LogPage(LogReadStatus.EMPTY)
+            request["logStreamNames"] = names
+        if execution_filter:
+            request["filterPattern"] = f'"{execution_filter}"'  # a quoted term: exact match
+        if token:
+            request["nextToken"] = token
+        answer = self.client.filter_log_events(**request)
+        return _page([_event(raw) for raw in answer.get("events", [])], answer.get("nextToken"))
+
+    def _streams_with_prefix(self, group: str, prefix: str) -> list[str]:
+        answer = self.client.describe_log_streams(
+            logGroupName=group_name_of(group),
+            logStreamNamePrefix=prefix,
+            limit=50,
+        )
+        names = [entry["logStreamName"] for entry in answer.get("logStreams", [])]
+        token = answer.get("nextToken")
+        while token and len(names) < MAX_STREAM_NAMES:
+            answer = self.client.describe_log_streams(
+                logGroupIdentifier=_identifier(group),
+                logStreamNamePrefix=prefix,
+                limit=50,
+                nextToken=token,
+            )
+            names += [entry["logStreamName"] for entry in answer.get("logStreams", [])]
+            token = answer.get("nextToken")
+        return names[:MAX_STREAM_NAMES]
+
+
+def _page(events: list[LogEvent], token: str | None) -> LogPage:
+    status = LogReadStatus.READ if events else LogReadStatus.EMPTY
+    return LogPage(status, events=tuple(events), next_token=token or None)

@@ -1,0 +1,99 @@
+"""LogReader over the local runner's log files: a group is a folder under the logs root, a stream
+a file in it. Group and stream names come from registrations, so they are hostile input: nothing
+outside the root is ever opened (no absolute path, no `..`, no symlink leading out)."""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from application.ports import LogEvent, LogPage
+from domain.available_logs import LogReadStatus
+
+_HIDDEN = "."  # the log store's own bookkeeping (`.order`) is no log
+
+
+class _Refused(Exception):
+    pass
+
+
+class LocalFileLogReader:
+    """Reads `<root>/<group>/<stream>` files; the execution filter keeps the execution's lines."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = Path(root)
+
+    def read(
+        self,
+        group: str,
+        stream: str = "",
+        prefix: str = "",
+        execution_filter: str | None = None,
+        next_token: str | None = None,
+        limit: int = 100,
+    ) -> LogPage:
+        try:
+            folder = self._inside(group, "group")
+            files = self._files(folder, stream, prefix)
+        except _Refused as refused:
+            return LogPage(LogReadStatus.ACCESS_DENIED, problem=str(refused))
+        if files is None:
+            return LogPage(LogReadStatus.NOT_FOUND, problem=f"no local log {group}/{stream}")
+        start = _offset(next_token)
+        if start is None:
+            return LogPage(LogReadStatus.ERROR, problem=f"next token {next_token!r}: not ours")
+        lines = [line for path in files for line in _lines(path)]
+        if execution_filter and not self._execution_folder(folder, execution_filter):
+            # a folder of one execution holds only its lines; any other is shared, so filter
+            lines = [line for line in lines if execution_filter in line]
+        page = lines[start : start + limit]
+        more = start + limit < len(lines)
+        return LogPage(
+            LogReadStatus.READ if page else LogReadStatus.EMPTY,
+            events=tuple(LogEvent(message=line) for line in page),
+            next_token=str(start + limit) if more else None,
+        )
+
+    def _inside(self, relative: str, field: str, base: Path | None = None) -> Path:
+        parts = PurePosixPath(relative).parts
+        if (
+            not relative
+            or relative.startswith(("/", "\\"))
+            or "\\" in relative
+            or "\0" in relative
+            or ":" in relative
+            or ".." in parts
+        ):
+            raise _Refused(f"{field} {relative!r}: must be a relative path inside the logs root")
+        path = (base or self._root) / relative
+        resolved, root = path.resolve(), self._root.resolve()
+        if resolved != root and not resolved.is_relative_to(root):
+            raise _Refused(f"{field} {relative!r}: leads out of the logs root")
+        return path
+
+    def _files(self, folder: Path, stream: str, prefix: str) -> list[Path] | None:
+        if not folder.is_dir():
+            return None
+        if stream:
+            path = self._inside(stream, "stream", base=folder)
+            return [path] if path.is_file() else None
+        found = []
+        for path in sorted(folder.iterdir()):
+            if path.name.startswith(_HIDDEN) or not path.name.startswith(prefix):
+                continue
+            if path.is_file():
+                self._inside(str(path.relative_to(self._root).as_posix()), "stream")
+                found.append(path)
+        return found
+
+    def _execution_folder(self, folder: Path, workflow_execution_id: str) -> bool:
+        return folder.resolve() == (self._root / workflow_execution_id).resolve()
+
+
+def _offset(token: str | None) -> int | None:
+    if token is None:
+        return 0
+    return int(token) if token.isdigit() else None
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8", errors="replace").splitlines()

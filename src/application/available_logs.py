@@ -1,0 +1,165 @@
+"""Which logs each step of a run offers (seed 000 availableLogs), and which reader reads each.
+
+The invocation log of a step is where the thing that ran it logs:
+- a run on the local runner: the step's own log file (`<logs root>/<executionId>/<id>.log`);
+- a run on Step Functions: by the step's type in the workflow version: a `lambda` step logs to
+  `/aws/lambda/{functionName}`, a `batch` step to `/aws/batch/job`. Neither stream names the
+  execution, so these are always read filtered to it.
+A registered `stepFunctions` sub-execution adds its state machine's logging destinations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from application.ports import Orchestrator, StateMachineDescription, WorkflowCatalog
+from domain.available_logs import (
+    BATCH_LOG_GROUP,
+    LAMBDA_LOG_GROUP_PREFIX,
+    AvailableLog,
+    lambda_function_name,
+    local_step_log,
+    state_machine_arn_of,
+    step_available_logs,
+)
+from domain.errors import DomainError
+from domain.execution import ExecutionDetails, PipelineExecution, WorkflowExecution
+from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.redaction import redact
+from domain.workflow import ExecutionType, StepDefinition
+
+LOCAL_READER = "local"
+CLOUDWATCH_READER = "cloudwatch"
+STEP_FUNCTIONS_SUB_EXECUTION = "stepFunctions"
+
+
+def reader_for(entry: AvailableLog, orchestrator: str) -> str:
+    """A CloudWatch Logs ARN is read on CloudWatch whatever ran the step; any other group is read
+    where the run ran: the local runner's log files, or CloudWatch for a Step Functions run."""
+    if entry.log_group_arn.startswith("arn:"):
+        return CLOUDWATCH_READER
+    return LOCAL_READER if orchestrator == "local" else CLOUDWATCH_READER
+
+
+@dataclass(frozen=True)
+class FoundLogs:
+    """Each step's available logs by pipelineExecutionId, and what could not be looked up."""
+
+    by_step: dict[str, tuple[AvailableLog, ...]]
+    warnings: tuple[str, ...] = ()
+
+
+class AvailableLogFinder:
+    """Builds each step's availableLogs; a lookup that fails is a warning, never a failure."""
+
+    def __init__(self, catalog: WorkflowCatalog, orchestrator: Orchestrator) -> None:
+        self._catalog, self._orchestrator = catalog, orchestrator
+
+    def find(self, execution: WorkflowExecution, steps: Sequence[PipelineExecution]) -> FoundLogs:
+        warnings: list[str] = []
+        definitions = self._definitions(execution, steps, warnings)
+        described: dict[str, StateMachineDescription | None] = {}  # memoised per request
+        by_step = {
+            step.pipeline_execution_id: step_available_logs(
+                step.pipeline_execution_id,
+                step.registered_logs,
+                self._invocation(execution, step, definitions.get(step.step_index)),
+                self._destinations(step.registered_sub_executions, described, warnings),
+            )
+            for step in steps
+        }
+        return FoundLogs(by_step, tuple(redact(warning) for warning in warnings))
+
+    def attach(self, details: ExecutionDetails) -> ExecutionDetails:
+        """The details with each step's availableLogs and the lookup warnings filled in."""
+        found = self.find(details.execution, [entry.step for entry in details.steps])
+        steps = tuple(
+            entry.model_copy(
+                update={"available_logs": found.by_step[entry.step.pipeline_execution_id]}
+            )
+            for entry in details.steps
+        )
+        return details.model_copy(update={"steps": steps, "log_warnings": found.warnings})
+
+    def _definitions(
+        self,
+        execution: WorkflowExecution,
+        steps: Sequence[PipelineExecution],
+        warnings: list[str],
+    ) -> dict[int, StepDefinition]:
+        if execution.orchestrator == "local" or not steps:
+            return {}  # a local step's invocation log is its log file: no definition needed
+        try:
+            version = self._catalog.get_version(
+                execution.workflow_database_id, execution.workflow_id, execution.workflow_version
+            )
+        except DomainError as error:
+            warnings.append(f"invocation logs: {error}")
+            return {}
+        return dict(enumerate(version.steps))
+
+    @staticmethod
+    def _invocation(
+        execution: WorkflowExecution, step: PipelineExecution, definition: StepDefinition | None
+    ) -> RegisteredLog | None:
+        if execution.orchestrator == "local":
+            return local_step_log(execution.workflow_execution_id, step.pipeline_execution_id)
+        if definition is None:
+            return None
+        if definition.execution_type is ExecutionType.LAMBDA and definition.function_name:
+            name = lambda_function_name(definition.function_name)
+            return RegisteredLog(
+                log_group_name=LAMBDA_LOG_GROUP_PREFIX + name, source_type="lambda"
+            )
+        if definition.execution_type is ExecutionType.BATCH:
+            return RegisteredLog(log_group_name=BATCH_LOG_GROUP, source_type="batch")
+        return None
+
+    def _destinations(
+        self,
+        sub_executions: Sequence[RegisteredSubExecution],
+        described: dict[str, StateMachineDescription | None],
+        warnings: list[str],
+    ) -> list[RegisteredLog]:
+        destinations: list[RegisteredLog] = []
+        for sub in sub_executions:
+            if sub.resource_type != STEP_FUNCTIONS_SUB_EXECUTION:
+                continue
+            arn = state_machine_arn_of(sub.resource_id)
+            if arn is None:
+                warnings.append(f"sub-execution {sub.resource_id}: not an execution ARN")
+                continue
+            if arn not in described:
+                described[arn] = self._describe(arn, warnings)
+            description = described[arn]
+            if description is None:
+                continue
+            for group_arn in _log_group_arns(description):
+                destinations.append(
+                    RegisteredLog(
+                        log_group_arn=group_arn, source_type="stateMachine", label=sub.label
+                    )
+                )
+        return destinations
+
+    def _describe(self, arn: str, warnings: list[str]) -> StateMachineDescription | None:
+        try:
+            description = self._orchestrator.describe_state_machine(arn)
+        except Exception as error:  # best effort (seed 000): a failed lookup never fails a read
+            warnings.append(f"state machine {arn}: {type(error).__name__}: {error}")
+            return None
+        if description is None:
+            warnings.append(f"state machine {arn}: not found")
+        return description
+
+
+def _log_group_arns(description: StateMachineDescription) -> list[str]:
+    destinations = description.logging_configuration.get("destinations") or []
+    arns = []
+    for destination in destinations:
+        group = (destination or {}).get("cloudWatchLogsLogGroup") or {}
+        arn = group.get("logGroupArn")
+        if isinstance(arn, str) and arn:
+            arns.append(arn)
+    return arns

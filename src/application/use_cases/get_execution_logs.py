@@ -1,0 +1,181 @@
+"""GetExecutionLogs: the logs route (seed 000). Reports every available log as a log source with a
+read status, reads one source alone by logId or every source (full mode), and otherwise returns
+the run's own log. Every line that leaves is redacted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from application.available_logs import AvailableLogFinder, reader_for
+from application.ports import ExecutionStore, LogPage, LogReader, LogStore, ObjectStore
+from domain.available_logs import (
+    AvailableLog,
+    LogReadStatus,
+    LogSourceNotFoundError,
+    needs_execution_filter,
+)
+from domain.errors import InvalidInputError
+from domain.execution import PipelineExecution, WorkflowExecution, chain_order
+from domain.redaction import redact
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+class GetExecutionLogsQuery(BaseModel):
+    model_config = _FROZEN
+
+    workflow_execution_id: str = Field(min_length=1)
+    log_id: str | None = None
+    next_token: str | None = None
+    limit: int = Field(default=100, ge=1, le=10_000)
+    full: bool = False
+
+
+class LogSourceReport(BaseModel):
+    """One available log and what reading it gave (notRead when it was not asked for)."""
+
+    model_config = _FROZEN
+
+    source: AvailableLog
+    status: LogReadStatus = LogReadStatus.NOT_READ
+    execution_filtered: bool
+    next_token: str | None = None
+    problem: str | None = None
+
+
+class LogLine(BaseModel):
+    """One line read, with the logId of the source it came from; the message is redacted."""
+
+    model_config = _FROZEN
+
+    log_id: str
+    timestamp: AwareDatetime | None = None
+    message: str
+
+
+class ExecutionLogs(BaseModel):
+    """The logs route's answer."""
+
+    model_config = _FROZEN
+
+    workflow_execution_id: str
+    log_sources: tuple[LogSourceReport, ...]
+    lines: tuple[LogLine, ...] = ()
+    next_token: str | None = None  # the one source's own token, when read by logId
+    run_log: str | None = None  # the run's own log, when neither a logId nor full mode was asked
+    warnings: tuple[str, ...] = ()
+
+
+class GetExecutionLogs:
+    """Read an execution's logs: its own log, one source by logId, or every source."""
+
+    def __init__(
+        self,
+        store: ExecutionStore,
+        available_logs: AvailableLogFinder,
+        readers: Mapping[str, Callable[[], LogReader]],
+        logs: LogStore,
+        objects: ObjectStore,
+    ) -> None:
+        self._store, self._available_logs, self._readers = store, available_logs, readers
+        self._logs, self._objects = logs, objects
+        self._built: dict[str, LogReader] = {}
+
+    def execute(self, query: GetExecutionLogsQuery) -> ExecutionLogs:
+        if query.next_token is not None and query.log_id is None:
+            raise InvalidInputError(
+                "next_token: a token pages one log source, so it needs log_id as well"
+            )
+        execution_id = query.workflow_execution_id
+        execution = self._store.get_execution(execution_id)
+        steps = {step.pipeline_execution_id: step for step in self._store.list_steps(execution_id)}
+        found = self._available_logs.find(execution, list(steps.values()))
+        sources = _in_chain_order(found.by_step, steps)
+        if query.log_id is not None and query.log_id not in {s.log_id for s in sources}:
+            raise LogSourceNotFoundError(query.log_id, execution_id)
+        reports: list[LogSourceReport] = []
+        lines: list[LogLine] = []
+        next_token: str | None = None
+        for source in sources:
+            step = steps[source.pipeline_execution_id]
+            filtered = needs_execution_filter(source, step.registered_logs)
+            wanted = source.log_id == query.log_id or (query.full and query.log_id is None)
+            if not wanted:
+                reports.append(LogSourceReport(source=source, execution_filtered=filtered))
+                continue
+            token = query.next_token if query.log_id is not None else None
+            page = self._read(execution, source, filtered, token, query.limit)
+            reports.append(_report(source, filtered, page))
+            lines += [
+                LogLine(
+                    log_id=source.log_id, timestamp=event.timestamp, message=redact(event.message)
+                )
+                for event in page.events
+            ]
+            if query.log_id is not None:
+                next_token = page.next_token
+        run_log = None if query.full or query.log_id else self._run_log(execution)
+        return ExecutionLogs(
+            workflow_execution_id=execution_id,
+            log_sources=tuple(reports),
+            lines=tuple(lines),
+            next_token=next_token,
+            run_log=run_log,
+            warnings=found.warnings,
+        )
+
+    def _read(
+        self,
+        execution: WorkflowExecution,
+        source: AvailableLog,
+        filtered: bool,
+        token: str | None,
+        limit: int,
+    ) -> LogPage:
+        name = reader_for(source, execution.orchestrator)
+        if name not in self._built:
+            factory = self._readers.get(name)
+            if factory is None:
+                return LogPage(LogReadStatus.ERROR, problem=f"no {name} log reader configured")
+            self._built[name] = factory()
+        return self._built[name].read(
+            source.log_group_arn or source.log_group_name,
+            stream=source.log_stream_name,
+            prefix=source.log_stream_prefix,
+            execution_filter=execution.workflow_execution_id if filtered else None,
+            next_token=token,
+            limit=limit,
+        )
+
+    def _run_log(self, execution: WorkflowExecution) -> str:
+        """The whole run log: the object-store copy when the row keeps only its tail."""
+        key = execution.execution_log_object_key
+        if key:
+            for stored in self._objects.list_latest(key):
+                if stored.key == key:
+                    path = self._objects.local_path(key, stored.version_id)
+                    return redact(path.read_text(encoding="utf-8", errors="replace"))
+        if execution.execution_log:
+            return redact(execution.execution_log)
+        if execution.orchestrator == "local":
+            return redact(self._logs.read_run_log(execution.workflow_execution_id))  # still open
+        return ""
+
+
+def _in_chain_order(
+    by_step: Mapping[str, tuple[AvailableLog, ...]], steps: Mapping[str, PipelineExecution]
+) -> list[AvailableLog]:
+    ordered = chain_order(list(steps.values()))
+    return [entry for step in ordered for entry in by_step.get(step.pipeline_execution_id, ())]
+
+
+def _report(source: AvailableLog, filtered: bool, page: LogPage) -> LogSourceReport:
+    return LogSourceReport(
+        source=source,
+        status=page.status,
+        execution_filtered=filtered,
+        next_token=page.next_token,
+        problem=redact(page.problem) if page.problem else None,
+    )

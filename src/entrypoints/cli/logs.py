@@ -1,0 +1,152 @@
+"""`wfx executions logs` and the availableLogs section of `wfx executions show`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+
+from adapters.log_records import build_available_log_record
+from domain.available_logs import AvailableLog
+from domain.errors import InvalidInputError
+from domain.execution import StepDetails
+
+if TYPE_CHECKING:
+    from application.use_cases.get_execution_logs import ExecutionLogs, LogSourceReport
+    from entrypoints.container import Container
+
+
+def logs_json(result: ExecutionLogs) -> dict[str, Any]:
+    return {
+        "workflowExecutionId": result.workflow_execution_id,
+        "logSources": [_source_json(report) for report in result.log_sources],
+        "events": [
+            {
+                "logId": line.log_id,
+                "timestamp": line.timestamp.isoformat() if line.timestamp else None,
+                "message": line.message,
+            }
+            for line in result.lines
+        ],
+        "nextToken": result.next_token,
+        "executionLog": result.run_log,
+        "warnings": list(result.warnings),
+    }
+
+
+def _source_json(report: LogSourceReport) -> dict[str, Any]:
+    return build_available_log_record(report.source) | {
+        "readStatus": report.status.value,
+        "executionFiltered": report.execution_filtered,
+        "nextToken": report.next_token,
+        "problem": report.problem,
+    }
+
+
+def where(entry: AvailableLog) -> str:
+    place = entry.log_group_arn or entry.log_group_name
+    if entry.log_stream_name:
+        return f"{place} stream {entry.log_stream_name}"
+    if entry.log_stream_prefix:
+        return f"{place} streams {entry.log_stream_prefix}*"
+    return place
+
+
+def print_available_logs(
+    steps: Sequence[StepDetails], warnings: Sequence[str], console: Any
+) -> None:
+    """Each step's logs with the id `wfx executions logs ID --log-id` takes."""
+    listed = [(entry.step.pipeline_id, log) for entry in steps for log in entry.available_logs]
+    if not listed and not warnings:
+        return
+    console.print(
+        "\n[bold]Available logs[/] [dim](read one: wfx executions logs ID --log-id LOG_ID)[/]"
+    )
+    for pipeline_id, log in listed:
+        label = f" ({log.label})" if log.label else ""
+        console.print(
+            f"  {log.log_id}  {escape(pipeline_id)}  [dim]{log.kind.value}[/]  "
+            f"{escape(where(log))}{escape(label)}",
+            soft_wrap=True,
+        )
+    for warning in warnings:
+        console.print(f"  [yellow]warning:[/] {escape(warning)}", soft_wrap=True)
+
+
+def show_logs(
+    container: Container,
+    execution_id: str,
+    log_id: str | None,
+    full: bool,
+    next_token: str | None,
+    limit: int,
+    json_output: bool,
+) -> None:
+    from application.use_cases.get_execution_logs import GetExecutionLogsQuery
+
+    if next_token is not None and log_id is None:
+        raise InvalidInputError(
+            "--next-token: a token pages one log source; give its --log-id as well"
+        )
+    query = GetExecutionLogsQuery(
+        workflow_execution_id=execution_id,
+        log_id=log_id,
+        next_token=next_token,
+        limit=limit,
+        full=full,
+    )
+    result = container.get_execution_logs().execute(query)
+    if json_output:
+        from entrypoints.cli.render import dump_json
+
+        _out(dump_json(logs_json(result)))
+        return
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if result.run_log is not None:
+        _out(result.run_log.rstrip("\n") if result.run_log else "(the run has no log yet)")
+        _print_sources(result.log_sources)
+        return
+    by_source: dict[str, list[str]] = {}
+    for line in result.lines:
+        stamp = f"{line.timestamp.isoformat()} " if line.timestamp else ""
+        by_source.setdefault(line.log_id, []).append(f"{stamp}{line.message}")
+    for report in result.log_sources:
+        if report.status.value == "notRead":
+            continue
+        if full:
+            _out(
+                f"===== {report.source.log_id} {report.source.kind.value} {where(report.source)}: "
+                f"{report.status.value} ====="
+            )
+        for text in by_source.get(report.source.log_id, []):
+            _out(text)
+        if report.problem:
+            print(
+                f"{report.source.log_id}: {report.status.value}: {report.problem}", file=sys.stderr
+            )
+        if report.next_token and full:
+            print(
+                f"{report.source.log_id}: more: --log-id {report.source.log_id} "
+                f"--next-token {report.next_token}",
+                file=sys.stderr,
+            )
+    if result.next_token:
+        print(f"Next page: --log-id {log_id} --next-token {result.next_token}", file=sys.stderr)
+
+
+def _print_sources(reports: Sequence[LogSourceReport]) -> None:
+    if not reports:
+        return
+    print("Log sources (read one with --log-id LOG_ID, all with --full):", file=sys.stderr)
+    for report in reports:
+        print(
+            f"  {report.source.log_id}  {report.source.kind.value}  {where(report.source)}",
+            file=sys.stderr,
+        )
+
+
+def _out(text: str) -> None:
+    sys.stdout.write(text + "\n")

