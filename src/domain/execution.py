@@ -9,6 +9,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from domain.attempts import TaskExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
+from domain.sub_processes import SubExecutionStop
 from domain.triggers import TriggerType
 from domain.workflow import ExecutionType, InputFileArity
 
@@ -100,6 +101,7 @@ class PipelineExecution(_Record):
     error: str | None = None
     registered_sub_executions: tuple[RegisteredSubExecution, ...] = ()
     registered_logs: tuple[RegisteredLog, ...] = ()
+    sub_execution_stops: tuple[SubExecutionStop, ...] = ()  # what aborts did to those children
     vended_role_arn: str = ""
     s3_read_only_scopes: tuple[str, ...] = ()
     s3_read_write_scopes: tuple[str, ...] = ()

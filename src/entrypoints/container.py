@@ -184,11 +184,13 @@ def _deployment_configuration(deployment: Mapping[str, str] | None) -> Deploymen
     )
 
 
-def _sub_process_controller(stepfunctions_client: Callable[[], Any]) -> SubProcessController:
-    from adapters.aws.subprocesses import StepFunctionsSubProcessController
+def _sub_process_controller(
+    stepfunctions_client: Callable[[], Any], region: str
+) -> SubProcessController:
+    from entrypoints.sub_process_controllers import sub_process_controller
 
-    # the client provider itself: built only when a registered sub-execution is to be stopped
-    return StepFunctionsSubProcessController(stepfunctions_client)
+    # client providers, not clients: each is built only when a child of its type is stopped
+    return sub_process_controller(stepfunctions_client, region)
 
 
 class Container(containers.DeclarativeContainer):
@@ -289,7 +291,7 @@ class Container(containers.DeclarativeContainer):
         ids=ids,
     )
     sub_process_controller = providers.Singleton(
-        _sub_process_controller, stepfunctions_client.provider
+        _sub_process_controller, stepfunctions_client.provider, config.region
     )
     reconcile_execution = providers.Factory(
         ReconcileExecution,
