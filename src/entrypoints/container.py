@@ -34,6 +34,7 @@ from application.use_cases.reconcile_execution import ReconcileExecution
 from application.use_cases.redrive_execution import RedriveExecution
 from application.use_cases.retry_step import RetryStep
 from application.use_cases.step_tracking import FinishStep, StartStep
+from application.use_cases.sweep_aborts import SweepAborts
 from entrypoints.settings import Settings
 
 if TYPE_CHECKING:
@@ -322,6 +323,9 @@ class Container(containers.DeclarativeContainer):
     )
     redrive_execution = providers.Factory(
         RedriveExecution, store=execution_store, orchestrator=orchestrator, clock=clock, ids=ids
+    )
+    sweep_aborts = providers.Factory(
+        SweepAborts, store=execution_store, sub_processes=sub_process_controller, clock=clock
     )
     handle_execution_error = providers.Factory(
         HandleExecutionError,

@@ -172,6 +172,9 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
     console.print("\n[bold]Steps[/]")
     console.print(steps_table(details.steps))
     print_attempts(details.steps, console)
+    from entrypoints.cli.maintenance import print_stop_outcomes
+
+    print_stop_outcomes(details.steps, console)
     outputs = [(entry.step.pipeline_id, f) for entry in details.steps for f in entry.outputs.files]
     if outputs:
         console.print("\n[bold]Output files[/]")
