@@ -18,6 +18,7 @@ STOP_ERROR = "wfx.ParentStopped"
 STOP_CAUSE = "The workflow execution that started it was stopped."
 BATCH_REASON = "wfx: the workflow execution that started this job was stopped"
 
+_SFN_OPEN = frozenset({"RUNNING", "PENDING_REDRIVE"})  # a redriven run is open again
 _REQUESTED, _STOPPED = StopOutcome.STOP_REQUESTED, StopOutcome.STOPPED
 _FINISHED, _FAILED = StopOutcome.ALREADY_FINISHED, StopOutcome.COULD_NOT_STOP
 
@@ -69,7 +70,7 @@ class StepFunctionsSubProcessController(_LazyClient):
 
         def stop() -> StopAttempt:
             status = self._status(arn)
-            if status != "RUNNING":
+            if status not in _SFN_OPEN:
                 return StopAttempt(outcome=_FINISHED, detail=f"it had ended: {status}")
             self.client.stop_execution(executionArn=arn, error=STOP_ERROR, cause=STOP_CAUSE)
             return self._seen(self._status(arn))
@@ -85,7 +86,7 @@ class StepFunctionsSubProcessController(_LazyClient):
 
     @staticmethod
     def _seen(status: str) -> StopAttempt:
-        if status in ("RUNNING", "PENDING_REDRIVE"):
+        if status in _SFN_OPEN:
             return StopAttempt(outcome=_REQUESTED, detail=f"still {status}")
         if status == "ABORTED":
             return StopAttempt(outcome=_STOPPED, detail=status)
