@@ -9,6 +9,7 @@ without one out of the index.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -30,6 +31,7 @@ from domain.execution import (
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.redaction import redact, redact_optional
+from domain.sub_processes import SubExecutionStop
 from domain.workflow import RetryPolicy, StepDefinition, WorkflowVersion
 
 Item = dict[str, Any]
@@ -176,6 +178,43 @@ def _parse_log_entry(entry: Item) -> RegisteredLog:
     )
 
 
+SUB_EXECUTION_STOPS = "subExecutionStops"
+# Given the step as stored, the whole new subExecutionStops list (see ExecutionStore).
+StopsMerge = Callable[[PipelineExecution], tuple[SubExecutionStop, ...]]
+
+
+def sub_execution_stops_attribute(stops: Sequence[SubExecutionStop]) -> Item:
+    """The step's subExecutionStops list, absent when no abort has stopped anything."""
+    if not stops:
+        return {}
+    entries = [
+        {
+            "resourceType": stop.resource_type,
+            "resourceId": stop.resource_id,
+            "outcome": stop.outcome.value,
+            "detail": redact(stop.detail),
+            "at": format_date(stop.at),
+            "tries": stop.tries,
+        }
+        for stop in stops
+    ]
+    return {SUB_EXECUTION_STOPS: entries}
+
+
+def parse_sub_execution_stops(item: Item) -> tuple[SubExecutionStop, ...]:
+    return tuple(
+        SubExecutionStop(
+            resource_type=entry["resourceType"],
+            resource_id=entry["resourceId"],
+            outcome=entry["outcome"],
+            detail=entry.get("detail", ""),
+            at=parse_date(entry["at"]),
+            tries=int(entry.get("tries", 1)),
+        )
+        for entry in item.get(SUB_EXECUTION_STOPS, [])
+    )
+
+
 def step_mutable_attributes(step: PipelineExecution) -> tuple[Item, tuple[str, ...]]:
     """What a step transition writes (status, dates, error) and removes; nothing else is touched."""
     values: dict[str, Any] = {
@@ -220,6 +259,7 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Item:
             for s in step.registered_sub_executions
         ],
         "registeredLogs": [_log_entry(log) for log in step.registered_logs],
+        **sub_execution_stops_attribute(step.sub_execution_stops),
         "vendedRoleArn": step.vended_role_arn,
         "s3ReadOnlyScopes": list(step.s3_read_only_scopes),
         "s3ReadWriteScopes": list(step.s3_read_write_scopes),
@@ -259,6 +299,7 @@ def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
             for entry in item.get("registeredSubExecutions", [])
         ),
         registered_logs=tuple(_parse_log_entry(entry) for entry in item.get("registeredLogs", [])),
+        sub_execution_stops=parse_sub_execution_stops(item),
         vended_role_arn=item.get("vendedRoleArn", ""),
         s3_read_only_scopes=tuple(item.get("s3ReadOnlyScopes", [])),
         s3_read_write_scopes=tuple(item.get("s3ReadWriteScopes", [])),

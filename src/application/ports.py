@@ -24,6 +24,7 @@ from domain.execution import (
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.paging import Page
 from domain.statuses import ExecutionStatus, StepStatus
+from domain.sub_processes import StopAttempt, SubExecutionStop
 from domain.workflow import WorkflowVersion
 
 
@@ -118,6 +119,17 @@ class ExecutionStore(Protocol):
         concurrent registrations lose nothing. Returns the row as stored afterwards; raises
         PipelineExecutionNotFoundError when the execution has no step with that id.
         """
+        ...
+
+    def record_stops_on_step(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        merge: Callable[[PipelineExecution], tuple[SubExecutionStop, ...]],
+    ) -> PipelineExecution:
+        """Replace the step's subExecutionStops with `merge(step as stored)`, with the same
+        versioned, retried conditional write as register_on_step (a racing registration and a
+        stop record both survive). Returns the row as stored afterwards."""
         ...
 
     def add_step_outputs(self, outputs: StepOutputs) -> None:
@@ -356,11 +368,19 @@ class StateMachineDeployer(Protocol):
 
 
 class SubProcessController(Protocol):
-    """Stops a process a step registered (seed 000 "Abort reaches inside a pipeline")."""
+    """Stops a process a step registered (seed 000 "Abort reaches inside a pipeline").
 
-    def stop(self, sub_execution: RegisteredSubExecution) -> str:
-        """Stop it; the outcome: "stopped", or "unsupported" for a type this controller cannot
-        stop (the caller reports it as a warning, never as a failure)."""
+    Neither method raises for a service's refusal: that is a `couldNotStop` attempt whose detail
+    says why. A type the controller cannot stop is `unsupported`.
+    """
+
+    def stop(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+        """Ask it to stop: stopRequested, stopped (seen ended), alreadyFinished or couldNotStop."""
+        ...
+
+    def confirm(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+        """Look, without stopping: stopped / alreadyFinished when it has ended, stopRequested
+        while it still runs, couldNotStop when it cannot be looked up."""
         ...
 
 

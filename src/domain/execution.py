@@ -11,6 +11,7 @@ from domain.available_logs import AvailableLog
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.stages import SubExecutionState, SubExecutionWarning
 from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
+from domain.sub_processes import SubExecutionStop
 from domain.triggers import TriggerType
 from domain.workflow import ExecutionType, InputFileArity
 
@@ -102,6 +103,7 @@ class PipelineExecution(_Record):
     error: str | None = None
     registered_sub_executions: tuple[RegisteredSubExecution, ...] = ()
     registered_logs: tuple[RegisteredLog, ...] = ()
+    sub_execution_stops: tuple[SubExecutionStop, ...] = ()  # what aborts did to those children
     vended_role_arn: str = ""
     s3_read_only_scopes: tuple[str, ...] = ()
     s3_read_write_scopes: tuple[str, ...] = ()

@@ -36,6 +36,7 @@ from application.use_cases.reconcile_execution import ReconcileExecution
 from application.use_cases.redrive_execution import RedriveExecution
 from application.use_cases.retry_step import RetryStep
 from application.use_cases.step_tracking import FinishStep, StartStep
+from application.use_cases.sweep_aborts import SweepAborts
 from entrypoints.settings import Settings
 
 if TYPE_CHECKING:
@@ -230,11 +231,13 @@ def _sub_execution_status(
     return SubExecutionStatus(AwsSubExecutionReader(stepfunctions_client, batch_client))
 
 
-def _sub_process_controller(stepfunctions_client: Callable[[], Any]) -> SubProcessController:
-    from adapters.aws.subprocesses import StepFunctionsSubProcessController
+def _sub_process_controller(
+    stepfunctions_client: Callable[[], Any], region: str
+) -> SubProcessController:
+    from entrypoints.sub_process_controllers import sub_process_controller
 
-    # the client provider itself: built only when a registered sub-execution is to be stopped
-    return StepFunctionsSubProcessController(stepfunctions_client)
+    # client providers, not clients: each is built only when a child of its type is stopped
+    return sub_process_controller(stepfunctions_client, region)
 
 
 class Container(containers.DeclarativeContainer):
@@ -335,7 +338,7 @@ class Container(containers.DeclarativeContainer):
         ids=ids,
     )
     sub_process_controller = providers.Singleton(
-        _sub_process_controller, stepfunctions_client.provider
+        _sub_process_controller, stepfunctions_client.provider, config.region
     )
     reconcile_execution = providers.Factory(
         ReconcileExecution,
@@ -391,6 +394,9 @@ class Container(containers.DeclarativeContainer):
     )
     redrive_execution = providers.Factory(
         RedriveExecution, store=execution_store, orchestrator=orchestrator, clock=clock, ids=ids
+    )
+    sweep_aborts = providers.Factory(
+        SweepAborts, store=execution_store, sub_processes=sub_process_controller, clock=clock
     )
     handle_execution_error = providers.Factory(
         HandleExecutionError,

@@ -16,6 +16,7 @@ import pytest
 
 from adapters.aws.stepfunctions import StepFunctionsOrchestrator
 from adapters.aws.subprocesses import StepFunctionsSubProcessController
+from adapters.sub_process_dispatch import DispatchingSubProcessController
 from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.sqlite.catalogs import SqliteAssetCatalog
@@ -29,6 +30,7 @@ from application.use_cases.handle_execution_error import (
 from domain.execution import LaunchRecords, PipelineExecution
 from domain.logs import RegisteredSubExecution
 from domain.statuses import ExecutionStatus, StepStatus
+from domain.sub_processes import StopOutcome
 from tests.contract.builders import a_launch
 
 NOW = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
@@ -126,8 +128,15 @@ def _steps(world: World, execution_id: str) -> dict[int, PipelineExecution]:
     return {step.step_index: step for step in world.store.list_steps(execution_id)}
 
 
+def _step_functions_only(world: World) -> DispatchingSubProcessController:
+    """Stops Step Functions children only: a Batch one is then an unsupported type."""
+    return DispatchingSubProcessController(
+        {"stepFunctions": lambda: StepFunctionsSubProcessController(lambda: world.stepfunctions)}
+    )
+
+
 def _handler(world: World) -> HandleExecutionError:
-    controller = StepFunctionsSubProcessController(lambda: world.stepfunctions)
+    controller = _step_functions_only(world)
     return HandleExecutionError(world.store, controller, world.complete, Clock())
 
 
@@ -185,7 +194,7 @@ def test_an_abort_stops_the_children_then_the_run_and_records_it_aborted(world: 
     abort = AbortExecution(
         world.store,
         StepFunctionsOrchestrator(world.stepfunctions),
-        StepFunctionsSubProcessController(lambda: world.stepfunctions),
+        _step_functions_only(world),
         world.logs,
         world.objects,
         Clock(),
@@ -211,11 +220,14 @@ def test_an_abort_stops_the_children_then_the_run_and_records_it_aborted(world: 
 def test_the_stopper_leaves_types_it_cannot_stop_and_stops_step_functions_ones(
     world: World,
 ) -> None:
-    controller = StepFunctionsSubProcessController(lambda: world.stepfunctions)
+    controller = _step_functions_only(world)
     arn = world.start("lonely-child")
 
-    assert controller.stop(RegisteredSubExecution(resource_type="deadline", resource_id="j")) == (
-        "unsupported"
+    unsupported = controller.stop(RegisteredSubExecution(resource_type="deadline", resource_id="j"))
+    stopped = controller.stop(
+        RegisteredSubExecution(resource_type="stepFunctions", resource_id=arn)
     )
-    assert controller.stop(RegisteredSubExecution(resource_type="stepFunctions", resource_id=arn))
+
+    assert unsupported.outcome is StopOutcome.UNSUPPORTED
+    assert stopped.outcome is StopOutcome.STOPPED
     assert world.status_on_step_functions(arn) == "ABORTED"

@@ -1,42 +1,183 @@
-"""Stops the sub-processes steps registered; this release stops Step Functions executions only."""
+"""Stop and confirm the AWS sub-processes a step registered: Step Functions, Batch, Deadline Cloud.
+
+Every client is built on first use (`client_factory`), so a run with nothing of that type to stop
+never imports or configures the AWS SDK. A service's refusal is an outcome (couldNotStop, with
+the service's code and message), never an exception: one stuck child must not hide the others.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from domain.logs import RegisteredSubExecution
+from domain.sub_processes import StopAttempt, StopOutcome
 
-STOPPED = "stopped"
-UNSUPPORTED = "unsupported"
 STOP_ERROR = "wfx.ParentStopped"
 STOP_CAUSE = "The workflow execution that started it was stopped."
+BATCH_REASON = "wfx: the workflow execution that started this job was stopped"
+
+_SFN_OPEN = frozenset({"RUNNING", "PENDING_REDRIVE"})  # a redriven run is open again
+_REQUESTED, _STOPPED = StopOutcome.STOP_REQUESTED, StopOutcome.STOPPED
+_FINISHED, _FAILED = StopOutcome.ALREADY_FINISHED, StopOutcome.COULD_NOT_STOP
 
 
-class StepFunctionsSubProcessController:
-    """Stops `stepFunctions` sub-executions with StopExecution; any other type is "unsupported".
+def _aws_failure(error: Exception) -> tuple[str, str]:
+    """(error code, "code: message") of a botocore error; any other exception by its class."""
+    response = getattr(error, "response", None)
+    if isinstance(response, dict):
+        details = response.get("Error", {})
+        code = str(details.get("Code", ""))
+        return code, f"{code}: {details.get('Message', '')}"
+    return "", f"{type(error).__name__}: {error}"
 
-    The boto3 client is built on first use (`client_factory`), so a run with nothing to stop
-    never imports or configures the AWS SDK.
-    """
+
+class _LazyClient:
+    """A boto3 client built the first time it is needed."""
 
     def __init__(self, client_factory: Callable[[], Any]) -> None:
         self._client_factory = client_factory
         self._client: Any = None
 
-    def stop(self, sub_execution: RegisteredSubExecution) -> str:
-        if sub_execution.resource_type != "stepFunctions":
-            return UNSUPPORTED
-        from botocore.exceptions import ClientError  # here: a local abort never loads botocore
-
+    @property
+    def client(self) -> Any:
         if self._client is None:
             self._client = self._client_factory()
-        try:
-            self._client.stop_execution(
-                executionArn=sub_execution.resource_id, error=STOP_ERROR, cause=STOP_CAUSE
+        return self._client
+
+
+def _guarded(call: Callable[[], StopAttempt], not_found: frozenset[str], what: str) -> StopAttempt:
+    """Run one controller action; a missing resource has finished, any other error is reported."""
+    from botocore.exceptions import BotoCoreError, ClientError  # a local abort never loads it
+
+    try:
+        return call()
+    except (ClientError, BotoCoreError) as error:
+        code, text = _aws_failure(error)
+        if code in not_found:
+            return StopAttempt(outcome=_FINISHED, detail=f"no such {what} ({code})")
+        return StopAttempt(outcome=_FAILED, detail=text)
+
+
+class StepFunctionsSubProcessController(_LazyClient):
+    """`stepFunctions` children (an execution ARN): StopExecution, then DescribeExecution."""
+
+    _NOT_FOUND = frozenset({"ExecutionDoesNotExist"})
+
+    def stop(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+        arn = sub_execution.resource_id
+
+        def stop() -> StopAttempt:
+            status = self._status(arn)
+            if status not in _SFN_OPEN:
+                return StopAttempt(outcome=_FINISHED, detail=f"it had ended: {status}")
+            self.client.stop_execution(executionArn=arn, error=STOP_ERROR, cause=STOP_CAUSE)
+            return self._seen(self._status(arn))
+
+        return _guarded(stop, self._NOT_FOUND, "execution")
+
+    def confirm(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+        arn = sub_execution.resource_id
+        return _guarded(lambda: self._seen(self._status(arn)), self._NOT_FOUND, "execution")
+
+    def _status(self, arn: str) -> str:
+        return str(self.client.describe_execution(executionArn=arn)["status"])
+
+    @staticmethod
+    def _seen(status: str) -> StopAttempt:
+        if status in _SFN_OPEN:
+            return StopAttempt(outcome=_REQUESTED, detail=f"still {status}")
+        if status == "ABORTED":
+            return StopAttempt(outcome=_STOPPED, detail=status)
+        return StopAttempt(outcome=_FINISHED, detail=f"it ended {status}")
+
+
+class BatchSubProcessController(_LazyClient):
+    """`batch` children (a job id): TerminateJob with a reason, confirmed by DescribeJobs.
+
+    TerminateJob is sent whatever the job's state (AWS leaves a finished job as it was), and
+    termination is asynchronous: a job not yet FAILED stays stopRequested until the sweep sees it.
+    """
+
+    def stop(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+        job_id = sub_execution.resource_id
+
+        def stop() -> StopAttempt:
+            self.client.terminate_job(jobId=job_id, reason=BATCH_REASON)
+            return self._seen(job_id)
+
+        return _guarded(stop, frozenset(), "job")
+
+    def confirm(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+        return _guarded(lambda: self._seen(sub_execution.resource_id), frozenset(), "job")
+
+    def _seen(self, job_id: str) -> StopAttempt:
+        jobs = self.client.describe_jobs(jobs=[job_id]).get("jobs", [])
+        if not jobs:
+            return StopAttempt(outcome=_FINISHED, detail="no such job")
+        status, reason = str(jobs[0].get("status", "")), str(jobs[0].get("statusReason", ""))
+        if status == "FAILED" and reason == BATCH_REASON:
+            return StopAttempt(outcome=_STOPPED, detail="FAILED: terminated by wfx")
+        if status in ("SUCCEEDED", "FAILED"):
+            return StopAttempt(outcome=_FINISHED, detail=f"it ended {status}")
+        return StopAttempt(outcome=_REQUESTED, detail=f"still {status}")
+
+
+# farm-<id>/queue-<id>/job-<id>, or the job ARN
+# arn:<partition>:deadline:<region>:<account>:farm/farm-<id>/queue/queue-<id>/job/job-<id>
+_DEADLINE_PATH = re.compile(r"^(farm-[0-9a-f]{32})/(queue-[0-9a-f]{32})/(job-[0-9a-f]{32})$")
+_DEADLINE_ARN = re.compile(
+    r"^arn:[\w-]+:deadline:[\w-]*:\d*:farm/(farm-[0-9a-f]{32})/queue/(queue-[0-9a-f]{32})"
+    r"/job/(job-[0-9a-f]{32})$"
+)
+DEADLINE_ID_FORMAT = "farm-<32 hex>/queue-<32 hex>/job-<32 hex>, or the job ARN"
+_DEADLINE_ENDED = frozenset({"SUCCEEDED", "FAILED", "CANCELED", "NOT_COMPATIBLE"})
+
+
+def parse_deadline_job(resource_id: str) -> tuple[str, str, str] | None:
+    """(farmId, queueId, jobId) of a `deadline` resourceId, or None when it is neither form."""
+    match = _DEADLINE_PATH.match(resource_id) or _DEADLINE_ARN.match(resource_id)
+    return (match.group(1), match.group(2), match.group(3)) if match else None
+
+
+class DeadlineSubProcessController(_LazyClient):
+    """`deadline` children: UpdateJob(targetTaskRunStatus=CANCELED), confirmed by GetJob."""
+
+    _NOT_FOUND = frozenset({"ResourceNotFoundException"})
+
+    def stop(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+        ids = parse_deadline_job(sub_execution.resource_id)
+        if ids is None:
+            return StopAttempt(outcome=_FAILED, detail=f"resourceId must be {DEADLINE_ID_FORMAT}")
+        farm, queue, job = ids
+
+        def stop() -> StopAttempt:
+            status = self._status(farm, queue, job)
+            if status in _DEADLINE_ENDED:
+                return StopAttempt(outcome=_FINISHED, detail=f"it had ended: {status}")
+            self.client.update_job(
+                farmId=farm, queueId=queue, jobId=job, targetTaskRunStatus="CANCELED"
             )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "ExecutionDoesNotExist":
-                return STOPPED  # nothing of that name is running
-            raise
-        return STOPPED
+            return self._seen(self._status(farm, queue, job))
+
+        return _guarded(stop, self._NOT_FOUND, "job")
+
+    def confirm(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+        ids = parse_deadline_job(sub_execution.resource_id)
+        if ids is None:
+            return StopAttempt(outcome=_FAILED, detail=f"resourceId must be {DEADLINE_ID_FORMAT}")
+        return _guarded(lambda: self._seen(self._status(*ids)), self._NOT_FOUND, "job")
+
+    def _status(self, farm: str, queue: str, job: str) -> str:
+        found = self.client.get_job(farmId=farm, queueId=queue, jobId=job)
+        # taskRunStatus is optional in the response: a job still being created has none yet
+        return str(found.get("taskRunStatus", found.get("lifecycleStatus", "")))
+
+    @staticmethod
+    def _seen(status: str) -> StopAttempt:
+        if status == "CANCELED":
+            return StopAttempt(outcome=_STOPPED, detail=status)
+        if status in _DEADLINE_ENDED:
+            return StopAttempt(outcome=_FINISHED, detail=f"it ended {status}")
+        return StopAttempt(outcome=_REQUESTED, detail=f"still {status}")

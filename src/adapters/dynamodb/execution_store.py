@@ -22,6 +22,8 @@ from adapters.dynamodb.tokens import decode_token, encode_token
 from adapters.records import (
     ALL_LIST_PARTITION,
     CONFIGURATION_RECORD_TYPE,
+    SUB_EXECUTION_STOPS,
+    StopsMerge,
     build_execution_configuration_record,
     build_execution_input_record,
     build_execution_record,
@@ -47,6 +49,7 @@ from adapters.records import (
     parse_task_execution_record,
     step_change_attributes,
     step_mutable_attributes,
+    sub_execution_stops_attribute,
     task_execution_close_attributes,
 )
 from adapters.registration import (
@@ -381,6 +384,53 @@ class DynamoDbExecutionStore:
                 if _error_code(exc) != "ConditionalCheckFailedException":
                     raise
                 continue  # another delivery wrote first: merge again into what it stored
+            return parse_pipeline_execution_record(from_wire(response["Attributes"]))
+        raise RegistrationContentionError(pipeline_execution_id)
+
+    def record_stops_on_step(
+        self, workflow_execution_id: str, pipeline_execution_id: str, merge: StopsMerge
+    ) -> PipelineExecution:
+        table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
+        key = {
+            "pipelineExecutionId": pipeline_execution_id,
+            "workflowExecutionId": workflow_execution_id,
+        }
+        if not all(key.values()):
+            raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+        for attempt in range(MAX_REGISTRATION_ATTEMPTS):
+            if attempt:
+                pause_before_retry(attempt - 1)
+            item = get_item(self._client, table_name, key)
+            if item is None:
+                raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+            version = registration_version(item)
+            step = parse_pipeline_execution_record(item)
+            stops = sub_execution_stops_attribute(merge(step)).get(SUB_EXECUTION_STOPS)
+            if stops is None:
+                return step  # nothing to record
+            # the registrations' version attribute: a racing registration is never overwritten
+            values: dict[str, Any] = {":stops": stops, ":next": version + 1}
+            if version:
+                values[":read"] = version
+            try:
+                response = self._client.update_item(
+                    TableName=table_name,
+                    Key=to_wire(key),
+                    UpdateExpression="SET #stops = :stops, #version = :next",
+                    ConditionExpression="attribute_exists(#pk) AND "
+                    + ("#version = :read" if version else "attribute_not_exists(#version)"),
+                    ExpressionAttributeNames={
+                        "#pk": "pipelineExecutionId",
+                        "#stops": SUB_EXECUTION_STOPS,
+                        "#version": REGISTRATION_VERSION,
+                    },
+                    ExpressionAttributeValues=to_wire(values),
+                    ReturnValues="ALL_NEW",
+                )
+            except ClientError as exc:
+                if _error_code(exc) != "ConditionalCheckFailedException":
+                    raise
+                continue
             return parse_pipeline_execution_record(from_wire(response["Attributes"]))
         raise RegistrationContentionError(pipeline_execution_id)
 

@@ -10,7 +10,9 @@ from typing import TypeVar
 
 from adapters.records import (
     ALL_LIST_PARTITION,
+    SUB_EXECUTION_STOPS,
     Item,
+    StopsMerge,
     build_execution_configuration_record,
     build_execution_input_record,
     build_execution_record,
@@ -36,6 +38,7 @@ from adapters.records import (
     parse_task_execution_record,
     step_change_attributes,
     step_mutable_attributes,
+    sub_execution_stops_attribute,
     task_execution_close_attributes,
 )
 from adapters.registration import (
@@ -92,6 +95,14 @@ class SqliteExecutionStore:
             f"UPDATE {steps.name} SET item = json_set(item, "
             f"{json_path('registeredSubExecutions')}, json(?), "
             f"{json_path('registeredLogs')}, json(?), {version}, ?) "
+            f"WHERE {step_key} AND coalesce(json_extract(item, {version}), 0) = ? "
+            "RETURNING item"
+        )
+        # same version attribute as registrations: a stop record and a registration racing on
+        # one step both survive, the loser re-reads and merges again
+        self._record_stops = (
+            f"UPDATE {steps.name} SET item = json_set(item, "
+            f"{json_path(SUB_EXECUTION_STOPS)}, json(?), {version}, ?) "
             f"WHERE {step_key} AND coalesce(json_extract(item, {version}), 0) = ? "
             "RETURNING item"
         )
@@ -207,6 +218,30 @@ class SqliteExecutionStore:
             with self._database.write() as connection:
                 # fetchall: the UPDATE must have run to its end before the COMMIT
                 updated = connection.execute(self._register, parameters).fetchall()
+            if updated:
+                return parse_pipeline_execution_record(load_item(updated[0][0]))
+        raise RegistrationContentionError(pipeline_execution_id)
+
+    def record_stops_on_step(
+        self, workflow_execution_id: str, pipeline_execution_id: str, merge: StopsMerge
+    ) -> PipelineExecution:
+        key = (pipeline_execution_id, workflow_execution_id)
+        for attempt in range(MAX_REGISTRATION_ATTEMPTS):
+            if attempt:
+                pause_before_retry(attempt - 1)
+            with self._database.read() as connection:
+                row = connection.execute(self._step_by_key, key).fetchone()
+            if row is None:
+                raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+            item = load_item(row[0])
+            version = registration_version(item)
+            step = parse_pipeline_execution_record(item)
+            stops = sub_execution_stops_attribute(merge(step)).get(SUB_EXECUTION_STOPS)
+            if stops is None:
+                return step  # nothing to record
+            parameters = (dump_json(stops), version + 1, *key, version)
+            with self._database.write() as connection:
+                updated = connection.execute(self._record_stops, parameters).fetchall()
             if updated:
                 return parse_pipeline_execution_record(load_item(updated[0][0]))
         raise RegistrationContentionError(pipeline_execution_id)

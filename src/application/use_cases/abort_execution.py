@@ -60,7 +60,8 @@ class AbortExecution:
         if execution.is_terminal:
             return AbortResult(execution=execution)
         execution_id = execution.workflow_execution_id
-        warnings = stop_sub_processes(self._sub_processes, self._store.list_steps(execution_id))
+        steps = self._store.list_steps(execution_id)
+        warnings = stop_sub_processes(self._sub_processes, self._store, steps, self._clock.now())
         self._orchestrator.stop_execution(execution, ABORT_ERROR, command.cause)
         now = self._clock.now()
         error = failure_message(ABORT_ERROR, command.cause)

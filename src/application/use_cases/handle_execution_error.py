@@ -60,7 +60,7 @@ class HandleExecutionError:
         execution_id = execution.workflow_execution_id
         message = failure_message(command.error, command.cause) or command.error
         steps = chain_order(self._store.list_steps(execution_id))
-        warnings = stop_sub_processes(self._sub_processes, steps)
+        warnings = stop_sub_processes(self._sub_processes, self._store, steps, self._clock.now())
         failed_steps = _failed_steps(steps)
         self._store.add_step_outputs(
             StepOutputs(logs=tuple(_error_log(step, message, warnings) for step in failed_steps))

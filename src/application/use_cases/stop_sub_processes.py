@@ -3,31 +3,71 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 
-from application.ports import SubProcessController
+from application.ports import ExecutionStore, SubProcessController
 from domain.execution import PipelineExecution
+from domain.logs import RegisteredSubExecution
+from domain.redaction import redact
 from domain.statuses import StepStatus
+from domain.sub_processes import (
+    StopAttempt,
+    StopOutcome,
+    SubExecutionStop,
+    left_running_warning,
+    merge_stops,
+)
+
+
+def attempt_stop(controller: SubProcessController, sub: RegisteredSubExecution) -> StopAttempt:
+    """controller.stop, with any exception turned into couldNotStop (never raised further)."""
+    try:
+        return controller.stop(sub)
+    except Exception as error:  # one stuck sub-process must not block the others
+        detail = redact(f"{type(error).__name__}: {error}")
+        return StopAttempt(outcome=StopOutcome.COULD_NOT_STOP, detail=detail)
+
+
+def record_stops(
+    store: ExecutionStore, step: PipelineExecution, stops: tuple[SubExecutionStop, ...]
+) -> str | None:
+    """Merge the outcomes into the step row; a warning instead of an error when that fails."""
+    try:
+        store.record_stops_on_step(
+            step.workflow_execution_id,
+            step.pipeline_execution_id,
+            lambda stored: merge_stops(stored.sub_execution_stops, stops),
+        )
+    except Exception as error:  # the children were handled: the abort itself goes on
+        return redact(f"step {step.pipeline_id}: stop outcomes not recorded: {error}")
+    return None
 
 
 def stop_sub_processes(
-    controller: SubProcessController, steps: Iterable[PipelineExecution]
+    controller: SubProcessController,
+    store: ExecutionStore,
+    steps: Iterable[PipelineExecution],
+    now: datetime,
 ) -> tuple[str, ...]:
-    """Stop every sub-process of each RUNNING step; a warning for each one left running.
+    """Stop every sub-process of each RUNNING step, record one outcome per child on its step,
+    and return a warning for each child that may be left running.
 
     A type the controller cannot stop, or a stop that fails, is a warning and never stops the
     caller: the outer execution must still be stopped and recorded.
     """
     warnings: list[str] = []
     for step in steps:
-        if step.status is not StepStatus.RUNNING:
+        if step.status is not StepStatus.RUNNING or not step.registered_sub_executions:
             continue
-        for sub in step.registered_sub_executions:
-            where = f"step {step.pipeline_id}: {sub.resource_type} {sub.resource_id}"
-            try:
-                outcome = controller.stop(sub)
-            except Exception as error:  # one stuck sub-process must not block the others
-                warnings.append(f"{where} could not be stopped: {error}")
-                continue
-            if outcome != "stopped":
-                warnings.append(f"{where} was left running ({outcome})")
+        stops = tuple(
+            SubExecutionStop.of(sub, attempt_stop(controller, sub), at=now, tries=1)
+            for sub in step.registered_sub_executions
+        )
+        for stop in stops:
+            warning = left_running_warning(step.pipeline_id, stop)
+            if warning is not None:
+                warnings.append(warning)
+        failure = record_stops(store, step, stops)
+        if failure is not None:
+            warnings.append(failure)
     return tuple(warnings)

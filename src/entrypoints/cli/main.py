@@ -32,6 +32,8 @@ app.add_typer(tables_app, name="tables")
 app.add_typer(workflows_app, name="workflows")
 app.add_typer(assets_app, name="assets")
 app.add_typer(executions_app, name="executions")
+maintenance_app = typer.Typer(no_args_is_help=True, help="Repair and follow-up tasks.")
+app.add_typer(maintenance_app, name="maintenance")
 
 _UNWRAPPED_WIDTH = 1000
 
@@ -475,6 +477,22 @@ def executions_abort(
         _echo(dump_json(build_execution_record(execution)))
         return
     _echo(f"{execution.workflow_execution_id} {execution.status.value}")
+
+
+@maintenance_app.command("sweep-aborts")
+def maintenance_sweep_aborts(
+    since: Annotated[
+        str, typer.Option(help="Runs stopped this long ago or less: 24h, 7d, 90m, 1d12h.")
+    ] = "7d",
+    json_output: JsonFlag = False,
+) -> None:
+    """Confirm the sub-processes aborted or failed runs only asked to stop, and ask again those
+    still running; exit 0 when every one is confirmed ended, 1 when some remain."""
+    from entrypoints.cli.maintenance import sweep_aborts
+
+    code = sweep_aborts(_container(), since, json_output, _console())
+    if code:
+        raise typer.Exit(code)
 
 
 @executions_app.command("redrive")

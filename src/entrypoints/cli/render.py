@@ -178,6 +178,9 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
     from entrypoints.cli.logs import print_available_logs
 
     print_available_logs(details.steps, details.log_warnings, console)
+    from entrypoints.cli.maintenance import print_stop_outcomes
+
+    print_stop_outcomes(details.steps, console)
     outputs = [(entry.step.pipeline_id, f) for entry in details.steps for f in entry.outputs.files]
     if outputs:
         console.print("\n[bold]Output files[/]")

@@ -1,0 +1,228 @@
+"""Abort and the error handler reach inside the running steps, and the sweep finishes the job.
+
+The whole application on both stores (`inline_container`); the children are real local
+processes stopped by the real LocalProcessController, plus types wfx cannot stop.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from dependency_injector import providers
+
+from adapters.local.processes import LocalProcessController
+from adapters.sub_process_dispatch import DispatchingSubProcessController
+from application.use_cases.abort_execution import AbortExecutionCommand
+from application.use_cases.handle_execution_error import HandleExecutionErrorCommand
+from application.use_cases.sweep_aborts import SweepAbortsCommand
+from domain.execution import PipelineExecution
+from domain.logs import RegisteredSubExecution
+from domain.registration import merge_sub_executions
+from domain.statuses import ExecutionStatus, StepStatus
+from domain.sub_processes import StopOutcome
+from tests.contract.builders import a_launch, step_id
+
+# Ignores the first SIGTERM (a slow shutdown), ends on the second.
+STUBBORN = (
+    "import signal, sys, time\n"
+    "seen = []\n"
+    "def on_term(*_):\n"
+    "    seen.append(1)\n"
+    "    if len(seen) > 1: sys.exit(0)\n"
+    "signal.signal(signal.SIGTERM, on_term)\n"
+    "print('ready', flush=True)\n"
+    "while True: time.sleep(0.05)\n"
+)
+
+
+@pytest.fixture
+def children() -> Iterator[list[subprocess.Popen[bytes]]]:
+    started: list[subprocess.Popen[bytes]] = []
+    yield started
+    for process in started:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture
+def app(inline_container: Any) -> Any:
+    controller = DispatchingSubProcessController(
+        {"localProcess": lambda: LocalProcessController(grace_seconds=0.3)}
+    )
+    inline_container.sub_process_controller.override(providers.Object(controller))
+    return inline_container
+
+
+def sleeper(children: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(["sleep", "60"])
+    children.append(process)
+    return process
+
+
+def stubborn(children: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen([sys.executable, "-c", STUBBORN], stdout=subprocess.PIPE)
+    children.append(process)
+    assert process.stdout is not None and process.stdout.readline().strip() == b"ready"
+    return process
+
+
+def local(process: subprocess.Popen[bytes]) -> RegisteredSubExecution:
+    return RegisteredSubExecution(resource_type="localProcess", resource_id=str(process.pid))
+
+
+UNKNOWN = RegisteredSubExecution(resource_type="kubernetesJob", resource_id="pod-7")
+
+
+def a_running_run(
+    app: Any,
+    execution_id: str,
+    subs: tuple[RegisteredSubExecution, ...],
+    status: ExecutionStatus = ExecutionStatus.RUNNING,
+) -> str:
+    """Step 0 RUNNING (started now) with `subs` registered on it; returns the step id."""
+    now = datetime.now(UTC)
+    records = a_launch(execution_id, start=now - timedelta(minutes=5))
+    running = records.steps[0].model_copy(
+        update={"status": StepStatus.RUNNING, "start_date": now - timedelta(minutes=4)}
+    )
+    execution = records.execution.model_copy(update={"status": status})
+    store = app.execution_store()
+    store.add_launch(
+        records.model_copy(update={"execution": execution, "steps": (running, *records.steps[1:])})
+    )
+    sid = step_id(execution_id, 0)
+    store.register_on_step(execution_id, sid, lambda step: (merge_sub_executions((), subs), ()))
+    return sid
+
+
+def stored_step(app: Any, sid: str) -> PipelineExecution:
+    step: PipelineExecution = app.execution_store().get_step(sid)
+    return step
+
+
+def outcomes(step: PipelineExecution) -> dict[str, tuple[StopOutcome, int]]:
+    return {stop.resource_id: (stop.outcome, stop.tries) for stop in step.sub_execution_stops}
+
+
+def test_an_abort_stops_the_children_records_each_and_warns_about_the_unknown_one(
+    app: Any, children: list[subprocess.Popen[bytes]]
+) -> None:
+    child = sleeper(children)
+    sid = a_running_run(app, "run-1", (local(child), UNKNOWN))
+
+    result = app.abort_execution().execute(AbortExecutionCommand(workflow_execution_id="run-1"))
+
+    assert result.execution.status is ExecutionStatus.ABORTED
+    assert child.wait(timeout=5) < 0  # ended by a signal
+    assert result.warnings == (
+        "step pipe0: kubernetesJob pod-7 was left running: wfx cannot stop kubernetesJob",
+    )
+    step = stored_step(app, sid)
+    assert outcomes(step) == {
+        str(child.pid): (StopOutcome.STOPPED, 1),
+        "pod-7": (StopOutcome.UNSUPPORTED, 1),
+    }
+    assert step.status is StepStatus.ABORTED
+    assert step.registered_sub_executions == (local(child), UNKNOWN)
+
+
+def test_an_abort_of_a_finished_run_stops_and_records_nothing(
+    app: Any, children: list[subprocess.Popen[bytes]]
+) -> None:
+    child = sleeper(children)
+    sid = a_running_run(app, "run-2", (local(child),), status=ExecutionStatus.SUCCEEDED)
+
+    result = app.abort_execution().execute(AbortExecutionCommand(workflow_execution_id="run-2"))
+
+    assert result.execution.status is ExecutionStatus.SUCCEEDED and result.warnings == ()
+    assert child.poll() is None  # still running: no controller was asked
+    assert stored_step(app, sid).sub_execution_stops == ()
+
+
+def test_one_child_that_cannot_be_stopped_neither_blocks_the_others_nor_the_abort(
+    app: Any, children: list[subprocess.Popen[bytes]]
+) -> None:
+    child = sleeper(children)
+    bad = RegisteredSubExecution(resource_type="localProcess", resource_id="1")
+    sid = a_running_run(app, "run-3", (bad, local(child)))
+
+    result = app.abort_execution().execute(AbortExecutionCommand(workflow_execution_id="run-3"))
+
+    assert result.execution.status is ExecutionStatus.ABORTED
+    assert child.wait(timeout=5) < 0
+    assert result.warnings == (
+        "step pipe0: localProcess 1 was left running: could not stop it: refused to signal pid 1",
+    )
+    assert outcomes(stored_step(app, sid)) == {
+        "1": (StopOutcome.COULD_NOT_STOP, 1),
+        str(child.pid): (StopOutcome.STOPPED, 1),
+    }
+
+
+def test_the_error_handler_stops_and_records_the_children_of_a_failed_run(
+    app: Any, children: list[subprocess.Popen[bytes]]
+) -> None:
+    child = sleeper(children)
+    sid = a_running_run(app, "run-4", (local(child),))
+
+    result = app.handle_execution_error().execute(
+        HandleExecutionErrorCommand(workflow_execution_id="run-4", error="States.TaskFailed")
+    )
+
+    assert result.status is ExecutionStatus.FAILED and result.warnings == ()
+    assert child.wait(timeout=5) < 0
+    assert outcomes(stored_step(app, sid)) == {str(child.pid): (StopOutcome.STOPPED, 1)}
+
+
+def test_the_sweep_stops_again_a_child_whose_first_stop_was_only_requested(
+    app: Any, children: list[subprocess.Popen[bytes]]
+) -> None:
+    child = stubborn(children)
+    sid = a_running_run(app, "run-5", (local(child), UNKNOWN))
+    aborted = app.abort_execution().execute(AbortExecutionCommand(workflow_execution_id="run-5"))
+    assert outcomes(stored_step(app, sid))[str(child.pid)] == (StopOutcome.STOP_REQUESTED, 1)
+    assert len(aborted.warnings) == 1  # the unknown type; a requested stop is not a warning
+
+    swept = app.sweep_aborts().execute(SweepAbortsCommand(since=timedelta(hours=1)))
+
+    assert child.wait(timeout=5) == 0  # the second SIGTERM ended it
+    assert swept.runs_checked == 1 and swept.remaining == 0
+    assert [(c.resource_id, c.previous_outcome, c.outcome, c.tries) for c in swept.children] == [
+        (str(child.pid), StopOutcome.STOP_REQUESTED, StopOutcome.STOPPED, 2)
+    ]
+    assert outcomes(stored_step(app, sid)) == {
+        str(child.pid): (StopOutcome.STOPPED, 2),
+        "pod-7": (StopOutcome.UNSUPPORTED, 1),
+    }
+
+    again = app.sweep_aborts().execute(SweepAbortsCommand(since=timedelta(hours=1)))
+
+    assert again.children == () and again.remaining == 0
+    assert outcomes(stored_step(app, sid))[str(child.pid)] == (StopOutcome.STOPPED, 2)
+
+
+def test_the_sweep_reports_a_child_still_running_and_skips_runs_outside_the_window(
+    app: Any, children: list[subprocess.Popen[bytes]]
+) -> None:
+    ignoring = subprocess.Popen(
+        [sys.executable, "-c", STUBBORN.replace("len(seen) > 1", "False")],
+        stdout=subprocess.PIPE,
+    )
+    children.append(ignoring)
+    assert ignoring.stdout is not None and ignoring.stdout.readline().strip() == b"ready"
+    sid = a_running_run(app, "run-6", (local(ignoring),))
+    app.abort_execution().execute(AbortExecutionCommand(workflow_execution_id="run-6"))
+
+    swept = app.sweep_aborts().execute(SweepAbortsCommand(since=timedelta(hours=1)))
+    outside = app.sweep_aborts().execute(
+        SweepAbortsCommand(since=timedelta(seconds=1), longest_run=timedelta(0))
+    )
+
+    assert swept.remaining == 1 and ignoring.poll() is None
+    assert outcomes(stored_step(app, sid))[str(ignoring.pid)] == (StopOutcome.STOP_REQUESTED, 2)
+    assert outside.runs_checked == 0 and outside.children == ()

@@ -1,0 +1,48 @@
+"""The container's SubProcessController: every registered type, and no AWS SDK for a local stop."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+_STOP_A_LOCAL_CHILD_AND_AN_UNKNOWN_ONE = """
+import json, subprocess, sys
+from entrypoints.container import build_container
+from domain.logs import RegisteredSubExecution
+controller = build_container().sub_process_controller()
+child = subprocess.Popen(["sleep", "60"])
+outcomes = [
+    controller.stop(RegisteredSubExecution(resource_type=kind, resource_id=rid)).outcome.value
+    for kind, rid in (("localProcess", str(child.pid)), ("kubernetesJob", "pod-1"))
+]
+child.wait()
+print(json.dumps({
+    "outcomes": outcomes,
+    "types": list(controller.supported_types),
+    "aws": sorted(m for m in sys.modules if m.split(".")[0] in ("boto3", "botocore")),
+}))
+"""
+
+
+def test_a_local_stop_imports_no_aws_library_and_every_seed_type_is_wired(tmp_path: Path) -> None:
+    environment = {
+        name: value for name, value in os.environ.items() if not name.startswith(("WFX_", "AWS_"))
+    }
+    completed = subprocess.run(
+        [sys.executable, "-c", _STOP_A_LOCAL_CHILD_AND_AN_UNKNOWN_ONE],
+        env=environment | {"WFX_HOME": str(tmp_path)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+
+    assert completed.returncode == 0, completed.stderr
+    report = json.loads(completed.stdout)
+    assert report["outcomes"] == ["stopped", "unsupported"]
+    assert report["types"] == ["stepFunctions", "batch", "deadline", "localProcess"]
+    assert report["aws"] == []
