@@ -454,3 +454,28 @@ class IdGenerator(Protocol):
     def derived_id(self, seed: str) -> str:
         """The same id for the same seed, every time (idempotent launches)."""
         ...
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What publishing an event came to. A bus that delivers later (EventBridge) knows only the
+    event id (`accepted` None); the in-process bus knows whether its subscriber accepted it."""
+
+    event_id: str | None = None
+    accepted: bool | None = None
+    reason: str | None = None
+
+
+class EventNotPublishedError(RuntimeError):
+    """The bus did not take the event (EventBridge failed the entry); the message says why."""
+
+
+class EventBus(Protocol):
+    """Where a step publishes its registration events (EventBridge, or the local runner's bus)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def publish(self, source: str, detail_type: str, detail: dict[str, Any]) -> Delivery:
+        """Put one event; raises EventNotPublishedError when the bus refuses it."""
+        ...

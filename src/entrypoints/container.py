@@ -31,12 +31,15 @@ from application.use_cases.handle_execution_error import HandleExecutionError
 from application.use_cases.import_asset_files import ImportAssetFiles
 from application.use_cases.launch_execution import LaunchExecution
 from application.use_cases.list_executions import ListExecutions
+from application.use_cases.publish_registration import PublishRegistration
 from application.use_cases.publish_workflow_version import PublishWorkflowVersion
 from application.use_cases.reconcile_execution import ReconcileExecution
 from application.use_cases.redrive_execution import RedriveExecution
+from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
 from application.use_cases.retry_step import RetryStep
 from application.use_cases.step_tracking import FinishStep, StartStep
 from application.use_cases.sweep_aborts import SweepAborts
+from entrypoints import registration_wiring
 from entrypoints.settings import Settings
 
 if TYPE_CHECKING:
@@ -179,6 +182,7 @@ def _local_runner(
     home: str,
     mode: str,
     sleep: Callable[[float], None] | None = None,
+    registrar: Callable[..., object] | None = None,
 ) -> Any:
     from adapters.local.runner import LocalRunner
 
@@ -191,6 +195,7 @@ def _local_runner(
         work_dir=Path(home),
         mode=mode,
         detached_command=WORKER_COMMAND,
+        registrar=registrar,
         **({"sleep": sleep} if sleep is not None else {}),
     )
 
@@ -291,6 +296,26 @@ class Container(containers.DeclarativeContainer):
         retry_step=retry_step,
     )
     stepfunctions_client = providers.Singleton(_stepfunctions_client, config.region)
+    # Sub-process registration: the handler, the bus a step publishes on, and the publisher.
+    register_pipeline_execution = providers.Factory(
+        RegisterPipelineExecution, store=execution_store
+    )
+    events_client = providers.Singleton(registration_wiring.events_client, config.region)
+    event_bus = providers.Selector(
+        config.event_bus,
+        local=providers.Singleton(
+            registration_wiring.local_event_bus,
+            register_pipeline_execution.provider,
+            config.event_source_prefix,
+            config.region,
+        ),
+        eventbridge=providers.Singleton(
+            registration_wiring.eventbridge_bus, events_client.provider, config.event_bus_name
+        ),
+    )
+    publish_registration = providers.Factory(
+        PublishRegistration, bus=event_bus, source_prefix=config.event_source_prefix
+    )
     # The local runner whatever the runner setting: `wfx run` waits on it, the worker runs on it.
     local_runner = providers.Singleton(
         _local_runner,
@@ -302,6 +327,7 @@ class Container(containers.DeclarativeContainer):
         home=config.home,
         mode=config.runner_mode,
         sleep=retry_sleep,
+        registrar=publish_registration.provided.register,
     )
     stepfunctions_orchestrator = providers.Singleton(
         _stepfunctions_orchestrator, stepfunctions_client
@@ -426,6 +452,9 @@ def build_container(
             "user": settings.user,
             "deployment": dict(settings.deployment),
             "sfn_sync_min_interval_seconds": settings.sfn_sync_min_interval_seconds,
+            "event_source_prefix": settings.event_source_prefix,
+            "event_bus": settings.event_bus,
+            "event_bus_name": settings.event_bus_name,
         }
     )
     return container

@@ -7,20 +7,25 @@ The container is built once per cold start, from the environment (WFX_STORE, WFX
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from application.use_cases.complete_execution import CompleteExecutionCommand
 from application.use_cases.handle_execution_error import HandleExecutionErrorCommand
 from application.use_cases.reconcile_execution import failure_message
+from application.use_cases.register_pipeline_execution import RegisterPipelineExecutionCommand
 from application.use_cases.retry_step import RetryStepCommand
 from application.use_cases.step_tracking import FinishStepCommand, StartStepCommand
+from application.validation_messages import describe_validation_error
+from domain.redaction import redact
 from domain.statuses import TerminalExecutionStatus, TerminalStepStatus
 from entrypoints.container import build_container
 
 container = build_container()
+logger = logging.getLogger(__name__)
 
 
 class _Event(BaseModel):
@@ -159,3 +164,30 @@ def handle_execution_error(event: dict[str, Any], context: object) -> dict[str, 
         "status": result.status.value,
         "warnings": list(result.warnings),
     }
+
+
+def register_pipeline_execution(event: dict[str, Any], context: object) -> dict[str, Any]:
+    """The EventBridge rule's target: RegisterPipelineExecution for one registration event.
+
+    A refused event (spoofed source, malformed detail) is logged with its reason and answered
+    normally: EventBridge would retry a raised error, and a refusal never gets better. A store
+    error escapes, so that EventBridge does retry it.
+    """
+    try:
+        command = RegisterPipelineExecutionCommand.model_validate(event)
+    except ValidationError as invalid:
+        reason = describe_validation_error(invalid)
+    else:
+        result = container.register_pipeline_execution().execute(command)
+        if result.accepted:
+            return {"accepted": True, "pipelineExecutionId": command.detail.pipeline_execution_id}
+        reason = result.reason or "refused"
+    reason = redact(reason)
+    source = redact(str(event.get("source", ""))) if isinstance(event, dict) else ""
+    logger.warning("registration event %s from %r refused: %s", _event_id(event), source, reason)
+    return {"accepted": False, "reason": reason}
+
+
+def _event_id(event: object) -> str:
+    """The EventBridge event id, for the log line; "-" when the event has none."""
+    return str(event.get("id", "-")) if isinstance(event, dict) else "-"

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from domain.errors import InvalidInputError
+from domain.registration import check_source_prefix
 
 STORES = ("sqlite", "dynamodb")
 RUNNERS = ("local", "stepfunctions")
+EVENT_BUSES = ("local", "eventbridge")
 DEFAULT_REGION = "us-east-1"
 DEFAULT_SFN_SYNC_MIN_INTERVAL_SECONDS = 30.0
 # What `wfx workflows deploy` needs, each read only when deploying (name: what it is).
@@ -88,6 +90,10 @@ class Settings:
     runner: str = "local"  # which orchestrator runs a launch: the local runner or Step Functions
     # The DEPLOYMENT_VARIABLES that are set, by name.
     deployment: Mapping[str, str] = field(default_factory=dict)
+    # Where registration events go (see entrypoints/registration_wiring.py).
+    event_source_prefix: str = "wfx"
+    event_bus: str = "local"
+    event_bus_name: str = "default"
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -103,6 +109,8 @@ class Settings:
         sqlite_path = (
             Path(environ["WFX_DB"]).expanduser() if environ.get("WFX_DB") else home / "wfx.db"
         )
+        runner = check_runner(environ.get("WFX_RUNNER") or "local", "WFX_RUNNER")
+        prefix, bus, bus_name = event_bus_settings(environ, runner)
         region = environ.get("AWS_REGION") or environ.get("AWS_DEFAULT_REGION") or DEFAULT_REGION
         return cls(
             store=store,
@@ -112,11 +120,28 @@ class Settings:
             region=region,
             user=_user(environ),
             sfn_sync_min_interval_seconds=_sync_interval(environ),
-            runner=check_runner(environ.get("WFX_RUNNER") or "local", "WFX_RUNNER"),
+            runner=runner,
             deployment={name: environ[name] for name in DEPLOYMENT_VARIABLES if environ.get(name)},
+            event_source_prefix=prefix,
+            event_bus=bus,
+            event_bus_name=bus_name,
         )
 
     def describe_store(self) -> str:
         if self.store == "sqlite":
             return f"sqlite ({self.sqlite_path})"
         return f"dynamodb ({self.dynamodb_endpoint or 'AWS, region ' + self.region})"
+
+
+def event_bus_settings(environ: Mapping[str, str], runner: str) -> tuple[str, str, str]:
+    """(prefix, bus, bus name) from WFX_EVENT_SOURCE_PREFIX (default wfx), WFX_EVENT_BUS
+    (default eventbridge when the runner is Step Functions, else local) and WFX_EVENT_BUS_NAME
+    (default `default`)."""
+    bus = environ.get("WFX_EVENT_BUS") or ("eventbridge" if runner == "stepfunctions" else "local")
+    if bus not in EVENT_BUSES:
+        raise InvalidInputError(
+            f"WFX_EVENT_BUS: must be one of {', '.join(EVENT_BUSES)}, got {bus!r}"
+        )
+    prefix = environ.get("WFX_EVENT_SOURCE_PREFIX") or "wfx"
+    check_source_prefix(prefix, "WFX_EVENT_SOURCE_PREFIX")
+    return prefix, bus, environ.get("WFX_EVENT_BUS_NAME") or "default"

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters.aws.registration_rule import (
+    registration_conditions,
+    registration_parameters,
+    registration_resources,
+)
 from adapters.dynamodb.schema import (
     BILLING_MODE,
     attribute_definitions,
@@ -11,6 +16,7 @@ from adapters.dynamodb.schema import (
     key_schema,
 )
 from adapters.tables import TABLES, ResourceKeys, TableNames, TableSpec
+from domain.registration import DEFAULT_EVENT_SOURCE_PREFIX
 
 
 def logical_id(key: ResourceKeys) -> str:
@@ -37,8 +43,11 @@ def table_resource(spec: TableSpec, table_name: str) -> dict[str, Any]:
     }
 
 
-def infrastructure_template(tables: TableNames) -> dict[str, Any]:
-    """Every table of `adapters.tables.TABLES`, named as `tables` resolves them."""
+def infrastructure_template(
+    tables: TableNames, event_source_prefix: str = DEFAULT_EVENT_SOURCE_PREFIX
+) -> dict[str, Any]:
+    """Every table of `adapters.tables.TABLES`, named as `tables` resolves them, and the
+    registration rule for sources under `event_source_prefix` (when given a function ARN)."""
     resources = {
         logical_id(spec.key): table_resource(spec, tables.get_table_name(spec.key))
         for spec in TABLES
@@ -47,6 +56,8 @@ def infrastructure_template(tables: TableNames) -> dict[str, Any]:
     return {
         "AWSTemplateFormatVersion": "2010-09-09",
         "Description": "wfx workflow execution storage (seed 000 tables and wfx catalogs)",
-        "Resources": resources,
+        "Parameters": registration_parameters(),
+        "Conditions": registration_conditions(),
+        "Resources": resources | registration_resources(event_source_prefix),
         "Outputs": outputs,
     }

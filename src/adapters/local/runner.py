@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import threading
@@ -92,6 +93,7 @@ class LocalRunner:
         mode: str = "inline",
         detached_command: Sequence[str] = (),
         sleep: Callable[[float], None] = time.sleep,
+        registrar: Callable[..., object] | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
@@ -105,6 +107,9 @@ class LocalRunner:
         self.synchronous = mode == "inline"
         self._detached_command = tuple(detached_command)
         self._sleep = sleep  # the wait between a step's attempts; tests keep it short
+        # (executionId, pipelineExecutionId, sub_executions=, logs=) -> outcome: what a python
+        # step's `register` keyword calls, bound to the step's ids
+        self._registrar = registrar
         self._threads: dict[str, threading.Thread] = {}
         self._versions: dict[tuple[str, str, int], WorkflowVersion] = {}
         self._processes: dict[str, subprocess.Popen[bytes]] = {}
@@ -398,6 +403,11 @@ class LocalRunner:
                 output_dir=outputs.path,
                 log_path=lambda: self._logs.step_log_path(
                     step.workflow_execution_id, step.pipeline_execution_id
+                ),
+                register=None
+                if self._registrar is None
+                else functools.partial(
+                    self._registrar, step.workflow_execution_id, step.pipeline_execution_id
                 ),
             )
             try:

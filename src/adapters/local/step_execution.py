@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import subprocess
 import sys
@@ -28,6 +29,8 @@ class StepRun:
     input_files: Sequence[str]
     output_dir: str
     log_path: Callable[[], Path]  # called only when the step writes to its log
+    # Publishes a registration event for this step; given to a handler that takes `register`.
+    register: Callable[..., object] | None = None
 
 
 class StepFailedError(Exception):
@@ -64,6 +67,7 @@ def run_python_step(handler_reference: str, step: StepRun) -> None:
             output_dir=step.output_dir,
             execution_id=step.workflow_execution_id,
             pipeline_execution_id=step.pipeline_execution_id,
+            **_registration_keyword(handler, step),
         )
     except (Exception, SystemExit) as error:  # a handler calling sys.exit() fails only its step
         log.write(traceback.format_exc())
@@ -71,6 +75,21 @@ def run_python_step(handler_reference: str, step: StepRun) -> None:
     finally:
         _output_router.leave(previous)
         log.close()
+
+
+def _registration_keyword(handler: Callable[..., object], step: StepRun) -> dict[str, Any]:
+    """`register` only for a handler that names it: handlers written before it keep working."""
+    if step.register is None:
+        return {}
+    try:
+        parameters = inspect.signature(handler).parameters
+    except (TypeError, ValueError):  # a builtin or C callable without a signature
+        return {}
+    accepts = "register" in parameters and parameters["register"].kind in (
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.KEYWORD_ONLY,
+    )
+    return {"register": step.register} if accepts else {}
 
 
 class _LazyLog:

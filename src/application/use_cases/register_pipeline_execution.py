@@ -9,9 +9,14 @@ from application.ports import ExecutionStore
 from domain.errors import PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution
-from domain.registration import merge_logs, merge_sub_executions, source_ids
+from domain.registration import (
+    REGISTRATION_DETAIL_TYPE,
+    merge_logs,
+    merge_sub_executions,
+    source_ids,
+)
 
-DETAIL_TYPE = "pipeline.execution.register"
+DETAIL_TYPE = REGISTRATION_DETAIL_TYPE
 
 _EVENT_FIELDS = ConfigDict(
     frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True

@@ -34,6 +34,10 @@ app.add_typer(assets_app, name="assets")
 app.add_typer(executions_app, name="executions")
 maintenance_app = typer.Typer(no_args_is_help=True, help="Repair and follow-up tasks.")
 app.add_typer(maintenance_app, name="maintenance")
+pipelines_app = typer.Typer(
+    no_args_is_help=True, help="What a running pipeline step reports about itself."
+)
+app.add_typer(pipelines_app, name="pipelines")
 
 _UNWRAPPED_WIDTH = 1000
 
@@ -521,6 +525,62 @@ def executions_redrive(
         _echo(execution_id)
     if execution.is_terminal and execution.status.value != "SUCCEEDED":
         raise SystemExit(EXIT_FAILED_RUN)
+
+
+_LOG = "Log to register"
+_SUB = "Sub-execution to register"
+
+
+@pipelines_app.command("register")
+def pipelines_register(
+    execution_id: Annotated[
+        str, typer.Option(envvar="WFX_EXECUTION_ID", help="The run (default: $WFX_EXECUTION_ID).")
+    ],
+    pipeline_execution_id: Annotated[
+        str,
+        typer.Option(
+            envvar="WFX_PIPELINE_EXECUTION_ID",
+            help="The step (default: $WFX_PIPELINE_EXECUTION_ID).",
+        ),
+    ],
+    log_group_arn: Annotated[str, typer.Option(rich_help_panel=_LOG)] = "",
+    log_group_name: Annotated[str, typer.Option(rich_help_panel=_LOG)] = "",
+    log_stream_name: Annotated[str, typer.Option(rich_help_panel=_LOG)] = "",
+    log_stream_prefix: Annotated[str, typer.Option(rich_help_panel=_LOG)] = "",
+    stage_name: Annotated[str, typer.Option(rich_help_panel=_LOG)] = "",
+    source_type: Annotated[
+        str,
+        typer.Option(
+            rich_help_panel=_LOG,
+            help="stateMachine, lambda, batch, ecs, container or custom.",
+        ),
+    ] = "",
+    sub_execution_type: Annotated[
+        str,
+        typer.Option(rich_help_panel=_SUB, help="stepFunctions, batch, deadline, localProcess..."),
+    ] = "",
+    sub_execution_id: Annotated[str, typer.Option(rich_help_panel=_SUB, metavar="ARN_OR_ID")] = "",
+    label: Annotated[str, typer.Option(help="A label for the log and the sub-execution.")] = "",
+    json_output: JsonFlag = False,
+) -> None:
+    """Register a sub-execution and/or a log location on a step, by publishing a registration
+    event on the configured bus (EventBridge in AWS mode, the local bus otherwise)."""
+    from entrypoints.cli.register import RegisterOptions, register
+
+    options = RegisterOptions(
+        execution_id=execution_id,
+        pipeline_execution_id=pipeline_execution_id,
+        log_group_arn=log_group_arn,
+        log_group_name=log_group_name,
+        log_stream_name=log_stream_name,
+        log_stream_prefix=log_stream_prefix,
+        stage_name=stage_name,
+        label=label,
+        source_type=source_type,
+        sub_execution_type=sub_execution_type,
+        sub_execution_id=sub_execution_id,
+    )
+    register(_container, options, json_output)
 
 
 @app.command("demo")

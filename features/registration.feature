@@ -1,0 +1,30 @@
+Feature: Registering what a pipeline step started
+  A running step reports the sub-processes and log locations it started by publishing a
+  registration event whose source names the run and the step. Only that step's row takes it:
+  an event whose source names another step is refused with a reason and writes nothing.
+  A redelivery merges what the stored entry lacked and never adds a duplicate.
+
+  Background:
+    Given the workflow "features/registers" is published from "registers.yaml"
+
+  Scenario: A pipeline registers a sub-state-machine and a log through the local bus
+    When alice launches "features/registers"
+    Then the execution is SUCCEEDED
+    And the step "start-inner" registered its inner run as a "stepFunctions" sub-execution
+    And the step "start-inner" registered 1 log: the group "/wfx/inner" with the stream prefix "states/" from a "stateMachine"
+    And the step "report" registered nothing
+
+  Scenario: A redelivery merges a label in and adds no duplicate
+    When alice launches "features/registers"
+    And the registration of the step "start-inner" is delivered again with the label "inner states"
+    Then the registration is accepted
+    And the step "start-inner" registered 1 log: the group "/wfx/inner" with the stream prefix "states/" from a "stateMachine"
+    And the log of the step "start-inner" is labelled "inner states"
+    And the step "start-inner" registered 1 sub-execution
+
+  Scenario: A spoofed source is refused and writes nothing
+    When alice launches "features/registers"
+    And an event whose source names the step "report" registers the log group "/wfx/spoofed" on the step "start-inner"
+    Then the registration is refused, naming ".pipeline."
+    And the step "start-inner" registered 1 log: the group "/wfx/inner" with the stream prefix "states/" from a "stateMachine"
+    And the step "report" registered nothing

@@ -1,0 +1,132 @@
+"""Steps registering sub-processes and logs on a running step, and what its row then holds."""
+
+from __future__ import annotations
+
+from pytest_bdd import parsers, then, when
+
+from application.ports import Delivery, EventBus
+from domain.execution import PipelineExecution
+from domain.logs import RegisteredLog
+from domain.registration import REGISTRATION_DETAIL_TYPE, compose_source
+from entrypoints.container import Container
+from features.steps.reading import details_of, step_named
+from features.steps.world import World
+from features.workflows.steps import inner_run_arn
+
+
+def _step(container: Container, world: World, name: str) -> PipelineExecution:
+    return step_named(details_of(container, world.execution_id), name).step
+
+
+@when(
+    parsers.parse(
+        'the registration of the step "{name}" is delivered again with the label "{label}"'
+    ),
+    target_fixture="delivery",
+)
+def _(container: Container, world: World, name: str, label: str) -> Delivery:
+    step = _step(container, world, name)
+    # the same locations as stored, one of them now carrying a label it was sent without
+    published = container.publish_registration().register(
+        step.workflow_execution_id,
+        step.pipeline_execution_id,
+        sub_executions=[
+            {"resourceType": entry.resource_type, "resourceId": entry.resource_id}
+            for entry in step.registered_sub_executions
+        ],
+        logs=[_camel(log) | {"label": label} for log in step.registered_logs],
+    )
+    return Delivery(published.event_id, published.accepted, published.reason)
+
+
+def _camel(log: RegisteredLog) -> dict[str, str]:
+    return {
+        "logGroupArn": log.log_group_arn,
+        "logGroupName": log.log_group_name,
+        "logStreamName": log.log_stream_name,
+        "logStreamPrefix": log.log_stream_prefix,
+        "stageName": log.stage_name,
+        "label": log.label,
+        "sourceType": log.source_type,
+    }
+
+
+@when(
+    parsers.parse(
+        'an event whose source names the step "{named}" registers the log group "{group}" '
+        'on the step "{name}"'
+    ),
+    target_fixture="delivery",
+)
+def _(container: Container, world: World, named: str, group: str, name: str) -> Delivery:
+    target = _step(container, world, name)
+    named_step = _step(container, world, named)
+    source = compose_source("wfx", world.execution_id, named_step.pipeline_execution_id)
+    detail = {
+        "pipelineExecutionId": target.pipeline_execution_id,
+        "logs": [{"logGroupName": group}],
+    }
+    bus: EventBus = container.event_bus()
+    return bus.publish(source, REGISTRATION_DETAIL_TYPE, detail)
+
+
+@then("the registration is accepted")
+def _(delivery: Delivery) -> None:
+    assert delivery.accepted is True, delivery
+
+
+@then(parsers.parse('the registration is refused, naming "{text}"'))
+def _(delivery: Delivery, text: str) -> None:
+    assert delivery.accepted is False, delivery
+    assert text in (delivery.reason or ""), delivery
+
+
+@then(
+    parsers.parse('the step "{name}" registered its inner run as a "{resource_type}" sub-execution')
+)
+def _(container: Container, world: World, name: str, resource_type: str) -> None:
+    (entry,) = _step(container, world, name).registered_sub_executions
+    assert (entry.resource_type, entry.resource_id) == (
+        resource_type,
+        inner_run_arn(world.execution_id),
+    )
+
+
+@then(parsers.parse('the step "{name}" registered {count:d} sub-execution'))
+def _(container: Container, world: World, name: str, count: int) -> None:
+    assert len(_step(container, world, name).registered_sub_executions) == count
+
+
+@then(
+    parsers.parse(
+        'the step "{name}" registered {count:d} log: the group "{group}" with the stream prefix '
+        '"{prefix}" from a "{source_type}"'
+    )
+)
+def _(
+    container: Container,
+    world: World,
+    name: str,
+    count: int,
+    group: str,
+    prefix: str,
+    source_type: str,
+) -> None:
+    logs = _step(container, world, name).registered_logs
+    assert len(logs) == count, logs
+    assert all(log.group.endswith(f":log-group:{group}") for log in logs), logs
+    assert all(log.log_stream_prefix == prefix for log in logs), logs
+    assert all(log.source_type == source_type for log in logs), logs
+
+
+@then(parsers.parse('the log of the step "{name}" is labelled "{label}"'))
+def _(container: Container, world: World, name: str, label: str) -> None:
+    (log,) = _step(container, world, name).registered_logs
+    assert log.label == label
+
+
+@then(parsers.parse('the step "{name}" registered nothing'))
+def _(container: Container, world: World, name: str) -> None:
+    step = _step(container, world, name)
+    assert step.registered_sub_executions == ()
+    assert step.registered_logs == ()

@@ -1,0 +1,55 @@
+"""The EventBridge event bus: PutEvents, one entry per registration event."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from application.ports import Delivery, EventNotPublishedError
+from domain.redaction import redact
+
+
+class EventBridgeBus:
+    """Puts events on one EventBridge bus; a rule there routes them on (to the handler Lambda).
+
+    The boto3 client is built on first use (`client_factory`), so a command that never publishes
+    never configures the AWS SDK. PutEvents answers 200 even when it failed an entry, so the
+    entry's own ErrorCode is checked: an event silently dropped is a registration lost.
+    """
+
+    name = "eventbridge"
+
+    def __init__(self, client_factory: Callable[[], Any], bus_name: str = "default") -> None:
+        self._client_factory = client_factory
+        self._client: Any = None
+        self._bus_name = bus_name
+
+    def publish(self, source: str, detail_type: str, detail: dict[str, Any]) -> Delivery:
+        from botocore.exceptions import ClientError  # here: a local command never loads botocore
+
+        if self._client is None:
+            self._client = self._client_factory()
+        entry = {
+            "Source": source,
+            "DetailType": detail_type,
+            "Detail": json.dumps(detail),
+            "EventBusName": self._bus_name,
+        }
+        try:
+            response = self._client.put_events(Entries=[entry])
+        except ClientError as error:  # a missing bus, a denied PutEvents, an oversized entry
+            problem = error.response.get("Error", {})
+            raise self._not_published(problem.get("Code"), problem.get("Message")) from error
+        answer = (response.get("Entries") or [{}])[0]
+        if response.get("FailedEntryCount", 0) or answer.get("ErrorCode") or not answer:
+            raise self._not_published(answer.get("ErrorCode"), answer.get("ErrorMessage"))
+        return Delivery(event_id=answer.get("EventId"))
+
+    def _not_published(self, code: str | None, message: str | None) -> EventNotPublishedError:
+        return EventNotPublishedError(
+            redact(
+                f"EventBridge bus {self._bus_name} did not take the event: "
+                f"{code or 'unknown error'}: {message or 'no message'}"
+            )
+        )

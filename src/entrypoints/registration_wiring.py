@@ -1,0 +1,44 @@
+"""The parts the container builds for sub-process registration: the bus a registration event is
+published on (the in-process bus, or EventBridge) and the EventBridge client, imported lazily."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from application.ports import EventBus
+from application.use_cases.publish_registration import registration_subscriber
+from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
+from domain.registration import REGISTRATION_DETAIL_TYPE, registration_event_pattern
+
+
+def events_client(region: str) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    # No endpoint_url: boto3 reads AWS_ENDPOINT_URL(_EVENTS) itself (moto, LocalStack).
+    config = Config(
+        connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 3}
+    )
+    return boto3.client("events", region_name=region, config=config)
+
+
+def local_event_bus(
+    register: Callable[[], RegisterPipelineExecution], source_prefix: str, region: str
+) -> EventBus:
+    """The in-process bus with the subscription the template's rule makes on EventBridge."""
+    from adapters.local.event_bus import LocalEventBus
+
+    bus = LocalEventBus(region=region)
+    (source_pattern,) = registration_event_pattern(source_prefix)["source"]
+    assert isinstance(source_pattern, dict)  # {"prefix": ...}, the same rule as the template's
+    bus.subscribe(
+        REGISTRATION_DETAIL_TYPE, str(source_pattern["prefix"]), registration_subscriber(register)
+    )
+    return bus
+
+
+def eventbridge_bus(client: Callable[[], Any], bus_name: str) -> EventBus:
+    from adapters.aws.eventbridge import EventBridgeBus
+
+    return EventBridgeBus(client, bus_name)

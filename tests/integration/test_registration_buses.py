@@ -1,0 +1,260 @@
+"""Publishing registration events: the local runner's in-process bus on both stores, and the
+EventBridge bus on moto with the rule pattern the infrastructure template emits."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+from moto import mock_aws
+
+from adapters.aws.eventbridge import EventBridgeBus
+from adapters.dynamodb.template import infrastructure_template
+from adapters.tables import TableNames
+from application.ports import EventNotPublishedError
+from application.use_cases.publish_registration import (
+    PublishRegistration,
+    PublishRegistrationCommand,
+)
+from application.use_cases.register_pipeline_execution import (
+    LogRegistration,
+    RegisterPipelineExecutionCommand,
+    SubExecutionRegistration,
+)
+from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.registration import REGISTRATION_DETAIL_TYPE, compose_source
+from tests.contract.builders import a_launch, step_id
+
+STEP = step_id("e1", 0)
+OTHER_STEP = step_id("e1", 1)
+INNER_RUN = "arn:aws:states:us-east-1:123456789012:execution:inner:run-1"
+GROUP_ARN = "arn:aws:logs:us-east-1:123456789012:log-group:/wfx/inner:*"
+
+
+def a_registration(pipeline_execution_id: str = STEP) -> PublishRegistrationCommand:
+    return PublishRegistrationCommand(
+        workflow_execution_id="e1",
+        pipeline_execution_id=pipeline_execution_id,
+        sub_executions=(
+            SubExecutionRegistration(
+                resource_type="stepFunctions", resource_id=INNER_RUN, label="inner"
+            ),
+        ),
+        logs=(LogRegistration(log_group_arn=GROUP_ARN, log_stream_prefix="states/"),),
+    )
+
+
+# -- the local bus -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def container(inline_container: Any) -> Any:
+    inline_container.execution_store().add_launch(a_launch("e1", steps=2))
+    return inline_container
+
+
+def test_the_local_bus_registers_on_the_step_before_publish_returns(container: Any) -> None:
+    published = container.publish_registration().execute(a_registration())
+
+    assert (published.bus, published.accepted, published.reason) == ("local", True, None)
+    assert published.source == f"wfx.execution.e1.pipeline.{STEP}"
+    step = container.execution_store().get_step(STEP)
+    assert step.registered_sub_executions == (
+        RegisteredSubExecution(resource_type="stepFunctions", resource_id=INNER_RUN, label="inner"),
+    )
+    assert step.registered_logs == (
+        RegisteredLog(log_group_arn=GROUP_ARN, log_stream_prefix="states/"),
+    )
+
+
+def test_a_spoofed_source_on_the_local_bus_comes_back_refused_and_writes_nothing(
+    container: Any,
+) -> None:
+    detail = {"pipelineExecutionId": STEP, "logs": [{"logGroupName": "/wfx/a"}]}
+
+    delivery = container.event_bus().publish(
+        compose_source("wfx", "e1", OTHER_STEP), REGISTRATION_DETAIL_TYPE, detail
+    )
+
+    assert delivery.accepted is False
+    assert f"does not end in .pipeline.{STEP}" in (delivery.reason or "")
+    store = container.execution_store()
+    assert all(not step.registered_logs for step in store.list_steps("e1"))
+
+
+def test_a_malformed_detail_is_refused_naming_the_field(container: Any) -> None:
+    detail = {"pipelineExecutionId": STEP, "subExecutions": [{"resourceType": "batch"}]}
+
+    delivery = container.event_bus().publish(
+        compose_source("wfx", "e1", STEP), REGISTRATION_DETAIL_TYPE, detail
+    )
+
+    assert delivery.accepted is False
+    assert "detail.subExecutions[0].resourceId: required" in (delivery.reason or "")
+    assert container.execution_store().get_step(STEP).registered_sub_executions == ()
+
+
+@pytest.mark.parametrize(
+    ("source", "detail_type"),
+    [
+        pytest.param(f"other.execution.e1.pipeline.{STEP}", REGISTRATION_DETAIL_TYPE, id="prefix"),
+        pytest.param(compose_source("wfx", "e1", STEP), "pipeline.execution.other", id="type"),
+    ],
+)
+def test_an_event_no_subscription_matches_is_not_delivered_and_says_so(
+    container: Any, source: str, detail_type: str
+) -> None:
+    delivery = container.event_bus().publish(source, detail_type, {"pipelineExecutionId": STEP})
+
+    assert delivery.accepted is False
+    assert "no subscription on the local bus" in (delivery.reason or "")
+
+
+# -- EventBridge on moto ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any, str]]:
+    """An events client, an SQS client and a queue the template's rule delivers to (moto
+    cannot deliver to a Lambda target, so SQS stands in for the handler)."""
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }.items():
+        monkeypatch.setenv(name, value)
+    with mock_aws():
+        events = boto3.client("events", region_name="us-east-1")
+        sqs = boto3.client("sqs", region_name="us-east-1")
+        queue_url = sqs.create_queue(QueueName="registrations")["QueueUrl"]
+        queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])[
+            "Attributes"
+        ]["QueueArn"]
+        rule = infrastructure_template(TableNames())["Resources"]["RegistrationRule"]
+        events.put_rule(
+            Name="wfx-registration",
+            EventPattern=json.dumps(rule["Properties"]["EventPattern"]),
+            State="ENABLED",
+        )
+        events.put_targets(Rule="wfx-registration", Targets=[{"Id": "queue", "Arn": queue_arn}])
+        yield events, sqs, queue_url
+
+
+def _delivered(sqs: Any, queue_url: str) -> list[dict[str, Any]]:
+    messages = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10).get("Messages", [])
+    return [json.loads(message["Body"]) for message in messages]
+
+
+def test_eventbridge_delivers_the_published_event_through_the_template_rule(
+    aws: tuple[Any, Any, str],
+) -> None:
+    events, sqs, queue_url = aws
+    publish = PublishRegistration(EventBridgeBus(lambda: events), source_prefix="wfx")
+
+    published = publish.execute(a_registration())
+
+    assert (published.bus, published.accepted) == ("eventbridge", None)
+    assert published.event_id
+    (envelope,) = _delivered(sqs, queue_url)
+    assert envelope["source"] == f"wfx.execution.e1.pipeline.{STEP}"
+    assert envelope["detail-type"] == REGISTRATION_DETAIL_TYPE
+    assert envelope["detail"] == {
+        "pipelineExecutionId": STEP,
+        "workflowExecutionId": "e1",
+        "subExecutions": [
+            {"resourceType": "stepFunctions", "resourceId": INNER_RUN, "label": "inner"}
+        ],
+        "logs": [
+            {
+                "logGroupArn": GROUP_ARN,
+                "logGroupName": "",
+                "logStreamName": "",
+                "logStreamPrefix": "states/",
+                "stageName": "",
+                "label": "",
+                "sourceType": "",
+            }
+        ],
+    }
+    # what the rule delivers is what the handler parses
+    command = RegisterPipelineExecutionCommand.model_validate(envelope)
+    assert command.detail.pipeline_execution_id == STEP
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        pytest.param(f"acme.execution.e1.pipeline.{STEP}", id="another prefix"),
+        pytest.param(f"evil.wfx.execution.e1.pipeline.{STEP}", id="the prefix not at the start"),
+        pytest.param(f"wfx.executions.e1.pipeline.{STEP}", id="not .execution."),
+    ],
+)
+def test_eventbridge_does_not_route_a_source_outside_the_prefix(
+    aws: tuple[Any, Any, str], source: str
+) -> None:
+    events, sqs, queue_url = aws
+
+    EventBridgeBus(lambda: events).publish(source, REGISTRATION_DETAIL_TYPE, {"x": 1})
+
+    assert _delivered(sqs, queue_url) == []
+
+
+def test_eventbridge_does_not_route_another_detail_type(aws: tuple[Any, Any, str]) -> None:
+    events, sqs, queue_url = aws
+
+    EventBridgeBus(lambda: events).publish(
+        compose_source("wfx", "e1", STEP), "pipeline.execution.other", {"x": 1}
+    )
+
+    assert _delivered(sqs, queue_url) == []
+
+
+def test_a_missing_bus_is_a_clear_error(aws: tuple[Any, Any, str]) -> None:
+    events, _, _ = aws
+
+    with pytest.raises(EventNotPublishedError, match=r"bus nope .*ResourceNotFoundException"):
+        EventBridgeBus(lambda: events, bus_name="nope").publish("wfx.x", "t", {})
+
+
+def test_a_failed_entry_is_a_clear_error_naming_its_code_and_message() -> None:
+    """Stubber: moto never fails a single entry of a PutEvents that it accepts, so the real
+    response shape (HTTP 200, FailedEntryCount 1, the entry's ErrorCode/ErrorMessage) is stubbed.
+    """
+    client = boto3.client(
+        "events",
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    stubber = Stubber(client)
+    stubber.add_response(
+        "put_events",
+        {
+            "FailedEntryCount": 1,
+            "Entries": [
+                {"ErrorCode": "InternalFailure", "ErrorMessage": "token=AKIAABCDEFGHIJKLMNOP"}
+            ],
+        },
+        {
+            "Entries": [
+                {
+                    "Source": "wfx.execution.e1.pipeline.p1",
+                    "DetailType": REGISTRATION_DETAIL_TYPE,
+                    "Detail": json.dumps({"pipelineExecutionId": "p1"}),
+                    "EventBusName": "default",
+                }
+            ]
+        },
+    )
+    with stubber, pytest.raises(EventNotPublishedError) as failed:
+        EventBridgeBus(lambda: client).publish(
+            "wfx.execution.e1.pipeline.p1", REGISTRATION_DETAIL_TYPE, {"pipelineExecutionId": "p1"}
+        )
+
+    assert "InternalFailure" in str(failed.value)
+    assert "AKIAABCDEFGHIJKLMNOP" not in str(failed.value)  # redacted before it leaves
+    stubber.assert_no_pending_responses()
