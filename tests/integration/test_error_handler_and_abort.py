@@ -16,11 +16,11 @@ import pytest
 
 from adapters.aws.stepfunctions import StepFunctionsOrchestrator
 from adapters.aws.subprocesses import StepFunctionsSubProcessController
-from adapters.sub_process_dispatch import DispatchingSubProcessController
 from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.sqlite.catalogs import SqliteAssetCatalog
 from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.sub_process_dispatch import DispatchingSubProcessController
 from application.use_cases.abort_execution import AbortExecution, AbortExecutionCommand
 from application.use_cases.complete_execution import CompleteExecution
 from application.use_cases.handle_execution_error import (
