@@ -6,7 +6,7 @@ status, or to fail DescribeJobs)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import boto3
 import pytest
@@ -45,7 +45,7 @@ def store(sqlite_file_execution_store: ExecutionStore) -> ExecutionStore:
     return sqlite_file_execution_store
 
 
-def _client(service: str) -> Any:
+def _client(service: Literal["stepfunctions", "batch"]) -> Any:
     return boto3.client(
         service,
         region_name=REGION,
