@@ -202,7 +202,9 @@ def _comparable(value: Any, flow: Flow) -> Any:
     if isinstance(value, dict):
         names_its_run = value.get("relativeFilePath") == _NAMES_ITS_RUN
         return {
-            key: "<varies>" if key == "etag" and names_its_run else _comparable(item, flow)
+            key: "<varies>"
+            if (key == "etag" and names_its_run) or key == "logId"  # a hash of run ids
+            else _comparable(item, flow)
             for key, item in value.items()
         }
     if isinstance(value, list):

@@ -279,3 +279,30 @@ def test_a_state_machine_that_cannot_be_described_is_a_warning_not_a_failure(
     assert any("deleted-machine" in warning for warning in details.log_warnings)
     second = next(e for e in details.steps if e.step.pipeline_execution_id == SECOND)
     assert [e.kind for e in second.available_logs] == [LogKind.INVOCATION]
+
+
+def test_each_state_machine_is_described_once_per_request(world: World) -> None:
+    # a second run of the same inner state machine, registered on the other step
+    machine = world.inner_run.replace(":execution:", ":stateMachine:").rsplit(":", 1)[0]
+    second_run = world.sfn.start_execution(stateMachineArn=machine, name="r2")["executionArn"]
+    event = {
+        "source": f"wfx.execution.{RUN}.pipeline.{SECOND}",
+        "detail-type": "pipeline.execution.register",
+        "detail": {
+            "pipelineExecutionId": SECOND,
+            "subExecutions": [{"resourceType": "stepFunctions", "resourceId": second_run}],
+        },
+    }
+    RegisterPipelineExecution(world.store).execute(
+        RegisterPipelineExecutionCommand.model_validate(event)
+    )
+    described: list[str] = []
+    world.sfn.meta.events.register(
+        "before-parameter-build.sfn.DescribeStateMachine",
+        lambda params, **_: described.append(params["stateMachineArn"]),
+    )
+
+    available = _available(world)
+
+    assert described == [machine]
+    assert [e.kind for e in available[SECOND]][-1] is LogKind.STATE_MACHINE

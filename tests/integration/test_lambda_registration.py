@@ -111,7 +111,7 @@ def test_a_redelivered_event_adds_nothing(handlers: ModuleType) -> None:
         pytest.param({"source": "wfx.x"}, id="no detail"),
     ],
 )
-def test_a_refused_event_is_logged_redacted_answered_and_writes_nothing(
+def test_a_refused_event_is_logged_answered_and_writes_nothing(
     handlers: ModuleType, event: dict[str, Any], caplog: pytest.LogCaptureFixture
 ) -> None:
     before = _store(handlers).list_steps("e1") + _store(handlers).list_steps("e2")
@@ -123,6 +123,23 @@ def test_a_refused_event_is_logged_redacted_answered_and_writes_nothing(
     assert answer["reason"]
     assert answer["reason"] in caplog.text
     assert _store(handlers).list_steps("e1") + _store(handlers).list_steps("e2") == before
+
+
+@pytest.mark.parametrize(
+    ("log", "named"),
+    [
+        ({"logGroupName": "/a", "sourceType": "lamda"}, "detail.logs[0].sourceType: must be one"),
+        ({"logStreamName": "s"}, "detail.logs[0]: logGroupArn or logGroupName"),
+    ],
+)
+def test_a_log_entry_breaking_a_seed_rule_is_refused_naming_the_field(
+    handlers: ModuleType, log: dict[str, str], named: str
+) -> None:
+    answer = handlers.register_pipeline_execution(an_envelope(logs=[log]), None)
+
+    assert answer["accepted"] is False
+    assert named in answer["reason"]
+    assert _store(handlers).get_step(STEP).registered_logs == ()
 
 
 def test_a_secret_in_a_refused_event_never_reaches_the_log(

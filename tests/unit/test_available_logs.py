@@ -118,3 +118,14 @@ def test_a_lambda_arn_gives_its_function_name() -> None:
     arn = "arn:aws:lambda:us-east-1:123456789012:function:convert:live"
     assert lambda_function_name(arn) == "convert"
     assert lambda_function_name("convert") == "convert"
+
+
+def test_a_log_group_arn_is_read_on_cloudwatch_and_a_name_where_the_run_ran() -> None:
+    from application.available_logs import CLOUDWATCH_READER, LOCAL_READER, reader_for
+
+    by_arn = _entry(LogKind.REGISTERED, RegisteredLog(log_group_arn=GROUP_ARN))
+    by_name = _entry(LogKind.REGISTERED, RegisteredLog(log_group_name="/custom/tool"))
+    assert reader_for(by_arn, "local") == CLOUDWATCH_READER
+    assert reader_for(by_arn, "stepfunctions") == CLOUDWATCH_READER
+    assert reader_for(by_name, "local") == LOCAL_READER
+    assert reader_for(by_name, "stepfunctions") == CLOUDWATCH_READER

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from domain.stages import (
     MAX_DEFINITION_BYTES,
@@ -274,3 +276,81 @@ def test_execution_status_stands_in_for_an_end_event_the_history_lacks() -> None
         attribute_history(stage_frame(_definition("ingest")), events, execution_status="ABORTED")
     )
     assert states["Convert"].status is StageStatus.ABORTED
+
+
+# -- properties --------------------------------------------------------------------------------
+
+
+def _chain_history(length: int, reached: int, ended: bool) -> list[dict[str, Any]]:
+    """A Pass chain S0 -> S1 ... run through state `reached` (exited unless it is the last one
+    read while the run goes on), in GetExecutionHistory's shape."""
+    events: list[dict[str, Any]] = [
+        {"timestamp": 1740819600.0, "type": "ExecutionStarted", "id": 1, "previousEventId": 0}
+    ]
+    for index in range(reached + 1):
+        name = f"S{index}"
+        events.append(
+            {
+                "timestamp": 1740819600.0 + len(events),
+                "type": "PassStateEntered",
+                "id": len(events) + 1,
+                "previousEventId": len(events),
+                "stateEnteredEventDetails": {"name": name},
+            }
+        )
+        if index < reached or ended:
+            events.append(
+                {
+                    "timestamp": 1740819600.0 + len(events),
+                    "type": "PassStateExited",
+                    "id": len(events) + 1,
+                    "previousEventId": len(events),
+                    "stateExitedEventDetails": {"name": name},
+                }
+            )
+    if ended and reached == length - 1:
+        events.append(
+            {
+                "timestamp": 1740819600.0 + len(events),
+                "type": "ExecutionSucceeded",
+                "id": len(events) + 1,
+                "previousEventId": len(events),
+            }
+        )
+    return events
+
+
+@given(
+    length=st.integers(min_value=1, max_value=12),
+    data=st.data(),
+    complete=st.booleans(),
+)
+def test_every_stage_before_the_one_reached_succeeded_and_none_after_it_started(
+    length: int, data: st.DataObject, complete: bool
+) -> None:
+    reached = data.draw(st.integers(min_value=0, max_value=length - 1))
+    states: dict[str, dict[str, Any]] = {
+        f"S{i}": {"Type": "Pass", "Next": f"S{i + 1}"} for i in range(length - 1)
+    }
+    states[f"S{length - 1}"] = {"Type": "Pass", "End": True}
+    frame = stage_frame({"StartAt": "S0", "States": states})
+
+    result = attribute_history(frame, _chain_history(length, reached, False), complete)
+
+    assert [s.name for s in result] == [f"S{i}" for i in range(length)]
+    assert all(s.status is StageStatus.SUCCEEDED for s in result[:reached])
+    assert result[reached].status is (StageStatus.RUNNING if complete else StageStatus.UNKNOWN)
+    later = StageStatus.NOT_STARTED if complete else StageStatus.UNKNOWN
+    assert all(s.status is later for s in result[reached + 1 :])
+    assert all(s.start_date is not None for s in result[: reached + 1])
+
+
+@given(length=st.integers(min_value=1, max_value=12))
+def test_a_chain_run_to_its_end_is_succeeded_throughout(length: int) -> None:
+    states: dict[str, dict[str, Any]] = {
+        f"S{i}": {"Type": "Pass", "Next": f"S{i + 1}"} for i in range(length - 1)
+    }
+    states[f"S{length - 1}"] = {"Type": "Pass", "End": True}
+    frame = stage_frame({"StartAt": "S0", "States": states})
+    result = attribute_history(frame, _chain_history(length, length - 1, True))
+    assert {s.status for s in result} == {StageStatus.SUCCEEDED}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from application.ports import ExecutionStore
@@ -10,6 +12,7 @@ from domain.errors import PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.registration import (
+    LOG_SOURCE_TYPES,
     REGISTRATION_DETAIL_TYPE,
     merge_logs,
     merge_sub_executions,
@@ -48,6 +51,19 @@ class LogRegistration(BaseModel):
     stage_name: str = ""
     label: str = ""
     source_type: str = ""
+
+    @field_validator("source_type")
+    @classmethod
+    def _a_known_source_type(cls, value: str) -> str:
+        if value and value not in LOG_SOURCE_TYPES:
+            raise ValueError(f"must be one of {', '.join(LOG_SOURCE_TYPES)}, got {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _a_group(self) -> Self:
+        if not (self.log_group_arn or self.log_group_name):
+            raise ValueError("logGroupArn or logGroupName: a log entry needs its log group")
+        return self
 
     def registered(self) -> RegisteredLog:
         return RegisteredLog(**self.model_dump())

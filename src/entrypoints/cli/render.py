@@ -52,6 +52,8 @@ def step_json(entry: StepDetails) -> dict[str, Any]:
 
 
 def details_json(details: ExecutionDetails) -> dict[str, Any]:
+    # present only when a log destination could not be looked up (seed 000: never a failure)
+    warned = {"availableLogWarnings": list(details.log_warnings)} if details.log_warnings else {}
     return {
         "execution": records.build_execution_record(details.execution),
         "configuration": records.build_execution_configuration_record(details.configuration)
@@ -59,8 +61,7 @@ def details_json(details: ExecutionDetails) -> dict[str, Any]:
         else None,
         "inputs": [records.build_execution_input_record(r) for r in details.inputs],
         "pipelineExecutions": [step_json(entry) for entry in details.steps],
-        "availableLogWarnings": list(details.log_warnings),
-    }
+    } | warned
 
 
 def page_json(page: Page[WorkflowExecution]) -> dict[str, Any]:
