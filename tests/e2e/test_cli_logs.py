@@ -75,10 +75,14 @@ def test_full_mode_reads_every_source(wfx: Wfx) -> None:
     execution_id = wfx.run_id("demo/chatty")
 
     answer = wfx.json("executions", "logs", execution_id, "--full")
+    printed = wfx.ok("executions", "logs", execution_id, "--full")
 
     assert [source["readStatus"] for source in answer["logSources"]] == ["read"]
     assert any("converting mesh" in event["message"] for event in answer["events"])
     assert answer["executionLog"] is None
+    log_id = answer["logSources"][0]["logId"]
+    assert f"===== {log_id} invocation" in printed.stdout and ": read =====" in printed.stdout
+    assert "converting mesh" in printed.stdout and SECRET not in printed.stdout
 
 
 def test_an_unknown_log_id_exits_2_naming_it(wfx: Wfx) -> None:
