@@ -43,8 +43,11 @@ Feature: Stages of the sub-executions a step registered
     Then the sub-execution "run-2" of the step "transform" is FAILED
     And Step Functions was asked 1 time for DescribeStateMachine and 2 times for DescribeExecution
 
-  Scenario: Showing an execution without its sub-executions asks AWS nothing
+  Scenario: Showing an execution without its sub-executions reads no history
+    The details still list the sub-state-machine's logging destination among the step's
+    availableLogs, which costs one DescribeStateMachine per request and nothing more.
+
     Given the sub-pipeline ran on Step Functions as "run-1"
     And the step "prepare" registered the sub-executions "run-1"
     When alice shows the execution
-    Then no AWS call was made
+    Then Step Functions was asked only for the state machine's logging destination

@@ -16,7 +16,7 @@ from domain.registration import merge_sub_executions
 from domain.sub_processes import StopOutcome
 from entrypoints.container import Container
 from features.steps.reading import details_of, step_named
-from features.steps.stepfunctions_steps import REGION, ROLE_ARN, StepFunctions
+from features.steps.stepfunctions_steps import ROLE_ARN, StepFunctions
 from features.steps.world import World
 
 CHILD_DEFINITION = {"StartAt": "Mesh", "States": {"Mesh": {"Type": "Pass", "End": True}}}
@@ -80,7 +80,9 @@ def _(
         ),
     )
     # the container's controllers, with moto's Step Functions client
-    controller = sub_process_controller(lambda: stepfunctions.client, REGION)
+    controller = sub_process_controller(
+        lambda: stepfunctions.client, container.batch_client, container.deadline_client
+    )
     container.sub_process_controller.override(providers.Object(controller))
 
 

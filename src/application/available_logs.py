@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from application.ports import Orchestrator, StateMachineDescription, WorkflowCatalog
+from application.ports import SubExecutionReader, WorkflowCatalog
+from application.state_machine_memo import StateMachineMemo
 from domain.available_logs import (
     BATCH_LOG_GROUP,
     LAMBDA_LOG_GROUP_PREFIX,
@@ -27,6 +28,7 @@ from domain.errors import DomainError
 from domain.execution import ExecutionDetails, PipelineExecution, WorkflowExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.redaction import redact
+from domain.stages import SubExecutionReadError
 from domain.workflow import ExecutionType, StepDefinition
 
 LOCAL_READER = "local"
@@ -53,13 +55,19 @@ class FoundLogs:
 class AvailableLogFinder:
     """Builds each step's availableLogs; a lookup that fails is a warning, never a failure."""
 
-    def __init__(self, catalog: WorkflowCatalog, orchestrator: Orchestrator) -> None:
-        self._catalog, self._orchestrator = catalog, orchestrator
+    def __init__(self, catalog: WorkflowCatalog, state_machines: SubExecutionReader) -> None:
+        self._catalog, self._state_machines = catalog, state_machines
 
-    def find(self, execution: WorkflowExecution, steps: Sequence[PipelineExecution]) -> FoundLogs:
+    def find(
+        self,
+        execution: WorkflowExecution,
+        steps: Sequence[PipelineExecution],
+        machines: StateMachineMemo | None = None,
+    ) -> FoundLogs:
+        """`machines`: the request's memo, when another part of the request describes too."""
         warnings: list[str] = []
         definitions = self._definitions(execution, steps, warnings)
-        described: dict[str, StateMachineDescription | None] = {}  # memoised per request
+        described = machines or StateMachineMemo(self._state_machines)
         by_step = {
             step.pipeline_execution_id: step_available_logs(
                 step.pipeline_execution_id,
@@ -71,9 +79,11 @@ class AvailableLogFinder:
         }
         return FoundLogs(by_step, tuple(redact(warning) for warning in warnings))
 
-    def attach(self, details: ExecutionDetails) -> ExecutionDetails:
+    def attach(
+        self, details: ExecutionDetails, machines: StateMachineMemo | None = None
+    ) -> ExecutionDetails:
         """The details with each step's availableLogs and the lookup warnings filled in."""
-        found = self.find(details.execution, [entry.step for entry in details.steps])
+        found = self.find(details.execution, [entry.step for entry in details.steps], machines)
         steps = tuple(
             entry.model_copy(
                 update={"available_logs": found.by_step[entry.step.pipeline_execution_id]}
@@ -119,7 +129,7 @@ class AvailableLogFinder:
     def _destinations(
         self,
         sub_executions: Sequence[RegisteredSubExecution],
-        described: dict[str, StateMachineDescription | None],
+        described: StateMachineMemo,
         warnings: list[str],
     ) -> list[RegisteredLog]:
         destinations: list[RegisteredLog] = []
@@ -130,36 +140,15 @@ class AvailableLogFinder:
             if arn is None:
                 warnings.append(f"sub-execution {sub.resource_id}: not an execution ARN")
                 continue
-            if arn not in described:
-                described[arn] = self._describe(arn, warnings)
-            description = described[arn]
-            if description is None:
+            try:
+                group_arns = described.describe(arn).log_group_arns
+            except SubExecutionReadError as error:  # best effort: a lookup never fails a read
+                warnings.append(f"state machine {arn}: {error}")
                 continue
-            for group_arn in _log_group_arns(description):
+            for group_arn in group_arns:
                 destinations.append(
                     RegisteredLog(
                         log_group_arn=group_arn, source_type="stateMachine", label=sub.label
                     )
                 )
         return destinations
-
-    def _describe(self, arn: str, warnings: list[str]) -> StateMachineDescription | None:
-        try:
-            description = self._orchestrator.describe_state_machine(arn)
-        except Exception as error:  # best effort (seed 000): a failed lookup never fails a read
-            warnings.append(f"state machine {arn}: {type(error).__name__}: {error}")
-            return None
-        if description is None:
-            warnings.append(f"state machine {arn}: not found")
-        return description
-
-
-def _log_group_arns(description: StateMachineDescription) -> list[str]:
-    destinations = description.logging_configuration.get("destinations") or []
-    arns = []
-    for destination in destinations:
-        group = (destination or {}).get("cloudWatchLogsLogGroup") or {}
-        arn = group.get("logGroupArn")
-        if isinstance(arn, str) and arn:
-            arns.append(arn)
-    return arns

@@ -338,15 +338,22 @@ class SubExecutionDescription:
     stop_date: datetime | None = None
 
 
+@dataclass(frozen=True)
+class StateMachineSource:
+    """A state machine as DescribeStateMachine gives it: the ASL text, unparsed (its size is
+    bounded before it is parsed), and the CloudWatch log groups its logging writes to."""
+
+    definition: str
+    log_group_arns: tuple[str, ...] = ()
+
+
 class SubExecutionReader(Protocol):
     """Reads registered sub-executions for derived stage status; every method raises
     domain.stages.SubExecutionReadError when the service (or an emulator's gap) fails it."""
 
     def describe_execution(self, execution_arn: str) -> SubExecutionDescription: ...
 
-    def state_machine_definition(self, state_machine_arn: str) -> str:
-        """The ASL definition text, unparsed (its size is bounded before it is parsed)."""
-        ...
+    def describe_state_machine(self, state_machine_arn: str) -> StateMachineSource: ...
 
     def history_page(self, execution_arn: str, next_token: str | None) -> HistoryPage:
         """One page, oldest first; `next_token` is only ever one this reader returned."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from application.ports import SubExecutionReader
+from application.state_machine_memo import StateMachineMemo
 from domain.execution import StepDetails
 from domain.logs import RegisteredSubExecution
 from domain.redaction import redact
@@ -36,8 +37,9 @@ BATCH = "batch"
 
 @dataclass
 class _Request:
-    """What one details request has read so far: the memo and the page budget."""
+    """What one details request has read so far: the memos and the page budget."""
 
+    machines: StateMachineMemo
     frames: dict[str, StageFrame | str] = field(default_factory=dict)  # a frame, or why none
     pages_left: int = MAX_PAGES_PER_REQUEST
     batch_statuses: dict[str, str] = field(default_factory=dict)
@@ -52,9 +54,10 @@ class SubExecutionStatus:
         self._reader = reader
 
     def describe(
-        self, steps: Sequence[StepDetails]
+        self, steps: Sequence[StepDetails], machines: StateMachineMemo | None = None
     ) -> tuple[tuple[StepDetails, ...], tuple[SubExecutionWarning, ...]]:
-        request = _Request()
+        """`machines`: the request's memo, when another part of the request describes too."""
+        request = _Request(machines or StateMachineMemo(self._reader))
         self._read_batch_jobs(steps, request)
         described = tuple(
             entry.model_copy(
@@ -131,7 +134,7 @@ class SubExecutionStatus:
     def _frame(self, state_machine_arn: str, request: _Request) -> StageFrame | str:
         if state_machine_arn not in request.frames:
             try:
-                definition = self._reader.state_machine_definition(state_machine_arn)
+                definition = request.machines.describe(state_machine_arn).definition
                 request.frames[state_machine_arn] = stage_frame(definition)
             except (SubExecutionReadError, StageFrameError) as error:
                 request.frames[state_machine_arn] = str(error)

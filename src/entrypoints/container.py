@@ -18,6 +18,7 @@ from adapters.tables import TableNames
 from application.available_logs import AvailableLogFinder
 from application.orchestrator_router import OrchestratorRouter
 from application.reporting import UseCaseRunReporter
+from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.abort_execution import AbortExecution
 from application.use_cases.complete_execution import CompleteExecution
 from application.use_cases.deploy_workflow_version import (
@@ -39,7 +40,8 @@ from application.use_cases.register_pipeline_execution import RegisterPipelineEx
 from application.use_cases.retry_step import RetryStep
 from application.use_cases.step_tracking import FinishStep, StartStep
 from application.use_cases.sweep_aborts import SweepAborts
-from entrypoints import registration_wiring
+from entrypoints import registration_wiring, sub_process_controllers
+from entrypoints.aws_clients import aws_client
 from entrypoints.settings import Settings
 
 if TYPE_CHECKING:
@@ -53,10 +55,9 @@ if TYPE_CHECKING:
         Orchestrator,
         RunReporter,
         StateMachineDeployer,
-        SubProcessController,
+        SubExecutionReader,
         WorkflowCatalog,
     )
-    from application.sub_execution_status import SubExecutionStatus
 
 WORKER_COMMAND = (sys.executable, "-m", "entrypoints.cli.main", "internal-run-worker")
 
@@ -85,19 +86,6 @@ def _sqlite_asset_catalog(database: SqliteDatabase, tables: TableNames) -> Asset
     return SqliteAssetCatalog(database, tables)
 
 
-def _dynamodb_client(endpoint: str | None, region: str) -> Any:
-    import boto3
-    from botocore.config import Config
-
-    # A hung endpoint must not hang a command for botocore's default 60 s read timeout.
-    config = Config(
-        connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 3}
-    )
-    return boto3.client(
-        "dynamodb", endpoint_url=endpoint or None, region_name=region, config=config
-    )
-
-
 def _dynamodb_execution_store(client: Any, tables: TableNames) -> ExecutionStore:
     from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 
@@ -114,17 +102,6 @@ def _dynamodb_asset_catalog(client: Any, tables: TableNames) -> AssetCatalog:
     from adapters.dynamodb.catalogs import DynamoDbAssetCatalog
 
     return DynamoDbAssetCatalog(client, tables)
-
-
-def _stepfunctions_client(region: str) -> Any:
-    import boto3
-    from botocore.config import Config
-
-    # No endpoint_url: boto3 reads AWS_ENDPOINT_URL(_SFN) itself (moto, LocalStack).
-    config = Config(
-        connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 3}
-    )
-    return boto3.client("stepfunctions", region_name=region, config=config)
 
 
 def _stepfunctions_orchestrator(client: Any) -> Orchestrator:
@@ -155,16 +132,6 @@ def _local_log_reader(home: str) -> LogReader:
     from adapters.local.log_reader import LocalFileLogReader
 
     return LocalFileLogReader(Path(home) / "logs")  # the FileLogStore's root
-
-
-def _logs_client(region: str) -> Any:
-    import boto3
-    from botocore.config import Config
-
-    config = Config(
-        connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 3}
-    )
-    return boto3.client("logs", region_name=region, config=config)
 
 
 def _cloudwatch_log_reader(logs_client: Callable[[], Any]) -> LogReader:
@@ -216,33 +183,13 @@ def _deployment_configuration(deployment: Mapping[str, str] | None) -> Deploymen
     )
 
 
-def _batch_client(region: str) -> Any:
-    import boto3
-    from botocore.config import Config
-
-    config = Config(
-        connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 3}
-    )
-    return boto3.client("batch", region_name=region, config=config)
-
-
-def _sub_execution_status(
+def _sub_execution_reader(
     stepfunctions_client: Callable[[], Any], batch_client: Callable[[], Any]
-) -> SubExecutionStatus:
+) -> SubExecutionReader:
     from adapters.aws.sub_executions import AwsSubExecutionReader
-    from application.sub_execution_status import SubExecutionStatus
 
-    # client providers, not clients: built only when a request asks for sub-executions
-    return SubExecutionStatus(AwsSubExecutionReader(stepfunctions_client, batch_client))
-
-
-def _sub_process_controller(
-    stepfunctions_client: Callable[[], Any], region: str
-) -> SubProcessController:
-    from entrypoints.sub_process_controllers import sub_process_controller
-
-    # client providers, not clients: each is built only when a child of its type is stopped
-    return sub_process_controller(stepfunctions_client, region)
+    # client providers, not clients: built only when a request reads a sub-execution
+    return AwsSubExecutionReader(stepfunctions_client, batch_client)
 
 
 class Container(containers.DeclarativeContainer):
@@ -253,7 +200,9 @@ class Container(containers.DeclarativeContainer):
     tables = providers.Singleton(TableNames.from_environment)
 
     sqlite_database = providers.Singleton(_sqlite_database, config.sqlite_path)
-    dynamodb_client = providers.Singleton(_dynamodb_client, config.dynamodb_endpoint, config.region)
+    dynamodb_client = providers.Singleton(
+        aws_client, "dynamodb", config.region, config.dynamodb_endpoint
+    )
 
     execution_store = providers.Selector(
         config.store,
@@ -295,12 +244,17 @@ class Container(containers.DeclarativeContainer):
         complete_execution=complete_execution,
         retry_step=retry_step,
     )
-    stepfunctions_client = providers.Singleton(_stepfunctions_client, config.region)
+    # AWS clients are built on first use; providers, not clients, are handed to the adapters
+    # that may not need them, so a SQLite command on the local runner never imports boto3.
+    stepfunctions_client = providers.Singleton(aws_client, "stepfunctions", config.region)
+    batch_client = providers.Singleton(aws_client, "batch", config.region)
+    deadline_client = providers.Singleton(aws_client, "deadline", config.region)
+    logs_client = providers.Singleton(aws_client, "logs", config.region)
     # Sub-process registration: the handler, the bus a step publishes on, and the publisher.
     register_pipeline_execution = providers.Factory(
         RegisterPipelineExecution, store=execution_store
     )
-    events_client = providers.Singleton(registration_wiring.events_client, config.region)
+    events_client = providers.Singleton(aws_client, "events", config.region)
     event_bus = providers.Selector(
         config.event_bus,
         local=providers.Singleton(
@@ -364,7 +318,10 @@ class Container(containers.DeclarativeContainer):
         ids=ids,
     )
     sub_process_controller = providers.Singleton(
-        _sub_process_controller, stepfunctions_client.provider, config.region
+        sub_process_controllers.sub_process_controller,
+        stepfunctions_client.provider,
+        batch_client.provider,
+        deadline_client.provider,
     )
     reconcile_execution = providers.Factory(
         ReconcileExecution,
@@ -378,12 +335,12 @@ class Container(containers.DeclarativeContainer):
     get_execution = providers.Factory(
         GetExecution, store=execution_store, reconcile=reconcile_execution
     )
-    batch_client = providers.Singleton(_batch_client, config.region)
-    sub_execution_status = providers.Singleton(
-        _sub_execution_status, stepfunctions_client.provider, batch_client.provider
+    sub_execution_reader = providers.Singleton(
+        _sub_execution_reader, stepfunctions_client.provider, batch_client.provider
     )
+    sub_execution_status = providers.Singleton(SubExecutionStatus, sub_execution_reader)
     available_log_finder = providers.Factory(
-        AvailableLogFinder, catalog=workflow_catalog, orchestrator=orchestrator
+        AvailableLogFinder, catalog=workflow_catalog, state_machines=sub_execution_reader
     )
     get_execution_details = providers.Factory(
         GetExecutionDetails,
@@ -391,8 +348,8 @@ class Container(containers.DeclarativeContainer):
         reconcile=reconcile_execution,
         sub_executions=sub_execution_status,
         available_logs=available_log_finder,
+        state_machines=sub_execution_reader,
     )
-    logs_client = providers.Singleton(_logs_client, config.region)
     local_log_reader = providers.Singleton(_local_log_reader, config.home)
     cloudwatch_log_reader = providers.Singleton(_cloudwatch_log_reader, logs_client.provider)
     # which reader reads a source: application.available_logs.reader_for

@@ -12,17 +12,6 @@ from application.use_cases.register_pipeline_execution import RegisterPipelineEx
 from domain.registration import REGISTRATION_DETAIL_TYPE, registration_event_pattern
 
 
-def events_client(region: str) -> Any:
-    import boto3
-    from botocore.config import Config
-
-    # No endpoint_url: boto3 reads AWS_ENDPOINT_URL(_EVENTS) itself (moto, LocalStack).
-    config = Config(
-        connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 3}
-    )
-    return boto3.client("events", region_name=region, config=config)
-
-
 def local_event_bus(
     register: Callable[[], RegisterPipelineExecution], source_prefix: str, region: str
 ) -> EventBus:

@@ -16,7 +16,7 @@ import pytest
 from moto import mock_aws
 
 from adapters.aws.cloudwatch_logs import CloudWatchLogReader
-from adapters.aws.stepfunctions import StepFunctionsOrchestrator
+from adapters.aws.sub_executions import AwsSubExecutionReader
 from adapters.local.log_reader import LocalFileLogReader
 from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
@@ -128,7 +128,8 @@ def _setup(store: ExecutionStore, catalog: WorkflowCatalog, tmp_path: Any) -> Wo
         RegisterPipelineExecutionCommand.model_validate(event)
     )
     assert accepted.accepted, accepted.reason
-    finder = AvailableLogFinder(catalog, StepFunctionsOrchestrator(sfn))
+    state_machines = AwsSubExecutionReader(lambda: sfn, lambda: None)
+    finder = AvailableLogFinder(catalog, state_machines)
     reader = CloudWatchLogReader(lambda: logs)
     read = GetExecutionLogs(
         store,
@@ -137,7 +138,7 @@ def _setup(store: ExecutionStore, catalog: WorkflowCatalog, tmp_path: Any) -> Wo
         FileLogStore(tmp_path / "logs"),
         FilesystemObjectStore(tmp_path / "objects"),
     )
-    details = GetExecutionDetails(store, available_logs=finder)
+    details = GetExecutionDetails(store, available_logs=finder, state_machines=state_machines)
     return World(store, logs, sfn, details, read, inner_run["executionArn"])
 
 

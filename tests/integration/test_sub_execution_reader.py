@@ -65,7 +65,7 @@ def test_a_sub_state_machine_that_ran_on_moto_gives_every_stage_its_status(aws: 
 
     described = reader.describe_execution(execution_arn)
     page = reader.history_page(execution_arn, None)
-    frame = stage_frame(reader.state_machine_definition(described.state_machine_arn))
+    frame = stage_frame(reader.describe_state_machine(described.state_machine_arn).definition)
     states = attribute_history(frame, page.events, complete=page.next_token is None)
 
     assert described.status == "FAILED"
@@ -85,7 +85,7 @@ def test_a_state_machine_that_does_not_exist_is_a_read_error(aws: None) -> None:
     with pytest.raises(
         SubExecutionReadError, match=r"DescribeStateMachine .*gone: StateMachineDoesNotExist"
     ):
-        _reader().state_machine_definition(arn)
+        _reader().describe_state_machine(arn)
 
 
 def test_batch_jobs_are_described_by_id_and_an_unknown_id_is_absent(aws: None) -> None:

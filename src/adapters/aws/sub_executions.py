@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from application.ports import HistoryPage, SubExecutionDescription
+from application.ports import HistoryPage, StateMachineSource, SubExecutionDescription
 from domain.stages import SubExecutionReadError
 
 _BATCH_IDS_PER_CALL = 100  # DescribeJobs' limit
@@ -62,10 +62,14 @@ class AwsSubExecutionReader:
             stop_date=response.get("stopDate"),
         )
 
-    def state_machine_definition(self, state_machine_arn: str) -> str:
+    def describe_state_machine(self, state_machine_arn: str) -> StateMachineSource:
         with _read("DescribeStateMachine", state_machine_arn):
             response = self._sfn().describe_state_machine(stateMachineArn=state_machine_arn)
-        return str(response.get("definition", ""))
+        logging = response.get("loggingConfiguration") or {}
+        return StateMachineSource(
+            definition=str(response.get("definition", "")),
+            log_group_arns=tuple(_log_group_arns(logging.get("destinations") or ())),
+        )
 
     def history_page(self, execution_arn: str, next_token: str | None) -> HistoryPage:
         request: dict[str, Any] = {
@@ -94,3 +98,11 @@ class AwsSubExecutionReader:
             for job in response.get("jobs", ()):
                 statuses[str(job["jobId"])] = str(job.get("status", ""))
         return statuses
+
+
+def _log_group_arns(destinations: Sequence[Any]) -> Iterator[str]:
+    for destination in destinations:
+        group = (destination or {}).get("cloudWatchLogsLogGroup") or {}
+        arn = group.get("logGroupArn")
+        if isinstance(arn, str) and arn:
+            yield arn

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.available_logs import AvailableLogFinder
-from application.ports import ExecutionStore
+from application.ports import ExecutionStore, SubExecutionReader
+from application.state_machine_memo import StateMachineMemo
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.execution import ExecutionDetails, chain_order
@@ -30,9 +31,13 @@ class GetExecutionDetails:
         reconcile: ReconcileExecution | None = None,
         sub_executions: SubExecutionStatus | None = None,
         available_logs: AvailableLogFinder | None = None,
+        state_machines: SubExecutionReader | None = None,
     ) -> None:
+        """`state_machines`: read through one memo per request by both the sub-execution stages
+        and the available logs, so each state machine is described once per request."""
         self._store, self._reconcile = store, reconcile
         self._sub_executions, self._available_logs = sub_executions, available_logs
+        self._state_machines = state_machines
 
     def execute(self, query: GetExecutionDetailsQuery) -> ExecutionDetails:
         details = self._store.get_details(query.workflow_execution_id)
@@ -48,11 +53,12 @@ class GetExecutionDetails:
         details = details.model_copy(
             update={"steps": tuple(by_id[step.pipeline_execution_id] for step in ordered)}
         )
+        machines = StateMachineMemo(self._state_machines) if self._state_machines else None
         if query.include_sub_executions and self._sub_executions is not None:
-            steps, warnings = self._sub_executions.describe(details.steps)
+            steps, warnings = self._sub_executions.describe(details.steps, machines)
             details = details.model_copy(
                 update={"steps": steps, "sub_execution_warnings": warnings}
             )
         if self._available_logs is not None:
-            details = self._available_logs.attach(details)
+            details = self._available_logs.attach(details, machines)
         return details
