@@ -22,7 +22,11 @@ from domain.workflow import (
 
 class _Document(BaseModel):
     model_config = ConfigDict(
-        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=False
+        frozen=True,
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=False,
+        defer_build=True,
     )
 
 

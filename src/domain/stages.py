@@ -55,7 +55,7 @@ class StageFrameError(InvalidInputError):
 class Stage(BaseModel):
     """One state of the definition; `children` are its branches' or processor's states."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str
     state_type: str
@@ -67,7 +67,7 @@ class Stage(BaseModel):
 class StageFrame(BaseModel):
     """The ordered stages of a definition, and what the bounds left out."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     stages: tuple[Stage, ...]
     notes: tuple[str, ...] = ()  # e.g. "stages beyond 50 are not shown"
@@ -84,7 +84,7 @@ class StageFrame(BaseModel):
 class StageState(BaseModel):
     """A stage with the status derived from the history."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str
     state_type: str
@@ -455,7 +455,7 @@ class SubExecutionReadError(DomainError):
 class SubExecutionState(BaseModel):
     """A registered sub-execution with its derived status (and stages, for Step Functions)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     resource_type: str
     resource_id: str
@@ -471,7 +471,7 @@ class SubExecutionState(BaseModel):
 class SubExecutionWarning(BaseModel):
     """Why a sub-execution's status or stages could not be read in full (subExecutionWarnings)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     pipeline_execution_id: str
     resource_type: str

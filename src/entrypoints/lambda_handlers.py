@@ -30,14 +30,18 @@ logger = logging.getLogger(__name__)
 
 class _Event(BaseModel):
     model_config = ConfigDict(
-        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=False
+        frozen=True,
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=False,
+        defer_build=True,
     )
 
 
 class CaughtError(BaseModel):
     """What a Catch puts at its ResultPath: the Step Functions error name and its cause."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
     error: str = Field(default="States.ALL", alias="Error")
     # Step Functions may deliver a null Cause (moto always does for send_task_failure).

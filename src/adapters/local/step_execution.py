@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import os
@@ -79,17 +80,22 @@ def run_python_step(handler_reference: str, step: StepRun) -> None:
 
 def _registration_keyword(handler: Callable[..., object], step: StepRun) -> dict[str, Any]:
     """`register` only for a handler that names it: handlers written before it keep working."""
-    if step.register is None:
+    if step.register is None or not _takes_register(handler):
         return {}
+    return {"register": step.register}
+
+
+@functools.lru_cache(maxsize=256)
+def _takes_register(handler: Callable[..., object]) -> bool:
+    # Cached: inspecting a signature costs more than a whole trivial step.
     try:
         parameters = inspect.signature(handler).parameters
     except (TypeError, ValueError):  # a builtin or C callable without a signature
-        return {}
-    accepts = "register" in parameters and parameters["register"].kind in (
+        return False
+    return "register" in parameters and parameters["register"].kind in (
         inspect.Parameter.POSITIONAL_OR_KEYWORD,
         inspect.Parameter.KEYWORD_ONLY,
     )
-    return {"register": step.register} if accepts else {}
 
 
 class _LazyLog:

@@ -27,7 +27,7 @@ from domain.registration import REGISTRATION_DETAIL_TYPE, compose_source
 class PublishRegistrationCommand(BaseModel):
     """The step the event is about, and the sub-executions and logs it started."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow_execution_id: str
     pipeline_execution_id: str
@@ -38,7 +38,7 @@ class PublishRegistrationCommand(BaseModel):
 class PublishedRegistration(BaseModel):
     """Where the event went and what came of it (`accepted` None: the bus delivers later)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     bus: str
     source: str

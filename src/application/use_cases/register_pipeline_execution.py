@@ -22,7 +22,7 @@ from domain.registration import (
 DETAIL_TYPE = REGISTRATION_DETAIL_TYPE
 
 _EVENT_FIELDS = ConfigDict(
-    frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True
+    frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True, defer_build=True
 )
 
 
@@ -84,7 +84,7 @@ class RegisterPipelineExecutionCommand(BaseModel):
     """A registration event: its source names the execution and the step, the detail the rest."""
 
     # The whole EventBridge event may be passed: its other envelope fields are ignored.
-    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True, defer_build=True)
 
     source: str
     detail_type: str = Field(default=DETAIL_TYPE, alias="detail-type")
@@ -94,7 +94,7 @@ class RegisterPipelineExecutionCommand(BaseModel):
 class RegistrationResult(BaseModel):
     """Accepted with the step as stored afterwards, or refused with the reason (nothing written)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     accepted: bool
     reason: str | None = None

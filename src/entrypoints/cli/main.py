@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -46,9 +47,18 @@ JsonFlag = Annotated[
 ]
 
 
+def resume_garbage_collection() -> None:
+    """End the start-up pause of the console script (entrypoints/cli/program.py); idempotent."""
+    if not gc.isenabled():
+        gc.freeze()  # what start-up made lives as long as the process: never scan it again
+        gc.enable()
+
+
 def _container(runner_mode: str = "inline", runner: str | None = None) -> Container:
     from entrypoints.container import build_container, create_all_tables
     from entrypoints.settings import Settings, check_runner
+
+    resume_garbage_collection()
 
     settings = Settings.from_environment()
     if runner is not None:
