@@ -69,3 +69,20 @@ def test_missing_aws_credentials_exit_3_saying_which_to_set(tmp_path: Path) -> N
     assert outcome.stderr_lines == [
         "error: no AWS credentials: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE."
     ]
+
+
+def test_an_unreachable_eventbridge_is_named_as_itself_not_as_dynamodb(tmp_path: Path) -> None:
+    endpoint = f"http://127.0.0.1:{_closed_port()}"
+    wfx = Wfx(tmp_path / "home", WFX_EVENT_BUS="eventbridge", AWS_ENDPOINT_URL=endpoint, **FAKE_AWS)
+
+    outcome = wfx(
+        "pipelines", "register", "--execution-id", "e-1", "--pipeline-execution-id", "p-1",
+        "--log-group-name", "/pipelines/inner",
+    )  # fmt: skip
+
+    assert outcome.code == 3, str(outcome)
+    [line] = outcome.stderr_lines
+    assert line.startswith(f"error: cannot reach {endpoint}")
+    assert "DynamoDB" not in line
+    assert "AWS_ENDPOINT_URL" in line
+    assert outcome.seconds < PROMPT_SECONDS, str(outcome)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import NoReturn
 
@@ -29,14 +30,45 @@ def _usage_problem(error: BaseException) -> tuple[str, int] | None:
     return message, int(getattr(error, "exit_code", EXIT_BAD_INPUT))
 
 
+_DYNAMODB_OPERATIONS = frozenset(
+    {
+        "BatchGetItem",
+        "BatchWriteItem",
+        "CreateTable",
+        "DeleteItem",
+        "DescribeTable",
+        "GetItem",
+        "PutItem",
+        "Query",
+        "Scan",
+        "TransactGetItems",
+        "TransactWriteItems",
+        "UpdateItem",
+    }
+)
+
+
+def _is_dynamodb_endpoint(endpoint: str) -> bool:
+    configured = os.environ.get("WFX_DYNAMODB_ENDPOINT", "")
+    return bool(configured and endpoint.rstrip("/") == configured.rstrip("/")) or (
+        "dynamodb." in endpoint
+    )
+
+
 def _service_problem(error: BaseException) -> str | None:
     """A message saying how to start the missing service, when that is what went wrong."""
     name = type(error).__name__
     if name in ("EndpointConnectionError", "ConnectTimeoutError", "ReadTimeoutError"):
+        endpoint = str(getattr(error, "kwargs", {}).get("endpoint_url", ""))
+        if _is_dynamodb_endpoint(endpoint) or not endpoint:
+            return (
+                f"cannot reach DynamoDB ({error}). Start it (for example `moto_server -p 5000` "
+                "or DynamoDB Local) and point WFX_DYNAMODB_ENDPOINT at it, "
+                "or unset WFX_STORE to use SQLite."
+            )
         return (
-            f"cannot reach DynamoDB ({error}). Start it (for example `moto_server -p 5000` "
-            "or DynamoDB Local) and point WFX_DYNAMODB_ENDPOINT at it, "
-            "or unset WFX_STORE to use SQLite."
+            f"cannot reach {endpoint} ({error}). Check AWS_ENDPOINT_URL / "
+            "AWS_ENDPOINT_URL_<SERVICE> (a local stand-in: `moto_server -p 5000`) and AWS_REGION."
         )
     if name == "NoCredentialsError":
         return "no AWS credentials: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE."
@@ -44,7 +76,9 @@ def _service_problem(error: BaseException) -> str | None:
     if any(kind.__name__ == "ClientError" for kind in type(error).__mro__):
         code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
         if code == "ResourceNotFoundException":
-            return f"{error}. Create the tables first: `wfx tables create`."
+            if getattr(error, "operation_name", "") in _DYNAMODB_OPERATIONS:
+                return f"{error}. Create the tables first: `wfx tables create`."
+            return f"{error}."
     if name == "OperationalError" and "no such table" in str(error):
         return "the SQLite file has no wfx tables. Create them first: `wfx tables create`."
     return None
