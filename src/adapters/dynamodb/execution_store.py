@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -344,6 +344,30 @@ class DynamoDbExecutionStore:
         pipeline_execution_id: str,
         merge: RegistrationMerge,
     ) -> PipelineExecution:
+        def attributes(step: PipelineExecution) -> dict[str, Any]:
+            sub_executions, logs = registered_lists(step, *merge(step))
+            return {"registeredSubExecutions": sub_executions, "registeredLogs": logs}
+
+        return self._versioned_step_update(workflow_execution_id, pipeline_execution_id, attributes)
+
+    def record_stops_on_step(
+        self, workflow_execution_id: str, pipeline_execution_id: str, merge: StopsMerge
+    ) -> PipelineExecution:
+        def attributes(step: PipelineExecution) -> dict[str, Any] | None:
+            stops = sub_execution_stops_attribute(merge(step)).get(SUB_EXECUTION_STOPS)
+            return None if stops is None else {SUB_EXECUTION_STOPS: stops}
+
+        return self._versioned_step_update(workflow_execution_id, pipeline_execution_id, attributes)
+
+    def _versioned_step_update(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attributes: Callable[[PipelineExecution], dict[str, Any] | None],
+    ) -> PipelineExecution:
+        """Read the step, write `attributes(step)` on condition that the registration version is
+        still the one read, else read and compute again: registrations and stop records racing
+        on one step all survive. None from `attributes`: nothing to write."""
         table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
         key = {
             "pipelineExecutionId": pipeline_execution_id,
@@ -360,21 +384,25 @@ class DynamoDbExecutionStore:
                 raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
             version = registration_version(item)
             step = parse_pipeline_execution_record(item)
-            sub_executions, logs = registered_lists(step, *merge(step))
-            values: dict[str, Any] = {":subs": sub_executions, ":logs": logs, ":next": version + 1}
+            written = attributes(step)
+            if written is None:
+                return step
+            names = {f"#a{i}": name for i, name in enumerate(written)}
+            values: dict[str, Any] = {f":a{i}": v for i, v in enumerate(written.values())}
+            values[":next"] = version + 1
             if version:
                 values[":read"] = version
+            sets = ", ".join(f"{name} = :{name[1:]}" for name in names)
             try:
                 response = self._client.update_item(
                     TableName=table_name,
                     Key=to_wire(key),
-                    UpdateExpression="SET #subs = :subs, #logs = :logs, #version = :next",
+                    UpdateExpression=f"SET {sets}, #version = :next",
                     ConditionExpression="attribute_exists(#pk) AND "
                     + ("#version = :read" if version else "attribute_not_exists(#version)"),
                     ExpressionAttributeNames={
+                        **names,
                         "#pk": "pipelineExecutionId",
-                        "#subs": "registeredSubExecutions",
-                        "#logs": "registeredLogs",
                         "#version": REGISTRATION_VERSION,
                     },
                     ExpressionAttributeValues=to_wire(values),
@@ -383,54 +411,7 @@ class DynamoDbExecutionStore:
             except ClientError as exc:
                 if _error_code(exc) != "ConditionalCheckFailedException":
                     raise
-                continue  # another delivery wrote first: merge again into what it stored
-            return parse_pipeline_execution_record(from_wire(response["Attributes"]))
-        raise RegistrationContentionError(pipeline_execution_id)
-
-    def record_stops_on_step(
-        self, workflow_execution_id: str, pipeline_execution_id: str, merge: StopsMerge
-    ) -> PipelineExecution:
-        table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
-        key = {
-            "pipelineExecutionId": pipeline_execution_id,
-            "workflowExecutionId": workflow_execution_id,
-        }
-        if not all(key.values()):
-            raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
-        for attempt in range(MAX_REGISTRATION_ATTEMPTS):
-            if attempt:
-                pause_before_retry(attempt - 1)
-            item = get_item(self._client, table_name, key)
-            if item is None:
-                raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
-            version = registration_version(item)
-            step = parse_pipeline_execution_record(item)
-            stops = sub_execution_stops_attribute(merge(step)).get(SUB_EXECUTION_STOPS)
-            if stops is None:
-                return step  # nothing to record
-            # the registrations' version attribute: a racing registration is never overwritten
-            values: dict[str, Any] = {":stops": stops, ":next": version + 1}
-            if version:
-                values[":read"] = version
-            try:
-                response = self._client.update_item(
-                    TableName=table_name,
-                    Key=to_wire(key),
-                    UpdateExpression="SET #stops = :stops, #version = :next",
-                    ConditionExpression="attribute_exists(#pk) AND "
-                    + ("#version = :read" if version else "attribute_not_exists(#version)"),
-                    ExpressionAttributeNames={
-                        "#pk": "pipelineExecutionId",
-                        "#stops": SUB_EXECUTION_STOPS,
-                        "#version": REGISTRATION_VERSION,
-                    },
-                    ExpressionAttributeValues=to_wire(values),
-                    ReturnValues="ALL_NEW",
-                )
-            except ClientError as exc:
-                if _error_code(exc) != "ConditionalCheckFailedException":
-                    raise
-                continue
+                continue  # another writer got there first: compute again from what it stored
             return parse_pipeline_execution_record(from_wire(response["Attributes"]))
         raise RegistrationContentionError(pipeline_execution_id)
 

@@ -89,23 +89,10 @@ class SqliteExecutionStore:
         self._attempts_ready = False
         steps = self._sql.steps
         step_key = f"{steps.q(STEP_ID)} = ? AND {steps.q(EXECUTION_ID)} = ?"
-        version = json_path(REGISTRATION_VERSION)
         self._step_by_key = f"SELECT item FROM {steps.name} WHERE {step_key}"
-        self._register = (
-            f"UPDATE {steps.name} SET item = json_set(item, "
-            f"{json_path('registeredSubExecutions')}, json(?), "
-            f"{json_path('registeredLogs')}, json(?), {version}, ?) "
-            f"WHERE {step_key} AND coalesce(json_extract(item, {version}), 0) = ? "
-            "RETURNING item"
-        )
-        # same version attribute as registrations: a stop record and a registration racing on
-        # one step both survive, the loser re-reads and merges again
-        self._record_stops = (
-            f"UPDATE {steps.name} SET item = json_set(item, "
-            f"{json_path(SUB_EXECUTION_STOPS)}, json(?), {version}, ?) "
-            f"WHERE {step_key} AND coalesce(json_extract(item, {version}), 0) = ? "
-            "RETURNING item"
-        )
+        self._step_key = step_key
+        # one versioned UPDATE per set of attributes it writes, made on first use
+        self._versioned_updates: dict[tuple[str, ...], str] = {}
 
     def create_tables(self) -> None:
         create_tables(self._database, self._sql.schema)
@@ -202,29 +189,30 @@ class SqliteExecutionStore:
         pipeline_execution_id: str,
         merge: RegistrationMerge,
     ) -> PipelineExecution:
-        key = (pipeline_execution_id, workflow_execution_id)
-        for attempt in range(MAX_REGISTRATION_ATTEMPTS):
-            if attempt:
-                pause_before_retry(attempt - 1)
-            with self._database.read() as connection:
-                row = connection.execute(self._step_by_key, key).fetchone()
-            if row is None:
-                raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
-            item = load_item(row[0])
-            version = registration_version(item)
-            step = parse_pipeline_execution_record(item)
+        def attributes(step: PipelineExecution) -> Item:
             sub_executions, logs = registered_lists(step, *merge(step))
-            parameters = (dump_json(sub_executions), dump_json(logs), version + 1, *key, version)
-            with self._database.write() as connection:
-                # fetchall: the UPDATE must have run to its end before the COMMIT
-                updated = connection.execute(self._register, parameters).fetchall()
-            if updated:
-                return parse_pipeline_execution_record(load_item(updated[0][0]))
-        raise RegistrationContentionError(pipeline_execution_id)
+            return {"registeredSubExecutions": sub_executions, "registeredLogs": logs}
+
+        return self._versioned_step_update(workflow_execution_id, pipeline_execution_id, attributes)
 
     def record_stops_on_step(
         self, workflow_execution_id: str, pipeline_execution_id: str, merge: StopsMerge
     ) -> PipelineExecution:
+        def attributes(step: PipelineExecution) -> Item | None:
+            stops = sub_execution_stops_attribute(merge(step)).get(SUB_EXECUTION_STOPS)
+            return None if stops is None else {SUB_EXECUTION_STOPS: stops}
+
+        return self._versioned_step_update(workflow_execution_id, pipeline_execution_id, attributes)
+
+    def _versioned_step_update(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attributes: Callable[[PipelineExecution], Item | None],
+    ) -> PipelineExecution:
+        """Read the step, write `attributes(step)` if the registration version is still the one
+        read, else read and compute again: registrations and stop records racing on one step all
+        survive. None from `attributes`: nothing to write."""
         key = (pipeline_execution_id, workflow_execution_id)
         for attempt in range(MAX_REGISTRATION_ATTEMPTS):
             if attempt:
@@ -236,15 +224,29 @@ class SqliteExecutionStore:
             item = load_item(row[0])
             version = registration_version(item)
             step = parse_pipeline_execution_record(item)
-            stops = sub_execution_stops_attribute(merge(step)).get(SUB_EXECUTION_STOPS)
-            if stops is None:
-                return step  # nothing to record
-            parameters = (dump_json(stops), version + 1, *key, version)
+            values = attributes(step)
+            if values is None:
+                return step
+            statement = self._versioned_update(tuple(values))
+            parameters = (*(dump_json(v) for v in values.values()), version + 1, *key, version)
             with self._database.write() as connection:
-                updated = connection.execute(self._record_stops, parameters).fetchall()
+                # fetchall: the UPDATE must have run to its end before the COMMIT
+                updated = connection.execute(statement, parameters).fetchall()
             if updated:
                 return parse_pipeline_execution_record(load_item(updated[0][0]))
         raise RegistrationContentionError(pipeline_execution_id)
+
+    def _versioned_update(self, names: tuple[str, ...]) -> str:
+        statement = self._versioned_updates.get(names)
+        if statement is None:
+            steps, version = self._sql.steps, json_path(REGISTRATION_VERSION)
+            sets = "".join(f"{json_path(name)}, json(?), " for name in names)
+            statement = self._versioned_updates[names] = (
+                f"UPDATE {steps.name} SET item = json_set(item, {sets}{version}, ?) "
+                f"WHERE {self._step_key} "
+                f"AND coalesce(json_extract(item, {version}), 0) = ? RETURNING item"
+            )
+        return statement
 
     def _conditional_update(
         self,
