@@ -29,21 +29,21 @@ def registration_version(item: Item) -> int:
     return int(item.get(REGISTRATION_VERSION, 0))
 
 
-def registered_lists(
-    step: PipelineExecution,
-    sub_executions: tuple[RegisteredSubExecution, ...],
-    logs: tuple[RegisteredLog, ...],
-) -> tuple[list[Item], list[Item]]:
-    """(registeredSubExecutions, registeredLogs) as the step record stores them.
+def registration_attributes(step: PipelineExecution, merge: RegistrationMerge) -> Item | None:
+    """The step's merged registered lists as the record stores them; None when the merge adds
+    nothing, so a redelivered event writes nothing and leaves the version where it was.
 
     Built through the record builder itself, so the lists keep the seed's field names.
     """
+    sub_executions, logs = merge(step)
+    if sub_executions == step.registered_sub_executions and logs == step.registered_logs:
+        return None
     record = build_pipeline_execution_record(
         step.model_copy(
             update={"registered_sub_executions": sub_executions, "registered_logs": logs}
         )
     )
-    return record["registeredSubExecutions"], record["registeredLogs"]
+    return {key: record[key] for key in ("registeredSubExecutions", "registeredLogs")}
 
 
 def pause_before_retry(collisions: int) -> None:

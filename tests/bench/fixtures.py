@@ -38,6 +38,9 @@ class NoStartOrchestrator:
     def start_execution(self, execution: Any, version: Any, steps: Any) -> str | None:
         return None
 
+    def describe_execution(self, execution: Any) -> None:
+        return None  # never heard of it: a details read leaves the open row as it is
+
 
 def bench_settings(home: Path, database: str = "bench.db") -> Settings:
     return Settings(

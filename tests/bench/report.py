@@ -113,6 +113,24 @@ def figures(results: dict[str, Any]) -> list[Figure]:
         rows.append(
             Figure("recorded runs/s, inline", f"{results['runner_runs_per_s']:.0f}/s", "-", None)
         )
+    if "registration_new_ms" in results:
+        rows.append(
+            Figure(
+                "registration (ms): new log / redelivery",
+                f"{results['registration_new_ms']:.3f} / "
+                f"{results['registration_redelivery_ms']:.3f}",
+                "-",
+                None,
+            )
+        )
+        rows.append(
+            Figure(
+                "details of a run, 50 logs listed (ms)",
+                f"{results['details_with_50_logs_ms']:.3f}",
+                "-",
+                None,
+            )
+        )
     if "cold_list_s" in results:
         rows.append(
             Figure(

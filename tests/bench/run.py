@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from entrypoints.container import Container
-from tests.bench import cold, launch, lists, micro, profiling, report, runner
+from tests.bench import cold, launch, lists, micro, profiling, registration, report, runner
 from tests.bench.fixtures import REPO
 
-MEASUREMENTS = ("launch", "lists", "runner", "cold")
+MEASUREMENTS = ("launch", "lists", "runner", "registration", "cold")
 RESULTS_FILE = REPO / "bench-results.json"
 
 
@@ -166,6 +166,16 @@ def main(argv: list[str] | None = None) -> int:
                     runs=20 if quick else 300,
                     rounds=2 if quick else 5,
                     warmup=5 if quick else 20,
+                ),
+                failures,
+            )
+        if "registration" in only:
+            results |= _step(
+                "registration: deliveries onto one step, then its details",
+                lambda: registration.measure(
+                    workdir / "registration",
+                    redeliveries=20 if quick else 500,
+                    detail_reads=20 if quick else 300,
                 ),
                 failures,
             )

@@ -115,3 +115,23 @@ def test_a_step_the_execution_does_not_have_is_not_found_and_nothing_is_written(
         )
 
     assert execution_store.get_step(step_id("e1", 0)) == records.steps[0]
+
+
+def test_a_redelivery_adding_nothing_returns_the_stored_step_after_one_read(
+    execution_store: ExecutionStore,
+) -> None:
+    execution_store.add_launch(a_launch("e1"))
+    sid = step_id("e1", 0)
+    first = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,), (LOG,)))
+    merges: list[PipelineExecution] = []
+
+    def again(
+        step: PipelineExecution,
+    ) -> tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]]:
+        merges.append(step)
+        return adding((STATE_MACHINE,), (LOG,))(step)
+
+    redelivered = execution_store.register_on_step("e1", sid, again)
+
+    assert redelivered == first == execution_store.get_step(sid)
+    assert merges == [first]

@@ -58,7 +58,7 @@ from adapters.registration import (
     RegistrationContentionError,
     RegistrationMerge,
     pause_before_retry,
-    registered_lists,
+    registration_attributes,
     registration_version,
 )
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames, TableSpec
@@ -344,11 +344,11 @@ class DynamoDbExecutionStore:
         pipeline_execution_id: str,
         merge: RegistrationMerge,
     ) -> PipelineExecution:
-        def attributes(step: PipelineExecution) -> dict[str, Any]:
-            sub_executions, logs = registered_lists(step, *merge(step))
-            return {"registeredSubExecutions": sub_executions, "registeredLogs": logs}
-
-        return self._versioned_step_update(workflow_execution_id, pipeline_execution_id, attributes)
+        return self._versioned_step_update(
+            workflow_execution_id,
+            pipeline_execution_id,
+            lambda step: registration_attributes(step, merge),
+        )
 
     def record_stops_on_step(
         self, workflow_execution_id: str, pipeline_execution_id: str, merge: StopsMerge

@@ -47,7 +47,7 @@ from adapters.registration import (
     RegistrationContentionError,
     RegistrationMerge,
     pause_before_retry,
-    registered_lists,
+    registration_attributes,
     registration_version,
 )
 from adapters.sqlite.database import SqliteDatabase
@@ -189,11 +189,11 @@ class SqliteExecutionStore:
         pipeline_execution_id: str,
         merge: RegistrationMerge,
     ) -> PipelineExecution:
-        def attributes(step: PipelineExecution) -> Item:
-            sub_executions, logs = registered_lists(step, *merge(step))
-            return {"registeredSubExecutions": sub_executions, "registeredLogs": logs}
-
-        return self._versioned_step_update(workflow_execution_id, pipeline_execution_id, attributes)
+        return self._versioned_step_update(
+            workflow_execution_id,
+            pipeline_execution_id,
+            lambda step: registration_attributes(step, merge),
+        )
 
     def record_stops_on_step(
         self, workflow_execution_id: str, pipeline_execution_id: str, merge: StopsMerge
