@@ -125,3 +125,18 @@ def test_a_sweep_that_leaves_a_child_running_exits_1(wfx: Wfx) -> None:
 
 def test_a_since_that_is_not_a_duration_is_refused_naming_the_option(wfx: Wfx) -> None:
     assert_bad_input(wfx("maintenance", "sweep-aborts", "--since", "yesterday"), "--since")
+
+
+def test_abort_json_carries_what_was_left_running_next_to_the_row(
+    wfx: Wfx, stubborn: subprocess.Popen[bytes]
+) -> None:
+    _a_running_run(wfx, stubborn.pid)
+
+    aborted = wfx("executions", "abort", "run-1", "--json")
+
+    assert aborted.code == 0, str(aborted)
+    document = aborted.json()
+    assert document["executionStatus"] == "ABORTED"
+    assert document["abortWarnings"] == [
+        "step pipe0: kubernetesJob pod-7 was left running: wfx cannot stop kubernetesJob"
+    ]

@@ -481,14 +481,19 @@ def executions_abort(
         .abort_execution()
         .execute(AbortExecutionCommand(workflow_execution_id=execution_id))
     )
-    for warning in result.warnings:
+    from domain.redaction import redact
+
+    warnings = [redact(warning) for warning in result.warnings]
+    for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     execution = result.execution
     if json_output:
         from adapters.records import build_execution_record
         from entrypoints.cli.render import dump_json
 
-        _echo(dump_json(build_execution_record(execution)))
+        # the sub-processes left running travel with the row, for scripts that read stdout only
+        warned = {"abortWarnings": warnings} if warnings else {}
+        _echo(dump_json(build_execution_record(execution) | warned))
         return
     _echo(f"{execution.workflow_execution_id} {execution.status.value}")
 
