@@ -668,6 +668,13 @@ def task_execution_close_attributes(
     return values, ("errorMessage",)
 
 
+def task_execution_close_of(change: StepChange) -> tuple[Item, tuple[str, ...]]:
+    """task_execution_close_attributes of the step change that ends the attempt with its step."""
+    if change.stop_date is None:
+        raise ValueError(f"closing an attempt needs a stop date: {change!r}")
+    return task_execution_close_attributes(change.status, change.stop_date, change.error)
+
+
 def build_task_execution_record(attempt: TaskExecution) -> Item:
     item: Item = {
         "pipelineExecutionId": attempt.pipeline_execution_id,

@@ -51,6 +51,14 @@ class StepChange:
     error: str | None = None
 
 
+class AttemptNumberTakenError(Exception):
+    """ExecutionStore.start_step: the attempt's number is stored already; nothing was written."""
+
+
+class AttemptNotRunningError(Exception):
+    """ExecutionStore.finish_step: the attempt is not stored RUNNING; nothing was written."""
+
+
 @dataclass(frozen=True, order=True)
 class ExecutionRef:
     """Where an execution sits in a newest-first list: ordered by start date, then id."""
@@ -100,6 +108,41 @@ class ExecutionStore(Protocol):
         Returns the row as stored afterwards, or None (nothing written) when the status was not
         expected. Fields the change leaves None are untouched. Raises
         PipelineExecutionNotFoundError when the execution has no step with that id.
+        """
+        ...
+
+    def start_step(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        change: StepChange,
+        expected: frozenset[StepStatus],
+        attempt: TaskExecution,
+    ) -> PipelineExecution | None:
+        """transition_step and add_attempt(attempt, an attempt of that step) as one atomic write.
+
+        Returns the row as stored afterwards, or None, writing nothing, when the step's status
+        was not expected. Raises AttemptNumberTakenError, writing nothing, when the step could
+        move but the attempt's number is taken (a redriven step starts again): the caller then
+        chooses another number. PipelineExecutionNotFoundError as transition_step.
+        """
+        ...
+
+    def finish_step(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        change: StepChange,
+        expected: frozenset[StepStatus],
+        attempt: int,
+    ) -> PipelineExecution | None:
+        """transition_step and finish_attempt of that attempt number as one atomic write; the
+        attempt is closed with the change's status, stop date (required) and error.
+
+        Returns the row as stored afterwards, or None, writing nothing, when the step's status
+        was not expected. Raises AttemptNotRunningError, writing nothing, when the step could
+        move but that attempt is not stored RUNNING (a retried or redriven step has a later
+        one open): a step never ends with its open attempt left behind.
         """
         ...
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from domain.assets import AssetFile
+from domain.attempts import AttemptTrigger, TaskExecution
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionInput,
@@ -51,6 +52,20 @@ def an_execution(
         execution_start_date=start,
         triggered_by_user_id="alice",
         trigger_type=TriggerType.MANUAL,
+    )
+
+
+def an_attempt(
+    sid: str, number: int, *, minutes: int = 1, trigger: AttemptTrigger = AttemptTrigger.START
+) -> TaskExecution:
+    """Attempt `number` of step `sid` of execution e1, RUNNING since `at(minutes)`."""
+    return TaskExecution(
+        pipeline_execution_id=sid,
+        workflow_execution_id="e1",
+        attempt=number,
+        status=StepStatus.RUNNING,
+        start_date=at(minutes),
+        trigger=trigger,
     )
 
 

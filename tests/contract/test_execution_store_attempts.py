@@ -3,22 +3,9 @@
 from __future__ import annotations
 
 from application.ports import ExecutionStore
-from domain.attempts import AttemptTrigger, TaskExecution
+from domain.attempts import AttemptTrigger
 from domain.statuses import StepStatus
-from tests.contract.builders import a_launch, at, step_id
-
-
-def an_attempt(
-    sid: str, number: int, *, minutes: int = 1, trigger: AttemptTrigger = AttemptTrigger.START
-) -> TaskExecution:
-    return TaskExecution(
-        pipeline_execution_id=sid,
-        workflow_execution_id="e1",
-        attempt=number,
-        status=StepStatus.RUNNING,
-        start_date=at(minutes),
-        trigger=trigger,
-    )
+from tests.contract.builders import a_launch, an_attempt, at, step_id
 
 
 def test_an_added_attempt_reads_back_as_it_was_stored(execution_store: ExecutionStore) -> None:

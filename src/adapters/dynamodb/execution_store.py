@@ -51,6 +51,7 @@ from adapters.records import (
     step_mutable_attributes,
     sub_execution_stops_attribute,
     task_execution_close_attributes,
+    task_execution_close_of,
 )
 from adapters.registration import (
     MAX_REGISTRATION_ATTEMPTS,
@@ -62,7 +63,14 @@ from adapters.registration import (
     registration_version,
 )
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames, TableSpec
-from application.ports import AssetDirection, ExecutionRef, ListScope, StepChange
+from application.ports import (
+    AssetDirection,
+    AttemptNotRunningError,
+    AttemptNumberTakenError,
+    ExecutionRef,
+    ListScope,
+    StepChange,
+)
 from domain.attempts import TaskExecution
 from domain.errors import (
     ExecutionAlreadyExistsError,
@@ -108,6 +116,7 @@ _ASSET_INDEXES = {
 }
 _STEPS_INDEX = "PipelineExecByWorkflowExecGSI"
 _MAIN_ROW_CONDITION = "attribute_not_exists(#id)"
+_RUNNING = frozenset({StepStatus.RUNNING})
 
 
 def _error_code(exc: ClientError) -> str:
@@ -338,6 +347,101 @@ class DynamoDbExecutionStore:
         )
         return None if updated is None else parse_pipeline_execution_record(updated)
 
+    def start_step(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        change: StepChange,
+        expected: frozenset[StepStatus],
+        attempt: TaskExecution,
+    ) -> PipelineExecution | None:
+        return self._transition_with(
+            workflow_execution_id,
+            pipeline_execution_id,
+            change,
+            expected,
+            {"Put": self._attempt_put(attempt)},
+            AttemptNumberTakenError(f"{pipeline_execution_id}: attempt {attempt.attempt}"),
+        )
+
+    def finish_step(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        change: StepChange,
+        expected: frozenset[StepStatus],
+        attempt: int,
+    ) -> PipelineExecution | None:
+        values, removed = task_execution_close_of(change)
+        close = self._guarded_update(
+            ResourceKeys.TASK_EXECUTIONS,
+            {"pipelineExecutionId": pipeline_execution_id, "attempt": attempt},
+            values,
+            removed,
+            ("status", _RUNNING),
+        )
+        return self._transition_with(
+            workflow_execution_id,
+            pipeline_execution_id,
+            change,
+            expected,
+            {"Update": close},
+            AttemptNotRunningError(f"{pipeline_execution_id}: attempt {attempt}"),
+        )
+
+    def _transition_with(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        change: StepChange,
+        expected: frozenset[StepStatus],
+        action: Mapping[str, Any],
+        refused: Exception,
+    ) -> PipelineExecution | None:
+        """transition_step and one conditional `action` in one TransactWriteItems.
+
+        A transaction returns no item, so the step is read back (consistently) once it is in.
+        `refused` is raised when the step could move but the action's condition failed.
+        """
+        if not (expected and workflow_execution_id and pipeline_execution_id):
+            # nothing can move: the answer (None, or no such step) is transition_step's
+            return self.transition_step(
+                workflow_execution_id, pipeline_execution_id, change, expected
+            )
+        table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
+        key = {
+            "pipelineExecutionId": pipeline_execution_id,
+            "workflowExecutionId": workflow_execution_id,
+        }
+        transition = self._guarded_update(
+            ResourceKeys.PIPELINE_EXECUTIONS,
+            key,
+            step_change_attributes(change),
+            (),
+            ("status", expected),
+        )
+        not_found = PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+        actions: list[Any] = [{"Update": transition}, action]
+        try:
+            self._client.transact_write_items(TransactItems=actions)
+        except ClientError as exc:
+            if _error_code(exc) != "TransactionCanceledException":
+                raise
+            reasons = exc.response.get("CancellationReasons", [])
+            codes = [reason.get("Code") for reason in reasons]
+            if codes[:1] == ["ConditionalCheckFailed"]:
+                # the step's own condition decides first, as in transition_step
+                if not reasons[0].get("Item"):
+                    raise not_found from exc
+                return None
+            if codes[1:2] == ["ConditionalCheckFailed"]:
+                raise refused from exc
+            raise
+        stored = get_item(self._client, table_name, key)
+        if stored is None:  # deleted since: the run is gone
+            raise not_found
+        return parse_pipeline_execution_record(stored)
+
     def register_on_step(
         self,
         workflow_execution_id: str,
@@ -436,21 +540,48 @@ class DynamoDbExecutionStore:
         status: tuple[str, frozenset[str]],
         not_found: NotFoundError,
     ) -> Item | None:
-        """One conditional UpdateItem: the item exists and its status is one of those expected.
+        """One conditional UpdateItem (_guarded_update): the item exists and its status is one of
+        those expected.
 
         Returns the item as stored afterwards (ALL_NEW), or None when the status was not
-        expected. ALL_OLD on a failed condition tells "wrong status" (an old item comes back)
-        from "no such item" without a second read; there is never a read-modify-write.
+        expected; there is never a read-modify-write.
+        """
+        if not all(key.values()):
+            raise not_found
+        if not status[1]:  # `IN ()` is not an expression: nothing matches, existence decides
+            table_name, spec = self._table(table)
+            check_key_values(table_name, spec, values)
+            if get_item(self._client, table_name, key) is None:
+                raise not_found
+            return None
+        request = self._guarded_update(table, key, values, removed, status)
+        try:
+            response = self._client.update_item(**request, ReturnValues="ALL_NEW")
+        except ClientError as exc:
+            if _error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            if not exc.response.get("Item"):
+                raise not_found from exc
+            return None
+        return from_wire(response["Attributes"])
+
+    def _guarded_update(
+        self,
+        table: ResourceKeys,
+        key: Mapping[str, Any],
+        values: Mapping[str, Any],
+        removed: Sequence[str],
+        status: tuple[str, frozenset[str]],
+    ) -> dict[str, Any]:
+        """An update of `values` and `removed` on condition that the item exists and its status is
+        one of those expected (at least one): an UpdateItem request, or a transaction's Update.
+
+        ALL_OLD on a failed condition tells "wrong status" (an old item comes back) from "no such
+        item" without a second read.
         """
         table_name, spec = self._table(table)
         check_key_values(table_name, spec, values)
         status_attribute, expected = status
-        if not all(key.values()):
-            raise not_found
-        if not expected:  # `IN ()` is not an expression: nothing matches, existence decides
-            if get_item(self._client, table_name, key) is None:
-                raise not_found
-            return None
         names = {"#pk": spec.partition.name, "#status": status_attribute}
         plain_values: dict[str, Any] = {}
         assignments: list[str] = []
@@ -467,38 +598,33 @@ class DynamoDbExecutionStore:
             allowed.append(f":e{n}")
         clauses = [f"SET {', '.join(assignments)}"] if assignments else []
         clauses += [f"REMOVE {', '.join(removals)}"] if removals else []
-        try:
-            response = self._client.update_item(
-                TableName=table_name,
-                Key=to_wire(key),
-                UpdateExpression=" ".join(clauses),
-                ConditionExpression=f"attribute_exists(#pk) AND #status IN ({', '.join(allowed)})",
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=to_wire(plain_values),
-                ReturnValues="ALL_NEW",
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-        except ClientError as exc:
-            if _error_code(exc) != "ConditionalCheckFailedException":
-                raise
-            if not exc.response.get("Item"):
-                raise not_found from exc
-            return None
-        return from_wire(response["Attributes"])
+        return {
+            "TableName": table_name,
+            "Key": to_wire(key),
+            "UpdateExpression": " ".join(clauses),
+            "ConditionExpression": f"attribute_exists(#pk) AND #status IN ({', '.join(allowed)})",
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": to_wire(plain_values),
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
 
     # -- attempts -----------------------------------------------------------------------------
 
-    def add_attempt(self, attempt: TaskExecution) -> bool:
+    def _attempt_put(self, attempt: TaskExecution) -> dict[str, Any]:
+        """A put of a new attempt that a taken attempt number refuses (PutItem or transaction)."""
         table_name, spec = self._table(ResourceKeys.TASK_EXECUTIONS)
         item = build_task_execution_record(attempt)
         check_item(table_name, spec, item)
+        return {
+            "TableName": table_name,
+            "Item": to_wire(item),
+            "ConditionExpression": "attribute_not_exists(#pk)",
+            "ExpressionAttributeNames": {"#pk": spec.partition.name},
+        }
+
+    def add_attempt(self, attempt: TaskExecution) -> bool:
         try:
-            self._client.put_item(
-                TableName=table_name,
-                Item=to_wire(item),
-                ConditionExpression="attribute_not_exists(#pk)",
-                ExpressionAttributeNames={"#pk": spec.partition.name},
-            )
+            self._client.put_item(**self._attempt_put(attempt))
         except ClientError as exc:
             if _error_code(exc) == "ConditionalCheckFailedException":
                 return False
@@ -521,7 +647,7 @@ class DynamoDbExecutionStore:
                 key,
                 values,
                 removed,
-                ("status", frozenset({StepStatus.RUNNING})),
+                ("status", _RUNNING),
                 PipelineExecutionNotFoundError(pipeline_execution_id),
             )
         except PipelineExecutionNotFoundError:

@@ -40,6 +40,7 @@ from adapters.records import (
     step_mutable_attributes,
     sub_execution_stops_attribute,
     task_execution_close_attributes,
+    task_execution_close_of,
 )
 from adapters.registration import (
     MAX_REGISTRATION_ATTEMPTS,
@@ -56,7 +57,14 @@ from adapters.sqlite.paging import decode_token, encode_token
 from adapters.sqlite.schema import build_schema, create_tables
 from adapters.sqlite.statements import TableSql, chunks, dump_json, json_path, load_item
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import AssetDirection, ExecutionRef, ListScope, StepChange
+from application.ports import (
+    AssetDirection,
+    AttemptNotRunningError,
+    AttemptNumberTakenError,
+    ExecutionRef,
+    ListScope,
+    StepChange,
+)
 from domain.attempts import TaskExecution
 from domain.errors import (
     ExecutionAlreadyExistsError,
@@ -78,6 +86,8 @@ from domain.paging import Page
 from domain.statuses import ExecutionStatus, StepStatus
 
 T = TypeVar("T")
+
+_RUNNING = frozenset({StepStatus.RUNNING})
 
 
 class SqliteExecutionStore:
@@ -148,9 +158,10 @@ class SqliteExecutionStore:
     ) -> bool:
         values, removed = execution_mutable_attributes(execution)
         key = (execution.workflow_execution_id, execution.workflow_key)
-        changed = self._conditional_update(
-            self._sql.execution_status, key, values, removed, expected
-        )
+        with self._database.write() as connection:
+            changed = self._conditional_update(
+                connection, self._sql.execution_status, key, values, removed, expected
+            )
         if changed is None:
             raise ExecutionNotFoundError(execution.workflow_execution_id)
         return changed
@@ -158,7 +169,10 @@ class SqliteExecutionStore:
     def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:
         values, removed = step_mutable_attributes(step)
         key = (step.pipeline_execution_id, step.workflow_execution_id)
-        changed = self._conditional_update(self._sql.step_status, key, values, removed, expected)
+        with self._database.write() as connection:
+            changed = self._conditional_update(
+                connection, self._sql.step_status, key, values, removed, expected
+            )
         if changed is None:
             raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
         return changed
@@ -170,18 +184,93 @@ class SqliteExecutionStore:
         change: StepChange,
         expected: frozenset[StepStatus],
     ) -> PipelineExecution | None:
+        with self._database.write() as connection:
+            stored = self._transition_in(
+                connection, workflow_execution_id, pipeline_execution_id, change, expected
+            )
+        return None if stored is None else parse_pipeline_execution_record(load_item(stored))
+
+    def start_step(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        change: StepChange,
+        expected: frozenset[StepStatus],
+        attempt: TaskExecution,
+    ) -> PipelineExecution | None:
+        return self._transition_with(
+            workflow_execution_id,
+            pipeline_execution_id,
+            change,
+            expected,
+            lambda connection: self._insert_attempt(connection, attempt),
+            AttemptNumberTakenError(f"{pipeline_execution_id}: attempt {attempt.attempt}"),
+        )
+
+    def finish_step(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        change: StepChange,
+        expected: frozenset[StepStatus],
+        attempt: int,
+    ) -> PipelineExecution | None:
+        values, removed = task_execution_close_of(change)
+        return self._transition_with(
+            workflow_execution_id,
+            pipeline_execution_id,
+            change,
+            expected,
+            lambda connection: self._close_attempt_in(
+                connection, pipeline_execution_id, attempt, values, removed
+            ),
+            AttemptNotRunningError(f"{pipeline_execution_id}: attempt {attempt}"),
+        )
+
+    def _transition_with(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        change: StepChange,
+        expected: frozenset[StepStatus],
+        attempt_write: Callable[[sqlite3.Connection], bool],
+        refused: Exception,
+    ) -> PipelineExecution | None:
+        """transition_step and `attempt_write` in one transaction; `refused` is raised, and the
+        transition rolled back with it, when the step moved but `attempt_write` changed nothing."""
+        self._ensure_attempts_table()
+        with self._database.write() as connection:
+            stored = self._transition_in(
+                connection, workflow_execution_id, pipeline_execution_id, change, expected
+            )
+            if stored is None:
+                return None
+            if not attempt_write(connection):
+                raise refused  # leaving write() with an error rolls back
+        return parse_pipeline_execution_record(load_item(stored))
+
+    def _transition_in(
+        self,
+        connection: sqlite3.Connection,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        change: StepChange,
+        expected: frozenset[StepStatus],
+    ) -> str | None:
+        """transition_step inside the caller's write: the stored item's JSON, or None."""
         guarded = self._sql.step_status
         statuses = [status.value for status in expected]
         update, parameters = self._sql.conditional_update(
             guarded, step_change_attributes(change), (), len(statuses), returning=True
         )
         key = (pipeline_execution_id, workflow_execution_id)
-        with self._database.write() as connection:
-            # fetchall: the UPDATE must have run to its end before the COMMIT
-            rows = connection.execute(update, (*parameters, *key, *statuses)).fetchall()
-            if not rows and connection.execute(guarded.exists, key).fetchone() is None:
-                raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
-        return parse_pipeline_execution_record(load_item(rows[0][0])) if rows else None
+        # fetchall: the UPDATE must have run to its end before the COMMIT
+        rows = connection.execute(update, (*parameters, *key, *statuses)).fetchall()
+        if rows:
+            return str(rows[0][0])
+        if connection.execute(guarded.exists, key).fetchone() is None:
+            raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+        return None
 
     def register_on_step(
         self,
@@ -250,19 +339,20 @@ class SqliteExecutionStore:
 
     def _conditional_update(
         self,
+        connection: sqlite3.Connection,
         guarded: GuardedRow,
         key: tuple[str | int, ...],
         values: Item,
         removed: tuple[str, ...],
         expected: frozenset[str],
     ) -> bool | None:
-        """True when the row changed, False when its status was not expected, None: no row."""
+        """Inside the caller's write: True when the row changed, False when its status was not
+        expected, None: no row."""
         statuses = [str(status) for status in expected]
         update, parameters = self._sql.conditional_update(guarded, values, removed, len(statuses))
-        with self._database.write() as connection:
-            if connection.execute(update, (*parameters, *key, *statuses)).rowcount:
-                return True
-            return False if connection.execute(guarded.exists, key).fetchone() else None
+        if connection.execute(update, (*parameters, *key, *statuses)).rowcount:
+            return True
+        return False if connection.execute(guarded.exists, key).fetchone() else None
 
     def add_step_outputs(self, outputs: StepOutputs) -> None:
         sql = self._sql
@@ -281,12 +371,15 @@ class SqliteExecutionStore:
 
     def add_attempt(self, attempt: TaskExecution) -> bool:
         self._ensure_attempts_table()
-        table = self._sql.attempts
         with self._database.write() as connection:
-            inserted = connection.execute(
-                table.insert_if_absent, table.row(build_task_execution_record(attempt))
-            )
-            return bool(inserted.rowcount)
+            return self._insert_attempt(connection, attempt)
+
+    def _insert_attempt(self, connection: sqlite3.Connection, attempt: TaskExecution) -> bool:
+        table = self._sql.attempts
+        inserted = connection.execute(
+            table.insert_if_absent, table.row(build_task_execution_record(attempt))
+        )
+        return bool(inserted.rowcount)
 
     def finish_attempt(
         self,
@@ -298,12 +391,26 @@ class SqliteExecutionStore:
     ) -> bool:
         self._ensure_attempts_table()
         values, removed = task_execution_close_attributes(status, stop_date, error)
+        with self._database.write() as connection:
+            return self._close_attempt_in(
+                connection, pipeline_execution_id, attempt, values, removed
+            )
+
+    def _close_attempt_in(
+        self,
+        connection: sqlite3.Connection,
+        pipeline_execution_id: str,
+        attempt: int,
+        values: Item,
+        removed: tuple[str, ...],
+    ) -> bool:
         changed = self._conditional_update(
+            connection,
             self._sql.attempt_status,
             (pipeline_execution_id, attempt),
             values,
             removed,
-            frozenset({StepStatus.RUNNING}),
+            _RUNNING,
         )
         return bool(changed)
 
