@@ -12,6 +12,25 @@ from domain.statuses import StepStatus
 _MAX_NUMBER_RACES = 20
 
 
+def running_attempt(
+    workflow_execution_id: str,
+    pipeline_execution_id: str,
+    number: int,
+    at: datetime,
+    trigger: AttemptTrigger | None = None,
+) -> TaskExecution:
+    """Attempt `number` of a step, opened at `at`; without a trigger, the first attempt is a
+    `start` and a later one a `redrive` (a redriven step is reset to NEW and started again)."""
+    return TaskExecution(
+        pipeline_execution_id=pipeline_execution_id,
+        workflow_execution_id=workflow_execution_id,
+        attempt=number,
+        status=StepStatus.RUNNING,
+        start_date=at,
+        trigger=trigger or (AttemptTrigger.START if number == 1 else AttemptTrigger.REDRIVE),
+    )
+
+
 def open_next_attempt(
     store: ExecutionStore,
     workflow_execution_id: str,
@@ -21,19 +40,11 @@ def open_next_attempt(
 ) -> TaskExecution:
     """Add the step's next attempt, one past the highest stored; never overwrites one.
 
-    Without a trigger, the first attempt is a `start` and a later one a `redrive` (a redriven
-    step is reset to NEW and started again).
+    The trigger defaults as in running_attempt.
     """
     number = 1  # most starts are a step's first: try that number before reading any
     for _ in range(_MAX_NUMBER_RACES):
-        attempt = TaskExecution(
-            pipeline_execution_id=pipeline_execution_id,
-            workflow_execution_id=workflow_execution_id,
-            attempt=number,
-            status=StepStatus.RUNNING,
-            start_date=at,
-            trigger=trigger or (AttemptTrigger.START if number == 1 else AttemptTrigger.REDRIVE),
-        )
+        attempt = running_attempt(workflow_execution_id, pipeline_execution_id, number, at, trigger)
         if store.add_attempt(attempt):
             return attempt
         # The number is taken (a redrive or retry, or a race): read, then take the next one.

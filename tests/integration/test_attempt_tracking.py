@@ -12,6 +12,7 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
 from application.attempts import open_next_attempt
+from application.ports import ExecutionStore
 from application.use_cases.reconcile_execution import close_open_steps
 from application.use_cases.retry_step import RetryStep, RetryStepCommand
 from application.use_cases.step_tracking import (
@@ -20,7 +21,7 @@ from application.use_cases.step_tracking import (
     StartStep,
     StartStepCommand,
 )
-from domain.attempts import AttemptTrigger
+from domain.attempts import AttemptTrigger, TaskExecution
 from domain.statuses import StepStatus
 from tests.contract.builders import a_launch, step_id
 
@@ -39,7 +40,7 @@ class TickingClock:
 
 
 class Tracking:
-    def __init__(self, store: SqliteExecutionStore, root: Path) -> None:
+    def __init__(self, store: ExecutionStore, root: Path) -> None:
         clock = TickingClock()
         self.store = store
         self.start = StartStep(store, clock)
@@ -61,14 +62,30 @@ class Tracking:
             )
         )
 
+    def failed_then_redriven(self, sid: str) -> None:
+        """Started, failed with "boom", then reset to NEW as RedriveExecution does."""
+        self.started(sid)
+        self.finished(sid, StepStatus.FAILED, "boom")
+        failed = self.store.get_step(sid)
+        fresh = failed.model_copy(
+            update={"status": StepStatus.NEW, "stop_date": None, "error": None}
+        )
+        assert self.store.save_step(fresh, expected=frozenset({StepStatus.FAILED}))
+
+    def attempt(self, sid: str, number: int) -> TaskExecution:
+        [found] = [a for a in self.store.list_attempts([sid]) if a.attempt == number]
+        return found
+
     def attempts(self, sid: str) -> list[tuple[int, StepStatus, str | None, AttemptTrigger]]:
         return [(a.attempt, a.status, a.error, a.trigger) for a in self.store.list_attempts([sid])]
 
 
-@pytest.fixture
-def tracking(sqlite_file_execution_store: SqliteExecutionStore, tmp_path: Path) -> Tracking:
-    sqlite_file_execution_store.add_launch(a_launch("e1"))
-    return Tracking(sqlite_file_execution_store, tmp_path)
+@pytest.fixture(params=["sqlite_file", "dynamodb"])
+def tracking(request: pytest.FixtureRequest, tmp_path: Path) -> Tracking:
+    # DynamoDB as well: its combined writes refuse a taken or closed attempt in their own way
+    store: ExecutionStore = request.getfixturevalue(f"{request.param}_execution_store")
+    store.add_launch(a_launch("e1"))
+    return Tracking(store, tmp_path)
 
 
 SID = step_id("e1", 0)
@@ -125,12 +142,7 @@ def test_a_retry_of_a_step_that_is_not_running_changes_nothing(tracking: Trackin
 def test_a_redriven_step_gets_the_next_attempt_number_and_the_failed_one_is_kept(
     tracking: Tracking,
 ) -> None:
-    tracking.started(SID)
-    tracking.finished(SID, StepStatus.FAILED, "boom")
-    failed = tracking.store.get_step(SID)
-    # what RedriveExecution does to a failed step
-    fresh = failed.model_copy(update={"status": StepStatus.NEW, "stop_date": None, "error": None})
-    assert tracking.store.save_step(fresh, expected=frozenset({StepStatus.FAILED}))
+    tracking.failed_then_redriven(SID)
 
     tracking.started(SID)
     tracking.finished(SID, StepStatus.SUCCEEDED)
@@ -141,13 +153,68 @@ def test_a_redriven_step_gets_the_next_attempt_number_and_the_failed_one_is_kept
     ]
 
 
+def test_a_redriven_step_is_running_on_its_next_attempt_and_the_failed_one_is_untouched(
+    tracking: Tracking,
+) -> None:
+    tracking.failed_then_redriven(SID)
+
+    tracking.started(SID)  # attempt 1 is taken: the start falls back to the next number
+
+    step = tracking.store.get_step(SID)
+    assert (step.status, step.start_date) == (
+        StepStatus.RUNNING,
+        tracking.attempt(SID, 2).start_date,
+    )
+    assert tracking.attempts(SID) == [
+        (1, StepStatus.FAILED, "boom", AttemptTrigger.START),
+        (2, StepStatus.RUNNING, None, AttemptTrigger.REDRIVE),
+    ]
+
+
+def test_a_step_whose_first_attempt_was_closed_finishes_its_latest_running_attempt(
+    tracking: Tracking,
+) -> None:
+    tracking.started(SID)
+    tracking.retried(SID, "exit 3")
+    tracking.retried(SID, "exit 4")
+
+    tracking.finished(SID, StepStatus.FAILED, "boom")
+
+    step = tracking.store.get_step(SID)
+    assert (step.status, step.error) == (StepStatus.FAILED, "boom")
+    assert tracking.attempts(SID) == [
+        (1, StepStatus.FAILED, "exit 3", AttemptTrigger.START),
+        (2, StepStatus.FAILED, "exit 4", AttemptTrigger.RETRY),
+        (3, StepStatus.FAILED, "boom", AttemptTrigger.RETRY),
+    ]
+    assert tracking.attempt(SID, 3).stop_date == step.stop_date
+
+
+def test_a_step_finished_without_a_start_ends_with_no_attempt(tracking: Tracking) -> None:
+    tracking.finished(SID, StepStatus.ABORTED, "stopped")
+
+    assert tracking.store.get_step(SID).status is StepStatus.ABORTED
+    assert tracking.attempts(SID) == []
+
+
+def test_a_finish_callback_delivered_twice_changes_nothing(tracking: Tracking) -> None:
+    tracking.started(SID)
+    tracking.finished(SID, StepStatus.SUCCEEDED)
+    step, attempts = tracking.store.get_step(SID), tracking.store.list_attempts([SID])
+
+    tracking.finished(SID, StepStatus.FAILED, "late")
+
+    assert tracking.store.get_step(SID) == step
+    assert tracking.store.list_attempts([SID]) == attempts
+
+
 def test_an_attempt_number_taken_by_a_racing_writer_moves_the_start_to_the_next(
     tracking: Tracking,
 ) -> None:
     class RacingStore:
         """The real store, where another writer takes number 1 just before our first put."""
 
-        def __init__(self, inner: SqliteExecutionStore) -> None:
+        def __init__(self, inner: ExecutionStore) -> None:
             self.inner, self.raced = inner, False
 
         def __getattr__(self, name: str) -> object:

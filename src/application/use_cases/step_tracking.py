@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from application.attempts import close_latest_attempt, open_next_attempt
+from application.attempts import close_latest_attempt, open_next_attempt, running_attempt
 from application.output_folder import unrecorded_outputs
-from application.ports import Clock, ExecutionStore, ObjectStore, StepChange
+from application.ports import (
+    AttemptNotRunningError,
+    AttemptNumberTakenError,
+    Clock,
+    ExecutionStore,
+    ObjectStore,
+    StepChange,
+)
 from domain.errors import PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution, StepOutputs, execution_output_prefix
 from domain.statuses import StepStatus, TerminalStepStatus
@@ -48,17 +55,24 @@ class StartStep:
 
     def execute(self, command: StartStepCommand) -> PipelineExecution:
         now = self._clock.now()
-        started = self._store.transition_step(
-            command.workflow_execution_id,
-            command.pipeline_execution_id,
-            StepChange(status=StepStatus.RUNNING, start_date=now),
-            expected=_NOT_STARTED,
-        )
-        if started is not None:
-            # Only the writer that moved the step NEW -> RUNNING opens its attempt.
-            open_next_attempt(
-                self._store, command.workflow_execution_id, command.pipeline_execution_id, now
+        execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
+        change = StepChange(status=StepStatus.RUNNING, start_date=now)
+        try:
+            # Most steps start once: the transition and attempt 1 go in one write.
+            started = self._store.start_step(
+                execution_id,
+                step_id,
+                change,
+                _NOT_STARTED,
+                running_attempt(execution_id, step_id, 1, now),
             )
+        except AttemptNumberTakenError:
+            # A redriven step, reset to NEW, keeps its earlier attempts: it takes the next number.
+            started = self._store.transition_step(execution_id, step_id, change, _NOT_STARTED)
+            if started is not None:
+                # Only the writer that moved the step NEW -> RUNNING opens its attempt.
+                open_next_attempt(self._store, execution_id, step_id, now)
+        if started is not None:
             return started
         # Callbacks are retried: starting twice is not an error, and changes nothing.
         return _load(self._store, command.workflow_execution_id, command.pipeline_execution_id)
@@ -92,12 +106,15 @@ class FinishStep:
             stop_date=stopped,
             error=None if command.status is StepStatus.SUCCEEDED else command.error,
         )
-        finished = self._store.transition_step(
-            workflow_execution_id, command.pipeline_execution_id, change, expected=_OPEN
-        )
+        step_id = command.pipeline_execution_id
+        try:
+            # Most steps run once: the transition and the close of attempt 1 go in one write.
+            finished = self._store.finish_step(workflow_execution_id, step_id, change, _OPEN, 1)
+        except AttemptNotRunningError:
+            # Retried, redriven or never started: another attempt (or none) is the open one.
+            finished = self._store.transition_step(workflow_execution_id, step_id, change, _OPEN)
+            if finished is not None:
+                close_latest_attempt(self._store, step_id, command.status, stopped, change.error)
         if finished is not None:
-            close_latest_attempt(
-                self._store, command.pipeline_execution_id, command.status, stopped, change.error
-            )
             return finished
         return _load(self._store, workflow_execution_id, command.pipeline_execution_id)
