@@ -148,8 +148,15 @@ CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("clientToken", "0-9, A-Z, a-z, - and _"),
     ),
     "missing workflow argument": (("run",), ("Missing argument", "DATABASE_ID/WORKFLOW_ID")),
-    "limit 0": (("executions", "list", "--limit", "0"), ("limit", "greater than or equal to 1")),
-    "limit 101": (("executions", "list", "--limit", "101"), ("limit", "less than or equal to 100")),
+    "limit 0": (("executions", "list", "--limit", "0"), ("--limit", "greater than or equal to 1")),
+    "limit 101": (
+        ("executions", "list", "--limit", "101"),
+        ("--limit", "less than or equal to 100"),
+    ),
+    "log lines over 10000": (
+        ("executions", "logs", "00000000-0000-4000-8000-000000000000", "--limit", "10001"),
+        ("--limit", "less than or equal to 10000"),
+    ),
     "limit not a number": (("executions", "list", "--limit", "ten"), ("--limit",)),
     "workflow together with group": (
         ("executions", "list", "--workflow", "demo/mesh-report", "--group", "nightly"),

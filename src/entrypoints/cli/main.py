@@ -374,7 +374,7 @@ def executions_list(
     asset: Annotated[
         str | None, typer.Option(metavar="DATABASE_ID/ASSET_ID", help="Runs that read or wrote it.")
     ] = None,
-    limit: Annotated[int, typer.Option(help="Page size, 1 to 100.")] = 20,
+    limit: Annotated[int, typer.Option(min=1, max=100, help="Page size, 1 to 100.")] = 20,
     starting_token: Annotated[
         str | None, typer.Option(help="Token printed by the previous page.")
     ] = None,
@@ -458,7 +458,9 @@ def executions_logs(
     next_token: Annotated[
         str | None, typer.Option(help="Next page of the --log-id source (printed by the last).")
     ] = None,
-    limit: Annotated[int, typer.Option(help="Lines per source, 1 to 10000.")] = 100,
+    limit: Annotated[
+        int, typer.Option(min=1, max=10_000, help="Lines per source, 1 to 10000.")
+    ] = 100,
     json_output: JsonFlag = False,
 ) -> None:
     """Print a run's log; --log-id reads one log source, --full every source (redacted)."""
