@@ -37,9 +37,11 @@ STEP_FUNCTIONS_SUB_EXECUTION = "stepFunctions"
 
 
 def reader_for(entry: AvailableLog, orchestrator: str) -> str:
-    """A CloudWatch Logs ARN is read on CloudWatch whatever ran the step; any other group is read
-    where the run ran: the local runner's log files, or CloudWatch for a Step Functions run."""
-    if entry.log_group_arn.startswith("arn:"):
+    """A CloudWatch Logs ARN, or a group name rooted at `/` (`/aws/lambda/...`), is read on
+    CloudWatch whatever ran the step: the local runner's log files are paths relative to its logs
+    root, never absolute. Any other group is read where the run ran: the local runner's log
+    files, or CloudWatch for a Step Functions run."""
+    if entry.log_group_arn.startswith("arn:") or entry.group.startswith("/"):
         return CLOUDWATCH_READER
     return LOCAL_READER if orchestrator == "local" else CLOUDWATCH_READER
 
@@ -143,7 +145,7 @@ class AvailableLogFinder:
             try:
                 group_arns = described.describe(arn).log_group_arns
             except SubExecutionReadError as error:  # best effort: a lookup never fails a read
-                warnings.append(f"state machine {arn}: {error}")
+                warnings.append(str(error))  # it names the call and the state machine
                 continue
             for group_arn in group_arns:
                 destinations.append(

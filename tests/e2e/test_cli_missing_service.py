@@ -67,7 +67,8 @@ def test_missing_aws_credentials_exit_3_saying_which_to_set(tmp_path: Path) -> N
 
     assert outcome.code == 3, str(outcome)
     assert outcome.stderr_lines == [
-        "error: no AWS credentials: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE."
+        "error: no AWS credentials: set AWS_PROFILE, "
+        "or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY."
     ]
 
 

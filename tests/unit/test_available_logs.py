@@ -120,12 +120,17 @@ def test_a_lambda_arn_gives_its_function_name() -> None:
     assert lambda_function_name("convert") == "convert"
 
 
-def test_a_log_group_arn_is_read_on_cloudwatch_and_a_name_where_the_run_ran() -> None:
+def test_a_log_group_arn_or_rooted_name_is_read_on_cloudwatch_and_a_name_where_the_run_ran() -> (
+    None
+):
     from application.available_logs import CLOUDWATCH_READER, LOCAL_READER, reader_for
 
     by_arn = _entry(LogKind.REGISTERED, RegisteredLog(log_group_arn=GROUP_ARN))
-    by_name = _entry(LogKind.REGISTERED, RegisteredLog(log_group_name="/custom/tool"))
+    rooted = _entry(LogKind.REGISTERED, RegisteredLog(log_group_name="/aws/lambda/tool"))
+    by_name = _entry(LogKind.REGISTERED, RegisteredLog(log_group_name="tools"))
     assert reader_for(by_arn, "local") == CLOUDWATCH_READER
     assert reader_for(by_arn, "stepfunctions") == CLOUDWATCH_READER
+    # the local runner's log files are relative to its logs root: a rooted name never is one
+    assert reader_for(rooted, "local") == CLOUDWATCH_READER
     assert reader_for(by_name, "local") == LOCAL_READER
     assert reader_for(by_name, "stepfunctions") == CLOUDWATCH_READER

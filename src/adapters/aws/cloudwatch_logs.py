@@ -7,8 +7,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
+from adapters.aws.failures import transport_problem
 from application.ports import LogEvent, LogPage
 from domain.available_logs import LogReadStatus
 
@@ -46,8 +47,9 @@ def _failed(error: Exception) -> LogPage:
         code = str(error.response.get("Error", {}).get("Code", ""))
         message = str(error.response.get("Error", {}).get("Message", "")) or code
         return LogPage(_STATUS_BY_CODE.get(code, LogReadStatus.ERROR), problem=message)
-    # moto raises NotImplementedError for an API it lacks: an emulator gap, not an AWS answer
-    return LogPage(LogReadStatus.ERROR, problem=f"{type(error).__name__}: {error}")
+    # no credentials or no answer; or moto's NotImplementedError for an API it lacks
+    problem = transport_problem(error) or f"{type(error).__name__}: {error}"
+    return LogPage(LogReadStatus.ERROR, problem=problem)
 
 
 class CloudWatchLogReader:
@@ -76,7 +78,7 @@ class CloudWatchLogReader:
             if stream and not execution_filter:
                 return self._stream(group, stream, next_token, limit)
             return self._filtered(group, stream, prefix, execution_filter, next_token, limit)
-        except (ClientError, NotImplementedError) as error:
+        except (ClientError, BotoCoreError, NotImplementedError) as error:
             return _failed(error)
 
     def _stream(self, group: str, stream: str, token: str | None, limit: int) -> LogPage:

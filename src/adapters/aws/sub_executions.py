@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from adapters.aws.failures import transport_problem
 from application.ports import HistoryPage, StateMachineSource, SubExecutionDescription
 from domain.stages import SubExecutionReadError
 
@@ -32,7 +33,8 @@ def _read(operation: str, target: str) -> Iterator[None]:
             f"{operation} {target}: {code}: {details.get('Message', '')}".rstrip(": ")
         ) from error
     except BotoCoreError as error:
-        raise SubExecutionReadError(f"{operation} {target}: {error}") from error
+        problem = transport_problem(error) or str(error)
+        raise SubExecutionReadError(f"{operation} {target}: {problem}") from error
     except NotImplementedError as error:  # an emulator without the action (moto in-process)
         raise SubExecutionReadError(f"{operation} {target}: not implemented here") from error
 

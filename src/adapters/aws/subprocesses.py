@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from adapters.aws.failures import transport_problem
 from domain.logs import RegisteredSubExecution
 from domain.sub_processes import StopAttempt, StopOutcome
 
@@ -30,7 +31,7 @@ def _aws_failure(error: Exception) -> tuple[str, str]:
         details = response.get("Error", {})
         code = str(details.get("Code", ""))
         return code, f"{code}: {details.get('Message', '')}"
-    return "", f"{type(error).__name__}: {error}"
+    return "", transport_problem(error) or f"{type(error).__name__}: {error}"
 
 
 class _LazyClient:

@@ -57,21 +57,20 @@ def _is_dynamodb_endpoint(endpoint: str) -> bool:
 
 def _service_problem(error: BaseException) -> str | None:
     """A message saying how to start the missing service, when that is what went wrong."""
+    from adapters.aws.failures import endpoint_of, is_unreachable, transport_problem
+
     name = type(error).__name__
-    if name in ("EndpointConnectionError", "ConnectTimeoutError", "ReadTimeoutError"):
-        endpoint = str(getattr(error, "kwargs", {}).get("endpoint_url", ""))
+    if is_unreachable(error):
+        endpoint = endpoint_of(error)
         if _is_dynamodb_endpoint(endpoint) or not endpoint:
             return (
                 f"cannot reach DynamoDB ({error}). Start it (for example `moto_server -p 5000` "
                 "or DynamoDB Local) and point WFX_DYNAMODB_ENDPOINT at it, "
                 "or unset WFX_STORE to use SQLite."
             )
-        return (
-            f"cannot reach {endpoint} ({error}). Check AWS_ENDPOINT_URL / "
-            "AWS_ENDPOINT_URL_<SERVICE> (a local stand-in: `moto_server -p 5000`) and AWS_REGION."
-        )
-    if name == "NoCredentialsError":
-        return "no AWS credentials: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE."
+    problem = transport_problem(error)
+    if problem is not None:
+        return f"{problem}."
     # boto3 raises modeled subclasses (`ResourceNotFoundException`), never a bare ClientError.
     if any(kind.__name__ == "ClientError" for kind in type(error).__mro__):
         code = getattr(error, "response", {}).get("Error", {}).get("Code", "")

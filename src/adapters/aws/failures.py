@@ -1,0 +1,34 @@
+"""A botocore failure that never reached AWS, said in one line with what to do about it.
+
+Shared by the adapters' best-effort reads (log sources, sub-execution status, stops) and by the
+command line's error exit. Errors are matched by class name, so importing this never loads
+botocore: a SQLite command stays off the AWS SDK.
+"""
+
+from __future__ import annotations
+
+CREDENTIALS_HINT = "set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+_UNREACHABLE = frozenset({"EndpointConnectionError", "ConnectTimeoutError", "ReadTimeoutError"})
+
+
+def endpoint_of(error: BaseException) -> str:
+    """The endpoint a connection error names; "" when it names none."""
+    return str(getattr(error, "kwargs", {}).get("endpoint_url", ""))
+
+
+def is_unreachable(error: BaseException) -> bool:
+    return type(error).__name__ in _UNREACHABLE
+
+
+def transport_problem(error: BaseException) -> str | None:
+    """No credentials, or an endpoint that does not answer: what happened and what to do.
+    None for any other error (an answer from AWS is described by its own code and message)."""
+    name = type(error).__name__
+    if name == "NoCredentialsError":
+        return f"no AWS credentials: {CREDENTIALS_HINT}"
+    if name in _UNREACHABLE:
+        return (
+            f"cannot reach {endpoint_of(error) or 'AWS'} ({error}): check AWS_ENDPOINT_URL / "
+            "AWS_ENDPOINT_URL_<SERVICE> (a local stand-in: `moto_server -p 5000`) and AWS_REGION"
+        )
+    return None
