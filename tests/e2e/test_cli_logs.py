@@ -94,6 +94,31 @@ def test_an_unknown_log_id_exits_2_naming_it(wfx: Wfx) -> None:
     assert_bad_input(outcome, "0123456789abcdef", execution_id)
 
 
+def test_a_source_that_cannot_be_read_exits_1_saying_why(wfx: Wfx) -> None:
+    _publish_chatty(wfx)
+    execution_id = wfx.run_id("demo/chatty")
+    (step,) = wfx.json("executions", "show", execution_id)["pipelineExecutions"]
+    step_id = step["pipelineExecution"]["pipelineExecutionId"]
+    wfx.ok(
+        "pipelines", "register", "--execution-id", execution_id,
+        "--pipeline-execution-id", step_id, "--log-group-name", "tools",
+        "--log-stream-name", "never-written.log",
+    )  # fmt: skip
+    (step,) = wfx.json("executions", "show", execution_id)["pipelineExecutions"]
+    (absent,) = [log for log in step["availableLogs"] if log["kind"] == "registered"]
+
+    outcome = wfx("executions", "logs", execution_id, "--log-id", absent["logId"])
+    as_json = wfx("executions", "logs", execution_id, "--log-id", absent["logId"], "--json")
+
+    assert outcome.code == 1, str(outcome)
+    assert outcome.stdout == ""
+    [line] = [line for line in outcome.stderr_lines if line.startswith(absent["logId"])]
+    assert line.startswith(f"{absent['logId']}: notFound: ")
+    assert as_json.code == 1, str(as_json)
+    (source,) = [s for s in as_json.json()["logSources"] if s["logId"] == absent["logId"]]
+    assert source["readStatus"] == "notFound"
+
+
 def test_a_next_token_without_a_log_id_exits_2(wfx: Wfx) -> None:
     _publish_chatty(wfx)
     execution_id = wfx.run_id("demo/chatty")

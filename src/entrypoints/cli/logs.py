@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 from rich.markup import escape
 
 from adapters.log_records import build_available_log_record
-from domain.available_logs import AvailableLog
+from domain.available_logs import AvailableLog, LogReadStatus
 from domain.errors import InvalidInputError
 from domain.execution import StepDetails
+from entrypoints.cli.errors import EXIT_FAILED_RUN
 
 if TYPE_CHECKING:
     from application.use_cases.get_execution_logs import ExecutionLogs, LogSourceReport
@@ -98,6 +99,17 @@ def show_logs(
         full=full,
     )
     result = container.get_execution_logs().execute(query)
+    _print_logs(result, log_id, full, json_output)
+    if log_id is not None and any(
+        report.status is not LogReadStatus.READ
+        for report in result.log_sources
+        if report.source.log_id == log_id
+    ):
+        # the one source asked for could not be read: a script must not take silence for empty
+        raise SystemExit(EXIT_FAILED_RUN)
+
+
+def _print_logs(result: ExecutionLogs, log_id: str | None, full: bool, json_output: bool) -> None:
     if json_output:
         from entrypoints.cli.render import dump_json
 
