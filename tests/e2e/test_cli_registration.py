@@ -176,6 +176,21 @@ def test_a_step_of_another_run_is_refused_with_its_reason_and_nothing_is_written
             id="stream without group",
         ),
         pytest.param([], ["nothing to register"], id="nothing"),
+        pytest.param(
+            ["--log-group-name", "g" * 513],
+            ["--log-group-name", "at most 512 characters"],
+            id="group name too long",
+        ),
+        pytest.param(
+            ["--sub-execution-type", "batch", "--sub-execution-id", "j" * 1025],
+            ["--sub-execution-id", "at most 1024 characters"],
+            id="sub-execution id too long",
+        ),
+        pytest.param(
+            ["--log-group-name", "/g", "--stage-name", "s" * 81],
+            ["--stage-name", "at most 80 characters"],
+            id="stage name too long",
+        ),
     ],
 )
 def test_bad_input_exits_2_naming_the_option_and_publishes_nothing(

@@ -130,6 +130,8 @@ def test_a_refused_event_is_logged_answered_and_writes_nothing(
     [
         ({"logGroupName": "/a", "sourceType": "lamda"}, "detail.logs[0].sourceType: must be one"),
         ({"logStreamName": "s"}, "detail.logs[0]: logGroupArn or logGroupName"),
+        ({"logGroupName": "g" * 513}, "detail.logs[0].logGroupName: String should have at most"),
+        ({"logGroupName": "/a", "label": "x" * 257}, "detail.logs[0].label: String should"),
     ],
 )
 def test_a_log_entry_breaking_a_seed_rule_is_refused_naming_the_field(
@@ -140,6 +142,18 @@ def test_a_log_entry_breaking_a_seed_rule_is_refused_naming_the_field(
     assert answer["accepted"] is False
     assert named in answer["reason"]
     assert _store(handlers).get_step(STEP).registered_logs == ()
+
+
+def test_a_sub_execution_id_longer_than_any_real_one_is_refused_naming_the_field(
+    handlers: ModuleType,
+) -> None:
+    child = {"resourceType": "batch", "resourceId": "j" * 1025}
+
+    answer = handlers.register_pipeline_execution(an_envelope(subExecutions=[child]), None)
+
+    assert answer["accepted"] is False
+    assert "detail.subExecutions[0].resourceId: String should have at most 1024" in answer["reason"]
+    assert _store(handlers).get_step(STEP).registered_sub_executions == ()
 
 
 def test_a_secret_in_a_refused_event_never_reaches_the_log(

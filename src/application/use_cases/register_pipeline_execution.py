@@ -21,6 +21,15 @@ from domain.registration import (
 
 DETAIL_TYPE = REGISTRATION_DETAIL_TYPE
 
+# Lengths an entry may have. AWS's own limits where there is one (log group and stream names 512,
+# Step Functions state names 80); the rest generous for any real ARN or id. They keep 50 logs and
+# 50 sub-executions well inside a DynamoDB item (400 KB), so a row never becomes unwritable.
+MAX_RESOURCE_TYPE = 64
+MAX_RESOURCE_ID = 1024
+MAX_LOG_NAME = 512
+MAX_STAGE_NAME = 80
+MAX_LABEL = 256
+
 _EVENT_FIELDS = ConfigDict(
     frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True, defer_build=True
 )
@@ -31,9 +40,9 @@ class SubExecutionRegistration(BaseModel):
 
     model_config = _EVENT_FIELDS
 
-    resource_type: str = Field(min_length=1)
-    resource_id: str = Field(min_length=1)
-    label: str = ""
+    resource_type: str = Field(min_length=1, max_length=MAX_RESOURCE_TYPE)
+    resource_id: str = Field(min_length=1, max_length=MAX_RESOURCE_ID)
+    label: str = Field(default="", max_length=MAX_LABEL)
 
     def registered(self) -> RegisteredSubExecution:
         return RegisteredSubExecution(**self.model_dump())
@@ -44,12 +53,12 @@ class LogRegistration(BaseModel):
 
     model_config = _EVENT_FIELDS
 
-    log_group_arn: str = ""
-    log_group_name: str = ""
-    log_stream_name: str = ""
-    log_stream_prefix: str = ""
-    stage_name: str = ""
-    label: str = ""
+    log_group_arn: str = Field(default="", max_length=MAX_RESOURCE_ID)
+    log_group_name: str = Field(default="", max_length=MAX_LOG_NAME)
+    log_stream_name: str = Field(default="", max_length=MAX_LOG_NAME)
+    log_stream_prefix: str = Field(default="", max_length=MAX_LOG_NAME)
+    stage_name: str = Field(default="", max_length=MAX_STAGE_NAME)
+    label: str = Field(default="", max_length=MAX_LABEL)
     source_type: str = ""
 
     @field_validator("source_type")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from domain.errors import InvalidInputError
 from domain.redaction import redact
@@ -13,6 +13,8 @@ from domain.registration import LOG_SOURCE_TYPES
 from entrypoints.cli.errors import EXIT_FAILED_RUN, EXIT_SERVICE_UNAVAILABLE
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from application.use_cases.publish_registration import (
         PublishedRegistration,
         PublishRegistrationCommand,
@@ -35,6 +37,23 @@ class RegisterOptions:
     source_type: str = ""
     sub_execution_type: str = ""
     sub_execution_id: str = ""
+
+
+E = TypeVar("E", bound="BaseModel")
+_OPTION_OF_FIELD = {"resource_type": "--sub-execution-type", "resource_id": "--sub-execution-id"}
+
+
+def _entry(model: type[E], **values: str) -> E:
+    """One entry of the event; a value breaking the event's rules is refused naming its option."""
+    from pydantic import ValidationError
+
+    try:
+        return model(**values)
+    except ValidationError as invalid:
+        problem = invalid.errors()[0]
+        field = str(problem["loc"][0]) if problem["loc"] else ""
+        option = _OPTION_OF_FIELD.get(field, "--" + field.replace("_", "-"))
+        raise InvalidInputError(f"{option}: {problem['msg']}") from None
 
 
 def registration_command(options: RegisterOptions) -> PublishRegistrationCommand:
@@ -72,7 +91,8 @@ def registration_command(options: RegisterOptions) -> PublishRegistrationCommand
     logs: tuple[LogRegistration, ...] = ()
     if has_group:
         logs = (
-            LogRegistration(
+            _entry(
+                LogRegistration,
                 log_group_arn=options.log_group_arn,
                 log_group_name=options.log_group_name,
                 log_stream_name=options.log_stream_name,
@@ -85,7 +105,8 @@ def registration_command(options: RegisterOptions) -> PublishRegistrationCommand
     sub_executions: tuple[SubExecutionRegistration, ...] = ()
     if options.sub_execution_type:
         sub_executions = (
-            SubExecutionRegistration(
+            _entry(
+                SubExecutionRegistration,
                 resource_type=options.sub_execution_type,
                 resource_id=options.sub_execution_id,
                 label=options.label,
