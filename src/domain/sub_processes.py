@@ -31,6 +31,18 @@ UNCONFIRMED_OUTCOMES = frozenset({StopOutcome.STOP_REQUESTED, StopOutcome.COULD_
 LEFT_RUNNING_OUTCOMES = frozenset({StopOutcome.COULD_NOT_STOP, StopOutcome.UNSUPPORTED})
 
 
+# A service's message is a line or two; a cut keeps 50 stop records inside one DynamoDB item.
+MAX_STOP_DETAIL = 1000
+
+
+def stop_detail(text: str) -> str:
+    """Why a stop went as it did, redacted, and cut to MAX_STOP_DETAIL characters."""
+    redacted = redact(text)
+    if len(redacted) <= MAX_STOP_DETAIL:
+        return redacted
+    return redacted[: MAX_STOP_DETAIL - 1] + "…"
+
+
 class StopAttempt(BaseModel):
     """One answer of a controller: the outcome and why (redacted: it may quote a service)."""
 
@@ -42,7 +54,7 @@ class StopAttempt(BaseModel):
     @field_validator("detail")
     @classmethod
     def _redacted(cls, detail: str) -> str:
-        return redact(detail)
+        return stop_detail(detail)
 
 
 class SubExecutionStop(BaseModel):
@@ -60,7 +72,7 @@ class SubExecutionStop(BaseModel):
     @field_validator("detail")
     @classmethod
     def _redacted(cls, detail: str) -> str:
-        return redact(detail)
+        return stop_detail(detail)
 
     @classmethod
     def of(

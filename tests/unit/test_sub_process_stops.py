@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from domain.logs import RegisteredSubExecution
 from domain.sub_processes import (
+    MAX_STOP_DETAIL,
     StopAttempt,
     StopOutcome,
     SubExecutionStop,
@@ -135,3 +136,18 @@ def test_a_failed_stop_warns_with_its_reason_and_a_stopped_one_does_not_warn() -
     )
     assert left_running_warning("mesh", a_stop(StopOutcome.STOPPED)) is None
     assert left_running_warning("mesh", a_stop(StopOutcome.STOP_REQUESTED)) is None
+
+
+def test_a_long_stop_detail_is_redacted_then_cut_to_the_limit() -> None:
+    secret = "AKIA" + "ABCDEFGHIJKLMNOP"
+    attempt = StopAttempt(
+        outcome=StopOutcome.COULD_NOT_STOP, detail=f"{secret} " + "refused " * 500
+    )
+
+    stop = SubExecutionStop.of(CHILD, attempt, T0, tries=1)
+
+    assert len(attempt.detail) == MAX_STOP_DETAIL and attempt.detail.endswith("…")
+    assert secret not in attempt.detail
+    assert stop.detail == attempt.detail
+    short = StopAttempt(outcome=StopOutcome.STOPPED, detail="ABORTED")
+    assert short.detail == "ABORTED"
