@@ -162,6 +162,39 @@ class Wfx:
         assert GUID.match(execution_id), str(outcome)
         return execution_id
 
+    def publish_command_step(self, workflow_id: str, code: str) -> None:
+        """demo/WORKFLOW_ID: one command step, `python -c CODE`, that takes no input."""
+        import yaml
+
+        document = {
+            "databaseId": "demo",
+            "workflowId": workflow_id,
+            "steps": [
+                {
+                    "pipelineId": "step",
+                    "executionType": "command",
+                    "command": [sys.executable, "-c", code],
+                    "inputFileArity": "none",
+                }
+            ],
+        }
+        path = self.home / f"{workflow_id}.yaml"
+        path.write_text(yaml.safe_dump(document), encoding="utf-8")
+        self.ok("workflows", "publish", str(path))
+
+    def register_log(self, execution_id: str, group: str, stream: str) -> dict[str, Any]:
+        """`pipelines register` a log stream on the run's only step; its availableLogs entry."""
+        (step,) = self.json("executions", "show", execution_id)["pipelineExecutions"]
+        step_id = step["pipelineExecution"]["pipelineExecutionId"]
+        self.ok(
+            "pipelines", "register", "--execution-id", execution_id,
+            "--pipeline-execution-id", step_id, "--log-group-name", group,
+            "--log-stream-name", stream,
+        )  # fmt: skip
+        (step,) = self.json("executions", "show", execution_id)["pipelineExecutions"]
+        (registered,) = [log for log in step["availableLogs"] if log["kind"] == "registered"]
+        return dict(registered)
+
     def listed_ids(self, *args: str) -> list[str]:
         page = self.json("executions", "list", "--limit", "100", *args)
         return [item["workflowExecutionId"] for item in page["executions"]]

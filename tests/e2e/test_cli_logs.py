@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
-import yaml
-
 from tests.e2e.cli import Wfx, assert_bad_input
 
 # A key id shaped like AWS's, which redaction must catch; assembled so no scanner flags this file.
@@ -14,22 +10,9 @@ SECRET = "AKIA" + "IOSFODNN7EXAMPLE"
 
 def _publish_chatty(wfx: Wfx) -> None:
     """demo/chatty: one command step that prints a plain line and a secret-looking one."""
-    code = f"print('converting mesh'); print('using aws_access_key_id={SECRET}')"
-    document = {
-        "databaseId": "demo",
-        "workflowId": "chatty",
-        "steps": [
-            {
-                "pipelineId": "talk",
-                "executionType": "command",
-                "command": [sys.executable, "-c", code],
-                "inputFileArity": "none",
-            }
-        ],
-    }
-    path = wfx.home / "chatty.yaml"
-    path.write_text(yaml.safe_dump(document), encoding="utf-8")
-    wfx.ok("workflows", "publish", str(path))
+    wfx.publish_command_step(
+        "chatty", f"print('converting mesh'); print('using aws_access_key_id={SECRET}')"
+    )
 
 
 def test_a_steps_invocation_log_is_read_by_its_log_id_and_redacted(wfx: Wfx) -> None:
@@ -97,15 +80,7 @@ def test_an_unknown_log_id_exits_2_naming_it(wfx: Wfx) -> None:
 def test_a_source_that_cannot_be_read_exits_1_saying_why(wfx: Wfx) -> None:
     _publish_chatty(wfx)
     execution_id = wfx.run_id("demo/chatty")
-    (step,) = wfx.json("executions", "show", execution_id)["pipelineExecutions"]
-    step_id = step["pipelineExecution"]["pipelineExecutionId"]
-    wfx.ok(
-        "pipelines", "register", "--execution-id", execution_id,
-        "--pipeline-execution-id", step_id, "--log-group-name", "tools",
-        "--log-stream-name", "never-written.log",
-    )  # fmt: skip
-    (step,) = wfx.json("executions", "show", execution_id)["pipelineExecutions"]
-    (absent,) = [log for log in step["availableLogs"] if log["kind"] == "registered"]
+    absent = wfx.register_log(execution_id, "tools", "never-written.log")
 
     outcome = wfx("executions", "logs", execution_id, "--log-id", absent["logId"])
     as_json = wfx("executions", "logs", execution_id, "--log-id", absent["logId"], "--json")

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterator
 from pathlib import Path
 
 import boto3
 import pytest
 import yaml
-from moto.server import ThreadedMotoServer
 
 from tests.e2e.cli import FAKE_AWS, MESH_WORKFLOW, Wfx
+from tests.integration.moto_server import moto_server
 
 pytestmark = pytest.mark.integration
 
@@ -47,12 +46,8 @@ AWS_WORKFLOW = {
 
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[str]:
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
+    with moto_server() as url:
+        yield url
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ never in the middle of a fixture.
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,7 +16,6 @@ from typing import Any
 
 import boto3
 import pytest
-from moto.server import ThreadedMotoServer
 
 from tests.e2e.cli import (
     FAKE_AWS,
@@ -26,6 +24,7 @@ from tests.e2e.cli import (
     Outcome,
     Wfx,
 )
+from tests.integration.moto_server import moto_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-on-moto-server")]
 
@@ -102,12 +101,8 @@ class DynamoDbFlow:
 
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[str]:
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
+    with moto_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

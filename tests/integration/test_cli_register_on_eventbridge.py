@@ -5,30 +5,25 @@ routes it (to SQS: moto cannot deliver to a Lambda target)."""
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
-from moto.server import ThreadedMotoServer
 
 from adapters.dynamodb.template import infrastructure_template
 from adapters.tables import TableNames
 from tests.e2e.cli import FAKE_AWS, Wfx
+from tests.integration.moto_server import moto_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-register-on-eventbridge")]
 
 
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[str]:
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
+    with moto_server() as url:
+        yield url
 
 
 def _client(service: str, endpoint: str) -> Any:

@@ -7,7 +7,6 @@ test's `mock_aws()` may reset moto's shared backends between two tests of this m
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,13 +14,13 @@ from typing import Any
 
 import boto3
 import pytest
-from moto.server import ThreadedMotoServer
 
 from adapters.aws.stepfunctions import StepFunctionsDeployer
 from adapters.sqlite.catalogs import SqliteWorkflowCatalog
 from adapters.sqlite.database import SqliteDatabase
 from adapters.tables import TableNames
 from tests.e2e.cli import FAKE_AWS, GUID, TRIVIAL_WORKFLOW, Outcome, Wfx
+from tests.integration.moto_server import moto_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("moto-server-sfn")]
 
@@ -46,14 +45,8 @@ class Captured:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    moto = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    moto.start()
-    try:
-        host, port = moto.get_host_and_port()
-        yield f"http://{host}:{port}"
-    finally:
-        moto.stop()
+    with moto_server() as url:
+        yield url
 
 
 def _deploy_trivial(home: Path, endpoint: str) -> str:

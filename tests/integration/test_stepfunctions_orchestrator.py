@@ -4,7 +4,6 @@ Stubber, with AWS's own request and response shapes, for what moto 5.2.5 lacks."
 from __future__ import annotations
 
 import json
-import logging
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -15,7 +14,6 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from moto import mock_aws
-from moto.server import ThreadedMotoServer
 
 from adapters.aws.stepfunctions import StepFunctionsDeployer, StepFunctionsOrchestrator
 from domain.errors import ConflictError, ExecutionAlreadyExistsError, InvalidInputError
@@ -25,6 +23,7 @@ from domain.workflow import WorkflowVersion
 from entrypoints.container import build_container
 from entrypoints.settings import Settings
 from tests.contract.builders import a_step, a_version, an_execution
+from tests.integration.moto_server import moto_server
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
@@ -422,15 +421,9 @@ def test_describe_carries_the_error_cause_and_redrive_fields(
 
 
 @pytest.fixture
-def moto_server() -> Iterator[str]:
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        host, port = server.get_host_and_port()
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
+def moto_server_endpoint() -> Iterator[str]:
+    with moto_server() as url:
+        yield url
 
 
 @pytest.mark.integration
@@ -439,13 +432,13 @@ def moto_server() -> Iterator[str]:
 def test_boto3s_endpoint_variables_route_the_adapters_with_no_code_change(
     variable: str,
     aws_environment: None,
-    moto_server: str,
+    moto_server_endpoint: str,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
     """boto3 names the service-specific variable after the service id, `SFN`: there is no
     AWS_ENDPOINT_URL_STEPFUNCTIONS."""
-    monkeypatch.setenv(variable, moto_server)
+    monkeypatch.setenv(variable, moto_server_endpoint)
     settings = Settings.from_environment({"WFX_HOME": str(tmp_path), "WFX_RUNNER": "stepfunctions"})
     container = build_container(settings)
     orchestrator = container.orchestrator().default
@@ -459,7 +452,9 @@ def test_boto3s_endpoint_variables_route_the_adapters_with_no_code_change(
     )
 
     assert isinstance(orchestrator, StepFunctionsOrchestrator)
-    on_the_server = boto3.client("stepfunctions", region_name=REGION, endpoint_url=moto_server)
+    on_the_server = boto3.client(
+        "stepfunctions", region_name=REGION, endpoint_url=moto_server_endpoint
+    )
     described = on_the_server.describe_execution(executionArn=started)
     assert described["name"] == execution.workflow_execution_id
 
