@@ -131,6 +131,10 @@ def _newest_first(ref: ExecutionRef) -> tuple[str, str]:
     return (ref.execution_start_date, ref.workflow_execution_id)
 
 
+# Tries of a step-and-attempt transaction that another in-flight write to its items cancels.
+_TRANSACTION_TRIES = 5
+
+
 class DynamoDbExecutionStore:
     """ExecutionStore on DynamoDB: the eleven seed-000 tables through a low-level boto3 client."""
 
@@ -422,21 +426,28 @@ class DynamoDbExecutionStore:
         )
         not_found = PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
         actions: list[Any] = [{"Update": transition}, action]
-        try:
-            self._client.transact_write_items(TransactItems=actions)
-        except ClientError as exc:
-            if _error_code(exc) != "TransactionCanceledException":
-                raise
-            reasons = exc.response.get("CancellationReasons", [])
-            codes = [reason.get("Code") for reason in reasons]
-            if codes[:1] == ["ConditionalCheckFailed"]:
-                # the step's own condition decides first, as in transition_step
-                if not reasons[0].get("Item"):
-                    raise not_found from exc
-                return None
-            if codes[1:2] == ["ConditionalCheckFailed"]:
-                raise refused from exc
-            raise
+        for attempt in range(_TRANSACTION_TRIES):
+            if attempt:
+                pause_before_retry(attempt - 1)
+            try:
+                self._client.transact_write_items(TransactItems=actions)
+                break
+            except ClientError as exc:
+                if _error_code(exc) != "TransactionCanceledException":
+                    raise
+                reasons = exc.response.get("CancellationReasons", [])
+                codes = [reason.get("Code") for reason in reasons]
+                if codes[:1] == ["ConditionalCheckFailed"]:
+                    # the step's own condition decides first, as in transition_step
+                    if not reasons[0].get("Item"):
+                        raise not_found from exc
+                    return None
+                if codes[1:2] == ["ConditionalCheckFailed"]:
+                    raise refused from exc
+                # Another write to the step or its attempt was in flight (an abort closing the
+                # step as it finishes): nothing was applied, so the same transaction is retried.
+                if "TransactionConflict" not in codes or attempt + 1 == _TRANSACTION_TRIES:
+                    raise
         stored = get_item(self._client, table_name, key)
         if stored is None:  # deleted since: the run is gone
             raise not_found
