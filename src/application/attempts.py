@@ -37,18 +37,24 @@ def open_next_attempt(
     pipeline_execution_id: str,
     at: datetime,
     trigger: AttemptTrigger | None = None,
+    *,
+    first_is_taken: bool = False,
 ) -> TaskExecution:
     """Add the step's next attempt, one past the highest stored; never overwrites one.
 
-    The trigger defaults as in running_attempt.
+    The trigger defaults as in running_attempt. `first_is_taken`: the caller already saw attempt
+    1 refused, so the stored attempts are read before any write.
     """
+    taken = first_is_taken
     number = 1  # most starts are a step's first: try that number before reading any
     for _ in range(_MAX_NUMBER_RACES):
+        if taken:
+            # The number is taken (a redrive or retry, or a race): read, then take the next one.
+            number = next_attempt_number(store.list_attempts([pipeline_execution_id]))
         attempt = running_attempt(workflow_execution_id, pipeline_execution_id, number, at, trigger)
         if store.add_attempt(attempt):
             return attempt
-        # The number is taken (a redrive or retry, or a race): read, then take the next one.
-        number = next_attempt_number(store.list_attempts([pipeline_execution_id]))
+        taken = True
     raise RuntimeError(f"{pipeline_execution_id}: no free attempt number after retries")
 
 
@@ -58,10 +64,15 @@ def close_latest_attempt(
     status: StepStatus,
     at: datetime,
     error: str | None,
+    *,
+    first_is_closed: bool = False,
 ) -> bool:
-    """Close the step's latest RUNNING attempt; False when it has none open."""
+    """Close the step's latest RUNNING attempt; False when it has none open.
+
+    `first_is_closed`: the caller already saw attempt 1 refused, so the attempts are read first.
+    """
     # Most steps run once: close attempt 1 without a read; the write is conditional on RUNNING.
-    if store.finish_attempt(pipeline_execution_id, 1, status, at, error):
+    if not first_is_closed and store.finish_attempt(pipeline_execution_id, 1, status, at, error):
         return True
     running = [a for a in store.list_attempts([pipeline_execution_id]) if a.is_running]
     if not running:

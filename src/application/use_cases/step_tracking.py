@@ -71,7 +71,7 @@ class StartStep:
             started = self._store.transition_step(execution_id, step_id, change, _NOT_STARTED)
             if started is not None:
                 # Only the writer that moved the step NEW -> RUNNING opens its attempt.
-                open_next_attempt(self._store, execution_id, step_id, now)
+                open_next_attempt(self._store, execution_id, step_id, now, first_is_taken=True)
         if started is not None:
             return started
         # Callbacks are retried: starting twice is not an error, and changes nothing.
@@ -114,7 +114,14 @@ class FinishStep:
             # Retried, redriven or never started: another attempt (or none) is the open one.
             finished = self._store.transition_step(workflow_execution_id, step_id, change, _OPEN)
             if finished is not None:
-                close_latest_attempt(self._store, step_id, command.status, stopped, change.error)
+                close_latest_attempt(
+                    self._store,
+                    step_id,
+                    command.status,
+                    stopped,
+                    change.error,
+                    first_is_closed=True,
+                )
         if finished is not None:
             return finished
         return _load(self._store, workflow_execution_id, command.pipeline_execution_id)
