@@ -9,6 +9,7 @@ import yaml
 from dependency_injector import providers
 
 from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
+from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
 from domain.assets import AssetFile
@@ -83,3 +84,13 @@ def import_small_files(container: Container, folder: Path) -> list[AssetFile]:
         database_id=ASSET_DATABASE, asset_id=ASSET_ID, files=tuple(files)
     )
     return container.import_asset_files().execute(command)
+
+
+def launched_run(container: Container, workdir: Path) -> str:
+    """The launch workflow published, its four input files imported, one run launched: its id."""
+    publish(container, LAUNCH_WORKFLOW)
+    import_small_files(container, workdir / "inputs")
+    command = LaunchExecutionCommand(
+        workflow_database_id="bench", workflow_id="launch", inputs=(ASSET,), user_id=USER
+    )
+    return container.launch_execution().execute(command).execution.workflow_execution_id

@@ -34,11 +34,9 @@ from domain.execution import LaunchRecords, execution_output_prefix, step_auxili
 from entrypoints.container import Container
 from tests.bench.fixtures import (
     ASSET,
-    LAUNCH_WORKFLOW,
     USER,
     bench_container,
-    import_small_files,
-    publish,
+    launched_run,
 )
 from tests.bench.timing import Samples, counted_round, median
 
@@ -223,12 +221,7 @@ class LaunchBench:
 
 def prepare(workdir: Path) -> LaunchBench:
     container = bench_container(workdir / "ours", run_steps=False)
-    publish(container, LAUNCH_WORKFLOW)
-    import_small_files(container, workdir / "inputs")
-    command = LaunchExecutionCommand(
-        workflow_database_id="bench", workflow_id="launch", inputs=(ASSET,), user_id=USER
-    )
-    first = container.launch_execution().execute(command).execution.workflow_execution_id
+    first = launched_run(container, workdir)
     template = launch_records_of(container, first)
     raw = RawLaunchWriter(workdir / "raw" / "raw.db", template)  # SqliteDatabase makes the folder
     return LaunchBench(container=container, raw=raw, ours_launches=1)

@@ -17,19 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery
-from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecutionCommand
 from domain.logs import LogKind
 from domain.registration import compose_source
-from entrypoints.container import Container
-from tests.bench.fixtures import (
-    ASSET,
-    LAUNCH_WORKFLOW,
-    USER,
-    bench_container,
-    import_small_files,
-    publish,
-)
+from tests.bench.fixtures import bench_container, launched_run
 from tests.bench.timing import Samples, time_each
 
 LOG_CAP = 50
@@ -55,20 +46,11 @@ def _event(execution_id: str, step_id: str, index: int) -> RegisterPipelineExecu
     )
 
 
-def _launched(container: Container, workdir: Path) -> tuple[str, str]:
-    publish(container, LAUNCH_WORKFLOW)
-    import_small_files(container, workdir / "inputs")
-    command = LaunchExecutionCommand(
-        workflow_database_id="bench", workflow_id="launch", inputs=(ASSET,), user_id=USER
-    )
-    execution_id = container.launch_execution().execute(command).execution.workflow_execution_id
-    details = container.execution_store().get_details(execution_id, include_outputs=False)
-    return execution_id, details.steps[0].step.pipeline_execution_id
-
-
 def measure(workdir: Path, redeliveries: int, detail_reads: int) -> dict[str, Any]:
     container = bench_container(workdir, run_steps=False)
-    execution_id, step_id = _launched(container, workdir)
+    execution_id = launched_run(container, workdir)
+    details = container.execution_store().get_details(execution_id, include_outputs=False)
+    step_id = details.steps[0].step.pipeline_execution_id
     events = [_event(execution_id, step_id, index) for index in range(LOG_CAP)]
     register = container.register_pipeline_execution()
     pending = iter(events)
