@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from application.ports import ExecutionStore, RunReporter
-from domain.execution import chain_order
+from domain.execution import WorkflowExecution, chain_order
 from domain.statuses import ExecutionStatus, StepStatus
 
 
@@ -29,36 +29,58 @@ class ObservingReporter:
     store: ExecutionStore
     snapshots: dict[str, list[Snapshot]] = field(default_factory=dict)
 
-    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> None:
+    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> int:
         name = self._pipeline_id(pipeline_execution_id)
         self._note(workflow_execution_id, f"before start of {name}")
-        self.inner.step_started(workflow_execution_id, pipeline_execution_id)
+        attempt = self.inner.step_started(workflow_execution_id, pipeline_execution_id)
         self._note(workflow_execution_id, f"after start of {name}")
+        return attempt
 
     def step_retrying(
-        self, workflow_execution_id: str, pipeline_execution_id: str, error: str | None = None
-    ) -> None:
-        self.inner.step_retrying(workflow_execution_id, pipeline_execution_id, error)
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        error: str | None,
+        attempt: int,
+    ) -> int:
+        opened = self.inner.step_retrying(
+            workflow_execution_id, pipeline_execution_id, error, attempt
+        )
         name = self._pipeline_id(pipeline_execution_id)
         self._note(workflow_execution_id, f"after retry of {name}")
+        return opened
 
     def step_finished(
         self,
         workflow_execution_id: str,
         pipeline_execution_id: str,
         status: StepStatus,
-        error: str | None = None,
-    ) -> None:
-        self.inner.step_finished(workflow_execution_id, pipeline_execution_id, status, error)
+        error: str | None,
+        attempt: int,
+    ) -> StepStatus:
+        recorded = self.inner.step_finished(
+            workflow_execution_id, pipeline_execution_id, status, error, attempt
+        )
         name = self._pipeline_id(pipeline_execution_id)
         self._note(workflow_execution_id, f"after finish of {name}")
+        return recorded
 
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
-    ) -> None:
+    ) -> ExecutionStatus:
         self._note(workflow_execution_id, "before completion")
-        self.inner.execution_completed(workflow_execution_id, status, error)
+        recorded = self.inner.execution_completed(workflow_execution_id, status, error)
         self._note(workflow_execution_id, "after completion")
+        return recorded
+
+    def current(self, workflow_execution_id: str) -> WorkflowExecution:
+        return self.inner.current(workflow_execution_id)
+
+    def take_lease(self, workflow_execution_id: str, owner: str) -> bool:
+        return self.inner.take_lease(workflow_execution_id, owner)
+
+    def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:
+        return self.inner.renew_lease(workflow_execution_id, owner)
 
     def _pipeline_id(self, pipeline_execution_id: str) -> str:
         return self.store.get_step(pipeline_execution_id).pipeline_id

@@ -30,7 +30,7 @@ def _(container: Container, world: World, name: str) -> None:
         pipeline_execution_id=world.steps_before[name].pipeline_execution_id,
     )
     returned = container.start_step().execute(command)
-    assert returned == world.steps_before[name]
+    assert returned.step == world.steps_before[name]
 
 
 @when(parsers.parse('a late finish callback with status {status:w} arrives for the step "{name}"'))

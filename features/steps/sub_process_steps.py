@@ -81,7 +81,11 @@ def _(
     )
     # the container's controllers, with moto's Step Functions client
     controller = sub_process_controller(
-        lambda: stepfunctions.client, container.batch_client, container.deadline_client
+        lambda: stepfunctions.client,
+        container.batch_client,
+        container.deadline_client,
+        container.config.home(),
+        container.config.stop_grace_seconds(),
     )
     container.sub_process_controller.override(providers.Object(controller))
 

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from application.ports import StepChange
 from domain.assets import AssetFile
 from domain.attempts import TaskExecution
 from domain.execution import (
@@ -24,6 +23,7 @@ from domain.execution import (
     OutputResult,
     PipelineExecution,
     PipelineInputFile,
+    RunnerLease,
     StepInputConfiguration,
     StepInputMetadata,
     StepLog,
@@ -31,6 +31,8 @@ from domain.execution import (
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.redaction import redact, redact_optional
+from domain.run import StepMove
+from domain.statuses import StepStatus
 from domain.sub_processes import SubExecutionStop
 from domain.workflow import RetryPolicy, StepDefinition, WorkflowVersion
 
@@ -94,10 +96,62 @@ def execution_mutable_attributes(execution: WorkflowExecution) -> tuple[Item, tu
         "redriveDate": format_date(execution.redrive_date) if execution.redrive_date else None,
         "redriveStatus": execution.redrive_status,
         "redriveStatusReason": execution.redrive_status_reason,
+        ABORT_REQUESTED_DATE: format_date(execution.abort_requested_date)
+        if execution.abort_requested_date
+        else None,
+        "abortCause": redact_optional(execution.abort_cause),
+        **_lease_attributes(execution.runner_lease),
     }
     present = {name: value for name, value in values.items() if value is not None and value != ""}
     removed = tuple(name for name in values if name not in present and name not in _SET_ONCE)
     return present, removed
+
+
+ABORT_REQUESTED_DATE = "abortRequestedDate"
+LEASE_OWNER = "runnerLeaseOwner"
+LEASE_EXPIRES_DATE = "runnerLeaseExpiresDate"
+_LEASE_RENEWED_DATE = "runnerLeaseRenewedDate"
+
+
+def _lease_attributes(lease: RunnerLease | None) -> Item:
+    if lease is None:
+        return {LEASE_OWNER: None, _LEASE_RENEWED_DATE: None, LEASE_EXPIRES_DATE: None}
+    return {
+        LEASE_OWNER: lease.owner,
+        _LEASE_RENEWED_DATE: format_date(lease.renewed_date),
+        LEASE_EXPIRES_DATE: format_date(lease.expires_date),
+    }
+
+
+def _parse_lease(item: Item) -> RunnerLease | None:
+    if LEASE_OWNER not in item:
+        return None
+    return RunnerLease(
+        owner=item[LEASE_OWNER],
+        renewed_date=parse_date(item[_LEASE_RENEWED_DATE]),
+        expires_date=parse_date(item[LEASE_EXPIRES_DATE]),
+    )
+
+
+def execution_changed_attributes(
+    before: WorkflowExecution, after: WorkflowExecution
+) -> tuple[Item, tuple[str, ...]]:
+    """What a change from `before` to `after` writes and removes, and nothing else: attributes
+    the change leaves alone keep whatever another writer stored meanwhile. The status is always
+    written, so that a change is never an empty update."""
+    old, _ = execution_mutable_attributes(before)
+    new, removed = execution_mutable_attributes(after)
+    values = {name: value for name, value in new.items() if old.get(name) != value}
+    values["executionStatus"] = new["executionStatus"]
+    return values, tuple(name for name in removed if name in old)
+
+
+def lease_guard_values(execution: WorkflowExecution) -> tuple[str | None, str | None]:
+    """The lease owner and expiry as stored for `execution` (None, None without a lease)."""
+    lease = execution.runner_lease
+    if lease is None:
+        return None, None
+    return lease.owner, format_date(lease.expires_date)
 
 
 def build_execution_record(execution: WorkflowExecution) -> Item:
@@ -148,6 +202,9 @@ def parse_execution_record(item: Item) -> WorkflowExecution:
         redrive_status_reason=item.get("redriveStatusReason"),
         client_token=item.get("clientToken"),
         request_digest=item.get("requestDigest"),
+        abort_requested_date=_optional_date(item, ABORT_REQUESTED_DATE),
+        abort_cause=item.get("abortCause"),
+        runner_lease=_parse_lease(item),
     )
 
 
@@ -227,13 +284,16 @@ def step_mutable_attributes(step: PipelineExecution) -> tuple[Item, tuple[str, .
     return present, tuple(name for name in values if name not in present)
 
 
-def step_change_attributes(change: StepChange) -> Item:
-    """What a step transition sets: its status, and each other field it carries."""
+def step_move_attributes(move: StepMove) -> Item:
+    """What a step move sets on the step: its status, and each other field it carries (nothing
+    for a move that leaves the step's status alone)."""
+    if move.status is None:
+        return {}
     values: dict[str, Any] = {
-        "status": change.status.value,
-        "startDate": format_date(change.start_date) if change.start_date else None,
-        "stopDate": format_date(change.stop_date) if change.stop_date else None,
-        "errorMessage": redact_optional(change.error),
+        "status": move.status.value,
+        "startDate": format_date(move.start_date) if move.start_date else None,
+        "stopDate": format_date(move.stop_date) if move.stop_date else None,
+        "errorMessage": redact_optional(move.error),
     }
     return {name: value for name, value in values.items() if value is not None and value != ""}
 
@@ -668,11 +728,13 @@ def task_execution_close_attributes(
     return values, ("errorMessage",)
 
 
-def task_execution_close_of(change: StepChange) -> tuple[Item, tuple[str, ...]]:
-    """task_execution_close_attributes of the step change that ends the attempt with its step."""
-    if change.stop_date is None:
-        raise ValueError(f"closing an attempt needs a stop date: {change!r}")
-    return task_execution_close_attributes(change.status, change.stop_date, change.error)
+def task_execution_close_of(move: StepMove) -> tuple[Item, tuple[str, ...]]:
+    """task_execution_close_attributes of the move that closes an attempt."""
+    status = move.close_status or move.status
+    if move.stop_date is None or status is None:
+        raise ValueError(f"closing an attempt needs a status and a stop date: {move!r}")
+    error = None if status is StepStatus.SUCCEEDED else move.error
+    return task_execution_close_attributes(status, move.stop_date, error)
 
 
 def build_task_execution_record(attempt: TaskExecution) -> Item:

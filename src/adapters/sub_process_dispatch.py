@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from application.ports import SubProcessController
+from domain.execution import PipelineExecution
 from domain.logs import RegisteredSubExecution
 from domain.redaction import redact
 from domain.sub_processes import StopAttempt, StopOutcome
@@ -25,13 +26,17 @@ class DispatchingSubProcessController:
     def supported_types(self) -> tuple[str, ...]:
         return tuple(self._factories)
 
-    def stop(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
-        return self._call(sub_execution, "stop")
+    def stop(self, sub_execution: RegisteredSubExecution, step: PipelineExecution) -> StopAttempt:
+        return self._call(sub_execution, step, "stop")
 
-    def confirm(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
-        return self._call(sub_execution, "confirm")
+    def confirm(
+        self, sub_execution: RegisteredSubExecution, step: PipelineExecution
+    ) -> StopAttempt:
+        return self._call(sub_execution, step, "confirm")
 
-    def _call(self, sub_execution: RegisteredSubExecution, action: str) -> StopAttempt:
+    def _call(
+        self, sub_execution: RegisteredSubExecution, step: PipelineExecution, action: str
+    ) -> StopAttempt:
         kind = sub_execution.resource_type
         if kind not in self._factories:
             return StopAttempt(outcome=StopOutcome.UNSUPPORTED, detail=f"wfx cannot stop {kind}")
@@ -39,7 +44,7 @@ class DispatchingSubProcessController:
             if kind not in self._built:
                 self._built[kind] = self._factories[kind]()
             controller = self._built[kind]
-            attempt: StopAttempt = getattr(controller, action)(sub_execution)
+            attempt: StopAttempt = getattr(controller, action)(sub_execution, step)
         except Exception as error:  # one broken controller must not stop the others
             return StopAttempt(
                 outcome=StopOutcome.COULD_NOT_STOP,

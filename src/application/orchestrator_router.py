@@ -72,8 +72,10 @@ class OrchestratorRouter:
     def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
         return self._for(execution).describe_execution(execution)
 
-    def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> None:
-        self._for(execution).stop_execution(execution, error, cause)
+    def stop_execution(
+        self, execution: WorkflowExecution, error: str, cause: str
+    ) -> tuple[str, ...]:
+        return self._for(execution).stop_execution(execution, error, cause)
 
     def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
         return self._for(execution).redrive_execution(execution, client_token)

@@ -23,6 +23,7 @@ from domain.execution import (
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.paging import Page
+from domain.run import Run, RunChange, StepMove
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.sub_processes import StopAttempt, SubExecutionStop
 from domain.workflow import WorkflowVersion
@@ -41,22 +42,19 @@ class AssetDirection(StrEnum):
     OUTPUT = "output"
 
 
-@dataclass(frozen=True)
-class StepChange:
-    """A step transition: the new status, and each of the other fields that it sets."""
-
-    status: StepStatus
-    start_date: datetime | None = None
-    stop_date: datetime | None = None
-    error: str | None = None
-
-
 class AttemptNumberTakenError(Exception):
-    """ExecutionStore.start_step: the attempt's number is stored already; nothing was written."""
+    """ExecutionStore.move_step: the attempt to open has a number stored already; nothing was
+    written (a redriven step starts again: the caller reads the run and takes the next)."""
 
 
 class AttemptNotRunningError(Exception):
-    """ExecutionStore.finish_step: the attempt is not stored RUNNING; nothing was written."""
+    """ExecutionStore.move_step: the attempt to close is not stored RUNNING (a later one was
+    opened, or the run was ended without it); nothing was written."""
+
+
+class RunNotOpenError(Exception):
+    """ExecutionStore.move_step: the move may only be written while the run is open with no
+    abort requested, and it has ended or is being aborted; nothing was written."""
 
 
 @dataclass(frozen=True, order=True)
@@ -86,9 +84,17 @@ class ExecutionStore(Protocol):
         """The main rows of `refs` in the order given; a ref with no main row is skipped."""
         ...
 
-    def save_execution(
-        self, execution: WorkflowExecution, expected: frozenset[ExecutionStatus]
-    ) -> bool: ...
+    def update_execution(self, change: RunChange) -> WorkflowExecution | None:
+        """Write what `change.after` changes from `change.before`, in one conditional write that
+        holds only while the stored row meets `change.guard`; attributes it does not change keep
+        what is stored. The row as stored afterwards, or None (nothing written) when the guard
+        does not hold. ExecutionNotFoundError when there is no such row."""
+        ...
+
+    def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
+        """The run's main row, its steps (only that one, when a step is named) and their
+        attempts, in one consistent read where the store has one."""
+        ...
 
     def get_step(self, pipeline_execution_id: str) -> PipelineExecution: ...
 
@@ -96,53 +102,15 @@ class ExecutionStore(Protocol):
 
     def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool: ...
 
-    def transition_step(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        change: StepChange,
-        expected: frozenset[StepStatus],
-    ) -> PipelineExecution | None:
-        """Apply `change` in one conditional write when the stored status is in `expected`.
+    def move_step(self, move: StepMove) -> PipelineExecution | None:
+        """A step's transition and its attempts as one atomic write: the step moves when its
+        stored status is one of `move.expected`, the attempt to open is added, the attempt to
+        close is closed with the move's status, stop date and error.
 
-        Returns the row as stored afterwards, or None (nothing written) when the status was not
-        expected. Fields the change leaves None are untouched. Raises
+        Returns the step as stored afterwards, or None (nothing written) when its status was not
+        expected. Raises, writing nothing: RunNotOpenError (`while_open` and the run ended or is
+        being aborted), AttemptNumberTakenError, AttemptNotRunningError, and
         PipelineExecutionNotFoundError when the execution has no step with that id.
-        """
-        ...
-
-    def start_step(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        change: StepChange,
-        expected: frozenset[StepStatus],
-        attempt: TaskExecution,
-    ) -> PipelineExecution | None:
-        """transition_step and add_attempt(attempt, an attempt of that step) as one atomic write.
-
-        Returns the row as stored afterwards, or None, writing nothing, when the step's status
-        was not expected. Raises AttemptNumberTakenError, writing nothing, when the step could
-        move but the attempt's number is taken (a redriven step starts again): the caller then
-        chooses another number. PipelineExecutionNotFoundError as transition_step.
-        """
-        ...
-
-    def finish_step(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        change: StepChange,
-        expected: frozenset[StepStatus],
-        attempt: int,
-    ) -> PipelineExecution | None:
-        """transition_step and finish_attempt of that attempt number as one atomic write; the
-        attempt is closed with the change's status, stop date (required) and error.
-
-        Returns the row as stored afterwards, or None, writing nothing, when the step's status
-        was not expected. Raises AttemptNotRunningError, writing nothing, when the step could
-        move but that attempt is not stored RUNNING (a retried or redriven step has a later
-        one open): a step never ends with its open attempt left behind.
         """
         ...
 
@@ -203,21 +171,6 @@ class ExecutionStore(Protocol):
         self, asset_key: str, direction: AssetDirection, older_than: ExecutionRef | None, limit: int
     ) -> list[ExecutionRef]:
         """Up to `limit` distinct executions linked to the asset, newest first, past the cursor."""
-        ...
-
-    def add_attempt(self, attempt: TaskExecution) -> bool:
-        """Store a new attempt; False (nothing written) when that attempt number is taken."""
-        ...
-
-    def finish_attempt(
-        self,
-        pipeline_execution_id: str,
-        attempt: int,
-        status: StepStatus,
-        stop_date: datetime,
-        error: str | None,
-    ) -> bool:
-        """Close an attempt; False (nothing written) unless it is stored and still RUNNING."""
         ...
 
     def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
@@ -356,7 +309,11 @@ class Orchestrator(Protocol):
         """The orchestrator's view of the run; None when it has never heard of it."""
         ...
 
-    def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> None: ...
+    def stop_execution(
+        self, execution: WorkflowExecution, error: str, cause: str
+    ) -> tuple[str, ...]:
+        """Stop the run; a warning naming each process it could not see end (none: ())."""
+        ...
 
     def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
         """Continue a failed run from its failed step with the same input; the redrive date."""
@@ -424,38 +381,68 @@ class SubProcessController(Protocol):
     says why. A type the controller cannot stop is `unsupported`.
     """
 
-    def stop(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
-        """Ask it to stop: stopRequested, stopped (seen ended), alreadyFinished or couldNotStop."""
+    def stop(self, sub_execution: RegisteredSubExecution, step: PipelineExecution) -> StopAttempt:
+        """Ask the child `step` registered to stop: stopRequested, stopped (seen ended),
+        alreadyFinished or couldNotStop (also for a child that is not really the step's)."""
         ...
 
-    def confirm(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+    def confirm(
+        self, sub_execution: RegisteredSubExecution, step: PipelineExecution
+    ) -> StopAttempt:
         """Look, without stopping: stopped / alreadyFinished when it has ended, stopRequested
         while it still runs, couldNotStop when it cannot be looked up."""
         ...
 
 
 class RunReporter(Protocol):
-    """What a runner calls as a run progresses: the interim tracking and end-state callbacks."""
+    """What a runner calls as a run progresses: the interim tracking and end-state callbacks,
+    and its lease. Refusals are domain errors (RunIsStoppingError, RunIsOverError,
+    AttemptFencedError); anything else is the store failing, worth trying again."""
 
-    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> None: ...
+    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> int:
+        """The step is RUNNING: the number of the attempt the runner now runs."""
+        ...
+
+    def step_retrying(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        error: str | None,
+        attempt: int,
+    ) -> int:
+        """Attempt `attempt` failed and the step runs again: the next attempt's number."""
+        ...
 
     def step_finished(
         self,
         workflow_execution_id: str,
         pipeline_execution_id: str,
         status: StepStatus,
-        error: str | None = None,
-    ) -> None: ...
-
-    def step_retrying(
-        self, workflow_execution_id: str, pipeline_execution_id: str, error: str | None = None
-    ) -> None:
-        """The step failed and runs again: close its attempt FAILED and open the next."""
+        error: str | None,
+        attempt: int,
+    ) -> StepStatus:
+        """Attempt `attempt` ended with `status`: the step's status as recorded (ABORTED on a
+        run being aborted, whatever was reported)."""
         ...
 
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
-    ) -> None: ...
+    ) -> ExecutionStatus:
+        """The run ended: its status as recorded."""
+        ...
+
+    def current(self, workflow_execution_id: str) -> WorkflowExecution:
+        """The main row as stored now (its status and abort request)."""
+        ...
+
+    def take_lease(self, workflow_execution_id: str, owner: str) -> bool:
+        """Claim the run for this runner: False when another runner holds a live lease or the
+        run has ended."""
+        ...
+
+    def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:
+        """Renew the lease: False once it is not this runner's (the run ended, or was lost)."""
+        ...
 
 
 @dataclass(frozen=True)

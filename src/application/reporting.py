@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+from application.ports import ExecutionStore
 from application.use_cases.complete_execution import CompleteExecution, CompleteExecutionCommand
 from application.use_cases.retry_step import RetryStep, RetryStepCommand
+from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import (
     FinishStep,
     FinishStepCommand,
     StartStep,
     StartStepCommand,
 )
+from domain.execution import WorkflowExecution
+from domain.run import RunIsOverError
 from domain.statuses import ExecutionStatus, StepStatus
 
 
 class UseCaseRunReporter:
-    """Routes runner progress to StartStep, RetryStep, FinishStep and CompleteExecution."""
+    """Routes runner progress to StartStep, RetryStep, FinishStep, CompleteExecution and the
+    runner's lease."""
 
     def __init__(
         self,
@@ -22,50 +27,81 @@ class UseCaseRunReporter:
         finish_step: FinishStep,
         complete_execution: CompleteExecution,
         retry_step: RetryStep,
+        lease: RunnerLease,
+        store: ExecutionStore,
     ) -> None:
         self._start, self._finish, self._complete = start_step, finish_step, complete_execution
-        self._retry = retry_step
+        self._retry, self._lease, self._store = retry_step, lease, store
 
-    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> None:
-        self._start.execute(
+    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> int:
+        started = self._start.execute(
             StartStepCommand(
                 workflow_execution_id=workflow_execution_id,
                 pipeline_execution_id=pipeline_execution_id,
             )
         )
+        if started.attempt is None:
+            raise RunIsOverError(
+                f"step {started.step.pipeline_id} of execution {workflow_execution_id} is "
+                f"{started.step.status.value}: it is not started again"
+            )
+        return started.attempt
 
     def step_retrying(
-        self, workflow_execution_id: str, pipeline_execution_id: str, error: str | None = None
-    ) -> None:
-        self._retry.execute(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        error: str | None,
+        attempt: int,
+    ) -> int:
+        opened = self._retry.execute(
             RetryStepCommand(
                 workflow_execution_id=workflow_execution_id,
                 pipeline_execution_id=pipeline_execution_id,
                 error=error,
             )
         )
+        if opened is None:
+            raise RunIsOverError(
+                f"step {pipeline_execution_id} of execution {workflow_execution_id} is no "
+                "longer running: it is not run again"
+            )
+        return opened.attempt
 
     def step_finished(
         self,
         workflow_execution_id: str,
         pipeline_execution_id: str,
         status: StepStatus,
-        error: str | None = None,
-    ) -> None:
-        self._finish.execute(
+        error: str | None,
+        attempt: int,
+    ) -> StepStatus:
+        finished = self._finish.execute(
             FinishStepCommand(
                 workflow_execution_id=workflow_execution_id,
                 pipeline_execution_id=pipeline_execution_id,
                 status=status,
                 error=error,
+                attempt=attempt,
             )
         )
+        return finished.status
 
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
-    ) -> None:
-        self._complete.execute(
+    ) -> ExecutionStatus:
+        completed = self._complete.execute(
             CompleteExecutionCommand(
                 workflow_execution_id=workflow_execution_id, status=status, error=error
             )
         )
+        return completed.status
+
+    def current(self, workflow_execution_id: str) -> WorkflowExecution:
+        return self._store.get_execution(workflow_execution_id)
+
+    def take_lease(self, workflow_execution_id: str, owner: str) -> bool:
+        return self._lease.take(workflow_execution_id, owner)
+
+    def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:
+        return self._lease.renew(workflow_execution_id, owner)

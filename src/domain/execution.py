@@ -23,6 +23,18 @@ class _Record(BaseModel):
         return self.model_validate(self.model_dump() | changes)  # model_copy() would not validate
 
 
+class RunnerLease(_Record):
+    """The local runner's claim on an open run, renewed while it runs (DESIGN §3a).
+
+    `owner` names the runner (host, process and a random part); a lease not renewed by
+    `expires_date` belongs to a runner that is gone.
+    """
+
+    owner: str
+    renewed_date: AwareDatetime
+    expires_date: AwareDatetime
+
+
 class WorkflowExecution(_Record):
     """The main row: one run of one workflow version."""
 
@@ -50,6 +62,10 @@ class WorkflowExecution(_Record):
     redrive_status_reason: str | None = None
     client_token: str | None = None
     request_digest: str | None = None
+    # Abort is a state first: once requested, the run only stops (DESIGN §3a).
+    abort_requested_date: AwareDatetime | None = None
+    abort_cause: str | None = None
+    runner_lease: RunnerLease | None = None
 
     @property
     def workflow_key(self) -> str:
@@ -58,6 +74,11 @@ class WorkflowExecution(_Record):
     @property
     def is_terminal(self) -> bool:
         return self.status in TERMINAL_STATUSES
+
+    @property
+    def is_stopping(self) -> bool:
+        """An abort was requested and the run has not ended yet."""
+        return self.abort_requested_date is not None and not self.is_terminal
 
     def complete(
         self,
@@ -72,6 +93,7 @@ class WorkflowExecution(_Record):
         return self._evolve(
             status=status,
             execution_stop_date=at,
+            runner_lease=None,  # a finished run is nobody's to renew
             execution_log=log or None,  # stored rows have no empty attributes
             execution_log_object_key=log_object_key,
             execution_error=None

@@ -38,6 +38,7 @@ from application.use_cases.reconcile_execution import ReconcileExecution
 from application.use_cases.redrive_execution import RedriveExecution
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
 from application.use_cases.retry_step import RetryStep
+from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep
 from application.use_cases.sweep_aborts import SweepAborts
 from entrypoints import registration_wiring, sub_process_controllers
@@ -148,6 +149,8 @@ def _local_runner(
     reporter: RunReporter,
     home: str,
     mode: str,
+    grace_seconds: float,
+    lease_seconds: float,
     sleep: Callable[[float], None] | None = None,
     registrar: Callable[..., object] | None = None,
 ) -> Any:
@@ -163,7 +166,9 @@ def _local_runner(
         mode=mode,
         detached_command=WORKER_COMMAND,
         registrar=registrar,
-        **({"sleep": sleep} if sleep is not None else {}),
+        sleep=sleep,
+        grace_seconds=grace_seconds,
+        lease_seconds=lease_seconds,
     )
 
 
@@ -237,12 +242,17 @@ class Container(containers.DeclarativeContainer):
     )
     # The local runner's wait between a step's attempts (None: time.sleep); tests override it.
     retry_sleep: providers.Provider[Callable[[float], None] | None] = providers.Object(None)
+    runner_lease = providers.Factory(
+        RunnerLease, store=execution_store, clock=clock, lease_seconds=config.lease_seconds
+    )
     run_reporter = providers.Singleton(
         UseCaseRunReporter,
         start_step=start_step,
         finish_step=finish_step,
         complete_execution=complete_execution,
         retry_step=retry_step,
+        lease=runner_lease,
+        store=execution_store,
     )
     # AWS clients are built on first use; providers, not clients, are handed to the adapters
     # that may not need them, so a SQLite command on the local runner never imports boto3.
@@ -280,6 +290,8 @@ class Container(containers.DeclarativeContainer):
         reporter=run_reporter,
         home=config.home,
         mode=config.runner_mode,
+        grace_seconds=config.stop_grace_seconds,
+        lease_seconds=config.lease_seconds,
         sleep=retry_sleep,
         registrar=publish_registration.provided.register,
     )
@@ -322,6 +334,8 @@ class Container(containers.DeclarativeContainer):
         stepfunctions_client.provider,
         batch_client.provider,
         deadline_client.provider,
+        config.home,
+        config.stop_grace_seconds,
     )
     reconcile_execution = providers.Factory(
         ReconcileExecution,
@@ -331,6 +345,7 @@ class Container(containers.DeclarativeContainer):
         objects=object_store,
         clock=clock,
         min_interval_seconds=config.sfn_sync_min_interval_seconds,
+        lease_seconds=config.lease_seconds,
     )
     get_execution = providers.Factory(
         GetExecution, store=execution_store, reconcile=reconcile_execution
@@ -409,6 +424,8 @@ def build_container(
             "user": settings.user,
             "deployment": dict(settings.deployment),
             "sfn_sync_min_interval_seconds": settings.sfn_sync_min_interval_seconds,
+            "stop_grace_seconds": settings.stop_grace_seconds,
+            "lease_seconds": settings.lease_seconds,
             "event_source_prefix": settings.event_source_prefix,
             "event_bus": settings.event_bus,
             "event_bus_name": settings.event_bus_name,

@@ -15,12 +15,12 @@ from pydantic.alias_generators import to_camel
 
 from application.use_cases.complete_execution import CompleteExecutionCommand
 from application.use_cases.handle_execution_error import HandleExecutionErrorCommand
-from application.use_cases.reconcile_execution import failure_message
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecutionCommand
 from application.use_cases.retry_step import RetryStepCommand
 from application.use_cases.step_tracking import FinishStepCommand, StartStepCommand
 from application.validation_messages import describe_validation_error
 from domain.redaction import redact
+from domain.run import failure_message
 from domain.statuses import TerminalExecutionStatus, TerminalStepStatus
 from entrypoints.container import build_container
 
@@ -84,11 +84,15 @@ def track_step(event: dict[str, Any], context: object) -> dict[str, Any]:
     if parsed.action == "retry":
         return _retry_step(parsed)
     if parsed.action == "start":
-        step = container.start_step().execute(
-            StartStepCommand(
-                workflow_execution_id=parsed.workflow_execution_id,
-                pipeline_execution_id=parsed.pipeline_execution_id,
+        step = (
+            container.start_step()
+            .execute(
+                StartStepCommand(
+                    workflow_execution_id=parsed.workflow_execution_id,
+                    pipeline_execution_id=parsed.pipeline_execution_id,
+                )
             )
+            .step
         )
     else:
         assert parsed.status is not None  # the event model requires it on finish

@@ -17,6 +17,8 @@ RUNNERS = ("local", "stepfunctions")
 EVENT_BUSES = ("local", "eventbridge")
 DEFAULT_REGION = "us-east-1"
 DEFAULT_SFN_SYNC_MIN_INTERVAL_SECONDS = 30.0
+DEFAULT_STOP_GRACE_SECONDS = 5.0
+DEFAULT_LEASE_SECONDS = 30.0
 # What `wfx workflows deploy` needs, each read only when deploying (name: what it is).
 DEPLOYMENT_VARIABLES = {
     "WFX_SFN_ROLE_ARN": "the ARN of the IAM role the state machine runs as",
@@ -45,17 +47,20 @@ def _user(environ: Mapping[str, str]) -> str:
         return "local-user"
 
 
-def _sync_interval(environ: Mapping[str, str]) -> float:
-    text = environ.get("WFX_SFN_SYNC_MIN_INTERVAL_SECONDS", "")
+def _seconds(
+    environ: Mapping[str, str], variable: str, default: float, minimum: float = 0.0
+) -> float:
+    """A number of seconds from the environment; InvalidInputError naming the variable."""
+    text = environ.get(variable, "")
     if not text:
-        return DEFAULT_SFN_SYNC_MIN_INTERVAL_SECONDS
+        return default
     try:
         seconds = float(text)
     except ValueError:
         seconds = -1.0
-    if not seconds >= 0:  # also refuses nan
+    if not (seconds >= minimum and seconds < float("inf")):  # also refuses nan
         raise InvalidInputError(
-            f"WFX_SFN_SYNC_MIN_INTERVAL_SECONDS: must be a number of seconds >= 0, got {text!r}"
+            f"{variable}: must be a number of seconds >= {minimum:g}, got {text!r}"
         )
     return seconds
 
@@ -88,6 +93,10 @@ class Settings:
     # seed 000 SFN_SYNC_MIN_INTERVAL_SECONDS: how long a read trusts an open row unchecked
     sfn_sync_min_interval_seconds: float = DEFAULT_SFN_SYNC_MIN_INTERVAL_SECONDS
     runner: str = "local"  # which orchestrator runs a launch: the local runner or Step Functions
+    # how long a local process has to end on SIGTERM before SIGKILL follows
+    stop_grace_seconds: float = DEFAULT_STOP_GRACE_SECONDS
+    # how long a local run's lease lasts unrenewed before its runner counts as lost
+    lease_seconds: float = DEFAULT_LEASE_SECONDS
     # The DEPLOYMENT_VARIABLES that are set, by name.
     deployment: Mapping[str, str] = field(default_factory=dict)
     # Where registration events go (see entrypoints/registration_wiring.py).
@@ -119,7 +128,18 @@ class Settings:
             dynamodb_endpoint=environ.get("WFX_DYNAMODB_ENDPOINT") or None,
             region=region,
             user=_user(environ),
-            sfn_sync_min_interval_seconds=_sync_interval(environ),
+            sfn_sync_min_interval_seconds=_seconds(
+                environ,
+                "WFX_SFN_SYNC_MIN_INTERVAL_SECONDS",
+                DEFAULT_SFN_SYNC_MIN_INTERVAL_SECONDS,
+            ),
+            stop_grace_seconds=_seconds(
+                environ, "WFX_STOP_GRACE_SECONDS", DEFAULT_STOP_GRACE_SECONDS
+            ),
+            # a lease must outlast a few renewals (one every third of it) of a loaded machine
+            lease_seconds=_seconds(
+                environ, "WFX_RUNNER_LEASE_SECONDS", DEFAULT_LEASE_SECONDS, minimum=1.0
+            ),
             runner=runner,
             deployment={name: environ[name] for name in DEPLOYMENT_VARIABLES if environ.get(name)},
             event_source_prefix=prefix,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from application.ports import SubProcessController
@@ -12,6 +13,8 @@ def sub_process_controller(
     stepfunctions_client: Callable[[], Any],
     batch_client: Callable[[], Any],
     deadline_client: Callable[[], Any],
+    home: str,
+    grace_seconds: float,
 ) -> SubProcessController:
     """stepFunctions, batch, deadline and localProcess; any other type is `unsupported`."""
     from adapters.sub_process_dispatch import DispatchingSubProcessController
@@ -34,7 +37,8 @@ def sub_process_controller(
     def local_process() -> SubProcessController:
         from adapters.local.processes import LocalProcessController
 
-        return LocalProcessController()
+        # the local runner's work directory: where its runs' process records are
+        return LocalProcessController(Path(home) / "runs", grace_seconds)
 
     return DispatchingSubProcessController(
         {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from application.ports import AssetDirection, ExecutionRef, ExecutionStore, ListScope
@@ -10,8 +12,9 @@ from domain.errors import (
     ExecutionNotFoundError,
     PipelineExecutionNotFoundError,
 )
-from domain.execution import LaunchRecords, StepDetails, StepOutputs
+from domain.execution import LaunchRecords, RunnerLease, StepDetails, StepOutputs, WorkflowExecution
 from domain.logs import RegisteredLog
+from domain.run import RunChange, RunGuard
 from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
 from tests.contract.builders import a_launch, a_step, at, some_outputs, step_id
 
@@ -170,80 +173,153 @@ def test_a_root_step_has_no_predecessor(execution_store: ExecutionStore) -> None
     assert execution_store.get_step(step_id("e1", 1)).from_pipeline_execution_id == step_id("e1", 0)
 
 
-# -- conditional saves of the main row -------------------------------------------------------
+# -- conditional updates of the main row ---------------------------------------------------
 
 
-def test_a_save_applies_when_the_stored_status_is_expected(execution_store: ExecutionStore) -> None:
+def update(
+    store: ExecutionStore,
+    before: WorkflowExecution,
+    after: WorkflowExecution,
+    guard: RunGuard | None = None,
+) -> WorkflowExecution | None:
+    return store.update_execution(RunChange(before, after, guard or RunGuard()))
+
+
+def test_an_update_applies_when_the_guard_holds(execution_store: ExecutionStore) -> None:
     running = launched(execution_store, a_launch("e1")).execution
     finished = running.complete(ExecutionStatus.FAILED, at(9), log="the log", error="boom")
 
-    assert execution_store.save_execution(finished, frozenset({ExecutionStatus.RUNNING})) is True
+    assert update(execution_store, running, finished) == finished
     assert execution_store.get_execution("e1") == finished
 
 
-def test_a_save_with_an_unexpected_status_returns_false_and_changes_nothing(
+def test_an_update_with_an_unexpected_status_returns_none_and_changes_nothing(
     execution_store: ExecutionStore,
 ) -> None:
     running = launched(execution_store, a_launch("e1")).execution
     finished = running.complete(ExecutionStatus.SUCCEEDED, at(9), log="the log", error=None)
+    guard = RunGuard(statuses=frozenset({ExecutionStatus.NEW}))
 
-    saved = execution_store.save_execution(finished, frozenset({ExecutionStatus.NEW}))
-
-    assert saved is False
+    assert update(execution_store, running, finished, guard) is None
     assert execution_store.get_execution("e1") == running
 
 
 def test_a_terminal_execution_is_never_changed(execution_store: ExecutionStore) -> None:
     running = launched(execution_store, a_launch("e1")).execution
     succeeded = running.complete(ExecutionStatus.SUCCEEDED, at(9), log="ok", error=None)
-    execution_store.save_execution(succeeded, NOT_TERMINAL)
-    aborted = running.model_copy(update={"status": ExecutionStatus.ABORTED})
+    update(execution_store, running, succeeded)
+    aborted = running._evolve(status=ExecutionStatus.ABORTED)
 
-    assert execution_store.save_execution(aborted, NOT_TERMINAL) is False
+    assert update(execution_store, running, aborted) is None
     assert execution_store.get_execution("e1") == succeeded
 
 
-def test_a_save_removes_attributes_that_lost_their_value(execution_store: ExecutionStore) -> None:
+def test_an_update_removes_attributes_that_lost_their_value(
+    execution_store: ExecutionStore,
+) -> None:
     running = launched(execution_store, a_launch("e1")).execution
-    synced = running.model_copy(
-        update={"redrive_status": "REDRIVABLE", "execution_error": "boom", "redrive_count": 2}
-    )
-    execution_store.save_execution(synced, NOT_TERMINAL)
+    synced = running._evolve(redrive_status="REDRIVABLE", execution_error="boom", redrive_count=2)
+    update(execution_store, running, synced)
 
-    assert execution_store.save_execution(running, NOT_TERMINAL) is True
-    stored = execution_store.get_execution("e1")
-    assert stored.redrive_status is None and stored.execution_error is None
-    assert stored == running
+    assert update(execution_store, synced, running) == running
+    assert execution_store.get_execution("e1") == running
 
 
-def test_a_save_from_an_older_read_keeps_the_execution_arn(execution_store: ExecutionStore) -> None:
-    """The launch records the ARN after its write; a read taken before must not erase it."""
+def test_an_update_writes_only_what_it_changes(execution_store: ExecutionStore) -> None:
+    """Two writers, each from its own read: the attributes one did not change stay the other's."""
     running = launched(execution_store, a_launch("e1")).execution
     arn = "arn:aws:states:us-east-1:1:execution:sm:e1"
-    execution_store.save_execution(running.model_copy(update={"execution_arn": arn}), NOT_TERMINAL)
+    update(execution_store, running, running._evolve(execution_arn=arn))
+    checked = running._evolve(last_sfn_sync_check_date=at(4))
 
-    assert execution_store.save_execution(running, NOT_TERMINAL) is True
-    assert execution_store.get_execution("e1").execution_arn == arn
+    stored = update(execution_store, running, checked)
+
+    assert stored is not None
+    assert (stored.execution_arn, stored.last_sfn_sync_check_date) == (arn, at(4))
 
 
-def test_a_save_writes_only_the_status_attributes(execution_store: ExecutionStore) -> None:
+def test_an_update_writes_only_the_status_attributes(execution_store: ExecutionStore) -> None:
     running = launched(execution_store, a_launch("e1", group="g1")).execution
-    tampered = running.model_copy(
-        update={"triggered_by_user_id": "mallory", "execution_group_id": None, "redrive_count": 1}
+    tampered = running._evolve(
+        triggered_by_user_id="mallory", execution_group_id=None, redrive_count=1
     )
 
-    assert execution_store.save_execution(tampered, NOT_TERMINAL) is True
+    assert update(execution_store, running, tampered) is not None
     stored = execution_store.get_execution("e1")
     assert stored.triggered_by_user_id == "alice"
     assert stored.execution_group_id == "g1"
     assert stored.redrive_count == 1
 
 
-def test_saving_an_unknown_execution_raises_not_found(execution_store: ExecutionStore) -> None:
+def test_updating_an_unknown_execution_raises_not_found(execution_store: ExecutionStore) -> None:
     ghost = a_launch("ghost").execution
 
     with pytest.raises(ExecutionNotFoundError, match="ghost"):
-        execution_store.save_execution(ghost, NOT_TERMINAL)
+        update(execution_store, ghost, ghost._evolve(redrive_count=1))
+
+
+def test_an_abort_request_is_kept_and_turns_down_a_guard_that_wants_none(
+    execution_store: ExecutionStore,
+) -> None:
+    running = launched(execution_store, a_launch("e1")).execution
+    requested = running._evolve(abort_requested_date=at(3), abort_cause="stop")
+    assert update(execution_store, running, requested) == requested
+    succeeded = running.complete(ExecutionStatus.SUCCEEDED, at(9), log="ok", error=None)
+
+    # a completion decided on a read from before the request must not write SUCCEEDED
+    assert update(execution_store, running, succeeded, RunGuard(not_stopping=True)) is None
+    # one that does not care about the request is written, and leaves the request in place
+    ended = update(execution_store, running, succeeded)
+    assert ended is not None and ended.abort_requested_date == at(3)
+
+
+def lease(owner: str, renewed: int, seconds: int = 30) -> RunnerLease:
+    return RunnerLease(
+        owner=owner, renewed_date=at(renewed), expires_date=at(renewed) + timedelta(seconds=seconds)
+    )
+
+
+def test_a_lease_is_taken_when_free_or_expired_and_not_from_a_live_owner(
+    execution_store: ExecutionStore,
+) -> None:
+    running = launched(execution_store, a_launch("e1")).execution
+    taken = running._evolve(runner_lease=lease("a", 0))
+    assert update(execution_store, running, taken, RunGuard(lease_takeable=("a", at(0)))) == taken
+
+    by_b = running._evolve(runner_lease=lease("b", 0))
+    before_expiry = RunGuard(lease_takeable=("b", at(0) + timedelta(seconds=10)))
+    after_expiry = RunGuard(lease_takeable=("b", at(1)))
+    assert update(execution_store, taken, by_b, before_expiry) is None
+    assert update(execution_store, taken, by_b, after_expiry) == by_b
+    again_by_b = by_b._evolve(runner_lease=lease("b", 2))
+    assert update(execution_store, by_b, again_by_b, RunGuard(lease_takeable=("b", at(2))))
+
+
+def test_a_lease_is_renewed_only_by_its_holder(execution_store: ExecutionStore) -> None:
+    running = launched(execution_store, a_launch("e1")).execution
+    held = running._evolve(runner_lease=lease("a", 0))
+    update(execution_store, running, held)
+    renewal = held._evolve(runner_lease=lease("a", 1))
+
+    assert update(execution_store, held, renewal, RunGuard(lease_held_by="b")) is None
+    assert update(execution_store, held, renewal, RunGuard(lease_held_by="a")) == renewal
+
+
+def test_a_lease_guard_as_read_fails_once_the_lease_was_renewed(
+    execution_store: ExecutionStore,
+) -> None:
+    running = launched(execution_store, a_launch("e1")).execution
+    held = running._evolve(runner_lease=lease("a", 0))
+    update(execution_store, running, held)
+    lost = held.complete(ExecutionStatus.FAILED, at(5), log="", error="wfx.RunnerLost")
+    update(execution_store, held, held._evolve(runner_lease=lease("a", 1)))  # it lives after all
+
+    assert update(execution_store, held, lost, RunGuard(lease_as_read=True)) is None
+    no_lease_read = update(execution_store, running, lost, RunGuard(lease_as_read=True))
+    assert no_lease_read is None  # read without a lease, stored with one
+    renewed = execution_store.get_execution("e1")
+    ended = update(execution_store, renewed, lost, RunGuard(lease_as_read=True))
+    assert ended is not None and ended.runner_lease is None
 
 
 # -- conditional saves of a step -------------------------------------------------------------

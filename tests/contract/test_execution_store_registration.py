@@ -6,11 +6,12 @@ from collections.abc import Callable
 
 import pytest
 
-from application.ports import ExecutionStore, StepChange
+from application.ports import ExecutionStore
 from domain.errors import PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.registration import merge_logs, merge_sub_executions
+from domain.run import StepMove
 from domain.statuses import StepStatus
 from tests.contract.builders import a_launch, at, step_id
 
@@ -80,17 +81,14 @@ def test_registrations_accumulate_and_the_merge_sees_the_stored_lists(
 def test_a_registration_leaves_the_status_fields_alone(execution_store: ExecutionStore) -> None:
     execution_store.add_launch(a_launch("e1"))
     sid = step_id("e1", 0)
-    started = execution_store.transition_step(
-        "e1", sid, StepChange(StepStatus.RUNNING, start_date=at(1)), frozenset({StepStatus.NEW})
+    started = execution_store.move_step(
+        StepMove("e1", sid, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1))
     )
     assert started is not None
 
     registered = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,)))
-    done = execution_store.transition_step(
-        "e1",
-        sid,
-        StepChange(StepStatus.SUCCEEDED, stop_date=at(2)),
-        frozenset({StepStatus.RUNNING}),
+    done = execution_store.move_step(
+        StepMove("e1", sid, StepStatus.SUCCEEDED, frozenset({StepStatus.RUNNING}), stop_date=at(2))
     )
 
     assert registered.status is StepStatus.RUNNING

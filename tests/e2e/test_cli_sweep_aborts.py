@@ -1,12 +1,14 @@
 """`wfx executions abort`, `executions show` and `maintenance sweep-aborts` on SQLite, as typed.
 
 The run's rows are written through the real SQLite store into the CLI's own database; its step
-registered a real local process that shrugs off the first SIGTERM, so the abort can only request
-the stop and the sweep has to finish it.
+registered a real local process that shrugs off SIGTERM (the abort kills it after the grace
+period), or a process that is not the step's at all (refused, and reported by every sweep).
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from adapters.local.supervisor import RunFolder, child_process
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
@@ -24,12 +27,8 @@ from tests.contract.builders import a_launch, step_id
 from tests.e2e.cli import Wfx, assert_bad_input
 
 STUBBORN = (
-    "import signal, sys, time\n"
-    "seen = []\n"
-    "def on_term(*_):\n"
-    "    seen.append(1)\n"
-    "    if len(seen) > 1: sys.exit(0)\n"
-    "signal.signal(signal.SIGTERM, on_term)\n"
+    "import signal, time\n"
+    "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
     "print('ready', flush=True)\n"
     "while True: time.sleep(0.05)\n"
 )
@@ -37,15 +36,24 @@ STUBBORN = (
 
 @pytest.fixture
 def stubborn() -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen([sys.executable, "-c", STUBBORN], stdout=subprocess.PIPE)
+    """A step's command, in a session of its own as the runner starts one, ignoring SIGTERM."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", STUBBORN], stdout=subprocess.PIPE, start_new_session=True
+    )
     assert process.stdout is not None and process.stdout.readline().strip() == b"ready"
     yield process
     process.kill()
     process.wait()
 
 
-def _a_running_run(wfx: Wfx, child_pid: int) -> None:
-    """run-1 RUNNING, its first step RUNNING with a local process and an unknown child."""
+@pytest.fixture
+def quick(wfx: Wfx) -> Wfx:
+    return wfx.with_environment(WFX_STOP_GRACE_SECONDS="0.5")
+
+
+def _a_running_run(wfx: Wfx, child_pid: int, session: int | None = None) -> None:
+    """run-1 RUNNING, its first step RUNNING with a local process and an unknown child; the
+    runner's record of the step's command names `session`."""
     wfx.ok("tables", "create")
     database = SqliteDatabase(wfx.home / "wfx.db")
     try:
@@ -65,18 +73,20 @@ def _a_running_run(wfx: Wfx, child_pid: int) -> None:
         )
     finally:
         database.close()
+    if session is not None:
+        folder = RunFolder(wfx.home / "runs" / "run-1")
+        folder.write_step(step_id("run-1", 0), child_process(session, "command", 1))
 
 
-def test_abort_warns_show_lists_the_outcomes_and_the_sweep_finishes_the_stop(
-    wfx: Wfx, stubborn: subprocess.Popen[bytes]
+def test_abort_kills_a_child_that_ignores_sigterm_and_show_lists_each_outcome(
+    quick: Wfx, stubborn: subprocess.Popen[bytes]
 ) -> None:
-    _a_running_run(wfx, stubborn.pid)
+    _a_running_run(quick, stubborn.pid, session=stubborn.pid)
 
-    aborted = wfx("executions", "abort", "run-1")
-    shown = wfx.ok("executions", "show", "run-1")
-    swept = wfx("maintenance", "sweep-aborts", "--since", "1h", "--json")
-    again = wfx("maintenance", "sweep-aborts", "--since", "1h")
-    stops = wfx.json("executions", "show", "run-1")["pipelineExecutions"][0]["pipelineExecution"][
+    aborted = quick("executions", "abort", "run-1")
+    shown = quick.ok("executions", "show", "run-1")
+    swept = quick("maintenance", "sweep-aborts", "--since", "1h", "--json")
+    stops = quick.json("executions", "show", "run-1")["pipelineExecutions"][0]["pipelineExecution"][
         "subExecutionStops"
     ]
 
@@ -85,42 +95,35 @@ def test_abort_warns_show_lists_the_outcomes_and_the_sweep_finishes_the_stop(
         "warning: step pipe0: kubernetesJob pod-7 was left running: wfx cannot stop kubernetesJob"
         in aborted.stderr_lines
     ), str(aborted)
+    assert stubborn.wait(timeout=5) == -signal.SIGKILL
     assert "Sub-process stops" in shown.stdout, str(shown)
-    assert f"localProcess {stubborn.pid}  stopRequested" in shown.stdout, str(shown)
+    assert f"localProcess {stubborn.pid}  stopped" in shown.stdout, str(shown)
     assert "kubernetesJob pod-7  unsupported" in shown.stdout, str(shown)
-    assert swept.code == 0, str(swept)
-    assert stubborn.wait(timeout=5) == 0
-    report = swept.json()
-    assert (report["runsChecked"], report["remaining"]) == (1, 0)
-    assert [
-        (c["resourceId"], c["previousOutcome"], c["outcome"], c["tries"])
-        for c in report["children"]
-    ] == [(str(stubborn.pid), "stopRequested", "stopped", 2)]
-    assert again.code == 0 and "0 unconfirmed" in again.stdout, str(again)
+    assert swept.code == 0 and swept.json()["remaining"] == 0, str(swept)
     assert [(s["resourceType"], s["outcome"], s["tries"]) for s in stops] == [
-        ("localProcess", "stopped", 2),
+        ("localProcess", "stopped", 1),
         ("kubernetesJob", "unsupported", 1),
     ]
 
 
-def test_a_sweep_that_leaves_a_child_running_exits_1(wfx: Wfx) -> None:
-    ignoring = subprocess.Popen(
-        [sys.executable, "-c", STUBBORN.replace("len(seen) > 1", "False")],
-        stdout=subprocess.PIPE,
-    )
+def test_a_sweep_that_leaves_a_child_running_exits_1(quick: Wfx) -> None:
+    """The registered pid is not the step's (no record names its session): it is never
+    signalled, and every sweep says it is still not confirmed."""
+    stranger = subprocess.Popen(["sleep", "60"], start_new_session=True)
     try:
-        assert ignoring.stdout is not None and ignoring.stdout.readline().strip() == b"ready"
-        _a_running_run(wfx, ignoring.pid)
-        wfx("executions", "abort", "run-1")
+        _a_running_run(quick, stranger.pid)
+        aborted = quick("executions", "abort", "run-1")
 
-        swept = wfx("maintenance", "sweep-aborts", "--since", "24h")
+        swept = quick("maintenance", "sweep-aborts", "--since", "24h")
 
+        assert "is not a process of step pipe0" in aborted.stderr, str(aborted)
         assert swept.code == 1, str(swept)
         assert "1 still not confirmed" in swept.stdout, str(swept)
-        assert ignoring.poll() is None
+        assert stranger.poll() is None
+        os.kill(stranger.pid, 0)
     finally:
-        ignoring.kill()
-        ignoring.wait()
+        stranger.kill()
+        stranger.wait()
 
 
 def test_a_since_that_is_not_a_duration_is_refused_naming_the_option(wfx: Wfx) -> None:
@@ -128,11 +131,11 @@ def test_a_since_that_is_not_a_duration_is_refused_naming_the_option(wfx: Wfx) -
 
 
 def test_abort_json_carries_what_was_left_running_next_to_the_row(
-    wfx: Wfx, stubborn: subprocess.Popen[bytes]
+    quick: Wfx, stubborn: subprocess.Popen[bytes]
 ) -> None:
-    _a_running_run(wfx, stubborn.pid)
+    _a_running_run(quick, stubborn.pid, session=stubborn.pid)
 
-    aborted = wfx("executions", "abort", "run-1", "--json")
+    aborted = quick("executions", "abort", "run-1", "--json")
 
     assert aborted.code == 0, str(aborted)
     document = aborted.json()

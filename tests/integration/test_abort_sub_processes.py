@@ -6,16 +6,20 @@ processes stopped by the real LocalProcessController, plus types wfx cannot stop
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from dependency_injector import providers
 
 from adapters.local.processes import LocalProcessController
+from adapters.local.supervisor import RunFolder, this_process
 from adapters.sub_process_dispatch import DispatchingSubProcessController
 from application.use_cases.abort_execution import AbortExecutionCommand
 from application.use_cases.handle_execution_error import HandleExecutionErrorCommand
@@ -24,7 +28,7 @@ from domain.execution import PipelineExecution
 from domain.logs import RegisteredSubExecution
 from domain.registration import merge_sub_executions
 from domain.statuses import ExecutionStatus, StepStatus
-from domain.sub_processes import StopOutcome
+from domain.sub_processes import StopAttempt, StopOutcome, SubExecutionStop, merge_stops
 from tests.contract.builders import a_launch, step_id
 
 # Ignores the first SIGTERM (a slow shutdown), ends on the second.
@@ -51,8 +55,9 @@ def children() -> Iterator[list[subprocess.Popen[bytes]]]:
 
 @pytest.fixture
 def app(inline_container: Any) -> Any:
+    runs = Path(inline_container.config.home()) / "runs"
     controller = DispatchingSubProcessController(
-        {"localProcess": lambda: LocalProcessController(grace_seconds=0.3)}
+        {"localProcess": lambda: LocalProcessController(runs, grace_seconds=0.3)}
     )
     inline_container.sub_process_controller.override(providers.Object(controller))
     return inline_container
@@ -97,6 +102,8 @@ def a_running_run(
     )
     sid = step_id(execution_id, 0)
     store.register_on_step(execution_id, sid, lambda step: (merge_sub_executions((), subs), ()))
+    # as a local runner does: this process runs the run, so the children it started are its own
+    RunFolder(Path(app.config.home()) / "runs" / execution_id).write_runner(this_process("inline"))
     return sid
 
 
@@ -179,29 +186,48 @@ def test_the_error_handler_stops_and_records_the_children_of_a_failed_run(
     assert outcomes(stored_step(app, sid)) == {str(child.pid): (StopOutcome.STOPPED, 1)}
 
 
-def test_the_sweep_stops_again_a_child_whose_first_stop_was_only_requested(
+def test_a_child_that_ignores_sigterm_is_killed_after_the_grace_period(
     app: Any, children: list[subprocess.Popen[bytes]]
 ) -> None:
     child = stubborn(children)
-    sid = a_running_run(app, "run-5", (local(child), UNKNOWN))
-    aborted = app.abort_execution().execute(AbortExecutionCommand(workflow_execution_id="run-5"))
-    assert outcomes(stored_step(app, sid))[str(child.pid)] == (StopOutcome.STOP_REQUESTED, 1)
-    assert len(aborted.warnings) == 1  # the unknown type; a requested stop is not a warning
+    sid = a_running_run(app, "run-5", (local(child),))
+
+    result = app.abort_execution().execute(AbortExecutionCommand(workflow_execution_id="run-5"))
+
+    assert result.warnings == ()
+    assert child.wait(timeout=5) == -signal.SIGKILL
+    assert outcomes(stored_step(app, sid)) == {str(child.pid): (StopOutcome.STOPPED, 1)}
+
+
+def requested_before(app: Any, sid: str, child: RegisteredSubExecution) -> None:
+    """An earlier abort only got as far as asking (its grace ran out before it could look)."""
+    asked = SubExecutionStop.of(
+        child,
+        StopAttempt(outcome=StopOutcome.STOP_REQUESTED, detail="SIGTERM sent"),
+        at=datetime.now(UTC),
+        tries=1,
+    )
+    app.execution_store().record_stops_on_step(
+        sid.rsplit("-step", 1)[0], sid, lambda stored: merge_stops((), (asked,))
+    )
+
+
+def test_the_sweep_stops_again_a_child_whose_first_stop_was_only_requested(
+    app: Any, children: list[subprocess.Popen[bytes]]
+) -> None:
+    child = sleeper(children)
+    sid = a_running_run(app, "run-6", (UNKNOWN,))
+    app.abort_execution().execute(AbortExecutionCommand(workflow_execution_id="run-6"))
+    requested_before(app, sid, local(child))
 
     swept = app.sweep_aborts().execute(SweepAbortsCommand(since=timedelta(hours=1)))
 
-    assert child.wait(timeout=5) == 0  # the second SIGTERM ended it
+    assert child.wait(timeout=5) == -signal.SIGTERM
     assert swept.runs_checked == 1 and swept.remaining == 0
     assert [(c.resource_id, c.previous_outcome, c.outcome, c.tries) for c in swept.children] == [
         (str(child.pid), StopOutcome.STOP_REQUESTED, StopOutcome.STOPPED, 2)
     ]
-    assert outcomes(stored_step(app, sid)) == {
-        str(child.pid): (StopOutcome.STOPPED, 2),
-        "pod-7": (StopOutcome.UNSUPPORTED, 1),
-    }
-
     again = app.sweep_aborts().execute(SweepAbortsCommand(since=timedelta(hours=1)))
-
     assert again.children == () and again.remaining == 0
     assert outcomes(stored_step(app, sid))[str(child.pid)] == (StopOutcome.STOPPED, 2)
 
@@ -209,20 +235,32 @@ def test_the_sweep_stops_again_a_child_whose_first_stop_was_only_requested(
 def test_the_sweep_reports_a_child_still_running_and_skips_runs_outside_the_window(
     app: Any, children: list[subprocess.Popen[bytes]]
 ) -> None:
-    ignoring = subprocess.Popen(
-        [sys.executable, "-c", STUBBORN.replace("len(seen) > 1", "False")],
-        stdout=subprocess.PIPE,
+    """A registration of a process that is not the step's is refused at every try: it is left
+    running, reported, and asked about again by the next sweep."""
+    started = subprocess.run(
+        ["sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"],
+        capture_output=True,
+        text=True,
+        check=True,
+        start_new_session=True,
     )
-    children.append(ignoring)
-    assert ignoring.stdout is not None and ignoring.stdout.readline().strip() == b"ready"
-    sid = a_running_run(app, "run-6", (local(ignoring),))
-    app.abort_execution().execute(AbortExecutionCommand(workflow_execution_id="run-6"))
+    pid = int(started.stdout)
+    stranger = RegisteredSubExecution(resource_type="localProcess", resource_id=str(pid))
+    try:
+        sid = a_running_run(app, "run-7", (stranger,))
+        aborted = app.abort_execution().execute(
+            AbortExecutionCommand(workflow_execution_id="run-7")
+        )
 
-    swept = app.sweep_aborts().execute(SweepAbortsCommand(since=timedelta(hours=1)))
-    outside = app.sweep_aborts().execute(
-        SweepAbortsCommand(since=timedelta(seconds=1), longest_run=timedelta(0))
-    )
+        swept = app.sweep_aborts().execute(SweepAbortsCommand(since=timedelta(hours=1)))
+        outside = app.sweep_aborts().execute(
+            SweepAbortsCommand(since=timedelta(seconds=1), longest_run=timedelta(0))
+        )
 
-    assert swept.remaining == 1 and ignoring.poll() is None
-    assert outcomes(stored_step(app, sid))[str(ignoring.pid)] == (StopOutcome.STOP_REQUESTED, 2)
-    assert outside.runs_checked == 0 and outside.children == ()
+        assert "is not a process of step pipe0" in aborted.warnings[0]
+        assert swept.remaining == 1
+        assert outcomes(stored_step(app, sid))[str(pid)] == (StopOutcome.COULD_NOT_STOP, 2)
+        assert outside.runs_checked == 0 and outside.children == ()
+        os.kill(pid, 0)  # left alone: still there
+    finally:
+        os.kill(pid, signal.SIGKILL)

@@ -11,9 +11,8 @@ from adapters.local.object_store import FilesystemObjectStore
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
-from application.attempts import open_next_attempt
 from application.ports import ExecutionStore
-from application.use_cases.reconcile_execution import close_open_steps
+from application.run_writes import end_run
 from application.use_cases.retry_step import RetryStep, RetryStepCommand
 from application.use_cases.step_tracking import (
     FinishStep,
@@ -22,6 +21,7 @@ from application.use_cases.step_tracking import (
     StartStepCommand,
 )
 from domain.attempts import AttemptTrigger, TaskExecution
+from domain.run import StepMove, first_start
 from domain.statuses import StepStatus
 from tests.contract.builders import a_launch, step_id
 
@@ -208,11 +208,11 @@ def test_a_finish_callback_delivered_twice_changes_nothing(tracking: Tracking) -
     assert tracking.store.list_attempts([SID]) == attempts
 
 
-def test_an_attempt_number_taken_by_a_racing_writer_moves_the_start_to_the_next(
+def test_a_start_racing_another_start_of_the_same_step_opens_one_attempt(
     tracking: Tracking,
 ) -> None:
     class RacingStore:
-        """The real store, where another writer takes number 1 just before our first put."""
+        """The real store, where another writer starts the step just before our first write."""
 
         def __init__(self, inner: ExecutionStore) -> None:
             self.inner, self.raced = inner, False
@@ -220,36 +220,33 @@ def test_an_attempt_number_taken_by_a_racing_writer_moves_the_start_to_the_next(
         def __getattr__(self, name: str) -> object:
             return getattr(self.inner, name)
 
-        def add_attempt(self, attempt: object) -> bool:
+        def move_step(self, move: StepMove) -> object:
             if not self.raced:
                 self.raced = True
-                open_next_attempt(self.inner, "e1", SID, datetime(2026, 1, 1, tzinfo=UTC))
-            return bool(self.inner.add_attempt(attempt))  # type: ignore[arg-type]
+                self.inner.move_step(first_start("e1", SID, datetime(2026, 1, 1, tzinfo=UTC)))
+            return self.inner.move_step(move)
 
-    opened = open_next_attempt(
-        RacingStore(tracking.store),  # type: ignore[arg-type]
-        "e1",
-        SID,
-        datetime(2026, 1, 2, tzinfo=UTC),
+    started = StartStep(RacingStore(tracking.store), TickingClock()).execute(  # type: ignore[arg-type]
+        StartStepCommand(workflow_execution_id="e1", pipeline_execution_id=SID)
     )
 
-    assert opened.attempt == 2
-    assert [a[0] for a in tracking.attempts(SID)] == [1, 2]
+    assert started.attempt == 1 and started.step.status is StepStatus.RUNNING
+    assert [a[0] for a in tracking.attempts(SID)] == [1]
 
 
-def test_closing_a_runs_open_steps_closes_the_running_attempt_with_them(
-    tracking: Tracking,
-) -> None:
+def test_ending_a_run_closes_the_running_attempt_with_its_step(tracking: Tracking) -> None:
     tracking.started(SID)
     at = datetime(2026, 11, 29, 11, 0, tzinfo=UTC)
+    change = tracking.store.get_run("e1").request_abort(at, "aborted by alice")
+    assert change is not None and tracking.store.update_execution(change)
 
-    close_open_steps(tracking.store, "e1", StepStatus.ABORTED, at, "aborted by alice")
+    end_run(tracking.store, "e1", lambda run: run.abort(at, "", None))
 
     [attempt] = tracking.store.list_attempts([SID])
     assert (attempt.status, attempt.stop_date, attempt.error) == (
         StepStatus.ABORTED,
         at,
-        "aborted by alice",
+        "wfx.Aborted: aborted by alice",
     )
     assert tracking.store.list_attempts([step_id("e1", 1)]) == []  # never started: no attempt
 

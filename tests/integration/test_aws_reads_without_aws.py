@@ -23,6 +23,7 @@ from domain.available_logs import LogReadStatus
 from domain.logs import RegisteredSubExecution
 from domain.stages import SubExecutionReadError
 from domain.sub_processes import StopOutcome
+from tests.contract.builders import a_step
 
 EXECUTION = "arn:aws:states:us-east-1:123456789012:execution:inner:run-1"
 NO_RETRIES = Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=2)
@@ -90,7 +91,7 @@ def test_a_stop_without_credentials_could_not_stop_and_says_what_to_set(
     controller = StepFunctionsSubProcessController(lambda: _client("stepfunctions"))
     child = RegisteredSubExecution(resource_type="stepFunctions", resource_id=EXECUTION)
 
-    attempt = controller.stop(child)
+    attempt = controller.stop(child, a_step("e1", 0))
 
     assert attempt.outcome is StopOutcome.COULD_NOT_STOP
     assert "no AWS credentials: set AWS_PROFILE" in attempt.detail

@@ -37,6 +37,7 @@ from domain.execution import (
     StepOutputs,
     WorkflowExecution,
 )
+from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
 from domain.workflow import ExecutionType, InputFileArity
@@ -284,7 +285,7 @@ def completed(store: DynamoDbExecutionStore) -> DynamoDbExecutionStore:
         _run_to_completion(store, launch)
         status, error = endings[launch.execution.workflow_execution_id]
         finished = launch.execution.complete(status, START + timedelta(minutes=9), "log", error)
-        assert store.save_execution(finished, frozenset({ExecutionStatus.RUNNING}))
+        assert store.update_execution(RunChange(launch.execution, finished, RunGuard()))
     return store
 
 

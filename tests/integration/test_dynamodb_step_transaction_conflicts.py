@@ -16,12 +16,22 @@ from botocore.exceptions import ClientError
 
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 from adapters.tables import TableNames
-from application.ports import StepChange
+from domain.run import StepMove
 from domain.statuses import StepStatus
 from tests.contract.builders import a_launch, an_attempt, at, step_id
 
 SID = step_id("e1", 0)
 NEW = frozenset({StepStatus.NEW})
+# a start on an open run with no abort requested: a transaction of three items
+START = StepMove(
+    "e1",
+    SID,
+    StepStatus.RUNNING,
+    NEW,
+    start_date=at(1),
+    while_open=True,
+    open_attempt=an_attempt(SID, 1),
+)
 
 
 class _ConflictingFirst:
@@ -67,9 +77,7 @@ def test_a_start_cancelled_by_a_conflict_is_tried_again_and_lands_once(
     store, client = _store(moto_dynamodb_client, dynamodb_table_names)
     client.conflicts_left = 2
 
-    started = store.start_step(
-        "e1", SID, StepChange(StepStatus.RUNNING, start_date=at(1)), NEW, an_attempt(SID, 1)
-    )
+    started = store.move_step(START)
 
     assert started is not None and started.status is StepStatus.RUNNING
     assert client.transactions == 3
@@ -83,9 +91,7 @@ def test_conflicts_that_never_clear_are_raised_and_nothing_is_written(
     client.conflicts_left = 100
 
     with pytest.raises(ClientError, match="TransactionConflict"):
-        store.start_step(
-            "e1", SID, StepChange(StepStatus.RUNNING, start_date=at(1)), NEW, an_attempt(SID, 1)
-        )
+        store.move_step(START)
 
     assert client.transactions == 5
     assert store.get_step(SID).status is StepStatus.NEW

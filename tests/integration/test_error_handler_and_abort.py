@@ -31,7 +31,7 @@ from domain.execution import LaunchRecords, PipelineExecution
 from domain.logs import RegisteredSubExecution
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.sub_processes import StopOutcome
-from tests.contract.builders import a_launch
+from tests.contract.builders import a_launch, a_step
 
 NOW = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 DEFINITION = {"StartAt": "Wait", "States": {"Wait": {"Type": "Pass", "End": True}}}
@@ -223,9 +223,12 @@ def test_the_stopper_leaves_types_it_cannot_stop_and_stops_step_functions_ones(
     controller = _step_functions_only(world)
     arn = world.start("lonely-child")
 
-    unsupported = controller.stop(RegisteredSubExecution(resource_type="deadline", resource_id="j"))
+    step = a_step("e1", 0)
+    unsupported = controller.stop(
+        RegisteredSubExecution(resource_type="deadline", resource_id="j"), step
+    )
     stopped = controller.stop(
-        RegisteredSubExecution(resource_type="stepFunctions", resource_id=arn)
+        RegisteredSubExecution(resource_type="stepFunctions", resource_id=arn), step
     )
 
     assert unsupported.outcome is StopOutcome.UNSUPPORTED

@@ -25,10 +25,16 @@ import yaml
 from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.local.runner import LocalRunner
-from adapters.sqlite.catalogs import SqliteWorkflowCatalog
+from adapters.sqlite.catalogs import SqliteAssetCatalog, SqliteWorkflowCatalog
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.system import SystemClock
 from adapters.tables import TableNames
+from application.reporting import UseCaseRunReporter
+from application.use_cases.complete_execution import CompleteExecution
+from application.use_cases.retry_step import RetryStep
+from application.use_cases.runner_lease import RunnerLease
+from application.use_cases.step_tracking import FinishStep, StartStep
 from application.workflow_documents import parse_workflow_document
 from domain.assets import asset_object_key, asset_root_key
 from domain.execution import (
@@ -57,44 +63,72 @@ def _now() -> datetime:
 
 
 class RecordingReporter:
-    """Records every call and moves the rows as StartStep, FinishStep and CompleteExecution do."""
+    """The real reporter (the tracking use cases on the test's store); records every call."""
 
-    def __init__(self, store: SqliteExecutionStore) -> None:
+    def __init__(
+        self,
+        store: SqliteExecutionStore,
+        objects: FilesystemObjectStore,
+        logs: FileLogStore,
+        assets: SqliteAssetCatalog,
+    ) -> None:
         self.calls: list[tuple[Any, ...]] = []
         self.threads: set[str] = set()
         self._store = store
+        clock = SystemClock()
+        self.inner = UseCaseRunReporter(
+            start_step=StartStep(store, clock),
+            finish_step=FinishStep(store, objects, clock),
+            complete_execution=CompleteExecution(store, objects, assets, logs, clock),
+            retry_step=RetryStep(store, clock),
+            lease=RunnerLease(store, clock, lease_seconds=30),
+            store=store,
+        )
 
-    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> None:
+    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> int:
         self.calls.append(("started", pipeline_execution_id))
         self.threads.add(threading.current_thread().name)
-        step = self._store.get_step(pipeline_execution_id)
-        running = step.model_copy(update={"status": StepStatus.RUNNING, "start_date": _now()})
-        self._store.save_step(running, expected=frozenset({step.status}))
+        return self.inner.step_started(workflow_execution_id, pipeline_execution_id)
 
     def step_retrying(
-        self, workflow_execution_id: str, pipeline_execution_id: str, error: str | None = None
-    ) -> None:
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        error: str | None,
+        attempt: int,
+    ) -> int:
         self.calls.append(("retrying", pipeline_execution_id, error))
+        return self.inner.step_retrying(
+            workflow_execution_id, pipeline_execution_id, error, attempt
+        )
 
     def step_finished(
         self,
         workflow_execution_id: str,
         pipeline_execution_id: str,
         status: StepStatus,
-        error: str | None = None,
-    ) -> None:
+        error: str | None,
+        attempt: int,
+    ) -> StepStatus:
         self.calls.append(("finished", pipeline_execution_id, status, error))
-        step = self._store.get_step(pipeline_execution_id)
-        done = step.model_copy(update={"status": status, "stop_date": _now(), "error": error})
-        self._store.save_step(done, expected=frozenset({StepStatus.RUNNING}))
+        return self.inner.step_finished(
+            workflow_execution_id, pipeline_execution_id, status, error, attempt
+        )
 
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
-    ) -> None:
+    ) -> ExecutionStatus:
         self.calls.append(("completed", status, error))
-        execution = self._store.get_execution(workflow_execution_id)
-        completed = execution.complete(status, at=_now(), log="", error=error)
-        self._store.save_execution(completed, expected=frozenset({ExecutionStatus.RUNNING}))
+        return self.inner.execution_completed(workflow_execution_id, status, error)
+
+    def current(self, workflow_execution_id: str) -> WorkflowExecution:
+        return self.inner.current(workflow_execution_id)
+
+    def take_lease(self, workflow_execution_id: str, owner: str) -> bool:
+        return self.inner.take_lease(workflow_execution_id, owner)
+
+    def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:
+        return self.inner.renew_lease(workflow_execution_id, owner)
 
     def step_calls(self) -> list[tuple[Any, ...]]:
         return [call for call in self.calls if call[0] != "completed"]
@@ -267,21 +301,29 @@ class Harness:
         return self.store.get_step(step_id)
 
 
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    database = SqliteDatabase(tmp_path / "wfx.db")
+def build_harness(root: Path) -> tuple[Harness, SqliteDatabase]:
+    """The runner's real collaborators over `root`, and the database to close after."""
+    database = SqliteDatabase(root / "wfx.db")
     store = SqliteExecutionStore(database, TableNames())
     catalog = SqliteWorkflowCatalog(database, TableNames())
     store.create_tables()
     catalog.create_tables()
-    built = Harness(
-        root=tmp_path,
+    objects, logs = FilesystemObjectStore(root / "objects"), FileLogStore(root / "logs")
+    assets = SqliteAssetCatalog(database, TableNames())
+    harness = Harness(
+        root=root,
         store=store,
         catalog=catalog,
-        objects=FilesystemObjectStore(tmp_path / "objects"),
-        logs=FileLogStore(tmp_path / "logs"),
-        reporter=RecordingReporter(store),
+        objects=objects,
+        logs=logs,
+        reporter=RecordingReporter(store, objects, logs, assets),
     )
+    return harness, database
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Iterator[Harness]:
+    built, database = build_harness(tmp_path)
     yield built
     for runner in built.runners:
         for execution_id in list(runner._threads) + list(runner._processes):
@@ -556,8 +598,8 @@ def test_ctrl_c_during_a_step_ends_the_step_and_the_run_then_stops_the_caller(
         harness.runner().start("exec-ctrl-c")
 
     assert harness.reporter.calls[1:] == [
-        ("finished", interrupted, StepStatus.FAILED, "local runner: interrupted"),
-        ("completed", ExecutionStatus.FAILED, "local runner: interrupted"),
+        ("finished", interrupted, StepStatus.ABORTED, "local runner: interrupted"),
+        ("completed", ExecutionStatus.ABORTED, "local runner: interrupted"),
     ]
     assert handler_calls == []
 
@@ -777,44 +819,20 @@ def test_detached_mode_runs_the_worker_command_in_a_new_process(
 
 _WORKER = """
 import os, sys
-from datetime import UTC, datetime
 from pathlib import Path
 
-from adapters.local.log_store import FileLogStore
-from adapters.local.object_store import FilesystemObjectStore
 from adapters.local.runner import LocalRunner
-from adapters.sqlite.catalogs import SqliteWorkflowCatalog
-from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.execution_store import SqliteExecutionStore
-from adapters.tables import TableNames
-from domain.statuses import StepStatus
+from entrypoints.container import build_container
+from entrypoints.settings import Settings
 
 root = Path({root!r})
-database = SqliteDatabase(root / "wfx.db")
-store = SqliteExecutionStore(database, TableNames())
-
-
-class Reporter:
-    def step_started(self, execution_id, step_id):
-        self._move(step_id, status=StepStatus.RUNNING)
-
-    def step_finished(self, execution_id, step_id, status, error=None):
-        self._move(step_id, status=status, error=error)
-
-    def _move(self, step_id, **changes):
-        step = store.get_step(step_id)
-        store.save_step(step.model_copy(update=changes), frozenset({{step.status}}))
-
-    def execution_completed(self, execution_id, status, error=None):
-        execution = store.get_execution(execution_id)
-        done = execution.complete(status, at=datetime.now(UTC), log="", error=error)
-        store.save_execution(done, frozenset({{execution.status}}))
-
+settings = Settings.from_environment({{"WFX_HOME": str(root), "WFX_DB": str(root / "wfx.db")}})
+container = build_container(settings)
 
 print(f"worker pid {{os.getpid()}}", flush=True)
 runner = LocalRunner(
-    store, SqliteWorkflowCatalog(database, TableNames()), FilesystemObjectStore(root / "objects"),
-    FileLogStore(root / "logs"), Reporter(), work_dir=root / "work",
+    container.execution_store(), container.workflow_catalog(), container.object_store(),
+    container.log_store(), container.run_reporter(), work_dir=root / "work",
 )
 print(runner.run(sys.argv[1]))
 """

@@ -16,17 +16,12 @@ from typing import Any
 
 import pytest
 
-from adapters.local.log_store import FileLogStore
-from adapters.local.object_store import FilesystemObjectStore
-from adapters.local.runner import WORKER_EXITED
-from adapters.sqlite.catalogs import SqliteWorkflowCatalog
-from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.execution_store import SqliteExecutionStore
-from adapters.tables import TableNames
+from adapters.local.supervisor import RunFolder
 from domain.errors import ConflictError
 from domain.execution import WorkflowExecution
+from domain.run import RUNNER_LOST_ERROR, RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.integration.test_local_runner import Harness, RecordingReporter, workflow
+from tests.integration.test_local_runner import Harness, build_harness, workflow
 
 THIS_MODULE = __name__
 
@@ -35,19 +30,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 def harness(tmp_path: Path) -> Iterator[Harness]:
-    database = SqliteDatabase(tmp_path / "wfx.db")
-    store = SqliteExecutionStore(database, TableNames())
-    catalog = SqliteWorkflowCatalog(database, TableNames())
-    store.create_tables()
-    catalog.create_tables()
-    built = Harness(
-        root=tmp_path,
-        store=store,
-        catalog=catalog,
-        objects=FilesystemObjectStore(tmp_path / "objects"),
-        logs=FileLogStore(tmp_path / "logs"),
-        reporter=RecordingReporter(store),
-    )
+    built, database = build_harness(tmp_path)
     yield built
     gate.set()  # never leave a step waiting
     for runner in built.runners:
@@ -127,6 +110,12 @@ def _fresh_state() -> None:
     fail_next.clear()
 
 
+def runner_pid(harness: Harness, execution_id: str) -> int:
+    record = RunFolder(harness.root / "work" / "runs" / execution_id).runner()
+    assert record is not None
+    return record.pid
+
+
 def _stored(harness: Harness, execution_id: str) -> WorkflowExecution:
     return harness.store.get_execution(execution_id)
 
@@ -175,8 +164,9 @@ def test_a_worker_that_exited_without_recording_the_end_makes_the_run_failed(
     assert described is not None
     assert (described.status, described.error, described.cause) == (
         ExecutionStatus.FAILED,
-        WORKER_EXITED,
-        "exit code 3",
+        RUNNER_LOST_ERROR,
+        f"the local runner (worker, pid {runner_pid(harness, 'exec-crash')}) ended with exit "
+        "code 3 before the run did",
     )
     assert harness.status_of("exec-crash") is ExecutionStatus.RUNNING  # the runner writes nothing
 
@@ -198,8 +188,9 @@ def test_another_process_finds_a_detached_worker_through_its_pid_file(harness: H
     assert after_exit is not None
     assert (after_exit.status, after_exit.error, after_exit.cause) == (
         ExecutionStatus.FAILED,
-        WORKER_EXITED,
-        "exit code unknown",
+        RUNNER_LOST_ERROR,
+        f"the local runner (worker, pid {runner_pid(harness, 'exec-far')}) ended before the "
+        "run did",
     )
 
 
@@ -219,7 +210,7 @@ def test_a_worker_that_recorded_the_end_of_its_run_is_left_to_the_stored_row(
 # --- stop ------------------------------------------------------------------------------------
 
 
-def test_a_stopped_thread_run_starts_no_further_step_and_records_nothing(
+def test_a_stopped_thread_run_starts_no_further_step_and_ends_aborted(
     harness: Harness,
 ) -> None:
     version = harness.publish(
@@ -235,9 +226,12 @@ def test_a_stopped_thread_run_starts_no_further_step_and_records_nothing(
 
     assert runner.join("exec-stop", timeout=20)
     assert calls == ["gate"]
-    # the stored statuses are the abort use case's to write, not the runner's
-    assert harness.reporter.calls == [("started", step_ids[0])]
-    assert harness.status_of("exec-stop") is ExecutionStatus.RUNNING
+    assert harness.reporter.calls == [
+        ("started", step_ids[0]),
+        ("finished", step_ids[0], StepStatus.ABORTED, None),  # it ran while being stopped
+        ("completed", ExecutionStatus.ABORTED, None),
+    ]
+    assert harness.status_of("exec-stop") is ExecutionStatus.ABORTED
 
 
 def test_stop_kills_the_command_step_running_in_a_thread_run(
@@ -260,7 +254,8 @@ def test_stop_kills_the_command_step_running_in_a_thread_run(
 
     assert runner.join("exec-kill", timeout=20)
     assert time.monotonic() - began < 10  # killed, not slept out
-    assert [call[0] for call in harness.reporter.calls] == ["started"]
+    assert [call[0] for call in harness.reporter.calls] == ["started", "finished", "completed"]
+    assert harness.status_of("exec-kill") is ExecutionStatus.ABORTED
 
 
 _WORKER_WITH_A_CHILD = """
@@ -282,7 +277,10 @@ def test_stop_from_another_process_ends_a_detached_worker_and_its_command_steps(
     launcher.start("exec-group")
     wait_until(lambda: child_pid_file.exists() and child_pid_file.read_text() != "")
     child_pid = int(child_pid_file.read_text())
-    elsewhere = harness.runner(mode="detached", detached_command=worker)
+    # this worker never watches for the abort: it is stopped with its group after the grace
+    elsewhere = harness.runner(
+        mode="detached", detached_command=worker, grace_seconds=0.5, watch_seconds=0.05
+    )
 
     elsewhere.stop_execution(_stored(harness, "exec-group"), "wfx.Aborted", "by the test")
 
@@ -309,12 +307,17 @@ def test_stopping_a_run_that_is_not_running_changes_nothing(harness: Harness) ->
 def _reopen(harness: Harness, execution_id: str) -> WorkflowExecution:
     """What RedriveExecution does before it calls the runner: the run is open again."""
     failed = _stored(harness, execution_id)
-    reopened = failed.model_copy(
-        update={"status": ExecutionStatus.PENDING_REDRIVE, "execution_stop_date": None}
-    )
-    assert harness.store.save_execution(reopened, expected=frozenset({failed.status}))
-    running = reopened.model_copy(update={"status": ExecutionStatus.RUNNING})
-    assert harness.store.save_execution(running, expected=frozenset({reopened.status}))
+    change, reset = harness.store.get_run(execution_id).redrive(datetime.now(UTC))
+    assert harness.store.update_execution(change)
+    for step in reset:
+        assert harness.store.save_step(
+            step, expected=frozenset({harness.step(step.pipeline_execution_id).status})
+        )
+    reopened = _stored(harness, execution_id)
+    running = reopened._evolve(status=ExecutionStatus.RUNNING)
+    guard = RunGuard(statuses=frozenset({reopened.status}))
+    assert harness.store.update_execution(RunChange(reopened, running, guard))
+    assert failed.is_terminal
     return running
 
 
@@ -393,17 +396,18 @@ def test_a_stopped_run_can_be_redriven_from_the_step_it_stopped_in(harness: Harn
     version = harness.publish(
         workflow("again", python_step("gate", "wait_at_the_gate"), python_step("last", "last"))
     )
-    step_ids = harness.launch("exec-again", version)
+    harness.launch("exec-again", version)
     runner = harness.runner(mode="thread")
     runner.start("exec-again")
     assert entered.wait(20)
-    runner.stop_execution(_stored(harness, "exec-again"), "wfx.Aborted", "by the test")
+    stopping = threading.Thread(
+        target=runner.stop_execution,
+        args=(_stored(harness, "exec-again"), "wfx.Aborted", "by the test"),
+    )
+    stopping.start()
     gate.set()  # the stopped run ends once its step returns
-    # what the abort use case writes: the open step and the run ABORTED
-    open_step = harness.step(step_ids[0])
-    aborted_step = open_step.model_copy(update={"status": StepStatus.ABORTED})
-    assert harness.store.save_step(aborted_step, expected=frozenset({StepStatus.RUNNING}))
-    harness.reporter.execution_completed("exec-again", ExecutionStatus.ABORTED, "by the test")
+    stopping.join(20)
+    assert harness.status_of("exec-again") is ExecutionStatus.ABORTED
 
     runner.redrive_execution(_reopen(harness, "exec-again"), "token-1")
 

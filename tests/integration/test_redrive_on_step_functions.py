@@ -19,6 +19,7 @@ from adapters.system import UuidGenerator
 from application.use_cases.redrive_execution import RedriveExecution, RedriveExecutionCommand
 from domain.errors import ConflictError, RedriveNotAllowedError
 from domain.execution import PipelineExecution
+from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import a_launch
 
@@ -194,10 +195,10 @@ def test_a_second_redrive_of_the_same_attempt_is_refused_without_asking_step_fun
     store: SqliteExecutionStore, stubbed: tuple[Any, Stubber]
 ) -> None:
     client, _ = stubbed  # no response stubbed: any call to Step Functions would fail
-    running = store.get_execution("exec-1").model_copy(
-        update={"status": ExecutionStatus.RUNNING, "execution_stop_date": None}
-    )
-    assert store.save_execution(running, frozenset({ExecutionStatus.FAILED}))
+    failed = store.get_execution("exec-1")
+    running = failed._evolve(status=ExecutionStatus.RUNNING, execution_stop_date=None)
+    guard = RunGuard(statuses=frozenset({ExecutionStatus.FAILED}))
+    assert store.update_execution(RunChange(failed, running, guard))
 
     with pytest.raises(RedriveNotAllowedError, match=r"^Execution is RUNNING and cannot be"):
         _use_case(store, client).execute(RedriveExecutionCommand(workflow_execution_id="exec-1"))

@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -32,14 +33,19 @@ from adapters.aws.subprocesses import (
     parse_deadline_job,
 )
 from adapters.local.processes import LocalProcessController, _is_gone
+from adapters.local.supervisor import RunFolder, child_process, this_process
 from adapters.sub_process_dispatch import DispatchingSubProcessController
 from domain.logs import RegisteredSubExecution
 from domain.sub_processes import StopAttempt, StopOutcome
+from tests.contract.builders import a_step
 
 REGION = "us-east-1"
 FARM, QUEUE, JOB = "farm-" + "a" * 32, "queue-" + "b" * 32, "job-" + "c" * 32
 DEADLINE_JOB = f"{FARM}/{QUEUE}/{JOB}"
 DEADLINE_ARN = f"arn:aws:deadline:{REGION}:123456789012:farm/{FARM}/queue/{QUEUE}/job/{JOB}"
+
+
+STEP = a_step("e1", 0)  # the step that registered each child
 
 
 def child(kind: str, resource_id: str) -> RegisteredSubExecution:
@@ -69,11 +75,11 @@ def test_a_running_state_machine_is_stopped_and_seen_aborted(stepfunctions: Any)
     arn = _started(stepfunctions, "child-1")
     controller = StepFunctionsSubProcessController(lambda: stepfunctions)
 
-    attempt = controller.stop(child("stepFunctions", arn))
+    attempt = controller.stop(child("stepFunctions", arn), STEP)
 
     assert attempt.outcome is StopOutcome.STOPPED
     assert stepfunctions.describe_execution(executionArn=arn)["status"] == "ABORTED"
-    assert controller.confirm(child("stepFunctions", arn)).outcome is StopOutcome.STOPPED
+    assert controller.confirm(child("stepFunctions", arn), STEP).outcome is StopOutcome.STOPPED
 
 
 def test_a_state_machine_that_had_ended_is_already_finished(stepfunctions: Any) -> None:
@@ -85,7 +91,7 @@ def test_a_state_machine_that_had_ended_is_already_finished(stepfunctions: Any) 
     )
 
     attempt = StepFunctionsSubProcessController(lambda: stepfunctions).stop(
-        child("stepFunctions", arn)
+        child("stepFunctions", arn), STEP
     )
 
     assert attempt.outcome is StopOutcome.ALREADY_FINISHED
@@ -98,10 +104,10 @@ def test_an_unknown_execution_is_already_finished_and_a_refusal_could_not_stop(
     controller = StepFunctionsSubProcessController(lambda: stepfunctions)
     missing = "arn:aws:states:us-east-1:123456789012:execution:m-none:nobody"
 
-    assert controller.stop(child("stepFunctions", missing)).outcome is (
+    assert controller.stop(child("stepFunctions", missing), STEP).outcome is (
         StopOutcome.ALREADY_FINISHED
     )
-    refused = controller.stop(child("stepFunctions", "not-an-arn"))
+    refused = controller.stop(child("stepFunctions", "not-an-arn"), STEP)
     assert refused.outcome is StopOutcome.COULD_NOT_STOP
     assert refused.detail.startswith("InvalidArn")
 
@@ -152,7 +158,7 @@ def test_a_batch_job_is_terminated_with_its_id_and_the_wfx_reason(batch: Any) ->
         unique_id="t",
     )
 
-    attempt = BatchSubProcessController(lambda: batch).stop(child("batch", job_id))
+    attempt = BatchSubProcessController(lambda: batch).stop(child("batch", job_id), STEP)
 
     assert sent == [{"jobId": job_id, "reason": BATCH_REASON}]
     # moto finishes a job at once without Docker, and a terminate leaves it SUCCEEDED
@@ -160,7 +166,7 @@ def test_a_batch_job_is_terminated_with_its_id_and_the_wfx_reason(batch: Any) ->
 
 
 def test_an_unknown_batch_job_is_already_finished(batch: Any) -> None:
-    attempt = BatchSubProcessController(lambda: batch).stop(child("batch", "no-such-job"))
+    attempt = BatchSubProcessController(lambda: batch).stop(child("batch", "no-such-job"), STEP)
     assert attempt.outcome is StopOutcome.ALREADY_FINISHED
 
 
@@ -190,9 +196,9 @@ def test_a_terminated_batch_job_is_requested_until_it_fails_with_the_wfx_reason(
         )
         stub.add_client_error("terminate_job", "ClientException", "job queue is disabled", 400)
 
-        requested = controller.stop(child("batch", "job-7"))
-        confirmed = controller.confirm(child("batch", "job-7"))
-        refused = controller.stop(child("batch", "job-7"))
+        requested = controller.stop(child("batch", "job-7"), STEP)
+        confirmed = controller.confirm(child("batch", "job-7"), STEP)
+        refused = controller.stop(child("batch", "job-7"), STEP)
 
         stub.assert_no_pending_responses()
     assert requested == StopAttempt(outcome=StopOutcome.STOP_REQUESTED, detail="still RUNNING")
@@ -238,8 +244,8 @@ def test_a_deadline_job_is_canceled_and_confirmed_with_get_job(deadline: Any) ->
         stub.add_response("get_job", _get_job("INTERRUPTING"), IDS)
         stub.add_response("get_job", _get_job("CANCELED"), IDS)
 
-        requested = controller.stop(child("deadline", DEADLINE_JOB))
-        confirmed = controller.confirm(child("deadline", DEADLINE_ARN))
+        requested = controller.stop(child("deadline", DEADLINE_JOB), STEP)
+        confirmed = controller.confirm(child("deadline", DEADLINE_ARN), STEP)
 
         stub.assert_no_pending_responses()
     assert requested == StopAttempt(outcome=StopOutcome.STOP_REQUESTED, detail="still INTERRUPTING")
@@ -251,7 +257,7 @@ def test_a_finished_deadline_job_is_not_updated(deadline: Any) -> None:
     with Stubber(deadline) as stub:
         stub.add_response("get_job", _get_job("SUCCEEDED"), IDS)
         attempt = DeadlineSubProcessController(lambda: deadline).stop(
-            child("deadline", DEADLINE_ARN)
+            child("deadline", DEADLINE_ARN), STEP
         )
         stub.assert_no_pending_responses()
     assert attempt.outcome is StopOutcome.ALREADY_FINISHED
@@ -267,8 +273,8 @@ def test_deadline_errors_are_outcomes_never_exceptions(deadline: Any) -> None:
         )
         stub.add_client_error("get_job", "ResourceNotFoundException", "no job", 404)
 
-        denied = controller.stop(child("deadline", DEADLINE_JOB))
-        missing = controller.stop(child("deadline", DEADLINE_JOB))
+        denied = controller.stop(child("deadline", DEADLINE_JOB), STEP)
+        missing = controller.stop(child("deadline", DEADLINE_JOB), STEP)
 
     assert denied.outcome is StopOutcome.COULD_NOT_STOP
     assert denied.detail.startswith("AccessDeniedException: not allowed for")
@@ -280,7 +286,7 @@ def test_a_deadline_id_must_name_farm_queue_and_job(deadline: Any) -> None:
     assert parse_deadline_job(DEADLINE_JOB) == (FARM, QUEUE, JOB)
     assert parse_deadline_job(DEADLINE_ARN) == (FARM, QUEUE, JOB)
     assert parse_deadline_job(JOB) is None
-    attempt = DeadlineSubProcessController(lambda: deadline).stop(child("deadline", JOB))
+    attempt = DeadlineSubProcessController(lambda: deadline).stop(child("deadline", JOB), STEP)
     assert attempt.outcome is StopOutcome.COULD_NOT_STOP
     assert "farm-<32 hex>/queue-<32 hex>/job-<32 hex>" in attempt.detail
 
@@ -297,24 +303,35 @@ def _wait_gone(pid: int, seconds: float = 3.0) -> bool:
     return True
 
 
-def test_a_local_process_is_sent_sigterm_and_seen_gone() -> None:
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    """A run folder whose runner record names this test process: its children are the step's."""
+    RunFolder(tmp_path / "runs" / STEP.workflow_execution_id).write_runner(this_process("inline"))
+    return tmp_path / "runs"
+
+
+def local(runs: Path, grace_seconds: float = 2.0) -> LocalProcessController:
+    return LocalProcessController(runs, grace_seconds=grace_seconds)
+
+
+def test_a_local_process_is_sent_sigterm_and_seen_gone(runs: Path) -> None:
     process = subprocess.Popen(["sleep", "60"])
     try:
-        attempt = LocalProcessController().stop(child("localProcess", str(process.pid)))
+        attempt = local(runs).stop(child("localProcess", str(process.pid)), STEP)
         assert attempt.outcome is StopOutcome.STOPPED
         assert process.wait(timeout=5) == -signal.SIGTERM
     finally:
         process.kill()
 
 
-def test_a_process_group_leader_is_stopped_with_its_children() -> None:
+def test_a_process_group_leader_is_stopped_with_its_children(runs: Path) -> None:
     process = subprocess.Popen(
         ["sh", "-c", "sleep 60 & echo $!; wait"], stdout=subprocess.PIPE, start_new_session=True
     )
     try:
         assert process.stdout is not None
         grandchild = int(process.stdout.readline())
-        attempt = LocalProcessController().stop(child("localProcess", str(process.pid)))
+        attempt = local(runs).stop(child("localProcess", str(process.pid)), STEP)
         assert attempt.outcome is StopOutcome.STOPPED
         assert _wait_gone(grandchild)
     finally:
@@ -322,32 +339,72 @@ def test_a_process_group_leader_is_stopped_with_its_children() -> None:
         process.wait()
 
 
-def test_a_process_that_ignores_sigterm_stays_requested_until_it_ends() -> None:
+def test_a_process_that_ignores_sigterm_is_killed_after_the_grace_period(runs: Path) -> None:
     ignoring = (
         "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
         "print('ready', flush=True); time.sleep(60)"
     )
     process = subprocess.Popen([sys.executable, "-c", ignoring], stdout=subprocess.PIPE)
-    controller = LocalProcessController(grace_seconds=0.2)
+    controller = local(runs, grace_seconds=0.2)
     sub = child("localProcess", str(process.pid))
     try:
         assert process.stdout is not None and process.stdout.readline().strip() == b"ready"
-        requested = controller.stop(sub)
-        still = controller.confirm(sub)
-        process.kill()
-        process.wait()
-        gone = controller.confirm(sub)
+        started = time.monotonic()
+        stopped = controller.stop(sub, STEP)
+        took = time.monotonic() - started
+        returncode = process.wait(timeout=5)
+        confirmed = controller.confirm(sub, STEP)
     finally:
         process.kill()
-    assert requested.outcome is StopOutcome.STOP_REQUESTED
-    assert still.outcome is StopOutcome.STOP_REQUESTED
-    assert gone.outcome is StopOutcome.STOPPED
+    assert stopped == StopAttempt(outcome=StopOutcome.STOPPED, detail="ended after SIGKILL")
+    assert returncode == -signal.SIGKILL and took >= 0.2
+    assert confirmed.outcome is StopOutcome.STOPPED
 
 
-def test_a_pid_that_does_not_exist_is_already_finished() -> None:
+def test_a_process_that_is_not_the_steps_is_refused_and_left_alone(runs: Path) -> None:
+    """Its parent exits at once, so it is nobody's child: not in the step's session either."""
+    started = subprocess.run(
+        ["sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"],
+        capture_output=True,
+        text=True,
+        check=True,
+        start_new_session=True,
+    )
+    stranger = int(started.stdout)
+    try:
+        attempt = local(runs).stop(child("localProcess", str(stranger)), STEP)
+        assert attempt.outcome is StopOutcome.COULD_NOT_STOP
+        assert attempt.detail.startswith(f"refused: pid {stranger} is not a process of step")
+        assert not _is_gone(stranger)
+    finally:
+        os.kill(stranger, signal.SIGKILL)
+
+
+def test_a_process_in_the_recorded_session_of_a_command_step_is_the_steps(tmp_path: Path) -> None:
+    session = subprocess.Popen(
+        ["sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!; wait"],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        assert session.stdout is not None
+        grandchild = int(session.stdout.readline())
+        folder = RunFolder(tmp_path / "runs" / STEP.workflow_execution_id)
+        folder.write_step(STEP.pipeline_execution_id, child_process(session.pid, "command", 1))
+        attempt = LocalProcessController(tmp_path / "runs", 1.0).stop(
+            child("localProcess", str(grandchild)), STEP
+        )
+        assert attempt.outcome is StopOutcome.STOPPED
+        assert _wait_gone(grandchild)
+    finally:
+        session.kill()
+        session.wait()
+
+
+def test_a_pid_that_does_not_exist_is_already_finished(runs: Path) -> None:
     process = subprocess.Popen(["true"])
     process.wait()
-    attempt = LocalProcessController().stop(child("localProcess", str(process.pid)))
+    attempt = local(runs).stop(child("localProcess", str(process.pid)), STEP)
     assert attempt.outcome is StopOutcome.ALREADY_FINISHED
 
 
@@ -361,9 +418,11 @@ def test_a_pid_that_does_not_exist_is_already_finished() -> None:
         ("pid-12", "resourceId must be a process id"),
     ],
 )
-def test_init_wfx_itself_and_a_non_pid_are_refused(resource_id: str, reason: str) -> None:
+def test_init_wfx_itself_and_a_non_pid_are_refused(
+    runs: Path, resource_id: str, reason: str
+) -> None:
     resource_id = str(os.getpid()) if resource_id == "own" else resource_id
-    attempt = LocalProcessController().stop(child("localProcess", resource_id))
+    attempt = local(runs).stop(child("localProcess", resource_id), STEP)
     assert attempt == StopAttempt(outcome=StopOutcome.COULD_NOT_STOP, detail=reason)
 
 
@@ -371,7 +430,7 @@ def test_init_wfx_itself_and_a_non_pid_are_refused(resource_id: str, reason: str
 
 
 class _Broken:
-    def stop(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+    def stop(self, sub_execution: RegisteredSubExecution, step: object) -> StopAttempt:
         raise RuntimeError("token=abc123 exploded")
 
     confirm = stop
@@ -381,14 +440,16 @@ def test_an_unknown_type_is_unsupported_and_a_broken_controller_could_not_stop()
     """_Broken stands in for a controller with a bug: no real part raises like this on purpose."""
     built: list[str] = []
 
-    def local() -> LocalProcessController:
+    def local_controller() -> LocalProcessController:
         built.append("localProcess")
-        return LocalProcessController()
+        return LocalProcessController(Path("runs"))
 
-    controller = DispatchingSubProcessController({"localProcess": local, "batch": _Broken})
+    controller = DispatchingSubProcessController(
+        {"localProcess": local_controller, "batch": _Broken}
+    )
 
-    unsupported = controller.stop(child("kubernetesJob", "pod-1"))
-    broken = controller.confirm(child("batch", "job-1"))
+    unsupported = controller.stop(child("kubernetesJob", "pod-1"), STEP)
+    broken = controller.confirm(child("batch", "job-1"), STEP)
 
     assert unsupported == StopAttempt(
         outcome=StopOutcome.UNSUPPORTED, detail="wfx cannot stop kubernetesJob"

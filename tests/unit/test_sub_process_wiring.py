@@ -8,14 +8,23 @@ import subprocess
 import sys
 from pathlib import Path
 
+REPO = Path(__file__).resolve().parents[2]  # `tests` imports from the checkout
+
 _STOP_A_LOCAL_CHILD_AND_AN_UNKNOWN_ONE = """
-import json, subprocess, sys
+import json, os, subprocess, sys
+from pathlib import Path
+from adapters.local.supervisor import RunFolder, this_process
 from entrypoints.container import build_container
 from domain.logs import RegisteredSubExecution
-controller = build_container().sub_process_controller()
+from tests.contract.builders import a_step
+container = build_container()
+controller = container.sub_process_controller()
+step = a_step("e1", 0)
+# as the runner of e1 does: this process runs it, its children are the step's
+RunFolder(Path(container.config.home()) / "runs" / "e1").write_runner(this_process("thread"))
 child = subprocess.Popen(["sleep", "60"])
 outcomes = [
-    controller.stop(RegisteredSubExecution(resource_type=kind, resource_id=rid)).outcome.value
+    controller.stop(RegisteredSubExecution(resource_type=kind, resource_id=rid), step).outcome.value
     for kind, rid in (("localProcess", str(child.pid)), ("kubernetesJob", "pod-1"))
 ]
 child.wait()
@@ -33,7 +42,7 @@ def test_a_local_stop_imports_no_aws_library_and_every_seed_type_is_wired(tmp_pa
     }
     completed = subprocess.run(
         [sys.executable, "-c", _STOP_A_LOCAL_CHILD_AND_AN_UNKNOWN_ONE],
-        env=environment | {"WFX_HOME": str(tmp_path)},
+        env=environment | {"WFX_HOME": str(tmp_path), "PYTHONPATH": str(REPO)},
         cwd=tmp_path,
         capture_output=True,
         text=True,

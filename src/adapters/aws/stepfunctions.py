@@ -152,11 +152,13 @@ class StepFunctionsOrchestrator:
             redrive_status_reason=response.get("redriveStatusReason"),
         )
 
-    def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> None:
+    def stop_execution(
+        self, execution: WorkflowExecution, error: str, cause: str
+    ) -> tuple[str, ...]:
         if not execution.execution_arn:
             if execution.orchestrator != self.name:
                 raise ConflictError(_not_ours(execution, self.name))
-            return  # its start failed before Step Functions gave an ARN: nothing to stop
+            return ()  # its start failed before Step Functions gave an ARN: nothing to stop
         try:
             # stopping a run that has already ended is accepted, and changes nothing
             self._client.stop_execution(
@@ -167,6 +169,7 @@ class StepFunctionsOrchestrator:
         except ClientError as failure:
             if _error_code(failure) != "ExecutionDoesNotExist":
                 raise
+        return ()
 
     def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
         if not execution.execution_arn:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.aws.failures import transport_problem
+from domain.execution import PipelineExecution
 from domain.logs import RegisteredSubExecution
 from domain.sub_processes import StopAttempt, StopOutcome
 
@@ -66,7 +67,7 @@ class StepFunctionsSubProcessController(_LazyClient):
 
     _NOT_FOUND = frozenset({"ExecutionDoesNotExist"})
 
-    def stop(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+    def stop(self, sub_execution: RegisteredSubExecution, step: PipelineExecution) -> StopAttempt:
         arn = sub_execution.resource_id
 
         def stop() -> StopAttempt:
@@ -78,7 +79,9 @@ class StepFunctionsSubProcessController(_LazyClient):
 
         return _guarded(stop, self._NOT_FOUND, "execution")
 
-    def confirm(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+    def confirm(
+        self, sub_execution: RegisteredSubExecution, step: PipelineExecution
+    ) -> StopAttempt:
         arn = sub_execution.resource_id
         return _guarded(lambda: self._seen(self._status(arn)), self._NOT_FOUND, "execution")
 
@@ -101,7 +104,7 @@ class BatchSubProcessController(_LazyClient):
     termination is asynchronous: a job not yet FAILED stays stopRequested until the sweep sees it.
     """
 
-    def stop(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+    def stop(self, sub_execution: RegisteredSubExecution, step: PipelineExecution) -> StopAttempt:
         job_id = sub_execution.resource_id
 
         def stop() -> StopAttempt:
@@ -110,7 +113,9 @@ class BatchSubProcessController(_LazyClient):
 
         return _guarded(stop, frozenset(), "job")
 
-    def confirm(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+    def confirm(
+        self, sub_execution: RegisteredSubExecution, step: PipelineExecution
+    ) -> StopAttempt:
         return _guarded(lambda: self._seen(sub_execution.resource_id), frozenset(), "job")
 
     def _seen(self, job_id: str) -> StopAttempt:
@@ -147,7 +152,7 @@ class DeadlineSubProcessController(_LazyClient):
 
     _NOT_FOUND = frozenset({"ResourceNotFoundException"})
 
-    def stop(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+    def stop(self, sub_execution: RegisteredSubExecution, step: PipelineExecution) -> StopAttempt:
         ids = parse_deadline_job(sub_execution.resource_id)
         if ids is None:
             return StopAttempt(outcome=_FAILED, detail=f"resourceId must be {DEADLINE_ID_FORMAT}")
@@ -164,7 +169,9 @@ class DeadlineSubProcessController(_LazyClient):
 
         return _guarded(stop, self._NOT_FOUND, "job")
 
-    def confirm(self, sub_execution: RegisteredSubExecution) -> StopAttempt:
+    def confirm(
+        self, sub_execution: RegisteredSubExecution, step: PipelineExecution
+    ) -> StopAttempt:
         ids = parse_deadline_job(sub_execution.resource_id)
         if ids is None:
             return StopAttempt(outcome=_FAILED, detail=f"resourceId must be {DEADLINE_ID_FORMAT}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
@@ -20,8 +19,11 @@ from adapters.dynamodb.requests import (
 from adapters.dynamodb.schema import create_tables
 from adapters.dynamodb.tokens import decode_token, encode_token
 from adapters.records import (
+    ABORT_REQUESTED_DATE,
     ALL_LIST_PARTITION,
     CONFIGURATION_RECORD_TYPE,
+    LEASE_EXPIRES_DATE,
+    LEASE_OWNER,
     SUB_EXECUTION_STOPS,
     StopsMerge,
     build_execution_configuration_record,
@@ -35,7 +37,9 @@ from adapters.records import (
     build_step_input_metadata_record,
     build_step_log_record,
     build_task_execution_record,
-    execution_mutable_attributes,
+    execution_changed_attributes,
+    format_date,
+    lease_guard_values,
     parse_execution_configuration_record,
     parse_execution_input_record,
     parse_execution_record,
@@ -47,10 +51,9 @@ from adapters.records import (
     parse_step_input_metadata_record,
     parse_step_log_record,
     parse_task_execution_record,
-    step_change_attributes,
+    step_move_attributes,
     step_mutable_attributes,
     sub_execution_stops_attribute,
-    task_execution_close_attributes,
     task_execution_close_of,
 )
 from adapters.registration import (
@@ -69,7 +72,7 @@ from application.ports import (
     AttemptNumberTakenError,
     ExecutionRef,
     ListScope,
-    StepChange,
+    RunNotOpenError,
 )
 from domain.attempts import TaskExecution
 from domain.errors import (
@@ -90,7 +93,8 @@ from domain.execution import (
     WorkflowExecution,
 )
 from domain.paging import Page
-from domain.statuses import ExecutionStatus, StepStatus
+from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
+from domain.statuses import StepStatus
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -117,6 +121,40 @@ _ASSET_INDEXES = {
 _STEPS_INDEX = "PipelineExecByWorkflowExecGSI"
 _MAIN_ROW_CONDITION = "attribute_not_exists(#id)"
 _RUNNING = frozenset({StepStatus.RUNNING})
+_MAIN_KEY_CACHE = 1024
+
+
+class _StepNotExpectedError(Exception):
+    """Inside move_step: the step's own condition failed (its status was not expected)."""
+
+
+def _add_run_guard(request: dict[str, Any], change: RunChange) -> None:
+    """The run guard's terms beyond the status, added to a main-row update's condition."""
+    guard = change.guard
+    names, values = request["ExpressionAttributeNames"], request["ExpressionAttributeValues"]
+    terms = [request["ConditionExpression"]]
+    if guard.not_stopping:
+        names["#abort"] = ABORT_REQUESTED_DATE
+        terms.append("attribute_not_exists(#abort)")
+    if guard.lease_held_by is not None:
+        names["#owner"] = LEASE_OWNER
+        terms.append("#owner = :held")
+        values[":held"] = {"S": guard.lease_held_by}
+    if guard.lease_as_read:
+        owner, expires = lease_guard_values(change.before)
+        names["#owner"] = LEASE_OWNER
+        if owner is None:
+            terms.append("attribute_not_exists(#owner)")
+        else:
+            names["#expires"] = LEASE_EXPIRES_DATE
+            terms.append("#owner = :readowner AND #expires = :readexpires")
+            values[":readowner"], values[":readexpires"] = {"S": owner}, {"S": str(expires)}
+    if guard.lease_takeable is not None:
+        owner, now = guard.lease_takeable
+        names["#owner"], names["#expires"] = LEASE_OWNER, LEASE_EXPIRES_DATE
+        terms.append("(attribute_not_exists(#owner) OR #owner = :taker OR #expires < :now)")
+        values[":taker"], values[":now"] = {"S": owner}, {"S": format_date(now)}
+    request["ConditionExpression"] = " AND ".join(terms)
 
 
 def _error_code(exc: ClientError) -> str:
@@ -144,6 +182,7 @@ class DynamoDbExecutionStore:
         self._client = client
         self._tables = tables
         self._query_page_size = query_page_size
+        self._main_keys: dict[str, dict[str, str]] = {}
 
     def _table(self, key: ResourceKeys) -> tuple[str, TableSpec]:
         return self._tables.get_table_name(key), TABLE_SPECS[key]
@@ -270,22 +309,59 @@ class DynamoDbExecutionStore:
         }
         return [found[r.workflow_execution_id] for r in refs if r.workflow_execution_id in found]
 
-    def save_execution(
-        self, execution: WorkflowExecution, expected: frozenset[ExecutionStatus]
-    ) -> bool:
-        values, removed = execution_mutable_attributes(execution)
+    def update_execution(self, change: RunChange) -> WorkflowExecution | None:
+        execution = change.after
+        values, removed = execution_changed_attributes(change.before, execution)
         key = {
             "workflowExecutionId": execution.workflow_execution_id,
             "workflowDatabaseId:workflowId": execution.workflow_key,
         }
-        return self._update_if_status(
+        request = self._guarded_update(
             ResourceKeys.WORKFLOW_EXECUTIONS,
             key,
             values,
             removed,
-            ("executionStatus", expected),
-            ExecutionNotFoundError(execution.workflow_execution_id),
+            ("executionStatus", change.guard.statuses),
         )
+        _add_run_guard(request, change)
+        try:
+            response = self._client.update_item(**request, ReturnValues="ALL_NEW")
+        except ClientError as exc:
+            if _error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            if not exc.response.get("Item"):
+                raise ExecutionNotFoundError(execution.workflow_execution_id) from exc
+            return None
+        return parse_execution_record(from_wire(response["Attributes"]))
+
+    def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
+        execution = self.get_execution(workflow_execution_id)
+        if pipeline_execution_id is None:
+            steps = self.list_steps(workflow_execution_id)
+        else:
+            step = self.get_step(pipeline_execution_id)
+            if step.workflow_execution_id != workflow_execution_id:
+                raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+            steps = [step]
+        attempts = self.list_attempts(step.pipeline_execution_id for step in steps)
+        return Run(execution=execution, steps=tuple(steps), attempts=tuple(attempts))
+
+    def _main_key(self, workflow_execution_id: str) -> dict[str, str] | None:
+        """The main row's key; its sort key (the workflow) never changes, so it is looked up
+        once per run and kept."""
+        key = self._main_keys.get(workflow_execution_id)
+        if key is None:
+            rows = self._main_rows(workflow_execution_id)
+            if not rows:
+                return None
+            key = {
+                "workflowExecutionId": workflow_execution_id,
+                "workflowDatabaseId:workflowId": rows[0]["workflowDatabaseId:workflowId"],
+            }
+            if len(self._main_keys) >= _MAIN_KEY_CACHE:
+                self._main_keys.pop(next(iter(self._main_keys)))
+            self._main_keys[workflow_execution_id] = key
+        return key
 
     # -- steps --------------------------------------------------------------------------------
 
@@ -330,128 +406,121 @@ class DynamoDbExecutionStore:
             PipelineExecutionNotFoundError(step.pipeline_execution_id),
         )
 
-    def transition_step(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        change: StepChange,
-        expected: frozenset[StepStatus],
-    ) -> PipelineExecution | None:
-        key = {
-            "pipelineExecutionId": pipeline_execution_id,
-            "workflowExecutionId": workflow_execution_id,
-        }
-        updated = self._conditional_update(
-            ResourceKeys.PIPELINE_EXECUTIONS,
-            key,
-            step_change_attributes(change),
-            (),
-            ("status", expected),
-            PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id),
-        )
-        return None if updated is None else parse_pipeline_execution_record(updated)
-
-    def start_step(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        change: StepChange,
-        expected: frozenset[StepStatus],
-        attempt: TaskExecution,
-    ) -> PipelineExecution | None:
-        return self._transition_with(
-            workflow_execution_id,
-            pipeline_execution_id,
-            change,
-            expected,
-            {"Put": self._attempt_put(attempt)},
-            AttemptNumberTakenError(f"{pipeline_execution_id}: attempt {attempt.attempt}"),
-        )
-
-    def finish_step(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        change: StepChange,
-        expected: frozenset[StepStatus],
-        attempt: int,
-    ) -> PipelineExecution | None:
-        values, removed = task_execution_close_of(change)
-        close = self._guarded_update(
-            ResourceKeys.TASK_EXECUTIONS,
-            {"pipelineExecutionId": pipeline_execution_id, "attempt": attempt},
-            values,
-            removed,
-            ("status", _RUNNING),
-        )
-        return self._transition_with(
-            workflow_execution_id,
-            pipeline_execution_id,
-            change,
-            expected,
-            {"Update": close},
-            AttemptNotRunningError(f"{pipeline_execution_id}: attempt {attempt}"),
-        )
-
-    def _transition_with(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        change: StepChange,
-        expected: frozenset[StepStatus],
-        action: Mapping[str, Any],
-        refused: Exception,
-    ) -> PipelineExecution | None:
-        """transition_step and one conditional `action` in one TransactWriteItems.
-
-        A transaction returns no item, so the step is read back (consistently) once it is in.
-        `refused` is raised when the step could move but the action's condition failed.
-        """
-        if not (expected and workflow_execution_id and pipeline_execution_id):
-            # nothing can move: the answer (None, or no such step) is transition_step's
-            return self.transition_step(
-                workflow_execution_id, pipeline_execution_id, change, expected
-            )
+    def move_step(self, move: StepMove) -> PipelineExecution | None:
+        execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
+        not_found = PipelineExecutionNotFoundError(step_id, execution_id)
+        if not (move.expected and execution_id and step_id):
+            raise not_found if not (execution_id and step_id) else ValueError("no expected status")
         table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
-        key = {
-            "pipelineExecutionId": pipeline_execution_id,
-            "workflowExecutionId": workflow_execution_id,
-        }
-        transition = self._guarded_update(
+        key = {"pipelineExecutionId": step_id, "workflowExecutionId": execution_id}
+        step_update = self._guarded_update(
             ResourceKeys.PIPELINE_EXECUTIONS,
             key,
-            step_change_attributes(change),
+            step_move_attributes(move),
             (),
-            ("status", expected),
+            ("status", move.expected),
         )
-        not_found = PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
-        actions: list[Any] = [{"Update": transition}, action]
+        actions: list[tuple[str, Exception | None, dict[str, Any]]] = []
+        if move.while_open:
+            main_key = self._main_key(execution_id)
+            if main_key is None:
+                raise not_found
+            refused = RunNotOpenError(f"execution {execution_id}: not open, or aborting")
+            actions.append(("ConditionCheck", refused, self._run_open_check(main_key)))
+        if step_update["UpdateExpression"]:
+            actions.append(("Update", None, step_update))
+        else:  # the step stays as it is: its status must still be one expected
+            del step_update["UpdateExpression"]
+            actions.append(("ConditionCheck", None, step_update))
+        if move.open_attempt is not None:
+            number = move.open_attempt.attempt
+            taken = AttemptNumberTakenError(f"{step_id}: attempt {number}")
+            actions.append(("Put", taken, self._attempt_put(move.open_attempt)))
+        if move.close_attempt is not None:
+            values, removed = task_execution_close_of(move)
+            close = self._guarded_update(
+                ResourceKeys.TASK_EXECUTIONS,
+                {"pipelineExecutionId": step_id, "attempt": move.close_attempt},
+                values,
+                removed,
+                ("status", _RUNNING),
+            )
+            closed = AttemptNotRunningError(f"{step_id}: attempt {move.close_attempt}")
+            actions.append(("Update", closed, close))
+        if len(actions) == 1 and actions[0][0] == "Update":
+            return self._update_step(step_update, not_found)
+        try:
+            self._transact(actions, 1 if move.while_open else 0, not_found)
+        except _StepNotExpectedError:
+            return None
+        stored = get_item(self._client, table_name, key)
+        if stored is None:  # deleted since: the run is gone
+            raise not_found
+        return parse_pipeline_execution_record(stored)
+
+    def _update_step(
+        self, request: dict[str, Any], not_found: NotFoundError
+    ) -> PipelineExecution | None:
+        try:
+            response = self._client.update_item(**request, ReturnValues="ALL_NEW")
+        except ClientError as exc:
+            if _error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            if not exc.response.get("Item"):
+                raise not_found from exc
+            return None
+        return parse_pipeline_execution_record(from_wire(response["Attributes"]))
+
+    def _transact(
+        self,
+        actions: Sequence[tuple[str, Exception | None, dict[str, Any]]],
+        step_position: int,
+        not_found: NotFoundError,
+    ) -> None:
+        """One TransactWriteItems; a failed condition becomes its action's error (the step's
+        own: None, the caller's "status not expected", raised as _StepNotExpected)."""
+        items = [{kind: request} for kind, _, request in actions]
         for attempt in range(_TRANSACTION_TRIES):
             if attempt:
                 pause_before_retry(attempt - 1)
             try:
-                self._client.transact_write_items(TransactItems=actions)
-                break
+                self._client.transact_write_items(TransactItems=items)  # type: ignore[arg-type]
+                return
             except ClientError as exc:
                 if _error_code(exc) != "TransactionCanceledException":
                     raise
                 reasons = exc.response.get("CancellationReasons", [])
                 codes = [reason.get("Code") for reason in reasons]
-                if codes[:1] == ["ConditionalCheckFailed"]:
-                    # the step's own condition decides first, as in transition_step
-                    if not reasons[0].get("Item"):
-                        raise not_found from exc
-                    return None
-                if codes[1:2] == ["ConditionalCheckFailed"]:
-                    raise refused from exc
-                # Another write to the step or its attempt was in flight (an abort closing the
-                # step as it finishes): nothing was applied, so the same transaction is retried.
+                for position, code in enumerate(codes):
+                    if code != "ConditionalCheckFailed":
+                        continue
+                    if position == step_position:
+                        if not reasons[position].get("Item"):
+                            raise not_found from exc
+                        raise _StepNotExpectedError from exc
+                    error = actions[position][1]
+                    if error is not None:
+                        raise error from exc
+                # Another write to the run, the step or its attempt was in flight (an abort
+                # closing the step as it finishes): nothing was applied, so it is tried again.
                 if "TransactionConflict" not in codes or attempt + 1 == _TRANSACTION_TRIES:
                     raise
-        stored = get_item(self._client, table_name, key)
-        if stored is None:  # deleted since: the run is gone
-            raise not_found
-        return parse_pipeline_execution_record(stored)
+
+    def _run_open_check(self, main_key: Mapping[str, str]) -> dict[str, Any]:
+        table_name, _ = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
+        allowed = sorted(status.value for status in OPEN_EXECUTION_STATUSES)
+        values = {f":o{n}": status for n, status in enumerate(allowed)}
+        return {
+            "TableName": table_name,
+            "Key": to_wire(main_key),
+            "ConditionExpression": f"#status IN ({', '.join(values)}) "
+            "AND attribute_not_exists(#abort)",
+            "ExpressionAttributeNames": {
+                "#status": "executionStatus",
+                "#abort": ABORT_REQUESTED_DATE,
+            },
+            "ExpressionAttributeValues": to_wire(values),
+        }
 
     def register_on_step(
         self,
@@ -632,37 +701,6 @@ class DynamoDbExecutionStore:
             "ConditionExpression": "attribute_not_exists(#pk)",
             "ExpressionAttributeNames": {"#pk": spec.partition.name},
         }
-
-    def add_attempt(self, attempt: TaskExecution) -> bool:
-        try:
-            self._client.put_item(**self._attempt_put(attempt))
-        except ClientError as exc:
-            if _error_code(exc) == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
-
-    def finish_attempt(
-        self,
-        pipeline_execution_id: str,
-        attempt: int,
-        status: StepStatus,
-        stop_date: datetime,
-        error: str | None,
-    ) -> bool:
-        values, removed = task_execution_close_attributes(status, stop_date, error)
-        key = {"pipelineExecutionId": pipeline_execution_id, "attempt": attempt}
-        try:
-            return self._update_if_status(
-                ResourceKeys.TASK_EXECUTIONS,
-                key,
-                values,
-                removed,
-                ("status", _RUNNING),
-                PipelineExecutionNotFoundError(pipeline_execution_id),
-            )
-        except PipelineExecutionNotFoundError:
-            return False  # no such attempt: nothing to close
 
     def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
         # One consistent query per step; the sort key keeps each step's attempts ascending.

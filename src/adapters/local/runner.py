@@ -1,30 +1,48 @@
-"""The embedded runner: runs a launched execution's steps in chain order on this machine."""
+"""The embedded runner: runs a launched execution's steps in chain order on this machine.
+
+`LocalRunner` is the Orchestrator adapter; it hands the steps to the StepInterpreter
+(adapters/local/interpreter.py) and the processes to the supervisor (adapters/local/supervisor.py):
+its lease, its keeper, its command steps' process groups and their stop.
+"""
 
 from __future__ import annotations
 
 import functools
 import os
+import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from adapters.local.interpreter import PlannedStep, StepInterpreter
 from adapters.local.output_folder import OutputFolder
+from adapters.local.processes_on_host import describe, stop_group
 from adapters.local.step_execution import (
     StepFailedError,
     StepRun,
     run_command_step,
     run_python_step,
 )
-from adapters.local.worker_process import (
-    is_worker_alive,
-    read_pid_file,
-    remove_pid_file,
-    terminate_worker,
-    write_pid_file,
+from adapters.local.supervisor import (
+    DEFAULT_GRACE_SECONDS,
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_WATCH_SECONDS,
+    ProcessRecord,
+    RunFolder,
+    RunKeeper,
+    RunStop,
+    Standing,
+    StopReason,
+    child_process,
+    lease_owner,
+    stop_step_groups,
+    this_process,
 )
 from application.ports import (
     ExecutionStore,
@@ -46,6 +64,7 @@ from domain.execution import (
     chain_order,
     execution_output_prefix,
 )
+from domain.run import RUNNER_LOST_ERROR
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import (
     ExecutionType,
@@ -55,12 +74,10 @@ from domain.workflow import (
     WorkflowVersion,
 )
 
-MODES = ("inline", "thread", "detached")
+# worker: a detached run's own process, running it in a thread as `thread` does
+MODES = ("inline", "thread", "detached", "worker")
 _LOCAL_TYPES = frozenset({ExecutionType.PYTHON, ExecutionType.COMMAND})
-_INTERRUPTED = "local runner: interrupted"
-WORKER_EXITED = "local worker exited"
-# How long a stop waits for a worker to end on SIGTERM before it sends SIGKILL.
-_STOP_GRACE_SECONDS = 5.0
+_GUARD = str(Path(__file__).with_name("step_guard.py"))
 _STEP_EVENT_TYPES = {
     StepStatus.SUCCEEDED: "StepSucceeded",
     StepStatus.FAILED: "StepFailed",
@@ -68,7 +85,18 @@ _STEP_EVENT_TYPES = {
     StepStatus.TIMED_OUT: "StepTimedOut",
 }
 
+_RUNNER_NAMES = {"thread": "wfx in the foreground", "detached": "worker", "inline": "wfx"}
+
 _InputKey = tuple[str, str, str]  # databaseId, assetId, inputAssetFileKey
+
+
+@dataclass
+class _LiveRun:
+    """A run this process runs now: its stop, and the command step process running now."""
+
+    stop: RunStop = field(default_factory=RunStop)
+    command: subprocess.Popen[bytes] | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class LocalRunner:
@@ -77,7 +105,9 @@ class LocalRunner:
     `inline` runs it before start_execution returns, `thread` in a background thread of this
     process, `detached` in a new worker process (`[*detached_command, executionId]`) that outlives
     the caller. Whatever the mode, `run()` needs only the execution id, so a worker or a redrive
-    can pick a run up in a fresh process.
+    can pick a run up in a fresh process. A run is run under a lease its keeper renews; command
+    steps run in process groups of their own, behind a guard that stops the group when the
+    runner dies; an abort, from any process, stops them with SIGTERM and then SIGKILL.
     """
 
     name = "local"
@@ -92,8 +122,11 @@ class LocalRunner:
         work_dir: Path,
         mode: str = "inline",
         detached_command: Sequence[str] = (),
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
         registrar: Callable[..., object] | None = None,
+        grace_seconds: float = DEFAULT_GRACE_SECONDS,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        watch_seconds: float = DEFAULT_WATCH_SECONDS,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
@@ -110,17 +143,21 @@ class LocalRunner:
         # (executionId, pipelineExecutionId, sub_executions=, logs=) -> outcome: what a python
         # step's `register` keyword calls, bound to the step's ids
         self._registrar = registrar
+        self._grace, self._lease, self._watch = grace_seconds, lease_seconds, watch_seconds
         self._threads: dict[str, threading.Thread] = {}
         self._versions: dict[tuple[str, str, int], WorkflowVersion] = {}
         self._processes: dict[str, subprocess.Popen[bytes]] = {}
         self._exit_codes: dict[str, int] = {}  # of workers joined, for a later describe
+        self._live: dict[str, _LiveRun] = {}
         self._lock = threading.Lock()
-        self._stopped: set[str] = set()  # runs asked to stop, until they are started again
-        self._commands: dict[str, subprocess.Popen[bytes]] = {}  # the command step running now
 
     @property
     def mode(self) -> str:
         return self._mode
+
+    @property
+    def grace_seconds(self) -> float:
+        return self._grace
 
     def run_dir(self, workflow_execution_id: str) -> Path:
         return self._work_dir / "runs" / workflow_execution_id
@@ -131,6 +168,9 @@ class LocalRunner:
 
     def _output_dir(self, workflow_execution_id: str) -> str:
         return f"{self._runs}{os.sep}{workflow_execution_id}{os.sep}output"
+
+    def _folder(self, workflow_execution_id: str) -> RunFolder:
+        return RunFolder(self.run_dir(workflow_execution_id))
 
     def start_problem(self, version: WorkflowVersion) -> str | None:
         for index, step in enumerate(version.steps):
@@ -154,13 +194,11 @@ class LocalRunner:
     def start(self, workflow_execution_id: str) -> None:
         execution_id = workflow_execution_id
         if self._mode == "inline":
-            self._forget_stop_and_worker(execution_id)
             self.run(execution_id)
-        elif self._mode == "thread":
+        elif self._mode in ("thread", "worker"):
             running = self._threads.get(execution_id)
             if running is not None and running.is_alive():
                 return  # one run of an execution at a time
-            self._forget_stop_and_worker(execution_id)
             # not a daemon: an interpreter that is exiting still finishes and records the run
             thread = threading.Thread(
                 target=self.run, args=(execution_id,), name=f"wfx-run-{execution_id}"
@@ -171,15 +209,7 @@ class LocalRunner:
             worker = self._processes.get(execution_id)
             if worker is not None and worker.poll() is None:
                 return
-            with self._lock:
-                self._stopped.discard(execution_id)
             self._spawn_worker(execution_id)
-
-    def _forget_stop_and_worker(self, execution_id: str) -> None:
-        with self._lock:
-            self._stopped.discard(execution_id)
-        # this run is not a worker's: an old worker's pid file would describe it wrongly
-        remove_pid_file(self.run_dir(execution_id))
 
     def join(self, workflow_execution_id: str, timeout: float | None = None) -> bool:
         """Wait for a run started by this runner in thread or detached mode; True once it ended."""
@@ -201,67 +231,107 @@ class LocalRunner:
     # --- the rest of the Orchestrator port ----------------------------------------------------
 
     def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
-        """RUNNING while this run's thread or worker lives; FAILED when a worker ended without
-        recording the end of its run; otherwise None, and the stored row is the truth."""
+        """RUNNING while the run's runner lives on this host; FAILED (wfx.RunnerLost) when it
+        ended without recording the end of its run; otherwise None, and the stored row (and
+        its lease) is the truth."""
         execution_id = execution.workflow_execution_id
         thread = self._threads.get(execution_id)
         if thread is not None and thread.is_alive():
             return OrchestratorExecution(status=ExecutionStatus.RUNNING)
-        alive, exit_code = self._worker_state(execution_id)
-        if alive is None:
-            return None
-        if alive:
+        record = self._folder(execution_id).runner()
+        if record is None or not record.here:
+            return None  # not started here, or elsewhere: its lease tells
+        if record.running() and not self._ended_in_this_process(execution_id, record):
             return OrchestratorExecution(status=ExecutionStatus.RUNNING)
-        try:  # read after the worker is known dead: what it recorded is all there will be
+        try:  # read after the runner is known gone: what it recorded is all there will be
             stored = self._store.get_execution(execution_id)
         except ExecutionNotFoundError:
             return None
         if stored.is_terminal:
             return None
-        cause = f"exit code {exit_code}" if exit_code is not None else "exit code unknown"
         return OrchestratorExecution(
-            status=ExecutionStatus.FAILED, error=WORKER_EXITED, cause=cause
+            status=ExecutionStatus.FAILED,
+            error=RUNNER_LOST_ERROR,
+            cause=self._gone(execution_id, record),
         )
 
-    def _worker_state(self, execution_id: str) -> tuple[bool | None, int | None]:
-        """(alive, exit code) of the run's worker; alive is None when the run has no worker."""
-        process = self._processes.get(execution_id)
-        if process is not None:
-            code = process.poll()
-            return code is None, code
-        if execution_id in self._exit_codes:
-            return False, self._exit_codes[execution_id]
-        pid = read_pid_file(self.run_dir(execution_id))
-        if pid is None:
-            return None, None
-        # a worker started by another process: alive or not, but its exit code is not ours
-        return is_worker_alive(pid, execution_id), None
+    def _ended_in_this_process(self, execution_id: str, record: ProcessRecord) -> bool:
+        """A run of this very process whose thread is gone (it died with an error)."""
+        return record.pid == os.getpid() and execution_id not in self._live
 
-    def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> None:
-        """Stop the run: a thread run before its next step, a worker with its process group, and
-        a command step running now at once. The stored statuses are the caller's to write."""
+    def _gone(self, execution_id: str, record: ProcessRecord) -> str:
+        code = self._exit_codes.get(execution_id)
+        process = self._processes.get(execution_id)
+        if process is not None and process.poll() is not None:
+            code = process.returncode
+        ended = f" with exit code {code}" if code is not None else ""
+        what = _RUNNER_NAMES.get(record.mode, record.mode)
+        return f"the local runner ({what}, pid {record.pid}) ended{ended} before the run did"
+
+    def stop_execution(
+        self, execution: WorkflowExecution, error: str, cause: str
+    ) -> tuple[str, ...]:
+        """Stop the run's processes: its command steps' groups at once (SIGTERM, SIGKILL after
+        the grace period); its runner, which sees the abort request, ends the run within a
+        watch interval - a detached worker that does not is stopped with its group. The
+        stored statuses are the caller's to write; the warnings name what is left alive."""
         execution_id = execution.workflow_execution_id
         self._check_ours(execution)
-        with self._lock:
-            self._stopped.add(execution_id)
-            command = self._commands.get(execution_id)
-        if command is not None and command.poll() is None:
-            command.terminate()
-        process = self._processes.get(execution_id)
-        pid = process.pid if process is not None else read_pid_file(self.run_dir(execution_id))
-        if pid is not None:
-            terminate_worker(pid, execution_id, process, _STOP_GRACE_SECONDS)
+        live = self._live.get(execution_id)
+        if live is not None:
+            live.stop.request(StopReason.ABORT)
+        folder = self._folder(execution_id)
+        warnings = stop_step_groups(folder, self._grace)
+        record = folder.runner()
+        thread = self._threads.get(execution_id)
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(self._grace + self._watch)
+        elif record is not None and record.running() and record.pid != os.getpid():
+            warnings += self._wait_for_runner(execution_id, record)
+        return tuple(warnings)
+
+    def _wait_for_runner(self, execution_id: str, record: ProcessRecord) -> list[str]:
+        """Another process runs the run: it sees the abort request within a watch interval and
+        ends the run. A detached worker is waited for until it has exited, and stopped with its
+        group if it does not; a foreground `wfx run` until it has recorded the end."""
+        detached = record.mode == "detached"
+
+        def done() -> bool:
+            if not record.running():
+                return True
+            return not detached and self._store.get_execution(execution_id).is_terminal
+
+        deadline = time.monotonic() + self._grace + 2 * self._watch
+        while not done():
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.02)
+        else:
+            process = self._processes.get(execution_id)
+            if process is not None:
+                process.poll()  # reap it: it was our child
+            return []
+        if detached:
+            left = stop_group(record.pid, self._grace)
+            return [f"local worker {describe(stat)} still running after SIGKILL" for stat in left]
+        return [
+            f"the local runner (pid {record.pid}) has not ended its run yet: its step is "
+            "still finishing, and nothing more of the run will start"
+        ]
 
     def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
         """Run the execution again in this runner's mode; `run()` skips the SUCCEEDED steps."""
         execution_id = execution.workflow_execution_id
         self._check_ours(execution)
-        if self._stop_requested(execution_id):
-            self.join(execution_id, timeout=_STOP_GRACE_SECONDS)  # let the stopped run end first
-        alive, _ = self._worker_state(execution_id)
         thread = self._threads.get(execution_id)
-        if alive or (thread is not None and thread.is_alive()):
+        if thread is not None and thread.is_alive():
+            thread.join(self._grace + self._watch)  # let a stopped run end first
+        record = self._folder(execution_id).runner()
+        still = thread is not None and thread.is_alive()
+        if still or (record is not None and record.running() and record.pid != os.getpid()):
             raise ConflictError(f"execution {execution_id} is still running on the local runner")
+        # fencing: nothing of an earlier run of it may still be at work
+        stop_step_groups(self._folder(execution_id), self._grace)
         redriven_at = datetime.now(UTC)
         self.start(execution_id)
         return redriven_at
@@ -297,37 +367,51 @@ class LocalRunner:
                 f"set WFX_RUNNER={execution.orchestrator}"
             )
 
-    def _stop_requested(self, execution_id: str) -> bool:
-        with self._lock:
-            return execution_id in self._stopped
+    # --- running ------------------------------------------------------------------------------
 
-    def _command_started(self, execution_id: str, process: subprocess.Popen[bytes]) -> None:
-        with self._lock:
-            self._commands[execution_id] = process
-            stopped = execution_id in self._stopped
-        if stopped:  # the stop came while the command was being started
-            process.terminate()
-
-    def _command_ended(self, execution_id: str) -> None:
-        with self._lock:
-            self._commands.pop(execution_id, None)
-
-    def run(self, workflow_execution_id: str) -> ExecutionStatus:
-        """Run every step not yet SUCCEEDED, in chain order; the run always ends through the
-        reporter, FAILED with the error text when anything goes wrong."""
+    def run(self, workflow_execution_id: str) -> ExecutionStatus | None:
+        """Run every step not yet SUCCEEDED, in chain order, under the run's lease; the run's
+        status as recorded, or None when another runner holds it (or it was lost)."""
+        execution_id = workflow_execution_id
+        owner = lease_owner()
         try:
-            return self._run(workflow_execution_id)
-        except Exception as error:
-            if self._stop_requested(workflow_execution_id):
-                return ExecutionStatus.ABORTED  # the stopper records the run's end
+            if not self._reporter.take_lease(execution_id, owner):
+                return None  # another runner has it, or it has ended
+        except ExecutionNotFoundError:
+            return None
+        live = _LiveRun()
+        with self._lock:
+            self._live[execution_id] = live
+        mode = "detached" if self._mode == "worker" else self._mode
+        self._folder(execution_id).write_runner(this_process(mode, owner))
+        keeper = RunKeeper(
+            execution_id,
+            watch=lambda: _standing(self._reporter.current(execution_id)),
+            renew=lambda: self._reporter.renew_lease(execution_id, owner),
+            on_stop=lambda reason: self._stop_live(execution_id, live, reason),
+            lease_seconds=self._lease,
+            watch_seconds=self._watch,
+        )
+        keeper.start()
+        try:
+            return self._run(execution_id, live)
+        except Exception as error:  # the runner itself failed: the run ends, and says why
+            if live.stop.reason is StopReason.LOST:
+                return None
             message = f"local runner: {type(error).__name__}: {error}"
-            failed = ExecutionStatus.FAILED
-            self._reporter.execution_completed(workflow_execution_id, failed, message)
-            return failed
-        except BaseException:  # Ctrl-C in inline mode: record the run as failed, then stop
-            failed = ExecutionStatus.FAILED
-            self._reporter.execution_completed(workflow_execution_id, failed, _INTERRUPTED)
-            raise
+            return StepInterpreter(self._reporter, live.stop).record_failure(execution_id, message)
+        finally:
+            keeper.close()
+            with self._lock:
+                self._live.pop(execution_id, None)
+
+    def _stop_live(self, execution_id: str, live: _LiveRun, reason: StopReason) -> None:
+        """The keeper saw an abort request or lost the lease: the run stops, its command now."""
+        live.stop.request(reason)
+        with live.lock:
+            command = live.command
+        if command is not None and command.poll() is None:
+            stop_group(command.pid, self._grace)
 
     def _version(self, execution: WorkflowExecution) -> WorkflowVersion:
         """A published version's steps never change, so each is read once per runner."""
@@ -337,7 +421,7 @@ class LocalRunner:
             version = self._versions[key] = self._catalog.get_version(*key)
         return version
 
-    def _run(self, execution_id: str) -> ExecutionStatus:
+    def _run(self, execution_id: str, live: _LiveRun) -> ExecutionStatus | None:
         details = self._store.get_details(execution_id, include_outputs=False)
         execution = details.execution
         if execution.is_terminal:
@@ -345,55 +429,35 @@ class LocalRunner:
         version = self._version(execution)
         configurations = {d.step.pipeline_execution_id: d.configuration for d in details.steps}
         inputs = {(i.database_id, i.asset_id, i.input_asset_file_key): i for i in details.inputs}
-        outputs: OutputFolder | None = None
-        for step in chain_order([d.step for d in details.steps]):
-            if step.status is StepStatus.SUCCEEDED:
-                continue  # a redrive continues from the step that failed
-            if self._stop_requested(execution_id):
-                return ExecutionStatus.ABORTED  # the stopper records the run's end
-            if outputs is None:
+        planned = [
+            PlannedStep(step=step, retry=_retry_policy(version, step))
+            for step in chain_order([d.step for d in details.steps])
+        ]
+        outputs: list[OutputFolder] = []
+
+        def action(step: PipelineExecution, attempt: int) -> str | None:
+            if not outputs:
                 prefix = execution_output_prefix(execution_id)
-                outputs = OutputFolder(self._objects, self._output_dir(execution_id), prefix)
-                outputs.pull()
-            step_id = step.pipeline_execution_id
-            self._reporter.step_started(execution_id, step_id)
-            policy = _retry_policy(version, step)
-            attempt = 1
-            try:
-                while True:
-                    configuration = configurations.get(step_id)
-                    error = self._run_step(step, version, configuration, inputs, outputs)
-                    if self._stop_requested(execution_id):
-                        return ExecutionStatus.ABORTED  # a killed step's end is not a failure
-                    if error is None or policy is None or attempt >= policy.max_attempts:
-                        break
-                    # seed 003: the failed attempt is kept, the step runs again as a new one
-                    attempt += 1
-                    self._reporter.step_retrying(execution_id, step_id, error)
-                    self._sleep(policy.delay_before(attempt))
-                    if self._stop_requested(execution_id):
-                        return ExecutionStatus.ABORTED
-            except BaseException:  # Ctrl-C: the step ends too, not only the run
-                failed = StepStatus.FAILED
-                self._reporter.step_finished(execution_id, step_id, failed, _INTERRUPTED)
-                raise
-            status = StepStatus.SUCCEEDED if error is None else StepStatus.FAILED
-            self._reporter.step_finished(execution_id, step_id, status, error)
-            if error is not None:
-                self._reporter.execution_completed(execution_id, ExecutionStatus.FAILED, error)
-                return ExecutionStatus.FAILED
-        self._reporter.execution_completed(execution_id, ExecutionStatus.SUCCEEDED)
-        return ExecutionStatus.SUCCEEDED
+                folder = OutputFolder(self._objects, self._output_dir(execution_id), prefix)
+                folder.pull()
+                outputs.append(folder)
+            configuration = configurations.get(step.pipeline_execution_id)
+            return self._run_step(step, attempt, version, configuration, inputs, outputs[0], live)
+
+        interpreter = StepInterpreter(self._reporter, live.stop, sleep=self._sleep)
+        return interpreter.run(execution_id, planned, action)
 
     def _run_step(
         self,
         step: PipelineExecution,
+        attempt: int,
         version: WorkflowVersion,
         configuration: StepInputConfiguration | None,
         inputs: Mapping[_InputKey, ExecutionInput],
         outputs: OutputFolder,
+        live: _LiveRun,
     ) -> str | None:
-        """Run one step and upload what it changed; the step's error, or None on success."""
+        """Run one attempt of a step and upload what it changed; its error, or None."""
         try:
             definition = _definition(version, step)
             run = StepRun(
@@ -416,15 +480,7 @@ class LocalRunner:
                     run_python_step(definition.handler, run)
                 elif definition.execution_type is ExecutionType.COMMAND:
                     assert definition.command is not None
-                    execution_id = step.workflow_execution_id
-                    try:
-                        run_command_step(
-                            definition.command,
-                            run,
-                            on_start=lambda process: self._command_started(execution_id, process),
-                        )
-                    finally:
-                        self._command_ended(execution_id)
+                    self._run_command(definition.command, run, step, attempt, live)
                 else:
                     raise StepFailedError(
                         f"{definition.pipeline_id}: a {definition.execution_type.value} step "
@@ -437,6 +493,41 @@ class LocalRunner:
         except Exception as error:
             return f"{type(error).__name__}: {error}"
         return None
+
+    def _run_command(
+        self,
+        command: Sequence[str],
+        run: StepRun,
+        step: PipelineExecution,
+        attempt: int,
+        live: _LiveRun,
+    ) -> None:
+        """The command behind the step guard, in a session of its own, recorded so that any
+        process on this host can stop its group."""
+        executable = sys.executable if command[0] == "{python}" else command[0]
+        if shutil.which(executable) is None:
+            raise StepFailedError(f"executable not found: {executable}")
+        folder = self._folder(step.workflow_execution_id)
+
+        def started(process: subprocess.Popen[bytes]) -> None:
+            folder.write_step(
+                step.pipeline_execution_id, child_process(process.pid, "command", attempt)
+            )
+            with live.lock:
+                live.command = process
+            if live.stop.requested:  # the stop came while the command was being started
+                stop_group(process.pid, self._grace)
+
+        try:
+            run_command_step(
+                command,
+                run,
+                on_start=started,
+                guard=(sys.executable, "-I", "-S", _GUARD, f"{self._grace:g}", "--"),
+            )
+        finally:
+            with live.lock:
+                live.command = None
 
     def _input_files(
         self,
@@ -471,15 +562,25 @@ class LocalRunner:
         run_dir = self.run_dir(workflow_execution_id)
         run_dir.mkdir(parents=True, exist_ok=True)
         with open(run_dir / "runner.log", "ab") as log:
-            self._processes[workflow_execution_id] = subprocess.Popen(
+            process = subprocess.Popen(
                 [*self._detached_command, workflow_execution_id],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # a Ctrl-C of the launching terminal does not reach it
             )
+        self._processes[workflow_execution_id] = process
         self._exit_codes.pop(workflow_execution_id, None)
-        write_pid_file(run_dir, self._processes[workflow_execution_id].pid)
+        # until the worker writes its own (with its lease), the launcher's record names it
+        self._folder(workflow_execution_id).write_runner(child_process(process.pid, "detached"))
+
+
+def _standing(execution: WorkflowExecution) -> Standing:
+    if execution.is_terminal:
+        return Standing.ENDED
+    if execution.abort_requested_date is not None:
+        return Standing.STOPPING
+    return Standing.RUNNING
 
 
 def _step_event(kind: str, step: PipelineExecution, at: datetime | None) -> dict[str, Any]:

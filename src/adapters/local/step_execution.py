@@ -203,12 +203,18 @@ def run_command_step(
     command: Sequence[str],
     step: StepRun,
     on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
+    guard: Sequence[str] = (),
 ) -> None:
     """Run the command with stdout and stderr in the step log; a non-zero exit fails the step.
 
-    `on_start` is given the process as soon as it runs (so a stop can kill it).
+    The command runs in a session and process group of its own, behind `guard` (the argv that
+    runs it, adapters/local/step_guard.py) when one is given. `on_start` is given the process
+    as soon as it runs (so a stop can kill its group).
     """
-    argv = [sys.executable if part == PYTHON_PLACEHOLDER else part for part in command]
+    argv = [
+        *guard,
+        *(sys.executable if part == PYTHON_PLACEHOLDER else part for part in command),
+    ]
     tail: deque[bytes] = deque(maxlen=_STDERR_TAIL_LINES)
     # O_APPEND: the child's stdout and our copy of its stderr interleave without overwriting
     with open(step.log_path(), "ab") as log:
@@ -219,6 +225,8 @@ def run_command_step(
                 stdout=log,
                 stderr=subprocess.PIPE,
                 env=command_environment(step),
+                # its own group: a Ctrl-C of the terminal reaches the runner, which stops it
+                start_new_session=True,
             )
         except FileNotFoundError as error:
             raise StepFailedError(f"executable not found: {argv[0]}") from error

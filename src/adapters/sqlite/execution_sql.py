@@ -6,10 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from adapters.records import ABORT_REQUESTED_DATE, LEASE_EXPIRES_DATE, LEASE_OWNER
 from adapters.sqlite.schema import SqliteSchema
 from adapters.sqlite.statements import TableSql, dump_json, json_path, placeholders
 from adapters.tables import ResourceKeys
 from application.ports import AssetDirection, ListScope
+from domain.run import RunGuard
 
 START_DATE = "executionStartDate"
 EXECUTION_ID = "workflowExecutionId"
@@ -79,6 +81,12 @@ class ExecutionSql:
         self.step_status = self._guarded(steps, (STEP_ID, EXECUTION_ID), "status")
         self.attempt_status = self._guarded(attempts, (STEP_ID, ATTEMPT), "status")
         self.steps_of_execution = self._items_where(steps, EXECUTION_ID)
+        # Whether a step may move while the run is open: its status and abort request, by id.
+        self.run_state = (
+            f"SELECT json_extract(item, {json_path('executionStatus')}), "
+            f"json_extract(item, {json_path(ABORT_REQUESTED_DATE)}) FROM {main.name} "
+            f"WHERE {main.q(EXECUTION_ID)} = ? LIMIT 1"
+        )
         self.configuration_of_execution = (
             self._items_where(self.configuration, EXECUTION_ID) + " LIMIT 1"
         )
@@ -144,7 +152,40 @@ class ExecutionSql:
             return ""
         return f" AND ({table.q(START_DATE)}, {table.q(EXECUTION_ID)}) < (?, ?)"
 
+    # -- the main row under a run guard ----------------------------------------------------------
+
+    def execution_update(
+        self, values: Mapping[str, Any], removed: tuple[str, ...], guard: RunGuard
+    ) -> tuple[str, list[Any]]:
+        """`UPDATE` of the main row's named attributes under `guard`, `RETURNING item`.
+
+        Returns the SQL and its value parameters; the key (execution id, workflow key) and the
+        guard's parameters (`execution_guard_parameters`) follow them.
+        """
+        shape = tuple((name, _needs_json(value)) for name, value in values.items())
+        lease = (
+            ("held" if guard.lease_held_by is not None else "")
+            + ("read" if guard.lease_as_read else "")
+            + ("takeable" if guard.lease_takeable is not None else "")
+        )
+        cache_key = ("execution", shape, removed, len(guard.statuses), guard.not_stopping, lease)
+        sql = self._updates.get(cache_key)
+        if sql is None:
+            base = _render_update(self.execution_status, shape, removed, len(guard.statuses))
+            sql = self._updates[cache_key] = base + _guard_clauses(guard) + " RETURNING item"
+        return sql, [_json_value(value) for value in values.values()]
+
     # -- conditional status updates ---------------------------------------------------------------
+
+    def step_if_status(self, expected_count: int) -> str:
+        """The step's item when its status is one of those given (key, then the statuses)."""
+        steps, guarded = self.steps, self.step_status
+        where = " AND ".join(f"{steps.q(column)} = ?" for column in guarded.key_columns)
+        status = json_path(guarded.status_attribute)
+        return (
+            f"SELECT item FROM {steps.name} WHERE {where} "
+            f"AND json_extract(item, {status}) IN ({placeholders(expected_count)})"
+        )
 
     def conditional_update(
         self,
@@ -171,6 +212,30 @@ class ExecutionSql:
             self._updates[cache_key] = sql
         parameters = [_json_value(value) for value in values.values()]
         return sql, parameters
+
+
+_ABORT = json_path(ABORT_REQUESTED_DATE)
+_OWNER = json_path(LEASE_OWNER)
+_EXPIRES = json_path(LEASE_EXPIRES_DATE)
+
+
+def _guard_clauses(guard: RunGuard) -> str:
+    """The WHERE terms of a run guard beyond the status; parameters in this order: the owner
+    held, the owner and expiry as read, the owner and the moment a lease is takeable at."""
+    clauses = ""
+    if guard.not_stopping:
+        clauses += f" AND json_extract(item, {_ABORT}) IS NULL"
+    if guard.lease_held_by is not None:
+        clauses += f" AND json_extract(item, {_OWNER}) = ?"
+    if guard.lease_as_read:
+        # IS: a lease that was absent when read must still be absent
+        clauses += f" AND json_extract(item, {_OWNER}) IS ? AND json_extract(item, {_EXPIRES}) IS ?"
+    if guard.lease_takeable is not None:
+        clauses += (
+            f" AND (json_extract(item, {_OWNER}) IS NULL OR json_extract(item, {_OWNER}) = ?"
+            f" OR json_extract(item, {_EXPIRES}) < ?)"
+        )
+    return clauses
 
 
 def _needs_json(value: Any) -> bool:

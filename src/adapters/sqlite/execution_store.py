@@ -5,7 +5,6 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
 from typing import TypeVar
 
 from adapters.records import (
@@ -24,7 +23,9 @@ from adapters.records import (
     build_step_input_metadata_record,
     build_step_log_record,
     build_task_execution_record,
-    execution_mutable_attributes,
+    execution_changed_attributes,
+    format_date,
+    lease_guard_values,
     parse_execution_configuration_record,
     parse_execution_input_record,
     parse_execution_record,
@@ -36,10 +37,9 @@ from adapters.records import (
     parse_step_input_metadata_record,
     parse_step_log_record,
     parse_task_execution_record,
-    step_change_attributes,
+    step_move_attributes,
     step_mutable_attributes,
     sub_execution_stops_attribute,
-    task_execution_close_attributes,
     task_execution_close_of,
 )
 from adapters.registration import (
@@ -63,7 +63,7 @@ from application.ports import (
     AttemptNumberTakenError,
     ExecutionRef,
     ListScope,
-    StepChange,
+    RunNotOpenError,
 )
 from domain.attempts import TaskExecution
 from domain.errors import (
@@ -83,9 +83,27 @@ from domain.execution import (
     WorkflowExecution,
 )
 from domain.paging import Page
-from domain.statuses import ExecutionStatus, StepStatus
+from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
+from domain.statuses import StepStatus
 
 T = TypeVar("T")
+
+_OPEN_RUN = frozenset(status.value for status in OPEN_EXECUTION_STATUSES)
+
+
+def _guard_parameters(change: RunChange) -> tuple[str | None, ...]:
+    """The guard's parameters in the order of ExecutionSql's guard clauses."""
+    guard = change.guard
+    parameters: list[str | None] = []
+    if guard.lease_held_by is not None:
+        parameters.append(guard.lease_held_by)
+    if guard.lease_as_read:
+        parameters.extend(lease_guard_values(change.before))
+    if guard.lease_takeable is not None:
+        owner, now = guard.lease_takeable
+        parameters.extend((owner, format_date(now)))
+    return tuple(parameters)
+
 
 _RUNNING = frozenset({StepStatus.RUNNING})
 
@@ -153,18 +171,22 @@ class SqliteExecutionStore:
                     # A put, as in the DynamoDB transaction: the row set is the launch's own.
                     connection.executemany(table.upsert, table.rows(items))
 
-    def save_execution(
-        self, execution: WorkflowExecution, expected: frozenset[ExecutionStatus]
-    ) -> bool:
-        values, removed = execution_mutable_attributes(execution)
+    def update_execution(self, change: RunChange) -> WorkflowExecution | None:
+        execution, guard = change.after, change.guard
+        values, removed = execution_changed_attributes(change.before, execution)
+        sql, parameters = self._sql.execution_update(values, removed, guard)
         key = (execution.workflow_execution_id, execution.workflow_key)
+        statuses = [status.value for status in guard.statuses]
         with self._database.write() as connection:
-            changed = self._conditional_update(
-                connection, self._sql.execution_status, key, values, removed, expected
-            )
-        if changed is None:
-            raise ExecutionNotFoundError(execution.workflow_execution_id)
-        return changed
+            # fetchall: the UPDATE must have run to its end before the COMMIT
+            rows = connection.execute(
+                sql, (*parameters, *key, *statuses, *_guard_parameters(change))
+            ).fetchall()
+            if not rows:
+                if connection.execute(self._sql.execution_status.exists, key).fetchone() is None:
+                    raise ExecutionNotFoundError(execution.workflow_execution_id)
+                return None
+        return parse_execution_record(load_item(rows[0][0]))
 
     def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:
         values, removed = step_mutable_attributes(step)
@@ -177,76 +199,31 @@ class SqliteExecutionStore:
             raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
         return changed
 
-    def transition_step(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        change: StepChange,
-        expected: frozenset[StepStatus],
-    ) -> PipelineExecution | None:
+    def move_step(self, move: StepMove) -> PipelineExecution | None:
+        if move.open_attempt is not None or move.close_attempt is not None:
+            self._ensure_attempts_table()
+        execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
         with self._database.write() as connection:
-            stored = self._transition_in(
-                connection, workflow_execution_id, pipeline_execution_id, change, expected
-            )
-        return None if stored is None else parse_pipeline_execution_record(load_item(stored))
-
-    def start_step(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        change: StepChange,
-        expected: frozenset[StepStatus],
-        attempt: TaskExecution,
-    ) -> PipelineExecution | None:
-        return self._transition_with(
-            workflow_execution_id,
-            pipeline_execution_id,
-            change,
-            expected,
-            lambda connection: self._insert_attempt(connection, attempt),
-            AttemptNumberTakenError(f"{pipeline_execution_id}: attempt {attempt.attempt}"),
-        )
-
-    def finish_step(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        change: StepChange,
-        expected: frozenset[StepStatus],
-        attempt: int,
-    ) -> PipelineExecution | None:
-        values, removed = task_execution_close_of(change)
-        return self._transition_with(
-            workflow_execution_id,
-            pipeline_execution_id,
-            change,
-            expected,
-            lambda connection: self._close_attempt_in(
-                connection, pipeline_execution_id, attempt, values, removed
-            ),
-            AttemptNotRunningError(f"{pipeline_execution_id}: attempt {attempt}"),
-        )
-
-    def _transition_with(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        change: StepChange,
-        expected: frozenset[StepStatus],
-        attempt_write: Callable[[sqlite3.Connection], bool],
-        refused: Exception,
-    ) -> PipelineExecution | None:
-        """transition_step and `attempt_write` in one transaction; `refused` is raised, and the
-        transition rolled back with it, when the step moved but `attempt_write` changed nothing."""
-        self._ensure_attempts_table()
-        with self._database.write() as connection:
-            stored = self._transition_in(
-                connection, workflow_execution_id, pipeline_execution_id, change, expected
-            )
+            if move.while_open:
+                state = connection.execute(self._sql.run_state, (execution_id,)).fetchone()
+                if state is None:
+                    raise PipelineExecutionNotFoundError(step_id, execution_id)
+                if state[0] not in _OPEN_RUN or state[1] is not None:
+                    raise RunNotOpenError(f"execution {execution_id}: not open, or aborting")
+            stored = self._transition_in(connection, execution_id, step_id, move)
             if stored is None:
                 return None
-            if not attempt_write(connection):
-                raise refused  # leaving write() with an error rolls back
+            if move.open_attempt is not None and not self._insert_attempt(
+                connection, move.open_attempt
+            ):
+                # leaving write() with an error rolls back
+                raise AttemptNumberTakenError(f"{step_id}: attempt {move.open_attempt.attempt}")
+            if move.close_attempt is not None:
+                values, removed = task_execution_close_of(move)
+                if not self._close_attempt_in(
+                    connection, step_id, move.close_attempt, values, removed
+                ):
+                    raise AttemptNotRunningError(f"{step_id}: attempt {move.close_attempt}")
         return parse_pipeline_execution_record(load_item(stored))
 
     def _transition_in(
@@ -254,18 +231,23 @@ class SqliteExecutionStore:
         connection: sqlite3.Connection,
         workflow_execution_id: str,
         pipeline_execution_id: str,
-        change: StepChange,
-        expected: frozenset[StepStatus],
+        move: StepMove,
     ) -> str | None:
-        """transition_step inside the caller's write: the stored item's JSON, or None."""
+        """The step's part of a move inside the caller's write: the stored item's JSON, or None
+        when its status was not expected."""
         guarded = self._sql.step_status
-        statuses = [status.value for status in expected]
-        update, parameters = self._sql.conditional_update(
-            guarded, step_change_attributes(change), (), len(statuses), returning=True
-        )
+        statuses = [status.value for status in move.expected]
         key = (pipeline_execution_id, workflow_execution_id)
-        # fetchall: the UPDATE must have run to its end before the COMMIT
-        rows = connection.execute(update, (*parameters, *key, *statuses)).fetchall()
+        values = step_move_attributes(move)
+        if values:
+            update, parameters = self._sql.conditional_update(
+                guarded, values, (), len(statuses), returning=True
+            )
+            # fetchall: the UPDATE must have run to its end before the COMMIT
+            rows = connection.execute(update, (*parameters, *key, *statuses)).fetchall()
+        else:  # the step stays as it is: its status must still be one expected
+            select = self._sql.step_if_status(len(statuses))
+            rows = connection.execute(select, (*key, *statuses)).fetchall()
         if rows:
             return str(rows[0][0])
         if connection.execute(guarded.exists, key).fetchone() is None:
@@ -369,32 +351,12 @@ class SqliteExecutionStore:
 
     # -- attempts -----------------------------------------------------------------------------
 
-    def add_attempt(self, attempt: TaskExecution) -> bool:
-        self._ensure_attempts_table()
-        with self._database.write() as connection:
-            return self._insert_attempt(connection, attempt)
-
     def _insert_attempt(self, connection: sqlite3.Connection, attempt: TaskExecution) -> bool:
         table = self._sql.attempts
         inserted = connection.execute(
             table.insert_if_absent, table.row(build_task_execution_record(attempt))
         )
         return bool(inserted.rowcount)
-
-    def finish_attempt(
-        self,
-        pipeline_execution_id: str,
-        attempt: int,
-        status: StepStatus,
-        stop_date: datetime,
-        error: str | None,
-    ) -> bool:
-        self._ensure_attempts_table()
-        values, removed = task_execution_close_attributes(status, stop_date, error)
-        with self._database.write() as connection:
-            return self._close_attempt_in(
-                connection, pipeline_execution_id, attempt, values, removed
-            )
 
     def _close_attempt_in(
         self,
@@ -447,6 +409,30 @@ class SqliteExecutionStore:
         return [
             found[ref.workflow_execution_id] for ref in refs if ref.workflow_execution_id in found
         ]
+
+    def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
+        self._ensure_attempts_table()
+        with self._database.read() as connection:  # one snapshot
+            row = connection.execute(self._sql.execution_by_id, (workflow_execution_id,))
+            found = row.fetchone()
+            if found is None:
+                raise ExecutionNotFoundError(workflow_execution_id)
+            steps = self._steps(connection, workflow_execution_id)
+            if pipeline_execution_id is not None:
+                steps = [s for s in steps if s.pipeline_execution_id == pipeline_execution_id]
+            ids = [step.pipeline_execution_id for step in steps]
+            attempts = self._items_in(connection, self._sql.attempts, STEP_ID, ids)
+        position = {step_id: n for n, step_id in enumerate(ids)}
+        return Run(
+            execution=parse_execution_record(load_item(found[0])),
+            steps=tuple(steps),
+            attempts=tuple(
+                sorted(
+                    map(parse_task_execution_record, attempts),
+                    key=lambda a: (position[a.pipeline_execution_id], a.attempt),
+                )
+            ),
+        )
 
     def get_step(self, pipeline_execution_id: str) -> PipelineExecution:
         with self._database.read() as connection:

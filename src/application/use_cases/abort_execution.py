@@ -12,21 +12,18 @@ from application.ports import (
     Orchestrator,
     SubProcessController,
 )
+from application.run_writes import MAX_RACES, RunContentionError, end_run
 from application.use_cases.complete_execution import fit_run_log
-from application.use_cases.reconcile_execution import close_open_steps, failure_message
 from application.use_cases.stop_sub_processes import stop_sub_processes
 from domain.execution import WorkflowExecution
-from domain.statuses import ExecutionStatus, StepStatus
-
-ABORT_ERROR = "wfx.Aborted"
-DEFAULT_CAUSE = "Aborted on request"
+from domain.run import ABORT_ERROR, DEFAULT_ABORT_CAUSE, Run
 
 
 class AbortExecutionCommand(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow_execution_id: str = Field(min_length=1)
-    cause: str = DEFAULT_CAUSE
+    cause: str = DEFAULT_ABORT_CAUSE
 
 
 class AbortResult(BaseModel):
@@ -38,9 +35,12 @@ class AbortResult(BaseModel):
 
 
 class AbortExecution:
-    """Stop an open run: sub-processes, then the orchestrator, then the rows (ABORTED).
+    """Abort an open run: the request first (one conditional write; from then on nothing of the
+    run starts or succeeds), then its sub-processes, then the orchestrator, then the rows:
+    every open step and the run ABORTED.
 
-    A terminal run is returned unchanged and the orchestrator is not called (seed 000).
+    A terminal run is returned unchanged and the orchestrator is not called (seed 000). An abort
+    of a run being aborted already finishes the job (the first request's cause stands).
     """
 
     def __init__(
@@ -56,21 +56,31 @@ class AbortExecution:
         self._logs, self._objects, self._clock = logs, objects, clock
 
     def execute(self, command: AbortExecutionCommand) -> AbortResult:
-        execution = self._store.get_execution(command.workflow_execution_id)
+        execution = self._request(command)
         if execution.is_terminal:
             return AbortResult(execution=execution)
         execution_id = execution.workflow_execution_id
         steps = self._store.list_steps(execution_id)
         warnings = stop_sub_processes(self._sub_processes, self._store, steps, self._clock.now())
-        self._orchestrator.stop_execution(execution, ABORT_ERROR, command.cause)
-        now = self._clock.now()
-        error = failure_message(ABORT_ERROR, command.cause)
-        close_open_steps(self._store, execution_id, StepStatus.ABORTED, now, error)
+        cause = execution.abort_cause or command.cause
+        warnings += self._orchestrator.stop_execution(execution, ABORT_ERROR, cause)
         log, log_object_key = fit_run_log(self._logs, self._objects, execution_id)
-        aborted = execution.complete(
-            ExecutionStatus.ABORTED, at=now, log=log, error=error, log_object_key=log_object_key
+        now = self._clock.now()
+        aborted = end_run(
+            self._store, execution_id, lambda run: run.abort(now, log, log_object_key)
         )
-        if not self._store.save_execution(aborted, expected=frozenset({execution.status})):
-            # it ended meanwhile (its last step reported): what is stored is the truth
-            aborted = self._store.get_execution(execution_id)
         return AbortResult(execution=aborted, warnings=warnings)
+
+    def _request(self, command: AbortExecutionCommand) -> WorkflowExecution:
+        """The main row with the abort request recorded, or as it is once terminal."""
+        for _ in range(MAX_RACES):
+            execution = self._store.get_execution(command.workflow_execution_id)
+            if execution.is_terminal:
+                return execution
+            change = Run(execution=execution).request_abort(self._clock.now(), command.cause)
+            if change is None:
+                return execution  # requested already: this abort finishes the job
+            stored = self._store.update_execution(change)
+            if stored is not None:
+                return stored
+        raise RunContentionError(f"execution {command.workflow_execution_id}: abort not recorded")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
@@ -15,6 +17,7 @@ from application.ports import (
     ObjectStore,
     StoredObject,
 )
+from application.run_writes import end_run
 from domain.assets import AssetFile, asset_object_key, asset_root_key
 from domain.execution import (
     ExecutionConfiguration,
@@ -28,9 +31,9 @@ from domain.execution import (
     execution_log_key,
 )
 from domain.redaction import redact
+from domain.run import Run, RunEnd
 from domain.statuses import ExecutionStatus, TerminalExecutionStatus
 
-_OPEN = frozenset({ExecutionStatus.NEW, ExecutionStatus.RUNNING, ExecutionStatus.PENDING_REDRIVE})
 _LOG_TAIL_CHARACTERS = 4000
 # DynamoDB caps an item at 400 KB: the row keeps the log's tail, the object store the whole log.
 MAX_STORED_LOG_BYTES = 64 * 1024
@@ -81,42 +84,56 @@ class CompleteExecution:
         self._logs, self._clock = logs, clock
 
     def execute(self, command: CompleteExecutionCommand) -> WorkflowExecution:
-        execution = self._store.get_execution(command.workflow_execution_id)
+        def decide(run: Run, at: datetime, log: str, key: str | None) -> RunEnd | None:
+            return run.complete(command.status, at, command.error, log, key)
+
+        return self.end(command.workflow_execution_id, command.status, decide)
+
+    def end(
+        self,
+        workflow_execution_id: str,
+        status: ExecutionStatus,
+        decide: Callable[[Run, datetime, str, str | None], RunEnd | None],
+    ) -> WorkflowExecution:
+        """Record the end-state outputs for `status`, then end the run as `decide` says (given
+        the run, the moment, the fitted log and its object key), then the steps' summary logs.
+        A terminal run is returned untouched."""
+        execution = self._store.get_execution(workflow_execution_id)
         if execution.is_terminal:
             return execution
-        steps = chain_order(self._store.list_steps(execution.workflow_execution_id))
+        steps = chain_order(self._store.list_steps(workflow_execution_id))
         end_step = next((step for step in steps if step.end_state), None)
-        outputs = StepOutputs(logs=tuple(self._summary(step) for step in steps))
         if end_step is not None:
-            outputs = outputs.model_copy(update=self._end_state_outputs(end_step, command.status))
-        self._store.add_step_outputs(outputs)
-
-        error = command.error or next((s.error for s in steps if s.error), None)
-        log, log_object_key = self._fit_log(execution.workflow_execution_id)
-        completed = execution.complete(
-            command.status,
-            at=self._clock.now(),
-            log=log,
-            error=error,
-            log_object_key=log_object_key,
+            # A run being aborted is not SUCCEEDED, whatever its runner says: no results then.
+            outputs_for = ExecutionStatus.ABORTED if execution.is_stopping else status
+            self._store.add_step_outputs(self._end_state_outputs(end_step, outputs_for))
+        log, log_object_key = self._fit_log(workflow_execution_id)
+        now = self._clock.now()
+        ended = end_run(
+            self._store,
+            workflow_execution_id,
+            lambda run: decide(run, now, log, log_object_key),
         )
-        if self._store.save_execution(completed, expected=_OPEN):
-            return completed
-        return self._store.get_execution(execution.workflow_execution_id)
+        # The summaries describe each step as the run left it.
+        final_steps = chain_order(self._store.list_steps(workflow_execution_id))
+        self._store.add_step_outputs(
+            StepOutputs(logs=tuple(self._summary(step) for step in final_steps))
+        )
+        return ended
 
     def _fit_log(self, workflow_execution_id: str) -> tuple[str, str | None]:
         return fit_run_log(self._logs, self._objects, workflow_execution_id)
 
     def _end_state_outputs(
         self, end_step: PipelineExecution, status: ExecutionStatus
-    ) -> dict[str, object]:
+    ) -> StepOutputs:
         prefix = end_step.output_files_path
         latest = self._objects.list_latest(prefix)
         if not latest:
-            return {}
+            return StepOutputs()
         files = unrecorded_outputs(self._store, self._objects, end_step, latest)
         if status is not ExecutionStatus.SUCCEEDED:
-            return {"files": tuple(files)}
+            return StepOutputs(files=tuple(files))
         metadata = [
             row
             for obj in latest
@@ -127,7 +144,7 @@ class CompleteExecution:
             [obj for obj in latest if not relative_path(obj, prefix).startswith(_METADATA_FOLDER)],
             end_step,
         )
-        return {"files": tuple(files), "metadata": tuple(metadata), "results": tuple(results)}
+        return StepOutputs(files=tuple(files), metadata=tuple(metadata), results=tuple(results))
 
     def _metadata_rows(
         self, obj: StoredObject, step: PipelineExecution, prefix: str

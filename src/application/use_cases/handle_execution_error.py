@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.attempts import close_latest_attempt
-from application.ports import Clock, ExecutionStore, StepChange, SubProcessController
-from application.use_cases.complete_execution import CompleteExecution, CompleteExecutionCommand
-from application.use_cases.reconcile_execution import failure_message
+from application.ports import Clock, ExecutionStore, SubProcessController
+from application.use_cases.complete_execution import CompleteExecution
 from application.use_cases.stop_sub_processes import stop_sub_processes
 from domain.execution import PipelineExecution, StepLog, StepOutputs, chain_order
+from domain.run import failure_message
 from domain.statuses import ExecutionStatus, StepStatus
 
 # The error row sits beside the summary row CompleteExecution writes (sort key logType).
 ERROR_LOG_TYPE = "error"
-_RUNNING = frozenset({StepStatus.RUNNING})
 
 
 class HandleExecutionErrorCommand(BaseModel):
@@ -61,28 +59,18 @@ class HandleExecutionError:
         message = failure_message(command.error, command.cause) or command.error
         steps = chain_order(self._store.list_steps(execution_id))
         warnings = stop_sub_processes(self._sub_processes, self._store, steps, self._clock.now())
-        failed_steps = _failed_steps(steps)
         self._store.add_step_outputs(
-            StepOutputs(logs=tuple(_error_log(step, message, warnings) for step in failed_steps))
+            StepOutputs(logs=tuple(_error_log(s, message, warnings) for s in _failed_steps(steps)))
         )
-        now = self._clock.now()
-        for step in steps:
-            if step.status is StepStatus.RUNNING:
-                change = StepChange(status=StepStatus.FAILED, stop_date=now, error=message)
-                closed = self._store.transition_step(
-                    execution_id, step.pipeline_execution_id, change, _RUNNING
-                )
-                if closed is not None:  # its attempt ends with it (seed 003)
-                    close_latest_attempt(
-                        self._store, step.pipeline_execution_id, StepStatus.FAILED, now, message
-                    )
-        completed = self._complete.execute(
-            CompleteExecutionCommand(
-                workflow_execution_id=execution_id, status=ExecutionStatus.FAILED, error=message
-            )
+        # In-flight steps FAILED, then the run (ABORTED instead if an abort was requested: a
+        # task fails when the abort stops its child).
+        ended = self._complete.end(
+            execution_id,
+            ExecutionStatus.FAILED,
+            lambda run, at, log, key: run.fail(at, message, log, key),
         )
         return HandleExecutionErrorResult(
-            workflow_execution_id=execution_id, status=completed.status, warnings=warnings
+            workflow_execution_id=execution_id, status=ended.status, warnings=warnings
         )
 
 

@@ -38,6 +38,7 @@ from domain.execution import (
     step_auxiliary_prefix,
 )
 from domain.names import validate_execution_name
+from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus
 from domain.triggers import attributed_user, trigger_type_from_request
 from domain.workflow import InputFileArity, StepDefinition, WorkflowVersion
@@ -327,15 +328,20 @@ class LaunchExecution:
                 log="",
                 error=f"{self._orchestrator.name} could not start the execution: {error}",
             )
-            self._store.save_execution(failed, expected=frozenset({ExecutionStatus.RUNNING}))
+            self._store.update_execution(RunChange(execution, failed, _STARTED))
             raise
         if reference:
-            with_reference = execution.model_copy(update={"execution_arn": reference})
-            if self._store.save_execution(with_reference, frozenset({ExecutionStatus.RUNNING})):
-                return with_reference
+            with_reference = execution._evolve(execution_arn=reference)
+            stored = self._store.update_execution(RunChange(execution, with_reference, _STARTED))
+            if stored is not None:
+                return stored
         if reference or self._orchestrator.synchronous:
             return self._store.get_execution(execution_id)  # it moved on while we started it
         return execution
+
+
+# A launch's own writes after the start: only while the run is as the launch left it.
+_STARTED = RunGuard(statuses=frozenset({ExecutionStatus.RUNNING}))
 
 
 def _check_group_id(group_id: str) -> None:

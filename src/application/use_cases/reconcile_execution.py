@@ -1,11 +1,15 @@
-"""ReconcileExecution: seed 000 "Status tracking", the 30-second rule every read goes through."""
+"""ReconcileExecution: seed 000 "Status tracking", the check every read goes through.
+
+Two things a read finds out about an open run: a local run whose runner stopped renewing its
+lease has lost its runner (DESIGN §3a), and a run the orchestrator ended out of band (the
+30-second rule).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from application.attempts import close_latest_attempt
 from application.ports import (
     Clock,
     ExecutionStore,
@@ -13,52 +17,27 @@ from application.ports import (
     ObjectStore,
     Orchestrator,
     OrchestratorExecution,
-    StepChange,
 )
+from application.run_writes import end_run
 from application.use_cases.complete_execution import fit_run_log
 from domain.errors import ConflictError
 from domain.execution import WorkflowExecution
-from domain.statuses import TERMINAL_STATUSES, StepStatus
+from domain.run import Run, RunChange, RunGuard, failure_message
+from domain.statuses import TERMINAL_STATUSES
 
 DEFAULT_SYNC_INTERVAL_SECONDS = 30.0
-OPEN_STEPS = frozenset({StepStatus.NEW, StepStatus.RUNNING})
-
-
-def failure_message(error: str | None, cause: str | None) -> str | None:
-    """The orchestrator's error and cause as one executionError text."""
-    parts = [part for part in (error, cause) if part]
-    return ": ".join(parts) or None
-
-
-def close_open_steps(
-    store: ExecutionStore,
-    workflow_execution_id: str,
-    status: StepStatus,
-    at: datetime,
-    error: str | None,
-) -> None:
-    """Every step still NEW or RUNNING ends with `status`; a finished step keeps its own."""
-    change = StepChange(
-        status=status, stop_date=at, error=None if status is StepStatus.SUCCEEDED else error
-    )
-    for step in store.list_steps(workflow_execution_id):
-        if step.status in OPEN_STEPS:
-            closed = store.transition_step(
-                workflow_execution_id, step.pipeline_execution_id, change, OPEN_STEPS
-            )
-            if closed is not None and step.status is StepStatus.RUNNING:
-                # its attempt ends with it (seed 003); a NEW step never opened one
-                close_latest_attempt(store, step.pipeline_execution_id, status, at, change.error)
+DEFAULT_LEASE_SECONDS = 30.0
 
 
 class ReconcileExecution:
-    """Ask the orchestrator about an open run, at most once per interval, and record the answer.
+    """Check an open run against its lease and, at most once per interval, its orchestrator.
 
-    The orchestrator that started the run is called only when the row has no stop date and was
-    last checked longer ago than the interval; every poll re-stamps
-    lastSfnSyncCheckDate. A terminal status found out of band (a run stopped or timed out
-    directly in Step Functions) is written with its stop date, the run log and the error, and
-    the steps still open are closed with it. A terminal row is never touched.
+    A local run whose lease expired (or that no runner took within a lease's length) ends FAILED
+    with `wfx.RunnerLost`, with its open steps, so that it can be redriven. The orchestrator is
+    called only when the row has no stop date and was last checked longer ago than the interval;
+    every poll re-stamps lastSfnSyncCheckDate. A terminal status found out of band (a run
+    stopped or timed out directly in Step Functions) is written with its stop date, the run log
+    and the error, and the steps still open are closed with it. A terminal row is never touched.
     """
 
     def __init__(
@@ -69,10 +48,12 @@ class ReconcileExecution:
         objects: ObjectStore,
         clock: Clock,
         min_interval_seconds: float = DEFAULT_SYNC_INTERVAL_SECONDS,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
     ) -> None:
         self._store, self._orchestrator = store, orchestrator
         self._logs, self._objects, self._clock = logs, objects, clock
         self._interval = timedelta(seconds=min_interval_seconds)
+        self._lease = timedelta(seconds=lease_seconds)
 
     @property
     def min_interval(self) -> timedelta:
@@ -95,6 +76,8 @@ class ReconcileExecution:
         return not execution.is_terminal and execution.execution_stop_date is None
 
     def _check(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
+        if Run(execution=execution).lease_expired(now, self._lease):
+            return self._lose_runner(execution, now)
         checked = execution.last_sfn_sync_check_date
         if checked is not None and now - checked <= self._interval:
             return execution
@@ -102,28 +85,39 @@ class ReconcileExecution:
             described = self._orchestrator.describe_execution(execution)
         except ConflictError:
             return execution  # started on an orchestrator this wfx cannot reach: the row stands
-        stamped = execution.model_copy(update={"last_sfn_sync_check_date": now})
         if described is None or described.status.value not in TERMINAL_STATUSES:
-            return self._save(execution, stamped)
-        return self._save(execution, self._terminal(stamped, described, now))
+            stamped = execution._evolve(last_sfn_sync_check_date=now)
+            guard = RunGuard(statuses=frozenset({execution.status}))
+            return self._save(RunChange(execution, stamped, guard))
+        return self._end_as_described(execution, described, now)
 
-    def _terminal(
-        self, stamped: WorkflowExecution, described: OrchestratorExecution, now: datetime
+    def _lose_runner(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
+        log, log_object_key = fit_run_log(
+            self._logs, self._objects, execution.workflow_execution_id
+        )
+        return end_run(
+            self._store,
+            execution.workflow_execution_id,
+            lambda run: run.lose_runner(now, self._lease, log, log_object_key),
+        )
+
+    def _end_as_described(
+        self, execution: WorkflowExecution, described: OrchestratorExecution, now: datetime
     ) -> WorkflowExecution:
-        execution_id = stamped.workflow_execution_id
-        stopped = described.stop_date or now
+        execution_id = execution.workflow_execution_id
         error = failure_message(described.error, described.cause)
-        # Steps first: if the row write never happens, the next read polls and finishes the job.
-        close_open_steps(
-            self._store, execution_id, StepStatus(described.status.value), stopped, error
-        )
         log, log_object_key = fit_run_log(self._logs, self._objects, execution_id)
-        return stamped.complete(
-            described.status, at=stopped, log=log, error=error, log_object_key=log_object_key
+        return end_run(
+            self._store,
+            execution_id,
+            lambda run: run.end_as_described(
+                described.status, described.stop_date or now, error, log, log_object_key, now
+            ),
         )
 
-    def _save(self, stored: WorkflowExecution, updated: WorkflowExecution) -> WorkflowExecution:
-        if self._store.save_execution(updated, expected=frozenset({stored.status})):
-            return updated
+    def _save(self, change: RunChange) -> WorkflowExecution:
+        stored = self._store.update_execution(change)
+        if stored is not None:
+            return stored
         # Something else wrote the row since it was read (a callback, another read): theirs wins.
-        return self._store.get_execution(stored.workflow_execution_id)
+        return self._store.get_execution(change.before.workflow_execution_id)

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.ports import Clock, ExecutionStore, IdGenerator, Orchestrator
 from domain.errors import RedriveNotAllowedError
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.redrive import MAX_HISTORY_EVENTS, RUNNING_REASON, redrive_refusal
+from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
 
 REDRIVABLE = "REDRIVABLE"
-_RERUN = frozenset({StepStatus.FAILED, StepStatus.ABORTED, StepStatus.TIMED_OUT})
 _PENDING = frozenset({ExecutionStatus.PENDING_REDRIVE})
 _NEW = frozenset({StepStatus.NEW})
 
@@ -46,38 +44,38 @@ class RedriveExecution:
         self._refuse_unless_redrivable(execution, events=self._count_history(execution))
 
         now = self._clock.now()
-        pending = execution.model_copy(
-            update={
-                "status": ExecutionStatus.PENDING_REDRIVE,
-                "execution_stop_date": None,
-                "execution_error": None,
-                "redrive_count": execution.redrive_count + 1,
-                "redrive_date": now,
-            }
-        )
-        if not self._store.save_execution(pending, expected=frozenset({execution.status})):
+        run = self._store.get_run(execution_id)
+        change, reset = run.redrive(now)
+        pending = self._store.update_execution(change)
+        if pending is None:
             # another redrive (or a late callback) got there first
             current = self._store.get_execution(execution_id)
             reason = redrive_refusal(current, now, 0) or RUNNING_REASON
             raise RedriveNotAllowedError(execution_id, reason)
-        reset = self._reset_steps(self._store.list_steps(execution_id))
+        was = {step.pipeline_execution_id: step for step in run.steps}
+        reset_from = [
+            was[step.pipeline_execution_id]
+            for step in reset
+            if self._store.save_step(
+                step, expected=frozenset({was[step.pipeline_execution_id].status})
+            )
+        ]
         token = self._ids.derived_id(f"{execution_id}:redrive:{execution.redrive_count}")
         try:
             redrive_date = self._orchestrator.redrive_execution(pending, token)
         except Exception:
-            self._roll_back(execution, reset)
+            self._roll_back(change.before, pending, reset_from)
             raise
         described = self._orchestrator.describe_execution(pending)
-        running = pending.model_copy(
-            update={
-                "status": ExecutionStatus.RUNNING,
-                "redrive_date": redrive_date,
-                "redrive_status": (described.redrive_status if described else None) or REDRIVABLE,
-                "redrive_status_reason": described.redrive_status_reason if described else None,
-            }
+        running = pending._evolve(
+            status=ExecutionStatus.RUNNING,
+            redrive_date=redrive_date,
+            redrive_status=(described.redrive_status if described else None) or REDRIVABLE,
+            redrive_status_reason=described.redrive_status_reason if described else None,
         )
-        if self._store.save_execution(running, expected=_PENDING):
-            return running
+        stored = self._store.update_execution(RunChange(pending, running, RunGuard(_PENDING)))
+        if stored is not None:
+            return stored
         return self._store.get_execution(execution_id)  # a synchronous run has ended already
 
     def _refuse_unless_redrivable(self, execution: WorkflowExecution, events: int) -> None:
@@ -95,26 +93,13 @@ class RedriveExecution:
             if not token or count >= MAX_HISTORY_EVENTS:
                 return count
 
-    def _reset_steps(self, steps: Sequence[PipelineExecution]) -> list[PipelineExecution]:
-        """Failed, aborted and timed-out steps back to NEW; the rows as they were before."""
-        reset = []
-        for step in steps:
-            if step.status not in _RERUN:
-                continue
-            fresh = step.model_copy(
-                update={
-                    "status": StepStatus.NEW,
-                    "start_date": None,
-                    "stop_date": None,
-                    "error": None,
-                }
-            )
-            if self._store.save_step(fresh, expected=frozenset({step.status})):
-                reset.append(step)
-        return reset
-
-    def _roll_back(self, execution: WorkflowExecution, reset: list[PipelineExecution]) -> None:
+    def _roll_back(
+        self,
+        before: WorkflowExecution,
+        pending: WorkflowExecution,
+        reset: list[PipelineExecution],
+    ) -> None:
         """The orchestrator refused: the run and its steps are as they were before the call."""
         for step in reset:
             self._store.save_step(step, expected=_NEW)
-        self._store.save_execution(execution, expected=_PENDING)
+        self._store.update_execution(RunChange(pending, before, RunGuard(_PENDING)))

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from application.attempts import close_latest_attempt, open_next_attempt
-from application.ports import Clock, ExecutionStore
-from domain.attempts import AttemptTrigger, TaskExecution
-from domain.errors import PipelineExecutionNotFoundError
-from domain.statuses import StepStatus
+from application.ports import (
+    AttemptNotRunningError,
+    AttemptNumberTakenError,
+    Clock,
+    ExecutionStore,
+    RunNotOpenError,
+)
+from application.run_writes import MAX_RACES, RunContentionError
+from domain.attempts import TaskExecution
 
 
 class RetryStepCommand(BaseModel):
@@ -20,35 +24,28 @@ class RetryStepCommand(BaseModel):
 
 
 class RetryStep:
-    """Close the step's current attempt FAILED and open the next; the step stays RUNNING.
+    """Close the step's running attempt FAILED and open the next, in one write; the step stays
+    RUNNING.
 
     Returns the new attempt, or None when the step is not RUNNING (finished, aborted, or never
-    started): a retry never reopens a step.
+    started): a retry never reopens a step. Refused (RunIsStoppingError, RunIsOverError) once an
+    abort was requested or the run has ended.
     """
 
     def __init__(self, store: ExecutionStore, clock: Clock) -> None:
         self._store, self._clock = store, clock
 
     def execute(self, command: RetryStepCommand) -> TaskExecution | None:
-        step = self._store.get_step(command.pipeline_execution_id)
-        if step.workflow_execution_id != command.workflow_execution_id:
-            raise PipelineExecutionNotFoundError(
-                command.pipeline_execution_id, command.workflow_execution_id
-            )
-        if step.status is not StepStatus.RUNNING:
-            return None
         now = self._clock.now()
-        close_latest_attempt(
-            self._store,
-            command.pipeline_execution_id,
-            StepStatus.FAILED,
-            now,
-            command.error or StepStatus.FAILED.value,
-        )
-        return open_next_attempt(
-            self._store,
-            command.workflow_execution_id,
-            command.pipeline_execution_id,
-            now,
-            AttemptTrigger.RETRY,
-        )
+        execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
+        for _ in range(MAX_RACES):
+            run = self._store.get_run(execution_id, step_id)
+            move = run.retry_step(step_id, command.error, now)
+            if move is None:
+                return None
+            try:
+                if self._store.move_step(move) is not None:
+                    return move.open_attempt
+            except (AttemptNumberTakenError, AttemptNotRunningError, RunNotOpenError):
+                pass  # another writer moved first: decide again on what it stored
+        raise RunContentionError(f"step {step_id}: changed under every retry")

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from application.attempts import close_latest_attempt, open_next_attempt, running_attempt
 from application.output_folder import unrecorded_outputs
 from application.ports import (
     AttemptNotRunningError,
@@ -12,14 +11,12 @@ from application.ports import (
     Clock,
     ExecutionStore,
     ObjectStore,
-    StepChange,
+    RunNotOpenError,
 )
-from domain.errors import PipelineExecutionNotFoundError
+from application.run_writes import MAX_RACES, RunContentionError
 from domain.execution import PipelineExecution, StepOutputs, execution_output_prefix
+from domain.run import AttemptFencedError, first_start, plain_finish
 from domain.statuses import StepStatus, TerminalStepStatus
-
-_NOT_STARTED = frozenset({StepStatus.NEW})
-_OPEN = frozenset({StepStatus.NEW, StepStatus.RUNNING})
 
 
 class StartStepCommand(BaseModel):
@@ -29,6 +26,16 @@ class StartStepCommand(BaseModel):
     pipeline_execution_id: str
 
 
+class StepStarted(BaseModel):
+    """The step as stored after a start, and its running attempt (None when the step is no
+    longer running: a start never reopens a step)."""
+
+    model_config = ConfigDict(frozen=True, defer_build=True)
+
+    step: PipelineExecution
+    attempt: int | None = None
+
+
 class FinishStepCommand(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
@@ -36,92 +43,91 @@ class FinishStepCommand(BaseModel):
     pipeline_execution_id: str
     status: TerminalStepStatus
     error: str | None = None
-
-
-def _load(
-    store: ExecutionStore, workflow_execution_id: str, pipeline_execution_id: str
-) -> PipelineExecution:
-    step = store.get_step(pipeline_execution_id)
-    if step.workflow_execution_id != workflow_execution_id:
-        raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
-    return step
+    # The attempt that ran, when the caller knows it: a result for an attempt that is no
+    # longer the running one is refused (fencing). Without it, the running attempt closes.
+    attempt: int | None = Field(default=None, ge=1)
 
 
 class StartStep:
-    """Mark a step RUNNING; a step already started or finished is returned unchanged."""
+    """Mark a step RUNNING with its next attempt; a step already started or finished is
+    returned unchanged. Refused (RunIsStoppingError, RunIsOverError) once an abort was requested
+    or the run has ended: no step starts then."""
 
     def __init__(self, store: ExecutionStore, clock: Clock) -> None:
         self._store, self._clock = store, clock
 
-    def execute(self, command: StartStepCommand) -> PipelineExecution:
+    def execute(self, command: StartStepCommand) -> StepStarted:
         now = self._clock.now()
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
-        change = StepChange(status=StepStatus.RUNNING, start_date=now)
-        try:
-            # Most steps start once: the transition and attempt 1 go in one write.
-            started = self._store.start_step(
-                execution_id,
-                step_id,
-                change,
-                _NOT_STARTED,
-                running_attempt(execution_id, step_id, 1, now),
-            )
-        except AttemptNumberTakenError:
-            # A redriven step, reset to NEW, keeps its earlier attempts: it takes the next number.
-            started = self._store.transition_step(execution_id, step_id, change, _NOT_STARTED)
+        move = first_start(execution_id, step_id, now)  # most starts: no read first
+        for _ in range(MAX_RACES):
+            try:
+                started = self._store.move_step(move)
+            except (AttemptNumberTakenError, RunNotOpenError):
+                started = None
             if started is not None:
-                # Only the writer that moved the step NEW -> RUNNING opens its attempt.
-                open_next_attempt(self._store, execution_id, step_id, now, first_is_taken=True)
-        if started is not None:
-            return started
-        # Callbacks are retried: starting twice is not an error, and changes nothing.
-        return _load(self._store, command.workflow_execution_id, command.pipeline_execution_id)
+                assert move.open_attempt is not None
+                return StepStarted(step=started, attempt=move.open_attempt.attempt)
+            run = self._store.get_run(execution_id, step_id)
+            decided = run.start_step(step_id, now)
+            if decided is None:
+                # started already (a callback delivered twice, or an earlier try of this one
+                # that the store kept): the attempt running now, if it is still running
+                running = run.running_attempt(step_id)
+                step = run.step(step_id)
+                attempt = running.attempt if running and step.status is StepStatus.RUNNING else None
+                return StepStarted(step=step, attempt=attempt)
+            move = decided
+        raise RunContentionError(f"step {step_id}: changed under every start")
 
 
 class FinishStep:
     """Mark a step terminal and record the files it added to the shared output folder.
 
-    The end-state step's files are recorded by CompleteExecution, as processWorkflowExecutionOutput
-    does in seed 000. A terminal step is never changed again.
+    On a run being aborted the step ends ABORTED, whatever it reported. The end-state step's
+    files are recorded by CompleteExecution, as processWorkflowExecutionOutput does in seed 000.
+    A terminal step is never changed again; a result for an attempt that is no longer running
+    is refused (AttemptFencedError), its outputs with it.
     """
 
     def __init__(self, store: ExecutionStore, objects: ObjectStore, clock: Clock) -> None:
         self._store, self._objects, self._clock = store, objects, clock
 
     def execute(self, command: FinishStepCommand) -> PipelineExecution:
-        workflow_execution_id = command.workflow_execution_id
-        latest = self._objects.list_latest(execution_output_prefix(workflow_execution_id))
+        execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
+        latest = self._objects.list_latest(execution_output_prefix(execution_id))
         if latest:
-            step = _load(self._store, workflow_execution_id, command.pipeline_execution_id)
+            run = self._store.get_run(execution_id, step_id)
+            step = run.step(step_id)
             if step.is_terminal:
                 return step
+            if command.attempt is not None:
+                running = run.running_attempt(step_id)
+                if running is None or running.attempt != command.attempt:
+                    raise AttemptFencedError(
+                        f"step {step.pipeline_id} attempt {command.attempt} is not the running "
+                        f"attempt: its outputs and result are refused"
+                    )
             if not step.end_state:
                 # Outputs first: an upsert is safe to repeat if the status write never happens.
                 files = unrecorded_outputs(self._store, self._objects, step, latest)
                 if files:
                     self._store.add_step_outputs(StepOutputs(files=tuple(files)))
-        stopped = self._clock.now()
-        change = StepChange(
-            status=command.status,
-            stop_date=stopped,
-            error=None if command.status is StepStatus.SUCCEEDED else command.error,
+        now = self._clock.now()
+        # Most steps run once, on a run nobody is stopping: the first try needs no read.
+        move = plain_finish(
+            execution_id, step_id, command.status, command.error, now, command.attempt or 1
         )
-        step_id = command.pipeline_execution_id
-        try:
-            # Most steps run once: the transition and the close of attempt 1 go in one write.
-            finished = self._store.finish_step(workflow_execution_id, step_id, change, _OPEN, 1)
-        except AttemptNotRunningError:
-            # Retried, redriven or never started: another attempt (or none) is the open one.
-            finished = self._store.transition_step(workflow_execution_id, step_id, change, _OPEN)
+        for _ in range(MAX_RACES):
+            try:
+                finished = self._store.move_step(move)
+            except (RunNotOpenError, AttemptNotRunningError):
+                finished = None
             if finished is not None:
-                close_latest_attempt(
-                    self._store,
-                    step_id,
-                    command.status,
-                    stopped,
-                    change.error,
-                    first_is_closed=True,
-                )
-        if finished is not None:
-            return finished
-        return _load(self._store, workflow_execution_id, command.pipeline_execution_id)
+                return finished
+            run = self._store.get_run(execution_id, step_id)
+            decided = run.finish_step(step_id, command.status, command.error, now, command.attempt)
+            if decided is None:
+                return run.step(step_id)
+            move = decided
+        raise RunContentionError(f"step {step_id}: changed under every finish")

@@ -19,10 +19,12 @@ from domain.sub_processes import (
 )
 
 
-def attempt_stop(controller: SubProcessController, sub: RegisteredSubExecution) -> StopAttempt:
+def attempt_stop(
+    controller: SubProcessController, sub: RegisteredSubExecution, step: PipelineExecution
+) -> StopAttempt:
     """controller.stop, with any exception turned into couldNotStop (never raised further)."""
     try:
-        return controller.stop(sub)
+        return controller.stop(sub, step)
     except Exception as error:  # one stuck sub-process must not block the others
         detail = redact(f"{type(error).__name__}: {error}")
         return StopAttempt(outcome=StopOutcome.COULD_NOT_STOP, detail=detail)
@@ -60,7 +62,7 @@ def stop_sub_processes(
         if step.status is not StepStatus.RUNNING or not step.registered_sub_executions:
             continue
         stops = tuple(
-            SubExecutionStop.of(sub, attempt_stop(controller, sub), at=now, tries=1)
+            SubExecutionStop.of(sub, attempt_stop(controller, sub, step), at=now, tries=1)
             for sub in step.registered_sub_executions
         )
         for stop in stops:

@@ -114,7 +114,7 @@ class SweepAborts:
         unconfirmed = [stop for stop in step.sub_execution_stops if stop.is_unconfirmed]
         if not unconfirmed:
             return [], None
-        new = tuple(self._again(stop, now) for stop in unconfirmed)
+        new = tuple(self._again(stop, step, now) for stop in unconfirmed)
         warning = record_stops(self._store, step, new)
         stored = {stop.key: stop for stop in step.sub_execution_stops}
         swept = [
@@ -133,19 +133,22 @@ class SweepAborts:
         ]
         return swept, warning
 
-    def _again(self, stored: SubExecutionStop, now: datetime) -> SubExecutionStop:
+    def _again(
+        self, stored: SubExecutionStop, step: PipelineExecution, now: datetime
+    ) -> SubExecutionStop:
         """Look first; only a child still running (or that could not be looked at) is stopped."""
         sub = RegisteredSubExecution(
             resource_type=stored.resource_type, resource_id=stored.resource_id
         )
-        seen = self._look(sub)
+        seen = self._look(sub, step)
         if seen.outcome not in (StopOutcome.STOP_REQUESTED, StopOutcome.COULD_NOT_STOP):
             return SubExecutionStop.of(sub, seen, at=now, tries=0)
-        return SubExecutionStop.of(sub, attempt_stop(self._sub_processes, sub), at=now, tries=1)
+        stopped = attempt_stop(self._sub_processes, sub, step)
+        return SubExecutionStop.of(sub, stopped, at=now, tries=1)
 
-    def _look(self, sub: RegisteredSubExecution) -> StopAttempt:
+    def _look(self, sub: RegisteredSubExecution, step: PipelineExecution) -> StopAttempt:
         try:
-            return self._sub_processes.confirm(sub)
+            return self._sub_processes.confirm(sub, step)
         except Exception as error:  # a broken controller: ask it to stop, it may say more
             detail = redact(f"{type(error).__name__}: {error}")
             return StopAttempt(outcome=StopOutcome.COULD_NOT_STOP, detail=detail)

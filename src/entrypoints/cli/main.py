@@ -297,7 +297,7 @@ def run(
             file=sys.stderr,
         )
     elif not no_wait and not on_aws:
-        execution = _wait(container, execution_id, show_progress=not json_output)
+        execution = _wait_or_abort(container, execution_id, show_progress=not json_output)
     if json_output:
         from adapters.records import build_execution_record
         from entrypoints.cli.render import dump_json
@@ -334,6 +334,21 @@ def _launch(
         client_token=client_token,
     )
     return container.launch_execution().execute(command).execution
+
+
+def _wait_or_abort(container: Container, execution_id: str, show_progress: bool) -> Any:
+    """_wait, with Ctrl-C, SIGTERM and SIGHUP aborting the run (exit 130, 143, 129)."""
+    from entrypoints.cli.interrupts import (
+        InterruptedBySignalError,
+        abort_interrupted_run,
+        signals_interrupt,
+    )
+
+    try:
+        with signals_interrupt():
+            return _wait(container, execution_id, show_progress)
+    except InterruptedBySignalError as interrupt:
+        abort_interrupted_run(container, execution_id, interrupt)
 
 
 def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
@@ -532,7 +547,7 @@ def executions_redrive(
         RedriveExecutionCommand(workflow_execution_id=execution_id)
     )
     if not no_wait and execution.orchestrator == "local":
-        execution = _wait(container, execution_id, show_progress=not json_output)
+        execution = _wait_or_abort(container, execution_id, show_progress=not json_output)
     if json_output:
         from adapters.records import build_execution_record
         from entrypoints.cli.render import dump_json
@@ -629,7 +644,7 @@ def demo() -> None:
         version.version,
         None,
     )
-    execution = _wait(container, execution.workflow_execution_id, show_progress=True)
+    execution = _wait_or_abort(container, execution.workflow_execution_id, show_progress=True)
     console.print()
     details = container.get_execution_details().execute(
         GetExecutionDetailsQuery(workflow_execution_id=execution.workflow_execution_id)
@@ -645,8 +660,11 @@ def demo() -> None:
 
 @app.command("internal-run-worker", hidden=True)
 def internal_run_worker(execution_id: str) -> None:
-    """Run a launched execution in this process (what `wfx run --no-wait` starts)."""
-    _container(runner_mode="inline").local_runner().run(execution_id)
+    """Run a launched execution in this process (what `wfx run --no-wait` starts); SIGTERM,
+    SIGINT or SIGHUP abort it."""
+    container = _container(runner_mode="worker")
+    container.local_runner().start(execution_id)
+    _wait_or_abort(container, execution_id, show_progress=False)
 
 
 def main() -> None:

@@ -1,0 +1,195 @@
+"""The step interpreter: walks a run's steps in chain order, runs each through its retry policy
+and reports every move to the use cases. It knows no process, file or store: the runner hands
+it the steps, a way to run one, and the run's stop; tests drive it with plain functions.
+
+What it holds to:
+- A step starts only if StartStep lets it: once an abort is requested the start is refused,
+  and the run ends with nothing more run.
+- Whatever a step reported, what is recorded is what FinishStep says (ABORTED on a run being
+  aborted); a step that did not end SUCCEEDED ends the run.
+- Once its lease is lost (StopReason.LOST) the runner writes nothing more: whoever ended the
+  run has the last word, and a result of an old attempt would be refused anyway.
+- A store error is retried with backoff; when the store stays away, the run is recorded FAILED
+  if it can be, and the runner stops without a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar
+
+from adapters.local.supervisor import RunStop, StopReason
+from application.ports import RunReporter
+from domain.errors import DomainError
+from domain.execution import PipelineExecution
+from domain.run import AttemptFencedError, RunIsOverError, RunIsStoppingError
+from domain.statuses import ExecutionStatus, StepStatus
+from domain.workflow import RetryPolicy
+
+T = TypeVar("T")
+
+# Backoff of a reporter call the store failed: 0.1, 0.2, 0.4, 0.8, 1.6, 3.2 s, about 6 s in all.
+STORE_RETRIES = 6
+_FIRST_BACKOFF_SECONDS = 0.1
+INTERRUPTED = "local runner: interrupted"
+
+
+class StoreUnavailableError(RuntimeError):
+    """The store kept failing a runner's report through every retry."""
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    """A step to run: its row as read when the run started, and its retry policy."""
+
+    step: PipelineExecution
+    retry: RetryPolicy | None = None
+
+
+# Runs one attempt of a step: its error, or None when it succeeded.
+StepAction = Callable[[PipelineExecution, int], "str | None"]
+
+
+class StepInterpreter:
+    """Runs a run's remaining steps; `run` returns the run's status as recorded (None when the
+    runner lost the run and recorded nothing)."""
+
+    def __init__(
+        self,
+        reporter: RunReporter,
+        stop: RunStop,
+        sleep: Callable[[float], None] | None = None,
+        backoff: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._reporter, self._stop = reporter, stop
+        # the wait between attempts; by default it ends as soon as a stop is asked for
+        self._sleep = sleep or stop.wait
+        self._backoff = backoff
+
+    def run(
+        self, workflow_execution_id: str, steps: Sequence[PlannedStep], action: StepAction
+    ) -> ExecutionStatus | None:
+        execution_id = workflow_execution_id
+        try:
+            for planned in steps:
+                step = planned.step
+                if step.status is StepStatus.SUCCEEDED:
+                    continue  # a redrive continues from the step that did not succeed
+                if self._stop.requested:
+                    return self._end_stopped(execution_id)
+                ended = self._run_step(execution_id, planned, action)
+                if ended is not None:
+                    return ended
+            return self._complete(execution_id, ExecutionStatus.SUCCEEDED, None)
+        except AttemptFencedError:
+            return None  # another writer ended this attempt: the run is not ours any more
+        except StoreUnavailableError as error:
+            return self.record_failure(execution_id, f"local runner: the store failed: {error}")
+
+    def _run_step(
+        self, execution_id: str, planned: PlannedStep, action: StepAction
+    ) -> ExecutionStatus | None:
+        """Run one step to its end; the run's recorded status when it ended the run."""
+        step_id = planned.step.pipeline_execution_id
+        try:
+            attempt = self._persist(lambda: self._reporter.step_started(execution_id, step_id))
+        except (RunIsStoppingError, RunIsOverError):
+            return self._end_stopped(execution_id)
+        number = 1
+        while True:
+            try:
+                error = action(planned.step, attempt)
+            except BaseException:  # Ctrl-C in inline mode: the step and the run end with it
+                self._persist(
+                    partial(
+                        self._reporter.step_finished,
+                        execution_id,
+                        step_id,
+                        StepStatus.ABORTED,
+                        INTERRUPTED,
+                        attempt,
+                    )
+                )
+                self._complete(execution_id, ExecutionStatus.ABORTED, INTERRUPTED)
+                raise
+            policy = planned.retry
+            if error is None or self._stop.requested or policy is None:
+                break
+            if number >= policy.max_attempts:
+                break
+            # seed 003: the failed attempt is kept, the step runs again as a new one
+            number += 1
+            try:
+                attempt = self._persist(
+                    partial(self._reporter.step_retrying, execution_id, step_id, error, attempt)
+                )
+            except (RunIsStoppingError, RunIsOverError):
+                break
+            self._sleep(policy.delay_before(number))
+        if self._stop.reason is StopReason.LOST:
+            return None
+        status = StepStatus.SUCCEEDED if error is None else StepStatus.FAILED
+        if self._stop.reason is StopReason.ABORT:
+            # it ended because it was stopped (or despite it): an aborted step did not succeed
+            status = StepStatus.ABORTED
+        recorded = self._persist(
+            lambda: self._reporter.step_finished(execution_id, step_id, status, error, attempt)
+        )
+        if recorded is StepStatus.SUCCEEDED:
+            return None
+        if recorded is StepStatus.ABORTED:
+            return self._complete(execution_id, ExecutionStatus.ABORTED, error)
+        return self._complete(execution_id, ExecutionStatus.FAILED, error)
+
+    def _end_stopped(self, execution_id: str) -> ExecutionStatus | None:
+        if self._stop.reason is StopReason.LOST:
+            return None
+        # the run is being aborted: its end is ABORTED, whoever writes it first
+        return self._complete(execution_id, ExecutionStatus.ABORTED, None)
+
+    def _complete(
+        self, execution_id: str, status: ExecutionStatus, error: str | None
+    ) -> ExecutionStatus | None:
+        if self._stop.reason is StopReason.LOST:
+            return None
+        return self._persist(
+            lambda: self._reporter.execution_completed(execution_id, status, error)
+        )
+
+    def record_failure(self, execution_id: str, message: str) -> ExecutionStatus | None:
+        """End the run FAILED with `message`, the store permitting; None when it does not."""
+        try:
+            return self._persist(
+                lambda: self._reporter.execution_completed(
+                    execution_id, ExecutionStatus.FAILED, message
+                )
+            )
+        except StoreUnavailableError:
+            # Nothing more can be written: the lease runs out and a read ends the run.
+            print(f"wfx: run {execution_id}: {message}; not recorded", file=sys.stderr)
+            return None
+
+    def _persist(self, call: Callable[[], T]) -> T:
+        """The reporter call, tried again with backoff when the store fails it; the run's own
+        refusals (domain errors) are not store failures and pass at once."""
+        delay = _FIRST_BACKOFF_SECONDS
+        for attempt in range(STORE_RETRIES + 1):
+            try:
+                return call()
+            except DomainError:
+                raise
+            except Exception as error:
+                if attempt == STORE_RETRIES:
+                    raise StoreUnavailableError(f"{type(error).__name__}: {error}") from error
+                print(
+                    f"wfx: the store failed ({type(error).__name__}: {error}); "
+                    f"trying again in {delay:g} s",
+                    file=sys.stderr,
+                )
+                self._backoff(delay)
+                delay *= 2
+        raise AssertionError("unreachable")

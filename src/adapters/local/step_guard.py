@@ -1,0 +1,134 @@
+"""The first process of every command step: it runs the command and makes sure nothing of the
+step outlives the runner that started it.
+
+Started as `python -I -S step_guard.py GRACE_SECONDS -- COMMAND...` in a session and process
+group of its own (the runner passes start_new_session), it asks Linux for SIGTERM when its
+parent dies (PR_SET_PDEATHSIG), spawns the command in its group, and on SIGTERM, SIGINT or
+SIGHUP - an abort, or the runner killed with `kill -9` - stops the whole group: SIGTERM, then
+SIGKILL after the grace period. Its exit status is the command's.
+
+Standard library only, and no wfx import: it must start in a few milliseconds (-I -S).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+
+_PR_SET_PDEATHSIG = 1
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+# What subprocess's restore_signals gives a child: Python itself ignores these two.
+_DEFAULT_IN_CHILD = (signal.SIGPIPE, getattr(signal, "SIGXFSZ", signal.SIGPIPE))
+_POLL_SECONDS = 0.02
+
+
+class _StopRequestedError(Exception):
+    """Raised by the signal handler, so that a wait for the command is interrupted at once."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+_stopping = False
+
+
+def _on_stop(number: int, frame: object) -> None:
+    if not _stopping:  # while the group is being stopped, our own SIGTERM is expected
+        raise _StopRequestedError(number)
+
+
+def _die_with_parent(parent: int) -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != parent:  # it died before the request was in place
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _others_in_group() -> bool:
+    group, me = os.getpgrp(), os.getpid()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return False
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
+                fields = stat.read().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and fields[2] == str(group) and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
+def _stop_group(grace_seconds: float, child: int) -> None:
+    global _stopping
+    _stopping = True
+    group = os.getpgrp()
+    os.killpg(group, signal.SIGTERM)  # we are in it: our handler only notes it again
+    deadline = time.monotonic() + grace_seconds
+    while time.monotonic() < deadline:
+        _reap(child)
+        if not _others_in_group():
+            return
+        time.sleep(_POLL_SECONDS)
+    os.killpg(group, signal.SIGKILL)  # the group, this guard with it
+
+
+def _reap(child: int) -> int | None:
+    try:
+        pid, status = os.waitpid(child, os.WNOHANG)
+    except ChildProcessError:
+        return None
+    return status if pid == child else None
+
+
+def main(argv: list[str]) -> int:
+    grace_seconds, separator, *command = argv
+    if separator != "--" or not command:
+        print("usage: step_guard.py GRACE_SECONDS -- COMMAND...", file=sys.stderr)
+        return 2
+    for number in _STOP_SIGNALS:
+        signal.signal(number, _on_stop)
+    _die_with_parent(os.getppid())
+    try:
+        child = os.posix_spawnp(command[0], command, os.environ, setsigdef=_DEFAULT_IN_CHILD)
+    except OSError as error:
+        print(f"cannot run {command[0]}: {error.strerror or error}", file=sys.stderr)
+        return 127 if isinstance(error, FileNotFoundError) else 126
+    try:
+        while True:
+            try:
+                pid, status = os.waitpid(child, 0)
+            except ChildProcessError:
+                return 0
+            if pid == child:
+                return _exit_code(status)
+    except _StopRequestedError as stop:
+        _stop_group(float(grace_seconds), child)
+        reaped = _reap(child)
+        return 128 + stop.number if reaped is None else _exit_code(reaped)
+
+
+def _exit_code(status: int) -> int:
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        # end the same way, so that the runner sees "killed by signal N" as it would have
+        for stop in _STOP_SIGNALS:
+            signal.signal(stop, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+        return 128 + number
+    return os.waitstatus_to_exitcode(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,234 @@
+"""The process supervisor of local runs: where each run's runner and command steps are, how they
+are stopped, and the keeper that renews a run's lease and watches for its abort.
+
+Each run has a folder `runs/<executionId>/` under the runner's work directory:
+- `runner.json`: the process running it (host, pid, start time, mode, lease owner);
+- `steps/<pipelineExecutionId>.json`: the process group of each command step it started.
+Any process on the host - an abort from another terminal, a read that finds a dead runner -
+finds them there. A process is named by its pid and start time, so a reused pid never passes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from adapters.local.processes_on_host import (
+    HOST,
+    describe,
+    is_running,
+    members,
+    start_time_of,
+    stop_group,
+)
+
+RUNNER_FILE = "runner.json"
+STEPS_FOLDER = "steps"
+DEFAULT_GRACE_SECONDS = 5.0
+DEFAULT_LEASE_SECONDS = 30.0
+DEFAULT_WATCH_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class ProcessRecord:
+    """A process of a run: its runner (mode thread or detached) or a command step's group."""
+
+    host: str
+    pid: int
+    start_time: int | None
+    mode: str
+    owner: str = ""
+    attempt: int | None = None
+
+    @property
+    def here(self) -> bool:
+        return self.host == HOST
+
+    def running(self) -> bool:
+        return self.here and is_running(self.pid, self.start_time)
+
+
+def lease_owner() -> str:
+    """A name for a runner that no other runner, here or elsewhere, will ever have."""
+    return f"{HOST}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class RunFolder:
+    """The records of one run's processes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def write_runner(self, record: ProcessRecord) -> None:
+        self._write(self.path / RUNNER_FILE, record)
+
+    def runner(self) -> ProcessRecord | None:
+        return _read(self.path / RUNNER_FILE)
+
+    def write_step(self, pipeline_execution_id: str, record: ProcessRecord) -> None:
+        self._write(self.path / STEPS_FOLDER / f"{_segment(pipeline_execution_id)}.json", record)
+
+    def steps(self) -> dict[str, ProcessRecord]:
+        folder = self.path / STEPS_FOLDER
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            return {}
+        found = {}
+        for name in names:
+            record = _read(folder / name) if name.endswith(".json") else None
+            if record is not None:
+                found[name[: -len(".json")]] = record
+        return found
+
+    def step(self, pipeline_execution_id: str) -> ProcessRecord | None:
+        return _read(self.path / STEPS_FOLDER / f"{_segment(pipeline_execution_id)}.json")
+
+    @staticmethod
+    def _write(path: Path, record: ProcessRecord) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+        temporary.write_text(json.dumps(asdict(record)), encoding="utf-8")
+        os.replace(temporary, path)  # a reader never sees half a record
+
+
+def _read(path: Path) -> ProcessRecord | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return ProcessRecord(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _segment(identifier: str) -> str:
+    if not identifier or "/" in identifier or identifier in (".", ".."):
+        raise ValueError(f"id {identifier!r}: must be a single path segment")
+    return identifier
+
+
+def this_process(mode: str, owner: str = "") -> ProcessRecord:
+    pid = os.getpid()
+    return ProcessRecord(HOST, pid, start_time_of(pid), mode, owner)
+
+
+def child_process(pid: int, mode: str, attempt: int | None = None) -> ProcessRecord:
+    return ProcessRecord(HOST, pid, start_time_of(pid), mode, attempt=attempt)
+
+
+def stop_step_groups(folder: RunFolder, grace_seconds: float) -> list[str]:
+    """Stop the process group of every command step of the run that still has a process on
+    this host; a warning naming each process left alive after SIGKILL."""
+    warnings = []
+    for pipeline_execution_id, record in folder.steps().items():
+        if not record.here or not members(record.pid):
+            continue
+        for left in stop_group(record.pid, grace_seconds):
+            warnings.append(
+                f"step {pipeline_execution_id}: {describe(left)} still running after SIGTERM, "
+                f"{grace_seconds:g} s and SIGKILL"
+            )
+    return warnings
+
+
+class StopReason(StrEnum):
+    ABORT = "abort"  # an abort was requested: the run ends ABORTED
+    LOST = "lost"  # the lease is no longer ours (the run was ended, or taken): write nothing
+
+
+class RunStop:
+    """A run's stop, as its runner sees it: why, and a wait that ends as soon as it is asked."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self.reason: StopReason | None = None
+
+    def request(self, reason: StopReason) -> None:
+        if self.reason is None:
+            self.reason = reason
+        self._event.set()
+
+    @property
+    def requested(self) -> bool:
+        return self._event.is_set()
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to `seconds`; True (at once) when a stop is asked for."""
+        return self._event.wait(seconds)
+
+
+class Standing(StrEnum):
+    """What a run's keeper learns from the store."""
+
+    RUNNING = "running"
+    STOPPING = "stopping"  # an abort was requested
+    ENDED = "ended"  # terminal: somebody ended it without us
+
+
+class RunKeeper:
+    """A daemon thread beside a run: renews its lease every third of the lease, looks for an
+    abort request every `watch_seconds`, and calls `on_stop` once when either says stop.
+
+    A store error is reported on stderr and tried again at the next tick: a short outage costs a
+    renewal or two, and only an outage longer than the lease loses the run.
+    """
+
+    def __init__(
+        self,
+        execution_id: str,
+        watch: Callable[[], Standing],
+        renew: Callable[[], bool],
+        on_stop: Callable[[StopReason], None],
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        watch_seconds: float = DEFAULT_WATCH_SECONDS,
+    ) -> None:
+        self._execution_id = execution_id
+        self._watch, self._renew, self._on_stop = watch, renew, on_stop
+        self._renew_every = max(lease_seconds / 3, 0.05)
+        self._watch_every = max(min(watch_seconds, self._renew_every), 0.01)
+        self._done = threading.Event()
+        self._thread = threading.Thread(
+            target=self._loop, name=f"wfx-keeper-{execution_id}", daemon=True
+        )
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        self._done.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(5)
+
+    def _loop(self) -> None:
+        next_renewal = time.monotonic() + self._renew_every
+        while not self._done.wait(self._watch_every):
+            try:
+                standing = self._watch()
+                if standing is Standing.STOPPING:
+                    self._stop(StopReason.ABORT)
+                    return
+                if standing is Standing.ENDED:
+                    self._stop(StopReason.LOST)
+                    return
+                if time.monotonic() >= next_renewal:
+                    if not self._renew():
+                        self._stop(StopReason.LOST)
+                        return
+                    next_renewal = time.monotonic() + self._renew_every
+            except Exception as error:
+                print(
+                    f"wfx: run {self._execution_id}: lease or abort check failed, will retry: "
+                    f"{type(error).__name__}: {error}",
+                    file=sys.stderr,
+                )
+
+    def _stop(self, reason: StopReason) -> None:
+        if not self._done.is_set():
+            self._on_stop(reason)

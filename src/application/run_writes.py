@@ -1,0 +1,47 @@
+"""Writing what the run aggregate decides: each decision under its guard, decided again on a
+fresh read whenever another writer moved first (DESIGN §3a)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from application.ports import AttemptNotRunningError, ExecutionStore
+from domain.execution import WorkflowExecution
+from domain.run import Run, RunEnd
+
+# Each lost race means another writer moved the run; this many in a row means something is wrong.
+MAX_RACES = 20
+
+
+class RunContentionError(RuntimeError):
+    """A run kept changing under a writer: it lost MAX_RACES races in a row."""
+
+
+def write_end(store: ExecutionStore, end: RunEnd) -> WorkflowExecution | None:
+    """The steps first, then the main row: a crash in between leaves the run open, and the next
+    read (or lease check) finishes the job. None when the main row's guard turned it down."""
+    for move in end.steps:
+        try:
+            store.move_step(move)
+        except AttemptNotRunningError:
+            # its attempt was closed by another writer meanwhile: the step still ends
+            store.move_step(replace(move, close_attempt=None))
+    return store.update_execution(end.change)
+
+
+def end_run(
+    store: ExecutionStore, workflow_execution_id: str, decide: Callable[[Run], RunEnd | None]
+) -> WorkflowExecution:
+    """Read the run, ask `decide` how it ends, write that; again on a fresh read whenever the
+    write is turned down. The main row as stored at the end (unchanged when `decide` says
+    there is nothing to do, as for a run that has ended already)."""
+    for _ in range(MAX_RACES):
+        run = store.get_run(workflow_execution_id)
+        end = decide(run)
+        if end is None:
+            return run.execution
+        stored = write_end(store, end)
+        if stored is not None:
+            return stored
+    raise RunContentionError(f"execution {workflow_execution_id}: changed under every write")

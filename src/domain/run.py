@@ -1,0 +1,525 @@
+"""The run lifecycle: one aggregate, a run with its steps and attempts (DESIGN §3a).
+
+Every use case that moves a run or a step asks `Run` what the next state is; the answer is a
+change together with the guard it was decided under (what the stored rows must still be), and
+the store writes it in one conditional write or refuses. A refused write means somebody else
+moved first: the caller reads the run again and asks again, so two writers never both win.
+
+The rules held here, once:
+- Abort is a state first. `request_abort` records the request on the main row; from then on no
+  step starts, none finishes SUCCEEDED (whatever its command said: its child was killed), no
+  completion writes SUCCEEDED, and whoever ends the run ends it ABORTED.
+- A local run holds a lease its runner renews; a run whose lease ran out has lost its runner and
+  ends FAILED (`wfx.RunnerLost`) with its open steps, so that it can be redriven.
+- Fencing: attempt N's result is refused once attempt N is closed (attempt N+1 exists, or the
+  run was ended without it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel, ConfigDict
+
+from domain.attempts import AttemptTrigger, TaskExecution, next_attempt_number
+from domain.errors import ConflictError, PipelineExecutionNotFoundError
+from domain.execution import PipelineExecution, RunnerLease, WorkflowExecution
+from domain.statuses import ExecutionStatus, StepStatus
+
+OPEN_EXECUTION_STATUSES = frozenset(
+    {ExecutionStatus.NEW, ExecutionStatus.RUNNING, ExecutionStatus.PENDING_REDRIVE}
+)
+OPEN_STEP_STATUSES = frozenset({StepStatus.NEW, StepStatus.RUNNING})
+_RERUN_STEP_STATUSES = frozenset({StepStatus.FAILED, StepStatus.ABORTED, StepStatus.TIMED_OUT})
+
+ABORT_ERROR = "wfx.Aborted"
+DEFAULT_ABORT_CAUSE = "Aborted on request"
+RUNNER_LOST_ERROR = "wfx.RunnerLost"
+
+
+def failure_message(error: str | None, cause: str | None) -> str | None:
+    """An orchestrator's error and cause as one executionError text."""
+    parts = [part for part in (error, cause) if part]
+    return ": ".join(parts) or None
+
+
+class RunIsOverError(ConflictError):
+    """The run has ended: nothing of it starts, retries or runs again."""
+
+
+class RunIsStoppingError(ConflictError):
+    """An abort was requested: the run only stops from now on."""
+
+
+class AttemptFencedError(ConflictError):
+    """A result for an attempt that is no longer the running one (a later attempt exists, or the
+    run was ended without it): it is refused, so an old copy of a step never overwrites a new."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunGuard:
+    """What the stored main row must still be for a change to be written.
+
+    `lease_as_read`: the lease must be the one the change was decided on (absent if it was).
+    `lease_takeable`: (owner, now) - the lease must be absent, that owner's, or expired by now.
+    """
+
+    statuses: frozenset[ExecutionStatus] = OPEN_EXECUTION_STATUSES
+    not_stopping: bool = False
+    lease_held_by: str | None = None
+    lease_as_read: bool = False
+    lease_takeable: tuple[str, datetime] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunChange:
+    """The main row as read (`before`), as it is to be (`after`), and the guard: the store
+    writes only what differs between the two, so concurrent writes to other attributes stay."""
+
+    before: WorkflowExecution
+    after: WorkflowExecution
+    guard: RunGuard
+
+
+@dataclass(frozen=True, slots=True)
+class StepMove:
+    """One step's transition and its attempt, written together, and what guards them.
+
+    `status` None leaves the step as it is (a retry moves only its attempts). `while_open`: the
+    run must be open with no abort requested. `close_attempt` must be stored RUNNING; it is
+    closed with the move's status (or `close_status`), stop date and error.
+    """
+
+    workflow_execution_id: str
+    pipeline_execution_id: str
+    status: StepStatus | None
+    expected: frozenset[StepStatus]
+    start_date: datetime | None = None
+    stop_date: datetime | None = None
+    error: str | None = None
+    while_open: bool = False
+    open_attempt: TaskExecution | None = None
+    close_attempt: int | None = None
+    close_status: StepStatus | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunEnd:
+    """A run's terminal write: its open steps closed first, then the main row."""
+
+    steps: tuple[StepMove, ...]
+    change: RunChange
+    step_statuses: dict[str, StepStatus] = field(default_factory=dict)
+
+
+def first_start(workflow_execution_id: str, pipeline_execution_id: str, at: datetime) -> StepMove:
+    """What most step starts are - a fresh step taking attempt 1 - decided without a read; the
+    guard makes it safe, and a refusal sends the caller to `Run.start_step`."""
+    return StepMove(
+        workflow_execution_id,
+        pipeline_execution_id,
+        StepStatus.RUNNING,
+        frozenset({StepStatus.NEW}),
+        start_date=at,
+        while_open=True,
+        open_attempt=_attempt(workflow_execution_id, pipeline_execution_id, 1, at, None),
+    )
+
+
+def plain_finish(
+    workflow_execution_id: str,
+    pipeline_execution_id: str,
+    status: StepStatus,
+    error: str | None,
+    at: datetime,
+    attempt: int,
+) -> StepMove:
+    """A step's attempt ending as its runner says, on a run nobody is stopping: decided without a
+    read, refused by the store if the run is being aborted or the attempt is no longer open."""
+    return StepMove(
+        workflow_execution_id,
+        pipeline_execution_id,
+        status,
+        OPEN_STEP_STATUSES,
+        stop_date=at,
+        error=None if status is StepStatus.SUCCEEDED else error,
+        while_open=True,
+        close_attempt=attempt,
+    )
+
+
+class Run(BaseModel):
+    """A run as read: its main row, its steps and their attempts (attempt ascending)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    execution: WorkflowExecution
+    steps: tuple[PipelineExecution, ...] = ()
+    attempts: tuple[TaskExecution, ...] = ()
+
+    @property
+    def workflow_execution_id(self) -> str:
+        return self.execution.workflow_execution_id
+
+    def step(self, pipeline_execution_id: str) -> PipelineExecution:
+        for step in self.steps:
+            if step.pipeline_execution_id == pipeline_execution_id:
+                return step
+        raise PipelineExecutionNotFoundError(pipeline_execution_id, self.workflow_execution_id)
+
+    def attempts_of(self, pipeline_execution_id: str) -> list[TaskExecution]:
+        return [a for a in self.attempts if a.pipeline_execution_id == pipeline_execution_id]
+
+    def running_attempt(self, pipeline_execution_id: str) -> TaskExecution | None:
+        running = [a for a in self.attempts_of(pipeline_execution_id) if a.is_running]
+        return running[-1] if running else None
+
+    @property
+    def abort_message(self) -> str:
+        cause = self.execution.abort_cause or DEFAULT_ABORT_CAUSE
+        return failure_message(ABORT_ERROR, cause) or ABORT_ERROR
+
+    # -- steps -----------------------------------------------------------------------------------
+
+    def start_step(self, pipeline_execution_id: str, at: datetime) -> StepMove | None:
+        """NEW -> RUNNING with the step's next attempt; None when it has started already (a
+        callback delivered twice). Refused on an ended or stopping run."""
+        step = self.step(pipeline_execution_id)
+        if step.status is not StepStatus.NEW:
+            return None
+        self._refuse_unless_open(f"step {step.pipeline_id} may not start")
+        # A redriven step, back at NEW, keeps its earlier attempts and takes the next number.
+        number = next_attempt_number(self.attempts_of(pipeline_execution_id))
+        return StepMove(
+            self.workflow_execution_id,
+            pipeline_execution_id,
+            StepStatus.RUNNING,
+            frozenset({StepStatus.NEW}),
+            start_date=at,
+            while_open=True,
+            open_attempt=_attempt(
+                self.workflow_execution_id, pipeline_execution_id, number, at, None
+            ),
+        )
+
+    def finish_step(
+        self,
+        pipeline_execution_id: str,
+        status: StepStatus,
+        error: str | None,
+        at: datetime,
+        attempt: int | None = None,
+    ) -> StepMove | None:
+        """The step ends; None when it has ended already. On a run being aborted (or aborted)
+        it ends ABORTED whatever it reported: a command whose child was killed exits 0 too.
+
+        `attempt`, when the caller names the attempt that ran, fences: a result for an attempt
+        that is no longer running is refused (AttemptFencedError).
+        """
+        step = self.step(pipeline_execution_id)
+        if step.is_terminal:
+            return None
+        running = self.running_attempt(pipeline_execution_id)
+        if attempt is not None and (running is None or running.attempt != attempt):
+            raise AttemptFencedError(
+                f"step {step.pipeline_id} attempt {attempt} is not the running attempt of "
+                f"execution {self.workflow_execution_id}: its result is refused"
+            )
+        close = running.attempt if running is not None else None
+        if self.execution.is_stopping or self.execution.status is ExecutionStatus.ABORTED:
+            return self._closing(step, StepStatus.ABORTED, self.abort_message, at, close)
+        if self.execution.is_terminal and status is StepStatus.SUCCEEDED:
+            # The run was ended without this step (its runner was declared lost, say).
+            ended = StepStatus(self.execution.status.value)
+            message = f"execution {self.workflow_execution_id} ended {ended.value} first"
+            return self._closing(step, ended, message, at, close)
+        move = self._closing(step, status, error, at, close)
+        if self.execution.is_terminal:
+            return move
+        # while_open: an abort requested after this read turns the write down, and the caller,
+        # reading again, ends the step ABORTED
+        return replace(move, while_open=True)
+
+    def retry_step(
+        self, pipeline_execution_id: str, error: str | None, at: datetime
+    ) -> StepMove | None:
+        """The running attempt closes FAILED and the next one opens, in one move; the step stays
+        RUNNING. None when the step is not RUNNING (a retry never reopens a step). Refused on an
+        ended or stopping run: nothing runs again once an abort was asked for."""
+        step = self.step(pipeline_execution_id)
+        if step.status is not StepStatus.RUNNING:
+            return None
+        self._refuse_unless_open(f"step {step.pipeline_id} may not run again")
+        running = self.running_attempt(pipeline_execution_id)
+        number = next_attempt_number(self.attempts_of(pipeline_execution_id))
+        return StepMove(
+            self.workflow_execution_id,
+            pipeline_execution_id,
+            None,
+            frozenset({StepStatus.RUNNING}),
+            stop_date=at,
+            error=error or StepStatus.FAILED.value,
+            while_open=True,
+            open_attempt=_attempt(
+                self.workflow_execution_id, pipeline_execution_id, number, at, AttemptTrigger.RETRY
+            ),
+            close_attempt=running.attempt if running is not None else None,
+            close_status=StepStatus.FAILED,
+        )
+
+    # -- the run ---------------------------------------------------------------------------------
+
+    def request_abort(self, at: datetime, cause: str) -> RunChange | None:
+        """Record the abort request, the first thing an abort does; None when it is recorded
+        already (the first request's cause stands). Refused on an ended run."""
+        execution = self.execution
+        if execution.is_terminal:
+            raise RunIsOverError(
+                f"execution {execution.workflow_execution_id} is {execution.status.value}"
+            )
+        if execution.abort_requested_date is not None:
+            return None
+        after = execution._evolve(abort_requested_date=at, abort_cause=cause or None)
+        return RunChange(execution, after, RunGuard())
+
+    def abort(self, at: datetime, log: str, log_object_key: str | None) -> RunEnd | None:
+        """The end of an abort: every open step ABORTED, then the run; None once it has ended."""
+        return self._end(
+            ExecutionStatus.ABORTED, at, self.abort_message, log, log_object_key, self._open_steps
+        )
+
+    def complete(
+        self,
+        status: ExecutionStatus,
+        at: datetime,
+        error: str | None,
+        log: str,
+        log_object_key: str | None,
+    ) -> RunEnd | None:
+        """The end-state callback: the run ends with its runner's status, ABORTED instead when
+        an abort was requested; None once it has ended."""
+        if self.execution.is_stopping:
+            return self.abort(at, log, log_object_key)
+        if status is not ExecutionStatus.SUCCEEDED:
+            error = error or next((s.error for s in self._chain() if s.error), None)
+        end = self._end(status, at, error, log, log_object_key, lambda: ())
+        if end is None or status is not ExecutionStatus.SUCCEEDED:
+            return end
+        # From the abort request on, no completion may write SUCCEEDED.
+        return _with_guard(end, RunGuard(not_stopping=True))
+
+    def fail(self, at: datetime, error: str, log: str, log_object_key: str | None) -> RunEnd | None:
+        """The error handler: steps in flight FAILED (those never started stay NEW), then the
+        run; ABORTED instead on a run being aborted (its task failed because its child was
+        stopped)."""
+        if self.execution.is_stopping:
+            return self.abort(at, log, log_object_key)
+
+        def running() -> Iterable[PipelineExecution]:
+            return (s for s in self.steps if s.status is StepStatus.RUNNING)
+
+        end = self._end(ExecutionStatus.FAILED, at, error, log, log_object_key, running)
+        return None if end is None else _with_guard(end, RunGuard(not_stopping=True))
+
+    def end_as_described(
+        self,
+        status: ExecutionStatus,
+        stop_date: datetime,
+        error: str | None,
+        log: str,
+        log_object_key: str | None,
+        checked_at: datetime,
+    ) -> RunEnd | None:
+        """A terminal status the orchestrator reports out of band (a run stopped or timed out
+        directly in Step Functions): open steps end with it, then the run, stamped as checked.
+        On a run being aborted that status is the abort's: it ends ABORTED."""
+        if self.execution.is_stopping:
+            status, error = ExecutionStatus.ABORTED, self.abort_message
+        end = self._end(status, stop_date, error, log, log_object_key, self._open_steps)
+        if end is None:
+            return None
+        after = end.change.after._evolve(last_sfn_sync_check_date=checked_at)
+        # Decided on the row as read: another writer in between (a callback, an abort) wins.
+        guard = RunGuard(
+            statuses=frozenset({self.execution.status}),
+            not_stopping=not self.execution.is_stopping,
+        )
+        return RunEnd(end.steps, RunChange(self.execution, after, guard), end.step_statuses)
+
+    def lease_expired(self, now: datetime, grace: timedelta) -> bool:
+        """An open local run whose runner stopped renewing its lease; one whose runner never
+        took a lease is lost once `grace` has passed since it was started or redriven."""
+        execution = self.execution
+        if execution.is_terminal or execution.orchestrator != "local":
+            return False
+        lease = execution.runner_lease
+        if lease is not None:
+            return lease.expires_date < now
+        started = max(
+            d for d in (execution.execution_start_date, execution.redrive_date) if d is not None
+        )
+        return started + grace < now
+
+    def lose_runner(
+        self, at: datetime, grace: timedelta, log: str, log_object_key: str | None
+    ) -> RunEnd | None:
+        """The run's runner is gone (its lease expired): open steps and the run end FAILED with
+        `wfx.RunnerLost`, so that it can be redriven; ABORTED when an abort was requested.
+        None when the lease is still good or the run has ended."""
+        if not self.lease_expired(at, grace):
+            return None
+        if self.execution.is_stopping:
+            end = self.abort(at, log, log_object_key)
+        else:
+            end = self._end(
+                ExecutionStatus.FAILED,
+                at,
+                self.runner_lost_message(grace),
+                log,
+                log_object_key,
+                self._open_steps,
+            )
+        # Decided on this lease: a renewal in between means the runner is alive after all.
+        return None if end is None else _with_guard(end, RunGuard(lease_as_read=True))
+
+    def runner_lost_message(self, grace: timedelta) -> str:
+        lease = self.execution.runner_lease
+        if lease is None:
+            cause = f"no local runner took the run within {grace.total_seconds():g} s of its start"
+        else:
+            cause = (
+                f"the local runner {lease.owner} last renewed its lease at "
+                f"{_moment(lease.renewed_date)}; it expired at {_moment(lease.expires_date)}"
+            )
+        return f"{RUNNER_LOST_ERROR}: {cause}"
+
+    def take_lease(self, owner: str, at: datetime, duration: timedelta) -> RunChange:
+        """A runner claims the run: written unless another runner holds a live lease. Refused
+        on an ended run; a run being aborted is taken all the same (its runner ends it)."""
+        if self.execution.is_terminal:
+            raise RunIsOverError(
+                f"execution {self.workflow_execution_id} is {self.execution.status.value}: "
+                "it may not be run"
+            )
+        lease = RunnerLease(owner=owner, renewed_date=at, expires_date=at + duration)
+        after = self.execution._evolve(runner_lease=lease)
+        return RunChange(self.execution, after, RunGuard(lease_takeable=(owner, at)))
+
+    def renew_lease(self, owner: str, at: datetime, duration: timedelta) -> RunChange:
+        """The runner's renewal: written only while the run is open and the lease still its."""
+        lease = RunnerLease(owner=owner, renewed_date=at, expires_date=at + duration)
+        after = self.execution._evolve(runner_lease=lease)
+        return RunChange(self.execution, after, RunGuard(lease_held_by=owner))
+
+    def redrive(self, at: datetime) -> tuple[RunChange, tuple[PipelineExecution, ...]]:
+        """PENDING_REDRIVE with the next redrive count and date, the abort request and lease
+        cleared; the steps that did not succeed back to NEW (their attempts are kept). The
+        caller has checked seed 001's conditions (domain.redrive)."""
+        execution = self.execution
+        pending = execution._evolve(
+            status=ExecutionStatus.PENDING_REDRIVE,
+            execution_stop_date=None,
+            execution_error=None,
+            redrive_count=execution.redrive_count + 1,
+            redrive_date=at,
+            abort_requested_date=None,
+            abort_cause=None,
+            runner_lease=None,
+        )
+        reset = tuple(
+            step._evolve(status=StepStatus.NEW, start_date=None, stop_date=None, error=None)
+            for step in self.steps
+            if step.status in _RERUN_STEP_STATUSES
+        )
+        guard = RunGuard(statuses=frozenset({execution.status}))
+        return RunChange(execution, pending, guard), reset
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _refuse_unless_open(self, what: str) -> None:
+        execution = self.execution
+        if execution.is_terminal:
+            raise RunIsOverError(
+                f"execution {execution.workflow_execution_id} is {execution.status.value}: {what}"
+            )
+        if execution.is_stopping:
+            raise RunIsStoppingError(
+                f"execution {execution.workflow_execution_id} is being aborted: {what}"
+            )
+
+    def _open_steps(self) -> Iterable[PipelineExecution]:
+        return (s for s in self.steps if s.status in OPEN_STEP_STATUSES)
+
+    def _chain(self) -> Sequence[PipelineExecution]:
+        return sorted(self.steps, key=lambda s: s.step_index)
+
+    def _closing(
+        self,
+        step: PipelineExecution,
+        status: StepStatus,
+        error: str | None,
+        at: datetime,
+        attempt: int | None,
+    ) -> StepMove:
+        return StepMove(
+            self.workflow_execution_id,
+            step.pipeline_execution_id,
+            status,
+            OPEN_STEP_STATUSES,
+            stop_date=at,
+            error=None if status is StepStatus.SUCCEEDED else error,
+            close_attempt=attempt,
+        )
+
+    def _end(
+        self,
+        status: ExecutionStatus,
+        at: datetime,
+        error: str | None,
+        log: str,
+        log_object_key: str | None,
+        closing: Callable[[], Iterable[PipelineExecution]],
+    ) -> RunEnd | None:
+        execution = self.execution
+        if execution.is_terminal:
+            return None  # seed 000: a terminal row is never changed again
+        step_status = StepStatus(status.value)
+        moves = []
+        for step in closing():
+            # a NEW step never opened an attempt; a RUNNING one's attempt ends with it (seed 003)
+            running = self.running_attempt(step.pipeline_execution_id)
+            attempt = None if running is None or step.status is StepStatus.NEW else running.attempt
+            moves.append(self._closing(step, step_status, error, at, attempt))
+        after = execution.complete(
+            status, at=at, log=log, error=error, log_object_key=log_object_key
+        )
+        statuses = {move.pipeline_execution_id: step_status for move in moves}
+        return RunEnd(tuple(moves), RunChange(execution, after, RunGuard()), statuses)
+
+
+def _attempt(
+    workflow_execution_id: str,
+    pipeline_execution_id: str,
+    number: int,
+    at: datetime,
+    trigger: AttemptTrigger | None,
+) -> TaskExecution:
+    return TaskExecution(
+        pipeline_execution_id=pipeline_execution_id,
+        workflow_execution_id=workflow_execution_id,
+        attempt=number,
+        status=StepStatus.RUNNING,
+        start_date=at,
+        trigger=trigger or (AttemptTrigger.START if number == 1 else AttemptTrigger.REDRIVE),
+    )
+
+
+def _with_guard(end: RunEnd, guard: RunGuard) -> RunEnd:
+    change = RunChange(end.change.before, end.change.after, guard)
+    return RunEnd(end.steps, change, end.step_statuses)
+
+
+def _moment(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

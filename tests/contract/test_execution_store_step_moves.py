@@ -1,0 +1,343 @@
+"""ExecutionStore contract: move_step, a step's transition and its attempts as one atomic write
+under its guards (the step's status, the run open with no abort requested)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from application.ports import (
+    AttemptNotRunningError,
+    AttemptNumberTakenError,
+    ExecutionStore,
+    RunNotOpenError,
+)
+from domain.errors import PipelineExecutionNotFoundError
+from domain.execution import StepOutputs
+from domain.run import Run, RunChange, RunGuard, StepMove
+from domain.statuses import ExecutionStatus, StepStatus
+from tests.contract.builders import a_launch, an_attempt, at, some_outputs, step_id
+
+NEW = frozenset({StepStatus.NEW})
+RUNNING = frozenset({StepStatus.RUNNING})
+OPEN = NEW | RUNNING
+SID = step_id("e1", 0)
+
+
+def start(sid: str = SID, number: int = 1, *, while_open: bool = False) -> StepMove:
+    return StepMove(
+        "e1",
+        sid,
+        StepStatus.RUNNING,
+        NEW,
+        start_date=at(1),
+        while_open=while_open,
+        open_attempt=an_attempt(sid, number),
+    )
+
+
+def finish(
+    status: StepStatus = StepStatus.SUCCEEDED,
+    attempt: int | None = 1,
+    *,
+    error: str | None = None,
+    while_open: bool = False,
+) -> StepMove:
+    return StepMove(
+        "e1",
+        SID,
+        status,
+        OPEN,
+        stop_date=at(2),
+        error=error,
+        while_open=while_open,
+        close_attempt=attempt,
+    )
+
+
+def request_abort(store: ExecutionStore) -> None:
+    change = Run(execution=store.get_execution("e1")).request_abort(at(5), "stop it")
+    assert change is not None and store.update_execution(change) is not None
+
+
+# -- the step -------------------------------------------------------------------------------------
+
+
+def test_a_move_from_an_expected_status_writes_and_returns_the_stored_row(
+    execution_store: ExecutionStore,
+) -> None:
+    records = a_launch("e1", steps=2)
+    execution_store.add_launch(records)
+    move = StepMove("e1", step_id("e1", 1), StepStatus.RUNNING, NEW, start_date=at(1))
+
+    returned = execution_store.move_step(move)
+
+    expected = records.steps[1].model_copy(
+        update={"status": StepStatus.RUNNING, "start_date": at(1)}
+    )
+    assert returned == expected
+    assert execution_store.get_step(step_id("e1", 1)) == expected
+    assert execution_store.get_step(step_id("e1", 0)) == records.steps[0]
+
+
+def test_a_move_from_an_unexpected_status_returns_none_and_writes_nothing(
+    execution_store: ExecutionStore,
+) -> None:
+    records = a_launch("e1")
+    execution_store.add_launch(records)
+
+    assert execution_store.move_step(replace(finish(attempt=None), expected=RUNNING)) is None
+    assert execution_store.get_step(SID) == records.steps[0]
+
+
+def test_a_terminal_step_is_never_moved_and_its_attempts_are_left_alone(
+    execution_store: ExecutionStore,
+) -> None:
+    execution_store.add_launch(a_launch("e1"))
+    execution_store.move_step(start())
+    done = execution_store.move_step(finish())
+    again = StepMove(
+        "e1", SID, StepStatus.ABORTED, OPEN, stop_date=at(3), open_attempt=an_attempt(SID, 2)
+    )
+
+    assert execution_store.move_step(again) is None
+    assert execution_store.get_step(SID) == done
+    assert [a.attempt for a in execution_store.list_attempts([SID])] == [1]
+
+
+def test_a_move_leaves_the_fields_it_does_not_carry_untouched(
+    execution_store: ExecutionStore,
+) -> None:
+    execution_store.add_launch(a_launch("e1"))
+    execution_store.move_step(start())
+
+    failed = execution_store.move_step(finish(StepStatus.FAILED, error="exit 3"))
+
+    assert failed is not None
+    assert (failed.status, failed.start_date, failed.stop_date, failed.error) == (
+        StepStatus.FAILED,
+        at(1),
+        at(2),
+        "exit 3",
+    )
+    assert execution_store.get_step(SID) == failed
+
+
+def test_moving_a_step_of_another_execution_raises_not_found(
+    execution_store: ExecutionStore,
+) -> None:
+    records = a_launch("e1")
+    execution_store.add_launch(records)
+    execution_store.add_launch(a_launch("e2"))
+    wrong_run = StepMove("e2", SID, StepStatus.RUNNING, NEW, start_date=at(1))
+    no_step = StepMove("e1", "ghost-step0", StepStatus.RUNNING, NEW, start_date=at(1))
+
+    with pytest.raises(PipelineExecutionNotFoundError, match="e1-step0"):
+        execution_store.move_step(wrong_run)
+    with pytest.raises(PipelineExecutionNotFoundError, match="ghost-step0"):
+        execution_store.move_step(replace(no_step, open_attempt=an_attempt("ghost-step0", 1)))
+    assert execution_store.get_step(SID) == records.steps[0]
+    assert execution_store.list_attempts(["ghost-step0"]) == []
+
+
+# -- its attempts ---------------------------------------------------------------------------------
+
+
+def test_a_start_writes_the_running_step_and_its_attempt_together(
+    execution_store: ExecutionStore,
+) -> None:
+    execution_store.add_launch(a_launch("e1"))
+
+    started = execution_store.move_step(start())
+
+    assert started is not None and started.status is StepStatus.RUNNING
+    assert execution_store.list_attempts([SID]) == [an_attempt(SID, 1)]
+
+
+def test_a_start_whose_attempt_number_is_taken_writes_neither(
+    execution_store: ExecutionStore,
+) -> None:
+    records = a_launch("e1")
+    execution_store.add_launch(records)
+    execution_store.move_step(start())
+    execution_store.move_step(finish(StepStatus.FAILED, error="boom"))
+    reset = records.steps[0]  # a redrive puts the step back to NEW; its attempts stay
+    assert execution_store.save_step(reset, expected=frozenset({StepStatus.FAILED}))
+
+    with pytest.raises(AttemptNumberTakenError):
+        execution_store.move_step(start(number=1))
+
+    assert execution_store.get_step(SID).status is StepStatus.NEW
+    assert [a.status for a in execution_store.list_attempts([SID])] == [StepStatus.FAILED]
+    assert execution_store.move_step(start(number=2)) is not None
+
+
+def test_a_finish_closes_the_step_and_its_attempt_with_the_same_status(
+    execution_store: ExecutionStore,
+) -> None:
+    execution_store.add_launch(a_launch("e1"))
+    execution_store.move_step(start())
+
+    execution_store.move_step(finish(StepStatus.FAILED, error="exit 3"))
+
+    (attempt,) = execution_store.list_attempts([SID])
+    assert (attempt.status, attempt.stop_date, attempt.error) == (
+        StepStatus.FAILED,
+        at(2),
+        "exit 3",
+    )
+
+
+def test_a_succeeded_attempt_keeps_no_error(execution_store: ExecutionStore) -> None:
+    execution_store.add_launch(a_launch("e1"))
+    execution_store.move_step(start())
+
+    execution_store.move_step(finish(StepStatus.SUCCEEDED, error="ignored"))
+
+    (attempt,) = execution_store.list_attempts([SID])
+    assert (attempt.status, attempt.error) == (StepStatus.SUCCEEDED, None)
+
+
+def test_a_finish_whose_attempt_is_not_running_writes_neither(
+    execution_store: ExecutionStore,
+) -> None:
+    execution_store.add_launch(a_launch("e1"))
+    running = execution_store.move_step(start())
+
+    with pytest.raises(AttemptNotRunningError):
+        execution_store.move_step(finish(attempt=2))  # attempt 2 was never opened
+
+    assert execution_store.get_step(SID) == running
+    assert execution_store.list_attempts([SID]) == [an_attempt(SID, 1)]
+
+
+def test_a_retry_closes_one_attempt_and_opens_the_next_leaving_the_step_running(
+    execution_store: ExecutionStore,
+) -> None:
+    execution_store.add_launch(a_launch("e1"))
+    running = execution_store.move_step(start())
+    retry = StepMove(
+        "e1",
+        SID,
+        None,
+        RUNNING,
+        stop_date=at(2),
+        error="flaky",
+        open_attempt=an_attempt(SID, 2, minutes=2),
+        close_attempt=1,
+        close_status=StepStatus.FAILED,
+    )
+
+    returned = execution_store.move_step(retry)
+
+    assert returned == running
+    first, second = execution_store.list_attempts([SID])
+    assert (first.status, first.error, second.status) == (
+        StepStatus.FAILED,
+        "flaky",
+        StepStatus.RUNNING,
+    )
+
+
+def test_a_move_that_only_touches_attempts_still_needs_the_expected_status(
+    execution_store: ExecutionStore,
+) -> None:
+    execution_store.add_launch(a_launch("e1"))
+    only_attempts = StepMove("e1", SID, None, RUNNING, open_attempt=an_attempt(SID, 1))
+
+    assert execution_store.move_step(only_attempts) is None  # the step is NEW, not RUNNING
+    assert execution_store.list_attempts([SID]) == []
+
+
+# -- the run's guard ------------------------------------------------------------------------------
+
+
+def test_a_move_while_open_is_written_on_an_open_run(execution_store: ExecutionStore) -> None:
+    execution_store.add_launch(a_launch("e1"))
+
+    assert execution_store.move_step(start(while_open=True)) is not None
+
+
+def test_a_move_while_open_is_refused_once_an_abort_is_requested(
+    execution_store: ExecutionStore,
+) -> None:
+    records = a_launch("e1", steps=2)
+    execution_store.add_launch(records)
+    execution_store.move_step(start())
+    request_abort(execution_store)
+
+    with pytest.raises(RunNotOpenError):
+        execution_store.move_step(finish(while_open=True))
+    with pytest.raises(RunNotOpenError):
+        execution_store.move_step(start(step_id("e1", 1), while_open=True))
+
+    assert execution_store.get_step(SID).status is StepStatus.RUNNING
+    assert execution_store.get_step(step_id("e1", 1)) == records.steps[1]
+    assert execution_store.list_attempts([SID, step_id("e1", 1)]) == [an_attempt(SID, 1)]
+    # a move that does not need the run open still is written: the abort itself closes steps
+    aborted = execution_store.move_step(finish(StepStatus.ABORTED, error="wfx.Aborted"))
+    assert aborted is not None and aborted.status is StepStatus.ABORTED
+
+
+def test_a_move_while_open_is_refused_on_an_ended_run(execution_store: ExecutionStore) -> None:
+    execution_store.add_launch(a_launch("e1"))
+    execution = execution_store.get_execution("e1")
+    ended = execution.complete(ExecutionStatus.FAILED, at=at(3), log="", error="lost")
+    execution_store.update_execution(RunChange(execution, ended, RunGuard()))
+
+    with pytest.raises(RunNotOpenError):
+        execution_store.move_step(start(while_open=True))
+    assert execution_store.list_attempts([SID]) == []
+
+
+# -- reads of one run -----------------------------------------------------------------------------
+
+
+def test_get_run_has_the_main_row_the_steps_and_their_attempts(
+    execution_store: ExecutionStore,
+) -> None:
+    records = a_launch("e1", steps=2)
+    execution_store.add_launch(records)
+    execution_store.move_step(start())
+
+    whole = execution_store.get_run("e1")
+    one = execution_store.get_run("e1", step_id("e1", 1))
+
+    assert whole.execution == records.execution
+    assert [s.pipeline_execution_id for s in whole.steps] == [SID, step_id("e1", 1)]
+    assert whole.attempts == (an_attempt(SID, 1),)
+    assert one.steps == (records.steps[1],) and one.attempts == ()
+
+
+def test_details_without_outputs_have_every_other_record_and_empty_outputs(
+    execution_store: ExecutionStore,
+) -> None:
+    execution_store.add_launch(a_launch("e1", steps=2))
+    execution_store.add_step_outputs(some_outputs("e1", 0))
+    execution_store.add_step_outputs(some_outputs("e1", 1))
+    full = execution_store.get_details("e1")
+
+    narrow = execution_store.get_details("e1", include_outputs=False)
+
+    assert all(step.outputs != StepOutputs() for step in full.steps)
+    assert all(step.outputs == StepOutputs() for step in narrow.steps)
+    without_outputs = [step.model_copy(update={"outputs": StepOutputs()}) for step in full.steps]
+    assert sorted(narrow.steps, key=str) == sorted(without_outputs, key=str)
+    assert (narrow.execution, narrow.configuration) == (full.execution, full.configuration)
+    assert sorted(narrow.inputs, key=str) == sorted(full.inputs, key=str)
+
+
+def test_get_configuration_returns_the_launch_configuration(
+    execution_store: ExecutionStore,
+) -> None:
+    written = a_launch("written", output_asset="db1:asset1")
+    results = a_launch("results", output_asset=None, inputs=())
+    execution_store.add_launch(written)
+    execution_store.add_launch(results)
+
+    assert execution_store.get_configuration("written") == written.configuration
+    stored = execution_store.get_configuration("results")
+    assert stored == results.configuration
+    assert stored is not None and stored.output_asset_key is None
+    assert execution_store.get_configuration("nope") is None
