@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from adapters.local.output_folder import OutputFolder
+from adapters.local.output_folder import OutputFolder, log_warnings_to
 from adapters.local.step_execution import (
     StepFailedError,
     StepRun,
@@ -431,7 +431,8 @@ class LocalRunner:
                         "runs only on Step Functions (--runner stepfunctions)"
                     )
             finally:
-                outputs.push()  # what a failed step left behind is kept too
+                # what a failed step left behind is kept too; refused links are said in its log
+                outputs.push(warn=log_warnings_to(run.log_path))
         except StepFailedError as failed:
             return str(failed)
         except Exception as error:
