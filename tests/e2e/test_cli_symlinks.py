@@ -124,3 +124,40 @@ def _publish_two_commands(wfx: Wfx, workflow_id: str, first: str, second: str) -
     document = {"databaseId": "demo", "workflowId": workflow_id, "steps": steps}
     path.write_text(yaml.safe_dump(document), encoding="utf-8")
     wfx.ok("workflows", "publish", str(path))
+
+
+def test_importing_a_folder_skips_links_leading_out_with_a_warning_and_imports_the_rest(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    folder = tmp_path / "scans"
+    (folder / "nested").mkdir(parents=True)
+    (folder / "bunny.obj").write_text("v 0 0 0\n")
+    (folder / "latest.obj").symlink_to("bunny.obj")
+    (folder / "nested" / "passwd").symlink_to(OUTSIDE)
+    (folder / "shadow").symlink_to("../../../../../../../../../../etc/shadow")
+    (folder / "broken").symlink_to("missing.obj")
+    (folder / "etc").symlink_to("/etc")
+
+    outcome = wfx("assets", "import", "demo", "scans", str(folder))
+
+    assert outcome.code == 0, str(outcome)
+    imported = sorted(line.split()[0] for line in outcome.stdout.splitlines())
+    assert imported == ["demo/scans/bunny.obj", "demo/scans/latest.obj"]
+    assert all(line.startswith("warning: ") for line in outcome.stderr_lines), str(outcome)
+    assert len(outcome.stderr_lines) == 4, str(outcome)
+    for name in ("nested/passwd", "shadow", "broken", "etc"):
+        assert any(f"{folder / name} is a symbolic link" in line for line in outcome.stderr_lines)
+    assert OUTSIDE.read_bytes() not in _stored_bodies(wfx.home)
+    assert _stored_bodies(wfx.home).count(b"v 0 0 0\n") == 2
+
+
+def test_a_file_named_on_the_command_line_is_imported_through_its_link(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    (tmp_path / "v2.obj").write_text("v 1 1 1\n")
+    (tmp_path / "latest.obj").symlink_to(tmp_path / "v2.obj")
+
+    outcome = wfx.ok("assets", "import", "demo", "scans", str(tmp_path / "latest.obj"))
+
+    assert outcome.stdout.startswith("demo/scans/latest.obj  version ")
+    assert _stored_bodies(wfx.home) == [b"v 1 1 1\n"]

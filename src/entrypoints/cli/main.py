@@ -84,6 +84,10 @@ def _echo(text: str) -> None:
     sys.stdout.write(text + "\n")
 
 
+def _warn(text: str) -> None:
+    print(f"warning: {text}", file=sys.stderr)
+
+
 @tables_app.command("create")
 def tables_create(json_output: JsonFlag = False) -> None:
     """Create every table on the configured store (idempotent)."""
@@ -183,24 +187,6 @@ def _yaml_problem(error: Exception) -> str:
     return " ".join(f"{problem}{where}".split())
 
 
-def _files_to_import(paths: list[Path]) -> list[tuple[str, Path]]:
-    from domain.errors import InvalidInputError
-
-    files: list[tuple[str, Path]] = []
-    for path in paths:
-        if path.is_dir():
-            files.extend(
-                (child.relative_to(path).as_posix(), child)
-                for child in sorted(path.rglob("*"))
-                if child.is_file()
-            )
-        elif path.is_file():
-            files.append((path.name, path))
-        else:
-            raise InvalidInputError(f"PATH: {path} does not exist")
-    return files
-
-
 @assets_app.command("import")
 def assets_import(
     database_id: Annotated[str, typer.Argument(metavar="DATABASE_ID")],
@@ -227,6 +213,7 @@ def _import(
 ) -> list[Any]:
     from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
     from domain.errors import InvalidInputError
+    from entrypoints.cli.import_paths import files_to_import
 
     pairs = []
     for entry in metadata:
@@ -237,7 +224,7 @@ def _import(
     command = ImportAssetFilesCommand(
         database_id=database_id,
         asset_id=asset_id,
-        files=tuple(ImportedFile(file_key=k, path=p) for k, p in _files_to_import(paths)),
+        files=tuple(ImportedFile(file_key=k, path=p) for k, p in files_to_import(paths, _warn)),
         metadata=tuple(pairs),
     )
     return container.import_asset_files().execute(command)
