@@ -56,7 +56,10 @@ class ImportAssetFiles:
             key = asset_object_key(command.database_id, command.asset_id, imported.file_key)
             try:
                 version = self._objects.put_file(key, imported.path)
-            except OSError as error:  # swapped for a link, a FIFO or nothing since the check
+            except OSError as error:
+                if error.filename != str(imported.path):
+                    raise  # the store's own failure, not the file's
+                # swapped for a link, a FIFO or nothing since the check above
                 reason = "is a symbolic link" if error.errno == errno.ELOOP else error.strerror
                 raise InvalidInputError(f"files[{index}]: {imported.path}: {reason}") from None
             stored.append(

@@ -56,11 +56,13 @@ def resume_garbage_collection() -> None:
 
 def _container(runner_mode: str = "inline", runner: str | None = None) -> Container:
     from entrypoints.container import build_container, create_all_tables
+    from entrypoints.local_storage import check_local_storage
     from entrypoints.settings import Settings, check_runner
 
     resume_garbage_collection()
 
     settings = Settings.from_environment()
+    check_local_storage(settings)
     if runner is not None:
         check_runner(runner, "--runner")
     fresh_sqlite = settings.store == "sqlite" and not settings.sqlite_path.exists()
