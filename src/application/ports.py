@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from domain.assets import AssetFile
 from domain.attempts import TaskExecution
@@ -222,7 +222,9 @@ class ObjectStore(Protocol):
     @property
     def bucket(self) -> str: ...
 
-    def put_file(self, key: str, source: Path) -> StoredObject: ...
+    def put_file(self, key: str, source: Path | BinaryIO) -> StoredObject:
+        """A path that is a symbolic link, or not a regular file, is refused (OSError)."""
+        ...
 
     def put_bytes(self, key: str, body: bytes) -> StoredObject: ...
 

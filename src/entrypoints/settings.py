@@ -8,6 +8,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from domain.errors import InvalidInputError
 from domain.registration import check_source_prefix
@@ -27,6 +28,36 @@ DEPLOYMENT_VARIABLES = {
     "WFX_LAMBDA_COMPLETION_ARN": "the ARN of the completion Lambda function",
     "WFX_LAMBDA_ERROR_ARN": "the ARN of the error handler Lambda function",
 }
+
+
+class UnusableSettingError(Exception):
+    """A setting names a place or a service wfx cannot use (the CLI exits 3, as for a missing
+    service); the message names the variable and what to do."""
+
+
+def dynamodb_endpoint(environ: Mapping[str, str]) -> str | None:
+    """WFX_DYNAMODB_ENDPOINT, checked: an http:// or https:// URL with a host (and, if given, a
+    port of 1-65535), no spaces. Anything else would reach boto3 as a traceback or a request to
+    a host nobody meant."""
+    text = environ.get("WFX_DYNAMODB_ENDPOINT") or None
+    if text is None:
+        return None
+    try:
+        parts = urlsplit(text)
+        usable = (
+            parts.scheme in ("http", "https")
+            and bool(parts.hostname)
+            and parts.port != 0
+            and not any(character.isspace() for character in text)
+        )
+    except ValueError:  # an unclosed IPv6 bracket, a port that is not a number or too big
+        usable = False
+    if not usable:
+        raise UnusableSettingError(
+            f"WFX_DYNAMODB_ENDPOINT: must be an http:// or https:// URL with a host, such as "
+            f"http://127.0.0.1:5000, got {text!r}; fix it, or unset it to use AWS"
+        )
+    return text
 
 
 def default_home(environ: Mapping[str, str]) -> Path:
@@ -125,7 +156,7 @@ class Settings:
             store=store,
             home=home,
             sqlite_path=sqlite_path,
-            dynamodb_endpoint=environ.get("WFX_DYNAMODB_ENDPOINT") or None,
+            dynamodb_endpoint=dynamodb_endpoint(environ),
             region=region,
             user=_user(environ),
             sfn_sync_min_interval_seconds=_seconds(

@@ -179,3 +179,23 @@ def test_a_key_ending_in_the_versions_suffix_is_still_a_plain_key(
 def test_the_bucket_name_is_configurable(tmp_path: Path) -> None:
     assert FilesystemObjectStore(tmp_path).bucket == "wfx-local"
     assert FilesystemObjectStore(tmp_path, bucket="assets").bucket == "assets"
+
+
+def test_put_file_refuses_a_link_and_a_fifo_and_reads_an_open_file_from_where_it_stands(
+    objects: FilesystemObjectStore, tmp_path: Path
+) -> None:
+    real = tmp_path / "real.txt"
+    real.write_bytes(b"header|body")
+    (tmp_path / "link.txt").symlink_to(real)
+    os.mkfifo(tmp_path / "fifo")
+
+    with pytest.raises(OSError, match="symbolic links"):
+        objects.put_file("k/link.txt", tmp_path / "link.txt")
+    with pytest.raises(OSError, match="not a regular file"):
+        objects.put_file("k/fifo", tmp_path / "fifo")  # refused at once, not left waiting
+    with open(real, "rb") as body:
+        body.seek(len(b"header|"))
+        stored = objects.put_file("k/real.txt", body)
+
+    assert objects.local_path(stored.key, stored.version_id).read_bytes() == b"body"
+    assert objects.list_latest("k/") == [stored]

@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import secrets
 import shutil
+import stat
 import threading
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 from application.ports import StoredObject
 
 VERSIONS_SUFFIX = ".versions"
 _TEMP_PREFIX = ".tmp-"
 _CHUNK = 1 << 20
-_NS_DIGITS = 20  # zero-padded so that version ids sort as text in write order
+_NS_DIGITS = 20
+# Reading without following a link in the last part of the path; O_NONBLOCK: opening a FIFO
+# would otherwise wait for a writer (regular files ignore it).
+NO_FOLLOW_READ = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)  # zero-padded so that version ids sort as text in write order
 
 
 class _VersionClock:
@@ -80,16 +91,29 @@ class FilesystemObjectStore:
         (staging / _base_name(key)).write_bytes(body)
         return self._commit(key, staging, len(body), hashlib.sha256(body).hexdigest())
 
-    def put_file(self, key: str, source: Path) -> StoredObject:
+    def put_file(self, key: str, source: Path | BinaryIO) -> StoredObject:
+        """Store a regular file: a path is opened without following a link in its last part
+        (OSError: ELOOP for a link, EINVAL for a FIFO or a device); an open file is read from
+        where it stands."""
         _check_key(key)
+        if isinstance(source, Path):
+            with open_regular_file(source) as reader:
+                return self._put_body(key, reader)
+        return self._put_body(key, source)
+
+    def _put_body(self, key: str, reader: BinaryIO) -> StoredObject:
         staging = self._staging_dir(key)
         digest = hashlib.sha256()
         size = 0
-        with open(source, "rb") as reader, open(staging / _base_name(key), "wb") as writer:
-            while chunk := reader.read(_CHUNK):
-                digest.update(chunk)
-                writer.write(chunk)
-                size += len(chunk)
+        try:
+            with open(staging / _base_name(key), "wb") as writer:
+                while chunk := reader.read(_CHUNK):
+                    digest.update(chunk)
+                    writer.write(chunk)
+                    size += len(chunk)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
         return self._commit(key, staging, size, digest.hexdigest())
 
     def local_path(self, key: str, version_id: str) -> Path:
@@ -140,6 +164,16 @@ class FilesystemObjectStore:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         return StoredObject(key=key, version_id=version_id, size=size, etag=etag)
+
+
+def open_regular_file(path: Path) -> BinaryIO:
+    """`path` opened for reading if it is a regular file and not a link: checked on the open
+    file, so a link or FIFO swapped in after a caller's own check is refused, not followed."""
+    descriptor = os.open(path, NO_FOLLOW_READ)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return open(descriptor, "rb")
 
 
 def _base_name(key: str) -> str:

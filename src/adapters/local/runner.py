@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.local.interpreter import PlannedStep, StepInterpreter
-from adapters.local.output_folder import OutputFolder
+from adapters.local.output_folder import OutputFolder, log_warnings_to
 from adapters.local.processes_on_host import describe, stop_group
 from adapters.local.step_execution import (
     StepFailedError,
@@ -487,7 +487,8 @@ class LocalRunner:
                         "runs only on Step Functions (--runner stepfunctions)"
                     )
             finally:
-                outputs.push()  # what a failed step left behind is kept too
+                # what a failed step left behind is kept too; refused links are said in its log
+                outputs.push(warn=log_warnings_to(run.log_path))
         except StepFailedError as failed:
             return str(failed)
         except Exception as error:

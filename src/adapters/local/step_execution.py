@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO, cast
 
+from adapters.local.command_inputs import input_variables
+
 PYTHON_PLACEHOLDER = "{python}"
 _STDERR_TAIL_LINES = 10
 _STDERR_TAIL_CHARS = 2000
@@ -192,7 +194,7 @@ _output_router = _OutputRouter()
 def command_environment(step: StepRun) -> dict[str, str]:
     return {
         **os.environ,
-        "WFX_INPUT_FILES": os.pathsep.join(step.input_files),
+        **input_variables(step.input_files, step.output_dir, step.pipeline_execution_id),
         "WFX_OUTPUT_DIR": step.output_dir,
         "WFX_EXECUTION_ID": step.workflow_execution_id,
         "WFX_PIPELINE_EXECUTION_ID": step.pipeline_execution_id,

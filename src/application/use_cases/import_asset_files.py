@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -36,6 +37,12 @@ class ImportAssetFiles:
 
     def execute(self, command: ImportAssetFilesCommand) -> list[AssetFile]:
         for index, imported in enumerate(command.files):
+            if imported.path.is_symlink():
+                # never followed: a link may lead anywhere the importing user can read
+                raise InvalidInputError(
+                    f"files[{index}]: {imported.path} is a symbolic link; import the file it "
+                    "leads to"
+                )
             if not imported.path.is_file():
                 raise InvalidInputError(f"files[{index}]: {imported.path} is not a readable file")
             if imported.file_key.startswith("/") or ".." in imported.file_key.split("/"):
@@ -45,11 +52,16 @@ class ImportAssetFiles:
         now = self._clock.now()
         root = asset_root_key(command.database_id, command.asset_id)
         stored = []
-        for imported in command.files:
-            version = self._objects.put_file(
-                asset_object_key(command.database_id, command.asset_id, imported.file_key),
-                imported.path,
-            )
+        for index, imported in enumerate(command.files):
+            key = asset_object_key(command.database_id, command.asset_id, imported.file_key)
+            try:
+                version = self._objects.put_file(key, imported.path)
+            except OSError as error:
+                if error.filename != str(imported.path):
+                    raise  # the store's own failure, not the file's
+                # swapped for a link, a FIFO or nothing since the check above
+                reason = "is a symbolic link" if error.errno == errno.ELOOP else error.strerror
+                raise InvalidInputError(f"files[{index}]: {imported.path}: {reason}") from None
             stored.append(
                 AssetFile(
                     database_id=command.database_id,

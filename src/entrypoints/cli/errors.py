@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 from pydantic import ValidationError
@@ -83,6 +84,49 @@ def _service_problem(error: BaseException) -> str | None:
     return None
 
 
+def _setting_problem(error: BaseException) -> str | None:
+    """A setting that names something unusable: checked up front (UnusableSettingError), or
+    found only by the first read or write (a damaged SQLite file, a home SQLite or the runner
+    cannot write in)."""
+    from entrypoints.settings import Settings, UnusableSettingError
+
+    if isinstance(error, UnusableSettingError):
+        return str(error)
+    sqlite_error = str(getattr(error, "sqlite_errorname", ""))
+    is_os_error = isinstance(error, OSError) and bool(error.filename)
+    if not sqlite_error and not is_os_error:
+        return None
+    try:
+        settings = Settings.from_environment()
+    except Exception:
+        return None
+    database = settings.sqlite_path
+    if sqlite_error.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+        return (
+            f"WFX_DB ({database}): is corrupted ({error}); point WFX_DB at a wfx database, or "
+            "move the file away to start a new one"
+        )
+    if sqlite_error.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM")):
+        if database == settings.home / "wfx.db":  # WFX_DB unset: the home is what to change
+            return (
+                f"WFX_HOME ({settings.home}): its SQLite file cannot be opened for writing "
+                f"({error}); set WFX_HOME to a folder you can write to"
+            )
+        return (
+            f"WFX_DB ({database}): cannot be opened for writing ({error}); set WFX_DB to a "
+            "file in a folder you can write to"
+        )
+    if is_os_error:
+        assert isinstance(error, OSError)
+        written = Path(os.path.abspath(error.filename))
+        if written.is_relative_to(os.path.abspath(settings.home)):
+            return (
+                f"WFX_HOME ({settings.home}): cannot write {written} ({error.strerror}); set "
+                "WFX_HOME to a folder you can write to"
+            )
+    return None
+
+
 def exit_for(error: BaseException) -> NoReturn:
     if isinstance(error, DomainError):
         _fail(str(error), EXIT_BAD_INPUT)
@@ -93,7 +137,7 @@ def exit_for(error: BaseException) -> NoReturn:
         _fail(*usage)
     if isinstance(error, ValidationError):
         _fail(describe_validation_error(error), EXIT_BAD_INPUT)
-    problem = _service_problem(error)
+    problem = _setting_problem(error) or _service_problem(error)
     if problem is not None:
         _fail(problem, EXIT_SERVICE_UNAVAILABLE)
     raise error

@@ -56,11 +56,13 @@ def resume_garbage_collection() -> None:
 
 def _container(runner_mode: str = "inline", runner: str | None = None) -> Container:
     from entrypoints.container import build_container, create_all_tables
+    from entrypoints.local_storage import check_local_storage
     from entrypoints.settings import Settings, check_runner
 
     resume_garbage_collection()
 
     settings = Settings.from_environment()
+    check_local_storage(settings)
     if runner is not None:
         check_runner(runner, "--runner")
     fresh_sqlite = settings.store == "sqlite" and not settings.sqlite_path.exists()
@@ -82,6 +84,10 @@ def _console(stderr: bool = False) -> Any:
 
 def _echo(text: str) -> None:
     sys.stdout.write(text + "\n")
+
+
+def _warn(text: str) -> None:
+    print(f"warning: {text}", file=sys.stderr)
 
 
 @tables_app.command("create")
@@ -183,24 +189,6 @@ def _yaml_problem(error: Exception) -> str:
     return " ".join(f"{problem}{where}".split())
 
 
-def _files_to_import(paths: list[Path]) -> list[tuple[str, Path]]:
-    from domain.errors import InvalidInputError
-
-    files: list[tuple[str, Path]] = []
-    for path in paths:
-        if path.is_dir():
-            files.extend(
-                (child.relative_to(path).as_posix(), child)
-                for child in sorted(path.rglob("*"))
-                if child.is_file()
-            )
-        elif path.is_file():
-            files.append((path.name, path))
-        else:
-            raise InvalidInputError(f"PATH: {path} does not exist")
-    return files
-
-
 @assets_app.command("import")
 def assets_import(
     database_id: Annotated[str, typer.Argument(metavar="DATABASE_ID")],
@@ -227,6 +215,7 @@ def _import(
 ) -> list[Any]:
     from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
     from domain.errors import InvalidInputError
+    from entrypoints.cli.import_paths import files_to_import
 
     pairs = []
     for entry in metadata:
@@ -237,7 +226,7 @@ def _import(
     command = ImportAssetFilesCommand(
         database_id=database_id,
         asset_id=asset_id,
-        files=tuple(ImportedFile(file_key=k, path=p) for k, p in _files_to_import(paths)),
+        files=tuple(ImportedFile(file_key=k, path=p) for k, p in files_to_import(paths, _warn)),
         metadata=tuple(pairs),
     )
     return container.import_asset_files().execute(command)
