@@ -333,7 +333,7 @@ class Container(containers.DeclarativeContainer):
         min_interval_seconds=config.sfn_sync_min_interval_seconds,
     )
     get_execution = providers.Factory(
-        GetExecution, store=execution_store, reconcile=reconcile_execution
+        GetExecution, store=execution_store, reconcile=reconcile_execution, clock=clock
     )
     sub_execution_reader = providers.Singleton(
         _sub_execution_reader, stepfunctions_client.provider, batch_client.provider
@@ -349,6 +349,7 @@ class Container(containers.DeclarativeContainer):
         sub_executions=sub_execution_status,
         available_logs=available_log_finder,
         state_machines=sub_execution_reader,
+        clock=clock,
     )
     local_log_reader = providers.Singleton(_local_log_reader, config.home)
     cloudwatch_log_reader = providers.Singleton(_cloudwatch_log_reader, logs_client.provider)
@@ -364,7 +365,7 @@ class Container(containers.DeclarativeContainer):
         objects=object_store,
     )
     list_executions = providers.Factory(
-        ListExecutions, store=execution_store, reconcile=reconcile_execution
+        ListExecutions, store=execution_store, reconcile=reconcile_execution, clock=clock
     )
     abort_execution = providers.Factory(
         AbortExecution,

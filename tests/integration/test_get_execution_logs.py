@@ -20,6 +20,7 @@ from adapters.aws.sub_executions import AwsSubExecutionReader
 from adapters.local.log_reader import LocalFileLogReader
 from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
+from adapters.system import SystemClock
 from application.available_logs import AvailableLogFinder
 from application.ports import ExecutionStore, WorkflowCatalog
 from application.use_cases.get_execution_details import (
@@ -138,7 +139,9 @@ def _setup(store: ExecutionStore, catalog: WorkflowCatalog, tmp_path: Any) -> Wo
         FileLogStore(tmp_path / "logs"),
         FilesystemObjectStore(tmp_path / "objects"),
     )
-    details = GetExecutionDetails(store, available_logs=finder, state_machines=state_machines)
+    details = GetExecutionDetails(
+        store, available_logs=finder, state_machines=state_machines, clock=SystemClock()
+    )
     return World(store, logs, sfn, details, read, inner_run["executionArn"])
 
 

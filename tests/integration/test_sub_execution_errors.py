@@ -13,6 +13,7 @@ import pytest
 from botocore.stub import Stubber
 
 from adapters.aws.sub_executions import AwsSubExecutionReader
+from adapters.system import SystemClock
 from application.ports import ExecutionStore
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.get_execution_details import (
@@ -71,7 +72,7 @@ def _register(store: ExecutionStore, resource_type: str, resource_id: str) -> No
 
 def _details(store: ExecutionStore, sfn: Any, batch: Any) -> ExecutionDetails:
     reader = AwsSubExecutionReader(lambda: sfn, lambda: batch)
-    use_case = GetExecutionDetails(store, None, SubExecutionStatus(reader))
+    use_case = GetExecutionDetails(store, None, SubExecutionStatus(reader), clock=SystemClock())
     query = GetExecutionDetailsQuery(workflow_execution_id="e1", include_sub_executions=True)
     return use_case.execute(query)
 

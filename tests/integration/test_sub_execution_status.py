@@ -15,6 +15,7 @@ from botocore.stub import Stubber
 from moto import mock_aws
 
 from adapters.aws.sub_executions import AwsSubExecutionReader
+from adapters.system import SystemClock
 from application.ports import ExecutionStore
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.get_execution_details import (
@@ -102,7 +103,7 @@ def _details(
     store: ExecutionStore, sfn: Calls, batch: Calls, include: bool = True
 ) -> ExecutionDetails:
     reader = AwsSubExecutionReader(lambda: sfn.client, lambda: batch.client)
-    use_case = GetExecutionDetails(store, None, SubExecutionStatus(reader))
+    use_case = GetExecutionDetails(store, None, SubExecutionStatus(reader), clock=SystemClock())
     query = GetExecutionDetailsQuery(workflow_execution_id="e1", include_sub_executions=include)
     return use_case.execute(query)
 
