@@ -51,14 +51,28 @@ def close_open_steps(
                 close_latest_attempt(store, step.pipeline_execution_id, status, at, change.error)
 
 
+def _with_redrive_status(
+    execution: WorkflowExecution, described: OrchestratorExecution
+) -> WorkflowExecution:
+    """redriveStatus and its reason as the orchestrator just described them (Step Functions'
+    DescribeExecution; the local runner describes none, and a read derives a local run's)."""
+    return execution.model_copy(
+        update={
+            "redrive_status": described.redrive_status,
+            "redrive_status_reason": described.redrive_status_reason,
+        }
+    )
+
+
 class ReconcileExecution:
     """Ask the orchestrator about an open run, at most once per interval, and record the answer.
 
     The orchestrator that started the run is called only when the row has no stop date and was
     last checked longer ago than the interval; every poll re-stamps
-    lastSfnSyncCheckDate. A terminal status found out of band (a run stopped or timed out
-    directly in Step Functions) is written with its stop date, the run log and the error, and
-    the steps still open are closed with it. A terminal row is never touched.
+    lastSfnSyncCheckDate and records the redriveStatus the orchestrator gives. A terminal status
+    found out of band (a run stopped or timed out directly in Step Functions) is written with
+    its stop date, the run log and the error, and the steps still open are closed with it. A
+    terminal row is never touched.
     """
 
     def __init__(
@@ -103,9 +117,12 @@ class ReconcileExecution:
         except ConflictError:
             return execution  # started on an orchestrator this wfx cannot reach: the row stands
         stamped = execution.model_copy(update={"last_sfn_sync_check_date": now})
-        if described is None or described.status.value not in TERMINAL_STATUSES:
+        if described is None:
             return self._save(execution, stamped)
-        return self._save(execution, self._terminal(stamped, described, now))
+        if described.status.value not in TERMINAL_STATUSES:
+            return self._save(execution, _with_redrive_status(stamped, described))
+        ended = self._terminal(stamped, described, now)
+        return self._save(execution, _with_redrive_status(ended, described))
 
     def _terminal(
         self, stamped: WorkflowExecution, described: OrchestratorExecution, now: datetime
