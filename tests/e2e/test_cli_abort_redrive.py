@@ -66,6 +66,9 @@ def test_every_json_of_a_local_run_says_whether_it_can_be_redriven(
     for shown in (wfx.json("executions", "show", failed)["execution"], listed[failed]):
         assert shown["redriveStatus"] == "REDRIVABLE", shown
         assert "redriveStatusReason" not in shown, shown
+    printed = wfx.ok("executions", "show", succeeded).stdout
+    assert "redrive   NOT_REDRIVABLE: Execution is SUCCEEDED and cannot be redriven.\n" in printed
+    assert "redrive   REDRIVABLE\n" in wfx.ok("executions", "show", failed).stdout
 
 
 def test_aborting_a_run_that_finished_leaves_it_as_it_was(wfx: Wfx) -> None:
