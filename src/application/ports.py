@@ -526,6 +526,26 @@ class EventBus(Protocol):
     @property
     def name(self) -> str: ...
 
-    def publish(self, source: str, detail_type: str, detail: dict[str, Any]) -> Delivery:
-        """Put one event; raises EventNotPublishedError when the bus refuses it."""
+    def publish(
+        self,
+        source: str,
+        detail_type: str,
+        detail: dict[str, Any],
+        credential: str | None = None,
+    ) -> Delivery:
+        """Put one event; raises EventNotPublishedError when the bus refuses it.
+
+        `credential` (the step's registration token) goes to an in-process subscriber beside
+        the event, never into it: EventBridge is never sent one, its IAM policy decides who
+        may publish."""
         ...
+
+
+class RegistrationCredentials(Protocol):
+    """Per-step credentials of local registrations: issued to a step, checked on its events."""
+
+    def issue(self, workflow_execution_id: str, pipeline_execution_id: str) -> str: ...
+
+    def verify(
+        self, workflow_execution_id: str, pipeline_execution_id: str, token: str
+    ) -> bool: ...

@@ -150,6 +150,7 @@ def _local_runner(
     mode: str,
     sleep: Callable[[float], None] | None = None,
     registrar: Callable[..., object] | None = None,
+    registration_token: Callable[[str, str], str] | None = None,
 ) -> Any:
     from adapters.local.runner import LocalRunner
 
@@ -163,6 +164,7 @@ def _local_runner(
         mode=mode,
         detached_command=WORKER_COMMAND,
         registrar=registrar,
+        registration_token=registration_token,
         **({"sleep": sleep} if sleep is not None else {}),
     )
 
@@ -255,11 +257,16 @@ class Container(containers.DeclarativeContainer):
         RegisterPipelineExecution, store=execution_store
     )
     events_client = providers.Singleton(aws_client, "events", config.region)
+    # The key is read on the first credential issued or checked, not when this is built.
+    registration_credentials = providers.Singleton(
+        registration_wiring.registration_credentials, config.home
+    )
     event_bus = providers.Selector(
         config.event_bus,
         local=providers.Singleton(
             registration_wiring.local_event_bus,
             register_pipeline_execution.provider,
+            registration_credentials,
             config.event_source_prefix,
             config.region,
         ),
@@ -282,6 +289,7 @@ class Container(containers.DeclarativeContainer):
         mode=config.runner_mode,
         sleep=retry_sleep,
         registrar=publish_registration.provided.register,
+        registration_token=registration_credentials.provided.issue,
     )
     stepfunctions_orchestrator = providers.Singleton(
         _stepfunctions_orchestrator, stepfunctions_client

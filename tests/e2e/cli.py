@@ -182,6 +182,13 @@ class Wfx:
         path.write_text(yaml.safe_dump(document), encoding="utf-8")
         self.ok("workflows", "publish", str(path))
 
+    def registration_token(self, execution_id: str, pipeline_execution_id: str) -> str:
+        """The token the local runner gives that step, from the key in this home (which only
+        the same OS user can read: the test plays the step)."""
+        from adapters.local.registration_credentials import HmacRegistrationCredentials
+
+        return HmacRegistrationCredentials(self.home).issue(execution_id, pipeline_execution_id)
+
     def register_log(self, execution_id: str, group: str, stream: str) -> dict[str, Any]:
         """`pipelines register` a log stream on the run's only step; its availableLogs entry."""
         (step,) = self.json("executions", "show", execution_id)["pipelineExecutions"]
@@ -190,6 +197,7 @@ class Wfx:
             "pipelines", "register", "--execution-id", execution_id,
             "--pipeline-execution-id", step_id, "--log-group-name", group,
             "--log-stream-name", stream,
+            "--registration-token", self.registration_token(execution_id, step_id),
         )  # fmt: skip
         (step,) = self.json("executions", "show", execution_id)["pipelineExecutions"]
         (registered,) = [log for log in step["availableLogs"] if log["kind"] == "registered"]

@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
+
 from adapters.local.output_folder import OutputFolder
 from adapters.local.step_execution import (
     StepFailedError,
@@ -94,6 +96,7 @@ class LocalRunner:
         detached_command: Sequence[str] = (),
         sleep: Callable[[float], None] = time.sleep,
         registrar: Callable[..., object] | None = None,
+        registration_token: Callable[[str, str], str] | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
@@ -110,6 +113,8 @@ class LocalRunner:
         # (executionId, pipelineExecutionId, sub_executions=, logs=) -> outcome: what a python
         # step's `register` keyword calls, bound to the step's ids
         self._registrar = registrar
+        # (executionId, pipelineExecutionId) -> the step's registration token, handed to it
+        self._registration_token = registration_token
         self._threads: dict[str, threading.Thread] = {}
         self._versions: dict[tuple[str, str, int], WorkflowVersion] = {}
         self._processes: dict[str, subprocess.Popen[bytes]] = {}
@@ -396,6 +401,10 @@ class LocalRunner:
         """Run one step and upload what it changed; the step's error, or None on success."""
         try:
             definition = _definition(version, step)
+            ids = (step.workflow_execution_id, step.pipeline_execution_id)
+            token = None if self._registration_token is None else self._registration_token(*ids)
+            # SecretStr: a handler printing its `register` shows no token in the step log
+            credential = {} if token is None else {"registration_token": SecretStr(token)}
             run = StepRun(
                 workflow_execution_id=step.workflow_execution_id,
                 pipeline_execution_id=step.pipeline_execution_id,
@@ -406,9 +415,8 @@ class LocalRunner:
                 ),
                 register=None
                 if self._registrar is None
-                else functools.partial(
-                    self._registrar, step.workflow_execution_id, step.pipeline_execution_id
-                ),
+                else functools.partial(self._registrar, *ids, **credential),
+                registration_token=token,
             )
             try:
                 if definition.execution_type is ExecutionType.PYTHON:

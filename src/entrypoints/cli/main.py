@@ -598,6 +598,15 @@ def pipelines_register(
     ] = "",
     sub_execution_id: Annotated[str, typer.Option(rich_help_panel=_SUB, metavar="ARN_OR_ID")] = "",
     label: Annotated[str, typer.Option(help="A label for the log and the sub-execution.")] = "",
+    registration_token: Annotated[
+        str,
+        typer.Option(
+            envvar="WFX_REGISTRATION_TOKEN",
+            show_default=False,
+            help="The step's own token, which the local bus requires "
+            "(default: $WFX_REGISTRATION_TOKEN, set by the local runner).",
+        ),
+    ] = "",
     json_output: JsonFlag = False,
 ) -> None:
     """Register a sub-execution and/or a log location on a step, by publishing a registration
@@ -616,6 +625,7 @@ def pipelines_register(
         source_type=source_type,
         sub_execution_type=sub_execution_type,
         sub_execution_id=sub_execution_id,
+        registration_token=registration_token,
     )
     register(_container, options, json_output)
 
