@@ -30,8 +30,10 @@ from features.steps.log_steps import *  # noqa: F403
 from features.steps.observer import ObservingReporter
 from features.steps.progress_steps import *  # noqa: F403
 from features.steps.reconcile_steps import *  # noqa: F403
+from features.steps.redrive_status_steps import *  # noqa: F403
 from features.steps.redrive_steps import *  # noqa: F403
 from features.steps.registration_steps import *  # noqa: F403
+from features.steps.run_control_steps import *  # noqa: F403
 from features.steps.setup_steps import *  # noqa: F403
 from features.steps.stepfunctions_steps import *  # noqa: F403
 from features.steps.storage_steps import *  # noqa: F403

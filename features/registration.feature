@@ -3,6 +3,8 @@ Feature: Registering what a pipeline step started
   registration event whose source names the run and the step. Only that step's row takes it:
   an event whose source names another step is refused with a reason and writes nothing.
   A redelivery merges what the stored entry lacked and never adds a duplicate.
+  On the local runner each step is also given its own registration token, and an event without
+  the token of the step it names is refused: knowing another run's ids is not enough.
 
   Background:
     Given the workflow "features/registers" is published from "registers.yaml"
@@ -27,4 +29,17 @@ Feature: Registering what a pipeline step started
     And an event whose source names the step "report" registers the log group "/wfx/spoofed" on the step "start-inner"
     Then the registration is refused, naming ".pipeline."
     And the step "start-inner" registered 1 log: the group "/wfx/inner" with the stream prefix "states/" from a "stateMachine"
+    And the step "report" registered nothing
+
+  Scenario: A step of another run cannot register onto this run, even with its own token
+    When alice launches "features/registers" as run "victim"
+    And alice launches "features/registers" as run "intruder"
+    And the step "start-inner" of run "intruder" registers the log group "/wfx/intruder" on the step "report" of run "victim" with its own token
+    Then the registration is refused, naming "the registration token is not this step's"
+    And nothing was registered on the step "report" of run "victim"
+
+  Scenario: A registration without a token is refused, naming the step
+    When alice launches "features/registers"
+    And the log group "/wfx/anonymous" is registered on the step "report" without a token
+    Then the registration is refused, naming "no registration token"
     And the step "report" registered nothing

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_bdd import parsers, then, when
+from tests.contract.builders import a_registrar
 
 from application.use_cases.get_execution_logs import ExecutionLogs, GetExecutionLogsQuery
 from application.use_cases.register_pipeline_execution import (
-    RegisterPipelineExecution,
     RegisterPipelineExecutionCommand,
 )
 from domain.available_logs import AvailableLog, LogReadStatus
@@ -35,7 +35,7 @@ def _register(container: Container, world: World, name: str, log: dict[str, str]
             "detail": {"pipelineExecutionId": step.pipeline_execution_id, "logs": [log]},
         }
     )
-    result = RegisterPipelineExecution(container.execution_store()).execute(command)
+    result = a_registrar(container.execution_store()).execute(command)
     assert result.accepted, result.reason
 
 

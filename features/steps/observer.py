@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from application.ports import ExecutionStore, RunReporter
@@ -28,12 +29,18 @@ class ObservingReporter:
     inner: RunReporter
     store: ExecutionStore
     snapshots: dict[str, list[Snapshot]] = field(default_factory=dict)
+    # What a scenario does once a step (by pipelineId) is recorded RUNNING, given the run's id:
+    # the inline runner is inside the run then, as a user acting on a running run would be.
+    once_started: dict[str, Callable[[str], None]] = field(default_factory=dict)
 
     def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> int:
         name = self._pipeline_id(pipeline_execution_id)
         self._note(workflow_execution_id, f"before start of {name}")
         attempt = self.inner.step_started(workflow_execution_id, pipeline_execution_id)
         self._note(workflow_execution_id, f"after start of {name}")
+        action = self.once_started.pop(name, None)
+        if action is not None:
+            action(workflow_execution_id)
         return attempt
 
     def step_retrying(

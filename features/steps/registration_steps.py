@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_bdd import parsers, then, when
 
-from application.ports import Delivery, EventBus
+from application.ports import Delivery, EventBus, RegistrationCredentials
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredLog
 from domain.registration import REGISTRATION_DETAIL_TYPE, compose_source
@@ -35,8 +35,15 @@ def _(container: Container, world: World, name: str, label: str) -> Delivery:
             for entry in step.registered_sub_executions
         ],
         logs=[_camel(log) | {"label": label} for log in step.registered_logs],
+        registration_token=_token(container, step),
     )
     return Delivery(published.event_id, published.accepted, published.reason)
+
+
+def _token(container: Container, step: PipelineExecution) -> str:
+    """The registration token the local runner gave the step, as the step itself holds it."""
+    credentials: RegistrationCredentials = container.registration_credentials()
+    return credentials.issue(step.workflow_execution_id, step.pipeline_execution_id)
 
 
 def _camel(log: RegisteredLog) -> dict[str, str]:
@@ -67,7 +74,60 @@ def _(container: Container, world: World, named: str, group: str, name: str) -> 
         "logs": [{"logGroupName": group}],
     }
     bus: EventBus = container.event_bus()
-    return bus.publish(source, REGISTRATION_DETAIL_TYPE, detail)
+    # the step the source names sends its own token: only the source and detail disagree
+    return bus.publish(
+        source, REGISTRATION_DETAIL_TYPE, detail, credential=_token(container, named_step)
+    )
+
+
+def _step_of(container: Container, world: World, name: str, run: str) -> PipelineExecution:
+    return step_named(details_of(container, world.run(run)), name).step
+
+
+@when(
+    parsers.parse(
+        'the step "{name}" of run "{intruder}" registers the log group "{group}" on the step '
+        '"{target}" of run "{victim}" with its own token'
+    ),
+    target_fixture="delivery",
+)
+def _(
+    container: Container,
+    world: World,
+    name: str,
+    intruder: str,
+    group: str,
+    target: str,
+    victim: str,
+) -> Delivery:
+    own = _step_of(container, world, name, intruder)
+    aimed_at = _step_of(container, world, target, victim)
+    # everything about the event names the victim's step: only the token is the intruder's
+    published = container.publish_registration().register(
+        aimed_at.workflow_execution_id,
+        aimed_at.pipeline_execution_id,
+        logs=[{"logGroupName": group}],
+        registration_token=_token(container, own),
+    )
+    return Delivery(published.event_id, published.accepted, published.reason)
+
+
+@when(
+    parsers.parse('the log group "{group}" is registered on the step "{name}" without a token'),
+    target_fixture="delivery",
+)
+def _(container: Container, world: World, group: str, name: str) -> Delivery:
+    step = _step(container, world, name)
+    published = container.publish_registration().register(
+        step.workflow_execution_id, step.pipeline_execution_id, logs=[{"logGroupName": group}]
+    )
+    return Delivery(published.event_id, published.accepted, published.reason)
+
+
+@then(parsers.parse('nothing was registered on the step "{name}" of run "{run}"'))
+def _(container: Container, world: World, name: str, run: str) -> None:
+    step = _step_of(container, world, name, run)
+    assert (step.registered_sub_executions, step.registered_logs) == ((), ())
 
 
 @then("the registration is accepted")

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
+from tests.contract.builders import a_registrar
 from tests.moto_state_machines import (
     ACCOUNT,
     PARSER_MODE,
@@ -28,7 +29,6 @@ from tests.moto_state_machines import (
 from typer.testing import CliRunner
 
 from application.use_cases.register_pipeline_execution import (
-    RegisterPipelineExecution,
     RegisterPipelineExecutionCommand,
 )
 from entrypoints.container import Container
@@ -94,7 +94,7 @@ def _(
     container: Container, world: World, sub_pipelines: SubPipelines, pipeline_id: str, names: str
 ) -> None:
     step = _step_id(container, world, pipeline_id)
-    RegisterPipelineExecution(container.execution_store()).execute(
+    a_registrar(container.execution_store()).execute(
         RegisterPipelineExecutionCommand.model_validate(
             {
                 "source": f"wfx.execution.{world.execution_id}.pipeline.{step}",

@@ -91,3 +91,33 @@ def start_inner(
     print(f"registered the inner run: accepted={outcome.accepted}")
     if not outcome.accepted:
         raise RuntimeError(f"registration refused: {outcome.reason}")
+
+
+AFTER_FILE = "after.txt"
+CHILD_PID_FILE = "child.pid"  # beside the output folder: the test finds the child there
+
+
+def wait_on_registered_child(
+    input_files: Sequence[str],
+    output_dir: str,
+    execution_id: str,
+    pipeline_execution_id: str,
+    register: Callable[..., Any],
+) -> None:
+    """Start `sleep 300`, register it as a localProcess, and wait for it; whatever ends the
+    child, this step returns normally, as a shell `wait` does."""
+    import subprocess
+
+    child = subprocess.Popen(["sleep", "300"])
+    register(sub_executions=[{"resourceType": "localProcess", "resourceId": str(child.pid)}])
+    marker = Path(output_dir).parent / CHILD_PID_FILE
+    staged = marker.with_suffix(".tmp")
+    staged.write_text(str(child.pid), encoding="utf-8")
+    staged.replace(marker)
+    child.wait()
+
+
+def write_after(
+    input_files: Sequence[str], output_dir: str, execution_id: str, pipeline_execution_id: str
+) -> None:
+    Path(output_dir, AFTER_FILE).write_text("the step after ran\n", encoding="utf-8")

@@ -52,6 +52,14 @@ class AttemptNotRunningError(Exception):
     opened, or the run was ended without it); nothing was written."""
 
 
+class StepEndedError(Exception):
+    """ExecutionStore.register_on_step: the step has ended; nothing was written."""
+
+    def __init__(self, step: PipelineExecution) -> None:
+        super().__init__(f"step {step.pipeline_id} is {step.status.value}")
+        self.step = step
+
+
 class RunNotOpenError(Exception):
     """ExecutionStore.move_step: the move may only be written while the run is open with no
     abort requested, and it has ended or is being aborted; nothing was written."""
@@ -126,9 +134,10 @@ class ExecutionStore(Protocol):
         """Replace the step's registered sub-executions and logs with `merge(step as stored)`.
 
         Optimistic: the write is conditional on the row's registration version being the one
-        read, and is retried from a fresh read when another delivery got there first, so
-        concurrent registrations lose nothing. Returns the row as stored afterwards; raises
-        PipelineExecutionNotFoundError when the execution has no step with that id.
+        read and on the step not having ended, and is retried from a fresh read when another
+        writer got there first, so concurrent registrations lose nothing. Returns the row as
+        stored afterwards; raises PipelineExecutionNotFoundError when the execution has no step
+        with that id, StepEndedError (nothing written) once the step has ended.
         """
         ...
 
@@ -515,6 +524,26 @@ class EventBus(Protocol):
     @property
     def name(self) -> str: ...
 
-    def publish(self, source: str, detail_type: str, detail: dict[str, Any]) -> Delivery:
-        """Put one event; raises EventNotPublishedError when the bus refuses it."""
+    def publish(
+        self,
+        source: str,
+        detail_type: str,
+        detail: dict[str, Any],
+        credential: str | None = None,
+    ) -> Delivery:
+        """Put one event; raises EventNotPublishedError when the bus refuses it.
+
+        `credential` (the step's registration token) goes to an in-process subscriber beside
+        the event, never into it: EventBridge is never sent one, its IAM policy decides who
+        may publish."""
         ...
+
+
+class RegistrationCredentials(Protocol):
+    """Per-step credentials of local registrations: issued to a step, checked on its events."""
+
+    def issue(self, workflow_execution_id: str, pipeline_execution_id: str) -> str: ...
+
+    def verify(
+        self, workflow_execution_id: str, pipeline_execution_id: str, token: str
+    ) -> bool: ...

@@ -48,10 +48,6 @@ class IdempotencyConflictError(ConflictError):
     """A client token was reused with a different request (as a reused Step Functions name)."""
 
 
-class TerminalStateError(ConflictError):
-    """A row that reached a terminal status is never changed again."""
-
-
 class RedriveNotAllowedError(ConflictError):
     """Seed 001 refuses the redrive; the message is the seed's reason, word for word."""
 

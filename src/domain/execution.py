@@ -99,6 +99,9 @@ class WorkflowExecution(_Record):
             execution_error=None
             if status is ExecutionStatus.SUCCEEDED
             else (error or status.value),
+            # said of the open run (DescribeExecution's "is RUNNING"): no longer true once it ends
+            redrive_status=None,
+            redrive_status_reason=None,
         )
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from domain.execution import WorkflowExecution
-from domain.statuses import ExecutionStatus
+from pydantic import BaseModel, ConfigDict
+
+from domain.execution import PipelineExecution, WorkflowExecution
+from domain.statuses import TERMINAL_STATUSES, ExecutionStatus
 
 REDRIVABLE_PERIOD = timedelta(days=14)
 # Step Functions' one-year maximum open time, counted as 365 days.
@@ -18,6 +21,13 @@ RUNNING_REASON = "Execution is RUNNING and cannot be redriven."
 PERIOD_EXCEEDED_REASON = "Execution redrivable period exceeded."
 MAX_TIME_EXCEEDED_REASON = "Execution has exceeded the max execution time."
 HISTORY_LIMIT_REASON = "Execution history event limit exceeded."
+
+# DescribeExecution's redriveStatus values (seed 001); REDRIVABLE_BY_MAP_RUN is Step Functions'
+# alone, and only ever read from it.
+REDRIVABLE = "REDRIVABLE"
+NOT_REDRIVABLE = "NOT_REDRIVABLE"
+# The orchestrator whose runs carry no redriveStatus of their own: theirs is derived on read.
+LOCAL_ORCHESTRATOR = "local"
 
 
 def redrive_refusal(
@@ -40,3 +50,48 @@ def redrive_refusal(
     if history_event_count >= MAX_HISTORY_EVENTS:
         return HISTORY_LIMIT_REASON
     return None
+
+
+class RedriveStatus(BaseModel):
+    """redriveStatus and redriveStatusReason as DescribeExecution would give them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    status: str
+    reason: str | None = None
+
+
+def redrive_status(
+    execution: WorkflowExecution, now: datetime, history_event_count: int
+) -> RedriveStatus:
+    """What RedriveExecution would answer at `now`: REDRIVABLE, or NOT_REDRIVABLE with seed
+    001's reason. The one rule behind both a refused redrive and the status a read shows.
+
+    `history_event_count` is the caller's to know, and matters only once the run has 24,999
+    events. On Step Functions RedriveExecution pages the real history. For a local run a read
+    passes `local_history_event_count` of the step rows it already holds (GetExecution reads
+    them only for a run that would otherwise be REDRIVABLE); a list page passes 0 rather than
+    read every row's steps: a local history is two events per step, so only a run of 12,500
+    steps or more could reach the limit, and its own details and redrive still say so.
+    """
+    reason = redrive_refusal(execution, now, history_event_count)
+    return RedriveStatus(status=REDRIVABLE if reason is None else NOT_REDRIVABLE, reason=reason)
+
+
+def with_derived_redrive_status(
+    execution: WorkflowExecution, now: datetime, history_event_count: int
+) -> WorkflowExecution:
+    """A local run with its redriveStatus derived by `redrive_status`; any other run as stored,
+    since its orchestrator's DescribeExecution is what says whether it can be redriven."""
+    if execution.orchestrator != LOCAL_ORCHESTRATOR:
+        return execution
+    derived = redrive_status(execution, now, history_event_count)
+    return execution.model_copy(
+        update={"redrive_status": derived.status, "redrive_status_reason": derived.reason}
+    )
+
+
+def local_history_event_count(steps: Iterable[PipelineExecution]) -> int:
+    """The events of a local run's history (LocalRunner.history_page): one per step that
+    started, one per step that ended."""
+    return sum((step.start_date is not None) + (step.status in TERMINAL_STATUSES) for step in steps)

@@ -27,8 +27,6 @@ class StopOutcome(StrEnum):
 
 
 UNCONFIRMED_OUTCOMES = frozenset({StopOutcome.STOP_REQUESTED, StopOutcome.COULD_NOT_STOP})
-# Outcomes whose child may still be running and that the caller is warned about at once.
-LEFT_RUNNING_OUTCOMES = frozenset({StopOutcome.COULD_NOT_STOP, StopOutcome.UNSUPPORTED})
 
 
 # A service's message is a line or two; a cut keeps 50 stop records inside one DynamoDB item.
@@ -135,5 +133,12 @@ def left_running_warning(step_label: str, stop: SubExecutionStop) -> str | None:
         return (
             f"step {step_label}: {stop.resource_type} {stop.resource_id} was left running: "
             f"could not stop it: {stop.detail}"
+        )
+    if stop.outcome is StopOutcome.STOP_REQUESTED:
+        said = f" ({stop.detail})" if stop.detail else ""
+        return (
+            f"step {step_label}: {stop.resource_type} {stop.resource_id} may still be running: "
+            f"its stop was requested, not yet seen to end{said}; "
+            "`wfx maintenance sweep-aborts` confirms it"
         )
     return None

@@ -153,6 +153,7 @@ def _local_runner(
     lease_seconds: float,
     sleep: Callable[[float], None] | None = None,
     registrar: Callable[..., object] | None = None,
+    registration_token: Callable[[str, str], str] | None = None,
 ) -> Any:
     from adapters.local.runner import LocalRunner
 
@@ -166,6 +167,7 @@ def _local_runner(
         mode=mode,
         detached_command=WORKER_COMMAND,
         registrar=registrar,
+        registration_token=registration_token,
         sleep=sleep,
         grace_seconds=grace_seconds,
         lease_seconds=lease_seconds,
@@ -261,15 +263,31 @@ class Container(containers.DeclarativeContainer):
     deadline_client = providers.Singleton(aws_client, "deadline", config.region)
     logs_client = providers.Singleton(aws_client, "logs", config.region)
     # Sub-process registration: the handler, the bus a step publishes on, and the publisher.
+    sub_process_controller = providers.Singleton(
+        sub_process_controllers.sub_process_controller,
+        stepfunctions_client.provider,
+        batch_client.provider,
+        deadline_client.provider,
+        config.home,
+        config.stop_grace_seconds,
+    )
     register_pipeline_execution = providers.Factory(
-        RegisterPipelineExecution, store=execution_store
+        RegisterPipelineExecution,
+        store=execution_store,
+        sub_processes=sub_process_controller,
+        clock=clock,
     )
     events_client = providers.Singleton(aws_client, "events", config.region)
+    # The key is read on the first credential issued or checked, not when this is built.
+    registration_credentials = providers.Singleton(
+        registration_wiring.registration_credentials, config.home
+    )
     event_bus = providers.Selector(
         config.event_bus,
         local=providers.Singleton(
             registration_wiring.local_event_bus,
             register_pipeline_execution.provider,
+            registration_credentials,
             config.event_source_prefix,
             config.region,
         ),
@@ -294,6 +312,7 @@ class Container(containers.DeclarativeContainer):
         lease_seconds=config.lease_seconds,
         sleep=retry_sleep,
         registrar=publish_registration.provided.register,
+        registration_token=registration_credentials.provided.issue,
     )
     stepfunctions_orchestrator = providers.Singleton(
         _stepfunctions_orchestrator, stepfunctions_client
@@ -329,14 +348,6 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         ids=ids,
     )
-    sub_process_controller = providers.Singleton(
-        sub_process_controllers.sub_process_controller,
-        stepfunctions_client.provider,
-        batch_client.provider,
-        deadline_client.provider,
-        config.home,
-        config.stop_grace_seconds,
-    )
     reconcile_execution = providers.Factory(
         ReconcileExecution,
         store=execution_store,
@@ -348,7 +359,7 @@ class Container(containers.DeclarativeContainer):
         lease_seconds=config.lease_seconds,
     )
     get_execution = providers.Factory(
-        GetExecution, store=execution_store, reconcile=reconcile_execution
+        GetExecution, store=execution_store, reconcile=reconcile_execution, clock=clock
     )
     sub_execution_reader = providers.Singleton(
         _sub_execution_reader, stepfunctions_client.provider, batch_client.provider
@@ -364,6 +375,7 @@ class Container(containers.DeclarativeContainer):
         sub_executions=sub_execution_status,
         available_logs=available_log_finder,
         state_machines=sub_execution_reader,
+        clock=clock,
     )
     local_log_reader = providers.Singleton(_local_log_reader, config.home)
     cloudwatch_log_reader = providers.Singleton(_cloudwatch_log_reader, logs_client.provider)
@@ -379,7 +391,7 @@ class Container(containers.DeclarativeContainer):
         objects=object_store,
     )
     list_executions = providers.Factory(
-        ListExecutions, store=execution_store, reconcile=reconcile_execution
+        ListExecutions, store=execution_store, reconcile=reconcile_execution, clock=clock
     )
     abort_execution = providers.Factory(
         AbortExecution,

@@ -1,30 +1,44 @@
 """The parts the container builds for sub-process registration: the bus a registration event is
-published on (the in-process bus, or EventBridge) and the EventBridge client, imported lazily."""
+published on (the in-process bus, or EventBridge), the EventBridge client and the local steps'
+registration credentials, each imported lazily."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from application.ports import EventBus
+from application.ports import EventBus, RegistrationCredentials
 from application.use_cases.publish_registration import registration_subscriber
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
 from domain.registration import REGISTRATION_DETAIL_TYPE, registration_event_pattern
 
 
 def local_event_bus(
-    register: Callable[[], RegisterPipelineExecution], source_prefix: str, region: str
+    register: Callable[[], RegisterPipelineExecution],
+    credentials: RegistrationCredentials,
+    source_prefix: str,
+    region: str,
 ) -> EventBus:
-    """The in-process bus with the subscription the template's rule makes on EventBridge."""
+    """The in-process bus with the subscription the template's rule makes on EventBridge, which
+    takes only events carrying the registration token of the step they name."""
     from adapters.local.event_bus import LocalEventBus
 
     bus = LocalEventBus(region=region)
     (source_pattern,) = registration_event_pattern(source_prefix)["source"]
     assert isinstance(source_pattern, dict)  # {"prefix": ...}, the same rule as the template's
     bus.subscribe(
-        REGISTRATION_DETAIL_TYPE, str(source_pattern["prefix"]), registration_subscriber(register)
+        REGISTRATION_DETAIL_TYPE,
+        str(source_pattern["prefix"]),
+        registration_subscriber(register, credentials),
     )
     return bus
+
+
+def registration_credentials(home: str) -> RegistrationCredentials:
+    from adapters.local.registration_credentials import HmacRegistrationCredentials
+
+    return HmacRegistrationCredentials(Path(home))
 
 
 def eventbridge_bus(client: Callable[[], Any], bus_name: str) -> EventBus:

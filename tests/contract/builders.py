@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+from adapters.sub_process_dispatch import DispatchingSubProcessController
+from adapters.system import SystemClock
+from application.ports import ExecutionStore
+from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
 from domain.assets import AssetFile
 from domain.attempts import AttemptTrigger, TaskExecution
 from domain.execution import (
@@ -230,3 +234,9 @@ def an_asset_file(file_key: str, *, asset: str = "db1:asset1", version: str = "v
         modified_at=MONDAY,
         metadata=(("units", "mm"),),
     )
+
+
+def a_registrar(store: ExecutionStore) -> RegisterPipelineExecution:
+    """RegisterPipelineExecution on `store` that stops nothing (every child is `unsupported`):
+    for tests of registration itself, not of what an abort does with it."""
+    return RegisterPipelineExecution(store, DispatchingSubProcessController({}), SystemClock())

@@ -182,18 +182,30 @@ class Wfx:
         path.write_text(yaml.safe_dump(document), encoding="utf-8")
         self.ok("workflows", "publish", str(path))
 
-    def register_log(self, execution_id: str, group: str, stream: str) -> dict[str, Any]:
-        """`pipelines register` a log stream on the run's only step; its availableLogs entry."""
-        (step,) = self.json("executions", "show", execution_id)["pipelineExecutions"]
-        step_id = step["pipelineExecution"]["pipelineExecutionId"]
-        self.ok(
-            "pipelines", "register", "--execution-id", execution_id,
-            "--pipeline-execution-id", step_id, "--log-group-name", group,
-            "--log-stream-name", stream,
-        )  # fmt: skip
+    def registration_token(self, execution_id: str, pipeline_execution_id: str) -> str:
+        """The token the local runner gives that step, from the key in this home (which only
+        the same OS user can read: the test plays the step)."""
+        from adapters.local.registration_credentials import HmacRegistrationCredentials
+
+        return HmacRegistrationCredentials(self.home).issue(execution_id, pipeline_execution_id)
+
+    def run_registering_log(
+        self, workflow_id: str, group: str, stream: str, code: str = ""
+    ) -> tuple[str, dict[str, Any]]:
+        """Publish and run demo/WORKFLOW_ID: one command step that runs `code`, then registers
+        a log stream with `wfx pipelines register`, as a step does while it runs. The run's id
+        and the stream's availableLogs entry."""
+        register = [*WFX, "pipelines", "register", "--log-group-name", group]
+        register += ["--log-stream-name", stream]
+        self.publish_command_step(
+            workflow_id,
+            f"{code}\nimport subprocess\n"
+            f"subprocess.run({register!r}, check=True, stdout=subprocess.DEVNULL)",
+        )
+        execution_id = self.run_id(f"demo/{workflow_id}")
         (step,) = self.json("executions", "show", execution_id)["pipelineExecutions"]
         (registered,) = [log for log in step["availableLogs"] if log["kind"] == "registered"]
-        return dict(registered)
+        return execution_id, dict(registered)
 
     def listed_ids(self, *args: str) -> list[str]:
         page = self.json("executions", "list", "--limit", "100", *args)

@@ -40,6 +40,37 @@ def test_redriving_a_run_that_succeeded_exits_2_with_the_seed_reason(wfx: Wfx) -
     assert_bad_input(outcome, "Execution is SUCCEEDED and cannot be redriven.")
 
 
+def test_every_json_of_a_local_run_says_whether_it_can_be_redriven(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
+    _publish_fixable(wfx, tmp_path / "never-fixed")
+    ran = wfx.ok("run", "demo/trivial", "--json")
+    succeeded = ran.json()["workflowExecutionId"]
+    failed = wfx.run_id("demo/fixable", expect_code=1)
+
+    listed = {
+        item["workflowExecutionId"]: item
+        for item in wfx.json("executions", "list", "--limit", "100")["executions"]
+    }
+    refused = {
+        "redriveStatus": "NOT_REDRIVABLE",
+        "redriveStatusReason": "Execution is SUCCEEDED and cannot be redriven.",
+    }
+    for shown in (
+        ran.json(),
+        wfx.json("executions", "show", succeeded)["execution"],
+        listed[succeeded],
+    ):
+        assert {key: shown.get(key) for key in refused} == refused, shown
+    for shown in (wfx.json("executions", "show", failed)["execution"], listed[failed]):
+        assert shown["redriveStatus"] == "REDRIVABLE", shown
+        assert "redriveStatusReason" not in shown, shown
+    printed = wfx.ok("executions", "show", succeeded).stdout
+    assert "redrive   NOT_REDRIVABLE: Execution is SUCCEEDED and cannot be redriven.\n" in printed
+    assert "redrive   REDRIVABLE\n" in wfx.ok("executions", "show", failed).stdout
+
+
 def test_aborting_a_run_that_finished_leaves_it_as_it_was(wfx: Wfx) -> None:
     wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
     execution_id = wfx.run_id("demo/trivial")

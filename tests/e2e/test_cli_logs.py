@@ -78,9 +78,7 @@ def test_an_unknown_log_id_exits_2_naming_it(wfx: Wfx) -> None:
 
 
 def test_a_source_that_cannot_be_read_exits_1_saying_why(wfx: Wfx) -> None:
-    _publish_chatty(wfx)
-    execution_id = wfx.run_id("demo/chatty")
-    absent = wfx.register_log(execution_id, "tools", "never-written.log")
+    execution_id, absent = wfx.run_registering_log("absent", "tools", "never-written.log")
 
     outcome = wfx("executions", "logs", execution_id, "--log-id", absent["logId"])
     as_json = wfx("executions", "logs", execution_id, "--log-id", absent["logId"], "--json")

@@ -1,6 +1,8 @@
 """`wfx pipelines register` as a user runs it, and as a shell-command step of a local run runs
-it (the step inherits WFX_EXECUTION_ID and WFX_PIPELINE_EXECUTION_ID): what a step registers
-shows in `executions show`, a refusal exits 1 with its reason, bad input exits 2."""
+it (the step inherits WFX_EXECUTION_ID, WFX_PIPELINE_EXECUTION_ID and its own
+WFX_REGISTRATION_TOKEN): what a step registers shows in `executions show`, a refusal exits 1
+with its reason, bad input exits 2. A step of one run cannot register onto another run's step,
+whatever ids it names: its token is only its own."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from adapters.local.registration_credentials import KEY_FILE_NAME
 from tests.e2e.cli import Wfx, assert_bad_input
 
 # One worker per module under xdist: the run is set up once and shared by the tests.
@@ -100,13 +103,15 @@ def test_a_command_step_registers_what_it_started_and_show_lists_it(
     assert steps["after"]["registeredLogs"] == []
 
 
-def test_a_redelivery_from_the_command_line_merges_the_label_and_adds_nothing(
+def test_a_registration_after_the_step_ended_is_refused_and_writes_nothing(
     run: tuple[Wfx, str, dict[str, dict[str, Any]]],
 ) -> None:
+    """The step has SUCCEEDED: what it started is no longer its to report (a redelivery while
+    it runs merges instead: tests/integration/test_register_pipeline_execution.py)."""
     wfx, execution_id, steps = run
     step_id = steps["start-inner"]["pipelineExecutionId"]
 
-    outcome = wfx.ok(
+    outcome = wfx(
         "pipelines",
         "register",
         "--execution-id",
@@ -116,12 +121,16 @@ def test_a_redelivery_from_the_command_line_merges_the_label_and_adds_nothing(
         *REGISTER_ARGS,
         "--label",
         "inner",
+        "--registration-token",
+        wfx.registration_token(execution_id, step_id),
     )
 
-    assert outcome.stdout == f"accepted: wfx.execution.{execution_id}.pipeline.{step_id}\n"
-    after = _steps(wfx, execution_id)["start-inner"]
-    assert [log["label"] for log in after["registeredLogs"]] == ["inner"]
-    assert [entry["label"] for entry in after["registeredSubExecutions"]] == ["inner"]
+    assert outcome.code == 1, str(outcome)
+    assert outcome.stderr == (
+        f"error: registration refused: step start-inner of execution {execution_id} is "
+        "SUCCEEDED: registrations are taken only while it runs\n"
+    )
+    assert _steps(wfx, execution_id)["start-inner"] == steps["start-inner"]
 
 
 def test_a_step_of_another_run_is_refused_with_its_reason_and_nothing_is_written(
@@ -131,7 +140,10 @@ def test_a_step_of_another_run_is_refused_with_its_reason_and_nothing_is_written
     before = _steps(wfx, execution_id)
     step_id = before["after"]["pipelineExecutionId"]
 
-    outcome = wfx(
+    # a token for exactly these ids, so that what refuses is the step's not being in that run
+    outcome = wfx.with_environment(
+        WFX_REGISTRATION_TOKEN=wfx.registration_token("another-run", step_id)
+    )(
         "pipelines",
         "register",
         "--execution-id",
@@ -150,6 +162,118 @@ def test_a_step_of_another_run_is_refused_with_its_reason_and_nothing_is_written
     assert "is not a step of execution another-run" in printed["reason"]
     assert outcome.stderr_lines == [f"error: registration refused: {printed['reason']}"]
     assert _steps(wfx, execution_id) == before
+
+
+def _every_stored_byte(home: Path) -> bytes:
+    """Every file under the home (rows, logs, objects, run folders) but the key itself."""
+    return b"".join(
+        path.read_bytes()
+        for path in sorted(home.rglob("*"))
+        if path.is_file() and path.name != KEY_FILE_NAME
+    )
+
+
+def test_the_token_a_step_registered_with_is_stored_nowhere(
+    run: tuple[Wfx, str, dict[str, dict[str, Any]]],
+) -> None:
+    wfx, execution_id, steps = run
+    token = wfx.registration_token(execution_id, steps["start-inner"]["pipelineExecutionId"])
+
+    assert token.encode() not in _every_stored_byte(wfx.home)
+    assert (wfx.home / KEY_FILE_NAME).stat().st_mode & 0o777 == 0o600
+
+
+def test_a_step_of_another_run_naming_this_runs_step_with_its_own_token_is_refused(
+    run: tuple[Wfx, str, dict[str, dict[str, Any]]],
+) -> None:
+    """The attack of issue 8: a real command step of run A sets the ids of run B's step (here a
+    process id an abort of B would signal) and sends the token it was given, A's own."""
+    wfx, victim, _ = run
+    before = _steps(wfx, victim)  # the module's other tests may have registered since
+    target = before["after"]["pipelineExecutionId"]
+    intruder_workflow = wfx.home / "intruder.json"
+    intruder_workflow.write_text(
+        json.dumps(
+            {
+                "databaseId": "e2e",
+                "workflowId": "intruder",
+                "steps": [
+                    {
+                        "pipelineId": "hijack",
+                        "executionType": "command",
+                        "inputFileArity": "none",
+                        "command": [
+                            "{python}", "-m", "entrypoints.cli.main", "pipelines", "register",
+                            "--execution-id", victim, "--pipeline-execution-id", target,
+                            "--sub-execution-type", "localProcess", "--sub-execution-id", "1",
+                        ],
+                    }
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    wfx.ok("workflows", "publish", str(intruder_workflow))
+
+    intruder = wfx.run_id("e2e/intruder", expect_code=1)
+
+    shown = wfx.json("executions", "show", intruder)
+    error = shown["execution"]["executionError"]
+    assert (
+        f"registration refused: step {target} of execution {victim}: "
+        "the registration token is not this step's"
+    ) in error
+    (hijack,) = shown["pipelineExecutions"]
+    own_token = wfx.registration_token(intruder, hijack["pipelineExecution"]["pipelineExecutionId"])
+    assert own_token not in error
+    assert own_token.encode() not in _every_stored_byte(wfx.home)
+    assert _steps(wfx, victim) == before
+
+
+@pytest.mark.parametrize(
+    ("token", "refusal"),
+    [
+        pytest.param(None, "no registration token", id="no token"),
+        pytest.param("garbage-" * 8, "the registration token is not this step's", id="garbage"),
+    ],
+)
+def test_a_registration_without_the_steps_token_exits_1_naming_the_step(
+    run: tuple[Wfx, str, dict[str, dict[str, Any]]], token: str | None, refusal: str
+) -> None:
+    wfx, execution_id, _ = run
+    before = _steps(wfx, execution_id)
+    step_id = before["after"]["pipelineExecutionId"]
+    given = [] if token is None else ["--registration-token", token]
+
+    outcome = wfx(
+        "pipelines",
+        "register",
+        "--execution-id",
+        execution_id,
+        "--pipeline-execution-id",
+        step_id,
+        "--log-group-name",
+        "/wfx/unproven",
+        *given,
+    )
+
+    assert outcome.code == 1, str(outcome)
+    (line,) = outcome.stderr_lines
+    assert line.startswith(
+        f"error: registration refused: step {step_id} of execution {execution_id}: {refusal}"
+    ), line
+    assert token is None or token not in outcome.stdout + outcome.stderr
+    assert _steps(wfx, execution_id) == before
+
+
+def test_the_help_never_shows_the_token_of_the_environment(tmp_path: Path) -> None:
+    secret = "5ec12e7" * 9
+    wfx = Wfx(tmp_path / "home", WFX_REGISTRATION_TOKEN=secret)
+
+    outcome = wfx.ok("pipelines", "register", "--help")
+
+    assert "--registration-token" in outcome.stdout
+    assert secret not in outcome.stdout + outcome.stderr
 
 
 @pytest.mark.parametrize(

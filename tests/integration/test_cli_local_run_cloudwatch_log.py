@@ -44,9 +44,9 @@ def test_a_rooted_log_group_of_a_local_run_is_read_on_cloudwatch(
         logEvents=[{"timestamp": now, "message": "tool: converted 3 meshes"}],
     )
     wfx = Wfx(tmp_path / "home", **FAKE_AWS, AWS_ENDPOINT_URL=endpoint)
-    wfx.publish_command_step("one-step", "print('handed to the tool')")
-    execution_id = wfx.run_id("demo/one-step")
-    registered = wfx.register_log(execution_id, GROUP, STREAM)
+    execution_id, registered = wfx.run_registering_log(
+        "one-step", GROUP, STREAM, "print('handed to the tool')"
+    )
 
     read = wfx.json("executions", "logs", execution_id, "--log-id", registered["logId"])
 

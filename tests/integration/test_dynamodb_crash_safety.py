@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
+from adapters.system import SystemClock
 from adapters.tables import ResourceKeys, TableNames
 from application.ports import ExecutionStore, ListScope
 from application.use_cases.list_executions import ListExecutions, ListExecutionsQuery
@@ -48,7 +49,9 @@ def _visible_anywhere(store: ExecutionStore, execution_id: str) -> list[str]:
         if any(e.workflow_execution_id == execution_id for e in page.items):
             seen.append(scope.value)
     for asset in ("db1/scans", "db1/results"):
-        page = ListExecutions(store).execute(ListExecutionsQuery(asset=asset, limit=100))
+        page = ListExecutions(store, clock=SystemClock()).execute(
+            ListExecutionsQuery(asset=asset, limit=100)
+        )
         if any(e.workflow_execution_id == execution_id for e in page.items):
             seen.append(asset)
     return seen

@@ -20,6 +20,7 @@ from adapters.aws.sub_executions import AwsSubExecutionReader
 from adapters.local.log_reader import LocalFileLogReader
 from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
+from adapters.system import SystemClock
 from application.available_logs import AvailableLogFinder
 from application.ports import ExecutionStore, WorkflowCatalog
 from application.use_cases.get_execution_details import (
@@ -32,14 +33,13 @@ from application.use_cases.get_execution_logs import (
     GetExecutionLogsQuery,
 )
 from application.use_cases.register_pipeline_execution import (
-    RegisterPipelineExecution,
     RegisterPipelineExecutionCommand,
 )
 from domain.available_logs import AvailableLog, LogReadStatus, LogSourceNotFoundError
 from domain.errors import InvalidInputError
 from domain.logs import LogKind
 from domain.workflow import ExecutionType, StepDefinition
-from tests.contract.builders import a_launch, a_version, step_id
+from tests.contract.builders import a_launch, a_registrar, a_version, step_id
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
@@ -124,9 +124,7 @@ def _setup(store: ExecutionStore, catalog: WorkflowCatalog, tmp_path: Any) -> Wo
             ],
         },
     }
-    accepted = RegisterPipelineExecution(store).execute(
-        RegisterPipelineExecutionCommand.model_validate(event)
-    )
+    accepted = a_registrar(store).execute(RegisterPipelineExecutionCommand.model_validate(event))
     assert accepted.accepted, accepted.reason
     state_machines = AwsSubExecutionReader(lambda: sfn, lambda: None)
     finder = AvailableLogFinder(catalog, state_machines)
@@ -138,7 +136,9 @@ def _setup(store: ExecutionStore, catalog: WorkflowCatalog, tmp_path: Any) -> Wo
         FileLogStore(tmp_path / "logs"),
         FilesystemObjectStore(tmp_path / "objects"),
     )
-    details = GetExecutionDetails(store, available_logs=finder, state_machines=state_machines)
+    details = GetExecutionDetails(
+        store, available_logs=finder, state_machines=state_machines, clock=SystemClock()
+    )
     return World(store, logs, sfn, details, read, inner_run["executionArn"])
 
 
@@ -271,9 +271,7 @@ def test_a_state_machine_that_cannot_be_described_is_a_warning_not_a_failure(
             "subExecutions": [{"resourceType": "stepFunctions", "resourceId": gone}],
         },
     }
-    RegisterPipelineExecution(world.store).execute(
-        RegisterPipelineExecutionCommand.model_validate(event)
-    )
+    a_registrar(world.store).execute(RegisterPipelineExecutionCommand.model_validate(event))
 
     details = world.details.execute(GetExecutionDetailsQuery(workflow_execution_id=RUN))
 
@@ -294,9 +292,7 @@ def test_each_state_machine_is_described_once_per_request(world: World) -> None:
             "subExecutions": [{"resourceType": "stepFunctions", "resourceId": second_run}],
         },
     }
-    RegisterPipelineExecution(world.store).execute(
-        RegisterPipelineExecutionCommand.model_validate(event)
-    )
+    a_registrar(world.store).execute(RegisterPipelineExecutionCommand.model_validate(event))
     described: list[str] = []
     world.sfn.meta.events.register(
         "before-parameter-build.sfn.DescribeStateMachine",

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -393,6 +393,10 @@ def talk_while_the_main_thread_prints(**_: Any) -> None:
     print("step: second line", file=sys.stderr)
 
 
+def call_register(register: Callable[..., Any], **_: Any) -> None:
+    handler_calls.append({"outcome": register(logs=[{"logGroupName": "/g"}])})
+
+
 @pytest.fixture(autouse=True)
 def _fresh_handler_state() -> None:
     handler_calls.clear()
@@ -488,6 +492,67 @@ def test_a_command_step_gets_its_inputs_and_ids_in_the_environment(harness: Harn
     assert environment["WFX_OUTPUT_DIR"] == str(runner.output_dir("exec-env"))
     assert environment["WFX_EXECUTION_ID"] == "exec-env"
     assert environment["WFX_PIPELINE_EXECUTION_ID"] == step_id
+
+
+def _token_of(execution_id: str, pipeline_execution_id: str) -> str:
+    return f"token-of-{execution_id}-{pipeline_execution_id}"
+
+
+def test_each_step_is_given_its_own_registration_token(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a runner started from inside a step inherits that step's token: its own steps must not
+    monkeypatch.setenv("WFX_REGISTRATION_TOKEN", "token-of-the-step-this-runs-in")
+    dump_token = """
+        import os
+        path = os.path.join(os.environ["WFX_OUTPUT_DIR"], "token.txt")
+        open(path, "w").write(os.environ["WFX_REGISTRATION_TOKEN"])
+    """
+    version = harness.publish(
+        workflow(
+            "tokens",
+            python_step("registers", "call_register"),
+            command_step("dumps", dump_token),
+        )
+    )
+    python_id, command_id = harness.launch("exec-tokens", version)
+    registered: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+    def registrar(*ids: Any, **entries: Any) -> str:
+        registered.append((ids, entries))
+        return "accepted"
+
+    runner = harness.runner(registrar=registrar, registration_token=_token_of)
+
+    runner.start("exec-tokens")
+
+    ((ids, entries),) = registered
+    assert ids == ("exec-tokens", python_id)
+    token = entries.pop("registration_token")
+    assert token.get_secret_value() == _token_of("exec-tokens", python_id)
+    assert _token_of("exec-tokens", python_id) not in repr(token)
+    assert entries == {"logs": [{"logGroupName": "/g"}]}
+    assert handler_calls == [{"outcome": "accepted"}]
+    given = (runner.output_dir("exec-tokens") / "token.txt").read_text()
+    assert given == _token_of("exec-tokens", command_id)
+
+
+def test_without_credentials_a_command_step_is_given_no_token(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WFX_REGISTRATION_TOKEN", "token-of-the-step-this-runs-in")
+    dump_token = """
+        import os
+        path = os.path.join(os.environ["WFX_OUTPUT_DIR"], "token.txt")
+        open(path, "w").write(os.environ.get("WFX_REGISTRATION_TOKEN", "absent"))
+    """
+    version = harness.publish(workflow("no-tokens", command_step("dumps", dump_token)))
+    harness.launch("exec-no-tokens", version)
+    runner = harness.runner()
+
+    runner.start("exec-no-tokens")
+
+    assert (runner.output_dir("exec-no-tokens") / "token.txt").read_text() == ""
 
 
 # --- failures ------------------------------------------------------------------------------

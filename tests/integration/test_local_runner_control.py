@@ -19,6 +19,7 @@ import pytest
 from adapters.local.supervisor import RunFolder
 from domain.errors import ConflictError
 from domain.execution import WorkflowExecution
+from domain.redrive import local_history_event_count
 from domain.run import RUNNER_LOST_ERROR, RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.integration.test_local_runner import Harness, build_harness, workflow
@@ -461,3 +462,15 @@ def test_a_run_started_on_step_functions_is_neither_stopped_nor_redriven_here(
 
     assert calls == []
     assert harness.reporter.calls == []
+
+
+def test_a_read_counts_the_same_history_from_the_step_rows(harness: Harness) -> None:
+    """What GetExecutionDetails counts for redriveStatus is what a redrive pages through."""
+    _, step_ids = _flaky_workflow(harness)
+    runner = harness.runner()
+    runner.start("exec-redrive")
+
+    page = runner.history_page(_stored(harness, "exec-redrive"))
+
+    steps = [harness.step(step_id) for step_id in step_ids]
+    assert local_history_event_count(steps) == len(page.events) == 4

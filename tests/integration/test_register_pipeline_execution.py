@@ -3,17 +3,27 @@ accepted, what is refused without a write, and how redeliveries merge."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from adapters.local.processes import LocalProcessController
+from adapters.local.supervisor import RunFolder, this_process
+from adapters.sub_process_dispatch import DispatchingSubProcessController
+from adapters.system import SystemClock
 from application.ports import ExecutionStore
 from application.use_cases.register_pipeline_execution import (
     RegisterPipelineExecution,
     RegisterPipelineExecutionCommand,
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
-from tests.contract.builders import a_launch, step_id
+from domain.run import StepMove
+from domain.statuses import StepStatus
+from domain.sub_processes import StopOutcome
+from tests.contract.builders import a_launch, a_registrar, at, step_id
 
 STEP = step_id("e1", 0)
 SOURCE = f"wfx.execution.e1.pipeline.{STEP}"
@@ -41,7 +51,7 @@ def an_event(source: str = SOURCE, **detail: Any) -> RegisterPipelineExecutionCo
 
 
 def test_a_step_registers_its_state_machine_and_log(store: ExecutionStore) -> None:
-    result = RegisterPipelineExecution(store).execute(
+    result = a_registrar(store).execute(
         an_event(
             subExecutions=[
                 {"resourceType": "stepFunctions", "resourceId": STATE_MACHINE_RUN, "label": "mesh"}
@@ -66,7 +76,7 @@ def test_a_step_registers_its_state_machine_and_log(store: ExecutionStore) -> No
 def test_a_redelivery_adds_no_duplicate_and_fills_in_what_was_missing(
     store: ExecutionStore,
 ) -> None:
-    register = RegisterPipelineExecution(store)
+    register = a_registrar(store)
     register.execute(an_event(logs=[{"logGroupName": "/wfx/a", "logStreamName": "s1"}]))
 
     register.execute(
@@ -100,7 +110,7 @@ def test_a_spoofed_or_foreign_event_is_refused_with_a_reason_and_nothing_is_writ
 ) -> None:
     before = store.get_step(STEP)
 
-    result = RegisterPipelineExecution(store).execute(
+    result = a_registrar(store).execute(
         an_event(source, logs=[{"logGroupName": "/wfx/a"}], **detail)
     )
 
@@ -116,7 +126,90 @@ def test_an_event_of_another_detail_type_is_refused(store: ExecutionStore) -> No
         update={"detail_type": "something.else"}
     )
 
-    result = RegisterPipelineExecution(store).execute(command)
+    result = a_registrar(store).execute(command)
 
     assert not result.accepted
     assert store.get_step(STEP).registered_logs == ()
+
+
+# -- after the end, and while an abort is under way ------------------------------------------
+
+
+def end_step(store: ExecutionStore, status: StepStatus) -> None:
+    started = StepMove(
+        "e1", STEP, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1)
+    )
+    store.move_step(started)
+    store.move_step(StepMove("e1", STEP, status, frozenset({StepStatus.RUNNING}), stop_date=at(2)))
+
+
+@pytest.mark.parametrize("status", [StepStatus.ABORTED, StepStatus.FAILED, StepStatus.SUCCEEDED])
+def test_a_registration_onto_a_step_that_has_ended_is_refused_and_writes_nothing(
+    store: ExecutionStore, status: StepStatus
+) -> None:
+    end_step(store, status)
+    before = store.get_step(STEP)
+
+    result = a_registrar(store).execute(
+        an_event(subExecutions=[{"resourceType": "localProcess", "resourceId": "4242"}])
+    )
+
+    assert not result.accepted
+    assert result.reason == (
+        f"step pipe0 of execution e1 is {status.value}: registrations are taken only while it runs"
+    )
+    assert store.get_step(STEP) == before
+
+
+def test_a_step_that_ends_between_the_read_and_the_write_takes_no_registration(
+    store: ExecutionStore,
+) -> None:
+    """The write is conditional on the step still being open, not only on the version read."""
+
+    class EndingFirst:
+        def __init__(self, inner: ExecutionStore) -> None:
+            self.inner = inner
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.inner, name)
+
+        def register_on_step(self, execution_id: str, step: str, merge: Any) -> Any:
+            def ending_then_merging(stored: Any) -> Any:
+                if stored.status is not StepStatus.ABORTED:
+                    end_step(self.inner, StepStatus.ABORTED)  # the abort closes it now
+                return merge(stored)
+
+            return self.inner.register_on_step(execution_id, step, ending_then_merging)
+
+    result = a_registrar(EndingFirst(store)).execute(  # type: ignore[arg-type]
+        an_event(subExecutions=[{"resourceType": "localProcess", "resourceId": "4242"}])
+    )
+
+    assert not result.accepted and "is ABORTED" in (result.reason or "")
+    assert store.get_step(STEP).registered_sub_executions == ()
+
+
+def test_a_registration_on_a_run_being_aborted_is_stopped_at_once_and_recorded(
+    store: ExecutionStore, tmp_path: Path
+) -> None:
+    store.move_step(
+        StepMove("e1", STEP, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1))
+    )
+    change = store.get_run("e1").request_abort(at(3), "stop it")
+    assert change is not None and store.update_execution(change)
+    child = subprocess.Popen(["sleep", "60"])
+    runs = tmp_path / "runs"
+    RunFolder(runs / "e1").write_runner(this_process("inline"))  # this process runs e1
+    controller = DispatchingSubProcessController(
+        {"localProcess": lambda: LocalProcessController(runs, grace_seconds=1)}
+    )
+    try:
+        result = RegisterPipelineExecution(store, controller, SystemClock()).execute(
+            an_event(subExecutions=[{"resourceType": "localProcess", "resourceId": str(child.pid)}])
+        )
+        assert child.wait(timeout=5) == -signal.SIGTERM
+    finally:
+        child.kill()
+    assert result.accepted and result.warnings == ()
+    (stop,) = store.get_step(STEP).sub_execution_stops
+    assert (stop.resource_id, stop.outcome) == (str(child.pid), StopOutcome.STOPPED)

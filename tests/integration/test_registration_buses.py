@@ -11,6 +11,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from moto import mock_aws
+from pydantic import SecretStr
 
 from adapters.aws.eventbridge import EventBridgeBus
 from adapters.dynamodb.template import infrastructure_template
@@ -35,10 +36,13 @@ INNER_RUN = "arn:aws:states:us-east-1:123456789012:execution:inner:run-1"
 GROUP_ARN = "arn:aws:logs:us-east-1:123456789012:log-group:/wfx/inner:*"
 
 
-def a_registration(pipeline_execution_id: str = STEP) -> PublishRegistrationCommand:
+def a_registration(
+    pipeline_execution_id: str = STEP, token: str | None = None
+) -> PublishRegistrationCommand:
     return PublishRegistrationCommand(
         workflow_execution_id="e1",
         pipeline_execution_id=pipeline_execution_id,
+        registration_token=None if token is None else SecretStr(token),
         sub_executions=(
             SubExecutionRegistration(
                 resource_type="stepFunctions", resource_id=INNER_RUN, label="inner"
@@ -57,8 +61,15 @@ def container(inline_container: Any) -> Any:
     return inline_container
 
 
+def token_of(container: Any, pipeline_execution_id: str) -> str:
+    """The registration token the local runner gives the step of e1 (as its step would hold)."""
+    return str(container.registration_credentials().issue("e1", pipeline_execution_id))
+
+
 def test_the_local_bus_registers_on_the_step_before_publish_returns(container: Any) -> None:
-    published = container.publish_registration().execute(a_registration())
+    registration = a_registration(token=token_of(container, STEP))
+
+    published = container.publish_registration().execute(registration)
 
     assert (published.bus, published.accepted, published.reason) == ("local", True, None)
     assert published.source == f"wfx.execution.e1.pipeline.{STEP}"
@@ -74,16 +85,59 @@ def test_the_local_bus_registers_on_the_step_before_publish_returns(container: A
 def test_a_spoofed_source_on_the_local_bus_comes_back_refused_and_writes_nothing(
     container: Any,
 ) -> None:
+    """The other step, with its own token, names STEP in the detail: the source must match."""
     detail = {"pipelineExecutionId": STEP, "logs": [{"logGroupName": "/wfx/a"}]}
 
     delivery = container.event_bus().publish(
-        compose_source("wfx", "e1", OTHER_STEP), REGISTRATION_DETAIL_TYPE, detail
+        compose_source("wfx", "e1", OTHER_STEP),
+        REGISTRATION_DETAIL_TYPE,
+        detail,
+        credential=token_of(container, OTHER_STEP),
     )
 
     assert delivery.accepted is False
     assert f"does not end in .pipeline.{STEP}" in (delivery.reason or "")
     store = container.execution_store()
     assert all(not step.registered_logs for step in store.list_steps("e1"))
+
+
+@pytest.mark.parametrize(
+    ("token", "refusal"),
+    [
+        pytest.param(lambda _: None, "no registration token", id="none"),
+        pytest.param(lambda _: "", "no registration token", id="empty"),
+        pytest.param(lambda _: "0" * 64, "is not this step's", id="garbage"),
+        pytest.param(lambda _: "é\x00" * 3, "is not this step's", id="not ascii"),
+        pytest.param(lambda c: token_of(c, OTHER_STEP), "is not this step's", id="another step's"),
+        pytest.param(
+            lambda c: c.registration_credentials().issue("e2", STEP),
+            "is not this step's",
+            id="another run's",
+        ),
+    ],
+)
+def test_a_registration_without_the_steps_own_token_is_refused_and_writes_nothing(
+    container: Any, token: Any, refusal: str
+) -> None:
+    given = token(container)
+
+    published = container.publish_registration().execute(a_registration(token=given))
+
+    reason = published.reason or ""
+    assert published.accepted is False
+    assert reason.startswith(f"step {STEP} of execution e1: "), reason
+    assert refusal in reason, reason
+    assert not given or given not in reason
+    step = container.execution_store().get_step(STEP)
+    assert (step.registered_sub_executions, step.registered_logs) == ((), ())
+
+
+def test_the_token_is_kept_out_of_the_commands_repr_and_dump(container: Any) -> None:
+    token = token_of(container, STEP)
+    registration = a_registration(token=token)
+
+    assert token not in repr(registration)
+    assert token not in registration.model_dump_json()
 
 
 def test_a_malformed_detail_is_refused_naming_the_field(container: Any) -> None:
@@ -183,6 +237,18 @@ def test_eventbridge_delivers_the_published_event_through_the_template_rule(
     # what the rule delivers is what the handler parses
     command = RegisterPipelineExecutionCommand.model_validate(envelope)
     assert command.detail.pipeline_execution_id == STEP
+
+
+def test_eventbridge_is_never_sent_a_registration_token(aws: tuple[Any, Any, str]) -> None:
+    """IAM on PutEvents decides who may publish there (docs/aws.md); a token is dropped."""
+    events, sqs, queue_url = aws
+    publish = PublishRegistration(EventBridgeBus(lambda: events), source_prefix="wfx")
+    token = "f" * 64
+
+    publish.execute(a_registration(token=token))
+
+    (envelope,) = _delivered(sqs, queue_url)
+    assert token not in json.dumps(envelope)
 
 
 @pytest.mark.parametrize(

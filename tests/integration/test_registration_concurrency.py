@@ -12,12 +12,11 @@ import pytest
 
 from application.ports import ExecutionStore
 from application.use_cases.register_pipeline_execution import (
-    RegisterPipelineExecution,
     RegisterPipelineExecutionCommand,
 )
 from domain.execution import PipelineExecution
 from domain.logs import MAX_REGISTERED_LOGS, MAX_REGISTERED_SUB_EXECUTIONS
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, a_registrar, step_id
 
 THREADS = 8
 DELIVERIES = 200
@@ -90,7 +89,7 @@ def deliveries(
 
 
 def deliver_concurrently(store: ExecutionStore, events: list[dict[str, Any]]) -> PipelineExecution:
-    register = RegisterPipelineExecution(store)
+    register = a_registrar(store)
     start = threading.Barrier(THREADS)
 
     def deliver(share: list[dict[str, Any]]) -> int:

@@ -10,6 +10,7 @@ import pytest
 
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.system import SystemClock
 from adapters.tables import TABLES, ResourceKeys, TableNames
 from application.ports import ListScope
 from application.use_cases.list_executions import ListExecutions, ListExecutionsQuery
@@ -50,7 +51,10 @@ def test_a_launch_that_fails_part_way_writes_nothing_and_can_be_retried(
     with pytest.raises(ExecutionNotFoundError):
         store.get_execution("crash-1")
     assert store.list_executions(ListScope.ALL, None, 10, None).items == ()
-    assert ListExecutions(store).execute(ListExecutionsQuery(asset="db1/scans")).items == ()
+    by_asset = ListExecutions(store, clock=SystemClock()).execute(
+        ListExecutionsQuery(asset="db1/scans")
+    )
+    assert by_asset.items == ()
 
     with database.write() as connection:
         connection.execute("DROP TRIGGER crash")

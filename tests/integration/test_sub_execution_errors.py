@@ -13,6 +13,7 @@ import pytest
 from botocore.stub import Stubber
 
 from adapters.aws.sub_executions import AwsSubExecutionReader
+from adapters.system import SystemClock
 from application.ports import ExecutionStore
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.get_execution_details import (
@@ -20,11 +21,10 @@ from application.use_cases.get_execution_details import (
     GetExecutionDetailsQuery,
 )
 from application.use_cases.register_pipeline_execution import (
-    RegisterPipelineExecution,
     RegisterPipelineExecutionCommand,
 )
 from domain.execution import ExecutionDetails
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, a_registrar, step_id
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
@@ -55,7 +55,7 @@ def _client(service: Literal["stepfunctions", "batch"]) -> Any:
 
 
 def _register(store: ExecutionStore, resource_type: str, resource_id: str) -> None:
-    RegisterPipelineExecution(store).execute(
+    a_registrar(store).execute(
         RegisterPipelineExecutionCommand.model_validate(
             {
                 "source": f"wfx.execution.e1.pipeline.{STEP}",
@@ -71,7 +71,7 @@ def _register(store: ExecutionStore, resource_type: str, resource_id: str) -> No
 
 def _details(store: ExecutionStore, sfn: Any, batch: Any) -> ExecutionDetails:
     reader = AwsSubExecutionReader(lambda: sfn, lambda: batch)
-    use_case = GetExecutionDetails(store, None, SubExecutionStatus(reader))
+    use_case = GetExecutionDetails(store, None, SubExecutionStatus(reader), clock=SystemClock())
     query = GetExecutionDetailsQuery(workflow_execution_id="e1", include_sub_executions=True)
     return use_case.execute(query)
 

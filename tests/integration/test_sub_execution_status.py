@@ -15,6 +15,7 @@ from botocore.stub import Stubber
 from moto import mock_aws
 
 from adapters.aws.sub_executions import AwsSubExecutionReader
+from adapters.system import SystemClock
 from application.ports import ExecutionStore
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.get_execution_details import (
@@ -22,12 +23,11 @@ from application.use_cases.get_execution_details import (
     GetExecutionDetailsQuery,
 )
 from application.use_cases.register_pipeline_execution import (
-    RegisterPipelineExecution,
     RegisterPipelineExecutionCommand,
 )
 from domain.execution import ExecutionDetails
 from domain.stages import StageState
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, a_registrar, step_id
 from tests.moto_state_machines import (
     ACCOUNT,
     PARSER_MODE,
@@ -87,7 +87,7 @@ def batch() -> Calls:
 
 
 def _register(store: ExecutionStore, *subs: dict[str, str]) -> None:
-    RegisterPipelineExecution(store).execute(
+    a_registrar(store).execute(
         RegisterPipelineExecutionCommand.model_validate(
             {
                 "source": f"wfx.execution.e1.pipeline.{STEP}",
@@ -102,7 +102,7 @@ def _details(
     store: ExecutionStore, sfn: Calls, batch: Calls, include: bool = True
 ) -> ExecutionDetails:
     reader = AwsSubExecutionReader(lambda: sfn.client, lambda: batch.client)
-    use_case = GetExecutionDetails(store, None, SubExecutionStatus(reader))
+    use_case = GetExecutionDetails(store, None, SubExecutionStatus(reader), clock=SystemClock())
     query = GetExecutionDetailsQuery(workflow_execution_id="e1", include_sub_executions=include)
     return use_case.execute(query)
 

@@ -65,6 +65,46 @@ def test_without_a_function_arn_the_stack_has_the_tables_and_no_rule(
     )
 
 
+def test_the_bus_denies_a_registration_source_to_every_principal_but_the_publishers(
+    template: dict[str, Any],
+) -> None:
+    policy = template["Resources"]["RegistrationPublishersOnlyPolicy"]
+
+    assert policy["Type"] == "AWS::Events::EventBusPolicy"
+    assert policy["Condition"] == "HasRegistrationPublishers"
+    properties = policy["Properties"]
+    assert properties["EventBusName"] == {"Ref": "EventBusName"}
+    statement = properties["Statement"]
+    assert (statement["Effect"], statement["Principal"], statement["Action"]) == (
+        "Deny",
+        "*",
+        "events:PutEvents",
+    )
+    assert statement["Resource"] == {
+        "Fn::Sub": "arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}"
+        ":event-bus/${EventBusName}"
+    }
+    assert statement["Condition"] == {
+        "StringLike": {"events:source": ["acme.execution.*"]},
+        "ArnNotLike": {"aws:PrincipalArn": {"Ref": "RegistrationPublisherArns"}},
+    }
+
+
+def test_without_publishers_the_bus_gets_no_policy(template: dict[str, Any]) -> None:
+    parameter = template["Parameters"]["RegistrationPublisherArns"]
+    assert (parameter["Type"], parameter["Default"]) == ("CommaDelimitedList", "")
+    assert template["Conditions"]["HasRegistrationPublishers"] == {
+        "Fn::And": [
+            {"Condition": "HasRegistrationFunction"},
+            {
+                "Fn::Not": [
+                    {"Fn::Equals": [{"Fn::Join": ["", {"Ref": "RegistrationPublisherArns"}]}, ""]}
+                ]
+            },
+        ]
+    }
+
+
 def test_the_default_prefix_is_wfx() -> None:
     rule = infrastructure_template(TableNames())["Resources"]["RegistrationRule"]
     assert rule["Properties"]["EventPattern"]["source"] == [{"prefix": "wfx.execution."}]

@@ -25,7 +25,16 @@ class EventBridgeBus:
         self._client: Any = None
         self._bus_name = bus_name
 
-    def publish(self, source: str, detail_type: str, detail: dict[str, Any]) -> Delivery:
+    def publish(
+        self,
+        source: str,
+        detail_type: str,
+        detail: dict[str, Any],
+        credential: str | None = None,
+    ) -> Delivery:
+        """`credential` is dropped unsent: on AWS, IAM on PutEvents for the source prefix is what
+        says who may register (docs/aws.md), and a local token has no business leaving the host.
+        """
         from botocore.exceptions import ClientError  # here: a local command never loads botocore
 
         if self._client is None:

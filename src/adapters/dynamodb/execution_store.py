@@ -58,6 +58,7 @@ from adapters.records import (
 )
 from adapters.registration import (
     MAX_REGISTRATION_ATTEMPTS,
+    OPEN_STEP_VALUES,
     REGISTRATION_VERSION,
     RegistrationContentionError,
     RegistrationMerge,
@@ -532,6 +533,7 @@ class DynamoDbExecutionStore:
             workflow_execution_id,
             pipeline_execution_id,
             lambda step: registration_attributes(step, merge),
+            while_open=True,
         )
 
     def record_stops_on_step(
@@ -548,10 +550,12 @@ class DynamoDbExecutionStore:
         workflow_execution_id: str,
         pipeline_execution_id: str,
         attributes: Callable[[PipelineExecution], dict[str, Any] | None],
+        while_open: bool = False,
     ) -> PipelineExecution:
         """Read the step, write `attributes(step)` on condition that the registration version is
-        still the one read, else read and compute again: registrations and stop records racing
-        on one step all survive. None from `attributes`: nothing to write."""
+        still the one read (and, `while_open`, that the step has not ended), else read and
+        compute again: registrations and stop records racing on one step all survive. None from
+        `attributes`: nothing to write."""
         table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
         key = {
             "pipelineExecutionId": pipeline_execution_id,
@@ -576,6 +580,12 @@ class DynamoDbExecutionStore:
             values[":next"] = version + 1
             if version:
                 values[":read"] = version
+            status_names: dict[str, str] = {}
+            still_open = ""
+            if while_open:
+                status_names["#status"] = "status"
+                values[":new"], values[":running"] = OPEN_STEP_VALUES
+                still_open = " AND #status IN (:new, :running)"
             sets = ", ".join(f"{name} = :{name[1:]}" for name in names)
             try:
                 response = self._client.update_item(
@@ -583,9 +593,11 @@ class DynamoDbExecutionStore:
                     Key=to_wire(key),
                     UpdateExpression=f"SET {sets}, #version = :next",
                     ConditionExpression="attribute_exists(#pk) AND "
-                    + ("#version = :read" if version else "attribute_not_exists(#version)"),
+                    + ("#version = :read" if version else "attribute_not_exists(#version)")
+                    + still_open,
                     ExpressionAttributeNames={
                         **names,
+                        **status_names,
                         "#pk": "pipelineExecutionId",
                         "#version": REGISTRATION_VERSION,
                     },

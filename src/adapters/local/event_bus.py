@@ -11,7 +11,8 @@ from typing import Any
 
 from application.ports import Delivery
 
-Subscriber = Callable[[dict[str, Any]], Delivery]
+# (envelope, credential the publisher gave or None) -> verdict
+Subscriber = Callable[[dict[str, Any], str | None], Delivery]
 
 
 class LocalEventBus:
@@ -19,7 +20,9 @@ class LocalEventBus:
     the subscriber the envelope EventBridge would deliver (`source`, `detail-type`, `detail`...).
 
     An event no subscription matches is not delivered, and says so: on a laptop a registration
-    that went nowhere should be visible, not lost.
+    that went nowhere should be visible, not lost. The publisher's credential is handed to the
+    subscriber beside the envelope, never inside it, so no subscriber stores or logs it with the
+    event.
     """
 
     name = "local"
@@ -34,7 +37,13 @@ class LocalEventBus:
         with self._lock:
             self._subscriptions.append((detail_type, source_prefix, subscriber))
 
-    def publish(self, source: str, detail_type: str, detail: dict[str, Any]) -> Delivery:
+    def publish(
+        self,
+        source: str,
+        detail_type: str,
+        detail: dict[str, Any],
+        credential: str | None = None,
+    ) -> Delivery:
         event_id = str(uuid.uuid4())
         with self._lock:
             matching = [
@@ -59,7 +68,7 @@ class LocalEventBus:
             "resources": [],
             "detail": detail,
         }
-        outcomes = [subscriber(envelope) for subscriber in matching]
+        outcomes = [subscriber(envelope, credential) for subscriber in matching]
         refused = next((outcome for outcome in outcomes if outcome.accepted is False), None)
         if refused is not None:
             return Delivery(event_id, accepted=False, reason=refused.reason)

@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
+
 from adapters.local.interpreter import PlannedStep, StepInterpreter
 from adapters.local.output_folder import OutputFolder, log_warnings_to
 from adapters.local.processes_on_host import describe, stop_group
@@ -124,6 +126,7 @@ class LocalRunner:
         detached_command: Sequence[str] = (),
         sleep: Callable[[float], None] | None = None,
         registrar: Callable[..., object] | None = None,
+        registration_token: Callable[[str, str], str] | None = None,
         grace_seconds: float = DEFAULT_GRACE_SECONDS,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         watch_seconds: float = DEFAULT_WATCH_SECONDS,
@@ -143,6 +146,8 @@ class LocalRunner:
         # (executionId, pipelineExecutionId, sub_executions=, logs=) -> outcome: what a python
         # step's `register` keyword calls, bound to the step's ids
         self._registrar = registrar
+        # (executionId, pipelineExecutionId) -> the step's registration token, handed to it
+        self._registration_token = registration_token
         self._grace, self._lease, self._watch = grace_seconds, lease_seconds, watch_seconds
         self._threads: dict[str, threading.Thread] = {}
         self._versions: dict[tuple[str, str, int], WorkflowVersion] = {}
@@ -460,6 +465,10 @@ class LocalRunner:
         """Run one attempt of a step and upload what it changed; its error, or None."""
         try:
             definition = _definition(version, step)
+            ids = (step.workflow_execution_id, step.pipeline_execution_id)
+            token = None if self._registration_token is None else self._registration_token(*ids)
+            # SecretStr: a handler printing its `register` shows no token in the step log
+            credential = {} if token is None else {"registration_token": SecretStr(token)}
             run = StepRun(
                 workflow_execution_id=step.workflow_execution_id,
                 pipeline_execution_id=step.pipeline_execution_id,
@@ -470,9 +479,8 @@ class LocalRunner:
                 ),
                 register=None
                 if self._registrar is None
-                else functools.partial(
-                    self._registrar, step.workflow_execution_id, step.pipeline_execution_id
-                ),
+                else functools.partial(self._registrar, *ids, **credential),
+                registration_token=token,
             )
             try:
                 if definition.execution_type is ExecutionType.PYTHON:

@@ -12,7 +12,7 @@ import threading
 import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO, cast
 
@@ -34,6 +34,8 @@ class StepRun:
     log_path: Callable[[], Path]  # called only when the step writes to its log
     # Publishes a registration event for this step; given to a handler that takes `register`.
     register: Callable[..., object] | None = None
+    # Proves a registration comes from this step; a command step gets it in its environment.
+    registration_token: str | None = field(default=None, repr=False)
 
 
 class StepFailedError(Exception):
@@ -198,6 +200,8 @@ def command_environment(step: StepRun) -> dict[str, str]:
         "WFX_OUTPUT_DIR": step.output_dir,
         "WFX_EXECUTION_ID": step.workflow_execution_id,
         "WFX_PIPELINE_EXECUTION_ID": step.pipeline_execution_id,
+        # this step's own, and never the token of a step this runner itself runs inside
+        "WFX_REGISTRATION_TOKEN": step.registration_token or "",
     }
 
 

@@ -44,6 +44,7 @@ from adapters.records import (
 )
 from adapters.registration import (
     MAX_REGISTRATION_ATTEMPTS,
+    OPEN_STEP_VALUES,
     REGISTRATION_VERSION,
     RegistrationContentionError,
     RegistrationMerge,
@@ -120,7 +121,7 @@ class SqliteExecutionStore:
         self._step_by_key = f"SELECT item FROM {steps.name} WHERE {step_key}"
         self._step_key = step_key
         # one versioned UPDATE per set of attributes it writes, made on first use
-        self._versioned_updates: dict[tuple[str, ...], str] = {}
+        self._versioned_updates: dict[tuple[tuple[str, ...], bool], str] = {}
 
     def create_tables(self) -> None:
         create_tables(self._database, self._sql.schema)
@@ -264,6 +265,7 @@ class SqliteExecutionStore:
             workflow_execution_id,
             pipeline_execution_id,
             lambda step: registration_attributes(step, merge),
+            while_open=True,
         )
 
     def record_stops_on_step(
@@ -280,10 +282,12 @@ class SqliteExecutionStore:
         workflow_execution_id: str,
         pipeline_execution_id: str,
         attributes: Callable[[PipelineExecution], Item | None],
+        while_open: bool = False,
     ) -> PipelineExecution:
         """Read the step, write `attributes(step)` if the registration version is still the one
-        read, else read and compute again: registrations and stop records racing on one step all
-        survive. None from `attributes`: nothing to write."""
+        read (and, `while_open`, the step has not ended), else read and compute again:
+        registrations and stop records racing on one step all survive. None from `attributes`:
+        nothing to write."""
         key = (pipeline_execution_id, workflow_execution_id)
         for attempt in range(MAX_REGISTRATION_ATTEMPTS):
             if attempt:
@@ -298,7 +302,7 @@ class SqliteExecutionStore:
             values = attributes(step)
             if values is None:
                 return step
-            statement = self._versioned_update(tuple(values))
+            statement = self._versioned_update(tuple(values), while_open)
             parameters = (*(dump_json(v) for v in values.values()), version + 1, *key, version)
             with self._database.write() as connection:
                 # fetchall: the UPDATE must have run to its end before the COMMIT
@@ -307,15 +311,21 @@ class SqliteExecutionStore:
                 return parse_pipeline_execution_record(load_item(updated[0][0]))
         raise RegistrationContentionError(pipeline_execution_id)
 
-    def _versioned_update(self, names: tuple[str, ...]) -> str:
-        statement = self._versioned_updates.get(names)
+    def _versioned_update(self, names: tuple[str, ...], while_open: bool) -> str:
+        statement = self._versioned_updates.get((names, while_open))
         if statement is None:
             steps, version = self._sql.steps, json_path(REGISTRATION_VERSION)
             sets = "".join(f"{json_path(name)}, json(?), " for name in names)
-            statement = self._versioned_updates[names] = (
+            still_open = (
+                f" AND json_extract(item, {json_path('status')}) IN "
+                f"({', '.join(repr(status) for status in OPEN_STEP_VALUES)})"
+                if while_open
+                else ""
+            )
+            statement = self._versioned_updates[names, while_open] = (
                 f"UPDATE {steps.name} SET item = json_set(item, {sets}{version}, ?) "
                 f"WHERE {self._step_key} "
-                f"AND coalesce(json_extract(item, {version}), 0) = ? RETURNING item"
+                f"AND coalesce(json_extract(item, {version}), 0) = ?{still_open} RETURNING item"
             )
         return statement
 

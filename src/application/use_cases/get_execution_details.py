@@ -5,11 +5,12 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.available_logs import AvailableLogFinder
-from application.ports import ExecutionStore, SubExecutionReader
+from application.ports import Clock, ExecutionStore, SubExecutionReader
 from application.state_machine_memo import StateMachineMemo
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.execution import ExecutionDetails, chain_order
+from domain.redrive import local_history_event_count, with_derived_redrive_status
 
 
 class GetExecutionDetailsQuery(BaseModel):
@@ -23,6 +24,8 @@ class GetExecutionDetails:
     """Read every row of one run; steps are walked from the root along the chain links.
 
     With a reconciler, an open run is checked with its orchestrator first (the 30-second rule).
+    A local run's redriveStatus is derived as of now, its history counted from the step rows
+    read here (domain.redrive.redrive_status).
     """
 
     def __init__(
@@ -32,12 +35,15 @@ class GetExecutionDetails:
         sub_executions: SubExecutionStatus | None = None,
         available_logs: AvailableLogFinder | None = None,
         state_machines: SubExecutionReader | None = None,
+        *,
+        clock: Clock,
     ) -> None:
         """`state_machines`: read through one memo per request by both the sub-execution stages
         and the available logs, so each state machine is described once per request."""
         self._store, self._reconcile = store, reconcile
         self._sub_executions, self._available_logs = sub_executions, available_logs
         self._state_machines = state_machines
+        self._clock = clock
 
     def execute(self, query: GetExecutionDetailsQuery) -> ExecutionDetails:
         details = self._store.get_details(query.workflow_execution_id)
@@ -48,6 +54,9 @@ class GetExecutionDetails:
                 details = self._store.get_details(query.workflow_execution_id)
             else:
                 details = details.model_copy(update={"execution": reconciled})
+        events = local_history_event_count(entry.step for entry in details.steps)
+        execution = with_derived_redrive_status(details.execution, self._clock.now(), events)
+        details = details.model_copy(update={"execution": execution})
         by_id = {entry.step.pipeline_execution_id: entry for entry in details.steps}
         ordered = chain_order([entry.step for entry in details.steps])
         details = details.model_copy(

@@ -8,12 +8,13 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from application.ports import AssetDirection, ExecutionRef, ExecutionStore, ListScope
+from application.ports import AssetDirection, Clock, ExecutionRef, ExecutionStore, ListScope
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.assets import AssetRef
 from domain.errors import InvalidInputError
 from domain.execution import WorkflowExecution
 from domain.paging import Page
+from domain.redrive import with_derived_redrive_status
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -40,18 +41,21 @@ class ListExecutions:
     """One index query per page for the single-index lists; the asset list merges two indexes.
 
     With a reconciler, each open row of the page is checked under the 30-second rule; a finished
-    row costs no orchestrator call.
+    row costs no orchestrator call. A local row's redriveStatus is derived as of one moment, with
+    no step read for its history (domain.redrive.redrive_status says why).
     """
 
-    def __init__(self, store: ExecutionStore, reconcile: ReconcileExecution | None = None) -> None:
-        self._store, self._reconcile = store, reconcile
+    def __init__(
+        self, store: ExecutionStore, reconcile: ReconcileExecution | None = None, *, clock: Clock
+    ) -> None:
+        self._store, self._reconcile, self._clock = store, reconcile, clock
 
     def execute(self, query: ListExecutionsQuery) -> Page[WorkflowExecution]:
         page = self._page(query)
-        if self._reconcile is None:
-            return page
-        items = self._reconcile.execute_all(page.items)
-        return Page(items=tuple(items), next_token=page.next_token)
+        items = page.items if self._reconcile is None else self._reconcile.execute_all(page.items)
+        now = self._clock.now()
+        derived = tuple(with_derived_redrive_status(item, now, 0) for item in items)
+        return Page(items=derived, next_token=page.next_token)
 
     def _page(self, query: ListExecutionsQuery) -> Page[WorkflowExecution]:
         if query.asset is not None:

@@ -1,7 +1,8 @@
 """PublishRegistration: a running step reports what it started, as an event on the bus.
 
 The producer's side of seed 000's sub-process registration: the source is composed from the
-step's own ids, so the handler on the other side (RegisterPipelineExecution) accepts it.
+step's own ids, so the handler on the other side (RegisterPipelineExecution) accepts it. On the
+local bus the step also proves it is that step, with the registration token the runner gave it.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
-from application.ports import Delivery, EventBus
+from application.ports import Delivery, EventBus, RegistrationCredentials
 from application.use_cases.register_pipeline_execution import (
     LogRegistration,
     RegisterPipelineExecution,
@@ -21,11 +22,12 @@ from application.use_cases.register_pipeline_execution import (
 )
 from application.validation_messages import describe_validation_error
 from domain.redaction import redact
-from domain.registration import REGISTRATION_DETAIL_TYPE, compose_source
+from domain.registration import REGISTRATION_DETAIL_TYPE, compose_source, source_ids
 
 
 class PublishRegistrationCommand(BaseModel):
-    """The step the event is about, and the sub-executions and logs it started."""
+    """The step the event is about, the sub-executions and logs it started, and the step's
+    registration token (a secret: never in a repr, a dump or the event)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
@@ -33,6 +35,7 @@ class PublishRegistrationCommand(BaseModel):
     pipeline_execution_id: str
     sub_executions: tuple[SubExecutionRegistration, ...] = ()
     logs: tuple[LogRegistration, ...] = ()
+    registration_token: SecretStr | None = None
 
 
 class PublishedRegistration(BaseModel):
@@ -63,8 +66,12 @@ class PublishRegistration:
             sub_executions=command.sub_executions,
             logs=command.logs,
         )
+        token = command.registration_token
         delivery = self._bus.publish(
-            source, REGISTRATION_DETAIL_TYPE, detail.model_dump(mode="json", by_alias=True)
+            source,
+            REGISTRATION_DETAIL_TYPE,
+            detail.model_dump(mode="json", by_alias=True),
+            credential=None if token is None else token.get_secret_value(),
         )
         return PublishedRegistration(
             bus=self._bus.name,
@@ -80,9 +87,15 @@ class PublishRegistration:
         pipeline_execution_id: str,
         sub_executions: Iterable[Mapping[str, Any]] = (),
         logs: Iterable[Mapping[str, Any]] = (),
+        registration_token: SecretStr | str | None = None,
     ) -> PublishedRegistration:
         """The same, from the event's own camelCase entries: what a python step is given as
-        its `register` keyword, bound to its ids."""
+        its `register` keyword, bound to its ids and its registration token."""
+        token = (
+            SecretStr(registration_token)
+            if isinstance(registration_token, str)
+            else registration_token
+        )
         command = PublishRegistrationCommand(
             workflow_execution_id=workflow_execution_id,
             pipeline_execution_id=pipeline_execution_id,
@@ -90,23 +103,48 @@ class PublishRegistration:
                 SubExecutionRegistration.model_validate(entry) for entry in sub_executions
             ),
             logs=tuple(LogRegistration.model_validate(entry) for entry in logs),
+            registration_token=token,
         )
         return self.execute(command)
 
 
 def registration_subscriber(
-    register: Callable[[], RegisterPipelineExecution],
-) -> Callable[[dict[str, Any]], Delivery]:
-    """The in-process bus's subscriber for registration events: the envelope goes to
-    RegisterPipelineExecution at once, and its verdict comes back to the publisher."""
+    register: Callable[[], RegisterPipelineExecution], credentials: RegistrationCredentials
+) -> Callable[[dict[str, Any], str | None], Delivery]:
+    """The in-process bus's subscriber for registration events: an event with the registration
+    token of the step its source names goes to RegisterPipelineExecution at once, and its
+    verdict comes back to the publisher; any other is refused before anything is read."""
 
-    def deliver(envelope: dict[str, Any]) -> Delivery:
+    def deliver(envelope: dict[str, Any], credential: str | None) -> Delivery:
         event_id = envelope.get("id")
         try:
             command = RegisterPipelineExecutionCommand.model_validate(envelope)
         except ValidationError as invalid:
             return Delivery(event_id, accepted=False, reason=describe_validation_error(invalid))
+        refusal = credential_refusal(command.source, credential, credentials)
+        if refusal is not None:
+            return Delivery(event_id, accepted=False, reason=refusal)
         result = register().execute(command)
         return Delivery(event_id, accepted=result.accepted, reason=result.reason)
 
     return deliver
+
+
+def credential_refusal(
+    source: str, credential: str | None, credentials: RegistrationCredentials
+) -> str | None:
+    """Why the event's credential does not prove it comes from the step its source names, or
+    None when it does. The reason names the step, never the token."""
+    ids = source_ids(source)
+    if ids is None:
+        return None  # names no step: RegisterPipelineExecution refuses the source itself
+    execution_id, pipeline_execution_id = ids
+    step = f"step {pipeline_execution_id} of execution {execution_id}"
+    if not credential:
+        return (
+            f"{step}: no registration token; a local step registers with the one its runner "
+            "gave it (WFX_REGISTRATION_TOKEN, or its `register` keyword)"
+        )
+    if not credentials.verify(execution_id, pipeline_execution_id, credential):
+        return f"{step}: the registration token is not this step's"
+    return None

@@ -8,6 +8,7 @@ lease has lost its runner (DESIGN §3a), and a run the orchestrator ended out of
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from application.ports import (
@@ -22,11 +23,22 @@ from application.run_writes import end_run
 from application.use_cases.complete_execution import fit_run_log
 from domain.errors import ConflictError
 from domain.execution import WorkflowExecution
-from domain.run import Run, RunChange, RunGuard, failure_message
+from domain.run import Run, RunChange, RunEnd, RunGuard, failure_message
 from domain.statuses import TERMINAL_STATUSES
 
 DEFAULT_SYNC_INTERVAL_SECONDS = 30.0
 DEFAULT_LEASE_SECONDS = 30.0
+
+
+def _with_redrive_status(
+    execution: WorkflowExecution, described: OrchestratorExecution
+) -> WorkflowExecution:
+    """redriveStatus and its reason as the orchestrator just described them (Step Functions'
+    DescribeExecution; the local runner describes none, and a read derives a local run's)."""
+    return execution._evolve(
+        redrive_status=described.redrive_status,
+        redrive_status_reason=described.redrive_status_reason,
+    )
 
 
 class ReconcileExecution:
@@ -35,9 +47,10 @@ class ReconcileExecution:
     A local run whose lease expired (or that no runner took within a lease's length) ends FAILED
     with `wfx.RunnerLost`, with its open steps, so that it can be redriven. The orchestrator is
     called only when the row has no stop date and was last checked longer ago than the interval;
-    every poll re-stamps lastSfnSyncCheckDate. A terminal status found out of band (a run
-    stopped or timed out directly in Step Functions) is written with its stop date, the run log
-    and the error, and the steps still open are closed with it. A terminal row is never touched.
+    every poll re-stamps lastSfnSyncCheckDate and records the redriveStatus the orchestrator
+    gives. A terminal status found out of band (a run stopped or timed out directly in Step
+    Functions) is written with its stop date, the run log and the error, and the steps still
+    open are closed with it. A terminal row is never touched.
     """
 
     def __init__(
@@ -85,8 +98,10 @@ class ReconcileExecution:
             described = self._orchestrator.describe_execution(execution)
         except ConflictError:
             return execution  # started on an orchestrator this wfx cannot reach: the row stands
+        stamped = execution._evolve(last_sfn_sync_check_date=now)
+        if described is not None:
+            stamped = _with_redrive_status(stamped, described)
         if described is None or described.status.value not in TERMINAL_STATUSES:
-            stamped = execution._evolve(last_sfn_sync_check_date=now)
             guard = RunGuard(statuses=frozenset({execution.status}))
             return self._save(RunChange(execution, stamped, guard))
         return self._end_as_described(execution, described, now)
@@ -107,13 +122,17 @@ class ReconcileExecution:
         execution_id = execution.workflow_execution_id
         error = failure_message(described.error, described.cause)
         log, log_object_key = fit_run_log(self._logs, self._objects, execution_id)
-        return end_run(
-            self._store,
-            execution_id,
-            lambda run: run.end_as_described(
+
+        def decide(run: Run) -> RunEnd | None:
+            end = run.end_as_described(
                 described.status, described.stop_date or now, error, log, log_object_key, now
-            ),
-        )
+            )
+            if end is None:
+                return None
+            after = _with_redrive_status(end.change.after, described)
+            return replace(end, change=replace(end.change, after=after))
+
+        return end_run(self._store, execution_id, decide)
 
     def _save(self, change: RunChange) -> WorkflowExecution:
         stored = self._store.update_execution(change)

@@ -7,11 +7,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from application.ports import Clock, ExecutionStore, IdGenerator, Orchestrator
 from domain.errors import RedriveNotAllowedError
 from domain.execution import PipelineExecution, WorkflowExecution
-from domain.redrive import MAX_HISTORY_EVENTS, RUNNING_REASON, redrive_refusal
+from domain.redrive import (
+    MAX_HISTORY_EVENTS,
+    RUNNING_REASON,
+    redrive_refusal,
+    redrive_status,
+)
 from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
 
-REDRIVABLE = "REDRIVABLE"
 _PENDING = frozenset({ExecutionStatus.PENDING_REDRIVE})
 _NEW = frozenset({StepStatus.NEW})
 
@@ -29,7 +33,8 @@ class RedriveExecution:
     synchronous orchestrator that finishes the run inside the call keeps them), its failed and
     aborted steps go back to NEW (succeeded steps keep their rows and are not run again), the
     orchestrator redrives with a client token derived from the id and redriveCount, and the row
-    is RUNNING with the redrive fields as the orchestrator describes them.
+    is RUNNING with the redrive fields as the orchestrator describes them (none for a local run,
+    whose redriveStatus a read derives by the same rules this refusal uses).
     """
 
     def __init__(
@@ -70,7 +75,7 @@ class RedriveExecution:
         running = pending._evolve(
             status=ExecutionStatus.RUNNING,
             redrive_date=redrive_date,
-            redrive_status=(described.redrive_status if described else None) or REDRIVABLE,
+            redrive_status=described.redrive_status if described else None,
             redrive_status_reason=described.redrive_status_reason if described else None,
         )
         stored = self._store.update_execution(RunChange(pending, running, RunGuard(_PENDING)))
@@ -79,9 +84,9 @@ class RedriveExecution:
         return self._store.get_execution(execution_id)  # a synchronous run has ended already
 
     def _refuse_unless_redrivable(self, execution: WorkflowExecution, events: int) -> None:
-        reason = redrive_refusal(execution, self._clock.now(), events)
-        if reason is not None:
-            raise RedriveNotAllowedError(execution.workflow_execution_id, reason)
+        status = redrive_status(execution, self._clock.now(), events)
+        if status.reason is not None:
+            raise RedriveNotAllowedError(execution.workflow_execution_id, status.reason)
 
     def _count_history(self, execution: WorkflowExecution) -> int:
         """History events, read page by page until the end or until the limit is reached."""

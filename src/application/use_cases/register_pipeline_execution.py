@@ -7,7 +7,8 @@ from typing import Self
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from application.ports import ExecutionStore
+from application.ports import Clock, ExecutionStore, StepEndedError, SubProcessController
+from application.use_cases.stop_sub_processes import stop_sub_processes
 from domain.errors import PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution
@@ -108,6 +109,8 @@ class RegistrationResult(BaseModel):
     accepted: bool
     reason: str | None = None
     step: PipelineExecution | None = None
+    # children stopped at once (the run was being aborted) that may be left running
+    warnings: tuple[str, ...] = ()
 
 
 def _refused(reason: str) -> RegistrationResult:
@@ -115,10 +118,17 @@ def _refused(reason: str) -> RegistrationResult:
 
 
 class RegisterPipelineExecution:
-    """Append the reported sub-executions and logs to the step the event's source names."""
+    """Append the reported sub-executions and logs to the step the event's source names.
 
-    def __init__(self, store: ExecutionStore) -> None:
-        self._store = store
+    A step that has ended takes no registration (refused with the reason). On a run being
+    aborted, what the step registers is stopped at once and the outcome recorded on it: an abort
+    that read the step before this registration would otherwise never stop it.
+    """
+
+    def __init__(
+        self, store: ExecutionStore, sub_processes: SubProcessController, clock: Clock
+    ) -> None:
+        self._store, self._sub_processes, self._clock = store, sub_processes, clock
 
     def execute(self, command: RegisterPipelineExecutionCommand) -> RegistrationResult:
         detail = command.detail
@@ -164,4 +174,23 @@ class RegisterPipelineExecution:
             stored = self._store.register_on_step(execution_id, pipeline_execution_id, merge)
         except PipelineExecutionNotFoundError:
             return not_its_step
-        return RegistrationResult(accepted=True, step=stored)
+        except StepEndedError as ended:
+            step = ended.step
+            return _refused(
+                f"step {step.pipeline_id} of execution {execution_id} is {step.status.value}: "
+                "registrations are taken only while it runs"
+            )
+        warnings = self._stop_if_stopping(stored, sub_executions)
+        return RegistrationResult(accepted=True, step=stored, warnings=warnings)
+
+    def _stop_if_stopping(
+        self, step: PipelineExecution, registered: tuple[RegisteredSubExecution, ...]
+    ) -> tuple[str, ...]:
+        """Read after the registration is in: either the abort saw it, or this sees the abort."""
+        if not registered:
+            return ()
+        execution = self._store.get_execution(step.workflow_execution_id)
+        if execution.abort_requested_date is None and not execution.is_terminal:
+            return ()
+        fresh = step.model_copy(update={"registered_sub_executions": registered})
+        return stop_sub_processes(self._sub_processes, self._store, [fresh], self._clock.now())

@@ -15,7 +15,6 @@ from domain.errors import DomainError
 EXIT_FAILED_RUN = 1
 EXIT_BAD_INPUT = 2
 EXIT_SERVICE_UNAVAILABLE = 3
-EXIT_INTERNAL = 4
 
 
 def _usage_problem(error: BaseException) -> tuple[str, int] | None:

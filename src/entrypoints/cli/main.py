@@ -285,7 +285,9 @@ def run(
             f"see it with `wfx executions show {execution_id}`)",
             file=sys.stderr,
         )
-    elif not no_wait and not on_aws:
+    elif not on_aws and no_wait:
+        execution = _as_read(container, execution)
+    elif not on_aws:
         execution = _wait_or_abort(container, execution_id, show_progress=not json_output)
     if json_output:
         from adapters.records import build_execution_record
@@ -351,10 +353,11 @@ def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
     if show_progress and console.is_terminal:
         from entrypoints.cli.progress import follow_run
 
-        return follow_run(store, execution_id, join, console)
+        follow_run(store, execution_id, join, console)
+        return _read(container, execution_id)
     while not join(1.0):
         pass
-    execution = store.get_execution(execution_id)
+    execution = _read(container, execution_id)
     if show_progress:
         from domain.execution import chain_order
         from domain.redaction import redact
@@ -369,6 +372,22 @@ def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
             f"{execution.workflow_database_id}/{execution.workflow_id}: {execution.status.value}"
         )
     return execution
+
+
+def _as_read(container: Container, execution: Any) -> Any:
+    """A use case's returned run with the redriveStatus a read would derive for it, without
+    reading it again: another read could already see a detached worker's end."""
+    from domain.redrive import with_derived_redrive_status
+
+    # its history is not counted, as on a list page (domain.redrive.redrive_status says why)
+    return with_derived_redrive_status(execution, container.clock().now(), 0)
+
+
+def _read(container: Container, execution_id: str) -> Any:
+    """The run as GetExecution gives it (with its derived redriveStatus), for --json."""
+    from application.use_cases.get_execution import GetExecutionQuery
+
+    return container.get_execution().execute(GetExecutionQuery(workflow_execution_id=execution_id))
 
 
 @executions_app.command("list")
@@ -482,17 +501,16 @@ def executions_abort(
     left as it is."""
     from application.use_cases.abort_execution import AbortExecutionCommand
 
-    result = (
-        _container()
-        .abort_execution()
-        .execute(AbortExecutionCommand(workflow_execution_id=execution_id))
+    container = _container()
+    result = container.abort_execution().execute(
+        AbortExecutionCommand(workflow_execution_id=execution_id)
     )
     from domain.redaction import redact
 
     warnings = [redact(warning) for warning in result.warnings]
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    execution = result.execution
+    execution = _as_read(container, result.execution)
     if json_output:
         from adapters.records import build_execution_record
         from entrypoints.cli.render import dump_json
@@ -537,6 +555,8 @@ def executions_redrive(
     )
     if not no_wait and execution.orchestrator == "local":
         execution = _wait_or_abort(container, execution_id, show_progress=not json_output)
+    else:
+        execution = _as_read(container, execution)
     if json_output:
         from adapters.records import build_execution_record
         from entrypoints.cli.render import dump_json
@@ -582,6 +602,15 @@ def pipelines_register(
     ] = "",
     sub_execution_id: Annotated[str, typer.Option(rich_help_panel=_SUB, metavar="ARN_OR_ID")] = "",
     label: Annotated[str, typer.Option(help="A label for the log and the sub-execution.")] = "",
+    registration_token: Annotated[
+        str,
+        typer.Option(
+            envvar="WFX_REGISTRATION_TOKEN",
+            show_default=False,
+            help="The step's own token, which the local bus requires "
+            "(default: $WFX_REGISTRATION_TOKEN, set by the local runner).",
+        ),
+    ] = "",
     json_output: JsonFlag = False,
 ) -> None:
     """Register a sub-execution and/or a log location on a step, by publishing a registration
@@ -600,6 +629,7 @@ def pipelines_register(
         source_type=source_type,
         sub_execution_type=sub_execution_type,
         sub_execution_id=sub_execution_id,
+        registration_token=registration_token,
     )
     register(_container, options, json_output)
 

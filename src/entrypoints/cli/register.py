@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from domain.errors import InvalidInputError
@@ -37,6 +37,7 @@ class RegisterOptions:
     source_type: str = ""
     sub_execution_type: str = ""
     sub_execution_id: str = ""
+    registration_token: str = field(default="", repr=False)  # a secret: never printed
 
 
 E = TypeVar("E", bound="BaseModel")
@@ -112,18 +113,24 @@ def registration_command(options: RegisterOptions) -> PublishRegistrationCommand
                 label=options.label,
             ),
         )
+    from pydantic import SecretStr
+
     return PublishRegistrationCommand(
         workflow_execution_id=options.execution_id,
         pipeline_execution_id=options.pipeline_execution_id,
         sub_executions=sub_executions,
         logs=logs,
+        registration_token=SecretStr(options.registration_token)
+        if options.registration_token
+        else None,
     )
 
 
 def register(
     container: Callable[[], Container], options: RegisterOptions, json_output: bool
 ) -> None:
-    """Publish on the configured bus; refused on the local bus exits 1 with the reason."""
+    """Publish on the configured bus; refused on the local bus exits 1 with the reason (which
+    names the step, and never the token)."""
     from application.ports import EventNotPublishedError
 
     command = registration_command(options)  # bad input fails before anything is opened

@@ -152,6 +152,10 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
         ("trigger", f"{e.trigger_type.value} by {e.triggered_by_user_id}"),
         ("group", e.execution_group_id or "-"),  # user text from here on: printed escaped
     ]
+    if e.redrive_status:
+        reason = f": {e.redrive_status_reason}" if e.redrive_status_reason else ""
+        redriven = f" (redriven {e.redrive_count}x)" if e.redrive_count else ""
+        rows.append(("redrive", f"{e.redrive_status}{reason}{redriven}"))
     if e.execution_log_object_key:
         rows.append(("log", f"the row keeps the tail; whole log at {e.execution_log_object_key}"))
     config = details.configuration

@@ -1,0 +1,20 @@
+Feature: An abort wins against the runner
+  A step waits on a child it registered. The abort kills the child first, so the step returns as
+  if it had succeeded; the abort must win all the same: recorded before anything is stopped, it
+  turns that success into ABORTED, refuses the next step's start, and keeps the run from ever
+  ending SUCCEEDED. The race is run again and again, on a run in the foreground (a thread of
+  this process) and on one detached into a worker process.
+
+  Background:
+    Given the workflow "features/waits-on-child" is published from "waits_on_child.yaml"
+
+  Scenario Outline: Aborting a <mode> run while its step waits on a child it registered
+    When a <mode> run of "features/waits-on-child" is aborted while its step waits, 20 times
+    Then every one of those runs is ABORTED with its step "wait-on-child" ABORTED
+    And in none of them did the step "after" start or its output reach the store
+    And no child and no runner of those runs is left running
+
+    Examples:
+      | mode       |
+      | foreground |
+      | detached   |
