@@ -24,6 +24,7 @@ from domain.redaction_rules import (
     configure_registered_secrets,
     is_secret_name,
     redact_line_local,
+    redact_shapes,
     registered_secrets,
 )
 from domain.redaction_stream import StreamRedactor, needs_lines, redact_lines, redact_text
@@ -35,6 +36,7 @@ __all__ = [
     "configure_redaction",
     "is_secret_name",
     "redact",
+    "redact_executable",
     "redact_json",
     "redact_lines",
     "redact_optional",
@@ -56,6 +58,16 @@ def redact(text: str) -> str:
 
 def redact_optional(text: str | None) -> str | None:
     return None if text is None else redact(text)
+
+
+def redact_executable(text: str) -> str:
+    """What can be kept of text wfx will run (a step's command, a handler reference): secrets
+    known by their shape (URL passwords, tokens, keys, key blocks) and the registered ones go,
+    while key-name rules do not apply, because in code they cannot tell `token = f()` or
+    `'password=' + value` from a secret, and a command they rewrote would no longer run."""
+    if needs_lines(text):
+        return redact_text(text, line_rule=redact_shapes)
+    return redact_shapes(text)
 
 
 def redact_json(value: Any) -> Any:

@@ -202,7 +202,12 @@ def redact_line_local(text: str) -> str:
     if _NAME_HINT.search(low):
         # key names first: `GITHUB_TOKEN=ghp_...` reads better by its name than by its kind
         text = _redact_assignments(text, low)
-    text = _redact_values(text, low)
+    return redact_shapes(text, low)
+
+
+def redact_shapes(text: str, low: str | None = None) -> str:
+    """The rules that know a secret by its shape, then the registered secrets; not key names."""
+    text = _redact_values(text, text.lower() if low is None else low)
     for secret in _registered:
         if secret in text:
             text = text.replace(secret, REDACTED)

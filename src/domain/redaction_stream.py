@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from domain.redaction_rules import REDACTED, has_aws_key_id, redact_line_local
+
+LineRule = Callable[[str], str]
 
 _LABEL = r"(?P<label>(?:[A-Z0-9]+ )*(?:PRIVATE|SECRET) KEY(?: BLOCK)?)"
 _BEGIN = re.compile(rf"-----BEGIN {_LABEL}-----")
@@ -174,7 +176,9 @@ class StreamRedactor:
         )
 
 
-def _redact_physical_lines(lines: Sequence[str], endings: Sequence[str]) -> list[str | None]:
+def _redact_physical_lines(
+    lines: Sequence[str], endings: Sequence[str], line_rule: LineRule = redact_line_local
+) -> list[str | None]:
     """Each line redacted (without its ending), or None where it was part of a key block."""
     blocks = _KeyBlocks(orphan_ends=True)
     kept: list[str | None] = []
@@ -190,7 +194,7 @@ def _redact_physical_lines(lines: Sequence[str], endings: Sequence[str]) -> list
         released = [line for i in positions for line, _ in window.line(kept[i] or "", endings[i])]
         released += [line for line, _ in window.close()]
     for i, line in zip(positions, released, strict=True):
-        out[i] = redact_line_local(line)
+        out[i] = line_rule(line)
     return out
 
 
@@ -215,11 +219,11 @@ def _cut_off_body_removed(kept: list[str | None], ends: list[tuple[int, bool]]) 
     return line
 
 
-def redact_text(text: str) -> str:
+def redact_text(text: str, line_rule: LineRule = redact_line_local) -> str:
     """The whole text through every stage; a block cut at either end is still removed."""
     lines = text.split("\n")
     endings = ["\n"] * (len(lines) - 1) + [""]
-    redacted = _redact_physical_lines(lines, endings)
+    redacted = _redact_physical_lines(lines, endings, line_rule)
     return "".join(
         line + end for line, end in zip(redacted, endings, strict=True) if line is not None
     )
