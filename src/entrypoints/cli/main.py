@@ -172,6 +172,8 @@ def _publish(container: Container, file: Path) -> tuple[Any, bool]:
     result = container.publish_workflow_version().execute(
         PublishWorkflowVersionCommand(document=document)
     )
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return result.version, result.created
 
 
@@ -646,10 +648,16 @@ def demo() -> None:
 @app.command("internal-run-worker", hidden=True)
 def internal_run_worker(execution_id: str) -> None:
     """Run a launched execution in this process (what `wfx run --no-wait` starts)."""
+    from adapters.local.redacted_output import redact_standard_streams
+
+    redact_standard_streams()  # what this process prints lands in runner.log, under WFX_HOME
     _container(runner_mode="inline").local_runner().run(execution_id)
 
 
 def main() -> None:
+    from entrypoints.cli.errors import print_redacted_traceback
+
+    sys.excepthook = print_redacted_traceback
     try:
         # Not standalone: click's usage errors come back to us, to be printed as one line.
         code = app(standalone_mode=False)
