@@ -64,9 +64,10 @@ def redact_executable(text: str) -> str:
     """What can be kept of text wfx will run (a step's command, a handler reference): secrets
     known by their shape (URL passwords, tokens, keys, key blocks) and the registered ones go,
     while key-name rules do not apply, because in code they cannot tell `token = f()` or
-    `'password=' + value` from a secret, and a command they rewrote would no longer run."""
+    `'password=' + value` from a secret, and a command they rewrote would no longer run. For
+    the same reason only whole key blocks go: a BEGIN alone is a program printing a header."""
     if needs_lines(text):
-        return redact_text(text, line_rule=redact_shapes)
+        return redact_text(text, line_rule=redact_shapes, cut_blocks=False)
     return redact_shapes(text)
 
 

@@ -48,10 +48,18 @@ class _KeyBlocks:
         # ENDs of blocks that never opened, on the last line: (where in the line it went,
         # whether body characters right before it were dropped); see _redact_physical_lines
         self.orphan_ends: list[tuple[int, bool]] = []
+        # where the last line opened the block still open: (offset in what line() returned,
+        # offset in the line given), for a caller that keeps a block that never ends
+        self.opened: tuple[int, int] | None = None
+
+    @property
+    def open(self) -> bool:
+        return self._label is not None
 
     def line(self, text: str) -> str | None:
         """The line with block bodies replaced; None when all of it was body."""
         self.orphan_ends = []
+        self.opened = None
         quiet = _BEGIN_GATE not in text and not (self._orphan_ends and _END_GATE in text)
         if self._label is None and quiet:
             return text
@@ -81,6 +89,7 @@ class _KeyBlocks:
             return None
         pieces.append(text[position : begin.end()])
         self._label, self._placed = begin["label"], False
+        self.opened = (sum(map(len, pieces)), begin.end())
         return begin.end()
 
     def _inside(self, text: str, position: int, label: str, pieces: list[str]) -> int | None:
@@ -93,6 +102,7 @@ class _KeyBlocks:
             pieces.append(REDACTED)  # an empty body: still say a key was there
         pieces.append(marker)
         self._label = None
+        self.opened = None
         return end + len(marker)
 
     def _body(self, segment: str, pieces: list[str]) -> None:
@@ -177,15 +187,28 @@ class StreamRedactor:
 
 
 def _redact_physical_lines(
-    lines: Sequence[str], endings: Sequence[str], line_rule: LineRule = redact_line_local
+    lines: Sequence[str],
+    endings: Sequence[str],
+    line_rule: LineRule = redact_line_local,
+    cut_blocks: bool = True,
 ) -> list[str | None]:
-    """Each line redacted (without its ending), or None where it was part of a key block."""
-    blocks = _KeyBlocks(orphan_ends=True)
+    """Each line redacted (without its ending), or None where it was part of a key block.
+
+    With `cut_blocks` False, a block that never ends is left as it was: in text that is run,
+    a lone BEGIN is a program printing a header, not a key cut off."""
+    blocks = _KeyBlocks(orphan_ends=cut_blocks)
     kept: list[str | None] = []
-    for line in lines:
+    opened: tuple[int, int, int] | None = None  # line, and where in it, of the open block
+    for index, line in enumerate(lines):
         kept.append(blocks.line(line))
         if blocks.orphan_ends:
             kept[-1] = _cut_off_body_removed(kept, blocks.orphan_ends)
+        if blocks.opened is not None:
+            opened = (index, *blocks.opened)
+    if blocks.open and not cut_blocks and opened is not None:
+        first, output_offset, input_offset = opened
+        kept[first] = (kept[first] or "")[:output_offset] + lines[first][input_offset:]
+        kept[first + 1 :] = lines[first + 1 :]
     out: list[str | None] = [None] * len(kept)
     positions = [i for i, line in enumerate(kept) if line is not None]
     released = [kept[i] or "" for i in positions]
@@ -219,11 +242,12 @@ def _cut_off_body_removed(kept: list[str | None], ends: list[tuple[int, bool]]) 
     return line
 
 
-def redact_text(text: str, line_rule: LineRule = redact_line_local) -> str:
-    """The whole text through every stage; a block cut at either end is still removed."""
+def redact_text(text: str, line_rule: LineRule = redact_line_local, cut_blocks: bool = True) -> str:
+    """The whole text through every stage; a block cut at either end is still removed, unless
+    `cut_blocks` is False (see _redact_physical_lines)."""
     lines = text.split("\n")
     endings = ["\n"] * (len(lines) - 1) + [""]
-    redacted = _redact_physical_lines(lines, endings, line_rule)
+    redacted = _redact_physical_lines(lines, endings, line_rule, cut_blocks)
     return "".join(
         line + end for line, end in zip(redacted, endings, strict=True) if line is not None
     )

@@ -98,8 +98,9 @@ def test_no_row_holds_a_registered_secret(value: str, around: str) -> None:
 @given(planted_secrets.embedded())
 def test_the_command_a_version_runs_loses_every_secret_known_by_its_shape(plant: Plant) -> None:
     stored = dump_json(_version_with_command(plant.text))
-    if plant.kind == "key name":
-        # what runs is kept as written: in code `token = f()` is no secret (docs/reliability.md)
+    if plant.kind in ("key name", "pem cut"):
+        # what runs keeps these as written: in code `token = f()` is no secret, and a BEGIN
+        # alone is a program printing a header (docs/reliability.md, "Redaction")
         return
     for secret in plant.secrets:
         assert secret not in stored, plant.kind

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from domain.redaction import REDACTED, redact, redact_json, registered_secrets
+from domain.redaction import REDACTED, redact, redact_executable, redact_json, registered_secrets
 from tests import planted_secrets
 
 SAFE_TEXT = st.text(alphabet=string.ascii_lowercase + string.digits + " \n.-", max_size=200)
@@ -203,3 +203,23 @@ def test_json_values_under_a_secret_name_go_whatever_they_look_like() -> None:
 def test_long_repetitive_text_is_redacted_without_blowing_up(text: str) -> None:
     once = redact(text)  # would take minutes if a rule backtracked or rescanned per hint
     assert redact(once) == once
+
+
+@pytest.mark.parametrize(
+    ("command", "stored"),
+    [
+        ("psql postgres://admin:s3cr3t@db/x", "psql postgres://admin:[REDACTED]@db/x"),
+        (f"gh auth {GITHUB_TOKEN}", "gh auth gh" + "p_[REDACTED]"),
+        # code that only names a secret, or prints a header, must still run as written
+        ("print('aws_secret_access_key=' + os.environ['K']); token = f()", None),
+        ("print('-----BEGIN OPENSSH PRIVATE KEY-----'); print(body)", None),
+        (
+            "echo '-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----'",
+            "echo '-----BEGIN EC PRIVATE KEY-----\n[REDACTED]\n-----END EC PRIVATE KEY-----'",
+        ),
+    ],
+)
+def test_what_wfx_runs_loses_only_what_redaction_can_take_without_changing_the_program(
+    command: str, stored: str | None
+) -> None:
+    assert redact_executable(command) == (command if stored is None else stored)
