@@ -46,8 +46,9 @@ class _KeyBlocks:
         self._placed = False  # the body's [REDACTED] has been written
         self._orphan_ends = orphan_ends  # readers only: a writer sees every BEGIN it needs
         # ENDs of blocks that never opened, on the last line: (where in the line it went,
-        # whether body characters right before it were dropped); see _redact_physical_lines
-        self.orphan_ends: list[tuple[int, bool]] = []
+        # whether body characters right before it were dropped, whether it starts the line);
+        # see _cut_off_body_removed
+        self.orphan_ends: list[tuple[int, bool, bool]] = []
         # where the last line opened the block still open: (offset in what line() returned,
         # offset in the line given), for a caller that keeps a block that never ends
         self.opened: tuple[int, int] | None = None
@@ -80,8 +81,11 @@ class _KeyBlocks:
             if end is not None:
                 prefix = text[position : end.start()]
                 body = _TRAILING_BODY.search(prefix)
-                pieces.append(prefix[: body.start()] if body else prefix)
-                self.orphan_ends.append((sum(map(len, pieces)), body is not None))
+                kept = prefix[: body.start()] if body else prefix
+                # only an END that starts its line can end a body begun on the lines above
+                starts_line = not pieces and not kept.strip()
+                pieces.append(kept)
+                self.orphan_ends.append((sum(map(len, pieces)), body is not None, starts_line))
                 pieces.append(end[0])
                 return end.end()
         if begin is None:
@@ -221,7 +225,7 @@ def _redact_physical_lines(
     return out
 
 
-def _cut_off_body_removed(kept: list[str | None], ends: list[tuple[int, bool]]) -> str | None:
+def _cut_off_body_removed(kept: list[str | None], ends: list[tuple[int, bool, bool]]) -> str | None:
     """The last line of `kept` once the body of blocks that closed there without opening is
     gone: the body lines just before it (dropped from `kept`) and a [REDACTED] in their place.
 
@@ -229,13 +233,14 @@ def _cut_off_body_removed(kept: list[str | None], ends: list[tuple[int, bool]]) 
     earlier pass left of a BEGIN line, so a second pass finds nothing more to remove."""
     line = kept[-1] or ""
     lines_dropped = False
-    for i in range(len(kept) - 2, -1, -1):
-        previous = kept[i]
-        if previous is None or not _BODY_LINE.fullmatch(previous):
-            break
-        kept[i] = None
-        lines_dropped = True
-    for index, (offset, characters_dropped) in reversed(list(enumerate(ends))):
+    if ends[0][2]:
+        for i in range(len(kept) - 2, -1, -1):
+            previous = kept[i]
+            if previous is None or not _BODY_LINE.fullmatch(previous):
+                break
+            kept[i] = None
+            lines_dropped = True
+    for index, (offset, characters_dropped, _) in reversed(list(enumerate(ends))):
         dropped = characters_dropped or (index == 0 and lines_dropped)
         if dropped and not line[:offset].endswith(REDACTED):
             line = line[:offset] + REDACTED + line[offset:]

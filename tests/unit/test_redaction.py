@@ -223,3 +223,14 @@ def test_what_wfx_runs_loses_only_what_redaction_can_take_without_changing_the_p
     command: str, stored: str | None
 ) -> None:
     assert redact_executable(command) == (command if stored is None else stored)
+
+
+def test_only_an_end_that_starts_its_line_takes_the_body_looking_lines_above_it() -> None:
+    # what a first pass left of a BEGIN line: a second pass must not take the line above
+    text = "a1\npassword://-----BEGIN RSA PRIVATE KEY----------END RSA PRIVATE KEY-----"
+    once = redact(text)
+    assert once.startswith("a1\npassword:[REDACTED]")
+    assert redact(once) == once
+    assert (
+        redact("MIIEvQ\n-----END RSA PRIVATE KEY-----") == "[REDACTED]-----END RSA PRIVATE KEY-----"
+    )
