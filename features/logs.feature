@@ -7,25 +7,29 @@ Feature: Reading a run's log sources
   Background:
     Given the workflow "features/three-steps" is published from "three_steps.yaml"
     And the asset "scans/bunny" holds the files "mesh.obj"
-    When alice launches "features/three-steps" over "scans/bunny"
-    And the local log folder "tools" holds "run-1.log" with a line of this run and one of another
 
   Scenario: A registered log is listed beside the invocation log and read alone by its logId
-    When the step "prepare" registers the log stream "run-1.log" of the log group "tools"
+    Given the step "prepare" registers the log stream "run-1.log" of the log group "tools" as it runs
+    When alice launches "features/three-steps" over "scans/bunny"
+    And the local log folder "tools" holds "run-1.log" with a line of this run and one of another
     Then the step "prepare" offers a registered log of "tools" and then its invocation log
     When alice reads the registered log "tools" of the step "prepare" by its logId
     Then the source read is reported read and every other log source notRead
     And the lines read are the line of this run and the line of the other run
 
   Scenario: A registered prefix is read filtered to the run
-    When the step "prepare" registers the log stream prefix "run-" of the log group "tools"
+    Given the step "prepare" registers the log stream prefix "run-" of the log group "tools" as it runs
+    When alice launches "features/three-steps" over "scans/bunny"
+    And the local log folder "tools" holds "run-1.log" with a line of this run and one of another
     And alice reads the registered log "tools" of the step "prepare" by its logId
     Then the lines read are the line of this run only
 
   Scenario: A step's own invocation log is read by its logId
-    When alice reads the invocation log of the step "report" by its logId
+    When alice launches "features/three-steps" over "scans/bunny"
+    And alice reads the invocation log of the step "report" by its logId
     Then the lines read are "report ran"
 
   Scenario: An unknown logId is refused, naming it
-    When alice reads the log "0123456789abcdef"
+    When alice launches "features/three-steps" over "scans/bunny"
+    And alice reads the log "0123456789abcdef"
     Then the read is refused as not found naming "0123456789abcdef"

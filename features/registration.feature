@@ -2,7 +2,8 @@ Feature: Registering what a pipeline step started
   A running step reports the sub-processes and log locations it started by publishing a
   registration event whose source names the run and the step. Only that step's row takes it:
   an event whose source names another step is refused with a reason and writes nothing.
-  A redelivery merges what the stored entry lacked and never adds a duplicate.
+  A redelivery merges what the stored entry lacked and never adds a duplicate. A step takes
+  registrations only while it runs: once it has ended, what it started is no longer its to report.
   On the local runner each step is also given its own registration token, and an event without
   the token of the step it names is refused: knowing another run's ids is not enough.
 
@@ -17,8 +18,7 @@ Feature: Registering what a pipeline step started
     And the step "report" registered nothing
 
   Scenario: A redelivery merges a label in and adds no duplicate
-    When alice launches "features/registers"
-    And the registration of the step "start-inner" is delivered again with the label "inner states"
+    When alice launches "features/registers" and, before the step "start-inner" ends, its registration is delivered again with the label "inner states"
     Then the registration is accepted
     And the step "start-inner" registered 1 log: the group "/wfx/inner" with the stream prefix "states/" from a "stateMachine"
     And the log of the step "start-inner" is labelled "inner states"
@@ -43,3 +43,9 @@ Feature: Registering what a pipeline step started
     And the log group "/wfx/anonymous" is registered on the step "report" without a token
     Then the registration is refused, naming "no registration token"
     And the step "report" registered nothing
+
+  Scenario: A registration onto a step that has ended is refused and writes nothing
+    When alice launches "features/registers"
+    And the log group "/wfx/late" is registered on the step "start-inner" with its token
+    Then the registration is refused, naming "is SUCCEEDED: registrations are taken only while it runs"
+    And the step "start-inner" registered 1 log: the group "/wfx/inner" with the stream prefix "states/" from a "stateMachine"

@@ -7,11 +7,11 @@ Feature: Stages of the sub-executions a step registered
   Background:
     Given the workflow "features/three-steps" is published from "three_steps.yaml"
     And the asset "scans/bunny" holds the files "mesh.obj"
-    And alice launches "features/three-steps" over "scans/bunny"
 
   Scenario: A sub-state-machine that ran shows its stages, each with its status
     Given the sub-pipeline ran on Step Functions as "run-1"
-    And the step "prepare" registered the sub-executions "run-1"
+    Given the step "prepare" registers the sub-executions "run-1" as it runs
+    And alice launched "features/three-steps" over "scans/bunny"
     When alice shows the execution with its sub-executions
     Then the sub-execution "run-1" of the step "prepare" is FAILED
     And the stages of "run-1" are
@@ -30,7 +30,8 @@ Feature: Stages of the sub-executions a step registered
     And the text shows the stage tree of "run-1"
 
   Scenario: A sub-execution Step Functions does not know is UNKNOWN and the answer still comes
-    Given the step "prepare" registered the sub-executions "never-ran"
+    Given the step "prepare" registers the sub-executions "never-ran" as it runs
+    And alice launched "features/three-steps" over "scans/bunny"
     When alice shows the execution with its sub-executions
     Then the sub-execution "never-ran" of the step "prepare" is UNKNOWN
     And a sub-execution warning names "never-ran" and "ExecutionDoesNotExist"
@@ -38,7 +39,8 @@ Feature: Stages of the sub-executions a step registered
   Scenario: Two runs of one sub-state-machine describe the state machine once
     Given the sub-pipeline ran on Step Functions as "run-1"
     And the sub-pipeline ran on Step Functions as "run-2"
-    And the step "transform" registered the sub-executions "run-1, run-2"
+    Given the step "transform" registers the sub-executions "run-1, run-2" as it runs
+    And alice launched "features/three-steps" over "scans/bunny"
     When alice shows the execution with its sub-executions
     Then the sub-execution "run-2" of the step "transform" is FAILED
     And Step Functions was asked 1 time for DescribeStateMachine and 2 times for DescribeExecution
@@ -48,6 +50,7 @@ Feature: Stages of the sub-executions a step registered
     availableLogs, which costs one DescribeStateMachine per request and nothing more.
 
     Given the sub-pipeline ran on Step Functions as "run-1"
-    And the step "prepare" registered the sub-executions "run-1"
+    Given the step "prepare" registers the sub-executions "run-1" as it runs
+    And alice launched "features/three-steps" over "scans/bunny"
     When alice shows the execution
     Then Step Functions was asked only for the state machine's logging destination

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_bdd import parsers, then, when
+from pytest_bdd import given, parsers, then, when
 from tests.contract.builders import a_registrar
 
 from application.use_cases.get_execution_logs import ExecutionLogs, GetExecutionLogsQuery
@@ -15,6 +15,7 @@ from domain.available_logs import AvailableLog, LogReadStatus
 from domain.errors import DomainError
 from domain.logs import LogKind
 from entrypoints.container import Container
+from features.steps.observer import ObservingReporter
 from features.steps.reading import details_of, step_named
 from features.steps.world import World
 
@@ -25,18 +26,25 @@ def _this_run_line(world: World) -> str:
     return f"{world.execution_id} converted its mesh"
 
 
-def _register(container: Container, world: World, name: str, log: dict[str, str]) -> None:
-    step = step_named(details_of(container, world.execution_id), name).step
-    source = f"wfx.execution.{world.execution_id}.pipeline.{step.pipeline_execution_id}"
-    command = RegisterPipelineExecutionCommand.model_validate(
-        {
-            "source": source,
-            "detail-type": "pipeline.execution.register",
-            "detail": {"pipelineExecutionId": step.pipeline_execution_id, "logs": [log]},
-        }
-    )
-    result = a_registrar(container.execution_store()).execute(command)
-    assert result.accepted, result.reason
+def _register_as_it_runs(
+    container: Container, observer: ObservingReporter, name: str, log: dict[str, str]
+) -> None:
+    """Once the step `name` is running, it registers `log`, as a step does with what it made."""
+
+    def register(execution_id: str) -> None:
+        step = step_named(details_of(container, execution_id), name).step
+        source = f"wfx.execution.{execution_id}.pipeline.{step.pipeline_execution_id}"
+        command = RegisterPipelineExecutionCommand.model_validate(
+            {
+                "source": source,
+                "detail-type": "pipeline.execution.register",
+                "detail": {"pipelineExecutionId": step.pipeline_execution_id, "logs": [log]},
+            }
+        )
+        result = a_registrar(container.execution_store()).execute(command)
+        assert result.accepted, result.reason
+
+    observer.once_started[name] = register
 
 
 def _offered(container: Container, world: World, name: str) -> tuple[AvailableLog, ...]:
@@ -63,22 +71,30 @@ def _(container: Container, world: World, group: str, stream: str) -> None:
     (folder / stream).write_text(text, encoding="utf-8")
 
 
-@when(
+@given(
     parsers.parse(
-        'the step "{name}" registers the log stream "{stream}" of the log group "{group}"'
+        'the step "{name}" registers the log stream "{stream}" of the log group "{group}" '
+        "as it runs"
     )
 )
-def _(container: Container, world: World, name: str, stream: str, group: str) -> None:
-    _register(container, world, name, {"logGroupName": group, "logStreamName": stream})
+def _(
+    container: Container, observer: ObservingReporter, name: str, stream: str, group: str
+) -> None:
+    log = {"logGroupName": group, "logStreamName": stream}
+    _register_as_it_runs(container, observer, name, log)
 
 
-@when(
+@given(
     parsers.parse(
-        'the step "{name}" registers the log stream prefix "{prefix}" of the log group "{group}"'
+        'the step "{name}" registers the log stream prefix "{prefix}" of the log group '
+        '"{group}" as it runs'
     )
 )
-def _(container: Container, world: World, name: str, prefix: str, group: str) -> None:
-    _register(container, world, name, {"logGroupName": group, "logStreamPrefix": prefix})
+def _(
+    container: Container, observer: ObservingReporter, name: str, prefix: str, group: str
+) -> None:
+    log = {"logGroupName": group, "logStreamPrefix": prefix}
+    _register_as_it_runs(container, observer, name, log)
 
 
 @then(

@@ -32,6 +32,9 @@ class ObservingReporter:
     # What a scenario does once a step (by pipelineId) is recorded RUNNING, given the run's id:
     # the inline runner is inside the run then, as a user acting on a running run would be.
     once_started: dict[str, Callable[[str], None]] = field(default_factory=dict)
+    # What a scenario does once a step's work is done, before its end is recorded (it still
+    # runs then, and takes registrations).
+    before_finish: dict[str, Callable[[str], None]] = field(default_factory=dict)
 
     def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> int:
         name = self._pipeline_id(pipeline_execution_id)
@@ -65,6 +68,9 @@ class ObservingReporter:
         error: str | None,
         attempt: int,
     ) -> StepStatus:
+        action = self.before_finish.pop(self._pipeline_id(pipeline_execution_id), None)
+        if action is not None:
+            action(workflow_execution_id)
         recorded = self.inner.step_finished(
             workflow_execution_id, pipeline_execution_id, status, error, attempt
         )

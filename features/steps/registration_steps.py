@@ -9,6 +9,8 @@ from domain.execution import PipelineExecution
 from domain.logs import RegisteredLog
 from domain.registration import REGISTRATION_DETAIL_TYPE, compose_source
 from entrypoints.container import Container
+from features.steps.launch_steps import launch
+from features.steps.observer import ObservingReporter
 from features.steps.reading import details_of, step_named
 from features.steps.world import World
 from features.workflows.steps import inner_run_arn
@@ -20,21 +22,52 @@ def _step(container: Container, world: World, name: str) -> PipelineExecution:
 
 @when(
     parsers.parse(
-        'the registration of the step "{name}" is delivered again with the label "{label}"'
+        'alice launches "{workflow}" and, before the step "{name}" ends, its registration is '
+        'delivered again with the label "{label}"'
     ),
     target_fixture="delivery",
 )
-def _(container: Container, world: World, name: str, label: str) -> Delivery:
+def _(
+    container: Container,
+    observer: ObservingReporter,
+    world: World,
+    workflow: str,
+    name: str,
+    label: str,
+) -> Delivery:
+    deliveries: list[Delivery] = []
+
+    def deliver_again(execution_id: str) -> None:
+        step = step_named(details_of(container, execution_id), name).step
+        # the same locations as stored, one of them now carrying a label it was sent without
+        published = container.publish_registration().register(
+            step.workflow_execution_id,
+            step.pipeline_execution_id,
+            sub_executions=[
+                {"resourceType": entry.resource_type, "resourceId": entry.resource_id}
+                for entry in step.registered_sub_executions
+            ],
+            logs=[_camel(log) | {"label": label} for log in step.registered_logs],
+            registration_token=_token(container, step),
+        )
+        deliveries.append(Delivery(published.event_id, published.accepted, published.reason))
+
+    observer.before_finish[name] = deliver_again
+    launch(container, world, "alice", workflow, None, None, None, None, None, None)
+    (delivery,) = deliveries
+    return delivery
+
+
+@when(
+    parsers.parse('the log group "{group}" is registered on the step "{name}" with its token'),
+    target_fixture="delivery",
+)
+def _(container: Container, world: World, group: str, name: str) -> Delivery:
     step = _step(container, world, name)
-    # the same locations as stored, one of them now carrying a label it was sent without
     published = container.publish_registration().register(
         step.workflow_execution_id,
         step.pipeline_execution_id,
-        sub_executions=[
-            {"resourceType": entry.resource_type, "resourceId": entry.resource_id}
-            for entry in step.registered_sub_executions
-        ],
-        logs=[_camel(log) | {"label": label} for log in step.registered_logs],
+        logs=[{"logGroupName": group}],
         registration_token=_token(container, step),
     )
     return Delivery(published.event_id, published.accepted, published.reason)

@@ -32,6 +32,7 @@ from application.use_cases.register_pipeline_execution import (
     RegisterPipelineExecutionCommand,
 )
 from entrypoints.container import Container
+from features.steps.observer import ObservingReporter
 from features.steps.world import World, split_list
 
 
@@ -89,27 +90,39 @@ def _(sub_pipelines: SubPipelines, name: str) -> None:
     sub_pipelines.runs[name] = run_to_the_end(sub_pipelines.client, sub_pipelines.machine_arn, name)
 
 
-@given(parsers.parse('the step "{pipeline_id}" registered the sub-executions "{names}"'))
+@given(parsers.parse('the step "{pipeline_id}" registers the sub-executions "{names}" as it runs'))
 def _(
-    container: Container, world: World, sub_pipelines: SubPipelines, pipeline_id: str, names: str
+    container: Container,
+    observer: ObservingReporter,
+    sub_pipelines: SubPipelines,
+    pipeline_id: str,
+    names: str,
 ) -> None:
-    step = _step_id(container, world, pipeline_id)
-    a_registrar(container.execution_store()).execute(
-        RegisterPipelineExecutionCommand.model_validate(
-            {
-                "source": f"wfx.execution.{world.execution_id}.pipeline.{step}",
-                "detail-type": "pipeline.execution.register",
-                "detail": {
-                    "pipelineExecutionId": step,
-                    "subExecutions": [
-                        {"resourceType": "stepFunctions", "resourceId": sub_pipelines.arn(name)}
-                        for name in split_list(names)
-                    ],
-                },
-            }
+    def register(execution_id: str) -> None:
+        step = next(
+            s.pipeline_execution_id
+            for s in container.execution_store().list_steps(execution_id)
+            if s.pipeline_id == pipeline_id
         )
-    )
-    sub_pipelines.calls.clear()  # count only what showing the execution asks
+        result = a_registrar(container.execution_store()).execute(
+            RegisterPipelineExecutionCommand.model_validate(
+                {
+                    "source": f"wfx.execution.{execution_id}.pipeline.{step}",
+                    "detail-type": "pipeline.execution.register",
+                    "detail": {
+                        "pipelineExecutionId": step,
+                        "subExecutions": [
+                            {"resourceType": "stepFunctions", "resourceId": sub_pipelines.arn(n)}
+                            for n in split_list(names)
+                        ],
+                    },
+                }
+            )
+        )
+        assert result.accepted, result.reason
+        sub_pipelines.calls.clear()  # count only what showing the execution asks
+
+    observer.once_started[pipeline_id] = register
 
 
 def _show(

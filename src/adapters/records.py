@@ -30,7 +30,7 @@ from domain.execution import (
     WorkflowExecution,
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
-from domain.redaction import redact, redact_optional
+from domain.redaction import REDACTED, is_secret_name, redact, redact_executable, redact_optional
 from domain.run import StepMove
 from domain.statuses import StepStatus
 from domain.sub_processes import SubExecutionStop
@@ -446,9 +446,10 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Ite
         "metadataInputs": list(config.metadata_inputs),
         "inputFiles": list(config.input_files),
     }
-    _put_present(item, handler=config.handler)
+    # copied from the workflow version into every run, and never run from: the whole policy
+    _put_present(item, handler=redact_executable(config.handler) if config.handler else None)
     if config.command is not None:
-        item["command"] = list(config.command)
+        item["command"] = [redact(part) for part in config.command]
     return item
 
 
@@ -538,7 +539,8 @@ def build_output_metadata_record(row: OutputMetadata) -> Item:
         "workflowExecutionId": row.workflow_execution_id,
         "targetFilePath": row.target_file_path,
         "metadataKey": row.metadata_key,
-        "metadataValue": row.value,
+        # a step's own metadata file: `{"db_password": ...}` goes whatever the value looks like
+        "metadataValue": REDACTED if is_secret_name(row.metadata_key) else redact(row.value),
     }
 
 
@@ -614,13 +616,14 @@ def _step_entry(step: StepDefinition) -> Item:
     }
     _put_present(
         entry,
-        handler=step.handler,
+        # what the runner runs: only what redaction can take out without changing the program
+        handler=redact_executable(step.handler) if step.handler else None,
         functionName=step.function_name,
         jobQueue=step.job_queue,
         jobDefinition=step.job_definition,
     )
     if step.command is not None:
-        entry["command"] = list(step.command)
+        entry["command"] = [redact_executable(part) for part in step.command]
     if step.wait_for_callback:
         entry["waitForCallback"] = True
     if step.retry is not None:
@@ -662,7 +665,7 @@ def build_workflow_version_record(version: WorkflowVersion) -> Item:
         "workflowVersion": version.version,
         "workflowDatabaseId": version.database_id,
         "workflowId": version.workflow_id,
-        "description": version.description,
+        "description": redact(version.description),
         "publishedAt": format_date(version.published_at),
         "digest": version.digest,
         "steps": [_step_entry(step) for step in version.steps],

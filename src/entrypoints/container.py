@@ -41,6 +41,7 @@ from application.use_cases.retry_step import RetryStep
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep
 from application.use_cases.sweep_aborts import SweepAborts
+from domain.redaction import configure_redaction
 from entrypoints import registration_wiring, sub_process_controllers
 from entrypoints.aws_clients import aws_client
 from entrypoints.settings import Settings
@@ -423,6 +424,8 @@ def build_container(
     """A container configured from the environment (or the given settings); `runner` overrides
     the settings' (WFX_RUNNER) choice of orchestrator."""
     settings = settings or Settings.from_environment()
+    # Process-wide on purpose: every redaction, down to a record builder, uses the same secrets.
+    configure_redaction(settings.registered_secrets)
     container = Container()
     container.config.from_dict(
         {

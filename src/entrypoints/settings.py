@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -134,6 +135,8 @@ class Settings:
     event_source_prefix: str = "wfx"
     event_bus: str = "local"
     event_bus_name: str = "default"
+    # WFX_REDACT / WFX_REDACT_FILE: literal secrets every redaction in the process removes.
+    registered_secrets: tuple[str, ...] = field(default=(), repr=False)
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -176,12 +179,35 @@ class Settings:
             event_source_prefix=prefix,
             event_bus=bus,
             event_bus_name=bus_name,
+            registered_secrets=registered_secrets(environ),
         )
 
     def describe_store(self) -> str:
         if self.store == "sqlite":
             return f"sqlite ({self.sqlite_path})"
         return f"dynamodb ({self.dynamodb_endpoint or 'AWS, region ' + self.region})"
+
+
+def registered_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """WFX_REDACT (values separated by newlines or commas) and WFX_REDACT_FILE (one a line).
+
+    A step's process inherits the environment, so what it runs (`wfx pipelines register`, say)
+    redacts the same values. Values too short to register are dropped by the domain, silently."""
+    values = re.split(r"[\n,]", environ.get("WFX_REDACT", ""))
+    path = environ.get("WFX_REDACT_FILE")
+    if path:
+        try:
+            values += Path(path).expanduser().read_text(encoding="utf-8").splitlines()
+        except OSError as error:
+            # failing open would print every secret the file was meant to hide
+            raise InvalidInputError(
+                f"WFX_REDACT_FILE: cannot read {path}: {error.strerror or error}"
+            ) from None
+        except UnicodeDecodeError as error:
+            raise InvalidInputError(
+                f"WFX_REDACT_FILE: {path} is not UTF-8: {error.reason}"
+            ) from None
+    return tuple(value.strip() for value in values if value.strip())
 
 
 def event_bus_settings(environ: Mapping[str, str], runner: str) -> tuple[str, str, str]:

@@ -66,3 +66,30 @@ def test_no_stored_or_shown_field_holds_a_secret_the_step_printed(
             assert secret not in text
     assert "exit code 3" in (details.execution.execution_error or "")
     assert "[REDACTED]" in (details.execution.execution_log or "")
+
+
+def test_a_secret_written_into_a_command_is_stored_redacted_and_said_so(
+    container: Container,
+) -> None:
+    url = "postgres://admin:" + "s3cr3t-in-the-file" + "@db/x"
+    step = {
+        "pipelineId": "leak",
+        "executionType": "command",
+        "command": ["{python}", "-c", f"print({url!r})"],
+        "inputFileArity": "none",
+    }
+    document = parse_workflow_document({**WORKFLOW, "workflowId": "inline", "steps": [step]})
+
+    published = container.publish_workflow_version().execute(
+        PublishWorkflowVersionCommand(document=document)
+    )
+    stored = container.workflow_catalog().get_version("db", "inline", published.version.version)
+
+    assert stored.steps[0].command == (
+        "{python}",
+        "-c",
+        "print('postgres://admin:[REDACTED]@db/x')",
+    )
+    (warning,) = published.warnings
+    assert warning.startswith("steps[0] leak: its command holds a secret")
+    assert "s3cr3t" not in warning

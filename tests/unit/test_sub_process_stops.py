@@ -129,13 +129,18 @@ def test_an_unsupported_child_is_named_in_a_left_running_warning() -> None:
     )
 
 
-def test_a_failed_stop_warns_with_its_reason_and_a_stopped_one_does_not_warn() -> None:
+def test_a_failed_or_only_requested_stop_warns_and_a_stopped_one_does_not() -> None:
     failed = a_stop(StopOutcome.COULD_NOT_STOP).model_copy(update={"detail": "Throttling"})
     assert "batch job-1 was left running: could not stop it: Throttling" in str(
         left_running_warning("mesh", failed)
     )
+    requested = a_stop(StopOutcome.STOP_REQUESTED).model_copy(update={"detail": "SIGTERM sent"})
+    assert left_running_warning("mesh", requested) == (
+        "step mesh: batch job-1 may still be running: its stop was requested, not yet seen to "
+        "end (SIGTERM sent); `wfx maintenance sweep-aborts` confirms it"
+    )
     assert left_running_warning("mesh", a_stop(StopOutcome.STOPPED)) is None
-    assert left_running_warning("mesh", a_stop(StopOutcome.STOP_REQUESTED)) is None
+    assert left_running_warning("mesh", a_stop(StopOutcome.ALREADY_FINISHED)) is None
 
 
 def test_a_long_stop_detail_is_redacted_then_cut_to_the_limit() -> None:

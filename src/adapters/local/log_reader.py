@@ -8,6 +8,7 @@ from pathlib import Path, PurePosixPath
 
 from application.ports import LogEvent, LogPage
 from domain.available_logs import LogReadStatus
+from domain.redaction import redact
 
 _HIDDEN = "."  # the log store's own bookkeeping (`.order`) is no log
 
@@ -96,4 +97,6 @@ def _offset(token: str | None) -> int | None:
 
 
 def _lines(path: Path) -> list[str]:
-    return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    # Redacted whole before it is cut into pages: a page lying inside a key block would look
+    # like any other text. wfx's own step logs are redacted already; registered files may not be.
+    return redact(path.read_text(encoding="utf-8", errors="replace")).splitlines()

@@ -10,13 +10,13 @@ import subprocess
 import sys
 import threading
 import traceback
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO, cast
 
 from adapters.local.command_inputs import input_variables
+from adapters.local.redacted_output import RedactedLogFile, copy_redacted_output
 
 PYTHON_PLACEHOLDER = "{python}"
 _STDERR_TAIL_LINES = 10
@@ -63,7 +63,7 @@ def load_handler(reference: str) -> Callable[..., object]:
 
 def run_python_step(handler_reference: str, step: StepRun) -> None:
     """Call the handler with the step's inputs; its prints go to the step log."""
-    log = _LazyLog(step.log_path)
+    log = RedactedLogFile(step.log_path)
     previous = _output_router.enter(log)
     try:
         handler = load_handler(handler_reference)
@@ -100,27 +100,6 @@ def _takes_register(handler: Callable[..., object]) -> bool:
         inspect.Parameter.POSITIONAL_OR_KEYWORD,
         inspect.Parameter.KEYWORD_ONLY,
     )
-
-
-class _LazyLog:
-    """A step log opened on the first write, so a silent step costs no file."""
-
-    def __init__(self, path: Callable[[], Path]) -> None:
-        self._path = path
-        self._file: TextIO | None = None
-
-    def write(self, text: str) -> int:
-        if self._file is None:
-            self._file = open(self._path(), "a", encoding="utf-8", buffering=1)  # noqa: SIM115
-        return self._file.write(text)
-
-    def flush(self) -> None:
-        if self._file is not None:
-            self._file.flush()
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
 
 
 class _RoutedStream:
@@ -211,7 +190,8 @@ def run_command_step(
     on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
     guard: Sequence[str] = (),
 ) -> None:
-    """Run the command with stdout and stderr in the step log; a non-zero exit fails the step.
+    """Run the command with stdout and stderr in the step log, redacted; a non-zero exit fails
+    the step.
 
     The command runs in a session and process group of its own, behind `guard` (the argv that
     runs it, adapters/local/step_guard.py) when one is given. `on_start` is given the process
@@ -221,14 +201,13 @@ def run_command_step(
         *guard,
         *(sys.executable if part == PYTHON_PLACEHOLDER else part for part in command),
     ]
-    tail: deque[bytes] = deque(maxlen=_STDERR_TAIL_LINES)
-    # O_APPEND: the child's stdout and our copy of its stderr interleave without overwriting
+    # appended to, never truncated: what an earlier attempt of the step wrote stays
     with open(step.log_path(), "ab") as log:
         try:
             process = subprocess.Popen(
                 argv,
                 stdin=subprocess.DEVNULL,
-                stdout=log,
+                stdout=subprocess.PIPE,  # through the runner, redacted, then into the log
                 stderr=subprocess.PIPE,
                 env=command_environment(step),
                 # its own group: a Ctrl-C of the terminal reaches the runner, which stops it
@@ -240,18 +219,13 @@ def run_command_step(
             raise StepFailedError(f"cannot run {argv[0]}: {error.strerror or error}") from error
         if on_start is not None:
             on_start(process)
-        assert process.stderr is not None
-        with process.stderr:
-            for line in process.stderr:
-                log.write(line)
-                log.flush()
-                tail.append(line)
+        tail = copy_redacted_output(process, log, stderr_tail_lines=_STDERR_TAIL_LINES)
         code = process.wait()
     if code != 0:
-        raise StepFailedError(_exit_message(code, b"".join(tail)))
+        raise StepFailedError(_exit_message(code, tail))
 
 
-def _exit_message(code: int, stderr_tail: bytes) -> str:
-    text = stderr_tail.decode("utf-8", errors="replace").strip()[-_STDERR_TAIL_CHARS:]
+def _exit_message(code: int, stderr_tail: str) -> str:
+    text = stderr_tail.strip()[-_STDERR_TAIL_CHARS:]
     reason = f"exit code {code}" if code > 0 else f"exit code {code} (killed by signal {-code})"
     return f"{reason}: {text}" if text else reason

@@ -18,7 +18,7 @@ from domain.available_logs import (
 )
 from domain.errors import InvalidInputError
 from domain.execution import PipelineExecution, WorkflowExecution, chain_order
-from domain.redaction import redact
+from domain.redaction import redact, redact_lines
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
@@ -108,11 +108,12 @@ class GetExecutionLogs:
             token = query.next_token if query.log_id is not None else None
             page = self._read(execution, source, filtered, token, query.limit)
             reports.append(_report(source, filtered, page))
+            # as one text: a key block spans events, and a page may start or end inside one
+            messages = redact_lines([event.message for event in page.events])
             lines += [
-                LogLine(
-                    log_id=source.log_id, timestamp=event.timestamp, message=redact(event.message)
-                )
-                for event in page.events
+                LogLine(log_id=source.log_id, timestamp=event.timestamp, message=message)
+                for event, message in zip(page.events, messages, strict=True)
+                if message is not None  # all of it inside a key block
             ]
             if query.log_id is not None:
                 next_token = page.next_token
@@ -123,7 +124,7 @@ class GetExecutionLogs:
             lines=tuple(lines),
             next_token=next_token,
             run_log=run_log,
-            warnings=found.warnings,
+            warnings=tuple(redact(warning) for warning in found.warnings),
         )
 
     def _read(

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from application.ports import Clock, WorkflowCatalog
 from application.workflow_documents import WorkflowDocument
+from domain.redaction import redact, redact_executable
 from domain.workflow import RetryPolicy, StepDefinition, WorkflowVersion
 
 _MAX_ATTEMPTS = 5
@@ -28,6 +29,8 @@ class PublishResult(BaseModel):
 
     version: WorkflowVersion
     created: bool
+    # steps whose command or handler held a secret, now stored (and run) as [REDACTED]
+    warnings: tuple[str, ...] = ()
 
 
 def _steps(document: WorkflowDocument) -> tuple[StepDefinition, ...]:
@@ -36,8 +39,12 @@ def _steps(document: WorkflowDocument) -> tuple[StepDefinition, ...]:
             pipeline_id=step.pipeline_id,
             pipeline_database_id=step.pipeline_database_id or document.database_id,
             execution_type=step.execution_type,
-            handler=step.handler,
-            command=tuple(step.command) if step.command is not None else None,
+            # wfx stores no secret it can recognise without changing the program, so a step
+            # gets its secrets from the environment it inherits (README, "Redaction")
+            handler=redact_executable(step.handler) if step.handler else None,
+            command=tuple(redact_executable(part) for part in step.command)
+            if step.command is not None
+            else None,
             function_name=step.function_name,
             wait_for_callback=bool(step.wait_for_callback),
             job_queue=step.job_queue,
@@ -48,6 +55,28 @@ def _steps(document: WorkflowDocument) -> tuple[StepDefinition, ...]:
         )
         for step in document.steps
     )
+
+
+def _secret_warnings(
+    document: WorkflowDocument, steps: tuple[StepDefinition, ...]
+) -> tuple[str, ...]:
+    warnings = []
+    for index, (given, stored) in enumerate(zip(document.steps, steps, strict=True)):
+        written = tuple(given.command or ())
+        where = f"steps[{index}] {stored.pipeline_id}"
+        if given.handler != stored.handler or written != tuple(stored.command or ()):
+            field = "handler" if given.handler != stored.handler else "command"
+            warnings.append(
+                f"{where}: its {field} holds a secret, stored and run with [REDACTED] in its "
+                "place; give the step the secret through its environment instead"
+            )
+        elif any(redact(part) != part for part in written):
+            warnings.append(
+                f"{where}: its command may hold a secret under a key name (NAME=value); it is "
+                "stored as written, since it is what runs: give the step the secret through "
+                "its environment instead"
+            )
+    return tuple(warnings)
 
 
 def _canonical_step(step: StepDefinition) -> dict[str, object]:
@@ -77,22 +106,24 @@ class PublishWorkflowVersion:
     def execute(self, command: PublishWorkflowVersionCommand) -> PublishResult:
         document = command.document
         steps = _steps(document)
-        digest = _digest(document.description, steps)
+        warnings = _secret_warnings(document, steps)
+        description = redact(document.description)
+        digest = _digest(description, steps)
         for _ in range(_MAX_ATTEMPTS):
             latest = self._catalog.latest_version(document.database_id, document.workflow_id)
             if latest is not None and latest.digest == digest:
-                return PublishResult(version=latest, created=False)
+                return PublishResult(version=latest, created=False, warnings=warnings)
             version = WorkflowVersion(
                 database_id=document.database_id,
                 workflow_id=document.workflow_id,
                 version=1 if latest is None else latest.version + 1,
-                description=document.description,
+                description=description,
                 steps=steps,
                 published_at=self._clock.now(),
                 digest=digest,
             )
             if self._catalog.add_version(version):
-                return PublishResult(version=version, created=True)
+                return PublishResult(version=version, created=True, warnings=warnings)
         raise RuntimeError(  # only under sustained concurrent publishing of one workflow
             f"{document.database_id}/{document.workflow_id}: could not claim a version number"
         )

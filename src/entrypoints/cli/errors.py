@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 from pathlib import Path
+from types import TracebackType
 from typing import NoReturn
 
 from pydantic import ValidationError
 
 from application.validation_messages import describe_validation_error
 from domain.errors import DomainError
+from domain.redaction import redact
 
 EXIT_FAILED_RUN = 1
 EXIT_BAD_INPUT = 2
@@ -126,6 +129,13 @@ def _setting_problem(error: BaseException) -> str | None:
     return None
 
 
+def print_redacted_traceback(
+    kind: type[BaseException], error: BaseException, trace: TracebackType | None
+) -> None:
+    """sys.excepthook of the CLI: an error nothing expected still prints no secret it quotes."""
+    sys.stderr.write(redact("".join(traceback.format_exception(kind, error, trace))))
+
+
 def exit_for(error: BaseException) -> NoReturn:
     if isinstance(error, DomainError):
         _fail(str(error), EXIT_BAD_INPUT)
@@ -144,7 +154,9 @@ def exit_for(error: BaseException) -> NoReturn:
 
 def _fail(message: str, code: int) -> NoReturn:
     # One line, always: scripts read stderr line by line and a message may quote a multi-line
-    # value (a YAML excerpt, a step's stderr).
+    # value (a YAML excerpt, a step's stderr). Redacted as a whole first, while a key block in
+    # it still has its lines.
+    message = redact(message)
     one_line = " / ".join(line.strip() for line in message.splitlines() if line.strip())
     print(f"error: {one_line}", file=sys.stderr)
     raise SystemExit(code)

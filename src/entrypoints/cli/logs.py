@@ -12,6 +12,7 @@ from adapters.log_records import build_available_log_record
 from domain.available_logs import AvailableLog, LogReadStatus
 from domain.errors import InvalidInputError
 from domain.execution import StepDetails
+from domain.redaction import redact, redact_lines
 from entrypoints.cli.errors import EXIT_FAILED_RUN
 
 if TYPE_CHECKING:
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
 
 
 def logs_json(result: ExecutionLogs) -> dict[str, Any]:
+    # as one page, like the use case: what spans lines is only seen with its neighbours
+    messages = redact_lines([line.message for line in result.lines])
     return {
         "workflowExecutionId": result.workflow_execution_id,
         "logSources": [_source_json(report) for report in result.log_sources],
@@ -27,9 +30,10 @@ def logs_json(result: ExecutionLogs) -> dict[str, Any]:
             {
                 "logId": line.log_id,
                 "timestamp": line.timestamp.isoformat() if line.timestamp else None,
-                "message": line.message,
+                "message": message,
             }
-            for line in result.lines
+            for line, message in zip(result.lines, messages, strict=True)
+            if message is not None
         ],
         "nextToken": result.next_token,
         "executionLog": result.run_log,
@@ -66,14 +70,14 @@ def print_available_logs(
         "\n[bold]Available logs[/] [dim](read one: wfx executions logs ID --log-id LOG_ID)[/]"
     )
     for pipeline_id, log in listed:
-        label = f" ({log.label})" if log.label else ""
+        label = f" ({log.label})" if log.label else ""  # registration text: anything at all
         console.print(
             f"  {log.log_id}  {escape(pipeline_id)}  [dim]{log.kind.value}[/]  "
-            f"{escape(where(log))}{escape(label)}",
+            f"{escape(redact(where(log) + label))}",
             soft_wrap=True,
         )
     for warning in warnings:
-        console.print(f"  [yellow]warning:[/] {escape(warning)}", soft_wrap=True)
+        console.print(f"  [yellow]warning:[/] {escape(redact(warning))}", soft_wrap=True)
 
 
 def show_logs(
@@ -116,7 +120,7 @@ def _print_logs(result: ExecutionLogs, log_id: str | None, full: bool, json_outp
         _out(dump_json(logs_json(result)))
         return
     for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {redact(warning)}", file=sys.stderr)
     if result.run_log is not None:
         _out(result.run_log.rstrip("\n") if result.run_log else "(the run has no log yet)")
         _print_sources(result.log_sources)
@@ -133,11 +137,13 @@ def _print_logs(result: ExecutionLogs, log_id: str | None, full: bool, json_outp
                 f"===== {report.source.log_id} {report.source.kind.value} {where(report.source)}: "
                 f"{report.status.value} ====="
             )
-        for text in by_source.get(report.source.log_id, []):
-            _out(text)
+        for text in redact_lines(by_source.get(report.source.log_id, [])):
+            if text is not None:
+                sys.stdout.write(text + "\n")
         if report.problem:
             print(
-                f"{report.source.log_id}: {report.status.value}: {report.problem}", file=sys.stderr
+                f"{report.source.log_id}: {report.status.value}: {redact(report.problem)}",
+                file=sys.stderr,
             )
         if report.next_token and full:
             print(
@@ -161,4 +167,6 @@ def _print_sources(reports: Sequence[LogSourceReport]) -> None:
 
 
 def _out(text: str) -> None:
-    sys.stdout.write(text + "\n")
+    # the use case redacted it already; this catches what an older row could still carry, and
+    # costs little on text already redacted
+    sys.stdout.write(redact(text) + "\n")

@@ -178,6 +178,8 @@ def _publish(container: Container, file: Path) -> tuple[Any, bool]:
     result = container.publish_workflow_version().execute(
         PublishWorkflowVersionCommand(document=document)
     )
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return result.version, result.created
 
 
@@ -681,12 +683,18 @@ def demo() -> None:
 def internal_run_worker(execution_id: str) -> None:
     """Run a launched execution in this process (what `wfx run --no-wait` starts); SIGTERM,
     SIGINT or SIGHUP abort it."""
+    from adapters.local.redacted_output import redact_standard_streams
+
+    redact_standard_streams()  # what this process prints lands in runner.log, under WFX_HOME
     container = _container(runner_mode="worker")
     container.local_runner().start(execution_id)
     _wait_or_abort(container, execution_id, show_progress=False)
 
 
 def main() -> None:
+    from entrypoints.cli.errors import print_redacted_traceback
+
+    sys.excepthook = print_redacted_traceback
     try:
         # Not standalone: click's usage errors come back to us, to be printed as one line.
         code = app(standalone_mode=False)

@@ -148,7 +148,7 @@ def register(
     elif published.accepted:
         sys.stdout.write(f"accepted: {published.source}\n")
     if published.accepted is False:
-        print(f"error: registration refused: {published.reason}", file=sys.stderr)
+        print(f"error: registration refused: {redact(published.reason or '')}", file=sys.stderr)
         raise SystemExit(EXIT_FAILED_RUN)
 
 

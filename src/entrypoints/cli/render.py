@@ -14,7 +14,7 @@ from adapters.log_records import build_available_log_record
 from domain.assets import AssetFile
 from domain.execution import ExecutionDetails, StepDetails, WorkflowExecution
 from domain.paging import Page
-from domain.redaction import redact
+from domain.redaction import redact, redact_json
 from domain.workflow import WorkflowVersion
 
 STATUS_STYLES = {
@@ -29,7 +29,9 @@ STATUS_STYLES = {
 
 
 def dump_json(value: Any) -> str:
-    return json.dumps(value, indent=2, sort_keys=False, default=str)
+    """Every --json answer: redacted here whatever the rows held (a row written before the
+    policy was, or by another writer), keys and structure kept."""
+    return json.dumps(redact_json(value), indent=2, sort_keys=False, default=str)
 
 
 def step_json(entry: StepDetails) -> dict[str, Any]:
@@ -163,7 +165,7 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
         target = config.output_asset_key
         rows.append(("output", target.replace(":", "/") if target else "results only"))
     for name, value in rows:
-        console.print(f"  [dim]{name:<9}[/] {escape(value)}")
+        console.print(f"  [dim]{name:<9}[/] {escape(redact(value))}")
     if e.execution_error:
         # All of it: a command's error is its exit code then its stderr tail, the first line
         # says what failed and the last what it said.
@@ -175,7 +177,7 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
         console.print("\n[bold]Inputs[/]")
         for row in details.inputs:
             version = row.version_id or "(no single version)"
-            selected = f"{row.database_id}/{row.asset_id}/{row.input_asset_file_key}"
+            selected = redact(f"{row.database_id}/{row.asset_id}/{row.input_asset_file_key}")
             console.print(f"  {escape(selected)}  [dim]{escape(version)}[/]")
     console.print("\n[bold]Steps[/]")
     console.print(steps_table(details.steps))
@@ -190,7 +192,7 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
     if outputs:
         console.print("\n[bold]Output files[/]")
         for pipeline_id, f in outputs:
-            path = escape(f.relative_file_path)
+            path = escape(redact(f.relative_file_path))
             console.print(f"  {path}  [dim]{f.size} B  from {pipeline_id}[/]")
 
 

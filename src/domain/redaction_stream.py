@@ -1,0 +1,286 @@
+"""Redaction across lines: private-key blocks, and a bare AWS secret key beside its key id.
+
+`StreamRedactor` is for a writer that gets a text a piece at a time (a step's log while the step
+runs); `redact_text` and `redact_lines` are for a reader that holds the whole text or a page of
+log lines. All three run the same stages over the lines (key blocks, then the AWS window, then
+the line-local rules of domain/redaction_rules.py), so a text streamed in pieces of any size comes
+out as the whole text does.
+
+Lines are split on "\\n" only: str.splitlines() also splits on \\r, \\x0c and \\u2028, which a
+writer that sees one "\\n"-terminated line at a time would not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable, Sequence
+
+from domain.redaction_rules import REDACTED, has_aws_key_id, redact_line_local
+
+LineRule = Callable[[str], str]
+
+_LABEL = r"(?P<label>(?:[A-Z0-9]+ )*(?:PRIVATE|SECRET) KEY(?: BLOCK)?)"
+_BEGIN = re.compile(rf"-----BEGIN {_LABEL}-----")
+_END = re.compile(rf"-----END {_LABEL}-----")
+_BEGIN_GATE = "-----BEGIN "
+_END_GATE = "-----END "
+# What the lines of a key block's body look like (base64 and armor checksums), used only to find
+# the start of a block whose BEGIN was cut off (a page that starts inside it).
+_BODY_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/=]+[ \t\r]*")
+_TRAILING_BODY = re.compile(r"[A-Za-z0-9+/=]+\Z")
+# An AWS secret access key: 40 base64 characters standing alone.
+_BARE_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_SECRET_LENGTH = 40
+AWS_SECRET_WINDOW = 3  # lines either side of an access key id in which a bare secret is removed
+# A writer that never ends its line still gets its text redacted and written past this size.
+MAX_LINE_CHARACTERS = 64 * 1024
+
+
+class _KeyBlocks:
+    """Where key blocks open and close, line after line: each block's body becomes one
+    [REDACTED]; a BEGIN with no END (a cut log) hides everything after it."""
+
+    def __init__(self, orphan_ends: bool) -> None:
+        self._label: str | None = None
+        self._placed = False  # the body's [REDACTED] has been written
+        self._orphan_ends = orphan_ends  # readers only: a writer sees every BEGIN it needs
+        # ENDs of blocks that never opened, on the last line: (where in the line it went,
+        # whether body characters right before it were dropped, whether it starts the line);
+        # see _cut_off_body_removed
+        self.orphan_ends: list[tuple[int, bool, bool]] = []
+        # where the last line opened the block still open: (offset in what line() returned,
+        # offset in the line given), for a caller that keeps a block that never ends
+        self.opened: tuple[int, int] | None = None
+
+    @property
+    def open(self) -> bool:
+        return self._label is not None
+
+    def line(self, text: str) -> str | None:
+        """The line with block bodies replaced; None when all of it was body."""
+        self.orphan_ends = []
+        self.opened = None
+        quiet = _BEGIN_GATE not in text and not (self._orphan_ends and _END_GATE in text)
+        if self._label is None and quiet:
+            return text
+        pieces: list[str] = []
+        position: int | None = 0
+        while position is not None:
+            if self._label is None:
+                position = self._outside(text, position, pieces)
+            else:
+                position = self._inside(text, position, self._label, pieces)
+        return "".join(pieces) if pieces else None
+
+    def _outside(self, text: str, position: int, pieces: list[str]) -> int | None:
+        """Copy text up to the next BEGIN and open its block; where to go on, None at the end."""
+        begin = _BEGIN.search(text, position) if _BEGIN_GATE in text else None
+        if self._orphan_ends and _END_GATE in text:
+            end = _END.search(text, position, begin.start() if begin else len(text))
+            if end is not None:
+                prefix = text[position : end.start()]
+                body = _TRAILING_BODY.search(prefix)
+                kept = prefix[: body.start()] if body else prefix
+                # only an END that starts its line can end a body begun on the lines above
+                starts_line = not pieces and not kept.strip()
+                pieces.append(kept)
+                self.orphan_ends.append((sum(map(len, pieces)), body is not None, starts_line))
+                pieces.append(end[0])
+                return end.end()
+        if begin is None:
+            pieces.append(text[position:])
+            return None
+        pieces.append(text[position : begin.end()])
+        self._label, self._placed = begin["label"], False
+        self.opened = (sum(map(len, pieces)), begin.end())
+        return begin.end()
+
+    def _inside(self, text: str, position: int, label: str, pieces: list[str]) -> int | None:
+        marker = f"-----END {label}-----"
+        end = text.find(marker, position)
+        self._body(text[position : len(text) if end < 0 else end], pieces)
+        if end < 0:
+            return None
+        if not self._placed:
+            pieces.append(REDACTED)  # an empty body: still say a key was there
+        pieces.append(marker)
+        self._label = None
+        self.opened = None
+        return end + len(marker)
+
+    def _body(self, segment: str, pieces: list[str]) -> None:
+        if not segment.strip() or self._placed:
+            return
+        self._placed = True
+        pieces.append(REDACTED + segment[len(segment.rstrip()) :])  # keeps a trailing \r
+
+
+class _AwsWindow:
+    """A bare 40-character secret within AWS_SECRET_WINDOW lines of an access key id is removed.
+
+    A writer cannot look ahead, so a line holding a possible secret is held back (with the lines
+    after it) until a key id shows up or the window has passed: at most AWS_SECRET_WINDOW lines."""
+
+    def __init__(self) -> None:
+        self._index = 0
+        self._last_key = -AWS_SECRET_WINDOW - 1
+        self._held: deque[tuple[int, str, str, bool]] = deque()  # index, line, ending, candidate
+
+    def line(self, text: str, ending: str) -> list[tuple[str, str]]:
+        index = self._index
+        self._index += 1
+        if has_aws_key_id(text):
+            self._last_key = index
+            self._held = deque(
+                (i, _BARE_SECRET.sub(REDACTED, held) if candidate else held, end, False)
+                for i, held, end, candidate in self._held
+            )
+        candidate = len(text) >= _SECRET_LENGTH and _BARE_SECRET.search(text) is not None
+        if candidate and index - self._last_key <= AWS_SECRET_WINDOW:
+            text, candidate = _BARE_SECRET.sub(REDACTED, text), False
+        if not candidate and not self._held:
+            return [(text, ending)]
+        self._held.append((index, text, ending, candidate))
+        ready = []
+        while self._held and (
+            not self._held[0][3] or index - self._held[0][0] >= AWS_SECRET_WINDOW
+        ):
+            _, held, end, _ = self._held.popleft()
+            ready.append((held, end))
+        return ready
+
+    def close(self) -> list[tuple[str, str]]:
+        ready = [(held, end) for _, held, end, _ in self._held]
+        self._held.clear()
+        return ready
+
+
+class StreamRedactor:
+    """Redacts a text given in pieces of any size; what feed() and close() return is safe to
+    write, and together it is exactly what domain.redaction.redact() makes of the whole text."""
+
+    def __init__(self) -> None:
+        self._blocks = _KeyBlocks(orphan_ends=False)
+        self._window = _AwsWindow()
+        self._partial = ""
+
+    def feed(self, piece: str) -> str:
+        if "\n" not in piece:
+            self._partial += piece
+            if len(self._partial) <= MAX_LINE_CHARACTERS:
+                return ""
+            line, self._partial = self._partial, ""
+            return self._line(line, "")
+        *lines, self._partial = (self._partial + piece).split("\n")
+        return "".join([self._line(line, "\n") for line in lines])
+
+    def close(self) -> str:
+        """What is left: the last line if it had no line break, and any line held back."""
+        text = self._line(self._partial, "") if self._partial else ""
+        self._partial = ""
+        return text + "".join(redact_line_local(line) + end for line, end in self._window.close())
+
+    def _line(self, text: str, ending: str) -> str:
+        kept = self._blocks.line(text)
+        if kept is None:
+            return ""
+        return "".join(
+            redact_line_local(line) + end for line, end in self._window.line(kept, ending)
+        )
+
+
+def _redact_physical_lines(
+    lines: Sequence[str],
+    endings: Sequence[str],
+    line_rule: LineRule = redact_line_local,
+    cut_blocks: bool = True,
+) -> list[str | None]:
+    """Each line redacted (without its ending), or None where it was part of a key block.
+
+    With `cut_blocks` False, a block that never ends is left as it was: in text that is run,
+    a lone BEGIN is a program printing a header, not a key cut off."""
+    blocks = _KeyBlocks(orphan_ends=cut_blocks)
+    kept: list[str | None] = []
+    opened: tuple[int, int, int] | None = None  # line, and where in it, of the open block
+    for index, line in enumerate(lines):
+        kept.append(blocks.line(line))
+        if blocks.orphan_ends:
+            kept[-1] = _cut_off_body_removed(kept, blocks.orphan_ends)
+        if blocks.opened is not None:
+            opened = (index, *blocks.opened)
+    if blocks.open and not cut_blocks and opened is not None:
+        first, output_offset, input_offset = opened
+        kept[first] = (kept[first] or "")[:output_offset] + lines[first][input_offset:]
+        kept[first + 1 :] = lines[first + 1 :]
+    out: list[str | None] = [None] * len(kept)
+    positions = [i for i, line in enumerate(kept) if line is not None]
+    released = [kept[i] or "" for i in positions]
+    if any(has_aws_key_id(line) for line in released):
+        window = _AwsWindow()
+        released = [line for i in positions for line, _ in window.line(kept[i] or "", endings[i])]
+        released += [line for line, _ in window.close()]
+    for i, line in zip(positions, released, strict=True):
+        out[i] = line_rule(line)
+    return out
+
+
+def _cut_off_body_removed(kept: list[str | None], ends: list[tuple[int, bool, bool]]) -> str | None:
+    """The last line of `kept` once the body of blocks that closed there without opening is
+    gone: the body lines just before it (dropped from `kept`) and a [REDACTED] in their place.
+
+    Only body-looking text goes: what precedes it on the line may be anything, including what an
+    earlier pass left of a BEGIN line, so a second pass finds nothing more to remove."""
+    line = kept[-1] or ""
+    lines_dropped = False
+    if ends[0][2]:
+        for i in range(len(kept) - 2, -1, -1):
+            previous = kept[i]
+            if previous is None or not _BODY_LINE.fullmatch(previous):
+                break
+            kept[i] = None
+            lines_dropped = True
+    for index, (offset, characters_dropped, _) in reversed(list(enumerate(ends))):
+        dropped = characters_dropped or (index == 0 and lines_dropped)
+        if dropped and not line[:offset].endswith(REDACTED):
+            line = line[:offset] + REDACTED + line[offset:]
+    return line
+
+
+def redact_text(text: str, line_rule: LineRule = redact_line_local, cut_blocks: bool = True) -> str:
+    """The whole text through every stage; a block cut at either end is still removed, unless
+    `cut_blocks` is False (see _redact_physical_lines)."""
+    lines = text.split("\n")
+    endings = ["\n"] * (len(lines) - 1) + [""]
+    redacted = _redact_physical_lines(lines, endings, line_rule, cut_blocks)
+    return "".join(
+        line + end for line, end in zip(redacted, endings, strict=True) if line is not None
+    )
+
+
+def needs_lines(text: str) -> bool:
+    """Whether a text holds anything only the multi-line stages can see."""
+    return _BEGIN_GATE in text or _END_GATE in text or has_aws_key_id(text)
+
+
+def redact_lines(messages: Sequence[str]) -> list[str | None]:
+    """A page of log lines (one message each, in order), redacted as one text: a key block that
+    spans messages is removed, and so is one cut off at the page's start or end. A message that
+    was all key body is None."""
+    if not any(needs_lines(message) for message in messages):
+        return [redact_line_local(message) for message in messages]
+    owners: list[int] = []
+    lines: list[str] = []
+    endings: list[str] = []
+    for owner, message in enumerate(messages):
+        parts = message.split("\n")
+        owners += [owner] * len(parts)
+        lines += parts
+        endings += ["\n"] * (len(parts) - 1) + [""]
+    pieces: list[list[str]] = [[] for _ in messages]
+    for owner, line, end in zip(
+        owners, _redact_physical_lines(lines, endings), endings, strict=True
+    ):
+        if line is not None:
+            pieces[owner].append(line + end)
+    return ["".join(parts) if parts else None for parts in pieces]
