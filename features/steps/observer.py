@@ -89,8 +89,10 @@ class ObservingReporter:
     def current(self, workflow_execution_id: str) -> WorkflowExecution:
         return self.inner.current(workflow_execution_id)
 
-    def take_lease(self, workflow_execution_id: str, owner: str) -> bool:
-        return self.inner.take_lease(workflow_execution_id, owner)
+    def take_lease(
+        self, workflow_execution_id: str, owner: str, known: WorkflowExecution | None = None
+    ) -> bool:
+        return self.inner.take_lease(workflow_execution_id, owner, known)
 
     def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:
         return self.inner.renew_lease(workflow_execution_id, owner)

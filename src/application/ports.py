@@ -446,9 +446,11 @@ class RunReporter(Protocol):
         """The main row as stored now (its status and abort request)."""
         ...
 
-    def take_lease(self, workflow_execution_id: str, owner: str) -> bool:
+    def take_lease(
+        self, workflow_execution_id: str, owner: str, known: WorkflowExecution | None = None
+    ) -> bool:
         """Claim the run for this runner: False when another runner holds a live lease or the
-        run has ended."""
+        run has ended. `known`: the main row as the runner was handed it, to save a read."""
         ...
 
     def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:

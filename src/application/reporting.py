@@ -100,8 +100,10 @@ class UseCaseRunReporter:
     def current(self, workflow_execution_id: str) -> WorkflowExecution:
         return self._store.get_execution(workflow_execution_id)
 
-    def take_lease(self, workflow_execution_id: str, owner: str) -> bool:
-        return self._lease.take(workflow_execution_id, owner)
+    def take_lease(
+        self, workflow_execution_id: str, owner: str, known: WorkflowExecution | None = None
+    ) -> bool:
+        return self._lease.take(workflow_execution_id, owner, known)
 
     def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:
         return self._lease.renew(workflow_execution_id, owner)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from application.ports import AttemptNotRunningError, ExecutionStore
-from domain.execution import WorkflowExecution
+from domain.execution import PipelineExecution, WorkflowExecution
 from domain.run import Run, RunEnd
 
 # Each lost race means another writer moved the run; this many in a row means something is wrong.
@@ -36,12 +36,39 @@ def end_run(
     """Read the run, ask `decide` how it ends, write that; again on a fresh read whenever the
     write is turned down. The main row as stored at the end (unchanged when `decide` says
     there is nothing to do, as for a run that has ended already)."""
+    return end_run_and_steps(store, workflow_execution_id, decide)[0]
+
+
+def end_run_and_steps(
+    store: ExecutionStore,
+    workflow_execution_id: str,
+    decide: Callable[[Run], RunEnd | None],
+    first: Run | None = None,
+) -> tuple[WorkflowExecution, tuple[PipelineExecution, ...]]:
+    """end_run, and the steps as the end left them; `first` is the run as the caller has just
+    read it (the first decision is taken on it, saving a read)."""
+    run = first
     for _ in range(MAX_RACES):
-        run = store.get_run(workflow_execution_id)
+        if run is None:
+            run = store.get_run(workflow_execution_id)
         end = decide(run)
         if end is None:
-            return run.execution
+            return run.execution, run.steps
         stored = write_end(store, end)
         if stored is not None:
-            return stored
+            return stored, _steps_after(run.steps, end)
+        run = None
     raise RunContentionError(f"execution {workflow_execution_id}: changed under every write")
+
+
+def _steps_after(
+    steps: tuple[PipelineExecution, ...], end: RunEnd
+) -> tuple[PipelineExecution, ...]:
+    moves = {move.pipeline_execution_id: move for move in end.steps}
+    after = []
+    for step in steps:
+        move = moves.get(step.pipeline_execution_id)
+        if move is not None and move.status is not None:
+            step = step._evolve(status=move.status, stop_date=move.stop_date, error=move.error)
+        after.append(step)
+    return tuple(after)

@@ -155,6 +155,7 @@ class LocalRunner:
         self._exit_codes: dict[str, int] = {}  # of workers joined, for a later describe
         self._live: dict[str, _LiveRun] = {}
         self._lock = threading.Lock()
+        self._keeper = RunKeeper()
 
     @property
     def mode(self) -> str:
@@ -193,20 +194,21 @@ class LocalRunner:
         steps: Sequence[PipelineExecution],
     ) -> str | None:
         """The port's start: the runner needs only the id, and reads the rest from the store."""
-        self.start(execution.workflow_execution_id)
+        self.start(execution.workflow_execution_id, known=execution)
         return None
 
-    def start(self, workflow_execution_id: str) -> None:
+    def start(self, workflow_execution_id: str, known: WorkflowExecution | None = None) -> None:
+        """Run it in this runner's mode; `known` is its main row as the caller just wrote it."""
         execution_id = workflow_execution_id
         if self._mode == "inline":
-            self.run(execution_id)
+            self.run(execution_id, known)
         elif self._mode in ("thread", "worker"):
             running = self._threads.get(execution_id)
             if running is not None and running.is_alive():
                 return  # one run of an execution at a time
             # not a daemon: an interpreter that is exiting still finishes and records the run
             thread = threading.Thread(
-                target=self.run, args=(execution_id,), name=f"wfx-run-{execution_id}"
+                target=self.run, args=(execution_id, known), name=f"wfx-run-{execution_id}"
             )
             self._threads[execution_id] = thread
             thread.start()
@@ -374,13 +376,15 @@ class LocalRunner:
 
     # --- running ------------------------------------------------------------------------------
 
-    def run(self, workflow_execution_id: str) -> ExecutionStatus | None:
+    def run(
+        self, workflow_execution_id: str, known: WorkflowExecution | None = None
+    ) -> ExecutionStatus | None:
         """Run every step not yet SUCCEEDED, in chain order, under the run's lease; the run's
         status as recorded, or None when another runner holds it (or it was lost)."""
         execution_id = workflow_execution_id
         owner = lease_owner()
         try:
-            if not self._reporter.take_lease(execution_id, owner):
+            if not self._reporter.take_lease(execution_id, owner, known):
                 return None  # another runner has it, or it has ended
         except ExecutionNotFoundError:
             return None
@@ -389,7 +393,7 @@ class LocalRunner:
             self._live[execution_id] = live
         mode = "detached" if self._mode == "worker" else self._mode
         self._folder(execution_id).write_runner(this_process(mode, owner))
-        keeper = RunKeeper(
+        self._keeper.keep(
             execution_id,
             watch=lambda: _standing(self._reporter.current(execution_id)),
             renew=lambda: self._reporter.renew_lease(execution_id, owner),
@@ -397,7 +401,6 @@ class LocalRunner:
             lease_seconds=self._lease,
             watch_seconds=self._watch,
         )
-        keeper.start()
         try:
             return self._run(execution_id, live)
         except Exception as error:  # the runner itself failed: the run ends, and says why
@@ -406,7 +409,7 @@ class LocalRunner:
             message = f"local runner: {type(error).__name__}: {error}"
             return StepInterpreter(self._reporter, live.stop).record_failure(execution_id, message)
         finally:
-            keeper.close()
+            self._keeper.release(execution_id)
             with self._lock:
                 self._live.pop(execution_id, None)
 

@@ -10,6 +10,7 @@ finds them there. A process is named by its pid and start time, so a reused pid 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -114,9 +115,14 @@ def _segment(identifier: str) -> str:
     return identifier
 
 
+@functools.cache
+def _own_start_time(pid: int) -> int | None:
+    return start_time_of(pid)  # a process's start never changes: read /proc once
+
+
 def this_process(mode: str, owner: str = "") -> ProcessRecord:
     pid = os.getpid()
-    return ProcessRecord(HOST, pid, start_time_of(pid), mode, owner)
+    return ProcessRecord(HOST, pid, _own_start_time(pid), mode, owner)
 
 
 def child_process(pid: int, mode: str, attempt: int | None = None) -> ProcessRecord:
@@ -172,15 +178,36 @@ class Standing(StrEnum):
     ENDED = "ended"  # terminal: somebody ended it without us
 
 
+@dataclass
+class _Kept:
+    """One run the keeper keeps, and when it is next due."""
+
+    watch: Callable[[], Standing]
+    renew: Callable[[], bool]
+    on_stop: Callable[[StopReason], None]
+    watch_every: float
+    renew_every: float
+    next_watch: float
+    next_renewal: float
+
+
 class RunKeeper:
-    """A daemon thread beside a run: renews its lease every third of the lease, looks for an
-    abort request every `watch_seconds`, and calls `on_stop` once when either says stop.
+    """One daemon thread for every run this process runs: it renews each run's lease every third
+    of the lease, looks for an abort request every `watch_seconds`, and calls the run's
+    `on_stop` once (in a thread of its own: a stop waits out a grace period) when either says
+    stop. One thread for all runs, started on the first: a run costs no thread of its own.
 
     A store error is reported on stderr and tried again at the next tick: a short outage costs a
     renewal or two, and only an outage longer than the lease loses the run.
     """
 
-    def __init__(
+    def __init__(self) -> None:
+        self._kept: dict[str, _Kept] = {}
+        self._lock = threading.Lock()
+        self._tick = DEFAULT_WATCH_SECONDS
+        self._thread: threading.Thread | None = None
+
+    def keep(
         self,
         execution_id: str,
         watch: Callable[[], Standing],
@@ -189,46 +216,65 @@ class RunKeeper:
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         watch_seconds: float = DEFAULT_WATCH_SECONDS,
     ) -> None:
-        self._execution_id = execution_id
-        self._watch, self._renew, self._on_stop = watch, renew, on_stop
-        self._renew_every = max(lease_seconds / 3, 0.05)
-        self._watch_every = max(min(watch_seconds, self._renew_every), 0.01)
-        self._done = threading.Event()
-        self._thread = threading.Thread(
-            target=self._loop, name=f"wfx-keeper-{execution_id}", daemon=True
+        renew_every = max(lease_seconds / 3, 0.05)
+        watch_every = max(min(watch_seconds, renew_every), 0.01)
+        now = time.monotonic()
+        kept = _Kept(
+            watch, renew, on_stop, watch_every, renew_every, now + watch_every, now + renew_every
         )
+        with self._lock:
+            self._kept[execution_id] = kept
+            # not woken for it: a run's first look is due a watch interval from now, and the
+            # loop never sleeps longer than the shortest interval it has been given
+            self._tick = min(self._tick, watch_every)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="wfx-keeper", daemon=True)
+                self._thread.start()
 
-    def start(self) -> None:
-        self._thread.start()
-
-    def close(self) -> None:
-        self._done.set()
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join(5)
+    def release(self, execution_id: str) -> None:
+        with self._lock:
+            self._kept.pop(execution_id, None)
 
     def _loop(self) -> None:
-        next_renewal = time.monotonic() + self._renew_every
-        while not self._done.wait(self._watch_every):
-            try:
-                standing = self._watch()
-                if standing is Standing.STOPPING:
-                    self._stop(StopReason.ABORT)
-                    return
-                if standing is Standing.ENDED:
-                    self._stop(StopReason.LOST)
-                    return
-                if time.monotonic() >= next_renewal:
-                    if not self._renew():
-                        self._stop(StopReason.LOST)
-                        return
-                    next_renewal = time.monotonic() + self._renew_every
-            except Exception as error:
-                print(
-                    f"wfx: run {self._execution_id}: lease or abort check failed, will retry: "
-                    f"{type(error).__name__}: {error}",
-                    file=sys.stderr,
-                )
+        while True:
+            with self._lock:
+                due = min((k.next_watch for k in self._kept.values()), default=None)
+                tick = self._tick
+            now = time.monotonic()
+            time.sleep(tick if due is None else min(max(due - now, 0.0), tick))
+            now = time.monotonic()
+            with self._lock:
+                ready = [(i, k) for i, k in self._kept.items() if k.next_watch <= now]
+            for execution_id, kept in ready:
+                self._tend(execution_id, kept, now)
 
-    def _stop(self, reason: StopReason) -> None:
-        if not self._done.is_set():
-            self._on_stop(reason)
+    def _tend(self, execution_id: str, kept: _Kept, now: float) -> None:
+        kept.next_watch = now + kept.watch_every
+        with self._lock:
+            if self._kept.get(execution_id) is not kept:
+                return  # released since the loop looked: its run has ended, its store may be gone
+        try:
+            standing = kept.watch()
+            reason = {Standing.STOPPING: StopReason.ABORT, Standing.ENDED: StopReason.LOST}.get(
+                standing
+            )
+            if reason is None and now >= kept.next_renewal:
+                if kept.renew():
+                    kept.next_renewal = time.monotonic() + kept.renew_every
+                else:
+                    reason = StopReason.LOST
+        except Exception as error:
+            print(
+                f"wfx: run {execution_id}: lease or abort check failed, will retry: "
+                f"{type(error).__name__}: {error}",
+                file=sys.stderr,
+            )
+            return
+        if reason is None:
+            return
+        with self._lock:
+            if self._kept.pop(execution_id, None) is None:
+                return  # released meanwhile: the run has ended
+        threading.Thread(
+            target=kept.on_stop, args=(reason,), name=f"wfx-stop-{execution_id}", daemon=True
+        ).start()

@@ -11,7 +11,7 @@ from adapters.sqlite.schema import SqliteSchema
 from adapters.sqlite.statements import TableSql, dump_json, json_path, placeholders
 from adapters.tables import ResourceKeys
 from application.ports import AssetDirection, ListScope
-from domain.run import RunGuard
+from domain.run import OPEN_EXECUTION_STATUSES, RunGuard
 
 START_DATE = "executionStartDate"
 EXECUTION_ID = "workflowExecutionId"
@@ -81,6 +81,12 @@ class ExecutionSql:
         self.step_status = self._guarded(steps, (STEP_ID, EXECUTION_ID), "status")
         self.attempt_status = self._guarded(attempts, (STEP_ID, ATTEMPT), "status")
         self.steps_of_execution = self._items_where(steps, EXECUTION_ID)
+        open_statuses = ", ".join(f"'{status.value}'" for status in sorted(OPEN_EXECUTION_STATUSES))
+        self._run_still_open = (
+            f" AND EXISTS (SELECT 1 FROM {main.name} WHERE {main.q(EXECUTION_ID)} = ? "
+            f"AND json_extract(item, {json_path('executionStatus')}) IN ({open_statuses}) "
+            f"AND json_extract(item, {json_path(ABORT_REQUESTED_DATE)}) IS NULL)"
+        )
         # Whether a step may move while the run is open: its status and abort request, by id.
         self.run_state = (
             f"SELECT json_extract(item, {json_path('executionStatus')}), "
@@ -194,19 +200,24 @@ class ExecutionSql:
         removed: tuple[str, ...],
         expected_count: int,
         returning: bool = False,
+        while_run_open: bool = False,
     ) -> tuple[str, list[Any]]:
         """`UPDATE ... SET item = json_set/json_remove(...)` guarded by the stored status.
 
         Only the named attributes change, inside SQLite: other writers append to the same row
         (sub-process registration), so the whole item is never read, changed and written back.
         Returns the SQL and the value parameters (keys and expected statuses follow them);
-        `returning` adds `RETURNING item`, the row as stored afterwards.
+        `returning` adds `RETURNING item`, the row as stored afterwards. `while_run_open` (a
+        step's row) adds that its run is open with no abort requested; the run's id is the
+        last parameter then.
         """
         shape = tuple((name, _needs_json(value)) for name, value in values.items())
-        cache_key = (guarded.table.name, shape, removed, expected_count, returning)
+        cache_key = (guarded.table.name, shape, removed, expected_count, returning, while_run_open)
         sql = self._updates.get(cache_key)
         if sql is None:
             sql = _render_update(guarded, shape, removed, expected_count)
+            if while_run_open:
+                sql += self._run_still_open
             if returning:
                 sql += " RETURNING item"
             self._updates[cache_key] = sql

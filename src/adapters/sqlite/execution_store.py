@@ -205,12 +205,6 @@ class SqliteExecutionStore:
             self._ensure_attempts_table()
         execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
         with self._database.write() as connection:
-            if move.while_open:
-                state = connection.execute(self._sql.run_state, (execution_id,)).fetchone()
-                if state is None:
-                    raise PipelineExecutionNotFoundError(step_id, execution_id)
-                if state[0] not in _OPEN_RUN or state[1] is not None:
-                    raise RunNotOpenError(f"execution {execution_id}: not open, or aborting")
             stored = self._transition_in(connection, execution_id, step_id, move)
             if stored is None:
                 return None
@@ -235,25 +229,47 @@ class SqliteExecutionStore:
         move: StepMove,
     ) -> str | None:
         """The step's part of a move inside the caller's write: the stored item's JSON, or None
-        when its status was not expected."""
+        when its status was not expected. With `while_open`, the run's guard is part of the same
+        UPDATE (one statement on the common path); only a refusal asks why."""
         guarded = self._sql.step_status
         statuses = [status.value for status in move.expected]
         key = (pipeline_execution_id, workflow_execution_id)
         values = step_move_attributes(move)
         if values:
             update, parameters = self._sql.conditional_update(
-                guarded, values, (), len(statuses), returning=True
+                guarded,
+                values,
+                (),
+                len(statuses),
+                returning=True,
+                while_run_open=move.while_open,
             )
+            run_key = (workflow_execution_id,) if move.while_open else ()
             # fetchall: the UPDATE must have run to its end before the COMMIT
-            rows = connection.execute(update, (*parameters, *key, *statuses)).fetchall()
+            rows = connection.execute(update, (*parameters, *key, *statuses, *run_key)).fetchall()
         else:  # the step stays as it is: its status must still be one expected
             select = self._sql.step_if_status(len(statuses))
             rows = connection.execute(select, (*key, *statuses)).fetchall()
+            if rows and move.while_open:
+                self._refuse_unless_run_open(
+                    connection, workflow_execution_id, pipeline_execution_id
+                )
         if rows:
             return str(rows[0][0])
         if connection.execute(guarded.exists, key).fetchone() is None:
             raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+        if move.while_open:
+            self._refuse_unless_run_open(connection, workflow_execution_id, pipeline_execution_id)
         return None
+
+    def _refuse_unless_run_open(
+        self, connection: sqlite3.Connection, workflow_execution_id: str, step_id: str
+    ) -> None:
+        state = connection.execute(self._sql.run_state, (workflow_execution_id,)).fetchone()
+        if state is None:
+            raise PipelineExecutionNotFoundError(step_id, workflow_execution_id)
+        if state[0] not in _OPEN_RUN or state[1] is not None:
+            raise RunNotOpenError(f"execution {workflow_execution_id}: not open, or aborting")
 
     def register_on_step(
         self,

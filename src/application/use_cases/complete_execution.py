@@ -17,7 +17,7 @@ from application.ports import (
     ObjectStore,
     StoredObject,
 )
-from application.run_writes import end_run
+from application.run_writes import end_run_and_steps
 from domain.assets import AssetFile, asset_object_key, asset_root_key
 from domain.execution import (
     ExecutionConfiguration,
@@ -98,10 +98,11 @@ class CompleteExecution:
         """Record the end-state outputs for `status`, then end the run as `decide` says (given
         the run, the moment, the fitted log and its object key), then the steps' summary logs.
         A terminal run is returned untouched."""
-        execution = self._store.get_execution(workflow_execution_id)
+        run = self._store.get_run(workflow_execution_id)
+        execution = run.execution
         if execution.is_terminal:
             return execution
-        steps = chain_order(self._store.list_steps(workflow_execution_id))
+        steps = chain_order(run.steps)
         end_step = next((step for step in steps if step.end_state), None)
         if end_step is not None:
             # A run being aborted is not SUCCEEDED, whatever its runner says: no results then.
@@ -109,15 +110,15 @@ class CompleteExecution:
             self._store.add_step_outputs(self._end_state_outputs(end_step, outputs_for))
         log, log_object_key = self._fit_log(workflow_execution_id)
         now = self._clock.now()
-        ended = end_run(
+        ended, final_steps = end_run_and_steps(
             self._store,
             workflow_execution_id,
-            lambda run: decide(run, now, log, log_object_key),
+            lambda current: decide(current, now, log, log_object_key),
+            first=run,
         )
         # The summaries describe each step as the run left it.
-        final_steps = chain_order(self._store.list_steps(workflow_execution_id))
         self._store.add_step_outputs(
-            StepOutputs(logs=tuple(self._summary(step) for step in final_steps))
+            StepOutputs(logs=tuple(self._summary(step) for step in chain_order(final_steps)))
         )
         return ended
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from application.ports import Clock, ExecutionStore
+from domain.execution import WorkflowExecution
 from domain.run import Run, RunIsOverError
 
 
@@ -20,10 +21,16 @@ class RunnerLease:
     def duration(self) -> timedelta:
         return self._duration
 
-    def take(self, workflow_execution_id: str, owner: str) -> bool:
+    def take(
+        self, workflow_execution_id: str, owner: str, known: WorkflowExecution | None = None
+    ) -> bool:
         """True once the lease is this owner's; False when another runner holds a live one,
-        or the run has ended. A run being aborted is taken too: its runner ends it."""
-        execution = self._store.get_execution(workflow_execution_id)
+        or the run has ended. A run being aborted is taken too: its runner ends it.
+
+        `known`: the main row as the caller holds it (the launch that just wrote it), to save a
+        read; the write's guard decides all the same.
+        """
+        execution = known or self._store.get_execution(workflow_execution_id)
         try:
             change = Run(execution=execution).take_lease(owner, self._clock.now(), self._duration)
         except RunIsOverError:
