@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from application.ports import ExecutionStore
 from domain.errors import PipelineExecutionNotFoundError
+from domain.run import RunIsStoppingError
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import create_all_tables
 from tests.contract.builders import a_launch, step_id
@@ -161,3 +162,83 @@ def test_a_completion_without_a_terminal_status_is_refused(handlers: ModuleType)
             {"workflowExecutionId": EXECUTION_ID, "status": "RUNNING"}, None
         )
     assert _store(handlers).get_execution(EXECUTION_ID).status is ExecutionStatus.RUNNING
+
+
+# -- an abort under way: the handlers never turn it into SUCCEEDED or FAILED ------------------
+
+
+def _request_abort(handlers: ModuleType) -> None:
+    """What AbortExecution writes first; its stop of the state machine is still to come."""
+    store = _store(handlers)
+    change = store.get_run(EXECUTION_ID).request_abort(
+        store.get_execution(EXECUTION_ID).execution_start_date, "alice aborted it"
+    )
+    assert change is not None and store.update_execution(change) is not None
+
+
+def test_a_task_that_succeeds_after_the_abort_request_is_recorded_aborted(
+    handlers: ModuleType,
+) -> None:
+    """A `.sync` task whose child the abort stopped may still come back successful."""
+    _track(handlers, "start", FIRST)
+    _request_abort(handlers)
+
+    finished = _track(handlers, "finish", FIRST, status="SUCCEEDED")
+
+    assert finished["status"] == "ABORTED"
+    step = _store(handlers).get_step(FIRST)
+    assert step.error == "wfx.Aborted: alice aborted it"
+
+
+def test_the_next_step_does_not_start_once_an_abort_is_requested(handlers: ModuleType) -> None:
+    _track(handlers, "start", FIRST)
+    _track(handlers, "finish", FIRST, status="SUCCEEDED")
+    _request_abort(handlers)
+
+    with pytest.raises(RunIsStoppingError, match="is being aborted: step pipe1 may not start"):
+        _track(handlers, "start", LAST)  # it escapes: the state machine's Catch takes it
+
+    assert _store(handlers).get_step(LAST).status is StepStatus.NEW
+    assert _store(handlers).list_attempts([LAST]) == []
+
+
+def test_a_task_failing_because_its_child_was_stopped_ends_the_run_aborted_not_failed(
+    handlers: ModuleType,
+) -> None:
+    _track(handlers, "start", FIRST)
+    _request_abort(handlers)
+
+    result = handlers.handle_execution_error(
+        {
+            "workflowExecutionId": EXECUTION_ID,
+            "error": {"Error": "States.TaskFailed", "Cause": "the child was stopped"},
+        },
+        None,
+    )
+
+    assert result["status"] == "ABORTED"
+    store = _store(handlers)
+    execution = store.get_execution(EXECUTION_ID)
+    assert (execution.status, execution.execution_error) == (
+        ExecutionStatus.ABORTED,
+        "wfx.Aborted: alice aborted it",
+    )
+    assert [s.status for s in store.list_steps(EXECUTION_ID)] == [
+        StepStatus.ABORTED,
+        StepStatus.ABORTED,
+    ]
+
+
+def test_a_completion_after_the_abort_request_does_not_write_succeeded(
+    handlers: ModuleType,
+) -> None:
+    for step in (FIRST, LAST):
+        _track(handlers, "start", step)
+        _track(handlers, "finish", step, status="SUCCEEDED")
+    _request_abort(handlers)
+
+    completed = handlers.complete_execution(
+        {"workflowExecutionId": EXECUTION_ID, "status": "SUCCEEDED"}, None
+    )
+
+    assert completed["status"] == "ABORTED"
