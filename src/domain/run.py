@@ -114,6 +114,10 @@ class RunEnd:
     step_statuses: dict[str, StepStatus] = field(default_factory=dict)
 
 
+# A launch's own writes after the start: only while the run is as the launch left it.
+_AS_LAUNCHED = RunGuard(statuses=frozenset({ExecutionStatus.RUNNING}))
+
+
 def first_start(workflow_execution_id: str, pipeline_execution_id: str, at: datetime) -> StepMove:
     """What most step starts are - a fresh step taking attempt 1 - decided without a read; the
     guard makes it safe, and a refusal sends the caller to `Run.start_step`."""
@@ -347,6 +351,30 @@ class Run(BaseModel):
             not_stopping=not self.execution.is_stopping,
         )
         return RunEnd(end.steps, RunChange(self.execution, after, guard), end.step_statuses)
+
+    def start_failed(self, at: datetime, error: str) -> RunChange:
+        """The orchestrator would not start the run the launch just wrote: it ends FAILED."""
+        after = self.execution.complete(ExecutionStatus.FAILED, at=at, log="", error=error)
+        return RunChange(self.execution, after, _AS_LAUNCHED)
+
+    def started_as(self, reference: str) -> RunChange:
+        """The orchestrator's reference to the run it started (an execution ARN), kept once."""
+        after = self.execution._evolve(execution_arn=reference)
+        return RunChange(self.execution, after, _AS_LAUNCHED)
+
+    def checked(
+        self, at: datetime, redrive_status: str | None, redrive_status_reason: str | None
+    ) -> RunChange:
+        """An open run its orchestrator still runs, as of `at`: re-stamped, with the redrive
+        status the orchestrator says; written only while the status is the one read."""
+        after = self.execution._evolve(
+            last_sfn_sync_check_date=at,
+            redrive_status=redrive_status,
+            redrive_status_reason=redrive_status_reason,
+        )
+        return RunChange(
+            self.execution, after, RunGuard(statuses=frozenset({self.execution.status}))
+        )
 
     def lease_expired(self, now: datetime, grace: timedelta) -> bool:
         """An open local run whose runner stopped renewing its lease; one whose runner never

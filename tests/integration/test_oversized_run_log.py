@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from adapters.records import build_execution_record
-from application.use_cases.complete_execution import MAX_STORED_LOG_BYTES
+from application.run_log import MAX_STORED_LOG_BYTES
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document

@@ -12,9 +12,9 @@ from application.ports import (
     Orchestrator,
     SubProcessController,
 )
+from application.run_log import fit_run_log
 from application.run_writes import MAX_RACES, RunContentionError, end_run
-from application.use_cases.complete_execution import fit_run_log
-from application.use_cases.stop_sub_processes import stop_sub_processes
+from application.sub_process_stops import stop_sub_processes
 from domain.execution import WorkflowExecution
 from domain.run import ABORT_ERROR, DEFAULT_ABORT_CAUSE, Run
 

@@ -17,6 +17,7 @@ from application.ports import (
     ObjectStore,
     StoredObject,
 )
+from application.run_log import fit_run_log
 from application.run_writes import end_run_and_steps
 from domain.assets import AssetFile, asset_object_key, asset_root_key
 from domain.execution import (
@@ -28,33 +29,12 @@ from domain.execution import (
     StepOutputs,
     WorkflowExecution,
     chain_order,
-    execution_log_key,
 )
-from domain.redaction import redact
 from domain.run import Run, RunEnd
 from domain.statuses import ExecutionStatus, TerminalExecutionStatus
 
 _LOG_TAIL_CHARACTERS = 4000
-# DynamoDB caps an item at 400 KB: the row keeps the log's tail, the object store the whole log.
-MAX_STORED_LOG_BYTES = 64 * 1024
 _METADATA_FOLDER = "metadata/"
-
-
-def fit_run_log(
-    logs: LogStore, objects: ObjectStore, workflow_execution_id: str
-) -> tuple[str, str | None]:
-    """The run log as stored on the row, and the object key of the whole log if cut.
-
-    Every writer of a terminal status uses it (completion, reconcile, abort, error handler)."""
-    log = redact(
-        logs.read_run_log(workflow_execution_id)
-    )  # the object store keeps no secret either
-    body = log.encode("utf-8")
-    if len(body) <= MAX_STORED_LOG_BYTES:
-        return log, None
-    stored = objects.put_bytes(execution_log_key(workflow_execution_id), body)
-    tail = body[-MAX_STORED_LOG_BYTES:].decode("utf-8", errors="ignore")
-    return tail, stored.key
 
 
 class CompleteExecutionCommand(BaseModel):

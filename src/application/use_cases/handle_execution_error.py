@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.ports import Clock, ExecutionStore, SubProcessController
+from application.sub_process_stops import stop_sub_processes
 from application.use_cases.complete_execution import CompleteExecution
-from application.use_cases.stop_sub_processes import stop_sub_processes
 from domain.execution import PipelineExecution, StepLog, StepOutputs, chain_order
 from domain.run import failure_message
 from domain.statuses import ExecutionStatus, StepStatus

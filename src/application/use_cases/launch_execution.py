@@ -38,7 +38,7 @@ from domain.execution import (
     step_auxiliary_prefix,
 )
 from domain.names import validate_execution_name
-from domain.run import RunChange, RunGuard
+from domain.run import Run
 from domain.statuses import ExecutionStatus
 from domain.triggers import attributed_user, trigger_type_from_request
 from domain.workflow import InputFileArity, StepDefinition, WorkflowVersion
@@ -322,26 +322,18 @@ class LaunchExecution:
         try:
             reference = self._orchestrator.start_execution(execution, version, records.steps)
         except Exception as error:
-            failed = execution.complete(
-                ExecutionStatus.FAILED,
-                at=self._clock.now(),
-                log="",
-                error=f"{self._orchestrator.name} could not start the execution: {error}",
+            problem = f"{self._orchestrator.name} could not start the execution: {error}"
+            self._store.update_execution(
+                Run(execution=execution).start_failed(self._clock.now(), problem)
             )
-            self._store.update_execution(RunChange(execution, failed, _STARTED))
             raise
         if reference:
-            with_reference = execution._evolve(execution_arn=reference)
-            stored = self._store.update_execution(RunChange(execution, with_reference, _STARTED))
+            stored = self._store.update_execution(Run(execution=execution).started_as(reference))
             if stored is not None:
                 return stored
         if reference or self._orchestrator.synchronous:
             return self._store.get_execution(execution_id)  # it moved on while we started it
         return execution
-
-
-# A launch's own writes after the start: only while the run is as the launch left it.
-_STARTED = RunGuard(statuses=frozenset({ExecutionStatus.RUNNING}))
 
 
 def _check_group_id(group_id: str) -> None:

@@ -19,11 +19,11 @@ from application.ports import (
     Orchestrator,
     OrchestratorExecution,
 )
+from application.run_log import fit_run_log
 from application.run_writes import end_run
-from application.use_cases.complete_execution import fit_run_log
 from domain.errors import ConflictError
 from domain.execution import WorkflowExecution
-from domain.run import Run, RunChange, RunEnd, RunGuard, failure_message
+from domain.run import Run, RunChange, RunEnd, failure_message
 from domain.statuses import TERMINAL_STATUSES
 
 DEFAULT_SYNC_INTERVAL_SECONDS = 30.0
@@ -98,12 +98,10 @@ class ReconcileExecution:
             described = self._orchestrator.describe_execution(execution)
         except ConflictError:
             return execution  # started on an orchestrator this wfx cannot reach: the row stands
-        stamped = execution._evolve(last_sfn_sync_check_date=now)
-        if described is not None:
-            stamped = _with_redrive_status(stamped, described)
         if described is None or described.status.value not in TERMINAL_STATUSES:
-            guard = RunGuard(statuses=frozenset({execution.status}))
-            return self._save(RunChange(execution, stamped, guard))
+            said = described or execution  # nothing described: what is stored stands
+            status, reason = said.redrive_status, said.redrive_status_reason
+            return self._save(Run(execution=execution).checked(now, status, reason))
         return self._end_as_described(execution, described, now)
 
     def _lose_runner(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.alias_generators import to_camel
 
 from application.ports import Clock, ExecutionStore, StepEndedError, SubProcessController
-from application.use_cases.stop_sub_processes import stop_sub_processes
+from application.sub_process_stops import stop_sub_processes
 from domain.errors import PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.ports import Clock, ExecutionStore, ListScope, SubProcessController
-from application.use_cases.stop_sub_processes import attempt_stop, record_stops
+from application.sub_process_stops import attempt_stop, record_stops
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.logs import RegisteredSubExecution
 from domain.redaction import redact

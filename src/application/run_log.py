@@ -1,0 +1,27 @@
+"""The run log as a terminal write stores it: redacted, and cut to fit a DynamoDB item."""
+
+from __future__ import annotations
+
+from application.ports import LogStore, ObjectStore
+from domain.execution import execution_log_key
+from domain.redaction import redact
+
+# DynamoDB caps an item at 400 KB: the row keeps the log's tail, the object store the whole log.
+MAX_STORED_LOG_BYTES = 64 * 1024
+
+
+def fit_run_log(
+    logs: LogStore, objects: ObjectStore, workflow_execution_id: str
+) -> tuple[str, str | None]:
+    """The run log as stored on the row, and the object key of the whole log if cut.
+
+    Every writer of a terminal status uses it (completion, reconcile, abort, error handler)."""
+    log = redact(
+        logs.read_run_log(workflow_execution_id)
+    )  # the object store keeps no secret either
+    body = log.encode("utf-8")
+    if len(body) <= MAX_STORED_LOG_BYTES:
+        return log, None
+    stored = objects.put_bytes(execution_log_key(workflow_execution_id), body)
+    tail = body[-MAX_STORED_LOG_BYTES:].decode("utf-8", errors="ignore")
+    return tail, stored.key
