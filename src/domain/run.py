@@ -306,6 +306,10 @@ class Run(BaseModel):
         an abort was requested; None once it has ended."""
         if self.execution.is_stopping:
             return self.abort(at, log, log_object_key)
+        if status is ExecutionStatus.ABORTED:
+            # stopped by its runner (an interrupt): nothing of it is left open either
+            error = error or self.abort_message
+            return self._end(status, at, error, log, log_object_key, self._open_steps)
         if status is not ExecutionStatus.SUCCEEDED:
             error = error or next((s.error for s in self._chain() if s.error), None)
         end = self._end(status, at, error, log, log_object_key, lambda: ())

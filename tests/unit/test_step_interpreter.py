@@ -1,0 +1,216 @@
+"""The step interpreter without processes: plain functions as steps, the real tracking use cases
+on an in-memory SQLite store as its reporter."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from adapters.local.interpreter import STORE_RETRIES, PlannedStep, StepInterpreter
+from adapters.local.log_store import FileLogStore
+from adapters.local.object_store import FilesystemObjectStore
+from adapters.local.supervisor import RunStop, StopReason
+from adapters.sqlite.catalogs import SqliteAssetCatalog
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.system import SystemClock
+from adapters.tables import TableNames
+from application.ports import RunReporter
+from application.reporting import UseCaseRunReporter
+from application.use_cases.complete_execution import CompleteExecution
+from application.use_cases.retry_step import RetryStep
+from application.use_cases.runner_lease import RunnerLease
+from application.use_cases.step_tracking import FinishStep, StartStep
+from domain.execution import PipelineExecution
+from domain.statuses import ExecutionStatus, StepStatus
+from domain.workflow import RetryPolicy
+from tests.contract.builders import a_launch, step_id
+
+RUN = "e1"
+
+
+@pytest.fixture
+def store(tmp_path: Any) -> Iterator[SqliteExecutionStore]:
+    database = SqliteDatabase(None)
+    built = SqliteExecutionStore(database, TableNames())
+    built.create_tables()
+    built.add_launch(a_launch(RUN, steps=3))
+    yield built
+    database.close()
+
+
+@pytest.fixture
+def reporter(store: SqliteExecutionStore, tmp_path: Any) -> UseCaseRunReporter:
+    clock, objects = SystemClock(), FilesystemObjectStore(tmp_path / "objects")
+    assets = SqliteAssetCatalog(SqliteDatabase(None), TableNames())
+    return UseCaseRunReporter(
+        start_step=StartStep(store, clock),
+        finish_step=FinishStep(store, objects, clock),
+        complete_execution=CompleteExecution(
+            store, objects, assets, FileLogStore(tmp_path / "logs"), clock
+        ),
+        retry_step=RetryStep(store, clock),
+        lease=RunnerLease(store, clock, lease_seconds=30),
+        store=store,
+    )
+
+
+def planned(store: SqliteExecutionStore, retry: RetryPolicy | None = None) -> list[PlannedStep]:
+    return [PlannedStep(step, retry) for step in store.list_steps(RUN)]
+
+
+def statuses(store: SqliteExecutionStore) -> tuple[ExecutionStatus, list[StepStatus]]:
+    return store.get_execution(RUN).status, [s.status for s in store.list_steps(RUN)]
+
+
+class Calls:
+    """The steps a run ran, in order, with the attempt each was given."""
+
+    def __init__(self, outcome: Callable[[PipelineExecution, int], str | None] | None = None):
+        self.made: list[tuple[str, int]] = []
+        self._outcome = outcome or (lambda step, attempt: None)
+
+    def __call__(self, step: PipelineExecution, attempt: int) -> str | None:
+        self.made.append((step.pipeline_id, attempt))
+        return self._outcome(step, attempt)
+
+
+def test_the_steps_run_in_order_and_the_run_ends_succeeded(
+    store: SqliteExecutionStore, reporter: UseCaseRunReporter
+) -> None:
+    calls = Calls()
+
+    ended = StepInterpreter(reporter, RunStop()).run(RUN, planned(store), calls)
+
+    assert ended is ExecutionStatus.SUCCEEDED
+    assert calls.made == [("pipe0", 1), ("pipe1", 1), ("pipe2", 1)]
+    assert statuses(store) == (ExecutionStatus.SUCCEEDED, [StepStatus.SUCCEEDED] * 3)
+
+
+def test_a_failing_step_runs_again_under_its_policy_as_new_attempts(
+    store: SqliteExecutionStore, reporter: UseCaseRunReporter
+) -> None:
+    waits: list[float] = []
+    calls = Calls(lambda step, n: "flaky" if step.pipeline_id == "pipe1" and n < 3 else None)
+    policy = RetryPolicy(max_attempts=3, interval_seconds=1, backoff_rate=2.0)
+
+    ended = StepInterpreter(reporter, RunStop(), sleep=waits.append).run(
+        RUN, planned(store, policy), calls
+    )
+
+    assert ended is ExecutionStatus.SUCCEEDED
+    assert [n for name, n in calls.made if name == "pipe1"] == [1, 2, 3]
+    assert waits == [1.0, 2.0]
+    attempts = store.list_attempts([step_id(RUN, 1)])
+    assert [(a.attempt, a.status) for a in attempts] == [
+        (1, StepStatus.FAILED),
+        (2, StepStatus.FAILED),
+        (3, StepStatus.SUCCEEDED),
+    ]
+
+
+def test_a_step_that_returns_while_the_run_is_stopped_is_aborted_and_nothing_follows(
+    store: SqliteExecutionStore, reporter: UseCaseRunReporter
+) -> None:
+    stop = RunStop()
+
+    def stopped_while_running(step: PipelineExecution, attempt: int) -> str | None:
+        stop.request(StopReason.ABORT)  # an abort from elsewhere, seen by the keeper
+        return None  # the step's command ends as if nothing happened
+
+    calls = Calls(stopped_while_running)
+
+    ended = StepInterpreter(reporter, stop).run(RUN, planned(store), calls)
+
+    assert ended is ExecutionStatus.ABORTED
+    assert calls.made == [("pipe0", 1)]
+    assert statuses(store) == (ExecutionStatus.ABORTED, [StepStatus.ABORTED] * 3)
+
+
+def test_an_abort_requested_in_the_store_between_steps_refuses_the_next_start(
+    store: SqliteExecutionStore, reporter: UseCaseRunReporter
+) -> None:
+    def abort_after_the_first(step: PipelineExecution, attempt: int) -> str | None:
+        change = store.get_run(RUN).request_abort(SystemClock().now(), "by another process")
+        assert change is not None and store.update_execution(change)
+        return None
+
+    calls = Calls(abort_after_the_first)
+
+    ended = StepInterpreter(reporter, RunStop()).run(RUN, planned(store), calls)
+
+    assert ended is ExecutionStatus.ABORTED
+    assert calls.made == [("pipe0", 1)]  # its success came after the request: ABORTED
+    assert statuses(store) == (ExecutionStatus.ABORTED, [StepStatus.ABORTED] * 3)
+    assert store.list_attempts([step_id(RUN, 1), step_id(RUN, 2)]) == []
+
+
+def test_a_runner_that_lost_its_lease_writes_nothing_more(
+    store: SqliteExecutionStore, reporter: UseCaseRunReporter
+) -> None:
+    stop = RunStop()
+
+    def lost(step: PipelineExecution, attempt: int) -> str | None:
+        stop.request(StopReason.LOST)
+        return None
+
+    ended = StepInterpreter(reporter, stop).run(RUN, planned(store), Calls(lost))
+
+    assert ended is None
+    assert statuses(store) == (
+        ExecutionStatus.RUNNING,
+        [StepStatus.RUNNING, StepStatus.NEW, StepStatus.NEW],
+    )
+
+
+class Flaky:
+    """The real reporter, whose store fails the first `failures` calls of each kind."""
+
+    def __init__(self, inner: RunReporter, failures: int) -> None:
+        self._inner, self._left = inner, failures
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._inner, name)
+
+        def call(*args: Any) -> Any:
+            if self._left > 0:
+                self._left -= 1
+                raise sqlite3.OperationalError("database is locked")
+            return method(*args)
+
+        return call
+
+
+def test_a_store_that_fails_for_a_while_is_waited_for(
+    store: SqliteExecutionStore, reporter: UseCaseRunReporter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    backoffs: list[float] = []
+    flaky: Any = Flaky(reporter, failures=3)
+
+    ended = StepInterpreter(flaky, RunStop(), backoff=backoffs.append).run(
+        RUN, planned(store), Calls()
+    )
+
+    assert ended is ExecutionStatus.SUCCEEDED
+    assert backoffs == [0.1, 0.2, 0.4]
+    assert capsys.readouterr().err.count("trying again") == 3
+
+
+def test_a_store_that_stays_away_ends_the_runner_with_one_line_and_no_traceback(
+    store: SqliteExecutionStore, reporter: UseCaseRunReporter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    away: Any = Flaky(reporter, failures=10_000)
+
+    ended = StepInterpreter(away, RunStop(), backoff=lambda _: None).run(
+        RUN, planned(store), Calls()
+    )
+
+    assert ended is None
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.count("trying again") == 2 * STORE_RETRIES  # the start, then recording the end
+    assert "local runner: the store failed: OperationalError: database is locked" in err
+    assert statuses(store)[0] is ExecutionStatus.RUNNING  # the lease will end it
