@@ -101,6 +101,21 @@ class Wfx:
             seconds=time.monotonic() - started,
         )
 
+    def start(self, *args: str, new_session: bool = False) -> subprocess.Popen[str]:
+        """`wfx ARGS` started and left running, its stdout and stderr piped, for a test that
+        signals it; `new_session`: in a session and process group of its own, as a terminal
+        starts a foreground command (the group is what Ctrl-C signals)."""
+        return subprocess.Popen(
+            [*WFX, *args],
+            env=self._environment,
+            cwd=self.home,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=new_session,
+        )
+
     def on_terminal(self, *args: str, timeout: float = 60) -> Outcome:
         """Like a call, but with stderr on a pseudo-terminal, where rich draws live displays.
         The ANSI control sequences are stripped from what it captured."""

@@ -45,11 +45,17 @@ def signals_interrupt() -> Iterator[None]:
 
 
 def abort_interrupted_run(
-    container: Container, execution_id: str, interrupt: InterruptedBySignalError
+    container: Container,
+    execution_id: str,
+    interrupt: InterruptedBySignalError,
+    json_output: bool = False,
 ) -> None:
-    """Abort the run the signal interrupted, say so on stderr, and exit 128 + the signal."""
+    """Abort the run the signal interrupted, say so on stderr, print on stdout what the command
+    prints for a run that ended (its id, or its row with --json), and exit 128 + the signal."""
+    from adapters.records import build_execution_record
     from application.use_cases.abort_execution import AbortExecutionCommand
     from domain.redaction import redact
+    from entrypoints.cli.render import dump_json
 
     name = signal.Signals(interrupt.number).name
     cause = f"wfx was interrupted by {name}"
@@ -59,6 +65,9 @@ def abort_interrupted_run(
     for warning in result.warnings:
         print(f"warning: {redact(warning)}", file=sys.stderr)
     print(f"{name}: execution {execution_id} {result.execution.status.value}", file=sys.stderr)
+    # The id even now: a script that ran `wfx run` needs it to show or redrive the run it stopped.
+    answer = dump_json(build_execution_record(result.execution)) if json_output else execution_id
+    print(answer, flush=True)
     runner = container.local_runner()
     runner.join(execution_id, timeout=runner.grace_seconds)
     raise SystemExit(128 + interrupt.number)

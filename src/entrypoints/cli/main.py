@@ -290,7 +290,9 @@ def run(
     elif not on_aws and no_wait:
         execution = _as_read(container, execution)
     elif not on_aws:
-        execution = _wait_or_abort(container, execution_id, show_progress=not json_output)
+        execution = _wait_or_abort(
+            container, execution_id, show_progress=not json_output, json_output=json_output
+        )
     if json_output:
         from adapters.records import build_execution_record
         from entrypoints.cli.render import dump_json
@@ -329,7 +331,9 @@ def _launch(
     return container.launch_execution().execute(command).execution
 
 
-def _wait_or_abort(container: Container, execution_id: str, show_progress: bool) -> Any:
+def _wait_or_abort(
+    container: Container, execution_id: str, show_progress: bool, json_output: bool = False
+) -> Any:
     """_wait, with Ctrl-C, SIGTERM and SIGHUP aborting the run (exit 130, 143, 129)."""
     from entrypoints.cli.interrupts import (
         InterruptedBySignalError,
@@ -341,7 +345,7 @@ def _wait_or_abort(container: Container, execution_id: str, show_progress: bool)
         with signals_interrupt():
             return _wait(container, execution_id, show_progress)
     except InterruptedBySignalError as interrupt:
-        abort_interrupted_run(container, execution_id, interrupt)
+        abort_interrupted_run(container, execution_id, interrupt, json_output)
 
 
 def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
@@ -556,7 +560,9 @@ def executions_redrive(
         RedriveExecutionCommand(workflow_execution_id=execution_id)
     )
     if not no_wait and execution.orchestrator == "local":
-        execution = _wait_or_abort(container, execution_id, show_progress=not json_output)
+        execution = _wait_or_abort(
+            container, execution_id, show_progress=not json_output, json_output=json_output
+        )
     else:
         execution = _as_read(container, execution)
     if json_output:
