@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from application.ports import ExecutionStore, RunReporter
-from domain.execution import WorkflowExecution, chain_order
+from domain.execution import chain_order
 from domain.statuses import ExecutionStatus, StepStatus
 
 
@@ -86,16 +87,8 @@ class ObservingReporter:
         self._note(workflow_execution_id, "after completion")
         return recorded
 
-    def current(self, workflow_execution_id: str) -> WorkflowExecution:
-        return self.inner.current(workflow_execution_id)
-
-    def take_lease(
-        self, workflow_execution_id: str, owner: str, known: WorkflowExecution | None = None
-    ) -> bool:
-        return self.inner.take_lease(workflow_execution_id, owner, known)
-
-    def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:
-        return self.inner.renew_lease(workflow_execution_id, owner)
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)  # what it does not observe (the lease, reads)
 
     def _pipeline_id(self, pipeline_execution_id: str) -> str:
         return self.store.get_step(pipeline_execution_id).pipeline_id

@@ -62,7 +62,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-class RecordingReporter:
+class RecordingReporter(UseCaseRunReporter):
     """The real reporter (the tracking use cases on the test's store); records every call."""
 
     def __init__(
@@ -72,11 +72,8 @@ class RecordingReporter:
         logs: FileLogStore,
         assets: SqliteAssetCatalog,
     ) -> None:
-        self.calls: list[tuple[Any, ...]] = []
-        self.threads: set[str] = set()
-        self._store = store
         clock = SystemClock()
-        self.inner = UseCaseRunReporter(
+        super().__init__(
             start_step=StartStep(store, clock),
             finish_step=FinishStep(store, objects, clock),
             complete_execution=CompleteExecution(store, objects, assets, logs, clock),
@@ -84,11 +81,13 @@ class RecordingReporter:
             lease=RunnerLease(store, clock, lease_seconds=30),
             store=store,
         )
+        self.calls: list[tuple[Any, ...]] = []
+        self.threads: set[str] = set()
 
     def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> int:
         self.calls.append(("started", pipeline_execution_id))
         self.threads.add(threading.current_thread().name)
-        return self.inner.step_started(workflow_execution_id, pipeline_execution_id)
+        return super().step_started(workflow_execution_id, pipeline_execution_id)
 
     def step_retrying(
         self,
@@ -98,9 +97,7 @@ class RecordingReporter:
         attempt: int,
     ) -> int:
         self.calls.append(("retrying", pipeline_execution_id, error))
-        return self.inner.step_retrying(
-            workflow_execution_id, pipeline_execution_id, error, attempt
-        )
+        return super().step_retrying(workflow_execution_id, pipeline_execution_id, error, attempt)
 
     def step_finished(
         self,
@@ -111,7 +108,7 @@ class RecordingReporter:
         attempt: int,
     ) -> StepStatus:
         self.calls.append(("finished", pipeline_execution_id, status, error))
-        return self.inner.step_finished(
+        return super().step_finished(
             workflow_execution_id, pipeline_execution_id, status, error, attempt
         )
 
@@ -119,18 +116,7 @@ class RecordingReporter:
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
     ) -> ExecutionStatus:
         self.calls.append(("completed", status, error))
-        return self.inner.execution_completed(workflow_execution_id, status, error)
-
-    def current(self, workflow_execution_id: str) -> WorkflowExecution:
-        return self.inner.current(workflow_execution_id)
-
-    def take_lease(
-        self, workflow_execution_id: str, owner: str, known: WorkflowExecution | None = None
-    ) -> bool:
-        return self.inner.take_lease(workflow_execution_id, owner, known)
-
-    def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:
-        return self.inner.renew_lease(workflow_execution_id, owner)
+        return super().execution_completed(workflow_execution_id, status, error)
 
     def step_calls(self) -> list[tuple[Any, ...]]:
         return [call for call in self.calls if call[0] != "completed"]

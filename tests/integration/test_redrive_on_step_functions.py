@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import boto3
 import pytest
 from botocore.stub import Stubber
 
@@ -22,6 +21,7 @@ from domain.execution import PipelineExecution
 from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import a_launch
+from tests.integration.stepfunctions_stub import stubbed_stepfunctions
 
 NOW = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 MACHINE = "arn:aws:states:us-east-1:123456789012:stateMachine:wf"
@@ -36,15 +36,8 @@ class Clock:
 
 @pytest.fixture
 def stubbed() -> Iterator[tuple[Any, Stubber]]:
-    client = boto3.client(
-        "stepfunctions",
-        region_name="us-east-1",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
-    with Stubber(client) as stubber:
-        yield client, stubber
-        stubber.assert_no_pending_responses()
+    with stubbed_stepfunctions() as stubbed:
+        yield stubbed
 
 
 @pytest.fixture

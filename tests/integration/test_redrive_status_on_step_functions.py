@@ -15,7 +15,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 from botocore.stub import Stubber
 
@@ -34,6 +33,7 @@ from domain.execution import WorkflowExecution
 from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus
 from tests.contract.builders import a_launch
+from tests.integration.stepfunctions_stub import stubbed_stepfunctions
 
 NOW = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 STARTED = NOW - timedelta(hours=1)
@@ -66,15 +66,8 @@ def store(request: pytest.FixtureRequest) -> ExecutionStore:
 
 @pytest.fixture
 def stubbed() -> Iterator[tuple[Any, Stubber]]:
-    client = boto3.client(
-        "stepfunctions",
-        region_name="us-east-1",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
-    with Stubber(client) as stubber:
-        yield client, stubber
-        stubber.assert_no_pending_responses()  # and an unstubbed call fails the test
+    with stubbed_stepfunctions() as stubbed:
+        yield stubbed
 
 
 def _described(status: str, **fields: Any) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -17,10 +17,9 @@ from domain.redrive import (
     with_derived_redrive_status,
 )
 from domain.statuses import ExecutionStatus, StepStatus
-from domain.triggers import TriggerType
 from domain.workflow import ExecutionType, InputFileArity
+from tests.unit.test_redrive_rules import NOW, an_execution
 
-NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 OPEN = [ExecutionStatus.NEW, ExecutionStatus.RUNNING, ExecutionStatus.PENDING_REDRIVE]
 UNSUCCESSFUL = [ExecutionStatus.FAILED, ExecutionStatus.ABORTED, ExecutionStatus.TIMED_OUT]
 
@@ -32,18 +31,7 @@ def a_run(
     orchestrator: str = "local",
 ) -> WorkflowExecution:
     """A run that started `started` before NOW and stopped `stopped` before NOW."""
-    return WorkflowExecution(
-        workflow_execution_id="exec-1",
-        workflow_database_id="db",
-        workflow_id="wf",
-        workflow_version=1,
-        status=status,
-        execution_start_date=NOW - started,
-        execution_stop_date=None if stopped is None else NOW - stopped,
-        triggered_by_user_id="alice",
-        trigger_type=TriggerType.MANUAL,
-        orchestrator=orchestrator,
-    )
+    return an_execution(status, started, stopped)._evolve(orchestrator=orchestrator)
 
 
 def refused(reason: str) -> RedriveStatus:

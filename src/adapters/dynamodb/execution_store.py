@@ -325,15 +325,10 @@ class DynamoDbExecutionStore:
             ("executionStatus", change.guard.statuses),
         )
         _add_run_guard(request, change)
-        try:
-            response = self._client.update_item(**request, ReturnValues="ALL_NEW")
-        except ClientError as exc:
-            if _error_code(exc) != "ConditionalCheckFailedException":
-                raise
-            if not exc.response.get("Item"):
-                raise ExecutionNotFoundError(execution.workflow_execution_id) from exc
-            return None
-        return parse_execution_record(from_wire(response["Attributes"]))
+        stored = self._update_or_none(
+            request, ExecutionNotFoundError(execution.workflow_execution_id)
+        )
+        return None if stored is None else parse_execution_record(stored)
 
     def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
         execution = self.get_execution(workflow_execution_id)
@@ -462,6 +457,12 @@ class DynamoDbExecutionStore:
     def _update_step(
         self, request: dict[str, Any], not_found: NotFoundError
     ) -> PipelineExecution | None:
+        item = self._update_or_none(request, not_found)
+        return None if item is None else parse_pipeline_execution_record(item)
+
+    def _update_or_none(self, request: dict[str, Any], not_found: NotFoundError) -> Item | None:
+        """One conditional UpdateItem: the item as stored afterwards (ALL_NEW), or None when its
+        condition failed on an item that exists (ALL_OLD tells that from no item at all)."""
         try:
             response = self._client.update_item(**request, ReturnValues="ALL_NEW")
         except ClientError as exc:
@@ -470,7 +471,7 @@ class DynamoDbExecutionStore:
             if not exc.response.get("Item"):
                 raise not_found from exc
             return None
-        return parse_pipeline_execution_record(from_wire(response["Attributes"]))
+        return from_wire(response["Attributes"])
 
     def _transact(
         self,
@@ -647,15 +648,7 @@ class DynamoDbExecutionStore:
                 raise not_found
             return None
         request = self._guarded_update(table, key, values, removed, status)
-        try:
-            response = self._client.update_item(**request, ReturnValues="ALL_NEW")
-        except ClientError as exc:
-            if _error_code(exc) != "ConditionalCheckFailedException":
-                raise
-            if not exc.response.get("Item"):
-                raise not_found from exc
-            return None
-        return from_wire(response["Attributes"])
+        return self._update_or_none(request, not_found)
 
     def _guarded_update(
         self,
