@@ -97,9 +97,12 @@ class CompleteExecution:
     ) -> WorkflowExecution:
         """Record the end-state outputs for `status`, then end the run as `decide` says (given
         the run, the moment, the fitted log and its object key), then the steps' summary logs.
-        A terminal run is returned untouched."""
+        A terminal run is returned untouched but for those summaries, written again."""
         execution = self._store.get_execution(workflow_execution_id)
         if execution.is_terminal:
+            # A completion tried again after its run ended (the summaries' write, the last, was
+            # refused or its answer lost) would otherwise never write them: the same rows again.
+            self._write_summaries(workflow_execution_id)
             return execution
         steps = chain_order(self._store.list_steps(workflow_execution_id))
         end_step = next((step for step in steps if step.end_state), None)
@@ -114,12 +117,15 @@ class CompleteExecution:
             workflow_execution_id,
             lambda run: decide(run, now, log, log_object_key),
         )
+        self._write_summaries(workflow_execution_id)
+        return ended
+
+    def _write_summaries(self, workflow_execution_id: str) -> None:
         # The summaries describe each step as the run left it.
         final_steps = chain_order(self._store.list_steps(workflow_execution_id))
         self._store.add_step_outputs(
             StepOutputs(logs=tuple(self._summary(step) for step in final_steps))
         )
-        return ended
 
     def _fit_log(self, workflow_execution_id: str) -> tuple[str, str | None]:
         return fit_run_log(self._logs, self._objects, workflow_execution_id)
