@@ -130,6 +130,7 @@ class LocalRunner:
         mode: str = "inline",
         detached_command: Sequence[str] = (),
         sleep: Callable[[float], None] | None = None,
+        backoff: Callable[[float], None] | None = None,
         registrar: Callable[..., object] | None = None,
         registration_token: Callable[[str, str], str] | None = None,
         grace_seconds: float = DEFAULT_GRACE_SECONDS,
@@ -148,6 +149,8 @@ class LocalRunner:
         self.synchronous = mode == "inline"
         self._detached_command = tuple(detached_command)
         self._sleep = sleep  # the wait between a step's attempts; tests keep it short
+        # the wait before a store call the store failed is tried again (None: time.sleep)
+        self._backoff = backoff or time.sleep
         # (executionId, pipelineExecutionId, sub_executions=, logs=) -> outcome: what a python
         # step's `register` keyword calls, bound to the step's ids
         self._registrar = registrar
@@ -388,7 +391,9 @@ class LocalRunner:
         # The run's first store calls meet a passing fault as its reports do: tried again with
         # backoff. One fault here used to end the run (or its launch) FAILED at once; a lease
         # taken by a try whose answer was lost is this owner's, and taken again.
-        interpreter = StepInterpreter(self._reporter, live.stop, sleep=self._sleep)
+        interpreter = StepInterpreter(
+            self._reporter, live.stop, sleep=self._sleep, backoff=self._backoff
+        )
         try:
             if not interpreter.persist(lambda: self._reporter.take_lease(execution_id, owner)):
                 return None  # another runner has it, or it has ended
