@@ -399,6 +399,11 @@ class LocalRunner:
                 return None  # another runner has it, or it has ended
         except ExecutionNotFoundError:
             return None
+        except StoreUnavailableError as error:
+            # Not claimed, so not ours to end (another runner may hold it): a read ends it once
+            # a lease's length has passed with no runner (wfx.RunnerLost).
+            print(f"wfx: run {execution_id}: {STORE_FAILED}: {error}; not run", file=sys.stderr)
+            return None
         with self._lock:
             self._live[execution_id] = live
         mode = "detached" if self._mode == "worker" else self._mode
