@@ -303,7 +303,8 @@ class Run(BaseModel):
         log_object_key: str | None,
     ) -> RunEnd | None:
         """The end-state callback: the run ends with its runner's status, ABORTED instead when
-        an abort was requested; None once it has ended."""
+        an abort was requested; None once it has ended. A run that did not succeed ends a step
+        still RUNNING with it (the runner could not report that step's end)."""
         if self.execution.is_stopping:
             return self.abort(at, log, log_object_key)
         if status is ExecutionStatus.ABORTED:
@@ -312,11 +313,12 @@ class Run(BaseModel):
             return self._end(status, at, error, log, log_object_key, self._open_steps)
         if status is not ExecutionStatus.SUCCEEDED:
             error = error or next((s.error for s in self._chain() if s.error), None)
+            # A runner whose store kept failing records the run FAILED with its step's end never
+            # written: without closing it, the terminal run kept that step and attempt RUNNING.
+            return self._end(status, at, error, log, log_object_key, self._running_steps)
         end = self._end(status, at, error, log, log_object_key, lambda: ())
-        if end is None or status is not ExecutionStatus.SUCCEEDED:
-            return end
         # From the abort request on, no completion may write SUCCEEDED.
-        return _with_guard(end, RunGuard(not_stopping=True))
+        return None if end is None else _with_guard(end, RunGuard(not_stopping=True))
 
     def fail(self, at: datetime, error: str, log: str, log_object_key: str | None) -> RunEnd | None:
         """The error handler: steps in flight FAILED (those never started stay NEW), then the
@@ -324,11 +326,7 @@ class Run(BaseModel):
         stopped)."""
         if self.execution.is_stopping:
             return self.abort(at, log, log_object_key)
-
-        def running() -> Iterable[PipelineExecution]:
-            return (s for s in self.steps if s.status is StepStatus.RUNNING)
-
-        end = self._end(ExecutionStatus.FAILED, at, error, log, log_object_key, running)
+        end = self._end(ExecutionStatus.FAILED, at, error, log, log_object_key, self._running_steps)
         return None if end is None else _with_guard(end, RunGuard(not_stopping=True))
 
     def end_as_described(
@@ -480,6 +478,9 @@ class Run(BaseModel):
             raise RunIsStoppingError(
                 f"execution {execution.workflow_execution_id} is being aborted: {what}"
             )
+
+    def _running_steps(self) -> Iterable[PipelineExecution]:
+        return (s for s in self.steps if s.status is StepStatus.RUNNING)
 
     def _open_steps(self) -> Iterable[PipelineExecution]:
         return (s for s in self.steps if s.status in OPEN_STEP_STATUSES)

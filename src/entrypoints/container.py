@@ -153,6 +153,7 @@ def _local_runner(
     grace_seconds: float,
     lease_seconds: float,
     sleep: Callable[[float], None] | None = None,
+    backoff: Callable[[float], None] | None = None,
     registrar: Callable[..., object] | None = None,
     registration_token: Callable[[str, str], str] | None = None,
 ) -> Any:
@@ -170,6 +171,7 @@ def _local_runner(
         registrar=registrar,
         registration_token=registration_token,
         sleep=sleep,
+        backoff=backoff,
         grace_seconds=grace_seconds,
         lease_seconds=lease_seconds,
     )
@@ -245,6 +247,8 @@ class Container(containers.DeclarativeContainer):
     )
     # The local runner's wait between a step's attempts (None: time.sleep); tests override it.
     retry_sleep: providers.Provider[Callable[[float], None] | None] = providers.Object(None)
+    # Its wait before a report the store failed is tried again (None: time.sleep); tests too.
+    store_backoff: providers.Provider[Callable[[float], None] | None] = providers.Object(None)
     runner_lease = providers.Factory(
         RunnerLease, store=execution_store, clock=clock, lease_seconds=config.lease_seconds
     )
@@ -312,6 +316,7 @@ class Container(containers.DeclarativeContainer):
         grace_seconds=config.stop_grace_seconds,
         lease_seconds=config.lease_seconds,
         sleep=retry_sleep,
+        backoff=store_backoff,
         registrar=publish_registration.provided.register,
         registration_token=registration_credentials.provided.issue,
     )

@@ -36,6 +36,7 @@ T = TypeVar("T")
 STORE_RETRIES = 6
 _FIRST_BACKOFF_SECONDS = 0.1
 INTERRUPTED = "local runner: interrupted"
+STORE_FAILED = "local runner: the store failed"
 
 
 class StoreUnavailableError(RuntimeError):
@@ -88,7 +89,7 @@ class StepInterpreter:
         except AttemptFencedError:
             return None  # another writer ended this attempt: the run is not ours any more
         except StoreUnavailableError as error:
-            return self.record_failure(execution_id, f"local runner: the store failed: {error}")
+            return self.record_failure(execution_id, f"{STORE_FAILED}: {error}")
 
     def _run_step(
         self, execution_id: str, planned: PlannedStep, action: StepAction
@@ -96,7 +97,7 @@ class StepInterpreter:
         """Run one step to its end; the run's recorded status when it ended the run."""
         step_id = planned.step.pipeline_execution_id
         try:
-            attempt = self._persist(lambda: self._reporter.step_started(execution_id, step_id))
+            attempt = self.persist(lambda: self._reporter.step_started(execution_id, step_id))
         except (RunIsStoppingError, RunIsOverError):
             return self._end_stopped(execution_id)
         number = 1
@@ -104,7 +105,7 @@ class StepInterpreter:
             try:
                 error = action(planned.step, attempt)
             except BaseException:  # Ctrl-C in inline mode: the step and the run end with it
-                self._persist(
+                self.persist(
                     partial(
                         self._reporter.step_finished,
                         execution_id,
@@ -124,7 +125,7 @@ class StepInterpreter:
             # seed 003: the failed attempt is kept, the step runs again as a new one
             number += 1
             try:
-                attempt = self._persist(
+                attempt = self.persist(
                     partial(self._reporter.step_retrying, execution_id, step_id, error, attempt)
                 )
             except (RunIsStoppingError, RunIsOverError):
@@ -136,7 +137,7 @@ class StepInterpreter:
         if self._stop.reason is StopReason.ABORT:
             # it ended because it was stopped (or despite it): an aborted step did not succeed
             status = StepStatus.ABORTED
-        recorded = self._persist(
+        recorded = self.persist(
             lambda: self._reporter.step_finished(execution_id, step_id, status, error, attempt)
         )
         if recorded is StepStatus.SUCCEEDED:
@@ -156,14 +157,12 @@ class StepInterpreter:
     ) -> ExecutionStatus | None:
         if self._stop.reason is StopReason.LOST:
             return None
-        return self._persist(
-            lambda: self._reporter.execution_completed(execution_id, status, error)
-        )
+        return self.persist(lambda: self._reporter.execution_completed(execution_id, status, error))
 
     def record_failure(self, execution_id: str, message: str) -> ExecutionStatus | None:
         """End the run FAILED with `message`, the store permitting; None when it does not."""
         try:
-            return self._persist(
+            return self.persist(
                 lambda: self._reporter.execution_completed(
                     execution_id, ExecutionStatus.FAILED, message
                 )
@@ -173,9 +172,9 @@ class StepInterpreter:
             print(f"wfx: run {execution_id}: {message}; not recorded", file=sys.stderr)
             return None
 
-    def _persist(self, call: Callable[[], T]) -> T:
-        """The reporter call, tried again with backoff when the store fails it; the run's own
-        refusals (domain errors) are not store failures and pass at once."""
+    def persist(self, call: Callable[[], T]) -> T:
+        """The reporter (or store) call, tried again with backoff when the store fails it; the
+        run's own refusals (domain errors) are not store failures and pass at once."""
         delay = _FIRST_BACKOFF_SECONDS
         for attempt in range(STORE_RETRIES + 1):
             try:

@@ -22,7 +22,12 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from adapters.local.interpreter import PlannedStep, StepInterpreter
+from adapters.local.interpreter import (
+    STORE_FAILED,
+    PlannedStep,
+    StepInterpreter,
+    StoreUnavailableError,
+)
 from adapters.local.output_folder import OutputFolder, log_warnings_to
 from adapters.local.processes_on_host import describe, stop_group
 from adapters.local.step_execution import (
@@ -125,6 +130,7 @@ class LocalRunner:
         mode: str = "inline",
         detached_command: Sequence[str] = (),
         sleep: Callable[[float], None] | None = None,
+        backoff: Callable[[float], None] | None = None,
         registrar: Callable[..., object] | None = None,
         registration_token: Callable[[str, str], str] | None = None,
         grace_seconds: float = DEFAULT_GRACE_SECONDS,
@@ -143,6 +149,8 @@ class LocalRunner:
         self.synchronous = mode == "inline"
         self._detached_command = tuple(detached_command)
         self._sleep = sleep  # the wait between a step's attempts; tests keep it short
+        # the wait before a store call the store failed is tried again (None: time.sleep)
+        self._backoff = backoff or time.sleep
         # (executionId, pipelineExecutionId, sub_executions=, logs=) -> outcome: what a python
         # step's `register` keyword calls, bound to the step's ids
         self._registrar = registrar
@@ -383,12 +391,25 @@ class LocalRunner:
         status as recorded, or None when another runner holds it (or it was lost)."""
         execution_id = workflow_execution_id
         owner = lease_owner()
+        live = _LiveRun()
+        # The run's first store calls meet a passing fault as its reports do: tried again with
+        # backoff. One fault here used to end the run (or its launch) FAILED at once; a lease
+        # taken by a try whose answer was lost is this owner's, and taken again.
+        interpreter = StepInterpreter(
+            self._reporter, live.stop, sleep=self._sleep, backoff=self._backoff
+        )
         try:
-            if not self._reporter.take_lease(execution_id, owner, known):
+            if not interpreter.persist(
+                lambda: self._reporter.take_lease(execution_id, owner, known)
+            ):
                 return None  # another runner has it, or it has ended
         except ExecutionNotFoundError:
             return None
-        live = _LiveRun()
+        except StoreUnavailableError as error:
+            # Not claimed, so not ours to end (another runner may hold it): a read ends it once
+            # a lease's length has passed with no runner (wfx.RunnerLost).
+            print(f"wfx: run {execution_id}: {STORE_FAILED}: {error}; not run", file=sys.stderr)
+            return None
         with self._lock:
             self._live[execution_id] = live
         mode = "detached" if self._mode == "worker" else self._mode
@@ -402,12 +423,15 @@ class LocalRunner:
             watch_seconds=self._watch,
         )
         try:
-            return self._run(execution_id, live)
+            return self._run(execution_id, live, interpreter)
         except Exception as error:  # the runner itself failed: the run ends, and says why
             if live.stop.reason is StopReason.LOST:
                 return None
-            message = f"local runner: {type(error).__name__}: {error}"
-            return StepInterpreter(self._reporter, live.stop).record_failure(execution_id, message)
+            if isinstance(error, StoreUnavailableError):
+                message = f"{STORE_FAILED}: {error}"
+            else:
+                message = f"local runner: {type(error).__name__}: {error}"
+            return interpreter.record_failure(execution_id, message)
         finally:
             self._keeper.release(execution_id)
             with self._lock:
@@ -429,8 +453,12 @@ class LocalRunner:
             version = self._versions[key] = self._catalog.get_version(*key)
         return version
 
-    def _run(self, execution_id: str, live: _LiveRun) -> ExecutionStatus | None:
-        details = self._store.get_details(execution_id, include_outputs=False)
+    def _run(
+        self, execution_id: str, live: _LiveRun, interpreter: StepInterpreter
+    ) -> ExecutionStatus | None:
+        details = interpreter.persist(
+            lambda: self._store.get_details(execution_id, include_outputs=False)
+        )
         execution = details.execution
         if execution.is_terminal:
             return execution.status  # aborted before it started, or started twice
@@ -452,7 +480,6 @@ class LocalRunner:
             configuration = configurations.get(step.pipeline_execution_id)
             return self._run_step(step, attempt, version, configuration, inputs, outputs[0], live)
 
-        interpreter = StepInterpreter(self._reporter, live.stop, sleep=self._sleep)
         return interpreter.run(execution_id, planned, action)
 
     def _run_step(

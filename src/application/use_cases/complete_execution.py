@@ -77,10 +77,13 @@ class CompleteExecution:
     ) -> WorkflowExecution:
         """Record the end-state outputs for `status`, then end the run as `decide` says (given
         the run, the moment, the fitted log and its object key), then the steps' summary logs.
-        A terminal run is returned untouched."""
+        A terminal run is returned untouched but for those summaries, written again."""
         run = self._store.get_run(workflow_execution_id)
         execution = run.execution
         if execution.is_terminal:
+            # A completion tried again after its run ended (the summaries' write, the last, was
+            # refused or its answer lost) would otherwise never write them: the same rows again.
+            self._write_summaries(run.steps)
             return execution
         steps = chain_order(run.steps)
         end_step = next((step for step in steps if step.end_state), None)
@@ -96,11 +99,14 @@ class CompleteExecution:
             lambda current: decide(current, now, log, log_object_key),
             first=run,
         )
-        # The summaries describe each step as the run left it.
-        self._store.add_step_outputs(
-            StepOutputs(logs=tuple(self._summary(step) for step in chain_order(final_steps)))
-        )
+        self._write_summaries(final_steps)
         return ended
+
+    def _write_summaries(self, steps: tuple[PipelineExecution, ...]) -> None:
+        """The summaries describe each step as the run left it."""
+        self._store.add_step_outputs(
+            StepOutputs(logs=tuple(self._summary(step) for step in chain_order(steps)))
+        )
 
     def _fit_log(self, workflow_execution_id: str) -> tuple[str, str | None]:
         return fit_run_log(self._logs, self._objects, workflow_execution_id)

@@ -34,6 +34,7 @@ from domain.execution import (
     StepInputConfiguration,
     StepInputMetadata,
     WorkflowExecution,
+    chain_order,
     execution_output_prefix,
     step_auxiliary_prefix,
 )
@@ -111,7 +112,7 @@ class LaunchExecution:
             execution_id = self._ids.derived_id(f"launch:{command.client_token}")
             existing = self._existing(execution_id, digest, command.client_token)
             if existing is not None:
-                return LaunchResult(execution=existing, created=False)
+                return LaunchResult(execution=self._start_if_unstarted(existing), created=False)
         else:
             execution_id = self._ids.new_id()
         validate_execution_name(execution_id)
@@ -142,7 +143,7 @@ class LaunchExecution:
             existing = self._existing(execution_id, digest, command.client_token)
             assert existing is not None
             return LaunchResult(execution=existing, created=False)
-        return LaunchResult(execution=self._start(execution, version, records), created=True)
+        return LaunchResult(execution=self._start(execution, version, records.steps), created=True)
 
     def _version(self, command: LaunchExecutionCommand) -> WorkflowVersion:
         db, wf = command.workflow_database_id, command.workflow_id
@@ -152,6 +153,26 @@ class LaunchExecution:
                 raise WorkflowNotFoundError(f"workflow {db}/{wf} is not published")
             return latest
         return self._workflows.get_version(db, wf, command.workflow_version)
+
+    def _start_if_unstarted(self, existing: WorkflowExecution) -> WorkflowExecution:
+        """A launch retried with its token after its first try wrote the run but never started
+        it (the store's answer to add_launch was lost, or the launcher died before the start):
+        start it now, or nobody ever would. Only an open run that no runner has claimed (no
+        lease) and that its orchestrator has never heard of; a start racing another launch's
+        start is harmless (the local runner's lease is taken once, Step Functions answers a
+        start of the same name and input with the execution it started)."""
+        if (
+            existing.status is not ExecutionStatus.RUNNING
+            or existing.runner_lease is not None
+            or existing.orchestrator != self._orchestrator.name
+            or self._orchestrator.describe_execution(existing) is not None
+        ):
+            return existing
+        version = self._workflows.get_version(
+            existing.workflow_database_id, existing.workflow_id, existing.workflow_version
+        )
+        steps = chain_order(self._store.list_steps(existing.workflow_execution_id))
+        return self._start(existing, version, steps)
 
     def _existing(self, execution_id: str, digest: str, token: str) -> WorkflowExecution | None:
         try:
@@ -316,11 +337,14 @@ class LaunchExecution:
         return rows
 
     def _start(
-        self, execution: WorkflowExecution, version: WorkflowVersion, records: LaunchRecords
+        self,
+        execution: WorkflowExecution,
+        version: WorkflowVersion,
+        steps: Sequence[PipelineExecution],
     ) -> WorkflowExecution:
         execution_id = execution.workflow_execution_id
         try:
-            reference = self._orchestrator.start_execution(execution, version, records.steps)
+            reference = self._orchestrator.start_execution(execution, version, steps)
         except Exception as error:
             problem = f"{self._orchestrator.name} could not start the execution: {error}"
             self._store.update_execution(
