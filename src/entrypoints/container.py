@@ -361,6 +361,7 @@ class Container(containers.DeclarativeContainer):
         logs=log_store,
         objects=object_store,
         clock=clock,
+        sub_processes=sub_process_controller,
         min_interval_seconds=config.sfn_sync_min_interval_seconds,
         lease_seconds=config.lease_seconds,
     )
@@ -412,7 +413,11 @@ class Container(containers.DeclarativeContainer):
         RedriveExecution, store=execution_store, orchestrator=orchestrator, clock=clock, ids=ids
     )
     sweep_aborts = providers.Factory(
-        SweepAborts, store=execution_store, sub_processes=sub_process_controller, clock=clock
+        SweepAborts,
+        store=execution_store,
+        sub_processes=sub_process_controller,
+        clock=clock,
+        reconcile=reconcile_execution,
     )
     handle_execution_error = providers.Factory(
         HandleExecutionError,

@@ -264,3 +264,22 @@ def test_the_sweep_reports_a_child_still_running_and_skips_runs_outside_the_wind
         os.kill(pid, 0)  # left alone: still there
     finally:
         os.kill(pid, signal.SIGKILL)
+
+
+def test_the_sweep_reads_as_every_read_does_and_ends_a_run_whose_runner_was_lost(
+    app: Any, children: list[subprocess.Popen[bytes]]
+) -> None:
+    """Started five minutes ago, open, and no runner ever took its lease: lost. The sweep ends
+    it FAILED (wfx.RunnerLost) and then stops what its step had registered."""
+    child = sleeper(children)
+    sid = a_running_run(app, "run-8", (local(child),))
+
+    swept = app.sweep_aborts().execute(SweepAbortsCommand(since=timedelta(hours=1)))
+
+    execution = app.execution_store().get_execution("run-8")
+    assert execution.status is ExecutionStatus.FAILED
+    assert (execution.execution_error or "").startswith("wfx.RunnerLost: no local runner took")
+    assert stored_step(app, sid).status is StepStatus.FAILED
+    assert child.wait(timeout=5) < 0  # stopped as the run was found lost
+    assert outcomes(stored_step(app, sid)) == {str(child.pid): (StopOutcome.STOPPED, 1)}
+    assert swept.runs_checked == 1 and swept.remaining == 0

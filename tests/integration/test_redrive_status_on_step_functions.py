@@ -21,6 +21,7 @@ from botocore.stub import Stubber
 from adapters.aws.stepfunctions import StepFunctionsOrchestrator
 from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
+from adapters.sub_process_dispatch import DispatchingSubProcessController
 from application.ports import ExecutionStore
 from application.use_cases.get_execution import GetExecution, GetExecutionQuery
 from application.use_cases.get_execution_details import (
@@ -94,6 +95,7 @@ def _reads(
         FileLogStore(tmp_path / "logs"),
         FilesystemObjectStore(tmp_path / "objects"),
         Clock(),
+        DispatchingSubProcessController({}),  # no run of these is lost: nothing to stop
     )
     return (
         GetExecution(store, reconcile, clock=Clock()),

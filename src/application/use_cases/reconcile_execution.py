@@ -18,9 +18,11 @@ from application.ports import (
     ObjectStore,
     Orchestrator,
     OrchestratorExecution,
+    SubProcessController,
 )
 from application.run_log import fit_run_log
 from application.run_writes import end_run
+from application.sub_process_stops import stop_sub_processes
 from domain.errors import ConflictError
 from domain.execution import WorkflowExecution
 from domain.run import Run, RunChange, RunEnd, failure_message
@@ -60,10 +62,11 @@ class ReconcileExecution:
         logs: LogStore,
         objects: ObjectStore,
         clock: Clock,
+        sub_processes: SubProcessController,
         min_interval_seconds: float = DEFAULT_SYNC_INTERVAL_SECONDS,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
     ) -> None:
-        self._store, self._orchestrator = store, orchestrator
+        self._store, self._orchestrator, self._sub_processes = store, orchestrator, sub_processes
         self._logs, self._objects, self._clock = logs, objects, clock
         self._interval = timedelta(seconds=min_interval_seconds)
         self._lease = timedelta(seconds=lease_seconds)
@@ -105,6 +108,10 @@ class ReconcileExecution:
         return self._end_as_described(execution, described, now)
 
     def _lose_runner(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
+        # as the error handler does for a failed run: what its running steps registered (a
+        # state machine, a Batch job) would otherwise go on with nobody to stop it
+        steps = self._store.list_steps(execution.workflow_execution_id)
+        stop_sub_processes(self._sub_processes, self._store, steps, now)
         log, log_object_key = fit_run_log(
             self._logs, self._objects, execution.workflow_execution_id
         )

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from application.ports import Clock, ExecutionStore, ListScope, SubProcessController
 from application.sub_process_stops import attempt_stop, record_stops
+from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.logs import RegisteredSubExecution
 from domain.redaction import redact
@@ -71,9 +72,14 @@ class SweepAborts:
     """
 
     def __init__(
-        self, store: ExecutionStore, sub_processes: SubProcessController, clock: Clock
+        self,
+        store: ExecutionStore,
+        sub_processes: SubProcessController,
+        clock: Clock,
+        reconcile: ReconcileExecution,
     ) -> None:
         self._store, self._sub_processes, self._clock = store, sub_processes, clock
+        self._reconcile = reconcile
 
     def execute(self, command: SweepAbortsCommand) -> SweepAbortsResult:
         now = self._clock.now()
@@ -98,7 +104,8 @@ class SweepAborts:
         token: str | None = None
         while True:
             page = self._store.list_executions(ListScope.ALL, None, _PAGE_SIZE, token)
-            for run in page.items:
+            # as every read: a run whose runner was lost ends FAILED here, and is swept with it
+            for run in self._reconcile.execute_all(page.items):
                 if run.execution_start_date < started_after:
                     return runs  # newest first: every later one started earlier still
                 stop = run.execution_stop_date
