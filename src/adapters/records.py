@@ -15,6 +15,7 @@ from typing import Any
 
 from domain.assets import AssetFile
 from domain.attempts import TaskExecution
+from domain.authorization import AccessFacts, AssetKey
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionInput,
@@ -766,4 +767,27 @@ def parse_task_execution_record(item: Item) -> TaskExecution:
         stop_date=_optional_date(item, "stopDate"),
         error=item.get("errorMessage"),
         trigger=item.get("trigger", "start"),
+    )
+
+
+def access_facts_of(
+    main: Item, inputs: Sequence[Item], configuration: Item | None, metadata: Sequence[Item]
+) -> AccessFacts:
+    """Tier-2 facts of one execution from its stored items: both stores build them here."""
+    read = dict.fromkeys(
+        AssetKey(database_id=item["databaseId"], asset_id=item["assetId"]) for item in inputs
+    )
+    written = None
+    if configuration and configuration.get("outputDatabaseId"):
+        written = AssetKey(
+            database_id=configuration["outputDatabaseId"],
+            asset_id=configuration["outputAssetId"],
+        )
+    return AccessFacts(
+        workflow_execution_id=main["workflowExecutionId"],
+        workflow_database_id=main["workflowDatabaseId"],
+        workflow_id=main["workflowId"],
+        read_assets=tuple(read),
+        written_asset=written,
+        metadata_databases=tuple(dict.fromkeys(item["databaseId"] for item in metadata)),
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -11,6 +11,7 @@ from typing import Any, BinaryIO, Protocol
 
 from domain.assets import AssetFile
 from domain.attempts import TaskExecution
+from domain.authorization import AccessDecision, AccessFacts, Action, Subject
 from domain.available_logs import LogReadStatus
 from domain.execution import (
     ExecutionConfiguration,
@@ -184,6 +185,12 @@ class ExecutionStore(Protocol):
 
     def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
         """The attempts of those steps, grouped by step in the order given, attempt ascending."""
+        ...
+
+    def access_facts(self, workflow_execution_ids: Sequence[str]) -> dict[str, AccessFacts]:
+        """What tier-2 authorization needs of each execution (its workflow, the assets it read
+        and wrote, the databases it took metadata from), for a whole page in a few queries; an
+        id with no main row is absent."""
         ...
 
 
@@ -549,3 +556,28 @@ class RegistrationCredentials(Protocol):
     def verify(
         self, workflow_execution_id: str, pipeline_execution_id: str, token: str
     ) -> bool: ...
+
+
+class Authorizer(Protocol):
+    """Decides one (subject, object, action) by the roles' constraints; deny wins (seed 000's
+    two tiers both ask it). `obj` holds the fields constraints test (`object__type`,
+    `databaseId`, `workflowId`, `assetName`, `route__path`, ...)."""
+
+    def decide(
+        self, subject: Subject, obj: Mapping[str, Any], action: Action
+    ) -> AccessDecision: ...
+
+
+class AuditLog(Protocol):
+    """Where denials are written: who, the route, the object, the rule; never a secret."""
+
+    def denied(
+        self, subject: Subject, route: str, obj: Mapping[str, Any], decision: AccessDecision
+    ) -> None: ...
+
+
+class TokenVerifier(Protocol):
+    """A bearer token to the subject it names; raises NotAuthenticatedError for none, a bad one
+    or an expired one."""
+
+    def verify(self, token: str) -> Subject: ...

@@ -9,6 +9,15 @@ class InvalidInputError(DomainError, ValueError):
     """A request broke a validation rule; the message names the field and the rule."""
 
 
+class NotAuthenticatedError(DomainError):
+    """A request without a valid identity (no token, a bad or expired one): HTTP 401."""
+
+
+class NotAuthorizedError(DomainError):
+    """The caller may not do this; the message names the action and the object, never a rule's
+    internals: HTTP 403."""
+
+
 class NotFoundError(DomainError, LookupError):
     """Something a request names does not exist."""
 

@@ -26,6 +26,7 @@ from adapters.records import (
     LEASE_OWNER,
     SUB_EXECUTION_STOPS,
     StopsMerge,
+    access_facts_of,
     build_execution_configuration_record,
     build_execution_input_record,
     build_execution_record,
@@ -76,6 +77,7 @@ from application.ports import (
     RunNotOpenError,
 )
 from domain.attempts import TaskExecution
+from domain.authorization import AccessFacts
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
@@ -341,6 +343,32 @@ class DynamoDbExecutionStore:
             steps = [step]
         attempts = self.list_attempts(step.pipeline_execution_id for step in steps)
         return Run(execution=execution, steps=tuple(steps), attempts=tuple(attempts))
+
+    def access_facts(self, workflow_execution_ids: Sequence[str]) -> dict[str, AccessFacts]:
+        facts: dict[str, AccessFacts] = {}
+        for execution_id in dict.fromkeys(workflow_execution_ids):
+            rows = self._main_rows(execution_id)
+            if not rows:
+                continue
+            inputs_table, inputs_spec = self._table(ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
+            inputs = query_partition(
+                self._client, inputs_table, inputs_spec.partition.name, execution_id
+            )
+            configuration_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
+            configuration = get_item(
+                self._client,
+                configuration_table,
+                {"workflowExecutionId": execution_id, "recordType": CONFIGURATION_RECORD_TYPE},
+            )
+            metadata = [
+                row
+                for step in self.list_steps(execution_id)
+                for row in self._step_rows(
+                    ResourceKeys.PIPELINE_INPUT_METADATA, step.pipeline_execution_id
+                )
+            ]
+            facts[execution_id] = access_facts_of(rows[0], inputs, configuration, metadata)
+        return facts
 
     def _main_key(self, workflow_execution_id: str) -> dict[str, str] | None:
         """The main row's key; its sort key (the workflow) never changes, so it is looked up

@@ -1,0 +1,63 @@
+"""Who asks, what about, and what for: the terms of the two-tier authorization (seed 000).
+
+Tier 1 checks a route: the object `{object__type: api, route__path: ...}` with the HTTP method.
+Tier 2 checks the objects a request touches: an execution is readable when its workflow is, every
+asset it read and the asset it wrote to are, and every database it took metadata from is
+(`authorize_execution_access`).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+SYSTEM_USER = "SYSTEM_USER"
+ADMIN_ROLE = "admin"
+
+
+class Action(StrEnum):
+    GET = "GET"
+    PUT = "PUT"
+    POST = "POST"
+    DELETE = "DELETE"
+
+
+class Subject(BaseModel):
+    """The caller: a user id (`user::<id>` to the authorizer) and the roles it holds, when its
+    identity provider carries them; the authorizer adds the roles assigned in the store."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    user_id: str
+    roles: tuple[str, ...] = ()
+
+
+class AssetKey(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    database_id: str
+    asset_id: str
+
+
+class AccessFacts(BaseModel):
+    """What tier 2 needs to know of one execution, read from its input and configuration rows
+    (the main row carries no asset linkage, seed 000)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    workflow_execution_id: str
+    workflow_database_id: str
+    workflow_id: str
+    read_assets: tuple[AssetKey, ...] = ()
+    written_asset: AssetKey | None = None
+    metadata_databases: tuple[str, ...] = ()
+
+
+class AccessDecision(BaseModel):
+    """The authorizer's answer and the rule that decided it (for the audit log; no secret)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    allowed: bool
+    rule: str = ""

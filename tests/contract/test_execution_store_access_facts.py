@@ -1,0 +1,38 @@
+"""ExecutionStore contract: access_facts, what tier-2 authorization reads of a page of runs."""
+
+from __future__ import annotations
+
+from application.ports import ExecutionStore
+from domain.authorization import AccessFacts, AssetKey
+from tests.contract.builders import a_launch
+
+
+def test_the_facts_name_the_workflow_the_assets_read_and_written_and_the_metadata_databases(
+    execution_store: ExecutionStore,
+) -> None:
+    execution_store.add_launch(
+        a_launch(
+            "e1",
+            workflow="db9:wf1",
+            inputs=(("db1:scans", "a.obj"), ("db1:scans", "b.obj"), ("db2:more", "c.obj")),
+            output_asset="db3:results",
+        )
+    )
+    execution_store.add_launch(a_launch("e2", inputs=(), output_asset=None))
+
+    facts = execution_store.access_facts(["e2", "ghost", "e1", "e1"])
+
+    assert set(facts) == {"e1", "e2"}
+    first = facts["e1"]
+    assert (first.workflow_database_id, first.workflow_id) == ("db9", "wf1")
+    assert set(first.read_assets) == {
+        AssetKey(database_id="db1", asset_id="scans"),
+        AssetKey(database_id="db2", asset_id="more"),
+    }
+    assert len(first.read_assets) == 2  # one entry per asset, however many files
+    assert first.written_asset == AssetKey(database_id="db3", asset_id="results")
+    assert set(first.metadata_databases) == {"db1", "db2"}  # the launch took "units" from both
+    assert facts["e2"] == AccessFacts(
+        workflow_execution_id="e2", workflow_database_id="db1", workflow_id="wf1"
+    )
+    assert execution_store.access_facts([]) == {}
