@@ -224,7 +224,7 @@ class Wfx:
 
     def listed_ids(self, *args: str) -> list[str]:
         page = self.json("executions", "list", "--limit", "100", *args)
-        return [item["workflowExecutionId"] for item in page["executions"]]
+        return [item["workflowExecutionId"] for item in page["Items"]]
 
     def wait_until(
         self, execution_id: str, done: Callable[[dict[str, Any]], bool], seconds: float = 20

@@ -51,7 +51,7 @@ def test_every_json_of_a_local_run_says_whether_it_can_be_redriven(
 
     listed = {
         item["workflowExecutionId"]: item
-        for item in wfx.json("executions", "list", "--limit", "100")["executions"]
+        for item in wfx.json("executions", "list", "--limit", "100")["Items"]
     }
     refused = {
         "redriveStatus": "NOT_REDRIVABLE",

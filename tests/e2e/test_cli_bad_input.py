@@ -235,7 +235,7 @@ def test_a_forged_asset_list_token_is_refused(home: Home) -> None:
 def test_a_retry_with_the_same_client_token_returns_the_same_run_and_writes_nothing(
     home: Home,
 ) -> None:
-    first = home.wfx.json("executions", "list", "--workflow", "demo/mesh-report")["executions"]
+    first = home.wfx.json("executions", "list", "--workflow", "demo/mesh-report")["Items"]
     before = snapshot(home.wfx.home)
 
     retried = home.wfx.run_id(*FIRST_RUN)

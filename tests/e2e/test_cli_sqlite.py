@@ -36,17 +36,17 @@ MESH_OUTPUTS = {
     *(f"normalized/{name}" for name in MESH_FILES),
     *(f"preview/{name.replace('.obj', '.svg')}" for name in MESH_FILES),
 }
-# The main-row names of seed 000 (and DESIGN §3) every listed or shown execution carries.
+# The main-row names of seed 000 (and DESIGN §3) every listed or shown execution carries; the
+# storage-only ones (composite keys, the list partition, the request digest) never leave.
+STORAGE_ONLY_FIELDS = {"workflowDatabaseId:workflowId", "allListPartition", "requestDigest"}
 EXECUTION_FIELDS = {
     "workflowExecutionId",
-    "workflowDatabaseId:workflowId",
     "workflowDatabaseId",
     "workflowId",
     "workflowVersion",
     "executionStatus",
     "executionStartDate",
     "executionStopDate",
-    "allListPartition",
     "triggeredByUserId",
     "triggerType",
 }
@@ -151,12 +151,12 @@ def test_the_global_list_shows_the_run(mesh: MeshRun) -> None:
 def test_the_global_list_as_json_carries_the_seed_record(mesh: MeshRun) -> None:
     page = mesh.wfx.json("executions", "list")
 
-    assert page["nextToken"] is None
-    [record] = page["executions"]
+    assert page["NextToken"] is None
+    [record] = page["Items"]
     assert EXECUTION_FIELDS | {"executionGroupId"} <= set(record)
     assert record["workflowExecutionId"] == mesh.execution_id
-    assert record["workflowDatabaseId:workflowId"] == "demo:mesh-report"
-    assert record["allListPartition"] == "execution"
+    assert (record["workflowDatabaseId"], record["workflowId"]) == ("demo", "mesh-report")
+    assert not STORAGE_ONLY_FIELDS & set(record)
     assert record["executionStatus"] == "SUCCEEDED"
     assert (record["triggerType"], record["triggeredByUserId"]) == ("Manual", USER)
     assert record["executionGroupId"] == "nightly"
@@ -175,8 +175,8 @@ LIST_KINDS = {
 def test_each_filtered_list_finds_the_run_as_json(mesh: MeshRun, kind: str) -> None:
     option, matching, _ = LIST_KINDS[kind]
     page = mesh.wfx.json("executions", "list", option, matching)
-    assert [e["workflowExecutionId"] for e in page["executions"]] == [mesh.execution_id]
-    assert set(page["executions"][0]) >= EXECUTION_FIELDS
+    assert [e["workflowExecutionId"] for e in page["Items"]] == [mesh.execution_id]
+    assert set(page["Items"][0]) >= EXECUTION_FIELDS
 
 
 @pytest.mark.parametrize("kind", LIST_KINDS)
@@ -227,10 +227,12 @@ def test_show_as_json_carries_every_record_of_the_run(
     mesh: MeshRun, details: dict[str, Any]
 ) -> None:
     assert set(details) == {"execution", "configuration", "inputs", "pipelineExecutions"}
-    [listed] = mesh.wfx.json("executions", "list", "--group", "nightly")["executions"]
+    [listed] = mesh.wfx.json("executions", "list", "--group", "nightly")["Items"]
     assert details["execution"] == listed
     configuration = details["configuration"]
-    assert configuration["outputDatabaseId:outputAssetId"] == "demo:mesh-results"
+    output = (configuration["outputDatabaseId"], configuration["outputAssetId"])
+    assert output == ("demo", "mesh-results")
+    assert "outputDatabaseId:outputAssetId" not in configuration
     assert configuration["inputSelections"] == ["demo/meshes"]
 
     imported = {}  # file -> version, from the lines `demo/meshes/<file>  version <version>`
@@ -238,9 +240,12 @@ def test_show_as_json_carries_every_record_of_the_run(
         selected, _, version = line.split()
         imported[selected] = version
     inputs = {
-        row["databaseId:assetId:inputAssetFileKey"]: row["versionId"] for row in details["inputs"]
+        (row["databaseId"], row["assetId"], row["inputAssetFileKey"]): row["versionId"]
+        for row in details["inputs"]
     }
-    assert inputs == {f"demo:meshes:{name}": imported[f"demo/meshes/{name}"] for name in MESH_FILES}
+    assert inputs == {
+        ("demo", "meshes", name): imported[f"demo/meshes/{name}"] for name in MESH_FILES
+    }
 
 
 def test_show_as_json_lists_the_steps_in_chain_order_with_their_outputs(
@@ -251,7 +256,7 @@ def test_show_as_json_lists_the_steps_in_chain_order_with_their_outputs(
     rows = [step["pipelineExecution"] for step in steps]
     assert [row["pipelineId"] for row in rows] == MESH_STEPS
     assert [row["status"] for row in rows] == ["SUCCEEDED"] * 3
-    assert [row["endStatePipeline"] for row in rows] == ["false", "false", "true"]
+    assert [row["endStatePipeline"] for row in rows] == [False, False, True]
     assert "from_pipeline_execution_id" not in rows[0]  # sparse: the root chains from nothing
     assert [row["from_pipeline_execution_id"] for row in rows[1:]] == [
         row["pipelineExecutionId"] for row in rows[:-1]
@@ -283,7 +288,7 @@ def test_show_of_an_unknown_id_is_bad_input(mesh: MeshRun) -> None:
 def test_demo_succeeds_and_its_run_is_listed(wfx: Wfx) -> None:
     demo = wfx.ok("demo")
 
-    [record] = wfx.json("executions", "list")["executions"]
+    [record] = wfx.json("executions", "list")["Items"]
     assert (record["workflowId"], record["executionStatus"]) == ("mesh-report", "SUCCEEDED")
     assert record["workflowExecutionId"] in demo.stdout
     assert "SUCCEEDED" in demo.stdout
@@ -398,9 +403,9 @@ def test_paging_one_at_a_time_reaches_every_run_once(
     for _ in range(len(launched) + 1):
         args = ["executions", "list", *PAGED_LISTS[kind], "--limit", "1"]
         page = wfx.json(*args, *(["--starting-token", token] if token else []))
-        assert len(page["executions"]) <= 1
-        seen.extend(page["executions"])
-        token = page["nextToken"]
+        assert len(page["Items"]) <= 1
+        seen.extend(page["Items"])
+        token = page["NextToken"]
         if token is None:
             break
     assert token is None, "the list never ended"
@@ -414,4 +419,4 @@ def test_the_table_prints_the_token_of_the_next_page(three_runs: tuple[Wfx, list
     hint = next(line for line in first.splitlines() if line.startswith("Next page:"))
     token = hint.split("--starting-token", 1)[1].strip()
     second = wfx.json("executions", "list", "--limit", "1", "--starting-token", token)
-    assert [e["workflowExecutionId"] for e in second["executions"]] == [launched[-2]]
+    assert [e["workflowExecutionId"] for e in second["Items"]] == [launched[-2]]

@@ -177,8 +177,8 @@ def test_the_run_succeeds_and_reaches_the_global_list_index(on_dynamodb: DynamoD
 @pytest.mark.parametrize("kind", LISTS)
 def test_every_list_finds_the_run(on_dynamodb: DynamoDbFlow, kind: str) -> None:
     page = on_dynamodb.flow.lists[kind]
-    assert [e["workflowExecutionId"] for e in page["executions"]] == [on_dynamodb.flow.execution_id]
-    assert page["nextToken"] is None
+    assert [e["workflowExecutionId"] for e in page["Items"]] == [on_dynamodb.flow.execution_id]
+    assert page["NextToken"] is None
 
 
 # -- the same answers as SQLite -----------------------------------------------------------------

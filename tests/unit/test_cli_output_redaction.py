@@ -17,7 +17,8 @@ from domain.execution import ExecutionDetails, StepDetails
 from domain.logs import LogKind
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.cli import errors, logs, progress
-from entrypoints.cli.render import details_json, dump_json, print_details
+from entrypoints.cli.render import dump_json, print_details
+from entrypoints.responses import ExecutionDetailsResponse
 from tests import planted_secrets
 from tests.contract.builders import a_step, an_attempt, an_execution
 from tests.planted_secrets import Plant
@@ -87,7 +88,7 @@ def test_show_and_show_json_print_no_secret(plant: Plant) -> None:
     shown = io.StringIO()
     print_details(details, _console(shown))
     _assert_clean(plant, shown.getvalue())
-    _assert_clean(plant, dump_json(details_json(details)))
+    _assert_clean(plant, dump_json(ExecutionDetailsResponse.of(details).dump()))
 
 
 @settings(max_examples=100)
@@ -120,7 +121,8 @@ def test_a_registered_secret_is_not_printed_either(value: str) -> None:
         details = _details(f"failed with {value}")
         shown = io.StringIO()
         print_details(details, _console(shown))
-        assert value not in shown.getvalue() + dump_json(details_json(details))
+        as_json = dump_json(ExecutionDetailsResponse.of(details).dump())
+        assert value not in shown.getvalue() + as_json
 
 
 def test_an_unexpected_error_prints_a_redacted_traceback() -> None:

@@ -135,6 +135,6 @@ def redact_standard_streams() -> None:
     worker, whose output goes to runner.log under WFX_HOME); their last lines go out at exit,
     after a traceback Python prints for an error nothing caught."""
     streams = (RedactedStream(sys.stdout), RedactedStream(sys.stderr))
-    sys.stdout, sys.stderr = streams  # type: ignore[assignment]
+    sys.stdout, sys.stderr = streams
     for stream in streams:
         atexit.register(stream.close)

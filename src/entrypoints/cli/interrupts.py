@@ -52,10 +52,10 @@ def abort_interrupted_run(
 ) -> None:
     """Abort the run the signal interrupted, say so on stderr, print on stdout what the command
     prints for a run that ended (its id, or its row with --json), and exit 128 + the signal."""
-    from adapters.records import build_execution_record
     from application.use_cases.abort_execution import AbortExecutionCommand
     from domain.redaction import redact
     from entrypoints.cli.render import dump_json
+    from entrypoints.responses import ExecutionResponse
 
     name = signal.Signals(interrupt.number).name
     cause = f"wfx was interrupted by {name}"
@@ -66,7 +66,9 @@ def abort_interrupted_run(
         print(f"warning: {redact(warning)}", file=sys.stderr)
     print(f"{name}: execution {execution_id} {result.execution.status.value}", file=sys.stderr)
     # The id even now: a script that ran `wfx run` needs it to show or redrive the run it stopped.
-    answer = dump_json(build_execution_record(result.execution)) if json_output else execution_id
+    answer = (
+        dump_json(ExecutionResponse.of(result.execution).dump()) if json_output else execution_id
+    )
     print(answer, flush=True)
     runner = container.local_runner()
     runner.join(execution_id, timeout=runner.grace_seconds)

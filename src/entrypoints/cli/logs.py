@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
-from adapters.log_records import build_available_log_record
 from domain.available_logs import AvailableLog, LogReadStatus
 from domain.errors import InvalidInputError
 from domain.execution import StepDetails
@@ -18,36 +17,6 @@ from entrypoints.cli.errors import EXIT_FAILED_RUN
 if TYPE_CHECKING:
     from application.use_cases.get_execution_logs import ExecutionLogs, LogSourceReport
     from entrypoints.container import Container
-
-
-def logs_json(result: ExecutionLogs) -> dict[str, Any]:
-    # as one page, like the use case: what spans lines is only seen with its neighbours
-    messages = redact_lines([line.message for line in result.lines])
-    return {
-        "workflowExecutionId": result.workflow_execution_id,
-        "logSources": [_source_json(report) for report in result.log_sources],
-        "events": [
-            {
-                "logId": line.log_id,
-                "timestamp": line.timestamp.isoformat() if line.timestamp else None,
-                "message": message,
-            }
-            for line, message in zip(result.lines, messages, strict=True)
-            if message is not None
-        ],
-        "nextToken": result.next_token,
-        "executionLog": result.run_log,
-        "warnings": list(result.warnings),
-    }
-
-
-def _source_json(report: LogSourceReport) -> dict[str, Any]:
-    return build_available_log_record(report.source) | {
-        "readStatus": report.status.value,
-        "executionFiltered": report.execution_filtered,
-        "nextToken": report.next_token,
-        "problem": report.problem,
-    }
 
 
 def where(entry: AvailableLog) -> str:
@@ -116,8 +85,9 @@ def show_logs(
 def _print_logs(result: ExecutionLogs, log_id: str | None, full: bool, json_output: bool) -> None:
     if json_output:
         from entrypoints.cli.render import dump_json
+        from entrypoints.responses import ExecutionLogsResponse
 
-        _out(dump_json(logs_json(result)))
+        _out(dump_json(ExecutionLogsResponse.of(result).dump()))
         return
     for warning in result.warnings:
         print(f"warning: {redact(warning)}", file=sys.stderr)

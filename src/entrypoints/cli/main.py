@@ -103,8 +103,10 @@ def tables_create(json_output: JsonFlag = False) -> None:
     names = [tables.get_table_name(spec.key) for spec in TABLES]
     if json_output:
         from entrypoints.cli.render import dump_json
+        from entrypoints.responses import TablesResponse
 
-        _echo(dump_json({"store": container.config.store(), "tables": names}))
+        store = str(container.config.store())
+        _echo(dump_json(TablesResponse(store=store, tables=tuple(names)).dump()))
         return
     _echo(f"{len(names)} tables ready on {Settings.from_environment().describe_store()}")
     for name in names:
@@ -119,9 +121,10 @@ def workflows_publish(
     """Publish a workflow file as a new immutable version (unchanged files reuse the latest)."""
     version, created = _publish(_container(), file)
     if json_output:
-        from entrypoints.cli.render import dump_json, version_json
+        from entrypoints.cli.render import dump_json
+        from entrypoints.responses import WorkflowVersionResponse
 
-        _echo(dump_json(version_json(version) | {"created": created}))
+        _echo(dump_json(WorkflowVersionResponse.of(version, created=created).dump()))
         return
     verb = "Published" if created else "Unchanged:"
     _echo(
@@ -151,10 +154,13 @@ def workflows_deploy(
     )
     result = _container().deploy_workflow_version().execute(command)
     if json_output:
-        from entrypoints.cli.render import dump_json, version_json
+        from entrypoints.cli.render import dump_json
+        from entrypoints.responses import WorkflowVersionResponse
 
-        named = {"stateMachineName": result.state_machine_name}
-        _echo(dump_json(version_json(result.version) | named))
+        answer = WorkflowVersionResponse.of(
+            result.version, state_machine_name=result.state_machine_name
+        )
+        _echo(dump_json(answer.dump()))
         return
     _echo(result.state_machine_arn)
 
@@ -204,9 +210,10 @@ def assets_import(
     """Import local files into an asset; each import stores a new version of each file."""
     stored = _import(_container(), database_id, asset_id, paths, metadata or [])
     if json_output:
-        from entrypoints.cli.render import asset_files_json, dump_json
+        from entrypoints.cli.render import dump_json
+        from entrypoints.responses import AssetFileResponse
 
-        _echo(dump_json(asset_files_json(stored)))
+        _echo(dump_json([AssetFileResponse.of(asset_file).dump() for asset_file in stored]))
         return
     for asset_file in stored:
         _echo(f"{database_id}/{asset_id}/{asset_file.file_key}  version {asset_file.version_id}")
@@ -294,10 +301,10 @@ def run(
             container, execution_id, show_progress=not json_output, json_output=json_output
         )
     if json_output:
-        from adapters.records import build_execution_record
         from entrypoints.cli.render import dump_json
+        from entrypoints.responses import ExecutionResponse
 
-        _echo(dump_json(build_execution_record(execution)))
+        _echo(dump_json(ExecutionResponse.of(execution).dump()))
     else:
         _echo(execution_id)
     if execution.is_terminal and execution.status.value != "SUCCEEDED":
@@ -422,9 +429,10 @@ def executions_list(
     )
     page = _container().list_executions().execute(query)
     if json_output:
-        from entrypoints.cli.render import dump_json, page_json
+        from entrypoints.cli.render import dump_json
+        from entrypoints.responses import ExecutionPageResponse
 
-        _echo(dump_json(page_json(page)))
+        _echo(dump_json(ExecutionPageResponse.of(page).dump()))
         return
     from entrypoints.cli.render import executions_table
 
@@ -462,11 +470,10 @@ def executions_show(
         )
     )
     if json_output:
-        from entrypoints.cli.render import details_json, dump_json
-        from entrypoints.cli.sub_executions import with_sub_executions
+        from entrypoints.cli.render import dump_json
+        from entrypoints.responses import ExecutionDetailsResponse
 
-        document = details_json(details)
-        _echo(dump_json(with_sub_executions(document, details) if sub_executions else document))
+        _echo(dump_json(ExecutionDetailsResponse.of(details, sub_executions).dump()))
         return
     from entrypoints.cli.render import print_details
 
@@ -518,12 +525,11 @@ def executions_abort(
         print(f"warning: {warning}", file=sys.stderr)
     execution = _as_read(container, result.execution)
     if json_output:
-        from adapters.records import build_execution_record
         from entrypoints.cli.render import dump_json
+        from entrypoints.responses import AbortResponse
 
         # the sub-processes left running travel with the row, for scripts that read stdout only
-        warned = {"abortWarnings": warnings} if warnings else {}
-        _echo(dump_json(build_execution_record(execution) | warned))
+        _echo(dump_json(AbortResponse.of_abort(execution, warnings).dump()))
         return
     _echo(f"{execution.workflow_execution_id} {execution.status.value}")
 
@@ -566,10 +572,10 @@ def executions_redrive(
     else:
         execution = _as_read(container, execution)
     if json_output:
-        from adapters.records import build_execution_record
         from entrypoints.cli.render import dump_json
+        from entrypoints.responses import ExecutionResponse
 
-        _echo(dump_json(build_execution_record(execution)))
+        _echo(dump_json(ExecutionResponse.of(execution).dump()))
     else:
         _echo(execution_id)
     if execution.is_terminal and execution.status.value != "SUCCEEDED":

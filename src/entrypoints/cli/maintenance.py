@@ -48,28 +48,6 @@ def styled_outcome(outcome: StopOutcome) -> str:
     return f"[{OUTCOME_STYLES[outcome]}]{outcome.value}[/]"
 
 
-def sweep_json(result: SweepAbortsResult) -> dict[str, Any]:
-    return {
-        "runsChecked": result.runs_checked,
-        "remaining": result.remaining,
-        "children": [
-            {
-                "workflowExecutionId": child.workflow_execution_id,
-                "pipelineExecutionId": child.pipeline_execution_id,
-                "pipelineId": child.pipeline_id,
-                "resourceType": child.resource_type,
-                "resourceId": child.resource_id,
-                "previousOutcome": child.previous_outcome.value,
-                "outcome": child.outcome.value,
-                "tries": child.tries,
-                "detail": redact(child.detail),
-            }
-            for child in result.children
-        ],
-        "warnings": [redact(warning) for warning in result.warnings],
-    }
-
-
 def sweep_table(result: SweepAbortsResult) -> Any:
     from rich.table import Table
 
@@ -94,13 +72,14 @@ def sweep_aborts(container: Container, since: str, json_output: bool, console: A
     """Run the sweep and print it; the exit code: 0 when every child is confirmed, else 1."""
     from application.use_cases.sweep_aborts import SweepAbortsCommand
     from entrypoints.cli.render import dump_json
+    from entrypoints.responses import SweepResponse
 
     command = SweepAbortsCommand(since=parse_duration(since))
     result = container.sweep_aborts().execute(command)
     for warning in result.warnings:
         print(f"warning: {redact(warning)}", file=sys.stderr)
     if json_output:
-        sys.stdout.write(dump_json(sweep_json(result)) + "\n")
+        sys.stdout.write(dump_json(SweepResponse.of(result).dump()) + "\n")
     else:
         if result.children:
             console.print(sweep_table(result))

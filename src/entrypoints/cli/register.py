@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from domain.errors import InvalidInputError
 from domain.redaction import redact
@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from application.use_cases.publish_registration import (
-        PublishedRegistration,
         PublishRegistrationCommand,
     )
     from entrypoints.container import Container
@@ -141,8 +140,9 @@ def register(
         raise SystemExit(EXIT_SERVICE_UNAVAILABLE) from failed
     if json_output:
         from entrypoints.cli.render import dump_json
+        from entrypoints.responses import RegistrationResponse
 
-        sys.stdout.write(dump_json(_published_json(published)) + "\n")
+        sys.stdout.write(dump_json(RegistrationResponse.of(published).dump()) + "\n")
     elif published.accepted is None:
         sys.stdout.write(f"published {published.event_id} on {published.bus}: {published.source}\n")
     elif published.accepted:
@@ -150,13 +150,3 @@ def register(
     if published.accepted is False:
         print(f"error: registration refused: {redact(published.reason or '')}", file=sys.stderr)
         raise SystemExit(EXIT_FAILED_RUN)
-
-
-def _published_json(published: PublishedRegistration) -> dict[str, Any]:
-    return {
-        "bus": published.bus,
-        "source": published.source,
-        "eventId": published.event_id,
-        "accepted": published.accepted,
-        "reason": published.reason,
-    }

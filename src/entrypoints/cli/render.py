@@ -9,13 +9,8 @@ from typing import Any
 
 from rich.markup import escape
 
-from adapters import records
-from adapters.log_records import build_available_log_record
-from domain.assets import AssetFile
 from domain.execution import ExecutionDetails, StepDetails, WorkflowExecution
-from domain.paging import Page
 from domain.redaction import redact, redact_json
-from domain.workflow import WorkflowVersion
 
 STATUS_STYLES = {
     "SUCCEEDED": "green",
@@ -32,53 +27,6 @@ def dump_json(value: Any) -> str:
     """Every --json answer: redacted here whatever the rows held (a row written before the
     policy was, or by another writer), keys and structure kept."""
     return json.dumps(redact_json(value), indent=2, sort_keys=False, default=str)
-
-
-def step_json(entry: StepDetails) -> dict[str, Any]:
-    outputs = entry.outputs
-    return {
-        "pipelineExecution": records.build_pipeline_execution_record(entry.step),
-        "inputConfiguration": records.build_step_input_configuration_record(entry.configuration)
-        if entry.configuration
-        else None,
-        "inputMetadata": [
-            records.build_step_input_metadata_record(r) for r in entry.input_metadata
-        ],
-        "outputFiles": [records.build_output_file_record(r) for r in outputs.files],
-        "outputMetadata": [records.build_output_metadata_record(r) for r in outputs.metadata],
-        "outputResults": [records.build_output_result_record(r) for r in outputs.results],
-        "logs": [records.build_step_log_record(r) for r in outputs.logs],
-        "attempts": [records.build_task_execution_record(a) for a in entry.attempts],
-        "availableLogs": [build_available_log_record(log) for log in entry.available_logs],
-    }
-
-
-def details_json(details: ExecutionDetails) -> dict[str, Any]:
-    # present only when a log destination could not be looked up (seed 000: never a failure)
-    warned = {"availableLogWarnings": list(details.log_warnings)} if details.log_warnings else {}
-    return {
-        "execution": records.build_execution_record(details.execution),
-        "configuration": records.build_execution_configuration_record(details.configuration)
-        if details.configuration
-        else None,
-        "inputs": [records.build_execution_input_record(r) for r in details.inputs],
-        "pipelineExecutions": [step_json(entry) for entry in details.steps],
-    } | warned
-
-
-def page_json(page: Page[WorkflowExecution]) -> dict[str, Any]:
-    return {
-        "executions": [records.build_execution_record(e) for e in page.items],
-        "nextToken": page.next_token,
-    }
-
-
-def version_json(version: WorkflowVersion) -> dict[str, Any]:
-    return records.build_workflow_version_record(version)
-
-
-def asset_files_json(files: Sequence[AssetFile]) -> list[dict[str, Any]]:
-    return [records.build_asset_file_record(f) for f in files]
 
 
 def when(moment: datetime | None) -> str:

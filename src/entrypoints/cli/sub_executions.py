@@ -4,7 +4,6 @@ subExecutionWarnings)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from rich.markup import escape
@@ -12,60 +11,10 @@ from rich.tree import Tree
 
 from domain.execution import ExecutionDetails
 from domain.redaction import redact
-from domain.stages import StageState, SubExecutionState, SubExecutionWarning
+from domain.stages import StageState
 from entrypoints.cli.render import duration, styled
 
 _STAGE_STYLES = {"NOT_STARTED": "dim", "CAUGHT": "yellow", "UNKNOWN": "magenta"}
-
-
-def _date(moment: datetime | None) -> str | None:
-    return moment.isoformat() if moment else None
-
-
-def stage_json(stage: StageState) -> dict[str, Any]:
-    return {
-        "name": stage.name,
-        "type": stage.state_type,
-        "status": stage.status.value,
-        "startDate": _date(stage.start_date),
-        "stopDate": _date(stage.stop_date),
-        "entries": stage.entries,
-        "retries": stage.retries,
-        "error": redact(stage.error),
-        "branch": stage.branch,
-        "stages": [stage_json(child) for child in stage.children],
-    }
-
-
-def sub_execution_json(sub: SubExecutionState) -> dict[str, Any]:
-    return {
-        "resourceType": sub.resource_type,
-        "resourceId": sub.resource_id,
-        "label": sub.label,
-        "status": sub.status,
-        "stateMachineArn": sub.state_machine_arn,
-        "startDate": _date(sub.start_date),
-        "stopDate": _date(sub.stop_date),
-        "note": sub.note,
-        "stages": [stage_json(stage) for stage in sub.stages],
-    }
-
-
-def warning_json(warning: SubExecutionWarning) -> dict[str, Any]:
-    return {
-        "pipelineExecutionId": warning.pipeline_execution_id,
-        "resourceType": warning.resource_type,
-        "resourceId": warning.resource_id,
-        "message": redact(warning.message),
-    }
-
-
-def with_sub_executions(document: dict[str, Any], details: ExecutionDetails) -> dict[str, Any]:
-    """The details JSON with `subExecutions` on each step and `subExecutionWarnings` added."""
-    for step_document, entry in zip(document["pipelineExecutions"], details.steps, strict=True):
-        step_document["subExecutions"] = [sub_execution_json(s) for s in entry.sub_executions]
-    document["subExecutionWarnings"] = [warning_json(w) for w in details.sub_execution_warnings]
-    return document
 
 
 def _status(status: str) -> str:

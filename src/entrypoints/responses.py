@@ -1,0 +1,892 @@
+"""The one response contract of every entrypoint: the HTTP bodies and every `--json` of the CLI.
+
+Pydantic models with the seeds' names (camelCase on the way out), built from what the use cases
+return - never from the storage records: no composite key, `allListPartition`, `requestDigest`,
+lease or object key leaves. Free text (logs, errors, messages) is redacted as the model is built,
+so that no entrypoint can forget to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Annotated, Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
+from pydantic.alias_generators import to_camel
+
+from application.use_cases.get_execution_logs import ExecutionLogs, LogSourceReport
+from application.use_cases.publish_registration import PublishedRegistration
+from application.use_cases.sweep_aborts import SweepAbortsResult
+from domain.assets import AssetFile
+from domain.attempts import TaskExecution
+from domain.available_logs import AvailableLog
+from domain.execution import (
+    ExecutionConfiguration,
+    ExecutionDetails,
+    ExecutionInput,
+    OutputFile,
+    OutputMetadata,
+    OutputResult,
+    PipelineExecution,
+    StepDetails,
+    StepInputConfiguration,
+    StepInputMetadata,
+    StepLog,
+    WorkflowExecution,
+)
+from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.paging import Page
+from domain.redaction import REDACTED, is_secret_name, redact, redact_lines, redact_optional
+from domain.stages import StageState, SubExecutionState, SubExecutionWarning
+from domain.sub_processes import SubExecutionStop
+from domain.workflow import StepDefinition, WorkflowVersion
+
+
+def _utc(moment: datetime) -> str:
+    # the stored form: fixed width, so that dates sort as text
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+UtcDate = Annotated[datetime, PlainSerializer(_utc, return_type=str)]
+
+
+class Response(BaseModel):
+    """Frozen, camelCase on the way out; absent values are left out of `dump()`."""
+
+    model_config = ConfigDict(
+        frozen=True, alias_generator=to_camel, populate_by_name=True, defer_build=True
+    )
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON document as the CLI prints it and the HTTP service sends it."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+# -- the main row and what a launch wrote beside it ----------------------------------------------
+
+
+class ExecutionResponse(Response):
+    """The main row (seed 000 WorkflowExecutionsStorageTableV2), as a caller may see it."""
+
+    workflow_execution_id: str
+    workflow_database_id: str
+    workflow_id: str
+    workflow_version: int
+    execution_group_id: str | None = None
+    execution_status: str
+    execution_start_date: UtcDate
+    execution_stop_date: UtcDate | None = None
+    last_sfn_sync_check_date: UtcDate | None = None
+    triggered_by_user_id: str
+    trigger_type: str
+    orchestrator: str
+    state_machine_arn: str | None = None
+    execution_arn: str | None = None
+    execution_log: str | None = None
+    execution_log_truncated: bool | None = None
+    execution_error: str | None = None
+    redrive_count: int = 0
+    redrive_date: UtcDate | None = None
+    redrive_status: str | None = None
+    redrive_status_reason: str | None = None
+    client_token: str | None = None
+    abort_requested_date: UtcDate | None = None
+    abort_cause: str | None = None
+
+    @classmethod
+    def of(cls, execution: WorkflowExecution) -> Self:
+        return cls(
+            workflow_execution_id=execution.workflow_execution_id,
+            workflow_database_id=execution.workflow_database_id,
+            workflow_id=execution.workflow_id,
+            workflow_version=execution.workflow_version,
+            execution_group_id=execution.execution_group_id,
+            execution_status=execution.status.value,
+            execution_start_date=execution.execution_start_date,
+            execution_stop_date=execution.execution_stop_date,
+            last_sfn_sync_check_date=execution.last_sfn_sync_check_date,
+            triggered_by_user_id=execution.triggered_by_user_id,
+            trigger_type=execution.trigger_type.value,
+            orchestrator=execution.orchestrator,
+            state_machine_arn=execution.state_machine_arn,
+            execution_arn=execution.execution_arn,
+            execution_log=redact_optional(execution.execution_log),
+            execution_log_truncated=True if execution.execution_log_object_key else None,
+            execution_error=redact_optional(execution.execution_error),
+            redrive_count=execution.redrive_count,
+            redrive_date=execution.redrive_date,
+            redrive_status=execution.redrive_status,
+            redrive_status_reason=execution.redrive_status_reason,
+            client_token=execution.client_token,
+            abort_requested_date=execution.abort_requested_date,
+            abort_cause=redact_optional(execution.abort_cause),
+        )
+
+
+class AbortResponse(ExecutionResponse):
+    """An abort's answer: the row, and what it may have left running (named, redacted)."""
+
+    abort_warnings: tuple[str, ...] | None = None
+
+    @classmethod
+    def of_abort(cls, execution: WorkflowExecution, warnings: Sequence[str]) -> Self:
+        row = ExecutionResponse.of(execution).model_dump()
+        return cls(**row, abort_warnings=tuple(redact(w) for w in warnings) or None)
+
+
+class ExecutionConfigurationResponse(Response):
+    workflow_execution_id: str
+    workflow_database_id: str
+    workflow_id: str
+    workflow_version: int
+    execution_start_date: UtcDate
+    output_database_id: str | None = None
+    output_asset_id: str | None = None
+    input_selections: tuple[str, ...] = ()
+    execution_group_id: str | None = None
+
+    @classmethod
+    def of(cls, configuration: ExecutionConfiguration) -> Self:
+        database_id, _, workflow_id = configuration.workflow_key.partition(":")
+        return cls(
+            workflow_execution_id=configuration.workflow_execution_id,
+            workflow_database_id=database_id,
+            workflow_id=workflow_id,
+            workflow_version=configuration.workflow_version,
+            execution_start_date=configuration.execution_start_date,
+            output_database_id=configuration.output_database_id,
+            output_asset_id=configuration.output_asset_id,
+            input_selections=configuration.input_selections,
+            execution_group_id=configuration.execution_group_id,
+        )
+
+
+class ExecutionInputResponse(Response):
+    """A file the run read, pinned to the version it read ("" for a whole selection)."""
+
+    workflow_execution_id: str
+    database_id: str
+    asset_id: str
+    input_asset_file_key: str
+    s3_bucket: str
+    asset_root_s3_key: str = Field(alias="assetRootS3Key")
+    version_id: str
+    execution_start_date: UtcDate
+
+    @classmethod
+    def of(cls, row: ExecutionInput) -> Self:
+        return cls(
+            workflow_execution_id=row.workflow_execution_id,
+            database_id=row.database_id,
+            asset_id=row.asset_id,
+            input_asset_file_key=row.input_asset_file_key,
+            s3_bucket=row.bucket,
+            asset_root_s3_key=row.asset_root_key,
+            version_id=row.version_id,
+            execution_start_date=row.execution_start_date,
+        )
+
+
+# -- a step ---------------------------------------------------------------------------------------
+
+
+class RegisteredSubExecutionResponse(Response):
+    resource_type: str
+    resource_id: str
+    label: str = ""
+
+    @classmethod
+    def of(cls, sub: RegisteredSubExecution) -> Self:
+        return cls(resource_type=sub.resource_type, resource_id=sub.resource_id, label=sub.label)
+
+
+class RegisteredLogResponse(Response):
+    log_group_arn: str = ""
+    log_group_name: str = ""
+    log_stream_name: str = ""
+    log_stream_prefix: str = ""
+    stage_name: str = ""
+    label: str = ""
+    source_type: str = ""
+
+    @classmethod
+    def of(cls, log: RegisteredLog) -> Self:
+        return cls(
+            log_group_arn=log.log_group_arn,
+            log_group_name=log.log_group_name,
+            log_stream_name=log.log_stream_name,
+            log_stream_prefix=log.log_stream_prefix,
+            stage_name=log.stage_name,
+            label=log.label,
+            source_type=log.source_type,
+        )
+
+
+class SubExecutionStopResponse(Response):
+    resource_type: str
+    resource_id: str
+    outcome: str
+    detail: str = ""
+    at: UtcDate
+    tries: int
+
+    @classmethod
+    def of(cls, stop: SubExecutionStop) -> Self:
+        return cls(
+            resource_type=stop.resource_type,
+            resource_id=stop.resource_id,
+            outcome=stop.outcome.value,
+            detail=redact(stop.detail),
+            at=stop.at,
+            tries=stop.tries,
+        )
+
+
+class PipelineExecutionResponse(Response):
+    """One step of the run (seed 000 PipelineExecutionsStorageTable)."""
+
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    pipeline_database_id: str
+    pipeline_id: str
+    step_index: int
+    status: str
+    start_date: UtcDate | None = None
+    stop_date: UtcDate | None = None
+    error_message: str | None = None
+    execution_type: str
+    input_file_arity: str
+    # seed 000's own name for the chain link, snake_case as it stands there
+    from_pipeline_execution_id: str | None = Field(default=None, alias="from_pipeline_execution_id")
+    end_state_pipeline: bool
+    input_s3_asset_file_path: str = Field(alias="inputS3AssetFilePath")
+    output_s3_asset_files_path: str = Field(alias="outputS3AssetFilesPath")
+    output_s3_asset_preview_path: str = Field(alias="outputS3AssetPreviewPath")
+    output_s3_asset_metadata_path: str = Field(alias="outputS3AssetMetadataPath")
+    input_output_s3_asset_auxiliary_files_path: str = Field(
+        alias="inputOutputS3AssetAuxiliaryFilesPath"
+    )
+    registered_sub_executions: tuple[RegisteredSubExecutionResponse, ...] = ()
+    registered_logs: tuple[RegisteredLogResponse, ...] = ()
+    sub_execution_stops: tuple[SubExecutionStopResponse, ...] | None = None
+    vended_role_arn: str = ""
+    s3_read_only_scopes: tuple[str, ...] = Field(default=(), alias="s3ReadOnlyScopes")
+    s3_read_write_scopes: tuple[str, ...] = Field(default=(), alias="s3ReadWriteScopes")
+    credential_vending_state: str
+
+    @classmethod
+    def of(cls, step: PipelineExecution) -> Self:
+        return cls(
+            pipeline_execution_id=step.pipeline_execution_id,
+            workflow_execution_id=step.workflow_execution_id,
+            pipeline_database_id=step.pipeline_database_id,
+            pipeline_id=step.pipeline_id,
+            step_index=step.step_index,
+            status=step.status.value,
+            start_date=step.start_date,
+            stop_date=step.stop_date,
+            error_message=redact_optional(step.error),
+            execution_type=step.execution_type.value,
+            input_file_arity=step.input_file_arity.value,
+            from_pipeline_execution_id=step.from_pipeline_execution_id,
+            end_state_pipeline=step.end_state,
+            input_s3_asset_file_path=step.input_path,
+            output_s3_asset_files_path=step.output_files_path,
+            output_s3_asset_preview_path=step.output_preview_path,
+            output_s3_asset_metadata_path=step.output_metadata_path,
+            input_output_s3_asset_auxiliary_files_path=step.auxiliary_path,
+            registered_sub_executions=tuple(
+                RegisteredSubExecutionResponse.of(s) for s in step.registered_sub_executions
+            ),
+            registered_logs=tuple(RegisteredLogResponse.of(log) for log in step.registered_logs),
+            sub_execution_stops=tuple(
+                SubExecutionStopResponse.of(s) for s in step.sub_execution_stops
+            )
+            or None,
+            vended_role_arn=step.vended_role_arn,
+            s3_read_only_scopes=step.s3_read_only_scopes,
+            s3_read_write_scopes=step.s3_read_write_scopes,
+            credential_vending_state=step.credential_vending_state,
+        )
+
+
+class StepInputConfigurationResponse(Response):
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    execution_type: str
+    handler: str | None = None
+    command: tuple[str, ...] | None = None
+    input_file_arity: str
+    metadata_inputs: tuple[str, ...] = ()
+    input_files: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, configuration: StepInputConfiguration) -> Self:
+        return cls(
+            pipeline_execution_id=configuration.pipeline_execution_id,
+            workflow_execution_id=configuration.workflow_execution_id,
+            execution_type=configuration.execution_type.value,
+            handler=redact_optional(configuration.handler),
+            command=None
+            if configuration.command is None
+            else tuple(redact(part) for part in configuration.command),
+            input_file_arity=configuration.input_file_arity.value,
+            metadata_inputs=configuration.metadata_inputs,
+            input_files=configuration.input_files,
+        )
+
+
+class StepInputMetadataResponse(Response):
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    database_id: str
+    asset_id: str
+    file_path: str
+    metadata: dict[str, str]
+
+    @classmethod
+    def of(cls, row: StepInputMetadata) -> Self:
+        return cls(
+            pipeline_execution_id=row.pipeline_execution_id,
+            workflow_execution_id=row.workflow_execution_id,
+            database_id=row.database_id,
+            asset_id=row.asset_id,
+            file_path=row.file_path,
+            metadata={key: _metadata_value(key, value) for key, value in row.metadata},
+        )
+
+
+def _metadata_value(key: str, value: str) -> str:
+    return REDACTED if is_secret_name(key) else redact(value)
+
+
+class OutputFileResponse(Response):
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    file_type: str
+    relative_file_path: str
+    version_id: str
+    size: int
+    etag: str
+
+    @classmethod
+    def of(cls, row: OutputFile) -> Self:
+        return cls(
+            pipeline_execution_id=row.pipeline_execution_id,
+            workflow_execution_id=row.workflow_execution_id,
+            file_type=row.file_type,
+            relative_file_path=row.relative_file_path,
+            version_id=row.version_id,
+            size=row.size,
+            etag=row.etag,
+        )
+
+
+class OutputMetadataResponse(Response):
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    target_file_path: str
+    metadata_key: str
+    metadata_value: str
+
+    @classmethod
+    def of(cls, row: OutputMetadata) -> Self:
+        return cls(
+            pipeline_execution_id=row.pipeline_execution_id,
+            workflow_execution_id=row.workflow_execution_id,
+            target_file_path=row.target_file_path,
+            metadata_key=row.metadata_key,
+            metadata_value=_metadata_value(row.metadata_key, row.value),
+        )
+
+
+class OutputResultResponse(Response):
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    relative_file_path: str
+    version_id: str
+    output_database_id: str | None = None
+    output_asset_id: str | None = None
+    asset_version_id: str | None = None
+
+    @classmethod
+    def of(cls, row: OutputResult) -> Self:
+        return cls(
+            pipeline_execution_id=row.pipeline_execution_id,
+            workflow_execution_id=row.workflow_execution_id,
+            relative_file_path=row.relative_file_path,
+            version_id=row.version_id,
+            output_database_id=row.output_database_id,
+            output_asset_id=row.output_asset_id,
+            asset_version_id=row.asset_version_id,
+        )
+
+
+class StepLogResponse(Response):
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    log_type: str
+    status: str
+    message: str
+    log_location: str = ""
+
+    @classmethod
+    def of(cls, row: StepLog) -> Self:
+        return cls(
+            pipeline_execution_id=row.pipeline_execution_id,
+            workflow_execution_id=row.workflow_execution_id,
+            log_type=row.log_type,
+            status=row.status,
+            message=redact(row.message),
+            log_location=row.log_location,
+        )
+
+
+class AttemptResponse(Response):
+    """One attempt of a step (seed 003 TASK_EXECUTION)."""
+
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    attempt: int
+    status: str
+    start_date: UtcDate
+    stop_date: UtcDate | None = None
+    error_message: str | None = None
+    trigger: str
+
+    @classmethod
+    def of(cls, attempt: TaskExecution) -> Self:
+        return cls(
+            pipeline_execution_id=attempt.pipeline_execution_id,
+            workflow_execution_id=attempt.workflow_execution_id,
+            attempt=attempt.attempt,
+            status=attempt.status.value,
+            start_date=attempt.start_date,
+            stop_date=attempt.stop_date,
+            error_message=redact_optional(attempt.error),
+            trigger=attempt.trigger.value,
+        )
+
+
+class AvailableLogResponse(Response):
+    """A log source of a step, with its stable logId (seed 000 availableLogs)."""
+
+    log_id: str
+    kind: str
+    pipeline_execution_id: str
+    log_group_arn: str = ""
+    log_group_name: str = ""
+    log_stream_name: str = ""
+    log_stream_prefix: str = ""
+    stage_name: str = ""
+    label: str = ""
+    source_type: str = ""
+
+    @classmethod
+    def of(cls, entry: AvailableLog) -> Self:
+        return cls(
+            log_id=entry.log_id,
+            kind=entry.kind.value,
+            pipeline_execution_id=entry.pipeline_execution_id,
+            log_group_arn=entry.log_group_arn,
+            log_group_name=entry.log_group_name,
+            log_stream_name=entry.log_stream_name,
+            log_stream_prefix=entry.log_stream_prefix,
+            stage_name=entry.stage_name,
+            label=entry.label,
+            source_type=entry.source_type,
+        )
+
+
+class StageResponse(Response):
+    name: str
+    type: str
+    status: str
+    start_date: UtcDate | None = None
+    stop_date: UtcDate | None = None
+    entries: int
+    retries: int
+    error: str | None = None
+    branch: int | None = None
+    stages: tuple[StageResponse, ...] = ()
+
+    @classmethod
+    def of(cls, stage: StageState) -> Self:
+        return cls(
+            name=stage.name,
+            type=stage.state_type,
+            status=stage.status.value,
+            start_date=stage.start_date,
+            stop_date=stage.stop_date,
+            entries=stage.entries,
+            retries=stage.retries,
+            error=redact_optional(stage.error),
+            branch=stage.branch,
+            stages=tuple(StageResponse.of(child) for child in stage.children),
+        )
+
+
+class SubExecutionResponse(Response):
+    resource_type: str
+    resource_id: str
+    label: str = ""
+    status: str
+    state_machine_arn: str | None = None
+    start_date: UtcDate | None = None
+    stop_date: UtcDate | None = None
+    note: str | None = None
+    stages: tuple[StageResponse, ...] = ()
+
+    @classmethod
+    def of(cls, sub: SubExecutionState) -> Self:
+        return cls(
+            resource_type=sub.resource_type,
+            resource_id=sub.resource_id,
+            label=sub.label,
+            status=sub.status,
+            state_machine_arn=sub.state_machine_arn,
+            start_date=sub.start_date,
+            stop_date=sub.stop_date,
+            note=sub.note,
+            stages=tuple(StageResponse.of(stage) for stage in sub.stages),
+        )
+
+
+class SubExecutionWarningResponse(Response):
+    pipeline_execution_id: str
+    resource_type: str
+    resource_id: str
+    message: str
+
+    @classmethod
+    def of(cls, warning: SubExecutionWarning) -> Self:
+        return cls(
+            pipeline_execution_id=warning.pipeline_execution_id,
+            resource_type=warning.resource_type,
+            resource_id=warning.resource_id,
+            message=redact(warning.message),
+        )
+
+
+class StepDetailsResponse(Response):
+    pipeline_execution: PipelineExecutionResponse
+    input_configuration: StepInputConfigurationResponse | None = None
+    input_metadata: tuple[StepInputMetadataResponse, ...] = ()
+    output_files: tuple[OutputFileResponse, ...] = ()
+    output_metadata: tuple[OutputMetadataResponse, ...] = ()
+    output_results: tuple[OutputResultResponse, ...] = ()
+    logs: tuple[StepLogResponse, ...] = ()
+    attempts: tuple[AttemptResponse, ...] = ()
+    available_logs: tuple[AvailableLogResponse, ...] = ()
+    sub_executions: tuple[SubExecutionResponse, ...] | None = None
+
+    @classmethod
+    def of(cls, entry: StepDetails, with_sub_executions: bool = False) -> Self:
+        outputs = entry.outputs
+        return cls(
+            pipeline_execution=PipelineExecutionResponse.of(entry.step),
+            input_configuration=None
+            if entry.configuration is None
+            else StepInputConfigurationResponse.of(entry.configuration),
+            input_metadata=tuple(StepInputMetadataResponse.of(r) for r in entry.input_metadata),
+            output_files=tuple(OutputFileResponse.of(r) for r in outputs.files),
+            output_metadata=tuple(OutputMetadataResponse.of(r) for r in outputs.metadata),
+            output_results=tuple(OutputResultResponse.of(r) for r in outputs.results),
+            logs=tuple(StepLogResponse.of(r) for r in outputs.logs),
+            attempts=tuple(AttemptResponse.of(a) for a in entry.attempts),
+            available_logs=tuple(AvailableLogResponse.of(log) for log in entry.available_logs),
+            sub_executions=tuple(SubExecutionResponse.of(s) for s in entry.sub_executions)
+            if with_sub_executions
+            else None,
+        )
+
+
+class ExecutionDetailsResponse(Response):
+    """The details route: the main row, its configuration and inputs, the steps in chain order."""
+
+    execution: ExecutionResponse
+    configuration: ExecutionConfigurationResponse | None = None
+    inputs: tuple[ExecutionInputResponse, ...] = ()
+    pipeline_executions: tuple[StepDetailsResponse, ...] = ()
+    available_log_warnings: tuple[str, ...] | None = None
+    sub_execution_warnings: tuple[SubExecutionWarningResponse, ...] | None = None
+
+    @classmethod
+    def of(cls, details: ExecutionDetails, with_sub_executions: bool = False) -> Self:
+        return cls(
+            execution=ExecutionResponse.of(details.execution),
+            configuration=None
+            if details.configuration is None
+            else ExecutionConfigurationResponse.of(details.configuration),
+            inputs=tuple(ExecutionInputResponse.of(row) for row in details.inputs),
+            pipeline_executions=tuple(
+                StepDetailsResponse.of(entry, with_sub_executions) for entry in details.steps
+            ),
+            # present only when a log destination could not be looked up (never a failure)
+            available_log_warnings=tuple(redact(w) for w in details.log_warnings) or None,
+            sub_execution_warnings=tuple(
+                SubExecutionWarningResponse.of(w) for w in details.sub_execution_warnings
+            )
+            if with_sub_executions
+            else None,
+        )
+
+
+class ExecutionPageResponse(Response):
+    """A newest-first page; `NextToken` continues it (seed 000's list answer)."""
+
+    items: tuple[ExecutionResponse, ...] = Field(alias="Items")
+    next_token: str | None = Field(default=None, alias="NextToken")
+
+    @classmethod
+    def of(cls, page: Page[WorkflowExecution]) -> Self:
+        return cls(
+            items=tuple(ExecutionResponse.of(e) for e in page.items), next_token=page.next_token
+        )
+
+    def dump(self) -> dict[str, Any]:
+        # NextToken is said even when there is none: a client pages until it is null
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True) | {
+            "NextToken": self.next_token
+        }
+
+
+# -- workflows and assets -------------------------------------------------------------------------
+
+
+class RetryPolicyResponse(Response):
+    max_attempts: int
+    interval_seconds: float
+    backoff_rate: float
+
+
+class StepDefinitionResponse(Response):
+    pipeline_id: str
+    pipeline_database_id: str
+    execution_type: str
+    input_file_arity: str
+    metadata_inputs: tuple[str, ...] = ()
+    handler: str | None = None
+    command: tuple[str, ...] | None = None
+    function_name: str | None = None
+    wait_for_callback: bool | None = None
+    job_queue: str | None = None
+    job_definition: str | None = None
+    retry: RetryPolicyResponse | None = None
+
+    @classmethod
+    def of(cls, step: StepDefinition) -> Self:
+        return cls(
+            pipeline_id=step.pipeline_id,
+            pipeline_database_id=step.pipeline_database_id,
+            execution_type=step.execution_type.value,
+            input_file_arity=step.input_file_arity.value,
+            metadata_inputs=step.metadata_inputs,
+            handler=redact_optional(step.handler),
+            command=None if step.command is None else tuple(redact(p) for p in step.command),
+            function_name=step.function_name,
+            wait_for_callback=True if step.wait_for_callback else None,
+            job_queue=step.job_queue,
+            job_definition=step.job_definition,
+            retry=None
+            if step.retry is None
+            else RetryPolicyResponse(
+                max_attempts=step.retry.max_attempts,
+                interval_seconds=step.retry.interval_seconds,
+                backoff_rate=step.retry.backoff_rate,
+            ),
+        )
+
+
+class WorkflowVersionResponse(Response):
+    """A published, immutable version of a workflow."""
+
+    workflow_database_id: str
+    workflow_id: str
+    workflow_version: int
+    description: str = ""
+    published_at: UtcDate
+    digest: str
+    steps: tuple[StepDefinitionResponse, ...] = ()
+    state_machine_arn: str | None = None
+    state_machine_name: str | None = None
+    created: bool | None = None
+
+    @classmethod
+    def of(
+        cls,
+        version: WorkflowVersion,
+        created: bool | None = None,
+        state_machine_name: str | None = None,
+    ) -> Self:
+        return cls(
+            workflow_database_id=version.database_id,
+            workflow_id=version.workflow_id,
+            workflow_version=version.version,
+            description=redact(version.description),
+            published_at=version.published_at,
+            digest=version.digest,
+            steps=tuple(StepDefinitionResponse.of(step) for step in version.steps),
+            state_machine_arn=version.state_machine_arn,
+            state_machine_name=state_machine_name,
+            created=created,
+        )
+
+
+class AssetFileResponse(Response):
+    database_id: str
+    asset_id: str
+    file_key: str
+    version_id: str
+    size: int
+    etag: str
+    s3_bucket: str
+    asset_root_s3_key: str = Field(alias="assetRootS3Key")
+    modified_at: UtcDate
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, asset_file: AssetFile) -> Self:
+        return cls(
+            database_id=asset_file.database_id,
+            asset_id=asset_file.asset_id,
+            file_key=asset_file.file_key,
+            version_id=asset_file.version_id,
+            size=asset_file.size,
+            etag=asset_file.etag,
+            s3_bucket=asset_file.bucket,
+            asset_root_s3_key=asset_file.asset_root_key,
+            modified_at=asset_file.modified_at,
+            metadata={key: _metadata_value(key, value) for key, value in asset_file.metadata},
+        )
+
+
+# -- logs, the sweep, registrations, tables -------------------------------------------------------
+
+
+class LogSourceResponse(AvailableLogResponse):
+    """An available log and what reading it gave (notRead when it was not asked for)."""
+
+    read_status: str
+    execution_filtered: bool
+    next_token: str | None = None
+    problem: str | None = None
+
+    @classmethod
+    def of_report(cls, report: LogSourceReport) -> Self:
+        return cls(
+            **AvailableLogResponse.of(report.source).model_dump(),
+            read_status=report.status.value,
+            execution_filtered=report.execution_filtered,
+            next_token=report.next_token,
+            problem=redact_optional(report.problem),
+        )
+
+
+class LogEventResponse(Response):
+    log_id: str
+    timestamp: UtcDate | None = None
+    message: str
+
+
+class ExecutionLogsResponse(Response):
+    """The logs route's answer: the sources with their read status, the lines read, the one
+    source's own next token, and the run's own log when no source was asked for."""
+
+    workflow_execution_id: str
+    log_sources: tuple[LogSourceResponse, ...]
+    events: tuple[LogEventResponse, ...] = ()
+    next_token: str | None = None
+    execution_log: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, result: ExecutionLogs) -> Self:
+        # as one page: what spans lines (a key block) is only seen with its neighbours
+        messages = redact_lines([line.message for line in result.lines])
+        return cls(
+            workflow_execution_id=result.workflow_execution_id,
+            log_sources=tuple(LogSourceResponse.of_report(r) for r in result.log_sources),
+            events=tuple(
+                LogEventResponse(log_id=line.log_id, timestamp=line.timestamp, message=message)
+                for line, message in zip(result.lines, messages, strict=True)
+                if message is not None
+            ),
+            next_token=result.next_token,
+            execution_log=redact_optional(result.run_log),
+            warnings=tuple(redact(w) for w in result.warnings),
+        )
+
+    def dump(self) -> dict[str, Any]:
+        # the token is said even when null: a client pages until it is
+        return super().dump() | {"nextToken": self.next_token}
+
+
+class SweptChildResponse(Response):
+    workflow_execution_id: str
+    pipeline_execution_id: str
+    pipeline_id: str
+    resource_type: str
+    resource_id: str
+    previous_outcome: str
+    outcome: str
+    tries: int
+    detail: str = ""
+
+
+class SweepResponse(Response):
+    runs_checked: int
+    remaining: int
+    children: tuple[SweptChildResponse, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, result: SweepAbortsResult) -> Self:
+        return cls(
+            runs_checked=result.runs_checked,
+            remaining=result.remaining,
+            children=tuple(
+                SweptChildResponse(
+                    workflow_execution_id=child.workflow_execution_id,
+                    pipeline_execution_id=child.pipeline_execution_id,
+                    pipeline_id=child.pipeline_id,
+                    resource_type=child.resource_type,
+                    resource_id=child.resource_id,
+                    previous_outcome=child.previous_outcome.value,
+                    outcome=child.outcome.value,
+                    tries=child.tries,
+                    detail=redact(child.detail),
+                )
+                for child in result.children
+            ),
+            warnings=tuple(redact(w) for w in result.warnings),
+        )
+
+
+class RegistrationResponse(Response):
+    """Where a registration event went and what came of it (accepted null: delivered later)."""
+
+    bus: str
+    source: str
+    event_id: str | None = None
+    accepted: bool | None = None
+    reason: str | None = None
+
+    @classmethod
+    def of(cls, published: PublishedRegistration) -> Self:
+        return cls(
+            bus=published.bus,
+            source=published.source,
+            event_id=published.event_id,
+            accepted=published.accepted,
+            reason=redact_optional(published.reason),
+        )
+
+    def dump(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)  # every field, null included
+
+
+class TablesResponse(Response):
+    store: str
+    tables: tuple[str, ...]
