@@ -712,6 +712,7 @@ class WorkflowVersionResponse(Response):
     state_machine_arn: str | None = None
     state_machine_name: str | None = None
     created: bool | None = None
+    warnings: tuple[str, ...] | None = None  # what a publish found worth saying
 
     @classmethod
     def of(
@@ -719,6 +720,7 @@ class WorkflowVersionResponse(Response):
         version: WorkflowVersion,
         created: bool | None = None,
         state_machine_name: str | None = None,
+        warnings: Sequence[str] = (),
     ) -> Self:
         return cls(
             workflow_database_id=version.database_id,
@@ -731,6 +733,7 @@ class WorkflowVersionResponse(Response):
             state_machine_arn=version.state_machine_arn,
             state_machine_name=state_machine_name,
             created=created,
+            warnings=tuple(redact(w) for w in warnings) or None,
         )
 
 

@@ -1,0 +1,97 @@
+"""The application for one store, as an embedding backend calls it: one method per use case.
+
+Each method takes the use case's own command or query and answers its own result, so whatever a
+backend builds on top (an HTTP route, a queue consumer) speaks the same models as the CLI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from application.use_cases.abort_execution import AbortExecutionCommand, AbortResult
+from application.use_cases.get_execution import GetExecutionQuery
+from application.use_cases.get_execution_details import GetExecutionDetailsQuery
+from application.use_cases.get_execution_logs import ExecutionLogs, GetExecutionLogsQuery
+from application.use_cases.import_asset_files import ImportAssetFilesCommand
+from application.use_cases.launch_execution import LaunchExecutionCommand, LaunchResult
+from application.use_cases.list_executions import ListExecutionsQuery
+from application.use_cases.publish_workflow_version import (
+    PublishResult,
+    PublishWorkflowVersionCommand,
+)
+from application.use_cases.redrive_execution import RedriveExecutionCommand
+from application.workflow_documents import parse_workflow_document
+from domain.assets import AssetFile
+from domain.execution import ExecutionDetails, WorkflowExecution
+from domain.paging import Page
+from entrypoints.container import Container, build_container, create_all_tables
+from entrypoints.settings import Settings
+
+
+class Application:
+    """The use cases on one configured store, runner and object store."""
+
+    def __init__(self, container: Container) -> None:
+        self._container = container
+
+    @property
+    def container(self) -> Container:
+        """The dependency-injector container: override a provider to swap an adapter."""
+        return self._container
+
+    def create_tables(self) -> None:
+        create_all_tables(self._container)
+
+    def publish(self, document: Mapping[str, Any]) -> PublishResult:
+        """Publish a workflow document (the YAML file's mapping) as a new immutable version."""
+        command = PublishWorkflowVersionCommand(document=parse_workflow_document(dict(document)))
+        result: PublishResult = self._container.publish_workflow_version().execute(command)
+        return result
+
+    def import_files(self, command: ImportAssetFilesCommand) -> list[AssetFile]:
+        files: list[AssetFile] = self._container.import_asset_files().execute(command)
+        return files
+
+    def launch(self, command: LaunchExecutionCommand) -> LaunchResult:
+        result: LaunchResult = self._container.launch_execution().execute(command)
+        return result
+
+    def wait(self, workflow_execution_id: str, timeout: float | None = None) -> bool:
+        """Wait for a run on the local runner to end; False when `timeout` came first."""
+        return bool(self._container.local_runner().join(workflow_execution_id, timeout=timeout))
+
+    def get(self, workflow_execution_id: str) -> WorkflowExecution:
+        query = GetExecutionQuery(workflow_execution_id=workflow_execution_id)
+        execution: WorkflowExecution = self._container.get_execution().execute(query)
+        return execution
+
+    def details(self, query: GetExecutionDetailsQuery) -> ExecutionDetails:
+        details: ExecutionDetails = self._container.get_execution_details().execute(query)
+        return details
+
+    def list(self, query: ListExecutionsQuery) -> Page[WorkflowExecution]:
+        page: Page[WorkflowExecution] = self._container.list_executions().execute(query)
+        return page
+
+    def logs(self, query: GetExecutionLogsQuery) -> ExecutionLogs:
+        logs: ExecutionLogs = self._container.get_execution_logs().execute(query)
+        return logs
+
+    def abort(self, command: AbortExecutionCommand) -> AbortResult:
+        result: AbortResult = self._container.abort_execution().execute(command)
+        return result
+
+    def redrive(self, command: RedriveExecutionCommand) -> WorkflowExecution:
+        execution: WorkflowExecution = self._container.redrive_execution().execute(command)
+        return execution
+
+
+def open_application(
+    environ: Mapping[str, str] | None = None, *, runner_mode: str = "thread"
+) -> Application:
+    """The application configured as the CLI is (WFX_STORE, WFX_HOME, WFX_DB, WFX_RUNNER, ...),
+    from `environ` (default: os.environ). `runner_mode`: `thread` runs local steps in this
+    process, `detached` in a worker process that outlives it, `inline` before `launch` returns."""
+    settings = Settings.from_environment(environ)
+    return Application(build_container(settings, runner_mode=runner_mode))
