@@ -199,6 +199,9 @@ TABLES: tuple[TableSpec, ...] = (
         "WfxWorkflowVersionsTable",
         _s("workflowDatabaseId:workflowId"),
         KeyAttribute("workflowVersion", "N"),
+        # Sparse: only version 1 carries these keys, so the index holds one item per workflow
+        # (a first version always exists and never changes), and listing workflows is a Query.
+        (IndexSpec("WorkflowsByKeyGSI", _s("workflowListPartition"), _s("workflowListSortKey")),),
         from_seed=False,
     ),
     TableSpec(
