@@ -22,8 +22,8 @@ from adapters.records import (
     workflow_list_sort_key,
 )
 from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.schema import SqliteSchema, build_schema, create_tables
-from adapters.sqlite.statements import TableSql, load_item
+from adapters.sqlite.schema import SqliteSchema, build_schema, create_tables, index_columns
+from adapters.sqlite.statements import TableSql, load_item, quote
 from adapters.tables import ResourceKeys, TableNames
 from domain.assets import AssetFile
 from domain.errors import WorkflowNotFoundError
@@ -83,6 +83,35 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
             for filtered in (False, True)
             for continued in (False, True)
         }
+
+    def create_tables(self) -> None:
+        super().create_tables()
+        self._add_list_index()
+
+    def _add_list_index(self) -> None:
+        """A versions table made before the workflow list index gets its key columns and index,
+        and each version 1 its list keys, as `build_workflow_version_record` writes them now
+        (create_all makes missing tables only, never a column or an index of an existing one)."""
+        t = self._table
+        index = t.table.spec.index(LIST_INDEX)
+        with self._database.write() as connection:
+            present = {row[1] for row in connection.execute(f"PRAGMA table_info({t.name})")}
+            missing = [a.name for a in index.attributes if a.name not in present]
+            if not missing:
+                return
+            for name in missing:
+                connection.execute(f"ALTER TABLE {t.name} ADD COLUMN {t.q(name)} TEXT")
+            columns = ", ".join(t.q(name) for name in index_columns(t.table.spec, index))
+            connection.execute(
+                f"CREATE INDEX IF NOT EXISTS {quote(t.table.index_name(LIST_INDEX))} "
+                f"ON {t.name} ({columns})"
+            )
+            firsts = connection.execute(f"SELECT item FROM {t.name} WHERE {t.q(VERSION)} = 1")
+            records = [
+                build_workflow_version_record(parse_workflow_version_record(load_item(text)))
+                for (text,) in firsts
+            ]
+            connection.executemany(t.upsert, t.rows(records))
 
     def list_workflows_sql(self, filtered: bool, continued: bool) -> str:
         """The statement behind one page of workflows (shown to EXPLAIN QUERY PLAN by tests)."""
