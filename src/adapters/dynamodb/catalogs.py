@@ -26,7 +26,7 @@ from adapters.records import (
     parse_workflow_version_record,
     workflow_list_sort_key,
 )
-from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
+from adapters.tables import TABLE_SPECS, WORKFLOW_LIST_INDEX, ResourceKeys, TableNames
 from domain.assets import AssetFile
 from domain.errors import WorkflowNotFoundError
 from domain.paging import Page
@@ -34,8 +34,6 @@ from domain.workflow import WorkflowVersion
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
-
-LIST_INDEX = "WorkflowsByKeyGSI"
 
 
 class DynamoDbWorkflowCatalog:
@@ -112,7 +110,7 @@ class DynamoDbWorkflowCatalog:
         self, limit: int, starting_token: str | None, database_id: str | None = None
     ) -> Page[WorkflowVersion]:
         check_limit(limit)
-        index = self._spec.index(LIST_INDEX)
+        index = self._spec.index(WORKFLOW_LIST_INDEX)
         assert index.sort is not None
         names = {"#pk": index.partition.name, "#key": self._spec.partition.name}
         values: dict[str, Any] = {":pk": {"S": WORKFLOW_LIST_PARTITION}}
@@ -147,7 +145,7 @@ class DynamoDbWorkflowCatalog:
     def _list_index_key(self, database_id: str, workflow_id: str) -> Item:
         """The full key (table and index) of a workflow's item in the list index: its version 1."""
         assert self._spec.sort is not None
-        index = self._spec.index(LIST_INDEX)
+        index = self._spec.index(WORKFLOW_LIST_INDEX)
         assert index.sort is not None
         return {
             self._spec.partition.name: join_key(database_id, workflow_id),

@@ -24,7 +24,7 @@ from adapters.records import (
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import SqliteSchema, build_schema, create_tables, index_columns
 from adapters.sqlite.statements import TableSql, load_item, quote
-from adapters.tables import ResourceKeys, TableNames
+from adapters.tables import WORKFLOW_LIST_INDEX, ResourceKeys, TableNames
 from domain.assets import AssetFile
 from domain.errors import WorkflowNotFoundError
 from domain.paging import Page
@@ -32,7 +32,6 @@ from domain.workflow import WorkflowVersion
 
 WORKFLOW_KEY = "workflowDatabaseId:workflowId"
 VERSION = "workflowVersion"
-LIST_INDEX = "WorkflowsByKeyGSI"
 ASSET_KEY = "databaseId:assetId"
 FILE_KEY = "fileKey"
 
@@ -65,7 +64,7 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
             f"ORDER BY {t.q(VERSION)} DESC LIMIT ?"
             for continued in (False, True)
         }
-        index = self._table.table.spec.index(LIST_INDEX)
+        index = self._table.table.spec.index(WORKFLOW_LIST_INDEX)
         partition, sort = t.q(index.partition.name), t.q(index.attributes[-1].name)
         # One statement per page: the index's items (version 1 of each workflow), each joined to
         # its workflow's highest version, which the primary key finds without a scan.
@@ -93,7 +92,7 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
         and each version 1 its list keys, as `build_workflow_version_record` writes them now
         (create_all makes missing tables only, never a column or an index of an existing one)."""
         t = self._table
-        index = t.table.spec.index(LIST_INDEX)
+        index = t.table.spec.index(WORKFLOW_LIST_INDEX)
         with self._database.write() as connection:
             present = {row[1] for row in connection.execute(f"PRAGMA table_info({t.name})")}
             missing = [a.name for a in index.attributes if a.name not in present]
@@ -103,7 +102,7 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
                 connection.execute(f"ALTER TABLE {t.name} ADD COLUMN {t.q(name)} TEXT")
             columns = ", ".join(t.q(name) for name in index_columns(t.table.spec, index))
             connection.execute(
-                f"CREATE INDEX IF NOT EXISTS {quote(t.table.index_name(LIST_INDEX))} "
+                f"CREATE INDEX IF NOT EXISTS {quote(t.table.index_name(WORKFLOW_LIST_INDEX))} "
                 f"ON {t.name} ({columns})"
             )
             firsts = connection.execute(f"SELECT item FROM {t.name} WHERE {t.q(VERSION)} = 1")
