@@ -40,6 +40,10 @@ from domain.workflow import RetryPolicy, StepDefinition, WorkflowVersion
 Item = dict[str, Any]
 
 ALL_LIST_PARTITION = "execution"
+WORKFLOW_LIST_PARTITION = "workflow"
+# Below every character an Identifier may hold (`-` is the lowest), so the list index sorts by
+# database id, then workflow id: with `:`, "demo2:a" would sort before "demo:b".
+WORKFLOW_LIST_SEPARATOR = "!"
 CONFIGURATION_RECORD_TYPE = "configuration"
 DATE_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
@@ -660,6 +664,21 @@ def _parse_step_entry(entry: Item) -> StepDefinition:
     )
 
 
+def workflow_list_sort_key(database_id: str, workflow_id: str = "") -> str:
+    """The list index's sort key of a workflow; with no workflow id, the prefix of a database."""
+    return f"{database_id}{WORKFLOW_LIST_SEPARATOR}{workflow_id}"
+
+
+def _workflow_list_keys(version: WorkflowVersion) -> Item:
+    """The sparse list-index keys, on version 1 only: one index item per workflow."""
+    if version.version != 1:
+        return {}
+    return {
+        "workflowListPartition": WORKFLOW_LIST_PARTITION,
+        "workflowListSortKey": workflow_list_sort_key(version.database_id, version.workflow_id),
+    }
+
+
 def build_workflow_version_record(version: WorkflowVersion) -> Item:
     return {
         "workflowDatabaseId:workflowId": version.workflow_key,
@@ -671,6 +690,7 @@ def build_workflow_version_record(version: WorkflowVersion) -> Item:
         "digest": version.digest,
         "steps": [_step_entry(step) for step in version.steps],
         **({"stateMachineArn": version.state_machine_arn} if version.state_machine_arn else {}),
+        **_workflow_list_keys(version),
     }
 
 

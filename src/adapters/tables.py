@@ -84,6 +84,7 @@ def _s(name: str) -> KeyAttribute:
 WORKFLOW_EXECUTION_ID = _s("workflowExecutionId")
 PIPELINE_EXECUTION_ID = _s("pipelineExecutionId")
 EXECUTION_START_DATE = _s("executionStartDate")
+WORKFLOW_LIST_INDEX = "WorkflowsByKeyGSI"
 
 TABLES: tuple[TableSpec, ...] = (
     TableSpec(
@@ -199,6 +200,9 @@ TABLES: tuple[TableSpec, ...] = (
         "WfxWorkflowVersionsTable",
         _s("workflowDatabaseId:workflowId"),
         KeyAttribute("workflowVersion", "N"),
+        # Sparse: only version 1 carries these keys, so the index holds one item per workflow
+        # (a first version always exists and never changes), and listing workflows is a Query.
+        (IndexSpec(WORKFLOW_LIST_INDEX, _s("workflowListPartition"), _s("workflowListSortKey")),),
         from_seed=False,
     ),
     TableSpec(

@@ -207,6 +207,20 @@ class WorkflowCatalog(Protocol):
 
     def get_version(self, database_id: str, workflow_id: str, version: int) -> WorkflowVersion: ...
 
+    def list_versions(
+        self, database_id: str, workflow_id: str, limit: int, starting_token: str | None
+    ) -> Page[WorkflowVersion]:
+        """The workflow's versions, newest first, `limit` (1..100) to a page; an empty page for
+        an unknown workflow. A token this list did not issue raises InvalidInputError."""
+        ...
+
+    def list_workflows(
+        self, limit: int, starting_token: str | None, database_id: str | None = None
+    ) -> Page[WorkflowVersion]:
+        """The latest version of each workflow (of one database, when given), by database id,
+        then workflow id, `limit` (1..100) to a page; one index query per page, no scan."""
+        ...
+
     def record_deployment(
         self, database_id: str, workflow_id: str, version: int, state_machine_arn: str
     ) -> WorkflowVersion:

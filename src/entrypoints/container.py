@@ -32,6 +32,7 @@ from application.use_cases.handle_execution_error import HandleExecutionError
 from application.use_cases.import_asset_files import ImportAssetFiles
 from application.use_cases.launch_execution import LaunchExecution
 from application.use_cases.list_executions import ListExecutions
+from application.use_cases.list_workflows import ListWorkflows, ListWorkflowVersions
 from application.use_cases.publish_registration import PublishRegistration
 from application.use_cases.publish_workflow_version import PublishWorkflowVersion
 from application.use_cases.reconcile_execution import ReconcileExecution
@@ -342,6 +343,8 @@ class Container(containers.DeclarativeContainer):
     publish_workflow_version = providers.Factory(
         PublishWorkflowVersion, catalog=workflow_catalog, clock=clock
     )
+    list_workflows = providers.Factory(ListWorkflows, catalog=workflow_catalog)
+    list_workflow_versions = providers.Factory(ListWorkflowVersions, catalog=workflow_catalog)
     import_asset_files = providers.Factory(
         ImportAssetFiles, catalog=asset_catalog, objects=object_store, clock=clock
     )

@@ -893,3 +893,26 @@ class RegistrationResponse(Response):
 class TablesResponse(Response):
     store: str
     tables: tuple[str, ...]
+
+
+# -- published workflows, a page at a time (wfx workflows list / versions) ----------------------
+
+
+class WorkflowPageResponse(Response):
+    """A page of workflow versions (each workflow's latest, or one workflow's, newest first)."""
+
+    items: tuple[WorkflowVersionResponse, ...] = Field(alias="Items")
+    next_token: str | None = Field(default=None, alias="NextToken")
+
+    @classmethod
+    def of(cls, page: Page[WorkflowVersion]) -> Self:
+        return cls(
+            items=tuple(WorkflowVersionResponse.of(v) for v in page.items),
+            next_token=page.next_token,
+        )
+
+    def dump(self) -> dict[str, Any]:
+        # NextToken is said even when there is none, as ExecutionPageResponse says it
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True) | {
+            "NextToken": self.next_token
+        }

@@ -73,6 +73,8 @@ class Flow:
     run: dict[str, Any]
     lists: dict[str, dict[str, Any]]
     shown: dict[str, Any]
+    workflows: dict[str, Any]
+    versions: dict[str, Any]
 
     @property
     def execution_id(self) -> str:
@@ -86,7 +88,9 @@ def _flow(wfx: Wfx) -> Flow:
     run = wfx.ok(*RUN).json()
     lists = {kind: wfx.json("executions", "list", *args) for kind, args in LISTS.items()}
     shown = wfx.json("executions", "show", run["workflowExecutionId"])
-    return Flow(wfx.home, published, imported, run, lists, shown)
+    workflows = wfx.json("workflows", "list")
+    versions = wfx.json("workflows", "versions", "demo/mesh-report")
+    return Flow(wfx.home, published, imported, run, lists, shown, workflows, versions)
 
 
 @dataclass(frozen=True)
@@ -181,6 +185,13 @@ def test_every_list_finds_the_run(on_dynamodb: DynamoDbFlow, kind: str) -> None:
     assert page["NextToken"] is None
 
 
+def test_the_published_workflow_is_listed_from_its_index(on_dynamodb: DynamoDbFlow) -> None:
+    flow = on_dynamodb.flow
+    assert [v["workflowId"] for v in flow.workflows["Items"]] == ["mesh-report"]
+    assert flow.workflows["NextToken"] is None
+    assert [v["workflowVersion"] for v in flow.versions["Items"]] == [1]
+
+
 # -- the same answers as SQLite -----------------------------------------------------------------
 
 _DATE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")
@@ -235,11 +246,21 @@ def _answer(flow: Flow, answer: str) -> Any:
         "import": flow.imported,
         "run": flow.run,
         "show": flow.shown,
+        "workflows": flow.workflows,
+        "versions": flow.versions,
     }
     return by_command[answer]
 
 
-ANSWERS = ["publish", "import", "run", *(f"list {kind}" for kind in LISTS), "show"]
+ANSWERS = [
+    "publish",
+    "import",
+    "run",
+    *(f"list {kind}" for kind in LISTS),
+    "show",
+    "workflows",
+    "versions",
+]
 
 
 @pytest.mark.parametrize("answer", ANSWERS)

@@ -210,3 +210,20 @@ def test_a_per_table_override_wins_over_the_prefix(
     seed_keys, seed_indexes = SEED_000_TABLES["WorkflowExecutionsStorageTableV2"]
     assert _key_names(executions["KeySchema"]) == seed_keys
     assert {i["IndexName"] for i in executions["GlobalSecondaryIndexes"]} == set(seed_indexes)
+
+
+def test_the_versions_table_has_the_sparse_workflow_list_index(
+    dynamodb: DynamoDBClient, tables: TableNames
+) -> None:
+    table = _describe(dynamodb, f"{tables.prefix}WfxWorkflowVersionsTable")
+    assert _key_names(table["KeySchema"]) == ("workflowDatabaseId:workflowId", "workflowVersion")
+    (index,) = table["GlobalSecondaryIndexes"]
+    assert index["IndexName"] == "WorkflowsByKeyGSI"
+    assert _key_names(index["KeySchema"]) == ("workflowListPartition", "workflowListSortKey")
+    definitions = {d["AttributeName"]: d["AttributeType"] for d in table["AttributeDefinitions"]}
+    assert definitions == {
+        "workflowDatabaseId:workflowId": "S",
+        "workflowVersion": "N",
+        "workflowListPartition": "S",
+        "workflowListSortKey": "S",
+    }

@@ -13,6 +13,8 @@ import typer
 from entrypoints.cli.errors import EXIT_FAILED_RUN, exit_for
 
 if TYPE_CHECKING:
+    from domain.paging import Page
+    from domain.workflow import WorkflowVersion
     from entrypoints.container import Container
 
 app = typer.Typer(
@@ -23,7 +25,8 @@ app = typer.Typer(
 )
 tables_app = typer.Typer(no_args_is_help=True, help="Create the storage tables.")
 workflows_app = typer.Typer(
-    no_args_is_help=True, help="Publish workflow versions and deploy them to Step Functions."
+    no_args_is_help=True,
+    help="Publish, list and deploy workflow versions (Step Functions).",
 )
 assets_app = typer.Typer(no_args_is_help=True, help="Import asset files.")
 executions_app = typer.Typer(
@@ -163,6 +166,68 @@ def workflows_deploy(
         _echo(dump_json(answer.dump()))
         return
     _echo(result.state_machine_arn)
+
+
+PageSize = Annotated[int, typer.Option(min=1, max=100, help="Page size, 1 to 100.")]
+StartingToken = Annotated[str | None, typer.Option(help="Token printed by the previous page.")]
+
+
+@workflows_app.command("list")
+def workflows_list(
+    database: Annotated[
+        str | None, typer.Option(metavar="DATABASE_ID", help="Only this database's workflows.")
+    ] = None,
+    limit: PageSize = 20,
+    starting_token: StartingToken = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """List published workflows at their latest version, by database, then workflow."""
+    from application.use_cases.list_workflows import ListWorkflowsQuery
+
+    query = ListWorkflowsQuery(database_id=database, limit=limit, starting_token=starting_token)
+    _print_workflow_page(_container().list_workflows().execute(query), json_output, "workflows")
+
+
+@workflows_app.command("versions")
+def workflows_versions(
+    workflow: Annotated[str, typer.Argument(metavar="DATABASE_ID/WORKFLOW_ID")],
+    limit: PageSize = 20,
+    starting_token: StartingToken = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """List a workflow's published versions, newest first."""
+    from application.use_cases.list_workflows import ListWorkflowVersionsQuery
+    from domain.assets import AssetRef
+
+    ref = AssetRef.parse(
+        workflow, "DATABASE_ID/WORKFLOW_ID", allow_file=False, shape="DATABASE_ID/WORKFLOW_ID"
+    )
+    query = ListWorkflowVersionsQuery(
+        database_id=ref.database_id,
+        workflow_id=ref.asset_id,
+        limit=limit,
+        starting_token=starting_token,
+    )
+    page = _container().list_workflow_versions().execute(query)
+    _print_workflow_page(page, json_output, "versions")
+
+
+def _print_workflow_page(page: Page[WorkflowVersion], json_output: bool, nothing: str) -> None:
+    if json_output:
+        from entrypoints.cli.render import dump_json
+        from entrypoints.responses import WorkflowPageResponse
+
+        _echo(dump_json(WorkflowPageResponse.of(page).dump()))
+        return
+    from entrypoints.cli.render import workflow_versions_table
+
+    console = _console()
+    if not page.items:
+        console.print(f"No {nothing}.")
+    else:
+        console.print(workflow_versions_table(page.items))
+    if page.next_token:
+        console.print(f"\nNext page: --starting-token {page.next_token}", soft_wrap=True)
 
 
 def _publish(container: Container, file: Path) -> tuple[Any, bool]:

@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from domain.execution import ExecutionDetails, StepDetails, WorkflowExecution
 from domain.redaction import redact, redact_json
+from domain.workflow import WorkflowVersion
 
 STATUS_STYLES = {
     "SUCCEEDED": "green",
@@ -157,3 +158,31 @@ def print_attempts(steps: Sequence[StepDetails], console: Any) -> None:
                 f"  {escape(entry.step.pipeline_id)} #{a.attempt}  {styled(a.status.value)}"
                 f"  [dim]{a.trigger.value}[/]  {error}".rstrip()
             )
+
+
+# -- published workflows (wfx workflows list / versions) ----------------------------------------
+
+
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def workflow_versions_table(versions: Sequence[WorkflowVersion]) -> Any:
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    # DATABASE_ID/WORKFLOW_ID is what `wfx run` and `workflows versions` take: never cut.
+    table.add_column("WORKFLOW", no_wrap=True)
+    for column in ("VER", "STEPS", "PUBLISHED", "DEPLOYED", "DESCRIPTION"):
+        table.add_column(column)
+    for v in versions:
+        table.add_row(
+            escape(f"{v.database_id}/{v.workflow_id}"),
+            str(v.version),
+            str(len(v.steps)),
+            when(v.published_at),
+            "yes" if v.state_machine_arn else "-",
+            escape(_first_line(redact(v.description))[:60]),
+        )
+    return table

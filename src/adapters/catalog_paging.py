@@ -1,0 +1,71 @@
+"""The WorkflowCatalog's paging, shared by both stores: page sizes, and tokens that encode the
+last item returned as base64url JSON.
+
+A token names a position, not a store's key, so the two stores issue the same tokens; whatever
+comes back is checked to be a position of the very list it continues before any query sees it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from typing import Any
+
+from domain.errors import InvalidInputError
+
+# domain.workflow.Identifier: a decoded id that could not be stored is a tampered token.
+_IDENTIFIER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$")
+MAX_PAGE_SIZE = 100
+_REFUSED = "startingToken: not a token issued by this list"
+_OTHER_LIST = "startingToken: the token belongs to another list"
+
+
+def check_limit(limit: int) -> None:
+    if not 1 <= limit <= MAX_PAGE_SIZE:
+        raise InvalidInputError(f"limit: must be from 1 to {MAX_PAGE_SIZE}, got {limit}")
+
+
+def _encode(fields: list[Any]) -> str:
+    text = json.dumps(fields, separators=(",", ":"))
+    return base64.urlsafe_b64encode(text.encode("utf-8")).rstrip(b"=").decode("ascii")
+
+
+def _decode(token: str, length: int) -> list[Any]:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        fields: Any = json.loads(raw.decode("utf-8"))
+    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        raise InvalidInputError(_REFUSED) from exc
+    if not isinstance(fields, list) or len(fields) != length:
+        raise InvalidInputError(_REFUSED)
+    if not all(isinstance(f, str) and _IDENTIFIER.match(f) for f in fields[:2]):
+        raise InvalidInputError(_REFUSED)
+    return fields
+
+
+def encode_workflow_token(database_id: str, workflow_id: str) -> str:
+    return _encode([database_id, workflow_id])
+
+
+def decode_workflow_token(token: str, database_id: str | None) -> tuple[str, str]:
+    """(database id, workflow id) of the last workflow of the previous page."""
+    last_database, last_workflow = _decode(token, 2)
+    if database_id is not None and last_database != database_id:
+        raise InvalidInputError(_OTHER_LIST)
+    return last_database, last_workflow
+
+
+def encode_version_token(database_id: str, workflow_id: str, version: int) -> str:
+    return _encode([database_id, workflow_id, version])
+
+
+def decode_version_token(token: str, database_id: str, workflow_id: str) -> int:
+    """The last version number of the previous page of this workflow's versions."""
+    last_database, last_workflow, version = _decode(token, 3)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise InvalidInputError(_REFUSED)
+    if (last_database, last_workflow) != (database_id, workflow_id):
+        raise InvalidInputError(_OTHER_LIST)
+    return version
