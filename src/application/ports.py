@@ -252,6 +252,20 @@ class ObjectStore(Protocol):
         """The newest version of every key under the prefix, by key."""
         ...
 
+    def delete_prefix(self, prefix: str) -> int:
+        """Remove every version of every key under the (non-empty) prefix; how many keys went.
+        Nothing under it is not an error (a delete done twice removes 0 the second time)."""
+        ...
+
+
+class RunFiles(Protocol):
+    """What a run leaves on the runner's host outside the stores: its run folder (process
+    records, the shared output folder) and its step logs."""
+
+    def remove(self, workflow_execution_id: str) -> None:
+        """Remove them all; a run that left none is not an error."""
+        ...
+
 
 class LogStore(Protocol):
     """Where run and step logs are written locally and read back."""
