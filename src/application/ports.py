@@ -187,6 +187,14 @@ class ExecutionStore(Protocol):
         """The attempts of those steps, grouped by step in the order given, attempt ascending."""
         ...
 
+    def delete_execution(self, workflow_execution_id: str) -> bool:
+        """Remove every row of the run in every table: its steps' own rows (input files,
+        input metadata and configuration, outputs, logs, attempts), the steps (and the stop
+        records on them), its inputs and configuration, and the main row last, so that a delete
+        cut short leaves the run listed, to be deleted again. False when it had no main row
+        (deleted already); what else of it was left goes all the same."""
+        ...
+
     def access_facts(self, workflow_execution_ids: Sequence[str]) -> dict[str, AccessFacts]:
         """What tier-2 authorization needs of each execution (its workflow, the assets it read
         and wrote, the databases it took metadata from), for a whole page in a few queries; an
