@@ -311,6 +311,12 @@ def chain_order(
     return ordered + rest
 
 
+def execution_object_prefix(workflow_execution_id: str) -> str:
+    """Everything a run keeps in the object store is under it: outputs, the offloaded run log,
+    the steps' auxiliary files (what a permanent delete removes)."""
+    return f"executions/{workflow_execution_id}/"
+
+
 def execution_output_prefix(workflow_execution_id: str) -> str:
     """The shared output folder every step of a run writes to (composed from the execution id)."""
     return f"executions/{workflow_execution_id}/output/"

@@ -21,6 +21,7 @@ from application.reporting import UseCaseRunReporter
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.abort_execution import AbortExecution
 from application.use_cases.complete_execution import CompleteExecution
+from application.use_cases.delete_execution import DeleteExecution
 from application.use_cases.deploy_workflow_version import (
     DeploymentConfiguration,
     DeployWorkflowVersion,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
         LogStore,
         ObjectStore,
         Orchestrator,
+        RunFiles,
         RunReporter,
         StateMachineDeployer,
         SubExecutionReader,
@@ -128,6 +130,13 @@ def _log_store(home: str) -> LogStore:
     from adapters.local.log_store import FileLogStore
 
     return FileLogStore(Path(home) / "logs")
+
+
+def _run_files(home: str) -> RunFiles:
+    from adapters.local.run_files import LocalRunFiles
+
+    # the local runner's run folders and the FileLogStore's step logs
+    return LocalRunFiles(Path(home) / "runs", Path(home) / "logs")
 
 
 def _local_log_reader(home: str) -> LogReader:
@@ -231,6 +240,7 @@ class Container(containers.DeclarativeContainer):
     )
     object_store = providers.Singleton(_object_store, config.home)
     log_store = providers.Singleton(_log_store, config.home)
+    run_files = providers.Singleton(_run_files, config.home)
 
     start_step = providers.Factory(StartStep, store=execution_store, clock=clock)
     retry_step = providers.Factory(RetryStep, store=execution_store, clock=clock)
@@ -408,6 +418,13 @@ class Container(containers.DeclarativeContainer):
         logs=log_store,
         objects=object_store,
         clock=clock,
+    )
+    delete_execution = providers.Factory(
+        DeleteExecution,
+        store=execution_store,
+        objects=object_store,
+        run_files=run_files,
+        abort=abort_execution,
     )
     redrive_execution = providers.Factory(
         RedriveExecution, store=execution_store, orchestrator=orchestrator, clock=clock, ids=ids

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Self
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 from pydantic.alias_generators import to_camel
 
+from application.use_cases.delete_execution import DeleteResult
 from application.use_cases.get_execution_logs import ExecutionLogs, LogSourceReport
 from application.use_cases.publish_registration import PublishedRegistration
 from application.use_cases.sweep_aborts import SweepAbortsResult
@@ -133,6 +134,26 @@ class AbortResponse(ExecutionResponse):
     def of_abort(cls, execution: WorkflowExecution, warnings: Sequence[str]) -> Self:
         row = ExecutionResponse.of(execution).model_dump()
         return cls(**row, abort_warnings=tuple(redact(w) for w in warnings) or None)
+
+
+class DeleteResponse(Response):
+    """A permanent delete's answer; `deleted` is false when there was nothing left to delete."""
+
+    workflow_execution_id: str
+    deleted: bool
+    aborted: bool = False
+    objects_deleted: int = 0
+    abort_warnings: tuple[str, ...] | None = None
+
+    @classmethod
+    def of(cls, result: DeleteResult) -> Self:
+        return cls(
+            workflow_execution_id=result.workflow_execution_id,
+            deleted=result.deleted,
+            aborted=result.aborted,
+            objects_deleted=result.objects_deleted,
+            abort_warnings=tuple(redact(w) for w in result.warnings) or None,
+        )
 
 
 class ExecutionConfigurationResponse(Response):

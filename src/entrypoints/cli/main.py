@@ -27,7 +27,7 @@ workflows_app = typer.Typer(
 )
 assets_app = typer.Typer(no_args_is_help=True, help="Import asset files.")
 executions_app = typer.Typer(
-    no_args_is_help=True, help="List, inspect, abort and redrive executions."
+    no_args_is_help=True, help="List, inspect, abort, redrive and delete executions."
 )
 app.add_typer(tables_app, name="tables")
 app.add_typer(workflows_app, name="workflows")
@@ -532,6 +532,36 @@ def executions_abort(
         _echo(dump_json(AbortResponse.of_abort(execution, warnings).dump()))
         return
     _echo(f"{execution.workflow_execution_id} {execution.status.value}")
+
+
+@executions_app.command("delete")
+def executions_delete(
+    execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Abort the run first if it has not ended.")
+    ] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Delete a run permanently: every row of it, its outputs and offloaded log, its local
+    files. A run not ended is refused unless --force; deleting twice is no error."""
+    from application.use_cases.delete_execution import DeleteExecutionCommand
+
+    result = (
+        _container()
+        .delete_execution()
+        .execute(DeleteExecutionCommand(workflow_execution_id=execution_id, force=force))
+    )
+    from domain.redaction import redact
+
+    for warning in result.warnings:
+        _warn(redact(warning))
+    if json_output:
+        from entrypoints.cli.render import dump_json
+        from entrypoints.responses import DeleteResponse
+
+        _echo(dump_json(DeleteResponse.of(result).dump()))
+        return
+    _echo(f"{execution_id} {'deleted' if result.deleted else 'already absent'}")
 
 
 @maintenance_app.command("sweep-aborts")
