@@ -298,6 +298,19 @@ class OrchestratorExecution:
     redrive_date: datetime | None = None
     redrive_status: str | None = None
     redrive_status_reason: str | None = None
+    # The rest of DescribeExecution's answer, read only by DescribeExecution (a runner that
+    # knows only a status leaves them unset).
+    name: str | None = None
+    execution_arn: str | None = None
+    state_machine_arn: str | None = None
+    state_machine_version_arn: str | None = None
+    state_machine_alias_arn: str | None = None
+    map_run_arn: str | None = None
+    input: str | None = None  # JSON text, as the service returns it
+    output: str | None = None
+    input_included: bool | None = None  # inputDetails.included
+    output_included: bool | None = None  # outputDetails.included
+    trace_header: str | None = None
 
 
 @dataclass(frozen=True)

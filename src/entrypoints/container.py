@@ -26,6 +26,7 @@ from application.use_cases.deploy_workflow_version import (
     DeploymentConfiguration,
     DeployWorkflowVersion,
 )
+from application.use_cases.describe_execution import DescribeExecution
 from application.use_cases.get_execution import GetExecution
 from application.use_cases.get_execution_details import GetExecutionDetails
 from application.use_cases.get_execution_logs import GetExecutionLogs
@@ -377,6 +378,12 @@ class Container(containers.DeclarativeContainer):
     )
     get_execution = providers.Factory(
         GetExecution, store=execution_store, reconcile=reconcile_execution, clock=clock
+    )
+    describe_execution = providers.Factory(
+        DescribeExecution,
+        store=execution_store,
+        get_execution=get_execution,
+        orchestrator=orchestrator,
     )
     sub_execution_reader = providers.Singleton(
         _sub_execution_reader, stepfunctions_client.provider, batch_client.provider

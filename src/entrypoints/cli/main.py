@@ -484,6 +484,33 @@ def executions_show(
         print_sub_executions(details, _console())
 
 
+@executions_app.command("describe")
+def executions_describe(
+    execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
+    json_output: JsonFlag = False,
+) -> None:
+    """Describe a run as Step Functions' DescribeExecution does (seed 001 fields), read from
+    Step Functions for its runs, computed for a local run."""
+    from application.use_cases.describe_execution import DescribeExecutionQuery
+    from entrypoints.responses import DescribeResponse
+
+    description = (
+        _container()
+        .describe_execution()
+        .execute(DescribeExecutionQuery(workflow_execution_id=execution_id))
+    )
+    document = DescribeResponse.of(description).dump()
+    from entrypoints.cli.render import dump_json
+
+    if json_output:
+        _echo(dump_json(document))
+        return
+    width = max(len(name) for name in document)
+    for name, value in document.items():
+        shown = value if isinstance(value, str) else dump_json(value)
+        _echo(f"{name.ljust(width)}  {' '.join(str(shown).split())}")
+
+
 @executions_app.command("logs")
 def executions_logs(
     execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
