@@ -49,6 +49,7 @@ from entrypoints.aws_clients import aws_client
 from entrypoints.settings import Settings
 
 if TYPE_CHECKING:
+    from adapters.identity.local_tokens import LocalTokenIssuer
     from adapters.sqlite.database import SqliteDatabase
     from application.ports import (
         AssetCatalog,
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
         RunReporter,
         StateMachineDeployer,
         SubExecutionReader,
+        TokenVerifier,
         WorkflowCatalog,
     )
 
@@ -138,6 +140,21 @@ def _run_files(home: str) -> RunFiles:
 
     # the local runner's run folders and the FileLogStore's step logs
     return LocalRunFiles(Path(home) / "runs", Path(home) / "logs")
+
+
+def _token_verifier(
+    jwks: str | None, issuer: str | None, audience: str | None, home: str
+) -> TokenVerifier:
+    from entrypoints.identity_wiring import jwt_verifier
+    from entrypoints.settings import JwtSettings
+
+    return jwt_verifier(JwtSettings(jwks=jwks, issuer=issuer, audience=audience), home)
+
+
+def _token_issuer(home: str) -> LocalTokenIssuer:
+    from entrypoints.identity_wiring import local_token_issuer
+
+    return local_token_issuer(home)
 
 
 def _local_log_reader(home: str) -> LogReader:
@@ -443,6 +460,15 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         reconcile=reconcile_execution,
     )
+    # Bearer tokens: built on first use, so no command but those that need one imports PyJWT.
+    token_verifier = providers.Singleton(
+        _token_verifier,
+        config.jwt_jwks,
+        config.jwt_issuer,
+        config.jwt_audience,
+        config.home,
+    )
+    token_issuer = providers.Singleton(_token_issuer, config.home)
     handle_execution_error = providers.Factory(
         HandleExecutionError,
         store=execution_store,
@@ -478,6 +504,9 @@ def build_container(
             "event_source_prefix": settings.event_source_prefix,
             "event_bus": settings.event_bus,
             "event_bus_name": settings.event_bus_name,
+            "jwt_jwks": settings.jwt.jwks,
+            "jwt_issuer": settings.jwt.issuer,
+            "jwt_audience": settings.jwt.audience,
         }
     )
     return container

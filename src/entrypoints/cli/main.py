@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from entrypoints.cli import auth_token
 from entrypoints.cli.errors import EXIT_FAILED_RUN, exit_for
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ pipelines_app = typer.Typer(
     no_args_is_help=True, help="What a running pipeline step reports about itself."
 )
 app.add_typer(pipelines_app, name="pipelines")
+auth_token.register(app)  # `wfx auth`, until entrypoints/cli/auth_group.py holds the group
 
 _UNWRAPPED_WIDTH = 1000
 
