@@ -225,6 +225,29 @@ TABLES: tuple[TableSpec, ...] = (
 TABLE_SPECS: Mapping[ResourceKeys, TableSpec] = {spec.key: spec for spec in TABLES}
 SEED_TABLES: tuple[TableSpec, ...] = tuple(spec for spec in TABLES if spec.from_seed)
 
+# Where a run's rows are, for its permanent delete, in the order they go: the rows keyed by one
+# of its steps' ids (found through the step rows, so they go before the steps), then the rows
+# keyed by the run's own id; the main row (WORKFLOW_EXECUTIONS) goes last.
+STEP_ROW_TABLES: tuple[ResourceKeys, ...] = tuple(
+    spec.key
+    for spec in TABLES
+    if spec.partition == PIPELINE_EXECUTION_ID and spec.key is not ResourceKeys.PIPELINE_EXECUTIONS
+)
+RUN_ROW_TABLES: tuple[ResourceKeys, ...] = (
+    ResourceKeys.PIPELINE_EXECUTIONS,
+    *(
+        spec.key
+        for spec in TABLES
+        if spec.partition == WORKFLOW_EXECUTION_ID
+        and spec.key is not ResourceKeys.WORKFLOW_EXECUTIONS
+    ),
+)
+# Holding no row of any one run: the migration's read source (seed 000 keeps it intact), the
+# published workflow versions and the asset catalog.
+NOT_RUN_TABLES = frozenset(
+    {ResourceKeys.WORKFLOW_EXECUTIONS_V1, ResourceKeys.WORKFLOW_VERSIONS, ResourceKeys.ASSET_FILES}
+)
+
 TABLE_PREFIX_VARIABLE = "WFX_TABLE_PREFIX"
 TABLE_OVERRIDE_PREFIX = "WFX_TABLE_"
 

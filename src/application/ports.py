@@ -187,6 +187,14 @@ class ExecutionStore(Protocol):
         """The attempts of those steps, grouped by step in the order given, attempt ascending."""
         ...
 
+    def delete_execution(self, workflow_execution_id: str) -> bool:
+        """Remove every row of the run in every table: its steps' own rows (input files,
+        input metadata and configuration, outputs, logs, attempts), the steps (and the stop
+        records on them), its inputs and configuration, and the main row last, so that a delete
+        cut short leaves the run listed, to be deleted again. False when it had no main row
+        (deleted already); what else of it was left goes all the same."""
+        ...
+
     def access_facts(self, workflow_execution_ids: Sequence[str]) -> dict[str, AccessFacts]:
         """What tier-2 authorization needs of each execution (its workflow, the assets it read
         and wrote, the databases it took metadata from), for a whole page in a few queries; an
@@ -266,6 +274,20 @@ class ObjectStore(Protocol):
         """The newest version of every key under the prefix, by key."""
         ...
 
+    def delete_prefix(self, prefix: str) -> int:
+        """Remove every version of every key under the (non-empty) prefix; how many keys went.
+        Nothing under it is not an error (a delete done twice removes 0 the second time)."""
+        ...
+
+
+class RunFiles(Protocol):
+    """What a run leaves on the runner's host outside the stores: its run folder (process
+    records, the shared output folder) and its step logs."""
+
+    def remove(self, workflow_execution_id: str) -> None:
+        """Remove them all; a run that left none is not an error."""
+        ...
+
 
 class LogStore(Protocol):
     """Where run and step logs are written locally and read back."""
@@ -290,6 +312,19 @@ class OrchestratorExecution:
     redrive_date: datetime | None = None
     redrive_status: str | None = None
     redrive_status_reason: str | None = None
+    # The rest of DescribeExecution's answer, read only by DescribeExecution (a runner that
+    # knows only a status leaves them unset).
+    name: str | None = None
+    execution_arn: str | None = None
+    state_machine_arn: str | None = None
+    state_machine_version_arn: str | None = None
+    state_machine_alias_arn: str | None = None
+    map_run_arn: str | None = None
+    input: str | None = None  # JSON text, as the service returns it
+    output: str | None = None
+    input_included: bool | None = None  # inputDetails.included
+    output_included: bool | None = None  # outputDetails.included
+    trace_header: str | None = None
 
 
 @dataclass(frozen=True)

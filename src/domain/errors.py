@@ -64,3 +64,15 @@ class RedriveNotAllowedError(ConflictError):
         super().__init__(reason)
         self.workflow_execution_id = workflow_execution_id
         self.reason = reason
+
+
+class ExecutionStillRunningError(ConflictError):
+    """A permanent delete of a run that has not ended: it would leave its processes running
+    with no row to report to (HTTP 409); abort it first, or delete with force."""
+
+    def __init__(self, workflow_execution_id: str, status: str) -> None:
+        super().__init__(
+            f"execution {workflow_execution_id} is {status}: abort it first, or delete it with "
+            "force (which aborts it)"
+        )
+        self.workflow_execution_id = workflow_execution_id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Self
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
@@ -55,7 +56,10 @@ class WorkflowExecution(_Record):
     execution_log: str | None = None
     # Set when executionLog holds only the tail: the whole log is this object-store key.
     execution_log_object_key: str | None = None
+    # seed 000: executionError is the failure message (the error and its cause, joined);
+    # executionCause keeps the cause alone, as DescribeExecution answers them apart
     execution_error: str | None = None
+    execution_cause: str | None = None
     redrive_count: int = 0
     redrive_date: AwareDatetime | None = None
     redrive_status: str | None = None
@@ -87,6 +91,7 @@ class WorkflowExecution(_Record):
         log: str,
         error: str | None,
         log_object_key: str | None = None,
+        cause: str | None = None,
     ) -> WorkflowExecution:
         if self.is_terminal:
             return self  # seed 000: a terminal row is never changed again
@@ -99,6 +104,7 @@ class WorkflowExecution(_Record):
             execution_error=None
             if status is ExecutionStatus.SUCCEEDED
             else (error or status.value),
+            execution_cause=None if status is ExecutionStatus.SUCCEEDED else cause,
             # said of the open run (DescribeExecution's "is RUNNING"): no longer true once it ends
             redrive_status=None,
             redrive_status_reason=None,
@@ -311,9 +317,40 @@ def chain_order(
     return ordered + rest
 
 
+def execution_object_prefix(workflow_execution_id: str) -> str:
+    """Everything a run keeps in the object store is under it: outputs, the offloaded run log,
+    the steps' auxiliary files (what a permanent delete removes)."""
+    return f"executions/{workflow_execution_id}/"
+
+
 def execution_output_prefix(workflow_execution_id: str) -> str:
     """The shared output folder every step of a run writes to (composed from the execution id)."""
     return f"executions/{workflow_execution_id}/output/"
+
+
+def run_input_document(
+    execution: WorkflowExecution, steps: Sequence[PipelineExecution]
+) -> dict[str, Any]:
+    """What a run is started with (the state machine's input; a local run's described input):
+    the ids a step needs to call back and to name its paths."""
+    execution_id = execution.workflow_execution_id
+    return {
+        "workflowExecutionId": execution_id,
+        "workflowDatabaseId": execution.workflow_database_id,
+        "workflowId": execution.workflow_id,
+        "workflowVersion": execution.workflow_version,
+        "pipelineExecutionIds": [s.pipeline_execution_id for s in chain_order(list(steps))],
+        "outputPrefix": execution_output_prefix(execution_id),
+    }
+
+
+def failure_parts(execution: WorkflowExecution) -> tuple[str | None, str | None]:
+    """The run's error and cause apart, as DescribeExecution gives them: executionError holds
+    both joined (seed 000), executionCause the cause alone, so the error is what precedes it."""
+    error, cause = execution.execution_error, execution.execution_cause
+    if error and cause and error.endswith(f": {cause}") and len(error) > len(cause) + 2:
+        error = error[: -len(cause) - 2]
+    return error, cause
 
 
 def execution_log_key(workflow_execution_id: str) -> str:

@@ -288,10 +288,20 @@ class Run(BaseModel):
         after = execution._evolve(abort_requested_date=at, abort_cause=cause or None)
         return RunChange(execution, after, RunGuard())
 
+    @property
+    def abort_cause(self) -> str:
+        return self.execution.abort_cause or DEFAULT_ABORT_CAUSE
+
     def abort(self, at: datetime, log: str, log_object_key: str | None) -> RunEnd | None:
         """The end of an abort: every open step ABORTED, then the run; None once it has ended."""
         return self._end(
-            ExecutionStatus.ABORTED, at, self.abort_message, log, log_object_key, self._open_steps
+            ExecutionStatus.ABORTED,
+            at,
+            self.abort_message,
+            log,
+            log_object_key,
+            self._open_steps,
+            cause=self.abort_cause,
         )
 
     def complete(
@@ -309,8 +319,9 @@ class Run(BaseModel):
             return self.abort(at, log, log_object_key)
         if status is ExecutionStatus.ABORTED:
             # stopped by its runner (an interrupt): nothing of it is left open either
+            cause = None if error else self.abort_cause
             error = error or self.abort_message
-            return self._end(status, at, error, log, log_object_key, self._open_steps)
+            return self._end(status, at, error, log, log_object_key, self._open_steps, cause)
         if status is not ExecutionStatus.SUCCEEDED:
             error = error or next((s.error for s in self._chain() if s.error), None)
             # A runner whose store kept failing records the run FAILED with its step's end never
@@ -320,13 +331,22 @@ class Run(BaseModel):
         # From the abort request on, no completion may write SUCCEEDED.
         return None if end is None else _with_guard(end, RunGuard(not_stopping=True))
 
-    def fail(self, at: datetime, error: str, log: str, log_object_key: str | None) -> RunEnd | None:
+    def fail(
+        self,
+        at: datetime,
+        error: str,
+        log: str,
+        log_object_key: str | None,
+        cause: str | None = None,
+    ) -> RunEnd | None:
         """The error handler: steps in flight FAILED (those never started stay NEW), then the
         run; ABORTED instead on a run being aborted (its task failed because its child was
-        stopped)."""
+        stopped). `error` is the whole message, `cause` its cause alone when one was given."""
         if self.execution.is_stopping:
             return self.abort(at, log, log_object_key)
-        end = self._end(ExecutionStatus.FAILED, at, error, log, log_object_key, self._running_steps)
+        end = self._end(
+            ExecutionStatus.FAILED, at, error, log, log_object_key, self._running_steps, cause
+        )
         return None if end is None else _with_guard(end, RunGuard(not_stopping=True))
 
     def end_as_described(
@@ -337,13 +357,14 @@ class Run(BaseModel):
         log: str,
         log_object_key: str | None,
         checked_at: datetime,
+        cause: str | None = None,
     ) -> RunEnd | None:
         """A terminal status the orchestrator reports out of band (a run stopped or timed out
         directly in Step Functions): open steps end with it, then the run, stamped as checked.
         On a run being aborted that status is the abort's: it ends ABORTED."""
         if self.execution.is_stopping:
-            status, error = ExecutionStatus.ABORTED, self.abort_message
-        end = self._end(status, stop_date, error, log, log_object_key, self._open_steps)
+            status, error, cause = ExecutionStatus.ABORTED, self.abort_message, self.abort_cause
+        end = self._end(status, stop_date, error, log, log_object_key, self._open_steps, cause)
         if end is None:
             return None
         after = end.change.after._evolve(last_sfn_sync_check_date=checked_at)
@@ -410,11 +431,15 @@ class Run(BaseModel):
                 log,
                 log_object_key,
                 self._open_steps,
+                cause=self.runner_lost_cause(grace),
             )
         # Decided on this lease: a renewal in between means the runner is alive after all.
         return None if end is None else _with_guard(end, RunGuard(lease_as_read=True))
 
     def runner_lost_message(self, grace: timedelta) -> str:
+        return f"{RUNNER_LOST_ERROR}: {self.runner_lost_cause(grace)}"
+
+    def runner_lost_cause(self, grace: timedelta) -> str:
         lease = self.execution.runner_lease
         if lease is None:
             cause = f"no local runner took the run within {grace.total_seconds():g} s of its start"
@@ -423,7 +448,7 @@ class Run(BaseModel):
                 f"the local runner {lease.owner} last renewed its lease at "
                 f"{_moment(lease.renewed_date)}; it expired at {_moment(lease.expires_date)}"
             )
-        return f"{RUNNER_LOST_ERROR}: {cause}"
+        return cause
 
     def take_lease(self, owner: str, at: datetime, duration: timedelta) -> RunChange:
         """A runner claims the run: written unless another runner holds a live lease. Refused
@@ -452,6 +477,7 @@ class Run(BaseModel):
             status=ExecutionStatus.PENDING_REDRIVE,
             execution_stop_date=None,
             execution_error=None,
+            execution_cause=None,
             redrive_count=execution.redrive_count + 1,
             redrive_date=at,
             abort_requested_date=None,
@@ -514,6 +540,7 @@ class Run(BaseModel):
         log: str,
         log_object_key: str | None,
         closing: Callable[[], Iterable[PipelineExecution]],
+        cause: str | None = None,
     ) -> RunEnd | None:
         execution = self.execution
         if execution.is_terminal:
@@ -526,7 +553,7 @@ class Run(BaseModel):
             attempt = None if running is None or step.status is StepStatus.NEW else running.attempt
             moves.append(self._closing(step, step_status, error, at, attempt))
         after = execution.complete(
-            status, at=at, log=log, error=error, log_object_key=log_object_key
+            status, at=at, log=log, error=error, log_object_key=log_object_key, cause=cause
         )
         statuses = {move.pipeline_execution_id: step_status for move in moves}
         return RunEnd(tuple(moves), RunChange(execution, after, RunGuard()), statuses)

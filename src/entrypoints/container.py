@@ -21,10 +21,12 @@ from application.reporting import UseCaseRunReporter
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.abort_execution import AbortExecution
 from application.use_cases.complete_execution import CompleteExecution
+from application.use_cases.delete_execution import DeleteExecution
 from application.use_cases.deploy_workflow_version import (
     DeploymentConfiguration,
     DeployWorkflowVersion,
 )
+from application.use_cases.describe_execution import DescribeExecution
 from application.use_cases.get_execution import GetExecution
 from application.use_cases.get_execution_details import GetExecutionDetails
 from application.use_cases.get_execution_logs import GetExecutionLogs
@@ -48,6 +50,7 @@ from entrypoints.aws_clients import aws_client
 from entrypoints.settings import Settings
 
 if TYPE_CHECKING:
+    from adapters.identity.local_tokens import LocalTokenIssuer
     from adapters.sqlite.database import SqliteDatabase
     from application.ports import (
         AssetCatalog,
@@ -56,9 +59,11 @@ if TYPE_CHECKING:
         LogStore,
         ObjectStore,
         Orchestrator,
+        RunFiles,
         RunReporter,
         StateMachineDeployer,
         SubExecutionReader,
+        TokenVerifier,
         WorkflowCatalog,
     )
 
@@ -129,6 +134,28 @@ def _log_store(home: str) -> LogStore:
     from adapters.local.log_store import FileLogStore
 
     return FileLogStore(Path(home) / "logs")
+
+
+def _run_files(home: str) -> RunFiles:
+    from adapters.local.run_files import LocalRunFiles
+
+    # the local runner's run folders and the FileLogStore's step logs
+    return LocalRunFiles(Path(home) / "runs", Path(home) / "logs")
+
+
+def _token_verifier(
+    jwks: str | None, issuer: str | None, audience: str | None, home: str
+) -> TokenVerifier:
+    from entrypoints.identity_wiring import jwt_verifier
+    from entrypoints.settings import JwtSettings
+
+    return jwt_verifier(JwtSettings(jwks=jwks, issuer=issuer, audience=audience), home)
+
+
+def _token_issuer(home: str) -> LocalTokenIssuer:
+    from entrypoints.identity_wiring import local_token_issuer
+
+    return local_token_issuer(home)
 
 
 def _local_log_reader(home: str) -> LogReader:
@@ -232,6 +259,7 @@ class Container(containers.DeclarativeContainer):
     )
     object_store = providers.Singleton(_object_store, config.home)
     log_store = providers.Singleton(_log_store, config.home)
+    run_files = providers.Singleton(_run_files, config.home)
 
     start_step = providers.Factory(StartStep, store=execution_store, clock=clock)
     retry_step = providers.Factory(RetryStep, store=execution_store, clock=clock)
@@ -371,6 +399,12 @@ class Container(containers.DeclarativeContainer):
     get_execution = providers.Factory(
         GetExecution, store=execution_store, reconcile=reconcile_execution, clock=clock
     )
+    describe_execution = providers.Factory(
+        DescribeExecution,
+        store=execution_store,
+        get_execution=get_execution,
+        orchestrator=orchestrator,
+    )
     sub_execution_reader = providers.Singleton(
         _sub_execution_reader, stepfunctions_client.provider, batch_client.provider
     )
@@ -412,6 +446,13 @@ class Container(containers.DeclarativeContainer):
         objects=object_store,
         clock=clock,
     )
+    delete_execution = providers.Factory(
+        DeleteExecution,
+        store=execution_store,
+        objects=object_store,
+        run_files=run_files,
+        abort=abort_execution,
+    )
     redrive_execution = providers.Factory(
         RedriveExecution, store=execution_store, orchestrator=orchestrator, clock=clock, ids=ids
     )
@@ -422,6 +463,15 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         reconcile=reconcile_execution,
     )
+    # Bearer tokens: built on first use, so no command but those that need one imports PyJWT.
+    token_verifier = providers.Singleton(
+        _token_verifier,
+        config.jwt_jwks,
+        config.jwt_issuer,
+        config.jwt_audience,
+        config.home,
+    )
+    token_issuer = providers.Singleton(_token_issuer, config.home)
     handle_execution_error = providers.Factory(
         HandleExecutionError,
         store=execution_store,
@@ -457,6 +507,9 @@ def build_container(
             "event_source_prefix": settings.event_source_prefix,
             "event_bus": settings.event_bus,
             "event_bus_name": settings.event_bus_name,
+            "jwt_jwks": settings.jwt.jwks,
+            "jwt_issuer": settings.jwt.issuer,
+            "jwt_audience": settings.jwt.audience,
         }
     )
     return container

@@ -15,6 +15,8 @@ from typing import Annotated, Any, Self
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 from pydantic.alias_generators import to_camel
 
+from application.use_cases.delete_execution import DeleteResult
+from application.use_cases.describe_execution import ExecutionDescription
 from application.use_cases.get_execution_logs import ExecutionLogs, LogSourceReport
 from application.use_cases.publish_registration import PublishedRegistration
 from application.use_cases.sweep_aborts import SweepAbortsResult
@@ -86,6 +88,7 @@ class ExecutionResponse(Response):
     execution_log: str | None = None
     execution_log_truncated: bool | None = None
     execution_error: str | None = None
+    execution_cause: str | None = None
     redrive_count: int = 0
     redrive_date: UtcDate | None = None
     redrive_status: str | None = None
@@ -114,6 +117,7 @@ class ExecutionResponse(Response):
             execution_log=redact_optional(execution.execution_log),
             execution_log_truncated=True if execution.execution_log_object_key else None,
             execution_error=redact_optional(execution.execution_error),
+            execution_cause=redact_optional(execution.execution_cause),
             redrive_count=execution.redrive_count,
             redrive_date=execution.redrive_date,
             redrive_status=execution.redrive_status,
@@ -133,6 +137,71 @@ class AbortResponse(ExecutionResponse):
     def of_abort(cls, execution: WorkflowExecution, warnings: Sequence[str]) -> Self:
         row = ExecutionResponse.of(execution).model_dump()
         return cls(**row, abort_warnings=tuple(redact(w) for w in warnings) or None)
+
+
+class DeleteResponse(Response):
+    """A permanent delete's answer; `deleted` is false when there was nothing left to delete."""
+
+    workflow_execution_id: str
+    deleted: bool
+    aborted: bool = False
+    objects_deleted: int = 0
+    abort_warnings: tuple[str, ...] | None = None
+
+    @classmethod
+    def of(cls, result: DeleteResult) -> Self:
+        return cls(
+            workflow_execution_id=result.workflow_execution_id,
+            deleted=result.deleted,
+            aborted=result.aborted,
+            objects_deleted=result.objects_deleted,
+            abort_warnings=tuple(redact(w) for w in result.warnings) or None,
+        )
+
+
+class ContentDetailsResponse(Response):
+    """inputDetails / outputDetails: whether the data is in the answer."""
+
+    included: bool
+
+
+class DescribeResponse(Response):
+    """DescribeExecution's answer (seed 001 names), for every run: from Step Functions, or as
+    computed for a local run. Error and cause are redacted; input and output are JSON text."""
+
+    name: str
+    status: str
+    start_date: UtcDate
+    stop_date: UtcDate | None = None
+    error: str | None = None
+    cause: str | None = None
+    input: str | None = None
+    output: str | None = None
+    input_details: ContentDetailsResponse
+    output_details: ContentDetailsResponse
+    execution_arn: str
+    state_machine_arn: str
+    state_machine_version_arn: str | None = None
+    state_machine_alias_arn: str | None = None
+    map_run_arn: str | None = None
+    redrive_count: int = 0
+    redrive_date: UtcDate | None = None
+    redrive_status: str | None = None
+    redrive_status_reason: str | None = None
+    trace_header: str | None = None
+
+    @classmethod
+    def of(cls, description: ExecutionDescription) -> Self:
+        values = description.model_dump(exclude={"input_included", "output_included"})
+        values |= {
+            "error": redact_optional(description.error),
+            "cause": redact_optional(description.cause),
+            "input": redact_optional(description.input),
+            "output": redact_optional(description.output),
+            "input_details": ContentDetailsResponse(included=description.input_included),
+            "output_details": ContentDetailsResponse(included=description.output_included),
+        }
+        return cls(**values)
 
 
 class ExecutionConfigurationResponse(Response):

@@ -108,6 +108,52 @@ def deployment_setting(deployment: Mapping[str, str] | None, variable: str) -> s
     return value
 
 
+@dataclass(frozen=True)
+class JwtSettings:
+    """Where bearer tokens are verified: an identity provider's JWKS (file or URL), its issuer
+    and the audience its tokens must name; no JWKS: the local key of `wfx auth token`."""
+
+    jwks: str | None = None
+    issuer: str | None = None
+    audience: str | None = None
+
+
+def jwt_settings(environ: Mapping[str, str]) -> JwtSettings:
+    """WFX_JWT_JWKS (a file path, or an http(s):// URL), WFX_JWT_ISSUER (needed with it: a
+    JWKS of a shared provider signs other issuers' tokens too), WFX_JWT_AUDIENCE (optional)."""
+    jwks = environ.get("WFX_JWT_JWKS", "").strip() or None
+    issuer = environ.get("WFX_JWT_ISSUER", "").strip() or None
+    audience = environ.get("WFX_JWT_AUDIENCE", "").strip() or None
+    if jwks is None:
+        for variable, value in (("WFX_JWT_ISSUER", issuer), ("WFX_JWT_AUDIENCE", audience)):
+            if value is not None:
+                raise InvalidInputError(
+                    f"{variable}: set only with WFX_JWT_JWKS (the identity provider's keys); "
+                    "local tokens have their own issuer and audience"
+                )
+        return JwtSettings()
+    if jwks.startswith(("http://", "https://")):
+        try:
+            parts = urlsplit(jwks)
+            usable = bool(parts.hostname) and parts.port != 0 and " " not in jwks
+        except ValueError:
+            usable = False
+        if not usable:
+            raise InvalidInputError(
+                f"WFX_JWT_JWKS: must be a file path or an http:// or https:// URL with a host, "
+                f"such as https://cognito-idp.us-east-1.amazonaws.com/POOL/.well-known/jwks.json, "
+                f"got {jwks!r}"
+            )
+    else:
+        jwks = str(Path(jwks).expanduser())
+    if issuer is None:
+        raise InvalidInputError(
+            "WFX_JWT_ISSUER: not set; tokens verified with WFX_JWT_JWKS must name their issuer "
+            "(the iss claim), such as https://cognito-idp.us-east-1.amazonaws.com/POOL"
+        )
+    return JwtSettings(jwks=jwks, issuer=issuer, audience=audience)
+
+
 def check_runner(runner: str, source: str) -> str:
     if runner not in RUNNERS:
         raise InvalidInputError(f"{source}: must be one of {', '.join(RUNNERS)}, got {runner!r}")
@@ -137,6 +183,8 @@ class Settings:
     event_bus_name: str = "default"
     # WFX_REDACT / WFX_REDACT_FILE: literal secrets every redaction in the process removes.
     registered_secrets: tuple[str, ...] = field(default=(), repr=False)
+    # WFX_JWT_*: how bearer tokens are verified (entrypoints/identity_wiring.py)
+    jwt: JwtSettings = field(default_factory=JwtSettings)
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -180,6 +228,7 @@ class Settings:
             event_bus=bus,
             event_bus_name=bus_name,
             registered_secrets=registered_secrets(environ),
+            jwt=jwt_settings(environ),
         )
 
     def describe_store(self) -> str:

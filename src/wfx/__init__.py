@@ -8,6 +8,8 @@ cases speak. docs/embedding.md shows a backend built on it.
 """
 
 from application.use_cases.abort_execution import AbortExecutionCommand, AbortResult
+from application.use_cases.delete_execution import DeleteExecutionCommand, DeleteResult
+from application.use_cases.describe_execution import ExecutionDescription
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery
 from application.use_cases.get_execution_logs import ExecutionLogs, GetExecutionLogsQuery
 from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
@@ -18,6 +20,7 @@ from application.use_cases.redrive_execution import RedriveExecutionCommand
 from domain.errors import (
     ConflictError,
     DomainError,
+    ExecutionStillRunningError,
     InvalidInputError,
     NotAuthenticatedError,
     NotAuthorizedError,
@@ -34,10 +37,14 @@ __all__ = [
     "AbortResult",
     "Application",
     "ConflictError",
+    "DeleteExecutionCommand",
+    "DeleteResult",
     "DomainError",
+    "ExecutionDescription",
     "ExecutionDetails",
     "ExecutionLogs",
     "ExecutionStatus",
+    "ExecutionStillRunningError",
     "GetExecutionDetailsQuery",
     "GetExecutionLogsQuery",
     "ImportAssetFilesCommand",

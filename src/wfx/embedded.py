@@ -10,6 +10,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from application.use_cases.abort_execution import AbortExecutionCommand, AbortResult
+from application.use_cases.delete_execution import DeleteExecutionCommand, DeleteResult
+from application.use_cases.describe_execution import (
+    DescribeExecutionQuery,
+    ExecutionDescription,
+)
 from application.use_cases.get_execution import GetExecutionQuery
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery
 from application.use_cases.get_execution_logs import ExecutionLogs, GetExecutionLogsQuery
@@ -85,6 +90,17 @@ class Application:
     def redrive(self, command: RedriveExecutionCommand) -> WorkflowExecution:
         execution: WorkflowExecution = self._container.redrive_execution().execute(command)
         return execution
+
+    def describe(self, workflow_execution_id: str) -> ExecutionDescription:
+        """The run as Step Functions' DescribeExecution gives one (seed 001 fields)."""
+        query = DescribeExecutionQuery(workflow_execution_id=workflow_execution_id)
+        description: ExecutionDescription = self._container.describe_execution().execute(query)
+        return description
+
+    def delete(self, command: DeleteExecutionCommand) -> DeleteResult:
+        """Delete a run for good; ExecutionStillRunningError for a run not ended, unless forced."""
+        result: DeleteResult = self._container.delete_execution().execute(command)
+        return result
 
 
 def open_application(

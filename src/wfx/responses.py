@@ -5,6 +5,8 @@ service do."""
 from entrypoints.responses import (
     AbortResponse,
     AssetFileResponse,
+    DeleteResponse,
+    DescribeResponse,
     ExecutionDetailsResponse,
     ExecutionLogsResponse,
     ExecutionPageResponse,
@@ -16,6 +18,8 @@ from entrypoints.responses import (
 __all__ = [
     "AbortResponse",
     "AssetFileResponse",
+    "DeleteResponse",
+    "DescribeResponse",
     "ExecutionDetailsResponse",
     "ExecutionLogsResponse",
     "ExecutionPageResponse",

@@ -21,6 +21,8 @@ ALLOWED: dict[str, set[str]] = {
         "mypy_boto3_dynamodb",  # type stubs, imported under TYPE_CHECKING only
         "sqlalchemy",
         "pydantic",
+        "jwt",  # PyJWT: adapters/identity
+        "cryptography",  # the local signing key
     },
 }
 # Adapters see the application's ports and nothing else of it (no use case, no reporter).

@@ -199,3 +199,49 @@ def test_put_file_refuses_a_link_and_a_fifo_and_reads_an_open_file_from_where_it
 
     assert objects.local_path(stored.key, stored.version_id).read_bytes() == b"body"
     assert objects.list_latest("k/") == [stored]
+
+
+def test_delete_prefix_removes_every_version_of_every_key_under_it_and_nothing_else(
+    objects: FilesystemObjectStore,
+) -> None:
+    objects.put_bytes("executions/e1/output/a.obj", b"1")
+    objects.put_bytes("executions/e1/output/a.obj", b"2")
+    objects.put_bytes("executions/e1/output/deep/b.obj", b"3")
+    objects.put_bytes("executions/e1/logs/execution.log", b"log")
+    kept = objects.put_bytes("executions/e10/output/a.obj", b"another run")
+    also_kept = objects.put_bytes("executions/e1", b"a key equal to the prefix without its /")
+
+    removed = objects.delete_prefix("executions/e1/")
+
+    assert removed == 3
+    assert objects.list_latest("executions/e1/") == []
+    assert objects.versions("executions/e1/output/a.obj") == []
+    assert objects.list_latest("executions/") == [also_kept, kept]
+    assert not (objects.root / "executions" / "e1").exists()  # no empty folder left behind
+
+
+def test_delete_prefix_ending_inside_a_name_matches_keys_starting_with_it(
+    objects: FilesystemObjectStore,
+) -> None:
+    objects.put_bytes("a/bc.obj", b"1")
+    objects.put_bytes("a/bd/c.obj", b"2")
+    kept = objects.put_bytes("a/b", b"3")  # its folder `a/b.versions` starts `a/b.v`
+
+    assert objects.delete_prefix("a/b.v") == 0
+    assert objects.delete_prefix("a/bc") == 1
+    assert objects.delete_prefix("a/b") == 2  # `a/b` itself and `a/bd/c.obj`
+    assert kept not in objects.list_latest("a/")
+    assert objects.list_latest("") == []
+
+
+def test_delete_prefix_twice_or_of_nothing_is_no_error_and_an_empty_prefix_is_refused(
+    objects: FilesystemObjectStore,
+) -> None:
+    objects.put_bytes("executions/e1/output/a.obj", b"1")
+
+    assert objects.delete_prefix("executions/e1/") == 1
+    assert objects.delete_prefix("executions/e1/") == 0
+    assert objects.delete_prefix("never/written/") == 0
+    with pytest.raises(ValueError, match="prefix"):
+        objects.delete_prefix("")
+    assert objects.root.is_dir()  # the root itself stays, empty

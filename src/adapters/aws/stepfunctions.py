@@ -16,12 +16,7 @@ from botocore.exceptions import ClientError
 
 from application.ports import HistoryPage, OrchestratorExecution, StateMachineDescription
 from domain.errors import ConflictError, ExecutionAlreadyExistsError, InvalidInputError
-from domain.execution import (
-    PipelineExecution,
-    WorkflowExecution,
-    chain_order,
-    execution_output_prefix,
-)
+from domain.execution import PipelineExecution, WorkflowExecution, run_input_document
 from domain.statuses import ExecutionStatus
 from domain.workflow import WorkflowVersion
 
@@ -45,21 +40,6 @@ def _not_ours(execution: WorkflowExecution, runner: str) -> str:
     )
 
 
-def execution_input(
-    execution: WorkflowExecution, steps: Sequence[PipelineExecution]
-) -> dict[str, Any]:
-    """What the state machine is started with: the ids it needs to call back and to name paths."""
-    execution_id = execution.workflow_execution_id
-    return {
-        "workflowExecutionId": execution_id,
-        "workflowDatabaseId": execution.workflow_database_id,
-        "workflowId": execution.workflow_id,
-        "workflowVersion": execution.workflow_version,
-        "pipelineExecutionIds": [s.pipeline_execution_id for s in chain_order(list(steps))],
-        "outputPrefix": execution_output_prefix(execution_id),
-    }
-
-
 def execution_arn_for(state_machine_arn: str, execution_name: str) -> str:
     """A standard workflow's execution ARN: the state machine's, with `execution` and the name."""
     prefix, marker, machine = state_machine_arn.partition(":stateMachine:")
@@ -67,6 +47,13 @@ def execution_arn_for(state_machine_arn: str, execution_name: str) -> str:
         raise InvalidInputError(f"stateMachineArn: not a state machine ARN: {state_machine_arn}")
     machine_name = machine.split(":", 1)[0]  # a version or alias suffix is not part of it
     return f"{prefix}:execution:{machine_name}:{execution_name}"
+
+
+def _included(details: Any) -> bool | None:
+    """inputDetails / outputDetails: {"included": false} when the data is not returned."""
+    if not isinstance(details, dict) or "included" not in details:
+        return None
+    return bool(details["included"])
 
 
 class StepFunctionsOrchestrator:
@@ -96,7 +83,7 @@ class StepFunctionsOrchestrator:
         state_machine_arn = version.state_machine_arn
         if not state_machine_arn:
             raise InvalidInputError(self.start_problem(version) or "not deployed")
-        payload = execution_input(execution, steps)
+        payload = run_input_document(execution, steps)
         name = execution.workflow_execution_id
         try:
             response = self._client.start_execution(
@@ -150,6 +137,17 @@ class StepFunctionsOrchestrator:
             redrive_date=response.get("redriveDate"),
             redrive_status=response.get("redriveStatus"),
             redrive_status_reason=response.get("redriveStatusReason"),
+            name=response.get("name"),
+            execution_arn=response.get("executionArn"),
+            state_machine_arn=response.get("stateMachineArn"),
+            state_machine_version_arn=response.get("stateMachineVersionArn"),
+            state_machine_alias_arn=response.get("stateMachineAliasArn"),
+            map_run_arn=response.get("mapRunArn"),
+            input=response.get("input"),
+            output=response.get("output"),
+            input_included=_included(response.get("inputDetails")),
+            output_included=_included(response.get("outputDetails")),
+            trace_header=response.get("traceHeader"),
         )
 
     def stop_execution(

@@ -8,8 +8,17 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from adapters.dynamodb.codec import Item, check_item, check_key_values, from_wire, to_wire
+from adapters.dynamodb.codec import (
+    Item,
+    WireItem,
+    check_item,
+    check_key_values,
+    from_wire,
+    key_of,
+    to_wire,
+)
 from adapters.dynamodb.requests import (
+    batch_delete,
     batch_get,
     batch_put,
     get_item,
@@ -67,7 +76,14 @@ from adapters.registration import (
     registration_attributes,
     registration_version,
 )
-from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames, TableSpec
+from adapters.tables import (
+    RUN_ROW_TABLES,
+    STEP_ROW_TABLES,
+    TABLE_SPECS,
+    ResourceKeys,
+    TableNames,
+    TableSpec,
+)
 from application.ports import (
     AssetDirection,
     AttemptNotRunningError,
@@ -370,6 +386,53 @@ class DynamoDbExecutionStore:
             facts[execution_id] = access_facts_of(rows[0], inputs, configuration, metadata)
         return facts
 
+    # -- permanent delete ---------------------------------------------------------------------
+
+    def delete_execution(self, workflow_execution_id: str) -> bool:
+        if not workflow_execution_id:
+            return False
+        main_rows = self._main_rows(workflow_execution_id)
+        steps = self._step_items(workflow_execution_id)
+        step_ids = [item["pipelineExecutionId"] for item in steps]
+        # In three waves, each batched: the steps' own rows (found through the step rows, so
+        # before them), the run-keyed rows, the main row. Cut short anywhere, the main row is
+        # still there: the run is still listed, and deleting it again finds what is left.
+        batch_delete(
+            self._client,
+            [
+                self._wire_key(key, item)
+                for key in STEP_ROW_TABLES
+                for step_id in step_ids
+                for item in self._step_rows(key, step_id)
+            ],
+        )
+        batch_delete(
+            self._client,
+            [
+                self._wire_key(key, item)
+                for key in RUN_ROW_TABLES
+                for item in (
+                    steps
+                    if key is ResourceKeys.PIPELINE_EXECUTIONS
+                    else self._run_rows(key, workflow_execution_id)
+                )
+            ],
+        )
+        batch_delete(
+            self._client,
+            [self._wire_key(ResourceKeys.WORKFLOW_EXECUTIONS, item) for item in main_rows],
+        )
+        self._main_keys.pop(workflow_execution_id, None)
+        return bool(main_rows)
+
+    def _wire_key(self, key: ResourceKeys, item: Item) -> tuple[str, WireItem]:
+        table_name, spec = self._table(key)
+        return table_name, to_wire(key_of(spec, item))
+
+    def _run_rows(self, key: ResourceKeys, workflow_execution_id: str) -> list[Item]:
+        table_name, spec = self._table(key)
+        return query_partition(self._client, table_name, spec.partition.name, workflow_execution_id)
+
     def _main_key(self, workflow_execution_id: str) -> dict[str, str] | None:
         """The main row's key; its sort key (the workflow) never changes, so it is looked up
         once per run and kept."""
@@ -403,17 +466,21 @@ class DynamoDbExecutionStore:
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
         if not workflow_execution_id:
             return []
+        steps = [
+            parse_pipeline_execution_record(row) for row in self._step_items(workflow_execution_id)
+        ]
+        return sorted(steps, key=lambda step: step.step_index)
+
+    def _step_items(self, workflow_execution_id: str) -> list[Item]:
         table_name, spec = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
         # A GSI read is eventually consistent: DynamoDB offers nothing stronger for this lookup.
-        rows = query_partition(
+        return query_partition(
             self._client,
             table_name,
             spec.index(_STEPS_INDEX).partition.name,
             workflow_execution_id,
             index_name=_STEPS_INDEX,
         )
-        steps = [parse_pipeline_execution_record(row) for row in rows]
-        return sorted(steps, key=lambda step: step.step_index)
 
     def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:
         values, removed = step_mutable_attributes(step)

@@ -44,10 +44,20 @@ def unique_puts(
 
 def batch_put(client: DynamoDBClient, puts: Sequence[tuple[str, WireItem]]) -> None:
     """Put wire items with BatchWriteItem, 25 to a request, retrying what comes back unprocessed."""
-    for start in range(0, len(puts), BATCH_WRITE_LIMIT):
+    _batch_write(client, [(table, {"PutRequest": {"Item": item}}) for table, item in puts])
+
+
+def batch_delete(client: DynamoDBClient, keys: Sequence[tuple[str, WireItem]]) -> None:
+    """Delete items by their wire keys with BatchWriteItem, 25 to a request, retrying what comes
+    back unprocessed; a key with no item is no error."""
+    _batch_write(client, [(table, {"DeleteRequest": {"Key": key}}) for table, key in keys])
+
+
+def _batch_write(client: DynamoDBClient, writes: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    for start in range(0, len(writes), BATCH_WRITE_LIMIT):
         request: dict[str, list[Any]] = {}
-        for table_name, item in puts[start : start + BATCH_WRITE_LIMIT]:
-            request.setdefault(table_name, []).append({"PutRequest": {"Item": item}})
+        for table_name, write in writes[start : start + BATCH_WRITE_LIMIT]:
+            request.setdefault(table_name, []).append(write)
         _write_until_processed(client, request)
 
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import BinaryIO
 
+from adapters.local.removal import remove_tree
 from application.ports import StoredObject
 
 VERSIONS_SUFFIX = ".versions"
@@ -144,6 +145,41 @@ class FilesystemObjectStore:
         _collect_latest(start, f"{head}/" if head else "", name_start, found)
         return sorted((o for o in found if o.key.startswith(prefix)), key=lambda o: o.key)
 
+    def delete_prefix(self, prefix: str) -> int:
+        """Remove every version of every key under the prefix; the number of keys removed.
+
+        Folders left empty are removed too, up to the root. A key written while this runs may
+        survive it (as on S3, where a delete of a prefix is a list and then deletes)."""
+        if not prefix:
+            raise ValueError("prefix: must not be empty (it would delete every object)")
+        head, _, name_start = prefix.rpartition("/")
+        if head and any(part in ("", ".", "..") for part in head.split("/")):
+            return 0  # no stored key has such a segment
+        folder = self._root / head if head else self._root
+        removed = 0
+        for name, path in _entries_starting(folder, name_start):
+            if name.endswith(VERSIONS_SUFFIX):
+                key = f"{head}/{name}" if head else name
+                if not key[: -len(VERSIONS_SUFFIX)].startswith(prefix):
+                    continue  # `a/b.v` is a prefix of the folder `a/b.versions`, not of key `a/b`
+                removed += 1
+            else:  # every key below a folder whose name starts the prefix is under it
+                removed += len(_collect_keys(path))
+            remove_tree(path)
+        self._prune(folder)
+        return removed
+
+    def _prune(self, folder: Path) -> None:
+        """Remove `folder` and its parents while they are empty, never the root itself."""
+        root = self._root
+        while folder != root and root in folder.parents:
+            try:
+                folder.rmdir()
+            except OSError:  # not empty (or gone already: its parent may still be empty)
+                if folder.exists():
+                    return
+            folder = folder.parent
+
     def _versions_dir(self, key: str) -> Path:
         return self._root / f"{key}{VERSIONS_SUFFIX}"
 
@@ -201,6 +237,30 @@ def _version_names(versions: str) -> list[str]:
 def _versions_in(versions: Path, key: str) -> list[StoredObject]:
     parsed = (_parse_version(key, name) for name in _version_names(str(versions)))
     return [stored for stored in parsed if stored is not None]
+
+
+def _entries_starting(folder: Path, name_start: str) -> list[tuple[str, Path]]:
+    """The folders directly in `folder` whose name starts `name_start` (links are not entered)."""
+    try:
+        with os.scandir(folder) as entries:
+            return [
+                (entry.name, Path(entry.path))
+                for entry in entries
+                if entry.name.startswith(name_start) and entry.is_dir(follow_symlinks=False)
+            ]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _collect_keys(folder: Path) -> list[str]:
+    """The `.versions` folders at any depth under `folder`: one per key."""
+    keys: list[str] = []
+    for name, path in _entries_starting(folder, ""):
+        if name.endswith(VERSIONS_SUFFIX):
+            keys.append(name)
+        else:
+            keys.extend(_collect_keys(path))
+    return keys
 
 
 def _collect_latest(

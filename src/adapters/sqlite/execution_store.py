@@ -58,7 +58,7 @@ from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql, G
 from adapters.sqlite.paging import decode_token, encode_token
 from adapters.sqlite.schema import build_schema, create_tables
 from adapters.sqlite.statements import TableSql, chunks, dump_json, json_path, load_item
-from adapters.tables import ResourceKeys, TableNames
+from adapters.tables import RUN_ROW_TABLES, STEP_ROW_TABLES, ResourceKeys, TableNames
 from application.ports import (
     AssetDirection,
     AttemptNotRunningError,
@@ -376,6 +376,21 @@ class SqliteExecutionStore:
             for table, items in tables:
                 if items:
                     connection.executemany(table.upsert, table.rows(items))
+
+    def delete_execution(self, workflow_execution_id: str) -> bool:
+        self._ensure_attempts_table()
+        tables, run = self._sql.tables, [workflow_execution_id]
+        with self._database.write() as connection:  # one transaction: all of it, or none
+            rows = connection.execute(self._sql.steps_of_execution, run)
+            step_ids = [load_item(text)[STEP_ID] for (text,) in rows]
+            for key in STEP_ROW_TABLES:
+                for chunk in chunks(step_ids):
+                    connection.execute(tables[key].delete_in(STEP_ID, len(chunk)), chunk)
+            for key in RUN_ROW_TABLES:
+                connection.execute(tables[key].delete_in(EXECUTION_ID, 1), run)
+            main = tables[ResourceKeys.WORKFLOW_EXECUTIONS]
+            deleted = connection.execute(main.delete_in(EXECUTION_ID, 1), run).rowcount
+        return deleted > 0
 
     # -- attempts -----------------------------------------------------------------------------
 

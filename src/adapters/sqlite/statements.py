@@ -115,3 +115,6 @@ class TableSql:
 
     def select_items_in(self, column: str, count: int) -> str:
         return f"SELECT item FROM {self.name} WHERE {self.q(column)} IN ({placeholders(count)})"
+
+    def delete_in(self, column: str, count: int) -> str:
+        return f"DELETE FROM {self.name} WHERE {self.q(column)} IN ({placeholders(count)})"

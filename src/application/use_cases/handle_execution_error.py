@@ -67,7 +67,7 @@ class HandleExecutionError:
         ended = self._complete.end(
             execution_id,
             ExecutionStatus.FAILED,
-            lambda run, at, log, key: run.fail(at, message, log, key),
+            lambda run, at, log, key: run.fail(at, message, log, key, command.cause or None),
         )
         return HandleExecutionErrorResult(
             workflow_execution_id=execution_id, status=ended.status, warnings=warnings

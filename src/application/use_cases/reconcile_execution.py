@@ -130,7 +130,13 @@ class ReconcileExecution:
 
         def decide(run: Run) -> RunEnd | None:
             end = run.end_as_described(
-                described.status, described.stop_date or now, error, log, log_object_key, now
+                described.status,
+                described.stop_date or now,
+                error,
+                log,
+                log_object_key,
+                now,
+                cause=described.cause,
             )
             if end is None:
                 return None

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from entrypoints.cli import auth_token
 from entrypoints.cli.errors import EXIT_FAILED_RUN, exit_for
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ workflows_app = typer.Typer(
 )
 assets_app = typer.Typer(no_args_is_help=True, help="Import asset files.")
 executions_app = typer.Typer(
-    no_args_is_help=True, help="List, inspect, abort and redrive executions."
+    no_args_is_help=True, help="List, inspect, abort, redrive and delete executions."
 )
 app.add_typer(tables_app, name="tables")
 app.add_typer(workflows_app, name="workflows")
@@ -42,6 +43,7 @@ pipelines_app = typer.Typer(
     no_args_is_help=True, help="What a running pipeline step reports about itself."
 )
 app.add_typer(pipelines_app, name="pipelines")
+auth_token.register(app)  # `wfx auth`, until entrypoints/cli/auth_group.py holds the group
 
 _UNWRAPPED_WIDTH = 1000
 
@@ -549,6 +551,33 @@ def executions_show(
         print_sub_executions(details, _console())
 
 
+@executions_app.command("describe")
+def executions_describe(
+    execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
+    json_output: JsonFlag = False,
+) -> None:
+    """Describe a run as Step Functions' DescribeExecution does (seed 001 fields), read from
+    Step Functions for its runs, computed for a local run."""
+    from application.use_cases.describe_execution import DescribeExecutionQuery
+    from entrypoints.responses import DescribeResponse
+
+    description = (
+        _container()
+        .describe_execution()
+        .execute(DescribeExecutionQuery(workflow_execution_id=execution_id))
+    )
+    document = DescribeResponse.of(description).dump()
+    from entrypoints.cli.render import dump_json
+
+    if json_output:
+        _echo(dump_json(document))
+        return
+    width = max(len(name) for name in document)
+    for name, value in document.items():
+        shown = value if isinstance(value, str) else dump_json(value)
+        _echo(f"{name.ljust(width)}  {' '.join(str(shown).split())}")
+
+
 @executions_app.command("logs")
 def executions_logs(
     execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
@@ -597,6 +626,36 @@ def executions_abort(
         _echo(dump_json(AbortResponse.of_abort(execution, warnings).dump()))
         return
     _echo(f"{execution.workflow_execution_id} {execution.status.value}")
+
+
+@executions_app.command("delete")
+def executions_delete(
+    execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Abort the run first if it has not ended.")
+    ] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Delete a run permanently: every row of it, its outputs and offloaded log, its local
+    files. A run not ended is refused unless --force; deleting twice is no error."""
+    from application.use_cases.delete_execution import DeleteExecutionCommand
+
+    result = (
+        _container()
+        .delete_execution()
+        .execute(DeleteExecutionCommand(workflow_execution_id=execution_id, force=force))
+    )
+    from domain.redaction import redact
+
+    for warning in result.warnings:
+        _warn(redact(warning))
+    if json_output:
+        from entrypoints.cli.render import dump_json
+        from entrypoints.responses import DeleteResponse
+
+        _echo(dump_json(DeleteResponse.of(result).dump()))
+        return
+    _echo(f"{execution_id} {'deleted' if result.deleted else 'already absent'}")
 
 
 @maintenance_app.command("sweep-aborts")

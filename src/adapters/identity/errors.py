@@ -1,0 +1,31 @@
+"""PyJWT's refusals as NotAuthenticatedError, each with a message that says what was wrong
+with the token and never quotes it."""
+
+from __future__ import annotations
+
+import jwt
+
+from domain.errors import NotAuthenticatedError
+
+
+def refusal(error: jwt.PyJWTError) -> NotAuthenticatedError:
+    """The error to raise (`from None`: PyJWT's own message may quote a claim's value)."""
+    if isinstance(error, jwt.ExpiredSignatureError):
+        return NotAuthenticatedError("the token has expired")
+    if isinstance(error, jwt.ImmatureSignatureError):
+        return NotAuthenticatedError("the token is not valid yet")
+    if isinstance(error, jwt.InvalidSignatureError):
+        return NotAuthenticatedError("the token's signature does not verify")
+    if isinstance(error, jwt.InvalidIssuerError):
+        return NotAuthenticatedError("the token is from another issuer")
+    if isinstance(error, jwt.InvalidAudienceError):
+        return NotAuthenticatedError("the token is meant for another audience")
+    if isinstance(error, jwt.MissingRequiredClaimError):
+        return NotAuthenticatedError(f"the token has no {error.claim} claim")
+    if isinstance(error, jwt.InvalidAlgorithmError):
+        return NotAuthenticatedError("the token is signed with an algorithm not accepted here")
+    return NotAuthenticatedError("the token is malformed")
+
+
+def no_token() -> NotAuthenticatedError:
+    return NotAuthenticatedError("no bearer token")

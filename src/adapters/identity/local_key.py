@@ -1,0 +1,98 @@
+"""The local signing key: an Ed25519 key in WFX_HOME that signs the tokens `wfx auth token`
+issues, made on first use, readable by its owner only (mode 0600)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import tempfile
+import threading
+from pathlib import Path
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from domain.errors import InvalidInputError
+
+KEY_FILE_NAME = "token-signing-key.pem"
+
+
+class LocalSigningKey:
+    """The key pair, loaded (or made) on first use. Two processes making it at once agree on
+    one: each writes a whole private file and hard-links it into place, which never replaces a
+    file already there, so the loser reads the winner's key."""
+
+    def __init__(self, home: Path) -> None:
+        self._path = Path(home) / KEY_FILE_NAME
+        self._key: Ed25519PrivateKey | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def private_key(self) -> Ed25519PrivateKey:
+        with self._lock:
+            if self._key is None:
+                try:
+                    self._key = _read(self._path)
+                except FileNotFoundError:
+                    self._key = _create(self._path)
+            return self._key
+
+    def public_key(self) -> Ed25519PublicKey:
+        return self.private_key().public_key()
+
+    @property
+    def key_id(self) -> str:
+        """The `kid` of its tokens: a digest of the public key, so a new key is a new kid."""
+        raw = self.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+        return hashlib.sha256(raw).hexdigest()[:16]
+
+
+def _read(path: Path) -> Ed25519PrivateKey:
+    with open(path, "rb") as file:
+        mode = os.fstat(file.fileno()).st_mode
+        pem = file.read()
+    if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise InvalidInputError(
+            f"{path}: the token signing key is open to other users (mode "
+            f"{stat.S_IMODE(mode):04o}); `chmod 600` it, or delete it to have a new one made "
+            "(tokens it signed stop verifying)"
+        )
+    try:
+        key = serialization.load_pem_private_key(pem, password=None)
+    except ValueError:
+        key = None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise InvalidInputError(
+            f"{path}: not an Ed25519 private key in PEM; delete it to have one made"
+        )
+    return key
+
+
+def _create(path: Path) -> Ed25519PrivateKey:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = Ed25519PrivateKey.generate()
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    # mkstemp makes the file 0600 and only ours; it is whole before anyone can see it at `path`
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{KEY_FILE_NAME}.")
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(pem)
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            return _read(path)  # another process made it first: its key is the key
+    finally:
+        os.unlink(temporary)
+    return key

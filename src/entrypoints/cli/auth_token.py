@@ -1,0 +1,63 @@
+"""`wfx auth token USER`: a bearer token for the local HTTP service, signed with the key in
+WFX_HOME. The `wfx auth` group is registered here until its own module (auth_group.py) takes
+it over: then only `auth_token` moves there."""
+
+from __future__ import annotations
+
+import sys
+from datetime import timedelta
+from typing import Annotated
+
+import typer
+
+from domain.errors import InvalidInputError
+
+
+def parse_ttl(text: str) -> timedelta:
+    """`3600` (seconds), `90s`, `30m`, `1h`, `2d`, `1d12h`; InvalidInputError (exit 2) else."""
+    from entrypoints.cli.maintenance import parse_duration
+
+    cleaned = text.strip()
+    if cleaned.isdigit():
+        if int(cleaned) <= 0:
+            raise InvalidInputError("--ttl: the duration must be more than zero")
+        return timedelta(seconds=int(cleaned))
+    try:
+        return parse_duration(cleaned, "--ttl")
+    except InvalidInputError:
+        raise InvalidInputError(
+            f"--ttl: {text!r} is not a duration; write seconds (3600) or e.g. 30m, 1h, 2d"
+        ) from None
+
+
+def auth_token(
+    user: Annotated[str, typer.Argument(metavar="USER", help="The user the token names (sub).")],
+    ttl: Annotated[
+        str, typer.Option("--ttl", help="How long it is valid: 3600 (seconds), 30m, 1h, 2d.")
+    ] = "1h",
+    role: Annotated[
+        list[str] | None,
+        typer.Option("--role", metavar="ROLE", help="A role the token carries; repeatable."),
+    ] = None,
+) -> None:
+    """Print a bearer token for USER, signed with the local key (made on first use, 0600)."""
+    from entrypoints.identity_wiring import local_token_issuer
+    from entrypoints.settings import Settings
+
+    lifetime = parse_ttl(ttl)
+    settings = Settings.from_environment()
+    if settings.jwt.jwks is not None:
+        print(
+            "warning: WFX_JWT_JWKS is set: the service verifies the identity provider's "
+            "tokens, not this one",
+            file=sys.stderr,
+        )
+    token = local_token_issuer(settings.home).issue(user, lifetime, tuple(role or ()))
+    sys.stdout.write(token + "\n")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `wfx auth` with its `token` command to the CLI."""
+    auth_app = typer.Typer(no_args_is_help=True, help="Identity: bearer tokens for the service.")
+    auth_app.command("token")(auth_token)
+    app.add_typer(auth_app, name="auth")

@@ -1,0 +1,45 @@
+"""`wfx auth token USER`: a token the local key in WFX_HOME verifies, with the roles asked for."""
+
+from __future__ import annotations
+
+import stat
+from datetime import UTC, datetime
+
+import jwt
+import pytest
+
+from adapters.identity.local_key import KEY_FILE_NAME, LocalSigningKey
+from adapters.identity.local_tokens import LocalTokenVerifier
+from domain.authorization import Subject
+from entrypoints.container import build_container
+from entrypoints.settings import Settings
+from tests.e2e.cli import Wfx, assert_bad_input
+
+
+def test_a_printed_token_verifies_with_the_homes_key_and_names_user_and_roles(wfx: Wfx) -> None:
+    printed = wfx.ok("auth", "token", "alice", "--role", "admin", "--role", "viewer")
+    token = printed.stdout.strip()
+
+    assert printed.stdout == token + "\n" and printed.stderr == ""
+    assert stat.S_IMODE((wfx.home / KEY_FILE_NAME).stat().st_mode) == 0o600
+    assert LocalTokenVerifier(LocalSigningKey(wfx.home)).verify(token) == Subject(
+        user_id="alice", roles=("admin", "viewer")
+    )
+    # the container's verifier (what the HTTP service will ask) agrees
+    settings = Settings.from_environment({"WFX_HOME": str(wfx.home)})
+    assert build_container(settings).token_verifier().verify(token).user_id == "alice"
+
+
+@pytest.mark.parametrize(("ttl", "seconds"), [("30m", 1800), ("2d", 172800), ("90", 90)])
+def test_the_ttl_sets_the_expiry(wfx: Wfx, ttl: str, seconds: int) -> None:
+    token = wfx.ok("auth", "token", "bob", "--ttl", ttl).stdout.strip()
+
+    claims = jwt.decode(token, options={"verify_signature": False})
+    assert claims["exp"] - claims["iat"] == seconds
+    assert abs(claims["iat"] - datetime.now(UTC).timestamp()) < 60
+
+
+@pytest.mark.parametrize("ttl", ["soon", "1y", "0", "-5"])
+def test_a_bad_ttl_exits_2_naming_the_option(wfx: Wfx, ttl: str) -> None:
+    assert_bad_input(wfx("auth", "token", "bob", "--ttl", ttl), "--ttl")
+    assert not (wfx.home / KEY_FILE_NAME).exists()

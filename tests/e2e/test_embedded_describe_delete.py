@@ -1,0 +1,36 @@
+"""The library API's describe and delete: a run launched through `wfx.open_application`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+import wfx
+from tests.e2e.cli import TRIVIAL_WORKFLOW
+from wfx.responses import DeleteResponse, DescribeResponse
+
+
+def test_an_embedding_backend_describes_then_deletes_a_run(tmp_path: Path) -> None:
+    app = wfx.open_application({"WFX_HOME": str(tmp_path)}, runner_mode="inline")
+    app.create_tables()
+    version = app.publish(yaml.safe_load(TRIVIAL_WORKFLOW.read_text())).version
+    launched = app.launch(
+        wfx.LaunchExecutionCommand(
+            workflow_database_id=version.database_id, workflow_id=version.workflow_id, user_id="b"
+        )
+    )
+    execution_id = launched.execution.workflow_execution_id
+
+    described = DescribeResponse.of(app.describe(execution_id)).dump()
+    deleted = DeleteResponse.of(
+        app.delete(wfx.DeleteExecutionCommand(workflow_execution_id=execution_id))
+    )
+
+    assert (described["name"], described["status"]) == (execution_id, "SUCCEEDED")
+    assert deleted.dump()["deleted"] is True
+    with pytest.raises(wfx.NotFoundError):
+        app.get(execution_id)
+    again = app.delete(wfx.DeleteExecutionCommand(workflow_execution_id=execution_id))
+    assert again.deleted is False
