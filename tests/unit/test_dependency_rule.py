@@ -21,6 +21,7 @@ ALLOWED: dict[str, set[str]] = {
         "mypy_boto3_dynamodb",  # type stubs, imported under TYPE_CHECKING only
         "sqlalchemy",
         "pydantic",
+        "casbin",  # adapters/authz: the policy engine behind the Authorizer port
     },
 }
 # Adapters see the application's ports and nothing else of it (no use case, no reporter).
