@@ -146,6 +146,12 @@ class AccessControl:
             checks.append((asset_object(output_asset), Action.PUT))
         self._require(subject, route, checks)
 
+    def require(
+        self, subject: Subject, obj: Mapping[str, Any], action: Action, route: str = ""
+    ) -> None:
+        """Tier 2 on any one object (a role, a user's roles, a database)."""
+        self._require(subject, route, [(dict(obj), action)])
+
     def readable(
         self, subject: Subject, executions: Sequence[WorkflowExecution]
     ) -> list[WorkflowExecution]:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from entrypoints.cli.auth_group import auth_app
 from entrypoints.cli.errors import EXIT_FAILED_RUN, exit_for
 
 if TYPE_CHECKING:
@@ -39,6 +40,8 @@ pipelines_app = typer.Typer(
     no_args_is_help=True, help="What a running pipeline step reports about itself."
 )
 app.add_typer(pipelines_app, name="pipelines")
+# Roles, assignments and templates; other `wfx auth` commands add themselves to auth_app.
+app.add_typer(auth_app, name="auth")
 
 _UNWRAPPED_WIDTH = 1000
 
