@@ -9,6 +9,8 @@ assigned in the store. Every refusal is written to the audit log before NotAutho
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -49,17 +51,81 @@ def database_object(database_id: str) -> Obj:
     return {"object__type": "database", "databaseId": database_id}
 
 
-def execution_objects(facts: AccessFacts, action: Action) -> list[tuple[Obj, Action]]:
+# An object named by a plain tuple (type, database, id): cheap to hash, built into the dict the
+# authorizer reads only when a request has not asked about it yet.
+Ref = tuple[str, str, str]
+
+
+def execution_refs(facts: AccessFacts, action: Action) -> list[tuple[Ref, Action]]:
     """What `authorize_execution_access` asks of one execution, workflow first."""
-    checks = [(workflow_object(facts.workflow_database_id, facts.workflow_id), action)]
-    assets = [*facts.read_assets, *([facts.written_asset] if facts.written_asset else [])]
-    checks.extend((asset_object(asset), action) for asset in assets)
-    checks.extend((database_object(db), Action.GET) for db in facts.metadata_databases)
+    checks: list[tuple[Ref, Action]] = [
+        (("workflow", facts.workflow_database_id, facts.workflow_id), action)
+    ]
+    checks.extend((("asset", a.database_id, a.asset_id), action) for a in facts.read_assets)
+    if facts.written_asset is not None:
+        written = facts.written_asset
+        checks.append((("asset", written.database_id, written.asset_id), action))
+    checks.extend((("database", db, ""), Action.GET) for db in facts.metadata_databases)
     return checks
 
 
+def ref_object(ref: Ref) -> Obj:
+    kind, database_id, object_id = ref
+    if kind == "workflow":
+        return workflow_object(database_id, object_id)
+    if kind == "asset":
+        return asset_object(AssetKey(database_id=database_id, asset_id=object_id))
+    return database_object(database_id)
+
+
+def execution_objects(facts: AccessFacts, action: Action) -> list[tuple[Obj, Action]]:
+    """The objects themselves, as the authorizer and the audit log see them."""
+    return [(ref_object(ref), checked) for ref, checked in execution_refs(facts, action)]
+
+
 def _key(obj: Mapping[str, Any], action: Action) -> Hashable:
-    return (tuple(sorted(obj.items())), action)
+    # Not sorted: the builders above always give the same key order, and an object in another
+    # order only misses the memo. Sorting per object was a tenth of a readable page's cost.
+    return (tuple(obj.items()), action)
+
+
+def _facts_key(facts: AccessFacts) -> Hashable:
+    """What decides an execution's readability, without its id: runs of one workflow over the
+    same assets share one answer."""
+    written = facts.written_asset
+    return (
+        facts.workflow_database_id,
+        facts.workflow_id,
+        tuple((a.database_id, a.asset_id) for a in facts.read_assets),
+        (written.database_id, written.asset_id) if written else None,
+        facts.metadata_databases,
+    )
+
+
+class AccessFactsCache:
+    """Facts by execution id, kept across requests: a run's workflow, inputs, output target and
+    metadata rows are all written at launch and never changed (seed 000), so a page seen once
+    costs no facts query again. Bounded; the oldest entries go first."""
+
+    def __init__(self, limit: int = 20_000) -> None:
+        self._limit = limit
+        self._facts: OrderedDict[str, tuple[AccessFacts, Hashable]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(
+        self, store: ExecutionStore, ids: Sequence[str]
+    ) -> dict[str, tuple[AccessFacts, Hashable]]:
+        with self._lock:
+            found = {i: self._facts[i] for i in ids if i in self._facts}
+        missing = [i for i in ids if i not in found]
+        if missing:
+            read = {i: (f, _facts_key(f)) for i, f in store.access_facts(missing).items()}
+            found.update(read)
+            with self._lock:
+                self._facts.update(read)
+                while len(self._facts) > self._limit:
+                    self._facts.popitem(last=False)
+        return found
 
 
 class _Decisions:
@@ -101,9 +167,11 @@ class AccessControl:
         roles: AuthorizationStore,
         executions: ExecutionStore,
         audit: AuditLog,
+        facts: AccessFactsCache | None = None,
     ) -> None:
         self._authorizer, self._roles = authorizer, roles
         self._executions, self._audit = executions, audit
+        self._facts = facts or AccessFactsCache()
 
     def subject_with_roles(self, subject: Subject) -> Subject:
         """The subject holding its own roles and those assigned in the store (one read)."""
@@ -153,25 +221,48 @@ class AccessControl:
         self._require(subject, route, [(dict(obj), action)])
 
     def readable(
-        self, subject: Subject, executions: Sequence[WorkflowExecution]
+        self,
+        subject: Subject,
+        executions: Sequence[WorkflowExecution],
+        roles_resolved: bool = False,
     ) -> list[WorkflowExecution]:
         """The executions the subject may GET, in order; the facts of the page in one batch.
-        A row filtered out is not a refused request, so nothing is audited for it."""
-        subject = self.subject_with_roles(subject)
+        A row filtered out is not a refused request, so nothing is audited for it.
+        `roles_resolved`: the subject came from subject_with_roles (no second store read)."""
+        if not roles_resolved:
+            subject = self.subject_with_roles(subject)
         if not executions:
             return []
         if is_administrator(subject):
             return list(executions)
         if not subject.roles:
             return []  # no role allows anything: no store read for the facts
-        facts = self._executions.access_facts([e.workflow_execution_id for e in executions])
+        facts = self._facts.get(self._executions, [e.workflow_execution_id for e in executions])
         decisions = _Decisions(self._authorizer, subject)
-        return [
-            execution
-            for execution in executions
-            if (fact := facts.get(execution.workflow_execution_id)) is not None
-            and decisions.first_denial(execution_objects(fact, Action.GET)) is None
-        ]
+        by_facts: dict[Hashable, bool] = {}  # runs with the same facts share one answer
+        by_ref: dict[tuple[Ref, Action], bool] = {}  # and rows share objects
+        readable = []
+        for execution in executions:
+            found = facts.get(execution.workflow_execution_id)
+            if found is None:
+                continue
+            fact, key = found
+            allowed = by_facts.get(key)
+            if allowed is None:
+                allowed = True
+                for check in execution_refs(fact, Action.GET):
+                    ok = by_ref.get(check)
+                    if ok is None:
+                        ref, action = check
+                        denial = decisions.first_denial([(ref_object(ref), action)])
+                        ok = by_ref[check] = denial is None
+                    if not ok:
+                        allowed = False
+                        break
+                by_facts[key] = allowed
+            if allowed:
+                readable.append(execution)
+        return readable
 
     def _require(self, subject: Subject, route: str, checks: list[tuple[Obj, Action]]) -> None:
         subject = self.subject_with_roles(subject)

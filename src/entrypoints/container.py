@@ -16,7 +16,7 @@ from dependency_injector import containers, providers
 
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import TableNames
-from application.authorization import AccessControl
+from application.authorization import AccessControl, AccessFactsCache
 from application.available_logs import AvailableLogFinder
 from application.orchestrator_router import OrchestratorRouter
 from application.reporting import UseCaseRunReporter
@@ -458,12 +458,14 @@ class Container(containers.DeclarativeContainer):
     list_executions = providers.Factory(
         ListExecutions, store=execution_store, reconcile=reconcile_execution, clock=clock
     )
+    access_facts_cache = providers.Singleton(AccessFactsCache)
     access_control = providers.Factory(
         AccessControl,
         authorizer=authorizer,
         roles=authorization_store,
         executions=execution_store,
         audit=audit_log,
+        facts=access_facts_cache,
     )
     list_readable_executions = providers.Factory(
         ListReadableExecutions, executions=list_executions, access=access_control

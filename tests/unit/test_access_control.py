@@ -4,7 +4,7 @@ the full-page readable list. On SQLite in memory (the stores' contracts hold on 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -269,3 +269,22 @@ def test_an_administrator_sees_every_run(world: World) -> None:
     launch_mixed(world, 5)
     pages = all_pages(readable_list(world), Subject(user_id=SYSTEM_USER), 2)
     assert [len(page) for page in pages] == [2, 2, 1]
+
+
+def test_a_page_seen_once_costs_no_facts_query_again(world: World) -> None:
+    launch_mixed(world, 6)
+    world.grant("ann", "team", "Database Read-Only", "db1")
+    asked: list[list[str]] = []
+    read = world.executions.access_facts
+
+    def counted(ids: Sequence[str]) -> dict[str, AccessFacts]:
+        asked.append(list(ids))
+        return read(ids)
+
+    world.executions.access_facts = counted  # type: ignore[method-assign,assignment]
+    use_case = readable_list(world)
+    query = ListReadableExecutionsQuery(subject=Subject(user_id="ann"))
+    first = use_case.execute(query)
+    again = use_case.execute(query)
+    assert first == again
+    assert len(asked) == 1  # a run's facts are written at launch and never change

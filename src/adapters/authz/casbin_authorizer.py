@@ -54,13 +54,14 @@ def constraint_name(constraint: Constraint) -> str:
 
 
 def freeze(obj: Mapping[str, Any]) -> Hashable:
-    """An object as a memo key: lists (tags) become tuples, order of keys does not matter."""
-    return tuple(
-        sorted(
-            (key, tuple(value) if isinstance(value, list | tuple | set | frozenset) else value)
+    """An object as a memo key, whatever its key order; a list value (tags) as a tuple."""
+    try:
+        return frozenset(obj.items())  # the usual object: every value a string
+    except TypeError:
+        return frozenset(
+            (key, tuple(value) if isinstance(value, list | set | frozenset) else value)
             for key, value in obj.items()
         )
-    )
 
 
 class _RoleSetEnforcer:

@@ -45,10 +45,13 @@ class ListReadableExecutions:
         wanted, token, size = listing.limit, listing.starting_token, listing.limit
         kept: list[WorkflowExecution] = []
         while True:
+            same = size == listing.limit and token == listing.starting_token
             page = self._executions.execute(
-                listing.model_copy(update={"limit": size, "starting_token": token})
+                listing
+                if same
+                else listing.model_copy(update={"limit": size, "starting_token": token})
             )
-            readable = self._access.readable(subject, page.items)
+            readable = self._access.readable(subject, page.items, roles_resolved=True)
             room = wanted - len(kept)
             if len(readable) > room:
                 # Cut after the last row kept: read this page again up to that row, for the
