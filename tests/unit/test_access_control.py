@@ -288,3 +288,17 @@ def test_a_page_seen_once_costs_no_facts_query_again(world: World) -> None:
     again = use_case.execute(query)
     assert first == again
     assert len(asked) == 1  # a run's facts are written at launch and never change
+
+
+def test_the_logging_audit_writes_one_json_warning(caplog: pytest.LogCaptureFixture) -> None:
+    from adapters.authz.audit_log import AUDIT_LOGGER, LoggingAuditLog
+
+    obj = {"object__type": "workflow", "databaseId": "db1", "token": "ghp_" + "a" * 36}
+    with caplog.at_level("WARNING", logger=AUDIT_LOGGER):
+        LoggingAuditLog(FixedClock()).denied(
+            Subject(user_id="ann"), "/r", obj, AccessDecision(allowed=False, rule="no role")
+        )
+    (record,) = caplog.records
+    line = json.loads(record.getMessage())
+    assert (line["event"], line["userId"], line["rule"]) == ("denied", "ann", "no role")
+    assert "a" * 36 not in record.getMessage()

@@ -40,7 +40,7 @@ class ListReadableExecutions:
     def execute(self, query: ListReadableExecutionsQuery) -> Page[WorkflowExecution]:
         subject = self._access.subject_with_roles(query.subject)
         if not subject.roles and not is_administrator(subject):
-            return Page(items=())  # no role allows anything: not one store read
+            return Page(items=())  # no role allows anything: not one execution read
         listing = query.listing
         wanted, token, size = listing.limit, listing.starting_token, listing.limit
         kept: list[WorkflowExecution] = []
