@@ -1,8 +1,8 @@
 """Storage adapter fixtures, shared by tests/ and features/ (a tests/conftest.py would hide them).
 
-Each adapter comes as `<backend>_execution_store`, `<backend>_workflow_catalog` and
-`<backend>_asset_catalog` for backend in sqlite_file, sqlite_memory and dynamodb; the stores of
-one backend in one test share one database.
+Each adapter comes as `<backend>_execution_store`, `<backend>_workflow_catalog`,
+`<backend>_asset_catalog` and `<backend>_authorization_store` for backend in sqlite_file,
+sqlite_memory and dynamodb; the stores of one backend in one test share one database.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 import pytest
 
+from adapters.sqlite.authorization_store import SqliteAuthorizationStore
 from adapters.sqlite.catalogs import SqliteAssetCatalog, SqliteWorkflowCatalog
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
@@ -87,6 +88,20 @@ def sqlite_memory_asset_catalog(sqlite_memory_database: SqliteDatabase) -> Sqlit
     return _created(SqliteAssetCatalog(sqlite_memory_database, TableNames()))
 
 
+@pytest.fixture
+def sqlite_file_authorization_store(
+    sqlite_file_database: SqliteDatabase,
+) -> SqliteAuthorizationStore:
+    return _created(SqliteAuthorizationStore(sqlite_file_database, TableNames()))
+
+
+@pytest.fixture
+def sqlite_memory_authorization_store(
+    sqlite_memory_database: SqliteDatabase,
+) -> SqliteAuthorizationStore:
+    return _created(SqliteAuthorizationStore(sqlite_memory_database, TableNames()))
+
+
 # -- DynamoDB on moto ---------------------------------------------------------------------------
 
 
@@ -152,6 +167,15 @@ def dynamodb_asset_catalog(moto_dynamodb_client: Any, dynamodb_table_names: Tabl
     from adapters.dynamodb.catalogs import DynamoDbAssetCatalog
 
     return DynamoDbAssetCatalog(moto_dynamodb_client, dynamodb_table_names)
+
+
+@pytest.fixture
+def dynamodb_authorization_store(
+    moto_dynamodb_client: Any, dynamodb_table_names: TableNames
+) -> Any:
+    from adapters.dynamodb.authorization_store import DynamoDbAuthorizationStore
+
+    return DynamoDbAuthorizationStore(moto_dynamodb_client, dynamodb_table_names)
 
 
 @pytest.fixture(params=["sqlite", "dynamodb"])

@@ -33,6 +33,7 @@ class ResourceKeys(StrEnum):
     WORKFLOW_VERSIONS = "WORKFLOW_VERSIONS"
     ASSET_FILES = "ASSET_FILES"
     TASK_EXECUTIONS = "TASK_EXECUTIONS"
+    AUTHORIZATION = "AUTHORIZATION"
 
 
 @dataclass(frozen=True)
@@ -218,6 +219,15 @@ TABLES: tuple[TableSpec, ...] = (
         "WfxTaskExecutionsTable",
         PIPELINE_EXECUTION_ID,
         KeyAttribute("attempt", "N"),
+        from_seed=False,
+    ),
+    # wfx's own: roles, their constraints, user-role assignments and the policy revision, in one
+    # small table (one partition per role, one per user), read whole when the policy changes.
+    TableSpec(
+        ResourceKeys.AUTHORIZATION,
+        "WfxAuthorizationTable",
+        _s("authPartition"),
+        _s("authSort"),
         from_seed=False,
     ),
 )

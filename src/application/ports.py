@@ -13,6 +13,7 @@ from domain.assets import AssetFile
 from domain.attempts import TaskExecution
 from domain.authorization import AccessDecision, AccessFacts, Action, Subject
 from domain.available_logs import LogReadStatus
+from domain.constraints import AuthorizationPolicy, Constraint, Role, RoleAssignment
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
@@ -630,3 +631,53 @@ class TokenVerifier(Protocol):
     or an expired one."""
 
     def verify(self, token: str) -> Subject: ...
+
+
+class AuthorizationStore(Protocol):
+    """Roles, their constraints and user-role assignments. Every write of a role or constraint
+    moves `revision()` on, so an authorizer keeps its compiled policy until it changes.
+    add_role raises RoleAlreadyExistsError; a write naming a missing role, RoleNotFoundError."""
+
+    def create_tables(self) -> None: ...
+
+    def add_role(self, role: Role) -> None: ...
+
+    def list_roles(self) -> list[Role]:
+        """Every role, by name."""
+        ...
+
+    def delete_role(self, role_name: str) -> None:
+        """The role, its constraints and every assignment of it."""
+        ...
+
+    def assign(self, assignment: RoleAssignment) -> None:
+        """Idempotent: assigning a held role again changes nothing."""
+        ...
+
+    def unassign(self, assignment: RoleAssignment) -> bool:
+        """False when the user did not hold the role."""
+        ...
+
+    def list_assignments(self, user_id: str | None = None) -> list[RoleAssignment]:
+        """Every assignment (of one user), by user then role."""
+        ...
+
+    def roles_of(self, user_id: str) -> tuple[str, ...]:
+        """The roles assigned to the user, by name; one consistent read."""
+        ...
+
+    def put_constraints(self, constraints: Sequence[Constraint]) -> None:
+        """Add or replace each constraint (keyed by role and constraint id), all at once."""
+        ...
+
+    def list_constraints(self, role_name: str | None = None) -> list[Constraint]:
+        """Every constraint (of one role), by role then id."""
+        ...
+
+    def revision(self) -> str:
+        """Changes whenever a role or constraint is written; one small read."""
+        ...
+
+    def policy(self) -> AuthorizationPolicy:
+        """Every role and constraint with the revision they are as of."""
+        ...

@@ -61,3 +61,24 @@ class AccessDecision(BaseModel):
 
     allowed: bool
     rule: str = ""
+
+
+SUBJECT_PREFIX = "user::"
+ROLE_PREFIX = "role::"
+
+
+def subject_key(user_id: str) -> str:
+    """The caller as the authorizer names it."""
+    return f"{SUBJECT_PREFIX}{user_id}"
+
+
+def role_key(role_name: str) -> str:
+    """A role as the authorizer names it (a role name holds no ':', so the two never clash)."""
+    return f"{ROLE_PREFIX}{role_name}"
+
+
+def is_administrator(subject: Subject) -> bool:
+    """SYSTEM_USER and the `admin` role are allowed everything, whatever is stored: a
+    trigger-launched run is attributed to SYSTEM_USER (seed 000), and an empty store must not
+    lock its administrator out."""
+    return subject.user_id == SYSTEM_USER or ADMIN_ROLE in subject.roles

@@ -45,12 +45,28 @@ class AssetNotFoundError(NotFoundError):
     pass
 
 
+class RoleNotFoundError(NotFoundError):
+    def __init__(self, role_name: str) -> None:
+        super().__init__(f"role {role_name!r} not found")
+        self.role_name = role_name
+
+
+class PermissionTemplateNotFoundError(NotFoundError):
+    pass
+
+
 class ConflictError(DomainError):
     """The request clashes with what is already stored."""
 
 
 class ExecutionAlreadyExistsError(ConflictError):
     pass
+
+
+class RoleAlreadyExistsError(ConflictError):
+    def __init__(self, role_name: str) -> None:
+        super().__init__(f"role {role_name!r} exists already")
+        self.role_name = role_name
 
 
 class IdempotencyConflictError(ConflictError):

@@ -6,6 +6,7 @@ command on SQLite never imports boto3, and SQLAlchemy is imported only to create
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -15,11 +16,13 @@ from dependency_injector import containers, providers
 
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import TableNames
+from application.authorization import AccessControl, AccessFactsCache
 from application.available_logs import AvailableLogFinder
 from application.orchestrator_router import OrchestratorRouter
 from application.reporting import UseCaseRunReporter
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.abort_execution import AbortExecution
+from application.use_cases.administer_roles import AdministerRoles
 from application.use_cases.complete_execution import CompleteExecution
 from application.use_cases.delete_execution import DeleteExecution
 from application.use_cases.deploy_workflow_version import (
@@ -34,6 +37,7 @@ from application.use_cases.handle_execution_error import HandleExecutionError
 from application.use_cases.import_asset_files import ImportAssetFiles
 from application.use_cases.launch_execution import LaunchExecution
 from application.use_cases.list_executions import ListExecutions
+from application.use_cases.list_readable_executions import ListReadableExecutions
 from application.use_cases.list_workflows import ListWorkflows, ListWorkflowVersions
 from application.use_cases.publish_registration import PublishRegistration
 from application.use_cases.publish_workflow_version import PublishWorkflowVersion
@@ -54,6 +58,10 @@ if TYPE_CHECKING:
     from adapters.sqlite.database import SqliteDatabase
     from application.ports import (
         AssetCatalog,
+        AuditLog,
+        AuthorizationStore,
+        Authorizer,
+        Clock,
         ExecutionStore,
         LogReader,
         LogStore,
@@ -110,6 +118,45 @@ def _dynamodb_asset_catalog(client: Any, tables: TableNames) -> AssetCatalog:
     from adapters.dynamodb.catalogs import DynamoDbAssetCatalog
 
     return DynamoDbAssetCatalog(client, tables)
+
+
+def _sqlite_authorization_store(database: SqliteDatabase, tables: TableNames) -> AuthorizationStore:
+    from adapters.sqlite.authorization_store import SqliteAuthorizationStore
+
+    return SqliteAuthorizationStore(database, tables)
+
+
+def _dynamodb_authorization_store(client: Any, tables: TableNames) -> AuthorizationStore:
+    from adapters.dynamodb.authorization_store import DynamoDbAuthorizationStore
+
+    return DynamoDbAuthorizationStore(client, tables)
+
+
+def _casbin_authorizer(store: AuthorizationStore) -> Authorizer:
+    from adapters.authz.casbin_authorizer import CasbinAuthorizer  # casbin loads on first use
+
+    return CasbinAuthorizer(store)
+
+
+def _file_audit_log(home: str, clock: Clock) -> AuditLog:
+    from adapters.authz.audit_log import AUDIT_FILE, JsonLinesAuditLog
+
+    return JsonLinesAuditLog(Path(home) / AUDIT_FILE, clock)
+
+
+def _logging_audit_log(clock: Clock) -> AuditLog:
+    from adapters.authz.audit_log import LoggingAuditLog
+
+    return LoggingAuditLog(clock)
+
+
+def audit_log_kind(environ: Mapping[str, str]) -> str:
+    """WFX_AUDIT_LOG (file | logging); in Lambda, where WFX_HOME is no place to keep a file,
+    the audit goes through logging to CloudWatch."""
+    chosen = environ.get("WFX_AUDIT_LOG", "")
+    if chosen in ("file", "logging"):
+        return chosen
+    return "logging" if environ.get("AWS_LAMBDA_FUNCTION_NAME") else "file"
 
 
 def _stepfunctions_orchestrator(client: Any) -> Orchestrator:
@@ -256,6 +303,17 @@ class Container(containers.DeclarativeContainer):
         config.store,
         sqlite=providers.Singleton(_sqlite_asset_catalog, sqlite_database, tables),
         dynamodb=providers.Singleton(_dynamodb_asset_catalog, dynamodb_client, tables),
+    )
+    authorization_store = providers.Selector(
+        config.store,
+        sqlite=providers.Singleton(_sqlite_authorization_store, sqlite_database, tables),
+        dynamodb=providers.Singleton(_dynamodb_authorization_store, dynamodb_client, tables),
+    )
+    authorizer = providers.Singleton(_casbin_authorizer, authorization_store)
+    audit_log = providers.Selector(
+        config.audit_log,
+        file=providers.Singleton(_file_audit_log, config.home, clock),
+        logging=providers.Singleton(_logging_audit_log, clock),
     )
     object_store = providers.Singleton(_object_store, config.home)
     log_store = providers.Singleton(_log_store, config.home)
@@ -437,6 +495,21 @@ class Container(containers.DeclarativeContainer):
     list_executions = providers.Factory(
         ListExecutions, store=execution_store, reconcile=reconcile_execution, clock=clock
     )
+    access_facts_cache = providers.Singleton(AccessFactsCache)
+    access_control = providers.Factory(
+        AccessControl,
+        authorizer=authorizer,
+        roles=authorization_store,
+        executions=execution_store,
+        audit=audit_log,
+        facts=access_facts_cache,
+    )
+    list_readable_executions = providers.Factory(
+        ListReadableExecutions, executions=list_executions, access=access_control
+    )
+    administer_roles = providers.Factory(
+        AdministerRoles, store=authorization_store, access=access_control
+    )
     abort_execution = providers.Factory(
         AbortExecution,
         store=execution_store,
@@ -510,6 +583,7 @@ def build_container(
             "jwt_jwks": settings.jwt.jwks,
             "jwt_issuer": settings.jwt.issuer,
             "jwt_audience": settings.jwt.audience,
+            "audit_log": audit_log_kind(os.environ),
         }
     )
     return container

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Self
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 from pydantic.alias_generators import to_camel
 
+from application.use_cases.administer_roles import AppliedTemplate
 from application.use_cases.delete_execution import DeleteResult
 from application.use_cases.describe_execution import ExecutionDescription
 from application.use_cases.get_execution_logs import ExecutionLogs, LogSourceReport
@@ -23,6 +24,7 @@ from application.use_cases.sweep_aborts import SweepAbortsResult
 from domain.assets import AssetFile
 from domain.attempts import TaskExecution
 from domain.available_logs import AvailableLog
+from domain.constraints import Constraint, Criterion, Role, RoleAssignment
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
@@ -39,6 +41,7 @@ from domain.execution import (
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.paging import Page
+from domain.permission_templates import ROLE_NAME_VARIABLE, PermissionTemplate
 from domain.redaction import REDACTED, is_secret_name, redact, redact_lines, redact_optional
 from domain.stages import StageState, SubExecutionState, SubExecutionWarning
 from domain.sub_processes import SubExecutionStop
@@ -985,3 +988,130 @@ class WorkflowPageResponse(Response):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True) | {
             "NextToken": self.next_token
         }
+
+
+# -- authorization: roles, assignments, templates -------------------------------------------------
+
+
+class RoleResponse(Response):
+    role_name: str
+    description: str = ""
+
+    @classmethod
+    def of(cls, role: Role) -> Self:
+        return cls(role_name=role.name, description=role.description)
+
+
+class RoleListResponse(Response):
+    items: tuple[RoleResponse, ...] = Field(alias="Items")
+
+    @classmethod
+    def of(cls, roles: Sequence[Role]) -> Self:
+        return cls(items=tuple(RoleResponse.of(role) for role in roles))
+
+
+class RoleAssignmentResponse(Response):
+    user_id: str
+    role_name: str
+    assigned: bool = True
+
+    @classmethod
+    def of(cls, assignment: RoleAssignment, assigned: bool = True) -> Self:
+        return cls(user_id=assignment.user_id, role_name=assignment.role, assigned=assigned)
+
+
+class RoleAssignmentListResponse(Response):
+    items: tuple[RoleAssignmentResponse, ...] = Field(alias="Items")
+
+    @classmethod
+    def of(cls, assignments: Sequence[RoleAssignment]) -> Self:
+        return cls(items=tuple(RoleAssignmentResponse.of(a) for a in assignments))
+
+
+class CriterionResponse(Response):
+    field: str
+    operator: str
+    value: str | tuple[str, ...]
+
+
+class ConstraintPermissionResponse(Response):
+    action: str
+    type: str
+
+
+class ConstraintResponse(Response):
+    """A constraint in VAMS's names (objectType, criteriaAnd, groupPermissions)."""
+
+    constraint_id: str
+    role_name: str
+    object_type: str
+    description: str = ""
+    criteria_and: tuple[CriterionResponse, ...] = ()
+    criteria_or: tuple[CriterionResponse, ...] = ()
+    group_permissions: tuple[ConstraintPermissionResponse, ...] = ()
+
+    @classmethod
+    def of(cls, constraint: Constraint) -> Self:
+        def criteria(given: Sequence[Criterion]) -> tuple[CriterionResponse, ...]:
+            return tuple(
+                CriterionResponse(field=c.field, operator=c.operator.value, value=c.value)
+                for c in given
+            )
+
+        return cls(
+            constraint_id=constraint.constraint_id,
+            role_name=constraint.role,
+            object_type=constraint.object_type,
+            description=constraint.description,
+            criteria_and=criteria(constraint.criteria_and),
+            criteria_or=criteria(constraint.criteria_or),
+            group_permissions=tuple(
+                ConstraintPermissionResponse(action=p.action.value, type=p.effect.value)
+                for p in constraint.permissions
+            ),
+        )
+
+
+class TemplateResponse(Response):
+    name: str
+    description: str = ""
+    version: str
+    variables: tuple[str, ...] = ()
+    constraint_count: int
+
+    @classmethod
+    def of(cls, template: PermissionTemplate) -> Self:
+        variables = sorted(template.placeholders() - {ROLE_NAME_VARIABLE})
+        return cls(
+            name=template.name,
+            description=template.metadata.description,
+            version=template.metadata.version,
+            variables=tuple(variables),
+            constraint_count=len(template.constraints),
+        )
+
+
+class TemplateListResponse(Response):
+    items: tuple[TemplateResponse, ...] = Field(alias="Items")
+
+    @classmethod
+    def of(cls, templates: Sequence[PermissionTemplate]) -> Self:
+        return cls(items=tuple(TemplateResponse.of(t) for t in templates))
+
+
+class AppliedTemplateResponse(Response):
+    template: str
+    role_name: str
+    database_id: str | None = None
+    role_created: bool
+    constraints: tuple[ConstraintResponse, ...]
+
+    @classmethod
+    def of(cls, applied: AppliedTemplate) -> Self:
+        return cls(
+            template=applied.template,
+            role_name=applied.role,
+            database_id=applied.database_id,
+            role_created=applied.role_created,
+            constraints=tuple(ConstraintResponse.of(c) for c in applied.constraints),
+        )

@@ -22,3 +22,8 @@ def workflow_catalog(request: pytest.FixtureRequest) -> Any:
 @pytest.fixture(params=BACKENDS)
 def asset_catalog(request: pytest.FixtureRequest) -> Any:
     return request.getfixturevalue(f"{request.param}_asset_catalog")
+
+
+@pytest.fixture(params=BACKENDS)
+def authorization_store(request: pytest.FixtureRequest) -> Any:
+    return request.getfixturevalue(f"{request.param}_authorization_store")

@@ -43,7 +43,12 @@ SEED_TABLES = {
     "WorkflowExecutionInputsStorageTable",
     "WorkflowExecutionConfigurationStorageTable",
 }
-WFX_TABLES = {"WfxWorkflowVersionsTable", "WfxAssetFilesTable", "WfxTaskExecutionsTable"}
+WFX_TABLES = {
+    "WfxWorkflowVersionsTable",
+    "WfxAssetFilesTable",
+    "WfxTaskExecutionsTable",
+    "WfxAuthorizationTable",
+}
 RUN = (
     "run",
     "demo/mesh-report",

@@ -23,6 +23,7 @@ ALLOWED: dict[str, set[str]] = {
         "pydantic",
         "jwt",  # PyJWT: adapters/identity
         "cryptography",  # the local signing key
+        "casbin",  # adapters/authz: the policy engine behind the Authorizer port
     },
 }
 # Adapters see the application's ports and nothing else of it (no use case, no reporter).

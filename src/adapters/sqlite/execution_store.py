@@ -12,7 +12,6 @@ from adapters.records import (
     SUB_EXECUTION_STOPS,
     Item,
     StopsMerge,
-    access_facts_of,
     build_execution_configuration_record,
     build_execution_input_record,
     build_execution_record,
@@ -53,6 +52,7 @@ from adapters.registration import (
     registration_attributes,
     registration_version,
 )
+from adapters.sqlite.access_facts import read_access_facts
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql, GuardedRow
 from adapters.sqlite.paging import decode_token, encode_token
@@ -481,31 +481,8 @@ class SqliteExecutionStore:
         ids = list(dict.fromkeys(workflow_execution_ids))
         if not ids:
             return {}
-        sql = self._sql
-        grouped: dict[str, dict[str, list[Item]]] = defaultdict(lambda: defaultdict(list))
-        with self._database.read() as connection:  # one snapshot, a query per table
-            tables = (
-                ("main", sql.executions, EXECUTION_ID, ids),
-                ("inputs", sql.inputs, EXECUTION_ID, ids),
-                ("configuration", sql.configuration, EXECUTION_ID, ids),
-            )
-            for name, table, column, values in tables:
-                for item in self._items_in(connection, table, column, values):
-                    grouped[item[EXECUTION_ID]][name].append(item)
-            steps = self._items_in(connection, sql.steps, EXECUTION_ID, ids)
-            step_ids = [item[STEP_ID] for item in steps]
-            for item in self._items_in(connection, sql.step_metadata, STEP_ID, step_ids):
-                grouped[item[EXECUTION_ID]]["metadata"].append(item)
-        return {
-            execution_id: access_facts_of(
-                found["main"][0],
-                found["inputs"],
-                next(iter(found["configuration"]), None),
-                found["metadata"],
-            )
-            for execution_id in ids
-            if (found := grouped.get(execution_id)) and found["main"]
-        }
+        with self._database.read() as connection:  # one snapshot for the four queries
+            return read_access_facts(connection, self._sql, ids)
 
     def get_step(self, pipeline_execution_id: str) -> PipelineExecution:
         with self._database.read() as connection:

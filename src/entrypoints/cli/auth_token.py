@@ -54,10 +54,3 @@ def auth_token(
         )
     token = local_token_issuer(settings.home).issue(user, lifetime, tuple(role or ()))
     sys.stdout.write(token + "\n")
-
-
-def register(app: typer.Typer) -> None:
-    """Add `wfx auth` with its `token` command to the CLI."""
-    auth_app = typer.Typer(no_args_is_help=True, help="Identity: bearer tokens for the service.")
-    auth_app.command("token")(auth_token)
-    app.add_typer(auth_app, name="auth")

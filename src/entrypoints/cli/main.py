@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from entrypoints.cli import auth_token
+from entrypoints.cli.auth_group import auth_app
+from entrypoints.cli.auth_token import auth_token
 from entrypoints.cli.errors import EXIT_FAILED_RUN, exit_for
 
 if TYPE_CHECKING:
@@ -43,7 +44,9 @@ pipelines_app = typer.Typer(
     no_args_is_help=True, help="What a running pipeline step reports about itself."
 )
 app.add_typer(pipelines_app, name="pipelines")
-auth_token.register(app)  # `wfx auth`, until entrypoints/cli/auth_group.py holds the group
+# Roles, assignments, templates, and the bearer tokens of the HTTP service.
+auth_app.command("token")(auth_token)
+app.add_typer(auth_app, name="auth")
 
 _UNWRAPPED_WIDTH = 1000
 

@@ -1,0 +1,102 @@
+"""The items of the authorization table, shared by both storage adapters.
+
+One partition per role (`role#<name>`: the role item, then one item per constraint), one per
+user (`user#<id>`: one item per role held) and one revision item. '#' is refused in role names,
+user ids and constraint ids, so a key never reads two ways.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.constraints import Constraint, Role, RoleAssignment
+
+PARTITION = "authPartition"
+SORT = "authSort"
+ROLE_SORT = "#role"
+REVISION_KEY = "#revision"
+REVISION = "revision"
+
+Item = dict[str, Any]
+
+
+def role_partition(role_name: str) -> str:
+    return f"role#{role_name}"
+
+
+def user_partition(user_id: str) -> str:
+    return f"user#{user_id}"
+
+
+def constraint_sort(constraint_id: str) -> str:
+    return f"constraint#{constraint_id}"
+
+
+def assignment_sort(role_name: str) -> str:
+    return f"role#{role_name}"
+
+
+def revision_key() -> Item:
+    return {PARTITION: REVISION_KEY, SORT: REVISION_KEY}
+
+
+def build_role_record(role: Role) -> Item:
+    return {
+        PARTITION: role_partition(role.name),
+        SORT: ROLE_SORT,
+        "roleName": role.name,
+        "description": role.description,
+    }
+
+
+def build_constraint_record(constraint: Constraint) -> Item:
+    return {
+        PARTITION: role_partition(constraint.role),
+        SORT: constraint_sort(constraint.constraint_id),
+        "constraint": constraint.model_dump(mode="json"),
+    }
+
+
+def build_assignment_record(assignment: RoleAssignment) -> Item:
+    return {
+        PARTITION: user_partition(assignment.user_id),
+        SORT: assignment_sort(assignment.role),
+        "userId": assignment.user_id,
+        "roleName": assignment.role,
+    }
+
+
+def is_role(item: Item) -> bool:
+    return str(item[PARTITION]).startswith("role#") and item[SORT] == ROLE_SORT
+
+
+def is_constraint(item: Item) -> bool:
+    return str(item[PARTITION]).startswith("role#") and str(item[SORT]).startswith("constraint#")
+
+
+def is_assignment(item: Item) -> bool:
+    return str(item[PARTITION]).startswith("user#")
+
+
+def parse_role_record(item: Item) -> Role:
+    return Role(name=item["roleName"], description=item.get("description", ""))
+
+
+def parse_constraint_record(item: Item) -> Constraint:
+    return Constraint.model_validate(item["constraint"])
+
+
+def parse_assignment_record(item: Item) -> RoleAssignment:
+    return RoleAssignment(user_id=item["userId"], role=item["roleName"])
+
+
+def sorted_roles(roles: list[Role]) -> list[Role]:
+    return sorted(roles, key=lambda role: role.name)
+
+
+def sorted_constraints(constraints: list[Constraint]) -> list[Constraint]:
+    return sorted(constraints, key=lambda c: (c.role, c.constraint_id))
+
+
+def sorted_assignments(assignments: list[RoleAssignment]) -> list[RoleAssignment]:
+    return sorted(assignments, key=lambda a: (a.user_id, a.role))

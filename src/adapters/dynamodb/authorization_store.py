@@ -1,0 +1,207 @@
+"""`AuthorizationStore` on DynamoDB: one small table; each change is one TransactWriteItems that
+also adds one to the revision item, so a reader's revision always matches what it read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from adapters.authorization_records import (
+    PARTITION,
+    REVISION,
+    ROLE_SORT,
+    SORT,
+    Item,
+    assignment_sort,
+    build_assignment_record,
+    build_constraint_record,
+    build_role_record,
+    is_assignment,
+    is_constraint,
+    is_role,
+    parse_assignment_record,
+    parse_constraint_record,
+    parse_role_record,
+    revision_key,
+    role_partition,
+    sorted_assignments,
+    sorted_constraints,
+    sorted_roles,
+    user_partition,
+)
+from adapters.dynamodb.codec import from_wire, to_wire
+from adapters.dynamodb.requests import get_item, query_partition
+from adapters.dynamodb.schema import create_tables
+from adapters.tables import ResourceKeys, TableNames
+from domain.constraints import AuthorizationPolicy, Constraint, Role, RoleAssignment
+from domain.errors import RoleAlreadyExistsError, RoleNotFoundError
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+TRANSACTION_LIMIT = 100  # TransactWriteItems' cap on actions in one request
+
+
+class DynamoDbAuthorizationStore:
+    """Roles, constraints and assignments in wfx's authorization table."""
+
+    def __init__(self, client: DynamoDBClient, tables: TableNames) -> None:
+        self._client = client
+        self._tables = tables
+        self._table_name = tables.get_table_name(ResourceKeys.AUTHORIZATION)
+
+    def create_tables(self) -> None:
+        create_tables(self._client, self._tables)
+
+    def add_role(self, role: Role) -> None:
+        put = self._put(build_role_record(role))
+        put["Put"]["ConditionExpression"] = "attribute_not_exists(#pk)"
+        put["Put"]["ExpressionAttributeNames"] = {"#pk": PARTITION}
+        if self._transact([put, self._bump()]) == 0:
+            raise RoleAlreadyExistsError(role.name)
+
+    def list_roles(self) -> list[Role]:
+        return sorted_roles([parse_role_record(i) for i in self._scan() if is_role(i)])
+
+    def delete_role(self, role_name: str) -> None:
+        items = query_partition(
+            self._client, self._table_name, PARTITION, role_partition(role_name)
+        )
+        if not any(is_role(item) for item in items):
+            raise RoleNotFoundError(role_name)
+        held = [
+            i for i in self._scan() if is_assignment(i) and i[SORT] == assignment_sort(role_name)
+        ]
+        deletes = [self._delete(item) for item in (*held, *(i for i in items if not is_role(i)))]
+        # The role item goes last, with the revision: until then the role still reads as present.
+        for start in range(0, len(deletes), TRANSACTION_LIMIT):
+            self._transact(deletes[start : start + TRANSACTION_LIMIT])
+        role_items = [i for i in items if is_role(i)]
+        self._transact([self._delete(role_items[0]), self._bump()])
+
+    def assign(self, assignment: RoleAssignment) -> None:
+        actions = [
+            self._role_exists(assignment.role),
+            self._put(build_assignment_record(assignment)),
+        ]
+        if self._transact(actions) == 0:
+            raise RoleNotFoundError(assignment.role)
+
+    def unassign(self, assignment: RoleAssignment) -> bool:
+        key = {
+            PARTITION: user_partition(assignment.user_id),
+            SORT: assignment_sort(assignment.role),
+        }
+        response = self._client.delete_item(
+            TableName=self._table_name, Key=to_wire(key), ReturnValues="ALL_OLD"
+        )
+        return bool(response.get("Attributes"))
+
+    def list_assignments(self, user_id: str | None = None) -> list[RoleAssignment]:
+        if user_id is None:
+            items = [i for i in self._scan() if is_assignment(i)]
+        else:
+            items = query_partition(
+                self._client, self._table_name, PARTITION, user_partition(user_id)
+            )
+        return sorted_assignments([parse_assignment_record(item) for item in items])
+
+    def roles_of(self, user_id: str) -> tuple[str, ...]:
+        return tuple(a.role for a in self.list_assignments(user_id))
+
+    def put_constraints(self, constraints: Sequence[Constraint]) -> None:
+        roles = sorted({c.role for c in constraints})
+        # Two puts of one key in one transaction are refused: the later constraint wins.
+        records = {(c.role, c.constraint_id): build_constraint_record(c) for c in constraints}
+        puts = [self._put(item) for item in records.values()]
+        room = TRANSACTION_LIMIT - len(roles) - 1
+        for start in range(0, len(puts), room):
+            checks = [self._role_exists(role) for role in roles]
+            failed = self._transact([*checks, *puts[start : start + room], self._bump()])
+            if failed is not None and failed < len(roles):
+                raise RoleNotFoundError(roles[failed])
+
+    def list_constraints(self, role_name: str | None = None) -> list[Constraint]:
+        if role_name is None:
+            items = [i for i in self._scan() if is_constraint(i)]
+        else:
+            items = query_partition(
+                self._client, self._table_name, PARTITION, role_partition(role_name)
+            )
+        return sorted_constraints([parse_constraint_record(i) for i in items if is_constraint(i)])
+
+    def revision(self) -> str:
+        item = get_item(self._client, self._table_name, revision_key())
+        return str(item[REVISION]) if item else "0"
+
+    def policy(self) -> AuthorizationPolicy:
+        # A Scan is not one snapshot: read the revision before and after, and again if it moved.
+        while True:
+            before = self.revision()
+            items = list(self._scan())
+            if self.revision() == before:
+                break
+        return AuthorizationPolicy(
+            revision=before,
+            roles=tuple(sorted_roles([parse_role_record(i) for i in items if is_role(i)])),
+            constraints=tuple(
+                sorted_constraints([parse_constraint_record(i) for i in items if is_constraint(i)])
+            ),
+        )
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def _scan(self) -> Iterator[Item]:
+        request: dict[str, Any] = {"TableName": self._table_name, "ConsistentRead": True}
+        while True:
+            response = self._client.scan(**request)
+            yield from (from_wire(item) for item in response["Items"])
+            last_key = response.get("LastEvaluatedKey")
+            if not last_key:
+                return
+            request["ExclusiveStartKey"] = last_key
+
+    def _put(self, item: Item) -> dict[str, Any]:
+        return {"Put": {"TableName": self._table_name, "Item": to_wire(item)}}
+
+    def _delete(self, item: Item) -> dict[str, Any]:
+        key = {PARTITION: item[PARTITION], SORT: item[SORT]}
+        return {"Delete": {"TableName": self._table_name, "Key": to_wire(key)}}
+
+    def _role_exists(self, role_name: str) -> dict[str, Any]:
+        key = {PARTITION: role_partition(role_name), SORT: ROLE_SORT}
+        return {
+            "ConditionCheck": {
+                "TableName": self._table_name,
+                "Key": to_wire(key),
+                "ConditionExpression": "attribute_exists(#pk)",
+                "ExpressionAttributeNames": {"#pk": PARTITION},
+            }
+        }
+
+    def _bump(self) -> dict[str, Any]:
+        return {
+            "Update": {
+                "TableName": self._table_name,
+                "Key": to_wire(revision_key()),
+                "UpdateExpression": "ADD #revision :one",
+                "ExpressionAttributeNames": {"#revision": REVISION},
+                "ExpressionAttributeValues": {":one": {"N": "1"}},
+            }
+        }
+
+    def _transact(self, actions: list[dict[str, Any]]) -> int | None:
+        """Run the actions as one transaction; the index of the condition that failed, or None."""
+        try:
+            self._client.transact_write_items(TransactItems=actions)  # type: ignore[arg-type]
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                raise
+            reasons = exc.response.get("CancellationReasons", [])
+            for index, reason in enumerate(reasons):
+                if reason.get("Code") == "ConditionalCheckFailed":
+                    return index
+            raise
+        return None

@@ -1,0 +1,152 @@
+"""`AuthorizationStore` on SQLite: the authorization table, one write transaction per change."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from adapters.authorization_records import (
+    PARTITION,
+    REVISION,
+    REVISION_KEY,
+    ROLE_SORT,
+    SORT,
+    Item,
+    assignment_sort,
+    build_assignment_record,
+    build_constraint_record,
+    build_role_record,
+    is_assignment,
+    is_constraint,
+    is_role,
+    parse_assignment_record,
+    parse_constraint_record,
+    parse_role_record,
+    revision_key,
+    role_partition,
+    sorted_assignments,
+    sorted_constraints,
+    sorted_roles,
+    user_partition,
+)
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.schema import build_schema, create_tables
+from adapters.sqlite.statements import TableSql, load_item
+from adapters.tables import ResourceKeys, TableNames
+from domain.constraints import AuthorizationPolicy, Constraint, Role, RoleAssignment
+from domain.errors import RoleAlreadyExistsError, RoleNotFoundError
+
+
+class SqliteAuthorizationStore:
+    """Roles, constraints and assignments in one table; the revision is a counter item."""
+
+    def __init__(self, database: SqliteDatabase, tables: TableNames) -> None:
+        self._database = database
+        self._schema = build_schema(tables)
+        t = self._table = TableSql.render(self._schema[ResourceKeys.AUTHORIZATION])
+        pk, sk = t.q(PARTITION), t.q(SORT)
+        self._all = f"SELECT item FROM {t.name} ORDER BY {pk}, {sk}"
+        self._one = f"SELECT item FROM {t.name} WHERE {pk} = ? AND {sk} = ?"
+        self._partition = f"SELECT item FROM {t.name} WHERE {pk} = ? ORDER BY {sk}"
+        self._delete_one = f"DELETE FROM {t.name} WHERE {pk} = ? AND {sk} = ?"
+        self._delete_partition = f"DELETE FROM {t.name} WHERE {pk} = ?"
+        self._delete_sort = f"DELETE FROM {t.name} WHERE {sk} = ? AND {pk} LIKE 'user#%'"
+
+    def create_tables(self) -> None:
+        create_tables(self._database, self._schema)
+
+    def add_role(self, role: Role) -> None:
+        with self._database.write() as connection:
+            inserted = connection.execute(
+                self._table.insert_if_absent, self._table.row(build_role_record(role))
+            ).rowcount
+            if not inserted:
+                raise RoleAlreadyExistsError(role.name)
+            self._bump(connection)
+
+    def list_roles(self) -> list[Role]:
+        return sorted_roles([parse_role_record(i) for i in self._items() if is_role(i)])
+
+    def delete_role(self, role_name: str) -> None:
+        with self._database.write() as connection:
+            self._require_role(connection, role_name)
+            connection.execute(self._delete_partition, (role_partition(role_name),))
+            connection.execute(self._delete_sort, (assignment_sort(role_name),))
+            self._bump(connection)
+
+    def assign(self, assignment: RoleAssignment) -> None:
+        with self._database.write() as connection:
+            self._require_role(connection, assignment.role)
+            connection.execute(
+                self._table.upsert, self._table.row(build_assignment_record(assignment))
+            )
+
+    def unassign(self, assignment: RoleAssignment) -> bool:
+        key = (user_partition(assignment.user_id), assignment_sort(assignment.role))
+        with self._database.write() as connection:
+            return bool(connection.execute(self._delete_one, key).rowcount)
+
+    def list_assignments(self, user_id: str | None = None) -> list[RoleAssignment]:
+        if user_id is None:
+            items = [i for i in self._items() if is_assignment(i)]
+        else:
+            with self._database.read() as connection:
+                rows = connection.execute(self._partition, (user_partition(user_id),)).fetchall()
+            items = [load_item(text) for (text,) in rows]
+        return sorted_assignments([parse_assignment_record(item) for item in items])
+
+    def roles_of(self, user_id: str) -> tuple[str, ...]:
+        return tuple(a.role for a in self.list_assignments(user_id))
+
+    def put_constraints(self, constraints: Sequence[Constraint]) -> None:
+        if not constraints:
+            return
+        with self._database.write() as connection:
+            for role_name in sorted({c.role for c in constraints}):
+                self._require_role(connection, role_name)
+            rows = self._table.rows(build_constraint_record(c) for c in constraints)
+            connection.executemany(self._table.upsert, rows)
+            self._bump(connection)
+
+    def list_constraints(self, role_name: str | None = None) -> list[Constraint]:
+        if role_name is None:
+            items = [i for i in self._items() if is_constraint(i)]
+        else:
+            with self._database.read() as connection:
+                rows = connection.execute(self._partition, (role_partition(role_name),)).fetchall()
+            items = [item for item in (load_item(text) for (text,) in rows) if is_constraint(item)]
+        return sorted_constraints([parse_constraint_record(item) for item in items])
+
+    def revision(self) -> str:
+        with self._database.read() as connection:
+            return self._revision(connection)
+
+    def policy(self) -> AuthorizationPolicy:
+        with self._database.read() as connection:  # one snapshot: the revision matches the rows
+            revision = self._revision(connection)
+            items = [load_item(text) for (text,) in connection.execute(self._all).fetchall()]
+        return AuthorizationPolicy(
+            revision=revision,
+            roles=tuple(sorted_roles([parse_role_record(i) for i in items if is_role(i)])),
+            constraints=tuple(
+                sorted_constraints([parse_constraint_record(i) for i in items if is_constraint(i)])
+            ),
+        )
+
+    def _items(self) -> list[Item]:
+        with self._database.read() as connection:
+            return [load_item(text) for (text,) in connection.execute(self._all).fetchall()]
+
+    def _require_role(self, connection: sqlite3.Connection, role_name: str) -> None:
+        if connection.execute(self._one, (role_partition(role_name), ROLE_SORT)).fetchone() is None:
+            raise RoleNotFoundError(role_name)
+
+    def _revision(self, connection: sqlite3.Connection) -> str:
+        row = connection.execute(self._one, (REVISION_KEY, REVISION_KEY)).fetchone()
+        return str(load_item(row[0])[REVISION]) if row else "0"
+
+    def _bump(self, connection: sqlite3.Connection) -> None:
+        # Inside the write's BEGIN IMMEDIATE: no other writer runs between the read and the put.
+        next_revision = int(self._revision(connection)) + 1
+        item = revision_key() | {REVISION: next_revision}
+        connection.execute(self._table.upsert, self._table.row(item))

@@ -1,0 +1,93 @@
+"""`wfx auth`: roles, user-role assignments and permission templates, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.e2e.cli import Wfx, assert_bad_input
+
+
+def test_roles_users_and_templates_round_trip(wfx: Wfx) -> None:
+    created = wfx("auth", "roles", "create", "analyst", "--description", "reads db1", "--json")
+    assert created.code == 0, str(created)
+    assert created.json() == {"roleName": "analyst", "description": "reads db1"}
+
+    templates = wfx("auth", "templates", "list", "--json").json()["Items"]
+    by_name = {t["name"]: t for t in templates}
+    assert set(by_name) == {
+        "admin",
+        "Database Admin",
+        "Database User",
+        "Database Read-Only",
+        "Global Read-Only",
+    }
+    assert by_name["Database User"]["variables"] == ["DATABASE_ID"]
+
+    applied = wfx(
+        "auth",
+        "templates",
+        "apply",
+        "Database User",
+        "--role",
+        "analyst",
+        "--database",
+        "db1",
+        "--json",
+    )
+    assert applied.code == 0, str(applied)
+    body = applied.json()
+    assert (body["roleName"], body["databaseId"], body["roleCreated"]) == ("analyst", "db1", False)
+    denies = [
+        c for c in body["constraints"] if {"action": "GET", "type": "deny"} in c["groupPermissions"]
+    ]
+    assert [c["criteriaAnd"][0]["value"] for c in denies] == ["/logs"]
+
+    assert wfx("auth", "users", "assign", "alice@example.com", "analyst").code == 0
+    assert wfx("auth", "users", "assign", "alice@example.com", "analyst").code == 0  # idempotent
+    listed = wfx("auth", "users", "list", "--json").json()["Items"]
+    assert listed == [{"userId": "alice@example.com", "roleName": "analyst", "assigned": True}]
+
+    gone = wfx("auth", "users", "unassign", "alice@example.com", "analyst")
+    assert "no longer holds" in gone.stdout
+    assert wfx("auth", "roles", "delete", "analyst").code == 0
+    assert wfx("auth", "roles", "list", "--json").json() == {"Items": []}
+
+
+def test_a_users_own_vams_template_file_applies_and_creates_the_role(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    template = {
+        "metadata": {"name": "Deny tagged assets", "description": "no secret assets"},
+        "variables": [],
+        "constraints": [
+            {
+                "name": "{{ROLE_NAME}}-deny-secret-assets",
+                "objectType": "asset",
+                "criteriaAnd": [{"field": "tags", "operator": "is_one_of", "value": "secret"}],
+                "groupPermissions": [{"action": "GET", "type": "deny"}],
+            }
+        ],
+    }
+    path = tmp_path / "deny.json"
+    path.write_text(json.dumps(template))
+    applied = wfx("auth", "templates", "apply", str(path), "--role", "careful")
+    assert applied.code == 0, str(applied)
+    assert "1 constraints (role created)" in applied.stdout
+    roles = wfx("auth", "roles", "list", "--json").json()["Items"]
+    assert roles == [{"roleName": "careful", "description": "no secret assets"}]
+
+
+def test_bad_auth_input_is_one_line_naming_the_field_and_the_rule(wfx: Wfx, tmp_path: Path) -> None:
+    assert_bad_input(wfx("auth", "roles", "create", "role::x"), "name", "':'")
+    assert_bad_input(wfx("auth", "users", "assign", "bob", "ghost"), "role 'ghost' not found")
+    assert_bad_input(
+        wfx("auth", "templates", "apply", "Database User", "--role", "r"), "DATABASE_ID"
+    )
+    assert_bad_input(wfx("auth", "templates", "apply", "no-such", "--role", "r"), "no-such")
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"metadata": {"name": "x"}, "constraints": [{"name": "c"}]}))
+    assert_bad_input(
+        wfx("auth", "templates", "apply", str(broken), "--role", "r"), "objectType", "broken.json"
+    )
+    assert wfx("auth", "roles", "list", "--json").json() == {"Items": []}  # nothing written
