@@ -28,6 +28,7 @@ from application.use_cases.deploy_workflow_version import (
 from application.use_cases.get_execution import GetExecution
 from application.use_cases.get_execution_details import GetExecutionDetails
 from application.use_cases.get_execution_logs import GetExecutionLogs
+from application.use_cases.get_execution_metadata import GetExecutionMetadata
 from application.use_cases.handle_execution_error import HandleExecutionError
 from application.use_cases.import_asset_files import ImportAssetFiles
 from application.use_cases.launch_execution import LaunchExecution
@@ -383,6 +384,9 @@ class Container(containers.DeclarativeContainer):
         available_logs=available_log_finder,
         state_machines=sub_execution_reader,
         clock=clock,
+    )
+    get_execution_metadata = providers.Factory(
+        GetExecutionMetadata, store=execution_store, available_logs=available_log_finder
     )
     local_log_reader = providers.Singleton(_local_log_reader, config.home)
     cloudwatch_log_reader = providers.Singleton(_cloudwatch_log_reader, logs_client.provider)

@@ -484,6 +484,44 @@ def executions_show(
         print_sub_executions(details, _console())
 
 
+@executions_app.command("metadata")
+def executions_metadata(
+    execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
+    collection: Annotated[
+        str,
+        typer.Option(
+            help="A collection path, as `executions show --json` names it in truncatedCollections "
+            "(inputs, pipelineExecutions, pipelineExecutions[ID].outputFiles, ...)."
+        ),
+    ],
+    max_items: Annotated[int, typer.Option(min=1, max=1000, help="Page size, 1 to 1000.")] = 100,
+    starting_token: Annotated[
+        str | None, typer.Option(help="A nextToken of truncatedCollections, or of the last page.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Page one collection of a run's details (the rest of one that `show` cut)."""
+    from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
+    from entrypoints.responses import ExecutionMetadataPageResponse
+
+    query = GetExecutionMetadataQuery(
+        workflow_execution_id=execution_id,
+        collection=collection,
+        max_items=max_items,
+        starting_token=starting_token,
+    )
+    page = ExecutionMetadataPageResponse.of(_container().get_execution_metadata().execute(query))
+    from entrypoints.cli.render import dump_json
+
+    if json_output:
+        _echo(dump_json(page.dump()))
+        return
+    for item in page.items:
+        _echo(dump_json(item.dump()))
+    if page.next_token:
+        _console().print(f"\nNext page: --starting-token {page.next_token}", soft_wrap=True)
+
+
 @executions_app.command("logs")
 def executions_logs(
     execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
