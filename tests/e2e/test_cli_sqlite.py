@@ -198,6 +198,24 @@ def test_an_empty_list_says_so(mesh: MeshRun) -> None:
     assert listing.strip() == "No executions."
 
 
+def test_a_list_filters_by_status_and_by_the_assets_direction(mesh: MeshRun) -> None:
+    def listed(*options: str) -> list[str]:
+        page = mesh.wfx.json("executions", "list", *options)
+        return [e["workflowExecutionId"] for e in page["Items"]]
+
+    assert listed("--status", "SUCCEEDED") == [mesh.execution_id]
+    assert listed("--status", "FAILED") == []
+    assert listed("--asset", "demo/meshes", "--direction", "read") == [mesh.execution_id]
+    assert listed("--asset", "demo/meshes", "--direction", "wrote") == []
+    assert listed("--asset", "demo/mesh-results", "--direction", "wrote") == [mesh.execution_id]
+
+
+def test_a_direction_without_an_asset_is_bad_input(mesh: MeshRun) -> None:
+    outcome = mesh.wfx("executions", "list", "--direction", "read")
+    assert outcome.code == 2, str(outcome)
+    assert "direction" in outcome.stderr
+
+
 # -- show -----------------------------------------------------------------------------------------
 
 

@@ -876,16 +876,12 @@ class DynamoDbExecutionStore:
     def list_executions(
         self, scope: ListScope, partition: str | None, limit: int, token: str | None
     ) -> Page[WorkflowExecution]:
-        if limit < 1:
-            raise InvalidInputError(f"limit: must be at least 1, got {limit}")
+        # ListExecutions has checked the arguments: limit in bounds, a non-empty partition
         table_name, spec = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
         index = spec.index(_LIST_INDEXES[ListScope(scope)])
         if scope is ListScope.ALL:
             partition = ALL_LIST_PARTITION
-        elif partition is None:
-            raise InvalidInputError(f"{index.partition.name}: the {scope} list needs a value")
-        if not partition:
-            return Page(items=())  # no item can carry an empty index key
+        assert partition is not None
         request: dict[str, Any] = {
             "TableName": table_name,
             "IndexName": index.name,
@@ -918,8 +914,6 @@ class DynamoDbExecutionStore:
         older_than: ExecutionRef | None,
         limit: int,
     ) -> list[ExecutionRef]:
-        if limit < 1 or not asset_key:
-            return []
         table, index_name = _ASSET_INDEXES[AssetDirection(direction)]
         table_name, spec = self._table(table)
         index = spec.index(index_name)

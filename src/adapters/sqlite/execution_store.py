@@ -75,7 +75,6 @@ from domain.authorization import AccessFacts
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
-    InvalidInputError,
     PipelineExecutionNotFoundError,
 )
 from domain.execution import (
@@ -640,14 +639,9 @@ class SqliteExecutionStore:
     def list_executions(
         self, scope: ListScope, partition: str | None, limit: int, token: str | None
     ) -> Page[WorkflowExecution]:
-        if limit < 1:
-            raise InvalidInputError(f"limit: must be at least 1, got {limit}")
+        # ListExecutions has checked the arguments: limit in bounds, a non-empty partition
         if scope is ListScope.ALL:
             partition = ALL_LIST_PARTITION
-        elif partition is None:
-            raise InvalidInputError(f"partition: the {scope.value} list needs a value")
-        elif not partition:
-            return Page(items=())  # sparse keys: no row holds an empty one
         position = decode_token(token) if token is not None else ()
         sql = self._sql.list_executions(scope, continued=bool(position))
         with self._database.read() as connection:
@@ -663,8 +657,6 @@ class SqliteExecutionStore:
     def asset_execution_refs(
         self, asset_key: str, direction: AssetDirection, older_than: ExecutionRef | None, limit: int
     ) -> list[ExecutionRef]:
-        if limit < 1 or not asset_key:
-            return []
         position: tuple[str, ...] = ()
         if older_than is not None:
             position = (older_than.execution_start_date, older_than.workflow_execution_id)

@@ -410,13 +410,20 @@ def executions_list(
     asset: Annotated[
         str | None, typer.Option(metavar="DATABASE_ID/ASSET_ID", help="Runs that read or wrote it.")
     ] = None,
+    direction: Annotated[
+        str | None,
+        typer.Option(metavar="read|wrote|both", help="With --asset: runs that read it, wrote it."),
+    ] = None,
+    status: Annotated[
+        str | None, typer.Option(metavar="STATUS", help="Only runs of this status (RUNNING, ...).")
+    ] = None,
     limit: Annotated[int, typer.Option(min=1, max=100, help="Page size, 1 to 100.")] = 20,
     starting_token: Annotated[
         str | None, typer.Option(help="Token printed by the previous page.")
     ] = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """List executions newest first: all, or by workflow, group or asset."""
+    """List executions newest first: all, or by workflow, group or asset; by status too."""
     from application.use_cases.list_executions import ListExecutionsQuery
     from domain.errors import InvalidInputError
 
@@ -424,8 +431,16 @@ def executions_list(
     given = [option for option, value in filters.items() if value is not None]
     if len(given) > 1:
         raise InvalidInputError(f"{' and '.join(given)}: give at most one of {', '.join(filters)}")
-    query = ListExecutionsQuery(
-        workflow=workflow, group=group, asset=asset, limit=limit, starting_token=starting_token
+    query = ListExecutionsQuery.model_validate(
+        {
+            "workflow": workflow,
+            "group": group,
+            "asset": asset,
+            "direction": direction,
+            "status": status,
+            "limit": limit,
+            "starting_token": starting_token,
+        }
     )
     page = _container().list_executions().execute(query)
     if json_output:
