@@ -29,6 +29,7 @@ from application.use_cases.get_execution import GetExecution
 from application.use_cases.get_execution_details import GetExecutionDetails
 from application.use_cases.get_execution_logs import GetExecutionLogs
 from application.use_cases.get_execution_metadata import GetExecutionMetadata
+from application.use_cases.get_execution_progress import GetExecutionProgress
 from application.use_cases.handle_execution_error import HandleExecutionError
 from application.use_cases.import_asset_files import ImportAssetFiles
 from application.use_cases.launch_execution import LaunchExecution
@@ -385,6 +386,7 @@ class Container(containers.DeclarativeContainer):
         state_machines=sub_execution_reader,
         clock=clock,
     )
+    get_execution_progress = providers.Factory(GetExecutionProgress, store=execution_store)
     get_execution_metadata = providers.Factory(
         GetExecutionMetadata, store=execution_store, available_logs=available_log_finder
     )

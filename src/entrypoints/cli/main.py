@@ -357,7 +357,6 @@ def _wait_or_abort(
 
 def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
     runner = container.local_runner()
-    store = container.execution_store()
 
     def join(timeout: float) -> bool:
         return bool(runner.join(execution_id, timeout=timeout))
@@ -366,16 +365,17 @@ def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
     if show_progress and console.is_terminal:
         from entrypoints.cli.progress import follow_run
 
-        follow_run(store, execution_id, join, console)
+        follow_run(container.get_execution_progress(), execution_id, join, console)
         return _read(container, execution_id)
     while not join(1.0):
         pass
     execution = _read(container, execution_id)
     if show_progress:
-        from domain.execution import chain_order
+        from application.use_cases.get_execution_progress import GetExecutionProgressQuery
         from domain.redaction import redact
 
-        for step in chain_order(store.list_steps(execution_id)):
+        query = GetExecutionProgressQuery(workflow_execution_id=execution_id)
+        for step in container.get_execution_progress().execute(query).steps:
             line = f"{step.step_index + 1}. {step.pipeline_id}: {step.status.value}"
             console.print(
                 line + (f" ({redact(step.error).strip().splitlines()[-1]})" if step.error else ""),
