@@ -17,9 +17,14 @@ from domain.constraints import AuthorizationPolicy, Constraint, Role, RoleAssign
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
+    ExecutionInput,
     LaunchRecords,
     OutputFile,
+    OutputMetadata,
+    OutputResult,
     PipelineExecution,
+    StepInputMetadata,
+    StepLog,
     StepOutputs,
     WorkflowExecution,
 )
@@ -42,6 +47,22 @@ class AssetDirection(StrEnum):
 
     INPUT = "input"
     OUTPUT = "output"
+
+
+class RowCollection(StrEnum):
+    """A run's row tables that can grow large: one partition each (the run's id for inputs, a
+    step's id for the rest), read in sort-key order. Values are the details' field names."""
+
+    INPUTS = "inputs"
+    INPUT_METADATA = "inputMetadata"
+    OUTPUT_FILES = "outputFiles"
+    OUTPUT_METADATA = "outputMetadata"
+    OUTPUT_RESULTS = "outputResults"
+    LOGS = "logs"
+
+
+# One row of a RowCollection; each has a `row_key` (its sort key), the paging cursor.
+Row = ExecutionInput | StepInputMetadata | OutputFile | OutputMetadata | OutputResult | StepLog
 
 
 class AttemptNumberTakenError(Exception):
@@ -161,12 +182,23 @@ class ExecutionStore(Protocol):
     def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]: ...
 
     def get_details(
-        self, workflow_execution_id: str, include_outputs: bool = True
+        self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
     ) -> ExecutionDetails:
         """Every row of the run; steps in any order (the use case walks the chain).
 
         Without outputs, the four per-step output tables are not read (a runner needs only the
-        steps, their configurations and the inputs).
+        steps, their configurations and the inputs). With `row_limit`, each RowCollection holds
+        at most that many rows per partition, the first by sort key (a run can have 20k inputs).
+        """
+        ...
+
+    def list_rows(
+        self, collection: RowCollection, partition: str, after: str | None, limit: int
+    ) -> list[Row]:
+        """Up to `limit` rows of one partition whose sort key is past `after`, by sort key.
+
+        `partition` is the run's id for INPUTS, a step's id for the others; `after` is the
+        `row_key` of the last row already read. Arguments are valid (the use case checks).
         """
         ...
 

@@ -14,6 +14,7 @@ from domain.stages import SubExecutionState, SubExecutionWarning
 from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
 from domain.sub_processes import SubExecutionStop
 from domain.triggers import TriggerType
+from domain.truncation import TruncatedCollection
 from domain.workflow import ExecutionType, InputFileArity
 
 
@@ -166,6 +167,11 @@ class ExecutionInput(_Record):
     def asset_key(self) -> str:
         return f"{self.database_id}:{self.asset_id}"
 
+    @property
+    def row_key(self) -> str:
+        """Its sort key (seed 000 databaseId:assetId:inputAssetFileKey): the paging cursor."""
+        return f"{self.database_id}:{self.asset_id}:{self.input_asset_file_key}"
+
 
 class ExecutionConfiguration(_Record):
     """The run's request as launched: its output target (absent for a results-only run)."""
@@ -209,6 +215,10 @@ class StepInputMetadata(_Record):
     file_path: str
     metadata: tuple[tuple[str, str], ...]
 
+    @property
+    def row_key(self) -> str:
+        return f"{self.database_id}:{self.asset_id}:{self.file_path}"
+
 
 class PipelineInputFile(_Record):
     """PipelineExecutionInputFiles: written only by the data migration, never at run time."""
@@ -229,6 +239,10 @@ class OutputFile(_Record):
     size: int
     etag: str
 
+    @property
+    def row_key(self) -> str:
+        return f"{self.file_type}:{self.relative_file_path}"
+
 
 class OutputMetadata(_Record):
     pipeline_execution_id: str
@@ -236,6 +250,10 @@ class OutputMetadata(_Record):
     target_file_path: str
     metadata_key: str
     value: str
+
+    @property
+    def row_key(self) -> str:
+        return f"{self.target_file_path}:{self.metadata_key}"
 
 
 class OutputResult(_Record):
@@ -247,6 +265,10 @@ class OutputResult(_Record):
     output_asset_id: str | None = None
     asset_version_id: str | None = None
 
+    @property
+    def row_key(self) -> str:
+        return self.relative_file_path
+
 
 class StepLog(_Record):
     pipeline_execution_id: str
@@ -255,6 +277,10 @@ class StepLog(_Record):
     status: str
     message: str
     log_location: str = ""
+
+    @property
+    def row_key(self) -> str:
+        return self.log_type
 
 
 class LaunchRecords(_Record):
@@ -294,6 +320,8 @@ class ExecutionDetails(_Record):
     steps: tuple[StepDetails, ...] = ()
     sub_execution_warnings: tuple[SubExecutionWarning, ...] = ()
     log_warnings: tuple[str, ...] = ()  # a log destination that could not be looked up
+    # seed 000: a bounded collection is never returned without naming what it dropped
+    truncated_collections: tuple[TruncatedCollection, ...] = ()
 
 
 def chain_order(

@@ -33,6 +33,8 @@ from application.use_cases.describe_execution import DescribeExecution
 from application.use_cases.get_execution import GetExecution
 from application.use_cases.get_execution_details import GetExecutionDetails
 from application.use_cases.get_execution_logs import GetExecutionLogs
+from application.use_cases.get_execution_metadata import GetExecutionMetadata
+from application.use_cases.get_execution_progress import GetExecutionProgress
 from application.use_cases.handle_execution_error import HandleExecutionError
 from application.use_cases.import_asset_files import ImportAssetFiles
 from application.use_cases.launch_execution import LaunchExecution
@@ -478,6 +480,10 @@ class Container(containers.DeclarativeContainer):
         available_logs=available_log_finder,
         state_machines=sub_execution_reader,
         clock=clock,
+    )
+    get_execution_progress = providers.Factory(GetExecutionProgress, store=execution_store)
+    get_execution_metadata = providers.Factory(
+        GetExecutionMetadata, store=execution_store, available_logs=available_log_finder
     )
     local_log_reader = providers.Singleton(_local_log_reader, config.home)
     cloudwatch_log_reader = providers.Singleton(_cloudwatch_log_reader, logs_client.provider)

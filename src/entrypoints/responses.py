@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 from pydantic.alias_generators import to_camel
@@ -19,6 +19,7 @@ from application.use_cases.administer_roles import AppliedTemplate
 from application.use_cases.delete_execution import DeleteResult
 from application.use_cases.describe_execution import ExecutionDescription
 from application.use_cases.get_execution_logs import ExecutionLogs, LogSourceReport
+from application.use_cases.get_execution_metadata import DetailItem
 from application.use_cases.publish_registration import PublishedRegistration
 from application.use_cases.sweep_aborts import SweepAbortsResult
 from domain.assets import AssetFile
@@ -45,6 +46,7 @@ from domain.permission_templates import ROLE_NAME_VARIABLE, PermissionTemplate
 from domain.redaction import REDACTED, is_secret_name, redact, redact_lines, redact_optional
 from domain.stages import StageState, SubExecutionState, SubExecutionWarning
 from domain.sub_processes import SubExecutionStop
+from domain.truncation import TruncatedCollection
 from domain.workflow import StepDefinition, WorkflowVersion
 
 
@@ -675,7 +677,12 @@ class StepDetailsResponse(Response):
 
 
 class ExecutionDetailsResponse(Response):
-    """The details route: the main row, its configuration and inputs, the steps in chain order."""
+    """The details route: the main row, its configuration and inputs, the steps in chain order.
+
+    Every collection is bounded; `truncatedCollections` is always present and names each one
+    that was cut (`[]` when none was), with the token that pages its rest through the
+    details/metadata route (ExecutionMetadataPageResponse).
+    """
 
     execution: ExecutionResponse
     configuration: ExecutionConfigurationResponse | None = None
@@ -683,6 +690,7 @@ class ExecutionDetailsResponse(Response):
     pipeline_executions: tuple[StepDetailsResponse, ...] = ()
     available_log_warnings: tuple[str, ...] | None = None
     sub_execution_warnings: tuple[SubExecutionWarningResponse, ...] | None = None
+    truncated_collections: tuple[TruncatedCollectionResponse, ...] = ()
 
     @classmethod
     def of(cls, details: ExecutionDetails, with_sub_executions: bool = False) -> Self:
@@ -702,6 +710,9 @@ class ExecutionDetailsResponse(Response):
             )
             if with_sub_executions
             else None,
+            truncated_collections=tuple(
+                TruncatedCollectionResponse.of(cut) for cut in details.truncated_collections
+            ),
         )
 
 
@@ -1115,3 +1126,85 @@ class AppliedTemplateResponse(Response):
             role_created=applied.role_created,
             constraints=tuple(ConstraintResponse.of(c) for c in applied.constraints),
         )
+
+
+# -- bounded details: truncatedCollections and the details/metadata page ------------------------
+
+
+class TruncatedCollectionResponse(Response):
+    """A collection the details cut: its path, how many it returned, how many there are (or
+    "more" when not counted), and the details/metadata token that continues after them."""
+
+    collection: str
+    returned: int
+    total: int | Literal["more"]
+    next_token: str | None = None
+
+    @classmethod
+    def of(cls, cut: TruncatedCollection) -> Self:
+        return cls(
+            collection=cut.collection,
+            returned=cut.returned,
+            total=cut.total,
+            next_token=cut.next_token,
+        )
+
+
+MetadataItemResponse = (
+    ExecutionInputResponse
+    | PipelineExecutionResponse
+    | StepInputMetadataResponse
+    | OutputFileResponse
+    | OutputMetadataResponse
+    | OutputResultResponse
+    | StepLogResponse
+    | AttemptResponse
+    | AvailableLogResponse
+    | RegisteredLogResponse
+    | RegisteredSubExecutionResponse
+)
+
+
+def metadata_item(item: DetailItem) -> MetadataItemResponse:
+    """The response shape of one item: the one it has inside the details document."""
+    match item:
+        case ExecutionInput():
+            return ExecutionInputResponse.of(item)
+        case PipelineExecution():
+            return PipelineExecutionResponse.of(item)
+        case StepInputMetadata():
+            return StepInputMetadataResponse.of(item)
+        case OutputFile():
+            return OutputFileResponse.of(item)
+        case OutputMetadata():
+            return OutputMetadataResponse.of(item)
+        case OutputResult():
+            return OutputResultResponse.of(item)
+        case StepLog():
+            return StepLogResponse.of(item)
+        case TaskExecution():
+            return AttemptResponse.of(item)
+        case AvailableLog():
+            return AvailableLogResponse.of(item)
+        case RegisteredLog():
+            return RegisteredLogResponse.of(item)
+        case RegisteredSubExecution():
+            return RegisteredSubExecutionResponse.of(item)
+    raise TypeError(f"not an item of a details collection: {type(item).__name__}")
+
+
+class ExecutionMetadataPageResponse(Response):
+    """The details/metadata route: one page of one collection; `NextToken` continues it."""
+
+    items: tuple[MetadataItemResponse, ...] = Field(alias="Items")
+    next_token: str | None = Field(default=None, alias="NextToken")
+
+    @classmethod
+    def of(cls, page: Page[DetailItem]) -> Self:
+        return cls(items=tuple(map(metadata_item, page.items)), next_token=page.next_token)
+
+    def dump(self) -> dict[str, Any]:
+        # as on every list: NextToken is said even when null, so a client pages until it is
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True) | {
+            "NextToken": self.next_token
+        }

@@ -102,11 +102,6 @@ def test_a_malformed_token_is_refused(seven_runs: ExecutionStore, token: str) ->
         seven_runs.list_executions(ListScope.ALL, None, 3, token)
 
 
-def test_a_workflow_list_needs_a_partition(execution_store: ExecutionStore) -> None:
-    with pytest.raises(InvalidInputError):
-        execution_store.list_executions(ListScope.WORKFLOW, None, 3, None)
-
-
 # -- an asset's executions -------------------------------------------------------------------
 
 ASSET = "db1:asset1"

@@ -198,6 +198,24 @@ def test_an_empty_list_says_so(mesh: MeshRun) -> None:
     assert listing.strip() == "No executions."
 
 
+def test_a_list_filters_by_status_and_by_the_assets_direction(mesh: MeshRun) -> None:
+    def listed(*options: str) -> list[str]:
+        page = mesh.wfx.json("executions", "list", *options)
+        return [e["workflowExecutionId"] for e in page["Items"]]
+
+    assert listed("--status", "SUCCEEDED") == [mesh.execution_id]
+    assert listed("--status", "FAILED") == []
+    assert listed("--asset", "demo/meshes", "--direction", "read") == [mesh.execution_id]
+    assert listed("--asset", "demo/meshes", "--direction", "wrote") == []
+    assert listed("--asset", "demo/mesh-results", "--direction", "wrote") == [mesh.execution_id]
+
+
+def test_a_direction_without_an_asset_is_bad_input(mesh: MeshRun) -> None:
+    outcome = mesh.wfx("executions", "list", "--direction", "read")
+    assert outcome.code == 2, str(outcome)
+    assert "direction" in outcome.stderr
+
+
 # -- show -----------------------------------------------------------------------------------------
 
 
@@ -226,7 +244,14 @@ def details(mesh: MeshRun) -> dict[str, Any]:
 def test_show_as_json_carries_every_record_of_the_run(
     mesh: MeshRun, details: dict[str, Any]
 ) -> None:
-    assert set(details) == {"execution", "configuration", "inputs", "pipelineExecutions"}
+    assert set(details) == {
+        "execution",
+        "configuration",
+        "inputs",
+        "pipelineExecutions",
+        "truncatedCollections",
+    }
+    assert details["truncatedCollections"] == []  # said even when nothing was cut
     [listed] = mesh.wfx.json("executions", "list", "--group", "nightly")["Items"]
     assert details["execution"] == listed
     configuration = details["configuration"]
@@ -280,6 +305,32 @@ def test_show_of_an_unknown_id_is_bad_input(mesh: MeshRun) -> None:
     assert outcome.stderr_lines == [
         "error: execution 00000000-0000-4000-8000-000000000000 not found"
     ]
+
+
+def test_metadata_pages_one_collection_as_json(mesh: MeshRun, details: dict[str, Any]) -> None:
+    first = mesh.wfx.json(
+        "executions", "metadata", mesh.execution_id, "--collection", "inputs", "--max-items", "1"
+    )
+    assert len(first["Items"]) == 1 and first["NextToken"]
+    rest = mesh.wfx.json(
+        "executions",
+        "metadata",
+        mesh.execution_id,
+        "--collection",
+        "inputs",
+        "--max-items",
+        "1000",
+        "--starting-token",
+        first["NextToken"],
+    )
+    assert rest["NextToken"] is None
+    assert first["Items"] + rest["Items"] == details["inputs"]
+
+
+def test_metadata_of_an_unknown_collection_names_the_allowed_ones(mesh: MeshRun) -> None:
+    outcome = mesh.wfx("executions", "metadata", mesh.execution_id, "--collection", "outputs")
+    assert outcome.code == 2, str(outcome)
+    assert "collection: must be one of inputs, pipelineExecutions" in outcome.stderr
 
 
 # -- homes of their own ---------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from adapters.dynamodb.requests import (
     batch_get,
     batch_put,
     get_item,
+    query_first,
     query_partition,
     unique_puts,
 )
@@ -76,6 +77,7 @@ from adapters.registration import (
     registration_attributes,
     registration_version,
 )
+from adapters.row_collections import ROW_PARSERS, ROW_TABLES
 from adapters.tables import (
     RUN_ROW_TABLES,
     STEP_ROW_TABLES,
@@ -90,6 +92,8 @@ from application.ports import (
     AttemptNumberTakenError,
     ExecutionRef,
     ListScope,
+    Row,
+    RowCollection,
     RunNotOpenError,
 )
 from domain.attempts import TaskExecution
@@ -857,26 +861,51 @@ class DynamoDbExecutionStore:
         )
         return parse_execution_configuration_record(item) if item else None
 
+    def list_rows(
+        self, collection: RowCollection, partition: str, after: str | None, limit: int
+    ) -> list[Row]:
+        table_name, spec = self._table(ROW_TABLES[collection])
+        assert spec.sort is not None  # every row collection's table has a sort key
+        items = query_first(
+            self._client,
+            table_name,
+            (spec.partition.name, partition),
+            spec.sort.name,
+            after,
+            limit,
+        )
+        parse = ROW_PARSERS[collection]
+        return [parse(item) for item in items]
+
+    def _rows(self, collection: RowCollection, partition: str, limit: int | None) -> list[Item]:
+        """A partition's rows: all of them, or the first `limit` by sort key."""
+        table_name, spec = self._table(ROW_TABLES[collection])
+        if limit is None:
+            return query_partition(self._client, table_name, spec.partition.name, partition)
+        assert spec.sort is not None
+        return query_first(
+            self._client, table_name, (spec.partition.name, partition), spec.sort.name, None, limit
+        )
+
     def get_details(
-        self, workflow_execution_id: str, include_outputs: bool = True
+        self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
     ) -> ExecutionDetails:
         execution = self.get_execution(workflow_execution_id)
         configuration = self.get_configuration(workflow_execution_id)
-        inputs_table, inputs_spec = self._table(ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
-        inputs = query_partition(
-            self._client, inputs_table, inputs_spec.partition.name, workflow_execution_id
-        )
+        inputs = self._rows(RowCollection.INPUTS, workflow_execution_id, row_limit)
         return ExecutionDetails(
             execution=execution,
             configuration=configuration,
             inputs=tuple(parse_execution_input_record(row) for row in inputs),
             steps=tuple(
-                self._step_details(step, include_outputs)
+                self._step_details(step, include_outputs, row_limit)
                 for step in self.list_steps(workflow_execution_id)
             ),
         )
 
-    def _step_details(self, step: PipelineExecution, include_outputs: bool) -> StepDetails:
+    def _step_details(
+        self, step: PipelineExecution, include_outputs: bool, row_limit: int | None
+    ) -> StepDetails:
         step_id = step.pipeline_execution_id
         configuration_table, _ = self._table(ResourceKeys.PIPELINE_INPUT_CONFIGURATION)
         configuration = get_item(
@@ -884,38 +913,29 @@ class DynamoDbExecutionStore:
             configuration_table,
             {"pipelineExecutionId": step_id, "recordType": CONFIGURATION_RECORD_TYPE},
         )
-        rows = self._step_rows
+
+        def rows(collection: RowCollection) -> list[Item]:
+            return self._rows(collection, step_id, row_limit)
+
         return StepDetails(
             step=step,
             configuration=parse_step_input_configuration_record(configuration)
             if configuration
             else None,
             input_metadata=tuple(
-                parse_step_input_metadata_record(row)
-                for row in rows(ResourceKeys.PIPELINE_INPUT_METADATA, step_id)
+                parse_step_input_metadata_record(row) for row in rows(RowCollection.INPUT_METADATA)
             ),
-            outputs=self._step_outputs(step_id) if include_outputs else StepOutputs(),
+            outputs=StepOutputs(
+                files=tuple(map(parse_output_file_record, rows(RowCollection.OUTPUT_FILES))),
+                metadata=tuple(
+                    map(parse_output_metadata_record, rows(RowCollection.OUTPUT_METADATA))
+                ),
+                results=tuple(map(parse_output_result_record, rows(RowCollection.OUTPUT_RESULTS))),
+                logs=tuple(map(parse_step_log_record, rows(RowCollection.LOGS))),
+            )
+            if include_outputs
+            else StepOutputs(),
             attempts=tuple(self.list_attempts([step_id])) if include_outputs else (),
-        )
-
-    def _step_outputs(self, step_id: str) -> StepOutputs:
-        rows = self._step_rows
-        return StepOutputs(
-            files=tuple(
-                parse_output_file_record(row)
-                for row in rows(ResourceKeys.PIPELINE_OUTPUT_FILES, step_id)
-            ),
-            metadata=tuple(
-                parse_output_metadata_record(row)
-                for row in rows(ResourceKeys.PIPELINE_OUTPUT_METADATA, step_id)
-            ),
-            results=tuple(
-                parse_output_result_record(row)
-                for row in rows(ResourceKeys.PIPELINE_OUTPUT_RESULTS, step_id)
-            ),
-            logs=tuple(
-                parse_step_log_record(row) for row in rows(ResourceKeys.PIPELINE_LOGS, step_id)
-            ),
         )
 
     # -- lists --------------------------------------------------------------------------------
@@ -923,16 +943,12 @@ class DynamoDbExecutionStore:
     def list_executions(
         self, scope: ListScope, partition: str | None, limit: int, token: str | None
     ) -> Page[WorkflowExecution]:
-        if limit < 1:
-            raise InvalidInputError(f"limit: must be at least 1, got {limit}")
+        # ListExecutions has checked the arguments: limit in bounds, a non-empty partition
         table_name, spec = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
         index = spec.index(_LIST_INDEXES[ListScope(scope)])
         if scope is ListScope.ALL:
             partition = ALL_LIST_PARTITION
-        elif partition is None:
-            raise InvalidInputError(f"{index.partition.name}: the {scope} list needs a value")
-        if not partition:
-            return Page(items=())  # no item can carry an empty index key
+        assert partition is not None
         request: dict[str, Any] = {
             "TableName": table_name,
             "IndexName": index.name,
@@ -965,8 +981,6 @@ class DynamoDbExecutionStore:
         older_than: ExecutionRef | None,
         limit: int,
     ) -> list[ExecutionRef]:
-        if limit < 1 or not asset_key:
-            return []
         table, index_name = _ASSET_INDEXES[AssetDirection(direction)]
         table_name, spec = self._table(table)
         index = spec.index(index_name)

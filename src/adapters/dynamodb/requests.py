@@ -129,3 +129,39 @@ def get_item(client: DynamoDBClient, table_name: str, key: Mapping[str, Any]) ->
     response = client.get_item(TableName=table_name, Key=to_wire(key), ConsistentRead=True)
     item = response.get("Item")
     return from_wire(item) if item else None
+
+
+def query_first(
+    client: DynamoDBClient,
+    table_name: str,
+    partition: tuple[str, str],
+    sort_attribute: str,
+    after: str | None,
+    limit: int,
+) -> list[Item]:
+    """The first `limit` items of one partition by (string) sort key past `after`, consistent.
+
+    `Limit` caps each request at what is still wanted, so no more is read than is returned
+    (a response may still stop early at 1 MB: then the next page is asked for the rest).
+    """
+    attribute, value = partition
+    request: dict[str, Any] = {
+        "TableName": table_name,
+        "KeyConditionExpression": "#pk = :pk",
+        "ExpressionAttributeNames": {"#pk": attribute},
+        "ExpressionAttributeValues": {":pk": {"S": value}},
+        "ConsistentRead": True,
+    }
+    if after is not None:
+        request["KeyConditionExpression"] += " AND #sk > :after"
+        request["ExpressionAttributeNames"]["#sk"] = sort_attribute
+        request["ExpressionAttributeValues"][":after"] = {"S": after}
+    items: list[Item] = []
+    while len(items) < limit:
+        response = client.query(**request, Limit=limit - len(items))
+        items.extend(from_wire(item) for item in response["Items"])
+        last_key = response.get("LastEvaluatedKey")
+        if not last_key:
+            break
+        request["ExclusiveStartKey"] = last_key
+    return items

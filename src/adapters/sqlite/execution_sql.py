@@ -10,7 +10,7 @@ from adapters.records import ABORT_REQUESTED_DATE, LEASE_EXPIRES_DATE, LEASE_OWN
 from adapters.sqlite.schema import SqliteSchema
 from adapters.sqlite.statements import TableSql, dump_json, json_path, placeholders
 from adapters.tables import ResourceKeys
-from application.ports import AssetDirection, ListScope
+from application.ports import AssetDirection, ListScope, RowCollection
 from domain.run import OPEN_EXECUTION_STATUSES, RunGuard
 
 START_DATE = "executionStartDate"
@@ -97,6 +97,19 @@ class ExecutionSql:
             self._items_where(self.configuration, EXECUTION_ID) + " LIMIT 1"
         )
         self.inputs_of_execution = self._items_where(self.inputs, EXECUTION_ID)
+        self.rows = {
+            RowCollection.INPUTS: self.inputs,
+            RowCollection.INPUT_METADATA: self.step_metadata,
+            RowCollection.OUTPUT_FILES: self.output_files,
+            RowCollection.OUTPUT_METADATA: self.output_metadata,
+            RowCollection.OUTPUT_RESULTS: self.output_results,
+            RowCollection.LOGS: self.logs,
+        }
+        self._row_pages = {
+            (collection, continued): self._render_row_page(table, continued)
+            for collection, table in self.rows.items()
+            for continued in (False, True)
+        }
         self._lists = {
             (scope, continued): self._render_list(scope, continued)
             for scope in ListScope
@@ -108,6 +121,34 @@ class ExecutionSql:
             for continued in (False, True)
         }
         self._updates: dict[tuple[object, ...], str] = {}
+
+    def row_page(self, collection: RowCollection, continued: bool) -> str:
+        """Parameters: partition[, the sort key of the last row read], limit."""
+        return self._row_pages[collection, continued]
+
+    @staticmethod
+    def _render_row_page(table: TableSql, continued: bool) -> str:
+        spec = table.table.spec
+        assert spec.sort is not None  # every row collection's table has a sort key
+        sort = table.q(spec.sort.name)
+        after = f" AND {sort} > ?" if continued else ""
+        # TEXT compares as bytes (BINARY collation): the order DynamoDB gives a string sort key
+        return (
+            f"SELECT item FROM {table.name} WHERE {table.q(spec.partition.name)} = ?{after} "
+            f"ORDER BY {sort} LIMIT ?"
+        )
+
+    @staticmethod
+    def first_rows_in(table: TableSql, count: int) -> str:
+        """The first rows by sort key of each of `count` partitions; last parameter: how many."""
+        spec = table.table.spec
+        assert spec.sort is not None
+        partition = table.q(spec.partition.name)
+        return (
+            f"SELECT item FROM (SELECT item, ROW_NUMBER() OVER (PARTITION BY {partition} "
+            f"ORDER BY {table.q(spec.sort.name)}) AS n FROM {table.name} "
+            f"WHERE {partition} IN ({placeholders(count)})) WHERE n <= ?"
+        )
 
     @staticmethod
     def _items_where(table: TableSql, column: str) -> str:

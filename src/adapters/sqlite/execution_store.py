@@ -52,6 +52,7 @@ from adapters.registration import (
     registration_attributes,
     registration_version,
 )
+from adapters.row_collections import ROW_PARSERS
 from adapters.sqlite.access_facts import read_access_facts
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql, GuardedRow
@@ -65,6 +66,8 @@ from application.ports import (
     AttemptNumberTakenError,
     ExecutionRef,
     ListScope,
+    Row,
+    RowCollection,
     RunNotOpenError,
 )
 from domain.attempts import TaskExecution
@@ -72,7 +75,6 @@ from domain.authorization import AccessFacts
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
-    InvalidInputError,
     PipelineExecutionNotFoundError,
 )
 from domain.execution import (
@@ -517,8 +519,18 @@ class SqliteExecutionStore:
             ).fetchone()
         return parse_execution_configuration_record(load_item(row[0])) if row else None
 
+    def list_rows(
+        self, collection: RowCollection, partition: str, after: str | None, limit: int
+    ) -> list[Row]:
+        sql = self._sql.row_page(collection, continued=after is not None)
+        parameters = (partition, limit) if after is None else (partition, after, limit)
+        with self._database.read() as connection:
+            rows = connection.execute(sql, parameters).fetchall()
+        parse = ROW_PARSERS[collection]
+        return [parse(load_item(text)) for (text,) in rows]
+
     def get_details(
-        self, workflow_execution_id: str, include_outputs: bool = True
+        self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
     ) -> ExecutionDetails:
         sql = self._sql
         key = (workflow_execution_id,)
@@ -529,19 +541,27 @@ class SqliteExecutionStore:
             if row is None:
                 raise ExecutionNotFoundError(workflow_execution_id)
             configuration = connection.execute(sql.configuration_of_execution, key).fetchone()
-            inputs = connection.execute(sql.inputs_of_execution, key).fetchall()
+            if row_limit is None:
+                inputs = connection.execute(sql.inputs_of_execution, key).fetchall()
+            else:
+                inputs = connection.execute(
+                    sql.row_page(RowCollection.INPUTS, continued=False), (*key, row_limit)
+                ).fetchall()
             steps = self._steps(connection, workflow_execution_id)
             ids = [step.pipeline_execution_id for step in steps]
 
-            def per_step(table: TableSql, parse: Callable[[Item], T]) -> dict[str, list[T]]:
+            def per_step(
+                table: TableSql, parse: Callable[[Item], T], bounded: bool = True
+            ) -> dict[str, list[T]]:
                 # one query for every step of the run, grouped here
                 grouped: dict[str, list[T]] = defaultdict(list)
-                for item in self._items_in(connection, table, STEP_ID, ids):
+                limit = row_limit if bounded else None
+                for item in self._items_in(connection, table, STEP_ID, ids, limit):
                     grouped[item[STEP_ID]].append(parse(item))
                 return grouped
 
             step_configurations = per_step(
-                sql.step_configurations, parse_step_input_configuration_record
+                sql.step_configurations, parse_step_input_configuration_record, bounded=False
             )
             step_metadata = per_step(sql.step_metadata, parse_step_input_metadata_record)
             if include_outputs:
@@ -549,7 +569,7 @@ class SqliteExecutionStore:
                 metadata = per_step(sql.output_metadata, parse_output_metadata_record)
                 results = per_step(sql.output_results, parse_output_result_record)
                 logs = per_step(sql.logs, parse_step_log_record)
-                attempts = per_step(sql.attempts, parse_task_execution_record)
+                attempts = per_step(sql.attempts, parse_task_execution_record, bounded=False)
         no_outputs = StepOutputs()
         return ExecutionDetails(
             execution=parse_execution_record(load_item(row[0])),
@@ -581,11 +601,21 @@ class SqliteExecutionStore:
 
     @staticmethod
     def _items_in(
-        connection: sqlite3.Connection, table: TableSql, column: str, values: Sequence[str]
+        connection: sqlite3.Connection,
+        table: TableSql,
+        column: str,
+        values: Sequence[str],
+        per_partition: int | None = None,
     ) -> list[Item]:
+        """Every item whose `column` is one of `values`; with `per_partition` (`column` then
+        being the partition key), only the first that many of each partition by sort key."""
         items: list[Item] = []
         for chunk in chunks(values):
-            rows = connection.execute(table.select_items_in(column, len(chunk)), chunk)
+            if per_partition is None:
+                rows = connection.execute(table.select_items_in(column, len(chunk)), chunk)
+            else:
+                statement = ExecutionSql.first_rows_in(table, len(chunk))
+                rows = connection.execute(statement, (*chunk, per_partition))
             items.extend(load_item(text) for (text,) in rows)
         return items
 
@@ -601,14 +631,9 @@ class SqliteExecutionStore:
     def list_executions(
         self, scope: ListScope, partition: str | None, limit: int, token: str | None
     ) -> Page[WorkflowExecution]:
-        if limit < 1:
-            raise InvalidInputError(f"limit: must be at least 1, got {limit}")
+        # ListExecutions has checked the arguments: limit in bounds, a non-empty partition
         if scope is ListScope.ALL:
             partition = ALL_LIST_PARTITION
-        elif partition is None:
-            raise InvalidInputError(f"partition: the {scope.value} list needs a value")
-        elif not partition:
-            return Page(items=())  # sparse keys: no row holds an empty one
         position = decode_token(token) if token is not None else ()
         sql = self._sql.list_executions(scope, continued=bool(position))
         with self._database.read() as connection:
@@ -624,8 +649,6 @@ class SqliteExecutionStore:
     def asset_execution_refs(
         self, asset_key: str, direction: AssetDirection, older_than: ExecutionRef | None, limit: int
     ) -> list[ExecutionRef]:
-        if limit < 1 or not asset_key:
-            return []
         position: tuple[str, ...] = ()
         if older_than is not None:
             position = (older_than.execution_start_date, older_than.workflow_execution_id)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.available_logs import AvailableLogFinder
+from application.detail_bounds import bound_details, bound_steps
+from application.detail_collections import ROW_READ_LIMIT
 from application.ports import Clock, ExecutionStore, SubExecutionReader
 from application.state_machine_memo import StateMachineMemo
 from application.sub_execution_status import SubExecutionStatus
@@ -23,6 +25,8 @@ class GetExecutionDetailsQuery(BaseModel):
 class GetExecutionDetails:
     """Read every row of one run; steps are walked from the root along the chain links.
 
+    Every collection is bounded (application.detail_collections); what was cut is named in
+    `truncated_collections`, to be paged with GetExecutionMetadata.
     With a reconciler, an open run is checked with its orchestrator first (the 30-second rule).
     A local run's redriveStatus is derived as of now, its history counted from the step rows
     read here (domain.redrive.redrive_status).
@@ -46,12 +50,12 @@ class GetExecutionDetails:
         self._clock = clock
 
     def execute(self, query: GetExecutionDetailsQuery) -> ExecutionDetails:
-        details = self._store.get_details(query.workflow_execution_id)
+        details = self._read(query.workflow_execution_id)
         if self._reconcile is not None:
             reconciled = self._reconcile.execute(details.execution)
             if reconciled.is_terminal and not details.execution.is_terminal:
                 # found finished out of band: its steps were closed too, so read them again
-                details = self._store.get_details(query.workflow_execution_id)
+                details = self._read(query.workflow_execution_id)
             else:
                 details = details.model_copy(update={"execution": reconciled})
         events = local_history_event_count(entry.step for entry in details.steps)
@@ -59,9 +63,13 @@ class GetExecutionDetails:
         details = details.model_copy(update={"execution": execution})
         by_id = {entry.step.pipeline_execution_id: entry for entry in details.steps}
         ordered = chain_order([entry.step for entry in details.steps])
-        details = details.model_copy(
-            update={"steps": tuple(by_id[step.pipeline_execution_id] for step in ordered)}
+        # cut before anything is derived per step: a dropped step costs no AWS call
+        steps, steps_cut = bound_steps(
+            details.model_copy(
+                update={"steps": tuple(by_id[step.pipeline_execution_id] for step in ordered)}
+            )
         )
+        details = details.model_copy(update={"steps": steps})
         machines = StateMachineMemo(self._state_machines) if self._state_machines else None
         if query.include_sub_executions and self._sub_executions is not None:
             steps, warnings = self._sub_executions.describe(details.steps, machines)
@@ -70,4 +78,8 @@ class GetExecutionDetails:
             )
         if self._available_logs is not None:
             details = self._available_logs.attach(details, machines)
-        return details
+        return bound_details(details, steps_cut)
+
+    def _read(self, workflow_execution_id: str) -> ExecutionDetails:
+        # row collections one past their bound: enough to say that more exist, never 20k inputs
+        return self._store.get_details(workflow_execution_id, row_limit=ROW_READ_LIMIT)

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
+from collections.abc import Sequence
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from application.list_tokens import (
+    SCAN_PAGE,
+    ScanPosition,
+    check_token_shape,
+    decode_ref,
+    decode_scan,
+    encode_ref,
+    encode_scan,
+)
 from application.ports import AssetDirection, Clock, ExecutionRef, ExecutionStore, ListScope
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.assets import AssetRef
@@ -15,9 +23,25 @@ from domain.errors import InvalidInputError
 from domain.execution import WorkflowExecution
 from domain.paging import Page
 from domain.redrive import with_derived_redrive_status
+from domain.statuses import ExecutionStatus
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
+
+
+class AssetListDirection(StrEnum):
+    """Which runs of an asset: those that read it, those that wrote to it, or both."""
+
+    READ = "read"
+    WROTE = "wrote"
+    BOTH = "both"
+
+
+_SIDES = {
+    AssetListDirection.READ: (AssetDirection.INPUT,),
+    AssetListDirection.WROTE: (AssetDirection.OUTPUT,),
+    AssetListDirection.BOTH: (AssetDirection.INPUT, AssetDirection.OUTPUT),
+}
 
 
 class ListExecutionsQuery(BaseModel):
@@ -26,6 +50,8 @@ class ListExecutionsQuery(BaseModel):
     workflow: str | None = None
     group: str | None = Field(default=None, min_length=1)
     asset: str | None = None
+    direction: AssetListDirection | None = None  # only with `asset`; None there means BOTH
+    status: ExecutionStatus | None = None  # combinable with any list
     limit: int = Field(default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
     starting_token: str | None = None
 
@@ -40,9 +66,12 @@ class ListExecutionsQuery(BaseModel):
 class ListExecutions:
     """One index query per page for the single-index lists; the asset list merges two indexes.
 
-    With a reconciler, each open row of the page is checked under the 30-second rule; a finished
-    row costs no orchestrator call. A local row's redriveStatus is derived as of one moment, with
-    no step read for its history (domain.redrive.redrive_status says why).
+    The argument rules live here (the stores assume valid arguments). With a status filter the
+    list reads on until `limit` matching rows or the end, and its token resumes right after the
+    last row returned. With a reconciler, each open row read is checked under the 30-second rule
+    (before a status filter, so the filter sees what the caller will); a finished row costs no
+    orchestrator call. A local row's redriveStatus is derived as of one moment, with no step read
+    for its history (domain.redrive.redrive_status says why).
     """
 
     def __init__(
@@ -51,62 +80,98 @@ class ListExecutions:
         self._store, self._reconcile, self._clock = store, reconcile, clock
 
     def execute(self, query: ListExecutionsQuery) -> Page[WorkflowExecution]:
+        if query.direction is not None and query.asset is None:
+            raise InvalidInputError("direction: only an asset list takes a direction")
+        check_token_shape(query.starting_token)
         page = self._page(query)
-        items = page.items if self._reconcile is None else self._reconcile.execute_all(page.items)
         now = self._clock.now()
-        derived = tuple(with_derived_redrive_status(item, now, 0) for item in items)
+        derived = tuple(with_derived_redrive_status(item, now, 0) for item in page.items)
         return Page(items=derived, next_token=page.next_token)
+
+    def _settled(self, rows: Sequence[WorkflowExecution]) -> list[WorkflowExecution]:
+        return list(rows) if self._reconcile is None else self._reconcile.execute_all(rows)
 
     def _page(self, query: ListExecutionsQuery) -> Page[WorkflowExecution]:
         if query.asset is not None:
             asset = AssetRef.parse(query.asset, "asset", allow_file=False)
-            return self._by_asset(asset.asset_key, query.limit, query.starting_token)
+            sides = _SIDES[query.direction or AssetListDirection.BOTH]
+            return self._by_asset(asset.asset_key, sides, query)
+        scope, partition = ListScope.ALL, None
         if query.workflow is not None:
             workflow = AssetRef.parse(
                 query.workflow, "workflow", allow_file=False, shape="DATABASE_ID/WORKFLOW_ID"
             )
-            return self._store.list_executions(
-                ListScope.WORKFLOW, workflow.asset_key, query.limit, query.starting_token
-            )
-        if query.group is not None:
-            return self._store.list_executions(
-                ListScope.GROUP, query.group, query.limit, query.starting_token
-            )
-        return self._store.list_executions(ListScope.ALL, None, query.limit, query.starting_token)
+            scope, partition = ListScope.WORKFLOW, workflow.asset_key
+        elif query.group is not None:
+            scope, partition = ListScope.GROUP, query.group
+        if query.status is None:
+            page = self._store.list_executions(scope, partition, query.limit, query.starting_token)
+            return Page(items=tuple(self._settled(page.items)), next_token=page.next_token)
+        return self._filtered(scope, partition, query.status, query)
 
-    def _by_asset(self, asset_key: str, limit: int, token: str | None) -> Page[WorkflowExecution]:
-        """Union of the runs that read the asset and those that wrote to it, each run once."""
-        after = _decode(token)
-        # Each side's newest limit+1 after the cursor hold the union's newest limit+1.
-        merged: dict[str, ExecutionRef] = {}
-        for direction in AssetDirection:
-            for ref in self._store.asset_execution_refs(asset_key, direction, after, limit + 1):
-                merged[ref.workflow_execution_id] = ref
-        ordered = sorted(merged.values(), reverse=True)
-        page = ordered[:limit]
-        next_token = _encode(page[-1]) if len(ordered) > limit else None
-        return Page(items=tuple(self._store.get_executions(page)), next_token=next_token)
+    def _filtered(
+        self,
+        scope: ListScope,
+        partition: str | None,
+        status: ExecutionStatus,
+        query: ListExecutionsQuery,
+    ) -> Page[WorkflowExecution]:
+        """Store pages of SCAN_PAGE rows, filtered, until `limit` match or the list ends."""
+        position = decode_scan(query.starting_token, status.value)
+        page_token, skip = position.page_token, position.skip
+        found: list[WorkflowExecution] = []
+        while True:
+            page = self._store.list_executions(scope, partition, SCAN_PAGE, page_token)
+            rows = self._settled(page.items)
+            for index in range(skip, len(rows)):
+                if rows[index].status is not status:
+                    continue
+                found.append(rows[index])
+                if len(found) == query.limit:
+                    resume = (
+                        ScanPosition(status.value, page_token, index + 1)
+                        if index + 1 < len(rows)
+                        else ScanPosition(status.value, page.next_token)
+                        if page.next_token
+                        else None
+                    )
+                    token = None if resume is None else encode_scan(resume)
+                    return Page(items=tuple(found), next_token=token)
+            if page.next_token is None:
+                return Page(items=tuple(found))
+            page_token, skip = page.next_token, 0
 
-
-def _encode(ref: ExecutionRef) -> str:
-    raw = json.dumps([ref.execution_start_date, ref.workflow_execution_id, ref.workflow_key])
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-
-def _decode(token: str | None) -> ExecutionRef | None:
-    if token is None:
-        return None
-    refused = InvalidInputError("startingToken: not a token this list returned")
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        fields = json.loads(raw)
-    except (ValueError, TypeError, binascii.Error):
-        raise refused from None
-    if (
-        not isinstance(fields, list)
-        or len(fields) != 3
-        or not all(isinstance(field, str) and field for field in fields)
-        or ":" not in fields[2]
-    ):
-        raise refused
-    return ExecutionRef(*fields)
+    def _by_asset(
+        self, asset_key: str, sides: tuple[AssetDirection, ...], query: ListExecutionsQuery
+    ) -> Page[WorkflowExecution]:
+        """The runs on the chosen sides of the asset, each run once, newest first."""
+        cursor = decode_ref(query.starting_token)
+        # Each side's newest n after the cursor hold the union's newest n: those are final.
+        wanted = query.limit + 1 if query.status is None else max(query.limit + 1, SCAN_PAGE)
+        found: list[WorkflowExecution] = []
+        while True:
+            merged: dict[str, ExecutionRef] = {}
+            ended = True
+            for side in sides:
+                refs = self._store.asset_execution_refs(asset_key, side, cursor, wanted)
+                ended = ended and len(refs) < wanted
+                for ref in refs:
+                    merged[ref.workflow_execution_id] = ref
+            ordered = sorted(merged.values(), reverse=True)
+            final = ordered[:wanted]
+            ended = ended and len(ordered) <= wanted
+            rows = {
+                row.workflow_execution_id: row
+                for row in self._settled(self._store.get_executions(final))
+            }
+            for index, ref in enumerate(final):
+                row = rows.get(ref.workflow_execution_id)
+                if row is None or (query.status is not None and row.status is not query.status):
+                    continue
+                found.append(row)
+                if len(found) == query.limit:
+                    last = ended and index == len(final) - 1
+                    return Page(items=tuple(found), next_token=None if last else encode_ref(ref))
+            if ended or not final:
+                return Page(items=tuple(found))
+            cursor = final[-1]

@@ -427,7 +427,6 @@ def _wait_or_abort(
 
 def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
     runner = container.local_runner()
-    store = container.execution_store()
 
     def join(timeout: float) -> bool:
         return bool(runner.join(execution_id, timeout=timeout))
@@ -436,16 +435,17 @@ def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
     if show_progress and console.is_terminal:
         from entrypoints.cli.progress import follow_run
 
-        follow_run(store, execution_id, join, console)
+        follow_run(container.get_execution_progress(), execution_id, join, console)
         return _read(container, execution_id)
     while not join(1.0):
         pass
     execution = _read(container, execution_id)
     if show_progress:
-        from domain.execution import chain_order
+        from application.use_cases.get_execution_progress import GetExecutionProgressQuery
         from domain.redaction import redact
 
-        for step in chain_order(store.list_steps(execution_id)):
+        query = GetExecutionProgressQuery(workflow_execution_id=execution_id)
+        for step in container.get_execution_progress().execute(query).steps:
             line = f"{step.step_index + 1}. {step.pipeline_id}: {step.status.value}"
             console.print(
                 line + (f" ({redact(step.error).strip().splitlines()[-1]})" if step.error else ""),
@@ -480,13 +480,20 @@ def executions_list(
     asset: Annotated[
         str | None, typer.Option(metavar="DATABASE_ID/ASSET_ID", help="Runs that read or wrote it.")
     ] = None,
+    direction: Annotated[
+        str | None,
+        typer.Option(metavar="read|wrote|both", help="With --asset: runs that read it, wrote it."),
+    ] = None,
+    status: Annotated[
+        str | None, typer.Option(metavar="STATUS", help="Only runs of this status (RUNNING, ...).")
+    ] = None,
     limit: Annotated[int, typer.Option(min=1, max=100, help="Page size, 1 to 100.")] = 20,
     starting_token: Annotated[
         str | None, typer.Option(help="Token printed by the previous page.")
     ] = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """List executions newest first: all, or by workflow, group or asset."""
+    """List executions newest first: all, or by workflow, group or asset; by status too."""
     from application.use_cases.list_executions import ListExecutionsQuery
     from domain.errors import InvalidInputError
 
@@ -494,8 +501,16 @@ def executions_list(
     given = [option for option, value in filters.items() if value is not None]
     if len(given) > 1:
         raise InvalidInputError(f"{' and '.join(given)}: give at most one of {', '.join(filters)}")
-    query = ListExecutionsQuery(
-        workflow=workflow, group=group, asset=asset, limit=limit, starting_token=starting_token
+    query = ListExecutionsQuery.model_validate(
+        {
+            "workflow": workflow,
+            "group": group,
+            "asset": asset,
+            "direction": direction,
+            "status": status,
+            "limit": limit,
+            "starting_token": starting_token,
+        }
     )
     page = _container().list_executions().execute(query)
     if json_output:
@@ -579,6 +594,44 @@ def executions_describe(
     for name, value in document.items():
         shown = value if isinstance(value, str) else dump_json(value)
         _echo(f"{name.ljust(width)}  {' '.join(str(shown).split())}")
+
+
+@executions_app.command("metadata")
+def executions_metadata(
+    execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
+    collection: Annotated[
+        str,
+        typer.Option(
+            help="A collection path, as `executions show --json` names it in truncatedCollections "
+            "(inputs, pipelineExecutions, pipelineExecutions[ID].outputFiles, ...)."
+        ),
+    ],
+    max_items: Annotated[int, typer.Option(min=1, max=1000, help="Page size, 1 to 1000.")] = 100,
+    starting_token: Annotated[
+        str | None, typer.Option(help="A nextToken of truncatedCollections, or of the last page.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Page one collection of a run's details (the rest of one that `show` cut)."""
+    from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
+    from entrypoints.responses import ExecutionMetadataPageResponse
+
+    query = GetExecutionMetadataQuery(
+        workflow_execution_id=execution_id,
+        collection=collection,
+        max_items=max_items,
+        starting_token=starting_token,
+    )
+    page = ExecutionMetadataPageResponse.of(_container().get_execution_metadata().execute(query))
+    from entrypoints.cli.render import dump_json
+
+    if json_output:
+        _echo(dump_json(page.dump()))
+        return
+    for item in page.items:
+        _echo(dump_json(item.dump()))
+    if page.next_token:
+        _console().print(f"\nNext page: --starting-token {page.next_token}", soft_wrap=True)
 
 
 @executions_app.command("logs")

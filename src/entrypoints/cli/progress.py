@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
-from application.ports import ExecutionStore
-from domain.execution import PipelineExecution, WorkflowExecution, chain_order
+from application.use_cases.get_execution_progress import (
+    GetExecutionProgress,
+    GetExecutionProgressQuery,
+)
+from domain.execution import PipelineExecution, WorkflowExecution
 from domain.redaction import redact
 
 _ICONS = {
@@ -20,7 +24,9 @@ _ICONS = {
 _POLL_SECONDS = 0.1
 
 
-def _render(execution: WorkflowExecution, steps: list[PipelineExecution], started: float) -> Any:
+def _render(
+    execution: WorkflowExecution, steps: Sequence[PipelineExecution], started: float
+) -> Any:
     from rich.markup import escape
     from rich.table import Table
 
@@ -47,15 +53,17 @@ def _render(execution: WorkflowExecution, steps: list[PipelineExecution], starte
 
 
 def follow_run(
-    store: ExecutionStore, execution_id: str, join: Any, console: Any
+    progress: GetExecutionProgress, execution_id: str, join: Any, console: Any
 ) -> WorkflowExecution:
     """Redraw the steps until the runner finishes; `join(timeout)` returns True once it has."""
     from rich.live import Live
 
     started = time.monotonic()
+    query = GetExecutionProgressQuery(workflow_execution_id=execution_id)
 
-    def snapshot() -> tuple[WorkflowExecution, list[PipelineExecution]]:
-        return store.get_execution(execution_id), chain_order(store.list_steps(execution_id))
+    def snapshot() -> tuple[WorkflowExecution, tuple[PipelineExecution, ...]]:
+        read = progress.execute(query)
+        return read.execution, read.steps
 
     execution, steps = snapshot()
     with Live(

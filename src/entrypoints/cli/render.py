@@ -143,6 +143,13 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
         for pipeline_id, f in outputs:
             path = escape(redact(f.relative_file_path))
             console.print(f"  {path}  [dim]{f.size} B  from {pipeline_id}[/]")
+    if details.truncated_collections:
+        # seed 000: what was cut is said, with the way to read the rest
+        console.print("\n[bold]Truncated[/] (page the rest with `wfx executions metadata`)")
+        for cut in details.truncated_collections:
+            console.print(
+                f"  {escape(cut.collection)}  [dim]{cut.returned} of {cut.total}[/]", soft_wrap=True
+            )
 
 
 def print_attempts(steps: Sequence[StepDetails], console: Any) -> None:

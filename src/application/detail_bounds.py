@@ -1,0 +1,132 @@
+"""Cut every collection of a run's details to its bound, and say what was cut (seed 000)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+from application.detail_collections import (
+    INPUTS,
+    MAX_ATTEMPTS,
+    MAX_AVAILABLE_LOGS,
+    MAX_INPUTS,
+    MAX_REGISTERED,
+    MAX_STEP_ROWS,
+    MAX_STEPS,
+    STEPS,
+    Cursor,
+    StepCollection,
+    encode_cursor,
+    step_path,
+)
+from application.ports import Row
+from domain.execution import ExecutionDetails, StepDetails
+from domain.truncation import NOT_COUNTED, TruncatedCollection
+
+T = TypeVar("T")
+R = TypeVar("R", bound=Row)
+
+
+class _Cuts:
+    """The truncatedCollections of one response, in document order."""
+
+    def __init__(self) -> None:
+        self.found: list[TruncatedCollection] = []
+
+    def rows(self, path: str, rows: Sequence[R], bound: int) -> tuple[R, ...]:
+        """Rows read one past the bound: one more than the bound means more exist, uncounted."""
+        if len(rows) <= bound:
+            return tuple(rows)
+        kept = tuple(rows[:bound])
+        token = encode_cursor(path, Cursor(after=kept[-1].row_key))
+        self.found.append(
+            TruncatedCollection(
+                collection=path, returned=bound, total=NOT_COUNTED, next_token=token
+            )
+        )
+        return kept
+
+    def whole(self, path: str, items: Sequence[T], bound: int) -> tuple[T, ...]:
+        """A list read whole: its total is known."""
+        if len(items) <= bound:
+            return tuple(items)
+        token = encode_cursor(path, Cursor(offset=bound))
+        self.found.append(
+            TruncatedCollection(collection=path, returned=bound, total=len(items), next_token=token)
+        )
+        return tuple(items[:bound])
+
+
+def bound_steps(
+    details: ExecutionDetails,
+) -> tuple[tuple[StepDetails, ...], TruncatedCollection | None]:
+    """The first MAX_STEPS steps (already in chain order), and the cut if there was one: made
+    before anything is derived per step, so that a dropped step costs no further reads."""
+    cuts = _Cuts()
+    kept = cuts.whole(STEPS, details.steps, MAX_STEPS)
+    return kept, next(iter(cuts.found), None)
+
+
+def bound_details(
+    details: ExecutionDetails, steps_cut: TruncatedCollection | None = None
+) -> ExecutionDetails:
+    """Each collection at most its bound; row collections are expected read with
+    ROW_READ_LIMIT rows (one past the bound), lists whole."""
+    cuts = _Cuts()
+    inputs = cuts.rows(INPUTS, details.inputs, MAX_INPUTS)
+    if steps_cut is not None:
+        cuts.found.append(steps_cut)
+    steps = tuple(_bound_step(entry, cuts) for entry in details.steps)
+    return details.model_copy(
+        update={
+            "inputs": inputs,
+            "steps": steps,
+            "truncated_collections": (*details.truncated_collections, *cuts.found),
+        }
+    )
+
+
+def _bound_step(entry: StepDetails, cuts: _Cuts) -> StepDetails:
+    step, outputs = entry.step, entry.outputs
+
+    def path(name: StepCollection) -> str:
+        return step_path(step.pipeline_execution_id, name.value)
+
+    bounded_step = step.model_copy(
+        update={
+            "registered_logs": cuts.whole(
+                path(StepCollection.REGISTERED_LOGS), step.registered_logs, MAX_REGISTERED
+            ),
+            "registered_sub_executions": cuts.whole(
+                path(StepCollection.REGISTERED_SUB_EXECUTIONS),
+                step.registered_sub_executions,
+                MAX_REGISTERED,
+            ),
+        }
+    )
+    return entry.model_copy(
+        update={
+            "step": bounded_step,
+            "input_metadata": cuts.rows(
+                path(StepCollection.INPUT_METADATA), entry.input_metadata, MAX_STEP_ROWS
+            ),
+            "outputs": outputs.model_copy(
+                update={
+                    "files": cuts.rows(
+                        path(StepCollection.OUTPUT_FILES), outputs.files, MAX_STEP_ROWS
+                    ),
+                    "metadata": cuts.rows(
+                        path(StepCollection.OUTPUT_METADATA), outputs.metadata, MAX_STEP_ROWS
+                    ),
+                    "results": cuts.rows(
+                        path(StepCollection.OUTPUT_RESULTS), outputs.results, MAX_STEP_ROWS
+                    ),
+                    "logs": cuts.rows(path(StepCollection.LOGS), outputs.logs, MAX_STEP_ROWS),
+                }
+            ),
+            "attempts": cuts.whole(path(StepCollection.ATTEMPTS), entry.attempts, MAX_ATTEMPTS),
+            "available_logs": cuts.whole(
+                path(StepCollection.AVAILABLE_LOGS), entry.available_logs, MAX_AVAILABLE_LOGS
+            ),
+        }
+    )

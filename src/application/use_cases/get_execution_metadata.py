@@ -1,0 +1,104 @@
+"""GetExecutionMetadata: one page of one collection of a run's details (details/metadata)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from application.available_logs import AvailableLogFinder
+from application.detail_collections import (
+    DEFAULT_PAGE_ITEMS,
+    INPUTS,
+    MAX_PAGE_ITEMS,
+    CollectionPath,
+    Cursor,
+    StepCollection,
+    decode_cursor,
+    encode_cursor,
+    parse_collection,
+)
+from application.ports import ExecutionStore, Row
+from domain.attempts import TaskExecution
+from domain.available_logs import AvailableLog, step_available_logs
+from domain.errors import PipelineExecutionNotFoundError
+from domain.execution import PipelineExecution, WorkflowExecution, chain_order
+from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.paging import Page
+
+# What a page may hold: the items of whichever collection was asked for.
+DetailItem = (
+    Row | PipelineExecution | TaskExecution | AvailableLog | RegisteredLog | RegisteredSubExecution
+)
+
+
+class GetExecutionMetadataQuery(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    workflow_execution_id: str = Field(min_length=1)
+    collection: str  # a path of application.detail_collections; checked by the use case
+    max_items: int = Field(default=DEFAULT_PAGE_ITEMS, ge=1, le=MAX_PAGE_ITEMS)
+    starting_token: str | None = None
+
+
+class GetExecutionMetadata:
+    """Page any collection of a run's details, from its start or from a token (the
+    nextToken of a truncatedCollections entry, or of the previous page).
+
+    Row collections are read from the store a page at a time, past the last row's sort key;
+    the short lists (steps, attempts, registered and available logs) are read whole and paged
+    by offset.
+    """
+
+    def __init__(
+        self, store: ExecutionStore, available_logs: AvailableLogFinder | None = None
+    ) -> None:
+        self._store, self._available_logs = store, available_logs
+
+    def execute(self, query: GetExecutionMetadataQuery) -> Page[DetailItem]:
+        path = parse_collection(query.collection)
+        cursor = decode_cursor(query.starting_token, path)
+        execution = self._store.get_execution(query.workflow_execution_id)  # not found: 404
+        step = None if path.step_id is None else self._step(execution, path.step_id)
+        collection = path.row_collection
+        if collection is not None:
+            partition = (
+                execution.workflow_execution_id if step is None else step.pipeline_execution_id
+            )
+            rows = self._store.list_rows(collection, partition, cursor.after, query.max_items + 1)
+            kept = rows[: query.max_items]
+            more = len(rows) > query.max_items
+            token = encode_cursor(path.text, Cursor(after=kept[-1].row_key)) if more else None
+            return Page(items=tuple(kept), next_token=token)
+        items = self._whole(path, execution, step)
+        end = cursor.offset + query.max_items
+        token = encode_cursor(path.text, Cursor(offset=end)) if end < len(items) else None
+        return Page(items=tuple(items[cursor.offset : end]), next_token=token)
+
+    def _step(self, execution: WorkflowExecution, step_id: str) -> PipelineExecution:
+        try:
+            step = self._store.get_step(step_id)
+        except PipelineExecutionNotFoundError:
+            step = None
+        if step is None or step.workflow_execution_id != execution.workflow_execution_id:
+            raise PipelineExecutionNotFoundError(step_id, execution.workflow_execution_id)
+        return step
+
+    def _whole(
+        self, path: CollectionPath, execution: WorkflowExecution, step: PipelineExecution | None
+    ) -> Sequence[DetailItem]:
+        if step is None:
+            assert path.name != INPUTS  # a row collection
+            return chain_order(self._store.list_steps(execution.workflow_execution_id))
+        name = StepCollection(path.name)
+        if name is StepCollection.ATTEMPTS:
+            return self._store.list_attempts([step.pipeline_execution_id])
+        if name is StepCollection.REGISTERED_LOGS:
+            return step.registered_logs
+        if name is StepCollection.REGISTERED_SUB_EXECUTIONS:
+            return step.registered_sub_executions
+        assert name is StepCollection.AVAILABLE_LOGS
+        if self._available_logs is None:  # no catalog to derive the invocation log from
+            return step_available_logs(step.pipeline_execution_id, step.registered_logs)
+        found = self._available_logs.find(execution, [step])
+        return found.by_step[step.pipeline_execution_id]

@@ -1,0 +1,179 @@
+"""GetExecutionDetails bounds every collection; GetExecutionMetadata pages any of them (both
+stores)."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from adapters.system import SystemClock
+from application.detail_bounds import bound_details, bound_steps
+from application.detail_collections import MAX_INPUTS, MAX_STEP_ROWS, MAX_STEPS
+from application.ports import ExecutionStore
+from application.use_cases.get_execution_details import (
+    GetExecutionDetails,
+    GetExecutionDetailsQuery,
+)
+from application.use_cases.get_execution_metadata import (
+    DetailItem,
+    GetExecutionMetadata,
+    GetExecutionMetadataQuery,
+)
+from domain.errors import ExecutionNotFoundError, InvalidInputError, PipelineExecutionNotFoundError
+from domain.execution import ExecutionDetails, PipelineExecution, StepDetails, StepOutputs
+from tests.contract.builders import a_launch, some_outputs, step_id
+
+FILES = MAX_STEP_ROWS + 5
+
+
+@pytest.fixture
+def big_run(execution_store: ExecutionStore) -> ExecutionStore:
+    """Run r1: MAX_INPUTS + 3 inputs, three steps, FILES output files on its first step."""
+    inputs = [("db1:asset1", f"f{n:04d}.obj") for n in range(MAX_INPUTS + 3)]
+    execution_store.add_launch(a_launch("r1", inputs=inputs, steps=3))
+    template = some_outputs("r1", 0).files[0]
+    files = tuple(
+        template.model_copy(update={"relative_file_path": f"out/{n:04d}.glb"}) for n in range(FILES)
+    )
+    execution_store.add_step_outputs(StepOutputs(files=files))
+    return execution_store
+
+
+def details_of(store: ExecutionStore) -> ExecutionDetails:
+    query = GetExecutionDetailsQuery(workflow_execution_id="r1")
+    return GetExecutionDetails(store, clock=SystemClock()).execute(query)
+
+
+def page(
+    store: ExecutionStore, collection: str, size: int = 100, token: str | None = None
+) -> tuple[tuple[DetailItem, ...], str | None]:
+    query = GetExecutionMetadataQuery(
+        workflow_execution_id="r1", collection=collection, max_items=size, starting_token=token
+    )
+    result = GetExecutionMetadata(store).execute(query)
+    return result.items, result.next_token
+
+
+def every_item(
+    store: ExecutionStore, collection: str, size: int, token: str | None = None
+) -> list[DetailItem]:
+    items, token = page(store, collection, size, token)
+    found = list(items)
+    while token is not None:
+        items, token = page(store, collection, size, token)
+        found += items
+    return found
+
+
+def test_details_cut_inputs_and_a_steps_outputs_and_name_both(big_run: ExecutionStore) -> None:
+    details = details_of(big_run)
+
+    assert len(details.inputs) == MAX_INPUTS
+    first = details.steps[0]
+    assert len(first.outputs.files) == MAX_STEP_ROWS
+    cuts = {(c.collection, c.returned, c.total) for c in details.truncated_collections}
+    assert cuts == {
+        ("inputs", MAX_INPUTS, "more"),
+        (f"pipelineExecutions[{step_id('r1', 0)}].outputFiles", MAX_STEP_ROWS, "more"),
+        # the builder hands every step each input's metadata
+        *((f"pipelineExecutions[{step_id('r1', n)}].inputMetadata", 100, "more") for n in range(3)),
+    }
+
+
+def test_a_cut_collections_token_pages_exactly_the_rest(big_run: ExecutionStore) -> None:
+    details = details_of(big_run)
+    for cut in details.truncated_collections:
+        whole = every_item(big_run, cut.collection, 1000)
+        rest = every_item(big_run, cut.collection, 2, cut.next_token)
+        shown = {
+            "inputs": details.inputs,
+            f"pipelineExecutions[{step_id('r1', 0)}].outputFiles": details.steps[0].outputs.files,
+            **{
+                f"pipelineExecutions[{entry.step.pipeline_execution_id}].inputMetadata": (
+                    entry.input_metadata
+                )
+                for entry in details.steps
+            },
+        }[cut.collection]
+        assert list(shown) + rest == whole
+
+
+def test_the_steps_page_by_offset_in_chain_order(big_run: ExecutionStore) -> None:
+    steps = every_item(big_run, "pipelineExecutions", 2)
+
+    assert all(isinstance(step, PipelineExecution) for step in steps)
+    assert [s.pipeline_execution_id for s in steps if isinstance(s, PipelineExecution)] == [
+        step_id("r1", n) for n in range(3)
+    ]
+
+
+def test_a_steps_short_lists_page_too(big_run: ExecutionStore) -> None:
+    path = f"pipelineExecutions[{step_id('r1', 1)}]"
+    assert every_item(big_run, f"{path}.attempts", 5) == []
+    assert every_item(big_run, f"{path}.registeredLogs", 5) == []
+    assert len(every_item(big_run, f"{path}.inputMetadata", 7)) == MAX_INPUTS + 3
+
+
+@pytest.mark.parametrize(
+    "collection", ["outputs", "pipelineExecutions[]", "pipelineExecutions[x].nope", ""]
+)
+def test_an_unknown_collection_is_refused_naming_the_field_and_the_allowed_values(
+    big_run: ExecutionStore, collection: str
+) -> None:
+    with pytest.raises(InvalidInputError, match=r"^collection: must be one of inputs, "):
+        page(big_run, collection)
+
+
+def _token(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "not-a-token",
+        "!!!",
+        _token("[]"),
+        _token('{"collection":"inputs"}'),
+        _token('{"collection":"inputs","offset":3}'),  # an offset for a row collection
+        _token('{"collection":"pipelineExecutions","after":"x"}'),
+        _token('{"collection":"pipelineExecutions","offset":3}'),  # another collection's
+    ],
+)
+def test_a_token_not_issued_for_the_collection_is_refused(
+    big_run: ExecutionStore, token: str
+) -> None:
+    with pytest.raises(InvalidInputError, match=r"^startingToken: "):
+        page(big_run, "inputs", token=token)
+
+
+def test_a_step_of_another_run_or_none_is_not_found(big_run: ExecutionStore) -> None:
+    big_run.add_launch(a_launch("r2"))
+    with pytest.raises(PipelineExecutionNotFoundError):
+        page(big_run, f"pipelineExecutions[{step_id('r2', 0)}].outputFiles")
+    with pytest.raises(PipelineExecutionNotFoundError):
+        page(big_run, "pipelineExecutions[no-such-step].logs")
+
+
+def test_an_unknown_run_is_not_found(execution_store: ExecutionStore) -> None:
+    with pytest.raises(ExecutionNotFoundError):
+        page(execution_store, "inputs")
+
+
+def test_steps_past_the_bound_are_cut_with_their_total_counted() -> None:
+    """Pure: a list read whole says its total, and its token continues at the bound."""
+    launch = a_launch("r9", steps=MAX_STEPS + 2)
+    details = ExecutionDetails(
+        execution=launch.execution, steps=tuple(StepDetails(step=s) for s in launch.steps)
+    )
+    steps, cut = bound_steps(details)
+    bounded = bound_details(details.model_copy(update={"steps": steps}), cut)
+
+    assert len(bounded.steps) == MAX_STEPS
+    (named,) = bounded.truncated_collections
+    assert (named.collection, named.returned, named.total) == (
+        "pipelineExecutions",
+        MAX_STEPS,
+        MAX_STEPS + 2,
+    )
