@@ -146,7 +146,7 @@ def test_a_version_never_deployed_is_refused_naming_the_deploy_command(
     assert outcome.code == 2, str(outcome)
     assert "wfx workflows deploy demo/kept" in outcome.stderr, str(outcome)
     listed = captured.undeployed_list
-    assert listed.code == 0 and '"executions": []' in listed.stdout, str(listed)  # nothing written
+    assert listed.code == 0 and '"Items": []' in listed.stdout, str(listed)  # nothing written
 
 
 def test_an_unknown_runner_is_refused_naming_the_option(captured: Captured) -> None:
