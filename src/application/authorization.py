@@ -23,7 +23,7 @@ from domain.authorization import (
     Subject,
     is_administrator,
 )
-from domain.errors import InvalidInputError, NotAuthorizedError
+from domain.errors import ExecutionNotFoundError, InvalidInputError, NotAuthorizedError
 from domain.execution import WorkflowExecution
 
 Obj = dict[str, Any]
@@ -103,26 +103,41 @@ def _facts_key(facts: AccessFacts) -> Hashable:
 
 
 class AccessFactsCache:
-    """Facts by execution id, kept across requests: a run's workflow, inputs, output target and
-    metadata rows are all written at launch and never changed (seed 000), so a page seen once
-    costs no facts query again. Bounded; the oldest entries go first."""
+    """Facts of ended runs, kept across requests, so a page seen once costs no facts query
+    again. Only an ended run's facts are settled: a running step's input metadata rows (the
+    databases it took metadata from) are written when the step starts, and a redrive starts
+    steps again - so an entry is keyed by the run's redrive count too, and a running run is
+    always read. Bounded; the oldest entries go first."""
 
     def __init__(self, limit: int = 20_000) -> None:
         self._limit = limit
-        self._facts: OrderedDict[str, tuple[AccessFacts, Hashable]] = OrderedDict()
+        self._facts: OrderedDict[tuple[str, int], tuple[AccessFacts, Hashable]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(
-        self, store: ExecutionStore, ids: Sequence[str]
+        self, store: ExecutionStore, executions: Sequence[WorkflowExecution]
     ) -> dict[str, tuple[AccessFacts, Hashable]]:
+        def key(execution: WorkflowExecution) -> tuple[str, int]:
+            return (execution.workflow_execution_id, execution.redrive_count)
+
         with self._lock:
-            found = {i: self._facts[i] for i in ids if i in self._facts}
-        missing = [i for i in ids if i not in found]
+            found = {
+                e.workflow_execution_id: self._facts[key(e)]
+                for e in executions
+                if e.is_terminal and key(e) in self._facts
+            }
+        missing = [e for e in executions if e.workflow_execution_id not in found]
         if missing:
-            read = {i: (f, _facts_key(f)) for i, f in store.access_facts(missing).items()}
+            ids = [e.workflow_execution_id for e in missing]
+            read = {i: (f, _facts_key(f)) for i, f in store.access_facts(ids).items()}
             found.update(read)
+            settled = {
+                key(e): read[e.workflow_execution_id]
+                for e in missing
+                if e.is_terminal and e.workflow_execution_id in read
+            }
             with self._lock:
-                self._facts.update(read)
+                self._facts.update(settled)
                 while len(self._facts) > self._limit:
                     self._facts.popitem(last=False)
         return found
@@ -214,6 +229,31 @@ class AccessControl:
             checks.append((asset_object(output_asset), Action.PUT))
         self._require(subject, route, checks)
 
+    def require_execution_access(
+        self,
+        subject: Subject,
+        workflow_execution_id: str,
+        action: Action,
+        route: str = "",
+        missing_ok: bool = False,
+    ) -> None:
+        """Seed 000 `authorize_execution_access` by id: the run's facts read now (no cache), and
+        ExecutionNotFoundError when it has no main row - unless `missing_ok` (a delete of what
+        is already gone answers that nothing was left)."""
+        if is_administrator(subject):
+            return
+        facts = self._executions.access_facts([workflow_execution_id]).get(workflow_execution_id)
+        if facts is None:
+            if missing_ok:
+                return
+            raise ExecutionNotFoundError(workflow_execution_id)
+        self.require_execution(subject, facts, action, route)
+
+    def may(self, subject: Subject, obj: Mapping[str, Any], action: Action) -> bool:
+        """Whether the subject may, without auditing a no: for filtering what a list shows."""
+        subject = self.subject_with_roles(subject)
+        return _Decisions(self._authorizer, subject).first_denial([(dict(obj), action)]) is None
+
     def require(
         self, subject: Subject, obj: Mapping[str, Any], action: Action, route: str = ""
     ) -> None:
@@ -237,7 +277,7 @@ class AccessControl:
             return list(executions)
         if not subject.roles:
             return []  # no role allows anything: no store read for the facts
-        facts = self._facts.get(self._executions, [e.workflow_execution_id for e in executions])
+        facts = self._facts.get(self._executions, executions)
         decisions = _Decisions(self._authorizer, subject)
         by_facts: dict[Hashable, bool] = {}  # runs with the same facts share one answer
         by_ref: dict[tuple[Ref, Action], bool] = {}  # and rows share objects

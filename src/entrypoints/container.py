@@ -40,6 +40,7 @@ from application.use_cases.import_asset_files import ImportAssetFiles
 from application.use_cases.launch_execution import LaunchExecution
 from application.use_cases.list_executions import ListExecutions
 from application.use_cases.list_readable_executions import ListReadableExecutions
+from application.use_cases.list_readable_workflows import ListReadableWorkflows
 from application.use_cases.list_workflows import ListWorkflows, ListWorkflowVersions
 from application.use_cases.publish_registration import PublishRegistration
 from application.use_cases.publish_workflow_version import PublishWorkflowVersion
@@ -512,6 +513,9 @@ class Container(containers.DeclarativeContainer):
     )
     list_readable_executions = providers.Factory(
         ListReadableExecutions, executions=list_executions, access=access_control
+    )
+    list_readable_workflows = providers.Factory(
+        ListReadableWorkflows, workflows=list_workflows, access=access_control
     )
     administer_roles = providers.Factory(
         AdministerRoles, store=authorization_store, access=access_control

@@ -871,6 +871,20 @@ def demo() -> None:
         raise SystemExit(EXIT_FAILED_RUN)
 
 
+@app.command("serve")
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+) -> None:
+    """Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs) on the configured store.
+
+    Every request needs a bearer token: `wfx auth token USER` prints one for local use, or set
+    WFX_JWT_JWKS (with WFX_JWT_ISSUER and WFX_JWT_AUDIENCE) for your identity provider."""
+    from entrypoints.cli.serve import serve as run_service
+
+    run_service(lambda mode: _container(runner_mode=mode), host, port)
+
+
 @app.command("internal-run-worker", hidden=True)
 def internal_run_worker(execution_id: str) -> None:
     """Run a launched execution in this process (what `wfx run --no-wait` starts); SIGTERM,

@@ -1,0 +1,31 @@
+"""The service in AWS Lambda behind an API Gateway
+HTTP API (payload 2.0) whose JWT authorizer has verified the caller.
+
+The app and its container are built on the first request and kept for the warm ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mangum import Mangum
+
+_HANDLER: Mangum | None = None
+
+
+def _build() -> Mangum:
+    from adapters.identity.claims import claims_subject
+    from entrypoints.container import build_container
+    from entrypoints.http.app import create_app
+    from entrypoints.http.identity import api_gateway_claims
+
+    app = create_app(build_container(runner_mode="detached"), api_gateway_claims(claims_subject))
+    return Mangum(app, lifespan="off")
+
+
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    global _HANDLER
+    if _HANDLER is None:
+        _HANDLER = _build()
+    answer: dict[str, Any] = _HANDLER(event, context)
+    return answer

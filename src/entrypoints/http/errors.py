@@ -1,0 +1,118 @@
+"""Every failure as `{"message": "..."}` with its status: 400 naming the field and the rule, 401,
+403, 404, 405, 409, 503 for a store that is not there; 500 for the unexpected, whose details go to
+the server's own log (redacted) and never to the caller - no trace, no internal or table name."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from application.validation_messages import describe_validation_error
+from domain.errors import (
+    ConflictError,
+    DomainError,
+    InvalidInputError,
+    NotAuthenticatedError,
+    NotAuthorizedError,
+    NotFoundError,
+)
+from domain.redaction import redact
+
+LOGGER = logging.getLogger("wfx.http")
+
+_BY_KIND: tuple[tuple[type[DomainError], int], ...] = (
+    (NotAuthenticatedError, 401),
+    (NotAuthorizedError, 403),
+    (NotFoundError, 404),
+    (ConflictError, 409),
+    (InvalidInputError, 400),
+)
+# the request part a validation problem sits in reads as the name a client sent
+_PARTS = {"query": "query parameter", "path": "path parameter", "body": "body"}
+
+
+def status_of(error: DomainError) -> int:
+    return next((status for kind, status in _BY_KIND if isinstance(error, kind)), 400)
+
+
+def message(status: int, text: str) -> JSONResponse:
+    # One line, redacted: a message may quote what the caller sent.
+    one_line = " / ".join(part.strip() for part in redact(text).splitlines() if part.strip())
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse({"message": one_line}, status_code=status, headers=headers)
+
+
+def request_problems(errors: Sequence[Any]) -> str:
+    """FastAPI's validation errors as `query parameter maxItems: ...; body.inputs[0]: ...`."""
+    problems = []
+    for problem in errors:
+        loc = [str(part) if not isinstance(part, int) else f"[{part}]" for part in problem["loc"]]
+        part = _PARTS.get(loc[0], loc[0]) if loc else ""
+        field = ".".join(loc[1:]).replace(".[", "[")
+        where = (
+            f"{part} {field}".strip() if part != "body" else ".".join(["body", field]).strip(".")
+        )
+        if problem["type"] == "missing":
+            rule = "required"
+        elif problem["type"] == "extra_forbidden":
+            rule = "unknown key"
+        else:
+            rule = str(problem["msg"]).removeprefix("Value error, ")
+        problems.append(f"{where}: {rule}")
+    return "; ".join(problems)
+
+
+def _service_problem(error: BaseException) -> str | None:
+    """A store that is not reachable or has no tables: how to start it, and no name of it."""
+    from adapters.aws.failures import is_unreachable
+
+    if is_unreachable(error):
+        return "the execution store cannot be reached; start it and try again"
+    code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
+    missing_sqlite = type(error).__name__ == "OperationalError" and "no such table" in str(error)
+    if code == "ResourceNotFoundException" or missing_sqlite:
+        return "the store has no wfx tables; create them with `wfx tables create`"
+    return None
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    async def on_domain_error(_: Request, error: Exception) -> JSONResponse:
+        assert isinstance(error, DomainError)
+        return message(status_of(error), str(error))
+
+    async def on_request_error(_: Request, error: Exception) -> JSONResponse:
+        assert isinstance(error, RequestValidationError)
+        return message(400, request_problems(error.errors()))
+
+    async def on_model_error(_: Request, error: Exception) -> JSONResponse:
+        assert isinstance(error, ValidationError)  # a use case's own query or command model
+        return message(400, describe_validation_error(error))
+
+    async def on_http_error(_: Request, error: Exception) -> JSONResponse:
+        assert isinstance(error, StarletteHTTPException)
+        return message(error.status_code, str(error.detail))
+
+    async def on_unexpected(request: Request, error: Exception) -> JSONResponse:
+        problem = _service_problem(error)
+        if problem is not None:
+            return message(503, problem)
+        LOGGER.error(
+            "%s %s failed: %s",
+            request.method,
+            request.url.path,
+            redact(f"{type(error).__name__}: {error}"),
+        )
+        return message(500, "internal error; the service log has the details")
+
+    app.add_exception_handler(DomainError, on_domain_error)
+    app.add_exception_handler(RequestValidationError, on_request_error)
+    app.add_exception_handler(ValidationError, on_model_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+    app.add_exception_handler(Exception, on_unexpected)

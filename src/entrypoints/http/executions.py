@@ -1,0 +1,278 @@
+"""The execution routes of seed 000: list, launch, read, logs, abort, redrive, delete.
+
+Each route is the same few lines: tier 1 has let the caller through (`Caller`), tier 2 checks the
+objects the route touches, the use case runs, its result leaves as the shared response model.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Body, Path, Query
+from fastapi.responses import JSONResponse
+
+from application.use_cases.abort_execution import AbortExecutionCommand
+from application.use_cases.delete_execution import DeleteExecutionCommand
+from application.use_cases.describe_execution import DescribeExecutionQuery
+from application.use_cases.get_execution import GetExecutionQuery
+from application.use_cases.get_execution_details import GetExecutionDetailsQuery
+from application.use_cases.get_execution_logs import GetExecutionLogsQuery
+from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
+from application.use_cases.launch_execution import LaunchExecutionCommand
+from application.use_cases.list_executions import ListExecutionsQuery
+from application.use_cases.list_readable_executions import ListReadableExecutionsQuery
+from application.use_cases.redrive_execution import RedriveExecutionCommand
+from domain.authorization import Action, AssetKey
+from domain.errors import InvalidInputError
+from domain.run import DEFAULT_ABORT_CAUSE
+from entrypoints.http.dependencies import App, Caller
+from entrypoints.http.requests import AbortRequest, LaunchRequest
+from entrypoints.http.route_table import EXECUTIONS, ONE_EXECUTION
+from entrypoints.responses import (
+    AbortResponse,
+    DeleteResponse,
+    DescribeResponse,
+    ExecutionDetailsResponse,
+    ExecutionLogsResponse,
+    ExecutionMetadataPageResponse,
+    ExecutionPageResponse,
+    ExecutionResponse,
+)
+
+router = APIRouter(tags=["executions"])
+
+ExecutionId = Annotated[str, Path(alias="executionId", min_length=1, max_length=256)]
+Text = Annotated[str | None, Query(min_length=1, max_length=256)]
+Token = Annotated[str | None, Query(min_length=1, max_length=4096)]
+
+
+def _pair(first: str, second: str, values: tuple[str | None, str | None]) -> str | None:
+    """Two query parameters that name one thing together, as `DATABASE_ID/ID`."""
+    given = [value is not None for value in values]
+    if any(given) and not all(given):
+        missing = second if values[0] is not None else first
+        raise InvalidInputError(f"{missing}: required together with {first} / {second}")
+    return None if values[0] is None else f"{values[0]}/{values[1]}"
+
+
+@router.get(EXECUTIONS, response_model=ExecutionPageResponse, summary="List executions")
+def list_executions(
+    wfx: App,
+    caller: Caller,
+    workflow_database_id: Annotated[Text, Query(alias="workflowDatabaseId")] = None,
+    workflow_id: Annotated[Text, Query(alias="workflowId")] = None,
+    execution_group_id: Annotated[Text, Query(alias="executionGroupId")] = None,
+    database_id: Annotated[Text, Query(alias="databaseId")] = None,
+    asset_id: Annotated[Text, Query(alias="assetId")] = None,
+    direction: Annotated[Literal["read", "wrote", "both"] | None, Query()] = None,
+    status: Annotated[Text, Query()] = None,
+    max_items: Annotated[int, Query(alias="maxItems", ge=1, le=100)] = 20,
+    starting_token: Annotated[Token, Query(alias="startingToken")] = None,
+) -> JSONResponse:
+    """Newest first; at most one of the workflow, group and asset filters. Only the runs the
+    caller may read are listed, and a page is still full."""
+    query = ListExecutionsQuery(
+        workflow=_pair("workflowDatabaseId", "workflowId", (workflow_database_id, workflow_id)),
+        group=execution_group_id,
+        asset=_pair("databaseId", "assetId", (database_id, asset_id)),
+        direction=direction,
+        status=status,
+        limit=max_items,
+        starting_token=starting_token,
+    )
+    page = wfx.list_readable_executions().execute(
+        ListReadableExecutionsQuery(subject=caller.subject, listing=query)
+    )
+    return JSONResponse(ExecutionPageResponse.of(page).dump())
+
+
+@router.post(
+    EXECUTIONS, response_model=ExecutionResponse, status_code=201, summary="Launch an execution"
+)
+def launch_execution(wfx: App, caller: Caller, body: LaunchRequest) -> JSONResponse:
+    """A `fileUpload` launch is attributed to SYSTEM_USER; the caller still needs POST on the
+    workflow and each input asset, and PUT on the output asset."""
+    wfx.access_control().require_launch(
+        caller.subject,
+        body.workflow_database_id,
+        body.workflow_id,
+        tuple(AssetKey(database_id=i.database_id, asset_id=i.asset_id) for i in body.inputs),
+        None
+        if body.output_asset is None
+        else AssetKey(
+            database_id=body.output_asset.database_id, asset_id=body.output_asset.asset_id
+        ),
+        caller.route,
+    )
+    output = body.output_asset
+    command = LaunchExecutionCommand(
+        workflow_database_id=body.workflow_database_id,
+        workflow_id=body.workflow_id,
+        workflow_version=body.workflow_version,
+        inputs=tuple(i.reference for i in body.inputs),
+        output=None if output is None else f"{output.database_id}/{output.asset_id}",
+        execution_group_id=body.execution_group_id,
+        trigger=body.trigger_type,
+        user_id=caller.subject.user_id,
+        client_token=body.client_token,
+    )
+    result = wfx.launch_execution().execute(command)
+    status = 201 if result.created else 200
+    return JSONResponse(ExecutionResponse.of(result.execution).dump(), status_code=status)
+
+
+@router.get(ONE_EXECUTION, response_model=ExecutionResponse, summary="Get an execution")
+def get_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> JSONResponse:
+    wfx.access_control().require_execution_access(
+        caller.subject, execution_id, Action.GET, caller.route
+    )
+    execution = wfx.get_execution().execute(GetExecutionQuery(workflow_execution_id=execution_id))
+    return JSONResponse(ExecutionResponse.of(execution).dump())
+
+
+@router.get(
+    ONE_EXECUTION + "/details",
+    response_model=ExecutionDetailsResponse,
+    summary="Every record of an execution, each collection bounded",
+)
+def get_execution_details(
+    wfx: App,
+    caller: Caller,
+    execution_id: ExecutionId,
+    include_sub_executions: Annotated[bool, Query(alias="includeSubExecutions")] = False,
+) -> JSONResponse:
+    wfx.access_control().require_execution_access(
+        caller.subject, execution_id, Action.GET, caller.route
+    )
+    query = GetExecutionDetailsQuery(
+        workflow_execution_id=execution_id, include_sub_executions=include_sub_executions
+    )
+    details = wfx.get_execution_details().execute(query)
+    answer = ExecutionDetailsResponse.of(details, with_sub_executions=include_sub_executions)
+    return JSONResponse(answer.dump())
+
+
+@router.get(
+    ONE_EXECUTION + "/details/metadata",
+    response_model=ExecutionMetadataPageResponse,
+    summary="Page one collection of the details (the rest of one the details bounded)",
+)
+def get_execution_metadata(
+    wfx: App,
+    caller: Caller,
+    execution_id: ExecutionId,
+    collection: Annotated[
+        str,
+        Query(
+            min_length=1,
+            max_length=512,
+            description="A collection path as truncatedCollections names it: inputs, "
+            "pipelineExecutions, pipelineExecutions[ID].outputFiles, ...",
+        ),
+    ],
+    max_items: Annotated[int, Query(alias="maxItems", ge=1, le=1000)] = 100,
+    starting_token: Annotated[Token, Query(alias="startingToken")] = None,
+) -> JSONResponse:
+    wfx.access_control().require_execution_access(
+        caller.subject, execution_id, Action.GET, caller.route
+    )
+    query = GetExecutionMetadataQuery(
+        workflow_execution_id=execution_id,
+        collection=collection,
+        max_items=max_items,
+        starting_token=starting_token,
+    )
+    page = wfx.get_execution_metadata().execute(query)
+    return JSONResponse(ExecutionMetadataPageResponse.of(page).dump())
+
+
+@router.get(
+    ONE_EXECUTION + "/logs", response_model=ExecutionLogsResponse, summary="An execution's logs"
+)
+def get_execution_logs(
+    wfx: App,
+    caller: Caller,
+    execution_id: ExecutionId,
+    log_id: Annotated[str | None, Query(alias="logId", min_length=1, max_length=64)] = None,
+    mode: Annotated[Literal["summary", "full"], Query()] = "summary",
+    next_token: Annotated[Token, Query(alias="nextToken")] = None,
+) -> JSONResponse:
+    """`summary`: the run's own log; `full`: every log source; `logId`: that source alone,
+    paged with its `nextToken`."""
+    wfx.access_control().require_execution_access(
+        caller.subject, execution_id, Action.GET, caller.route
+    )
+    query = GetExecutionLogsQuery(
+        workflow_execution_id=execution_id,
+        log_id=log_id,
+        next_token=next_token,
+        full=mode == "full",
+    )
+    return JSONResponse(ExecutionLogsResponse.of(wfx.get_execution_logs().execute(query)).dump())
+
+
+@router.post(
+    ONE_EXECUTION + "/abort", response_model=AbortResponse, summary="Abort a running execution"
+)
+def abort_execution(
+    wfx: App,
+    caller: Caller,
+    execution_id: ExecutionId,
+    body: Annotated[AbortRequest | None, Body()] = None,
+) -> JSONResponse:
+    wfx.access_control().require_execution_access(
+        caller.subject, execution_id, Action.POST, caller.route
+    )
+    cause = body.cause if body is not None and body.cause is not None else DEFAULT_ABORT_CAUSE
+    result = wfx.abort_execution().execute(
+        AbortExecutionCommand(workflow_execution_id=execution_id, cause=cause)
+    )
+    return JSONResponse(AbortResponse.of_abort(result.execution, result.warnings).dump())
+
+
+@router.post(
+    ONE_EXECUTION + "/redrive",
+    response_model=ExecutionResponse,
+    summary="Redrive a failed, aborted or timed-out execution",
+)
+def redrive_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> JSONResponse:
+    wfx.access_control().require_execution_access(
+        caller.subject, execution_id, Action.POST, caller.route
+    )
+    execution = wfx.redrive_execution().execute(
+        RedriveExecutionCommand(workflow_execution_id=execution_id)
+    )
+    return JSONResponse(ExecutionResponse.of(execution).dump())
+
+
+@router.get(
+    ONE_EXECUTION + "/describe",
+    response_model=DescribeResponse,
+    summary="The execution as Step Functions' DescribeExecution describes it (seed 001)",
+)
+def describe_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> JSONResponse:
+    wfx.access_control().require_execution_access(
+        caller.subject, execution_id, Action.GET, caller.route
+    )
+    query = DescribeExecutionQuery(workflow_execution_id=execution_id)
+    return JSONResponse(DescribeResponse.of(wfx.describe_execution().execute(query)).dump())
+
+
+@router.delete(
+    ONE_EXECUTION,
+    response_model=DeleteResponse,
+    summary="Delete an execution and everything it stored, for good",
+)
+def delete_execution(
+    wfx: App,
+    caller: Caller,
+    execution_id: ExecutionId,
+    force: Annotated[bool, Query(description="Abort a run that has not ended first.")] = False,
+) -> JSONResponse:
+    """A run that has not ended is refused (409) unless `force`; deleting twice answers
+    `deleted: false`."""
+    wfx.access_control().require_execution_access(
+        caller.subject, execution_id, Action.DELETE, caller.route, missing_ok=True
+    )
+    command = DeleteExecutionCommand(workflow_execution_id=execution_id, force=force)
+    return JSONResponse(DeleteResponse.of(wfx.delete_execution().execute(command)).dump())

@@ -1,0 +1,59 @@
+"""Every route of the service and what it asks of the authorizer.
+
+Tier 1 checks each route as `{object__type: api, route__path}` with its HTTP method. Tier 2 then
+checks the objects the route touches: `execution` (seed 000 `authorize_execution_access`: the
+action on the run's workflow and on every asset it read and wrote, GET on every database it took
+metadata from), `launch` (POST on the workflow and each input asset, PUT on the output asset),
+`workflow` (the action on the workflow) or `filter` (a list returns only what the caller may
+GET). The route x permission test is generated from this table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from domain.authorization import Action
+
+
+class Tier2(StrEnum):
+    EXECUTION = "execution"
+    LAUNCH = "launch"
+    WORKFLOW = "workflow"
+    FILTER = "filter"
+
+
+@dataclass(frozen=True)
+class RouteRule:
+    method: Action
+    path: str
+    tier2: Tier2
+    action: Action  # what tier 2 asks for on the objects
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.method.value, self.path)
+
+
+EXECUTIONS = "/workflows/executions"
+ONE_EXECUTION = EXECUTIONS + "/{executionId}"
+
+ROUTES: tuple[RouteRule, ...] = (
+    RouteRule(Action.GET, EXECUTIONS, Tier2.FILTER, Action.GET),
+    RouteRule(Action.POST, EXECUTIONS, Tier2.LAUNCH, Action.POST),
+    RouteRule(Action.GET, ONE_EXECUTION, Tier2.EXECUTION, Action.GET),
+    RouteRule(Action.GET, ONE_EXECUTION + "/details", Tier2.EXECUTION, Action.GET),
+    RouteRule(Action.GET, ONE_EXECUTION + "/details/metadata", Tier2.EXECUTION, Action.GET),
+    RouteRule(Action.GET, ONE_EXECUTION + "/logs", Tier2.EXECUTION, Action.GET),
+    RouteRule(Action.GET, ONE_EXECUTION + "/describe", Tier2.EXECUTION, Action.GET),
+    RouteRule(Action.POST, ONE_EXECUTION + "/abort", Tier2.EXECUTION, Action.POST),
+    RouteRule(Action.POST, ONE_EXECUTION + "/redrive", Tier2.EXECUTION, Action.POST),
+    RouteRule(Action.DELETE, ONE_EXECUTION, Tier2.EXECUTION, Action.DELETE),
+    RouteRule(Action.GET, "/workflows", Tier2.FILTER, Action.GET),
+    RouteRule(
+        Action.GET, "/database/{databaseId}/workflows/{workflowId}", Tier2.WORKFLOW, Action.GET
+    ),
+    RouteRule(Action.PUT, "/workflows", Tier2.WORKFLOW, Action.PUT),
+)
+
+RULES: dict[tuple[str, str], RouteRule] = {rule.key: rule for rule in ROUTES}

@@ -1,0 +1,84 @@
+"""The workflow routes: list the published workflows, a workflow's versions, publish a version."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Path, Query
+from fastapi.responses import JSONResponse
+
+from application.use_cases.list_workflows import ListWorkflowsQuery, ListWorkflowVersionsQuery
+from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+from application.workflow_documents import parse_workflow_document
+from domain.authorization import Action
+from entrypoints.http.dependencies import App, Caller
+from entrypoints.responses import WorkflowPageResponse, WorkflowVersionResponse
+
+router = APIRouter(tags=["workflows"])
+
+Name = Annotated[str, Path(min_length=1, max_length=256)]
+Token = Annotated[str | None, Query(alias="startingToken", min_length=1, max_length=4096)]
+MaxItems = Annotated[int, Query(alias="maxItems", ge=1, le=100)]
+
+
+@router.get("/workflows", response_model=WorkflowPageResponse, summary="List workflows")
+def list_workflows(
+    wfx: App,
+    caller: Caller,
+    database_id: Annotated[str | None, Query(alias="databaseId", min_length=1)] = None,
+    max_items: MaxItems = 20,
+    starting_token: Token = None,
+) -> JSONResponse:
+    """Each workflow once, with its latest version; only those the caller may GET."""
+    query = ListWorkflowsQuery(
+        database_id=database_id, limit=max_items, starting_token=starting_token
+    )
+    page = wfx.list_readable_workflows().execute(caller.subject, query)
+    return JSONResponse(WorkflowPageResponse.of(page).dump())
+
+
+@router.get(
+    "/database/{databaseId}/workflows/{workflowId}",
+    response_model=WorkflowPageResponse,
+    summary="A workflow's versions, newest first",
+)
+def list_workflow_versions(
+    wfx: App,
+    caller: Caller,
+    database_id: Annotated[Name, Path(alias="databaseId")],
+    workflow_id: Annotated[Name, Path(alias="workflowId")],
+    max_items: MaxItems = 20,
+    starting_token: Token = None,
+) -> JSONResponse:
+    wfx.access_control().require_workflow(
+        caller.subject, database_id, workflow_id, Action.GET, caller.route
+    )
+    query = ListWorkflowVersionsQuery(
+        database_id=database_id,
+        workflow_id=workflow_id,
+        limit=max_items,
+        starting_token=starting_token,
+    )
+    page = wfx.list_workflow_versions().execute(query)
+    return JSONResponse(WorkflowPageResponse.of(page).dump())
+
+
+@router.put(
+    "/workflows",
+    response_model=WorkflowVersionResponse,
+    summary="Publish a workflow version (an unchanged document reuses the latest)",
+)
+def publish_workflow(
+    wfx: App,
+    caller: Caller,
+    document: Annotated[dict[str, Any], Body(description="The workflow document, as its YAML.")],
+) -> JSONResponse:
+    parsed = parse_workflow_document(document)
+    wfx.access_control().require_workflow(
+        caller.subject, parsed.database_id, parsed.workflow_id, Action.PUT, caller.route
+    )
+    result = wfx.publish_workflow_version().execute(PublishWorkflowVersionCommand(document=parsed))
+    answer = WorkflowVersionResponse.of(
+        result.version, created=result.created, warnings=result.warnings
+    )
+    return JSONResponse(answer.dump(), status_code=201 if result.created else 200)

@@ -1,0 +1,132 @@
+"""The HTTP service on each store (SQLite file, DynamoDB on moto), runs executed inline, driven
+through an in-process client with real tokens and real stored roles.
+
+`world` holds one finished run that read `http/inputs` and wrote `http/results`, started by the
+admin; tests grant roles to other users through the authorization store, as `wfx auth` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
+from application.use_cases.launch_execution import LaunchExecutionCommand
+from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+from application.workflow_documents import parse_workflow_document
+from domain.authorization import Action
+from domain.constraints import (
+    Constraint,
+    Criterion,
+    Effect,
+    Operator,
+    Permission,
+    Role,
+    RoleAssignment,
+)
+
+WORKFLOW_FILE = Path(__file__).parents[2] / "features" / "workflows" / "three_steps.yaml"
+DATABASE = "http"
+WORKFLOW = {**yaml.safe_load(WORKFLOW_FILE.read_text()), "databaseId": DATABASE}
+INPUTS = "inputs"
+RESULTS = "results"
+ADMIN = "root"
+
+
+@dataclass
+class Service:
+    container: Any
+    app: FastAPI
+    client: TestClient
+    execution_id: str
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    def token(self, user: str, roles: Sequence[str] = ()) -> str:
+        issued: str = self.container.token_issuer().issue(user, timedelta(hours=1), roles)
+        return issued
+
+    def as_user(self, user: str, roles: Sequence[str] = ()) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token(user, roles)}"}
+
+    def grant(self, user: str, role: str, constraints: Sequence[Constraint]) -> None:
+        store = self.container.authorization_store()
+        store.add_role(Role(name=role))
+        store.put_constraints(list(constraints))
+        store.assign(RoleAssignment(user_id=user, role=role))
+
+    def launch(self, user: str = ADMIN) -> str:
+        command = LaunchExecutionCommand(
+            workflow_database_id=DATABASE,
+            workflow_id=WORKFLOW["workflowId"],
+            inputs=(f"{DATABASE}/{INPUTS}",),
+            output=f"{DATABASE}/{RESULTS}",
+            user_id=user,
+        )
+        launched = self.container.launch_execution().execute(command)
+        return str(launched.execution.workflow_execution_id)
+
+
+def allow(
+    role: str,
+    name: str,
+    object_type: str,
+    action: Action,
+    operator: Operator = Operator.EQUALS,
+    **fields: str,
+) -> Constraint:
+    """A constraint allowing exactly `action` on the objects whose fields are `fields` (the
+    operator's way: equal by default; the value is taken literally, not as a pattern)."""
+    import re
+
+    return Constraint(
+        role=role,
+        constraint_id=name,
+        object_type=object_type,
+        criteria_and=tuple(
+            Criterion(field=key, operator=operator, value=re.escape(value))
+            for key, value in fields.items()
+        ),
+        permissions=(Permission(action=action, effect=Effect.ALLOW),),
+    )
+
+
+@pytest.fixture
+def service(inline_container: Any, tmp_path: Path) -> Iterator[Service]:
+    from dependency_injector import providers
+
+    from adapters.authz.casbin_authorizer import CasbinAuthorizer
+    from entrypoints.http.app import create_app
+    from entrypoints.http.identity import verified_by
+
+    container = inline_container
+    # a role granted by a test holds for its very next request (the service looks again at
+    # most once a second)
+    authorizer = CasbinAuthorizer(container.authorization_store(), max_age_seconds=0)
+    container.authorizer.override(providers.Object(authorizer))
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("a.obj", "b.obj"):
+        (source / name).write_text(f"v {name}\n", encoding="utf-8")
+    container.import_asset_files().execute(
+        ImportAssetFilesCommand(
+            database_id=DATABASE,
+            asset_id=INPUTS,
+            files=tuple(ImportedFile(file_key=p.name, path=p) for p in sorted(source.iterdir())),
+        )
+    )
+    container.publish_workflow_version().execute(
+        PublishWorkflowVersionCommand(document=parse_workflow_document(WORKFLOW))
+    )
+    app = create_app(container, verified_by(container.token_verifier()))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        service = Service(container=container, app=app, client=client, execution_id="")
+        service.execution_id = service.launch()
+        yield service

@@ -1,0 +1,112 @@
+"""The service in Lambda: `entrypoints.http.lambda_handler` driven with API Gateway HTTP API
+(payload 2.0) events whose JWT authorizer claims name the caller, on DynamoDB (moto)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import entrypoints.http.aws_lambda as aws_lambda
+from entrypoints import http
+
+USER = "ana"
+
+
+def _event(
+    method: str, path: str, claims: dict[str, Any] | None, query: str = ""
+) -> dict[str, Any]:
+    context: dict[str, Any] = {
+        "accountId": "123456789012",
+        "apiId": "api1234567",
+        "domainName": "api1234567.execute-api.us-east-1.amazonaws.com",
+        "domainPrefix": "api1234567",
+        "http": {
+            "method": method,
+            "path": path,
+            "protocol": "HTTP/1.1",
+            "sourceIp": "192.0.2.10",
+            "userAgent": "curl/8.5.0",
+        },
+        "requestId": "JKJaXmPLvHcESHA=",
+        "routeKey": f"{method} {path}",
+        "stage": "$default",
+        "time": "01/Dec/2026:12:00:00 +0000",
+        "timeEpoch": 1796126400000,
+    }
+    if claims is not None:
+        context["authorizer"] = {"jwt": {"claims": claims, "scopes": None}}
+    return {
+        "version": "2.0",
+        "routeKey": f"{method} {path}",
+        "rawPath": path,
+        "rawQueryString": query,
+        "headers": {"accept": "application/json", "host": context["domainName"]},
+        "requestContext": context,
+        "isBase64Encoded": False,
+    }
+
+
+@pytest.fixture
+def on_dynamodb(
+    moto_dynamodb_client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str]:
+    """A run stored on DynamoDB by the CLI's container, and a fresh Lambda to read it."""
+    from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
+    from application.use_cases.launch_execution import LaunchExecutionCommand
+    from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+    from application.workflow_documents import parse_workflow_document
+    from entrypoints.container import build_container, create_all_tables
+    from tests.http.conftest import WORKFLOW
+
+    monkeypatch.setenv("WFX_STORE", "dynamodb")
+    monkeypatch.setenv("WFX_HOME", str(tmp_path))
+    monkeypatch.delenv("WFX_DYNAMODB_ENDPOINT", raising=False)
+    container = build_container(runner_mode="inline")
+    create_all_tables(container)
+    source = tmp_path / "a.obj"
+    source.write_text("v 0 0 0\n", encoding="utf-8")
+    container.import_asset_files().execute(
+        ImportAssetFilesCommand(
+            database_id=WORKFLOW["databaseId"],
+            asset_id="inputs",
+            files=(ImportedFile(file_key="a.obj", path=source),),
+        )
+    )
+    container.publish_workflow_version().execute(
+        PublishWorkflowVersionCommand(document=parse_workflow_document(WORKFLOW))
+    )
+    launched = container.launch_execution().execute(
+        LaunchExecutionCommand(
+            workflow_database_id=WORKFLOW["databaseId"],
+            workflow_id=WORKFLOW["workflowId"],
+            inputs=(f"{WORKFLOW['databaseId']}/inputs",),
+            user_id=USER,
+        )
+    )
+    monkeypatch.setattr(aws_lambda, "_HANDLER", None)
+    yield launched.execution.workflow_execution_id
+
+
+def test_claims_of_an_admin_list_the_run(on_dynamodb: str) -> None:
+    claims = {"sub": "root", "cognito:groups": "[admin]", "iss": "https://idp.example"}
+    answer = http.lambda_handler(_event("GET", "/workflows/executions", claims, "maxItems=5"), None)
+    assert answer["statusCode"] == 200, answer
+    body = json.loads(answer["body"])
+    assert [item["workflowExecutionId"] for item in body["Items"]] == [on_dynamodb]
+    one = http.lambda_handler(_event("GET", f"/workflows/executions/{on_dynamodb}", claims), None)
+    assert json.loads(one["body"])["triggeredByUserId"] == USER
+
+
+def test_no_claims_is_a_401_and_a_user_with_no_role_a_403(on_dynamodb: str) -> None:
+    unverified = http.lambda_handler(_event("GET", "/workflows/executions", None), None)
+    assert unverified["statusCode"] == 401
+    assert "JWT authorizer" in json.loads(unverified["body"])["message"]
+    stranger = http.lambda_handler(
+        _event("GET", f"/workflows/executions/{on_dynamodb}", {"sub": "stranger"}), None
+    )
+    assert stranger["statusCode"] == 403
+    assert set(json.loads(stranger["body"])) == {"message"}
