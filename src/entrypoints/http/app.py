@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
 
 from entrypoints.container import Container
 from entrypoints.http import executions, workflows
-from entrypoints.http.errors import install_error_handlers
+from entrypoints.http.errors import ERROR_RESPONSES, install_error_handlers
 from entrypoints.http.identity import Identify
 
 DESCRIPTION = (
@@ -29,6 +32,27 @@ def create_app(container: Container, identify: Identify) -> FastAPI:
     app.state.container = container
     app.state.identify = identify
     install_error_handlers(app)
-    app.include_router(executions.router)
-    app.include_router(workflows.router)
+    app.include_router(executions.router, responses=ERROR_RESPONSES)
+    app.include_router(workflows.router, responses=ERROR_RESPONSES)
+    app.openapi = lambda: _schema(app)  # type: ignore[method-assign]
     return app
+
+
+def _schema(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's schema, saying what the service answers: a bad request is a 400 with a message,
+    never FastAPI's own 422 document."""
+    if app.openapi_schema is None:
+        schema = get_openapi(
+            title=app.title, version=app.version, description=app.description, routes=app.routes
+        )
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                operation.get("responses", {}).pop("422", None)
+        for name in ("HTTPValidationError", "ValidationError"):
+            schema.get("components", {}).get("schemas", {}).pop(name, None)
+        schema["components"]["securitySchemes"] = {
+            "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
+        }
+        schema["security"] = [{"bearer": []}]
+        app.openapi_schema = schema
+    return app.openapi_schema

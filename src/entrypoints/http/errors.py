@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from application.validation_messages import describe_validation_error
@@ -26,6 +26,25 @@ from domain.errors import (
 from domain.redaction import redact
 
 LOGGER = logging.getLogger("wfx.http")
+
+
+class ErrorResponse(BaseModel):
+    """Every failure's body."""
+
+    message: str
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorResponse, "description": description}
+    for status, description in (
+        (400, "The request broke a rule; the message names the field and the rule."),
+        (401, "No valid bearer token."),
+        (403, "The caller may not do this."),
+        (404, "No such execution, workflow or route."),
+        (409, "The request clashes with what is stored."),
+        (503, "The store cannot be reached, or has no tables."),
+    )
+}
 
 _BY_KIND: tuple[tuple[type[DomainError], int], ...] = (
     (NotAuthenticatedError, 401),

@@ -87,7 +87,11 @@ def list_executions(
 
 
 @router.post(
-    EXECUTIONS, response_model=ExecutionResponse, status_code=201, summary="Launch an execution"
+    EXECUTIONS,
+    response_model=ExecutionResponse,
+    status_code=201,
+    summary="Launch an execution",
+    responses={200: {"model": ExecutionResponse, "description": "A retry with the same token."}},
 )
 def launch_execution(wfx: App, caller: Caller, body: LaunchRequest) -> JSONResponse:
     """A `fileUpload` launch is attributed to SYSTEM_USER; the caller still needs POST on the

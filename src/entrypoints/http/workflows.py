@@ -67,6 +67,7 @@ def list_workflow_versions(
     "/workflows",
     response_model=WorkflowVersionResponse,
     summary="Publish a workflow version (an unchanged document reuses the latest)",
+    responses={201: {"model": WorkflowVersionResponse, "description": "A new version."}},
 )
 def publish_workflow(
     wfx: App,
