@@ -5,8 +5,8 @@ stopping the service."""
 from __future__ import annotations
 
 import signal
-import subprocess
 import socket
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
