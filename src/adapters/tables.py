@@ -255,7 +255,12 @@ RUN_ROW_TABLES: tuple[ResourceKeys, ...] = (
 # Holding no row of any one run: the migration's read source (seed 000 keeps it intact), the
 # published workflow versions and the asset catalog.
 NOT_RUN_TABLES = frozenset(
-    {ResourceKeys.WORKFLOW_EXECUTIONS_V1, ResourceKeys.WORKFLOW_VERSIONS, ResourceKeys.ASSET_FILES}
+    {
+        ResourceKeys.WORKFLOW_EXECUTIONS_V1,
+        ResourceKeys.WORKFLOW_VERSIONS,
+        ResourceKeys.ASSET_FILES,
+        ResourceKeys.AUTHORIZATION,
+    }
 )
 
 TABLE_PREFIX_VARIABLE = "WFX_TABLE_PREFIX"

@@ -103,41 +103,26 @@ def _facts_key(facts: AccessFacts) -> Hashable:
 
 
 class AccessFactsCache:
-    """Facts of ended runs, kept across requests, so a page seen once costs no facts query
-    again. Only an ended run's facts are settled: a running step's input metadata rows (the
-    databases it took metadata from) are written when the step starts, and a redrive starts
-    steps again - so an entry is keyed by the run's redrive count too, and a running run is
-    always read. Bounded; the oldest entries go first."""
+    """Facts by execution id, kept across requests: a run's workflow, inputs, output target and
+    metadata rows are all written at launch and never changed (seed 000), so a page seen once
+    costs no facts query again. Bounded; the oldest entries go first."""
 
     def __init__(self, limit: int = 20_000) -> None:
         self._limit = limit
-        self._facts: OrderedDict[tuple[str, int], tuple[AccessFacts, Hashable]] = OrderedDict()
+        self._facts: OrderedDict[str, tuple[AccessFacts, Hashable]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(
-        self, store: ExecutionStore, executions: Sequence[WorkflowExecution]
+        self, store: ExecutionStore, ids: Sequence[str]
     ) -> dict[str, tuple[AccessFacts, Hashable]]:
-        def key(execution: WorkflowExecution) -> tuple[str, int]:
-            return (execution.workflow_execution_id, execution.redrive_count)
-
         with self._lock:
-            found = {
-                e.workflow_execution_id: self._facts[key(e)]
-                for e in executions
-                if e.is_terminal and key(e) in self._facts
-            }
-        missing = [e for e in executions if e.workflow_execution_id not in found]
+            found = {i: self._facts[i] for i in ids if i in self._facts}
+        missing = [i for i in ids if i not in found]
         if missing:
-            ids = [e.workflow_execution_id for e in missing]
-            read = {i: (f, _facts_key(f)) for i, f in store.access_facts(ids).items()}
+            read = {i: (f, _facts_key(f)) for i, f in store.access_facts(missing).items()}
             found.update(read)
-            settled = {
-                key(e): read[e.workflow_execution_id]
-                for e in missing
-                if e.is_terminal and e.workflow_execution_id in read
-            }
             with self._lock:
-                self._facts.update(settled)
+                self._facts.update(read)
                 while len(self._facts) > self._limit:
                     self._facts.popitem(last=False)
         return found
@@ -277,7 +262,7 @@ class AccessControl:
             return list(executions)
         if not subject.roles:
             return []  # no role allows anything: no store read for the facts
-        facts = self._facts.get(self._executions, executions)
+        facts = self._facts.get(self._executions, [e.workflow_execution_id for e in executions])
         decisions = _Decisions(self._authorizer, subject)
         by_facts: dict[Hashable, bool] = {}  # runs with the same facts share one answer
         by_ref: dict[tuple[Ref, Action], bool] = {}  # and rows share objects

@@ -13,6 +13,7 @@ from typing import Any
 
 LAUNCH_RATIO_TARGET = 0.5
 LIST_FLATNESS_TARGET = 1.5
+AUTHORIZATION_OVERHEAD_TARGET = 0.25
 RUNNER_OVERHEAD_TARGET_MS = 2.0
 COLD_LIST_TARGET_S = 0.35
 COLD_RUN_TARGET_S = 0.6
@@ -69,6 +70,26 @@ def figures(results: dict[str, Any]) -> list[Figure]:
                 f"= {ratio:.2f}x (per-launch medians: {results['launch_latency_ratio']:.2f}x)",
                 f">= {LAUNCH_RATIO_TARGET:.2f}x raw",
                 ratio >= LAUNCH_RATIO_TARGET,
+            )
+        )
+    if "api_list_ms" in results:
+        overhead = results["authorization_overhead"]
+        rows.append(
+            Figure(
+                "list page of 50, readable (authorized) vs plain use case (ms)",
+                f"{results['api_readable_list_ms']:.3f} vs {results['api_use_case_list_ms']:.3f} "
+                f"= {overhead:+.0%}",
+                f"<= +{AUTHORIZATION_OVERHEAD_TARGET:.0%}",
+                overhead <= AUTHORIZATION_OVERHEAD_TARGET,
+            )
+        )
+        rows.append(
+            Figure(
+                "api_list_ms: GET of 50 rows, ASGI + token + authorization (admin)",
+                f"{results['api_list_ms']:.3f} ({results['api_admin_list_ms']:.3f}) "
+                f"= {results['api_over_use_case']:.2f}x the use case",
+                "-",
+                None,
             )
         )
     if "list_first_page_ms" in results:

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from entrypoints.container import Container
-from tests.bench import cold, launch, lists, micro, profiling, registration, report, runner
+from tests.bench import api, cold, launch, lists, micro, profiling, registration, report, runner
 from tests.bench.fixtures import REPO
 
-MEASUREMENTS = ("launch", "lists", "runner", "registration", "cold")
+MEASUREMENTS = ("launch", "lists", "api", "runner", "registration", "cold")
 RESULTS_FILE = REPO / "bench-results.json"
 
 
@@ -155,6 +155,17 @@ def main(argv: list[str] | None = None) -> int:
                     rounds=2 if quick else 5,
                     calls_per_round=10 if quick else 60,
                     warmup=5 if quick else 50,
+                ),
+                failures,
+            )
+        if "api" in only:
+            results |= _step(
+                "api: a 50-row list page through HTTP and authorization, and without",
+                lambda: api.measure(
+                    workdir / "api",
+                    rounds=2 if quick else 5,
+                    calls_per_round=10 if quick else 60,
+                    warmup=5 if quick else 30,
                 ),
                 failures,
             )

@@ -12,7 +12,8 @@ from domain.authorization import Action, Subject
 from entrypoints.container import Container
 
 
-def application(request: Request) -> Container:
+async def application(request: Request) -> Container:
+    # async: nothing to wait for, and a plain function would cost a hop to the thread pool
     container: Container = request.app.state.container
     return container
 
@@ -30,7 +31,8 @@ def requester(request: Request) -> Requester:
     request's method) - or a 401 / 403 before anything is read."""
     subject: Subject = request.app.state.identify(request)
     route = request.url.path
-    application(request).access_control().require_route(subject, route, Action(request.method))
+    container: Container = request.app.state.container
+    container.access_control().require_route(subject, route, Action(request.method))
     return Requester(subject=subject, route=route)
 
 

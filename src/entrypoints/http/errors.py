@@ -42,7 +42,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (403, "The caller may not do this."),
         (404, "No such execution, workflow or route."),
         (409, "The request clashes with what is stored."),
-        (503, "The store cannot be reached, or has no tables."),
+        (503, "The store or the identity provider's keys cannot be reached, or no tables."),
     )
 }
 
@@ -91,7 +91,10 @@ def request_problems(errors: Sequence[Any]) -> str:
 def _service_problem(error: BaseException) -> str | None:
     """A store that is not reachable or has no tables: how to start it, and no name of it."""
     from adapters.aws.failures import is_unreachable
+    from adapters.identity.jwks import JwksUnavailableError
 
+    if isinstance(error, JwksUnavailableError):
+        return "the identity provider's keys (WFX_JWT_JWKS) cannot be read; try again"
     if is_unreachable(error):
         return "the execution store cannot be reached; start it and try again"
     code = getattr(error, "response", {}).get("Error", {}).get("Code", "")

@@ -1,0 +1,54 @@
+"""A service whose store or identity provider is not there answers 503 with what to do, in the
+one error shape, naming no table and quoting no token."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from adapters.identity.jwks import JwksTokenVerifier
+from entrypoints.container import build_container
+from entrypoints.http.app import create_app
+from entrypoints.http.identity import verified_by
+from entrypoints.settings import Settings
+
+
+def _settings(home: Path) -> Settings:
+    return Settings(
+        store="sqlite",
+        home=home,
+        sqlite_path=home / "wfx.db",
+        dynamodb_endpoint=None,
+        region="us-east-1",
+        user="alice",
+    )
+
+
+def test_a_store_without_tables_says_to_create_them(tmp_path: Path) -> None:
+    container = build_container(_settings(tmp_path))  # no `wfx tables create`
+    app = create_app(container, verified_by(container.token_verifier()))
+    token = container.token_issuer().issue("alice", timedelta(minutes=5))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.get("/workflows/executions", headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 503
+    message = answer.json()["message"]
+    assert "wfx tables create" in message
+    assert "Table" not in message and "sqlite" not in message.lower()
+
+
+def test_an_unreachable_jwks_is_a_503_not_a_401(tmp_path: Path) -> None:
+    container = build_container(_settings(tmp_path))
+    verifier = JwksTokenVerifier("http://127.0.0.1:9/jwks.json", "https://idp.example", None)
+    app = create_app(container, verified_by(verifier))
+    # a well-formed token naming a key id, so the verifier must fetch the keys
+    token = (
+        "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0."
+        "eyJzdWIiOiJhbGljZSIsImlzcyI6Imh0dHBzOi8vaWRwLmV4YW1wbGUifQ.c2ln"
+    )
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.get("/workflows/executions", headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 503, answer.text
+    assert "WFX_JWT_JWKS" in answer.json()["message"]
+    assert token not in answer.text
