@@ -11,6 +11,10 @@ from tests.http.conftest import ADMIN, DATABASE, INPUTS, RESULTS, WORKFLOW, Serv
 
 ADMIN_ROLE = ("admin",)
 
+# What a caller gets back is the HTTP layer's to say, whatever the store: these run on SQLite;
+# the route x permission matrix, the fuzzing, the templates and delete run on both stores.
+pytestmark = pytest.mark.parametrize("inline_container", ["sqlite"], indirect=True)
+
 
 def _admin(service: Service) -> dict[str, str]:
     return service.as_user(ADMIN, ADMIN_ROLE)

@@ -83,6 +83,11 @@ def _service_problem(error: BaseException) -> str | None:
             return f"{error}."
     if name == "OperationalError" and "no such table" in str(error):
         return "the SQLite file has no wfx tables. Create them first: `wfx tables create`."
+    if name == "OperationalError" and "no such column" in str(error):
+        return (
+            "the SQLite file was made by an earlier wfx. Bring its tables up to date (nothing "
+            "stored is lost): `wfx tables create`."
+        )
     return None
 
 

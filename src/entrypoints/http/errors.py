@@ -98,9 +98,11 @@ def _service_problem(error: BaseException) -> str | None:
     if is_unreachable(error):
         return "the execution store cannot be reached; start it and try again"
     code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
-    missing_sqlite = type(error).__name__ == "OperationalError" and "no such table" in str(error)
+    missing_sqlite = type(error).__name__ == "OperationalError" and (
+        "no such table" in str(error) or "no such column" in str(error)
+    )
     if code == "ResourceNotFoundException" or missing_sqlite:
-        return "the store has no wfx tables; create them with `wfx tables create`"
+        return "the store's wfx tables are missing or out of date; run `wfx tables create`"
     return None
 
 
