@@ -10,11 +10,10 @@ authorization target is the readable list against the plain use case: at most +2
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-
-import asyncio
 
 import httpx
 
