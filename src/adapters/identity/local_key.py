@@ -6,13 +6,13 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
 import threading
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from adapters.secret_files import create_once
 from domain.errors import InvalidInputError
 
 KEY_FILE_NAME = "token-signing-key.pem"
@@ -75,24 +75,11 @@ def _read(path: Path) -> Ed25519PrivateKey:
 
 
 def _create(path: Path) -> Ed25519PrivateKey:
-    path.parent.mkdir(parents=True, exist_ok=True)
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
-    # mkstemp makes the file 0600 and only ours; it is whole before anyone can see it at `path`
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{KEY_FILE_NAME}.")
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(pem)
-            file.flush()
-            os.fsync(file.fileno())
-        try:
-            os.link(temporary, path)
-        except FileExistsError:
-            return _read(path)  # another process made it first: its key is the key
-    finally:
-        os.unlink(temporary)
-    return key
+    # another process made it first: its key is the key
+    return key if create_once(path, pem) else _read(path)

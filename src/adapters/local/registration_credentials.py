@@ -14,10 +14,10 @@ import hmac
 import os
 import secrets
 import stat
-import tempfile
 import threading
 from pathlib import Path
 
+from adapters.secret_files import create_once
 from domain.errors import InvalidInputError
 
 KEY_FILE_NAME = "registration.key"
@@ -90,19 +90,6 @@ def _read_key(path: Path) -> bytes:
 
 
 def _create_key(path: Path) -> bytes:
-    path.parent.mkdir(parents=True, exist_ok=True)
     key = secrets.token_bytes(_KEY_BYTES)
-    # mkstemp makes the file 0600 and only ours; it is whole before anyone can see it at `path`
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{KEY_FILE_NAME}.")
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(key)
-            file.flush()
-            os.fsync(file.fileno())
-        try:
-            os.link(temporary, path)
-        except FileExistsError:
-            return _read_key(path)  # another process made it first: its key is the key
-    finally:
-        os.unlink(temporary)
-    return key
+    # another process made it first: its key is the key
+    return key if create_once(path, key) else _read_key(path)

@@ -1,0 +1,27 @@
+"""A secret file under WFX_HOME written once, whole and 0600, by whichever process is first."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def create_once(path: Path, content: bytes) -> bool:
+    """Put `content` at `path` unless a file is there already; False when another process made
+    it first (its content is then the one to use)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # mkstemp makes the file 0600 and only ours; it is whole before anyone can see it at `path`
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(content)
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(temporary, path)  # never replaces: the first link wins
+        except FileExistsError:
+            return False
+    finally:
+        os.unlink(temporary)
+    return True
