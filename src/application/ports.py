@@ -303,6 +303,10 @@ class ObjectStore(Protocol):
         """A readable local file holding that version."""
         ...
 
+    def read_bytes(self, key: str, version_id: str | None = None) -> bytes:
+        """The body of that version, or of the newest one (FileNotFoundError if none)."""
+        ...
+
     def list_latest(self, prefix: str) -> list[StoredObject]:
         """The newest version of every key under the prefix, by key."""
         ...

@@ -131,6 +131,15 @@ class FilesystemObjectStore:
             pass
         raise FileNotFoundError(f"object {key!r} has no version {version_id!r}")
 
+    def read_bytes(self, key: str, version_id: str | None = None) -> bytes:
+        if version_id is None:
+            _check_key(key)
+            stored = self.versions(key)
+            if not stored:
+                raise FileNotFoundError(f"object {key!r}: no version stored")
+            version_id = stored[-1].version_id
+        return self.local_path(key, version_id).read_bytes()
+
     def versions(self, key: str) -> list[StoredObject]:
         """Every stored version of the key, oldest first ([] for an unknown key)."""
         _check_key(key)
