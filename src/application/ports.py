@@ -428,8 +428,15 @@ class Orchestrator(Protocol):
     ) -> HistoryPage: ...
 
     def describe_state_machine(self, state_machine_arn: str) -> StateMachineDescription | None:
-        """The state machine's definition and logging; None when there is no such machine."""
+        """The state machine's definition and logging; None when there is no such machine.
+        Raises OrchestratorReadError when the orchestrator cannot say (access denied, no
+        answer)."""
         ...
+
+
+class OrchestratorReadError(RuntimeError):
+    """The orchestrator did not answer a read; the message names the call and the error code
+    only (an AWS message names the caller's role, which a stored row need not repeat)."""
 
 
 @dataclass(frozen=True)
@@ -585,6 +592,30 @@ class LogReader(Protocol):
         next_token: str | None = None,
         limit: int = 100,
     ) -> LogPage: ...
+
+
+class StateMachineLogReader(Protocol):
+    """Reads the events a Step Functions state machine logged for one execution from its log
+    group (ARN or name): only those whose `execution_arn` is `execution_arn`, oldest first, as
+    one line each. `start_time` skips what was logged before the run started. A service error is
+    reported in the page's status, never raised; a page may be empty and still have a token."""
+
+    def read_execution_events(
+        self,
+        group: str,
+        execution_arn: str,
+        start_time: datetime | None = None,
+        next_token: str | None = None,
+        limit: int = 1000,
+    ) -> LogPage: ...
+
+
+class RunLogSource(Protocol):
+    """Where a run's own log (the main row's executionLog) is read from when the run ends: the
+    text, whole up to the source's bound. A log that is missing or unreadable gives a one-line
+    note saying why (or nothing), never an error: a run log never fails the run's end."""
+
+    def read_run_log(self, execution: WorkflowExecution) -> str: ...
 
 
 class Clock(Protocol):

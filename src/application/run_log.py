@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from application.ports import LogStore, ObjectStore
+from application.ports import ObjectStore
 from domain.execution import execution_log_key
 from domain.redaction import redact
 
@@ -10,15 +10,14 @@ from domain.redaction import redact
 MAX_STORED_LOG_BYTES = 64 * 1024
 
 
-def fit_run_log(
-    logs: LogStore, objects: ObjectStore, workflow_execution_id: str
+def fit_run_log_text(
+    objects: ObjectStore, workflow_execution_id: str, text: str
 ) -> tuple[str, str | None]:
-    """The run log as stored on the row, and the object key of the whole log if cut.
+    """The run log `text` as stored on the row, and the object key of the whole log if cut.
 
-    Every writer of a terminal status uses it (completion, reconcile, abort, error handler)."""
-    log = redact(
-        logs.read_run_log(workflow_execution_id)
-    )  # the object store keeps no secret either
+    Every writer of a terminal status uses it (completion, reconcile, abort, error handler),
+    whatever the text came from (application/run_log_sources.py)."""
+    log = redact(text)  # the object store keeps no secret either
     body = log.encode("utf-8")
     if len(body) <= MAX_STORED_LOG_BYTES:
         return log, None

@@ -20,6 +20,12 @@ from application.authorization import AccessControl, AccessFactsCache
 from application.available_logs import AvailableLogFinder
 from application.orchestrator_router import OrchestratorRouter
 from application.reporting import UseCaseRunReporter
+from application.run_log_sources import (
+    STEP_FUNCTIONS,
+    LocalRunLog,
+    RunLogRouter,
+    StateMachineRunLog,
+)
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.abort_execution import AbortExecution
 from application.use_cases.administer_roles import AdministerRoles
@@ -73,6 +79,7 @@ if TYPE_CHECKING:
         RunFiles,
         RunReporter,
         StateMachineDeployer,
+        StateMachineLogReader,
         SubExecutionReader,
         TokenVerifier,
         WorkflowCatalog,
@@ -220,6 +227,12 @@ def _cloudwatch_log_reader(logs_client: Callable[[], Any]) -> LogReader:
     return CloudWatchLogReader(logs_client)  # the client is built on its first read
 
 
+def _state_machine_log_reader(logs_client: Callable[[], Any]) -> StateMachineLogReader:
+    from adapters.aws.cloudwatch_logs import CloudWatchLogReader
+
+    return CloudWatchLogReader(logs_client)
+
+
 def _local_runner(
     store: ExecutionStore,
     catalog: WorkflowCatalog,
@@ -322,6 +335,29 @@ class Container(containers.DeclarativeContainer):
     log_store = providers.Singleton(_log_store, config.home)
     run_files = providers.Singleton(_run_files, config.home)
 
+    # AWS clients are built on first use; providers, not clients, are handed to the adapters
+    # that may not need them, so a SQLite command on the local runner never imports boto3.
+    stepfunctions_client = providers.Singleton(aws_client, "stepfunctions", config.region)
+    batch_client = providers.Singleton(aws_client, "batch", config.region)
+    deadline_client = providers.Singleton(aws_client, "deadline", config.region)
+    logs_client = providers.Singleton(aws_client, "logs", config.region)
+    stepfunctions_orchestrator = providers.Singleton(
+        _stepfunctions_orchestrator, stepfunctions_client
+    )
+    # The executionLog of a run that ends: the local step logs, or the Step Functions run's
+    # events in its state machine's CloudWatch log group (application/run_log_sources.py).
+    state_machine_log_reader = providers.Singleton(_state_machine_log_reader, logs_client.provider)
+    state_machine_run_log = providers.Singleton(
+        StateMachineRunLog,
+        state_machines=stepfunctions_orchestrator,
+        events=state_machine_log_reader,
+    )
+    run_log_source = providers.Singleton(
+        RunLogRouter,
+        local=providers.Singleton(LocalRunLog, log_store),
+        by_orchestrator=providers.Dict({STEP_FUNCTIONS: state_machine_run_log.provider}),
+    )
+
     start_step = providers.Factory(StartStep, store=execution_store, clock=clock)
     retry_step = providers.Factory(RetryStep, store=execution_store, clock=clock)
     finish_step = providers.Factory(
@@ -334,6 +370,7 @@ class Container(containers.DeclarativeContainer):
         assets=asset_catalog,
         logs=log_store,
         clock=clock,
+        run_logs=run_log_source,
     )
     # The local runner's wait between a step's attempts (None: time.sleep); tests override it.
     retry_sleep: providers.Provider[Callable[[float], None] | None] = providers.Object(None)
@@ -351,12 +388,6 @@ class Container(containers.DeclarativeContainer):
         lease=runner_lease,
         store=execution_store,
     )
-    # AWS clients are built on first use; providers, not clients, are handed to the adapters
-    # that may not need them, so a SQLite command on the local runner never imports boto3.
-    stepfunctions_client = providers.Singleton(aws_client, "stepfunctions", config.region)
-    batch_client = providers.Singleton(aws_client, "batch", config.region)
-    deadline_client = providers.Singleton(aws_client, "deadline", config.region)
-    logs_client = providers.Singleton(aws_client, "logs", config.region)
     # Sub-process registration: the handler, the bus a step publishes on, and the publisher.
     sub_process_controller = providers.Singleton(
         sub_process_controllers.sub_process_controller,
@@ -410,9 +441,6 @@ class Container(containers.DeclarativeContainer):
         registrar=publish_registration.provided.register,
         registration_token=registration_credentials.provided.issue,
     )
-    stepfunctions_orchestrator = providers.Singleton(
-        _stepfunctions_orchestrator, stepfunctions_client
-    )
     # Runs start on config.runner; a later call about a run goes to the orchestrator that ran it.
     orchestrator = providers.Singleton(
         OrchestratorRouter,
@@ -456,6 +484,7 @@ class Container(containers.DeclarativeContainer):
         sub_processes=sub_process_controller,
         min_interval_seconds=config.sfn_sync_min_interval_seconds,
         lease_seconds=config.lease_seconds,
+        run_logs=run_log_source,
     )
     get_execution = providers.Factory(
         GetExecution, store=execution_store, reconcile=reconcile_execution, clock=clock
@@ -528,6 +557,7 @@ class Container(containers.DeclarativeContainer):
         logs=log_store,
         objects=object_store,
         clock=clock,
+        run_logs=run_log_source,
     )
     delete_execution = providers.Factory(
         DeleteExecution,

@@ -12,9 +12,15 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
-from application.ports import HistoryPage, OrchestratorExecution, StateMachineDescription
+from adapters.aws.failures import transport_problem
+from application.ports import (
+    HistoryPage,
+    OrchestratorExecution,
+    OrchestratorReadError,
+    StateMachineDescription,
+)
 from domain.errors import ConflictError, ExecutionAlreadyExistsError, InvalidInputError
 from domain.execution import PipelineExecution, WorkflowExecution, run_input_document
 from domain.statuses import ExecutionStatus
@@ -209,7 +215,10 @@ class StepFunctionsOrchestrator:
         except ClientError as error:
             if _error_code(error) in ("StateMachineDoesNotExist", "InvalidArn"):
                 return None
-            raise
+            raise OrchestratorReadError(f"DescribeStateMachine: {_error_code(error)}") from error
+        except BotoCoreError as error:  # no credentials, no answer
+            problem = transport_problem(error) or type(error).__name__
+            raise OrchestratorReadError(f"DescribeStateMachine: {problem}") from error
         return StateMachineDescription(
             arn=str(response["stateMachineArn"]),
             definition=json.loads(response["definition"]),

@@ -10,9 +10,11 @@ from application.ports import (
     LogStore,
     ObjectStore,
     Orchestrator,
+    RunLogSource,
     SubProcessController,
 )
-from application.run_log import fit_run_log
+from application.run_log import fit_run_log_text
+from application.run_log_sources import LocalRunLog
 from application.run_writes import MAX_RACES, RunContentionError, end_run
 from application.sub_process_stops import stop_sub_processes
 from domain.execution import WorkflowExecution
@@ -51,9 +53,12 @@ class AbortExecution:
         logs: LogStore,
         objects: ObjectStore,
         clock: Clock,
+        run_logs: RunLogSource | None = None,
     ) -> None:
+        """`run_logs`: where the run log comes from (the local step logs when not given)."""
         self._store, self._orchestrator, self._sub_processes = store, orchestrator, sub_processes
-        self._logs, self._objects, self._clock = logs, objects, clock
+        self._objects, self._clock = objects, clock
+        self._run_logs = run_logs or LocalRunLog(logs)
 
     def execute(self, command: AbortExecutionCommand) -> AbortResult:
         execution = self._request(command)
@@ -64,7 +69,9 @@ class AbortExecution:
         warnings = stop_sub_processes(self._sub_processes, self._store, steps, self._clock.now())
         cause = execution.abort_cause or command.cause
         warnings += self._orchestrator.stop_execution(execution, ABORT_ERROR, cause)
-        log, log_object_key = fit_run_log(self._logs, self._objects, execution_id)
+        # read after the stop: what the orchestrator logged until then is in it
+        text = self._run_logs.read_run_log(execution)
+        log, log_object_key = fit_run_log_text(self._objects, execution_id, text)
         now = self._clock.now()
         aborted = end_run(
             self._store, execution_id, lambda run: run.abort(now, log, log_object_key)

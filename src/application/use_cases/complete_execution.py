@@ -15,9 +15,11 @@ from application.ports import (
     ExecutionStore,
     LogStore,
     ObjectStore,
+    RunLogSource,
     StoredObject,
 )
-from application.run_log import fit_run_log
+from application.run_log import fit_run_log_text
+from application.run_log_sources import LocalRunLog
 from application.run_writes import end_run_and_steps
 from domain.assets import AssetFile, asset_object_key, asset_root_key
 from domain.execution import (
@@ -59,9 +61,12 @@ class CompleteExecution:
         assets: AssetCatalog,
         logs: LogStore,
         clock: Clock,
+        run_logs: RunLogSource | None = None,
     ) -> None:
+        """`run_logs`: where the run log comes from (the local step logs when not given)."""
         self._store, self._objects, self._assets = store, objects, assets
         self._logs, self._clock = logs, clock
+        self._run_logs = run_logs or LocalRunLog(logs)
 
     def execute(self, command: CompleteExecutionCommand) -> WorkflowExecution:
         def decide(run: Run, at: datetime, log: str, key: str | None) -> RunEnd | None:
@@ -91,7 +96,7 @@ class CompleteExecution:
             # A run being aborted is not SUCCEEDED, whatever its runner says: no results then.
             outputs_for = ExecutionStatus.ABORTED if execution.is_stopping else status
             self._store.add_step_outputs(self._end_state_outputs(end_step, outputs_for))
-        log, log_object_key = self._fit_log(workflow_execution_id)
+        log, log_object_key = self._fit_log(execution)
         now = self._clock.now()
         ended, final_steps = end_run_and_steps(
             self._store,
@@ -108,8 +113,9 @@ class CompleteExecution:
             StepOutputs(logs=tuple(self._summary(step) for step in chain_order(steps)))
         )
 
-    def _fit_log(self, workflow_execution_id: str) -> tuple[str, str | None]:
-        return fit_run_log(self._logs, self._objects, workflow_execution_id)
+    def _fit_log(self, execution: WorkflowExecution) -> tuple[str, str | None]:
+        text = self._run_logs.read_run_log(execution)
+        return fit_run_log_text(self._objects, execution.workflow_execution_id, text)
 
     def _end_state_outputs(
         self, end_step: PipelineExecution, status: ExecutionStatus

@@ -18,9 +18,11 @@ from application.ports import (
     ObjectStore,
     Orchestrator,
     OrchestratorExecution,
+    RunLogSource,
     SubProcessController,
 )
-from application.run_log import fit_run_log
+from application.run_log import fit_run_log_text
+from application.run_log_sources import LocalRunLog
 from application.run_writes import end_run
 from application.sub_process_stops import stop_sub_processes
 from domain.errors import ConflictError
@@ -65,9 +67,12 @@ class ReconcileExecution:
         sub_processes: SubProcessController,
         min_interval_seconds: float = DEFAULT_SYNC_INTERVAL_SECONDS,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        run_logs: RunLogSource | None = None,
     ) -> None:
+        """`run_logs`: where the run log comes from (the local step logs when not given)."""
         self._store, self._orchestrator, self._sub_processes = store, orchestrator, sub_processes
-        self._logs, self._objects, self._clock = logs, objects, clock
+        self._objects, self._clock = objects, clock
+        self._run_logs = run_logs or LocalRunLog(logs)
         self._interval = timedelta(seconds=min_interval_seconds)
         self._lease = timedelta(seconds=lease_seconds)
 
@@ -112,9 +117,7 @@ class ReconcileExecution:
         # state machine, a Batch job) would otherwise go on with nobody to stop it
         steps = self._store.list_steps(execution.workflow_execution_id)
         stop_sub_processes(self._sub_processes, self._store, steps, now)
-        log, log_object_key = fit_run_log(
-            self._logs, self._objects, execution.workflow_execution_id
-        )
+        log, log_object_key = self._fit_log(execution)
         return end_run(
             self._store,
             execution.workflow_execution_id,
@@ -126,7 +129,7 @@ class ReconcileExecution:
     ) -> WorkflowExecution:
         execution_id = execution.workflow_execution_id
         error = failure_message(described.error, described.cause)
-        log, log_object_key = fit_run_log(self._logs, self._objects, execution_id)
+        log, log_object_key = self._fit_log(execution)
 
         def decide(run: Run) -> RunEnd | None:
             end = run.end_as_described(
@@ -144,6 +147,10 @@ class ReconcileExecution:
             return replace(end, change=replace(end.change, after=after))
 
         return end_run(self._store, execution_id, decide)
+
+    def _fit_log(self, execution: WorkflowExecution) -> tuple[str, str | None]:
+        text = self._run_logs.read_run_log(execution)
+        return fit_run_log_text(self._objects, execution.workflow_execution_id, text)
 
     def _save(self, change: RunChange) -> WorkflowExecution:
         stored = self._store.update_execution(change)
