@@ -1,7 +1,7 @@
 """The seed-000 tables, declared once: names, keys and indexes for both storage adapters.
 
 DynamoDB creates them from these specs, the infrastructure template is emitted from them, and the
-SQLite adapter mirrors each as one table with the same key columns and one index per GSI.
+SQLite adapter mirrors each as one table with the same key columns and one index per GSI or LSI.
 """
 
 from __future__ import annotations
@@ -44,9 +44,13 @@ class KeyAttribute:
 
 @dataclass(frozen=True)
 class IndexSpec:
+    """A secondary index. `local`: an LSI, which shares the table's partition key, can only be
+    declared when the table is created, and is read with strongly consistent reads too."""
+
     name: str
     partition: KeyAttribute
     sort: KeyAttribute | None = None
+    local: bool = False
 
     @property
     def attributes(self) -> tuple[KeyAttribute, ...]:
@@ -61,6 +65,22 @@ class TableSpec:
     sort: KeyAttribute | None
     indexes: tuple[IndexSpec, ...] = ()
     from_seed: bool = True
+
+    def __post_init__(self) -> None:
+        for index in self.indexes:
+            if index.local and (index.partition != self.partition or index.sort is None):
+                raise ValueError(
+                    f"{self.default_name}.{index.name}: a local index has the table's "
+                    "partition key and a sort key of its own"
+                )
+
+    @property
+    def global_indexes(self) -> tuple[IndexSpec, ...]:
+        return tuple(index for index in self.indexes if not index.local)
+
+    @property
+    def local_indexes(self) -> tuple[IndexSpec, ...]:
+        return tuple(index for index in self.indexes if index.local)
 
     @property
     def key_attributes(self) -> tuple[KeyAttribute, ...]:
@@ -103,13 +123,24 @@ TABLES: tuple[TableSpec, ...] = (
             IndexSpec("WorkflowExecutionsByDateGSI", _s("allListPartition"), EXECUTION_START_DATE),
         ),
     ),
-    # The earlier table, kept as the migration's read source. The seed gives no key layout for it;
-    # this is the asset-keyed layout it had before V2 made executions workflow-keyed.
+    # The earlier table, kept as the migration's read source, with the layout of the release
+    # before V2 (VAMS 2.5.x): asset-keyed, found by workflow through an LSI and a GSI, and by
+    # execution id through a GSI on the bare workflow id.
     TableSpec(
         ResourceKeys.WORKFLOW_EXECUTIONS_V1,
         "WorkflowExecutionsStorageTable",
         _s("databaseId:assetId"),
         _s("executionId"),
+        (
+            IndexSpec(
+                "WorkflowLSI",
+                _s("databaseId:assetId"),
+                _s("workflowDatabaseId:workflowId"),
+                local=True,
+            ),
+            IndexSpec("WorkflowGSI", _s("workflowDatabaseId:workflowId"), _s("executionId")),
+            IndexSpec("ExecutionIdGSI", _s("workflowId"), _s("executionId")),
+        ),
     ),
     TableSpec(
         ResourceKeys.PIPELINE_EXECUTIONS,

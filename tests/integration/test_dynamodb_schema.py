@@ -1,7 +1,7 @@
 """The tables `create_tables` makes under moto match seed 000, key for key and index for index.
 
-The expected layout is copied by hand from the seed's table, not derived from `adapters.tables`:
-a slip in the specs must fail here rather than be mirrored into the expectation.
+The expected layout (tests/integration/table_layout.py) is copied by hand from the seed's table,
+not derived from `adapters.tables`: a slip in the specs must fail here.
 """
 
 from __future__ import annotations
@@ -16,77 +16,18 @@ from moto import mock_aws
 
 from adapters.dynamodb.schema import create_tables
 from adapters.tables import TableNames
+from tests.integration.table_layout import (
+    EARLIER_TABLE,
+    EARLIER_TABLE_GLOBAL_INDEXES,
+    EARLIER_TABLE_KEYS,
+    EARLIER_TABLE_LOCAL_INDEXES,
+    SEED_000_TABLES,
+    indexes_of,
+    key_names,
+)
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
-
-Keys = tuple[str, str]
-
-# Seed 000, "Tables": name -> ((PK, SK), {GSI name: (PK, SK)}).
-SEED_000_TABLES: dict[str, tuple[Keys, dict[str, Keys]]] = {
-    "WorkflowExecutionsStorageTableV2": (
-        ("workflowExecutionId", "workflowDatabaseId:workflowId"),
-        {
-            "WorkflowExecutionsByWorkflowGSI": (
-                "workflowDatabaseId:workflowId",
-                "executionStartDate",
-            ),
-            "WorkflowExecutionsByGroupGSI": ("executionGroupId", "executionStartDate"),
-            "WorkflowExecutionsByDateGSI": ("allListPartition", "executionStartDate"),
-        },
-    ),
-    "PipelineExecutionsStorageTable": (
-        ("pipelineExecutionId", "workflowExecutionId"),
-        {
-            "PipelineExecByWorkflowExecGSI": (
-                "workflowExecutionId",
-                "pipelineDatabaseId:pipelineId",
-            ),
-            "PipelineExecChainGSI": ("workflowExecutionId", "from_pipeline_execution_id"),
-            "PipelineExecEndStateGSI": ("workflowExecutionId", "endStatePipeline"),
-        },
-    ),
-    "PipelineExecutionInputFilesStorageTable": (
-        ("pipelineExecutionId", "databaseId:assetId:inputAssetFileKey"),
-        {"InputFilesByAssetGSI": ("databaseId:assetId", "pipelineExecutionId")},
-    ),
-    "PipelineExecutionInputMetadataStorageTable": (
-        ("pipelineExecutionId", "databaseId:assetId:filePath"),
-        {},
-    ),
-    "PipelineExecutionInputConfigurationStorageTable": (
-        ("pipelineExecutionId", "recordType"),
-        {},
-    ),
-    "PipelineExecutionOutputFilesStorageTable": (
-        ("pipelineExecutionId", "fileType:relativeFilePath"),
-        {},
-    ),
-    "PipelineExecutionOutputMetadataStorageTable": (
-        ("pipelineExecutionId", "targetFilePath:metadataKey"),
-        {},
-    ),
-    "PipelineExecutionOutputResultsStorageTable": (
-        ("pipelineExecutionId", "relativeFilePath"),
-        {},
-    ),
-    "PipelineExecutionLogsStorageTable": (("pipelineExecutionId", "logType"), {}),
-    "WorkflowExecutionInputsStorageTable": (
-        ("workflowExecutionId", "databaseId:assetId:inputAssetFileKey"),
-        {"WorkflowExecInputsByAssetGSI": ("databaseId:assetId", "executionStartDate")},
-    ),
-    "WorkflowExecutionConfigurationStorageTable": (
-        ("workflowExecutionId", "recordType"),
-        {
-            "WorkflowExecConfigByOutputAssetGSI": (
-                "outputDatabaseId:outputAssetId",
-                "executionStartDate",
-            )
-        },
-    ),
-}
-# Seed 000: "a separate, earlier table kept intact as the read source for the data migration".
-EARLIER_TABLE = "WorkflowExecutionsStorageTable"
 
 FAKE_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -115,11 +56,6 @@ def tables(dynamodb: DynamoDBClient) -> TableNames:
     return names
 
 
-def _key_names(key_schema: list[Any]) -> Keys:
-    by_type = {element["KeyType"]: element["AttributeName"] for element in key_schema}
-    return by_type["HASH"], by_type["RANGE"]
-
-
 def _all_table_names(dynamodb: DynamoDBClient) -> set[str]:
     pages = dynamodb.get_paginator("list_tables").paginate()
     return {name for page in pages for name in page["TableNames"]}
@@ -135,7 +71,7 @@ def test_every_seed_table_has_the_seed_key_schema(
 ) -> None:
     (partition, sort), _ = SEED_000_TABLES[seed_name]
     table = _describe(dynamodb, f"{tables.prefix}{seed_name}")
-    assert _key_names(table["KeySchema"]) == (partition, sort)
+    assert key_names(table["KeySchema"]) == (partition, sort)
     assert table["TableStatus"] == "ACTIVE"
     assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
 
@@ -146,13 +82,7 @@ def test_every_seed_table_has_exactly_the_seed_indexes(
 ) -> None:
     _, indexes = SEED_000_TABLES[seed_name]
     table = _describe(dynamodb, f"{tables.prefix}{seed_name}")
-    created = {
-        index["IndexName"]: (
-            _key_names(index["KeySchema"]),
-            index["Projection"]["ProjectionType"],
-        )
-        for index in table.get("GlobalSecondaryIndexes", [])
-    }
+    created = indexes_of(table, "GlobalSecondaryIndexes")
     assert created == {name: (keys, "ALL") for name, keys in indexes.items()}
     assert not table.get("LocalSecondaryIndexes")
 
@@ -172,6 +102,19 @@ def test_the_earlier_table_exists_beside_v2(dynamodb: DynamoDBClient, tables: Ta
     listed = _all_table_names(dynamodb)
     assert f"{tables.prefix}{EARLIER_TABLE}" in listed
     assert f"{tables.prefix}WorkflowExecutionsStorageTableV2" in listed
+
+
+def test_the_earlier_table_has_the_layout_of_its_previous_release(
+    dynamodb: DynamoDBClient, tables: TableNames
+) -> None:
+    table = _describe(dynamodb, f"{tables.prefix}{EARLIER_TABLE}")
+    assert key_names(table["KeySchema"]) == EARLIER_TABLE_KEYS
+    assert indexes_of(table, "LocalSecondaryIndexes") == {
+        name: (keys, "ALL") for name, keys in EARLIER_TABLE_LOCAL_INDEXES.items()
+    }
+    assert indexes_of(table, "GlobalSecondaryIndexes") == {
+        name: (keys, "ALL") for name, keys in EARLIER_TABLE_GLOBAL_INDEXES.items()
+    }
 
 
 def test_creating_the_tables_again_keeps_their_items(
@@ -208,7 +151,7 @@ def test_a_per_table_override_wins_over_the_prefix(
     assert "overridden-PipelineExecutionsStorageTable" in listed
     executions = _describe(dynamodb, "TeamExecutionsTable")
     seed_keys, seed_indexes = SEED_000_TABLES["WorkflowExecutionsStorageTableV2"]
-    assert _key_names(executions["KeySchema"]) == seed_keys
+    assert key_names(executions["KeySchema"]) == seed_keys
     assert {i["IndexName"] for i in executions["GlobalSecondaryIndexes"]} == set(seed_indexes)
 
 
@@ -216,10 +159,10 @@ def test_the_versions_table_has_the_sparse_workflow_list_index(
     dynamodb: DynamoDBClient, tables: TableNames
 ) -> None:
     table = _describe(dynamodb, f"{tables.prefix}WfxWorkflowVersionsTable")
-    assert _key_names(table["KeySchema"]) == ("workflowDatabaseId:workflowId", "workflowVersion")
+    assert key_names(table["KeySchema"]) == ("workflowDatabaseId:workflowId", "workflowVersion")
     (index,) = table["GlobalSecondaryIndexes"]
     assert index["IndexName"] == "WorkflowsByKeyGSI"
-    assert _key_names(index["KeySchema"]) == ("workflowListPartition", "workflowListSortKey")
+    assert key_names(index["KeySchema"]) == ("workflowListPartition", "workflowListSortKey")
     definitions = {d["AttributeName"]: d["AttributeType"] for d in table["AttributeDefinitions"]}
     assert definitions == {
         "workflowDatabaseId:workflowId": "S",

@@ -24,6 +24,7 @@ ALLOWED: dict[str, set[str]] = {
         "jwt",  # PyJWT: adapters/identity
         "cryptography",  # the local signing key
         "casbin",  # adapters/authz: the policy engine behind the Authorizer port
+        "yaml",  # PyYAML: adapters/aws/stack/render.py writes the CloudFormation template
     },
 }
 # Adapters see the application's ports and nothing else of it (no use case, no reporter).

@@ -51,11 +51,15 @@ def test_each_table_has_the_keys_of_its_spec(
 def test_each_table_has_the_indexes_of_its_spec_projecting_everything(
     declared: dict[str, dict[str, Any]], spec: TableSpec
 ) -> None:
-    indexes = declared[spec.default_name].get("GlobalSecondaryIndexes", [])
-    assert {i["IndexName"]: _keys(i["KeySchema"]) for i in indexes} == {
-        i.name: tuple(a.name for a in i.attributes) for i in spec.indexes
-    }
-    assert all(i["Projection"] == {"ProjectionType": "ALL"} for i in indexes)
+    for member, specs in (
+        ("GlobalSecondaryIndexes", spec.global_indexes),
+        ("LocalSecondaryIndexes", spec.local_indexes),
+    ):
+        indexes = declared[spec.default_name].get(member, [])
+        assert {i["IndexName"]: _keys(i["KeySchema"]) for i in indexes} == {
+            i.name: tuple(a.name for a in i.attributes) for i in specs
+        }
+        assert all(i["Projection"] == {"ProjectionType": "ALL"} for i in indexes)
 
 
 def test_every_table_is_on_demand_with_point_in_time_recovery(

@@ -57,10 +57,18 @@ def registration_conditions() -> dict[str, Any]:
 def registration_resources(event_source_prefix: str) -> dict[str, Any]:
     """The rule (pattern: source prefix `{prefix}.execution.`, the registration detail type)
     and the permission that lets EventBridge invoke the function."""
+    resources = rule_resources(event_source_prefix, {"Ref": FUNCTION_PARAMETER})
+    for resource in resources.values():
+        resource["Condition"] = CONDITION
+    return resources | {PUBLISHERS_POLICY_ID: _publishers_only_policy(event_source_prefix)}
+
+
+def rule_resources(event_source_prefix: str, function_arn: object) -> dict[str, Any]:
+    """The rule and the invoke permission for the function `function_arn` names (a parameter's
+    Ref, or the ARN of a function in the same stack)."""
     return {
         RULE_ID: {
             "Type": "AWS::Events::Rule",
-            "Condition": CONDITION,
             "Properties": {
                 "Description": "wfx: pipeline registration events to registerPipelineExecution",
                 "EventBusName": {"Ref": BUS_PARAMETER},
@@ -69,7 +77,7 @@ def registration_resources(event_source_prefix: str) -> dict[str, Any]:
                 "Targets": [
                     {
                         "Id": TARGET_ID,
-                        "Arn": {"Ref": FUNCTION_PARAMETER},
+                        "Arn": function_arn,
                         "RetryPolicy": {"MaximumEventAgeInSeconds": _RETRY_SECONDS},
                     }
                 ],
@@ -77,16 +85,19 @@ def registration_resources(event_source_prefix: str) -> dict[str, Any]:
         },
         PERMISSION_ID: {
             "Type": "AWS::Lambda::Permission",
-            "Condition": CONDITION,
             "Properties": {
                 "Action": "lambda:InvokeFunction",
-                "FunctionName": {"Ref": FUNCTION_PARAMETER},
+                "FunctionName": function_arn,
                 "Principal": "events.amazonaws.com",
                 "SourceArn": {"Fn::GetAtt": [RULE_ID, "Arn"]},
             },
         },
-        PUBLISHERS_POLICY_ID: _publishers_only_policy(event_source_prefix),
     }
+
+
+def publishers_only_policy(event_source_prefix: str, condition: str) -> dict[str, Any]:
+    """The bus policy below, deployed only under `condition` (publishers were named)."""
+    return _publishers_only_policy(event_source_prefix) | {"Condition": condition}
 
 
 def _publishers_only_policy(event_source_prefix: str) -> dict[str, Any]:

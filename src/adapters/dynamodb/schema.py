@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from adapters.tables import TABLES, KeyAttribute, TableNames, TableSpec
+from adapters.tables import TABLES, IndexSpec, KeyAttribute, TableNames, TableSpec
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -36,15 +36,31 @@ def attribute_definitions(spec: TableSpec) -> list[dict[str, str]]:
     ]
 
 
+def _index(index: IndexSpec) -> dict[str, Any]:
+    return {
+        "IndexName": index.name,
+        "KeySchema": key_schema(index.partition, index.sort),
+        "Projection": {"ProjectionType": "ALL"},
+    }
+
+
 def global_secondary_indexes(spec: TableSpec) -> list[dict[str, Any]]:
-    return [
-        {
-            "IndexName": index.name,
-            "KeySchema": key_schema(index.partition, index.sort),
-            "Projection": {"ProjectionType": "ALL"},
-        }
-        for index in spec.indexes
-    ]
+    return [_index(index) for index in spec.global_indexes]
+
+
+def local_secondary_indexes(spec: TableSpec) -> list[dict[str, Any]]:
+    return [_index(index) for index in spec.local_indexes]
+
+
+def secondary_indexes(spec: TableSpec) -> dict[str, list[dict[str, Any]]]:
+    """The GlobalSecondaryIndexes / LocalSecondaryIndexes members of a table, each only when it
+    has one: the same in CreateTable and in an AWS::DynamoDB::Table (DynamoDB refuses an empty
+    list)."""
+    members = {
+        "GlobalSecondaryIndexes": global_secondary_indexes(spec),
+        "LocalSecondaryIndexes": local_secondary_indexes(spec),
+    }
+    return {name: indexes for name, indexes in members.items() if indexes}
 
 
 def create_table_request(spec: TableSpec, table_name: str) -> dict[str, Any]:
@@ -54,9 +70,7 @@ def create_table_request(spec: TableSpec, table_name: str) -> dict[str, Any]:
         "AttributeDefinitions": attribute_definitions(spec),
         "BillingMode": BILLING_MODE,
     }
-    if spec.indexes:
-        request["GlobalSecondaryIndexes"] = global_secondary_indexes(spec)
-    return request
+    return request | secondary_indexes(spec)
 
 
 def create_tables(client: DynamoDBClient, tables: TableNames) -> None:

@@ -12,8 +12,8 @@ from adapters.aws.registration_rule import (
 from adapters.dynamodb.schema import (
     BILLING_MODE,
     attribute_definitions,
-    global_secondary_indexes,
     key_schema,
+    secondary_indexes,
 )
 from adapters.tables import TABLES, ResourceKeys, TableNames, TableSpec
 from domain.registration import DEFAULT_EVENT_SOURCE_PREFIX
@@ -31,9 +31,7 @@ def table_resource(spec: TableSpec, table_name: str) -> dict[str, Any]:
         "AttributeDefinitions": attribute_definitions(spec),
         "KeySchema": key_schema(spec.partition, spec.sort),
         "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
-    }
-    if spec.indexes:
-        properties["GlobalSecondaryIndexes"] = global_secondary_indexes(spec)
+    } | secondary_indexes(spec)
     return {
         "Type": "AWS::DynamoDB::Table",
         # Execution history outlives a stack: deleting or replacing the stack keeps the data.

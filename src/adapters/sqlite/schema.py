@@ -1,4 +1,5 @@
-"""The SQLite mirror of `adapters.tables.TABLES`: the same keys, one index per GSI, JSON items.
+"""The SQLite mirror of `adapters.tables.TABLES`: the same keys, one index per GSI or LSI, JSON
+items.
 
 The layout (names, key columns, index names) is plain data that the statements are rendered from.
 The DDL is declared once with SQLAlchemy Core and created by its `create_all`; SQLAlchemy is
@@ -18,6 +19,10 @@ if TYPE_CHECKING:
     from sqlalchemy import Column, MetaData
 
 ITEM_COLUMN = "item"
+# Tables an earlier wfx made with fewer index keys, whose items always held those attributes: an
+# existing file gets the key columns filled from its items, and the indexes. (The versions table's
+# list keys were not in its items; its catalog rebuilds them, see SqliteWorkflowCatalog.)
+FILLED_FROM_ITEMS = (ResourceKeys.WORKFLOW_EXECUTIONS_V1,)
 
 
 def index_name(table_name: str, index: IndexSpec) -> str:
@@ -27,7 +32,8 @@ def index_name(table_name: str, index: IndexSpec) -> str:
 
 
 def index_columns(spec: TableSpec, index: IndexSpec) -> tuple[str, ...]:
-    """GSI partition, GSI sort, then the table partition: the tie-breaker of newest-first paging."""
+    """Index partition, index sort, then the table partition: the tie-breaker of newest-first
+    paging (an LSI's partition is the table's, so it is not repeated)."""
     names = [attribute.name for attribute in index.attributes]
     if spec.partition.name not in names:
         names.append(spec.partition.name)
@@ -119,3 +125,34 @@ def create_tables(database: SqliteDatabase, schema: SqliteSchema) -> None:
             connection.execute("BEGIN IMMEDIATE")
 
         metadata.create_all(engine)
+    for key in FILLED_FROM_ITEMS:
+        if key in schema.tables:
+            _add_index_columns(database, schema[key])
+
+
+def _quote(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def _add_index_columns(database: SqliteDatabase, table: SqliteTable) -> None:
+    """A table made before some of its index keys were declared: `create_all` makes a missing
+    table only, never a column or an index of an existing one, so add them here, each column
+    filled from the attribute of the same name in the rows' items (NULL where absent: sparse)."""
+    name = _quote(table.name)
+    with database.write() as connection:  # checked inside: two processes may upgrade at once
+        present = {row[1] for row in connection.execute(f"PRAGMA table_info({name})")}
+        missing = [a for a in table.spec.all_key_attributes if a.name not in present]
+        if not missing:
+            return
+        for attribute in missing:
+            kind = "INTEGER" if attribute.type == "N" else "TEXT"
+            column = _quote(attribute.name)
+            connection.execute(f"ALTER TABLE {name} ADD COLUMN {column} {kind}")
+            path = "'$.\"" + attribute.name.replace("'", "''") + "\"'"
+            connection.execute(f"UPDATE {name} SET {column} = json_extract({ITEM_COLUMN}, {path})")
+        for index in table.spec.indexes:
+            columns = ", ".join(_quote(c) for c in index_columns(table.spec, index))
+            connection.execute(
+                f"CREATE INDEX IF NOT EXISTS {_quote(index_name(table.name, index))} "
+                f"ON {name} ({columns})"
+            )

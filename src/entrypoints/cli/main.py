@@ -13,6 +13,7 @@ import typer
 from entrypoints.cli.auth_group import auth_app
 from entrypoints.cli.auth_token import auth_token
 from entrypoints.cli.errors import EXIT_FAILED_RUN, exit_for
+from entrypoints.cli.infra import infra_app
 
 if TYPE_CHECKING:
     from domain.paging import Page
@@ -47,6 +48,7 @@ app.add_typer(pipelines_app, name="pipelines")
 # Roles, assignments, templates, and the bearer tokens of the HTTP service.
 auth_app.command("token")(auth_token)
 app.add_typer(auth_app, name="auth")
+app.add_typer(infra_app, name="infra")
 
 _UNWRAPPED_WIDTH = 1000
 

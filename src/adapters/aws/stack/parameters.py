@@ -1,0 +1,77 @@
+"""The stack's parameters and conditions: where the code is, who issues the tokens, how long logs
+are kept, and whether the earlier table is created or an existing one is named."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.aws.registration_rule import (
+    BUS_PARAMETER,
+    PUBLISHERS_CONDITION,
+    PUBLISHERS_PARAMETER,
+)
+
+CODE_BUCKET = "CodeBucket"
+CODE_KEY = "CodeKey"
+JWT_ISSUER = "JwtIssuer"
+JWT_AUDIENCE = "JwtAudience"
+LOG_RETENTION = "LogRetentionDays"
+EXISTING_EARLIER_TABLE = "ExistingEarlierTableName"
+CREATE_EARLIER_TABLE = "CreateEarlierTable"
+# The values CloudWatch Logs accepts for RetentionInDays.
+RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 3653)
+
+
+def parameters() -> dict[str, Any]:
+    return {
+        CODE_BUCKET: {
+            "Type": "String",
+            "Description": "S3 bucket holding the Lambda package (`wfx infra package`).",
+        },
+        CODE_KEY: {
+            "Type": "String",
+            "Default": "wfx-lambda.zip",
+            "Description": "Key of the Lambda package in the code bucket.",
+        },
+        JWT_ISSUER: {
+            "Type": "String",
+            "Description": "The identity provider's issuer URL (the tokens' iss claim), such as "
+            "https://cognito-idp.REGION.amazonaws.com/POOL_ID.",
+        },
+        JWT_AUDIENCE: {
+            "Type": "CommaDelimitedList",
+            "Description": "The audiences (aud claim; for Cognito the app client ids) the API "
+            "accepts.",
+        },
+        LOG_RETENTION: {
+            "Type": "Number",
+            "Default": 30,
+            "AllowedValues": list(RETENTION_DAYS),
+            "Description": "Days the functions' and the state machines' logs are kept.",
+        },
+        EXISTING_EARLIER_TABLE: {
+            "Type": "String",
+            "Default": "",
+            "Description": "Name of an existing WorkflowExecutionsStorageTable (the previous "
+            "release's, the migration's read source); empty to create it.",
+        },
+        BUS_PARAMETER: {
+            "Type": "String",
+            "Default": "default",
+            "Description": "The event bus the pipelines publish registrations on.",
+        },
+        PUBLISHERS_PARAMETER: {
+            "Type": "CommaDelimitedList",
+            "Default": "",
+            "Description": "ARNs of the IAM roles the pipeline steps run as, the only principals "
+            "that may put registration events on the bus; empty for no bus policy.",
+        },
+    }
+
+
+def conditions() -> dict[str, Any]:
+    publishers = {"Fn::Join": ["", {"Ref": PUBLISHERS_PARAMETER}]}
+    return {
+        CREATE_EARLIER_TABLE: {"Fn::Equals": [{"Ref": EXISTING_EARLIER_TABLE}, ""]},
+        PUBLISHERS_CONDITION: {"Fn::Not": [{"Fn::Equals": [publishers, ""]}]},
+    }

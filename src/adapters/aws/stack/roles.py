@@ -1,0 +1,224 @@
+"""One IAM role per function, holding only what `access.FunctionAccess` declares: its tables
+(and their indexes), the bucket's prefixes, the AWS calls of its capabilities, its own log group."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.aws.stack.access import (
+    OBJECT_PREFIXES,
+    STORE_TABLES,
+    Capability,
+    FunctionAccess,
+    Store,
+)
+from adapters.aws.stack.arns import STATE_MACHINE_NAME_PATTERN, arn, bucket_objects
+from adapters.aws.stack.bucket import BUCKET_ID
+from adapters.aws.stack.tables import table_arn
+
+# TransactWriteItems and TransactGetItems are authorized per item by these same actions.
+TABLE_READS = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query")
+TABLE_WRITES = (
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:BatchWriteItem",
+    "dynamodb:ConditionCheckItem",
+)
+# The authorization store reads the whole small table when the policy changes, and removes a
+# role or an assignment with DeleteItem; no other store scans or deletes one item.
+STORE_EXTRA_ACTIONS = {Store.AUTHORIZATION: ("dynamodb:Scan", "dynamodb:DeleteItem")}
+_ANY_EXECUTION = "execution:*:*"
+
+
+def role_id(function: FunctionAccess) -> str:
+    return f"{function.name}Role"
+
+
+def log_group_id(function: FunctionAccess) -> str:
+    return f"{function.name}LogGroup"
+
+
+def role_resource(function: FunctionAccess) -> dict[str, Any]:
+    return {
+        "Type": "AWS::IAM::Role",
+        "Properties": {
+            "Description": f"{function.description}: only what its handler uses",
+            "AssumeRolePolicyDocument": {
+                "Version": "2012-10-17",
+                "Statement": [
+                    {
+                        "Effect": "Allow",
+                        "Principal": {"Service": "lambda.amazonaws.com"},
+                        "Action": "sts:AssumeRole",
+                    }
+                ],
+            },
+            "Policies": [
+                {
+                    "PolicyName": f"wfx-{function.name}",
+                    "PolicyDocument": {
+                        "Version": "2012-10-17",
+                        "Statement": policy_statements(function),
+                    },
+                }
+            ],
+        },
+    }
+
+
+def policy_statements(function: FunctionAccess) -> list[dict[str, Any]]:
+    statements = [_log_statement(function), *_table_statements(function)]
+    for capability in sorted(function.capabilities):
+        statements.extend(CAPABILITY_STATEMENTS[capability]())
+    return statements
+
+
+def _log_statement(function: FunctionAccess) -> dict[str, Any]:
+    # the group is the stack's (with its retention), so the role needs no logs:CreateLogGroup
+    return {
+        "Sid": "OwnLogGroup",
+        "Effect": "Allow",
+        "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
+        "Resource": {"Fn::GetAtt": [log_group_id(function), "Arn"]},
+    }
+
+
+def _table_statements(function: FunctionAccess) -> list[dict[str, Any]]:
+    statements = []
+    for store in sorted(function.stores):
+        actions = [*TABLE_READS, *TABLE_WRITES, *STORE_EXTRA_ACTIONS.get(store, ())]
+        resources: list[Any] = []
+        for key in STORE_TABLES[store]:
+            resources.append(table_arn(key))
+            resources.append({"Fn::Sub": ["${Table}/index/*", {"Table": table_arn(key)}]})
+        statements.append(
+            {
+                "Sid": f"{store.value.capitalize()}Tables",
+                "Effect": "Allow",
+                "Action": actions,
+                "Resource": resources,
+            }
+        )
+    return statements
+
+
+def _objects() -> list[dict[str, Any]]:
+    return [
+        {
+            "Sid": "BucketObjects",
+            "Effect": "Allow",
+            "Action": ["s3:GetObject", "s3:GetObjectVersion", "s3:PutObject"],
+            "Resource": [bucket_objects(prefix) for prefix in OBJECT_PREFIXES],
+        },
+        {
+            "Sid": "BucketListings",
+            "Effect": "Allow",
+            "Action": ["s3:ListBucket", "s3:ListBucketVersions"],
+            "Resource": {"Fn::GetAtt": [BUCKET_ID, "Arn"]},
+            "Condition": {"StringLike": {"s3:prefix": [f"{p}*" for p in OBJECT_PREFIXES]}},
+        },
+    ]
+
+
+def _delete_objects() -> list[dict[str, Any]]:
+    return [
+        {
+            "Sid": "BucketDeletes",
+            "Effect": "Allow",
+            "Action": ["s3:DeleteObject", "s3:DeleteObjectVersion"],
+            "Resource": [bucket_objects(prefix) for prefix in OBJECT_PREFIXES],
+        }
+    ]
+
+
+def _orchestrate() -> list[dict[str, Any]]:
+    pattern = STATE_MACHINE_NAME_PATTERN
+    return [
+        {
+            "Sid": "OwnStateMachines",
+            "Effect": "Allow",
+            "Action": ["states:StartExecution", "states:DescribeStateMachine"],
+            "Resource": arn("states", f"stateMachine:{pattern}"),
+        },
+        {
+            "Sid": "OwnExecutions",
+            "Effect": "Allow",
+            "Action": [
+                "states:DescribeExecution",
+                "states:StopExecution",
+                "states:RedriveExecution",
+                "states:GetExecutionHistory",
+            ],
+            "Resource": arn("states", f"execution:{pattern}:*"),
+        },
+    ]
+
+
+def _stop_sub_processes() -> list[dict[str, Any]]:
+    # A pipeline registers sub-processes it started itself, anywhere in the account: their
+    # names are not wfx's to choose, so the resources are the account's of each kind.
+    return [
+        {
+            "Sid": "StopRegisteredSubProcesses",
+            "Effect": "Allow",
+            "Action": ["states:StopExecution", "states:DescribeExecution"],
+            "Resource": arn("states", _ANY_EXECUTION),
+        },
+        {
+            "Sid": "StopRegisteredBatchJobs",
+            "Effect": "Allow",
+            "Action": ["batch:TerminateJob"],
+            "Resource": arn("batch", "job/*"),
+        },
+        {
+            # DescribeJobs takes no resource-level permission
+            "Sid": "DescribeBatchJobs",
+            "Effect": "Allow",
+            "Action": ["batch:DescribeJobs"],
+            "Resource": "*",
+        },
+        {
+            "Sid": "StopRegisteredDeadlineJobs",
+            "Effect": "Allow",
+            "Action": ["deadline:UpdateJob", "deadline:GetJob"],
+            "Resource": arn("deadline", "farm/*"),
+        },
+    ]
+
+
+def _read_sub_executions() -> list[dict[str, Any]]:
+    return [
+        {
+            "Sid": "ReadRegisteredSubExecutions",
+            "Effect": "Allow",
+            "Action": ["states:DescribeExecution", "states:GetExecutionHistory"],
+            "Resource": arn("states", _ANY_EXECUTION),
+        },
+        {
+            "Sid": "ReadRegisteredStateMachines",
+            "Effect": "Allow",
+            "Action": ["states:DescribeStateMachine"],
+            "Resource": arn("states", "stateMachine:*"),
+        },
+    ]
+
+
+def _read_logs() -> list[dict[str, Any]]:
+    return [
+        {
+            "Sid": "ReadRegisteredLogs",
+            "Effect": "Allow",
+            "Action": ["logs:GetLogEvents", "logs:FilterLogEvents", "logs:DescribeLogStreams"],
+            "Resource": arn("logs", "log-group:*"),
+        }
+    ]
+
+
+CAPABILITY_STATEMENTS = {
+    Capability.OBJECTS: _objects,
+    Capability.DELETE_OBJECTS: _delete_objects,
+    Capability.ORCHESTRATE: _orchestrate,
+    Capability.STOP_SUB_PROCESSES: _stop_sub_processes,
+    Capability.READ_SUB_EXECUTIONS: _read_sub_executions,
+    Capability.READ_LOGS: _read_logs,
+}

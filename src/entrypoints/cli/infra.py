@@ -1,0 +1,97 @@
+"""`wfx infra`: the AWS CloudFormation template of a deployment, and its Lambda package."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+infra_app = typer.Typer(
+    no_args_is_help=True, help="Deploy wfx to AWS: the CloudFormation template, the Lambda zip."
+)
+# A source checkout's project folder: src/entrypoints/cli/infra.py -> where pyproject.toml is.
+_CHECKOUT = Path(__file__).resolve().parents[3]
+
+
+@infra_app.command("template")
+def infra_template(
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
+    ] = None,
+    format: Annotated[
+        str, typer.Option("--format", help="yaml or json.", case_sensitive=False)
+    ] = "yaml",
+    table_prefix: Annotated[
+        str | None,
+        typer.Option(help="Prefix of every table name (default: WFX_TABLE_PREFIX, else none)."),
+    ] = None,
+    event_source_prefix: Annotated[
+        str | None,
+        typer.Option(help="Registration source prefix (default: WFX_EVENT_SOURCE_PREFIX, wfx)."),
+    ] = None,
+) -> None:
+    """Print the CloudFormation template: tables, bucket, functions, HTTP API, rule, roles."""
+    import os
+
+    from adapters.aws.stack.render import render_template
+    from adapters.aws.stack.template import deployment_template
+    from adapters.tables import TableNames
+    from domain.errors import InvalidInputError
+
+    chosen = format.lower()
+    if chosen not in ("yaml", "json"):
+        _fail(f"--format: must be yaml or json, got {format!r}")
+    names = TableNames.from_environment()
+    if table_prefix is not None:
+        names = TableNames(prefix=table_prefix, overrides=names.overrides)
+    prefix = event_source_prefix or os.environ.get("WFX_EVENT_SOURCE_PREFIX") or "wfx"
+    try:
+        text = render_template(
+            deployment_template(names, prefix), "json" if chosen == "json" else "yaml"
+        )
+    except InvalidInputError as refused:
+        _fail(str(refused))
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {output}", err=True)
+
+
+@infra_app.command("package")
+def infra_package(
+    output: Annotated[Path, typer.Option("--output", "-o", help="The zip to write.")] = Path(
+        "wfx-lambda.zip"
+    ),
+    dependencies: Annotated[
+        bool,
+        typer.Option(
+            "--dependencies/--no-dependencies",
+            help="With the runtime dependencies for Lambda (python 3.11, x86_64), or wfx alone.",
+        ),
+    ] = True,
+    project: Annotated[
+        Path, typer.Option(help="The wfx project folder (its pyproject.toml) to package.")
+    ] = _CHECKOUT,
+) -> None:
+    """Build the Lambda deployment zip with pip (wfx and its runtime dependencies)."""
+    from adapters.aws.stack.lambda_package import PackageBuildError, build_package
+
+    if not (project / "pyproject.toml").is_file():
+        _fail(f"--project: {project} has no pyproject.toml; pass the wfx source folder")
+    started = time.monotonic()
+    try:
+        built = build_package(project, output, with_dependencies=dependencies)
+    except PackageBuildError as failed:
+        _fail(f"pip could not build the package: {failed}")
+    seconds = time.monotonic() - started
+    megabytes = built.size_bytes / 1_000_000
+    typer.echo(f"wrote {built.path}: {built.files} files, {megabytes:.1f} MB in {seconds:.0f} s")
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"wfx: {message}", err=True)
+    raise typer.Exit(2)

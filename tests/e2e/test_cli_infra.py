@@ -1,0 +1,82 @@
+"""`wfx infra` from outside: the template as YAML or JSON on stdout or in a file, and the Lambda
+zip of wfx alone, whose handler modules import from the unpacked zip."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from adapters.aws.stack.access import FUNCTIONS
+from tests.e2e.cli import Wfx
+
+
+def test_the_template_is_printed_as_yaml(wfx: Wfx) -> None:
+    outcome = wfx("infra", "template")
+    assert outcome.code == 0, outcome
+    template = yaml.safe_load(outcome.stdout)
+    assert template["AWSTemplateFormatVersion"] == "2010-09-09"
+    assert {f"{f.name}Function" for f in FUNCTIONS} <= set(template["Resources"])
+
+
+def test_the_template_goes_to_a_file_as_json_with_the_table_prefix(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    target = tmp_path / "template.json"
+    outcome = wfx(
+        "infra", "template", "--format", "json", "--table-prefix", "prod-", "--output", str(target)
+    )
+    assert outcome.code == 0, outcome
+    assert outcome.stdout == ""
+    tables = [
+        r["Properties"]["TableName"]
+        for r in json.loads(target.read_text())["Resources"].values()
+        if r["Type"] == "AWS::DynamoDB::Table"
+    ]
+    assert tables and all(name.startswith("prod-") for name in tables)
+
+
+def test_a_format_it_does_not_know_is_refused(wfx: Wfx) -> None:
+    outcome = wfx("infra", "template", "--format", "toml")
+    assert outcome.code == 2
+    assert "--format: must be yaml or json" in outcome.stderr
+
+
+@pytest.mark.integration
+def test_the_package_holds_the_handlers_and_they_import_from_it(wfx: Wfx, tmp_path: Path) -> None:
+    """wfx alone (`--no-dependencies`, ~13 s: pip builds the wheel in an isolated environment);
+    the dependencies come from this environment, every wfx module from the unpacked zip."""
+    target = tmp_path / "wfx-lambda.zip"
+    outcome = wfx("infra", "package", "--no-dependencies", "--output", str(target), timeout=120)
+    assert outcome.code == 0, outcome
+    with zipfile.ZipFile(target) as archive:
+        names = set(archive.namelist())
+        archive.extractall(tmp_path / "unpacked")
+    assert {"entrypoints/lambda_handlers.py", "entrypoints/http/__init__.py"} <= names
+    assert not any(n.startswith("tests/") or "__pycache__" in n for n in names)
+    modules = sorted({f.handler.rsplit(".", 1)[0] for f in FUNCTIONS})
+    probe = (
+        "import importlib, sys\n"
+        f"sys.path.insert(0, {str(tmp_path / 'unpacked')!r})\n"
+        f"for name in {modules!r}:\n"
+        "    module = importlib.import_module(name)\n"
+        "    print(module.__file__)\n"
+    )
+    imported = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"WFX_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"},
+        timeout=60,
+        check=False,
+    )
+    assert imported.returncode == 0, imported.stderr
+    files = imported.stdout.split()
+    assert len(files) == len(modules)
+    assert all(f.startswith(str(tmp_path / "unpacked")) for f in files)

@@ -1,0 +1,184 @@
+"""Least privilege, held to the code: each function's declared stores and capabilities are what
+the use cases its handler calls reach in the container, and its role names those tables only."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.aws.stack import roles
+from adapters.aws.stack.access import (
+    FUNCTIONS,
+    HTTP_API,
+    STORE_TABLES,
+    Capability,
+    FunctionAccess,
+    Store,
+)
+from adapters.aws.stack.template import deployment_template
+from adapters.dynamodb.template import logical_id
+from adapters.tables import TableNames
+from entrypoints import lambda_handlers
+from entrypoints.container import Container
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+# Container providers that are a store or an AWS capability, and what the role must hold for them.
+STORE_PROVIDERS = {
+    "execution_store": Store.EXECUTIONS,
+    "workflow_catalog": Store.WORKFLOWS,
+    "asset_catalog": Store.ASSETS,
+    "authorization_store": Store.AUTHORIZATION,
+}
+CAPABILITY_PROVIDERS = {
+    "object_store": Capability.OBJECTS,
+    "delete_execution": Capability.DELETE_OBJECTS,
+    "stepfunctions_orchestrator": Capability.ORCHESTRATE,
+    "sub_process_controller": Capability.STOP_SUB_PROCESSES,
+    "sub_execution_reader": Capability.READ_SUB_EXECUTIONS,
+    "cloudwatch_log_reader": Capability.READ_LOGS,
+}
+# In Lambda runs start on Step Functions (WFX_RUNNER=stepfunctions): the local runner, and the
+# event bus it publishes registrations on, are never started there.
+NOT_IN_LAMBDA = frozenset({"local_runner"})
+
+
+def _provider_names() -> dict[int, str]:
+    return {id(provider): name for name, provider in Container.providers.items()}
+
+
+def reached(provider_names: Iterable[str]) -> set[str]:
+    """Every container provider the named ones depend on, directly or not."""
+    names = _provider_names()
+    seen: set[str] = set()
+    pending = [Container.providers[name] for name in provider_names]
+    while pending:
+        provider = pending.pop()
+        name = names.get(id(provider))
+        if name in NOT_IN_LAMBDA or (name is not None and name in seen):
+            continue
+        if name is not None:
+            seen.add(name)
+        pending.extend(provider.related)
+    return seen
+
+
+def _container_calls(tree: ast.AST, receivers: set[str]) -> set[str]:
+    """`container.x(...)` / `wfx.x(...)`: the providers a function body calls."""
+    return {
+        node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in receivers
+    }
+
+
+def handler_providers(function_name: str) -> set[str]:
+    """What a Lambda handler of entrypoints/lambda_handlers.py calls on the container, through
+    the module's own helpers it calls too."""
+    module = ast.parse(inspect.getsource(lambda_handlers))
+    bodies = {node.name: node for node in module.body if isinstance(node, ast.FunctionDef)}
+    called, pending, done = set(), [function_name], set()
+    while pending:
+        name = pending.pop()
+        if name in done:
+            continue
+        done.add(name)
+        called |= _container_calls(bodies[name], {"container"})
+        pending.extend(
+            node.func.id
+            for node in ast.walk(bodies[name])
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in bodies
+        )
+    return called
+
+
+def http_providers() -> set[str]:
+    """What the HTTP routes and dependencies call on the container (`wfx` / `container`)."""
+    called: set[str] = set()
+    for path in sorted((SRC / "entrypoints" / "http").glob("*.py")):
+        called |= _container_calls(ast.parse(path.read_text()), {"wfx", "container"})
+    return called
+
+
+def providers_of(function: FunctionAccess) -> set[str]:
+    if function is HTTP_API:
+        return http_providers()
+    return handler_providers(function.handler.rsplit(".", 1)[1])
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.name)
+def test_the_declared_stores_are_those_the_handler_reaches(function: FunctionAccess) -> None:
+    providers = reached(providers_of(function))
+    assert {STORE_PROVIDERS[p] for p in providers if p in STORE_PROVIDERS} == function.stores
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.name)
+def test_the_declared_capabilities_are_those_the_handler_reaches(
+    function: FunctionAccess,
+) -> None:
+    providers = reached(providers_of(function))
+    assert {
+        CAPABILITY_PROVIDERS[p] for p in providers if p in CAPABILITY_PROVIDERS
+    } == function.capabilities
+
+
+def test_the_handlers_are_found_calling_the_use_cases() -> None:
+    """The AST walk sees what it should: a guard against a scan that finds nothing."""
+    assert handler_providers("track_step") == {"start_step", "finish_step", "retry_step"}
+    assert {"launch_execution", "abort_execution", "delete_execution"} <= http_providers()
+
+
+def _named_tables(statement_resources: Any) -> set[str]:
+    """The table logical ids a statement's resources name (through Ref and Fn::If)."""
+    found: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            if "Ref" in value and str(value["Ref"]).endswith("Table"):
+                found.add(value["Ref"])
+            for element in value.values():
+                walk(element)
+        elif isinstance(value, list):
+            for element in value:
+                walk(element)
+
+    walk(statement_resources)
+    return found
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.name)
+def test_each_role_names_only_the_tables_of_its_stores(function: FunctionAccess) -> None:
+    template = deployment_template(TableNames())
+    role = template["Resources"][roles.role_id(function)]["Properties"]
+    (policy,) = role["Policies"]
+    named = set()
+    for statement in policy["PolicyDocument"]["Statement"]:
+        named |= _named_tables(statement["Resource"])
+        if statement["Resource"] == "*":  # only a call that takes no resource-level permission
+            assert statement["Action"] == ["batch:DescribeJobs"]
+    expected = {logical_id(key) for store in function.stores for key in STORE_TABLES[store]}
+    assert named == expected
+
+
+def test_no_function_may_touch_the_earlier_table() -> None:
+    """Seed 000: no handler reads it; the migration runs with an operator's credentials."""
+    assert all(
+        "WorkflowExecutionsV1Table"
+        not in _named_tables(deployment_template(TableNames())["Resources"][roles.role_id(f)])
+        for f in FUNCTIONS
+    )
+
+
+def test_only_the_http_function_may_delete_objects_or_start_runs() -> None:
+    for function in FUNCTIONS:
+        privileged = {Capability.DELETE_OBJECTS, Capability.ORCHESTRATE} & function.capabilities
+        assert bool(privileged) == (function is HTTP_API)

@@ -1,0 +1,152 @@
+"""The deployable stack: cfn-lint finds nothing, every function has its role, log group and
+environment, the earlier table can be an existing one, the bucket and the API are locked down."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import yaml
+from cfnlint.api import lint
+
+from adapters.aws.stack.access import FUNCTIONS, FunctionAccess
+from adapters.aws.stack.render import render_template
+from adapters.aws.stack.template import deployment_template
+from adapters.tables import TABLES, TableNames
+from entrypoints.settings import Settings
+
+Template = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def template() -> Template:
+    return deployment_template(TableNames(prefix="prod-"), "acme")
+
+
+def test_cfn_lint_finds_no_error_or_warning(template: Template) -> None:
+    """What `cfn-lint template.yaml` reports by default (~9 s: it loads every rule and schema;
+    the JSON form is the same template, checked below)."""
+    assert [str(match) for match in lint(render_template(template))] == []
+
+
+def test_the_yaml_and_the_json_are_the_template_without_anchors(template: Template) -> None:
+    text = render_template(template)
+    assert "&id" not in text and "*id" not in text
+    assert yaml.safe_load(text) == json.loads(render_template(template, "json")) == template
+
+
+def _function(template: Template, function: FunctionAccess) -> Any:
+    return template["Resources"][f"{function.name}Function"]["Properties"]
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.name)
+def test_each_function_runs_its_handler_as_its_own_role_logging_to_its_own_group(
+    template: Template, function: FunctionAccess
+) -> None:
+    properties = _function(template, function)
+    assert properties["Handler"] == function.handler
+    assert properties["Role"] == {"Fn::GetAtt": [f"{function.name}Role", "Arn"]}
+    assert properties["Code"] == {"S3Bucket": {"Ref": "CodeBucket"}, "S3Key": {"Ref": "CodeKey"}}
+    assert properties["LoggingConfig"] == {"LogGroup": {"Ref": f"{function.name}LogGroup"}}
+    group = template["Resources"][f"{function.name}LogGroup"]["Properties"]
+    assert group["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+
+
+def test_every_handler_of_the_code_has_a_function() -> None:
+    handlers = {f.handler for f in FUNCTIONS}
+    assert handlers == {
+        "entrypoints.http.lambda_handler",
+        "entrypoints.lambda_handlers.track_step",
+        "entrypoints.lambda_handlers.complete_execution",
+        "entrypoints.lambda_handlers.handle_execution_error",
+        "entrypoints.lambda_handlers.register_pipeline_execution",
+    }
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.name)
+def test_the_environment_is_what_the_settings_read(
+    template: Template, function: FunctionAccess
+) -> None:
+    variables = _function(template, function)["Environment"]["Variables"]
+    for spec in TABLES:
+        assert f"WFX_TABLE_{spec.key.value}" in variables
+    plain = {name: v for name, v in variables.items() if isinstance(v, str)}
+    settings = Settings.from_environment(plain | {"WFX_EVENT_BUS_NAME": "bus"})
+    assert (settings.store, settings.runner, settings.event_bus) == (
+        "dynamodb",
+        "stepfunctions",
+        "eventbridge",
+    )
+    assert settings.event_source_prefix == "acme"
+    assert settings.jwt.jwks is None  # API Gateway verifies the tokens; the function reads claims
+
+
+def test_the_earlier_table_is_created_unless_an_existing_one_is_named(template: Template) -> None:
+    resources = template["Resources"]
+    assert resources["WorkflowExecutionsV1Table"]["Condition"] == "CreateEarlierTable"
+    assert template["Conditions"]["CreateEarlierTable"] == {
+        "Fn::Equals": [{"Ref": "ExistingEarlierTableName"}, ""]
+    }
+    assert template["Parameters"]["ExistingEarlierTableName"]["Default"] == ""
+    expected = {
+        "Fn::If": [
+            "CreateEarlierTable",
+            {"Ref": "WorkflowExecutionsV1Table"},
+            {"Ref": "ExistingEarlierTableName"},
+        ]
+    }
+    for function in FUNCTIONS:
+        variables = _function(template, function)["Environment"]["Variables"]
+        assert variables["WFX_TABLE_WORKFLOW_EXECUTIONS_V1"] == expected
+    others = [r for k, r in resources.items() if r["Type"] == "AWS::DynamoDB::Table"]
+    assert sum("Condition" in r for r in others) == 1
+
+
+def test_the_bucket_is_versioned_encrypted_private_and_tls_only(template: Template) -> None:
+    bucket = template["Resources"]["DataBucket"]["Properties"]
+    assert bucket["VersioningConfiguration"] == {"Status": "Enabled"}
+    assert bucket["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+    assert set(bucket["PublicAccessBlockConfiguration"].values()) == {True}
+    (statement,) = template["Resources"]["DataBucketPolicy"]["Properties"]["PolicyDocument"][
+        "Statement"
+    ]
+    assert (statement["Effect"], statement["Action"]) == ("Deny", "s3:*")
+    assert statement["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+
+
+def test_every_api_route_needs_a_token_of_the_named_issuer_and_audience(
+    template: Template,
+) -> None:
+    resources = template["Resources"]
+    routes = [r for r in resources.values() if r["Type"] == "AWS::ApiGatewayV2::Route"]
+    assert routes and all(r["Properties"]["AuthorizationType"] == "JWT" for r in routes)
+    authorizer = resources["HttpApiJwtAuthorizer"]["Properties"]
+    assert authorizer["JwtConfiguration"] == {
+        "Issuer": {"Ref": "JwtIssuer"},
+        "Audience": {"Ref": "JwtAudience"},
+    }
+    integration = resources["HttpApiIntegration"]["Properties"]
+    assert integration["PayloadFormatVersion"] == "2.0"
+
+
+def test_a_step_may_publish_registrations_for_its_own_source_only(template: Template) -> None:
+    policy = template["Resources"]["RegistrationPublisherPolicy"]["Properties"]
+    (statement,) = policy["PolicyDocument"]["Statement"]
+    assert statement["Action"] == "events:PutEvents"
+    assert statement["Condition"]["StringLike"] == {
+        "events:source": "acme.execution.${aws:PrincipalTag/wfxExecutionId}"
+        ".pipeline.${aws:PrincipalTag/wfxPipelineExecutionId}"
+    }
+    rule = template["Resources"]["RegistrationRule"]["Properties"]
+    assert rule["EventPattern"]["source"] == [{"prefix": "acme.execution."}]
+    (target,) = rule["Targets"]
+    assert target["Arn"] == {"Fn::GetAtt": ["RegistrationFunction", "Arn"]}
+
+
+def test_the_outputs_name_the_api_the_bucket_and_every_table(template: Template) -> None:
+    outputs = template["Outputs"]
+    assert {"ApiUrl", "BucketName", "StateMachineRoleArn", "StateMachineLogGroupArn"} <= set(
+        outputs
+    )
+    assert sum(name.endswith("TableName") for name in outputs) == len(TABLES)
