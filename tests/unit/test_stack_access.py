@@ -41,7 +41,11 @@ CAPABILITY_PROVIDERS = {
     "sub_process_controller": Capability.STOP_SUB_PROCESSES,
     "sub_execution_reader": Capability.READ_SUB_EXECUTIONS,
     "cloudwatch_log_reader": Capability.READ_LOGS,
+    "state_machine_run_log": Capability.READ_RUN_LOGS,
 }
+# Providers whose capability covers everything they are built on: the run-log reader holds a
+# Step Functions client for DescribeStateMachine alone, not to start or stop runs.
+COVERS_ITS_DEPENDENCIES = frozenset({"state_machine_run_log"})
 # In Lambda runs start on Step Functions (WFX_RUNNER=stepfunctions): the local runner, and the
 # event bus it publishes registrations on, are never started there.
 NOT_IN_LAMBDA = frozenset({"local_runner"})
@@ -63,7 +67,8 @@ def reached(provider_names: Iterable[str]) -> set[str]:
             continue
         if name is not None:
             seen.add(name)
-        pending.extend(provider.related)
+        if name not in COVERS_ITS_DEPENDENCIES:
+            pending.extend(provider.related)
     return seen
 
 

@@ -33,6 +33,8 @@ class Capability(StrEnum):
     STOP_SUB_PROCESSES = "stopSubProcesses"  # registered Step Functions, Batch, Deadline jobs
     READ_SUB_EXECUTIONS = "readSubExecutions"  # describe registered state machines and jobs
     READ_LOGS = "readLogs"  # CloudWatch log groups the run and its pipelines registered
+    # a finished run's own log: its state machine's logging destination, then that group's events
+    READ_RUN_LOGS = "readRunLogs"
 
 
 STORE_TABLES: dict[Store, tuple[ResourceKeys, ...]] = {
@@ -97,7 +99,7 @@ COMPLETION = FunctionAccess(
     "entrypoints.lambda_handlers.complete_execution",
     "wfx completion: the run's outputs, results and terminal status",
     frozenset({Store.EXECUTIONS, Store.ASSETS}),
-    frozenset({Capability.OBJECTS}),
+    frozenset({Capability.OBJECTS, Capability.READ_RUN_LOGS}),
     timeout_seconds=300,
 )
 ERROR = FunctionAccess(
@@ -105,7 +107,7 @@ ERROR = FunctionAccess(
     "entrypoints.lambda_handlers.handle_execution_error",
     "wfx error handler: the run ends FAILED, its steps' sub-processes are stopped",
     frozenset({Store.EXECUTIONS, Store.ASSETS}),
-    frozenset({Capability.OBJECTS}) | _STOPS,
+    frozenset({Capability.OBJECTS, Capability.READ_RUN_LOGS}) | _STOPS,
     timeout_seconds=300,
 )
 REGISTRATION = FunctionAccess(

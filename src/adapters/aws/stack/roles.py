@@ -214,6 +214,24 @@ def _read_logs() -> list[dict[str, Any]]:
     ]
 
 
+def _read_run_logs() -> list[dict[str, Any]]:
+    return [
+        {
+            "Sid": "OwnStateMachineLogging",
+            "Effect": "Allow",
+            "Action": ["states:DescribeStateMachine"],
+            "Resource": arn("states", f"stateMachine:{STATE_MACHINE_NAME_PATTERN}"),
+        },
+        {
+            # the destination is the deployer's choice (DescribeStateMachine names it)
+            "Sid": "RunLogEvents",
+            "Effect": "Allow",
+            "Action": ["logs:FilterLogEvents"],
+            "Resource": arn("logs", "log-group:*"),
+        },
+    ]
+
+
 CAPABILITY_STATEMENTS = {
     Capability.OBJECTS: _objects,
     Capability.DELETE_OBJECTS: _delete_objects,
@@ -221,4 +239,5 @@ CAPABILITY_STATEMENTS = {
     Capability.STOP_SUB_PROCESSES: _stop_sub_processes,
     Capability.READ_SUB_EXECUTIONS: _read_sub_executions,
     Capability.READ_LOGS: _read_logs,
+    Capability.READ_RUN_LOGS: _read_run_logs,
 }
