@@ -24,11 +24,12 @@ from application.workflow_documents import parse_workflow_document
 from conftest import FAKE_AWS_ENVIRONMENT, S3_BUCKET, versioned_bucket
 from domain.execution import ExecutionDetails, execution_output_prefix
 from domain.statuses import ExecutionStatus
-from entrypoints.container import build_container, create_all_tables
+from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.settings import Settings
 from tests.e2e.cli import MESH_ASSETS, MESH_FILES, MESH_WORKFLOW
 
-pytestmark = pytest.mark.integration
+# one worker runs the module, so its one run is made once
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("local-runner-on-s3")]
 
 
 @dataclass(frozen=True)
@@ -51,20 +52,26 @@ def ran(tmp_path_factory: pytest.TempPathFactory, _session_s3_client: Any) -> It
         yield _run(tmp_path_factory.mktemp("local-on-s3"), _session_s3_client)
 
 
-def _run(tmp_path: Path, moto_s3_client: Any) -> Ran:
+def _container(home: Path, s3_client: Any | None) -> Container:
+    """The application on SQLite in `home`: with the S3 store on `s3_client`, or the filesystem."""
     settings = Settings(
         store="sqlite",
-        home=tmp_path,
-        sqlite_path=tmp_path / "wfx.db",
+        home=home,
+        sqlite_path=home / "wfx.db",
         dynamodb_endpoint=None,
         region="us-east-1",
         user="alice",
-        object_store="s3",
-        s3_bucket=S3_BUCKET,
+        object_store="filesystem" if s3_client is None else "s3",
+        s3_bucket=None if s3_client is None else S3_BUCKET,
     )
     container = build_container(settings, runner_mode="inline")
-    container.s3_client.override(providers.Object(moto_s3_client))
+    if s3_client is not None:
+        container.s3_client.override(providers.Object(s3_client))
     create_all_tables(container)
+    return container
+
+
+def _publish_and_import(container: Container) -> None:
     document = parse_workflow_document(yaml.safe_load(MESH_WORKFLOW.read_text()))
     container.publish_workflow_version().execute(PublishWorkflowVersionCommand(document=document))
     container.import_asset_files().execute(
@@ -75,6 +82,8 @@ def _run(tmp_path: Path, moto_s3_client: Any) -> Ran:
         )
     )
 
+
+def _launch(container: Container) -> ExecutionDetails:
     launched = container.launch_execution().execute(
         LaunchExecutionCommand(
             workflow_database_id="demo",
@@ -84,12 +93,18 @@ def _run(tmp_path: Path, moto_s3_client: Any) -> Ran:
             user_id="alice",
         )
     )
-
     execution_id = launched.execution.workflow_execution_id
-    details = container.execution_store().get_details(execution_id)
+    details: ExecutionDetails = container.execution_store().get_details(execution_id)
     container.sqlite_database().close()
-    versions = moto_s3_client.list_object_versions(Bucket=S3_BUCKET)["Versions"]
-    return Ran(home=tmp_path, details=details, versions=versions)
+    return details
+
+
+def _run(home: Path, s3_client: Any) -> Ran:
+    container = _container(home, s3_client)
+    _publish_and_import(container)
+    details = _launch(container)
+    versions = s3_client.list_object_versions(Bucket=S3_BUCKET)["Versions"]
+    return Ran(home=home, details=details, versions=versions)
 
 
 def test_the_run_succeeds_with_its_inputs_read_from_the_bucket(ran: Ran) -> None:
@@ -132,3 +147,18 @@ def test_the_results_are_versions_of_the_output_asset_in_the_bucket(ran: Ran) ->
     }
 
     assert results and results == in_asset
+
+
+def test_inputs_imported_before_the_switch_to_s3_fail_the_step_saying_to_import_again(
+    tmp_path: Path, moto_s3_client: Any
+) -> None:
+    before = _container(tmp_path, None)
+    _publish_and_import(before)  # into WFX_HOME/objects, bucket wfx-local
+    before.sqlite_database().close()
+
+    details = _launch(_container(tmp_path, moto_s3_client))
+
+    assert details.execution.status is ExecutionStatus.FAILED
+    error = details.steps[0].step.error or ""
+    assert "is in bucket 'wfx-local'" in error and f"'{S3_BUCKET}'" in error
+    assert "import the asset again" in error

@@ -35,7 +35,8 @@ from domain.statuses import ExecutionStatus
 from entrypoints.container import create_all_tables
 from tests.integration.test_state_machine_with_handlers_on_moto import lambda_calls_through_sqs
 
-pytestmark = pytest.mark.integration
+# one worker runs the module, so its one run is made once
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("whole-run-on-aws")]
 
 BUCKET = "team-assets"
 HANDLERS = HandlerArns(tracking="wfx-track-step", completion="wfx-complete", error="wfx-error")

@@ -24,7 +24,8 @@ from application.ports import StoredObject
 # A listing page holds at most 1,000 entries, and DeleteObjects takes at most 1,000 a request.
 MAX_PAGE = 1000
 _CHUNK = 1 << 20
-_MISSING = frozenset({"NoSuchKey", "NoSuchVersion", "InvalidArgument", "404"})
+# InvalidArgument: S3's answer to a version id it could never have given
+_MISSING = frozenset({"NoSuchKey", "NoSuchVersion", "InvalidArgument"})
 _FIX = (
     "set WFX_S3_BUCKET to a bucket with versioning enabled (create it, then "
     "`aws s3api put-bucket-versioning --bucket BUCKET --versioning-configuration "
@@ -72,9 +73,9 @@ class S3ObjectStore:
             status = client.get_bucket_versioning(Bucket=name).get("Status")
         except ClientError as error:
             code = str(error.response.get("Error", {}).get("Code", ""))
-            if code in ("NoSuchBucket", "404"):
+            if code == "NoSuchBucket":
                 problem = "does not exist"
-            elif code in ("AccessDenied", "403"):
+            elif code == "AccessDenied":
                 problem = "refuses access (s3:GetBucketVersioning was denied)"
             else:
                 problem = f"cannot be used ({code or error})"
