@@ -178,6 +178,68 @@ def dynamodb_authorization_store(
     return DynamoDbAuthorizationStore(moto_dynamodb_client, dynamodb_table_names)
 
 
+# -- Object stores: the filesystem, and S3 on moto ------------------------------------------------
+
+S3_BUCKET = "wfx-test-assets"
+
+
+def s3_client(endpoint: str | None = None) -> Any:
+    import boto3
+
+    return boto3.client(
+        "s3",
+        region_name=AWS_REGION,
+        endpoint_url=endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+
+
+def versioned_bucket(client: Any, name: str = S3_BUCKET) -> str:
+    client.create_bucket(Bucket=name)
+    client.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})
+    return name
+
+
+@pytest.fixture(scope="session")
+def _session_s3_client() -> Any:
+    """One S3 client for the session, as for DynamoDB above: building one costs more than a
+    test; moto answers it only inside a mock."""
+    from moto import mock_aws
+
+    with pytest.MonkeyPatch.context() as patch, mock_aws():
+        for name, value in FAKE_AWS_ENVIRONMENT.items():
+            patch.setenv(name, value)
+        return s3_client()
+
+
+@pytest.fixture
+def moto_s3_client(_session_s3_client: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The shared client in a fresh `mock_aws()`, with the versioned bucket S3_BUCKET. Not for
+    a test that also uses `moto_dynamodb_client`: a second mock would empty the first's tables."""
+    from moto import mock_aws
+
+    for name, value in FAKE_AWS_ENVIRONMENT.items():
+        monkeypatch.setenv(name, value)
+    with mock_aws():
+        versioned_bucket(_session_s3_client)
+        yield _session_s3_client
+
+
+@pytest.fixture
+def filesystem_object_store(tmp_path: Path) -> Any:
+    from adapters.local.object_store import FilesystemObjectStore
+
+    return FilesystemObjectStore(tmp_path / "objects", bucket=S3_BUCKET)
+
+
+@pytest.fixture
+def s3_object_store(tmp_path: Path, moto_s3_client: Any) -> Any:
+    from adapters.aws.s3_object_store import S3ObjectStore
+
+    return S3ObjectStore(lambda: moto_s3_client, S3_BUCKET, tmp_path / "scratch")
+
+
 @pytest.fixture(params=["sqlite", "dynamodb"])
 def inline_container(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     """The whole application on each store (DynamoDB on moto), runs executed inline."""

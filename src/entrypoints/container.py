@@ -181,10 +181,17 @@ def _stepfunctions_deployer(client: Any) -> StateMachineDeployer:
     return StepFunctionsDeployer(client)
 
 
-def _object_store(home: str) -> ObjectStore:
+def _filesystem_object_store(home: str) -> ObjectStore:
     from adapters.local.object_store import FilesystemObjectStore
 
     return FilesystemObjectStore(Path(home) / "objects")
+
+
+def _s3_object_store(s3_client: Callable[[], Any], bucket: str, home: str) -> ObjectStore:
+    from adapters.aws.s3_object_store import S3ObjectStore
+
+    # the client is built (and the bucket checked) on the first read or write
+    return S3ObjectStore(s3_client, bucket, Path(home) / "scratch" / "s3" / bucket)
 
 
 def _log_store(home: str) -> LogStore:
@@ -331,7 +338,12 @@ class Container(containers.DeclarativeContainer):
         file=providers.Singleton(_file_audit_log, config.home, clock),
         logging=providers.Singleton(_logging_audit_log, clock),
     )
-    object_store = providers.Singleton(_object_store, config.home)
+    s3_client = providers.Singleton(aws_client, "s3", config.region)
+    object_store = providers.Selector(
+        config.object_store,
+        filesystem=providers.Singleton(_filesystem_object_store, config.home),
+        s3=providers.Singleton(_s3_object_store, s3_client.provider, config.s3_bucket, config.home),
+    )
     log_store = providers.Singleton(_log_store, config.home)
     run_files = providers.Singleton(_run_files, config.home)
 
@@ -624,6 +636,8 @@ def build_container(
             "jwt_issuer": settings.jwt.issuer,
             "jwt_audience": settings.jwt.audience,
             "audit_log": audit_log_kind(os.environ),
+            "object_store": settings.object_store,
+            "s3_bucket": settings.s3_bucket,
         }
     )
     return container

@@ -17,6 +17,10 @@ from domain.registration import check_source_prefix
 STORES = ("sqlite", "dynamodb")
 RUNNERS = ("local", "stepfunctions")
 EVENT_BUSES = ("local", "eventbridge")
+OBJECT_STORES = ("filesystem", "s3")
+# S3's bucket naming rules (general purpose buckets): 3-63 lowercase letters, digits, dots and
+# hyphens, starting and ending with a letter or digit, no two dots in a row.
+_BUCKET_NAME = re.compile(r"^(?!.*\.\.)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 DEFAULT_REGION = "us-east-1"
 DEFAULT_SFN_SYNC_MIN_INTERVAL_SECONDS = 30.0
 DEFAULT_STOP_GRACE_SECONDS = 5.0
@@ -59,6 +63,35 @@ def dynamodb_endpoint(environ: Mapping[str, str]) -> str | None:
             f"http://127.0.0.1:5000, got {text!r}; fix it, or unset it to use AWS"
         )
     return text
+
+
+def object_store_settings(environ: Mapping[str, str]) -> tuple[str, str | None]:
+    """(store, bucket) from WFX_OBJECT_STORE (filesystem | s3, default filesystem) and
+    WFX_S3_BUCKET (required with s3, refused without it: it would be silently ignored)."""
+    store = environ.get("WFX_OBJECT_STORE") or "filesystem"
+    if store not in OBJECT_STORES:
+        raise InvalidInputError(
+            f"WFX_OBJECT_STORE: must be one of {', '.join(OBJECT_STORES)}, got {store!r}"
+        )
+    bucket = environ.get("WFX_S3_BUCKET", "").strip() or None
+    if store == "filesystem":
+        if bucket is not None:
+            raise InvalidInputError(
+                "WFX_S3_BUCKET: set only with WFX_OBJECT_STORE=s3; set that too to keep files "
+                "in the bucket, or unset WFX_S3_BUCKET to keep them under WFX_HOME"
+            )
+        return store, None
+    if bucket is None:
+        raise InvalidInputError(
+            "WFX_S3_BUCKET: not set; WFX_OBJECT_STORE=s3 needs the name of an S3 bucket with "
+            "versioning enabled"
+        )
+    if not _BUCKET_NAME.match(bucket):
+        raise UnusableSettingError(
+            f"WFX_S3_BUCKET: {bucket!r} is not an S3 bucket name (3-63 lowercase letters, "
+            "digits, dots and hyphens, starting and ending with a letter or digit); fix it"
+        )
+    return store, bucket
 
 
 def default_home(environ: Mapping[str, str]) -> Path:
@@ -185,6 +218,9 @@ class Settings:
     registered_secrets: tuple[str, ...] = field(default=(), repr=False)
     # WFX_JWT_*: how bearer tokens are verified (entrypoints/identity_wiring.py)
     jwt: JwtSettings = field(default_factory=JwtSettings)
+    # Where asset files, run outputs and offloaded bodies live: under WFX_HOME, or in a bucket.
+    object_store: str = "filesystem"
+    s3_bucket: str | None = None
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -203,6 +239,7 @@ class Settings:
         runner = check_runner(environ.get("WFX_RUNNER") or "local", "WFX_RUNNER")
         prefix, bus, bus_name = event_bus_settings(environ, runner)
         region = environ.get("AWS_REGION") or environ.get("AWS_DEFAULT_REGION") or DEFAULT_REGION
+        object_store, s3_bucket = object_store_settings(environ)
         return cls(
             store=store,
             home=home,
@@ -229,6 +266,8 @@ class Settings:
             event_bus_name=bus_name,
             registered_secrets=registered_secrets(environ),
             jwt=jwt_settings(environ),
+            object_store=object_store,
+            s3_bucket=s3_bucket,
         )
 
     def describe_store(self) -> str:

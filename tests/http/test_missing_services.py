@@ -3,13 +3,16 @@ one error shape, naming no table and quoting no token."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from adapters.identity.jwks import JwksTokenVerifier
-from entrypoints.container import build_container
+from conftest import FAKE_AWS_ENVIRONMENT
+from entrypoints.container import build_container, create_all_tables
 from entrypoints.http.app import create_app
 from entrypoints.http.identity import verified_by
 from entrypoints.settings import Settings
@@ -52,3 +55,24 @@ def test_an_unreachable_jwks_is_a_503_not_a_401(tmp_path: Path) -> None:
     assert answer.status_code == 503, answer.text
     assert "WFX_JWT_JWKS" in answer.json()["message"]
     assert token not in answer.text
+
+
+def test_a_bucket_that_cannot_be_used_is_a_503_naming_the_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:9")  # nothing answers
+    for name, value in FAKE_AWS_ENVIRONMENT.items():
+        monkeypatch.setenv(name, value)
+    settings = replace(_settings(tmp_path), object_store="s3", s3_bucket="team-assets")
+    container = build_container(settings)
+    create_all_tables(container)
+    app = create_app(container, verified_by(container.token_verifier()))
+    token = container.token_issuer().issue("alice", timedelta(minutes=5), ("admin",))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.delete(
+            "/workflows/executions/0b9e2f4c-6a1d-4e0b-9a57-3f2c1d0e8b71",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+    assert answer.status_code == 503, answer.text
+    assert "WFX_S3_BUCKET" in answer.json()["message"]
+    assert "team-assets" not in answer.text  # as for tables: the service names no resource

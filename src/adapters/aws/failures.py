@@ -32,3 +32,8 @@ def transport_problem(error: BaseException) -> str | None:
             "AWS_ENDPOINT_URL_<SERVICE> (a local stand-in: `moto_server -p 5000`) and AWS_REGION"
         )
     return None
+
+
+class BucketUnusableError(RuntimeError):
+    """The object store's bucket cannot be used (missing, unversioned, unreachable, denied):
+    a setting to fix, not a bug; the message names the bucket and what to do."""

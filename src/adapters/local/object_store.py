@@ -2,32 +2,28 @@
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import secrets
 import shutil
-import stat
 import threading
 import time
 from pathlib import Path
 from typing import BinaryIO
 
 from adapters.local.removal import remove_tree
+from adapters.object_files import (
+    VERSIONS_SUFFIX,
+    base_name,
+    check_key,
+    check_prefix,
+    open_regular_file,
+)
 from application.ports import StoredObject
 
-VERSIONS_SUFFIX = ".versions"
 _TEMP_PREFIX = ".tmp-"
 _CHUNK = 1 << 20
-_NS_DIGITS = 20
-# Reading without following a link in the last part of the path; O_NONBLOCK: opening a FIFO
-# would otherwise wait for a writer (regular files ignore it).
-NO_FOLLOW_READ = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)  # zero-padded so that version ids sort as text in write order
+_NS_DIGITS = 20  # zero-padded so that version ids sort as text in write order
 
 
 class _VersionClock:
@@ -48,15 +44,6 @@ _clock = _VersionClock()
 
 def _new_version_id() -> str:
     return f"{_clock.next():0{_NS_DIGITS}d}-{secrets.token_hex(4)}"
-
-
-def _check_key(key: str) -> None:
-    parts = key.split("/")
-    if not key or "\x00" in key or any(part in ("", ".", "..") for part in parts):
-        raise ValueError(f"object key {key!r}: segments must be non-empty and not '.' or '..'")
-    if any(part.endswith(VERSIONS_SUFFIX) for part in parts[:-1]):
-        # keeps the layout unambiguous: a `.versions` folder always holds versions, never keys
-        raise ValueError(f"object key {key!r}: a folder must not end in {VERSIONS_SUFFIX!r}")
 
 
 def _check_version_id(version_id: str) -> None:
@@ -87,16 +74,16 @@ class FilesystemObjectStore:
         return self._root
 
     def put_bytes(self, key: str, body: bytes) -> StoredObject:
-        _check_key(key)
+        check_key(key)
         staging = self._staging_dir(key)
-        (staging / _base_name(key)).write_bytes(body)
+        (staging / base_name(key)).write_bytes(body)
         return self._commit(key, staging, len(body), hashlib.sha256(body).hexdigest())
 
     def put_file(self, key: str, source: Path | BinaryIO) -> StoredObject:
         """Store a regular file: a path is opened without following a link in its last part
         (OSError: ELOOP for a link, EINVAL for a FIFO or a device); an open file is read from
         where it stands."""
-        _check_key(key)
+        check_key(key)
         if isinstance(source, Path):
             with open_regular_file(source) as reader:
                 return self._put_body(key, reader)
@@ -107,7 +94,7 @@ class FilesystemObjectStore:
         digest = hashlib.sha256()
         size = 0
         try:
-            with open(staging / _base_name(key), "wb") as writer:
+            with open(staging / base_name(key), "wb") as writer:
                 while chunk := reader.read(_CHUNK):
                     digest.update(chunk)
                     writer.write(chunk)
@@ -118,7 +105,7 @@ class FilesystemObjectStore:
         return self._commit(key, staging, size, digest.hexdigest())
 
     def local_path(self, key: str, version_id: str) -> Path:
-        _check_key(key)
+        check_key(key)
         _check_version_id(version_id)
         versions = self._versions_dir(key)
         marker = f"{version_id}_"
@@ -126,14 +113,14 @@ class FilesystemObjectStore:
             with os.scandir(versions) as entries:
                 for entry in entries:
                     if entry.name.startswith(marker):
-                        return Path(entry.path) / _base_name(key)
+                        return Path(entry.path) / base_name(key)
         except FileNotFoundError:
             pass
         raise FileNotFoundError(f"object {key!r} has no version {version_id!r}")
 
     def read_bytes(self, key: str, version_id: str | None = None) -> bytes:
         if version_id is None:
-            _check_key(key)
+            check_key(key)
             stored = self.versions(key)
             if not stored:
                 raise FileNotFoundError(f"object {key!r}: no version stored")
@@ -142,7 +129,7 @@ class FilesystemObjectStore:
 
     def versions(self, key: str) -> list[StoredObject]:
         """Every stored version of the key, oldest first ([] for an unknown key)."""
-        _check_key(key)
+        check_key(key)
         return sorted(_versions_in(self._versions_dir(key), key), key=lambda o: o.version_id)
 
     def list_latest(self, prefix: str) -> list[StoredObject]:
@@ -159,8 +146,7 @@ class FilesystemObjectStore:
 
         Folders left empty are removed too, up to the root. A key written while this runs may
         survive it (as on S3, where a delete of a prefix is a list and then deletes)."""
-        if not prefix:
-            raise ValueError("prefix: must not be empty (it would delete every object)")
+        check_prefix(prefix)
         head, _, name_start = prefix.rpartition("/")
         if head and any(part in ("", ".", "..") for part in head.split("/")):
             return 0  # no stored key has such a segment
@@ -203,26 +189,12 @@ class FilesystemObjectStore:
         version_id = _new_version_id()
         try:
             # read-only: a step handed this file as an input must not rewrite a stored version
-            os.chmod(staging / _base_name(key), 0o444)
+            os.chmod(staging / base_name(key), 0o444)
             os.replace(staging, self._versions_dir(key) / f"{version_id}_{size}_{etag}")
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         return StoredObject(key=key, version_id=version_id, size=size, etag=etag)
-
-
-def open_regular_file(path: Path) -> BinaryIO:
-    """`path` opened for reading if it is a regular file and not a link: checked on the open
-    file, so a link or FIFO swapped in after a caller's own check is refused, not followed."""
-    descriptor = os.open(path, NO_FOLLOW_READ)
-    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-        os.close(descriptor)
-        raise OSError(errno.EINVAL, "not a regular file", str(path))
-    return open(descriptor, "rb")
-
-
-def _base_name(key: str) -> str:
-    return key.rpartition("/")[2]
 
 
 def _parse_version(key: str, name: str) -> StoredObject | None:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from io import BufferedReader
 from pathlib import Path
 
-from adapters.local.object_store import NO_FOLLOW_READ
+from adapters.object_files import NO_FOLLOW_READ
 from application.ports import ObjectStore, StoredObject
 
 # File times on Linux advance in clock ticks (up to 10 ms): a file changed within a tick of our
@@ -50,7 +50,7 @@ class OutputFolder:
         self._objects = objects
         self._folder = folder  # a str: paths are built per step, and pathlib costs microseconds
         self._prefix = prefix
-        self._stored: dict[str, str] = {}  # relative path -> etag of the latest stored version
+        self._stored: dict[str, str] = {}  # relative path -> sha256 of the latest stored body
         self._settled: dict[str, tuple[_Stat, str]] = {}  # relative path -> (stat, sha256)
         self._warned: set[tuple[str, str]] = set()  # (relative path, problem): said once a run
 
@@ -64,12 +64,16 @@ class OutputFolder:
         _make_folder(self._folder)
         for stored in self._objects.list_latest(self._prefix):
             relative = stored.key[len(self._prefix) :]
-            self._stored[relative] = stored.etag
-            if _holds(os.path.join(self._folder, relative), stored):
+            held = _digest(os.path.join(self._folder, relative), stored.size)
+            if held is not None and held == stored.etag:  # the filesystem store's etag: sha256
+                self._stored[relative] = held
                 continue
             # every step's outputs were pushed, so the store's version is the newest there is
             source = self._objects.local_path(stored.key, stored.version_id)
-            _write_beneath(self._folder, relative, source)
+            with open(source, "rb") as body:
+                self._stored[relative] = hashlib.file_digest(body, "sha256").hexdigest()
+            if held != self._stored[relative]:
+                _write_beneath(self._folder, relative, source)
 
     def push(self, warn: Warn | None = None) -> list[StoredObject]:
         """Upload every file whose content differs from the latest stored version of its key;
@@ -104,7 +108,8 @@ class OutputFolder:
             finally:
                 if body is not None:
                     body.close()
-            self._stored[relative] = stored.etag
+            # what push compares is the sha256 of the content, whatever etag the store gives
+            self._stored[relative] = etag
             uploaded.append(stored)
         return uploaded
 
@@ -171,19 +176,20 @@ def _link_problem(target: str, inside: bool) -> str:
     return "not a regular file"
 
 
-def _holds(local: str, stored: StoredObject) -> bool:
+def _digest(local: str, size: int) -> str | None:
+    """The sha256 of the regular file at `local` if it has `size` bytes; None otherwise."""
     try:
         found = os.lstat(local)
     except FileNotFoundError:
-        return False
-    if not stat_module.S_ISREG(found.st_mode) or found.st_size != stored.size:
-        return False  # a link in its place is replaced, never read through
+        return None
+    if not stat_module.S_ISREG(found.st_mode) or found.st_size != size:
+        return None  # a link in its place is replaced, never read through
     try:
         descriptor = os.open(local, NO_FOLLOW_READ)
     except OSError:
-        return False
+        return None
     with open(descriptor, "rb") as body:
-        return hashlib.file_digest(body, "sha256").hexdigest() == stored.etag
+        return hashlib.file_digest(body, "sha256").hexdigest()
 
 
 def _write_beneath(folder: str, relative: str, source: Path) -> None:

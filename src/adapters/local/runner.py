@@ -583,6 +583,14 @@ class LocalRunner:
             row = inputs.get((database_id, asset_id, file_key))
             if row is None:
                 raise StepFailedError(f"input file {label} is not among the run's inputs")
+            if row.bucket != self._objects.bucket:
+                # imported under another WFX_OBJECT_STORE or WFX_S3_BUCKET: its version ids
+                # mean nothing to this store
+                raise StepFailedError(
+                    f"input file {label} is in bucket {row.bucket!r}, and this runner's object "
+                    f"store is {self._objects.bucket!r}: import the asset again with the "
+                    "current WFX_OBJECT_STORE and WFX_S3_BUCKET"
+                )
             key = asset_object_key(database_id, asset_id, file_key)
             version_id = row.version_id or self._latest_version(key, label)
             paths.append(str(self._objects.local_path(key, version_id)))

@@ -60,8 +60,15 @@ def _is_dynamodb_endpoint(endpoint: str) -> bool:
 
 def _service_problem(error: BaseException) -> str | None:
     """A message saying how to start the missing service, when that is what went wrong."""
-    from adapters.aws.failures import endpoint_of, is_unreachable, transport_problem
+    from adapters.aws.failures import (
+        BucketUnusableError,
+        endpoint_of,
+        is_unreachable,
+        transport_problem,
+    )
 
+    if isinstance(error, BucketUnusableError):
+        return str(error)
     name = type(error).__name__
     if is_unreachable(error):
         endpoint = endpoint_of(error)

@@ -90,11 +90,13 @@ def request_problems(errors: Sequence[Any]) -> str:
 
 def _service_problem(error: BaseException) -> str | None:
     """A store that is not reachable or has no tables: how to start it, and no name of it."""
-    from adapters.aws.failures import is_unreachable
+    from adapters.aws.failures import BucketUnusableError, is_unreachable
     from adapters.identity.jwks import JwksUnavailableError
 
     if isinstance(error, JwksUnavailableError):
         return "the identity provider's keys (WFX_JWT_JWKS) cannot be read; try again"
+    if isinstance(error, BucketUnusableError):
+        return "the object store's bucket (WFX_S3_BUCKET) is missing, unversioned or unreachable"
     if is_unreachable(error):
         return "the execution store cannot be reached; start it and try again"
     code = getattr(error, "response", {}).get("Error", {}).get("Code", "")

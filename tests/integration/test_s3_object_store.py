@@ -1,0 +1,142 @@
+"""S3ObjectStore beyond the contract (tests/contract/test_object_store.py): S3's own version
+ids, a bucket wfx cannot use, delete markers, deletes of more than one page, and moto's server
+reached over HTTP through boto3's AWS_ENDPOINT_URL_S3 (the same client wfx's container builds)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.aws.failures import BucketUnusableError
+from adapters.aws.s3_object_store import S3ObjectStore
+from conftest import S3_BUCKET, s3_client, versioned_bucket
+from entrypoints.aws_clients import aws_client
+from tests.integration.moto_server import moto_server
+
+pytestmark = pytest.mark.integration
+
+
+def _store(client: Any, tmp_path: Path, bucket: str = S3_BUCKET) -> S3ObjectStore:
+    return S3ObjectStore(lambda: client, bucket, tmp_path / "scratch")
+
+
+def test_version_ids_etags_and_sizes_are_s3s_own(moto_s3_client: Any, tmp_path: Path) -> None:
+    stored = _store(moto_s3_client, tmp_path).put_bytes("assets/db1/a1/mesh.obj", b"v 0 0 0\n")
+
+    head = moto_s3_client.head_object(Bucket=S3_BUCKET, Key="assets/db1/a1/mesh.obj")
+    assert stored.version_id == head["VersionId"]
+    assert stored.etag == head["ETag"].strip('"')
+    assert stored.size == head["ContentLength"] == 8
+
+
+def test_a_key_whose_latest_version_is_a_delete_marker_is_not_listed(
+    moto_s3_client: Any, tmp_path: Path
+) -> None:
+    objects = _store(moto_s3_client, tmp_path)
+    gone = objects.put_bytes("out/gone.obj", b"1")
+    kept = objects.put_bytes("out/kept.obj", b"2")
+    moto_s3_client.delete_object(Bucket=S3_BUCKET, Key="out/gone.obj")
+
+    assert objects.list_latest("out/") == [kept]
+    with pytest.raises(FileNotFoundError, match="no version stored"):
+        objects.read_bytes("out/gone.obj")
+    assert objects.read_bytes("out/gone.obj", gone.version_id) == b"1"  # still a version
+    assert objects.delete_prefix("out/") == 2
+    listed = moto_s3_client.list_object_versions(Bucket=S3_BUCKET, Prefix="out/")
+    assert "Versions" not in listed and "DeleteMarkers" not in listed  # the marker went too
+
+
+def test_a_delete_of_more_versions_than_one_page_removes_them_all(
+    moto_s3_client: Any, tmp_path: Path
+) -> None:
+    objects = S3ObjectStore(lambda: moto_s3_client, S3_BUCKET, tmp_path / "scratch", page_size=2)
+    for n in range(7):
+        objects.put_bytes(f"runs/e1/{n % 3}.obj", b"x")
+    moto_s3_client.delete_object(Bucket=S3_BUCKET, Key="runs/e1/0.obj")  # a marker as well
+    kept = objects.put_bytes("runs/e2/0.obj", b"another run")
+
+    assert [o.key for o in objects.list_latest("runs/e1/")] == ["runs/e1/1.obj", "runs/e1/2.obj"]
+    assert objects.delete_prefix("runs/e1/") == 3
+    assert objects.list_latest("runs/") == [kept]
+    listed = moto_s3_client.list_object_versions(Bucket=S3_BUCKET, Prefix="runs/e1/")
+    assert "Versions" not in listed and "DeleteMarkers" not in listed
+
+
+def test_a_local_copy_is_downloaded_once_and_a_link_planted_in_its_place_is_replaced(
+    moto_s3_client: Any, tmp_path: Path
+) -> None:
+    objects = _store(moto_s3_client, tmp_path)
+    stored = objects.put_bytes("assets/db1/a1/mesh.obj", b"stored body")
+    local = objects.local_path(stored.key, stored.version_id)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for steps")
+    local.unlink()
+    local.symlink_to(secret)
+
+    again = objects.local_path(stored.key, stored.version_id)
+
+    assert again == local and not again.is_symlink()
+    assert again.read_bytes() == b"stored body"
+    assert secret.read_text() == "not for steps"
+
+
+def test_a_missing_bucket_is_named_with_what_to_do(moto_s3_client: Any, tmp_path: Path) -> None:
+    objects = _store(moto_s3_client, tmp_path, bucket="no-such-bucket")
+
+    with pytest.raises(BucketUnusableError) as refused:
+        objects.list_latest("assets/")
+
+    message = str(refused.value)
+    assert "'no-such-bucket' (WFX_S3_BUCKET) does not exist" in message
+    assert "put-bucket-versioning" in message and "AWS_ENDPOINT_URL_S3" in message
+
+
+def test_a_bucket_without_versioning_is_refused_before_anything_is_written(
+    moto_s3_client: Any, tmp_path: Path
+) -> None:
+    moto_s3_client.create_bucket(Bucket="plain")
+    objects = _store(moto_s3_client, tmp_path, bucket="plain")
+
+    with pytest.raises(BucketUnusableError, match=r"versioning never enabled.*Enable it"):
+        objects.put_bytes("assets/db1/a1/mesh.obj", b"x")
+
+    assert "Contents" not in moto_s3_client.list_objects_v2(Bucket="plain")
+
+
+def test_an_endpoint_that_does_not_answer_is_named_with_the_bucket(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:9")  # discard: nothing listens
+    objects = _store(aws_client("s3", "us-east-1"), tmp_path)
+
+    with pytest.raises(BucketUnusableError, match=r"'wfx-test-assets'.*cannot be reached"):
+        objects.list_latest("")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with moto_server() as url:
+        yield url
+
+
+@pytest.mark.xdist_group("moto-server-s3")
+def test_the_store_works_over_http_on_moto_server_through_aws_endpoint_url_s3(
+    server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    versioned_bucket(s3_client(server), "wfx-over-http")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", server)
+    objects = _store(aws_client("s3", "us-east-1"), tmp_path, bucket="wfx-over-http")
+    source = tmp_path / "mesh.obj"
+    source.write_bytes(b"v 0 0 0\n" * 10_000)
+
+    first = objects.put_file("assets/db1/a1/mesh.obj", source)
+    second = objects.put_bytes("assets/db1/a1/mesh.obj", b"smaller")
+
+    assert objects.list_latest("assets/db1/a1/") == [second]
+    assert objects.local_path(first.key, first.version_id).read_bytes() == source.read_bytes()
+    assert objects.read_bytes(first.key) == b"smaller"
+    assert objects.delete_prefix("assets/") == 1
+    assert objects.list_latest("assets/") == []
