@@ -187,3 +187,40 @@ def test_only_the_http_function_may_delete_objects_or_start_runs() -> None:
     for function in FUNCTIONS:
         privileged = {Capability.DELETE_OBJECTS, Capability.ORCHESTRATE} & function.capabilities
         assert bool(privileged) == (function is HTTP_API)
+
+
+# The IAM actions behind each S3 call of the object store (get_object with a VersionId needs
+# s3:GetObjectVersion; the paginator lists versions).
+S3_CALL_ACTIONS = {
+    "get_bucket_versioning": {"s3:GetBucketVersioning"},
+    "put_object": {"s3:PutObject"},
+    "get_object": {"s3:GetObject", "s3:GetObjectVersion"},
+    "list_object_versions": {"s3:ListBucketVersions"},
+    "get_paginator": {"s3:ListBucketVersions"},
+    "delete_objects": {"s3:DeleteObject", "s3:DeleteObjectVersion"},
+}
+
+
+def _s3_calls() -> set[str]:
+    from adapters.aws import s3_object_store
+
+    tree = ast.parse(inspect.getsource(s3_object_store))
+    return {
+        node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in S3_CALL_ACTIONS
+    }
+
+
+def test_the_object_roles_allow_every_s3_call_the_object_store_makes() -> None:
+    calls = _s3_calls()
+    assert {"put_object", "get_object", "get_bucket_versioning"} <= calls  # the scan sees them
+    allowed = {
+        action
+        for capability in (Capability.OBJECTS, Capability.DELETE_OBJECTS)
+        for statement in roles.CAPABILITY_STATEMENTS[capability]()
+        for action in statement["Action"]
+    }
+    assert set().union(*(S3_CALL_ACTIONS[call] for call in calls)) <= allowed

@@ -117,6 +117,13 @@ def _objects() -> list[dict[str, Any]]:
             "Resource": {"Fn::GetAtt": [BUCKET_ID, "Arn"]},
             "Condition": {"StringLike": {"s3:prefix": [f"{p}*" for p in OBJECT_PREFIXES]}},
         },
+        {
+            # the store refuses a bucket without versioning before its first write
+            "Sid": "BucketVersioning",
+            "Effect": "Allow",
+            "Action": ["s3:GetBucketVersioning"],
+            "Resource": {"Fn::GetAtt": [BUCKET_ID, "Arn"]},
+        },
     ]
 
 
