@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from application.ports import LogStore, ObjectStore
-from domain.execution import execution_log_key
+from domain.execution import RUN_LOG_TAIL_BYTES, execution_log_key
 from domain.redaction import redact
 
-# DynamoDB caps an item at 400 KB: the row keeps the log's tail, the object store the whole log.
-MAX_STORED_LOG_BYTES = 64 * 1024
+# The row keeps the log's tail, the object store the whole log: the same cut the record builder
+# makes of any executionLog over RUN_LOG_TAIL_BYTES (adapters/records.py), done here so that the
+# whole log has its own well-known key beside the run's other logs.
+MAX_STORED_LOG_BYTES = RUN_LOG_TAIL_BYTES
 
 
 def fit_run_log(
@@ -16,9 +18,15 @@ def fit_run_log(
     """The run log as stored on the row, and the object key of the whole log if cut.
 
     Every writer of a terminal status uses it (completion, reconcile, abort, error handler)."""
-    log = redact(
-        logs.read_run_log(workflow_execution_id)
-    )  # the object store keeps no secret either
+    return fit_log_text(objects, workflow_execution_id, logs.read_run_log(workflow_execution_id))
+
+
+def fit_log_text(
+    objects: ObjectStore, workflow_execution_id: str, log_text: str
+) -> tuple[str, str | None]:
+    """A run log's text, wherever it was read from (the local log store, CloudWatch), as the row
+    stores it: redacted, its tail if cut, and then the object key of the whole (redacted) log."""
+    log = redact(log_text)  # the object store keeps no secret either
     body = log.encode("utf-8")
     if len(body) <= MAX_STORED_LOG_BYTES:
         return log, None
