@@ -255,7 +255,8 @@ def build_execution_record(execution: WorkflowExecution) -> Record:
     )
     mutable = execution_mutable_attributes(execution)[0]
     item.update(mutable)
-    return fit_item(item, EXECUTION_BUDGET, execution.workflow_execution_id, mutable.offloads)
+    # the rest is ids, keys and dates: the caps of the fields just fitted bound the whole item
+    return Record(item, mutable.offloads)
 
 
 def parse_execution_record(item: Item) -> WorkflowExecution:

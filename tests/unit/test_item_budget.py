@@ -102,6 +102,7 @@ def test_the_quick_bound_is_never_below_the_size(item: dict[str, Any]) -> None:
     "item",
     [  # where JSON is shortest against DynamoDB's count: one digit, empty and one-element lists
         {"n": 1},
+        {"n": 10**37, "m": -99},
         {"l": []},
         {"l": [[[[]]]]},
         {"l": [0, 0, 0]},
