@@ -2,7 +2,8 @@
 
 Each adapter comes as `<backend>_execution_store`, `<backend>_workflow_catalog`,
 `<backend>_asset_catalog` and `<backend>_authorization_store` for backend in sqlite_file,
-sqlite_memory and dynamodb; the stores of one backend in one test share one database.
+sqlite_memory and dynamodb; the stores of one backend in one test share one database. The
+execution stores keep the bodies their item budgets move out of rows in `body_object_store`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Protocol, TypeVar
 
 import pytest
 
+from adapters.local.object_store import FilesystemObjectStore
 from adapters.sqlite.authorization_store import SqliteAuthorizationStore
 from adapters.sqlite.catalogs import SqliteAssetCatalog, SqliteWorkflowCatalog
 from adapters.sqlite.database import SqliteDatabase
@@ -59,13 +61,24 @@ def _created(store: S) -> S:
 
 
 @pytest.fixture
-def sqlite_file_execution_store(sqlite_file_database: SqliteDatabase) -> SqliteExecutionStore:
-    return _created(SqliteExecutionStore(sqlite_file_database, TableNames()))
+def body_object_store(tmp_path: Path) -> FilesystemObjectStore:
+    return FilesystemObjectStore(tmp_path / "bodies")
 
 
 @pytest.fixture
-def sqlite_memory_execution_store(sqlite_memory_database: SqliteDatabase) -> SqliteExecutionStore:
-    return _created(SqliteExecutionStore(sqlite_memory_database, TableNames()))
+def sqlite_file_execution_store(
+    sqlite_file_database: SqliteDatabase, body_object_store: FilesystemObjectStore
+) -> SqliteExecutionStore:
+    store = SqliteExecutionStore(sqlite_file_database, TableNames(), objects=body_object_store)
+    return _created(store)
+
+
+@pytest.fixture
+def sqlite_memory_execution_store(
+    sqlite_memory_database: SqliteDatabase, body_object_store: FilesystemObjectStore
+) -> SqliteExecutionStore:
+    store = SqliteExecutionStore(sqlite_memory_database, TableNames(), objects=body_object_store)
+    return _created(store)
 
 
 @pytest.fixture
@@ -149,10 +162,16 @@ def dynamodb_table_names(moto_dynamodb_client: Any) -> TableNames:
 
 
 @pytest.fixture
-def dynamodb_execution_store(moto_dynamodb_client: Any, dynamodb_table_names: TableNames) -> Any:
+def dynamodb_execution_store(
+    moto_dynamodb_client: Any,
+    dynamodb_table_names: TableNames,
+    body_object_store: FilesystemObjectStore,
+) -> Any:
     from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 
-    return DynamoDbExecutionStore(moto_dynamodb_client, dynamodb_table_names)
+    return DynamoDbExecutionStore(
+        moto_dynamodb_client, dynamodb_table_names, objects=body_object_store
+    )
 
 
 @pytest.fixture

@@ -5,6 +5,14 @@ are ISO-8601 UTC with microseconds (so they sort as text), and the sparse index 
 (`executionGroupId`, `from_pipeline_execution_id`, `outputDatabaseId:outputAssetId`) are absent,
 never empty, when they have no value: DynamoDB rejects an empty indexed key and leaves an item
 without one out of the index.
+
+Every builder fits its item under DynamoDB's 400 KB limit (adapters/item_budget.py): a field
+its budget names that does not fit is cut, flagged `<field>Truncated`, and its complete body is
+returned with the item (`Record.offloads`) for the store to put in the object store first.
+Records of keys and ids only (inputs, output files, output results, migrated input files) are
+not fitted: every attribute is a key part, an S3 key or an S3 version id, so DynamoDB's key limits
+(2048 bytes a partition key, 1024 a sort key) and S3's (1024-byte keys and version ids, 63-byte
+bucket names) bound such an item at a few KB (tests/unit/test_item_budget.py checks the worst).
 """
 
 from __future__ import annotations
@@ -13,10 +21,23 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from adapters.item_budget import (
+    KEPT_BYTES,
+    Keep,
+    Offloadable,
+    Record,
+    RecordBudget,
+    declare,
+    fit_item,
+)
+from adapters.item_budget import (
+    Item as Item,
+)
 from domain.assets import AssetFile
 from domain.attempts import TaskExecution
 from domain.authorization import AccessFacts, AssetKey
 from domain.execution import (
+    RUN_LOG_TAIL_BYTES,
     ExecutionConfiguration,
     ExecutionInput,
     OutputFile,
@@ -37,7 +58,51 @@ from domain.statuses import StepStatus
 from domain.sub_processes import SubExecutionStop
 from domain.workflow import RetryPolicy, StepDefinition, WorkflowVersion
 
-Item = dict[str, Any]
+# -- item budgets: which field of each record may be cut ------------------------------------------
+
+SUB_EXECUTION_STOPS = "subExecutionStops"
+
+# Fields with a cap are also written by updates that see only their own values (a status change,
+# a step move, an attempt's close): the caps alone bound what those add to the row.
+EXECUTION_BUDGET = declare(
+    RecordBudget(
+        "execution",
+        (
+            # the application cuts it first (run_log.fit_run_log_text), under its well-known key
+            Offloadable("executionLog", Keep.TAIL, cap=RUN_LOG_TAIL_BYTES, restore=False),
+            Offloadable("executionError", cap=KEPT_BYTES),
+            Offloadable("executionCause", cap=KEPT_BYTES),
+            Offloadable("abortCause", cap=KEPT_BYTES),
+        ),
+    )
+)
+# registeredLogs and registeredSubExecutions are bounded (50 entries each, lengths capped by
+# RegisterPipelineExecution) but those caps count characters, and 4-byte characters could take
+# the lists past the limit: the registration write fits the whole item (fit_step_update).
+STEP_BUDGET = declare(
+    RecordBudget(
+        "step",
+        (
+            Offloadable("errorMessage", cap=KEPT_BYTES),
+            Offloadable("registeredLogs"),
+            Offloadable("registeredSubExecutions"),
+            Offloadable(SUB_EXECUTION_STOPS),
+        ),
+    )
+)
+# What a step move may write later (an error at its cap, its flags) is kept free on the row.
+_STEP_MOVE_RESERVE = KEPT_BYTES + 1024
+CONFIGURATION_BUDGET = declare(RecordBudget("configuration", (Offloadable("inputSelections"),)))
+STEP_CONFIGURATION_BUDGET = declare(
+    RecordBudget(
+        "stepConfiguration",
+        (Offloadable("inputFiles"), Offloadable("metadataInputs"), Offloadable("command")),
+    )
+)
+STEP_INPUT_METADATA_BUDGET = declare(RecordBudget("stepInputMetadata", (Offloadable("metadata"),)))
+OUTPUT_METADATA_BUDGET = declare(RecordBudget("outputMetadata", (Offloadable("metadataValue"),)))
+STEP_LOG_BUDGET = declare(RecordBudget("stepLog", (Offloadable("message", Keep.TAIL),)))
+ATTEMPT_BUDGET = declare(RecordBudget("attempt", (Offloadable("errorMessage", cap=KEPT_BYTES),)))
 
 ALL_LIST_PARTITION = "execution"
 WORKFLOW_LIST_PARTITION = "workflow"
@@ -81,7 +146,9 @@ def _put_present(item: Item, **values: Any) -> Item:
 _SET_ONCE = frozenset({"executionArn", "stateMachineArn"})
 
 
-def execution_mutable_attributes(execution: WorkflowExecution) -> tuple[Item, tuple[str, ...]]:
+def execution_mutable_attributes(
+    execution: WorkflowExecution,
+) -> tuple[Record, tuple[str, ...]]:
     """The attributes a status change writes, and those it removes because they have no value."""
     values: dict[str, Any] = {
         "executionStatus": execution.status.value,
@@ -109,8 +176,10 @@ def execution_mutable_attributes(execution: WorkflowExecution) -> tuple[Item, tu
         **_lease_attributes(execution.runner_lease),
     }
     present = {name: value for name, value in values.items() if value is not None and value != ""}
-    removed = tuple(name for name in values if name not in present and name not in _SET_ONCE)
-    return present, removed
+    fitted = fit_item(present, EXECUTION_BUDGET, execution.workflow_execution_id)
+    names = dict.fromkeys((*values, *EXECUTION_BUDGET.flag_attributes()))
+    removed = tuple(name for name in names if name not in fitted and name not in _SET_ONCE)
+    return fitted, removed
 
 
 ABORT_REQUESTED_DATE = "abortRequestedDate"
@@ -141,7 +210,7 @@ def _parse_lease(item: Item) -> RunnerLease | None:
 
 def execution_changed_attributes(
     before: WorkflowExecution, after: WorkflowExecution
-) -> tuple[Item, tuple[str, ...]]:
+) -> tuple[Record, tuple[str, ...]]:
     """What a change from `before` to `after` writes and removes, and nothing else: attributes
     the change leaves alone keep whatever another writer stored meanwhile. The status is always
     written, so that a change is never an empty update."""
@@ -149,7 +218,12 @@ def execution_changed_attributes(
     new, removed = execution_mutable_attributes(after)
     values = {name: value for name, value in new.items() if old.get(name) != value}
     values["executionStatus"] = new["executionStatus"]
-    return values, tuple(name for name in removed if name in old)
+    return _with_bodies(values, new), tuple(name for name in removed if name in old)
+
+
+def _with_bodies(values: Item, fitted: Record) -> Record:
+    """`values` (a part of `fitted`) with the bodies of the cut fields it writes the key of."""
+    return Record(values, (o for o in fitted.offloads if values.get(f"{o.attribute}ObjectKey")))
 
 
 def lease_guard_values(execution: WorkflowExecution) -> tuple[str | None, str | None]:
@@ -160,7 +234,7 @@ def lease_guard_values(execution: WorkflowExecution) -> tuple[str | None, str | 
     return lease.owner, format_date(lease.expires_date)
 
 
-def build_execution_record(execution: WorkflowExecution) -> Item:
+def build_execution_record(execution: WorkflowExecution) -> Record:
     item: Item = {
         "workflowExecutionId": execution.workflow_execution_id,
         "workflowDatabaseId:workflowId": execution.workflow_key,
@@ -179,8 +253,10 @@ def build_execution_record(execution: WorkflowExecution) -> Item:
         clientToken=execution.client_token,
         requestDigest=execution.request_digest,
     )
-    item.update(execution_mutable_attributes(execution)[0])
-    return item
+    mutable = execution_mutable_attributes(execution)[0]
+    item.update(mutable)
+    # the rest is ids, keys and dates: the caps of the fields just fitted bound the whole item
+    return Record(item, mutable.offloads)
 
 
 def parse_execution_record(item: Item) -> WorkflowExecution:
@@ -242,7 +318,6 @@ def _parse_log_entry(entry: Item) -> RegisteredLog:
     )
 
 
-SUB_EXECUTION_STOPS = "subExecutionStops"
 # Given the step as stored, the whole new subExecutionStops list (see ExecutionStore).
 StopsMerge = Callable[[PipelineExecution], tuple[SubExecutionStop, ...]]
 
@@ -279,7 +354,10 @@ def parse_sub_execution_stops(item: Item) -> tuple[SubExecutionStop, ...]:
     )
 
 
-def step_mutable_attributes(step: PipelineExecution) -> tuple[Item, tuple[str, ...]]:
+ERROR_FLAGS = ("errorMessageTruncated", "errorMessageObjectKey")
+
+
+def step_mutable_attributes(step: PipelineExecution) -> tuple[Record, tuple[str, ...]]:
     """What a step transition writes (status, dates, error) and removes; nothing else is touched."""
     values: dict[str, Any] = {
         "status": step.status.value,
@@ -288,24 +366,55 @@ def step_mutable_attributes(step: PipelineExecution) -> tuple[Item, tuple[str, .
         "errorMessage": redact_optional(step.error),
     }
     present = {name: value for name, value in values.items() if value is not None and value != ""}
-    return present, tuple(name for name in values if name not in present)
+    fitted = fit_item(present, STEP_BUDGET, step.workflow_execution_id)
+    names = (*values, *ERROR_FLAGS)
+    return fitted, tuple(name for name in names if name not in fitted)
 
 
-def step_move_attributes(move: StepMove) -> Item:
+def step_move_attributes(move: StepMove) -> Record:
     """What a step move sets on the step: its status, and each other field it carries (nothing
     for a move that leaves the step's status alone)."""
     if move.status is None:
-        return {}
+        return Record({})
     values: dict[str, Any] = {
         "status": move.status.value,
         "startDate": format_date(move.start_date) if move.start_date else None,
         "stopDate": format_date(move.stop_date) if move.stop_date else None,
         "errorMessage": redact_optional(move.error),
     }
-    return {name: value for name, value in values.items() if value is not None and value != ""}
+    present = {name: value for name, value in values.items() if value is not None and value != ""}
+    return fit_item(present, STEP_BUDGET, move.workflow_execution_id)
 
 
-def build_pipeline_execution_record(step: PipelineExecution) -> Item:
+def step_move_removals(values: Item) -> tuple[str, ...]:
+    """What a move writing `values` removes: the flags of an earlier cut error it replaces whole
+    (a retried step failing again), else a read would give the old error back."""
+    if "errorMessage" in values and "errorMessageTruncated" not in values:
+        return ERROR_FLAGS
+    return ()
+
+
+def fit_step_update(stored: Item, written: Item, workflow_execution_id: str) -> Record:
+    """What a read-then-write of a step row writes (registrations, stop records): `written`, with
+    the fields of the whole resulting item cut to fit, keeping room for a later move's error."""
+    rewritten = [f for f in STEP_BUDGET.fields if f.name in written]
+    whole = {**stored, **written}
+    for field in rewritten:  # written whole: its earlier cut no longer stands
+        whole.pop(field.flag, None)
+        whole.pop(field.key_attribute, None)
+    fitted = fit_item(whole, STEP_BUDGET, workflow_execution_id, reserve=_STEP_MOVE_RESERVE)
+    values = {name: fitted[name] for name in written}
+    for field in rewritten:
+        if fitted.get(field.flag) is True:
+            values[field.flag] = True
+            values[field.key_attribute] = fitted[field.key_attribute]
+        elif stored.get(field.flag) is True:
+            # these writes only set: the old flag is turned off rather than removed
+            values[field.flag] = False
+    return _with_bodies(values, fitted)
+
+
+def build_pipeline_execution_record(step: PipelineExecution) -> Record:
     item: Item = {
         "pipelineExecutionId": step.pipeline_execution_id,
         "workflowExecutionId": step.workflow_execution_id,
@@ -333,8 +442,15 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Item:
         "credentialVendingState": step.credential_vending_state,
     }
     _put_present(item, from_pipeline_execution_id=step.from_pipeline_execution_id)
-    item.update(step_mutable_attributes(step)[0])
-    return item
+    mutable = step_mutable_attributes(step)[0]
+    item.update(mutable)
+    return fit_item(
+        item,
+        STEP_BUDGET,
+        step.workflow_execution_id,
+        mutable.offloads,
+        reserve=_STEP_MOVE_RESERVE,
+    )
 
 
 def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
@@ -409,7 +525,7 @@ def parse_execution_input_record(item: Item) -> ExecutionInput:
     )
 
 
-def build_execution_configuration_record(config: ExecutionConfiguration) -> Item:
+def build_execution_configuration_record(config: ExecutionConfiguration) -> Record:
     item: Item = {
         "workflowExecutionId": config.workflow_execution_id,
         "recordType": CONFIGURATION_RECORD_TYPE,
@@ -418,13 +534,14 @@ def build_execution_configuration_record(config: ExecutionConfiguration) -> Item
         "workflowVersion": config.workflow_version,
         "inputSelections": list(config.input_selections),
     }
-    return _put_present(
+    _put_present(
         item,
         outputDatabaseId=config.output_database_id,
         outputAssetId=config.output_asset_id,
         executionGroupId=config.execution_group_id,
         **{"outputDatabaseId:outputAssetId": config.output_asset_key},
     )
+    return fit_item(item, CONFIGURATION_BUDGET, config.workflow_execution_id)
 
 
 def parse_execution_configuration_record(item: Item) -> ExecutionConfiguration:
@@ -443,7 +560,7 @@ def parse_execution_configuration_record(item: Item) -> ExecutionConfiguration:
 # -- per-step input tables ---------------------------------------------------------------------
 
 
-def build_step_input_configuration_record(config: StepInputConfiguration) -> Item:
+def build_step_input_configuration_record(config: StepInputConfiguration) -> Record:
     item: Item = {
         "pipelineExecutionId": config.pipeline_execution_id,
         "recordType": CONFIGURATION_RECORD_TYPE,
@@ -457,7 +574,7 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Ite
     _put_present(item, handler=redact_executable(config.handler) if config.handler else None)
     if config.command is not None:
         item["command"] = [redact(part) for part in config.command]
-    return item
+    return fit_item(item, STEP_CONFIGURATION_BUDGET, config.workflow_execution_id)
 
 
 def parse_step_input_configuration_record(item: Item) -> StepInputConfiguration:
@@ -473,8 +590,8 @@ def parse_step_input_configuration_record(item: Item) -> StepInputConfiguration:
     )
 
 
-def build_step_input_metadata_record(row: StepInputMetadata) -> Item:
-    return {
+def build_step_input_metadata_record(row: StepInputMetadata) -> Record:
+    item = {
         "pipelineExecutionId": row.pipeline_execution_id,
         "databaseId:assetId:filePath": join_key(row.database_id, row.asset_id, row.file_path),
         "workflowExecutionId": row.workflow_execution_id,
@@ -483,6 +600,7 @@ def build_step_input_metadata_record(row: StepInputMetadata) -> Item:
         "filePath": row.file_path,
         "metadata": dict(row.metadata),
     }
+    return fit_item(item, STEP_INPUT_METADATA_BUDGET, row.workflow_execution_id)
 
 
 def parse_step_input_metadata_record(item: Item) -> StepInputMetadata:
@@ -539,8 +657,8 @@ def parse_output_file_record(item: Item) -> OutputFile:
     )
 
 
-def build_output_metadata_record(row: OutputMetadata) -> Item:
-    return {
+def build_output_metadata_record(row: OutputMetadata) -> Record:
+    item = {
         "pipelineExecutionId": row.pipeline_execution_id,
         "targetFilePath:metadataKey": join_key(row.target_file_path, row.metadata_key),
         "workflowExecutionId": row.workflow_execution_id,
@@ -549,6 +667,7 @@ def build_output_metadata_record(row: OutputMetadata) -> Item:
         # a step's own metadata file: `{"db_password": ...}` goes whatever the value looks like
         "metadataValue": REDACTED if is_secret_name(row.metadata_key) else redact(row.value),
     }
+    return fit_item(item, OUTPUT_METADATA_BUDGET, row.workflow_execution_id)
 
 
 def parse_output_metadata_record(item: Item) -> OutputMetadata:
@@ -588,8 +707,8 @@ def parse_output_result_record(item: Item) -> OutputResult:
     )
 
 
-def build_step_log_record(row: StepLog) -> Item:
-    return {
+def build_step_log_record(row: StepLog) -> Record:
+    item = {
         "pipelineExecutionId": row.pipeline_execution_id,
         "logType": row.log_type,
         "workflowExecutionId": row.workflow_execution_id,
@@ -597,6 +716,7 @@ def build_step_log_record(row: StepLog) -> Item:
         "message": redact(row.message),
         "logLocation": row.log_location,
     }
+    return fit_item(item, STEP_LOG_BUDGET, row.workflow_execution_id)
 
 
 def parse_step_log_record(item: Item) -> StepLog:
@@ -744,26 +864,28 @@ def parse_asset_file_record(item: Item) -> AssetFile:
 
 
 def task_execution_close_attributes(
-    status: str, stop_date: datetime, error: str | None
-) -> tuple[Item, tuple[str, ...]]:
+    status: str, stop_date: datetime, error: str | None, workflow_execution_id: str
+) -> tuple[Record, tuple[str, ...]]:
     """(attributes to set, names to remove) when an attempt is closed."""
     values: Item = {"status": str(status), "stopDate": format_date(stop_date)}
     if error:
         values["errorMessage"] = redact(error)
-        return values, ()
-    return values, ("errorMessage",)
+    fitted = fit_item(values, ATTEMPT_BUDGET, workflow_execution_id)
+    return fitted, tuple(name for name in ("errorMessage", *ERROR_FLAGS) if name not in fitted)
 
 
-def task_execution_close_of(move: StepMove) -> tuple[Item, tuple[str, ...]]:
+def task_execution_close_of(move: StepMove) -> tuple[Record, tuple[str, ...]]:
     """task_execution_close_attributes of the move that closes an attempt."""
     status = move.close_status or move.status
     if move.stop_date is None or status is None:
         raise ValueError(f"closing an attempt needs a status and a stop date: {move!r}")
     error = None if status is StepStatus.SUCCEEDED else move.error
-    return task_execution_close_attributes(status, move.stop_date, error)
+    return task_execution_close_attributes(
+        status, move.stop_date, error, move.workflow_execution_id
+    )
 
 
-def build_task_execution_record(attempt: TaskExecution) -> Item:
+def build_task_execution_record(attempt: TaskExecution) -> Record:
     item: Item = {
         "pipelineExecutionId": attempt.pipeline_execution_id,
         "attempt": attempt.attempt,
@@ -772,11 +894,12 @@ def build_task_execution_record(attempt: TaskExecution) -> Item:
         "startDate": format_date(attempt.start_date),
         "trigger": attempt.trigger.value,
     }
-    return _put_present(
+    _put_present(
         item,
         stopDate=format_date(attempt.stop_date) if attempt.stop_date else None,
         errorMessage=redact_optional(attempt.error),
     )
+    return fit_item(item, ATTEMPT_BUDGET, attempt.workflow_execution_id)
 
 
 def parse_task_execution_record(item: Item) -> TaskExecution:

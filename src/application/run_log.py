@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from application.ports import ObjectStore
-from domain.execution import execution_log_key
+from domain.execution import RUN_LOG_TAIL_BYTES, execution_log_key
 from domain.redaction import redact
 
-# DynamoDB caps an item at 400 KB: the row keeps the log's tail, the object store the whole log.
-MAX_STORED_LOG_BYTES = 64 * 1024
+# The row keeps the log's tail, the object store the whole log: the same cut the record builder
+# makes of any executionLog over RUN_LOG_TAIL_BYTES (adapters/records.py), done here so that the
+# whole log has its own well-known key beside the run's other logs.
+MAX_STORED_LOG_BYTES = RUN_LOG_TAIL_BYTES
 
 
 def fit_run_log_text(

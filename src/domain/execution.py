@@ -381,6 +381,11 @@ def failure_parts(execution: WorkflowExecution) -> tuple[str | None, str | None]
     return error, cause
 
 
+# What the main row keeps of a long run log: its tail (DynamoDB caps an item at 400 KB); the whole
+# log goes to the object store and is read through the logs route.
+RUN_LOG_TAIL_BYTES = 64 * 1024
+
+
 def execution_log_key(workflow_execution_id: str) -> str:
     """Where the whole run log goes when the row can keep only its tail (outside the outputs)."""
     return f"executions/{workflow_execution_id}/logs/execution.log"

@@ -94,10 +94,12 @@ def _sqlite_database(path: str) -> SqliteDatabase:
     return SqliteDatabase(path)
 
 
-def _sqlite_execution_store(database: SqliteDatabase, tables: TableNames) -> ExecutionStore:
+def _sqlite_execution_store(
+    database: SqliteDatabase, tables: TableNames, objects: ObjectStore
+) -> ExecutionStore:
     from adapters.sqlite.execution_store import SqliteExecutionStore
 
-    return SqliteExecutionStore(database, tables)
+    return SqliteExecutionStore(database, tables, objects=objects)
 
 
 def _sqlite_workflow_catalog(database: SqliteDatabase, tables: TableNames) -> WorkflowCatalog:
@@ -112,10 +114,12 @@ def _sqlite_asset_catalog(database: SqliteDatabase, tables: TableNames) -> Asset
     return SqliteAssetCatalog(database, tables)
 
 
-def _dynamodb_execution_store(client: Any, tables: TableNames) -> ExecutionStore:
+def _dynamodb_execution_store(
+    client: Any, tables: TableNames, objects: ObjectStore
+) -> ExecutionStore:
     from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 
-    return DynamoDbExecutionStore(client, tables)
+    return DynamoDbExecutionStore(client, tables, objects=objects)
 
 
 def _dynamodb_workflow_catalog(client: Any, tables: TableNames) -> WorkflowCatalog:
@@ -312,10 +316,19 @@ class Container(containers.DeclarativeContainer):
         aws_client, "dynamodb", config.region, config.dynamodb_endpoint
     )
 
+    s3_client = providers.Singleton(aws_client, "s3", config.region)
+    # the stores keep there the bodies the item budgets move out of rows
+    object_store = providers.Selector(
+        config.object_store,
+        filesystem=providers.Singleton(_filesystem_object_store, config.home),
+        s3=providers.Singleton(_s3_object_store, s3_client.provider, config.s3_bucket, config.home),
+    )
     execution_store = providers.Selector(
         config.store,
-        sqlite=providers.Singleton(_sqlite_execution_store, sqlite_database, tables),
-        dynamodb=providers.Singleton(_dynamodb_execution_store, dynamodb_client, tables),
+        sqlite=providers.Singleton(_sqlite_execution_store, sqlite_database, tables, object_store),
+        dynamodb=providers.Singleton(
+            _dynamodb_execution_store, dynamodb_client, tables, object_store
+        ),
     )
     workflow_catalog = providers.Selector(
         config.store,
@@ -337,12 +350,6 @@ class Container(containers.DeclarativeContainer):
         config.audit_log,
         file=providers.Singleton(_file_audit_log, config.home, clock),
         logging=providers.Singleton(_logging_audit_log, clock),
-    )
-    s3_client = providers.Singleton(aws_client, "s3", config.region)
-    object_store = providers.Selector(
-        config.object_store,
-        filesystem=providers.Singleton(_filesystem_object_store, config.home),
-        s3=providers.Singleton(_s3_object_store, s3_client.provider, config.s3_bucket, config.home),
     )
     log_store = providers.Singleton(_log_store, config.home)
     run_files = providers.Singleton(_run_files, config.home)

@@ -28,6 +28,7 @@ from adapters.dynamodb.requests import (
 )
 from adapters.dynamodb.schema import create_tables
 from adapters.dynamodb.tokens import decode_token, encode_token
+from adapters.item_budget import OffloadedBodies
 from adapters.records import (
     ABORT_REQUESTED_DATE,
     ALL_LIST_PARTITION,
@@ -49,6 +50,7 @@ from adapters.records import (
     build_step_log_record,
     build_task_execution_record,
     execution_changed_attributes,
+    fit_step_update,
     format_date,
     lease_guard_values,
     parse_execution_configuration_record,
@@ -63,6 +65,7 @@ from adapters.records import (
     parse_step_log_record,
     parse_task_execution_record,
     step_move_attributes,
+    step_move_removals,
     step_mutable_attributes,
     sub_execution_stops_attribute,
     task_execution_close_of,
@@ -92,6 +95,7 @@ from application.ports import (
     AttemptNumberTakenError,
     ExecutionRef,
     ListScope,
+    ObjectStore,
     Row,
     RowCollection,
     RunNotOpenError,
@@ -200,10 +204,18 @@ class DynamoDbExecutionStore:
     """ExecutionStore on DynamoDB: the eleven seed-000 tables through a low-level boto3 client."""
 
     def __init__(
-        self, client: DynamoDBClient, tables: TableNames, *, query_page_size: int = 100
+        self,
+        client: DynamoDBClient,
+        tables: TableNames,
+        *,
+        query_page_size: int = 100,
+        objects: ObjectStore | None = None,
     ) -> None:
+        """`objects` holds the bodies the item budgets move out of rows (adapters/item_budget)."""
         self._client = client
         self._tables = tables
+        self._bodies = OffloadedBodies(objects)
+        self._whole = self._bodies.restore
         self._query_page_size = query_page_size
         self._main_keys: dict[str, dict[str, str]] = {}
 
@@ -248,6 +260,7 @@ class DynamoDbExecutionStore:
             ]
         )
         execution_id = records.execution.workflow_execution_id
+        self._bodies.put([main, *(item for _, _, item in supporting)])
         size = _approximate_size(main) + sum(_approximate_size(item) for _, _, item in supporting)
         if 1 + len(supporting) <= TRANSACTION_ITEM_LIMIT and size <= TRANSACTION_BYTE_BUDGET:
             self._launch_in_one_transaction(execution_id, main_table, main, supporting)
@@ -314,7 +327,7 @@ class DynamoDbExecutionStore:
         rows = self._main_rows(workflow_execution_id)
         if not rows:
             raise ExecutionNotFoundError(workflow_execution_id)
-        return parse_execution_record(rows[0])
+        return parse_execution_record(self._whole(rows[0]))
 
     def get_executions(self, refs: Sequence[ExecutionRef]) -> list[WorkflowExecution]:
         table_name, _ = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
@@ -327,7 +340,7 @@ class DynamoDbExecutionStore:
             if ref.workflow_execution_id and ref.workflow_key
         ]
         found = {
-            item["workflowExecutionId"]: parse_execution_record(item)
+            item["workflowExecutionId"]: parse_execution_record(self._whole(item))
             for item in batch_get(self._client, table_name, keys)
         }
         return [found[r.workflow_execution_id] for r in refs if r.workflow_execution_id in found]
@@ -335,6 +348,7 @@ class DynamoDbExecutionStore:
     def update_execution(self, change: RunChange) -> WorkflowExecution | None:
         execution = change.after
         values, removed = execution_changed_attributes(change.before, execution)
+        self._bodies.put([values])
         key = {
             "workflowExecutionId": execution.workflow_execution_id,
             "workflowDatabaseId:workflowId": execution.workflow_key,
@@ -350,7 +364,7 @@ class DynamoDbExecutionStore:
         stored = self._update_or_none(
             request, ExecutionNotFoundError(execution.workflow_execution_id)
         )
-        return None if stored is None else parse_execution_record(stored)
+        return None if stored is None else parse_execution_record(self._whole(stored))
 
     def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
         execution = self.get_execution(workflow_execution_id)
@@ -465,13 +479,14 @@ class DynamoDbExecutionStore:
         )
         if not rows:
             raise PipelineExecutionNotFoundError(pipeline_execution_id)
-        return parse_pipeline_execution_record(rows[0])
+        return parse_pipeline_execution_record(self._whole(rows[0]))
 
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
         if not workflow_execution_id:
             return []
         steps = [
-            parse_pipeline_execution_record(row) for row in self._step_items(workflow_execution_id)
+            parse_pipeline_execution_record(self._whole(row))
+            for row in self._step_items(workflow_execution_id)
         ]
         return sorted(steps, key=lambda step: step.step_index)
 
@@ -488,6 +503,7 @@ class DynamoDbExecutionStore:
 
     def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:
         values, removed = step_mutable_attributes(step)
+        self._bodies.put([values])
         key = {
             "pipelineExecutionId": step.pipeline_execution_id,
             "workflowExecutionId": step.workflow_execution_id,
@@ -508,11 +524,13 @@ class DynamoDbExecutionStore:
             raise not_found if not (execution_id and step_id) else ValueError("no expected status")
         table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
         key = {"pipelineExecutionId": step_id, "workflowExecutionId": execution_id}
+        moved = step_move_attributes(move)
+        self._bodies.put([moved])
         step_update = self._guarded_update(
             ResourceKeys.PIPELINE_EXECUTIONS,
             key,
-            step_move_attributes(move),
-            (),
+            moved,
+            step_move_removals(moved),
             ("status", move.expected),
         )
         actions: list[tuple[str, Exception | None, dict[str, Any]]] = []
@@ -533,6 +551,7 @@ class DynamoDbExecutionStore:
             actions.append(("Put", taken, self._attempt_put(move.open_attempt)))
         if move.close_attempt is not None:
             values, removed = task_execution_close_of(move)
+            self._bodies.put([values])
             close = self._guarded_update(
                 ResourceKeys.TASK_EXECUTIONS,
                 {"pipelineExecutionId": step_id, "attempt": move.close_attempt},
@@ -551,13 +570,13 @@ class DynamoDbExecutionStore:
         stored = get_item(self._client, table_name, key)
         if stored is None:  # deleted since: the run is gone
             raise not_found
-        return parse_pipeline_execution_record(stored)
+        return parse_pipeline_execution_record(self._whole(stored))
 
     def _update_step(
         self, request: dict[str, Any], not_found: NotFoundError
     ) -> PipelineExecution | None:
         item = self._update_or_none(request, not_found)
-        return None if item is None else parse_pipeline_execution_record(item)
+        return None if item is None else parse_pipeline_execution_record(self._whole(item))
 
     def _update_or_none(self, request: dict[str, Any], not_found: NotFoundError) -> Item | None:
         """One conditional UpdateItem: the item as stored afterwards (ALL_NEW), or None when its
@@ -671,10 +690,12 @@ class DynamoDbExecutionStore:
             if item is None:
                 raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
             version = registration_version(item)
-            step = parse_pipeline_execution_record(item)
-            written = attributes(step)
-            if written is None:
+            step = parse_pipeline_execution_record(self._whole(item))
+            wanted = attributes(step)
+            if wanted is None:
                 return step
+            written = fit_step_update(item, wanted, workflow_execution_id)
+            self._bodies.put([written])
             names = {f"#a{i}": name for i, name in enumerate(written)}
             values: dict[str, Any] = {f":a{i}": v for i, v in enumerate(written.values())}
             values[":next"] = version + 1
@@ -708,7 +729,7 @@ class DynamoDbExecutionStore:
                 if _error_code(exc) != "ConditionalCheckFailedException":
                     raise
                 continue  # another writer got there first: compute again from what it stored
-            return parse_pipeline_execution_record(from_wire(response["Attributes"]))
+            return parse_pipeline_execution_record(self._whole(from_wire(response["Attributes"])))
         raise RegistrationContentionError(pipeline_execution_id)
 
     def _update_if_status(
@@ -799,6 +820,7 @@ class DynamoDbExecutionStore:
         table_name, spec = self._table(ResourceKeys.TASK_EXECUTIONS)
         item = build_task_execution_record(attempt)
         check_item(table_name, spec, item)
+        self._bodies.put([item])
         return {
             "TableName": table_name,
             "Item": to_wire(item),
@@ -809,7 +831,7 @@ class DynamoDbExecutionStore:
     def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
         # One consistent query per step; the sort key keeps each step's attempts ascending.
         return [
-            parse_task_execution_record(row)
+            parse_task_execution_record(self._whole(row))
             for step_id in dict.fromkeys(pipeline_execution_ids)
             if step_id
             for row in self._step_rows(ResourceKeys.TASK_EXECUTIONS, step_id)
@@ -834,6 +856,7 @@ class DynamoDbExecutionStore:
                 *self._puts(ResourceKeys.PIPELINE_LOGS, map(build_step_log_record, outputs.logs)),
             ]
         )
+        self._bodies.put(item for _, _, item in puts)
         batch_put(self._client, [(table_name, to_wire(item)) for table_name, _, item in puts])
 
     def _step_rows(self, table: ResourceKeys, pipeline_execution_id: str) -> list[Item]:
@@ -859,7 +882,7 @@ class DynamoDbExecutionStore:
             configuration_table,
             {"workflowExecutionId": workflow_execution_id, "recordType": CONFIGURATION_RECORD_TYPE},
         )
-        return parse_execution_configuration_record(item) if item else None
+        return parse_execution_configuration_record(self._whole(item)) if item else None
 
     def list_rows(
         self, collection: RowCollection, partition: str, after: str | None, limit: int
@@ -875,7 +898,7 @@ class DynamoDbExecutionStore:
             limit,
         )
         parse = ROW_PARSERS[collection]
-        return [parse(item) for item in items]
+        return [parse(self._whole(item)) for item in items]
 
     def _rows(self, collection: RowCollection, partition: str, limit: int | None) -> list[Item]:
         """A partition's rows: all of them, or the first `limit` by sort key."""
@@ -915,11 +938,11 @@ class DynamoDbExecutionStore:
         )
 
         def rows(collection: RowCollection) -> list[Item]:
-            return self._rows(collection, step_id, row_limit)
+            return [self._whole(row) for row in self._rows(collection, step_id, row_limit)]
 
         return StepDetails(
             step=step,
-            configuration=parse_step_input_configuration_record(configuration)
+            configuration=parse_step_input_configuration_record(self._whole(configuration))
             if configuration
             else None,
             input_metadata=tuple(
@@ -970,7 +993,9 @@ class DynamoDbExecutionStore:
             raise
         last_key = response.get("LastEvaluatedKey")
         return Page(
-            items=tuple(parse_execution_record(from_wire(item)) for item in response["Items"]),
+            items=tuple(
+                parse_execution_record(self._whole(from_wire(item))) for item in response["Items"]
+            ),
             next_token=encode_token(from_wire(last_key)) if last_key else None,
         )
 

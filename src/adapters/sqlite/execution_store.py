@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
+from adapters.item_budget import OffloadedBodies
 from adapters.records import (
     ALL_LIST_PARTITION,
     SUB_EXECUTION_STOPS,
@@ -24,6 +25,7 @@ from adapters.records import (
     build_step_log_record,
     build_task_execution_record,
     execution_changed_attributes,
+    fit_step_update,
     format_date,
     lease_guard_values,
     parse_execution_configuration_record,
@@ -38,6 +40,7 @@ from adapters.records import (
     parse_step_log_record,
     parse_task_execution_record,
     step_move_attributes,
+    step_move_removals,
     step_mutable_attributes,
     sub_execution_stops_attribute,
     task_execution_close_of,
@@ -66,6 +69,7 @@ from application.ports import (
     AttemptNumberTakenError,
     ExecutionRef,
     ListScope,
+    ObjectStore,
     Row,
     RowCollection,
     RunNotOpenError,
@@ -116,8 +120,14 @@ _RUNNING = frozenset({StepStatus.RUNNING})
 class SqliteExecutionStore:
     """ExecutionStore over one SQLite database; each call is one transaction."""
 
-    def __init__(self, database: SqliteDatabase, tables: TableNames) -> None:
+    def __init__(
+        self, database: SqliteDatabase, tables: TableNames, *, objects: ObjectStore | None = None
+    ) -> None:
+        """`objects` holds the bodies the item budgets move out of rows (adapters/item_budget):
+        SQLite rows follow DynamoDB's budgets, so both stores hold the same items."""
         self._database = database
+        self._bodies = OffloadedBodies(objects)
+        self._whole = self._bodies.restore
         self._sql = ExecutionSql(build_schema(tables))
         self._attempts_ready = False
         steps = self._sql.steps
@@ -153,7 +163,8 @@ class SqliteExecutionStore:
     def add_launch(self, records: LaunchRecords) -> None:
         sql = self._sql
         execution_id = records.execution.workflow_execution_id
-        main_row = sql.executions.row(build_execution_record(records.execution))
+        main_record = build_execution_record(records.execution)
+        main_row = sql.executions.row(main_record)
         supporting = (
             (sql.inputs, [build_execution_input_record(row) for row in records.inputs]),
             (sql.configuration, [build_execution_configuration_record(records.configuration)]),
@@ -167,6 +178,7 @@ class SqliteExecutionStore:
                 [build_step_input_metadata_record(m) for m in records.step_metadata],
             ),
         )
+        self._bodies.put([main_record, *(item for _, items in supporting for item in items)])
         with self._database.write() as connection:
             inserted = connection.execute(sql.insert_execution_if_new, (*main_row, execution_id))
             if inserted.rowcount == 0:
@@ -179,6 +191,7 @@ class SqliteExecutionStore:
     def update_execution(self, change: RunChange) -> WorkflowExecution | None:
         execution, guard = change.after, change.guard
         values, removed = execution_changed_attributes(change.before, execution)
+        self._bodies.put([values])
         sql, parameters = self._sql.execution_update(values, removed, guard)
         key = (execution.workflow_execution_id, execution.workflow_key)
         statuses = [status.value for status in guard.statuses]
@@ -191,10 +204,11 @@ class SqliteExecutionStore:
                 if connection.execute(self._sql.execution_status.exists, key).fetchone() is None:
                     raise ExecutionNotFoundError(execution.workflow_execution_id)
                 return None
-        return parse_execution_record(load_item(rows[0][0]))
+        return parse_execution_record(self._whole(load_item(rows[0][0])))
 
     def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:
         values, removed = step_mutable_attributes(step)
+        self._bodies.put([values])
         key = (step.pipeline_execution_id, step.workflow_execution_id)
         with self._database.write() as connection:
             changed = self._conditional_update(
@@ -223,7 +237,7 @@ class SqliteExecutionStore:
                     connection, step_id, move.close_attempt, values, removed
                 ):
                     raise AttemptNotRunningError(f"{step_id}: attempt {move.close_attempt}")
-        return parse_pipeline_execution_record(load_item(stored))
+        return parse_pipeline_execution_record(self._whole(load_item(stored)))
 
     def _transition_in(
         self,
@@ -239,11 +253,12 @@ class SqliteExecutionStore:
         statuses = [status.value for status in move.expected]
         key = (pipeline_execution_id, workflow_execution_id)
         values = step_move_attributes(move)
+        self._bodies.put([values])
         if values:
             update, parameters = self._sql.conditional_update(
                 guarded,
                 values,
-                (),
+                step_move_removals(values),
                 len(statuses),
                 returning=True,
                 while_run_open=move.while_open,
@@ -318,17 +333,19 @@ class SqliteExecutionStore:
                 raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
             item = load_item(row[0])
             version = registration_version(item)
-            step = parse_pipeline_execution_record(item)
-            values = attributes(step)
-            if values is None:
+            step = parse_pipeline_execution_record(self._whole(item))
+            wanted = attributes(step)
+            if wanted is None:
                 return step
+            values = fit_step_update(item, wanted, workflow_execution_id)
+            self._bodies.put([values])
             statement = self._versioned_update(tuple(values), while_open)
             parameters = (*(dump_json(v) for v in values.values()), version + 1, *key, version)
             with self._database.write() as connection:
                 # fetchall: the UPDATE must have run to its end before the COMMIT
                 updated = connection.execute(statement, parameters).fetchall()
             if updated:
-                return parse_pipeline_execution_record(load_item(updated[0][0]))
+                return parse_pipeline_execution_record(self._whole(load_item(updated[0][0])))
         raise RegistrationContentionError(pipeline_execution_id)
 
     def _versioned_update(self, names: tuple[str, ...], while_open: bool) -> str:
@@ -374,6 +391,7 @@ class SqliteExecutionStore:
             (sql.output_results, [build_output_result_record(row) for row in outputs.results]),
             (sql.logs, [build_step_log_record(row) for row in outputs.logs]),
         )
+        self._bodies.put(item for _, items in tables for item in items)
         with self._database.write() as connection:
             for table, items in tables:
                 if items:
@@ -398,9 +416,9 @@ class SqliteExecutionStore:
 
     def _insert_attempt(self, connection: sqlite3.Connection, attempt: TaskExecution) -> bool:
         table = self._sql.attempts
-        inserted = connection.execute(
-            table.insert_if_absent, table.row(build_task_execution_record(attempt))
-        )
+        record = build_task_execution_record(attempt)
+        self._bodies.put([record])
+        inserted = connection.execute(table.insert_if_absent, table.row(record))
         return bool(inserted.rowcount)
 
     def _close_attempt_in(
@@ -411,6 +429,7 @@ class SqliteExecutionStore:
         values: Item,
         removed: tuple[str, ...],
     ) -> bool:
+        self._bodies.put([values])
         changed = self._conditional_update(
             connection,
             self._sql.attempt_status,
@@ -429,7 +448,7 @@ class SqliteExecutionStore:
         with self._database.read() as connection:
             items = self._items_in(connection, self._sql.attempts, STEP_ID, ids)
         position = {step_id: n for n, step_id in enumerate(ids)}
-        attempts = map(parse_task_execution_record, items)
+        attempts = (parse_task_execution_record(self._whole(item)) for item in items)
         return sorted(attempts, key=lambda a: (position[a.pipeline_execution_id], a.attempt))
 
     # -- reads --------------------------------------------------------------------------------
@@ -439,7 +458,7 @@ class SqliteExecutionStore:
             row = connection.execute(self._sql.execution_by_id, (workflow_execution_id,)).fetchone()
         if row is None:
             raise ExecutionNotFoundError(workflow_execution_id)
-        return parse_execution_record(load_item(row[0]))
+        return parse_execution_record(self._whole(load_item(row[0])))
 
     def get_executions(self, refs: Sequence[ExecutionRef]) -> list[WorkflowExecution]:
         ids = list(dict.fromkeys(ref.workflow_execution_id for ref in refs))
@@ -449,7 +468,7 @@ class SqliteExecutionStore:
             items = self._items_in(connection, self._sql.executions, EXECUTION_ID, ids)
         found = {
             execution.workflow_execution_id: execution
-            for execution in map(parse_execution_record, items)
+            for execution in (parse_execution_record(self._whole(item)) for item in items)
         }
         return [
             found[ref.workflow_execution_id] for ref in refs if ref.workflow_execution_id in found
@@ -469,11 +488,11 @@ class SqliteExecutionStore:
             attempts = self._items_in(connection, self._sql.attempts, STEP_ID, ids)
         position = {step_id: n for n, step_id in enumerate(ids)}
         return Run(
-            execution=parse_execution_record(load_item(found[0])),
+            execution=parse_execution_record(self._whole(load_item(found[0]))),
             steps=tuple(steps),
             attempts=tuple(
                 sorted(
-                    map(parse_task_execution_record, attempts),
+                    (parse_task_execution_record(self._whole(item)) for item in attempts),
                     key=lambda a: (position[a.pipeline_execution_id], a.attempt),
                 )
             ),
@@ -491,7 +510,7 @@ class SqliteExecutionStore:
             row = connection.execute(self._sql.step_by_id, (pipeline_execution_id,)).fetchone()
         if row is None:
             raise PipelineExecutionNotFoundError(pipeline_execution_id)
-        return parse_pipeline_execution_record(load_item(row[0]))
+        return parse_pipeline_execution_record(self._whole(load_item(row[0])))
 
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
         with self._database.read() as connection:
@@ -501,7 +520,7 @@ class SqliteExecutionStore:
         self, connection: sqlite3.Connection, workflow_execution_id: str
     ) -> list[PipelineExecution]:
         rows = connection.execute(self._sql.steps_of_execution, (workflow_execution_id,))
-        steps = [parse_pipeline_execution_record(load_item(text)) for (text,) in rows]
+        steps = [parse_pipeline_execution_record(self._whole(load_item(text))) for (text,) in rows]
         return sorted(steps, key=lambda step: step.step_index)
 
     def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]:
@@ -517,7 +536,7 @@ class SqliteExecutionStore:
             row = connection.execute(
                 self._sql.configuration_of_execution, (workflow_execution_id,)
             ).fetchone()
-        return parse_execution_configuration_record(load_item(row[0])) if row else None
+        return parse_execution_configuration_record(self._whole(load_item(row[0]))) if row else None
 
     def list_rows(
         self, collection: RowCollection, partition: str, after: str | None, limit: int
@@ -527,7 +546,7 @@ class SqliteExecutionStore:
         with self._database.read() as connection:
             rows = connection.execute(sql, parameters).fetchall()
         parse = ROW_PARSERS[collection]
-        return [parse(load_item(text)) for (text,) in rows]
+        return [parse(self._whole(load_item(text))) for (text,) in rows]
 
     def get_details(
         self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
@@ -557,7 +576,7 @@ class SqliteExecutionStore:
                 grouped: dict[str, list[T]] = defaultdict(list)
                 limit = row_limit if bounded else None
                 for item in self._items_in(connection, table, STEP_ID, ids, limit):
-                    grouped[item[STEP_ID]].append(parse(item))
+                    grouped[item[STEP_ID]].append(parse(self._whole(item)))
                 return grouped
 
             step_configurations = per_step(
@@ -572,8 +591,10 @@ class SqliteExecutionStore:
                 attempts = per_step(sql.attempts, parse_task_execution_record, bounded=False)
         no_outputs = StepOutputs()
         return ExecutionDetails(
-            execution=parse_execution_record(load_item(row[0])),
-            configuration=parse_execution_configuration_record(load_item(configuration[0]))
+            execution=parse_execution_record(self._whole(load_item(row[0]))),
+            configuration=parse_execution_configuration_record(
+                self._whole(load_item(configuration[0]))
+            )
             if configuration
             else None,
             inputs=tuple(parse_execution_input_record(load_item(text)) for (text,) in inputs),
@@ -642,7 +663,9 @@ class SqliteExecutionStore:
         page = rows[:limit]
         next_token = encode_token(page[-1][0], page[-1][1]) if len(rows) > limit else None
         return Page(
-            items=tuple(parse_execution_record(load_item(text)) for (_, _, text) in page),
+            items=tuple(
+                parse_execution_record(self._whole(load_item(text))) for (_, _, text) in page
+            ),
             next_token=next_token,
         )
 
