@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import stat
 import uuid
 from collections.abc import Iterator
@@ -130,14 +131,22 @@ def _damaged(wfx_db: bytes, how: str) -> bytes:
     return wfx_db[:page] + garbage  # "garbage after the first page"
 
 
+@pytest.fixture(scope="module")
+def used_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home that published a workflow and ran it once: what each damage starts from."""
+    wfx = Wfx(tmp_path_factory.mktemp("used") / "home")
+    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
+    wfx.ok("run", "demo/trivial")
+    return wfx.home
+
+
 @pytest.mark.parametrize(
     "how", ["truncated mid-page", "truncated to whole pages", "garbage after the first page"]
 )
 def test_a_damaged_wfx_db_is_named_and_not_changed_by_any_command(
-    wfx: Wfx, tmp_path: Path, how: str
+    used_home: Path, tmp_path: Path, how: str
 ) -> None:
-    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
-    wfx.ok("run", "demo/trivial")
+    wfx = Wfx(Path(shutil.copytree(used_home, tmp_path / "home")))
     database = wfx.home / "wfx.db"
     database.write_bytes(_damaged(database.read_bytes(), how))
     before, files_before = _digest(database), sorted(os.listdir(wfx.home))
