@@ -71,13 +71,15 @@ def test_the_environment_is_what_the_settings_read(
     variables = _function(template, function)["Environment"]["Variables"]
     for spec in TABLES:
         assert f"WFX_TABLE_{spec.key.value}" in variables
-    plain = {name: v for name, v in variables.items() if isinstance(v, str)}
-    settings = Settings.from_environment(plain | {"WFX_EVENT_BUS_NAME": "bus"})
+    # a Ref or Fn::Sub resolves at deploy time: any valid name stands in for it
+    resolved = {n: v if isinstance(v, str) else "resolved-name" for n, v in variables.items()}
+    settings = Settings.from_environment(resolved | {"WFX_EVENT_BUS_NAME": "bus"})
     assert (settings.store, settings.runner, settings.event_bus) == (
         "dynamodb",
         "stepfunctions",
         "eventbridge",
     )
+    assert (settings.object_store, settings.s3_bucket) == ("s3", "resolved-name")
     assert settings.event_source_prefix == "acme"
     assert settings.jwt.jwks is None  # API Gateway verifies the tokens; the function reads claims
 
