@@ -12,8 +12,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dependency_injector import containers, providers
-
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import TableNames
 from application.authorization import AccessControl, AccessFactsCache
@@ -60,6 +58,7 @@ from application.use_cases.sweep_aborts import SweepAborts
 from domain.redaction import configure_redaction
 from entrypoints import registration_wiring, sub_process_controllers
 from entrypoints.aws_clients import aws_client
+from entrypoints.dependency_injection import containers, providers
 from entrypoints.settings import Settings
 
 if TYPE_CHECKING:
