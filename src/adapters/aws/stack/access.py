@@ -115,7 +115,8 @@ REGISTRATION = FunctionAccess(
     "entrypoints.lambda_handlers.register_pipeline_execution",
     "wfx registration: a pipeline's sub-executions and log locations",
     _STEP_STORES,
-    _STOPS,
+    # a step row grown past its item budget moves its registered lists to the bucket
+    frozenset({Capability.OBJECTS}) | _STOPS,
 )
 FUNCTIONS: tuple[FunctionAccess, ...] = (HTTP_API, TRACKING, COMPLETION, ERROR, REGISTRATION)
 # What the state machine calls (see application/state_machines.py and WFX_LAMBDA_*_ARN).
