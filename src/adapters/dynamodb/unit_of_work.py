@@ -38,10 +38,13 @@ if TYPE_CHECKING:
 # kind ("Put", "Update", "ConditionCheck"), the error its failed condition means, the request
 Action = tuple[str, Exception | None, dict[str, Any]]
 
-# Each lost race means another writer took the number; 8 writers on one run lose a few each.
-MAX_COUNTER_RACES = 200
+# Each lost race means another writer took the number. A writer that has just won knows the next
+# number and tends to win again, so under a flood of writers to one run a loser may lose hundreds
+# in a row: it backs off (so its tries cost the table little) and gives up only after this many.
+MAX_COUNTER_RACES = 2000
 _TRANSACTION_CONFLICT_TRIES = 5
-_RACE_JITTER_SECONDS = 0.002
+_FIRST_BACKOFF_SECONDS = 0.001
+_MAX_BACKOFF_SECONDS = 0.05
 _MAIN_KEYS_KEPT = 1024
 
 
@@ -164,7 +167,8 @@ class DynamoDbUnitOfWork:
         conflicts = 0
         for race in range(MAX_COUNTER_RACES):
             if race:
-                time.sleep(random.uniform(0, _RACE_JITTER_SECONDS * min(race, 10)))
+                ceiling = min(_MAX_BACKOFF_SECONDS, _FIRST_BACKOFF_SECONDS * 2 ** min(race, 8))
+                time.sleep(random.uniform(0, ceiling))
             numbered = tuple(event.numbered(last + n) for n, event in enumerate(events, 1))
             records = [build_execution_event_record(event) for event in numbered]
             self._bodies.put(records)
