@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -22,7 +23,7 @@ FLAKY = (
 
 def _publish_three_steps_with_a_retry(wfx: Wfx, marker: Path) -> None:
     ok = [sys.executable, "-c", "print('ok')"]
-    document = {
+    document: dict[str, Any] = {
         "databaseId": "demo",
         "workflowId": "flaky",
         "steps": [
