@@ -34,6 +34,7 @@ class ResourceKeys(StrEnum):
     ASSET_FILES = "ASSET_FILES"
     TASK_EXECUTIONS = "TASK_EXECUTIONS"
     AUTHORIZATION = "AUTHORIZATION"
+    EXECUTION_EVENTS = "EXECUTION_EVENTS"
 
 
 @dataclass(frozen=True)
@@ -259,6 +260,15 @@ TABLES: tuple[TableSpec, ...] = (
         "WfxAuthorizationTable",
         _s("authPartition"),
         _s("authSort"),
+        from_seed=False,
+    ),
+    # wfx's own (seed 003 EVENT_LOG): a run's transitions, numbered 1, 2, 3... with no gap, each
+    # written in the same transaction as its transition; a run's partition, read in order.
+    TableSpec(
+        ResourceKeys.EXECUTION_EVENTS,
+        "WfxExecutionEventsTable",
+        WORKFLOW_EXECUTION_ID,
+        KeyAttribute("sequenceNumber", "N"),
         from_seed=False,
     ),
 )

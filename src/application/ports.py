@@ -14,6 +14,7 @@ from domain.attempts import TaskExecution
 from domain.authorization import AccessDecision, AccessFacts, Action, Subject
 from domain.available_logs import LogReadStatus
 from domain.constraints import AuthorizationPolicy, Constraint, Role, RoleAssignment
+from domain.events import ExecutionEvent, NewEvent
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
@@ -232,6 +233,36 @@ class ExecutionStore(Protocol):
         """What tier-2 authorization needs of each execution (its workflow, the assets it read
         and wrote, the databases it took metadata from), for a whole page in a few queries; an
         id with no main row is absent."""
+        ...
+
+
+class EventNumberTakenError(Exception):
+    """An event's number is taken already although the run's counter said it was free (the log
+    was written to outside wfx): nothing of the write was applied, its transition neither."""
+
+
+class ExecutionEvents(Protocol):
+    """A run's event log (seed 003 EVENT_LOG), read in sequence order."""
+
+    def events_after(
+        self, workflow_execution_id: str, after_sequence: int, limit: int
+    ) -> Page[ExecutionEvent]:
+        """Up to `limit` events numbered past `after_sequence`, ascending; `next_token` is the
+        last number given when more may follow. An unknown run has no events (an empty page)."""
+        ...
+
+
+class UnitOfWork(Protocol):
+    """Writes that change several records at once, all or nothing: one TransactWriteItems on
+    DynamoDB, one transaction on SQLite. The stores' transition writes go through it with their
+    own rows; `append_events` is its plain form, for events with no row change of their own."""
+
+    def append_events(
+        self, workflow_execution_id: str, events: Sequence[NewEvent]
+    ) -> tuple[ExecutionEvent, ...]:
+        """Append `events` with the run's next numbers, gap-free under concurrent writers (a
+        writer that loses the race for a number takes the next). ExecutionNotFoundError for a
+        run with no main row; EventNumberTakenError, writing nothing, when a number is taken."""
         ...
 
 

@@ -36,6 +36,7 @@ from application.use_cases.deploy_workflow_version import (
 from application.use_cases.describe_execution import DescribeExecution
 from application.use_cases.get_execution import GetExecution
 from application.use_cases.get_execution_details import GetExecutionDetails
+from application.use_cases.get_execution_events import GetExecutionEvents
 from application.use_cases.get_execution_logs import GetExecutionLogs
 from application.use_cases.get_execution_metadata import GetExecutionMetadata
 from application.use_cases.get_execution_progress import GetExecutionProgress
@@ -70,6 +71,7 @@ if TYPE_CHECKING:
         AuthorizationStore,
         Authorizer,
         Clock,
+        ExecutionEvents,
         ExecutionStore,
         LogReader,
         LogStore,
@@ -119,6 +121,23 @@ def _dynamodb_execution_store(
     from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 
     return DynamoDbExecutionStore(client, tables, objects=objects)
+
+
+def _sqlite_event_log(
+    database: SqliteDatabase, tables: TableNames, objects: ObjectStore
+) -> ExecutionEvents:
+    from adapters.item_budget import OffloadedBodies
+    from adapters.sqlite.schema import build_schema
+    from adapters.sqlite.unit_of_work import SqliteUnitOfWork
+
+    return SqliteUnitOfWork(database, build_schema(tables), OffloadedBodies(objects))
+
+
+def _dynamodb_event_log(client: Any, tables: TableNames, objects: ObjectStore) -> ExecutionEvents:
+    from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork
+    from adapters.item_budget import OffloadedBodies
+
+    return DynamoDbUnitOfWork(client, tables, OffloadedBodies(objects))
 
 
 def _dynamodb_workflow_catalog(client: Any, tables: TableNames) -> WorkflowCatalog:
@@ -530,6 +549,15 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
     )
     get_execution_progress = providers.Factory(GetExecutionProgress, store=execution_store)
+    # the event log (seed 003): read here; written by the execution store with each transition
+    execution_events = providers.Selector(
+        config.store,
+        sqlite=providers.Singleton(_sqlite_event_log, sqlite_database, tables, object_store),
+        dynamodb=providers.Singleton(_dynamodb_event_log, dynamodb_client, tables, object_store),
+    )
+    get_execution_events = providers.Factory(
+        GetExecutionEvents, store=execution_store, events=execution_events
+    )
     get_execution_metadata = providers.Factory(
         GetExecutionMetadata, store=execution_store, available_logs=available_log_finder
     )

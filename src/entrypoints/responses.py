@@ -26,6 +26,7 @@ from domain.assets import AssetFile
 from domain.attempts import TaskExecution
 from domain.available_logs import AvailableLog
 from domain.constraints import Constraint, Criterion, Role, RoleAssignment
+from domain.events import ExecutionEvent
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
@@ -1205,6 +1206,65 @@ class ExecutionMetadataPageResponse(Response):
 
     def dump(self) -> dict[str, Any]:
         # as on every list: NextToken is said even when null, so a client pages until it is
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True) | {
+            "NextToken": self.next_token
+        }
+
+
+# -- the event log (seed 003 EVENT_LOG) ----------------------------------------------------------
+
+
+class ExecutionEventResponse(Response):
+    """One event of a run's log: its number, its type, when, and what it is about."""
+
+    sequence_number: int
+    event_type: str
+    occurred_at: UtcDate
+    pipeline_execution_id: str | None = None
+    attempt: int | None = None
+    status: str | None = None
+    error: str | None = None
+    cause: str | None = None
+    trigger: str | None = None
+    redrive_count: int | None = None
+    sub_executions: int | None = None
+    logs: int | None = None
+
+    @classmethod
+    def of(cls, event: ExecutionEvent) -> Self:
+        return cls(
+            sequence_number=event.sequence_number,
+            event_type=event.event_type.value,
+            occurred_at=event.occurred_at,
+            pipeline_execution_id=event.pipeline_execution_id,
+            attempt=event.attempt,
+            status=event.status,
+            # stored redacted; redacted again on the way out, as every error text is
+            error=redact_optional(event.error),
+            cause=redact_optional(event.cause),
+            trigger=event.trigger,
+            redrive_count=event.redrive_count,
+            sub_executions=event.sub_executions,
+            logs=event.logs,
+        )
+
+
+class ExecutionEventsResponse(Response):
+    """One page of a run's events; `NextToken` is the afterSequence of the next page."""
+
+    workflow_execution_id: str
+    events: tuple[ExecutionEventResponse, ...] = Field(alias="Items")
+    next_token: str | None = Field(default=None, alias="NextToken")
+
+    @classmethod
+    def of(cls, workflow_execution_id: str, page: Page[ExecutionEvent]) -> Self:
+        return cls(
+            workflow_execution_id=workflow_execution_id,
+            events=tuple(map(ExecutionEventResponse.of, page.items)),
+            next_token=page.next_token,
+        )
+
+    def dump(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True, exclude_none=True) | {
             "NextToken": self.next_token
         }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
@@ -28,7 +29,9 @@ from adapters.dynamodb.requests import (
 )
 from adapters.dynamodb.schema import create_tables
 from adapters.dynamodb.tokens import decode_token, encode_token
-from adapters.item_budget import OffloadedBodies
+from adapters.dynamodb.unit_of_work import Action, DynamoDbUnitOfWork, TransactionRefusedError
+from adapters.event_records import LAST_SEQUENCE_NUMBER, build_execution_event_record
+from adapters.item_budget import OffloadedBodies, Record
 from adapters.records import (
     ABORT_REQUESTED_DATE,
     ALL_LIST_PARTITION,
@@ -93,6 +96,7 @@ from application.ports import (
     AssetDirection,
     AttemptNotRunningError,
     AttemptNumberTakenError,
+    EventNumberTakenError,
     ExecutionRef,
     ListScope,
     ObjectStore,
@@ -109,6 +113,7 @@ from domain.errors import (
     NotFoundError,
     PipelineExecutionNotFoundError,
 )
+from domain.events import change_events, launch_events, move_events, registration_events
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
@@ -149,10 +154,6 @@ _STEPS_INDEX = "PipelineExecByWorkflowExecGSI"
 _MAIN_ROW_CONDITION = "attribute_not_exists(#id)"
 _RUNNING = frozenset({StepStatus.RUNNING})
 _MAIN_KEY_CACHE = 1024
-
-
-class _StepNotExpectedError(Exception):
-    """Inside move_step: the step's own condition failed (its status was not expected)."""
 
 
 def _add_run_guard(request: dict[str, Any], change: RunChange) -> None:
@@ -196,10 +197,6 @@ def _newest_first(ref: ExecutionRef) -> tuple[str, str]:
     return (ref.execution_start_date, ref.workflow_execution_id)
 
 
-# Tries of a step-and-attempt transaction that another in-flight write to its items cancels.
-_TRANSACTION_TRIES = 5
-
-
 class DynamoDbExecutionStore:
     """ExecutionStore on DynamoDB: the eleven seed-000 tables through a low-level boto3 client."""
 
@@ -218,6 +215,8 @@ class DynamoDbExecutionStore:
         self._whole = self._bodies.restore
         self._query_page_size = query_page_size
         self._main_keys: dict[str, dict[str, str]] = {}
+        # every transition's write goes through it, with the transition's events
+        self._unit_of_work = DynamoDbUnitOfWork(client, tables, self._bodies)
 
     def _table(self, key: ResourceKeys) -> tuple[str, TableSpec]:
         return self._tables.get_table_name(key), TABLE_SPECS[key]
@@ -233,8 +232,12 @@ class DynamoDbExecutionStore:
 
     def add_launch(self, records: LaunchRecords) -> None:
         main_table, main_spec = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
-        main = build_execution_record(records.execution)
+        built = build_execution_record(records.execution)
+        # the launch is the run's first event: the counter starts at it
+        main = Record({**built, LAST_SEQUENCE_NUMBER: 1}, built.offloads)
         check_item(main_table, main_spec, main)
+        (launched,) = launch_events(records.execution)
+        event = build_execution_event_record(launched.numbered(1))
         supporting = unique_puts(
             [
                 *self._puts(
@@ -260,15 +263,24 @@ class DynamoDbExecutionStore:
             ]
         )
         execution_id = records.execution.workflow_execution_id
-        self._bodies.put([main, *(item for _, _, item in supporting)])
+        self._bodies.put([main, event, *(item for _, _, item in supporting)])
         size = _approximate_size(main) + sum(_approximate_size(item) for _, _, item in supporting)
-        if 1 + len(supporting) <= TRANSACTION_ITEM_LIMIT and size <= TRANSACTION_BYTE_BUDGET:
-            self._launch_in_one_transaction(execution_id, main_table, main, supporting)
+        if 2 + len(supporting) <= TRANSACTION_ITEM_LIMIT and size <= TRANSACTION_BYTE_BUDGET:
+            self._launch_in_one_transaction(execution_id, main_table, main, event, supporting)
         else:
-            self._launch_main_row_last(execution_id, main_table, main, supporting)
+            self._launch_main_row_last(execution_id, main_table, main, event, supporting)
+
+    def _event_put(self, event: Item) -> dict[str, Any]:
+        table_name, spec = self._table(ResourceKeys.EXECUTION_EVENTS)
+        return {
+            "TableName": table_name,
+            "Item": to_wire(event),
+            "ConditionExpression": "attribute_not_exists(#pk)",
+            "ExpressionAttributeNames": {"#pk": spec.partition.name},
+        }
 
     def _launch_in_one_transaction(
-        self, execution_id: str, main_table: str, main: Item, supporting: Sequence[Put]
+        self, execution_id: str, main_table: str, main: Item, event: Item, supporting: Sequence[Put]
     ) -> None:
         actions: list[Any] = [
             {
@@ -279,6 +291,7 @@ class DynamoDbExecutionStore:
                     "ExpressionAttributeNames": {"#id": "workflowExecutionId"},
                 }
             },
+            {"Put": self._event_put(event)},
             *({"Put": {"TableName": t, "Item": to_wire(item)}} for t, _, item in supporting),
         ]
         try:
@@ -289,18 +302,27 @@ class DynamoDbExecutionStore:
             reasons = exc.response.get("CancellationReasons", [])
             if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
                 raise ExecutionAlreadyExistsError(execution_id) from exc
+            if len(reasons) > 1 and reasons[1].get("Code") == "ConditionalCheckFailed":
+                raise EventNumberTakenError(f"execution {execution_id}: event 1") from exc
             raise
 
     def _launch_main_row_last(
-        self, execution_id: str, main_table: str, main: Item, supporting: Sequence[Put]
+        self, execution_id: str, main_table: str, main: Item, event: Item, supporting: Sequence[Put]
     ) -> None:
-        """Too big for one transaction: supporting rows in batches, then the main row.
+        """Too big for one transaction: the first event, supporting rows in batches, then the
+        main row.
 
         Every read and list starts from the main row (asset refs resolve through it and skip a
         ref without one), so a crash part-way leaves unreachable rows, never a visible half-launch.
         """
         if self._main_rows(execution_id):
             raise ExecutionAlreadyExistsError(execution_id)
+        try:
+            self._client.put_item(**self._event_put(event))
+        except ClientError as exc:
+            if _error_code(exc) == "ConditionalCheckFailedException":
+                raise ExecutionAlreadyExistsError(execution_id) from exc
+            raise
         batch_put(self._client, [(t, to_wire(item)) for t, _, item in supporting])
         try:
             self._client.put_item(
@@ -361,10 +383,27 @@ class DynamoDbExecutionStore:
             ("executionStatus", change.guard.statuses),
         )
         _add_run_guard(request, change)
-        stored = self._update_or_none(
-            request, ExecutionNotFoundError(execution.workflow_execution_id)
-        )
-        return None if stored is None else parse_execution_record(self._whole(stored))
+        not_found = ExecutionNotFoundError(execution.workflow_execution_id)
+        events = change_events(change)
+        if not events:  # a lease, a sync stamp: no transition, no event, one plain update
+            stored = self._update_or_none(request, not_found)
+            return None if stored is None else parse_execution_record(self._whole(stored))
+        try:
+            self._unit_of_work.transact(
+                execution.workflow_execution_id,
+                key,
+                [("Update", None, request)],
+                0,
+                events,
+                not_found,
+            )
+        except TransactionRefusedError:
+            return None  # the guard did not hold: nothing written, its events neither
+        table_name, _ = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
+        item = get_item(self._client, table_name, key)
+        if item is None:  # deleted since
+            raise not_found
+        return parse_execution_record(self._whole(item))
 
     def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
         execution = self.get_execution(workflow_execution_id)
@@ -441,6 +480,7 @@ class DynamoDbExecutionStore:
             [self._wire_key(ResourceKeys.WORKFLOW_EXECUTIONS, item) for item in main_rows],
         )
         self._main_keys.pop(workflow_execution_id, None)
+        self._unit_of_work.forget(workflow_execution_id)
         return bool(main_rows)
 
     def _wire_key(self, key: ResourceKeys, item: Item) -> tuple[str, WireItem]:
@@ -533,11 +573,11 @@ class DynamoDbExecutionStore:
             step_move_removals(moved),
             ("status", move.expected),
         )
-        actions: list[tuple[str, Exception | None, dict[str, Any]]] = []
+        actions: list[Action] = []
+        main_key = self._main_key(execution_id)
+        if main_key is None:
+            raise not_found
         if move.while_open:
-            main_key = self._main_key(execution_id)
-            if main_key is None:
-                raise not_found
             refused = RunNotOpenError(f"execution {execution_id}: not open, or aborting")
             actions.append(("ConditionCheck", refused, self._run_open_check(main_key)))
         if step_update["UpdateExpression"]:
@@ -561,22 +601,29 @@ class DynamoDbExecutionStore:
             )
             closed = AttemptNotRunningError(f"{step_id}: attempt {move.close_attempt}")
             actions.append(("Update", closed, close))
-        if len(actions) == 1 and actions[0][0] == "Update":
-            return self._update_step(step_update, not_found)
+        step_position = 1 if move.while_open else 0
         try:
-            self._transact(actions, 1 if move.while_open else 0, not_found)
-        except _StepNotExpectedError:
-            return None
+            self._unit_of_work.transact(
+                execution_id,
+                main_key,
+                actions,
+                0 if move.while_open else None,
+                move_events(move),
+                not_found,
+            )
+        except TransactionRefusedError as refused_by:
+            if refused_by.position == step_position:
+                if not refused_by.reason.get("Item"):
+                    raise not_found from refused_by
+                return None
+            error = actions[refused_by.position][1]
+            if error is None:
+                raise
+            raise error from refused_by
         stored = get_item(self._client, table_name, key)
         if stored is None:  # deleted since: the run is gone
             raise not_found
         return parse_pipeline_execution_record(self._whole(stored))
-
-    def _update_step(
-        self, request: dict[str, Any], not_found: NotFoundError
-    ) -> PipelineExecution | None:
-        item = self._update_or_none(request, not_found)
-        return None if item is None else parse_pipeline_execution_record(self._whole(item))
 
     def _update_or_none(self, request: dict[str, Any], not_found: NotFoundError) -> Item | None:
         """One conditional UpdateItem: the item as stored afterwards (ALL_NEW), or None when its
@@ -590,41 +637,6 @@ class DynamoDbExecutionStore:
                 raise not_found from exc
             return None
         return from_wire(response["Attributes"])
-
-    def _transact(
-        self,
-        actions: Sequence[tuple[str, Exception | None, dict[str, Any]]],
-        step_position: int,
-        not_found: NotFoundError,
-    ) -> None:
-        """One TransactWriteItems; a failed condition becomes its action's error (the step's
-        own: None, the caller's "status not expected", raised as _StepNotExpected)."""
-        items = [{kind: request} for kind, _, request in actions]
-        for attempt in range(_TRANSACTION_TRIES):
-            if attempt:
-                pause_before_retry(attempt - 1)
-            try:
-                self._client.transact_write_items(TransactItems=items)  # type: ignore[arg-type]
-                return
-            except ClientError as exc:
-                if _error_code(exc) != "TransactionCanceledException":
-                    raise
-                reasons = exc.response.get("CancellationReasons", [])
-                codes = [reason.get("Code") for reason in reasons]
-                for position, code in enumerate(codes):
-                    if code != "ConditionalCheckFailed":
-                        continue
-                    if position == step_position:
-                        if not reasons[position].get("Item"):
-                            raise not_found from exc
-                        raise _StepNotExpectedError from exc
-                    error = actions[position][1]
-                    if error is not None:
-                        raise error from exc
-                # Another write to the run, the step or its attempt was in flight (an abort
-                # closing the step as it finishes): nothing was applied, so it is tried again.
-                if "TransactionConflict" not in codes or attempt + 1 == _TRANSACTION_TRIES:
-                    raise
 
     def _run_open_check(self, main_key: Mapping[str, str]) -> dict[str, Any]:
         table_name, _ = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
@@ -708,29 +720,64 @@ class DynamoDbExecutionStore:
                 values[":new"], values[":running"] = OPEN_STEP_VALUES
                 still_open = " AND #status IN (:new, :running)"
             sets = ", ".join(f"{name} = :{name[1:]}" for name in names)
+            request: dict[str, Any] = {
+                "TableName": table_name,
+                "Key": to_wire(key),
+                "UpdateExpression": f"SET {sets}, #version = :next",
+                "ConditionExpression": "attribute_exists(#pk) AND "
+                + ("#version = :read" if version else "attribute_not_exists(#version)")
+                + still_open,
+                "ExpressionAttributeNames": {
+                    **names,
+                    **status_names,
+                    "#pk": "pipelineExecutionId",
+                    "#version": REGISTRATION_VERSION,
+                },
+                "ExpressionAttributeValues": to_wire(values),
+            }
+            if while_open:  # a registration: a transition, written with its event
+                stored = self._register_with_event(step, request, wanted)
+                if stored is None:
+                    continue  # another writer got there first: compute again from what it stored
+                return stored
             try:
-                response = self._client.update_item(
-                    TableName=table_name,
-                    Key=to_wire(key),
-                    UpdateExpression=f"SET {sets}, #version = :next",
-                    ConditionExpression="attribute_exists(#pk) AND "
-                    + ("#version = :read" if version else "attribute_not_exists(#version)")
-                    + still_open,
-                    ExpressionAttributeNames={
-                        **names,
-                        **status_names,
-                        "#pk": "pipelineExecutionId",
-                        "#version": REGISTRATION_VERSION,
-                    },
-                    ExpressionAttributeValues=to_wire(values),
-                    ReturnValues="ALL_NEW",
-                )
+                response = self._client.update_item(**request, ReturnValues="ALL_NEW")
             except ClientError as exc:
                 if _error_code(exc) != "ConditionalCheckFailedException":
                     raise
                 continue  # another writer got there first: compute again from what it stored
             return parse_pipeline_execution_record(self._whole(from_wire(response["Attributes"])))
         raise RegistrationContentionError(pipeline_execution_id)
+
+    def _register_with_event(
+        self, step: PipelineExecution, request: dict[str, Any], wanted: Mapping[str, Any]
+    ) -> PipelineExecution | None:
+        """The registration's update and its event in one transaction; None when the update's
+        condition failed (another registration moved the version, or the step ended)."""
+        execution_id, step_id = step.workflow_execution_id, step.pipeline_execution_id
+        not_found = PipelineExecutionNotFoundError(step_id, execution_id)
+        main_key = self._main_key(execution_id)
+        if main_key is None:
+            raise not_found
+        events = registration_events(
+            execution_id,
+            step_id,
+            # the merge carries no clock: the event is stamped as it is written
+            datetime.now(UTC),
+            len(wanted.get("registeredSubExecutions") or ()),
+            len(wanted.get("registeredLogs") or ()),
+        )
+        try:
+            self._unit_of_work.transact(
+                execution_id, main_key, [("Update", None, request)], None, events, not_found
+            )
+        except TransactionRefusedError:
+            return None
+        table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
+        item = get_item(self._client, table_name, dict(from_wire(request["Key"])))
+        if item is None:
+            raise not_found
+        return parse_pipeline_execution_record(self._whole(item))
 
     def _update_if_status(
         self,

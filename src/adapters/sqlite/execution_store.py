@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from adapters.item_budget import OffloadedBodies
@@ -62,6 +63,7 @@ from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql, G
 from adapters.sqlite.paging import decode_token, encode_token
 from adapters.sqlite.schema import build_schema, create_tables
 from adapters.sqlite.statements import TableSql, chunks, dump_json, json_path, load_item
+from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import RUN_ROW_TABLES, STEP_ROW_TABLES, ResourceKeys, TableNames
 from application.ports import (
     AssetDirection,
@@ -81,6 +83,7 @@ from domain.errors import (
     ExecutionNotFoundError,
     PipelineExecutionNotFoundError,
 )
+from domain.events import change_events, launch_events, move_events, registration_events
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
@@ -130,6 +133,8 @@ class SqliteExecutionStore:
         self._whole = self._bodies.restore
         self._sql = ExecutionSql(build_schema(tables))
         self._attempts_ready = False
+        # every transition's write goes through it, with the transition's events
+        self._unit_of_work = SqliteUnitOfWork(database, self._sql.schema, self._bodies)
         steps = self._sql.steps
         step_key = f"{steps.q(STEP_ID)} = ? AND {steps.q(EXECUTION_ID)} = ?"
         self._step_by_key = f"SELECT item FROM {steps.name} WHERE {step_key}"
@@ -140,6 +145,7 @@ class SqliteExecutionStore:
     def create_tables(self) -> None:
         create_tables(self._database, self._sql.schema)
         self._attempts_ready = True
+        self._unit_of_work.ensure_table()
 
     def _ensure_attempts_table(self) -> None:
         """A database made before attempts were kept gets their table on first use.
@@ -179,10 +185,12 @@ class SqliteExecutionStore:
             ),
         )
         self._bodies.put([main_record, *(item for _, items in supporting for item in items)])
+        self._unit_of_work.ensure_table()
         with self._database.write() as connection:
             inserted = connection.execute(sql.insert_execution_if_new, (*main_row, execution_id))
             if inserted.rowcount == 0:
                 raise ExecutionAlreadyExistsError(execution_id)  # leaving write() rolls back
+            self._unit_of_work.append_in(connection, execution_id, launch_events(records.execution))
             for table, items in supporting:
                 if items:
                     # A put, as in the DynamoDB transaction: the row set is the launch's own.
@@ -195,6 +203,9 @@ class SqliteExecutionStore:
         sql, parameters = self._sql.execution_update(values, removed, guard)
         key = (execution.workflow_execution_id, execution.workflow_key)
         statuses = [status.value for status in guard.statuses]
+        events = change_events(change)
+        if events:
+            self._unit_of_work.ensure_table()
         with self._database.write() as connection:
             # fetchall: the UPDATE must have run to its end before the COMMIT
             rows = connection.execute(
@@ -204,6 +215,7 @@ class SqliteExecutionStore:
                 if connection.execute(self._sql.execution_status.exists, key).fetchone() is None:
                     raise ExecutionNotFoundError(execution.workflow_execution_id)
                 return None
+            self._unit_of_work.append_in(connection, execution.workflow_execution_id, events)
         return parse_execution_record(self._whole(load_item(rows[0][0])))
 
     def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:
@@ -222,6 +234,7 @@ class SqliteExecutionStore:
         if move.open_attempt is not None or move.close_attempt is not None:
             self._ensure_attempts_table()
         execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
+        self._unit_of_work.ensure_table()
         with self._database.write() as connection:
             stored = self._transition_in(connection, execution_id, step_id, move)
             if stored is None:
@@ -237,6 +250,7 @@ class SqliteExecutionStore:
                     connection, step_id, move.close_attempt, values, removed
                 ):
                     raise AttemptNotRunningError(f"{step_id}: attempt {move.close_attempt}")
+            self._unit_of_work.append_in(connection, execution_id, move_events(move))
         return parse_pipeline_execution_record(self._whole(load_item(stored)))
 
     def _transition_in(
@@ -341,9 +355,24 @@ class SqliteExecutionStore:
             self._bodies.put([values])
             statement = self._versioned_update(tuple(values), while_open)
             parameters = (*(dump_json(v) for v in values.values()), version + 1, *key, version)
+            if while_open:
+                self._unit_of_work.ensure_table()
             with self._database.write() as connection:
                 # fetchall: the UPDATE must have run to its end before the COMMIT
                 updated = connection.execute(statement, parameters).fetchall()
+                if updated and while_open:  # a registration: a transition, with its event
+                    self._unit_of_work.append_in(
+                        connection,
+                        workflow_execution_id,
+                        registration_events(
+                            workflow_execution_id,
+                            pipeline_execution_id,
+                            # the merge carries no clock: the event is stamped as it is written
+                            datetime.now(UTC),
+                            len(wanted.get("registeredSubExecutions") or ()),
+                            len(wanted.get("registeredLogs") or ()),
+                        ),
+                    )
             if updated:
                 return parse_pipeline_execution_record(self._whole(load_item(updated[0][0])))
         raise RegistrationContentionError(pipeline_execution_id)
@@ -399,6 +428,7 @@ class SqliteExecutionStore:
 
     def delete_execution(self, workflow_execution_id: str) -> bool:
         self._ensure_attempts_table()
+        self._unit_of_work.ensure_table()
         tables, run = self._sql.tables, [workflow_execution_id]
         with self._database.write() as connection:  # one transaction: all of it, or none
             rows = connection.execute(self._sql.steps_of_execution, run)

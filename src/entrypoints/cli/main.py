@@ -657,6 +657,25 @@ def executions_logs(
     show_logs(_container(), execution_id, log_id, full, next_token, limit, json_output)
 
 
+@executions_app.command("events")
+def executions_events(
+    execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
+    after: Annotated[
+        int, typer.Option("--after", min=0, help="Only events numbered past this one.")
+    ] = 0,
+    follow: Annotated[
+        bool, typer.Option("--follow", help="Keep printing new events until the run has ended.")
+    ] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="One JSON document per event, a line each.")
+    ] = False,
+) -> None:
+    """Print a run's event log (seed 003): every transition, numbered, oldest first."""
+    from entrypoints.cli.events import show_events
+
+    show_events(_container(), execution_id, after, follow, json_output)
+
+
 @executions_app.command("abort")
 def executions_abort(
     execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],

@@ -16,6 +16,10 @@ from application.use_cases.delete_execution import DeleteExecutionCommand
 from application.use_cases.describe_execution import DescribeExecutionQuery
 from application.use_cases.get_execution import GetExecutionQuery
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery
+from application.use_cases.get_execution_events import (
+    MAX_EVENTS_PER_PAGE,
+    GetExecutionEventsQuery,
+)
 from application.use_cases.get_execution_logs import GetExecutionLogsQuery
 from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
 from application.use_cases.launch_execution import LaunchExecutionCommand
@@ -33,6 +37,7 @@ from entrypoints.responses import (
     DeleteResponse,
     DescribeResponse,
     ExecutionDetailsResponse,
+    ExecutionEventsResponse,
     ExecutionLogsResponse,
     ExecutionMetadataPageResponse,
     ExecutionPageResponse,
@@ -188,6 +193,28 @@ def get_execution_metadata(
     )
     page = wfx.get_execution_metadata().execute(query)
     return JSONResponse(ExecutionMetadataPageResponse.of(page).dump())
+
+
+@router.get(
+    ONE_EXECUTION + "/events",
+    response_model=ExecutionEventsResponse,
+    summary="An execution's event log, oldest first, from a sequence number on",
+)
+def get_execution_events(
+    wfx: App,
+    caller: Caller,
+    execution_id: ExecutionId,
+    after_sequence: Annotated[int, Query(alias="afterSequence", ge=0)] = 0,
+    max_items: Annotated[int, Query(alias="maxItems", ge=1, le=MAX_EVENTS_PER_PAGE)] = 100,
+) -> JSONResponse:
+    wfx.access_control().require_execution_access(
+        caller.subject, execution_id, Action.GET, caller.route
+    )
+    query = GetExecutionEventsQuery(
+        workflow_execution_id=execution_id, after_sequence=after_sequence, max_items=max_items
+    )
+    page = wfx.get_execution_events().execute(query)
+    return JSONResponse(ExecutionEventsResponse.of(execution_id, page).dump())
 
 
 @router.get(

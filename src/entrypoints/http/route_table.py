@@ -45,6 +45,7 @@ ROUTES: tuple[RouteRule, ...] = (
     RouteRule(Action.GET, ONE_EXECUTION + "/details", Tier2.EXECUTION, Action.GET),
     RouteRule(Action.GET, ONE_EXECUTION + "/details/metadata", Tier2.EXECUTION, Action.GET),
     RouteRule(Action.GET, ONE_EXECUTION + "/logs", Tier2.EXECUTION, Action.GET),
+    RouteRule(Action.GET, ONE_EXECUTION + "/events", Tier2.EXECUTION, Action.GET),
     RouteRule(Action.GET, ONE_EXECUTION + "/describe", Tier2.EXECUTION, Action.GET),
     RouteRule(Action.POST, ONE_EXECUTION + "/abort", Tier2.EXECUTION, Action.POST),
     RouteRule(Action.POST, ONE_EXECUTION + "/redrive", Tier2.EXECUTION, Action.POST),

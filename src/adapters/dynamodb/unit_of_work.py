@@ -1,0 +1,298 @@
+"""The event log's writes on DynamoDB: a transition's own actions and its events in one
+TransactWriteItems, numbered by a counter on the run's main row.
+
+The transaction holds, beside the caller's actions: one Put per event, conditional on its number
+being free, and the main row's `SET lastSequenceNumber = :n` conditional on the counter being
+`:n - k` (absent, for the first events). The counter is merged into the caller's own action on
+the main row where there is one (a transaction may touch an item once). A writer that loses the
+race for the counter learns the stored number from the failed condition (ALL_OLD) and tries
+again with the next; a failed condition of the caller's refuses everything, events included.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from adapters.dynamodb.codec import from_wire, to_wire
+from adapters.event_records import (
+    LAST_SEQUENCE_NUMBER,
+    SEQUENCE_NUMBER,
+    build_execution_event_record,
+    parse_execution_event_record,
+)
+from adapters.item_budget import OffloadedBodies
+from adapters.tables import ResourceKeys, TableNames
+from application.ports import EventNumberTakenError
+from domain.errors import ExecutionNotFoundError
+from domain.events import ExecutionEvent, NewEvent
+from domain.paging import Page
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+# kind ("Put", "Update", "ConditionCheck"), the error its failed condition means, the request
+Action = tuple[str, Exception | None, dict[str, Any]]
+
+# Each lost race means another writer took the number. A writer that has just won knows the next
+# number and tends to win again, so under a flood of writers to one run a loser may lose hundreds
+# in a row: it backs off (so its tries cost the table little) and gives up only after this many.
+MAX_COUNTER_RACES = 2000
+_TRANSACTION_CONFLICT_TRIES = 5
+_FIRST_BACKOFF_SECONDS = 0.001
+_MAX_BACKOFF_SECONDS = 0.05
+_MAIN_KEYS_KEPT = 1024
+
+
+class TransactionRefusedError(Exception):
+    """A condition of the caller's own actions failed: nothing was written. `position` is that
+    action's index in the caller's list, `reason` its cancellation reason (with ALL_OLD)."""
+
+    def __init__(self, position: int, reason: Mapping[str, Any]) -> None:
+        super().__init__(f"action {position}: {reason.get('Code')}")
+        self.position, self.reason = position, reason
+
+
+def _code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+class DynamoDbUnitOfWork:
+    """UnitOfWork and ExecutionEvents on DynamoDB; the execution store writes through it too."""
+
+    def __init__(self, client: DynamoDBClient, tables: TableNames, bodies: OffloadedBodies) -> None:
+        self._client = client
+        self._events_table = tables.get_table_name(ResourceKeys.EXECUTION_EVENTS)
+        self._main_table = tables.get_table_name(ResourceKeys.WORKFLOW_EXECUTIONS)
+        self._bodies = bodies
+        # the last number this process saw per run: a good guess saves a read before each write
+        self._last: dict[str, int] = {}
+        self._main_keys: dict[str, dict[str, str]] = {}
+
+    # -- ExecutionEvents ----------------------------------------------------------------------
+
+    def events_after(
+        self, workflow_execution_id: str, after_sequence: int, limit: int
+    ) -> Page[ExecutionEvent]:
+        if not workflow_execution_id:
+            return Page(items=())
+        response = self._client.query(
+            TableName=self._events_table,
+            KeyConditionExpression="#pk = :pk AND #seq > :after",
+            ExpressionAttributeNames={"#pk": "workflowExecutionId", "#seq": SEQUENCE_NUMBER},
+            ExpressionAttributeValues={
+                ":pk": {"S": workflow_execution_id},
+                ":after": {"N": str(after_sequence)},
+            },
+            ConsistentRead=True,
+            Limit=limit,
+        )
+        events = tuple(
+            parse_execution_event_record(self._bodies.restore(from_wire(item)))
+            for item in response["Items"]
+        )
+        more = bool(response.get("LastEvaluatedKey")) and bool(events)
+        return Page(items=events, next_token=str(events[-1].sequence_number) if more else None)
+
+    # -- UnitOfWork ---------------------------------------------------------------------------
+
+    def append_events(
+        self, workflow_execution_id: str, events: Sequence[NewEvent]
+    ) -> tuple[ExecutionEvent, ...]:
+        main_key = self.main_key(workflow_execution_id)
+        if main_key is None:
+            raise ExecutionNotFoundError(workflow_execution_id)
+        return self.transact(
+            workflow_execution_id,
+            main_key,
+            [],
+            None,
+            events,
+            ExecutionNotFoundError(workflow_execution_id),
+        )
+
+    def main_key(self, workflow_execution_id: str) -> dict[str, str] | None:
+        """The main row's key (its sort key, the workflow, never changes: looked up once)."""
+        key = self._main_keys.get(workflow_execution_id)
+        if key is not None or not workflow_execution_id:
+            return key
+        response = self._client.query(
+            TableName=self._main_table,
+            KeyConditionExpression="#pk = :pk",
+            ExpressionAttributeNames={"#pk": "workflowExecutionId"},
+            ExpressionAttributeValues={":pk": {"S": workflow_execution_id}},
+            ConsistentRead=True,
+        )
+        if not response["Items"]:
+            return None
+        item = from_wire(response["Items"][0])
+        key = {
+            "workflowExecutionId": workflow_execution_id,
+            "workflowDatabaseId:workflowId": item["workflowDatabaseId:workflowId"],
+        }
+        if len(self._main_keys) >= _MAIN_KEYS_KEPT:
+            self._main_keys.pop(next(iter(self._main_keys)))
+        self._main_keys[workflow_execution_id] = key
+        self._last.setdefault(workflow_execution_id, int(item.get(LAST_SEQUENCE_NUMBER, 0)))
+        return key
+
+    def forget(self, workflow_execution_id: str) -> None:
+        """A deleted run: its numbers start again from nothing if the id is ever reused."""
+        self._last.pop(workflow_execution_id, None)
+        self._main_keys.pop(workflow_execution_id, None)
+
+    def transact(
+        self,
+        workflow_execution_id: str,
+        main_key: Mapping[str, str],
+        actions: Sequence[Action],
+        main_position: int | None,
+        events: Sequence[NewEvent],
+        not_found: Exception,
+    ) -> tuple[ExecutionEvent, ...]:
+        """`actions` and `events` in one TransactWriteItems; the numbered events.
+
+        `main_position`: the index of the caller's action on the main row, which the counter
+        joins; None when the caller does not touch it. Raises TransactionRefusedError for a
+        failed condition of the caller's, `not_found` when the main row is gone,
+        EventNumberTakenError when an event's number is taken although the counter matched.
+        """
+        last = self._last.get(workflow_execution_id)
+        if last is None:
+            last = self._read_last(main_key, not_found)
+        conflicts = 0
+        for race in range(MAX_COUNTER_RACES):
+            if race:
+                ceiling = min(_MAX_BACKOFF_SECONDS, _FIRST_BACKOFF_SECONDS * 2 ** min(race, 8))
+                time.sleep(random.uniform(0, ceiling))
+            numbered = tuple(event.numbered(last + n) for n, event in enumerate(events, 1))
+            records = [build_execution_event_record(event) for event in numbered]
+            self._bodies.put(records)
+            items, counter_position = self._items(actions, main_position, main_key, last, records)
+            try:
+                self._client.transact_write_items(TransactItems=items)  # type: ignore[arg-type]
+            except ClientError as exc:
+                if _code(exc) != "TransactionCanceledException":
+                    raise
+                reasons: list[Any] = list(exc.response.get("CancellationReasons", []))
+                counter = reasons[counter_position] if counter_position < len(reasons) else {}
+                if counter.get("Code") == "ConditionalCheckFailed":
+                    old = counter.get("Item")
+                    if not old:
+                        raise not_found from exc
+                    stored = int(from_wire(old).get(LAST_SEQUENCE_NUMBER, 0))
+                    if stored != last:  # another writer took the number: take the next
+                        last = stored
+                        continue
+                    if main_position is not None:
+                        raise TransactionRefusedError(main_position, counter) from exc
+                    raise not_found from exc
+                for position, reason in enumerate(reasons):
+                    if reason.get("Code") != "ConditionalCheckFailed":
+                        continue
+                    if position < len(actions):
+                        raise TransactionRefusedError(position, reason) from exc
+                    if position != counter_position:
+                        raise EventNumberTakenError(
+                            f"execution {workflow_execution_id}: event number taken"
+                        ) from exc
+                codes = {reason.get("Code") for reason in reasons}
+                conflicts += 1
+                # Another write to one of these items was in flight: nothing applied, try again.
+                if "TransactionConflict" not in codes or conflicts >= _TRANSACTION_CONFLICT_TRIES:
+                    raise
+                last = self._read_last(main_key, not_found)
+                continue
+            self._last[workflow_execution_id] = last + len(numbered)
+            return numbered
+        raise EventNumberTakenError(
+            f"execution {workflow_execution_id}: lost the race for an event number "
+            f"{MAX_COUNTER_RACES} times"
+        )
+
+    def _read_last(self, main_key: Mapping[str, str], not_found: Exception) -> int:
+        response = self._client.get_item(
+            TableName=self._main_table,
+            Key=to_wire(main_key),
+            ProjectionExpression="#last, #pk",
+            ExpressionAttributeNames={"#last": LAST_SEQUENCE_NUMBER, "#pk": "workflowExecutionId"},
+            ConsistentRead=True,
+        )
+        if "Item" not in response:
+            raise not_found
+        return int(from_wire(response["Item"]).get(LAST_SEQUENCE_NUMBER, 0))
+
+    def _items(
+        self,
+        actions: Sequence[Action],
+        main_position: int | None,
+        main_key: Mapping[str, str],
+        last: int,
+        records: Sequence[Mapping[str, Any]],
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The transaction's items, and the index of the one carrying the counter."""
+        items: list[dict[str, Any]] = []
+        for kind, _, request in actions:
+            items.append({kind: request})
+        counter_names = {"#lastSeq": LAST_SEQUENCE_NUMBER}
+        counter_values = {":nextSeq": {"N": str(last + len(records))}}
+        if last:
+            counter_values[":lastSeq"] = {"N": str(last)}
+            counter_term = "#lastSeq = :lastSeq"
+        else:
+            counter_term = "attribute_not_exists(#lastSeq)"
+        if main_position is None:
+            items.append(
+                {
+                    "Update": {
+                        "TableName": self._main_table,
+                        "Key": to_wire(main_key),
+                        "UpdateExpression": "SET #lastSeq = :nextSeq",
+                        "ConditionExpression": f"attribute_exists(#mainPk) AND {counter_term}",
+                        "ExpressionAttributeNames": {
+                            **counter_names,
+                            "#mainPk": "workflowExecutionId",
+                        },
+                        "ExpressionAttributeValues": counter_values,
+                        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                    }
+                }
+            )
+            counter_position = len(items) - 1
+        else:
+            kind, _, request = actions[main_position]
+            merged = dict(request)
+            expression = str(merged.pop("UpdateExpression", "")) if kind == "Update" else ""
+            if expression.startswith("SET "):
+                expression = f"SET #lastSeq = :nextSeq, {expression[4:]}"
+            else:
+                expression = f"SET #lastSeq = :nextSeq {expression}".strip()
+            merged["UpdateExpression"] = expression
+            merged["ConditionExpression"] = f"({merged['ConditionExpression']}) AND {counter_term}"
+            merged["ExpressionAttributeNames"] = {
+                **merged.get("ExpressionAttributeNames", {}),
+                **counter_names,
+            }
+            merged["ExpressionAttributeValues"] = {
+                **merged.get("ExpressionAttributeValues", {}),
+                **counter_values,
+            }
+            merged["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+            items[main_position] = {"Update": merged}
+            counter_position = main_position
+        for record in records:
+            items.append(
+                {
+                    "Put": {
+                        "TableName": self._events_table,
+                        "Item": to_wire(record),
+                        "ConditionExpression": "attribute_not_exists(#pk)",
+                        "ExpressionAttributeNames": {"#pk": "workflowExecutionId"},
+                    }
+                }
+            )
+        return items, counter_position

@@ -1,0 +1,73 @@
+"""The ExecutionEvents item (seed 003 EVENT_LOG), the same on both stores.
+
+Free text (an error, a cause) is redacted before it is stored and capped by the item budget, so
+an event item stays a few KB whatever a step printed; the complete body goes to the object store.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.item_budget import KEPT_BYTES, Offloadable, Record, RecordBudget, declare, fit_item
+from adapters.records import Item, format_date, parse_date
+from domain.events import ExecutionEvent
+from domain.redaction import redact_optional
+
+SEQUENCE_NUMBER = "sequenceNumber"
+# On the main row, DynamoDB only: the number of the run's last event, which the next write's
+# condition names (SQLite's write lock orders appends without it).
+LAST_SEQUENCE_NUMBER = "lastSequenceNumber"
+
+EVENT_BUDGET = declare(
+    RecordBudget(
+        "event",
+        (Offloadable("error", cap=KEPT_BYTES), Offloadable("cause", cap=KEPT_BYTES)),
+    )
+)
+
+# model field -> item attribute, for the optional fields (absent when they have no value)
+_OPTIONAL = {
+    "pipeline_execution_id": "pipelineExecutionId",
+    "attempt": "attempt",
+    "status": "status",
+    "error": "error",
+    "cause": "cause",
+    "trigger": "trigger",
+    "redrive_count": "redriveCount",
+    "sub_executions": "subExecutions",
+    "logs": "logs",
+}
+_REDACTED = frozenset({"error", "cause"})
+
+
+def build_execution_event_record(event: ExecutionEvent) -> Record:
+    item: Item = {
+        "workflowExecutionId": event.workflow_execution_id,
+        SEQUENCE_NUMBER: event.sequence_number,
+        "eventType": event.event_type.value,
+        "occurredAt": format_date(event.occurred_at),
+    }
+    for name, attribute in _OPTIONAL.items():
+        value: Any = getattr(event, name)
+        if attribute in _REDACTED:
+            value = redact_optional(value)
+        if value is not None and value != "":
+            item[attribute] = value
+    return fit_item(item, EVENT_BUDGET, event.workflow_execution_id)
+
+
+def parse_execution_event_record(item: Item) -> ExecutionEvent:
+    values: dict[str, Any] = {
+        "workflow_execution_id": item["workflowExecutionId"],
+        "sequence_number": int(item[SEQUENCE_NUMBER]),
+        "event_type": item["eventType"],
+        "occurred_at": parse_date(item["occurredAt"]),
+    }
+    for name, attribute in _OPTIONAL.items():
+        if attribute in item:
+            value = item[attribute]
+            values[name] = int(value) if name in _NUMBERS else value
+    return ExecutionEvent.model_validate(values)
+
+
+_NUMBERS = frozenset({"attempt", "redrive_count", "sub_executions", "logs"})

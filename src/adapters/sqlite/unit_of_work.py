@@ -1,0 +1,127 @@
+"""The event log's writes on SQLite: a transition's rows and its events in one transaction.
+
+Every write is BEGIN IMMEDIATE, which takes the database's write lock first, so between reading
+the run's last number and inserting the next nobody else writes: numbers come out gap-free with
+no counter to race for (DynamoDB's adapter needs one). An event's key (run id, number) is the
+primary key, so a number taken all the same fails the insert and rolls the transition back.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from adapters.event_records import (
+    SEQUENCE_NUMBER,
+    build_execution_event_record,
+    parse_execution_event_record,
+)
+from adapters.item_budget import OffloadedBodies
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.schema import SqliteSchema, create_tables
+from adapters.sqlite.statements import TableSql, load_item
+from adapters.tables import ResourceKeys
+from application.ports import EventNumberTakenError
+from domain.errors import ExecutionNotFoundError
+from domain.events import ExecutionEvent, NewEvent
+from domain.paging import Page
+
+_EXECUTION_ID = "workflowExecutionId"
+
+
+class SqliteUnitOfWork:
+    """UnitOfWork and ExecutionEvents on SQLite; the execution store writes through it too."""
+
+    def __init__(
+        self, database: SqliteDatabase, schema: SqliteSchema, bodies: OffloadedBodies
+    ) -> None:
+        self._database, self._schema, self._bodies = database, schema, bodies
+        events = TableSql.render(schema[ResourceKeys.EXECUTION_EVENTS])
+        main = TableSql.render(schema[ResourceKeys.WORKFLOW_EXECUTIONS])
+        run, number = events.q(_EXECUTION_ID), events.q(SEQUENCE_NUMBER)
+        self._table_name = schema[ResourceKeys.EXECUTION_EVENTS].name
+        self._insert = events.insert  # no OR REPLACE: a taken number is an error
+        self._last = f"SELECT coalesce(max({number}), 0) FROM {events.name} WHERE {run} = ?"
+        self._run_and_last = (
+            f"SELECT EXISTS (SELECT 1 FROM {main.name} WHERE {main.q(_EXECUTION_ID)} = ?), "
+            f"({self._last})"
+        )
+        self._page = (
+            f"SELECT item FROM {events.name} WHERE {run} = ? AND {number} > ? "
+            f"ORDER BY {number} LIMIT ?"
+        )
+        self._row = events.row
+        self._ready = False
+
+    def ensure_table(self) -> None:
+        """A database made before the event log gets its table on first use (one lookup)."""
+        if self._ready:
+            return
+        with self._database.read() as connection:
+            found = connection.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                (self._table_name,),
+            ).fetchone()
+        if found is None:
+            create_tables(self._database, self._schema)
+        self._ready = True
+
+    # -- inside a store's transaction ---------------------------------------------------------
+
+    def append_in(
+        self,
+        connection: sqlite3.Connection,
+        workflow_execution_id: str,
+        events: Sequence[NewEvent],
+        last: int | None = None,
+    ) -> tuple[ExecutionEvent, ...]:
+        """Append `events` inside the caller's write transaction (whose lock orders them)."""
+        if not events:
+            return ()
+        if last is None:
+            last = int(connection.execute(self._last, (workflow_execution_id,)).fetchone()[0])
+        numbered = tuple(event.numbered(last + n) for n, event in enumerate(events, 1))
+        records = [build_execution_event_record(event) for event in numbered]
+        self._bodies.put(records)  # content-named bodies, in before the rows naming them
+        try:
+            connection.executemany(self._insert, [self._row(record) for record in records])
+        except sqlite3.IntegrityError as exc:
+            if "UNIQUE" not in str(exc) and "PRIMARY KEY" not in str(exc):
+                raise
+            # leaving the caller's write() with this error rolls the transition back
+            raise EventNumberTakenError(
+                f"execution {workflow_execution_id}: event {last + 1} is taken"
+            ) from exc
+        return numbered
+
+    # -- UnitOfWork ---------------------------------------------------------------------------
+
+    def append_events(
+        self, workflow_execution_id: str, events: Sequence[NewEvent]
+    ) -> tuple[ExecutionEvent, ...]:
+        self.ensure_table()
+        with self._database.write() as connection:
+            exists, last = connection.execute(
+                self._run_and_last, (workflow_execution_id, workflow_execution_id)
+            ).fetchone()
+            if not exists:
+                raise ExecutionNotFoundError(workflow_execution_id)
+            return self.append_in(connection, workflow_execution_id, events, int(last))
+
+    # -- ExecutionEvents ----------------------------------------------------------------------
+
+    def events_after(
+        self, workflow_execution_id: str, after_sequence: int, limit: int
+    ) -> Page[ExecutionEvent]:
+        self.ensure_table()
+        with self._database.read() as connection:
+            # one row past the page says whether another page follows
+            rows = connection.execute(
+                self._page, (workflow_execution_id, after_sequence, limit + 1)
+            ).fetchall()
+        events = tuple(
+            parse_execution_event_record(self._bodies.restore(load_item(text)))
+            for (text,) in rows[:limit]
+        )
+        more = len(rows) > limit
+        return Page(items=events, next_token=str(events[-1].sequence_number) if more else None)

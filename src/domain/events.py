@@ -1,0 +1,217 @@
+"""The event log of a run (seed 003 EVENT_LOG): append-only, numbered 1, 2, 3... per run.
+
+Each transition of the run aggregate (domain.run) is written with its events in one atomic write;
+the functions here say which events a transition is, so the stores never decide it themselves.
+A `NewEvent` has no number yet: the store gives it the next one as it writes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from domain.execution import WorkflowExecution
+from domain.run import RUNNER_LOST_ERROR, RunChange, StepMove
+from domain.statuses import ExecutionStatus, StepStatus
+
+
+class EventType(StrEnum):
+    EXECUTION_LAUNCHED = "ExecutionLaunched"
+    STEP_STARTED = "StepStarted"
+    STEP_FINISHED = "StepFinished"
+    ATTEMPT_STARTED = "AttemptStarted"
+    ATTEMPT_FINISHED = "AttemptFinished"
+    ATTEMPT_RETRIED = "AttemptRetried"
+    SUB_PROCESS_REGISTERED = "SubProcessRegistered"
+    ABORT_REQUESTED = "AbortRequested"
+    EXECUTION_ABORTED = "ExecutionAborted"
+    EXECUTION_REDRIVEN = "ExecutionRedriven"
+    EXECUTION_RESUMED = "ExecutionResumed"
+    EXECUTION_COMPLETED = "ExecutionCompleted"
+    RUNNER_LOST = "RunnerLost"
+    EXECUTION_STATUS_CHANGED = "ExecutionStatusChanged"
+    # Appended through the unit of work alone, with no transition of its own (tests, benches)
+    NOTE = "Note"
+
+
+class NewEvent(BaseModel):
+    """An event about to be appended: what happened, when, and to what."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    workflow_execution_id: str
+    event_type: EventType
+    occurred_at: AwareDatetime
+    pipeline_execution_id: str | None = None
+    attempt: int | None = None
+    status: str | None = None
+    error: str | None = None
+    cause: str | None = None
+    trigger: str | None = None
+    redrive_count: int | None = None
+    sub_executions: int | None = None
+    logs: int | None = None
+
+    def numbered(self, sequence_number: int) -> ExecutionEvent:
+        return ExecutionEvent(sequence_number=sequence_number, **self.model_dump())
+
+
+class ExecutionEvent(NewEvent):
+    """An event as stored: its number is one past the run's previous event's, never reused."""
+
+    sequence_number: int = Field(ge=1)
+
+
+# -- which events a transition is ----------------------------------------------------------------
+
+
+def launch_events(execution: WorkflowExecution) -> tuple[NewEvent, ...]:
+    return (
+        NewEvent(
+            workflow_execution_id=execution.workflow_execution_id,
+            event_type=EventType.EXECUTION_LAUNCHED,
+            occurred_at=execution.execution_start_date,
+            status=execution.status.value,
+            trigger=execution.trigger_type.value,
+        ),
+    )
+
+
+def move_events(move: StepMove) -> tuple[NewEvent, ...]:
+    """A step move: its attempt's close, then its own transition, then the attempt it opens."""
+    opened_at = move.open_attempt.start_date if move.open_attempt else None
+    # a move without a date of its own (written by hand) is stamped as it is decided
+    at = move.stop_date or move.start_date or opened_at or datetime.now(UTC)
+
+    def event(kind: EventType, **fields: object) -> NewEvent:
+        return NewEvent.model_validate(
+            {
+                "workflow_execution_id": move.workflow_execution_id,
+                "pipeline_execution_id": move.pipeline_execution_id,
+                "event_type": kind,
+                "occurred_at": at,
+                **fields,
+            }
+        )
+
+    events: list[NewEvent] = []
+    if move.close_attempt is not None:
+        closed = move.close_status or move.status
+        error = None if closed is StepStatus.SUCCEEDED else move.error
+        events.append(
+            event(
+                EventType.ATTEMPT_FINISHED,
+                attempt=move.close_attempt,
+                status=closed.value if closed else None,
+                error=error,
+            )
+        )
+    if move.status is StepStatus.RUNNING:
+        opened = move.open_attempt.attempt if move.open_attempt else None
+        events.append(event(EventType.STEP_STARTED, attempt=opened, status=move.status.value))
+    elif move.status is not None:
+        events.append(
+            event(
+                EventType.STEP_FINISHED,
+                attempt=move.close_attempt,
+                status=move.status.value,
+                error=move.error,
+            )
+        )
+    if move.open_attempt is not None:
+        opened_attempt = move.open_attempt
+        kind = EventType.ATTEMPT_RETRIED if move.status is None else EventType.ATTEMPT_STARTED
+        events.append(
+            event(
+                kind,
+                attempt=opened_attempt.attempt,
+                status=opened_attempt.status.value,
+                trigger=opened_attempt.trigger.value,
+                occurred_at=opened_attempt.start_date,
+            )
+        )
+    return tuple(events)
+
+
+def change_events(change: RunChange) -> tuple[NewEvent, ...]:
+    """A main-row change: an abort request, a status change; none for the rest (a lease renewed,
+    a sync check stamped, the orchestrator's reference kept), which are not transitions."""
+    before, after = change.before, change.after
+    at = _moment_of(after)
+    events: list[NewEvent] = []
+
+    def event(kind: EventType, **fields: object) -> NewEvent:
+        return NewEvent.model_validate(
+            {
+                "workflow_execution_id": after.workflow_execution_id,
+                "event_type": kind,
+                "occurred_at": at,
+                "status": after.status.value,
+                **fields,
+            }
+        )
+
+    if before.abort_requested_date is None and after.abort_requested_date is not None:
+        events.append(
+            event(
+                EventType.ABORT_REQUESTED,
+                occurred_at=after.abort_requested_date,
+                cause=after.abort_cause,
+            )
+        )
+    if before.status is not after.status:
+        events.append(_status_event(before, after, event))
+    return tuple(events)
+
+
+def _moment_of(after: WorkflowExecution) -> datetime:
+    """When a change happened, by the dates it stamps (a change carries no clock of its own)."""
+    for moment in (
+        after.execution_stop_date,
+        after.redrive_date,
+        after.abort_requested_date,
+        after.last_sfn_sync_check_date,
+    ):
+        if moment is not None:
+            return moment
+    return after.execution_start_date
+
+
+def _status_event(
+    before: WorkflowExecution, after: WorkflowExecution, event: Callable[..., NewEvent]
+) -> NewEvent:
+    if after.status is ExecutionStatus.PENDING_REDRIVE:
+        return event(EventType.EXECUTION_REDRIVEN, redrive_count=after.redrive_count)
+    if before.status is ExecutionStatus.PENDING_REDRIVE and not after.is_terminal:
+        return event(EventType.EXECUTION_RESUMED, redrive_count=after.redrive_count)
+    if not after.is_terminal:
+        return event(EventType.EXECUTION_STATUS_CHANGED)
+    ended = {"error": after.execution_error, "cause": after.execution_cause}
+    if after.status is ExecutionStatus.ABORTED:
+        return event(EventType.EXECUTION_ABORTED, **ended)
+    if (after.execution_error or "").startswith(RUNNER_LOST_ERROR):
+        return event(EventType.RUNNER_LOST, **ended)
+    return event(EventType.EXECUTION_COMPLETED, **ended)
+
+
+def registration_events(
+    workflow_execution_id: str,
+    pipeline_execution_id: str,
+    at: AwareDatetime,
+    sub_executions: int,
+    logs: int,
+) -> tuple[NewEvent, ...]:
+    """A registration that added something: how many of each the step now holds."""
+    return (
+        NewEvent(
+            workflow_execution_id=workflow_execution_id,
+            pipeline_execution_id=pipeline_execution_id,
+            event_type=EventType.SUB_PROCESS_REGISTERED,
+            occurred_at=at,
+            sub_executions=sub_executions,
+            logs=logs,
+        ),
+    )
