@@ -8,10 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
+from decimal import Decimal
 
 from application.use_cases.summarize_costs import CostSummaryResult
 from domain.costs import CostLedgerEntry, CostSummaryRow
 from entrypoints.responses import Response
+
+
+def plain(number: Decimal) -> str:
+    """The exact value without trailing zeros or an exponent: 0.0016666700 -> 0.00166667."""
+    return format(number.normalize(), "f")
+
+
+def _optional(number: Decimal | None) -> str | None:
+    return None if number is None else plain(number)
 
 
 class CostEntryResponse(Response):
@@ -42,9 +52,9 @@ class CostEntryResponse(Response):
                 | {"recorded_at"}
             ),
             kind=entry.kind.value,
-            quantity=str(entry.quantity),
-            unit_price=None if entry.unit_price is None else str(entry.unit_price),
-            amount=None if entry.amount is None else str(entry.amount),
+            quantity=plain(entry.quantity),
+            unit_price=_optional(entry.unit_price),
+            amount=_optional(entry.amount),
             basis=entry.basis.value,
             source=entry.source.value,
             recorded_at=entry.recorded_at.isoformat().replace("+00:00", "Z"),
@@ -86,14 +96,14 @@ class CostSummaryRowResponse(Response):
                 AmountResponse(
                     currency=t.currency,
                     basis=t.basis.value,
-                    amount=str(t.amount),
+                    amount=plain(t.amount),
                     entries=t.entries,
                 )
                 for t in row.amounts
             ),
             quantities=tuple(
                 QuantityResponse(
-                    unit=t.unit, basis=t.basis.value, quantity=str(t.quantity), entries=t.entries
+                    unit=t.unit, basis=t.basis.value, quantity=plain(t.quantity), entries=t.entries
                 )
                 for t in row.quantities
             ),
