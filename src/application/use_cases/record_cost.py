@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import uuid
 from decimal import Decimal
+from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from application.cost_entries import (
     Usage,
@@ -39,6 +40,12 @@ class ReportedUsage(BaseModel):
     unit_price: Decimal | None = Field(default=None, ge=0, allow_inf_nan=False, alias="unitPrice")
     currency: str | None = Field(default=None, pattern=CURRENCY_PATTERN)
     basis: CostBasis = CostBasis.ESTIMATE
+
+    @model_validator(mode="after")
+    def _a_price_in_a_currency(self) -> Self:
+        if self.unit_price is not None and self.currency is None:
+            raise ValueError("currency: a unitPrice needs its currency")
+        return self
 
     def usage(self) -> Usage:
         return Usage(
