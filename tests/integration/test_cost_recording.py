@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
 from dependency_injector import providers
 from pydantic import ValidationError
 
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.tables import TableNames
 from application.ports import CostScope
 from application.use_cases.import_costs import ImportCostsCommand
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecutionCommand
@@ -181,3 +185,20 @@ def test_an_import_corrects_an_estimate_and_a_bad_line_applies_nothing(container
             ImportCostsCommand(text="executionId,stepId,quantity,cost\n")
         )
     assert _entries(container) == before
+
+
+def test_a_sqlite_file_made_before_the_ledger_still_deletes_a_run(tmp_path: Path) -> None:
+    path = tmp_path / "older.db"
+    older = SqliteDatabase(path)
+    SqliteExecutionStore(older, TableNames()).create_tables()
+    with older.write() as connection:
+        connection.execute('DROP TABLE "WfxCostLedgerTable"')
+    older.close()
+    database = SqliteDatabase(path)
+    try:
+        store = SqliteExecutionStore(database, TableNames())
+        store.add_launch(a_launch(RUN))
+
+        assert store.delete_execution(RUN) is True
+    finally:
+        database.close()
