@@ -202,3 +202,21 @@ def test_a_sqlite_file_made_before_the_ledger_still_deletes_a_run(tmp_path: Path
         assert store.delete_execution(RUN) is True
     finally:
         database.close()
+
+
+def test_a_step_reports_usage_on_the_local_bus_with_its_own_token(container: Any) -> None:
+    _start(container)
+    token = container.registration_credentials().issue(RUN, ROOT)
+
+    published = container.publish_registration().register(
+        RUN, ROOT, costs=[{"quantity": "7", "unit": "batch-vCPU-seconds"}], registration_token=token
+    )
+
+    assert published.accepted, published.reason
+    (entry,) = _entries(container)
+    assert (entry.source, entry.quantity, entry.currency) == (
+        CostSource.REGISTRATION,
+        Decimal(7),
+        "USD",
+    )
+    assert entry.amount == Decimal(7) * Decimal("0.0000112444")
