@@ -115,6 +115,20 @@ def sqlite_memory_authorization_store(
     return _created(SqliteAuthorizationStore(sqlite_memory_database, TableNames()))
 
 
+@pytest.fixture
+def sqlite_file_cost_ledger(sqlite_file_database: SqliteDatabase) -> Any:
+    from adapters.sqlite.cost_ledger import SqliteCostLedger
+
+    return _created(SqliteCostLedger(sqlite_file_database, TableNames()))
+
+
+@pytest.fixture
+def sqlite_memory_cost_ledger(sqlite_memory_database: SqliteDatabase) -> Any:
+    from adapters.sqlite.cost_ledger import SqliteCostLedger
+
+    return _created(SqliteCostLedger(sqlite_memory_database, TableNames()))
+
+
 # -- DynamoDB on moto ---------------------------------------------------------------------------
 
 
@@ -195,6 +209,13 @@ def dynamodb_authorization_store(
     from adapters.dynamodb.authorization_store import DynamoDbAuthorizationStore
 
     return DynamoDbAuthorizationStore(moto_dynamodb_client, dynamodb_table_names)
+
+
+@pytest.fixture
+def dynamodb_cost_ledger(moto_dynamodb_client: Any, dynamodb_table_names: TableNames) -> Any:
+    from adapters.dynamodb.cost_ledger import DynamoDbCostLedger
+
+    return DynamoDbCostLedger(moto_dynamodb_client, dynamodb_table_names)
 
 
 # -- Object stores: the filesystem, and S3 on moto ------------------------------------------------

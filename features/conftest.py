@@ -24,6 +24,7 @@ from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.settings import Settings
 from features.steps.attempt_steps import *  # noqa: F403
 from features.steps.completion_steps import *  # noqa: F403
+from features.steps.cost_steps import *  # noqa: F403
 from features.steps.details_steps import *  # noqa: F403
 from features.steps.launch_steps import *  # noqa: F403
 from features.steps.list_steps import *  # noqa: F403

@@ -35,6 +35,7 @@ class ResourceKeys(StrEnum):
     TASK_EXECUTIONS = "TASK_EXECUTIONS"
     AUTHORIZATION = "AUTHORIZATION"
     EXECUTION_EVENTS = "EXECUTION_EVENTS"
+    COST_LEDGER = "COST_LEDGER"
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,10 @@ WORKFLOW_EXECUTION_ID = _s("workflowExecutionId")
 PIPELINE_EXECUTION_ID = _s("pipelineExecutionId")
 EXECUTION_START_DATE = _s("executionStartDate")
 WORKFLOW_LIST_INDEX = "WorkflowsByKeyGSI"
+RECORDED_AT = _s("recordedAt")
+COSTS_BY_WORKFLOW_INDEX = "CostsByWorkflowGSI"
+COSTS_BY_GROUP_INDEX = "CostsByGroupGSI"
+COSTS_BY_DATE_INDEX = "CostsByDateGSI"
 
 TABLES: tuple[TableSpec, ...] = (
     TableSpec(
@@ -269,6 +274,22 @@ TABLES: tuple[TableSpec, ...] = (
         "WfxExecutionEventsTable",
         WORKFLOW_EXECUTION_ID,
         KeyAttribute("sequenceNumber", "N"),
+        from_seed=False,
+    ),
+    # wfx's own (seed 003 COST_LEDGER_ENTRY): append-only, one partition per run, an entry keyed
+    # by the attempt that incurred it. Summaries read the indexes, oldest first by recordedAt:
+    # by workflow, by group (sparse, as on the main row), and all entries (a constant partition,
+    # like allListPartition) for a summary by day. By asset: the run indexes of seed 000.
+    TableSpec(
+        ResourceKeys.COST_LEDGER,
+        "WfxCostLedgerTable",
+        WORKFLOW_EXECUTION_ID,
+        _s("entryKey"),
+        (
+            IndexSpec(COSTS_BY_WORKFLOW_INDEX, _s("workflowDatabaseId:workflowId"), RECORDED_AT),
+            IndexSpec(COSTS_BY_GROUP_INDEX, _s("executionGroupId"), RECORDED_AT),
+            IndexSpec(COSTS_BY_DATE_INDEX, _s("allCostsPartition"), RECORDED_AT),
+        ),
         from_seed=False,
     ),
 )

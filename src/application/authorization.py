@@ -254,21 +254,30 @@ class AccessControl:
         """The executions the subject may GET, in order; the facts of the page in one batch.
         A row filtered out is not a refused request, so nothing is audited for it.
         `roles_resolved`: the subject came from subject_with_roles (no second store read)."""
+        allowed = self.readable_ids(
+            subject, [e.workflow_execution_id for e in executions], roles_resolved
+        )
+        return [e for e in executions if e.workflow_execution_id in allowed]
+
+    def readable_ids(
+        self, subject: Subject, workflow_execution_ids: Sequence[str], roles_resolved: bool = False
+    ) -> set[str]:
+        """readable() by execution id: the ids (with a main row) the subject may GET."""
         if not roles_resolved:
             subject = self.subject_with_roles(subject)
-        if not executions:
-            return []
+        if not workflow_execution_ids:
+            return set()
         if is_administrator(subject):
-            return list(executions)
+            return set(workflow_execution_ids)
         if not subject.roles:
-            return []  # no role allows anything: no store read for the facts
-        facts = self._facts.get(self._executions, [e.workflow_execution_id for e in executions])
+            return set()  # no role allows anything: no store read for the facts
+        facts = self._facts.get(self._executions, workflow_execution_ids)
         decisions = _Decisions(self._authorizer, subject)
         by_facts: dict[Hashable, bool] = {}  # runs with the same facts share one answer
         by_ref: dict[tuple[Ref, Action], bool] = {}  # and rows share objects
-        readable = []
-        for execution in executions:
-            found = facts.get(execution.workflow_execution_id)
+        readable = set()
+        for execution_id in workflow_execution_ids:
+            found = facts.get(execution_id)
             if found is None:
                 continue
             fact, key = found
@@ -286,7 +295,7 @@ class AccessControl:
                         break
                 by_facts[key] = allowed
             if allowed:
-                readable.append(execution)
+                readable.add(execution_id)
         return readable
 
     def _require(self, subject: Subject, route: str, checks: list[tuple[Obj, Action]]) -> None:

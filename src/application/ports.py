@@ -14,6 +14,7 @@ from domain.attempts import TaskExecution
 from domain.authorization import AccessDecision, AccessFacts, Action, Subject
 from domain.available_logs import LogReadStatus
 from domain.constraints import AuthorizationPolicy, Constraint, Role, RoleAssignment
+from domain.costs import CostLedgerEntry
 from domain.events import ExecutionEvent, NewEvent
 from domain.execution import (
     ExecutionConfiguration,
@@ -778,4 +779,31 @@ class AuthorizationStore(Protocol):
 
     def policy(self) -> AuthorizationPolicy:
         """Every role and constraint with the revision they are as of."""
+        ...
+
+
+class CostScope(StrEnum):
+    """Which entries a cost read takes: one run's, a workflow's, a group's, or all of them."""
+
+    EXECUTION = "execution"
+    WORKFLOW = "workflow"
+    GROUP = "group"
+    ALL = "all"
+
+
+class CostLedger(Protocol):
+    """Append-only cost entries (seed 003 COST_LEDGER_ENTRY); an entry is never rewritten."""
+
+    def create_tables(self) -> None: ...
+
+    def append(self, entries: Sequence[CostLedgerEntry]) -> None:
+        """Add the entries all at once (one transaction; on DynamoDB one TransactWriteItems per
+        100, the service's cap). CostEntryExistsError, nothing of that transaction written, when
+        an entry's key (run, step, attempt, entry id) is taken."""
+        ...
+
+    def list_entries(self, scope: CostScope, key: str | None) -> list[CostLedgerEntry]:
+        """Every entry of the scope - `key` is the run id, `databaseId:workflowId` or the group
+        id; None for ALL - one index or partition query (paged to the end), never a scan. A
+        run's entries come by entry key, the others oldest first by recordedAt."""
         ...

@@ -42,6 +42,7 @@ from application.use_cases.get_execution_metadata import GetExecutionMetadata
 from application.use_cases.get_execution_progress import GetExecutionProgress
 from application.use_cases.handle_execution_error import HandleExecutionError
 from application.use_cases.import_asset_files import ImportAssetFiles
+from application.use_cases.import_costs import ImportCosts
 from application.use_cases.launch_execution import LaunchExecution
 from application.use_cases.list_executions import ListExecutions
 from application.use_cases.list_readable_executions import ListReadableExecutions
@@ -50,11 +51,13 @@ from application.use_cases.list_workflows import ListWorkflows, ListWorkflowVers
 from application.use_cases.publish_registration import PublishRegistration
 from application.use_cases.publish_workflow_version import PublishWorkflowVersion
 from application.use_cases.reconcile_execution import ReconcileExecution
+from application.use_cases.record_cost import RecordAttemptDurations, RecordCost
 from application.use_cases.redrive_execution import RedriveExecution
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
 from application.use_cases.retry_step import RetryStep
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep
+from application.use_cases.summarize_costs import SummarizeCosts
 from application.use_cases.sweep_aborts import SweepAborts
 from domain.redaction import configure_redaction
 from entrypoints import registration_wiring, sub_process_controllers
@@ -71,6 +74,7 @@ if TYPE_CHECKING:
         AuthorizationStore,
         Authorizer,
         Clock,
+        CostLedger,
         ExecutionEvents,
         ExecutionStore,
         LogReader,
@@ -85,6 +89,7 @@ if TYPE_CHECKING:
         TokenVerifier,
         WorkflowCatalog,
     )
+    from domain.costs import RateCard
 
 WORKER_COMMAND = (sys.executable, "-m", "entrypoints.cli.main", "internal-run-worker")
 
@@ -162,6 +167,24 @@ def _dynamodb_authorization_store(client: Any, tables: TableNames) -> Authorizat
     from adapters.dynamodb.authorization_store import DynamoDbAuthorizationStore
 
     return DynamoDbAuthorizationStore(client, tables)
+
+
+def _sqlite_cost_ledger(database: SqliteDatabase, tables: TableNames) -> CostLedger:
+    from adapters.sqlite.cost_ledger import SqliteCostLedger
+
+    return SqliteCostLedger(database, tables)
+
+
+def _dynamodb_cost_ledger(client: Any, tables: TableNames) -> CostLedger:
+    from adapters.dynamodb.cost_ledger import DynamoDbCostLedger
+
+    return DynamoDbCostLedger(client, tables)
+
+
+def _rate_card(configured: str | None, home: str) -> RateCard:
+    from adapters.rate_card_file import load_rate_card
+
+    return load_rate_card(configured, home)
 
 
 def _casbin_authorizer(store: AuthorizationStore) -> Authorizer:
@@ -395,10 +418,42 @@ class Container(containers.DeclarativeContainer):
         by_orchestrator=providers.Dict({STEP_FUNCTIONS: state_machine_run_log.provider}),
     )
 
+    # The cost ledger (seed 003): a duration estimate per closed attempt, reported usage, bills.
+    cost_ledger = providers.Selector(
+        config.store,
+        sqlite=providers.Singleton(_sqlite_cost_ledger, sqlite_database, tables),
+        dynamodb=providers.Singleton(_dynamodb_cost_ledger, dynamodb_client, tables),
+    )
+    rate_card = providers.Singleton(_rate_card, config.rate_card, config.home)
+    record_attempt_durations = providers.Factory(
+        RecordAttemptDurations,
+        ledger=cost_ledger,
+        store=execution_store,
+        rates=rate_card,
+        clock=clock,
+    )
+    record_cost = providers.Factory(
+        RecordCost, ledger=cost_ledger, store=execution_store, rates=rate_card, clock=clock, ids=ids
+    )
+    import_costs = providers.Factory(
+        ImportCosts,
+        ledger=cost_ledger,
+        store=execution_store,
+        rates=rate_card,
+        clock=clock,
+        ids=ids,
+    )
+
     start_step = providers.Factory(StartStep, store=execution_store, clock=clock)
-    retry_step = providers.Factory(RetryStep, store=execution_store, clock=clock)
+    retry_step = providers.Factory(
+        RetryStep, store=execution_store, clock=clock, durations=record_attempt_durations
+    )
     finish_step = providers.Factory(
-        FinishStep, store=execution_store, objects=object_store, clock=clock
+        FinishStep,
+        store=execution_store,
+        objects=object_store,
+        clock=clock,
+        durations=record_attempt_durations,
     )
     complete_execution = providers.Factory(
         CompleteExecution,
@@ -439,6 +494,7 @@ class Container(containers.DeclarativeContainer):
         store=execution_store,
         sub_processes=sub_process_controller,
         clock=clock,
+        costs=record_cost,
     )
     events_client = providers.Singleton(aws_client, "events", config.region)
     # The key is read on the first credential issued or checked, not when this is built.
@@ -592,6 +648,9 @@ class Container(containers.DeclarativeContainer):
     list_readable_workflows = providers.Factory(
         ListReadableWorkflows, workflows=list_workflows, access=access_control
     )
+    summarize_costs = providers.Factory(
+        SummarizeCosts, ledger=cost_ledger, store=execution_store, access=access_control
+    )
     administer_roles = providers.Factory(
         AdministerRoles, store=authorization_store, access=access_control
     )
@@ -672,6 +731,7 @@ def build_container(
             "audit_log": audit_log_kind(os.environ),
             "object_store": settings.object_store,
             "s3_bucket": settings.s3_bucket,
+            "rate_card": settings.rate_card,
         }
     )
     return container
@@ -681,3 +741,4 @@ def create_all_tables(container: Container) -> None:
     """Every table of every store port; idempotent."""
     container.execution_store().create_tables()
     container.workflow_catalog().create_tables()
+    container.cost_ledger().create_tables()

@@ -221,6 +221,8 @@ class Settings:
     # Where asset files, run outputs and offloaded bodies live: under WFX_HOME, or in a bucket.
     object_store: str = "filesystem"
     s3_bucket: str | None = None
+    # WFX_RATE_CARD: the rate card file (else rate-card.yaml|json in WFX_HOME, else defaults)
+    rate_card: str | None = None
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -268,6 +270,7 @@ class Settings:
             jwt=jwt_settings(environ),
             object_store=object_store,
             s3_bucket=s3_bucket,
+            rate_card=environ.get("WFX_RATE_CARD") or None,
         )
 
     def describe_store(self) -> str:

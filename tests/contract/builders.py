@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 from adapters.sub_process_dispatch import DispatchingSubProcessController
 from adapters.system import SystemClock
@@ -11,6 +12,7 @@ from application.ports import ExecutionStore
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
 from domain.assets import AssetFile
 from domain.attempts import AttemptTrigger, TaskExecution
+from domain.costs import CostBasis, CostKind, CostLedgerEntry, CostSource
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionInput,
@@ -240,3 +242,21 @@ def a_registrar(store: ExecutionStore) -> RegisterPipelineExecution:
     """RegisterPipelineExecution on `store` that stops nothing (every child is `unsupported`):
     for tests of registration itself, not of what an abort does with it."""
     return RegisterPipelineExecution(store, DispatchingSubProcessController({}), SystemClock())
+
+
+def a_duration_entry(execution_id: str, *, attempt: int = 1) -> CostLedgerEntry:
+    """The runner's duration estimate of the root step's attempt, unpriced."""
+    return CostLedgerEntry(
+        entry_id=f"duration-{attempt}",
+        workflow_execution_id=execution_id,
+        pipeline_execution_id=step_id(execution_id, 0),
+        attempt=attempt,
+        workflow_database_id="db1",
+        workflow_id="wf1",
+        kind=CostKind.DURATION,
+        quantity=Decimal("1.5"),
+        unit="seconds",
+        basis=CostBasis.ESTIMATE,
+        source=CostSource.RUNNER,
+        recorded_at=at(3),
+    )

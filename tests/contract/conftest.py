@@ -27,3 +27,8 @@ def asset_catalog(request: pytest.FixtureRequest) -> Any:
 @pytest.fixture(params=BACKENDS)
 def authorization_store(request: pytest.FixtureRequest) -> Any:
     return request.getfixturevalue(f"{request.param}_authorization_store")
+
+
+@pytest.fixture(params=BACKENDS)
+def cost_ledger(request: pytest.FixtureRequest) -> Any:
+    return request.getfixturevalue(f"{request.param}_cost_ledger")

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from adapters.cost_records import build_cost_ledger_record
 from adapters.records import build_pipeline_input_file_record
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import (
@@ -28,7 +29,14 @@ from domain.execution import PipelineInputFile
 from domain.logs import RegisteredSubExecution
 from domain.run import first_start
 from domain.sub_processes import StopOutcome, SubExecutionStop
-from tests.contract.builders import MONDAY, a_launch, at, some_outputs, step_id
+from tests.contract.builders import (
+    MONDAY,
+    a_duration_entry,
+    a_launch,
+    at,
+    some_outputs,
+    step_id,
+)
 from tests.contract.conftest import BACKENDS
 
 DOOMED, KEPT = "doomed-run", "kept-run"
@@ -129,6 +137,8 @@ def _a_run_in_every_table(raw: RawTables, execution_id: str) -> None:
                 )
             ),
         )
+    # WfxCostLedgerTable: the runner's duration entry of the root's first attempt
+    raw.put(ResourceKeys.COST_LEDGER, build_cost_ledger_record(a_duration_entry(execution_id)))
 
 
 def test_every_table_is_either_one_a_run_has_rows_in_or_one_it_has_none_in() -> None:

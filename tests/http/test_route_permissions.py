@@ -46,6 +46,8 @@ def _request(rule: RouteRule, execution_id: str) -> tuple[str, str, dict[str, An
     options: dict[str, Any] = {}
     if rule.path.endswith("/details/metadata"):
         options["params"] = {"collection": "inputs"}
+    if rule.path == "/costs":
+        options["params"] = {"execution": execution_id}
     if rule.tier2 is Tier2.LAUNCH:
         options["json"] = {
             "workflowDatabaseId": DATABASE,

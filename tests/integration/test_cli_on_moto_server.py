@@ -48,6 +48,7 @@ WFX_TABLES = {
     "WfxAssetFilesTable",
     "WfxTaskExecutionsTable",
     "WfxAuthorizationTable",
+    "WfxCostLedgerTable",
 }
 RUN = (
     "run",

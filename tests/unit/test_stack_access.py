@@ -33,6 +33,7 @@ STORE_PROVIDERS = {
     "workflow_catalog": Store.WORKFLOWS,
     "asset_catalog": Store.ASSETS,
     "authorization_store": Store.AUTHORIZATION,
+    "cost_ledger": Store.COSTS,
 }
 CAPABILITY_PROVIDERS = {
     "object_store": Capability.OBJECTS,

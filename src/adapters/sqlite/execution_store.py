@@ -155,12 +155,16 @@ class SqliteExecutionStore:
         """
         if self._attempts_ready:
             return
-        name = self._sql.schema.tables[ResourceKeys.TASK_EXECUTIONS].name
+        # the cost ledger is newer still, and a permanent delete goes through its table too
+        names = [
+            self._sql.schema.tables[key].name
+            for key in (ResourceKeys.TASK_EXECUTIONS, ResourceKeys.COST_LEDGER)
+        ]
         with self._database.read() as connection:
             found = connection.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)", names
             ).fetchone()
-        if found is None:
+        if found[0] < len(names):
             create_tables(self._database, self._sql.schema)
         self._attempts_ready = True
 

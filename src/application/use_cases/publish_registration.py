@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
 from application.ports import Delivery, EventBus, RegistrationCredentials
+from application.use_cases.record_cost import ReportedUsage
 from application.use_cases.register_pipeline_execution import (
     LogRegistration,
     RegisterPipelineExecution,
@@ -35,6 +36,7 @@ class PublishRegistrationCommand(BaseModel):
     pipeline_execution_id: str
     sub_executions: tuple[SubExecutionRegistration, ...] = ()
     logs: tuple[LogRegistration, ...] = ()
+    costs: tuple[ReportedUsage, ...] = ()  # usage for the cost ledger
     registration_token: SecretStr | None = None
 
 
@@ -65,12 +67,16 @@ class PublishRegistration:
             workflow_execution_id=command.workflow_execution_id,
             sub_executions=command.sub_executions,
             logs=command.logs,
+            costs=command.costs,
         )
         token = command.registration_token
         delivery = self._bus.publish(
             source,
             REGISTRATION_DETAIL_TYPE,
-            detail.model_dump(mode="json", by_alias=True),
+            # an event without costs carries no `costs` key, as before the ledger
+            detail.model_dump(
+                mode="json", by_alias=True, exclude={"costs"} if not detail.costs else None
+            ),
             credential=None if token is None else token.get_secret_value(),
         )
         return PublishedRegistration(
@@ -88,6 +94,7 @@ class PublishRegistration:
         sub_executions: Iterable[Mapping[str, Any]] = (),
         logs: Iterable[Mapping[str, Any]] = (),
         registration_token: SecretStr | str | None = None,
+        costs: Iterable[Mapping[str, Any]] = (),
     ) -> PublishedRegistration:
         """The same, from the event's own camelCase entries: what a python step is given as
         its `register` keyword, bound to its ids and its registration token."""
@@ -103,6 +110,7 @@ class PublishRegistration:
                 SubExecutionRegistration.model_validate(entry) for entry in sub_executions
             ),
             logs=tuple(LogRegistration.model_validate(entry) for entry in logs),
+            costs=tuple(ReportedUsage.model_validate(entry) for entry in costs),
             registration_token=token,
         )
         return self.execute(command)

@@ -9,7 +9,9 @@ from pydantic.alias_generators import to_camel
 
 from application.ports import Clock, ExecutionStore, StepEndedError, SubProcessController
 from application.sub_process_stops import stop_sub_processes
-from domain.errors import PipelineExecutionNotFoundError
+from application.use_cases.record_cost import RecordCost, RecordCostCommand, ReportedUsage
+from domain.costs import CostSource
+from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.registration import (
@@ -30,6 +32,7 @@ MAX_RESOURCE_ID = 1024
 MAX_LOG_NAME = 512
 MAX_STAGE_NAME = 80
 MAX_LABEL = 256
+MAX_COSTS = 50  # usage lines one event may report, as many as the logs a row keeps
 
 _EVENT_FIELDS = ConfigDict(
     frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True, defer_build=True
@@ -88,6 +91,8 @@ class RegistrationDetail(BaseModel):
     workflow_execution_id: str | None = None
     sub_executions: tuple[SubExecutionRegistration, ...] = ()
     logs: tuple[LogRegistration, ...] = ()
+    # usage the step reports for its running attempt (the cost ledger, seed 003)
+    costs: tuple[ReportedUsage, ...] = Field(default=(), max_length=MAX_COSTS)
 
 
 class RegisterPipelineExecutionCommand(BaseModel):
@@ -126,9 +131,14 @@ class RegisterPipelineExecution:
     """
 
     def __init__(
-        self, store: ExecutionStore, sub_processes: SubProcessController, clock: Clock
+        self,
+        store: ExecutionStore,
+        sub_processes: SubProcessController,
+        clock: Clock,
+        costs: RecordCost | None = None,
     ) -> None:
         self._store, self._sub_processes, self._clock = store, sub_processes, clock
+        self._costs = costs
 
     def execute(self, command: RegisterPipelineExecutionCommand) -> RegistrationResult:
         detail = command.detail
@@ -159,7 +169,8 @@ class RegisterPipelineExecution:
                 return not_its_step
             if step.workflow_execution_id != execution_id:
                 return not_its_step
-            return RegistrationResult(accepted=True, step=step)
+            # costs alone are taken on an ended step too: a bill comes after the work
+            return self._with_costs(RegistrationResult(accepted=True, step=step), detail.costs)
 
         def merge(
             stored: PipelineExecution,
@@ -181,7 +192,27 @@ class RegisterPipelineExecution:
                 "registrations are taken only while it runs"
             )
         warnings = self._stop_if_stopping(stored, sub_executions)
-        return RegistrationResult(accepted=True, step=stored, warnings=warnings)
+        accepted = RegistrationResult(accepted=True, step=stored, warnings=warnings)
+        return self._with_costs(accepted, detail.costs)
+
+    def _with_costs(
+        self, accepted: RegistrationResult, costs: tuple[ReportedUsage, ...]
+    ) -> RegistrationResult:
+        if not costs or self._costs is None or accepted.step is None:
+            return accepted
+        step = accepted.step
+        try:
+            self._costs.execute(
+                RecordCostCommand(
+                    workflow_execution_id=step.workflow_execution_id,
+                    pipeline_execution_id=step.pipeline_execution_id,
+                    usages=costs,
+                    source=CostSource.REGISTRATION,
+                )
+            )
+        except InvalidInputError as refused:
+            return _refused(f"costs: {refused}")
+        return accepted
 
     def _stop_if_stopping(
         self, step: PipelineExecution, registered: tuple[RegisteredSubExecution, ...]

@@ -12,6 +12,10 @@ from application.ports import (
     RunNotOpenError,
 )
 from application.run_writes import MAX_RACES, RunContentionError
+from application.use_cases.record_cost import (
+    RecordAttemptDurations,
+    RecordAttemptDurationsCommand,
+)
 from domain.attempts import TaskExecution
 
 
@@ -32,10 +36,26 @@ class RetryStep:
     abort was requested or the run has ended.
     """
 
-    def __init__(self, store: ExecutionStore, clock: Clock) -> None:
-        self._store, self._clock = store, clock
+    def __init__(
+        self,
+        store: ExecutionStore,
+        clock: Clock,
+        durations: RecordAttemptDurations | None = None,
+    ) -> None:
+        self._store, self._clock, self._durations = store, clock, durations
 
     def execute(self, command: RetryStepCommand) -> TaskExecution | None:
+        opened = self._retry(command)
+        if self._durations is not None:  # the attempt the retry closed
+            self._durations.execute(
+                RecordAttemptDurationsCommand(
+                    workflow_execution_id=command.workflow_execution_id,
+                    pipeline_execution_id=command.pipeline_execution_id,
+                )
+            )
+        return opened
+
+    def _retry(self, command: RetryStepCommand) -> TaskExecution | None:
         now = self._clock.now()
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
         for _ in range(MAX_RACES):

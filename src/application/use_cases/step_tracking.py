@@ -14,6 +14,10 @@ from application.ports import (
     RunNotOpenError,
 )
 from application.run_writes import MAX_RACES, RunContentionError
+from application.use_cases.record_cost import (
+    RecordAttemptDurations,
+    RecordAttemptDurationsCommand,
+)
 from domain.execution import PipelineExecution, StepOutputs, execution_output_prefix
 from domain.run import AttemptFencedError, first_start, plain_finish
 from domain.statuses import StepStatus, TerminalStepStatus
@@ -90,10 +94,30 @@ class FinishStep:
     is refused (AttemptFencedError), its outputs with it.
     """
 
-    def __init__(self, store: ExecutionStore, objects: ObjectStore, clock: Clock) -> None:
+    def __init__(
+        self,
+        store: ExecutionStore,
+        objects: ObjectStore,
+        clock: Clock,
+        durations: RecordAttemptDurations | None = None,
+    ) -> None:
         self._store, self._objects, self._clock = store, objects, clock
+        self._durations = durations
 
     def execute(self, command: FinishStepCommand) -> PipelineExecution:
+        finished = self._finish(command)
+        if self._durations is not None:
+            # on every path, the repeat of a finish too: what a failed recording missed is
+            # recorded when the callback is delivered again (the recording is idempotent)
+            self._durations.execute(
+                RecordAttemptDurationsCommand(
+                    workflow_execution_id=command.workflow_execution_id,
+                    pipeline_execution_id=command.pipeline_execution_id,
+                )
+            )
+        return finished
+
+    def _finish(self, command: FinishStepCommand) -> PipelineExecution:
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
         latest = self._objects.list_latest(execution_output_prefix(execution_id))
         if latest:

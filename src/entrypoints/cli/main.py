@@ -12,6 +12,7 @@ import typer
 
 from entrypoints.cli.auth_group import auth_app
 from entrypoints.cli.auth_token import auth_token
+from entrypoints.cli.costs import costs_app
 from entrypoints.cli.errors import EXIT_FAILED_RUN, exit_for
 from entrypoints.cli.infra import infra_app
 
@@ -49,6 +50,7 @@ app.add_typer(pipelines_app, name="pipelines")
 auth_app.command("token")(auth_token)
 app.add_typer(auth_app, name="auth")
 app.add_typer(infra_app, name="infra")
+app.add_typer(costs_app, name="costs")
 
 _UNWRAPPED_WIDTH = 1000
 

@@ -55,6 +55,8 @@ ROUTES: tuple[RouteRule, ...] = (
         Action.GET, "/database/{databaseId}/workflows/{workflowId}", Tier2.WORKFLOW, Action.GET
     ),
     RouteRule(Action.PUT, "/workflows", Tier2.WORKFLOW, Action.PUT),
+    # tier 2 on the execution named (`?execution=`); a wider scope counts only readable runs
+    RouteRule(Action.GET, "/costs", Tier2.EXECUTION, Action.GET),
 )
 
 RULES: dict[tuple[str, str], RouteRule] = {rule.key: rule for rule in ROUTES}

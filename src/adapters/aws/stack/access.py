@@ -22,6 +22,7 @@ class Store(StrEnum):
     WORKFLOWS = "workflows"
     ASSETS = "assets"
     AUTHORIZATION = "authorization"
+    COSTS = "costs"
 
 
 class Capability(StrEnum):
@@ -39,11 +40,18 @@ class Capability(StrEnum):
 
 STORE_TABLES: dict[Store, tuple[ResourceKeys, ...]] = {
     # every table holding a run's rows; NOT_RUN_TABLES hold none (the earlier table is read by
-    # the migration alone, which an operator runs with their own credentials)
-    Store.EXECUTIONS: tuple(spec.key for spec in TABLES if spec.key not in NOT_RUN_TABLES),
+    # the migration alone, which an operator runs with their own credentials). The cost ledger
+    # holds a run's rows too, but is a port of its own: only what records or reads costs gets it
+    # (the HTTP function, which deletes runs, has every store).
+    Store.EXECUTIONS: tuple(
+        spec.key
+        for spec in TABLES
+        if spec.key not in NOT_RUN_TABLES and spec.key is not ResourceKeys.COST_LEDGER
+    ),
     Store.WORKFLOWS: (ResourceKeys.WORKFLOW_VERSIONS,),
     Store.ASSETS: (ResourceKeys.ASSET_FILES,),
     Store.AUTHORIZATION: (ResourceKeys.AUTHORIZATION,),
+    Store.COSTS: (ResourceKeys.COST_LEDGER,),
 }
 
 
@@ -75,7 +83,7 @@ class FunctionAccess:
         return tuple(key for store in sorted(self.stores) for key in STORE_TABLES[store])
 
 
-_STEP_STORES = frozenset({Store.EXECUTIONS})
+_STEP_STORES = frozenset({Store.EXECUTIONS, Store.COSTS})  # a closed attempt, reported usage
 _STOPS = frozenset({Capability.STOP_SUB_PROCESSES})
 
 HTTP_API = FunctionAccess(

@@ -1,0 +1,95 @@
+"""Cost-ledger items, shared by both storage adapters: keys, sparse index keys, ISO dates.
+
+Quantities and money are stored as decimal strings: a DynamoDB number would survive, but a
+SQLite JSON number is read back as a float, and money never passes through float.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from adapters.records import format_date, join_key, parse_date
+from domain.costs import CostBasis, CostKind, CostLedgerEntry, CostSource
+
+Item = dict[str, Any]
+
+PARTITION = "workflowExecutionId"
+ENTRY_KEY = "entryKey"
+WORKFLOW_KEY = "workflowDatabaseId:workflowId"
+GROUP = "executionGroupId"
+ALL_COSTS = "allCostsPartition"
+RECORDED_AT = "recordedAt"
+# The constant partition of CostsByDateGSI: every entry carries it, or it is missing from the
+# summaries by day (as an execution without allListPartition is missing from the global list).
+ALL_COSTS_PARTITION = "cost"
+
+
+def entry_key(entry: CostLedgerEntry) -> str:
+    """`pipelineExecutionId:attempt:entryId`: a run's entries by step, then by attempt."""
+    return join_key(entry.pipeline_execution_id, str(entry.attempt), entry.entry_id)
+
+
+def _text(value: Decimal | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def build_cost_ledger_record(entry: CostLedgerEntry) -> Item:
+    item: Item = {
+        PARTITION: entry.workflow_execution_id,
+        ENTRY_KEY: entry_key(entry),
+        "entryId": entry.entry_id,
+        "pipelineExecutionId": entry.pipeline_execution_id,
+        "attempt": entry.attempt,
+        "workflowDatabaseId": entry.workflow_database_id,
+        "workflowId": entry.workflow_id,
+        WORKFLOW_KEY: entry.workflow_key,
+        ALL_COSTS: ALL_COSTS_PARTITION,
+        "assetKeys": list(entry.asset_keys),
+        "kind": entry.kind.value,
+        "quantity": str(entry.quantity),
+        "unit": entry.unit,
+        "basis": entry.basis.value,
+        "source": entry.source.value,
+        RECORDED_AT: format_date(entry.recorded_at),
+    }
+    # Sparse: an indexed key is never an empty string (seed 000); absent means "none".
+    optional = {
+        GROUP: entry.execution_group_id,
+        "unitPrice": _text(entry.unit_price),
+        "currency": entry.currency,
+        "amount": _text(entry.amount),
+        "supersedes": entry.supersedes,
+    }
+    item.update({name: value for name, value in optional.items() if value})
+    return item
+
+
+def _decimal(item: Item, name: str) -> Decimal | None:
+    value = item.get(name)
+    return None if value is None else Decimal(str(value))
+
+
+def parse_cost_ledger_record(item: Item) -> CostLedgerEntry:
+    quantity = _decimal(item, "quantity")
+    assert quantity is not None  # always written
+    return CostLedgerEntry(
+        entry_id=item["entryId"],
+        workflow_execution_id=item[PARTITION],
+        pipeline_execution_id=item["pipelineExecutionId"],
+        attempt=int(item["attempt"]),
+        workflow_database_id=item["workflowDatabaseId"],
+        workflow_id=item["workflowId"],
+        execution_group_id=item.get(GROUP),
+        asset_keys=tuple(item.get("assetKeys") or ()),
+        kind=CostKind(item["kind"]),
+        quantity=quantity,
+        unit=item["unit"],
+        unit_price=_decimal(item, "unitPrice"),
+        currency=item.get("currency"),
+        amount=_decimal(item, "amount"),
+        basis=CostBasis(item["basis"]),
+        source=CostSource(item["source"]),
+        recorded_at=parse_date(item[RECORDED_AT]),
+        supersedes=item.get("supersedes"),
+    )

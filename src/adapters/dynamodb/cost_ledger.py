@@ -1,0 +1,107 @@
+"""`CostLedger` on DynamoDB: appends are conditional puts in TransactWriteItems, reads are
+Queries on the table or one of its indexes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from adapters.cost_records import (
+    ALL_COSTS,
+    ALL_COSTS_PARTITION,
+    ENTRY_KEY,
+    GROUP,
+    PARTITION,
+    RECORDED_AT,
+    WORKFLOW_KEY,
+    Item,
+    build_cost_ledger_record,
+    parse_cost_ledger_record,
+)
+from adapters.dynamodb.codec import to_wire
+from adapters.dynamodb.requests import query_partition
+from adapters.dynamodb.schema import create_tables
+from adapters.tables import (
+    COSTS_BY_DATE_INDEX,
+    COSTS_BY_GROUP_INDEX,
+    COSTS_BY_WORKFLOW_INDEX,
+    ResourceKeys,
+    TableNames,
+)
+from application.ports import CostScope
+from domain.costs import CostEntryExistsError, CostLedgerEntry
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+TRANSACTION_LIMIT = 100  # TransactWriteItems' cap on actions in one request
+
+# Which partition attribute (and index) a scope reads; None: the table itself.
+_READS: dict[CostScope, tuple[str, str | None]] = {
+    CostScope.EXECUTION: (PARTITION, None),
+    CostScope.WORKFLOW: (WORKFLOW_KEY, COSTS_BY_WORKFLOW_INDEX),
+    CostScope.GROUP: (GROUP, COSTS_BY_GROUP_INDEX),
+    CostScope.ALL: (ALL_COSTS, COSTS_BY_DATE_INDEX),
+}
+
+
+def _index_order(item: Item) -> tuple[str, str, str]:
+    # an index orders by recordedAt alone; equal dates are put in the SQLite adapter's order
+    return (item[RECORDED_AT], item[PARTITION], item[ENTRY_KEY])
+
+
+class DynamoDbCostLedger:
+    """Cost entries in wfx's cost-ledger table."""
+
+    def __init__(self, client: DynamoDBClient, tables: TableNames) -> None:
+        self._client = client
+        self._tables = tables
+        self._table_name = tables.get_table_name(ResourceKeys.COST_LEDGER)
+
+    def create_tables(self) -> None:
+        create_tables(self._client, self._tables)
+
+    def append(self, entries: Sequence[CostLedgerEntry]) -> None:
+        for start in range(0, len(entries), TRANSACTION_LIMIT):
+            chunk = entries[start : start + TRANSACTION_LIMIT]
+            self._transact(chunk)
+
+    def _transact(self, entries: Sequence[CostLedgerEntry]) -> None:
+        actions: list[Any] = [
+            {
+                "Put": {
+                    "TableName": self._table_name,
+                    "Item": to_wire(build_cost_ledger_record(entry)),
+                    # append-only: a key is written once, never replaced
+                    "ConditionExpression": "attribute_not_exists(#pk)",
+                    "ExpressionAttributeNames": {"#pk": PARTITION},
+                }
+            }
+            for entry in entries
+        ]
+        try:
+            self._client.transact_write_items(TransactItems=actions)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                raise
+            reasons = exc.response.get("CancellationReasons", [])
+            for entry, reason in zip(entries, reasons, strict=False):
+                if reason.get("Code") == "ConditionalCheckFailed":
+                    raise CostEntryExistsError(
+                        f"cost entry {entry.entry_id} of execution "
+                        f"{entry.workflow_execution_id} (step {entry.pipeline_execution_id}, "
+                        f"attempt {entry.attempt}) exists"
+                    ) from exc
+            raise
+
+    def list_entries(self, scope: CostScope, key: str | None) -> list[CostLedgerEntry]:
+        value = ALL_COSTS_PARTITION if scope is CostScope.ALL else key
+        if not value:
+            return []
+        attribute, index = _READS[scope]
+        items = query_partition(self._client, self._table_name, attribute, value, index)
+        if index is not None:
+            items.sort(key=_index_order)
+        return [parse_cost_ledger_record(item) for item in items]

@@ -1,0 +1,69 @@
+"""`CostLedger` on SQLite: the ledger table, one transaction per append, reads through its
+indexes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from adapters.cost_records import (
+    ALL_COSTS,
+    ALL_COSTS_PARTITION,
+    ENTRY_KEY,
+    GROUP,
+    PARTITION,
+    RECORDED_AT,
+    WORKFLOW_KEY,
+    build_cost_ledger_record,
+    parse_cost_ledger_record,
+)
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.schema import build_schema, create_tables
+from adapters.sqlite.statements import TableSql, load_item
+from adapters.tables import ResourceKeys, TableNames
+from application.ports import CostScope
+from domain.costs import CostEntryExistsError, CostLedgerEntry
+
+
+class SqliteCostLedger:
+    """Cost entries in wfx's cost-ledger table."""
+
+    def __init__(self, database: SqliteDatabase, tables: TableNames) -> None:
+        self._database = database
+        self._schema = build_schema(tables)
+        t = self._table = TableSql.render(self._schema[ResourceKeys.COST_LEDGER])
+        # The table and the three index columns are those of the DynamoDB indexes; ordering by
+        # the index sort key, then the table's keys, keeps equal dates in one stable order.
+        self._by = {
+            CostScope.EXECUTION: (PARTITION, t.q(ENTRY_KEY)),
+            CostScope.WORKFLOW: (WORKFLOW_KEY, f"{t.q(RECORDED_AT)}, {t.q(PARTITION)}"),
+            CostScope.GROUP: (GROUP, f"{t.q(RECORDED_AT)}, {t.q(PARTITION)}"),
+            CostScope.ALL: (ALL_COSTS, f"{t.q(RECORDED_AT)}, {t.q(PARTITION)}"),
+        }
+        self._select = {
+            scope: f"SELECT item FROM {t.name} WHERE {t.q(column)} = ? ORDER BY {order}, "
+            f"{t.q(ENTRY_KEY)}"
+            for scope, (column, order) in self._by.items()
+        }
+
+    def create_tables(self) -> None:
+        create_tables(self._database, self._schema)
+
+    def append(self, entries: Sequence[CostLedgerEntry]) -> None:
+        if not entries:
+            return
+        with self._database.write() as connection:  # leaving with an error rolls it all back
+            for entry in entries:
+                row = self._table.row(build_cost_ledger_record(entry))
+                if not connection.execute(self._table.insert_if_absent, row).rowcount:
+                    raise CostEntryExistsError(
+                        f"cost entry {entry.entry_id} of execution {entry.workflow_execution_id}"
+                        f" (step {entry.pipeline_execution_id}, attempt {entry.attempt}) exists"
+                    )
+
+    def list_entries(self, scope: CostScope, key: str | None) -> list[CostLedgerEntry]:
+        value = ALL_COSTS_PARTITION if scope is CostScope.ALL else key
+        if value is None:
+            return []
+        with self._database.read() as connection:
+            rows = connection.execute(self._select[scope], (value,)).fetchall()
+        return [parse_cost_ledger_record(load_item(text)) for (text,) in rows]

@@ -1,0 +1,145 @@
+"""What every cost writer shares: the run an entry belongs to, the attempt it is charged to,
+and the price a rate card gives a unit a report left unpriced."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from application.ports import ExecutionStore
+from domain.attempts import TaskExecution
+from domain.costs import (
+    CostBasis,
+    CostKind,
+    CostLedgerEntry,
+    CostSource,
+    RateCard,
+    priced,
+)
+from domain.errors import ExecutionNotFoundError, InvalidInputError, PipelineExecutionNotFoundError
+
+
+@dataclass(frozen=True)
+class RunCostContext:
+    """What a run's entries carry for the summaries: its workflow, group and assets."""
+
+    workflow_execution_id: str
+    workflow_database_id: str
+    workflow_id: str
+    execution_group_id: str | None
+    asset_keys: tuple[str, ...]
+
+
+def run_cost_context(store: ExecutionStore, workflow_execution_id: str) -> RunCostContext:
+    """ExecutionNotFoundError when the run has no main row."""
+    facts = store.access_facts([workflow_execution_id]).get(workflow_execution_id)
+    if facts is None:
+        raise ExecutionNotFoundError(workflow_execution_id)
+    execution = store.get_execution(workflow_execution_id)
+    assets = [*facts.read_assets, *([facts.written_asset] if facts.written_asset else [])]
+    keys = tuple(dict.fromkeys(f"{a.database_id}:{a.asset_id}" for a in assets))
+    return RunCostContext(
+        workflow_execution_id=workflow_execution_id,
+        workflow_database_id=facts.workflow_database_id,
+        workflow_id=facts.workflow_id,
+        execution_group_id=execution.execution_group_id,
+        asset_keys=keys,
+    )
+
+
+def charged_attempt(
+    store: ExecutionStore,
+    workflow_execution_id: str,
+    pipeline_execution_id: str,
+    attempt: int | None,
+) -> int:
+    """The attempt a cost is charged to: the one named, or the step's latest. Refused when the
+    step is not one of the run's, or has no such attempt."""
+    try:
+        step = store.get_step(pipeline_execution_id)
+    except PipelineExecutionNotFoundError:
+        step = None
+    if step is None or step.workflow_execution_id != workflow_execution_id:
+        raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+    numbers = [a.attempt for a in store.list_attempts([pipeline_execution_id])]
+    if attempt is None:
+        if not numbers:
+            raise InvalidInputError(
+                f"step: {pipeline_execution_id} has not started, so no attempt to charge"
+            )
+        return max(numbers)
+    if attempt not in numbers:
+        raise InvalidInputError(
+            f"attempt: step {pipeline_execution_id} has no attempt {attempt} "
+            f"(it has {', '.join(map(str, numbers)) or 'none'})"
+        )
+    return attempt
+
+
+@dataclass(frozen=True)
+class Usage:
+    """A quantity of a unit, priced by the reporter or left to the rate card."""
+
+    quantity: Decimal
+    unit: str
+    unit_price: Decimal | None = None
+    currency: str | None = None
+    amount: Decimal | None = None  # a bill's own total, when it gives one
+    basis: CostBasis = CostBasis.ESTIMATE
+    kind: CostKind = CostKind.USAGE
+
+
+def build_entry(
+    context: RunCostContext,
+    pipeline_execution_id: str,
+    attempt: int,
+    usage: Usage,
+    rates: RateCard,
+    *,
+    entry_id: str,
+    source: CostSource,
+    at: datetime,
+    supersedes: str | None = None,
+) -> CostLedgerEntry:
+    """The entry, priced: the reporter's price wins; else the rate card's for the unit; else
+    unpriced (its quantity still counts)."""
+    unit_price, currency, amount = usage.unit_price, usage.currency, usage.amount
+    if unit_price is None and amount is None:
+        rate = rates.price_of(usage.unit)
+        if rate is not None:
+            unit_price, currency = rate.unit_price, currency or rate.currency
+    if amount is None:
+        amount = priced(usage.quantity, unit_price)
+    if amount is not None and currency is None:
+        raise InvalidInputError(f"currency: {usage.unit} is priced, so name its currency")
+    return CostLedgerEntry(
+        entry_id=entry_id,
+        workflow_execution_id=context.workflow_execution_id,
+        pipeline_execution_id=pipeline_execution_id,
+        attempt=attempt,
+        workflow_database_id=context.workflow_database_id,
+        workflow_id=context.workflow_id,
+        execution_group_id=context.execution_group_id,
+        asset_keys=context.asset_keys,
+        kind=usage.kind,
+        quantity=usage.quantity,
+        unit=usage.unit,
+        unit_price=unit_price,
+        currency=currency,
+        amount=amount,
+        basis=usage.basis,
+        source=source,
+        recorded_at=at,
+        supersedes=supersedes,
+    )
+
+
+def attempt_seconds(attempt: TaskExecution) -> Decimal | None:
+    """How long a closed attempt ran, to the microsecond; None while it runs."""
+    if attempt.stop_date is None:
+        return None
+    microseconds = max(0, (attempt.stop_date - attempt.start_date) // timedelta(microseconds=1))
+    seconds = Decimal(microseconds).scaleb(-6)
+    # normalize() alone would write 10 seconds as 1E+1
+    return seconds.quantize(Decimal(1)) if seconds == seconds.to_integral() else seconds.normalize()

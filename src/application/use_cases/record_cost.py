@@ -1,0 +1,166 @@
+"""RecordCost / RecordAttemptDurations: usage a step reports, and how long its attempts ran."""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from application.cost_entries import (
+    Usage,
+    attempt_seconds,
+    build_entry,
+    charged_attempt,
+    run_cost_context,
+)
+from application.ports import Clock, CostLedger, CostScope, ExecutionStore, IdGenerator
+from domain.costs import (
+    CURRENCY_PATTERN,
+    DURATION_UNIT,
+    UNIT_PATTERN,
+    CostBasis,
+    CostEntryExistsError,
+    CostKind,
+    CostLedgerEntry,
+    CostSource,
+    RateCard,
+)
+
+
+class ReportedUsage(BaseModel):
+    """One usage line, as a pipeline reports it (registration `detail.costs[]`) or a user
+    (`wfx costs report`). Field names are the event's camelCase ones."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    quantity: Decimal = Field(ge=0, allow_inf_nan=False)
+    unit: str = Field(pattern=UNIT_PATTERN)
+    unit_price: Decimal | None = Field(default=None, ge=0, allow_inf_nan=False, alias="unitPrice")
+    currency: str | None = Field(default=None, pattern=CURRENCY_PATTERN)
+    basis: CostBasis = CostBasis.ESTIMATE
+
+    @model_validator(mode="after")
+    def _a_price_in_a_currency(self) -> Self:
+        if self.unit_price is not None and self.currency is None:
+            raise ValueError("currency: a unitPrice needs its currency")
+        return self
+
+    def usage(self) -> Usage:
+        return Usage(
+            quantity=self.quantity,
+            unit=self.unit,
+            unit_price=self.unit_price,
+            currency=self.currency,
+            basis=self.basis,
+        )
+
+
+class RecordCostCommand(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    workflow_execution_id: str = Field(min_length=1)
+    pipeline_execution_id: str = Field(min_length=1)
+    attempt: int | None = Field(default=None, ge=1)  # None: the step's latest attempt
+    usages: tuple[ReportedUsage, ...] = Field(min_length=1)
+    source: CostSource = CostSource.REPORT
+
+
+class RecordCost:
+    """Append the reported usage of one step's attempt, priced by the reporter or the rate card,
+    all entries at once."""
+
+    def __init__(
+        self,
+        ledger: CostLedger,
+        store: ExecutionStore,
+        rates: RateCard,
+        clock: Clock,
+        ids: IdGenerator,
+    ) -> None:
+        self._ledger, self._store, self._rates = ledger, store, rates
+        self._clock, self._ids = clock, ids
+
+    def execute(self, command: RecordCostCommand) -> tuple[CostLedgerEntry, ...]:
+        run_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
+        context = run_cost_context(self._store, run_id)
+        attempt = charged_attempt(self._store, run_id, step_id, command.attempt)
+        now = self._clock.now()
+        entries = tuple(
+            build_entry(
+                context,
+                step_id,
+                attempt,
+                reported.usage(),
+                self._rates,
+                entry_id=self._ids.new_id(),
+                source=command.source,
+                at=now,
+            )
+            for reported in command.usages
+        )
+        self._ledger.append(entries)
+        return entries
+
+
+class RecordAttemptDurationsCommand(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    workflow_execution_id: str
+    pipeline_execution_id: str
+
+
+def duration_entry_id(workflow_execution_id: str, pipeline_execution_id: str, attempt: int) -> str:
+    """One id per attempt, the same every time: a callback delivered twice records once."""
+    seed = f"{workflow_execution_id}:{pipeline_execution_id}:{attempt}"
+    return f"duration-{uuid.uuid5(uuid.NAMESPACE_URL, seed)}"
+
+
+class RecordAttemptDurations:
+    """Append a `duration` estimate (seconds, priced by the rate card's `seconds` when it has
+    one) for each closed attempt of a step that has none yet; idempotent."""
+
+    def __init__(
+        self, ledger: CostLedger, store: ExecutionStore, rates: RateCard, clock: Clock
+    ) -> None:
+        self._ledger, self._store, self._rates, self._clock = ledger, store, rates, clock
+
+    def execute(self, command: RecordAttemptDurationsCommand) -> tuple[CostLedgerEntry, ...]:
+        run_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
+        closed = [
+            (attempt.attempt, seconds)
+            for attempt in self._store.list_attempts([step_id])
+            if attempt.workflow_execution_id == run_id
+            and (seconds := attempt_seconds(attempt)) is not None
+        ]
+        if not closed:
+            return ()
+        recorded = {e.entry_id for e in self._ledger.list_entries(CostScope.EXECUTION, run_id)}
+        missing = [
+            (number, seconds)
+            for number, seconds in closed
+            if duration_entry_id(run_id, step_id, number) not in recorded
+        ]
+        if not missing:
+            return ()
+        context = run_cost_context(self._store, run_id)
+        now = self._clock.now()
+        entries = tuple(
+            build_entry(
+                context,
+                step_id,
+                number,
+                Usage(quantity=seconds, unit=DURATION_UNIT, kind=CostKind.DURATION),
+                self._rates,
+                entry_id=duration_entry_id(run_id, step_id, number),
+                source=CostSource.RUNNER,
+                at=now,
+            )
+            for number, seconds in missing
+        )
+        try:
+            self._ledger.append(entries)
+        except CostEntryExistsError:
+            return ()  # another delivery of the same callback recorded them meanwhile
+        return entries

@@ -1,0 +1,108 @@
+"""SummarizeCosts: totals per currency, estimate and actual apart, of one execution, workflow,
+group, asset or of everything, optionally per day; superseded entries left out."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from application.authorization import AccessControl
+from application.ports import (
+    AssetDirection,
+    CostLedger,
+    CostScope,
+    ExecutionRef,
+    ExecutionStore,
+)
+from domain.authorization import Action, Subject
+from domain.costs import CostLedgerEntry, CostSummary, summarize
+
+ASSET_PAGE = 100
+
+
+class SummaryScope(StrEnum):
+    EXECUTION = "execution"
+    WORKFLOW = "workflow"
+    GROUP = "group"
+    ASSET = "asset"
+    ALL = "all"
+
+
+class SummarizeCostsQuery(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    scope: SummaryScope = SummaryScope.ALL
+    key: str | None = None  # run id, `databaseId:workflowId`, group id, `databaseId:assetId`
+    by_day: bool = False
+    # Who asks, when the caller is to be authorized (HTTP): an execution is read with tier 2,
+    # any other scope counts only the runs the subject may GET. None: a local user's CLI.
+    subject: Subject | None = None
+    route: str = ""
+
+    @model_validator(mode="after")
+    def _a_key_for_a_scope(self) -> Self:
+        if (self.scope is SummaryScope.ALL) != (self.key is None):
+            raise ValueError(f"{self.scope.value}: names one {self.scope.value}")
+        if self.scope in (SummaryScope.WORKFLOW, SummaryScope.ASSET) and self.key is not None:
+            database, _, name = self.key.partition(":")
+            if not database or not name:
+                raise ValueError(f"{self.scope.value}: must be DATABASE_ID/ID, got {self.key!r}")
+        return self
+
+
+class CostSummaryResult(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    scope: SummaryScope
+    key: str | None
+    by_day: bool
+    summary: CostSummary
+
+
+class SummarizeCosts:
+    """Read the scope's entries (one index or partition query; an asset through the runs that
+    read or wrote it) and total them."""
+
+    def __init__(self, ledger: CostLedger, store: ExecutionStore, access: AccessControl) -> None:
+        self._ledger, self._store, self._access = ledger, store, access
+
+    def execute(self, query: SummarizeCostsQuery) -> CostSummaryResult:
+        if query.subject is not None and query.scope is SummaryScope.EXECUTION:
+            assert query.key is not None
+            self._access.require_execution_access(query.subject, query.key, Action.GET, query.route)
+        entries = self._entries(query)
+        if query.subject is not None and query.scope is not SummaryScope.EXECUTION:
+            runs = list(dict.fromkeys(e.workflow_execution_id for e in entries))
+            allowed = self._access.readable_ids(query.subject, runs)
+            entries = [e for e in entries if e.workflow_execution_id in allowed]
+        return CostSummaryResult(
+            scope=query.scope,
+            key=query.key,
+            by_day=query.by_day,
+            summary=summarize(entries, by_day=query.by_day),
+        )
+
+    def _entries(self, query: SummarizeCostsQuery) -> list[CostLedgerEntry]:
+        if query.scope is SummaryScope.ASSET:
+            assert query.key is not None
+            return [
+                entry
+                for run in self._asset_runs(query.key)
+                for entry in self._ledger.list_entries(CostScope.EXECUTION, run)
+            ]
+        return self._ledger.list_entries(CostScope(query.scope.value), query.key)
+
+    def _asset_runs(self, asset_key: str) -> list[str]:
+        """Every run that read the asset or wrote to it (seed 000's two indexes), each once."""
+        runs: dict[str, None] = {}
+        for side in AssetDirection:
+            cursor: ExecutionRef | None = None
+            while True:
+                refs = self._store.asset_execution_refs(asset_key, side, cursor, ASSET_PAGE)
+                runs.update((ref.workflow_execution_id, None) for ref in refs)
+                if len(refs) < ASSET_PAGE:
+                    break
+                cursor = refs[-1]
+        return list(runs)

@@ -1,0 +1,267 @@
+"""The cost ledger (seed 003 COST_LEDGER_ENTRY): append-only usage and cost per task attempt.
+
+An entry is never rewritten. A correction is a new entry naming, in `supersedes`, the entry it
+replaces; a summary counts only the entries nothing supersedes. Money is Decimal, never float,
+and amounts of different currencies are never added together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import date
+from decimal import Decimal
+from enum import StrEnum
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from domain.errors import ConflictError, InvalidInputError, NotFoundError
+
+DURATION_UNIT = "seconds"
+# Units and currencies are short words (`lambda-GB-seconds`, `USD`): they become summary keys.
+UNIT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$"
+CURRENCY_PATTERN = r"^[A-Z]{3}$"
+ENTRY_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"  # no ':' - it joins the entry key
+DEFAULT_CURRENCY = "USD"
+
+
+class CostKind(StrEnum):
+    DURATION = "duration"  # measured by the runner: how long an attempt ran
+    USAGE = "usage"  # reported by the pipeline or a bill: GB-seconds, vCPU-seconds, ...
+
+
+class CostBasis(StrEnum):
+    ESTIMATE = "estimate"
+    ACTUAL = "actual"
+
+
+class CostSource(StrEnum):
+    RUNNER = "runner"
+    REGISTRATION = "registration"
+    REPORT = "report"
+    IMPORT = "import"
+
+
+class CostEntryNotFoundError(NotFoundError):
+    def __init__(self, entry_id: str, workflow_execution_id: str) -> None:
+        super().__init__(f"cost entry {entry_id} not found in execution {workflow_execution_id}")
+
+
+class CostEntryExistsError(ConflictError):
+    """An entry id is taken: the ledger is append-only, an entry is never written twice."""
+
+
+class CostEntrySupersededError(ConflictError):
+    """A correction names an entry that another correction replaced already."""
+
+
+class CostLedgerEntry(BaseModel):
+    """One line of the ledger: a quantity of a unit used by one attempt of one step, priced or
+    not (an unpriced entry keeps its quantity; only priced ones add to amounts)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    entry_id: str = Field(pattern=ENTRY_ID_PATTERN)
+    workflow_execution_id: str = Field(min_length=1)
+    pipeline_execution_id: str = Field(min_length=1)
+    attempt: int = Field(ge=1)
+    workflow_database_id: str
+    workflow_id: str
+    execution_group_id: str | None = None
+    asset_keys: tuple[str, ...] = ()  # `databaseId:assetId` of the run's inputs and its output
+    kind: CostKind
+    quantity: Decimal = Field(ge=0)
+    unit: str = Field(pattern=UNIT_PATTERN)
+    unit_price: Decimal | None = Field(default=None, ge=0)
+    currency: str | None = Field(default=None, pattern=CURRENCY_PATTERN)
+    amount: Decimal | None = None
+    basis: CostBasis
+    source: CostSource
+    recorded_at: AwareDatetime
+    supersedes: str | None = Field(default=None, pattern=ENTRY_ID_PATTERN)
+
+    @field_validator("quantity", "unit_price", "amount")
+    @classmethod
+    def _finite(cls, value: Decimal | None) -> Decimal | None:
+        if value is not None and not value.is_finite():
+            raise ValueError("must be a finite number")
+        return value
+
+    @model_validator(mode="after")
+    def _priced_in_one_currency(self) -> CostLedgerEntry:
+        # A bill's amount may be rounded, so it is not checked against quantity x unitPrice;
+        # entries priced here get amount = quantity x unitPrice (see `priced`).
+        if self.currency is None and (self.unit_price is not None or self.amount is not None):
+            raise ValueError("currency: a unitPrice or an amount needs its currency")
+        if self.currency is not None and self.amount is None:
+            raise ValueError("amount: an entry with a currency needs its amount")
+        if self.supersedes == self.entry_id:
+            raise ValueError("supersedes: an entry cannot replace itself")
+        return self
+
+    @property
+    def workflow_key(self) -> str:
+        return f"{self.workflow_database_id}:{self.workflow_id}"
+
+    @property
+    def recorded_day(self) -> date:
+        return self.recorded_at.date()
+
+
+def priced(quantity: Decimal, price: Decimal | None) -> Decimal | None:
+    return None if price is None else quantity * price
+
+
+# -- the rate card ------------------------------------------------------------------------------
+
+
+class Rate(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    unit_price: Decimal = Field(ge=0, alias="unitPrice")
+    currency: str = Field(default=DEFAULT_CURRENCY, pattern=CURRENCY_PATTERN)
+
+
+class RateCard(BaseModel):
+    """Prices of known units, used when a report gives no unit price of its own."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rates: Mapping[str, Rate] = Field(default_factory=dict)
+
+    def price_of(self, unit: str) -> Rate | None:
+        return self.rates.get(unit)
+
+    def merged(self, overrides: Mapping[str, Rate]) -> RateCard:
+        return RateCard(rates={**self.rates, **overrides})
+
+
+def _per_second(mb: int) -> Decimal:
+    # Lambda (x86, us-east-1) charges $0.0000166667 per GB-second; per second at a memory size:
+    return (Decimal("0.0000166667") * mb / 1024).quantize(Decimal("0.0000000001"))
+
+
+LAMBDA_MEMORY_SIZES_MB = (128, 256, 512, 1024, 2048, 4096, 10240)
+# Public on-demand prices, us-east-1, as of 2026: a laptop run prices nothing by default (a
+# local second has no known price; set `seconds` in a rate card to price duration entries).
+DEFAULT_RATES: Mapping[str, Rate] = {
+    "lambda-GB-seconds": Rate(unit_price=Decimal("0.0000166667")),
+    **{f"lambda-{mb}MB-seconds": Rate(unit_price=_per_second(mb)) for mb in LAMBDA_MEMORY_SIZES_MB},
+    "lambda-requests": Rate(unit_price=Decimal("0.0000002")),
+    # AWS Batch on Fargate: $0.04048 per vCPU-hour, $0.004445 per GB-hour
+    "batch-vCPU-seconds": Rate(unit_price=Decimal("0.0000112444")),
+    "batch-GB-seconds": Rate(unit_price=Decimal("0.0000012347")),
+}
+DEFAULT_RATE_CARD = RateCard(rates=DEFAULT_RATES)
+
+
+# -- summaries ----------------------------------------------------------------------------------
+
+
+def superseded_ids(entries: Iterable[CostLedgerEntry]) -> frozenset[str]:
+    return frozenset(e.supersedes for e in entries if e.supersedes is not None)
+
+
+def effective(entries: Iterable[CostLedgerEntry]) -> list[CostLedgerEntry]:
+    """The entries no correction replaced, in the order given. A correction always belongs to
+    the run of the entry it replaces, so any read of whole runs sees both."""
+    entries = list(entries)
+    replaced = superseded_ids(entries)
+    return [e for e in entries if e.entry_id not in replaced]
+
+
+class AmountTotal(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    currency: str
+    basis: CostBasis
+    amount: Decimal
+    entries: int
+
+
+class QuantityTotal(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    unit: str
+    basis: CostBasis
+    quantity: Decimal
+    entries: int
+
+
+class CostSummaryRow(BaseModel):
+    """The totals of one day (or of everything, `day` None): amounts per currency and basis,
+    quantities per unit and basis."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    day: date | None = None
+    amounts: tuple[AmountTotal, ...] = ()
+    quantities: tuple[QuantityTotal, ...] = ()
+
+
+class CostSummary(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rows: tuple[CostSummaryRow, ...]
+    entries: int  # counted: entries nothing supersedes
+    superseded: int  # left out: entries a correction replaced
+
+
+def summarize(entries: Iterable[CostLedgerEntry], by_day: bool = False) -> CostSummary:
+    """Totals of the entries no correction replaced; with `by_day`, one row per day recorded."""
+    entries = list(entries)
+    counted = effective(entries)
+    days: dict[date | None, list[CostLedgerEntry]] = {}
+    for entry in counted:
+        days.setdefault(entry.recorded_day if by_day else None, []).append(entry)
+    if not by_day:
+        days.setdefault(None, [])
+    rows = tuple(_row(day, days[day]) for day in sorted(days, key=lambda d: d or date.min))
+    return CostSummary(rows=rows, entries=len(counted), superseded=len(entries) - len(counted))
+
+
+def _row(day: date | None, entries: list[CostLedgerEntry]) -> CostSummaryRow:
+    amounts: dict[tuple[str, CostBasis], tuple[Decimal, int]] = {}
+    quantities: dict[tuple[str, CostBasis], tuple[Decimal, int]] = {}
+    for e in entries:
+        if e.amount is not None and e.currency is not None:
+            total, count = amounts.get((e.currency, e.basis), (Decimal(0), 0))
+            amounts[(e.currency, e.basis)] = (total + e.amount, count + 1)
+        total, count = quantities.get((e.unit, e.basis), (Decimal(0), 0))
+        quantities[(e.unit, e.basis)] = (total + e.quantity, count + 1)
+    return CostSummaryRow(
+        day=day,
+        amounts=tuple(
+            AmountTotal(currency=c, basis=b, amount=total, entries=n)
+            for (c, b), (total, n) in sorted(amounts.items())
+        ),
+        quantities=tuple(
+            QuantityTotal(unit=u, basis=b, quantity=total, entries=n)
+            for (u, b), (total, n) in sorted(quantities.items())
+        ),
+    )
+
+
+def check_supersedes(entry: CostLedgerEntry, run_entries: Iterable[CostLedgerEntry]) -> None:
+    """A correction replaces an entry of its own run that nothing replaced yet."""
+    if entry.supersedes is None:
+        return
+    run_entries = list(run_entries)
+    if not any(e.entry_id == entry.supersedes for e in run_entries):
+        raise CostEntryNotFoundError(entry.supersedes, entry.workflow_execution_id)
+    replaced_by = next((e for e in run_entries if e.supersedes == entry.supersedes), None)
+    if replaced_by is not None:
+        raise CostEntrySupersededError(
+            f"cost entry {entry.supersedes}: superseded already by {replaced_by.entry_id}; "
+            "correct the correction instead"
+        )
+
+
+def parse_decimal(text: str, field: str) -> Decimal:
+    """A decimal from user input (never through float); InvalidInputError naming the field."""
+    try:
+        value = Decimal(text.strip())
+    except ArithmeticError:
+        raise InvalidInputError(f"{field}: must be a decimal number, got {text!r}") from None
+    if not value.is_finite():
+        raise InvalidInputError(f"{field}: must be a finite number, got {text!r}")
+    return value

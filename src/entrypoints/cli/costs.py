@@ -1,0 +1,180 @@
+"""`wfx costs`: report usage, import a billing export, and summarize the cost ledger."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+    from entrypoints.container import Container
+    from entrypoints.cost_responses import CostSummaryResponse
+    from entrypoints.responses import Response
+
+costs_app = typer.Typer(
+    no_args_is_help=True,
+    help="The cost ledger: report usage, import a billing export (CSV), summarize.",
+)
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")]
+
+
+def _container() -> Container:
+    from entrypoints.cli.main import _container as container
+
+    return container()
+
+
+def _echo(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _print_json(response: Response) -> None:
+    from entrypoints.cli.render import dump_json
+
+    _echo(dump_json(response.dump()))
+
+
+def _decimal(text: str | None, option: str) -> Decimal | None:
+    from domain.costs import parse_decimal
+
+    return None if text is None else parse_decimal(text, option)
+
+
+@costs_app.command("report")
+def costs_report(
+    execution_id: Annotated[str, typer.Argument(metavar="RUN_ID")],
+    step: Annotated[
+        str, typer.Option("--step", metavar="ID", help="The step (pipeline execution).")
+    ],
+    quantity: Annotated[str, typer.Option("--quantity", metavar="Q", help="A decimal number.")],
+    unit: Annotated[
+        str, typer.Option("--unit", metavar="U", help="seconds, lambda-GB-seconds, ...")
+    ],
+    unit_price: Annotated[
+        str | None,
+        typer.Option("--unit-price", metavar="P", help="Default: the rate card's price."),
+    ] = None,
+    currency: Annotated[str | None, typer.Option("--currency", metavar="C")] = None,
+    attempt: Annotated[
+        int | None, typer.Option("--attempt", min=1, help="Default: the step's latest.")
+    ] = None,
+    actual: Annotated[
+        bool, typer.Option("--actual", help="What was charged, not an estimate.")
+    ] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Append a usage entry for one attempt of a step (priced by the rate card when no price
+    is given)."""
+    from application.use_cases.record_cost import RecordCostCommand, ReportedUsage
+    from domain.costs import CostBasis
+    from entrypoints.cost_responses import CostEntriesResponse
+
+    usage = ReportedUsage.model_validate(
+        {
+            "quantity": _decimal(quantity, "--quantity"),
+            "unit": unit,
+            "unitPrice": _decimal(unit_price, "--unit-price"),
+            "currency": currency,
+            "basis": CostBasis.ACTUAL if actual else CostBasis.ESTIMATE,
+        }
+    )
+    command = RecordCostCommand(
+        workflow_execution_id=execution_id,
+        pipeline_execution_id=step,
+        attempt=attempt,
+        usages=(usage,),
+    )
+    entries = _container().record_cost().execute(command)
+    if json_output:
+        _print_json(CostEntriesResponse.of(entries))
+        return
+    for entry in entries:
+        price = f"{entry.amount} {entry.currency}" if entry.amount is not None else "unpriced"
+        _echo(
+            f"{entry.entry_id}: {entry.quantity} {entry.unit} on attempt {entry.attempt} "
+            f"({entry.basis.value}, {price})"
+        )
+
+
+@costs_app.command("import")
+def costs_import(
+    file: Annotated[Path, typer.Argument(metavar="FILE.csv", exists=True, dir_okay=False)],
+    json_output: JsonFlag = False,
+) -> None:
+    """Load a billing export: one entry per row, a row with `supersedes` correcting an entry.
+    Columns: executionId, stepId, quantity, unit (required); attempt, unitPrice, currency,
+    amount, basis (default actual), entryId, supersedes. A bad row: nothing of the file goes in."""
+    from application.use_cases.import_costs import ImportCostsCommand
+    from domain.errors import InvalidInputError
+    from entrypoints.cost_responses import CostEntriesResponse
+
+    try:
+        text = file.read_text(encoding="utf-8-sig")  # a spreadsheet's export starts with a BOM
+    except UnicodeDecodeError as error:
+        raise InvalidInputError(f"FILE: {file} is not UTF-8: {error.reason}") from None
+    result = _container().import_costs().execute(ImportCostsCommand(text=text))
+    if json_output:
+        _print_json(CostEntriesResponse.of(result.entries))
+        return
+    _echo(f"{len(result.entries)} entries imported ({result.corrections} corrections)")
+
+
+@costs_app.command("summary")
+def costs_summary(
+    execution: Annotated[str | None, typer.Option("--execution", metavar="ID")] = None,
+    workflow: Annotated[str | None, typer.Option("--workflow", metavar="DB/WF")] = None,
+    group: Annotated[str | None, typer.Option("--group", metavar="G")] = None,
+    asset: Annotated[str | None, typer.Option("--asset", metavar="DB/ASSET")] = None,
+    by: Annotated[str | None, typer.Option("--by", metavar="day", help="One row per day.")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Totals per currency, estimate and actual apart, superseded entries left out: of one
+    execution, workflow, group or asset, or of everything."""
+    from application.use_cases.summarize_costs import SummarizeCostsQuery, SummaryScope
+    from domain.errors import InvalidInputError
+    from entrypoints.cost_responses import CostSummaryResponse
+
+    if by not in (None, "day"):
+        raise InvalidInputError(f"--by: must be day, got {by!r}")
+    scopes = {
+        SummaryScope.EXECUTION: execution,
+        SummaryScope.WORKFLOW: workflow,
+        SummaryScope.GROUP: group,
+        SummaryScope.ASSET: asset,
+    }
+    named = [(scope, value) for scope, value in scopes.items() if value is not None]
+    if len(named) > 1:
+        raise InvalidInputError("--execution, --workflow, --group, --asset: give at most one")
+    scope, key = named[0] if named else (SummaryScope.ALL, None)
+    if scope in (SummaryScope.WORKFLOW, SummaryScope.ASSET) and key is not None:
+        if "/" not in key:
+            raise InvalidInputError(f"--{scope.value}: must be DATABASE_ID/ID, got {key!r}")
+        key = key.replace("/", ":", 1)
+    query = SummarizeCostsQuery(scope=scope, key=key, by_day=by == "day")
+    response = CostSummaryResponse.of(_container().summarize_costs().execute(query))
+    if json_output:
+        _print_json(response)
+        return
+    _render(response)
+
+
+def _render(summary: CostSummaryResponse) -> None:
+    scope = summary.scope if summary.key is None else f"{summary.scope} {summary.key}"
+    _echo(f"costs of {scope}: {summary.entries} entries ({summary.superseded} superseded)")
+    for row in summary.rows:
+        if row.day is not None:
+            _echo(f"{row.day.isoformat()}")
+        for total in row.amounts:
+            _echo(f"  {total.amount} {total.currency} {total.basis} ({total.entries} entries)")
+        for quantity in row.quantities:
+            _echo(
+                f"  {quantity.quantity} {quantity.unit} {quantity.basis} "
+                f"({quantity.entries} entries)"
+            )
+        if not row.amounts and not row.quantities:
+            _echo("  nothing recorded")

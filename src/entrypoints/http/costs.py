@@ -1,0 +1,51 @@
+"""The cost route: summaries of the ledger, for one execution (tier 2 on it) or any wider scope
+(counting only the runs the caller may read)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+
+from application.use_cases.summarize_costs import SummarizeCostsQuery, SummaryScope
+from domain.errors import InvalidInputError
+from entrypoints.cost_responses import CostSummaryResponse
+from entrypoints.http.dependencies import App, Caller
+
+router = APIRouter(tags=["costs"])
+
+Id = Annotated[str | None, Query(min_length=1, max_length=512)]
+
+
+@router.get(
+    "/costs",
+    response_model=CostSummaryResponse,
+    summary="Cost totals per currency, estimate and actual apart (superseded entries left out)",
+)
+def cost_summary(
+    wfx: App,
+    caller: Caller,
+    execution: Id = None,
+    workflow: Annotated[Id, Query(description="DATABASE_ID/WORKFLOW_ID")] = None,
+    group: Id = None,
+    asset: Annotated[Id, Query(description="DATABASE_ID/ASSET_ID")] = None,
+    by: Literal["day"] | None = None,
+) -> JSONResponse:
+    scopes = {
+        SummaryScope.EXECUTION: execution,
+        SummaryScope.WORKFLOW: workflow,
+        SummaryScope.GROUP: group,
+        SummaryScope.ASSET: asset,
+    }
+    named = [(scope, value) for scope, value in scopes.items() if value is not None]
+    if len(named) > 1:
+        raise InvalidInputError("execution, workflow, group, asset: give at most one")
+    scope, key = named[0] if named else (SummaryScope.ALL, None)
+    if scope in (SummaryScope.WORKFLOW, SummaryScope.ASSET) and key is not None:
+        key = key.replace("/", ":", 1)  # a composite key of seed 000 is colon-joined
+    query = SummarizeCostsQuery(
+        scope=scope, key=key, by_day=by == "day", subject=caller.subject, route=caller.route
+    )
+    result = wfx.summarize_costs().execute(query)
+    return JSONResponse(CostSummaryResponse.of(result).dump())

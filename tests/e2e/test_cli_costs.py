@@ -1,0 +1,142 @@
+"""`wfx costs` as a user runs it, on SQLite: a real local run whose step is retried records one
+duration entry per attempt (priced by the rate card of WFX_RATE_CARD); usage is reported, a
+billing export corrects it, a bad export changes nothing; summaries match totals by hand."""
+
+from __future__ import annotations
+
+import sys
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.e2e.cli import Wfx, assert_bad_input
+
+pytestmark = pytest.mark.xdist_group("e2e-cli-costs")
+
+FLAKY = (
+    "import os, sys; marker = 'flaky-ran'; first = not os.path.exists(marker); "
+    "open(marker, 'a').close(); sys.exit(3 if first else 0)"
+)
+
+
+def _flaky_run(wfx: Wfx) -> tuple[str, str]:
+    """A run of one command step that fails once and succeeds on its retry: (run, step)."""
+    document = {
+        "databaseId": "demo",
+        "workflowId": "flaky",
+        "steps": [
+            {
+                "pipelineId": "flaky",
+                "executionType": "command",
+                "command": [sys.executable, "-c", FLAKY],
+                "inputFileArity": "none",
+                "retry": {"maxAttempts": 2, "intervalSeconds": 1},
+            }
+        ],
+    }
+    path = wfx.home / "flaky.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(path))
+    run = wfx.run_id("demo/flaky")
+    shown = wfx.json("executions", "show", run)
+    (step,) = shown["pipelineExecutions"]
+    return run, step["pipelineExecution"]["pipelineExecutionId"]
+
+
+def _amounts(summary: dict[str, Any]) -> dict[tuple[str, str], Decimal]:
+    (row,) = summary["rows"]
+    return {(t["currency"], t["basis"]): Decimal(t["amount"]) for t in row["amounts"]}
+
+
+@pytest.fixture
+def priced_wfx(wfx: Wfx, tmp_path: Path) -> Wfx:
+    card = tmp_path / "card.yaml"
+    card.write_text('rates:\n  seconds: {unitPrice: "0.001", currency: EUR}\n', encoding="utf-8")
+    return wfx.with_environment(WFX_RATE_CARD=str(card))
+
+
+def test_a_retried_step_has_one_priced_duration_entry_per_attempt(priced_wfx: Wfx) -> None:
+    run, _ = _flaky_run(priced_wfx)
+
+    summary = priced_wfx.json("costs", "summary", "--execution", run)
+
+    (seconds,) = summary["rows"][0]["quantities"]
+    assert (seconds["unit"], seconds["basis"], seconds["entries"]) == ("seconds", "estimate", 2)
+    (amount,) = summary["rows"][0]["amounts"]
+    assert amount["currency"] == "EUR" and amount["entries"] == 2
+    # by hand: the two attempts' seconds at 0.001 EUR each
+    assert Decimal(amount["amount"]) == Decimal(seconds["quantity"]) * Decimal("0.001")
+
+
+def test_reported_usage_a_correcting_import_and_a_bad_import_that_changes_nothing(
+    wfx: Wfx,
+) -> None:
+    run, step = _flaky_run(wfx)
+    reported = wfx.json(
+        "costs", "report", run, "--step", step, "--quantity", "100", "--unit", "lambda-GB-seconds"
+    )
+    (entry,) = reported["entries"]
+    assert entry["attempt"] == 2 and entry["amount"] == "0.00166667"  # 100 x 0.0000166667
+    usd = wfx.json(
+        "costs",
+        "report",
+        run,
+        "--step",
+        step,
+        "--attempt",
+        "1",
+        "--quantity",
+        "3",
+        "--unit",
+        "batch-vCPU-seconds",
+        "--unit-price",
+        "0.5",
+        "--currency",
+        "USD",
+        "--actual",
+    )["entries"][0]
+    assert usd["amount"] == "1.5" and usd["basis"] == "actual"
+
+    bill = wfx.home / "bill.csv"
+    bill.write_text(
+        "executionId,stepId,quantity,unit,unitPrice,currency,supersedes\n"
+        f"{run},{step},120,lambda-GB-seconds,0.00002,USD,{entry['entryId']}\n",
+        encoding="utf-8",
+    )
+    imported = wfx.ok("costs", "import", str(bill))
+    assert "1 entries imported (1 corrections)" in imported.stdout
+
+    summary = wfx.json("costs", "summary", "--execution", run)
+    # by hand: the estimate 0.00166667 is superseded by the bill, 120 x 0.00002 = 0.0024,
+    # which adds to the actual 1.5: USD actual 1.5024, no USD estimate left
+    assert _amounts(summary) == {("USD", "actual"): Decimal("1.5024")}
+    assert summary["superseded"] == 1
+
+    bad = wfx.home / "bad.csv"
+    bad.write_text(
+        "executionId,stepId,quantity,unit\n"
+        f"{run},{step},5,lambda-GB-seconds\n"
+        f"{run},{step},lots,lambda-GB-seconds\n",
+        encoding="utf-8",
+    )
+    assert_bad_input(wfx("costs", "import", str(bad)), "line 3", "quantity", "decimal")
+    assert wfx.json("costs", "summary", "--execution", run) == summary  # the good line too
+
+    twice = wfx("costs", "import", str(bill))
+    assert_bad_input(twice, "line 2", "supersedes", "superseded already")
+
+    by_workflow = wfx.json("costs", "summary", "--workflow", "demo/flaky", "--by", "day")
+    assert by_workflow["rows"][0]["day"] and by_workflow["entries"] == summary["entries"]
+    text = wfx.ok("costs", "summary", "--workflow", "demo/flaky").stdout
+    assert "1.5024 USD actual" in text
+
+
+def test_bad_summary_and_report_options_are_refused_by_name(wfx: Wfx) -> None:
+    assert_bad_input(wfx("costs", "summary", "--by", "week"), "--by")
+    assert_bad_input(wfx("costs", "summary", "--group", "g", "--execution", "e"), "at most one")
+    assert_bad_input(wfx("costs", "summary", "--asset", "no-slash"), "--asset")
+    refused = wfx("costs", "report", "nope", "--step", "s", "--quantity", "x", "--unit", "u")
+    assert_bad_input(refused, "--quantity")

@@ -1,0 +1,222 @@
+"""Cost recording through the whole container, on SQLite and DynamoDB (moto): the tracking
+callbacks (what the Step Functions Lambda calls) record each attempt's duration, a registration
+event reports usage, a billing export loads all or nothing."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dependency_injector import providers
+from pydantic import ValidationError
+
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.tables import TableNames
+from application.ports import CostScope
+from application.use_cases.import_costs import ImportCostsCommand
+from application.use_cases.register_pipeline_execution import RegisterPipelineExecutionCommand
+from application.use_cases.retry_step import RetryStepCommand
+from application.use_cases.step_tracking import FinishStepCommand, StartStepCommand
+from domain.costs import CostBasis, CostKind, CostLedgerEntry, CostSource
+from domain.errors import InvalidInputError
+from domain.statuses import StepStatus
+from tests.contract.builders import a_launch, step_id
+
+RUN = "run-1"
+ROOT = step_id(RUN, 0)
+
+
+class TenSecondClock:
+    """Each reading ten seconds after the last: every attempt runs a known time."""
+
+    def __init__(self) -> None:
+        self.moment = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        self.moment += timedelta(seconds=10)
+        return self.moment
+
+
+@pytest.fixture
+def container(inline_container: Any) -> Any:
+    inline_container.clock.override(providers.Object(TenSecondClock()))
+    inline_container.execution_store().add_launch(a_launch(RUN, group="nightly"))
+    return inline_container
+
+
+def _entries(container: Any) -> list[CostLedgerEntry]:
+    entries: list[CostLedgerEntry] = container.cost_ledger().list_entries(CostScope.EXECUTION, RUN)
+    return entries
+
+
+def _start(container: Any) -> None:
+    command = StartStepCommand(workflow_execution_id=RUN, pipeline_execution_id=ROOT)
+    container.start_step().execute(command)
+
+
+def _register(container: Any, costs: list[dict[str, Any]]) -> Any:
+    event = RegisterPipelineExecutionCommand.model_validate(
+        {
+            "source": f"wfx.execution.{RUN}.pipeline.{ROOT}",
+            "detail-type": "pipeline.execution.register",
+            "detail": {"pipelineExecutionId": ROOT, "costs": costs},
+        }
+    )
+    return container.register_pipeline_execution().execute(event)
+
+
+def test_a_retry_and_a_finish_record_one_duration_per_attempt_once(container: Any) -> None:
+    _start(container)
+    retry = RetryStepCommand(workflow_execution_id=RUN, pipeline_execution_id=ROOT, error="x")
+    container.retry_step().execute(retry)
+    finish = FinishStepCommand(
+        workflow_execution_id=RUN, pipeline_execution_id=ROOT, status=StepStatus.SUCCEEDED
+    )
+    container.finish_step().execute(finish)
+    container.finish_step().execute(finish)  # a callback delivered twice
+
+    entries = _entries(container)
+    assert [(e.attempt, e.kind, e.unit, e.source) for e in entries] == [
+        (1, CostKind.DURATION, "seconds", CostSource.RUNNER),
+        (2, CostKind.DURATION, "seconds", CostSource.RUNNER),
+    ]
+    attempts = container.execution_store().list_attempts([ROOT])
+    for entry, attempt in zip(entries, attempts, strict=True):
+        seconds = (attempt.stop_date - attempt.start_date).total_seconds()
+        assert entry.quantity == Decimal(int(seconds)) and seconds > 0
+        assert entry.amount is None  # the default rate card has no price for a local second
+    assert {e.execution_group_id for e in entries} == {"nightly"}
+    assert entries[0].asset_keys == ("db1:asset1",)
+
+
+def test_a_registration_reports_usage_priced_by_itself_or_by_the_rate_card(
+    container: Any,
+) -> None:
+    _start(container)
+
+    result = _register(
+        container,
+        [
+            {"quantity": 100, "unit": "lambda-GB-seconds"},
+            {
+                "quantity": "2",
+                "unit": "batch-vCPU-seconds",
+                "unitPrice": "0.1",
+                "currency": "EUR",
+                "basis": "actual",
+            },
+        ],
+    )
+
+    assert result.accepted, result.reason
+    by_unit = {e.unit: e for e in _entries(container)}
+    lambda_entry = by_unit["lambda-GB-seconds"]
+    assert (lambda_entry.amount, lambda_entry.currency) == (Decimal("0.00166667"), "USD")
+    assert (lambda_entry.attempt, lambda_entry.source) == (1, CostSource.REGISTRATION)
+    batch = by_unit["batch-vCPU-seconds"]
+    assert (batch.amount, batch.currency, batch.basis) == (Decimal("0.2"), "EUR", CostBasis.ACTUAL)
+
+
+@pytest.mark.parametrize(
+    ("cost", "named"),
+    [
+        ({"quantity": -1, "unit": "seconds"}, "costs.0.quantity"),
+        ({"quantity": 1, "unit": "has space"}, "costs.0.unit"),
+        ({"quantity": 1, "unit": "seconds", "unitPrice": "1"}, "currency"),
+        ({"quantity": "NaN", "unit": "seconds"}, "costs.0.quantity"),
+        ({"quantity": 1, "unit": "seconds", "price": 2}, "costs.0.price"),
+    ],
+)
+def test_a_bad_cost_in_a_registration_is_refused_naming_the_field(
+    container: Any, cost: dict[str, Any], named: str
+) -> None:
+    _start(container)
+
+    with pytest.raises(ValidationError) as refused:
+        _register(container, [cost])
+
+    assert named in str(refused.value).replace("\n", " ").replace("detail.", "")
+    assert _entries(container) == []
+
+
+def test_costs_alone_are_taken_on_a_finished_step(container: Any) -> None:
+    _start(container)
+    finish = FinishStepCommand(
+        workflow_execution_id=RUN, pipeline_execution_id=ROOT, status=StepStatus.SUCCEEDED
+    )
+    container.finish_step().execute(finish)
+
+    assert _register(container, [{"quantity": 5, "unit": "lambda-GB-seconds"}]).accepted
+    assert len(_entries(container)) == 2  # its duration and the late usage
+
+
+def test_an_import_corrects_an_estimate_and_a_bad_line_applies_nothing(container: Any) -> None:
+    _start(container)
+    _register(container, [{"quantity": 100, "unit": "lambda-GB-seconds"}])
+    (estimate,) = _entries(container)
+    good = (
+        "executionId,stepId,attempt,quantity,unit,amount,currency,entryId,supersedes\n"
+        f"{RUN},{ROOT},1,100,lambda-GB-seconds,0.0015,USD,bill-1,{estimate.entry_id}\n"
+    )
+
+    result = container.import_costs().execute(ImportCostsCommand(text=good))
+
+    assert result.corrections == 1
+    (bill,) = result.entries
+    assert (bill.basis, bill.amount, bill.unit_price) == (CostBasis.ACTUAL, Decimal("0.0015"), None)
+    before = _entries(container)
+    bad_lines = [
+        (f"{RUN},{ROOT},,1,seconds,,,,\n{RUN},{ROOT},3,1,seconds,,,,\n", "line 3, column attempt"),
+        (f"{RUN},{ROOT},,1,seconds,,,bill-1,\n", "line 2, column entryId: bill-1 is taken"),
+        (f"nope,{ROOT},,1,seconds,,,,\n", "line 2, column executionId"),
+        (f"{RUN},{ROOT},,1,seconds,1,,,\n", "line 2, column currency"),
+        (f"{RUN},{ROOT},,1,seconds,,,,{estimate.entry_id}\n", "superseded already by bill-1"),
+    ]
+    header = good.splitlines()[0] + "\n"
+    for rows, message in bad_lines:
+        with pytest.raises(InvalidInputError, match=message):
+            container.import_costs().execute(ImportCostsCommand(text=header + rows))
+    with pytest.raises(InvalidInputError, match="line 1: header: missing unit; unknown cost"):
+        container.import_costs().execute(
+            ImportCostsCommand(text="executionId,stepId,quantity,cost\n")
+        )
+    assert _entries(container) == before
+
+
+def test_a_sqlite_file_made_before_the_ledger_still_deletes_a_run(tmp_path: Path) -> None:
+    path = tmp_path / "older.db"
+    older = SqliteDatabase(path)
+    SqliteExecutionStore(older, TableNames()).create_tables()
+    with older.write() as connection:
+        connection.execute('DROP TABLE "WfxCostLedgerTable"')
+    older.close()
+    database = SqliteDatabase(path)
+    try:
+        store = SqliteExecutionStore(database, TableNames())
+        store.add_launch(a_launch(RUN))
+
+        assert store.delete_execution(RUN) is True
+    finally:
+        database.close()
+
+
+def test_a_step_reports_usage_on_the_local_bus_with_its_own_token(container: Any) -> None:
+    _start(container)
+    token = container.registration_credentials().issue(RUN, ROOT)
+
+    published = container.publish_registration().register(
+        RUN, ROOT, costs=[{"quantity": "7", "unit": "batch-vCPU-seconds"}], registration_token=token
+    )
+
+    assert published.accepted, published.reason
+    (entry,) = _entries(container)
+    assert (entry.source, entry.quantity, entry.currency) == (
+        CostSource.REGISTRATION,
+        Decimal(7),
+        "USD",
+    )
+    assert entry.amount == Decimal(7) * Decimal("0.0000112444")
