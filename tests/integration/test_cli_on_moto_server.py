@@ -49,6 +49,7 @@ WFX_TABLES = {
     "WfxTaskExecutionsTable",
     "WfxAuthorizationTable",
     "WfxCostLedgerTable",
+    "WfxExecutionEventsTable",
 }
 RUN = (
     "run",
