@@ -16,6 +16,7 @@ LIST_FLATNESS_TARGET = 1.5
 AUTHORIZATION_OVERHEAD_TARGET = 0.25
 RUNNER_OVERHEAD_TARGET_MS = 2.0
 COLD_LIST_TARGET_S = 0.35
+EVENT_APPEND_RATIO_TARGET = 0.5
 COLD_RUN_TARGET_S = 0.6
 
 
@@ -125,7 +126,7 @@ def figures(results: dict[str, Any]) -> list[Figure]:
     if "runner_overhead_ms" in results:
         rows.append(
             Figure(
-                "runner overhead per 3-step run (ms)",
+                "runner overhead per 3-step run, events on (ms)",
                 f"{results['runner_overhead_ms']:.2f} ms",
                 f"<= {RUNNER_OVERHEAD_TARGET_MS} ms",
                 results["runner_overhead_ms"] <= RUNNER_OVERHEAD_TARGET_MS,
@@ -150,6 +151,16 @@ def figures(results: dict[str, Any]) -> list[Figure]:
                 f"{results['details_with_50_logs_ms']:.3f}",
                 "-",
                 None,
+            )
+        )
+    if "event_append_vs_raw" in results:
+        rows.append(
+            Figure(
+                "event appends/s vs raw sqlite3 single-row appends",
+                f"{results['event_append_ms']:.3f} / {results['raw_event_append_ms']:.3f} ms"
+                f" = {results['event_append_vs_raw']:.2f}x",
+                f">= {EVENT_APPEND_RATIO_TARGET}x",
+                results["event_append_vs_raw"] >= EVENT_APPEND_RATIO_TARGET,
             )
         )
     if "cold_list_s" in results:

@@ -22,10 +22,21 @@ from pathlib import Path
 from typing import Any
 
 from entrypoints.container import Container
-from tests.bench import api, cold, launch, lists, micro, profiling, registration, report, runner
+from tests.bench import (
+    api,
+    cold,
+    events,
+    launch,
+    lists,
+    micro,
+    profiling,
+    registration,
+    report,
+    runner,
+)
 from tests.bench.fixtures import REPO
 
-MEASUREMENTS = ("launch", "lists", "api", "runner", "registration", "cold")
+MEASUREMENTS = ("launch", "lists", "api", "runner", "registration", "events", "cold")
 RESULTS_FILE = REPO / "bench-results.json"
 
 
@@ -187,6 +198,16 @@ def main(argv: list[str] | None = None) -> int:
                     workdir / "registration",
                     redeliveries=20 if quick else 500,
                     detail_reads=20 if quick else 300,
+                ),
+                failures,
+            )
+        if "events" in only:
+            results |= _step(
+                "events: appends to one run's log beside raw sqlite3 appends",
+                lambda: events.measure(
+                    workdir / "events",
+                    appends=50 if quick else 500,
+                    rounds=2 if quick else 5,
                 ),
                 failures,
             )

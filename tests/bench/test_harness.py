@@ -19,13 +19,14 @@ import time:      2000 |       2000 | typer
 
 def test_a_quick_run_writes_every_required_key(tmp_path: Path) -> None:
     output = tmp_path / "bench-results.json"
-    arguments = ["--quick", "--only", "launch,lists,runner,registration", "--no-profile"]
+    arguments = ["--quick", "--only", "launch,lists,runner,registration,events", "--no-profile"]
     code = run.main([*arguments, "--sizes", "200,400", "--output", str(output)])
 
     assert code == 0
     results = json.loads(output.read_text(encoding="utf-8"))
     measured = ("launch_per_s", "raw_launch_per_s", "runner_overhead_ms", "registration_new_ms")
-    for key in (*measured, "registration_redelivery_ms", "details_with_50_logs_ms"):
+    appends = ("event_append_ms", "raw_event_append_ms")
+    for key in (*measured, "registration_redelivery_ms", "details_with_50_logs_ms", *appends):
         assert results[key] > 0, key
     assert set(results["list_first_page_ms"]) == {"200", "400"}
     assert results["rows_per_launch"] == 12  # 1 main, 4 inputs, 1 configuration, 3 + 3 steps
