@@ -55,6 +55,7 @@ from application.use_cases.redrive_execution import RedriveExecution
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
 from application.use_cases.retry_step import RetryStep
 from application.use_cases.runner_lease import RunnerLease
+from application.use_cases.show_workflow import ShowWorkflow
 from application.use_cases.step_tracking import FinishStep, StartStep
 from application.use_cases.sweep_aborts import SweepAborts
 from domain.redaction import configure_redaction
@@ -83,6 +84,7 @@ if TYPE_CHECKING:
         SubExecutionReader,
         TokenVerifier,
         WorkflowCatalog,
+        WorkflowDefinitions,
     )
 
 WORKER_COMMAND = (sys.executable, "-m", "entrypoints.cli.main", "internal-run-worker")
@@ -108,6 +110,14 @@ def _sqlite_workflow_catalog(database: SqliteDatabase, tables: TableNames) -> Wo
     return SqliteWorkflowCatalog(database, tables)
 
 
+def _sqlite_workflow_definitions(
+    database: SqliteDatabase, tables: TableNames
+) -> WorkflowDefinitions:
+    from adapters.sqlite.workflow_definitions import SqliteWorkflowDefinitions
+
+    return SqliteWorkflowDefinitions(database, tables)
+
+
 def _sqlite_asset_catalog(database: SqliteDatabase, tables: TableNames) -> AssetCatalog:
     from adapters.sqlite.catalogs import SqliteAssetCatalog
 
@@ -126,6 +136,12 @@ def _dynamodb_workflow_catalog(client: Any, tables: TableNames) -> WorkflowCatal
     from adapters.dynamodb.catalogs import DynamoDbWorkflowCatalog
 
     return DynamoDbWorkflowCatalog(client, tables)
+
+
+def _dynamodb_workflow_definitions(client: Any, tables: TableNames) -> WorkflowDefinitions:
+    from adapters.dynamodb.workflow_definitions import DynamoDbWorkflowDefinitions
+
+    return DynamoDbWorkflowDefinitions(client, tables)
 
 
 def _dynamodb_asset_catalog(client: Any, tables: TableNames) -> AssetCatalog:
@@ -335,6 +351,11 @@ class Container(containers.DeclarativeContainer):
         sqlite=providers.Singleton(_sqlite_workflow_catalog, sqlite_database, tables),
         dynamodb=providers.Singleton(_dynamodb_workflow_catalog, dynamodb_client, tables),
     )
+    workflow_definitions = providers.Selector(
+        config.store,
+        sqlite=providers.Singleton(_sqlite_workflow_definitions, sqlite_database, tables),
+        dynamodb=providers.Singleton(_dynamodb_workflow_definitions, dynamodb_client, tables),
+    )
     asset_catalog = providers.Selector(
         config.store,
         sqlite=providers.Singleton(_sqlite_asset_catalog, sqlite_database, tables),
@@ -477,9 +498,15 @@ class Container(containers.DeclarativeContainer):
     )
 
     publish_workflow_version = providers.Factory(
-        PublishWorkflowVersion, catalog=workflow_catalog, clock=clock
+        PublishWorkflowVersion,
+        definitions=workflow_definitions,
+        catalog=workflow_catalog,
+        clock=clock,
     )
-    list_workflows = providers.Factory(ListWorkflows, catalog=workflow_catalog)
+    list_workflows = providers.Factory(ListWorkflows, definitions=workflow_definitions)
+    show_workflow = providers.Factory(
+        ShowWorkflow, definitions=workflow_definitions, catalog=workflow_catalog
+    )
     list_workflow_versions = providers.Factory(ListWorkflowVersions, catalog=workflow_catalog)
     import_asset_files = providers.Factory(
         ImportAssetFiles, catalog=asset_catalog, objects=object_store, clock=clock
@@ -654,3 +681,4 @@ def create_all_tables(container: Container) -> None:
     """Every table of every store port; idempotent."""
     container.execution_store().create_tables()
     container.workflow_catalog().create_tables()
+    container.workflow_definitions().create_tables()

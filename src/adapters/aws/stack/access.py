@@ -41,7 +41,11 @@ STORE_TABLES: dict[Store, tuple[ResourceKeys, ...]] = {
     # every table holding a run's rows; NOT_RUN_TABLES hold none (the earlier table is read by
     # the migration alone, which an operator runs with their own credentials)
     Store.EXECUTIONS: tuple(spec.key for spec in TABLES if spec.key not in NOT_RUN_TABLES),
-    Store.WORKFLOWS: (ResourceKeys.WORKFLOW_VERSIONS,),
+    Store.WORKFLOWS: (
+        ResourceKeys.WORKFLOW_DEFINITIONS,
+        ResourceKeys.WORKFLOW_VERSIONS,
+        ResourceKeys.STEP_DEFINITIONS,
+    ),
     Store.ASSETS: (ResourceKeys.ASSET_FILES,),
     Store.AUTHORIZATION: (ResourceKeys.AUTHORIZATION,),
 }
