@@ -10,6 +10,7 @@ from botocore.exceptions import ClientError
 from adapters.catalog_paging import check_limit, decode_version_token, encode_version_token
 from adapters.dynamodb.codec import Item, from_wire, to_wire
 from adapters.dynamodb.requests import (
+    batch_get,
     batch_put,
     get_item,
     query_partition,
@@ -49,15 +50,20 @@ class DynamoDbWorkflowCatalog:
     def create_tables(self) -> None:
         create_tables(self._client, self._tables)
 
-    def _with_steps(self, item: Item) -> WorkflowVersion:
-        # A version's steps are one partition, read consistently: they were written with it.
-        key = step_definitions_key(
-            item["workflowDatabaseId"], item["workflowId"], int(item["workflowVersion"])
-        )
-        steps = query_partition(
-            self._client, self._steps_table, self._steps_spec.partition.name, key
-        )
-        return parse_workflow_version_record(item, steps)
+    def _with_steps(self, items: Sequence[Item]) -> list[WorkflowVersion]:
+        """The versions of these items, each with its steps: their keys are known from each
+        version's stepCount, so one BatchGetItem (100 keys a request) reads them all."""
+        partition, sort = self._steps_spec.partition.name, self._steps_spec.sort
+        assert sort is not None  # the step index
+        keys = [
+            {partition: _steps_key(item), sort.name: index}
+            for item in items
+            for index in range(int(item["stepCount"]))
+        ]
+        by_version: dict[str, list[Item]] = {_steps_key(item): [] for item in items}
+        for step in batch_get(self._client, self._steps_table, keys):
+            by_version[step[partition]].append(step)
+        return [parse_workflow_version_record(item, by_version[_steps_key(item)]) for item in items]
 
     def _key(self, database_id: str, workflow_id: str, version: int) -> Item:
         assert self._spec.sort is not None  # the version number is the sort key
@@ -69,7 +75,7 @@ class DynamoDbWorkflowCatalog:
     def latest_version(self, database_id: str, workflow_id: str) -> WorkflowVersion | None:
         request = self._versions_request(join_key(database_id, workflow_id))
         items = query_up_to(self._client, request, 1)
-        return self._with_steps(items[0]) if items else None
+        return self._with_steps(items)[0] if items else None
 
     def get_version(self, database_id: str, workflow_id: str, version: int) -> WorkflowVersion:
         item = get_item(
@@ -79,7 +85,7 @@ class DynamoDbWorkflowCatalog:
             raise WorkflowNotFoundError(
                 f"workflow {database_id}/{workflow_id} version {version} not found"
             )
-        return self._with_steps(item)
+        return self._with_steps([item])[0]
 
     def _versions_request(self, workflow_key: str) -> dict[str, Any]:
         """A workflow's versions, newest first, consistently."""
@@ -101,7 +107,7 @@ class DynamoDbWorkflowCatalog:
             after = decode_version_token(starting_token, database_id, workflow_id)
             request["ExclusiveStartKey"] = to_wire(self._key(database_id, workflow_id, after))
         items = query_up_to(self._client, request, limit + 1)
-        page = [self._with_steps(item) for item in items[:limit]]
+        page = self._with_steps(items[:limit])
         next_token = None
         if len(items) > limit:
             next_token = encode_version_token(database_id, workflow_id, page[-1].version)
@@ -137,7 +143,15 @@ class DynamoDbWorkflowCatalog:
                 f"workflow {database_id}/{workflow_id} version {version} is deployed already "
                 "as another state machine; a published version never changes"
             ) from exc
-        return self._with_steps(from_wire(response["Attributes"]))
+        return self._with_steps([from_wire(response["Attributes"])])[0]
+
+
+def _steps_key(version_item: Item) -> str:
+    return step_definitions_key(
+        version_item["workflowDatabaseId"],
+        version_item["workflowId"],
+        int(version_item["workflowVersion"]),
+    )
 
 
 class DynamoDbAssetCatalog:

@@ -21,6 +21,7 @@ IMMUTABLE_MESSAGE = "wfx: a published workflow version and its steps never chang
 # The earlier versions table carried the workflow list (a sparse index on version 1).
 _EARLIER_LIST_INDEX = "WorkflowsByKeyGSI"
 _EARLIER_LIST_KEYS = ("workflowListPartition", "workflowListSortKey")
+_KEY = "workflowDatabaseId:workflowId"
 
 
 def create_workflow_tables(database: SqliteDatabase, schema: SqliteSchema) -> None:
@@ -49,9 +50,6 @@ def _needs_upgrade(
         f"AS d WHERE d.{definitions.q(_KEY)} = v.{versions.q(_KEY)}) LIMIT 1"
     ).fetchone()
     return embedded is not None or undefined is not None or _has_list_columns(connection, versions)
-
-
-_KEY = "workflowDatabaseId:workflowId"
 
 
 def _has_list_columns(connection: sqlite3.Connection, versions: TableSql) -> bool:
