@@ -180,16 +180,12 @@ class WorkflowVersion(BaseModel):
         return f"{self.database_id}:{self.workflow_id}"
 
     def step_definition_id(self, step_index: int) -> str:
-        """The id of the version's step at `step_index` (0-based), which its step runs name."""
+        """The id of the version's step at `step_index` (0-based), which its step runs name:
+        `database:workflow:version:stepIndex`, the step definition's key parts colon-joined (seed
+        000), so it reads back to the definition (identifiers hold no `:`)."""
         if not 0 <= step_index < len(self.steps):
             raise ValueError(f"{self.workflow_key} version {self.version} has no step {step_index}")
-        return step_definition_id(self.database_id, self.workflow_id, self.version, step_index)
-
-
-def step_definition_id(database_id: str, workflow_id: str, version: int, step_index: int) -> str:
-    """`database:workflow:version:stepIndex`: the step definition's key parts, colon-joined (seed
-    000), so a step run's pointer reads back to its definition; identifiers hold no `:`."""
-    return f"{database_id}:{workflow_id}:{version}:{step_index}"
+        return f"{self.workflow_key}:{self.version}:{step_index}"
 
 
 class WorkflowDefinition(BaseModel):
