@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
-from application.use_cases.show_workflow import WorkflowView
 from domain.execution import ExecutionDetails, StepDetails, WorkflowExecution
 from domain.redaction import redact, redact_json
 from domain.workflow import StepDefinition, WorkflowDefinition, WorkflowVersion
+
+if TYPE_CHECKING:
+    from application.use_cases.show_workflow import WorkflowView
 
 STATUS_STYLES = {
     "SUCCEEDED": "green",
