@@ -256,10 +256,10 @@ def workflows_versions(
         starting_token=starting_token,
     )
     page = _container().list_workflow_versions().execute(query)
-    _print_workflow_page(page, json_output, "versions")
+    _print_versions_page(page, json_output)
 
 
-def _print_workflow_page(page: Page[WorkflowVersion], json_output: bool, nothing: str) -> None:
+def _print_versions_page(page: Page[WorkflowVersion], json_output: bool) -> None:
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import WorkflowPageResponse
@@ -270,7 +270,7 @@ def _print_workflow_page(page: Page[WorkflowVersion], json_output: bool, nothing
 
     console = _console()
     if not page.items:
-        console.print(f"No {nothing}.")
+        console.print("No versions.")
     else:
         console.print(workflow_versions_table(page.items))
     if page.next_token:
