@@ -11,13 +11,14 @@ from adapters.records import (
     build_step_definition_records,
     build_workflow_definition_record,
     build_workflow_version_record,
+    join_key,
     parse_workflow_definition_record,
     workflow_list_sort_key,
 )
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import SqliteSchema, build_schema
 from adapters.sqlite.statements import TableSql, load_item
-from adapters.sqlite.workflow_tables import create_workflow_tables
+from adapters.sqlite.workflow_tables import IMMUTABLE_MESSAGE, create_workflow_tables
 from adapters.tables import WORKFLOW_LIST_INDEX, ResourceKeys, TableNames
 from domain.paging import Page
 from domain.workflow import WorkflowDefinition, WorkflowVersion
@@ -88,13 +89,17 @@ class SqliteWorkflowDefinitions:
                 connection.executemany(
                     self._steps.insert, self._steps.rows(build_step_definition_records(version))
                 )
-        except (sqlite3.IntegrityError, _PublishRefused):
+        except _PublishRefused:
+            return False
+        except sqlite3.IntegrityError as error:
+            if not _refused_as_taken(error):
+                raise
             return False
         return True
 
     def find_definition(self, database_id: str, workflow_id: str) -> WorkflowDefinition | None:
         with self._database.read() as connection:
-            row = connection.execute(self._one, (f"{database_id}:{workflow_id}",)).fetchone()
+            row = connection.execute(self._one, (join_key(database_id, workflow_id),)).fetchone()
         return parse_workflow_definition_record(load_item(row[0])) if row else None
 
     def list_definitions(
@@ -120,3 +125,9 @@ class SqliteWorkflowDefinitions:
         if len(found) > limit:
             next_token = encode_workflow_token(page[-1].database_id, page[-1].workflow_id)
         return Page(items=tuple(page), next_token=next_token)
+
+
+def _refused_as_taken(error: sqlite3.IntegrityError) -> bool:
+    """A key already stored (the primary key, or the trigger that guards published rows), not
+    another constraint: that would be a bug to show, never a rival publish."""
+    return "UNIQUE constraint failed" in str(error) or IMMUTABLE_MESSAGE in str(error)
