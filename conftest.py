@@ -1,7 +1,8 @@
 """Storage adapter fixtures, shared by tests/ and features/ (a tests/conftest.py would hide them).
 
 Each adapter comes as `<backend>_execution_store`, `<backend>_workflow_catalog`,
-`<backend>_asset_catalog` and `<backend>_authorization_store` for backend in sqlite_file,
+`<backend>_workflow_definitions`, `<backend>_asset_catalog` and `<backend>_authorization_store`
+for backend in sqlite_file,
 sqlite_memory and dynamodb; the stores of one backend in one test share one database. The
 execution stores keep the bodies their item budgets move out of rows in `body_object_store`.
 """
@@ -19,6 +20,7 @@ from adapters.sqlite.authorization_store import SqliteAuthorizationStore
 from adapters.sqlite.catalogs import SqliteAssetCatalog, SqliteWorkflowCatalog
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.sqlite.workflow_definitions import SqliteWorkflowDefinitions
 from adapters.tables import TableNames
 
 AWS_REGION = "us-east-1"
@@ -89,6 +91,20 @@ def sqlite_file_workflow_catalog(sqlite_file_database: SqliteDatabase) -> Sqlite
 @pytest.fixture
 def sqlite_memory_workflow_catalog(sqlite_memory_database: SqliteDatabase) -> SqliteWorkflowCatalog:
     return _created(SqliteWorkflowCatalog(sqlite_memory_database, TableNames()))
+
+
+@pytest.fixture
+def sqlite_file_workflow_definitions(
+    sqlite_file_database: SqliteDatabase,
+) -> SqliteWorkflowDefinitions:
+    return _created(SqliteWorkflowDefinitions(sqlite_file_database, TableNames()))
+
+
+@pytest.fixture
+def sqlite_memory_workflow_definitions(
+    sqlite_memory_database: SqliteDatabase,
+) -> SqliteWorkflowDefinitions:
+    return _created(SqliteWorkflowDefinitions(sqlite_memory_database, TableNames()))
 
 
 @pytest.fixture
@@ -193,6 +209,15 @@ def dynamodb_workflow_catalog(moto_dynamodb_client: Any, dynamodb_table_names: T
     from adapters.dynamodb.catalogs import DynamoDbWorkflowCatalog
 
     return DynamoDbWorkflowCatalog(moto_dynamodb_client, dynamodb_table_names)
+
+
+@pytest.fixture
+def dynamodb_workflow_definitions(
+    moto_dynamodb_client: Any, dynamodb_table_names: TableNames
+) -> Any:
+    from adapters.dynamodb.workflow_definitions import DynamoDbWorkflowDefinitions
+
+    return DynamoDbWorkflowDefinitions(moto_dynamodb_client, dynamodb_table_names)
 
 
 @pytest.fixture

@@ -42,6 +42,7 @@ from features.steps.storage_steps import *  # noqa: F403
 from features.steps.stored_rows import StoredRows
 from features.steps.sub_execution_steps import *  # noqa: F403
 from features.steps.sub_process_steps import *  # noqa: F403
+from features.steps.workflow_steps import *  # noqa: F403
 from features.steps.world import World
 
 START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)

@@ -35,9 +35,9 @@ def import_files(
 
 
 @given(parsers.parse('the workflow "{workflow}" is published from "{file_name}"'))
-def _(container: Container, workflow: str, file_name: str) -> None:
+def _(container: Container, world: World, workflow: str, file_name: str) -> None:
     document = parse_workflow_document(yaml.safe_load((WORKFLOWS / file_name).read_text()))
-    command = PublishWorkflowVersionCommand(document=document)
+    command = PublishWorkflowVersionCommand(document=document, published_by=world.user)
     published = container.publish_workflow_version().execute(command).version
     assert f"{published.database_id}/{published.workflow_id}" == workflow
 

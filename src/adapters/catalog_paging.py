@@ -1,5 +1,5 @@
-"""The WorkflowCatalog's paging, shared by both stores: page sizes, and tokens that encode the
-last item returned as base64url JSON.
+"""The paging of workflow definitions and versions, shared by both stores: page sizes, and
+tokens that encode the last item returned as base64url JSON.
 
 A token names a position, not a store's key, so the two stores issue the same tokens; whatever
 comes back is checked to be a position of the very list it continues before any query sees it.

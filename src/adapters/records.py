@@ -56,7 +56,7 @@ from domain.redaction import REDACTED, is_secret_name, redact, redact_executable
 from domain.run import StepMove
 from domain.statuses import StepStatus
 from domain.sub_processes import SubExecutionStop
-from domain.workflow import RetryPolicy, StepDefinition, WorkflowVersion
+from domain.workflow import RetryPolicy, StepDefinition, WorkflowDefinition, WorkflowVersion
 
 # -- item budgets: which field of each record may be cut ------------------------------------------
 
@@ -441,7 +441,11 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
         "s3ReadWriteScopes": list(step.s3_read_write_scopes),
         "credentialVendingState": step.credential_vending_state,
     }
-    _put_present(item, from_pipeline_execution_id=step.from_pipeline_execution_id)
+    _put_present(
+        item,
+        from_pipeline_execution_id=step.from_pipeline_execution_id,
+        stepDefinitionId=step.step_definition_id,
+    )
     mutable = step_mutable_attributes(step)[0]
     item.update(mutable)
     return fit_item(
@@ -460,6 +464,7 @@ def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
         pipeline_database_id=item["pipelineDatabaseId"],
         pipeline_id=item["pipelineId"],
         step_index=int(item["stepIndex"]),
+        step_definition_id=item.get("stepDefinitionId"),
         status=item["status"],
         start_date=_optional_date(item, "startDate"),
         stop_date=_optional_date(item, "stopDate"),
@@ -791,17 +796,49 @@ def workflow_list_sort_key(database_id: str, workflow_id: str = "") -> str:
     return f"{database_id}{WORKFLOW_LIST_SEPARATOR}{workflow_id}"
 
 
-def _workflow_list_keys(version: WorkflowVersion) -> Item:
-    """The sparse list-index keys, on version 1 only: one index item per workflow."""
-    if version.version != 1:
-        return {}
-    return {
+def build_workflow_definition_record(definition: WorkflowDefinition) -> Item:
+    item: Item = {
+        "workflowDatabaseId:workflowId": definition.workflow_key,
+        "workflowDatabaseId": definition.database_id,
+        "workflowId": definition.workflow_id,
+        "description": redact(definition.description),
+        "createdDate": format_date(definition.created_at),
+        "latestVersion": definition.latest_version,
         "workflowListPartition": WORKFLOW_LIST_PARTITION,
-        "workflowListSortKey": workflow_list_sort_key(version.database_id, version.workflow_id),
+        "workflowListSortKey": workflow_list_sort_key(
+            definition.database_id, definition.workflow_id
+        ),
     }
+    return _put_present(item, ownerUserId=definition.owner)
+
+
+def parse_workflow_definition_record(item: Item) -> WorkflowDefinition:
+    return WorkflowDefinition(
+        database_id=item["workflowDatabaseId"],
+        workflow_id=item["workflowId"],
+        owner=item.get("ownerUserId"),
+        description=item.get("description", ""),
+        created_at=parse_date(item["createdDate"]),
+        latest_version=int(item["latestVersion"]),
+    )
+
+
+def recovered_definition_record(first: Item, latest: Item) -> Item:
+    """The definition of a workflow published before definitions existed, from the items of its
+    first and its highest version: created when the first was published, its owner unknown
+    (wfx did not record publishers then)."""
+    definition = WorkflowDefinition(
+        database_id=first["workflowDatabaseId"],
+        workflow_id=first["workflowId"],
+        description=latest.get("description", ""),
+        created_at=parse_date(first["publishedAt"]),
+        latest_version=int(latest["workflowVersion"]),
+    )
+    return build_workflow_definition_record(definition)
 
 
 def build_workflow_version_record(version: WorkflowVersion) -> Item:
+    """The version's own item; its steps are items of their own (build_step_definition_records)."""
     return {
         "workflowDatabaseId:workflowId": version.workflow_key,
         "workflowVersion": version.version,
@@ -810,22 +847,53 @@ def build_workflow_version_record(version: WorkflowVersion) -> Item:
         "description": redact(version.description),
         "publishedAt": format_date(version.published_at),
         "digest": version.digest,
-        "steps": [_step_entry(step) for step in version.steps],
+        "stepCount": len(version.steps),
         **({"stateMachineArn": version.state_machine_arn} if version.state_machine_arn else {}),
-        **_workflow_list_keys(version),
     }
 
 
-def parse_workflow_version_record(item: Item) -> WorkflowVersion:
+def step_definitions_key(database_id: str, workflow_id: str, version: int) -> str:
+    """The partition of one version's step definitions."""
+    return join_key(database_id, workflow_id, str(version))
+
+
+def build_step_definition_records(version: WorkflowVersion) -> list[Item]:
+    return [
+        {
+            "workflowDatabaseId:workflowId:workflowVersion": step_definitions_key(
+                version.database_id, version.workflow_id, version.version
+            ),
+            "stepIndex": index,
+            "stepDefinitionId": version.step_definition_id(index),
+            "workflowDatabaseId": version.database_id,
+            "workflowId": version.workflow_id,
+            "workflowVersion": version.version,
+            **_step_entry(step),
+        }
+        for index, step in enumerate(version.steps)
+    ]
+
+
+def parse_workflow_version_record(item: Item, step_items: Sequence[Item]) -> WorkflowVersion:
+    """The version from its item and its step definitions' items (in any order)."""
+    ordered = sorted(step_items, key=lambda step: int(step["stepIndex"]))
     return WorkflowVersion(
         database_id=item["workflowDatabaseId"],
         workflow_id=item["workflowId"],
         version=int(item["workflowVersion"]),
         description=item.get("description", ""),
-        steps=tuple(_parse_step_entry(step) for step in item["steps"]),
+        steps=tuple(_parse_step_entry(step) for step in ordered),
         published_at=parse_date(item["publishedAt"]),
         digest=item["digest"],
         state_machine_arn=item.get("stateMachineArn"),
+    )
+
+
+def parse_embedded_version_record(item: Item) -> WorkflowVersion:
+    """A version item as wfx wrote it before step definitions were items: its steps inside it
+    (`steps`). Read by the upgrade alone, which moves them out."""
+    return parse_workflow_version_record(
+        item, [{**step, "stepIndex": index} for index, step in enumerate(item["steps"])]
     )
 
 

@@ -30,7 +30,9 @@ class ResourceKeys(StrEnum):
     PIPELINE_LOGS = "PIPELINE_LOGS"
     WORKFLOW_EXECUTION_INPUTS = "WORKFLOW_EXECUTION_INPUTS"
     WORKFLOW_EXECUTION_CONFIGURATION = "WORKFLOW_EXECUTION_CONFIGURATION"
+    WORKFLOW_DEFINITIONS = "WORKFLOW_DEFINITIONS"
     WORKFLOW_VERSIONS = "WORKFLOW_VERSIONS"
+    STEP_DEFINITIONS = "STEP_DEFINITIONS"
     ASSET_FILES = "ASSET_FILES"
     TASK_EXECUTIONS = "TASK_EXECUTIONS"
     AUTHORIZATION = "AUTHORIZATION"
@@ -107,7 +109,8 @@ def _s(name: str) -> KeyAttribute:
 WORKFLOW_EXECUTION_ID = _s("workflowExecutionId")
 PIPELINE_EXECUTION_ID = _s("pipelineExecutionId")
 EXECUTION_START_DATE = _s("executionStartDate")
-WORKFLOW_LIST_INDEX = "WorkflowsByKeyGSI"
+WORKFLOW_KEY = _s("workflowDatabaseId:workflowId")
+WORKFLOW_LIST_INDEX = "WorkflowDefinitionsByKeyGSI"
 RECORDED_AT = _s("recordedAt")
 COSTS_BY_WORKFLOW_INDEX = "CostsByWorkflowGSI"
 COSTS_BY_GROUP_INDEX = "CostsByGroupGSI"
@@ -232,15 +235,31 @@ TABLES: tuple[TableSpec, ...] = (
             ),
         ),
     ),
-    # wfx's own tables (not in seed 000): published workflow versions and the asset catalog.
+    # wfx's own tables (not in seed 000), seed 003's definitions: one item per workflow (its
+    # owner, creation and latest version number), one per published version, one per step of a
+    # version. Versions and step definitions are only ever added, never rewritten.
+    TableSpec(
+        ResourceKeys.WORKFLOW_DEFINITIONS,
+        "WfxWorkflowDefinitionsTable",
+        WORKFLOW_KEY,
+        None,
+        # Every definition carries the constant partition (like allListPartition), so listing
+        # the workflows by database, then workflow id, is one Query, never a scan.
+        (IndexSpec(WORKFLOW_LIST_INDEX, _s("workflowListPartition"), _s("workflowListSortKey")),),
+        from_seed=False,
+    ),
     TableSpec(
         ResourceKeys.WORKFLOW_VERSIONS,
         "WfxWorkflowVersionsTable",
-        _s("workflowDatabaseId:workflowId"),
+        WORKFLOW_KEY,
         KeyAttribute("workflowVersion", "N"),
-        # Sparse: only version 1 carries these keys, so the index holds one item per workflow
-        # (a first version always exists and never changes), and listing workflows is a Query.
-        (IndexSpec(WORKFLOW_LIST_INDEX, _s("workflowListPartition"), _s("workflowListSortKey")),),
+        from_seed=False,
+    ),
+    TableSpec(
+        ResourceKeys.STEP_DEFINITIONS,
+        "WfxStepDefinitionsTable",
+        _s("workflowDatabaseId:workflowId:workflowVersion"),
+        KeyAttribute("stepIndex", "N"),
         from_seed=False,
     ),
     TableSpec(
@@ -315,11 +334,13 @@ RUN_ROW_TABLES: tuple[ResourceKeys, ...] = (
     ),
 )
 # Holding no row of any one run: the migration's read source (seed 000 keeps it intact), the
-# published workflow versions and the asset catalog.
+# workflow definitions with their versions and steps, and the asset catalog.
 NOT_RUN_TABLES = frozenset(
     {
         ResourceKeys.WORKFLOW_EXECUTIONS_V1,
+        ResourceKeys.WORKFLOW_DEFINITIONS,
         ResourceKeys.WORKFLOW_VERSIONS,
+        ResourceKeys.STEP_DEFINITIONS,
         ResourceKeys.ASSET_FILES,
         ResourceKeys.AUTHORIZATION,
     }

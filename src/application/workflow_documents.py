@@ -10,6 +10,7 @@ from pydantic.alias_generators import to_camel
 from application.validation_messages import describe_validation_error
 from domain.errors import InvalidInputError
 from domain.workflow import (
+    MAX_STEPS,
     BackoffRate,
     ExecutionType,
     Identifier,
@@ -71,7 +72,7 @@ class WorkflowDocument(_Document):
     database_id: Identifier
     workflow_id: Identifier
     description: str = ""
-    steps: list[StepDocument] = Field(min_length=1)
+    steps: list[StepDocument] = Field(min_length=1, max_length=MAX_STEPS)
 
 
 def parse_workflow_document(data: Any) -> WorkflowDocument:

@@ -63,6 +63,11 @@ class ExecutionAlreadyExistsError(ConflictError):
     pass
 
 
+class VersionImmutableError(ConflictError):
+    """A write to a published workflow version or its step definitions (seed 003: published
+    versions are immutable)."""
+
+
 class RoleAlreadyExistsError(ConflictError):
     def __init__(self, role_name: str) -> None:
         super().__init__(f"role {role_name!r} exists already")

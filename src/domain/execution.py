@@ -120,6 +120,9 @@ class PipelineExecution(_Record):
     pipeline_database_id: str
     pipeline_id: str
     step_index: int = Field(ge=0)
+    # The step definition it runs (WorkflowVersion.step_definition_id); None on a step launched
+    # before step definitions had ids, or migrated from the earlier table.
+    step_definition_id: str | None = None
     status: StepStatus = StepStatus.NEW
     start_date: AwareDatetime | None = None
     stop_date: AwareDatetime | None = None

@@ -86,6 +86,10 @@ def step_target_problem(execution_type: ExecutionType, targets: Mapping[str, Any
     return None
 
 
+# One publish is one DynamoDB transaction (100 actions at most): the definition, the version and
+# one step definition per step.
+MAX_STEPS = 98
+
 MaxAttempts = Annotated[int, Field(ge=1, le=10)]
 RetryIntervalSeconds = Annotated[int, Field(ge=1)]
 BackoffRate = Annotated[float, Field(ge=1.0)]
@@ -174,3 +178,61 @@ class WorkflowVersion(BaseModel):
     @property
     def workflow_key(self) -> str:
         return f"{self.database_id}:{self.workflow_id}"
+
+    def step_definition_id(self, step_index: int) -> str:
+        """The id of the version's step at `step_index` (0-based), which its step runs name:
+        `database:workflow:version:stepIndex`, the step definition's key parts colon-joined (seed
+        000), so it reads back to the definition (identifiers hold no `:`)."""
+        if not 0 <= step_index < len(self.steps):
+            raise ValueError(f"{self.workflow_key} version {self.version} has no step {step_index}")
+        return f"{self.workflow_key}:{self.version}:{step_index}"
+
+
+class WorkflowDefinition(BaseModel):
+    """The stable namespace of a workflow's versions (seed 003 WORKFLOW_DEFINITION)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    database_id: Identifier
+    workflow_id: Identifier
+    # Who published version 1; None for a workflow published before wfx recorded publishers.
+    owner: str | None = None
+    description: str = ""  # its latest version's
+    created_at: AwareDatetime  # when version 1 was published
+    latest_version: int = Field(ge=1)
+
+    @classmethod
+    def first(cls, version: WorkflowVersion, owner: str | None) -> WorkflowDefinition:
+        """The definition that version 1 creates."""
+        if version.version != 1:
+            raise ValueError(f"{version.workflow_key}: a definition starts at version 1")
+        return cls(
+            database_id=version.database_id,
+            workflow_id=version.workflow_id,
+            owner=owner,
+            description=version.description,
+            created_at=version.published_at,
+            latest_version=1,
+        )
+
+    @property
+    def workflow_key(self) -> str:
+        return f"{self.database_id}:{self.workflow_id}"
+
+    @property
+    def next_version(self) -> int:
+        return self.latest_version + 1
+
+    def points_at(self, version: WorkflowVersion) -> bool:
+        return self.workflow_key == version.workflow_key and self.latest_version == version.version
+
+    def published(self, version: WorkflowVersion) -> WorkflowDefinition:
+        """The definition once `version`, the next number, is published: the pointer only ever
+        moves one step forward, which is what lets a store refuse a rival publish."""
+        if version.workflow_key != self.workflow_key or version.version != self.next_version:
+            raise ValueError(
+                f"{self.workflow_key}: version {version.version} of {version.workflow_key} "
+                f"does not follow version {self.latest_version}"
+            )
+        changes = {"latest_version": version.version, "description": version.description}
+        return self.model_validate(self.model_dump() | changes)

@@ -56,6 +56,7 @@ from application.use_cases.redrive_execution import RedriveExecution
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
 from application.use_cases.retry_step import RetryStep
 from application.use_cases.runner_lease import RunnerLease
+from application.use_cases.show_workflow import ShowWorkflow
 from application.use_cases.step_tracking import FinishStep, StartStep
 from application.use_cases.summarize_costs import SummarizeCosts
 from application.use_cases.sweep_aborts import SweepAborts
@@ -88,6 +89,7 @@ if TYPE_CHECKING:
         SubExecutionReader,
         TokenVerifier,
         WorkflowCatalog,
+        WorkflowDefinitions,
     )
     from domain.costs import RateCard
 
@@ -112,6 +114,14 @@ def _sqlite_workflow_catalog(database: SqliteDatabase, tables: TableNames) -> Wo
     from adapters.sqlite.catalogs import SqliteWorkflowCatalog
 
     return SqliteWorkflowCatalog(database, tables)
+
+
+def _sqlite_workflow_definitions(
+    database: SqliteDatabase, tables: TableNames
+) -> WorkflowDefinitions:
+    from adapters.sqlite.workflow_definitions import SqliteWorkflowDefinitions
+
+    return SqliteWorkflowDefinitions(database, tables)
 
 
 def _sqlite_asset_catalog(database: SqliteDatabase, tables: TableNames) -> AssetCatalog:
@@ -149,6 +159,12 @@ def _dynamodb_workflow_catalog(client: Any, tables: TableNames) -> WorkflowCatal
     from adapters.dynamodb.catalogs import DynamoDbWorkflowCatalog
 
     return DynamoDbWorkflowCatalog(client, tables)
+
+
+def _dynamodb_workflow_definitions(client: Any, tables: TableNames) -> WorkflowDefinitions:
+    from adapters.dynamodb.workflow_definitions import DynamoDbWorkflowDefinitions
+
+    return DynamoDbWorkflowDefinitions(client, tables)
 
 
 def _dynamodb_asset_catalog(client: Any, tables: TableNames) -> AssetCatalog:
@@ -376,6 +392,11 @@ class Container(containers.DeclarativeContainer):
         sqlite=providers.Singleton(_sqlite_workflow_catalog, sqlite_database, tables),
         dynamodb=providers.Singleton(_dynamodb_workflow_catalog, dynamodb_client, tables),
     )
+    workflow_definitions = providers.Selector(
+        config.store,
+        sqlite=providers.Singleton(_sqlite_workflow_definitions, sqlite_database, tables),
+        dynamodb=providers.Singleton(_dynamodb_workflow_definitions, dynamodb_client, tables),
+    )
     asset_catalog = providers.Selector(
         config.store,
         sqlite=providers.Singleton(_sqlite_asset_catalog, sqlite_database, tables),
@@ -551,9 +572,15 @@ class Container(containers.DeclarativeContainer):
     )
 
     publish_workflow_version = providers.Factory(
-        PublishWorkflowVersion, catalog=workflow_catalog, clock=clock
+        PublishWorkflowVersion,
+        definitions=workflow_definitions,
+        catalog=workflow_catalog,
+        clock=clock,
     )
-    list_workflows = providers.Factory(ListWorkflows, catalog=workflow_catalog)
+    list_workflows = providers.Factory(ListWorkflows, definitions=workflow_definitions)
+    show_workflow = providers.Factory(
+        ShowWorkflow, definitions=workflow_definitions, catalog=workflow_catalog
+    )
     list_workflow_versions = providers.Factory(ListWorkflowVersions, catalog=workflow_catalog)
     import_asset_files = providers.Factory(
         ImportAssetFiles, catalog=asset_catalog, objects=object_store, clock=clock
@@ -742,3 +769,4 @@ def create_all_tables(container: Container) -> None:
     container.execution_store().create_tables()
     container.workflow_catalog().create_tables()
     container.cost_ledger().create_tables()
+    container.workflow_definitions().create_tables()

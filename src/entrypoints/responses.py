@@ -21,6 +21,7 @@ from application.use_cases.describe_execution import ExecutionDescription
 from application.use_cases.get_execution_logs import ExecutionLogs, LogSourceReport
 from application.use_cases.get_execution_metadata import DetailItem
 from application.use_cases.publish_registration import PublishedRegistration
+from application.use_cases.show_workflow import WorkflowView
 from application.use_cases.sweep_aborts import SweepAbortsResult
 from domain.assets import AssetFile
 from domain.attempts import TaskExecution
@@ -48,7 +49,7 @@ from domain.redaction import REDACTED, is_secret_name, redact, redact_lines, red
 from domain.stages import StageState, SubExecutionState, SubExecutionWarning
 from domain.sub_processes import SubExecutionStop
 from domain.truncation import TruncatedCollection
-from domain.workflow import StepDefinition, WorkflowVersion
+from domain.workflow import StepDefinition, WorkflowDefinition, WorkflowVersion
 
 
 def _utc(moment: datetime) -> str:
@@ -326,6 +327,7 @@ class PipelineExecutionResponse(Response):
     pipeline_database_id: str
     pipeline_id: str
     step_index: int
+    step_definition_id: str | None = None
     status: str
     start_date: UtcDate | None = None
     stop_date: UtcDate | None = None
@@ -358,6 +360,7 @@ class PipelineExecutionResponse(Response):
             pipeline_database_id=step.pipeline_database_id,
             pipeline_id=step.pipeline_id,
             step_index=step.step_index,
+            step_definition_id=step.step_definition_id,
             status=step.status.value,
             start_date=step.start_date,
             stop_date=step.stop_date,
@@ -746,6 +749,10 @@ class RetryPolicyResponse(Response):
 
 
 class StepDefinitionResponse(Response):
+    """One step definition of a version; its id is what each of its step runs points at."""
+
+    step_definition_id: str | None = None
+    step_index: int | None = None
     pipeline_id: str
     pipeline_database_id: str
     execution_type: str
@@ -760,8 +767,12 @@ class StepDefinitionResponse(Response):
     retry: RetryPolicyResponse | None = None
 
     @classmethod
-    def of(cls, step: StepDefinition) -> Self:
+    def of(
+        cls, step: StepDefinition, version: WorkflowVersion | None = None, index: int = 0
+    ) -> Self:
         return cls(
+            step_definition_id=None if version is None else version.step_definition_id(index),
+            step_index=None if version is None else index,
             pipeline_id=step.pipeline_id,
             pipeline_database_id=step.pipeline_database_id,
             execution_type=step.execution_type.value,
@@ -813,7 +824,10 @@ class WorkflowVersionResponse(Response):
             description=redact(version.description),
             published_at=version.published_at,
             digest=version.digest,
-            steps=tuple(StepDefinitionResponse.of(step) for step in version.steps),
+            steps=tuple(
+                StepDefinitionResponse.of(step, version, index)
+                for index, step in enumerate(version.steps)
+            ),
             state_machine_arn=version.state_machine_arn,
             state_machine_name=state_machine_name,
             created=created,
@@ -979,14 +993,23 @@ class TablesResponse(Response):
     tables: tuple[str, ...]
 
 
-# -- published workflows, a page at a time (wfx workflows list / versions) ----------------------
+# -- published workflows (wfx workflows list / show / versions) -------------------------------
 
 
-class WorkflowPageResponse(Response):
-    """A page of workflow versions (each workflow's latest, or one workflow's, newest first)."""
+class _PageResponse(Response):
+    next_token: str | None = Field(default=None, alias="NextToken")
+
+    def dump(self) -> dict[str, Any]:
+        # NextToken is said even when there is none, as ExecutionPageResponse says it
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True) | {
+            "NextToken": self.next_token
+        }
+
+
+class WorkflowPageResponse(_PageResponse):
+    """A page of one workflow's versions, newest first."""
 
     items: tuple[WorkflowVersionResponse, ...] = Field(alias="Items")
-    next_token: str | None = Field(default=None, alias="NextToken")
 
     @classmethod
     def of(cls, page: Page[WorkflowVersion]) -> Self:
@@ -995,11 +1018,58 @@ class WorkflowPageResponse(Response):
             next_token=page.next_token,
         )
 
-    def dump(self) -> dict[str, Any]:
-        # NextToken is said even when there is none, as ExecutionPageResponse says it
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True) | {
-            "NextToken": self.next_token
-        }
+
+class WorkflowDefinitionResponse(Response):
+    """A workflow's stable namespace (seed 003 WORKFLOW_DEFINITION)."""
+
+    workflow_database_id: str
+    workflow_id: str
+    owner_user_id: str | None = None  # None: published before wfx recorded publishers
+    description: str = ""
+    created_date: UtcDate
+    latest_version: int
+
+    @classmethod
+    def of(cls, definition: WorkflowDefinition) -> Self:
+        return cls(
+            workflow_database_id=definition.database_id,
+            workflow_id=definition.workflow_id,
+            owner_user_id=definition.owner,
+            description=redact(definition.description),
+            created_date=definition.created_at,
+            latest_version=definition.latest_version,
+        )
+
+
+class WorkflowDefinitionPageResponse(_PageResponse):
+    """A page of workflow definitions, by database id, then workflow id."""
+
+    items: tuple[WorkflowDefinitionResponse, ...] = Field(alias="Items")
+
+    @classmethod
+    def of(cls, page: Page[WorkflowDefinition]) -> Self:
+        return cls(
+            items=tuple(WorkflowDefinitionResponse.of(d) for d in page.items),
+            next_token=page.next_token,
+        )
+
+
+class WorkflowResponse(WorkflowDefinitionResponse, _PageResponse):
+    """A workflow: its definition, one version with its step definitions, a page of its
+    versions newest first (Items, NextToken: the same page as the versions list)."""
+
+    version: WorkflowVersionResponse
+    items: tuple[WorkflowVersionResponse, ...] = Field(alias="Items")
+
+    @classmethod
+    def of_view(cls, view: WorkflowView) -> Self:
+        definition = WorkflowDefinitionResponse.of(view.definition)
+        return cls(
+            **definition.model_dump(),
+            version=WorkflowVersionResponse.of(view.version),
+            items=tuple(WorkflowVersionResponse.of(v) for v in view.versions.items),
+            next_token=view.versions.next_token,
+        )
 
 
 # -- authorization: roles, assignments, templates -------------------------------------------------

@@ -48,9 +48,14 @@ class Application:
     def create_tables(self) -> None:
         create_all_tables(self._container)
 
-    def publish(self, document: Mapping[str, Any]) -> PublishResult:
-        """Publish a workflow document (the YAML file's mapping) as a new immutable version."""
-        command = PublishWorkflowVersionCommand(document=parse_workflow_document(dict(document)))
+    def publish(
+        self, document: Mapping[str, Any], published_by: str | None = None
+    ) -> PublishResult:
+        """Publish a workflow document (the YAML file's mapping) as a new immutable version;
+        `published_by` owns the workflow when this is its first version."""
+        command = PublishWorkflowVersionCommand(
+            document=parse_workflow_document(dict(document)), published_by=published_by
+        )
         result: PublishResult = self._container.publish_workflow_version().execute(command)
         return result
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from adapters.sub_process_dispatch import DispatchingSubProcessController
 from adapters.system import SystemClock
-from application.ports import ExecutionStore
+from application.ports import ExecutionStore, WorkflowDefinitions
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
 from domain.assets import AssetFile
 from domain.attempts import AttemptTrigger, TaskExecution
@@ -29,7 +29,13 @@ from domain.execution import (
 )
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
-from domain.workflow import ExecutionType, InputFileArity, StepDefinition, WorkflowVersion
+from domain.workflow import (
+    ExecutionType,
+    InputFileArity,
+    StepDefinition,
+    WorkflowDefinition,
+    WorkflowVersion,
+)
 
 MONDAY = datetime(2024, 3, 4, 9, 30, tzinfo=UTC)
 
@@ -220,6 +226,20 @@ def a_version(version: int, *, workflow: str = "db1:wf1") -> WorkflowVersion:
         published_at=at(version),
         digest=f"sha256:{version}",
     )
+
+
+def publish(
+    definitions: WorkflowDefinitions, *versions: WorkflowVersion, owner: str | None = "alice"
+) -> None:
+    """Publish each version in turn, as PublishWorkflowVersion would: numbers go 1, 2, 3..."""
+    for version in versions:
+        current = definitions.find_definition(version.database_id, version.workflow_id)
+        definition = (
+            WorkflowDefinition.first(version, owner)
+            if current is None
+            else current.published(version)
+        )
+        assert definitions.publish(definition, version), f"{version.workflow_key} {version.version}"
 
 
 def an_asset_file(file_key: str, *, asset: str = "db1:asset1", version: str = "v1") -> AssetFile:

@@ -15,8 +15,19 @@ def execution_store(request: pytest.FixtureRequest) -> Any:
 
 
 @pytest.fixture(params=BACKENDS)
-def workflow_catalog(request: pytest.FixtureRequest) -> Any:
-    return request.getfixturevalue(f"{request.param}_workflow_catalog")
+def workflow_backend(request: pytest.FixtureRequest) -> str:
+    """One backend for both workflow ports of a test: they share its tables."""
+    return str(request.param)
+
+
+@pytest.fixture
+def workflow_catalog(workflow_backend: str, request: pytest.FixtureRequest) -> Any:
+    return request.getfixturevalue(f"{workflow_backend}_workflow_catalog")
+
+
+@pytest.fixture
+def workflow_definitions(workflow_backend: str, request: pytest.FixtureRequest) -> Any:
+    return request.getfixturevalue(f"{workflow_backend}_workflow_definitions")
 
 
 @pytest.fixture(params=BACKENDS)

@@ -1,50 +1,87 @@
-"""WorkflowCatalog contract: immutable numbered versions, the latest one, unknown versions."""
+"""WorkflowCatalog contract: published versions read back whole, their steps in order; a stored
+version never changes (a deployment adds its state machine once); unknown versions."""
 
 from __future__ import annotations
 
 import pytest
 
-from application.ports import WorkflowCatalog
-from domain.errors import WorkflowNotFoundError
-from tests.contract.builders import a_version
+from application.ports import WorkflowCatalog, WorkflowDefinitions
+from domain.errors import VersionImmutableError, WorkflowNotFoundError
+from domain.workflow import ExecutionType, StepDefinition, WorkflowDefinition, WorkflowVersion
+from tests.contract.builders import a_version, publish
+
+ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:wfx-db1-wf1-v1"
 
 
-def test_a_stored_version_is_read_back(workflow_catalog: WorkflowCatalog) -> None:
-    version = a_version(1)
+def _with_steps(version: WorkflowVersion, count: int) -> WorkflowVersion:
+    steps = tuple(
+        StepDefinition(
+            pipeline_id=f"step-{index}",
+            pipeline_database_id="db1",
+            execution_type=ExecutionType.COMMAND,
+            command=("echo", str(index)),
+        )
+        for index in range(count)
+    )
+    return version.model_copy(update={"steps": steps})
 
-    assert workflow_catalog.add_version(version) is True
-    assert workflow_catalog.get_version("db1", "wf1", 1) == version
 
-
-def test_a_taken_version_number_is_refused_and_keeps_the_first(
-    workflow_catalog: WorkflowCatalog,
+def test_a_published_version_is_read_back(
+    workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
 ) -> None:
-    first = a_version(1)
-    workflow_catalog.add_version(first)
-    rival = first.model_copy(update={"description": "rewritten", "digest": "sha256:other"})
+    publish(workflow_definitions, a_version(1))
 
-    assert workflow_catalog.add_version(rival) is False
-    assert workflow_catalog.get_version("db1", "wf1", 1) == first
+    assert workflow_catalog.get_version("db1", "wf1", 1) == a_version(1)
 
 
-def test_the_latest_version_is_the_highest_number(workflow_catalog: WorkflowCatalog) -> None:
-    for number in (2, 10, 9, 1):  # 10 sorts below 9 as text: the number must be compared
-        workflow_catalog.add_version(a_version(number))
-    workflow_catalog.add_version(a_version(11, workflow="db1:wf2"))
+def test_a_versions_steps_read_back_in_step_order(
+    workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
+) -> None:
+    version = _with_steps(a_version(1), 12)  # step 10 sorts below step 9 as text
+    publish(workflow_definitions, version)
 
-    latest = workflow_catalog.latest_version("db1", "wf1")
+    stored = workflow_catalog.get_version("db1", "wf1", 1)
 
-    assert latest == a_version(10)
+    assert [s.pipeline_id for s in stored.steps] == [f"step-{i}" for i in range(12)]
+    assert stored == version
+    assert stored.step_definition_id(10) == "db1:wf1:1:10"
 
 
-def test_a_workflow_without_versions_has_no_latest(workflow_catalog: WorkflowCatalog) -> None:
-    workflow_catalog.add_version(a_version(1, workflow="db1:wf2"))
+def test_an_overwrite_of_a_published_version_is_refused_and_leaves_it_unchanged(
+    workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
+) -> None:
+    original = _with_steps(a_version(1), 3)
+    publish(workflow_definitions, original)
+    rewritten = _with_steps(a_version(1), 2).model_copy(update={"description": "rewritten"})
+
+    refused = workflow_definitions.publish(WorkflowDefinition.first(rewritten, "eve"), rewritten)
+
+    assert refused is False
+    assert workflow_catalog.get_version("db1", "wf1", 1) == original
+    assert workflow_catalog.latest_version("db1", "wf1") == original
+
+
+def test_the_latest_version_is_the_highest_number(
+    workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
+) -> None:
+    publish(workflow_definitions, *(a_version(n) for n in range(1, 11)))
+    publish(workflow_definitions, *(a_version(n, workflow="db1:wf2") for n in range(1, 12)))
+
+    assert workflow_catalog.latest_version("db1", "wf1") == a_version(10)
+
+
+def test_a_workflow_without_versions_has_no_latest(
+    workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
+) -> None:
+    publish(workflow_definitions, a_version(1, workflow="db1:wf2"))
 
     assert workflow_catalog.latest_version("db1", "wf1") is None
 
 
-def test_an_unknown_version_raises_not_found_naming_it(workflow_catalog: WorkflowCatalog) -> None:
-    workflow_catalog.add_version(a_version(1))
+def test_an_unknown_version_raises_not_found_naming_it(
+    workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
+) -> None:
+    publish(workflow_definitions, a_version(1))
 
     with pytest.raises(WorkflowNotFoundError, match="db1/wf1 version 2"):
         workflow_catalog.get_version("db1", "wf1", 2)
@@ -52,23 +89,39 @@ def test_an_unknown_version_raises_not_found_naming_it(workflow_catalog: Workflo
         workflow_catalog.get_version("db1", "nope", 1)
 
 
-def test_creating_the_tables_again_keeps_the_versions(workflow_catalog: WorkflowCatalog) -> None:
-    workflow_catalog.add_version(a_version(1))
+def test_creating_the_tables_again_keeps_the_versions(
+    workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
+) -> None:
+    publish(workflow_definitions, a_version(1))
 
     workflow_catalog.create_tables()
+    workflow_definitions.create_tables()
 
     assert workflow_catalog.get_version("db1", "wf1", 1) == a_version(1)
 
 
 def test_a_deployment_records_the_state_machine_on_the_version(
-    workflow_catalog: WorkflowCatalog,
+    workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
 ) -> None:
-    workflow_catalog.add_version(a_version(1))
-    arn = "arn:aws:states:us-east-1:123456789012:stateMachine:wfx-db1-wf1-v1"
-    deployed = workflow_catalog.record_deployment("db1", "wf1", 1, arn)
-    assert deployed.state_machine_arn == arn
+    publish(workflow_definitions, a_version(1))
+
+    deployed = workflow_catalog.record_deployment("db1", "wf1", 1, ARN)
+
+    assert deployed.state_machine_arn == ARN
     assert workflow_catalog.get_version("db1", "wf1", 1) == deployed
     assert deployed.steps == a_version(1).steps  # nothing else of the version changes
+
+
+def test_a_redeployment_keeps_the_state_machine_and_another_is_refused(
+    workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
+) -> None:
+    publish(workflow_definitions, a_version(1))
+    deployed = workflow_catalog.record_deployment("db1", "wf1", 1, ARN)
+
+    assert workflow_catalog.record_deployment("db1", "wf1", 1, ARN) == deployed
+    with pytest.raises(VersionImmutableError, match="db1/wf1 version 1"):
+        workflow_catalog.record_deployment("db1", "wf1", 1, f"{ARN}-other")
+    assert workflow_catalog.get_version("db1", "wf1", 1) == deployed
 
 
 def test_deploying_an_unknown_version_raises_not_found(workflow_catalog: WorkflowCatalog) -> None:

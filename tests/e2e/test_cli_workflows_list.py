@@ -1,4 +1,4 @@
-"""`wfx workflows list` and `wfx workflows versions`: what has been published, page by page."""
+"""`wfx workflows list|show|versions`: the definitions, one workflow, its versions, page by page."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.cli import Wfx
+from tests.e2e.cli import USER, Wfx
 
 # One worker for the module under xdist: the published home is set up once.
 pytestmark = pytest.mark.xdist_group("e2e-cli-workflows-list")
@@ -47,18 +47,48 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Wfx:
 
 
 def _keys(page: dict[str, Any]) -> list[str]:
-    return [
-        f"{v['workflowDatabaseId']}/{v['workflowId']}@{v['workflowVersion']}" for v in page["Items"]
-    ]
+    """Each item as "db/wf@N": a version's number, or a definition's latest."""
+    keys = []
+    for v in page["Items"]:
+        number = v.get("workflowVersion", v.get("latestVersion"))
+        keys.append(f"{v['workflowDatabaseId']}/{v['workflowId']}@{number}")
+    return keys
 
 
-def test_the_list_gives_each_workflow_at_its_latest_version_in_order(published: Wfx) -> None:
+def test_the_list_gives_each_workflow_definition_at_its_latest_version_in_order(
+    published: Wfx,
+) -> None:
     page = published.json("workflows", "list")
 
     assert _keys(page) == ["demo/a@2", "demo/b@1", "demo2/a@1"]
     assert page["NextToken"] is None
-    assert page["Items"][0]["description"] == "a revision 2"
-    assert "workflowListPartition" not in page["Items"][0]  # storage keys never leave
+    first = page["Items"][0]
+    assert first["description"] == "a revision 2"
+    assert first["ownerUserId"] == USER
+    assert first["createdDate"].endswith("Z")
+    assert "workflowListPartition" not in first  # storage keys never leave
+
+
+def test_show_gives_the_definition_a_versions_step_definitions_and_the_versions(
+    published: Wfx,
+) -> None:
+    latest = published.json("workflows", "show", "demo/a")
+    first = published.json("workflows", "show", "demo/a", "--version", "1")
+
+    assert (latest["latestVersion"], latest["version"]["workflowVersion"]) == (2, 2)
+    assert _keys(latest) == ["demo/a@2", "demo/a@1"]
+    (step,) = first["version"]["steps"]
+    assert (step["stepDefinitionId"], step["stepIndex"]) == ("demo:a:1:0", 0)
+    assert step["command"][-1] == "print(1)"
+    shown = published.ok("workflows", "show", "demo/a").stdout
+    assert "Version 2" in shown and "demo/step" in shown and USER in shown
+
+
+def test_show_of_an_unknown_version_is_one_error_line(published: Wfx) -> None:
+    outcome = published("workflows", "show", "demo/a", "--version", "9")
+
+    assert outcome.code != 0
+    assert outcome.stderr_lines == ["error: workflow demo/a version 9 not found"]
 
 
 def test_paging_the_list_gives_each_workflow_once(published: Wfx) -> None:

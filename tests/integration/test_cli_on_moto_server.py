@@ -44,7 +44,9 @@ SEED_TABLES = {
     "WorkflowExecutionConfigurationStorageTable",
 }
 WFX_TABLES = {
+    "WfxWorkflowDefinitionsTable",
     "WfxWorkflowVersionsTable",
+    "WfxStepDefinitionsTable",
     "WfxAssetFilesTable",
     "WfxTaskExecutionsTable",
     "WfxAuthorizationTable",

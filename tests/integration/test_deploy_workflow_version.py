@@ -10,7 +10,7 @@ import boto3
 import pytest
 
 from adapters.aws.stepfunctions import StepFunctionsDeployer
-from application.ports import WorkflowCatalog
+from application.ports import WorkflowCatalog, WorkflowDefinitions
 from application.state_machines import HandlerArns, build_state_machine, validate_state_machine
 from application.use_cases.deploy_workflow_version import (
     DeploymentConfiguration,
@@ -20,6 +20,7 @@ from application.use_cases.deploy_workflow_version import (
 from conftest import AWS_REGION
 from domain.errors import InvalidInputError, WorkflowNotFoundError
 from domain.workflow import ExecutionType, RetryPolicy, StepDefinition, WorkflowVersion
+from tests.contract.builders import publish
 
 ACCOUNT = "123456789012"
 CONFIGURATION = DeploymentConfiguration(
@@ -66,9 +67,20 @@ def _version(number: int, *steps: StepDefinition) -> WorkflowVersion:
 
 
 @pytest.fixture(params=["sqlite_file", "dynamodb"])
-def catalog(request: pytest.FixtureRequest) -> WorkflowCatalog:
-    catalog: WorkflowCatalog = request.getfixturevalue(f"{request.param}_workflow_catalog")
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def catalog(backend: str, request: pytest.FixtureRequest) -> WorkflowCatalog:
+    catalog: WorkflowCatalog = request.getfixturevalue(f"{backend}_workflow_catalog")
     return catalog
+
+
+@pytest.fixture
+def definitions(backend: str, request: pytest.FixtureRequest) -> WorkflowDefinitions:
+    definitions: WorkflowDefinitions = request.getfixturevalue(f"{backend}_workflow_definitions")
+    return definitions
 
 
 @pytest.fixture
@@ -83,9 +95,12 @@ def deploy(catalog: WorkflowCatalog, sfn: Any) -> DeployWorkflowVersion:
 
 
 def test_a_deploy_creates_the_state_machine_and_records_its_arn_on_the_version(
-    catalog: WorkflowCatalog, sfn: Any, deploy: DeployWorkflowVersion
+    catalog: WorkflowCatalog,
+    definitions: WorkflowDefinitions,
+    sfn: Any,
+    deploy: DeployWorkflowVersion,
 ) -> None:
-    catalog.add_version(_version(1, LAMBDA, BATCH))
+    publish(definitions, _version(1, LAMBDA, BATCH))
 
     result = deploy.execute(DeployWorkflowVersionCommand(database_id="demo", workflow_id="mesh"))
 
@@ -104,9 +119,12 @@ def test_a_deploy_creates_the_state_machine_and_records_its_arn_on_the_version(
 
 
 def test_deploying_again_updates_the_same_state_machine(
-    catalog: WorkflowCatalog, sfn: Any, deploy: DeployWorkflowVersion
+    catalog: WorkflowCatalog,
+    definitions: WorkflowDefinitions,
+    sfn: Any,
+    deploy: DeployWorkflowVersion,
 ) -> None:
-    catalog.add_version(_version(1, LAMBDA))
+    publish(definitions, _version(1, LAMBDA))
     command = DeployWorkflowVersionCommand(database_id="demo", workflow_id="mesh", version=1)
     first = deploy.execute(command)
 
@@ -117,10 +135,12 @@ def test_deploying_again_updates_the_same_state_machine(
 
 
 def test_the_latest_version_is_deployed_unless_one_is_named(
-    catalog: WorkflowCatalog, deploy: DeployWorkflowVersion
+    catalog: WorkflowCatalog,
+    definitions: WorkflowDefinitions,
+    deploy: DeployWorkflowVersion,
 ) -> None:
-    catalog.add_version(_version(1, LAMBDA))
-    catalog.add_version(_version(2, LAMBDA, BATCH))
+    publish(definitions, _version(1, LAMBDA))
+    publish(definitions, _version(2, LAMBDA, BATCH))
 
     latest = deploy.execute(DeployWorkflowVersionCommand(database_id="demo", workflow_id="mesh"))
     named = deploy.execute(
@@ -133,9 +153,12 @@ def test_the_latest_version_is_deployed_unless_one_is_named(
 
 
 def test_a_version_with_a_local_only_step_is_refused_naming_the_step(
-    catalog: WorkflowCatalog, sfn: Any, deploy: DeployWorkflowVersion
+    catalog: WorkflowCatalog,
+    definitions: WorkflowDefinitions,
+    sfn: Any,
+    deploy: DeployWorkflowVersion,
 ) -> None:
-    catalog.add_version(_version(1, LAMBDA, PYTHON))
+    publish(definitions, _version(1, LAMBDA, PYTHON))
 
     with pytest.raises(InvalidInputError, match=r"step stats \(python\) runs only on the local"):
         deploy.execute(DeployWorkflowVersionCommand(database_id="demo", workflow_id="mesh"))

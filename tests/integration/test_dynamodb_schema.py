@@ -155,18 +155,23 @@ def test_a_per_table_override_wins_over_the_prefix(
     assert {i["IndexName"] for i in executions["GlobalSecondaryIndexes"]} == set(seed_indexes)
 
 
-def test_the_versions_table_has_the_sparse_workflow_list_index(
+def test_the_definitions_table_lists_workflows_and_versions_keep_steps_apart(
     dynamodb: DynamoDBClient, tables: TableNames
 ) -> None:
-    table = _describe(dynamodb, f"{tables.prefix}WfxWorkflowVersionsTable")
-    assert key_names(table["KeySchema"]) == ("workflowDatabaseId:workflowId", "workflowVersion")
-    (index,) = table["GlobalSecondaryIndexes"]
-    assert index["IndexName"] == "WorkflowsByKeyGSI"
+    definitions = _describe(dynamodb, f"{tables.prefix}WfxWorkflowDefinitionsTable")
+    assert definitions["KeySchema"] == [
+        {"AttributeName": "workflowDatabaseId:workflowId", "KeyType": "HASH"}
+    ]
+    (index,) = definitions["GlobalSecondaryIndexes"]
+    assert index["IndexName"] == "WorkflowDefinitionsByKeyGSI"
     assert key_names(index["KeySchema"]) == ("workflowListPartition", "workflowListSortKey")
-    definitions = {d["AttributeName"]: d["AttributeType"] for d in table["AttributeDefinitions"]}
-    assert definitions == {
-        "workflowDatabaseId:workflowId": "S",
-        "workflowVersion": "N",
-        "workflowListPartition": "S",
-        "workflowListSortKey": "S",
-    }
+    versions = _describe(dynamodb, f"{tables.prefix}WfxWorkflowVersionsTable")
+    assert key_names(versions["KeySchema"]) == ("workflowDatabaseId:workflowId", "workflowVersion")
+    assert not versions.get("GlobalSecondaryIndexes")  # the list moved to the definitions
+    steps = _describe(dynamodb, f"{tables.prefix}WfxStepDefinitionsTable")
+    assert key_names(steps["KeySchema"]) == (
+        "workflowDatabaseId:workflowId:workflowVersion",
+        "stepIndex",
+    )
+    attributes = {d["AttributeName"]: d["AttributeType"] for d in steps["AttributeDefinitions"]}
+    assert attributes == {"workflowDatabaseId:workflowId:workflowVersion": "S", "stepIndex": "N"}

@@ -22,7 +22,7 @@ from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.system import SystemClock
 from application.available_logs import AvailableLogFinder
-from application.ports import ExecutionStore, WorkflowCatalog
+from application.ports import ExecutionStore, WorkflowCatalog, WorkflowDefinitions
 from application.use_cases.get_execution_details import (
     GetExecutionDetails,
     GetExecutionDetailsQuery,
@@ -39,7 +39,7 @@ from domain.available_logs import AvailableLog, LogReadStatus, LogSourceNotFound
 from domain.errors import InvalidInputError
 from domain.logs import LogKind
 from domain.workflow import ExecutionType, StepDefinition
-from tests.contract.builders import a_launch, a_registrar, a_version, step_id
+from tests.contract.builders import a_launch, a_registrar, a_version, publish, step_id
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
@@ -68,7 +68,12 @@ def _put(logs: Any, group: str, stream: str, messages: list[str]) -> None:
     logs.put_log_events(logGroupName=group, logStreamName=stream, logEvents=events)
 
 
-def _setup(store: ExecutionStore, catalog: WorkflowCatalog, tmp_path: Any) -> World:
+def _setup(
+    store: ExecutionStore,
+    catalog: WorkflowCatalog,
+    definitions: WorkflowDefinitions,
+    tmp_path: Any,
+) -> World:
     launch = a_launch(RUN)
     on_aws = launch.execution.model_copy(update={"orchestrator": "stepfunctions"})
     store.add_launch(launch.model_copy(update={"execution": on_aws}))
@@ -86,7 +91,7 @@ def _setup(store: ExecutionStore, catalog: WorkflowCatalog, tmp_path: Any) -> Wo
         job_queue="q",
         job_definition="d",
     )
-    catalog.add_version(base.model_copy(update={"steps": (lambda_step, batch_step)}))
+    publish(definitions, base.model_copy(update={"steps": (lambda_step, batch_step)}))
 
     logs = boto3.client("logs", region_name=REGION)
     _put(logs, "/aws/lambda/convert", "2024/03/04/[$LATEST]abc", [
@@ -154,11 +159,13 @@ def world(
         monkeypatch.setenv(name, value)
     store = request.getfixturevalue(f"{request.param}_execution_store")
     catalog = request.getfixturevalue(f"{request.param}_workflow_catalog")
+    definitions = request.getfixturevalue(f"{request.param}_workflow_definitions")
     if request.param == "dynamodb":
-        yield _setup(store, catalog, tmp_path)  # already inside the DynamoDB fixture's mock
+        # already inside the DynamoDB fixture's mock
+        yield _setup(store, catalog, definitions, tmp_path)
         return
     with mock_aws():
-        yield _setup(store, catalog, tmp_path)
+        yield _setup(store, catalog, definitions, tmp_path)
 
 
 def _available(world: World) -> dict[str, tuple[AvailableLog, ...]]:

@@ -28,6 +28,7 @@ from adapters.local.runner import LocalRunner
 from adapters.sqlite.catalogs import SqliteAssetCatalog, SqliteWorkflowCatalog
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.sqlite.workflow_definitions import SqliteWorkflowDefinitions
 from adapters.system import SystemClock
 from adapters.tables import TableNames
 from application.reporting import UseCaseRunReporter
@@ -50,6 +51,7 @@ from domain.execution import (
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
 from domain.workflow import InputFileArity, RetryPolicy, StepDefinition, WorkflowVersion
+from tests.contract.builders import publish
 
 EXAMPLES = Path(wfx_examples.__file__).parent
 MESHES = sorted((EXAMPLES / "mesh" / "assets").glob("*.obj"))
@@ -133,6 +135,7 @@ class Harness:
     root: Path
     store: SqliteExecutionStore
     catalog: SqliteWorkflowCatalog
+    definitions: SqliteWorkflowDefinitions
     objects: FilesystemObjectStore
     logs: FileLogStore
     reporter: RecordingReporter
@@ -176,7 +179,7 @@ class Harness:
             published_at=_now(),
             digest="test",
         )
-        assert self.catalog.add_version(version)
+        publish(self.definitions, version)
         return version
 
     def upload_asset(
@@ -302,6 +305,7 @@ def build_harness(root: Path) -> tuple[Harness, SqliteDatabase]:
         root=root,
         store=store,
         catalog=catalog,
+        definitions=SqliteWorkflowDefinitions(database, TableNames()),
         objects=objects,
         logs=logs,
         reporter=RecordingReporter(store, objects, logs, assets),

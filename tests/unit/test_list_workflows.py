@@ -1,4 +1,4 @@
-"""ListWorkflows and ListWorkflowVersions over a catalog: not found, and messages naming fields."""
+"""ListWorkflows and ListWorkflowVersions over SQLite: not found, and messages naming fields."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from adapters.sqlite.catalogs import SqliteWorkflowCatalog
+from adapters.sqlite.workflow_definitions import SqliteWorkflowDefinitions
 from application.use_cases.list_workflows import (
     ListWorkflows,
     ListWorkflowsQuery,
@@ -14,23 +15,30 @@ from application.use_cases.list_workflows import (
 )
 from application.validation_messages import describe_validation_error
 from domain.errors import InvalidInputError, WorkflowNotFoundError
-from tests.contract.builders import a_version
+from tests.contract.builders import a_version, publish
 
 
 @pytest.fixture
-def catalog(sqlite_memory_workflow_catalog: SqliteWorkflowCatalog) -> SqliteWorkflowCatalog:
+def catalog(
+    sqlite_memory_workflow_catalog: SqliteWorkflowCatalog,
+    sqlite_memory_workflow_definitions: SqliteWorkflowDefinitions,
+) -> SqliteWorkflowCatalog:
     for key in ("demo:a", "demo:b", "demo2:a"):
-        sqlite_memory_workflow_catalog.add_version(a_version(1, workflow=key))
-    sqlite_memory_workflow_catalog.add_version(a_version(2, workflow="demo:a"))
+        publish(sqlite_memory_workflow_definitions, a_version(1, workflow=key))
+    publish(sqlite_memory_workflow_definitions, a_version(2, workflow="demo:a"))
     return sqlite_memory_workflow_catalog
 
 
 def test_workflows_of_one_database_at_their_latest_version(
-    catalog: SqliteWorkflowCatalog,
+    catalog: SqliteWorkflowCatalog, sqlite_memory_workflow_definitions: SqliteWorkflowDefinitions
 ) -> None:
-    page = ListWorkflows(catalog).execute(ListWorkflowsQuery(database_id="demo"))
+    query = ListWorkflowsQuery(database_id="demo")
+    page = ListWorkflows(sqlite_memory_workflow_definitions).execute(query)
 
-    assert [(v.workflow_key, v.version) for v in page.items] == [("demo:a", 2), ("demo:b", 1)]
+    assert [(d.workflow_key, d.latest_version) for d in page.items] == [
+        ("demo:a", 2),
+        ("demo:b", 1),
+    ]
 
 
 def test_versions_of_a_workflow_newest_first(catalog: SqliteWorkflowCatalog) -> None:

@@ -72,13 +72,16 @@ def _rows(text: str) -> list[records.Item]:
 
 
 def _version_with_command(text: str) -> records.Item:
+    """The stored step definition of a one-step version running `text` (the item holding it)."""
     step = StepDefinition(
         pipeline_id="run",
         pipeline_database_id="db1",
         execution_type=ExecutionType.COMMAND,
         command=("sh", "-c", text),
     )
-    return records.build_workflow_version_record(a_version(1).model_copy(update={"steps": (step,)}))
+    version = a_version(1).model_copy(update={"steps": (step,)})
+    (stored,) = records.build_step_definition_records(version)
+    return stored
 
 
 @settings(max_examples=150)
@@ -111,7 +114,7 @@ def test_the_command_a_version_runs_loses_every_secret_known_by_its_shape(plant:
 
 def test_the_command_a_version_runs_keeps_code_that_only_names_a_secret() -> None:
     code = "import os; print('aws_secret_access_key=' + os.environ['KEY']); token = f()"
-    assert _version_with_command(code)["steps"][0]["command"][2] == code
+    assert _version_with_command(code)["command"][2] == code
 
 
 def test_a_metadata_value_under_a_secret_name_goes_whatever_it_looks_like() -> None:

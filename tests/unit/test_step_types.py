@@ -8,7 +8,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from adapters.records import build_workflow_version_record, parse_workflow_version_record
+from adapters.records import (
+    build_step_definition_records,
+    build_workflow_version_record,
+    parse_workflow_version_record,
+)
 from application.use_cases.publish_workflow_version import _digest, _steps
 from application.workflow_documents import parse_workflow_document
 from domain.errors import InvalidInputError
@@ -189,15 +193,16 @@ def test_lambda_batch_and_retry_fields_survive_the_stored_record() -> None:
         digest=_digest("", steps),
     )
     record = build_workflow_version_record(version)
-    assert record["steps"][0]["waitForCallback"] is True
-    assert record["steps"][0]["retry"] == {
+    rows = build_step_definition_records(version)
+    assert rows[0]["waitForCallback"] is True
+    assert rows[0]["retry"] == {
         "maxAttempts": 3,
         "intervalSeconds": 5,
         "backoffRate": 1.5,
     }
-    assert "waitForCallback" not in record["steps"][1]  # sparse: absent when false
-    assert "retry" not in record["steps"][2]
-    assert parse_workflow_version_record(record) == version
+    assert "waitForCallback" not in rows[1]  # sparse: absent when false
+    assert "retry" not in rows[2]
+    assert parse_workflow_version_record(record, rows) == version
 
 
 def test_a_local_only_file_keeps_the_digest_it_had_before_the_new_step_fields() -> None:

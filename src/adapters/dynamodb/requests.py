@@ -125,6 +125,20 @@ def query_partition(
     return list(query_pages(client, **request))
 
 
+def query_up_to(client: DynamoDBClient, request: Mapping[str, Any], count: int) -> list[Item]:
+    """Up to `count` items of a Query, following LastEvaluatedKey when the 1 MB response cap
+    cuts a page short (a list asks one past its page, which says another page exists)."""
+    found: list[Item] = []
+    while len(found) < count:
+        response = client.query(**request, Limit=count - len(found))
+        found.extend(from_wire(item) for item in response["Items"])
+        last_key = response.get("LastEvaluatedKey")
+        if not last_key:
+            break
+        request = {**request, "ExclusiveStartKey": last_key}
+    return found
+
+
 def get_item(client: DynamoDBClient, table_name: str, key: Mapping[str, Any]) -> Item | None:
     response = client.get_item(TableName=table_name, Key=to_wire(key), ConsistentRead=True)
     item = response.get("Item")

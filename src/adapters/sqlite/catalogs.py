@@ -2,36 +2,35 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 
 from adapters.catalog_paging import (
     check_limit,
     decode_version_token,
-    decode_workflow_token,
     encode_version_token,
-    encode_workflow_token,
 )
 from adapters.records import (
-    WORKFLOW_LIST_PARTITION,
-    WORKFLOW_LIST_SEPARATOR,
+    Item,
     build_asset_file_record,
-    build_workflow_version_record,
     join_key,
     parse_asset_file_record,
     parse_workflow_version_record,
-    workflow_list_sort_key,
+    step_definitions_key,
 )
 from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.schema import SqliteSchema, build_schema, create_tables, index_columns
-from adapters.sqlite.statements import TableSql, load_item, quote
-from adapters.tables import WORKFLOW_LIST_INDEX, ResourceKeys, TableNames
+from adapters.sqlite.schema import SqliteSchema, build_schema, create_tables
+from adapters.sqlite.statements import TableSql, chunks, load_item
+from adapters.sqlite.workflow_tables import create_workflow_tables
+from adapters.tables import ResourceKeys, TableNames
 from domain.assets import AssetFile
-from domain.errors import WorkflowNotFoundError
+from domain.errors import VersionImmutableError, WorkflowNotFoundError
 from domain.paging import Page
 from domain.workflow import WorkflowVersion
 
 WORKFLOW_KEY = "workflowDatabaseId:workflowId"
 VERSION = "workflowVersion"
+STEPS_KEY = "workflowDatabaseId:workflowId:workflowVersion"
 ASSET_KEY = "databaseId:assetId"
 FILE_KEY = "fileKey"
 
@@ -47,11 +46,13 @@ class _SqliteCatalog:
 
 
 class SqliteWorkflowCatalog(_SqliteCatalog):
-    """Published workflow versions, one row per (workflow, version number)."""
+    """Published workflow versions, one row per (workflow, version number), each with its step
+    definitions' rows; written by SqliteWorkflowDefinitions.publish only."""
 
     def __init__(self, database: SqliteDatabase, tables: TableNames) -> None:
         super().__init__(database, tables, ResourceKeys.WORKFLOW_VERSIONS)
         t = self._table
+        self._steps = s = TableSql.render(self._schema[ResourceKeys.STEP_DEFINITIONS])
         versions = f"SELECT item FROM {t.name} WHERE {t.q(WORKFLOW_KEY)} = ?"
         self._latest = f"{versions} ORDER BY {t.q(VERSION)} DESC LIMIT 1"
         self._one = f"{versions} AND {t.q(VERSION)} = ?"
@@ -64,78 +65,49 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
             f"ORDER BY {t.q(VERSION)} DESC LIMIT ?"
             for continued in (False, True)
         }
-        index = self._table.table.spec.index(WORKFLOW_LIST_INDEX)
-        partition, sort = t.q(index.partition.name), t.q(index.attributes[-1].name)
-        # One statement per page: the index's items (version 1 of each workflow), each joined to
-        # its workflow's highest version, which the primary key finds without a scan.
-        self._workflows_page = {
-            (filtered, continued): (
-                f"SELECT latest.item FROM {t.name} AS v1 JOIN {t.name} AS latest "
-                f"ON latest.{t.q(WORKFLOW_KEY)} = v1.{t.q(WORKFLOW_KEY)} "
-                f"AND latest.{t.q(VERSION)} = (SELECT MAX({t.q(VERSION)}) FROM {t.name} "
-                f"WHERE {t.q(WORKFLOW_KEY)} = v1.{t.q(WORKFLOW_KEY)}) "
-                f"WHERE v1.{partition} = ?"
-                + (f" AND v1.{sort} >= ? AND v1.{sort} < ?" if filtered else "")
-                + (f" AND v1.{sort} > ?" if continued else "")
-                + f" ORDER BY v1.{sort} LIMIT ?"
-            )
-            for filtered in (False, True)
-            for continued in (False, True)
-        }
+        self._step_partition = s.q(STEPS_KEY)
 
     def create_tables(self) -> None:
-        super().create_tables()
-        self._add_list_index()
+        create_workflow_tables(self._database, self._schema)
 
-    def _add_list_index(self) -> None:
-        """A versions table made before the workflow list index gets its key columns and index,
-        and each version 1 its list keys, as `build_workflow_version_record` writes them now
-        (create_all makes missing tables only, never a column or an index of an existing one)."""
-        t = self._table
-        index = t.table.spec.index(WORKFLOW_LIST_INDEX)
-        with self._database.write() as connection:
-            present = {row[1] for row in connection.execute(f"PRAGMA table_info({t.name})")}
-            missing = [a.name for a in index.attributes if a.name not in present]
-            if not missing:
-                return
-            for name in missing:
-                connection.execute(f"ALTER TABLE {t.name} ADD COLUMN {t.q(name)} TEXT")
-            columns = ", ".join(t.q(name) for name in index_columns(t.table.spec, index))
-            connection.execute(
-                f"CREATE INDEX IF NOT EXISTS {quote(t.table.index_name(WORKFLOW_LIST_INDEX))} "
-                f"ON {t.name} ({columns})"
+    def _with_steps(
+        self, connection: sqlite3.Connection, texts: Sequence[str]
+    ) -> list[WorkflowVersion]:
+        """The versions of these rows, each with its step rows (one query for them all)."""
+        items = [load_item(text) for text in texts]
+        keys = [
+            step_definitions_key(
+                i["workflowDatabaseId"], i["workflowId"], int(i["workflowVersion"])
             )
-            firsts = connection.execute(f"SELECT item FROM {t.name} WHERE {t.q(VERSION)} = 1")
-            records = [
-                build_workflow_version_record(parse_workflow_version_record(load_item(text)))
-                for (text,) in firsts
-            ]
-            connection.executemany(t.upsert, t.rows(records))
+            for i in items
+        ]
+        by_version: dict[str, list[Item]] = {key: [] for key in keys}
+        for chunk in chunks(keys):
+            rows = connection.execute(self._steps.select_items_in(STEPS_KEY, len(chunk)), chunk)
+            for (text,) in rows:
+                step = load_item(text)
+                by_version[step[STEPS_KEY]].append(step)
+        return [
+            parse_workflow_version_record(item, by_version[key])
+            for item, key in zip(items, keys, strict=True)
+        ]
 
-    def list_workflows_sql(self, filtered: bool, continued: bool) -> str:
-        """The statement behind one page of workflows (shown to EXPLAIN QUERY PLAN by tests)."""
-        return self._workflows_page[(filtered, continued)]
-
-    def add_version(self, version: WorkflowVersion) -> bool:
-        row = self._table.row(build_workflow_version_record(version))
-        with self._database.write() as connection:
-            return bool(connection.execute(self._table.insert_if_absent, row).rowcount)
+    def _read(self, sql: str, parameters: Sequence[object]) -> list[WorkflowVersion]:
+        with self._database.read() as connection:
+            texts = [text for (text,) in connection.execute(sql, parameters)]
+            return self._with_steps(connection, texts)
 
     def latest_version(self, database_id: str, workflow_id: str) -> WorkflowVersion | None:
-        with self._database.read() as connection:
-            row = connection.execute(self._latest, (join_key(database_id, workflow_id),)).fetchone()
-        return parse_workflow_version_record(load_item(row[0])) if row else None
+        found = self._read(self._latest, (join_key(database_id, workflow_id),))
+        return found[0] if found else None
 
     def get_version(self, database_id: str, workflow_id: str, version: int) -> WorkflowVersion:
-        with self._database.read() as connection:
-            row = connection.execute(
-                self._one, (join_key(database_id, workflow_id), version)
-            ).fetchone()
-        if row is None:
+        found = self._read(self._one, (join_key(database_id, workflow_id), version))
+        if not found:
             raise WorkflowNotFoundError(
                 f"workflow {database_id}/{workflow_id} version {version} not found"
             )
-        return parse_workflow_version_record(load_item(row[0]))
+        return found[0]
 
     def list_versions(
         self, database_id: str, workflow_id: str, limit: int, starting_token: str | None
@@ -147,52 +119,32 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
             else (decode_version_token(starting_token, database_id, workflow_id),)
         )
         sql = self._versions_page[bool(after)]
-        with self._database.read() as connection:
-            # One row past the page says whether another page exists.
-            rows = connection.execute(
-                sql, (join_key(database_id, workflow_id), *after, limit + 1)
-            ).fetchall()
-        versions = [parse_workflow_version_record(load_item(text)) for (text,) in rows]
+        # One row past the page says whether another page exists.
+        versions = self._read(sql, (join_key(database_id, workflow_id), *after, limit + 1))
         page = versions[:limit]
         next_token = None
         if len(versions) > limit:
             next_token = encode_version_token(database_id, workflow_id, page[-1].version)
         return Page(items=tuple(page), next_token=next_token)
 
-    def list_workflows(
-        self, limit: int, starting_token: str | None, database_id: str | None = None
-    ) -> Page[WorkflowVersion]:
-        check_limit(limit)
-        parameters: list[object] = [WORKFLOW_LIST_PARTITION]
-        if database_id is not None:
-            # The sort keys of one database, as a range the index can seek: [db!, db") .
-            prefix = workflow_list_sort_key(database_id)
-            parameters += [prefix, prefix[:-1] + chr(ord(WORKFLOW_LIST_SEPARATOR) + 1)]
-        if starting_token is not None:
-            parameters.append(
-                workflow_list_sort_key(*decode_workflow_token(starting_token, database_id))
-            )
-        sql = self.list_workflows_sql(database_id is not None, starting_token is not None)
-        with self._database.read() as connection:
-            rows = connection.execute(sql, (*parameters, limit + 1)).fetchall()
-        latest = [parse_workflow_version_record(load_item(text)) for (text,) in rows]
-        page = latest[:limit]
-        next_token = None
-        if len(latest) > limit:
-            next_token = encode_workflow_token(page[-1].database_id, page[-1].workflow_id)
-        return Page(items=tuple(page), next_token=next_token)
-
     def record_deployment(
         self, database_id: str, workflow_id: str, version: int, state_machine_arn: str
     ) -> WorkflowVersion:
         key = join_key(database_id, workflow_id)
-        with self._database.write() as connection:
-            row = connection.execute(self._deploy, (state_machine_arn, key, version)).fetchone()
-        if row is None:
+        try:
+            with self._database.write() as connection:
+                row = connection.execute(self._deploy, (state_machine_arn, key, version)).fetchone()
+                deployed = self._with_steps(connection, [row[0]]) if row else []
+        except sqlite3.IntegrityError as refused:  # the immutability trigger: another ARN
+            raise VersionImmutableError(
+                f"workflow {database_id}/{workflow_id} version {version} is deployed already "
+                "as another state machine; a published version never changes"
+            ) from refused
+        if not deployed:
             raise WorkflowNotFoundError(
                 f"workflow {database_id}/{workflow_id} version {version} not found"
             )
-        return parse_workflow_version_record(load_item(row[0]))
+        return deployed[0]
 
 
 class SqliteAssetCatalog(_SqliteCatalog):

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 ITEM_COLUMN = "item"
 # Tables an earlier wfx made with fewer index keys, whose items always held those attributes: an
-# existing file gets the key columns filled from its items, and the indexes. (The versions table's
-# list keys were not in its items; its catalog rebuilds them, see SqliteWorkflowCatalog.)
+# existing file gets the key columns filled from its items, and the indexes. (The workflow tables
+# have an upgrade of their own: adapters/sqlite/workflow_tables.py.)
 FILLED_FROM_ITEMS = (ResourceKeys.WORKFLOW_EXECUTIONS_V1,)
 
 

@@ -257,6 +257,7 @@ class LaunchExecution:
                     pipeline_database_id=definition.pipeline_database_id,
                     pipeline_id=definition.pipeline_id,
                     step_index=index,
+                    step_definition_id=version.step_definition_id(index),
                     execution_type=definition.execution_type,
                     input_file_arity=definition.input_file_arity,
                     from_pipeline_execution_id=previous,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from application.ports import WorkflowCatalog
+from application.ports import WorkflowCatalog, WorkflowDefinitions
 from domain.errors import WorkflowNotFoundError
 from domain.paging import Page
-from domain.workflow import Identifier, WorkflowVersion
+from domain.workflow import Identifier, WorkflowDefinition, WorkflowVersion
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -39,13 +39,13 @@ class ListWorkflowVersionsQuery(BaseModel):
 
 
 class ListWorkflows:
-    """The latest version of every workflow (or one database's), by database id, workflow id."""
+    """The definition of every workflow (or one database's), by database id, workflow id."""
 
-    def __init__(self, catalog: WorkflowCatalog) -> None:
-        self._catalog = catalog
+    def __init__(self, definitions: WorkflowDefinitions) -> None:
+        self._definitions = definitions
 
-    def execute(self, query: ListWorkflowsQuery) -> Page[WorkflowVersion]:
-        return self._catalog.list_workflows(
+    def execute(self, query: ListWorkflowsQuery) -> Page[WorkflowDefinition]:
+        return self._definitions.list_definitions(
             query.limit, query.starting_token, database_id=query.database_id
         )
 

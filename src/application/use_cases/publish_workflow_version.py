@@ -7,10 +7,10 @@ import json
 
 from pydantic import BaseModel, ConfigDict
 
-from application.ports import Clock, WorkflowCatalog
+from application.ports import Clock, WorkflowCatalog, WorkflowDefinitions
 from application.workflow_documents import WorkflowDocument
 from domain.redaction import redact, redact_executable
-from domain.workflow import RetryPolicy, StepDefinition, WorkflowVersion
+from domain.workflow import RetryPolicy, StepDefinition, WorkflowDefinition, WorkflowVersion
 
 _MAX_ATTEMPTS = 5
 # Step fields added after versions were first published: left out of the digest while unset, so
@@ -22,6 +22,9 @@ class PublishWorkflowVersionCommand(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     document: WorkflowDocument
+    # Who publishes: the owner of the definition when this is its version 1. None: no user is
+    # known (an embedding backend that does not say).
+    published_by: str | None = None
 
 
 class PublishResult(BaseModel):
@@ -100,8 +103,10 @@ def _digest(description: str, steps: tuple[StepDefinition, ...]) -> str:
 class PublishWorkflowVersion:
     """Publish a new version unless the latest one is identical, which is returned as it is."""
 
-    def __init__(self, catalog: WorkflowCatalog, clock: Clock) -> None:
-        self._catalog, self._clock = catalog, clock
+    def __init__(
+        self, definitions: WorkflowDefinitions, catalog: WorkflowCatalog, clock: Clock
+    ) -> None:
+        self._definitions, self._catalog, self._clock = definitions, catalog, clock
 
     def execute(self, command: PublishWorkflowVersionCommand) -> PublishResult:
         document = command.document
@@ -110,19 +115,29 @@ class PublishWorkflowVersion:
         description = redact(document.description)
         digest = _digest(description, steps)
         for _ in range(_MAX_ATTEMPTS):
-            latest = self._catalog.latest_version(document.database_id, document.workflow_id)
-            if latest is not None and latest.digest == digest:
-                return PublishResult(version=latest, created=False, warnings=warnings)
+            current = self._definitions.find_definition(document.database_id, document.workflow_id)
+            if current is not None:
+                latest = self._catalog.get_version(
+                    current.database_id, current.workflow_id, current.latest_version
+                )
+                if latest.digest == digest:
+                    return PublishResult(version=latest, created=False, warnings=warnings)
             version = WorkflowVersion(
                 database_id=document.database_id,
                 workflow_id=document.workflow_id,
-                version=1 if latest is None else latest.version + 1,
+                version=1 if current is None else current.next_version,
                 description=description,
                 steps=steps,
                 published_at=self._clock.now(),
                 digest=digest,
             )
-            if self._catalog.add_version(version):
+            definition = (
+                WorkflowDefinition.first(version, owner=command.published_by)
+                if current is None
+                else current.published(version)
+            )
+            # refused when a rival publish took this number first: read again and go on top
+            if self._definitions.publish(definition, version):
                 return PublishResult(version=version, created=True, warnings=warnings)
         raise RuntimeError(  # only under sustained concurrent publishing of one workflow
             f"{document.database_id}/{document.workflow_id}: could not claim a version number"

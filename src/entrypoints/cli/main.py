@@ -190,11 +190,51 @@ def workflows_list(
     starting_token: StartingToken = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """List published workflows at their latest version, by database, then workflow."""
+    """List workflow definitions (owner, latest version, created), by database, then workflow."""
     from application.use_cases.list_workflows import ListWorkflowsQuery
 
     query = ListWorkflowsQuery(database_id=database, limit=limit, starting_token=starting_token)
-    _print_workflow_page(_container().list_workflows().execute(query), json_output, "workflows")
+    page = _container().list_workflows().execute(query)
+    if json_output:
+        from entrypoints.cli.render import dump_json
+        from entrypoints.responses import WorkflowDefinitionPageResponse
+
+        _echo(dump_json(WorkflowDefinitionPageResponse.of(page).dump()))
+        return
+    from entrypoints.cli.render import workflow_definitions_table
+
+    console = _console()
+    console.print(workflow_definitions_table(page.items) if page.items else "No workflows.")
+    if page.next_token:
+        console.print(f"\nNext page: --starting-token {page.next_token}", soft_wrap=True)
+
+
+@workflows_app.command("show")
+def workflows_show(
+    workflow: Annotated[str, typer.Argument(metavar="DATABASE_ID/WORKFLOW_ID")],
+    version: Annotated[int | None, typer.Option(min=1, help="Version (default: latest).")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Show a workflow: its definition, a version's step definitions, and its versions."""
+    from application.use_cases.show_workflow import ShowWorkflowQuery
+    from domain.assets import AssetRef
+
+    ref = AssetRef.parse(
+        workflow, "DATABASE_ID/WORKFLOW_ID", allow_file=False, shape="DATABASE_ID/WORKFLOW_ID"
+    )
+    query = ShowWorkflowQuery(
+        database_id=ref.database_id, workflow_id=ref.asset_id, version=version
+    )
+    view = _container().show_workflow().execute(query)
+    if json_output:
+        from entrypoints.cli.render import dump_json
+        from entrypoints.responses import WorkflowResponse
+
+        _echo(dump_json(WorkflowResponse.of_view(view).dump()))
+        return
+    from entrypoints.cli.render import print_workflow
+
+    print_workflow(_console(), view)
 
 
 @workflows_app.command("versions")
@@ -218,10 +258,10 @@ def workflows_versions(
         starting_token=starting_token,
     )
     page = _container().list_workflow_versions().execute(query)
-    _print_workflow_page(page, json_output, "versions")
+    _print_versions_page(page, json_output)
 
 
-def _print_workflow_page(page: Page[WorkflowVersion], json_output: bool, nothing: str) -> None:
+def _print_versions_page(page: Page[WorkflowVersion], json_output: bool) -> None:
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import WorkflowPageResponse
@@ -232,7 +272,7 @@ def _print_workflow_page(page: Page[WorkflowVersion], json_output: bool, nothing
 
     console = _console()
     if not page.items:
-        console.print(f"No {nothing}.")
+        console.print("No versions.")
     else:
         console.print(workflow_versions_table(page.items))
     if page.next_token:
@@ -256,7 +296,7 @@ def _publish(container: Container, file: Path) -> tuple[Any, bool]:
         raise InvalidInputError(f"FILE: {file} is not valid YAML: {_yaml_problem(error)}") from None
     document = parse_workflow_document(data)
     result = container.publish_workflow_version().execute(
-        PublishWorkflowVersionCommand(document=document)
+        PublishWorkflowVersionCommand(document=document, published_by=container.config.user())
     )
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)

@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
 from domain.execution import ExecutionDetails, StepDetails, WorkflowExecution
 from domain.redaction import redact, redact_json
-from domain.workflow import WorkflowVersion
+from domain.workflow import StepDefinition, WorkflowDefinition, WorkflowVersion
+
+if TYPE_CHECKING:
+    from application.use_cases.show_workflow import WorkflowView
 
 STATUS_STYLES = {
     "SUCCEEDED": "green",
@@ -167,7 +170,7 @@ def print_attempts(steps: Sequence[StepDetails], console: Any) -> None:
             )
 
 
-# -- published workflows (wfx workflows list / versions) ----------------------------------------
+# -- published workflows (wfx workflows list / show / versions) ---------------------------------
 
 
 def _first_line(text: str) -> str:
@@ -193,3 +196,63 @@ def workflow_versions_table(versions: Sequence[WorkflowVersion]) -> Any:
             escape(_first_line(redact(v.description))[:60]),
         )
     return table
+
+
+def workflow_definitions_table(definitions: Sequence[WorkflowDefinition]) -> Any:
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    # DATABASE_ID/WORKFLOW_ID is what `wfx run` and `workflows show` take: never cut.
+    table.add_column("WORKFLOW", no_wrap=True)
+    for column in ("OWNER", "LATEST", "CREATED", "DESCRIPTION"):
+        table.add_column(column)
+    for d in definitions:
+        table.add_row(
+            escape(f"{d.database_id}/{d.workflow_id}"),
+            escape(d.owner or "-"),
+            str(d.latest_version),
+            when(d.created_at),
+            escape(_first_line(redact(d.description))[:60]),
+        )
+    return table
+
+
+def print_workflow(console: Any, view: WorkflowView) -> None:
+    """A workflow's definition, the chosen version's step definitions, then its versions."""
+    from rich.table import Table
+
+    d, v = view.definition, view.version
+    console.print(f"[bold]{escape(d.database_id)}/{escape(d.workflow_id)}[/]")
+    console.print(f"  owner           {escape(d.owner or '-')}")
+    console.print(f"  created         {when(d.created_at)}")
+    console.print(f"  latest version  {d.latest_version}")
+    if d.description:
+        console.print(f"  description     {escape(_first_line(redact(d.description)))}")
+    console.print(f"\n[bold]Version {v.version}[/]  published {when(v.published_at)}")
+    steps = Table(box=None, header_style="bold")
+    for column in ("#", "STEP DEFINITION", "PIPELINE", "TYPE", "RUNS"):
+        steps.add_column(column)
+    for index, step in enumerate(v.steps):
+        steps.add_row(
+            str(index),
+            escape(v.step_definition_id(index)),
+            escape(f"{step.pipeline_database_id}/{step.pipeline_id}"),
+            step.execution_type.value,
+            escape(_step_target(step)),
+        )
+    console.print(steps)
+    console.print("\n[bold]Versions[/]")
+    console.print(workflow_versions_table(view.versions.items))
+    if view.versions.next_token:
+        console.print(
+            f"\nMore versions: wfx workflows versions {d.database_id}/{d.workflow_id} "
+            f"--starting-token {view.versions.next_token}",
+            soft_wrap=True,
+        )
+
+
+def _step_target(step: StepDefinition) -> str:
+    """What the step runs, in one short line (the fields its type owns)."""
+    if step.command is not None:
+        return redact(" ".join(step.command))[:60]
+    return redact(step.handler or step.function_name or step.job_definition or "")[:60]

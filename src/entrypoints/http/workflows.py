@@ -1,4 +1,4 @@
-"""The workflow routes: list the published workflows, a workflow's versions, publish a version."""
+"""The workflow routes: list the workflow definitions, show one with its versions, publish."""
 
 from __future__ import annotations
 
@@ -7,12 +7,17 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query
 from fastapi.responses import JSONResponse
 
-from application.use_cases.list_workflows import ListWorkflowsQuery, ListWorkflowVersionsQuery
+from application.use_cases.list_workflows import ListWorkflowsQuery
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+from application.use_cases.show_workflow import ShowWorkflowQuery
 from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
 from entrypoints.http.dependencies import App, Caller
-from entrypoints.responses import WorkflowPageResponse, WorkflowVersionResponse
+from entrypoints.responses import (
+    WorkflowDefinitionPageResponse,
+    WorkflowResponse,
+    WorkflowVersionResponse,
+)
 
 router = APIRouter(tags=["workflows"])
 
@@ -21,7 +26,7 @@ Token = Annotated[str | None, Query(alias="startingToken", min_length=1, max_len
 MaxItems = Annotated[int, Query(alias="maxItems", ge=1, le=100)]
 
 
-@router.get("/workflows", response_model=WorkflowPageResponse, summary="List workflows")
+@router.get("/workflows", response_model=WorkflowDefinitionPageResponse, summary="List workflows")
 def list_workflows(
     wfx: App,
     caller: Caller,
@@ -29,38 +34,40 @@ def list_workflows(
     max_items: MaxItems = 20,
     starting_token: Token = None,
 ) -> JSONResponse:
-    """Each workflow once, with its latest version; only those the caller may GET."""
+    """Each workflow's definition (owner, latest version, created); only those the caller may
+    GET."""
     query = ListWorkflowsQuery(
         database_id=database_id, limit=max_items, starting_token=starting_token
     )
     page = wfx.list_readable_workflows().execute(caller.subject, query)
-    return JSONResponse(WorkflowPageResponse.of(page).dump())
+    return JSONResponse(WorkflowDefinitionPageResponse.of(page).dump())
 
 
 @router.get(
     "/database/{databaseId}/workflows/{workflowId}",
-    response_model=WorkflowPageResponse,
-    summary="A workflow's versions, newest first",
+    response_model=WorkflowResponse,
+    summary="A workflow: its definition, a version's steps, its versions newest first",
 )
 def list_workflow_versions(
     wfx: App,
     caller: Caller,
     database_id: Annotated[Name, Path(alias="databaseId")],
     workflow_id: Annotated[Name, Path(alias="workflowId")],
+    version: Annotated[int | None, Query(ge=1, description="Default: the latest.")] = None,
     max_items: MaxItems = 20,
     starting_token: Token = None,
 ) -> JSONResponse:
     wfx.access_control().require_workflow(
         caller.subject, database_id, workflow_id, Action.GET, caller.route
     )
-    query = ListWorkflowVersionsQuery(
+    query = ShowWorkflowQuery(
         database_id=database_id,
         workflow_id=workflow_id,
+        version=version,
         limit=max_items,
         starting_token=starting_token,
     )
-    page = wfx.list_workflow_versions().execute(query)
-    return JSONResponse(WorkflowPageResponse.of(page).dump())
+    return JSONResponse(WorkflowResponse.of_view(wfx.show_workflow().execute(query)).dump())
 
 
 @router.put(
@@ -78,7 +85,8 @@ def publish_workflow(
     wfx.access_control().require_workflow(
         caller.subject, parsed.database_id, parsed.workflow_id, Action.PUT, caller.route
     )
-    result = wfx.publish_workflow_version().execute(PublishWorkflowVersionCommand(document=parsed))
+    command = PublishWorkflowVersionCommand(document=parsed, published_by=caller.subject.user_id)
+    result = wfx.publish_workflow_version().execute(command)
     answer = WorkflowVersionResponse.of(
         result.version, created=result.created, warnings=result.warnings
     )

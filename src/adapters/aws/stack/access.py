@@ -48,7 +48,11 @@ STORE_TABLES: dict[Store, tuple[ResourceKeys, ...]] = {
         for spec in TABLES
         if spec.key not in NOT_RUN_TABLES and spec.key is not ResourceKeys.COST_LEDGER
     ),
-    Store.WORKFLOWS: (ResourceKeys.WORKFLOW_VERSIONS,),
+    Store.WORKFLOWS: (
+        ResourceKeys.WORKFLOW_DEFINITIONS,
+        ResourceKeys.WORKFLOW_VERSIONS,
+        ResourceKeys.STEP_DEFINITIONS,
+    ),
     Store.ASSETS: (ResourceKeys.ASSET_FILES,),
     Store.AUTHORIZATION: (ResourceKeys.AUTHORIZATION,),
     Store.COSTS: (ResourceKeys.COST_LEDGER,),
