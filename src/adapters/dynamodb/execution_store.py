@@ -309,32 +309,17 @@ class DynamoDbExecutionStore:
     def _launch_main_row_last(
         self, execution_id: str, main_table: str, main: Item, event: Item, supporting: Sequence[Put]
     ) -> None:
-        """Too big for one transaction: the first event, supporting rows in batches, then the
-        main row.
+        """Too big for one transaction: the supporting rows in batches, then the main row with
+        the run's first event in one transaction of two.
 
         Every read and list starts from the main row (asset refs resolve through it and skip a
-        ref without one), so a crash part-way leaves unreachable rows, never a visible half-launch.
+        ref without one), so a crash part-way leaves unreachable rows, never a visible
+        half-launch, and no event: the retry writes the same rows again and completes it.
         """
         if self._main_rows(execution_id):
             raise ExecutionAlreadyExistsError(execution_id)
-        try:
-            self._client.put_item(**self._event_put(event))
-        except ClientError as exc:
-            if _error_code(exc) == "ConditionalCheckFailedException":
-                raise ExecutionAlreadyExistsError(execution_id) from exc
-            raise
         batch_put(self._client, [(t, to_wire(item)) for t, _, item in supporting])
-        try:
-            self._client.put_item(
-                TableName=main_table,
-                Item=to_wire(main),
-                ConditionExpression=_MAIN_ROW_CONDITION,
-                ExpressionAttributeNames={"#id": "workflowExecutionId"},
-            )
-        except ClientError as exc:
-            if _error_code(exc) == "ConditionalCheckFailedException":
-                raise ExecutionAlreadyExistsError(execution_id) from exc
-            raise
+        self._launch_in_one_transaction(execution_id, main_table, main, event, ())
 
     # -- main rows ----------------------------------------------------------------------------
 
