@@ -446,7 +446,8 @@ class Container(containers.DeclarativeContainer):
         dynamodb=providers.Singleton(_dynamodb_cost_ledger, dynamodb_client, tables),
     )
     rate_card = providers.Singleton(_rate_card, config.rate_card, config.home)
-    record_attempt_durations = providers.Factory(
+    # one per process: it keeps each run's cost context
+    record_attempt_durations = providers.Singleton(
         RecordAttemptDurations,
         ledger=cost_ledger,
         store=execution_store,

@@ -9,6 +9,7 @@ from typing import Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from application.cost_entries import (
+    RunCostContext,
     Usage,
     attempt_seconds,
     build_entry,
@@ -119,12 +120,18 @@ def duration_entry_id(workflow_execution_id: str, pipeline_execution_id: str, at
 
 class RecordAttemptDurations:
     """Append a `duration` estimate (seconds, priced by the rate card's `seconds` when it has
-    one) for each closed attempt of a step that has none yet; idempotent."""
+    one) for each closed attempt of a step that has none yet; idempotent.
+
+    One instance serves a process: it keeps each run's cost context (workflow, group, assets),
+    which the launch fixes once and for all, so a run's later steps don't read it again."""
+
+    _KEPT_CONTEXTS = 256
 
     def __init__(
         self, ledger: CostLedger, store: ExecutionStore, rates: RateCard, clock: Clock
     ) -> None:
         self._ledger, self._store, self._rates, self._clock = ledger, store, rates, clock
+        self._contexts: dict[str, RunCostContext] = {}
 
     def execute(self, command: RecordAttemptDurationsCommand) -> tuple[CostLedgerEntry, ...]:
         run_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
@@ -136,6 +143,12 @@ class RecordAttemptDurations:
         ]
         if not closed:
             return ()
+        try:
+            # the usual case, a step's one attempt just closed: the conditional append is the
+            # check, with no read of what the run recorded already
+            return self._append(run_id, step_id, closed)
+        except CostEntryExistsError:
+            pass
         recorded = {e.entry_id for e in self._ledger.list_entries(CostScope.EXECUTION, run_id)}
         missing = [
             (number, seconds)
@@ -144,7 +157,15 @@ class RecordAttemptDurations:
         ]
         if not missing:
             return ()
-        context = run_cost_context(self._store, run_id)
+        try:
+            return self._append(run_id, step_id, missing)
+        except CostEntryExistsError:
+            return ()  # another delivery of the same callback recorded them meanwhile
+
+    def _append(
+        self, run_id: str, step_id: str, attempts: list[tuple[int, Decimal]]
+    ) -> tuple[CostLedgerEntry, ...]:
+        context = self._context(run_id)
         now = self._clock.now()
         entries = tuple(
             build_entry(
@@ -157,10 +178,16 @@ class RecordAttemptDurations:
                 source=CostSource.RUNNER,
                 at=now,
             )
-            for number, seconds in missing
+            for number, seconds in attempts
         )
-        try:
-            self._ledger.append(entries)
-        except CostEntryExistsError:
-            return ()  # another delivery of the same callback recorded them meanwhile
+        self._ledger.append(entries)
         return entries
+
+    def _context(self, run_id: str) -> RunCostContext:
+        context = self._contexts.get(run_id)
+        if context is None:
+            context = run_cost_context(self._store, run_id)
+            if len(self._contexts) >= self._KEPT_CONTEXTS:
+                self._contexts.pop(next(iter(self._contexts)))  # the oldest run first
+            self._contexts[run_id] = context
+        return context
