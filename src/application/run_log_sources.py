@@ -27,7 +27,7 @@ from application.ports import (
     RunLogSource,
     StateMachineLogReader,
 )
-from domain.available_logs import LogReadStatus, state_machine_arn_of
+from domain.available_logs import LogReadStatus, group_name_of, state_machine_arn_of
 from domain.execution import WorkflowExecution
 
 STEP_FUNCTIONS = "stepfunctions"
@@ -112,7 +112,7 @@ class StateMachineRunLog:
             return run_log_note(problem)
         if not lines and not cut:
             return run_log_note(
-                f"log group {_name(group)} has no events of this execution (yet: Step "
+                f"log group {group_name_of(group)} has no events of this execution (yet: Step "
                 "Functions delivers them to CloudWatch Logs within seconds)"
             )
         if problem:
@@ -120,7 +120,7 @@ class StateMachineRunLog:
         if cut:
             lines.append(
                 f"{NOTE_PREFIX}run log cut at its read bound ({cut}); the rest is in "
-                f"CloudWatch Logs group {_name(group)}"
+                f"CloudWatch Logs group {group_name_of(group)}"
             )
         return "\n".join(lines) + "\n"
 
@@ -192,13 +192,7 @@ def _line(event: LogEvent) -> str:
 
 def _unreadable(group: str, status: LogReadStatus) -> str:
     if status is LogReadStatus.NOT_FOUND:
-        return f"log group {_name(group)} not found"
+        return f"log group {group_name_of(group)} not found"
     if status is LogReadStatus.ACCESS_DENIED:
-        return f"access to log group {_name(group)} denied (logs:FilterLogEvents)"
-    return f"log group {_name(group)} could not be read"
-
-
-def _name(group: str) -> str:
-    """A log group's name from its ARN (`arn:aws:logs:R:A:log-group:NAME[:*]`), or the name."""
-    name = group.split(":log-group:", 1)[-1] if group.startswith("arn:") else group
-    return name[:-2] if name.endswith(":*") else name
+        return f"access to log group {group_name_of(group)} denied (logs:FilterLogEvents)"
+    return f"log group {group_name_of(group)} could not be read"

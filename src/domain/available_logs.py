@@ -145,3 +145,11 @@ class LogSourceNotFoundError(NotFoundError):
             f"(`wfx executions show {workflow_execution_id}` lists them)"
         )
         self.log_id = log_id
+
+
+def group_name_of(group: str) -> str:
+    """A log group's name from its ARN (`arn:aws:logs:R:A:log-group:NAME[:*]`), or the name."""
+    if not group.startswith("arn:"):
+        return group
+    name = group.split(":log-group:", 1)[-1]
+    return name[:-2] if name.endswith(":*") else name

@@ -18,7 +18,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from adapters.aws.failures import transport_problem
 from application.ports import LogEvent, LogPage
-from domain.available_logs import LogReadStatus
+from domain.available_logs import LogReadStatus, group_name_of
 
 # FilterLogEvents takes at most 100 logStreamNames.
 MAX_STREAM_NAMES = 100
@@ -29,14 +29,6 @@ _STATUS_BY_CODE = {
     "AccessDeniedException": LogReadStatus.ACCESS_DENIED,
     "UnauthorizedOperation": LogReadStatus.ACCESS_DENIED,
 }
-
-
-def group_name_of(group: str) -> str:
-    """A log group's name from its ARN (`arn:aws:logs:R:A:log-group:NAME[:*]`), or the name."""
-    if not group.startswith("arn:"):
-        return group
-    name = group.split(":log-group:", 1)[-1]
-    return name[:-2] if name.endswith(":*") else name
 
 
 def _identifier(group: str) -> str:
