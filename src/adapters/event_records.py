@@ -36,6 +36,8 @@ _OPTIONAL = {
     "redrive_count": "redriveCount",
     "sub_executions": "subExecutions",
     "logs": "logs",
+    "approval_id": "approvalId",
+    "decided_by": "decidedBy",
 }
 _REDACTED = frozenset({"error", "cause"})
 

@@ -33,6 +33,7 @@ from adapters.item_budget import (
 from adapters.item_budget import (
     Item as Item,
 )
+from domain.approvals import ApprovalGate
 from domain.assets import AssetFile
 from domain.attempts import TaskExecution
 from domain.authorization import AccessFacts, AssetKey
@@ -764,11 +765,18 @@ def _step_entry(step: StepDefinition) -> Item:
             "intervalSeconds": step.retry.interval_seconds,
             "backoffRate": step.retry.backoff_rate,
         }
+    if step.approval is not None:
+        entry["approval"] = {
+            "approvers": list(step.approval.approvers),
+            "message": redact(step.approval.message),
+            "timeoutSeconds": step.approval.timeout_seconds,
+        }
     return entry
 
 
 def _parse_step_entry(entry: Item) -> StepDefinition:
     retry = entry.get("retry")
+    approval = entry.get("approval")
     return StepDefinition(
         pipeline_id=entry["pipelineId"],
         pipeline_database_id=entry["pipelineDatabaseId"],
@@ -787,6 +795,13 @@ def _parse_step_entry(entry: Item) -> StepDefinition:
             max_attempts=int(retry["maxAttempts"]),
             interval_seconds=int(retry["intervalSeconds"]),
             backoff_rate=float(retry["backoffRate"]),
+        ),
+        approval=None
+        if approval is None
+        else ApprovalGate(
+            approvers=tuple(approval["approvers"]),
+            message=approval.get("message", ""),
+            timeout_seconds=int(approval["timeoutSeconds"]),
         ),
     )
 

@@ -38,6 +38,7 @@ class ResourceKeys(StrEnum):
     AUTHORIZATION = "AUTHORIZATION"
     EXECUTION_EVENTS = "EXECUTION_EVENTS"
     COST_LEDGER = "COST_LEDGER"
+    APPROVAL_REQUESTS = "APPROVAL_REQUESTS"
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,10 @@ RECORDED_AT = _s("recordedAt")
 COSTS_BY_WORKFLOW_INDEX = "CostsByWorkflowGSI"
 COSTS_BY_GROUP_INDEX = "CostsByGroupGSI"
 COSTS_BY_DATE_INDEX = "CostsByDateGSI"
+APPROVALS_BY_ID_INDEX = "ApprovalsByIdGSI"
+PENDING_APPROVALS_INDEX = "PendingApprovalsGSI"
+APPROVALS_BY_DATE_INDEX = "ApprovalsByDateGSI"
+APPROVAL_LIST_SORT = _s("requestedAt:approvalId")
 
 TABLES: tuple[TableSpec, ...] = (
     TableSpec(
@@ -308,6 +313,22 @@ TABLES: tuple[TableSpec, ...] = (
             IndexSpec(COSTS_BY_WORKFLOW_INDEX, _s("workflowDatabaseId:workflowId"), RECORDED_AT),
             IndexSpec(COSTS_BY_GROUP_INDEX, _s("executionGroupId"), RECORDED_AT),
             IndexSpec(COSTS_BY_DATE_INDEX, _s("allCostsPartition"), RECORDED_AT),
+        ),
+        from_seed=False,
+    ),
+    # wfx's own (seed 003 APPROVAL_REQUEST): a run's gates in its partition (listed with it and
+    # deleted with it), found by id through ApprovalsByIdGSI; the pending ones across all runs,
+    # newest first, in the sparse PendingApprovalsGSI (its partition attribute is removed by the
+    # decision), every one in ApprovalsByDateGSI.
+    TableSpec(
+        ResourceKeys.APPROVAL_REQUESTS,
+        "WfxApprovalRequestsTable",
+        WORKFLOW_EXECUTION_ID,
+        _s("approvalId"),
+        (
+            IndexSpec(APPROVALS_BY_ID_INDEX, _s("approvalId")),
+            IndexSpec(PENDING_APPROVALS_INDEX, _s("pendingApprovalsPartition"), APPROVAL_LIST_SORT),
+            IndexSpec(APPROVALS_BY_DATE_INDEX, _s("allApprovalsPartition"), APPROVAL_LIST_SORT),
         ),
         from_seed=False,
     ),

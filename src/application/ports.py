@@ -9,6 +9,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
+from domain.approvals import ApprovalRequest
 from domain.assets import AssetFile
 from domain.attempts import TaskExecution
 from domain.authorization import AccessDecision, AccessFacts, Action, Subject
@@ -823,4 +824,44 @@ class CostLedger(Protocol):
         """Every entry of the scope - `key` is the run id, `databaseId:workflowId` or the group
         id; None for ALL - one index or partition query (paged to the end), never a scan. A
         run's entries come by entry key, the others oldest first by recordedAt."""
+        ...
+
+
+class Approvals(Protocol):
+    """Approval requests (seed 003 APPROVAL_REQUEST); each change is written with its event
+    (ApprovalRequested, ApprovalDecided) in one atomic write, so the log never misses a gate."""
+
+    def create_tables(self) -> None: ...
+
+    def open(self, request: ApprovalRequest) -> ApprovalRequest:
+        """Store a new PENDING request with its event; when the run already holds a request of
+        that id (a retried open: ids are derived from the step attempt), the stored one, with
+        nothing written. ExecutionNotFoundError when the run is gone."""
+        ...
+
+    def close(self, closed: ApprovalRequest) -> bool:
+        """Write a decision, timeout or cancellation with its event, only while the stored
+        request is PENDING; False, nothing written, when it is not (somebody closed it first)."""
+        ...
+
+    def park(self, request: ApprovalRequest, change: RunChange) -> bool:
+        """Write the run's change (its lease parked at the gate) only while `request` is still
+        PENDING and the change's guard holds, in one atomic write; False, nothing written,
+        otherwise. A decision and a park never both miss each other: whichever comes second
+        sees the first."""
+        ...
+
+    def get(self, approval_id: str) -> ApprovalRequest:
+        """ApprovalNotFoundError when there is none."""
+        ...
+
+    def list_for_execution(self, workflow_execution_id: str) -> list[ApprovalRequest]:
+        """A run's requests, oldest first (its partition: one query)."""
+        ...
+
+    def list_requests(
+        self, pending_only: bool, limit: int, starting_token: str | None = None
+    ) -> Page[ApprovalRequest]:
+        """Requests across all runs, newest first: the pending ones (a sparse index) or all of
+        them; one index query per page, never a scan."""
         ...

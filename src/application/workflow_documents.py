@@ -8,6 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic.alias_generators import to_camel
 
 from application.validation_messages import describe_validation_error
+from domain.approvals import (
+    MAX_APPROVERS,
+    MAX_MESSAGE_CHARS,
+    MAX_TIMEOUT_SECONDS,
+    ApprovalGate,
+    Approver,
+)
 from domain.errors import InvalidInputError
 from domain.workflow import (
     MAX_STEPS,
@@ -51,6 +58,9 @@ class StepDocument(_Document):
     input_file_arity: InputFileArity = InputFileArity.MANY
     metadata_inputs: list[str] = Field(default_factory=list)
     retry: RetryDocument | None = None
+    approvers: list[Approver] | None = Field(default=None, max_length=MAX_APPROVERS)
+    message: str | None = Field(default=None, max_length=MAX_MESSAGE_CHARS)
+    timeout_seconds: int | None = Field(default=None, ge=1, le=MAX_TIMEOUT_SECONDS)
 
     @model_validator(mode="after")
     def _target_matches_type(self) -> StepDocument:
@@ -61,8 +71,13 @@ class StepDocument(_Document):
             "waitForCallback": self.wait_for_callback,
             "jobQueue": self.job_queue,
             "jobDefinition": self.job_definition,
+            "approvers": self.approvers,
+            "message": self.message,
+            "timeoutSeconds": self.timeout_seconds,
         }
         problem = step_target_problem(self.execution_type, targets)
+        if problem is None and self.execution_type is ExecutionType.APPROVAL and self.retry:
+            problem = "retry: an approval step is decided once, it is not retried"
         if problem is not None:
             raise ValueError(problem)
         return self
@@ -73,6 +88,18 @@ class WorkflowDocument(_Document):
     workflow_id: Identifier
     description: str = ""
     steps: list[StepDocument] = Field(min_length=1, max_length=MAX_STEPS)
+
+
+def approval_gate(step: StepDocument) -> ApprovalGate | None:
+    """The gate an approval step asks for; None for any other step."""
+    if step.execution_type is not ExecutionType.APPROVAL or not step.approvers:
+        return None
+    gate: dict[str, object] = {"approvers": tuple(step.approvers)}
+    if step.message is not None:
+        gate["message"] = step.message
+    if step.timeout_seconds is not None:
+        gate["timeout_seconds"] = step.timeout_seconds
+    return ApprovalGate.model_validate(gate)
 
 
 def parse_workflow_document(data: Any) -> WorkflowDocument:

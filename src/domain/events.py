@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from domain.approvals import ApprovalRequest
 from domain.execution import WorkflowExecution
 from domain.run import RUNNER_LOST_ERROR, RunChange, StepMove
 from domain.statuses import ExecutionStatus, StepStatus
@@ -33,6 +34,8 @@ class EventType(StrEnum):
     EXECUTION_COMPLETED = "ExecutionCompleted"
     RUNNER_LOST = "RunnerLost"
     EXECUTION_STATUS_CHANGED = "ExecutionStatusChanged"
+    APPROVAL_REQUESTED = "ApprovalRequested"
+    APPROVAL_DECIDED = "ApprovalDecided"  # approved, rejected, timed out or cancelled: `status`
     # Appended through the unit of work alone, with no transition of its own (tests, benches)
     NOTE = "Note"
 
@@ -54,6 +57,8 @@ class NewEvent(BaseModel):
     redrive_count: int | None = None
     sub_executions: int | None = None
     logs: int | None = None
+    approval_id: str | None = None
+    decided_by: str | None = None
 
     def numbered(self, sequence_number: int) -> ExecutionEvent:
         # from the fields as they are: model_dump() would cost three times the validation
@@ -214,5 +219,24 @@ def registration_events(
             occurred_at=at,
             sub_executions=sub_executions,
             logs=logs,
+        ),
+    )
+
+
+def approval_events(request: ApprovalRequest) -> tuple[NewEvent, ...]:
+    """A request opened (PENDING) or closed: the gate's transition, with who decided and why."""
+    pending = request.is_pending
+    at = request.requested_at if pending or request.decided_at is None else request.decided_at
+    return (
+        NewEvent(
+            workflow_execution_id=request.workflow_execution_id,
+            pipeline_execution_id=request.pipeline_execution_id,
+            attempt=request.attempt,
+            event_type=EventType.APPROVAL_REQUESTED if pending else EventType.APPROVAL_DECIDED,
+            occurred_at=at,
+            status=request.status.value,
+            approval_id=request.approval_id,
+            decided_by=request.decided_by,
+            cause=None if pending else request.reason,
         ),
     )

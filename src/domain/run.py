@@ -23,6 +23,13 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.approvals import (
+    HANDOVER_OWNER_PREFIX,
+    ApprovalRequest,
+    handover_owner,
+    parked_approval,
+    parked_owner,
+)
 from domain.attempts import AttemptTrigger, TaskExecution, next_attempt_number
 from domain.errors import ConflictError, PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution, RunnerLease, WorkflowExecution
@@ -63,7 +70,8 @@ class RunGuard:
     """What the stored main row must still be for a change to be written.
 
     `lease_as_read`: the lease must be the one the change was decided on (absent if it was).
-    `lease_takeable`: (owner, now) - the lease must be absent, that owner's, or expired by now.
+    `lease_takeable`: (owner, now) - the lease must be absent, that owner's, expired by now, or
+    handed over (its owner starts with `handover_prefix`: a decided gate's run, for any taker).
     """
 
     statuses: frozenset[ExecutionStatus] = OPEN_EXECUTION_STATUSES
@@ -71,6 +79,7 @@ class RunGuard:
     lease_held_by: str | None = None
     lease_as_read: bool = False
     lease_takeable: tuple[str, datetime] | None = None
+    handover_prefix: str = HANDOVER_OWNER_PREFIX
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,6 +415,8 @@ class Run(BaseModel):
         if execution.is_terminal or execution.orchestrator != "local":
             return False
         lease = execution.runner_lease
+        if lease is not None and parked_approval(lease.owner) is not None:
+            return False  # no runner to lose: it waits for a decision (or its gate's timeout)
         if lease is not None:
             return lease.expires_date < now
         started = max(
@@ -467,6 +478,36 @@ class Run(BaseModel):
         lease = RunnerLease(owner=owner, renewed_date=at, expires_date=at + duration)
         after = self.execution._evolve(runner_lease=lease)
         return RunChange(self.execution, after, RunGuard(lease_held_by=owner))
+
+    def park(self, owner: str, approval: ApprovalRequest, at: datetime) -> RunChange:
+        """The runner leaves the run waiting at an approval gate, with nothing held (no thread,
+        no process): its lease names the gate until the decision, or the gate's timeout, hands
+        the run to a new runner. Written only while the lease is still this runner's."""
+        self._refuse_unless_open("it may not wait for an approval")
+        lease = RunnerLease(
+            owner=parked_owner(approval.approval_id),
+            renewed_date=at,
+            expires_date=max(approval.expires_at, at),
+        )
+        after = self.execution._evolve(runner_lease=lease)
+        return RunChange(self.execution, after, RunGuard(lease_held_by=owner))
+
+    def parked_at(self) -> str | None:
+        """The approval the run waits at, parked; None when a runner holds it (or nobody)."""
+        lease = self.execution.runner_lease
+        return None if lease is None else parked_approval(lease.owner)
+
+    def hand_over(self, approval_id: str, at: datetime, grace: timedelta) -> RunChange | None:
+        """The run parked at this gate, for whichever runner takes it next (at once): a lease
+        that runs out, the run lost, when no runner has taken it within `grace`. None when the
+        run is not parked at it (its runner never left, or somebody handed it over first)."""
+        if self.execution.is_terminal or self.parked_at() != approval_id:
+            return None
+        lease = RunnerLease(
+            owner=handover_owner(approval_id), renewed_date=at, expires_date=at + grace
+        )
+        after = self.execution._evolve(runner_lease=lease)
+        return RunChange(self.execution, after, RunGuard(lease_as_read=True))
 
     def redrive(self, at: datetime) -> tuple[RunChange, tuple[PipelineExecution, ...]]:
         """PENDING_REDRIVE with the next redrive count and date, the abort request and lease

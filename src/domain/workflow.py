@@ -9,6 +9,8 @@ from typing import Annotated, Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from domain.approvals import ApprovalGate
+
 Identifier = Annotated[
     str, StringConstraints(min_length=1, max_length=256, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 ]
@@ -19,6 +21,7 @@ class ExecutionType(StrEnum):
     COMMAND = "command"
     LAMBDA = "lambda"
     BATCH = "batch"
+    APPROVAL = "approval"  # waits for a person's decision (domain.approvals); runs anywhere
 
 
 # The local runner's own types: Step Functions cannot call a python handler or a local command.
@@ -37,6 +40,7 @@ TARGET_FIELDS: Mapping[ExecutionType, tuple[str, ...]] = {
     ExecutionType.COMMAND: ("command",),
     ExecutionType.LAMBDA: ("functionName", "waitForCallback"),
     ExecutionType.BATCH: ("jobQueue", "jobDefinition"),
+    ExecutionType.APPROVAL: ("approvers", "message", "timeoutSeconds"),
 }
 _FIELD_OWNERS = {name: kind for kind, names in TARGET_FIELDS.items() for name in names}
 _FUNCTION_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -60,6 +64,9 @@ def _own_field_problem(execution_type: ExecutionType, targets: Mapping[str, Any]
             return "functionName: a lambda step needs functionName: a function name or ARN"
         if not (_FUNCTION_NAME.match(function) or _FUNCTION_ARN.match(function)):
             return f"functionName: expected a Lambda function name or ARN, got {function!r}"
+    elif execution_type is ExecutionType.APPROVAL:
+        if not targets.get("approvers"):
+            return "approvers: an approval step needs approvers: user ids or role::NAME entries"
     else:
         for name in ("jobQueue", "jobDefinition"):
             value = targets.get(name)
@@ -131,10 +138,13 @@ class StepDefinition(BaseModel):
     input_file_arity: InputFileArity = InputFileArity.MANY
     metadata_inputs: tuple[str, ...] = ()
     retry: RetryPolicy | None = None
+    approval: ApprovalGate | None = None
 
     @model_validator(mode="after")
     def _target_matches_type(self) -> StepDefinition:
         problem = step_target_problem(self.execution_type, self.targets)
+        if problem is None and self.approval is not None and self.retry is not None:
+            problem = "retry: an approval step is decided once, it is not retried"
         if problem is not None:
             raise ValueError(problem)
         return self
@@ -149,6 +159,9 @@ class StepDefinition(BaseModel):
             "waitForCallback": self.wait_for_callback or None,
             "jobQueue": self.job_queue,
             "jobDefinition": self.job_definition,
+            "approvers": self.approval.approvers if self.approval else None,
+            "message": self.approval.message if self.approval else None,
+            "timeoutSeconds": self.approval.timeout_seconds if self.approval else None,
         }
 
     @property

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from adapters.approval_records import build_approval_record
 from adapters.cost_records import build_cost_ledger_record
 from adapters.records import build_pipeline_input_file_record
 from adapters.sqlite.execution_store import SqliteExecutionStore
@@ -24,6 +25,7 @@ from adapters.tables import (
     TableNames,
 )
 from application.ports import ExecutionStore, ListScope
+from domain.approvals import ApprovalGate, ApprovalRequest
 from domain.errors import ExecutionNotFoundError
 from domain.execution import PipelineInputFile
 from domain.logs import RegisteredSubExecution
@@ -139,6 +141,20 @@ def _a_run_in_every_table(raw: RawTables, execution_id: str) -> None:
         )
     # WfxCostLedgerTable: the runner's duration entry of the root's first attempt
     raw.put(ResourceKeys.COST_LEDGER, build_cost_ledger_record(a_duration_entry(execution_id)))
+    # WfxApprovalRequestsTable: a gate the root step reached
+    gate = ApprovalGate(approvers=("alice",))
+    request = ApprovalRequest.open(
+        f"{execution_id}-gate",
+        gate,
+        workflow_execution_id=execution_id,
+        pipeline_execution_id=root,
+        attempt=1,
+        pipeline_id="gate",
+        workflow_database_id="db1",
+        workflow_id="wf1",
+        at=at(3),
+    )
+    raw.put(ResourceKeys.APPROVAL_REQUESTS, build_approval_record(request))
 
 
 def test_every_table_is_either_one_a_run_has_rows_in_or_one_it_has_none_in() -> None:

@@ -180,8 +180,12 @@ def _add_run_guard(request: dict[str, Any], change: RunChange) -> None:
     if guard.lease_takeable is not None:
         owner, now = guard.lease_takeable
         names["#owner"], names["#expires"] = LEASE_OWNER, LEASE_EXPIRES_DATE
-        terms.append("(attribute_not_exists(#owner) OR #owner = :taker OR #expires < :now)")
+        terms.append(
+            "(attribute_not_exists(#owner) OR #owner = :taker OR #expires < :now"
+            " OR begins_with(#owner, :handover))"
+        )
         values[":taker"], values[":now"] = {"S": owner}, {"S": format_date(now)}
+        values[":handover"] = {"S": guard.handover_prefix}
     request["ConditionExpression"] = " AND ".join(terms)
 
 
@@ -352,7 +356,10 @@ class DynamoDbExecutionStore:
         }
         return [found[r.workflow_execution_id] for r in refs if r.workflow_execution_id in found]
 
-    def update_execution(self, change: RunChange) -> WorkflowExecution | None:
+    def execution_update(self, change: RunChange) -> tuple[dict[str, str], dict[str, Any]]:
+        """The main row's key and the guarded UpdateItem request of `change` (its offloaded
+        bodies written first): for `update_execution`, or another port's transaction that must
+        go with it (a run parked at an approval gate)."""
         execution = change.after
         values, removed = execution_changed_attributes(change.before, execution)
         self._bodies.put([values])
@@ -368,6 +375,11 @@ class DynamoDbExecutionStore:
             ("executionStatus", change.guard.statuses),
         )
         _add_run_guard(request, change)
+        return key, request
+
+    def update_execution(self, change: RunChange) -> WorkflowExecution | None:
+        execution = change.after
+        key, request = self.execution_update(change)
         not_found = ExecutionNotFoundError(execution.workflow_execution_id)
         events = change_events(change)
         if not events:  # a lease, a sync stamp: no transition, no event, one plain update

@@ -273,7 +273,8 @@ _EXPIRES = json_path(LEASE_EXPIRES_DATE)
 
 def _guard_clauses(guard: RunGuard) -> str:
     """The WHERE terms of a run guard beyond the status; parameters in this order: the owner
-    held, the owner and expiry as read, the owner and the moment a lease is takeable at."""
+    held, the owner and expiry as read, the owner and the moment a lease is takeable at and the
+    handover prefix twice."""
     clauses = ""
     if guard.not_stopping:
         clauses += f" AND json_extract(item, {_ABORT}) IS NULL"
@@ -285,7 +286,8 @@ def _guard_clauses(guard: RunGuard) -> str:
     if guard.lease_takeable is not None:
         clauses += (
             f" AND (json_extract(item, {_OWNER}) IS NULL OR json_extract(item, {_OWNER}) = ?"
-            f" OR json_extract(item, {_EXPIRES}) < ?)"
+            f" OR json_extract(item, {_EXPIRES}) < ?"
+            f" OR substr(json_extract(item, {_OWNER}), 1, length(?)) = ?)"
         )
     return clauses
 

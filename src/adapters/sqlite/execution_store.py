@@ -62,7 +62,14 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql, GuardedRow
 from adapters.sqlite.paging import decode_token, encode_token
 from adapters.sqlite.schema import build_schema, create_tables
-from adapters.sqlite.statements import TableSql, chunks, dump_json, json_path, load_item
+from adapters.sqlite.statements import (
+    TableSql,
+    chunks,
+    dump_json,
+    json_path,
+    load_item,
+    placeholders,
+)
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import RUN_ROW_TABLES, STEP_ROW_TABLES, ResourceKeys, TableNames
 from application.ports import (
@@ -83,7 +90,13 @@ from domain.errors import (
     ExecutionNotFoundError,
     PipelineExecutionNotFoundError,
 )
-from domain.events import change_events, launch_events, move_events, registration_events
+from domain.events import (
+    NewEvent,
+    change_events,
+    launch_events,
+    move_events,
+    registration_events,
+)
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
@@ -113,7 +126,7 @@ def _guard_parameters(change: RunChange) -> tuple[str | None, ...]:
         parameters.extend(lease_guard_values(change.before))
     if guard.lease_takeable is not None:
         owner, now = guard.lease_takeable
-        parameters.extend((owner, format_date(now)))
+        parameters.extend((owner, format_date(now), guard.handover_prefix, guard.handover_prefix))
     return tuple(parameters)
 
 
@@ -155,14 +168,21 @@ class SqliteExecutionStore:
         """
         if self._attempts_ready:
             return
-        # the cost ledger is newer still, and a permanent delete goes through its table too
+        # the cost ledger and approvals are newer still, and a permanent delete goes through
+        # their tables too
         names = [
             self._sql.schema.tables[key].name
-            for key in (ResourceKeys.TASK_EXECUTIONS, ResourceKeys.COST_LEDGER)
+            for key in (
+                ResourceKeys.TASK_EXECUTIONS,
+                ResourceKeys.COST_LEDGER,
+                ResourceKeys.APPROVAL_REQUESTS,
+            )
         ]
         with self._database.read() as connection:
             found = connection.execute(
-                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)", names
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                f"({placeholders(len(names))})",
+                names,
             ).fetchone()
         if found[0] < len(names):
             create_tables(self._database, self._sql.schema)
@@ -201,25 +221,32 @@ class SqliteExecutionStore:
                     connection.executemany(table.upsert, table.rows(items))
 
     def update_execution(self, change: RunChange) -> WorkflowExecution | None:
+        events = change_events(change)
+        if events:
+            self._unit_of_work.ensure_table()
+        with self._database.write() as connection:
+            return self.update_execution_in(connection, change, events)
+
+    def update_execution_in(
+        self, connection: sqlite3.Connection, change: RunChange, events: Sequence[NewEvent] = ()
+    ) -> WorkflowExecution | None:
+        """`update_execution` inside the caller's write transaction (another port's write that
+        must go with the run's, as a run parked at an approval gate)."""
         execution, guard = change.after, change.guard
         values, removed = execution_changed_attributes(change.before, execution)
         self._bodies.put([values])
         sql, parameters = self._sql.execution_update(values, removed, guard)
         key = (execution.workflow_execution_id, execution.workflow_key)
         statuses = [status.value for status in guard.statuses]
-        events = change_events(change)
-        if events:
-            self._unit_of_work.ensure_table()
-        with self._database.write() as connection:
-            # fetchall: the UPDATE must have run to its end before the COMMIT
-            rows = connection.execute(
-                sql, (*parameters, *key, *statuses, *_guard_parameters(change))
-            ).fetchall()
-            if not rows:
-                if connection.execute(self._sql.execution_status.exists, key).fetchone() is None:
-                    raise ExecutionNotFoundError(execution.workflow_execution_id)
-                return None
-            self._unit_of_work.append_in(connection, execution.workflow_execution_id, events)
+        # fetchall: the UPDATE must have run to its end before the COMMIT
+        rows = connection.execute(
+            sql, (*parameters, *key, *statuses, *_guard_parameters(change))
+        ).fetchall()
+        if not rows:
+            if connection.execute(self._sql.execution_status.exists, key).fetchone() is None:
+                raise ExecutionNotFoundError(execution.workflow_execution_id)
+            return None
+        self._unit_of_work.append_in(connection, execution.workflow_execution_id, events)
         return parse_execution_record(self._whole(load_item(rows[0][0])))
 
     def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:

@@ -8,14 +8,21 @@ import json
 from pydantic import BaseModel, ConfigDict
 
 from application.ports import Clock, WorkflowCatalog, WorkflowDefinitions
-from application.workflow_documents import WorkflowDocument
+from application.workflow_documents import WorkflowDocument, approval_gate
 from domain.redaction import redact, redact_executable
 from domain.workflow import RetryPolicy, StepDefinition, WorkflowDefinition, WorkflowVersion
 
 _MAX_ATTEMPTS = 5
 # Step fields added after versions were first published: left out of the digest while unset, so
 # an unchanged file published before they existed is still recognised as unchanged.
-_LATER_FIELDS = ("function_name", "wait_for_callback", "job_queue", "job_definition", "retry")
+_LATER_FIELDS = (
+    "function_name",
+    "wait_for_callback",
+    "job_queue",
+    "job_definition",
+    "retry",
+    "approval",
+)
 
 
 class PublishWorkflowVersionCommand(BaseModel):
@@ -55,6 +62,7 @@ def _steps(document: WorkflowDocument) -> tuple[StepDefinition, ...]:
             input_file_arity=step.input_file_arity,
             metadata_inputs=tuple(step.metadata_inputs),
             retry=RetryPolicy(**step.retry.model_dump()) if step.retry is not None else None,
+            approval=approval_gate(step),
         )
         for step in document.steps
     )

@@ -1,0 +1,169 @@
+"""`Approvals` on DynamoDB: a change to a request and its event in one TransactWriteItems (the
+unit of work adds the event's Put and the run's counter), reads on the table and its indexes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from adapters.approval_records import (
+    ALL,
+    ALL_PARTITION,
+    APPROVAL_ID,
+    LIST_SORT,
+    PARTITION,
+    PENDING,
+    PENDING_PARTITION,
+    build_approval_record,
+    decode_position,
+    encode_position,
+    parse_approval_record,
+)
+from adapters.dynamodb.codec import to_wire
+from adapters.dynamodb.execution_store import DynamoDbExecutionStore
+from adapters.dynamodb.requests import get_item, query_partition, query_up_to
+from adapters.dynamodb.schema import create_tables
+from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork, TransactionRefusedError
+from adapters.tables import (
+    APPROVALS_BY_DATE_INDEX,
+    APPROVALS_BY_ID_INDEX,
+    PENDING_APPROVALS_INDEX,
+    ResourceKeys,
+    TableNames,
+)
+from domain.approvals import ApprovalNotFoundError, ApprovalRequest, ApprovalStatus
+from domain.errors import ExecutionNotFoundError
+from domain.events import approval_events
+from domain.paging import Page
+from domain.run import RunChange
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+
+class DynamoDbApprovals:
+    """Approval requests in wfx's approval-requests table."""
+
+    def __init__(
+        self,
+        client: DynamoDBClient,
+        tables: TableNames,
+        unit_of_work: DynamoDbUnitOfWork,
+        store: DynamoDbExecutionStore,
+    ) -> None:
+        self._client, self._tables, self._unit_of_work = client, tables, unit_of_work
+        self._store = store
+        self._table_name = tables.get_table_name(ResourceKeys.APPROVAL_REQUESTS)
+
+    def create_tables(self) -> None:
+        create_tables(self._client, self._tables)
+
+    def _key(self, request: ApprovalRequest) -> dict[str, str]:
+        return {PARTITION: request.workflow_execution_id, APPROVAL_ID: request.approval_id}
+
+    def _write(self, request: ApprovalRequest, condition: str, values: dict[str, Any]) -> bool:
+        """The request's item and its event, all or nothing; False when `condition` failed."""
+        run_id = request.workflow_execution_id
+        main_key = self._unit_of_work.main_key(run_id)
+        if main_key is None:
+            raise ExecutionNotFoundError(run_id)
+        put: dict[str, Any] = {
+            "TableName": self._table_name,
+            "Item": to_wire(build_approval_record(request)),
+            "ConditionExpression": condition,
+            "ExpressionAttributeNames": {"#sk": APPROVAL_ID},
+        }
+        if values:
+            put["ExpressionAttributeNames"]["#status"] = "approvalStatus"
+            put["ExpressionAttributeValues"] = values
+        try:
+            self._unit_of_work.transact(
+                run_id,
+                main_key,
+                [("Put", None, put)],
+                None,
+                approval_events(request),
+                ExecutionNotFoundError(run_id),
+            )
+        except TransactionRefusedError:
+            return False
+        return True
+
+    def open(self, request: ApprovalRequest) -> ApprovalRequest:
+        if self._write(request, "attribute_not_exists(#sk)", {}):
+            return request
+        stored = get_item(self._client, self._table_name, self._key(request))
+        if stored is None:  # refused, then deleted with its run
+            raise ExecutionNotFoundError(request.workflow_execution_id)
+        return parse_approval_record(stored)
+
+    def close(self, closed: ApprovalRequest) -> bool:
+        pending = {":pending": {"S": ApprovalStatus.PENDING.value}}
+        return self._write(closed, "attribute_exists(#sk) AND #status = :pending", pending)
+
+    def park(self, request: ApprovalRequest, change: RunChange) -> bool:
+        _, update = self._store.execution_update(change)
+        check: dict[str, Any] = {
+            "TableName": self._table_name,
+            "Key": to_wire(self._key(request)),
+            "ConditionExpression": "#status = :pending",
+            "ExpressionAttributeNames": {"#status": "approvalStatus"},
+            "ExpressionAttributeValues": {":pending": {"S": ApprovalStatus.PENDING.value}},
+        }
+        try:
+            items: list[Any] = [{"Update": update}, {"ConditionCheck": check}]
+            self._client.transact_write_items(TransactItems=items)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                raise
+            return False
+        return True
+
+    def get(self, approval_id: str) -> ApprovalRequest:
+        if not approval_id:
+            raise ApprovalNotFoundError(approval_id)
+        # the index gives the run (its key); the item itself is then read consistently
+        found = query_partition(
+            self._client, self._table_name, APPROVAL_ID, approval_id, APPROVALS_BY_ID_INDEX
+        )
+        for candidate in found:
+            key = {PARTITION: candidate[PARTITION], APPROVAL_ID: approval_id}
+            item = get_item(self._client, self._table_name, key)
+            if item is not None:
+                return parse_approval_record(item)
+        raise ApprovalNotFoundError(approval_id)
+
+    def list_for_execution(self, workflow_execution_id: str) -> list[ApprovalRequest]:
+        if not workflow_execution_id:
+            return []
+        items = query_partition(self._client, self._table_name, PARTITION, workflow_execution_id)
+        items.sort(key=lambda item: str(item[LIST_SORT]))
+        return [parse_approval_record(item) for item in items]
+
+    def list_requests(
+        self, pending_only: bool, limit: int, starting_token: str | None = None
+    ) -> Page[ApprovalRequest]:
+        index, attribute, partition = (
+            (PENDING_APPROVALS_INDEX, PENDING, PENDING_PARTITION)
+            if pending_only
+            else (APPROVALS_BY_DATE_INDEX, ALL, ALL_PARTITION)
+        )
+        request: dict[str, Any] = {
+            "TableName": self._table_name,
+            "IndexName": index,
+            "KeyConditionExpression": "#pk = :pk",
+            "ExpressionAttributeNames": {"#pk": attribute},
+            "ExpressionAttributeValues": {":pk": {"S": partition}},
+            "ScanIndexForward": False,
+        }
+        if starting_token is not None:
+            request["KeyConditionExpression"] += " AND #sk < :before"
+            request["ExpressionAttributeNames"]["#sk"] = LIST_SORT
+            request["ExpressionAttributeValues"][":before"] = {"S": decode_position(starting_token)}
+        items = query_up_to(self._client, request, limit + 1)
+        requests = tuple(parse_approval_record(item) for item in items[:limit])
+        token = None
+        if len(items) > limit and requests:
+            token = encode_position(str(items[limit - 1][LIST_SORT]))
+        return Page(items=requests, next_token=token)
