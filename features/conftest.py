@@ -22,6 +22,7 @@ from dependency_injector import providers
 
 from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.settings import Settings
+from features.steps.approval_steps import *  # noqa: F403
 from features.steps.attempt_steps import *  # noqa: F403
 from features.steps.completion_steps import *  # noqa: F403
 from features.steps.cost_steps import *  # noqa: F403

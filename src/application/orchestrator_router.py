@@ -14,6 +14,7 @@ from application.ports import (
     OrchestratorExecution,
     StateMachineDescription,
 )
+from domain.approvals import ApprovalRequest
 from domain.errors import ConflictError, InvalidInputError
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.workflow import WorkflowVersion
@@ -79,6 +80,9 @@ class OrchestratorRouter:
 
     def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
         return self._for(execution).redrive_execution(execution, client_token)
+
+    def resume_execution(self, execution: WorkflowExecution, approval: ApprovalRequest) -> None:
+        self._for(execution).resume_execution(execution, approval)
 
     def history_page(
         self, execution: WorkflowExecution, next_token: str | None = None, max_results: int = 1000

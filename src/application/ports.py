@@ -469,6 +469,12 @@ class Orchestrator(Protocol):
         """Stop the run; a warning naming each process it could not see end (none: ())."""
         ...
 
+    def resume_execution(self, execution: WorkflowExecution, approval: ApprovalRequest) -> None:
+        """A gate of the run has closed (decided or timed out): let the run go on. The local
+        runner starts a runner on the run handed over to it; Step Functions gives the waiting
+        task its token's answer (success when approved, a failure naming why otherwise)."""
+        ...
+
     def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
         """Continue a failed run from its failed step with the same input; the redrive date."""
         ...
@@ -590,6 +596,13 @@ class RunReporter(Protocol):
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
     ) -> ExecutionStatus:
         """The run ended: its status as recorded."""
+        ...
+
+    def approval_gate(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int, owner: str
+    ) -> ApprovalRequest | None:
+        """An approval step's attempt reaches its gate: None when the run is now parked there
+        (the runner leaves it); the closed request when it was decided or timed out already."""
         ...
 
     def current(self, workflow_execution_id: str) -> WorkflowExecution:

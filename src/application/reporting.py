@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from application.ports import ExecutionStore
+from application.use_cases.approvals import PassApprovalGate, PassApprovalGateCommand
 from application.use_cases.complete_execution import CompleteExecution, CompleteExecutionCommand
 from application.use_cases.retry_step import RetryStep, RetryStepCommand
 from application.use_cases.runner_lease import RunnerLease
@@ -12,14 +13,15 @@ from application.use_cases.step_tracking import (
     StartStep,
     StartStepCommand,
 )
+from domain.approvals import ApprovalRequest
 from domain.execution import WorkflowExecution
 from domain.run import RunIsOverError
 from domain.statuses import ExecutionStatus, StepStatus
 
 
 class UseCaseRunReporter:
-    """Routes runner progress to StartStep, RetryStep, FinishStep, CompleteExecution and the
-    runner's lease."""
+    """Routes runner progress to StartStep, RetryStep, FinishStep, CompleteExecution,
+    PassApprovalGate and the runner's lease."""
 
     def __init__(
         self,
@@ -29,9 +31,11 @@ class UseCaseRunReporter:
         retry_step: RetryStep,
         lease: RunnerLease,
         store: ExecutionStore,
+        gate: PassApprovalGate,
     ) -> None:
         self._start, self._finish, self._complete = start_step, finish_step, complete_execution
         self._retry, self._lease, self._store = retry_step, lease, store
+        self._gate = gate
 
     def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> int:
         started = self._start.execute(
@@ -96,6 +100,19 @@ class UseCaseRunReporter:
             )
         )
         return completed.status
+
+    def approval_gate(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int, owner: str
+    ) -> ApprovalRequest | None:
+        outcome = self._gate.execute(
+            PassApprovalGateCommand(
+                workflow_execution_id=workflow_execution_id,
+                pipeline_execution_id=pipeline_execution_id,
+                attempt=attempt,
+                owner=owner,
+            )
+        )
+        return None if outcome.parked else outcome.request
 
     def current(self, workflow_execution_id: str) -> WorkflowExecution:
         return self._store.get_execution(workflow_execution_id)

@@ -55,7 +55,8 @@ class StepDocument(_Document):
     wait_for_callback: bool | None = None
     job_queue: str | None = None
     job_definition: str | None = None
-    input_file_arity: InputFileArity = InputFileArity.MANY
+    # None: many, except on an approval step, which reads no file
+    input_file_arity: InputFileArity | None = None
     metadata_inputs: list[str] = Field(default_factory=list)
     retry: RetryDocument | None = None
     approvers: list[Approver] | None = Field(default=None, max_length=MAX_APPROVERS)
@@ -76,8 +77,11 @@ class StepDocument(_Document):
             "timeoutSeconds": self.timeout_seconds,
         }
         problem = step_target_problem(self.execution_type, targets)
-        if problem is None and self.execution_type is ExecutionType.APPROVAL and self.retry:
+        gate = self.execution_type is ExecutionType.APPROVAL
+        if problem is None and gate and self.retry:
             problem = "retry: an approval step is decided once, it is not retried"
+        if problem is None and gate and self.input_file_arity not in (None, InputFileArity.NONE):
+            problem = "inputFileArity: an approval step reads no file (none)"
         if problem is not None:
             raise ValueError(problem)
         return self
@@ -88,6 +92,13 @@ class WorkflowDocument(_Document):
     workflow_id: Identifier
     description: str = ""
     steps: list[StepDocument] = Field(min_length=1, max_length=MAX_STEPS)
+
+
+def input_file_arity(step: StepDocument) -> InputFileArity:
+    if step.input_file_arity is not None:
+        return step.input_file_arity
+    gate = step.execution_type is ExecutionType.APPROVAL
+    return InputFileArity.NONE if gate else InputFileArity.MANY
 
 
 def approval_gate(step: StepDocument) -> ApprovalGate | None:

@@ -160,15 +160,15 @@ class ApprovalRequest(BaseModel):
                 f"{user_id} may not decide approval {self.approval_id}: its approvers are "
                 f"{', '.join(self.approvers)}"
             )
-        self._refuse_unless_pending()
+        self.refuse_unless_pending()
         return self._closed(_DECIDED[decision], at, decided_by=user_id, reason=reason)
 
     def timed_out(self, at: datetime) -> ApprovalRequest:
-        self._refuse_unless_pending()
+        self.refuse_unless_pending()
         return self._closed(ApprovalStatus.TIMED_OUT, at, reason="no decision before the timeout")
 
     def cancelled(self, at: datetime, why: str) -> ApprovalRequest:
-        self._refuse_unless_pending()
+        self.refuse_unless_pending()
         return self._closed(ApprovalStatus.CANCELLED, at, reason=why)
 
     def step_error(self) -> str | None:
@@ -183,7 +183,8 @@ class ApprovalRequest(BaseModel):
             return f"{CANCELLED_ERROR}{why}"
         return None
 
-    def _refuse_unless_pending(self) -> None:
+    def refuse_unless_pending(self) -> None:
+        """ApprovalClosedError, saying how and when it closed, unless it is still PENDING."""
         if not self.is_pending:
             who = f" by {self.decided_by}" if self.decided_by else ""
             when = f" at {_moment(self.decided_at)}" if self.decided_at else ""

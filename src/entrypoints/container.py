@@ -27,6 +27,14 @@ from application.run_log_sources import (
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.abort_execution import AbortExecution
 from application.use_cases.administer_roles import AdministerRoles
+from application.use_cases.approvals import (
+    CloseOverdueGate,
+    DecideApproval,
+    GateResumer,
+    GetApproval,
+    ListApprovals,
+    PassApprovalGate,
+)
 from application.use_cases.complete_execution import CompleteExecution
 from application.use_cases.delete_execution import DeleteExecution
 from application.use_cases.deploy_workflow_version import (
@@ -70,6 +78,7 @@ if TYPE_CHECKING:
     from adapters.identity.local_tokens import LocalTokenIssuer
     from adapters.sqlite.database import SqliteDatabase
     from application.ports import (
+        Approvals,
         AssetCatalog,
         AuditLog,
         AuthorizationStore,
@@ -195,6 +204,34 @@ def _dynamodb_cost_ledger(client: Any, tables: TableNames) -> CostLedger:
     from adapters.dynamodb.cost_ledger import DynamoDbCostLedger
 
     return DynamoDbCostLedger(client, tables)
+
+
+def _sqlite_approvals(
+    database: SqliteDatabase, tables: TableNames, store: ExecutionStore, objects: ObjectStore
+) -> Approvals:
+    from adapters.item_budget import OffloadedBodies
+    from adapters.sqlite.approvals import SqliteApprovals
+    from adapters.sqlite.execution_store import SqliteExecutionStore
+    from adapters.sqlite.schema import build_schema
+    from adapters.sqlite.unit_of_work import SqliteUnitOfWork
+
+    assert isinstance(store, SqliteExecutionStore)  # a park writes the run's row with its own
+    schema = build_schema(tables)
+    events = SqliteUnitOfWork(database, schema, OffloadedBodies(objects))
+    return SqliteApprovals(database, schema, events, store)
+
+
+def _dynamodb_approvals(
+    client: Any, tables: TableNames, store: ExecutionStore, objects: ObjectStore
+) -> Approvals:
+    from adapters.dynamodb.approvals import DynamoDbApprovals
+    from adapters.dynamodb.execution_store import DynamoDbExecutionStore
+    from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork
+    from adapters.item_budget import OffloadedBodies
+
+    assert isinstance(store, DynamoDbExecutionStore)
+    events = DynamoDbUnitOfWork(client, tables, OffloadedBodies(objects))
+    return DynamoDbApprovals(client, tables, events, store)
 
 
 def _rate_card(configured: str | None, home: str) -> RateCard:
@@ -466,6 +503,25 @@ class Container(containers.DeclarativeContainer):
         ids=ids,
     )
 
+    # Approval gates (seed 003): a request per gate reached, a run parked until its decision.
+    approvals = providers.Selector(
+        config.store,
+        sqlite=providers.Singleton(
+            _sqlite_approvals, sqlite_database, tables, execution_store, object_store
+        ),
+        dynamodb=providers.Singleton(
+            _dynamodb_approvals, dynamodb_client, tables, execution_store, object_store
+        ),
+    )
+    pass_approval_gate = providers.Factory(
+        PassApprovalGate,
+        approvals=approvals,
+        store=execution_store,
+        catalog=workflow_catalog,
+        clock=clock,
+        ids=ids,
+    )
+
     start_step = providers.Factory(StartStep, store=execution_store, clock=clock)
     retry_step = providers.Factory(
         RetryStep, store=execution_store, clock=clock, durations=record_attempt_durations
@@ -501,6 +557,7 @@ class Container(containers.DeclarativeContainer):
         retry_step=retry_step,
         lease=runner_lease,
         store=execution_store,
+        gate=pass_approval_gate,
     )
     # Sub-process registration: the handler, the bus a step publishes on, and the publisher.
     sub_process_controller = providers.Singleton(
@@ -595,6 +652,30 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         ids=ids,
     )
+    # a decided or overdue gate hands its run on; a runner has a lease's length to take it
+    gate_resumer = providers.Factory(
+        GateResumer,
+        store=execution_store,
+        orchestrator=orchestrator,
+        clock=clock,
+        grace_seconds=config.lease_seconds,
+    )
+    close_overdue_gate = providers.Factory(
+        CloseOverdueGate,
+        approvals=approvals,
+        store=execution_store,
+        resumer=gate_resumer,
+        clock=clock,
+    )
+    decide_approval = providers.Factory(
+        DecideApproval,
+        approvals=approvals,
+        store=execution_store,
+        roles=authorization_store,
+        resumer=gate_resumer,
+        audit=audit_log,
+        clock=clock,
+    )
     reconcile_execution = providers.Factory(
         ReconcileExecution,
         store=execution_store,
@@ -606,6 +687,7 @@ class Container(containers.DeclarativeContainer):
         min_interval_seconds=config.sfn_sync_min_interval_seconds,
         lease_seconds=config.lease_seconds,
         run_logs=run_log_source,
+        overdue_gates=close_overdue_gate,
     )
     get_execution = providers.Factory(
         GetExecution, store=execution_store, reconcile=reconcile_execution, clock=clock
@@ -669,6 +751,12 @@ class Container(containers.DeclarativeContainer):
         executions=execution_store,
         audit=audit_log,
         facts=access_facts_cache,
+    )
+    list_approvals = providers.Factory(
+        ListApprovals, approvals=approvals, overdue=close_overdue_gate, access=access_control
+    )
+    get_approval = providers.Factory(
+        GetApproval, approvals=approvals, overdue=close_overdue_gate, access=access_control
     )
     list_readable_executions = providers.Factory(
         ListReadableExecutions, executions=list_executions, access=access_control
@@ -771,3 +859,4 @@ def create_all_tables(container: Container) -> None:
     container.workflow_catalog().create_tables()
     container.cost_ledger().create_tables()
     container.workflow_definitions().create_tables()
+    container.approvals().create_tables()

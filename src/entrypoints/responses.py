@@ -765,11 +765,15 @@ class StepDefinitionResponse(Response):
     job_queue: str | None = None
     job_definition: str | None = None
     retry: RetryPolicyResponse | None = None
+    approvers: tuple[str, ...] | None = None
+    message: str | None = None
+    timeout_seconds: int | None = None
 
     @classmethod
     def of(
         cls, step: StepDefinition, version: WorkflowVersion | None = None, index: int = 0
     ) -> Self:
+        gate = step.approval
         return cls(
             step_definition_id=None if version is None else version.step_definition_id(index),
             step_index=None if version is None else index,
@@ -791,6 +795,9 @@ class StepDefinitionResponse(Response):
                 interval_seconds=step.retry.interval_seconds,
                 backoff_rate=step.retry.backoff_rate,
             ),
+            approvers=None if gate is None else gate.approvers,
+            message=None if gate is None else redact(gate.message),
+            timeout_seconds=None if gate is None else gate.timeout_seconds,
         )
 
 
@@ -1299,6 +1306,8 @@ class ExecutionEventResponse(Response):
     redrive_count: int | None = None
     sub_executions: int | None = None
     logs: int | None = None
+    approval_id: str | None = None
+    decided_by: str | None = None
 
     @classmethod
     def of(cls, event: ExecutionEvent) -> Self:
@@ -1316,6 +1325,8 @@ class ExecutionEventResponse(Response):
             redrive_count=event.redrive_count,
             sub_executions=event.sub_executions,
             logs=event.logs,
+            approval_id=event.approval_id,
+            decided_by=event.decided_by,
         )
 
 

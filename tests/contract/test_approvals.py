@@ -26,6 +26,7 @@ from domain.approvals import (
 from domain.errors import ExecutionNotFoundError, InvalidInputError
 from domain.run import Run
 from tests.contract.builders import a_launch, at, step_id
+from tests.integration.test_registration_concurrency import OneRequestAtATime
 
 STORES = ["sqlite_file", "sqlite_memory", "dynamodb"]
 GATE = ApprovalGate(approvers=("alice", "role::reviewers"), message="ship it?", timeout_seconds=60)
@@ -37,7 +38,8 @@ def backend(request: pytest.FixtureRequest) -> tuple[ExecutionStore, Approvals, 
         from adapters.dynamodb.approvals import DynamoDbApprovals
         from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork
 
-        client = request.getfixturevalue("moto_dynamodb_client")
+        # moto's in-process backend takes one request at a time, as DynamoDB applies each
+        client: Any = OneRequestAtATime(request.getfixturevalue("moto_dynamodb_client"))
         names = request.getfixturevalue("dynamodb_table_names")
         store = request.getfixturevalue("dynamodb_execution_store")
         log = DynamoDbUnitOfWork(client, names, OffloadedBodies(None))

@@ -43,6 +43,9 @@ class Needed:
 def _request(rule: RouteRule, execution_id: str) -> tuple[str, str, dict[str, Any]]:
     path = rule.path.replace("{executionId}", execution_id)
     path = path.replace("{databaseId}", DATABASE).replace("{workflowId}", WORKFLOW["workflowId"])
+    # the world's run reached no gate: an approval route answers 404 once let through tier 1
+    # (tests/http/test_approval_routes.py holds tier 2 to its rule)
+    path = path.replace("{approvalId}", "no-such-approval")
     options: dict[str, Any] = {}
     if rule.path.endswith("/details/metadata"):
         options["params"] = {"collection": "inputs"}
@@ -55,6 +58,8 @@ def _request(rule: RouteRule, execution_id: str) -> tuple[str, str, dict[str, An
             "inputs": [{"databaseId": DATABASE, "assetId": INPUTS}],
             "outputAsset": {"databaseId": DATABASE, "assetId": RESULTS},
         }
+    if rule.path.endswith("/decision"):
+        options["json"] = {"decision": "approve"}
     if rule.method is Action.PUT:
         options["json"] = {**WORKFLOW, "description": "a second version"}
     return rule.method.value, path, options
@@ -63,7 +68,7 @@ def _request(rule: RouteRule, execution_id: str) -> tuple[str, str, dict[str, An
 def _needed(rule: RouteRule, path: str, metadata_databases: Sequence[str]) -> list[Needed]:
     route = Needed("route", "api", rule.method, (("route__path", path),))
     workflow = (("databaseId", DATABASE), ("workflowId", WORKFLOW["workflowId"]))
-    if rule.tier2 is Tier2.FILTER:
+    if rule.tier2 in (Tier2.FILTER, Tier2.APPROVAL):
         return [route]
     if rule.tier2 is Tier2.WORKFLOW:
         return [route, Needed("workflow", "workflow", rule.action, workflow)]

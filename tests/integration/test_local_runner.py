@@ -51,7 +51,7 @@ from domain.execution import (
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
 from domain.workflow import InputFileArity, RetryPolicy, StepDefinition, WorkflowVersion
-from tests.contract.builders import publish
+from tests.contract.builders import a_gate_passage, publish
 
 EXAMPLES = Path(wfx_examples.__file__).parent
 MESHES = sorted((EXAMPLES / "mesh" / "assets").glob("*.obj"))
@@ -73,6 +73,7 @@ class RecordingReporter(UseCaseRunReporter):
         objects: FilesystemObjectStore,
         logs: FileLogStore,
         assets: SqliteAssetCatalog,
+        database: SqliteDatabase,
     ) -> None:
         clock = SystemClock()
         super().__init__(
@@ -82,6 +83,7 @@ class RecordingReporter(UseCaseRunReporter):
             retry_step=RetryStep(store, clock),
             lease=RunnerLease(store, clock, lease_seconds=30),
             store=store,
+            gate=a_gate_passage(database, store),
         )
         self.calls: list[tuple[Any, ...]] = []
         self.threads: set[str] = set()
@@ -308,7 +310,7 @@ def build_harness(root: Path) -> tuple[Harness, SqliteDatabase]:
         definitions=SqliteWorkflowDefinitions(database, TableNames()),
         objects=objects,
         logs=logs,
-        reporter=RecordingReporter(store, objects, logs, assets),
+        reporter=RecordingReporter(store, objects, logs, assets, database),
     )
     return harness, database
 

@@ -27,23 +27,30 @@ from application.use_cases.step_tracking import FinishStep, StartStep
 from domain.execution import PipelineExecution
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import RetryPolicy
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_gate_passage, a_launch, step_id
 
 RUN = "e1"
 
 
 @pytest.fixture
-def store(tmp_path: Any) -> Iterator[SqliteExecutionStore]:
-    database = SqliteDatabase(None)
-    built = SqliteExecutionStore(database, TableNames())
-    built.create_tables()
-    built.add_launch(a_launch(RUN, steps=3))
+def database() -> Iterator[SqliteDatabase]:
+    built = SqliteDatabase(None)
     yield built
-    database.close()
+    built.close()
 
 
 @pytest.fixture
-def reporter(store: SqliteExecutionStore, tmp_path: Any) -> UseCaseRunReporter:
+def store(database: SqliteDatabase) -> SqliteExecutionStore:
+    built = SqliteExecutionStore(database, TableNames())
+    built.create_tables()
+    built.add_launch(a_launch(RUN, steps=3))
+    return built
+
+
+@pytest.fixture
+def reporter(
+    store: SqliteExecutionStore, database: SqliteDatabase, tmp_path: Any
+) -> UseCaseRunReporter:
     clock, objects = SystemClock(), FilesystemObjectStore(tmp_path / "objects")
     assets = SqliteAssetCatalog(SqliteDatabase(None), TableNames())
     return UseCaseRunReporter(
@@ -55,6 +62,7 @@ def reporter(store: SqliteExecutionStore, tmp_path: Any) -> UseCaseRunReporter:
         retry_step=RetryStep(store, clock),
         lease=RunnerLease(store, clock, lease_seconds=30),
         store=store,
+        gate=a_gate_passage(database, store),
     )
 
 

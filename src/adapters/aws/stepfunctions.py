@@ -21,6 +21,7 @@ from application.ports import (
     OrchestratorReadError,
     StateMachineDescription,
 )
+from domain.approvals import CANCELLED_ERROR, ApprovalRequest, ApprovalStatus
 from domain.errors import ConflictError, ExecutionAlreadyExistsError, InvalidInputError
 from domain.execution import PipelineExecution, WorkflowExecution, run_input_document
 from domain.statuses import ExecutionStatus
@@ -191,6 +192,32 @@ class StepFunctionsOrchestrator:
             raise
         redrive_date: datetime = response["redriveDate"]
         return redrive_date
+
+    def resume_execution(self, execution: WorkflowExecution, approval: ApprovalRequest) -> None:
+        """The waiting task's answer: success with the decision when approved, a failure with
+        the gate's error (`wfx.ApprovalRejected`, ...) and the reason otherwise. A token
+        Step Functions no longer knows (the task timed out, the run ended) needs no answer."""
+        token = approval.task_token
+        if token is None:
+            return  # the task has not reported its token: nothing waits on an answer yet
+        try:
+            if approval.status is ApprovalStatus.APPROVED:
+                output = {
+                    "approvalId": approval.approval_id,
+                    "status": approval.status.value,
+                    "decidedBy": approval.decided_by,
+                }
+                self._client.send_task_success(taskToken=token, output=json.dumps(output))
+            else:
+                error, _, _ = (approval.step_error() or CANCELLED_ERROR).partition(":")
+                self._client.send_task_failure(
+                    taskToken=token,
+                    error=error[:_MAX_ERROR_CHARS],
+                    cause=(approval.reason or approval.status.value)[:_MAX_CAUSE_CHARS],
+                )
+        except ClientError as failure:
+            if _error_code(failure) not in ("TaskTimedOut", "InvalidToken", "TaskDoesNotExist"):
+                raise
 
     def history_page(
         self, execution: WorkflowExecution, next_token: str | None = None, max_results: int = 1000

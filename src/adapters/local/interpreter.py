@@ -9,6 +9,9 @@ What it holds to:
   aborted); a step that did not end SUCCEEDED ends the run.
 - Once its lease is lost (StopReason.LOST) the runner writes nothing more: whoever ended the
   run has the last word, and a result of an old attempt would be refused anyway.
+- A step at an approval gate parks the run (RunParkedError): the runner stops walking, records
+  nothing more, and the run stays RUNNING until a decision hands it to a new runner, which takes
+  the gate's attempt up again (`resume_attempt`).
 - A store error is retried with backoff; when the store stays away, the run is recorded FAILED
   if it can be, and the runner stops without a traceback.
 """
@@ -43,12 +46,24 @@ class StoreUnavailableError(RuntimeError):
     """The store kept failing a runner's report through every retry."""
 
 
+class RunParkedError(Exception):
+    """The step waits for a decision (an approval gate) and the run is parked: the runner
+    leaves it, holding nothing, and whoever decides hands it to a new runner."""
+
+
+class StepTimedOutError(Exception):
+    """The step ran out of time (an approval gate nobody decided): it ends TIMED_OUT."""
+
+
 @dataclass(frozen=True)
 class PlannedStep:
-    """A step to run: its row as read when the run started, and its retry policy."""
+    """A step to run: its row as read when the run started, and its retry policy.
+    `resume_attempt`: the attempt of a step that is already RUNNING and is taken up again
+    (a gate the run was parked at), which is not started a second time."""
 
     step: PipelineExecution
     retry: RetryPolicy | None = None
+    resume_attempt: int | None = None
 
 
 # Runs one attempt of a step: its error, or None when it succeeded.
@@ -96,14 +111,24 @@ class StepInterpreter:
     ) -> ExecutionStatus | None:
         """Run one step to its end; the run's recorded status when it ended the run."""
         step_id = planned.step.pipeline_execution_id
-        try:
-            attempt = self.persist(lambda: self._reporter.step_started(execution_id, step_id))
-        except (RunIsStoppingError, RunIsOverError):
-            return self._end_stopped(execution_id)
+        timed_out = False
+        if planned.resume_attempt is not None:
+            attempt = planned.resume_attempt
+        else:
+            try:
+                attempt = self.persist(lambda: self._reporter.step_started(execution_id, step_id))
+            except (RunIsStoppingError, RunIsOverError):
+                return self._end_stopped(execution_id)
         number = 1
         while True:
             try:
                 error = action(planned.step, attempt)
+            except RunParkedError:
+                return ExecutionStatus.RUNNING  # as recorded: open, waiting at its gate
+            except StepTimedOutError as ran_out:
+                error, timed_out = str(ran_out), True
+            except (AttemptFencedError, StoreUnavailableError):
+                raise  # the run is not this runner's any more, or the store is gone: run() says
             except BaseException:  # Ctrl-C in inline mode: the step and the run end with it
                 self.persist(
                     partial(
@@ -134,6 +159,8 @@ class StepInterpreter:
         if self._stop.reason is StopReason.LOST:
             return None
         status = StepStatus.SUCCEEDED if error is None else StepStatus.FAILED
+        if timed_out:
+            status = StepStatus.TIMED_OUT
         if self._stop.reason is StopReason.ABORT:
             # it ended because it was stopped (or despite it): an aborted step did not succeed
             status = StepStatus.ABORTED
@@ -144,6 +171,8 @@ class StepInterpreter:
             return None
         if recorded is StepStatus.ABORTED:
             return self._complete(execution_id, ExecutionStatus.ABORTED, error)
+        if recorded is StepStatus.TIMED_OUT:
+            return self._complete(execution_id, ExecutionStatus.TIMED_OUT, error)
         return self._complete(execution_id, ExecutionStatus.FAILED, error)
 
     def _end_stopped(self, execution_id: str) -> ExecutionStatus | None:

@@ -7,6 +7,7 @@ its lease, its keeper, its command steps' process groups and their stop.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -25,7 +26,9 @@ from pydantic import SecretStr
 from adapters.local.interpreter import (
     STORE_FAILED,
     PlannedStep,
+    RunParkedError,
     StepInterpreter,
+    StepTimedOutError,
     StoreUnavailableError,
 )
 from adapters.local.output_folder import OutputFolder, log_warnings_to
@@ -61,6 +64,12 @@ from application.ports import (
     StateMachineDescription,
     WorkflowCatalog,
 )
+from domain.approvals import (
+    HANDOVER_OWNER_PREFIX,
+    PARKED_OWNER_PREFIX,
+    ApprovalRequest,
+    ApprovalStatus,
+)
 from domain.assets import asset_object_key
 from domain.errors import ConflictError, ExecutionNotFoundError
 from domain.execution import (
@@ -83,7 +92,7 @@ from domain.workflow import (
 
 # worker: a detached run's own process, running it in a thread as `thread` does
 MODES = ("inline", "thread", "detached", "worker")
-_LOCAL_TYPES = frozenset({ExecutionType.PYTHON, ExecutionType.COMMAND})
+_LOCAL_TYPES = frozenset({ExecutionType.PYTHON, ExecutionType.COMMAND, ExecutionType.APPROVAL})
 _GUARD = str(Path(__file__).with_name("step_guard.py"))
 _STEP_EVENT_TYPES = {
     StepStatus.SUCCEEDED: "StepSucceeded",
@@ -262,7 +271,7 @@ class LocalRunner:
             stored = self._store.get_execution(execution_id)
         except ExecutionNotFoundError:
             return None
-        if stored.is_terminal:
+        if stored.is_terminal or _at_gate(stored):
             return None
         return OrchestratorExecution(
             status=ExecutionStatus.FAILED,
@@ -423,7 +432,7 @@ class LocalRunner:
             watch_seconds=self._watch,
         )
         try:
-            return self._run(execution_id, live, interpreter)
+            return self._run(execution_id, live, interpreter, owner)
         except Exception as error:  # the runner itself failed: the run ends, and says why
             if live.stop.reason is StopReason.LOST:
                 return None
@@ -454,7 +463,7 @@ class LocalRunner:
         return version
 
     def _run(
-        self, execution_id: str, live: _LiveRun, interpreter: StepInterpreter
+        self, execution_id: str, live: _LiveRun, interpreter: StepInterpreter, owner: str
     ) -> ExecutionStatus | None:
         details = interpreter.persist(
             lambda: self._store.get_details(execution_id, include_outputs=False)
@@ -466,12 +475,18 @@ class LocalRunner:
         configurations = {d.step.pipeline_execution_id: d.configuration for d in details.steps}
         inputs = {(i.database_id, i.asset_id, i.input_asset_file_key): i for i in details.inputs}
         planned = [
-            PlannedStep(step=step, retry=_retry_policy(version, step))
+            PlannedStep(
+                step=step,
+                retry=_retry_policy(version, step),
+                resume_attempt=self._gate_attempt(version, step, interpreter),
+            )
             for step in chain_order([d.step for d in details.steps])
         ]
         outputs: list[OutputFolder] = []
 
         def action(step: PipelineExecution, attempt: int) -> str | None:
+            if _is_gate(version, step):
+                return self._pass_gate(step, attempt, owner, interpreter)
             if not outputs:
                 prefix = execution_output_prefix(execution_id)
                 folder = OutputFolder(self._objects, self._output_dir(execution_id), prefix)
@@ -481,6 +496,48 @@ class LocalRunner:
             return self._run_step(step, attempt, version, configuration, inputs, outputs[0], live)
 
         return interpreter.run(execution_id, planned, action)
+
+    def _gate_attempt(
+        self, version: WorkflowVersion, step: PipelineExecution, interpreter: StepInterpreter
+    ) -> int | None:
+        """The attempt of an approval step the run was parked at (RUNNING), taken up again."""
+        if step.status is not StepStatus.RUNNING or not _is_gate(version, step):
+            return None
+        step_id = step.pipeline_execution_id
+        run = interpreter.persist(lambda: self._store.get_run(step.workflow_execution_id, step_id))
+        running = run.running_attempt(step_id)
+        return None if running is None else running.attempt
+
+    def _pass_gate(
+        self, step: PipelineExecution, attempt: int, owner: str, interpreter: StepInterpreter
+    ) -> str | None:
+        """An approval step: its gate's request, and the run parked until it is decided."""
+        closed = interpreter.persist(
+            lambda: self._reporter.approval_gate(
+                step.workflow_execution_id, step.pipeline_execution_id, attempt, owner
+            )
+        )
+        if closed is None:
+            raise RunParkedError(step.pipeline_execution_id)
+        if closed.status is ApprovalStatus.APPROVED:
+            return None
+        if closed.status is ApprovalStatus.TIMED_OUT:
+            raise StepTimedOutError(closed.step_error())
+        return closed.step_error()
+
+    def resume_execution(self, execution: WorkflowExecution, approval: ApprovalRequest) -> None:
+        """The run was handed over at its gate: run it again in this runner's mode. The runner
+        that parked it may still be on its way out: it is waited for first (it runs nothing)."""
+        execution_id = execution.workflow_execution_id
+        self._check_ours(execution)
+        thread = self._threads.get(execution_id)
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(self._grace + self._watch)
+        process = self._processes.get(execution_id)
+        if process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(self._grace + self._watch)
+        self.start(execution_id)
 
     def _run_step(
         self,
@@ -622,6 +679,14 @@ class LocalRunner:
         self._folder(workflow_execution_id).write_runner(child_process(process.pid, "detached"))
 
 
+def _at_gate(execution: WorkflowExecution) -> bool:
+    """Parked at an approval gate, or handed over from one: no runner of it is to be found, by
+    design; its lease says when it is lost."""
+    lease = execution.runner_lease
+    prefixes = (PARKED_OWNER_PREFIX, HANDOVER_OWNER_PREFIX)
+    return lease is not None and lease.owner.startswith(prefixes)
+
+
 def _standing(execution: WorkflowExecution) -> Standing:
     if execution.is_terminal:
         return Standing.ENDED
@@ -632,6 +697,11 @@ def _standing(execution: WorkflowExecution) -> Standing:
 
 def _step_event(kind: str, step: PipelineExecution, at: datetime | None) -> dict[str, Any]:
     return {"type": kind, "pipelineExecutionId": step.pipeline_execution_id, "timestamp": at}
+
+
+def _is_gate(version: WorkflowVersion, step: PipelineExecution) -> bool:
+    index = step.step_index
+    return 0 <= index < len(version.steps) and version.steps[index].approval is not None
 
 
 def _definition(version: WorkflowVersion, step: PipelineExecution) -> StepDefinition:

@@ -8,7 +8,7 @@ import json
 from pydantic import BaseModel, ConfigDict
 
 from application.ports import Clock, WorkflowCatalog, WorkflowDefinitions
-from application.workflow_documents import WorkflowDocument, approval_gate
+from application.workflow_documents import WorkflowDocument, approval_gate, input_file_arity
 from domain.redaction import redact, redact_executable
 from domain.workflow import RetryPolicy, StepDefinition, WorkflowDefinition, WorkflowVersion
 
@@ -59,7 +59,7 @@ def _steps(document: WorkflowDocument) -> tuple[StepDefinition, ...]:
             wait_for_callback=bool(step.wait_for_callback),
             job_queue=step.job_queue,
             job_definition=step.job_definition,
-            input_file_arity=step.input_file_arity,
+            input_file_arity=input_file_arity(step),
             metadata_inputs=tuple(step.metadata_inputs),
             retry=RetryPolicy(**step.retry.model_dump()) if step.retry is not None else None,
             approval=approval_gate(step),

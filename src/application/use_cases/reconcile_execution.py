@@ -25,6 +25,7 @@ from application.run_log import fit_run_log_text
 from application.run_log_sources import LocalRunLog
 from application.run_writes import end_run
 from application.sub_process_stops import stop_sub_processes
+from application.use_cases.approvals import CloseOverdueGate
 from domain.errors import ConflictError
 from domain.execution import WorkflowExecution
 from domain.run import Run, RunChange, RunEnd, failure_message
@@ -68,8 +69,11 @@ class ReconcileExecution:
         min_interval_seconds: float = DEFAULT_SYNC_INTERVAL_SECONDS,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         run_logs: RunLogSource | None = None,
+        overdue_gates: CloseOverdueGate | None = None,
     ) -> None:
-        """`run_logs`: where the run log comes from (the local step logs when not given)."""
+        """`run_logs`: where the run log comes from (the local step logs when not given);
+        `overdue_gates` closes the gate a parked run waits at once its time is up."""
+        self._overdue = overdue_gates
         self._store, self._orchestrator, self._sub_processes = store, orchestrator, sub_processes
         self._objects, self._clock = objects, clock
         self._run_logs = run_logs or LocalRunLog(logs)
@@ -97,6 +101,14 @@ class ReconcileExecution:
         return not execution.is_terminal and execution.execution_stop_date is None
 
     def _check(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
+        gate = Run(execution=execution).parked_at()
+        if gate is not None:
+            # no runner to ask: it waits for a decision, or for its gate's time to run out
+            lease = execution.runner_lease
+            if self._overdue is None or lease is None or now < lease.expires_date:
+                return execution
+            self._overdue.close_by_id(gate)
+            return self._store.get_execution(execution.workflow_execution_id)
         if Run(execution=execution).lease_expired(now, self._lease):
             return self._lose_runner(execution, now)
         checked = execution.last_sfn_sync_check_date

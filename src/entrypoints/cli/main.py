@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from entrypoints.cli.approvals import approvals_app
 from entrypoints.cli.auth_group import auth_app
 from entrypoints.cli.auth_token import auth_token
 from entrypoints.cli.costs import costs_app
@@ -51,6 +52,7 @@ auth_app.command("token")(auth_token)
 app.add_typer(auth_app, name="auth")
 app.add_typer(infra_app, name="infra")
 app.add_typer(costs_app, name="costs")
+app.add_typer(approvals_app, name="approvals")
 
 _UNWRAPPED_WIDTH = 1000
 
@@ -414,6 +416,7 @@ def run(
         execution = _wait_or_abort(
             container, execution_id, show_progress=not json_output, json_output=json_output
         )
+        _say_if_waiting(container, execution)
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import ExecutionResponse
@@ -499,6 +502,27 @@ def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
             f"{execution.workflow_database_id}/{execution.workflow_id}: {execution.status.value}"
         )
     return execution
+
+
+def _say_if_waiting(container: Container, execution: Any) -> None:
+    """A run that stopped at an approval gate: which one, and how to decide it (on stderr)."""
+    if execution.is_terminal:
+        return
+    from application.use_cases.approvals import ListApprovalsQuery
+    from entrypoints.cli.subject import cli_subject
+
+    query = ListApprovalsQuery(
+        subject=cli_subject(), workflow_execution_id=execution.workflow_execution_id
+    )
+    for request in container.list_approvals().execute(query).items:
+        if request.is_pending:
+            print(
+                f"waiting for approval {request.approval_id} at step {request.pipeline_id} "
+                f"(approvers: {', '.join(request.approvers)}): `wfx approvals approve "
+                f"{request.approval_id}` or `wfx approvals reject {request.approval_id} "
+                "--reason TEXT`",
+                file=sys.stderr,
+            )
 
 
 def _as_read(container: Container, execution: Any) -> Any:
@@ -812,6 +836,7 @@ def executions_redrive(
         execution = _wait_or_abort(
             container, execution_id, show_progress=not json_output, json_output=json_output
         )
+        _say_if_waiting(container, execution)
     else:
         execution = _as_read(container, execution)
     if json_output:

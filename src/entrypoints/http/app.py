@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from entrypoints.container import Container
-from entrypoints.http import costs, executions, workflows
+from entrypoints.http import approvals, costs, executions, workflows
 from entrypoints.http.errors import ERROR_RESPONSES, install_error_handlers
 from entrypoints.http.identity import Identify
 
@@ -35,6 +35,7 @@ def create_app(container: Container, identify: Identify) -> FastAPI:
     app.include_router(executions.router, responses=ERROR_RESPONSES)
     app.include_router(workflows.router, responses=ERROR_RESPONSES)
     app.include_router(costs.router, responses=ERROR_RESPONSES)
+    app.include_router(approvals.router, responses=ERROR_RESPONSES)
     app.openapi = lambda: _schema(app)  # type: ignore[method-assign]
     return app
 

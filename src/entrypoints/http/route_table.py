@@ -4,8 +4,10 @@ Tier 1 checks each route as `{object__type: api, route__path}` with its HTTP met
 checks the objects the route touches: `execution` (seed 000 `authorize_execution_access`: the
 action on the run's workflow and on every asset it read and wrote, GET on every database it took
 metadata from), `launch` (POST on the workflow and each input asset, PUT on the output asset),
-`workflow` (the action on the workflow) or `filter` (a list returns only what the caller may
-GET). The route x permission test is generated from this table.
+`workflow` (the action on the workflow), `filter` (a list returns only what the caller may
+GET) or `approval` (the run the approval gates may be read, or the caller is among its
+approvers; a decision is its approvers' alone, whatever else they may do). The route x
+permission test is generated from this table.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ class Tier2(StrEnum):
     LAUNCH = "launch"
     WORKFLOW = "workflow"
     FILTER = "filter"
+    APPROVAL = "approval"
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,9 @@ ROUTES: tuple[RouteRule, ...] = (
     RouteRule(Action.PUT, "/workflows", Tier2.WORKFLOW, Action.PUT),
     # tier 2 on the execution named (`?execution=`); a wider scope counts only readable runs
     RouteRule(Action.GET, "/costs", Tier2.EXECUTION, Action.GET),
+    RouteRule(Action.GET, "/approvals", Tier2.FILTER, Action.GET),
+    RouteRule(Action.GET, "/approvals/{approvalId}", Tier2.APPROVAL, Action.GET),
+    RouteRule(Action.POST, "/approvals/{approvalId}/decision", Tier2.APPROVAL, Action.POST),
 )
 
 RULES: dict[tuple[str, str], RouteRule] = {rule.key: rule for rule in ROUTES}

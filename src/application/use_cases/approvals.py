@@ -1,0 +1,337 @@
+"""Approval gates (seed 003 APPROVAL_REQUEST): reaching one, deciding one, and going on after.
+
+PassApprovalGate is what a runner calls when a step of `executionType: approval` starts: it
+opens the step attempt's request (once: its id is derived from the attempt) and, for the local
+runner, parks the run - the runner leaves, holding nothing - unless the request was decided or
+timed out first. DecideApproval records who decided, when and why; then GateResumer hands the
+run on: a parked local run to a new runner, a Step Functions run's waiting task its answer.
+A timeout needs nobody to be waiting: any read that finds the gate past its time (the reconcile
+of the run, the approvals list) closes it TIMED_OUT and resumes the run the same way.
+
+Every write is conditional (PENDING, the lease as read), so two deciders, a decider and a
+timeout, or a decider and a runner that has not parked yet never both win.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from application.authorization import AccessControl
+from application.ports import (
+    Approvals,
+    AuditLog,
+    AuthorizationStore,
+    Clock,
+    ExecutionStore,
+    IdGenerator,
+    Orchestrator,
+    WorkflowCatalog,
+)
+from domain.approvals import (
+    MAX_REASON_CHARS,
+    ApprovalClosedError,
+    ApprovalNotFoundError,
+    ApprovalRequest,
+    Decision,
+    NotAnApproverError,
+)
+from domain.authorization import AccessDecision, Action, Subject
+from domain.errors import ExecutionNotFoundError, InvalidInputError
+from domain.paging import Page
+from domain.redaction import redact
+from domain.run import AttemptFencedError
+
+CANCELLED_WITH_RUN = "the run ended before a decision"
+DECISION_ROUTE = "/approvals/{approvalId}/decision"
+
+
+class PassApprovalGateCommand(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    workflow_execution_id: str
+    pipeline_execution_id: str
+    attempt: int = Field(ge=1)
+    # The local runner's lease owner, which parks the run; None on Step Functions, whose task
+    # waits on `task_token` itself.
+    owner: str | None = None
+    task_token: str | None = None
+
+
+class GateOutcome(BaseModel):
+    """The request as it stands, and whether the run was parked at it (its runner leaves)."""
+
+    model_config = ConfigDict(frozen=True, defer_build=True)
+
+    request: ApprovalRequest
+    parked: bool = False
+
+
+def approval_id_for(ids: IdGenerator, execution_id: str, step_id: str, attempt: int) -> str:
+    return ids.derived_id(f"approval:{execution_id}:{step_id}:{attempt}")
+
+
+class _Closer:
+    """Closing a request that is past its time or whose run has ended: whoever closes first wins,
+    and the loser reads what was written."""
+
+    def __init__(self, approvals: Approvals) -> None:
+        self._approvals = approvals
+
+    def close(self, closed: ApprovalRequest) -> ApprovalRequest:
+        if self._approvals.close(closed):
+            return closed
+        return self._approvals.get(closed.approval_id)
+
+
+class PassApprovalGate:
+    def __init__(
+        self,
+        approvals: Approvals,
+        store: ExecutionStore,
+        catalog: WorkflowCatalog,
+        clock: Clock,
+        ids: IdGenerator,
+    ) -> None:
+        self._approvals, self._store, self._catalog = approvals, store, catalog
+        self._clock, self._ids = clock, ids
+        self._closer = _Closer(approvals)
+
+    def execute(self, command: PassApprovalGateCommand) -> GateOutcome:
+        execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
+        run = self._store.get_run(execution_id, step_id)
+        execution, step = run.execution, run.step(step_id)
+        version = self._catalog.get_version(
+            execution.workflow_database_id, execution.workflow_id, execution.workflow_version
+        )
+        definition = (
+            version.steps[step.step_index] if step.step_index < len(version.steps) else None
+        )
+        if definition is None or definition.approval is None:
+            raise InvalidInputError(
+                f"step {step.pipeline_id} of execution {execution_id} is not an approval step"
+            )
+        now = self._clock.now()
+        request = self._approvals.open(
+            ApprovalRequest.open(
+                approval_id_for(self._ids, execution_id, step_id, command.attempt),
+                definition.approval,
+                workflow_execution_id=execution_id,
+                pipeline_execution_id=step_id,
+                attempt=command.attempt,
+                pipeline_id=step.pipeline_id,
+                workflow_database_id=execution.workflow_database_id,
+                workflow_id=execution.workflow_id,
+                at=now,
+                task_token=command.task_token,
+            )
+        )
+        if request.expired(now):
+            request = self._closer.close(request.timed_out(now))
+        if not request.is_pending or command.owner is None:
+            return GateOutcome(request=request)
+        if self._approvals.park(request, run.park(command.owner, request, now)):
+            return GateOutcome(request=request, parked=True)
+        # Refused: decided in between (the runner goes on with the decision), or the lease is
+        # no longer this runner's (it writes nothing more).
+        request = self._approvals.get(request.approval_id)
+        if request.is_pending:
+            raise AttemptFencedError(f"execution {execution_id}: the runner's lease is gone")
+        return GateOutcome(request=request)
+
+
+class GateResumer:
+    """Hands a run on once its gate has closed: a local run parked at it to whichever runner
+    takes it (the orchestrator starts one), a Step Functions task its token's answer. A run
+    already going on (its runner never left, or another resumer was first) is left alone."""
+
+    def __init__(
+        self, store: ExecutionStore, orchestrator: Orchestrator, clock: Clock, grace_seconds: float
+    ) -> None:
+        self._store, self._orchestrator, self._clock = store, orchestrator, clock
+        self._grace = timedelta(seconds=grace_seconds)
+
+    def resume(self, request: ApprovalRequest) -> None:
+        try:
+            run = self._store.get_run(request.workflow_execution_id)
+        except ExecutionNotFoundError:
+            return
+        execution = run.execution
+        if execution.is_terminal:
+            return
+        if execution.runner_lease is not None:  # a local run: only a parked one is handed on
+            handover = run.hand_over(request.approval_id, self._clock.now(), self._grace)
+            if handover is None or self._store.update_execution(handover) is None:
+                return
+        elif execution.orchestrator == "local":
+            return
+        self._orchestrator.resume_execution(execution, request)
+
+
+class DecideApprovalCommand(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    approval_id: str = Field(min_length=1)
+    decision: Decision
+    reason: str = Field(default="", max_length=MAX_REASON_CHARS)
+    subject: Subject
+
+
+class DecideApproval:
+    """Record a listed approver's decision and let the run go on (approved) or end (rejected).
+    The admin role does not bypass a gate: only its approvers decide it."""
+
+    def __init__(
+        self,
+        approvals: Approvals,
+        store: ExecutionStore,
+        roles: AuthorizationStore,
+        resumer: GateResumer,
+        audit: AuditLog,
+        clock: Clock,
+    ) -> None:
+        self._approvals, self._store, self._roles = approvals, store, roles
+        self._resumer, self._audit, self._clock = resumer, audit, clock
+        self._closer = _Closer(approvals)
+
+    def execute(self, command: DecideApprovalCommand) -> ApprovalRequest:
+        reason = redact(command.reason.strip())
+        if command.decision is Decision.REJECT and not reason:
+            raise InvalidInputError("reason: a rejection says why (--reason TEXT)")
+        request = self._approvals.get(command.approval_id)
+        subject = command.subject
+        roles = (*subject.roles, *self._roles.roles_of(subject.user_id))
+        if not request.allows(subject.user_id, roles):
+            self._audit.denied(
+                subject,
+                DECISION_ROUTE,
+                {"object__type": "approval", "approvalId": request.approval_id},
+                AccessDecision(allowed=False, rule="not among the gate's approvers"),
+            )
+            raise NotAnApproverError(
+                f"{subject.user_id} may not decide approval {request.approval_id}: only its "
+                f"approvers do ({', '.join(request.approvers)})"
+            )
+        now = self._clock.now()
+        if request.expired(now):
+            closed = self._closer.close(request.timed_out(now))
+            self._resumer.resume(closed)
+            closed.refuse_unless_pending()
+        try:
+            execution = self._store.get_execution(request.workflow_execution_id)
+        except ExecutionNotFoundError:
+            execution = None
+        if request.is_pending and (execution is None or execution.is_terminal):
+            request = self._closer.close(request.cancelled(now, CANCELLED_WITH_RUN))
+        decided = request.decide(command.decision, subject.user_id, roles, reason, now)
+        if not self._approvals.close(decided):  # somebody closed it first
+            self._approvals.get(request.approval_id).refuse_unless_pending()
+            raise ApprovalClosedError(f"approval {request.approval_id} was decided meanwhile")
+        self._resumer.resume(decided)
+        return decided
+
+
+class CloseOverdueGate:
+    """A gate read past its time is closed TIMED_OUT and its run resumed (to end the step
+    TIMED_OUT); one whose run has ended is closed CANCELLED. Returns the request as it stands."""
+
+    def __init__(
+        self, approvals: Approvals, store: ExecutionStore, resumer: GateResumer, clock: Clock
+    ) -> None:
+        self._approvals, self._store, self._resumer, self._clock = approvals, store, resumer, clock
+        self._closer = _Closer(approvals)
+
+    def close_by_id(self, approval_id: str) -> None:
+        try:
+            self.execute(self._approvals.get(approval_id))
+        except ApprovalNotFoundError:
+            return  # deleted with its run
+
+    def execute(self, request: ApprovalRequest) -> ApprovalRequest:
+        if not request.is_pending:
+            return request
+        now = self._clock.now()
+        if request.expired(now):
+            closed = self._closer.close(request.timed_out(now))
+            self._resumer.resume(closed)
+            return closed
+        try:
+            execution = self._store.get_execution(request.workflow_execution_id)
+        except ExecutionNotFoundError:
+            return request
+        if execution.is_terminal:
+            return self._closer.close(request.cancelled(now, CANCELLED_WITH_RUN))
+        return request
+
+
+class ListApprovalsQuery(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    subject: Subject
+    pending_only: bool = False
+    limit: int = Field(default=20, ge=1, le=100)
+    starting_token: str | None = None
+    workflow_execution_id: str | None = None
+
+
+class ListApprovals:
+    """Requests newest first across all runs (pending ones from the sparse index), or one run's;
+    a pending one past its time is closed as it is read. A caller sees the requests of the runs
+    it may read, and those it is an approver of."""
+
+    def __init__(
+        self, approvals: Approvals, overdue: CloseOverdueGate, access: AccessControl
+    ) -> None:
+        self._approvals, self._overdue, self._access = approvals, overdue, access
+
+    def execute(self, query: ListApprovalsQuery) -> Page[ApprovalRequest]:
+        if query.workflow_execution_id is not None:
+            requests: tuple[ApprovalRequest, ...] = tuple(
+                self._approvals.list_for_execution(query.workflow_execution_id)
+            )
+            next_token = None
+        else:
+            page = self._approvals.list_requests(
+                query.pending_only, query.limit, query.starting_token
+            )
+            requests, next_token = page.items, page.next_token
+        subject = self._access.subject_with_roles(query.subject)
+        readable = self._access.readable_ids(
+            subject, [r.workflow_execution_id for r in requests], roles_resolved=True
+        )
+        items = tuple(
+            self._overdue.execute(r)
+            for r in requests
+            if r.workflow_execution_id in readable or r.allows(subject.user_id, subject.roles)
+        )
+        if query.pending_only:
+            items = tuple(r for r in items if r.is_pending)
+        return Page(items=items, next_token=next_token)
+
+
+class GetApprovalQuery(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    approval_id: str = Field(min_length=1)
+    subject: Subject
+    route: str = ""
+
+
+class GetApproval:
+    """One request, for a caller who may read the run it gates or is among its approvers; a
+    pending one past its time is closed as it is read."""
+
+    def __init__(
+        self, approvals: Approvals, overdue: CloseOverdueGate, access: AccessControl
+    ) -> None:
+        self._approvals, self._overdue, self._access = approvals, overdue, access
+
+    def execute(self, query: GetApprovalQuery) -> ApprovalRequest:
+        request = self._approvals.get(query.approval_id)
+        subject = self._access.subject_with_roles(query.subject)
+        if not request.allows(subject.user_id, subject.roles):
+            self._access.require_execution_access(
+                subject, request.workflow_execution_id, Action.GET, query.route
+            )
+        return self._overdue.execute(request)
