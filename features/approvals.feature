@@ -44,3 +44,21 @@ Feature: Approval gates
     Then the decision is refused as not authorized naming "carol, role::release-managers"
     And the approval is PENDING
     And the execution is RUNNING, parked at the gate "sign-off" with no runner holding it
+
+  Scenario: Aborting a run parked at a gate ends it and cancels the gate
+    When alice launches "features/gated" over "scans/bunny"
+    And alice aborts the execution
+    Then the execution is ABORTED
+    And the step "sign-off" is ABORTED
+    And the approval is CANCELLED
+    And no approval is pending
+    And carol's approval of the gate is refused as closed naming "CANCELLED"
+
+  Scenario: A rejected run redriven asks its approvers again
+    When alice launches "features/gated" over "scans/bunny"
+    And carol rejects the gate saying "not yet"
+    And alice redrives the execution
+    Then the execution is RUNNING, parked at the new gate "sign-off" of its second attempt
+    When carol approves the new gate saying "now it is"
+    Then the execution is SUCCEEDED with a redrive count of 1
+    And the approvals of the execution are "REJECTED by carol, APPROVED by carol"

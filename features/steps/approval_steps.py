@@ -45,8 +45,10 @@ def _requests(container: Container, world: World) -> list[ApprovalRequest]:
     return list(container.list_approvals().execute(query).items)
 
 
-def _the_request(container: Container, world: World) -> ApprovalRequest:
+def _the_request(container: Container, world: World, newest: bool = False) -> ApprovalRequest:
     requests = _requests(container, world)
+    if newest:
+        return requests[-1]
     assert len(requests) == 1, requests
     return requests[0]
 
@@ -59,9 +61,10 @@ def _decide(
     roles: tuple[str, ...],
     decision: Decision,
     reason: str,
+    newest: bool = False,
 ) -> None:
     command = DecideApprovalCommand(
-        approval_id=_the_request(container, world).approval_id,
+        approval_id=_the_request(container, world, newest).approval_id,
         decision=decision,
         reason=reason,
         subject=Subject(user_id=user, roles=roles),
@@ -75,7 +78,7 @@ def _decide(
 @when(
     parsers.re(
         r'(?P<user>\w+)(?:, holding the role "(?P<role>[\w-]+)",)? '
-        r'(?P<verb>approves|rejects) the gate saying "(?P<reason>[^"]*)"'
+        r'(?P<verb>approves|rejects) the (?P<which>new )?gate saying "(?P<reason>[^"]*)"'
     )
 )
 def _(
@@ -85,10 +88,12 @@ def _(
     user: str,
     role: str | None,
     verb: str,
+    which: str | None,
     reason: str,
 ) -> None:
     decision = Decision.APPROVE if verb == "approves" else Decision.REJECT
-    _decide(container, world, decisions, user, (role,) if role else (), decision, reason)
+    roles = (role,) if role else ()
+    _decide(container, world, decisions, user, roles, decision, reason, newest=bool(which))
 
 
 @then(parsers.parse('{user}\'s approval of the gate is refused as {kind} naming "{text}"'))
@@ -178,3 +183,24 @@ def _(container: Container, world: World, expected: str, before: str, after: str
         if e.event_type.value.startswith("Approval")
     ]
     assert between == split_list(expected)
+
+
+@then(
+    parsers.parse('the execution is RUNNING, parked at the new gate "{name}" of its second attempt')
+)
+def _(container: Container, world: World, name: str) -> None:
+    details = details_of(container, world.execution_id)
+    assert details.execution.status is ExecutionStatus.RUNNING, details.execution
+    requests = _requests(container, world)
+    assert [(r.pipeline_id, r.attempt, r.status.value) for r in requests] == [
+        (name, 1, "REJECTED"),
+        (name, 2, "PENDING"),
+    ]
+    lease = details.execution.runner_lease
+    assert lease is not None and lease.owner == f"parked:{requests[-1].approval_id}", lease
+
+
+@then(parsers.parse('the approvals of the execution are "{expected}"'))
+def _(container: Container, world: World, expected: str) -> None:
+    requests = _requests(container, world)
+    assert [f"{r.status.value} by {r.decided_by}" for r in requests] == split_list(expected)

@@ -7,6 +7,7 @@ from typing import Any, Self
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
 from domain.available_logs import AvailableLog
 from domain.logs import RegisteredLog, RegisteredSubExecution
@@ -325,6 +326,8 @@ class ExecutionDetails(_Record):
     log_warnings: tuple[str, ...] = ()  # a log destination that could not be looked up
     # seed 000: a bounded collection is never returned without naming what it dropped
     truncated_collections: tuple[TruncatedCollection, ...] = ()
+    # the run's gates (seed 003 APPROVAL_REQUEST), oldest first; None when it has no approval step
+    approvals: tuple[ApprovalRequest, ...] | None = None
 
 
 def chain_order(

@@ -713,6 +713,7 @@ class Container(containers.DeclarativeContainer):
         available_logs=available_log_finder,
         state_machines=sub_execution_reader,
         clock=clock,
+        approvals=approvals,
     )
     get_execution_progress = providers.Factory(GetExecutionProgress, store=execution_store)
     # the event log (seed 003): read here; written by the execution store with each transition

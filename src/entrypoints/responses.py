@@ -23,6 +23,7 @@ from application.use_cases.get_execution_metadata import DetailItem
 from application.use_cases.publish_registration import PublishedRegistration
 from application.use_cases.show_workflow import WorkflowView
 from application.use_cases.sweep_aborts import SweepAbortsResult
+from domain.approvals import ApprovalRequest
 from domain.assets import AssetFile
 from domain.attempts import TaskExecution
 from domain.available_logs import AvailableLog
@@ -695,6 +696,8 @@ class ExecutionDetailsResponse(Response):
     available_log_warnings: tuple[str, ...] | None = None
     sub_execution_warnings: tuple[SubExecutionWarningResponse, ...] | None = None
     truncated_collections: tuple[TruncatedCollectionResponse, ...] = ()
+    # present when the run has an approval step: its gates' requests and decisions, oldest first
+    approvals: tuple[ApprovalResponse, ...] | None = None
 
     @classmethod
     def of(cls, details: ExecutionDetails, with_sub_executions: bool = False) -> Self:
@@ -717,6 +720,9 @@ class ExecutionDetailsResponse(Response):
             truncated_collections=tuple(
                 TruncatedCollectionResponse.of(cut) for cut in details.truncated_collections
             ),
+            approvals=None
+            if details.approvals is None
+            else tuple(ApprovalResponse.of(request) for request in details.approvals),
         )
 
 
@@ -1343,6 +1349,68 @@ class ExecutionEventsResponse(Response):
             workflow_execution_id=workflow_execution_id,
             events=tuple(map(ExecutionEventResponse.of, page.items)),
             next_token=page.next_token,
+        )
+
+    def dump(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True) | {
+            "NextToken": self.next_token
+        }
+
+
+# -- approval gates (seed 003 APPROVAL_REQUEST) ---------------------------------------------------
+
+
+class ApprovalResponse(Response):
+    """A gate's request as a caller sees it; the task token a Step Functions gate waits on is a
+    credential and is never shown."""
+
+    approval_id: str
+    workflow_execution_id: str
+    pipeline_execution_id: str
+    attempt: int
+    pipeline_id: str
+    workflow_database_id: str
+    workflow_id: str
+    approvers: tuple[str, ...]
+    message: str
+    status: str
+    requested_at: UtcDate
+    expires_at: UtcDate
+    decided_by: str | None = None
+    decided_at: UtcDate | None = None
+    reason: str | None = None
+
+    @classmethod
+    def of(cls, request: ApprovalRequest) -> Self:
+        return cls(
+            approval_id=request.approval_id,
+            workflow_execution_id=request.workflow_execution_id,
+            pipeline_execution_id=request.pipeline_execution_id,
+            attempt=request.attempt,
+            pipeline_id=request.pipeline_id,
+            workflow_database_id=request.workflow_database_id,
+            workflow_id=request.workflow_id,
+            approvers=request.approvers,
+            message=redact(request.message),
+            status=request.status.value,
+            requested_at=request.requested_at,
+            expires_at=request.expires_at,
+            decided_by=request.decided_by,
+            decided_at=request.decided_at,
+            reason=redact_optional(request.reason),
+        )
+
+
+class ApprovalPageResponse(Response):
+    """A page of requests, newest first; `NextToken` continues it."""
+
+    approvals: tuple[ApprovalResponse, ...] = Field(alias="Items")
+    next_token: str | None = Field(default=None, alias="NextToken")
+
+    @classmethod
+    def of(cls, page: Page[ApprovalRequest]) -> Self:
+        return cls(
+            approvals=tuple(map(ApprovalResponse.of, page.items)), next_token=page.next_token
         )
 
     def dump(self) -> dict[str, Any]:

@@ -110,6 +110,10 @@ def test_a_run_parks_at_its_gate_and_an_approver_carries_it_on(tmp_path: Path) -
     assert "ApprovalRequested" in events and "ApprovalDecided" in events, events
     shown = wfx.json("executions", "show", execution_id)
     assert shown["execution"]["executionStatus"] == "SUCCEEDED"
+    # a run's decisions are listed with it
+    assert [(a["status"], a["decidedBy"]) for a in shown["approvals"]] == [("APPROVED", "carol")]
+    text = wfx.ok("executions", "show", execution_id).stdout
+    assert "Approvals" in text and "APPROVED by carol" in text, text
 
 
 def test_a_rejection_needs_a_reason_and_fails_the_run_with_it(tmp_path: Path) -> None:

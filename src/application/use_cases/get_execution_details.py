@@ -7,12 +7,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from application.available_logs import AvailableLogFinder
 from application.detail_bounds import bound_details, bound_steps
 from application.detail_collections import ROW_READ_LIMIT
-from application.ports import Clock, ExecutionStore, SubExecutionReader
+from application.ports import Approvals, Clock, ExecutionStore, SubExecutionReader
 from application.state_machine_memo import StateMachineMemo
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.execution import ExecutionDetails, chain_order
 from domain.redrive import local_history_event_count, with_derived_redrive_status
+from domain.workflow import ExecutionType
 
 
 class GetExecutionDetailsQuery(BaseModel):
@@ -41,6 +42,7 @@ class GetExecutionDetails:
         state_machines: SubExecutionReader | None = None,
         *,
         clock: Clock,
+        approvals: Approvals | None = None,
     ) -> None:
         """`state_machines`: read through one memo per request by both the sub-execution stages
         and the available logs, so each state machine is described once per request."""
@@ -48,6 +50,7 @@ class GetExecutionDetails:
         self._sub_executions, self._available_logs = sub_executions, available_logs
         self._state_machines = state_machines
         self._clock = clock
+        self._approvals = approvals
 
     def execute(self, query: GetExecutionDetailsQuery) -> ExecutionDetails:
         details = self._read(query.workflow_execution_id)
@@ -78,6 +81,10 @@ class GetExecutionDetails:
             )
         if self._available_logs is not None:
             details = self._available_logs.attach(details, machines)
+        gated = any(e.step.execution_type is ExecutionType.APPROVAL for e in details.steps)
+        if self._approvals is not None and gated:  # one query, only for a run with a gate
+            requests = self._approvals.list_for_execution(query.workflow_execution_id)
+            details = details.model_copy(update={"approvals": tuple(requests)})
         return bound_details(details, steps_cut)
 
     def _read(self, workflow_execution_id: str) -> ExecutionDetails:

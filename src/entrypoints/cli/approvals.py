@@ -65,9 +65,9 @@ def approvals_list(
     read)."""
     from application.use_cases.approvals import ListApprovalsQuery
     from domain.redaction import redact
-    from entrypoints.approval_responses import ApprovalPageResponse
     from entrypoints.cli.render import dump_json
     from entrypoints.cli.subject import cli_subject
+    from entrypoints.responses import ApprovalPageResponse
 
     query = ListApprovalsQuery(
         subject=cli_subject(),
@@ -93,9 +93,9 @@ def _decide(
 ) -> None:
     from application.use_cases.approvals import DecideApprovalCommand
     from domain.redaction import redact
-    from entrypoints.approval_responses import ApprovalResponse
     from entrypoints.cli.render import dump_json
     from entrypoints.cli.subject import cli_subject
+    from entrypoints.responses import ApprovalResponse
 
     # the run goes on in this process until its next gate or its end, or in a worker
     container = _container(runner_mode="detached" if no_wait else "inline")

@@ -140,6 +140,7 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
     from entrypoints.cli.maintenance import print_stop_outcomes
 
     print_stop_outcomes(details.steps, console)
+    print_approvals(details, console)
     outputs = [(entry.step.pipeline_id, f) for entry in details.steps for f in entry.outputs.files]
     if outputs:
         console.print("\n[bold]Output files[/]")
@@ -153,6 +154,25 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
             console.print(
                 f"  {escape(cut.collection)}  [dim]{cut.returned} of {cut.total}[/]", soft_wrap=True
             )
+
+
+def print_approvals(details: ExecutionDetails, console: Any) -> None:
+    """The run's gates: who may decide a pending one, who decided the others, when and why."""
+    if not details.approvals:
+        return
+    console.print("\n[bold]Approvals[/]")
+    for request in details.approvals:
+        head = f"  {escape(request.pipeline_id)} #{request.attempt}  {styled(request.status.value)}"
+        if request.is_pending:
+            who = ", ".join(request.approvers)
+            console.print(
+                f"{head}  [dim]{escape(request.approval_id)}[/]  approvers: {escape(who)}"
+                f"  until {when(request.expires_at)}"
+            )
+            continue
+        by = f" by {request.decided_by}" if request.decided_by else ""
+        why = f": {redact(request.reason)}" if request.reason else ""
+        console.print(f"{head}{escape(by)} {when(request.decided_at)}{escape(why)}")
 
 
 def print_attempts(steps: Sequence[StepDetails], console: Any) -> None:
@@ -255,4 +275,6 @@ def _step_target(step: StepDefinition) -> str:
     """What the step runs, in one short line (the fields its type owns)."""
     if step.command is not None:
         return redact(" ".join(step.command))[:60]
+    if step.approval is not None:
+        return redact("approvers: " + ", ".join(step.approval.approvers))[:60]
     return redact(step.handler or step.function_name or step.job_definition or "")[:60]

@@ -14,8 +14,8 @@ from application.use_cases.approvals import (
     ListApprovalsQuery,
 )
 from domain.approvals import MAX_REASON_CHARS, Decision
-from entrypoints.approval_responses import ApprovalPageResponse, ApprovalResponse
 from entrypoints.http.dependencies import App, Caller
+from entrypoints.responses import ApprovalPageResponse, ApprovalResponse
 
 router = APIRouter(tags=["approvals"])
 
