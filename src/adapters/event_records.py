@@ -8,9 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.item_budget import KEPT_BYTES, Offloadable, Record, RecordBudget, declare, fit_item
+from adapters.item_budget import (
+    KEPT_BYTES,
+    Offloadable,
+    Record,
+    RecordBudget,
+    declare,
+    fit_item,
+)
 from adapters.records import Item, format_date, parse_date
-from domain.events import ExecutionEvent
+from domain.events import ExecutionEvent, NewEvent
 from domain.redaction import redact_optional
 
 SEQUENCE_NUMBER = "sequenceNumber"
@@ -43,18 +50,29 @@ _REDACTED = frozenset({"error", "cause"})
 
 
 def build_execution_event_record(event: ExecutionEvent) -> Record:
+    return build_event_record(event, event.sequence_number)
+
+
+def build_event_record(event: NewEvent, sequence_number: int) -> Record:
+    """The item of `event` as number `sequence_number` (a store that numbers it as it writes
+    it puts its own number in)."""
     item: Item = {
         "workflowExecutionId": event.workflow_execution_id,
-        SEQUENCE_NUMBER: event.sequence_number,
+        SEQUENCE_NUMBER: sequence_number,
         "eventType": event.event_type.value,
         "occurredAt": format_date(event.occurred_at),
     }
+    fields = event.__dict__  # read once: most events set two or three of the dozen
+    free_text = False
     for name, attribute in _OPTIONAL.items():
-        value: Any = getattr(event, name)
+        value: Any = fields[name]
+        if value is None or value == "":
+            continue
         if attribute in _REDACTED:
-            value = redact_optional(value)
-        if value is not None and value != "":
-            item[attribute] = value
+            value, free_text = redact_optional(value), True
+        item[attribute] = value
+    if not free_text:  # ids, numbers and statuses only: far below any budget
+        return Record(item)
     return fit_item(item, EVENT_BUDGET, event.workflow_execution_id)
 
 

@@ -13,13 +13,14 @@ from collections.abc import Sequence
 
 from adapters.event_records import (
     SEQUENCE_NUMBER,
+    build_event_record,
     build_execution_event_record,
     parse_execution_event_record,
 )
 from adapters.item_budget import OffloadedBodies
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import SqliteSchema, create_tables
-from adapters.sqlite.statements import TableSql, load_item
+from adapters.sqlite.statements import TableSql, dump_json, json_path, load_item
 from adapters.tables import ResourceKeys
 from application.ports import EventNumberTakenError
 from domain.errors import ExecutionNotFoundError
@@ -42,9 +43,14 @@ class SqliteUnitOfWork:
         self._table_name = schema[ResourceKeys.EXECUTION_EVENTS].name
         self._insert = events.insert  # no OR REPLACE: a taken number is an error
         self._last = f"SELECT coalesce(max({number}), 0) FROM {events.name} WHERE {run} = ?"
-        self._run_and_last = (
-            f"SELECT EXISTS (SELECT 1 FROM {main.name} WHERE {main.q(_EXECUTION_ID)} = ?), "
-            f"({self._last})"
+        # One statement an event: numbered one past the run's last, only when the run has a main
+        # row, its number set in the item as it is inserted (RETURNING says which it took).
+        self._append_next = (
+            f"INSERT INTO {events.name} ({run}, {number}, item) "
+            f"SELECT ?1, next, json_set(?2, {json_path(SEQUENCE_NUMBER)}, next) FROM "
+            f"(SELECT coalesce(max({number}), 0) + 1 AS next FROM {events.name} WHERE {run} = ?1)"
+            f" WHERE EXISTS (SELECT 1 FROM {main.name} WHERE {main.q(_EXECUTION_ID)} = ?1) "
+            f"RETURNING {number}"
         )
         self._page = (
             f"SELECT item FROM {events.name} WHERE {run} = ? AND {number} > ? "
@@ -100,13 +106,18 @@ class SqliteUnitOfWork:
         self, workflow_execution_id: str, events: Sequence[NewEvent]
     ) -> tuple[ExecutionEvent, ...]:
         self.ensure_table()
+        records = [build_event_record(event, 1) for event in events]  # numbered as inserted
+        self._bodies.put(records)
+        appended = []
         with self._database.write() as connection:
-            exists, last = connection.execute(
-                self._run_and_last, (workflow_execution_id, workflow_execution_id)
-            ).fetchone()
-            if not exists:
-                raise ExecutionNotFoundError(workflow_execution_id)
-            return self.append_in(connection, workflow_execution_id, events, int(last))
+            for event, record in zip(events, records, strict=True):
+                taken = connection.execute(
+                    self._append_next, (workflow_execution_id, dump_json(record))
+                ).fetchone()
+                if taken is None:
+                    raise ExecutionNotFoundError(workflow_execution_id)
+                appended.append(event.numbered(int(taken[0])))
+        return tuple(appended)
 
     # -- ExecutionEvents ----------------------------------------------------------------------
 
