@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
-from application.ports import AuditLog, AuthorizationStore, Authorizer, ExecutionStore
+from application.ports import AuditLog, AuthorizationStore, Authorizer, ExecutionQueries
 from domain.authorization import (
     AccessDecision,
     AccessFacts,
@@ -113,7 +113,7 @@ class AccessFactsCache:
         self._lock = threading.Lock()
 
     def get(
-        self, store: ExecutionStore, ids: Sequence[str]
+        self, store: ExecutionQueries, ids: Sequence[str]
     ) -> dict[str, tuple[AccessFacts, Hashable]]:
         with self._lock:
             found = {i: self._facts[i] for i in ids if i in self._facts}
@@ -165,7 +165,7 @@ class AccessControl:
         self,
         authorizer: Authorizer,
         roles: AuthorizationStore,
-        executions: ExecutionStore,
+        executions: ExecutionQueries,
         audit: AuditLog,
         facts: AccessFactsCache | None = None,
     ) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from application.ports import ExecutionStore, ObjectStore, StoredObject
+from application.ports import ObjectStore, StepRunStore, StoredObject
 from domain.execution import OutputFile, PipelineExecution, output_file_type
 
 
@@ -11,7 +11,7 @@ def relative_path(obj: StoredObject, prefix: str) -> str:
 
 
 def unrecorded_outputs(
-    store: ExecutionStore,
+    store: StepRunStore,
     objects: ObjectStore,
     step: PipelineExecution,
     latest: list[StoredObject] | None = None,

@@ -100,23 +100,19 @@ class ExecutionRef:
     workflow_key: str
 
 
-class ExecutionStore(Protocol):
-    """All execution tables. Each call is one atomic write or one consistent read.
-
-    Getters raise ExecutionNotFoundError / PipelineExecutionNotFoundError; add_launch raises
-    ExecutionAlreadyExistsError. Conditional saves return False, writing nothing, when the stored
-    status is not one of `expected`.
-    """
+class SchemaAdministration(Protocol):
+    """The execution tables' schema: created (or upgraded) once, idempotently."""
 
     def create_tables(self) -> None: ...
+
+
+class RunStore(Protocol):
+    """A run's main row: its launch, its changes under a guard, the run as one aggregate, its
+    permanent delete."""
 
     def add_launch(self, records: LaunchRecords) -> None: ...
 
     def get_execution(self, workflow_execution_id: str) -> WorkflowExecution: ...
-
-    def get_executions(self, refs: Sequence[ExecutionRef]) -> list[WorkflowExecution]:
-        """The main rows of `refs` in the order given; a ref with no main row is skipped."""
-        ...
 
     def update_execution(self, change: RunChange) -> WorkflowExecution | None:
         """Write what `change.after` changes from `change.before`, in one conditional write that
@@ -129,6 +125,19 @@ class ExecutionStore(Protocol):
         """The run's main row, its steps (only that one, when a step is named) and their
         attempts, in one consistent read where the store has one."""
         ...
+
+    def delete_execution(self, workflow_execution_id: str) -> bool:
+        """Remove every row of the run in every table: its steps' own rows (input files,
+        input metadata and configuration, outputs, logs, attempts), the steps (and the stop
+        records on them), its inputs and configuration, and the main row last, so that a delete
+        cut short leaves the run listed, to be deleted again. False when it had no main row
+        (deleted already); what else of it was left goes all the same."""
+        ...
+
+
+class StepRunStore(Protocol):
+    """Step runs with their attempts (seed 003 STEP_RUN, TASK_EXECUTION), what they registered
+    and what they wrote."""
 
     def get_step(self, pipeline_execution_id: str) -> PipelineExecution: ...
 
@@ -184,6 +193,18 @@ class ExecutionStore(Protocol):
 
     def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]: ...
 
+    def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
+        """The attempts of those steps, grouped by step in the order given, attempt ascending."""
+        ...
+
+
+class ExecutionQueries(Protocol):
+    """The read side: pages of runs, a run's details and rows, what authorization needs."""
+
+    def get_executions(self, refs: Sequence[ExecutionRef]) -> list[WorkflowExecution]:
+        """The main rows of `refs` in the order given; a ref with no main row is skipped."""
+        ...
+
     def get_details(
         self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
     ) -> ExecutionDetails:
@@ -219,23 +240,25 @@ class ExecutionStore(Protocol):
         """Up to `limit` distinct executions linked to the asset, newest first, past the cursor."""
         ...
 
-    def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
-        """The attempts of those steps, grouped by step in the order given, attempt ascending."""
-        ...
-
-    def delete_execution(self, workflow_execution_id: str) -> bool:
-        """Remove every row of the run in every table: its steps' own rows (input files,
-        input metadata and configuration, outputs, logs, attempts), the steps (and the stop
-        records on them), its inputs and configuration, and the main row last, so that a delete
-        cut short leaves the run listed, to be deleted again. False when it had no main row
-        (deleted already); what else of it was left goes all the same."""
-        ...
-
     def access_facts(self, workflow_execution_ids: Sequence[str]) -> dict[str, AccessFacts]:
         """What tier-2 authorization needs of each execution (its workflow, the assets it read
         and wrote, the databases it took metadata from), for a whole page in a few queries; an
         id with no main row is absent."""
         ...
+
+
+class RunLifecycleStore(RunStore, StepRunStore, Protocol):
+    """What moves a run and its steps: the writes of the run lifecycle (domain.run)."""
+
+
+class ExecutionStore(SchemaAdministration, RunLifecycleStore, ExecutionQueries, Protocol):
+    """All execution tables, as each storage adapter implements them; a use case asks for the
+    narrowest part it needs. Each call is one atomic write or one consistent read.
+
+    Getters raise ExecutionNotFoundError / PipelineExecutionNotFoundError; add_launch raises
+    ExecutionAlreadyExistsError. Conditional saves return False, writing nothing, when the stored
+    status is not one of `expected`.
+    """
 
 
 class EventNumberTakenError(Exception):

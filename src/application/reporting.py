@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from application.ports import ExecutionStore
+from application.ports import RunStore
 from application.use_cases.approvals import PassApprovalGate, PassApprovalGateCommand
 from application.use_cases.complete_execution import CompleteExecution, CompleteExecutionCommand
 from application.use_cases.retry_step import RetryStep, RetryStepCommand
@@ -30,7 +30,7 @@ class UseCaseRunReporter:
         complete_execution: CompleteExecution,
         retry_step: RetryStep,
         lease: RunnerLease,
-        store: ExecutionStore,
+        store: RunStore,
         gate: PassApprovalGate,
     ) -> None:
         self._start, self._finish, self._complete = start_step, finish_step, complete_execution

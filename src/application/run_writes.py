@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from application.ports import AttemptNotRunningError, ExecutionStore
+from application.ports import AttemptNotRunningError, RunLifecycleStore
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.run import Run, RunEnd
 
@@ -18,7 +18,7 @@ class RunContentionError(RuntimeError):
     """A run kept changing under a writer: it lost MAX_RACES races in a row."""
 
 
-def write_end(store: ExecutionStore, end: RunEnd) -> WorkflowExecution | None:
+def write_end(store: RunLifecycleStore, end: RunEnd) -> WorkflowExecution | None:
     """The steps first, then the main row: a crash in between leaves the run open, and the next
     read (or lease check) finishes the job. None when the main row's guard turned it down."""
     for move in end.steps:
@@ -31,7 +31,7 @@ def write_end(store: ExecutionStore, end: RunEnd) -> WorkflowExecution | None:
 
 
 def end_run(
-    store: ExecutionStore, workflow_execution_id: str, decide: Callable[[Run], RunEnd | None]
+    store: RunLifecycleStore, workflow_execution_id: str, decide: Callable[[Run], RunEnd | None]
 ) -> WorkflowExecution:
     """Read the run, ask `decide` how it ends, write that; again on a fresh read whenever the
     write is turned down. The main row as stored at the end (unchanged when `decide` says
@@ -40,7 +40,7 @@ def end_run(
 
 
 def end_run_and_steps(
-    store: ExecutionStore,
+    store: RunLifecycleStore,
     workflow_execution_id: str,
     decide: Callable[[Run], RunEnd | None],
     first: Run | None = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from application.ports import ExecutionStore, SubProcessController
+from application.ports import StepRunStore, SubProcessController
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredSubExecution
 from domain.redaction import redact
@@ -31,7 +31,7 @@ def attempt_stop(
 
 
 def record_stops(
-    store: ExecutionStore, step: PipelineExecution, stops: tuple[SubExecutionStop, ...]
+    store: StepRunStore, step: PipelineExecution, stops: tuple[SubExecutionStop, ...]
 ) -> str | None:
     """Merge the outcomes into the step row; a warning instead of an error when that fails."""
     try:
@@ -47,7 +47,7 @@ def record_stops(
 
 def stop_sub_processes(
     controller: SubProcessController,
-    store: ExecutionStore,
+    store: StepRunStore,
     steps: Iterable[PipelineExecution],
     now: datetime,
 ) -> tuple[str, ...]:

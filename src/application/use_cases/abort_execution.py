@@ -6,10 +6,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from application.ports import (
     Clock,
-    ExecutionStore,
     LogStore,
     ObjectStore,
     Orchestrator,
+    RunLifecycleStore,
     RunLogSource,
     SubProcessController,
 )
@@ -47,7 +47,7 @@ class AbortExecution:
 
     def __init__(
         self,
-        store: ExecutionStore,
+        store: RunLifecycleStore,
         orchestrator: Orchestrator,
         sub_processes: SubProcessController,
         logs: LogStore,

@@ -24,9 +24,9 @@ from application.ports import (
     AuditLog,
     AuthorizationStore,
     Clock,
-    ExecutionStore,
     IdGenerator,
     Orchestrator,
+    RunStore,
     WorkflowCatalog,
 )
 from domain.approvals import (
@@ -89,7 +89,7 @@ class PassApprovalGate:
     def __init__(
         self,
         approvals: Approvals,
-        store: ExecutionStore,
+        store: RunStore,
         catalog: WorkflowCatalog,
         clock: Clock,
         ids: IdGenerator,
@@ -147,7 +147,7 @@ class GateResumer:
     already going on (its runner never left, or another resumer was first) is left alone."""
 
     def __init__(
-        self, store: ExecutionStore, orchestrator: Orchestrator, clock: Clock, grace_seconds: float
+        self, store: RunStore, orchestrator: Orchestrator, clock: Clock, grace_seconds: float
     ) -> None:
         self._store, self._orchestrator, self._clock = store, orchestrator, clock
         self._grace = timedelta(seconds=grace_seconds)
@@ -185,7 +185,7 @@ class DecideApproval:
     def __init__(
         self,
         approvals: Approvals,
-        store: ExecutionStore,
+        store: RunStore,
         roles: AuthorizationStore,
         resumer: GateResumer,
         audit: AuditLog,
@@ -237,7 +237,7 @@ class CloseOverdueGate:
     TIMED_OUT); one whose run has ended is closed CANCELLED. Returns the request as it stands."""
 
     def __init__(
-        self, approvals: Approvals, store: ExecutionStore, resumer: GateResumer, clock: Clock
+        self, approvals: Approvals, store: RunStore, resumer: GateResumer, clock: Clock
     ) -> None:
         self._approvals, self._store, self._resumer, self._clock = approvals, store, resumer, clock
         self._closer = _Closer(approvals)

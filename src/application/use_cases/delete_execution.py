@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from application.ports import ExecutionStore, ObjectStore, RunFiles
+from application.ports import ObjectStore, RunFiles, RunStore
 from application.use_cases.abort_execution import AbortExecution, AbortExecutionCommand
 from domain.errors import ExecutionNotFoundError, ExecutionStillRunningError
 from domain.execution import WorkflowExecution, execution_object_prefix
@@ -46,7 +46,7 @@ class DeleteExecution:
 
     def __init__(
         self,
-        store: ExecutionStore,
+        store: RunStore,
         objects: ObjectStore,
         run_files: RunFiles,
         abort: AbortExecution,

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import ExecutionStore, Orchestrator, OrchestratorExecution
+from application.ports import ExecutionQueries, Orchestrator, OrchestratorExecution
 from application.use_cases.get_execution import GetExecution, GetExecutionQuery
 from domain.execution import (
     ExecutionDetails,
@@ -72,7 +72,7 @@ class DescribeExecution:
     ARN, the redrive status derived by seed 001's rules, error and cause apart)."""
 
     def __init__(
-        self, store: ExecutionStore, get_execution: GetExecution, orchestrator: Orchestrator
+        self, store: ExecutionQueries, get_execution: GetExecution, orchestrator: Orchestrator
     ) -> None:
         self._store, self._get, self._orchestrator = store, get_execution, orchestrator
 

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import Clock, ExecutionStore
+from application.ports import Clock, RunLifecycleStore
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.execution import WorkflowExecution
 from domain.redrive import (
@@ -31,7 +31,7 @@ class GetExecution:
     """
 
     def __init__(
-        self, store: ExecutionStore, reconcile: ReconcileExecution | None = None, *, clock: Clock
+        self, store: RunLifecycleStore, reconcile: ReconcileExecution | None = None, *, clock: Clock
     ) -> None:
         self._store, self._reconcile, self._clock = store, reconcile, clock
 

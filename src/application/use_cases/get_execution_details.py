@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from application.available_logs import AvailableLogFinder
 from application.detail_bounds import bound_details, bound_steps
 from application.detail_collections import ROW_READ_LIMIT
-from application.ports import Approvals, Clock, ExecutionStore, SubExecutionReader
+from application.ports import Approvals, Clock, ExecutionQueries, SubExecutionReader
 from application.state_machine_memo import StateMachineMemo
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.reconcile_execution import ReconcileExecution
@@ -35,7 +35,7 @@ class GetExecutionDetails:
 
     def __init__(
         self,
-        store: ExecutionStore,
+        store: ExecutionQueries,
         reconcile: ReconcileExecution | None = None,
         sub_executions: SubExecutionStatus | None = None,
         available_logs: AvailableLogFinder | None = None,

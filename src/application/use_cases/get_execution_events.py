@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import ExecutionEvents, ExecutionStore
+from application.ports import ExecutionEvents, RunStore
 from domain.events import ExecutionEvent
 from domain.paging import Page
 
@@ -22,7 +22,7 @@ class GetExecutionEventsQuery(BaseModel):
 class GetExecutionEvents:
     """Read one page of a run's events, oldest first; ExecutionNotFoundError for no such run."""
 
-    def __init__(self, store: ExecutionStore, events: ExecutionEvents) -> None:
+    def __init__(self, store: RunStore, events: ExecutionEvents) -> None:
         self._store, self._events = store, events
 
     def execute(self, query: GetExecutionEventsQuery) -> Page[ExecutionEvent]:

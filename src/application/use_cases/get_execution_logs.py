@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from application.available_logs import AvailableLogFinder, reader_for
-from application.ports import ExecutionStore, LogPage, LogReader, LogStore, ObjectStore
+from application.ports import LogPage, LogReader, LogStore, ObjectStore, RunLifecycleStore
 from domain.available_logs import (
     AvailableLog,
     LogReadStatus,
@@ -73,7 +73,7 @@ class GetExecutionLogs:
 
     def __init__(
         self,
-        store: ExecutionStore,
+        store: RunLifecycleStore,
         available_logs: AvailableLogFinder,
         readers: Mapping[str, Callable[[], LogReader]],
         logs: LogStore,

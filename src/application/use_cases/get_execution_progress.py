@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import ExecutionStore
+from application.ports import RunLifecycleStore
 from domain.execution import PipelineExecution, WorkflowExecution, chain_order
 
 
@@ -28,7 +28,7 @@ class GetExecutionProgress:
     orchestrator is not asked (the runner is the orchestrator) and no history is counted.
     """
 
-    def __init__(self, store: ExecutionStore) -> None:
+    def __init__(self, store: RunLifecycleStore) -> None:
         self._store = store
 
     def execute(self, query: GetExecutionProgressQuery) -> ExecutionProgress:

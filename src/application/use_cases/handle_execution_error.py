@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import Clock, ExecutionStore, SubProcessController
+from application.ports import Clock, RunLifecycleStore, SubProcessController
 from application.sub_process_stops import stop_sub_processes
 from application.use_cases.complete_execution import CompleteExecution
 from domain.execution import PipelineExecution, StepLog, StepOutputs, chain_order
@@ -41,7 +41,7 @@ class HandleExecutionError:
 
     def __init__(
         self,
-        store: ExecutionStore,
+        store: RunLifecycleStore,
         sub_processes: SubProcessController,
         complete_execution: CompleteExecution,
         clock: Clock,

@@ -12,9 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from application.ports import (
     AssetCatalog,
     Clock,
-    ExecutionStore,
     IdGenerator,
     Orchestrator,
+    RunLifecycleStore,
     WorkflowCatalog,
 )
 from domain.assets import AssetFile, AssetRef
@@ -82,7 +82,7 @@ class LaunchExecution:
 
     def __init__(
         self,
-        store: ExecutionStore,
+        store: RunLifecycleStore,
         workflows: WorkflowCatalog,
         assets: AssetCatalog,
         orchestrator: Orchestrator,

@@ -16,7 +16,7 @@ from application.list_tokens import (
     encode_ref,
     encode_scan,
 )
-from application.ports import AssetDirection, Clock, ExecutionRef, ExecutionStore, ListScope
+from application.ports import AssetDirection, Clock, ExecutionQueries, ExecutionRef, ListScope
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.assets import AssetRef
 from domain.errors import InvalidInputError
@@ -75,7 +75,7 @@ class ListExecutions:
     """
 
     def __init__(
-        self, store: ExecutionStore, reconcile: ReconcileExecution | None = None, *, clock: Clock
+        self, store: ExecutionQueries, reconcile: ReconcileExecution | None = None, *, clock: Clock
     ) -> None:
         self._store, self._reconcile, self._clock = store, reconcile, clock
 

@@ -13,11 +13,11 @@ from datetime import datetime, timedelta
 
 from application.ports import (
     Clock,
-    ExecutionStore,
     LogStore,
     ObjectStore,
     Orchestrator,
     OrchestratorExecution,
+    RunLifecycleStore,
     RunLogSource,
     SubProcessController,
 )
@@ -60,7 +60,7 @@ class ReconcileExecution:
 
     def __init__(
         self,
-        store: ExecutionStore,
+        store: RunLifecycleStore,
         orchestrator: Orchestrator,
         logs: LogStore,
         objects: ObjectStore,

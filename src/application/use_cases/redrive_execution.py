@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import Clock, ExecutionStore, IdGenerator, Orchestrator
+from application.ports import Clock, IdGenerator, Orchestrator, RunLifecycleStore
 from domain.errors import RedriveNotAllowedError
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.redrive import (
@@ -38,7 +38,7 @@ class RedriveExecution:
     """
 
     def __init__(
-        self, store: ExecutionStore, orchestrator: Orchestrator, clock: Clock, ids: IdGenerator
+        self, store: RunLifecycleStore, orchestrator: Orchestrator, clock: Clock, ids: IdGenerator
     ) -> None:
         self._store, self._orchestrator, self._clock, self._ids = store, orchestrator, clock, ids
 

@@ -7,7 +7,7 @@ from typing import Self
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from application.ports import Clock, ExecutionStore, StepEndedError, SubProcessController
+from application.ports import Clock, RunLifecycleStore, StepEndedError, SubProcessController
 from application.sub_process_stops import stop_sub_processes
 from application.use_cases.record_cost import RecordCost, RecordCostCommand, ReportedUsage
 from domain.costs import CostSource
@@ -132,7 +132,7 @@ class RegisterPipelineExecution:
 
     def __init__(
         self,
-        store: ExecutionStore,
+        store: RunLifecycleStore,
         sub_processes: SubProcessController,
         clock: Clock,
         costs: RecordCost | None = None,

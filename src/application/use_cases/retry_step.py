@@ -8,7 +8,7 @@ from application.ports import (
     AttemptNotRunningError,
     AttemptNumberTakenError,
     Clock,
-    ExecutionStore,
+    RunLifecycleStore,
     RunNotOpenError,
 )
 from application.run_writes import MAX_RACES, RunContentionError
@@ -38,7 +38,7 @@ class RetryStep:
 
     def __init__(
         self,
-        store: ExecutionStore,
+        store: RunLifecycleStore,
         clock: Clock,
         durations: RecordAttemptDurations | None = None,
     ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from application.ports import Clock, ExecutionStore
+from application.ports import Clock, RunStore
 from domain.execution import WorkflowExecution
 from domain.run import Run, RunIsOverError
 
@@ -13,7 +13,7 @@ class RunnerLease:
     """Take and renew a run's lease. A lease not renewed within `lease_seconds` has lost its
     runner: the next read ends the run FAILED (ReconcileExecution)."""
 
-    def __init__(self, store: ExecutionStore, clock: Clock, lease_seconds: float) -> None:
+    def __init__(self, store: RunStore, clock: Clock, lease_seconds: float) -> None:
         self._store, self._clock = store, clock
         self._duration = timedelta(seconds=lease_seconds)
 

@@ -9,8 +9,8 @@ from application.ports import (
     AttemptNotRunningError,
     AttemptNumberTakenError,
     Clock,
-    ExecutionStore,
     ObjectStore,
+    RunLifecycleStore,
     RunNotOpenError,
 )
 from application.run_writes import MAX_RACES, RunContentionError
@@ -57,7 +57,7 @@ class StartStep:
     returned unchanged. Refused (RunIsStoppingError, RunIsOverError) once an abort was requested
     or the run has ended: no step starts then."""
 
-    def __init__(self, store: ExecutionStore, clock: Clock) -> None:
+    def __init__(self, store: RunLifecycleStore, clock: Clock) -> None:
         self._store, self._clock = store, clock
 
     def execute(self, command: StartStepCommand) -> StepStarted:
@@ -96,7 +96,7 @@ class FinishStep:
 
     def __init__(
         self,
-        store: ExecutionStore,
+        store: RunLifecycleStore,
         objects: ObjectStore,
         clock: Clock,
         durations: RecordAttemptDurations | None = None,

@@ -13,8 +13,8 @@ from application.ports import (
     AssetDirection,
     CostLedger,
     CostScope,
+    ExecutionQueries,
     ExecutionRef,
-    ExecutionStore,
 )
 from domain.authorization import Action, Subject
 from domain.costs import CostLedgerEntry, CostSummary, summarize
@@ -65,7 +65,7 @@ class SummarizeCosts:
     """Read the scope's entries (one index or partition query; an asset through the runs that
     read or wrote it) and total them."""
 
-    def __init__(self, ledger: CostLedger, store: ExecutionStore, access: AccessControl) -> None:
+    def __init__(self, ledger: CostLedger, store: ExecutionQueries, access: AccessControl) -> None:
         self._ledger, self._store, self._access = ledger, store, access
 
     def execute(self, query: SummarizeCostsQuery) -> CostSummaryResult:
