@@ -150,8 +150,12 @@ class SqliteDatabase:
     @contextmanager
     def exclusive_connection(self) -> Iterator[sqlite3.Connection]:
         """This thread's connection outside any transaction, for a caller that runs its own (the
-        schema's create_all); in memory the lock is held throughout."""
-        current = self._current()
+        schema's create_all) or one statement that is a transaction by itself; in memory the lock
+        is held throughout."""
+        try:
+            current: _Connection = self._local.current
+        except AttributeError:
+            current = self._current()
         if current.lock is None:
             yield current.connection
             return

@@ -20,7 +20,7 @@ from adapters.event_records import (
 from adapters.item_budget import OffloadedBodies
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import SqliteSchema, create_tables
-from adapters.sqlite.statements import TableSql, dump_json, json_path, load_item
+from adapters.sqlite.statements import TableSql, dump_json, load_item
 from adapters.tables import ResourceKeys
 from application.ports import EventNumberTakenError
 from domain.errors import ExecutionNotFoundError
@@ -28,6 +28,7 @@ from domain.events import ExecutionEvent, NewEvent
 from domain.paging import Page
 
 _EXECUTION_ID = "workflowExecutionId"
+_RUNS_KEPT = 1024
 
 
 class SqliteUnitOfWork:
@@ -43,15 +44,13 @@ class SqliteUnitOfWork:
         self._table_name = schema[ResourceKeys.EXECUTION_EVENTS].name
         self._insert = events.insert  # no OR REPLACE: a taken number is an error
         self._last = f"SELECT coalesce(max({number}), 0) FROM {events.name} WHERE {run} = ?"
-        # One statement an event: numbered one past the run's last, only when the run has a main
-        # row, its number set in the item as it is inserted (RETURNING says which it took).
-        self._append_next = (
-            f"INSERT INTO {events.name} ({run}, {number}, item) "
-            f"SELECT ?1, next, json_set(?2, {json_path(SEQUENCE_NUMBER)}, next) FROM "
-            f"(SELECT coalesce(max({number}), 0) + 1 AS next FROM {events.name} WHERE {run} = ?1)"
-            f" WHERE EXISTS (SELECT 1 FROM {main.name} WHERE {main.q(_EXECUTION_ID)} = ?1) "
-            f"RETURNING {number}"
+        # An append numbers its events from the last it saw (a taken number fails the insert,
+        # and the run's last is read again), each written only while the run has a main row.
+        self._insert_if_run = (
+            f"INSERT INTO {events.name} ({run}, {number}, item) SELECT ?, ?, ? "
+            f"WHERE EXISTS (SELECT 1 FROM {main.name} WHERE {main.q(_EXECUTION_ID)} = ?)"
         )
+        self._last_seen: dict[str, int] = {}
         self._page = (
             f"SELECT item FROM {events.name} WHERE {run} = ? AND {number} > ? "
             f"ORDER BY {number} LIMIT ?"
@@ -106,17 +105,72 @@ class SqliteUnitOfWork:
         self, workflow_execution_id: str, events: Sequence[NewEvent]
     ) -> tuple[ExecutionEvent, ...]:
         self.ensure_table()
-        records = [build_event_record(event, 1) for event in events]  # numbered as inserted
-        self._bodies.put(records)
-        appended = []
+        run_id = workflow_execution_id
+        last = self._last_seen.get(run_id)
+        if last is not None and len(events) == 1:
+            appended = self._append_one(run_id, events[0], last)
+            if appended is not None:
+                return appended
         with self._database.write() as connection:
-            for event, record in zip(events, records, strict=True):
-                taken = connection.execute(
-                    self._append_next, (workflow_execution_id, dump_json(record))
-                ).fetchone()
-                if taken is None:
-                    raise ExecutionNotFoundError(workflow_execution_id)
-                appended.append(event.numbered(int(taken[0])))
+            last = self._last_seen.get(run_id)
+            if last is None:
+                last = int(connection.execute(self._last, (run_id,)).fetchone()[0])
+            try:
+                appended = self._insert_after(connection, run_id, events, last)
+            except sqlite3.IntegrityError:
+                # another process appended since this one last did: number past its events
+                last = int(connection.execute(self._last, (run_id,)).fetchone()[0])
+                appended = self._insert_after(connection, run_id, events, last)
+        if appended:
+            self._last_seen[run_id] = appended[-1].sequence_number  # once committed
+            if len(self._last_seen) > _RUNS_KEPT:
+                self._last_seen.pop(next(iter(self._last_seen)), None)
+        return appended
+
+    def _append_one(
+        self, workflow_execution_id: str, event: NewEvent, last: int
+    ) -> tuple[ExecutionEvent, ...] | None:
+        """One event, numbered past the last this process saw, as one statement - its own
+        transaction, atomic by itself. None when the number is taken (another process appended
+        since): the caller then numbers it under the write lock."""
+        number = last + 1
+        record = build_event_record(event, number)
+        if record.offloads:
+            self._bodies.put([record])
+        row = (workflow_execution_id, number, dump_json(record), workflow_execution_id)
+        with self._database.exclusive_connection() as connection:
+            if connection.in_transaction:
+                return None  # inside someone's transaction: not a statement of its own
+            try:
+                inserted = connection.execute(self._insert_if_run, row).rowcount
+            except sqlite3.IntegrityError:
+                return None
+        if not inserted:
+            raise ExecutionNotFoundError(workflow_execution_id)
+        self._last_seen[workflow_execution_id] = number
+        return (event.numbered(number),)
+
+    def _insert_after(
+        self,
+        connection: sqlite3.Connection,
+        workflow_execution_id: str,
+        events: Sequence[NewEvent],
+        last: int,
+    ) -> tuple[ExecutionEvent, ...]:
+        """Insert `events` numbered from `last + 1`, each only while the run has a main row;
+        IntegrityError when a number is taken (the statement wrote nothing)."""
+        appended = []
+        for number, event in enumerate(events, last + 1):
+            record = build_event_record(event, number)
+            if record.offloads:
+                self._bodies.put([record])
+            inserted = connection.execute(
+                self._insert_if_run,
+                (workflow_execution_id, number, dump_json(record), workflow_execution_id),
+            ).rowcount
+            if not inserted:
+                raise ExecutionNotFoundError(workflow_execution_id)
+            appended.append(event.numbered(number))
         return tuple(appended)
 
     # -- ExecutionEvents ----------------------------------------------------------------------
