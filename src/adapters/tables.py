@@ -38,6 +38,7 @@ class ResourceKeys(StrEnum):
     AUTHORIZATION = "AUTHORIZATION"
     EXECUTION_EVENTS = "EXECUTION_EVENTS"
     COST_LEDGER = "COST_LEDGER"
+    ARTIFACTS = "ARTIFACTS"
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ RECORDED_AT = _s("recordedAt")
 COSTS_BY_WORKFLOW_INDEX = "CostsByWorkflowGSI"
 COSTS_BY_GROUP_INDEX = "CostsByGroupGSI"
 COSTS_BY_DATE_INDEX = "CostsByDateGSI"
+ARTIFACT_KEY = "attempt:fileType:relativeFilePath"
 
 TABLES: tuple[TableSpec, ...] = (
     TableSpec(
@@ -309,6 +311,17 @@ TABLES: tuple[TableSpec, ...] = (
             IndexSpec(COSTS_BY_GROUP_INDEX, _s("executionGroupId"), RECORDED_AT),
             IndexSpec(COSTS_BY_DATE_INDEX, _s("allCostsPartition"), RECORDED_AT),
         ),
+        from_seed=False,
+    ),
+    # wfx's own (seed 003 ARTIFACT): every output file version a step's attempts wrote, keyed by
+    # the attempt (zero-padded, so a step's artifacts sort by attempt), its file type and path.
+    # Written with the seed's output-file rows, which keep only the step's latest; a key is
+    # written once, so a retry or a redrive never replaces an earlier attempt's.
+    TableSpec(
+        ResourceKeys.ARTIFACTS,
+        "WfxArtifactsTable",
+        PIPELINE_EXECUTION_ID,
+        _s(ARTIFACT_KEY),
         from_seed=False,
     ),
 )

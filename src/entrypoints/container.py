@@ -468,7 +468,11 @@ class Container(containers.DeclarativeContainer):
 
     start_step = providers.Factory(StartStep, store=execution_store, clock=clock)
     retry_step = providers.Factory(
-        RetryStep, store=execution_store, clock=clock, durations=record_attempt_durations
+        RetryStep,
+        store=execution_store,
+        clock=clock,
+        durations=record_attempt_durations,
+        objects=object_store,
     )
     finish_step = providers.Factory(
         FinishStep,

@@ -52,6 +52,7 @@ WFX_TABLES = {
     "WfxAuthorizationTable",
     "WfxCostLedgerTable",
     "WfxExecutionEventsTable",
+    "WfxArtifactsTable",
 }
 RUN = (
     "run",
