@@ -489,6 +489,7 @@ class Container(containers.DeclarativeContainer):
         logs=log_store,
         clock=clock,
         run_logs=run_log_source,
+        durations=record_attempt_durations,
     )
     # The local runner's wait between a step's attempts (None: time.sleep); tests override it.
     retry_sleep: providers.Provider[Callable[[float], None] | None] = providers.Object(None)
@@ -610,6 +611,7 @@ class Container(containers.DeclarativeContainer):
         min_interval_seconds=config.sfn_sync_min_interval_seconds,
         lease_seconds=config.lease_seconds,
         run_logs=run_log_source,
+        durations=record_attempt_durations,
     )
     get_execution = providers.Factory(
         GetExecution, store=execution_store, reconcile=reconcile_execution, clock=clock
@@ -695,6 +697,7 @@ class Container(containers.DeclarativeContainer):
         objects=object_store,
         clock=clock,
         run_logs=run_log_source,
+        durations=record_attempt_durations,
     )
     delete_execution = providers.Factory(
         DeleteExecution,

@@ -21,6 +21,7 @@ from application.ports import (
 from application.run_log import fit_run_log_text
 from application.run_log_sources import LocalRunLog
 from application.run_writes import end_run_and_steps
+from application.use_cases.record_cost import RecordAttemptDurations
 from domain.assets import AssetFile, asset_object_key, asset_root_key
 from domain.execution import (
     ExecutionConfiguration,
@@ -63,11 +64,14 @@ class CompleteExecution:
         logs: LogStore,
         clock: Clock,
         run_logs: RunLogSource | None = None,
+        durations: RecordAttemptDurations | None = None,
     ) -> None:
-        """`run_logs`: where the run log comes from (the local step logs when not given)."""
+        """`run_logs`: where the run log comes from (the local step logs when not given);
+        `durations`: what records the attempts the end closes (their runner could not)."""
         self._store, self._objects, self._assets = store, objects, assets
         self._logs, self._clock = logs, clock
         self._run_logs = run_logs or LocalRunLog(logs)
+        self._durations = durations
 
     def execute(self, command: CompleteExecutionCommand) -> WorkflowExecution:
         def decide(run: Run, at: datetime, log: str, key: str | None) -> RunEnd | None:
@@ -107,6 +111,7 @@ class CompleteExecution:
             workflow_execution_id,
             lambda current: decide(current, now, log, log_object_key),
             first=run,
+            durations=self._durations,
         )
         self._write_summaries(final_steps)
         return ended
