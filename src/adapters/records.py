@@ -9,10 +9,11 @@ without one out of the index.
 Every builder fits its item under DynamoDB's 400 KB limit (adapters/item_budget.py): a field
 its budget names that does not fit is cut, flagged `<field>Truncated`, and its complete body is
 returned with the item (`Record.offloads`) for the store to put in the object store first.
-Records of keys and ids only (inputs, output files, output results, migrated input files) are
-not fitted: every attribute is a key part, an S3 key or an S3 version id, so DynamoDB's key limits
-(2048 bytes a partition key, 1024 a sort key) and S3's (1024-byte keys and version ids, 63-byte
-bucket names) bound such an item at a few KB (tests/unit/test_item_budget.py checks the worst).
+Records of keys and ids only (inputs, output files and artifacts, output results, migrated
+input files) are not fitted: every attribute is a key part, an S3 key or an S3 version id, so
+DynamoDB's key limits (2048 bytes a partition key, 1024 a sort key) and S3's (1024-byte keys
+and version ids, 63-byte bucket names) bound such an item at a few KB
+(tests/unit/test_item_budget.py checks the worst).
 """
 
 from __future__ import annotations
@@ -33,12 +34,14 @@ from adapters.item_budget import (
 from adapters.item_budget import (
     Item as Item,
 )
+from adapters.tables import ARTIFACT_KEY
 from domain.approvals import ApprovalGate
 from domain.assets import AssetFile
 from domain.attempts import TaskExecution
 from domain.authorization import AccessFacts, AssetKey
 from domain.execution import (
     RUN_LOG_TAIL_BYTES,
+    Artifact,
     ExecutionConfiguration,
     ExecutionInput,
     OutputFile,
@@ -642,7 +645,7 @@ def build_pipeline_input_file_record(row: PipelineInputFile) -> Item:
 
 
 def build_output_file_record(row: OutputFile) -> Item:
-    return {
+    item: Item = {
         "pipelineExecutionId": row.pipeline_execution_id,
         "fileType:relativeFilePath": join_key(row.file_type, row.relative_file_path),
         "workflowExecutionId": row.workflow_execution_id,
@@ -652,9 +655,13 @@ def build_output_file_record(row: OutputFile) -> Item:
         "size": row.size,
         "etag": row.etag,
     }
+    if row.attempt is not None:
+        item["attempt"] = row.attempt
+    return item
 
 
 def parse_output_file_record(item: Item) -> OutputFile:
+    attempt = item.get("attempt")
     return OutputFile(
         pipeline_execution_id=item["pipelineExecutionId"],
         workflow_execution_id=item["workflowExecutionId"],
@@ -663,6 +670,37 @@ def parse_output_file_record(item: Item) -> OutputFile:
         version_id=item["versionId"],
         size=int(item["size"]),
         etag=item["etag"],
+        attempt=None if attempt is None else int(attempt),  # a row from before attempts
+    )
+
+
+def build_artifact_record(row: Artifact) -> Item:
+    """WfxArtifactsTable: an output file row of one attempt, its key led by the attempt."""
+    return {
+        "pipelineExecutionId": row.pipeline_execution_id,
+        ARTIFACT_KEY: row.row_key,
+        "workflowExecutionId": row.workflow_execution_id,
+        "attempt": row.attempt,
+        "fileType": row.file_type,
+        "relativeFilePath": row.relative_file_path,
+        "versionId": row.version_id,
+        "size": row.size,
+        "etag": row.etag,
+        "recordedAt": format_date(row.recorded_at),
+    }
+
+
+def parse_artifact_record(item: Item) -> Artifact:
+    return Artifact(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        attempt=int(item["attempt"]),
+        file_type=item["fileType"],
+        relative_file_path=item["relativeFilePath"],
+        version_id=item["versionId"],
+        size=int(item["size"]),
+        etag=item["etag"],
+        recorded_at=parse_date(item["recordedAt"]),
     )
 
 

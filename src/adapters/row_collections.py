@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 
 from adapters.records import (
     Item,
+    parse_artifact_record,
     parse_execution_input_record,
     parse_output_file_record,
     parse_output_metadata_record,
@@ -23,6 +24,7 @@ ROW_TABLES: Mapping[RowCollection, ResourceKeys] = {
     RowCollection.OUTPUT_METADATA: ResourceKeys.PIPELINE_OUTPUT_METADATA,
     RowCollection.OUTPUT_RESULTS: ResourceKeys.PIPELINE_OUTPUT_RESULTS,
     RowCollection.LOGS: ResourceKeys.PIPELINE_LOGS,
+    RowCollection.ARTIFACTS: ResourceKeys.ARTIFACTS,
 }
 
 ROW_PARSERS: Mapping[RowCollection, Callable[[Item], Row]] = {
@@ -32,4 +34,5 @@ ROW_PARSERS: Mapping[RowCollection, Callable[[Item], Row]] = {
     RowCollection.OUTPUT_METADATA: parse_output_metadata_record,
     RowCollection.OUTPUT_RESULTS: parse_output_result_record,
     RowCollection.LOGS: parse_step_log_record,
+    RowCollection.ARTIFACTS: parse_artifact_record,
 }

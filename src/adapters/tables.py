@@ -39,6 +39,7 @@ class ResourceKeys(StrEnum):
     EXECUTION_EVENTS = "EXECUTION_EVENTS"
     COST_LEDGER = "COST_LEDGER"
     APPROVAL_REQUESTS = "APPROVAL_REQUESTS"
+    ARTIFACTS = "ARTIFACTS"
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,7 @@ APPROVALS_BY_ID_INDEX = "ApprovalsByIdGSI"
 PENDING_APPROVALS_INDEX = "PendingApprovalsGSI"
 APPROVALS_BY_DATE_INDEX = "ApprovalsByDateGSI"
 APPROVAL_LIST_SORT = _s("requestedAt:approvalId")
+ARTIFACT_KEY = "attempt:fileType:relativeFilePath"
 
 TABLES: tuple[TableSpec, ...] = (
     TableSpec(
@@ -330,6 +332,17 @@ TABLES: tuple[TableSpec, ...] = (
             IndexSpec(PENDING_APPROVALS_INDEX, _s("pendingApprovalsPartition"), APPROVAL_LIST_SORT),
             IndexSpec(APPROVALS_BY_DATE_INDEX, _s("allApprovalsPartition"), APPROVAL_LIST_SORT),
         ),
+        from_seed=False,
+    ),
+    # wfx's own (seed 003 ARTIFACT): every output file version a step's attempts wrote, keyed by
+    # the attempt (zero-padded, so a step's artifacts sort by attempt), its file type and path.
+    # Written with the seed's output-file rows, which keep only the step's latest; a key is
+    # written once, so a retry or a redrive never replaces an earlier attempt's.
+    TableSpec(
+        ResourceKeys.ARTIFACTS,
+        "WfxArtifactsTable",
+        PIPELINE_EXECUTION_ID,
+        _s(ARTIFACT_KEY),
         from_seed=False,
     ),
 )

@@ -122,6 +122,9 @@ def _bound_step(entry: StepDetails, cuts: _Cuts) -> StepDetails:
                         path(StepCollection.OUTPUT_RESULTS), outputs.results, MAX_STEP_ROWS
                     ),
                     "logs": cuts.rows(path(StepCollection.LOGS), outputs.logs, MAX_STEP_ROWS),
+                    "artifacts": cuts.rows(
+                        path(StepCollection.ARTIFACTS), outputs.artifacts, MAX_STEP_ROWS
+                    ),
                 }
             ),
             "attempts": cuts.whole(path(StepCollection.ATTEMPTS), entry.attempts, MAX_ATTEMPTS),

@@ -22,7 +22,7 @@ from domain.errors import InvalidInputError
 
 MAX_INPUTS = 100
 MAX_STEPS = 100
-MAX_STEP_ROWS = 100  # each of a step's row collections (input metadata, outputs, logs)
+MAX_STEP_ROWS = 100  # each of a step's row collections (input metadata, outputs, logs, artifacts)
 MAX_ATTEMPTS = 100
 MAX_AVAILABLE_LOGS = 100
 MAX_REGISTERED = 50  # the registration cap (seed 000): a stored list is never cut in practice
@@ -47,6 +47,7 @@ class StepCollection(StrEnum):
     OUTPUT_METADATA = RowCollection.OUTPUT_METADATA.value
     OUTPUT_RESULTS = RowCollection.OUTPUT_RESULTS.value
     LOGS = RowCollection.LOGS.value
+    ARTIFACTS = RowCollection.ARTIFACTS.value
     ATTEMPTS = "attempts"
     AVAILABLE_LOGS = "availableLogs"
     REGISTERED_LOGS = "registeredLogs"

@@ -4,19 +4,31 @@ from __future__ import annotations
 
 from application.ports import ObjectStore, StepRunStore, StoredObject
 from domain.execution import OutputFile, PipelineExecution, output_file_type
+from domain.run import Run
 
 
 def relative_path(obj: StoredObject, prefix: str) -> str:
     return obj.key[len(prefix) :]
 
 
+def writing_attempt(run: Run, pipeline_execution_id: str) -> int:
+    """The attempt whose files a step's outputs are: the running one; else the latest (an
+    end-state step's files are recorded once it has ended); 1 for a step that never started."""
+    running = run.running_attempt(pipeline_execution_id)
+    if running is not None:
+        return running.attempt
+    return max((a.attempt for a in run.attempts_of(pipeline_execution_id)), default=1)
+
+
 def unrecorded_outputs(
     store: StepRunStore,
     objects: ObjectStore,
     step: PipelineExecution,
+    attempt: int,
     latest: list[StoredObject] | None = None,
 ) -> list[OutputFile]:
-    """Diff the folder's latest versions against every output row of the run: new versions only."""
+    """Diff the folder's latest versions against every output row of the run: new versions
+    only, each as written by `attempt` of the step."""
     prefix = step.output_files_path
     if latest is None:
         latest = objects.list_latest(prefix)
@@ -41,6 +53,7 @@ def unrecorded_outputs(
                 version_id=obj.version_id,
                 size=obj.size,
                 etag=obj.etag,
+                attempt=attempt,
             )
         )
     return files

@@ -18,6 +18,7 @@ from domain.constraints import AuthorizationPolicy, Constraint, Role, RoleAssign
 from domain.costs import CostLedgerEntry
 from domain.events import ExecutionEvent, NewEvent
 from domain.execution import (
+    Artifact,
     ExecutionConfiguration,
     ExecutionDetails,
     ExecutionInput,
@@ -62,10 +63,19 @@ class RowCollection(StrEnum):
     OUTPUT_METADATA = "outputMetadata"
     OUTPUT_RESULTS = "outputResults"
     LOGS = "logs"
+    ARTIFACTS = "artifacts"  # every attempt's output files, by attempt (seed 003)
 
 
 # One row of a RowCollection; each has a `row_key` (its sort key), the paging cursor.
-Row = ExecutionInput | StepInputMetadata | OutputFile | OutputMetadata | OutputResult | StepLog
+Row = (
+    ExecutionInput
+    | StepInputMetadata
+    | OutputFile
+    | OutputMetadata
+    | OutputResult
+    | StepLog
+    | Artifact
+)
 
 
 class AttemptNumberTakenError(Exception):
@@ -128,10 +138,11 @@ class RunStore(Protocol):
 
     def delete_execution(self, workflow_execution_id: str) -> bool:
         """Remove every row of the run in every table: its steps' own rows (input files,
-        input metadata and configuration, outputs, logs, attempts), the steps (and the stop
-        records on them), its inputs and configuration, and the main row last, so that a delete
-        cut short leaves the run listed, to be deleted again. False when it had no main row
-        (deleted already); what else of it was left goes all the same."""
+        input metadata and configuration, outputs, artifacts, logs, attempts), the steps (and
+        the stop records on them), its inputs and configuration, its gates, events and cost
+        entries, and the main row last, so that a delete cut short leaves the run listed, to be
+        deleted again. False when it had no main row (deleted already); what else of it was
+        left goes all the same."""
         ...
 
 
@@ -188,7 +199,8 @@ class StepRunStore(Protocol):
         ...
 
     def add_step_outputs(self, outputs: StepOutputs) -> None:
-        """Put output rows; writing the same row twice leaves one row."""
+        """Put output rows; writing the same row twice leaves one row. Artifacts go in the same
+        write as the files and are never replaced: one whose key is taken keeps the first."""
         ...
 
     def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]: ...
@@ -210,9 +222,10 @@ class ExecutionQueries(Protocol):
     ) -> ExecutionDetails:
         """Every row of the run; steps in any order (the use case walks the chain).
 
-        Without outputs, the four per-step output tables are not read (a runner needs only the
-        steps, their configurations and the inputs). With `row_limit`, each RowCollection holds
-        at most that many rows per partition, the first by sort key (a run can have 20k inputs).
+        Without outputs, the per-step output tables and the artifacts are not read (a runner
+        needs only the steps, their configurations and the inputs). With `row_limit`, each
+        RowCollection holds at most that many rows per partition, the first by sort key (a run
+        can have 20k inputs).
         """
         ...
 

@@ -3,40 +3,81 @@ fresh read whenever another writer moved first (DESIGN §3a)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import replace
 
 from application.ports import AttemptNotRunningError, RunLifecycleStore
+from application.use_cases.record_cost import (
+    RecordAttemptDurations,
+    RecordAttemptDurationsCommand,
+)
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.run import Run, RunEnd
 
 # Each lost race means another writer moved the run; this many in a row means something is wrong.
 MAX_RACES = 20
 
+_LOG = logging.getLogger(__name__)
+
 
 class RunContentionError(RuntimeError):
     """A run kept changing under a writer: it lost MAX_RACES races in a row."""
 
 
-def write_end(store: RunLifecycleStore, end: RunEnd) -> WorkflowExecution | None:
+def write_end(
+    store: RunLifecycleStore, end: RunEnd, durations: RecordAttemptDurations | None = None
+) -> WorkflowExecution | None:
     """The steps first, then the main row: a crash in between leaves the run open, and the next
-    read (or lease check) finishes the job. None when the main row's guard turned it down."""
+    read (or lease check) finishes the job. None when the main row's guard turned it down.
+
+    With `durations`, each attempt the end closed gets its duration entry, as a step's finish
+    records its own: after the main row, whatever its guard said, since the steps' moves (and
+    the attempts they close) are written either way."""
     for move in end.steps:
         try:
             store.move_step(move)
         except AttemptNotRunningError:
             # its attempt was closed by another writer meanwhile: the step still ends
             store.move_step(replace(move, close_attempt=None))
-    return store.update_execution(end.change)
+    stored = store.update_execution(end.change)
+    if durations is not None:
+        record_end_durations(durations, end)
+    return stored
+
+
+def record_end_durations(durations: RecordAttemptDurations, end: RunEnd) -> None:
+    """The duration entry of each attempt `end` closes (idempotent: entries are named by their
+    attempt). Never raises: the run has ended whatever the ledger says."""
+    for move in end.steps:
+        if move.close_attempt is None:
+            continue  # a step that never started has no attempt to charge
+        command = RecordAttemptDurationsCommand(
+            workflow_execution_id=move.workflow_execution_id,
+            pipeline_execution_id=move.pipeline_execution_id,
+        )
+        try:
+            durations.execute(command)
+        except Exception:  # a cost not recorded must not fail the end of a run
+            _LOG.warning(
+                "execution %s step %s: the duration of attempt %s was not recorded",
+                move.workflow_execution_id,
+                move.pipeline_execution_id,
+                move.close_attempt,
+                exc_info=True,
+            )
 
 
 def end_run(
-    store: RunLifecycleStore, workflow_execution_id: str, decide: Callable[[Run], RunEnd | None]
+    store: RunLifecycleStore,
+    workflow_execution_id: str,
+    decide: Callable[[Run], RunEnd | None],
+    durations: RecordAttemptDurations | None = None,
 ) -> WorkflowExecution:
     """Read the run, ask `decide` how it ends, write that; again on a fresh read whenever the
     write is turned down. The main row as stored at the end (unchanged when `decide` says
     there is nothing to do, as for a run that has ended already)."""
-    return end_run_and_steps(store, workflow_execution_id, decide)[0]
+    return end_run_and_steps(store, workflow_execution_id, decide, durations=durations)[0]
 
 
 def end_run_and_steps(
@@ -44,6 +85,7 @@ def end_run_and_steps(
     workflow_execution_id: str,
     decide: Callable[[Run], RunEnd | None],
     first: Run | None = None,
+    durations: RecordAttemptDurations | None = None,
 ) -> tuple[WorkflowExecution, tuple[PipelineExecution, ...]]:
     """end_run, and the steps as the end left them; `first` is the run as the caller has just
     read it (the first decision is taken on it, saving a read)."""
@@ -54,7 +96,7 @@ def end_run_and_steps(
         end = decide(run)
         if end is None:
             return run.execution, run.steps
-        stored = write_end(store, end)
+        stored = write_end(store, end, durations)
         if stored is not None:
             return stored, _steps_after(run.steps, end)
         run = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Self
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
@@ -235,6 +236,9 @@ class PipelineInputFile(_Record):
 
 
 class OutputFile(_Record):
+    """A step's latest version of one output path (seed 000): a later attempt's file of the
+    same path replaces the row; every attempt's own stays as its Artifact."""
+
     pipeline_execution_id: str
     workflow_execution_id: str
     file_type: str
@@ -242,10 +246,58 @@ class OutputFile(_Record):
     version_id: str
     size: int
     etag: str
+    # the attempt that wrote this version; None on a row recorded before attempts were named
+    attempt: int | None = Field(default=None, ge=1)
 
     @property
     def row_key(self) -> str:
         return f"{self.file_type}:{self.relative_file_path}"
+
+
+# Attempt numbers in an artifact's key are zero-padded so that the text key sorts as numbers do
+# (attempt 10 after attempt 9), the order DynamoDB and SQLite give a string sort key.
+ARTIFACT_ATTEMPT_DIGITS = 6
+
+
+class Artifact(_Record):
+    """Seed 003 ARTIFACT: one output file version, kept with the attempt (TASK_EXECUTION) that
+    wrote it. Written once and never replaced: a retry or a redrive writing the same path adds
+    an artifact of its own attempt, and the earlier attempt's stays."""
+
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    attempt: int = Field(ge=1)
+    file_type: str
+    relative_file_path: str
+    version_id: str
+    size: int
+    etag: str
+    recorded_at: AwareDatetime
+
+    @property
+    def row_key(self) -> str:
+        """`attempt:fileType:relativeFilePath`: a step's artifacts by attempt, then by path."""
+        attempt = f"{self.attempt:0{ARTIFACT_ATTEMPT_DIGITS}d}"
+        return f"{attempt}:{self.file_type}:{self.relative_file_path}"
+
+
+def artifacts_of(files: Sequence[OutputFile], at: datetime) -> tuple[Artifact, ...]:
+    """The artifact of each file that names its attempt, recorded `at`."""
+    return tuple(
+        Artifact(
+            pipeline_execution_id=f.pipeline_execution_id,
+            workflow_execution_id=f.workflow_execution_id,
+            attempt=f.attempt,
+            file_type=f.file_type,
+            relative_file_path=f.relative_file_path,
+            version_id=f.version_id,
+            size=f.size,
+            etag=f.etag,
+            recorded_at=at,
+        )
+        for f in files
+        if f.attempt is not None
+    )
 
 
 class OutputMetadata(_Record):
@@ -303,6 +355,8 @@ class StepOutputs(_Record):
     metadata: tuple[OutputMetadata, ...] = ()
     results: tuple[OutputResult, ...] = ()
     logs: tuple[StepLog, ...] = ()
+    # written in the same write as `files`; read back attempt by attempt, then by path
+    artifacts: tuple[Artifact, ...] = ()
 
 
 class StepDetails(_Record):

@@ -524,7 +524,11 @@ class Container(containers.DeclarativeContainer):
 
     start_step = providers.Factory(StartStep, store=execution_store, clock=clock)
     retry_step = providers.Factory(
-        RetryStep, store=execution_store, clock=clock, durations=record_attempt_durations
+        RetryStep,
+        store=execution_store,
+        clock=clock,
+        durations=record_attempt_durations,
+        objects=object_store,
     )
     finish_step = providers.Factory(
         FinishStep,
@@ -541,6 +545,7 @@ class Container(containers.DeclarativeContainer):
         logs=log_store,
         clock=clock,
         run_logs=run_log_source,
+        durations=record_attempt_durations,
     )
     # The local runner's wait between a step's attempts (None: time.sleep); tests override it.
     retry_sleep: providers.Provider[Callable[[float], None] | None] = providers.Object(None)
@@ -688,6 +693,7 @@ class Container(containers.DeclarativeContainer):
         lease_seconds=config.lease_seconds,
         run_logs=run_log_source,
         overdue_gates=close_overdue_gate,
+        durations=record_attempt_durations,
     )
     get_execution = providers.Factory(
         GetExecution, store=execution_store, reconcile=reconcile_execution, clock=clock
@@ -780,6 +786,7 @@ class Container(containers.DeclarativeContainer):
         objects=object_store,
         clock=clock,
         run_logs=run_log_source,
+        durations=record_attempt_durations,
     )
     delete_execution = providers.Factory(
         DeleteExecution,

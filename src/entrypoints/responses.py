@@ -30,6 +30,7 @@ from domain.available_logs import AvailableLog
 from domain.constraints import Constraint, Criterion, Role, RoleAssignment
 from domain.events import ExecutionEvent
 from domain.execution import (
+    Artifact,
     ExecutionConfiguration,
     ExecutionDetails,
     ExecutionInput,
@@ -448,6 +449,7 @@ class OutputFileResponse(Response):
     version_id: str
     size: int
     etag: str
+    attempt: int | None = None  # absent on a row recorded before attempts were named
 
     @classmethod
     def of(cls, row: OutputFile) -> Self:
@@ -459,6 +461,35 @@ class OutputFileResponse(Response):
             version_id=row.version_id,
             size=row.size,
             etag=row.etag,
+            attempt=row.attempt,
+        )
+
+
+class ArtifactResponse(Response):
+    """One output file version as the attempt that wrote it left it (seed 003 ARTIFACT)."""
+
+    pipeline_execution_id: str
+    workflow_execution_id: str
+    attempt: int
+    file_type: str
+    relative_file_path: str
+    version_id: str
+    size: int
+    etag: str
+    recorded_at: UtcDate
+
+    @classmethod
+    def of(cls, row: Artifact) -> Self:
+        return cls(
+            pipeline_execution_id=row.pipeline_execution_id,
+            workflow_execution_id=row.workflow_execution_id,
+            attempt=row.attempt,
+            file_type=row.file_type,
+            relative_file_path=row.relative_file_path,
+            version_id=row.version_id,
+            size=row.size,
+            etag=row.etag,
+            recorded_at=row.recorded_at,
         )
 
 
@@ -657,6 +688,8 @@ class StepDetailsResponse(Response):
     output_results: tuple[OutputResultResponse, ...] = ()
     logs: tuple[StepLogResponse, ...] = ()
     attempts: tuple[AttemptResponse, ...] = ()
+    # every attempt's output files, attempt ascending; outputFiles keeps only each path's latest
+    artifacts: tuple[ArtifactResponse, ...] = ()
     available_logs: tuple[AvailableLogResponse, ...] = ()
     sub_executions: tuple[SubExecutionResponse, ...] | None = None
 
@@ -674,6 +707,7 @@ class StepDetailsResponse(Response):
             output_results=tuple(OutputResultResponse.of(r) for r in outputs.results),
             logs=tuple(StepLogResponse.of(r) for r in outputs.logs),
             attempts=tuple(AttemptResponse.of(a) for a in entry.attempts),
+            artifacts=tuple(ArtifactResponse.of(r) for r in outputs.artifacts),
             available_logs=tuple(AvailableLogResponse.of(log) for log in entry.available_logs),
             sub_executions=tuple(SubExecutionResponse.of(s) for s in entry.sub_executions)
             if with_sub_executions
@@ -1242,6 +1276,7 @@ MetadataItemResponse = (
     | OutputMetadataResponse
     | OutputResultResponse
     | StepLogResponse
+    | ArtifactResponse
     | AttemptResponse
     | AvailableLogResponse
     | RegisteredLogResponse
@@ -1266,6 +1301,8 @@ def metadata_item(item: DetailItem) -> MetadataItemResponse:
             return OutputResultResponse.of(item)
         case StepLog():
             return StepLogResponse.of(item)
+        case Artifact():
+            return ArtifactResponse.of(item)
         case TaskExecution():
             return AttemptResponse.of(item)
         case AvailableLog():

@@ -35,6 +35,7 @@ from domain.execution import (
     StepLog,
     StepOutputs,
     WorkflowExecution,
+    artifacts_of,
 )
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
@@ -192,21 +193,27 @@ def a_launch(
     )
 
 
-def some_outputs(execution_id: str, index: int, *, version: str = "v1") -> StepOutputs:
-    """One row of each output table for one step; `version` varies the non-key attributes."""
+def some_outputs(
+    execution_id: str, index: int, *, version: str = "v1", attempt: int = 1
+) -> StepOutputs:
+    """One row of each output table for one step, and the file's artifact of `attempt`;
+    `version` varies the non-key attributes."""
     pipeline_execution_id = step_id(execution_id, index)
     common = {"pipeline_execution_id": pipeline_execution_id, "workflow_execution_id": execution_id}
-    return StepOutputs(
-        files=(
-            OutputFile(
-                **common,
-                file_type="file",
-                relative_file_path="mesh.glb",
-                version_id=version,
-                size=42,
-                etag=f"etag-{version}",
-            ),
+    files = (
+        OutputFile(
+            **common,
+            file_type="file",
+            relative_file_path="mesh.glb",
+            version_id=version,
+            size=42,
+            etag=f"etag-{version}",
+            attempt=attempt,
         ),
+    )
+    return StepOutputs(
+        files=files,
+        artifacts=artifacts_of(files, at(5)),
         metadata=(
             OutputMetadata(
                 **common, target_file_path="mesh.glb", metadata_key="faces", value=version

@@ -21,22 +21,29 @@ from application.use_cases.get_execution_metadata import (
     GetExecutionMetadataQuery,
 )
 from domain.errors import ExecutionNotFoundError, InvalidInputError, PipelineExecutionNotFoundError
-from domain.execution import ExecutionDetails, PipelineExecution, StepDetails, StepOutputs
-from tests.contract.builders import a_launch, some_outputs, step_id
+from domain.execution import (
+    ExecutionDetails,
+    PipelineExecution,
+    StepDetails,
+    StepOutputs,
+    artifacts_of,
+)
+from tests.contract.builders import a_launch, at, some_outputs, step_id
 
 FILES = MAX_STEP_ROWS + 5
 
 
 @pytest.fixture
 def big_run(execution_store: ExecutionStore) -> ExecutionStore:
-    """Run r1: MAX_INPUTS + 3 inputs, three steps, FILES output files on its first step."""
+    """Run r1: MAX_INPUTS + 3 inputs, three steps, FILES output files (and their artifacts) on
+    its first step."""
     inputs = [("db1:asset1", f"f{n:04d}.obj") for n in range(MAX_INPUTS + 3)]
     execution_store.add_launch(a_launch("r1", inputs=inputs, steps=3))
     template = some_outputs("r1", 0).files[0]
     files = tuple(
         template.model_copy(update={"relative_file_path": f"out/{n:04d}.glb"}) for n in range(FILES)
     )
-    execution_store.add_step_outputs(StepOutputs(files=files))
+    execution_store.add_step_outputs(StepOutputs(files=files, artifacts=artifacts_of(files, at(5))))
     return execution_store
 
 
@@ -76,6 +83,7 @@ def test_details_cut_inputs_and_a_steps_outputs_and_name_both(big_run: Execution
     assert cuts == {
         ("inputs", MAX_INPUTS, "more"),
         (f"pipelineExecutions[{step_id('r1', 0)}].outputFiles", MAX_STEP_ROWS, "more"),
+        (f"pipelineExecutions[{step_id('r1', 0)}].artifacts", MAX_STEP_ROWS, "more"),
         # the builder hands every step each input's metadata
         *((f"pipelineExecutions[{step_id('r1', n)}].inputMetadata", 100, "more") for n in range(3)),
     }
@@ -89,6 +97,7 @@ def test_a_cut_collections_token_pages_exactly_the_rest(big_run: ExecutionStore)
         shown = {
             "inputs": details.inputs,
             f"pipelineExecutions[{step_id('r1', 0)}].outputFiles": details.steps[0].outputs.files,
+            f"pipelineExecutions[{step_id('r1', 0)}].artifacts": details.steps[0].outputs.artifacts,
             **{
                 f"pipelineExecutions[{entry.step.pipeline_execution_id}].inputMetadata": (
                     entry.input_metadata

@@ -9,6 +9,7 @@ import pytest
 
 from adapters.records import (
     Item,
+    build_artifact_record,
     build_execution_input_record,
     build_output_file_record,
     build_output_metadata_record,
@@ -105,7 +106,9 @@ def test_the_row_key_is_the_stored_sort_key() -> None:
         (RowCollection.OUTPUT_METADATA, outputs.metadata[0], build_output_metadata_record),
         (RowCollection.OUTPUT_RESULTS, outputs.results[0], build_output_result_record),
         (RowCollection.LOGS, outputs.logs[0], build_step_log_record),
+        (RowCollection.ARTIFACTS, outputs.artifacts[0], build_artifact_record),
     ]
+    assert {collection for collection, _, _ in cases} == set(RowCollection)
     for collection, row, build in cases:
         sort = TABLE_SPECS[ROW_TABLES[collection]].sort
         assert sort is not None

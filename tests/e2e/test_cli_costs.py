@@ -5,6 +5,7 @@ billing export corrects it, a bad export changes nothing; summaries match totals
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,11 @@ from typing import Any
 import pytest
 import yaml
 
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.tables import TableNames
+from domain.run import first_start
+from tests.contract.builders import a_launch, step_id
 from tests.e2e.cli import Wfx, assert_bad_input
 
 pytestmark = pytest.mark.xdist_group("e2e-cli-costs")
@@ -132,6 +138,28 @@ def test_reported_usage_a_correcting_import_and_a_bad_import_that_changes_nothin
     assert by_workflow["rows"][0]["day"] and by_workflow["entries"] == summary["entries"]
     text = wfx.ok("costs", "summary", "--workflow", "demo/flaky").stdout
     assert "1.5024 USD actual" in text
+
+
+def test_a_run_whose_runner_was_lost_is_charged_for_the_attempt_its_end_closed(wfx: Wfx) -> None:
+    """The run's rows are written into the CLI's database as a runner that died mid-step left
+    them: a RUNNING attempt and no lease. The next read ends the run, and charges the attempt."""
+    wfx.ok("tables", "create")
+    database = SqliteDatabase(wfx.home / "wfx.db")
+    try:
+        store = SqliteExecutionStore(database, TableNames())
+        now = datetime.now(UTC)
+        store.add_launch(a_launch("run-1", start=now - timedelta(minutes=2)))
+        store.move_step(first_start("run-1", step_id("run-1", 0), now - timedelta(minutes=1)))
+    finally:
+        database.close()
+
+    shown = wfx.json("executions", "show", "run-1")
+
+    assert shown["execution"]["executionStatus"] == "FAILED"
+    summary = wfx.json("costs", "summary", "--execution", "run-1")
+    (seconds,) = summary["rows"][0]["quantities"]
+    assert (seconds["unit"], seconds["basis"], seconds["entries"]) == ("seconds", "estimate", 1)
+    assert Decimal(seconds["quantity"]) >= 60  # from its start to the read that ended it
 
 
 def test_bad_summary_and_report_options_are_refused_by_name(wfx: Wfx) -> None:

@@ -50,6 +50,24 @@ def test_the_admin_reads_a_run_as_the_cli_prints_it(service: Service) -> None:
     assert not {"allListPartition", "requestDigest", "workflowDatabaseId:workflowId"} & set(body)
 
 
+def test_the_details_name_each_output_files_attempt_and_list_the_attempts_artifacts(
+    service: Service,
+) -> None:
+    answer = service.client.get(
+        f"/workflows/executions/{service.execution_id}/details", headers=_admin(service)
+    )
+    assert answer.status_code == 200
+    steps = answer.json()["pipelineExecutions"]
+    assert all(f["attempt"] == 1 for step in steps for f in step["outputFiles"])
+    for step in steps:
+        # each step ran once: its one attempt's artifacts are its output files
+        latest = {(f["relativeFilePath"], f["versionId"]) for f in step["outputFiles"]}
+        kept = {(a["relativeFilePath"], a["versionId"]) for a in step["artifacts"]}
+        assert kept == latest
+        assert {a["attempt"] for a in step["artifacts"]} <= {1}
+    assert any(step["artifacts"] for step in steps)
+
+
 def test_a_list_pages_newest_first_and_says_next_token(service: Service) -> None:
     second = service.launch()
     headers = _admin(service)

@@ -52,6 +52,8 @@ WFX_TABLES = {
     "WfxAuthorizationTable",
     "WfxCostLedgerTable",
     "WfxExecutionEventsTable",
+    "WfxArtifactsTable",
+    "WfxApprovalRequestsTable",
 }
 RUN = (
     "run",

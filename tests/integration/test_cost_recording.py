@@ -1,9 +1,11 @@
 """Cost recording through the whole container, on SQLite and DynamoDB (moto): the tracking
-callbacks (what the Step Functions Lambda calls) record each attempt's duration, a registration
-event reports usage, a billing export loads all or nothing."""
+callbacks (what the Step Functions Lambda calls) record each attempt's duration, and so does the
+end of a run for the attempts it closes; a registration event reports usage, a billing export
+loads all or nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -17,13 +19,15 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
 from application.ports import CostScope
+from application.use_cases.abort_execution import AbortExecutionCommand
+from application.use_cases.complete_execution import CompleteExecutionCommand
 from application.use_cases.import_costs import ImportCostsCommand
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecutionCommand
 from application.use_cases.retry_step import RetryStepCommand
 from application.use_cases.step_tracking import FinishStepCommand, StartStepCommand
 from domain.costs import CostBasis, CostKind, CostLedgerEntry, CostSource
 from domain.errors import InvalidInputError
-from domain.statuses import StepStatus
+from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import a_launch, step_id
 
 RUN = "run-1"
@@ -91,6 +95,94 @@ def test_a_retry_and_a_finish_record_one_duration_per_attempt_once(container: An
         assert entry.amount is None  # the default rate card has no price for a local second
     assert {e.execution_group_id for e in entries} == {"nightly"}
     assert entries[0].asset_keys == ("db1:asset1",)
+
+
+def _abort(container: Any) -> None:
+    container.abort_execution().execute(AbortExecutionCommand(workflow_execution_id=RUN))
+
+
+def _lose_runner(container: Any) -> None:
+    # launched in 2024 and never leased: a read finds its runner gone
+    container.reconcile_execution().execute(container.execution_store().get_execution(RUN))
+
+
+def _fail(container: Any) -> None:
+    command = CompleteExecutionCommand(
+        workflow_execution_id=RUN, status=ExecutionStatus.FAILED, error="the runner gave up"
+    )
+    container.complete_execution().execute(command)
+
+
+RUN_ENDS = {"abort": _abort, "lost runner": _lose_runner, "failed end": _fail}
+
+
+@pytest.mark.parametrize("end", RUN_ENDS.values(), ids=RUN_ENDS.keys())
+def test_a_run_end_records_the_duration_of_each_attempt_it_closes_once(
+    container: Any, end: Callable[[Any], None]
+) -> None:
+    _start(container)  # the root runs; the second step never starts
+
+    end(container)
+    end(container)  # an end tried again: the run has ended, nothing is added
+
+    run = container.execution_store().get_execution(RUN)
+    assert run.is_terminal
+    (attempt,) = container.execution_store().list_attempts([ROOT])
+    assert attempt.stop_date is not None
+    (entry,) = _entries(container)
+    seconds = (attempt.stop_date - attempt.start_date).total_seconds()
+    assert (entry.pipeline_execution_id, entry.attempt, entry.kind) == (
+        ROOT,
+        1,
+        CostKind.DURATION,
+    )
+    assert (entry.quantity, entry.unit, entry.source) == (
+        Decimal(int(seconds)),
+        "seconds",
+        CostSource.RUNNER,
+    )
+    assert seconds > 0 and entry.execution_group_id == "nightly"
+
+
+def test_an_attempt_closed_by_its_finish_is_not_charged_again_by_the_run_end(
+    container: Any,
+) -> None:
+    _start(container)
+    finish = FinishStepCommand(
+        workflow_execution_id=RUN, pipeline_execution_id=ROOT, status=StepStatus.FAILED
+    )
+    container.finish_step().execute(finish)
+
+    _fail(container)
+
+    assert [(e.pipeline_execution_id, e.attempt) for e in _entries(container)] == [(ROOT, 1)]
+
+
+class _BrokenLedger:
+    def create_tables(self) -> None: ...
+
+    def append(self, entries: Sequence[CostLedgerEntry]) -> None:
+        raise RuntimeError("the ledger is down")
+
+    def list_entries(self, scope: CostScope, key: str | None) -> list[CostLedgerEntry]:
+        raise RuntimeError("the ledger is down")
+
+
+@pytest.mark.parametrize("end", RUN_ENDS.values(), ids=RUN_ENDS.keys())
+def test_a_ledger_that_fails_never_fails_the_end_of_a_run(
+    container: Any, end: Callable[[Any], None]
+) -> None:
+    container.cost_ledger.override(providers.Object(_BrokenLedger()))
+    _start(container)
+
+    end(container)
+
+    run = container.execution_store().get_execution(RUN)
+    assert run.is_terminal
+    steps = {s.pipeline_execution_id: s for s in container.execution_store().list_steps(RUN)}
+    assert steps[ROOT].is_terminal
+    (attempt,) = container.execution_store().list_attempts([ROOT])
+    assert attempt.stop_date is not None
 
 
 def test_a_registration_reports_usage_priced_by_itself_or_by_the_rate_card(

@@ -28,13 +28,20 @@ from adapters.item_budget import (
     value_size,
 )
 from adapters.records import (
+    build_artifact_record,
     build_execution_input_record,
     build_output_file_record,
     build_output_result_record,
     build_pipeline_execution_record,
     fit_step_update,
 )
-from domain.execution import ExecutionInput, OutputFile, OutputResult, PipelineExecution
+from domain.execution import (
+    Artifact,
+    ExecutionInput,
+    OutputFile,
+    OutputResult,
+    PipelineExecution,
+)
 
 
 def test_the_limit_is_400_kb_in_binary_units_and_the_budget_keeps_a_margin() -> None:
@@ -215,6 +222,18 @@ def test_records_of_keys_and_ids_are_bounded_far_under_the_budget() -> None:
                 version_id=LONGEST_KEY,
                 size=10**15,
                 etag="t" * 64,
+            )
+        ),
+        build_artifact_record(
+            Artifact(
+                **common,
+                attempt=10**6 - 1,
+                file_type="metadata",
+                relative_file_path=LONGEST_KEY,
+                version_id=LONGEST_KEY,
+                size=10**15,
+                etag="t" * 64,
+                recorded_at=NOW,
             )
         ),
         build_output_result_record(

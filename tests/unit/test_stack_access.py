@@ -13,16 +13,18 @@ import pytest
 
 from adapters.aws.stack import roles
 from adapters.aws.stack.access import (
+    COMPLETION,
     FUNCTIONS,
     HTTP_API,
     STORE_TABLES,
+    TRACKING,
     Capability,
     FunctionAccess,
     Store,
 )
 from adapters.aws.stack.template import deployment_template
 from adapters.dynamodb.template import logical_id
-from adapters.tables import TableNames
+from adapters.tables import ResourceKeys, TableNames
 from entrypoints import lambda_handlers
 from entrypoints.container import Container
 
@@ -173,6 +175,13 @@ def test_each_role_names_only_the_tables_of_its_stores(function: FunctionAccess)
             assert statement["Action"] == ["batch:DescribeJobs"]
     expected = {logical_id(key) for store in function.stores for key in STORE_TABLES[store]}
     assert named == expected
+
+
+def test_the_functions_recording_or_deleting_outputs_may_write_the_artifacts() -> None:
+    """Seed 003 ARTIFACT: written with the output files by a finish, a retry and a completion
+    (the tracking and completion functions), deleted with the run (the HTTP function)."""
+    for function in (TRACKING, COMPLETION, HTTP_API):
+        assert ResourceKeys.ARTIFACTS in function.tables, function.name
 
 
 def test_no_function_may_touch_the_earlier_table() -> None:

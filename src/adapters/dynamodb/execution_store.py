@@ -41,6 +41,7 @@ from adapters.records import (
     SUB_EXECUTION_STOPS,
     StopsMerge,
     access_facts_of,
+    build_artifact_record,
     build_execution_configuration_record,
     build_execution_input_record,
     build_execution_record,
@@ -56,6 +57,7 @@ from adapters.records import (
     fit_step_update,
     format_date,
     lease_guard_values,
+    parse_artifact_record,
     parse_execution_configuration_record,
     parse_execution_input_record,
     parse_execution_record,
@@ -137,6 +139,7 @@ TRANSACTION_ITEM_LIMIT = 100
 # TransactWriteItems also caps the request at 4 MB; stay well under it, since the estimate below
 # is rough (UTF-8 JSON of the plain item, close to DynamoDB's own accounting for strings).
 TRANSACTION_BYTE_BUDGET = 3_500_000
+_ARTIFACT_CONFLICT_TRIES = 5
 
 _LIST_INDEXES = {
     ListScope.ALL: "WorkflowExecutionsByDateGSI",
@@ -884,11 +887,17 @@ class DynamoDbExecutionStore:
     # -- outputs ------------------------------------------------------------------------------
 
     def add_step_outputs(self, outputs: StepOutputs) -> None:
+        files = unique_puts(
+            self._puts(
+                ResourceKeys.PIPELINE_OUTPUT_FILES, map(build_output_file_record, outputs.files)
+            )
+        )
+        # as an insert-if-absent would, the first of two artifacts of one key is the one kept
+        artifacts = unique_puts(
+            self._puts(ResourceKeys.ARTIFACTS, map(build_artifact_record, outputs.artifacts[::-1]))
+        )[::-1]
         puts = unique_puts(
             [
-                *self._puts(
-                    ResourceKeys.PIPELINE_OUTPUT_FILES, map(build_output_file_record, outputs.files)
-                ),
                 *self._puts(
                     ResourceKeys.PIPELINE_OUTPUT_METADATA,
                     map(build_output_metadata_record, outputs.metadata),
@@ -900,8 +909,59 @@ class DynamoDbExecutionStore:
                 *self._puts(ResourceKeys.PIPELINE_LOGS, map(build_step_log_record, outputs.logs)),
             ]
         )
-        self._bodies.put(item for _, _, item in puts)
+        self._bodies.put(item for _, _, item in (*files, *artifacts, *puts))
+        if artifacts:
+            self._put_files_with_artifacts(files, artifacts)
+        else:
+            puts = [*files, *puts]
         batch_put(self._client, [(table_name, to_wire(item)) for table_name, _, item in puts])
+
+    def _put_files_with_artifacts(self, files: Sequence[Put], artifacts: Sequence[Put]) -> None:
+        """The seed's file rows and the artifacts in transactions of at most the item limit,
+        each file beside its own artifact (both are built in the files' order)."""
+        half = TRANSACTION_ITEM_LIMIT // 2
+        for start in range(0, max(len(files), len(artifacts)), half):
+            self._transact_artifacts(files[start : start + half], artifacts[start : start + half])
+
+    def _transact_artifacts(self, files: Sequence[Put], artifacts: Sequence[Put]) -> None:
+        pending, conflicts = list(artifacts), 0
+        while files or pending:
+            actions: list[Any] = [
+                *({"Put": {"TableName": t, "Item": to_wire(item)}} for t, _, item in files),
+                *(
+                    {
+                        "Put": {
+                            "TableName": t,
+                            "Item": to_wire(item),
+                            # never replaced: an attempt's artifact stays as it was first written
+                            "ConditionExpression": "attribute_not_exists(#pk)",
+                            "ExpressionAttributeNames": {"#pk": spec.partition.name},
+                        }
+                    }
+                    for t, spec, item in pending
+                ),
+            ]
+            try:
+                self._client.transact_write_items(TransactItems=actions)
+                return
+            except ClientError as exc:
+                if _error_code(exc) != "TransactionCanceledException":
+                    raise
+                reasons = exc.response.get("CancellationReasons", [])
+                taken = {
+                    position - len(files)
+                    for position, reason in enumerate(reasons)
+                    if position >= len(files) and reason.get("Code") == "ConditionalCheckFailed"
+                }
+                if taken:
+                    # recorded already (a delivery repeated): the rest goes without them
+                    pending = [put for n, put in enumerate(pending) if n not in taken]
+                    continue
+                conflicts += 1
+                codes = {reason.get("Code") for reason in reasons}
+                if "TransactionConflict" not in codes or conflicts >= _ARTIFACT_CONFLICT_TRIES:
+                    raise
+                pause_before_retry(conflicts)
 
     def _step_rows(self, table: ResourceKeys, pipeline_execution_id: str) -> list[Item]:
         table_name, spec = self._table(table)
@@ -999,6 +1059,7 @@ class DynamoDbExecutionStore:
                 ),
                 results=tuple(map(parse_output_result_record, rows(RowCollection.OUTPUT_RESULTS))),
                 logs=tuple(map(parse_step_log_record, rows(RowCollection.LOGS))),
+                artifacts=tuple(map(parse_artifact_record, rows(RowCollection.ARTIFACTS))),
             )
             if include_outputs
             else StepOutputs(),

@@ -65,6 +65,7 @@ class ExecutionSql:
         self.output_metadata = self.tables[ResourceKeys.PIPELINE_OUTPUT_METADATA]
         self.output_results = self.tables[ResourceKeys.PIPELINE_OUTPUT_RESULTS]
         self.logs = self.tables[ResourceKeys.PIPELINE_LOGS]
+        self.artifacts = self.tables[ResourceKeys.ARTIFACTS]
         attempts = self.attempts = self.tables[ResourceKeys.TASK_EXECUTIONS]
 
         main_columns = ", ".join(main.q(c) for c in (*main.columns, "item"))
@@ -104,6 +105,7 @@ class ExecutionSql:
             RowCollection.OUTPUT_METADATA: self.output_metadata,
             RowCollection.OUTPUT_RESULTS: self.output_results,
             RowCollection.LOGS: self.logs,
+            RowCollection.ARTIFACTS: self.artifacts,
         }
         self._row_pages = {
             (collection, continued): self._render_row_page(table, continued)

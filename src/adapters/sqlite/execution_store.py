@@ -14,6 +14,7 @@ from adapters.records import (
     SUB_EXECUTION_STOPS,
     Item,
     StopsMerge,
+    build_artifact_record,
     build_execution_configuration_record,
     build_execution_input_record,
     build_execution_record,
@@ -29,6 +30,7 @@ from adapters.records import (
     fit_step_update,
     format_date,
     lease_guard_values,
+    parse_artifact_record,
     parse_execution_configuration_record,
     parse_execution_input_record,
     parse_execution_record,
@@ -168,14 +170,15 @@ class SqliteExecutionStore:
         """
         if self._attempts_ready:
             return
-        # the cost ledger and approvals are newer still, and a permanent delete goes through
-        # their tables too
+        # the cost ledger, approvals and artifacts are newer still, and a permanent delete goes
+        # through their tables too
         names = [
             self._sql.schema.tables[key].name
             for key in (
                 ResourceKeys.TASK_EXECUTIONS,
                 ResourceKeys.COST_LEDGER,
                 ResourceKeys.APPROVAL_REQUESTS,
+                ResourceKeys.ARTIFACTS,
             )
         ]
         with self._database.read() as connection:
@@ -451,11 +454,19 @@ class SqliteExecutionStore:
             (sql.output_results, [build_output_result_record(row) for row in outputs.results]),
             (sql.logs, [build_step_log_record(row) for row in outputs.logs]),
         )
+        artifacts = [build_artifact_record(row) for row in outputs.artifacts]
+        if artifacts:
+            self._ensure_attempts_table()
         self._bodies.put(item for _, items in tables for item in items)
         with self._database.write() as connection:
             for table, items in tables:
                 if items:
                     connection.executemany(table.upsert, table.rows(items))
+            if artifacts:
+                # an artifact is never replaced: a taken key keeps the attempt's first record
+                connection.executemany(
+                    sql.artifacts.insert_if_absent, sql.artifacts.rows(artifacts)
+                )
 
     def delete_execution(self, workflow_execution_id: str) -> bool:
         self._ensure_attempts_table()
@@ -602,6 +613,8 @@ class SqliteExecutionStore:
     def list_rows(
         self, collection: RowCollection, partition: str, after: str | None, limit: int
     ) -> list[Row]:
+        if collection is RowCollection.ARTIFACTS:
+            self._ensure_attempts_table()
         sql = self._sql.row_page(collection, continued=after is not None)
         parameters = (partition, limit) if after is None else (partition, after, limit)
         with self._database.read() as connection:
@@ -650,6 +663,7 @@ class SqliteExecutionStore:
                 results = per_step(sql.output_results, parse_output_result_record)
                 logs = per_step(sql.logs, parse_step_log_record)
                 attempts = per_step(sql.attempts, parse_task_execution_record, bounded=False)
+                artifacts = per_step(sql.artifacts, parse_artifact_record)
         no_outputs = StepOutputs()
         return ExecutionDetails(
             execution=parse_execution_record(self._whole(load_item(row[0]))),
@@ -669,6 +683,7 @@ class SqliteExecutionStore:
                         metadata=tuple(metadata.get(pid, ())),
                         results=tuple(results.get(pid, ())),
                         logs=tuple(logs.get(pid, ())),
+                        artifacts=tuple(sorted(artifacts.get(pid, ()), key=lambda a: a.row_key)),
                     )
                     if include_outputs
                     else no_outputs,

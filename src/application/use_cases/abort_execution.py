@@ -17,6 +17,7 @@ from application.run_log import fit_run_log_text
 from application.run_log_sources import LocalRunLog
 from application.run_writes import MAX_RACES, RunContentionError, end_run
 from application.sub_process_stops import stop_sub_processes
+from application.use_cases.record_cost import RecordAttemptDurations
 from domain.execution import WorkflowExecution
 from domain.run import ABORT_ERROR, DEFAULT_ABORT_CAUSE, Run
 
@@ -54,11 +55,14 @@ class AbortExecution:
         objects: ObjectStore,
         clock: Clock,
         run_logs: RunLogSource | None = None,
+        durations: RecordAttemptDurations | None = None,
     ) -> None:
-        """`run_logs`: where the run log comes from (the local step logs when not given)."""
+        """`run_logs`: where the run log comes from (the local step logs when not given);
+        `durations`: what records the attempts the abort closes."""
         self._store, self._orchestrator, self._sub_processes = store, orchestrator, sub_processes
         self._objects, self._clock = objects, clock
         self._run_logs = run_logs or LocalRunLog(logs)
+        self._durations = durations
 
     def execute(self, command: AbortExecutionCommand) -> AbortResult:
         execution = self._request(command)
@@ -74,7 +78,10 @@ class AbortExecution:
         log, log_object_key = fit_run_log_text(self._objects, execution_id, text)
         now = self._clock.now()
         aborted = end_run(
-            self._store, execution_id, lambda run: run.abort(now, log, log_object_key)
+            self._store,
+            execution_id,
+            lambda run: run.abort(now, log, log_object_key),
+            self._durations,
         )
         return AbortResult(execution=aborted, warnings=warnings)
 

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from application.output_folder import relative_path, unrecorded_outputs
+from application.output_folder import relative_path, unrecorded_outputs, writing_attempt
 from application.ports import (
     AssetCatalog,
     Clock,
@@ -21,6 +21,7 @@ from application.ports import (
 from application.run_log import fit_run_log_text
 from application.run_log_sources import LocalRunLog
 from application.run_writes import end_run_and_steps
+from application.use_cases.record_cost import RecordAttemptDurations
 from domain.assets import AssetFile, asset_object_key, asset_root_key
 from domain.execution import (
     ExecutionConfiguration,
@@ -30,6 +31,7 @@ from domain.execution import (
     StepLog,
     StepOutputs,
     WorkflowExecution,
+    artifacts_of,
     chain_order,
 )
 from domain.run import Run, RunEnd
@@ -62,11 +64,14 @@ class CompleteExecution:
         logs: LogStore,
         clock: Clock,
         run_logs: RunLogSource | None = None,
+        durations: RecordAttemptDurations | None = None,
     ) -> None:
-        """`run_logs`: where the run log comes from (the local step logs when not given)."""
+        """`run_logs`: where the run log comes from (the local step logs when not given);
+        `durations`: what records the attempts the end closes (their runner could not)."""
         self._store, self._objects, self._assets = store, objects, assets
         self._logs, self._clock = logs, clock
         self._run_logs = run_logs or LocalRunLog(logs)
+        self._durations = durations
 
     def execute(self, command: CompleteExecutionCommand) -> WorkflowExecution:
         def decide(run: Run, at: datetime, log: str, key: str | None) -> RunEnd | None:
@@ -92,17 +97,21 @@ class CompleteExecution:
             return execution
         steps = chain_order(run.steps)
         end_step = next((step for step in steps if step.end_state), None)
+        now = self._clock.now()
         if end_step is not None:
             # A run being aborted is not SUCCEEDED, whatever its runner says: no results then.
             outputs_for = ExecutionStatus.ABORTED if execution.is_stopping else status
-            self._store.add_step_outputs(self._end_state_outputs(end_step, outputs_for))
+            attempt = writing_attempt(run, end_step.pipeline_execution_id)
+            self._store.add_step_outputs(
+                self._end_state_outputs(end_step, outputs_for, attempt, now)
+            )
         log, log_object_key = self._fit_log(execution)
-        now = self._clock.now()
         ended, final_steps = end_run_and_steps(
             self._store,
             workflow_execution_id,
             lambda current: decide(current, now, log, log_object_key),
             first=run,
+            durations=self._durations,
         )
         self._write_summaries(final_steps)
         return ended
@@ -118,15 +127,16 @@ class CompleteExecution:
         return fit_run_log_text(self._objects, execution.workflow_execution_id, text)
 
     def _end_state_outputs(
-        self, end_step: PipelineExecution, status: ExecutionStatus
+        self, end_step: PipelineExecution, status: ExecutionStatus, attempt: int, at: datetime
     ) -> StepOutputs:
         prefix = end_step.output_files_path
         latest = self._objects.list_latest(prefix)
         if not latest:
             return StepOutputs()
-        files = unrecorded_outputs(self._store, self._objects, end_step, latest)
+        files = unrecorded_outputs(self._store, self._objects, end_step, attempt, latest)
+        artifacts = artifacts_of(files, at)
         if status is not ExecutionStatus.SUCCEEDED:
-            return StepOutputs(files=tuple(files))
+            return StepOutputs(files=tuple(files), artifacts=artifacts)
         metadata = [
             row
             for obj in latest
@@ -137,7 +147,12 @@ class CompleteExecution:
             [obj for obj in latest if not relative_path(obj, prefix).startswith(_METADATA_FOLDER)],
             end_step,
         )
-        return StepOutputs(files=tuple(files), metadata=tuple(metadata), results=tuple(results))
+        return StepOutputs(
+            files=tuple(files),
+            metadata=tuple(metadata),
+            results=tuple(results),
+            artifacts=artifacts,
+        )
 
     def _metadata_rows(
         self, obj: StoredObject, step: PipelineExecution, prefix: str

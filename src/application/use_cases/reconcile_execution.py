@@ -26,6 +26,7 @@ from application.run_log_sources import LocalRunLog
 from application.run_writes import end_run
 from application.sub_process_stops import stop_sub_processes
 from application.use_cases.approvals import CloseOverdueGate
+from application.use_cases.record_cost import RecordAttemptDurations
 from domain.errors import ConflictError
 from domain.execution import WorkflowExecution
 from domain.run import Run, RunChange, RunEnd, failure_message
@@ -70,13 +71,16 @@ class ReconcileExecution:
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         run_logs: RunLogSource | None = None,
         overdue_gates: CloseOverdueGate | None = None,
+        durations: RecordAttemptDurations | None = None,
     ) -> None:
         """`run_logs`: where the run log comes from (the local step logs when not given);
-        `overdue_gates` closes the gate a parked run waits at once its time is up."""
+        `overdue_gates` closes the gate a parked run waits at once its time is up; `durations`
+        records the attempts an end found here closes (a lost runner's)."""
         self._overdue = overdue_gates
         self._store, self._orchestrator, self._sub_processes = store, orchestrator, sub_processes
         self._objects, self._clock = objects, clock
         self._run_logs = run_logs or LocalRunLog(logs)
+        self._durations = durations
         self._interval = timedelta(seconds=min_interval_seconds)
         self._lease = timedelta(seconds=lease_seconds)
 
@@ -134,6 +138,7 @@ class ReconcileExecution:
             self._store,
             execution.workflow_execution_id,
             lambda run: run.lose_runner(now, self._lease, log, log_object_key),
+            self._durations,
         )
 
     def _end_as_described(
@@ -158,7 +163,7 @@ class ReconcileExecution:
             after = _with_redrive_status(end.change.after, described)
             return replace(end, change=replace(end.change, after=after))
 
-        return end_run(self._store, execution_id, decide)
+        return end_run(self._store, execution_id, decide, self._durations)
 
     def _fit_log(self, execution: WorkflowExecution) -> tuple[str, str | None]:
         text = self._run_logs.read_run_log(execution)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
+from collections import OrderedDict
 from decimal import Decimal
 from typing import Self
 
@@ -123,7 +125,8 @@ class RecordAttemptDurations:
     one) for each closed attempt of a step that has none yet; idempotent.
 
     One instance serves a process: it keeps each run's cost context (workflow, group, assets),
-    which the launch fixes once and for all, so a run's later steps don't read it again."""
+    which the launch fixes once and for all, so a run's later steps don't read it again. The
+    runner's threads share it, so the kept contexts are changed only under a lock."""
 
     _KEPT_CONTEXTS = 256
 
@@ -131,7 +134,8 @@ class RecordAttemptDurations:
         self, ledger: CostLedger, store: ExecutionStore, rates: RateCard, clock: Clock
     ) -> None:
         self._ledger, self._store, self._rates, self._clock = ledger, store, rates, clock
-        self._contexts: dict[str, RunCostContext] = {}
+        self._contexts: OrderedDict[str, RunCostContext] = OrderedDict()
+        self._contexts_lock = threading.Lock()
 
     def execute(self, command: RecordAttemptDurationsCommand) -> tuple[CostLedgerEntry, ...]:
         run_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
@@ -184,10 +188,16 @@ class RecordAttemptDurations:
         return entries
 
     def _context(self, run_id: str) -> RunCostContext:
-        context = self._contexts.get(run_id)
-        if context is None:
-            context = run_cost_context(self._store, run_id)
-            if len(self._contexts) >= self._KEPT_CONTEXTS:
-                self._contexts.pop(next(iter(self._contexts)))  # the oldest run first
+        with self._contexts_lock:
+            context = self._contexts.get(run_id)
+            if context is not None:
+                self._contexts.move_to_end(run_id)  # a run still stepping stays kept
+                return context
+        # read outside the lock: a store read must not hold up every other run's steps; two
+        # threads reading the same run's context at once get equal values, either may be kept
+        context = run_cost_context(self._store, run_id)
+        with self._contexts_lock:
             self._contexts[run_id] = context
+            while len(self._contexts) > self._KEPT_CONTEXTS:
+                self._contexts.popitem(last=False)  # the oldest run first
         return context

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import BaseModel, ConfigDict
 
+from application.output_folder import unrecorded_outputs
 from application.ports import (
     AttemptNotRunningError,
     AttemptNumberTakenError,
     Clock,
+    ObjectStore,
     RunLifecycleStore,
     RunNotOpenError,
 )
@@ -17,6 +21,7 @@ from application.use_cases.record_cost import (
     RecordAttemptDurationsCommand,
 )
 from domain.attempts import TaskExecution
+from domain.execution import PipelineExecution, StepOutputs, artifacts_of
 
 
 class RetryStepCommand(BaseModel):
@@ -31,6 +36,8 @@ class RetryStep:
     """Close the step's running attempt FAILED and open the next, in one write; the step stays
     RUNNING.
 
+    With the object store, the files the closing attempt left in the output folder are recorded
+    first as its own (seed 003 ARTIFACT): the next attempt may write the same paths again.
     Returns the new attempt, or None when the step is not RUNNING (finished, aborted, or never
     started): a retry never reopens a step. Refused (RunIsStoppingError, RunIsOverError) once an
     abort was requested or the run has ended.
@@ -41,8 +48,10 @@ class RetryStep:
         store: RunLifecycleStore,
         clock: Clock,
         durations: RecordAttemptDurations | None = None,
+        objects: ObjectStore | None = None,
     ) -> None:
         self._store, self._clock, self._durations = store, clock, durations
+        self._objects = objects
 
     def execute(self, command: RetryStepCommand) -> TaskExecution | None:
         opened = self._retry(command)
@@ -58,14 +67,28 @@ class RetryStep:
     def _retry(self, command: RetryStepCommand) -> TaskExecution | None:
         now = self._clock.now()
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
+        recorded = False
         for _ in range(MAX_RACES):
             run = self._store.get_run(execution_id, step_id)
             move = run.retry_step(step_id, command.error, now)
             if move is None:
                 return None
+            if not recorded and move.close_attempt is not None:
+                # before the close: a write repeated after a lost race records nothing new
+                self._record_outputs(run.step(step_id), move.close_attempt, now)
+                recorded = True
             try:
                 if self._store.move_step(move) is not None:
                     return move.open_attempt
             except (AttemptNumberTakenError, AttemptNotRunningError, RunNotOpenError):
                 pass  # another writer moved first: decide again on what it stored
         raise RunContentionError(f"step {step_id}: changed under every retry")
+
+    def _record_outputs(self, step: PipelineExecution, attempt: int, at: datetime) -> None:
+        if self._objects is None:
+            return
+        files = unrecorded_outputs(self._store, self._objects, step, attempt)
+        if files:
+            self._store.add_step_outputs(
+                StepOutputs(files=tuple(files), artifacts=artifacts_of(files, at))
+            )

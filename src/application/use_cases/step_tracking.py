@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.output_folder import unrecorded_outputs
+from application.output_folder import unrecorded_outputs, writing_attempt
 from application.ports import (
     AttemptNotRunningError,
     AttemptNumberTakenError,
@@ -18,7 +18,12 @@ from application.use_cases.record_cost import (
     RecordAttemptDurations,
     RecordAttemptDurationsCommand,
 )
-from domain.execution import PipelineExecution, StepOutputs, execution_output_prefix
+from domain.execution import (
+    PipelineExecution,
+    StepOutputs,
+    artifacts_of,
+    execution_output_prefix,
+)
 from domain.run import AttemptFencedError, first_start, plain_finish
 from domain.statuses import StepStatus, TerminalStepStatus
 
@@ -120,6 +125,7 @@ class FinishStep:
     def _finish(self, command: FinishStepCommand) -> PipelineExecution:
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
         latest = self._objects.list_latest(execution_output_prefix(execution_id))
+        now = self._clock.now()
         if latest:
             run = self._store.get_run(execution_id, step_id)
             step = run.step(step_id)
@@ -134,10 +140,12 @@ class FinishStep:
                     )
             if not step.end_state:
                 # Outputs first: an upsert is safe to repeat if the status write never happens.
-                files = unrecorded_outputs(self._store, self._objects, step, latest)
+                attempt = writing_attempt(run, step_id)
+                files = unrecorded_outputs(self._store, self._objects, step, attempt, latest)
                 if files:
-                    self._store.add_step_outputs(StepOutputs(files=tuple(files)))
-        now = self._clock.now()
+                    self._store.add_step_outputs(
+                        StepOutputs(files=tuple(files), artifacts=artifacts_of(files, now))
+                    )
         # Most steps run once, on a run nobody is stopping: the first try needs no read.
         move = plain_finish(
             execution_id, step_id, command.status, command.error, now, command.attempt or 1

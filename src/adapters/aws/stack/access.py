@@ -106,11 +106,14 @@ TRACKING = FunctionAccess(
     _STEP_STORES,
     frozenset({Capability.OBJECTS}),
 )
+# a run's end closes the attempts still open, and records their durations
+_END_STORES = frozenset({Store.EXECUTIONS, Store.ASSETS, Store.COSTS})
+
 COMPLETION = FunctionAccess(
     "Completion",
     "entrypoints.lambda_handlers.complete_execution",
     "wfx completion: the run's outputs, results and terminal status",
-    frozenset({Store.EXECUTIONS, Store.ASSETS}),
+    _END_STORES,
     frozenset({Capability.OBJECTS, Capability.READ_RUN_LOGS}),
     timeout_seconds=300,
 )
@@ -118,7 +121,7 @@ ERROR = FunctionAccess(
     "Error",
     "entrypoints.lambda_handlers.handle_execution_error",
     "wfx error handler: the run ends FAILED, its steps' sub-processes are stopped",
-    frozenset({Store.EXECUTIONS, Store.ASSETS}),
+    _END_STORES,
     frozenset({Capability.OBJECTS, Capability.READ_RUN_LOGS}) | _STOPS,
     timeout_seconds=300,
 )
