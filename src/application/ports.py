@@ -857,6 +857,13 @@ class Approvals(Protocol):
         request is PENDING; False, nothing written, when it is not (somebody closed it first)."""
         ...
 
+    def renew_task_token(self, request: ApprovalRequest) -> bool:
+        """Store `request.task_token` on the stored request, only while it is PENDING, with no
+        event (how the gate is answered is nobody's business but the orchestrator's): a Step
+        Functions task tried again waits on a new token. False, nothing written, when it is not
+        pending."""
+        ...
+
     def park(self, request: ApprovalRequest, change: RunChange) -> bool:
         """Write the run's change (its lease parked at the gate) only while `request` is still
         PENDING and the change's guard holds, in one atomic write; False, nothing written,
