@@ -490,6 +490,14 @@ class Orchestrator(Protocol):
         ...
 
 
+class TaskCallbacks(Protocol):
+    """Answers the orchestrator's task waiting on a closed gate's callback token (Step
+    Functions' SendTaskSuccess when approved, SendTaskFailure naming the gate's error otherwise);
+    a token the orchestrator no longer knows (its task timed out, its run ended) is let be."""
+
+    def answer(self, approval: ApprovalRequest) -> None: ...
+
+
 class OrchestratorReadError(RuntimeError):
     """The orchestrator did not answer a read; the message names the call and the error code
     only (an AWS message names the caller's role, which a stored row need not repeat)."""
