@@ -27,7 +27,8 @@ other; SendTaskFailure `wfx.ApprovalRejected` / `wfx.ApprovalCancelled`: "Reject
 the gate's `TimeoutSeconds` pass (`States.Timeout`, or `wfx.ApprovalTimedOut` when a read closed
 the gate first: "Timed out <id>"). Both call the tracking function (`gate-closed`), which ends
 the step with the gate's own error (and closes a request still pending TIMED_OUT), then the
-completion function ends the run FAILED or TIMED_OUT with it.
+completion function ends the run FAILED or TIMED_OUT with it; the execution itself fails with
+the gate's error ("ExecutionFailed", or "ApprovalTimedOut": `wfx.ApprovalTimedOut`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ FAILED_STATE = "ExecutionFailed"
 # a gate's run ends through the completion function, with the status the gate's end gives it
 GATE_REJECTED_STATE = "CompleteRejected"
 GATE_TIMED_OUT_STATE = "CompleteTimedOut"
+# A Fail state may not end with a `States.` error (the interpreter fails it with States.Runtime
+# instead), so a timeout ends the execution with the gate's own error.
+GATE_TIMED_OUT_FAILED_STATE = "ApprovalTimedOut"
 TASK_TIMEOUT_ERROR = "States.Timeout"
 MAX_TIMEOUT_SECONDS = 99_999_999  # ASL's limit on a Task's TimeoutSeconds
 MAX_STATE_NAME_LENGTH = 80
@@ -121,12 +125,20 @@ def build_state_machine(version: WorkflowVersion, handlers: HandlerArns) -> dict
     states[SUCCEEDED_STATE] = {"Type": "Succeed"}
     if any(step.approval is not None for step in version.steps):
         # no error given: the run takes the error its gate step ended with
-        for name, status in ((GATE_REJECTED_STATE, "FAILED"), (GATE_TIMED_OUT_STATE, "TIMED_OUT")):
+        for name, status, end in (
+            (GATE_REJECTED_STATE, "FAILED", FAILED_STATE),
+            (GATE_TIMED_OUT_STATE, "TIMED_OUT", GATE_TIMED_OUT_FAILED_STATE),
+        ):
             states[name] = _lambda_task(
                 handlers.completion,
                 {"workflowExecutionId.$": "$.workflowExecutionId", "status": status},
-                FAILED_STATE,
+                end,
             )
+        states[GATE_TIMED_OUT_FAILED_STATE] = {
+            "Type": "Fail",
+            "Error": TIMED_OUT_ERROR,
+            "Cause": "no decision before the approval gate's timeout",
+        }
     states[ERROR_STATE] = {
         **_lambda_task(
             handlers.error,

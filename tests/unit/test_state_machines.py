@@ -14,6 +14,7 @@ from application.state_machines import (
     ERROR_STATE,
     FAILED_STATE,
     GATE_REJECTED_STATE,
+    GATE_TIMED_OUT_FAILED_STATE,
     GATE_TIMED_OUT_STATE,
     LAMBDA_INVOKE,
     LAMBDA_INVOKE_CALLBACK,
@@ -309,9 +310,9 @@ def test_a_gates_timeout_and_rejection_end_the_step_then_the_run_with_its_status
         },
         *CATCH,
     ]
-    for name, status, completion in (
-        ("Timed out sign-off", "TIMED_OUT", GATE_TIMED_OUT_STATE),
-        ("Rejected sign-off", "FAILED", GATE_REJECTED_STATE),
+    for name, status, completion, end in (
+        ("Timed out sign-off", "TIMED_OUT", GATE_TIMED_OUT_STATE, GATE_TIMED_OUT_FAILED_STATE),
+        ("Rejected sign-off", "FAILED", GATE_REJECTED_STATE, FAILED_STATE),
     ):
         assert states[name]["Parameters"] == {
             "FunctionName": HANDLERS.tracking,
@@ -329,14 +330,22 @@ def test_a_gates_timeout_and_rejection_end_the_step_then_the_run_with_its_status
             "FunctionName": HANDLERS.completion,
             "Payload": {"workflowExecutionId.$": "$.workflowExecutionId", "status": status},
         }
-        # the execution itself fails with the caught error (a Fail state has no TIMED_OUT)
-        assert states[completion]["Next"] == FAILED_STATE
+        assert states[completion]["Next"] == end
+    # the execution itself fails (a Fail state has no TIMED_OUT): rejected, with the caught
+    # error; timed out, with the gate's own (a Fail state may not end with States.Timeout)
+    assert states[GATE_TIMED_OUT_FAILED_STATE] == {
+        "Type": "Fail",
+        "Error": "wfx.ApprovalTimedOut",
+        "Cause": "no decision before the approval gate's timeout",
+    }
 
 
 def test_a_workflow_without_a_gate_has_no_gate_completions() -> None:
     states = build_state_machine(a_version(lambda_step("a")), HANDLERS)["States"]
 
-    assert GATE_REJECTED_STATE not in states and GATE_TIMED_OUT_STATE not in states
+    assert not {GATE_REJECTED_STATE, GATE_TIMED_OUT_STATE, GATE_TIMED_OUT_FAILED_STATE} & set(
+        states
+    )
 
 
 def test_the_validator_catches_a_timeout_that_is_not_whole_seconds_in_range() -> None:
