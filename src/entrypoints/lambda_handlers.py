@@ -142,8 +142,9 @@ def _open_gate(parsed: TrackStepEvent, token: object) -> dict[str, Any]:
             pipeline_execution_id=parsed.pipeline_execution_id,
             task_token=token,
         )
-    except ValidationError as invalid:  # its message would quote the token
-        raise ValueError(f"{_TASK_TOKEN}: {_token_problem(invalid)}") from None
+    except ValidationError as invalid:  # its own message would quote the token
+        problem = describe_validation_error(invalid).replace("task_token", _TASK_TOKEN)
+        raise ValueError(f"gate event: {problem}") from None
     request = container.open_task_gate().execute(command)
     return {
         "workflowExecutionId": request.workflow_execution_id,
@@ -151,11 +152,6 @@ def _open_gate(parsed: TrackStepEvent, token: object) -> dict[str, Any]:
         "approvalId": request.approval_id,
         "status": request.status.value,
     }
-
-
-def _token_problem(invalid: ValidationError) -> str:
-    """What is wrong with the token, in pydantic's words, without the value."""
-    return "; ".join(str(error["msg"]) for error in invalid.errors(include_input=False))
 
 
 def _end_gate_step(parsed: TrackStepEvent) -> dict[str, Any]:
