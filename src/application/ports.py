@@ -526,6 +526,14 @@ class Orchestrator(Protocol):
         ...
 
 
+class TaskCallbacks(Protocol):
+    """Answers the orchestrator's task waiting on a closed gate's callback token (Step
+    Functions' SendTaskSuccess when approved, SendTaskFailure naming the gate's error otherwise);
+    a token the orchestrator no longer knows (its task timed out, its run ended) is let be."""
+
+    def answer(self, approval: ApprovalRequest) -> None: ...
+
+
 class OrchestratorReadError(RuntimeError):
     """The orchestrator did not answer a read; the message names the call and the error code
     only (an AWS message names the caller's role, which a stored row need not repeat)."""
@@ -891,6 +899,13 @@ class Approvals(Protocol):
     def close(self, closed: ApprovalRequest) -> bool:
         """Write a decision, timeout or cancellation with its event, only while the stored
         request is PENDING; False, nothing written, when it is not (somebody closed it first)."""
+        ...
+
+    def renew_task_token(self, request: ApprovalRequest) -> bool:
+        """Store `request.task_token` on the stored request, only while it is PENDING, with no
+        event (how the gate is answered is nobody's business but the orchestrator's): a Step
+        Functions task tried again waits on a new token. False, nothing written, when it is not
+        pending."""
         ...
 
     def park(self, request: ApprovalRequest, change: RunChange) -> bool:

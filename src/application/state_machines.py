@@ -18,6 +18,17 @@ table at `$.attempts.s<i>`; the step's Catch goes to "Retry? <id>" (a Choice on 
 while attempts remain goes to "Report retry <id>" (the tracking function, RetryStep), "Next attempt
 <id>" (a Pass: `States.MathAdd` the counter, `States.ArrayGetItem` its delay), "Wait <id>" and back
 to "Run <id>"; when none remain, to "HandleExecutionError" as any other failure.
+
+An approval step (seed 003 APPROVAL_REQUEST) is never retried. Its "Run <id>" calls the tracking
+function (`gate`) with `lambda:invoke.waitForTaskToken`: the function opens the attempt's
+approval request holding the task's token, and the task waits - Step Functions holds the run, no
+function does - until the decision answers the token (SendTaskSuccess: the step finishes as any
+other; SendTaskFailure `wfx.ApprovalRejected` / `wfx.ApprovalCancelled`: "Rejected <id>") or
+the gate's `TimeoutSeconds` pass (`States.Timeout`, or `wfx.ApprovalTimedOut` when a read closed
+the gate first: "Timed out <id>"). Both call the tracking function (`gate-closed`), which ends
+the step with the gate's own error (and closes a request still pending TIMED_OUT), then the
+completion function ends the run FAILED or TIMED_OUT with it; the execution itself fails with
+the gate's error ("ExecutionFailed", or "ApprovalTimedOut": `wfx.ApprovalTimedOut`).
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from domain.approvals import CANCELLED_ERROR, REJECTED_ERROR, TIMED_OUT_ERROR, ApprovalGate
 from domain.workflow import ExecutionType, RetryPolicy, StepDefinition, WorkflowVersion
 
 LAMBDA_INVOKE = "arn:aws:states:::lambda:invoke"
@@ -40,6 +52,14 @@ COMPLETE_STATE = "Complete"
 SUCCEEDED_STATE = "ExecutionSucceeded"
 ERROR_STATE = "HandleExecutionError"
 FAILED_STATE = "ExecutionFailed"
+# a gate's run ends through the completion function, with the status the gate's end gives it
+GATE_REJECTED_STATE = "CompleteRejected"
+GATE_TIMED_OUT_STATE = "CompleteTimedOut"
+# A Fail state may not end with a `States.` error (the interpreter fails it with States.Runtime
+# instead), so a timeout ends the execution with the gate's own error.
+GATE_TIMED_OUT_FAILED_STATE = "ApprovalTimedOut"
+TASK_TIMEOUT_ERROR = "States.Timeout"
+MAX_TIMEOUT_SECONDS = 99_999_999  # ASL's limit on a Task's TimeoutSeconds
 MAX_STATE_NAME_LENGTH = 80
 MAX_STATE_MACHINE_NAME_LENGTH = 80
 _LONGEST_VERB = "Report retry "
@@ -82,7 +102,10 @@ def build_state_machine(version: WorkflowVersion, handlers: HandlerArns) -> dict
         label = labels[index]
         after = f"Start {labels[index + 1]}" if index + 1 < len(labels) else COMPLETE_STATE
         run = f"Run {label}"
-        if step.retry is None or step.retry.max_attempts == 1:  # one attempt: nothing to loop
+        if step.approval is not None:
+            states[f"Start {label}"] = _tracking_task(handlers, "start", index, run)
+            states.update(_gate_states(handlers, step.approval, index, label))
+        elif step.retry is None or step.retry.max_attempts == 1:  # one attempt: nothing to loop
             states[f"Start {label}"] = _tracking_task(handlers, "start", index, run)
             states[run] = _step_task(step, index, f"Finish {label}")
         else:
@@ -100,6 +123,22 @@ def build_state_machine(version: WorkflowVersion, handlers: HandlerArns) -> dict
         SUCCEEDED_STATE,
     )
     states[SUCCEEDED_STATE] = {"Type": "Succeed"}
+    if any(step.approval is not None for step in version.steps):
+        # no error given: the run takes the error its gate step ended with
+        for name, status, end in (
+            (GATE_REJECTED_STATE, "FAILED", FAILED_STATE),
+            (GATE_TIMED_OUT_STATE, "TIMED_OUT", GATE_TIMED_OUT_FAILED_STATE),
+        ):
+            states[name] = _lambda_task(
+                handlers.completion,
+                {"workflowExecutionId.$": "$.workflowExecutionId", "status": status},
+                end,
+            )
+        states[GATE_TIMED_OUT_FAILED_STATE] = {
+            "Type": "Fail",
+            "Error": TIMED_OUT_ERROR,
+            "Cause": "no decision before the approval gate's timeout",
+        }
     states[ERROR_STATE] = {
         **_lambda_task(
             handlers.error,
@@ -166,6 +205,40 @@ def _tracking_task(
     if action == "finish":
         payload["status"] = "SUCCEEDED"
     return _lambda_task(handlers.tracking, payload, next_state)
+
+
+def _gate_states(
+    handlers: HandlerArns, gate: ApprovalGate, index: int, label: str
+) -> dict[str, Any]:
+    """An approval step's wait on its task token, and where each way of its ending goes."""
+    run = _tracking_task(handlers, "gate", index, f"Finish {label}")
+    run["Resource"] = LAMBDA_INVOKE_CALLBACK
+    run["Parameters"]["Payload"]["taskToken.$"] = "$$.Task.Token"
+    run["TimeoutSeconds"] = gate.timeout_seconds
+    # the transient Retry stays: a retried open finds the attempt's request and gives it the
+    # new task token; the step's own retry policy does not exist (an approval is decided once)
+    run["Catch"] = [
+        {
+            "ErrorEquals": [TASK_TIMEOUT_ERROR, TIMED_OUT_ERROR],
+            "ResultPath": "$.error",
+            "Next": f"Timed out {label}",
+        },
+        {
+            "ErrorEquals": [REJECTED_ERROR, CANCELLED_ERROR],
+            "ResultPath": "$.error",
+            "Next": f"Rejected {label}",
+        },
+        *(dict(catch) for catch in _CATCH_ALL),
+    ]
+    ends = {}
+    for name, status, completion in (
+        (f"Timed out {label}", "TIMED_OUT", GATE_TIMED_OUT_STATE),
+        (f"Rejected {label}", "FAILED", GATE_REJECTED_STATE),
+    ):
+        ended = _tracking_task(handlers, "gate-closed", index, completion)
+        ended["Parameters"]["Payload"].update({"status": status, "error.$": "$.error"})
+        ends[name] = ended
+    return {f"Run {label}": run, **ends}
 
 
 def _retry_loop(
@@ -402,6 +475,12 @@ def _task_problems(name: str, state: Mapping[str, Any]) -> list[str]:
         problems.append(f"{name}: a Task needs a Resource ARN")
     if "Parameters" in state and not isinstance(state["Parameters"], Mapping):
         problems.append(f"{name}: Parameters must be an object")
+    for field in ("TimeoutSeconds", "HeartbeatSeconds"):
+        seconds = state.get(field, 1)
+        if isinstance(seconds, bool) or not isinstance(seconds, int):
+            problems.append(f"{name}: {field} must be a whole number of seconds")
+        elif not 1 <= seconds <= MAX_TIMEOUT_SECONDS:
+            problems.append(f"{name}: {field} must be from 1 to {MAX_TIMEOUT_SECONDS}")
     result_path = state.get("ResultPath", "$")
     if result_path is not None and not (
         isinstance(result_path, str) and result_path.startswith("$")

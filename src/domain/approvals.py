@@ -107,8 +107,8 @@ class ApprovalRequest(BaseModel):
     decided_at: AwareDatetime | None = None
     reason: str | None = None
     # Step Functions' callback token for the waiting task; a credential: kept in the store, never
-    # shown (responses leave it out).
-    task_token: str | None = None
+    # shown (responses leave it out, and so does the model's repr, which errors and logs print).
+    task_token: str | None = Field(default=None, repr=False)
 
     @classmethod
     def open(
@@ -166,6 +166,11 @@ class ApprovalRequest(BaseModel):
     def timed_out(self, at: datetime) -> ApprovalRequest:
         self.refuse_unless_pending()
         return self._closed(ApprovalStatus.TIMED_OUT, at, reason="no decision before the timeout")
+
+    def with_task_token(self, token: str) -> ApprovalRequest:
+        """The request as the task holding `token` waits on it (a task tried again gets a new
+        token; only the newest is answered)."""
+        return self.model_validate(self.__dict__ | {"task_token": token})
 
     def cancelled(self, at: datetime, why: str) -> ApprovalRequest:
         self.refuse_unless_pending()

@@ -42,6 +42,7 @@ from application.use_cases.deploy_workflow_version import (
     DeployWorkflowVersion,
 )
 from application.use_cases.describe_execution import DescribeExecution
+from application.use_cases.end_gate_step import EndGateStep
 from application.use_cases.get_execution import GetExecution
 from application.use_cases.get_execution_details import GetExecutionDetails
 from application.use_cases.get_execution_events import GetExecutionEvents
@@ -56,6 +57,7 @@ from application.use_cases.list_executions import ListExecutions
 from application.use_cases.list_readable_executions import ListReadableExecutions
 from application.use_cases.list_readable_workflows import ListReadableWorkflows
 from application.use_cases.list_workflows import ListWorkflows, ListWorkflowVersions
+from application.use_cases.open_task_gate import OpenTaskGate
 from application.use_cases.publish_registration import PublishRegistration
 from application.use_cases.publish_workflow_version import PublishWorkflowVersion
 from application.use_cases.reconcile_execution import ReconcileExecution
@@ -96,6 +98,7 @@ if TYPE_CHECKING:
         StateMachineDeployer,
         StateMachineLogReader,
         SubExecutionReader,
+        TaskCallbacks,
         TokenVerifier,
         WorkflowCatalog,
         WorkflowDefinitions,
@@ -267,10 +270,16 @@ def audit_log_kind(environ: Mapping[str, str]) -> str:
     return "logging" if environ.get("AWS_LAMBDA_FUNCTION_NAME") else "file"
 
 
-def _stepfunctions_orchestrator(client: Any) -> Orchestrator:
+def _stepfunctions_task_callbacks(client: Any) -> TaskCallbacks:
+    from adapters.aws.stepfunctions import StepFunctionsTaskCallbacks
+
+    return StepFunctionsTaskCallbacks(client)
+
+
+def _stepfunctions_orchestrator(client: Any, callbacks: TaskCallbacks) -> Orchestrator:
     from adapters.aws.stepfunctions import StepFunctionsOrchestrator
 
-    return StepFunctionsOrchestrator(client)
+    return StepFunctionsOrchestrator(client, callbacks)
 
 
 def _stepfunctions_deployer(client: Any) -> StateMachineDeployer:
@@ -459,8 +468,11 @@ class Container(containers.DeclarativeContainer):
     batch_client = providers.Singleton(aws_client, "batch", config.region)
     deadline_client = providers.Singleton(aws_client, "deadline", config.region)
     logs_client = providers.Singleton(aws_client, "logs", config.region)
+    # A Step Functions gate's answer (SendTaskSuccess/Failure): the tracking function gives it
+    # too, to a task that reaches a gate decided already, without the orchestrator's powers.
+    task_callbacks = providers.Singleton(_stepfunctions_task_callbacks, stepfunctions_client)
     stepfunctions_orchestrator = providers.Singleton(
-        _stepfunctions_orchestrator, stepfunctions_client
+        _stepfunctions_orchestrator, stepfunctions_client, task_callbacks
     )
     # The executionLog of a run that ends: the local step logs, or the Step Functions run's
     # events in its state machine's CloudWatch log group (application/run_log_sources.py).
@@ -522,6 +534,11 @@ class Container(containers.DeclarativeContainer):
         ids=ids,
     )
 
+    # a Step Functions task at a gate: it opens the request holding its token, and waits
+    open_task_gate = providers.Factory(
+        OpenTaskGate, gate=pass_approval_gate, callbacks=task_callbacks
+    )
+
     start_step = providers.Factory(StartStep, store=execution_store, clock=clock)
     retry_step = providers.Factory(
         RetryStep,
@@ -536,6 +553,15 @@ class Container(containers.DeclarativeContainer):
         objects=object_store,
         clock=clock,
         durations=record_attempt_durations,
+    )
+    # ... and its wait ended other than approved: the step ends with the gate's error
+    end_gate_step = providers.Factory(
+        EndGateStep,
+        approvals=approvals,
+        store=execution_store,
+        finish_step=finish_step,
+        clock=clock,
+        ids=ids,
     )
     complete_execution = providers.Factory(
         CompleteExecution,

@@ -14,14 +14,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic.alias_generators import to_camel
 
 from application.use_cases.complete_execution import CompleteExecutionCommand
+from application.use_cases.end_gate_step import EndGateStepCommand
 from application.use_cases.handle_execution_error import HandleExecutionErrorCommand
+from application.use_cases.open_task_gate import OpenTaskGateCommand
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecutionCommand
 from application.use_cases.retry_step import RetryStepCommand
 from application.use_cases.step_tracking import FinishStepCommand, StartStepCommand
 from application.validation_messages import describe_validation_error
 from domain.redaction import redact
 from domain.run import failure_message
-from domain.statuses import TerminalExecutionStatus, TerminalStepStatus
+from domain.statuses import StepStatus, TerminalExecutionStatus, TerminalStepStatus
 from entrypoints.container import build_container
 
 container = build_container()
@@ -50,9 +52,11 @@ class CaughtError(BaseModel):
 
 class TrackStepEvent(_Event):
     """The tracking task's Payload: `start` before a step runs, `finish` with its status after,
-    `retry` with the caught error when the step failed and runs again."""
+    `retry` with the caught error when the step failed and runs again; for an approval step,
+    `gate` when its task starts waiting (its `taskToken` is taken out before this model sees
+    the event) and `gate-closed` with the caught error and the status the step ends with."""
 
-    action: Literal["start", "finish", "retry"]
+    action: Literal["start", "finish", "retry", "gate", "gate-closed"]
     workflow_execution_id: str
     pipeline_execution_id: str
     status: TerminalStepStatus | None = None
@@ -61,13 +65,19 @@ class TrackStepEvent(_Event):
 
     @model_validator(mode="after")
     def _status_only_on_finish(self) -> Self:
-        if self.action == "finish" and self.status is None:
-            raise ValueError("status: a finish event needs the step's terminal status")
-        if self.action == "start" and (self.status is not None or self.error is not None):
-            raise ValueError("status: a start event takes no status or error")
+        if self.action in ("finish", "gate-closed") and self.status is None:
+            raise ValueError(f"status: a {self.action} event needs the step's terminal status")
+        if self.action == "gate-closed" and self.status not in _GATE_ENDS:
+            raise ValueError("status: a gate-closed event ends the step FAILED or TIMED_OUT")
+        if self.action in ("start", "gate") and (self.status is not None or self.error is not None):
+            raise ValueError(f"status: a {self.action} event takes no status or error")
         if self.action == "retry" and self.status is not None:
             raise ValueError("status: a retry event takes no status")
         return self
+
+
+_GATE_ENDS = (StepStatus.FAILED, StepStatus.TIMED_OUT)
+_TASK_TOKEN = "taskToken"
 
 
 class CompleteExecutionEvent(_Event):
@@ -79,8 +89,19 @@ class CompleteExecutionEvent(_Event):
 
 
 def track_step(event: dict[str, Any], context: object) -> dict[str, Any]:
-    """Interim tracking: StartStep, RetryStep or FinishStep."""
-    parsed = TrackStepEvent.model_validate(event)
+    """Interim tracking: StartStep, RetryStep or FinishStep; an approval step's OpenTaskGate
+    and EndGateStep."""
+    # The token is a credential: out of the event before anything can quote it (a validation
+    # error prints the input it refused, and that error is the task's cause, stored and logged).
+    fields = dict(event) if isinstance(event, dict) else event
+    token = fields.pop(_TASK_TOKEN, None) if isinstance(fields, dict) else None
+    parsed = TrackStepEvent.model_validate(fields)
+    if parsed.action == "gate":
+        return _open_gate(parsed, token)
+    if token is not None:
+        raise ValueError(f"{_TASK_TOKEN}: only a gate event carries the task's token")
+    if parsed.action == "gate-closed":
+        return _end_gate_step(parsed)
     if parsed.action == "retry":
         return _retry_step(parsed)
     if parsed.action == "start":
@@ -104,6 +125,47 @@ def track_step(event: dict[str, Any], context: object) -> dict[str, Any]:
                 error=_error_text(parsed.error),
             )
         )
+    return {
+        "workflowExecutionId": step.workflow_execution_id,
+        "pipelineExecutionId": step.pipeline_execution_id,
+        "status": step.status.value,
+    }
+
+
+def _open_gate(parsed: TrackStepEvent, token: object) -> dict[str, Any]:
+    """OpenTaskGate: the task waits on its token; what this returns, Step Functions ignores."""
+    if not isinstance(token, str) or not token:
+        raise ValueError(f"{_TASK_TOKEN}: a gate event needs the waiting task's token")
+    try:
+        command = OpenTaskGateCommand(
+            workflow_execution_id=parsed.workflow_execution_id,
+            pipeline_execution_id=parsed.pipeline_execution_id,
+            task_token=token,
+        )
+    except ValidationError as invalid:  # its own message would quote the token
+        problem = describe_validation_error(invalid).replace("task_token", _TASK_TOKEN)
+        raise ValueError(f"gate event: {problem}") from None
+    request = container.open_task_gate().execute(command)
+    return {
+        "workflowExecutionId": request.workflow_execution_id,
+        "pipelineExecutionId": request.pipeline_execution_id,
+        "approvalId": request.approval_id,
+        "status": request.status.value,
+    }
+
+
+def _end_gate_step(parsed: TrackStepEvent) -> dict[str, Any]:
+    """EndGateStep: the step ends with its gate's error; the completion function ends the run."""
+    # the event model allows only these two on gate-closed
+    status = StepStatus.TIMED_OUT if parsed.status is StepStatus.TIMED_OUT else StepStatus.FAILED
+    step = container.end_gate_step().execute(
+        EndGateStepCommand(
+            workflow_execution_id=parsed.workflow_execution_id,
+            pipeline_execution_id=parsed.pipeline_execution_id,
+            status=status,
+            error=_error_text(parsed.error),
+        )
+    )
     return {
         "workflowExecutionId": step.workflow_execution_id,
         "pipelineExecutionId": step.pipeline_execution_id,

@@ -121,6 +121,40 @@ def test_a_request_is_closed_once(backend: Any) -> None:
     ]
 
 
+def test_a_pending_request_takes_a_new_task_token_with_no_event(backend: Any) -> None:
+    """A Step Functions task tried again waits on a new token: only the newest is answered."""
+    store, approvals, log = backend
+    store.add_launch(a_launch("e1"))
+    request = approvals.open(a_request("e1", "ap-1").with_task_token("token-1"))
+    events_before = event_kinds(log, "e1")
+
+    assert approvals.renew_task_token(request.with_task_token("token-2")) is True
+    assert approvals.get("ap-1") == request.with_task_token("token-2")
+    assert approvals.list_requests(True, 10).items == (request.with_task_token("token-2"),)
+    assert event_kinds(log, "e1") == events_before
+
+
+def test_a_closed_or_unknown_request_keeps_its_task_token(backend: Any) -> None:
+    store, approvals, _ = backend
+    store.add_launch(a_launch("e1"))
+    request = approvals.open(a_request("e1", "ap-1").with_task_token("token-1"))
+    approvals.close(request.decide(Decision.APPROVE, "alice", (), "", at(2)))
+
+    assert approvals.renew_task_token(request.with_task_token("token-2")) is False
+    stored = approvals.get("ap-1")
+    assert (stored.status, stored.task_token) == (ApprovalStatus.APPROVED, "token-1")
+    unknown = a_request("e1", "ap-2").with_task_token("token-3")
+    assert approvals.renew_task_token(unknown) is False
+    with pytest.raises(ApprovalNotFoundError):
+        approvals.get("ap-2")
+
+
+def test_a_request_never_shows_its_task_token_in_its_repr() -> None:
+    """The token is a credential: an error or log line printing the request leaves it out."""
+    request = a_request("e1", "ap-1").with_task_token("secret-token")
+    assert "secret-token" not in repr(request) and "secret-token" not in str(request)
+
+
 def test_racing_deciders_one_wins(backend: Any) -> None:
     store, approvals, log = backend
     store.add_launch(a_launch("e1"))

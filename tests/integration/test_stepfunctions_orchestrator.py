@@ -15,7 +15,13 @@ import pytest
 from botocore.stub import Stubber
 from moto import mock_aws
 
-from adapters.aws.stepfunctions import StepFunctionsDeployer, StepFunctionsOrchestrator
+from adapters.aws.stepfunctions import (
+    StepFunctionsDeployer,
+    StepFunctionsOrchestrator,
+    StepFunctionsTaskCallbacks,
+    TaskAnswerError,
+)
+from domain.approvals import ApprovalGate, ApprovalRequest, Decision
 from domain.errors import ConflictError, ExecutionAlreadyExistsError, InvalidInputError
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.statuses import ExecutionStatus
@@ -477,3 +483,150 @@ def test_the_orchestrator_describes_a_deployed_state_machine(sfn: Any) -> None:
 def test_an_unknown_state_machine_is_described_as_none(sfn: Any) -> None:
     missing = f"arn:aws:states:{REGION}:123456789012:stateMachine:nothing-here"
     assert StepFunctionsOrchestrator(sfn).describe_state_machine(missing) is None
+
+
+# --- approval gates: the waiting task's answer -------------------------------------------------
+
+TASK_TOKEN = "AQCEAAAAKgAAAAMAAAAAAAAAAc2VjcmV0LXRhc2stdG9rZW4" * 4
+GATE = ApprovalGate(approvers=("carol",), timeout_seconds=3600)
+
+
+def _gate_request(token: str | None = TASK_TOKEN) -> ApprovalRequest:
+    return ApprovalRequest.open(
+        "ap-1",
+        GATE,
+        workflow_execution_id="e" * 8,
+        pipeline_execution_id="s1",
+        attempt=1,
+        pipeline_id="sign-off",
+        workflow_database_id="db1",
+        workflow_id="wf1",
+        at=datetime(2026, 11, 29, 10, 0, tzinfo=UTC),
+        task_token=token,
+    )
+
+
+def _decided(decision: Decision, reason: str = "") -> ApprovalRequest:
+    return _gate_request().decide(
+        decision, "carol", (), reason, datetime(2026, 11, 29, 10, 5, tzinfo=UTC)
+    )
+
+
+def _on_step_functions() -> WorkflowExecution:
+    return an_execution("e" * 8).model_copy(
+        update={"orchestrator": "stepfunctions", "execution_arn": STUB_ARN}
+    )
+
+
+def test_an_approved_gate_sends_task_success_with_the_decision(
+    stubbed: tuple[Any, Stubber],
+) -> None:
+    """Stubber: moto's default mode answers any token with 200, so the request is checked here."""
+    client, stubber = stubbed
+    output = {"approvalId": "ap-1", "status": "APPROVED", "decidedBy": "carol"}
+    stubber.add_response(
+        "send_task_success", {}, {"taskToken": TASK_TOKEN, "output": json.dumps(output)}
+    )
+
+    StepFunctionsOrchestrator(client).resume_execution(
+        _on_step_functions(), _decided(Decision.APPROVE)
+    )
+
+
+def test_a_rejected_gate_sends_task_failure_with_the_gates_error_and_the_reason(
+    stubbed: tuple[Any, Stubber],
+) -> None:
+    """Stubber: moto's SendTaskFailure drops the cause (notes/moto.md row 13). Error and cause
+    read together as the step's error on the local runner."""
+    client, stubber = stubbed
+    stubber.add_response(
+        "send_task_failure",
+        {},
+        {
+            "taskToken": TASK_TOKEN,
+            "error": "wfx.ApprovalRejected",
+            "cause": "rejected by carol: the mesh is the wrong one",
+        },
+    )
+
+    StepFunctionsOrchestrator(client).resume_execution(
+        _on_step_functions(), _decided(Decision.REJECT, "the mesh is the wrong one")
+    )
+
+
+def test_a_timed_out_gate_sends_task_failure_naming_the_timeout_within_aws_limits(
+    stubbed: tuple[Any, Stubber],
+) -> None:
+    client, stubber = stubbed
+    timed_out = _gate_request().timed_out(datetime(2026, 11, 29, 11, 0, tzinfo=UTC))
+    stubber.add_response(
+        "send_task_failure",
+        {},
+        {
+            "taskToken": TASK_TOKEN,
+            "error": "wfx.ApprovalTimedOut",
+            "cause": "no decision by 2026-11-29T11:00:00Z",
+        },
+    )
+    StepFunctionsTaskCallbacks(client).answer(timed_out)
+
+    long_reason = _decided(Decision.REJECT, "r" * 2000).model_copy(
+        update={"reason": "r" * 40000}  # past what a decision takes, to reach AWS's limit
+    )
+    stubber.add_response(
+        "send_task_failure",
+        {},
+        {
+            "taskToken": TASK_TOKEN,
+            "error": "wfx.ApprovalRejected",
+            "cause": ("rejected by carol: " + "r" * 40000)[:32768],
+        },
+    )
+    StepFunctionsTaskCallbacks(client).answer(long_reason)
+
+
+@pytest.mark.parametrize("code", ["TaskTimedOut", "InvalidToken", "TaskDoesNotExist"])
+def test_a_token_step_functions_no_longer_knows_needs_no_answer(
+    stubbed: tuple[Any, Stubber], code: str
+) -> None:
+    """Stubber: moto's default mode knows no token is gone. The task timed out (its wait is
+    over: "Timed out <id>" ends the step), or its run was stopped or ended."""
+    client, stubber = stubbed
+    stubber.add_client_error(
+        "send_task_success",
+        service_error_code=code,
+        service_message="Task Timed Out: 'Provided task does not exist anymore'",
+        http_status_code=400,
+    )
+
+    StepFunctionsOrchestrator(client).resume_execution(
+        _on_step_functions(), _decided(Decision.APPROVE)
+    )
+
+
+def test_any_other_refusal_is_raised_without_quoting_the_token(
+    stubbed: tuple[Any, Stubber],
+) -> None:
+    """AWS's validation messages quote the value they refused; the token is a credential."""
+    client, stubber = stubbed
+    stubber.add_client_error(
+        "send_task_failure",
+        service_error_code="ValidationException",
+        service_message=f"Value '{TASK_TOKEN}' at 'taskToken' failed to satisfy constraint",
+        http_status_code=400,
+    )
+
+    with pytest.raises(TaskAnswerError) as refused:
+        StepFunctionsTaskCallbacks(client).answer(_decided(Decision.REJECT, "no"))
+
+    assert str(refused.value) == "SendTaskFailure: ValidationException"
+    assert refused.value.__cause__ is None and refused.value.__suppress_context__
+
+
+def test_a_gate_with_no_token_or_no_decision_sends_nothing(stubbed: tuple[Any, Stubber]) -> None:
+    """Stubber with nothing queued: any call at all would fail the test."""
+    client, _ = stubbed
+    callbacks = StepFunctionsTaskCallbacks(client)
+
+    callbacks.answer(_gate_request())  # pending: nothing decided yet
+    callbacks.answer(_gate_request(token=None).timed_out(datetime(2026, 11, 30, tzinfo=UTC)))

@@ -41,6 +41,7 @@ CAPABILITY_PROVIDERS = {
     "object_store": Capability.OBJECTS,
     "delete_execution": Capability.DELETE_OBJECTS,
     "stepfunctions_orchestrator": Capability.ORCHESTRATE,
+    "task_callbacks": Capability.ANSWER_TASKS,
     "sub_process_controller": Capability.STOP_SUB_PROCESSES,
     "sub_execution_reader": Capability.READ_SUB_EXECUTIONS,
     "cloudwatch_log_reader": Capability.READ_LOGS,
@@ -141,7 +142,10 @@ def test_the_declared_capabilities_are_those_the_handler_reaches(
 
 def test_the_handlers_are_found_calling_the_use_cases() -> None:
     """The AST walk sees what it should: a guard against a scan that finds nothing."""
-    assert handler_providers("track_step") == {"start_step", "finish_step", "retry_step"}
+    assert handler_providers("track_step") == {
+        *("start_step", "finish_step", "retry_step"),
+        *("open_task_gate", "end_gate_step"),
+    }
     assert {"launch_execution", "abort_execution", "delete_execution"} <= http_providers()
 
 
@@ -197,6 +201,21 @@ def test_only_the_http_function_may_delete_objects_or_start_runs() -> None:
     for function in FUNCTIONS:
         privileged = {Capability.DELETE_OBJECTS, Capability.ORCHESTRATE} & function.capabilities
         assert bool(privileged) == (function is HTTP_API)
+
+
+def test_the_tracking_and_http_functions_may_answer_wfxs_gates_and_no_others() -> None:
+    """A decision (HTTP) or a task reaching a decided gate (tracking) answers its token."""
+    template = deployment_template(TableNames())["Resources"]
+    for function in FUNCTIONS:
+        role = template[roles.role_id(function)]["Properties"]["Policies"][0]["PolicyDocument"]
+        answering = [s for s in role["Statement"] if "states:SendTaskSuccess" in s["Action"]]
+        if function.name not in ("Tracking", "HttpApi"):
+            assert answering == []
+            continue
+        (statement,) = answering
+        assert statement["Action"] == ["states:SendTaskSuccess", "states:SendTaskFailure"]
+        resources = [r["Fn::Sub"] for r in statement["Resource"]]
+        assert all(":wfx-*" in r for r in resources), resources
 
 
 # The IAM actions behind each S3 call of the object store (get_object with a VersionId needs

@@ -13,6 +13,9 @@ from application.state_machines import (
     COMPLETE_STATE,
     ERROR_STATE,
     FAILED_STATE,
+    GATE_REJECTED_STATE,
+    GATE_TIMED_OUT_FAILED_STATE,
+    GATE_TIMED_OUT_STATE,
     LAMBDA_INVOKE,
     LAMBDA_INVOKE_CALLBACK,
     SUCCEEDED_STATE,
@@ -21,6 +24,7 @@ from application.state_machines import (
     state_machine_name,
     validate_state_machine,
 )
+from domain.approvals import ApprovalGate
 from domain.workflow import ExecutionType, RetryPolicy, StepDefinition, WorkflowVersion
 
 HANDLERS = HandlerArns(
@@ -50,6 +54,17 @@ def batch_step(pipeline_id: str, **fields: Any) -> StepDefinition:
         job_queue="wfx-queue",
         job_definition="render:3",
         **fields,
+    )
+
+
+def approval_step(pipeline_id: str, timeout_seconds: int = 3600) -> StepDefinition:
+    return StepDefinition(
+        pipeline_id=pipeline_id,
+        pipeline_database_id="demo",
+        execution_type=ExecutionType.APPROVAL,
+        approval=ApprovalGate(
+            approvers=("carol", "role::release-managers"), timeout_seconds=timeout_seconds
+        ),
     )
 
 
@@ -239,6 +254,110 @@ def test_a_retry_policy_becomes_a_loop_that_reports_each_retry_to_wfx() -> None:
     assert not any(name.endswith(" plain") for name in states if "attempt" in name.lower())
     # the tracking calls retry Lambda's own transient errors only, never a handler's error
     assert "States.ALL" not in states["Start render"]["Retry"][0]["ErrorEquals"]
+
+
+def test_an_approval_step_waits_on_a_task_token_for_at_most_its_gate_timeout() -> None:
+    version = a_version(lambda_step("prepare"), approval_step("sign-off", 86400))
+    definition = build_state_machine(version, HANDLERS)
+    states = definition["States"]
+
+    assert validate_state_machine(definition) == []
+    assert states["Start sign-off"]["Next"] == "Run sign-off"
+    gate = states["Run sign-off"]
+    assert gate["Resource"] == LAMBDA_INVOKE_CALLBACK
+    assert gate["Parameters"] == {
+        "FunctionName": HANDLERS.tracking,
+        "Payload": {
+            "action": "gate",
+            "workflowExecutionId.$": "$.workflowExecutionId",
+            "pipelineExecutionId.$": "$.pipelineExecutionIds[1]",
+            "taskToken.$": "$$.Task.Token",
+        },
+    }
+    assert gate["TimeoutSeconds"] == 86400
+    assert gate["ResultPath"] is None
+    assert gate["Next"] == "Finish sign-off"  # approved: the step finishes as any other
+    assert states["Finish sign-off"]["Parameters"]["Payload"]["status"] == "SUCCEEDED"
+
+
+def test_an_approval_step_is_never_retried_by_a_loop() -> None:
+    states = build_state_machine(a_version(approval_step("sign-off")), HANDLERS)["States"]
+
+    assert not any(
+        name.startswith(("Attempt 1", "Retry?", "Wait ", "Next attempt")) for name in states
+    )
+    # only the invocation's own transient errors are retried (the open is idempotent)
+    (transient,) = states["Run sign-off"]["Retry"]
+    assert transient["ErrorEquals"] == states["Start sign-off"]["Retry"][0]["ErrorEquals"]
+    assert not {"States.ALL", "States.Timeout"} & set(transient["ErrorEquals"])
+
+
+def test_a_gates_timeout_and_rejection_end_the_step_then_the_run_with_its_status() -> None:
+    states = build_state_machine(
+        a_version(approval_step("sign-off"), lambda_step("report")), HANDLERS
+    )["States"]
+
+    assert states["Run sign-off"]["Catch"] == [
+        {
+            "ErrorEquals": ["States.Timeout", "wfx.ApprovalTimedOut"],
+            "ResultPath": "$.error",
+            "Next": "Timed out sign-off",
+        },
+        {
+            "ErrorEquals": ["wfx.ApprovalRejected", "wfx.ApprovalCancelled"],
+            "ResultPath": "$.error",
+            "Next": "Rejected sign-off",
+        },
+        *CATCH,
+    ]
+    for name, status, completion, end in (
+        ("Timed out sign-off", "TIMED_OUT", GATE_TIMED_OUT_STATE, GATE_TIMED_OUT_FAILED_STATE),
+        ("Rejected sign-off", "FAILED", GATE_REJECTED_STATE, FAILED_STATE),
+    ):
+        assert states[name]["Parameters"] == {
+            "FunctionName": HANDLERS.tracking,
+            "Payload": {
+                "action": "gate-closed",
+                "workflowExecutionId.$": "$.workflowExecutionId",
+                "pipelineExecutionId.$": "$.pipelineExecutionIds[0]",
+                "status": status,
+                "error.$": "$.error",
+            },
+        }
+        assert states[name]["Next"] == completion
+        assert states[name]["Catch"] == CATCH
+        assert states[completion]["Parameters"] == {
+            "FunctionName": HANDLERS.completion,
+            "Payload": {"workflowExecutionId.$": "$.workflowExecutionId", "status": status},
+        }
+        assert states[completion]["Next"] == end
+    # the execution itself fails (a Fail state has no TIMED_OUT): rejected, with the caught
+    # error; timed out, with the gate's own (a Fail state may not end with States.Timeout)
+    assert states[GATE_TIMED_OUT_FAILED_STATE] == {
+        "Type": "Fail",
+        "Error": "wfx.ApprovalTimedOut",
+        "Cause": "no decision before the approval gate's timeout",
+    }
+
+
+def test_a_workflow_without_a_gate_has_no_gate_completions() -> None:
+    states = build_state_machine(a_version(lambda_step("a")), HANDLERS)["States"]
+
+    assert not {GATE_REJECTED_STATE, GATE_TIMED_OUT_STATE, GATE_TIMED_OUT_FAILED_STATE} & set(
+        states
+    )
+
+
+def test_the_validator_catches_a_timeout_that_is_not_whole_seconds_in_range() -> None:
+    definition = build_state_machine(a_version(approval_step("sign-off")), HANDLERS)
+    gate = definition["States"]["Run sign-off"]
+    gate["TimeoutSeconds"] = 0
+    gate["HeartbeatSeconds"] = 1.5
+
+    assert validate_state_machine(definition) == [
+        "Run sign-off: TimeoutSeconds must be from 1 to 99999999",
+        "Run sign-off: HeartbeatSeconds must be a whole number of seconds",
+    ]
 
 
 def test_a_retry_policy_of_one_attempt_adds_no_loop() -> None:

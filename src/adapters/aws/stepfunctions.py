@@ -20,6 +20,7 @@ from application.ports import (
     OrchestratorExecution,
     OrchestratorReadError,
     StateMachineDescription,
+    TaskCallbacks,
 )
 from domain.approvals import CANCELLED_ERROR, ApprovalRequest, ApprovalStatus
 from domain.errors import ConflictError, ExecutionAlreadyExistsError, InvalidInputError
@@ -63,14 +64,65 @@ def _included(details: Any) -> bool | None:
     return bool(details["included"])
 
 
+class TaskAnswerError(RuntimeError):
+    """Step Functions refused a gate's answer for a reason other than a token it no longer
+    knows; the message names the call and the error code only (AWS's own message may quote the
+    token, a credential)."""
+
+
+# The token's task is over (timed out, its run stopped or ended): nothing waits on an answer.
+_TOKEN_GONE = frozenset({"TaskTimedOut", "InvalidToken", "TaskDoesNotExist"})
+
+
+class StepFunctionsTaskCallbacks:
+    """A closed gate's answer to the task waiting on its token: SendTaskSuccess with the
+    decision when approved, SendTaskFailure with the gate's error (`wfx.ApprovalRejected`, ...)
+    and the rest of the step's error text as the cause otherwise, within AWS's limits."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def answer(self, approval: ApprovalRequest) -> None:
+        token = approval.task_token
+        if token is None or approval.is_pending:
+            return  # no token reported yet, or nothing decided: there is no answer to give
+        approved = approval.status is ApprovalStatus.APPROVED
+        call = "SendTaskSuccess" if approved else "SendTaskFailure"
+        try:
+            if approved:
+                output = {
+                    "approvalId": approval.approval_id,
+                    "status": approval.status.value,
+                    "decidedBy": approval.decided_by,
+                }
+                self._client.send_task_success(taskToken=token, output=json.dumps(output))
+            else:
+                # the cause carries the reason: together they read as the step's error does
+                error, _, cause = (approval.step_error() or CANCELLED_ERROR).partition(": ")
+                self._client.send_task_failure(
+                    taskToken=token,
+                    error=error[:_MAX_ERROR_CHARS],
+                    cause=(cause or approval.status.value)[:_MAX_CAUSE_CHARS],
+                )
+        except ClientError as failure:
+            code = _error_code(failure)
+            if code in _TOKEN_GONE:
+                return
+            raise TaskAnswerError(f"{call}: {code or 'refused'}") from None
+        except BotoCoreError as failure:
+            problem = transport_problem(failure) or type(failure).__name__
+            raise TaskAnswerError(f"{call}: {problem}") from None
+
+
 class StepFunctionsOrchestrator:
     """Runs workflow executions as AWS Step Functions standard-workflow executions."""
 
     name = "stepfunctions"
     synchronous = False
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, callbacks: TaskCallbacks | None = None) -> None:
         self._client = client
+        self._callbacks = callbacks or StepFunctionsTaskCallbacks(client)
 
     def start_problem(self, version: WorkflowVersion) -> str | None:
         if version.state_machine_arn:
@@ -194,30 +246,8 @@ class StepFunctionsOrchestrator:
         return redrive_date
 
     def resume_execution(self, execution: WorkflowExecution, approval: ApprovalRequest) -> None:
-        """The waiting task's answer: success with the decision when approved, a failure with
-        the gate's error (`wfx.ApprovalRejected`, ...) and the reason otherwise. A token
-        Step Functions no longer knows (the task timed out, the run ended) needs no answer."""
-        token = approval.task_token
-        if token is None:
-            return  # the task has not reported its token: nothing waits on an answer yet
-        try:
-            if approval.status is ApprovalStatus.APPROVED:
-                output = {
-                    "approvalId": approval.approval_id,
-                    "status": approval.status.value,
-                    "decidedBy": approval.decided_by,
-                }
-                self._client.send_task_success(taskToken=token, output=json.dumps(output))
-            else:
-                error, _, _ = (approval.step_error() or CANCELLED_ERROR).partition(":")
-                self._client.send_task_failure(
-                    taskToken=token,
-                    error=error[:_MAX_ERROR_CHARS],
-                    cause=(approval.reason or approval.status.value)[:_MAX_CAUSE_CHARS],
-                )
-        except ClientError as failure:
-            if _error_code(failure) not in ("TaskTimedOut", "InvalidToken", "TaskDoesNotExist"):
-                raise
+        """The waiting task's answer (StepFunctionsTaskCallbacks)."""
+        self._callbacks.answer(approval)
 
     def history_page(
         self, execution: WorkflowExecution, next_token: str | None = None, max_results: int = 1000

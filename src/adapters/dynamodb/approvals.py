@@ -15,6 +15,7 @@ from adapters.approval_records import (
     PARTITION,
     PENDING,
     PENDING_PARTITION,
+    TASK_TOKEN,
     build_approval_record,
     decode_position,
     encode_position,
@@ -101,6 +102,27 @@ class DynamoDbApprovals:
     def close(self, closed: ApprovalRequest) -> bool:
         pending = {":pending": {"S": ApprovalStatus.PENDING.value}}
         return self._write(closed, "attribute_exists(#sk) AND #status = :pending", pending)
+
+    def renew_task_token(self, request: ApprovalRequest) -> bool:
+        if not request.is_pending or not request.task_token:
+            return False
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=to_wire(self._key(request)),
+                UpdateExpression="SET #token = :token",
+                ConditionExpression="#status = :pending",
+                ExpressionAttributeNames={"#token": TASK_TOKEN, "#status": "approvalStatus"},
+                ExpressionAttributeValues={
+                    ":token": {"S": request.task_token},
+                    ":pending": {"S": ApprovalStatus.PENDING.value},
+                },
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+            return False
+        return True
 
     def park(self, request: ApprovalRequest, change: RunChange) -> bool:
         _, update = self._store.execution_update(change)

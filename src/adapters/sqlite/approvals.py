@@ -120,6 +120,24 @@ class SqliteApprovals:
             )
         return True
 
+    def renew_task_token(self, request: ApprovalRequest) -> bool:
+        if not request.is_pending or not request.task_token:
+            return False
+        self._ensure_table()
+        record = build_approval_record(request)
+        with self._database.write() as connection:
+            changed = connection.execute(
+                self._close,
+                (
+                    record.get(PENDING),
+                    self._table.row(record)[-1],
+                    request.workflow_execution_id,
+                    request.approval_id,
+                    ApprovalStatus.PENDING.value,
+                ),
+            ).rowcount
+        return bool(changed)
+
     def park(self, request: ApprovalRequest, change: RunChange) -> bool:
         self._ensure_table()
         key = (request.workflow_execution_id, request.approval_id)

@@ -38,7 +38,7 @@ from domain.approvals import (
     NotAnApproverError,
 )
 from domain.authorization import AccessDecision, Action, Subject
-from domain.errors import ExecutionNotFoundError, InvalidInputError
+from domain.errors import ConflictError, ExecutionNotFoundError, InvalidInputError
 from domain.paging import Page
 from domain.redaction import redact
 from domain.run import AttemptFencedError
@@ -52,11 +52,12 @@ class PassApprovalGateCommand(BaseModel):
 
     workflow_execution_id: str
     pipeline_execution_id: str
-    attempt: int = Field(ge=1)
+    # None: the step's running attempt (a Step Functions task knows no attempt number)
+    attempt: int | None = Field(default=None, ge=1)
     # The local runner's lease owner, which parks the run; None on Step Functions, whose task
     # waits on `task_token` itself.
     owner: str | None = None
-    task_token: str | None = None
+    task_token: str | None = Field(default=None, repr=False)
 
 
 class GateOutcome(BaseModel):
@@ -112,14 +113,23 @@ class PassApprovalGate:
             raise InvalidInputError(
                 f"step {step.pipeline_id} of execution {execution_id} is not an approval step"
             )
+        attempt = command.attempt
+        if attempt is None:
+            running = run.running_attempt(step_id)
+            if running is None:
+                raise ConflictError(
+                    f"step {step.pipeline_id} of execution {execution_id} is not running: "
+                    "its gate does not open"
+                )
+            attempt = running.attempt
         now = self._clock.now()
         request = self._approvals.open(
             ApprovalRequest.open(
-                approval_id_for(self._ids, execution_id, step_id, command.attempt),
+                approval_id_for(self._ids, execution_id, step_id, attempt),
                 definition.approval,
                 workflow_execution_id=execution_id,
                 pipeline_execution_id=step_id,
-                attempt=command.attempt,
+                attempt=attempt,
                 pipeline_id=step.pipeline_id,
                 workflow_database_id=execution.workflow_database_id,
                 workflow_id=execution.workflow_id,
@@ -127,6 +137,15 @@ class PassApprovalGate:
                 task_token=command.task_token,
             )
         )
+        token = command.task_token
+        if token is not None and request.is_pending and request.task_token != token:
+            # an open tried again (a Step Functions task retried): its new token is the one
+            # that waits now; refused, the request was closed meanwhile
+            renewed = request.with_task_token(token)
+            if self._approvals.renew_task_token(renewed):
+                request = renewed
+            else:
+                request = self._approvals.get(request.approval_id)
         if request.expired(now):
             request = self._closer.close(request.timed_out(now))
         if not request.is_pending or command.owner is None:

@@ -31,6 +31,8 @@ class Capability(StrEnum):
     OBJECTS = "objects"  # the bucket's asset and run prefixes: read and write versions
     DELETE_OBJECTS = "deleteObjects"  # a permanent delete removes a run's objects
     ORCHESTRATE = "orchestrate"  # start, describe, stop, redrive wfx's state machines' runs
+    # answer the task token an approval step of wfx's state machines waits on
+    ANSWER_TASKS = "answerTasks"
     STOP_SUB_PROCESSES = "stopSubProcesses"  # registered Step Functions, Batch, Deadline jobs
     READ_SUB_EXECUTIONS = "readSubExecutions"  # describe registered state machines and jobs
     READ_LOGS = "readLogs"  # CloudWatch log groups the run and its pipelines registered
@@ -102,9 +104,11 @@ HTTP_API = FunctionAccess(
 TRACKING = FunctionAccess(
     "Tracking",
     "entrypoints.lambda_handlers.track_step",
-    "wfx step tracking: a step starts, finishes or is retried",
-    _STEP_STORES,
-    frozenset({Capability.OBJECTS}),
+    "wfx step tracking: a step starts, finishes or is retried, or waits at an approval gate",
+    # an approval step's gate is read from its workflow version
+    _STEP_STORES | {Store.WORKFLOWS},
+    # a task that reaches a gate decided already is answered at once
+    frozenset({Capability.OBJECTS, Capability.ANSWER_TASKS}),
 )
 # a run's end closes the attempts still open, and records their durations
 _END_STORES = frozenset({Store.EXECUTIONS, Store.ASSETS, Store.COSTS})

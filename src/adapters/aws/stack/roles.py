@@ -161,6 +161,23 @@ def _orchestrate() -> list[dict[str, Any]]:
     ]
 
 
+def _answer_tasks() -> list[dict[str, Any]]:
+    # A task token names no resource itself; IAM authorizes SendTask* against the state machine
+    # whose task waits (its executions named too, for the narrower reading of that rule).
+    pattern = STATE_MACHINE_NAME_PATTERN
+    return [
+        {
+            "Sid": "AnswerOwnGates",
+            "Effect": "Allow",
+            "Action": ["states:SendTaskSuccess", "states:SendTaskFailure"],
+            "Resource": [
+                arn("states", f"stateMachine:{pattern}"),
+                arn("states", f"execution:{pattern}:*"),
+            ],
+        }
+    ]
+
+
 def _stop_sub_processes() -> list[dict[str, Any]]:
     # A pipeline registers sub-processes it started itself, anywhere in the account: their
     # names are not wfx's to choose, so the resources are the account's of each kind.
@@ -243,6 +260,7 @@ CAPABILITY_STATEMENTS = {
     Capability.OBJECTS: _objects,
     Capability.DELETE_OBJECTS: _delete_objects,
     Capability.ORCHESTRATE: _orchestrate,
+    Capability.ANSWER_TASKS: _answer_tasks,
     Capability.STOP_SUB_PROCESSES: _stop_sub_processes,
     Capability.READ_SUB_EXECUTIONS: _read_sub_executions,
     Capability.READ_LOGS: _read_logs,
