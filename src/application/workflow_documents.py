@@ -93,6 +93,18 @@ class WorkflowDocument(_Document):
     description: str = ""
     steps: list[StepDocument] = Field(min_length=1, max_length=MAX_STEPS)
 
+    @model_validator(mode="after")
+    def _pipeline_ids_are_unique(self) -> WorkflowDocument:
+        first: dict[str, int] = {}
+        for index, step in enumerate(self.steps):
+            earlier = first.setdefault(step.pipeline_id, index)
+            if earlier != index:
+                raise ValueError(
+                    f"steps[{index}].pipelineId: {step.pipeline_id!r} is steps[{earlier}]'s "
+                    "already; each step of a workflow has its own"
+                )
+        return self
+
 
 def input_file_arity(step: StepDocument) -> InputFileArity:
     if step.input_file_arity is not None:

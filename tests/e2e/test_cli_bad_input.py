@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import sqlite3
 from contextlib import closing
 from dataclasses import dataclass
@@ -30,6 +31,17 @@ steps:
     executionType: python
     handler: wfx_examples.trivial.steps:noop
     inputFileArity: one
+"""
+SAME_PIPELINE_TWICE_WORKFLOW = """\
+databaseId: demo
+workflowId: twice
+steps:
+  - pipelineId: convert
+    executionType: python
+    handler: wfx_examples.trivial.steps:noop
+  - pipelineId: convert
+    executionType: python
+    handler: wfx_examples.trivial.steps:noop
 """
 MISSPELLED_KEY_WORKFLOW = """\
 databaseId: demo
@@ -61,8 +73,11 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
         "single.yaml": SINGLE_FILE_WORKFLOW,
         "misspelled.yaml": MISSPELLED_KEY_WORKFLOW,
         "unparsable.yaml": UNPARSABLE_WORKFLOW,
+        "twice.yaml": SAME_PIPELINE_TWICE_WORKFLOW,
     }.items():
         (files / name).write_text(text, encoding="utf-8")
+    (files / "empty").mkdir()
+    os.mkfifo(files / "pipe")
     wfx = Wfx(root / "home")
     publish_mesh_and_import(wfx)
     wfx.ok("workflows", "publish", str(files / "single.yaml"))
@@ -186,6 +201,22 @@ CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("assets", "import", "demo", "meshes", "{files}/absent.obj"),
         ("absent.obj", "does not exist"),
     ),
+    "a device to import": (
+        ("assets", "import", "demo", "meshes", "/dev/null"),
+        ("/dev/null", "not a regular file", "a device"),
+    ),
+    "a named pipe to import": (
+        ("assets", "import", "demo", "meshes", "{files}/pipe"),
+        ("pipe", "not a regular file", "a named pipe"),
+    ),
+    "an empty folder to import": (
+        ("assets", "import", "demo", "meshes", "{files}/empty"),
+        ("no files in", "empty", "nothing to import"),
+    ),
+    "two steps with one pipeline id": (
+        ("workflows", "publish", "{files}/twice.yaml"),
+        ("steps[1].pipelineId", "'convert'", "steps[0]"),
+    ),
     "metadata without a value": (
         ("assets", "import", "demo", "meshes", "{files}/single.yaml", "--metadata", "source"),
         ("--metadata", "KEY=VALUE"),
@@ -246,3 +277,11 @@ def test_a_retry_with_the_same_client_token_returns_the_same_run_and_writes_noth
 
 def test_an_unknown_store_is_refused(home: Home) -> None:
     _expect_refusal(home, ("executions", "list"), "WFX_STORE", "'postgres'", WFX_STORE="postgres")
+
+
+def test_the_version_and_short_help(home: Home) -> None:
+    version = home.wfx.ok("--version")
+    assert version.stdout.startswith("wfx "), str(version)
+    for args in (("-h",), ("executions", "-h"), ("approvals", "approve", "-h")):
+        helped = home.wfx.ok(*args)
+        assert "Usage:" in helped.stdout and "seed 00" not in helped.stdout, str(helped)

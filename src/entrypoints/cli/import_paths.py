@@ -22,12 +22,34 @@ def files_to_import(paths: list[Path], warn: Callable[[str], None]) -> list[tupl
     files: list[tuple[str, Path]] = []
     for path in paths:
         if path.is_dir():
-            files.extend(_folder_files(path, warn))
+            found = _folder_files(path, warn)
+            if not found:
+                raise InvalidInputError(f"PATH: no files in {path}: nothing to import")
+            files.extend(found)
         elif path.is_file():
             files.append((path.name, path.resolve()))
+        elif os.path.lexists(path):
+            raise InvalidInputError(
+                f"PATH: {path} is not a regular file ({_kind(path)}): only files and folders "
+                "are imported"
+            )
         else:
             raise InvalidInputError(f"PATH: {path} does not exist")
     return files
+
+
+def _kind(path: Path) -> str:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "a link that leads nowhere"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a file or a folder"
 
 
 def _folder_files(folder: Path, warn: Callable[[str], None]) -> list[tuple[str, Path]]:

@@ -24,10 +24,37 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="Launch, track, list and inspect workflow executions (SQLite by default, or DynamoDB).",
 )
+
+
+def _print_version(asked: bool) -> None:
+    if not asked:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = version("wfx")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        installed = "unknown (not installed)"
+    sys.stdout.write(f"wfx {installed}\n")
+    raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Launch, track, list and inspect workflow executions (SQLite by default, or DynamoDB)."""
+
+
 tables_app = typer.Typer(no_args_is_help=True, help="Create the storage tables.")
 workflows_app = typer.Typer(
     no_args_is_help=True,
@@ -57,7 +84,7 @@ app.add_typer(approvals_app, name="approvals")
 _UNWRAPPED_WIDTH = 1000
 
 JsonFlag = Annotated[
-    bool, typer.Option("--json", help="Print the records as JSON (seed 000 names).")
+    bool, typer.Option("--json", help="Print the records as JSON (the HTTP service's fields).")
 ]
 
 
@@ -642,8 +669,8 @@ def executions_describe(
     execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
     json_output: JsonFlag = False,
 ) -> None:
-    """Describe a run as Step Functions' DescribeExecution does (seed 001 fields), read from
-    Step Functions for its runs, computed for a local run."""
+    """Describe a run with the fields of Step Functions' DescribeExecution: read from Step
+    Functions for its runs, computed for a local run."""
     from application.use_cases.describe_execution import DescribeExecutionQuery
     from entrypoints.responses import DescribeResponse
 
@@ -736,7 +763,7 @@ def executions_events(
         bool, typer.Option("--json", help="One JSON document per event, a line each.")
     ] = False,
 ) -> None:
-    """Print a run's event log (seed 003): every transition, numbered, oldest first."""
+    """Print a run's event log: every transition, numbered, oldest first."""
     from entrypoints.cli.events import show_events
 
     show_events(_container(), execution_id, after, follow, json_output)
@@ -823,8 +850,9 @@ def executions_redrive(
     no_wait: Annotated[bool, typer.Option("--no-wait", help="Redrive the run and return.")] = False,
     json_output: JsonFlag = False,
 ) -> None:
-    """Continue a failed, aborted or timed-out run from the step that did not succeed (seed 001
-    conditions); a local run is followed to its end like `wfx run` unless --no-wait."""
+    """Continue a failed, aborted or timed-out run from the step that did not succeed (as Step
+    Functions allows a redrive); a local run is followed to its end like `wfx run` unless
+    --no-wait."""
     from application.use_cases.redrive_execution import RedriveExecutionCommand
 
     # The container routes the redrive to the orchestrator that ran the execution.
