@@ -64,6 +64,7 @@ from application.use_cases.reconcile_execution import ReconcileExecution
 from application.use_cases.record_cost import RecordAttemptDurations, RecordCost
 from application.use_cases.redrive_execution import RedriveExecution
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
+from application.use_cases.resolve_execution_id import ResolveExecutionId
 from application.use_cases.retry_step import RetryStep
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.show_workflow import ShowWorkflow
@@ -773,6 +774,7 @@ class Container(containers.DeclarativeContainer):
         logs=log_store,
         objects=object_store,
     )
+    resolve_execution_id = providers.Factory(ResolveExecutionId, store=execution_store)
     list_executions = providers.Factory(
         ListExecutions, store=execution_store, reconcile=reconcile_execution, clock=clock
     )

@@ -65,18 +65,20 @@ def approvals_list(
     read)."""
     from application.use_cases.approvals import ListApprovalsQuery
     from domain.redaction import redact
+    from entrypoints.cli.main import _run_id
     from entrypoints.cli.render import dump_json
     from entrypoints.cli.subject import cli_subject
     from entrypoints.responses import ApprovalPageResponse
 
+    container = _container()
     query = ListApprovalsQuery(
         subject=cli_subject(),
         pending_only=pending,
         limit=limit,
         starting_token=starting_token,
-        workflow_execution_id=execution,
+        workflow_execution_id=None if execution is None else _run_id(container, execution),
     )
-    page = _container().list_approvals().execute(query)
+    page = container.list_approvals().execute(query)
     if json_output:
         _echo(dump_json(ApprovalPageResponse.of(page).dump()))
         return

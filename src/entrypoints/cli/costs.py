@@ -83,13 +83,16 @@ def costs_report(
             "basis": CostBasis.ACTUAL if actual else CostBasis.ESTIMATE,
         }
     )
+    from entrypoints.cli.main import _run_id
+
+    container = _container()
     command = RecordCostCommand(
-        workflow_execution_id=execution_id,
+        workflow_execution_id=_run_id(container, execution_id),
         pipeline_execution_id=step,
         attempt=attempt,
         usages=(usage,),
     )
-    entries = _container().record_cost().execute(command)
+    entries = container.record_cost().execute(command)
     if json_output:
         _print_json(CostEntriesResponse.of(entries))
         return

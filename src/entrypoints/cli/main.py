@@ -552,6 +552,13 @@ def _say_if_waiting(container: Container, execution: Any) -> None:
             )
 
 
+def _run_id(container: Container, text: str) -> str:
+    """A run's whole id from what was typed: the id, `latest`, or its first characters."""
+    from application.use_cases.resolve_execution_id import ResolveExecutionIdQuery
+
+    return container.resolve_execution_id().execute(ResolveExecutionIdQuery(text=text))
+
+
 def _as_read(container: Container, execution: Any) -> Any:
     """A use case's returned run with the redriveStatus a read would derive for it, without
     reading it again: another read could already see a detached worker's end."""
@@ -637,16 +644,15 @@ def executions_show(
         ),
     ] = False,
 ) -> None:
-    """Show one execution: main row, steps in chain order, inputs and outputs."""
+    """Show one execution: main row, steps in chain order, inputs and outputs. EXECUTION_ID is
+    the whole id, its first characters (one of the 1,000 newest runs), or `latest`."""
     from application.use_cases.get_execution_details import GetExecutionDetailsQuery
 
-    details = (
-        _container()
-        .get_execution_details()
-        .execute(
-            GetExecutionDetailsQuery(
-                workflow_execution_id=execution_id, include_sub_executions=sub_executions
-            )
+    container = _container()
+    details = container.get_execution_details().execute(
+        GetExecutionDetailsQuery(
+            workflow_execution_id=_run_id(container, execution_id),
+            include_sub_executions=sub_executions,
         )
     )
     if json_output:
@@ -674,10 +680,9 @@ def executions_describe(
     from application.use_cases.describe_execution import DescribeExecutionQuery
     from entrypoints.responses import DescribeResponse
 
-    description = (
-        _container()
-        .describe_execution()
-        .execute(DescribeExecutionQuery(workflow_execution_id=execution_id))
+    container = _container()
+    description = container.describe_execution().execute(
+        DescribeExecutionQuery(workflow_execution_id=_run_id(container, execution_id))
     )
     document = DescribeResponse.of(description).dump()
     from entrypoints.cli.render import dump_json
@@ -711,13 +716,14 @@ def executions_metadata(
     from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
     from entrypoints.responses import ExecutionMetadataPageResponse
 
+    container = _container()
     query = GetExecutionMetadataQuery(
-        workflow_execution_id=execution_id,
+        workflow_execution_id=_run_id(container, execution_id),
         collection=collection,
         max_items=max_items,
         starting_token=starting_token,
     )
-    page = ExecutionMetadataPageResponse.of(_container().get_execution_metadata().execute(query))
+    page = ExecutionMetadataPageResponse.of(container.get_execution_metadata().execute(query))
     from entrypoints.cli.render import dump_json
 
     if json_output:
@@ -747,7 +753,10 @@ def executions_logs(
     """Print a run's log; --log-id reads one log source, --full every source (redacted)."""
     from entrypoints.cli.logs import show_logs
 
-    show_logs(_container(), execution_id, log_id, full, next_token, limit, json_output)
+    container = _container()
+    show_logs(
+        container, _run_id(container, execution_id), log_id, full, next_token, limit, json_output
+    )
 
 
 @executions_app.command("events")
@@ -766,7 +775,8 @@ def executions_events(
     """Print a run's event log: every transition, numbered, oldest first."""
     from entrypoints.cli.events import show_events
 
-    show_events(_container(), execution_id, after, follow, json_output)
+    container = _container()
+    show_events(container, _run_id(container, execution_id), after, follow, json_output)
 
 
 @executions_app.command("abort")
@@ -780,7 +790,7 @@ def executions_abort(
 
     container = _container()
     result = container.abort_execution().execute(
-        AbortExecutionCommand(workflow_execution_id=execution_id)
+        AbortExecutionCommand(workflow_execution_id=_run_id(container, execution_id))
     )
     from domain.redaction import redact
 
@@ -857,6 +867,7 @@ def executions_redrive(
 
     # The container routes the redrive to the orchestrator that ran the execution.
     container = _container(runner_mode="detached" if no_wait else "thread")
+    execution_id = _run_id(container, execution_id)
     execution = container.redrive_execution().execute(
         RedriveExecutionCommand(workflow_execution_id=execution_id)
     )

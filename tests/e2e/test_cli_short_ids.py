@@ -1,0 +1,25 @@
+"""A run named as people name it: `latest`, or the first characters of its id as
+`executions list` shows them, in every command that takes a run."""
+
+from __future__ import annotations
+
+from tests.e2e.cli import TRIVIAL_WORKFLOW, Wfx, assert_bad_input
+
+
+def test_latest_and_a_prefix_name_the_run(wfx: Wfx) -> None:
+    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
+    first = wfx.run_id("demo/trivial")
+    newest = wfx.run_id("demo/trivial")
+
+    assert wfx.json("executions", "show", "latest")["execution"]["workflowExecutionId"] == newest
+    described = wfx.json("executions", "describe", first[:8])
+    assert described["name"] == first
+    events = wfx.ok("executions", "events", newest[:10]).stdout
+    assert "ExecutionLaunched" in events
+    assert wfx.ok("executions", "logs", "latest").code == 0
+
+    refused = wfx("executions", "show", first[:3])
+    assert_bad_input(refused, "too short a prefix", "at least 4")
+    unknown = wfx("executions", "show", "ffffffff")
+    assert unknown.code != 0 and "give the whole id" in unknown.stderr, str(unknown)
+    assert "Traceback" not in unknown.stderr
