@@ -16,6 +16,7 @@ from entrypoints.cli.auth_token import auth_token
 from entrypoints.cli.costs import costs_app
 from entrypoints.cli.errors import EXIT_FAILED_RUN, exit_for
 from entrypoints.cli.infra import infra_app
+from entrypoints.cli.migrate import migrate_app
 
 if TYPE_CHECKING:
     from domain.paging import Page
@@ -52,6 +53,7 @@ auth_app.command("token")(auth_token)
 app.add_typer(auth_app, name="auth")
 app.add_typer(infra_app, name="infra")
 app.add_typer(costs_app, name="costs")
+app.add_typer(migrate_app, name="migrate")
 app.add_typer(approvals_app, name="approvals")
 
 _UNWRAPPED_WIDTH = 1000
