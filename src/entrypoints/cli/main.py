@@ -109,14 +109,14 @@ def _warn(text: str) -> None:
 @tables_app.command("create")
 def tables_create(json_output: JsonFlag = False) -> None:
     """Create every table on the configured store (idempotent)."""
-    from adapters.tables import TABLES
+    from adapters.tables import CREATED_TABLES
     from entrypoints.container import create_all_tables
     from entrypoints.settings import Settings
 
     container = _container()
     create_all_tables(container)
     tables = container.tables()
-    names = [tables.get_table_name(spec.key) for spec in TABLES]
+    names = [tables.get_table_name(spec.key) for spec in CREATED_TABLES]
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import TablesResponse
