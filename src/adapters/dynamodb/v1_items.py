@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from botocore.exceptions import ClientError
+
 from adapters.dynamodb.codec import from_wire
+from domain.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -24,7 +27,16 @@ class DynamoDbV1Items:
             request: dict[str, Any] = {"TableName": self._table, "Limit": self._page_size}
             if start:
                 request["ExclusiveStartKey"] = start
-            page = self._client.scan(**request)
+            try:
+                page = self._client.scan(**request)
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") != "ResourceNotFoundException":
+                    raise
+                # the one table wfx never creates: saying "create the tables" would mislead
+                raise InvalidInputError(
+                    f"--source-table: no table {self._table!r} on this DynamoDB; name the "
+                    "previous release's table, or migrate from an export with --from-file"
+                ) from None
             for item in page.get("Items", []):
                 yield from_wire(item)
             start = page.get("LastEvaluatedKey")
