@@ -292,3 +292,11 @@ def test_a_typed_export_file_reads_as_the_plain_items(tmp_path: Path) -> None:
 
     assert list(JsonFileV1Items(exported).items()) == items
     assert list(JsonFileV1Items(plain).items()) == items
+
+
+def test_a_migrated_run_deleted_leaves_no_row_in_any_table(backend: Backend) -> None:
+    _migrate(backend, old_items(ROWS[:2]), StepFunctionsAsked())
+
+    assert backend.store.delete_execution(ROWS[0][0])
+
+    assert _by_key(backend.all_items()) == _by_key(expected_rows(ROWS[1]))
