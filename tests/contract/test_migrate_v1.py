@@ -19,6 +19,7 @@ from adapters.v1_items import JsonFileV1Items
 from application.ports import OrchestratorExecution, OrchestratorReadError
 from application.use_cases.list_executions import ListExecutions, ListExecutionsQuery
 from application.use_cases.migrate_v1 import MigrateV1, MigrateV1Command, MigrateV1Result
+from domain.errors import InvalidInputError
 from domain.migration import MigrationOutcome
 from domain.statuses import ExecutionStatus
 from tests.v1_items import (
@@ -300,3 +301,11 @@ def test_a_migrated_run_deleted_leaves_no_row_in_any_table(backend: Backend) -> 
     assert backend.store.delete_execution(ROWS[0][0])
 
     assert _by_key(backend.all_items()) == _by_key(expected_rows(ROWS[1]))
+
+
+def test_a_checkpoint_naming_no_item_of_the_source_is_refused(backend: Backend) -> None:
+    with pytest.raises(InvalidInputError, match=r"^--checkpoint: item 'db:gone:e0' is not in"):
+        _migrate(
+            backend, old_items(ROWS), StepFunctionsAsked(), checkpoint=Checkpoint("db:gone:e0")
+        )
+    assert backend.all_items() == {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -72,15 +72,18 @@ class MigrateV1:
         resume_after = self._checkpoint.last_done() if self._checkpoint else None
         items: list[MigratedItem] = []
         before = 0
-        for raw in self._after(self._source.items(), resume_after):
-            if raw is None:
+        found = resume_after is None
+        for raw in self._source.items():
+            if not found:
                 before += 1
+                found = item_key_of(raw) == resume_after
                 continue
             done = self._one(raw, command.dry_run)
             items.append(done)
             if self._checkpoint is not None and not command.dry_run:
                 self._checkpoint.record(done.item_key)
-        if resume_after is not None and before == 0 and not items:
+        if not found:
+            # resuming after an item the source does not have would skip every item
             raise InvalidInputError(f"--checkpoint: item {resume_after!r} is not in the source")
         counts = Counter(item.outcome for item in items)
         return MigrateV1Result(
@@ -90,19 +93,6 @@ class MigrateV1:
             counts={outcome: counts.get(outcome, 0) for outcome in MigrationOutcome},
             items=tuple(items),
         )
-
-    @staticmethod
-    def _after(
-        raws: Iterable[Mapping[str, Any]], resume_after: str | None
-    ) -> Iterable[Mapping[str, Any] | None]:
-        """The items after the checkpointed one (None for each one before it and for it)."""
-        seen = resume_after is None
-        for raw in raws:
-            if seen:
-                yield raw
-                continue
-            seen = item_key_of(raw) == resume_after
-            yield None
 
     def _one(self, raw: Mapping[str, Any], dry_run: bool) -> MigratedItem:
         try:
