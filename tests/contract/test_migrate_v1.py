@@ -309,3 +309,21 @@ def test_a_checkpoint_naming_no_item_of_the_source_is_refused(backend: Backend) 
             backend, old_items(ROWS), StepFunctionsAsked(), checkpoint=Checkpoint("db:gone:e0")
         )
     assert backend.all_items() == {}
+
+
+def test_a_second_item_of_the_same_execution_is_skipped_naming_the_first(
+    backend: Backend,
+) -> None:
+    first = old_items(ROWS[:1])[0]
+    other_asset = first | {"databaseId:assetId": "$db-a:$asset-3", "assetId": "asset-3"}
+
+    result = _migrate(backend, [first, other_asset], StepFunctionsAsked())
+
+    assert [i.outcome for i in result.items] == [
+        MigrationOutcome.MIGRATED,
+        MigrationOutcome.SKIPPED,
+    ]
+    assert result.items[1].detail == (
+        f"executionId: also the id of item db-a:asset-1:{ROWS[0][0]}, migrated from that item"
+    )
+    assert _by_key(backend.all_items()) == _by_key(expected_rows(ROWS[0]))

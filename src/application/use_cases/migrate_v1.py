@@ -67,6 +67,7 @@ class MigrateV1:
         self._source, self._runs, self._sfn = source, runs, step_functions
         self._checkpoint = checkpoint
         self._unreachable: str | None = None
+        self._seen: dict[str, str] = {}  # execution id -> the first item key that had it
 
     def execute(self, command: MigrateV1Command) -> MigrateV1Result:
         resume_after = self._checkpoint.last_done() if self._checkpoint else None
@@ -101,13 +102,18 @@ class MigrateV1:
             return MigratedItem(
                 item_key=item_key_of(raw), outcome=MigrationOutcome.SKIPPED, detail=str(refused)
             )
+        first = self._seen.setdefault(v1.execution_id, v1.item_key)
+        if first != v1.item_key:
+            # one run per execution id: the first item's asset is the run's input
+            twice = f"executionId: also the id of item {first}, migrated from that item"
+            return self._item(v1, MigrationOutcome.SKIPPED, twice)
         if self._runs.has_run(v1.execution_id):
             return self._item(v1, MigrationOutcome.ALREADY_MIGRATED, None)
         outcome, reconciled, detail = self._reconcile(v1)
         run = migrated_run(v1, reconciled)
         if not dry_run and not self._runs.add_migrated(run):
-            # another item of the same run (VAMS 2.5 keyed runs by asset) came first
-            return self._item(v1, MigrationOutcome.ALREADY_MIGRATED, "written by another item")
+            # written meanwhile, by another migration running at the same time
+            return self._item(v1, MigrationOutcome.ALREADY_MIGRATED, "written meanwhile")
         return self._item(v1, outcome, detail, run.execution.status.value)
 
     def _reconcile(self, v1: V1Execution) -> tuple[MigrationOutcome, Reconciled | None, str | None]:
