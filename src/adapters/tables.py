@@ -348,6 +348,12 @@ TABLES: tuple[TableSpec, ...] = (
 )
 
 TABLE_SPECS: Mapping[ResourceKeys, TableSpec] = {spec.key: spec for spec in TABLES}
+# The earlier table exists only where the previous release made it: declared for its layout and
+# its name (the migration's read source), never created by `wfx tables create` or the stack.
+NOT_CREATED = frozenset({ResourceKeys.WORKFLOW_EXECUTIONS_V1})
+CREATED_TABLES: tuple[TableSpec, ...] = tuple(
+    spec for spec in TABLES if spec.key not in NOT_CREATED
+)
 SEED_TABLES: tuple[TableSpec, ...] = tuple(spec for spec in TABLES if spec.from_seed)
 
 # Where a run's rows are, for its permanent delete, in the order they go: the rows keyed by one

@@ -33,6 +33,7 @@ from domain.execution import (
     WorkflowExecution,
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.migration import MigratedRun
 from domain.paging import Page
 from domain.run import Run, RunChange, StepMove
 from domain.statuses import ExecutionStatus, StepStatus
@@ -537,6 +538,39 @@ class TaskCallbacks(Protocol):
 class OrchestratorReadError(RuntimeError):
     """The orchestrator did not answer a read; the message names the call and the error code
     only (an AWS message names the caller's role, which a stored row need not repeat)."""
+
+
+class V1Items(Protocol):
+    """The earlier table's items (VAMS 2.5.x), as plain attribute maps, always in the same
+    order (the migration's checkpoint names the last one done)."""
+
+    def items(self) -> Iterable[Mapping[str, Any]]: ...
+
+
+class MigratedRuns(Protocol):
+    """Where the V1 migration writes a run: its main row, input rows and PipelineExecutionInputFiles
+    rows as one unit, the main row last (so a run whose main row exists is wholly written)."""
+
+    def has_run(self, workflow_execution_id: str) -> bool: ...
+
+    def add_migrated(self, run: MigratedRun) -> bool:
+        """Write the run's rows; False, writing nothing, when its main row exists already."""
+        ...
+
+
+class LegacyExecutions(Protocol):
+    """Step Functions' word on a run the earlier release started, by its execution ARN: None
+    when it no longer knows the execution; OrchestratorReadError when it does not answer."""
+
+    def describe(self, execution_arn: str) -> OrchestratorExecution | None: ...
+
+
+class MigrationCheckpoint(Protocol):
+    """The key of the last item the migration finished, kept between runs."""
+
+    def last_done(self) -> str | None: ...
+
+    def record(self, item_key: str) -> None: ...
 
 
 @dataclass(frozen=True)

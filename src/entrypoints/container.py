@@ -57,6 +57,7 @@ from application.use_cases.list_executions import ListExecutions
 from application.use_cases.list_readable_executions import ListReadableExecutions
 from application.use_cases.list_readable_workflows import ListReadableWorkflows
 from application.use_cases.list_workflows import ListWorkflows, ListWorkflowVersions
+from application.use_cases.migrate_v1 import MigrateV1
 from application.use_cases.open_task_gate import OpenTaskGate
 from application.use_cases.publish_registration import PublishRegistration
 from application.use_cases.publish_workflow_version import PublishWorkflowVersion
@@ -90,8 +91,10 @@ if TYPE_CHECKING:
         CostLedger,
         ExecutionEvents,
         ExecutionStore,
+        LegacyExecutions,
         LogReader,
         LogStore,
+        MigratedRuns,
         ObjectStore,
         Orchestrator,
         RunFiles,
@@ -121,6 +124,36 @@ def _sqlite_execution_store(
     from adapters.sqlite.execution_store import SqliteExecutionStore
 
     return SqliteExecutionStore(database, tables, objects=objects)
+
+
+def _sqlite_migrated_runs(database: SqliteDatabase, tables: TableNames) -> MigratedRuns:
+    from adapters.sqlite.migrated_runs import SqliteMigratedRuns
+
+    return SqliteMigratedRuns(database, tables)
+
+
+def _dynamodb_migrated_runs(client: Any, tables: TableNames) -> MigratedRuns:
+    from adapters.dynamodb.migrated_runs import DynamoDbMigratedRuns
+
+    return DynamoDbMigratedRuns(client, tables)
+
+
+def _legacy_executions(client: Callable[[], Any]) -> LegacyExecutions:
+    from adapters.aws.legacy_executions import StepFunctionsLegacyExecutions
+
+    return StepFunctionsLegacyExecutions(_LazyClient(client))
+
+
+class _LazyClient:
+    """A client built on its first call, so a migration with nothing open never builds one."""
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self._build, self._client = build, None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._client is None:
+            self._client = self._build()
+        return getattr(self._client, name)
 
 
 def _sqlite_workflow_catalog(database: SqliteDatabase, tables: TableNames) -> WorkflowCatalog:
@@ -826,6 +859,14 @@ class Container(containers.DeclarativeContainer):
     redrive_execution = providers.Factory(
         RedriveExecution, store=execution_store, orchestrator=orchestrator, clock=clock, ids=ids
     )
+    migrated_runs = providers.Selector(
+        config.store,
+        sqlite=providers.Singleton(_sqlite_migrated_runs, sqlite_database, tables),
+        dynamodb=providers.Singleton(_dynamodb_migrated_runs, dynamodb_client, tables),
+    )
+    legacy_executions = providers.Singleton(_legacy_executions, stepfunctions_client.provider)
+    # the source (a file or the earlier table) and the checkpoint come with each call
+    migrate_v1 = providers.Factory(MigrateV1, runs=migrated_runs, step_functions=legacy_executions)
     sweep_aborts = providers.Factory(
         SweepAborts,
         store=execution_store,

@@ -95,3 +95,34 @@ def indexes_of(table: Any, member: str) -> dict[str, tuple[Keys, str]]:
         index["IndexName"]: (key_names(index["KeySchema"]), index["Projection"]["ProjectionType"])
         for index in table.get(member, [])
     }
+
+
+def create_earlier_table(client: Any, name: str = EARLIER_TABLE) -> None:
+    """The earlier table as VAMS 2.5.x created it (from the hand-copied layout above): wfx no
+    longer creates it, so the migration's tests make it themselves."""
+    local_indexes = EARLIER_TABLE_LOCAL_INDEXES
+    global_indexes = EARLIER_TABLE_GLOBAL_INDEXES
+    names = {*EARLIER_TABLE_KEYS} | {
+        n for keys in (*local_indexes.values(), *global_indexes.values()) for n in keys
+    }
+
+    def schema(keys: Keys) -> list[dict[str, str]]:
+        return [
+            {"AttributeName": keys[0], "KeyType": "HASH"},
+            {"AttributeName": keys[1], "KeyType": "RANGE"},
+        ]
+
+    client.create_table(
+        TableName=name,
+        KeySchema=schema(EARLIER_TABLE_KEYS),
+        AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"} for n in sorted(names)],
+        LocalSecondaryIndexes=[
+            {"IndexName": i, "KeySchema": schema(k), "Projection": {"ProjectionType": "ALL"}}
+            for i, k in local_indexes.items()
+        ],
+        GlobalSecondaryIndexes=[
+            {"IndexName": i, "KeySchema": schema(k), "Projection": {"ProjectionType": "ALL"}}
+            for i, k in global_indexes.items()
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )

@@ -28,10 +28,9 @@ from tests.integration.moto_server import moto_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-on-moto-server")]
 
-# Seed 000: the eleven execution tables and the earlier table kept for the migration.
+# Seed 000: the eleven execution tables (the earlier one is the previous release's, never made).
 SEED_TABLES = {
     "WorkflowExecutionsStorageTableV2",
-    "WorkflowExecutionsStorageTable",
     "PipelineExecutionsStorageTable",
     "PipelineExecutionInputFilesStorageTable",
     "PipelineExecutionInputMetadataStorageTable",

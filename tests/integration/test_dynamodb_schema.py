@@ -14,8 +14,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from adapters.dynamodb.schema import create_tables
-from adapters.tables import TableNames
+from adapters.dynamodb.schema import create_table_request, create_tables
+from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
 from tests.integration.table_layout import (
     EARLIER_TABLE,
     EARLIER_TABLE_GLOBAL_INDEXES,
@@ -98,16 +98,22 @@ def test_every_key_attribute_is_declared_once_as_a_string(
     assert {d["AttributeType"] for d in definitions} == {"S"}
 
 
-def test_the_earlier_table_exists_beside_v2(dynamodb: DynamoDBClient, tables: TableNames) -> None:
+def test_the_earlier_table_is_left_to_the_release_that_made_it(
+    dynamodb: DynamoDBClient, tables: TableNames
+) -> None:
     listed = _all_table_names(dynamodb)
-    assert f"{tables.prefix}{EARLIER_TABLE}" in listed
+    assert f"{tables.prefix}{EARLIER_TABLE}" not in listed
     assert f"{tables.prefix}WorkflowExecutionsStorageTableV2" in listed
 
 
-def test_the_earlier_table_has_the_layout_of_its_previous_release(
+def test_the_earlier_table_is_declared_with_the_layout_of_its_previous_release(
     dynamodb: DynamoDBClient, tables: TableNames
 ) -> None:
-    table = _describe(dynamodb, f"{tables.prefix}{EARLIER_TABLE}")
+    # declared (not created) for the migration: its spec must still say the real layout
+    spec = TABLE_SPECS[ResourceKeys.WORKFLOW_EXECUTIONS_V1]
+    name = f"{tables.prefix}{EARLIER_TABLE}"
+    dynamodb.create_table(**create_table_request(spec, name))  # type: ignore[arg-type]
+    table = _describe(dynamodb, name)
     assert key_names(table["KeySchema"]) == EARLIER_TABLE_KEYS
     assert indexes_of(table, "LocalSecondaryIndexes") == {
         name: (keys, "ALL") for name, keys in EARLIER_TABLE_LOCAL_INDEXES.items()
@@ -133,8 +139,9 @@ def test_the_prefix_from_the_environment_names_every_table(
     monkeypatch.setenv("WFX_TABLE_PREFIX", "envprefix-")
     create_tables(dynamodb, TableNames.from_environment())
     listed = _all_table_names(dynamodb)
-    for seed_name in (*SEED_000_TABLES, EARLIER_TABLE):
+    for seed_name in SEED_000_TABLES:
         assert f"envprefix-{seed_name}" in listed
+    assert f"envprefix-{EARLIER_TABLE}" not in listed
 
 
 def test_a_per_table_override_wins_over_the_prefix(

@@ -11,7 +11,7 @@ import pytest
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.system import SystemClock
-from adapters.tables import TABLES, ResourceKeys, TableNames
+from adapters.tables import CREATED_TABLES, ResourceKeys, TableNames
 from application.ports import ListScope
 from application.use_cases.list_executions import ListExecutions, ListExecutionsQuery
 from domain.errors import ExecutionNotFoundError
@@ -27,7 +27,7 @@ def _row_counts(database: SqliteDatabase) -> dict[str, int]:
             spec.default_name: connection.execute(
                 f'SELECT count(*) FROM "{names.get_table_name(spec.key)}"'
             ).fetchone()[0]
-            for spec in TABLES
+            for spec in CREATED_TABLES
         }
 
 

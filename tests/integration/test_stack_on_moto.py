@@ -19,9 +19,6 @@ from adapters.aws.stack.template import deployment_template
 from adapters.tables import TableNames
 from tests.integration.table_layout import (
     EARLIER_TABLE,
-    EARLIER_TABLE_GLOBAL_INDEXES,
-    EARLIER_TABLE_KEYS,
-    EARLIER_TABLE_LOCAL_INDEXES,
     SEED_000_TABLES,
     indexes_of,
     key_names,
@@ -96,18 +93,10 @@ def test_every_seed_table_has_the_seed_keys_and_exactly_its_indexes(
     assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
 
 
-def test_the_earlier_table_has_the_layout_of_its_previous_release(
-    outputs: dict[str, str],
-) -> None:
-    table = _describe(f"{PREFIX}{EARLIER_TABLE}")
-    assert key_names(table["KeySchema"]) == EARLIER_TABLE_KEYS
-    assert indexes_of(table, "LocalSecondaryIndexes") == {
-        name: (keys, "ALL") for name, keys in EARLIER_TABLE_LOCAL_INDEXES.items()
-    }
-    assert indexes_of(table, "GlobalSecondaryIndexes") == {
-        name: (keys, "ALL") for name, keys in EARLIER_TABLE_GLOBAL_INDEXES.items()
-    }
-    assert outputs["WorkflowExecutionsV1TableName"] == f"{PREFIX}{EARLIER_TABLE}"
+def test_the_earlier_table_is_not_created_when_none_is_named(outputs: dict[str, str]) -> None:
+    names = boto3.client("dynamodb").list_tables()["TableNames"]
+    assert f"{PREFIX}{EARLIER_TABLE}" not in names
+    assert "WorkflowExecutionsV1TableName" not in outputs
 
 
 def test_the_bucket_and_one_function_per_handler_are_created(outputs: dict[str, str]) -> None:

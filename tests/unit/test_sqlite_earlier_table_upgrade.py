@@ -29,7 +29,7 @@ ROWS = (
 def _as_before_the_indexes(database: SqliteDatabase) -> None:
     """The table as wfx made it before: its two key columns and the item, holding ROWS."""
     with database.write() as connection:
-        connection.execute(f"DROP TABLE {QUOTED}")
+        connection.execute(f"DROP TABLE IF EXISTS {QUOTED}")
         connection.execute(
             f'CREATE TABLE {QUOTED} ("databaseId:assetId" TEXT NOT NULL, '
             '"executionId" TEXT NOT NULL, item TEXT NOT NULL, '

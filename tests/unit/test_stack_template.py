@@ -84,25 +84,19 @@ def test_the_environment_is_what_the_settings_read(
     assert settings.jwt.jwks is None  # API Gateway verifies the tokens; the function reads claims
 
 
-def test_the_earlier_table_is_created_unless_an_existing_one_is_named(template: Template) -> None:
+def test_the_earlier_table_is_never_created_only_named(template: Template) -> None:
     resources = template["Resources"]
-    assert resources["WorkflowExecutionsV1Table"]["Condition"] == "CreateEarlierTable"
-    assert template["Conditions"]["CreateEarlierTable"] == {
-        "Fn::Equals": [{"Ref": "ExistingEarlierTableName"}, ""]
+    assert "WorkflowExecutionsV1Table" not in resources
+    assert template["Conditions"]["EarlierTableNamed"] == {
+        "Fn::Not": [{"Fn::Equals": [{"Ref": "ExistingEarlierTableName"}, ""]}]
     }
     assert template["Parameters"]["ExistingEarlierTableName"]["Default"] == ""
-    expected = {
-        "Fn::If": [
-            "CreateEarlierTable",
-            {"Ref": "WorkflowExecutionsV1Table"},
-            {"Ref": "ExistingEarlierTableName"},
-        ]
-    }
     for function in FUNCTIONS:
         variables = _function(template, function)["Environment"]["Variables"]
-        assert variables["WFX_TABLE_WORKFLOW_EXECUTIONS_V1"] == expected
-    others = [r for k, r in resources.items() if r["Type"] == "AWS::DynamoDB::Table"]
-    assert sum("Condition" in r for r in others) == 1
+        assert variables["WFX_TABLE_WORKFLOW_EXECUTIONS_V1"] == {"Ref": "ExistingEarlierTableName"}
+    assert template["Outputs"]["WorkflowExecutionsV1TableName"]["Condition"] == "EarlierTableNamed"
+    tables = [r for r in resources.values() if r["Type"] == "AWS::DynamoDB::Table"]
+    assert not any("Condition" in r for r in tables)
 
 
 def test_the_bucket_is_versioned_encrypted_private_and_tls_only(template: Template) -> None:

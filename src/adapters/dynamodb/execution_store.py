@@ -126,6 +126,7 @@ from domain.execution import (
     StepOutputs,
     WorkflowExecution,
 )
+from domain.migration import migrated_pipeline_execution_id
 from domain.paging import Page
 from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
 from domain.statuses import StepStatus
@@ -450,7 +451,10 @@ class DynamoDbExecutionStore:
             return False
         main_rows = self._main_rows(workflow_execution_id)
         steps = self._step_items(workflow_execution_id)
-        step_ids = [item["pipelineExecutionId"] for item in steps]
+        step_ids = [item["pipelineExecutionId"] for item in steps] or [
+            # no step: a migrated run, its input files under the id the migration derives
+            migrated_pipeline_execution_id(workflow_execution_id)
+        ]
         # In three waves, each batched: the steps' own rows (found through the step rows, so
         # before them), the run-keyed rows, the main row. Cut short anywhere, the main row is
         # still there: the run is still listed, and deleting it again finds what is left.

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from adapters.tables import TABLES, IndexSpec, KeyAttribute, TableNames, TableSpec
+from adapters.tables import CREATED_TABLES, IndexSpec, KeyAttribute, TableNames, TableSpec
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -75,8 +75,8 @@ def create_table_request(spec: TableSpec, table_name: str) -> dict[str, Any]:
 
 def create_tables(client: DynamoDBClient, tables: TableNames) -> None:
     """Create every table that does not exist yet, then wait until all of them are ACTIVE."""
-    names = [tables.get_table_name(spec.key) for spec in TABLES]
-    for spec, name in zip(TABLES, names, strict=True):
+    names = [tables.get_table_name(spec.key) for spec in CREATED_TABLES]
+    for spec, name in zip(CREATED_TABLES, names, strict=True):
         try:
             client.create_table(**create_table_request(spec, name))
         except ClientError as exc:

@@ -15,7 +15,7 @@ from adapters.dynamodb.schema import (
     key_schema,
     secondary_indexes,
 )
-from adapters.tables import TABLES, ResourceKeys, TableNames, TableSpec
+from adapters.tables import CREATED_TABLES, ResourceKeys, TableNames, TableSpec
 from domain.registration import DEFAULT_EVENT_SOURCE_PREFIX
 
 
@@ -44,11 +44,12 @@ def table_resource(spec: TableSpec, table_name: str) -> dict[str, Any]:
 def infrastructure_template(
     tables: TableNames, event_source_prefix: str = DEFAULT_EVENT_SOURCE_PREFIX
 ) -> dict[str, Any]:
-    """Every table of `adapters.tables.TABLES`, named as `tables` resolves them, and the
-    registration rule for sources under `event_source_prefix` (when given a function ARN)."""
+    """Every table wfx creates (`adapters.tables.CREATED_TABLES`), named as `tables` resolves
+    them, and the registration rule for sources under `event_source_prefix` (when given a
+    function ARN)."""
     resources = {
         logical_id(spec.key): table_resource(spec, tables.get_table_name(spec.key))
-        for spec in TABLES
+        for spec in CREATED_TABLES
     }
     outputs = {f"{resource_id}Name": {"Value": {"Ref": resource_id}} for resource_id in resources}
     return {

@@ -109,6 +109,7 @@ from domain.execution import (
     StepOutputs,
     WorkflowExecution,
 )
+from domain.migration import migrated_pipeline_execution_id
 from domain.paging import Page
 from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
 from domain.statuses import StepStatus
@@ -474,7 +475,10 @@ class SqliteExecutionStore:
         tables, run = self._sql.tables, [workflow_execution_id]
         with self._database.write() as connection:  # one transaction: all of it, or none
             rows = connection.execute(self._sql.steps_of_execution, run)
-            step_ids = [load_item(text)[STEP_ID] for (text,) in rows]
+            step_ids = [load_item(text)[STEP_ID] for (text,) in rows] or [
+                # no step: a migrated run, its input files under the id the migration derives
+                migrated_pipeline_execution_id(workflow_execution_id)
+            ]
             for key in STEP_ROW_TABLES:
                 for chunk in chunks(step_ids):
                     connection.execute(tables[key].delete_in(STEP_ID, len(chunk)), chunk)

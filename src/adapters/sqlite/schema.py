@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from adapters.sqlite.database import SqliteDatabase
-from adapters.tables import TABLES, IndexSpec, KeyAttribute, ResourceKeys, TableNames, TableSpec
+from adapters.tables import (
+    NOT_CREATED,
+    TABLES,
+    IndexSpec,
+    KeyAttribute,
+    ResourceKeys,
+    TableNames,
+    TableSpec,
+)
 
 if TYPE_CHECKING:
     from sqlalchemy import Column, MetaData
@@ -21,7 +29,9 @@ if TYPE_CHECKING:
 ITEM_COLUMN = "item"
 # Tables an earlier wfx made with fewer index keys, whose items always held those attributes: an
 # existing file gets the key columns filled from its items, and the indexes. (The workflow tables
-# have an upgrade of their own: adapters/sqlite/workflow_tables.py.)
+# have an upgrade of their own: adapters/sqlite/workflow_tables.py.) The earlier table is no
+# longer made (NOT_CREATED; a SQLite user migrates from a file): one an earlier wfx made is
+# upgraded, never created.
 FILLED_FROM_ITEMS = (ResourceKeys.WORKFLOW_EXECUTIONS_V1,)
 
 
@@ -91,6 +101,8 @@ def build_metadata(schema: SqliteSchema) -> MetaData:
 
     metadata = MetaData()
     for table in schema.tables.values():
+        if table.spec.key in NOT_CREATED:
+            continue
         table_keys = set(table.primary_key)
         declared = Table(
             table.name,
@@ -141,6 +153,8 @@ def _add_index_columns(database: SqliteDatabase, table: SqliteTable) -> None:
     name = _quote(table.name)
     with database.write() as connection:  # checked inside: two processes may upgrade at once
         present = {row[1] for row in connection.execute(f"PRAGMA table_info({name})")}
+        if not present:
+            return  # no such table in this file
         missing = [a for a in table.spec.all_key_attributes if a.name not in present]
         if not missing:
             return

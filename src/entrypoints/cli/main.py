@@ -16,6 +16,7 @@ from entrypoints.cli.auth_token import auth_token
 from entrypoints.cli.costs import costs_app
 from entrypoints.cli.errors import EXIT_FAILED_RUN, exit_for
 from entrypoints.cli.infra import infra_app
+from entrypoints.cli.migrate import migrate_app
 
 if TYPE_CHECKING:
     from domain.paging import Page
@@ -79,6 +80,7 @@ auth_app.command("token")(auth_token)
 app.add_typer(auth_app, name="auth")
 app.add_typer(infra_app, name="infra")
 app.add_typer(costs_app, name="costs")
+app.add_typer(migrate_app, name="migrate")
 app.add_typer(approvals_app, name="approvals")
 
 _UNWRAPPED_WIDTH = 1000
@@ -134,14 +136,14 @@ def _warn(text: str) -> None:
 @tables_app.command("create")
 def tables_create(json_output: JsonFlag = False) -> None:
     """Create every table on the configured store (idempotent)."""
-    from adapters.tables import TABLES
+    from adapters.tables import CREATED_TABLES
     from entrypoints.container import create_all_tables
     from entrypoints.settings import Settings
 
     container = _container()
     create_all_tables(container)
     tables = container.tables()
-    names = [tables.get_table_name(spec.key) for spec in TABLES]
+    names = [tables.get_table_name(spec.key) for spec in CREATED_TABLES]
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import TablesResponse

@@ -1,5 +1,5 @@
 """The stack's parameters and conditions: where the code is, who issues the tokens, how long logs
-are kept, and whether the earlier table is created or an existing one is named."""
+are kept, and the name of the earlier table where the previous release left one."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ JWT_ISSUER = "JwtIssuer"
 JWT_AUDIENCE = "JwtAudience"
 LOG_RETENTION = "LogRetentionDays"
 EXISTING_EARLIER_TABLE = "ExistingEarlierTableName"
-CREATE_EARLIER_TABLE = "CreateEarlierTable"
+EARLIER_TABLE_NAMED = "EarlierTableNamed"
 # The values CloudWatch Logs accepts for RetentionInDays.
 RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 3653)
 
@@ -52,8 +52,8 @@ def parameters() -> dict[str, Any]:
         EXISTING_EARLIER_TABLE: {
             "Type": "String",
             "Default": "",
-            "Description": "Name of an existing WorkflowExecutionsStorageTable (the previous "
-            "release's, the migration's read source); empty to create it.",
+            "Description": "Name of the previous release's WorkflowExecutionsStorageTable, read "
+            "only by `wfx migrate v1`; empty when there is none (the stack never creates it).",
         },
         BUS_PARAMETER: {
             "Type": "String",
@@ -72,6 +72,6 @@ def parameters() -> dict[str, Any]:
 def conditions() -> dict[str, Any]:
     publishers = {"Fn::Join": ["", {"Ref": PUBLISHERS_PARAMETER}]}
     return {
-        CREATE_EARLIER_TABLE: {"Fn::Equals": [{"Ref": EXISTING_EARLIER_TABLE}, ""]},
+        EARLIER_TABLE_NAMED: {"Fn::Not": [{"Fn::Equals": [{"Ref": EXISTING_EARLIER_TABLE}, ""]}]},
         PUBLISHERS_CONDITION: {"Fn::Not": [{"Fn::Equals": [publishers, ""]}]},
     }

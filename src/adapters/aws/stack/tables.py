@@ -1,36 +1,30 @@
-"""The stack's tables: every spec of `adapters.tables`, the earlier table only when no existing
-one is named, and the expression each function reads a table's name from."""
+"""The stack's tables: every table wfx creates (never the earlier one: it exists only where the
+previous release made it, and is named by a parameter), and the expression each function reads
+a table's name from."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from adapters.aws.stack.parameters import CREATE_EARLIER_TABLE, EXISTING_EARLIER_TABLE
+from adapters.aws.stack.parameters import EARLIER_TABLE_NAMED, EXISTING_EARLIER_TABLE
 from adapters.dynamodb.template import logical_id, table_resource
-from adapters.tables import TABLES, ResourceKeys, TableNames
+from adapters.tables import CREATED_TABLES, TABLES, ResourceKeys, TableNames
 
 EARLIER = ResourceKeys.WORKFLOW_EXECUTIONS_V1
 
 
 def table_resources(tables: TableNames) -> dict[str, Any]:
-    resources = {
+    return {
         logical_id(spec.key): table_resource(spec, tables.get_table_name(spec.key))
-        for spec in TABLES
+        for spec in CREATED_TABLES
     }
-    resources[logical_id(EARLIER)]["Condition"] = CREATE_EARLIER_TABLE
-    return resources
 
 
 def table_name(key: ResourceKeys) -> Any:
-    """The deployed table's name: its Ref, or for the earlier table the existing one's name."""
+    """The deployed table's name: its Ref, or for the earlier table the name given (empty: the
+    functions then resolve the default name, which no stack resource holds)."""
     if key is EARLIER:
-        return {
-            "Fn::If": [
-                CREATE_EARLIER_TABLE,
-                {"Ref": logical_id(key)},
-                {"Ref": EXISTING_EARLIER_TABLE},
-            ]
-        }
+        return {"Ref": EXISTING_EARLIER_TABLE}
     return {"Ref": logical_id(key)}
 
 
@@ -44,10 +38,13 @@ def table_arn(key: ResourceKeys) -> Any:
 
 
 def table_outputs() -> dict[str, Any]:
-    return {
+    outputs: dict[str, Any] = {
         f"{logical_id(spec.key)}Name": {
             "Description": f"{spec.default_name}: WFX_TABLE_{spec.key.value}",
             "Value": table_name(spec.key),
         }
         for spec in TABLES
     }
+    # an output may not be empty: the earlier table's is given only when one was named
+    outputs[f"{logical_id(EARLIER)}Name"]["Condition"] = EARLIER_TABLE_NAMED
+    return outputs

@@ -1,0 +1,80 @@
+"""The earlier table's items from a JSON file (V1Items): a list of items, or a Scan answer
+(`{"Items": [...]}`), each plain (`"databaseId": "db"`) or DynamoDB-typed (`{"S": "db"}`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from domain.errors import InvalidInputError
+
+_TYPES = frozenset({"S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS"})
+
+
+def _is_typed(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _TYPES
+
+
+def plain_value(value: Any, where: str) -> Any:
+    """A DynamoDB-typed value as a plain one; a plain value as it is."""
+    if not _is_typed(value):
+        return value
+    ((kind, inner),) = value.items()
+    match kind:
+        case "S" | "B":
+            return inner
+        case "N":
+            return Decimal(str(inner))
+        case "BOOL":
+            return bool(inner)
+        case "NULL":
+            return None
+        case "L":
+            return [plain_value(v, where) for v in inner]
+        case "M":
+            return {k: plain_value(v, f"{where}.{k}") for k, v in inner.items()}
+        case _:  # the sets
+            return list(inner)
+
+
+def plain_item(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: plain_value(value, name) for name, value in item.items()}
+
+
+class JsonFileV1Items:
+    """Reads the file once, up front, so a malformed file is refused before anything is written."""
+
+    def __init__(self, path: Path) -> None:
+        self._items = _load(path)
+
+    def items(self) -> Iterator[Mapping[str, Any]]:
+        return iter(self._items)
+
+
+def _load(path: Path) -> list[dict[str, Any]]:
+    where = f"--from-file {path}"
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise InvalidInputError(f"{where}: cannot be read ({error.strerror or error})") from None
+    except UnicodeDecodeError:
+        raise InvalidInputError(f"{where}: must be UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise InvalidInputError(
+            f"{where}: not JSON ({error.msg} at line {error.lineno} column {error.colno})"
+        ) from None
+    if isinstance(document, dict) and isinstance(document.get("Items"), list):
+        document = document["Items"]
+    if not isinstance(document, list):
+        raise InvalidInputError(
+            f"{where}: must be a JSON list of items, or a Scan answer with an Items list"
+        )
+    items: list[dict[str, Any]] = []
+    for number, item in enumerate(document):
+        if not isinstance(item, dict):
+            raise InvalidInputError(f"{where}: item {number} must be an object of attributes")
+        items.append(plain_item(item))
+    return items

@@ -1,0 +1,121 @@
+"""`wfx migrate v1`: the earlier release's runs (VAMS 2.5.x) moved into the execution tables."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from application.ports import V1Items
+    from application.use_cases.migrate_v1 import MigrateV1Result
+    from entrypoints.container import Container
+
+migrate_app = typer.Typer(
+    no_args_is_help=True, help="Move runs recorded by an earlier release into the tables."
+)
+
+
+def _echo(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _source(container: Container, source_table: str | None, from_file: Path | None) -> V1Items:
+    from domain.errors import InvalidInputError
+
+    if source_table and from_file:
+        raise InvalidInputError("--source-table, --from-file: give one, not both")
+    if from_file is not None:
+        from adapters.v1_items import JsonFileV1Items
+
+        return JsonFileV1Items(from_file)
+    if not source_table and container.config.store() != "dynamodb":
+        raise InvalidInputError(
+            "--from-file: required on SQLite (there is no earlier table to read); export the "
+            "table's items as JSON, or name a DynamoDB table with --source-table"
+        )
+    from adapters.dynamodb.v1_items import DynamoDbV1Items
+    from adapters.tables import ResourceKeys
+
+    name = source_table or container.tables().get_table_name(ResourceKeys.WORKFLOW_EXECUTIONS_V1)
+    return DynamoDbV1Items(container.dynamodb_client(), name)
+
+
+@migrate_app.command("v1")
+def migrate_v1(
+    source_table: Annotated[
+        str | None,
+        typer.Option(
+            "--source-table",
+            metavar="NAME",
+            help="The earlier DynamoDB table (default: WFX_TABLE_WORKFLOW_EXECUTIONS_V1 or "
+            "WorkflowExecutionsStorageTable).",
+        ),
+    ] = None,
+    from_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--from-file",
+            metavar="ITEMS.json",
+            help="The table's items as JSON: a list (plain or DynamoDB-typed) or a Scan answer.",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Write nothing; say what would happen.")
+    ] = False,
+    checkpoint: Annotated[
+        Path | None,
+        typer.Option(
+            "--checkpoint",
+            metavar="FILE",
+            help="Resume after the item named in FILE; record each item done there.",
+        ),
+    ] = None,
+    offline: Annotated[
+        bool,
+        typer.Option("--offline", help="Do not ask Step Functions about open runs."),
+    ] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Write each item of the earlier table as a run: its main row, input row and
+    PipelineExecutionInputFiles row. Idempotent; open runs are reconciled with Step Functions."""
+    from application.use_cases.migrate_v1 import MigrateV1Command
+    from entrypoints.cli.main import _container
+
+    container = _container()
+    source = _source(container, source_table, from_file)
+    overrides: dict[str, object] = {"source": source}
+    if checkpoint is not None:
+        from adapters.migration_checkpoint import FileMigrationCheckpoint
+
+        overrides["checkpoint"] = FileMigrationCheckpoint(checkpoint)
+    if offline:
+        from adapters.aws.legacy_executions import UnreachableLegacyExecutions
+
+        overrides["step_functions"] = UnreachableLegacyExecutions()
+    result = container.migrate_v1(**overrides).execute(MigrateV1Command(dry_run=dry_run))
+    if json_output:
+        from entrypoints.cli.render import dump_json
+        from entrypoints.migration_responses import MigrationReportResponse
+
+        _echo(dump_json(MigrationReportResponse.of(result).dump()))
+        return
+    _print(result)
+
+
+def _print(result: MigrateV1Result) -> None:
+    from domain.migration import MigrationOutcome
+
+    if result.resumed_after:
+        _echo(f"resumed after {result.resumed_after} ({result.before_checkpoint} items before)")
+    total = sum(result.counts.values())
+    _echo(f"{total} items read{' (dry run: nothing written)' if result.dry_run else ''}:")
+    for outcome, count in result.counts.items():
+        if count:
+            _echo(f"  {outcome.value}: {count}")
+    reported = [item for item in result.items if item.outcome is not MigrationOutcome.MIGRATED]
+    reported = [i for i in reported if i.outcome is not MigrationOutcome.ALREADY_MIGRATED]
+    for item in reported:
+        _echo(f"  {item.item_key}: {item.outcome.value}: {item.detail or item.status}")

@@ -1,0 +1,77 @@
+"""`wfx migrate v1 --from-file` as a SQLite user runs it: the earlier table exported as a Scan
+answer (DynamoDB-typed), a dry run, the run, a second run, and a file it cannot read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.cli import Wfx, assert_bad_input
+from tests.v1_items import BAD_ITEM, ROWS, iso, old_items
+
+pytestmark = pytest.mark.xdist_group("e2e-cli-migrate")
+
+
+def _exported(tmp_path: Path) -> Path:
+    """`aws dynamodb scan --table-name WorkflowExecutionsStorageTable > scan.json`."""
+    items = [*old_items(ROWS), BAD_ITEM]
+    typed = [{name: {"S": value} for name, value in item.items()} for item in items]
+    path = tmp_path / "scan.json"
+    path.write_text(json.dumps({"Items": typed, "Count": len(typed)}))
+    return path
+
+
+def _ids(page: Any) -> list[str]:
+    return [record["workflowExecutionId"] for record in page["Items"]]
+
+
+def test_migrating_an_export_dry_run_then_for_real_then_again(wfx: Wfx, tmp_path: Path) -> None:
+    exported = str(_exported(tmp_path))
+    checkpoint = tmp_path / "migrate.checkpoint"
+
+    dry = wfx.json("migrate", "v1", "--from-file", exported, "--dry-run", "--offline")
+    assert dry["dryRun"] is True
+    assert dry["counts"]["migrated"] == len(ROWS) and dry["counts"]["skipped"] == 1
+    (skipped,) = [i for i in dry["items"] if i["outcome"] == "skipped"]
+    assert "executionStatus" in skipped["detail"]
+    assert wfx.json("executions", "list")["Items"] == []
+
+    done = wfx.ok("migrate", "v1", "--from-file", exported, "--checkpoint", str(checkpoint))
+    assert f"{len(ROWS) + 1} items read:" in done.stdout
+    assert f"migrated: {len(ROWS)}" in done.stdout
+    assert "skipped: 1" in done.stdout
+    assert checkpoint.read_text().strip().endswith(BAD_ITEM["executionId"])
+
+    newest_first = [r[0] for r in sorted(ROWS, key=lambda r: iso(r[5]) or iso(r[6]))][::-1]
+    assert _ids(wfx.json("executions", "list")) == newest_first
+    on_workflow = _ids(wfx.json("executions", "list", "--workflow", "db-a/thumbnails"))
+    assert on_workflow == [
+        i for i in newest_first if i in {r[0] for r in ROWS if r[3][0] == "db-a"}
+    ]
+    on_asset = _ids(wfx.json("executions", "list", "--asset", "db-a/asset-1"))
+    assert set(on_asset) == {r[0] for r in ROWS if r[2] == "asset-1"}
+    shown = wfx.json("executions", "show", ROWS[0][0])
+    assert shown["inputs"][0]["inputAssetFileKey"] == "models/my mesh.obj"
+    assert shown["execution"]["executionStartDate"] == "2024-03-04T09:30:00.000000Z"
+
+    again = wfx.json("migrate", "v1", "--from-file", exported)
+    assert again["counts"]["alreadyMigrated"] == len(ROWS)
+    assert again["counts"]["migrated"] == 0
+    assert _ids(wfx.json("executions", "list")) == newest_first
+
+
+def test_a_file_that_is_not_an_export_is_refused_naming_it(wfx: Wfx, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"Items": [{"executionId": ')
+    not_a_list = tmp_path / "object.json"
+    not_a_list.write_text('{"executionId": "e1"}')
+
+    assert_bad_input(wfx("migrate", "v1", "--from-file", str(broken)), "--from-file", "not JSON")
+    assert_bad_input(
+        wfx("migrate", "v1", "--from-file", str(not_a_list)), "--from-file", "JSON list"
+    )
+    assert_bad_input(wfx("migrate", "v1"), "--from-file", "SQLite")
+    assert wfx.json("executions", "list")["Items"] == []

@@ -1,0 +1,186 @@
+"""Items of the earlier table (WorkflowExecutionsStorageTable) as VAMS 2.5.x wrote them, and the
+rows the V1 migration must write for each, spelled out by hand (not through the builders).
+
+Every date has a day of 12 or less and a month apart from it, so a day-first read would give
+another date, not an error.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+ACCOUNT = "123456789012"
+GLOBAL_MACHINE = "vams-global-mesh"
+DB_MACHINE = "vams-db-a-thumbs"
+
+
+def machine_arn(machine: str) -> str:
+    return f"arn:aws:states:us-east-1:{ACCOUNT}:stateMachine:{machine}"
+
+
+def execution_arn(machine: str, execution_id: str) -> str:
+    return f"arn:aws:states:us-east-1:{ACCOUNT}:execution:{machine}:{execution_id}"
+
+
+def v1_item(
+    execution_id: str,
+    database_id: str,
+    asset_id: str,
+    workflow: tuple[str, str],
+    status: str,
+    start: str,
+    stop: str,
+    file_key: str | None,
+    machine: str,
+) -> dict[str, Any]:
+    """An item as that release wrote it: `$` before each part of a composite key, dates month
+    first or empty, the stray `object__type`, inputAssetFileKey absent on the oldest rows."""
+    workflow_database_id, workflow_id = workflow
+    item: dict[str, Any] = {
+        "databaseId:assetId": f"${database_id}:${asset_id}",
+        "executionId": execution_id,
+        "workflowDatabaseId:workflowId": f"${workflow_database_id}:${workflow_id}",
+        "databaseId": database_id,
+        "assetId": asset_id,
+        "workflowDatabaseId": workflow_database_id,
+        "workflowId": workflow_id,
+        "workflow_arn": machine_arn(machine),
+        "execution_arn": execution_arn(machine, execution_id),
+        "executionStatus": status,
+        "startDate": start,
+        "stopDate": stop,
+        "object__type": "execution",
+    }
+    if file_key is not None:
+        item["inputAssetFileKey"] = file_key
+    return item
+
+
+GLOBAL = ("GLOBAL", "mesh-convert")
+DB_WORKFLOW = ("db-a", "thumbnails")
+
+# (id, database, asset, workflow, status, startDate, stopDate, inputAssetFileKey, machine)
+ROWS: tuple[tuple[Any, ...], ...] = (
+    ("e1000000-0000-4000-8000-000000000001", "db-a", "asset-1", GLOBAL, "SUCCEEDED",
+     "03/04/2024, 09:30:00", "03/04/2024, 09:41:07", "models/my mesh.obj", GLOBAL_MACHINE),
+    ("e1000000-0000-4000-8000-000000000002", "db-a", "asset-1", DB_WORKFLOW, "FAILED",
+     "05/06/2024, 10:00:00", "05/06/2024, 10:02:00", "/", DB_MACHINE),
+    ("e1000000-0000-4000-8000-000000000003", "db-a", "asset-2", GLOBAL, "ABORTED",
+     "12/01/2023, 23:59:59", "12/02/2023, 00:10:00", None, GLOBAL_MACHINE),
+    ("e1000000-0000-4000-8000-000000000004", "db-b", "asset-9", GLOBAL, "TIMED_OUT",
+     "01/02/2024, 03:04:05", "01/02/2024, 05:04:05", "scans/part 1.e57", GLOBAL_MACHINE),
+    ("e1000000-0000-4000-8000-000000000005", "db-b", "asset-8", DB_WORKFLOW, "SUCCEEDED",
+     "", "07/08/2024, 11:12:13", "a.png", DB_MACHINE),
+)  # fmt: skip
+# Open rows: no stop date. The first Step Functions stopped (aborted) since; the second it
+# no longer knows; the third still runs.
+OPEN_ROWS: tuple[tuple[Any, ...], ...] = (
+    ("e1000000-0000-4000-8000-000000000006", "db-b", "asset-9", GLOBAL, "RUNNING",
+     "02/03/2024, 08:00:00", "", "scans/part 2.e57", GLOBAL_MACHINE),
+    ("e1000000-0000-4000-8000-000000000007", "db-a", "asset-2", DB_WORKFLOW, "RUNNING",
+     "04/05/2024, 06:07:08", "", None, DB_MACHINE),
+    ("e1000000-0000-4000-8000-000000000008", "db-b", "asset-8", GLOBAL, "RUNNING",
+     "", "", "b.png", GLOBAL_MACHINE),
+)  # fmt: skip
+STOPPED, UNKNOWN, STILL_RUNNING = (row[0] for row in OPEN_ROWS)
+BAD_ITEM = {
+    "databaseId:assetId": "$db-a:$asset-1",
+    "executionId": "e1000000-0000-4000-8000-000000000099",
+    "workflowDatabaseId:workflowId": "$GLOBAL:$mesh-convert",
+    "executionStatus": "DONE",
+    "startDate": "03/04/2024, 09:30:00",
+}
+
+
+def old_items(rows: tuple[tuple[Any, ...], ...] = ROWS + OPEN_ROWS) -> list[dict[str, Any]]:
+    return [v1_item(*row) for row in rows]
+
+
+def iso(v1_date: str) -> str:
+    """`MM/DD/YYYY, HH:MM:SS` -> the builders' ISO form, by hand."""
+    if not v1_date:
+        return ""
+    day_part, time_part = v1_date.split(", ")
+    month, day, year = day_part.split("/")
+    return f"{year}-{month}-{day}T{time_part}.000000Z"
+
+
+FALLBACK_START = "1970-01-01T00:00:00.000000Z"
+PIPELINE_NAMESPACE = uuid.UUID("6b0f7a52-1d3e-4c1a-9a57-2f5d8e0c4b91")
+
+
+def expected_rows(
+    row: tuple[Any, ...],
+    status: str | None = None,
+    stop: str | None = None,
+    error: str | None = None,
+    start: str | None = None,
+) -> dict[str, list[dict[str, Any]]]:
+    """Every item the migration writes for `row`, by table name; `status`/`stop`/`error` as
+    reconciled (default: as the row has them); `start` is Step Functions' for a row with none."""
+    execution_id, database_id, asset_id, workflow, old_status, old_start, old_stop = row[:7]
+    key, machine = row[7:]
+    status = status or old_status
+    start_iso = iso(old_start) or start or iso(old_stop) or FALLBACK_START
+    stop_iso = iso(old_stop) if stop is None else stop
+    file_key = key if key is not None else "/"
+    workflow_key = f"{workflow[0]}:{workflow[1]}"
+    main: dict[str, Any] = {
+        "workflowExecutionId": execution_id,
+        "workflowDatabaseId:workflowId": workflow_key,
+        "workflowDatabaseId": workflow[0],
+        "workflowId": workflow[1],
+        "workflowVersion": 0,
+        "executionStartDate": start_iso,
+        "triggeredByUserId": "SYSTEM_USER",
+        "triggerType": "Manual",
+        "orchestrator": "stepfunctions",
+        "allListPartition": "execution",
+        "executionStatus": status,
+        "executionArn": execution_arn(machine, execution_id),
+        "stateMachineArn": machine_arn(machine),
+        "redriveCount": 0,
+    }
+    if stop_iso:
+        main["executionStopDate"] = stop_iso
+    if status in ("FAILED", "ABORTED", "TIMED_OUT"):
+        main["executionError"] = error or status
+    pipeline_id = str(uuid.uuid5(PIPELINE_NAMESPACE, f"v1:{execution_id}"))
+    return {
+        "WorkflowExecutionsStorageTableV2": [main],
+        "WorkflowExecutionInputsStorageTable": [
+            {
+                "workflowExecutionId": execution_id,
+                "databaseId:assetId:inputAssetFileKey": f"{database_id}:{asset_id}:{file_key}",
+                "databaseId:assetId": f"{database_id}:{asset_id}",
+                "executionStartDate": start_iso,
+                "workflowDatabaseId:workflowId": workflow_key,
+                "databaseId": database_id,
+                "assetId": asset_id,
+                "inputAssetFileKey": file_key,
+                "s3Bucket": "",
+                "assetRootS3Key": "",
+                "versionId": "",
+            }
+        ],
+        "PipelineExecutionInputFilesStorageTable": [
+            {
+                "pipelineExecutionId": pipeline_id,
+                "databaseId:assetId:inputAssetFileKey": f"{database_id}:{asset_id}:{file_key}",
+                "databaseId:assetId": f"{database_id}:{asset_id}",
+                "workflowExecutionId": execution_id,
+                "databaseId": database_id,
+                "assetId": asset_id,
+                "inputAssetFileKey": file_key,
+            }
+        ],
+    }
+
+
+def merged(*expectations: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    tables: dict[str, list[dict[str, Any]]] = {}
+    for expectation in expectations:
+        for table, items in expectation.items():
+            tables.setdefault(table, []).extend(items)
+    return tables
