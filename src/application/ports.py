@@ -929,3 +929,36 @@ class Approvals(Protocol):
         """Requests across all runs, newest first: the pending ones (a sparse index) or all of
         them; one index query per page, never a scan."""
         ...
+
+
+@dataclass(frozen=True)
+class MainRowKey:
+    """The table key of one main row (seed 000: the run's id, then its workflow's key)."""
+
+    workflow_execution_id: str
+    workflow_key: str
+
+
+@dataclass(frozen=True)
+class MainRowPage:
+    """One page of the main table in key order: how many rows it held, which of them lack the
+    global-list partition, and where the next page starts (None: this was the last)."""
+
+    scanned: int
+    unstamped: tuple[MainRowKey, ...]
+    next_cursor: str | None
+
+
+class ListPartitionBackfill(Protocol):
+    """The main rows a write path left without `allListPartition` (seed 000's warning), found by
+    the product's only scan and stamped one conditional write at a time."""
+
+    def scan_page(self, cursor: str | None, limit: int) -> MainRowPage:
+        """Up to `limit` main rows after `cursor` (None: from the start); a cursor this adapter
+        did not issue raises InvalidInputError."""
+        ...
+
+    def stamp(self, row: MainRowKey) -> bool:
+        """Give the row the partition if it still has none and still exists; False otherwise
+        (a concurrent writer stamped or rewrote it first: its row is never overwritten)."""
+        ...

@@ -35,6 +35,7 @@ from application.use_cases.approvals import (
     ListApprovals,
     PassApprovalGate,
 )
+from application.use_cases.backfill_list_partition import BackfillListPartition
 from application.use_cases.complete_execution import CompleteExecution
 from application.use_cases.delete_execution import DeleteExecution
 from application.use_cases.deploy_workflow_version import (
@@ -89,6 +90,7 @@ if TYPE_CHECKING:
         CostLedger,
         ExecutionEvents,
         ExecutionStore,
+        ListPartitionBackfill,
         LogReader,
         LogStore,
         ObjectStore,
@@ -120,6 +122,20 @@ def _sqlite_execution_store(
     from adapters.sqlite.execution_store import SqliteExecutionStore
 
     return SqliteExecutionStore(database, tables, objects=objects)
+
+
+def _sqlite_list_partition_backfill(
+    database: SqliteDatabase, tables: TableNames
+) -> ListPartitionBackfill:
+    from adapters.sqlite.list_partition import SqliteListPartitionBackfill
+
+    return SqliteListPartitionBackfill(database, tables)
+
+
+def _dynamodb_list_partition_backfill(client: Any, tables: TableNames) -> ListPartitionBackfill:
+    from adapters.dynamodb.list_partition import DynamoDbListPartitionBackfill
+
+    return DynamoDbListPartitionBackfill(client, tables)
 
 
 def _sqlite_workflow_catalog(database: SqliteDatabase, tables: TableNames) -> WorkflowCatalog:
@@ -830,6 +846,14 @@ class Container(containers.DeclarativeContainer):
         sub_processes=sub_process_controller,
         clock=clock,
         reconcile=reconcile_execution,
+    )
+    list_partition_backfill = providers.Selector(
+        config.store,
+        sqlite=providers.Singleton(_sqlite_list_partition_backfill, sqlite_database, tables),
+        dynamodb=providers.Singleton(_dynamodb_list_partition_backfill, dynamodb_client, tables),
+    )
+    backfill_list_partition = providers.Factory(
+        BackfillListPartition, backfill=list_partition_backfill
     )
     # Bearer tokens: built on first use, so no command but those that need one imports PyJWT.
     token_verifier = providers.Singleton(
