@@ -358,3 +358,36 @@ def dynamodb_list_partition_backfill(
     from adapters.dynamodb.list_partition import DynamoDbListPartitionBackfill
 
     return DynamoDbListPartitionBackfill(moto_dynamodb_client, dynamodb_table_names)
+
+
+@pytest.fixture
+def sqlite_file_run_archive(
+    sqlite_file_database: SqliteDatabase,
+    sqlite_file_execution_store: SqliteExecutionStore,
+    body_object_store: FilesystemObjectStore,
+) -> Any:
+    from adapters.sqlite.run_archive import SqliteRunArchive
+
+    return SqliteRunArchive(sqlite_file_database, TableNames(), body_object_store)
+
+
+@pytest.fixture
+def sqlite_memory_run_archive(
+    sqlite_memory_database: SqliteDatabase,
+    sqlite_memory_execution_store: SqliteExecutionStore,
+    body_object_store: FilesystemObjectStore,
+) -> Any:
+    from adapters.sqlite.run_archive import SqliteRunArchive
+
+    return SqliteRunArchive(sqlite_memory_database, TableNames(), body_object_store)
+
+
+@pytest.fixture
+def dynamodb_run_archive(
+    moto_dynamodb_client: Any,
+    dynamodb_table_names: TableNames,
+    body_object_store: FilesystemObjectStore,
+) -> Any:
+    from adapters.dynamodb.run_archive import DynamoDbRunArchive
+
+    return DynamoDbRunArchive(moto_dynamodb_client, dynamodb_table_names, body_object_store)
