@@ -17,6 +17,7 @@ from entrypoints.cli.backfill import backfill_list_partition
 from entrypoints.cli.costs import costs_app
 from entrypoints.cli.errors import EXIT_FAILED_RUN, exit_for
 from entrypoints.cli.infra import infra_app
+from entrypoints.cli.transfer import export, import_
 
 if TYPE_CHECKING:
     from domain.paging import Page
@@ -55,6 +56,8 @@ app.add_typer(auth_app, name="auth")
 app.add_typer(infra_app, name="infra")
 app.add_typer(costs_app, name="costs")
 app.add_typer(approvals_app, name="approvals")
+app.command("export")(export)
+app.command("import")(import_)
 
 _UNWRAPPED_WIDTH = 1000
 
