@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from adapters.dynamodb.codec import check_item
-from adapters.run_archive import ARCHIVED_TABLES, EXECUTION_ID
+from adapters.run_archive import ARCHIVED_TABLES, EXECUTION_ID, SHARED_TABLES
 from adapters.tables import TABLE_SPECS, ResourceKeys
 from application.ports import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
 from domain.errors import InvalidInputError
@@ -106,7 +106,7 @@ def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
             _check_value(value, f"item.{name}")
         if table in _RUN_KEYED and item.get(EXECUTION_ID) != run_id:
             raise _LineError(f"item.{EXECUTION_ID}: must be the line's run {run_id!r}")
-        return run_id, ArchivedItem(table_name, item)
+        return run_id, ArchivedItem(table_name, item, shared=table in SHARED_TABLES)
     if "object" in document:
         unknown = set(document) - {"run", "object", "base64"}
         if unknown:
@@ -179,7 +179,7 @@ def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
                 yield done
             current, items, bodies, error = run_id, [], [], None
         if isinstance(parsed, ArchivedItem):
-            items.append(ArchivedItem(parsed.table, parsed.item, number))
+            items.append(ArchivedItem(parsed.table, parsed.item, number, parsed.shared))
         else:
             bodies.append(ArchivedBody(parsed.key, parsed.data, number))
     done = finish()

@@ -49,6 +49,15 @@ ARCHIVED_TABLES = frozenset(
         ResourceKeys.ASSET_FILES,
     }
 )
+# Items a run names but does not own: exported with the first run that names them.
+SHARED_TABLES = frozenset(
+    {
+        ResourceKeys.WORKFLOW_DEFINITIONS,
+        ResourceKeys.WORKFLOW_VERSIONS,
+        ResourceKeys.STEP_DEFINITIONS,
+        ResourceKeys.ASSET_FILES,
+    }
+)
 # The run's asset partitions: what it read, and the asset it wrote to.
 _ASSET_KEYS = (
     (ResourceKeys.WORKFLOW_EXECUTION_INPUTS, "databaseId:assetId"),
@@ -132,7 +141,9 @@ class RunArchiveRows:
         ]
         rows += [(table, item) for table, items in run_rows.items() for item in items]
         rows += [(ResourceKeys.WORKFLOW_EXECUTIONS, item) for item in main]
-        items = tuple(ArchivedItem(table.value, item) for table, item in rows)
+        items = tuple(
+            ArchivedItem(table.value, item, shared=table in SHARED_TABLES) for table, item in rows
+        )
         return ArchivedRun(
             workflow_execution_id,
             items,

@@ -972,6 +972,8 @@ class ArchivedItem:
     table: str
     item: Mapping[str, Any]
     line: int = 0  # where the item was read from (0: not read from a file)
+    # not the run's own: a definition or an asset file other runs may name too
+    shared: bool = False
 
 
 @dataclass(frozen=True)

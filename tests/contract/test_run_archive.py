@@ -16,8 +16,9 @@ from application.ports import (
     ObjectStore,
     RunArchive,
 )
+from application.use_cases.export_executions import ExportExecutions, ExportExecutionsCommand
 from domain.errors import ExecutionNotFoundError
-from tests.contract.builders import a_launch, an_execution, at, some_outputs
+from tests.contract.builders import a_launch, a_version, an_execution, at, publish, some_outputs
 from tests.contract.conftest import BACKENDS
 
 Backend = tuple[ExecutionStore, RunArchive, ObjectStore]
@@ -25,6 +26,7 @@ Backend = tuple[ExecutionStore, RunArchive, ObjectStore]
 
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> Backend:
+    request.getfixturevalue(f"{request.param}_workflow_definitions").create_tables()
     return (
         request.getfixturevalue(f"{request.param}_execution_store"),
         request.getfixturevalue(f"{request.param}_run_archive"),
@@ -174,3 +176,30 @@ def test_an_offloaded_body_travels_with_its_run(backend: Backend) -> None:
     stored = store.get_configuration("r1")
     assert stored is not None and stored.input_selections == selections
     assert archive.differences(run) == []
+
+
+def test_what_several_runs_name_is_exported_once_with_the_first(
+    backend: Backend, request: pytest.FixtureRequest
+) -> None:
+    store, archive, _ = backend
+    backend_name = request.node.callspec.params["backend"]
+    publish(request.getfixturevalue(f"{backend_name}_workflow_definitions"), a_version(1))
+    for run_id, minutes in (("r1", 1), ("r2", 2)):
+        store.add_launch(a_launch(run_id, start=at(minutes)))
+    exported = ExportExecutions(archive).execute(ExportExecutionsCommand())
+    first, second = exported
+
+    shared = {"WORKFLOW_DEFINITIONS", "WORKFLOW_VERSIONS", "STEP_DEFINITIONS"}
+    assert shared <= set(_tables(first))
+    assert not shared & set(_tables(second))
+    assert all(item.shared for item in first.items if item.table in shared)
+
+
+def test_a_run_deleted_after_it_was_listed_is_skipped(backend: Backend) -> None:
+    store, archive, _ = backend
+    for run_id, minutes in (("r1", 1), ("r2", 2)):
+        store.add_launch(a_launch(run_id, start=at(minutes)))
+    exported = ExportExecutions(archive).execute(ExportExecutionsCommand())
+    store.delete_execution("r1")
+
+    assert [run.workflow_execution_id for run in exported] == ["r2"]

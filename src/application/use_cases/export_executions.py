@@ -10,6 +10,7 @@ from datetime import datetime
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 from application.ports import ArchivedItem, ArchivedRun, RunArchive
+from domain.errors import ExecutionNotFoundError
 
 
 class ExportExecutionsCommand(BaseModel):
@@ -28,7 +29,10 @@ class ExportedRuns:
 
     def __iter__(self) -> Iterator[ArchivedRun]:
         for run_id in self.run_ids:
-            run = self._archive.export_run(run_id)
+            try:
+                run = self._archive.export_run(run_id)
+            except ExecutionNotFoundError:
+                continue  # deleted since it was listed: there is nothing left to move
             # a definition or an asset's files are named by many runs: carried once, with the
             # first (an import writes them before that run's main row, so before any of them)
             yield ArchivedRun(
@@ -38,7 +42,7 @@ class ExportedRuns:
             )
 
     def _first_time(self, archived: ArchivedItem) -> bool:
-        if archived.item.get("workflowExecutionId") is not None:
+        if not archived.shared:
             return True
         identity = f"{archived.table} {json.dumps(archived.item, sort_keys=True)}"
         if identity in self._seen:
