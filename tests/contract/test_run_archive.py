@@ -77,6 +77,7 @@ def _every_type() -> dict[str, Any]:
         "aNegative": -3,
         "aZero": 0,
         "aFloat": 2.5,
+        "aWholeFloat": 2.0,  # DynamoDB has one number type: it may come back as the int 2
         "aBigInt": 12345678901234567,
         "aTrue": True,
         "aFalse": False,
@@ -98,7 +99,8 @@ def test_every_attribute_type_comes_back_as_it_went_in(backend: Backend) -> None
     assert imported.written == 1
     (exported,) = archive.export_run("t1").items
     assert dict(exported.item) == item
-    assert [type(exported.item[name]) for name in item] == [type(item[name]) for name in item]
+    kinds = [type(exported.item[name]) for name in item if name != "aWholeFloat"]
+    assert kinds == [type(item[name]) for name in item if name != "aWholeFloat"]
     assert "executionGroupId" not in exported.item
     assert store.get_execution("t1").execution_start_date == at(7)
     page = store.list_executions(ListScope.ALL, None, 10, None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.e2e.cli import Wfx, assert_bad_input
 
 
@@ -26,3 +28,20 @@ def test_an_empty_store_exports_a_file_that_imports_nothing(wfx: Wfx) -> None:
     assert wfx.json("export", "--to", str(file))["runs"] == 0
     answer = wfx.json("import", str(file), "--verify")
     assert (answer["runs"], answer["itemsWritten"], answer["differences"]) == (0, 0, [])
+
+
+def test_a_move_between_two_sqlite_homes_draws_progress_only_on_a_terminal(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    wfx.publish_command_step("noop", "pass")
+    run_id = wfx.run_id("demo/noop")
+    file = tmp_path / "runs.jsonl"
+    assert wfx.ok("export", "--to", str(file)).stderr == ""
+    other = Wfx(tmp_path / "other")
+
+    imported = other.on_terminal("import", str(file), "--verify")
+
+    assert imported.code == 0, str(imported)
+    assert "importing" in imported.stderr and "verifying" in imported.stderr
+    assert "verified: every item of the file is stored" in imported.stdout
+    assert [r["workflowExecutionId"] for r in other.json("executions", "list")["Items"]] == [run_id]
