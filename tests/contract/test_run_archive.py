@@ -205,3 +205,18 @@ def test_a_run_deleted_after_it_was_listed_is_skipped(backend: Backend) -> None:
     store.delete_execution("r1")
 
     assert [run.workflow_execution_id for run in exported] == ["r2"]
+
+
+def test_importing_a_published_version_again_writes_nothing(
+    backend: Backend, request: pytest.FixtureRequest
+) -> None:
+    store, archive, _ = backend
+    backend_name = request.node.callspec.params["backend"]
+    publish(request.getfixturevalue(f"{backend_name}_workflow_definitions"), a_version(1))
+    store.add_launch(a_launch("r1"))
+    run = archive.export_run("r1")
+    assert "WORKFLOW_VERSIONS" in _tables(run)
+
+    again = archive.import_run(run)  # the version's immutability guard does not refuse it
+
+    assert (again.written, again.unchanged, again.conflicts) == (0, len(run.items), ())

@@ -9,8 +9,9 @@ from typing import Any
 from adapters.records import ALL_LIST_PARTITION, Item, format_date
 from adapters.run_archive import EXECUTION_ID, RunArchiveRows
 from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.schema import build_schema, create_tables
+from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql, load_item, quote
+from adapters.sqlite.workflow_tables import create_workflow_tables
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
 from application.ports import ObjectStore
 
@@ -28,7 +29,8 @@ class SqliteRunArchive(RunArchiveRows):
     def _ensure_tables(self) -> None:
         # a file made by an earlier wfx lacks the newer tables (attempts, artifacts, ...)
         if not self._ready:
-            create_tables(self._database, self._schema)
+            # with the workflow tables' immutability guards, as the catalogs make them
+            create_workflow_tables(self._database, self._schema)
             self._ready = True
 
     def list_run_ids(self, since: datetime | None) -> list[str]:
@@ -71,5 +73,13 @@ class SqliteRunArchive(RunArchiveRows):
     def _put_if_absent(self, table: ResourceKeys, item: Mapping[str, Any]) -> bool:
         self._ensure_tables()
         sql = self._sql[table]
+        key = TABLE_SPECS[table].key_attributes
+        taken = f"SELECT 1 FROM {sql.name} WHERE " + " AND ".join(
+            f"{sql.q(a.name)} = ?" for a in key
+        )
         with self._database.write() as connection:
+            # looked up first, in the same transaction: the workflow tables' immutability
+            # triggers refuse even an INSERT that would do nothing on a taken key
+            if connection.execute(taken, tuple(item[a.name] for a in key)).fetchone():
+                return False
             return connection.execute(sql.insert_if_absent, sql.row(dict(item))).rowcount > 0
