@@ -327,3 +327,67 @@ def inline_container(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
         container.dynamodb_client.override(providers.Object(client))
     create_all_tables(container)
     yield container
+
+
+# -- The list-partition backfill and the run archive (store-to-store copy) ------------------------
+
+
+@pytest.fixture
+def sqlite_file_list_partition_backfill(
+    sqlite_file_database: SqliteDatabase, sqlite_file_execution_store: SqliteExecutionStore
+) -> Any:
+    """On the execution store's database (which has made the tables)."""
+    from adapters.sqlite.list_partition import SqliteListPartitionBackfill
+
+    return SqliteListPartitionBackfill(sqlite_file_database, TableNames())
+
+
+@pytest.fixture
+def sqlite_memory_list_partition_backfill(
+    sqlite_memory_database: SqliteDatabase, sqlite_memory_execution_store: SqliteExecutionStore
+) -> Any:
+    from adapters.sqlite.list_partition import SqliteListPartitionBackfill
+
+    return SqliteListPartitionBackfill(sqlite_memory_database, TableNames())
+
+
+@pytest.fixture
+def dynamodb_list_partition_backfill(
+    moto_dynamodb_client: Any, dynamodb_table_names: TableNames
+) -> Any:
+    from adapters.dynamodb.list_partition import DynamoDbListPartitionBackfill
+
+    return DynamoDbListPartitionBackfill(moto_dynamodb_client, dynamodb_table_names)
+
+
+@pytest.fixture
+def sqlite_file_run_archive(
+    sqlite_file_database: SqliteDatabase,
+    sqlite_file_execution_store: SqliteExecutionStore,
+    body_object_store: FilesystemObjectStore,
+) -> Any:
+    from adapters.sqlite.run_archive import SqliteRunArchive
+
+    return SqliteRunArchive(sqlite_file_database, TableNames(), body_object_store)
+
+
+@pytest.fixture
+def sqlite_memory_run_archive(
+    sqlite_memory_database: SqliteDatabase,
+    sqlite_memory_execution_store: SqliteExecutionStore,
+    body_object_store: FilesystemObjectStore,
+) -> Any:
+    from adapters.sqlite.run_archive import SqliteRunArchive
+
+    return SqliteRunArchive(sqlite_memory_database, TableNames(), body_object_store)
+
+
+@pytest.fixture
+def dynamodb_run_archive(
+    moto_dynamodb_client: Any,
+    dynamodb_table_names: TableNames,
+    body_object_store: FilesystemObjectStore,
+) -> Any:
+    from adapters.dynamodb.run_archive import DynamoDbRunArchive
+
+    return DynamoDbRunArchive(moto_dynamodb_client, dynamodb_table_names, body_object_store)

@@ -30,6 +30,7 @@ from features.steps.details_steps import *  # noqa: F403
 from features.steps.launch_steps import *  # noqa: F403
 from features.steps.list_steps import *  # noqa: F403
 from features.steps.log_steps import *  # noqa: F403
+from features.steps.moving_steps import *  # noqa: F403
 from features.steps.observer import ObservingReporter
 from features.steps.progress_steps import *  # noqa: F403
 from features.steps.reconcile_steps import *  # noqa: F403

@@ -35,6 +35,7 @@ from application.use_cases.approvals import (
     ListApprovals,
     PassApprovalGate,
 )
+from application.use_cases.backfill_list_partition import BackfillListPartition
 from application.use_cases.complete_execution import CompleteExecution
 from application.use_cases.delete_execution import DeleteExecution
 from application.use_cases.deploy_workflow_version import (
@@ -43,6 +44,7 @@ from application.use_cases.deploy_workflow_version import (
 )
 from application.use_cases.describe_execution import DescribeExecution
 from application.use_cases.end_gate_step import EndGateStep
+from application.use_cases.export_executions import ExportExecutions
 from application.use_cases.get_execution import GetExecution
 from application.use_cases.get_execution_details import GetExecutionDetails
 from application.use_cases.get_execution_events import GetExecutionEvents
@@ -52,6 +54,7 @@ from application.use_cases.get_execution_progress import GetExecutionProgress
 from application.use_cases.handle_execution_error import HandleExecutionError
 from application.use_cases.import_asset_files import ImportAssetFiles
 from application.use_cases.import_costs import ImportCosts
+from application.use_cases.import_executions import ImportExecutions
 from application.use_cases.launch_execution import LaunchExecution
 from application.use_cases.list_executions import ListExecutions
 from application.use_cases.list_readable_executions import ListReadableExecutions
@@ -72,6 +75,7 @@ from application.use_cases.show_workflow import ShowWorkflow
 from application.use_cases.step_tracking import FinishStep, StartStep
 from application.use_cases.summarize_costs import SummarizeCosts
 from application.use_cases.sweep_aborts import SweepAborts
+from application.use_cases.verify_executions import VerifyExecutions
 from domain.redaction import configure_redaction
 from entrypoints import registration_wiring, sub_process_controllers
 from entrypoints.aws_clients import aws_client
@@ -92,11 +96,13 @@ if TYPE_CHECKING:
         ExecutionEvents,
         ExecutionStore,
         LegacyExecutions,
+        ListPartitionBackfill,
         LogReader,
         LogStore,
         MigratedRuns,
         ObjectStore,
         Orchestrator,
+        RunArchive,
         RunFiles,
         RunReporter,
         StateMachineDeployer,
@@ -154,6 +160,34 @@ class _LazyClient:
         if self._client is None:
             self._client = self._build()
         return getattr(self._client, name)
+
+
+def _sqlite_list_partition_backfill(
+    database: SqliteDatabase, tables: TableNames
+) -> ListPartitionBackfill:
+    from adapters.sqlite.list_partition import SqliteListPartitionBackfill
+
+    return SqliteListPartitionBackfill(database, tables)
+
+
+def _dynamodb_list_partition_backfill(client: Any, tables: TableNames) -> ListPartitionBackfill:
+    from adapters.dynamodb.list_partition import DynamoDbListPartitionBackfill
+
+    return DynamoDbListPartitionBackfill(client, tables)
+
+
+def _sqlite_run_archive(
+    database: SqliteDatabase, tables: TableNames, objects: ObjectStore
+) -> RunArchive:
+    from adapters.sqlite.run_archive import SqliteRunArchive
+
+    return SqliteRunArchive(database, tables, objects)
+
+
+def _dynamodb_run_archive(client: Any, tables: TableNames, objects: ObjectStore) -> RunArchive:
+    from adapters.dynamodb.run_archive import DynamoDbRunArchive
+
+    return DynamoDbRunArchive(client, tables, objects)
 
 
 def _sqlite_workflow_catalog(database: SqliteDatabase, tables: TableNames) -> WorkflowCatalog:
@@ -874,6 +908,22 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         reconcile=reconcile_execution,
     )
+    list_partition_backfill = providers.Selector(
+        config.store,
+        sqlite=providers.Singleton(_sqlite_list_partition_backfill, sqlite_database, tables),
+        dynamodb=providers.Singleton(_dynamodb_list_partition_backfill, dynamodb_client, tables),
+    )
+    backfill_list_partition = providers.Factory(
+        BackfillListPartition, backfill=list_partition_backfill
+    )
+    run_archive = providers.Selector(
+        config.store,
+        sqlite=providers.Singleton(_sqlite_run_archive, sqlite_database, tables, object_store),
+        dynamodb=providers.Singleton(_dynamodb_run_archive, dynamodb_client, tables, object_store),
+    )
+    export_executions = providers.Factory(ExportExecutions, archive=run_archive)
+    import_executions = providers.Factory(ImportExecutions, archive=run_archive)
+    verify_executions = providers.Factory(VerifyExecutions, archive=run_archive)
     # Bearer tokens: built on first use, so no command but those that need one imports PyJWT.
     token_verifier = providers.Singleton(
         _token_verifier,

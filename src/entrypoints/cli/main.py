@@ -13,10 +13,12 @@ import typer
 from entrypoints.cli.approvals import approvals_app
 from entrypoints.cli.auth_group import auth_app
 from entrypoints.cli.auth_token import auth_token
+from entrypoints.cli.backfill import backfill_list_partition
 from entrypoints.cli.costs import costs_app
 from entrypoints.cli.errors import EXIT_FAILED_RUN, exit_for
 from entrypoints.cli.infra import infra_app
 from entrypoints.cli.migrate import migrate_app
+from entrypoints.cli.transfer import export, import_
 
 if TYPE_CHECKING:
     from domain.paging import Page
@@ -71,6 +73,7 @@ app.add_typer(assets_app, name="assets")
 app.add_typer(executions_app, name="executions")
 maintenance_app = typer.Typer(no_args_is_help=True, help="Repair and follow-up tasks.")
 app.add_typer(maintenance_app, name="maintenance")
+maintenance_app.command("backfill-list-partition")(backfill_list_partition)
 pipelines_app = typer.Typer(
     no_args_is_help=True, help="What a running pipeline step reports about itself."
 )
@@ -82,6 +85,8 @@ app.add_typer(infra_app, name="infra")
 app.add_typer(costs_app, name="costs")
 app.add_typer(migrate_app, name="migrate")
 app.add_typer(approvals_app, name="approvals")
+app.command("export")(export)
+app.command("import")(import_)
 
 _UNWRAPPED_WIDTH = 1000
 

@@ -1,0 +1,197 @@
+"""The export file: JSON Lines, one document a line, a run's lines together, its main row last.
+
+    {"format": "wfx-export", "version": 1}                                   the first line
+    {"run": ID, "table": "PIPELINE_EXECUTIONS", "item": {...}}               one stored item
+    {"run": ID, "object": "executions/ID/bodies/...", "base64": "..."}       one offloaded body
+
+`table` is the ResourceKeys name, not the physical name (the target may use another
+WFX_TABLE_PREFIX). Items are in the store-neutral form of adapters/run_archive.py. Bodies are
+carried inline (base64): the file alone moves a run, whatever object store either side uses.
+A run whose lines break a rule is rejected whole, naming the first bad line and the rule.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
+
+from adapters.dynamodb.codec import check_item
+from adapters.run_archive import ARCHIVED_TABLES, EXECUTION_ID, SHARED_TABLES
+from adapters.tables import TABLE_SPECS, ResourceKeys
+from application.ports import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
+from domain.errors import InvalidInputError
+from domain.execution import execution_object_prefix
+
+FORMAT = "wfx-export"
+VERSION = 1
+_HEADER = {"format": FORMAT, "version": VERSION}
+_TABLES = {key.value: key for key in ARCHIVED_TABLES}
+# The tables whose items belong to one run by their own workflowExecutionId attribute.
+_RUN_KEYED = frozenset(
+    key
+    for key in ARCHIVED_TABLES
+    if EXECUTION_ID in {a.name for a in TABLE_SPECS[key].key_attributes}
+)
+
+
+class _LineError(ValueError):
+    pass
+
+
+def _dumps(document: Any) -> str:
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def write_header(stream: IO[str]) -> None:
+    stream.write(_dumps(_HEADER) + "\n")
+
+
+def write_run(stream: IO[str], run: ArchivedRun) -> None:
+    """The run's bodies, then its items in the archive's order (main row last)."""
+    run_id = run.workflow_execution_id
+    for body in run.bodies:
+        encoded = base64.b64encode(body.data).decode("ascii")
+        stream.write(_dumps({"run": run_id, "object": body.key, "base64": encoded}) + "\n")
+    for archived in run.items:
+        line = {"run": run_id, "table": archived.table, "item": dict(archived.item)}
+        stream.write(_dumps(line) + "\n")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _LineError(f"{name} is not a JSON number DynamoDB or SQLite can store")
+
+
+def _check_value(value: Any, path: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _LineError(f"{path}: {value} is not a storable number")
+    if isinstance(value, list):
+        for index, element in enumerate(value):
+            _check_value(element, f"{path}[{index}]")
+    elif isinstance(value, dict):
+        for name, element in value.items():
+            _check_value(element, f"{path}.{name}")
+
+
+def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
+    try:
+        document = json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise _LineError(f"not JSON ({exc.msg} at column {exc.colno})") from exc
+    if not isinstance(document, dict):
+        raise _LineError("a line is one JSON object")
+    run_id = document.get("run")
+    if not isinstance(run_id, str) or not run_id:
+        raise _LineError("run: a non-empty string is required")
+    if "table" in document:
+        unknown = set(document) - {"run", "table", "item"}
+        if unknown:
+            raise _LineError(f"{sorted(unknown)[0]}: not a field of an item line")
+        table_name, item = document["table"], document.get("item")
+        if table_name not in _TABLES:
+            raise _LineError(f"table: {table_name!r} is not a table a run's archive holds")
+        if not isinstance(item, dict):
+            raise _LineError("item: a JSON object is required")
+        table = _TABLES[table_name]
+        try:
+            check_item(table_name, TABLE_SPECS[table], item)
+        except ValueError as exc:
+            raise _LineError(f"item: {exc}") from exc
+        for name, value in item.items():
+            if value is None and name in {a.name for a in TABLE_SPECS[table].all_key_attributes}:
+                raise _LineError(f"item.{name}: an index key is absent when unset, never null")
+            _check_value(value, f"item.{name}")
+        if table in _RUN_KEYED and item.get(EXECUTION_ID) != run_id:
+            raise _LineError(f"item.{EXECUTION_ID}: must be the line's run {run_id!r}")
+        return run_id, ArchivedItem(table_name, item, shared=table in SHARED_TABLES)
+    if "object" in document:
+        unknown = set(document) - {"run", "object", "base64"}
+        if unknown:
+            raise _LineError(f"{sorted(unknown)[0]}: not a field of an object line")
+        key, encoded = document["object"], document.get("base64")
+        prefix = f"{execution_object_prefix(run_id)}bodies/"
+        if not isinstance(key, str) or not key.startswith(prefix) or ".." in key.split("/"):
+            raise _LineError(f"object: a body's key starts with {prefix!r}")
+        if not isinstance(encoded, str):
+            raise _LineError("base64: a base64 string is required")
+        try:
+            data = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise _LineError("base64: not valid base64") from exc
+        return run_id, ArchivedBody(key, data)
+    raise _LineError("a line has either a table and an item, or an object and its base64")
+
+
+def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
+    """The file's runs in order; a run that breaks a rule comes back as a RejectedRun (the first
+    bad line and its rule) and none of its lines is used. A bad first line rejects the file."""
+    numbered = enumerate(lines, start=1)
+    first = next(numbered, None)
+    try:
+        header = json.loads(first[1]) if first is not None else None
+    except json.JSONDecodeError:
+        header = None
+    if header != _HEADER:
+        raise InvalidInputError(
+            f"line 1: the first line must be {_dumps(_HEADER)} (a file written by wfx export)"
+        )
+    current: str | None = None
+    items: list[ArchivedItem] = []
+    bodies: list[ArchivedBody] = []
+    error: tuple[int, str] | None = None
+
+    def finish() -> ArchivedRun | RejectedRun | None:
+        if current is None:
+            return None
+        if error is not None:
+            return RejectedRun(current, *error)
+        main = [i for i in items if i.table == ResourceKeys.WORKFLOW_EXECUTIONS.value]
+        if len(main) != 1 or items[-1] is not main[0]:
+            line = items[-1].line if items else last_line
+            return RejectedRun(
+                current, line, "a run's lines end with its one WORKFLOW_EXECUTIONS item"
+            )
+        return ArchivedRun(current, tuple(items), tuple(bodies))
+
+    last_line = 1
+    for number, text in numbered:
+        last_line = number
+        if not text.strip():
+            continue
+        try:
+            run_id, parsed = _parse(text)
+        except _LineError as exc:
+            named = _run_of(text) or current or f"(line {number})"
+            if named != current:
+                done = finish()
+                if done is not None:
+                    yield done
+                current, items, bodies, error = named, [], [], None
+            if error is None:
+                error = (number, str(exc))
+            continue
+        if run_id != current:
+            done = finish()
+            if done is not None:
+                yield done
+            current, items, bodies, error = run_id, [], [], None
+        if isinstance(parsed, ArchivedItem):
+            items.append(ArchivedItem(parsed.table, parsed.item, number, parsed.shared))
+        else:
+            bodies.append(ArchivedBody(parsed.key, parsed.data, number))
+    done = finish()
+    if done is not None:
+        yield done
+
+
+def _run_of(text: str) -> str | None:
+    """The run a bad line names, when it names one: its run is rejected, not the next."""
+    try:
+        document = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    run_id = document.get("run") if isinstance(document, dict) else None
+    return run_id if isinstance(run_id, str) and run_id else None

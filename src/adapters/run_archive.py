@@ -1,0 +1,232 @@
+"""What both RunArchive adapters share: which items make up a run, in which order, and how an
+import and a verification treat each one. The stores differ only in the primitives below.
+
+The store-neutral form of an item is the plain JSON the record builders make (adapters/records.py)
+and the SQLite store keeps as it is: strings, numbers (ints, floats), booleans, null, lists and
+maps; a sparse key is absent, never null or empty. The DynamoDB store reads its items back into
+exactly these values (adapters/dynamodb/codec.py), so an item exported from one store and
+imported into the other is stored equal, and compares equal on the way back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from adapters.item_budget import OBJECT_KEY_SUFFIX
+from adapters.records import Item
+from adapters.tables import (
+    RUN_ROW_TABLES,
+    STEP_ROW_TABLES,
+    TABLE_SPECS,
+    ResourceKeys,
+)
+from application.ports import (
+    ArchivedBody,
+    ArchivedItem,
+    ArchivedRun,
+    ImportedRun,
+    ObjectStore,
+)
+from domain.errors import ExecutionNotFoundError
+from domain.execution import execution_object_prefix
+
+EXECUTION_ID = "workflowExecutionId"
+STEP_ID = "pipelineExecutionId"
+WORKFLOW_KEY = "workflowDatabaseId:workflowId"
+# The tables an archive may hold items of: a run's own, and the definitions and asset files
+# its rows name. Not the migration's read source (seed 000 keeps it where it is) nor the
+# authorization table (roles are a deployment's own, not a run's).
+ARCHIVED_TABLES = frozenset(
+    {
+        ResourceKeys.WORKFLOW_EXECUTIONS,
+        *RUN_ROW_TABLES,
+        *STEP_ROW_TABLES,
+        ResourceKeys.WORKFLOW_DEFINITIONS,
+        ResourceKeys.WORKFLOW_VERSIONS,
+        ResourceKeys.STEP_DEFINITIONS,
+        ResourceKeys.ASSET_FILES,
+    }
+)
+# Items a run names but does not own: exported with the first run that names them.
+SHARED_TABLES = frozenset(
+    {
+        ResourceKeys.WORKFLOW_DEFINITIONS,
+        ResourceKeys.WORKFLOW_VERSIONS,
+        ResourceKeys.STEP_DEFINITIONS,
+        ResourceKeys.ASSET_FILES,
+    }
+)
+# The run's asset partitions: what it read, and the asset it wrote to.
+_ASSET_KEYS = (
+    (ResourceKeys.WORKFLOW_EXECUTION_INPUTS, "databaseId:assetId"),
+    (ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION, "outputDatabaseId:outputAssetId"),
+)
+
+
+def key_of(table: ResourceKeys, item: Mapping[str, Any]) -> Item:
+    return {a.name: item[a.name] for a in TABLE_SPECS[table].key_attributes}
+
+
+def describe_key(table: ResourceKeys, item: Mapping[str, Any]) -> str:
+    key = key_of(table, item)
+    return f"{table.value} " + " ".join(f"{name}={value!r}" for name, value in key.items())
+
+
+def body_keys(workflow_execution_id: str, items: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The object keys of the bodies the run's items name (each once, in order)."""
+    prefix = f"{execution_object_prefix(workflow_execution_id)}bodies/"
+    keys = (
+        value
+        for item in items
+        for name, value in item.items()
+        if name.endswith(OBJECT_KEY_SUFFIX) and isinstance(value, str) and value.startswith(prefix)
+    )
+    return list(dict.fromkeys(keys))
+
+
+class RunArchiveRows:
+    """export/import/compare over four primitives each store implements."""
+
+    def __init__(self, objects: ObjectStore | None) -> None:
+        self._objects = objects
+
+    # -- the primitives ---------------------------------------------------------------------
+
+    def list_run_ids(self, since: datetime | None) -> list[str]:
+        raise NotImplementedError
+
+    def _partition(self, table: ResourceKeys, value: str) -> list[Item]:
+        """Every item of the table's partition `value`."""
+        raise NotImplementedError
+
+    def _steps(self, workflow_execution_id: str) -> list[Item]:
+        raise NotImplementedError
+
+    def _get(self, table: ResourceKeys, key: Mapping[str, Any]) -> Item | None:
+        raise NotImplementedError
+
+    def _put_if_absent(self, table: ResourceKeys, item: Mapping[str, Any]) -> bool:
+        """Put the item unless its key is taken (False: taken, nothing written)."""
+        raise NotImplementedError
+
+    # -- export -----------------------------------------------------------------------------
+
+    def export_run(self, workflow_execution_id: str) -> ArchivedRun:
+        main = self._partition(ResourceKeys.WORKFLOW_EXECUTIONS, workflow_execution_id)
+        if not main:
+            raise ExecutionNotFoundError(workflow_execution_id)
+        steps = self._steps(workflow_execution_id)
+        rows: list[tuple[ResourceKeys, Item]] = []
+        rows += self._definitions(main[0])
+        run_rows: dict[ResourceKeys, list[Item]] = {
+            table: self._partition(table, workflow_execution_id)
+            for table in RUN_ROW_TABLES
+            if table is not ResourceKeys.PIPELINE_EXECUTIONS
+        }
+        assets = dict.fromkeys(
+            item[attribute]
+            for table, attribute in _ASSET_KEYS
+            for item in run_rows.get(table, ())
+            if isinstance(item.get(attribute), str)
+        )
+        rows += [(ResourceKeys.ASSET_FILES, i) for a in assets for i in self._asset_files(a)]
+        rows += [(ResourceKeys.PIPELINE_EXECUTIONS, step) for step in steps]
+        rows += [
+            (table, item)
+            for table in STEP_ROW_TABLES
+            for step in steps
+            for item in self._partition(table, step[STEP_ID])
+        ]
+        rows += [(table, item) for table, items in run_rows.items() for item in items]
+        rows += [(ResourceKeys.WORKFLOW_EXECUTIONS, item) for item in main]
+        items = tuple(
+            ArchivedItem(table.value, item, shared=table in SHARED_TABLES) for table, item in rows
+        )
+        return ArchivedRun(
+            workflow_execution_id,
+            items,
+            tuple(
+                ArchivedBody(key, self._objects_or_fail().read_bytes(key))
+                for key in body_keys(workflow_execution_id, [item for _, item in rows])
+            ),
+        )
+
+    def _definitions(self, main: Item) -> list[tuple[ResourceKeys, Item]]:
+        workflow_key, version = main[WORKFLOW_KEY], main["workflowVersion"]
+        found: list[tuple[ResourceKeys, Item]] = []
+        definition = self._get(ResourceKeys.WORKFLOW_DEFINITIONS, {WORKFLOW_KEY: workflow_key})
+        if definition is not None:
+            found.append((ResourceKeys.WORKFLOW_DEFINITIONS, definition))
+        version_key = {WORKFLOW_KEY: workflow_key, "workflowVersion": version}
+        version_item = self._get(ResourceKeys.WORKFLOW_VERSIONS, version_key)
+        if version_item is not None:
+            found.append((ResourceKeys.WORKFLOW_VERSIONS, version_item))
+        steps = self._partition(ResourceKeys.STEP_DEFINITIONS, f"{workflow_key}:{version}")
+        found += [(ResourceKeys.STEP_DEFINITIONS, step) for step in steps]
+        return found
+
+    def _asset_files(self, asset_key: str) -> list[Item]:
+        return self._partition(ResourceKeys.ASSET_FILES, asset_key)
+
+    def _objects_or_fail(self) -> ObjectStore:
+        if self._objects is None:
+            raise RuntimeError("this archive was built without the store's object store")
+        return self._objects
+
+    # -- import -----------------------------------------------------------------------------
+
+    def import_run(self, run: ArchivedRun) -> ImportedRun:
+        written = unchanged = 0
+        conflicts: list[str] = []
+        for body in run.bodies:
+            # content-addressed keys (item_budget): a body stored under its key is this body
+            if not self._has_body(body.key):
+                self._objects_or_fail().put_bytes(body.key, body.data)
+        # the archive's order: the main row last, so a run is listed only once it is whole
+        for archived in run.items:
+            table = ResourceKeys[archived.table]
+            if self._put_if_absent(table, archived.item):
+                written += 1
+                continue
+            stored = self._get(table, key_of(table, archived.item))
+            if stored == dict(archived.item):
+                unchanged += 1
+            else:
+                conflicts.append(f"{describe_key(table, archived.item)}: stored otherwise, kept")
+        return ImportedRun(written, unchanged, tuple(conflicts))
+
+    def _has_body(self, key: str) -> bool:
+        objects = self._objects_or_fail()
+        return any(stored.key == key for stored in objects.list_latest(key))
+
+    # -- verify -----------------------------------------------------------------------------
+
+    def differences(self, run: ArchivedRun) -> list[str]:
+        found: list[str] = []
+        for archived in run.items:
+            table = ResourceKeys[archived.table]
+            where = f"line {archived.line}: " if archived.line else ""
+            stored = self._get(table, key_of(table, archived.item))
+            if stored is None:
+                found.append(f"{where}{describe_key(table, archived.item)}: not stored")
+            elif stored != dict(archived.item):
+                names = sorted(
+                    name
+                    for name in stored.keys() | archived.item.keys()
+                    if stored.get(name, _ABSENT) != archived.item.get(name, _ABSENT)
+                )
+                found.append(
+                    f"{where}{describe_key(table, archived.item)}: differs in {', '.join(names)}"
+                )
+        for body in run.bodies:
+            where = f"line {body.line}: " if body.line else ""
+            if not self._has_body(body.key):
+                found.append(f"{where}object {body.key}: not stored")
+            elif self._objects_or_fail().read_bytes(body.key) != body.data:
+                found.append(f"{where}object {body.key}: differs")
+        return found
+
+
+_ABSENT = object()

@@ -1,0 +1,62 @@
+"""ExportExecutions: every run of the store, with all its items, as store-neutral archives."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict
+
+from application.ports import ArchivedItem, ArchivedRun, RunArchive
+from domain.errors import ExecutionNotFoundError
+
+
+class ExportExecutionsCommand(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    since: AwareDatetime | None = None  # runs started at or after it; None: every run
+
+
+@dataclass
+class ExportedRuns:
+    """The runs to export, known up front (a progress bar's total), read one at a time."""
+
+    run_ids: tuple[str, ...]
+    _archive: RunArchive
+    _seen: set[str] = field(default_factory=set)
+
+    def __iter__(self) -> Iterator[ArchivedRun]:
+        for run_id in self.run_ids:
+            try:
+                run = self._archive.export_run(run_id)
+            except ExecutionNotFoundError:
+                continue  # deleted since it was listed: there is nothing left to move
+            # a definition or an asset's files are named by many runs: carried once, with the
+            # first (an import writes them before that run's main row, so before any of them)
+            yield ArchivedRun(
+                run.workflow_execution_id,
+                tuple(item for item in run.items if self._first_time(item)),
+                run.bodies,
+            )
+
+    def _first_time(self, archived: ArchivedItem) -> bool:
+        if not archived.shared:
+            return True
+        identity = f"{archived.table} {json.dumps(archived.item, sort_keys=True)}"
+        if identity in self._seen:
+            return False
+        self._seen.add(identity)
+        return True
+
+
+class ExportExecutions:
+    """Read every run of the configured store, for `wfx export`."""
+
+    def __init__(self, archive: RunArchive) -> None:
+        self._archive = archive
+
+    def execute(self, command: ExportExecutionsCommand) -> ExportedRuns:
+        since: datetime | None = command.since
+        return ExportedRuns(tuple(self._archive.list_run_ids(since)), self._archive)

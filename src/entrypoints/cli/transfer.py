@@ -1,0 +1,189 @@
+"""`wfx export` and `wfx import`: move runs between two configured stores through one file.
+
+Export reads the store this environment configures (WFX_STORE, its database or endpoint and
+table prefix); import writes the one its own environment configures, so a move is two commands
+run with two environments. The file format is adapters/archive_file.py.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
+
+import typer
+
+from domain.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from application.ports import ArchivedRun, RejectedRun
+
+
+def _echo(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _warn(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def parse_since(text: str) -> datetime:
+    """`2024-03-01` (midnight UTC) or an ISO-8601 moment; a moment without a zone is UTC."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise InvalidInputError(
+            f"--since: {text!r} is not a date; write e.g. 2024-03-01 or 2024-03-01T09:30:00Z"
+        ) from exc
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+@contextmanager
+def _progress(description: str, total: int | None) -> Iterator[Any]:
+    """A rich progress bar on stderr, drawn only on a terminal (None otherwise)."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda done: progress.update(task, completed=done)
+
+
+def export(
+    to: Annotated[Path, typer.Option("--to", metavar="FILE.jsonl", help="The file to write.")],
+    since: Annotated[
+        str | None,
+        typer.Option("--since", metavar="DATE", help="Only runs started then or later."),
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
+) -> None:
+    """Write every run of the configured store, with all its rows in every table, its workflow
+    version and asset files, and its offloaded bodies, to one JSON Lines file."""
+    from adapters.archive_file import write_header, write_run
+    from application.use_cases.export_executions import ExportExecutionsCommand
+    from entrypoints.cli.main import _container
+
+    command = ExportExecutionsCommand(since=parse_since(since) if since else None)
+    exported = _container().export_executions().execute(command)
+    partial = to.with_name(to.name + ".partial")
+    runs = items = bodies = 0
+    # written aside and renamed at the end: a cut-short export never looks like a whole file
+    try:
+        with (
+            partial.open("w", encoding="utf-8") as stream,
+            _progress("exporting runs", len(exported.run_ids)) as advance,
+        ):
+            write_header(stream)
+            for run in exported:
+                write_run(stream, run)
+                runs, items, bodies = runs + 1, items + len(run.items), bodies + len(run.bodies)
+                if advance:
+                    advance(runs)
+        os.replace(partial, to)
+    finally:
+        partial.unlink(missing_ok=True)
+    if json_output:
+        from entrypoints.cli.render import dump_json
+
+        _echo(dump_json({"runs": runs, "items": items, "bodies": bodies, "file": str(to)}))
+        return
+    _echo(f"exported {runs} run(s): {items} item(s), {bodies} offloaded body(ies) to {to}")
+
+
+def _count_lines(path: Path) -> int:
+    with path.open("rb") as stream:
+        return sum(1 for _ in stream)
+
+
+def _read(path: Path, description: str) -> Iterator[ArchivedRun | RejectedRun]:
+    from adapters.archive_file import read_runs
+
+    with (
+        path.open(encoding="utf-8") as stream,
+        _progress(description, _count_lines(path) if sys.stderr.isatty() else None) as advance,
+    ):
+        yield from read_runs(_numbered(stream, advance))
+
+
+def _numbered(stream: TextIO, advance: Any) -> Iterable[str]:
+    for number, line in enumerate(stream, start=1):
+        if advance:
+            advance(number)
+        yield line
+
+
+def import_(
+    file: Annotated[Path, typer.Argument(metavar="FILE.jsonl", help="A file of `wfx export`.")],
+    verify: Annotated[
+        bool,
+        typer.Option(
+            "--verify",
+            help="Afterwards compare every item of the file with the stored one; "
+            "exit non-zero naming each difference.",
+        ),
+    ] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
+) -> None:
+    """Write the runs of an export file into the configured store. Items already stored are
+    never overwritten, so importing again writes nothing new; a run with a bad line is not
+    imported at all (the line and the rule are named)."""
+    from entrypoints.cli.main import _container
+
+    if not file.is_file():
+        raise InvalidInputError(f"FILE.jsonl: {str(file)!r} is not a file")
+    container = _container()
+    result = container.import_executions().execute(_read(file, "importing"))
+    differences: list[str] = []
+    if verify:
+        differences = container.verify_executions().execute(_read(file, "verifying"))
+    for conflict in result.conflicts:
+        _warn(f"warning: {conflict}")
+    for rejected in result.rejected:
+        _warn(
+            f"error: line {rejected.line}: run {rejected.workflow_execution_id}: "
+            f"{rejected.message} (nothing of this run imported)"
+        )
+    if verify:
+        for difference in differences:
+            _warn(f"difference: {difference}")
+    if json_output:
+        from entrypoints.cli.render import dump_json
+
+        document: dict[str, Any] = {
+            "runs": result.runs,
+            "itemsWritten": result.items_written,
+            "itemsUnchanged": result.items_unchanged,
+            "conflicts": list(result.conflicts),
+            "rejected": [
+                {"line": r.line, "run": r.workflow_execution_id, "message": r.message}
+                for r in result.rejected
+            ],
+        }
+        if verify:
+            document["differences"] = differences
+        _echo(dump_json(document))
+    else:
+        if result.items_written == 0 and result.runs:
+            _echo(
+                f"imported {result.runs} run(s): nothing new written, all "
+                f"{result.items_unchanged} item(s) were already stored"
+            )
+        else:
+            _echo(
+                f"imported {result.runs} run(s): {result.items_written} item(s) written, "
+                f"{result.items_unchanged} already stored"
+            )
+        if verify and not differences:
+            _echo("verified: every item of the file is stored as it is in the file")
+    if result.rejected or differences:
+        raise typer.Exit(1)

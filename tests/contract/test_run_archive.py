@@ -1,0 +1,222 @@
+"""RunArchive contract: a run's items out and back in, store-neutral, never over stored ones."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from adapters.records import build_execution_record
+from application.ports import (
+    ArchivedItem,
+    ArchivedRun,
+    ExecutionStore,
+    ListScope,
+    ObjectStore,
+    RunArchive,
+)
+from application.use_cases.export_executions import ExportExecutions, ExportExecutionsCommand
+from domain.errors import ExecutionNotFoundError
+from tests.contract.builders import a_launch, a_version, an_execution, at, publish, some_outputs
+from tests.contract.conftest import BACKENDS
+
+Backend = tuple[ExecutionStore, RunArchive, ObjectStore]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Backend:
+    request.getfixturevalue(f"{request.param}_workflow_definitions").create_tables()
+    return (
+        request.getfixturevalue(f"{request.param}_execution_store"),
+        request.getfixturevalue(f"{request.param}_run_archive"),
+        request.getfixturevalue("body_object_store"),
+    )
+
+
+def _tables(run: ArchivedRun) -> list[str]:
+    return [archived.table for archived in run.items]
+
+
+def test_a_run_exports_every_row_with_its_main_row_last(backend: Backend) -> None:
+    store, archive, _ = backend
+    store.add_launch(a_launch("r1"))
+    store.add_step_outputs(some_outputs("r1", 0))
+
+    run = archive.export_run("r1")
+
+    tables = _tables(run)
+    assert tables[-1] == "WORKFLOW_EXECUTIONS" and tables.count("WORKFLOW_EXECUTIONS") == 1
+    assert {
+        "PIPELINE_EXECUTIONS",
+        "PIPELINE_INPUT_CONFIGURATION",
+        "PIPELINE_INPUT_METADATA",
+        "PIPELINE_OUTPUT_FILES",
+        "PIPELINE_OUTPUT_METADATA",
+        "PIPELINE_OUTPUT_RESULTS",
+        "PIPELINE_LOGS",
+        "ARTIFACTS",
+        "WORKFLOW_EXECUTION_INPUTS",
+        "WORKFLOW_EXECUTION_CONFIGURATION",
+        "EXECUTION_EVENTS",
+    } <= set(tables)
+    assert tables.count("PIPELINE_EXECUTIONS") == 2
+
+
+def test_an_unknown_run_is_not_found(backend: Backend) -> None:
+    with pytest.raises(ExecutionNotFoundError):
+        backend[1].export_run("nope")
+
+
+def _every_type() -> dict[str, Any]:
+    item = build_execution_record(an_execution("t1", start=at(7)))
+    return item | {
+        "aString": "x é ✓",
+        "anEmptyString": "",
+        "anInt": 7,
+        "aNegative": -3,
+        "aZero": 0,
+        "aFloat": 2.5,
+        "aWholeFloat": 2.0,  # DynamoDB has one number type: it may come back as the int 2
+        "aBigInt": 12345678901234567,
+        "aTrue": True,
+        "aFalse": False,
+        "aNull": None,
+        "aList": [1, "two", [3.5], {"k": False}, None],
+        "anEmptyList": [],
+        "aMap": {"nested": {"n": 0, "s": ""}, "l": [True]},
+        "anEmptyMap": {},
+    }
+
+
+def test_every_attribute_type_comes_back_as_it_went_in(backend: Backend) -> None:
+    store, archive, _ = backend
+    item = _every_type()
+    assert "executionGroupId" not in item  # a sparse key, absent
+
+    imported = archive.import_run(ArchivedRun("t1", (ArchivedItem("WORKFLOW_EXECUTIONS", item),)))
+
+    assert imported.written == 1
+    (exported,) = archive.export_run("t1").items
+    assert dict(exported.item) == item
+    kinds = [type(exported.item[name]) for name in item if name != "aWholeFloat"]
+    assert kinds == [type(item[name]) for name in item if name != "aWholeFloat"]
+    assert "executionGroupId" not in exported.item
+    assert store.get_execution("t1").execution_start_date == at(7)
+    page = store.list_executions(ListScope.ALL, None, 10, None)
+    assert [e.workflow_execution_id for e in page.items] == ["t1"]
+
+
+def test_a_second_import_writes_nothing_and_says_so(backend: Backend) -> None:
+    store, archive, _ = backend
+    store.add_launch(a_launch("r1"))
+    run = archive.export_run("r1")
+    store.delete_execution("r1")
+
+    first = archive.import_run(run)
+    second = archive.import_run(run)
+
+    assert first.written == len(run.items) and first.unchanged == 0
+    assert (second.written, second.unchanged, second.conflicts) == (0, len(run.items), ())
+    assert archive.differences(run) == []
+    assert archive.export_run("r1") == run
+
+
+def test_an_import_never_overwrites_a_stored_item_and_verify_names_it(backend: Backend) -> None:
+    store, archive, _ = backend
+    store.add_launch(a_launch("r1"))
+    run = archive.export_run("r1")
+    main = dict(run.items[-1].item) | {"executionStatus": "FAILED", "extra": 1}
+    changed = replace(run, items=(*run.items[:-1], ArchivedItem("WORKFLOW_EXECUTIONS", main, 9)))
+
+    imported = archive.import_run(changed)
+
+    assert imported.written == 0
+    assert len(imported.conflicts) == 1 and "WORKFLOW_EXECUTIONS" in imported.conflicts[0]
+    assert store.get_execution("r1").status.value == "RUNNING"
+    (difference,) = archive.differences(changed)
+    assert difference.startswith("line 9: WORKFLOW_EXECUTIONS")
+    assert difference.endswith("differs in executionStatus, extra")
+
+
+def test_a_missing_item_is_named_by_verify(backend: Backend) -> None:
+    store, archive, _ = backend
+    store.add_launch(a_launch("r1"))
+    run = archive.export_run("r1")
+    store.delete_execution("r1")
+
+    differences = archive.differences(run)
+
+    assert differences and all("not stored" in line for line in differences)
+    assert any(line.startswith("WORKFLOW_EXECUTIONS") for line in differences)
+
+
+def test_runs_are_listed_oldest_first_from_a_start_date(backend: Backend) -> None:
+    store, archive, _ = backend
+    for run_id, minutes in (("r3", 3), ("r1", 1), ("r2", 2)):
+        store.add_launch(a_launch(run_id, start=at(minutes)))
+
+    assert archive.list_run_ids(None) == ["r1", "r2", "r3"]
+    assert archive.list_run_ids(at(2)) == ["r2", "r3"]
+    assert archive.list_run_ids(at(9)) == []
+
+
+def test_an_offloaded_body_travels_with_its_run(backend: Backend) -> None:
+    store, archive, objects = backend
+    launch = a_launch("r1")
+    selections = tuple(f"db1:asset1/{'folder/' * 40}{n}.obj" for n in range(2000))
+    configuration = launch.configuration.model_copy(update={"input_selections": selections})
+    store.add_launch(launch.model_copy(update={"configuration": configuration}))
+    run = archive.export_run("r1")
+    assert len(run.bodies) == 1 and run.bodies[0].key.startswith("executions/r1/bodies/")
+    store.delete_execution("r1")
+    objects.delete_prefix("executions/r1/")
+    assert any("object" in line for line in archive.differences(run))
+
+    archive.import_run(run)
+
+    stored = store.get_configuration("r1")
+    assert stored is not None and stored.input_selections == selections
+    assert archive.differences(run) == []
+
+
+def test_what_several_runs_name_is_exported_once_with_the_first(
+    backend: Backend, request: pytest.FixtureRequest
+) -> None:
+    store, archive, _ = backend
+    backend_name = request.node.callspec.params["backend"]
+    publish(request.getfixturevalue(f"{backend_name}_workflow_definitions"), a_version(1))
+    for run_id, minutes in (("r1", 1), ("r2", 2)):
+        store.add_launch(a_launch(run_id, start=at(minutes)))
+    exported = ExportExecutions(archive).execute(ExportExecutionsCommand())
+    first, second = exported
+
+    shared = {"WORKFLOW_DEFINITIONS", "WORKFLOW_VERSIONS", "STEP_DEFINITIONS"}
+    assert shared <= set(_tables(first))
+    assert not shared & set(_tables(second))
+    assert all(item.shared for item in first.items if item.table in shared)
+
+
+def test_a_run_deleted_after_it_was_listed_is_skipped(backend: Backend) -> None:
+    store, archive, _ = backend
+    for run_id, minutes in (("r1", 1), ("r2", 2)):
+        store.add_launch(a_launch(run_id, start=at(minutes)))
+    exported = ExportExecutions(archive).execute(ExportExecutionsCommand())
+    store.delete_execution("r1")
+
+    assert [run.workflow_execution_id for run in exported] == ["r2"]
+
+
+def test_importing_a_published_version_again_writes_nothing(
+    backend: Backend, request: pytest.FixtureRequest
+) -> None:
+    store, archive, _ = backend
+    backend_name = request.node.callspec.params["backend"]
+    publish(request.getfixturevalue(f"{backend_name}_workflow_definitions"), a_version(1))
+    store.add_launch(a_launch("r1"))
+    run = archive.export_run("r1")
+    assert "WORKFLOW_VERSIONS" in _tables(run)
+
+    again = archive.import_run(run)  # the version's immutability guard does not refuse it
+
+    assert (again.written, again.unchanged, again.conflicts) == (0, len(run.items), ())

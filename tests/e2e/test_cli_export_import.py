@@ -1,0 +1,47 @@
+"""`wfx export` / `wfx import` refuse bad input with one line naming the option and the rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.e2e.cli import Wfx, assert_bad_input
+
+
+def test_a_since_that_is_not_a_date_is_refused_by_name(wfx: Wfx) -> None:
+    outcome = wfx("export", "--to", str(wfx.home / "out.jsonl"), "--since", "yesterday")
+    assert_bad_input(outcome, "--since", "2024-03-01")
+    assert not (wfx.home / "out.jsonl").exists()
+
+
+def test_importing_a_missing_file_is_refused_by_name(wfx: Wfx) -> None:
+    assert_bad_input(wfx("import", str(wfx.home / "nope.jsonl")), "FILE.jsonl", "not a file")
+
+
+def test_a_file_not_written_by_export_is_refused_at_line_one(wfx: Wfx) -> None:
+    file = wfx.home / "other.jsonl"
+    file.write_text('{"hello": "world"}\n', encoding="utf-8")
+    assert_bad_input(wfx("import", str(file)), "line 1", "wfx export")
+
+
+def test_an_empty_store_exports_a_file_that_imports_nothing(wfx: Wfx) -> None:
+    file = wfx.home / "empty.jsonl"
+    assert wfx.json("export", "--to", str(file))["runs"] == 0
+    answer = wfx.json("import", str(file), "--verify")
+    assert (answer["runs"], answer["itemsWritten"], answer["differences"]) == (0, 0, [])
+
+
+def test_a_move_between_two_sqlite_homes_draws_progress_only_on_a_terminal(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    wfx.publish_command_step("noop", "pass")
+    run_id = wfx.run_id("demo/noop")
+    file = tmp_path / "runs.jsonl"
+    assert wfx.ok("export", "--to", str(file)).stderr == ""
+    other = Wfx(tmp_path / "other")
+
+    imported = other.on_terminal("import", str(file), "--verify")
+
+    assert imported.code == 0, str(imported)
+    assert "importing" in imported.stderr and "verifying" in imported.stderr
+    assert "verified: every item of the file is stored" in imported.stdout
+    assert [r["workflowExecutionId"] for r in other.json("executions", "list")["Items"]] == [run_id]
