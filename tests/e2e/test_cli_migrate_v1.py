@@ -75,3 +75,32 @@ def test_a_file_that_is_not_an_export_is_refused_naming_it(wfx: Wfx, tmp_path: P
     )
     assert_bad_input(wfx("migrate", "v1"), "--from-file", "SQLite")
     assert wfx.json("executions", "list")["Items"] == []
+
+
+def test_runs_kept_running_offline_still_list_without_aws(wfx: Wfx, tmp_path: Path) -> None:
+    """A SQLite user with no AWS access: the list reads the stored row of a run Step Functions
+    cannot be asked about (no credentials), rather than failing the whole list."""
+    running = {
+        "databaseId:assetId": "$db-x:$asset-x",
+        "executionId": "7a7a7a7a-0000-4000-8000-000000000001",
+        "databaseId": "db-x",
+        "assetId": "asset-x",
+        "workflowDatabaseId": "db-x",
+        "workflowId": "wf-x",
+        "workflow_arn": "arn:aws:states:us-east-1:123456789012:stateMachine:wf-x",
+        "execution_arn": "arn:aws:states:us-east-1:123456789012:execution:wf-x:7a7a7a7a",
+        "inputAssetFileKey": "a.obj",
+        "executionStatus": "RUNNING",
+        "startDate": "03/04/2024, 09:30:00",
+        "stopDate": "",
+    }
+    path = tmp_path / "running.json"
+    path.write_text(json.dumps([running]))
+    wfx.ok("migrate", "v1", "--from-file", str(path), "--offline")
+
+    listed = wfx.json("executions", "list")
+    assert [(r["workflowExecutionId"], r["executionStatus"]) for r in listed["Items"]] == [
+        (running["executionId"], "RUNNING")
+    ]
+    described = wfx("executions", "describe", running["executionId"])
+    assert described.code == 3 and "credentials" in described.stderr, str(described)

@@ -186,6 +186,9 @@ class StepFunctionsOrchestrator:
             if _error_code(error) == "ExecutionDoesNotExist":
                 return None
             raise
+        except BotoCoreError as error:  # no credentials, no route to Step Functions
+            problem = transport_problem(error) or type(error).__name__
+            raise OrchestratorReadError(f"DescribeExecution: {problem}") from error
         return OrchestratorExecution(
             status=ExecutionStatus(response["status"]),
             start_date=response.get("startDate"),

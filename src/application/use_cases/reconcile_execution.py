@@ -17,6 +17,7 @@ from application.ports import (
     ObjectStore,
     Orchestrator,
     OrchestratorExecution,
+    OrchestratorReadError,
     RunLifecycleStore,
     RunLogSource,
     SubProcessController,
@@ -120,8 +121,10 @@ class ReconcileExecution:
             return execution
         try:
             described = self._orchestrator.describe_execution(execution)
-        except ConflictError:
-            return execution  # started on an orchestrator this wfx cannot reach: the row stands
+        except (ConflictError, OrchestratorReadError):
+            # started on an orchestrator this wfx cannot reach, or one that does not answer now
+            # (no credentials, no network): the row stands, and the next read asks again
+            return execution
         if described is None or described.status.value not in TERMINAL_STATUSES:
             said = described or execution  # nothing described: what is stored stands
             status, reason = said.redrive_status, said.redrive_status_reason

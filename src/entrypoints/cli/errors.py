@@ -159,6 +159,8 @@ def exit_for(error: BaseException) -> NoReturn:
     if isinstance(error, ValidationError):
         _fail(describe_validation_error(error), EXIT_BAD_INPUT)
     problem = _setting_problem(error) or _service_problem(error)
+    if problem is None and error.__cause__ is not None:  # a port's error wrapping the service's
+        problem = _service_problem(error.__cause__)
     if problem is not None:
         _fail(problem, EXIT_SERVICE_UNAVAILABLE)
     raise error
