@@ -161,7 +161,10 @@ def _all_items(container: Container) -> Iterator[tuple[str, dict[str, Any]]]:
         return
     schema = build_schema(tables)
     with sqlite3.connect(Path(container.config.sqlite_path())) as connection:
+        made = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
         for key, table in schema.tables.items():
+            if table.name not in made:
+                continue  # a table this store does not make (the earlier one)
             for (text,) in connection.execute(f"SELECT item FROM {table.name}"):
                 yield key.name, json.loads(text)
 
