@@ -120,10 +120,10 @@ def _container(runner_mode: str = "inline", runner: str | None = None) -> Contai
     return container
 
 
-def _console(stderr: bool = False) -> Any:
+def _console(stderr: bool = False, width: int | None = None) -> Any:
     from rich.console import Console
 
-    console = Console(stderr=stderr, highlight=False)
+    console = Console(stderr=stderr, highlight=False, width=width)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         # Into a pipe or a file rich wraps at 80 columns, which cuts execution ids in two.
         console = Console(stderr=stderr, highlight=False, width=_UNWRAPPED_WIDTH)
@@ -600,9 +600,14 @@ def executions_list(
     starting_token: Annotated[
         str | None, typer.Option(help="Token printed by the previous page.")
     ] = None,
+    wide: Annotated[
+        bool,
+        typer.Option("--wide", help="Every column: version, duration, trigger and group too."),
+    ] = False,
     json_output: JsonFlag = False,
 ) -> None:
-    """List executions newest first: all, or by workflow, group or asset; by status too."""
+    """List executions newest first: all, or by workflow, group or asset; by status too. A
+    narrow terminal shows the id, workflow, status and start (--wide: every column)."""
     from application.use_cases.list_executions import ListExecutionsQuery
     from domain.errors import InvalidInputError
 
@@ -634,7 +639,9 @@ def executions_list(
     if not page.items:
         console.print("No executions.")
     else:
-        console.print(executions_table(page.items))
+        # --wide: every column, however long the lines (a terminal scrolls or wraps them)
+        table_console = _console(width=_UNWRAPPED_WIDTH) if wide else console
+        table_console.print(executions_table(page.items, console.width, wide))
     if page.next_token:
         console.print(f"\nNext page: --starting-token {page.next_token}", soft_wrap=True)
 
