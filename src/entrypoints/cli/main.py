@@ -523,13 +523,13 @@ def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
     execution = _read(container, execution_id)
     if show_progress:
         from application.use_cases.get_execution_progress import GetExecutionProgressQuery
-        from domain.redaction import redact
+        from entrypoints.cli.render import error_summary
 
         query = GetExecutionProgressQuery(workflow_execution_id=execution_id)
         for step in container.get_execution_progress().execute(query).steps:
             line = f"{step.step_index + 1}. {step.pipeline_id}: {step.status.value}"
             console.print(
-                line + (f" ({redact(step.error).strip().splitlines()[-1]})" if step.error else ""),
+                line + (f" ({error_summary(step.error)})" if step.error else ""),
                 markup=False,  # a step's error is its own text: `[/tmp/x]` is no closing tag
             )
         console.print(

@@ -37,6 +37,17 @@ def when(moment: datetime | None) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S") if moment else "-"
 
 
+def error_summary(error: str, limit: int = 100) -> str:
+    """A step's error in one line: its first (a command's exit code and the start of what it
+    said) and, when it said more, its last (where a traceback names the error)."""
+    lines = [line.strip() for line in redact(error).strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    first, last = lines[0], lines[-1]
+    summary = first if len(lines) == 1 else f"{first} … {last}"
+    return summary if len(summary) <= limit else summary[: limit - 1] + "…"
+
+
 def duration(start: datetime | None, stop: datetime | None) -> str:
     if start is None or stop is None:
         return "-"
@@ -105,7 +116,7 @@ def steps_table(steps: Sequence[StepDetails]) -> Any:
             duration(step.start_date, step.stop_date),
             str(len(entry.attempts)),
             str(len(entry.outputs.files)),
-            escape(redact(step.error).strip().splitlines()[-1][:80]) if step.error else "",
+            escape(error_summary(step.error, 80)) if step.error else "",
         )
     return table
 
@@ -198,7 +209,7 @@ def print_attempts(steps: Sequence[StepDetails], console: Any) -> None:
     console.print("\n[bold]Attempts[/]")
     for entry in rerun:
         for a in entry.attempts:
-            error = escape(redact(a.error).strip().splitlines()[-1][:80]) if a.error else ""
+            error = escape(error_summary(a.error, 80)) if a.error else ""
             console.print(
                 f"  {escape(entry.step.pipeline_id)} #{a.attempt}  {styled(a.status.value)}"
                 f"  [dim]{a.trigger.value}[/]  {error}".rstrip()

@@ -1,5 +1,6 @@
-"""`wfx executions list` on an 80-column terminal: every line fits, no id is cut, and the
-columns that identify a run are there; `--wide` adds the rest."""
+"""What the command line prints, read as a person reads it: `executions list` on an 80-column
+terminal (every line fits, no id cut; `--wide` adds the rest), and a failed command step's error
+as its exit code, first and last lines."""
 
 from __future__ import annotations
 
@@ -24,3 +25,20 @@ def test_the_list_fits_80_columns_and_wide_shows_every_column(wfx: Wfx) -> None:
     wide = narrow.ok("executions", "list", "--wide").stdout
     assert "TRIGGER" in wide and "DURATION" in wide and "GROUP" in wide
     assert all(run in wide for run in runs)
+
+
+def test_a_failed_command_step_shows_its_exit_code_first_and_last_error_lines(wfx: Wfx) -> None:
+    code = (
+        "import sys; print('cannot open mesh.obj', file=sys.stderr); "
+        "print('more detail', file=sys.stderr); print('ValueError: bad vertex', file=sys.stderr); "
+        "sys.exit(3)"
+    )
+    wfx.publish_command_step("loud-failure", code)
+    outcome = wfx("run", "demo/loud-failure")
+    assert outcome.code == 1, str(outcome)
+    assert "exit code 3: cannot open mesh.obj … ValueError: bad vertex" in outcome.stderr, str(
+        outcome
+    )
+    execution_id = outcome.stdout.strip()
+    shown = wfx.ok("executions", "show", execution_id).stdout
+    assert "exit code 3" in shown and "ValueError: bad vertex" in shown, shown
