@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from entrypoints.cli.approvals import approvals_app
+from entrypoints.cli.assets import assets_download, assets_list, assets_show
 from entrypoints.cli.auth_group import auth_app
 from entrypoints.cli.auth_token import auth_token
 from entrypoints.cli.backfill import backfill_list_partition
@@ -63,13 +64,18 @@ workflows_app = typer.Typer(
     no_args_is_help=True,
     help="Publish, list and deploy workflow versions (Step Functions).",
 )
-assets_app = typer.Typer(no_args_is_help=True, help="Import asset files.")
+assets_app = typer.Typer(
+    no_args_is_help=True, help="Import asset files, list them, show one, download any version."
+)
 executions_app = typer.Typer(
     no_args_is_help=True, help="List, inspect, abort, redrive and delete executions."
 )
 app.add_typer(tables_app, name="tables")
 app.add_typer(workflows_app, name="workflows")
 app.add_typer(assets_app, name="assets")
+assets_app.command("list")(assets_list)
+assets_app.command("show")(assets_show)
+assets_app.command("download")(assets_download)
 app.add_typer(executions_app, name="executions")
 maintenance_app = typer.Typer(no_args_is_help=True, help="Repair and follow-up tasks.")
 app.add_typer(maintenance_app, name="maintenance")
