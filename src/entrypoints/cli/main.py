@@ -612,15 +612,15 @@ def executions_list(
     ] = False,
     json_output: JsonFlag = False,
 ) -> None:
-    """List executions newest first: all, or by workflow, group or asset; by status too. A
-    narrow terminal shows the id, workflow, status and start (--wide: every column)."""
+    """List executions newest first: all, by workflow, group (both together too) or asset; by
+    status too. A narrow terminal shows the id, workflow, status and start (--wide: all)."""
     from application.use_cases.list_executions import ListExecutionsQuery
     from domain.errors import InvalidInputError
 
     filters = {"--workflow": workflow, "--group": group, "--asset": asset}
     given = [option for option, value in filters.items() if value is not None]
-    if len(given) > 1:
-        raise InvalidInputError(f"{' and '.join(given)}: give at most one of {', '.join(filters)}")
+    if asset is not None and len(given) > 1:
+        raise InvalidInputError(f"{' and '.join(given)}: --asset takes no --workflow or --group")
     query = ListExecutionsQuery.model_validate(
         {
             "workflow": workflow,
