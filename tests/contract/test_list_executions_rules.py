@@ -134,7 +134,7 @@ def test_a_direction_without_an_asset_is_refused_naming_direction(runs: Executio
         ({"group": ""}, "group"),
         ({"status": "DONE"}, "status"),
         ({"asset": "db1/asset1", "direction": "sideways"}, "direction"),
-        ({"workflow": "db1/wf1", "group": "g1"}, "at most one of workflow, group, asset"),
+        ({"asset": "db1/asset1", "group": "g1"}, "an asset list takes no other"),
     ],
 )
 def test_a_query_out_of_bounds_is_refused_naming_the_field(
@@ -170,4 +170,33 @@ def test_a_filtered_token_does_not_continue_another_status(runs: ExecutionStore)
     with pytest.raises(InvalidInputError, match=r"^startingToken: "):
         listing.execute(
             ListExecutionsQuery(status="RUNNING", limit=1, starting_token=first.next_token)
+        )
+
+
+def test_a_workflow_and_a_group_together_list_the_group_s_runs_of_that_workflow(
+    execution_store: ExecutionStore,
+) -> None:
+    launches = {
+        "w1": ("db1:wf1", "g1"),
+        "w2": ("db1:wf2", "g1"),
+        "w3": ("db1:wf1", "g2"),
+        "w4": ("db1:wf1", "g1"),
+        "w5": ("db1:wf2", "g1"),
+        "w6": ("db1:wf1", "g1"),
+    }
+    for n, (run, (workflow, group)) in enumerate(launches.items(), start=1):
+        execution_store.add_launch(a_launch(run, workflow=workflow, group=group, start=at(n)))
+
+    assert pages(execution_store, workflow="db1/wf1", group="g1", limit=2) == [["w6", "w4"], ["w1"]]
+    assert pages(execution_store, workflow="db1/wf2", group="g1") == [["w5", "w2"]]
+    assert pages(execution_store, workflow="db1/wf1", group="g1", status="SUCCEEDED") == [[]]
+    # a token of one filter does not continue another list
+    listing = ListExecutions(execution_store, clock=SystemClock())
+    first = listing.execute(ListExecutionsQuery(workflow="db1/wf1", group="g1", limit=1))
+    assert first.next_token is not None
+    with pytest.raises(InvalidInputError, match="startingToken"):
+        listing.execute(
+            ListExecutionsQuery(
+                workflow="db1/wf2", group="g1", limit=1, starting_token=first.next_token
+            )
         )

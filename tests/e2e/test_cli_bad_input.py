@@ -173,9 +173,9 @@ CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("--limit", "less than or equal to 10000"),
     ),
     "limit not a number": (("executions", "list", "--limit", "ten"), ("--limit",)),
-    "workflow together with group": (
-        ("executions", "list", "--workflow", "demo/mesh-report", "--group", "nightly"),
-        ("--workflow", "--group"),
+    "asset together with group": (
+        ("executions", "list", "--asset", "demo/meshes", "--group", "nightly"),
+        ("--group", "--asset"),
     ),
     "asset together with workflow": (
         ("executions", "list", "--asset", "demo/meshes", "--workflow", "demo/mesh-report"),

@@ -29,10 +29,10 @@ def test_every_terminal_status_completes_a_run() -> None:
         assert CompleteExecutionCommand(workflow_execution_id="e", status=status).status == status
 
 
-def test_a_list_takes_one_filter_at_most() -> None:
+def test_an_asset_list_takes_no_other_filter() -> None:
     with pytest.raises(ValidationError) as refused:
         ListExecutionsQuery(workflow="db/wf", asset="db/a")
     assert (
-        "give at most one of workflow, group, asset (got workflow, asset)"
+        "an asset list takes no other of workflow, group (got workflow, asset)"
         in describe_validation_error(refused.value)
     )

@@ -58,8 +58,10 @@ class ListExecutionsQuery(BaseModel):
     @model_validator(mode="after")
     def _one_filter(self) -> ListExecutionsQuery:
         given = [name for name in ("workflow", "group", "asset") if getattr(self, name) is not None]
-        if len(given) > 1:
-            raise ValueError(f"give at most one of workflow, group, asset (got {', '.join(given)})")
+        if self.asset is not None and len(given) > 1:
+            raise ValueError(
+                f"an asset list takes no other of workflow, group (got {', '.join(given)})"
+            )
         return self
 
 
@@ -97,41 +99,52 @@ class ListExecutions:
             sides = _SIDES[query.direction or AssetListDirection.BOTH]
             return self._by_asset(asset.asset_key, sides, query)
         scope, partition = ListScope.ALL, None
+        workflow_key: str | None = None
         if query.workflow is not None:
             workflow = AssetRef.parse(
                 query.workflow, "workflow", allow_file=False, shape="DATABASE_ID/WORKFLOW_ID"
             )
-            scope, partition = ListScope.WORKFLOW, workflow.asset_key
-        elif query.group is not None:
+            workflow_key = workflow.asset_key
+            scope, partition = ListScope.WORKFLOW, workflow_key
+        if query.group is not None:
+            # a group and a workflow: the group's index, filtered to the workflow's runs
             scope, partition = ListScope.GROUP, query.group
-        if query.status is None:
+        else:
+            workflow_key = None  # the workflow's own index already holds only its runs
+        if query.status is None and workflow_key is None:
             page = self._store.list_executions(scope, partition, query.limit, query.starting_token)
             return Page(items=tuple(self._settled(page.items)), next_token=page.next_token)
-        return self._filtered(scope, partition, query.status, query)
+        return self._filtered(scope, partition, query.status, workflow_key, query)
 
     def _filtered(
         self,
         scope: ListScope,
         partition: str | None,
-        status: ExecutionStatus,
+        status: ExecutionStatus | None,
+        workflow_key: str | None,
         query: ListExecutionsQuery,
     ) -> Page[WorkflowExecution]:
         """Store pages of SCAN_PAGE rows, filtered, until `limit` match or the list ends."""
-        position = decode_scan(query.starting_token, status.value)
+        # the token names its filter: one issued for another filter is refused
+        label = " ".join(part for part in (status, workflow_key) if part is not None)
+        position = decode_scan(query.starting_token, label)
         page_token, skip = position.page_token, position.skip
         found: list[WorkflowExecution] = []
         while True:
             page = self._store.list_executions(scope, partition, SCAN_PAGE, page_token)
             rows = self._settled(page.items)
             for index in range(skip, len(rows)):
-                if rows[index].status is not status:
+                row = rows[index]
+                if status is not None and row.status is not status:
+                    continue
+                if workflow_key is not None and row.workflow_key != workflow_key:
                     continue
                 found.append(rows[index])
                 if len(found) == query.limit:
                     resume = (
-                        ScanPosition(status.value, page_token, index + 1)
+                        ScanPosition(label, page_token, index + 1)
                         if index + 1 < len(rows)
-                        else ScanPosition(status.value, page.next_token)
+                        else ScanPosition(label, page.next_token)
                         if page.next_token
                         else None
                     )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from entrypoints.cli.approvals import approvals_app
+from entrypoints.cli.assets import assets_download, assets_list, assets_show
 from entrypoints.cli.auth_group import auth_app
 from entrypoints.cli.auth_token import auth_token
 from entrypoints.cli.backfill import backfill_list_partition
@@ -63,13 +64,18 @@ workflows_app = typer.Typer(
     no_args_is_help=True,
     help="Publish, list and deploy workflow versions (Step Functions).",
 )
-assets_app = typer.Typer(no_args_is_help=True, help="Import asset files.")
+assets_app = typer.Typer(
+    no_args_is_help=True, help="Import asset files, list them, show one, download any version."
+)
 executions_app = typer.Typer(
     no_args_is_help=True, help="List, inspect, abort, redrive and delete executions."
 )
 app.add_typer(tables_app, name="tables")
 app.add_typer(workflows_app, name="workflows")
 app.add_typer(assets_app, name="assets")
+assets_app.command("list")(assets_list)
+assets_app.command("show")(assets_show)
+assets_app.command("download")(assets_download)
 app.add_typer(executions_app, name="executions")
 maintenance_app = typer.Typer(no_args_is_help=True, help="Repair and follow-up tasks.")
 app.add_typer(maintenance_app, name="maintenance")
@@ -120,10 +126,10 @@ def _container(runner_mode: str = "inline", runner: str | None = None) -> Contai
     return container
 
 
-def _console(stderr: bool = False) -> Any:
+def _console(stderr: bool = False, width: int | None = None) -> Any:
     from rich.console import Console
 
-    console = Console(stderr=stderr, highlight=False)
+    console = Console(stderr=stderr, highlight=False, width=width)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         # Into a pipe or a file rich wraps at 80 columns, which cuts execution ids in two.
         console = Console(stderr=stderr, highlight=False, width=_UNWRAPPED_WIDTH)
@@ -523,13 +529,13 @@ def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
     execution = _read(container, execution_id)
     if show_progress:
         from application.use_cases.get_execution_progress import GetExecutionProgressQuery
-        from domain.redaction import redact
+        from entrypoints.cli.render import error_summary
 
         query = GetExecutionProgressQuery(workflow_execution_id=execution_id)
         for step in container.get_execution_progress().execute(query).steps:
             line = f"{step.step_index + 1}. {step.pipeline_id}: {step.status.value}"
             console.print(
-                line + (f" ({redact(step.error).strip().splitlines()[-1]})" if step.error else ""),
+                line + (f" ({error_summary(step.error)})" if step.error else ""),
                 markup=False,  # a step's error is its own text: `[/tmp/x]` is no closing tag
             )
         console.print(
@@ -600,16 +606,21 @@ def executions_list(
     starting_token: Annotated[
         str | None, typer.Option(help="Token printed by the previous page.")
     ] = None,
+    wide: Annotated[
+        bool,
+        typer.Option("--wide", help="Every column: version, duration, trigger and group too."),
+    ] = False,
     json_output: JsonFlag = False,
 ) -> None:
-    """List executions newest first: all, or by workflow, group or asset; by status too."""
+    """List executions newest first: all, by workflow, group (both together too) or asset; by
+    status too. A narrow terminal shows the id, workflow, status and start (--wide: all)."""
     from application.use_cases.list_executions import ListExecutionsQuery
     from domain.errors import InvalidInputError
 
     filters = {"--workflow": workflow, "--group": group, "--asset": asset}
     given = [option for option, value in filters.items() if value is not None]
-    if len(given) > 1:
-        raise InvalidInputError(f"{' and '.join(given)}: give at most one of {', '.join(filters)}")
+    if asset is not None and len(given) > 1:
+        raise InvalidInputError(f"{' and '.join(given)}: --asset takes no --workflow or --group")
     query = ListExecutionsQuery.model_validate(
         {
             "workflow": workflow,
@@ -634,7 +645,9 @@ def executions_list(
     if not page.items:
         console.print("No executions.")
     else:
-        console.print(executions_table(page.items))
+        # --wide: every column, however long the lines (a terminal scrolls or wraps them)
+        table_console = _console(width=_UNWRAPPED_WIDTH) if wide else console
+        table_console.print(executions_table(page.items, console.width, wide))
     if page.next_token:
         console.print(f"\nNext page: --starting-token {page.next_token}", soft_wrap=True)
 

@@ -11,7 +11,6 @@ from application.use_cases.get_execution_progress import (
     GetExecutionProgressQuery,
 )
 from domain.execution import PipelineExecution, WorkflowExecution
-from domain.redaction import redact
 
 _ICONS = {
     "NEW": "·",
@@ -30,7 +29,7 @@ def _render(
     from rich.markup import escape
     from rich.table import Table
 
-    from entrypoints.cli.render import duration, styled
+    from entrypoints.cli.render import duration, error_summary, styled
 
     table = Table(box=None, show_header=False, title_justify="left")
     table.title = (
@@ -45,9 +44,7 @@ def _render(
             f"{step.step_index + 1}. {step.pipeline_id}",
             styled(step.status.value),
             elapsed,
-            f"[red]{escape(redact(step.error).strip().splitlines()[-1][:70])}[/]"
-            if step.error
-            else "",
+            f"[red]{escape(error_summary(step.error, 70))}[/]" if step.error else "",
         )
     return table
 

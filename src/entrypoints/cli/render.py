@@ -37,6 +37,17 @@ def when(moment: datetime | None) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S") if moment else "-"
 
 
+def error_summary(error: str, limit: int = 100) -> str:
+    """A step's error in one line: its first (a command's exit code and the start of what it
+    said) and, when it said more, its last (where a traceback names the error)."""
+    lines = [line.strip() for line in redact(error).strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    first, last = lines[0], lines[-1]
+    summary = first if len(lines) == 1 else f"{first} … {last}"
+    return summary if len(summary) <= limit else summary[: limit - 1] + "…"
+
+
 def duration(start: datetime | None, stop: datetime | None) -> str:
     if start is None or stop is None:
         return "-"
@@ -48,28 +59,43 @@ def styled(status: str) -> str:
     return f"[{STATUS_STYLES.get(status, 'white')}]{status}[/]"
 
 
-def executions_table(executions: Sequence[WorkflowExecution]) -> Any:
+# Below this many columns the list keeps what identifies a run: its id, workflow, status, start.
+WIDE_LIST_COLUMNS = 116
+
+
+def executions_table(
+    executions: Sequence[WorkflowExecution], width: int = WIDE_LIST_COLUMNS, wide: bool = False
+) -> Any:
+    """The list as a table that fits `width` columns; `wide` (or a terminal wide enough) adds
+    the version, duration, trigger and group."""
     from rich.table import Table
 
+    everything = wide or width >= WIDE_LIST_COLUMNS
     table = Table(box=None, header_style="bold")
     # The id is what the user copies into `wfx executions show`: never cut or wrapped.
     table.add_column("EXECUTION ID", no_wrap=True, min_width=36)
-    for column in ("WORKFLOW", "VER"):
-        table.add_column(column)
+    table.add_column("WORKFLOW", overflow="ellipsis", no_wrap=not everything)
+    if everything:
+        table.add_column("VER")
     table.add_column("STATUS", no_wrap=True, min_width=9)
-    for column in ("STARTED", "DURATION", "TRIGGER", "GROUP"):
-        table.add_column(column)
+    table.add_column("STARTED", no_wrap=True)
+    if everything:
+        for column in ("DURATION", "TRIGGER", "GROUP"):
+            table.add_column(column)
     for e in executions:
-        table.add_row(
-            e.workflow_execution_id,
-            f"{e.workflow_database_id}/{e.workflow_id}",
-            str(e.workflow_version),
-            styled(e.status.value),
-            when(e.execution_start_date),
-            duration(e.execution_start_date, e.execution_stop_date),
-            e.trigger_type.value,
-            escape(e.execution_group_id or "-"),
-        )
+        row = [e.workflow_execution_id, f"{e.workflow_database_id}/{e.workflow_id}"]
+        if everything:
+            row.append(str(e.workflow_version))
+        started = when(e.execution_start_date)
+        # narrow: month, day and minute ("12-01 18:21"), the room the workflow's name needs
+        row += [styled(e.status.value), started if everything else started[5:16]]
+        if everything:
+            row += [
+                duration(e.execution_start_date, e.execution_stop_date),
+                e.trigger_type.value,
+                escape(e.execution_group_id or "-"),
+            ]
+        table.add_row(*row)
     return table
 
 
@@ -90,7 +116,7 @@ def steps_table(steps: Sequence[StepDetails]) -> Any:
             duration(step.start_date, step.stop_date),
             str(len(entry.attempts)),
             str(len(entry.outputs.files)),
-            escape(redact(step.error).strip().splitlines()[-1][:80]) if step.error else "",
+            escape(error_summary(step.error, 80)) if step.error else "",
         )
     return table
 
@@ -183,7 +209,7 @@ def print_attempts(steps: Sequence[StepDetails], console: Any) -> None:
     console.print("\n[bold]Attempts[/]")
     for entry in rerun:
         for a in entry.attempts:
-            error = escape(redact(a.error).strip().splitlines()[-1][:80]) if a.error else ""
+            error = escape(error_summary(a.error, 80)) if a.error else ""
             console.print(
                 f"  {escape(entry.step.pipeline_id)} #{a.attempt}  {styled(a.status.value)}"
                 f"  [dim]{a.trigger.value}[/]  {error}".rstrip()

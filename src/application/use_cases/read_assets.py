@@ -1,0 +1,68 @@
+"""An asset's files as the catalog holds them, and one file's body at the version asked for."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from application.ports import AssetCatalog, ObjectStore
+from domain.assets import AssetFile, asset_object_key
+from domain.errors import AssetNotFoundError
+
+
+class AssetQuery(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    database_id: str = Field(min_length=1)
+    asset_id: str = Field(min_length=1)
+
+
+class ListAssetFiles:
+    """Every file of the asset at its current version, by file key."""
+
+    def __init__(self, catalog: AssetCatalog) -> None:
+        self._catalog = catalog
+
+    def execute(self, query: AssetQuery) -> list[AssetFile]:
+        files = self._catalog.list_files(query.database_id, query.asset_id)
+        if not files:
+            raise AssetNotFoundError(
+                f"asset {query.database_id}/{query.asset_id} not found: it has no files "
+                "(`wfx assets import` adds them)"
+            )
+        return files
+
+
+class FileBodyQuery(AssetQuery):
+    file_key: str = Field(min_length=1)
+    version_id: str | None = Field(default=None, min_length=1)  # None: the current one
+
+
+class FileBody(BaseModel):
+    model_config = ConfigDict(frozen=True, defer_build=True)
+
+    file: AssetFile
+    version_id: str
+    body: bytes
+
+
+class ReadAssetFile:
+    """A file's body: its current version, or any version the object store still holds."""
+
+    def __init__(self, catalog: AssetCatalog, objects: ObjectStore) -> None:
+        self._catalog, self._objects = catalog, objects
+
+    def execute(self, query: FileBodyQuery) -> FileBody:
+        where = f"{query.database_id}/{query.asset_id}/{query.file_key}"
+        files = self._catalog.list_files(query.database_id, query.asset_id)
+        current = next((f for f in files if f.file_key == query.file_key), None)
+        if current is None:
+            raise AssetNotFoundError(f"asset file {where} not found")
+        version_id = query.version_id or current.version_id
+        key = asset_object_key(query.database_id, query.asset_id, query.file_key)
+        try:
+            body = self._objects.read_bytes(key, version_id)
+        except (FileNotFoundError, ValueError) as error:
+            raise AssetNotFoundError(
+                f"asset file {where}: version {version_id} not found in the object store"
+            ) from error
+        return FileBody(file=current, version_id=version_id, body=body)

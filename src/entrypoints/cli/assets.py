@@ -1,0 +1,124 @@
+"""`wfx assets list|show|download`: what an asset holds, and a file's body at any version."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from domain.assets import AssetFile
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")]
+AssetArgument = Annotated[str, typer.Argument(metavar="DATABASE_ID/ASSET_ID")]
+
+
+def _asset(text: str) -> tuple[str, str]:
+    from domain.assets import AssetRef
+
+    ref = AssetRef.parse(text, "DATABASE_ID/ASSET_ID", allow_file=False)
+    return ref.database_id, ref.asset_id
+
+
+def _echo(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _files(asset: str) -> list[AssetFile]:
+    from application.use_cases.read_assets import AssetQuery
+    from entrypoints.cli.main import _container
+
+    database_id, asset_id = _asset(asset)
+    query = AssetQuery(database_id=database_id, asset_id=asset_id)
+    return _container().list_asset_files().execute(query)
+
+
+def assets_list(asset: AssetArgument, json_output: JsonFlag = False) -> None:
+    """The asset's files, each at its current version."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from entrypoints.cli.main import _console
+    from entrypoints.cli.render import dump_json, when
+    from entrypoints.responses import AssetFileResponse
+
+    files = _files(asset)
+    if json_output:
+        _echo(dump_json([AssetFileResponse.of(f).dump() for f in files]))
+        return
+    table = Table(box=None, header_style="bold")
+    table.add_column("FILE", overflow="fold")
+    table.add_column("VERSION", no_wrap=True)
+    table.add_column("SIZE", justify="right", no_wrap=True)
+    table.add_column("MODIFIED", no_wrap=True)
+    for f in files:
+        table.add_row(escape(f.file_key), f.version_id, f"{f.size} B", when(f.modified_at))
+    _console().print(table)
+
+
+def assets_show(
+    asset: AssetArgument,
+    file_key: Annotated[str, typer.Argument(metavar="FILE")],
+    json_output: JsonFlag = False,
+) -> None:
+    """One file of the asset: its current version, size, etag, where it is stored, metadata."""
+    from domain.errors import AssetNotFoundError
+    from entrypoints.cli.render import dump_json, when
+    from entrypoints.responses import AssetFileResponse
+
+    found = [f for f in _files(asset) if f.file_key == file_key]
+    if not found:
+        raise AssetNotFoundError(f"asset file {asset}/{file_key} not found")
+    (f,) = found
+    if json_output:
+        _echo(dump_json(AssetFileResponse.of(f).dump()))
+        return
+    for name, value in (
+        ("file", f"{f.database_id}/{f.asset_id}/{f.file_key}"),
+        ("version", f.version_id),
+        ("size", f"{f.size} B"),
+        ("etag", f.etag),
+        ("stored", f"{f.bucket}: {f.asset_root_key}{f.file_key}"),
+        ("modified", when(f.modified_at)),
+        *((f"  {key}", value) for key, value in f.metadata),
+    ):
+        _echo(f"{name:<9} {value}")
+
+
+def assets_download(
+    asset: AssetArgument,
+    file_key: Annotated[str, typer.Argument(metavar="FILE")],
+    version: Annotated[
+        str | None, typer.Option("--version", metavar="V", help="Default: the current one.")
+    ] = None,
+    to: Annotated[
+        Path | None, typer.Option("--to", metavar="PATH", help="Default: the file's name, here.")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace PATH if it exists.")] = False,
+) -> None:
+    """Write one file of the asset, at its current version or --version, to PATH."""
+    from application.use_cases.read_assets import FileBodyQuery
+    from domain.errors import InvalidInputError
+    from entrypoints.cli.main import _container
+
+    database_id, asset_id = _asset(asset)
+    query = FileBodyQuery(
+        database_id=database_id, asset_id=asset_id, file_key=file_key, version_id=version
+    )
+    read = _container().read_asset_file().execute(query)
+    target = to if to is not None else Path(Path(file_key).name)
+    if target.is_dir():
+        target = target / Path(file_key).name
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_TRUNC if force else os.O_EXCL)
+    try:
+        descriptor = os.open(target, flags, 0o644)
+    except FileExistsError:
+        raise InvalidInputError(f"--to: {target} exists; give --force to replace it") from None
+    except OSError as error:  # a link in its place, a folder that is not there...
+        raise InvalidInputError(f"--to: cannot write {target}: {error.strerror}") from None
+    with os.fdopen(descriptor, "wb") as out:
+        out.write(read.body)
+    _echo(f"{target}  {len(read.body)} B  version {read.version_id}")

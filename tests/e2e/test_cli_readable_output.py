@@ -1,0 +1,44 @@
+"""What the command line prints, read as a person reads it: `executions list` on an 80-column
+terminal (every line fits, no id cut; `--wide` adds the rest), and a failed command step's error
+as its exit code, first and last lines."""
+
+from __future__ import annotations
+
+from tests.e2e.cli import TRIVIAL_WORKFLOW, Wfx
+
+
+def test_the_list_fits_80_columns_and_wide_shows_every_column(wfx: Wfx) -> None:
+    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
+    runs = [wfx.run_id("demo/trivial") for _ in range(2)]
+    narrow = wfx.with_environment(COLUMNS="80")
+
+    listed = narrow.ok("executions", "list").stdout
+    lines = [line for line in listed.splitlines() if line.strip()]
+    assert all(len(line) <= 80 for line in lines), listed
+    header = lines[0].split()
+    assert header[:2] == ["EXECUTION", "ID"] and "STATUS" in header and "STARTED" in header
+    assert "TRIGGER" not in header
+    for run in runs:
+        (line,) = [line for line in lines if run in line]  # whole, on one line
+        assert "SUCCEEDED" in line and "demo/trivial" in line
+
+    wide = narrow.ok("executions", "list", "--wide").stdout
+    assert "TRIGGER" in wide and "DURATION" in wide and "GROUP" in wide
+    assert all(run in wide for run in runs)
+
+
+def test_a_failed_command_step_shows_its_exit_code_first_and_last_error_lines(wfx: Wfx) -> None:
+    code = (
+        "import sys; print('cannot open mesh.obj', file=sys.stderr); "
+        "print('more detail', file=sys.stderr); print('ValueError: bad vertex', file=sys.stderr); "
+        "sys.exit(3)"
+    )
+    wfx.publish_command_step("loud-failure", code)
+    outcome = wfx("run", "demo/loud-failure")
+    assert outcome.code == 1, str(outcome)
+    assert "exit code 3: cannot open mesh.obj … ValueError: bad vertex" in outcome.stderr, str(
+        outcome
+    )
+    execution_id = outcome.stdout.strip()
+    shown = wfx.ok("executions", "show", execution_id).stdout
+    assert "exit code 3" in shown and "ValueError: bad vertex" in shown, shown
