@@ -116,7 +116,7 @@ def test_a_caller_let_through_every_route_still_reads_no_run(service: Service) -
         ({"maxItems": "abc"}, "maxItems"),
         ({"workflowDatabaseId": DATABASE}, "workflowId"),
         ({"direction": "sideways"}, "direction"),
-        ({"executionGroupId": "g", "workflowDatabaseId": DATABASE, "workflowId": "w"}, "workflow"),
+        ({"executionGroupId": "g", "databaseId": DATABASE, "assetId": "a"}, "asset list"),
         ({"startingToken": "not-a-token"}, "startingToken"),
     ],
 )
@@ -184,3 +184,10 @@ def test_a_file_upload_launch_belongs_to_system_user(service: Service) -> None:
         "File-Upload",
         "SYSTEM_USER",
     )
+
+
+def test_a_workflow_and_a_group_filter_one_list_together(service: Service) -> None:
+    params = {"executionGroupId": "g", "workflowDatabaseId": DATABASE, "workflowId": "w"}
+    answer = service.client.get("/workflows/executions", params=params, headers=_admin(service))
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["Items"] == []
