@@ -19,7 +19,7 @@ from adapters.approval_records import (
 )
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
-from adapters.sqlite.schema import SqliteSchema, create_tables
+from adapters.sqlite.schema import SqliteSchema, create_tables, create_tables_unless_present
 from adapters.sqlite.statements import TableSql, json_path, load_item
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import ResourceKeys
@@ -75,13 +75,7 @@ class SqliteApprovals:
         """A database made before approvals gets its table on first use (one lookup)."""
         if self._ready:
             return
-        with self._database.read() as connection:
-            found = connection.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                (self._table_name,),
-            ).fetchone()
-        if found is None:
-            create_tables(self._database, self._schema)
+        create_tables_unless_present(self._database, self._schema, self._table_name)
         self._ready = True
 
     def open(self, request: ApprovalRequest) -> ApprovalRequest:

@@ -170,3 +170,16 @@ def _add_index_columns(database: SqliteDatabase, table: SqliteTable) -> None:
                 f"CREATE INDEX IF NOT EXISTS {_quote(index_name(table.name, index))} "
                 f"ON {name} ({columns})"
             )
+
+
+def create_tables_unless_present(
+    database: SqliteDatabase, schema: SqliteSchema, table_name: str
+) -> None:
+    """A database made before `table_name` existed gets it (with every other table missing) on
+    its first use; one lookup when it is there."""
+    with database.read() as connection:
+        found = connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table_name,)
+        ).fetchone()
+    if found is None:
+        create_tables(database, schema)

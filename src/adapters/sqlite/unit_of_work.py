@@ -19,7 +19,7 @@ from adapters.event_records import (
 )
 from adapters.item_budget import OffloadedBodies
 from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.schema import SqliteSchema, create_tables
+from adapters.sqlite.schema import SqliteSchema, create_tables_unless_present
 from adapters.sqlite.statements import TableSql, dump_json, load_item
 from adapters.tables import ResourceKeys
 from application.ports import EventNumberTakenError
@@ -62,13 +62,7 @@ class SqliteUnitOfWork:
         """A database made before the event log gets its table on first use (one lookup)."""
         if self._ready:
             return
-        with self._database.read() as connection:
-            found = connection.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                (self._table_name,),
-            ).fetchone()
-        if found is None:
-            create_tables(self._database, self._schema)
+        create_tables_unless_present(self._database, self._schema, self._table_name)
         self._ready = True
 
     # -- inside a store's transaction ---------------------------------------------------------
