@@ -55,7 +55,7 @@ SECOND = (
     'echo "made by $WFX_PIPELINE_EXECUTION_ID" > "$WFX_OUTPUT_DIR/result.txt"\n'
     'printf "second end %s %s\\n" "$$" "$(date +%s.%N)" >> "$trace"\n'
 )
-GONE_WITHIN_SECONDS = 4.0  # grace (1 s) + SIGKILL + the guard's polling, with room for load
+GONE_WITHIN_SECONDS = 10.0  # grace (1 s) + SIGKILL + the guard's polling, with room for CI load
 
 
 @dataclass(frozen=True)
@@ -109,8 +109,9 @@ def _nothing_outlives_the_test(wfx: Wfx) -> Iterator[None]:
 
 @pytest.fixture
 def short_lease(stage: Stage) -> Stage:
-    """The same, with a 2-second lease: a runner killed with -9 is found lost 2 s later."""
-    return Stage(stage.wfx.with_environment(WFX_RUNNER_LEASE_SECONDS="2"), stage.trace)
+    """The same, with a 4-second lease: a runner killed with -9 is found lost 4 s later. Shorter
+    leases were lost under CI's load while their runner lived (renewals every third of it late)."""
+    return Stage(stage.wfx.with_environment(WFX_RUNNER_LEASE_SECONDS="4"), stage.trace)
 
 
 @pytest.fixture
@@ -201,7 +202,7 @@ def test_kill_9_of_a_detached_worker_stops_its_step_and_the_run_ends_runner_lost
 # --- what each test checks ------------------------------------------------------------------------
 
 
-def _wait_for_the_registered_child(wfx: Wfx, seconds: float = 20) -> tuple[str, int]:
+def _wait_for_the_registered_child(wfx: Wfx, seconds: float = 60) -> tuple[str, int]:
     """The run's id once its first step is RUNNING with its `sleep` registered, and that pid
     (the home holds this one run)."""
     deadline = time.monotonic() + seconds
@@ -211,7 +212,7 @@ def _wait_for_the_registered_child(wfx: Wfx, seconds: float = 20) -> tuple[str, 
     (execution_id,) = listed
     details = wfx.wait_until(execution_id, lambda d: _sleeper(d) is not None, seconds=seconds)
     sleeper = _sleeper(details)
-    assert sleeper is not None, details
+    assert sleeper is not None, (details["execution"], _steps(details)[0])
     return execution_id, sleeper
 
 
@@ -239,9 +240,9 @@ def _assert_aborted_by(
 
 def _assert_ended(wfx: Wfx, execution_id: str, status: str, error: str) -> None:
     """The run and its first step ended `status`, the run's error starting with `error`; the
-    second step never started. A kill -9 is found out by a read once the lease (2 s) is over."""
+    second step never started. A kill -9 is found out by a read once the lease (4 s) is over."""
     details = wfx.wait_until(
-        execution_id, lambda d: d["execution"]["executionStatus"] != "RUNNING", seconds=15
+        execution_id, lambda d: d["execution"]["executionStatus"] != "RUNNING", seconds=40
     )
     execution = details["execution"]
     assert execution["executionStatus"] == status, execution
