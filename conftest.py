@@ -9,6 +9,7 @@ execution stores keep the bodies their item budgets move out of rows in `body_ob
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -181,14 +182,40 @@ def moto_dynamodb_client(
         yield _session_dynamodb_client
 
 
-@pytest.fixture
-def dynamodb_table_names(moto_dynamodb_client: Any) -> TableNames:
-    """Every table created once per test; all DynamoDB stores of the test share them."""
+@pytest.fixture(scope="session")
+def _pristine_dynamodb_tables(_session_dynamodb_client: Any) -> dict[str, Any]:
+    """moto's model of every table, empty, made once by `create_tables` through the API: a
+    test's copy costs ~7 ms where creating the 21 tables again costs 150-400 ms."""
+    from moto import mock_aws
+
     from adapters.dynamodb.schema import create_tables
 
-    names = TableNames()
-    create_tables(moto_dynamodb_client, names)
-    return names
+    with pytest.MonkeyPatch.context() as patch, mock_aws():
+        for name, value in FAKE_AWS_ENVIRONMENT.items():
+            patch.setenv(name, value)
+        create_tables(_session_dynamodb_client, TableNames())
+        return copy.deepcopy(_moto_dynamodb_backend().tables)
+
+
+def _moto_dynamodb_backend() -> Any:
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.dynamodb.models import dynamodb_backends
+
+    return dynamodb_backends[DEFAULT_ACCOUNT_ID][AWS_REGION]
+
+
+@pytest.fixture
+def moto_dynamodb_tables(moto_dynamodb_client: Any, _pristine_dynamodb_tables: Any) -> Any:
+    """The client of `moto_dynamodb_client` with every table of the default names already there
+    and empty (`create_tables` then lists them and creates nothing)."""
+    _moto_dynamodb_backend().tables.update(copy.deepcopy(_pristine_dynamodb_tables))
+    return moto_dynamodb_client
+
+
+@pytest.fixture
+def dynamodb_table_names(moto_dynamodb_tables: Any) -> TableNames:
+    """Every table there and empty for each test; all DynamoDB stores of the test share them."""
+    return TableNames()
 
 
 @pytest.fixture
@@ -323,7 +350,7 @@ def inline_container(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
     )
     container = build_container(settings, runner_mode="inline")
     if request.param == "dynamodb":
-        client: Any = request.getfixturevalue("moto_dynamodb_client")
+        client: Any = request.getfixturevalue("moto_dynamodb_tables")
         container.dynamodb_client.override(providers.Object(client))
     create_all_tables(container)
     yield container

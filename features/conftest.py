@@ -97,7 +97,7 @@ def container(
     container.retry_sleep.override(providers.Object(retry_waits.append))
     if storage == "dynamodb":
         # the root conftest's client, inside a fresh mock_aws() with fake credentials
-        client = request.getfixturevalue("moto_dynamodb_client")
+        client = request.getfixturevalue("moto_dynamodb_tables")
         container.dynamodb_client.override(providers.Object(client))
     reporter = ObservingReporter(container.run_reporter(), container.execution_store())
     container.run_reporter.override(providers.Object(reporter))

@@ -74,14 +74,28 @@ def create_table_request(spec: TableSpec, table_name: str) -> dict[str, Any]:
 
 
 def create_tables(client: DynamoDBClient, tables: TableNames) -> None:
-    """Create every table that does not exist yet, then wait until all of them are ACTIVE."""
-    names = [tables.get_table_name(spec.key) for spec in CREATED_TABLES]
-    for spec, name in zip(CREATED_TABLES, names, strict=True):
+    """Create every table that does not exist yet, then wait until those are ACTIVE. Every
+    store port calls this for the one shared schema: a table already listed costs no request."""
+    names = {spec.key: tables.get_table_name(spec.key) for spec in CREATED_TABLES}
+    existing = _table_names(client)
+    waiting = []
+    for spec in CREATED_TABLES:
+        name = names[spec.key]
+        if name in existing:
+            continue
         try:
             client.create_table(**create_table_request(spec, name))
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ResourceInUseException":
                 raise
+        waiting.append(name)  # created here or by another process just now: ACTIVE soon
     waiter = client.get_waiter("table_exists")
-    for name in names:
+    for name in waiting:
         waiter.wait(TableName=name, WaiterConfig=_WAITER_CONFIG)
+
+
+def _table_names(client: DynamoDBClient) -> set[str]:
+    names: set[str] = set()
+    for page in client.get_paginator("list_tables").paginate():
+        names.update(page.get("TableNames", []))
+    return names
