@@ -198,7 +198,7 @@ def _pristine_dynamodb_tables(_session_dynamodb_client: Any) -> dict[str, Any]:
 
 
 def _moto_dynamodb_backend() -> Any:
-    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.core.models import DEFAULT_ACCOUNT_ID
     from moto.dynamodb.models import dynamodb_backends
 
     return dynamodb_backends[DEFAULT_ACCOUNT_ID][AWS_REGION]
