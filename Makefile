@@ -15,6 +15,8 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e ".[test]"
+	@# the browser tests drive Debian's Chromium (never a downloaded one); CI runs as root
+	@command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium)
 	touch $(VENV)/.installed $@
 
 ## make run: create the virtualenv, install wfx and run the bundled example on SQLite + the local runner

@@ -22,7 +22,8 @@ def serve(container_for: Callable[[str], Container], host: str, port: int) -> No
 
     container = container_for("detached")
     settings = Settings.from_environment()
-    app = create_app(container, verified_by(container.token_verifier()))
+    verifier = container.token_verifier()
+    app = create_app(container, verified_by(verifier), sessions=verifier)
     print(
         f"wfx serving {settings.describe_store()} on http://{host}:{port} "
         f"(API docs at http://{host}:{port}/docs; Ctrl-C stops)",
