@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-test
 
-.PHONY: run test lint typecheck bench bench-large clean
+.PHONY: run test lint typecheck screenshots bench bench-large clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+
+## make screenshots: the browser tests, saving the viewer's screenshots into docs/viewer
+screenshots: $(STAMP)
+	WFX_SCREENSHOTS=docs/viewer $(BIN)/pytest -n 0 -p no:randomly tests/e2e/test_viewer_browser.py
 
 ## make bench: side-by-side benchmarks; writes bench-results.json
 bench: $(STAMP)

@@ -217,7 +217,7 @@ def test_log_in_list_filter_inspect_approve_and_abort(served: Served, page: Page
     expect(preview).to_be_visible()
     assert page.evaluate("img => img.naturalWidth", preview.element_handle()) > 0
     assert page.evaluate(UNLABELLED) == []
-    page.screenshot(path=served.shots / "execution.png", full_page=True)
+    page.screenshot(path=served.shots / "execution.png")
     _narrow_fits(page)
 
     page.goto(f"{served.base}/executions/{served.gated}")
@@ -234,7 +234,7 @@ def test_log_in_list_filter_inspect_approve_and_abort(served: Served, page: Page
     page.goto(f"{served.base}/executions/{served.sleeper}")
     expect(page.locator("#logs")).to_contain_text(SLEEPER_LINE)
     expect(page.locator("#logs .log").first).to_have_attribute("hx-trigger", "every 2s")
-    page.screenshot(path=served.shots / "running.png", full_page=True)
+    page.locator("#logs").screenshot(path=served.shots / "running.png")
     page.get_by_role("button", name="Abort execution").click()
     # the confirmation is required (the browser keeps the unticked form from being sent)
     assert (
@@ -252,7 +252,7 @@ def test_log_in_list_filter_inspect_approve_and_abort(served: Served, page: Page
     page.get_by_role("link", name="Workflows").click()
     page.get_by_role("link", name="demo/gated").click()
     expect(page.locator("table")).to_contain_text("sign-off")
-    page.screenshot(path=served.shots / "workflow.png", full_page=True)
+    page.screenshot(path=served.shots / "workflow.png")
     _narrow_fits(page)
 
 
@@ -264,7 +264,7 @@ def test_a_user_without_the_logs_permission_sees_no_logs(served: Served, page: P
     expect(page.locator("#logs")).to_contain_text("You may not read logs.")
     assert MESH_LOG_LINE not in page.content()
     expect(page.get_by_role("button", name="Abort execution")).to_have_count(0)
-    page.screenshot(path=served.shots / "no-logs.png", full_page=True)
+    page.locator("#logs").screenshot(path=served.shots / "no-logs.png")
 
 
 def test_logged_out_the_viewer_says_how_to_log_in(served: Served, page: Page) -> None:
