@@ -427,3 +427,33 @@ def test_logout_clears_the_cookie(viewer: TestClient, service: Service) -> None:
         or "Max-Age=0" in answer.headers["set-cookie"]
     )
     assert viewer.get("/").status_code == 401
+
+
+def test_a_failed_run_is_redriven_from_its_page_once_confirmed(
+    viewer: TestClient, service: Service
+) -> None:
+    document = {
+        "databaseId": DATABASE,
+        "workflowId": "failing",
+        "steps": [
+            {
+                "pipelineId": "fail",
+                "executionType": "command",
+                "command": [sys.executable, "-c", "raise SystemExit(3)"],
+                "inputFileArity": "none",
+            }
+        ],
+    }
+    execution_id = _launch(service, document)
+    assert _status(service, execution_id) == "FAILED"
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{execution_id}")
+    assert "Redrive execution" in page.text
+    assert "Abort execution" not in page.text
+    path = f"/executions/{execution_id}/redrive"
+    assert viewer.post(path, data={"csrf": _csrf(page.text)}).status_code == 400
+    query = GetExecutionQuery(workflow_execution_id=execution_id)
+    assert service.container.get_execution().execute(query).redrive_count == 0
+    answer = viewer.post(path, data={"csrf": _csrf(page.text), "confirmed": "yes"})
+    assert answer.status_code == 303, answer.text
+    assert service.container.get_execution().execute(query).redrive_count == 1
