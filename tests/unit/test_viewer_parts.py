@@ -5,6 +5,7 @@ with a display, and the timeline's bars."""
 from __future__ import annotations
 
 import dataclasses
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -48,7 +49,7 @@ def test_no_link_when_the_service_trusts_an_identity_provider_only(tmp_path: Pat
 
 
 def test_a_browser_is_tried_only_with_a_display(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(serve.sys, "platform", "linux")
+    monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     assert not serve._has_display()
