@@ -53,15 +53,6 @@ def _authorized(page: Visit, execution_id: str, verb: str) -> str:
     return route
 
 
-@router.get("/executions/{execution_id}/confirm/{what}")
-def confirm(
-    page: Viewer, execution_id: ExecutionId, what: Annotated[str, Path(pattern="^(abort|redrive)$")]
-) -> Response:
-    """The confirmation step on a page of its own, for a link to it."""
-    page.require_route(f"{EXECUTIONS}/{execution_id}/{what}", Action.POST)
-    return render(page.request, "confirm.html", execution_id=execution_id, what=what, message="")
-
-
 @router.post("/executions/{execution_id}/abort")
 def abort(
     page: Viewer,
