@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-test
 
-.PHONY: run test lint typecheck bench bench-large clean
+.PHONY: run test lint typecheck screenshots bench bench-large clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,8 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e ".[test]"
+	@# the browser tests drive Debian's Chromium (never a downloaded one); CI runs as root
+	@command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium)
 	touch $(VENV)/.installed $@
 
 ## make run: create the virtualenv, install wfx and run the bundled example on SQLite + the local runner
@@ -33,6 +35,10 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+
+## make screenshots: the browser tests, saving the viewer's screenshots into docs/viewer
+screenshots: $(STAMP)
+	WFX_SCREENSHOTS=docs/viewer $(BIN)/pytest -n 0 -p no:randomly tests/e2e/test_viewer_browser.py
 
 ## make bench: side-by-side benchmarks; writes bench-results.json
 bench: $(STAMP)

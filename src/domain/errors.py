@@ -41,6 +41,10 @@ class WorkflowNotFoundError(NotFoundError):
     pass
 
 
+class OutputFileNotFoundError(NotFoundError):
+    pass
+
+
 class AssetNotFoundError(NotFoundError):
     pass
 

@@ -65,6 +65,7 @@ from application.use_cases.open_task_gate import OpenTaskGate
 from application.use_cases.publish_registration import PublishRegistration
 from application.use_cases.publish_workflow_version import PublishWorkflowVersion
 from application.use_cases.read_assets import ListAssetFiles, ReadAssetFile
+from application.use_cases.read_output_file import ReadOutputFile
 from application.use_cases.reconcile_execution import ReconcileExecution
 from application.use_cases.record_cost import RecordAttemptDurations, RecordCost
 from application.use_cases.redrive_execution import RedriveExecution
@@ -742,6 +743,9 @@ class Container(containers.DeclarativeContainer):
     list_workflow_versions = providers.Factory(ListWorkflowVersions, catalog=workflow_catalog)
     list_asset_files = providers.Factory(ListAssetFiles, catalog=asset_catalog)
     read_asset_file = providers.Factory(ReadAssetFile, catalog=asset_catalog, objects=object_store)
+    read_output_file = providers.Factory(
+        ReadOutputFile, store=execution_store, objects=object_store
+    )
     import_asset_files = providers.Factory(
         ImportAssetFiles, catalog=asset_catalog, objects=object_store, clock=clock
     )

@@ -1022,14 +1022,24 @@ def demo() -> None:
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+    open_viewer: Annotated[
+        bool,
+        typer.Option(
+            "--open",
+            help="Print a link that logs you in to the web viewer, and open it in a browser "
+            "when this machine has a display.",
+        ),
+    ] = False,
 ) -> None:
-    """Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs) on the configured store.
+    """Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs) and the web viewer (at /)
+    on the configured store.
 
     Every request needs a bearer token: `wfx auth token USER` prints one for local use, or set
-    WFX_JWT_JWKS (with WFX_JWT_ISSUER and WFX_JWT_AUDIENCE) for your identity provider."""
+    WFX_JWT_JWKS (with WFX_JWT_ISSUER and WFX_JWT_AUDIENCE) for your identity provider. The
+    viewer logs in at /login?token=TOKEN; `--open` prints that link for you."""
     from entrypoints.cli.serve import serve as run_service
 
-    run_service(lambda mode: _container(runner_mode=mode), host, port)
+    run_service(lambda mode: _container(runner_mode=mode), host, port, open_viewer=open_viewer)
 
 
 @app.command("internal-run-worker", hidden=True)

@@ -1,4 +1,5 @@
-"""`wfx serve`: the HTTP service on this machine, on the configured store and runner.
+"""`wfx serve`: the HTTP service and the web viewer on this machine, on the configured store and
+runner.
 
 Runs launched through it go on in detached workers, so they outlive a restart of the service.
 Tokens are verified here: against WFX_JWT_JWKS when set, else against the key `wfx auth token`
@@ -7,25 +8,84 @@ signs with.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import threading
 from collections.abc import Callable
+from datetime import timedelta
+from urllib.parse import quote
 
 from entrypoints.container import Container
+from entrypoints.settings import Settings
+
+# long enough for a working day in the viewer; the link is printed again by the next start
+LINK_LIFETIME = timedelta(hours=12)
 
 
-def serve(container_for: Callable[[str], Container], host: str, port: int) -> None:
+def login_link(settings: Settings, host: str, port: int) -> str | None:
+    """A link that logs the local user in, as the CLI acts (holding the admin role); None when
+    the service verifies an identity provider's tokens instead of the local key's."""
+    from domain.authorization import ADMIN_ROLE
+    from entrypoints.identity_wiring import local_token_issuer
+
+    if settings.jwt.jwks is not None:
+        return None
+    token = local_token_issuer(settings.home).issue(settings.user, LINK_LIFETIME, (ADMIN_ROLE,))
+    shown_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    if ":" in shown_host:
+        shown_host = f"[{shown_host}]"
+    return f"http://{shown_host}:{port}/login?token={quote(token)}"
+
+
+def _has_display() -> bool:
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _open_soon(link: str) -> None:
+    """Open the link once the server has had a moment to listen; never fails the service."""
+    import webbrowser
+
+    def open_it() -> None:
+        # the link is printed: opening it by hand is the fallback
+        with contextlib.suppress(webbrowser.Error, OSError):
+            webbrowser.open(link)
+
+    timer = threading.Timer(1.0, open_it)
+    timer.daemon = True
+    timer.start()
+
+
+def serve(
+    container_for: Callable[[str], Container], host: str, port: int, open_viewer: bool = False
+) -> None:
     import uvicorn
 
     from entrypoints.http.app import create_app
     from entrypoints.http.identity import verified_by
-    from entrypoints.settings import Settings
 
     container = container_for("detached")
     settings = Settings.from_environment()
-    app = create_app(container, verified_by(container.token_verifier()))
+    verifier = container.token_verifier()
+    app = create_app(container, verified_by(verifier), sessions=verifier)
     print(
         f"wfx serving {settings.describe_store()} on http://{host}:{port} "
-        f"(API docs at http://{host}:{port}/docs; Ctrl-C stops)",
+        f"(web viewer at /, API docs at /docs; Ctrl-C stops)",
         file=sys.stderr,
     )
+    if open_viewer:
+        link = login_link(settings, host, port)
+        if link is None:
+            print(
+                "no viewer link: WFX_JWT_JWKS is set, so log in at /login?token=TOKEN with "
+                "a token of your identity provider",
+                file=sys.stderr,
+            )
+        else:
+            # stdout, alone on its line: a script can read the link
+            print(link, flush=True)
+            if _has_display():
+                _open_soon(link)
     uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)

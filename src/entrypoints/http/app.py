@@ -7,10 +7,12 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from application.ports import TokenVerifier
 from entrypoints.container import Container
 from entrypoints.http import approvals, costs, executions, workflows
 from entrypoints.http.errors import ERROR_RESPONSES, install_error_handlers
 from entrypoints.http.identity import Identify
+from entrypoints.http.viewer import install_viewer
 
 DESCRIPTION = (
     "Launch, track, inspect, abort, redrive, list and delete workflow executions. Every request "
@@ -18,9 +20,12 @@ DESCRIPTION = (
 )
 
 
-def create_app(container: Container, identify: Identify) -> FastAPI:
+def create_app(
+    container: Container, identify: Identify, sessions: TokenVerifier | None = None
+) -> FastAPI:
     """The service on the given application; `identify` names the caller of a request (a token
-    verified here, or the claims API Gateway verified)."""
+    verified here, or the claims API Gateway verified). With `sessions`, the web viewer too,
+    its session cookie's token verified by it (`wfx serve` passes the bearer path's verifier)."""
     app = FastAPI(
         title="wfx",
         description=DESCRIPTION,
@@ -36,6 +41,8 @@ def create_app(container: Container, identify: Identify) -> FastAPI:
     app.include_router(workflows.router, responses=ERROR_RESPONSES)
     app.include_router(costs.router, responses=ERROR_RESPONSES)
     app.include_router(approvals.router, responses=ERROR_RESPONSES)
+    if sessions is not None:
+        install_viewer(app, sessions)
     app.openapi = lambda: _schema(app)  # type: ignore[method-assign]
     return app
 

@@ -51,7 +51,7 @@ Text = Annotated[str | None, Query(min_length=1, max_length=256)]
 Token = Annotated[str | None, Query(min_length=1, max_length=4096)]
 
 
-def _pair(first: str, second: str, values: tuple[str | None, str | None]) -> str | None:
+def paired(first: str, second: str, values: tuple[str | None, str | None]) -> str | None:
     """Two query parameters that name one thing together, as `DATABASE_ID/ID`."""
     given = [value is not None for value in values]
     if any(given) and not all(given):
@@ -77,9 +77,9 @@ def list_executions(
     """Newest first; at most one of the workflow, group and asset filters. Only the runs the
     caller may read are listed, and a page is still full."""
     query = ListExecutionsQuery(
-        workflow=_pair("workflowDatabaseId", "workflowId", (workflow_database_id, workflow_id)),
+        workflow=paired("workflowDatabaseId", "workflowId", (workflow_database_id, workflow_id)),
         group=execution_group_id,
-        asset=_pair("databaseId", "assetId", (database_id, asset_id)),
+        asset=paired("databaseId", "assetId", (database_id, asset_id)),
         direction=direction,
         status=status,
         limit=max_items,

@@ -1,0 +1,203 @@
+"""`/executions/{id}`: one run as its JSON routes describe it - details with derived stages,
+events, approvals, costs, logs - each part only as far as the caller may read it; one log
+source on its own (`/executions/{id}/logs/{logId}`, polled while its step runs); an output
+file's body for a preview or a download."""
+
+from __future__ import annotations
+
+import mimetypes
+from pathlib import PurePosixPath
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path
+from fastapi.responses import Response
+
+from application.use_cases.get_execution_details import GetExecutionDetailsQuery
+from application.use_cases.get_execution_events import GetExecutionEventsQuery
+from application.use_cases.get_execution_logs import GetExecutionLogsQuery
+from application.use_cases.read_output_file import OutputFileQuery
+from application.use_cases.summarize_costs import SummarizeCostsQuery, SummaryScope
+from domain.approvals import is_approver
+from domain.authorization import Action
+from domain.errors import NotAuthorizedError
+from entrypoints.cost_responses import CostSummaryResponse
+from entrypoints.http.route_table import EXECUTIONS
+from entrypoints.http.viewer.rendering import TERMINAL, render
+from entrypoints.http.viewer.timeline import timeline_of
+from entrypoints.http.viewer.visit import Viewer
+from entrypoints.responses import (
+    ExecutionDetailsResponse,
+    ExecutionEventsResponse,
+    ExecutionLogsResponse,
+)
+
+router = APIRouter(include_in_schema=False)
+
+ExecutionId = Annotated[str, Path(min_length=1, max_length=256)]
+LOG_LINES = 1000
+EVENTS = 200
+# shown inline as <img>: a browser never runs a script of an SVG it loads as an image
+PREVIEWED = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}
+
+
+def _read_details(page: Viewer, execution_id: str) -> dict[str, Any]:
+    route = f"{EXECUTIONS}/{execution_id}/details"
+    page.require_route(route)
+    page.wfx.access_control().require_execution_access(
+        page.subject, execution_id, Action.GET, route
+    )
+    query = GetExecutionDetailsQuery(
+        workflow_execution_id=execution_id, include_sub_executions=True
+    )
+    details = page.wfx.get_execution_details().execute(query)
+    return ExecutionDetailsResponse.of(details, with_sub_executions=True).dump()
+
+
+def _events(page: Viewer, execution_id: str) -> dict[str, Any] | None:
+    if not page.may_route(f"{EXECUTIONS}/{execution_id}/events"):
+        return None
+    query = GetExecutionEventsQuery(workflow_execution_id=execution_id, max_items=EVENTS)
+    listed = page.wfx.get_execution_events().execute(query)
+    return ExecutionEventsResponse.of(execution_id, listed).dump()
+
+
+def _costs(page: Viewer, execution_id: str) -> dict[str, Any] | None:
+    if not page.may_route("/costs"):
+        return None
+    query = SummarizeCostsQuery(
+        scope=SummaryScope.EXECUTION, key=execution_id, subject=page.subject, route="/costs"
+    )
+    try:
+        return CostSummaryResponse.of(page.wfx.summarize_costs().execute(query)).dump()
+    except NotAuthorizedError:
+        return None
+
+
+def _log_lines(page: Viewer, execution_id: str, log_id: str | None) -> dict[str, Any]:
+    query = GetExecutionLogsQuery(
+        workflow_execution_id=execution_id, log_id=log_id, limit=LOG_LINES
+    )
+    return ExecutionLogsResponse.of(page.wfx.get_execution_logs().execute(query)).dump()
+
+
+def _may_read_logs(page: Viewer, execution_id: str) -> bool:
+    return page.may_route(f"{EXECUTIONS}/{execution_id}/logs")
+
+
+def _decidable(page: Viewer, approvals: list[dict[str, Any]]) -> set[str]:
+    """The pending gates this caller is an approver of (by id or a role it holds)."""
+    pending = [a for a in approvals if a["status"] == "PENDING"]
+    if not pending:
+        return set()
+    subject = page.wfx.access_control().subject_with_roles(page.subject)
+    return {
+        a["approvalId"]
+        for a in pending
+        if is_approver(a["approvers"], subject.user_id, subject.roles)
+        and page.may_route(f"/approvals/{a['approvalId']}/decision", Action.POST)
+    }
+
+
+@router.get("/executions/{execution_id}")
+def execution(page: Viewer, execution_id: ExecutionId) -> Response:
+    details = _read_details(page, execution_id)
+    run = details["execution"]
+    status = run["executionStatus"]
+    logs_allowed = _may_read_logs(page, execution_id)
+    sources = []
+    for entry in details.get("pipelineExecutions", ()):
+        step = entry["pipelineExecution"]
+        for source in entry.get("availableLogs", ()):
+            lines = _log_lines(page, execution_id, source["logId"]) if logs_allowed else None
+            sources.append(
+                {
+                    "source": source,
+                    "step": step,
+                    "lines": lines,
+                    "live": step["status"] not in TERMINAL,
+                }
+            )
+    run_log = _log_lines(page, execution_id, None) if logs_allowed else None
+    approvals = list(details.get("approvals") or ())
+    context = {
+        "details": details,
+        "run": run,
+        "timeline": timeline_of(details),
+        "events": _events(page, execution_id),
+        "costs": _costs(page, execution_id),
+        "logs_allowed": logs_allowed,
+        "sources": sources,
+        "run_log": run_log,
+        "approvals": approvals,
+        "decidable": _decidable(page, approvals),
+        "may_abort": status not in TERMINAL
+        and page.may_route(f"{EXECUTIONS}/{execution_id}/abort", Action.POST),
+        "may_redrive": status in TERMINAL
+        and status != "SUCCEEDED"
+        and run.get("redriveStatus", "REDRIVABLE") == "REDRIVABLE"
+        and page.may_route(f"{EXECUTIONS}/{execution_id}/redrive", Action.POST),
+        "open": status not in TERMINAL,
+        "previewed": PREVIEWED,
+        "suffix": lambda name: PurePosixPath(name).suffix.lower(),
+    }
+    return render(page.request, "execution.html", **context)
+
+
+@router.get("/executions/{execution_id}/logs/{log_id}")
+def log_source(
+    page: Viewer, execution_id: ExecutionId, log_id: Annotated[str, Path(max_length=64)]
+) -> Response:
+    """One source's lines; polled by the page while its step runs."""
+    details = _read_details(page, execution_id)
+    found = [
+        (entry["pipelineExecution"], source)
+        for entry in details.get("pipelineExecutions", ())
+        for source in entry.get("availableLogs", ())
+        if source["logId"] == log_id
+    ]
+    if not _may_read_logs(page, execution_id):
+        lines = None
+    else:
+        page.require_route(f"{EXECUTIONS}/{execution_id}/logs")
+        lines = _log_lines(page, execution_id, log_id)
+    step, source = found[0] if found else ({"status": "", "pipelineId": ""}, {"logId": log_id})
+    entry = {"source": source, "step": step, "lines": lines, "live": step["status"] not in TERMINAL}
+    return render(
+        page.request,
+        "_log_source.html",
+        run={"workflowExecutionId": execution_id},
+        entry=entry,
+        logs_allowed=lines is not None,
+    )
+
+
+@router.get("/executions/{execution_id}/outputs/{pipeline_execution_id}/{path:path}")
+def output_file(
+    page: Viewer,
+    execution_id: ExecutionId,
+    pipeline_execution_id: Annotated[str, Path(max_length=256)],
+    path: Annotated[str, Path(max_length=1024)],
+) -> Response:
+    _read_details(page, execution_id)  # the same tier 1 and tier 2 as the details route
+    query = OutputFileQuery(
+        workflow_execution_id=execution_id,
+        pipeline_execution_id=pipeline_execution_id,
+        relative_file_path=path,
+    )
+    found = page.wfx.read_output_file().execute(query)
+    name = PurePosixPath(found.file.relative_file_path).name
+    suffix = PurePosixPath(name).suffix.lower()
+    media = mimetypes.guess_type(name)[0] if suffix in PREVIEWED else None
+    headers = {
+        "X-Content-Type-Options": "nosniff",
+        # opened on its own, an SVG is a document: sandboxed, none of its scripts run
+        "Content-Security-Policy": "sandbox; default-src 'none'; style-src 'unsafe-inline'",
+        "Cache-Control": "no-store",
+    }
+    if media is None:
+        headers["Content-Disposition"] = f'attachment; filename="{_safe_name(name)}"'
+    return Response(found.body, media_type=media or "application/octet-stream", headers=headers)
+
+
+def _safe_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name) or "output"

@@ -1,0 +1,43 @@
+"""`GET /login?token=TOKEN` turns a token `wfx auth token` printed into the session cookie;
+`POST /logout` ends it."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Query
+from fastapi.responses import RedirectResponse, Response
+
+from domain.errors import NotAuthenticatedError
+from entrypoints.http.viewer.rendering import SECURITY_HEADERS, render
+from entrypoints.http.viewer.session import clear_session_cookie, set_session_cookie
+from entrypoints.http.viewer.visit import Viewer
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/login")
+def login(page: Viewer, token: Annotated[str | None, Query(max_length=8192)] = None) -> Response:
+    if not token:
+        return render(page.request, "login_help.html", status_code=401, message="")
+    try:
+        page.keys.verify(token)
+    except NotAuthenticatedError as refused:
+        return render(
+            page.request,
+            "login_help.html",
+            status_code=401,
+            message=f"that token does not log you in: {refused}",
+        )
+    # 303 to a URL without the token, so neither history nor a bookmark keeps it
+    answer = RedirectResponse("/", status_code=303, headers=SECURITY_HEADERS)
+    set_session_cookie(answer, page.request, token)
+    return answer
+
+
+@router.post("/logout")
+def logout(page: Viewer, csrf: Annotated[str | None, Form()] = None) -> Response:
+    page.require_csrf(csrf)
+    answer = RedirectResponse("/", status_code=303, headers=SECURITY_HEADERS)
+    clear_session_cookie(answer, page.request)
+    return answer

@@ -1,0 +1,93 @@
+"""HTML out: the Jinja2 templates (autoescaped, so a hostile name is text, never markup) and the
+headers every page carries."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from domain.redaction import redact
+
+TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"
+
+# No inline script or style anywhere: all JS and CSS are static files of this package, so a
+# value that slipped through escaping could still not run. `data:` images: none are used.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    # the login link carries a token in its query: never let it leave in a Referer
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+
+TERMINAL = frozenset({"SUCCEEDED", "FAILED", "ABORTED", "TIMED_OUT"})
+
+
+def _when(text: str | None) -> str:
+    if not text:
+        return ""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return text
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _status_class(status: str | None) -> str:
+    return "status-" + (status or "unknown").lower().replace("_", "-")
+
+
+def _duration(start: str | None, stop: str | None) -> str:
+    if not start:
+        return ""
+    begun = datetime.fromisoformat(start.replace("Z", "+00:00"))
+    if not stop:
+        return "running"
+    seconds = (datetime.fromisoformat(stop.replace("Z", "+00:00")) - begun).total_seconds()
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {rest} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min"
+
+
+def _environment() -> Environment:
+    environment = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(["html"], default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.filters["when"] = _when
+    environment.filters["status_class"] = _status_class
+    environment.filters["redact"] = redact
+    environment.globals["duration"] = _duration
+    environment.globals["TERMINAL"] = TERMINAL
+    return environment
+
+
+ENVIRONMENT = _environment()
+
+
+def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    session = getattr(request.state, "viewer_session", None)
+    html = ENVIRONMENT.get_template(template).render(
+        request=request,
+        session=session,
+        csrf=None if session is None else session.csrf,
+        **context,
+    )
+    return HTMLResponse(html, status_code=status_code, headers=SECURITY_HEADERS)

@@ -1,0 +1,279 @@
+"""The web viewer in headless Chromium (Debian's, driven by Playwright; no downloaded browser)
+against a real `wfx serve --open` on a free port, over runs the real CLI made: log in through
+the printed link, list, filter, open a run, its timeline and logs, approve a gate, abort a
+running run; a user without the logs permission sees none. Screenshots go under the test's tmp
+folder, or into WFX_SCREENSHOTS (`make screenshots` points it at docs/viewer)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from tests.e2e.cli import USER, Wfx, publish_mesh_and_import
+
+pytestmark = [pytest.mark.integration, pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WATCHER = "watcher"  # holds only the shipped Global Read-Only template: no logs route
+MESH_LOG_LINE = "edges drawn"
+# CI shares two cores with other workers: waits are sized for that, not for a quiet laptop
+expect.set_options(timeout=15_000)
+WAIT_SECONDS = 60
+SLEEPER_LINE = "sleeper started"
+
+# Every input and select a person can reach has a label (its own, or aria-label).
+UNLABELLED = """() => Array.from(document.querySelectorAll(
+    'input:not([type=hidden]), select, textarea'))
+  .filter(e => e.labels.length === 0 && !e.getAttribute('aria-label'))
+  .map(e => e.outerHTML)"""
+
+# what sticks out, for the failure message
+WIDER_THAN_375 = """() => Array.from(document.querySelectorAll('main *'))
+  .filter(e => e.getBoundingClientRect().right > 375)
+  .slice(0, 5).map(e => e.tagName + '.' + e.className + ': ' + e.textContent.slice(0, 60))"""
+
+
+@dataclass(frozen=True)
+class Served:
+    wfx: Wfx
+    base: str
+    link: str
+    mesh: str
+    gated: str
+    sleeper: str
+    shots: Path
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _publish_gated(wfx: Wfx) -> None:
+    document = {
+        "databaseId": "demo",
+        "workflowId": "gated",
+        "description": "Build, wait for a sign-off, ship.",
+        "steps": [
+            {
+                "pipelineId": "build",
+                "executionType": "command",
+                "command": [sys.executable, "-c", "print('built')"],
+                "inputFileArity": "none",
+            },
+            {
+                "pipelineId": "sign-off",
+                "executionType": "approval",
+                "approvers": [USER],
+                "message": "Ship the build?",
+                "timeoutSeconds": 600,
+            },
+            {
+                "pipelineId": "ship",
+                "executionType": "command",
+                "command": [sys.executable, "-c", "print('shipped')"],
+                "inputFileArity": "none",
+            },
+        ],
+    }
+    path = wfx.home / "gated.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(path))
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    root = tmp_path_factory.mktemp("viewer")
+    wfx = Wfx(root / "home")
+    wfx.ok("auth", "templates", "apply", "Global Read-Only", "--role", "viewers")
+    wfx.ok("auth", "users", "assign", WATCHER, "viewers")
+    publish_mesh_and_import(wfx)
+    mesh = wfx.run_id("demo/mesh-report", "--input", "demo/meshes")
+    _publish_gated(wfx)
+    gated = wfx.run_id("demo/gated")
+    wfx.publish_command_step(
+        "sleeper", f"import time; print({SLEEPER_LINE!r}, flush=True); time.sleep(300)"
+    )
+    sleeper = wfx.run_id("demo/sleeper", "--no-wait")
+    wfx.wait_until(
+        sleeper,
+        lambda d: d["pipelineExecutions"][0]["pipelineExecution"]["status"] == "RUNNING",
+        WAIT_SECONDS,
+    )
+
+    port = _free_port()
+    service = wfx.start("serve", "--port", str(port), "--open")
+    assert service.stdout is not None
+    link = service.stdout.readline().strip()
+    base = f"http://127.0.0.1:{port}"
+    assert link.startswith(f"{base}/login?token="), link
+    _wait_listening(service, base)
+    shots = Path(os.environ.get("WFX_SCREENSHOTS") or root / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    try:
+        yield Served(wfx, base, link, mesh, gated, sleeper, shots)
+    finally:
+        wfx("executions", "abort", sleeper)
+        service.terminate()
+        _, stderr = service.communicate(timeout=20)
+        assert "Traceback" not in stderr, stderr
+
+
+def _wait_listening(service: subprocess.Popen[str], base: str) -> None:
+    import httpx
+
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            httpx.get(f"{base}/static/viewer.css", timeout=1)
+            return
+        except httpx.TransportError:
+            assert service.poll() is None, service.communicate()
+            assert time.monotonic() < deadline, "wfx serve did not listen in 30 s"
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make .venv/.installed-test` installs it")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    opened = context.new_page()
+    problems: list[str] = []
+    # a CSP refusal (an inline script or style) or a missing file shows as a console error;
+    # a logged-out page's own 401 is expected
+    opened.on(
+        "console",
+        lambda m: (
+            problems.append(m.text) if m.type == "error" and "status of 401" not in m.text else None
+        ),
+    )
+    yield opened
+    context.close()
+    assert problems == [], problems
+
+
+def _narrow_fits(page: Page) -> None:
+    page.set_viewport_size({"width": 375, "height": 800})
+    width = page.evaluate("document.documentElement.scrollWidth")
+    wide = page.evaluate(WIDER_THAN_375) if width > 375 else []
+    assert width <= 375, f"{page.url} is {width} px wide at a 375 px viewport: {wide}"
+    page.set_viewport_size({"width": 1200, "height": 900})
+
+
+def test_log_in_list_filter_inspect_approve_and_abort(served: Served, page: Page) -> None:
+    page.goto(served.link)
+    assert page.url == f"{served.base}/"  # the token is gone from the address bar
+    assert page.evaluate("document.cookie") == ""  # HttpOnly: no script reads the session
+    rows = page.locator("#executions tbody tr")
+    expect(rows).to_have_count(3)
+    expect(page.locator("#executions")).to_have_attribute("hx-trigger", "every 2s")
+    assert page.evaluate(UNLABELLED) == []
+    page.screenshot(path=served.shots / "executions.png")
+    _narrow_fits(page)
+
+    page.get_by_label("Status").select_option("RUNNING")
+    page.get_by_role("button", name="Apply filters").click()
+    expect(rows).to_have_count(2)
+    expect(page.locator("#executions")).not_to_contain_text(served.mesh)
+    page.get_by_label("Workflow id").fill("mesh-report")
+    page.get_by_label("Database").first.fill("demo")
+    page.get_by_label("Status").select_option("")
+    page.get_by_role("button", name="Apply filters").click()
+    expect(rows).to_have_count(1)
+
+    page.get_by_role("link", name=served.mesh).click()
+    expect(page.locator("#run-status")).to_have_text("SUCCEEDED")
+    timeline = page.locator("svg#timeline")
+    expect(timeline).to_be_visible()
+    expect(timeline.locator("rect")).to_have_count(3)
+    expect(page.locator("#logs")).to_contain_text(MESH_LOG_LINE)
+    preview = page.locator("img.preview").first
+    expect(preview).to_be_visible()
+    assert page.evaluate("img => img.naturalWidth", preview.element_handle()) > 0
+    assert page.evaluate(UNLABELLED) == []
+    page.screenshot(path=served.shots / "execution.png")
+    _narrow_fits(page)
+
+    page.goto(f"{served.base}/executions/{served.gated}")
+    page.get_by_label("Reason").fill("the build looks right")
+    page.get_by_role("button", name="Approve").click()
+    expect(page.locator(".approval")).to_contain_text("APPROVED")
+    shown = served.wfx.wait_until(
+        served.gated, lambda d: d["execution"]["executionStatus"] == "SUCCEEDED", WAIT_SECONDS
+    )
+    assert shown["execution"]["executionStatus"] == "SUCCEEDED", shown
+    assert shown["approvals"][0]["decidedBy"] == USER
+    assert shown["approvals"][0]["reason"] == "the build looks right"
+
+    page.goto(f"{served.base}/executions/{served.sleeper}")
+    expect(page.locator("#logs")).to_contain_text(SLEEPER_LINE)
+    expect(page.locator("#logs .log").first).to_have_attribute("hx-trigger", "every 2s")
+    page.locator("#logs").screenshot(path=served.shots / "running.png")
+    page.get_by_role("button", name="Abort execution").click()
+    # the confirmation is required (the browser keeps the unticked form from being sent)
+    assert (
+        served.wfx.json("executions", "show", served.sleeper)["execution"]["executionStatus"]
+        == "RUNNING"
+    )
+    page.get_by_label("Yes, abort this run").check()
+    page.get_by_role("button", name="Abort execution").click()
+    shown = served.wfx.wait_until(
+        served.sleeper, lambda d: d["execution"]["executionStatus"] == "ABORTED", WAIT_SECONDS
+    )
+    assert shown["execution"]["executionStatus"] == "ABORTED", shown
+    expect(page.locator("#run-status")).to_have_text("ABORTED")
+
+    page.get_by_role("link", name="Workflows").click()
+    page.get_by_role("link", name="demo/gated").click()
+    expect(page.locator("table")).to_contain_text("sign-off")
+    page.screenshot(path=served.shots / "workflow.png")
+    _narrow_fits(page)
+
+
+def test_a_user_without_the_logs_permission_sees_no_logs(served: Served, page: Page) -> None:
+    token = served.wfx.ok("auth", "token", WATCHER, "--ttl", "10m").stdout.strip()
+    page.goto(f"{served.base}/login?token={token}")
+    expect(page.locator("#executions tbody tr")).to_have_count(3)
+    page.goto(f"{served.base}/executions/{served.mesh}")
+    expect(page.locator("#logs")).to_contain_text("You may not read logs.")
+    assert MESH_LOG_LINE not in page.content()
+    expect(page.get_by_role("button", name="Abort execution")).to_have_count(0)
+    page.locator("#logs").screenshot(path=served.shots / "no-logs.png")
+
+
+def test_logged_out_the_viewer_says_how_to_log_in(served: Served, page: Page) -> None:
+    page.goto(f"{served.base}/")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Log in to wfx")
+    expect(page.locator("main")).to_contain_text("wfx auth token USER")
+    page.goto(f"{served.base}/login?token=nonsense")
+    expect(page.locator(".problem")).to_contain_text("does not log you in")

@@ -1,0 +1,459 @@
+"""The web viewer over HTTP (an in-process client, SQLite, runs executed inline): the session
+cookie and its flags, CSRF on every write, tier 1 and tier 2 as the JSON routes check them,
+logs only for those allowed, filters with the JSON list's errors, escaping, security headers."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import yaml
+from fastapi.testclient import TestClient
+
+from application.use_cases.get_execution import GetExecutionQuery
+from application.use_cases.get_execution_details import GetExecutionDetailsQuery
+from application.use_cases.launch_execution import LaunchExecutionCommand
+from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+from application.workflow_documents import parse_workflow_document
+from domain.authorization import Action
+from tests.http.conftest import ADMIN, DATABASE, WORKFLOW, WORKFLOW_FILE, Service, allow
+
+pytestmark = pytest.mark.parametrize("inline_container", ["sqlite"], indirect=True)
+
+GATED_FILE = WORKFLOW_FILE.parent / "gated.yaml"
+GATED = {**yaml.safe_load(GATED_FILE.read_text()), "databaseId": DATABASE}
+LOG_LINE = "prepare read 2 files: a.obj, b.obj"
+
+
+@pytest.fixture
+def viewer(service: Service) -> Iterator[TestClient]:
+    from entrypoints.http.app import create_app
+    from entrypoints.http.identity import verified_by
+
+    verifier = service.container.token_verifier()
+    app = create_app(service.container, verified_by(verifier), sessions=verifier)
+    with TestClient(app, raise_server_exceptions=False, follow_redirects=False) as client:
+        yield client
+
+
+def _login(
+    viewer: TestClient, service: Service, user: str = ADMIN, roles: tuple[str, ...] = ("admin",)
+) -> None:
+    answer = viewer.get("/login", params={"token": service.token(user, roles)})
+    assert answer.status_code == 303, answer.text
+
+
+def _csrf(html: str) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
+    assert found, html
+    return found.group(1)
+
+
+def _launch(service: Service, document: dict[str, Any], inputs: tuple[str, ...] = ()) -> str:
+    service.container.publish_workflow_version().execute(
+        PublishWorkflowVersionCommand(document=parse_workflow_document(document))
+    )
+    command = LaunchExecutionCommand(
+        workflow_database_id=DATABASE,
+        workflow_id=document["workflowId"],
+        inputs=inputs,
+        user_id=ADMIN,
+    )
+    return str(
+        service.container.launch_execution().execute(command).execution.workflow_execution_id
+    )
+
+
+def _gated_run(service: Service) -> str:
+    """A run parked RUNNING at its approval gate."""
+    execution_id = _launch(service, GATED, (f"{DATABASE}/inputs",))
+    assert _status(service, execution_id) == "RUNNING"
+    return execution_id
+
+
+def _status(service: Service, execution_id: str) -> str:
+    query = GetExecutionQuery(workflow_execution_id=execution_id)
+    return str(service.container.get_execution().execute(query).status.value)
+
+
+def _pending(service: Service, execution_id: str) -> list[Any]:
+    return [
+        request
+        for request in service.container.approvals().list_for_execution(execution_id)
+        if request.status.value == "PENDING"
+    ]
+
+
+def test_login_sets_an_httponly_strict_cookie_and_drops_the_token_from_the_url(
+    viewer: TestClient, service: Service
+) -> None:
+    token = service.token(ADMIN, ("admin",))
+    answer = viewer.get("/login", params={"token": token})
+    assert answer.status_code == 303
+    assert answer.headers["location"] == "/"
+    cookie = answer.headers["set-cookie"]
+    assert cookie.startswith(f"wfx_session={token};")
+    flags = {part.strip().lower() for part in cookie.split(";")[1:]}
+    assert {"httponly", "samesite=strict", "path=/"} <= flags
+    assert "secure" not in flags  # plain http on localhost: a Secure cookie would never return
+    assert answer.headers["referrer-policy"] == "no-referrer"
+    listed = viewer.get("/")
+    assert listed.status_code == 200
+    assert service.execution_id in listed.text
+
+
+def test_over_https_the_cookie_is_secure(service: Service, viewer: TestClient) -> None:
+    with TestClient(viewer.app, base_url="https://testserver", follow_redirects=False) as https:
+        answer = https.get("/login", params={"token": service.token(ADMIN, ("admin",))})
+    assert "secure" in {p.strip().lower() for p in answer.headers["set-cookie"].split(";")}
+
+
+def test_a_bad_token_is_a_401_page_saying_how_to_get_one(viewer: TestClient) -> None:
+    answer = viewer.get("/login", params={"token": "not-a-token"})
+    assert answer.status_code == 401
+    assert answer.headers["content-type"].startswith("text/html")
+    assert "wfx auth token USER" in answer.text
+    assert "set-cookie" not in answer.headers
+    assert "not-a-token" not in answer.text
+
+
+def test_logged_out_the_list_says_how_to_log_in_and_shows_nothing(
+    viewer: TestClient, service: Service
+) -> None:
+    answer = viewer.get("/")
+    assert answer.status_code == 401
+    assert "wfx auth token USER" in answer.text
+    assert service.execution_id not in answer.text
+    assert "Traceback" not in answer.text
+    # a cookie that does not verify is no session either, on every request
+    viewer.cookies.set("wfx_session", service.token(ADMIN, ("admin",)) + "x")
+    assert viewer.get(f"/executions/{service.execution_id}").status_code == 401
+
+
+def test_pages_carry_the_security_headers(viewer: TestClient, service: Service) -> None:
+    _login(viewer, service)
+    answer = viewer.get("/")
+    csp = answer.headers["content-security-policy"]
+    assert "default-src 'self'" in csp
+    assert "unsafe-inline" not in csp
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    assert answer.headers["referrer-policy"] == "no-referrer"
+    assert answer.headers["x-frame-options"] == "DENY"
+    assert "<script>" not in answer.text.replace('<script src="/static/htmx.min.js" defer>', "")
+    static = viewer.get("/static/htmx.min.js")
+    assert static.status_code == 200
+    assert static.headers["x-content-type-options"] == "nosniff"
+    assert static.text.startswith("/*! htmx")
+
+
+def test_a_write_without_the_csrf_token_is_refused_and_changes_nothing(
+    viewer: TestClient, service: Service
+) -> None:
+    execution_id = _gated_run(service)
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{execution_id}")
+    csrf = _csrf(page.text)
+    (approval,) = _pending(service, execution_id)
+    writes = [
+        (f"/executions/{execution_id}/abort", {"confirmed": "yes"}),
+        (f"/executions/{execution_id}/redrive", {"confirmed": "yes"}),
+        (f"/executions/{execution_id}/approvals/{approval.approval_id}", {"decision": "reject"}),
+        ("/logout", {}),
+    ]
+    for path, form in writes:
+        for sent in ({}, {"csrf": "0" * 64}, {"csrf": csrf[:-1]}):
+            answer = viewer.post(path, data=form | sent)
+            assert answer.status_code == 403, (path, sent, answer.text)
+            assert "CSRF" in answer.text
+    assert _status(service, execution_id) == "RUNNING"
+    assert len(_pending(service, execution_id)) == 1
+    assert viewer.get("/").status_code == 200  # still logged in
+
+
+def test_a_write_from_another_site_is_refused_even_with_the_token(
+    viewer: TestClient, service: Service
+) -> None:
+    execution_id = _gated_run(service)
+    _login(viewer, service)
+    csrf = _csrf(viewer.get(f"/executions/{execution_id}").text)
+    form = {"csrf": csrf, "confirmed": "yes"}
+    path = f"/executions/{execution_id}/abort"
+    assert viewer.post(path, data=form, headers={"sec-fetch-site": "cross-site"}).status_code == 403
+    assert (
+        viewer.post(path, data=form, headers={"origin": "https://evil.example"}).status_code == 403
+    )
+    assert _status(service, execution_id) == "RUNNING"
+
+    unconfirmed = viewer.post(path, data={"csrf": csrf}, headers={"origin": "http://testserver"})
+    assert unconfirmed.status_code == 400
+    assert "Yes, abort this run" in unconfirmed.text
+    assert _status(service, execution_id) == "RUNNING"
+
+    aborted = viewer.post(path, data=form, headers={"sec-fetch-site": "same-origin"})
+    assert aborted.status_code == 303, aborted.text
+    assert aborted.headers["location"] == f"/executions/{execution_id}"
+    assert _status(service, execution_id) == "ABORTED"
+
+
+def test_an_approver_approves_from_the_page_and_the_run_goes_on(
+    viewer: TestClient, service: Service
+) -> None:
+    execution_id = _gated_run(service)
+    _login(viewer, service, "mallory", ("admin",))
+    refused = viewer.get(f"/executions/{execution_id}")
+    assert "You are not among its approvers." in refused.text  # admin does not make an approver
+    assert 'value="approve"' not in refused.text
+    _login(viewer, service, "carol", ("admin",))
+    page = viewer.get(f"/executions/{execution_id}")
+    assert page.status_code == 200, page.text
+    (approval,) = _pending(service, execution_id)
+    answer = viewer.post(
+        f"/executions/{execution_id}/approvals/{approval.approval_id}",
+        data={"csrf": _csrf(page.text), "decision": "approve", "reason": "looks right"},
+    )
+    assert answer.status_code == 303, answer.text
+    assert _pending(service, execution_id) == []
+    assert _status(service, execution_id) == "SUCCEEDED"
+
+
+def _reader(service: Service, execution_id: str) -> None:
+    """`reader` may read the run's details and list runs, and nothing of its logs or events."""
+    facts = service.container.execution_store().access_facts([execution_id])[execution_id]
+    granted = [
+        allow("reader", "list", "api", Action.GET, route__path="/workflows/executions"),
+        allow(
+            "reader",
+            "details",
+            "api",
+            Action.GET,
+            route__path=f"/workflows/executions/{execution_id}/details",
+        ),
+        allow(
+            "reader",
+            "workflow",
+            "workflow",
+            Action.GET,
+            databaseId=DATABASE,
+            workflowId=WORKFLOW["workflowId"],
+        ),
+        allow("reader", "read", "asset", Action.GET, databaseId=DATABASE, assetName="inputs"),
+        allow("reader", "wrote", "asset", Action.GET, databaseId=DATABASE, assetName="results"),
+        *(
+            allow("reader", f"db-{db}", "database", Action.GET, databaseId=db)
+            for db in facts.metadata_databases
+        ),
+    ]
+    service.grant("reader", "reader", granted)
+
+
+def test_without_the_logs_permission_no_log_text_reaches_the_page(
+    viewer: TestClient, service: Service
+) -> None:
+    _login(viewer, service)
+    assert LOG_LINE in viewer.get(f"/executions/{service.execution_id}").text
+
+    _reader(service, service.execution_id)
+    _login(viewer, service, "reader", ())
+    page = viewer.get(f"/executions/{service.execution_id}")
+    assert page.status_code == 200, page.text
+    assert "You may not read logs." in page.text
+    assert "You may not read the event log." in page.text
+    assert LOG_LINE not in page.text
+    assert "transform saw" not in page.text
+    details = service.container.get_execution_details().execute(
+        GetExecutionDetailsQuery(workflow_execution_id=service.execution_id)
+    )
+    for step in details.steps:
+        for source in step.available_logs:
+            one = viewer.get(f"/executions/{service.execution_id}/logs/{source.log_id}")
+            assert "You may not read logs." in one.text
+            assert LOG_LINE not in one.text
+
+
+def test_a_run_the_caller_may_not_read_is_a_403_page_and_a_missing_one_a_404_page(
+    viewer: TestClient, service: Service
+) -> None:
+    other = service.launch()
+    _reader(service, service.execution_id)
+    _login(viewer, service, "reader", ())
+    refused = viewer.get(f"/executions/{other}")
+    assert refused.status_code == 403
+    assert refused.headers["content-type"].startswith("text/html")
+    assert LOG_LINE not in refused.text
+    # tier 1 first, as on the JSON route: the reader's route grant names one run only
+    assert viewer.get("/executions/no-such-run").status_code == 403
+    _login(viewer, service)
+    missing = viewer.get("/executions/no-such-run")
+    assert missing.status_code == 404
+    assert missing.headers["content-type"].startswith("text/html")
+    assert "execution no-such-run not found" in missing.text
+    assert "<h1>" in missing.text and "Traceback" not in missing.text
+
+
+def test_filters_follow_the_json_list_rules_and_a_bad_one_is_a_400_saying_why(
+    viewer: TestClient, service: Service
+) -> None:
+    _login(viewer, service)
+    mine = viewer.get(
+        "/", params={"workflowDatabaseId": DATABASE, "workflowId": WORKFLOW["workflowId"]}
+    )
+    assert service.execution_id in mine.text
+    other = viewer.get("/", params={"workflowDatabaseId": DATABASE, "workflowId": "other"})
+    assert other.status_code == 200
+    assert service.execution_id not in other.text
+    assert "No executions match these filters." in other.text
+    assert service.execution_id in viewer.get("/", params={"status": "SUCCEEDED"}).text
+    assert service.execution_id not in viewer.get("/", params={"status": "FAILED"}).text
+    read = {"databaseId": DATABASE, "assetId": "inputs", "direction": "read"}
+    assert service.execution_id in viewer.get("/", params=read).text
+    assert service.execution_id not in viewer.get("/", params=read | {"direction": "wrote"}).text
+    # empty fields are filters not given, as the form sends them
+    assert (
+        service.execution_id in viewer.get("/", params={"executionGroupId": "", "status": ""}).text
+    )
+
+    json_list = service.client.get(
+        "/workflows/executions",
+        params={"workflowDatabaseId": DATABASE},
+        headers=service.as_user(ADMIN, ("admin",)),
+    )
+    half = viewer.get("/", params={"workflowDatabaseId": DATABASE})
+    assert half.status_code == 400 == json_list.status_code
+    assert json_list.json()["message"] in half.text
+    both = viewer.get("/", params={"executionGroupId": "g", "databaseId": DATABASE, "assetId": "x"})
+    assert both.status_code == 400
+    assert "an asset list takes no other" in both.text
+    assert viewer.get("/", params={"status": "BOGUS"}).status_code == 400
+
+
+def test_the_list_pages_with_the_next_token_and_polls_only_while_a_run_is_open(
+    viewer: TestClient, service: Service
+) -> None:
+    from entrypoints.http.viewer import executions_list
+
+    _login(viewer, service)
+    finished = viewer.get("/")
+    assert 'hx-trigger="every 2s"' not in finished.text
+    more = [service.launch() for _ in range(2)]
+    executions_list.PAGE_SIZE, size = 2, executions_list.PAGE_SIZE
+    try:
+        first = viewer.get("/")
+        found = re.search(r'href="/\?(startingToken=[^"]+)">Next page', first.text)
+        assert found, first.text
+        second = viewer.get("/?" + found.group(1).replace("&amp;", "&"))
+    finally:
+        executions_list.PAGE_SIZE = size
+    assert [more[1], more[0]] == [i for i in (more[1], more[0]) if i in first.text]
+    assert service.execution_id in second.text and more[0] not in second.text
+    gated = _gated_run(service)
+    live = viewer.get("/")
+    assert gated in live.text
+    assert 'hx-trigger="every 2s"' in live.text
+    fragment = viewer.get("/fragments/executions")
+    assert fragment.text.startswith('<div id="executions"')
+
+
+HOSTILE = "<script>alert(1)</script>"
+
+
+def test_hostile_values_are_escaped_and_an_svg_output_cannot_run_scripts(
+    viewer: TestClient, service: Service
+) -> None:
+    code = (
+        "import json, os, pathlib; out = pathlib.Path(os.environ['WFX_OUTPUT_DIR']); "
+        "(out / 'metadata').mkdir(parents=True, exist_ok=True); "
+        "(out / 'picture.svg').write_text('<svg xmlns=\"http://www.w3.org/2000/svg\">"
+        "<script>alert(1)</script></svg>'); "
+        "(out / 'data.bin').write_bytes(b'\\x00\\x01'); "
+        f"(out / 'metadata' / 'picture.svg.json').write_text(json.dumps({{'note': {HOSTILE!r}}}))"
+    )
+    document = {
+        "databaseId": DATABASE,
+        "workflowId": "hostile",
+        "description": HOSTILE,
+        "steps": [
+            {
+                "pipelineId": "draw",
+                "executionType": "command",
+                "command": [sys.executable, "-c", code],
+                "inputFileArity": "none",
+            }
+        ],
+    }
+    execution_id = _launch(service, document)
+    assert _status(service, execution_id) == "SUCCEEDED"
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{execution_id}")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
+    assert HOSTILE not in page.text
+    assert HOSTILE not in viewer.get("/catalog").text
+    assert HOSTILE not in viewer.get(f"/catalog/{DATABASE}/hostile").text
+
+    (svg,) = re.findall(r'<img class="preview" src="([^"]+picture\.svg)"', page.text)
+    served = viewer.get(svg)
+    assert served.status_code == 200
+    assert served.headers["content-type"].startswith("image/svg+xml")
+    assert served.headers["content-security-policy"].startswith("sandbox")
+    assert served.headers["x-content-type-options"] == "nosniff"
+    (binary,) = re.findall(r'href="([^"]+data\.bin)"', page.text)
+    download = viewer.get(binary)
+    assert download.content == b"\x00\x01"
+    assert download.headers["content-disposition"] == 'attachment; filename="data.bin"'
+    assert viewer.get(svg.replace("picture.svg", "nothing.svg")).status_code == 404
+
+
+def test_the_workflows_page_lists_versions_and_steps(viewer: TestClient, service: Service) -> None:
+    _login(viewer, service)
+    listed = viewer.get("/catalog")
+    assert f"{DATABASE}/{WORKFLOW['workflowId']}" in listed.text
+    shown = viewer.get(f"/catalog/{DATABASE}/{WORKFLOW['workflowId']}")
+    assert shown.status_code == 200
+    for step in ("prepare", "transform", "report"):
+        assert f"<td>{step}</td>" in shown.text
+    assert "v1" in shown.text
+    assert viewer.get(f"/catalog/{DATABASE}/missing").status_code == 404
+
+
+def test_logout_clears_the_cookie(viewer: TestClient, service: Service) -> None:
+    _login(viewer, service)
+    csrf = _csrf(viewer.get("/").text)
+    answer = viewer.post("/logout", data={"csrf": csrf})
+    assert answer.status_code == 303
+    assert (
+        'wfx_session=""' in answer.headers["set-cookie"]
+        or "Max-Age=0" in answer.headers["set-cookie"]
+    )
+    assert viewer.get("/").status_code == 401
+
+
+def test_a_failed_run_is_redriven_from_its_page_once_confirmed(
+    viewer: TestClient, service: Service
+) -> None:
+    document = {
+        "databaseId": DATABASE,
+        "workflowId": "failing",
+        "steps": [
+            {
+                "pipelineId": "fail",
+                "executionType": "command",
+                "command": [sys.executable, "-c", "raise SystemExit(3)"],
+                "inputFileArity": "none",
+            }
+        ],
+    }
+    execution_id = _launch(service, document)
+    assert _status(service, execution_id) == "FAILED"
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{execution_id}")
+    assert "Redrive execution" in page.text
+    assert "Abort execution" not in page.text
+    path = f"/executions/{execution_id}/redrive"
+    assert viewer.post(path, data={"csrf": _csrf(page.text)}).status_code == 400
+    query = GetExecutionQuery(workflow_execution_id=execution_id)
+    assert service.container.get_execution().execute(query).redrive_count == 0
+    answer = viewer.post(path, data={"csrf": _csrf(page.text), "confirmed": "yes"})
+    assert answer.status_code == 303, answer.text
+    assert service.container.get_execution().execute(query).redrive_count == 1
