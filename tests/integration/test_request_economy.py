@@ -1,0 +1,347 @@
+"""How many DynamoDB requests each use case makes, counted on moto with botocore's event hooks,
+beside the fewest that seed 000's keys allow.
+
+Every count is deterministic, so each is pinned: a change that adds a request to a use case
+fails here and says which, and one that removes a request fails too, until its new count is
+written down (in `BUDGETS` and in docs/performance.md, which a test keeps equal). The lower
+bound of each use case is derived in its `why`; a count within 1.25x of it meets issue 14's
+target, the others are the work still ahead.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dependency_injector import providers
+
+from application.use_cases.abort_execution import AbortExecutionCommand
+from application.use_cases.delete_execution import DeleteExecutionCommand
+from application.use_cases.get_execution_details import GetExecutionDetailsQuery
+from application.use_cases.get_execution_logs import GetExecutionLogsQuery
+from application.use_cases.launch_execution import LaunchExecutionCommand
+from application.use_cases.list_executions import ListExecutionsQuery
+from application.use_cases.redrive_execution import RedriveExecutionCommand
+from application.use_cases.register_pipeline_execution import RegisterPipelineExecutionCommand
+from entrypoints.container import Container, build_container, create_all_tables
+from entrypoints.settings import Settings
+from wfx.embedded import Application
+
+pytestmark = pytest.mark.integration
+
+THIS_MODULE = __name__  # the runner imports the steps below by this name
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "performance.md"
+TABLE_START, TABLE_END = "<!-- request-economy:start -->", "<!-- request-economy:end -->"
+TARGET = 1.25
+TIMES = "\u00d7"  # the docs' multiplication sign
+
+
+@dataclass(frozen=True)
+class Budget:
+    use_case: str
+    lower_bound: int
+    why: str
+    count: int  # what wfx makes today, pinned
+
+    @property
+    def ratio(self) -> float:
+        return self.count / self.lower_bound
+
+
+BUDGETS = (
+    Budget(
+        "publish a 3-step workflow",
+        2,
+        "read the definition for the next version number; one transaction writes the "
+        "definition, the version and its steps",
+        2,
+    ),
+    Budget(
+        "launch, through the first step's start",
+        4,
+        "read the newest version (a Query) and its step definitions (a BatchGetItem); one "
+        "transaction writes the run's rows; one starts the first step with its attempt and "
+        "event. Today the runner reads the run back whole before its first step, and the "
+        "step definitions twice",
+        20,
+    ),
+    Budget(
+        "the first step's finish and the second's start",
+        2,
+        "one transaction ends the step (attempt, event), one starts the next. Today: a "
+        "GetItem after each transaction, the attempts queried, the cost entry in its own "
+        "transaction, and the run read back whole once more",
+        14,
+    ),
+    Budget(
+        "the second step's finish and the third's start",
+        2,
+        "as for the first pair; today the run is not read back here",
+        6,
+    ),
+    Budget(
+        "the last step's finish and the run's completion",
+        2,
+        "one transaction ends the step, one completes the run with its event. Today the "
+        "attempts are queried four times and the main row and steps read again",
+        13,
+    ),
+    Budget(
+        "a whole 3-step run",
+        10,
+        "the launch (4), two finish-and-start pairs (2 + 2), the last finish and the "
+        "completion (2)",
+        53,
+    ),
+    Budget("get a run", 1, "a Query on the main table's partition key", 1),
+    Budget(
+        "details of a 3-step run",
+        25,
+        "the main row, the run's inputs and its steps (3 Queries); one BatchGetItem for the "
+        "run's and each step's configuration; seven per-step tables queried for each step "
+        "(input metadata, logs, output files, output metadata, results, artifacts, attempts)",
+        28,
+    ),
+    Budget("list the newest runs", 1, "one Query on the date index", 1),
+    Budget("list a workflow's runs", 1, "one Query on the workflow index", 1),
+    Budget(
+        "logs of a 3-step run",
+        2,
+        "the main row and the steps (2 Queries): a local step's log is named on its row",
+        2,
+    ),
+    Budget(
+        "register a log onto a running step",
+        2,
+        "read the step's row; one conditional write adds the entry with its event",
+        3,
+    ),
+    Budget(
+        "abort a running run, to ABORTED",
+        5,
+        "find the main row (a Query on its id); one conditional write records the request "
+        "with its event; the steps (a Query); one transaction ends the running step and its "
+        "attempt; one ends the run with its event",
+        19,
+    ),
+    Budget(
+        "redrive a failed 1-step run, through its re-run",
+        8,
+        "the main row and the steps (2 Queries); one transaction reopens the run; the "
+        "version and its step definitions (2); the re-run's start, finish and completion (3)",
+        37,
+    ),
+    Budget(
+        "delete a finished 3-step run",
+        35,
+        "34 Queries find every item (the main row, the steps, nine per-step tables for each "
+        "of 3 steps, and the run's inputs, configuration, events, cost entries and "
+        "approvals); the deletes take at least one BatchWriteItem (25 items to one)",
+        38,
+    ),
+)
+
+
+# --- the counter and the steps the runner calls ---------------------------------------------------
+
+
+class RequestCounter:
+    """Every request the client sends from the test's thread, by operation, until `take` starts
+    the count again. The runner's keeper thread is left out: it looks for an abort once a watch
+    interval and renews the lease every third of it, as many times as the run lasts."""
+
+    def __init__(self) -> None:
+        self.calls: collections.Counter[str] = collections.Counter()
+        self._thread = threading.get_ident()
+
+    def count(self, model: Any, **_: Any) -> None:
+        if threading.get_ident() == self._thread:
+            self.calls[model.name] += 1
+
+    def take(self) -> int:
+        taken = sum(self.calls.values())
+        self.calls.clear()
+        return taken
+
+
+class Scenario:
+    """What the steps below need while the runner is inside them."""
+
+    app: Application
+    counter: RequestCounter
+    marks: list[int]
+    inside: dict[str, int]
+
+
+SCENARIO = Scenario()
+
+
+def mark(**_: Any) -> None:
+    """A step that notes how many requests were made since the last mark."""
+    SCENARIO.marks.append(SCENARIO.counter.take())
+
+
+def register_then_abort(execution_id: str, pipeline_execution_id: str, **_: Any) -> None:
+    """While its step runs: one registration onto itself, then an abort of its own run."""
+    counter, app = SCENARIO.counter, SCENARIO.app
+    counter.take()
+    event = RegisterPipelineExecutionCommand.model_validate(
+        {
+            "source": f"wfx.execution.{execution_id}.pipeline.{pipeline_execution_id}",
+            "detail": {
+                "pipelineExecutionId": pipeline_execution_id,
+                "logs": [{"logGroupName": "/wfx/economy", "logStreamName": "step"}],
+            },
+        }
+    )
+    registered = app.container.register_pipeline_execution().execute(event)
+    assert registered.accepted, registered
+    SCENARIO.inside["register a log onto a running step"] = counter.take()
+    app.abort(AbortExecutionCommand(workflow_execution_id=execution_id))
+    SCENARIO.inside["abort a running run, to ABORTED"] = counter.take()
+
+
+failures_left = 0
+
+
+def fail_once(**_: Any) -> None:
+    global failures_left
+    if failures_left:
+        failures_left -= 1
+        raise RuntimeError("fails the first time")
+
+
+# --- the scenario ---------------------------------------------------------------------------------
+
+
+def _step(pipeline_id: str, function: str) -> dict[str, Any]:
+    return {
+        "pipelineId": pipeline_id,
+        "executionType": "python",
+        "handler": f"{THIS_MODULE}:{function}",
+        "inputFileArity": "none",
+    }
+
+
+def _workflow(workflow_id: str, *steps: dict[str, Any]) -> dict[str, Any]:
+    return {"databaseId": "economy", "workflowId": workflow_id, "steps": list(steps)}
+
+
+def _container(client: Any, home: Path) -> Container:
+    settings = Settings(
+        store="dynamodb",
+        home=home,
+        sqlite_path=home / "unused.db",
+        dynamodb_endpoint=None,
+        region="us-east-1",
+        user="alice",
+    )
+    container = build_container(settings, runner_mode="inline")
+    container.dynamodb_client.override(providers.Object(client))
+    create_all_tables(container)
+    return container
+
+
+def _launch(app: Application, workflow_id: str) -> str:
+    command = LaunchExecutionCommand(
+        workflow_database_id="economy", workflow_id=workflow_id, user_id="alice"
+    )
+    return app.launch(command).execution.workflow_execution_id
+
+
+@pytest.fixture
+def counted(moto_dynamodb_tables: Any, tmp_path: Path) -> Iterator[dict[str, int]]:
+    """The request count of each use case of BUDGETS, in one account."""
+    global failures_left
+    app = Application(_container(moto_dynamodb_tables, tmp_path))
+    counter = RequestCounter()
+    SCENARIO.app, SCENARIO.counter, SCENARIO.marks, SCENARIO.inside = app, counter, [], {}
+    events = moto_dynamodb_tables.meta.events
+    events.register("before-call.dynamodb.*", counter.count)
+    counts: dict[str, int] = {}
+    try:
+        counter.take()
+        app.publish(_workflow("marks", *(_step(f"mark-{n}", "mark") for n in (1, 2, 3))))
+        counts["publish a 3-step workflow"] = counter.take()
+        app.publish(_workflow("abort", _step("abort", "register_then_abort")))
+        app.publish(_workflow("flaky", _step("flaky", "fail_once")))
+        counter.take()
+
+        run = _launch(app, "marks")
+        first, second, third = SCENARIO.marks
+        last = counter.take()
+        counts["launch, through the first step's start"] = first
+        counts["the first step's finish and the second's start"] = second
+        counts["the second step's finish and the third's start"] = third
+        counts["the last step's finish and the run's completion"] = last
+        counts["a whole 3-step run"] = first + second + third + last
+
+        app.get(run)
+        counts["get a run"] = counter.take()
+        app.details(GetExecutionDetailsQuery(workflow_execution_id=run))
+        counts["details of a 3-step run"] = counter.take()
+        app.list(ListExecutionsQuery())
+        counts["list the newest runs"] = counter.take()
+        app.list(ListExecutionsQuery(workflow="economy/marks"))
+        counts["list a workflow's runs"] = counter.take()
+        app.logs(GetExecutionLogsQuery(workflow_execution_id=run))
+        counts["logs of a 3-step run"] = counter.take()
+
+        _launch(app, "abort")
+        counts.update(SCENARIO.inside)
+
+        failures_left = 1
+        flaky = _launch(app, "flaky")
+        counter.take()
+        redriven = app.redrive(RedriveExecutionCommand(workflow_execution_id=flaky))
+        assert redriven.status.value == "SUCCEEDED", redriven
+        counts["redrive a failed 1-step run, through its re-run"] = counter.take()
+
+        app.delete(DeleteExecutionCommand(workflow_execution_id=run))
+        counts["delete a finished 3-step run"] = counter.take()
+        yield counts
+    finally:
+        events.unregister("before-call.dynamodb.*", counter.count)
+
+
+def test_each_use_case_makes_the_requests_written_down_and_no_fewer_than_its_bound(
+    counted: dict[str, int],
+) -> None:
+    written = {budget.use_case: budget.count for budget in BUDGETS}
+    assert counted == written
+    for budget in BUDGETS:
+        assert budget.count >= budget.lower_bound, f"{budget.use_case}: the bound is wrong"
+
+
+def request_economy_table() -> str:
+    lines = [
+        f"| use case | requests | lower bound | ratio | target ≤ {TARGET}{TIMES} | why the bound |",
+        "| --- | ---: | ---: | ---: | --- | --- |",
+    ]
+    for budget in BUDGETS:
+        met = "met" if budget.ratio <= TARGET else "not yet"
+        lines.append(
+            f"| {budget.use_case} | {budget.count} | {budget.lower_bound} | "
+            f"{budget.ratio:.2f}{TIMES} | {met} | {budget.why} |"
+        )
+    return "\n".join(lines)
+
+
+def test_docs_carry_the_table_of_these_counts() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    found = re.search(f"{TABLE_START}\n(.*?)\n{TABLE_END}", text, re.DOTALL)
+    assert found is not None, f"{DOCS.name} has no {TABLE_START} ... {TABLE_END} section"
+    assert found.group(1) == request_economy_table(), (
+        "docs/performance.md's request table differs from BUDGETS: write "
+        "`python -m tests.integration.test_request_economy` output there"
+    )
+
+
+if __name__ == "__main__":
+    print(request_economy_table())
