@@ -768,6 +768,14 @@ def executions_logs(
     limit: Annotated[
         int, typer.Option(min=1, max=10_000, help="Lines per source, 1 to 10000.")
     ] = 100,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            "-f",
+            help="Keep printing new lines as steps write them, until the run ends.",
+        ),
+    ] = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Print a run's log; --log-id reads one log source, --full every source (redacted)."""
@@ -775,7 +783,14 @@ def executions_logs(
 
     container = _container()
     show_logs(
-        container, _run_id(container, execution_id), log_id, full, next_token, limit, json_output
+        container,
+        _run_id(container, execution_id),
+        log_id,
+        full,
+        next_token,
+        limit,
+        json_output,
+        follow,
     )
 
 
