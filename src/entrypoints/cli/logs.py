@@ -19,6 +19,7 @@ from entrypoints.cli.errors import EXIT_FAILED_RUN
 
 if TYPE_CHECKING:
     from application.use_cases.get_execution_logs import (
+        AttemptLog,
         ExecutionLogs,
         GetExecutionLogs,
         LogLine,
@@ -116,7 +117,10 @@ def _print_logs(result: ExecutionLogs, log_id: str | None, full: bool, json_outp
     for warning in result.warnings:
         print(f"warning: {redact(warning)}", file=sys.stderr)
     if result.run_log is not None:
-        _out(result.run_log.rstrip("\n") if result.run_log else "(the run has no log yet)")
+        if any(attempt.lines for attempt in result.attempts):
+            _print_attempts(result.attempts)
+        else:
+            _out(result.run_log.rstrip("\n") if result.run_log else "(the run has no log yet)")
         _print_sources(result.log_sources)
         return
     by_source: dict[str, list[str]] = {}
@@ -147,6 +151,17 @@ def _print_logs(result: ExecutionLogs, log_id: str | None, full: bool, json_outp
             )
     if result.next_token:
         print(f"Next page: --log-id {log_id} --next-token {result.next_token}", file=sys.stderr)
+
+
+def _print_attempts(attempts: Sequence[AttemptLog]) -> None:
+    """Each attempt's lines under a header naming its step, number and status: a retried step's
+    first failure is told apart from the attempt that succeeded."""
+    for attempt in attempts:
+        _out(
+            f"== step {attempt.pipeline_id}, attempt {attempt.attempt} ({attempt.status.value}) =="
+        )
+        for line in attempt.lines:
+            _out(line)
 
 
 def _print_sources(reports: Sequence[LogSourceReport]) -> None:
