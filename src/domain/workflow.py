@@ -130,6 +130,8 @@ class StepDefinition(BaseModel):
     pipeline_database_id: Identifier
     execution_type: ExecutionType
     handler: str | None = None
+    # a python step's own import folder (absolute), searched after sys.path by whoever runs it
+    handler_path: str | None = None
     command: tuple[str, ...] | None = None
     function_name: str | None = None
     wait_for_callback: bool = False

@@ -579,7 +579,7 @@ class LocalRunner:
             try:
                 if definition.execution_type is ExecutionType.PYTHON:
                     assert definition.handler is not None  # StepDefinition guarantees it
-                    run_python_step(definition.handler, run)
+                    run_python_step(definition.handler, run, definition.handler_path)
                 elif definition.execution_type is ExecutionType.COMMAND:
                     assert definition.command is not None
                     self._run_command(definition.command, run, step, attempt, live)

@@ -325,7 +325,7 @@ def _publish(container: Container, file: Path) -> tuple[Any, bool]:
     import yaml
 
     from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
-    from application.workflow_documents import parse_workflow_document
+    from application.workflow_documents import anchored_at, parse_workflow_document
     from domain.errors import InvalidInputError
 
     try:
@@ -336,7 +336,7 @@ def _publish(container: Container, file: Path) -> tuple[Any, bool]:
         raise InvalidInputError(f"FILE: {file} is not UTF-8 text: {error.reason}") from None
     except yaml.YAMLError as error:
         raise InvalidInputError(f"FILE: {file} is not valid YAML: {_yaml_problem(error)}") from None
-    document = parse_workflow_document(data)
+    document = anchored_at(parse_workflow_document(data), file.parent)
     result = container.publish_workflow_version().execute(
         PublishWorkflowVersionCommand(document=document, published_by=container.config.user())
     )
