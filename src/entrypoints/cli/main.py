@@ -379,9 +379,11 @@ def _import(
     container: Container, database_id: str, asset_id: str, paths: list[Path], metadata: list[str]
 ) -> list[Any]:
     from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
+    from domain.assets import check_asset_ids
     from domain.errors import InvalidInputError
     from entrypoints.cli.import_paths import files_to_import
 
+    check_asset_ids(database_id, asset_id, "DATABASE_ID ASSET_ID")
     pairs = []
     for entry in metadata:
         key, sep, value = entry.partition("=")
@@ -480,7 +482,11 @@ def _launch(
     client_token: str | None,
 ) -> Any:
     from application.use_cases.launch_execution import LaunchExecutionCommand
+    from domain.assets import AssetRef, check_asset_ids
 
+    if output is not None:  # here too, to name the option as the user typed it
+        target = AssetRef.parse(output, "--output", allow_file=False)
+        check_asset_ids(target.database_id, target.asset_id, "--output")
     command = LaunchExecutionCommand(
         workflow_database_id=database_id,
         workflow_id=workflow_id,
