@@ -15,15 +15,23 @@ def attempt_marker(pipeline_execution_id: str, attempt: int) -> str:
     return f"===== wfx: attempt {attempt} of step {pipeline_execution_id} ====="
 
 
+def marked_attempt(pipeline_execution_id: str, line: str) -> int | None:
+    """The attempt a marker line of this step's log opens; None for any other line (a marker
+    naming another step included: a step may print anything)."""
+    found = _MARKER.fullmatch(line)
+    if found is None or found.group(2) != pipeline_execution_id:
+        return None
+    return int(found.group(1))
+
+
 def split_by_attempt(pipeline_execution_id: str, lines: Sequence[str]) -> dict[int, list[str]]:
-    """The step log's lines by attempt number; what comes before any marker is attempt 1's.
-    A marker naming another step is a line like any other (a step may print anything)."""
+    """The step log's lines by attempt number; what comes before any marker is attempt 1's."""
     attempts: dict[int, list[str]] = {1: []}
     current = 1
     for line in lines:
-        found = _MARKER.fullmatch(line)
-        if found is not None and found.group(2) == pipeline_execution_id:
-            current = int(found.group(1))
+        opened = marked_attempt(pipeline_execution_id, line)
+        if opened is not None:
+            current = opened
             attempts.setdefault(current, [])
             continue
         attempts[current].append(line)

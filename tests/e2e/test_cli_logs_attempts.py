@@ -60,3 +60,13 @@ def test_json_gives_each_attempt_apart_with_its_status_and_lines(wfx: Wfx) -> No
     assert attempts == [("convert", 1, "FAILED"), ("convert", 2, "SUCCEEDED")]
     assert "first try, failing" in answer["attempts"][0]["lines"]
     assert answer["attempts"][1]["lines"] == ["second try, fine"]
+
+
+def test_follow_says_where_the_retry_starts(wfx: Wfx) -> None:
+    execution_id = _flaky_run(wfx)
+
+    printed = wfx.ok("executions", "logs", execution_id, "--follow").stdout.splitlines()
+
+    retry = printed.index("== attempt 2 ==")
+    assert printed.index("first try, failing") < retry < printed.index("second try, fine")
+    assert not any("wfx: attempt" in line for line in printed)

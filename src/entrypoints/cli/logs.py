@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
+from domain.attempt_logs import marked_attempt
 from domain.available_logs import AvailableLog, LogReadStatus
 from domain.errors import InvalidInputError
 from domain.execution import StepDetails
@@ -213,6 +214,10 @@ def _follow(
                 _out(f"== {source.log_id} {source.kind.value} {where(source)} ==")
                 header_of[:] = [report.source.log_id]
             for line in lines:
+                attempt = marked_attempt(report.source.pipeline_execution_id, line.message)
+                if attempt is not None and not json_output:
+                    _out(f"== attempt {attempt} ==")  # a retry of the step starts here
+                    continue
                 _print_followed(line, json_output)
         sys.stdout.flush()
         if ended:
