@@ -9,8 +9,10 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
+# Not editable: setuptools can install this layout (examples/ installed as wfx_examples) editable
+# only through an import hook, and warns about it on every install; `make test` installs editable.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q .
 	touch $@
 
 $(STAMP): pyproject.toml | $(BIN)/python

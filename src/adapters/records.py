@@ -792,6 +792,7 @@ def _step_entry(step: StepDefinition) -> Item:
         entry,
         # what the runner runs: only what redaction can take out without changing the program
         handler=redact_executable(step.handler) if step.handler else None,
+        handlerPath=step.handler_path,
         functionName=step.function_name,
         jobQueue=step.job_queue,
         jobDefinition=step.job_definition,
@@ -823,6 +824,7 @@ def _parse_step_entry(entry: Item) -> StepDefinition:
         pipeline_database_id=entry["pipelineDatabaseId"],
         execution_type=entry["executionType"],
         handler=entry.get("handler"),
+        handler_path=entry.get("handlerPath"),
         command=tuple(entry["command"]) if "command" in entry else None,
         function_name=entry.get("functionName"),
         wait_for_callback=bool(entry.get("waitForCallback", False)),

@@ -413,6 +413,15 @@ class RunFiles(Protocol):
         ...
 
 
+class HandlerLocator(Protocol):
+    """Finds a python step's handler as the runner will import it, without running its code."""
+
+    def problem(self, handler: str, handler_path: str | None) -> str | None:
+        """Why `package.module:function` cannot be imported from sys.path (then `handler_path`,
+        a folder), or None when it can."""
+        ...
+
+
 class LogStore(Protocol):
     """Where run and step logs are written locally and read back."""
 

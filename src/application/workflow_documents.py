@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -49,6 +50,8 @@ class StepDocument(_Document):
     pipeline_database_id: Identifier | None = None
     execution_type: ExecutionType
     handler: str | None = None
+    # a folder relative to the workflow file, where the handler's module is looked for
+    handler_path: str | None = None
     command: list[str] | None = None
     function_name: str | None = None
     # None, not False, when absent: `waitForCallback: false` on a batch step is still refused.
@@ -80,6 +83,8 @@ class StepDocument(_Document):
         gate = self.execution_type is ExecutionType.APPROVAL
         if problem is None and gate and self.retry:
             problem = "retry: an approval step is decided once, it is not retried"
+        if self.handler_path is not None and self.execution_type is not ExecutionType.PYTHON:
+            problem = problem or "handlerPath: only a python step has a handler to look for"
         if problem is None and gate and self.input_file_arity not in (None, InputFileArity.NONE):
             problem = "inputFileArity: an approval step reads no file (none)"
         if problem is not None:
@@ -134,3 +139,18 @@ def parse_workflow_document(data: Any) -> WorkflowDocument:
         return WorkflowDocument.model_validate(data)
     except ValidationError as error:
         raise InvalidInputError(describe_validation_error(error)) from None
+
+
+def anchored_at(document: WorkflowDocument, folder: Path) -> WorkflowDocument:
+    """The document with each python step's handlerPath made absolute, from the folder of the
+    workflow file (the folder itself when the step names none): a worker started from any other
+    folder imports the handler from the same place."""
+    steps = [
+        step.model_copy(
+            update={"handler_path": str((folder / (step.handler_path or ".")).resolve())}
+        )
+        if step.execution_type is ExecutionType.PYTHON
+        else step
+        for step in document.steps
+    ]
+    return document.model_copy(update={"steps": steps})

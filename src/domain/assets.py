@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 from domain.errors import InvalidInputError
+from domain.workflow import IDENTIFIER_MAX_LENGTH, IDENTIFIER_PATTERN, IDENTIFIER_RULE
+
+_IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
+
+
+def check_asset_ids(database_id: str, asset_id: str, field: str) -> None:
+    """The ids of an asset wfx writes files to, by an import or as a run's output: ids that go
+    into object keys and table keys, so the same narrow rule as a workflow's ids."""
+    for name, value in (("database id", database_id), ("asset id", asset_id)):
+        if len(value) > IDENTIFIER_MAX_LENGTH or not _IDENTIFIER.match(value):
+            raise InvalidInputError(f"{field}: {name} {value!r} {IDENTIFIER_RULE}")
 
 
 class AssetFile(BaseModel):

@@ -11,8 +11,15 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstrai
 
 from domain.approvals import ApprovalGate
 
+IDENTIFIER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+IDENTIFIER_MAX_LENGTH = 256
+IDENTIFIER_RULE = (
+    "must start with a letter or digit and hold only letters, digits, '.', '_' and '-' "
+    f"(at most {IDENTIFIER_MAX_LENGTH} characters)"
+)
 Identifier = Annotated[
-    str, StringConstraints(min_length=1, max_length=256, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    str,
+    StringConstraints(min_length=1, max_length=IDENTIFIER_MAX_LENGTH, pattern=IDENTIFIER_PATTERN),
 ]
 
 
@@ -130,6 +137,8 @@ class StepDefinition(BaseModel):
     pipeline_database_id: Identifier
     execution_type: ExecutionType
     handler: str | None = None
+    # a python step's own import folder (absolute), searched after sys.path by whoever runs it
+    handler_path: str | None = None
     command: tuple[str, ...] | None = None
     function_name: str | None = None
     wait_for_callback: bool = False

@@ -97,6 +97,7 @@ if TYPE_CHECKING:
         CostLedger,
         ExecutionEvents,
         ExecutionStore,
+        HandlerLocator,
         LegacyExecutions,
         ListPartitionBackfill,
         LogReader,
@@ -369,6 +370,12 @@ def _s3_object_store(s3_client: Callable[[], Any], bucket: str, home: str) -> Ob
 
     # the client is built (and the bucket checked) on the first read or write
     return S3ObjectStore(s3_client, bucket, Path(home) / "scratch" / "s3" / bucket)
+
+
+def _handler_locator() -> HandlerLocator:
+    from adapters.local.handler_locator import ImportPathHandlerLocator
+
+    return ImportPathHandlerLocator()
 
 
 def _log_store(home: str) -> LogStore:
@@ -730,11 +737,13 @@ class Container(containers.DeclarativeContainer):
         configuration=providers.Factory(_deployment_configuration, config.deployment),
     )
 
+    handler_locator = providers.Singleton(_handler_locator)
     publish_workflow_version = providers.Factory(
         PublishWorkflowVersion,
         definitions=workflow_definitions,
         catalog=workflow_catalog,
         clock=clock,
+        handlers=handler_locator,
     )
     list_workflows = providers.Factory(ListWorkflows, definitions=workflow_definitions)
     show_workflow = providers.Factory(

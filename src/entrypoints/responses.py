@@ -18,7 +18,7 @@ from pydantic.alias_generators import to_camel
 from application.use_cases.administer_roles import AppliedTemplate
 from application.use_cases.delete_execution import DeleteResult
 from application.use_cases.describe_execution import ExecutionDescription
-from application.use_cases.get_execution_logs import ExecutionLogs, LogSourceReport
+from application.use_cases.get_execution_logs import AttemptLog, ExecutionLogs, LogSourceReport
 from application.use_cases.get_execution_metadata import DetailItem
 from application.use_cases.publish_registration import PublishedRegistration
 from application.use_cases.show_workflow import WorkflowView
@@ -938,6 +938,26 @@ class LogEventResponse(Response):
     message: str
 
 
+class AttemptLogResponse(Response):
+    """One attempt of a step and the lines it wrote."""
+
+    pipeline_execution_id: str
+    pipeline_id: str
+    attempt: int
+    status: str
+    lines: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, log: AttemptLog) -> Self:
+        return cls(
+            pipeline_execution_id=log.pipeline_execution_id,
+            pipeline_id=log.pipeline_id,
+            attempt=log.attempt,
+            status=log.status.value,
+            lines=log.lines,
+        )
+
+
 class ExecutionLogsResponse(Response):
     """The logs route's answer: the sources with their read status, the lines read, the one
     source's own next token, and the run's own log when no source was asked for."""
@@ -948,6 +968,7 @@ class ExecutionLogsResponse(Response):
     next_token: str | None = None
     execution_log: str | None = None
     warnings: tuple[str, ...] = ()
+    attempts: tuple[AttemptLogResponse, ...] = ()
 
     @classmethod
     def of(cls, result: ExecutionLogs) -> Self:
@@ -964,6 +985,7 @@ class ExecutionLogsResponse(Response):
             next_token=result.next_token,
             execution_log=redact_optional(result.run_log),
             warnings=tuple(redact(w) for w in result.warnings),
+            attempts=tuple(AttemptLogResponse.of(log) for log in result.attempts),
         )
 
     def dump(self) -> dict[str, Any]:

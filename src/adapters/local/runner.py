@@ -71,6 +71,7 @@ from domain.approvals import (
     ApprovalStatus,
 )
 from domain.assets import asset_object_key
+from domain.attempt_logs import attempt_marker
 from domain.errors import ConflictError, ExecutionNotFoundError
 from domain.execution import (
     ExecutionInput,
@@ -550,6 +551,12 @@ class LocalRunner:
         live: _LiveRun,
     ) -> str | None:
         """Run one attempt of a step and upload what it changed; its error, or None."""
+        if attempt > 1:  # every attempt appends to the one step log: say where this one starts
+            log_path = self._logs.step_log_path(
+                step.workflow_execution_id, step.pipeline_execution_id
+            )
+            with open(log_path, "a", encoding="utf-8") as log:
+                log.write(attempt_marker(step.pipeline_execution_id, attempt) + "\n")
         try:
             definition = _definition(version, step)
             ids = (step.workflow_execution_id, step.pipeline_execution_id)
@@ -572,7 +579,7 @@ class LocalRunner:
             try:
                 if definition.execution_type is ExecutionType.PYTHON:
                     assert definition.handler is not None  # StepDefinition guarantees it
-                    run_python_step(definition.handler, run)
+                    run_python_step(definition.handler, run, definition.handler_path)
                 elif definition.execution_type is ExecutionType.COMMAND:
                     assert definition.command is not None
                     self._run_command(definition.command, run, step, attempt, live)

@@ -47,10 +47,13 @@ class StepFailedError(Exception):
 _handlers: dict[str, Callable[..., object]] = {}
 
 
-def load_handler(reference: str) -> Callable[..., object]:
-    """`package.module:function` (or `:Class.method`), imported once per process."""
+def load_handler(reference: str, handler_path: str | None = None) -> Callable[..., object]:
+    """`package.module:function` (or `:Class.method`), imported once per process; the step's
+    handlerPath is searched after sys.path, as publishing checked (so it shadows nothing)."""
     handler = _handlers.get(reference)
     if handler is None:
+        if handler_path and handler_path not in sys.path:
+            sys.path.append(handler_path)
         module_name, _, attribute_path = reference.partition(":")
         target: Any = importlib.import_module(module_name)
         for attribute in attribute_path.split("."):
@@ -61,12 +64,12 @@ def load_handler(reference: str) -> Callable[..., object]:
     return handler
 
 
-def run_python_step(handler_reference: str, step: StepRun) -> None:
+def run_python_step(handler_reference: str, step: StepRun, handler_path: str | None = None) -> None:
     """Call the handler with the step's inputs; its prints go to the step log."""
     log = RedactedLogFile(step.log_path)
     previous = _output_router.enter(log)
     try:
-        handler = load_handler(handler_reference)
+        handler = load_handler(handler_reference, handler_path)
         handler(
             input_files=list(step.input_files),
             output_dir=step.output_dir,

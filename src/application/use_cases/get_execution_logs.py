@@ -10,6 +10,8 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from application.available_logs import AvailableLogFinder, reader_for
 from application.ports import LogPage, LogReader, LogStore, ObjectStore, RunLifecycleStore
+from domain.attempt_logs import split_by_attempt
+from domain.attempts import TaskExecution
 from domain.available_logs import (
     AvailableLog,
     LogReadStatus,
@@ -19,6 +21,7 @@ from domain.available_logs import (
 from domain.errors import InvalidInputError
 from domain.execution import PipelineExecution, WorkflowExecution, chain_order
 from domain.redaction import redact, redact_lines
+from domain.statuses import StepStatus
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
@@ -55,6 +58,18 @@ class LogLine(BaseModel):
     message: str
 
 
+class AttemptLog(BaseModel):
+    """The lines one attempt of a step wrote to its log, redacted."""
+
+    model_config = _FROZEN
+
+    pipeline_execution_id: str
+    pipeline_id: str
+    attempt: int
+    status: StepStatus
+    lines: tuple[str, ...] = ()
+
+
 class ExecutionLogs(BaseModel):
     """The logs route's answer."""
 
@@ -66,6 +81,8 @@ class ExecutionLogs(BaseModel):
     next_token: str | None = None  # the one source's own token, when read by logId
     run_log: str | None = None  # the run's own log, when neither a logId nor full mode was asked
     warnings: tuple[str, ...] = ()
+    # a local run's step logs by attempt, in chain order, beside its run log
+    attempts: tuple[AttemptLog, ...] = ()
 
 
 class GetExecutionLogs:
@@ -118,6 +135,7 @@ class GetExecutionLogs:
             if query.log_id is not None:
                 next_token = page.next_token
         run_log = None if query.full or query.log_id else self._run_log(execution)
+        attempts = self._attempts(execution, list(steps.values())) if run_log is not None else ()
         return ExecutionLogs(
             workflow_execution_id=execution_id,
             log_sources=tuple(reports),
@@ -125,7 +143,36 @@ class GetExecutionLogs:
             next_token=next_token,
             run_log=run_log,
             warnings=tuple(redact(warning) for warning in found.warnings),
+            attempts=attempts,
         )
+
+    def _attempts(
+        self, execution: WorkflowExecution, steps: list[PipelineExecution]
+    ) -> tuple[AttemptLog, ...]:
+        if execution.orchestrator != "local":
+            return ()  # elsewhere a step's log is shared (a Lambda's group): no attempt markers
+        ordered = chain_order(steps)
+        by_step: dict[str, list[TaskExecution]] = {}
+        for attempt in self._store.list_attempts([s.pipeline_execution_id for s in ordered]):
+            by_step.setdefault(attempt.pipeline_execution_id, []).append(attempt)
+        logs: list[AttemptLog] = []
+        for step in ordered:
+            step_id = step.pipeline_execution_id
+            text = self._logs.read_step_log(execution.workflow_execution_id, step_id)
+            # as one text: a key block may span lines
+            kept = [line for line in redact_lines(text.splitlines()) if line is not None]
+            written = split_by_attempt(step_id, kept)
+            logs += [
+                AttemptLog(
+                    pipeline_execution_id=step_id,
+                    pipeline_id=step.pipeline_id,
+                    attempt=attempt.attempt,
+                    status=attempt.status,
+                    lines=tuple(written.get(attempt.attempt, ())),
+                )
+                for attempt in by_step.get(step_id, [])
+            ]
+        return tuple(logs)
 
     def _read(
         self,

@@ -17,7 +17,7 @@ from application.ports import (
     RunLifecycleStore,
     WorkflowCatalog,
 )
-from domain.assets import AssetFile, AssetRef
+from domain.assets import AssetFile, AssetRef, check_asset_ids
 from domain.errors import (
     AssetNotFoundError,
     ExecutionAlreadyExistsError,
@@ -98,6 +98,8 @@ class LaunchExecution:
         output = (
             AssetRef.parse(command.output, "output", allow_file=False) if command.output else None
         )
+        if output is not None:
+            check_asset_ids(output.database_id, output.asset_id, "output")
         if command.execution_group_id is not None:
             _check_group_id(command.execution_group_id)
         version = self._version(command)

@@ -7,8 +7,9 @@ import json
 
 from pydantic import BaseModel, ConfigDict
 
-from application.ports import Clock, WorkflowCatalog, WorkflowDefinitions
+from application.ports import Clock, HandlerLocator, WorkflowCatalog, WorkflowDefinitions
 from application.workflow_documents import WorkflowDocument, approval_gate, input_file_arity
+from domain.errors import InvalidInputError
 from domain.redaction import redact, redact_executable
 from domain.workflow import RetryPolicy, StepDefinition, WorkflowDefinition, WorkflowVersion
 
@@ -22,6 +23,7 @@ _LATER_FIELDS = (
     "job_definition",
     "retry",
     "approval",
+    "handler_path",
 )
 
 
@@ -52,6 +54,7 @@ def _steps(document: WorkflowDocument) -> tuple[StepDefinition, ...]:
             # wfx stores no secret it can recognise without changing the program, so a step
             # gets its secrets from the environment it inherits (README, "Redaction")
             handler=redact_executable(step.handler) if step.handler else None,
+            handler_path=step.handler_path,
             command=tuple(redact_executable(part) for part in step.command)
             if step.command is not None
             else None,
@@ -66,6 +69,15 @@ def _steps(document: WorkflowDocument) -> tuple[StepDefinition, ...]:
         )
         for step in document.steps
     )
+
+
+def _check_handlers(handlers: HandlerLocator, steps: tuple[StepDefinition, ...]) -> None:
+    for index, step in enumerate(steps):
+        if step.handler is None:
+            continue
+        problem = handlers.problem(step.handler, step.handler_path)
+        if problem is not None:
+            raise InvalidInputError(f"steps[{index}].handler ({step.pipeline_id}): {problem}")
 
 
 def _secret_warnings(
@@ -112,13 +124,20 @@ class PublishWorkflowVersion:
     """Publish a new version unless the latest one is identical, which is returned as it is."""
 
     def __init__(
-        self, definitions: WorkflowDefinitions, catalog: WorkflowCatalog, clock: Clock
+        self,
+        definitions: WorkflowDefinitions,
+        catalog: WorkflowCatalog,
+        clock: Clock,
+        handlers: HandlerLocator | None = None,
     ) -> None:
         self._definitions, self._catalog, self._clock = definitions, catalog, clock
+        self._handlers = handlers  # None: handlers are not looked for (no local runner here)
 
     def execute(self, command: PublishWorkflowVersionCommand) -> PublishResult:
         document = command.document
         steps = _steps(document)
+        if self._handlers is not None:
+            _check_handlers(self._handlers, steps)
         warnings = _secret_warnings(document, steps)
         description = redact(document.description)
         digest = _digest(description, steps)

@@ -325,7 +325,7 @@ def _publish(container: Container, file: Path) -> tuple[Any, bool]:
     import yaml
 
     from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
-    from application.workflow_documents import parse_workflow_document
+    from application.workflow_documents import anchored_at, parse_workflow_document
     from domain.errors import InvalidInputError
 
     try:
@@ -336,7 +336,7 @@ def _publish(container: Container, file: Path) -> tuple[Any, bool]:
         raise InvalidInputError(f"FILE: {file} is not UTF-8 text: {error.reason}") from None
     except yaml.YAMLError as error:
         raise InvalidInputError(f"FILE: {file} is not valid YAML: {_yaml_problem(error)}") from None
-    document = parse_workflow_document(data)
+    document = anchored_at(parse_workflow_document(data), file.parent)
     result = container.publish_workflow_version().execute(
         PublishWorkflowVersionCommand(document=document, published_by=container.config.user())
     )
@@ -379,9 +379,11 @@ def _import(
     container: Container, database_id: str, asset_id: str, paths: list[Path], metadata: list[str]
 ) -> list[Any]:
     from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
+    from domain.assets import check_asset_ids
     from domain.errors import InvalidInputError
     from entrypoints.cli.import_paths import files_to_import
 
+    check_asset_ids(database_id, asset_id, "DATABASE_ID ASSET_ID")
     pairs = []
     for entry in metadata:
         key, sep, value = entry.partition("=")
@@ -480,7 +482,11 @@ def _launch(
     client_token: str | None,
 ) -> Any:
     from application.use_cases.launch_execution import LaunchExecutionCommand
+    from domain.assets import AssetRef, check_asset_ids
 
+    if output is not None:  # here too, to name the option as the user typed it
+        target = AssetRef.parse(output, "--output", allow_file=False)
+        check_asset_ids(target.database_id, target.asset_id, "--output")
     command = LaunchExecutionCommand(
         workflow_database_id=database_id,
         workflow_id=workflow_id,
@@ -768,6 +774,14 @@ def executions_logs(
     limit: Annotated[
         int, typer.Option(min=1, max=10_000, help="Lines per source, 1 to 10000.")
     ] = 100,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            "-f",
+            help="Keep printing new lines as steps write them, until the run ends.",
+        ),
+    ] = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Print a run's log; --log-id reads one log source, --full every source (redacted)."""
@@ -775,7 +789,14 @@ def executions_logs(
 
     container = _container()
     show_logs(
-        container, _run_id(container, execution_id), log_id, full, next_token, limit, json_output
+        container,
+        _run_id(container, execution_id),
+        log_id,
+        full,
+        next_token,
+        limit,
+        json_output,
+        follow,
     )
 
 

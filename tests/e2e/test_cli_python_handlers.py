@@ -1,0 +1,93 @@
+"""A python step's handler at publish and at run time: one that cannot be imported is refused
+with the reason, without running the user's module; one beside the workflow file runs in a
+detached worker started from another folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from tests.e2e.cli import TERMINAL, Wfx, assert_bad_input
+
+# Importing it leaves a file behind: publishing must not.
+_HANDLERS = """
+from pathlib import Path
+
+Path(__file__).with_name("imported").touch()
+
+
+def shout(input_files, output_dir, execution_id, pipeline_execution_id):
+    print("handler beside the workflow ran")
+"""
+
+
+def _project(root: Path, handler: str, **step: str) -> Path:
+    """A folder with `my_handlers.py` and a workflow file whose one python step calls `handler`."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "my_handlers.py").write_text(_HANDLERS, encoding="utf-8")
+    document = {
+        "databaseId": "demo",
+        "workflowId": "beside",
+        "steps": [
+            {
+                "pipelineId": "shout",
+                "executionType": "python",
+                "handler": handler,
+                "inputFileArity": "none",
+                **step,
+            }
+        ],
+    }
+    path = root / "workflow.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    return path
+
+
+def test_a_handler_whose_module_is_nowhere_is_refused_at_publish(wfx: Wfx, tmp_path: Path) -> None:
+    workflow = _project(tmp_path / "project", "no_such_module_anywhere:shout")
+
+    outcome = wfx("workflows", "publish", str(workflow))
+
+    assert_bad_input(outcome, "steps[0].handler", "shout", "no_such_module_anywhere", "not found")
+    assert wfx("workflows", "show", "demo/beside").code != 0
+
+
+def test_a_handler_the_module_does_not_define_is_refused_without_importing_it(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    workflow = _project(tmp_path / "project", "my_handlers:whisper")
+
+    outcome = wfx("workflows", "publish", str(workflow))
+
+    assert_bad_input(outcome, "steps[0].handler", "shout", "no function whisper")
+    assert not (tmp_path / "project" / "imported").exists()
+
+
+def test_a_handler_path_that_is_not_where_the_module_is_is_refused(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    (tmp_path / "project" / "elsewhere").mkdir(parents=True)
+    workflow = _project(tmp_path / "project", "my_handlers:shout", handlerPath="elsewhere")
+
+    outcome = wfx("workflows", "publish", str(workflow))
+
+    assert_bad_input(outcome, "steps[0].handler", "my_handlers", "elsewhere")
+
+
+def test_a_handler_beside_the_workflow_file_runs_in_a_detached_worker(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    workflow = _project(tmp_path / "project", "my_handlers:shout")
+    wfx.ok("workflows", "publish", str(workflow))
+    assert not (tmp_path / "project" / "imported").exists()
+
+    # wfx runs in its home, not the project folder: only the stored handlerPath finds the module
+    execution_id = wfx.run_id("demo/beside", "--no-wait")
+    details = wfx.wait_until(
+        execution_id, lambda d: d["execution"]["executionStatus"] in TERMINAL, seconds=40
+    )
+
+    assert details["execution"]["executionStatus"] == "SUCCEEDED", details["execution"]
+    logs = wfx.ok("executions", "logs", execution_id)
+    assert "handler beside the workflow ran" in logs.stdout
