@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from adapters.system import SystemClock, UuidGenerator
-from adapters.tables import TableNames
+from adapters.tables import CREATED_TABLES, TableNames
 from application.authorization import AccessControl, AccessFactsCache
 from application.available_logs import AvailableLogFinder
 from application.orchestrator_router import OrchestratorRouter
@@ -994,6 +994,17 @@ def build_container(
         }
     )
     return container
+
+
+def add_missing_sqlite_tables(container: Container) -> None:
+    """A SQLite file made by an earlier wfx (or left empty) gets every table added since, and
+    nothing stored changes; when it has them all this costs one lookup."""
+    from adapters.sqlite.schema import missing_tables
+
+    tables = container.tables()
+    names = [tables.get_table_name(spec.key) for spec in CREATED_TABLES]
+    if missing_tables(container.sqlite_database(), names):
+        create_all_tables(container)
 
 
 def create_all_tables(container: Container) -> None:

@@ -8,7 +8,7 @@ imported only there, so a command that only reads or writes rows never pays for 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -183,3 +183,13 @@ def create_tables_unless_present(
         ).fetchone()
     if found is None:
         create_tables(database, schema)
+
+
+def missing_tables(database: SqliteDatabase, table_names: Iterable[str]) -> set[str]:
+    """Those of `table_names` the database has not: one lookup of sqlite_master."""
+    with database.read() as connection:
+        present = {
+            name
+            for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+    return set(table_names) - present

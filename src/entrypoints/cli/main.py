@@ -109,7 +109,11 @@ def resume_garbage_collection() -> None:
 
 
 def _container(runner_mode: str = "inline", runner: str | None = None) -> Container:
-    from entrypoints.container import build_container, create_all_tables
+    from entrypoints.container import (
+        add_missing_sqlite_tables,
+        build_container,
+        create_all_tables,
+    )
     from entrypoints.local_storage import check_local_storage
     from entrypoints.settings import Settings, check_runner
 
@@ -123,6 +127,8 @@ def _container(runner_mode: str = "inline", runner: str | None = None) -> Contai
     container = build_container(settings, runner_mode=runner_mode, runner=runner)
     if fresh_sqlite:
         create_all_tables(container)  # a first run on a laptop needs no set-up step
+    elif settings.store == "sqlite":
+        add_missing_sqlite_tables(container)  # nor does a file an earlier wfx made
     return container
 
 
