@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.sqlite.authorization_store import SqliteAuthorizationStore
@@ -23,6 +24,11 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.sqlite.workflow_definitions import SqliteWorkflowDefinitions
 from adapters.tables import TableNames
+
+# On 2 shared cores an example can take a second: a property fails on what it finds, never on how
+# long an example took (hypothesis's 200 ms deadline and its too-slow check made CI flaky).
+settings.register_profile("wfx", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("wfx")
 
 AWS_REGION = "us-east-1"
 FAKE_AWS_ENVIRONMENT = {
