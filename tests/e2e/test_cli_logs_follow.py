@@ -12,12 +12,17 @@ import time
 
 from tests.e2e.cli import TERMINAL, Wfx, assert_bad_input
 
-# Six numbered lines half a second apart: the run lasts about three seconds.
+# Three numbered lines, then three more once the test has made the file GO (so the run is still
+# going when the follow shows the first ones, however slow a loaded machine is).
 _SLOW_PRINTER = (
-    "import time\n"
+    "import os, time\n"
+    "deadline = time.time() + 60  # a failed test never makes GO: the step ends anyway\n"
     "for number in range(6):\n"
-    "    print(f'tick {number}', flush=True)\n"
-    "    time.sleep(0.5)\n"
+    "    if number == 3:\n"
+    "        while not os.path.exists({go!r}) and time.time() < deadline:\n"
+    "            time.sleep(0.05)\n"
+    "    print(f'tick {{number}}', flush=True)\n"
+    "    time.sleep(0.2)\n"
 )
 
 
@@ -40,7 +45,8 @@ def _status(wfx: Wfx, execution_id: str) -> str:
 
 
 def test_follow_prints_lines_while_the_run_goes_on_and_exits_when_it_ends(wfx: Wfx) -> None:
-    wfx.publish_command_step("ticking", _SLOW_PRINTER)
+    go = wfx.home / "GO"
+    wfx.publish_command_step("ticking", _SLOW_PRINTER.format(go=str(go)))
     execution_id = wfx.run_id("demo/ticking", "--no-wait")
     follower = wfx.start("executions", "logs", execution_id, "--follow")
     arrived = _lines_as_they_come(follower)
@@ -51,6 +57,7 @@ def test_follow_prints_lines_while_the_run_goes_on_and_exits_when_it_ends(wfx: W
             _, first_tick = arrived.get(timeout=30)
             assert first_tick or follower.poll() is None, "stdout closed before any tick"
         status_at_first_tick = _status(wfx, execution_id)
+        go.touch()
         code = follower.wait(timeout=60)
     finally:
         if follower.poll() is None:
