@@ -63,3 +63,25 @@ def test_an_unknown_workflow_or_version_is_a_404(service: Service) -> None:
         "message": f"workflow {DATABASE}/nope not found"
     }
     assert no_version.status_code == 404
+
+
+def test_a_relative_handler_path_is_refused_naming_the_step_and_nothing_is_published(
+    service: Service,
+) -> None:
+    admin = service.as_user(ADMIN, ADMIN_ROLE)
+    step = {
+        "pipelineId": "local-handler",
+        "executionType": "python",
+        "handler": "steps:run",
+        "handlerPath": "handlers",
+        "inputFileArity": "none",
+    }
+    document = {**WORKFLOW, "workflowId": "relative", "steps": [step]}
+
+    answer = service.client.put("/workflows", json=document, headers=admin)
+
+    assert answer.status_code == 400, answer.text
+    message = answer.json()["message"]
+    assert "steps[0].handlerPath (local-handler): must be an absolute folder" in message
+    unknown = service.client.get(f"/database/{DATABASE}/workflows/relative", headers=admin)
+    assert unknown.status_code == 404

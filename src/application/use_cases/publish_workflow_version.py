@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import PurePath
 
 from pydantic import BaseModel, ConfigDict
 
@@ -71,6 +72,18 @@ def _steps(document: WorkflowDocument) -> tuple[StepDefinition, ...]:
     )
 
 
+def _check_handler_paths(steps: tuple[StepDefinition, ...]) -> None:
+    """A relative folder means nothing to a worker started elsewhere: only a workflow file gives
+    one a base (`wfx workflows publish FILE` makes it absolute before this)."""
+    for index, step in enumerate(steps):
+        if step.handler_path is not None and not PurePath(step.handler_path).is_absolute():
+            raise InvalidInputError(
+                f"steps[{index}].handlerPath ({step.pipeline_id}): must be an absolute folder "
+                f"here, not {step.handler_path!r} (a relative one is taken from the workflow "
+                "file's folder by `wfx workflows publish FILE`)"
+            )
+
+
 def _check_handlers(handlers: HandlerLocator, steps: tuple[StepDefinition, ...]) -> None:
     for index, step in enumerate(steps):
         if step.handler is None:
@@ -136,6 +149,7 @@ class PublishWorkflowVersion:
     def execute(self, command: PublishWorkflowVersionCommand) -> PublishResult:
         document = command.document
         steps = _steps(document)
+        _check_handler_paths(steps)
         if self._handlers is not None:
             _check_handlers(self._handlers, steps)
         warnings = _secret_warnings(document, steps)
