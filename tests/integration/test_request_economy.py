@@ -112,9 +112,10 @@ BUDGETS = (
     Budget("list a workflow's runs", 1, "one Query on the workflow index", 1),
     Budget(
         "logs of a 3-step run",
-        2,
-        "the main row and the steps (2 Queries): a local step's log is named on its row",
-        2,
+        5,
+        "the main row and the steps (2 Queries): a local step's log is named on its row; each "
+        "step's attempts (a Query each), whose statuses head each attempt's lines",
+        5,
     ),
     Budget(
         "register a log onto a running step",
