@@ -41,7 +41,7 @@ LIST_EQUIVALENTS = {
     "prefect": "Prefect's CLI listing of flow runs (its default page), which starts the temporary "
     "API server on PREFECT_HOME like any Prefect client",
     "dagster": "a Python process that opens the instance in DAGSTER_HOME and reads a page of "
-    "runs (Dagster's CLI has no run listing that works without a code location)",
+    "runs, what `dagster run list --limit 20` does without loading Dagster's whole CLI",
 }
 
 
@@ -198,6 +198,14 @@ def markdown(results: Mapping[str, Any]) -> str:
                     )
                 )
             )
+    lines += [
+        "",
+        "Cold lists, the nearest equivalent in each: "
+        + "; ".join(f"{COLD_LISTS[name]}: {what}" for name, what in LIST_EQUIVALENTS.items())
+        + ". Peak RSS: the command's process tree, RSS of its live processes summed, sampled "
+        "from /proc every 10 ms, one untimed run (Prefect's temporary API server is a "
+        "subprocess, so it counts); beside it the largest single process.",
+    ]
     return "\n".join(lines)
 
 
