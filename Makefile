@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-test
 
-.PHONY: run test lint typecheck screenshots bench bench-large clean
+.PHONY: run test lint typecheck screenshots bench bench-large bench-peers clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,23 @@ bench: $(STAMP)
 
 bench-large: $(STAMP)
 	$(BIN)/python -m tests.bench.run --sizes 1000,10000,100000,1000000
+
+## make bench-peers: the same trivial 3-step run in wfx, raw sqlite3, Prefect 3 and Dagster, side
+## by side; writes bench-peers.json and the table in docs/performance.md. Each peer gets its own
+## virtualenv under build/peers (never wfx's), installed once: the stamp file skips it after.
+PEERS := build/peers
+
+$(PEERS)/%/.installed:
+	$(PYTHON) -m venv $(PEERS)/$*
+	$(PEERS)/$*/bin/pip install -q --upgrade pip
+	$(PEERS)/$*/bin/pip install -q "$(PEER_REQUIREMENT_$*)"
+	touch $@
+
+PEER_REQUIREMENT_prefect := prefect>=3,<4
+PEER_REQUIREMENT_dagster := dagster>=1.8
+
+bench-peers: $(STAMP) $(PEERS)/prefect/.installed $(PEERS)/dagster/.installed
+	$(BIN)/python -m tests.bench.peers
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache bench-results.json

@@ -64,12 +64,18 @@ def prepare_home(home: Path) -> None:
 class Command:
     name: str
     argv: tuple[str, ...]
+    environment: Mapping[str, str] | None = None  # instead of the shared one (the peers' own)
 
 
 def _run_once(command: Command, environment: Mapping[str, str], cwd: Path) -> float:
     started = time.perf_counter()
     completed = subprocess.run(
-        command.argv, env=dict(environment), cwd=cwd, capture_output=True, text=True, check=False
+        command.argv,
+        env=dict(command.environment or environment),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     elapsed = time.perf_counter() - started
     if completed.returncode != 0:
@@ -79,15 +85,17 @@ def _run_once(command: Command, environment: Mapping[str, str], cwd: Path) -> fl
     return elapsed
 
 
-def _subprocess_medians(
+def subprocess_medians(
     commands: Sequence[Command], environment: Mapping[str, str], cwd: Path, runs: int, warmup: int
 ) -> dict[str, dict[str, Any]]:
+    """Rounds in which each command runs once, the order reversed every other round, so that
+    neither a noisy minute nor going first (or right after a heavy neighbour) favours one."""
     for _ in range(warmup):
         for command in commands:
             _run_once(command, environment, cwd)
     times: dict[str, list[float]] = {command.name: [] for command in commands}
-    for _ in range(runs):
-        for command in commands:
+    for index in range(runs):
+        for command in commands if index % 2 == 0 else reversed(commands):
             times[command.name].append(_run_once(command, environment, cwd))
     return {
         name: {
@@ -95,6 +103,7 @@ def _subprocess_medians(
             "min_s": round(min(values), 4),
             "max_s": round(max(values), 4),
             "runs": len(values),
+            "samples_s": [round(value, 4) for value in values],
             "tool": "subprocess.run",
         }
         for name, values in times.items()
@@ -239,7 +248,7 @@ def measure(workdir: Path, runs: int, warmup: int, importtime_repeats: int) -> d
         Command("imports of run", imports_only(run_imports.pop("top_level"))),
     ]
     # the home folder as cwd: the repo's own folders must not shadow installed packages
-    timer = _hyperfine_medians if shutil.which("hyperfine") else _subprocess_medians
+    timer = _hyperfine_medians if shutil.which("hyperfine") else subprocess_medians
     timings = timer(commands, environment, home, runs, warmup)
 
     def seconds(name: str) -> float:
