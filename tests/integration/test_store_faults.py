@@ -275,7 +275,9 @@ def check_run(details: ExecutionDetails, objects: Any, unrecorded: bool = False)
     `unrecorded`: the runner said it could not record the run's end (the store never let it)."""
     execution = details.execution
     where = execution.workflow_execution_id
-    assert execution.is_terminal, f"{where}: left {execution.status.value}"
+    # the whole row and steps: a run left open names its orchestrator, lease and dates
+    steps = [entry.step for entry in details.steps]
+    assert execution.is_terminal, f"{where}: left {execution.status.value}: {execution!r} {steps!r}"
     assert execution.runner_lease is None, f"{where}: a lease left on a terminal row"
     error = execution.execution_error or ""
     succeeded = execution.status is ExecutionStatus.SUCCEEDED
