@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
 from pydantic import ValidationError
 
@@ -87,9 +87,7 @@ def _listing(page: Viewer, filters: dict[str, str | None], token: str | None) ->
     return context
 
 
-@router.get("/")
-def executions_page(
-    page: Viewer,
+def _query_filters(
     workflow_database_id: Annotated[Text, Query(alias="workflowDatabaseId")] = None,
     workflow_id: Annotated[Text, Query(alias="workflowId")] = None,
     execution_group_id: Annotated[Text, Query(alias="executionGroupId")] = None,
@@ -97,12 +95,9 @@ def executions_page(
     asset_id: Annotated[Text, Query(alias="assetId")] = None,
     direction: Text = None,
     status: Text = None,
-    starting_token: Token = None,
-) -> Response:
-    if page.session is None:
-        return render(page.request, "login_help.html", status_code=401, message="")
-    page.require_route(EXECUTIONS)
-    filters = _filters(
+) -> dict[str, str | None]:
+    """The list's filters as the page and its refreshed fragment both take them."""
+    return _filters(
         workflowDatabaseId=workflow_database_id,
         workflowId=workflow_id,
         executionGroupId=execution_group_id,
@@ -111,31 +106,22 @@ def executions_page(
         direction=direction,
         status=status,
     )
+
+
+Filters = Annotated[dict[str, str | None], Depends(_query_filters)]
+
+
+@router.get("/")
+def executions_page(page: Viewer, filters: Filters, starting_token: Token = None) -> Response:
+    if page.session is None:
+        return render(page.request, "login_help.html", status_code=401, message="")
+    page.require_route(EXECUTIONS)
     context = _listing(page, filters, starting_token)
     return render(page.request, "executions.html", **context)
 
 
 @router.get("/fragments/executions")
-def executions_table(
-    page: Viewer,
-    workflow_database_id: Annotated[Text, Query(alias="workflowDatabaseId")] = None,
-    workflow_id: Annotated[Text, Query(alias="workflowId")] = None,
-    execution_group_id: Annotated[Text, Query(alias="executionGroupId")] = None,
-    database_id: Annotated[Text, Query(alias="databaseId")] = None,
-    asset_id: Annotated[Text, Query(alias="assetId")] = None,
-    direction: Text = None,
-    status: Text = None,
-    starting_token: Token = None,
-) -> Response:
+def executions_table(page: Viewer, filters: Filters, starting_token: Token = None) -> Response:
     page.require_route(EXECUTIONS)
-    filters = _filters(
-        workflowDatabaseId=workflow_database_id,
-        workflowId=workflow_id,
-        executionGroupId=execution_group_id,
-        databaseId=database_id,
-        assetId=asset_id,
-        direction=direction,
-        status=status,
-    )
     context = _listing(page, filters, starting_token)
     return render(page.request, "_executions_table.html", **context)
