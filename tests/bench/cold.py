@@ -7,6 +7,7 @@ and `-X importtime` of both commands, so the heaviest imports can be named.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -231,6 +232,10 @@ def imports_only(modules: Sequence[str]) -> tuple[str, ...]:
     return (sys.executable, "-c", script)
 
 
+def _importable(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
 def measure(workdir: Path, runs: int, warmup: int, importtime_repeats: int) -> dict[str, Any]:
     home = workdir / "home"
     prepare_home(home)
@@ -254,10 +259,15 @@ def measure(workdir: Path, runs: int, warmup: int, importtime_repeats: int) -> d
     def seconds(name: str) -> float:
         return float(timings[name]["median_s"])
 
+    floor = seconds("python -c pass")
     return {
         "cold_list_s": seconds("wfx executions list"),
         "cold_run_s": seconds("wfx run"),
-        "python_startup_s": seconds("python -c pass"),
+        "python_startup_s": floor,
+        "cold_list_vs_python_ratio": round(seconds("wfx executions list") / floor, 2),
+        "cold_run_vs_python_ratio": round(seconds("wfx run") / floor, 2),
+        # the condition: measured in a venv that has the test extras (moto, werkzeug)
+        "cold_venv_has_test_extras": _importable("moto") and _importable("werkzeug"),
         "cold_detail": {
             "wfx": " ".join(wfx),
             "history_executions": HISTORY,

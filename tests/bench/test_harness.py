@@ -25,8 +25,15 @@ def test_a_quick_run_writes_every_required_key(tmp_path: Path) -> None:
     assert code == 0
     results = json.loads(output.read_text(encoding="utf-8"))
     measured = ("launch_per_s", "raw_launch_per_s", "runner_overhead_ms", "registration_new_ms")
+    ratios = ("launch_ratio", "runner_vs_raw_ratio", "list_vs_raw_decode_ratio", "list_flatness")
     appends = ("event_append_ms", "raw_event_append_ms")
-    for key in (*measured, "registration_redelivery_ms", "details_with_50_logs_ms", *appends):
+    for key in (
+        *measured,
+        *ratios,
+        "registration_redelivery_ms",
+        "details_with_50_logs_ms",
+        *appends,
+    ):
         assert results[key] > 0, key
     assert set(results["list_first_page_ms"]) == {"200", "400"}
     assert results["rows_per_launch"] == 12  # 1 main, 4 inputs, 1 configuration, 3 + 3 steps
@@ -46,11 +53,13 @@ def test_importtime_lines_become_costs_with_their_depth() -> None:
 
 
 def test_a_missed_target_says_no_and_a_met_one_says_yes() -> None:
-    rows = report.figures({"cold_list_s": 0.5, "cold_run_s": 0.4, "python_startup_s": 0.02})
+    cold_figures = {"cold_list_s": 0.5, "cold_run_s": 0.09, "python_startup_s": 0.02}
+    ratios = {"cold_list_vs_python_ratio": 25.0, "cold_run_vs_python_ratio": 4.5}
+    rows = report.figures(cold_figures | ratios)
 
     verdicts = {row.name: row.verdict for row in rows}
-    assert verdicts["cold `wfx executions list` (s)"] == "NO"
-    assert verdicts["cold `wfx run` trivial (s)"] == "yes"
+    assert verdicts["cold `wfx executions list` vs `python -c pass` (s)"] == "NO"
+    assert verdicts["cold `wfx run` trivial vs `python -c pass` (s)"] == "yes"
 
 
 def test_percentile_picks_the_nearest_rank() -> None:
