@@ -10,6 +10,7 @@ execution stores keep the bodies their item budgets move out of rows in `body_ob
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -29,6 +30,32 @@ from adapters.tables import TableNames
 # long an example took (hypothesis's 200 ms deadline and its too-slow check made CI flaky).
 settings.register_profile("wfx", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("wfx")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _one_moto_request_at_a_time()
+
+
+def _one_moto_request_at_a_time() -> None:
+    """In-process moto applies a request to its model with no lock: a runner's end of its run
+    (a transaction) and its keeper's lease renewal (an UpdateItem), sent from two threads at
+    once, interleaved their actions inside one item, and left it RUNNING with the end's stop
+    date and error. DynamoDB applies the writes to an item one after the other, so the tests'
+    moto does too: every request it answers holds one lock."""
+    from moto.core.botocore_stubber import BotocoreStubber
+
+    answer = BotocoreStubber.process_request
+    if getattr(answer, "wfx_serialized", False):
+        return
+    lock = threading.RLock()
+
+    def process_request(self: BotocoreStubber, request: Any) -> Any:
+        with lock:
+            return answer(self, request)
+
+    process_request.wfx_serialized = True  # type: ignore[attr-defined]
+    BotocoreStubber.process_request = process_request  # type: ignore[method-assign]
+
 
 AWS_REGION = "us-east-1"
 FAKE_AWS_ENVIRONMENT = {

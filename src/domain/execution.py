@@ -24,7 +24,10 @@ class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     def _evolve(self, **changes: Any) -> Self:
-        return self.model_validate(self.model_dump() | changes)  # model_copy() would not validate
+        # Validated again as a whole (model_copy() would not validate), from the fields as they
+        # are: nested records stay the valid instances they are, where model_dump() would turn
+        # them into dicts only to rebuild them, half the cost of every state change.
+        return self.model_validate(self.__dict__ | changes)
 
 
 class RunnerLease(_Record):

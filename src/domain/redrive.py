@@ -85,10 +85,12 @@ def with_derived_redrive_status(
     since its orchestrator's DescribeExecution is what says whether it can be redriven."""
     if execution.orchestrator != LOCAL_ORCHESTRATOR:
         return execution
-    derived = redrive_status(execution, now, history_event_count)
-    return execution.model_copy(
-        update={"redrive_status": derived.status, "redrive_status_reason": derived.reason}
-    )
+    # called for every row of a list page: the reason alone, no RedriveStatus built per row
+    reason = redrive_refusal(execution, now, history_event_count)
+    status = REDRIVABLE if reason is None else NOT_REDRIVABLE
+    if execution.redrive_status == status and execution.redrive_status_reason == reason:
+        return execution
+    return execution.model_copy(update={"redrive_status": status, "redrive_status_reason": reason})
 
 
 def local_history_event_count(steps: Iterable[PipelineExecution]) -> int:

@@ -53,6 +53,7 @@ STORE_FAILED = "local runner: the store failed: "
 FAST_BACKOFF = 0.01
 # A run its runner could not even record FAILED is ended by a read once its lease has run out.
 LEASE_SECONDS = 2.0
+END_WAIT_SECONDS = 20.0  # the most a read may take to find a run's runner gone and end the run
 OUTAGE_SECONDS = 5.0
 # What a runner may print while the store is away: its reports' backoff and its keeper's retry.
 RETRY_LINE = re.compile(
@@ -347,7 +348,8 @@ def end_every_run(
     read = container.get_execution()
     for execution_id in execution_ids:
         query = GetExecutionQuery(workflow_execution_id=execution_id)
-        deadline = time.monotonic() + LEASE_SECONDS + 2
+        # a read that ends a run makes a dozen store calls: on a loaded machine, seconds
+        deadline = time.monotonic() + LEASE_SECONDS + END_WAIT_SECONDS
         while not read.execute(query).is_terminal and time.monotonic() < deadline:
             time.sleep(0.1)
         details = real.get_details(execution_id)
