@@ -218,7 +218,10 @@ class SqliteExecutionStore:
             inserted = connection.execute(sql.insert_execution_if_new, (*main_row, execution_id))
             if inserted.rowcount == 0:
                 raise ExecutionAlreadyExistsError(execution_id)  # leaving write() rolls back
-            self._unit_of_work.append_in(connection, execution_id, launch_events(records.execution))
+            # a run inserted just now has no events: its first is number 1, with no read for it
+            # (a leftover numbered row would fail the insert, and the launch with it)
+            events = launch_events(records.execution)
+            self._unit_of_work.append_in(connection, execution_id, events, last=0)
             for table, items in supporting:
                 if items:
                     # A put, as in the DynamoDB transaction: the row set is the launch's own.
@@ -456,6 +459,8 @@ class SqliteExecutionStore:
             (sql.logs, [build_step_log_record(row) for row in outputs.logs]),
         )
         artifacts = [build_artifact_record(row) for row in outputs.artifacts]
+        if not artifacts and not any(items for _, items in tables):
+            return  # nothing to write: no write lock taken, no empty commit (a run's end asks)
         if artifacts:
             self._ensure_attempts_table()
         self._bodies.put(item for _, items in tables for item in items)
