@@ -698,9 +698,10 @@ class RunReporter(Protocol):
 
     def take_lease(
         self, workflow_execution_id: str, owner: str, known: WorkflowExecution | None = None
-    ) -> bool:
-        """Claim the run for this runner: False when another runner holds a live lease or the
-        run has ended. `known`: the main row as the runner was handed it, to save a read."""
+    ) -> WorkflowExecution | None:
+        """Claim the run for this runner: the main row as the claim left it, or None when
+        another runner holds a live lease or the run has ended. `known`: the main row as the
+        runner was handed it, to save a read."""
         ...
 
     def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:

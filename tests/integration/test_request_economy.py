@@ -67,9 +67,10 @@ BUDGETS = (
         4,
         "read the newest version (a Query) and its step definitions (a BatchGetItem); one "
         "transaction writes the run's rows; one starts the first step with its attempt and "
-        "event. Today the runner reads the run back whole before its first step, and the "
-        "step definitions twice",
-        20,
+        "event. Today also the runner's lease (a conditional UpdateItem, whose answer is the "
+        "row the runner runs from; the launch hands it the version and the steps) and a "
+        "GetItem after the start's transaction",
+        6,
     ),
     Budget(
         "the first step's finish and the second's start",
@@ -97,7 +98,7 @@ BUDGETS = (
         10,
         "the launch (4), two finish-and-start pairs (2 + 2), the last finish and the "
         "completion (2)",
-        53,
+        39,
     ),
     Budget("get a run", 1, "a Query on the main table's partition key", 1),
     Budget(
@@ -136,7 +137,7 @@ BUDGETS = (
         8,
         "the main row and the steps (2 Queries); one transaction reopens the run; the "
         "version and its step definitions (2); the re-run's start, finish and completion (3)",
-        37,
+        32,
     ),
     Budget(
         "delete a finished 3-step run",

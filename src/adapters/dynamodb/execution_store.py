@@ -277,6 +277,14 @@ class DynamoDbExecutionStore:
             self._launch_in_one_transaction(execution_id, main_table, main, event, supporting)
         else:
             self._launch_main_row_last(execution_id, main_table, main, event, supporting)
+        # The launch knows the main row's key and its event counter: the first step's start
+        # need not look either up.
+        key = {
+            "workflowExecutionId": execution_id,
+            "workflowDatabaseId:workflowId": records.execution.workflow_key,
+        }
+        self._keep_main_key(execution_id, key)
+        self._unit_of_work.launched(key, last_sequence_number=1)
 
     def _event_put(self, event: Item) -> dict[str, Any]:
         table_name, spec = self._table(ResourceKeys.EXECUTION_EVENTS)
@@ -507,10 +515,13 @@ class DynamoDbExecutionStore:
                 "workflowExecutionId": workflow_execution_id,
                 "workflowDatabaseId:workflowId": rows[0]["workflowDatabaseId:workflowId"],
             }
-            if len(self._main_keys) >= _MAIN_KEY_CACHE:
-                self._main_keys.pop(next(iter(self._main_keys)))
-            self._main_keys[workflow_execution_id] = key
+            self._keep_main_key(workflow_execution_id, key)
         return key
+
+    def _keep_main_key(self, workflow_execution_id: str, key: dict[str, str]) -> None:
+        if len(self._main_keys) >= _MAIN_KEY_CACHE:
+            self._main_keys.pop(next(iter(self._main_keys)))
+        self._main_keys[workflow_execution_id] = key
 
     # -- steps --------------------------------------------------------------------------------
 
