@@ -68,37 +68,37 @@ BUDGETS = (
         "read the newest version (a Query) and its step definitions (a BatchGetItem); one "
         "transaction writes the run's rows; one starts the first step with its attempt and "
         "event. Today also the runner's lease (a conditional UpdateItem, whose answer is the "
-        "row the runner runs from; the launch hands it the version and the steps) and a "
-        "GetItem after the start's transaction",
-        6,
+        "row the runner runs from; the launch hands it the version and the steps)",
+        5,
     ),
     Budget(
         "the first step's finish and the second's start",
         2,
-        "one transaction ends the step (attempt, event), one starts the next. Today: a "
-        "GetItem after each transaction, the attempts queried, the cost entry in its own "
-        "transaction, and the run read back whole once more",
-        14,
+        "one transaction ends the step (attempt, event), one starts the next. Today: the "
+        "attempts queried, the cost entry in its own transaction, and the run's cost context "
+        "read (its main row twice, inputs, configuration, steps, each step's input metadata)",
+        12,
     ),
     Budget(
         "the second step's finish and the third's start",
         2,
-        "as for the first pair; today the run is not read back here",
-        6,
+        "as for the first pair; today the attempts queried and the cost entry in its own "
+        "transaction",
+        4,
     ),
     Budget(
         "the last step's finish and the run's completion",
         2,
         "one transaction ends the step, one completes the run with its event. Today the "
         "attempts are queried four times and the main row and steps read again",
-        13,
+        12,
     ),
     Budget(
         "a whole 3-step run",
         10,
         "the launch (4), two finish-and-start pairs (2 + 2), the last finish and the "
         "completion (2)",
-        39,
+        33,
     ),
     Budget("get a run", 1, "a Query on the main table's partition key", 1),
     Budget(
@@ -122,7 +122,7 @@ BUDGETS = (
         "register a log onto a running step",
         2,
         "read the step's row; one conditional write adds the entry with its event",
-        3,
+        2,
     ),
     Budget(
         "abort a running run, to ABORTED",
@@ -130,14 +130,14 @@ BUDGETS = (
         "find the main row (a Query on its id); one conditional write records the request "
         "with its event; the steps (a Query); one transaction ends the running step and its "
         "attempt; one ends the run with its event",
-        19,
+        18,
     ),
     Budget(
         "redrive a failed 1-step run, through its re-run",
         8,
         "the main row and the steps (2 Queries); one transaction reopens the run; the "
         "version and its step definitions (2); the re-run's start, finish and completion (3)",
-        32,
+        30,
     ),
     Budget(
         "delete a finished 3-step run",

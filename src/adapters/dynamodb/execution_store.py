@@ -18,6 +18,7 @@ from adapters.dynamodb.codec import (
     key_of,
     to_wire,
 )
+from adapters.dynamodb.known_steps import KnownSteps, after_write, version_guard
 from adapters.dynamodb.requests import (
     batch_delete,
     batch_get,
@@ -158,6 +159,17 @@ _STEPS_INDEX = "PipelineExecByWorkflowExecGSI"
 _MAIN_ROW_CONDITION = "attribute_not_exists(#id)"
 _RUNNING = frozenset({StepStatus.RUNNING})
 _MAIN_KEY_CACHE = 1024
+# A move made from a known step row that another writer had changed is made again from the row
+# its refusal returned; a row changing under every try is left to the caller to read.
+_STALE_ROW_TRIES = 3
+
+
+class _StaleRowError(Exception):
+    """The move's known step row was not the stored one; the stored one is known now."""
+
+
+class _RefusedMoveError(Exception):
+    """The step's stored status is not one the move expects: nothing was written."""
 
 
 def _add_run_guard(request: dict[str, Any], change: RunChange) -> None:
@@ -223,6 +235,7 @@ class DynamoDbExecutionStore:
         self._whole = self._bodies.restore
         self._query_page_size = query_page_size
         self._main_keys: dict[str, dict[str, str]] = {}
+        self._known_steps = KnownSteps()
         # every transition's write goes through it, with the transition's events
         self._unit_of_work = DynamoDbUnitOfWork(client, tables, self._bodies)
 
@@ -285,6 +298,11 @@ class DynamoDbExecutionStore:
         }
         self._keep_main_key(execution_id, key)
         self._unit_of_work.launched(key, last_sequence_number=1)
+        self._known_steps.keep_all(
+            item
+            for _, spec, item in supporting
+            if spec is TABLE_SPECS[ResourceKeys.PIPELINE_EXECUTIONS]
+        )
 
     def _event_put(self, event: Item) -> dict[str, Any]:
         table_name, spec = self._table(ResourceKeys.EXECUTION_EVENTS)
@@ -534,6 +552,7 @@ class DynamoDbExecutionStore:
         )
         if not rows:
             raise PipelineExecutionNotFoundError(pipeline_execution_id)
+        self._known_steps.keep(rows[0])
         return parse_pipeline_execution_record(self._whole(rows[0]))
 
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
@@ -563,14 +582,26 @@ class DynamoDbExecutionStore:
             "pipelineExecutionId": step.pipeline_execution_id,
             "workflowExecutionId": step.workflow_execution_id,
         }
-        return self._update_if_status(
-            ResourceKeys.PIPELINE_EXECUTIONS,
-            key,
-            values,
-            removed,
-            ("status", expected),
-            PipelineExecutionNotFoundError(step.pipeline_execution_id),
+        not_found = PipelineExecutionNotFoundError(step.pipeline_execution_id)
+        if not (expected and all(key.values())):
+            return self._update_if_status(
+                ResourceKeys.PIPELINE_EXECUTIONS,
+                key,
+                values,
+                removed,
+                ("status", expected),
+                not_found,
+            )
+        request = self._guarded_update(
+            ResourceKeys.PIPELINE_EXECUTIONS, key, values, removed, ("status", expected)
         )
+        version_guard(request, None)  # every write of a step row moves its version on
+        stored = self._update_or_none(request, not_found)
+        if stored is None:
+            self._known_steps.forget(step.pipeline_execution_id)
+            return False
+        self._known_steps.keep(stored)
+        return True
 
     def move_step(self, move: StepMove) -> PipelineExecution | None:
         execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
@@ -581,21 +612,48 @@ class DynamoDbExecutionStore:
         key = {"pipelineExecutionId": step_id, "workflowExecutionId": execution_id}
         moved = step_move_attributes(move)
         self._bodies.put([moved])
-        step_update = self._guarded_update(
-            ResourceKeys.PIPELINE_EXECUTIONS,
-            key,
-            moved,
-            step_move_removals(moved),
-            ("status", move.expected),
-        )
-        actions: list[Action] = []
+        removals = step_move_removals(moved)
         main_key = self._main_key(execution_id)
         if main_key is None:
             raise not_found
+        for _ in range(_STALE_ROW_TRIES):
+            known = self._known_steps.get(step_id)
+            step_update = self._guarded_update(
+                ResourceKeys.PIPELINE_EXECUTIONS, key, moved, removals, ("status", move.expected)
+            )
+            changes_row = bool(step_update["UpdateExpression"])
+            version_guard(step_update, known)
+            try:
+                self._move_in_one_transaction(move, main_key, step_update, not_found)
+            except _StaleRowError:
+                continue  # the row as stored now is known: the move is made from it
+            except _RefusedMoveError:
+                return None
+            if known is None:  # nothing known to build on (another process wrote the row)
+                stored = get_item(self._client, table_name, key)
+                if stored is None:  # deleted since: the run is gone
+                    raise not_found
+            else:
+                stored = after_write(known, moved, removals, changes_row)
+            self._known_steps.keep(stored)
+            return parse_pipeline_execution_record(self._whole(stored))
+        return None  # the row changed under every try: the caller reads it and decides again
+
+    def _move_in_one_transaction(
+        self,
+        move: StepMove,
+        main_key: dict[str, str],
+        step_update: dict[str, Any],
+        not_found: PipelineExecutionNotFoundError,
+    ) -> None:
+        """The move's actions with its events. _StaleRowError when only the known row was out
+        of date (the stored one is known now); None-worthy refusals are _RefusedMoveError."""
+        execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
+        actions: list[Action] = []
         if move.while_open:
             refused = RunNotOpenError(f"execution {execution_id}: not open, or aborting")
             actions.append(("ConditionCheck", refused, self._run_open_check(main_key)))
-        if step_update["UpdateExpression"]:
+        if step_update.get("UpdateExpression"):
             actions.append(("Update", None, step_update))
         else:  # the step stays as it is: its status must still be one expected
             del step_update["UpdateExpression"]
@@ -628,17 +686,18 @@ class DynamoDbExecutionStore:
             )
         except TransactionRefusedError as refused_by:
             if refused_by.position == step_position:
-                if not refused_by.reason.get("Item"):
+                old = refused_by.reason.get("Item")
+                if not old:
                     raise not_found from refused_by
-                return None
+                stored = from_wire(old)
+                self._known_steps.keep(stored)
+                if stored.get("status") in {status.value for status in move.expected}:
+                    raise _StaleRowError(step_id) from refused_by
+                raise _RefusedMoveError(step_id) from refused_by
             error = actions[refused_by.position][1]
             if error is None:
                 raise
             raise error from refused_by
-        stored = get_item(self._client, table_name, key)
-        if stored is None:  # deleted since: the run is gone
-            raise not_found
-        return parse_pipeline_execution_record(self._whole(stored))
 
     def _update_or_none(self, request: dict[str, Any], not_found: NotFoundError) -> Item | None:
         """One conditional UpdateItem: the item as stored afterwards (ALL_NEW), or None when its
@@ -751,7 +810,7 @@ class DynamoDbExecutionStore:
                 "ExpressionAttributeValues": to_wire(values),
             }
             if while_open:  # a registration: a transition, written with its event
-                stored = self._register_with_event(step, request, wanted)
+                stored = self._register_with_event(step, request, item, written, wanted)
                 if stored is None:
                     continue  # another writer got there first: compute again from what it stored
                 return stored
@@ -761,11 +820,18 @@ class DynamoDbExecutionStore:
                 if _error_code(exc) != "ConditionalCheckFailedException":
                     raise
                 continue  # another writer got there first: compute again from what it stored
-            return parse_pipeline_execution_record(self._whole(from_wire(response["Attributes"])))
+            updated = from_wire(response["Attributes"])
+            self._known_steps.keep(updated)
+            return parse_pipeline_execution_record(self._whole(updated))
         raise RegistrationContentionError(pipeline_execution_id)
 
     def _register_with_event(
-        self, step: PipelineExecution, request: dict[str, Any], wanted: Mapping[str, Any]
+        self,
+        step: PipelineExecution,
+        request: dict[str, Any],
+        read: Item,
+        written: Mapping[str, Any],
+        wanted: Mapping[str, Any],
     ) -> PipelineExecution | None:
         """The registration's update and its event in one transaction; None when the update's
         condition failed (another registration moved the version, or the step ended)."""
@@ -788,11 +854,10 @@ class DynamoDbExecutionStore:
             )
         except TransactionRefusedError:
             return None
-        table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
-        item = get_item(self._client, table_name, dict(from_wire(request["Key"])))
-        if item is None:
-            raise not_found
-        return parse_pipeline_execution_record(self._whole(item))
+        # held on the version read: the row is the one read, with what was written
+        stored = after_write(read, written, (), moved_on=True)
+        self._known_steps.keep(stored)
+        return parse_pipeline_execution_record(self._whole(stored))
 
     def _update_if_status(
         self,
