@@ -74,16 +74,14 @@ BUDGETS = (
     Budget(
         "the first step's finish and the second's start",
         2,
-        "one transaction ends the step (attempt, event), one starts the next. Today: the "
-        "attempts queried, the cost entry in its own transaction, and the run's cost context "
-        "read (its main row twice, inputs, configuration, steps, each step's input metadata)",
-        12,
+        "one transaction ends the step (attempt, event), one starts the next. Today also the "
+        "step's attempts queried for the duration entry, which has its own transaction",
+        4,
     ),
     Budget(
         "the second step's finish and the third's start",
         2,
-        "as for the first pair; today the attempts queried and the cost entry in its own "
-        "transaction",
+        "as for the first pair",
         4,
     ),
     Budget(
@@ -98,7 +96,7 @@ BUDGETS = (
         10,
         "the launch (4), two finish-and-start pairs (2 + 2), the last finish and the "
         "completion (2)",
-        33,
+        25,
     ),
     Budget("get a run", 1, "a Query on the main table's partition key", 1),
     Budget(
@@ -130,7 +128,7 @@ BUDGETS = (
         "find the main row (a Query on its id); one conditional write records the request "
         "with its event; the steps (a Query); one transaction ends the running step and its "
         "attempt; one ends the run with its event",
-        18,
+        12,
     ),
     Budget(
         "redrive a failed 1-step run, through its re-run",

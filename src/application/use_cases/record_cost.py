@@ -16,6 +16,7 @@ from application.cost_entries import (
     attempt_seconds,
     build_entry,
     charged_attempt,
+    launch_cost_context,
     run_cost_context,
 )
 from application.ports import Clock, CostLedger, CostScope, ExecutionStore, IdGenerator
@@ -30,6 +31,7 @@ from domain.costs import (
     CostSource,
     RateCard,
 )
+from domain.execution import LaunchRecords
 
 
 class ReportedUsage(BaseModel):
@@ -187,6 +189,16 @@ class RecordAttemptDurations:
         self._ledger.append(entries)
         return entries
 
+    def launched(self, records: LaunchRecords) -> None:
+        """A run this process has just launched: its context is known without a read."""
+        self._keep(launch_cost_context(records))
+
+    def _keep(self, context: RunCostContext) -> None:
+        with self._contexts_lock:
+            self._contexts[context.workflow_execution_id] = context
+            while len(self._contexts) > self._KEPT_CONTEXTS:
+                self._contexts.popitem(last=False)  # the oldest run first
+
     def _context(self, run_id: str) -> RunCostContext:
         with self._contexts_lock:
             context = self._contexts.get(run_id)
@@ -196,8 +208,5 @@ class RecordAttemptDurations:
         # read outside the lock: a store read must not hold up every other run's steps; two
         # threads reading the same run's context at once get equal values, either may be kept
         context = run_cost_context(self._store, run_id)
-        with self._contexts_lock:
-            self._contexts[run_id] = context
-            while len(self._contexts) > self._KEPT_CONTEXTS:
-                self._contexts.popitem(last=False)  # the oldest run first
+        self._keep(context)
         return context
