@@ -89,14 +89,14 @@ BUDGETS = (
         2,
         "one transaction ends the step, one completes the run with its event. Today the "
         "attempts are queried four times and the main row and steps read again",
-        12,
+        11,
     ),
     Budget(
         "a whole 3-step run",
         10,
         "the launch (4), two finish-and-start pairs (2 + 2), the last finish and the "
         "completion (2)",
-        25,
+        24,
     ),
     Budget("get a run", 1, "a Query on the main table's partition key", 1),
     Budget(
@@ -128,14 +128,14 @@ BUDGETS = (
         "find the main row (a Query on its id); one conditional write records the request "
         "with its event; the steps (a Query); one transaction ends the running step and its "
         "attempt; one ends the run with its event",
-        12,
+        10,
     ),
     Budget(
         "redrive a failed 1-step run, through its re-run",
         8,
         "the main row and the steps (2 Queries); one transaction reopens the run; the "
         "version and its step definitions (2); the re-run's start, finish and completion (3)",
-        30,
+        28,
     ),
     Budget(
         "delete a finished 3-step run",

@@ -116,7 +116,13 @@ from domain.errors import (
     NotFoundError,
     PipelineExecutionNotFoundError,
 )
-from domain.events import change_events, launch_events, move_events, registration_events
+from domain.events import (
+    ExecutionEvent,
+    change_events,
+    launch_events,
+    move_events,
+    registration_events,
+)
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
@@ -236,6 +242,9 @@ class DynamoDbExecutionStore:
         self._query_page_size = query_page_size
         self._main_keys: dict[str, dict[str, str]] = {}
         self._known_steps = KnownSteps()
+        # main rows as last read or written, with their event counter: a transition decided on
+        # one answers with it and what it wrote (update_execution)
+        self._known_main: dict[str, Item] = {}
         # every transition's write goes through it, with the transition's events
         self._unit_of_work = DynamoDbUnitOfWork(client, tables, self._bodies)
 
@@ -297,6 +306,7 @@ class DynamoDbExecutionStore:
             "workflowDatabaseId:workflowId": records.execution.workflow_key,
         }
         self._keep_main_key(execution_id, key)
+        self._keep_main_row(main)
         self._unit_of_work.launched(key, last_sequence_number=1)
         self._known_steps.keep_all(
             item
@@ -368,6 +378,7 @@ class DynamoDbExecutionStore:
         rows = self._main_rows(workflow_execution_id)
         if not rows:
             raise ExecutionNotFoundError(workflow_execution_id)
+        self._keep_main_row(rows[0])
         return parse_execution_record(self._whole(rows[0]))
 
     def get_executions(self, refs: Sequence[ExecutionRef]) -> list[WorkflowExecution]:
@@ -392,6 +403,12 @@ class DynamoDbExecutionStore:
         go with it (a run parked at an approval gate)."""
         execution = change.after
         values, removed = execution_changed_attributes(change.before, execution)
+        return self._execution_update(change, values, removed)
+
+    def _execution_update(
+        self, change: RunChange, values: Item, removed: Sequence[str]
+    ) -> tuple[dict[str, str], dict[str, Any]]:
+        execution = change.after
         self._bodies.put([values])
         key = {
             "workflowExecutionId": execution.workflow_execution_id,
@@ -409,28 +426,66 @@ class DynamoDbExecutionStore:
 
     def update_execution(self, change: RunChange) -> WorkflowExecution | None:
         execution = change.after
-        key, request = self.execution_update(change)
-        not_found = ExecutionNotFoundError(execution.workflow_execution_id)
+        execution_id = execution.workflow_execution_id
+        values, removed = execution_changed_attributes(change.before, execution)
+        key, request = self._execution_update(change, values, removed)
+        not_found = ExecutionNotFoundError(execution_id)
         events = change_events(change)
         if not events:  # a lease, a sync stamp: no transition, no event, one plain update
             stored = self._update_or_none(request, not_found)
-            return None if stored is None else parse_execution_record(self._whole(stored))
+            if stored is None:
+                return None
+            self._keep_main_row(stored)
+            return parse_execution_record(self._whole(stored))
+        known = self._known_main.get(execution_id)
         try:
-            self._unit_of_work.transact(
-                execution.workflow_execution_id,
-                key,
-                [("Update", None, request)],
-                0,
-                events,
-                not_found,
+            numbered = self._unit_of_work.transact(
+                execution_id, key, [("Update", None, request)], 0, events, not_found
             )
         except TransactionRefusedError:
             return None  # the guard did not hold: nothing written, its events neither
-        table_name, _ = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
-        item = get_item(self._client, table_name, key)
-        if item is None:  # deleted since
-            raise not_found
-        return parse_execution_record(self._whole(item))
+        if known is not None and self._is_before(known, change, numbered[0].sequence_number):
+            # the row the caller decided on, with what was written: no read back
+            stored = {**known, **from_wire(to_wire(values))}
+            for name in removed:
+                stored.pop(name, None)
+            stored[LAST_SEQUENCE_NUMBER] = numbered[-1].sequence_number
+        else:
+            table_name, _ = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
+            read = get_item(self._client, table_name, key)
+            if read is None:  # deleted since
+                raise not_found
+            stored = read
+        self._keep_main_row(stored)
+        return parse_execution_record(self._whole(stored))
+
+    def _is_before(self, known: Item, change: RunChange, first_number: int) -> bool:
+        """Whether the known row is the one the change was decided on and still the stored one
+        when it was written. Every transition moves the event counter on, and the write held on
+        the counter being `first_number - 1`: a known row with that counter has seen every
+        transition. Only writes without an event (a lease renewed, a sync stamp) by another
+        process can have changed it since, and those fields then show as the caller read them."""
+        if int(known.get(LAST_SEQUENCE_NUMBER, 0)) != first_number - 1:
+            return False
+        return bool(parse_execution_record(self._whole(known)) == change.before)
+
+    def _counter_moved(
+        self, workflow_execution_id: str, numbered: Sequence[ExecutionEvent]
+    ) -> None:
+        """A write that changed the main row only by its event counter (a step's move): the
+        known row, if it had seen every event before these, has seen these too."""
+        known = self._known_main.get(workflow_execution_id)
+        if not (known and numbered):
+            return
+        if int(known.get(LAST_SEQUENCE_NUMBER, 0)) == numbered[0].sequence_number - 1:
+            known[LAST_SEQUENCE_NUMBER] = numbered[-1].sequence_number
+
+    def _keep_main_row(self, item: Item) -> None:
+        execution_id = str(item["workflowExecutionId"])
+        self._known_main.pop(execution_id, None)
+        while len(self._known_main) >= _MAIN_KEY_CACHE:
+            self._known_main.pop(next(iter(self._known_main)))
+        self._known_main[execution_id] = from_wire(to_wire(item))
 
     def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
         execution = self.get_execution(workflow_execution_id)
@@ -624,7 +679,7 @@ class DynamoDbExecutionStore:
             changes_row = bool(step_update["UpdateExpression"])
             version_guard(step_update, known)
             try:
-                self._move_in_one_transaction(move, main_key, step_update, not_found)
+                numbered = self._move_in_one_transaction(move, main_key, step_update, not_found)
             except _StaleRowError:
                 continue  # the row as stored now is known: the move is made from it
             except _RefusedMoveError:
@@ -636,6 +691,7 @@ class DynamoDbExecutionStore:
             else:
                 stored = after_write(known, moved, removals, changes_row)
             self._known_steps.keep(stored)
+            self._counter_moved(execution_id, numbered)
             return parse_pipeline_execution_record(self._whole(stored))
         return None  # the row changed under every try: the caller reads it and decides again
 
@@ -645,9 +701,10 @@ class DynamoDbExecutionStore:
         main_key: dict[str, str],
         step_update: dict[str, Any],
         not_found: PipelineExecutionNotFoundError,
-    ) -> None:
-        """The move's actions with its events. _StaleRowError when only the known row was out
-        of date (the stored one is known now); None-worthy refusals are _RefusedMoveError."""
+    ) -> tuple[ExecutionEvent, ...]:
+        """The move's actions with its events, which it returns numbered. _StaleRowError when
+        only the known step row was out of date (the stored one is known now);
+        _RefusedMoveError when the step's status is not one expected."""
         execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
         actions: list[Action] = []
         if move.while_open:
@@ -676,7 +733,7 @@ class DynamoDbExecutionStore:
             actions.append(("Update", closed, close))
         step_position = 1 if move.while_open else 0
         try:
-            self._unit_of_work.transact(
+            return self._unit_of_work.transact(
                 execution_id,
                 main_key,
                 actions,
@@ -849,11 +906,12 @@ class DynamoDbExecutionStore:
             len(wanted.get("registeredLogs") or ()),
         )
         try:
-            self._unit_of_work.transact(
+            numbered = self._unit_of_work.transact(
                 execution_id, main_key, [("Update", None, request)], None, events, not_found
             )
         except TransactionRefusedError:
             return None
+        self._counter_moved(execution_id, numbered)
         # held on the version read: the row is the one read, with what was written
         stored = after_write(read, written, (), moved_on=True)
         self._known_steps.keep(stored)
