@@ -105,7 +105,7 @@ BUDGETS = (
         "the main row, the run's inputs and its steps (3 Queries); one BatchGetItem for the "
         "run's and each step's configuration; seven per-step tables queried for each step "
         "(input metadata, logs, output files, output metadata, results, artifacts, attempts)",
-        28,
+        25,
     ),
     Budget("list the newest runs", 1, "one Query on the date index", 1),
     Budget("list a workflow's runs", 1, "one Query on the workflow index", 1),

@@ -22,6 +22,7 @@ from adapters.dynamodb.known_steps import KnownSteps, after_write, version_guard
 from adapters.dynamodb.requests import (
     batch_delete,
     batch_get,
+    batch_get_tables,
     batch_put,
     get_item,
     query_first,
@@ -1156,28 +1157,52 @@ class DynamoDbExecutionStore:
         self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
     ) -> ExecutionDetails:
         execution = self.get_execution(workflow_execution_id)
-        configuration = self.get_configuration(workflow_execution_id)
         inputs = self._rows(RowCollection.INPUTS, workflow_execution_id, row_limit)
+        steps = self.list_steps(workflow_execution_id)
+        # the run's configuration and each step's, in one BatchGetItem
+        run_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
+        step_table, _ = self._table(ResourceKeys.PIPELINE_INPUT_CONFIGURATION)
+        found = batch_get_tables(
+            self._client,
+            {
+                run_table: [
+                    {
+                        "workflowExecutionId": workflow_execution_id,
+                        "recordType": CONFIGURATION_RECORD_TYPE,
+                    }
+                ],
+                step_table: [
+                    {
+                        "pipelineExecutionId": step.pipeline_execution_id,
+                        "recordType": CONFIGURATION_RECORD_TYPE,
+                    }
+                    for step in steps
+                ],
+            },
+        )
+        configurations = {item["pipelineExecutionId"]: item for item in found[step_table]}
         return ExecutionDetails(
             execution=execution,
-            configuration=configuration,
+            configuration=parse_execution_configuration_record(self._whole(found[run_table][0]))
+            if found[run_table]
+            else None,
             inputs=tuple(parse_execution_input_record(row) for row in inputs),
             steps=tuple(
-                self._step_details(step, include_outputs, row_limit)
-                for step in self.list_steps(workflow_execution_id)
+                self._step_details(
+                    step, configurations.get(step.pipeline_execution_id), include_outputs, row_limit
+                )
+                for step in steps
             ),
         )
 
     def _step_details(
-        self, step: PipelineExecution, include_outputs: bool, row_limit: int | None
+        self,
+        step: PipelineExecution,
+        configuration: Item | None,
+        include_outputs: bool,
+        row_limit: int | None,
     ) -> StepDetails:
         step_id = step.pipeline_execution_id
-        configuration_table, _ = self._table(ResourceKeys.PIPELINE_INPUT_CONFIGURATION)
-        configuration = get_item(
-            self._client,
-            configuration_table,
-            {"pipelineExecutionId": step_id, "recordType": CONFIGURATION_RECORD_TYPE},
-        )
 
         def rows(collection: RowCollection) -> list[Item]:
             return [self._whole(row) for row in self._rows(collection, step_id, row_limit)]
