@@ -135,7 +135,7 @@ BUDGETS = (
         8,
         "the main row and the steps (2 Queries); one transaction reopens the run; the "
         "version and its step definitions (2); the re-run's start, finish and completion (3)",
-        28,
+        25,
     ),
     Budget(
         "delete a finished 3-step run",

@@ -368,7 +368,7 @@ class LocalRunner:
         # fencing: nothing of an earlier run of it may still be at work
         stop_step_groups(self._folder(execution_id), self._grace)
         redriven_at = datetime.now(UTC)
-        self.start(execution_id)
+        self.start(execution_id, known=execution)  # the row as the redrive just wrote it
         return redriven_at
 
     def history_page(
