@@ -87,8 +87,10 @@ BUDGETS = (
     Budget(
         "the last step's finish and the run's completion",
         2,
-        "one transaction ends the step, one completes the run with its event. Today the "
-        "attempts are queried four times and the main row and steps read again",
+        "one transaction ends the step, one completes the run with its event. Today also "
+        "the duration entry (the step's attempts queried, its own transaction), the run read "
+        "again to decide its end (main row, steps, each step's attempts), the steps' summary "
+        "logs (a BatchWriteItem) and the ended row read for the launch's answer",
         11,
     ),
     Budget(
@@ -127,14 +129,21 @@ BUDGETS = (
         5,
         "find the main row (a Query on its id); one conditional write records the request "
         "with its event; the steps (a Query); one transaction ends the running step and its "
-        "attempt; one ends the run with its event",
+        "attempt; one ends the run with its event. Today also the run read again after the "
+        "stop to decide on what the runner left (main row, steps, the step's attempts), and "
+        "the duration entry (the attempts queried, its own transaction)",
         10,
     ),
     Budget(
         "redrive a failed 1-step run, through its re-run",
         8,
         "the main row and the steps (2 Queries); one transaction reopens the run; the "
-        "version and its step definitions (2); the re-run's start, finish and completion (3)",
+        "version and its step definitions (2); the re-run's start, finish and completion (3). "
+        "Today also the history counted from the steps, the main row read twice, the step's "
+        "reset in its own write, the runner's lease and steps, a first start that guesses "
+        "attempt 1 and reads the run to open the next, the duration entry (2), the "
+        "completion's read of the run and its summaries, and the RUNNING write turned down "
+        "after the inline re-run ended (so the row is read)",
         25,
     ),
     Budget(
