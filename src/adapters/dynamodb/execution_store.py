@@ -18,7 +18,7 @@ from adapters.dynamodb.codec import (
     key_of,
     to_wire,
 )
-from adapters.dynamodb.known_steps import KnownSteps, after_write, version_guard
+from adapters.dynamodb.known_rows import KnownRows, after_write, version_guard
 from adapters.dynamodb.requests import (
     batch_delete,
     batch_get,
@@ -242,10 +242,10 @@ class DynamoDbExecutionStore:
         self._whole = self._bodies.restore
         self._query_page_size = query_page_size
         self._main_keys: dict[str, dict[str, str]] = {}
-        self._known_steps = KnownSteps()
+        self._known_steps = KnownRows("pipelineExecutionId")
         # main rows as last read or written, with their event counter: a transition decided on
         # one answers with it and what it wrote (update_execution)
-        self._known_main: dict[str, Item] = {}
+        self._known_main = KnownRows("workflowExecutionId", kept=_MAIN_KEY_CACHE)
         # every transition's write goes through it, with the transition's events
         self._unit_of_work = DynamoDbUnitOfWork(client, tables, self._bodies)
 
@@ -475,18 +475,16 @@ class DynamoDbExecutionStore:
     ) -> None:
         """A write that changed the main row only by its event counter (a step's move): the
         known row, if it had seen every event before these, has seen these too."""
-        known = self._known_main.get(workflow_execution_id)
-        if not (known and numbered):
-            return
-        if int(known.get(LAST_SEQUENCE_NUMBER, 0)) == numbered[0].sequence_number - 1:
-            known[LAST_SEQUENCE_NUMBER] = numbered[-1].sequence_number
+        if numbered:
+            self._known_main.set_if(
+                workflow_execution_id,
+                LAST_SEQUENCE_NUMBER,
+                numbered[0].sequence_number - 1,
+                numbered[-1].sequence_number,
+            )
 
     def _keep_main_row(self, item: Item) -> None:
-        execution_id = str(item["workflowExecutionId"])
-        self._known_main.pop(execution_id, None)
-        while len(self._known_main) >= _MAIN_KEY_CACHE:
-            self._known_main.pop(next(iter(self._known_main)))
-        self._known_main[execution_id] = from_wire(to_wire(item))
+        self._known_main.keep(item)
 
     def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
         execution = self.get_execution(workflow_execution_id)

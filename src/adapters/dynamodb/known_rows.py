@@ -1,15 +1,17 @@
-"""The step rows this process last saw as stored, so that a conditional write can answer with the
-row it leaves without reading it back.
+"""Rows this process last saw as stored, so that a conditional write can answer with the row it
+leaves without reading it back.
 
-Every write of a step row moves its `registrationVersion` on (registrations and stop records
-always did; moves and redrive resets do too). A write made from a known row holds only while the
-stored version and status are still the known ones, so on success the stored row is the known
-row with the written attributes: nothing else can have changed it. When that condition fails,
-the row as stored now comes back with the refusal (ALL_OLD), and is known from then on.
+Step rows: every write of one moves its `registrationVersion` on (registrations and stop records
+always did; moves and redrive resets do too). A write made from a known step row holds only
+while the stored version and status are still the known ones, so on success the stored row is
+the known row with the written attributes: nothing else can have changed it. When that
+condition fails, the row as stored now comes back with the refusal (ALL_OLD), and is known from
+then on. Main rows: their event counter plays that part (DynamoDbExecutionStore.update_execution).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -21,29 +23,44 @@ Item = dict[str, Any]
 _KEPT = 4096  # a few hundred runs' steps; the oldest known rows go first
 
 
-class KnownSteps:
-    """Step rows by pipelineExecutionId, as this process last wrote or read them."""
+class KnownRows:
+    """Rows of one table by one key attribute, as this process last wrote or read them; the
+    runner's threads and a server's share a store, so each change is made under a lock."""
 
-    def __init__(self) -> None:
+    def __init__(self, key_attribute: str, kept: int = _KEPT) -> None:
+        self._key, self._kept = key_attribute, kept
         self._rows: dict[str, Item] = {}
+        self._lock = threading.Lock()
 
-    def get(self, pipeline_execution_id: str) -> Item | None:
-        return self._rows.get(pipeline_execution_id)
+    def get(self, key: str) -> Item | None:
+        with self._lock:
+            row = self._rows.get(key)
+            return None if row is None else dict(row)
 
     def keep(self, item: Mapping[str, Any]) -> None:
-        step_id = str(item["pipelineExecutionId"])
-        self._rows.pop(step_id, None)
-        while len(self._rows) >= _KEPT:
-            self._rows.pop(next(iter(self._rows)))
         # through the codec: the row as a read would give it, never the caller's own objects
-        self._rows[step_id] = from_wire(to_wire(dict(item)))
+        row = from_wire(to_wire(dict(item)))
+        key = str(row[self._key])
+        with self._lock:
+            self._rows.pop(key, None)
+            while len(self._rows) >= self._kept:
+                self._rows.pop(next(iter(self._rows)))
+            self._rows[key] = row
 
     def keep_all(self, items: Iterable[Mapping[str, Any]]) -> None:
         for item in items:
             self.keep(item)
 
-    def forget(self, pipeline_execution_id: str) -> None:
-        self._rows.pop(pipeline_execution_id, None)
+    def forget(self, key: str) -> None:
+        with self._lock:
+            self._rows.pop(key, None)
+
+    def set_if(self, key: str, attribute: str, was: object, now: object) -> None:
+        """Change one attribute of a known row, if it is known with `attribute` = `was`."""
+        with self._lock:
+            row = self._rows.get(key)
+            if row is not None and row.get(attribute) == was:
+                row[attribute] = now
 
 
 def version_guard(request: dict[str, Any], known: Item | None) -> None:
