@@ -18,6 +18,7 @@ from domain.costs import (
     priced,
 )
 from domain.errors import ExecutionNotFoundError, InvalidInputError, PipelineExecutionNotFoundError
+from domain.execution import LaunchRecords
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,9 @@ def run_cost_context(store: ExecutionStore, workflow_execution_id: str) -> RunCo
     if facts is None:
         raise ExecutionNotFoundError(workflow_execution_id)
     execution = store.get_execution(workflow_execution_id)
-    assets = [*facts.read_assets, *([facts.written_asset] if facts.written_asset else [])]
-    keys = tuple(dict.fromkeys(f"{a.database_id}:{a.asset_id}" for a in assets))
+    read = sorted(f"{a.database_id}:{a.asset_id}" for a in facts.read_assets)
+    written = facts.written_asset
+    keys = _asset_keys(read, f"{written.database_id}:{written.asset_id}" if written else None)
     return RunCostContext(
         workflow_execution_id=workflow_execution_id,
         workflow_database_id=facts.workflow_database_id,
@@ -46,6 +48,28 @@ def run_cost_context(store: ExecutionStore, workflow_execution_id: str) -> RunCo
         execution_group_id=execution.execution_group_id,
         asset_keys=keys,
     )
+
+
+def launch_cost_context(records: LaunchRecords) -> RunCostContext:
+    """The cost context of a run as its launch writes it: what run_cost_context would read back."""
+    execution, configuration = records.execution, records.configuration
+    read = sorted(f"{row.database_id}:{row.asset_id}" for row in records.inputs)
+    written = None
+    if configuration.output_database_id and configuration.output_asset_id:
+        written = f"{configuration.output_database_id}:{configuration.output_asset_id}"
+    return RunCostContext(
+        workflow_execution_id=execution.workflow_execution_id,
+        workflow_database_id=execution.workflow_database_id,
+        workflow_id=execution.workflow_id,
+        execution_group_id=execution.execution_group_id,
+        asset_keys=_asset_keys(read, written),
+    )
+
+
+def _asset_keys(read: list[str], written: str | None) -> tuple[str, ...]:
+    """The assets read (sorted: the order a store lists them in is its own), then the one
+    written, each once."""
+    return tuple(dict.fromkeys([*read, *([written] if written else [])]))
 
 
 def charged_attempt(

@@ -129,7 +129,9 @@ class RunStore(Protocol):
         """Write what `change.after` changes from `change.before`, in one conditional write that
         holds only while the stored row meets `change.guard`; attributes it does not change keep
         what is stored. The row as stored afterwards, or None (nothing written) when the guard
-        does not hold. ExecutionNotFoundError when there is no such row."""
+        does not hold. ExecutionNotFoundError when there is no such row. A store may answer a
+        transition decided on the row as it last read it with what it wrote, reading nothing
+        back: a lease another process renewed meanwhile then shows as `change.before` had it."""
         ...
 
     def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
@@ -698,9 +700,10 @@ class RunReporter(Protocol):
 
     def take_lease(
         self, workflow_execution_id: str, owner: str, known: WorkflowExecution | None = None
-    ) -> bool:
-        """Claim the run for this runner: False when another runner holds a live lease or the
-        run has ended. `known`: the main row as the runner was handed it, to save a read."""
+    ) -> WorkflowExecution | None:
+        """Claim the run for this runner: the main row as the claim left it, or None when
+        another runner holds a live lease or the run has ended. `known`: the main row as the
+        runner was handed it, to save a read."""
         ...
 
     def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:

@@ -119,7 +119,7 @@ class UseCaseRunReporter:
 
     def take_lease(
         self, workflow_execution_id: str, owner: str, known: WorkflowExecution | None = None
-    ) -> bool:
+    ) -> WorkflowExecution | None:
         return self._lease.take(workflow_execution_id, owner, known)
 
     def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:

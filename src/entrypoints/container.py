@@ -766,6 +766,7 @@ class Container(containers.DeclarativeContainer):
         orchestrator=orchestrator,
         clock=clock,
         ids=ids,
+        durations=record_attempt_durations,
     )
     # a decided or overdue gate hands its run on; a runner has a lease's length to take it
     gate_resumer = providers.Factory(

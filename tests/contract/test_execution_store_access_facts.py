@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from application.cost_entries import launch_cost_context, run_cost_context
 from application.ports import ExecutionStore
 from domain.authorization import AccessFacts, AssetKey
 from tests.contract.builders import a_launch
@@ -36,3 +37,20 @@ def test_the_facts_name_the_workflow_the_assets_read_and_written_and_the_metadat
         workflow_execution_id="e2", workflow_database_id="db1", workflow_id="wf1"
     )
     assert execution_store.access_facts([]) == {}
+
+
+def test_the_cost_context_a_launch_knows_is_the_one_read_back(
+    execution_store: ExecutionStore,
+) -> None:
+    records = a_launch(
+        "e1",
+        group="batch-7",
+        inputs=(("db2:more", "c.obj"), ("db1:scans", "a.obj"), ("db1:scans", "b.obj")),
+        output_asset="db1:scans",
+    )
+    execution_store.add_launch(records)
+
+    known = launch_cost_context(records)
+
+    assert known == run_cost_context(execution_store, "e1")
+    assert known.asset_keys == ("db1:scans", "db2:more")

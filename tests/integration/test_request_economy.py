@@ -67,37 +67,38 @@ BUDGETS = (
         4,
         "read the newest version (a Query) and its step definitions (a BatchGetItem); one "
         "transaction writes the run's rows; one starts the first step with its attempt and "
-        "event. Today the runner reads the run back whole before its first step, and the "
-        "step definitions twice",
-        20,
+        "event. Today also the runner's lease (a conditional UpdateItem, whose answer is the "
+        "row the runner runs from; the launch hands it the version and the steps)",
+        5,
     ),
     Budget(
         "the first step's finish and the second's start",
         2,
-        "one transaction ends the step (attempt, event), one starts the next. Today: a "
-        "GetItem after each transaction, the attempts queried, the cost entry in its own "
-        "transaction, and the run read back whole once more",
-        14,
+        "one transaction ends the step (attempt, event), one starts the next. Today also the "
+        "step's attempts queried for the duration entry, which has its own transaction",
+        4,
     ),
     Budget(
         "the second step's finish and the third's start",
         2,
-        "as for the first pair; today the run is not read back here",
-        6,
+        "as for the first pair",
+        4,
     ),
     Budget(
         "the last step's finish and the run's completion",
         2,
-        "one transaction ends the step, one completes the run with its event. Today the "
-        "attempts are queried four times and the main row and steps read again",
-        13,
+        "one transaction ends the step, one completes the run with its event. Today also "
+        "the duration entry (the step's attempts queried, its own transaction), the run read "
+        "again to decide its end (main row, steps, each step's attempts), the steps' summary "
+        "logs (a BatchWriteItem) and the ended row read for the launch's answer",
+        11,
     ),
     Budget(
         "a whole 3-step run",
         10,
         "the launch (4), two finish-and-start pairs (2 + 2), the last finish and the "
         "completion (2)",
-        53,
+        24,
     ),
     Budget("get a run", 1, "a Query on the main table's partition key", 1),
     Budget(
@@ -106,7 +107,7 @@ BUDGETS = (
         "the main row, the run's inputs and its steps (3 Queries); one BatchGetItem for the "
         "run's and each step's configuration; seven per-step tables queried for each step "
         "(input metadata, logs, output files, output metadata, results, artifacts, attempts)",
-        28,
+        25,
     ),
     Budget("list the newest runs", 1, "one Query on the date index", 1),
     Budget("list a workflow's runs", 1, "one Query on the workflow index", 1),
@@ -121,22 +122,29 @@ BUDGETS = (
         "register a log onto a running step",
         2,
         "read the step's row; one conditional write adds the entry with its event",
-        3,
+        2,
     ),
     Budget(
         "abort a running run, to ABORTED",
         5,
         "find the main row (a Query on its id); one conditional write records the request "
         "with its event; the steps (a Query); one transaction ends the running step and its "
-        "attempt; one ends the run with its event",
-        19,
+        "attempt; one ends the run with its event. Today also the run read again after the "
+        "stop to decide on what the runner left (main row, steps, the step's attempts), and "
+        "the duration entry (the attempts queried, its own transaction)",
+        10,
     ),
     Budget(
         "redrive a failed 1-step run, through its re-run",
         8,
         "the main row and the steps (2 Queries); one transaction reopens the run; the "
-        "version and its step definitions (2); the re-run's start, finish and completion (3)",
-        37,
+        "version and its step definitions (2); the re-run's start, finish and completion (3). "
+        "Today also the history counted from the steps, the main row read twice, the step's "
+        "reset in its own write, the runner's lease and steps, a first start that guesses "
+        "attempt 1 and reads the run to open the next, the duration entry (2), the "
+        "completion's read of the run and its summaries, and the RUNNING write turned down "
+        "after the inline re-run ended (so the row is read)",
+        25,
     ),
     Budget(
         "delete a finished 3-step run",

@@ -18,9 +18,11 @@ from adapters.dynamodb.codec import (
     key_of,
     to_wire,
 )
+from adapters.dynamodb.known_rows import KnownRows, after_write, version_guard
 from adapters.dynamodb.requests import (
     batch_delete,
     batch_get,
+    batch_get_tables,
     batch_put,
     get_item,
     query_first,
@@ -115,7 +117,13 @@ from domain.errors import (
     NotFoundError,
     PipelineExecutionNotFoundError,
 )
-from domain.events import change_events, launch_events, move_events, registration_events
+from domain.events import (
+    ExecutionEvent,
+    change_events,
+    launch_events,
+    move_events,
+    registration_events,
+)
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
@@ -158,6 +166,17 @@ _STEPS_INDEX = "PipelineExecByWorkflowExecGSI"
 _MAIN_ROW_CONDITION = "attribute_not_exists(#id)"
 _RUNNING = frozenset({StepStatus.RUNNING})
 _MAIN_KEY_CACHE = 1024
+# A move made from a known step row that another writer had changed is made again from the row
+# its refusal returned; a row changing under every try is left to the caller to read.
+_STALE_ROW_TRIES = 3
+
+
+class _StaleRowError(Exception):
+    """The move's known step row was not the stored one; the stored one is known now."""
+
+
+class _RefusedMoveError(Exception):
+    """The step's stored status is not one the move expects: nothing was written."""
 
 
 def _add_run_guard(request: dict[str, Any], change: RunChange) -> None:
@@ -223,6 +242,10 @@ class DynamoDbExecutionStore:
         self._whole = self._bodies.restore
         self._query_page_size = query_page_size
         self._main_keys: dict[str, dict[str, str]] = {}
+        self._known_steps = KnownRows("pipelineExecutionId")
+        # main rows as last read or written, with their event counter: a transition decided on
+        # one answers with it and what it wrote (update_execution)
+        self._known_main = KnownRows("workflowExecutionId", kept=_MAIN_KEY_CACHE)
         # every transition's write goes through it, with the transition's events
         self._unit_of_work = DynamoDbUnitOfWork(client, tables, self._bodies)
 
@@ -277,6 +300,20 @@ class DynamoDbExecutionStore:
             self._launch_in_one_transaction(execution_id, main_table, main, event, supporting)
         else:
             self._launch_main_row_last(execution_id, main_table, main, event, supporting)
+        # The launch knows the main row's key and its event counter: the first step's start
+        # need not look either up.
+        key = {
+            "workflowExecutionId": execution_id,
+            "workflowDatabaseId:workflowId": records.execution.workflow_key,
+        }
+        self._keep_main_key(execution_id, key)
+        self._keep_main_row(main)
+        self._unit_of_work.launched(key, last_sequence_number=1)
+        self._known_steps.keep_all(
+            item
+            for _, spec, item in supporting
+            if spec is TABLE_SPECS[ResourceKeys.PIPELINE_EXECUTIONS]
+        )
 
     def _event_put(self, event: Item) -> dict[str, Any]:
         table_name, spec = self._table(ResourceKeys.EXECUTION_EVENTS)
@@ -342,6 +379,7 @@ class DynamoDbExecutionStore:
         rows = self._main_rows(workflow_execution_id)
         if not rows:
             raise ExecutionNotFoundError(workflow_execution_id)
+        self._keep_main_row(rows[0])
         return parse_execution_record(self._whole(rows[0]))
 
     def get_executions(self, refs: Sequence[ExecutionRef]) -> list[WorkflowExecution]:
@@ -366,6 +404,12 @@ class DynamoDbExecutionStore:
         go with it (a run parked at an approval gate)."""
         execution = change.after
         values, removed = execution_changed_attributes(change.before, execution)
+        return self._execution_update(change, values, removed)
+
+    def _execution_update(
+        self, change: RunChange, values: Item, removed: Sequence[str]
+    ) -> tuple[dict[str, str], dict[str, Any]]:
+        execution = change.after
         self._bodies.put([values])
         key = {
             "workflowExecutionId": execution.workflow_execution_id,
@@ -383,28 +427,64 @@ class DynamoDbExecutionStore:
 
     def update_execution(self, change: RunChange) -> WorkflowExecution | None:
         execution = change.after
-        key, request = self.execution_update(change)
-        not_found = ExecutionNotFoundError(execution.workflow_execution_id)
+        execution_id = execution.workflow_execution_id
+        values, removed = execution_changed_attributes(change.before, execution)
+        key, request = self._execution_update(change, values, removed)
+        not_found = ExecutionNotFoundError(execution_id)
         events = change_events(change)
         if not events:  # a lease, a sync stamp: no transition, no event, one plain update
             stored = self._update_or_none(request, not_found)
-            return None if stored is None else parse_execution_record(self._whole(stored))
+            if stored is None:
+                return None
+            self._keep_main_row(stored)
+            return parse_execution_record(self._whole(stored))
+        known = self._known_main.get(execution_id)
         try:
-            self._unit_of_work.transact(
-                execution.workflow_execution_id,
-                key,
-                [("Update", None, request)],
-                0,
-                events,
-                not_found,
+            numbered = self._unit_of_work.transact(
+                execution_id, key, [("Update", None, request)], 0, events, not_found
             )
         except TransactionRefusedError:
             return None  # the guard did not hold: nothing written, its events neither
-        table_name, _ = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
-        item = get_item(self._client, table_name, key)
-        if item is None:  # deleted since
-            raise not_found
-        return parse_execution_record(self._whole(item))
+        if known is not None and self._is_before(known, change, numbered[0].sequence_number):
+            # the row the caller decided on, with what was written: no read back
+            stored = {**known, **from_wire(to_wire(values))}
+            for name in removed:
+                stored.pop(name, None)
+            stored[LAST_SEQUENCE_NUMBER] = numbered[-1].sequence_number
+        else:
+            table_name, _ = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
+            read = get_item(self._client, table_name, key)
+            if read is None:  # deleted since
+                raise not_found
+            stored = read
+        self._keep_main_row(stored)
+        return parse_execution_record(self._whole(stored))
+
+    def _is_before(self, known: Item, change: RunChange, first_number: int) -> bool:
+        """Whether the known row is the one the change was decided on and still the stored one
+        when it was written. Every transition moves the event counter on, and the write held on
+        the counter being `first_number - 1`: a known row with that counter has seen every
+        transition. Only writes without an event (a lease renewed, a sync stamp) by another
+        process can have changed it since, and those fields then show as the caller read them."""
+        if int(known.get(LAST_SEQUENCE_NUMBER, 0)) != first_number - 1:
+            return False
+        return bool(parse_execution_record(self._whole(known)) == change.before)
+
+    def _counter_moved(
+        self, workflow_execution_id: str, numbered: Sequence[ExecutionEvent]
+    ) -> None:
+        """A write that changed the main row only by its event counter (a step's move): the
+        known row, if it had seen every event before these, has seen these too."""
+        if numbered:
+            self._known_main.set_if(
+                workflow_execution_id,
+                LAST_SEQUENCE_NUMBER,
+                numbered[0].sequence_number - 1,
+                numbered[-1].sequence_number,
+            )
+
+    def _keep_main_row(self, item: Item) -> None:
+        self._known_main.keep(item)
 
     def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
         execution = self.get_execution(workflow_execution_id)
@@ -507,10 +587,13 @@ class DynamoDbExecutionStore:
                 "workflowExecutionId": workflow_execution_id,
                 "workflowDatabaseId:workflowId": rows[0]["workflowDatabaseId:workflowId"],
             }
-            if len(self._main_keys) >= _MAIN_KEY_CACHE:
-                self._main_keys.pop(next(iter(self._main_keys)))
-            self._main_keys[workflow_execution_id] = key
+            self._keep_main_key(workflow_execution_id, key)
         return key
+
+    def _keep_main_key(self, workflow_execution_id: str, key: dict[str, str]) -> None:
+        if len(self._main_keys) >= _MAIN_KEY_CACHE:
+            self._main_keys.pop(next(iter(self._main_keys)))
+        self._main_keys[workflow_execution_id] = key
 
     # -- steps --------------------------------------------------------------------------------
 
@@ -523,6 +606,7 @@ class DynamoDbExecutionStore:
         )
         if not rows:
             raise PipelineExecutionNotFoundError(pipeline_execution_id)
+        self._known_steps.keep(rows[0])
         return parse_pipeline_execution_record(self._whole(rows[0]))
 
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
@@ -552,14 +636,26 @@ class DynamoDbExecutionStore:
             "pipelineExecutionId": step.pipeline_execution_id,
             "workflowExecutionId": step.workflow_execution_id,
         }
-        return self._update_if_status(
-            ResourceKeys.PIPELINE_EXECUTIONS,
-            key,
-            values,
-            removed,
-            ("status", expected),
-            PipelineExecutionNotFoundError(step.pipeline_execution_id),
+        not_found = PipelineExecutionNotFoundError(step.pipeline_execution_id)
+        if not (expected and all(key.values())):
+            return self._update_if_status(
+                ResourceKeys.PIPELINE_EXECUTIONS,
+                key,
+                values,
+                removed,
+                ("status", expected),
+                not_found,
+            )
+        request = self._guarded_update(
+            ResourceKeys.PIPELINE_EXECUTIONS, key, values, removed, ("status", expected)
         )
+        version_guard(request, None)  # every write of a step row moves its version on
+        stored = self._update_or_none(request, not_found)
+        if stored is None:
+            self._known_steps.forget(step.pipeline_execution_id)
+            return False
+        self._known_steps.keep(stored)
+        return True
 
     def move_step(self, move: StepMove) -> PipelineExecution | None:
         execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
@@ -570,21 +666,50 @@ class DynamoDbExecutionStore:
         key = {"pipelineExecutionId": step_id, "workflowExecutionId": execution_id}
         moved = step_move_attributes(move)
         self._bodies.put([moved])
-        step_update = self._guarded_update(
-            ResourceKeys.PIPELINE_EXECUTIONS,
-            key,
-            moved,
-            step_move_removals(moved),
-            ("status", move.expected),
-        )
-        actions: list[Action] = []
+        removals = step_move_removals(moved)
         main_key = self._main_key(execution_id)
         if main_key is None:
             raise not_found
+        for _ in range(_STALE_ROW_TRIES):
+            known = self._known_steps.get(step_id)
+            step_update = self._guarded_update(
+                ResourceKeys.PIPELINE_EXECUTIONS, key, moved, removals, ("status", move.expected)
+            )
+            changes_row = bool(step_update["UpdateExpression"])
+            version_guard(step_update, known)
+            try:
+                numbered = self._move_in_one_transaction(move, main_key, step_update, not_found)
+            except _StaleRowError:
+                continue  # the row as stored now is known: the move is made from it
+            except _RefusedMoveError:
+                return None
+            if known is None:  # nothing known to build on (another process wrote the row)
+                stored = get_item(self._client, table_name, key)
+                if stored is None:  # deleted since: the run is gone
+                    raise not_found
+            else:
+                stored = after_write(known, moved, removals, changes_row)
+            self._known_steps.keep(stored)
+            self._counter_moved(execution_id, numbered)
+            return parse_pipeline_execution_record(self._whole(stored))
+        return None  # the row changed under every try: the caller reads it and decides again
+
+    def _move_in_one_transaction(
+        self,
+        move: StepMove,
+        main_key: dict[str, str],
+        step_update: dict[str, Any],
+        not_found: PipelineExecutionNotFoundError,
+    ) -> tuple[ExecutionEvent, ...]:
+        """The move's actions with its events, which it returns numbered. _StaleRowError when
+        only the known step row was out of date (the stored one is known now);
+        _RefusedMoveError when the step's status is not one expected."""
+        execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
+        actions: list[Action] = []
         if move.while_open:
             refused = RunNotOpenError(f"execution {execution_id}: not open, or aborting")
             actions.append(("ConditionCheck", refused, self._run_open_check(main_key)))
-        if step_update["UpdateExpression"]:
+        if step_update.get("UpdateExpression"):
             actions.append(("Update", None, step_update))
         else:  # the step stays as it is: its status must still be one expected
             del step_update["UpdateExpression"]
@@ -607,7 +732,7 @@ class DynamoDbExecutionStore:
             actions.append(("Update", closed, close))
         step_position = 1 if move.while_open else 0
         try:
-            self._unit_of_work.transact(
+            return self._unit_of_work.transact(
                 execution_id,
                 main_key,
                 actions,
@@ -617,17 +742,18 @@ class DynamoDbExecutionStore:
             )
         except TransactionRefusedError as refused_by:
             if refused_by.position == step_position:
-                if not refused_by.reason.get("Item"):
+                old = refused_by.reason.get("Item")
+                if not old:
                     raise not_found from refused_by
-                return None
+                stored = from_wire(old)
+                self._known_steps.keep(stored)
+                if stored.get("status") in {status.value for status in move.expected}:
+                    raise _StaleRowError(step_id) from refused_by
+                raise _RefusedMoveError(step_id) from refused_by
             error = actions[refused_by.position][1]
             if error is None:
                 raise
             raise error from refused_by
-        stored = get_item(self._client, table_name, key)
-        if stored is None:  # deleted since: the run is gone
-            raise not_found
-        return parse_pipeline_execution_record(self._whole(stored))
 
     def _update_or_none(self, request: dict[str, Any], not_found: NotFoundError) -> Item | None:
         """One conditional UpdateItem: the item as stored afterwards (ALL_NEW), or None when its
@@ -740,7 +866,7 @@ class DynamoDbExecutionStore:
                 "ExpressionAttributeValues": to_wire(values),
             }
             if while_open:  # a registration: a transition, written with its event
-                stored = self._register_with_event(step, request, wanted)
+                stored = self._register_with_event(step, request, item, written, wanted)
                 if stored is None:
                     continue  # another writer got there first: compute again from what it stored
                 return stored
@@ -750,11 +876,18 @@ class DynamoDbExecutionStore:
                 if _error_code(exc) != "ConditionalCheckFailedException":
                     raise
                 continue  # another writer got there first: compute again from what it stored
-            return parse_pipeline_execution_record(self._whole(from_wire(response["Attributes"])))
+            updated = from_wire(response["Attributes"])
+            self._known_steps.keep(updated)
+            return parse_pipeline_execution_record(self._whole(updated))
         raise RegistrationContentionError(pipeline_execution_id)
 
     def _register_with_event(
-        self, step: PipelineExecution, request: dict[str, Any], wanted: Mapping[str, Any]
+        self,
+        step: PipelineExecution,
+        request: dict[str, Any],
+        read: Item,
+        written: Mapping[str, Any],
+        wanted: Mapping[str, Any],
     ) -> PipelineExecution | None:
         """The registration's update and its event in one transaction; None when the update's
         condition failed (another registration moved the version, or the step ended)."""
@@ -772,16 +905,16 @@ class DynamoDbExecutionStore:
             len(wanted.get("registeredLogs") or ()),
         )
         try:
-            self._unit_of_work.transact(
+            numbered = self._unit_of_work.transact(
                 execution_id, main_key, [("Update", None, request)], None, events, not_found
             )
         except TransactionRefusedError:
             return None
-        table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
-        item = get_item(self._client, table_name, dict(from_wire(request["Key"])))
-        if item is None:
-            raise not_found
-        return parse_pipeline_execution_record(self._whole(item))
+        self._counter_moved(execution_id, numbered)
+        # held on the version read: the row is the one read, with what was written
+        stored = after_write(read, written, (), moved_on=True)
+        self._known_steps.keep(stored)
+        return parse_pipeline_execution_record(self._whole(stored))
 
     def _update_if_status(
         self,
@@ -1022,28 +1155,52 @@ class DynamoDbExecutionStore:
         self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
     ) -> ExecutionDetails:
         execution = self.get_execution(workflow_execution_id)
-        configuration = self.get_configuration(workflow_execution_id)
         inputs = self._rows(RowCollection.INPUTS, workflow_execution_id, row_limit)
+        steps = self.list_steps(workflow_execution_id)
+        # the run's configuration and each step's, in one BatchGetItem
+        run_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
+        step_table, _ = self._table(ResourceKeys.PIPELINE_INPUT_CONFIGURATION)
+        found = batch_get_tables(
+            self._client,
+            {
+                run_table: [
+                    {
+                        "workflowExecutionId": workflow_execution_id,
+                        "recordType": CONFIGURATION_RECORD_TYPE,
+                    }
+                ],
+                step_table: [
+                    {
+                        "pipelineExecutionId": step.pipeline_execution_id,
+                        "recordType": CONFIGURATION_RECORD_TYPE,
+                    }
+                    for step in steps
+                ],
+            },
+        )
+        configurations = {item["pipelineExecutionId"]: item for item in found[step_table]}
         return ExecutionDetails(
             execution=execution,
-            configuration=configuration,
+            configuration=parse_execution_configuration_record(self._whole(found[run_table][0]))
+            if found[run_table]
+            else None,
             inputs=tuple(parse_execution_input_record(row) for row in inputs),
             steps=tuple(
-                self._step_details(step, include_outputs, row_limit)
-                for step in self.list_steps(workflow_execution_id)
+                self._step_details(
+                    step, configurations.get(step.pipeline_execution_id), include_outputs, row_limit
+                )
+                for step in steps
             ),
         )
 
     def _step_details(
-        self, step: PipelineExecution, include_outputs: bool, row_limit: int | None
+        self,
+        step: PipelineExecution,
+        configuration: Item | None,
+        include_outputs: bool,
+        row_limit: int | None,
     ) -> StepDetails:
         step_id = step.pipeline_execution_id
-        configuration_table, _ = self._table(ResourceKeys.PIPELINE_INPUT_CONFIGURATION)
-        configuration = get_item(
-            self._client,
-            configuration_table,
-            {"pipelineExecutionId": step_id, "recordType": CONFIGURATION_RECORD_TYPE},
-        )
 
         def rows(collection: RowCollection) -> list[Item]:
             return [self._whole(row) for row in self._rows(collection, step_id, row_limit)]

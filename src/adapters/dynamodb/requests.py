@@ -76,20 +76,36 @@ def batch_get(
     client: DynamoDBClient, table_name: str, keys: Sequence[Mapping[str, Any]]
 ) -> list[Item]:
     """Read items by key, 100 to a request, consistently; missing keys are simply absent."""
-    unique = list({tuple(sorted(key.items())): key for key in keys}.values())
-    found: list[Item] = []
-    for start in range(0, len(unique), BATCH_GET_LIMIT):
-        chunk = [to_wire(key) for key in unique[start : start + BATCH_GET_LIMIT]]
-        pending: Mapping[str, Any] = {table_name: {"Keys": chunk, "ConsistentRead": True}}
+    return batch_get_tables(client, {table_name: keys})[table_name]
+
+
+def batch_get_tables(
+    client: DynamoDBClient, keys: Mapping[str, Sequence[Mapping[str, Any]]]
+) -> dict[str, list[Item]]:
+    """Read items of several tables by key in as few BatchGetItem requests as the 100-key
+    limit allows, consistently; per table, the items found (missing keys are simply absent)."""
+    wanted = [
+        (table_name, key)
+        for table_name, table_keys in keys.items()
+        for key in {tuple(sorted(key.items())): key for key in table_keys}.values()
+    ]
+    found: dict[str, list[Item]] = {table_name: [] for table_name in keys}
+    for start in range(0, len(wanted), BATCH_GET_LIMIT):
+        chunk: dict[str, Any] = {}
+        for table_name, key in wanted[start : start + BATCH_GET_LIMIT]:
+            request = chunk.setdefault(table_name, {"Keys": [], "ConsistentRead": True})
+            request["Keys"].append(to_wire(key))
+        pending: Mapping[str, Any] = chunk
         for attempt in range(_MAX_ATTEMPTS):
             response = client.batch_get_item(RequestItems=pending)
-            found.extend(from_wire(item) for item in response["Responses"].get(table_name, []))
+            for table_name, items in response["Responses"].items():
+                found[table_name].extend(from_wire(item) for item in items)
             pending = response.get("UnprocessedKeys") or {}
             if not pending:
                 break
             _backoff(attempt)
         else:
-            raise UnprocessedItemsError(f"BatchGetItem: keys of {table_name} still unprocessed")
+            raise UnprocessedItemsError(f"BatchGetItem: keys of {', '.join(pending)} unprocessed")
     return found
 
 

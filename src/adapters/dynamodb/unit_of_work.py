@@ -134,11 +134,23 @@ class DynamoDbUnitOfWork:
             "workflowExecutionId": workflow_execution_id,
             "workflowDatabaseId:workflowId": item["workflowDatabaseId:workflowId"],
         }
+        self._keep(key, int(item.get(LAST_SEQUENCE_NUMBER, 0)))
+        return key
+
+    def launched(self, main_key: Mapping[str, str], last_sequence_number: int) -> None:
+        """A run this process has just written: its key, and its counter as written (a guess
+        like any other: a counter moved since is learnt from the failed condition)."""
+        self._keep(dict(main_key), last_sequence_number, replace=True)
+
+    def _keep(self, main_key: dict[str, str], last: int, replace: bool = False) -> None:
+        workflow_execution_id = main_key["workflowExecutionId"]
         if len(self._main_keys) >= _MAIN_KEYS_KEPT:
             self._main_keys.pop(next(iter(self._main_keys)))
-        self._main_keys[workflow_execution_id] = key
-        self._last.setdefault(workflow_execution_id, int(item.get(LAST_SEQUENCE_NUMBER, 0)))
-        return key
+        self._main_keys[workflow_execution_id] = main_key
+        if replace:
+            self._last[workflow_execution_id] = last
+        else:
+            self._last.setdefault(workflow_execution_id, last)
 
     def forget(self, workflow_execution_id: str) -> None:
         """A deleted run: its numbers start again from nothing if the id is ever reused."""

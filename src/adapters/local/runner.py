@@ -211,22 +211,32 @@ class LocalRunner:
         version: WorkflowVersion,
         steps: Sequence[PipelineExecution],
     ) -> str | None:
-        """The port's start: the runner needs only the id, and reads the rest from the store."""
-        self.start(execution.workflow_execution_id, known=execution)
+        """The port's start: the launch hands over what it just wrote (the main row, the version,
+        the steps), so the runner reads none of it back; a detached worker reads it anew."""
+        self._keep_version(version)
+        self.start(execution.workflow_execution_id, known=execution, known_steps=steps)
         return None
 
-    def start(self, workflow_execution_id: str, known: WorkflowExecution | None = None) -> None:
-        """Run it in this runner's mode; `known` is its main row as the caller just wrote it."""
+    def start(
+        self,
+        workflow_execution_id: str,
+        known: WorkflowExecution | None = None,
+        known_steps: Sequence[PipelineExecution] | None = None,
+    ) -> None:
+        """Run it in this runner's mode; `known` and `known_steps` are its main row and steps
+        as the caller just wrote them."""
         execution_id = workflow_execution_id
         if self._mode == "inline":
-            self.run(execution_id, known)
+            self.run(execution_id, known, known_steps)
         elif self._mode in ("thread", "worker"):
             running = self._threads.get(execution_id)
             if running is not None and running.is_alive():
                 return  # one run of an execution at a time
             # not a daemon: an interpreter that is exiting still finishes and records the run
             thread = threading.Thread(
-                target=self.run, args=(execution_id, known), name=f"wfx-run-{execution_id}"
+                target=self.run,
+                args=(execution_id, known, known_steps),
+                name=f"wfx-run-{execution_id}",
             )
             self._threads[execution_id] = thread
             thread.start()
@@ -358,7 +368,7 @@ class LocalRunner:
         # fencing: nothing of an earlier run of it may still be at work
         stop_step_groups(self._folder(execution_id), self._grace)
         redriven_at = datetime.now(UTC)
-        self.start(execution_id)
+        self.start(execution_id, known=execution)  # the row as the redrive just wrote it
         return redriven_at
 
     def history_page(
@@ -395,7 +405,10 @@ class LocalRunner:
     # --- running ------------------------------------------------------------------------------
 
     def run(
-        self, workflow_execution_id: str, known: WorkflowExecution | None = None
+        self,
+        workflow_execution_id: str,
+        known: WorkflowExecution | None = None,
+        known_steps: Sequence[PipelineExecution] | None = None,
     ) -> ExecutionStatus | None:
         """Run every step not yet SUCCEEDED, in chain order, under the run's lease; the run's
         status as recorded, or None when another runner holds it (or it was lost)."""
@@ -409,9 +422,10 @@ class LocalRunner:
             self._reporter, live.stop, sleep=self._sleep, backoff=self._backoff
         )
         try:
-            if not interpreter.persist(
+            leased = interpreter.persist(
                 lambda: self._reporter.take_lease(execution_id, owner, known)
-            ):
+            )
+            if leased is None:
                 return None  # another runner has it, or it has ended
         except ExecutionNotFoundError:
             return None
@@ -433,7 +447,7 @@ class LocalRunner:
             watch_seconds=self._watch,
         )
         try:
-            return self._run(execution_id, live, interpreter, owner)
+            return self._run(leased, known_steps, live, interpreter, owner)
         except Exception as error:  # the runner itself failed: the run ends, and says why
             if live.stop.reason is StopReason.LOST:
                 return None
@@ -463,25 +477,34 @@ class LocalRunner:
             version = self._versions[key] = self._catalog.get_version(*key)
         return version
 
+    def _keep_version(self, version: WorkflowVersion) -> None:
+        key = (version.database_id, version.workflow_id, version.version)
+        self._versions.setdefault(key, version)
+
     def _run(
-        self, execution_id: str, live: _LiveRun, interpreter: StepInterpreter, owner: str
+        self,
+        execution: WorkflowExecution,
+        known_steps: Sequence[PipelineExecution] | None,
+        live: _LiveRun,
+        interpreter: StepInterpreter,
+        owner: str,
     ) -> ExecutionStatus | None:
-        details = interpreter.persist(
-            lambda: self._store.get_details(execution_id, include_outputs=False)
-        )
-        execution = details.execution
+        """`execution`: the main row as the lease's write left it, so as fresh as a read."""
+        execution_id = execution.workflow_execution_id
         if execution.is_terminal:
             return execution.status  # aborted before it started, or started twice
         version = self._version(execution)
-        configurations = {d.step.pipeline_execution_id: d.configuration for d in details.steps}
-        inputs = {(i.database_id, i.asset_id, i.input_asset_file_key): i for i in details.inputs}
+        steps = known_steps
+        if steps is None:  # a redrive, a resume, a worker: the steps as stored now
+            steps = interpreter.persist(lambda: self._store.list_steps(execution_id))
+        run_inputs = _RunInputs(self._store, execution_id, interpreter)
         planned = [
             PlannedStep(
                 step=step,
                 retry=_retry_policy(version, step),
                 resume_attempt=self._gate_attempt(version, step, interpreter),
             )
-            for step in chain_order([d.step for d in details.steps])
+            for step in chain_order(list(steps))
         ]
         outputs: list[OutputFolder] = []
 
@@ -493,8 +516,7 @@ class LocalRunner:
                 folder = OutputFolder(self._objects, self._output_dir(execution_id), prefix)
                 folder.pull()
                 outputs.append(folder)
-            configuration = configurations.get(step.pipeline_execution_id)
-            return self._run_step(step, attempt, version, configuration, inputs, outputs[0], live)
+            return self._run_step(step, attempt, version, run_inputs, outputs[0], live)
 
         return interpreter.run(execution_id, planned, action)
 
@@ -545,8 +567,7 @@ class LocalRunner:
         step: PipelineExecution,
         attempt: int,
         version: WorkflowVersion,
-        configuration: StepInputConfiguration | None,
-        inputs: Mapping[_InputKey, ExecutionInput],
+        run_inputs: _RunInputs,
         outputs: OutputFolder,
         live: _LiveRun,
     ) -> str | None:
@@ -566,7 +587,7 @@ class LocalRunner:
             run = StepRun(
                 workflow_execution_id=step.workflow_execution_id,
                 pipeline_execution_id=step.pipeline_execution_id,
-                input_files=self._input_files(step, configuration, inputs),
+                input_files=self._input_files(step, run_inputs),
                 output_dir=outputs.path,
                 log_path=lambda: self._logs.step_log_path(
                     step.workflow_execution_id, step.pipeline_execution_id
@@ -632,15 +653,14 @@ class LocalRunner:
             with live.lock:
                 live.command = None
 
-    def _input_files(
-        self,
-        step: PipelineExecution,
-        configuration: StepInputConfiguration | None,
-        inputs: Mapping[_InputKey, ExecutionInput],
-    ) -> list[str]:
+    def _input_files(self, step: PipelineExecution, run_inputs: _RunInputs) -> list[str]:
         """Local paths of the step's own input files, each at the version the run pinned."""
-        if step.input_file_arity is InputFileArity.NONE or configuration is None:
+        if step.input_file_arity is InputFileArity.NONE:
             return []
+        configuration = run_inputs.configuration(step.pipeline_execution_id)
+        if configuration is None:
+            return []
+        inputs = run_inputs.inputs()
         paths = []
         for label in configuration.input_files:
             database_id, asset_id, file_key = _split_label(label)
@@ -684,6 +704,39 @@ class LocalRunner:
         self._exit_codes.pop(workflow_execution_id, None)
         # until the worker writes its own (with its lease), the launcher's record names it
         self._folder(workflow_execution_id).write_runner(child_process(process.pid, "detached"))
+
+
+class _RunInputs:
+    """A run's input rows and its steps' input configurations, read once, and only when a
+    step that takes input files runs: a launch wrote them, and they never change."""
+
+    def __init__(
+        self, store: ExecutionStore, workflow_execution_id: str, interpreter: StepInterpreter
+    ) -> None:
+        self._store, self._execution_id, self._interpreter = (
+            store,
+            workflow_execution_id,
+            interpreter,
+        )
+        self._configurations: dict[str, StepInputConfiguration | None] | None = None
+        self._inputs: dict[_InputKey, ExecutionInput] = {}
+
+    def configuration(self, pipeline_execution_id: str) -> StepInputConfiguration | None:
+        if self._configurations is None:
+            details = self._interpreter.persist(
+                lambda: self._store.get_details(self._execution_id, include_outputs=False)
+            )
+            self._configurations = {
+                d.step.pipeline_execution_id: d.configuration for d in details.steps
+            }
+            self._inputs = {
+                (i.database_id, i.asset_id, i.input_asset_file_key): i for i in details.inputs
+            }
+        return self._configurations.get(pipeline_execution_id)
+
+    def inputs(self) -> Mapping[_InputKey, ExecutionInput]:
+        """The run's inputs; read with the configurations (ask for one first)."""
+        return self._inputs
 
 
 def _at_gate(execution: WorkflowExecution) -> bool:

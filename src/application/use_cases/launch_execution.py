@@ -17,6 +17,7 @@ from application.ports import (
     RunLifecycleStore,
     WorkflowCatalog,
 )
+from application.use_cases.record_cost import RecordAttemptDurations
 from domain.assets import AssetFile, AssetRef, check_asset_ids
 from domain.errors import (
     AssetNotFoundError,
@@ -88,9 +89,11 @@ class LaunchExecution:
         orchestrator: Orchestrator,
         clock: Clock,
         ids: IdGenerator,
+        durations: RecordAttemptDurations | None = None,
     ) -> None:
         self._store, self._workflows, self._assets = store, workflows, assets
         self._orchestrator, self._clock, self._ids = orchestrator, clock, ids
+        self._durations = durations  # told each run's cost context, which it would read back
 
     def execute(self, command: LaunchExecutionCommand) -> LaunchResult:
         trigger = trigger_type_from_request(command.trigger)
@@ -145,6 +148,8 @@ class LaunchExecution:
             existing = self._existing(execution_id, digest, command.client_token)
             assert existing is not None
             return LaunchResult(execution=existing, created=False)
+        if self._durations is not None:
+            self._durations.launched(records)
         return LaunchResult(execution=self._start(execution, version, records.steps), created=True)
 
     def _version(self, command: LaunchExecutionCommand) -> WorkflowVersion:

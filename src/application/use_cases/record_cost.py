@@ -16,6 +16,7 @@ from application.cost_entries import (
     attempt_seconds,
     build_entry,
     charged_attempt,
+    launch_cost_context,
     run_cost_context,
 )
 from application.ports import Clock, CostLedger, CostScope, ExecutionStore, IdGenerator
@@ -30,6 +31,7 @@ from domain.costs import (
     CostSource,
     RateCard,
 )
+from domain.execution import LaunchRecords
 
 
 class ReportedUsage(BaseModel):
@@ -125,8 +127,10 @@ class RecordAttemptDurations:
     one) for each closed attempt of a step that has none yet; idempotent.
 
     One instance serves a process: it keeps each run's cost context (workflow, group, assets),
-    which the launch fixes once and for all, so a run's later steps don't read it again. The
-    runner's threads share it, so the kept contexts are changed only under a lock."""
+    which the launch fixes once and for all, so a run's later steps don't read it again, and the
+    entries it has appended itself, so a step's later attempts (a retry, a redrive) append only
+    their own with no read of the ledger. The runner's threads share it, so what it keeps is
+    changed only under a lock."""
 
     _KEPT_CONTEXTS = 256
 
@@ -135,6 +139,7 @@ class RecordAttemptDurations:
     ) -> None:
         self._ledger, self._store, self._rates, self._clock = ledger, store, rates, clock
         self._contexts: OrderedDict[str, RunCostContext] = OrderedDict()
+        self._appended: OrderedDict[str, set[str]] = OrderedDict()  # entry ids, by run
         self._contexts_lock = threading.Lock()
 
     def execute(self, command: RecordAttemptDurationsCommand) -> tuple[CostLedgerEntry, ...]:
@@ -144,6 +149,15 @@ class RecordAttemptDurations:
             for attempt in self._store.list_attempts([step_id])
             if attempt.workflow_execution_id == run_id
             and (seconds := attempt_seconds(attempt)) is not None
+        ]
+        with self._contexts_lock:
+            appended = set(self._appended.get(run_id, ()))
+            if run_id in self._contexts:
+                self._contexts.move_to_end(run_id)  # a run still stepping stays kept
+        closed = [
+            (number, seconds)
+            for number, seconds in closed
+            if duration_entry_id(run_id, step_id, number) not in appended
         ]
         if not closed:
             return ()
@@ -185,7 +199,25 @@ class RecordAttemptDurations:
             for number, seconds in attempts
         )
         self._ledger.append(entries)
+        with self._contexts_lock:
+            self._appended.setdefault(run_id, set()).update(e.entry_id for e in entries)
+            self._appended.move_to_end(run_id)
+            while len(self._appended) > self._KEPT_CONTEXTS:
+                self._appended.popitem(last=False)
         return entries
+
+    def launched(self, records: LaunchRecords) -> None:
+        """A run this process has just launched: its context is known without a read, and it
+        has no entries yet (an id used again after a delete starts afresh)."""
+        self._keep(launch_cost_context(records))
+        with self._contexts_lock:
+            self._appended.pop(records.execution.workflow_execution_id, None)
+
+    def _keep(self, context: RunCostContext) -> None:
+        with self._contexts_lock:
+            self._contexts[context.workflow_execution_id] = context
+            while len(self._contexts) > self._KEPT_CONTEXTS:
+                self._contexts.popitem(last=False)  # the oldest run first
 
     def _context(self, run_id: str) -> RunCostContext:
         with self._contexts_lock:
@@ -196,8 +228,5 @@ class RecordAttemptDurations:
         # read outside the lock: a store read must not hold up every other run's steps; two
         # threads reading the same run's context at once get equal values, either may be kept
         context = run_cost_context(self._store, run_id)
-        with self._contexts_lock:
-            self._contexts[run_id] = context
-            while len(self._contexts) > self._KEPT_CONTEXTS:
-                self._contexts.popitem(last=False)  # the oldest run first
+        self._keep(context)
         return context

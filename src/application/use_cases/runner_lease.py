@@ -23,9 +23,10 @@ class RunnerLease:
 
     def take(
         self, workflow_execution_id: str, owner: str, known: WorkflowExecution | None = None
-    ) -> bool:
-        """True once the lease is this owner's; False when another runner holds a live one,
-        or the run has ended. A run being aborted is taken too: its runner ends it.
+    ) -> WorkflowExecution | None:
+        """The main row as stored once the lease is this owner's (the conditional write's own
+        answer: the runner reads it no more); None when another runner holds a live one, or
+        the run has ended. A run being aborted is taken too: its runner ends it.
 
         `known`: the main row as the caller holds it (the launch that just wrote it), to save a
         read; the write's guard decides all the same.
@@ -34,8 +35,8 @@ class RunnerLease:
         try:
             change = Run(execution=execution).take_lease(owner, self._clock.now(), self._duration)
         except RunIsOverError:
-            return False
-        return self._store.update_execution(change) is not None
+            return None
+        return self._store.update_execution(change)
 
     def renew(self, workflow_execution_id: str, owner: str) -> bool:
         execution = self._store.get_execution(workflow_execution_id)

@@ -1,0 +1,147 @@
+"""The DynamoDB store answers a step move, and a run's transition, with the row it knows plus
+what it wrote, with no read back; these show that answer is the stored row even when another
+process (another store) wrote the row since it was known, and that the guards still decide."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from adapters.dynamodb.execution_store import DynamoDbExecutionStore
+from adapters.local.object_store import FilesystemObjectStore
+from adapters.tables import TableNames
+from domain.run import Run, RunChange, RunGuard, StepMove
+from domain.statuses import ExecutionStatus, StepStatus
+from tests.contract.builders import a_launch, an_attempt, at, step_id
+from tests.contract.test_execution_store_registration import LOG, adding
+
+pytestmark = pytest.mark.integration
+
+SID = step_id("e1", 0)
+NEW = frozenset({StepStatus.NEW})
+OPEN = frozenset({StepStatus.NEW, StepStatus.RUNNING})
+
+
+def start() -> StepMove:
+    return StepMove(
+        "e1", SID, StepStatus.RUNNING, NEW, start_date=at(1), open_attempt=an_attempt(SID, 1)
+    )
+
+
+def finish() -> StepMove:
+    return StepMove("e1", SID, StepStatus.SUCCEEDED, OPEN, stop_date=at(2), close_attempt=1)
+
+
+@pytest.fixture
+def stores(
+    moto_dynamodb_client: Any,
+    dynamodb_table_names: TableNames,
+    body_object_store: FilesystemObjectStore,
+) -> Iterator[tuple[DynamoDbExecutionStore, DynamoDbExecutionStore]]:
+    """Two processes' stores on one account: the first launches the run, so knows its rows."""
+    one, other = (
+        DynamoDbExecutionStore(
+            moto_dynamodb_client, dynamodb_table_names, objects=body_object_store
+        )
+        for _ in range(2)
+    )
+    one.add_launch(a_launch("e1"))
+    yield one, other
+
+
+@pytest.fixture
+def requests(moto_dynamodb_client: Any) -> Iterator[list[str]]:
+    """The operation of every request the client sends."""
+    calls: list[str] = []
+
+    def count(model: Any, **_: Any) -> None:
+        calls.append(model.name)
+
+    events = moto_dynamodb_client.meta.events
+    events.register("before-call.dynamodb.*", count)
+    try:
+        yield calls
+    finally:
+        events.unregister("before-call.dynamodb.*", count)
+
+
+def test_a_move_from_the_launching_store_is_answered_without_a_read(
+    stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore], requests: list[str]
+) -> None:
+    one, _ = stores
+    requests.clear()
+
+    started = one.move_step(start())
+
+    assert requests == ["TransactWriteItems"]
+    assert started == one.get_step(SID)
+
+
+def test_a_move_after_another_process_registered_answers_with_its_registration(
+    stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore],
+) -> None:
+    one, other = stores
+    other.register_on_step("e1", SID, adding(logs=(LOG,)))
+
+    started = one.move_step(start())
+
+    assert started is not None and started.registered_logs == (LOG,)
+    assert started == other.get_step(SID)
+
+
+def test_a_move_after_another_process_moved_the_step_answers_with_that_move_too(
+    stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore],
+) -> None:
+    one, other = stores
+    assert other.move_step(start()) is not None
+
+    finished = one.move_step(finish())  # known NEW, stored RUNNING: both are expected
+
+    assert finished is not None and finished.start_date == at(1)
+    assert finished == other.get_step(SID)
+
+
+def test_the_guard_still_refuses_a_move_another_process_made_impossible(
+    stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore],
+) -> None:
+    one, other = stores
+    assert other.move_step(start()) is not None
+    assert other.move_step(finish()) is not None
+
+    assert one.move_step(start()) is None
+    assert one.get_step(SID).status is StepStatus.SUCCEEDED
+
+
+def test_a_transition_decided_on_an_old_read_answers_with_what_another_process_wrote_since(
+    stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore], requests: list[str]
+) -> None:
+    one, other = stores
+    read = one.get_execution("e1")
+    requested = Run(execution=other.get_execution("e1")).request_abort(at(3), "stop it")
+    assert requested is not None and other.update_execution(requested) is not None
+    succeeded = read.complete(ExecutionStatus.SUCCEEDED, at(9), log="ok", error=None)
+
+    ended = one.update_execution(RunChange(read, succeeded, RunGuard()))
+
+    assert ended is not None and ended.abort_requested_date == at(3)
+    assert ended == other.get_execution("e1")
+
+
+def test_a_transition_decided_on_the_row_as_stored_is_answered_without_a_read(
+    stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore], requests: list[str]
+) -> None:
+    one, other = stores
+    assert one.move_step(start()) is not None  # the main row's event counter moves on
+    read = one.get_execution("e1")
+    requests.clear()
+
+    change = Run(execution=read).request_abort(at(3), "stop it")
+    assert change is not None
+    requests.clear()
+
+    requested = one.update_execution(change)
+
+    assert requests == ["TransactWriteItems"]
+    assert requested is not None and requested == other.get_execution("e1")
