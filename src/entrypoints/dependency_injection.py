@@ -14,6 +14,9 @@ and the workflow documents the real PyYAML, as usual.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from importlib import import_module
+from typing import Any
 
 _UNUSED_INTEGRATIONS = (
     "fastapi",
@@ -41,4 +44,16 @@ _import_without_unused_integrations()
 
 from dependency_injector import containers, providers  # noqa: E402
 
-__all__ = ["containers", "providers"]
+
+def deferred(module: str, name: str) -> Callable[..., Any]:
+    """A stand-in for the class `name` of `module` as a provider's callable: the module is
+    imported when the provider first builds one, not when the container is declared."""
+
+    def build(*args: Any, **kwargs: Any) -> Any:
+        return getattr(import_module(module), name)(*args, **kwargs)
+
+    build.__qualname__ = build.__name__ = name
+    return build
+
+
+__all__ = ["containers", "deferred", "providers"]
