@@ -240,19 +240,20 @@ def _dynamodb_migrated_runs(client: Any, tables: TableNames) -> MigratedRuns:
 def _legacy_executions(client: Callable[[], Any]) -> LegacyExecutions:
     from adapters.aws.legacy_executions import StepFunctionsLegacyExecutions
 
-    return StepFunctionsLegacyExecutions(_LazyClient(client))
+    return StepFunctionsLegacyExecutions(_BuiltOnFirstUse(client))
 
 
-class _LazyClient:
-    """A client built on its first call, so a migration with nothing open never builds one."""
+class _BuiltOnFirstUse:
+    """A collaborator built on its first use: a migration with nothing open never builds its
+    client; a list of finished runs never builds what reconciling an open one needs."""
 
     def __init__(self, build: Callable[[], Any]) -> None:
-        self._build, self._client = build, None
+        self._build, self._built = build, None
 
     def __getattr__(self, name: str) -> Any:
-        if self._client is None:
-            self._client = self._build()
-        return getattr(self._client, name)
+        if self._built is None:
+            self._built = self._build()
+        return getattr(self._built, name)
 
 
 def _sqlite_list_partition_backfill(
@@ -892,8 +893,10 @@ class Container(containers.DeclarativeContainer):
         min_interval_seconds=config.sfn_sync_min_interval_seconds,
         lease_seconds=config.lease_seconds,
         run_logs=run_log_source,
-        overdue_gates=close_overdue_gate,
-        durations=record_attempt_durations,
+        # Only an open run's check uses these; a list of finished runs (most lists) would build
+        # the approvals store, the cost ledger and the rate card for nothing.
+        overdue_gates=providers.Factory(_BuiltOnFirstUse, close_overdue_gate.provider),
+        durations=providers.Factory(_BuiltOnFirstUse, record_attempt_durations.provider),
     )
     get_execution = providers.Factory(
         GetExecution, store=execution_store, reconcile=reconcile_execution, clock=clock

@@ -41,6 +41,10 @@ NOT_FOR_A_LIST = {
     "application.use_cases.register_pipeline_execution": "a registration's event bus",
     "application.reporting": "the local runner",
     "domain.constraints": "authorization policies",
+    # what only reconciling an open run builds (entrypoints/container.py, _BuiltOnFirstUse)
+    "adapters.sqlite.approvals": "closing an open run's overdue gate",
+    "adapters.sqlite.cost_ledger": "recording the attempts a lost runner's end closes",
+    "adapters.rate_card_file": "recording the attempts a lost runner's end closes",
 }
 
 # What the list builds: ListExecutions and the ReconcileExecution it holds, with theirs.
