@@ -45,14 +45,13 @@ NOT_FOR_A_LIST = {
     "adapters.sqlite.approvals": "closing an open run's overdue gate",
     "adapters.sqlite.cost_ledger": "recording the attempts a lost runner's end closes",
     "adapters.rate_card_file": "recording the attempts a lost runner's end closes",
+    "domain.costs": "recording the attempts a lost runner's end closes",
 }
 
-# What the list builds: ListExecutions and the ReconcileExecution it holds, with theirs.
+# What the list builds: ListExecutions and the ReconcileExecution it holds.
 USE_CASES_OF_A_LIST = {
     "application.use_cases.list_executions",
     "application.use_cases.reconcile_execution",
-    "application.use_cases.record_cost",
-    "application.use_cases.approvals",
 }
 
 _IMPORTED_BY_THE_CONSOLE_SCRIPT = """
