@@ -1,7 +1,9 @@
 """The one dependency-injector container: the store and runner are picked by configuration.
 
 Adapters are built through small factory functions that import their module on first use, so a
-command on SQLite never imports boto3, and SQLAlchemy is imported only to create SQLite tables.
+command on SQLite never imports boto3, and SQLAlchemy is imported only to create SQLite tables;
+the use cases are stand-ins that import theirs when first built (the `else` of TYPE_CHECKING
+below), so mypy checks the real classes and a command imports only the use cases it builds.
 """
 
 from __future__ import annotations
@@ -119,7 +121,7 @@ if TYPE_CHECKING:
     from domain.costs import RateCard
 else:
     # The use cases and services the container builds, each a stand-in that imports its module
-    # when first called: a command imports the ones it builds, not the ~60 modules of them all.
+    # when first called: a command imports the ones it builds, not the ~50 modules of them all.
     AccessControl = deferred("application.authorization", "AccessControl")
     AccessFactsCache = deferred("application.authorization", "AccessFactsCache")
     AvailableLogFinder = deferred("application.available_logs", "AvailableLogFinder")

@@ -1090,7 +1090,7 @@ def _app_for(arguments: Sequence[str], whole: typer.Typer = app) -> typer.Typer:
 
     Typer turns every command of the app into a click command (reading each signature and its
     annotations) before it parses the arguments: ~40 ms of a cold `wfx executions list` spent on
-    the ~90 commands it does not run. The path the arguments name is built as before, so its
+    the 45 commands it does not run. The path the arguments name is built as before, so its
     options, help and errors are unchanged; anything else (no command, an option first, a name
     no command has) gets the whole app, for the top-level help and click's own message.
     """
