@@ -7,16 +7,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
-from domain.approvals import ApprovalRequest
-from domain.assets import AssetFile
-from domain.attempts import TaskExecution
-from domain.authorization import AccessDecision, AccessFacts, Action, Subject
 from domain.available_logs import LogReadStatus
-from domain.constraints import AuthorizationPolicy, Constraint, Role, RoleAssignment
-from domain.costs import CostLedgerEntry
-from domain.events import ExecutionEvent, NewEvent
 from domain.execution import (
     Artifact,
     ExecutionConfiguration,
@@ -32,13 +25,22 @@ from domain.execution import (
     StepOutputs,
     WorkflowExecution,
 )
-from domain.logs import RegisteredLog, RegisteredSubExecution
-from domain.migration import MigratedRun
-from domain.paging import Page
-from domain.run import Run, RunChange, StepMove
 from domain.statuses import ExecutionStatus, StepStatus
-from domain.sub_processes import StopAttempt, SubExecutionStop
-from domain.workflow import WorkflowDefinition, WorkflowVersion
+
+if TYPE_CHECKING:
+    from domain.approvals import ApprovalRequest
+    from domain.assets import AssetFile
+    from domain.attempts import TaskExecution
+    from domain.authorization import AccessDecision, AccessFacts, Action, Subject
+    from domain.constraints import AuthorizationPolicy, Constraint, Role, RoleAssignment
+    from domain.costs import CostLedgerEntry
+    from domain.events import ExecutionEvent, NewEvent
+    from domain.logs import RegisteredLog, RegisteredSubExecution
+    from domain.migration import MigratedRun
+    from domain.paging import Page
+    from domain.run import Run, RunChange, StepMove
+    from domain.sub_processes import StopAttempt, SubExecutionStop
+    from domain.workflow import WorkflowDefinition, WorkflowVersion
 
 
 class ListScope(StrEnum):

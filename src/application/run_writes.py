@@ -6,14 +6,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from application.ports import AttemptNotRunningError, RunLifecycleStore
-from application.use_cases.record_cost import (
-    RecordAttemptDurations,
-    RecordAttemptDurationsCommand,
-)
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.run import Run, RunEnd
+
+if TYPE_CHECKING:
+    from application.use_cases.record_cost import RecordAttemptDurations
 
 # Each lost race means another writer moved the run; this many in a row means something is wrong.
 MAX_RACES = 20
@@ -49,6 +49,9 @@ def write_end(
 def record_end_durations(durations: RecordAttemptDurations, end: RunEnd) -> None:
     """The duration entry of each attempt `end` closes (idempotent: entries are named by their
     attempt). Never raises: the run has ended whatever the ledger says."""
+    # imported here: the cost ledger's models are no concern of a read that ends no run
+    from application.use_cases.record_cost import RecordAttemptDurationsCommand
+
     for move in end.steps:
         if move.close_attempt is None:
             continue  # a step that never started has no attempt to charge

@@ -27,14 +27,14 @@ class Subject(BaseModel):
     """The caller: a user id (`user::<id>` to the authorizer) and the roles it holds, when its
     identity provider carries them; the authorizer adds the roles assigned in the store."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     user_id: str
     roles: tuple[str, ...] = ()
 
 
 class AssetKey(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     database_id: str
     asset_id: str
@@ -44,7 +44,7 @@ class AccessFacts(BaseModel):
     """What tier 2 needs to know of one execution, read from its input and configuration rows
     (the main row carries no asset linkage, seed 000)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow_execution_id: str
     workflow_database_id: str
@@ -57,7 +57,7 @@ class AccessFacts(BaseModel):
 class AccessDecision(BaseModel):
     """The authorizer's answer and the rule that decided it (for the audit log; no secret)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     allowed: bool
     rule: str = ""

@@ -91,7 +91,7 @@ ConstraintId = Annotated[str, AfterValidator(lambda cid: _checked(constraint_id_
 
 
 class Role(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: RoleName
     description: str = Field(default="", max_length=1000)
@@ -100,7 +100,7 @@ class Role(BaseModel):
 class RoleAssignment(BaseModel):
     """A user holds a role (beside any role its identity provider names)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     user_id: UserId
     role: RoleName
@@ -159,7 +159,7 @@ def field_values(obj: Mapping[str, Any], field: str) -> tuple[str, ...]:
 
 
 class Criterion(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     field: str
     operator: Operator
@@ -206,7 +206,7 @@ class Criterion(BaseModel):
 
 
 class Permission(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     action: Action
     effect: Effect
@@ -216,7 +216,7 @@ class Constraint(BaseModel):
     """One rule of one role: on the objects it matches, each permission allows or denies an
     action."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     role: RoleName
     constraint_id: ConstraintId
@@ -268,7 +268,7 @@ def decide_by_constraints(
 class AuthorizationPolicy(BaseModel):
     """Every role and constraint as of one revision of the authorization tables."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     revision: str
     roles: tuple[Role, ...] = ()

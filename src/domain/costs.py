@@ -115,7 +115,7 @@ def priced(quantity: Decimal, price: Decimal | None) -> Decimal | None:
 
 
 class Rate(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
 
     unit_price: Decimal = Field(ge=0, alias="unitPrice")
     currency: str = Field(default=DEFAULT_CURRENCY, pattern=CURRENCY_PATTERN)
@@ -124,7 +124,7 @@ class Rate(BaseModel):
 class RateCard(BaseModel):
     """Prices of known units, used when a report gives no unit price of its own."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     rates: Mapping[str, Rate] = Field(default_factory=dict)
 
@@ -170,7 +170,7 @@ def effective(entries: Iterable[CostLedgerEntry]) -> list[CostLedgerEntry]:
 
 
 class AmountTotal(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     currency: str
     basis: CostBasis
@@ -179,7 +179,7 @@ class AmountTotal(BaseModel):
 
 
 class QuantityTotal(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     unit: str
     basis: CostBasis
@@ -191,7 +191,7 @@ class CostSummaryRow(BaseModel):
     """The totals of one day (or of everything, `day` None): amounts per currency and basis,
     quantities per unit and basis."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     day: date | None = None
     amounts: tuple[AmountTotal, ...] = ()
@@ -199,7 +199,7 @@ class CostSummaryRow(BaseModel):
 
 
 class CostSummary(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     rows: tuple[CostSummaryRow, ...]
     entries: int  # counted: entries nothing supersedes

@@ -366,7 +366,8 @@ class StepDetails(_Record):
     step: PipelineExecution
     configuration: StepInputConfiguration | None = None
     input_metadata: tuple[StepInputMetadata, ...] = ()
-    outputs: StepOutputs = StepOutputs()
+    # a factory, not an instance: one made here would build StepOutputs' schema at import
+    outputs: StepOutputs = Field(default_factory=StepOutputs)
     attempts: tuple[TaskExecution, ...] = ()  # attempt ascending; read with the outputs
     sub_executions: tuple[SubExecutionState, ...] = ()  # only when a request asks for them
     available_logs: tuple[AvailableLog, ...] = ()  # derived on read, never stored

@@ -46,7 +46,7 @@ class MigrationOutcome(StrEnum):
 class V1Execution(BaseModel):
     """One item of the earlier table, cleaned of its quirks."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     database_id: str
     asset_id: str
@@ -170,7 +170,7 @@ def migrated_pipeline_execution_id(execution_id: str) -> str:
 class MigratedRun(BaseModel):
     """What one V1 item becomes: the main row, its input row, its per-pipeline input file."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     execution: WorkflowExecution
     inputs: tuple[ExecutionInput, ...]
@@ -180,7 +180,7 @@ class MigratedRun(BaseModel):
 class Reconciled(BaseModel):
     """What Step Functions said of an open row: its status and dates (None: it did not say)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     status: ExecutionStatus
     start_date: AwareDatetime | None = None

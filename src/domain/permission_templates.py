@@ -32,7 +32,7 @@ _PLACEHOLDER = re.compile(r"\{\{\s*([A-Z][A-Z0-9_]*)\s*\}\}")
 
 class _TemplateModel(BaseModel):
     # VAMS templates carry fields wfx has no use for (userPermissions, dates): ignored, not refused.
-    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True, defer_build=True)
 
 
 class TemplateMetadata(_TemplateModel):
@@ -48,7 +48,7 @@ class TemplateVariable(_TemplateModel):
 
 
 class TemplateCriterion(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     field: str
     operator: Operator

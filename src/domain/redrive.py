@@ -55,7 +55,7 @@ def redrive_refusal(
 class RedriveStatus(BaseModel):
     """redriveStatus and redriveStatusReason as DescribeExecution would give them."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     status: str
     reason: str | None = None

@@ -1,7 +1,9 @@
 """The one dependency-injector container: the store and runner are picked by configuration.
 
 Adapters are built through small factory functions that import their module on first use, so a
-command on SQLite never imports boto3, and SQLAlchemy is imported only to create SQLite tables.
+command on SQLite never imports boto3, and SQLAlchemy is imported only to create SQLite tables;
+the use cases are stand-ins that import theirs when first built (the `else` of TYPE_CHECKING
+below), so mypy checks the real classes and a command imports only the use cases it builds.
 """
 
 from __future__ import annotations
@@ -14,79 +16,24 @@ from typing import TYPE_CHECKING, Any
 
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import CREATED_TABLES, TableNames
-from application.authorization import AccessControl, AccessFactsCache
-from application.available_logs import AvailableLogFinder
-from application.orchestrator_router import OrchestratorRouter
-from application.reporting import UseCaseRunReporter
 from application.run_log_sources import (
     STEP_FUNCTIONS,
     LocalRunLog,
     RunLogRouter,
     StateMachineRunLog,
 )
-from application.sub_execution_status import SubExecutionStatus
-from application.use_cases.abort_execution import AbortExecution
-from application.use_cases.administer_roles import AdministerRoles
-from application.use_cases.approvals import (
-    CloseOverdueGate,
-    DecideApproval,
-    GateResumer,
-    GetApproval,
-    ListApprovals,
-    PassApprovalGate,
-)
-from application.use_cases.backfill_list_partition import BackfillListPartition
-from application.use_cases.complete_execution import CompleteExecution
-from application.use_cases.delete_execution import DeleteExecution
-from application.use_cases.deploy_workflow_version import (
-    DeploymentConfiguration,
-    DeployWorkflowVersion,
-)
-from application.use_cases.describe_execution import DescribeExecution
-from application.use_cases.end_gate_step import EndGateStep
-from application.use_cases.export_executions import ExportExecutions
-from application.use_cases.get_execution import GetExecution
-from application.use_cases.get_execution_details import GetExecutionDetails
-from application.use_cases.get_execution_events import GetExecutionEvents
-from application.use_cases.get_execution_logs import GetExecutionLogs
-from application.use_cases.get_execution_metadata import GetExecutionMetadata
-from application.use_cases.get_execution_progress import GetExecutionProgress
-from application.use_cases.handle_execution_error import HandleExecutionError
-from application.use_cases.import_asset_files import ImportAssetFiles
-from application.use_cases.import_costs import ImportCosts
-from application.use_cases.import_executions import ImportExecutions
-from application.use_cases.launch_execution import LaunchExecution
-from application.use_cases.list_executions import ListExecutions
-from application.use_cases.list_readable_executions import ListReadableExecutions
-from application.use_cases.list_readable_workflows import ListReadableWorkflows
-from application.use_cases.list_workflows import ListWorkflows, ListWorkflowVersions
-from application.use_cases.migrate_v1 import MigrateV1
-from application.use_cases.open_task_gate import OpenTaskGate
-from application.use_cases.publish_registration import PublishRegistration
-from application.use_cases.publish_workflow_version import PublishWorkflowVersion
-from application.use_cases.read_assets import ListAssetFiles, ReadAssetFile
-from application.use_cases.read_output_file import ReadOutputFile
-from application.use_cases.reconcile_execution import ReconcileExecution
-from application.use_cases.record_cost import RecordAttemptDurations, RecordCost
-from application.use_cases.redrive_execution import RedriveExecution
-from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
-from application.use_cases.resolve_execution_id import ResolveExecutionId
-from application.use_cases.retry_step import RetryStep
-from application.use_cases.runner_lease import RunnerLease
-from application.use_cases.show_workflow import ShowWorkflow
-from application.use_cases.step_tracking import FinishStep, StartStep
-from application.use_cases.summarize_costs import SummarizeCosts
-from application.use_cases.sweep_aborts import SweepAborts
-from application.use_cases.verify_executions import VerifyExecutions
 from domain.redaction import configure_redaction
 from entrypoints import registration_wiring, sub_process_controllers
 from entrypoints.aws_clients import aws_client
-from entrypoints.dependency_injection import containers, providers
+from entrypoints.dependency_injection import containers, deferred, providers
 from entrypoints.settings import Settings
 
 if TYPE_CHECKING:
     from adapters.identity.local_tokens import LocalTokenIssuer
     from adapters.sqlite.database import SqliteDatabase
+    from application.authorization import AccessControl, AccessFactsCache
+    from application.available_logs import AvailableLogFinder
+    from application.orchestrator_router import OrchestratorRouter
     from application.ports import (
         Approvals,
         AssetCatalog,
@@ -116,7 +63,152 @@ if TYPE_CHECKING:
         WorkflowCatalog,
         WorkflowDefinitions,
     )
+    from application.reporting import UseCaseRunReporter
+    from application.sub_execution_status import SubExecutionStatus
+    from application.use_cases.abort_execution import AbortExecution
+    from application.use_cases.administer_roles import AdministerRoles
+    from application.use_cases.approvals import (
+        CloseOverdueGate,
+        DecideApproval,
+        GateResumer,
+        GetApproval,
+        ListApprovals,
+        PassApprovalGate,
+    )
+    from application.use_cases.backfill_list_partition import BackfillListPartition
+    from application.use_cases.complete_execution import CompleteExecution
+    from application.use_cases.delete_execution import DeleteExecution
+    from application.use_cases.deploy_workflow_version import (
+        DeploymentConfiguration,
+        DeployWorkflowVersion,
+    )
+    from application.use_cases.describe_execution import DescribeExecution
+    from application.use_cases.end_gate_step import EndGateStep
+    from application.use_cases.export_executions import ExportExecutions
+    from application.use_cases.get_execution import GetExecution
+    from application.use_cases.get_execution_details import GetExecutionDetails
+    from application.use_cases.get_execution_events import GetExecutionEvents
+    from application.use_cases.get_execution_logs import GetExecutionLogs
+    from application.use_cases.get_execution_metadata import GetExecutionMetadata
+    from application.use_cases.get_execution_progress import GetExecutionProgress
+    from application.use_cases.handle_execution_error import HandleExecutionError
+    from application.use_cases.import_asset_files import ImportAssetFiles
+    from application.use_cases.import_costs import ImportCosts
+    from application.use_cases.import_executions import ImportExecutions
+    from application.use_cases.launch_execution import LaunchExecution
+    from application.use_cases.list_executions import ListExecutions
+    from application.use_cases.list_readable_executions import ListReadableExecutions
+    from application.use_cases.list_readable_workflows import ListReadableWorkflows
+    from application.use_cases.list_workflows import ListWorkflows, ListWorkflowVersions
+    from application.use_cases.migrate_v1 import MigrateV1
+    from application.use_cases.open_task_gate import OpenTaskGate
+    from application.use_cases.publish_registration import PublishRegistration
+    from application.use_cases.publish_workflow_version import PublishWorkflowVersion
+    from application.use_cases.read_assets import ListAssetFiles, ReadAssetFile
+    from application.use_cases.read_output_file import ReadOutputFile
+    from application.use_cases.reconcile_execution import ReconcileExecution
+    from application.use_cases.record_cost import RecordAttemptDurations, RecordCost
+    from application.use_cases.redrive_execution import RedriveExecution
+    from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
+    from application.use_cases.resolve_execution_id import ResolveExecutionId
+    from application.use_cases.retry_step import RetryStep
+    from application.use_cases.runner_lease import RunnerLease
+    from application.use_cases.show_workflow import ShowWorkflow
+    from application.use_cases.step_tracking import FinishStep, StartStep
+    from application.use_cases.summarize_costs import SummarizeCosts
+    from application.use_cases.sweep_aborts import SweepAborts
+    from application.use_cases.verify_executions import VerifyExecutions
     from domain.costs import RateCard
+else:
+    # The use cases and services the container builds, each a stand-in that imports its module
+    # when first called: a command imports the ones it builds, not the ~50 modules of them all.
+    AccessControl = deferred("application.authorization", "AccessControl")
+    AccessFactsCache = deferred("application.authorization", "AccessFactsCache")
+    AvailableLogFinder = deferred("application.available_logs", "AvailableLogFinder")
+    OrchestratorRouter = deferred("application.orchestrator_router", "OrchestratorRouter")
+    UseCaseRunReporter = deferred("application.reporting", "UseCaseRunReporter")
+    SubExecutionStatus = deferred("application.sub_execution_status", "SubExecutionStatus")
+    AbortExecution = deferred("application.use_cases.abort_execution", "AbortExecution")
+    AdministerRoles = deferred("application.use_cases.administer_roles", "AdministerRoles")
+    CloseOverdueGate = deferred("application.use_cases.approvals", "CloseOverdueGate")
+    DecideApproval = deferred("application.use_cases.approvals", "DecideApproval")
+    GateResumer = deferred("application.use_cases.approvals", "GateResumer")
+    GetApproval = deferred("application.use_cases.approvals", "GetApproval")
+    ListApprovals = deferred("application.use_cases.approvals", "ListApprovals")
+    PassApprovalGate = deferred("application.use_cases.approvals", "PassApprovalGate")
+    BackfillListPartition = deferred(
+        "application.use_cases.backfill_list_partition", "BackfillListPartition"
+    )
+    CompleteExecution = deferred("application.use_cases.complete_execution", "CompleteExecution")
+    DeleteExecution = deferred("application.use_cases.delete_execution", "DeleteExecution")
+    DeploymentConfiguration = deferred(
+        "application.use_cases.deploy_workflow_version", "DeploymentConfiguration"
+    )
+    DeployWorkflowVersion = deferred(
+        "application.use_cases.deploy_workflow_version", "DeployWorkflowVersion"
+    )
+    DescribeExecution = deferred("application.use_cases.describe_execution", "DescribeExecution")
+    EndGateStep = deferred("application.use_cases.end_gate_step", "EndGateStep")
+    ExportExecutions = deferred("application.use_cases.export_executions", "ExportExecutions")
+    GetExecution = deferred("application.use_cases.get_execution", "GetExecution")
+    GetExecutionDetails = deferred(
+        "application.use_cases.get_execution_details", "GetExecutionDetails"
+    )
+    GetExecutionEvents = deferred(
+        "application.use_cases.get_execution_events", "GetExecutionEvents"
+    )
+    GetExecutionLogs = deferred("application.use_cases.get_execution_logs", "GetExecutionLogs")
+    GetExecutionMetadata = deferred(
+        "application.use_cases.get_execution_metadata", "GetExecutionMetadata"
+    )
+    GetExecutionProgress = deferred(
+        "application.use_cases.get_execution_progress", "GetExecutionProgress"
+    )
+    HandleExecutionError = deferred(
+        "application.use_cases.handle_execution_error", "HandleExecutionError"
+    )
+    ImportAssetFiles = deferred("application.use_cases.import_asset_files", "ImportAssetFiles")
+    ImportCosts = deferred("application.use_cases.import_costs", "ImportCosts")
+    ImportExecutions = deferred("application.use_cases.import_executions", "ImportExecutions")
+    LaunchExecution = deferred("application.use_cases.launch_execution", "LaunchExecution")
+    ListExecutions = deferred("application.use_cases.list_executions", "ListExecutions")
+    ListReadableExecutions = deferred(
+        "application.use_cases.list_readable_executions", "ListReadableExecutions"
+    )
+    ListReadableWorkflows = deferred(
+        "application.use_cases.list_readable_workflows", "ListReadableWorkflows"
+    )
+    ListWorkflows = deferred("application.use_cases.list_workflows", "ListWorkflows")
+    ListWorkflowVersions = deferred("application.use_cases.list_workflows", "ListWorkflowVersions")
+    MigrateV1 = deferred("application.use_cases.migrate_v1", "MigrateV1")
+    OpenTaskGate = deferred("application.use_cases.open_task_gate", "OpenTaskGate")
+    PublishRegistration = deferred(
+        "application.use_cases.publish_registration", "PublishRegistration"
+    )
+    PublishWorkflowVersion = deferred(
+        "application.use_cases.publish_workflow_version", "PublishWorkflowVersion"
+    )
+    ListAssetFiles = deferred("application.use_cases.read_assets", "ListAssetFiles")
+    ReadAssetFile = deferred("application.use_cases.read_assets", "ReadAssetFile")
+    ReadOutputFile = deferred("application.use_cases.read_output_file", "ReadOutputFile")
+    ReconcileExecution = deferred("application.use_cases.reconcile_execution", "ReconcileExecution")
+    RecordAttemptDurations = deferred("application.use_cases.record_cost", "RecordAttemptDurations")
+    RecordCost = deferred("application.use_cases.record_cost", "RecordCost")
+    RedriveExecution = deferred("application.use_cases.redrive_execution", "RedriveExecution")
+    RegisterPipelineExecution = deferred(
+        "application.use_cases.register_pipeline_execution", "RegisterPipelineExecution"
+    )
+    ResolveExecutionId = deferred(
+        "application.use_cases.resolve_execution_id", "ResolveExecutionId"
+    )
+    RetryStep = deferred("application.use_cases.retry_step", "RetryStep")
+    RunnerLease = deferred("application.use_cases.runner_lease", "RunnerLease")
+    ShowWorkflow = deferred("application.use_cases.show_workflow", "ShowWorkflow")
+    FinishStep = deferred("application.use_cases.step_tracking", "FinishStep")
+    StartStep = deferred("application.use_cases.step_tracking", "StartStep")
+    SummarizeCosts = deferred("application.use_cases.summarize_costs", "SummarizeCosts")
+    SweepAborts = deferred("application.use_cases.sweep_aborts", "SweepAborts")
+    VerifyExecutions = deferred("application.use_cases.verify_executions", "VerifyExecutions")
 
 WORKER_COMMAND = (sys.executable, "-m", "entrypoints.cli.main", "internal-run-worker")
 
@@ -150,19 +242,20 @@ def _dynamodb_migrated_runs(client: Any, tables: TableNames) -> MigratedRuns:
 def _legacy_executions(client: Callable[[], Any]) -> LegacyExecutions:
     from adapters.aws.legacy_executions import StepFunctionsLegacyExecutions
 
-    return StepFunctionsLegacyExecutions(_LazyClient(client))
+    return StepFunctionsLegacyExecutions(_BuiltOnFirstUse(client))
 
 
-class _LazyClient:
-    """A client built on its first call, so a migration with nothing open never builds one."""
+class _BuiltOnFirstUse:
+    """A collaborator built on its first use: a migration with nothing open never builds its
+    client; a list of finished runs never builds what reconciling an open one needs."""
 
     def __init__(self, build: Callable[[], Any]) -> None:
-        self._build, self._client = build, None
+        self._build, self._built = build, None
 
     def __getattr__(self, name: str) -> Any:
-        if self._client is None:
-            self._client = self._build()
-        return getattr(self._client, name)
+        if self._built is None:
+            self._built = self._build()
+        return getattr(self._built, name)
 
 
 def _sqlite_list_partition_backfill(
@@ -803,8 +896,10 @@ class Container(containers.DeclarativeContainer):
         min_interval_seconds=config.sfn_sync_min_interval_seconds,
         lease_seconds=config.lease_seconds,
         run_logs=run_log_source,
-        overdue_gates=close_overdue_gate,
-        durations=record_attempt_durations,
+        # Only an open run's check uses these; a list of finished runs (most lists) would build
+        # the approvals store, the cost ledger and the rate card for nothing.
+        overdue_gates=providers.Factory(_BuiltOnFirstUse, close_overdue_gate.provider),
+        durations=providers.Factory(_BuiltOnFirstUse, record_attempt_durations.provider),
     )
     get_execution = providers.Factory(
         GetExecution, store=execution_store, reconcile=reconcile_execution, clock=clock

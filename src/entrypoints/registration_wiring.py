@@ -1,17 +1,17 @@
 """The parts the container builds for sub-process registration: the bus a registration event is
 published on (the in-process bus, or EventBridge), the EventBridge client and the local steps'
-registration credentials, each imported lazily."""
+registration credentials, each imported lazily (the container imports this module whatever the
+command, and most commands build none of them)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from application.ports import EventBus, RegistrationCredentials
-from application.use_cases.publish_registration import registration_subscriber
-from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
-from domain.registration import REGISTRATION_DETAIL_TYPE, registration_event_pattern
+if TYPE_CHECKING:
+    from application.ports import EventBus, RegistrationCredentials
+    from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
 
 
 def local_event_bus(
@@ -23,6 +23,8 @@ def local_event_bus(
     """The in-process bus with the subscription the template's rule makes on EventBridge, which
     takes only events carrying the registration token of the step they name."""
     from adapters.local.event_bus import LocalEventBus
+    from application.use_cases.publish_registration import registration_subscriber
+    from domain.registration import REGISTRATION_DETAIL_TYPE, registration_event_pattern
 
     bus = LocalEventBus(region=region)
     (source_pattern,) = registration_event_pattern(source_prefix)["source"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from application.ports import (
     Clock,
@@ -26,12 +27,14 @@ from application.run_log import fit_run_log_text
 from application.run_log_sources import LocalRunLog
 from application.run_writes import end_run
 from application.sub_process_stops import stop_sub_processes
-from application.use_cases.approvals import CloseOverdueGate
-from application.use_cases.record_cost import RecordAttemptDurations
 from domain.errors import ConflictError
 from domain.execution import WorkflowExecution
 from domain.run import Run, RunChange, RunEnd, failure_message
 from domain.statuses import TERMINAL_STATUSES
+
+if TYPE_CHECKING:
+    from application.use_cases.approvals import CloseOverdueGate
+    from application.use_cases.record_cost import RecordAttemptDurations
 
 DEFAULT_SYNC_INTERVAL_SECONDS = 30.0
 DEFAULT_LEASE_SECONDS = 30.0

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 import gc
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.main import get_command_name
+from typer.models import CommandInfo
 
 from entrypoints.cli.approvals import approvals_app
 from entrypoints.cli.assets import assets_download, assets_list, assets_show
@@ -1081,13 +1085,43 @@ def internal_run_worker(execution_id: str) -> None:
     _wait_or_abort(container, execution_id, show_progress=False)
 
 
+def _app_for(arguments: Sequence[str], whole: typer.Typer = app) -> typer.Typer:
+    """`whole` with only the command or group the arguments name, down the path they take.
+
+    Typer turns every command of the app into a click command (reading each signature and its
+    annotations) before it parses the arguments: ~40 ms of a cold `wfx executions list` spent on
+    the 45 commands it does not run. The path the arguments name is built as before, so its
+    options, help and errors are unchanged; anything else (no command, an option first, a name
+    no command has) gets the whole app, for the top-level help and click's own message.
+    """
+    if not arguments or arguments[0].startswith("-"):
+        return whole
+    name, rest = arguments[0], arguments[1:]
+    commands = [command for command in whole.registered_commands if _name(command) == name]
+    groups = [copy.copy(group) for group in whole.registered_groups if group.name == name]
+    if not commands and not groups:
+        return whole
+    for group in groups:
+        assert group.typer_instance is not None  # add_typer always gives one
+        group.typer_instance = _app_for(rest, group.typer_instance)
+    pruned = copy.copy(whole)
+    pruned.registered_commands, pruned.registered_groups = commands, groups
+    return pruned
+
+
+def _name(command: CommandInfo) -> str | None:
+    if command.name:
+        return command.name
+    return None if command.callback is None else get_command_name(command.callback.__name__)
+
+
 def main() -> None:
     from entrypoints.cli.errors import print_redacted_traceback
 
     sys.excepthook = print_redacted_traceback
     try:
         # Not standalone: click's usage errors come back to us, to be printed as one line.
-        code = app(standalone_mode=False)
+        code = _app_for(sys.argv[1:])(standalone_mode=False)
     except SystemExit:
         raise
     except Exception as error:

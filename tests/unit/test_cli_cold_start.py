@@ -1,0 +1,122 @@
+"""What a cold `wfx executions list` imports and builds: only what it needs, so that a later change
+cannot quietly bring back the start-up cost (docs/performance.md, "Cold start"). Deterministic:
+module names and command names, never a timing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer.main
+
+from entrypoints.cli.main import _app_for, app
+
+# Each of these was imported by a cold `wfx executions list` once, and none is needed by it.
+NOT_FOR_A_LIST = {
+    # optional integrations of dependency_injector (entrypoints/dependency_injection.py)
+    "yaml": "Configuration.from_yaml of dependency_injector.providers",
+    "pydantic_settings": "Configuration.from_pydantic (installed with the test extras)",
+    "fastapi": "dependency_injector.wiring's markers",
+    "starlette": "dependency_injector.wiring's markers",
+    "werkzeug": "dependency_injector.wiring's markers (installed with moto)",
+    # other outside systems
+    "sqlalchemy": "only to create SQLite tables",
+    "boto3": "AWS clients, built on first use",
+    "botocore": "AWS clients, built on first use",
+    "casbin": "the authorizer of the HTTP service",
+    "jwt": "bearer tokens",
+    "jinja2": "the web viewer",
+    "uvicorn": "wfx serve",
+    # use cases and services the list never builds (entrypoints/container.py's stand-ins)
+    "application.use_cases.launch_execution": "wfx run",
+    "application.use_cases.administer_roles": "wfx auth (and its permission templates)",
+    "domain.permission_templates": "wfx auth",
+    "application.use_cases.get_execution_details": "wfx executions show",
+    "application.use_cases.summarize_costs": "wfx costs",
+    "application.use_cases.publish_registration": "a registration's event bus",
+    "application.use_cases.register_pipeline_execution": "a registration's event bus",
+    "application.reporting": "the local runner",
+    "domain.constraints": "authorization policies",
+    # what only reconciling an open run builds (entrypoints/container.py, _BuiltOnFirstUse)
+    "adapters.sqlite.approvals": "closing an open run's overdue gate",
+    "adapters.sqlite.cost_ledger": "recording the attempts a lost runner's end closes",
+    "adapters.rate_card_file": "recording the attempts a lost runner's end closes",
+    "domain.costs": "recording the attempts a lost runner's end closes",
+}
+
+# What the list builds: ListExecutions and the ReconcileExecution it holds.
+USE_CASES_OF_A_LIST = {
+    "application.use_cases.list_executions",
+    "application.use_cases.reconcile_execution",
+}
+
+_IMPORTED_BY_THE_CONSOLE_SCRIPT = """
+import atexit, json, sys
+path = sys.argv[1]
+atexit.register(lambda: open(path, "w").write(json.dumps(sorted(sys.modules))))
+sys.argv = ["wfx", "executions", "list"]
+from entrypoints.cli.program import main
+main()
+"""
+
+
+def _modules_of_a_cold_list(home: Path) -> set[str]:
+    environment = {
+        name: value for name, value in os.environ.items() if not name.startswith(("WFX_", "AWS_"))
+    } | {"WFX_HOME": str(home)}
+    modules = home / "modules.json"
+    for _ in range(2):  # the first one creates the tables (SQLAlchemy); the second is measured
+        completed = subprocess.run(
+            [sys.executable, "-c", _IMPORTED_BY_THE_CONSOLE_SCRIPT, str(modules)],
+            env=environment,
+            cwd=home,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert completed.returncode == 0, completed.stderr
+    return set(json.loads(modules.read_text(encoding="utf-8")))
+
+
+def test_a_cold_list_imports_neither_unused_libraries_nor_other_commands_use_cases(
+    tmp_path: Path,
+) -> None:
+    imported = _modules_of_a_cold_list(tmp_path)
+
+    unneeded = {
+        name: why
+        for name, why in NOT_FOR_A_LIST.items()
+        if name in imported or any(module.startswith(f"{name}.") for module in imported)
+    }
+    assert unneeded == {}
+    use_cases = {module for module in imported if module.startswith("application.use_cases.")}
+    assert use_cases == USE_CASES_OF_A_LIST
+
+
+def _command_paths(command: Any, path: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+    paths = {path}
+    for name, sub in getattr(command, "commands", {}).items():
+        paths |= _command_paths(sub, (*path, name))
+    return paths
+
+
+def test_the_console_script_builds_only_the_command_it_runs() -> None:
+    pruned = typer.main.get_command(_app_for(["executions", "list", "--limit", "5"]))
+
+    assert _command_paths(pruned) == {(), ("executions",), ("executions", "list")}
+
+
+def test_a_group_asked_for_its_help_is_built_whole() -> None:
+    whole = _command_paths(typer.main.get_command(app))
+    pruned = _command_paths(typer.main.get_command(_app_for(["executions", "--help"])))
+
+    assert pruned == {(), *(path for path in whole if path[:1] == ("executions",))}
+
+
+def test_no_command_an_option_first_or_an_unknown_name_gets_the_whole_app() -> None:
+    for arguments in ([], ["--help"], ["--version"], ["no-such-command"]):
+        assert _app_for(arguments) is app
