@@ -163,7 +163,12 @@ def attempt_seconds(attempt: TaskExecution) -> Decimal | None:
     """How long a closed attempt ran, to the microsecond; None while it runs."""
     if attempt.stop_date is None:
         return None
-    microseconds = max(0, (attempt.stop_date - attempt.start_date) // timedelta(microseconds=1))
+    return seconds_between(attempt.start_date, attempt.stop_date)
+
+
+def seconds_between(start: datetime, stop: datetime) -> Decimal:
+    """From `start` to `stop`, to the microsecond, never negative, in its shortest form."""
+    microseconds = max(0, (stop - start) // timedelta(microseconds=1))
     seconds = Decimal(microseconds).scaleb(-6)
     # normalize() alone would write 10 seconds as 1E+1
     return seconds.quantize(Decimal(1)) if seconds == seconds.to_integral() else seconds.normalize()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from datetime import datetime
+
 from application.ports import RunStore
 from application.use_cases.approvals import PassApprovalGate, PassApprovalGateCommand
 from application.use_cases.complete_execution import CompleteExecution, CompleteExecutionCommand
@@ -21,7 +24,12 @@ from domain.statuses import ExecutionStatus, StepStatus
 
 class UseCaseRunReporter:
     """Routes runner progress to StartStep, RetryStep, FinishStep, CompleteExecution,
-    PassApprovalGate and the runner's lease."""
+    PassApprovalGate and the runner's lease.
+
+    It keeps when each attempt it opened started, until that attempt finishes: the finish then
+    writes the attempt's duration with no read. The runner's threads share it."""
+
+    _KEPT_STARTS = 4096  # attempts open at once in one process, and more
 
     def __init__(
         self,
@@ -36,6 +44,16 @@ class UseCaseRunReporter:
         self._start, self._finish, self._complete = start_step, finish_step, complete_execution
         self._retry, self._lease, self._store = retry_step, lease, store
         self._gate = gate
+        self._starts: dict[tuple[str, str, int], datetime] = {}
+        self._starts_lock = threading.Lock()
+
+    def _started(self, key: tuple[str, str, int], at: datetime | None) -> None:
+        if at is None:
+            return
+        with self._starts_lock:
+            self._starts[key] = at
+            if len(self._starts) > self._KEPT_STARTS:  # attempts never finished here (a crash)
+                del self._starts[next(iter(self._starts))]
 
     def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> int:
         started = self._start.execute(
@@ -49,6 +67,8 @@ class UseCaseRunReporter:
                 f"step {started.step.pipeline_id} of execution {workflow_execution_id} is "
                 f"{started.step.status.value}: it is not started again"
             )
+        key = (workflow_execution_id, pipeline_execution_id, started.attempt)
+        self._started(key, started.attempt_started)
         return started.attempt
 
     def step_retrying(
@@ -70,6 +90,11 @@ class UseCaseRunReporter:
                 f"step {pipeline_execution_id} of execution {workflow_execution_id} is no "
                 "longer running: it is not run again"
             )
+        with self._starts_lock:
+            self._starts.pop((workflow_execution_id, pipeline_execution_id, attempt), None)
+        self._started(
+            (workflow_execution_id, pipeline_execution_id, opened.attempt), opened.start_date
+        )
         return opened.attempt
 
     def step_finished(
@@ -80,6 +105,10 @@ class UseCaseRunReporter:
         error: str | None,
         attempt: int,
     ) -> StepStatus:
+        with self._starts_lock:
+            started = self._starts.pop(
+                (workflow_execution_id, pipeline_execution_id, attempt), None
+            )
         finished = self._finish.execute(
             FinishStepCommand(
                 workflow_execution_id=workflow_execution_id,
@@ -87,6 +116,7 @@ class UseCaseRunReporter:
                 status=status,
                 error=error,
                 attempt=attempt,
+                attempt_started=started,
             )
         )
         return finished.status

@@ -49,6 +49,13 @@ class CostEntryNotFoundError(NotFoundError):
 class CostEntryExistsError(ConflictError):
     """An entry id is taken: the ledger is append-only, an entry is never written twice."""
 
+    @classmethod
+    def of(cls, entry: CostLedgerEntry) -> CostEntryExistsError:
+        return cls(
+            f"cost entry {entry.entry_id} of execution {entry.workflow_execution_id} "
+            f"(step {entry.pipeline_execution_id}, attempt {entry.attempt}) exists"
+        )
+
 
 class CostEntrySupersededError(ConflictError):
     """A correction names an entry that another correction replaced already."""

@@ -31,6 +31,7 @@ from domain.approvals import (
     parked_owner,
 )
 from domain.attempts import AttemptTrigger, TaskExecution, next_attempt_number
+from domain.costs import CostLedgerEntry
 from domain.errors import ConflictError, PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution, RunnerLease, WorkflowExecution
 from domain.statuses import ExecutionStatus, StepStatus
@@ -98,7 +99,9 @@ class StepMove:
 
     `status` None leaves the step as it is (a retry moves only its attempts). `while_open`: the
     run must be open with no abort requested. `close_attempt` must be stored RUNNING; it is
-    closed with the move's status (or `close_status`), stop date and error.
+    closed with the move's status (or `close_status`), stop date and error. `cost_entries` are
+    appended to the cost ledger in the same write (a closed attempt's duration), each id only
+    once: an id already there refuses the whole move with CostEntryExistsError.
     """
 
     workflow_execution_id: str
@@ -112,6 +115,7 @@ class StepMove:
     open_attempt: TaskExecution | None = None
     close_attempt: int | None = None
     close_status: StepStatus | None = None
+    cost_entries: tuple[CostLedgerEntry, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,3 +43,13 @@ def authorization_store(request: pytest.FixtureRequest) -> Any:
 @pytest.fixture(params=BACKENDS)
 def cost_ledger(request: pytest.FixtureRequest) -> Any:
     return request.getfixturevalue(f"{request.param}_cost_ledger")
+
+
+@pytest.fixture(params=BACKENDS)
+def store_and_ledger(request: pytest.FixtureRequest) -> tuple[Any, Any]:
+    """An execution store and the cost ledger on the same database (or tables)."""
+    backend = request.param
+    return (
+        request.getfixturevalue(f"{backend}_execution_store"),
+        request.getfixturevalue(f"{backend}_cost_ledger"),
+    )

@@ -4,20 +4,31 @@ under its guards (the step's status, the run open with no abort requested)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from decimal import Decimal
 
 import pytest
 
 from application.ports import (
     AttemptNotRunningError,
     AttemptNumberTakenError,
+    CostLedger,
+    CostScope,
     ExecutionStore,
     RunNotOpenError,
 )
+from domain.costs import CostEntryExistsError
 from domain.errors import PipelineExecutionNotFoundError
 from domain.execution import StepOutputs
 from domain.run import Run, RunChange, RunGuard, StepMove
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_launch, an_attempt, at, some_outputs, step_id
+from tests.contract.builders import (
+    a_duration_entry,
+    a_launch,
+    an_attempt,
+    at,
+    some_outputs,
+    step_id,
+)
 
 NEW = frozenset({StepStatus.NEW})
 RUNNING = frozenset({StepStatus.RUNNING})
@@ -210,6 +221,38 @@ def test_a_finish_whose_attempt_is_not_running_writes_neither(
 
     assert execution_store.get_step(SID) == running
     assert execution_store.list_attempts([SID]) == [an_attempt(SID, 1)]
+
+
+def test_a_finish_appends_its_cost_entries_in_the_same_write(
+    store_and_ledger: tuple[ExecutionStore, CostLedger],
+) -> None:
+    store, ledger = store_and_ledger
+    store.add_launch(a_launch("e1"))
+    store.move_step(start())
+    duration = a_duration_entry("e1")
+
+    finished = store.move_step(replace(finish(), cost_entries=(duration,)))
+
+    assert finished is not None and finished.status is StepStatus.SUCCEEDED
+    assert ledger.list_entries(CostScope.EXECUTION, "e1") == [duration]
+
+
+def test_a_finish_whose_cost_entry_exists_writes_nothing(
+    store_and_ledger: tuple[ExecutionStore, CostLedger],
+) -> None:
+    store, ledger = store_and_ledger
+    store.add_launch(a_launch("e1"))
+    running = store.move_step(start())
+    earlier = a_duration_entry("e1")
+    ledger.append([earlier])
+    again = earlier.model_copy(update={"quantity": Decimal("9")})
+
+    with pytest.raises(CostEntryExistsError):
+        store.move_step(replace(finish(), cost_entries=(again,)))
+
+    assert store.get_step(SID) == running
+    assert store.list_attempts([SID]) == [an_attempt(SID, 1)]
+    assert ledger.list_entries(CostScope.EXECUTION, "e1") == [earlier]
 
 
 def test_a_retry_closes_one_attempt_and_opens_the_next_leaving_the_step_running(

@@ -97,6 +97,57 @@ def test_a_retry_and_a_finish_record_one_duration_per_attempt_once(container: An
     assert entries[0].asset_keys == ("db1:asset1",)
 
 
+def _started(container: Any) -> datetime:
+    command = StartStepCommand(workflow_execution_id=RUN, pipeline_execution_id=ROOT)
+    started = container.start_step().execute(command).attempt_started
+    assert started is not None
+    return started  # type: ignore[no-any-return]
+
+
+def _finish_started_at(started: datetime) -> FinishStepCommand:
+    """A finish from the runner that started the attempt: it says when, and the attempt's
+    duration is written with the finish."""
+    return FinishStepCommand(
+        workflow_execution_id=RUN,
+        pipeline_execution_id=ROOT,
+        status=StepStatus.SUCCEEDED,
+        attempt=1,
+        attempt_started=started,
+    )
+
+
+def test_a_finish_told_when_its_attempt_started_records_the_duration_it_ran(
+    container: Any,
+) -> None:
+    finish = _finish_started_at(_started(container))
+    container.finish_step().execute(finish)
+    container.finish_step().execute(finish)  # a callback delivered twice
+
+    (entry,) = _entries(container)
+    (attempt,) = container.execution_store().list_attempts([ROOT])
+    assert (entry.attempt, entry.kind, entry.source) == (1, CostKind.DURATION, CostSource.RUNNER)
+    assert entry.quantity == Decimal(int((attempt.stop_date - attempt.start_date).total_seconds()))
+    assert entry.quantity > 0 and entry.execution_group_id == "nightly"
+
+
+def test_a_duration_recorded_already_does_not_stop_the_finish_nor_count_twice(
+    container: Any,
+) -> None:
+    """Another process recorded this attempt's duration (its id is the attempt's): the finish
+    that carries the same entry is made without it."""
+    started = _started(container)
+    finish = _finish_started_at(started)
+    earlier = container.record_attempt_durations().entry_for(
+        RUN, ROOT, 1, started, started + timedelta(seconds=3)
+    )
+    container.cost_ledger().append([earlier])
+
+    step = container.finish_step().execute(finish)
+
+    assert step.status is StepStatus.SUCCEEDED
+    assert _entries(container) == [earlier]
+
+
 def _abort(container: Any) -> None:
     container.abort_execution().execute(AbortExecutionCommand(workflow_execution_id=RUN))
 

@@ -74,31 +74,29 @@ BUDGETS = (
     Budget(
         "the first step's finish and the second's start",
         2,
-        "one transaction ends the step (attempt, event), one starts the next. Today also the "
-        "step's attempts queried for the duration entry, which has its own transaction",
-        4,
+        "one transaction ends the step (attempt, duration entry, event), one starts the next",
+        2,
     ),
     Budget(
         "the second step's finish and the third's start",
         2,
         "as for the first pair",
-        4,
+        2,
     ),
     Budget(
         "the last step's finish and the run's completion",
         2,
         "one transaction ends the step, one completes the run with its event. Today also "
-        "the duration entry (the step's attempts queried, its own transaction), the run read "
-        "again to decide its end (main row, steps, each step's attempts), the steps' summary "
-        "logs (a BatchWriteItem) and the ended row read for the launch's answer",
-        11,
+        "the run read again to decide its end (main row, steps, each step's attempts), the "
+        "steps' summary logs (a BatchWriteItem) and the ended row read for the launch's answer",
+        9,
     ),
     Budget(
         "a whole 3-step run",
         10,
         "the launch (4), two finish-and-start pairs (2 + 2), the last finish and the "
         "completion (2)",
-        24,
+        18,
     ),
     Budget("get a run", 1, "a Query on the main table's partition key", 1),
     Budget(
@@ -141,10 +139,10 @@ BUDGETS = (
         "version and its step definitions (2); the re-run's start, finish and completion (3). "
         "Today also the history counted from the steps, the main row read twice, the step's "
         "reset in its own write, the runner's lease and steps, a first start that guesses "
-        "attempt 1 and reads the run to open the next, the duration entry (2), the "
-        "completion's read of the run and its summaries, and the RUNNING write turned down "
-        "after the inline re-run ended (so the row is read)",
-        25,
+        "attempt 1 and reads the run to open the next, the completion's read of the run and "
+        "its summaries, and the RUNNING write turned down after the inline re-run ended (so "
+        "the row is read)",
+        23,
     ),
     Budget(
         "delete a finished 3-step run",

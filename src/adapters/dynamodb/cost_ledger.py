@@ -52,6 +52,16 @@ def _index_order(item: Item) -> tuple[str, str, str]:
     return (item[RECORDED_AT], item[PARTITION], item[ENTRY_KEY])
 
 
+def cost_entry_put(table_name: str, entry: CostLedgerEntry) -> dict[str, Any]:
+    """The entry's Put for a transaction: append-only, a key is written once, never replaced."""
+    return {
+        "TableName": table_name,
+        "Item": to_wire(build_cost_ledger_record(entry)),
+        "ConditionExpression": "attribute_not_exists(#pk)",
+        "ExpressionAttributeNames": {"#pk": PARTITION},
+    }
+
+
 class DynamoDbCostLedger:
     """Cost entries in wfx's cost-ledger table."""
 
@@ -69,18 +79,7 @@ class DynamoDbCostLedger:
             self._transact(chunk)
 
     def _transact(self, entries: Sequence[CostLedgerEntry]) -> None:
-        actions: list[Any] = [
-            {
-                "Put": {
-                    "TableName": self._table_name,
-                    "Item": to_wire(build_cost_ledger_record(entry)),
-                    # append-only: a key is written once, never replaced
-                    "ConditionExpression": "attribute_not_exists(#pk)",
-                    "ExpressionAttributeNames": {"#pk": PARTITION},
-                }
-            }
-            for entry in entries
-        ]
+        actions: list[Any] = [{"Put": cost_entry_put(self._table_name, entry)} for entry in entries]
         try:
             self._client.transact_write_items(TransactItems=actions)
         except ClientError as exc:
@@ -89,11 +88,7 @@ class DynamoDbCostLedger:
             reasons = exc.response.get("CancellationReasons", [])
             for entry, reason in zip(entries, reasons, strict=False):
                 if reason.get("Code") == "ConditionalCheckFailed":
-                    raise CostEntryExistsError(
-                        f"cost entry {entry.entry_id} of execution "
-                        f"{entry.workflow_execution_id} (step {entry.pipeline_execution_id}, "
-                        f"attempt {entry.attempt}) exists"
-                    ) from exc
+                    raise CostEntryExistsError.of(entry) from exc
             raise
 
     def list_entries(self, scope: CostScope, key: str | None) -> list[CostLedgerEntry]:

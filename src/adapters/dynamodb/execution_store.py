@@ -18,6 +18,7 @@ from adapters.dynamodb.codec import (
     key_of,
     to_wire,
 )
+from adapters.dynamodb.cost_ledger import cost_entry_put
 from adapters.dynamodb.known_rows import KnownRows, after_write, version_guard
 from adapters.dynamodb.requests import (
     batch_delete,
@@ -110,6 +111,7 @@ from application.ports import (
 )
 from domain.attempts import TaskExecution
 from domain.authorization import AccessFacts
+from domain.costs import CostEntryExistsError
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
@@ -730,6 +732,12 @@ class DynamoDbExecutionStore:
             )
             closed = AttemptNotRunningError(f"{step_id}: attempt {move.close_attempt}")
             actions.append(("Update", closed, close))
+        if move.cost_entries:
+            ledger = self._tables.get_table_name(ResourceKeys.COST_LEDGER)
+            actions.extend(
+                ("Put", CostEntryExistsError.of(entry), cost_entry_put(ledger, entry))
+                for entry in move.cost_entries
+            )
         step_position = 1 if move.while_open else 0
         try:
             return self._unit_of_work.transact(

@@ -3,7 +3,8 @@ indexes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sqlite3
+from collections.abc import Iterable, Sequence
 
 from adapters.cost_records import (
     ALL_COSTS,
@@ -22,6 +23,18 @@ from adapters.sqlite.statements import TableSql, load_item
 from adapters.tables import ResourceKeys, TableNames
 from application.ports import CostScope
 from domain.costs import CostEntryExistsError, CostLedgerEntry
+
+
+def insert_cost_entries(
+    connection: sqlite3.Connection, table: TableSql, entries: Iterable[CostLedgerEntry]
+) -> None:
+    """The entries, inside the caller's write: CostEntryExistsError (the caller's write rolls
+    back) when an id is taken, as the ledger is append-only."""
+    for entry in entries:
+        if not connection.execute(
+            table.insert_if_absent, table.row(build_cost_ledger_record(entry))
+        ).rowcount:
+            raise CostEntryExistsError.of(entry)
 
 
 class SqliteCostLedger:
@@ -52,13 +65,7 @@ class SqliteCostLedger:
         if not entries:
             return
         with self._database.write() as connection:  # leaving with an error rolls it all back
-            for entry in entries:
-                row = self._table.row(build_cost_ledger_record(entry))
-                if not connection.execute(self._table.insert_if_absent, row).rowcount:
-                    raise CostEntryExistsError(
-                        f"cost entry {entry.entry_id} of execution {entry.workflow_execution_id}"
-                        f" (step {entry.pipeline_execution_id}, attempt {entry.attempt}) exists"
-                    )
+            insert_cost_entries(connection, self._table, entries)
 
     def list_entries(self, scope: CostScope, key: str | None) -> list[CostLedgerEntry]:
         value = ALL_COSTS_PARTITION if scope is CostScope.ALL else key

@@ -60,6 +60,7 @@ from adapters.registration import (
 )
 from adapters.row_collections import ROW_PARSERS
 from adapters.sqlite.access_facts import read_access_facts
+from adapters.sqlite.cost_ledger import insert_cost_entries
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql, GuardedRow
 from adapters.sqlite.paging import decode_token, encode_token
@@ -87,6 +88,7 @@ from application.ports import (
 )
 from domain.attempts import TaskExecution
 from domain.authorization import AccessFacts
+from domain.costs import CostLedgerEntry
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
@@ -288,8 +290,15 @@ class SqliteExecutionStore:
                     connection, step_id, move.close_attempt, values, removed
                 ):
                     raise AttemptNotRunningError(f"{step_id}: attempt {move.close_attempt}")
+            self._append_cost_entries_in(connection, move.cost_entries)
             self._unit_of_work.append_in(connection, execution_id, move_events(move))
         return parse_pipeline_execution_record(self._whole(load_item(stored)))
+
+    def _append_cost_entries_in(
+        self, connection: sqlite3.Connection, entries: tuple[CostLedgerEntry, ...]
+    ) -> None:
+        if entries:
+            insert_cost_entries(connection, self._sql.tables[ResourceKeys.COST_LEDGER], entries)
 
     def _transition_in(
         self,

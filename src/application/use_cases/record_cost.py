@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import OrderedDict
+from datetime import datetime
 from decimal import Decimal
 from typing import Self
 
@@ -18,6 +19,7 @@ from application.cost_entries import (
     charged_attempt,
     launch_cost_context,
     run_cost_context,
+    seconds_between,
 )
 from application.ports import Clock, CostLedger, CostScope, ExecutionStore, IdGenerator
 from domain.costs import (
@@ -183,28 +185,49 @@ class RecordAttemptDurations:
     def _append(
         self, run_id: str, step_id: str, attempts: list[tuple[int, Decimal]]
     ) -> tuple[CostLedgerEntry, ...]:
-        context = self._context(run_id)
         now = self._clock.now()
         entries = tuple(
-            build_entry(
-                context,
-                step_id,
-                number,
-                Usage(quantity=seconds, unit=DURATION_UNIT, kind=CostKind.DURATION),
-                self._rates,
-                entry_id=duration_entry_id(run_id, step_id, number),
-                source=CostSource.RUNNER,
-                at=now,
-            )
-            for number, seconds in attempts
+            self._entry(run_id, step_id, number, seconds, now) for number, seconds in attempts
         )
         self._ledger.append(entries)
+        self.appended(entries)
+        return entries
+
+    def entry_for(
+        self, run_id: str, step_id: str, attempt: int, started: datetime, stopped: datetime
+    ) -> CostLedgerEntry | None:
+        """The duration entry of an attempt closing now, for a caller that writes it with the
+        close (then tells `appended`); None when this process appended it already."""
+        entry_id = duration_entry_id(run_id, step_id, attempt)
+        with self._contexts_lock:
+            if entry_id in self._appended.get(run_id, ()):
+                return None
+        return self._entry(run_id, step_id, attempt, seconds_between(started, stopped), stopped)
+
+    def appended(self, entries: tuple[CostLedgerEntry, ...]) -> None:
+        """Entries now in the ledger: a later delivery of the same callback skips them."""
+        if not entries:
+            return
+        run_id = entries[0].workflow_execution_id
         with self._contexts_lock:
             self._appended.setdefault(run_id, set()).update(e.entry_id for e in entries)
             self._appended.move_to_end(run_id)
             while len(self._appended) > self._KEPT_CONTEXTS:
                 self._appended.popitem(last=False)
-        return entries
+
+    def _entry(
+        self, run_id: str, step_id: str, attempt: int, seconds: Decimal, at: datetime
+    ) -> CostLedgerEntry:
+        return build_entry(
+            self._context(run_id),
+            step_id,
+            attempt,
+            Usage(quantity=seconds, unit=DURATION_UNIT, kind=CostKind.DURATION),
+            self._rates,
+            entry_id=duration_entry_id(run_id, step_id, attempt),
+            source=CostSource.RUNNER,
+            at=at,
+        )
 
     def launched(self, records: LaunchRecords) -> None:
         """A run this process has just launched: its context is known without a read, and it

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import datetime
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.output_folder import unrecorded_outputs, writing_attempt
@@ -18,13 +21,14 @@ from application.use_cases.record_cost import (
     RecordAttemptDurations,
     RecordAttemptDurationsCommand,
 )
+from domain.costs import CostEntryExistsError
 from domain.execution import (
     PipelineExecution,
     StepOutputs,
     artifacts_of,
     execution_output_prefix,
 )
-from domain.run import AttemptFencedError, first_start, plain_finish
+from domain.run import AttemptFencedError, StepMove, first_start, plain_finish
 from domain.statuses import StepStatus, TerminalStepStatus
 
 
@@ -43,6 +47,7 @@ class StepStarted(BaseModel):
 
     step: PipelineExecution
     attempt: int | None = None
+    attempt_started: datetime | None = None  # when the running attempt started
 
 
 class FinishStepCommand(BaseModel):
@@ -55,6 +60,9 @@ class FinishStepCommand(BaseModel):
     # The attempt that ran, when the caller knows it: a result for an attempt that is no
     # longer the running one is refused (fencing). Without it, the running attempt closes.
     attempt: int | None = Field(default=None, ge=1)
+    # When that attempt started, when the caller knows it (a runner that started it): its
+    # duration entry is then written with the finish itself, with no read of the attempt.
+    attempt_started: datetime | None = None
 
 
 class StartStep:
@@ -75,8 +83,11 @@ class StartStep:
             except (AttemptNumberTakenError, RunNotOpenError):
                 started = None
             if started is not None:
-                assert move.open_attempt is not None
-                return StepStarted(step=started, attempt=move.open_attempt.attempt)
+                opened = move.open_attempt
+                assert opened is not None
+                return StepStarted(
+                    step=started, attempt=opened.attempt, attempt_started=opened.start_date
+                )
             run = self._store.get_run(execution_id, step_id)
             decided = run.start_step(step_id, now)
             if decided is None:
@@ -84,8 +95,11 @@ class StartStep:
                 # that the store kept): the attempt running now, if it is still running
                 running = run.running_attempt(step_id)
                 step = run.step(step_id)
-                attempt = running.attempt if running and step.status is StepStatus.RUNNING else None
-                return StepStarted(step=step, attempt=attempt)
+                if running is None or step.status is not StepStatus.RUNNING:
+                    return StepStarted(step=step)
+                return StepStarted(
+                    step=step, attempt=running.attempt, attempt_started=running.start_date
+                )
             move = decided
         raise RunContentionError(f"step {step_id}: changed under every start")
 
@@ -110,8 +124,8 @@ class FinishStep:
         self._durations = durations
 
     def execute(self, command: FinishStepCommand) -> PipelineExecution:
-        finished = self._finish(command)
-        if self._durations is not None:
+        finished, duration_recorded = self._finish(command)
+        if self._durations is not None and not duration_recorded:
             # on every path, the repeat of a finish too: what a failed recording missed is
             # recorded when the callback is delivered again (the recording is idempotent)
             self._durations.execute(
@@ -122,7 +136,8 @@ class FinishStep:
             )
         return finished
 
-    def _finish(self, command: FinishStepCommand) -> PipelineExecution:
+    def _finish(self, command: FinishStepCommand) -> tuple[PipelineExecution, bool]:
+        """The step as stored, and whether the attempt's duration was written with it."""
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
         latest = self._objects.list_latest(execution_output_prefix(execution_id))
         now = self._clock.now()
@@ -130,7 +145,7 @@ class FinishStep:
             run = self._store.get_run(execution_id, step_id)
             step = run.step(step_id)
             if step.is_terminal:
-                return step
+                return step, False
             if command.attempt is not None:
                 running = run.running_attempt(step_id)
                 if running is None or running.attempt != command.attempt:
@@ -147,19 +162,38 @@ class FinishStep:
                         StepOutputs(files=tuple(files), artifacts=artifacts_of(files, now))
                     )
         # Most steps run once, on a run nobody is stopping: the first try needs no read.
-        move = plain_finish(
-            execution_id, step_id, command.status, command.error, now, command.attempt or 1
+        move = self._with_duration(
+            command,
+            plain_finish(
+                execution_id, step_id, command.status, command.error, now, command.attempt or 1
+            ),
         )
         for _ in range(MAX_RACES):
             try:
                 finished = self._store.move_step(move)
             except (RunNotOpenError, AttemptNotRunningError):
                 finished = None
+            except CostEntryExistsError:  # recorded by an earlier delivery: the move without it
+                move = replace(move, cost_entries=())
+                continue
             if finished is not None:
-                return finished
+                if self._durations is not None:
+                    self._durations.appended(move.cost_entries)
+                return finished, bool(move.cost_entries)
             run = self._store.get_run(execution_id, step_id)
             decided = run.finish_step(step_id, command.status, command.error, now, command.attempt)
             if decided is None:
-                return run.step(step_id)
+                return run.step(step_id), False
             move = decided
         raise RunContentionError(f"step {step_id}: changed under every finish")
+
+    def _with_duration(self, command: FinishStepCommand, move: StepMove) -> StepMove:
+        """The move with the attempt's duration entry, when the caller said when it started."""
+        started, attempt = command.attempt_started, command.attempt
+        if self._durations is None or started is None or attempt is None:
+            return move
+        assert move.stop_date is not None
+        entry = self._durations.entry_for(
+            move.workflow_execution_id, move.pipeline_execution_id, attempt, started, move.stop_date
+        )
+        return move if entry is None else replace(move, cost_entries=(entry,))
