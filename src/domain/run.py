@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
@@ -31,10 +32,12 @@ from domain.approvals import (
     parked_owner,
 )
 from domain.attempts import AttemptTrigger, TaskExecution, next_attempt_number
-from domain.costs import CostLedgerEntry
 from domain.errors import ConflictError, PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution, RunnerLease, WorkflowExecution
 from domain.statuses import ExecutionStatus, StepStatus
+
+if TYPE_CHECKING:  # a list never builds a cost entry: its module is not imported for one
+    from domain.costs import CostLedgerEntry
 
 OPEN_EXECUTION_STATUSES = frozenset(
     {ExecutionStatus.NEW, ExecutionStatus.RUNNING, ExecutionStatus.PENDING_REDRIVE}

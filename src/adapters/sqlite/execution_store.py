@@ -6,7 +6,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from adapters.item_budget import OffloadedBodies
 from adapters.records import (
@@ -60,7 +60,6 @@ from adapters.registration import (
 )
 from adapters.row_collections import ROW_PARSERS
 from adapters.sqlite.access_facts import read_access_facts
-from adapters.sqlite.cost_ledger import insert_cost_entries
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql, GuardedRow
 from adapters.sqlite.paging import decode_token, encode_token
@@ -88,7 +87,6 @@ from application.ports import (
 )
 from domain.attempts import TaskExecution
 from domain.authorization import AccessFacts
-from domain.costs import CostLedgerEntry
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
@@ -115,6 +113,9 @@ from domain.migration import migrated_pipeline_execution_id
 from domain.paging import Page
 from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
 from domain.statuses import StepStatus
+
+if TYPE_CHECKING:
+    from domain.costs import CostLedgerEntry
 
 T = TypeVar("T")
 
@@ -297,8 +298,12 @@ class SqliteExecutionStore:
     def _append_cost_entries_in(
         self, connection: sqlite3.Connection, entries: tuple[CostLedgerEntry, ...]
     ) -> None:
-        if entries:
-            insert_cost_entries(connection, self._sql.tables[ResourceKeys.COST_LEDGER], entries)
+        if not entries:
+            return
+        # imported on first use: a cold list, which never appends one, does without the ledger
+        from adapters.sqlite.cost_ledger import insert_cost_entries
+
+        insert_cost_entries(connection, self._sql.tables[ResourceKeys.COST_LEDGER], entries)
 
     def _transition_in(
         self,
