@@ -148,6 +148,18 @@ def figures(results: dict[str, Any]) -> list[Figure]:
         )
         rows.append(
             Figure(
+                "wfx's own statements of a run, replayed with raw sqlite3 (ms), reference",
+                f"{results['statement_replay_run']['median_ms']:.2f} "
+                f"({results['runner_statements_per_run']} statements, "
+                f"{results['runner_transactions_per_run']} transactions) = "
+                f"{results['replay_vs_raw_ratio']:.2f}x raw recorder; the run "
+                f"{results['runner_vs_replay_ratio']:.2f}x its replay",
+                "-",
+                None,
+            )
+        )
+        rows.append(
+            Figure(
                 "runner overhead per 3-step run (ms), the steps' own time taken off",
                 f"{results['runner_overhead_ms']:.2f} ms",
                 "-",

@@ -5,7 +5,9 @@ The trivial workflow (`examples/trivial/`) runs on a SQLite file with `runner_mo
 SUCCEEDED, with the output-folder diff) and the completion are all committed. The direct figure
 calls the same three step functions back to back with the same arguments. The floor is
 `raw_recorder.RawRunRecorder` on its own file, run for run beside ours: plain `sqlite3` making
-the same 9 commits durable, no layers (`runner_vs_raw_ratio`, the issue's 3x target).
+the same 9 commits durable, no layers (`runner_vs_raw_ratio`, the issue's 3x target). Beside
+both, `statement_replay.StatementReplay` replays wfx's own statements for one run with plain
+`sqlite3` (`runner_vs_replay_ratio`: what wfx's Python adds to the SQLite work it asks for).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from domain.workflow import WorkflowVersion
 from entrypoints.container import Container
 from tests.bench.fixtures import TRIVIAL_WORKFLOW, USER, bench_container, publish
 from tests.bench.raw_recorder import RawRunRecorder
+from tests.bench.statement_replay import StatementReplay, capture
 from tests.bench.timing import Samples, median, time_each
 
 
@@ -67,24 +70,36 @@ def measure(workdir: Path, runs: int, rounds: int, warmup: int) -> dict[str, Any
     for _ in range(warmup):
         run()
         raw.run()
-    recorded, called, floor = Samples(), Samples(), Samples()
+    database = container.sqlite_database()
+    assert database.path is not None
+    replay = StatementReplay(database.path, capture(database, run))
+    recorded, called, floor, replayed = Samples(), Samples(), Samples(), Samples()
     per_round = max(1, -(-runs // rounds))
     throughput: list[float] = []
     for index in range(rounds):
+        replay.prepare(per_round)
         if index % 2:  # who goes first alternates, so a noisy moment hits both alike
             floor.extend(time_each(raw.run, per_round))
+            replayed.extend(time_each(replay.run, per_round))
         started = time.perf_counter()
         recorded.extend(time_each(run, per_round))
         throughput.append(per_round / (time.perf_counter() - started))
         if not index % 2:
             floor.extend(time_each(raw.run, per_round))
+            replayed.extend(time_each(replay.run, per_round))
         called.extend(time_each(direct, per_round))
-    container.sqlite_database().close()
+    database.close()
     raw.close()
+    replay.close()
     overhead_ms = recorded.median_ms - called.median_ms
     return {
         "runner_vs_raw_ratio": round(recorded.median_ms / floor.median_ms, 2),
         "raw_recorder_run": floor.summary_ms(),
+        "runner_vs_replay_ratio": round(recorded.median_ms / replayed.median_ms, 2),
+        "statement_replay_run": replayed.summary_ms(),
+        "replay_vs_raw_ratio": round(replayed.median_ms / floor.median_ms, 2),
+        "runner_statements_per_run": len(replay.statements),
+        "runner_transactions_per_run": replay.transactions,
         "runner_overhead_ms": round(overhead_ms, 4),
         "runner_runs_per_s": round(median(throughput), 1),
         "runner_run": recorded.summary_ms(),

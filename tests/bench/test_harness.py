@@ -25,7 +25,14 @@ def test_a_quick_run_writes_every_required_key(tmp_path: Path) -> None:
     assert code == 0
     results = json.loads(output.read_text(encoding="utf-8"))
     measured = ("launch_per_s", "raw_launch_per_s", "runner_overhead_ms", "registration_new_ms")
-    ratios = ("launch_ratio", "runner_vs_raw_ratio", "list_vs_raw_decode_ratio", "list_flatness")
+    ratios = (
+        "launch_ratio",
+        "runner_vs_raw_ratio",
+        "runner_vs_replay_ratio",
+        "replay_vs_raw_ratio",
+        "list_vs_raw_decode_ratio",
+        "list_flatness",
+    )
     appends = ("event_append_ms", "raw_event_append_ms")
     for key in (
         *measured,

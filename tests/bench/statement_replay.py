@@ -1,0 +1,71 @@
+"""wfx's own statements for one recorded run, replayed with plain `sqlite3`: the SQLite share.
+
+The raw recorder (`raw_recorder.py`) is the floor of what a run must make durable; this is the
+floor of what wfx asks SQLite to do for it - the same statements, in the same transactions, on
+the same tables and indexes (the seed's eleven tables and their GSIs), with no Python between
+them. A run's time over its replay is wfx's Python; the replay over the raw recorder is the
+price of the layout and of the statements themselves.
+
+The statements are captured with `set_trace_callback` as SQLite expands them (literals in
+place), and each replay gets fresh ids, so it inserts new rows as a run does.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from adapters.sqlite.database import SqliteDatabase
+
+_SEPARATOR = "\x1e"  # between statements while ids are replaced: in no SQL text
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def capture(database: SqliteDatabase, call: Callable[[], object]) -> list[str]:
+    """The statements `call` runs on this thread's connection to `database`, in order."""
+    statements: list[str] = []
+    with database.read() as connection:
+        pass  # the thread's connection, opened if need be
+    connection.set_trace_callback(statements.append)
+    try:
+        call()
+    finally:
+        connection.set_trace_callback(None)
+    if not any(statement.startswith("COMMIT") for statement in statements):
+        raise AssertionError("no transaction was captured: the run used another connection")
+    return statements
+
+
+class StatementReplay:
+    """The captured statements, replayed on a raw connection of their own to the same file."""
+
+    def __init__(self, path: Path, statements: list[str]) -> None:
+        self.connection = sqlite3.connect(path, isolation_level=None)
+        self.connection.execute("PRAGMA journal_mode=WAL")
+        self.connection.execute("PRAGMA synchronous=NORMAL")  # as every wfx connection
+        self.statements = statements
+        self.transactions = sum(1 for s in statements if s.startswith("COMMIT"))
+        self._ids = sorted(set(_UUID.findall(_SEPARATOR.join(statements))))
+        self._prepared: Iterator[list[str]] = iter(())
+
+    def prepare(self, runs: int) -> None:
+        """Texts for the next `runs` replays, each with ids of its own, made before the timing."""
+        template = _SEPARATOR.join(self.statements)
+        batches = []
+        for _ in range(runs):
+            text = template
+            for old in self._ids:
+                text = text.replace(old, str(uuid.uuid4()))
+            batches.append(text.split(_SEPARATOR))
+        self._prepared = iter(batches)
+
+    def run(self) -> None:
+        execute = self.connection.execute
+        for statement in next(self._prepared):
+            execute(statement).fetchall()
+
+    def close(self) -> None:
+        self.connection.close()
