@@ -799,6 +799,7 @@ class StepDefinitionResponse(Response):
     input_file_arity: str
     metadata_inputs: tuple[str, ...] = ()
     handler: str | None = None
+    handler_path: str | None = None  # the folder the handler is imported from, if not sys.path
     command: tuple[str, ...] | None = None
     function_name: str | None = None
     wait_for_callback: bool | None = None
@@ -823,6 +824,7 @@ class StepDefinitionResponse(Response):
             input_file_arity=step.input_file_arity.value,
             metadata_inputs=step.metadata_inputs,
             handler=redact_optional(step.handler),
+            handler_path=redact_optional(step.handler_path),
             command=None if step.command is None else tuple(redact(p) for p in step.command),
             function_name=step.function_name,
             wait_for_callback=True if step.wait_for_callback else None,

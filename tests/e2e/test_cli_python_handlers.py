@@ -81,6 +81,8 @@ def test_a_handler_beside_the_workflow_file_runs_in_a_detached_worker(
     workflow = _project(tmp_path / "project", "my_handlers:shout")
     wfx.ok("workflows", "publish", str(workflow))
     assert not (tmp_path / "project" / "imported").exists()
+    (step,) = wfx.json("workflows", "show", "demo/beside")["version"]["steps"]
+    assert step["handlerPath"] == str((tmp_path / "project").resolve())  # where it is looked for
 
     # wfx runs in its home, not the project folder: only the stored handlerPath finds the module
     execution_id = wfx.run_id("demo/beside", "--no-wait")
