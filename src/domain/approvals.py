@@ -144,6 +144,10 @@ class ApprovalRequest(BaseModel):
     def is_pending(self) -> bool:
         return self.status is ApprovalStatus.PENDING
 
+    @property
+    def workflow_key(self) -> str:
+        return f"{self.workflow_database_id}:{self.workflow_id}"
+
     def expired(self, now: datetime) -> bool:
         return self.is_pending and now >= self.expires_at
 

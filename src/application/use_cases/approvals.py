@@ -14,7 +14,8 @@ timeout, or a decider and a runner that has not parked yet never both win.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,6 +25,8 @@ from application.ports import (
     AuditLog,
     AuthorizationStore,
     Clock,
+    ExecutionRef,
+    ExecutionStore,
     IdGenerator,
     Orchestrator,
     RunStore,
@@ -39,6 +42,7 @@ from domain.approvals import (
 )
 from domain.authorization import AccessDecision, Action, Subject
 from domain.errors import ConflictError, ExecutionNotFoundError, InvalidInputError
+from domain.execution import WorkflowExecution
 from domain.paging import Page
 from domain.redaction import redact
 from domain.run import AttemptFencedError
@@ -256,7 +260,7 @@ class CloseOverdueGate:
     TIMED_OUT); one whose run has ended is closed CANCELLED. Returns the request as it stands."""
 
     def __init__(
-        self, approvals: Approvals, store: RunStore, resumer: GateResumer, clock: Clock
+        self, approvals: Approvals, store: ExecutionStore, resumer: GateResumer, clock: Clock
     ) -> None:
         self._approvals, self._store, self._resumer, self._clock = approvals, store, resumer, clock
         self._closer = _Closer(approvals)
@@ -268,18 +272,32 @@ class CloseOverdueGate:
             return  # deleted with its run
 
     def execute(self, request: ApprovalRequest) -> ApprovalRequest:
+        return self.execute_all((request,))[0]
+
+    def execute_all(self, requests: Sequence[ApprovalRequest]) -> tuple[ApprovalRequest, ...]:
+        """Each request as it stands once checked; the runs of those still pending are read
+        together (a page of a hundred requests is one read of their runs, not a hundred)."""
+        now = self._clock.now()
+        waiting = [r for r in requests if r.is_pending and not r.expired(now)]
+        runs = {r.workflow_execution_id: r.workflow_key for r in waiting}
+        # a main row is read by its key: its start date is no part of it
+        refs = [ExecutionRef("", run_id, key) for run_id, key in runs.items()]
+        ended = {e.workflow_execution_id for e in self._read(refs) if e.is_terminal}
+        return tuple(self._checked(request, now, ended) for request in requests)
+
+    def _read(self, refs: list[ExecutionRef]) -> list[WorkflowExecution]:
+        return self._store.get_executions(refs) if refs else []
+
+    def _checked(
+        self, request: ApprovalRequest, now: datetime, ended_runs: set[str]
+    ) -> ApprovalRequest:
         if not request.is_pending:
             return request
-        now = self._clock.now()
         if request.expired(now):
             closed = self._closer.close(request.timed_out(now))
             self._resumer.resume(closed)
             return closed
-        try:
-            execution = self._store.get_execution(request.workflow_execution_id)
-        except ExecutionNotFoundError:
-            return request
-        if execution.is_terminal:
+        if request.workflow_execution_id in ended_runs:  # a run deleted meanwhile is not here
             return self._closer.close(request.cancelled(now, CANCELLED_WITH_RUN))
         return request
 
@@ -319,10 +337,12 @@ class ListApprovals:
         readable = self._access.readable_ids(
             subject, [r.workflow_execution_id for r in requests], roles_resolved=True
         )
-        items = tuple(
-            self._overdue.execute(r)
-            for r in requests
-            if r.workflow_execution_id in readable or r.allows(subject.user_id, subject.roles)
+        items = self._overdue.execute_all(
+            [
+                r
+                for r in requests
+                if r.workflow_execution_id in readable or r.allows(subject.user_id, subject.roles)
+            ]
         )
         if query.pending_only:
             items = tuple(r for r in items if r.is_pending)
