@@ -125,8 +125,10 @@ def format_date(moment: datetime) -> str:
 
 
 def parse_date(text: str) -> datetime:
-    # fromisoformat reads our own format ~40x faster than strptime (lists parse many rows).
-    return datetime.fromisoformat(text).astimezone(UTC)
+    # fromisoformat reads our own format ~40x faster than strptime (lists parse many rows), and
+    # gives our "Z" as UTC itself: astimezone only for a date written with another offset.
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
 
 
 def join_key(*parts: str) -> str:
@@ -266,36 +268,57 @@ def build_execution_record(execution: WorkflowExecution) -> Record:
     return Record(item, mutable.offloads)
 
 
+# The main row's optional attributes (attribute, field), taken as stored when present; an absent
+# one leaves the model's own default (None, orchestrator "local", redriveCount 0), what its absence
+# has always meant. Only what a row holds is validated: a list page parses every row, and the ~20
+# absent fields passed as explicit Nones cost as much to validate as the present ones.
+_EXECUTION_OPTIONAL_TEXT = (
+    ("executionGroupId", "execution_group_id"),
+    ("orchestrator", "orchestrator"),
+    ("stateMachineArn", "state_machine_arn"),
+    ("executionArn", "execution_arn"),
+    ("executionLog", "execution_log"),
+    ("executionLogObjectKey", "execution_log_object_key"),
+    ("executionError", "execution_error"),
+    ("executionCause", "execution_cause"),
+    ("redriveStatus", "redrive_status"),
+    ("redriveStatusReason", "redrive_status_reason"),
+    ("clientToken", "client_token"),
+    ("requestDigest", "request_digest"),
+    ("abortCause", "abort_cause"),
+)
+# An empty date reads as absent.
+_EXECUTION_OPTIONAL_DATES = (
+    ("executionStopDate", "execution_stop_date"),
+    ("lastSfnSyncCheckDate", "last_sfn_sync_check_date"),
+    ("redriveDate", "redrive_date"),
+    (ABORT_REQUESTED_DATE, "abort_requested_date"),
+)
+
+
 def parse_execution_record(item: Item) -> WorkflowExecution:
-    return WorkflowExecution(
-        workflow_execution_id=item["workflowExecutionId"],
-        workflow_database_id=item["workflowDatabaseId"],
-        workflow_id=item["workflowId"],
-        workflow_version=int(item["workflowVersion"]),
-        execution_group_id=item.get("executionGroupId"),
-        status=item["executionStatus"],
-        execution_start_date=parse_date(item["executionStartDate"]),
-        execution_stop_date=_optional_date(item, "executionStopDate"),
-        last_sfn_sync_check_date=_optional_date(item, "lastSfnSyncCheckDate"),
-        triggered_by_user_id=item["triggeredByUserId"],
-        trigger_type=item["triggerType"],
-        orchestrator=item.get("orchestrator", "local"),
-        state_machine_arn=item.get("stateMachineArn"),
-        execution_arn=item.get("executionArn"),
-        execution_log=item.get("executionLog"),
-        execution_log_object_key=item.get("executionLogObjectKey"),
-        execution_error=item.get("executionError"),
-        execution_cause=item.get("executionCause"),
-        redrive_count=int(item.get("redriveCount", 0)),
-        redrive_date=_optional_date(item, "redriveDate"),
-        redrive_status=item.get("redriveStatus"),
-        redrive_status_reason=item.get("redriveStatusReason"),
-        client_token=item.get("clientToken"),
-        request_digest=item.get("requestDigest"),
-        abort_requested_date=_optional_date(item, ABORT_REQUESTED_DATE),
-        abort_cause=item.get("abortCause"),
-        runner_lease=_parse_lease(item),
-    )
+    fields: dict[str, Any] = {
+        "workflow_execution_id": item["workflowExecutionId"],
+        "workflow_database_id": item["workflowDatabaseId"],
+        "workflow_id": item["workflowId"],
+        "workflow_version": int(item["workflowVersion"]),
+        "status": item["executionStatus"],
+        "execution_start_date": parse_date(item["executionStartDate"]),
+        "triggered_by_user_id": item["triggeredByUserId"],
+        "trigger_type": item["triggerType"],
+    }
+    for attribute, field in _EXECUTION_OPTIONAL_TEXT:
+        if attribute in item:
+            fields[field] = item[attribute]
+    for attribute, field in _EXECUTION_OPTIONAL_DATES:
+        if value := item.get(attribute):
+            fields[field] = parse_date(value)
+    if "redriveCount" in item:
+        fields["redrive_count"] = int(item["redriveCount"])
+    if LEASE_OWNER in item:
+        fields["runner_lease"] = _parse_lease(item)
+    # model_validate, not WorkflowExecution(**fields): no keywords to repack, ~0.7 µs a row less
+    return WorkflowExecution.model_validate(fields)
 
 
 # -- PipelineExecutionsStorageTable -------------------------------------------------------------

@@ -90,7 +90,7 @@ def with_derived_redrive_status(
     status = REDRIVABLE if reason is None else NOT_REDRIVABLE
     if execution.redrive_status == status and execution.redrive_status_reason == reason:
         return execution
-    return execution.model_copy(update={"redrive_status": status, "redrive_status_reason": reason})
+    return execution._replace(redrive_status=status, redrive_status_reason=reason)
 
 
 def local_history_event_count(steps: Iterable[PipelineExecution]) -> int:

@@ -1,6 +1,6 @@
 """The item shapes of seed 000, built once for both storage adapters."""
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,6 +10,7 @@ from domain.execution import (
     ExecutionConfiguration,
     ExecutionInput,
     PipelineExecution,
+    RunnerLease,
     WorkflowExecution,
 )
 from domain.statuses import ExecutionStatus
@@ -139,6 +140,130 @@ def test_records_round_trip() -> None:
         records.parse_pipeline_execution_record(records.build_pipeline_execution_record(step))
         == step
     )
+
+
+REQUIRED_ITEM = {
+    "workflowExecutionId": "e1",
+    "workflowDatabaseId:workflowId": "db:wf",
+    "workflowDatabaseId": "db",
+    "workflowId": "wf",
+    "workflowVersion": 2,
+    "executionStartDate": "2026-11-29T09:00:00.123456Z",
+    "triggeredByUserId": "alice",
+    "triggerType": "Manual",
+    "executionStatus": "RUNNING",
+}
+EVERY_FIELD = {
+    "workflow_execution_id": "e1",
+    "workflow_database_id": "db",
+    "workflow_id": "wf",
+    "workflow_version": 2,
+    "status": ExecutionStatus.RUNNING,
+    "execution_start_date": START,
+    "triggered_by_user_id": "alice",
+    "trigger_type": TriggerType.MANUAL,
+}
+
+
+def test_a_main_row_with_only_its_required_attributes_parses_to_the_defaults() -> None:
+    # every optional field spelled out: the values the parse passed explicitly before it left
+    # absent attributes to the model's defaults
+    expected = WorkflowExecution.model_validate(
+        EVERY_FIELD
+        | dict.fromkeys(
+            (
+                "execution_group_id",
+                "execution_stop_date",
+                "last_sfn_sync_check_date",
+                "state_machine_arn",
+                "execution_arn",
+                "execution_log",
+                "execution_log_object_key",
+                "execution_error",
+                "execution_cause",
+                "redrive_date",
+                "redrive_status",
+                "redrive_status_reason",
+                "client_token",
+                "request_digest",
+                "abort_requested_date",
+                "abort_cause",
+                "runner_lease",
+            )
+        )
+        | {"orchestrator": "local", "redrive_count": 0}
+    )
+
+    parsed = records.parse_execution_record(dict(REQUIRED_ITEM))
+
+    assert parsed == expected
+    assert parsed.model_dump() == expected.model_dump()
+    assert parsed.execution_start_date.tzinfo is UTC
+
+
+def test_a_main_row_with_every_attribute_parses_to_every_field() -> None:
+    later = "2026-11-29T10:00:00.000001Z"
+    item = REQUIRED_ITEM | {
+        "executionGroupId": "g",
+        "executionStopDate": later,
+        "lastSfnSyncCheckDate": later,
+        "orchestrator": "stepfunctions",
+        "stateMachineArn": "arn:sm",
+        "executionArn": "arn:ex",
+        "executionLog": "tail",
+        "executionLogTruncated": True,
+        "executionLogObjectKey": "executions/e1/logs/execution.log",
+        "executionError": "boom: why",
+        "executionCause": "why",
+        "redriveCount": 3,
+        "redriveDate": later,
+        "redriveStatus": "NOT_REDRIVABLE",
+        "redriveStatusReason": "no",
+        "clientToken": "t",
+        "requestDigest": "d",
+        "abortRequestedDate": later,
+        "abortCause": "stop",
+        "runnerLeaseOwner": "host:1:x",
+        "runnerLeaseRenewedDate": later,
+        "runnerLeaseExpiresDate": "2026-11-29T10:00:30.000001Z",
+        "allListPartition": "execution",
+    }
+    at = datetime(2026, 11, 29, 10, 0, 0, 1, tzinfo=UTC)
+    expected = WorkflowExecution(
+        **EVERY_FIELD,
+        execution_group_id="g",
+        execution_stop_date=at,
+        last_sfn_sync_check_date=at,
+        orchestrator="stepfunctions",
+        state_machine_arn="arn:sm",
+        execution_arn="arn:ex",
+        execution_log="tail",
+        execution_log_object_key="executions/e1/logs/execution.log",
+        execution_error="boom: why",
+        execution_cause="why",
+        redrive_count=3,
+        redrive_date=at,
+        redrive_status="NOT_REDRIVABLE",
+        redrive_status_reason="no",
+        client_token="t",
+        request_digest="d",
+        abort_requested_date=at,
+        abort_cause="stop",
+        runner_lease=RunnerLease(
+            owner="host:1:x", renewed_date=at, expires_date=at + timedelta(seconds=30)
+        ),
+    )
+
+    parsed = records.parse_execution_record(item)
+
+    assert parsed == expected
+    assert parsed.model_dump() == expected.model_dump()
+    assert records.parse_execution_record(records.build_execution_record(expected)) == expected
+
+
+def test_an_empty_optional_date_reads_as_absent() -> None:
+    parsed = records.parse_execution_record(REQUIRED_ITEM | {"executionStopDate": ""})
+    assert parsed.execution_stop_date is None
 
 
 def test_a_status_update_removes_what_has_no_value() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from pydantic import ValidationError
 
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.redrive import (
@@ -120,6 +121,24 @@ def test_a_local_run_carries_the_derived_status_and_reason() -> None:
             "redrive_status_reason": "Execution is SUCCEEDED and cannot be redriven.",
         }
     )
+
+
+def test_the_derived_row_is_a_frozen_copy_as_model_copy_makes_it() -> None:
+    run = a_run(ExecutionStatus.SUCCEEDED)
+    update = {
+        "redrive_status": NOT_REDRIVABLE,
+        "redrive_status_reason": "Execution is SUCCEEDED and cannot be redriven.",
+    }
+
+    derived = with_derived_redrive_status(run, NOW, 0)
+
+    copied = run.model_copy(update=update)
+    assert derived.__dict__ == copied.__dict__
+    assert derived.model_fields_set == copied.model_fields_set
+    assert derived.model_dump() == copied.model_dump()
+    assert run.redrive_status is None  # the row it came from is left as it was
+    with pytest.raises(ValidationError):
+        derived.redrive_status = None  # type: ignore[misc]
 
 
 def test_a_step_functions_run_keeps_what_describe_execution_said() -> None:
