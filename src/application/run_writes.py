@@ -4,13 +4,13 @@ fresh read whenever another writer moved first (DESIGN §3a)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from application.ports import AttemptNotRunningError, RunLifecycleStore
 from domain.execution import PipelineExecution, WorkflowExecution
-from domain.run import Run, RunEnd
+from domain.run import Run, RunEnd, StepMove
 
 if TYPE_CHECKING:
     from application.use_cases.record_cost import RecordAttemptDurations
@@ -26,33 +26,86 @@ class RunContentionError(RuntimeError):
 
 
 def write_end(
-    store: RunLifecycleStore, end: RunEnd, durations: RecordAttemptDurations | None = None
+    store: RunLifecycleStore,
+    end: RunEnd,
+    durations: RecordAttemptDurations | None = None,
+    run: Run | None = None,
 ) -> WorkflowExecution | None:
     """The steps first, then the main row: a crash in between leaves the run open, and the next
     read (or lease check) finishes the job. None when the main row's guard turned it down.
 
-    With `durations`, each attempt the end closed gets its duration entry, as a step's finish
-    records its own: after the main row, whatever its guard said, since the steps' moves (and
-    the attempts they close) are written either way."""
+    With `durations`, each attempt the end closes gets its duration entry, as a step's finish
+    records its own: with the step's move when `run` (as the end was decided on) says when the
+    attempt started, else after the main row, whatever its guard said, since the steps' moves
+    (and the attempts they close) are written either way."""
+    unrecorded: list[StepMove] = []
     for move in end.steps:
-        try:
-            store.move_step(move)
-        except AttemptNotRunningError:
-            # its attempt was closed by another writer meanwhile: the step still ends
-            store.move_step(replace(move, close_attempt=None))
+        carried = move if durations is None else _with_duration(durations, run, move)
+        if _end_step(store, carried) and durations is not None:
+            durations.appended(carried.cost_entries)
+        elif move.close_attempt is not None:
+            unrecorded.append(move)
     stored = store.update_execution(end.change)
     if durations is not None:
-        record_end_durations(durations, end)
+        record_end_durations(durations, unrecorded)
     return stored
 
 
-def record_end_durations(durations: RecordAttemptDurations, end: RunEnd) -> None:
-    """The duration entry of each attempt `end` closes (idempotent: entries are named by their
-    attempt). Never raises: the run has ended whatever the ledger says."""
+def _end_step(store: RunLifecycleStore, move: StepMove) -> bool:
+    """Write one step's part of an end; True when its duration entries went with it."""
+    try:
+        store.move_step(move)
+        return bool(move.cost_entries)
+    except AttemptNotRunningError:
+        # its attempt was closed by another writer meanwhile: the step still ends
+        store.move_step(replace(move, close_attempt=None, cost_entries=()))
+        return False
+    except Exception:
+        if not move.cost_entries:
+            raise
+        # the entry recorded already, or the ledger failing: a cost not recorded must not fail
+        # the end of a run, so the step ends without it (recorded, or logged, after the run)
+        store.move_step(replace(move, cost_entries=()))
+        return False
+
+
+def _with_duration(durations: RecordAttemptDurations, run: Run | None, move: StepMove) -> StepMove:
+    """The move with the duration entry of the attempt it closes, when `run` has that attempt."""
+    if run is None or move.close_attempt is None or move.stop_date is None:
+        return move
+    opened = next(
+        (
+            attempt
+            for attempt in run.attempts
+            if attempt.pipeline_execution_id == move.pipeline_execution_id
+            and attempt.attempt == move.close_attempt
+        ),
+        None,
+    )
+    if opened is None:
+        return move
+    try:
+        entry = durations.entry_for(
+            move.workflow_execution_id,
+            move.pipeline_execution_id,
+            move.close_attempt,
+            opened.start_date,
+            move.stop_date,
+        )
+    except (
+        Exception
+    ):  # pricing or the run's cost context failing: recorded after the run, or logged
+        return move
+    return move if entry is None else replace(move, cost_entries=(entry,))
+
+
+def record_end_durations(durations: RecordAttemptDurations, moves: Sequence[StepMove]) -> None:
+    """The duration entry of each attempt these moves of an end close (idempotent: entries are
+    named by their attempt). Never raises: the run has ended whatever the ledger says."""
     # imported here: the cost ledger's models are no concern of a read that ends no run
     from application.use_cases.record_cost import RecordAttemptDurationsCommand
 
-    for move in end.steps:
+    for move in moves:
         if move.close_attempt is None:
             continue  # a step that never started has no attempt to charge
         command = RecordAttemptDurationsCommand(
@@ -99,7 +152,7 @@ def end_run_and_steps(
         end = decide(run)
         if end is None:
             return run.execution, run.steps
-        stored = write_end(store, end, durations)
+        stored = write_end(store, end, durations, run)
         if stored is not None:
             return stored, _steps_after(run.steps, end)
         run = None

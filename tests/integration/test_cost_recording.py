@@ -236,6 +236,58 @@ def test_a_ledger_that_fails_never_fails_the_end_of_a_run(
     assert attempt.stop_date is not None
 
 
+class _CostEntriesRefused:
+    """The execution store, failing every write that carries cost entries (a ledger table gone
+    from under the store): the moves without them still land."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.refused = 0
+
+    def move_step(self, move: Any) -> Any:
+        if move.cost_entries:
+            self.refused += 1
+            raise RuntimeError("the ledger table is gone")
+        return self._store.move_step(move)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+@pytest.mark.parametrize("end", RUN_ENDS.values(), ids=RUN_ENDS.keys())
+def test_an_end_whose_duration_cannot_be_written_with_the_step_still_ends_the_run(
+    container: Any, end: Callable[[Any], None]
+) -> None:
+    _start(container)
+    refusing = _CostEntriesRefused(container.execution_store())
+    container.execution_store.override(providers.Object(refusing))
+
+    end(container)
+
+    run = container.execution_store().get_execution(RUN)
+    assert run.is_terminal and refusing.refused == 1
+    (attempt,) = container.execution_store().list_attempts([ROOT])
+    assert attempt.stop_date is not None
+    (entry,) = _entries(container)  # recorded after the run, through the ledger
+    assert (entry.pipeline_execution_id, entry.attempt) == (ROOT, 1)
+
+
+@pytest.mark.parametrize("end", RUN_ENDS.values(), ids=RUN_ENDS.keys())
+def test_an_end_closing_an_attempt_whose_duration_is_recorded_adds_nothing(
+    container: Any, end: Callable[[Any], None]
+) -> None:
+    started = _started(container)
+    earlier = container.record_attempt_durations().entry_for(
+        RUN, ROOT, 1, started, started + timedelta(seconds=3)
+    )
+    container.cost_ledger().append([earlier])
+
+    end(container)
+
+    assert container.execution_store().get_execution(RUN).is_terminal
+    assert _entries(container) == [earlier]
+
+
 def test_a_registration_reports_usage_priced_by_itself_or_by_the_rate_card(
     container: Any,
 ) -> None:

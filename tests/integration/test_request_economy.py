@@ -127,10 +127,10 @@ BUDGETS = (
         5,
         "find the main row (a Query on its id); one conditional write records the request "
         "with its event; the steps (a Query); one transaction ends the running step and its "
-        "attempt; one ends the run with its event. Today also the run read again after the "
-        "stop to decide on what the runner left (main row, steps, the step's attempts), and "
-        "the duration entry (the attempts queried, its own transaction)",
-        10,
+        "attempt (and its duration entry); one ends the run with its event. Today also the "
+        "run read again after the stop to decide on what the runner left (main row, steps, "
+        "the step's attempts)",
+        8,
     ),
     Budget(
         "redrive a failed 1-step run, through its re-run",
