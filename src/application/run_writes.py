@@ -40,7 +40,7 @@ def write_end(
     (and the attempts they close) are written either way."""
     unrecorded: list[StepMove] = []
     for move in end.steps:
-        carried = move if durations is None else _with_duration(durations, run, move)
+        carried = move if durations is None else with_closed_attempt_duration(durations, run, move)
         if _end_step(store, carried) and durations is not None:
             durations.appended(carried.cost_entries)
         elif move.close_attempt is not None:
@@ -69,7 +69,9 @@ def _end_step(store: RunLifecycleStore, move: StepMove) -> bool:
         return False
 
 
-def _with_duration(durations: RecordAttemptDurations, run: Run | None, move: StepMove) -> StepMove:
+def with_closed_attempt_duration(
+    durations: RecordAttemptDurations, run: Run | None, move: StepMove
+) -> StepMove:
     """The move with the duration entry of the attempt it closes, when `run` has that attempt."""
     if run is None or move.close_attempt is None or move.stop_date is None:
         return move

@@ -148,6 +148,33 @@ def test_a_duration_recorded_already_does_not_stop_the_finish_nor_count_twice(
     assert _entries(container) == [earlier]
 
 
+class _MovesWithCosts:
+    """The execution store, noting the cost entries each step move carries."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.carried: list[tuple[int, ...]] = []
+
+    def move_step(self, move: Any) -> Any:
+        self.carried.append(tuple(entry.attempt for entry in move.cost_entries))
+        return self._store.move_step(move)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+def test_a_retry_writes_the_closed_attempts_duration_with_its_move(container: Any) -> None:
+    _start(container)
+    moves = _MovesWithCosts(container.execution_store())
+    container.execution_store.override(providers.Object(moves))
+
+    retry = RetryStepCommand(workflow_execution_id=RUN, pipeline_execution_id=ROOT, error="x")
+    container.retry_step().execute(retry)
+
+    assert moves.carried == [(1,)]  # attempt 1 closed, its duration in the same write
+    assert [e.attempt for e in _entries(container)] == [1]
+
+
 def _abort(container: Any) -> None:
     container.abort_execution().execute(AbortExecutionCommand(workflow_execution_id=RUN))
 

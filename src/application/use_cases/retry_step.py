@@ -15,12 +15,13 @@ from application.ports import (
     RunLifecycleStore,
     RunNotOpenError,
 )
-from application.run_writes import MAX_RACES, RunContentionError
+from application.run_writes import MAX_RACES, RunContentionError, with_closed_attempt_duration
 from application.use_cases.record_cost import (
     RecordAttemptDurations,
     RecordAttemptDurationsCommand,
 )
 from domain.attempts import TaskExecution
+from domain.costs import CostEntryExistsError
 from domain.execution import PipelineExecution, StepOutputs, artifacts_of
 
 
@@ -54,8 +55,8 @@ class RetryStep:
         self._objects = objects
 
     def execute(self, command: RetryStepCommand) -> TaskExecution | None:
-        opened = self._retry(command)
-        if self._durations is not None:  # the attempt the retry closed
+        opened, duration_recorded = self._retry(command)
+        if self._durations is not None and not duration_recorded:  # the attempt it closed
             self._durations.execute(
                 RecordAttemptDurationsCommand(
                     workflow_execution_id=command.workflow_execution_id,
@@ -64,24 +65,31 @@ class RetryStep:
             )
         return opened
 
-    def _retry(self, command: RetryStepCommand) -> TaskExecution | None:
+    def _retry(self, command: RetryStepCommand) -> tuple[TaskExecution | None, bool]:
+        """The attempt opened, and whether the closed one's duration was written with it."""
         now = self._clock.now()
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
-        recorded = False
+        recorded, with_duration = False, self._durations is not None
         for _ in range(MAX_RACES):
             run = self._store.get_run(execution_id, step_id)
             move = run.retry_step(step_id, command.error, now)
             if move is None:
-                return None
+                return None, False
             if not recorded and move.close_attempt is not None:
                 # before the close: a write repeated after a lost race records nothing new
                 self._record_outputs(run.step(step_id), move.close_attempt, now)
                 recorded = True
+            if self._durations is not None and with_duration:
+                move = with_closed_attempt_duration(self._durations, run, move)
             try:
                 if self._store.move_step(move) is not None:
-                    return move.open_attempt
+                    if self._durations is not None:
+                        self._durations.appended(move.cost_entries)
+                    return move.open_attempt, bool(move.cost_entries)
             except (AttemptNumberTakenError, AttemptNotRunningError, RunNotOpenError):
                 pass  # another writer moved first: decide again on what it stored
+            except CostEntryExistsError:
+                with_duration = False  # recorded by an earlier delivery: the move without it
         raise RunContentionError(f"step {step_id}: changed under every retry")
 
     def _record_outputs(self, step: PipelineExecution, attempt: int, at: datetime) -> None:
