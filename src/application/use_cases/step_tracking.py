@@ -16,7 +16,7 @@ from application.ports import (
     RunLifecycleStore,
     RunNotOpenError,
 )
-from application.run_writes import MAX_RACES, RunContentionError
+from application.run_writes import MAX_RACES, RunContentionError, with_closed_attempt_duration
 from application.use_cases.record_cost import (
     RecordAttemptDurations,
     RecordAttemptDurationsCommand,
@@ -168,13 +168,14 @@ class FinishStep:
                 execution_id, step_id, command.status, command.error, now, command.attempt or 1
             ),
         )
+        with_duration = True
         for _ in range(MAX_RACES):
             try:
                 finished = self._store.move_step(move)
             except (RunNotOpenError, AttemptNotRunningError):
                 finished = None
             except CostEntryExistsError:  # recorded by an earlier delivery: the move without it
-                move = replace(move, cost_entries=())
+                move, with_duration = replace(move, cost_entries=()), False
                 continue
             if finished is not None:
                 if self._durations is not None:
@@ -185,6 +186,8 @@ class FinishStep:
             if decided is None:
                 return run.step(step_id), False
             move = decided
+            if self._durations is not None and with_duration:  # the run read says when it began
+                move = with_closed_attempt_duration(self._durations, run, move)
         raise RunContentionError(f"step {step_id}: changed under every finish")
 
     def _with_duration(self, command: FinishStepCommand, move: StepMove) -> StepMove:
