@@ -94,10 +94,8 @@ def with_closed_attempt_duration(
             opened.start_date,
             move.stop_date,
         )
-    except (
-        Exception
-    ):  # pricing or the run's cost context failing: recorded after the run, or logged
-        return move
+    except Exception:
+        return move  # pricing or the run's cost context failing: recorded after, or logged
     return move if entry is None else replace(move, cost_entries=(entry,))
 
 
