@@ -87,16 +87,9 @@ def with_closed_attempt_duration(
     if opened is None:
         return move
     try:
-        entry = durations.entry_for(
-            move.workflow_execution_id,
-            move.pipeline_execution_id,
-            move.close_attempt,
-            opened.start_date,
-            move.stop_date,
-        )
+        return durations.carried_by(move, opened.start_date)
     except Exception:
         return move  # pricing or the run's cost context failing: recorded after, or logged
-    return move if entry is None else replace(move, cost_entries=(entry,))
 
 
 def record_end_durations(durations: RecordAttemptDurations, moves: Sequence[StepMove]) -> None:

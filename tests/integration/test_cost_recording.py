@@ -148,15 +148,19 @@ def test_a_duration_recorded_already_does_not_stop_the_finish_nor_count_twice(
     assert _entries(container) == [earlier]
 
 
-class _MovesWithCosts:
-    """The execution store, noting the cost entries each step move carries."""
+class _StepMoves:
+    """The execution store, noting the attempts whose cost entries each step move carries; with
+    `refuse_costs`, failing every such move (a ledger table gone from under the store) while
+    the moves without them still land."""
 
-    def __init__(self, store: Any) -> None:
-        self._store = store
+    def __init__(self, store: Any, refuse_costs: bool = False) -> None:
+        self._store, self._refuse_costs = store, refuse_costs
         self.carried: list[tuple[int, ...]] = []
 
     def move_step(self, move: Any) -> Any:
         self.carried.append(tuple(entry.attempt for entry in move.cost_entries))
+        if move.cost_entries and self._refuse_costs:
+            raise RuntimeError("the ledger table is gone")
         return self._store.move_step(move)
 
     def __getattr__(self, name: str) -> Any:
@@ -165,7 +169,7 @@ class _MovesWithCosts:
 
 def test_a_retry_writes_the_closed_attempts_duration_with_its_move(container: Any) -> None:
     _start(container)
-    moves = _MovesWithCosts(container.execution_store())
+    moves = _StepMoves(container.execution_store())
     container.execution_store.override(providers.Object(moves))
 
     retry = RetryStepCommand(workflow_execution_id=RUN, pipeline_execution_id=ROOT, error="x")
@@ -263,36 +267,18 @@ def test_a_ledger_that_fails_never_fails_the_end_of_a_run(
     assert attempt.stop_date is not None
 
 
-class _CostEntriesRefused:
-    """The execution store, failing every write that carries cost entries (a ledger table gone
-    from under the store): the moves without them still land."""
-
-    def __init__(self, store: Any) -> None:
-        self._store = store
-        self.refused = 0
-
-    def move_step(self, move: Any) -> Any:
-        if move.cost_entries:
-            self.refused += 1
-            raise RuntimeError("the ledger table is gone")
-        return self._store.move_step(move)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
-
-
 @pytest.mark.parametrize("end", RUN_ENDS.values(), ids=RUN_ENDS.keys())
 def test_an_end_whose_duration_cannot_be_written_with_the_step_still_ends_the_run(
     container: Any, end: Callable[[Any], None]
 ) -> None:
     _start(container)
-    refusing = _CostEntriesRefused(container.execution_store())
+    refusing = _StepMoves(container.execution_store(), refuse_costs=True)
     container.execution_store.override(providers.Object(refusing))
 
     end(container)
 
     run = container.execution_store().get_execution(RUN)
-    assert run.is_terminal and refusing.refused == 1
+    assert run.is_terminal and [c for c in refusing.carried if c] == [(1,)]
     (attempt,) = container.execution_store().list_attempts([ROOT])
     assert attempt.stop_date is not None
     (entry,) = _entries(container)  # recorded after the run, through the ledger

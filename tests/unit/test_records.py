@@ -153,24 +153,13 @@ REQUIRED_ITEM = {
     "triggerType": "Manual",
     "executionStatus": "RUNNING",
 }
-EVERY_FIELD = {
-    "workflow_execution_id": "e1",
-    "workflow_database_id": "db",
-    "workflow_id": "wf",
-    "workflow_version": 2,
-    "status": ExecutionStatus.RUNNING,
-    "execution_start_date": START,
-    "triggered_by_user_id": "alice",
-    "trigger_type": TriggerType.MANUAL,
-}
 
 
 def test_a_main_row_with_only_its_required_attributes_parses_to_the_defaults() -> None:
     # every optional field spelled out: the values the parse passed explicitly before it left
     # absent attributes to the model's defaults
-    expected = WorkflowExecution.model_validate(
-        EVERY_FIELD
-        | dict.fromkeys(
+    expected = an_execution(
+        **dict.fromkeys(
             (
                 "execution_group_id",
                 "execution_stop_date",
@@ -190,8 +179,9 @@ def test_a_main_row_with_only_its_required_attributes_parses_to_the_defaults() -
                 "abort_cause",
                 "runner_lease",
             )
-        )
-        | {"orchestrator": "local", "redrive_count": 0}
+        ),
+        orchestrator="local",
+        redrive_count=0,
     )
 
     parsed = records.parse_execution_record(dict(REQUIRED_ITEM))
@@ -229,8 +219,7 @@ def test_a_main_row_with_every_attribute_parses_to_every_field() -> None:
         "allListPartition": "execution",
     }
     at = datetime(2026, 11, 29, 10, 0, 0, 1, tzinfo=UTC)
-    expected = WorkflowExecution(
-        **EVERY_FIELD,
+    expected = an_execution(
         execution_group_id="g",
         execution_stop_date=at,
         last_sfn_sync_check_date=at,

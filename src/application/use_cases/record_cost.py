@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import OrderedDict
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Self
@@ -34,6 +35,7 @@ from domain.costs import (
     RateCard,
 )
 from domain.execution import LaunchRecords
+from domain.run import StepMove
 
 
 class ReportedUsage(BaseModel):
@@ -203,6 +205,20 @@ class RecordAttemptDurations:
             if entry_id in self._appended.get(run_id, ()):
                 return None
         return self._entry(run_id, step_id, attempt, seconds_between(started, stopped), stopped)
+
+    def carried_by(self, move: StepMove, started: datetime) -> StepMove:
+        """`move`, which closes an attempt begun at `started`, carrying that attempt's duration
+        entry to write with it; unchanged when this process appended the entry already."""
+        if move.close_attempt is None or move.stop_date is None:
+            return move
+        entry = self.entry_for(
+            move.workflow_execution_id,
+            move.pipeline_execution_id,
+            move.close_attempt,
+            started,
+            move.stop_date,
+        )
+        return move if entry is None else replace(move, cost_entries=(entry,))
 
     def appended(self, entries: tuple[CostLedgerEntry, ...]) -> None:
         """Entries now in the ledger: a later delivery of the same callback skips them."""

@@ -192,11 +192,7 @@ class FinishStep:
 
     def _with_duration(self, command: FinishStepCommand, move: StepMove) -> StepMove:
         """The move with the attempt's duration entry, when the caller said when it started."""
-        started, attempt = command.attempt_started, command.attempt
-        if self._durations is None or started is None or attempt is None:
+        started = command.attempt_started
+        if self._durations is None or started is None or command.attempt is None:
             return move
-        assert move.stop_date is not None
-        entry = self._durations.entry_for(
-            move.workflow_execution_id, move.pipeline_execution_id, attempt, started, move.stop_date
-        )
-        return move if entry is None else replace(move, cost_entries=(entry,))
+        return self._durations.carried_by(move, started)
