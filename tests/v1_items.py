@@ -103,10 +103,10 @@ def iso(v1_date: str) -> str:
         return ""
     day_part, time_part = v1_date.split(", ")
     month, day, year = day_part.split("/")
-    return f"{year}-{month}-{day}T{time_part}.000000Z"
+    return f"{year}-{month}-{day}T{time_part}Z"
 
 
-FALLBACK_START = "1970-01-01T00:00:00.000000Z"
+FALLBACK_START = "1970-01-01T00:00:00Z"
 PIPELINE_NAMESPACE = uuid.UUID("6b0f7a52-1d3e-4c1a-9a57-2f5d8e0c4b91")
 
 
@@ -138,12 +138,15 @@ def expected_rows(
         "orchestrator": "stepfunctions",
         "allListPartition": "execution",
         "executionStatus": status,
-        "executionArn": execution_arn(machine, execution_id),
-        "stateMachineArn": machine_arn(machine),
+        "workflow_execution_arn": execution_arn(machine, execution_id),
+        "workflow_arn": machine_arn(machine),
+        "executionLogGroupArn": "",
+        "executionStopDate": stop_iso or "",
+        "lastSfnSyncCheckDate": "",
+        "executionError": "",
+        "executionLog": "",
         "redriveCount": 0,
     }
-    if stop_iso:
-        main["executionStopDate"] = stop_iso
     if status in ("FAILED", "ABORTED", "TIMED_OUT"):
         main["executionError"] = error or status
     pipeline_id = str(uuid.uuid5(PIPELINE_NAMESPACE, f"v1:{execution_id}"))

@@ -1,7 +1,12 @@
 """`build_*_record` / `parse_*_record`: the one place items get their seed-000 shape.
 
-Both storage adapters store exactly these dicts. Composite keys are plain colon-joined values, dates
-are ISO-8601 UTC with microseconds (so they sort as text), and the sparse index keys
+Both storage adapters store exactly these dicts, in the shapes VAMS 2.6 writes its tables
+(shared/notes/vams-items.md; docs/architecture.md lists each attribute and who writes it): VAMS's
+names, types and empty defaults (`""`, `false`, `[]`: an attribute VAMS writes is never left out),
+its dates as `YYYY-MM-DDTHH:MM:SSZ` (TABLE_DATE_FORMAT). wfx's own attributes use names VAMS does
+not, and wfx's own tables keep dates with microseconds (DATE_FORMAT); both sort as text. Readers
+take rows exactly as VAMS writes them, without any of wfx's attributes. Composite keys are plain
+colon-joined values, and the sparse index keys
 (`executionGroupId`, `from_pipeline_execution_id`, `outputDatabaseId:outputAssetId`) are absent,
 never empty, when they have no value: DynamoDB rejects an empty indexed key and leaves an item
 without one out of the index.
@@ -54,13 +59,22 @@ from domain.execution import (
     StepInputMetadata,
     StepLog,
     WorkflowExecution,
+    chain_order,
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.redaction import REDACTED, is_secret_name, redact, redact_executable, redact_optional
+from domain.redrive import STEP_FUNCTIONS_ORCHESTRATOR
 from domain.run import StepMove
 from domain.statuses import StepStatus
 from domain.sub_processes import SubExecutionStop
-from domain.workflow import RetryPolicy, StepDefinition, WorkflowDefinition, WorkflowVersion
+from domain.workflow import (
+    ExecutionType,
+    InputFileArity,
+    RetryPolicy,
+    StepDefinition,
+    WorkflowDefinition,
+    WorkflowVersion,
+)
 
 # -- item budgets: which field of each record may be cut ------------------------------------------
 
@@ -115,6 +129,7 @@ WORKFLOW_LIST_PARTITION = "workflow"
 WORKFLOW_LIST_SEPARATOR = "!"
 CONFIGURATION_RECORD_TYPE = "configuration"
 DATE_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+TABLE_DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
 def format_date(moment: datetime) -> str:
@@ -122,6 +137,17 @@ def format_date(moment: datetime) -> str:
     cost, and a date is formatted for every row written."""
     utc = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
     return utc.isoformat(timespec="microseconds")[:-6] + "Z"  # its "+00:00" as "Z"
+
+
+def format_table_date(moment: datetime) -> str:
+    """A VAMS table date, `2024-03-04T09:30:00Z`: whole seconds, what VAMS writes and parses."""
+    utc = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+    return utc.isoformat(timespec="seconds")[:-6] + "Z"
+
+
+def _table_date(moment: datetime | None) -> str:
+    """A VAMS date attribute: its text, or VAMS's empty value."""
+    return format_table_date(moment) if moment is not None else ""
 
 
 def parse_date(text: str) -> datetime:
@@ -140,6 +166,11 @@ def _optional_date(item: Item, name: str) -> datetime | None:
     return parse_date(value) if value else None
 
 
+def _optional_text(item: Item, name: str) -> str | None:
+    """A text attribute VAMS writes as "" when it has no value: None for "" or absent."""
+    return item.get(name) or None
+
+
 def _put_present(item: Item, **values: Any) -> Item:
     """Set each value that is present; absent (None or "") stays absent, never an empty key."""
     for name, value in values.items():
@@ -152,27 +183,35 @@ def _put_present(item: Item, **values: Any) -> Item:
 
 
 # Set once by the launch that started the run; a later save from an older read must not drop them.
-_SET_ONCE = frozenset({"executionArn", "stateMachineArn"})
+_SET_ONCE = frozenset({"workflow_execution_arn", "workflow_arn", "executionLogGroupArn"})
+# What VAMS writes on every main row, "" until it has a value: an update never removes them.
+_EXECUTION_ALWAYS = frozenset(
+    {
+        "executionStopDate",
+        "lastSfnSyncCheckDate",
+        "executionError",
+        "executionLog",
+        *_SET_ONCE,
+    }
+)
 
 
 def execution_mutable_attributes(
     execution: WorkflowExecution,
 ) -> tuple[Record, tuple[str, ...]]:
-    """The attributes a status change writes, and those it removes because they have no value."""
+    """The attributes a status change writes, and those it removes because they have no value
+    (VAMS's attributes are never removed: they go back to their empty value)."""
     values: dict[str, Any] = {
         "executionStatus": execution.status.value,
-        "executionStopDate": format_date(execution.execution_stop_date)
-        if execution.execution_stop_date
-        else None,
-        "lastSfnSyncCheckDate": format_date(execution.last_sfn_sync_check_date)
-        if execution.last_sfn_sync_check_date
-        else None,
-        "executionArn": execution.execution_arn,
-        "stateMachineArn": execution.state_machine_arn,
-        "executionLog": redact_optional(execution.execution_log),
+        "executionStopDate": _table_date(execution.execution_stop_date),
+        "lastSfnSyncCheckDate": _table_date(execution.last_sfn_sync_check_date),
+        "workflow_execution_arn": execution.execution_arn or "",
+        "workflow_arn": execution.state_machine_arn or "",
+        "executionLogGroupArn": execution.execution_log_group_arn or "",
+        "executionLog": redact_optional(execution.execution_log) or "",
         "executionLogTruncated": True if execution.execution_log_object_key else None,
         "executionLogObjectKey": execution.execution_log_object_key,
-        "executionError": redact_optional(execution.execution_error),
+        "executionError": redact_optional(execution.execution_error) or "",
         "executionCause": redact_optional(execution.execution_cause),
         "redriveCount": execution.redrive_count,
         "redriveDate": format_date(execution.redrive_date) if execution.redrive_date else None,
@@ -184,10 +223,14 @@ def execution_mutable_attributes(
         "abortCause": redact_optional(execution.abort_cause),
         **_lease_attributes(execution.runner_lease),
     }
-    present = {name: value for name, value in values.items() if value is not None and value != ""}
+    present = {
+        name: value
+        for name, value in values.items()
+        if name in _EXECUTION_ALWAYS or (value is not None and value != "")
+    }
     fitted = fit_item(present, EXECUTION_BUDGET, execution.workflow_execution_id)
     names = dict.fromkeys((*values, *EXECUTION_BUDGET.flag_attributes()))
-    removed = tuple(name for name in names if name not in fitted and name not in _SET_ONCE)
+    removed = tuple(name for name in names if name not in fitted)
     return fitted, removed
 
 
@@ -225,7 +268,11 @@ def execution_changed_attributes(
     written, so that a change is never an empty update."""
     old, _ = execution_mutable_attributes(before)
     new, removed = execution_mutable_attributes(after)
-    values = {name: value for name, value in new.items() if old.get(name) != value}
+    values = {
+        name: value
+        for name, value in new.items()
+        if old.get(name) != value and not (name in _SET_ONCE and value == "")
+    }
     values["executionStatus"] = new["executionStatus"]
     return _with_bodies(values, new), tuple(name for name in removed if name in old)
 
@@ -250,8 +297,8 @@ def build_execution_record(execution: WorkflowExecution) -> Record:
         "workflowDatabaseId": execution.workflow_database_id,
         "workflowId": execution.workflow_id,
         "workflowVersion": execution.workflow_version,
-        "executionStartDate": format_date(execution.execution_start_date),
-        "triggeredByUserId": execution.triggered_by_user_id,
+        "executionStartDate": format_table_date(execution.execution_start_date),
+        "triggeredByUserId": execution.triggered_by_user_id or "system",
         "triggerType": execution.trigger_type.value,
         "orchestrator": execution.orchestrator,
         "allListPartition": ALL_LIST_PARTITION,
@@ -268,15 +315,16 @@ def build_execution_record(execution: WorkflowExecution) -> Record:
     return Record(item, mutable.offloads)
 
 
-# The main row's optional attributes (attribute, field), taken as stored when present; an absent
-# one leaves the model's own default (None, orchestrator "local", redriveCount 0), what its absence
-# has always meant. Only what a row holds is validated: a list page parses every row, and the ~20
-# absent fields passed as explicit Nones cost as much to validate as the present ones.
+# The main row's optional attributes (attribute, field), taken as stored when present and not
+# empty (VAMS writes "" for no value); an absent one leaves the model's own default. Only what a
+# row holds is validated: a list page parses every row, and the ~20 absent fields passed as
+# explicit Nones cost as much to validate as the present ones.
 _EXECUTION_OPTIONAL_TEXT = (
     ("executionGroupId", "execution_group_id"),
     ("orchestrator", "orchestrator"),
-    ("stateMachineArn", "state_machine_arn"),
-    ("executionArn", "execution_arn"),
+    ("workflow_arn", "state_machine_arn"),
+    ("workflow_execution_arn", "execution_arn"),
+    ("executionLogGroupArn", "execution_log_group_arn"),
     ("executionLog", "execution_log"),
     ("executionLogObjectKey", "execution_log_object_key"),
     ("executionError", "execution_error"),
@@ -294,6 +342,10 @@ _EXECUTION_OPTIONAL_DATES = (
     ("redriveDate", "redrive_date"),
     (ABORT_REQUESTED_DATE, "abort_requested_date"),
 )
+# A row VAMS launched names no workflow version (VAMS has none) and no orchestrator: it ran on
+# Step Functions. wfx before 0.2 kept the two ARNs under its own names.
+_UNVERSIONED = 0
+_EARLIER_ARNS = (("stateMachineArn", "state_machine_arn"), ("executionArn", "execution_arn"))
 
 
 def parse_execution_record(item: Item) -> WorkflowExecution:
@@ -301,15 +353,20 @@ def parse_execution_record(item: Item) -> WorkflowExecution:
         "workflow_execution_id": item["workflowExecutionId"],
         "workflow_database_id": item["workflowDatabaseId"],
         "workflow_id": item["workflowId"],
-        "workflow_version": int(item["workflowVersion"]),
+        "workflow_version": int(item.get("workflowVersion", _UNVERSIONED)),
         "status": item["executionStatus"],
         "execution_start_date": parse_date(item["executionStartDate"]),
-        "triggered_by_user_id": item["triggeredByUserId"],
+        "triggered_by_user_id": item.get("triggeredByUserId") or "system",
         "trigger_type": item["triggerType"],
     }
     for attribute, field in _EXECUTION_OPTIONAL_TEXT:
-        if attribute in item:
-            fields[field] = item[attribute]
+        if value := item.get(attribute):
+            fields[field] = value
+    for attribute, field in _EARLIER_ARNS:
+        if field not in fields and (value := item.get(attribute)):
+            fields[field] = value
+    if "orchestrator" not in item:
+        fields["orchestrator"] = STEP_FUNCTIONS_ORCHESTRATOR
     for attribute, field in _EXECUTION_OPTIONAL_DATES:
         if value := item.get(attribute):
             fields[field] = parse_date(value)
@@ -385,17 +442,28 @@ def parse_sub_execution_stops(item: Item) -> tuple[SubExecutionStop, ...]:
 
 
 ERROR_FLAGS = ("errorMessageTruncated", "errorMessageObjectKey")
+# A step row's status and dates, under VAMS's names: VAMS reads and guards these, so a finished
+# step is one VAMS's terminal guard leaves alone.
+STEP_STATUS = "executionStatus"
+STEP_START_DATE = "executionStartDate"
+STEP_STOP_DATE = "executionStopDate"
+# wfx before 0.2 wrote them as these
+EARLIER_STEP_NAMES = {
+    STEP_STATUS: "status",
+    STEP_START_DATE: "startDate",
+    STEP_STOP_DATE: "stopDate",
+}
 
 
 def step_mutable_attributes(step: PipelineExecution) -> tuple[Record, tuple[str, ...]]:
     """What a step transition writes (status, dates, error) and removes; nothing else is touched."""
     values: dict[str, Any] = {
-        "status": step.status.value,
-        "startDate": format_date(step.start_date) if step.start_date else None,
-        "stopDate": format_date(step.stop_date) if step.stop_date else None,
+        STEP_STATUS: step.status.value,
+        STEP_START_DATE: _table_date(step.start_date),
+        STEP_STOP_DATE: _table_date(step.stop_date),
         "errorMessage": redact_optional(step.error),
     }
-    present = {name: value for name, value in values.items() if value is not None and value != ""}
+    present = {name: value for name, value in values.items() if value is not None}
     fitted = fit_item(present, STEP_BUDGET, step.workflow_execution_id)
     names = (*values, *ERROR_FLAGS)
     return fitted, tuple(name for name in names if name not in fitted)
@@ -407,9 +475,9 @@ def step_move_attributes(move: StepMove) -> Record:
     if move.status is None:
         return Record({})
     values: dict[str, Any] = {
-        "status": move.status.value,
-        "startDate": format_date(move.start_date) if move.start_date else None,
-        "stopDate": format_date(move.stop_date) if move.stop_date else None,
+        STEP_STATUS: move.status.value,
+        STEP_START_DATE: format_table_date(move.start_date) if move.start_date else None,
+        STEP_STOP_DATE: format_table_date(move.stop_date) if move.stop_date else None,
         "errorMessage": redact_optional(move.error),
     }
     present = {name: value for name, value in values.items() if value is not None and value != ""}
@@ -444,6 +512,24 @@ def fit_step_update(stored: Item, written: Item, workflow_execution_id: str) -> 
     return _with_bodies(values, fitted)
 
 
+# VAMS's pipelineExecutionType and waitForCallback values; wfx's local types keep their names.
+_VAMS_LAMBDA = "Lambda"
+_CALLBACK = {True: "Enabled", False: "Disabled"}
+
+
+def _pipeline_execution_type(execution_type: ExecutionType) -> str:
+    return _VAMS_LAMBDA if execution_type is ExecutionType.LAMBDA else execution_type.value
+
+
+def _execution_type_of(item: Item) -> str:
+    """wfx's executionType, else VAMS's pipelineExecutionType (Lambda, SQS, EventBridge,
+    DeadlineCloud: all tasks Step Functions dispatches, read as lambda)."""
+    if "executionType" in item:
+        return str(item["executionType"])
+    kind = item.get("pipelineExecutionType", _VAMS_LAMBDA)
+    return kind if kind in ExecutionType.__members__.values() else ExecutionType.LAMBDA.value
+
+
 def build_pipeline_execution_record(step: PipelineExecution) -> Record:
     item: Item = {
         "pipelineExecutionId": step.pipeline_execution_id,
@@ -451,15 +537,22 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
         "pipelineDatabaseId:pipelineId": step.pipeline_key,
         "pipelineDatabaseId": step.pipeline_database_id,
         "pipelineId": step.pipeline_id,
-        "stepIndex": step.step_index,
-        "executionType": step.execution_type.value,
-        "inputFileArity": step.input_file_arity.value,
         "endStatePipeline": "true" if step.end_state else "false",
-        "inputS3AssetFilePath": step.input_path,
-        "outputS3AssetFilesPath": step.output_files_path,
-        "outputS3AssetPreviewPath": step.output_preview_path,
-        "outputS3AssetMetadataPath": step.output_metadata_path,
-        "inputOutputS3AssetAuxiliaryFilesPath": step.auxiliary_path,
+        # VAMS's paths: the buckets are the object store's, which a step row does not name
+        "S3AssetPipelineBucket": "",
+        "S3AssetPipelineBucketInputMetadataFilePrefix": "",
+        "S3AssetPipelineBucketInputConfigurationFilePrefix": "",
+        "S3AssetPipelineBucketOutputFilesPrefix": step.output_files_path,
+        "S3AssetPipelineBucketOutputMetadataPrefix": step.output_metadata_path,
+        "S3AssetPipelineBucketOutputPreviewPrefix": step.output_preview_path,
+        "S3AssetPipelineBucketOutputResultsPrefix": "",
+        "S3AssetAuxPipelineBucket": "",
+        "S3AssetAuxPipelineBucketPrefixTemp": step.auxiliary_path,
+        "S3AssetAuxPipelineBucketPrefixPreview": "",
+        "pipelineExecutionType": _pipeline_execution_type(step.execution_type),
+        "waitForCallback": _CALLBACK[step.wait_for_callback],
+        "pipelineResourceArn": step.pipeline_resource_arn,
+        "orchestrationBusEventPrefix": "",
         "registeredSubExecutions": [
             {"resourceType": s.resource_type, "resourceId": s.resource_id, "label": s.label}
             for s in step.registered_sub_executions
@@ -470,6 +563,11 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
         "s3ReadOnlyScopes": list(step.s3_read_only_scopes),
         "s3ReadWriteScopes": list(step.s3_read_write_scopes),
         "credentialVendingState": step.credential_vending_state,
+        # wfx's own
+        "stepIndex": step.step_index,
+        "executionType": step.execution_type.value,
+        "inputFileArity": step.input_file_arity.value,
+        "inputS3AssetFilePath": step.input_path,
     }
     _put_present(
         item,
@@ -487,27 +585,48 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
     )
 
 
+def _step_value(item: Item, name: str) -> Any:
+    """A step attribute under VAMS's name, else the name wfx gave it before 0.2."""
+    return item[name] if name in item else item.get(EARLIER_STEP_NAMES[name])
+
+
+def _first_of(item: Item, *names: str) -> str:
+    return next((str(item[name]) for name in names if item.get(name)), "")
+
+
 def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
+    start, stop = _step_value(item, STEP_START_DATE), _step_value(item, STEP_STOP_DATE)
     return PipelineExecution(
         pipeline_execution_id=item["pipelineExecutionId"],
         workflow_execution_id=item["workflowExecutionId"],
         pipeline_database_id=item["pipelineDatabaseId"],
         pipeline_id=item["pipelineId"],
-        step_index=int(item["stepIndex"]),
+        # a row VAMS wrote has no index: parse_run_steps numbers a run's steps by their chain
+        step_index=int(item.get("stepIndex", 0)),
         step_definition_id=item.get("stepDefinitionId"),
-        status=item["status"],
-        start_date=_optional_date(item, "startDate"),
-        stop_date=_optional_date(item, "stopDate"),
-        execution_type=item["executionType"],
-        input_file_arity=item["inputFileArity"],
+        status=_step_value(item, STEP_STATUS) or StepStatus.NEW,
+        start_date=parse_date(start) if start else None,
+        stop_date=parse_date(stop) if stop else None,
+        execution_type=_execution_type_of(item),
+        input_file_arity=item.get("inputFileArity", InputFileArity.MANY.value),
+        wait_for_callback=item.get("waitForCallback") == _CALLBACK[True],
+        pipeline_resource_arn=item.get("pipelineResourceArn", ""),
         from_pipeline_execution_id=item.get("from_pipeline_execution_id"),
         end_state=item["endStatePipeline"] == "true",
         input_path=item.get("inputS3AssetFilePath", ""),
-        output_files_path=item.get("outputS3AssetFilesPath", ""),
-        output_preview_path=item.get("outputS3AssetPreviewPath", ""),
-        output_metadata_path=item.get("outputS3AssetMetadataPath", ""),
-        auxiliary_path=item.get("inputOutputS3AssetAuxiliaryFilesPath", ""),
-        error=item.get("errorMessage"),
+        output_files_path=_first_of(
+            item, "S3AssetPipelineBucketOutputFilesPrefix", "outputS3AssetFilesPath"
+        ),
+        output_preview_path=_first_of(
+            item, "S3AssetPipelineBucketOutputPreviewPrefix", "outputS3AssetPreviewPath"
+        ),
+        output_metadata_path=_first_of(
+            item, "S3AssetPipelineBucketOutputMetadataPrefix", "outputS3AssetMetadataPath"
+        ),
+        auxiliary_path=_first_of(
+            item, "S3AssetAuxPipelineBucketPrefixTemp", "inputOutputS3AssetAuxiliaryFilesPath"
+        ),
+        error=item.get("errorMessage") or None,
         registered_sub_executions=tuple(
             RegisteredSubExecution(
                 resource_type=entry["resourceType"],
@@ -525,6 +644,18 @@ def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
     )
 
 
+def parse_run_steps(items: Sequence[Item]) -> list[PipelineExecution]:
+    """A run's step rows in step order: by wfx's stepIndex, or, for rows VAMS wrote (which have
+    none), by their chain (from_pipeline_execution_id), numbered from 0 in that order."""
+    steps = [parse_pipeline_execution_record(item) for item in items]
+    if all("stepIndex" in item for item in items):
+        return sorted(steps, key=lambda step: step.step_index)
+    return [
+        step.model_copy(update={"step_index": index})
+        for index, step in enumerate(chain_order(steps))
+    ]
+
+
 # -- WorkflowExecutionInputsStorageTable / WorkflowExecutionConfigurationStorageTable ------------
 
 
@@ -535,7 +666,7 @@ def build_execution_input_record(row: ExecutionInput) -> Item:
             row.database_id, row.asset_id, row.input_asset_file_key
         ),
         "databaseId:assetId": row.asset_key,
-        "executionStartDate": format_date(row.execution_start_date),
+        "executionStartDate": format_table_date(row.execution_start_date),
         "workflowDatabaseId:workflowId": row.workflow_key,
         "databaseId": row.database_id,
         "assetId": row.asset_id,
@@ -564,7 +695,7 @@ def build_execution_configuration_record(config: ExecutionConfiguration) -> Reco
     item: Item = {
         "workflowExecutionId": config.workflow_execution_id,
         "recordType": CONFIGURATION_RECORD_TYPE,
-        "executionStartDate": format_date(config.execution_start_date),
+        "executionStartDate": format_table_date(config.execution_start_date),
         "workflowDatabaseId:workflowId": config.workflow_key,
         "workflowVersion": config.workflow_version,
         "inputSelections": list(config.input_selections),

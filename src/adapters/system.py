@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+import time
 import uuid
 from datetime import UTC, datetime
 
@@ -16,10 +18,13 @@ class SystemClock:
 
 
 class UuidGenerator:
-    """Random GUIDs; derived ids are name-based (UUID5), so the same seed gives the same id."""
+    """VAMS GUIDs: 32 lowercase hex digits. A new one leads with the milliseconds since the epoch
+    (then 80 random bits), so ids sort by creation: VAMS's dates are whole seconds, and the id is
+    what orders the runs of one second, newest first, in the lists. Derived ids are name-based
+    (UUID5), so the same seed gives the same id."""
 
     def new_id(self) -> str:
-        return str(uuid.uuid4())
+        return f"{time.time_ns() // 1_000_000:012x}{secrets.token_hex(10)}"
 
     def derived_id(self, seed: str) -> str:
-        return str(uuid.uuid5(_LAUNCH_NAMESPACE, seed))
+        return uuid.uuid5(_LAUNCH_NAMESPACE, seed).hex

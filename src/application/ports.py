@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from domain.costs import CostLedgerEntry
     from domain.events import ExecutionEvent, NewEvent
     from domain.logs import RegisteredLog, RegisteredSubExecution
-    from domain.migration import MigratedRun
+    from domain.migration import MigratedRun, TableItemShapes
     from domain.paging import Page
     from domain.run import Run, RunChange, StepMove
     from domain.sub_processes import StopAttempt, SubExecutionStop
@@ -568,6 +568,18 @@ class MigratedRuns(Protocol):
 
     def add_migrated(self, run: MigratedRun) -> bool:
         """Write the run's rows; False, writing nothing, when its main row exists already."""
+        ...
+
+
+class ItemShapes(Protocol):
+    """The items an earlier wfx wrote, moved to the current shapes: each item rewritten at most
+    once and only when it differs (so a run cut short resumes by running again), guarded against
+    a writer changing it meanwhile."""
+
+    def upgrade(self, dry_run: bool) -> tuple[TableItemShapes, ...]: ...
+
+    def verify(self) -> tuple[TableItemShapes, ...]:
+        """Read every item; count those not in the current shapes. Writes nothing."""
         ...
 
 

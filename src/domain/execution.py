@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Self
+from typing import Annotated, Any, Self
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
 from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
@@ -18,6 +18,16 @@ from domain.sub_processes import SubExecutionStop
 from domain.triggers import TriggerType
 from domain.truncation import TruncatedCollection
 from domain.workflow import ExecutionType, InputFileArity
+
+
+def _whole_second(moment: datetime) -> datetime:
+    return moment.replace(microsecond=0) if moment.microsecond else moment
+
+
+# VAMS 2.6 stores a run's and a step's dates as `YYYY-MM-DDTHH:MM:SSZ`, and reads nothing finer: a
+# record holds such a date as the table holds it, so what is written is what is read back. (wfx's
+# own records, attempts and events, keep microseconds.)
+TableDate = Annotated[AwareDatetime, AfterValidator(_whole_second)]
 
 
 class _Record(BaseModel):
@@ -66,14 +76,16 @@ class WorkflowExecution(_Record):
     workflow_version: int
     execution_group_id: str | None = None
     status: ExecutionStatus
-    execution_start_date: AwareDatetime
-    execution_stop_date: AwareDatetime | None = None
-    last_sfn_sync_check_date: AwareDatetime | None = None
+    execution_start_date: TableDate
+    execution_stop_date: TableDate | None = None
+    last_sfn_sync_check_date: TableDate | None = None
     triggered_by_user_id: str
     trigger_type: TriggerType
     orchestrator: str = "local"
     state_machine_arn: str | None = None
     execution_arn: str | None = None
+    # the CloudWatch Logs group the orchestrator logs the run to (VAMS executionLogGroupArn)
+    execution_log_group_arn: str | None = None
     execution_log: str | None = None
     # Set when executionLog holds only the tail: the whole log is this object-store key.
     execution_log_object_key: str | None = None
@@ -144,10 +156,13 @@ class PipelineExecution(_Record):
     # before step definitions had ids, or migrated from the earlier table.
     step_definition_id: str | None = None
     status: StepStatus = StepStatus.NEW
-    start_date: AwareDatetime | None = None
-    stop_date: AwareDatetime | None = None
+    start_date: TableDate | None = None
+    stop_date: TableDate | None = None
     execution_type: ExecutionType
     input_file_arity: InputFileArity
+    wait_for_callback: bool = False
+    # the Lambda function (or other AWS resource) the step calls, as an ARN; "" when it has none
+    pipeline_resource_arn: str = ""
     from_pipeline_execution_id: str | None = None
     end_state: bool
     input_path: str
@@ -184,7 +199,7 @@ class ExecutionInput(_Record):
     bucket: str
     asset_root_key: str
     version_id: str
-    execution_start_date: AwareDatetime
+    execution_start_date: TableDate
 
     @property
     def asset_key(self) -> str:
@@ -202,7 +217,7 @@ class ExecutionConfiguration(_Record):
     workflow_execution_id: str
     workflow_key: str
     workflow_version: int
-    execution_start_date: AwareDatetime
+    execution_start_date: TableDate
     output_database_id: str | None = None
     output_asset_id: str | None = None
     input_selections: tuple[str, ...] = ()

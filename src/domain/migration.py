@@ -242,3 +242,16 @@ def migrated_run(v1: V1Execution, reconciled: Reconciled | None = None) -> Migra
         input_asset_file_key=file_key,
     )
     return MigratedRun(execution=execution, inputs=(execution_input,), input_files=(input_file,))
+
+
+class TableItemShapes(BaseModel):
+    """One table's items against the current shapes: how many were read, and how many were (or,
+    in a dry run or a check, are to be) rewritten; `conflicts`: items another writer kept
+    changing, left for a later run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    table: str
+    read: int = 0
+    rewritten: int = 0
+    conflicts: int = 0

@@ -28,6 +28,7 @@ REDRIVABLE = "REDRIVABLE"
 NOT_REDRIVABLE = "NOT_REDRIVABLE"
 # The orchestrator whose runs carry no redriveStatus of their own: theirs is derived on read.
 LOCAL_ORCHESTRATOR = "local"
+STEP_FUNCTIONS_ORCHESTRATOR = "stepfunctions"
 
 
 def redrive_refusal(

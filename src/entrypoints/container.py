@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         ExecutionEvents,
         ExecutionStore,
         HandlerLocator,
+        ItemShapes,
         LegacyExecutions,
         ListPartitionBackfill,
         LogReader,
@@ -100,6 +101,7 @@ if TYPE_CHECKING:
     from application.use_cases.list_readable_executions import ListReadableExecutions
     from application.use_cases.list_readable_workflows import ListReadableWorkflows
     from application.use_cases.list_workflows import ListWorkflows, ListWorkflowVersions
+    from application.use_cases.migrate_items import MigrateItems
     from application.use_cases.migrate_v1 import MigrateV1
     from application.use_cases.open_task_gate import OpenTaskGate
     from application.use_cases.publish_registration import PublishRegistration
@@ -180,6 +182,7 @@ else:
     )
     ListWorkflows = deferred("application.use_cases.list_workflows", "ListWorkflows")
     ListWorkflowVersions = deferred("application.use_cases.list_workflows", "ListWorkflowVersions")
+    MigrateItems = deferred("application.use_cases.migrate_items", "MigrateItems")
     MigrateV1 = deferred("application.use_cases.migrate_v1", "MigrateV1")
     OpenTaskGate = deferred("application.use_cases.open_task_gate", "OpenTaskGate")
     PublishRegistration = deferred(
@@ -213,10 +216,16 @@ else:
 WORKER_COMMAND = (sys.executable, "-m", "entrypoints.cli.main", "internal-run-worker")
 
 
-def _sqlite_database(path: str) -> SqliteDatabase:
+def _sqlite_database(path: str, tables: TableNames) -> SqliteDatabase:
     from adapters.sqlite.database import SqliteDatabase
 
-    return SqliteDatabase(path)
+    database = SqliteDatabase(path)
+    if database.path is not None:  # a file an earlier wfx wrote moves to the current shapes
+        from adapters.sqlite.item_upgrade import upgrade_items
+        from adapters.sqlite.schema import build_schema
+
+        upgrade_items(database, build_schema(tables))
+    return database
 
 
 def _sqlite_execution_store(
@@ -231,6 +240,19 @@ def _sqlite_migrated_runs(database: SqliteDatabase, tables: TableNames) -> Migra
     from adapters.sqlite.migrated_runs import SqliteMigratedRuns
 
     return SqliteMigratedRuns(database, tables)
+
+
+def _sqlite_item_shapes(database: SqliteDatabase, tables: TableNames) -> ItemShapes:
+    from adapters.sqlite.item_upgrade import SqliteItemShapes
+    from adapters.sqlite.schema import build_schema
+
+    return SqliteItemShapes(database, build_schema(tables))
+
+
+def _dynamodb_item_shapes(client: Any, tables: TableNames) -> ItemShapes:
+    from adapters.dynamodb.item_upgrade import DynamoDbItemShapes
+
+    return DynamoDbItemShapes(client, tables)
 
 
 def _dynamodb_migrated_runs(client: Any, tables: TableNames) -> MigratedRuns:
@@ -584,7 +606,7 @@ class Container(containers.DeclarativeContainer):
     ids = providers.Singleton(UuidGenerator)
     tables = providers.Singleton(TableNames.from_environment)
 
-    sqlite_database = providers.Singleton(_sqlite_database, config.sqlite_path)
+    sqlite_database = providers.Singleton(_sqlite_database, config.sqlite_path, tables)
     dynamodb_client = providers.Singleton(
         aws_client, "dynamodb", config.region, config.dynamodb_endpoint
     )
@@ -1013,6 +1035,12 @@ class Container(containers.DeclarativeContainer):
     legacy_executions = providers.Singleton(_legacy_executions, stepfunctions_client.provider)
     # the source (a file or the earlier table) and the checkpoint come with each call
     migrate_v1 = providers.Factory(MigrateV1, runs=migrated_runs, step_functions=legacy_executions)
+    item_shapes = providers.Selector(
+        config.store,
+        sqlite=providers.Singleton(_sqlite_item_shapes, sqlite_database, tables),
+        dynamodb=providers.Singleton(_dynamodb_item_shapes, dynamodb_client, tables),
+    )
+    migrate_items = providers.Factory(MigrateItems, shapes=item_shapes)
     sweep_aborts = providers.Factory(
         SweepAborts,
         store=execution_store,

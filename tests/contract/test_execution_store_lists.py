@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.records import format_date
+from adapters.records import format_table_date
 from application.ports import AssetDirection, ExecutionRef, ExecutionStore, ListScope
 from domain.errors import InvalidInputError
 from domain.execution import WorkflowExecution
@@ -125,7 +125,7 @@ def asset_runs(execution_store: ExecutionStore) -> ExecutionStore:
 
 
 def ref(execution_id: str, minutes: int, workflow: str = "db1:wf1") -> ExecutionRef:
-    return ExecutionRef(format_date(at(minutes)), execution_id, workflow)
+    return ExecutionRef(format_table_date(at(minutes)), execution_id, workflow)
 
 
 def test_the_input_direction_lists_each_reader_once_newest_first(

@@ -169,9 +169,9 @@ def _by_key(tables: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str,
 
 
 EXPECTED_OPEN = (
-    expected_rows(OPEN_ROWS[0], status="ABORTED", stop="2024-02-03T08:30:00.000000Z"),
+    expected_rows(OPEN_ROWS[0], status="ABORTED", stop="2024-02-03T08:30:00Z"),
     expected_rows(OPEN_ROWS[1]),
-    expected_rows(OPEN_ROWS[2], start="2024-06-01T12:00:00.000000Z"),
+    expected_rows(OPEN_ROWS[2], start="2024-06-01T12:00:00Z"),
 )
 
 

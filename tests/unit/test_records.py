@@ -59,7 +59,8 @@ def test_the_main_row_has_colon_joined_keys_and_the_global_list_partition() -> N
     assert item["workflowDatabaseId:workflowId"] == "db:wf"
     assert item["allListPartition"] == "execution"
     assert item["executionStatus"] == "RUNNING"
-    assert item["executionStartDate"] == "2026-11-29T09:00:00.123456Z"
+    # VAMS's date format: whole seconds, what VAMS parses
+    assert item["executionStartDate"] == "2026-11-29T09:00:00Z"
 
 
 def test_an_ungrouped_run_has_no_group_attribute_at_all() -> None:
@@ -71,10 +72,19 @@ def test_an_ungrouped_run_has_no_group_attribute_at_all() -> None:
     assert grouped["executionGroupId"] == "batch-7"
 
 
-def test_an_open_run_has_no_stop_date_error_or_log_attribute() -> None:
+def test_an_open_run_has_vams_empty_values_for_what_it_has_not_got_yet() -> None:
     item = records.build_execution_record(an_execution())
-    for absent in ("executionStopDate", "executionError", "executionLog", "redriveDate"):
-        assert absent not in item
+    for empty in (
+        "executionStopDate",
+        "lastSfnSyncCheckDate",
+        "executionError",
+        "executionLog",
+        "workflow_arn",
+        "workflow_execution_arn",
+        "executionLogGroupArn",
+    ):
+        assert item[empty] == ""
+    assert "redriveDate" not in item  # wfx's own: absent until set
 
 
 def test_a_root_step_has_no_predecessor_attribute_and_a_later_step_has_one() -> None:
@@ -155,6 +165,27 @@ REQUIRED_ITEM = {
 }
 
 
+VAMS_ITEM = {
+    key: value for key, value in REQUIRED_ITEM.items() if key != "workflowVersion"
+} | {
+    "workflow_arn": "",
+    "workflow_execution_arn": "",
+    "executionLogGroupArn": "",
+    "executionStopDate": "",
+    "lastSfnSyncCheckDate": "",
+    "executionError": "",
+    "executionLog": "",
+    "allListPartition": "execution",
+}
+
+
+def test_a_main_row_as_vams_writes_it_parses_to_a_step_functions_run_of_no_version() -> None:
+    parsed = records.parse_execution_record(dict(VAMS_ITEM))
+
+    assert parsed == an_execution(workflow_version=0, orchestrator="stepfunctions")
+    assert parsed.execution_error is None and parsed.execution_stop_date is None
+
+
 def test_a_main_row_with_only_its_required_attributes_parses_to_the_defaults() -> None:
     # every optional field spelled out: the values the parse passed explicitly before it left
     # absent attributes to the model's defaults
@@ -180,7 +211,7 @@ def test_a_main_row_with_only_its_required_attributes_parses_to_the_defaults() -
                 "runner_lease",
             )
         ),
-        orchestrator="local",
+        orchestrator="stepfunctions",  # a row with no orchestrator: VAMS launched it
         redrive_count=0,
     )
 
@@ -255,10 +286,11 @@ def test_an_empty_optional_date_reads_as_absent() -> None:
     assert parsed.execution_stop_date is None
 
 
-def test_a_status_update_removes_what_has_no_value() -> None:
+def test_a_status_update_removes_what_has_no_value_and_empties_what_vams_always_has() -> None:
     present, removed = records.execution_mutable_attributes(an_execution())
     assert present["executionStatus"] == "RUNNING"
-    assert "executionStopDate" in removed and "executionStopDate" not in present
+    assert present["executionStopDate"] == "" and "executionStopDate" not in removed
+    assert "abortCause" in removed and "abortCause" not in present
 
 
 @given(
@@ -277,6 +309,9 @@ def test_dates_sort_as_text_in_time_order(moment: datetime) -> None:
 def test_a_status_update_never_removes_the_orchestrator_references() -> None:
     """A save from a read taken before the launch recorded its ARN must not drop the ARN."""
     _, removed = records.execution_mutable_attributes(an_execution())
-    assert "executionArn" not in removed and "stateMachineArn" not in removed
+    assert "workflow_execution_arn" not in removed and "workflow_arn" not in removed
     with_arn = an_execution(execution_arn="arn:aws:states:us-east-1:1:execution:sm:e1")
-    assert records.execution_mutable_attributes(with_arn)[0]["executionArn"].endswith(":e1")
+    written = records.execution_mutable_attributes(with_arn)[0]
+    assert written["workflow_execution_arn"].endswith(":e1")
+    changed, _ = records.execution_changed_attributes(with_arn, an_execution())
+    assert "workflow_execution_arn" not in changed  # an older read writes no "" over it

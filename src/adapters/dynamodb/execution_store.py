@@ -41,6 +41,7 @@ from adapters.records import (
     CONFIGURATION_RECORD_TYPE,
     LEASE_EXPIRES_DATE,
     LEASE_OWNER,
+    STEP_STATUS,
     SUB_EXECUTION_STOPS,
     StopsMerge,
     access_facts_of,
@@ -68,6 +69,7 @@ from adapters.records import (
     parse_output_metadata_record,
     parse_output_result_record,
     parse_pipeline_execution_record,
+    parse_run_steps,
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
     parse_step_log_record,
@@ -614,11 +616,9 @@ class DynamoDbExecutionStore:
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
         if not workflow_execution_id:
             return []
-        steps = [
-            parse_pipeline_execution_record(self._whole(row))
-            for row in self._step_items(workflow_execution_id)
-        ]
-        return sorted(steps, key=lambda step: step.step_index)
+        return parse_run_steps(
+            [self._whole(row) for row in self._step_items(workflow_execution_id)]
+        )
 
     def _step_items(self, workflow_execution_id: str) -> list[Item]:
         table_name, spec = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
@@ -645,11 +645,11 @@ class DynamoDbExecutionStore:
                 key,
                 values,
                 removed,
-                ("status", expected),
+                (STEP_STATUS, expected),
                 not_found,
             )
         request = self._guarded_update(
-            ResourceKeys.PIPELINE_EXECUTIONS, key, values, removed, ("status", expected)
+            ResourceKeys.PIPELINE_EXECUTIONS, key, values, removed, (STEP_STATUS, expected)
         )
         version_guard(request, None)  # every write of a step row moves its version on
         stored = self._update_or_none(request, not_found)
@@ -675,7 +675,7 @@ class DynamoDbExecutionStore:
         for _ in range(_STALE_ROW_TRIES):
             known = self._known_steps.get(step_id)
             step_update = self._guarded_update(
-                ResourceKeys.PIPELINE_EXECUTIONS, key, moved, removals, ("status", move.expected)
+                ResourceKeys.PIPELINE_EXECUTIONS, key, moved, removals, (STEP_STATUS, move.expected)
             )
             changes_row = bool(step_update["UpdateExpression"])
             version_guard(step_update, known)
@@ -755,7 +755,7 @@ class DynamoDbExecutionStore:
                     raise not_found from refused_by
                 stored = from_wire(old)
                 self._known_steps.keep(stored)
-                if stored.get("status") in {status.value for status in move.expected}:
+                if stored.get(STEP_STATUS) in {status.value for status in move.expected}:
                     raise _StaleRowError(step_id) from refused_by
                 raise _RefusedMoveError(step_id) from refused_by
             error = actions[refused_by.position][1]
@@ -854,7 +854,7 @@ class DynamoDbExecutionStore:
             status_names: dict[str, str] = {}
             still_open = ""
             if while_open:
-                status_names["#status"] = "status"
+                status_names["#status"] = STEP_STATUS
                 values[":new"], values[":running"] = OPEN_STEP_VALUES
                 still_open = " AND #status IN (:new, :running)"
             sets = ", ".join(f"{name} = :{name[1:]}" for name in names)

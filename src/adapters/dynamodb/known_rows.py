@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from adapters.dynamodb.codec import from_wire, to_wire
+from adapters.records import STEP_STATUS
 from adapters.registration import REGISTRATION_VERSION, registration_version
 
 Item = dict[str, Any]
@@ -89,8 +90,8 @@ def version_guard(request: dict[str, Any], known: Item | None) -> None:
         held = "#rowVersion = :rowKnown"
     else:
         held = "attribute_not_exists(#rowVersion)"
-    names["#rowStatus"] = "status"
-    values[":rowKnownStatus"] = {"S": str(known["status"])}
+    names["#rowStatus"] = STEP_STATUS
+    values[":rowKnownStatus"] = {"S": str(known[STEP_STATUS])}
     request["ConditionExpression"] = (
         f"({request['ConditionExpression']}) AND {held} AND #rowStatus = :rowKnownStatus"
     )

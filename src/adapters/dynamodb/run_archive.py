@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from adapters.dynamodb.codec import check_item, from_wire, to_wire
 from adapters.dynamodb.requests import query_pages, query_partition
-from adapters.records import ALL_LIST_PARTITION, Item, format_date
+from adapters.records import ALL_LIST_PARTITION, Item, format_table_date
 from adapters.run_archive import EXECUTION_ID, RunArchiveRows
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
 from application.ports import ObjectStore
@@ -41,7 +41,7 @@ class DynamoDbRunArchive(RunArchiveRows):
             },
             "ExpressionAttributeValues": {
                 ":pk": {"S": ALL_LIST_PARTITION},
-                ":since": {"S": format_date(since) if since is not None else " "},
+                ":since": {"S": format_table_date(since) if since is not None else " "},
             },
             "ProjectionExpression": "#run, #start, #workflow",
         }

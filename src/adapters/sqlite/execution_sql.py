@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.records import ABORT_REQUESTED_DATE, LEASE_EXPIRES_DATE, LEASE_OWNER
+from adapters.records import ABORT_REQUESTED_DATE, LEASE_EXPIRES_DATE, LEASE_OWNER, STEP_STATUS
 from adapters.sqlite.schema import SqliteSchema
 from adapters.sqlite.statements import TableSql, dump_json, json_path, placeholders
 from adapters.tables import ResourceKeys
@@ -79,7 +79,7 @@ class ExecutionSql:
         self.execution_by_id = self._items_where(main, EXECUTION_ID) + " LIMIT 1"
         self.step_by_id = self._items_where(steps, STEP_ID) + " LIMIT 1"
         self.execution_status = self._guarded(main, (EXECUTION_ID, WORKFLOW_KEY), "executionStatus")
-        self.step_status = self._guarded(steps, (STEP_ID, EXECUTION_ID), "status")
+        self.step_status = self._guarded(steps, (STEP_ID, EXECUTION_ID), STEP_STATUS)
         self.attempt_status = self._guarded(attempts, (STEP_ID, ATTEMPT), "status")
         self.steps_of_execution = self._items_where(steps, EXECUTION_ID)
         open_statuses = ", ".join(f"'{status.value}'" for status in sorted(OPEN_EXECUTION_STATUSES))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 from adapters.item_budget import OffloadedBodies
 from adapters.records import (
     ALL_LIST_PARTITION,
+    STEP_STATUS,
     SUB_EXECUTION_STOPS,
     Item,
     StopsMerge,
@@ -38,6 +39,7 @@ from adapters.records import (
     parse_output_metadata_record,
     parse_output_result_record,
     parse_pipeline_execution_record,
+    parse_run_steps,
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
     parse_step_log_record,
@@ -435,7 +437,7 @@ class SqliteExecutionStore:
             steps, version = self._sql.steps, json_path(REGISTRATION_VERSION)
             sets = "".join(f"{json_path(name)}, json(?), " for name in names)
             still_open = (
-                f" AND json_extract(item, {json_path('status')}) IN "
+                f" AND json_extract(item, {json_path(STEP_STATUS)}) IN "
                 f"({', '.join(repr(status) for status in OPEN_STEP_VALUES)})"
                 if while_open
                 else ""
@@ -615,8 +617,7 @@ class SqliteExecutionStore:
         self, connection: sqlite3.Connection, workflow_execution_id: str
     ) -> list[PipelineExecution]:
         rows = connection.execute(self._sql.steps_of_execution, (workflow_execution_id,))
-        steps = [parse_pipeline_execution_record(self._whole(load_item(text))) for (text,) in rows]
-        return sorted(steps, key=lambda step: step.step_index)
+        return parse_run_steps([self._whole(load_item(text)) for (text,) in rows])
 
     def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]:
         ids = list(dict.fromkeys(pipeline_execution_ids))

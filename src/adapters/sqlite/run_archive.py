@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from adapters.records import ALL_LIST_PARTITION, Item, format_date
+from adapters.records import ALL_LIST_PARTITION, Item, format_table_date
 from adapters.run_archive import EXECUTION_ID, RunArchiveRows
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import build_schema
@@ -44,7 +44,7 @@ class SqliteRunArchive(RunArchiveRows):
             f"WHERE {quote('allListPartition')} = ? AND {start} >= ? "
             f"ORDER BY {start}, {quote(EXECUTION_ID)}"
         )
-        since_text = format_date(since) if since is not None else ""
+        since_text = format_table_date(since) if since is not None else ""
         with self._database.read() as connection:
             rows = connection.execute(statement, (ALL_LIST_PARTITION, since_text)).fetchall()
         return [run_id for (run_id,) in rows]

@@ -267,6 +267,8 @@ class LaunchExecution:
                     step_definition_id=version.step_definition_id(index),
                     execution_type=definition.execution_type,
                     input_file_arity=definition.input_file_arity,
+                    wait_for_callback=definition.wait_for_callback,
+                    pipeline_resource_arn=_resource_arn(definition.function_name),
                     from_pipeline_execution_id=previous,
                     end_state=index == last,
                     input_path=input_path,
@@ -390,3 +392,8 @@ def _inputs_for(
     if arity is InputFileArity.MANY and not inputs:
         raise InvalidInputError(f"{where}: inputFileArity many needs at least one input file")
     return inputs
+
+
+def _resource_arn(function_name: str | None) -> str:
+    """A Lambda step's function as VAMS's pipelineResourceArn: only when it is named by ARN."""
+    return function_name if function_name and function_name.startswith("arn:") else ""

@@ -119,3 +119,45 @@ def _print(result: MigrateV1Result) -> None:
     reported = [i for i in reported if i.outcome is not MigrationOutcome.ALREADY_MIGRATED]
     for item in reported:
         _echo(f"  {item.item_key}: {item.outcome.value}: {item.detail or item.status}")
+
+
+@migrate_app.command("items")
+def migrate_items(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Write nothing; count what would be rewritten.")
+    ] = False,
+    verify: Annotated[
+        bool,
+        typer.Option(
+            "--verify", help="Check that every item is in the current shapes (exit 1 if not)."
+        ),
+    ] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Rewrite the items an earlier wfx wrote in VAMS 2.6's shapes (run, step, input and
+    configuration rows). Only items in an earlier shape are written, each guarded against a
+    writer changing it meanwhile: run it again to resume after an interruption. SQLite files are
+    upgraded when first opened (a copy of the file is kept beside it); on SQLite this checks."""
+    from application.use_cases.migrate_items import MigrateItemsCommand
+    from domain.errors import InvalidInputError
+    from entrypoints.cli.main import _container
+
+    if dry_run and verify:
+        raise InvalidInputError("--dry-run, --verify: give one, not both")
+    command = MigrateItemsCommand(dry_run=dry_run, verify=verify)
+    result = _container().migrate_items().execute(command)
+    if json_output:
+        from entrypoints.cli.render import dump_json
+
+        _echo(dump_json(result.model_dump(mode="json") | {"complete": result.complete}))
+    else:
+        verb = "to rewrite" if dry_run or verify else "rewritten"
+        for table in result.tables:
+            conflicts = (
+                f", {table.conflicts} changed meanwhile (run again)" if table.conflicts else ""
+            )
+            _echo(f"{table.table}: {table.read} items read, {table.rewritten} {verb}{conflicts}")
+        if verify:
+            _echo("every item is in the current shapes" if result.complete else "not complete")
+    if not result.complete and not dry_run:
+        raise typer.Exit(1)

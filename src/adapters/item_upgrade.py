@@ -1,0 +1,81 @@
+"""Items an earlier wfx wrote, in the shapes VAMS 2.6 writes (records.py).
+
+One pure function, applied item by item: SQLite runs it when it first opens an older file,
+DynamoDB through `wfx migrate items`. An item is rebuilt from what its reader takes of it (the
+readers accept the earlier names); attributes the builders do not write (versions, cut-field
+flags and keys, what later writes added) are kept as stored, and the names the new ones replace
+are dropped. An item already in the current shape rebuilds to itself: the upgrade writes nothing
+the second time, and a run cut short is resumed by running it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from adapters.item_budget import Item
+from adapters.records import (
+    EARLIER_STEP_NAMES,
+    build_execution_configuration_record,
+    build_execution_input_record,
+    build_execution_record,
+    build_pipeline_execution_record,
+    parse_execution_configuration_record,
+    parse_execution_input_record,
+    parse_execution_record,
+    parse_pipeline_execution_record,
+)
+from adapters.tables import ResourceKeys
+
+# The current shapes' number: a SQLite file records it (PRAGMA user_version) once upgraded.
+ITEM_SHAPES_VERSION = 2
+
+_Rebuild = Callable[[Item], Mapping[str, Any]]
+
+# Per table: how an item is rebuilt, and the earlier names its new attributes replace.
+_REBUILT: dict[ResourceKeys, tuple[_Rebuild, tuple[str, ...]]] = {
+    ResourceKeys.WORKFLOW_EXECUTIONS: (
+        lambda item: build_execution_record(parse_execution_record(item)),
+        ("stateMachineArn", "executionArn"),
+    ),
+    ResourceKeys.PIPELINE_EXECUTIONS: (
+        lambda item: build_pipeline_execution_record(parse_pipeline_execution_record(item)),
+        (
+            *EARLIER_STEP_NAMES.values(),
+            "outputS3AssetFilesPath",
+            "outputS3AssetPreviewPath",
+            "outputS3AssetMetadataPath",
+            "inputOutputS3AssetAuxiliaryFilesPath",
+        ),
+    ),
+    ResourceKeys.WORKFLOW_EXECUTION_INPUTS: (
+        lambda item: build_execution_input_record(parse_execution_input_record(item)),
+        (),
+    ),
+    ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION: (
+        lambda item: build_execution_configuration_record(
+            parse_execution_configuration_record(item)
+        ),
+        (),
+    ),
+}
+UPGRADED_TABLES = tuple(_REBUILT)
+
+
+def _kept_as_stored(name: str) -> bool:
+    """A cut field's flag and body key say where its whole body is: the rebuilt item, made from
+    the kept part, would say nothing was cut."""
+    return name.endswith(("Truncated", "ObjectKey"))
+
+
+def upgraded_item(table: ResourceKeys, item: Item) -> Item | None:
+    """`item` in the current shape, or None when it is in it already (or its table has none)."""
+    entry = _REBUILT.get(table)
+    if entry is None:
+        return None
+    rebuild, replaced = entry
+    upgraded = {name: value for name, value in item.items() if name not in replaced}
+    for name, value in rebuild(item).items():
+        if not (_kept_as_stored(name) and name in item):
+            upgraded[name] = value
+    return None if upgraded == item else upgraded

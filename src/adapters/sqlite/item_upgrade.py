@@ -1,0 +1,112 @@
+"""A SQLite file an earlier wfx wrote, moved to the current item shapes when it is first opened.
+
+The file is copied beside itself first (`wfx.db.before-items-2`), then every item of the upgraded
+tables is rewritten in one transaction and the file is marked (PRAGMA user_version), so the next
+open costs one PRAGMA read. Two processes opening the file at once take turns: the second finds
+the mark inside its own write transaction and does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from adapters.item_upgrade import ITEM_SHAPES_VERSION, UPGRADED_TABLES, upgraded_item
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.schema import SqliteSchema
+from adapters.sqlite.statements import TableSql, load_item
+from domain.migration import TableItemShapes
+
+BACKUP_SUFFIX = f".before-items-{ITEM_SHAPES_VERSION}"
+
+
+def backup_path(path: Path) -> Path:
+    return path.with_name(path.name + BACKUP_SUFFIX)
+
+
+def _version(connection: sqlite3.Connection) -> int:
+    return int(connection.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _table_present(connection: sqlite3.Connection, name: str) -> bool:
+    query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+    return connection.execute(query, (name,)).fetchone() is not None
+
+
+def _back_up(path: Path) -> None:
+    """Copy the file (a consistent snapshot, WAL included) beside itself, unless a copy is there:
+    a second process must not replace the copy of the file as it was with an upgraded one."""
+    target = backup_path(path)
+    if target.exists():
+        return
+    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+    with sqlite3.connect(path) as source, sqlite3.connect(partial) as copy:
+        source.backup(copy)
+    try:
+        os.link(partial, target)  # fails if another process made it meanwhile
+    except FileExistsError:
+        pass
+    finally:
+        partial.unlink()
+
+
+def upgrade_items(database: SqliteDatabase, schema: SqliteSchema) -> int:
+    """Bring the file's items to the current shapes; the number of items rewritten."""
+    with database.read() as connection:
+        if _version(connection) >= ITEM_SHAPES_VERSION:
+            return 0
+        main = schema.tables[UPGRADED_TABLES[0]].name
+        holds_runs = _table_present(connection, main) and (
+            connection.execute(f'SELECT 1 FROM "{main}" LIMIT 1').fetchone() is not None
+        )
+    if holds_runs and database.path is not None:
+        _back_up(database.path)
+    with database.write() as connection:
+        if _version(connection) >= ITEM_SHAPES_VERSION:
+            return 0
+        counts = _rewrite_tables(connection, schema, write=True)
+        connection.execute(f"PRAGMA user_version = {ITEM_SHAPES_VERSION}")
+    return sum(table.rewritten for table in counts)
+
+
+def _rewrite_tables(
+    connection: sqlite3.Connection, schema: SqliteSchema, write: bool
+) -> tuple[TableItemShapes, ...]:
+    """Each upgraded table's items read, and those not in the current shapes rewritten (`write`)
+    or counted, inside the caller's transaction."""
+    counts: list[TableItemShapes] = []
+    for key in UPGRADED_TABLES:
+        table = TableSql.render(schema.tables[key])
+        read = rewritten = 0
+        if _table_present(connection, schema.tables[key].name):
+            for (text,) in connection.execute(f"SELECT item FROM {table.name}").fetchall():
+                read += 1
+                upgraded = upgraded_item(key, load_item(text))
+                if upgraded is None:
+                    continue
+                rewritten += 1
+                if write:
+                    connection.execute(table.upsert, table.row(upgraded))
+        counts.append(
+            TableItemShapes(table=schema.tables[key].name, read=read, rewritten=rewritten)
+        )
+    return tuple(counts)
+
+
+class SqliteItemShapes:
+    """`wfx migrate items` on SQLite: the file was upgraded when it was opened; this checks it,
+    and rewrites whatever still has an earlier shape (an item copied in from an older export)."""
+
+    def __init__(self, database: SqliteDatabase, schema: SqliteSchema) -> None:
+        self._database, self._schema = database, schema
+
+    def upgrade(self, dry_run: bool) -> tuple[TableItemShapes, ...]:
+        return self._tables(write=not dry_run)
+
+    def verify(self) -> tuple[TableItemShapes, ...]:
+        return self._tables(write=False)
+
+    def _tables(self, write: bool) -> tuple[TableItemShapes, ...]:
+        with self._database.write() if write else self._database.read() as connection:
+            return _rewrite_tables(connection, self._schema, write)

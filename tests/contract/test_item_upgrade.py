@@ -1,0 +1,191 @@
+"""Stores an earlier wfx wrote (tests/fixtures/wfx_0_1: made at a231dab, before the items took
+VAMS 2.6's shapes) move forward losing nothing: SQLite when the file is first opened, a copy kept
+beside it; DynamoDB through `wfx migrate items`, resumable and guarded against another writer."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from adapters.dynamodb.codec import from_wire
+from adapters.dynamodb.item_upgrade import DynamoDbItemShapes
+from adapters.item_upgrade import UPGRADED_TABLES, upgraded_item
+from adapters.records import EARLIER_STEP_NAMES
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.sqlite.item_upgrade import SqliteItemShapes, backup_path, upgrade_items
+from adapters.sqlite.schema import build_schema
+from adapters.tables import NOT_CREATED, TABLES, ResourceKeys, TableNames
+from application.ports import ListScope
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "wfx_0_1"
+TABLE_DATE = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+# what the fixture's five runs are, as `wfx executions list` showed them when they were made
+RUNS = {
+    "mesh-report": ["SUCCEEDED", "SUCCEEDED"],
+    "failing": ["FAILED"],
+    "registering": ["SUCCEEDED"],
+    "sleeping": ["ABORTED"],
+}
+
+
+def _sqlite_items(path: Path) -> dict[str, list[dict[str, Any]]]:
+    found: dict[str, list[dict[str, Any]]] = {}
+    with sqlite3.connect(path) as connection:
+        for spec in TABLES:
+            name = TableNames().get_table_name(spec.key)
+            if connection.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+            ).fetchone():
+                rows = connection.execute(f'SELECT item FROM "{name}"').fetchall()
+                found[spec.key.value] = [json.loads(text) for (text,) in rows]
+    return found
+
+
+def _summary(store: Any) -> dict[str, list[str]]:
+    """Each workflow's runs' statuses, newest first, and each run's steps in chain order."""
+    page = store.list_executions(ListScope.ALL, None, 50, None)
+    runs: dict[str, list[str]] = {}
+    for execution in page.items:
+        runs.setdefault(execution.workflow_id, []).append(execution.status.value)
+        steps = store.list_steps(execution.workflow_execution_id)
+        assert [s.step_index for s in steps] == list(range(len(steps)))
+        assert steps[0].from_pipeline_execution_id is None
+    return runs
+
+
+def _a_table_date_or_empty(text: str) -> bool:
+    return text == "" or re.fullmatch(TABLE_DATE, text) is not None
+
+
+def _assert_current_shapes(items: dict[str, list[dict[str, Any]]]) -> None:
+    for step in items[ResourceKeys.PIPELINE_EXECUTIONS.value]:
+        assert not set(EARLIER_STEP_NAMES.values()) & set(step)
+        assert step["executionStatus"] in {"NEW", "SUCCEEDED", "FAILED", "ABORTED"}
+        assert _a_table_date_or_empty(step["executionStartDate"])
+        assert _a_table_date_or_empty(step["executionStopDate"])
+    for main in items[ResourceKeys.WORKFLOW_EXECUTIONS.value]:
+        for empty in ("workflow_arn", "workflow_execution_arn", "executionLogGroupArn"):
+            assert main[empty] == ""
+        assert "stateMachineArn" not in main and "executionArn" not in main
+        assert re.fullmatch(TABLE_DATE, main["executionStartDate"])
+        assert re.fullmatch(TABLE_DATE, main["executionStopDate"])  # all five have ended
+
+
+def test_an_earlier_sqlite_file_is_upgraded_when_opened_and_a_copy_kept(tmp_path: Path) -> None:
+    path = tmp_path / "wfx.db"
+    shutil.copy(FIXTURES / "wfx.db", path)
+    before = _sqlite_items(path)
+
+    database = SqliteDatabase(path)
+    schema = build_schema(TableNames())
+    rewritten = upgrade_items(database, schema)
+
+    after = _sqlite_items(path)
+    assert {table: len(items) for table, items in after.items()} == {
+        table: len(items) for table, items in before.items()
+    }
+    assert rewritten == sum(len(before[key.value]) for key in UPGRADED_TABLES)
+    _assert_current_shapes(after)
+    # the copy is the file as it was
+    assert _sqlite_items(backup_path(path)) == before
+    # a second open writes nothing; the check finds nothing left
+    assert upgrade_items(database, schema) == 0
+    assert all(t.rewritten == 0 for t in SqliteItemShapes(database, schema).verify())
+    assert _summary(SqliteExecutionStore(database, TableNames())) == RUNS
+
+
+def test_a_new_sqlite_file_is_marked_current_and_has_no_copy(tmp_path: Path) -> None:
+    database = SqliteDatabase(tmp_path / "new.db")
+    assert upgrade_items(database, build_schema(TableNames())) == 0
+    assert not backup_path(tmp_path / "new.db").exists()
+    with sqlite3.connect(tmp_path / "new.db") as connection:
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 2
+
+
+def _load_dump(client: Any) -> dict[str, list[dict[str, Any]]]:
+    dump = json.loads((FIXTURES / "dynamodb.json").read_text())
+    names = TableNames()
+    for key, items in dump.items():
+        for item in items:
+            client.put_item(TableName=names.get_table_name(ResourceKeys(key)), Item=item)
+    return {key: [from_wire(item) for item in items] for key, items in dump.items()}
+
+
+def _dynamodb_items(client: Any) -> dict[str, list[dict[str, Any]]]:
+    names = TableNames()
+    found = {}
+    for spec in TABLES:
+        if spec.key in NOT_CREATED:
+            continue
+        pages = client.get_paginator("scan").paginate(TableName=names.get_table_name(spec.key))
+        items = [from_wire(item) for page in pages for item in page["Items"]]
+        if items:
+            found[spec.key.value] = items
+    return found
+
+
+def test_earlier_dynamodb_tables_are_upgraded_by_migrate_items(
+    moto_dynamodb_tables: Any, dynamodb_execution_store: Any
+) -> None:
+    before = _load_dump(moto_dynamodb_tables)
+    before = {key: items for key, items in before.items() if items}
+    read_before = _summary(dynamodb_execution_store)
+    shapes = DynamoDbItemShapes(moto_dynamodb_tables, TableNames())
+
+    planned = shapes.upgrade(dry_run=True)
+    assert _dynamodb_items(moto_dynamodb_tables) == before  # a dry run writes nothing
+    done = shapes.upgrade(dry_run=False)
+
+    assert [t.rewritten for t in done] == [t.rewritten for t in planned]
+    assert [t.rewritten for t in done] == [len(before[key.value]) for key in UPGRADED_TABLES]
+    after = _dynamodb_items(moto_dynamodb_tables)
+    assert {k: len(v) for k, v in after.items()} == {k: len(v) for k, v in before.items()}
+    _assert_current_shapes(after)
+    for key in set(before) - {k.value for k in UPGRADED_TABLES}:
+        assert after[key] == before[key]  # wfx's own tables are left as they are
+    assert all(t.rewritten == 0 for t in shapes.verify())
+    assert all(t.rewritten == 0 for t in shapes.upgrade(dry_run=False))  # resumable: nothing left
+    # reads give the same runs before the upgrade (earlier names read) and after
+    assert read_before == RUNS
+    assert _summary(dynamodb_execution_store) == RUNS
+
+
+class _WriterMeanwhile:
+    """The client, with another writer changing a step row between the scan and the first
+    rewrite of it (what a run still going would do)."""
+
+    def __init__(self, client: Any) -> None:
+        self._client, self.struck = client, False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def update_item(self, **request: Any) -> Any:
+        if not self.struck and request["TableName"].startswith("PipelineExecutionsStorage"):
+            self.struck = True
+            self._client.update_item(
+                TableName=request["TableName"],
+                Key=request["Key"],
+                UpdateExpression="SET registrationVersion = :v",
+                ExpressionAttributeValues={":v": {"N": "7"}},
+            )
+        return self._client.update_item(**request)
+
+
+def test_a_row_another_writer_changes_meanwhile_keeps_the_change(
+    moto_dynamodb_tables: Any,
+) -> None:
+    _load_dump(moto_dynamodb_tables)
+    client = _WriterMeanwhile(moto_dynamodb_tables)
+
+    done = DynamoDbItemShapes(client, TableNames()).upgrade(dry_run=False)
+
+    assert client.struck and all(t.conflicts == 0 for t in done)
+    steps = _dynamodb_items(moto_dynamodb_tables)[ResourceKeys.PIPELINE_EXECUTIONS.value]
+    assert [s.get("registrationVersion") for s in steps].count(7) == 1
+    assert all(upgraded_item(ResourceKeys.PIPELINE_EXECUTIONS, s) is None for s in steps)
