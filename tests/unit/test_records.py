@@ -165,9 +165,7 @@ REQUIRED_ITEM = {
 }
 
 
-VAMS_ITEM = {
-    key: value for key, value in REQUIRED_ITEM.items() if key != "workflowVersion"
-} | {
+VAMS_ITEM = {key: value for key, value in REQUIRED_ITEM.items() if key != "workflowVersion"} | {
     "workflow_arn": "",
     "workflow_execution_arn": "",
     "executionLogGroupArn": "",

@@ -37,7 +37,5 @@ class MigrateItems:
         self._shapes = shapes
 
     def execute(self, command: MigrateItemsCommand) -> MigrateItemsResult:
-        tables = (
-            self._shapes.verify() if command.verify else self._shapes.upgrade(command.dry_run)
-        )
+        tables = self._shapes.verify() if command.verify else self._shapes.upgrade(command.dry_run)
         return MigrateItemsResult(tables=tables, dry_run=command.dry_run, verify=command.verify)
