@@ -15,13 +15,16 @@ from typing import Any
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 from moto import mock_aws
 
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
+from adapters.dynamodb.missing_tables import name_missing_tables
 from adapters.dynamodb.schema import create_table_request, create_tables
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.tables import TABLE_SPECS, VAMS_TABLES, ResourceKeys, TableNames
 from conftest import AWS_REGION, FAKE_AWS_ENVIRONMENT
+from entrypoints.cli.errors import exit_for
 from entrypoints.cli.main import main
 from tests.contract.builders import a_launch
 
@@ -141,3 +144,33 @@ def test_wfx_tables_create_adds_only_wfx_own_tables_beside_vams(deployment: Depl
     listed = set(deployment.dynamodb.list_tables()["TableNames"])
     own = {spec.default_name for spec in TABLE_SPECS.values() if not spec.from_seed}
     assert listed == own | set(VAMS_NAMES.values())
+
+
+def test_a_transaction_on_missing_tables_names_them_all(
+    moto_dynamodb_client: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("VAMS_RESOURCE_PARAM_PREFIX", PREFIX)
+    monkeypatch.delenv("WFX_TABLE_PREFIX", raising=False)
+    # a client of its own: the fixture's is shared by the session
+    client = name_missing_tables(boto3.client("dynamodb", region_name=AWS_REGION))
+    events, costs = "WfxExecutionEventsTable", "WfxCostLedgerTable"
+    item = {"workflowExecutionId": {"S": EXECUTION_ID}}
+    with pytest.raises(ClientError) as refused:
+        client.transact_write_items(
+            TransactItems=[
+                {"Put": {"TableName": events, "Item": item | {"sequenceNumber": {"N": "1"}}}},
+                {"Put": {"TableName": costs, "Item": item | {"entryKey": {"S": "1"}}}},
+            ]
+        )
+    assert refused.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+    with pytest.raises(SystemExit) as ended:
+        exit_for(refused.value)
+
+    assert ended.value.code == 3
+    stderr = capsys.readouterr().err
+    assert stderr.startswith(
+        f"error: one of the tables {events} (WFX_TABLE_EXECUTION_EVENTS), {costs} "
+        "(WFX_TABLE_COST_LEDGER) does not exist: the VAMS deployment /vams/prod has none"
+    ), stderr
+    assert len(stderr.splitlines()) == 1
