@@ -228,16 +228,19 @@ def table_settings(environ: Mapping[str, str]) -> TableSettings:
         for key in ResourceKeys
         if environ.get(f"{TABLE_OVERRIDE_PREFIX}{key.value}")
     }
-    vams_variables = {}
+    vams_variables: dict[ResourceKeys, str] = {}
     for key, table in VAMS_TABLES.items():
-        value = next((environ[name] for name in table.variables if environ.get(name)), None)
-        if value:
-            vams_variables[key] = value
+        # VAMS's order: the first of a table's variables that is set wins
+        set_ones = [environ[name] for name in table.variables if environ.get(name)]
+        if set_ones:
+            vams_variables[key] = set_ones[0]
     parameter_prefix = environ.get(VAMS_PREFIX_VARIABLE, "").strip() or None
     # SSM takes a name with a slash only whole ("/vams/prod/dynamoTables/..."), so a prefix
     # without its leading slash would find nothing and say nothing about why.
     if parameter_prefix is not None and (
-        not parameter_prefix.startswith("/") or any(c.isspace() for c in parameter_prefix)
+        not parameter_prefix.startswith("/")
+        or not parameter_prefix.strip("/")
+        or any(character.isspace() for character in parameter_prefix)
     ):
         raise InvalidInputError(
             f"{VAMS_PREFIX_VARIABLE}: must be the VAMS deployment's SSM parameter path, "

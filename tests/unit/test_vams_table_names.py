@@ -157,7 +157,7 @@ def test_a_vams_deployment_picks_dynamodb_unless_the_store_is_named() -> None:
         Settings.from_environment(vams | {"WFX_STORE": "sqlite"})
 
 
-@pytest.mark.parametrize("prefix", ["vams/prod", "/vams/ prod"])
+@pytest.mark.parametrize("prefix", ["vams/prod", "/vams/ prod", "/", "//"])
 def test_a_prefix_ssm_cannot_take_is_refused_naming_the_variable(prefix: str) -> None:
     with pytest.raises(InvalidInputError, match=r"^VAMS_RESOURCE_PARAM_PREFIX: must be"):
         Settings.from_environment({"VAMS_RESOURCE_PARAM_PREFIX": prefix})
