@@ -6,7 +6,6 @@ SQLite adapter mirrors each as one table with the same key columns and one index
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -391,23 +390,90 @@ TABLE_OVERRIDE_PREFIX = "WFX_TABLE_"
 
 
 @dataclass(frozen=True)
+class VamsTable:
+    """Where a VAMS deployment names one of its tables: an SSM parameter under the deployment's
+    prefix (VAMS_RESOURCE_PARAM_PREFIX), which VAMS's own environment variables override (the
+    first one set wins)."""
+
+    parameter: str
+    variables: tuple[str, ...]
+
+
+# VAMS 2.6's names (backend/backend/common/resourceNames.py) for the tables wfx shares with it:
+# the eleven execution tables and the earlier one. wfx's own tables have no VAMS name.
+VAMS_TABLES: Mapping[ResourceKeys, VamsTable] = {
+    ResourceKeys.WORKFLOW_EXECUTIONS: VamsTable(
+        "dynamoTables/workflowExecutionsStorageV2", ("WORKFLOW_EXECUTION_STORAGE_TABLE_V2_NAME",)
+    ),
+    ResourceKeys.WORKFLOW_EXECUTIONS_V1: VamsTable(
+        "dynamoTables/workflowExecutionsStorage", ("WORKFLOW_EXECUTION_STORAGE_TABLE_NAME",)
+    ),
+    ResourceKeys.WORKFLOW_EXECUTION_INPUTS: VamsTable(
+        "dynamoTables/workflowExecutionInputsStorage",
+        ("WORKFLOW_EXECUTION_INPUTS_STORAGE_TABLE_NAME",),
+    ),
+    ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION: VamsTable(
+        "dynamoTables/workflowExecutionConfigurationStorage",
+        ("WORKFLOW_EXECUTION_CONFIGURATION_STORAGE_TABLE_NAME",),
+    ),
+    ResourceKeys.PIPELINE_EXECUTIONS: VamsTable(
+        "dynamoTables/pipelineExecutionsStorage", ("PIPELINE_EXECUTIONS_STORAGE_TABLE_NAME",)
+    ),
+    ResourceKeys.PIPELINE_INPUT_FILES: VamsTable(
+        "dynamoTables/pipelineExecutionInputFilesStorage",
+        ("PIPELINE_EXECUTION_INPUT_FILES_STORAGE_TABLE_NAME",),
+    ),
+    ResourceKeys.PIPELINE_INPUT_METADATA: VamsTable(
+        "dynamoTables/pipelineExecutionInputMetadataStorage",
+        ("PIPELINE_EXECUTION_INPUT_METADATA_STORAGE_TABLE_NAME",),
+    ),
+    ResourceKeys.PIPELINE_INPUT_CONFIGURATION: VamsTable(
+        "dynamoTables/pipelineExecutionInputConfigurationStorage",
+        ("PIPELINE_EXECUTION_INPUT_CONFIGURATION_STORAGE_TABLE_NAME",),
+    ),
+    ResourceKeys.PIPELINE_OUTPUT_FILES: VamsTable(
+        "dynamoTables/pipelineExecutionOutputFilesStorage",
+        ("PIPELINE_EXECUTION_OUTPUT_FILES_STORAGE_TABLE_NAME",),
+    ),
+    ResourceKeys.PIPELINE_OUTPUT_METADATA: VamsTable(
+        "dynamoTables/pipelineExecutionOutputMetadataStorage",
+        ("PIPELINE_EXECUTION_OUTPUT_METADATA_STORAGE_TABLE_NAME",),
+    ),
+    ResourceKeys.PIPELINE_OUTPUT_RESULTS: VamsTable(
+        "dynamoTables/pipelineExecutionOutputResultsStorage",
+        ("PIPELINE_EXECUTION_OUTPUT_RESULTS_STORAGE_TABLE_NAME",),
+    ),
+    ResourceKeys.PIPELINE_LOGS: VamsTable(
+        "dynamoTables/pipelineExecutionLogsStorage",
+        ("PIPELINE_EXECUTION_LOGS_STORAGE_TABLE_NAME",),
+    ),
+}
+
+
+class TableNameError(RuntimeError):
+    """A table whose name could not be found (a VAMS deployment's SSM parameter is missing or
+    unreadable); the message names the parameter and what to do, in one line."""
+
+
+@dataclass(frozen=True)
 class TableNames:
-    """Resolves a table's name: a per-table override wins, else the prefix plus the seed's name."""
+    """Resolves a table's name: a per-table override (WFX_TABLE_<KEY>) wins, then the name a
+    VAMS deployment gives it, else the prefix plus the seed's name.
+
+    `unresolved`: the tables of a VAMS deployment whose name could not be found, each with the
+    reason; asking for one raises TableNameError, so only a command that needs it fails, and
+    never on a default name the deployment does not use."""
 
     prefix: str = ""
     overrides: Mapping[ResourceKeys, str] | None = None
-
-    @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None) -> TableNames:
-        environ = os.environ if environ is None else environ
-        overrides = {
-            key: environ[f"{TABLE_OVERRIDE_PREFIX}{key.value}"]
-            for key in ResourceKeys
-            if environ.get(f"{TABLE_OVERRIDE_PREFIX}{key.value}")
-        }
-        return cls(prefix=environ.get(TABLE_PREFIX_VARIABLE, ""), overrides=overrides)
+    deployment: Mapping[ResourceKeys, str] | None = None
+    unresolved: Mapping[ResourceKeys, str] | None = None
 
     def get_table_name(self, key: ResourceKeys) -> str:
         if self.overrides and key in self.overrides:
             return self.overrides[key]
+        if self.deployment and key in self.deployment:
+            return self.deployment[key]
+        if self.unresolved and key in self.unresolved:
+            raise TableNameError(self.unresolved[key])
         return f"{self.prefix}{TABLE_SPECS[key].default_name}"

@@ -26,7 +26,7 @@ from domain.redaction import configure_redaction
 from entrypoints import registration_wiring, sub_process_controllers
 from entrypoints.aws_clients import aws_client
 from entrypoints.dependency_injection import containers, deferred, providers
-from entrypoints.settings import Settings
+from entrypoints.settings import Settings, TableSettings
 
 if TYPE_CHECKING:
     from adapters.identity.local_tokens import LocalTokenIssuer
@@ -599,17 +599,39 @@ def _sub_execution_reader(
     return AwsSubExecutionReader(stepfunctions_client, batch_client)
 
 
+def _dynamodb_client(region: str, endpoint: str | None) -> Any:
+    from adapters.dynamodb.missing_tables import name_missing_tables
+
+    # a missing table's error names it: the CLI says which table to create
+    return name_missing_tables(aws_client("dynamodb", region, endpoint))
+
+
+def _table_names(settings: TableSettings | None, ssm_client: Callable[[], Any]) -> TableNames:
+    settings = settings or TableSettings()
+    if settings.vams_parameter_prefix is None:
+        return settings.names()
+    from adapters.dynamodb.vams_table_names import vams_table_names
+
+    return vams_table_names(
+        ssm_client(),
+        settings.vams_parameter_prefix,
+        prefix=settings.prefix,
+        overrides=settings.overrides,
+        variables=settings.vams_variables,
+    )
+
+
 class Container(containers.DeclarativeContainer):
     config = providers.Configuration()
 
     clock = providers.Singleton(SystemClock)
     ids = providers.Singleton(UuidGenerator)
-    tables = providers.Singleton(TableNames.from_environment)
+    ssm_client = providers.Singleton(aws_client, "ssm", config.region)
+    # once per process (a Lambda's cold start): a VAMS deployment's names cost an SSM read
+    tables = providers.Singleton(_table_names, config.tables, ssm_client.provider)
 
     sqlite_database = providers.Singleton(_sqlite_database, config.sqlite_path, tables)
-    dynamodb_client = providers.Singleton(
-        aws_client, "dynamodb", config.region, config.dynamodb_endpoint
-    )
+    dynamodb_client = providers.Singleton(_dynamodb_client, config.region, config.dynamodb_endpoint)
 
     s3_client = providers.Singleton(aws_client, "s3", config.region)
     # the stores keep there the bodies the item budgets move out of rows
@@ -1115,6 +1137,7 @@ def build_container(
             "object_store": settings.object_store,
             "s3_bucket": settings.s3_bucket,
             "rate_card": settings.rate_card,
+            "tables": settings.tables,
         }
     )
     return container

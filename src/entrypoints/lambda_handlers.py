@@ -2,7 +2,9 @@
 
 Each one parses its event with pydantic, calls one use case and returns a small JSON-able dict.
 The container is built once per cold start, from the environment (WFX_STORE, WFX_TABLE_PREFIX,
-...). Errors escape on purpose: the state machine's Catch routes them to HandleExecutionError.
+VAMS_RESOURCE_PARAM_PREFIX, ...), and the table names resolved with it (seed 000: at module level,
+never per invocation). Errors escape on purpose: the state machine's Catch routes them to
+HandleExecutionError.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from domain.statuses import StepStatus, TerminalExecutionStatus, TerminalStepSta
 from entrypoints.container import build_container
 
 container = build_container()
+# Resolved here, at import: a VAMS deployment's SSM read is paid once per cold start, and a name
+# that cannot be found fails the cold start rather than a step's callback.
+TABLE_NAMES = container.tables()
 logger = logging.getLogger(__name__)
 
 

@@ -11,6 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from adapters.tables import (
+    TABLE_OVERRIDE_PREFIX,
+    TABLE_PREFIX_VARIABLE,
+    VAMS_TABLES,
+    ResourceKeys,
+    TableNames,
+)
 from domain.errors import InvalidInputError
 from domain.registration import check_source_prefix
 
@@ -193,6 +200,75 @@ def check_runner(runner: str, source: str) -> str:
     return runner
 
 
+VAMS_PREFIX_VARIABLE = "VAMS_RESOURCE_PARAM_PREFIX"
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """How the tables are named: WFX_TABLE_PREFIX and WFX_TABLE_<KEY> (`overrides`); for a VAMS
+    deployment, VAMS's per-table variables that are set (`vams_variables`) and the prefix of its
+    SSM parameters (VAMS_RESOURCE_PARAM_PREFIX), read for the tables neither names."""
+
+    prefix: str = ""
+    overrides: Mapping[ResourceKeys, str] = field(default_factory=dict)
+    vams_variables: Mapping[ResourceKeys, str] = field(default_factory=dict)
+    vams_parameter_prefix: str | None = None
+
+    def names(self) -> TableNames:
+        """The names these settings give without asking SSM: all of them when no VAMS
+        deployment is named, and what the infrastructure template declares."""
+        return TableNames(
+            prefix=self.prefix, overrides=self.overrides, deployment=self.vams_variables
+        )
+
+
+def table_settings(environ: Mapping[str, str]) -> TableSettings:
+    overrides = {
+        key: environ[f"{TABLE_OVERRIDE_PREFIX}{key.value}"]
+        for key in ResourceKeys
+        if environ.get(f"{TABLE_OVERRIDE_PREFIX}{key.value}")
+    }
+    vams_variables: dict[ResourceKeys, str] = {}
+    for key, table in VAMS_TABLES.items():
+        # VAMS's order: the first of a table's variables that is set wins
+        set_ones = [environ[name] for name in table.variables if environ.get(name)]
+        if set_ones:
+            vams_variables[key] = set_ones[0]
+    parameter_prefix = environ.get(VAMS_PREFIX_VARIABLE, "").strip() or None
+    # SSM takes a name with a slash only whole ("/vams/prod/dynamoTables/..."), so a prefix
+    # without its leading slash would find nothing and say nothing about why.
+    if parameter_prefix is not None and (
+        not parameter_prefix.startswith("/")
+        or not parameter_prefix.strip("/")
+        or any(character.isspace() for character in parameter_prefix)
+    ):
+        raise InvalidInputError(
+            f"{VAMS_PREFIX_VARIABLE}: must be the VAMS deployment's SSM parameter path, "
+            f"starting with / and without spaces (such as /vams/prod), got {parameter_prefix!r}"
+        )
+    return TableSettings(
+        prefix=environ.get(TABLE_PREFIX_VARIABLE, ""),
+        overrides=overrides,
+        vams_variables=vams_variables,
+        vams_parameter_prefix=parameter_prefix.rstrip("/") if parameter_prefix else None,
+    )
+
+
+def _store(environ: Mapping[str, str], tables: TableSettings) -> str:
+    """WFX_STORE; a VAMS deployment's tables are in DynamoDB, so naming one picks it."""
+    chosen = environ.get("WFX_STORE") or None
+    store = chosen or ("dynamodb" if tables.vams_parameter_prefix else "sqlite")
+    if store not in STORES:
+        raise InvalidInputError(f"WFX_STORE: must be one of {', '.join(STORES)}, got {store!r}")
+    if store == "sqlite" and tables.vams_parameter_prefix:
+        raise InvalidInputError(
+            f"WFX_STORE: a VAMS deployment ({VAMS_PREFIX_VARIABLE}) keeps its tables in "
+            "DynamoDB; unset WFX_STORE or set it to dynamodb, or unset "
+            f"{VAMS_PREFIX_VARIABLE} to use SQLite"
+        )
+    return store
+
+
 @dataclass(frozen=True)
 class Settings:
     store: str
@@ -223,13 +299,14 @@ class Settings:
     s3_bucket: str | None = None
     # WFX_RATE_CARD: the rate card file (else rate-card.yaml|json in WFX_HOME, else defaults)
     rate_card: str | None = None
+    # WFX_TABLE_*, VAMS_RESOURCE_PARAM_PREFIX and VAMS's per-table variables
+    tables: TableSettings = field(default_factory=TableSettings)
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
         environ = os.environ if environ is None else environ
-        store = environ.get("WFX_STORE", "sqlite") or "sqlite"
-        if store not in STORES:
-            raise InvalidInputError(f"WFX_STORE: must be one of {', '.join(STORES)}, got {store!r}")
+        tables = table_settings(environ)
+        store = _store(environ, tables)
         home = (
             Path(environ["WFX_HOME"]).expanduser()
             if environ.get("WFX_HOME")
@@ -271,6 +348,7 @@ class Settings:
             object_store=object_store,
             s3_bucket=s3_bucket,
             rate_card=environ.get("WFX_RATE_CARD") or None,
+            tables=tables,
         )
 
     def describe_store(self) -> str:

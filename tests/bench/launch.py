@@ -11,6 +11,7 @@ launch, builds the same domain records with fresh ids, turns them into items wit
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,10 +29,11 @@ from adapters.records import (
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import ITEM_COLUMN, SqliteTable, build_schema, create_tables
 from adapters.system import SystemClock, UuidGenerator
-from adapters.tables import ResourceKeys, TableNames
+from adapters.tables import ResourceKeys
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from domain.execution import LaunchRecords, execution_output_prefix, step_auxiliary_prefix
 from entrypoints.container import Container
+from entrypoints.settings import table_settings
 from tests.bench.fixtures import (
     ASSET,
     USER,
@@ -75,7 +77,7 @@ class RawLaunchWriter:
     """Plain `sqlite3` (WAL, synchronous=NORMAL, isolation_level=None): one transaction a launch."""
 
     def __init__(self, path: Path, template: LaunchRecords) -> None:
-        tables = TableNames.from_environment()
+        tables = table_settings(os.environ).names()
         schema = build_schema(tables)
         database = SqliteDatabase(path)  # the adapter's own DDL, so both files match
         create_tables(database, schema)
@@ -188,7 +190,7 @@ def launch_records_of(container: Container, execution_id: str) -> LaunchRecords:
 
 
 def _rows_per_launch(connection: sqlite3.Connection, launches: int) -> float:
-    names = TableNames.from_environment()
+    names = table_settings(os.environ).names()
     total = 0
     for key in LAUNCH_TABLES:
         (count,) = connection.execute(

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from adapters.tables import VAMS_TABLES
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 MESH_WORKFLOW = EXAMPLES / "mesh" / "workflow.yaml"
@@ -62,10 +64,12 @@ class Outcome:
 
 def _isolated_environment(extra: Mapping[str, str]) -> dict[str, str]:
     """The caller's environment without anything that would point wfx at another store."""
+    vams_tables = {name for table in VAMS_TABLES.values() for name in table.variables}
     environment = {
         name: value
         for name, value in os.environ.items()
-        if not name.startswith(("WFX_", "AWS_", "COLUMNS", "LINES"))
+        if not name.startswith(("WFX_", "AWS_", "VAMS_", "COLUMNS", "LINES"))
+        and name not in vams_tables
     }
     return environment | {"WFX_USER": USER, "PYTHONUNBUFFERED": "1"} | dict(extra)
 

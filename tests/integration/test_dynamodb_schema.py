@@ -7,6 +7,7 @@ not derived from `adapters.tables`: a slip in the specs must fail here.
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from moto import mock_aws
 
 from adapters.dynamodb.schema import create_table_request, create_tables
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
+from entrypoints.settings import table_settings
 from tests.integration.table_layout import (
     EARLIER_TABLE,
     EARLIER_TABLE_GLOBAL_INDEXES,
@@ -137,7 +139,7 @@ def test_the_prefix_from_the_environment_names_every_table(
     dynamodb: DynamoDBClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("WFX_TABLE_PREFIX", "envprefix-")
-    create_tables(dynamodb, TableNames.from_environment())
+    create_tables(dynamodb, table_settings(os.environ).names())
     listed = _all_table_names(dynamodb)
     for seed_name in SEED_000_TABLES:
         assert f"envprefix-{seed_name}" in listed
@@ -150,7 +152,7 @@ def test_a_per_table_override_wins_over_the_prefix(
     monkeypatch.setenv("WFX_TABLE_PREFIX", "overridden-")
     monkeypatch.setenv("WFX_TABLE_PIPELINE_LOGS", "TeamLogsTable")
     monkeypatch.setenv("WFX_TABLE_WORKFLOW_EXECUTIONS", "TeamExecutionsTable")
-    create_tables(dynamodb, TableNames.from_environment())
+    create_tables(dynamodb, table_settings(os.environ).names())
     listed = _all_table_names(dynamodb)
     assert {"TeamLogsTable", "TeamExecutionsTable"} <= listed
     assert "overridden-PipelineExecutionLogsStorageTable" not in listed

@@ -86,7 +86,9 @@ def _service_problem(error: BaseException) -> str | None:
         code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
         if code == "ResourceNotFoundException":
             if getattr(error, "operation_name", "") in _DYNAMODB_OPERATIONS:
-                return f"{error}. Create the tables first: `wfx tables create`."
+                return _missing_beside_vams(error) or (
+                    f"{error}. Create the tables first: `wfx tables create`."
+                )
             return f"{error}."
     if name == "OperationalError" and "no such table" in str(error):
         return "the SQLite file has no wfx tables. Create them first: `wfx tables create`."
@@ -98,13 +100,49 @@ def _service_problem(error: BaseException) -> str | None:
     return None
 
 
+def _missing_beside_vams(error: BaseException) -> str | None:
+    """On a VAMS deployment: which of wfx's own tables (VAMS has none of them) the failed
+    request needed, and how to have it."""
+    from adapters.dynamodb.missing_tables import TABLE_NAMES
+    from adapters.tables import TABLES, VAMS_TABLES
+    from entrypoints.settings import Settings
+
+    try:
+        tables = Settings.from_environment().tables
+    except Exception:
+        return None
+    if tables.vams_parameter_prefix is None:
+        return None
+    requested = getattr(error, "response", {}).get("Error", {}).get(TABLE_NAMES, [])
+    names = tables.names()  # wfx's own tables are named without SSM
+    own = {
+        names.get_table_name(spec.key): spec.key for spec in TABLES if spec.key not in VAMS_TABLES
+    }
+    missing = [(name, own[name]) for name in requested if name in own]
+    if not missing:
+        return None
+    where = f"the VAMS deployment {tables.vams_parameter_prefix} has none of wfx's own tables"
+    if len(missing) == 1:
+        name, key = missing[0]
+        return (
+            f"table {name} (wfx's {key.value}) does not exist: {where}; create it with "
+            f"`wfx tables create`, or name an existing table with WFX_TABLE_{key.value}"
+        )
+    listed = ", ".join(f"{name} (WFX_TABLE_{key.value})" for name, key in missing)
+    return (
+        f"one of the tables {listed} does not exist: {where}; create them with "
+        "`wfx tables create`, or name existing tables with WFX_TABLE_<KEY>"
+    )
+
+
 def _setting_problem(error: BaseException) -> str | None:
     """A setting that names something unusable: checked up front (UnusableSettingError), or
     found only by the first read or write (a damaged SQLite file, a home SQLite or the runner
     cannot write in)."""
+    from adapters.tables import TableNameError
     from entrypoints.settings import Settings, UnusableSettingError
 
-    if isinstance(error, UnusableSettingError):
+    if isinstance(error, UnusableSettingError | TableNameError):
         return str(error)
     sqlite_error = str(getattr(error, "sqlite_errorname", ""))
     is_os_error = isinstance(error, OSError) and bool(error.filename)

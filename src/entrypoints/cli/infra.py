@@ -35,18 +35,20 @@ def infra_template(
 ) -> None:
     """Print the CloudFormation template: tables, bucket, functions, HTTP API, rule, roles."""
     import os
+    from dataclasses import replace
 
     from adapters.aws.stack.render import render_template
     from adapters.aws.stack.template import deployment_template
-    from adapters.tables import TableNames
     from domain.errors import InvalidInputError
+    from entrypoints.settings import table_settings
 
     chosen = format.lower()
     if chosen not in ("yaml", "json"):
         _fail(f"--format: must be yaml or json, got {format!r}")
-    names = TableNames.from_environment()
+    tables = table_settings(os.environ)
     if table_prefix is not None:
-        names = TableNames(prefix=table_prefix, overrides=names.overrides)
+        tables = replace(tables, prefix=table_prefix)
+    names = tables.names()
     prefix = event_source_prefix or os.environ.get("WFX_EVENT_SOURCE_PREFIX") or "wfx"
     try:
         text = render_template(

@@ -1,7 +1,8 @@
 """The service in AWS Lambda behind an API Gateway
 HTTP API (payload 2.0) whose JWT authorizer has verified the caller.
 
-The app and its container are built on the first request and kept for the warm ones.
+The app and its container are built on the first request (the table names resolved then) and
+kept for the warm ones.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ def _build() -> Mangum:
     from entrypoints.http.app import create_app
     from entrypoints.http.identity import api_gateway_claims
 
-    app = create_app(build_container(runner_mode="detached"), api_gateway_claims(claims_subject))
+    container = build_container(runner_mode="detached")
+    container.tables()  # resolved once per cold start, as the handlers' (lambda_handlers.py)
+    app = create_app(container, api_gateway_claims(claims_subject))
     return Mangum(app, lifespan="off")
 
 

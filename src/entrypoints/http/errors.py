@@ -92,11 +92,18 @@ def _service_problem(error: BaseException) -> str | None:
     """A store that is not reachable or has no tables: how to start it, and no name of it."""
     from adapters.aws.failures import BucketUnusableError, is_unreachable
     from adapters.identity.jwks import JwksUnavailableError
+    from adapters.tables import TableNameError
 
     if isinstance(error, JwksUnavailableError):
         return "the identity provider's keys (WFX_JWT_JWKS) cannot be read; try again"
     if isinstance(error, BucketUnusableError):
         return "the object store's bucket (WFX_S3_BUCKET) is missing, unversioned or unreachable"
+    if isinstance(error, TableNameError):
+        LOGGER.error("%s", error)  # names the parameter; the answer names no table
+        return (
+            "a table's name cannot be read from the VAMS deployment's parameters "
+            "(VAMS_RESOURCE_PARAM_PREFIX); the service log names it"
+        )
     if is_unreachable(error):
         return "the execution store cannot be reached; start it and try again"
     code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
