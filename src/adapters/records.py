@@ -23,6 +23,7 @@ and version ids, 63-byte bucket names) bound such an item at a few KB
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -677,16 +678,25 @@ def build_execution_input_record(row: ExecutionInput) -> Item:
     }
 
 
+def workflow_key_of(item: Item) -> str:
+    """wfx's composite workflow key, else from VAMS's plain ids ("" where a row names neither)."""
+    if key := item.get("workflowDatabaseId:workflowId"):
+        return str(key)
+    if "workflowDatabaseId" in item and "workflowId" in item:
+        return join_key(item["workflowDatabaseId"], item["workflowId"])
+    return ""
+
+
 def parse_execution_input_record(item: Item) -> ExecutionInput:
     return ExecutionInput(
         workflow_execution_id=item["workflowExecutionId"],
-        workflow_key=item["workflowDatabaseId:workflowId"],
+        workflow_key=workflow_key_of(item),
         database_id=item["databaseId"],
         asset_id=item["assetId"],
         input_asset_file_key=item["inputAssetFileKey"],
-        bucket=item["s3Bucket"],
-        asset_root_key=item["assetRootS3Key"],
-        version_id=item.get("versionId", ""),
+        bucket=item.get("s3Bucket", ""),
+        asset_root_key=item.get("assetRootS3Key", ""),
+        version_id=item.get("versionId") or "",
         execution_start_date=parse_date(item["executionStartDate"]),
     )
 
@@ -711,15 +721,16 @@ def build_execution_configuration_record(config: ExecutionConfiguration) -> Reco
 
 
 def parse_execution_configuration_record(item: Item) -> ExecutionConfiguration:
+    """VAMS's row names no workflow (the main row does) and writes "" for a results-only run."""
     return ExecutionConfiguration(
         workflow_execution_id=item["workflowExecutionId"],
-        workflow_key=item["workflowDatabaseId:workflowId"],
-        workflow_version=int(item["workflowVersion"]),
+        workflow_key=workflow_key_of(item),
+        workflow_version=int(item.get("workflowVersion", _UNVERSIONED)),
         execution_start_date=parse_date(item["executionStartDate"]),
-        output_database_id=item.get("outputDatabaseId"),
-        output_asset_id=item.get("outputAssetId"),
+        output_database_id=item.get("outputDatabaseId") or None,
+        output_asset_id=item.get("outputAssetId") or None,
         input_selections=tuple(item.get("inputSelections", [])),
-        execution_group_id=item.get("executionGroupId"),
+        execution_group_id=item.get("executionGroupId") or None,
     )
 
 
@@ -743,15 +754,31 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Rec
     return fit_item(item, STEP_CONFIGURATION_BUDGET, config.workflow_execution_id)
 
 
+def _vams_system_config(item: Item) -> Item:
+    config = item.get("effectiveSystemConfig")
+    return config if isinstance(config, dict) else {}
+
+
+def _metadata_inputs_of(item: Item) -> tuple[str, ...]:
+    """wfx's list of metadata inputs, else the keys VAMS's effective systemConfig turns on."""
+    if "metadataInputs" in item:
+        return tuple(item["metadataInputs"])
+    gates = _vams_system_config(item).get("metadataInputs")
+    return tuple(name for name, on in gates.items() if on) if isinstance(gates, dict) else ()
+
+
 def parse_step_input_configuration_record(item: Item) -> StepInputConfiguration:
+    """VAMS's row is the resolved configuration snapshot: the type and arity come from its
+    effective systemConfig where it has them (a Step Functions task otherwise)."""
+    arity = item.get("inputFileArity") or _vams_system_config(item).get("inputFileArity")
     return StepInputConfiguration(
         pipeline_execution_id=item["pipelineExecutionId"],
-        workflow_execution_id=item["workflowExecutionId"],
-        execution_type=item["executionType"],
+        workflow_execution_id=item.get("workflowExecutionId", ""),
+        execution_type=_execution_type_of(item),
         handler=item.get("handler"),
         command=tuple(item["command"]) if "command" in item else None,
-        input_file_arity=item["inputFileArity"],
-        metadata_inputs=tuple(item.get("metadataInputs", [])),
+        input_file_arity=arity if arity in InputFileArity.__members__.values() else "many",
+        metadata_inputs=_metadata_inputs_of(item),
         input_files=tuple(item.get("inputFiles", [])),
     )
 
@@ -769,14 +796,21 @@ def build_step_input_metadata_record(row: StepInputMetadata) -> Record:
     return fit_item(item, STEP_INPUT_METADATA_BUDGET, row.workflow_execution_id)
 
 
+def _text(value: Any) -> str:
+    """A metadata value as text: VAMS keeps numbers, maps and lists as they are."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, default=str)
+
+
 def parse_step_input_metadata_record(item: Item) -> StepInputMetadata:
     return StepInputMetadata(
         pipeline_execution_id=item["pipelineExecutionId"],
-        workflow_execution_id=item["workflowExecutionId"],
+        workflow_execution_id=item.get("workflowExecutionId", ""),
         database_id=item["databaseId"],
         asset_id=item["assetId"],
         file_path=item["filePath"],
-        metadata=tuple(sorted(item.get("metadata", {}).items())),
+        metadata=tuple(sorted((k, _text(v)) for k, v in (item.get("metadata") or {}).items())),
     )
 
 
@@ -815,15 +849,16 @@ def build_output_file_record(row: OutputFile) -> Item:
 
 
 def parse_output_file_record(item: Item) -> OutputFile:
+    """wfx's row, or VAMS's (s3VersionId, fileSize, no etag)."""
     attempt = item.get("attempt")
     return OutputFile(
         pipeline_execution_id=item["pipelineExecutionId"],
-        workflow_execution_id=item["workflowExecutionId"],
+        workflow_execution_id=item.get("workflowExecutionId", ""),
         file_type=item["fileType"],
         relative_file_path=item["relativeFilePath"],
-        version_id=item["versionId"],
-        size=int(item["size"]),
-        etag=item["etag"],
+        version_id=item.get("versionId") or item.get("s3VersionId", ""),
+        size=int(item["size"] if "size" in item else item.get("fileSize", 0)),
+        etag=item.get("etag", ""),
         attempt=None if attempt is None else int(attempt),  # a row from before attempts
     )
 
@@ -874,10 +909,10 @@ def build_output_metadata_record(row: OutputMetadata) -> Record:
 def parse_output_metadata_record(item: Item) -> OutputMetadata:
     return OutputMetadata(
         pipeline_execution_id=item["pipelineExecutionId"],
-        workflow_execution_id=item["workflowExecutionId"],
+        workflow_execution_id=item.get("workflowExecutionId", ""),
         target_file_path=item["targetFilePath"],
         metadata_key=item["metadataKey"],
-        value=item["metadataValue"],
+        value=_text(item["metadataValue"]),
     )
 
 
@@ -899,9 +934,9 @@ def build_output_result_record(row: OutputResult) -> Item:
 def parse_output_result_record(item: Item) -> OutputResult:
     return OutputResult(
         pipeline_execution_id=item["pipelineExecutionId"],
-        workflow_execution_id=item["workflowExecutionId"],
+        workflow_execution_id=item.get("workflowExecutionId", ""),
         relative_file_path=item["relativeFilePath"],
-        version_id=item["versionId"],
+        version_id=item.get("versionId", ""),
         output_database_id=item.get("outputDatabaseId"),
         output_asset_id=item.get("outputAssetId"),
         asset_version_id=item.get("assetVersionId"),
@@ -921,13 +956,23 @@ def build_step_log_record(row: StepLog) -> Record:
 
 
 def parse_step_log_record(item: Item) -> StepLog:
+    """wfx's row, or VAMS's (resultLog and errorLog, the log group ARN and stream): no status,
+    failed when it holds an error log."""
+    if "message" in item:
+        message, location = item["message"], item.get("logLocation", "")
+    else:
+        message = "\n".join(part for part in (item.get("resultLog"), item.get("errorLog")) if part)
+        location = " ".join(
+            part for part in (item.get("logGroupArn"), item.get("logStreamName")) if part
+        )
+    status = item.get("status") or ("FAILED" if item.get("errorLog") else "SUCCEEDED")
     return StepLog(
         pipeline_execution_id=item["pipelineExecutionId"],
-        workflow_execution_id=item["workflowExecutionId"],
+        workflow_execution_id=item.get("workflowExecutionId", ""),
         log_type=item["logType"],
-        status=item["status"],
-        message=item["message"],
-        log_location=item.get("logLocation", ""),
+        status=status,
+        message=message,
+        log_location=location,
     )
 
 

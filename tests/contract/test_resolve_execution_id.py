@@ -15,6 +15,7 @@ from tests.contract.builders import a_launch, at
 OLDER = "6f73e4eb-1111-4000-8000-000000000001"
 TWIN = "6f73e4eb-2222-4000-8000-000000000002"
 NEWEST = "0a1b2c3d-3333-4000-8000-000000000003"
+GUID = "0190f3a2b4c64d1e8f0a1b2c3d4e5f60"  # a VAMS GUID: wfx's ids from 0.2 on
 
 
 def _resolve(store: Any, text: str) -> str:
@@ -23,7 +24,7 @@ def _resolve(store: Any, text: str) -> str:
 
 @pytest.fixture
 def runs(execution_store: Any) -> Any:
-    for minute, run in enumerate((OLDER, TWIN, NEWEST)):
+    for minute, run in enumerate((GUID, OLDER, TWIN, NEWEST)):
         execution_store.add_launch(a_launch(run, start=at(minute)))
     return execution_store
 
@@ -35,6 +36,13 @@ def test_whole_ids_latest_and_prefixes(runs: Any) -> None:
     assert _resolve(runs, "0a1b") == NEWEST
     assert _resolve(runs, "6f73e4eb-1") == OLDER
     assert _resolve(runs, "6F73E4EB-2") == TWIN
+    assert _resolve(runs, GUID) == GUID
+    assert _resolve(runs, "0190f3") == GUID
+
+
+def test_a_whole_id_of_no_run_is_not_taken_for_a_prefix(runs: Any) -> None:
+    # the store says it is not there (not "no execution among the newest starts so")
+    assert _resolve(runs, "ffffffffffffffffffffffffffffffff") == "ffffffffffffffffffffffffffffffff"
 
 
 def test_prefixes_that_name_no_single_run_are_refused(runs: Any) -> None:

@@ -79,6 +79,7 @@ from adapters.records import (
     step_mutable_attributes,
     sub_execution_stops_attribute,
     task_execution_close_of,
+    workflow_key_of,
 )
 from adapters.registration import (
     MAX_REGISTRATION_ATTEMPTS,
@@ -396,11 +397,25 @@ class DynamoDbExecutionStore:
             for ref in refs
             if ref.workflow_execution_id and ref.workflow_key
         ]
+        items = batch_get(self._client, table_name, keys)
+        # a ref from a row VAMS wrote without the workflow (its configuration row): the main
+        # row's sort key is not known, so its partition is read
+        for ref in refs:
+            if ref.workflow_execution_id and not ref.workflow_key:
+                items.extend(self._main_rows_of(table_name, ref.workflow_execution_id))
         found = {
-            item["workflowExecutionId"]: parse_execution_record(self._whole(item))
-            for item in batch_get(self._client, table_name, keys)
+            item["workflowExecutionId"]: parse_execution_record(self._whole(item)) for item in items
         }
         return [found[r.workflow_execution_id] for r in refs if r.workflow_execution_id in found]
+
+    def _main_rows_of(self, table_name: str, workflow_execution_id: str) -> list[Item]:
+        response = self._client.query(
+            TableName=table_name,
+            KeyConditionExpression="workflowExecutionId = :id",
+            ExpressionAttributeValues={":id": {"S": workflow_execution_id}},
+            Limit=1,
+        )
+        return [from_wire(row) for row in response["Items"]]
 
     def execution_update(self, change: RunChange) -> tuple[dict[str, str], dict[str, Any]]:
         """The main row's key and the guarded UpdateItem request of `change` (its offloaded
@@ -1305,7 +1320,7 @@ class DynamoDbExecutionStore:
                 ref = ExecutionRef(
                     execution_start_date=item["executionStartDate"],
                     workflow_execution_id=item["workflowExecutionId"],
-                    workflow_key=item["workflowDatabaseId:workflowId"],
+                    workflow_key=workflow_key_of(item),
                 )
                 oldest_seen = ref.execution_start_date
                 if older_than is None or _newest_first(ref) < _newest_first(older_than):

@@ -17,6 +17,12 @@ START_DATE = "executionStartDate"
 EXECUTION_ID = "workflowExecutionId"
 STEP_ID = "pipelineExecutionId"
 WORKFLOW_KEY = "workflowDatabaseId:workflowId"
+# records.workflow_key_of in SQL: wfx's composite key, else VAMS's two plain ids, else ""
+_WORKFLOW_KEY_OF_ROW = (
+    f"COALESCE(json_extract(item, {json_path(WORKFLOW_KEY)}), "
+    f"json_extract(item, {json_path('workflowDatabaseId')}) || ':' || "
+    f"json_extract(item, {json_path('workflowId')}), '')"
+)
 ATTEMPT = "attempt"
 
 # The index and its partition column behind each newest-first list.
@@ -188,7 +194,7 @@ class ExecutionSql:
         # GROUP BY walks the index in order, where DISTINCT would sort in a temporary B-tree; the
         # workflow key is the same on every row of one execution, so any row's value will do.
         return (
-            f"SELECT {order[0]}, {order[1]}, json_extract(item, {json_path(WORKFLOW_KEY)}) "
+            f"SELECT {order[0]}, {order[1]}, {_WORKFLOW_KEY_OF_ROW} "
             f"FROM {table.name} WHERE {table.q(partition)} = ?{self._older_than(table, continued)} "
             f"GROUP BY {order[0]}, {order[1]} ORDER BY {order[0]} DESC, {order[1]} DESC LIMIT ?"
         )

@@ -19,7 +19,10 @@ LATEST = "latest"
 PREFIX_WINDOW = 1000
 MIN_PREFIX = 4
 _PAGE = 100
-_WHOLE_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+# a VAMS GUID (32 hex digits), or the dashed UUID wfx gave runs before 0.2
+_WHOLE_ID = re.compile(
+    r"^([0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$"
+)
 _PREFIX = re.compile(r"^[0-9a-f-]+$")
 
 

@@ -1,0 +1,174 @@
+"""Rows exactly as VAMS 2.6 writes them (tests/vams_items.py: none of wfx's attributes) are read by
+every store: the run is listed by every index, shows its status, steps in chain order, inputs and
+outputs, answers authorization's questions, can be aborted and is deleted whole."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from adapters.dynamodb.codec import to_wire
+from adapters.sqlite.schema import build_schema
+from adapters.sqlite.statements import TableSql
+from adapters.tables import ResourceKeys, TableNames
+from application.ports import AssetDirection, ListScope
+from application.run_writes import end_run
+from domain.authorization import AssetKey
+from domain.statuses import ExecutionStatus, StepStatus
+from tests import vams_items as vams
+from tests.contract.conftest import BACKENDS
+
+Items = dict[ResourceKeys, list[dict[str, Any]]]
+
+
+def _put(request: pytest.FixtureRequest, backend: str, items: Items) -> None:
+    """The items written as they are, beside the store (as VAMS's own functions would)."""
+    names = TableNames()
+    if backend == "dynamodb":
+        client = request.getfixturevalue("moto_dynamodb_client")
+        for key, rows in items.items():
+            for row in rows:
+                client.put_item(TableName=names.get_table_name(key), Item=to_wire(row))
+        return
+    database = request.getfixturevalue(f"{backend}_database")
+    schema = build_schema(names)
+    with database.write() as connection:
+        for key, rows in items.items():
+            table = TableSql.render(schema.tables[key])
+            connection.executemany(table.insert, table.rows(rows))
+
+
+def _store_with(request: pytest.FixtureRequest, items: Items) -> Any:
+    backend = request.param
+    store = request.getfixturevalue(f"{backend}_execution_store")
+    _put(request, backend, items)
+    return store
+
+
+@pytest.fixture(params=BACKENDS)
+def finished(request: pytest.FixtureRequest) -> Any:
+    return _store_with(request, vams.vams_run())
+
+
+@pytest.fixture(params=BACKENDS)
+def running(request: pytest.FixtureRequest) -> Any:
+    return _store_with(request, vams.vams_run("RUNNING", ("SUCCEEDED", "RUNNING", "NEW")))
+
+
+def test_a_vams_run_is_listed_by_every_index(finished: Any) -> None:
+    for scope, partition in (
+        (ListScope.ALL, None),
+        (ListScope.WORKFLOW, ":".join(vams.WORKFLOW)),
+        (ListScope.GROUP, "nightly"),
+    ):
+        page = finished.list_executions(scope, partition, 10, None)
+        assert [e.workflow_execution_id for e in page.items] == [vams.EXECUTION_ID]
+    for asset, direction in (
+        (vams.INPUT_ASSET, AssetDirection.INPUT),
+        (vams.OUTPUT_ASSET, AssetDirection.OUTPUT),
+    ):
+        refs = finished.asset_execution_refs(":".join(asset), direction, None, 10)
+        assert [ref.workflow_execution_id for ref in refs] == [vams.EXECUTION_ID]
+
+
+def test_a_vams_run_reads_as_the_step_functions_run_it_is(finished: Any) -> None:
+    [execution] = finished.get_executions(
+        finished.asset_execution_refs(":".join(vams.INPUT_ASSET), AssetDirection.INPUT, None, 1)
+    )
+    assert execution.status is ExecutionStatus.SUCCEEDED
+    assert execution.orchestrator == "stepfunctions" and execution.workflow_version == 0
+    assert execution.execution_arn == vams.EXECUTION_ARN
+    assert execution.state_machine_arn == vams.STATE_MACHINE
+    assert execution.execution_log_group_arn == vams.LOG_GROUP
+    assert execution.execution_error is None and execution.execution_log == "run log"
+    assert execution.execution_group_id == "nightly"
+
+
+def test_a_vams_run_has_its_steps_in_chain_order_with_their_statuses(finished: Any) -> None:
+    steps = finished.list_steps(vams.EXECUTION_ID)
+
+    assert [s.pipeline_execution_id for s in steps] == list(vams.STEPS)
+    assert [s.step_index for s in steps] == [0, 1, 2]
+    assert all(s.status is StepStatus.SUCCEEDED for s in steps)
+    assert [s.end_state for s in steps] == [False, False, True]
+    assert steps[1].start_date is not None and steps[1].start_date.isoformat().startswith(
+        "2026-11-30T10:01:01"
+    )
+    assert steps[2].wait_for_callback and steps[2].pipeline_resource_arn.endswith("mesh-report")
+
+
+def test_a_vams_run_shows_its_inputs_configuration_and_outputs(finished: Any) -> None:
+    details = finished.get_details(vams.EXECUTION_ID)
+
+    keys = sorted(row.input_asset_file_key for row in details.inputs)
+    assert keys == ["/asset-a/bunny.obj", "/asset-a/meshes/"]
+    versions = {row.input_asset_file_key: row.version_id for row in details.inputs}
+    assert (
+        versions["/asset-a/meshes/"] == "" and versions["/asset-a/bunny.obj"] == vams.FILE_VERSION
+    )
+    assert details.configuration is not None
+    assert details.configuration.output_asset_key == ":".join(vams.OUTPUT_ASSET)
+    by_step = {step.step.pipeline_execution_id: step for step in details.steps}
+    first, last = by_step[vams.STEPS[0]], by_step[vams.STEPS[2]]
+    assert first.configuration is not None
+    assert first.configuration.input_file_arity.value == "many"
+    assert "databaseMetadata" in first.configuration.metadata_inputs
+    assert {(m.asset_id, m.file_path) for m in first.input_metadata} == {
+        ("", "/"),
+        ("asset-a", "/"),
+        ("asset-a", "/bunny.obj"),
+    }
+    assert dict(next(m for m in first.input_metadata if m.file_path == "/bunny.obj").metadata) == {
+        "scale": "2",
+        "tags": '["scan"]',
+    }
+    outputs = last.outputs
+    assert {(f.file_type, f.relative_file_path, f.size) for f in outputs.files} == {
+        ("file", "bunny.glb", 52311),
+        ("preview", "bunny.png", 9120),
+    }
+    assert {(m.target_file_path, m.metadata_key) for m in outputs.metadata} == {
+        ("/", "polycount"),
+        ("/bunny.glb", "format"),
+    }
+    assert [r.relative_file_path for r in outputs.results] == ["report.txt"]
+    [log] = outputs.logs
+    assert log.status == "SUCCEEDED" and "converted 1 mesh" in log.message
+
+
+def test_a_vams_run_answers_what_authorization_asks(finished: Any) -> None:
+    facts = finished.access_facts([vams.EXECUTION_ID])[vams.EXECUTION_ID]
+
+    assert facts.read_assets == (AssetKey(database_id="vamsdb", asset_id="asset-a"),)
+    assert facts.written_asset == AssetKey(database_id="vamsdb", asset_id="asset-out")
+    assert facts.metadata_databases == ("vamsdb",)
+
+
+def test_an_open_vams_run_is_aborted_and_a_finished_step_left_alone(running: Any) -> None:
+    run = running.get_run(vams.EXECUTION_ID)
+    assert [s.status for s in run.steps] == [
+        StepStatus.SUCCEEDED,
+        StepStatus.RUNNING,
+        StepStatus.NEW,
+    ]
+    now = datetime(2026, 11, 30, 10, 2, tzinfo=UTC)
+    change = run.request_abort(now, "asked")
+    assert change is not None and running.update_execution(change) is not None
+    end_run(running, vams.EXECUTION_ID, lambda run: run.abort(now, "", None))
+
+    after = running.get_run(vams.EXECUTION_ID)
+    assert after.execution.status is ExecutionStatus.ABORTED
+    assert [s.status for s in after.steps] == [
+        StepStatus.SUCCEEDED,  # VAMS's terminal rule: a finished step is never changed
+        StepStatus.ABORTED,
+        StepStatus.ABORTED,
+    ]
+
+
+def test_a_vams_run_is_deleted_from_every_table(finished: Any) -> None:
+    assert finished.delete_execution(vams.EXECUTION_ID) is True
+    assert finished.list_executions(ListScope.ALL, None, 10, None).items == ()
+    assert finished.list_steps(vams.EXECUTION_ID) == []
+    assert finished.delete_execution(vams.EXECUTION_ID) is False
