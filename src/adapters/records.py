@@ -55,7 +55,7 @@ from domain.execution import (
     StepLog,
     WorkflowExecution,
 )
-from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.logs import STEP_FUNCTIONS_EXECUTION, RegisteredLog, RegisteredSubExecution
 from domain.redaction import REDACTED, is_secret_name, redact, redact_executable, redact_optional
 from domain.run import StepMove
 from domain.statuses import StepStatus
@@ -444,6 +444,43 @@ def fit_step_update(stored: Item, written: Item, workflow_execution_id: str) -> 
     return _with_bodies(values, fitted)
 
 
+def sub_execution_entry(sub: RegisteredSubExecution) -> Item:
+    """A registeredSubExecutions entry as VAMS stores it: the resourceType and the keys the
+    locator carries (an empty one is left out), then stageName and label when given."""
+    return sub.model_dump(by_alias=True, exclude_defaults=True)
+
+
+def upgrade_sub_execution_entry(entry: Item) -> Item:
+    """A stored registeredSubExecutions entry in today's shape: wfx's former
+    `{resourceType, resourceId, label}` as the typed locator it stands for; any other as it is."""
+    if "resourceId" not in entry:
+        return dict(entry)
+    return sub_execution_entry(
+        RegisteredSubExecution.of_resource(
+            str(entry["resourceType"]), str(entry["resourceId"]), str(entry.get("label") or "")
+        )
+    )
+
+
+def parse_sub_execution_entry(entry: Item) -> RegisteredSubExecution:
+    """Either shape: VAMS's typed locator, or wfx's former entry (an old store keeps working).
+    VAMS defaults a missing resourceType to a Step Functions execution; so does this."""
+    upgraded = upgrade_sub_execution_entry(entry)
+    upgraded.setdefault("resourceType", STEP_FUNCTIONS_EXECUTION)
+    known = RegisteredSubExecution.model_fields
+    return RegisteredSubExecution.model_validate(
+        {
+            key: str(value)
+            for key, value in upgraded.items()
+            if (known.get(_snake(key)) is not None) and value is not None
+        }
+    )
+
+
+def _snake(key: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
+
+
 def build_pipeline_execution_record(step: PipelineExecution) -> Record:
     item: Item = {
         "pipelineExecutionId": step.pipeline_execution_id,
@@ -461,8 +498,7 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
         "outputS3AssetMetadataPath": step.output_metadata_path,
         "inputOutputS3AssetAuxiliaryFilesPath": step.auxiliary_path,
         "registeredSubExecutions": [
-            {"resourceType": s.resource_type, "resourceId": s.resource_id, "label": s.label}
-            for s in step.registered_sub_executions
+            sub_execution_entry(sub) for sub in step.registered_sub_executions
         ],
         "registeredLogs": [_log_entry(log) for log in step.registered_logs],
         **sub_execution_stops_attribute(step.sub_execution_stops),
@@ -509,12 +545,7 @@ def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
         auxiliary_path=item.get("inputOutputS3AssetAuxiliaryFilesPath", ""),
         error=item.get("errorMessage"),
         registered_sub_executions=tuple(
-            RegisteredSubExecution(
-                resource_type=entry["resourceType"],
-                resource_id=entry["resourceId"],
-                label=entry.get("label", ""),
-            )
-            for entry in item.get("registeredSubExecutions", [])
+            parse_sub_execution_entry(entry) for entry in item.get("registeredSubExecutions", [])
         ),
         registered_logs=tuple(_parse_log_entry(entry) for entry in item.get("registeredLogs", [])),
         sub_execution_stops=parse_sub_execution_stops(item),

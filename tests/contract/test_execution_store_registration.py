@@ -15,7 +15,7 @@ from domain.run import StepMove
 from domain.statuses import StepStatus
 from tests.contract.builders import a_launch, at, step_id
 
-STATE_MACHINE = RegisteredSubExecution(
+STATE_MACHINE = RegisteredSubExecution.of_resource(
     resource_type="stepFunctions",
     resource_id="arn:aws:states:us-east-1:123456789012:execution:inner:run-1",
     label="inner",

@@ -116,13 +116,11 @@ def _setup(
         "detail-type": "pipeline.execution.register",
         "detail": {
             "pipelineExecutionId": FIRST,
-            "subExecutions": [
-                {
-                    "resourceType": "stepFunctions",
-                    "resourceId": inner_run["executionArn"],
-                    "label": "inner",
-                }
-            ],
+            "subExecution": {
+                "resourceType": "stepFunctionsExecution",
+                "executionArn": inner_run["executionArn"],
+                "label": "inner",
+            },
             "logs": [
                 {"logGroupName": "/pipelines/inner", "logStreamName": "job/a", "label": "job"},
                 {"logGroupName": "/pipelines/inner", "logStreamPrefix": "other/"},
@@ -192,11 +190,12 @@ def _id(world: World, kind: LogKind, where: str) -> str:
 def test_the_details_list_registered_invocation_and_state_machine_logs(world: World) -> None:
     available = _available(world)
 
+    # VAMS's order: the invocation log, registered entries, sub-state-machine destinations
     assert [(e.kind, e.group) for e in available[FIRST]] == [
-        (LogKind.REGISTERED, "/pipelines/inner"),
-        (LogKind.REGISTERED, "/pipelines/inner"),
         (LogKind.INVOCATION, "/aws/lambda/convert"),
-        (LogKind.STATE_MACHINE, INNER_GROUP_ARN.removesuffix(":*")),
+        (LogKind.REGISTERED, "/pipelines/inner"),
+        (LogKind.REGISTERED, "/pipelines/inner"),
+        (LogKind.SUB_STATE_MACHINE, INNER_GROUP_ARN.removesuffix(":*")),
     ]
     assert [(e.kind, e.group) for e in available[SECOND]] == [
         (LogKind.INVOCATION, "/aws/batch/job")
@@ -248,7 +247,7 @@ def test_full_mode_reads_every_source_with_its_status(world: World) -> None:
     assert statuses[(LogKind.INVOCATION, "/aws/batch/job")] is LogReadStatus.NOT_FOUND
     assert (
         statuses[
-            (LogKind.STATE_MACHINE, "arn:aws:logs:us-east-1:123456789012:log-group:/sfn/inner")
+            (LogKind.SUB_STATE_MACHINE, "arn:aws:logs:us-east-1:123456789012:log-group:/sfn/inner")
         ]
         is LogReadStatus.NOT_FOUND
     )
@@ -309,7 +308,7 @@ def test_each_state_machine_is_described_once_per_request(world: World) -> None:
     available = _available(world)
 
     assert described == [machine]
-    assert [e.kind for e in available[SECOND]][-1] is LogKind.STATE_MACHINE
+    assert [e.kind for e in available[SECOND]][-1] is LogKind.SUB_STATE_MACHINE
 
 
 KEY_BODY = ("MIIEowIBAAKCAQEAx" * 4)[:64], ("q83vEjQ4d5pT0zRm" * 4)[:64]

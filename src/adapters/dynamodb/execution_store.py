@@ -80,7 +80,6 @@ from adapters.records import (
 )
 from adapters.registration import (
     MAX_REGISTRATION_ATTEMPTS,
-    OPEN_STEP_VALUES,
     REGISTRATION_VERSION,
     RegistrationContentionError,
     RegistrationMerge,
@@ -802,7 +801,7 @@ class DynamoDbExecutionStore:
             workflow_execution_id,
             pipeline_execution_id,
             lambda step: registration_attributes(step, merge),
-            while_open=True,
+            registering=True,
         )
 
     def record_stops_on_step(
@@ -819,10 +818,10 @@ class DynamoDbExecutionStore:
         workflow_execution_id: str,
         pipeline_execution_id: str,
         attributes: Callable[[PipelineExecution], dict[str, Any] | None],
-        while_open: bool = False,
+        registering: bool = False,
     ) -> PipelineExecution:
         """Read the step, write `attributes(step)` on condition that the registration version is
-        still the one read (and, `while_open`, that the step has not ended), else read and
+        still the one read (`registering`: written with its event), else read and
         compute again: registrations and stop records racing on one step all survive. None from
         `attributes`: nothing to write."""
         table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
@@ -851,29 +850,21 @@ class DynamoDbExecutionStore:
             values[":next"] = version + 1
             if version:
                 values[":read"] = version
-            status_names: dict[str, str] = {}
-            still_open = ""
-            if while_open:
-                status_names["#status"] = "status"
-                values[":new"], values[":running"] = OPEN_STEP_VALUES
-                still_open = " AND #status IN (:new, :running)"
             sets = ", ".join(f"{name} = :{name[1:]}" for name in names)
             request: dict[str, Any] = {
                 "TableName": table_name,
                 "Key": to_wire(key),
                 "UpdateExpression": f"SET {sets}, #version = :next",
                 "ConditionExpression": "attribute_exists(#pk) AND "
-                + ("#version = :read" if version else "attribute_not_exists(#version)")
-                + still_open,
+                + ("#version = :read" if version else "attribute_not_exists(#version)"),
                 "ExpressionAttributeNames": {
                     **names,
-                    **status_names,
                     "#pk": "pipelineExecutionId",
                     "#version": REGISTRATION_VERSION,
                 },
                 "ExpressionAttributeValues": to_wire(values),
             }
-            if while_open:  # a registration: a transition, written with its event
+            if registering:  # a registration: a transition, written with its event
                 stored = self._register_with_event(step, request, item, written, wanted)
                 if stored is None:
                     continue  # another writer got there first: compute again from what it stored
