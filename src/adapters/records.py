@@ -22,6 +22,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic.alias_generators import to_camel
+
 from adapters.item_budget import (
     KEPT_BYTES,
     Keep,
@@ -444,6 +446,9 @@ def fit_step_update(stored: Item, written: Item, workflow_execution_id: str) -> 
     return _with_bodies(values, fitted)
 
 
+_SUB_EXECUTION_KEYS = frozenset(to_camel(name) for name in RegisteredSubExecution.model_fields)
+
+
 def sub_execution_entry(sub: RegisteredSubExecution) -> Item:
     """A registeredSubExecutions entry as VAMS stores it: the resourceType and the keys the
     locator carries (an empty one is left out), then stageName and label when given."""
@@ -467,18 +472,14 @@ def parse_sub_execution_entry(entry: Item) -> RegisteredSubExecution:
     VAMS defaults a missing resourceType to a Step Functions execution; so does this."""
     upgraded = upgrade_sub_execution_entry(entry)
     upgraded.setdefault("resourceType", STEP_FUNCTIONS_EXECUTION)
-    known = RegisteredSubExecution.model_fields
+    # a key VAMS may add later is left out rather than failing the read of the step
     return RegisteredSubExecution.model_validate(
         {
             key: str(value)
             for key, value in upgraded.items()
-            if (known.get(_snake(key)) is not None) and value is not None
+            if key in _SUB_EXECUTION_KEYS and value is not None
         }
     )
-
-
-def _snake(key: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
 
 
 def build_pipeline_execution_record(step: PipelineExecution) -> Record:

@@ -270,14 +270,21 @@ def test_a_registration_onto_a_step_that_has_ended_is_recorded(
     )
 
 
+@pytest.mark.parametrize("step_ended", [False, True], ids=["running step", "ended step"])
 def test_a_registration_on_a_run_being_aborted_is_stopped_at_once_and_recorded(
-    store: ExecutionStore, tmp_path: Path
+    store: ExecutionStore, tmp_path: Path, step_ended: bool
 ) -> None:
+    """An ended step too: the abort read the row before this came, so only this can stop it."""
     store.move_step(
         StepMove("e1", STEP, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1))
     )
     change = store.get_run("e1").request_abort(at(3), "stop it")
     assert change is not None and store.update_execution(change)
+    if step_ended:
+        ended = StepMove(
+            "e1", STEP, StepStatus.ABORTED, frozenset({StepStatus.RUNNING}), stop_date=at(4)
+        )
+        assert store.move_step(ended) is not None
     child = subprocess.Popen(["sleep", "60"])
     runs = tmp_path / "runs"
     RunFolder(runs / "e1").write_runner(this_process("inline"))  # this process runs e1
@@ -286,7 +293,9 @@ def test_a_registration_on_a_run_being_aborted_is_stopped_at_once_and_recorded(
     )
     try:
         result = RegisterPipelineExecution(store, controller, SystemClock()).execute(
-            an_event(subExecutions=[{"resourceType": "localProcess", "resourceId": str(child.pid)}])
+            an_event(
+                subExecution={"resourceType": "localProcess", "localProcessId": str(child.pid)}
+            )
         )
         assert child.wait(timeout=5) == -signal.SIGTERM
     finally:

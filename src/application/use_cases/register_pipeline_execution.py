@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from application.ports import Clock, RunLifecycleStore, SubProcessController
-from application.sub_process_stops import stop_sub_processes
+from application.sub_process_stops import stop_registered
 from application.use_cases.record_cost import RecordCost, RecordCostCommand, ReportedUsage
 from domain.costs import CostSource
 from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
@@ -222,8 +222,9 @@ class RegisterPipelineExecution:
         execution = self._store.get_execution(step.workflow_execution_id)
         if execution.abort_requested_date is None and not execution.is_terminal:
             return ()
-        fresh = step.model_copy(update={"registered_sub_executions": registered})
-        return stop_sub_processes(self._sub_processes, self._store, [fresh], self._clock.now())
+        return tuple(
+            stop_registered(self._sub_processes, self._store, step, registered, self._clock.now())
+        )
 
 
 def _past_the_caps(
