@@ -303,3 +303,15 @@ def test_a_registration_on_a_run_being_aborted_is_stopped_at_once_and_recorded(
     assert result.accepted and result.warnings == ()
     (stop,) = store.get_step(STEP).sub_execution_stops
     assert (stop.resource_id, stop.outcome) == (str(child.pid), StopOutcome.STOPPED)
+
+
+def test_null_lists_and_unknown_detail_keys_cost_nothing_else(store: ExecutionStore) -> None:
+    result = a_registrar(store).execute(
+        an_event(subExecution={"jobId": "job-1", "resourceType": "batchJob"}, logs=None, x=1)
+    )
+
+    assert result.accepted
+    assert result.dropped == ("x: not a field of the event detail; dropped",)
+    assert store.get_step(STEP).registered_sub_executions == (
+        RegisteredSubExecution(resource_type="batchJob", job_id="job-1"),
+    )

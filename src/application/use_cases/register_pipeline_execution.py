@@ -56,6 +56,11 @@ class RegistrationDetail(BaseModel):
     # usage the step reports for its running attempt (the cost ledger, seed 003)
     costs: tuple[ReportedUsage, ...] = Field(default=(), max_length=MAX_COSTS)
 
+    @field_validator("sub_executions", "logs", mode="before")
+    @classmethod
+    def _null_is_none(cls, value: object) -> object:
+        return () if value is None else value  # as VAMS reads a `null` list: nothing reported
+
     def entries(
         self,
     ) -> tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...], tuple[str, ...]]:
