@@ -889,7 +889,7 @@ class DynamoDbExecutionStore:
         wanted: Mapping[str, Any],
     ) -> PipelineExecution | None:
         """The registration's update and its event in one transaction; None when the update's
-        condition failed (another registration moved the version, or the step ended)."""
+        condition failed (another registration moved the version)."""
         execution_id, step_id = step.workflow_execution_id, step.pipeline_execution_id
         not_found = PipelineExecutionNotFoundError(step_id, execution_id)
         main_key = self._main_key(execution_id)
