@@ -93,7 +93,8 @@ class AvailableLogFinder:
                 self._invocation(execution, step, definitions.get(step.step_index)),
                 self._destinations(step.registered_sub_executions, described, warnings),
                 _deadline_jobs(step.registered_sub_executions),
-                self._reference,
+                # a local run's logs are files, whatever the deployment's log group
+                "" if execution.orchestrator == "local" else self._reference,
             )
             for step in steps
         }
