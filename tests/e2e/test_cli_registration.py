@@ -315,6 +315,16 @@ def test_the_help_never_shows_the_token_of_the_environment(tmp_path: Path) -> No
             id="sub-execution id too long",
         ),
         pytest.param(
+            ["--sub-execution-type", "no spaces!", "--sub-execution-id", "job-1"],
+            ["--sub-execution-type", "3 to 63 letters"],
+            id="sub-execution type",
+        ),
+        pytest.param(
+            ["--log-group-name", "/g", "--log-stream-name", "a:b"],
+            ["--log-stream-name", "without ':'"],
+            id="stream name with a colon",
+        ),
+        pytest.param(
             ["--log-group-name", "/g", "--stage-name", "s" * 81],
             ["--stage-name", "1 to 80 characters"],
             id="stage name too long",

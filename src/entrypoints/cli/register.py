@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,9 +59,10 @@ def _checked(entry: T | None, dropped: tuple[str, ...]) -> T:
     what a handler would drop is refused here, before anything is published."""
     if dropped or entry is None:
         where, _, rule = dropped[0].partition(": ")
-        field = where.rpartition(".")[2] if "." in where else ""
-        option = _OPTION_OF_FIELD.get(field, "--sub-execution-id")
-        raise InvalidInputError(f"{option}: {rule.removesuffix('; dropped')}")
+        entry_name, _, field = where.partition(".")
+        whole = "--log-group-name" if entry_name.startswith("logs") else "--sub-execution-id"
+        option = _OPTION_OF_FIELD.get(field, whole)
+        raise InvalidInputError(f"{option}: {re.sub(r'; (entry )?dropped$', '', rule)}")
     return entry
 
 
