@@ -12,7 +12,7 @@ Feature: Reading a run's log sources
     Given the step "prepare" registers the log stream "run-1.log" of the log group "tools" as it runs
     When alice launches "features/three-steps" over "scans/bunny"
     And the local log folder "tools" holds "run-1.log" with a line of this run and one of another
-    Then the step "prepare" offers a registered log of "tools" and then its invocation log
+    Then the step "prepare" offers its invocation log and then a registered log of "tools"
     When alice reads the registered log "tools" of the step "prepare" by its logId
     Then the source read is reported read and every other log source notRead
     And the lines read are the line of this run and the line of the other run

@@ -99,14 +99,15 @@ def _(
 
 @then(
     parsers.parse(
-        'the step "{name}" offers a registered log of "{group}" and then its invocation log'
+        'the step "{name}" offers its invocation log and then a registered log of "{group}"'
     )
 )
 def _(container: Container, world: World, name: str, group: str) -> None:
     offered = _offered(container, world, name)
+    # VAMS's order: the invocation log (the step's log file under the run's folder) comes first
     assert [(entry.kind, entry.group) for entry in offered] == [
+        (LogKind.INVOCATION, world.execution_id),
         (LogKind.REGISTERED, group),
-        (LogKind.INVOCATION, world.execution_id),  # the step's log file under the run's folder
     ]
     assert all(len(entry.log_id) == 16 for entry in offered)
     assert offered[0].log_id != offered[1].log_id

@@ -44,7 +44,7 @@ def _(
             step.workflow_execution_id,
             step.pipeline_execution_id,
             sub_executions=[
-                {"resourceType": entry.resource_type, "resourceId": entry.resource_id}
+                entry.model_dump(by_alias=True, exclude_defaults=True)
                 for entry in step.registered_sub_executions
             ],
             logs=[_camel(log) | {"label": label} for log in step.registered_logs],
@@ -210,6 +210,11 @@ def _(
     assert all(log.group.endswith(f":log-group:{group}") for log in logs), logs
     assert all(log.log_stream_prefix == prefix for log in logs), logs
     assert all(log.source_type == source_type for log in logs), logs
+
+
+@then(parsers.parse('the step "{name}" registered {count:d} logs'))
+def _(container: Container, world: World, name: str, count: int) -> None:
+    assert len(_step(container, world, name).registered_logs) == count
 
 
 @then(parsers.parse('the log of the step "{name}" is labelled "{label}"'))

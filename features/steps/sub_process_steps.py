@@ -75,7 +75,7 @@ def _(
         container,
         world,
         name,
-        RegisteredSubExecution(
+        RegisteredSubExecution.of_resource(
             resource_type="stepFunctions", resource_id=children.state_machine_execution
         ),
     )
@@ -93,7 +93,10 @@ def _(
 @when(parsers.parse('the step "{name}" registers a "{kind}" with the id "{resource_id}"'))
 def _(container: Container, world: World, name: str, kind: str, resource_id: str) -> None:
     _register(
-        container, world, name, RegisteredSubExecution(resource_type=kind, resource_id=resource_id)
+        container,
+        world,
+        name,
+        RegisteredSubExecution.of_resource(resource_type=kind, resource_id=resource_id),
     )
 
 

@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic.alias_generators import to_camel
+
 from adapters.item_budget import (
     KEPT_BYTES,
     Keep,
@@ -62,7 +64,7 @@ from domain.execution import (
     WorkflowExecution,
     chain_order,
 )
-from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.logs import STEP_FUNCTIONS_EXECUTION, RegisteredLog, RegisteredSubExecution
 from domain.redaction import REDACTED, is_secret_name, redact, redact_executable, redact_optional
 from domain.redrive import STEP_FUNCTIONS_ORCHESTRATOR
 from domain.run import StepMove
@@ -531,6 +533,42 @@ def _execution_type_of(item: Item) -> str:
     return kind if kind in ExecutionType.__members__.values() else ExecutionType.LAMBDA.value
 
 
+_SUB_EXECUTION_KEYS = frozenset(to_camel(name) for name in RegisteredSubExecution.model_fields)
+
+
+def sub_execution_entry(sub: RegisteredSubExecution) -> Item:
+    """A registeredSubExecutions entry as VAMS stores it: the resourceType and the keys the
+    locator carries (an empty one is left out), then stageName and label when given."""
+    return sub.model_dump(by_alias=True, exclude_defaults=True)
+
+
+def upgrade_sub_execution_entry(entry: Item) -> Item:
+    """A stored registeredSubExecutions entry in today's shape: wfx's former
+    `{resourceType, resourceId, label}` as the typed locator it stands for; any other as it is."""
+    if "resourceId" not in entry:
+        return dict(entry)
+    return sub_execution_entry(
+        RegisteredSubExecution.of_resource(
+            str(entry["resourceType"]), str(entry["resourceId"]), str(entry.get("label") or "")
+        )
+    )
+
+
+def parse_sub_execution_entry(entry: Item) -> RegisteredSubExecution:
+    """Either shape: VAMS's typed locator, or wfx's former entry (an old store keeps working).
+    VAMS defaults a missing resourceType to a Step Functions execution; so does this."""
+    upgraded = upgrade_sub_execution_entry(entry)
+    upgraded.setdefault("resourceType", STEP_FUNCTIONS_EXECUTION)
+    # a key VAMS may add later is left out rather than failing the read of the step
+    return RegisteredSubExecution.model_validate(
+        {
+            key: str(value)
+            for key, value in upgraded.items()
+            if key in _SUB_EXECUTION_KEYS and value is not None
+        }
+    )
+
+
 def build_pipeline_execution_record(step: PipelineExecution) -> Record:
     item: Item = {
         "pipelineExecutionId": step.pipeline_execution_id,
@@ -555,8 +593,7 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
         "pipelineResourceArn": step.pipeline_resource_arn,
         "orchestrationBusEventPrefix": "",
         "registeredSubExecutions": [
-            {"resourceType": s.resource_type, "resourceId": s.resource_id, "label": s.label}
-            for s in step.registered_sub_executions
+            sub_execution_entry(sub) for sub in step.registered_sub_executions
         ],
         "registeredLogs": [_log_entry(log) for log in step.registered_logs],
         **sub_execution_stops_attribute(step.sub_execution_stops),
@@ -629,12 +666,7 @@ def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
         ),
         error=item.get("errorMessage") or None,
         registered_sub_executions=tuple(
-            RegisteredSubExecution(
-                resource_type=entry["resourceType"],
-                resource_id=entry["resourceId"],
-                label=entry.get("label", ""),
-            )
-            for entry in item.get("registeredSubExecutions", [])
+            parse_sub_execution_entry(entry) for entry in item.get("registeredSubExecutions", [])
         ),
         registered_logs=tuple(_parse_log_entry(entry) for entry in item.get("registeredLogs", [])),
         sub_execution_stops=parse_sub_execution_stops(item),

@@ -7,13 +7,10 @@ import time
 from collections.abc import Callable
 
 from adapters.records import Item, build_pipeline_execution_record
-from application.ports import StepEndedError
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution
 
 REGISTRATION_VERSION = "registrationVersion"
-# The statuses a step takes registrations in: a write to one that has ended since is refused.
-OPEN_STEP_VALUES = ("NEW", "RUNNING")
 MAX_REGISTRATION_ATTEMPTS = 50
 _FIRST_JITTER_SECONDS = 0.005
 _MAX_JITTER_SECONDS = 0.25
@@ -36,11 +33,9 @@ def registration_attributes(step: PipelineExecution, merge: RegistrationMerge) -
     """The step's merged registered lists as the record stores them; None when the merge adds
     nothing, so a redelivered event writes nothing and leaves the version where it was.
 
-    Built through the record builder itself, so the lists keep the seed's field names. Raises
-    StepEndedError for a step that has ended: what it started is no longer its to report.
+    Built through the record builder itself, so the lists keep the stored shape (VAMS's). A
+    step that has ended takes registrations too: an abort can stop only what is on the row.
     """
-    if step.is_terminal:
-        raise StepEndedError(step)
     sub_executions, logs = merge(step)
     if sub_executions == step.registered_sub_executions and logs == step.registered_logs:
         return None

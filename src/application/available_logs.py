@@ -5,7 +5,10 @@ The invocation log of a step is where the thing that ran it logs:
 - a run on Step Functions: by the step's type in the workflow version: a `lambda` step logs to
   `/aws/lambda/{functionName}`, a `batch` step to `/aws/batch/job`. Neither stream names the
   execution, so these are always read filtered to it.
-A registered `stepFunctions` sub-execution adds its state machine's logging destinations.
+A registered `stepFunctionsExecution` sub-execution adds its state machine's logging
+destinations, a registered `deadlineCloudJob` its queue's session logs. A group known by name
+only is listed by the ARN derived from the run's log group ARN (`reference_log_group_arn`), so
+its logId is the one VAMS gives it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from domain.available_logs import (
     BATCH_LOG_GROUP,
     LAMBDA_LOG_GROUP_PREFIX,
     AvailableLog,
+    deadline_job_log,
     lambda_function_name,
     local_step_log,
     state_machine_arn_of,
@@ -26,14 +30,18 @@ from domain.available_logs import (
 )
 from domain.errors import DomainError
 from domain.execution import ExecutionDetails, PipelineExecution, WorkflowExecution
-from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.logs import (
+    DEADLINE_CLOUD_JOB,
+    STEP_FUNCTIONS_EXECUTION,
+    RegisteredLog,
+    RegisteredSubExecution,
+)
 from domain.redaction import redact
 from domain.stages import SubExecutionReadError
 from domain.workflow import ExecutionType, StepDefinition
 
 LOCAL_READER = "local"
 CLOUDWATCH_READER = "cloudwatch"
-STEP_FUNCTIONS_SUB_EXECUTION = "stepFunctions"
 
 
 def reader_for(entry: AvailableLog, orchestrator: str) -> str:
@@ -57,8 +65,16 @@ class FoundLogs:
 class AvailableLogFinder:
     """Builds each step's availableLogs; a lookup that fails is a warning, never a failure."""
 
-    def __init__(self, catalog: WorkflowCatalog, state_machines: SubExecutionReader) -> None:
+    def __init__(
+        self,
+        catalog: WorkflowCatalog,
+        state_machines: SubExecutionReader,
+        reference_log_group_arn: str = "",
+    ) -> None:
+        """`reference_log_group_arn`: the runs' log group, whose partition, region and account
+        a group registered by name is in."""
         self._catalog, self._state_machines = catalog, state_machines
+        self._reference = reference_log_group_arn
 
     def find(
         self,
@@ -76,6 +92,9 @@ class AvailableLogFinder:
                 step.registered_logs,
                 self._invocation(execution, step, definitions.get(step.step_index)),
                 self._destinations(step.registered_sub_executions, described, warnings),
+                _deadline_jobs(step.registered_sub_executions),
+                # a local run's logs are files, whatever the deployment's log group
+                "" if execution.orchestrator == "local" else self._reference,
             )
             for step in steps
         }
@@ -136,10 +155,10 @@ class AvailableLogFinder:
     ) -> list[RegisteredLog]:
         destinations: list[RegisteredLog] = []
         for sub in sub_executions:
-            if sub.resource_type != STEP_FUNCTIONS_SUB_EXECUTION:
+            if sub.resource_type != STEP_FUNCTIONS_EXECUTION:
                 continue
-            arn = state_machine_arn_of(sub.resource_id)
-            if arn is None:
+            arn = sub.state_machine_arn or state_machine_arn_of(sub.execution_arn)
+            if not arn:
                 warnings.append(f"sub-execution {sub.resource_id}: not an execution ARN")
                 continue
             try:
@@ -150,7 +169,19 @@ class AvailableLogFinder:
             for group_arn in group_arns:
                 destinations.append(
                     RegisteredLog(
-                        log_group_arn=group_arn, source_type="stateMachine", label=sub.label
+                        log_group_arn=group_arn,
+                        source_type="stateMachine",
+                        stage_name=sub.stage_name,
+                        label=sub.label,
                     )
                 )
         return destinations
+
+
+def _deadline_jobs(sub_executions: Sequence[RegisteredSubExecution]) -> list[RegisteredLog]:
+    """The session logs of each registered Deadline Cloud job that names its farm and queue."""
+    return [
+        deadline_job_log(sub.farm_id, sub.queue_id)
+        for sub in sub_executions
+        if sub.resource_type == DEADLINE_CLOUD_JOB and sub.farm_id and sub.queue_id and sub.job_id
+    ]

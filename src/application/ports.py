@@ -91,14 +91,6 @@ class AttemptNotRunningError(Exception):
     opened, or the run was ended without it); nothing was written."""
 
 
-class StepEndedError(Exception):
-    """ExecutionStore.register_on_step: the step has ended; nothing was written."""
-
-    def __init__(self, step: PipelineExecution) -> None:
-        super().__init__(f"step {step.pipeline_id} is {step.status.value}")
-        self.step = step
-
-
 class RunNotOpenError(Exception):
     """ExecutionStore.move_step: the move may only be written while the run is open with no
     abort requested, and it has ended or is being aborted; nothing was written."""
@@ -185,10 +177,10 @@ class StepRunStore(Protocol):
         """Replace the step's registered sub-executions and logs with `merge(step as stored)`.
 
         Optimistic: the write is conditional on the row's registration version being the one
-        read and on the step not having ended, and is retried from a fresh read when another
-        writer got there first, so concurrent registrations lose nothing. Returns the row as
-        stored afterwards; raises PipelineExecutionNotFoundError when the execution has no step
-        with that id, StepEndedError (nothing written) once the step has ended.
+        read, and is retried from a fresh read when another writer got there first, so
+        concurrent registrations lose nothing. A step that has ended takes it too (as VAMS: an
+        abort can stop only what is on the row). Returns the row as stored afterwards; raises
+        PipelineExecutionNotFoundError when the execution has no step with that id.
         """
         ...
 

@@ -16,7 +16,7 @@ from typing import Any
 from application.ports import SubExecutionReader
 from application.state_machine_memo import StateMachineMemo
 from domain.execution import StepDetails
-from domain.logs import RegisteredSubExecution
+from domain.logs import BATCH_JOB, STEP_FUNCTIONS_EXECUTION, RegisteredSubExecution
 from domain.redaction import redact
 from domain.stages import (
     StageFrame,
@@ -31,8 +31,6 @@ from domain.stages import (
 
 MAX_PAGES_PER_SUB_EXECUTION = 5
 MAX_PAGES_PER_REQUEST = 20
-STEP_FUNCTIONS = "stepFunctions"
-BATCH = "batch"
 
 
 @dataclass
@@ -77,7 +75,7 @@ class SubExecutionStatus:
             sub.resource_id
             for entry in steps
             for sub in entry.step.registered_sub_executions
-            if sub.resource_type == BATCH
+            if sub.resource_type == BATCH_JOB
         ]
         if not job_ids:
             return
@@ -92,9 +90,9 @@ class SubExecutionStatus:
         base = SubExecutionState(
             resource_type=sub.resource_type, resource_id=sub.resource_id, label=sub.label
         )
-        if sub.resource_type == STEP_FUNCTIONS:
+        if sub.resource_type == STEP_FUNCTIONS_EXECUTION:
             return self._step_functions(step_id, base, request)
-        if sub.resource_type == BATCH:
+        if sub.resource_type == BATCH_JOB:
             status = request.batch_statuses.get(sub.resource_id)
             if status:
                 return base.model_copy(update={"status": status})

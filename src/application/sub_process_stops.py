@@ -59,17 +59,32 @@ def stop_sub_processes(
     """
     warnings: list[str] = []
     for step in steps:
-        if step.status is not StepStatus.RUNNING or not step.registered_sub_executions:
-            continue
-        stops = tuple(
-            SubExecutionStop.of(sub, attempt_stop(controller, sub, step), at=now, tries=1)
-            for sub in step.registered_sub_executions
-        )
-        for stop in stops:
-            warning = left_running_warning(step.pipeline_id, stop)
-            if warning is not None:
-                warnings.append(warning)
-        failure = record_stops(store, step, stops)
-        if failure is not None:
-            warnings.append(failure)
+        if step.status is StepStatus.RUNNING:
+            warnings += stop_registered(
+                controller, store, step, step.registered_sub_executions, now
+            )
     return tuple(warnings)
+
+
+def stop_registered(
+    controller: SubProcessController,
+    store: StepRunStore,
+    step: PipelineExecution,
+    sub_executions: Iterable[RegisteredSubExecution],
+    now: datetime,
+) -> list[str]:
+    """Stop these sub-processes of one step (whatever its status: a registration that came
+    after an abort read the step), record their outcomes on it; the warnings, as above."""
+    stops = tuple(
+        SubExecutionStop.of(sub, attempt_stop(controller, sub, step), at=now, tries=1)
+        for sub in sub_executions
+    )
+    if not stops:
+        return []
+    warnings = [
+        warning
+        for warning in (left_running_warning(step.pipeline_id, stop) for stop in stops)
+        if warning is not None
+    ]
+    failure = record_stops(store, step, stops)
+    return warnings if failure is None else [*warnings, failure]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
 
@@ -59,14 +60,68 @@ class AvailableLog(BaseModel):
         return self.location.group
 
 
-def available_log(kind: LogKind, pipeline_execution_id: str, entry: RegisteredLog) -> AvailableLog:
-    """An entry of the step's list; its id from the one log-id encoding (domain.logs)."""
-    return AvailableLog(
-        kind=kind,
-        log_id=entry.log_id(kind),
-        pipeline_execution_id=pipeline_execution_id,
-        **entry.model_dump(),
+# A Deadline Cloud queue's session logs (as VAMS offers them): one group per farm and queue,
+# shared by every job of the queue, one stream per session.
+DEADLINE_SESSION_STREAM_PREFIX = "session-"
+DEADLINE_JOB_SOURCE_LABEL = "Deadline Cloud job sessions"
+DEADLINE_SOURCE_TYPE = "deadlineCloud"
+# The group-name shapes a sourceType is derived from when none was registered (VAMS's rule)
+_STATE_MACHINE_GROUP = re.compile(r"VAMS[Ss]tateMachine-")
+_DESCRIPTIONS = ("stage_name", "label", "source_type")
+
+
+def derive_log_group_arn(name: str, reference_arn: str) -> str:
+    """The ARN of group `name` in the partition, region and account of `reference_arn` (the run's
+    own log group: same account); "" when either is unusable."""
+    parts = reference_arn.split(":") if reference_arn.startswith("arn:") else []
+    if not name or len(parts) < 5 or not (parts[1] and parts[3] and parts[4]):
+        return ""
+    return f"arn:{parts[1]}:logs:{parts[3]}:{parts[4]}:log-group:{name}"
+
+
+def derive_source_type(group_name: str) -> str:
+    if group_name.startswith(LAMBDA_LOG_GROUP_PREFIX):
+        return "lambda"
+    if _STATE_MACHINE_GROUP.search(group_name):
+        return "stateMachine"
+    if group_name == BATCH_LOG_GROUP or group_name.startswith(BATCH_LOG_GROUP + "/"):
+        return "batch"
+    if group_name.startswith("/aws/vendedlogs/Pipelines/"):
+        return "container"
+    return "custom"
+
+
+def derive_label(group_name: str) -> str:
+    """The group name's last path segment."""
+    return group_name.rstrip("/").split("/")[-1]
+
+
+def deadline_job_log(farm_id: str, queue_id: str) -> RegisteredLog:
+    """The session logs of a Deadline Cloud job: its queue's group, the session streams."""
+    return RegisteredLog(
+        log_group_name=f"/aws/deadline/{farm_id}/{queue_id}",
+        log_stream_prefix=DEADLINE_SESSION_STREAM_PREFIX,
+        label=DEADLINE_JOB_SOURCE_LABEL,
+        source_type=DEADLINE_SOURCE_TYPE,
     )
+
+
+def _resolved(entry: RegisteredLog, reference_arn: str) -> RegisteredLog:
+    """The entry with its group as an ARN: as given, else derived from its name and the run's
+    log group ARN; a name stays a name when there is no ARN to derive from (the local runner's
+    log files are not in CloudWatch)."""
+    arn = entry.log_group_arn or derive_log_group_arn(entry.log_group_name, reference_arn)
+    name = group_name_of(arn) if arn else entry.log_group_name
+    return entry.model_copy(update={"log_group_arn": arn, "log_group_name": name})
+
+
+def _filled(kept: RegisteredLog, later: RegisteredLog) -> RegisteredLog:
+    missing = {
+        name: getattr(later, name)
+        for name in _DESCRIPTIONS
+        if not getattr(kept, name) and getattr(later, name)
+    }
+    return kept.model_copy(update=missing) if missing else kept
 
 
 def step_available_logs(
@@ -74,20 +129,45 @@ def step_available_logs(
     registered: Iterable[RegisteredLog],
     invocation: RegisteredLog | None = None,
     state_machine_destinations: Iterable[RegisteredLog] = (),
+    deadline_jobs: Iterable[RegisteredLog] = (),
+    reference_log_group_arn: str = "",
 ) -> tuple[AvailableLog, ...]:
-    """Registered entries in order, then the invocation log, then sub-state-machine destinations;
-    an entry whose (kind, location) came before is left out."""
-    candidates = [(LogKind.REGISTERED, entry) for entry in registered]
-    if invocation is not None:
-        candidates.append((LogKind.INVOCATION, invocation))
-    candidates += [(LogKind.STATE_MACHINE, entry) for entry in state_machine_destinations]
-    seen: set[tuple[LogKind, tuple[str, str, str]]] = set()
-    listed: list[AvailableLog] = []
+    """Every log of one step, as VAMS lists them: the invocation log, Deadline job sessions, the
+    registered entries in order, then sub-state-machine destinations. A group given by name is
+    listed (and hashed) by the ARN derived from the run's log group ARN. One location is listed
+    once across kinds: the first kind is kept and later copies fill in the stageName, label or
+    sourceType it lacks; a sourceType and label still missing are derived from the group name.
+    An entry without a group is left out."""
+    candidates = [(LogKind.INVOCATION, invocation)] if invocation is not None else []
+    candidates += [(LogKind.DEADLINE_CLOUD_JOB, entry) for entry in deadline_jobs]
+    candidates += [(LogKind.REGISTERED, entry) for entry in registered]
+    candidates += [(LogKind.SUB_STATE_MACHINE, entry) for entry in state_machine_destinations]
+    kept: dict[tuple[str, str, str], tuple[LogKind, RegisteredLog]] = {}
     for kind, entry in candidates:
-        if not entry.group or (kind, entry.location) in seen:
+        resolved = _resolved(entry, reference_log_group_arn)
+        if not resolved.group:
             continue
-        seen.add((kind, entry.location))
-        listed.append(available_log(kind, pipeline_execution_id, entry))
+        known = kept.get(resolved.location)
+        kept[resolved.location] = (
+            (kind, resolved) if known is None else (known[0], _filled(known[1], resolved))
+        )
+    listed: list[AvailableLog] = []
+    for kind, entry in kept.values():
+        name = group_name_of(entry.group)
+        described = entry.model_copy(
+            update={
+                "source_type": entry.source_type or derive_source_type(name),
+                "label": entry.label or derive_label(name),
+            }
+        )
+        listed.append(
+            AvailableLog(
+                kind=kind,
+                log_id=described.log_id(kind),
+                pipeline_execution_id=pipeline_execution_id,
+                **described.model_dump(),
+            )
+        )
     return tuple(listed)
 
 
@@ -102,7 +182,8 @@ def needs_execution_filter(entry: AvailableLog, registered: Sequence[RegisteredL
     if not stream:
         return True
     for own in registered:
-        if own.group != entry.group:
+        # a group registered by name is listed by its derived ARN: compare the names
+        if group_name_of(own.group) != group_name_of(entry.group):
             continue
         if own.log_stream_name == stream:
             return False

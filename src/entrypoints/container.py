@@ -574,6 +574,11 @@ def _local_runner(
     )
 
 
+def _runs_log_group_arn(deployment: Mapping[str, str] | None) -> str:
+    """The runs' log group (WFX_SFN_LOG_GROUP_ARN), "" where none is configured."""
+    return (deployment or {}).get("WFX_SFN_LOG_GROUP_ARN", "")
+
+
 def _deployment_configuration(deployment: Mapping[str, str] | None) -> DeploymentConfiguration:
     """Read when a deploy is built, so only a deploy needs the WFX_SFN_* / WFX_LAMBDA_* settings."""
     from application.state_machines import HandlerArns
@@ -959,7 +964,10 @@ class Container(containers.DeclarativeContainer):
     )
     sub_execution_status = providers.Singleton(SubExecutionStatus, sub_execution_reader)
     available_log_finder = providers.Factory(
-        AvailableLogFinder, catalog=workflow_catalog, state_machines=sub_execution_reader
+        AvailableLogFinder,
+        catalog=workflow_catalog,
+        state_machines=sub_execution_reader,
+        reference_log_group_arn=providers.Callable(_runs_log_group_arn, config.deployment),
     )
     get_execution_details = providers.Factory(
         GetExecutionDetails,

@@ -255,7 +255,18 @@ def register_pipeline_execution(event: dict[str, Any], context: object) -> dict[
     else:
         result = container.register_pipeline_execution().execute(command)
         if result.accepted:
-            return {"accepted": True, "pipelineExecutionId": command.detail.pipeline_execution_id}
+            answer: dict[str, Any] = {
+                "accepted": True,
+                "pipelineExecutionId": command.detail.pipeline_execution_id,
+            }
+            if result.dropped:  # as VAMS: a bad field is left out, the rest recorded
+                answer["dropped"] = [redact(problem) for problem in result.dropped]
+                logger.warning(
+                    "registration event %s: recorded without %s",
+                    _event_id(event),
+                    "; ".join(answer["dropped"]),
+                )
+            return answer
         reason = result.reason or "refused"
     reason = redact(reason)
     source = redact(str(event.get("source", ""))) if isinstance(event, dict) else ""

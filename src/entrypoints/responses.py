@@ -270,13 +270,28 @@ class ExecutionInputResponse(Response):
 
 
 class RegisteredSubExecutionResponse(Response):
+    """The typed locator as stored (VAMS's keys; one it does not carry is left out), with
+    `resourceId`: the one id wfx shows it and records its stop by."""
+
     resource_type: str
     resource_id: str
+    state_machine_arn: str | None = None
+    execution_arn: str | None = None
+    job_arn: str | None = None
+    job_id: str | None = None
+    task_arn: str | None = None
+    cluster_arn: str | None = None
+    farm_id: str | None = None
+    queue_id: str | None = None
+    arn: str | None = None
+    local_process_id: str | None = None
+    stage_name: str | None = None
     label: str = ""
 
     @classmethod
     def of(cls, sub: RegisteredSubExecution) -> Self:
-        return cls(resource_type=sub.resource_type, resource_id=sub.resource_id, label=sub.label)
+        given = {name: value for name, value in sub.model_dump().items() if value}
+        return cls(**given | {"resource_id": sub.resource_id, "label": sub.label})
 
 
 class RegisteredLogResponse(Response):

@@ -16,8 +16,10 @@ def sub_process_controller(
     home: str,
     grace_seconds: float,
 ) -> SubProcessController:
-    """stepFunctions, batch, deadline and localProcess; any other type is `unsupported`."""
+    """VAMS's stepFunctionsExecution, batchJob and deadlineCloudJob, and wfx's localProcess;
+    any other type is recorded but `unsupported` (it cannot be stopped)."""
     from adapters.sub_process_dispatch import DispatchingSubProcessController
+    from domain.logs import BATCH_JOB, DEADLINE_CLOUD_JOB, LOCAL_PROCESS, STEP_FUNCTIONS_EXECUTION
 
     def step_functions() -> SubProcessController:
         from adapters.aws.subprocesses import StepFunctionsSubProcessController
@@ -42,9 +44,9 @@ def sub_process_controller(
 
     return DispatchingSubProcessController(
         {
-            "stepFunctions": step_functions,
-            "batch": batch,
-            "deadline": deadline,
-            "localProcess": local_process,
+            STEP_FUNCTIONS_EXECUTION: step_functions,
+            BATCH_JOB: batch,
+            DEADLINE_CLOUD_JOB: deadline,
+            LOCAL_PROCESS: local_process,
         }
     )

@@ -119,7 +119,10 @@ def _a_run_in_every_table(raw: RawTables, execution_id: str) -> None:
     store.register_on_step(
         execution_id,
         root,
-        lambda step: ((RegisteredSubExecution(resource_type="batch", resource_id="job-1"),), ()),
+        lambda step: (
+            (RegisteredSubExecution.of_resource(resource_type="batch", resource_id="job-1"),),
+            (),
+        ),
     )
     stop = SubExecutionStop(
         resource_type="batch", resource_id="job-1", outcome=StopOutcome.STOP_REQUESTED, at=at(2)

@@ -16,8 +16,10 @@ from domain.statuses import StepStatus
 from tests.contract.builders import a_launch, at, step_id
 
 STATE_MACHINE = RegisteredSubExecution(
-    resource_type="stepFunctions",
-    resource_id="arn:aws:states:us-east-1:123456789012:execution:inner:run-1",
+    resource_type="stepFunctionsExecution",
+    state_machine_arn="arn:aws:states:us-east-1:123456789012:stateMachine:inner",
+    execution_arn="arn:aws:states:us-east-1:123456789012:execution:inner:run-1",
+    stage_name="Mesh",
     label="inner",
 )
 Merge = Callable[
@@ -133,3 +135,24 @@ def test_a_redelivery_adding_nothing_returns_the_stored_step_after_one_read(
 
     assert redelivered == first == execution_store.get_step(sid)
     assert merges == [first]
+
+
+def test_a_registration_onto_a_step_that_has_ended_is_stored(
+    execution_store: ExecutionStore,
+) -> None:
+    """As VAMS: what a pipeline reports late is kept, so that an abort can still stop it."""
+    execution_store.add_launch(a_launch("e1"))
+    sid = step_id("e1", 0)
+    change = execution_store.get_run("e1").request_abort(at(3), "stop")
+    assert change is not None and execution_store.update_execution(change)
+    for move in (
+        StepMove("e1", sid, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1)),
+        StepMove("e1", sid, StepStatus.ABORTED, frozenset({StepStatus.RUNNING}), stop_date=at(4)),
+    ):
+        assert execution_store.move_step(move) is not None
+
+    stored = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,), (LOG,)))
+
+    assert stored.status is StepStatus.ABORTED
+    assert stored.registered_sub_executions == (STATE_MACHINE,)
+    assert execution_store.get_step(sid).registered_logs == (LOG,)

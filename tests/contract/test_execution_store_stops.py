@@ -17,8 +17,10 @@ from domain.sub_processes import StopOutcome, SubExecutionStop, merge_stops
 from tests.contract.builders import a_launch, step_id
 
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
-CHILD = RegisteredSubExecution(resource_type="batch", resource_id="job-1")
-LATE_CHILD = RegisteredSubExecution(resource_type="stepFunctions", resource_id="arn:late")
+CHILD = RegisteredSubExecution.of_resource(resource_type="batch", resource_id="job-1")
+LATE_CHILD = RegisteredSubExecution.of_resource(
+    resource_type="stepFunctions", resource_id="arn:late"
+)
 
 
 def a_stop(outcome: StopOutcome, tries: int = 1, rid: str = "job-1") -> SubExecutionStop:

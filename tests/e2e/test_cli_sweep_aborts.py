@@ -65,8 +65,10 @@ def _a_running_run(wfx: Wfx, child_pid: int, session: int | None = None) -> None
         )
         store.add_launch(records.model_copy(update={"steps": (running, *records.steps[1:])}))
         subs = (
-            RegisteredSubExecution(resource_type="localProcess", resource_id=str(child_pid)),
-            RegisteredSubExecution(resource_type="kubernetesJob", resource_id="pod-7"),
+            RegisteredSubExecution.of_resource(
+                resource_type="localProcess", resource_id=str(child_pid)
+            ),
+            RegisteredSubExecution.of_resource(resource_type="kubernetesJob", resource_id="pod-7"),
         )
         store.register_on_step(
             "run-1", step_id("run-1", 0), lambda step: (merge_sub_executions((), subs), ())

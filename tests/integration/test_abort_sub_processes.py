@@ -77,10 +77,12 @@ def stubborn(children: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]
 
 
 def local(process: subprocess.Popen[bytes]) -> RegisteredSubExecution:
-    return RegisteredSubExecution(resource_type="localProcess", resource_id=str(process.pid))
+    return RegisteredSubExecution.of_resource(
+        resource_type="localProcess", resource_id=str(process.pid)
+    )
 
 
-UNKNOWN = RegisteredSubExecution(resource_type="kubernetesJob", resource_id="pod-7")
+UNKNOWN = RegisteredSubExecution.of_resource(resource_type="kubernetesJob", resource_id="pod-7")
 
 
 def a_running_run(
@@ -155,7 +157,7 @@ def test_one_child_that_cannot_be_stopped_neither_blocks_the_others_nor_the_abor
     app: Any, children: list[subprocess.Popen[bytes]]
 ) -> None:
     child = sleeper(children)
-    bad = RegisteredSubExecution(resource_type="localProcess", resource_id="1")
+    bad = RegisteredSubExecution.of_resource(resource_type="localProcess", resource_id="1")
     sid = a_running_run(app, "run-3", (bad, local(child)))
 
     result = app.abort_execution().execute(AbortExecutionCommand(workflow_execution_id="run-3"))
@@ -245,7 +247,9 @@ def test_the_sweep_reports_a_child_still_running_and_skips_runs_outside_the_wind
         start_new_session=True,
     )
     pid = int(started.stdout)
-    stranger = RegisteredSubExecution(resource_type="localProcess", resource_id=str(pid))
+    stranger = RegisteredSubExecution.of_resource(
+        resource_type="localProcess", resource_id=str(pid)
+    )
     try:
         sid = a_running_run(app, "run-7", (stranger,))
         aborted = app.abort_execution().execute(

@@ -89,7 +89,7 @@ def test_a_stop_without_credentials_could_not_stop_and_says_what_to_set(
     no_credentials: None,
 ) -> None:
     controller = StepFunctionsSubProcessController(lambda: _client("stepfunctions"))
-    child = RegisteredSubExecution(resource_type="stepFunctions", resource_id=EXECUTION)
+    child = RegisteredSubExecution.of_resource(resource_type="stepFunctions", resource_id=EXECUTION)
 
     attempt = controller.stop(child, a_step("e1", 0))
 

@@ -101,9 +101,12 @@ def _a_run_with_a_running_step(world: World, execution_id: str) -> tuple[LaunchR
         update={
             "status": StepStatus.RUNNING,
             "start_date": NOW - timedelta(minutes=1),
+            # typed locators, as a VAMS pipeline registers them
             "registered_sub_executions": (
-                RegisteredSubExecution(resource_type="stepFunctions", resource_id=child_arn),
-                RegisteredSubExecution(resource_type="batch", resource_id="job-7"),
+                RegisteredSubExecution(
+                    resource_type="stepFunctionsExecution", execution_arn=child_arn
+                ),
+                RegisteredSubExecution(resource_type="batchJob", job_id="job-7"),
             ),
         }
     )
@@ -131,7 +134,11 @@ def _steps(world: World, execution_id: str) -> dict[int, PipelineExecution]:
 def _step_functions_only(world: World) -> DispatchingSubProcessController:
     """Stops Step Functions children only: a Batch one is then an unsupported type."""
     return DispatchingSubProcessController(
-        {"stepFunctions": lambda: StepFunctionsSubProcessController(lambda: world.stepfunctions)}
+        {
+            "stepFunctionsExecution": lambda: StepFunctionsSubProcessController(
+                lambda: world.stepfunctions
+            )
+        }
     )
 
 
@@ -152,7 +159,7 @@ def test_the_error_handler_stops_the_running_steps_children_and_fails_the_run(
 
     assert world.status_on_step_functions(child_arn) == "ABORTED"
     assert result.status is ExecutionStatus.FAILED
-    assert len(result.warnings) == 1 and "batch job-7" in result.warnings[0], result.warnings
+    assert len(result.warnings) == 1 and "batchJob job-7" in result.warnings[0], result.warnings
     execution = world.store.get_execution("exec-1")
     assert execution.status is ExecutionStatus.FAILED
     assert execution.execution_error == "States.TaskFailed: boom"
@@ -214,7 +221,7 @@ def test_an_abort_stops_the_children_then_the_run_and_records_it_aborted(world: 
         StepStatus.ABORTED,
         StepStatus.ABORTED,
     ]
-    assert "batch job-7" in result.warnings[0]
+    assert "batchJob job-7" in result.warnings[0]
 
 
 def test_the_stopper_leaves_types_it_cannot_stop_and_stops_step_functions_ones(
@@ -225,10 +232,10 @@ def test_the_stopper_leaves_types_it_cannot_stop_and_stops_step_functions_ones(
 
     step = a_step("e1", 0)
     unsupported = controller.stop(
-        RegisteredSubExecution(resource_type="deadline", resource_id="j"), step
+        RegisteredSubExecution.of_resource(resource_type="deadline", resource_id="j"), step
     )
     stopped = controller.stop(
-        RegisteredSubExecution(resource_type="stepFunctions", resource_id=arn), step
+        RegisteredSubExecution.of_resource(resource_type="stepFunctions", resource_id=arn), step
     )
 
     assert unsupported.outcome is StopOutcome.UNSUPPORTED

@@ -37,7 +37,7 @@ from application.use_cases.register_pipeline_execution import (
 )
 from domain.available_logs import AvailableLog, LogReadStatus, LogSourceNotFoundError
 from domain.errors import InvalidInputError
-from domain.logs import LogKind
+from domain.logs import LogKind, log_id
 from domain.workflow import ExecutionType, StepDefinition
 from tests.contract.builders import a_launch, a_registrar, a_version, publish, step_id
 
@@ -57,6 +57,8 @@ class World:
     details: GetExecutionDetails
     read: GetExecutionLogs
     inner_run: str
+    # a finder with the runs' log group ARN: (details, read) as the container builds them
+    with_run_log_group: Any = None
 
 
 def _put(logs: Any, group: str, stream: str, messages: list[str]) -> None:
@@ -116,13 +118,11 @@ def _setup(
         "detail-type": "pipeline.execution.register",
         "detail": {
             "pipelineExecutionId": FIRST,
-            "subExecutions": [
-                {
-                    "resourceType": "stepFunctions",
-                    "resourceId": inner_run["executionArn"],
-                    "label": "inner",
-                }
-            ],
+            "subExecution": {
+                "resourceType": "stepFunctionsExecution",
+                "executionArn": inner_run["executionArn"],
+                "label": "inner",
+            },
             "logs": [
                 {"logGroupName": "/pipelines/inner", "logStreamName": "job/a", "label": "job"},
                 {"logGroupName": "/pipelines/inner", "logStreamPrefix": "other/"},
@@ -132,19 +132,24 @@ def _setup(
     accepted = a_registrar(store).execute(RegisterPipelineExecutionCommand.model_validate(event))
     assert accepted.accepted, accepted.reason
     state_machines = AwsSubExecutionReader(lambda: sfn, lambda: None)
-    finder = AvailableLogFinder(catalog, state_machines)
     reader = CloudWatchLogReader(lambda: logs)
-    read = GetExecutionLogs(
-        store,
-        finder,
-        {"cloudwatch": lambda: reader, "local": lambda: LocalFileLogReader(tmp_path / "logs")},
-        FileLogStore(tmp_path / "logs"),
-        FilesystemObjectStore(tmp_path / "objects"),
-    )
-    details = GetExecutionDetails(
-        store, available_logs=finder, state_machines=state_machines, clock=SystemClock()
-    )
-    return World(store, logs, sfn, details, read, inner_run["executionArn"])
+
+    def reading(run_log_group_arn: str) -> tuple[GetExecutionDetails, GetExecutionLogs]:
+        finder = AvailableLogFinder(catalog, state_machines, run_log_group_arn)
+        read = GetExecutionLogs(
+            store,
+            finder,
+            {"cloudwatch": lambda: reader, "local": lambda: LocalFileLogReader(tmp_path / "logs")},
+            FileLogStore(tmp_path / "logs"),
+            FilesystemObjectStore(tmp_path / "objects"),
+        )
+        details = GetExecutionDetails(
+            store, available_logs=finder, state_machines=state_machines, clock=SystemClock()
+        )
+        return details, read
+
+    details, read = reading("")
+    return World(store, logs, sfn, details, read, inner_run["executionArn"], reading)
 
 
 @pytest.fixture(params=["sqlite_file", "dynamodb"])
@@ -192,11 +197,12 @@ def _id(world: World, kind: LogKind, where: str) -> str:
 def test_the_details_list_registered_invocation_and_state_machine_logs(world: World) -> None:
     available = _available(world)
 
+    # VAMS's order: the invocation log, registered entries, sub-state-machine destinations
     assert [(e.kind, e.group) for e in available[FIRST]] == [
-        (LogKind.REGISTERED, "/pipelines/inner"),
-        (LogKind.REGISTERED, "/pipelines/inner"),
         (LogKind.INVOCATION, "/aws/lambda/convert"),
-        (LogKind.STATE_MACHINE, INNER_GROUP_ARN.removesuffix(":*")),
+        (LogKind.REGISTERED, "/pipelines/inner"),
+        (LogKind.REGISTERED, "/pipelines/inner"),
+        (LogKind.SUB_STATE_MACHINE, INNER_GROUP_ARN.removesuffix(":*")),
     ]
     assert [(e.kind, e.group) for e in available[SECOND]] == [
         (LogKind.INVOCATION, "/aws/batch/job")
@@ -248,7 +254,7 @@ def test_full_mode_reads_every_source_with_its_status(world: World) -> None:
     assert statuses[(LogKind.INVOCATION, "/aws/batch/job")] is LogReadStatus.NOT_FOUND
     assert (
         statuses[
-            (LogKind.STATE_MACHINE, "arn:aws:logs:us-east-1:123456789012:log-group:/sfn/inner")
+            (LogKind.SUB_STATE_MACHINE, "arn:aws:logs:us-east-1:123456789012:log-group:/sfn/inner")
         ]
         is LogReadStatus.NOT_FOUND
     )
@@ -309,7 +315,7 @@ def test_each_state_machine_is_described_once_per_request(world: World) -> None:
     available = _available(world)
 
     assert described == [machine]
-    assert [e.kind for e in available[SECOND]][-1] is LogKind.STATE_MACHINE
+    assert [e.kind for e in available[SECOND]][-1] is LogKind.SUB_STATE_MACHINE
 
 
 KEY_BODY = ("MIIEowIBAAKCAQEAx" * 4)[:64], ("q83vEjQ4d5pT0zRm" * 4)[:64]
@@ -336,3 +342,75 @@ def test_a_key_block_cut_by_a_page_boundary_is_on_no_page(world: World, limit: i
     # docs/reliability.md, "Redaction"
     assert not [m for m in messages if any(body in m for body in KEY_BODY)]
     assert messages[:3] == ["inner a1", "inner a2", "inner a3"] and messages[-1] == "after"
+
+
+RUN_LOG_GROUP_ARN = f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:/aws/vendedlogs/states/wfx:*"
+IN_ACCOUNT = f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:"
+
+
+def test_with_the_runs_log_group_names_are_listed_and_read_by_their_derived_arns(
+    world: World,
+) -> None:
+    """As VAMS: a group known by name is hashed through its ARN in the run's account, so a VAMS
+    reader and wfx give a source one logId; a registered Deadline Cloud job offers its session
+    logs, after the invocation log and before the registered entries."""
+    farm, queue = "farm-" + "1" * 32, "queue-" + "2" * 32
+    event = {
+        "source": f"wfx.execution.{RUN}.pipeline.{SECOND}",
+        "detail-type": "pipeline.execution.register",
+        "detail": {
+            "pipelineExecutionId": SECOND,
+            "subExecution": {
+                "resourceType": "deadlineCloudJob",
+                "farmId": farm,
+                "queueId": queue,
+                "jobId": "job-" + "3" * 32,
+            },
+        },
+    }
+    assert (
+        a_registrar(world.store)
+        .execute(RegisterPipelineExecutionCommand.model_validate(event))
+        .accepted
+    )
+    details, read = world.with_run_log_group(RUN_LOG_GROUP_ARN)
+
+    answer = details.execute(GetExecutionDetailsQuery(workflow_execution_id=RUN))
+    available = {entry.step.pipeline_execution_id: entry.available_logs for entry in answer.steps}
+
+    assert [(e.kind, e.group, e.log_id) for e in available[FIRST]] == [
+        (
+            LogKind.INVOCATION,
+            IN_ACCOUNT + "/aws/lambda/convert",
+            log_id("invocation", IN_ACCOUNT + "/aws/lambda/convert"),
+        ),
+        (
+            LogKind.REGISTERED,
+            IN_ACCOUNT + "/pipelines/inner",
+            log_id("registered", IN_ACCOUNT + "/pipelines/inner", "job/a"),
+        ),
+        (
+            LogKind.REGISTERED,
+            IN_ACCOUNT + "/pipelines/inner",
+            log_id("registered", IN_ACCOUNT + "/pipelines/inner", "", "other/"),
+        ),
+        (
+            LogKind.SUB_STATE_MACHINE,
+            INNER_GROUP_ARN.removesuffix(":*"),
+            log_id("subStateMachine", INNER_GROUP_ARN),
+        ),
+    ]
+    assert [(e.kind, e.group, e.log_stream_prefix, e.source_type) for e in available[SECOND]] == [
+        (LogKind.INVOCATION, IN_ACCOUNT + "/aws/batch/job", "", "batch"),
+        (
+            LogKind.DEADLINE_CLOUD_JOB,
+            IN_ACCOUNT + f"/aws/deadline/{farm}/{queue}",
+            "session-",
+            "deadlineCloud",
+        ),
+    ]
+    registered = available[FIRST][1]
+    result = read.execute(
+        GetExecutionLogsQuery(workflow_execution_id=RUN, log_id=registered.log_id)
+    )
+    assert [line.message for line in result.lines] == ["inner a1", "inner a2", "inner a3"]

@@ -4,6 +4,7 @@ SQLite and on DynamoDB (moto). The module is imported afresh (a cold start) for 
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -77,7 +78,7 @@ def test_an_accepted_event_registers_on_the_step(handlers: ModuleType) -> None:
     assert answer == {"accepted": True, "pipelineExecutionId": STEP}
     step = _store(handlers).get_step(STEP)
     assert step.registered_sub_executions == (
-        RegisteredSubExecution(resource_type="stepFunctions", resource_id=INNER_RUN),
+        RegisteredSubExecution(resource_type="stepFunctionsExecution", execution_arn=INNER_RUN),
     )
     assert step.registered_logs == (
         RegisteredLog(log_group_name="/wfx/inner", log_stream_prefix="states/"),
@@ -104,10 +105,6 @@ def test_a_redelivered_event_adds_nothing(handlers: ModuleType) -> None:
             an_envelope(compose_source("wfx", "e2", STEP), logs=[{"logGroupName": "/a"}]),
             id="another execution's source",
         ),
-        pytest.param(
-            an_envelope(subExecutions=[{"resourceType": "batch", "resourceId": ""}]),
-            id="an empty resource id",
-        ),
         pytest.param({"source": "wfx.x"}, id="no detail"),
     ],
 )
@@ -125,34 +122,94 @@ def test_a_refused_event_is_logged_answered_and_writes_nothing(
     assert _store(handlers).list_steps("e1") + _store(handlers).list_steps("e2") == before
 
 
+def test_a_vams_event_with_its_detail_as_json_is_recorded(handlers: ModuleType) -> None:
+    """As a VAMS pipeline's PutEvents sends it: one subExecution, the logs with all seven keys."""
+    detail = {
+        "pipelineExecutionId": STEP,
+        "subExecution": {
+            "resourceType": "batchJob",
+            "jobId": "4c2a6f0e-5b7d-4a09-8f7e-2d1f0c3b9a11",
+            "jobArn": "arn:aws:batch:us-east-1:123456789012:job/4c2a6f0e",
+            "stageName": "Render",
+        },
+        "logs": [
+            {
+                "logGroupArn": "",
+                "logGroupName": "/aws/batch/job",
+                "logStreamName": "",
+                "logStreamPrefix": "render/default/",
+                "stageName": "Render",
+                "label": "",
+                "sourceType": "batch",
+            }
+        ],
+    }
+    envelope = an_envelope() | {"detail": json.dumps(detail)}
+
+    answer = handlers.register_pipeline_execution(envelope, None)
+
+    assert answer == {"accepted": True, "pipelineExecutionId": STEP}
+    step = _store(handlers).get_step(STEP)
+    assert step.registered_sub_executions == (
+        RegisteredSubExecution(
+            resource_type="batchJob",
+            job_id="4c2a6f0e-5b7d-4a09-8f7e-2d1f0c3b9a11",
+            job_arn="arn:aws:batch:us-east-1:123456789012:job/4c2a6f0e",
+            stage_name="Render",
+        ),
+    )
+    assert step.registered_logs == (
+        RegisteredLog(
+            log_group_name="/aws/batch/job",
+            log_stream_prefix="render/default/",
+            stage_name="Render",
+            source_type="batch",
+        ),
+    )
+
+
 @pytest.mark.parametrize(
-    ("log", "named"),
+    ("log", "named", "kept"),
     [
-        ({"logGroupName": "/a", "sourceType": "lamda"}, "detail.logs[0].sourceType: must be one"),
-        ({"logStreamName": "s"}, "detail.logs[0]: logGroupArn or logGroupName"),
-        ({"logGroupName": "g" * 513}, "detail.logs[0].logGroupName: String should have at most"),
-        ({"logGroupName": "/a", "label": "x" * 257}, "detail.logs[0].label: String should"),
+        (
+            {"logGroupName": "/a", "sourceType": "lamda"},
+            "logs[0].sourceType: must be one of",
+            RegisteredLog(log_group_name="/a", source_type="custom"),
+        ),
+        ({"logStreamName": "s"}, "logs[0]: no valid logGroupArn or logGroupName", None),
+        ({"logGroupName": "g" * 513}, "logs[0].logGroupName: must be 1 to 512", None),
+        (
+            {"logGroupName": "/a", "label": "x" * 257},
+            "logs[0].label: must be 1 to 256 characters",
+            RegisteredLog(log_group_name="/a"),
+        ),
     ],
 )
-def test_a_log_entry_breaking_a_seed_rule_is_refused_naming_the_field(
-    handlers: ModuleType, log: dict[str, str], named: str
+def test_a_log_field_breaking_its_rule_is_dropped_naming_it_and_the_rest_kept(
+    handlers: ModuleType,
+    log: dict[str, str],
+    named: str,
+    kept: RegisteredLog | None,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    answer = handlers.register_pipeline_execution(an_envelope(logs=[log]), None)
+    with caplog.at_level(logging.WARNING, logger="entrypoints.lambda_handlers"):
+        answer = handlers.register_pipeline_execution(an_envelope(logs=[log]), None)
 
-    assert answer["accepted"] is False
-    assert named in answer["reason"]
-    assert _store(handlers).get_step(STEP).registered_logs == ()
+    assert answer["accepted"] is True
+    assert any(named in problem for problem in answer["dropped"])
+    assert named in caplog.text
+    assert _store(handlers).get_step(STEP).registered_logs == (() if kept is None else (kept,))
 
 
-def test_a_sub_execution_id_longer_than_any_real_one_is_refused_naming_the_field(
+def test_a_sub_execution_id_longer_than_any_real_one_is_dropped_naming_the_field(
     handlers: ModuleType,
 ) -> None:
     child = {"resourceType": "batch", "resourceId": "j" * 1025}
 
     answer = handlers.register_pipeline_execution(an_envelope(subExecutions=[child]), None)
 
-    assert answer["accepted"] is False
-    assert "detail.subExecutions[0].resourceId: String should have at most 1024" in answer["reason"]
+    assert answer["accepted"] is True
+    assert answer["dropped"][0].startswith("subExecutions[0].jobId: must be 3 to 63")
     assert _store(handlers).get_step(STEP).registered_sub_executions == ()
 
 

@@ -19,7 +19,7 @@ from application.use_cases.register_pipeline_execution import (
     RegisterPipelineExecution,
     RegisterPipelineExecutionCommand,
 )
-from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.logs import MAX_REGISTERED_LOGS, RegisteredLog, RegisteredSubExecution
 from domain.run import StepMove
 from domain.statuses import StepStatus
 from domain.sub_processes import StopOutcome
@@ -29,6 +29,7 @@ STEP = step_id("e1", 0)
 SOURCE = f"wfx.execution.e1.pipeline.{STEP}"
 GROUP_ARN = "arn:aws:logs:us-east-1:123456789012:log-group:/wfx/inner"
 STATE_MACHINE_RUN = "arn:aws:states:us-east-1:123456789012:execution:inner:run-1"
+STATE_MACHINE = "arn:aws:states:us-east-1:123456789012:stateMachine:inner"
 
 
 @pytest.fixture(params=["sqlite_file", "dynamodb"])
@@ -50,27 +51,133 @@ def an_event(source: str = SOURCE, **detail: Any) -> RegisterPipelineExecutionCo
     )
 
 
-def test_a_step_registers_its_state_machine_and_log(store: ExecutionStore) -> None:
+def test_a_vams_pipeline_registers_its_state_machine_and_log(store: ExecutionStore) -> None:
+    """The detail a VAMS pipeline sends: one `subExecution` with its typed locators."""
     result = a_registrar(store).execute(
         an_event(
-            subExecutions=[
-                {"resourceType": "stepFunctions", "resourceId": STATE_MACHINE_RUN, "label": "mesh"}
+            subExecution={
+                "resourceType": "stepFunctionsExecution",
+                "stateMachineArn": STATE_MACHINE,
+                "executionArn": STATE_MACHINE_RUN,
+                "stageName": "Mesh",
+                "label": "mesh",
+            },
+            logs=[
+                {
+                    "logGroupArn": GROUP_ARN + ":*",
+                    "logGroupName": "",
+                    "logStreamName": "",
+                    "logStreamPrefix": "states/",
+                    "stageName": "Mesh",
+                    "label": "mesh log",
+                    "sourceType": "stateMachine",
+                }
             ],
-            logs=[{"logGroupArn": GROUP_ARN + ":*", "logStreamPrefix": "states/"}],
         )
     )
 
-    assert result.accepted
+    assert result.accepted and result.dropped == ()
     stored = store.get_step(STEP)
     assert result.step == stored
     assert stored.registered_sub_executions == (
         RegisteredSubExecution(
-            resource_type="stepFunctions", resource_id=STATE_MACHINE_RUN, label="mesh"
+            resource_type="stepFunctionsExecution",
+            state_machine_arn=STATE_MACHINE,
+            execution_arn=STATE_MACHINE_RUN,
+            stage_name="Mesh",
+            label="mesh",
         ),
     )
     assert stored.registered_logs == (
-        RegisteredLog(log_group_arn=GROUP_ARN + ":*", log_stream_prefix="states/"),
+        RegisteredLog(
+            log_group_arn=GROUP_ARN + ":*",
+            log_stream_prefix="states/",
+            stage_name="Mesh",
+            label="mesh log",
+            source_type="stateMachine",
+        ),
     )
+
+
+def test_a_vams_sub_execution_without_a_type_is_a_step_functions_execution(
+    store: ExecutionStore,
+) -> None:
+    result = a_registrar(store).execute(an_event(subExecution={"executionArn": STATE_MACHINE_RUN}))
+
+    assert result.accepted
+    assert store.get_step(STEP).registered_sub_executions == (
+        RegisteredSubExecution(
+            resource_type="stepFunctionsExecution", execution_arn=STATE_MACHINE_RUN
+        ),
+    )
+
+
+def test_an_invalid_field_is_dropped_and_reported_and_the_rest_kept(store: ExecutionStore) -> None:
+    result = a_registrar(store).execute(
+        an_event(
+            subExecution={
+                "resourceType": "deadlineCloudJob",
+                "farmId": "farm-1",
+                "queueId": "queue-2",
+                "jobId": "job 3!",
+            },
+            logs=[
+                {"logGroupName": "/wfx/a", "logStreamName": "bad:stream", "sourceType": "k8s"},
+                {"logGroupArn": "not-an-arn"},
+            ],
+        )
+    )
+
+    assert result.accepted
+    assert result.dropped == (
+        "subExecution.jobId: must be 3 to 63 letters, digits, '-' or '_'; dropped",
+        "logs[0].logStreamName: must be 1 to 512 characters, without ':', '*' or controls; dropped",
+        "logs[0].sourceType: must be one of stateMachine, lambda, batch, ecs, container, custom; "
+        "stored as custom",
+        "logs[1].logGroupArn: must be a log group ARN "
+        "(arn:partition:logs:region:account:log-group:name); dropped",
+        "logs[1]: no valid logGroupArn or logGroupName; entry dropped",
+    )
+    stored = store.get_step(STEP)
+    assert stored.registered_sub_executions == (
+        RegisteredSubExecution(
+            resource_type="deadlineCloudJob", farm_id="farm-1", queue_id="queue-2"
+        ),
+    )
+    assert stored.registered_logs == (RegisteredLog(log_group_name="/wfx/a", source_type="custom"),)
+
+
+def test_wfx_former_sub_executions_list_is_converted_to_typed_locators(
+    store: ExecutionStore,
+) -> None:
+    result = a_registrar(store).execute(
+        an_event(
+            subExecutions=[
+                {"resourceType": "stepFunctions", "resourceId": STATE_MACHINE_RUN, "label": "mesh"},
+                {"resourceType": "batch", "resourceId": "job-7"},
+                {"resourceType": "localProcess", "resourceId": "4242"},
+            ]
+        )
+    )
+
+    assert result.accepted and result.dropped == ()
+    assert store.get_step(STEP).registered_sub_executions == (
+        RegisteredSubExecution(
+            resource_type="stepFunctionsExecution", execution_arn=STATE_MACHINE_RUN, label="mesh"
+        ),
+        RegisteredSubExecution(resource_type="batchJob", job_id="job-7"),
+        RegisteredSubExecution(resource_type="localProcess", local_process_id="4242"),
+    )
+
+
+def test_entries_past_the_caps_are_reported_not_recorded(store: ExecutionStore) -> None:
+    logs = [{"logGroupName": f"/wfx/g{n}"} for n in range(MAX_REGISTERED_LOGS + 2)]
+
+    result = a_registrar(store).execute(an_event(logs=logs))
+
+    assert result.accepted
+    assert result.dropped == ("logs: 2 not recorded, the step keeps at most 50",)
+    assert len(store.get_step(STEP).registered_logs) == MAX_REGISTERED_LOGS
 
 
 def test_a_redelivery_adds_no_duplicate_and_fills_in_what_was_missing(
@@ -144,59 +251,40 @@ def end_step(store: ExecutionStore, status: StepStatus) -> None:
 
 
 @pytest.mark.parametrize("status", [StepStatus.ABORTED, StepStatus.FAILED, StepStatus.SUCCEEDED])
-def test_a_registration_onto_a_step_that_has_ended_is_refused_and_writes_nothing(
+def test_a_registration_onto_a_step_that_has_ended_is_recorded(
     store: ExecutionStore, status: StepStatus
 ) -> None:
+    """As VAMS: a pipeline reports a resource once it has its id, which can be after its step
+    ended; being on the row is what lets an abort of the run stop it."""
     end_step(store, status)
-    before = store.get_step(STEP)
 
     result = a_registrar(store).execute(
-        an_event(subExecutions=[{"resourceType": "localProcess", "resourceId": "4242"}])
+        an_event(subExecution={"resourceType": "batchJob", "jobId": "job-4242"})
     )
 
-    assert not result.accepted
-    assert result.reason == (
-        f"step pipe0 of execution e1 is {status.value}: registrations are taken only while it runs"
-    )
-    assert store.get_step(STEP) == before
-
-
-def test_a_step_that_ends_between_the_read_and_the_write_takes_no_registration(
-    store: ExecutionStore,
-) -> None:
-    """The write is conditional on the step still being open, not only on the version read."""
-
-    class EndingFirst:
-        def __init__(self, inner: ExecutionStore) -> None:
-            self.inner = inner
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self.inner, name)
-
-        def register_on_step(self, execution_id: str, step: str, merge: Any) -> Any:
-            def ending_then_merging(stored: Any) -> Any:
-                if stored.status is not StepStatus.ABORTED:
-                    end_step(self.inner, StepStatus.ABORTED)  # the abort closes it now
-                return merge(stored)
-
-            return self.inner.register_on_step(execution_id, step, ending_then_merging)
-
-    result = a_registrar(EndingFirst(store)).execute(  # type: ignore[arg-type]
-        an_event(subExecutions=[{"resourceType": "localProcess", "resourceId": "4242"}])
+    assert result.accepted and result.dropped == ()
+    stored = store.get_step(STEP)
+    assert stored.status is status
+    assert stored.registered_sub_executions == (
+        RegisteredSubExecution(resource_type="batchJob", job_id="job-4242"),
     )
 
-    assert not result.accepted and "is ABORTED" in (result.reason or "")
-    assert store.get_step(STEP).registered_sub_executions == ()
 
-
+@pytest.mark.parametrize("step_ended", [False, True], ids=["running step", "ended step"])
 def test_a_registration_on_a_run_being_aborted_is_stopped_at_once_and_recorded(
-    store: ExecutionStore, tmp_path: Path
+    store: ExecutionStore, tmp_path: Path, step_ended: bool
 ) -> None:
+    """An ended step too: the abort read the row before this came, so only this can stop it."""
     store.move_step(
         StepMove("e1", STEP, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1))
     )
     change = store.get_run("e1").request_abort(at(3), "stop it")
     assert change is not None and store.update_execution(change)
+    if step_ended:
+        ended = StepMove(
+            "e1", STEP, StepStatus.ABORTED, frozenset({StepStatus.RUNNING}), stop_date=at(4)
+        )
+        assert store.move_step(ended) is not None
     child = subprocess.Popen(["sleep", "60"])
     runs = tmp_path / "runs"
     RunFolder(runs / "e1").write_runner(this_process("inline"))  # this process runs e1
@@ -205,7 +293,9 @@ def test_a_registration_on_a_run_being_aborted_is_stopped_at_once_and_recorded(
     )
     try:
         result = RegisterPipelineExecution(store, controller, SystemClock()).execute(
-            an_event(subExecutions=[{"resourceType": "localProcess", "resourceId": str(child.pid)}])
+            an_event(
+                subExecution={"resourceType": "localProcess", "localProcessId": str(child.pid)}
+            )
         )
         assert child.wait(timeout=5) == -signal.SIGTERM
     finally:
@@ -213,3 +303,15 @@ def test_a_registration_on_a_run_being_aborted_is_stopped_at_once_and_recorded(
     assert result.accepted and result.warnings == ()
     (stop,) = store.get_step(STEP).sub_execution_stops
     assert (stop.resource_id, stop.outcome) == (str(child.pid), StopOutcome.STOPPED)
+
+
+def test_null_lists_and_unknown_detail_keys_cost_nothing_else(store: ExecutionStore) -> None:
+    result = a_registrar(store).execute(
+        an_event(subExecution={"jobId": "job-1", "resourceType": "batchJob"}, logs=None, x=1)
+    )
+
+    assert result.accepted
+    assert result.dropped == ("x: not a field of the event detail; dropped",)
+    assert store.get_step(STEP).registered_sub_executions == (
+        RegisteredSubExecution(resource_type="batchJob", job_id="job-1"),
+    )

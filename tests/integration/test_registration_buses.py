@@ -22,9 +22,7 @@ from application.use_cases.publish_registration import (
     PublishRegistrationCommand,
 )
 from application.use_cases.register_pipeline_execution import (
-    LogRegistration,
     RegisterPipelineExecutionCommand,
-    SubExecutionRegistration,
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.registration import REGISTRATION_DETAIL_TYPE, compose_source
@@ -44,11 +42,11 @@ def a_registration(
         pipeline_execution_id=pipeline_execution_id,
         registration_token=None if token is None else SecretStr(token),
         sub_executions=(
-            SubExecutionRegistration(
-                resource_type="stepFunctions", resource_id=INNER_RUN, label="inner"
+            RegisteredSubExecution(
+                resource_type="stepFunctionsExecution", execution_arn=INNER_RUN, label="inner"
             ),
         ),
-        logs=(LogRegistration(log_group_arn=GROUP_ARN, log_stream_prefix="states/"),),
+        logs=(RegisteredLog(log_group_arn=GROUP_ARN, log_stream_prefix="states/"),),
     )
 
 
@@ -75,7 +73,9 @@ def test_the_local_bus_registers_on_the_step_before_publish_returns(container: A
     assert published.source == f"wfx.execution.e1.pipeline.{STEP}"
     step = container.execution_store().get_step(STEP)
     assert step.registered_sub_executions == (
-        RegisteredSubExecution(resource_type="stepFunctions", resource_id=INNER_RUN, label="inner"),
+        RegisteredSubExecution(
+            resource_type="stepFunctionsExecution", execution_arn=INNER_RUN, label="inner"
+        ),
     )
     assert step.registered_logs == (
         RegisteredLog(log_group_arn=GROUP_ARN, log_stream_prefix="states/"),
@@ -140,16 +140,25 @@ def test_the_token_is_kept_out_of_the_commands_repr_and_dump(container: Any) -> 
     assert token not in registration.model_dump_json()
 
 
-def test_a_malformed_detail_is_refused_naming_the_field(container: Any) -> None:
-    detail = {"pipelineExecutionId": STEP, "subExecutions": [{"resourceType": "batch"}]}
+def test_a_malformed_field_is_dropped_naming_it_and_the_rest_is_kept(container: Any) -> None:
+    detail = {
+        "pipelineExecutionId": STEP,
+        "subExecution": {"resourceType": "batchJob", "jobId": "bad id!"},
+        "logs": [{"logGroupName": "/wfx/a"}],
+    }
 
     delivery = container.event_bus().publish(
-        compose_source("wfx", "e1", STEP), REGISTRATION_DETAIL_TYPE, detail
+        compose_source("wfx", "e1", STEP),
+        REGISTRATION_DETAIL_TYPE,
+        detail,
+        credential=token_of(container, STEP),
     )
 
-    assert delivery.accepted is False
-    assert "detail.subExecutions[0].resourceId: required" in (delivery.reason or "")
-    assert container.execution_store().get_step(STEP).registered_sub_executions == ()
+    assert delivery.accepted is True
+    assert "subExecution.jobId: must be 3 to 63 letters" in (delivery.reason or "")
+    step = container.execution_store().get_step(STEP)
+    assert step.registered_sub_executions == ()
+    assert step.registered_logs == (RegisteredLog(log_group_name="/wfx/a"),)
 
 
 @pytest.mark.parametrize(
@@ -219,9 +228,11 @@ def test_eventbridge_delivers_the_published_event_through_the_template_rule(
     assert envelope["detail"] == {
         "pipelineExecutionId": STEP,
         "workflowExecutionId": "e1",
-        "subExecutions": [
-            {"resourceType": "stepFunctions", "resourceId": INNER_RUN, "label": "inner"}
-        ],
+        "subExecution": {
+            "resourceType": "stepFunctionsExecution",
+            "executionArn": INNER_RUN,
+            "label": "inner",
+        },
         "logs": [
             {
                 "logGroupArn": GROUP_ARN,

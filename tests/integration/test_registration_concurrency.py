@@ -15,7 +15,11 @@ from application.use_cases.register_pipeline_execution import (
     RegisterPipelineExecutionCommand,
 )
 from domain.execution import PipelineExecution
-from domain.logs import MAX_REGISTERED_LOGS, MAX_REGISTERED_SUB_EXECUTIONS
+from domain.logs import (
+    MAX_REGISTERED_LOGS,
+    MAX_REGISTERED_SUB_EXECUTIONS,
+    RegisteredSubExecution,
+)
 from tests.contract.builders import a_launch, a_registrar, step_id
 
 THREADS = 8
@@ -65,7 +69,18 @@ def log_location(n: int) -> dict[str, str]:
 
 
 def sub_execution(n: int) -> dict[str, str]:
-    return {"resourceType": ("batch", "stepFunctions")[n % 2], "resourceId": f"job-{n}"}
+    if n % 2:
+        run = f"arn:aws:states:us-east-1:123456789012:execution:inner:job-{n}"
+        return {"resourceType": "stepFunctionsExecution", "executionArn": run}
+    return {"resourceType": "batchJob", "jobId": f"job-{n}"}
+
+
+def identities_sent(events: list[dict[str, Any]]) -> set[Any]:
+    return {
+        RegisteredSubExecution.model_validate(entry).identity
+        for event in events
+        for entry in event["detail"]["subExecutions"]
+    }
 
 
 def deliveries(
@@ -124,11 +139,11 @@ def test_concurrent_registrations_end_with_a_full_deduplicated_capped_set(
     stored = deliver_concurrently(store, events)
 
     locations = [log.location for log in stored.registered_logs]
-    identities = [(s.resource_type, s.resource_id) for s in stored.registered_sub_executions]
+    identities = [s.identity for s in stored.registered_sub_executions]
     assert len(locations) == len(set(locations)) == MAX_REGISTERED_LOGS
     assert len(identities) == len(set(identities)) == MAX_REGISTERED_SUB_EXECUTIONS
     assert set(locations) <= sent(events, "logs", ("logGroupName", "logStreamName", "x"))
-    assert set(identities) <= sent(events, "subExecutions", ("resourceType", "resourceId"))
+    assert set(identities) <= identities_sent(events)
 
 
 def test_below_the_caps_every_concurrently_registered_entry_is_kept(
@@ -137,13 +152,13 @@ def test_below_the_caps_every_concurrently_registered_entry_is_kept(
     # Fewer deliveries than above (moto takes ~0.1 s for each), still every thread colliding.
     events = deliveries(step_id("e1", 1), logs=30, sub_executions=25, seed=5, count=40)
     logs_sent = sent(events, "logs", ("logGroupName", "logStreamName", "x"))
-    sub_executions_sent = sent(events, "subExecutions", ("resourceType", "resourceId"))
+    sub_executions_sent = identities_sent(events)
     assert len(logs_sent) == 30 and len(sub_executions_sent) == 25  # every one was sent
 
     stored = deliver_concurrently(store, events)
 
     locations = [log.location for log in stored.registered_logs]
-    identities = [(s.resource_type, s.resource_id) for s in stored.registered_sub_executions]
+    identities = [s.identity for s in stored.registered_sub_executions]
     assert len(locations) == len(set(locations))
     assert set(locations) == logs_sent
     assert len(identities) == len(set(identities))

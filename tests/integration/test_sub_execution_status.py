@@ -121,13 +121,15 @@ def test_a_registered_sub_state_machine_that_ran_shows_its_stages_with_statuses(
     store: ExecutionStore, sfn: Calls, batch: Calls
 ) -> None:
     run = run_to_the_end(sfn.client, create_sub_pipeline(sfn.client), "run-1")
-    _register(store, {"resourceType": "stepFunctions", "resourceId": run, "label": "mesh"})
+    _register(
+        store, {"resourceType": "stepFunctionsExecution", "executionArn": run, "label": "mesh"}
+    )
 
     details = _details(store, sfn, batch)
 
     (sub,) = details.steps[0].sub_executions
     assert (sub.resource_type, sub.resource_id, sub.label, sub.status) == (
-        "stepFunctions",
+        "stepFunctionsExecution",
         run,
         "mesh",
         "FAILED",
@@ -141,7 +143,7 @@ def test_a_registered_sub_state_machine_that_ran_shows_its_stages_with_statuses(
 def test_a_sub_execution_step_functions_does_not_know_is_unknown_with_a_warning(
     store: ExecutionStore, sfn: Calls, batch: Calls
 ) -> None:
-    _register(store, {"resourceType": "stepFunctions", "resourceId": MISSING_ARN})
+    _register(store, {"resourceType": "stepFunctionsExecution", "executionArn": MISSING_ARN})
 
     details = _details(store, sfn, batch)
 
@@ -160,8 +162,8 @@ def test_two_sub_executions_of_one_state_machine_describe_it_once(
     first, second = (run_to_the_end(sfn.client, machine, name) for name in ("run-1", "run-2"))
     _register(
         store,
-        {"resourceType": "stepFunctions", "resourceId": first},
-        {"resourceType": "stepFunctions", "resourceId": second},
+        {"resourceType": "stepFunctionsExecution", "executionArn": first},
+        {"resourceType": "stepFunctionsExecution", "executionArn": second},
     )
     sfn.counts.clear()
 
@@ -182,8 +184,8 @@ def test_without_the_flag_no_aws_call_is_made(
     run = run_to_the_end(sfn.client, create_sub_pipeline(sfn.client), "run-1")
     _register(
         store,
-        {"resourceType": "stepFunctions", "resourceId": run},
-        {"resourceType": "batch", "resourceId": "job-1"},
+        {"resourceType": "stepFunctionsExecution", "executionArn": run},
+        {"resourceType": "batchJob", "jobId": "job-1"},
     )
     sfn.counts.clear()
 
@@ -204,8 +206,8 @@ def test_batch_jobs_get_their_status_and_an_unknown_job_a_warning(
     )
     _register(
         store,
-        {"resourceType": "batch", "resourceId": job},
-        {"resourceType": "batch", "resourceId": "no-such-job"},
+        {"resourceType": "batchJob", "jobId": job},
+        {"resourceType": "batchJob", "jobId": "no-such-job"},
     )
     batch.counts.clear()
 
@@ -269,7 +271,9 @@ def test_history_reads_stop_at_5_pages_a_sub_execution_and_20_a_request(
     client = boto3.client("stepfunctions", region_name=REGION)
     sfn = Calls(client)
     runs = [_run_arn(n) for n in range(1, 6)]
-    _register(store, *({"resourceType": "stepFunctions", "resourceId": arn} for arn in runs))
+    _register(
+        store, *({"resourceType": "stepFunctionsExecution", "executionArn": arn} for arn in runs)
+    )
     with Stubber(client) as stub:
         for index, arn in enumerate(runs):
             stub.add_response(

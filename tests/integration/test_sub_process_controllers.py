@@ -30,12 +30,11 @@ from adapters.aws.subprocesses import (
     BatchSubProcessController,
     DeadlineSubProcessController,
     StepFunctionsSubProcessController,
-    parse_deadline_job,
 )
 from adapters.local.processes import LocalProcessController, _is_gone
 from adapters.local.supervisor import RunFolder, child_process, this_process
 from adapters.sub_process_dispatch import DispatchingSubProcessController
-from domain.logs import RegisteredSubExecution
+from domain.logs import RegisteredSubExecution, parse_deadline_job
 from domain.sub_processes import StopAttempt, StopOutcome
 from tests.contract.builders import a_step
 
@@ -49,7 +48,8 @@ STEP = a_step("e1", 0)  # the step that registered each child
 
 
 def child(kind: str, resource_id: str) -> RegisteredSubExecution:
-    return RegisteredSubExecution(resource_type=kind, resource_id=resource_id)
+    """A child as wfx's former entry named it, converted to its typed locator."""
+    return RegisteredSubExecution.of_resource(resource_type=kind, resource_id=resource_id)
 
 
 # -- Step Functions on moto --------------------------------------------------------------------
@@ -149,6 +149,23 @@ def _submitted_job(batch: Any) -> str:
     return str(job["jobId"])
 
 
+def test_a_vams_batch_locator_with_only_its_job_arn_is_terminated_by_it(batch: Any) -> None:
+    job_id = _submitted_job(batch)
+    job_arn = batch.describe_jobs(jobs=[job_id])["jobs"][0]["jobArn"]
+    sent: list[dict[str, Any]] = []
+    batch.meta.events.register(
+        "provide-client-params.batch.TerminateJob",
+        lambda params, **_: sent.append(dict(params)),
+        unique_id="t",
+    )
+    located = RegisteredSubExecution(resource_type="batchJob", job_arn=job_arn)
+
+    attempt = BatchSubProcessController(lambda: batch).stop(located, STEP)
+
+    assert sent == [{"jobId": job_arn, "reason": BATCH_REASON}]
+    assert attempt.outcome is StopOutcome.ALREADY_FINISHED
+
+
 def test_a_batch_job_is_terminated_with_its_id_and_the_wfx_reason(batch: Any) -> None:
     job_id = _submitted_job(batch)
     sent: list[dict[str, Any]] = []
@@ -244,7 +261,11 @@ def test_a_deadline_job_is_canceled_and_confirmed_with_get_job(deadline: Any) ->
         stub.add_response("get_job", _get_job("INTERRUPTING"), IDS)
         stub.add_response("get_job", _get_job("CANCELED"), IDS)
 
-        requested = controller.stop(child("deadline", DEADLINE_JOB), STEP)
+        # as VAMS registers it: the three ids; as wfx's former entry did: the job ARN
+        located = RegisteredSubExecution(
+            resource_type="deadlineCloudJob", farm_id=FARM, queue_id=QUEUE, job_id=JOB
+        )
+        requested = controller.stop(located, STEP)
         confirmed = controller.confirm(child("deadline", DEADLINE_ARN), STEP)
 
         stub.assert_no_pending_responses()
@@ -288,7 +309,7 @@ def test_a_deadline_id_must_name_farm_queue_and_job(deadline: Any) -> None:
     assert parse_deadline_job(JOB) is None
     attempt = DeadlineSubProcessController(lambda: deadline).stop(child("deadline", JOB), STEP)
     assert attempt.outcome is StopOutcome.COULD_NOT_STOP
-    assert "farm-<32 hex>/queue-<32 hex>/job-<32 hex>" in attempt.detail
+    assert attempt.detail == "the locator needs farmId, queueId and jobId (or the job ARN)"
 
 
 # -- localProcess: real processes ---------------------------------------------------------------
@@ -415,7 +436,7 @@ def test_a_pid_that_does_not_exist_is_already_finished(runs: Path) -> None:
         ("0", "refused to signal pid 0"),
         ("-5", "refused to signal pid -5"),
         ("own", "refused to signal wfx itself"),  # the pid is known only when the test runs
-        ("pid-12", "resourceId must be a process id"),
+        ("pid-12", "localProcessId must be a process id"),
     ],
 )
 def test_init_wfx_itself_and_a_non_pid_are_refused(
@@ -445,7 +466,7 @@ def test_an_unknown_type_is_unsupported_and_a_broken_controller_could_not_stop()
         return LocalProcessController(Path("runs"))
 
     controller = DispatchingSubProcessController(
-        {"localProcess": local_controller, "batch": _Broken}
+        {"localProcess": local_controller, "batchJob": _Broken}
     )
 
     unsupported = controller.stop(child("kubernetesJob", "pod-1"), STEP)

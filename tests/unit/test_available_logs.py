@@ -1,5 +1,8 @@
 """A step's availableLogs (order, ids, de-duplication) and the scope rule, as pure functions."""
 
+import hashlib
+import json
+
 from domain.available_logs import (
     AvailableLog,
     lambda_function_name,
@@ -13,6 +16,20 @@ from domain.logs import LogKind, RegisteredLog, log_id
 GROUP_ARN = "arn:aws:logs:us-east-1:123456789012:log-group:/aws/vendedlogs/states/pipeline"
 SM_GROUP_ARN = "arn:aws:logs:us-east-1:123456789012:log-group:/sfn/child:*"
 LAMBDA = RegisteredLog(log_group_name="/aws/lambda/convert", source_type="lambda")
+# the run's own log group: a group registered by name is in its partition, region and account
+RUN_GROUP_ARN = "arn:aws:logs:eu-west-1:210987654321:log-group:/aws/vendedlogs/states/wfx:*"
+DERIVED = "arn:aws:logs:eu-west-1:210987654321:log-group:"
+DEADLINE = RegisteredLog(
+    log_group_name="/aws/deadline/farm-1/queue-2",
+    log_stream_prefix="session-",
+    label="Deadline Cloud job sessions",
+    source_type="deadlineCloud",
+)
+
+
+def _by_the_rule(kind: str, group: str, stream: str = "", prefix: str = "") -> str:
+    payload = json.dumps([kind, group, stream, prefix]).encode("utf-8")
+    return hashlib.sha256(payload).hexdigest()[:16]
 
 
 def _listed(*registered: RegisteredLog) -> tuple[AvailableLog, ...]:
@@ -21,34 +38,59 @@ def _listed(*registered: RegisteredLog) -> tuple[AvailableLog, ...]:
         registered,
         invocation=LAMBDA,
         state_machine_destinations=[RegisteredLog(log_group_arn=SM_GROUP_ARN)],
+        deadline_jobs=[DEADLINE],
+        reference_log_group_arn=RUN_GROUP_ARN,
     )
 
 
-def test_registered_entries_come_first_then_the_invocation_log_then_the_state_machine() -> None:
+def test_the_order_is_invocation_deadline_job_registered_then_sub_state_machine() -> None:
     first = RegisteredLog(log_group_arn=GROUP_ARN, log_stream_prefix="job/", label="container")
     second = RegisteredLog(log_group_name="/custom/tool", log_stream_name="run-7")
     listed = _listed(first, second)
     assert [entry.kind for entry in listed] == [
-        LogKind.REGISTERED,
-        LogKind.REGISTERED,
         LogKind.INVOCATION,
-        LogKind.STATE_MACHINE,
+        LogKind.DEADLINE_CLOUD_JOB,
+        LogKind.REGISTERED,
+        LogKind.REGISTERED,
+        LogKind.SUB_STATE_MACHINE,
     ]
     assert [entry.log_id for entry in listed] == [
-        log_id("registered", GROUP_ARN, "", "job/"),
-        log_id("registered", "/custom/tool", "run-7", ""),
-        log_id("invocation", "/aws/lambda/convert"),
-        log_id("stateMachine", SM_GROUP_ARN),
+        _by_the_rule("invocation", DERIVED + "/aws/lambda/convert"),
+        _by_the_rule("deadlineCloudJob", DERIVED + "/aws/deadline/farm-1/queue-2", "", "session-"),
+        _by_the_rule("registered", GROUP_ARN, "", "job/"),
+        _by_the_rule("registered", DERIVED + "/custom/tool", "run-7"),
+        _by_the_rule("subStateMachine", SM_GROUP_ARN[:-2]),
     ]
-    assert listed[0].label == "container" and listed[0].pipeline_execution_id == "pipe-1"
+    assert listed[2].label == "container" and listed[2].pipeline_execution_id == "pipe-1"
 
 
 def test_log_ids_match_fixed_vectors() -> None:
-    # vectors pinned in tests/unit/test_log_ids.py, reached through the list builder
+    # computed once from the rule: an id must never change between releases or processes
     listed = step_available_logs(
-        "p", [RegisteredLog(log_group_arn=GROUP_ARN)], RegisteredLog(log_group_name="/aws/lambda/x")
+        "p",
+        [RegisteredLog(log_group_arn=GROUP_ARN), RegisteredLog(log_group_name="/custom/tool")],
+        RegisteredLog(log_group_name="/aws/lambda/x"),
+        reference_log_group_arn=RUN_GROUP_ARN,
     )
-    assert [entry.log_id for entry in listed] == ["43bd872bcfed0781", "4fcc9e3f7f271f72"]
+    assert [entry.log_id for entry in listed] == [
+        "197fac312c39411d",
+        "43bd872bcfed0781",
+        "8509e7597a3a6fb8",
+    ]
+
+
+def test_a_group_given_by_name_is_listed_by_the_arn_derived_from_the_runs_log_group() -> None:
+    listed = _listed(RegisteredLog(log_group_name="/custom/tool"))
+    tool = next(entry for entry in listed if entry.kind is LogKind.REGISTERED)
+    assert tool.log_group_arn == DERIVED + "/custom/tool"
+    assert tool.log_group_name == "/custom/tool"
+
+
+def test_without_a_run_log_group_a_name_stays_a_name() -> None:
+    # the local runner's log files are not in CloudWatch: nothing to derive an ARN from
+    listed = step_available_logs("p", [RegisteredLog(log_group_name="e1", log_stream_name="a")])
+    assert listed[0].log_group_arn == "" and listed[0].group == "e1"
+    assert listed[0].log_id == _by_the_rule("registered", "e1", "a")
 
 
 def test_the_same_location_of_the_same_kind_is_listed_once() -> None:
@@ -57,10 +99,44 @@ def test_the_same_location_of_the_same_kind_is_listed_once() -> None:
     assert [entry.kind for entry in listed].count(LogKind.REGISTERED) == 1
 
 
-def test_the_same_location_of_another_kind_is_listed_again_with_its_own_id() -> None:
-    listed = _listed(LAMBDA)
-    ids = [entry.log_id for entry in listed if entry.group == "/aws/lambda/convert"]
-    assert len(ids) == 2 and ids[0] != ids[1]
+def test_one_location_is_listed_once_across_kinds_the_first_kind_kept_and_filled_in() -> None:
+    # registered by name AND by ARN, both the invocation log's group: one entry, kind invocation
+    by_arn = RegisteredLog(log_group_arn=DERIVED + "/aws/lambda/convert:*", stage_name="Convert")
+    by_name = RegisteredLog(log_group_name="/aws/lambda/convert", label="converter")
+    listed = _listed(by_arn, by_name)
+    lambdas = [entry for entry in listed if entry.group == DERIVED + "/aws/lambda/convert"]
+    assert len(lambdas) == 1
+    assert lambdas[0].kind is LogKind.INVOCATION
+    assert (lambdas[0].stage_name, lambdas[0].label, lambdas[0].source_type) == (
+        "Convert",
+        "converter",
+        "lambda",
+    )
+    assert lambdas[0].log_id == _by_the_rule("invocation", DERIVED + "/aws/lambda/convert")
+
+
+def test_a_source_type_and_label_not_registered_are_derived_from_the_group_name() -> None:
+    listed = step_available_logs(
+        "p",
+        [
+            RegisteredLog(log_group_name="/aws/batch/job"),
+            RegisteredLog(log_group_name="/aws/vendedlogs/Pipelines/mesh/"),
+            RegisteredLog(log_group_name="/org/VAMSStateMachine-ab12"),
+            RegisteredLog(log_group_name="/aws/lambda/fn", label="mine", source_type="custom"),
+            RegisteredLog(log_group_name="/tools/render"),
+        ],
+    )
+    assert [(entry.source_type, entry.label) for entry in listed] == [
+        ("batch", "job"),
+        ("container", "mesh"),
+        ("stateMachine", "VAMSStateMachine-ab12"),
+        ("custom", "mine"),
+        ("custom", "render"),
+    ]
+
+
+def test_a_missing_group_does_not_fail_the_log_id() -> None:
+    assert log_id("registered", None) == _by_the_rule("registered", "")
 
 
 def test_an_entry_without_a_group_is_not_listed() -> None:

@@ -280,7 +280,7 @@ def test_registered_lists_at_their_caps_in_four_byte_characters_still_fit() -> N
         "label": "😀" * 256,
         "sourceType": "custom",
     }
-    sub = {"resourceType": "😀" * 64, "resourceId": "😀" * 1024, "label": "😀" * 256}
+    sub = {"resourceType": "😀" * 63, "executionArn": "😀" * 1024, "label": "😀" * 256}
     written = {
         "registeredLogs": [{**log, "label": f"{n}"} for n in range(50)],
         "registeredSubExecutions": [{**sub, "label": f"{n}"} for n in range(50)],
@@ -307,7 +307,7 @@ def test_registered_lists_at_their_caps_in_ascii_fit_whole() -> None:
         "label": "l" * 256,
         "sourceType": "stateMachine",
     }
-    sub = {"resourceType": "r" * 64, "resourceId": "i" * 1024, "label": "l" * 256}
+    sub = {"resourceType": "r" * 63, "executionArn": "i" * 1024, "label": "l" * 256}
     written = {"registeredLogs": [log] * 50, "registeredSubExecutions": [sub] * 50}
     values = fit_step_update(dict(build_pipeline_execution_record(_step())), written, "e-1")
     assert values == written and values.offloads == ()

@@ -22,7 +22,7 @@ def test_fixed_vectors() -> None:
     assert log_id("registered", GROUP_ARN) == "43bd872bcfed0781"
     assert log_id("registered", "g", "s", "p") == "82d6a4b5b9b53b6d"
     assert log_id("invocation", "/aws/lambda/x") == "4fcc9e3f7f271f72"
-    assert log_id("stateMachine", GROUP_ARN, "stream-1", "") == "87918832cab3b0a5"
+    assert log_id("subStateMachine", GROUP_ARN, "stream-1", "") == "0edbb9ea97062640"
     assert log_id("registered", GROUP_ARN) == _by_the_rule("registered", GROUP_ARN, "", "")
 
 
@@ -31,7 +31,7 @@ def test_a_trailing_wildcard_on_the_group_arn_does_not_change_the_id() -> None:
 
 
 def test_the_kind_is_part_of_the_identity() -> None:
-    assert log_id("registered", GROUP_ARN) != log_id("stateMachine", GROUP_ARN)
+    assert log_id("registered", GROUP_ARN) != log_id("subStateMachine", GROUP_ARN)
 
 
 def test_a_registered_log_falls_back_to_the_group_name_without_an_arn() -> None:

@@ -7,7 +7,7 @@ from domain.execution import PipelineExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from tests.contract.builders import a_launch
 
-JOB = RegisteredSubExecution(resource_type="batch", resource_id="job-1", label="mesh")
+JOB = RegisteredSubExecution(resource_type="batchJob", job_id="job-1", label="mesh")
 LOG = RegisteredLog(log_group_name="/aws/batch/job", log_stream_name="mesh/default/1")
 
 
@@ -15,12 +15,12 @@ def _step() -> PipelineExecution:
     return a_launch("e1").steps[0]
 
 
-def test_a_merge_that_adds_an_entry_gives_both_lists_with_the_seed_field_names() -> None:
+def test_a_merge_that_adds_an_entry_gives_both_lists_as_vams_stores_them() -> None:
     attributes = registration_attributes(_step(), lambda step: ((JOB,), (LOG,)))
 
     assert attributes == {
         "registeredSubExecutions": [
-            {"resourceType": "batch", "resourceId": "job-1", "label": "mesh"}
+            {"resourceType": "batchJob", "jobId": "job-1", "label": "mesh"}
         ],
         "registeredLogs": [
             {

@@ -75,22 +75,27 @@ def test_logs_beyond_the_cap_are_dropped_but_known_ones_still_merge() -> None:
     assert all(log.log_group_name != "/new" for log in merged)
 
 
-def test_a_sub_execution_is_identified_by_type_and_id_and_gains_a_label() -> None:
-    stored = (RegisteredSubExecution(resource_type="batch", resource_id="j1"),)
+def test_a_sub_execution_is_identified_by_type_and_locator_and_gains_a_label_and_stage() -> None:
+    stored = (RegisteredSubExecution(resource_type="batchJob", job_id="j1"),)
     incoming = (
-        RegisteredSubExecution(resource_type="batch", resource_id="j1", label="render"),
-        RegisteredSubExecution(resource_type="stepFunctions", resource_id="j1"),
+        RegisteredSubExecution(resource_type="batchJob", job_id="j1", label="render"),
+        RegisteredSubExecution(resource_type="batchJob", job_id="j1", stage_name="Render"),
+        RegisteredSubExecution(resource_type="batchJob", job_id="j1", job_arn=ARN),
+        RegisteredSubExecution(resource_type="ecsTask", job_id="j1"),
     )
 
     assert merge_sub_executions(stored, incoming) == (
-        RegisteredSubExecution(resource_type="batch", resource_id="j1", label="render"),
-        RegisteredSubExecution(resource_type="stepFunctions", resource_id="j1"),
+        RegisteredSubExecution(
+            resource_type="batchJob", job_id="j1", label="render", stage_name="Render"
+        ),
+        RegisteredSubExecution(resource_type="batchJob", job_id="j1", job_arn=ARN),
+        RegisteredSubExecution(resource_type="ecsTask", job_id="j1"),
     )
 
 
 def test_sub_executions_beyond_the_cap_are_dropped() -> None:
     incoming = tuple(
-        RegisteredSubExecution(resource_type="batch", resource_id=f"j{n}")
+        RegisteredSubExecution(resource_type="batchJob", job_id=f"j{n}")
         for n in range(MAX_REGISTERED_SUB_EXECUTIONS + 5)
     )
 
@@ -112,10 +117,26 @@ logs = st.builds(
     label=_text,
     source_type=st.sampled_from(["", "lambda", "batch"]),
 )
+
+
+def _sub_execution(
+    resource_type: str, job_id: str, execution_arn: str, stage_name: str, label: str
+) -> RegisteredSubExecution:
+    return RegisteredSubExecution(
+        resource_type=resource_type,
+        job_id=job_id,
+        execution_arn=execution_arn,
+        stage_name=stage_name,
+        label=label,
+    )
+
+
 sub_executions = st.builds(
-    RegisteredSubExecution,
-    resource_type=st.sampled_from(["batch", "stepFunctions"]),
-    resource_id=st.text(alphabet="xyz", min_size=1, max_size=2),
+    _sub_execution,
+    resource_type=st.sampled_from(["batchJob", "stepFunctionsExecution"]),
+    job_id=st.text(alphabet="xyz", min_size=1, max_size=2),
+    execution_arn=st.sampled_from(["", "x"]),
+    stage_name=_text,
     label=_text,
 )
 many_logs = st.lists(
@@ -166,6 +187,6 @@ def test_the_sub_execution_cap_holds_and_no_identity_repeats(
     incoming: list[RegisteredSubExecution],
 ) -> None:
     merged = merge_sub_executions((), incoming)
-    distinct = {(s.resource_type, s.resource_id) for s in incoming}
+    distinct = {s.identity for s in incoming}
     assert len(merged) == min(MAX_REGISTERED_SUB_EXECUTIONS, len(distinct))
-    assert len({(s.resource_type, s.resource_id) for s in merged}) == len(merged)
+    assert len({s.identity for s in merged}) == len(merged)

@@ -19,7 +19,7 @@ from domain.sub_processes import (
 )
 
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
-CHILD = RegisteredSubExecution(resource_type="batch", resource_id="job-1")
+CHILD = RegisteredSubExecution.of_resource(resource_type="batch", resource_id="job-1")
 
 
 def a_stop(

@@ -24,8 +24,11 @@ step = a_step("e1", 0)
 RunFolder(Path(container.config.home()) / "runs" / "e1").write_runner(this_process("thread"))
 child = subprocess.Popen(["sleep", "60"])
 outcomes = [
-    controller.stop(RegisteredSubExecution(resource_type=kind, resource_id=rid), step).outcome.value
-    for kind, rid in (("localProcess", str(child.pid)), ("kubernetesJob", "pod-1"))
+    controller.stop(sub, step).outcome.value
+    for sub in (
+        RegisteredSubExecution(resource_type="localProcess", local_process_id=str(child.pid)),
+        RegisteredSubExecution(resource_type="kubernetesJob", arn="arn:aws:eks:r:1:pod/p"),
+    )
 ]
 child.wait()
 print(json.dumps({
@@ -42,7 +45,11 @@ def test_a_local_stop_imports_no_aws_library_and_every_seed_type_is_wired(tmp_pa
     }
     completed = subprocess.run(
         [sys.executable, "-c", _STOP_A_LOCAL_CHILD_AND_AN_UNKNOWN_ONE],
-        env=environment | {"WFX_HOME": str(tmp_path), "PYTHONPATH": str(REPO)},
+        env=environment
+        | {
+            "WFX_HOME": str(tmp_path),
+            "PYTHONPATH": os.pathsep.join((str(REPO / "src"), str(REPO))),
+        },
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -53,5 +60,10 @@ def test_a_local_stop_imports_no_aws_library_and_every_seed_type_is_wired(tmp_pa
     assert completed.returncode == 0, completed.stderr
     report = json.loads(completed.stdout)
     assert report["outcomes"] == ["stopped", "unsupported"]
-    assert report["types"] == ["stepFunctions", "batch", "deadline", "localProcess"]
+    assert report["types"] == [
+        "stepFunctionsExecution",
+        "batchJob",
+        "deadlineCloudJob",
+        "localProcess",
+    ]
     assert report["aws"] == []

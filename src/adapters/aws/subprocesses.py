@@ -7,13 +7,12 @@ the service's code and message), never an exception: one stuck child must not hi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from adapters.aws.failures import transport_problem
 from domain.execution import PipelineExecution
-from domain.logs import RegisteredSubExecution
+from domain.logs import RegisteredSubExecution, parse_deadline_job
 from domain.sub_processes import StopAttempt, StopOutcome
 
 STOP_ERROR = "wfx.ParentStopped"
@@ -62,13 +61,19 @@ def _guarded(call: Callable[[], StopAttempt], not_found: frozenset[str], what: s
         return StopAttempt(outcome=_FAILED, detail=text)
 
 
+_NO_EXECUTION_ARN = StopAttempt(outcome=_FAILED, detail="the locator has no executionArn")
+
+
 class StepFunctionsSubProcessController(_LazyClient):
-    """`stepFunctions` children (an execution ARN): StopExecution, then DescribeExecution."""
+    """`stepFunctionsExecution` children (their executionArn): StopExecution, then
+    DescribeExecution."""
 
     _NOT_FOUND = frozenset({"ExecutionDoesNotExist"})
 
     def stop(self, sub_execution: RegisteredSubExecution, step: PipelineExecution) -> StopAttempt:
-        arn = sub_execution.resource_id
+        arn = sub_execution.execution_arn
+        if not arn:
+            return _NO_EXECUTION_ARN
 
         def stop() -> StopAttempt:
             status = self._status(arn)
@@ -82,7 +87,9 @@ class StepFunctionsSubProcessController(_LazyClient):
     def confirm(
         self, sub_execution: RegisteredSubExecution, step: PipelineExecution
     ) -> StopAttempt:
-        arn = sub_execution.resource_id
+        arn = sub_execution.execution_arn
+        if not arn:
+            return _NO_EXECUTION_ARN
         return _guarded(lambda: self._seen(self._status(arn)), self._NOT_FOUND, "execution")
 
     def _status(self, arn: str) -> str:
@@ -97,15 +104,21 @@ class StepFunctionsSubProcessController(_LazyClient):
         return StopAttempt(outcome=_FINISHED, detail=f"it ended {status}")
 
 
+_NO_JOB = StopAttempt(outcome=_FAILED, detail="the locator has no jobId or jobArn")
+
+
 class BatchSubProcessController(_LazyClient):
-    """`batch` children (a job id): TerminateJob with a reason, confirmed by DescribeJobs.
+    """`batchJob` children (jobId, else jobArn: both name a job to Batch): TerminateJob with a
+    reason, confirmed by DescribeJobs.
 
     TerminateJob is sent whatever the job's state (AWS leaves a finished job as it was), and
     termination is asynchronous: a job not yet FAILED stays stopRequested until the sweep sees it.
     """
 
     def stop(self, sub_execution: RegisteredSubExecution, step: PipelineExecution) -> StopAttempt:
-        job_id = sub_execution.resource_id
+        job_id = sub_execution.job_id or sub_execution.job_arn
+        if not job_id:
+            return _NO_JOB
 
         def stop() -> StopAttempt:
             self.client.terminate_job(jobId=job_id, reason=BATCH_REASON)
@@ -116,7 +129,10 @@ class BatchSubProcessController(_LazyClient):
     def confirm(
         self, sub_execution: RegisteredSubExecution, step: PipelineExecution
     ) -> StopAttempt:
-        return _guarded(lambda: self._seen(sub_execution.resource_id), frozenset(), "job")
+        job_id = sub_execution.job_id or sub_execution.job_arn
+        if not job_id:
+            return _NO_JOB
+        return _guarded(lambda: self._seen(job_id), frozenset(), "job")
 
     def _seen(self, job_id: str) -> StopAttempt:
         jobs = self.client.describe_jobs(jobs=[job_id]).get("jobs", [])
@@ -130,32 +146,27 @@ class BatchSubProcessController(_LazyClient):
         return StopAttempt(outcome=_REQUESTED, detail=f"still {status}")
 
 
-# farm-<id>/queue-<id>/job-<id>, or the job ARN
-# arn:<partition>:deadline:<region>:<account>:farm/farm-<id>/queue/queue-<id>/job/job-<id>
-_DEADLINE_PATH = re.compile(r"^(farm-[0-9a-f]{32})/(queue-[0-9a-f]{32})/(job-[0-9a-f]{32})$")
-_DEADLINE_ARN = re.compile(
-    r"^arn:[\w-]+:deadline:[\w-]*:\d*:farm/(farm-[0-9a-f]{32})/queue/(queue-[0-9a-f]{32})"
-    r"/job/(job-[0-9a-f]{32})$"
-)
-DEADLINE_ID_FORMAT = "farm-<32 hex>/queue-<32 hex>/job-<32 hex>, or the job ARN"
+DEADLINE_ID_FORMAT = "farmId, queueId and jobId (or the job ARN)"
 _DEADLINE_ENDED = frozenset({"SUCCEEDED", "FAILED", "CANCELED", "NOT_COMPATIBLE"})
 
 
-def parse_deadline_job(resource_id: str) -> tuple[str, str, str] | None:
-    """(farmId, queueId, jobId) of a `deadline` resourceId, or None when it is neither form."""
-    match = _DEADLINE_PATH.match(resource_id) or _DEADLINE_ARN.match(resource_id)
-    return (match.group(1), match.group(2), match.group(3)) if match else None
+def _deadline_job(sub: RegisteredSubExecution) -> tuple[str, str, str] | None:
+    """(farmId, queueId, jobId) of a `deadlineCloudJob` locator: its three ids, else its ARN."""
+    if sub.farm_id and sub.queue_id and sub.job_id:
+        return sub.farm_id, sub.queue_id, sub.job_id
+    return parse_deadline_job(sub.job_arn or sub.arn)
 
 
 class DeadlineSubProcessController(_LazyClient):
-    """`deadline` children: UpdateJob(targetTaskRunStatus=CANCELED), confirmed by GetJob."""
+    """`deadlineCloudJob` children: UpdateJob(targetTaskRunStatus=CANCELED), confirmed by
+    GetJob."""
 
     _NOT_FOUND = frozenset({"ResourceNotFoundException"})
 
     def stop(self, sub_execution: RegisteredSubExecution, step: PipelineExecution) -> StopAttempt:
-        ids = parse_deadline_job(sub_execution.resource_id)
+        ids = _deadline_job(sub_execution)
         if ids is None:
-            return StopAttempt(outcome=_FAILED, detail=f"resourceId must be {DEADLINE_ID_FORMAT}")
+            return StopAttempt(outcome=_FAILED, detail=f"the locator needs {DEADLINE_ID_FORMAT}")
         farm, queue, job = ids
 
         def stop() -> StopAttempt:
@@ -172,9 +183,9 @@ class DeadlineSubProcessController(_LazyClient):
     def confirm(
         self, sub_execution: RegisteredSubExecution, step: PipelineExecution
     ) -> StopAttempt:
-        ids = parse_deadline_job(sub_execution.resource_id)
+        ids = _deadline_job(sub_execution)
         if ids is None:
-            return StopAttempt(outcome=_FAILED, detail=f"resourceId must be {DEADLINE_ID_FORMAT}")
+            return StopAttempt(outcome=_FAILED, detail=f"the locator needs {DEADLINE_ID_FORMAT}")
         return _guarded(lambda: self._seen(self._status(*ids)), self._NOT_FOUND, "job")
 
     def _status(self, farm: str, queue: str, job: str) -> str:

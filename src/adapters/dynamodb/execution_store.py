@@ -83,7 +83,6 @@ from adapters.records import (
 )
 from adapters.registration import (
     MAX_REGISTRATION_ATTEMPTS,
-    OPEN_STEP_VALUES,
     REGISTRATION_VERSION,
     RegistrationContentionError,
     RegistrationMerge,
@@ -817,7 +816,7 @@ class DynamoDbExecutionStore:
             workflow_execution_id,
             pipeline_execution_id,
             lambda step: registration_attributes(step, merge),
-            while_open=True,
+            registering=True,
         )
 
     def record_stops_on_step(
@@ -834,10 +833,10 @@ class DynamoDbExecutionStore:
         workflow_execution_id: str,
         pipeline_execution_id: str,
         attributes: Callable[[PipelineExecution], dict[str, Any] | None],
-        while_open: bool = False,
+        registering: bool = False,
     ) -> PipelineExecution:
         """Read the step, write `attributes(step)` on condition that the registration version is
-        still the one read (and, `while_open`, that the step has not ended), else read and
+        still the one read (`registering`: written with its event), else read and
         compute again: registrations and stop records racing on one step all survive. None from
         `attributes`: nothing to write."""
         table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
@@ -866,29 +865,21 @@ class DynamoDbExecutionStore:
             values[":next"] = version + 1
             if version:
                 values[":read"] = version
-            status_names: dict[str, str] = {}
-            still_open = ""
-            if while_open:
-                status_names["#status"] = STEP_STATUS
-                values[":new"], values[":running"] = OPEN_STEP_VALUES
-                still_open = " AND #status IN (:new, :running)"
             sets = ", ".join(f"{name} = :{name[1:]}" for name in names)
             request: dict[str, Any] = {
                 "TableName": table_name,
                 "Key": to_wire(key),
                 "UpdateExpression": f"SET {sets}, #version = :next",
                 "ConditionExpression": "attribute_exists(#pk) AND "
-                + ("#version = :read" if version else "attribute_not_exists(#version)")
-                + still_open,
+                + ("#version = :read" if version else "attribute_not_exists(#version)"),
                 "ExpressionAttributeNames": {
                     **names,
-                    **status_names,
                     "#pk": "pipelineExecutionId",
                     "#version": REGISTRATION_VERSION,
                 },
                 "ExpressionAttributeValues": to_wire(values),
             }
-            if while_open:  # a registration: a transition, written with its event
+            if registering:  # a registration: a transition, written with its event
                 stored = self._register_with_event(step, request, item, written, wanted)
                 if stored is None:
                     continue  # another writer got there first: compute again from what it stored
@@ -913,7 +904,7 @@ class DynamoDbExecutionStore:
         wanted: Mapping[str, Any],
     ) -> PipelineExecution | None:
         """The registration's update and its event in one transaction; None when the update's
-        condition failed (another registration moved the version, or the step ended)."""
+        condition failed (another registration moved the version)."""
         execution_id, step_id = step.workflow_execution_id, step.pipeline_execution_id
         not_found = PipelineExecutionNotFoundError(step_id, execution_id)
         main_key = self._main_key(execution_id)

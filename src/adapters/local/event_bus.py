@@ -72,4 +72,6 @@ class LocalEventBus:
         refused = next((outcome for outcome in outcomes if outcome.accepted is False), None)
         if refused is not None:
             return Delivery(event_id, accepted=False, reason=refused.reason)
-        return Delivery(event_id, accepted=True)
+        # accepted, with what a subscriber noted (a registration's dropped fields)
+        noted = "; ".join(outcome.reason for outcome in outcomes if outcome.reason)
+        return Delivery(event_id, accepted=True, reason=noted or None)

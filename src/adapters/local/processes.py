@@ -52,7 +52,7 @@ class LocalProcessController:
         self._grace_seconds, self._sleep = grace_seconds, sleep
 
     def stop(self, sub_execution: RegisteredSubExecution, step: PipelineExecution) -> StopAttempt:
-        pid, refusal = self._pid(sub_execution.resource_id)
+        pid, refusal = self._pid(sub_execution.local_process_id)
         if refusal is not None:
             return refusal
         if _is_gone(pid):
@@ -74,7 +74,7 @@ class LocalProcessController:
     def confirm(
         self, sub_execution: RegisteredSubExecution, step: PipelineExecution
     ) -> StopAttempt:
-        pid, refusal = self._pid(sub_execution.resource_id)
+        pid, refusal = self._pid(sub_execution.local_process_id)
         if refusal is not None:
             return refusal
         if _is_gone(pid):
@@ -120,12 +120,12 @@ class LocalProcessController:
         )
 
     @staticmethod
-    def _pid(resource_id: str) -> tuple[int, StopAttempt | None]:
+    def _pid(process_id: str) -> tuple[int, StopAttempt | None]:
         refused = StopOutcome.COULD_NOT_STOP
         try:
-            pid = int(resource_id.strip())
+            pid = int(process_id.strip())
         except ValueError:
-            return 0, StopAttempt(outcome=refused, detail="resourceId must be a process id")
+            return 0, StopAttempt(outcome=refused, detail="localProcessId must be a process id")
         if pid <= 1:
             return pid, StopAttempt(outcome=refused, detail=f"refused to signal pid {pid}")
         if pid == os.getpid():

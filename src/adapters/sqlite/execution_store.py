@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, TypeVar
 from adapters.item_budget import OffloadedBodies
 from adapters.records import (
     ALL_LIST_PARTITION,
-    STEP_STATUS,
     SUB_EXECUTION_STOPS,
     Item,
     StopsMerge,
@@ -52,7 +51,6 @@ from adapters.records import (
 )
 from adapters.registration import (
     MAX_REGISTRATION_ATTEMPTS,
-    OPEN_STEP_VALUES,
     REGISTRATION_VERSION,
     RegistrationContentionError,
     RegistrationMerge,
@@ -161,7 +159,7 @@ class SqliteExecutionStore:
         self._step_by_key = f"SELECT item FROM {steps.name} WHERE {step_key}"
         self._step_key = step_key
         # one versioned UPDATE per set of attributes it writes, made on first use
-        self._versioned_updates: dict[tuple[tuple[str, ...], bool], str] = {}
+        self._versioned_updates: dict[tuple[str, ...], str] = {}
 
     def create_tables(self) -> None:
         create_tables(self._database, self._sql.schema)
@@ -368,7 +366,7 @@ class SqliteExecutionStore:
             workflow_execution_id,
             pipeline_execution_id,
             lambda step: registration_attributes(step, merge),
-            while_open=True,
+            registering=True,
         )
 
     def record_stops_on_step(
@@ -385,10 +383,10 @@ class SqliteExecutionStore:
         workflow_execution_id: str,
         pipeline_execution_id: str,
         attributes: Callable[[PipelineExecution], Item | None],
-        while_open: bool = False,
+        registering: bool = False,
     ) -> PipelineExecution:
         """Read the step, write `attributes(step)` if the registration version is still the one
-        read (and, `while_open`, the step has not ended), else read and compute again:
+        read (`registering`: with its event), else read and compute again:
         registrations and stop records racing on one step all survive. None from `attributes`:
         nothing to write."""
         key = (pipeline_execution_id, workflow_execution_id)
@@ -407,14 +405,14 @@ class SqliteExecutionStore:
                 return step
             values = fit_step_update(item, wanted, workflow_execution_id)
             self._bodies.put([values])
-            statement = self._versioned_update(tuple(values), while_open)
+            statement = self._versioned_update(tuple(values))
             parameters = (*(dump_json(v) for v in values.values()), version + 1, *key, version)
-            if while_open:
+            if registering:
                 self._unit_of_work.ensure_table()
             with self._database.write() as connection:
                 # fetchall: the UPDATE must have run to its end before the COMMIT
                 updated = connection.execute(statement, parameters).fetchall()
-                if updated and while_open:  # a registration: a transition, with its event
+                if updated and registering:  # a registration: a transition, with its event
                     self._unit_of_work.append_in(
                         connection,
                         workflow_execution_id,
@@ -431,21 +429,15 @@ class SqliteExecutionStore:
                 return parse_pipeline_execution_record(self._whole(load_item(updated[0][0])))
         raise RegistrationContentionError(pipeline_execution_id)
 
-    def _versioned_update(self, names: tuple[str, ...], while_open: bool) -> str:
-        statement = self._versioned_updates.get((names, while_open))
+    def _versioned_update(self, names: tuple[str, ...]) -> str:
+        statement = self._versioned_updates.get(names)
         if statement is None:
             steps, version = self._sql.steps, json_path(REGISTRATION_VERSION)
             sets = "".join(f"{json_path(name)}, json(?), " for name in names)
-            still_open = (
-                f" AND json_extract(item, {json_path(STEP_STATUS)}) IN "
-                f"({', '.join(repr(status) for status in OPEN_STEP_VALUES)})"
-                if while_open
-                else ""
-            )
-            statement = self._versioned_updates[names, while_open] = (
+            statement = self._versioned_updates[names] = (
                 f"UPDATE {steps.name} SET item = json_set(item, {sets}{version}, ?) "
                 f"WHERE {self._step_key} "
-                f"AND coalesce(json_extract(item, {version}), 0) = ?{still_open} RETURNING item"
+                f"AND coalesce(json_extract(item, {version}), 0) = ? RETURNING item"
             )
         return statement
 

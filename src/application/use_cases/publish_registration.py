@@ -11,19 +11,26 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
+from pydantic.alias_generators import to_camel
 
 from application.ports import Delivery, EventBus, RegistrationCredentials
 from application.use_cases.record_cost import ReportedUsage
 from application.use_cases.register_pipeline_execution import (
-    LogRegistration,
     RegisterPipelineExecution,
     RegisterPipelineExecutionCommand,
     RegistrationDetail,
-    SubExecutionRegistration,
 )
 from application.validation_messages import describe_validation_error
+from domain.errors import InvalidInputError
+from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.redaction import redact
-from domain.registration import REGISTRATION_DETAIL_TYPE, compose_source, source_ids
+from domain.registration import (
+    REGISTRATION_DETAIL_TYPE,
+    compose_source,
+    normalize_log,
+    normalize_sub_execution,
+    source_ids,
+)
 
 
 class PublishRegistrationCommand(BaseModel):
@@ -34,8 +41,8 @@ class PublishRegistrationCommand(BaseModel):
 
     workflow_execution_id: str
     pipeline_execution_id: str
-    sub_executions: tuple[SubExecutionRegistration, ...] = ()
-    logs: tuple[LogRegistration, ...] = ()
+    sub_executions: tuple[RegisteredSubExecution, ...] = ()
+    logs: tuple[RegisteredLog, ...] = ()
     costs: tuple[ReportedUsage, ...] = ()  # usage for the cost ledger
     registration_token: SecretStr | None = None
 
@@ -62,11 +69,19 @@ class PublishRegistration:
         source = compose_source(
             self._prefix, command.workflow_execution_id, command.pipeline_execution_id
         )
+        # VAMS's shape: one `subExecution`; wfx's `subExecutions` list only for more than one
+        subs = [
+            sub.model_dump(by_alias=True, exclude_defaults=True) for sub in command.sub_executions
+        ]
         detail = RegistrationDetail(
             pipeline_execution_id=command.pipeline_execution_id,
             workflow_execution_id=command.workflow_execution_id,
-            sub_executions=command.sub_executions,
-            logs=command.logs,
+            sub_execution=subs[0] if len(subs) == 1 else None,
+            sub_executions=tuple(subs) if len(subs) > 1 else (),
+            logs=tuple(
+                {to_camel(name): value for name, value in log.model_dump().items()}
+                for log in command.logs
+            ),
             costs=command.costs,
         )
         token = command.registration_token
@@ -74,9 +89,7 @@ class PublishRegistration:
             source,
             REGISTRATION_DETAIL_TYPE,
             # an event without costs carries no `costs` key, as before the ledger
-            detail.model_dump(
-                mode="json", by_alias=True, exclude={"costs"} if not detail.costs else None
-            ),
+            detail.model_dump(mode="json", by_alias=True, exclude_defaults=True),
             credential=None if token is None else token.get_secret_value(),
         )
         return PublishedRegistration(
@@ -103,13 +116,21 @@ class PublishRegistration:
             if isinstance(registration_token, str)
             else registration_token
         )
+        checked_subs = [
+            normalize_sub_execution(entry, f"subExecutions[{index}]")
+            for index, entry in enumerate(sub_executions)
+        ]
+        checked_logs = [normalize_log(entry, f"logs[{index}]") for index, entry in enumerate(logs)]
+        dropped = [
+            problem for _, problems in (*checked_subs, *checked_logs) for problem in problems
+        ]
+        if dropped:  # the producer's own call: refused whole, naming each field and its rule
+            raise InvalidInputError("; ".join(dropped))
         command = PublishRegistrationCommand(
             workflow_execution_id=workflow_execution_id,
             pipeline_execution_id=pipeline_execution_id,
-            sub_executions=tuple(
-                SubExecutionRegistration.model_validate(entry) for entry in sub_executions
-            ),
-            logs=tuple(LogRegistration.model_validate(entry) for entry in logs),
+            sub_executions=tuple(sub for sub, _ in checked_subs if sub is not None),
+            logs=tuple(log for log, _ in checked_logs if log is not None),
             costs=tuple(ReportedUsage.model_validate(entry) for entry in costs),
             registration_token=token,
         )
@@ -133,7 +154,9 @@ def registration_subscriber(
         if refusal is not None:
             return Delivery(event_id, accepted=False, reason=refusal)
         result = register().execute(command)
-        return Delivery(event_id, accepted=result.accepted, reason=result.reason)
+        # accepted with fields dropped: the publisher hears which, and why
+        reason = result.reason or "; ".join(result.dropped) or None
+        return Delivery(event_id, accepted=result.accepted, reason=reason)
 
     return deliver
 

@@ -2,97 +2,89 @@
 
 from __future__ import annotations
 
-from typing import Self
+import json
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from application.ports import Clock, RunLifecycleStore, StepEndedError, SubProcessController
-from application.sub_process_stops import stop_sub_processes
+from application.ports import Clock, RunLifecycleStore, SubProcessController
+from application.sub_process_stops import stop_registered
 from application.use_cases.record_cost import RecordCost, RecordCostCommand, ReportedUsage
 from domain.costs import CostSource
 from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution
-from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.logs import (
+    MAX_REGISTERED_LOGS,
+    MAX_REGISTERED_SUB_EXECUTIONS,
+    RegisteredLog,
+    RegisteredSubExecution,
+)
 from domain.registration import (
-    LOG_SOURCE_TYPES,
     REGISTRATION_DETAIL_TYPE,
     merge_logs,
     merge_sub_executions,
+    normalize_log,
+    normalize_sub_execution,
     source_ids,
 )
 
 DETAIL_TYPE = REGISTRATION_DETAIL_TYPE
-
-# Lengths an entry may have. AWS's own limits where there is one (log group and stream names 512,
-# Step Functions state names 80); the rest generous for any real ARN or id. They keep 50 logs and
-# 50 sub-executions well inside a DynamoDB item (400 KB), so a row never becomes unwritable.
-MAX_RESOURCE_TYPE = 64
-MAX_RESOURCE_ID = 1024
-MAX_LOG_NAME = 512
-MAX_STAGE_NAME = 80
-MAX_LABEL = 256
 MAX_COSTS = 50  # usage lines one event may report, as many as the logs a row keeps
-
-_EVENT_FIELDS = ConfigDict(
-    frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True, defer_build=True
-)
-
-
-class SubExecutionRegistration(BaseModel):
-    """One `subExecutions` entry of the event detail."""
-
-    model_config = _EVENT_FIELDS
-
-    resource_type: str = Field(min_length=1, max_length=MAX_RESOURCE_TYPE)
-    resource_id: str = Field(min_length=1, max_length=MAX_RESOURCE_ID)
-    label: str = Field(default="", max_length=MAX_LABEL)
-
-    def registered(self) -> RegisteredSubExecution:
-        return RegisteredSubExecution(**self.model_dump())
-
-
-class LogRegistration(BaseModel):
-    """One `logs` entry of the event detail; "" for what the producer did not send."""
-
-    model_config = _EVENT_FIELDS
-
-    log_group_arn: str = Field(default="", max_length=MAX_RESOURCE_ID)
-    log_group_name: str = Field(default="", max_length=MAX_LOG_NAME)
-    log_stream_name: str = Field(default="", max_length=MAX_LOG_NAME)
-    log_stream_prefix: str = Field(default="", max_length=MAX_LOG_NAME)
-    stage_name: str = Field(default="", max_length=MAX_STAGE_NAME)
-    label: str = Field(default="", max_length=MAX_LABEL)
-    source_type: str = ""
-
-    @field_validator("source_type")
-    @classmethod
-    def _a_known_source_type(cls, value: str) -> str:
-        if value and value not in LOG_SOURCE_TYPES:
-            raise ValueError(f"must be one of {', '.join(LOG_SOURCE_TYPES)}, got {value!r}")
-        return value
-
-    @model_validator(mode="after")
-    def _a_group(self) -> Self:
-        if not (self.log_group_arn or self.log_group_name):
-            raise ValueError("logGroupArn or logGroupName: a log entry needs its log group")
-        return self
-
-    def registered(self) -> RegisteredLog:
-        return RegisteredLog(**self.model_dump())
 
 
 class RegistrationDetail(BaseModel):
-    """The detail of a `pipeline.execution.register` event."""
+    """The detail of a `pipeline.execution.register` event, as VAMS's pipelines send it: one
+    `subExecution` (a typed locator) and a `logs` list. wfx's own pipelines may send a
+    `subExecutions` list instead, of typed locators or of its former `{resourceType,
+    resourceId}` entries. Entries stay as sent here: each field is checked on its own
+    (RegisterPipelineExecution), so one bad field never costs the rest of the event."""
 
-    model_config = _EVENT_FIELDS
+    model_config = ConfigDict(
+        frozen=True,
+        extra="allow",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        defer_build=True,
+    )
 
     pipeline_execution_id: str
     workflow_execution_id: str | None = None
-    sub_executions: tuple[SubExecutionRegistration, ...] = ()
-    logs: tuple[LogRegistration, ...] = ()
+    sub_execution: Any = None
+    sub_executions: tuple[Any, ...] = ()
+    logs: tuple[Any, ...] = ()
     # usage the step reports for its running attempt (the cost ledger, seed 003)
     costs: tuple[ReportedUsage, ...] = Field(default=(), max_length=MAX_COSTS)
+
+    @field_validator("sub_executions", "logs", mode="before")
+    @classmethod
+    def _null_is_none(cls, value: object) -> object:
+        return () if value is None else value  # as VAMS reads a `null` list: nothing reported
+
+    def entries(
+        self,
+    ) -> tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...], tuple[str, ...]]:
+        """The sub-executions and logs whose fields keep their rules, and what was dropped."""
+        dropped = [f"{key}: not a field of the event detail; dropped" for key in self.extra_keys]
+        reported = [("subExecution", self.sub_execution)] if self.sub_execution is not None else []
+        reported += [(f"subExecutions[{i}]", raw) for i, raw in enumerate(self.sub_executions)]
+        sub_executions: list[RegisteredSubExecution] = []
+        for where, raw in reported:
+            sub, problems = normalize_sub_execution(raw, where)
+            dropped += problems
+            if sub is not None:
+                sub_executions.append(sub)
+        logs: list[RegisteredLog] = []
+        for index, raw in enumerate(self.logs):
+            log, problems = normalize_log(raw, f"logs[{index}]")
+            dropped += problems
+            if log is not None:
+                logs.append(log)
+        return tuple(sub_executions), tuple(logs), tuple(dropped)
+
+    @property
+    def extra_keys(self) -> tuple[str, ...]:
+        return tuple(self.model_extra or ())
 
 
 class RegisterPipelineExecutionCommand(BaseModel):
@@ -105,6 +97,17 @@ class RegisterPipelineExecutionCommand(BaseModel):
     detail_type: str = Field(default=DETAIL_TYPE, alias="detail-type")
     detail: RegistrationDetail
 
+    @field_validator("detail", mode="before")
+    @classmethod
+    def _a_json_detail(cls, value: object) -> object:
+        """A detail sent as a JSON string (as PutEvents carries it) is read as its object."""
+        if isinstance(value, str):
+            try:
+                return json.loads(value)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"not JSON: {error.msg}") from None
+        return value
+
 
 class RegistrationResult(BaseModel):
     """Accepted with the step as stored afterwards, or refused with the reason (nothing written)."""
@@ -116,6 +119,8 @@ class RegistrationResult(BaseModel):
     step: PipelineExecution | None = None
     # children stopped at once (the run was being aborted) that may be left running
     warnings: tuple[str, ...] = ()
+    # the fields and entries not recorded, each naming the field and the rule it broke
+    dropped: tuple[str, ...] = ()
 
 
 def _refused(reason: str) -> RegistrationResult:
@@ -125,9 +130,11 @@ def _refused(reason: str) -> RegistrationResult:
 class RegisterPipelineExecution:
     """Append the reported sub-executions and logs to the step the event's source names.
 
-    A step that has ended takes no registration (refused with the reason). On a run being
-    aborted, what the step registers is stopped at once and the outcome recorded on it: an abort
-    that read the step before this registration would otherwise never stop it.
+    As VAMS, a step that has ended takes registrations too: a pipeline reports a resource once
+    it has its id, which can be after the step ended, and being on the row is what lets an abort
+    stop it. On a run being aborted (or over), what the step registers is stopped at once and
+    the outcome recorded on it: an abort that read the step before this registration would
+    otherwise never stop it.
     """
 
     def __init__(
@@ -160,8 +167,7 @@ class RegisterPipelineExecution:
         not_its_step = _refused(
             f"pipeline execution {pipeline_execution_id} is not a step of execution {execution_id}"
         )
-        sub_executions = tuple(entry.registered() for entry in detail.sub_executions)
-        logs = tuple(entry.registered() for entry in detail.logs)
+        sub_executions, logs, dropped = detail.entries()
         if not sub_executions and not logs:
             try:
                 step = self._store.get_step(pipeline_execution_id)
@@ -170,7 +176,8 @@ class RegisterPipelineExecution:
             if step.workflow_execution_id != execution_id:
                 return not_its_step
             # costs alone are taken on an ended step too: a bill comes after the work
-            return self._with_costs(RegistrationResult(accepted=True, step=step), detail.costs)
+            accepted = RegistrationResult(accepted=True, step=step, dropped=dropped)
+            return self._with_costs(accepted, detail.costs)
 
         def merge(
             stored: PipelineExecution,
@@ -185,14 +192,11 @@ class RegisterPipelineExecution:
             stored = self._store.register_on_step(execution_id, pipeline_execution_id, merge)
         except PipelineExecutionNotFoundError:
             return not_its_step
-        except StepEndedError as ended:
-            step = ended.step
-            return _refused(
-                f"step {step.pipeline_id} of execution {execution_id} is {step.status.value}: "
-                "registrations are taken only while it runs"
-            )
+        dropped += _past_the_caps(stored, sub_executions, logs)
         warnings = self._stop_if_stopping(stored, sub_executions)
-        accepted = RegistrationResult(accepted=True, step=stored, warnings=warnings)
+        accepted = RegistrationResult(
+            accepted=True, step=stored, warnings=warnings, dropped=dropped
+        )
         return self._with_costs(accepted, detail.costs)
 
     def _with_costs(
@@ -223,5 +227,29 @@ class RegisterPipelineExecution:
         execution = self._store.get_execution(step.workflow_execution_id)
         if execution.abort_requested_date is None and not execution.is_terminal:
             return ()
-        fresh = step.model_copy(update={"registered_sub_executions": registered})
-        return stop_sub_processes(self._sub_processes, self._store, [fresh], self._clock.now())
+        return tuple(
+            stop_registered(self._sub_processes, self._store, step, registered, self._clock.now())
+        )
+
+
+def _past_the_caps(
+    stored: PipelineExecution,
+    sub_executions: tuple[RegisteredSubExecution, ...],
+    logs: tuple[RegisteredLog, ...],
+) -> tuple[str, ...]:
+    """What the step's lists had no room for (seed 000: at most 50 of each)."""
+    kept_subs = {entry.identity for entry in stored.registered_sub_executions}
+    kept_logs = {entry.location for entry in stored.registered_logs}
+    subs_left = {entry.identity for entry in sub_executions} - kept_subs
+    logs_left = {entry.location for entry in logs} - kept_logs
+    dropped: list[str] = []
+    if subs_left:
+        dropped.append(
+            f"subExecution: {len(subs_left)} not recorded, the step keeps at most "
+            f"{MAX_REGISTERED_SUB_EXECUTIONS}"
+        )
+    if logs_left:
+        dropped.append(
+            f"logs: {len(logs_left)} not recorded, the step keeps at most {MAX_REGISTERED_LOGS}"
+        )
+    return tuple(dropped)

@@ -144,9 +144,8 @@ class SweepAborts:
         self, stored: SubExecutionStop, step: PipelineExecution, now: datetime
     ) -> SubExecutionStop:
         """Look first; only a child still running (or that could not be looked at) is stopped."""
-        sub = RegisteredSubExecution(
-            resource_type=stored.resource_type, resource_id=stored.resource_id
-        )
+        # the stop record keeps the locator's one id; an older record its former type name
+        sub = RegisteredSubExecution.of_resource(stored.resource_type, stored.resource_id)
         seen = self._look(sub, step)
         if seen.outcome not in (StopOutcome.STOP_REQUESTED, StopOutcome.COULD_NOT_STOP):
             return SubExecutionStop.of(sub, seen, at=now, tries=0)

@@ -970,7 +970,11 @@ def pipelines_register(
     ] = "",
     sub_execution_type: Annotated[
         str,
-        typer.Option(rich_help_panel=_SUB, help="stepFunctions, batch, deadline, localProcess..."),
+        typer.Option(
+            rich_help_panel=_SUB,
+            help="stepFunctionsExecution, batchJob, deadlineCloudJob, localProcess... "
+            "(VAMS's names; stepFunctions, batch and deadline still taken)",
+        ),
     ] = "",
     sub_execution_id: Annotated[str, typer.Option(rich_help_panel=_SUB, metavar="ARN_OR_ID")] = "",
     label: Annotated[str, typer.Option(help="A label for the log and the sub-execution.")] = "",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,12 +14,13 @@ from domain.registration import LOG_SOURCE_TYPES
 from entrypoints.cli.errors import EXIT_FAILED_RUN, EXIT_SERVICE_UNAVAILABLE
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from application.use_cases.publish_registration import (
         PublishRegistrationCommand,
     )
     from entrypoints.container import Container
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -39,30 +41,36 @@ class RegisterOptions:
     registration_token: str = field(default="", repr=False)  # a secret: never printed
 
 
-E = TypeVar("E", bound="BaseModel")
-_OPTION_OF_FIELD = {"resource_type": "--sub-execution-type", "resource_id": "--sub-execution-id"}
+# the event fields an option sets (a sub-execution's id is converted to its locator key)
+_OPTION_OF_FIELD = {
+    "logGroupArn": "--log-group-arn",
+    "logGroupName": "--log-group-name",
+    "logStreamName": "--log-stream-name",
+    "logStreamPrefix": "--log-stream-prefix",
+    "stageName": "--stage-name",
+    "label": "--label",
+    "sourceType": "--source-type",
+    "resourceType": "--sub-execution-type",
+}
 
 
-def _entry(model: type[E], **values: str) -> E:
-    """One entry of the event; a value breaking the event's rules is refused naming its option."""
-    from pydantic import ValidationError
-
-    try:
-        return model(**values)
-    except ValidationError as invalid:
-        problem = invalid.errors()[0]
-        field = str(problem["loc"][0]) if problem["loc"] else ""
-        option = _OPTION_OF_FIELD.get(field, "--" + field.replace("_", "-"))
-        raise InvalidInputError(f"{option}: {problem['msg']}") from None
+def _checked(entry: T | None, dropped: tuple[str, ...]) -> T:
+    """The entry, or InvalidInputError naming the option whose value breaks the event's rule:
+    what a handler would drop is refused here, before anything is published."""
+    if dropped or entry is None:
+        where, _, rule = dropped[0].partition(": ")
+        entry_name, _, field = where.partition(".")
+        whole = "--log-group-name" if entry_name.startswith("logs") else "--sub-execution-id"
+        option = _OPTION_OF_FIELD.get(field, whole)
+        raise InvalidInputError(f"{option}: {re.sub(r'; (entry )?dropped$', '', rule)}")
+    return entry
 
 
 def registration_command(options: RegisterOptions) -> PublishRegistrationCommand:
     """The publish command, or InvalidInputError naming the option and the rule."""
     from application.use_cases.publish_registration import PublishRegistrationCommand
-    from application.use_cases.register_pipeline_execution import (
-        LogRegistration,
-        SubExecutionRegistration,
-    )
+    from domain.logs import RegisteredLog, RegisteredSubExecution
+    from domain.registration import normalize_log, normalize_sub_execution
 
     if options.source_type and options.source_type not in LOG_SOURCE_TYPES:
         raise InvalidInputError(
@@ -88,30 +96,26 @@ def registration_command(options: RegisterOptions) -> PublishRegistrationCommand
             "nothing to register: give --log-group-arn or --log-group-name, and/or "
             "--sub-execution-type with --sub-execution-id"
         )
-    logs: tuple[LogRegistration, ...] = ()
+    logs: tuple[RegisteredLog, ...] = ()
     if has_group:
-        logs = (
-            _entry(
-                LogRegistration,
-                log_group_arn=options.log_group_arn,
-                log_group_name=options.log_group_name,
-                log_stream_name=options.log_stream_name,
-                log_stream_prefix=options.log_stream_prefix,
-                stage_name=options.stage_name,
-                label=options.label,
-                source_type=options.source_type,
-            ),
-        )
-    sub_executions: tuple[SubExecutionRegistration, ...] = ()
+        log = {
+            "logGroupArn": options.log_group_arn,
+            "logGroupName": options.log_group_name,
+            "logStreamName": options.log_stream_name,
+            "logStreamPrefix": options.log_stream_prefix,
+            "stageName": options.stage_name,
+            "label": options.label,
+            "sourceType": options.source_type,
+        }
+        logs = (_checked(*normalize_log(log)),)
+    sub_executions: tuple[RegisteredSubExecution, ...] = ()
     if options.sub_execution_type:
-        sub_executions = (
-            _entry(
-                SubExecutionRegistration,
-                resource_type=options.sub_execution_type,
-                resource_id=options.sub_execution_id,
-                label=options.label,
-            ),
-        )
+        sub = {
+            "resourceType": options.sub_execution_type,
+            "resourceId": options.sub_execution_id,
+            "label": options.label,
+        }
+        sub_executions = (_checked(*normalize_sub_execution(sub)),)
     from pydantic import SecretStr
 
     return PublishRegistrationCommand(
@@ -147,6 +151,8 @@ def register(
         sys.stdout.write(f"published {published.event_id} on {published.bus}: {published.source}\n")
     elif published.accepted:
         sys.stdout.write(f"accepted: {published.source}\n")
+        if published.reason:  # accepted with fields dropped
+            print(f"warning: {redact(published.reason)}", file=sys.stderr)
     if published.accepted is False:
         print(f"error: registration refused: {redact(published.reason or '')}", file=sys.stderr)
         raise SystemExit(EXIT_FAILED_RUN)
