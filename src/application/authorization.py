@@ -15,7 +15,9 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from application.ports import AuditLog, AuthorizationStore, Authorizer, ExecutionQueries
+from application.workflow_documents import WorkflowDocument
 from domain.authorization import (
+    HOST_CODE_OBJECT_TYPE,
     AccessDecision,
     AccessFacts,
     Action,
@@ -25,6 +27,7 @@ from domain.authorization import (
 )
 from domain.errors import ExecutionNotFoundError, InvalidInputError, NotAuthorizedError
 from domain.execution import WorkflowExecution
+from domain.workflow import LOCAL_ONLY_TYPES
 
 Obj = dict[str, Any]
 
@@ -49,6 +52,34 @@ def asset_object(asset: AssetKey) -> Obj:
 
 def database_object(database_id: str) -> Obj:
     return {"object__type": "database", "databaseId": database_id}
+
+
+def host_code_objects(document: WorkflowDocument) -> list[Obj]:
+    """One object per step of the document that runs code on the service's machine."""
+    return [
+        {
+            "object__type": HOST_CODE_OBJECT_TYPE,
+            "databaseId": document.database_id,
+            "workflowId": document.workflow_id,
+            "pipelineId": step.pipeline_id,
+            "executionType": step.execution_type.value,
+        }
+        for step in document.steps
+        if step.execution_type in LOCAL_ONLY_TYPES
+    ]
+
+
+def refusal_message(obj: Mapping[str, Any], action: Action) -> str:
+    """What a 403 says: the action and the kind of object; for host code, the right by name."""
+    kind = obj.get("object__type", "object")
+    if kind == HOST_CODE_OBJECT_TYPE:
+        return (
+            f"not authorized: {action.value} on {HOST_CODE_OBJECT_TYPE} - step "
+            f"{obj.get('pipelineId')!r} is a {obj.get('executionType')} step, which runs code "
+            "on the service's machine: a right of the admin role, or of a role granted it "
+            "(the 'Host Code Publisher' template)"
+        )
+    return f"not authorized: {action.value} on this {kind}"
 
 
 # An object named by a plain tuple (type, database, id): cheap to hash, built into the dict the
@@ -197,6 +228,15 @@ class AccessControl:
     ) -> None:
         self._require(subject, route, [(workflow_object(database_id, workflow_id), action)])
 
+    def require_publish(
+        self, subject: Subject, document: WorkflowDocument, route: str = ""
+    ) -> None:
+        """PUT on the workflow, and PUT on hostCode for each step that runs code on the
+        service's machine."""
+        checks = [(workflow_object(document.database_id, document.workflow_id), Action.PUT)]
+        checks.extend((obj, Action.PUT) for obj in host_code_objects(document))
+        self._require(subject, route, checks)
+
     def require_launch(
         self,
         subject: Subject,
@@ -306,6 +346,4 @@ class AccessControl:
         obj, decision = denied
         self._audit.denied(subject, route, obj, decision)
         action = next(action for checked, action in checks if checked is obj)
-        raise NotAuthorizedError(
-            f"not authorized: {action.value} on this {obj.get('object__type', 'object')}"
-        )
+        raise NotAuthorizedError(refusal_message(obj, action))

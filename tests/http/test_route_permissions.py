@@ -72,6 +72,12 @@ def _needed(rule: RouteRule, path: str, metadata_databases: Sequence[str]) -> li
         return [route]
     if rule.tier2 is Tier2.WORKFLOW:
         return [route, Needed("workflow", "workflow", rule.action, workflow)]
+    if rule.tier2 is Tier2.PUBLISH:  # the world's workflow has python steps: code on the host
+        return [
+            route,
+            Needed("workflow", "workflow", Action.PUT, workflow),
+            Needed("host-code", "hostCode", Action.PUT, (("databaseId", DATABASE),)),
+        ]
     if rule.tier2 is Tier2.LAUNCH:
         return [
             route,
