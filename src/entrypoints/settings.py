@@ -282,8 +282,8 @@ class Settings:
 def registered_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
     """WFX_REDACT (values separated by newlines or commas) and WFX_REDACT_FILE (one a line).
 
-    A step's process inherits the environment, so what it runs (`wfx pipelines register`, say)
-    redacts the same values. Values too short to register are dropped by the domain, silently."""
+    A command step gets them only when WFX_STEP_ENV passes them on (its output is redacted by
+    the runner anyway). Values too short to register are dropped by the domain, silently."""
     values = re.split(r"[\n,]", environ.get("WFX_REDACT", ""))
     path = environ.get("WFX_REDACT_FILE")
     if path:

@@ -100,6 +100,7 @@ def planted_wfx(tmp_path: Path) -> Wfx:
         WFX_REDACT_FILE=str(outside / "secrets.txt"),
         PLANTED_FILE=str(outside / "planted.txt"),
         CUT_BODY=CUT_BODY,
+        WFX_STEP_ENV="PLANTED_FILE,CUT_BODY",  # a step gets only what the operator passes on
         PYTHONPATH=str(outside / "code"),
     )
 

@@ -5,6 +5,7 @@ A real `wfx serve` on a free port, tokens from `wfx auth token`, requests over T
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 import socket
 import subprocess
@@ -109,3 +110,71 @@ def test_a_database_admin_publishes_code_for_the_host_only_once_granted_the_righ
         accepted = httpx.put(f"{base}/workflows", json=workflow, headers=headers)
         assert accepted.status_code == 201, accepted.text
     assert [row["workflowId"] for row in wfx.json("workflows", "list")["Items"]] == ["escalate"]
+
+
+PRINT_ENVIRONMENT = "import json, os; print('ENV=' + json.dumps(dict(os.environ)))"
+STEP_TABLE = {
+    "WFX_INPUT_LIST",
+    "WFX_INPUT_FILES",
+    "WFX_OUTPUT_DIR",
+    "WFX_EXECUTION_ID",
+    "WFX_PIPELINE_EXECUTION_ID",
+    "WFX_REGISTRATION_TOKEN",
+}
+
+
+def _launch_and_wait(base: str, headers: dict[str, str], workflow_id: str) -> dict[str, object]:
+    launched = httpx.post(
+        f"{base}/workflows/executions",
+        json={"workflowDatabaseId": DATABASE, "workflowId": workflow_id},
+        headers=headers,
+    )
+    assert launched.status_code == 201, launched.text
+    run = f"{base}/workflows/executions/{launched.json()['workflowExecutionId']}"
+    deadline = time.monotonic() + 60
+    while True:
+        shown: dict[str, object] = httpx.get(run, headers=headers).json()
+        if shown["executionStatus"] in ("SUCCEEDED", "FAILED") or time.monotonic() > deadline:
+            return shown
+        time.sleep(0.2)
+
+
+def _step_log(base: str, headers: dict[str, str], execution_id: object) -> str:
+    answer = httpx.get(
+        f"{base}/workflows/executions/{execution_id}/logs", params={"mode": "full"}, headers=headers
+    )
+    assert answer.status_code == 200, answer.text
+    return "\n".join(event["message"] for event in answer.json()["events"])
+
+
+def test_a_step_run_by_the_service_gets_none_of_the_services_environment(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    wfx = Wfx(
+        home,
+        WFX_DB=str(home / "wfx.db"),
+        AWS_ACCESS_KEY_ID="AKIASERVICEONLY00000",
+        AWS_SECRET_ACCESS_KEY="service-secret",
+        DATABASE_URL="postgres://svc:pw@db/x",
+    )
+    admin = _token(wfx, "root", "admin")
+
+    with serving(wfx) as (base, _):
+        published = httpx.put(
+            f"{base}/workflows", json=command_workflow("env", PRINT_ENVIRONMENT), headers=admin
+        )
+        assert published.status_code == 201, published.text
+        shown = _launch_and_wait(base, admin, "env")
+        assert shown["executionStatus"] == "SUCCEEDED", shown
+        log = _step_log(base, admin, shown["workflowExecutionId"])
+
+    (line,) = [line for line in log.splitlines() if line.startswith("ENV=")]
+    environment = json.loads(line.removeprefix("ENV="))
+    assert set(environment) >= STEP_TABLE
+    leaked = {name for name in environment if name.startswith(("WFX_", "AWS_"))} - STEP_TABLE
+    assert leaked == set(), leaked
+    assert "DATABASE_URL" not in environment
+    values = " ".join(environment.values())
+    for private in ("wfx.db", "token-signing-key.pem", "registration.key"):
+        assert private not in values

@@ -17,6 +17,7 @@ from typing import Any, TextIO, cast
 
 from adapters.local.command_inputs import input_variables
 from adapters.local.redacted_output import RedactedLogFile, copy_redacted_output
+from adapters.local.step_environment import step_environment
 
 PYTHON_PLACEHOLDER = "{python}"
 _STDERR_TAIL_LINES = 10
@@ -176,8 +177,8 @@ _output_router = _OutputRouter()
 
 
 def command_environment(step: StepRun) -> dict[str, str]:
-    return {
-        **os.environ,
+    """The allow-listed environment (adapters/local/step_environment.py) and the step's own."""
+    own = {
         **input_variables(step.input_files, step.output_dir, step.pipeline_execution_id),
         "WFX_OUTPUT_DIR": step.output_dir,
         "WFX_EXECUTION_ID": step.workflow_execution_id,
@@ -185,6 +186,7 @@ def command_environment(step: StepRun) -> dict[str, str]:
         # this step's own, and never the token of a step this runner itself runs inside
         "WFX_REGISTRATION_TOKEN": step.registration_token or "",
     }
+    return step_environment(os.environ, own)
 
 
 def run_command_step(
