@@ -87,10 +87,13 @@ def refusal_message(obj: Mapping[str, Any], action: Action) -> str:
 Ref = tuple[str, str, str]
 
 
-def execution_refs(facts: AccessFacts, action: Action) -> list[tuple[Ref, Action]]:
-    """What `authorize_execution_access` asks of one execution, workflow first."""
+def execution_refs(
+    facts: AccessFacts, action: Action, workflow_action: Action | None = None
+) -> list[tuple[Ref, Action]]:
+    """What `authorize_execution_access` asks of one execution, workflow first: `action` on
+    everything, unless `workflow_action` names what the workflow needs."""
     checks: list[tuple[Ref, Action]] = [
-        (("workflow", facts.workflow_database_id, facts.workflow_id), action)
+        (("workflow", facts.workflow_database_id, facts.workflow_id), workflow_action or action)
     ]
     checks.extend((("asset", a.database_id, a.asset_id), action) for a in facts.read_assets)
     if facts.written_asset is not None:
@@ -109,9 +112,12 @@ def ref_object(ref: Ref) -> Obj:
     return database_object(database_id)
 
 
-def execution_objects(facts: AccessFacts, action: Action) -> list[tuple[Obj, Action]]:
+def execution_objects(
+    facts: AccessFacts, action: Action, workflow_action: Action | None = None
+) -> list[tuple[Obj, Action]]:
     """The objects themselves, as the authorizer and the audit log see them."""
-    return [(ref_object(ref), checked) for ref, checked in execution_refs(facts, action)]
+    refs = execution_refs(facts, action, workflow_action)
+    return [(ref_object(ref), checked) for ref, checked in refs]
 
 
 def _key(obj: Mapping[str, Any], action: Action) -> Hashable:
@@ -218,10 +224,15 @@ class AccessControl:
         self._require(subject, route_path, [(route_object(route_path), action)])
 
     def require_execution(
-        self, subject: Subject, facts: AccessFacts, action: Action, route: str = ""
+        self,
+        subject: Subject,
+        facts: AccessFacts,
+        action: Action,
+        route: str = "",
+        workflow_action: Action | None = None,
     ) -> None:
         """Tier 2 `authorize_execution_access` for one execution."""
-        self._require(subject, route, execution_objects(facts, action))
+        self._require(subject, route, execution_objects(facts, action, workflow_action))
 
     def require_workflow(
         self, subject: Subject, database_id: str, workflow_id: str, action: Action, route: str = ""
@@ -261,6 +272,7 @@ class AccessControl:
         action: Action,
         route: str = "",
         missing_ok: bool = False,
+        workflow_action: Action | None = None,
     ) -> None:
         """Seed 000 `authorize_execution_access` by id: the run's facts read now (no cache), and
         ExecutionNotFoundError when it has no main row - unless `missing_ok` (a delete of what
@@ -272,7 +284,15 @@ class AccessControl:
             if missing_ok:
                 return
             raise ExecutionNotFoundError(workflow_execution_id)
-        self.require_execution(subject, facts, action, route)
+        self.require_execution(subject, facts, action, route, workflow_action)
+
+    def require_abort(self, subject: Subject, workflow_execution_id: str, route: str = "") -> None:
+        """Seed 000: an abort authorizes as a read does on the workflow (GET: the workflow is
+        not changed), POST on every asset the run read and on the asset it wrote to (the abort
+        changes what the run does to them), GET on every database it took metadata from."""
+        self.require_execution_access(
+            subject, workflow_execution_id, Action.POST, route, workflow_action=Action.GET
+        )
 
     def may(self, subject: Subject, obj: Mapping[str, Any], action: Action) -> bool:
         """Whether the subject may, without auditing a no: for filtering what a list shows."""

@@ -89,9 +89,11 @@ def _needed(rule: RouteRule, path: str, metadata_databases: Sequence[str]) -> li
                 "output", "asset", Action.PUT, (("databaseId", DATABASE), ("assetName", RESULTS))
             ),
         ]
+    # seed 000: an abort asks GET of the workflow, as a read does; the assets get the action
+    workflow_action = Action.GET if rule.tier2 is Tier2.ABORT else rule.action
     return [
         route,
-        Needed("workflow", "workflow", rule.action, workflow),
+        Needed("workflow", "workflow", workflow_action, workflow),
         Needed("read", "asset", rule.action, (("databaseId", DATABASE), ("assetName", INPUTS))),
         Needed("wrote", "asset", rule.action, (("databaseId", DATABASE), ("assetName", RESULTS))),
         *(

@@ -358,3 +358,41 @@ def test_the_logging_audit_writes_one_json_warning(caplog: pytest.LogCaptureFixt
     line = json.loads(record.getMessage())
     assert (line["event"], line["userId"], line["rule"]) == ("denied", "ann", "no role")
     assert "a" * 36 not in record.getMessage()
+
+
+def _role(world: World, user: str, workflow: Action, assets: Action) -> Subject:
+    """A role holding `workflow` on db1's workflows and `assets` on db1's assets and database."""
+    from domain.constraints import Constraint, Criterion, Effect, Operator, Permission
+
+    def allowing(object_type: str, action: Action) -> Constraint:
+        return Constraint(
+            role=f"{user}-role",
+            constraint_id=f"{object_type}-{action.value}",
+            object_type=object_type,
+            criteria_and=(Criterion(field="databaseId", operator=Operator.EQUALS, value="db1"),),
+            permissions=(Permission(action=action, effect=Effect.ALLOW),),
+        )
+
+    world.roles.add_role(Role(name=f"{user}-role"))
+    world.roles.put_constraints(
+        [
+            allowing("workflow", workflow),
+            allowing("asset", assets),
+            allowing("database", Action.GET),
+        ]
+    )
+    world.roles.assign(RoleAssignment(user_id=user, role=f"{user}-role"))
+    return Subject(user_id=user)
+
+
+def test_an_abort_asks_get_of_the_workflow_and_post_of_the_assets(world: World) -> None:
+    launch_mixed(world, 1)  # e00: db1's workflow, read db1:scans, wrote db1:out
+    reader_of_workflow = _role(world, "ann", workflow=Action.GET, assets=Action.POST)
+    poster_not_reader = _role(world, "bob", workflow=Action.POST, assets=Action.POST)
+
+    world.access.require_abort(reader_of_workflow, "e00")
+    with pytest.raises(NotAuthorizedError, match="GET on this workflow"):
+        world.access.require_abort(poster_not_reader, "e00")
+    # a redrive keeps POST on the workflow: the seed says it of reads and aborts only
+    with pytest.raises(NotAuthorizedError, match="POST on this workflow"):
+        world.access.require_execution_access(reader_of_workflow, "e00", Action.POST)
