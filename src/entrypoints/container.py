@@ -531,8 +531,10 @@ def _local_runner(
     backoff: Callable[[float], None] | None = None,
     registrar: Callable[..., object] | None = None,
     registration_token: Callable[[str, str], str] | None = None,
+    step_user: str | None = None,
 ) -> Any:
     from adapters.local.runner import LocalRunner
+    from adapters.local.step_user import StepUser
 
     return LocalRunner(
         store=store,
@@ -549,6 +551,7 @@ def _local_runner(
         backoff=backoff,
         grace_seconds=grace_seconds,
         lease_seconds=lease_seconds,
+        step_user=StepUser.named(step_user) if step_user else None,
     )
 
 
@@ -813,6 +816,7 @@ class Container(containers.DeclarativeContainer):
         backoff=store_backoff,
         registrar=publish_registration.provided.register,
         registration_token=registration_credentials.provided.issue,
+        step_user=config.step_user,
     )
     # Runs start on config.runner; a later call about a run goes to the orchestrator that ran it.
     orchestrator = providers.Singleton(
@@ -1087,6 +1091,7 @@ def build_container(
             "object_store": settings.object_store,
             "s3_bucket": settings.s3_bucket,
             "rate_card": settings.rate_card,
+            "step_user": settings.step_user,
         }
     )
     return container

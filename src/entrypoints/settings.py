@@ -223,6 +223,8 @@ class Settings:
     s3_bucket: str | None = None
     # WFX_RATE_CARD: the rate card file (else rate-card.yaml|json in WFX_HOME, else defaults)
     rate_card: str | None = None
+    # WFX_STEP_USER (`wfx serve --step-user`): the OS user local steps run as; None: the service's
+    step_user: str | None = None
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -271,6 +273,7 @@ class Settings:
             object_store=object_store,
             s3_bucket=s3_bucket,
             rate_card=environ.get("WFX_RATE_CARD") or None,
+            step_user=environ.get("WFX_STEP_USER") or None,
         )
 
     def describe_store(self) -> str:

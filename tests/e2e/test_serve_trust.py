@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import pwd
+import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,8 +36,11 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(wfx: Wfx, *options: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """`wfx serve` listening; its base URL and process (stopped with Ctrl-C after)."""
+def serving(
+    wfx: Wfx, *options: str, said: list[str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`wfx serve` listening; its base URL and process (stopped with Ctrl-C after, what it said
+    on stderr then added to `said`)."""
     port = _free_port()
     service = wfx.start("serve", "--port", str(port), *options)
     base = f"http://127.0.0.1:{port}"
@@ -52,6 +60,8 @@ def serving(wfx: Wfx, *options: str) -> Iterator[tuple[str, subprocess.Popen[str
             service.send_signal(signal.SIGINT)
         _, stderr = service.communicate(timeout=20)
         assert "Traceback" not in stderr, stderr
+        if said is not None:
+            said.extend(stderr.splitlines())
 
 
 def _token(wfx: Wfx, user: str, role: str) -> dict[str, str]:
@@ -88,7 +98,8 @@ def test_a_database_admin_publishes_code_for_the_host_only_once_granted_the_righ
     headers = _database_admin(wfx)
     workflow = command_workflow("escalate", "print('hello')")
 
-    with serving(wfx) as (base, _):
+    said: list[str] = []
+    with serving(wfx, said=said) as (base, _):
         refused = httpx.put(f"{base}/workflows", json=workflow, headers=headers)
         assert refused.status_code == 403, refused.text
         message = refused.json()["message"]
@@ -110,6 +121,8 @@ def test_a_database_admin_publishes_code_for_the_host_only_once_granted_the_righ
         accepted = httpx.put(f"{base}/workflows", json=workflow, headers=headers)
         assert accepted.status_code == 201, accepted.text
     assert [row["workflowId"] for row in wfx.json("workflows", "list")["Items"]] == ["escalate"]
+    # without --step-user the service says once what its steps may do
+    assert len([line for line in said if "steps run with the service's own rights" in line]) == 1
 
 
 PRINT_ENVIRONMENT = "import json, os; print('ENV=' + json.dumps(dict(os.environ)))"
@@ -178,3 +191,63 @@ def test_a_step_run_by_the_service_gets_none_of_the_services_environment(
     values = " ".join(environment.values())
     for private in ("wfx.db", "token-signing-key.pem", "registration.key"):
         assert private not in values
+
+
+# A step that tries the service's secrets and says who it is; its arguments are the key and the
+# database (a publisher knows where they are: WFX_HOME is no secret, its files are).
+TRY_SECRETS = (
+    'for path in "$@"; do if cat "$path" > /dev/null; then echo "READ $path"; fi; done; '
+    "grep '^Uid:' /proc/$$/status; id -u"
+)
+
+
+@pytest.fixture
+def step_user() -> Iterator[str]:
+    """A fresh OS user for the steps, removed after."""
+    if os.geteuid() != 0:
+        pytest.skip("creating a step user (useradd) and switching to it need root; CI is root")
+    name = f"wfxstep{secrets.token_hex(3)}"
+    subprocess.run(["useradd", "--no-create-home", "--shell", "/bin/sh", name], check=True)
+    try:
+        yield name
+    finally:
+        subprocess.run(["userdel", name], check=False)
+
+
+def test_with_a_step_user_a_step_cannot_read_the_key_or_the_database(step_user: str) -> None:
+    # the home must be reachable by the step user: pytest's own folders are root's alone
+    root = Path(tempfile.mkdtemp(prefix="wfx-step-user-"))
+    os.chmod(root, 0o711)
+    home = root / "home"
+    wfx = Wfx(home)
+    admin = _token(wfx, "root", "admin")  # makes the signing key
+    key, database = home / "token-signing-key.pem", home / "wfx.db"
+    workflow = {
+        **command_workflow("try", ""),
+        "steps": [
+            {
+                "pipelineId": "try",
+                "executionType": "command",
+                "command": ["/bin/sh", "-c", TRY_SECRETS, "try", str(key), str(database)],
+                "inputFileArity": "none",
+            }
+        ],
+    }
+    document = root / "try.json"
+    document.write_text(json.dumps(workflow), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(document))
+    uid = pwd.getpwnam(step_user).pw_uid
+
+    try:
+        said: list[str] = []
+        with serving(wfx, "--step-user", step_user, said=said) as (base, _):
+            shown = _launch_and_wait(base, admin, "try")
+            assert shown["executionStatus"] == "SUCCEEDED", shown
+            log = _step_log(base, admin, shown["workflowExecutionId"])
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+    assert "Permission denied" in log and "READ" not in log, log
+    assert f"Uid:\t{uid}\t{uid}\t{uid}\t{uid}" in log, log
+    assert any(f"steps run as OS user {step_user}" in line for line in said), said
+    assert not any("the service's own rights" in line for line in said)

@@ -39,6 +39,7 @@ from adapters.local.step_execution import (
     run_command_step,
     run_python_step,
 )
+from adapters.local.step_user import INPUTS_FOLDER, StepUser, stage_inputs
 from adapters.local.supervisor import (
     DEFAULT_GRACE_SECONDS,
     DEFAULT_LEASE_SECONDS,
@@ -146,6 +147,7 @@ class LocalRunner:
         grace_seconds: float = DEFAULT_GRACE_SECONDS,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         watch_seconds: float = DEFAULT_WATCH_SECONDS,
+        step_user: StepUser | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
@@ -174,6 +176,8 @@ class LocalRunner:
         self._live: dict[str, _LiveRun] = {}
         self._lock = threading.Lock()
         self._keeper = RunKeeper()
+        # every command step runs as this OS user (adapters/local/step_user.py)
+        self._step_user = step_user
 
     @property
     def mode(self) -> str:
@@ -584,10 +588,13 @@ class LocalRunner:
             token = None if self._registration_token is None else self._registration_token(*ids)
             # SecretStr: a handler printing its `register` shows no token in the step log
             credential = {} if token is None else {"registration_token": SecretStr(token)}
+            input_files = self._input_files(step, run_inputs)
+            if self._step_user is not None:
+                input_files = self._staged(step, definition, input_files)
             run = StepRun(
                 workflow_execution_id=step.workflow_execution_id,
                 pipeline_execution_id=step.pipeline_execution_id,
-                input_files=self._input_files(step, run_inputs),
+                input_files=input_files,
                 output_dir=outputs.path,
                 log_path=lambda: self._logs.step_log_path(
                     step.workflow_execution_id, step.pipeline_execution_id
@@ -618,6 +625,20 @@ class LocalRunner:
             return f"{type(error).__name__}: {error}"
         return None
 
+    def _staged(
+        self, step: PipelineExecution, definition: StepDefinition, input_files: list[str]
+    ) -> list[str]:
+        """Copies of the inputs the step user may read; a python step is refused: it would run
+        inside this runner, with the service's rights."""
+        if definition.execution_type is ExecutionType.PYTHON:
+            raise StepFailedError(
+                f"{definition.pipeline_id}: a python step runs inside the runner, with the "
+                "service's rights, and steps here run as another user (WFX_STEP_USER): make it "
+                'a command step (command: ["python3", "-m", "your.module"])'
+            )
+        folder = self.run_dir(step.workflow_execution_id) / INPUTS_FOLDER
+        return stage_inputs(input_files, folder / step.pipeline_execution_id)
+
     def _run_command(
         self,
         command: Sequence[str],
@@ -647,11 +668,18 @@ class LocalRunner:
                 command,
                 run,
                 on_start=started,
-                guard=(sys.executable, "-I", "-S", _GUARD, f"{self._grace:g}", "--"),
+                guard=self._guard(),
+                as_user=self._step_user,
             )
         finally:
             with live.lock:
                 live.command = None
+
+    def _guard(self) -> tuple[str, ...]:
+        guard: tuple[str, ...] = (sys.executable, "-I", "-S", _GUARD, f"{self._grace:g}")
+        if self._step_user is not None:
+            guard += ("--as", self._step_user.ids)
+        return (*guard, "--")
 
     def _input_files(self, step: PipelineExecution, run_inputs: _RunInputs) -> list[str]:
         """Local paths of the step's own input files, each at the version the run pinned."""
