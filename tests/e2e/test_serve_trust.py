@@ -136,10 +136,12 @@ STEP_TABLE = {
 }
 
 
-def _launch_and_wait(base: str, headers: dict[str, str], workflow_id: str) -> dict[str, object]:
+def _launch_and_wait(
+    base: str, headers: dict[str, str], workflow_id: str, inputs: list[dict[str, str]] | None = None
+) -> dict[str, object]:
     launched = httpx.post(
         f"{base}/workflows/executions",
-        json={"workflowDatabaseId": DATABASE, "workflowId": workflow_id},
+        json={"workflowDatabaseId": DATABASE, "workflowId": workflow_id, "inputs": inputs or []},
         headers=headers,
     )
     assert launched.status_code == 201, launched.text
@@ -193,11 +195,14 @@ def test_a_step_run_by_the_service_gets_none_of_the_services_environment(
         assert private not in values
 
 
-# A step that tries the service's secrets and says who it is; its arguments are the key and the
-# database (a publisher knows where they are: WFX_HOME is no secret, its files are).
+# A step that reads its inputs, writes an output, tries the service's files (its arguments: a
+# publisher knows where WFX_HOME is; its files are the secret) and says who it is.
 TRY_SECRETS = (
-    'for path in "$@"; do if cat "$path" > /dev/null; then echo "READ $path"; fi; done; '
-    "grep '^Uid:' /proc/$$/status; id -u"
+    'while IFS= read -r input; do cat "$input"; done < "$WFX_INPUT_LIST"; '
+    'echo made > "$WFX_OUTPUT_DIR/out.txt"; '
+    'for path in "$@"; do if [ -d "$path" ]; then ls "$path"; else cat "$path"; fi > /dev/null '
+    '&& echo "READ $path"; done; '
+    "grep '^Uid:' /proc/$$/status"
 )
 
 
@@ -214,22 +219,25 @@ def step_user() -> Iterator[str]:
         subprocess.run(["userdel", name], check=False)
 
 
-def test_with_a_step_user_a_step_cannot_read_the_key_or_the_database(step_user: str) -> None:
+def test_with_a_step_user_a_step_reads_its_inputs_but_not_the_key_or_the_database(
+    step_user: str,
+) -> None:
     # the home must be reachable by the step user: pytest's own folders are root's alone
     root = Path(tempfile.mkdtemp(prefix="wfx-step-user-"))
     os.chmod(root, 0o711)
     home = root / "home"
     wfx = Wfx(home)
     admin = _token(wfx, "root", "admin")  # makes the signing key
-    key, database = home / "token-signing-key.pem", home / "wfx.db"
+    private = [home / "token-signing-key.pem", home / "wfx.db", home / "objects"]
+    (root / "scan.txt").write_text("hello from the input\n", encoding="utf-8")
+    wfx.ok("assets", "import", DATABASE, "scans", str(root / "scan.txt"))
     workflow = {
         **command_workflow("try", ""),
         "steps": [
             {
                 "pipelineId": "try",
                 "executionType": "command",
-                "command": ["/bin/sh", "-c", TRY_SECRETS, "try", str(key), str(database)],
-                "inputFileArity": "none",
+                "command": ["/bin/sh", "-c", TRY_SECRETS, "try", *map(str, private)],
             }
         ],
     }
@@ -241,13 +249,23 @@ def test_with_a_step_user_a_step_cannot_read_the_key_or_the_database(step_user: 
     try:
         said: list[str] = []
         with serving(wfx, "--step-user", step_user, said=said) as (base, _):
-            shown = _launch_and_wait(base, admin, "try")
+            shown = _launch_and_wait(
+                base, admin, "try", [{"databaseId": DATABASE, "assetId": "scans"}]
+            )
             assert shown["executionStatus"] == "SUCCEEDED", shown
             log = _step_log(base, admin, shown["workflowExecutionId"])
+            details = httpx.get(
+                f"{base}/workflows/executions/{shown['workflowExecutionId']}/details",
+                headers=admin,
+            ).json()
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
-    assert "Permission denied" in log and "READ" not in log, log
+    assert "hello from the input" in log, log
+    (step,) = details["pipelineExecutions"]
+    assert [f["relativeFilePath"] for f in step["outputFiles"]] == ["out.txt"], step["outputFiles"]
+    # "denied": redaction reads "key.pem: Permission" as a secret pair (issue 26, item 7)
+    assert log.count("denied") == len(private) and "READ" not in log, log
     assert f"Uid:\t{uid}\t{uid}\t{uid}\t{uid}" in log, log
     assert any(f"steps run as OS user {step_user}" in line for line in said), said
     assert not any("the service's own rights" in line for line in said)
