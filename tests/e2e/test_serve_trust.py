@@ -269,3 +269,69 @@ def test_with_a_step_user_a_step_reads_its_inputs_but_not_the_key_or_the_databas
     assert f"Uid:\t{uid}\t{uid}\t{uid}\t{uid}" in log, log
     assert any(f"steps run as OS user {step_user}" in line for line in said), said
     assert not any("the service's own rights" in line for line in said)
+
+
+PYTHON_STEP = """
+import os, pathlib
+
+def try_secrets(input_files, output_dir, execution_id, pipeline_execution_id):
+    for path in input_files:
+        print(pathlib.Path(path).read_text().strip())
+    pathlib.Path(output_dir, "out.txt").write_text("made")
+    for path in PRIVATE:
+        try:
+            pathlib.Path(path).read_bytes()
+            print("READ", path)
+        except OSError as error:
+            print("refused", type(error).__name__)
+    print("uid", os.getuid())
+"""
+
+
+def test_with_a_step_user_a_python_step_runs_as_it_too(step_user: str) -> None:
+    try:
+        runs = subprocess.run([sys.executable, "-c", "pass"], user=step_user, check=False)
+    except OSError:
+        runs = None
+    if runs is None or runs.returncode != 0:
+        pytest.skip(
+            f"{step_user} cannot run this interpreter ({sys.executable}): a python step runs "
+            "as the step user in wfx's interpreter, which must be readable to it"
+        )
+    root = Path(tempfile.mkdtemp(prefix="wfx-step-user-"))
+    os.chmod(root, 0o711)
+    home = root / "home"
+    wfx = Wfx(home)
+    admin = _token(wfx, "root", "admin")
+    private = [str(home / "token-signing-key.pem"), str(home / "wfx.db")]
+    code = root / "code"
+    code.mkdir(mode=0o755)
+    (code / "stepcode.py").write_text(f"PRIVATE = {private!r}\n{PYTHON_STEP}", encoding="utf-8")
+    os.chmod(code / "stepcode.py", 0o644)
+    (root / "scan.txt").write_text("hello from the input\n", encoding="utf-8")
+    wfx.ok("assets", "import", DATABASE, "scans", str(root / "scan.txt"))
+    step = {
+        "pipelineId": "try",
+        "executionType": "python",
+        "handler": "stepcode:try_secrets",
+        "handlerPath": str(code),
+    }
+    document = root / "try.json"
+    document.write_text(
+        json.dumps({"databaseId": DATABASE, "workflowId": "try", "steps": [step]}),
+        encoding="utf-8",
+    )
+    wfx.ok("workflows", "publish", str(document))
+
+    try:
+        with serving(wfx, "--step-user", step_user) as (base, _):
+            scans = [{"databaseId": DATABASE, "assetId": "scans"}]
+            shown = _launch_and_wait(base, admin, "try", scans)
+            assert shown["executionStatus"] == "SUCCEEDED", shown
+            log = _step_log(base, admin, shown["workflowExecutionId"])
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+    assert "hello from the input" in log and "READ" not in log, log
+    assert log.count("refused PermissionError") == len(private), log
+    assert f"uid {pwd.getpwnam(step_user).pw_uid}" in log, log

@@ -96,6 +96,8 @@ from domain.workflow import (
 MODES = ("inline", "thread", "detached", "worker")
 _LOCAL_TYPES = frozenset({ExecutionType.PYTHON, ExecutionType.COMMAND, ExecutionType.APPROVAL})
 _GUARD = str(Path(__file__).with_name("step_guard.py"))
+# A python step run as the step user: in a process of its own (-P: its folder is not on sys.path)
+_PYTHON_HOST = (sys.executable, "-P", str(Path(__file__).with_name("python_step_host.py")))
 _STEP_EVENT_TYPES = {
     StepStatus.SUCCEEDED: "StepSucceeded",
     StepStatus.FAILED: "StepFailed",
@@ -590,7 +592,7 @@ class LocalRunner:
             credential = {} if token is None else {"registration_token": SecretStr(token)}
             input_files = self._input_files(step, run_inputs)
             if self._step_user is not None:
-                input_files = self._staged(step, definition, input_files)
+                input_files = self._staged(step, input_files)
             run = StepRun(
                 workflow_execution_id=step.workflow_execution_id,
                 pipeline_execution_id=step.pipeline_execution_id,
@@ -605,8 +607,12 @@ class LocalRunner:
                 registration_token=token,
             )
             try:
-                if definition.execution_type is ExecutionType.PYTHON:
+                if definition.execution_type is ExecutionType.PYTHON and self._step_user:
                     assert definition.handler is not None  # StepDefinition guarantees it
+                    host = (definition.handler, definition.handler_path or "")
+                    self._run_command((*_PYTHON_HOST, *host), run, step, attempt, live)
+                elif definition.execution_type is ExecutionType.PYTHON:
+                    assert definition.handler is not None
                     run_python_step(definition.handler, run, definition.handler_path)
                 elif definition.execution_type is ExecutionType.COMMAND:
                     assert definition.command is not None
@@ -625,17 +631,8 @@ class LocalRunner:
             return f"{type(error).__name__}: {error}"
         return None
 
-    def _staged(
-        self, step: PipelineExecution, definition: StepDefinition, input_files: list[str]
-    ) -> list[str]:
-        """Copies of the inputs the step user may read; a python step is refused: it would run
-        inside this runner, with the service's rights."""
-        if definition.execution_type is ExecutionType.PYTHON:
-            raise StepFailedError(
-                f"{definition.pipeline_id}: a python step runs inside the runner, with the "
-                "service's rights, and steps here run as another user (WFX_STEP_USER): make it "
-                'a command step (command: ["python3", "-m", "your.module"])'
-            )
+    def _staged(self, step: PipelineExecution, input_files: list[str]) -> list[str]:
+        """Copies of the inputs the step user may read (the object store is the service's)."""
         folder = self.run_dir(step.workflow_execution_id) / INPUTS_FOLDER
         return stage_inputs(input_files, folder / step.pipeline_execution_id)
 
