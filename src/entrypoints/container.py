@@ -534,7 +534,6 @@ def _local_runner(
     step_user: str | None = None,
 ) -> Any:
     from adapters.local.runner import LocalRunner
-    from adapters.local.step_user import StepUser
 
     return LocalRunner(
         store=store,
@@ -551,8 +550,22 @@ def _local_runner(
         backoff=backoff,
         grace_seconds=grace_seconds,
         lease_seconds=lease_seconds,
-        step_user=StepUser.named(step_user) if step_user else None,
+        step_user=_step_user(step_user, Path(home)) if step_user else None,
     )
+
+
+def _step_user(name: str, home: Path) -> Any:
+    """WFX_STEP_USER as the runner takes it, in every process that runs steps (a `wfx run`, a
+    worker, the service): the user checked, and WFX_HOME closed to it before any step runs."""
+    from adapters.local.step_user import StepUser, can_switch_users, lock_home
+    from domain.errors import InvalidInputError
+
+    user = StepUser.named(name)
+    refusal = can_switch_users()
+    if refusal is not None:
+        raise InvalidInputError(f"WFX_STEP_USER: {refusal}")
+    lock_home(home)
+    return user
 
 
 def _deployment_configuration(deployment: Mapping[str, str] | None) -> DeploymentConfiguration:
