@@ -178,7 +178,7 @@ class LocalRunner:
         self._live: dict[str, _LiveRun] = {}
         self._lock = threading.Lock()
         self._keeper = RunKeeper()
-        # every command step runs as this OS user (adapters/local/step_user.py)
+        # every step runs as this OS user (adapters/local/step_user.py), none in this process
         self._step_user = step_user
 
     @property
