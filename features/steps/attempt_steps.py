@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,10 @@ FLAKY_MARKER_VARIABLE = "WFX_FEATURES_FLAKY_MARKER"
 
 @given(parsers.parse('the step "{name}" fails the first time it runs'))
 def _(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str) -> None:
-    # the command step inherits the environment: its first run leaves this file behind
+    # a command step gets only the variables passed on to it (WFX_STEP_ENV); its first run
+    # leaves this file behind
+    passed = os.environ.get("WFX_STEP_ENV", "")
+    monkeypatch.setenv("WFX_STEP_ENV", f"{passed} {FLAKY_MARKER_VARIABLE}")
     monkeypatch.setenv(FLAKY_MARKER_VARIABLE, str(tmp_path / f"{name}.ran"))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,10 @@ FIX_MARKER_VARIABLE = "WFX_FEATURES_FIX_MARKER"
 
 @given(parsers.parse('the step "{name}" fails until it is fixed'))
 def _(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str) -> None:
-    # the command step inherits the environment: it succeeds once this file exists
+    # the command step succeeds once this file exists
+    # a command step gets only the variables passed on to it (WFX_STEP_ENV)
+    passed = os.environ.get("WFX_STEP_ENV", "")
+    monkeypatch.setenv("WFX_STEP_ENV", f"{passed} {FIX_MARKER_VARIABLE}")
     monkeypatch.setenv(FIX_MARKER_VARIABLE, str(tmp_path / f"{name}.fixed"))
 
 

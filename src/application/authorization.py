@@ -15,7 +15,9 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from application.ports import AuditLog, AuthorizationStore, Authorizer, ExecutionQueries
+from application.workflow_documents import WorkflowDocument
 from domain.authorization import (
+    HOST_CODE_OBJECT_TYPE,
     AccessDecision,
     AccessFacts,
     Action,
@@ -25,6 +27,7 @@ from domain.authorization import (
 )
 from domain.errors import ExecutionNotFoundError, InvalidInputError, NotAuthorizedError
 from domain.execution import WorkflowExecution
+from domain.workflow import LOCAL_ONLY_TYPES
 
 Obj = dict[str, Any]
 
@@ -51,15 +54,46 @@ def database_object(database_id: str) -> Obj:
     return {"object__type": "database", "databaseId": database_id}
 
 
+def host_code_objects(document: WorkflowDocument) -> list[Obj]:
+    """One object per step of the document that runs code on the service's machine."""
+    return [
+        {
+            "object__type": HOST_CODE_OBJECT_TYPE,
+            "databaseId": document.database_id,
+            "workflowId": document.workflow_id,
+            "pipelineId": step.pipeline_id,
+            "executionType": step.execution_type.value,
+        }
+        for step in document.steps
+        if step.execution_type in LOCAL_ONLY_TYPES
+    ]
+
+
+def refusal_message(obj: Mapping[str, Any], action: Action) -> str:
+    """What a 403 says: the action and the kind of object; for host code, the right by name."""
+    kind = obj.get("object__type", "object")
+    if kind == HOST_CODE_OBJECT_TYPE:
+        return (
+            f"not authorized: {action.value} on {HOST_CODE_OBJECT_TYPE} - step "
+            f"{obj.get('pipelineId')!r} is a {obj.get('executionType')} step, which runs code "
+            "on the service's machine: a right of the admin role, or of a role granted it "
+            "(the 'Host Code Publisher' template)"
+        )
+    return f"not authorized: {action.value} on this {kind}"
+
+
 # An object named by a plain tuple (type, database, id): cheap to hash, built into the dict the
 # authorizer reads only when a request has not asked about it yet.
 Ref = tuple[str, str, str]
 
 
-def execution_refs(facts: AccessFacts, action: Action) -> list[tuple[Ref, Action]]:
-    """What `authorize_execution_access` asks of one execution, workflow first."""
+def execution_refs(
+    facts: AccessFacts, action: Action, workflow_action: Action | None = None
+) -> list[tuple[Ref, Action]]:
+    """What `authorize_execution_access` asks of one execution, workflow first: `action` on
+    everything, unless `workflow_action` names what the workflow needs."""
     checks: list[tuple[Ref, Action]] = [
-        (("workflow", facts.workflow_database_id, facts.workflow_id), action)
+        (("workflow", facts.workflow_database_id, facts.workflow_id), workflow_action or action)
     ]
     checks.extend((("asset", a.database_id, a.asset_id), action) for a in facts.read_assets)
     if facts.written_asset is not None:
@@ -78,9 +112,12 @@ def ref_object(ref: Ref) -> Obj:
     return database_object(database_id)
 
 
-def execution_objects(facts: AccessFacts, action: Action) -> list[tuple[Obj, Action]]:
+def execution_objects(
+    facts: AccessFacts, action: Action, workflow_action: Action | None = None
+) -> list[tuple[Obj, Action]]:
     """The objects themselves, as the authorizer and the audit log see them."""
-    return [(ref_object(ref), checked) for ref, checked in execution_refs(facts, action)]
+    refs = execution_refs(facts, action, workflow_action)
+    return [(ref_object(ref), checked) for ref, checked in refs]
 
 
 def _key(obj: Mapping[str, Any], action: Action) -> Hashable:
@@ -187,15 +224,29 @@ class AccessControl:
         self._require(subject, route_path, [(route_object(route_path), action)])
 
     def require_execution(
-        self, subject: Subject, facts: AccessFacts, action: Action, route: str = ""
+        self,
+        subject: Subject,
+        facts: AccessFacts,
+        action: Action,
+        route: str = "",
+        workflow_action: Action | None = None,
     ) -> None:
         """Tier 2 `authorize_execution_access` for one execution."""
-        self._require(subject, route, execution_objects(facts, action))
+        self._require(subject, route, execution_objects(facts, action, workflow_action))
 
     def require_workflow(
         self, subject: Subject, database_id: str, workflow_id: str, action: Action, route: str = ""
     ) -> None:
         self._require(subject, route, [(workflow_object(database_id, workflow_id), action)])
+
+    def require_publish(
+        self, subject: Subject, document: WorkflowDocument, route: str = ""
+    ) -> None:
+        """PUT on the workflow, and PUT on hostCode for each step that runs code on the
+        service's machine."""
+        checks = [(workflow_object(document.database_id, document.workflow_id), Action.PUT)]
+        checks.extend((obj, Action.PUT) for obj in host_code_objects(document))
+        self._require(subject, route, checks)
 
     def require_launch(
         self,
@@ -221,6 +272,7 @@ class AccessControl:
         action: Action,
         route: str = "",
         missing_ok: bool = False,
+        workflow_action: Action | None = None,
     ) -> None:
         """Seed 000 `authorize_execution_access` by id: the run's facts read now (no cache), and
         ExecutionNotFoundError when it has no main row - unless `missing_ok` (a delete of what
@@ -232,7 +284,15 @@ class AccessControl:
             if missing_ok:
                 return
             raise ExecutionNotFoundError(workflow_execution_id)
-        self.require_execution(subject, facts, action, route)
+        self.require_execution(subject, facts, action, route, workflow_action)
+
+    def require_abort(self, subject: Subject, workflow_execution_id: str, route: str = "") -> None:
+        """Seed 000: an abort authorizes as a read does on the workflow (GET: the workflow is
+        not changed), POST on every asset the run read and on the asset it wrote to (the abort
+        changes what the run does to them), GET on every database it took metadata from."""
+        self.require_execution_access(
+            subject, workflow_execution_id, Action.POST, route, workflow_action=Action.GET
+        )
 
     def may(self, subject: Subject, obj: Mapping[str, Any], action: Action) -> bool:
         """Whether the subject may, without auditing a no: for filtering what a list shows."""
@@ -306,6 +366,4 @@ class AccessControl:
         obj, decision = denied
         self._audit.denied(subject, route, obj, decision)
         action = next(action for checked, action in checks if checked is obj)
-        raise NotAuthorizedError(
-            f"not authorized: {action.value} on this {obj.get('object__type', 'object')}"
-        )
+        raise NotAuthorizedError(refusal_message(obj, action))

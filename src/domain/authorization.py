@@ -14,6 +14,10 @@ from pydantic import BaseModel, ConfigDict
 
 SYSTEM_USER = "SYSTEM_USER"
 ADMIN_ROLE = "admin"
+# Publishing a step that runs code on the service's machine (a python or command step) is PUT on
+# this object: whoever holds it runs code with the rights the steps run with, so no shipped
+# template but admin's grants it (VAMS keeps pipelines, the code, as admin objects).
+HOST_CODE_OBJECT_TYPE = "hostCode"
 
 
 class Action(StrEnum):

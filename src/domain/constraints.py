@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from domain.authorization import Action
+from domain.authorization import HOST_CODE_OBJECT_TYPE, Action
 
 ROLE_NAME_LIMIT = 100
 USER_ID_LIMIT = 256
@@ -29,7 +29,8 @@ _FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 # VAMS's object types; wfx asks about api (tier 1) and database, asset and workflow (tier 2),
-# and keeps the others so that a VAMS template imports whole.
+# and keeps the others so that a VAMS template imports whole. `hostCode` is wfx's own: the
+# right to publish a step that runs code on the service's machine (domain.authorization).
 OBJECT_TYPES = frozenset(
     {
         "api",
@@ -43,6 +44,7 @@ OBJECT_TYPES = frozenset(
         "tagType",
         "role",
         "userRole",
+        HOST_CODE_OBJECT_TYPE,
     }
 )
 

@@ -553,6 +553,7 @@ def _local_runner(
     backoff: Callable[[float], None] | None = None,
     registrar: Callable[..., object] | None = None,
     registration_token: Callable[[str, str], str] | None = None,
+    step_user: str | None = None,
 ) -> Any:
     from adapters.local.runner import LocalRunner
 
@@ -571,12 +572,27 @@ def _local_runner(
         backoff=backoff,
         grace_seconds=grace_seconds,
         lease_seconds=lease_seconds,
+        step_user=_step_user(step_user, Path(home)) if step_user else None,
     )
 
 
 def _runs_log_group_arn(deployment: Mapping[str, str] | None) -> str:
     """The runs' log group (WFX_SFN_LOG_GROUP_ARN), "" where none is configured."""
     return (deployment or {}).get("WFX_SFN_LOG_GROUP_ARN", "")
+
+
+def _step_user(name: str, home: Path) -> Any:
+    """WFX_STEP_USER as the runner takes it, in every process that runs steps (a `wfx run`, a
+    worker, the service): the user checked, and WFX_HOME closed to it before any step runs."""
+    from adapters.local.step_user import StepUser, can_switch_users, lock_home
+    from domain.errors import InvalidInputError
+
+    user = StepUser.named(name)
+    refusal = can_switch_users()
+    if refusal is not None:
+        raise InvalidInputError(f"WFX_STEP_USER: {refusal}")
+    lock_home(home)
+    return user
 
 
 def _deployment_configuration(deployment: Mapping[str, str] | None) -> DeploymentConfiguration:
@@ -862,6 +878,7 @@ class Container(containers.DeclarativeContainer):
         backoff=store_backoff,
         registrar=publish_registration.provided.register,
         registration_token=registration_credentials.provided.issue,
+        step_user=config.step_user,
     )
     # Runs start on config.runner; a later call about a run goes to the orchestrator that ran it.
     orchestrator = providers.Singleton(
@@ -1146,6 +1163,7 @@ def build_container(
             "s3_bucket": settings.s3_bucket,
             "rate_card": settings.rate_card,
             "tables": settings.tables,
+            "step_user": settings.step_user,
         }
     )
     return container

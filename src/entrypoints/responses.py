@@ -78,7 +78,9 @@ class Response(BaseModel):
 
 
 class ExecutionResponse(Response):
-    """The main row (seed 000 WorkflowExecutionsStorageTableV2), as a caller may see it."""
+    """The main row (seed 000 WorkflowExecutionsStorageTableV2), as a caller may see it: with
+    `executionError`, never the run log, which only the logs route returns (seed 000 scopes
+    full log retrieval to it, and some templates deny it; VAMS's lists and details do the same)."""
 
     workflow_execution_id: str
     workflow_database_id: str
@@ -94,8 +96,6 @@ class ExecutionResponse(Response):
     orchestrator: str
     state_machine_arn: str | None = None
     execution_arn: str | None = None
-    execution_log: str | None = None
-    execution_log_truncated: bool | None = None
     execution_error: str | None = None
     execution_cause: str | None = None
     redrive_count: int = 0
@@ -123,8 +123,6 @@ class ExecutionResponse(Response):
             orchestrator=execution.orchestrator,
             state_machine_arn=execution.state_machine_arn,
             execution_arn=execution.execution_arn,
-            execution_log=redact_optional(execution.execution_log),
-            execution_log_truncated=True if execution.execution_log_object_key else None,
             execution_error=redact_optional(execution.execution_error),
             execution_cause=redact_optional(execution.execution_cause),
             redrive_count=execution.redrive_count,

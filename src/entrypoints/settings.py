@@ -301,6 +301,8 @@ class Settings:
     rate_card: str | None = None
     # WFX_TABLE_*, VAMS_RESOURCE_PARAM_PREFIX and VAMS's per-table variables
     tables: TableSettings = field(default_factory=TableSettings)
+    # WFX_STEP_USER (`wfx serve --step-user`): the OS user local steps run as; None: the service's
+    step_user: str | None = None
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -349,6 +351,7 @@ class Settings:
             s3_bucket=s3_bucket,
             rate_card=environ.get("WFX_RATE_CARD") or None,
             tables=tables,
+            step_user=environ.get("WFX_STEP_USER") or None,
         )
 
     def describe_store(self) -> str:
@@ -360,8 +363,8 @@ class Settings:
 def registered_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
     """WFX_REDACT (values separated by newlines or commas) and WFX_REDACT_FILE (one a line).
 
-    A step's process inherits the environment, so what it runs (`wfx pipelines register`, say)
-    redacts the same values. Values too short to register are dropped by the domain, silently."""
+    A command step gets them only when WFX_STEP_ENV passes them on (its output is redacted by
+    the runner anyway). Values too short to register are dropped by the domain, silently."""
     values = re.split(r"[\n,]", environ.get("WFX_REDACT", ""))
     path = environ.get("WFX_REDACT_FILE")
     if path:

@@ -86,6 +86,13 @@ class Wfx:
         extra = {k: v for k, v in self._environment.items() if k.startswith(("WFX_", "AWS_"))}
         return Wfx(self.home, **(extra | environment))
 
+    def passing_store_to_steps(self) -> Wfx:
+        """This wfx with WFX_STEP_ENV naming its own store and bus settings: a command step
+        that runs `wfx pipelines register` on the local bus writes to the store itself, so the
+        operator must hand the store to its steps."""
+        names = sorted(k for k in self._environment if k.startswith(("WFX_", "AWS_")))
+        return self.with_environment(WFX_STEP_ENV=" ".join(names))
+
     def __call__(self, *args: str, timeout: float = 60) -> Outcome:
         started = time.monotonic()
         completed = subprocess.run(
@@ -221,7 +228,7 @@ class Wfx:
             f"{code}\nimport subprocess\n"
             f"subprocess.run({register!r}, check=True, stdout=subprocess.DEVNULL)",
         )
-        execution_id = self.run_id(f"demo/{workflow_id}")
+        execution_id = self.passing_store_to_steps().run_id(f"demo/{workflow_id}")
         (step,) = self.json("executions", "show", execution_id)["pipelineExecutions"]
         (registered,) = [log for log in step["availableLogs"] if log["kind"] == "registered"]
         return execution_id, dict(registered)

@@ -21,6 +21,7 @@ def test_roles_users_and_templates_round_trip(wfx: Wfx) -> None:
         "Database User",
         "Database Read-Only",
         "Global Read-Only",
+        "Host Code Publisher",
     }
     assert by_name["Database User"]["variables"] == ["DATABASE_ID"]
 

@@ -112,3 +112,15 @@ def test_reading_a_local_runs_logs_imports_no_aws_library(wfx: Wfx) -> None:
     imported = [line.rsplit("|", 1)[-1].strip() for line in outcome.stderr_lines]
     assert "entrypoints.cli.logs" in imported  # the profile is there to be read
     assert not [name for name in imported if name.split(".")[0] in ("boto3", "botocore")]
+
+
+def test_the_run_log_is_printed_by_logs_alone_never_by_list_or_show(wfx: Wfx) -> None:
+    _publish_chatty(wfx)
+    execution_id = wfx.run_id("demo/chatty")
+    assert "converting mesh" in wfx.json("executions", "logs", execution_id)["executionLog"]
+
+    listed = wfx.ok("executions", "list", "--json").stdout
+    shown = wfx.ok("executions", "show", execution_id, "--json").stdout
+
+    for printed in (listed, shown):
+        assert "executionLog" not in printed

@@ -71,7 +71,7 @@ def _steps(wfx: Wfx, execution_id: str) -> dict[str, dict[str, Any]]:
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Wfx, str, dict[str, dict[str, Any]]]:
     """One home holding a run whose first step registered through the CLI."""
     home = tmp_path_factory.mktemp("registration")
-    wfx = Wfx(home / "home")
+    wfx = Wfx(home / "home").passing_store_to_steps()  # its steps write their registrations
     workflow = home / "registers.json"
     workflow.write_text(json.dumps(WORKFLOW), encoding="utf-8")  # JSON is YAML
     wfx.ok("workflows", "publish", str(workflow))

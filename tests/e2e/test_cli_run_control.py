@@ -69,7 +69,8 @@ class Stage:
 @pytest.fixture
 def stage(wfx: Wfx, tmp_path: Path) -> Stage:
     """demo/signals published in a home whose runner stops a step within one second."""
-    quick = wfx.with_environment(WFX_STOP_GRACE_SECONDS="1")
+    # its first step registers the child it starts: it writes to the store itself
+    quick = wfx.with_environment(WFX_STOP_GRACE_SECONDS="1").passing_store_to_steps()
     trace, marker = tmp_path / "trace.log", tmp_path / "first-attempt-made"
     first = ["/bin/sh", "-c", FIRST, "first", str(trace), str(marker), sys.executable]
     document = {

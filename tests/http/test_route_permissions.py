@@ -72,6 +72,12 @@ def _needed(rule: RouteRule, path: str, metadata_databases: Sequence[str]) -> li
         return [route]
     if rule.tier2 is Tier2.WORKFLOW:
         return [route, Needed("workflow", "workflow", rule.action, workflow)]
+    if rule.tier2 is Tier2.PUBLISH:  # the world's workflow has python steps: code on the host
+        return [
+            route,
+            Needed("workflow", "workflow", Action.PUT, workflow),
+            Needed("host-code", "hostCode", Action.PUT, (("databaseId", DATABASE),)),
+        ]
     if rule.tier2 is Tier2.LAUNCH:
         return [
             route,
@@ -83,9 +89,11 @@ def _needed(rule: RouteRule, path: str, metadata_databases: Sequence[str]) -> li
                 "output", "asset", Action.PUT, (("databaseId", DATABASE), ("assetName", RESULTS))
             ),
         ]
+    # seed 000: an abort asks GET of the workflow, as a read does; the assets get the action
+    workflow_action = Action.GET if rule.tier2 is Tier2.ABORT else rule.action
     return [
         route,
-        Needed("workflow", "workflow", rule.action, workflow),
+        Needed("workflow", "workflow", workflow_action, workflow),
         Needed("read", "asset", rule.action, (("databaseId", DATABASE), ("assetName", INPUTS))),
         Needed("wrote", "asset", rule.action, (("databaseId", DATABASE), ("assetName", RESULTS))),
         *(

@@ -83,3 +83,30 @@ def test_delete_leaves_no_row_and_no_file_of_the_run(service: Service) -> None:
     assert (again.status_code, again.json()["deleted"]) == (200, False)
     missing = service.client.get(f"/workflows/executions/{gone}", headers=headers)
     assert missing.status_code == 404
+
+
+def _keys(found: object) -> set[str]:
+    """Every key of every mapping in a JSON document."""
+    if isinstance(found, dict):
+        return set(found).union(*(_keys(value) for value in found.values()))
+    if isinstance(found, list):
+        return set().union(*(_keys(value) for value in found))
+    return set()
+
+
+@pytest.mark.parametrize("template", READERS)
+def test_a_reader_denied_the_logs_route_finds_the_run_log_on_no_other_route(
+    service: Service, template: str
+) -> None:
+    run = f"/workflows/executions/{service.execution_id}"
+    admin = service.as_user(ADMIN, ("admin",))
+    logged = service.client.get(f"{run}/logs", headers=admin).json()["executionLog"]
+    assert logged  # the run has a log: its absence below is withheld, not empty
+    headers = _holding(service, template, "reader")
+
+    for path in ("/workflows/executions", run, f"{run}/details", f"{run}/describe"):
+        answer = service.client.get(path, headers=headers)
+        assert answer.status_code == 200, (path, answer.text)
+        assert "executionLog" not in _keys(answer.json()), path
+    listed = service.client.get("/workflows/executions", headers=headers).json()["Items"]
+    assert [row["executionStatus"] for row in listed] == ["SUCCEEDED"]

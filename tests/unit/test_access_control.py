@@ -24,6 +24,7 @@ from application.use_cases.list_readable_executions import (
     ListReadableExecutions,
     ListReadableExecutionsQuery,
 )
+from application.workflow_documents import WorkflowDocument, parse_workflow_document
 from domain.authorization import SYSTEM_USER, AccessDecision, AccessFacts, Action, AssetKey, Subject
 from domain.constraints import Role, RoleAssignment
 from domain.errors import InvalidInputError, NotAuthorizedError
@@ -122,7 +123,62 @@ def test_the_shipped_templates_are_the_five_of_the_issue() -> None:
         "Database Read-Only",
         "Database User",
         "Global Read-Only",
+        "Host Code Publisher",
     ]
+
+
+def _document(execution_type: str) -> WorkflowDocument:
+    targets: dict[str, dict[str, object]] = {
+        "command": {"command": ["true"]},
+        "python": {"handler": "tools.mesh:convert"},
+        "approval": {"approvers": ["bob"]},
+    }
+    step = {"pipelineId": "convert", "executionType": execution_type, **targets[execution_type]}
+    return parse_workflow_document({"databaseId": "db1", "workflowId": "wf1", "steps": [step]})
+
+
+@pytest.mark.parametrize("execution_type", ["command", "python"])
+def test_a_database_admin_may_not_publish_a_step_that_runs_code_on_the_host(
+    world: World, execution_type: str
+) -> None:
+    world.grant("ann", "keepers", "Database Admin", "db1")
+
+    with pytest.raises(NotAuthorizedError) as refused:
+        world.access.require_publish(Subject(user_id="ann"), _document(execution_type))
+
+    assert "PUT on hostCode" in str(refused.value) and execution_type in str(refused.value)
+    (_, _, obj, decision) = world.audit.denials[0]
+    assert obj["object__type"] == "hostCode" and decision.rule == "no constraint allows it"
+
+
+def test_a_database_admin_publishes_a_step_that_runs_nothing_on_the_host(world: World) -> None:
+    world.grant("ann", "keepers", "Database Admin", "db1")
+    world.access.require_publish(Subject(user_id="ann"), _document("approval"))
+    assert world.audit.denials == []
+
+
+def test_the_host_code_right_is_granted_by_its_template_for_its_database_only(
+    world: World,
+) -> None:
+    world.grant("ann", "keepers", "Database Admin", "db1")
+    world.grant("ann", "coders", "Host Code Publisher", "db2")
+    ann = Subject(user_id="ann")
+    with pytest.raises(NotAuthorizedError, match="PUT on hostCode"):
+        world.access.require_publish(ann, _document("command"))
+
+    world.grant("ann", "coders", "Host Code Publisher", "db1")
+
+    world.access.require_publish(ann, _document("command"))
+
+
+def test_only_the_admin_template_holds_the_host_code_right(world: World) -> None:
+    for template, database in TEMPLATE_CASES:
+        world.grant("ann", f"r-{template}", template, database)
+        ann = Subject(user_id="ann", roles=(f"r-{template}",))
+        allowed = world.access.may(
+            ann, {"object__type": "hostCode", "databaseId": "db1"}, Action.PUT
+        )
+        assert allowed is (template == "admin"), template
 
 
 def test_a_database_template_needs_its_database(world: World) -> None:
@@ -302,3 +358,41 @@ def test_the_logging_audit_writes_one_json_warning(caplog: pytest.LogCaptureFixt
     line = json.loads(record.getMessage())
     assert (line["event"], line["userId"], line["rule"]) == ("denied", "ann", "no role")
     assert "a" * 36 not in record.getMessage()
+
+
+def _role(world: World, user: str, workflow: Action, assets: Action) -> Subject:
+    """A role holding `workflow` on db1's workflows and `assets` on db1's assets and database."""
+    from domain.constraints import Constraint, Criterion, Effect, Operator, Permission
+
+    def allowing(object_type: str, action: Action) -> Constraint:
+        return Constraint(
+            role=f"{user}-role",
+            constraint_id=f"{object_type}-{action.value}",
+            object_type=object_type,
+            criteria_and=(Criterion(field="databaseId", operator=Operator.EQUALS, value="db1"),),
+            permissions=(Permission(action=action, effect=Effect.ALLOW),),
+        )
+
+    world.roles.add_role(Role(name=f"{user}-role"))
+    world.roles.put_constraints(
+        [
+            allowing("workflow", workflow),
+            allowing("asset", assets),
+            allowing("database", Action.GET),
+        ]
+    )
+    world.roles.assign(RoleAssignment(user_id=user, role=f"{user}-role"))
+    return Subject(user_id=user)
+
+
+def test_an_abort_asks_get_of_the_workflow_and_post_of_the_assets(world: World) -> None:
+    launch_mixed(world, 1)  # e00: db1's workflow, read db1:scans, wrote db1:out
+    reader_of_workflow = _role(world, "ann", workflow=Action.GET, assets=Action.POST)
+    poster_not_reader = _role(world, "bob", workflow=Action.POST, assets=Action.POST)
+
+    world.access.require_abort(reader_of_workflow, "e00")
+    with pytest.raises(NotAuthorizedError, match="GET on this workflow"):
+        world.access.require_abort(poster_not_reader, "e00")
+    # a redrive keeps POST on the workflow: the seed says it of reads and aborts only
+    with pytest.raises(NotAuthorizedError, match="POST on this workflow"):
+        world.access.require_execution_access(reader_of_workflow, "e00", Action.POST)

@@ -39,6 +39,7 @@ from adapters.local.step_execution import (
     run_command_step,
     run_python_step,
 )
+from adapters.local.step_user import INPUTS_FOLDER, StepUser, stage_inputs
 from adapters.local.supervisor import (
     DEFAULT_GRACE_SECONDS,
     DEFAULT_LEASE_SECONDS,
@@ -95,6 +96,8 @@ from domain.workflow import (
 MODES = ("inline", "thread", "detached", "worker")
 _LOCAL_TYPES = frozenset({ExecutionType.PYTHON, ExecutionType.COMMAND, ExecutionType.APPROVAL})
 _GUARD = str(Path(__file__).with_name("step_guard.py"))
+# A python step run as the step user: in a process of its own (-P: its folder is not on sys.path)
+_PYTHON_HOST = (sys.executable, "-P", str(Path(__file__).with_name("python_step_host.py")))
 _STEP_EVENT_TYPES = {
     StepStatus.SUCCEEDED: "StepSucceeded",
     StepStatus.FAILED: "StepFailed",
@@ -146,6 +149,7 @@ class LocalRunner:
         grace_seconds: float = DEFAULT_GRACE_SECONDS,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         watch_seconds: float = DEFAULT_WATCH_SECONDS,
+        step_user: StepUser | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
@@ -174,6 +178,8 @@ class LocalRunner:
         self._live: dict[str, _LiveRun] = {}
         self._lock = threading.Lock()
         self._keeper = RunKeeper()
+        # every step runs as this OS user (adapters/local/step_user.py), none in this process
+        self._step_user = step_user
 
     @property
     def mode(self) -> str:
@@ -584,10 +590,13 @@ class LocalRunner:
             token = None if self._registration_token is None else self._registration_token(*ids)
             # SecretStr: a handler printing its `register` shows no token in the step log
             credential = {} if token is None else {"registration_token": SecretStr(token)}
+            input_files = self._input_files(step, run_inputs)
+            if self._step_user is not None:
+                input_files = self._staged(step, input_files)
             run = StepRun(
                 workflow_execution_id=step.workflow_execution_id,
                 pipeline_execution_id=step.pipeline_execution_id,
-                input_files=self._input_files(step, run_inputs),
+                input_files=input_files,
                 output_dir=outputs.path,
                 log_path=lambda: self._logs.step_log_path(
                     step.workflow_execution_id, step.pipeline_execution_id
@@ -598,8 +607,12 @@ class LocalRunner:
                 registration_token=token,
             )
             try:
-                if definition.execution_type is ExecutionType.PYTHON:
+                if definition.execution_type is ExecutionType.PYTHON and self._step_user:
                     assert definition.handler is not None  # StepDefinition guarantees it
+                    host = (definition.handler, definition.handler_path or "")
+                    self._run_command((*_PYTHON_HOST, *host), run, step, attempt, live)
+                elif definition.execution_type is ExecutionType.PYTHON:
+                    assert definition.handler is not None
                     run_python_step(definition.handler, run, definition.handler_path)
                 elif definition.execution_type is ExecutionType.COMMAND:
                     assert definition.command is not None
@@ -617,6 +630,11 @@ class LocalRunner:
         except Exception as error:
             return f"{type(error).__name__}: {error}"
         return None
+
+    def _staged(self, step: PipelineExecution, input_files: list[str]) -> list[str]:
+        """Copies of the inputs the step user may read (the object store is the service's)."""
+        folder = self.run_dir(step.workflow_execution_id) / INPUTS_FOLDER
+        return stage_inputs(input_files, folder / step.pipeline_execution_id)
 
     def _run_command(
         self,
@@ -647,11 +665,18 @@ class LocalRunner:
                 command,
                 run,
                 on_start=started,
-                guard=(sys.executable, "-I", "-S", _GUARD, f"{self._grace:g}", "--"),
+                guard=self._guard(),
+                as_user=self._step_user,
             )
         finally:
             with live.lock:
                 live.command = None
+
+    def _guard(self) -> tuple[str, ...]:
+        guard: tuple[str, ...] = (sys.executable, "-I", "-S", _GUARD, f"{self._grace:g}")
+        if self._step_user is not None:
+            guard += ("--as", self._step_user.ids)
+        return (*guard, "--")
 
     def _input_files(self, step: PipelineExecution, run_inputs: _RunInputs) -> list[str]:
         """Local paths of the step's own input files, each at the version the run pinned."""

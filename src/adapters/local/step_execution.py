@@ -17,6 +17,8 @@ from typing import Any, TextIO, cast
 
 from adapters.local.command_inputs import input_variables
 from adapters.local.redacted_output import RedactedLogFile, copy_redacted_output
+from adapters.local.step_environment import step_environment
+from adapters.local.step_user import StepUser, open_run_folder
 
 PYTHON_PLACEHOLDER = "{python}"
 _STDERR_TAIL_LINES = 10
@@ -175,9 +177,10 @@ _output_router = _OutputRouter()
 # --- command steps --------------------------------------------------------------------------------
 
 
-def command_environment(step: StepRun) -> dict[str, str]:
-    return {
-        **os.environ,
+def command_environment(step: StepRun, home: str | None = None) -> dict[str, str]:
+    """The allow-listed environment (adapters/local/step_environment.py) and the step's own;
+    `home`: the HOME of the user the step runs as."""
+    own = {
         **input_variables(step.input_files, step.output_dir, step.pipeline_execution_id),
         "WFX_OUTPUT_DIR": step.output_dir,
         "WFX_EXECUTION_ID": step.workflow_execution_id,
@@ -185,6 +188,7 @@ def command_environment(step: StepRun) -> dict[str, str]:
         # this step's own, and never the token of a step this runner itself runs inside
         "WFX_REGISTRATION_TOKEN": step.registration_token or "",
     }
+    return step_environment(os.environ, own, home)
 
 
 def run_command_step(
@@ -192,18 +196,24 @@ def run_command_step(
     step: StepRun,
     on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
     guard: Sequence[str] = (),
+    as_user: StepUser | None = None,
 ) -> None:
     """Run the command with stdout and stderr in the step log, redacted; a non-zero exit fails
     the step.
 
     The command runs in a session and process group of its own, behind `guard` (the argv that
     runs it, adapters/local/step_guard.py) when one is given. `on_start` is given the process
-    as soon as it runs (so a stop can kill its group).
+    as soon as it runs (so a stop can kill its group). `as_user`: the guard runs the command as
+    that user (its `--as` is in `guard`), in the output folder, which with the inputs folder is
+    given to it first.
     """
     argv = [
         *guard,
         *(sys.executable if part == PYTHON_PLACEHOLDER else part for part in command),
     ]
+    environment = command_environment(step, None if as_user is None else as_user.home)
+    if as_user is not None:
+        open_run_folder(step.output_dir, as_user)  # after the input list is written
     # appended to, never truncated: what an earlier attempt of the step wrote stays
     with open(step.log_path(), "ab") as log:
         try:
@@ -212,7 +222,9 @@ def run_command_step(
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,  # through the runner, redacted, then into the log
                 stderr=subprocess.PIPE,
-                env=command_environment(step),
+                env=environment,
+                # a step user's cwd is its own folder: the service's may be closed to it
+                cwd=None if as_user is None else step.output_dir,
                 # its own group: a Ctrl-C of the terminal reaches the runner, which stops it
                 start_new_session=True,
             )

@@ -1,9 +1,11 @@
 """The first process of every command step: it runs the command and makes sure nothing of the
 step outlives the runner that started it.
 
-Started as `python -I -S step_guard.py GRACE_SECONDS -- COMMAND...` in a session and process
-group of its own (the runner passes start_new_session), it asks Linux for SIGTERM when its
-parent dies (PR_SET_PDEATHSIG), spawns the command in its group, and on SIGTERM, SIGINT or
+Started as `python -I -S step_guard.py GRACE_SECONDS [--as UID:GID] -- COMMAND...` in a session
+and process group of its own (the runner passes start_new_session), it asks Linux for SIGTERM
+when its parent dies (PR_SET_PDEATHSIG), spawns the command in its group (as that user and group,
+with no other group, when `--as` names one: the guard stays the runner's user, so it can always
+stop the group), and on SIGTERM, SIGINT or
 SIGHUP - an abort, or the runner killed with `kill -9` - stops the whole group: SIGTERM, then
 SIGKILL after the grace period. Its exit status is the command's.
 
@@ -92,16 +94,42 @@ def _reap(child: int) -> int | None:
     return status if pid == child else None
 
 
+def _spawn_as(command: list[str], uid: int, gid: int) -> int:
+    """fork, drop to the user, exec: posix_spawn cannot change the user."""
+    child = os.fork()
+    if child:
+        return child
+    try:
+        for number in (*_STOP_SIGNALS, *_DEFAULT_IN_CHILD):
+            signal.signal(number, signal.SIG_DFL)
+        os.setgroups([])
+        os.setgid(gid)
+        os.setuid(uid)
+        os.execvpe(command[0], command, os.environ)
+    except OSError as error:
+        os.write(2, f"cannot run {command[0]}: {error.strerror or error}\n".encode())
+        os._exit(127 if isinstance(error, FileNotFoundError) else 126)
+    return 0  # never reached: exec or exit
+
+
 def main(argv: list[str]) -> int:
+    user: tuple[int, int] | None = None
+    if argv[1:2] == ["--as"]:
+        uid, _, gid = argv[2].partition(":")
+        user = (int(uid), int(gid))
+        argv = [argv[0], *argv[3:]]
     grace_seconds, separator, *command = argv
     if separator != "--" or not command:
-        print("usage: step_guard.py GRACE_SECONDS -- COMMAND...", file=sys.stderr)
+        print("usage: step_guard.py GRACE_SECONDS [--as UID:GID] -- COMMAND...", file=sys.stderr)
         return 2
     for number in _STOP_SIGNALS:
         signal.signal(number, _on_stop)
     _die_with_parent(os.getppid())
     try:
-        child = os.posix_spawnp(command[0], command, os.environ, setsigdef=_DEFAULT_IN_CHILD)
+        if user is None:
+            child = os.posix_spawnp(command[0], command, os.environ, setsigdef=_DEFAULT_IN_CHILD)
+        else:
+            child = _spawn_as(command, *user)
     except OSError as error:
         print(f"cannot run {command[0]}: {error.strerror or error}", file=sys.stderr)
         return 127 if isinstance(error, FileNotFoundError) else 126

@@ -1065,6 +1065,15 @@ def serve(
             "when this machine has a display.",
         ),
     ] = False,
+    step_user: Annotated[
+        str | None,
+        typer.Option(
+            "--step-user",
+            metavar="NAME",
+            help="Run every step as this OS user (default: WFX_STEP_USER), so no step can read "
+            "the service's key or database; needs the service to run as root.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs) and the web viewer (at /)
     on the configured store.
@@ -1074,7 +1083,13 @@ def serve(
     viewer logs in at /login?token=TOKEN; `--open` prints that link for you."""
     from entrypoints.cli.serve import serve as run_service
 
-    run_service(lambda mode: _container(runner_mode=mode), host, port, open_viewer=open_viewer)
+    run_service(
+        lambda mode: _container(runner_mode=mode),
+        host,
+        port,
+        open_viewer=open_viewer,
+        step_user=step_user,
+    )
 
 
 @app.command("internal-run-worker", hidden=True)

@@ -14,6 +14,7 @@ import sys
 import threading
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 from urllib.parse import quote
 
 from entrypoints.container import Container
@@ -21,6 +22,10 @@ from entrypoints.settings import Settings
 
 # long enough for a working day in the viewer; the link is printed again by the next start
 LINK_LIFETIME = timedelta(hours=12)
+
+
+def _home() -> Path:
+    return Settings.from_environment().home
 
 
 def login_link(settings: Settings, host: str, port: int) -> str | None:
@@ -58,14 +63,44 @@ def _open_soon(link: str) -> None:
     timer.start()
 
 
+SAME_RIGHTS_NOTE = (
+    "wfx: steps run with the service's own rights: a python or command step can read its key "
+    "and database; --step-user NAME (WFX_STEP_USER) runs them as another OS user"
+)
+
+
+def confine_steps(step_user: str | None, home: Path) -> None:
+    """With a step user: check it can be switched to, tell the detached workers (they inherit
+    the environment and the umask) and close WFX_HOME to it; without one, say once what steps
+    may do."""
+    from adapters.local.step_user import StepUser, can_switch_users, lock_home
+    from domain.errors import InvalidInputError
+
+    if step_user is None:
+        print(SAME_RIGHTS_NOTE, file=sys.stderr)
+        return
+    user = StepUser.named(step_user, "--step-user")
+    refusal = can_switch_users()
+    if refusal is not None:
+        raise InvalidInputError(f"--step-user: {refusal}")
+    os.environ["WFX_STEP_USER"] = user.name
+    lock_home(home)
+    print(f"wfx: steps run as OS user {user.name} (uid {user.uid})", file=sys.stderr)
+
+
 def serve(
-    container_for: Callable[[str], Container], host: str, port: int, open_viewer: bool = False
+    container_for: Callable[[str], Container],
+    host: str,
+    port: int,
+    open_viewer: bool = False,
+    step_user: str | None = None,
 ) -> None:
     import uvicorn
 
     from entrypoints.http.app import create_app
     from entrypoints.http.identity import verified_by
 
+    confine_steps(step_user or Settings.from_environment().step_user, _home())
     container = container_for("detached")
     settings = Settings.from_environment()
     verifier = container.token_verifier()

@@ -251,9 +251,7 @@ def abort_execution(
     execution_id: ExecutionId,
     body: Annotated[AbortRequest | None, Body()] = None,
 ) -> JSONResponse:
-    wfx.access_control().require_execution_access(
-        caller.subject, execution_id, Action.POST, caller.route
-    )
+    wfx.access_control().require_abort(caller.subject, execution_id, caller.route)
     cause = body.cause if body is not None and body.cause is not None else DEFAULT_ABORT_CAUSE
     result = wfx.abort_execution().execute(
         AbortExecutionCommand(workflow_execution_id=execution_id, cause=cause)

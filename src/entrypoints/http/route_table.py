@@ -3,11 +3,13 @@
 Tier 1 checks each route as `{object__type: api, route__path}` with its HTTP method. Tier 2 then
 checks the objects the route touches: `execution` (seed 000 `authorize_execution_access`: the
 action on the run's workflow and on every asset it read and wrote, GET on every database it took
-metadata from), `launch` (POST on the workflow and each input asset, PUT on the output asset),
-`workflow` (the action on the workflow), `filter` (a list returns only what the caller may
-GET) or `approval` (the run the approval gates may be read, or the caller is among its
-approvers; a decision is its approvers' alone, whatever else they may do). The route x
-permission test is generated from this table.
+metadata from), `abort` (the same, but GET on the workflow: seed 000 authorizes an abort as it
+does a read, with POST on the assets), `launch` (POST on the workflow and each input asset, PUT
+on the output asset), `workflow` (the action on the workflow), `publish` (PUT on the workflow,
+and PUT on `hostCode` for each python or command step: running code on the service's machine),
+`filter` (a list returns only what the caller may GET) or `approval` (the run the approval gates
+may be read, or the caller is among its approvers; a decision is its approvers' alone, whatever
+else they may do). The route x permission test is generated from this table.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from domain.authorization import Action
 
 class Tier2(StrEnum):
     EXECUTION = "execution"
+    ABORT = "abort"
     LAUNCH = "launch"
     WORKFLOW = "workflow"
+    PUBLISH = "publish"
     FILTER = "filter"
     APPROVAL = "approval"
 
@@ -50,14 +54,14 @@ ROUTES: tuple[RouteRule, ...] = (
     RouteRule(Action.GET, ONE_EXECUTION + "/logs", Tier2.EXECUTION, Action.GET),
     RouteRule(Action.GET, ONE_EXECUTION + "/events", Tier2.EXECUTION, Action.GET),
     RouteRule(Action.GET, ONE_EXECUTION + "/describe", Tier2.EXECUTION, Action.GET),
-    RouteRule(Action.POST, ONE_EXECUTION + "/abort", Tier2.EXECUTION, Action.POST),
+    RouteRule(Action.POST, ONE_EXECUTION + "/abort", Tier2.ABORT, Action.POST),
     RouteRule(Action.POST, ONE_EXECUTION + "/redrive", Tier2.EXECUTION, Action.POST),
     RouteRule(Action.DELETE, ONE_EXECUTION, Tier2.EXECUTION, Action.DELETE),
     RouteRule(Action.GET, "/workflows", Tier2.FILTER, Action.GET),
     RouteRule(
         Action.GET, "/database/{databaseId}/workflows/{workflowId}", Tier2.WORKFLOW, Action.GET
     ),
-    RouteRule(Action.PUT, "/workflows", Tier2.WORKFLOW, Action.PUT),
+    RouteRule(Action.PUT, "/workflows", Tier2.PUBLISH, Action.PUT),
     # tier 2 on the execution named (`?execution=`); a wider scope counts only readable runs
     RouteRule(Action.GET, "/costs", Tier2.EXECUTION, Action.GET),
     RouteRule(Action.GET, "/approvals", Tier2.FILTER, Action.GET),

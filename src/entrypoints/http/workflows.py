@@ -82,9 +82,7 @@ def publish_workflow(
     document: Annotated[dict[str, Any], Body(description="The workflow document, as its YAML.")],
 ) -> JSONResponse:
     parsed = parse_workflow_document(document)
-    wfx.access_control().require_workflow(
-        caller.subject, parsed.database_id, parsed.workflow_id, Action.PUT, caller.route
-    )
+    wfx.access_control().require_publish(caller.subject, parsed, caller.route)
     command = PublishWorkflowVersionCommand(document=parsed, published_by=caller.subject.user_id)
     result = wfx.publish_workflow_version().execute(command)
     answer = WorkflowVersionResponse.of(

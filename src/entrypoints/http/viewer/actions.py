@@ -47,9 +47,11 @@ def _unconfirmed(page: Visit, execution_id: str, what: str) -> Response:
 def _authorized(page: Visit, execution_id: str, verb: str) -> str:
     route = f"{EXECUTIONS}/{execution_id}/{verb}"
     page.require_route(route, Action.POST)
-    page.wfx.access_control().require_execution_access(
-        page.subject, execution_id, Action.POST, route
-    )
+    access = page.wfx.access_control()
+    if verb == "abort":
+        access.require_abort(page.subject, execution_id, route)
+    else:
+        access.require_execution_access(page.subject, execution_id, Action.POST, route)
     return route
 
 
