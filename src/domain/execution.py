@@ -439,7 +439,8 @@ def run_input_document(
     execution: WorkflowExecution, steps: Sequence[PipelineExecution]
 ) -> dict[str, Any]:
     """What a run is started with (the state machine's input; a local run's described input):
-    the ids a step needs to call back and to name its paths."""
+    the ids a step needs to call back. No output prefix: the state machine composes it from the
+    execution's name, the execution id (seed 000)."""
     execution_id = execution.workflow_execution_id
     return {
         "workflowExecutionId": execution_id,
@@ -447,7 +448,6 @@ def run_input_document(
         "workflowId": execution.workflow_id,
         "workflowVersion": execution.workflow_version,
         "pipelineExecutionIds": [s.pipeline_execution_id for s in chain_order(list(steps))],
-        "outputPrefix": execution_output_prefix(execution_id),
     }
 
 
