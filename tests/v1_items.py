@@ -147,8 +147,8 @@ def expected_rows(
         "executionLog": "",
         "redriveCount": 0,
     }
-    if status in ("FAILED", "ABORTED", "TIMED_OUT"):
-        main["executionError"] = error or status
+    if error and status in ("FAILED", "ABORTED", "TIMED_OUT"):
+        main["executionError"] = error  # seed 000: never the status name
     pipeline_id = str(uuid.uuid5(PIPELINE_NAMESPACE, f"v1:{execution_id}"))
     return {
         "WorkflowExecutionsStorageTableV2": [main],

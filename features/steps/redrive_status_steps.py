@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from pytest_bdd import given, parsers, then, when
+from typer.testing import CliRunner
 
 from adapters.records import build_execution_record
 from application.use_cases.abort_execution import AbortExecutionCommand
@@ -15,6 +20,7 @@ from entrypoints.container import Container
 from features.steps.launch_steps import launch
 from features.steps.observer import ObservingReporter
 from features.steps.reading import details_of
+from features.steps.stepfunctions_steps import StepFunctions
 from features.steps.world import World
 
 # What each ending runs: the workflow, and the step at whose start alice aborts (if she does).
@@ -101,3 +107,79 @@ def _(container: Container, world: World, status: str, reason: str | None) -> No
 def _(shown_while_running: list[Shown], status: str, reason: str) -> None:
     assert len(shown_while_running) == 1, shown_while_running
     _assert_shown(shown_while_running[0], status, reason)
+
+
+@given(
+    parsers.parse(
+        'Step Functions describes an ended execution as "{status}" with the reason "{reason}"'
+    )
+)
+def _(stepfunctions: StepFunctions, status: str, reason: str) -> None:
+    """moto's DescribeExecution answers no redriveStatus or redriveStatusReason: what Step
+    Functions would add is put into moto's answer, so a read can only show it by having it
+    from DescribeExecution (the local rules would call a freshly stopped run REDRIVABLE)."""
+
+    def add(parsed: dict[str, Any], **_: Any) -> None:
+        if parsed.get("status") not in (None, "RUNNING"):
+            parsed["redriveStatus"], parsed["redriveStatusReason"] = status, reason
+
+    stepfunctions.client.meta.events.register(
+        "after-call.sfn.DescribeExecution", add, unique_id="features-redrive-status"
+    )
+
+
+def _cli_json(storage: str, tmp_path: Path, *arguments: str) -> Any:
+    """`wfx ... --json` in-process, on the scenario's store (a container of its own)."""
+    from entrypoints.cli.main import app
+
+    environment = {
+        "WFX_STORE": storage,
+        "WFX_HOME": str(tmp_path / "home"),
+        "WFX_DB": str(tmp_path / "wfx.db"),
+        "WFX_USER": "alice",
+    }
+    outcome = CliRunner().invoke(app, [*arguments, "--json"], env=environment)
+    assert outcome.exit_code == 0, outcome.output
+    return json.loads(outcome.stdout)
+
+
+def _http_json(container: Container, path: str) -> Any:
+    from entrypoints.http.app import create_app
+    from entrypoints.http.identity import verified_by
+
+    token = container.token_issuer().issue("alice", timedelta(minutes=5), ("admin",))
+    app = create_app(container, verified_by(container.token_verifier()))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.get(path, headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def _listed(page: dict[str, Any], execution_id: str) -> dict[str, Any]:
+    (found,) = [e for e in page["Items"] if e["workflowExecutionId"] == execution_id]
+    return dict(found)
+
+
+@then(
+    parsers.parse(
+        'the command line and HTTP show and list give the redrive status "{status}" with the '
+        'reason "{reason}"'
+    )
+)
+def _(
+    container: Container, storage: str, tmp_path: Path, world: World, status: str, reason: str
+) -> None:
+    execution_id = world.execution_id
+    shown = {
+        "wfx executions show": _cli_json(storage, tmp_path, "executions", "show", execution_id)[
+            "execution"
+        ],
+        "wfx executions list": _listed(
+            _cli_json(storage, tmp_path, "executions", "list"), execution_id
+        ),
+        "GET one execution": _http_json(container, f"/workflows/executions/{execution_id}"),
+        "GET the executions": _listed(_http_json(container, "/workflows/executions"), execution_id),
+    }
+    for read, execution in shown.items():
+        said = (execution.get("redriveStatus"), execution.get("redriveStatusReason"))
+        assert said == (status, reason), (read, execution)

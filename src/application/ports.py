@@ -458,11 +458,13 @@ class OrchestratorExecution:
 
 @dataclass(frozen=True)
 class StateMachineDescription:
-    """A deployed state machine: its ASL definition and where it logs (DescribeStateMachine)."""
+    """A deployed state machine: its ASL definition and where it logs (DescribeStateMachine),
+    and its status (ACTIVE, or DELETING while it is being deleted) when the service says."""
 
     arn: str
     definition: dict[str, Any]
     logging_configuration: dict[str, Any]
+    status: str | None = None
 
 
 @dataclass(frozen=True)

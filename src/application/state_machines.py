@@ -4,8 +4,9 @@ Pure functions over plain data (no boto3): `build_state_machine` writes the defi
 `validate_state_machine` checks its structure, `state_machine_name` names it.
 
 The execution input is `{"workflowExecutionId", "pipelineExecutionIds": [...in chain order],
-"outputPrefix", ...}`. Each step i runs as three Task states: "Start <pipelineId>" (the tracking
-function, StartStep), "Run <pipelineId>" (the step itself) and "Finish <pipelineId>" (the tracking
+...}`; each step's output prefix is composed from `$$.Execution.Name`, the execution id (seed
+000). Each step i runs as three Task states: "Start <pipelineId>" (the tracking function,
+StartStep), "Run <pipelineId>" (the step itself) and "Finish <pipelineId>" (the tracking
 function, FinishStep); after the last step "Complete" calls the completion function
 (CompleteExecution) and the run succeeds. Any failure of any Task is caught into
 "HandleExecutionError", which calls the error function and fails the run with the step's own
@@ -42,11 +43,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.approvals import CANCELLED_ERROR, REJECTED_ERROR, TIMED_OUT_ERROR, ApprovalGate
+from domain.execution import execution_output_prefix
 from domain.workflow import ExecutionType, RetryPolicy, StepDefinition, WorkflowVersion
 
 LAMBDA_INVOKE = "arn:aws:states:::lambda:invoke"
 LAMBDA_INVOKE_CALLBACK = "arn:aws:states:::lambda:invoke.waitForTaskToken"
 BATCH_SUBMIT_JOB_SYNC = "arn:aws:states:::batch:submitJob.sync"
+# seed 000: the execution's name is the workflow execution id, and the state machine composes the
+# run's output prefix from it directly (the one template, execution_output_prefix's), never from
+# what the launcher passed in the input
+OUTPUT_PREFIX_PATH = f"States.Format('{execution_output_prefix('{}')}', $$.Execution.Name)"
 
 COMPLETE_STATE = "Complete"
 SUCCEEDED_STATE = "ExecutionSucceeded"
@@ -295,7 +301,7 @@ def _step_task(
         payload: dict[str, Any] = {
             "workflowExecutionId.$": "$.workflowExecutionId",
             "pipelineExecutionId.$": pipeline_execution_id,
-            "outputPrefix.$": "$.outputPrefix",
+            "outputPrefix.$": OUTPUT_PREFIX_PATH,
         }
         resource = LAMBDA_INVOKE
         if step.wait_for_callback:
@@ -307,7 +313,7 @@ def _step_task(
         environment = [
             {"Name": "WFX_EXECUTION_ID", "Value.$": "$.workflowExecutionId"},
             {"Name": "WFX_PIPELINE_EXECUTION_ID", "Value.$": pipeline_execution_id},
-            {"Name": "WFX_OUTPUT_PREFIX", "Value.$": "$.outputPrefix"},
+            {"Name": "WFX_OUTPUT_PREFIX", "Value.$": OUTPUT_PREFIX_PATH},
         ]
         parameters = {
             "JobName.$": pipeline_execution_id,

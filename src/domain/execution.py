@@ -128,16 +128,16 @@ class WorkflowExecution(_Record):
     ) -> WorkflowExecution:
         if self.is_terminal:
             return self  # seed 000: a terminal row is never changed again
+        failure = None if status is ExecutionStatus.SUCCEEDED else error
         return self._evolve(
             status=status,
             execution_stop_date=at,
             runner_lease=None,  # a finished run is nobody's to renew
             execution_log=log or None,  # stored rows have no empty attributes
             execution_log_object_key=log_object_key,
-            execution_error=None
-            if status is ExecutionStatus.SUCCEEDED
-            else (error or status.value),
-            execution_cause=None if status is ExecutionStatus.SUCCEEDED else cause,
+            # seed 000: only a real failure message, never the status name or a made-up text
+            execution_error=failure or None,
+            execution_cause=(cause or None) if failure else None,
             # said of the open run (DescribeExecution's "is RUNNING"): no longer true once it ends
             redrive_status=None,
             redrive_status_reason=None,
@@ -454,7 +454,8 @@ def run_input_document(
     execution: WorkflowExecution, steps: Sequence[PipelineExecution]
 ) -> dict[str, Any]:
     """What a run is started with (the state machine's input; a local run's described input):
-    the ids a step needs to call back and to name its paths."""
+    the ids a step needs to call back. No output prefix: the state machine composes it from the
+    execution's name, the execution id (seed 000)."""
     execution_id = execution.workflow_execution_id
     return {
         "workflowExecutionId": execution_id,
@@ -462,7 +463,6 @@ def run_input_document(
         "workflowId": execution.workflow_id,
         "workflowVersion": execution.workflow_version,
         "pipelineExecutionIds": [s.pipeline_execution_id for s in chain_order(list(steps))],
-        "outputPrefix": execution_output_prefix(execution_id),
     }
 
 

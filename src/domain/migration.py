@@ -192,17 +192,16 @@ class Reconciled(BaseModel):
 def migrated_run(v1: V1Execution, reconciled: Reconciled | None = None) -> MigratedRun:
     """The rows of `v1`, with what Step Functions said of it when it was asked and answered."""
     status, start, stop = v1.status, v1.start_date, v1.stop_date
-    error = cause = None
+    error = cause = None  # that release kept no message: none, never the status name (seed 000)
     if reconciled is not None:
         status = reconciled.status
         start = start or reconciled.start_date
         # moto (and a run stopped a moment ago) may answer a terminal status without a date
         stop = (reconciled.stop_date or start) if status in TERMINAL_STATUSES else None
         if status in TERMINAL_STATUSES and status is not ExecutionStatus.SUCCEEDED:
-            error = ": ".join(p for p in (reconciled.error, reconciled.cause) if p) or status.value
-            cause = reconciled.cause
-    elif status in TERMINAL_STATUSES and status is not ExecutionStatus.SUCCEEDED:
-        error = status.value  # that release kept no message; the run-time rule: the status
+            # seed 000: executionError is Step Functions' error and cause, or nothing
+            error = ": ".join(p for p in (reconciled.error, reconciled.cause) if p) or None
+            cause = reconciled.cause if error else None
     start = start or stop or FALLBACK_START_DATE
     execution = WorkflowExecution(
         workflow_execution_id=v1.execution_id,

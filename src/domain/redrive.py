@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
@@ -21,6 +21,14 @@ RUNNING_REASON = "Execution is RUNNING and cannot be redriven."
 PERIOD_EXCEEDED_REASON = "Execution redrivable period exceeded."
 MAX_TIME_EXCEEDED_REASON = "Execution has exceeded the max execution time."
 HISTORY_LIMIT_REASON = "Execution history event limit exceeded."
+STATE_MACHINE_DELETING_REASON = "State machine is in DELETING status."
+STARTED_BEFORE_REDRIVE_REASON = "Execution was started before the launch of RedriveExecution."
+
+# Step Functions launched RedriveExecution on 15 November 2023: an execution started before that
+# cannot be redriven (seed 001), such as a run the V1 migration brought in.
+REDRIVE_LAUNCH_DATE = datetime(2023, 11, 15, tzinfo=UTC)
+# DescribeStateMachine's status of a state machine being deleted (the other is ACTIVE).
+DELETING = "DELETING"
 
 # DescribeExecution's redriveStatus values (seed 001); REDRIVABLE_BY_MAP_RUN is Step Functions'
 # alone, and only ever read from it.
@@ -32,17 +40,26 @@ STEP_FUNCTIONS_ORCHESTRATOR = "stepfunctions"
 
 
 def redrive_refusal(
-    execution: WorkflowExecution, now: datetime, history_event_count: int
+    execution: WorkflowExecution,
+    now: datetime,
+    history_event_count: int,
+    state_machine_status: str | None = None,
 ) -> str | None:
     """Seed 001's reason the execution cannot be redriven at `now`, or None when it can.
 
     A run that is not terminal (NEW, RUNNING, PENDING_REDRIVE) gets the RUNNING reason: seed 001
     names no other reason for an open run, and to the caller each of them is still running.
+    `state_machine_status` is DescribeStateMachine's status of the run's state machine, when the
+    caller asked (a redrive on Step Functions): a state machine being deleted refuses first.
     """
+    if state_machine_status == DELETING:
+        return STATE_MACHINE_DELETING_REASON
     if execution.status is ExecutionStatus.SUCCEEDED:
         return SUCCEEDED_REASON
     if not execution.is_terminal:
         return RUNNING_REASON
+    if execution.execution_start_date < REDRIVE_LAUNCH_DATE:
+        return STARTED_BEFORE_REDRIVE_REASON
     stopped = execution.execution_stop_date
     if stopped is not None and now - stopped > REDRIVABLE_PERIOD:
         return PERIOD_EXCEEDED_REASON
@@ -63,7 +80,10 @@ class RedriveStatus(BaseModel):
 
 
 def redrive_status(
-    execution: WorkflowExecution, now: datetime, history_event_count: int
+    execution: WorkflowExecution,
+    now: datetime,
+    history_event_count: int,
+    state_machine_status: str | None = None,
 ) -> RedriveStatus:
     """What RedriveExecution would answer at `now`: REDRIVABLE, or NOT_REDRIVABLE with seed
     001's reason. The one rule behind both a refused redrive and the status a read shows.
@@ -75,7 +95,7 @@ def redrive_status(
     read every row's steps: a local history is two events per step, so only a run of 12,500
     steps or more could reach the limit, and its own details and redrive still say so.
     """
-    reason = redrive_refusal(execution, now, history_event_count)
+    reason = redrive_refusal(execution, now, history_event_count, state_machine_status)
     return RedriveStatus(status=REDRIVABLE if reason is None else NOT_REDRIVABLE, reason=reason)
 
 

@@ -304,20 +304,18 @@ class Run(BaseModel):
         after = execution._evolve(abort_requested_date=at, abort_cause=cause or None)
         return RunChange(execution, after, RunGuard())
 
-    @property
-    def abort_cause(self) -> str:
-        return self.execution.abort_cause or DEFAULT_ABORT_CAUSE
-
     def abort(self, at: datetime, log: str, log_object_key: str | None) -> RunEnd | None:
-        """The end of an abort: every open step ABORTED, then the run; None once it has ended."""
+        """The end of an abort: every open step ABORTED, then the run; None once it has ended.
+        The run keeps no executionError (seed 000: only a real failure's error and cause): why
+        it was aborted stays in abortCause; each step closed says it in its own error."""
         return self._end(
             ExecutionStatus.ABORTED,
             at,
-            self.abort_message,
+            None,
             log,
             log_object_key,
             self._open_steps,
-            cause=self.abort_cause,
+            step_error=self.abort_message,
         )
 
     def complete(
@@ -335,9 +333,15 @@ class Run(BaseModel):
             return self.abort(at, log, log_object_key)
         if status is ExecutionStatus.ABORTED:
             # stopped by its runner (an interrupt): nothing of it is left open either
-            cause = None if error else self.abort_cause
-            error = error or self.abort_message
-            return self._end(status, at, error, log, log_object_key, self._open_steps, cause)
+            return self._end(
+                status,
+                at,
+                error,
+                log,
+                log_object_key,
+                self._open_steps,
+                step_error=error or self.abort_message,
+            )
         if status is not ExecutionStatus.SUCCEEDED:
             error = error or next((s.error for s in self._chain() if s.error), None)
             # A runner whose store kept failing records the run FAILED with its step's end never
@@ -350,7 +354,7 @@ class Run(BaseModel):
     def fail(
         self,
         at: datetime,
-        error: str,
+        error: str | None,
         log: str,
         log_object_key: str | None,
         cause: str | None = None,
@@ -379,8 +383,9 @@ class Run(BaseModel):
         directly in Step Functions): open steps end with it, then the run, stamped as checked.
         On a run being aborted that status is the abort's: it ends ABORTED."""
         if self.execution.is_stopping:
-            status, error, cause = ExecutionStatus.ABORTED, self.abort_message, self.abort_cause
-        end = self._end(status, stop_date, error, log, log_object_key, self._open_steps, cause)
+            end = self.abort(stop_date, log, log_object_key)
+        else:
+            end = self._end(status, stop_date, error, log, log_object_key, self._open_steps, cause)
         if end is None:
             return None
         after = end.change.after._evolve(last_sfn_sync_check_date=checked_at)
@@ -589,7 +594,10 @@ class Run(BaseModel):
         log_object_key: str | None,
         closing: Callable[[], Iterable[PipelineExecution]],
         cause: str | None = None,
+        step_error: str | None = None,
     ) -> RunEnd | None:
+        """`error` (and `cause`) go on the run and on the steps it closes; `step_error`, when
+        given, on those steps instead."""
         execution = self.execution
         if execution.is_terminal:
             return None  # seed 000: a terminal row is never changed again
@@ -599,7 +607,7 @@ class Run(BaseModel):
             # a NEW step never opened an attempt; a RUNNING one's attempt ends with it (seed 003)
             running = self.running_attempt(step.pipeline_execution_id)
             attempt = None if running is None or step.status is StepStatus.NEW else running.attempt
-            moves.append(self._closing(step, step_status, error, at, attempt))
+            moves.append(self._closing(step, step_status, step_error or error, at, attempt))
         after = execution.complete(
             status, at=at, log=log, error=error, log_object_key=log_object_key, cause=cause
         )

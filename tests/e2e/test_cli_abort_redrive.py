@@ -154,8 +154,12 @@ def test_aborting_a_detached_run_stops_its_worker_and_records_it_aborted(
     assert outcome.stdout == f"{execution_id} ABORTED\n"
     details = wfx.json("executions", "show", execution_id)
     assert details["execution"]["executionStatus"] == "ABORTED"
-    assert details["execution"]["executionError"].startswith("wfx.Aborted")
+    assert details["execution"].get("executionError") is None  # seed 000: not a failure message
     statuses = [e["pipelineExecution"]["status"] for e in details["pipelineExecutions"]]
     assert statuses == ["ABORTED", "ABORTED"]
     again = wfx.json("executions", "show", execution_id)["execution"]
     assert again == details["execution"]  # the stopped worker wrote nothing afterwards
+    # the text view says why it stopped, from abortCause, and shows no error line
+    shown = wfx("executions", "show", execution_id).stdout
+    assert "aborted" in shown and "Aborted on request" in shown, shown
+    assert "wfx.Aborted" not in shown.split("Steps")[0], shown

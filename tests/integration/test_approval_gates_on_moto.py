@@ -140,7 +140,6 @@ def run_gated_workflow(
                 {
                     "workflowExecutionId": EXECUTION_ID,
                     "pipelineExecutionIds": STEP_IDS,
-                    "outputPrefix": f"executions/{EXECUTION_ID}/output/",
                 }
             ),
         )["executionArn"]

@@ -15,7 +15,10 @@ from typing import Any
 import pytest
 
 from adapters.aws.stepfunctions import StepFunctionsOrchestrator
-from adapters.aws.subprocesses import StepFunctionsSubProcessController
+from adapters.aws.subprocesses import (
+    BatchSubProcessController,
+    StepFunctionsSubProcessController,
+)
 from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.sqlite.catalogs import SqliteAssetCatalog
@@ -213,7 +216,8 @@ def test_an_abort_stops_the_children_then_the_run_and_records_it_aborted(world: 
     assert records.execution.execution_arn is not None
     assert world.status_on_step_functions(records.execution.execution_arn) == "ABORTED"
     assert result.execution.status is ExecutionStatus.ABORTED
-    assert result.execution.execution_error == "wfx.Aborted: user"
+    # seed 000: no executionError for an abort; its reason is wfx's own abortCause
+    assert (result.execution.execution_error, result.execution.abort_cause) == (None, "user")
     assert world.store.get_execution("exec-2") == result.execution
     steps = _steps(world, "exec-2")
     assert [steps[i].status for i in range(3)] == [
@@ -222,6 +226,47 @@ def test_an_abort_stops_the_children_then_the_run_and_records_it_aborted(world: 
         StepStatus.ABORTED,
     ]
     assert "batchJob job-7" in result.warnings[0]
+
+
+def test_an_abort_stops_the_sub_processes_before_the_runs_own_execution(world: World) -> None:
+    """Seed 000: abort stops each running step's registered sub-processes BEFORE the outer
+    state machine (VAMS 2.6 now stops the parent first; the seed wins). Every call both clients
+    send (moto's Step Functions and Batch) is recorded in order."""
+    import boto3
+
+    records, child_arn = _a_run_with_a_running_step(world, "exec-3")
+    batch = boto3.client("batch", region_name="us-east-1")
+    calls: list[tuple[str, str]] = []
+
+    def record(model: Any, params: dict[str, Any], **_: Any) -> None:
+        target = params.get("executionArn") or params.get("jobId") or ""
+        calls.append((model.name, str(target)))
+
+    for client in (world.stepfunctions, batch):
+        client.meta.events.register("provide-client-params.*.*", record)
+    controller = DispatchingSubProcessController(
+        {
+            "stepFunctions": lambda: StepFunctionsSubProcessController(lambda: world.stepfunctions),
+            "batch": lambda: BatchSubProcessController(lambda: batch),
+        }
+    )
+    abort = AbortExecution(
+        world.store,
+        StepFunctionsOrchestrator(world.stepfunctions),
+        controller,
+        world.logs,
+        world.objects,
+        Clock(),
+    )
+
+    abort.execute(AbortExecutionCommand(workflow_execution_id="exec-3", cause="user"))
+
+    stops = [call for call in calls if call[0] in ("StopExecution", "TerminateJob")]
+    assert stops == [
+        ("StopExecution", child_arn),
+        ("TerminateJob", "job-7"),
+        ("StopExecution", records.execution.execution_arn),
+    ]
 
 
 def test_the_stopper_leaves_types_it_cannot_stop_and_stops_step_functions_ones(

@@ -1,6 +1,7 @@
-"""RedriveExecution on Step Functions. moto has no RedriveExecution and ignores history paging
-(notes/moto.md rows 11-12), so these tests answer the client with `botocore.stub.Stubber`, in
-the service's own request and response shapes; the store is a real SQLite file.
+"""RedriveExecution on Step Functions. moto has no RedriveExecution, ignores history paging
+(notes/moto.md rows 11-12) and deletes a state machine at once (it never answers DELETING), so
+these tests answer the client with `botocore.stub.Stubber`, in the service's own request and
+response shapes; the store is a real SQLite file.
 """
 
 from __future__ import annotations
@@ -95,6 +96,23 @@ def _history(stubber: Stubber, pages: int, per_page: int) -> None:
         stubber.add_response("get_execution_history", response, request)
 
 
+def _machine(stubber: Stubber, status: str = "ACTIVE") -> None:
+    """DescribeStateMachine of the run's state machine, asked before the history is read."""
+    stubber.add_response(
+        "describe_state_machine",
+        {
+            "stateMachineArn": MACHINE,
+            "name": "wf",
+            "status": status,
+            "definition": '{"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}',
+            "roleArn": "arn:aws:iam::123456789012:role/wfx-sfn",
+            "type": "STANDARD",
+            "creationDate": NOW - timedelta(days=3),
+        },
+        {"stateMachineArn": MACHINE},
+    )
+
+
 def _steps(store: SqliteExecutionStore) -> dict[int, PipelineExecution]:
     return {step.step_index: step for step in store.list_steps("exec-1")}
 
@@ -108,6 +126,7 @@ def test_a_failed_run_is_redriven_with_a_client_token_and_records_the_redrive(
 ) -> None:
     client, stubber = stubbed
     before = _steps(store)
+    _machine(stubber)
     _history(stubber, pages=2, per_page=3)
     token = UuidGenerator().derived_id("exec-1:redrive:0")
     stubber.add_response(
@@ -157,6 +176,7 @@ def test_a_history_that_reaches_24999_events_is_refused_after_reading_just_that_
 ) -> None:
     client, stubber = stubbed
     before = (store.get_execution("exec-1"), _steps(store))
+    _machine(stubber)
     _history(stubber, pages=25, per_page=1000)  # a 26th page would be an unstubbed call
 
     with pytest.raises(RedriveNotAllowedError) as refused:
@@ -171,6 +191,7 @@ def test_a_redrive_step_functions_refuses_leaves_the_run_and_its_steps_as_they_w
 ) -> None:
     client, stubber = stubbed
     before = (store.get_execution("exec-1"), _steps(store))
+    _machine(stubber)
     _history(stubber, pages=1, per_page=5)
     stubber.add_client_error(
         "redrive_execution",
@@ -195,3 +216,41 @@ def test_a_second_redrive_of_the_same_attempt_is_refused_without_asking_step_fun
 
     with pytest.raises(RedriveNotAllowedError, match=r"^Execution is RUNNING and cannot be"):
         _use_case(store, client).execute(RedriveExecutionCommand(workflow_execution_id="exec-1"))
+
+
+def test_a_run_whose_state_machine_is_being_deleted_is_refused_before_its_history_is_read(
+    store: SqliteExecutionStore, stubbed: tuple[Any, Stubber]
+) -> None:
+    client, stubber = stubbed
+    before = (store.get_execution("exec-1"), _steps(store))
+    _machine(stubber, status="DELETING")  # no history stubbed: reading it would fail the test
+
+    with pytest.raises(RedriveNotAllowedError) as refused:
+        _use_case(store, client).execute(RedriveExecutionCommand(workflow_execution_id="exec-1"))
+
+    assert str(refused.value) == "State machine is in DELETING status."
+    assert (store.get_execution("exec-1"), _steps(store)) == before
+
+
+def test_a_run_started_before_redrive_execution_existed_is_refused_without_asking_step_functions(
+    store: SqliteExecutionStore, stubbed: tuple[Any, Stubber]
+) -> None:
+    client, _ = stubbed  # no response stubbed: any call to Step Functions would fail
+    # a run the V1 migration brought in, started the day before RedriveExecution's launch
+    started = datetime(2023, 11, 14, tzinfo=UTC)
+    records = a_launch("exec-old", steps=1, start=started)
+    failed = records.execution.model_copy(
+        update={
+            "status": ExecutionStatus.FAILED,
+            "execution_stop_date": started + timedelta(hours=1),
+            "orchestrator": "stepfunctions",
+            "state_machine_arn": MACHINE,
+            "execution_arn": ARN.replace("exec-1", "exec-old"),
+        }
+    )
+    store.add_launch(records.model_copy(update={"execution": failed}))
+
+    with pytest.raises(RedriveNotAllowedError) as refused:
+        _use_case(store, client).execute(RedriveExecutionCommand(workflow_execution_id="exec-old"))
+
+    assert str(refused.value) == "Execution was started before the launch of RedriveExecution."

@@ -142,10 +142,10 @@ class Moto:
             definition=json.dumps(runnable_on_moto(definition, self.queue_url)),
             roleArn=ROLE,
         )
+        # no outputPrefix: each step's is composed from $$.Execution.Name (seed 000)
         execution_input = {
             "workflowExecutionId": EXECUTION_ID,
             "pipelineExecutionIds": STEP_IDS[: len(version.steps)],
-            "outputPrefix": OUTPUT_PREFIX,
         }
         started = self.sfn.start_execution(
             stateMachineArn=machine["stateMachineArn"],

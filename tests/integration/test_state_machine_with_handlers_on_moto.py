@@ -132,7 +132,6 @@ def run_on_moto(
                 {
                     "workflowExecutionId": EXECUTION_ID,
                     "pipelineExecutionIds": step_ids,
-                    "outputPrefix": f"executions/{EXECUTION_ID}/output/",
                 }
             ),
         )["executionArn"]

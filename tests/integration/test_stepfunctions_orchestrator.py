@@ -190,8 +190,8 @@ def test_start_names_the_execution_after_the_workflow_execution_id(sfn: Any) -> 
         "workflowDatabaseId": "db1",
         "workflowId": "wf1",
         "workflowVersion": 1,
+        # no output prefix: the state machine composes it from the name (seed 000)
         "pipelineExecutionIds": [step.pipeline_execution_id for step in steps],
-        "outputPrefix": f"executions/{execution_id}/output/",
     }
 
 

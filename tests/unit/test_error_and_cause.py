@@ -25,14 +25,33 @@ def test_a_failed_run_keeps_the_joined_message_and_the_cause_alone() -> None:
     assert failure_parts(ended) == ("States.TaskFailed", "exit 3")
 
 
-def test_an_abort_records_its_cause() -> None:
+def test_an_abort_keeps_its_cause_apart_and_leaves_execution_error_empty() -> None:
     requested = Run(execution=an_execution("exec-1")).request_abort(MONDAY, "operator said so")
     assert requested is not None
 
     end = Run(execution=requested.after).abort(LATER, "", None)
 
     assert end is not None
-    assert failure_parts(end.change.after) == ("wfx.Aborted", "operator said so")
+    ended = end.change.after
+    # seed 000: executionError holds only a real failure's error and cause
+    assert (ended.execution_error, ended.execution_cause) == (None, None)
+    assert ended.abort_cause == "operator said so"
+
+
+def test_a_run_ended_without_an_error_never_takes_its_status_name_as_one() -> None:
+    for status in (ExecutionStatus.FAILED, ExecutionStatus.ABORTED, ExecutionStatus.TIMED_OUT):
+        ended = an_execution("exec-1").complete(status, LATER, "", None)
+
+        assert (ended.status, ended.execution_error, ended.execution_cause) == (status, None, None)
+
+
+def test_a_timeout_described_without_error_or_cause_leaves_execution_error_empty() -> None:
+    end = Run(execution=an_execution("exec-1")).end_as_described(
+        ExecutionStatus.TIMED_OUT, LATER, None, "", None, LATER
+    )
+
+    assert end is not None
+    assert end.change.after.execution_error is None
 
 
 def test_a_runner_lost_run_has_its_error_name_and_the_lease_story_apart() -> None:

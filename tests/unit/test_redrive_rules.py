@@ -57,6 +57,31 @@ def test_an_open_run_is_refused_as_running(status: ExecutionStatus) -> None:
     assert redrive_refusal(execution, NOW, 10) == "Execution is RUNNING and cannot be redriven."
 
 
+def test_a_state_machine_being_deleted_refuses_any_run_first() -> None:
+    for status in [*REDRIVABLE, ExecutionStatus.SUCCEEDED]:
+        refusal = redrive_refusal(an_execution(status), NOW, 10, state_machine_status="DELETING")
+        assert refusal == "State machine is in DELETING status."
+
+
+def test_an_active_state_machine_refuses_nothing() -> None:
+    execution = an_execution(ExecutionStatus.FAILED)
+    assert redrive_refusal(execution, NOW, 10, state_machine_status="ACTIVE") is None
+
+
+def test_a_run_started_before_redrive_execution_was_launched_cannot_be_redriven() -> None:
+    launch = datetime(2023, 11, 15, tzinfo=UTC)
+    before = an_execution(ExecutionStatus.FAILED)._evolve(
+        execution_start_date=launch - timedelta(seconds=1), execution_stop_date=NOW
+    )
+    at_launch = before._evolve(execution_start_date=launch)
+
+    refusal = redrive_refusal(before, NOW, 10)
+
+    assert refusal == "Execution was started before the launch of RedriveExecution."
+    # started at the launch: only the one-year limit stands in its way
+    assert redrive_refusal(at_launch, NOW, 10) == "Execution has exceeded the max execution time."
+
+
 def test_a_run_stopped_exactly_fourteen_days_ago_can_still_be_redriven() -> None:
     execution = an_execution(
         ExecutionStatus.FAILED, started=timedelta(days=15), stopped=timedelta(days=14)

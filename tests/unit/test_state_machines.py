@@ -32,6 +32,8 @@ HANDLERS = HandlerArns(
     completion="arn:aws:lambda:us-east-1:123456789012:function:wfx-complete-execution",
     error="arn:aws:lambda:us-east-1:123456789012:function:wfx-handle-execution-error",
 )
+# seed 000: a step's output prefix, composed from the execution's name (the execution id)
+FROM_THE_NAME = "States.Format('executions/{}/output/', $$.Execution.Name)"
 CATCH = [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": ERROR_STATE}]
 
 
@@ -161,7 +163,8 @@ def test_three_steps_with_a_callback_lambda_chain_in_order() -> None:
         "Payload": {
             "workflowExecutionId.$": "$.workflowExecutionId",
             "pipelineExecutionId.$": "$.pipelineExecutionIds[1]",
-            "outputPrefix.$": "$.outputPrefix",
+            # seed 000: composed from the execution's name (the execution id), not the input
+            "outputPrefix.$": FROM_THE_NAME,
             "taskToken.$": "$$.Task.Token",
         },
     }
@@ -186,7 +189,7 @@ def test_a_batch_step_submits_a_job_named_by_the_step_and_waits_for_it() -> None
             "Environment": [
                 {"Name": "WFX_EXECUTION_ID", "Value.$": "$.workflowExecutionId"},
                 {"Name": "WFX_PIPELINE_EXECUTION_ID", "Value.$": "$.pipelineExecutionIds[1]"},
-                {"Name": "WFX_OUTPUT_PREFIX", "Value.$": "$.outputPrefix"},
+                {"Name": "WFX_OUTPUT_PREFIX", "Value.$": FROM_THE_NAME},
             ]
         },
     }

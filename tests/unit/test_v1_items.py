@@ -63,10 +63,11 @@ def test_the_pipeline_id_is_the_same_on_every_run_and_apart_per_execution() -> N
     assert first != migrated_pipeline_execution_id(ROWS[1][0])
 
 
-def test_a_failed_run_keeps_its_status_as_its_error_and_no_version_is_pinned() -> None:
+def test_a_failed_run_without_a_message_has_no_error_and_no_version_is_pinned() -> None:
     run = migrated_run(parse_v1_item(old_items(ROWS)[1]))
 
     assert run.execution.status is ExecutionStatus.FAILED
-    assert run.execution.execution_error == "FAILED"
+    # seed 000: executionError is a real error and cause, never the status name
+    assert run.execution.execution_error is None
     assert [i.version_id for i in run.inputs] == [""]
     assert [i.input_asset_file_key for i in run.input_files] == ["/"]

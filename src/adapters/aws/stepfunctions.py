@@ -283,6 +283,7 @@ class StepFunctionsOrchestrator:
             arn=str(response["stateMachineArn"]),
             definition=json.loads(response["definition"]),
             logging_configuration=dict(response.get("loggingConfiguration") or {}),
+            status=response.get("status"),
         )
 
 

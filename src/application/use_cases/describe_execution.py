@@ -18,6 +18,7 @@ from domain.execution import (
     run_input_document,
 )
 from domain.redrive import LOCAL_ORCHESTRATOR
+from domain.run import ABORT_ERROR, DEFAULT_ABORT_CAUSE
 from domain.statuses import ExecutionStatus
 
 
@@ -123,6 +124,10 @@ def _computed(
     execution: WorkflowExecution, details: ExecutionDetails | None
 ) -> ExecutionDescription:
     error, cause = failure_parts(execution)
+    if execution.status is ExecutionStatus.ABORTED and execution.abort_requested_date and not error:
+        # what wfx's abort asks the orchestrator to stop with, as Step Functions then describes
+        # it; the row keeps no executionError for an abort (seed 000), its cause is abortCause
+        error, cause = ABORT_ERROR, execution.abort_cause or DEFAULT_ABORT_CAUSE
     local = execution.orchestrator == LOCAL_ORCHESTRATOR
     state_machine_arn = execution.state_machine_arn or local_state_machine_arn(execution)
     steps = [entry.step for entry in details.steps] if details is not None else []

@@ -19,7 +19,8 @@ class HandleExecutionErrorCommand(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow_execution_id: str = Field(min_length=1)
-    error: str = "States.ALL"
+    # None when the catch carried no error: the run then keeps no executionError (seed 000)
+    error: str | None = None
     cause: str = ""
 
 
@@ -56,7 +57,7 @@ class HandleExecutionError:
                 workflow_execution_id=execution.workflow_execution_id, status=execution.status
             )
         execution_id = execution.workflow_execution_id
-        message = failure_message(command.error, command.cause) or command.error
+        message = failure_message(command.error, command.cause)
         steps = chain_order(self._store.list_steps(execution_id))
         warnings = stop_sub_processes(self._sub_processes, self._store, steps, self._clock.now())
         self._store.add_step_outputs(
@@ -83,8 +84,8 @@ def _failed_steps(steps: list[PipelineExecution]) -> list[PipelineExecution]:
     return unfinished[:1] or steps[-1:]
 
 
-def _error_log(step: PipelineExecution, message: str, warnings: tuple[str, ...]) -> StepLog:
-    lines = [f"{step.pipeline_id}: FAILED", f"error: {message}", *warnings]
+def _error_log(step: PipelineExecution, message: str | None, warnings: tuple[str, ...]) -> StepLog:
+    lines = [f"{step.pipeline_id}: FAILED", f"error: {message or 'none given'}", *warnings]
     return StepLog(
         pipeline_execution_id=step.pipeline_execution_id,
         workflow_execution_id=step.workflow_execution_id,

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import Clock, IdGenerator, Orchestrator, RunLifecycleStore
+from application.ports import (
+    Clock,
+    IdGenerator,
+    Orchestrator,
+    OrchestratorReadError,
+    RunLifecycleStore,
+)
 from domain.errors import RedriveNotAllowedError
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.redrive import (
+    LOCAL_ORCHESTRATOR,
     MAX_HISTORY_EVENTS,
     RUNNING_REASON,
     redrive_refusal,
@@ -45,8 +52,11 @@ class RedriveExecution:
     def execute(self, command: RedriveExecutionCommand) -> WorkflowExecution:
         execution = self._store.get_execution(command.workflow_execution_id)
         execution_id = execution.workflow_execution_id
-        self._refuse_unless_redrivable(execution, events=0)  # no history read for a plain refusal
-        self._refuse_unless_redrivable(execution, events=self._count_history(execution))
+        self._refuse_unless_redrivable(execution, events=0)  # no orchestrator call to refuse
+        machine = self._state_machine_status(execution)
+        self._refuse_unless_redrivable(execution, events=0, state_machine_status=machine)
+        events = self._count_history(execution)  # read only when nothing else refuses
+        self._refuse_unless_redrivable(execution, events=events, state_machine_status=machine)
 
         now = self._clock.now()
         run = self._store.get_run(execution_id)
@@ -83,10 +93,25 @@ class RedriveExecution:
             return stored
         return self._store.get_execution(execution_id)  # a synchronous run has ended already
 
-    def _refuse_unless_redrivable(self, execution: WorkflowExecution, events: int) -> None:
-        status = redrive_status(execution, self._clock.now(), events)
+    def _refuse_unless_redrivable(
+        self, execution: WorkflowExecution, events: int, state_machine_status: str | None = None
+    ) -> None:
+        status = redrive_status(execution, self._clock.now(), events, state_machine_status)
         if status.reason is not None:
             raise RedriveNotAllowedError(execution.workflow_execution_id, status.reason)
+
+    def _state_machine_status(self, execution: WorkflowExecution) -> str | None:
+        """DescribeStateMachine's status of the run's state machine (seed 001: one being deleted
+        refuses the redrive); None for a local run, or when it cannot be read: the orchestrator's
+        own redrive then answers."""
+        arn = execution.state_machine_arn
+        if execution.orchestrator == LOCAL_ORCHESTRATOR or not arn:
+            return None
+        try:
+            described = self._orchestrator.describe_state_machine(arn)
+        except OrchestratorReadError:
+            return None
+        return None if described is None else described.status
 
     def _count_history(self, execution: WorkflowExecution) -> int:
         """History events, read page by page until the end or until the limit is reached."""

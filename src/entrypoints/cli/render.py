@@ -132,6 +132,10 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
         ("trigger", f"{e.trigger_type.value} by {e.triggered_by_user_id}"),
         ("group", e.execution_group_id or "-"),  # user text from here on: printed escaped
     ]
+    if e.abort_requested_date is not None:
+        # an abort leaves executionError empty (seed 000): why it was aborted is abortCause
+        cause = f": {e.abort_cause}" if e.abort_cause else ""
+        rows.append(("aborted", f"requested {when(e.abort_requested_date)}{cause}"))
     if e.redrive_status:
         reason = f": {e.redrive_status_reason}" if e.redrive_status_reason else ""
         redriven = f" (redriven {e.redrive_count}x)" if e.redrive_count else ""
