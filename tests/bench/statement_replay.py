@@ -21,7 +21,8 @@ from pathlib import Path
 from adapters.sqlite.database import SqliteDatabase
 
 _SEPARATOR = "\x1e"  # between statements while ids are replaced: in no SQL text
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# the run's and its steps' ids: VAMS GUIDs (32 hex), dashed UUIDs from wfx before 0.2
+_UUID = re.compile(r"\b[0-9a-f]{32}\b|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def capture(database: SqliteDatabase, call: Callable[[], object]) -> list[str]:
@@ -58,7 +59,7 @@ class StatementReplay:
         for _ in range(runs):
             text = template
             for old in self._ids:
-                text = text.replace(old, str(uuid.uuid4()))
+                text = text.replace(old, uuid.uuid4().hex if len(old) == 32 else str(uuid.uuid4()))
             batches.append(text.split(_SEPARATOR))
         self._prepared = iter(batches)
 

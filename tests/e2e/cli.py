@@ -28,7 +28,7 @@ FAILING_WORKFLOW = EXAMPLES / "failing" / "workflow.yaml"
 
 WFX = (sys.executable, "-m", "entrypoints.cli.main")
 USER = "e2e-tester"
-GUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+GUID = re.compile(r"^[0-9a-f]{32}$")  # a VAMS GUID
 TERMINAL = {"SUCCEEDED", "FAILED", "ABORTED", "TIMED_OUT"}
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 FAKE_AWS = {
