@@ -19,11 +19,21 @@ from adapters.records import (
     build_execution_configuration_record,
     build_execution_input_record,
     build_execution_record,
+    build_output_file_record,
+    build_output_result_record,
     build_pipeline_execution_record,
+    build_step_input_configuration_record,
+    build_step_input_metadata_record,
+    build_step_log_record,
     parse_execution_configuration_record,
     parse_execution_input_record,
     parse_execution_record,
+    parse_output_file_record,
+    parse_output_result_record,
     parse_pipeline_execution_record,
+    parse_step_input_configuration_record,
+    parse_step_input_metadata_record,
+    parse_step_log_record,
 )
 from adapters.tables import ResourceKeys
 
@@ -58,6 +68,42 @@ _REBUILT: dict[ResourceKeys, tuple[_Rebuild, tuple[str, ...]]] = {
         ),
         (),
     ),
+    ResourceKeys.PIPELINE_INPUT_CONFIGURATION: (
+        lambda item: build_step_input_configuration_record(
+            parse_step_input_configuration_record(item)
+        ),
+        (),
+    ),
+    ResourceKeys.PIPELINE_INPUT_METADATA: (
+        lambda item: build_step_input_metadata_record(parse_step_input_metadata_record(item)),
+        (),
+    ),
+    ResourceKeys.PIPELINE_OUTPUT_FILES: (
+        lambda item: build_output_file_record(parse_output_file_record(item)),
+        ("versionId", "size"),
+    ),
+    ResourceKeys.PIPELINE_OUTPUT_RESULTS: (
+        lambda item: build_output_result_record(parse_output_result_record(item)),
+        (),
+    ),
+    ResourceKeys.PIPELINE_LOGS: (
+        lambda item: build_step_log_record(parse_step_log_record(item)),
+        ("message",),
+    ),
+}
+# An attribute only wfx writes in each table: an item without it is VAMS's own, never rewritten
+# (wfx's builders would fill in what only wfx knows, and VAMS's row would lose nothing but gain
+# wfx's guesses).
+_WRITTEN_BY_WFX = {
+    ResourceKeys.WORKFLOW_EXECUTIONS: "orchestrator",
+    ResourceKeys.PIPELINE_EXECUTIONS: "stepIndex",
+    ResourceKeys.WORKFLOW_EXECUTION_INPUTS: "workflowDatabaseId:workflowId",
+    ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION: "workflowVersion",
+    ResourceKeys.PIPELINE_INPUT_CONFIGURATION: "executionType",
+    ResourceKeys.PIPELINE_INPUT_METADATA: "workflowExecutionId",
+    ResourceKeys.PIPELINE_OUTPUT_FILES: "workflowExecutionId",
+    ResourceKeys.PIPELINE_OUTPUT_RESULTS: "workflowExecutionId",
+    ResourceKeys.PIPELINE_LOGS: "workflowExecutionId",
 }
 UPGRADED_TABLES = tuple(_REBUILT)
 
@@ -69,9 +115,10 @@ def _kept_as_stored(name: str) -> bool:
 
 
 def upgraded_item(table: ResourceKeys, item: Item) -> Item | None:
-    """`item` in the current shape, or None when it is in it already (or its table has none)."""
+    """`item` in the current shape, or None when it is in it already (or its table has none, or
+    VAMS wrote it)."""
     entry = _REBUILT.get(table)
-    if entry is None:
+    if entry is None or _WRITTEN_BY_WFX[table] not in item:
         return None
     rebuild, replaced = entry
     upgraded = {name: value for name, value in item.items() if name not in replaced}

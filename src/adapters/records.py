@@ -24,6 +24,7 @@ and version ids, 63-byte bucket names) bound such an item at a few KB
 from __future__ import annotations
 
 import json
+import mimetypes
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -63,6 +64,7 @@ from domain.execution import (
     StepLog,
     WorkflowExecution,
     chain_order,
+    execution_output_prefix,
 )
 from domain.logs import STEP_FUNCTIONS_EXECUTION, RegisteredLog, RegisteredSubExecution
 from domain.redaction import REDACTED, is_secret_name, redact, redact_executable, redact_optional
@@ -122,7 +124,11 @@ STEP_CONFIGURATION_BUDGET = declare(
 )
 STEP_INPUT_METADATA_BUDGET = declare(RecordBudget("stepInputMetadata", (Offloadable("metadata"),)))
 OUTPUT_METADATA_BUDGET = declare(RecordBudget("outputMetadata", (Offloadable("metadataValue"),)))
-STEP_LOG_BUDGET = declare(RecordBudget("stepLog", (Offloadable("message", Keep.TAIL),)))
+STEP_LOG_BUDGET = declare(
+    RecordBudget(
+        "stepLog", (Offloadable("resultLog", Keep.TAIL), Offloadable("errorLog", Keep.TAIL))
+    )
+)
 ATTEMPT_BUDGET = declare(RecordBudget("attempt", (Offloadable("errorMessage", cap=KEPT_BYTES),)))
 
 ALL_LIST_PARTITION = "execution"
@@ -738,14 +744,29 @@ def build_execution_configuration_record(config: ExecutionConfiguration) -> Reco
         "workflowExecutionId": config.workflow_execution_id,
         "recordType": CONFIGURATION_RECORD_TYPE,
         "executionStartDate": format_table_date(config.execution_start_date),
+        # VAMS's: wfx gathers no input metadata file, takes no metadata-source selection and
+        # keeps its steps in the workflow version (their empty values)
+        "inputMetadata": "",
+        "inputMetadataTruncated": False,
+        "specifiedPipelinesSnapshot": [],
+        "specifiedPipelinesSnapshotTruncated": False,
+        "outputLocationType": "asset",
+        "outputAssetId": config.output_asset_id or "",
+        "outputDatabaseId": config.output_database_id or "",
+        "outputFileBaseExecutionPathExtension": "/",
+        "inputMetadataDatabaseId": "",
+        "inputMetadataFileS3Key": "",
+        "metadataSourceAssets": [],
+        "metadataSourceAssetsTruncated": False,
+        "metadataSourceDatabases": [],
+        "metadataSourceDatabasesTruncated": False,
+        # wfx's own
         "workflowDatabaseId:workflowId": config.workflow_key,
         "workflowVersion": config.workflow_version,
         "inputSelections": list(config.input_selections),
     }
     _put_present(
         item,
-        outputDatabaseId=config.output_database_id,
-        outputAssetId=config.output_asset_id,
         executionGroupId=config.execution_group_id,
         **{"outputDatabaseId:outputAssetId": config.output_asset_key},
     )
@@ -773,6 +794,34 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Rec
     item: Item = {
         "pipelineExecutionId": config.pipeline_execution_id,
         "recordType": CONFIGURATION_RECORD_TYPE,
+        # VAMS's configuration snapshot: wfx renders no configuration template, so what the
+        # step ran under is its effective systemConfig alone
+        "inputConfiguration": "",
+        "inputConfigurationTruncated": False,
+        "inputConfigurationFileS3Key": "",
+        "templateId": "",
+        "templateSchemaVersion": "",
+        "tagSchemaVersion": "",
+        "templateTags": [],
+        "templateTagsTruncated": False,
+        "customTemplateOverrideUsed": False,
+        "customTemplateOverride": "",
+        "customTemplateOverrideTruncated": False,
+        "configFormat": "",
+        "effectiveSystemConfig": {
+            "inputFileArity": config.input_file_arity.value,
+            # wfx passes a step the asset file metadata its metadataInputs name, nothing else
+            "metadataInputs": {
+                "assetMetadata": False,
+                "fileMetadata": bool(config.metadata_inputs),
+                "fileAttributes": False,
+                "databaseMetadata": False,
+            },
+        },
+        "effectiveSystemConfigTruncated": False,
+        "templateOverrides": {},
+        "templateOverridesTruncated": False,
+        # wfx's own
         "workflowExecutionId": config.workflow_execution_id,
         "executionType": config.execution_type.value,
         "inputFileArity": config.input_file_arity.value,
@@ -823,7 +872,12 @@ def build_step_input_metadata_record(row: StepInputMetadata) -> Record:
         "databaseId": row.database_id,
         "assetId": row.asset_id,
         "filePath": row.file_path,
+        "scope": "asset",
         "metadata": dict(row.metadata),
+        "metadataTruncated": False,
+        "attributes": {},
+        "attributesTruncated": False,
+        "sourceInputMetadataFileS3Key": "",
     }
     return fit_item(item, STEP_INPUT_METADATA_BUDGET, row.workflow_execution_id)
 
@@ -865,14 +919,20 @@ def build_pipeline_input_file_record(row: PipelineInputFile) -> Item:
 
 
 def build_output_file_record(row: OutputFile) -> Item:
+    """VAMS's row (the object's key, size, content type and version); wfx adds its etag and the
+    attempt that wrote it. The bucket is the object store's, which a record does not name."""
     item: Item = {
         "pipelineExecutionId": row.pipeline_execution_id,
         "fileType:relativeFilePath": join_key(row.file_type, row.relative_file_path),
-        "workflowExecutionId": row.workflow_execution_id,
         "fileType": row.file_type,
         "relativeFilePath": row.relative_file_path,
-        "versionId": row.version_id,
-        "size": row.size,
+        "s3Bucket": "",
+        "s3Key": execution_output_prefix(row.workflow_execution_id) + row.relative_file_path,
+        "fileSize": row.size,
+        "contentType": mimetypes.guess_type(row.relative_file_path)[0] or "",
+        "s3VersionId": row.version_id,
+        # wfx's own
+        "workflowExecutionId": row.workflow_execution_id,
         "etag": row.etag,
     }
     if row.attempt is not None:
@@ -949,9 +1009,16 @@ def parse_output_metadata_record(item: Item) -> OutputMetadata:
 
 
 def build_output_result_record(row: OutputResult) -> Item:
+    """VAMS's row keeps a results file's text (resultsContent); wfx's results are files imported
+    into the output asset, whose bodies stay in the object store: the content is VAMS's empty
+    value and s3Key says where the file is."""
     item: Item = {
         "pipelineExecutionId": row.pipeline_execution_id,
         "relativeFilePath": row.relative_file_path,
+        "resultsContent": "",
+        "resultsContentTruncated": False,
+        "s3Key": execution_output_prefix(row.workflow_execution_id) + row.relative_file_path,
+        # wfx's own
         "workflowExecutionId": row.workflow_execution_id,
         "versionId": row.version_id,
     }
@@ -976,12 +1043,22 @@ def parse_output_result_record(item: Item) -> OutputResult:
 
 
 def build_step_log_record(row: StepLog) -> Record:
+    """VAMS's summary row: the step's log as resultLog, or errorLog when it failed; the log's
+    location under wfx's own name (a local file is no CloudWatch group or stream)."""
+    failed = row.status != "SUCCEEDED"
+    message = redact(row.message)
     item = {
         "pipelineExecutionId": row.pipeline_execution_id,
         "logType": row.log_type,
+        "resultLog": "" if failed else message,
+        "resultLogTruncated": False,
+        "errorLog": message if failed else "",
+        "errorLogTruncated": False,
+        "logGroupArn": "",
+        "logStreamName": "",
+        # wfx's own
         "workflowExecutionId": row.workflow_execution_id,
         "status": row.status,
-        "message": redact(row.message),
         "logLocation": row.log_location,
     }
     return fit_item(item, STEP_LOG_BUDGET, row.workflow_execution_id)
@@ -990,13 +1067,13 @@ def build_step_log_record(row: StepLog) -> Record:
 def parse_step_log_record(item: Item) -> StepLog:
     """wfx's row, or VAMS's (resultLog and errorLog, the log group ARN and stream): no status,
     failed when it holds an error log."""
-    if "message" in item:
-        message, location = item["message"], item.get("logLocation", "")
+    if "message" in item:  # wfx before 0.2
+        message = item["message"]
     else:
         message = "\n".join(part for part in (item.get("resultLog"), item.get("errorLog")) if part)
-        location = " ".join(
-            part for part in (item.get("logGroupArn"), item.get("logStreamName")) if part
-        )
+    location = item.get("logLocation") or " ".join(
+        part for part in (item.get("logGroupArn"), item.get("logStreamName")) if part
+    )
     status = item.get("status") or ("FAILED" if item.get("errorLog") else "SUCCEEDED")
     return StepLog(
         pipeline_execution_id=item["pipelineExecutionId"],

@@ -21,6 +21,7 @@ from adapters.sqlite.item_upgrade import SqliteItemShapes, backup_path, upgrade_
 from adapters.sqlite.schema import build_schema
 from adapters.tables import NOT_CREATED, TABLES, ResourceKeys, TableNames
 from application.ports import ListScope
+from tests import vams_items as vams
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "wfx_0_1"
 TABLE_DATE = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
@@ -142,7 +143,9 @@ def test_earlier_dynamodb_tables_are_upgraded_by_migrate_items(
     done = shapes.upgrade(dry_run=False)
 
     assert [t.rewritten for t in done] == [t.rewritten for t in planned]
-    assert [t.rewritten for t in done] == [len(before[key.value]) for key in UPGRADED_TABLES]
+    assert [t.rewritten for t in done] == [
+        len(before.get(key.value, [])) for key in UPGRADED_TABLES
+    ]
     after = _dynamodb_items(moto_dynamodb_tables)
     assert {k: len(v) for k, v in after.items()} == {k: len(v) for k, v in before.items()}
     _assert_current_shapes(after)
@@ -189,3 +192,12 @@ def test_a_row_another_writer_changes_meanwhile_keeps_the_change(
     steps = _dynamodb_items(moto_dynamodb_tables)[ResourceKeys.PIPELINE_EXECUTIONS.value]
     assert [s.get("registrationVersion") for s in steps].count(7) == 1
     assert all(upgraded_item(ResourceKeys.PIPELINE_EXECUTIONS, s) is None for s in steps)
+
+
+def test_rows_vams_wrote_are_never_rewritten() -> None:
+    for status, steps in (
+        ("SUCCEEDED", ("SUCCEEDED",) * 3),
+        ("RUNNING", ("RUNNING", "NEW", "NEW")),
+    ):
+        for table, items in vams.vams_run(status, steps).items():
+            assert all(upgraded_item(table, item) is None for item in items), table
