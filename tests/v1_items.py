@@ -8,6 +8,7 @@ another date, not an error.
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 ACCOUNT = "123456789012"
@@ -106,8 +107,17 @@ def iso(v1_date: str) -> str:
     return f"{year}-{month}-{day}T{time_part}Z"
 
 
-FALLBACK_START = "1970-01-01T00:00:00Z"
+# The migration's own time, as the tests' clock gives it: the start estimated for a run that
+# recorded none, stopped never, and whose workflow is not known.
+MIGRATED_AT = datetime(2024, 9, 1, 12, 0, tzinfo=UTC)
+MIGRATED_AT_ISO = "2024-09-01T12:00:00Z"
 PIPELINE_NAMESPACE = uuid.UUID("6b0f7a52-1d3e-4c1a-9a57-2f5d8e0c4b91")
+TERMINAL = ("SUCCEEDED", "FAILED", "ABORTED", "TIMED_OUT")
+
+
+class MigrationClock:
+    def now(self) -> datetime:
+        return MIGRATED_AT
 
 
 def expected_rows(
@@ -116,14 +126,23 @@ def expected_rows(
     stop: str | None = None,
     error: str | None = None,
     start: str | None = None,
+    estimated: str | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Every item the migration writes for `row`, by table name; `status`/`stop`/`error` as
-    reconciled (default: as the row has them); `start` is Step Functions' for a row with none."""
+    """Every item the migration writes for `row`, by table name, as VAMS 2.6's upgrade writes
+    them (main, input, one end-state step, its input file, the run's and the step's configuration)
+    plus wfx's own attributes; `status`/`stop`/`error` as reconciled (default: as the row has
+    them); `start` is Step Functions' for a row with none; `estimated` the start estimated for a
+    run that recorded none (default: its stop date, else the migration's time)."""
     execution_id, database_id, asset_id, workflow, old_status, old_start, old_stop = row[:7]
     key, machine = row[7:]
     status = status or old_status
-    start_iso = iso(old_start) or start or iso(old_stop) or FALLBACK_START
     stop_iso = iso(old_stop) if stop is None else stop
+    start_iso = iso(old_start) or start
+    is_estimated = not start_iso
+    if not start_iso:
+        start_iso = estimated or stop_iso or MIGRATED_AT_ISO
+    if not stop_iso and status in TERMINAL:
+        stop_iso = start_iso  # an ended run with no stop ended, as far as is known, as it started
     file_key = key if key is not None else "/"
     workflow_key = f"{workflow[0]}:{workflow[1]}"
     main: dict[str, Any] = {
@@ -147,9 +166,53 @@ def expected_rows(
         "executionLog": "",
         "redriveCount": 0,
     }
+    if is_estimated:
+        main["startDateEstimated"] = True  # VAMS's flag: a date derived, not recorded
     if error and status in ("FAILED", "ABORTED", "TIMED_OUT"):
         main["executionError"] = error  # seed 000: never the status name
     pipeline_id = str(uuid.uuid5(PIPELINE_NAMESPACE, f"v1:{execution_id}"))
+    step: dict[str, Any] = {
+        "pipelineExecutionId": pipeline_id,
+        "workflowExecutionId": execution_id,
+        # the old row names no pipeline: VAMS's name for a pipeline it cannot find
+        "pipelineDatabaseId:pipelineId": f"{workflow[0]}:DELETED",
+        "pipelineDatabaseId": workflow[0],
+        "pipelineId": "DELETED",
+        "endStatePipeline": "true",
+        "executionStatus": status,
+        "executionStartDate": start_iso,
+        "executionStopDate": stop_iso or "",
+        "pipelineExecutionType": "Lambda",
+        "waitForCallback": "Disabled",
+        "pipelineResourceArn": "",
+        "vendedRoleArn": "",
+        "s3ReadOnlyScopes": [],
+        "s3ReadWriteScopes": [],
+        "credentialVendingState": "notVended",
+        "orchestrationBusEventPrefix": "",
+        "registeredSubExecutions": [],
+        "registeredLogs": [],
+        **{
+            name: ""
+            for name in (
+                "S3AssetPipelineBucket",
+                "S3AssetPipelineBucketInputMetadataFilePrefix",
+                "S3AssetPipelineBucketInputConfigurationFilePrefix",
+                "S3AssetPipelineBucketOutputFilesPrefix",
+                "S3AssetPipelineBucketOutputMetadataPrefix",
+                "S3AssetPipelineBucketOutputPreviewPrefix",
+                "S3AssetPipelineBucketOutputResultsPrefix",
+                "S3AssetAuxPipelineBucket",
+                "S3AssetAuxPipelineBucketPrefixTemp",
+                "S3AssetAuxPipelineBucketPrefixPreview",
+            )
+        },
+        # wfx's own
+        "stepIndex": 0,
+        "executionType": "lambda",
+        "inputFileArity": "many",
+        "inputS3AssetFilePath": "",
+    }
     return {
         "WorkflowExecutionsStorageTableV2": [main],
         "WorkflowExecutionInputsStorageTable": [
@@ -167,6 +230,7 @@ def expected_rows(
                 "versionId": "",
             }
         ],
+        "PipelineExecutionsStorageTable": [step],
         "PipelineExecutionInputFilesStorageTable": [
             {
                 "pipelineExecutionId": pipeline_id,
@@ -176,6 +240,32 @@ def expected_rows(
                 "databaseId": database_id,
                 "assetId": asset_id,
                 "inputAssetFileKey": file_key,
+            }
+        ],
+        "WorkflowExecutionConfigurationStorageTable": [
+            {
+                "workflowExecutionId": execution_id,
+                "recordType": "configuration",
+                # VAMS's rows miss it; the by-output-asset list sorts on it
+                "executionStartDate": start_iso,
+                "workflowDatabaseId:workflowId": workflow_key,
+                "workflowVersion": 0,
+                "inputSelections": [],
+                # that release wrote a run's output back to its input asset
+                "outputDatabaseId": database_id,
+                "outputAssetId": asset_id,
+                "outputDatabaseId:outputAssetId": f"{database_id}:{asset_id}",
+            }
+        ],
+        "PipelineExecutionInputConfigurationStorageTable": [
+            {
+                "pipelineExecutionId": pipeline_id,
+                "recordType": "configuration",
+                "workflowExecutionId": execution_id,
+                "executionType": "lambda",
+                "inputFileArity": "many",
+                "metadataInputs": [],
+                "inputFiles": [],
             }
         ],
     }

@@ -299,6 +299,9 @@ def lease_guard_values(execution: WorkflowExecution) -> tuple[str | None, str | 
     return lease.owner, format_date(lease.expires_date)
 
 
+START_DATE_ESTIMATED = "startDateEstimated"
+
+
 def build_execution_record(execution: WorkflowExecution) -> Record:
     item: Item = {
         "workflowExecutionId": execution.workflow_execution_id,
@@ -318,6 +321,8 @@ def build_execution_record(execution: WorkflowExecution) -> Record:
         clientToken=execution.client_token,
         requestDigest=execution.request_digest,
     )
+    if execution.start_date_estimated:
+        item[START_DATE_ESTIMATED] = True  # VAMS writes it only on a run whose start it estimated
     mutable = execution_mutable_attributes(execution)[0]
     item.update(mutable)
     # the rest is ids, keys and dates: the caps of the fields just fitted bound the whole item
@@ -381,6 +386,8 @@ def parse_execution_record(item: Item) -> WorkflowExecution:
             fields[field] = parse_date(value)
     if "redriveCount" in item:
         fields["redrive_count"] = int(item["redriveCount"])
+    if item.get(START_DATE_ESTIMATED):
+        fields["start_date_estimated"] = True
     if LEASE_OWNER in item:
         fields["runner_lease"] = _parse_lease(item)
     # model_validate, not WorkflowExecution(**fields): no keywords to repack, ~0.7 µs a row less

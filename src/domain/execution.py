@@ -77,6 +77,8 @@ class WorkflowExecution(_Record):
     execution_group_id: str | None = None
     status: ExecutionStatus
     execution_start_date: TableDate
+    # True when no start was recorded and the V1 migration estimated it (VAMS startDateEstimated)
+    start_date_estimated: bool = False
     execution_stop_date: TableDate | None = None
     last_sfn_sync_check_date: TableDate | None = None
     triggered_by_user_id: str

@@ -18,18 +18,26 @@ from typing import Any
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 from domain.errors import InvalidInputError
-from domain.execution import ExecutionInput, PipelineInputFile, WorkflowExecution
+from domain.execution import (
+    ExecutionConfiguration,
+    ExecutionInput,
+    PipelineExecution,
+    PipelineInputFile,
+    StepInputConfiguration,
+    WorkflowExecution,
+)
 from domain.names import execution_name_problem
-from domain.statuses import TERMINAL_STATUSES, ExecutionStatus
+from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
 from domain.triggers import SYSTEM_USER, TriggerType
+from domain.workflow import ExecutionType, InputFileArity
 
 V1_DATE_FORMAT = "%m/%d/%Y, %H:%M:%S"
-# A row with no start date (a run cut short before that release stamped one) sorts as the oldest
-# of all, rather than as of the migration day: the list shows it last, never as a new run.
-FALLBACK_START_DATE = datetime(1970, 1, 1, tzinfo=UTC)
 # VAMS 2.5 rows without inputAssetFileKey ran on the whole asset: the selection key of an asset.
 WHOLE_ASSET_KEY = "/"
 MIGRATED_WORKFLOW_VERSION = 0  # that release had no workflow versions
+# That release's row names no pipeline, and wfx does not read that release's workflow table:
+# VAMS 2.6's upgrade names a step whose pipeline it cannot find so, as one end-state step.
+UNKNOWN_PIPELINE_ID = "DELETED"
 # Stable across runs and machines, so a re-run derives the same PipelineExecutionInputFiles keys.
 _PIPELINE_ID_NAMESPACE = uuid.UUID("6b0f7a52-1d3e-4c1a-9a57-2f5d8e0c4b91")
 
@@ -168,13 +176,17 @@ def migrated_pipeline_execution_id(execution_id: str) -> str:
 
 
 class MigratedRun(BaseModel):
-    """What one V1 item becomes: the main row, its input row, its per-pipeline input file."""
+    """What one V1 item becomes, as VAMS 2.6's upgrade writes it: the main row, its input row,
+    its one step, that step's input file, and the run's and the step's configuration rows."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     execution: WorkflowExecution
     inputs: tuple[ExecutionInput, ...]
+    steps: tuple[PipelineExecution, ...]
     input_files: tuple[PipelineInputFile, ...]
+    configuration: ExecutionConfiguration
+    step_configurations: tuple[StepInputConfiguration, ...]
 
 
 class Reconciled(BaseModel):
@@ -189,20 +201,50 @@ class Reconciled(BaseModel):
     cause: str | None = None
 
 
-def migrated_run(v1: V1Execution, reconciled: Reconciled | None = None) -> MigratedRun:
-    """The rows of `v1`, with what Step Functions said of it when it was asked and answered."""
-    status, start, stop = v1.status, v1.start_date, v1.stop_date
+def recorded_start(v1: V1Execution, reconciled: Reconciled | None = None) -> datetime | None:
+    """The run's start as the row or Step Functions recorded it; None when neither did."""
+    return v1.start_date or (reconciled.start_date if reconciled is not None else None)
+
+
+def estimated_start(
+    workflow_created: datetime | None, stop: datetime | None, migrated_at: datetime
+) -> datetime:
+    """A start for a run that recorded none. VAMS 2.6's upgrade dates it from its workflow's
+    creation (a run cannot predate its workflow); wfx takes that, never later than the run's stop,
+    else the stop, else the migration's own time: a date in every list, never 1970 nor a gap."""
+    known = [moment for moment in (workflow_created, stop) if moment is not None]
+    return min(known) if known else migrated_at
+
+
+def _step_status(status: ExecutionStatus) -> StepStatus:
+    # a run waiting on a redrive has a failed step; every other status is a step's own
+    return StepStatus.FAILED if status is ExecutionStatus.PENDING_REDRIVE else StepStatus(status)
+
+
+def migrated_run(
+    v1: V1Execution,
+    reconciled: Reconciled | None = None,
+    *,
+    migrated_at: datetime,
+    workflow_created: datetime | None = None,
+) -> MigratedRun:
+    """The rows of `v1`, with what Step Functions said of it when it was asked and answered;
+    a run that recorded no start gets estimated_start's, flagged as estimated."""
+    status, start, stop = v1.status, recorded_start(v1, reconciled), v1.stop_date
     error = cause = None  # that release kept no message: none, never the status name (seed 000)
     if reconciled is not None:
         status = reconciled.status
-        start = start or reconciled.start_date
         # moto (and a run stopped a moment ago) may answer a terminal status without a date
         stop = (reconciled.stop_date or start) if status in TERMINAL_STATUSES else None
         if status in TERMINAL_STATUSES and status is not ExecutionStatus.SUCCEEDED:
             # seed 000: executionError is Step Functions' error and cause, or nothing
             error = ": ".join(p for p in (reconciled.error, reconciled.cause) if p) or None
             cause = reconciled.cause if error else None
-    start = start or stop or FALLBACK_START_DATE
+    start_estimated = start is None
+    if start is None:
+        start = estimated_start(workflow_created, stop, migrated_at)
+    if stop is None and status in TERMINAL_STATUSES:
+        stop = start  # an ended run without a stop ended, as far as is known, when it started
     execution = WorkflowExecution(
         workflow_execution_id=v1.execution_id,
         workflow_database_id=v1.workflow_database_id,
@@ -219,6 +261,7 @@ def migrated_run(v1: V1Execution, reconciled: Reconciled | None = None) -> Migra
         execution_arn=v1.execution_arn,
         execution_error=error,
         execution_cause=cause,
+        start_date_estimated=start_estimated,
     )
     file_key = v1.input_asset_file_key or WHOLE_ASSET_KEY
     execution_input = ExecutionInput(
@@ -233,14 +276,58 @@ def migrated_run(v1: V1Execution, reconciled: Reconciled | None = None) -> Migra
         version_id="",
         execution_start_date=start,
     )
+    pipeline_execution_id = migrated_pipeline_execution_id(v1.execution_id)
+    step = PipelineExecution(
+        pipeline_execution_id=pipeline_execution_id,
+        workflow_execution_id=v1.execution_id,
+        pipeline_database_id=v1.workflow_database_id,
+        pipeline_id=UNKNOWN_PIPELINE_ID,
+        step_index=0,
+        # the run's one step: its status and dates are the run's
+        status=_step_status(status),
+        start_date=start,
+        stop_date=stop,
+        # that release's pipelines were Lambda functions, none waiting on a callback
+        execution_type=ExecutionType.LAMBDA,
+        input_file_arity=InputFileArity.MANY,
+        end_state=True,
+        # its paths were never recorded
+        input_path="",
+        output_files_path="",
+        output_preview_path="",
+        output_metadata_path="",
+        auxiliary_path="",
+    )
     input_file = PipelineInputFile(
-        pipeline_execution_id=migrated_pipeline_execution_id(v1.execution_id),
+        pipeline_execution_id=pipeline_execution_id,
         workflow_execution_id=v1.execution_id,
         database_id=v1.database_id,
         asset_id=v1.asset_id,
         input_asset_file_key=file_key,
     )
-    return MigratedRun(execution=execution, inputs=(execution_input,), input_files=(input_file,))
+    # that release wrote a run's output back to its input asset
+    configuration = ExecutionConfiguration(
+        workflow_execution_id=v1.execution_id,
+        workflow_key=execution.workflow_key,
+        workflow_version=MIGRATED_WORKFLOW_VERSION,
+        execution_start_date=start,
+        output_database_id=v1.database_id,
+        output_asset_id=v1.asset_id,
+    )
+    step_configuration = StepInputConfiguration(
+        pipeline_execution_id=pipeline_execution_id,
+        workflow_execution_id=v1.execution_id,
+        execution_type=step.execution_type,
+        input_file_arity=step.input_file_arity,
+    )
+    return MigratedRun(
+        execution=execution,
+        inputs=(execution_input,),
+        steps=(step,),
+        input_files=(input_file,),
+        configuration=configuration,
+        step_configurations=(step_configuration,),
+    )
 
 
 class TableItemShapes(BaseModel):

@@ -1081,7 +1081,13 @@ class Container(containers.DeclarativeContainer):
     )
     legacy_executions = providers.Singleton(_legacy_executions, stepfunctions_client.provider)
     # the source (a file or the earlier table) and the checkpoint come with each call
-    migrate_v1 = providers.Factory(MigrateV1, runs=migrated_runs, step_functions=legacy_executions)
+    migrate_v1 = providers.Factory(
+        MigrateV1,
+        runs=migrated_runs,
+        step_functions=legacy_executions,
+        clock=clock,
+        definitions=workflow_definitions,
+    )
     item_shapes = providers.Selector(
         config.store,
         sqlite=providers.Singleton(_sqlite_item_shapes, sqlite_database, tables),

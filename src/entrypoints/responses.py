@@ -89,6 +89,7 @@ class ExecutionResponse(Response):
     execution_group_id: str | None = None
     execution_status: str
     execution_start_date: UtcDate
+    start_date_estimated: bool | None = None  # true only when the start was estimated
     execution_stop_date: UtcDate | None = None
     last_sfn_sync_check_date: UtcDate | None = None
     triggered_by_user_id: str
@@ -116,6 +117,7 @@ class ExecutionResponse(Response):
             execution_group_id=execution.execution_group_id,
             execution_status=execution.status.value,
             execution_start_date=execution.execution_start_date,
+            start_date_estimated=execution.start_date_estimated or None,
             execution_stop_date=execution.execution_stop_date,
             last_sfn_sync_check_date=execution.last_sfn_sync_check_date,
             triggered_by_user_id=execution.triggered_by_user_id,

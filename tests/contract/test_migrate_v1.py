@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -24,11 +25,15 @@ from domain.migration import MigrationOutcome
 from domain.statuses import ExecutionStatus
 from tests.v1_items import (
     BAD_ITEM,
+    DB_WORKFLOW,
+    GLOBAL,
+    MIGRATED_AT,
     OPEN_ROWS,
     ROWS,
     STILL_RUNNING,
     STOPPED,
     UNKNOWN,
+    MigrationClock,
     execution_arn,
     expected_rows,
     merged,
@@ -38,7 +43,10 @@ from tests.v1_items import (
 WRITTEN_TABLES = (
     "WorkflowExecutionsStorageTableV2",
     "WorkflowExecutionInputsStorageTable",
+    "PipelineExecutionsStorageTable",
     "PipelineExecutionInputFilesStorageTable",
+    "WorkflowExecutionConfigurationStorageTable",
+    "PipelineExecutionInputConfigurationStorageTable",
 )
 STOPPED_AT = datetime(2024, 2, 3, 8, 30, tzinfo=UTC)
 SFN_START = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
@@ -156,8 +164,16 @@ def _migrate(
     sfn: Any,
     dry_run: bool = False,
     checkpoint: Checkpoint | None = None,
+    definitions: Any = None,
 ) -> MigrateV1Result:
-    use_case = MigrateV1(ListSource(items), backend.runs, sfn, checkpoint)
+    use_case = MigrateV1(
+        ListSource(items),
+        backend.runs,
+        sfn,
+        checkpoint,
+        clock=MigrationClock(),
+        definitions=definitions,
+    )
     return use_case.execute(MigrateV1Command(dry_run=dry_run))
 
 
@@ -181,7 +197,7 @@ def test_every_item_becomes_exactly_its_run_time_rows(backend: Backend) -> None:
 
     expected = merged(*(expected_rows(row) for row in ROWS), *EXPECTED_OPEN)
     assert _by_key(backend.all_items()) == _by_key(expected)
-    assert set(backend.all_items()) == set(WRITTEN_TABLES)  # no step, configuration, event
+    assert set(backend.all_items()) == set(WRITTEN_TABLES)  # no event, log or output
     outcomes = {item.workflow_execution_id: item.outcome for item in result.items}
     assert outcomes[STOPPED] is MigrationOutcome.RECONCILED
     assert outcomes[UNKNOWN] is MigrationOutcome.UNKNOWN_EXECUTION
@@ -235,7 +251,9 @@ def test_open_rows_stay_running_when_step_functions_does_not_answer(backend: Bac
     assert all("not reachable" in (i.detail or "") for i in result.items)
     main = backend.store.get_execution(OPEN_ROWS[2][0])
     assert main.status is ExecutionStatus.RUNNING
-    assert main.execution_start_date == datetime(1970, 1, 1, tzinfo=UTC)  # the fallback
+    # no start, no stop, no workflow known: the migration's time, flagged, never 1970
+    assert main.execution_start_date == MIGRATED_AT
+    assert main.start_date_estimated
 
 
 def test_a_run_cut_short_resumes_after_its_checkpoint(backend: Backend) -> None:
@@ -327,3 +345,59 @@ def test_a_second_item_of_the_same_execution_is_skipped_naming_the_first(
         f"executionId: also the id of item db-a:asset-1:{ROWS[0][0]}, migrated from that item"
     )
     assert _by_key(backend.all_items()) == _by_key(expected_rows(ROWS[0]))
+
+
+class Definitions:
+    """The workflows wfx knows, by key: only when each was created matters here."""
+
+    def __init__(self, created: dict[tuple[str, str], datetime]) -> None:
+        self._created = created
+        self.asked: list[tuple[str, str]] = []
+
+    def find_definition(self, database_id: str, workflow_id: str) -> Any:
+        self.asked.append((database_id, workflow_id))
+        created = self._created.get((database_id, workflow_id))
+        return None if created is None else SimpleNamespace(created_at=created)
+
+
+def test_an_unknown_start_is_dated_from_its_workflow_never_after_its_stop(
+    backend: Backend,
+) -> None:
+    """VAMS 2.6 dates a run with no start from its workflow's creation; wfx does too, but a
+    workflow created after the run stopped dates it from its stop."""
+    early, late = datetime(2023, 5, 6, 7, 8, 9, tzinfo=UTC), datetime(2025, 1, 1, tzinfo=UTC)
+    definitions = Definitions({DB_WORKFLOW: late, GLOBAL: early})
+    no_start = (ROWS[4], OPEN_ROWS[2])  # db-a/thumbnails stopped 2024-07-08; GLOBAL never stopped
+
+    _migrate(backend, old_items(no_start), StepFunctionsSilent(), definitions=definitions)
+
+    expected = merged(
+        expected_rows(ROWS[4]),  # its workflow is newer than its stop: the stop
+        expected_rows(OPEN_ROWS[2], estimated="2023-05-06T07:08:09Z"),
+    )
+    assert _by_key(backend.all_items()) == _by_key(expected)
+    assert sorted(definitions.asked) == sorted([DB_WORKFLOW, GLOBAL])
+    for row in no_start:
+        run = backend.store.get_execution(row[0])
+        assert run.start_date_estimated
+    recorded = _migrate(
+        backend, old_items(ROWS[:1]), StepFunctionsSilent(), definitions=definitions
+    )
+    assert recorded.counts[MigrationOutcome.MIGRATED] == 1
+    assert not backend.store.get_execution(ROWS[0][0]).start_date_estimated
+    assert len(definitions.asked) == 2  # a run with its start recorded asks nothing
+
+
+def test_a_migrated_run_shows_its_one_step_with_the_runs_status_and_dates(
+    backend: Backend,
+) -> None:
+    _migrate(backend, old_items(ROWS[1:2]), StepFunctionsAsked())
+
+    (step,) = backend.store.list_steps(ROWS[1][0])
+    run = backend.store.get_execution(ROWS[1][0])
+    assert (step.pipeline_id, step.end_state, step.step_index) == ("DELETED", True, 0)
+    assert step.status.value == run.status.value == "FAILED"
+    assert (step.start_date, step.stop_date) == (
+        run.execution_start_date,
+        run.execution_stop_date,
+    )

@@ -56,6 +56,19 @@ def test_migrating_an_export_dry_run_then_for_real_then_again(wfx: Wfx, tmp_path
     shown = wfx.json("executions", "show", ROWS[0][0])
     assert shown["inputs"][0]["inputAssetFileKey"] == "models/my mesh.obj"
     assert shown["execution"]["executionStartDate"] == "2024-03-04T09:30:00.000000Z"
+    assert "startDateEstimated" not in shown["execution"]
+    (step,) = shown["pipelineExecutions"]  # the run's one step, as the run ended
+    assert step["pipelineExecution"]["pipelineId"] == "DELETED"
+    assert step["pipelineExecution"]["status"] == "SUCCEEDED"
+    assert step["pipelineExecution"]["stopDate"] == "2024-03-04T09:41:07.000000Z"
+    assert step["inputConfiguration"]["executionType"] == "lambda"
+    assert shown["configuration"]["outputAssetId"] == "asset-1"
+    # a row without a start: dated from its stop (its workflow is not known here), flagged
+    no_start = wfx.json("executions", "show", ROWS[4][0])["execution"]
+    assert no_start["executionStartDate"] == "2024-07-08T11:12:13.000000Z"
+    assert no_start["startDateEstimated"] is True
+    printed = wfx.ok("executions", "show", ROWS[4][0]).stdout
+    assert "(estimated)" in printed and "DELETED" in printed
 
     again = wfx.json("migrate", "v1", "--from-file", exported)
     assert again["counts"]["alreadyMigrated"] == len(ROWS)

@@ -55,6 +55,13 @@ def test_the_earlier_table_is_migrated_from_dynamodb_once(wfx: Wfx) -> None:
     assert sorted(r["workflowExecutionId"] for r in listed) == sorted(r[0] for r in ROWS)
     starts = [r["executionStartDate"] for r in listed]
     assert starts == sorted(starts, reverse=True)
+    for row in ROWS:  # each shows its one step and where its output went
+        shown = wfx.json("executions", "show", row[0])
+        (step,) = shown["pipelineExecutions"]
+        assert step["pipelineExecution"]["status"] == row[4]
+        assert shown["configuration"]["outputAssetId"] == row[2]
+    dateless = next(r for r in listed if r["workflowExecutionId"] == ROWS[4][0])
+    assert dateless["startDateEstimated"] is True
 
 
 def test_a_source_table_that_is_not_there_is_named(wfx: Wfx) -> None:

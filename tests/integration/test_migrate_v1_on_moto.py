@@ -4,7 +4,6 @@ it, and Step Functions on moto: executions named by the old ids, one stopped, on
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any
 
 import boto3
@@ -16,7 +15,7 @@ from adapters.dynamodb.codec import from_wire, to_wire
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 from adapters.dynamodb.migrated_runs import DynamoDbMigratedRuns
 from adapters.dynamodb.v1_items import DynamoDbV1Items
-from adapters.records import format_date
+from adapters.records import format_table_date
 from adapters.system import SystemClock
 from adapters.tables import TableNames
 from application.use_cases.list_executions import ListExecutions, ListExecutionsQuery
@@ -28,11 +27,13 @@ from tests.moto_state_machines import ROLE_ARN
 from tests.v1_items import (
     DB_MACHINE,
     GLOBAL_MACHINE,
+    MIGRATED_AT_ISO,
     OPEN_ROWS,
     ROWS,
     STILL_RUNNING,
     STOPPED,
     UNKNOWN,
+    MigrationClock,
     execution_arn,
     expected_rows,
     machine_arn,
@@ -84,6 +85,7 @@ def test_the_earlier_table_migrates_with_its_open_runs_reconciled(
         DynamoDbV1Items(client, earlier_table, page_size=3),  # several Scan pages
         DynamoDbMigratedRuns(client, names),
         StepFunctionsLegacyExecutions(step_functions),
+        clock=MigrationClock(),
     )
 
     result = migrate.execute(MigrateV1Command())
@@ -93,6 +95,7 @@ def test_the_earlier_table_migrates_with_its_open_runs_reconciled(
     assert outcomes[STOPPED] is MigrationOutcome.RECONCILED
     assert outcomes[STILL_RUNNING] is MigrationOutcome.RECONCILED
     assert outcomes[UNKNOWN] is MigrationOutcome.UNKNOWN_EXECUTION
+    store = DynamoDbExecutionStore(client, names)
     unknown = next(i for i in result.items if i.workflow_execution_id == UNKNOWN)
     assert unknown.detail is not None and "has no execution" in unknown.detail
     rows = _main_rows(client, names)
@@ -100,25 +103,31 @@ def test_the_earlier_table_migrates_with_its_open_runs_reconciled(
         (expected,) = expected_rows(row)["WorkflowExecutionsStorageTableV2"]
         assert rows[row[0]] == expected
     described = {
-        row[0]: step_functions.describe_execution(executionArn=rows[row[0]]["executionArn"])
+        row[0]: step_functions.describe_execution(
+            executionArn=rows[row[0]]["workflow_execution_arn"]
+        )
         for row in OPEN_ROWS
         if row[0] != UNKNOWN
     }
     stopped = rows[STOPPED]
     assert stopped["executionStatus"] == "ABORTED"
-    assert stopped["executionStopDate"] == format_date(described[STOPPED]["stopDate"])
-    assert stopped["executionStartDate"] == "2024-02-03T08:00:00.000000Z"  # the row's own
+    assert stopped["executionStopDate"] == format_table_date(described[STOPPED]["stopDate"])
+    assert stopped["executionStartDate"] == "2024-02-03T08:00:00Z"  # the row's own
     running = rows[STILL_RUNNING]
-    assert running["executionStatus"] == "RUNNING" and "executionStopDate" not in running
-    # the row had no start date: Step Functions' is the run's
-    assert running["executionStartDate"] == format_date(described[STILL_RUNNING]["startDate"])
+    assert running["executionStatus"] == "RUNNING" and running["executionStopDate"] == ""
+    # the row had no start date: Step Functions' is the run's, recorded, not estimated
+    assert running["executionStartDate"] == format_table_date(described[STILL_RUNNING]["startDate"])
+    assert "startDateEstimated" not in running
     assert rows[UNKNOWN]["executionStatus"] == "RUNNING"
+    for row in (*ROWS, *OPEN_ROWS):  # the run's one step, as the run ended (or runs)
+        (step,) = store.list_steps(row[0])
+        assert step.status.value == rows[row[0]]["executionStatus"]
+        assert step.end_state and step.pipeline_id == "DELETED"
 
     again = migrate.execute(MigrateV1Command())
     assert again.counts[MigrationOutcome.ALREADY_MIGRATED] == len(ROWS) + len(OPEN_ROWS)
     assert _main_rows(client, names) == rows
 
-    store = DynamoDbExecutionStore(client, names)
     lists = ListExecutions(store, None, clock=SystemClock())
     page = lists.execute(ListExecutionsQuery(limit=100))
     starts = [e.execution_start_date for e in page.items]
@@ -138,6 +147,7 @@ def test_open_runs_are_kept_running_when_step_functions_cannot_be_reached(
         DynamoDbV1Items(moto_dynamodb_client, earlier_table),
         DynamoDbMigratedRuns(moto_dynamodb_client, dynamodb_table_names),
         StepFunctionsLegacyExecutions(nowhere),
+        clock=MigrationClock(),
     )
 
     result = migrate.execute(MigrateV1Command())
@@ -148,5 +158,8 @@ def test_open_runs_are_kept_running_when_step_functions_cannot_be_reached(
     assert all(i.detail and "not reachable" in i.detail for i in kept)
     rows = _main_rows(moto_dynamodb_client, dynamodb_table_names)
     assert {rows[i]["executionStatus"] for i in open_ids} == {ExecutionStatus.RUNNING.value}
-    fallback = format_date(datetime(1970, 1, 1, tzinfo=UTC))
-    assert rows[next(r[0] for r in OPEN_ROWS if not r[5])]["executionStartDate"] == fallback
+    no_start = rows[next(r[0] for r in OPEN_ROWS if not r[5])]
+    # nothing recorded its start, nothing stopped it, its workflow is not known: the migration's
+    # time, flagged as estimated (never 1970, never out of the lists)
+    assert no_start["executionStartDate"] == MIGRATED_AT_ISO
+    assert no_start["startDateEstimated"] is True

@@ -15,7 +15,7 @@ from domain.migration import (
     parse_v1_item,
 )
 from domain.statuses import ExecutionStatus
-from tests.v1_items import BAD_ITEM, ROWS, old_items
+from tests.v1_items import BAD_ITEM, MIGRATED_AT, ROWS, old_items
 
 
 def test_dates_are_read_month_first_even_when_the_day_could_be_a_month() -> None:
@@ -64,7 +64,7 @@ def test_the_pipeline_id_is_the_same_on_every_run_and_apart_per_execution() -> N
 
 
 def test_a_failed_run_without_a_message_has_no_error_and_no_version_is_pinned() -> None:
-    run = migrated_run(parse_v1_item(old_items(ROWS)[1]))
+    run = migrated_run(parse_v1_item(old_items(ROWS)[1]), migrated_at=MIGRATED_AT)
 
     assert run.execution.status is ExecutionStatus.FAILED
     # seed 000: executionError is a real error and cause, never the status name

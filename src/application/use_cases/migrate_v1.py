@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from application.ports import (
+    Clock,
     LegacyExecutions,
     MigratedRuns,
     MigrationCheckpoint,
     OrchestratorReadError,
     V1Items,
+    WorkflowDefinitions,
 )
 from domain.errors import InvalidInputError
 from domain.migration import (
@@ -23,6 +26,7 @@ from domain.migration import (
     item_key_of,
     migrated_run,
     parse_v1_item,
+    recorded_start,
 )
 
 
@@ -63,9 +67,14 @@ class MigrateV1:
         runs: MigratedRuns,
         step_functions: LegacyExecutions,
         checkpoint: MigrationCheckpoint | None = None,
+        *,
+        clock: Clock,
+        definitions: WorkflowDefinitions | None = None,
     ) -> None:
         self._source, self._runs, self._sfn = source, runs, step_functions
         self._checkpoint = checkpoint
+        self._clock, self._definitions = clock, definitions
+        self._created: dict[tuple[str, str], datetime | None] = {}
         self._unreachable: str | None = None
         self._seen: dict[str, str] = {}  # execution id -> the first item key that had it
 
@@ -110,11 +119,29 @@ class MigrateV1:
         if self._runs.has_run(v1.execution_id):
             return self._item(v1, MigrationOutcome.ALREADY_MIGRATED, None)
         outcome, reconciled, detail = self._reconcile(v1)
-        run = migrated_run(v1, reconciled)
+        workflow_created = None
+        if recorded_start(v1, reconciled) is None:
+            workflow_created = self._workflow_created(v1.workflow_database_id, v1.workflow_id)
+        run = migrated_run(
+            v1, reconciled, migrated_at=self._clock.now(), workflow_created=workflow_created
+        )
         if not dry_run and not self._runs.add_migrated(run):
             # written meanwhile, by another migration running at the same time
             return self._item(v1, MigrationOutcome.ALREADY_MIGRATED, "written meanwhile")
         return self._item(v1, outcome, detail, run.execution.status.value)
+
+    def _workflow_created(self, database_id: str, workflow_id: str) -> datetime | None:
+        """When the run's workflow was created, what VAMS dates a run with no start from; asked
+        once per workflow (None: not known here)."""
+        key = (database_id, workflow_id)
+        if key not in self._created:
+            found = (
+                self._definitions.find_definition(database_id, workflow_id)
+                if self._definitions is not None
+                else None
+            )
+            self._created[key] = found.created_at if found is not None else None
+        return self._created[key]
 
     def _reconcile(self, v1: V1Execution) -> tuple[MigrationOutcome, Reconciled | None, str | None]:
         if not v1.needs_reconcile:

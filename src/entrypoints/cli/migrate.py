@@ -79,8 +79,9 @@ def migrate_v1(
     ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Write each item of the earlier table as a run: its main row, input row and
-    PipelineExecutionInputFiles row. Idempotent; open runs are reconciled with Step Functions."""
+    """Write each item of the earlier table as a run, as VAMS 2.6's upgrade does: its main row,
+    input row, one step, the step's input file, and the run's and the step's configuration rows.
+    Idempotent; open runs are reconciled with Step Functions."""
     from application.use_cases.migrate_v1 import MigrateV1Command
     from entrypoints.cli.main import _container
 

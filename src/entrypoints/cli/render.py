@@ -126,7 +126,10 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
     console.print(f"[bold]{e.workflow_execution_id}[/]  {styled(e.status.value)}")
     rows = [
         ("workflow", f"{e.workflow_database_id}/{e.workflow_id} version {e.workflow_version}"),
-        ("started", when(e.execution_start_date)),
+        (
+            "started",
+            when(e.execution_start_date) + (" (estimated)" if e.start_date_estimated else ""),
+        ),
         ("stopped", when(e.execution_stop_date)),
         ("duration", duration(e.execution_start_date, e.execution_stop_date)),
         ("trigger", f"{e.trigger_type.value} by {e.triggered_by_user_id}"),
