@@ -8,6 +8,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from entrypoints.http.bounds import MAX_STORED_INTEGER
+
 
 class Body(BaseModel):
     model_config = ConfigDict(
@@ -39,7 +41,9 @@ class LaunchRequest(Body):
 
     workflow_database_id: str = Field(min_length=1, max_length=256)
     workflow_id: str = Field(min_length=1, max_length=256)
-    workflow_version: int | None = Field(default=None, ge=1, description="Default: the latest.")
+    workflow_version: int | None = Field(
+        default=None, ge=1, le=MAX_STORED_INTEGER, description="Default: the latest."
+    )
     inputs: tuple[InputAsset, ...] = Field(default=(), max_length=1000)
     output_asset: OutputAsset | None = None
     execution_group_id: str | None = Field(default=None, min_length=1, max_length=256)
