@@ -69,7 +69,12 @@ def serve(
     container = container_for("detached")
     settings = Settings.from_environment()
     verifier = container.token_verifier()
-    app = create_app(container, verified_by(verifier), sessions=verifier)
+    app = create_app(
+        container,
+        verified_by(verifier),
+        sessions=verifier,
+        max_request_bytes=settings.max_request_bytes,
+    )
     print(
         f"wfx serving {settings.describe_store()} on http://{host}:{port} "
         f"(web viewer at /, API docs at /docs; Ctrl-C stops)",
