@@ -137,12 +137,12 @@ def _container(runner_mode: str = "inline", runner: str | None = None) -> Contai
 
 
 def _console(stderr: bool = False, width: int | None = None) -> Any:
-    from rich.console import Console
+    from entrypoints.cli.terminal import console as terminal_console
 
-    console = Console(stderr=stderr, highlight=False, width=width)
+    console = terminal_console(stderr, highlight=False, width=width)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         # Into a pipe or a file rich wraps at 80 columns, which cuts execution ids in two.
-        console = Console(stderr=stderr, highlight=False, width=_UNWRAPPED_WIDTH)
+        console = terminal_console(stderr, highlight=False, width=_UNWRAPPED_WIDTH)
     return console
 
 
@@ -1117,7 +1117,9 @@ def _name(command: CommandInfo) -> str | None:
 
 def main() -> None:
     from entrypoints.cli.errors import print_redacted_traceback
+    from entrypoints.cli.terminal import install
 
+    install()
     sys.excepthook = print_redacted_traceback
     try:
         # Not standalone: click's usage errors come back to us, to be printed as one line.

@@ -11,6 +11,7 @@ from application.ports import TokenVerifier
 from entrypoints.container import Container
 from entrypoints.http import approvals, costs, executions, workflows
 from entrypoints.http.body_limit import RequestBodyLimit
+from entrypoints.http.control_characters import RefuseControlCharacters
 from entrypoints.http.errors import ERROR_RESPONSES, install_error_handlers
 from entrypoints.http.identity import Identify
 from entrypoints.http.viewer import install_viewer
@@ -44,6 +45,7 @@ def create_app(
     app.state.identify = identify
     install_error_handlers(app)
     app.add_middleware(RequestBodyLimit, max_bytes=max_request_bytes)
+    app.add_middleware(RefuseControlCharacters)
     app.include_router(executions.router, responses=ERROR_RESPONSES)
     app.include_router(workflows.router, responses=ERROR_RESPONSES)
     app.include_router(costs.router, responses=ERROR_RESPONSES)

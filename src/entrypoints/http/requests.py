@@ -3,12 +3,32 @@ seeds' camelCase ones."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from domain.control_characters import FREE_TEXT_KEEPS, RULE, first_control_character
 from entrypoints.http.bounds import MAX_STORED_INTEGER
+
+
+def no_control_character(keep: str = "") -> AfterValidator:
+    """Refuses the characters domain.control_characters names, but those in `keep`."""
+
+    def check(text: str) -> str:
+        found = first_control_character(text, keep)
+        if found is not None:
+            raise ValueError(f"{RULE}; found {found}")
+        return text
+
+    return AfterValidator(check)
+
+
+Identifier = Annotated[str, Field(min_length=1, max_length=256), no_control_character("")]
+FileKey = Annotated[str, Field(min_length=1, max_length=1024), no_control_character("")]
+FreeText = Annotated[
+    str, Field(min_length=1, max_length=1000), no_control_character(FREE_TEXT_KEEPS)
+]
 
 
 class Body(BaseModel):
@@ -20,9 +40,9 @@ class Body(BaseModel):
 class InputAsset(Body):
     """An asset the run reads: the whole asset, or one file of it."""
 
-    database_id: str = Field(min_length=1, max_length=256)
-    asset_id: str = Field(min_length=1, max_length=256)
-    file_key: str | None = Field(default=None, min_length=1, max_length=1024)
+    database_id: Identifier
+    asset_id: Identifier
+    file_key: FileKey | None = None
 
     @property
     def reference(self) -> str:
@@ -32,23 +52,23 @@ class InputAsset(Body):
 
 
 class OutputAsset(Body):
-    database_id: str = Field(min_length=1, max_length=256)
-    asset_id: str = Field(min_length=1, max_length=256)
+    database_id: Identifier
+    asset_id: Identifier
 
 
 class LaunchRequest(Body):
     """POST /workflows/executions."""
 
-    workflow_database_id: str = Field(min_length=1, max_length=256)
-    workflow_id: str = Field(min_length=1, max_length=256)
+    workflow_database_id: Identifier
+    workflow_id: Identifier
     workflow_version: int | None = Field(
         default=None, ge=1, le=MAX_STORED_INTEGER, description="Default: the latest."
     )
     inputs: tuple[InputAsset, ...] = Field(default=(), max_length=1000)
     output_asset: OutputAsset | None = None
-    execution_group_id: str | None = Field(default=None, min_length=1, max_length=256)
+    execution_group_id: Identifier | None = None
     trigger_type: Literal["manual", "fileUpload"] = "manual"
-    client_token: str | None = Field(
+    client_token: Annotated[str, no_control_character("")] | None = Field(
         default=None,
         min_length=1,
         max_length=80,
@@ -57,4 +77,4 @@ class LaunchRequest(Body):
 
 
 class AbortRequest(Body):
-    cause: str | None = Field(default=None, min_length=1, max_length=1000)
+    cause: FreeText | None = None
