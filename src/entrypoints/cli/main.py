@@ -6,7 +6,8 @@ import copy
 import gc
 import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -443,7 +444,7 @@ def run(
         workflow, "DATABASE_ID/WORKFLOW_ID", allow_file=False, shape="DATABASE_ID/WORKFLOW_ID"
     )
     container = _container(runner_mode="detached" if no_wait else "thread", runner=runner)
-    execution = _launch(
+    execution, created = _launch(
         container,
         ref.database_id,
         ref.asset_id,
@@ -466,7 +467,12 @@ def run(
         execution = _as_read(container, execution)
     elif not on_aws:
         execution = _wait_or_abort(
-            container, execution_id, show_progress=not json_output, json_output=json_output
+            container,
+            execution_id,
+            show_progress=not json_output,
+            json_output=json_output,
+            # a replayed launch's run goes on in the process that launched it first
+            ran_elsewhere=not created,
         )
         _say_if_waiting(container, execution)
     if json_output:
@@ -490,7 +496,9 @@ def _launch(
     trigger: str,
     version: int | None,
     client_token: str | None,
-) -> Any:
+) -> tuple[Any, bool]:
+    """The run launched (or the one its client token launched already), and whether this
+    launch created it."""
     from application.use_cases.launch_execution import LaunchExecutionCommand
     from domain.assets import AssetRef, check_asset_ids
 
@@ -508,11 +516,16 @@ def _launch(
         user_id=container.config.user(),
         client_token=client_token,
     )
-    return container.launch_execution().execute(command).execution
+    result = container.launch_execution().execute(command)
+    return result.execution, result.created
 
 
 def _wait_or_abort(
-    container: Container, execution_id: str, show_progress: bool, json_output: bool = False
+    container: Container,
+    execution_id: str,
+    show_progress: bool,
+    json_output: bool = False,
+    ran_elsewhere: bool = False,
 ) -> Any:
     """_wait, with Ctrl-C, SIGTERM and SIGHUP aborting the run (exit 130, 143, 129)."""
     from entrypoints.cli.interrupts import (
@@ -523,16 +536,20 @@ def _wait_or_abort(
 
     try:
         with signals_interrupt():
-            return _wait(container, execution_id, show_progress)
+            return _wait(container, execution_id, show_progress, ran_elsewhere)
     except InterruptedBySignalError as interrupt:
         abort_interrupted_run(container, execution_id, interrupt, json_output)
 
 
-def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
+def _wait(
+    container: Container, execution_id: str, show_progress: bool, ran_elsewhere: bool = False
+) -> Any:
     runner = container.local_runner()
 
-    def join(timeout: float) -> bool:
+    def joined(timeout: float) -> bool:
         return bool(runner.join(execution_id, timeout=timeout))
+
+    join = _stored_end(container, execution_id) if ran_elsewhere else joined
 
     console = _console(stderr=True)
     if show_progress and console.is_terminal:
@@ -558,6 +575,26 @@ def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
             f"{execution.workflow_database_id}/{execution.workflow_id}: {execution.status.value}"
         )
     return execution
+
+
+def _stored_end(container: Container, execution_id: str) -> Callable[[float], bool]:
+    """`join` for a run another process runs: True once a read finds it ended or parked at an
+    approval gate (where its own runner lets go too). A read ends a run whose runner was lost,
+    so the wait ends with it."""
+    from domain.approvals import parked_approval
+
+    def ended() -> bool:
+        execution = _read(container, execution_id)
+        lease = execution.runner_lease
+        return bool(execution.is_terminal or (lease is not None and parked_approval(lease.owner)))
+
+    def join(timeout: float) -> bool:
+        if ended():
+            return True
+        time.sleep(timeout)
+        return ended()
+
+    return join
 
 
 def _say_if_waiting(container: Container, execution: Any) -> None:
@@ -1024,7 +1061,7 @@ def demo() -> None:
         f"Published [bold]{version.database_id}/{version.workflow_id}[/] v{version.version}; "
         f"imported {len(stored)} mesh files into demo/meshes\n"
     )
-    execution = _launch(
+    execution, _ = _launch(
         container,
         version.database_id,
         version.workflow_id,
