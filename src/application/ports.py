@@ -793,6 +793,7 @@ class Delivery:
     event_id: str | None = None
     accepted: bool | None = None
     reason: str | None = None
+    warnings: tuple[str, ...] = ()  # what an accepting subscriber left out
 
 
 class EventNotPublishedError(RuntimeError):

@@ -250,7 +250,11 @@ def register_pipeline_execution(event: dict[str, Any], context: object) -> dict[
     else:
         result = container.register_pipeline_execution().execute(command)
         if result.accepted:
-            return {"accepted": True, "pipelineExecutionId": command.detail.pipeline_execution_id}
+            step_id = command.detail.pipeline_execution_id
+            for warning in result.warnings:  # what the step's cap left out, said where it is read
+                logger.warning("registration event %s: %s", _event_id(event), redact(warning))
+            answer: dict[str, Any] = {"accepted": True, "pipelineExecutionId": step_id}
+            return answer | ({"warnings": list(result.warnings)} if result.warnings else {})
         reason = result.reason or "refused"
     reason = redact(reason)
     source = redact(str(event.get("source", ""))) if isinstance(event, dict) else ""

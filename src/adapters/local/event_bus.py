@@ -72,4 +72,5 @@ class LocalEventBus:
         refused = next((outcome for outcome in outcomes if outcome.accepted is False), None)
         if refused is not None:
             return Delivery(event_id, accepted=False, reason=refused.reason)
-        return Delivery(event_id, accepted=True)
+        warnings = tuple(warning for outcome in outcomes for warning in outcome.warnings)
+        return Delivery(event_id, accepted=True, warnings=warnings)

@@ -50,6 +50,7 @@ class PublishedRegistration(BaseModel):
     event_id: str | None = None
     accepted: bool | None = None
     reason: str | None = None
+    warnings: tuple[str, ...] = ()
 
 
 class PublishRegistration:
@@ -85,6 +86,7 @@ class PublishRegistration:
             event_id=delivery.event_id,
             accepted=delivery.accepted,
             reason=None if delivery.reason is None else redact(delivery.reason),
+            warnings=tuple(redact(warning) for warning in delivery.warnings),
         )
 
     def register(
@@ -133,7 +135,9 @@ def registration_subscriber(
         if refusal is not None:
             return Delivery(event_id, accepted=False, reason=refusal)
         result = register().execute(command)
-        return Delivery(event_id, accepted=result.accepted, reason=result.reason)
+        return Delivery(
+            event_id, accepted=result.accepted, reason=result.reason, warnings=result.warnings
+        )
 
     return deliver
 

@@ -13,7 +13,12 @@ from application.use_cases.record_cost import RecordCost, RecordCostCommand, Rep
 from domain.costs import CostSource
 from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution
-from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.logs import (
+    MAX_REGISTERED_LOGS,
+    MAX_REGISTERED_SUB_EXECUTIONS,
+    RegisteredLog,
+    RegisteredSubExecution,
+)
 from domain.registration import (
     LOG_SOURCE_TYPES,
     REGISTRATION_DETAIL_TYPE,
@@ -114,8 +119,26 @@ class RegistrationResult(BaseModel):
     accepted: bool
     reason: str | None = None
     step: PipelineExecution | None = None
-    # children stopped at once (the run was being aborted) that may be left running
+    # what the step's cap (50 of each) left out, and children stopped at once (the run was
+    # being aborted) that may be left running
     warnings: tuple[str, ...] = ()
+    dropped_logs: int = 0
+    dropped_sub_executions: int = 0
+
+
+def _dropped_warnings(logs: int, sub_executions: int) -> tuple[str, ...]:
+    """What the cap left out, said: an abort stops only what the step kept."""
+    said = []
+    for count, kind, cap in (
+        (logs, "log", MAX_REGISTERED_LOGS),
+        (sub_executions, "sub-execution", MAX_REGISTERED_SUB_EXECUTIONS),
+    ):
+        if count:
+            said.append(
+                f"{count} {kind}{'s' if count > 1 else ''} dropped: the step keeps at most {cap} "
+                f"registered {kind}s, and has them"
+            )
+    return tuple(said)
 
 
 def _refused(reason: str) -> RegistrationResult:
@@ -172,13 +195,18 @@ class RegisterPipelineExecution:
             # costs alone are taken on an ended step too: a bill comes after the work
             return self._with_costs(RegistrationResult(accepted=True, step=step), detail.costs)
 
+        dropped = [0, 0]  # of the last merge, the one stored: a retried write merges again
+
         def merge(
             stored: PipelineExecution,
         ) -> tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]]:
-            return (
-                merge_sub_executions(stored.registered_sub_executions, sub_executions),
-                merge_logs(stored.registered_logs, logs),
-            )
+            merged_subs = merge_sub_executions(stored.registered_sub_executions, sub_executions)
+            merged_logs = merge_logs(stored.registered_logs, logs)
+            kept_subs = {(e.resource_type, e.resource_id) for e in merged_subs}
+            kept_logs = {log.location for log in merged_logs}
+            dropped[0] = len({log.location for log in logs} - kept_logs)
+            dropped[1] = len({(e.resource_type, e.resource_id) for e in sub_executions} - kept_subs)
+            return merged_subs, merged_logs
 
         try:
             # The step row is keyed by the execution too: a step of another run is not found.
@@ -191,8 +219,14 @@ class RegisterPipelineExecution:
                 f"step {step.pipeline_id} of execution {execution_id} is {step.status.value}: "
                 "registrations are taken only while it runs"
             )
-        warnings = self._stop_if_stopping(stored, sub_executions)
-        accepted = RegistrationResult(accepted=True, step=stored, warnings=warnings)
+        warnings = _dropped_warnings(*dropped) + self._stop_if_stopping(stored, sub_executions)
+        accepted = RegistrationResult(
+            accepted=True,
+            step=stored,
+            warnings=warnings,
+            dropped_logs=dropped[0],
+            dropped_sub_executions=dropped[1],
+        )
         return self._with_costs(accepted, detail.costs)
 
     def _with_costs(

@@ -147,6 +147,8 @@ def register(
         sys.stdout.write(f"published {published.event_id} on {published.bus}: {published.source}\n")
     elif published.accepted:
         sys.stdout.write(f"accepted: {published.source}\n")
+    for warning in published.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if published.accepted is False:
         print(f"error: registration refused: {redact(published.reason or '')}", file=sys.stderr)
         raise SystemExit(EXIT_FAILED_RUN)
