@@ -11,6 +11,7 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
+from application.ports import EventNumberTakenError
 from application.validation_messages import describe_validation_error
 from domain.errors import DomainError
 from domain.redaction import redact
@@ -158,6 +159,8 @@ def exit_for(error: BaseException) -> NoReturn:
         _fail(*usage)
     if isinstance(error, ValidationError):
         _fail(describe_validation_error(error), EXIT_BAD_INPUT)
+    if isinstance(error, EventNumberTakenError):  # the store's state, said; not a traceback
+        _fail(str(error), EXIT_SERVICE_UNAVAILABLE)
     problem = _setting_problem(error) or _service_problem(error)
     if problem is None and error.__cause__ is not None:  # a port's error wrapping the service's
         problem = _service_problem(error.__cause__)

@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from application.ports import EventNumberTakenError
 from application.validation_messages import describe_validation_error
 from domain.errors import (
     ConflictError,
@@ -126,6 +127,8 @@ def install_error_handlers(app: FastAPI) -> None:
         return message(error.status_code, str(error.detail))
 
     async def on_unexpected(request: Request, error: Exception) -> JSONResponse:
+        if isinstance(error, EventNumberTakenError):  # the run's log, not the request, is off
+            return message(409, str(error))
         problem = _service_problem(error)
         if problem is not None:
             return message(503, problem)
