@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import traceback
@@ -99,6 +100,15 @@ def _service_problem(error: BaseException) -> str | None:
     return None
 
 
+def is_full_disk(error: BaseException) -> bool:
+    """No space, no quota left, or a read-only file system: what a write under WFX_HOME met."""
+    return isinstance(error, OSError) and error.errno in (
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.EROFS,
+    )
+
+
 def _setting_problem(error: BaseException) -> str | None:
     """A setting that names something unusable: checked up front (UnusableSettingError), or
     found only by the first read or write (a damaged SQLite file, a home SQLite or the runner
@@ -109,7 +119,7 @@ def _setting_problem(error: BaseException) -> str | None:
         return str(error)
     sqlite_error = str(getattr(error, "sqlite_errorname", ""))
     is_os_error = isinstance(error, OSError) and bool(error.filename)
-    if not sqlite_error and not is_os_error:
+    if not sqlite_error and not is_os_error and not is_full_disk(error):
         return None
     try:
         settings = Settings.from_environment()
@@ -130,6 +140,12 @@ def _setting_problem(error: BaseException) -> str | None:
         return (
             f"WFX_DB ({database}): cannot be opened for writing ({error}); set WFX_DB to a "
             "file in a folder you can write to"
+        )
+    if sqlite_error.startswith(("SQLITE_FULL", "SQLITE_IOERR")) or is_full_disk(error):
+        written = getattr(error, "filename", None) or database
+        return (
+            f"WFX_HOME ({settings.home}): cannot write {written} ({error}): the disk is full "
+            "or read-only; free space there, or set WFX_HOME to a folder on another disk"
         )
     if is_os_error:
         assert isinstance(error, OSError)

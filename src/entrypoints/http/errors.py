@@ -4,6 +4,7 @@ the server's own log (redacted) and never to the caller - no trace, no internal 
 
 from __future__ import annotations
 
+import errno
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -106,6 +107,10 @@ def _service_problem(error: BaseException) -> str | None:
     )
     if code == "ResourceNotFoundException" or missing_sqlite:
         return "the store's wfx tables are missing or out of date; run `wfx tables create`"
+    if str(getattr(error, "sqlite_errorname", "")).startswith(("SQLITE_FULL", "SQLITE_IOERR")) or (
+        isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
+    ):
+        return "the service's disk (WFX_HOME) is full or read-only; free space there and retry"
     return None
 
 
