@@ -1104,7 +1104,7 @@ def serve(
 
     Every request needs a bearer token: `wfx auth token USER` prints one for local use, or set
     WFX_JWT_JWKS (with WFX_JWT_ISSUER and WFX_JWT_AUDIENCE) for your identity provider. The
-    viewer logs in at /login?token=TOKEN; `--open` prints that link for you."""
+    viewer logs in at /login?token=<token>; `--open` prints that link for you."""
     from entrypoints.cli.serve import serve as run_service
 
     run_service(lambda mode: _container(runner_mode=mode), host, port, open_viewer=open_viewer)

@@ -84,7 +84,7 @@ def serve(
         link = login_link(settings, host, port)
         if link is None:
             print(
-                "no viewer link: WFX_JWT_JWKS is set, so log in at /login?token=TOKEN with "
+                "no viewer link: WFX_JWT_JWKS is set, so log in at /login?token=<token> with "
                 "a token of your identity provider",
                 file=sys.stderr,
             )
