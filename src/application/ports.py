@@ -856,6 +856,17 @@ class TokenVerifier(Protocol):
     def verify(self, token: str) -> Subject: ...
 
 
+class RevokedTokens(Protocol):
+    """Tokens refused before they expire (seconds since the epoch throughout): one token by
+    its id, kept until it would expire anyway, or every token of a user issued up to a moment."""
+
+    def revoke_token(self, token_id: str, expires_at: int) -> None: ...
+
+    def revoke_user(self, user_id: str, issued_until: int) -> None: ...
+
+    def is_revoked(self, token_id: str, user_id: str, issued_at: int) -> bool: ...
+
+
 class AuthorizationStore(Protocol):
     """Roles, their constraints and user-role assignments. Every write of a role or constraint
     moves `revision()` on, so an authorizer keeps its compiled policy until it changes.
