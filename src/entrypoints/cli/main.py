@@ -15,6 +15,7 @@ import typer
 from typer.main import get_command_name
 from typer.models import CommandInfo
 
+from domain.bounds import MAX_STORED_INTEGER
 from entrypoints.cli.approvals import approvals_app
 from entrypoints.cli.assets import assets_download, assets_list, assets_show
 from entrypoints.cli.auth_group import auth_app
@@ -201,7 +202,10 @@ def workflows_publish(
 @workflows_app.command("deploy")
 def workflows_deploy(
     workflow: Annotated[str, typer.Argument(metavar="DATABASE_ID/WORKFLOW_ID")],
-    version: Annotated[int | None, typer.Option(help="Workflow version (default: latest).")] = None,
+    version: Annotated[
+        int | None,
+        typer.Option(min=1, max=MAX_STORED_INTEGER, help="Workflow version (default: latest)."),
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Create or update the version's Step Functions state machine; prints its ARN.
@@ -265,7 +269,9 @@ def workflows_list(
 @workflows_app.command("show")
 def workflows_show(
     workflow: Annotated[str, typer.Argument(metavar="DATABASE_ID/WORKFLOW_ID")],
-    version: Annotated[int | None, typer.Option(min=1, help="Version (default: latest).")] = None,
+    version: Annotated[
+        int | None, typer.Option(min=1, max=MAX_STORED_INTEGER, help="Version (default: latest).")
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Show a workflow: its definition, a version's step definitions, and its versions."""
@@ -422,7 +428,10 @@ def run(
     output: Annotated[str | None, typer.Option(metavar="DATABASE_ID/ASSET_ID")] = None,
     group: Annotated[str | None, typer.Option(metavar="GROUP_ID")] = None,
     trigger: Annotated[str, typer.Option(help="manual or fileUpload.")] = "manual",
-    version: Annotated[int | None, typer.Option(help="Workflow version (default: latest).")] = None,
+    version: Annotated[
+        int | None,
+        typer.Option(min=1, max=MAX_STORED_INTEGER, help="Workflow version (default: latest)."),
+    ] = None,
     client_token: Annotated[
         str | None, typer.Option(help="Idempotency token: a retry with it returns the same run.")
     ] = None,
@@ -851,7 +860,10 @@ def executions_logs(
 def executions_events(
     execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
     after: Annotated[
-        int, typer.Option("--after", min=0, help="Only events numbered past this one.")
+        int,
+        typer.Option(
+            "--after", min=0, max=MAX_STORED_INTEGER, help="Only events numbered past this one."
+        ),
     ] = 0,
     follow: Annotated[
         bool, typer.Option("--follow", help="Keep printing new events until the run has ended.")

@@ -27,9 +27,9 @@ from application.use_cases.list_executions import ListExecutionsQuery
 from application.use_cases.list_readable_executions import ListReadableExecutionsQuery
 from application.use_cases.redrive_execution import RedriveExecutionCommand
 from domain.authorization import Action, AssetKey
+from domain.bounds import MAX_STORED_INTEGER
 from domain.errors import InvalidInputError
 from domain.run import DEFAULT_ABORT_CAUSE
-from entrypoints.http.bounds import MAX_STORED_INTEGER
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.requests import AbortRequest, LaunchRequest
 from entrypoints.http.route_table import EXECUTIONS, ONE_EXECUTION

@@ -8,8 +8,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from domain.bounds import MAX_STORED_INTEGER
 from domain.control_characters import FREE_TEXT_KEEPS, RULE, first_control_character
-from entrypoints.http.bounds import MAX_STORED_INTEGER
 
 
 def no_control_character(keep: str = "") -> AfterValidator:

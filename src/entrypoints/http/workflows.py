@@ -12,7 +12,7 @@ from application.use_cases.publish_workflow_version import PublishWorkflowVersio
 from application.use_cases.show_workflow import ShowWorkflowQuery
 from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
-from entrypoints.http.bounds import MAX_STORED_INTEGER
+from domain.bounds import MAX_STORED_INTEGER
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.responses import (
     WorkflowDefinitionPageResponse,

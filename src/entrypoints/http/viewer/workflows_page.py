@@ -11,7 +11,7 @@ from fastapi.responses import Response
 from application.use_cases.list_workflows import ListWorkflowsQuery
 from application.use_cases.show_workflow import ShowWorkflowQuery
 from domain.authorization import Action
-from entrypoints.http.bounds import MAX_STORED_INTEGER
+from domain.bounds import MAX_STORED_INTEGER
 from entrypoints.http.viewer.rendering import render
 from entrypoints.http.viewer.visit import Viewer
 from entrypoints.responses import WorkflowDefinitionPageResponse, WorkflowResponse
