@@ -9,10 +9,15 @@ escapes each one it did not write itself, as Python writes it in a literal (`\\x
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 FREE_TEXT_KEEPS = "\n\t"
 RULE = "must hold no control character (NUL, newline, escape) nor bidirectional override"
+FREE_TEXT_RULE = (
+    "must hold no control character but newlines and tabs (no NUL, no escape) nor "
+    "bidirectional override"
+)
 
 
 def first_control_character(text: str, keep: str = "") -> str | None:
@@ -21,6 +26,19 @@ def first_control_character(text: str, keep: str = "") -> str | None:
         if found.group() not in keep:
             return _escape(found.group())
     return None
+
+
+def refusing_control_characters(keep: str = "") -> Callable[[str], str]:
+    """A pydantic after-validator: the text as given, or a ValueError naming the rule and the
+    first such character (escaped) not in `keep`."""
+
+    def check(text: str) -> str:
+        found = first_control_character(text, keep)
+        if found is not None:
+            raise ValueError(f"{FREE_TEXT_RULE if keep else RULE}; found {found}")
+        return text
+
+    return check
 
 
 def escape_control_characters(text: str, keep: str = FREE_TEXT_KEEPS) -> str:

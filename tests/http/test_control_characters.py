@@ -71,3 +71,21 @@ def test_free_text_keeps_its_lines_but_not_an_escape(service: Service) -> None:
         f"/workflows/executions/{running}/abort", json={"cause": "two\nlines"}, headers=headers
     )
     assert kept.status_code == 200, kept.text
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"description": "nice\u202eevil"}, "description"),
+        ({"steps": [{**WORKFLOW["steps"][0], "handler": "mod:f\x1b]0;x"}]}, "handler"),
+    ],
+)
+def test_a_workflow_document_with_a_control_character_is_a_400_naming_it(
+    service: Service, change: dict[str, object], named: str
+) -> None:
+    answer = service.client.put(
+        "/workflows", json=WORKFLOW | change, headers=service.as_user(ADMIN, ("admin",))
+    )
+    assert answer.status_code == 400, answer.text
+    assert named in answer.json()["message"]
+    assert "control character" in answer.json()["message"]

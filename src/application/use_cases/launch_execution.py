@@ -19,7 +19,7 @@ from application.ports import (
 )
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.assets import AssetFile, AssetRef, check_asset_ids
-from domain.control_characters import RULE, first_control_character
+from domain.control_characters import refusing_control_characters
 from domain.errors import (
     AssetNotFoundError,
     ExecutionAlreadyExistsError,
@@ -64,10 +64,7 @@ class LaunchExecutionCommand(BaseModel):
     @classmethod
     def _no_control_character(cls, value: str | None) -> str | None:
         # every reader's terminal and page shows these ids, whoever launched the run
-        found = None if value is None else first_control_character(value)
-        if found is not None:
-            raise ValueError(f"{RULE}; found {found}")
-        return value
+        return None if value is None else refusing_control_characters()(value)
 
 
 class LaunchResult(BaseModel):

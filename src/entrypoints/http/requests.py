@@ -9,19 +9,12 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from domain.bounds import MAX_STORED_INTEGER
-from domain.control_characters import FREE_TEXT_KEEPS, RULE, first_control_character
+from domain.control_characters import FREE_TEXT_KEEPS, refusing_control_characters
 
 
 def no_control_character(keep: str = "") -> AfterValidator:
     """Refuses the characters domain.control_characters names, but those in `keep`."""
-
-    def check(text: str) -> str:
-        found = first_control_character(text, keep)
-        if found is not None:
-            raise ValueError(f"{RULE}; found {found}")
-        return text
-
-    return AfterValidator(check)
+    return AfterValidator(refusing_control_characters(keep))
 
 
 Identifier = Annotated[str, Field(min_length=1, max_length=256), no_control_character("")]
