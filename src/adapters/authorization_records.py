@@ -100,3 +100,32 @@ def sorted_constraints(constraints: list[Constraint]) -> list[Constraint]:
 
 def sorted_assignments(assignments: list[RoleAssignment]) -> list[RoleAssignment]:
     return sorted(assignments, key=lambda a: (a.user_id, a.role))
+
+
+# Revoked tokens (a logout, `wfx auth revoke`): one item per token id, kept until the token would
+# expire, and one per user whose tokens issued up to a moment are all refused. Neither partition
+# prefix is `role#` or `user#`, so no role, constraint or assignment read ever takes them.
+REVOKED_SORT = "#revoked"
+
+
+def revoked_token_key(token_id: str) -> Item:
+    return {PARTITION: f"revokedToken#{token_id}", SORT: REVOKED_SORT}
+
+
+def revoked_user_key(user_id: str) -> Item:
+    return {PARTITION: f"revokedUser#{user_id}", SORT: REVOKED_SORT}
+
+
+def build_revoked_token_record(token_id: str, expires_at: int) -> Item:
+    # `expiresAt` (epoch seconds) doubles as a DynamoDB TTL attribute, where one is enabled
+    return revoked_token_key(token_id) | {"expiresAt": expires_at}
+
+
+def build_revoked_user_record(user_id: str, issued_until: int) -> Item:
+    return revoked_user_key(user_id) | {"issuedUntil": issued_until}
+
+
+def revoked(token: Item | None, user: Item | None, issued_at: int) -> bool:
+    """A token is refused when its id is revoked, or its user's tokens issued up to a moment
+    after its own issue are."""
+    return token is not None or (user is not None and issued_at <= int(user["issuedUntil"]))

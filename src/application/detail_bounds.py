@@ -46,6 +46,15 @@ class _Cuts:
         )
         return kept
 
+    def capped(self, path: str, items: Sequence[T], cap: int) -> tuple[T, ...]:
+        """A list its writer keeps at `cap` entries: full, it may have left later ones out (a
+        registration past the cap is taken without them), so it is flagged, uncounted."""
+        if len(items) >= cap:
+            self.found.append(
+                TruncatedCollection(collection=path, returned=len(items), total=NOT_COUNTED)
+            )
+        return tuple(items)
+
     def whole(self, path: str, items: Sequence[T], bound: int) -> tuple[T, ...]:
         """A list read whole: its total is known."""
         if len(items) <= bound:
@@ -94,10 +103,10 @@ def _bound_step(entry: StepDetails, cuts: _Cuts) -> StepDetails:
 
     bounded_step = step.model_copy(
         update={
-            "registered_logs": cuts.whole(
+            "registered_logs": cuts.capped(
                 path(StepCollection.REGISTERED_LOGS), step.registered_logs, MAX_REGISTERED
             ),
-            "registered_sub_executions": cuts.whole(
+            "registered_sub_executions": cuts.capped(
                 path(StepCollection.REGISTERED_SUB_EXECUTIONS),
                 step.registered_sub_executions,
                 MAX_REGISTERED,

@@ -17,6 +17,7 @@ from typing import Any
 
 from application.ports import ExecutionRef
 from domain.errors import InvalidInputError
+from domain.paging import is_timestamp
 
 # A store page of a filtered list: fixed, so that a token's `skip` names the same rows again.
 SCAN_PAGE = 100
@@ -59,6 +60,7 @@ def decode_ref(token: str | None) -> ExecutionRef | None:
         or len(fields) != 3
         or not all(isinstance(field, str) and field for field in fields)
         or ":" not in fields[2]
+        or not is_timestamp(fields[0])
     ):
         raise _refused()
     return ExecutionRef(*fields)

@@ -799,6 +799,7 @@ class Delivery:
     event_id: str | None = None
     accepted: bool | None = None
     reason: str | None = None
+    warnings: tuple[str, ...] = ()  # what an accepting subscriber left out
 
 
 class EventNotPublishedError(RuntimeError):
@@ -859,6 +860,17 @@ class TokenVerifier(Protocol):
     or an expired one."""
 
     def verify(self, token: str) -> Subject: ...
+
+
+class RevokedTokens(Protocol):
+    """Tokens refused before they expire (seconds since the epoch throughout): one token by
+    its id, kept until it would expire anyway, or every token of a user issued up to a moment."""
+
+    def revoke_token(self, token_id: str, expires_at: int) -> None: ...
+
+    def revoke_user(self, user_id: str, issued_until: int) -> None: ...
+
+    def is_revoked(self, token_id: str, user_id: str, issued_at: int) -> bool: ...
 
 
 class AuthorizationStore(Protocol):

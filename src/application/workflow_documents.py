@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from application.validation_messages import describe_validation_error
@@ -16,6 +23,7 @@ from domain.approvals import (
     ApprovalGate,
     Approver,
 )
+from domain.control_characters import FREE_TEXT_KEEPS, refusing_control_characters
 from domain.errors import InvalidInputError
 from domain.workflow import (
     MAX_STEPS,
@@ -27,6 +35,22 @@ from domain.workflow import (
     RetryIntervalSeconds,
     step_target_problem,
 )
+
+# Every free-text field has a bound: a document is read back by every reader of /workflows and
+# the catalog page, and a version is one store item (400 KB on DynamoDB).
+MAX_DESCRIPTION_CHARS = 4096
+MAX_TARGET_CHARS = 2048  # a handler, a path, a Lambda or Batch name or ARN
+MAX_COMMAND_ARGUMENTS = 256
+MAX_METADATA_INPUTS = 100
+Target = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_TARGET_CHARS),
+    AfterValidator(refusing_control_characters()),
+]
+# shown on every reader's page and terminal: lines and tabs, but nothing that acts on a terminal
+FreeText = AfterValidator(refusing_control_characters(FREE_TEXT_KEEPS))
+# a command's argument may be a script of many lines (`python -c ...`)
+Argument = Annotated[str, Field(min_length=1, max_length=MAX_TARGET_CHARS), FreeText]
 
 
 class _Document(BaseModel):
@@ -49,21 +73,21 @@ class StepDocument(_Document):
     pipeline_id: Identifier
     pipeline_database_id: Identifier | None = None
     execution_type: ExecutionType
-    handler: str | None = None
+    handler: Target | None = None
     # a folder relative to the workflow file, where the handler's module is looked for
-    handler_path: str | None = None
-    command: list[str] | None = None
-    function_name: str | None = None
+    handler_path: Target | None = None
+    command: list[Argument] | None = Field(default=None, max_length=MAX_COMMAND_ARGUMENTS)
+    function_name: Target | None = None
     # None, not False, when absent: `waitForCallback: false` on a batch step is still refused.
     wait_for_callback: bool | None = None
-    job_queue: str | None = None
-    job_definition: str | None = None
+    job_queue: Target | None = None
+    job_definition: Target | None = None
     # None: many, except on an approval step, which reads no file
     input_file_arity: InputFileArity | None = None
-    metadata_inputs: list[str] = Field(default_factory=list)
+    metadata_inputs: list[Target] = Field(default_factory=list, max_length=MAX_METADATA_INPUTS)
     retry: RetryDocument | None = None
     approvers: list[Approver] | None = Field(default=None, max_length=MAX_APPROVERS)
-    message: str | None = Field(default=None, max_length=MAX_MESSAGE_CHARS)
+    message: Annotated[str, FreeText] | None = Field(default=None, max_length=MAX_MESSAGE_CHARS)
     timeout_seconds: int | None = Field(default=None, ge=1, le=MAX_TIMEOUT_SECONDS)
 
     @model_validator(mode="after")
@@ -95,7 +119,7 @@ class StepDocument(_Document):
 class WorkflowDocument(_Document):
     database_id: Identifier
     workflow_id: Identifier
-    description: str = ""
+    description: Annotated[str, FreeText] = Field(default="", max_length=MAX_DESCRIPTION_CHARS)
     steps: list[StepDocument] = Field(min_length=1, max_length=MAX_STEPS)
 
     @model_validator(mode="after")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -14,3 +15,13 @@ class Page(BaseModel, Generic[T]):
 
     items: tuple[T, ...]
     next_token: str | None = None
+
+
+def is_timestamp(text: str) -> bool:
+    """A date a list wrote into its token (ISO 8601, as the stores keep them): a token holding
+    anything else was not issued by a list, and must not read as a first page."""
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True

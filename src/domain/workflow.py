@@ -105,8 +105,10 @@ def step_target_problem(execution_type: ExecutionType, targets: Mapping[str, Any
 MAX_STEPS = 98
 
 MaxAttempts = Annotated[int, Field(ge=1, le=10)]
-RetryIntervalSeconds = Annotated[int, Field(ge=1)]
-BackoffRate = Annotated[float, Field(ge=1.0)]
+# Step Functions' own bounds on a Retrier's IntervalSeconds; a backoff past 100 waits past that
+# at the second retry already
+RetryIntervalSeconds = Annotated[int, Field(ge=1, le=99_999_999)]
+BackoffRate = Annotated[float, Field(ge=1.0, le=100.0)]
 
 
 class RetryPolicy(BaseModel):

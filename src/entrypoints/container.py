@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         MigratedRuns,
         ObjectStore,
         Orchestrator,
+        RevokedTokens,
         RunArchive,
         RunFiles,
         RunReporter,
@@ -114,6 +115,7 @@ if TYPE_CHECKING:
     from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
     from application.use_cases.resolve_execution_id import ResolveExecutionId
     from application.use_cases.retry_step import RetryStep
+    from application.use_cases.revoke_tokens import RevokeTokens
     from application.use_cases.runner_lease import RunnerLease
     from application.use_cases.show_workflow import ShowWorkflow
     from application.use_cases.step_tracking import FinishStep, StartStep
@@ -132,6 +134,7 @@ else:
     SubExecutionStatus = deferred("application.sub_execution_status", "SubExecutionStatus")
     AbortExecution = deferred("application.use_cases.abort_execution", "AbortExecution")
     AdministerRoles = deferred("application.use_cases.administer_roles", "AdministerRoles")
+    RevokeTokens = deferred("application.use_cases.revoke_tokens", "RevokeTokens")
     CloseOverdueGate = deferred("application.use_cases.approvals", "CloseOverdueGate")
     DecideApproval = deferred("application.use_cases.approvals", "DecideApproval")
     GateResumer = deferred("application.use_cases.approvals", "GateResumer")
@@ -507,12 +510,18 @@ def _run_files(home: str) -> RunFiles:
 
 
 def _token_verifier(
-    jwks: str | None, issuer: str | None, audience: str | None, home: str
+    jwks: str | None,
+    issuer: str | None,
+    audience: str | None,
+    home: str,
+    revoked: RevokedTokens,
 ) -> TokenVerifier:
+    from adapters.identity.revocation import RevocationCheckingVerifier
     from entrypoints.identity_wiring import jwt_verifier
     from entrypoints.settings import JwtSettings
 
-    return jwt_verifier(JwtSettings(jwks=jwks, issuer=issuer, audience=audience), home)
+    verifier = jwt_verifier(JwtSettings(jwks=jwks, issuer=issuer, audience=audience), home)
+    return RevocationCheckingVerifier(verifier, revoked)
 
 
 def _token_issuer(home: str) -> LocalTokenIssuer:
@@ -1124,8 +1133,10 @@ class Container(containers.DeclarativeContainer):
         config.jwt_issuer,
         config.jwt_audience,
         config.home,
+        authorization_store,  # also the revoked tokens' store
     )
     token_issuer = providers.Singleton(_token_issuer, config.home)
+    revoke_tokens = providers.Factory(RevokeTokens, revoked=authorization_store, clock=clock)
     handle_execution_error = providers.Factory(
         HandleExecutionError,
         store=execution_store,

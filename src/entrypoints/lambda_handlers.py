@@ -267,6 +267,10 @@ def register_pipeline_execution(event: dict[str, Any], context: object) -> dict[
                     _event_id(event),
                     "; ".join(answer["dropped"]),
                 )
+            for warning in result.warnings:  # what the step's cap left out, said where it is read
+                logger.warning("registration event %s: %s", _event_id(event), redact(warning))
+            if result.warnings:
+                answer["warnings"] = list(result.warnings)
             return answer
         reason = result.reason or "refused"
     reason = redact(reason)

@@ -1059,6 +1059,8 @@ class RegistrationResponse(Response):
     event_id: str | None = None
     accepted: bool | None = None
     reason: str | None = None
+    # what the step's cap left out of an accepted registration
+    warnings: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, published: PublishedRegistration) -> Self:
@@ -1068,6 +1070,7 @@ class RegistrationResponse(Response):
             event_id=published.event_id,
             accepted=published.accepted,
             reason=redact_optional(published.reason),
+            warnings=published.warnings,
         )
 
     def dump(self) -> dict[str, Any]:

@@ -32,6 +32,8 @@ DEFAULT_REGION = "us-east-1"
 DEFAULT_SFN_SYNC_MIN_INTERVAL_SECONDS = 30.0
 DEFAULT_STOP_GRACE_SECONDS = 5.0
 DEFAULT_LEASE_SECONDS = 30.0
+DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
+MAX_REQUEST_BYTES_SETTING = 100 * 1024 * 1024
 # What `wfx workflows deploy` needs, each read only when deploying (name: what it is).
 DEPLOYMENT_VARIABLES = {
     "WFX_SFN_ROLE_ARN": "the ARN of the IAM role the state machine runs as",
@@ -135,6 +137,18 @@ def _seconds(
             f"{variable}: must be a number of seconds >= {minimum:g}, got {text!r}"
         )
     return seconds
+
+
+def _max_request_bytes(environ: Mapping[str, str]) -> int:
+    text = environ.get("WFX_MAX_REQUEST_BYTES", "").strip()
+    if not text:
+        return DEFAULT_MAX_REQUEST_BYTES
+    if not text.isdigit() or not 1024 <= int(text) <= MAX_REQUEST_BYTES_SETTING:
+        raise InvalidInputError(
+            f"WFX_MAX_REQUEST_BYTES: must be a number of bytes from 1024 to "
+            f"{MAX_REQUEST_BYTES_SETTING}, got {text!r}"
+        )
+    return int(text)
 
 
 def deployment_setting(deployment: Mapping[str, str] | None, variable: str) -> str:
@@ -303,6 +317,8 @@ class Settings:
     tables: TableSettings = field(default_factory=TableSettings)
     # WFX_STEP_USER (`wfx serve --step-user`): the OS user local steps run as; None: the service's
     step_user: str | None = None
+    # WFX_MAX_REQUEST_BYTES: the largest request body `wfx serve` reads (413 past it)
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -352,6 +368,7 @@ class Settings:
             rate_card=environ.get("WFX_RATE_CARD") or None,
             tables=tables,
             step_user=environ.get("WFX_STEP_USER") or None,
+            max_request_bytes=_max_request_bytes(environ),
         )
 
     def describe_store(self) -> str:

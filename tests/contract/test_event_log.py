@@ -91,10 +91,12 @@ def test_a_lease_change_is_no_transition_and_logs_nothing(store_and_log: Any) ->
     assert [kind for _, kind, _ in kinds(log)] == ["ExecutionLaunched"]
 
 
-def _plant_event(damage: Any, number: int) -> None:
+def _plant_event(damage: Any, number: int, monkeypatch: pytest.MonkeyPatch | None = None) -> None:
     """An item at `number` that wfx did not write, on DynamoDB; on SQLite, a trigger that fails
     every insert into the events table (SQLite numbers under its write lock, from the log itself,
-    so a planted row would only move the next number on)."""
+    so a planted row would only move the next number on). With `monkeypatch`, the DynamoDB
+    counter cannot catch up with the planted item, so the write keeps failing (a counter that
+    can is moved on: test_event_counter_behind_log.py)."""
     if isinstance(damage, SqliteDatabase):
         table = build_schema(TableNames())[ResourceKeys.EXECUTION_EVENTS].name
         with damage.write() as connection:
@@ -103,6 +105,10 @@ def _plant_event(damage: Any, number: int) -> None:
                 "BEGIN SELECT RAISE(ABORT, 'injected: the event write fails'); END"
             )
         return
+    if monkeypatch is not None:
+        from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork
+
+        monkeypatch.setattr(DynamoDbUnitOfWork, "_catch_up", lambda *_: None)
     damage.put_item(
         TableName=TableNames().get_table_name(ResourceKeys.EXECUTION_EVENTS),
         Item={
@@ -117,10 +123,12 @@ def _plant_event(damage: Any, number: int) -> None:
 FAILED_EVENT_WRITE = (EventNumberTakenError, sqlite3.IntegrityError)
 
 
-def test_a_step_start_whose_event_fails_is_not_applied(store_and_log: Any) -> None:
+def test_a_step_start_whose_event_fails_is_not_applied(
+    store_and_log: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store, _, damage = store_and_log
     store.add_launch(a_launch("e1"))
-    _plant_event(damage, 2)
+    _plant_event(damage, 2, monkeypatch)
     with pytest.raises(FAILED_EVENT_WRITE):
         store.move_step(first_start("e1", SID, at(1)))
     run = store.get_run("e1")
@@ -128,10 +136,12 @@ def test_a_step_start_whose_event_fails_is_not_applied(store_and_log: Any) -> No
     assert run.attempts == ()  # nor its attempt
 
 
-def test_an_abort_request_whose_event_fails_is_not_applied(store_and_log: Any) -> None:
+def test_an_abort_request_whose_event_fails_is_not_applied(
+    store_and_log: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store, _, damage = store_and_log
     store.add_launch(a_launch("e1"))
-    _plant_event(damage, 2)
+    _plant_event(damage, 2, monkeypatch)
     change = Run(execution=store.get_execution("e1")).request_abort(at(1), "stop it")
     assert change is not None
     with pytest.raises(FAILED_EVENT_WRITE):

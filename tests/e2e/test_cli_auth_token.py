@@ -11,7 +11,7 @@ import pytest
 from adapters.identity.local_key import KEY_FILE_NAME, LocalSigningKey
 from adapters.identity.local_tokens import LocalTokenVerifier
 from domain.authorization import Subject
-from entrypoints.container import build_container
+from entrypoints.container import build_container, create_all_tables
 from entrypoints.settings import Settings
 from tests.e2e.cli import Wfx, assert_bad_input
 
@@ -25,9 +25,12 @@ def test_a_printed_token_verifies_with_the_homes_key_and_names_user_and_roles(wf
     assert LocalTokenVerifier(LocalSigningKey(wfx.home)).verify(token) == Subject(
         user_id="alice", roles=("admin", "viewer")
     )
-    # the container's verifier (what the HTTP service will ask) agrees
+    # the container's verifier (what the HTTP service will ask) agrees; it also reads the
+    # store's revoked tokens, so the store has its tables, as the CLI makes them on first use
     settings = Settings.from_environment({"WFX_HOME": str(wfx.home)})
-    assert build_container(settings).token_verifier().verify(token).user_id == "alice"
+    container = build_container(settings)
+    create_all_tables(container)
+    assert container.token_verifier().verify(token).user_id == "alice"
 
 
 @pytest.mark.parametrize(("ttl", "seconds"), [("30m", 1800), ("2d", 172800), ("90", 90)])

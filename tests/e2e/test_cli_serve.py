@@ -5,7 +5,6 @@ stopping the service."""
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -15,39 +14,17 @@ import httpx
 import pytest
 
 from tests.e2e.cli import TRIVIAL_WORKFLOW, USER, Wfx
+from tests.e2e.served import serving
 
 pytestmark = pytest.mark.integration
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[Wfx, str, subprocess.Popen[str]]]:
     wfx = Wfx(tmp_path / "home")
     wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
-    port = _free_port()
-    service = wfx.start("serve", "--port", str(port))
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(f"{base}/openapi.json", timeout=1)
-            break
-        except httpx.TransportError:
-            assert service.poll() is None, service.communicate()
-            assert time.monotonic() < deadline, "wfx serve did not start listening in 30 s"
-            time.sleep(0.1)
-    try:
+    with serving(wfx) as (base, service):
         yield wfx, base, service
-    finally:
-        if service.poll() is None:
-            service.send_signal(signal.SIGINT)
-        _, stderr = service.communicate(timeout=20)
-        assert "Traceback" not in stderr, stderr
 
 
 def test_a_token_from_the_cli_opens_the_service_and_none_does_not(

@@ -405,6 +405,37 @@ def test_hostile_values_are_escaped_and_an_svg_output_cannot_run_scripts(
     assert viewer.get(svg.replace("picture.svg", "nothing.svg")).status_code == 404
 
 
+def test_an_output_file_link_is_url_encoded_and_serves_the_file(
+    viewer: TestClient, service: Service
+) -> None:
+    name = "a?b#c %.svg"
+    code = (
+        "import os, pathlib; out = pathlib.Path(os.environ['WFX_OUTPUT_DIR']); "
+        f"(out / {name!r}).write_text('<svg xmlns=\"http://www.w3.org/2000/svg\"/>')"
+    )
+    document = {
+        "databaseId": DATABASE,
+        "workflowId": "odd-names",
+        "steps": [
+            {
+                "pipelineId": "draw",
+                "executionType": "command",
+                "command": [sys.executable, "-c", code],
+                "inputFileArity": "none",
+            }
+        ],
+    }
+    execution_id = _launch(service, document)
+    assert _status(service, execution_id) == "SUCCEEDED"
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{execution_id}")
+    (link,) = re.findall(r'<a href="([^"]+\.svg)"', page.text)
+    assert link.endswith("/a%3Fb%23c%20%25.svg"), link
+    served = viewer.get(link)
+    assert served.status_code == 200, served.text
+    assert served.headers["content-type"].startswith("image/svg+xml")
+
+
 def test_the_workflows_page_lists_versions_and_steps(viewer: TestClient, service: Service) -> None:
     _login(viewer, service)
     listed = viewer.get("/catalog")

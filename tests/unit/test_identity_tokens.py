@@ -120,7 +120,7 @@ def test_an_unsigned_token_garbage_or_none_is_refused(tmp_path: Path) -> None:
 
     _refused(verifier, unsigned, "algorithm not accepted")
     _refused(verifier, "not-a-token", "malformed")
-    _refused(verifier, "", "no bearer token")
+    _refused(verifier, "", "no token given")
 
 
 def test_issuing_needs_a_user_and_a_positive_ttl(tmp_path: Path) -> None:

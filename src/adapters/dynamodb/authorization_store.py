@@ -17,6 +17,8 @@ from adapters.authorization_records import (
     assignment_sort,
     build_assignment_record,
     build_constraint_record,
+    build_revoked_token_record,
+    build_revoked_user_record,
     build_role_record,
     is_assignment,
     is_constraint,
@@ -25,6 +27,9 @@ from adapters.authorization_records import (
     parse_constraint_record,
     parse_role_record,
     revision_key,
+    revoked,
+    revoked_token_key,
+    revoked_user_key,
     role_partition,
     sorted_assignments,
     sorted_constraints,
@@ -150,6 +155,21 @@ class DynamoDbAuthorizationStore:
                 sorted_constraints([parse_constraint_record(i) for i in items if is_constraint(i)])
             ),
         )
+
+    # -- RevokedTokens -------------------------------------------------------------------------
+
+    def revoke_token(self, token_id: str, expires_at: int) -> None:
+        record = build_revoked_token_record(token_id, expires_at)
+        self._client.put_item(TableName=self._table_name, Item=to_wire(record))
+
+    def revoke_user(self, user_id: str, issued_until: int) -> None:
+        record = build_revoked_user_record(user_id, issued_until)
+        self._client.put_item(TableName=self._table_name, Item=to_wire(record))
+
+    def is_revoked(self, token_id: str, user_id: str, issued_at: int) -> bool:
+        token = get_item(self._client, self._table_name, revoked_token_key(token_id))
+        user = get_item(self._client, self._table_name, revoked_user_key(user_id))
+        return revoked(token, user, issued_at)
 
     # -- requests ----------------------------------------------------------------------------
 

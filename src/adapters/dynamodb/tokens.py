@@ -9,6 +9,7 @@ from collections.abc import Mapping, Set
 from typing import Any
 
 from domain.errors import InvalidInputError
+from domain.paging import is_timestamp
 
 _REFUSED = "startingToken: not a token issued by this list"
 
@@ -33,6 +34,7 @@ def decode_token(token: str, key_names: Set[str], partition: tuple[str, str]) ->
         not isinstance(decoded, dict)
         or set(decoded) != set(key_names)
         or not all(isinstance(value, str) and value for value in decoded.values())
+        or not all(is_timestamp(value) for name, value in decoded.items() if name.endswith("Date"))
     ):
         raise InvalidInputError(_REFUSED)
     attribute, value = partition

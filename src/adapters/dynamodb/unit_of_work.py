@@ -43,6 +43,9 @@ Action = tuple[str, Exception | None, dict[str, Any]]
 # in a row: it backs off (so its tries cost the table little) and gives up only after this many.
 MAX_COUNTER_RACES = 2000
 _TRANSACTION_CONFLICT_TRIES = 5
+# A counter behind its log is moved up to the log's last number and the write tried again; more
+# than this in one write means something keeps writing the log past the counter.
+_COUNTER_REPAIRS = 3
 _FIRST_BACKOFF_SECONDS = 0.001
 _MAX_BACKOFF_SECONDS = 0.05
 _MAIN_KEYS_KEPT = 1024
@@ -176,7 +179,7 @@ class DynamoDbUnitOfWork:
         last = self._last.get(workflow_execution_id)
         if last is None:
             last = self._read_last(main_key, not_found)
-        conflicts = 0
+        conflicts = repairs = 0
         for race in range(MAX_COUNTER_RACES):
             if race:
                 ceiling = min(_MAX_BACKOFF_SECONDS, _FIRST_BACKOFF_SECONDS * 2 ** min(race, 8))
@@ -209,15 +212,29 @@ class DynamoDbUnitOfWork:
                     if position < len(actions):
                         raise TransactionRefusedError(position, reason) from exc
                     if position != counter_position:
-                        raise EventNumberTakenError(
-                            f"execution {workflow_execution_id}: event number taken"
-                        ) from exc
-                codes = {reason.get("Code") for reason in reasons}
-                conflicts += 1
-                # Another write to one of these items was in flight: nothing applied, try again.
-                if "TransactionConflict" not in codes or conflicts >= _TRANSACTION_CONFLICT_TRIES:
-                    raise
-                last = self._read_last(main_key, not_found)
+                        # the log is ahead of the counter (two transactions landed over each
+                        # other half-way): the counter catches up and the write goes on
+                        if repairs >= _COUNTER_REPAIRS:
+                            raise EventNumberTakenError(
+                                f"execution {workflow_execution_id}: event {last + 1} is "
+                                f"taken although the run's counter is at {last}, and stays "
+                                "so; nothing was written"
+                            ) from exc
+                        repairs += 1
+                        caught_up = self._catch_up(workflow_execution_id, main_key, last)
+                        last = caught_up or self._read_last(main_key, not_found)
+                        break
+                else:
+                    codes = {reason.get("Code") for reason in reasons}
+                    conflicts += 1
+                    # Another write to one of these items was in flight: nothing applied, try
+                    # again.
+                    if (
+                        "TransactionConflict" not in codes
+                        or conflicts >= _TRANSACTION_CONFLICT_TRIES
+                    ):
+                        raise
+                    last = self._read_last(main_key, not_found)
                 continue
             self._last[workflow_execution_id] = last + len(numbered)
             return numbered
@@ -225,6 +242,45 @@ class DynamoDbUnitOfWork:
             f"execution {workflow_execution_id}: lost the race for an event number "
             f"{MAX_COUNTER_RACES} times"
         )
+
+    def _catch_up(
+        self, workflow_execution_id: str, main_key: Mapping[str, str], last: int
+    ) -> int | None:
+        """The counter moved from `last` to the log's last number, when the log is ahead of it;
+        None when it is not (or the counter is no longer `last`: a writer moved it since)."""
+        response = self._client.query(
+            TableName=self._events_table,
+            KeyConditionExpression="#pk = :pk",
+            ExpressionAttributeNames={"#pk": "workflowExecutionId", "#seq": SEQUENCE_NUMBER},
+            ExpressionAttributeValues={":pk": {"S": workflow_execution_id}},
+            ProjectionExpression="#seq",
+            ConsistentRead=True,
+            ScanIndexForward=False,
+            Limit=1,
+        )
+        logged = [int(from_wire(item)[SEQUENCE_NUMBER]) for item in response["Items"]]
+        if not logged or logged[0] <= last:
+            return None
+        names = {"#lastSeq": LAST_SEQUENCE_NUMBER, "#mainPk": "workflowExecutionId"}
+        values = {":logged": {"N": str(logged[0])}}
+        if last:
+            values[":lastSeq"] = {"N": str(last)}
+        counter_term = "#lastSeq = :lastSeq" if last else "attribute_not_exists(#lastSeq)"
+        try:
+            self._client.update_item(
+                TableName=self._main_table,
+                Key=to_wire(main_key),
+                UpdateExpression="SET #lastSeq = :logged",
+                ConditionExpression=f"attribute_exists(#mainPk) AND {counter_term}",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=values,
+            )
+        except ClientError as exc:
+            if _code(exc) != "ConditionalCheckFailedException":
+                raise
+            return None
+        self._last[workflow_execution_id] = logged[0]
+        return logged[0]
 
     def _read_last(self, main_key: Mapping[str, str], not_found: Exception) -> int:
         response = self._client.get_item(

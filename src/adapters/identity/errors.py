@@ -28,4 +28,4 @@ def refusal(error: jwt.PyJWTError) -> NotAuthenticatedError:
 
 
 def no_token() -> NotAuthenticatedError:
-    return NotAuthenticatedError("no bearer token")
+    return NotAuthenticatedError("no token given")  # no `bearer word` shape redaction hides

@@ -72,6 +72,7 @@ class LocalEventBus:
         refused = next((outcome for outcome in outcomes if outcome.accepted is False), None)
         if refused is not None:
             return Delivery(event_id, accepted=False, reason=refused.reason)
-        # accepted, with what a subscriber noted (a registration's dropped fields)
+        # accepted, with what a subscriber noted (a registration's dropped fields) and warned of
         noted = "; ".join(outcome.reason for outcome in outcomes if outcome.reason)
-        return Delivery(event_id, accepted=True, reason=noted or None)
+        warnings = tuple(warning for outcome in outcomes for warning in outcome.warnings)
+        return Delivery(event_id, accepted=True, reason=noted or None, warnings=warnings)

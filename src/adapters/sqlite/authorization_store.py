@@ -15,6 +15,8 @@ from adapters.authorization_records import (
     assignment_sort,
     build_assignment_record,
     build_constraint_record,
+    build_revoked_token_record,
+    build_revoked_user_record,
     build_role_record,
     is_assignment,
     is_constraint,
@@ -23,6 +25,9 @@ from adapters.authorization_records import (
     parse_constraint_record,
     parse_role_record,
     revision_key,
+    revoked,
+    revoked_token_key,
+    revoked_user_key,
     role_partition,
     sorted_assignments,
     sorted_constraints,
@@ -132,6 +137,27 @@ class SqliteAuthorizationStore:
                 sorted_constraints([parse_constraint_record(i) for i in items if is_constraint(i)])
             ),
         )
+
+    # -- RevokedTokens -------------------------------------------------------------------------
+
+    def revoke_token(self, token_id: str, expires_at: int) -> None:
+        record = build_revoked_token_record(token_id, expires_at)
+        with self._database.write() as connection:
+            connection.execute(self._table.upsert, self._table.row(record))
+
+    def revoke_user(self, user_id: str, issued_until: int) -> None:
+        record = build_revoked_user_record(user_id, issued_until)
+        with self._database.write() as connection:
+            connection.execute(self._table.upsert, self._table.row(record))
+
+    def is_revoked(self, token_id: str, user_id: str, issued_at: int) -> bool:
+        with self._database.read() as connection:
+            found = [
+                connection.execute(self._one, (key[PARTITION], key[SORT])).fetchone()
+                for key in (revoked_token_key(token_id), revoked_user_key(user_id))
+            ]
+        token, user = (None if row is None else load_item(row[0]) for row in found)
+        return revoked(token, user, issued_at)
 
     def _items(self) -> list[Item]:
         with self._database.read() as connection:

@@ -6,6 +6,7 @@ import base64
 import json
 
 from domain.errors import InvalidInputError
+from domain.paging import is_timestamp
 
 
 def encode_token(execution_start_date: str, workflow_execution_id: str) -> str:
@@ -28,6 +29,7 @@ def decode_token(token: str) -> tuple[str, str]:
         not isinstance(position, list)
         or len(position) != 2
         or not all(isinstance(part, str) and part for part in position)
+        or not is_timestamp(position[0])
     ):
         raise _malformed(token)
     return position[0], position[1]

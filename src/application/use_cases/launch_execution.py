@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from application.ports import (
     AssetCatalog,
@@ -19,6 +19,7 @@ from application.ports import (
 )
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.assets import AssetFile, AssetRef, check_asset_ids
+from domain.control_characters import refusing_control_characters
 from domain.errors import (
     AssetNotFoundError,
     ExecutionAlreadyExistsError,
@@ -58,6 +59,12 @@ class LaunchExecutionCommand(BaseModel):
     trigger: str = "manual"
     user_id: str = Field(min_length=1)
     client_token: str | None = None
+
+    @field_validator("execution_group_id", "client_token")
+    @classmethod
+    def _no_control_character(cls, value: str | None) -> str | None:
+        # every reader's terminal and page shows these ids, whoever launched the run
+        return None if value is None else refusing_control_characters()(value)
 
 
 class LaunchResult(BaseModel):

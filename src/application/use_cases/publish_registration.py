@@ -57,6 +57,7 @@ class PublishedRegistration(BaseModel):
     event_id: str | None = None
     accepted: bool | None = None
     reason: str | None = None
+    warnings: tuple[str, ...] = ()
 
 
 class PublishRegistration:
@@ -98,6 +99,7 @@ class PublishRegistration:
             event_id=delivery.event_id,
             accepted=delivery.accepted,
             reason=None if delivery.reason is None else redact(delivery.reason),
+            warnings=tuple(redact(warning) for warning in delivery.warnings),
         )
 
     def register(
@@ -156,7 +158,7 @@ def registration_subscriber(
         result = register().execute(command)
         # accepted with fields dropped: the publisher hears which, and why
         reason = result.reason or "; ".join(result.dropped) or None
-        return Delivery(event_id, accepted=result.accepted, reason=reason)
+        return Delivery(event_id, accepted=result.accepted, reason=reason, warnings=result.warnings)
 
     return deliver
 

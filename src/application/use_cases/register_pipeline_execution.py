@@ -117,10 +117,28 @@ class RegistrationResult(BaseModel):
     accepted: bool
     reason: str | None = None
     step: PipelineExecution | None = None
-    # children stopped at once (the run was being aborted) that may be left running
+    # what the step's cap (50 of each) left out, and children stopped at once (the run was
+    # being aborted) that may be left running
     warnings: tuple[str, ...] = ()
     # the fields and entries not recorded, each naming the field and the rule it broke
     dropped: tuple[str, ...] = ()
+    dropped_logs: int = 0
+    dropped_sub_executions: int = 0
+
+
+def _dropped_warnings(logs: int, sub_executions: int) -> tuple[str, ...]:
+    """What the cap left out, said: an abort stops only what the step kept."""
+    said = []
+    for count, kind, cap in (
+        (logs, "log", MAX_REGISTERED_LOGS),
+        (sub_executions, "sub-execution", MAX_REGISTERED_SUB_EXECUTIONS),
+    ):
+        if count:
+            said.append(
+                f"{count} {kind}{'s' if count > 1 else ''} dropped: the step keeps at most {cap} "
+                f"registered {kind}s, and has them"
+            )
+    return tuple(said)
 
 
 def _refused(reason: str) -> RegistrationResult:
@@ -192,10 +210,17 @@ class RegisterPipelineExecution:
             stored = self._store.register_on_step(execution_id, pipeline_execution_id, merge)
         except PipelineExecutionNotFoundError:
             return not_its_step
-        dropped += _past_the_caps(stored, sub_executions, logs)
-        warnings = self._stop_if_stopping(stored, sub_executions)
+        subs_left, logs_left = _past_the_caps(stored, sub_executions, logs)
+        warnings = _dropped_warnings(logs_left, subs_left) + self._stop_if_stopping(
+            stored, sub_executions
+        )
         accepted = RegistrationResult(
-            accepted=True, step=stored, warnings=warnings, dropped=dropped
+            accepted=True,
+            step=stored,
+            warnings=warnings,
+            dropped=dropped,
+            dropped_logs=logs_left,
+            dropped_sub_executions=subs_left,
         )
         return self._with_costs(accepted, detail.costs)
 
@@ -236,20 +261,11 @@ def _past_the_caps(
     stored: PipelineExecution,
     sub_executions: tuple[RegisteredSubExecution, ...],
     logs: tuple[RegisteredLog, ...],
-) -> tuple[str, ...]:
-    """What the step's lists had no room for (seed 000: at most 50 of each)."""
+) -> tuple[int, int]:
+    """How many sub-executions and logs the step's lists had no room for (seed 000: at most 50
+    of each)."""
     kept_subs = {entry.identity for entry in stored.registered_sub_executions}
     kept_logs = {entry.location for entry in stored.registered_logs}
     subs_left = {entry.identity for entry in sub_executions} - kept_subs
     logs_left = {entry.location for entry in logs} - kept_logs
-    dropped: list[str] = []
-    if subs_left:
-        dropped.append(
-            f"subExecution: {len(subs_left)} not recorded, the step keeps at most "
-            f"{MAX_REGISTERED_SUB_EXECUTIONS}"
-        )
-    if logs_left:
-        dropped.append(
-            f"logs: {len(logs_left)} not recorded, the step keeps at most {MAX_REGISTERED_LOGS}"
-        )
-    return tuple(dropped)
+    return len(subs_left), len(logs_left)

@@ -38,11 +38,11 @@ def _files(asset: str) -> list[AssetFile]:
 
 def assets_list(asset: AssetArgument, json_output: JsonFlag = False) -> None:
     """The asset's files, each at its current version."""
-    from rich.markup import escape
     from rich.table import Table
 
     from entrypoints.cli.main import _console
     from entrypoints.cli.render import dump_json, when
+    from entrypoints.cli.terminal import escape
     from entrypoints.responses import AssetFileResponse
 
     files = _files(asset)

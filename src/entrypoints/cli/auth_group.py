@@ -196,3 +196,41 @@ def templates_apply(
         f"template {applied.template!r} applied to role {applied.role!r}{where}: "
         f"{len(applied.constraints)} constraints{created}"
     )
+
+
+# -- sessions -------------------------------------------------------------------------------------
+
+# A token revoked by id alone has an expiry the CLI does not know: kept far longer than any
+# token lives.
+_TOKEN_ID_KEPT_SECONDS = 10 * 366 * 24 * 3600
+
+
+@auth_app.command("revoke")
+def auth_revoke(
+    user: Annotated[
+        str | None, typer.Argument(metavar="USER", help="Every token of USER issued until now.")
+    ] = None,
+    token_id: Annotated[
+        str | None, typer.Option("--token-id", help="One token, by its id (its `jti`).")
+    ] = None,
+) -> None:
+    """End sessions before their tokens expire: the service refuses the revoked tokens on every
+    request, as a cookie or a bearer token (a logout in the viewer revokes its own token)."""
+    import time
+
+    from domain.errors import InvalidInputError
+    from entrypoints.cli.main import _container
+
+    if (user is None) == (token_id is None):
+        raise InvalidInputError("USER or --token-id: give exactly one")
+    for name, value in (("USER", user), ("--token-id", token_id)):
+        if value is not None and (not value.strip() or "#" in value or len(value) > 256):
+            raise InvalidInputError(f"{name}: must be 1-256 characters without '#'")
+    revoke = _container().revoke_tokens()
+    if token_id is not None:
+        revoke.token(token_id, int(time.time()) + _TOKEN_ID_KEPT_SECONDS)
+        _echo(f"revoked token {token_id}")
+        return
+    assert user is not None
+    revoke.user(user)
+    _echo(f"revoked every token of {user} issued until now")

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from domain.bounds import MAX_STORED_INTEGER
+
 if TYPE_CHECKING:
     from decimal import Decimal
 
@@ -61,7 +63,10 @@ def costs_report(
     ] = None,
     currency: Annotated[str | None, typer.Option("--currency", metavar="C")] = None,
     attempt: Annotated[
-        int | None, typer.Option("--attempt", min=1, help="Default: the step's latest.")
+        int | None,
+        typer.Option(
+            "--attempt", min=1, max=MAX_STORED_INTEGER, help="Default: the step's latest."
+        ),
     ] = None,
     actual: Annotated[
         bool, typer.Option("--actual", help="What was charged, not an estimate.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import traceback
@@ -11,6 +12,7 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
+from application.ports import EventNumberTakenError
 from application.validation_messages import describe_validation_error
 from domain.errors import DomainError
 from domain.redaction import redact
@@ -135,6 +137,15 @@ def _missing_beside_vams(error: BaseException) -> str | None:
     )
 
 
+def is_full_disk(error: BaseException) -> bool:
+    """No space, no quota left, or a read-only file system: what a write under WFX_HOME met."""
+    return isinstance(error, OSError) and error.errno in (
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.EROFS,
+    )
+
+
 def _setting_problem(error: BaseException) -> str | None:
     """A setting that names something unusable: checked up front (UnusableSettingError), or
     found only by the first read or write (a damaged SQLite file, a home SQLite or the runner
@@ -146,7 +157,7 @@ def _setting_problem(error: BaseException) -> str | None:
         return str(error)
     sqlite_error = str(getattr(error, "sqlite_errorname", ""))
     is_os_error = isinstance(error, OSError) and bool(error.filename)
-    if not sqlite_error and not is_os_error:
+    if not sqlite_error and not is_os_error and not is_full_disk(error):
         return None
     try:
         settings = Settings.from_environment()
@@ -167,6 +178,12 @@ def _setting_problem(error: BaseException) -> str | None:
         return (
             f"WFX_DB ({database}): cannot be opened for writing ({error}); set WFX_DB to a "
             "file in a folder you can write to"
+        )
+    if sqlite_error.startswith(("SQLITE_FULL", "SQLITE_IOERR")) or is_full_disk(error):
+        written = getattr(error, "filename", None) or database
+        return (
+            f"WFX_HOME ({settings.home}): cannot write {written} ({error}): the disk is full "
+            "or read-only; free space there, or set WFX_HOME to a folder on another disk"
         )
     if is_os_error:
         assert isinstance(error, OSError)
@@ -196,6 +213,8 @@ def exit_for(error: BaseException) -> NoReturn:
         _fail(*usage)
     if isinstance(error, ValidationError):
         _fail(describe_validation_error(error), EXIT_BAD_INPUT)
+    if isinstance(error, EventNumberTakenError):  # the store's state, said; not a traceback
+        _fail(str(error), EXIT_SERVICE_UNAVAILABLE)
     problem = _setting_problem(error) or _service_problem(error)
     if problem is None and error.__cause__ is not None:  # a port's error wrapping the service's
         problem = _service_problem(error.__cause__)

@@ -9,14 +9,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-
 from domain.attempt_logs import marked_attempt
 from domain.available_logs import AvailableLog, LogReadStatus
 from domain.errors import InvalidInputError
 from domain.execution import StepDetails
 from domain.redaction import redact, redact_lines
 from entrypoints.cli.errors import EXIT_FAILED_RUN
+from entrypoints.cli.terminal import escape
 
 if TYPE_CHECKING:
     from application.use_cases.get_execution_logs import (

@@ -6,7 +6,8 @@ import copy
 import gc
 import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -14,6 +15,7 @@ import typer
 from typer.main import get_command_name
 from typer.models import CommandInfo
 
+from domain.bounds import MAX_STORED_INTEGER
 from entrypoints.cli.approvals import approvals_app
 from entrypoints.cli.assets import assets_download, assets_list, assets_show
 from entrypoints.cli.auth_group import auth_app
@@ -137,12 +139,12 @@ def _container(runner_mode: str = "inline", runner: str | None = None) -> Contai
 
 
 def _console(stderr: bool = False, width: int | None = None) -> Any:
-    from rich.console import Console
+    from entrypoints.cli.terminal import console as terminal_console
 
-    console = Console(stderr=stderr, highlight=False, width=width)
+    console = terminal_console(stderr, highlight=False, width=width)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         # Into a pipe or a file rich wraps at 80 columns, which cuts execution ids in two.
-        console = Console(stderr=stderr, highlight=False, width=_UNWRAPPED_WIDTH)
+        console = terminal_console(stderr, highlight=False, width=_UNWRAPPED_WIDTH)
     return console
 
 
@@ -200,7 +202,10 @@ def workflows_publish(
 @workflows_app.command("deploy")
 def workflows_deploy(
     workflow: Annotated[str, typer.Argument(metavar="DATABASE_ID/WORKFLOW_ID")],
-    version: Annotated[int | None, typer.Option(help="Workflow version (default: latest).")] = None,
+    version: Annotated[
+        int | None,
+        typer.Option(min=1, max=MAX_STORED_INTEGER, help="Workflow version (default: latest)."),
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Create or update the version's Step Functions state machine; prints its ARN.
@@ -264,7 +269,9 @@ def workflows_list(
 @workflows_app.command("show")
 def workflows_show(
     workflow: Annotated[str, typer.Argument(metavar="DATABASE_ID/WORKFLOW_ID")],
-    version: Annotated[int | None, typer.Option(min=1, help="Version (default: latest).")] = None,
+    version: Annotated[
+        int | None, typer.Option(min=1, max=MAX_STORED_INTEGER, help="Version (default: latest).")
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Show a workflow: its definition, a version's step definitions, and its versions."""
@@ -421,7 +428,10 @@ def run(
     output: Annotated[str | None, typer.Option(metavar="DATABASE_ID/ASSET_ID")] = None,
     group: Annotated[str | None, typer.Option(metavar="GROUP_ID")] = None,
     trigger: Annotated[str, typer.Option(help="manual or fileUpload.")] = "manual",
-    version: Annotated[int | None, typer.Option(help="Workflow version (default: latest).")] = None,
+    version: Annotated[
+        int | None,
+        typer.Option(min=1, max=MAX_STORED_INTEGER, help="Workflow version (default: latest)."),
+    ] = None,
     client_token: Annotated[
         str | None, typer.Option(help="Idempotency token: a retry with it returns the same run.")
     ] = None,
@@ -443,7 +453,7 @@ def run(
         workflow, "DATABASE_ID/WORKFLOW_ID", allow_file=False, shape="DATABASE_ID/WORKFLOW_ID"
     )
     container = _container(runner_mode="detached" if no_wait else "thread", runner=runner)
-    execution = _launch(
+    execution, created = _launch(
         container,
         ref.database_id,
         ref.asset_id,
@@ -466,7 +476,12 @@ def run(
         execution = _as_read(container, execution)
     elif not on_aws:
         execution = _wait_or_abort(
-            container, execution_id, show_progress=not json_output, json_output=json_output
+            container,
+            execution_id,
+            show_progress=not json_output,
+            json_output=json_output,
+            # a replayed launch's run goes on in the process that launched it first
+            ran_elsewhere=not created,
         )
         _say_if_waiting(container, execution)
     if json_output:
@@ -490,7 +505,9 @@ def _launch(
     trigger: str,
     version: int | None,
     client_token: str | None,
-) -> Any:
+) -> tuple[Any, bool]:
+    """The run launched (or the one its client token launched already), and whether this
+    launch created it."""
     from application.use_cases.launch_execution import LaunchExecutionCommand
     from domain.assets import AssetRef, check_asset_ids
 
@@ -508,11 +525,16 @@ def _launch(
         user_id=container.config.user(),
         client_token=client_token,
     )
-    return container.launch_execution().execute(command).execution
+    result = container.launch_execution().execute(command)
+    return result.execution, result.created
 
 
 def _wait_or_abort(
-    container: Container, execution_id: str, show_progress: bool, json_output: bool = False
+    container: Container,
+    execution_id: str,
+    show_progress: bool,
+    json_output: bool = False,
+    ran_elsewhere: bool = False,
 ) -> Any:
     """_wait, with Ctrl-C, SIGTERM and SIGHUP aborting the run (exit 130, 143, 129)."""
     from entrypoints.cli.interrupts import (
@@ -523,16 +545,20 @@ def _wait_or_abort(
 
     try:
         with signals_interrupt():
-            return _wait(container, execution_id, show_progress)
+            return _wait(container, execution_id, show_progress, ran_elsewhere)
     except InterruptedBySignalError as interrupt:
         abort_interrupted_run(container, execution_id, interrupt, json_output)
 
 
-def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
+def _wait(
+    container: Container, execution_id: str, show_progress: bool, ran_elsewhere: bool = False
+) -> Any:
     runner = container.local_runner()
 
-    def join(timeout: float) -> bool:
+    def joined(timeout: float) -> bool:
         return bool(runner.join(execution_id, timeout=timeout))
+
+    join = _stored_end(container, execution_id) if ran_elsewhere else joined
 
     console = _console(stderr=True)
     if show_progress and console.is_terminal:
@@ -558,6 +584,26 @@ def _wait(container: Container, execution_id: str, show_progress: bool) -> Any:
             f"{execution.workflow_database_id}/{execution.workflow_id}: {execution.status.value}"
         )
     return execution
+
+
+def _stored_end(container: Container, execution_id: str) -> Callable[[float], bool]:
+    """`join` for a run another process runs: True once a read finds it ended or parked at an
+    approval gate (where its own runner lets go too). A read ends a run whose runner was lost,
+    so the wait ends with it."""
+    from domain.approvals import parked_approval
+
+    def ended() -> bool:
+        execution = _read(container, execution_id)
+        lease = execution.runner_lease
+        return bool(execution.is_terminal or (lease is not None and parked_approval(lease.owner)))
+
+    def join(timeout: float) -> bool:
+        if ended():
+            return True
+        time.sleep(timeout)
+        return ended()
+
+    return join
 
 
 def _say_if_waiting(container: Container, execution: Any) -> None:
@@ -814,7 +860,10 @@ def executions_logs(
 def executions_events(
     execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
     after: Annotated[
-        int, typer.Option("--after", min=0, help="Only events numbered past this one.")
+        int,
+        typer.Option(
+            "--after", min=0, max=MAX_STORED_INTEGER, help="Only events numbered past this one."
+        ),
     ] = 0,
     follow: Annotated[
         bool, typer.Option("--follow", help="Keep printing new events until the run has ended.")
@@ -1028,7 +1077,7 @@ def demo() -> None:
         f"Published [bold]{version.database_id}/{version.workflow_id}[/] v{version.version}; "
         f"imported {len(stored)} mesh files into demo/meshes\n"
     )
-    execution = _launch(
+    execution, _ = _launch(
         container,
         version.database_id,
         version.workflow_id,
@@ -1080,7 +1129,7 @@ def serve(
 
     Every request needs a bearer token: `wfx auth token USER` prints one for local use, or set
     WFX_JWT_JWKS (with WFX_JWT_ISSUER and WFX_JWT_AUDIENCE) for your identity provider. The
-    viewer logs in at /login?token=TOKEN; `--open` prints that link for you."""
+    viewer logs in at /login?token=<token>; `--open` prints that link for you."""
     from entrypoints.cli.serve import serve as run_service
 
     run_service(
@@ -1136,7 +1185,9 @@ def _name(command: CommandInfo) -> str | None:
 
 def main() -> None:
     from entrypoints.cli.errors import print_redacted_traceback
+    from entrypoints.cli.terminal import install
 
+    install()
     sys.excepthook = print_redacted_traceback
     try:
         # Not standalone: click's usage errors come back to us, to be printed as one line.

@@ -8,12 +8,11 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-
 from domain.errors import InvalidInputError
 from domain.execution import StepDetails
 from domain.redaction import redact
 from domain.sub_processes import StopOutcome
+from entrypoints.cli.terminal import escape
 
 if TYPE_CHECKING:
     from application.use_cases.sweep_aborts import SweepAbortsResult

@@ -26,10 +26,10 @@ _POLL_SECONDS = 0.1
 def _render(
     execution: WorkflowExecution, steps: Sequence[PipelineExecution], started: float
 ) -> Any:
-    from rich.markup import escape
     from rich.table import Table
 
     from entrypoints.cli.render import duration, error_summary, styled
+    from entrypoints.cli.terminal import escape
 
     table = Table(box=None, show_header=False, title_justify="left")
     table.title = (

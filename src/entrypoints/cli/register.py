@@ -153,6 +153,8 @@ def register(
         sys.stdout.write(f"accepted: {published.source}\n")
         if published.reason:  # accepted with fields dropped
             print(f"warning: {redact(published.reason)}", file=sys.stderr)
+    for warning in published.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if published.accepted is False:
         print(f"error: registration refused: {redact(published.reason or '')}", file=sys.stderr)
         raise SystemExit(EXIT_FAILED_RUN)

@@ -7,11 +7,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-
 from domain.execution import ExecutionDetails, StepDetails, WorkflowExecution
 from domain.redaction import redact, redact_json
 from domain.workflow import StepDefinition, WorkflowDefinition, WorkflowVersion
+from entrypoints.cli.terminal import escape
 
 if TYPE_CHECKING:
     from application.use_cases.show_workflow import WorkflowView

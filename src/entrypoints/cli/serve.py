@@ -104,7 +104,12 @@ def serve(
     container = container_for("detached")
     settings = Settings.from_environment()
     verifier = container.token_verifier()
-    app = create_app(container, verified_by(verifier), sessions=verifier)
+    app = create_app(
+        container,
+        verified_by(verifier),
+        sessions=verifier,
+        max_request_bytes=settings.max_request_bytes,
+    )
     print(
         f"wfx serving {settings.describe_store()} on http://{host}:{port} "
         f"(web viewer at /, API docs at /docs; Ctrl-C stops)",
@@ -114,7 +119,7 @@ def serve(
         link = login_link(settings, host, port)
         if link is None:
             print(
-                "no viewer link: WFX_JWT_JWKS is set, so log in at /login?token=TOKEN with "
+                "no viewer link: WFX_JWT_JWKS is set, so log in at /login?token=<token> with "
                 "a token of your identity provider",
                 file=sys.stderr,
             )

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.markup import escape
 from rich.tree import Tree
 
 from domain.execution import ExecutionDetails
 from domain.redaction import redact
 from domain.stages import StageState
 from entrypoints.cli.render import duration, styled
+from entrypoints.cli.terminal import escape
 
 _STAGE_STYLES = {"NOT_STARTED": "dim", "CAUGHT": "yellow", "UNKNOWN": "magenta"}
 

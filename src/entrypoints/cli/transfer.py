@@ -45,9 +45,9 @@ def parse_since(text: str) -> datetime:
 @contextmanager
 def _progress(description: str, total: int | None) -> Iterator[Any]:
     """A rich progress bar on stderr, drawn only on a terminal (None otherwise)."""
-    from rich.console import Console
+    from entrypoints.cli.terminal import console as terminal_console
 
-    console = Console(stderr=True)
+    console = terminal_console(stderr=True)
     if not console.is_terminal:
         yield None
         return

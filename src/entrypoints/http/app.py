@@ -10,9 +10,12 @@ from fastapi.openapi.utils import get_openapi
 from application.ports import TokenVerifier
 from entrypoints.container import Container
 from entrypoints.http import approvals, costs, executions, workflows
+from entrypoints.http.body_limit import RequestBodyLimit
+from entrypoints.http.control_characters import RefuseControlCharacters
 from entrypoints.http.errors import ERROR_RESPONSES, install_error_handlers
 from entrypoints.http.identity import Identify
 from entrypoints.http.viewer import install_viewer
+from entrypoints.settings import DEFAULT_MAX_REQUEST_BYTES
 
 DESCRIPTION = (
     "Launch, track, inspect, abort, redrive, list and delete workflow executions. Every request "
@@ -21,11 +24,15 @@ DESCRIPTION = (
 
 
 def create_app(
-    container: Container, identify: Identify, sessions: TokenVerifier | None = None
+    container: Container,
+    identify: Identify,
+    sessions: TokenVerifier | None = None,
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
 ) -> FastAPI:
     """The service on the given application; `identify` names the caller of a request (a token
     verified here, or the claims API Gateway verified). With `sessions`, the web viewer too,
-    its session cookie's token verified by it (`wfx serve` passes the bearer path's verifier)."""
+    its session cookie's token verified by it (`wfx serve` passes the bearer path's verifier).
+    A request body past `max_request_bytes` is a 413."""
     app = FastAPI(
         title="wfx",
         description=DESCRIPTION,
@@ -37,6 +44,8 @@ def create_app(
     app.state.container = container
     app.state.identify = identify
     install_error_handlers(app)
+    app.add_middleware(RequestBodyLimit, max_bytes=max_request_bytes)
+    app.add_middleware(RefuseControlCharacters)
     app.include_router(executions.router, responses=ERROR_RESPONSES)
     app.include_router(workflows.router, responses=ERROR_RESPONSES)
     app.include_router(costs.router, responses=ERROR_RESPONSES)

@@ -14,10 +14,13 @@ from application.use_cases.approvals import (
     ListApprovalsQuery,
 )
 from domain.approvals import MAX_REASON_CHARS, Decision
+from domain.control_characters import FREE_TEXT_KEEPS
 from entrypoints.http.dependencies import App, Caller
+from entrypoints.http.requests import no_control_character
 from entrypoints.responses import ApprovalPageResponse, ApprovalResponse
 
 router = APIRouter(tags=["approvals"])
+
 
 APPROVALS = "/approvals"
 ONE_APPROVAL = APPROVALS + "/{approvalId}"
@@ -28,7 +31,9 @@ class DecisionRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     decision: Decision
-    reason: str = Field(default="", max_length=MAX_REASON_CHARS)
+    reason: Annotated[str, no_control_character(FREE_TEXT_KEEPS)] = Field(
+        default="", max_length=MAX_REASON_CHARS
+    )
 
 
 @router.get(

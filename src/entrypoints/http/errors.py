@@ -4,6 +4,7 @@ the server's own log (redacted) and never to the caller - no trace, no internal 
 
 from __future__ import annotations
 
+import errno
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -14,6 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from application.ports import EventNumberTakenError
 from application.validation_messages import describe_validation_error
 from domain.errors import (
     ConflictError,
@@ -112,6 +114,10 @@ def _service_problem(error: BaseException) -> str | None:
     )
     if code == "ResourceNotFoundException" or missing_sqlite:
         return "the store's wfx tables are missing or out of date; run `wfx tables create`"
+    if str(getattr(error, "sqlite_errorname", "")).startswith(("SQLITE_FULL", "SQLITE_IOERR")) or (
+        isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
+    ):
+        return "the service's disk (WFX_HOME) is full or read-only; free space there and retry"
     return None
 
 
@@ -133,6 +139,8 @@ def install_error_handlers(app: FastAPI) -> None:
         return message(error.status_code, str(error.detail))
 
     async def on_unexpected(request: Request, error: Exception) -> JSONResponse:
+        if isinstance(error, EventNumberTakenError):  # the run's log, not the request, is off
+            return message(409, str(error))
         problem = _service_problem(error)
         if problem is not None:
             return message(503, problem)

@@ -27,6 +27,7 @@ from application.use_cases.list_executions import ListExecutionsQuery
 from application.use_cases.list_readable_executions import ListReadableExecutionsQuery
 from application.use_cases.redrive_execution import RedriveExecutionCommand
 from domain.authorization import Action, AssetKey
+from domain.bounds import MAX_STORED_INTEGER
 from domain.errors import InvalidInputError
 from domain.run import DEFAULT_ABORT_CAUSE
 from entrypoints.http.dependencies import App, Caller
@@ -204,7 +205,7 @@ def get_execution_events(
     wfx: App,
     caller: Caller,
     execution_id: ExecutionId,
-    after_sequence: Annotated[int, Query(alias="afterSequence", ge=0)] = 0,
+    after_sequence: Annotated[int, Query(alias="afterSequence", ge=0, le=MAX_STORED_INTEGER)] = 0,
     max_items: Annotated[int, Query(alias="maxItems", ge=1, le=MAX_EVENTS_PER_PAGE)] = 100,
 ) -> JSONResponse:
     wfx.access_control().require_execution_access(

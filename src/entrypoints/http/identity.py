@@ -14,8 +14,10 @@ from domain.errors import NotAuthenticatedError
 
 Identify = Callable[[Request], Subject]
 
+# Worded so that redaction, which every message goes through, finds no secret in it: no
+# `token: value` or `bearer word` shapes.
 _NO_TOKEN = (
-    "no bearer token: send `Authorization: Bearer <token>` "
+    "not logged in: the request carries no `Authorization: Bearer <token>` header "
     "(for local use, `wfx auth token USER` prints one)"
 )
 

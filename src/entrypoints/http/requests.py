@@ -3,10 +3,25 @@ seeds' camelCase ones."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
+
+from domain.bounds import MAX_STORED_INTEGER
+from domain.control_characters import FREE_TEXT_KEEPS, refusing_control_characters
+
+
+def no_control_character(keep: str = "") -> AfterValidator:
+    """Refuses the characters domain.control_characters names, but those in `keep`."""
+    return AfterValidator(refusing_control_characters(keep))
+
+
+Identifier = Annotated[str, Field(min_length=1, max_length=256), no_control_character("")]
+FileKey = Annotated[str, Field(min_length=1, max_length=1024), no_control_character("")]
+FreeText = Annotated[
+    str, Field(min_length=1, max_length=1000), no_control_character(FREE_TEXT_KEEPS)
+]
 
 
 class Body(BaseModel):
@@ -18,9 +33,9 @@ class Body(BaseModel):
 class InputAsset(Body):
     """An asset the run reads: the whole asset, or one file of it."""
 
-    database_id: str = Field(min_length=1, max_length=256)
-    asset_id: str = Field(min_length=1, max_length=256)
-    file_key: str | None = Field(default=None, min_length=1, max_length=1024)
+    database_id: Identifier
+    asset_id: Identifier
+    file_key: FileKey | None = None
 
     @property
     def reference(self) -> str:
@@ -30,21 +45,23 @@ class InputAsset(Body):
 
 
 class OutputAsset(Body):
-    database_id: str = Field(min_length=1, max_length=256)
-    asset_id: str = Field(min_length=1, max_length=256)
+    database_id: Identifier
+    asset_id: Identifier
 
 
 class LaunchRequest(Body):
     """POST /workflows/executions."""
 
-    workflow_database_id: str = Field(min_length=1, max_length=256)
-    workflow_id: str = Field(min_length=1, max_length=256)
-    workflow_version: int | None = Field(default=None, ge=1, description="Default: the latest.")
+    workflow_database_id: Identifier
+    workflow_id: Identifier
+    workflow_version: int | None = Field(
+        default=None, ge=1, le=MAX_STORED_INTEGER, description="Default: the latest."
+    )
     inputs: tuple[InputAsset, ...] = Field(default=(), max_length=1000)
     output_asset: OutputAsset | None = None
-    execution_group_id: str | None = Field(default=None, min_length=1, max_length=256)
+    execution_group_id: Identifier | None = None
     trigger_type: Literal["manual", "fileUpload"] = "manual"
-    client_token: str | None = Field(
+    client_token: Annotated[str, no_control_character("")] | None = Field(
         default=None,
         min_length=1,
         max_length=80,
@@ -53,4 +70,4 @@ class LaunchRequest(Body):
 
 
 class AbortRequest(Body):
-    cause: str | None = Field(default=None, min_length=1, max_length=1000)
+    cause: FreeText | None = None

@@ -12,6 +12,7 @@ from application.use_cases.publish_workflow_version import PublishWorkflowVersio
 from application.use_cases.show_workflow import ShowWorkflowQuery
 from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
+from domain.bounds import MAX_STORED_INTEGER
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.responses import (
     WorkflowDefinitionPageResponse,
@@ -30,7 +31,9 @@ MaxItems = Annotated[int, Query(alias="maxItems", ge=1, le=100)]
 def list_workflows(
     wfx: App,
     caller: Caller,
-    database_id: Annotated[str | None, Query(alias="databaseId", min_length=1)] = None,
+    database_id: Annotated[
+        str | None, Query(alias="databaseId", min_length=1, max_length=256)
+    ] = None,
     max_items: MaxItems = 20,
     starting_token: Token = None,
 ) -> JSONResponse:
@@ -53,7 +56,9 @@ def list_workflow_versions(
     caller: Caller,
     database_id: Annotated[Name, Path(alias="databaseId")],
     workflow_id: Annotated[Name, Path(alias="workflowId")],
-    version: Annotated[int | None, Query(ge=1, description="Default: the latest.")] = None,
+    version: Annotated[
+        int | None, Query(ge=1, le=MAX_STORED_INTEGER, description="Default: the latest.")
+    ] = None,
     max_items: MaxItems = 20,
     starting_token: Token = None,
 ) -> JSONResponse:

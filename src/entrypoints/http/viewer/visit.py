@@ -16,7 +16,7 @@ from entrypoints.container import Container
 from entrypoints.http.viewer.session import Session, SessionKeys
 
 NOT_LOGGED_IN = (
-    "you are not logged in: open /login?token=TOKEN with a token that `wfx auth token USER` "
+    "you are not logged in: open /login?token=<token> with a token that `wfx auth token USER` "
     "prints (or the link `wfx serve --open` prints)"
 )
 

@@ -11,6 +11,7 @@ from fastapi.responses import Response
 from application.use_cases.list_workflows import ListWorkflowsQuery
 from application.use_cases.show_workflow import ShowWorkflowQuery
 from domain.authorization import Action
+from domain.bounds import MAX_STORED_INTEGER
 from entrypoints.http.viewer.rendering import render
 from entrypoints.http.viewer.visit import Viewer
 from entrypoints.responses import WorkflowDefinitionPageResponse, WorkflowResponse
@@ -37,7 +38,7 @@ def workflow(
     page: Viewer,
     database_id: Name,
     workflow_id: Name,
-    version: Annotated[int | None, Query(ge=1)] = None,
+    version: Annotated[int | None, Query(ge=1, le=MAX_STORED_INTEGER)] = None,
 ) -> Response:
     route = f"/database/{database_id}/workflows/{workflow_id}"
     page.require_route(route)

@@ -1,0 +1,53 @@
+"""Control characters on a terminal, from outside: what a step writes (an OSC sequence that
+retitles a window, ESC, NUL, an RTL override) reaches the CLI's output escaped, never raw, and
+the CLI refuses them in the ids it is given."""
+
+from __future__ import annotations
+
+from tests.e2e.cli import Wfx, assert_bad_input
+
+HOSTILE = "\x1b]0;owned\x07 \x1b[2J \x00 \u202eevil"
+RAW = ("\x1b", "\x00", "\u202e", "\x07")
+
+
+def _assert_escaped(text: str) -> None:
+    for character in RAW:
+        assert character not in text, f"{character!r} written raw in {text!r}"
+
+
+def test_what_a_step_wrote_is_shown_escaped_by_every_command(wfx: Wfx) -> None:
+    wfx.publish_command_step(
+        "hostile",
+        f"import sys\nprint({HOSTILE!r})\nsys.stderr.write({HOSTILE!r})\nsys.exit(3)",
+    )
+    ran = wfx("run", "demo/hostile")
+    assert ran.code != 0
+    execution_id = ran.stdout.strip()
+    _assert_escaped(ran.stdout + ran.stderr)
+
+    for args in (
+        ("executions", "show", execution_id),
+        ("executions", "list"),
+        ("executions", "list", "--wide"),
+        ("executions", "logs", execution_id),
+        ("executions", "logs", execution_id, "--full"),
+        ("executions", "events", execution_id),
+    ):
+        outcome = wfx(*args)
+        assert outcome.code == 0, str(outcome)
+        _assert_escaped(outcome.stdout + outcome.stderr)
+
+    shown = (
+        wfx("executions", "show", execution_id).stdout
+        + wfx("executions", "logs", execution_id).stdout
+    )
+    assert "\\x1b]0;owned" in shown  # shown, as its escape
+
+
+def test_a_group_or_client_token_with_a_control_character_is_refused(wfx: Wfx) -> None:
+    wfx.publish_command_step("plain", "print('ok')")
+    for option in ("--group", "--client-token"):
+        outcome = wfx("run", "demo/plain", option, "g\x1b]0;owned\x07")
+        assert_bad_input(outcome, "control character")
+        _assert_escaped(outcome.stderr)
+    assert wfx.listed_ids() == []

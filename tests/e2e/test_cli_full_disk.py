@@ -1,0 +1,71 @@
+"""A full disk under WFX_HOME, for real: the home on a 4 MiB tmpfs filled to the last byte.
+`wfx run` and `wfx executions list` say so in one line naming the home and what to do (exit
+3), with no traceback; once space is freed the same home works again. Needs root to mount."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.cli import TRIVIAL_WORKFLOW, Wfx
+
+pytestmark = pytest.mark.integration
+
+EXIT_SERVICE_UNAVAILABLE = 3
+
+
+@pytest.fixture
+def small_home(tmp_path: Path) -> Iterator[Path]:
+    home = tmp_path / "home"
+    home.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs for WFX_HOME needs root")
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(home)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield home
+    finally:
+        subprocess.run(["umount", "-l", str(home)], check=False)
+
+
+def _fill(folder: Path) -> Path:
+    filler = folder / "filler"
+    descriptor = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        for size in (65536, 4096, 1):  # to the last byte
+            try:
+                while os.write(descriptor, b"\0" * size):
+                    pass
+            except OSError:
+                continue
+    finally:
+        os.close(descriptor)
+    return filler
+
+
+def test_a_full_home_is_one_line_on_run_and_list(small_home: Path) -> None:
+    wfx = Wfx(small_home)
+    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
+    wfx.run_id("demo/trivial")
+    filler = _fill(small_home)
+
+    for args in (("run", "demo/trivial"), ("executions", "list")):
+        outcome = wfx(*args)
+        assert outcome.code == EXIT_SERVICE_UNAVAILABLE, str(outcome)
+        assert "Traceback" not in outcome.stderr
+        (line,) = outcome.stderr_lines
+        assert line.startswith(f"error: WFX_HOME ({small_home})"), line
+        assert "full" in line
+
+    filler.unlink()
+    assert len(wfx.listed_ids()) == 1

@@ -1,0 +1,50 @@
+"""A list's startingToken that holds a date no list wrote (tampered, or cut) is a 400 naming
+startingToken, on both stores: never the first page again as if no token had been sent."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from typing import Any
+
+import pytest
+
+from tests.http.conftest import ADMIN, Service
+
+
+def _decoded(token: str) -> Any:
+    return json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+
+
+def _encoded(value: Any) -> str:
+    raw = json.dumps(value, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _with_bad_dates(value: Any, bad: str) -> Any:
+    """`value` with every date-looking string in it replaced by `bad`."""
+    if isinstance(value, str):
+        return re.sub(r"\d{4}-\d{2}-\d{2}T[0-9:.]+Z?", bad, value)
+    if isinstance(value, list):
+        return [_with_bad_dates(v, bad) for v in value]
+    if isinstance(value, dict):
+        return {k: _with_bad_dates(v, bad) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("bad", ["2024-13-45T99:99:99Z", "not a date", ""])
+def test_a_list_token_with_an_invalid_date_is_a_400(service: Service, bad: str) -> None:
+    headers = service.as_user(ADMIN, ("admin",))
+    service.launch()
+    first = service.client.get("/workflows/executions?maxItems=1", headers=headers).json()
+    token = first["NextToken"]
+    decoded = _decoded(token)
+    tampered = _encoded(_with_bad_dates(decoded, bad))
+    assert tampered != token, decoded  # the token holds a date
+
+    answer = service.client.get(
+        "/workflows/executions", params={"maxItems": 1, "startingToken": tampered}, headers=headers
+    )
+    assert answer.status_code == 400, answer.text
+    assert "startingToken" in answer.json()["message"]
