@@ -175,22 +175,6 @@ VAMS_SHAPES: dict[ResourceKeys, dict[str, Attr]] = {
         "outputDatabaseId:outputAssetId": Attr(
             S, joined("outputDatabaseId", "outputAssetId"), sparse=True
         ),
-    },
-}
-
-# -- pending: VAMS writes these, wfx does not yet (or not in VAMS's form); not asserted ------------
-
-_FILE_KEY = _matching(r"/.*", 'a file key with one leading "/" (normalize_file_key)')
-
-PENDING: dict[ResourceKeys, dict[str, Attr]] = {
-    # the two plain workflow ids (wfx writes the composite key instead), VAMS's normalised keys,
-    # one row per selection rather than per file, versionId "" for a folder or whole asset
-    ResourceKeys.WORKFLOW_EXECUTION_INPUTS: {
-        "workflowId": Attr(S, NOT_EMPTY),
-        "workflowDatabaseId": Attr(S, NOT_EMPTY),
-        "inputAssetFileKey": Attr(S, _FILE_KEY),
-    },
-    ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION: {
         "inputMetadata": Attr(S),
         "inputMetadataTruncated": Attr(BOOL),
         "specifiedPipelinesSnapshot": Attr(L),
@@ -203,6 +187,70 @@ PENDING: dict[ResourceKeys, dict[str, Attr]] = {
         "metadataSourceAssetsTruncated": Attr(BOOL),
         "metadataSourceDatabases": Attr(L),
         "metadataSourceDatabasesTruncated": Attr(BOOL),
+    },
+    ResourceKeys.PIPELINE_INPUT_CONFIGURATION: {
+        "pipelineExecutionId": Attr(S, GUID32),
+        "recordType": Attr(S, one_of("configuration")),
+        "inputConfiguration": Attr(S),
+        "inputConfigurationTruncated": Attr(BOOL),
+        "inputConfigurationFileS3Key": Attr(S),
+        "templateId": Attr(S),
+        "templateSchemaVersion": Attr(S),
+        "tagSchemaVersion": Attr(S),
+        "templateTags": Attr(L),
+        "templateTagsTruncated": Attr(BOOL),
+        "customTemplateOverrideUsed": Attr(BOOL),
+        "customTemplateOverride": Attr(S),
+        "customTemplateOverrideTruncated": Attr(BOOL),
+        "configFormat": Attr(S),
+        "effectiveSystemConfig": Attr(M),
+        "effectiveSystemConfigTruncated": Attr(BOOL),
+        "templateOverrides": Attr(M),
+        "templateOverridesTruncated": Attr(BOOL),
+    },
+    ResourceKeys.PIPELINE_OUTPUT_FILES: {
+        "pipelineExecutionId": Attr(S, GUID32),
+        "fileType:relativeFilePath": Attr(S, joined("fileType", "relativeFilePath")),
+        # VAMS: file or preview; wfx also records the step's metadata files (a difference, docs)
+        "fileType": Attr(S, one_of("file", "preview", "metadata")),
+        "relativeFilePath": Attr(S, NOT_EMPTY),
+        "s3Key": Attr(S, NOT_EMPTY),
+        "fileSize": Attr(N),
+        "contentType": Attr(S),
+        "s3VersionId": Attr(S),
+    },
+    ResourceKeys.PIPELINE_OUTPUT_RESULTS: {
+        "pipelineExecutionId": Attr(S, GUID32),
+        "relativeFilePath": Attr(S, NOT_EMPTY),
+        "resultsContent": Attr(S),
+        "resultsContentTruncated": Attr(BOOL),
+        "s3Key": Attr(S),
+    },
+    ResourceKeys.PIPELINE_LOGS: {
+        "pipelineExecutionId": Attr(S, GUID32),
+        "logType": Attr(S, one_of("summary")),
+        "resultLog": Attr(S),
+        "resultLogTruncated": Attr(BOOL),
+        "errorLog": Attr(S),
+        "errorLogTruncated": Attr(BOOL),
+        "logGroupArn": Attr(S),
+        "logStreamName": Attr(S),
+    },
+}
+
+# -- pending: VAMS writes these, wfx does not yet (or not in VAMS's form); not asserted ------------
+
+_FILE_KEY = _matching(r"/.*", 'a file key with one leading "/" (normalize_file_key)')
+
+PENDING: dict[ResourceKeys, dict[str, Attr]] = {
+    # wfx's object store names no bucket on a run's rows (a local one has none): ""
+    ResourceKeys.PIPELINE_OUTPUT_FILES: {"s3Bucket": Attr(S, NOT_EMPTY)},
+    # the two plain workflow ids (wfx writes the composite key instead), VAMS's normalised keys,
+    # one row per selection rather than per file, versionId "" for a folder or whole asset
+    ResourceKeys.WORKFLOW_EXECUTION_INPUTS: {
+        "workflowId": Attr(S, NOT_EMPTY),
+        "workflowDatabaseId": Attr(S, NOT_EMPTY),
+        "inputAssetFileKey": Attr(S, _FILE_KEY),
     },
     ResourceKeys.PIPELINE_INPUT_FILES: {
         "pipelineExecutionId": Attr(S, GUID32),
@@ -228,37 +276,6 @@ PENDING: dict[ResourceKeys, dict[str, Attr]] = {
         "attributesTruncated": Attr(BOOL),
         "sourceInputMetadataFileS3Key": Attr(S),
     },
-    ResourceKeys.PIPELINE_INPUT_CONFIGURATION: {
-        "pipelineExecutionId": Attr(S, GUID32),
-        "recordType": Attr(S, one_of("configuration")),
-        "inputConfiguration": Attr(S),
-        "inputConfigurationTruncated": Attr(BOOL),
-        "inputConfigurationFileS3Key": Attr(S),
-        "templateId": Attr(S),
-        "templateSchemaVersion": Attr(S),
-        "tagSchemaVersion": Attr(S),
-        "templateTags": Attr(L),
-        "templateTagsTruncated": Attr(BOOL),
-        "customTemplateOverrideUsed": Attr(BOOL),
-        "customTemplateOverride": Attr(S),
-        "customTemplateOverrideTruncated": Attr(BOOL),
-        "configFormat": Attr(S),
-        "effectiveSystemConfig": Attr(M),
-        "effectiveSystemConfigTruncated": Attr(BOOL),
-        "templateOverrides": Attr(M),
-        "templateOverridesTruncated": Attr(BOOL),
-    },
-    ResourceKeys.PIPELINE_OUTPUT_FILES: {
-        "pipelineExecutionId": Attr(S, GUID32),
-        "fileType:relativeFilePath": Attr(S, joined("fileType", "relativeFilePath")),
-        "fileType": Attr(S, one_of("file", "preview")),
-        "relativeFilePath": Attr(S, NOT_EMPTY),
-        "s3Bucket": Attr(S, NOT_EMPTY),
-        "s3Key": Attr(S, NOT_EMPTY),
-        "fileSize": Attr(N),
-        "contentType": Attr(S),
-        "s3VersionId": Attr(S),
-    },
     ResourceKeys.PIPELINE_OUTPUT_METADATA: {
         "pipelineExecutionId": Attr(S, GUID32),
         "targetFilePath:metadataKey": Attr(S, joined("targetFilePath", "metadataKey")),
@@ -266,23 +283,6 @@ PENDING: dict[ResourceKeys, dict[str, Attr]] = {
         "metadataKey": Attr(S, NOT_EMPTY),
         "metadataValue": Attr(S),  # VAMS keeps a value's own type; text in the common case
         "sourceMetadataFileRelativePath": Attr(S),
-    },
-    ResourceKeys.PIPELINE_OUTPUT_RESULTS: {
-        "pipelineExecutionId": Attr(S, GUID32),
-        "relativeFilePath": Attr(S, NOT_EMPTY),
-        "resultsContent": Attr(S),
-        "resultsContentTruncated": Attr(BOOL),
-        "s3Key": Attr(S),
-    },
-    ResourceKeys.PIPELINE_LOGS: {
-        "pipelineExecutionId": Attr(S, GUID32),
-        "logType": Attr(S, one_of("summary")),
-        "resultLog": Attr(S),
-        "resultLogTruncated": Attr(BOOL),
-        "errorLog": Attr(S),
-        "errorLogTruncated": Attr(BOOL),
-        "logGroupArn": Attr(S),
-        "logStreamName": Attr(S),
     },
 }
 
