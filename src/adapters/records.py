@@ -604,7 +604,7 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
         "pipelineExecutionType": _pipeline_execution_type(step.execution_type),
         "waitForCallback": _CALLBACK[step.wait_for_callback],
         "pipelineResourceArn": step.pipeline_resource_arn,
-        "orchestrationBusEventPrefix": "",
+        "orchestrationBusEventPrefix": step.orchestration_bus_event_prefix,
         "registeredSubExecutions": [
             sub_execution_entry(sub) for sub in step.registered_sub_executions
         ],
@@ -662,6 +662,7 @@ def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
         input_file_arity=item.get("inputFileArity", InputFileArity.MANY.value),
         wait_for_callback=item.get("waitForCallback") == _CALLBACK[True],
         pipeline_resource_arn=item.get("pipelineResourceArn", ""),
+        orchestration_bus_event_prefix=item.get("orchestrationBusEventPrefix", ""),
         from_pipeline_execution_id=item.get("from_pipeline_execution_id"),
         end_state=item["endStatePipeline"] == "true",
         input_path=item.get("inputS3AssetFilePath", ""),

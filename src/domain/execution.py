@@ -165,6 +165,10 @@ class PipelineExecution(_Record):
     wait_for_callback: bool = False
     # the Lambda function (or other AWS resource) the step calls, as an ARN; "" when it has none
     pipeline_resource_arn: str = ""
+    # the registration event source the step's pipeline sends under
+    # (`{prefix}.execution.{executionId}.pipeline.{pipelineExecutionId}`); "" on a step launched
+    # before wfx recorded it
+    orchestration_bus_event_prefix: str = ""
     from_pipeline_execution_id: str | None = None
     end_state: bool
     input_path: str

@@ -935,6 +935,7 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         ids=ids,
         durations=record_attempt_durations,
+        event_source_prefix=config.event_source_prefix,
     )
     # a decided or overdue gate hands its run on; a runner has a lease's length to take it
     gate_resumer = providers.Factory(

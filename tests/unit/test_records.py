@@ -100,6 +100,21 @@ def test_a_step_row_reserves_the_credential_vending_fields() -> None:
     assert item["pipelineDatabaseId:pipelineId"] == "db:stats"
 
 
+def test_a_step_row_keeps_the_source_its_pipeline_registers_under() -> None:
+    prefix = "wfx.execution.e1.pipeline.p1"
+    step = a_step(orchestration_bus_event_prefix=prefix)
+    item = records.build_pipeline_execution_record(step)
+    assert item["orchestrationBusEventPrefix"] == prefix
+    assert records.parse_pipeline_execution_record(item) == step
+
+
+def test_a_step_row_without_a_recorded_source_reads_as_vams_empty_value() -> None:
+    item = dict(records.build_pipeline_execution_record(a_step()))
+    assert item["orchestrationBusEventPrefix"] == ""
+    del item["orchestrationBusEventPrefix"]  # a row written before wfx recorded it
+    assert records.parse_pipeline_execution_record(item).orchestration_bus_event_prefix == ""
+
+
 def test_a_results_only_configuration_has_no_output_asset_key() -> None:
     config = ExecutionConfiguration(
         workflow_execution_id="e1",

@@ -76,6 +76,20 @@ def joined(*parts: str) -> Format:
     )
 
 
+def _own_bus_source(value: str, item: dict[str, Any]) -> bool:
+    found = re.fullmatch(
+        r"[A-Za-z0-9_.-]+\.execution\.([0-9a-f]{32})\.pipeline\.([0-9a-f]{32})", value
+    )
+    return found is not None and found.groups() == (
+        item.get("workflowExecutionId"),
+        item.get("pipelineExecutionId"),
+    )
+
+
+# VAMS's orchestrationBusEventPrefix: the registration source of the row's own run and step
+BUS_SOURCE = Format(
+    "<prefix>.execution.<guid32>.pipeline.<guid32> naming the item's own ids", _own_bus_source
+)
 TRUE_FALSE = one_of("true", "false")
 # VAMS writes NEW at launch, then Step Functions' statuses
 RUN_STATUSES = one_of(
@@ -146,7 +160,7 @@ VAMS_SHAPES: dict[ResourceKeys, dict[str, Attr]] = {
         "s3ReadOnlyScopes": Attr(L),
         "s3ReadWriteScopes": Attr(L),
         "credentialVendingState": Attr(S, NOT_EMPTY),
-        "orchestrationBusEventPrefix": Attr(S),
+        "orchestrationBusEventPrefix": Attr(S, BUS_SOURCE),
         "registeredSubExecutions": Attr(L),
         "registeredLogs": Attr(L),
     },

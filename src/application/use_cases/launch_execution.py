@@ -41,6 +41,7 @@ from domain.execution import (
     step_auxiliary_prefix,
 )
 from domain.names import validate_execution_name
+from domain.registration import DEFAULT_EVENT_SOURCE_PREFIX, compose_source
 from domain.run import Run
 from domain.statuses import ExecutionStatus
 from domain.triggers import attributed_user, trigger_type_from_request
@@ -97,10 +98,13 @@ class LaunchExecution:
         clock: Clock,
         ids: IdGenerator,
         durations: RecordAttemptDurations | None = None,
+        event_source_prefix: str = DEFAULT_EVENT_SOURCE_PREFIX,
     ) -> None:
         self._store, self._workflows, self._assets = store, workflows, assets
         self._orchestrator, self._clock, self._ids = orchestrator, clock, ids
         self._durations = durations  # told each run's cost context, which it would read back
+        # what each step row records as the source its pipeline registers under
+        self._event_source_prefix = event_source_prefix
 
     def execute(self, command: LaunchExecutionCommand) -> LaunchResult:
         trigger = trigger_type_from_request(command.trigger)
@@ -276,6 +280,9 @@ class LaunchExecution:
                     input_file_arity=definition.input_file_arity,
                     wait_for_callback=definition.wait_for_callback,
                     pipeline_resource_arn=_resource_arn(definition.function_name),
+                    orchestration_bus_event_prefix=compose_source(
+                        self._event_source_prefix, execution_id, pipeline_execution_id
+                    ),
                     from_pipeline_execution_id=previous,
                     end_state=index == last,
                     input_path=input_path,
