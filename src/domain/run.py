@@ -401,9 +401,12 @@ class Run(BaseModel):
         after = self.execution.complete(ExecutionStatus.FAILED, at=at, log="", error=error)
         return RunChange(self.execution, after, _AS_LAUNCHED)
 
-    def started_as(self, reference: str) -> RunChange:
-        """The orchestrator's reference to the run it started (an execution ARN), kept once."""
-        after = self.execution._evolve(execution_arn=reference)
+    def started_as(self, reference: str, log_group_arn: str = "") -> RunChange:
+        """The orchestrator's reference to the run it started (an execution ARN), kept once,
+        with the log group it logs the run to ("" when none is configured)."""
+        after = self.execution._evolve(
+            execution_arn=reference, execution_log_group_arn=log_group_arn or None
+        )
         return RunChange(self.execution, after, _AS_LAUNCHED)
 
     def checked(

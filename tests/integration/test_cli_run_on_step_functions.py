@@ -7,6 +7,8 @@ test's `mock_aws()` may reset moto's shared backends between two tests of this m
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +20,8 @@ import pytest
 from adapters.aws.stepfunctions import StepFunctionsDeployer
 from adapters.sqlite.catalogs import SqliteWorkflowCatalog
 from adapters.sqlite.database import SqliteDatabase
-from adapters.tables import TableNames
+from adapters.sqlite.schema import build_schema
+from adapters.tables import ResourceKeys, TableNames
 from tests.e2e.cli import FAKE_AWS, GUID, TRIVIAL_WORKFLOW, Outcome, Wfx
 from tests.integration.moto_server import moto_server
 
@@ -38,6 +41,7 @@ class Captured:
     run_json: Outcome
     shown: Outcome
     described: dict[str, Any]
+    main_row: dict[str, Any]
     undeployed: Outcome
     undeployed_list: Outcome
     unknown_runner: Outcome
@@ -70,10 +74,21 @@ def _deploy_trivial(home: Path, endpoint: str) -> str:
     return arn
 
 
+def _main_row(home: Path, execution_id: str) -> dict[str, Any]:
+    """The run's main row as stored (VAMS's attributes, raw)."""
+    table = build_schema(TableNames()).tables[ResourceKeys.WORKFLOW_EXECUTIONS].name
+    with sqlite3.connect(home / "wfx.db") as connection:
+        for (text,) in connection.execute(f'SELECT item FROM "{table}"'):
+            item: dict[str, Any] = json.loads(text)
+            if item["workflowExecutionId"] == execution_id:
+                return item
+    raise AssertionError(f"no main row for {execution_id}")
+
+
 @pytest.fixture(scope="module")
 def captured(server: str, tmp_path_factory: pytest.TempPathFactory) -> Captured:
     home = tmp_path_factory.mktemp("sfn-home")
-    wfx = Wfx(home, AWS_ENDPOINT_URL_SFN=server, **FAKE_AWS)
+    wfx = Wfx(home, AWS_ENDPOINT_URL_SFN=server, WFX_SFN_LOG_GROUP_ARN=LOG_GROUP_ARN, **FAKE_AWS)
     wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
     undeployed_file = home / "kept.yaml"
     undeployed_file.write_text(UNDEPLOYED_WORKFLOW)
@@ -99,6 +114,7 @@ def captured(server: str, tmp_path_factory: pytest.TempPathFactory) -> Captured:
         run_json=on_aws("run", "demo/trivial", "--json"),
         shown=shown,
         described=client.describe_execution(executionArn=mine["executionArn"]),
+        main_row=_main_row(home, execution_id),
         undeployed=wfx("run", "demo/kept", "--runner", "stepfunctions"),
         undeployed_list=wfx("executions", "list", "--workflow", "demo/kept", "--json"),
         unknown_runner=wfx("run", "demo/trivial", "--runner", "lambda"),
@@ -128,6 +144,12 @@ def test_the_stored_run_names_its_orchestrator_and_execution_arn(captured: Captu
     assert execution["orchestrator"] == "stepfunctions"
     assert execution["executionArn"] == captured.described["executionArn"]
     assert execution["executionStatus"] == "RUNNING"
+
+
+def test_the_main_row_names_the_log_group_the_run_logs_to(captured: Captured) -> None:
+    """WFX_SFN_LOG_GROUP_ARN, the group the deploy points the state machine's logging at."""
+    assert captured.main_row["workflow_execution_arn"] == captured.described["executionArn"]
+    assert captured.main_row["executionLogGroupArn"] == LOG_GROUP_ARN
 
 
 def test_wfx_runner_in_the_environment_sends_a_run_to_step_functions(captured: Captured) -> None:

@@ -421,6 +421,7 @@ def test_the_run_writes_each_sparse_key_it_has_a_value_for(
     first step alone has no from_pipeline_execution_id."""
     (main,) = run_items[ResourceKeys.WORKFLOW_EXECUTIONS]
     assert main["executionGroupId"] == (S, GROUP)
+    assert main["executionLogGroupArn"] == (S, "")  # a local run logs to no log group
     (configuration,) = run_items[ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION]
     assert configuration["outputDatabaseId:outputAssetId"] == (S, "demo:reports")
     steps = run_items[ResourceKeys.PIPELINE_EXECUTIONS]

@@ -99,12 +99,15 @@ class LaunchExecution:
         ids: IdGenerator,
         durations: RecordAttemptDurations | None = None,
         event_source_prefix: str = DEFAULT_EVENT_SOURCE_PREFIX,
+        log_group_arn: str = "",
     ) -> None:
         self._store, self._workflows, self._assets = store, workflows, assets
         self._orchestrator, self._clock, self._ids = orchestrator, clock, ids
         self._durations = durations  # told each run's cost context, which it would read back
         # what each step row records as the source its pipeline registers under
         self._event_source_prefix = event_source_prefix
+        # the runs' log group (WFX_SFN_LOG_GROUP_ARN), recorded on a run an orchestrator started
+        self._log_group_arn = log_group_arn
 
     def execute(self, command: LaunchExecutionCommand) -> LaunchResult:
         trigger = trigger_type_from_request(command.trigger)
@@ -376,7 +379,9 @@ class LaunchExecution:
             )
             raise
         if reference:
-            stored = self._store.update_execution(Run(execution=execution).started_as(reference))
+            stored = self._store.update_execution(
+                Run(execution=execution).started_as(reference, self._log_group_arn)
+            )
             if stored is not None:
                 return stored
         if reference or self._orchestrator.synchronous:
