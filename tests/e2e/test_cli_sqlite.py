@@ -233,6 +233,9 @@ def test_show_describes_the_run(mesh: MeshRun) -> None:
         *MESH_OUTPUTS,
     ):
         assert expected in shown, f"{expected!r} missing from:\n{shown}"
+    # the run's dates are whole seconds: its duration is said in whole seconds, never "0 ms"
+    said = next(line.split(None, 1)[1] for line in shown.splitlines() if "duration" in line)
+    assert re.fullmatch(r"<1 s|\d+ s|\d+ min \d+ s", said.strip()), said
 
 
 @pytest.fixture(scope="module")

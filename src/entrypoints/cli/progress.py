@@ -30,6 +30,7 @@ def _render(
 
     from entrypoints.cli.render import duration, error_summary, styled
     from entrypoints.cli.terminal import escape
+    from entrypoints.durations import table_span
 
     table = Table(box=None, show_header=False, title_justify="left")
     table.title = (
@@ -38,7 +39,7 @@ def _render(
         f"[dim]{time.monotonic() - started:.1f} s[/]"
     )
     for step in steps:
-        elapsed = duration(step.start_date, step.stop_date) if step.stop_date else ""
+        elapsed = duration(table_span(step.start_date, step.stop_date)) if step.stop_date else ""
         table.add_row(
             _ICONS.get(step.status.value, "?"),
             f"{step.step_index + 1}. {step.pipeline_id}",

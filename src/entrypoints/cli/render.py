@@ -11,6 +11,7 @@ from domain.execution import ExecutionDetails, StepDetails, WorkflowExecution
 from domain.redaction import redact, redact_json
 from domain.workflow import StepDefinition, WorkflowDefinition, WorkflowVersion
 from entrypoints.cli.terminal import escape
+from entrypoints.durations import Span, step_span, table_span
 
 if TYPE_CHECKING:
     from application.use_cases.show_workflow import WorkflowView
@@ -47,11 +48,8 @@ def error_summary(error: str, limit: int = 100) -> str:
     return summary if len(summary) <= limit else summary[: limit - 1] + "…"
 
 
-def duration(start: datetime | None, stop: datetime | None) -> str:
-    if start is None or stop is None:
-        return "-"
-    seconds = (stop - start).total_seconds()
-    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+def duration(span: Span) -> str:
+    return span.said() or "-"
 
 
 def styled(status: str) -> str:
@@ -90,7 +88,7 @@ def executions_table(
         row += [styled(e.status.value), started if everything else started[5:16]]
         if everything:
             row += [
-                duration(e.execution_start_date, e.execution_stop_date),
+                duration(table_span(e.execution_start_date, e.execution_stop_date)),
                 e.trigger_type.value,
                 escape(e.execution_group_id or "-"),
             ]
@@ -112,7 +110,13 @@ def steps_table(steps: Sequence[StepDetails]) -> Any:
             step.pipeline_id,
             step.execution_type.value,
             styled(step.status.value),
-            duration(step.start_date, step.stop_date),
+            duration(
+                step_span(
+                    step.start_date,
+                    step.stop_date,
+                    [(a.start_date, a.stop_date) for a in entry.attempts],
+                )
+            ),
             str(len(entry.attempts)),
             str(len(entry.outputs.files)),
             escape(error_summary(step.error, 80)) if step.error else "",
@@ -130,7 +134,7 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
             when(e.execution_start_date) + (" (estimated)" if e.start_date_estimated else ""),
         ),
         ("stopped", when(e.execution_stop_date)),
-        ("duration", duration(e.execution_start_date, e.execution_stop_date)),
+        ("duration", duration(table_span(e.execution_start_date, e.execution_stop_date))),
         ("trigger", f"{e.trigger_type.value} by {e.triggered_by_user_id}"),
         ("group", e.execution_group_id or "-"),  # user text from here on: printed escaped
     ]

@@ -13,6 +13,7 @@ from domain.redaction import redact
 from domain.stages import StageState
 from entrypoints.cli.render import duration, styled
 from entrypoints.cli.terminal import escape
+from entrypoints.durations import Span
 
 _STAGE_STYLES = {"NOT_STARTED": "dim", "CAUGHT": "yellow", "UNKNOWN": "magenta"}
 
@@ -25,7 +26,9 @@ def _status(status: str) -> str:
 def _stage_label(stage: StageState) -> str:
     parts = [f"{escape(stage.name)} [dim]{escape(stage.state_type)}[/]", _status(stage.status)]
     if stage.stop_date:
-        parts.append(f"[dim]{duration(stage.start_date, stage.stop_date)}[/]")
+        parts.append(
+            f"[dim]{duration(Span(stage.start_date, stage.stop_date, whole_seconds=False))}[/]"
+        )
     if stage.entries > 1:
         parts.append(f"[dim]x{stage.entries}[/]")
     if stage.retries:

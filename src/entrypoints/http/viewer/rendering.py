@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from domain.redaction import redact
+from entrypoints.durations import Span, step_span, table_span
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -47,20 +48,34 @@ def _status_class(status: str | None) -> str:
     return "status-" + (status or "unknown").lower().replace("_", "-")
 
 
-def _duration(start: str | None, stop: str | None) -> str:
-    if not start:
+def _instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _moment(text: str | None) -> datetime | None:
+    return _instant(text) if text else None
+
+
+def _said(span: Span) -> str:
+    if span.start is None:
         return ""
-    begun = datetime.fromisoformat(start.replace("Z", "+00:00"))
-    if not stop:
-        return "running"
-    seconds = (datetime.fromisoformat(stop.replace("Z", "+00:00")) - begun).total_seconds()
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, rest = divmod(int(seconds), 60)
-    if minutes < 60:
-        return f"{minutes} min {rest} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes} min"
+    return span.said() or "running"
+
+
+def _duration(start: str | None, stop: str | None) -> str:
+    """A run's: its dates are whole seconds."""
+    return _said(table_span(_moment(start), _moment(stop)))
+
+
+def _step_duration(start: str | None, stop: str | None, attempts: list[dict[str, Any]]) -> str:
+    """A step's: from its attempts' precise dates when they cover it."""
+    spans = [(_instant(a["startDate"]), _moment(a.get("stopDate"))) for a in attempts]
+    return _said(step_span(_moment(start), _moment(stop), spans))
+
+
+def _precise_duration(start: str | None, stop: str | None) -> str:
+    """A sub-execution's stage: Step Functions' dates keep milliseconds."""
+    return _said(Span(_moment(start), _moment(stop), whole_seconds=False))
 
 
 def _environment() -> Environment:
@@ -75,6 +90,8 @@ def _environment() -> Environment:
     environment.filters["status_class"] = _status_class
     environment.filters["redact"] = redact
     environment.globals["duration"] = _duration
+    environment.globals["step_duration"] = _step_duration
+    environment.globals["precise_duration"] = _precise_duration
     environment.globals["TERMINAL"] = TERMINAL
     return environment
 
