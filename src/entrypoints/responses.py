@@ -549,6 +549,10 @@ class OutputResultResponse(Response):
 
 
 class StepLogResponse(Response):
+    """A step's summary log row, without its text: a step's log, like the run's, leaves only
+    through the logs route (seed 000), which the reader templates deny. `message` is its first
+    line, the step and how it ended."""
+
     pipeline_execution_id: str
     workflow_execution_id: str
     log_type: str
@@ -563,7 +567,7 @@ class StepLogResponse(Response):
             workflow_execution_id=row.workflow_execution_id,
             log_type=row.log_type,
             status=row.status,
-            message=redact(row.message),
+            message=redact(row.message.split("\n", 1)[0]),
             log_location=row.log_location,
         )
 

@@ -37,8 +37,28 @@ def test_a_reader_template_reads_the_run_but_not_its_logs(service: Service, temp
 
     logs = service.client.get(f"{run}/logs", headers=headers)
     assert logs.status_code == 403
+    # nor does the log's text come through another route (a step's summary, the list, describe)
+    admin = service.as_user(ADMIN, ("admin",))
+    read = service.client.get(f"{run}/logs", headers=admin).json()
+    # what the steps printed (the log text), not the ids and statuses around it
+    lines = {line for line in _texts(read) if " " in line.strip() and "=====" not in line}
+    assert any("prepared names" in line for line in lines), read
+    for path in (run, f"{run}/details", f"{run}/describe", "/workflows/executions"):
+        body = service.client.get(path, headers=headers).text
+        assert not [line for line in lines if line in body], path
     audit = (Path(service.container.config.home()) / "audit.log").read_text(encoding="utf-8")
     assert f"{run}/logs" in audit and '"reader"' in audit
+
+
+def _texts(found: object) -> list[str]:
+    """Every line of every text in a JSON document."""
+    if isinstance(found, str):
+        return found.splitlines()
+    if isinstance(found, dict):
+        return [line for value in found.values() for line in _texts(value)]
+    if isinstance(found, list):
+        return [line for value in found for line in _texts(value)]
+    return []
 
 
 def test_a_database_admin_reads_the_logs_too(service: Service) -> None:
