@@ -12,9 +12,13 @@ def test_latest_and_a_prefix_name_the_run(wfx: Wfx) -> None:
     newest = wfx.run_id("demo/trivial")
 
     assert wfx.json("executions", "show", "latest")["execution"]["workflowExecutionId"] == newest
-    described = wfx.json("executions", "describe", first[:8])
+    # ids lead with their launch's milliseconds (they sort by it): runs launched together share
+    # their first characters, so a prefix reaches into the random part
+    described = wfx.json("executions", "describe", first[:16])
     assert described["name"] == first
-    events = wfx.ok("executions", "events", newest[:10]).stdout
+    ambiguous = wfx("executions", "describe", first[:6])
+    assert ambiguous.code != 0 and newest in ambiguous.stderr, str(ambiguous)
+    events = wfx.ok("executions", "events", newest[:16]).stdout
     assert "ExecutionLaunched" in events
     assert wfx.ok("executions", "logs", "latest").code == 0
 

@@ -28,9 +28,11 @@ def test_a_table_without_a_name_is_a_503_naming_the_setting(
 ) -> None:
     settings = Settings.from_environment({"WFX_HOME": str(tmp_path), "WFX_USER": "alice"})
     container = build_container(settings)
-    container.tables.override(providers.Callable(_unnamed))
+    container.authorization_store().create_tables()  # the token check reads revoked tokens
     app = create_app(container, verified_by(container.token_verifier()))
-    token = container.token_issuer().issue("alice", timedelta(minutes=5))
+    token = container.token_issuer().issue("alice", timedelta(minutes=5), roles=("admin",))
+    # after the token verifier (it reads revoked tokens from the store) is built
+    container.tables.override(providers.Callable(_unnamed))
 
     with TestClient(app, raise_server_exceptions=False) as client:
         answer = client.get("/workflows/executions", headers={"Authorization": f"Bearer {token}"})

@@ -246,8 +246,10 @@ def test_an_abort_stops_the_sub_processes_before_the_runs_own_execution(world: W
         client.meta.events.register("provide-client-params.*.*", record)
     controller = DispatchingSubProcessController(
         {
-            "stepFunctions": lambda: StepFunctionsSubProcessController(lambda: world.stepfunctions),
-            "batch": lambda: BatchSubProcessController(lambda: batch),
+            "stepFunctionsExecution": lambda: StepFunctionsSubProcessController(
+                lambda: world.stepfunctions
+            ),
+            "batchJob": lambda: BatchSubProcessController(lambda: batch),
         }
     )
     abort = AbortExecution(

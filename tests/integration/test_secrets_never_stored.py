@@ -47,6 +47,8 @@ def test_no_stored_or_shown_field_holds_a_secret_the_step_printed(
     monkeypatch.setenv("LEAK_SECRET", SECRET_KEY)
     monkeypatch.setenv("LEAK_KEY", ACCESS_KEY)
     monkeypatch.setenv("LEAK_PASSWORD", PASSWORD)
+    # a step gets only what the operator passes on to it (as a real deployment's secrets)
+    monkeypatch.setenv("WFX_STEP_ENV", "LEAK_SECRET LEAK_KEY LEAK_PASSWORD")
     document = parse_workflow_document(WORKFLOW)
     container.publish_workflow_version().execute(PublishWorkflowVersionCommand(document=document))
     command = LaunchExecutionCommand(
