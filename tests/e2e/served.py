@@ -22,9 +22,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(wfx: Wfx, *args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+def serving(
+    wfx: Wfx, *args: str, said: list[str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """(base URL, process) of `wfx serve` once it listens; stopped with Ctrl-C after, and its
-    stderr must hold no traceback."""
+    stderr must hold no traceback (what it said there is added to `said`)."""
     port = free_port()
     service = wfx.start("serve", "--port", str(port), *args)
     base = f"http://127.0.0.1:{port}"
@@ -44,3 +46,5 @@ def serving(wfx: Wfx, *args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]
             service.send_signal(signal.SIGINT)
         _, stderr = service.communicate(timeout=20)
         assert "Traceback" not in stderr, stderr
+        if said is not None:
+            said.extend(stderr.splitlines())

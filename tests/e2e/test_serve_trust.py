@@ -4,14 +4,11 @@ A real `wfx serve` on a free port, tokens from `wfx auth token`, requests over T
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import pwd
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,45 +20,11 @@ import httpx
 import pytest
 
 from tests.e2e.cli import Wfx
+from tests.e2e.served import serving
 
 pytestmark = pytest.mark.integration
 
 DATABASE = "demo"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@contextlib.contextmanager
-def serving(
-    wfx: Wfx, *options: str, said: list[str] | None = None
-) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """`wfx serve` listening; its base URL and process (stopped with Ctrl-C after, what it said
-    on stderr then added to `said`)."""
-    port = _free_port()
-    service = wfx.start("serve", "--port", str(port), *options)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(f"{base}/openapi.json", timeout=1)
-            break
-        except httpx.TransportError:
-            assert service.poll() is None, service.communicate()
-            assert time.monotonic() < deadline, "wfx serve did not start listening in 30 s"
-            time.sleep(0.1)
-    try:
-        yield base, service
-    finally:
-        if service.poll() is None:
-            service.send_signal(signal.SIGINT)
-        _, stderr = service.communicate(timeout=20)
-        assert "Traceback" not in stderr, stderr
-        if said is not None:
-            said.extend(stderr.splitlines())
 
 
 def _token(wfx: Wfx, user: str, role: str) -> dict[str, str]:
