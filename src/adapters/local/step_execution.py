@@ -115,6 +115,11 @@ class _RoutedStream:
         self._default = default
         self._targets = targets
 
+    @property
+    def routed_default(self) -> TextIO:
+        """The stream every thread but a python step's writes to (what was there before)."""
+        return self._default
+
     def _current(self) -> Any:
         return self._targets.get(threading.get_ident(), self._default)
 

@@ -78,6 +78,10 @@ def install() -> None:
 
 
 def raw(stderr: bool = False) -> TextIO:
-    """The stream under the escaping one, for a rich console (itself escaping what it shows)."""
+    """The stream under the escaping one, for a rich console (itself escaping what it shows).
+    A python step running in this process routes sys.stdout and sys.stderr for a while (its
+    own prints to its log): a console made meanwhile writes under that routing too, not through
+    the escaping stream, which would show the console's own colours as text."""
     stream = sys.stderr if stderr else sys.stdout
+    stream = getattr(stream, "routed_default", stream)
     return stream.raw if isinstance(stream, EscapingStream) else stream
