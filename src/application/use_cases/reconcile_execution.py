@@ -7,6 +7,7 @@ lease has lost its runner (DESIGN §3a), and a run the orchestrator ended out of
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -26,6 +27,7 @@ from application.ports import (
 from application.run_log import fit_run_log_text
 from application.run_log_sources import LocalRunLog
 from application.run_writes import end_run
+from application.stale_reads import note_stale
 from application.sub_process_stops import stop_sub_processes
 from domain.errors import ConflictError
 from domain.execution import WorkflowExecution
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 
 DEFAULT_SYNC_INTERVAL_SECONDS = 30.0
 DEFAULT_LEASE_SECONDS = 30.0
+
+_LOG = logging.getLogger(__name__)
 
 
 def _with_redrive_status(
@@ -61,6 +65,11 @@ class ReconcileExecution:
     gives. A terminal status found out of band (a run stopped or timed out directly in Step
     Functions) is written with its stop date, the run log and the error, and the steps still
     open are closed with it. A terminal row is never touched.
+
+    The check is the read's errand, not its answer: when what it writes fails (a full disk, a
+    read-only store, a write throttled past its retries, a race lost every time), the row is
+    answered as it was read and noted stale (application.stale_reads), and the next read tries
+    again. Each of its writes is whole or not made, so nothing stored is lost on the way.
     """
 
     def __init__(
@@ -96,17 +105,32 @@ class ReconcileExecution:
         """The row as it stands after the check (the same object when nothing was asked)."""
         if not self._may_ask(execution):
             return execution
-        return self._check(execution, self._clock.now())
+        return self._checked_or_as_read(execution, self._clock.now())
 
     def execute_all(self, executions: Sequence[WorkflowExecution]) -> list[WorkflowExecution]:
         """Each row checked as `execute` does, all as of one moment (a page is one read)."""
         if not any(self._may_ask(execution) for execution in executions):
             return list(executions)
         now = self._clock.now()
-        return [self._check(e, now) if self._may_ask(e) else e for e in executions]
+        return [self._checked_or_as_read(e, now) if self._may_ask(e) else e for e in executions]
 
     def _may_ask(self, execution: WorkflowExecution) -> bool:
         return not execution.is_terminal and execution.execution_stop_date is None
+
+    def _checked_or_as_read(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
+        try:
+            return self._check(execution, now)
+        except Exception:
+            # Whatever the store or the log store met, the row as read is still what was stored:
+            # the caller gets it, flagged; the error is the operator's (a store's text may name
+            # paths or hold secrets, so it never reaches the caller).
+            _LOG.info(
+                "run %s: its check could not be recorded; answered as stored",
+                execution.workflow_execution_id,
+                exc_info=True,
+            )
+            note_stale(execution.workflow_execution_id)
+            return execution
 
     def _check(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
         gate = Run(execution=execution).parked_at()

@@ -15,6 +15,7 @@ import typer
 from typer.main import get_command_name
 from typer.models import CommandInfo
 
+from application.stale_reads import noting_stale_reads
 from domain.bounds import MAX_STORED_INTEGER
 from entrypoints.cli.approvals import approvals_app
 from entrypoints.cli.assets import assets_download, assets_list, assets_show
@@ -1189,14 +1190,31 @@ def main() -> None:
 
     install()
     sys.excepthook = print_redacted_traceback
-    try:
-        # Not standalone: click's usage errors come back to us, to be printed as one line.
-        code = _app_for(sys.argv[1:])(standalone_mode=False)
-    except SystemExit:
-        raise
-    except Exception as error:
-        exit_for(error)
+    with noting_stale_reads() as stale:
+        try:
+            # Not standalone: click's usage errors come back to us, to be printed as one line.
+            code = _app_for(sys.argv[1:])(standalone_mode=False)
+        except SystemExit:
+            _warn_stale(stale)
+            raise
+        except Exception as error:
+            exit_for(error)
+        _warn_stale(stale)
     raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def _warn_stale(execution_ids: Sequence[str]) -> None:
+    """One line after what the command printed: the runs it showed as stored, unreconciled."""
+    if not execution_ids:
+        return
+    runs = (
+        f"run {execution_ids[0]}" if len(execution_ids) == 1 else "runs " + ", ".join(execution_ids)
+    )
+    print(
+        f"warning: {runs} shown as stored, may be stale: what this read found could not be "
+        "recorded; the next read tries again",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

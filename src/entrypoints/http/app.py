@@ -14,6 +14,7 @@ from entrypoints.http.body_limit import RequestBodyLimit
 from entrypoints.http.control_characters import RefuseControlCharacters
 from entrypoints.http.errors import ERROR_RESPONSES, install_error_handlers
 from entrypoints.http.identity import Identify
+from entrypoints.http.stale_reads import MarkStaleReads
 from entrypoints.http.viewer import install_viewer
 from entrypoints.settings import DEFAULT_MAX_REQUEST_BYTES
 
@@ -46,6 +47,7 @@ def create_app(
     install_error_handlers(app)
     app.add_middleware(RequestBodyLimit, max_bytes=max_request_bytes)
     app.add_middleware(RefuseControlCharacters)
+    app.add_middleware(MarkStaleReads)
     app.include_router(executions.router, responses=ERROR_RESPONSES)
     app.include_router(workflows.router, responses=ERROR_RESPONSES)
     app.include_router(costs.router, responses=ERROR_RESPONSES)

@@ -1,0 +1,33 @@
+"""A response that shows a run as stored, because what its read found could not be recorded,
+says so in one header: `Wfx-Stale-Executions` lists those runs' ids (space-separated). The body
+is the same as any other answer; the header is the caller's cue that the state may be stale and
+that a later read tries again. Nothing of the failed write (its text may name paths) is sent."""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from application.stale_reads import noting_stale_reads
+
+STALE_HEADER = "Wfx-Stale-Executions"
+
+
+class MarkStaleReads:
+    """Opens one scope of application.stale_reads per request, read when the answer starts."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        with noting_stale_reads() as stale:
+
+            async def send_marked(message: Message) -> None:
+                if message["type"] == "http.response.start" and stale:
+                    header = (STALE_HEADER.lower().encode(), " ".join(stale).encode())
+                    message = {**message, "headers": [*message.get("headers", ()), header]}
+                await send(message)
+
+            await self._app(scope, receive, send_marked)

@@ -1,0 +1,228 @@
+"""A read whose reconciling write fails still answers (issue 26, item 3): the run as stored,
+flagged stale, and nothing stored lost; once writes go through again, the next read ends it.
+
+The whole application on each store, served over HTTP in-process, with one run that no runner
+took (its runner's start does nothing, its lease is 0.2 s): every read of it finds the runner
+lost and tries to end it FAILED. The writes fail for real where they can:
+- SQLite: WFX_HOME on a 4 MiB tmpfs filled to the last byte once the run is launched (SQLite
+  says `database or disk is full`). Needs root to mount.
+- DynamoDB on moto: moto has no way to refuse a write, so a botocore `before-call` hook on the
+  client raises what DynamoDB answers a write throttled past its retries
+  (ProvisionedThroughputExceededException, as a ClientError of the write operation).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+from dependency_injector import providers
+
+from application.use_cases.launch_execution import LaunchExecutionCommand
+from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+from application.workflow_documents import parse_workflow_document
+from domain.run import RUNNER_LOST_ERROR
+from entrypoints.container import Container, build_container, create_all_tables
+from entrypoints.http.app import create_app
+from entrypoints.http.identity import verified_by
+from entrypoints.http.stale_reads import STALE_HEADER
+from entrypoints.settings import Settings
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+pytestmark = pytest.mark.integration
+
+LEASE_SECONDS = 0.2
+WORKFLOW = {
+    "databaseId": "demo",
+    "workflowId": "quiet",
+    "steps": [
+        {
+            "pipelineId": "noop",
+            "executionType": "python",
+            "handler": "wfx_examples.trivial.steps:noop",
+            "inputFileArity": "none",
+        }
+    ],
+}
+DYNAMODB_WRITES = frozenset(
+    {"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"}
+)
+
+
+@dataclass
+class Stage:
+    container: Container
+    client: TestClient
+    headers: dict[str, str]
+    execution_id: str
+    refuse_writes: Callable[[], None]
+    allow_writes: Callable[[], None]
+
+    def get(self, path: str) -> Any:
+        return self.client.get(path, headers=self.headers)
+
+
+def _fill(folder: Path) -> Path:
+    filler = folder / "filler"
+    descriptor = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        for size in (65536, 4096, 1):  # to the last byte
+            try:
+                while os.write(descriptor, b"\0" * size):
+                    pass
+            except OSError:
+                continue
+    finally:
+        os.close(descriptor)
+    return filler
+
+
+@pytest.fixture
+def small_home(tmp_path: Path) -> Iterator[Path]:
+    home = tmp_path / "home"
+    home.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs for WFX_HOME needs root")
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(home)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield home
+    finally:
+        subprocess.run(["umount", "-l", str(home)], check=False)
+
+
+def _throttle(model: Any, **_: Any) -> None:
+    operation_name = model.name
+    if operation_name in DYNAMODB_WRITES:
+        error = {"Code": "ProvisionedThroughputExceededException", "Message": "Rate exceeded"}
+        raise ClientError({"Error": error}, operation_name)  # type: ignore[typeddict-item]
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def stage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stage]:
+    backend = str(request.param)
+    home = request.getfixturevalue("small_home") if backend == "sqlite" else tmp_path
+    settings = Settings(
+        store=backend,
+        home=home,
+        sqlite_path=home / "wfx.db",
+        dynamodb_endpoint=None,
+        region="us-east-1",
+        user="alice",
+        lease_seconds=LEASE_SECONDS,
+    )
+    container = build_container(settings, runner_mode="inline")
+    client: Any = None
+    if backend == "dynamodb":
+        client = request.getfixturevalue("moto_dynamodb_tables")
+        container.dynamodb_client.override(providers.Object(client))
+    create_all_tables(container)
+    document = parse_workflow_document(WORKFLOW)
+    container.publish_workflow_version().execute(PublishWorkflowVersionCommand(document=document))
+    # a runner that never takes the run: once its lease is over, a read finds the runner lost
+    container.local_runner().start = lambda *_, **__: None
+    launched = container.launch_execution().execute(
+        LaunchExecutionCommand(workflow_database_id="demo", workflow_id="quiet", user_id="alice")
+    )
+    time.sleep(LEASE_SECONDS * 2)
+    refused: list[Path | None] = []  # the filler file of a full disk; None on DynamoDB
+
+    def refuse() -> None:
+        if client is None:
+            refused.append(_fill(home))
+        else:
+            client.meta.events.register("before-call.dynamodb", _throttle)
+            refused.append(None)
+
+    def allow() -> None:
+        filler = refused.pop()
+        if filler is not None:
+            filler.unlink()
+        else:  # the client outlives the test (one moto per session)
+            client.meta.events.unregister("before-call.dynamodb", _throttle)
+
+    app = create_app(container, verified_by(container.token_verifier()))
+    token = container.token_issuer().issue("root", timedelta(hours=1), ("admin",))
+    with TestClient(app, raise_server_exceptions=False) as http:
+        yield Stage(
+            container=container,
+            client=http,
+            headers={"Authorization": f"Bearer {token}"},
+            execution_id=launched.execution.workflow_execution_id,
+            refuse_writes=refuse,
+            allow_writes=allow,
+        )
+    if refused:
+        allow()
+
+
+READS = (
+    "/workflows/executions/{id}",
+    "/workflows/executions/{id}/details",
+    "/workflows/executions",
+)
+
+
+def _run_in(answer: Any, execution_id: str) -> dict[str, Any]:
+    body = answer.json()
+    if "Items" in body:
+        (row,) = [item for item in body["Items"] if item["workflowExecutionId"] == execution_id]
+        return dict(row)
+    return dict(body.get("execution", body))
+
+
+@pytest.mark.parametrize("path", READS)
+def test_a_read_whose_reconciling_write_fails_answers_the_run_as_stored_and_says_so(
+    stage: Stage, path: str
+) -> None:
+    execution_id = stage.execution_id
+    store = stage.container.execution_store()
+    before = store.get_execution(execution_id)
+    stage.refuse_writes()
+
+    answer = stage.get(path.format(id=execution_id))
+
+    assert answer.status_code == 200, answer.text
+    assert answer.headers[STALE_HEADER] == execution_id
+    shown = _run_in(answer, execution_id)
+    assert shown["executionStatus"] == "RUNNING", shown
+    assert shown.get("executionStopDate") in ("", None), shown
+    assert store.get_execution(execution_id) == before  # nothing half-written, nothing lost
+
+    stage.allow_writes()
+    answer = stage.get(path.format(id=execution_id))
+
+    assert answer.status_code == 200, answer.text
+    assert STALE_HEADER not in answer.headers
+    shown = _run_in(answer, execution_id)
+    assert shown["executionStatus"] == "FAILED", shown
+    assert RUNNER_LOST_ERROR in shown["executionError"], shown
+    assert store.get_execution(execution_id).status.value == "FAILED"
+
+
+def test_a_read_that_writes_nothing_carries_no_stale_mark(stage: Stage) -> None:
+    stage.get(f"/workflows/executions/{stage.execution_id}")  # ends it: nothing open is left
+    stage.refuse_writes()
+
+    answer = stage.get("/workflows/executions")
+
+    assert answer.status_code == 200, answer.text
+    assert STALE_HEADER not in answer.headers
