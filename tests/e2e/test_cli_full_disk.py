@@ -1,16 +1,25 @@
 """A full disk under WFX_HOME, for real: the home on a 4 MiB tmpfs filled to the last byte.
 `wfx run` and `wfx executions list` say so in one line naming the home and what to do (exit
-3), with no traceback; once space is freed the same home works again. Needs root to mount."""
+3), with no traceback; once space is freed the same home works again. A read that can open the
+database (another process, here the test's own, holds it open) but cannot record what it found
+still answers, with one warning line. Needs root to mount."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
+from application.use_cases.launch_execution import LaunchExecutionCommand
+from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+from application.workflow_documents import parse_workflow_document
+from entrypoints.container import build_container, create_all_tables
+from entrypoints.settings import Settings
 from tests.e2e.cli import TRIVIAL_WORKFLOW, Wfx
 
 pytestmark = pytest.mark.integration
@@ -69,3 +78,50 @@ def test_a_full_home_is_one_line_on_run_and_list(small_home: Path) -> None:
 
     filler.unlink()
     assert len(wfx.listed_ids()) == 1
+
+
+CLI_LEASE_SECONDS = 1.0  # the shortest WFX_RUNNER_LEASE_SECONDS takes
+
+
+def _launched_and_never_taken(home: Path) -> str:
+    """A run of demo/trivial that no runner took, launched by this process, which keeps the
+    database open (its -wal and -shm stay, so a reader needs no space to open it)."""
+    settings = Settings(
+        store="sqlite",
+        home=home,
+        sqlite_path=home / "wfx.db",
+        dynamodb_endpoint=None,
+        region="us-east-1",
+        user="alice",
+    )
+    container = build_container(settings, runner_mode="inline")
+    create_all_tables(container)
+    document = parse_workflow_document(yaml.safe_load(TRIVIAL_WORKFLOW.read_text("utf-8")))
+    container.publish_workflow_version().execute(PublishWorkflowVersionCommand(document=document))
+    container.local_runner().start = lambda *_, **__: None
+    command = LaunchExecutionCommand(
+        workflow_database_id="demo", workflow_id="trivial", user_id="alice"
+    )
+    return container.launch_execution().execute(command).execution.workflow_execution_id
+
+
+def test_a_read_that_cannot_record_a_lost_runner_shows_the_run_as_stored(
+    small_home: Path,
+) -> None:
+    wfx = Wfx(small_home).with_environment(WFX_RUNNER_LEASE_SECONDS=str(CLI_LEASE_SECONDS))
+    execution_id = _launched_and_never_taken(small_home)
+    time.sleep(CLI_LEASE_SECONDS * 1.5)
+    filler = _fill(small_home)
+
+    for args in (("executions", "list"), ("executions", "show", execution_id)):
+        outcome = wfx(*args)
+        assert outcome.code == 0, str(outcome)
+        assert execution_id in outcome.stdout and "RUNNING" in outcome.stdout, str(outcome)
+        (line,) = outcome.stderr_lines
+        assert line.startswith(f"warning: run {execution_id} shown as stored, may be stale"), line
+        assert str(small_home) not in line  # nothing of the store's error
+
+    filler.unlink()
+    shown = wfx("executions", "show", execution_id)
+    assert shown.code == 0 and not shown.stderr_lines, str(shown)
+    assert "FAILED" in shown.stdout and "wfx.RunnerLost" in shown.stdout, str(shown)
