@@ -159,9 +159,11 @@ def stage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stage]:
         else:  # the client outlives the test (one moto per session)
             client.meta.events.unregister("before-call.dynamodb", _throttle)
 
-    app = create_app(container, verified_by(container.token_verifier()))
+    verifier = container.token_verifier()
+    app = create_app(container, verified_by(verifier), sessions=verifier)
     token = container.token_issuer().issue("root", timedelta(hours=1), ("admin",))
-    with TestClient(app, raise_server_exceptions=False) as http:
+    with TestClient(app, raise_server_exceptions=False, follow_redirects=False) as http:
+        assert http.get("/login", params={"token": token}).status_code == 303  # the viewer's
         yield Stage(
             container=container,
             client=http,
@@ -179,6 +181,7 @@ READS = (
     "/workflows/executions/{id}/details",
     "/workflows/executions",
 )
+PAGES = ("/executions/{id}", "/")  # the viewer's run page and its list
 
 
 def _run_in(answer: Any, execution_id: str) -> dict[str, Any]:
@@ -216,6 +219,24 @@ def test_a_read_whose_reconciling_write_fails_answers_the_run_as_stored_and_says
     assert shown["executionStatus"] == "FAILED", shown
     assert RUNNER_LOST_ERROR in shown["executionError"], shown
     assert store.get_execution(execution_id).status.value == "FAILED"
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_a_viewer_page_shows_the_run_as_stored_and_says_so(stage: Stage, path: str) -> None:
+    execution_id = stage.execution_id
+    stage.refuse_writes()
+
+    page = stage.client.get(path.format(id=execution_id))
+
+    assert page.status_code == 200, page.text
+    assert page.headers[STALE_HEADER] == execution_id
+    assert "RUNNING" in page.text and "RunnerLost" not in page.text
+
+    stage.allow_writes()
+    page = stage.client.get(path.format(id=execution_id))
+
+    assert STALE_HEADER not in page.headers
+    assert "FAILED" in page.text
 
 
 def test_a_read_that_writes_nothing_carries_no_stale_mark(stage: Stage) -> None:
