@@ -7,6 +7,8 @@ answers, and its caller must be able to say that what it shows may be stale. The
 deep below the use case a caller runs and its answer has no room for such a flag, so the
 caller opens a scope around the request (`noting_stale_reads`) and reads what was noted in it:
 one scope per CLI command or HTTP request, kept apart across threads and tasks by a ContextVar.
+What the write met is kept for the operator's log only: a store's text may name paths or hold
+secrets, and the caller is told no more than that the run is shown as stored.
 """
 
 from __future__ import annotations
@@ -15,20 +17,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-_NOTED: ContextVar[list[str] | None] = ContextVar("wfx_stale_reads", default=None)
+_NOTED: ContextVar[dict[str, str] | None] = ContextVar("wfx_stale_reads", default=None)
 
 
-def note_stale(workflow_execution_id: str) -> None:
-    """Say that the run was answered as stored; nothing happens outside a scope."""
+def note_stale(workflow_execution_id: str, cause: BaseException) -> None:
+    """Say that the run was answered as stored, because of `cause`; nothing happens outside a
+    scope."""
     noted = _NOTED.get()
-    if noted is not None and workflow_execution_id not in noted:
-        noted.append(workflow_execution_id)
+    if noted is not None:
+        noted.setdefault(workflow_execution_id, f"{type(cause).__name__}: {cause}")
 
 
 @contextmanager
-def noting_stale_reads() -> Iterator[list[str]]:
-    """The ids of the runs answered as stored inside the scope, in the order they were met."""
-    noted: list[str] = []
+def noting_stale_reads() -> Iterator[dict[str, str]]:
+    """The runs answered as stored inside the scope, in the order they were met, each with what
+    its write met (for the operator's log, never for the caller)."""
+    noted: dict[str, str] = {}
     token = _NOTED.set(noted)
     try:
         yield noted

@@ -13,6 +13,7 @@ lost and tries to end it FAILED. The writes fail for real where they can:
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import time
@@ -61,8 +62,12 @@ DYNAMODB_WRITES = frozenset(
 )
 
 
+WRITE_FAILED = {"sqlite": "database or disk is full", "dynamodb": "Rate exceeded"}
+
+
 @dataclass
 class Stage:
+    backend: str
     container: Container
     client: TestClient
     headers: dict[str, str]
@@ -165,6 +170,7 @@ def stage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stage]:
     with TestClient(app, raise_server_exceptions=False, follow_redirects=False) as http:
         assert http.get("/login", params={"token": token}).status_code == 303  # the viewer's
         yield Stage(
+            backend=backend,
             container=container,
             client=http,
             headers={"Authorization": f"Bearer {token}"},
@@ -194,17 +200,22 @@ def _run_in(answer: Any, execution_id: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("path", READS)
 def test_a_read_whose_reconciling_write_fails_answers_the_run_as_stored_and_says_so(
-    stage: Stage, path: str
+    stage: Stage, path: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     execution_id = stage.execution_id
     store = stage.container.execution_store()
     before = store.get_execution(execution_id)
     stage.refuse_writes()
 
-    answer = stage.get(path.format(id=execution_id))
+    with caplog.at_level(logging.WARNING, logger="wfx.http"):
+        answer = stage.get(path.format(id=execution_id))
 
     assert answer.status_code == 200, answer.text
     assert answer.headers[STALE_HEADER] == execution_id
+    # what the write met is the operator's, in the service log, and nowhere in the answer
+    (logged,) = [r.getMessage() for r in caplog.records if r.name == "wfx.http"]
+    assert f"run {execution_id}: " in logged and WRITE_FAILED[stage.backend] in logged, logged
+    assert WRITE_FAILED[stage.backend] not in answer.text
     shown = _run_in(answer, execution_id)
     assert shown["executionStatus"] == "RUNNING", shown
     assert shown.get("executionStopDate") in ("", None), shown

@@ -120,16 +120,11 @@ class ReconcileExecution:
     def _checked_or_as_read(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
         try:
             return self._check(execution, now)
-        except Exception:
+        except Exception as error:
             # Whatever the store or the log store met, the row as read is still what was stored:
-            # the caller gets it, flagged; the error is the operator's (a store's text may name
-            # paths or hold secrets, so it never reaches the caller).
-            _LOG.info(
-                "run %s: its check could not be recorded; answered as stored",
-                execution.workflow_execution_id,
-                exc_info=True,
-            )
-            note_stale(execution.workflow_execution_id)
+            # the caller gets it, flagged; what the write met is the operator's to read.
+            _LOG.debug("run %s: answered as stored", execution.workflow_execution_id, exc_info=True)
+            note_stale(execution.workflow_execution_id, error)
             return execution
 
     def _check(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:

@@ -7,7 +7,7 @@ import gc
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -1203,13 +1203,13 @@ def main() -> None:
     raise SystemExit(code if isinstance(code, int) else 0)
 
 
-def _warn_stale(execution_ids: Sequence[str]) -> None:
-    """One line after what the command printed: the runs it showed as stored, unreconciled."""
-    if not execution_ids:
+def _warn_stale(stale: Mapping[str, str]) -> None:
+    """One line after what the command printed: the runs it showed as stored, unreconciled (what
+    their writes met stays unsaid: a store's text may name paths or hold secrets)."""
+    if not stale:
         return
-    runs = (
-        f"run {execution_ids[0]}" if len(execution_ids) == 1 else "runs " + ", ".join(execution_ids)
-    )
+    ids = list(stale)
+    runs = f"run {ids[0]}" if len(ids) == 1 else "runs " + ", ".join(ids)
     print(
         f"warning: {runs} shown as stored, may be stale: what this read found could not be "
         "recorded; the next read tries again",

@@ -1,15 +1,20 @@
 """A response that shows a run as stored, because what its read found could not be recorded,
 says so in one header: `Wfx-Stale-Executions` lists those runs' ids (space-separated). The body
 is the same as any other answer; the header is the caller's cue that the state may be stale and
-that a later read tries again. Nothing of the failed write (its text may name paths) is sent."""
+that a later read tries again. Nothing of the failed write (its text may name paths) is sent: it
+goes to the service's log, one warning line per request."""
 
 from __future__ import annotations
+
+import logging
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from application.stale_reads import noting_stale_reads
+from domain.redaction import redact
 
 STALE_HEADER = "Wfx-Stale-Executions"
+LOGGER = logging.getLogger("wfx.http")
 
 
 class MarkStaleReads:
@@ -31,3 +36,11 @@ class MarkStaleReads:
                 await send(message)
 
             await self._app(scope, receive, send_marked)
+        if stale:
+            causes = "; ".join(f"run {run}: {cause}" for run, cause in stale.items())
+            LOGGER.warning(
+                "%s %s answered runs as stored, their reconciling writes failed: %s",
+                scope["method"],
+                scope["path"],
+                redact(" ".join(causes.split())),
+            )
