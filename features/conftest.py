@@ -37,6 +37,7 @@ from features.steps.reconcile_steps import *  # noqa: F403
 from features.steps.redrive_status_steps import *  # noqa: F403
 from features.steps.redrive_steps import *  # noqa: F403
 from features.steps.registration_steps import *  # noqa: F403
+from features.steps.rerun_steps import *  # noqa: F403
 from features.steps.run_control_steps import *  # noqa: F403
 from features.steps.setup_steps import *  # noqa: F403
 from features.steps.stepfunctions_steps import *  # noqa: F403

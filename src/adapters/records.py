@@ -320,6 +320,7 @@ def build_execution_record(execution: WorkflowExecution) -> Record:
         executionGroupId=execution.execution_group_id,
         clientToken=execution.client_token,
         requestDigest=execution.request_digest,
+        rerunOfExecutionId=execution.rerun_of_execution_id,
     )
     if execution.start_date_estimated:
         item[START_DATE_ESTIMATED] = True  # VAMS writes it only on a run whose start it estimated
@@ -347,6 +348,7 @@ _EXECUTION_OPTIONAL_TEXT = (
     ("redriveStatusReason", "redrive_status_reason"),
     ("clientToken", "client_token"),
     ("requestDigest", "request_digest"),
+    ("rerunOfExecutionId", "rerun_of_execution_id"),
     ("abortCause", "abort_cause"),
 )
 # An empty date reads as absent.

@@ -91,6 +91,18 @@ class RedriveNotAllowedError(ConflictError):
         self.reason = reason
 
 
+class RerunNotAllowedError(ConflictError):
+    """A rerun of a run that has not ended: a rerun is rebuilt from what a run recorded, and an
+    open run has not recorded all of it yet (HTTP 409); abort it or let it end first."""
+
+    def __init__(self, workflow_execution_id: str, status: str) -> None:
+        super().__init__(
+            f"execution {workflow_execution_id} is {status}: only an execution that has ended "
+            "can be rerun (abort it, or wait for it to end)"
+        )
+        self.workflow_execution_id = workflow_execution_id
+
+
 class ExecutionStillRunningError(ConflictError):
     """A permanent delete of a run that has not ended: it would leave its processes running
     with no row to report to (HTTP 409); abort it first, or delete with force."""

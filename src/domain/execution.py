@@ -101,6 +101,8 @@ class WorkflowExecution(_Record):
     redrive_status_reason: str | None = None
     client_token: str | None = None
     request_digest: str | None = None
+    # the run this one reruns (wfx's own attribute: VAMS keeps the link only in its audit log)
+    rerun_of_execution_id: str | None = None
     # Abort is a state first: once requested, the run only stops (DESIGN §3a).
     abort_requested_date: AwareDatetime | None = None
     abort_cause: str | None = None

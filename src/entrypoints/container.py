@@ -113,6 +113,7 @@ if TYPE_CHECKING:
     from application.use_cases.record_cost import RecordAttemptDurations, RecordCost
     from application.use_cases.redrive_execution import RedriveExecution
     from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
+    from application.use_cases.rerun_execution import RerunExecution
     from application.use_cases.resolve_execution_id import ResolveExecutionId
     from application.use_cases.retry_step import RetryStep
     from application.use_cases.revoke_tokens import RevokeTokens
@@ -201,6 +202,7 @@ else:
     RecordAttemptDurations = deferred("application.use_cases.record_cost", "RecordAttemptDurations")
     RecordCost = deferred("application.use_cases.record_cost", "RecordCost")
     RedriveExecution = deferred("application.use_cases.redrive_execution", "RedriveExecution")
+    RerunExecution = deferred("application.use_cases.rerun_execution", "RerunExecution")
     RegisterPipelineExecution = deferred(
         "application.use_cases.register_pipeline_execution", "RegisterPipelineExecution"
     )
@@ -1084,6 +1086,12 @@ class Container(containers.DeclarativeContainer):
     )
     redrive_execution = providers.Factory(
         RedriveExecution, store=execution_store, orchestrator=orchestrator, clock=clock, ids=ids
+    )
+    rerun_execution = providers.Factory(
+        RerunExecution,
+        get_execution=get_execution,
+        queries=execution_store,
+        launch=launch_execution,
     )
     migrated_runs = providers.Selector(
         config.store,

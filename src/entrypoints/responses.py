@@ -104,6 +104,7 @@ class ExecutionResponse(Response):
     redrive_status: str | None = None
     redrive_status_reason: str | None = None
     client_token: str | None = None
+    rerun_of_execution_id: str | None = None
     abort_requested_date: UtcDate | None = None
     abort_cause: str | None = None
 
@@ -132,6 +133,7 @@ class ExecutionResponse(Response):
             redrive_status=execution.redrive_status,
             redrive_status_reason=execution.redrive_status_reason,
             client_token=execution.client_token,
+            rerun_of_execution_id=execution.rerun_of_execution_id,
             abort_requested_date=execution.abort_requested_date,
             abort_cause=redact_optional(execution.abort_cause),
         )

@@ -17,6 +17,7 @@ from application.use_cases.launch_execution import LaunchExecutionCommand, Launc
 from application.use_cases.list_executions import ListExecutionsQuery
 from application.use_cases.publish_workflow_version import PublishResult
 from application.use_cases.redrive_execution import RedriveExecutionCommand
+from application.use_cases.rerun_execution import RerunExecutionCommand
 from domain.errors import (
     ConflictError,
     DomainError,
@@ -25,6 +26,7 @@ from domain.errors import (
     NotAuthenticatedError,
     NotAuthorizedError,
     NotFoundError,
+    RerunNotAllowedError,
 )
 from domain.execution import ExecutionDetails, WorkflowExecution
 from domain.paging import Page
@@ -59,6 +61,8 @@ __all__ = [
     "Page",
     "PublishResult",
     "RedriveExecutionCommand",
+    "RerunExecutionCommand",
+    "RerunNotAllowedError",
     "WorkflowExecution",
     "open_application",
     "responses",

@@ -26,6 +26,7 @@ from application.use_cases.publish_workflow_version import (
     PublishWorkflowVersionCommand,
 )
 from application.use_cases.redrive_execution import RedriveExecutionCommand
+from application.use_cases.rerun_execution import RerunExecutionCommand
 from application.workflow_documents import parse_workflow_document
 from domain.assets import AssetFile
 from domain.execution import ExecutionDetails, WorkflowExecution
@@ -95,6 +96,12 @@ class Application:
     def redrive(self, command: RedriveExecutionCommand) -> WorkflowExecution:
         execution: WorkflowExecution = self._container.redrive_execution().execute(command)
         return execution
+
+    def rerun(self, command: RerunExecutionCommand) -> LaunchResult:
+        """A new run rebuilt from one that has ended (VAMS's rerun); RerunNotAllowedError for a
+        run not ended."""
+        result: LaunchResult = self._container.rerun_execution().execute(command)
+        return result
 
     def describe(self, workflow_execution_id: str) -> ExecutionDescription:
         """The run as Step Functions' DescribeExecution gives one (seed 001 fields)."""

@@ -10,7 +10,7 @@ The permissions a route needs are derived from the table's tier-2 kind and the w
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -58,6 +58,8 @@ def _request(rule: RouteRule, execution_id: str) -> tuple[str, str, dict[str, An
             "inputs": [{"databaseId": DATABASE, "assetId": INPUTS}],
             "outputAsset": {"databaseId": DATABASE, "assetId": RESULTS},
         }
+    if rule.tier2 is Tier2.RERUN:
+        options["json"] = {}  # VAMS's web client sends an empty body without a group
     if rule.path.endswith("/decision"):
         options["json"] = {"decision": "approve"}
     if rule.method is Action.PUT:
@@ -88,6 +90,14 @@ def _needed(rule: RouteRule, path: str, metadata_databases: Sequence[str]) -> li
             Needed(
                 "output", "asset", Action.PUT, (("databaseId", DATABASE), ("assetName", RESULTS))
             ),
+        ]
+    if rule.tier2 is Tier2.RERUN:  # a read of the run, and a launch of what it ran again
+        read = RouteRule(rule.method, rule.path, Tier2.EXECUTION, Action.GET)
+        launch = RouteRule(rule.method, rule.path, Tier2.LAUNCH, Action.POST)
+        launched = _needed(launch, path, metadata_databases)[1:]  # the route is asked once
+        return [
+            *_needed(read, path, metadata_databases),
+            *(replace(need, name=f"launch-{need.name}") for need in launched),
         ]
     # seed 000: an abort asks GET of the workflow, as a read does; the assets get the action
     workflow_action = Action.GET if rule.tier2 is Tier2.ABORT else rule.action

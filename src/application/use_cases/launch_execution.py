@@ -60,6 +60,7 @@ class LaunchExecutionCommand(BaseModel):
     trigger: str = "manual"
     user_id: str = Field(min_length=1)
     client_token: str | None = None
+    rerun_of_execution_id: str | None = None  # set by RerunExecution: the run this one reruns
 
     @field_validator("execution_group_id", "client_token")
     @classmethod
@@ -150,6 +151,7 @@ class LaunchExecution:
             orchestrator=self._orchestrator.name,
             client_token=command.client_token,
             request_digest=digest,
+            rerun_of_execution_id=command.rerun_of_execution_id,
         )
         inputs = self._input_rows(selections, execution, now)
         records = self._records(execution, version, inputs, selections, output, command)

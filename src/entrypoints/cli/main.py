@@ -990,6 +990,56 @@ def executions_redrive(
         raise SystemExit(EXIT_FAILED_RUN)
 
 
+@executions_app.command("rerun")
+def executions_rerun(
+    execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
+    group: Annotated[
+        str | None, typer.Option(metavar="GROUP_ID", help="Put the new run in this group.")
+    ] = None,
+    client_token: Annotated[
+        str | None, typer.Option(help="Idempotency token: a retry with it returns the same run.")
+    ] = None,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Follow a local run to its end, like `wfx run`.")
+    ] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Launch a new run rebuilt from one that has ended: the workflow's latest version (as
+    VAMS reruns it), the same inputs and output asset. Prints the new run's id."""
+    from application.use_cases.rerun_execution import RerunExecutionCommand
+
+    container = _container(runner_mode="thread" if wait else "detached")
+    command = RerunExecutionCommand(
+        workflow_execution_id=_run_id(container, execution_id),
+        execution_group_id=group,
+        user_id=container.config.user(),
+        client_token=client_token,
+    )
+    result = container.rerun_execution().execute(command)
+    execution = result.execution
+    new_id = execution.workflow_execution_id
+    if wait and execution.orchestrator == "local":
+        execution = _wait_or_abort(
+            container,
+            new_id,
+            show_progress=not json_output,
+            json_output=json_output,
+            ran_elsewhere=not result.created,
+        )
+        _say_if_waiting(container, execution)
+    else:
+        execution = _as_read(container, execution)
+    if json_output:
+        from entrypoints.cli.render import dump_json
+        from entrypoints.responses import ExecutionResponse
+
+        _echo(dump_json(ExecutionResponse.of(execution).dump()))
+    else:
+        _echo(new_id)
+    if execution.is_terminal and execution.status.value != "SUCCEEDED":
+        raise SystemExit(EXIT_FAILED_RUN)
+
+
 _LOG = "Log to register"
 _SUB = "Sub-execution to register"
 

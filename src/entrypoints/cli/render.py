@@ -138,6 +138,8 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
         ("trigger", f"{e.trigger_type.value} by {e.triggered_by_user_id}"),
         ("group", e.execution_group_id or "-"),  # user text from here on: printed escaped
     ]
+    if e.rerun_of_execution_id:
+        rows.append(("rerun of", e.rerun_of_execution_id))
     if e.abort_requested_date is not None:
         # an abort leaves executionError empty (seed 000): why it was aborted is abortCause
         cause = f": {e.abort_cause}" if e.abort_cause else ""

@@ -9,7 +9,7 @@ from fastapi.openapi.utils import get_openapi
 
 from application.ports import TokenVerifier
 from entrypoints.container import Container
-from entrypoints.http import approvals, costs, executions, workflows
+from entrypoints.http import approvals, costs, executions, rerun, workflows
 from entrypoints.http.body_limit import RequestBodyLimit
 from entrypoints.http.control_characters import RefuseControlCharacters
 from entrypoints.http.errors import ERROR_RESPONSES, install_error_handlers
@@ -49,6 +49,7 @@ def create_app(
     app.add_middleware(RefuseControlCharacters)
     app.add_middleware(MarkStaleReads)
     app.include_router(executions.router, responses=ERROR_RESPONSES)
+    app.include_router(rerun.router, responses=ERROR_RESPONSES)
     app.include_router(workflows.router, responses=ERROR_RESPONSES)
     app.include_router(costs.router, responses=ERROR_RESPONSES)
     app.include_router(approvals.router, responses=ERROR_RESPONSES)

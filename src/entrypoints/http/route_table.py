@@ -7,6 +7,7 @@ metadata from), `abort` (the same, but GET on the workflow: seed 000 authorizes 
 does a read, with POST on the assets), `launch` (POST on the workflow and each input asset, PUT
 on the output asset), `workflow` (the action on the workflow), `publish` (PUT on the workflow,
 and PUT on `hostCode` for each python or command step: running code on the service's machine),
+`rerun` (GET on the run as `execution` asks, then `launch` on what the rerun launches),
 `filter` (a list returns only what the caller may GET) or `approval` (the run the approval gates
 may be read, or the caller is among its approvers; a decision is its approvers' alone, whatever
 else they may do). The route x permission test is generated from this table.
@@ -28,6 +29,7 @@ class Tier2(StrEnum):
     PUBLISH = "publish"
     FILTER = "filter"
     APPROVAL = "approval"
+    RERUN = "rerun"  # GET on the run it reruns (as `execution`), and `launch` on the new one
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ class RouteRule:
 
 EXECUTIONS = "/workflows/executions"
 ONE_EXECUTION = EXECUTIONS + "/{executionId}"
+RERUN = ONE_EXECUTION + "/rerun"
 
 ROUTES: tuple[RouteRule, ...] = (
     RouteRule(Action.GET, EXECUTIONS, Tier2.FILTER, Action.GET),
@@ -57,6 +60,7 @@ ROUTES: tuple[RouteRule, ...] = (
     RouteRule(Action.POST, ONE_EXECUTION + "/abort", Tier2.ABORT, Action.POST),
     RouteRule(Action.POST, ONE_EXECUTION + "/redrive", Tier2.EXECUTION, Action.POST),
     RouteRule(Action.DELETE, ONE_EXECUTION, Tier2.EXECUTION, Action.DELETE),
+    RouteRule(Action.POST, RERUN, Tier2.RERUN, Action.POST),
     RouteRule(Action.GET, "/workflows", Tier2.FILTER, Action.GET),
     RouteRule(
         Action.GET, "/database/{databaseId}/workflows/{workflowId}", Tier2.WORKFLOW, Action.GET
