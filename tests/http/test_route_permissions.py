@@ -58,6 +58,8 @@ def _request(rule: RouteRule, execution_id: str) -> tuple[str, str, dict[str, An
             "inputs": [{"databaseId": DATABASE, "assetId": INPUTS}],
             "outputAsset": {"databaseId": DATABASE, "assetId": RESULTS},
         }
+    if rule.path.endswith("/permanent"):
+        options["json"] = {"confirmDelete": True}
     if rule.path.endswith("/decision"):
         options["json"] = {"decision": "approve"}
     if rule.method is Action.PUT:
