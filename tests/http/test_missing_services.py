@@ -69,8 +69,10 @@ def test_a_bucket_that_cannot_be_used_is_a_503_naming_the_setting(
     app = create_app(container, verified_by(container.token_verifier()))
     token = container.token_issuer().issue("alice", timedelta(minutes=5), ("admin",))
     with TestClient(app, raise_server_exceptions=False) as client:
-        answer = client.delete(
-            "/workflows/executions/0b9e2f4c-6a1d-4e0b-9a57-3f2c1d0e8b71",
+        answer = client.request(
+            "DELETE",
+            "/workflows/executions/0b9e2f4c-6a1d-4e0b-9a57-3f2c1d0e8b71/permanent",
+            json={"confirmDelete": True},
             headers={"Authorization": f"Bearer {token}"},
         )
     assert answer.status_code == 503, answer.text

@@ -60,6 +60,8 @@ def _request(rule: RouteRule, execution_id: str) -> tuple[str, str, dict[str, An
         }
     if rule.tier2 is Tier2.RERUN:
         options["json"] = {}  # VAMS's web client sends an empty body without a group
+    if rule.path.endswith("/permanent"):
+        options["json"] = {"confirmDelete": True}
     if rule.path.endswith("/decision"):
         options["json"] = {"decision": "approve"}
     if rule.method is Action.PUT:

@@ -13,6 +13,7 @@ from domain.constraints import RoleAssignment
 from tests.http.conftest import ADMIN, DATABASE, Service
 from tests.http.snapshots import snapshot
 
+CONFIRMED = {"confirmDelete": True}
 READERS = ["Database User", "Database Read-Only", "Global Read-Only"]
 
 
@@ -90,17 +91,21 @@ def test_delete_leaves_no_row_and_no_file_of_the_run(service: Service) -> None:
     assert _mentions(before["tables"], gone) and _mentions(before["files"], gone)
     headers = service.as_user(ADMIN, ("admin",))
 
-    answer = service.client.delete(f"/workflows/executions/{gone}", headers=headers)
+    answer = service.client.request(
+        "DELETE", f"/workflows/executions/{gone}/permanent", json=CONFIRMED, headers=headers
+    )
     assert answer.status_code == 200, answer.text
-    assert answer.json()["deleted"] is True
+    assert answer.json() == {"message": "Execution records permanently deleted"}
 
     after = snapshot(service.container)
     for table, rows in after["tables"].items():
         assert not [row for row in rows if gone in repr(row)], table
     assert not [name for name in after["files"] if gone in name]
     assert _mentions(after["tables"], kept)  # the other run is whole
-    again = service.client.delete(f"/workflows/executions/{gone}", headers=headers)
-    assert (again.status_code, again.json()["deleted"]) == (200, False)
+    again = service.client.request(
+        "DELETE", f"/workflows/executions/{gone}/permanent", json=CONFIRMED, headers=headers
+    )
+    assert again.status_code == 404, again.text
     missing = service.client.get(f"/workflows/executions/{gone}", headers=headers)
     assert missing.status_code == 404
 

@@ -1,4 +1,4 @@
-"""The execution routes of seed 000: list, launch, read, logs, abort, redrive, delete.
+"""The execution routes of seed 000 and VAMS 2.6: list, launch, read, logs, abort, redrive, delete.
 
 Each route is the same few lines: tier 1 has let the caller through (`Caller`), tier 2 checks the
 objects the route touches, the use case runs, its result leaves as the shared response model.
@@ -28,14 +28,14 @@ from application.use_cases.list_readable_executions import ListReadableExecution
 from application.use_cases.redrive_execution import RedriveExecutionCommand
 from domain.authorization import Action, AssetKey
 from domain.bounds import MAX_STORED_INTEGER
-from domain.errors import InvalidInputError
+from domain.errors import ExecutionNotFoundError, InvalidInputError
 from domain.run import DEFAULT_ABORT_CAUSE
 from entrypoints.http.dependencies import App, Caller
-from entrypoints.http.requests import AbortRequest, LaunchRequest
+from entrypoints.http.group_abort import abort_group
+from entrypoints.http.requests import AbortRequest, LaunchRequest, PermanentDeleteRequest
 from entrypoints.http.route_table import EXECUTIONS, ONE_EXECUTION
 from entrypoints.responses import (
     AbortResponse,
-    DeleteResponse,
     DescribeResponse,
     ExecutionDetailsResponse,
     ExecutionEventsResponse,
@@ -43,6 +43,12 @@ from entrypoints.responses import (
     ExecutionMetadataPageResponse,
     ExecutionPageResponse,
     ExecutionResponse,
+)
+from entrypoints.vams_responses import (
+    ABORTED_MESSAGE,
+    DELETED_MESSAGE,
+    GroupAbortResponse,
+    MessageResponse,
 )
 
 router = APIRouter(tags=["executions"])
@@ -290,19 +296,49 @@ def describe_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> J
 
 @router.delete(
     ONE_EXECUTION,
-    response_model=DeleteResponse,
-    summary="Delete an execution and everything it stored, for good",
+    response_model=MessageResponse | GroupAbortResponse,
+    summary="Abort a running execution, or with groupId every open execution of the group (VAMS)",
+)
+def abort_execution_vams(
+    wfx: App,
+    caller: Caller,
+    execution_id: ExecutionId,
+    group_id: Annotated[
+        Text,
+        Query(alias="groupId", description="Abort every open execution of this group instead."),
+    ] = None,
+) -> JSONResponse:
+    """VAMS's abort: a run that has ended is left as it is (and answered the same way)."""
+    if group_id is not None:
+        return JSONResponse(GroupAbortResponse(message=abort_group(wfx, caller, group_id)).dump())
+    wfx.access_control().require_abort(caller.subject, execution_id, caller.route)
+    result = wfx.abort_execution().execute(
+        AbortExecutionCommand(workflow_execution_id=execution_id, cause=DEFAULT_ABORT_CAUSE)
+    )
+    return JSONResponse(MessageResponse.of(ABORTED_MESSAGE, result.warnings).dump())
+
+
+@router.delete(
+    ONE_EXECUTION + "/permanent",
+    response_model=MessageResponse,
+    summary="Delete an execution and everything it stored, for good (VAMS)",
 )
 def delete_execution(
     wfx: App,
     caller: Caller,
     execution_id: ExecutionId,
+    body: Annotated[PermanentDeleteRequest | None, Body()] = None,
     force: Annotated[bool, Query(description="Abort a run that has not ended first.")] = False,
 ) -> JSONResponse:
-    """A run that has not ended is refused (409) unless `force`; deleting twice answers
-    `deleted: false`."""
+    """The body must say `{"confirmDelete": true}`. A run that has not ended is refused (409)
+    unless `force`; a run that is not there (deleted already) is a 404."""
+    if body is None or not body.confirm_delete:
+        raise InvalidInputError("confirmDelete must be true to permanently delete an execution")
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.DELETE, caller.route, missing_ok=True
     )
     command = DeleteExecutionCommand(workflow_execution_id=execution_id, force=force)
-    return JSONResponse(DeleteResponse.of(wfx.delete_execution().execute(command)).dump())
+    result = wfx.delete_execution().execute(command)
+    if not result.deleted:
+        raise ExecutionNotFoundError(execution_id)
+    return JSONResponse(MessageResponse.of(DELETED_MESSAGE, result.warnings).dump())

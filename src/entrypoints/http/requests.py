@@ -71,3 +71,9 @@ class LaunchRequest(Body):
 
 class AbortRequest(Body):
     cause: FreeText | None = None
+
+
+class PermanentDeleteRequest(Body):
+    """DELETE /workflows/executions/{executionId}/permanent: the caller says it means it."""
+
+    confirm_delete: bool = False

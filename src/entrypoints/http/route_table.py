@@ -59,8 +59,10 @@ ROUTES: tuple[RouteRule, ...] = (
     RouteRule(Action.GET, ONE_EXECUTION + "/describe", Tier2.EXECUTION, Action.GET),
     RouteRule(Action.POST, ONE_EXECUTION + "/abort", Tier2.ABORT, Action.POST),
     RouteRule(Action.POST, ONE_EXECUTION + "/redrive", Tier2.EXECUTION, Action.POST),
-    RouteRule(Action.DELETE, ONE_EXECUTION, Tier2.EXECUTION, Action.DELETE),
     RouteRule(Action.POST, RERUN, Tier2.RERUN, Action.POST),
+    # VAMS: the bare DELETE is the abort (`?groupId=`: a group's, member by member)
+    RouteRule(Action.DELETE, ONE_EXECUTION, Tier2.ABORT, Action.POST),
+    RouteRule(Action.DELETE, ONE_EXECUTION + "/permanent", Tier2.EXECUTION, Action.DELETE),
     RouteRule(Action.GET, "/workflows", Tier2.FILTER, Action.GET),
     RouteRule(
         Action.GET, "/database/{databaseId}/workflows/{workflowId}", Tier2.WORKFLOW, Action.GET

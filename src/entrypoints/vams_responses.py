@@ -1,0 +1,51 @@
+"""The answers of the routes VAMS 2.6 has, in VAMS's envelope: `{"message": ...}` with VAMS's
+keys. wfx's own routes keep the documents of entrypoints.responses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+from domain.redaction import redact
+
+ABORTED_MESSAGE = "Execution aborted"
+DELETED_MESSAGE = "Execution records permanently deleted"
+
+
+class VamsResponse(BaseModel):
+    model_config = ConfigDict(frozen=True, alias_generator=to_camel, populate_by_name=True)
+
+    def dump(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class MessageResponse(VamsResponse):
+    """A one-line answer; `warnings` names what an abort may have left running."""
+
+    message: str
+    warnings: tuple[str, ...] | None = None
+
+    @classmethod
+    def of(cls, text: str, warnings: Sequence[str] = ()) -> Self:
+        return cls(message=text, warnings=tuple(redact(w) for w in warnings) or None)
+
+
+class GroupMemberOutcome(VamsResponse):
+    execution_id: str
+    status: Literal["aborted", "skipped-terminal", "error"]
+
+
+class GroupAbort(VamsResponse):
+    """Only members the caller may abort are named; the others are counted, not shown."""
+
+    group_id: str
+    results: tuple[GroupMemberOutcome, ...]
+    skipped_inaccessible_count: int | None = None
+    more_remaining: bool | None = None
+
+
+class GroupAbortResponse(VamsResponse):
+    message: GroupAbort
