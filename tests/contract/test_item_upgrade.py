@@ -11,6 +11,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from adapters.dynamodb.codec import from_wire
 from adapters.dynamodb.item_upgrade import DynamoDbItemShapes
 from adapters.input_regroup import is_earlier_input_row
@@ -258,4 +260,39 @@ def test_rows_vams_wrote_are_never_rewritten() -> None:
     ):
         for table, items in vams.vams_run(status, steps).items():
             assert all(upgraded_item(table, item) is None for item in items), table
-            assert not any(map(is_earlier_input_row, items)), table  # never regrouped
+        selections = vams.vams_run(status, steps)[ResourceKeys.WORKFLOW_EXECUTION_INPUTS]
+        assert selections and not any(map(is_earlier_input_row, selections))  # never regrouped
+
+
+class _CutShort:
+    """The client, failing the first delete: the upgrade stops after writing a run's regrouped
+    rows and before deleting its earlier ones."""
+
+    def __init__(self, client: Any) -> None:
+        self._client, self.cut = client, False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def delete_item(self, **request: Any) -> Any:
+        if not self.cut:
+            self.cut = True
+            raise ConnectionError("the connection dropped")
+        return self._client.delete_item(**request)
+
+
+def test_input_regrouping_cut_short_is_finished_by_running_again(
+    moto_dynamodb_tables: Any,
+) -> None:
+    before = _load_dump(moto_dynamodb_tables)
+    client = _CutShort(moto_dynamodb_tables)
+    with pytest.raises(ConnectionError):
+        DynamoDbItemShapes(client, TableNames()).upgrade(dry_run=False)
+    assert any(t.rewritten for t in DynamoDbItemShapes(client, TableNames()).verify())
+
+    DynamoDbItemShapes(client, TableNames()).upgrade(dry_run=False)
+
+    after = _dynamodb_items(moto_dynamodb_tables)
+    _assert_inputs_regrouped(before, after)
+    assert len(after[RESOLVED]) == len(before[INPUTS])  # nothing written twice
+    assert all(t.rewritten == 0 for t in DynamoDbItemShapes(client, TableNames()).verify())
