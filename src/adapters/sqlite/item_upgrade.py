@@ -1,6 +1,6 @@
 """A SQLite file an earlier wfx wrote, moved to the current item shapes when it is first opened.
 
-The file is copied beside itself first (`wfx.db.before-items-2`), then every item of the upgraded
+The file is copied beside itself first (`wfx.db.before-items-3`), then every item of the upgraded
 tables is rewritten in one transaction and the file is marked (PRAGMA user_version), so the next
 open costs one PRAGMA read. Two processes opening the file at once take turns: the second finds
 the mark inside its own write transaction and does nothing.
