@@ -660,8 +660,10 @@ class SqliteExecutionStore:
         fallback = sql.fallback_page(collection, continued)
         if rows or fallback is None:
             return rows
-        own = connection.execute(sql.row_page(collection, False), (partition, 1)).fetchone()
-        if continued and own is not None:
+        if (
+            continued
+            and connection.execute(sql.row_page(collection, False), (partition, 1)).fetchone()
+        ):
             return []  # the end of the collection's own rows
         return connection.execute(fallback, parameters).fetchall()
 
