@@ -129,6 +129,22 @@ def _assert_inputs_regrouped(
     assert all((row["workflowExecutionId"], row["selectionKey"]) in named for row in resolved)
 
 
+def _assert_details_show_the_resolved_files(
+    store: Any, before: dict[str, list[dict[str, Any]]]
+) -> None:
+    """Each run's details show the files it read, at the versions it read (what its redrive
+    reads again), as before the upgrade."""
+    for run in {row["workflowExecutionId"] for row in before[INPUTS]}:
+        shown = {
+            (row.input_asset_file_key, row.version_id) for row in store.get_details(run).inputs
+        }
+        assert shown == {
+            (row["inputAssetFileKey"], row["versionId"])
+            for row in before[INPUTS]
+            if row["workflowExecutionId"] == run
+        }
+
+
 def _counts_after_regrouping(before: dict[str, list[dict[str, Any]]]) -> dict[str, int]:
     counts = {table: len(items) for table, items in before.items()}
     return counts | {INPUTS: len(_selection_rows(before)), RESOLVED: len(before[INPUTS])}
@@ -155,6 +171,7 @@ def test_an_earlier_sqlite_file_is_upgraded_when_opened_and_a_copy_kept(tmp_path
     assert upgrade_items(database, schema) == 0
     assert all(t.rewritten == 0 for t in SqliteItemShapes(database, schema).verify())
     assert _summary(SqliteExecutionStore(database, TableNames())) == RUNS
+    _assert_details_show_the_resolved_files(SqliteExecutionStore(database, TableNames()), before)
 
 
 def test_a_new_sqlite_file_is_marked_current_and_has_no_copy(tmp_path: Path) -> None:
@@ -215,6 +232,7 @@ def test_earlier_dynamodb_tables_are_upgraded_by_migrate_items(
     # reads give the same runs before the upgrade (earlier names read) and after
     assert read_before == RUNS
     assert _summary(dynamodb_execution_store) == RUNS
+    _assert_details_show_the_resolved_files(dynamodb_execution_store, before)
 
 
 class _WriterMeanwhile:
