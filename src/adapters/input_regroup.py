@@ -59,46 +59,53 @@ def _chosen_by(ref: AssetRef, row: ExecutionInput) -> bool:
     )
 
 
+def _selection_of(ref: AssetRef, row: ExecutionInput) -> InputSelection:
+    """VAMS's row for `ref`, located by a file it chose: a single file keeps its version."""
+    single = ref.file_key is not None and not ref.file_key.endswith("/")
+    database_id, _, workflow_id = row.workflow_key.partition(":")
+    return InputSelection(
+        workflow_execution_id=row.workflow_execution_id,
+        workflow_database_id=database_id,
+        workflow_id=workflow_id,
+        database_id=row.database_id,
+        asset_id=row.asset_id,
+        input_asset_file_key=selection_file_key(row.asset_root_key, ref.file_key),
+        bucket=row.bucket,
+        asset_root_key=row.asset_root_key,
+        version_id=row.version_id if single else "",
+        execution_start_date=row.execution_start_date,
+    )
+
+
 def regroup_inputs(rows: Sequence[Item], input_selections: Sequence[str]) -> RegroupedInputs:
     """`rows`: a run's earlier input rows; `input_selections`: its configuration's selections
     (none for a run with no configuration row: each file is then a selection of its own)."""
     refs = _parsed_selections(input_selections)
+    parsed = [parse_execution_input_record(item) for item in rows]
     selections: dict[str, InputSelection] = {}
-    resolved: list[ExecutionInput] = []
-    for item in rows:
-        row = parse_execution_input_record(item)
+    # every selection that chose a file, as the launch wrote one row for each
+    for ref in refs:
+        chosen = next((row for row in parsed if _chosen_by(ref, row)), None)
+        if chosen is not None:
+            selection = _selection_of(ref, chosen)
+            selections.setdefault(
+                f"{selection.asset_key}:{selection.input_asset_file_key}", selection
+            )
+    resolved = []
+    for item, row in zip(rows, parsed, strict=True):
         # the first selection naming a file is the one it came from, as a launch resolves them
         ref = next((r for r in refs if _chosen_by(r, row)), None)
-        if ref is None:
+        if ref is None:  # a file no selection names: a selection of its own
             ref = AssetRef(
                 database_id=row.database_id,
                 asset_id=row.asset_id,
                 file_key=row.input_asset_file_key,
             )
-        key = selection_file_key(row.asset_root_key, ref.file_key)
-        single = ref.file_key is not None and not ref.file_key.endswith("/")
-        database_id, _, workflow_id = row.workflow_key.partition(":")
-        selections.setdefault(
-            f"{row.database_id}:{row.asset_id}:{key}",
-            InputSelection(
-                workflow_execution_id=row.workflow_execution_id,
-                workflow_database_id=database_id,
-                workflow_id=workflow_id,
-                database_id=row.database_id,
-                asset_id=row.asset_id,
-                input_asset_file_key=key,
-                bucket=row.bucket,
-                asset_root_key=row.asset_root_key,
-                version_id=row.version_id if single else "",
-                execution_start_date=row.execution_start_date,
-            ),
-        )
-        resolved.append(row.model_copy(update={"selection_key": key}))
+        selection = _selection_of(ref, row)
+        selections.setdefault(f"{selection.asset_key}:{selection.input_asset_file_key}", selection)
+        # the earlier item as it was (its exact date text included), with its selection named
+        resolved.append({**item, "selectionKey": selection.input_asset_file_key})
     return RegroupedInputs(
         selections=tuple(build_input_selection_record(s) for s in selections.values()),
-        # the earlier item as it was (its exact date text included), with its selection named
-        resolved=tuple(
-            {**item, "selectionKey": row.selection_key}
-            for item, row in zip(rows, resolved, strict=True)
-        ),
+        resolved=tuple(resolved),
     )
