@@ -94,14 +94,13 @@ def regroup_inputs(rows: Sequence[Item], input_selections: Sequence[str]) -> Reg
     resolved = []
     for item, row in zip(rows, parsed, strict=True):
         # the first selection naming a file is the one it came from, as a launch resolves them
-        ref = next((r for r in refs if _chosen_by(r, row)), None)
-        if ref is None:  # a file no selection names: a selection of its own
-            ref = AssetRef(
-                database_id=row.database_id,
-                asset_id=row.asset_id,
-                file_key=row.input_asset_file_key,
-            )
-        selection = _selection_of(ref, row)
+        origin = next((r for r in refs if _chosen_by(r, row)), None) or AssetRef(
+            # a file no selection names: a selection of its own
+            database_id=row.database_id,
+            asset_id=row.asset_id,
+            file_key=row.input_asset_file_key,
+        )
+        selection = _selection_of(origin, row)
         selections.setdefault(f"{selection.asset_key}:{selection.input_asset_file_key}", selection)
         # the earlier item as it was (its exact date text included), with its selection named
         resolved.append({**item, "selectionKey": selection.input_asset_file_key})
