@@ -213,18 +213,22 @@ def expected_rows(
         "inputFileArity": "many",
         "inputS3AssetFilePath": "",
     }
+    selection = "/" + file_key.lstrip("/")
     return {
         "WorkflowExecutionsStorageTableV2": [main],
+        # the run's one selection, as VAMS writes it: its key "/"-led
         "WorkflowExecutionInputsStorageTable": [
             {
                 "workflowExecutionId": execution_id,
-                "databaseId:assetId:inputAssetFileKey": f"{database_id}:{asset_id}:{file_key}",
+                "databaseId:assetId:inputAssetFileKey": f"{database_id}:{asset_id}:{selection}",
                 "databaseId:assetId": f"{database_id}:{asset_id}",
                 "executionStartDate": start_iso,
                 "workflowDatabaseId:workflowId": workflow_key,
+                "workflowDatabaseId": workflow_key.split(":")[0],
+                "workflowId": workflow_key.split(":")[1],
                 "databaseId": database_id,
                 "assetId": asset_id,
-                "inputAssetFileKey": file_key,
+                "inputAssetFileKey": selection,
                 "s3Bucket": "",
                 "assetRootS3Key": "",
                 "versionId": "",

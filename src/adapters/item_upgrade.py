@@ -6,6 +6,8 @@ readers accept the earlier names); attributes the builders do not write (version
 flags and keys, what later writes added) are kept as stored, and the names the new ones replace
 are dropped. An item already in the current shape rebuilds to itself: the upgrade writes nothing
 the second time, and a run cut short is resumed by running it again.
+
+A run's input rows are regrouped, run by run, not rebuilt item by item: input_regroup.py.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from adapters.item_budget import Item
 from adapters.records import (
     EARLIER_STEP_NAMES,
     build_execution_configuration_record,
-    build_execution_input_record,
     build_execution_record,
     build_output_file_record,
     build_output_result_record,
@@ -26,7 +27,6 @@ from adapters.records import (
     build_step_input_metadata_record,
     build_step_log_record,
     parse_execution_configuration_record,
-    parse_execution_input_record,
     parse_execution_record,
     parse_output_file_record,
     parse_output_result_record,
@@ -38,7 +38,7 @@ from adapters.records import (
 from adapters.tables import ResourceKeys
 
 # The current shapes' number: a SQLite file records it (PRAGMA user_version) once upgraded.
-ITEM_SHAPES_VERSION = 2
+ITEM_SHAPES_VERSION = 3
 
 _Rebuild = Callable[[Item], Mapping[str, Any]]
 
@@ -57,10 +57,6 @@ _REBUILT: dict[ResourceKeys, tuple[_Rebuild, tuple[str, ...]]] = {
             "outputS3AssetMetadataPath",
             "inputOutputS3AssetAuxiliaryFilesPath",
         ),
-    ),
-    ResourceKeys.WORKFLOW_EXECUTION_INPUTS: (
-        lambda item: build_execution_input_record(parse_execution_input_record(item)),
-        (),
     ),
     ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION: (
         lambda item: build_execution_configuration_record(
@@ -97,7 +93,6 @@ _REBUILT: dict[ResourceKeys, tuple[_Rebuild, tuple[str, ...]]] = {
 _WRITTEN_BY_WFX = {
     ResourceKeys.WORKFLOW_EXECUTIONS: "orchestrator",
     ResourceKeys.PIPELINE_EXECUTIONS: "stepIndex",
-    ResourceKeys.WORKFLOW_EXECUTION_INPUTS: "workflowDatabaseId:workflowId",
     ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION: "workflowVersion",
     ResourceKeys.PIPELINE_INPUT_CONFIGURATION: "executionType",
     ResourceKeys.PIPELINE_INPUT_METADATA: "workflowExecutionId",

@@ -53,6 +53,7 @@ from domain.execution import (
     Artifact,
     ExecutionConfiguration,
     ExecutionInput,
+    InputSelection,
     OutputFile,
     OutputMetadata,
     OutputResult,
@@ -708,7 +709,30 @@ def parse_run_steps(items: Sequence[Item]) -> list[PipelineExecution]:
 # -- WorkflowExecutionInputsStorageTable / WorkflowExecutionConfigurationStorageTable ------------
 
 
+def build_input_selection_record(row: InputSelection) -> Item:
+    """WorkflowExecutionInputsStorageTable: one selection, as VAMS writes it, plus wfx's
+    composite workflow key."""
+    return {
+        "workflowExecutionId": row.workflow_execution_id,
+        "databaseId:assetId:inputAssetFileKey": join_key(
+            row.database_id, row.asset_id, row.input_asset_file_key
+        ),
+        "databaseId:assetId": row.asset_key,
+        "assetId": row.asset_id,
+        "databaseId": row.database_id,
+        "inputAssetFileKey": row.input_asset_file_key,
+        "s3Bucket": row.bucket,
+        "assetRootS3Key": row.asset_root_key,
+        "versionId": row.version_id,
+        "executionStartDate": format_table_date(row.execution_start_date),
+        "workflowId": row.workflow_id,
+        "workflowDatabaseId": row.workflow_database_id,
+        "workflowDatabaseId:workflowId": row.workflow_key,
+    }
+
+
 def build_execution_input_record(row: ExecutionInput) -> Item:
+    """WfxResolvedInputFilesTable: one file a run resolved, at the version it read."""
     return {
         "workflowExecutionId": row.workflow_execution_id,
         "databaseId:assetId:inputAssetFileKey": join_key(
@@ -723,6 +747,7 @@ def build_execution_input_record(row: ExecutionInput) -> Item:
         "s3Bucket": row.bucket,
         "assetRootS3Key": row.asset_root_key,
         "versionId": row.version_id,
+        "selectionKey": row.selection_key,
     }
 
 
@@ -746,6 +771,7 @@ def parse_execution_input_record(item: Item) -> ExecutionInput:
         asset_root_key=item.get("assetRootS3Key", ""),
         version_id=item.get("versionId") or "",
         execution_start_date=parse_date(item["executionStartDate"]),
+        selection_key=item.get("selectionKey", ""),
     )
 
 

@@ -18,13 +18,19 @@ from adapters.tables import ResourceKeys
 from application.ports import Row, RowCollection
 
 ROW_TABLES: Mapping[RowCollection, ResourceKeys] = {
-    RowCollection.INPUTS: ResourceKeys.WORKFLOW_EXECUTION_INPUTS,
+    RowCollection.INPUTS: ResourceKeys.RESOLVED_INPUT_FILES,
     RowCollection.INPUT_METADATA: ResourceKeys.PIPELINE_INPUT_METADATA,
     RowCollection.OUTPUT_FILES: ResourceKeys.PIPELINE_OUTPUT_FILES,
     RowCollection.OUTPUT_METADATA: ResourceKeys.PIPELINE_OUTPUT_METADATA,
     RowCollection.OUTPUT_RESULTS: ResourceKeys.PIPELINE_OUTPUT_RESULTS,
     RowCollection.LOGS: ResourceKeys.PIPELINE_LOGS,
     RowCollection.ARTIFACTS: ResourceKeys.ARTIFACTS,
+}
+
+# Where a collection is read when its own table holds nothing of the partition: a run VAMS
+# launched has no resolved files in wfx's table, so its inputs are its selection rows.
+ROW_FALLBACKS: Mapping[RowCollection, ResourceKeys] = {
+    RowCollection.INPUTS: ResourceKeys.WORKFLOW_EXECUTION_INPUTS,
 }
 
 ROW_PARSERS: Mapping[RowCollection, Callable[[Item], Row]] = {

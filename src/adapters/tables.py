@@ -39,6 +39,7 @@ class ResourceKeys(StrEnum):
     COST_LEDGER = "COST_LEDGER"
     APPROVAL_REQUESTS = "APPROVAL_REQUESTS"
     ARTIFACTS = "ARTIFACTS"
+    RESOLVED_INPUT_FILES = "RESOLVED_INPUT_FILES"
 
 
 @dataclass(frozen=True)
@@ -342,6 +343,16 @@ TABLES: tuple[TableSpec, ...] = (
         "WfxArtifactsTable",
         PIPELINE_EXECUTION_ID,
         _s(ARTIFACT_KEY),
+        from_seed=False,
+    ),
+    # wfx's own: every file a run's selections resolved to at launch, at the version it read
+    # (VAMS's inputs table holds one row per selection, a folder with no version): what the
+    # local runner reads and what lets a redrive read the same bytes.
+    TableSpec(
+        ResourceKeys.RESOLVED_INPUT_FILES,
+        "WfxResolvedInputFilesTable",
+        WORKFLOW_EXECUTION_ID,
+        _s("databaseId:assetId:inputAssetFileKey"),
         from_seed=False,
     ),
 )

@@ -197,7 +197,9 @@ class PipelineExecution(_Record):
 
 
 class ExecutionInput(_Record):
-    """A file the run selected, pinned to the version it read ("" for a folder or whole asset)."""
+    """A file the run read, pinned to the version it read ("" where none was pinned: a run VAMS
+    launched, whose inputs are its selections). wfx keeps these in a table of its own: what lets
+    a redrive read the same bytes; VAMS's inputs table holds one row per selection."""
 
     workflow_execution_id: str
     workflow_key: str
@@ -208,6 +210,8 @@ class ExecutionInput(_Record):
     asset_root_key: str
     version_id: str
     execution_start_date: TableDate
+    # the input_asset_file_key of the selection it was resolved from ("" on a selection row)
+    selection_key: str = ""
 
     @property
     def asset_key(self) -> str:
@@ -217,6 +221,41 @@ class ExecutionInput(_Record):
     def row_key(self) -> str:
         """Its sort key (seed 000 databaseId:assetId:inputAssetFileKey): the paging cursor."""
         return f"{self.database_id}:{self.asset_id}:{self.input_asset_file_key}"
+
+
+def selection_file_key(asset_root_key: str, file_key: str | None) -> str:
+    """A selection's key as VAMS 2.6 writes it in its inputs table: the bucket key (the asset's
+    root, then the asset-relative key) with exactly one leading "/"; a whole asset is its root,
+    a folder ends in "/"."""
+    root = asset_root_key
+    if root and not root.endswith("/"):
+        root += "/"
+    return "/" + (root + (file_key or "")).lstrip("/")
+
+
+class InputSelection(_Record):
+    """One input a run was launched with (a file, a folder or a whole asset): one row of
+    WorkflowExecutionInputsStorageTable, as VAMS writes it. `version_id` is the file's version
+    for a single-file selection, "" for a folder or a whole asset (no single version)."""
+
+    workflow_execution_id: str
+    workflow_database_id: str
+    workflow_id: str
+    database_id: str
+    asset_id: str
+    input_asset_file_key: str  # selection_file_key: "/"-led, the asset root included
+    bucket: str
+    asset_root_key: str
+    version_id: str
+    execution_start_date: TableDate
+
+    @property
+    def workflow_key(self) -> str:
+        return f"{self.workflow_database_id}:{self.workflow_id}"
+
+    @property
+    def asset_key(self) -> str:
+        return f"{self.database_id}:{self.asset_id}"
 
 
 class ExecutionConfiguration(_Record):
@@ -384,11 +423,12 @@ class LaunchRecords(_Record):
     """Everything a launch writes, as one unit: none of it is visible unless all of it is."""
 
     execution: WorkflowExecution
-    inputs: tuple[ExecutionInput, ...]
+    inputs: tuple[ExecutionInput, ...]  # each file resolved, at its version (wfx's own table)
     configuration: ExecutionConfiguration
     steps: tuple[PipelineExecution, ...]
     step_configurations: tuple[StepInputConfiguration, ...]
     step_metadata: tuple[StepInputMetadata, ...] = ()
+    selections: tuple[InputSelection, ...] = ()  # one per selection (VAMS's inputs table)
 
 
 class StepOutputs(_Record):

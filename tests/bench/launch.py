@@ -1,7 +1,7 @@
 """Launches per second: the `LaunchExecution` use case, and plain `sqlite3` writing the same rows.
 
 Our side is the real use case from the container (validation, workflow and asset reads, the
-12-row atomic write, the read-back after start) with an orchestrator that starts nothing, so the
+13-row atomic write, the read-back after start) with an orchestrator that starts nothing, so the
 figure is the launch write path alone. The raw side opens the same schema in its own file and, per
 launch, builds the same domain records with fresh ids, turns them into items with the same
 `build_*_record` helpers, encodes the JSON and inserts them in one BEGIN/COMMIT with
@@ -22,6 +22,7 @@ from adapters.records import (
     build_execution_configuration_record,
     build_execution_input_record,
     build_execution_record,
+    build_input_selection_record,
     build_pipeline_execution_record,
     build_step_input_configuration_record,
     build_step_input_metadata_record,
@@ -31,7 +32,14 @@ from adapters.sqlite.schema import ITEM_COLUMN, SqliteTable, build_schema, creat
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import ResourceKeys
 from application.use_cases.launch_execution import LaunchExecutionCommand
-from domain.execution import LaunchRecords, execution_output_prefix, step_auxiliary_prefix
+from domain.execution import (
+    ExecutionInput,
+    InputSelection,
+    LaunchRecords,
+    WorkflowExecution,
+    execution_output_prefix,
+    step_auxiliary_prefix,
+)
 from entrypoints.container import Container
 from entrypoints.settings import table_settings
 from tests.bench.fixtures import (
@@ -45,6 +53,7 @@ from tests.bench.timing import Samples, counted_round, median
 LAUNCH_TABLES = (
     ResourceKeys.WORKFLOW_EXECUTIONS,
     ResourceKeys.WORKFLOW_EXECUTION_INPUTS,
+    ResourceKeys.RESOLVED_INPUT_FILES,
     ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION,
     ResourceKeys.PIPELINE_EXECUTIONS,
     ResourceKeys.PIPELINE_INPUT_CONFIGURATION,
@@ -138,6 +147,10 @@ class RawLaunchWriter:
         rows = (
             (
                 t[ResourceKeys.WORKFLOW_EXECUTION_INPUTS],
+                [build_input_selection_record(i) for i in _selections(execution, inputs)],
+            ),
+            (
+                t[ResourceKeys.RESOLVED_INPUT_FILES],
                 [build_execution_input_record(i) for i in inputs],
             ),
             (
@@ -173,6 +186,26 @@ class RawLaunchWriter:
 
     def close(self) -> None:
         self.connection.close()
+
+
+def _selections(execution: WorkflowExecution, inputs: list[ExecutionInput]) -> list[InputSelection]:
+    """The selection rows the resolved files came from (a folder or whole asset: no version)."""
+    chosen = {row.selection_key: row for row in inputs}
+    return [
+        InputSelection(
+            workflow_execution_id=execution.workflow_execution_id,
+            workflow_database_id=execution.workflow_database_id,
+            workflow_id=execution.workflow_id,
+            database_id=row.database_id,
+            asset_id=row.asset_id,
+            input_asset_file_key=key,
+            bucket=row.bucket,
+            asset_root_key=row.asset_root_key,
+            version_id="" if key.endswith("/") else row.version_id,
+            execution_start_date=execution.execution_start_date,
+        )
+        for key, row in chosen.items()
+    ]
 
 
 def launch_records_of(container: Container, execution_id: str) -> LaunchRecords:

@@ -43,7 +43,8 @@ def test_a_quick_run_writes_every_required_key(tmp_path: Path) -> None:
     ):
         assert results[key] > 0, key
     assert set(results["list_first_page_ms"]) == {"200", "400"}
-    assert results["rows_per_launch"] == 12  # 1 main, 4 inputs, 1 configuration, 3 + 3 steps
+    # 1 main, 1 selection and its 4 files, 1 configuration, 3 + 3 steps
+    assert results["rows_per_launch"] == 13
     assert results["targets"][0]["figure"].startswith("launches/s")
 
 

@@ -25,6 +25,7 @@ from domain.costs import CostBasis, CostKind, CostLedgerEntry, CostSource
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionInput,
+    InputSelection,
     LaunchRecords,
     OutputFile,
     OutputMetadata,
@@ -36,6 +37,7 @@ from domain.execution import (
     StepOutputs,
     WorkflowExecution,
     artifacts_of,
+    selection_file_key,
 )
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
@@ -138,6 +140,23 @@ def an_input(execution: WorkflowExecution, asset: str, file_key: str) -> Executi
     )
 
 
+def a_selection(execution: WorkflowExecution, asset: str, file_key: str) -> InputSelection:
+    """VAMS's row for a selection of one file (an_input's)."""
+    row = an_input(execution, asset, file_key)
+    return InputSelection(
+        workflow_execution_id=row.workflow_execution_id,
+        workflow_database_id=execution.workflow_database_id,
+        workflow_id=execution.workflow_id,
+        database_id=row.database_id,
+        asset_id=row.asset_id,
+        input_asset_file_key=selection_file_key(row.asset_root_key, file_key),
+        bucket=row.bucket,
+        asset_root_key=row.asset_root_key,
+        version_id=row.version_id,
+        execution_start_date=row.execution_start_date,
+    )
+
+
 def a_launch(
     execution_id: str,
     *,
@@ -155,6 +174,7 @@ def a_launch(
     return LaunchRecords(
         execution=execution,
         inputs=tuple(an_input(execution, asset, file_key) for asset, file_key in inputs),
+        selections=tuple(a_selection(execution, asset, file_key) for asset, file_key in inputs),
         configuration=ExecutionConfiguration(
             workflow_execution_id=execution_id,
             workflow_key=workflow,

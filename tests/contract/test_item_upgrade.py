@@ -11,9 +11,12 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from adapters.dynamodb.codec import from_wire
 from adapters.dynamodb.item_upgrade import DynamoDbItemShapes
-from adapters.item_upgrade import UPGRADED_TABLES, upgraded_item
+from adapters.input_regroup import is_earlier_input_row
+from adapters.item_upgrade import ITEM_SHAPES_VERSION, UPGRADED_TABLES, upgraded_item
 from adapters.records import EARLIER_STEP_NAMES
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
@@ -77,6 +80,76 @@ def _assert_current_shapes(items: dict[str, list[dict[str, Any]]]) -> None:
         assert re.fullmatch(TABLE_DATE, main["executionStopDate"])  # all five have ended
 
 
+INPUTS = ResourceKeys.WORKFLOW_EXECUTION_INPUTS.value
+RESOLVED = ResourceKeys.RESOLVED_INPUT_FILES.value
+
+
+def _selection_rows(before: dict[str, list[dict[str, Any]]]) -> set[tuple[str, str, str]]:
+    """VAMS's rows for the fixture's selections (a whole asset `demo/scans`, its file
+    `bunny.obj`): (run, sort key, version), a file keeping its version, the asset none."""
+    rows = set()
+    for configuration in before[ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION.value]:
+        run = configuration["workflowExecutionId"]
+        for text in configuration["inputSelections"]:
+            assert text in ("demo/scans", "demo/scans/bunny.obj")
+            file_key = text.removeprefix("demo/scans").lstrip("/")
+            version = next(
+                (
+                    row["versionId"]
+                    for row in before[INPUTS]
+                    if row["workflowExecutionId"] == run and row["inputAssetFileKey"] == file_key
+                ),
+                "",
+            )
+            rows.add((run, f"demo:scans:/assets/demo/scans/{file_key}", version))
+    assert {version == "" for _, _, version in rows} == {True, False}  # both kinds
+    return rows
+
+
+def _assert_inputs_regrouped(
+    before: dict[str, list[dict[str, Any]]], after: dict[str, list[dict[str, Any]]]
+) -> None:
+    """Every earlier input row is in wfx's resolved files' table as it was, naming its
+    selection; VAMS's table holds one row per selection, in VAMS's shape."""
+    selections = after[INPUTS]
+    assert {
+        (row["workflowExecutionId"], row["databaseId:assetId:inputAssetFileKey"], row["versionId"])
+        for row in selections
+    } == _selection_rows(before)
+    for row in selections:
+        assert row["inputAssetFileKey"].startswith("/assets/demo/scans/")
+        assert (row["workflowDatabaseId"], row["workflowId"]) == ("demo", "mesh-report")
+        assert re.fullmatch(TABLE_DATE, row["executionStartDate"])
+    named = {(row["workflowExecutionId"], row["inputAssetFileKey"]) for row in selections}
+    resolved = after[RESOLVED]
+    assert sorted(
+        ({k: v for k, v in row.items() if k != "selectionKey"} for row in resolved),
+        key=json.dumps,
+    ) == sorted(before[INPUTS], key=json.dumps)
+    assert all((row["workflowExecutionId"], row["selectionKey"]) in named for row in resolved)
+
+
+def _assert_details_show_the_resolved_files(
+    store: Any, before: dict[str, list[dict[str, Any]]]
+) -> None:
+    """Each run's details show the files it read, at the versions it read (what its redrive
+    reads again), as before the upgrade."""
+    for run in {row["workflowExecutionId"] for row in before[INPUTS]}:
+        shown = {
+            (row.input_asset_file_key, row.version_id) for row in store.get_details(run).inputs
+        }
+        assert shown == {
+            (row["inputAssetFileKey"], row["versionId"])
+            for row in before[INPUTS]
+            if row["workflowExecutionId"] == run
+        }
+
+
+def _counts_after_regrouping(before: dict[str, list[dict[str, Any]]]) -> dict[str, int]:
+    counts = {table: len(items) for table, items in before.items()}
+    return counts | {INPUTS: len(_selection_rows(before)), RESOLVED: len(before[INPUTS])}
+
+
 def test_an_earlier_sqlite_file_is_upgraded_when_opened_and_a_copy_kept(tmp_path: Path) -> None:
     path = tmp_path / "wfx.db"
     shutil.copy(FIXTURES / "wfx.db", path)
@@ -87,17 +160,18 @@ def test_an_earlier_sqlite_file_is_upgraded_when_opened_and_a_copy_kept(tmp_path
     rewritten = upgrade_items(database, schema)
 
     after = _sqlite_items(path)
-    assert {table: len(items) for table, items in after.items()} == {
-        table: len(items) for table, items in before.items()
-    }
-    assert rewritten == sum(len(before[key.value]) for key in UPGRADED_TABLES)
+    assert {table: len(items) for table, items in after.items()} == _counts_after_regrouping(before)
+    regrouped = len(before[INPUTS])
+    assert rewritten == sum(len(before[key.value]) for key in UPGRADED_TABLES) + regrouped
     _assert_current_shapes(after)
+    _assert_inputs_regrouped(before, after)
     # the copy is the file as it was
     assert _sqlite_items(backup_path(path)) == before
     # a second open writes nothing; the check finds nothing left
     assert upgrade_items(database, schema) == 0
     assert all(t.rewritten == 0 for t in SqliteItemShapes(database, schema).verify())
     assert _summary(SqliteExecutionStore(database, TableNames())) == RUNS
+    _assert_details_show_the_resolved_files(SqliteExecutionStore(database, TableNames()), before)
 
 
 def test_a_new_sqlite_file_is_marked_current_and_has_no_copy(tmp_path: Path) -> None:
@@ -105,7 +179,7 @@ def test_a_new_sqlite_file_is_marked_current_and_has_no_copy(tmp_path: Path) -> 
     assert upgrade_items(database, build_schema(TableNames())) == 0
     assert not backup_path(tmp_path / "new.db").exists()
     with sqlite3.connect(tmp_path / "new.db") as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == ITEM_SHAPES_VERSION
 
 
 def _load_dump(client: Any) -> dict[str, list[dict[str, Any]]]:
@@ -144,18 +218,21 @@ def test_earlier_dynamodb_tables_are_upgraded_by_migrate_items(
 
     assert [t.rewritten for t in done] == [t.rewritten for t in planned]
     assert [t.rewritten for t in done] == [
-        len(before.get(key.value, [])) for key in UPGRADED_TABLES
+        *(len(before.get(key.value, [])) for key in UPGRADED_TABLES),
+        len(before[INPUTS]),  # the earlier input rows, regrouped
     ]
     after = _dynamodb_items(moto_dynamodb_tables)
-    assert {k: len(v) for k, v in after.items()} == {k: len(v) for k, v in before.items()}
+    assert {k: len(v) for k, v in after.items()} == _counts_after_regrouping(before)
     _assert_current_shapes(after)
-    for key in set(before) - {k.value for k in UPGRADED_TABLES}:
+    _assert_inputs_regrouped(before, after)
+    for key in set(before) - {k.value for k in UPGRADED_TABLES} - {INPUTS}:
         assert after[key] == before[key]  # wfx's own tables are left as they are
     assert all(t.rewritten == 0 for t in shapes.verify())
     assert all(t.rewritten == 0 for t in shapes.upgrade(dry_run=False))  # resumable: nothing left
     # reads give the same runs before the upgrade (earlier names read) and after
     assert read_before == RUNS
     assert _summary(dynamodb_execution_store) == RUNS
+    _assert_details_show_the_resolved_files(dynamodb_execution_store, before)
 
 
 class _WriterMeanwhile:
@@ -201,3 +278,39 @@ def test_rows_vams_wrote_are_never_rewritten() -> None:
     ):
         for table, items in vams.vams_run(status, steps).items():
             assert all(upgraded_item(table, item) is None for item in items), table
+        selections = vams.vams_run(status, steps)[ResourceKeys.WORKFLOW_EXECUTION_INPUTS]
+        assert selections and not any(map(is_earlier_input_row, selections))  # never regrouped
+
+
+class _CutShort:
+    """The client, failing the first delete: the upgrade stops after writing a run's regrouped
+    rows and before deleting its earlier ones."""
+
+    def __init__(self, client: Any) -> None:
+        self._client, self.cut = client, False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def delete_item(self, **request: Any) -> Any:
+        if not self.cut:
+            self.cut = True
+            raise ConnectionError("the connection dropped")
+        return self._client.delete_item(**request)
+
+
+def test_input_regrouping_cut_short_is_finished_by_running_again(
+    moto_dynamodb_tables: Any,
+) -> None:
+    before = _load_dump(moto_dynamodb_tables)
+    client = _CutShort(moto_dynamodb_tables)
+    with pytest.raises(ConnectionError):
+        DynamoDbItemShapes(client, TableNames()).upgrade(dry_run=False)
+    assert any(t.rewritten for t in DynamoDbItemShapes(client, TableNames()).verify())
+
+    DynamoDbItemShapes(client, TableNames()).upgrade(dry_run=False)
+
+    after = _dynamodb_items(moto_dynamodb_tables)
+    _assert_inputs_regrouped(before, after)
+    assert len(after[RESOLVED]) == len(before[INPUTS])  # nothing written twice
+    assert all(t.rewritten == 0 for t in DynamoDbItemShapes(client, TableNames()).verify())

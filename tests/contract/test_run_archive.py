@@ -57,6 +57,7 @@ def test_a_run_exports_every_row_with_its_main_row_last(backend: Backend) -> Non
         "PIPELINE_LOGS",
         "ARTIFACTS",
         "WORKFLOW_EXECUTION_INPUTS",
+        "RESOLVED_INPUT_FILES",
         "WORKFLOW_EXECUTION_CONFIGURATION",
         "EXECUTION_EVENTS",
     } <= set(tables)

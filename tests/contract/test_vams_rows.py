@@ -13,7 +13,7 @@ from adapters.dynamodb.codec import to_wire
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import AssetDirection, ListScope
+from application.ports import AssetDirection, ListScope, RowCollection
 from application.run_writes import end_run
 from domain.authorization import AssetKey
 from domain.statuses import ExecutionStatus, StepStatus
@@ -110,6 +110,11 @@ def test_a_vams_run_shows_its_inputs_configuration_and_outputs(finished: Any) ->
     )
     assert details.configuration is not None
     assert details.configuration.output_asset_key == ":".join(vams.OUTPUT_ASSET)
+    # paged too: wfx's resolved files' table holds none of the run's rows, its selections are read
+    first = finished.list_rows(RowCollection.INPUTS, vams.EXECUTION_ID, None, 1)
+    rest = finished.list_rows(RowCollection.INPUTS, vams.EXECUTION_ID, first[0].row_key, 5)
+    assert [row.input_asset_file_key for row in first + rest] == keys
+    assert finished.list_rows(RowCollection.INPUTS, vams.EXECUTION_ID, rest[-1].row_key, 5) == []
     by_step = {step.step.pipeline_execution_id: step for step in details.steps}
     first, last = by_step[vams.STEPS[0]], by_step[vams.STEPS[2]]
     assert first.configuration is not None

@@ -54,7 +54,7 @@ def test_migrating_an_export_dry_run_then_for_real_then_again(wfx: Wfx, tmp_path
     on_asset = _ids(wfx.json("executions", "list", "--asset", "db-a/asset-1"))
     assert set(on_asset) == {r[0] for r in ROWS if r[2] == "asset-1"}
     shown = wfx.json("executions", "show", ROWS[0][0])
-    assert shown["inputs"][0]["inputAssetFileKey"] == "models/my mesh.obj"
+    assert shown["inputs"][0]["inputAssetFileKey"] == "/models/my mesh.obj"  # VAMS's key
     assert shown["execution"]["executionStartDate"] == "2024-03-04T09:30:00.000000Z"
     assert "startDateEstimated" not in shown["execution"]
     (step,) = shown["pipelineExecutions"]  # the run's one step, as the run ended

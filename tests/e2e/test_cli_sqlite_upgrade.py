@@ -15,6 +15,7 @@ ADDED_SINCE = (
     "WfxCostLedgerTable",
     "WfxApprovalRequestsTable",
     "WfxArtifactsTable",
+    "WfxResolvedInputFilesTable",
 )
 
 

@@ -53,6 +53,7 @@ WFX_TABLES = {
     "WfxExecutionEventsTable",
     "WfxArtifactsTable",
     "WfxApprovalRequestsTable",
+    "WfxResolvedInputFilesTable",
 }
 RUN = (
     "run",

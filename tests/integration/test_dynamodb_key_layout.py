@@ -26,6 +26,7 @@ from domain.errors import ExecutionAlreadyExistsError, InvalidInputError
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionInput,
+    InputSelection,
     LaunchRecords,
     OutputFile,
     OutputMetadata,
@@ -179,8 +180,23 @@ def grouped_launch(
                 asset_root_key="assets/db-1/asset-in/",
                 version_id=f"v-{key}",
                 execution_start_date=start,
+                selection_key="/assets/db-1/asset-in/",
             )
             for key in files
+        ),
+        selections=(
+            InputSelection(
+                workflow_execution_id=execution_id,
+                workflow_database_id="db-1",
+                workflow_id="wf-convert",
+                database_id="db-1",
+                asset_id="asset-in",
+                input_asset_file_key="/assets/db-1/asset-in/",
+                bucket="assets-bucket",
+                asset_root_key="assets/db-1/asset-in/",
+                version_id="",
+                execution_start_date=start,
+            ),
         ),
         configuration=ExecutionConfiguration(
             workflow_execution_id=execution_id,
@@ -377,21 +393,29 @@ def test_every_main_row_is_in_the_global_newest_first_index(
 # -- inputs and configuration ------------------------------------------------------------------
 
 
-def test_input_rows_key_each_selected_file_and_pin_its_version(
+def test_input_rows_are_one_per_selection_and_the_files_keep_their_versions(
     completed: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
 ) -> None:
-    rows = scan(dynamodb, tables, ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
+    (selection,) = scan(dynamodb, tables, ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
+    assert (
+        selection["databaseId:assetId:inputAssetFileKey"] == "db-1:asset-in:/assets/db-1/asset-in/"
+    )
+    assert selection["versionId"] == ""  # a whole asset: no single version
+    assert (selection["workflowDatabaseId"], selection["workflowId"]) == ("db-1", "wf-convert")
+    rows = scan(dynamodb, tables, ResourceKeys.RESOLVED_INPUT_FILES)
     assert sorted(row["databaseId:assetId:inputAssetFileKey"] for row in rows) == [
         "db-1:asset-in:scans/a.obj",
         "db-1:asset-in:scans/b.obj",
     ]
-    for row in rows:
+    for row in [selection, *rows]:
         assert row["workflowExecutionId"] == GROUPED
         assert row["databaseId:assetId"] == "db-1:asset-in"
         assert row["executionStartDate"] == "2024-05-01T12:00:00Z"
-        assert row["versionId"] == f"v-{row['inputAssetFileKey']}"
         assert row["s3Bucket"] == "assets-bucket"
         assert row["assetRootS3Key"] == "assets/db-1/asset-in/"
+    for row in rows:
+        assert row["versionId"] == f"v-{row['inputAssetFileKey']}"
+        assert row["selectionKey"] == selection["inputAssetFileKey"]
 
 
 def test_only_the_asset_targeted_run_has_an_output_asset_key(
@@ -522,7 +546,7 @@ def test_a_second_launch_of_the_same_id_is_refused_and_changes_nothing(
     )
     with pytest.raises(ExecutionAlreadyExistsError):
         store.add_launch(changed)
-    inputs = scan(dynamodb, tables, ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
+    inputs = scan(dynamodb, tables, ResourceKeys.RESOLVED_INPUT_FILES)
     versions = {row["versionId"] for row in inputs}
     assert versions == {"v-scans/a.obj", "v-scans/b.obj"}
 

@@ -104,8 +104,10 @@ BUDGETS = (
         25,
         "the main row, the run's inputs and its steps (3 Queries); one BatchGetItem for the "
         "run's and each step's configuration; seven per-step tables queried for each step "
-        "(input metadata, logs, output files, output metadata, results, artifacts, attempts)",
-        25,
+        "(input metadata, logs, output files, output metadata, results, artifacts, attempts). "
+        "Today also the selection rows, read when the run resolved no file (this one has no "
+        "input; a run VAMS launched has selection rows only)",
+        26,
     ),
     Budget("list the newest runs", 1, "one Query on the date index", 1),
     Budget("list a workflow's runs", 1, "one Query on the workflow index", 1),
@@ -146,11 +148,12 @@ BUDGETS = (
     ),
     Budget(
         "delete a finished 3-step run",
-        35,
-        "34 Queries find every item (the main row, the steps, nine per-step tables for each "
-        "of 3 steps, and the run's inputs, configuration, events, cost entries and "
-        "approvals); the deletes take at least one BatchWriteItem (25 items to one)",
-        38,
+        36,
+        "35 Queries find every item (the main row, the steps, nine per-step tables for each "
+        "of 3 steps, and the run's selections, resolved input files, configuration, events, "
+        "cost entries and approvals); the deletes take at least one BatchWriteItem (25 items "
+        "to one)",
+        39,
     ),
 )
 

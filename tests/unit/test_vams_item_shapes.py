@@ -8,8 +8,8 @@ asset, an output asset, an execution group) goes through the local runner on eac
 every item of every pinned table, read raw (SQLite's stored JSON, DynamoDB's wire types), must
 carry each pinned attribute with its type and format.
 
-PENDING holds VAMS's attributes that wfx does not write yet: the rest of the configuration and
-inputs tables, and the seven supporting tables whole. They are declared, not asserted; move a
+PENDING holds VAMS's attributes that wfx does not write yet: the rest of the configuration
+table, and the supporting tables. They are declared, not asserted; move a
 table (or an attribute) from PENDING into VAMS_SHAPES when records.py writes it as VAMS does.
 """
 
@@ -91,6 +91,7 @@ BUS_SOURCE = Format(
     "<prefix>.execution.<guid32>.pipeline.<guid32> naming the item's own ids", _own_bus_source
 )
 TRUE_FALSE = one_of("true", "false")
+_FILE_KEY = _matching(r"/[^/].*|/", 'a file key with one leading "/" (normalize_file_key)')
 # VAMS writes NEW at launch, then Step Functions' statuses
 RUN_STATUSES = one_of(
     "NEW", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE"
@@ -164,20 +165,22 @@ VAMS_SHAPES: dict[ResourceKeys, dict[str, Attr]] = {
         "registeredSubExecutions": Attr(L),
         "registeredLogs": Attr(L),
     },
+    # one row per selection (test_the_inputs_table_holds_one_row_per_selection)
     ResourceKeys.WORKFLOW_EXECUTION_INPUTS: {
         "workflowExecutionId": Attr(S, GUID32),
-        # VAMS's key ends in the file key normalised with one leading "/": PENDING below
         "databaseId:assetId:inputAssetFileKey": Attr(
             S, joined("databaseId", "assetId", "inputAssetFileKey")
         ),
         "databaseId:assetId": Attr(S, joined("databaseId", "assetId")),
         "databaseId": Attr(S, NOT_EMPTY),
         "assetId": Attr(S, NOT_EMPTY),
-        "inputAssetFileKey": Attr(S, NOT_EMPTY),
+        "inputAssetFileKey": Attr(S, _FILE_KEY),  # the bucket key, asset root included
         "s3Bucket": Attr(S, NOT_EMPTY),
         "assetRootS3Key": Attr(S, NOT_EMPTY),
-        "versionId": Attr(S),
+        "versionId": Attr(S),  # "" for a folder or whole asset
         "executionStartDate": Attr(S, ISO_S),
+        "workflowId": Attr(S, NOT_EMPTY),
+        "workflowDatabaseId": Attr(S, NOT_EMPTY),
     },
     ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION: {
         "workflowExecutionId": Attr(S, GUID32),
@@ -254,18 +257,9 @@ VAMS_SHAPES: dict[ResourceKeys, dict[str, Attr]] = {
 
 # -- pending: VAMS writes these, wfx does not yet (or not in VAMS's form); not asserted ------------
 
-_FILE_KEY = _matching(r"/.*", 'a file key with one leading "/" (normalize_file_key)')
-
 PENDING: dict[ResourceKeys, dict[str, Attr]] = {
     # wfx's object store names no bucket on a run's rows (a local one has none): ""
     ResourceKeys.PIPELINE_OUTPUT_FILES: {"s3Bucket": Attr(S, NOT_EMPTY)},
-    # the two plain workflow ids (wfx writes the composite key instead), VAMS's normalised keys,
-    # one row per selection rather than per file, versionId "" for a folder or whole asset
-    ResourceKeys.WORKFLOW_EXECUTION_INPUTS: {
-        "workflowId": Attr(S, NOT_EMPTY),
-        "workflowDatabaseId": Attr(S, NOT_EMPTY),
-        "inputAssetFileKey": Attr(S, _FILE_KEY),
-    },
     ResourceKeys.PIPELINE_INPUT_FILES: {
         "pipelineExecutionId": Attr(S, GUID32),
         "databaseId:assetId:inputAssetFileKey": Attr(
@@ -437,3 +431,21 @@ def test_the_declared_lists_cover_every_seed_table_and_agree_where_they_overlap(
         for name, attr in pending.items():
             pinned = VAMS_SHAPES.get(table, {}).get(name)
             assert pinned is None or pinned.type == attr.type, f"{table.name}.{name}"
+
+
+def test_the_inputs_table_holds_one_row_per_selection(
+    run_items: dict[ResourceKeys, list[RawItem]],
+) -> None:
+    """The run selected one whole asset: VAMS's table holds one row for it, keyed by the asset's
+    root with no version; each file it resolved to is in wfx's own table, at its version."""
+    (selection,) = run_items[ResourceKeys.WORKFLOW_EXECUTION_INPUTS]
+    assert selection["databaseId:assetId:inputAssetFileKey"] == (
+        S,
+        "demo:meshes:/assets/demo/meshes/",
+    )
+    assert selection["versionId"] == (S, "")
+    assert selection["workflowDatabaseId:workflowId"] == (S, "demo:mesh-report")  # wfx's too
+    (resolved,) = run_items[ResourceKeys.RESOLVED_INPUT_FILES]
+    assert resolved["inputAssetFileKey"] == (S, "icosphere.obj")
+    assert resolved["selectionKey"] == (S, "/assets/demo/meshes/")
+    assert resolved["versionId"][1] != ""

@@ -49,6 +49,7 @@ from adapters.records import (
     build_execution_configuration_record,
     build_execution_input_record,
     build_execution_record,
+    build_input_selection_record,
     build_output_file_record,
     build_output_metadata_record,
     build_output_result_record,
@@ -90,7 +91,7 @@ from adapters.registration import (
     registration_attributes,
     registration_version,
 )
-from adapters.row_collections import ROW_PARSERS, ROW_TABLES
+from adapters.row_collections import ROW_FALLBACKS, ROW_PARSERS, ROW_TABLES
 from adapters.tables import (
     RUN_ROW_TABLES,
     STEP_ROW_TABLES,
@@ -277,6 +278,10 @@ class DynamoDbExecutionStore:
             [
                 *self._puts(
                     ResourceKeys.WORKFLOW_EXECUTION_INPUTS,
+                    map(build_input_selection_record, records.selections),
+                ),
+                *self._puts(
+                    ResourceKeys.RESOLVED_INPUT_FILES,
                     map(build_execution_input_record, records.inputs),
                 ),
                 *self._puts(
@@ -1142,28 +1147,37 @@ class DynamoDbExecutionStore:
     def list_rows(
         self, collection: RowCollection, partition: str, after: str | None, limit: int
     ) -> list[Row]:
-        table_name, spec = self._table(ROW_TABLES[collection])
-        assert spec.sort is not None  # every row collection's table has a sort key
-        items = query_first(
-            self._client,
-            table_name,
-            (spec.partition.name, partition),
-            spec.sort.name,
-            after,
-            limit,
-        )
         parse = ROW_PARSERS[collection]
+        items = self._page(collection, partition, after, limit)
         return [parse(self._whole(item)) for item in items]
+
+    def _page(
+        self, collection: RowCollection, partition: str, after: str | None, limit: int | None
+    ) -> list[Item]:
+        """A partition's rows after `after` (all of them, or the first `limit` by sort key), in
+        the collection's table, else (it holds none of the partition) in its fallback's."""
+        items = self._table_page(ROW_TABLES[collection], partition, after, limit)
+        fallback = ROW_FALLBACKS.get(collection)
+        if items or fallback is None:
+            return items
+        if after is not None and self._table_page(ROW_TABLES[collection], partition, None, 1):
+            return []  # the end of the collection's own rows
+        return self._table_page(fallback, partition, after, limit)
+
+    def _table_page(
+        self, key: ResourceKeys, partition: str, after: str | None, limit: int | None
+    ) -> list[Item]:
+        table_name, spec = self._table(key)
+        if limit is None:  # the whole partition: never asked for after a cursor
+            return query_partition(self._client, table_name, spec.partition.name, partition)
+        assert spec.sort is not None  # every row collection's table has a sort key
+        return query_first(
+            self._client, table_name, (spec.partition.name, partition), spec.sort.name, after, limit
+        )
 
     def _rows(self, collection: RowCollection, partition: str, limit: int | None) -> list[Item]:
         """A partition's rows: all of them, or the first `limit` by sort key."""
-        table_name, spec = self._table(ROW_TABLES[collection])
-        if limit is None:
-            return query_partition(self._client, table_name, spec.partition.name, partition)
-        assert spec.sort is not None
-        return query_first(
-            self._client, table_name, (spec.partition.name, partition), spec.sort.name, None, limit
-        )
+        return self._page(collection, partition, None, limit)
 
     def get_details(
         self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.dynamodb.codec import Item, from_wire, to_wire
+from adapters.dynamodb.input_regroup import regroup_dynamodb_inputs
 from adapters.item_upgrade import UPGRADED_TABLES, upgraded_item
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
 from domain.migration import TableItemShapes
@@ -67,10 +68,16 @@ class DynamoDbItemShapes:
         self._client, self._tables = client, tables
 
     def upgrade(self, dry_run: bool) -> tuple[TableItemShapes, ...]:
-        return tuple(self._table(key, write=not dry_run) for key in UPGRADED_TABLES)
+        return (
+            *(self._table(key, write=not dry_run) for key in UPGRADED_TABLES),
+            regroup_dynamodb_inputs(self._client, self._tables, write=not dry_run),
+        )
 
     def verify(self) -> tuple[TableItemShapes, ...]:
-        return tuple(self._table(key, write=False) for key in UPGRADED_TABLES)
+        return (
+            *(self._table(key, write=False) for key in UPGRADED_TABLES),
+            regroup_dynamodb_inputs(self._client, self._tables, write=False),
+        )
 
     def _table(self, key: ResourceKeys, write: bool) -> TableItemShapes:
         name = self._tables.get_table_name(key)

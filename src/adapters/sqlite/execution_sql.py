@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adapters.records import ABORT_REQUESTED_DATE, LEASE_EXPIRES_DATE, LEASE_OWNER, STEP_STATUS
+from adapters.row_collections import ROW_FALLBACKS
 from adapters.sqlite.schema import SqliteSchema
 from adapters.sqlite.statements import TableSql, dump_json, json_path, placeholders
 from adapters.tables import ResourceKeys
@@ -103,9 +104,8 @@ class ExecutionSql:
         self.configuration_of_execution = (
             self._items_where(self.configuration, EXECUTION_ID) + " LIMIT 1"
         )
-        self.inputs_of_execution = self._items_where(self.inputs, EXECUTION_ID)
         self.rows = {
-            RowCollection.INPUTS: self.inputs,
+            RowCollection.INPUTS: self.tables[ResourceKeys.RESOLVED_INPUT_FILES],
             RowCollection.INPUT_METADATA: self.step_metadata,
             RowCollection.OUTPUT_FILES: self.output_files,
             RowCollection.OUTPUT_METADATA: self.output_metadata,
@@ -116,6 +116,11 @@ class ExecutionSql:
         self._row_pages = {
             (collection, continued): self._render_row_page(table, continued)
             for collection, table in self.rows.items()
+            for continued in (False, True)
+        }
+        self._fallback_pages = {
+            (collection, continued): self._render_row_page(self.tables[key], continued)
+            for collection, key in ROW_FALLBACKS.items()
             for continued in (False, True)
         }
         self._lists = {
@@ -133,6 +138,10 @@ class ExecutionSql:
     def row_page(self, collection: RowCollection, continued: bool) -> str:
         """Parameters: partition[, the sort key of the last row read], limit."""
         return self._row_pages[collection, continued]
+
+    def fallback_page(self, collection: RowCollection, continued: bool) -> str | None:
+        """row_page in the table read when the collection's own holds none of the partition."""
+        return self._fallback_pages.get((collection, continued))
 
     @staticmethod
     def _render_row_page(table: TableSql, continued: bool) -> str:

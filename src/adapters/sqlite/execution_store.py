@@ -18,6 +18,7 @@ from adapters.records import (
     build_execution_configuration_record,
     build_execution_input_record,
     build_execution_record,
+    build_input_selection_record,
     build_output_file_record,
     build_output_metadata_record,
     build_output_result_record,
@@ -183,6 +184,7 @@ class SqliteExecutionStore:
                 ResourceKeys.COST_LEDGER,
                 ResourceKeys.APPROVAL_REQUESTS,
                 ResourceKeys.ARTIFACTS,
+                ResourceKeys.RESOLVED_INPUT_FILES,
             )
         ]
         with self._database.read() as connection:
@@ -198,12 +200,17 @@ class SqliteExecutionStore:
     # -- writes -------------------------------------------------------------------------------
 
     def add_launch(self, records: LaunchRecords) -> None:
+        self._ensure_attempts_table()  # the resolved inputs' table is newer than the file
         sql = self._sql
         execution_id = records.execution.workflow_execution_id
         main_record = build_execution_record(records.execution)
         main_row = sql.executions.row(main_record)
         supporting = (
-            (sql.inputs, [build_execution_input_record(row) for row in records.inputs]),
+            (sql.inputs, [build_input_selection_record(row) for row in records.selections]),
+            (
+                sql.tables[ResourceKeys.RESOLVED_INPUT_FILES],
+                [build_execution_input_record(row) for row in records.inputs],
+            ),
             (sql.configuration, [build_execution_configuration_record(records.configuration)]),
             (sql.steps, [build_pipeline_execution_record(step) for step in records.steps]),
             (
@@ -629,33 +636,55 @@ class SqliteExecutionStore:
     def list_rows(
         self, collection: RowCollection, partition: str, after: str | None, limit: int
     ) -> list[Row]:
-        if collection is RowCollection.ARTIFACTS:
+        if collection in (RowCollection.ARTIFACTS, RowCollection.INPUTS):
             self._ensure_attempts_table()
-        sql = self._sql.row_page(collection, continued=after is not None)
-        parameters = (partition, limit) if after is None else (partition, after, limit)
         with self._database.read() as connection:
-            rows = connection.execute(sql, parameters).fetchall()
+            rows = self._page(connection, collection, partition, after, limit)
         parse = ROW_PARSERS[collection]
         return [parse(self._whole(load_item(text))) for (text,) in rows]
+
+    def _page(
+        self,
+        connection: sqlite3.Connection,
+        collection: RowCollection,
+        partition: str,
+        after: str | None,
+        limit: int,
+    ) -> list[tuple[str]]:
+        """A partition's items after `after` (the first `limit`; -1: all), in the collection's
+        table, else (it holds none of the partition) in its fallback's."""
+        sql = self._sql
+        continued = after is not None
+        parameters = (partition, limit) if after is None else (partition, after, limit)
+        rows = connection.execute(sql.row_page(collection, continued), parameters).fetchall()
+        fallback = sql.fallback_page(collection, continued)
+        if rows or fallback is None:
+            return rows
+        if (
+            continued
+            and connection.execute(sql.row_page(collection, False), (partition, 1)).fetchone()
+        ):
+            return []  # the end of the collection's own rows
+        return connection.execute(fallback, parameters).fetchall()
 
     def get_details(
         self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
     ) -> ExecutionDetails:
         sql = self._sql
         key = (workflow_execution_id,)
-        if include_outputs:
-            self._ensure_attempts_table()
+        self._ensure_attempts_table()  # the resolved inputs' table too
         with self._database.read() as connection:  # one read transaction: one snapshot
             row = connection.execute(sql.execution_by_id, key).fetchone()
             if row is None:
                 raise ExecutionNotFoundError(workflow_execution_id)
             configuration = connection.execute(sql.configuration_of_execution, key).fetchone()
-            if row_limit is None:
-                inputs = connection.execute(sql.inputs_of_execution, key).fetchall()
-            else:
-                inputs = connection.execute(
-                    sql.row_page(RowCollection.INPUTS, continued=False), (*key, row_limit)
-                ).fetchall()
+            inputs = self._page(
+                connection,
+                RowCollection.INPUTS,
+                workflow_execution_id,
+                None,
+                -1 if row_limit is None else row_limit,
+            )
             steps = self._steps(connection, workflow_execution_id)
             ids = [step.pipeline_execution_id for step in steps]
 

@@ -1,6 +1,6 @@
 """A SQLite file an earlier wfx wrote, moved to the current item shapes when it is first opened.
 
-The file is copied beside itself first (`wfx.db.before-items-2`), then every item of the upgraded
+The file is copied beside itself first (`wfx.db.before-items-3`), then every item of the upgraded
 tables is rewritten in one transaction and the file is marked (PRAGMA user_version), so the next
 open costs one PRAGMA read. Two processes opening the file at once take turns: the second finds
 the mark inside its own write transaction and does nothing.
@@ -14,8 +14,10 @@ from pathlib import Path
 
 from adapters.item_upgrade import ITEM_SHAPES_VERSION, UPGRADED_TABLES, upgraded_item
 from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.schema import SqliteSchema
+from adapters.sqlite.input_regroup import regroup_sqlite_inputs
+from adapters.sqlite.schema import SqliteSchema, create_tables_unless_present
 from adapters.sqlite.statements import TableSql, load_item
+from adapters.tables import ResourceKeys
 from domain.migration import TableItemShapes
 
 BACKUP_SUFFIX = f".before-items-{ITEM_SHAPES_VERSION}"
@@ -62,6 +64,8 @@ def upgrade_items(database: SqliteDatabase, schema: SqliteSchema) -> int:
         )
     if holds_runs and database.path is not None:
         _back_up(database.path)
+    if holds_runs:
+        _make_resolved_inputs_table(database, schema)
     with database.write() as connection:
         if _version(connection) >= ITEM_SHAPES_VERSION:
             return 0
@@ -91,7 +95,16 @@ def _rewrite_tables(
         counts.append(
             TableItemShapes(table=schema.tables[key].name, read=read, rewritten=rewritten)
         )
+    counts.append(regroup_sqlite_inputs(connection, schema, write))
     return tuple(counts)
+
+
+def _make_resolved_inputs_table(database: SqliteDatabase, schema: SqliteSchema) -> None:
+    """Where the regrouped inputs' files go: a table newer than the file (made, with whatever
+    else is missing, before the upgrade's transaction)."""
+    create_tables_unless_present(
+        database, schema, schema.tables[ResourceKeys.RESOLVED_INPUT_FILES].name
+    )
 
 
 class SqliteItemShapes:
@@ -102,6 +115,8 @@ class SqliteItemShapes:
         self._database, self._schema = database, schema
 
     def upgrade(self, dry_run: bool) -> tuple[TableItemShapes, ...]:
+        if not dry_run:
+            _make_resolved_inputs_table(self._database, self._schema)
         return self._tables(write=not dry_run)
 
     def verify(self) -> tuple[TableItemShapes, ...]:

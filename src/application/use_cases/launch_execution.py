@@ -31,6 +31,7 @@ from domain.errors import (
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionInput,
+    InputSelection,
     LaunchRecords,
     PipelineExecution,
     StepInputConfiguration,
@@ -38,6 +39,7 @@ from domain.execution import (
     WorkflowExecution,
     chain_order,
     execution_output_prefix,
+    selection_file_key,
     step_auxiliary_prefix,
 )
 from domain.names import validate_execution_name
@@ -153,8 +155,8 @@ class LaunchExecution:
             request_digest=digest,
             rerun_of_execution_id=command.rerun_of_execution_id,
         )
-        inputs = self._input_rows(selections, execution, now)
-        records = self._records(execution, version, inputs, selections, output, command)
+        inputs, selected = self._input_rows(selections, execution, now)
+        records = self._records(execution, version, inputs, selected, selections, output, command)
         try:
             self._store.add_launch(records)
         except ExecutionAlreadyExistsError:
@@ -211,10 +213,16 @@ class LaunchExecution:
 
     def _input_rows(
         self, selections: Sequence[AssetRef], execution: WorkflowExecution, now: datetime
-    ) -> list[ExecutionInput]:
+    ) -> tuple[list[ExecutionInput], list[InputSelection]]:
+        """Each file the selections resolve to, at its current version (the first selection
+        naming a file keeps it), and one row per selection as VAMS writes them."""
         rows: dict[tuple[str, str, str], ExecutionInput] = {}
+        selected: dict[tuple[str, str, str], InputSelection] = {}
         for index, selection in enumerate(selections):
-            for asset_file in self._selected_files(selection, index):
+            files = self._selected_files(selection, index)
+            row = _selection_row(selection, files, execution, now)
+            selected.setdefault((row.database_id, row.asset_id, row.input_asset_file_key), row)
+            for asset_file in files:
                 rows.setdefault(
                     (asset_file.database_id, asset_file.asset_id, asset_file.file_key),
                     ExecutionInput(
@@ -227,9 +235,10 @@ class LaunchExecution:
                         asset_root_key=asset_file.asset_root_key,
                         version_id=asset_file.version_id,
                         execution_start_date=now,
+                        selection_key=row.input_asset_file_key,
                     ),
                 )
-        return list(rows.values())
+        return list(rows.values()), list(selected.values())
 
     def _selected_files(self, selection: AssetRef, index: int) -> list[AssetFile]:
         files = self._assets.list_files(selection.database_id, selection.asset_id)
@@ -254,6 +263,7 @@ class LaunchExecution:
         execution: WorkflowExecution,
         version: WorkflowVersion,
         inputs: list[ExecutionInput],
+        selected: list[InputSelection],
         selections: Sequence[AssetRef],
         output: AssetRef | None,
         command: LaunchExecutionCommand,
@@ -326,6 +336,7 @@ class LaunchExecution:
         return LaunchRecords(
             execution=execution,
             inputs=tuple(inputs),
+            selections=tuple(selected),
             configuration=configuration,
             steps=tuple(steps),
             step_configurations=tuple(configurations),
@@ -389,6 +400,30 @@ class LaunchExecution:
         if reference or self._orchestrator.synchronous:
             return self._store.get_execution(execution_id)  # it moved on while we started it
         return execution
+
+
+def _selection_row(
+    selection: AssetRef,
+    files: Sequence[AssetFile],
+    execution: WorkflowExecution,
+    now: datetime,
+) -> InputSelection:
+    """VAMS's row for one selection: a single file keeps its version; a folder or a whole asset
+    has none."""
+    first = files[0]  # a selection resolves to one file at least, of one asset
+    single = selection.file_key is not None and not selection.file_key.endswith("/")
+    return InputSelection(
+        workflow_execution_id=execution.workflow_execution_id,
+        workflow_database_id=execution.workflow_database_id,
+        workflow_id=execution.workflow_id,
+        database_id=selection.database_id,
+        asset_id=selection.asset_id,
+        input_asset_file_key=selection_file_key(first.asset_root_key, selection.file_key),
+        bucket=first.bucket,
+        asset_root_key=first.asset_root_key,
+        version_id=first.version_id if single else "",
+        execution_start_date=now,
+    )
 
 
 def _check_group_id(group_id: str) -> None:
