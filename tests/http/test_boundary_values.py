@@ -23,6 +23,7 @@ def _path_values(service: Service) -> dict[str, str]:
     return {
         "executionId": service.execution_id,
         "databaseId": DATABASE,
+        "assetId": "inputs",
         "workflowId": WORKFLOW["workflowId"],
         "approvalId": "none",
     }

@@ -42,7 +42,11 @@ class Needed:
 
 def _request(rule: RouteRule, execution_id: str) -> tuple[str, str, dict[str, Any]]:
     path = rule.path.replace("{executionId}", execution_id)
-    path = path.replace("{databaseId}", DATABASE).replace("{workflowId}", WORKFLOW["workflowId"])
+    path = (
+        path.replace("{databaseId}", DATABASE)
+        .replace("{assetId}", INPUTS)
+        .replace("{workflowId}", WORKFLOW["workflowId"])
+    )
     # the world's run reached no gate: an approval route answers 404 once let through tier 1
     # (tests/http/test_approval_routes.py holds tier 2 to its rule)
     path = path.replace("{approvalId}", "no-such-approval")

@@ -4,6 +4,7 @@ The expected documents are written here from VAMS's handlers and models, not fro
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -152,3 +153,104 @@ def test_a_permanent_delete_of_an_open_run_is_refused_unless_forced(service: Ser
     forced = _delete(service, path, json={"confirmDelete": True}, params={"force": "true"})
     assert forced.json() == {"message": "Execution records permanently deleted"}
     assert service.client.get(f"{RUNS}/{running}", headers=_admin(service)).status_code == 404
+
+
+def _ids(answer: Any) -> list[str]:
+    assert answer.status_code == 200, answer.text
+    return [item["workflowExecutionId"] for item in answer.json()["Items"]]
+
+
+def test_the_list_takes_vams_s_parameters_and_says_its_window(service: Service) -> None:
+    grouped = _open_run(service, "batch-9")
+    headers = _admin(service)
+    listed = service.client.get(RUNS, params={"pageSize": "1"}, headers=headers)
+    assert _ids(listed) == [grouped]
+    page = listed.json()
+    # VAMS: 90 days back by default, said back as YYYY-MM-DDTHH:MM:SSZ
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", page["filterStartDate"])
+    assert "filterEndDate" not in page
+    rest = service.client.get(
+        RUNS, params={"pageSize": "1", "NextToken": page["NextToken"]}, headers=headers
+    )
+    assert _ids(rest) == [service.execution_id]
+
+    for params, listed_ids in (
+        ({"groupId": "batch-9"}, [grouped]),
+        ({"status": "RUNNING"}, [grouped]),
+        ({"triggerType": "Manual", "triggeredByUserId": ADMIN}, [grouped, service.execution_id]),
+        ({"triggerType": "File-Upload"}, []),
+        ({"triggeredByUserId": "someone-else"}, []),
+        ({"workflowId": GATED["workflowId"]}, [grouped]),
+        ({"workflowDatabaseId": DATABASE}, [grouped, service.execution_id]),
+        ({"filterStartDate": "2999-01-01"}, []),
+        ({"filterStartDate": "2000-01-01", "filterEndDate": "2000-12-31"}, []),
+    ):
+        assert _ids(service.client.get(RUNS, params=params, headers=headers)) == listed_ids, params
+    window = service.client.get(
+        RUNS,
+        params={"filterStartDate": "2000-01-01", "filterEndDate": "2999-01-01"},
+        headers=headers,
+    ).json()
+    assert (window["filterStartDate"], window["filterEndDate"]) == (
+        "2000-01-01T00:00:00Z",
+        "2999-01-01T00:00:00Z",
+    )
+
+
+def test_a_page_size_past_the_ceiling_is_served_as_the_ceiling(service: Service) -> None:
+    answer = service.client.get(RUNS, params={"pageSize": "5000"}, headers=_admin(service))
+    assert _ids(answer) == [service.execution_id]
+
+
+def test_a_bad_list_parameter_is_a_400_naming_it(service: Service) -> None:
+    for params, named in (
+        ({"pageSize": "many"}, "pageSize"),
+        ({"pageSize": "-1"}, "pageSize"),
+        ({"filterStartDate": "31/01/2026"}, "filterStartDate"),
+        ({"filterEndDate": "2026-13-01"}, "filterEndDate"),
+        ({"filterStartDate": "2026-02-01", "filterEndDate": "2026-01-01"}, "filterEndDate"),
+        ({"triggerType": "cron"}, "triggerType"),
+        ({"status": "DONE"}, "status"),
+        ({"NextToken": "not a token"}, "startingToken"),
+    ):
+        answer = service.client.get(RUNS, params=params, headers=_admin(service))
+        assert answer.status_code == 400, (params, answer.text)
+        assert named in answer.json()["message"], params
+
+
+def test_an_asset_s_list_holds_the_runs_that_read_it_and_those_that_wrote_it(
+    service: Service,
+) -> None:
+    reader = _open_run(service, "batch-3")  # reads http/inputs, writes nothing
+    headers = _admin(service)
+    inputs = f"/database/{DATABASE}/assets/inputs/workflows/executions"
+    results = f"/database/{DATABASE}/assets/results/workflows/executions"
+    assert _ids(service.client.get(inputs, headers=headers)) == [reader, service.execution_id]
+    assert _ids(service.client.get(results, headers=headers)) == [service.execution_id]
+    answer = service.client.get(inputs, params={"pageSize": "1"}, headers=headers)
+    assert "filterStartDate" in answer.json()
+    rest = service.client.get(
+        inputs, params={"startingToken": answer.json()["NextToken"]}, headers=headers
+    )
+    assert _ids(rest) == [service.execution_id]
+
+    one_workflow = f"{inputs}/{GATED['workflowId']}"
+    assert _ids(service.client.get(one_workflow, headers=headers)) == [reader]
+    with_database = {"workflowDatabaseId": "elsewhere"}
+    assert _ids(service.client.get(one_workflow, params=with_database, headers=headers)) == []
+    assert _ids(service.client.get(inputs, params={"groupId": "batch-3"}, headers=headers)) == [
+        reader
+    ]
+    nothing = f"/database/{DATABASE}/assets/never-used/workflows/executions"
+    assert _ids(service.client.get(nothing, headers=headers)) == []
+
+
+def test_an_asset_s_list_shows_only_the_runs_the_caller_may_read(service: Service) -> None:
+    inputs = f"/database/{DATABASE}/assets/inputs/workflows/executions"
+    service.grant(
+        "dave",
+        "routes",
+        [allow("routes", "r", "api", Action.GET, Operator.STARTS_WITH, route__path="/")],
+    )
+    answer = service.client.get(inputs, headers=service.as_user("dave"))
+    assert _ids(answer) == []

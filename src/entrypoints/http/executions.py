@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Path, Query
+from fastapi import APIRouter, Body, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
 from application.use_cases.abort_execution import AbortExecutionCommand
@@ -32,8 +32,9 @@ from domain.errors import ExecutionNotFoundError, InvalidInputError
 from domain.run import DEFAULT_ABORT_CAUSE
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.group_abort import abort_group
+from entrypoints.http.list_parameters import ListParameters, list_parameters
 from entrypoints.http.requests import AbortRequest, LaunchRequest, PermanentDeleteRequest
-from entrypoints.http.route_table import EXECUTIONS, ONE_EXECUTION
+from entrypoints.http.route_table import ASSET_EXECUTIONS, EXECUTIONS, ONE_EXECUTION
 from entrypoints.responses import (
     AbortResponse,
     DescribeResponse,
@@ -56,6 +57,7 @@ router = APIRouter(tags=["executions"])
 ExecutionId = Annotated[str, Path(alias="executionId", min_length=1, max_length=256)]
 Text = Annotated[str | None, Query(min_length=1, max_length=256)]
 Token = Annotated[str | None, Query(min_length=1, max_length=4096)]
+Listing = Annotated[ListParameters, Depends(list_parameters)]
 
 
 def paired(first: str, second: str, values: tuple[str | None, str | None]) -> str | None:
@@ -71,31 +73,90 @@ def paired(first: str, second: str, values: tuple[str | None, str | None]) -> st
 def list_executions(
     wfx: App,
     caller: Caller,
+    listing: Listing,
     workflow_database_id: Annotated[Text, Query(alias="workflowDatabaseId")] = None,
     workflow_id: Annotated[Text, Query(alias="workflowId")] = None,
-    execution_group_id: Annotated[Text, Query(alias="executionGroupId")] = None,
     database_id: Annotated[Text, Query(alias="databaseId")] = None,
     asset_id: Annotated[Text, Query(alias="assetId")] = None,
     direction: Annotated[Literal["read", "wrote", "both"] | None, Query()] = None,
-    status: Annotated[Text, Query()] = None,
-    max_items: Annotated[int, Query(alias="maxItems", ge=1, le=100)] = 20,
-    starting_token: Annotated[Token, Query(alias="startingToken")] = None,
 ) -> JSONResponse:
-    """Newest first; at most one of the workflow, group and asset filters. Only the runs the
-    caller may read are listed, and a page is still full."""
-    query = ListExecutionsQuery(
-        workflow=paired("workflowDatabaseId", "workflowId", (workflow_database_id, workflow_id)),
-        group=execution_group_id,
+    """Newest first, within the start-date window (entrypoints.http.list_parameters). Only the
+    runs the caller may read are listed, and a page is still full."""
+    both = workflow_database_id is not None and workflow_id is not None
+    query = listing.query(
+        wfx.clock(),
+        workflow=f"{workflow_database_id}/{workflow_id}" if both else None,
+        workflow_database_id=None if both else workflow_database_id,
+        workflow_id=None if both else workflow_id,
         asset=paired("databaseId", "assetId", (database_id, asset_id)),
         direction=direction,
-        status=status,
-        limit=max_items,
-        starting_token=starting_token,
     )
+    return _readable_page(wfx, caller, listing, query)
+
+
+@router.get(
+    ASSET_EXECUTIONS,
+    response_model=ExecutionPageResponse,
+    summary="List the executions that read or wrote an asset (VAMS)",
+)
+def list_asset_executions(
+    wfx: App,
+    caller: Caller,
+    listing: Listing,
+    database_id: Annotated[str, Path(alias="databaseId", min_length=1, max_length=256)],
+    asset_id: Annotated[str, Path(alias="assetId", min_length=1, max_length=256)],
+    workflow_database_id: Annotated[Text, Query(alias="workflowDatabaseId")] = None,
+) -> JSONResponse:
+    """Both directions, each run once, newest first; the other filters as the global list's."""
+    return _asset_page(wfx, caller, listing, database_id, asset_id, workflow_database_id, None)
+
+
+@router.get(
+    ASSET_EXECUTIONS + "/{workflowId}",
+    response_model=ExecutionPageResponse,
+    summary="List one workflow's executions that read or wrote an asset (VAMS)",
+)
+def list_asset_workflow_executions(
+    wfx: App,
+    caller: Caller,
+    listing: Listing,
+    database_id: Annotated[str, Path(alias="databaseId", min_length=1, max_length=256)],
+    asset_id: Annotated[str, Path(alias="assetId", min_length=1, max_length=256)],
+    workflow_id: Annotated[str, Path(alias="workflowId", min_length=1, max_length=256)],
+    workflow_database_id: Annotated[Text, Query(alias="workflowDatabaseId")] = None,
+) -> JSONResponse:
+    return _asset_page(
+        wfx, caller, listing, database_id, asset_id, workflow_database_id, workflow_id
+    )
+
+
+def _asset_page(
+    wfx: App,
+    caller: Caller,
+    listing: ListParameters,
+    database_id: str,
+    asset_id: str,
+    workflow_database_id: str | None,
+    workflow_id: str | None,
+) -> JSONResponse:
+    both = workflow_database_id is not None and workflow_id is not None
+    query = listing.query(
+        wfx.clock(),
+        asset=f"{database_id}/{asset_id}",
+        workflow=f"{workflow_database_id}/{workflow_id}" if both else None,
+        workflow_database_id=None if both else workflow_database_id,
+        workflow_id=None if both else workflow_id,
+    )
+    return _readable_page(wfx, caller, listing, query)
+
+
+def _readable_page(
+    wfx: App, caller: Caller, listing: ListParameters, query: ListExecutionsQuery
+) -> JSONResponse:
     page = wfx.list_readable_executions().execute(
         ListReadableExecutionsQuery(subject=caller.subject, listing=query)
     )
-    return JSONResponse(ExecutionPageResponse.of(page).dump())
+    return JSONResponse(ExecutionPageResponse.of(page).dump() | listing.echo(wfx.clock()))
 
 
 @router.post(
