@@ -45,6 +45,7 @@ def _request(rule: RouteRule, execution_id: str) -> tuple[str, str, dict[str, An
     path = (
         path.replace("{databaseId}", DATABASE)
         .replace("{assetId}", INPUTS)
+        .replace("{workflowDatabaseId}", DATABASE)
         .replace("{workflowId}", WORKFLOW["workflowId"])
     )
     # the world's run reached no gate: an approval route answers 404 once let through tier 1
@@ -61,6 +62,12 @@ def _request(rule: RouteRule, execution_id: str) -> tuple[str, str, dict[str, An
             "workflowId": WORKFLOW["workflowId"],
             "inputs": [{"databaseId": DATABASE, "assetId": INPUTS}],
             "outputAsset": {"databaseId": DATABASE, "assetId": RESULTS},
+        }
+    if rule.path.endswith("/execute"):
+        options["json"] = {
+            "inputFiles": [{"databaseId": DATABASE, "assetId": INPUTS, "relativeFileKey": "/"}],
+            "outputDatabaseId": DATABASE,
+            "outputAssetId": RESULTS,
         }
     if rule.path.endswith("/permanent"):
         options["json"] = {"confirmDelete": True}

@@ -15,7 +15,7 @@ from application.use_cases.publish_workflow_version import PublishWorkflowVersio
 from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
 from domain.constraints import Operator
-from tests.http.conftest import ADMIN, DATABASE, WORKFLOW_FILE, Service, allow
+from tests.http.conftest import ADMIN, DATABASE, WORKFLOW, WORKFLOW_FILE, Service, allow
 
 GATED = {
     **yaml.safe_load((WORKFLOW_FILE.parent / "gated.yaml").read_text()),
@@ -254,3 +254,70 @@ def test_an_asset_s_list_shows_only_the_runs_the_caller_may_read(service: Servic
     )
     answer = service.client.get(inputs, headers=service.as_user("dave"))
     assert _ids(answer) == []
+
+
+EXECUTE = f"/workflows/{DATABASE}/{WORKFLOW['workflowId']}/execute"
+
+
+def test_a_launch_at_vams_s_path_with_vams_s_keys_answers_as_vams(service: Service) -> None:
+    body = {
+        "inputFiles": [
+            {"databaseId": DATABASE, "assetId": "inputs", "relativeFileKey": "/a.obj"},
+            {"databaseId": DATABASE, "assetId": "inputs", "relativeFileKey": "/", "versionId": ""},
+        ],
+        "metadataSourceAssets": [],
+        "outputDatabaseId": DATABASE,
+        "outputAssetId": "results",
+        "outputFileBaseExecutionPathExtension": "",
+        "pipelineExecutionParameters": {},
+        "executionGroupId": "nightly",
+        "triggerType": "manual",
+    }
+    answer = service.client.post(EXECUTE, json=body, headers=_admin(service))
+    assert answer.status_code == 200, answer.text
+    message = answer.json()["message"]
+    assert set(message) == {"executionId", "executionGroupId", "warnings"}
+    assert (message["executionGroupId"], message["warnings"]) == ("nightly", None)
+    run = service.container.get_execution().execute(
+        GetExecutionQuery(workflow_execution_id=message["executionId"])
+    )
+    assert (run.workflow_id, run.execution_group_id, run.trigger_type.value) == (
+        WORKFLOW["workflowId"],
+        "nightly",
+        "Manual",
+    )
+    listed = service.client.get(
+        f"/database/{DATABASE}/assets/results/workflows/executions", headers=_admin(service)
+    )
+    assert message["executionId"] in _ids(listed)
+
+
+def test_a_vams_launch_with_no_group_says_null(service: Service) -> None:
+    body = {"inputFiles": [{"databaseId": DATABASE, "assetId": "inputs", "relativeFileKey": "/"}]}
+    answer = service.client.post(EXECUTE, json=body, headers=_admin(service))
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["message"]["executionGroupId"] is None
+
+
+def test_a_vams_launch_wfx_cannot_do_yet_is_a_400_naming_the_key(service: Service) -> None:
+    whole = {"databaseId": DATABASE, "assetId": "inputs", "relativeFileKey": "/"}
+    for body, named in (
+        ({"inputFiles": [{**whole, "relativeFileKey": "a.obj"}]}, "relativeFileKey"),
+        ({"inputFiles": [{**whole, "relativeFileKey": "/../x"}]}, "relativeFileKey"),
+        ({"inputFiles": [{**whole, "versionId": "v1"}]}, "inputFiles[0].versionId"),
+        ({"metadataSourceDatabaseId": DATABASE}, "metadataSourceDatabaseId"),
+        (
+            {"pipelineExecutionParameters": {"p1": {"templateId": "t"}}},
+            "pipelineExecutionParameters",
+        ),
+        (
+            {"outputFileBaseExecutionPathExtension": "/{{x}}/"},
+            "outputFileBaseExecutionPathExtension",
+        ),
+        ({"outputAssetId": "results"}, "outputDatabaseId"),
+        ({"triggerType": "cron"}, "triggerType"),
+        ({"surprise": 1}, "surprise"),
+    ):
+        answer = service.client.post(EXECUTE, json=body, headers=_admin(service))
+        assert answer.status_code == 400, (body, answer.text)
+        assert named in answer.json()["message"], (body, answer.json())

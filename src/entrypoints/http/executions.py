@@ -33,8 +33,13 @@ from domain.run import DEFAULT_ABORT_CAUSE
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.group_abort import abort_group
 from entrypoints.http.list_parameters import ListParameters, list_parameters
-from entrypoints.http.requests import AbortRequest, LaunchRequest, PermanentDeleteRequest
-from entrypoints.http.route_table import ASSET_EXECUTIONS, EXECUTIONS, ONE_EXECUTION
+from entrypoints.http.requests import (
+    AbortRequest,
+    ExecuteRequest,
+    LaunchRequest,
+    PermanentDeleteRequest,
+)
+from entrypoints.http.route_table import ASSET_EXECUTIONS, EXECUTE, EXECUTIONS, ONE_EXECUTION
 from entrypoints.responses import (
     AbortResponse,
     DescribeResponse,
@@ -49,6 +54,8 @@ from entrypoints.vams_responses import (
     ABORTED_MESSAGE,
     DELETED_MESSAGE,
     GroupAbortResponse,
+    LaunchAnswer,
+    Launched,
     MessageResponse,
 )
 
@@ -196,6 +203,49 @@ def launch_execution(wfx: App, caller: Caller, body: LaunchRequest) -> JSONRespo
     result = wfx.launch_execution().execute(command)
     status = 201 if result.created else 200
     return JSONResponse(ExecutionResponse.of(result.execution).dump(), status_code=status)
+
+
+@router.post(
+    EXECUTE,
+    response_model=LaunchAnswer,
+    summary="Launch an execution of a workflow (VAMS's execute)",
+)
+def execute_workflow(
+    wfx: App,
+    caller: Caller,
+    workflow_database_id: Annotated[
+        str, Path(alias="workflowDatabaseId", min_length=1, max_length=256)
+    ],
+    workflow_id: Annotated[str, Path(alias="workflowId", min_length=1, max_length=256)],
+    body: ExecuteRequest,
+) -> JSONResponse:
+    """Authorized as the launch above; answers VAMS's `{"message": {"executionId", ...}}`."""
+    output = body.output
+    wfx.access_control().require_launch(
+        caller.subject,
+        workflow_database_id,
+        workflow_id,
+        tuple(AssetKey(database_id=i.database_id, asset_id=i.asset_id) for i in body.input_files),
+        None if output is None else AssetKey(database_id=output[0], asset_id=output[1]),
+        caller.route,
+    )
+    command = LaunchExecutionCommand(
+        workflow_database_id=workflow_database_id,
+        workflow_id=workflow_id,
+        inputs=tuple(i.reference for i in body.input_files),
+        output=None if output is None else "/".join(output),
+        execution_group_id=body.execution_group_id or None,
+        trigger=body.trigger,
+        user_id=caller.subject.user_id,
+    )
+    execution = wfx.launch_execution().execute(command).execution
+    answer = LaunchAnswer(
+        message=Launched(
+            execution_id=execution.workflow_execution_id,
+            execution_group_id=execution.execution_group_id,
+        )
+    )
+    return JSONResponse(answer.model_dump(mode="json", by_alias=True))
 
 
 @router.get(ONE_EXECUTION, response_model=ExecutionResponse, summary="Get an execution")

@@ -44,11 +44,13 @@ class RouteRule:
 
 EXECUTIONS = "/workflows/executions"
 ONE_EXECUTION = EXECUTIONS + "/{executionId}"
+EXECUTE = "/workflows/{workflowDatabaseId}/{workflowId}/execute"
 ASSET_EXECUTIONS = "/database/{databaseId}/assets/{assetId}/workflows/executions"
 
 ROUTES: tuple[RouteRule, ...] = (
     RouteRule(Action.GET, EXECUTIONS, Tier2.FILTER, Action.GET),
     RouteRule(Action.POST, EXECUTIONS, Tier2.LAUNCH, Action.POST),
+    RouteRule(Action.POST, EXECUTE, Tier2.LAUNCH, Action.POST),  # VAMS's launch
     # VAMS's asset lists: only the runs the caller may read, as the global list
     RouteRule(Action.GET, ASSET_EXECUTIONS, Tier2.FILTER, Action.GET),
     RouteRule(Action.GET, ASSET_EXECUTIONS + "/{workflowId}", Tier2.FILTER, Action.GET),
