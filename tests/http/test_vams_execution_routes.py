@@ -15,6 +15,7 @@ from application.use_cases.publish_workflow_version import PublishWorkflowVersio
 from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
 from domain.constraints import Operator
+from domain.execution import OutputMetadata, StepOutputs
 from tests.http.conftest import ADMIN, DATABASE, WORKFLOW, WORKFLOW_FILE, Service, allow
 
 GATED = {
@@ -321,3 +322,99 @@ def test_a_vams_launch_wfx_cannot_do_yet_is_a_400_naming_the_key(service: Servic
         answer = service.client.post(EXECUTE, json=body, headers=_admin(service))
         assert answer.status_code == 400, (body, answer.text)
         assert named in answer.json()["message"], (body, answer.json())
+
+
+def _logs(service: Service, **params: str) -> Any:
+    return service.client.get(
+        f"{RUNS}/{service.execution_id}/logs", params=params, headers=_admin(service)
+    )
+
+
+def test_the_logs_take_vams_s_truncated_mode_and_narrowing(service: Service) -> None:
+    truncated, summary = _logs(service, mode="truncated"), _logs(service, mode="summary")
+    assert truncated.status_code == 200, truncated.text
+    assert truncated.json() == summary.json() == _logs(service).json()
+    whole = truncated.json()
+    assert whole["executionLog"] and len({a["pipelineExecutionId"] for a in whole["attempts"]}) > 1
+
+    step = whole["attempts"][0]["pipelineExecutionId"]
+    one = _logs(service, pipelineExecutionId=step).json()
+    assert "executionLog" not in one  # that step's lines, not the run's log
+    assert {a["pipelineExecutionId"] for a in one["attempts"]} == {step}
+    assert one["attempts"] == [a for a in whole["attempts"] if a["pipelineExecutionId"] == step]
+    full = _logs(service, mode="full", pipelineExecutionId=step).json()
+    assert {s["pipelineExecutionId"] for s in full["logSources"]} <= {step}
+
+    lines = [line for a in whole["attempts"] for line in a["lines"]]
+    text = next(line for line in lines if " " in line).split(" ")[0]
+    narrowed = _logs(service, filterPattern=f'"{text}"').json()
+    kept = [line for a in narrowed["attempts"] for line in a["lines"]]
+    assert kept == [line for line in lines if text in line]
+    assert all(text in line for line in narrowed["executionLog"].splitlines())
+
+    bounded = _logs(service, mode="full", limit="5000", startTime="0", endTime="4102444800000")
+    assert bounded.status_code == 200, bounded.text
+
+
+def test_a_bad_logs_parameter_is_a_400_naming_it_and_a_foreign_step_a_404(
+    service: Service,
+) -> None:
+    for params, named in (
+        ({"limit": "lots"}, "limit"),
+        ({"limit": "0"}, "limit"),
+        ({"startTime": "yesterday"}, "startTime"),
+        ({"startTime": "2000", "endTime": "1000"}, "endTime"),
+        ({"mode": "verbose"}, "mode"),
+    ):
+        answer = _logs(service, **params)
+        assert answer.status_code == 400, (params, answer.text)
+        assert named in answer.json()["message"], params
+    other = _open_run(service)
+    foreign = service.container.execution_store().list_steps(other)[0].pipeline_execution_id
+    assert _logs(service, pipelineExecutionId=foreign).status_code == 404
+
+
+def test_details_metadata_pages_vams_s_collections(service: Service) -> None:
+    store = service.container.execution_store()
+    steps = store.list_steps(service.execution_id)
+    for step in steps[:2]:  # three rows on each of two steps: pages cross a step
+        common = {
+            "pipeline_execution_id": step.pipeline_execution_id,
+            "workflow_execution_id": service.execution_id,
+        }
+        store.add_step_outputs(
+            StepOutputs(
+                metadata=tuple(
+                    OutputMetadata(**common, target_file_path="m.glb", metadata_key=k, value="1")
+                    for k in ("a", "b", "c")
+                )
+            )
+        )
+    path = f"{RUNS}/{service.execution_id}/details/metadata"
+    headers = _admin(service)
+    every = service.client.get(path, params={"collection": "output"}, headers=headers)
+    assert every.status_code == 200, every.text
+    rows = every.json()["Items"]
+    assert len(rows) >= 6  # ours, after what the world's steps wrote
+    paged: list[Any] = []
+    params = {"collection": "output", "pageSize": "4"}
+    while True:
+        page = service.client.get(path, params=params, headers=headers).json()
+        paged += page["Items"]
+        if page["NextToken"] is None:
+            break
+        params = {"collection": "output", "pageSize": "4", "NextToken": page["NextToken"]}
+    assert paged == rows
+    one = service.client.get(
+        path, params={"collection": "output", "pipelineId": steps[1].pipeline_id}, headers=headers
+    ).json()
+    assert len(one["Items"]) >= 3
+    assert {row["pipelineExecutionId"] for row in one["Items"]} == {steps[1].pipeline_execution_id}
+    # input is the default collection; the world's steps took no metadata, nor of a database
+    for params in ({}, {"collection": "inputDatabase"}):
+        answer = service.client.get(path, params=params, headers=headers)
+        assert (answer.status_code, answer.json()["Items"]) == (200, []), params
+    refused = service.client.get(
+        path, params={"collection": "inputs", "pipelineId": "p"}, headers=headers
+    )
+    assert refused.status_code == 400 and "pipelineId" in refused.json()["message"]

@@ -6,6 +6,7 @@ objects the route touches, the use case runs, its result leaves as the shared re
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body, Depends, Path, Query
@@ -65,6 +66,10 @@ ExecutionId = Annotated[str, Path(alias="executionId", min_length=1, max_length=
 Text = Annotated[str | None, Query(min_length=1, max_length=256)]
 Token = Annotated[str | None, Query(min_length=1, max_length=4096)]
 Listing = Annotated[ListParameters, Depends(list_parameters)]
+# up to 9999-12-31T23:59:59.999Z, the last moment a date holds
+EpochMilliseconds = Annotated[int | None, Query(ge=0, le=253_402_300_799_999)]
+MAX_METADATA_PAGE = 500  # VAMS's ceiling on a details/metadata page
+MAX_LOG_LINES = 1000  # VAMS's ceiling on the events of one read
 
 
 def paired(first: str, second: str, values: tuple[str | None, str | None]) -> str | None:
@@ -293,21 +298,30 @@ def get_execution_metadata(
         Query(
             min_length=1,
             max_length=512,
-            description="A collection path as truncatedCollections names it: inputs, "
-            "pipelineExecutions, pipelineExecutions[ID].outputFiles, ...",
+            description="VAMS's input, inputDatabase or output (every step's rows, or those of "
+            "pipelineId's steps), or a collection path as truncatedCollections names it: "
+            "inputs, pipelineExecutions, pipelineExecutions[ID].outputFiles, ...",
         ),
-    ],
-    max_items: Annotated[int, Query(alias="maxItems", ge=1, le=1000)] = 100,
+    ] = "input",
+    pipeline_id: Annotated[Text, Query(alias="pipelineId")] = None,
+    page_size: Annotated[
+        int | None,
+        Query(alias="pageSize", ge=1, description=f"At most {MAX_METADATA_PAGE} are served."),
+    ] = None,
+    max_items: Annotated[int | None, Query(alias="maxItems", ge=1, le=1000)] = None,
     starting_token: Annotated[Token, Query(alias="startingToken")] = None,
+    next_token: Annotated[Token, Query(alias="NextToken", description="startingToken")] = None,
 ) -> JSONResponse:
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.GET, caller.route
     )
+    size = min(page_size, MAX_METADATA_PAGE) if page_size is not None else max_items
     query = GetExecutionMetadataQuery(
         workflow_execution_id=execution_id,
         collection=collection,
-        max_items=max_items,
-        starting_token=starting_token,
+        pipeline_id=pipeline_id,
+        max_items=size or 100,
+        starting_token=starting_token or next_token,
     )
     page = wfx.get_execution_metadata().execute(query)
     return JSONResponse(ExecutionMetadataPageResponse.of(page).dump())
@@ -343,21 +357,47 @@ def get_execution_logs(
     caller: Caller,
     execution_id: ExecutionId,
     log_id: Annotated[str | None, Query(alias="logId", min_length=1, max_length=64)] = None,
-    mode: Annotated[Literal["summary", "full"], Query()] = "summary",
+    mode: Annotated[Literal["truncated", "summary", "full"], Query()] = "truncated",
     next_token: Annotated[Token, Query(alias="nextToken")] = None,
+    pipeline_execution_id: Annotated[Text, Query(alias="pipelineExecutionId")] = None,
+    limit: Annotated[
+        int, Query(ge=1, description=f"Lines per source; at most {MAX_LOG_LINES} are served.")
+    ] = 100,
+    start_time: Annotated[EpochMilliseconds, Query(alias="startTime")] = None,
+    end_time: Annotated[EpochMilliseconds, Query(alias="endTime")] = None,
+    filter_pattern: Annotated[
+        str | None,
+        Query(alias="filterPattern", min_length=1, max_length=1024, description="Taken literally."),
+    ] = None,
 ) -> JSONResponse:
-    """`summary`: the run's own log; `full`: every log source; `logId`: that source alone,
-    paged with its `nextToken`."""
+    """`truncated` (VAMS's name; `summary` is wfx's earlier one): the run's own log, or with
+    `pipelineExecutionId` that step's; `full`: every log source (of that step); `logId`: that
+    source alone, paged with its `nextToken`. `filterPattern`, `startTime` and `endTime` (epoch
+    milliseconds) narrow the lines."""
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.GET, caller.route
     )
+    start, end = _epoch(start_time), _epoch(end_time)
+    if start is not None and end is not None and end < start:
+        raise InvalidInputError("endTime: must not be before startTime")
+    # as VAMS: the pattern is one literal text, its quotes dropped
+    text = None if filter_pattern is None else filter_pattern.replace('"', "").strip() or None
     query = GetExecutionLogsQuery(
         workflow_execution_id=execution_id,
         log_id=log_id,
         next_token=next_token,
         full=mode == "full",
+        limit=min(limit, MAX_LOG_LINES),
+        pipeline_execution_id=pipeline_execution_id,
+        contains=text,
+        start_time=start,
+        end_time=end,
     )
     return JSONResponse(ExecutionLogsResponse.of(wfx.get_execution_logs().execute(query)).dump())
+
+
+def _epoch(milliseconds: int | None) -> datetime | None:
+    return None if milliseconds is None else datetime.fromtimestamp(milliseconds / 1000, UTC)
 
 
 @router.post(
