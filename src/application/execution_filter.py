@@ -4,7 +4,7 @@ first older row instead of reading the rest of the index."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from domain.execution import WorkflowExecution
@@ -27,6 +27,11 @@ class ExecutionFilter:
     @property
     def is_empty(self) -> bool:
         return self == ExecutionFilter()
+
+    @property
+    def is_lower_bound_only(self) -> bool:
+        """Only a start-date lower bound: an index page cut at the window, nothing skipped."""
+        return self.started_from is not None and replace(self, started_from=None).is_empty
 
     @property
     def label(self) -> str:

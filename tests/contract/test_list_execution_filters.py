@@ -5,6 +5,7 @@ list a workflow and a group."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -74,12 +75,29 @@ def test_a_window_ends_the_list_at_its_first_older_row(runs: ExecutionStore) -> 
 
 def test_a_token_of_another_window_is_refused(runs: ExecutionStore) -> None:
     listing = ListExecutions(runs, clock=SystemClock())
-    first = listing.execute(ListExecutionsQuery(started_from=at(1), limit=1))
-    later = at(1) + timedelta(seconds=1)
+    first = listing.execute(ListExecutionsQuery(started_to=at(6), limit=1))
+    later = at(6) + timedelta(seconds=1)
     with pytest.raises(InvalidInputError, match="startingToken"):
         listing.execute(
-            ListExecutionsQuery(started_from=later, limit=1, starting_token=first.next_token)
+            ListExecutionsQuery(started_to=later, limit=1, starting_token=first.next_token)
         )
+
+
+def test_a_lower_bound_alone_reads_one_index_page_a_page(runs: ExecutionStore) -> None:
+    """The HTTP lists' default window: pages as the index's own, cut at the window."""
+    calls: list[int] = []
+    original = runs.list_executions
+
+    def counted(*args: Any) -> Any:
+        calls.append(args[2])
+        return original(*args)
+
+    listing = ListExecutions(runs, clock=SystemClock())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(runs, "list_executions", counted)
+        page = listing.execute(ListExecutionsQuery(started_from=at(2), limit=3))
+    assert [e.workflow_execution_id for e in page.items] == ["f6", "f5", "f4"]
+    assert calls == [3]
 
 
 def test_an_asset_list_takes_a_workflow_and_a_group_as_filters(runs: ExecutionStore) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
+from itertools import takewhile
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -117,9 +118,14 @@ class ListExecutions:
         else:
             workflow_key = None  # the workflow's own index already holds only its runs
         keep = _filter(query, workflow_key, None)
-        if keep.is_empty:
+        if keep.is_empty or keep.is_lower_bound_only:
+            # one index page as the store pages it, cut where the window ends (the HTTP lists'
+            # default 90-day window costs no more than no window)
             page = self._store.list_executions(scope, partition, query.limit, query.starting_token)
-            return Page(items=tuple(self._settled(page.items)), next_token=page.next_token)
+            rows = self._settled(page.items)
+            kept = list(takewhile(lambda row: not keep.is_past(row), rows))
+            token = page.next_token if len(kept) == len(rows) else None
+            return Page(items=tuple(kept), next_token=token)
         return self._filtered(scope, partition, keep, query)
 
     def _filtered(
