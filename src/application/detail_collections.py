@@ -60,6 +60,9 @@ class StepCollection(StrEnum):
 
 
 ALLOWED_PATHS = (
+    "input",  # VAMS's run-wide collections (application.run_metadata_pages)
+    "inputDatabase",
+    "output",
     INPUTS,
     STEPS,
     *(f"{STEPS}[<pipelineExecutionId>].{name.value}" for name in StepCollection),

@@ -786,6 +786,9 @@ class ExecutionPageResponse(Response):
 
     items: tuple[ExecutionResponse, ...] = Field(alias="Items")
     next_token: str | None = Field(default=None, alias="NextToken")
+    # the start-date window an HTTP list applied (VAMS says it back), as YYYY-MM-DDTHH:MM:SSZ
+    filter_start_date: str | None = None
+    filter_end_date: str | None = None
 
     @classmethod
     def of(cls, page: Page[WorkflowExecution]) -> Self:

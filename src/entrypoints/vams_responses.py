@@ -49,3 +49,15 @@ class GroupAbort(VamsResponse):
 
 class GroupAbortResponse(VamsResponse):
     message: GroupAbort
+
+
+class Launched(VamsResponse):
+    """VAMS's execute answer: `executionGroupId` and `warnings` are said, null when none."""
+
+    execution_id: str
+    execution_group_id: str | None = None
+    warnings: tuple[str, ...] | None = None
+
+
+class LaunchAnswer(VamsResponse):
+    message: Launched

@@ -130,7 +130,8 @@ def test_a_steps_short_lists_page_too(big_run: ExecutionStore) -> None:
 def test_an_unknown_collection_is_refused_naming_the_field_and_the_allowed_values(
     big_run: ExecutionStore, collection: str
 ) -> None:
-    with pytest.raises(InvalidInputError, match=r"^collection: must be one of inputs, "):
+    allowed = r"^collection: must be one of input, inputDatabase, output, inputs, "
+    with pytest.raises(InvalidInputError, match=allowed):
         page(big_run, collection)
 
 

@@ -23,6 +23,8 @@ def _path_values(service: Service) -> dict[str, str]:
     return {
         "executionId": service.execution_id,
         "databaseId": DATABASE,
+        "assetId": "inputs",
+        "workflowDatabaseId": DATABASE,
         "workflowId": WORKFLOW["workflowId"],
         "approvalId": "none",
     }
@@ -35,6 +37,7 @@ def _parameters(operation: Any) -> list[dict[str, Any]]:
 def _bodies() -> dict[tuple[str, str], list[tuple[str, dict[str, Any]]]]:
     launch = {"workflowDatabaseId": DATABASE, "workflowId": WORKFLOW["workflowId"]}
     step = dict(WORKFLOW["steps"][0])
+    whole = {"databaseId": DATABASE, "assetId": "inputs", "relativeFileKey": "/"}
     bodies: dict[tuple[str, str], list[tuple[str, dict[str, Any]]]] = {
         ("POST", "/workflows/executions"): [
             *((f"workflowVersion={n}", {**launch, "workflowVersion": n}) for n in INTEGERS),
@@ -42,6 +45,13 @@ def _bodies() -> dict[tuple[str, str], list[tuple[str, dict[str, Any]]]]:
             ("clientToken huge", {**launch, "clientToken": HUGE}),
         ],
         ("POST", "/workflows/executions/{executionId}/abort"): [("cause huge", {"cause": HUGE})],
+        ("POST", "/workflows/{workflowDatabaseId}/{workflowId}/execute"): [
+            ("executionGroupId huge", {"executionGroupId": HUGE}),
+            ("relativeFileKey huge", {"inputFiles": [{**whole, "relativeFileKey": "/" + HUGE}]}),
+            ("versionId huge", {"inputFiles": [{**whole, "versionId": HUGE}]}),
+            ("outputAssetId huge", {"outputDatabaseId": DATABASE, "outputAssetId": HUGE}),
+            ("pipelineExecutionParameters huge", {"pipelineExecutionParameters": {"p": {HUGE: 1}}}),
+        ],
         ("POST", "/approvals/{approvalId}/decision"): [
             ("reason huge", {"decision": "approve", "reason": HUGE})
         ],

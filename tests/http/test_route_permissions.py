@@ -42,7 +42,12 @@ class Needed:
 
 def _request(rule: RouteRule, execution_id: str) -> tuple[str, str, dict[str, Any]]:
     path = rule.path.replace("{executionId}", execution_id)
-    path = path.replace("{databaseId}", DATABASE).replace("{workflowId}", WORKFLOW["workflowId"])
+    path = (
+        path.replace("{databaseId}", DATABASE)
+        .replace("{assetId}", INPUTS)
+        .replace("{workflowDatabaseId}", DATABASE)
+        .replace("{workflowId}", WORKFLOW["workflowId"])
+    )
     # the world's run reached no gate: an approval route answers 404 once let through tier 1
     # (tests/http/test_approval_routes.py holds tier 2 to its rule)
     path = path.replace("{approvalId}", "no-such-approval")
@@ -60,6 +65,12 @@ def _request(rule: RouteRule, execution_id: str) -> tuple[str, str, dict[str, An
         }
     if rule.tier2 is Tier2.RERUN:
         options["json"] = {}  # VAMS's web client sends an empty body without a group
+    if rule.path.endswith("/execute"):
+        options["json"] = {
+            "inputFiles": [{"databaseId": DATABASE, "assetId": INPUTS, "relativeFileKey": "/"}],
+            "outputDatabaseId": DATABASE,
+            "outputAssetId": RESULTS,
+        }
     if rule.path.endswith("/permanent"):
         options["json"] = {"confirmDelete": True}
     if rule.path.endswith("/decision"):

@@ -4,6 +4,7 @@ The expected documents are written here from VAMS's handlers and models, not fro
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -14,7 +15,8 @@ from application.use_cases.publish_workflow_version import PublishWorkflowVersio
 from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
 from domain.constraints import Operator
-from tests.http.conftest import ADMIN, DATABASE, WORKFLOW_FILE, Service, allow
+from domain.execution import OutputMetadata, StepOutputs
+from tests.http.conftest import ADMIN, DATABASE, WORKFLOW, WORKFLOW_FILE, Service, allow
 
 GATED = {
     **yaml.safe_load((WORKFLOW_FILE.parent / "gated.yaml").read_text()),
@@ -152,3 +154,267 @@ def test_a_permanent_delete_of_an_open_run_is_refused_unless_forced(service: Ser
     forced = _delete(service, path, json={"confirmDelete": True}, params={"force": "true"})
     assert forced.json() == {"message": "Execution records permanently deleted"}
     assert service.client.get(f"{RUNS}/{running}", headers=_admin(service)).status_code == 404
+
+
+def _ids(answer: Any) -> list[str]:
+    assert answer.status_code == 200, answer.text
+    return [item["workflowExecutionId"] for item in answer.json()["Items"]]
+
+
+def test_the_list_takes_vams_s_parameters_and_says_its_window(service: Service) -> None:
+    grouped = _open_run(service, "batch-9")
+    headers = _admin(service)
+    listed = service.client.get(RUNS, params={"pageSize": "1"}, headers=headers)
+    assert _ids(listed) == [grouped]
+    page = listed.json()
+    # VAMS: 90 days back by default, said back as YYYY-MM-DDTHH:MM:SSZ
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", page["filterStartDate"])
+    assert "filterEndDate" not in page
+    rest = service.client.get(
+        RUNS, params={"pageSize": "1", "NextToken": page["NextToken"]}, headers=headers
+    )
+    assert _ids(rest) == [service.execution_id]
+
+    for params, listed_ids in (
+        ({"groupId": "batch-9"}, [grouped]),
+        ({"status": "RUNNING"}, [grouped]),
+        ({"triggerType": "Manual", "triggeredByUserId": ADMIN}, [grouped, service.execution_id]),
+        ({"triggerType": "File-Upload"}, []),
+        ({"triggeredByUserId": "someone-else"}, []),
+        ({"workflowId": GATED["workflowId"]}, [grouped]),
+        ({"workflowDatabaseId": DATABASE}, [grouped, service.execution_id]),
+        ({"filterStartDate": "2999-01-01"}, []),
+        ({"filterStartDate": "2000-01-01", "filterEndDate": "2000-12-31"}, []),
+    ):
+        assert _ids(service.client.get(RUNS, params=params, headers=headers)) == listed_ids, params
+    window = service.client.get(
+        RUNS,
+        params={"filterStartDate": "2000-01-01", "filterEndDate": "2999-01-01"},
+        headers=headers,
+    ).json()
+    assert (window["filterStartDate"], window["filterEndDate"]) == (
+        "2000-01-01T00:00:00Z",
+        "2999-01-01T00:00:00Z",
+    )
+
+
+def test_a_page_size_past_the_ceiling_is_served_as_the_ceiling(service: Service) -> None:
+    answer = service.client.get(RUNS, params={"pageSize": "5000"}, headers=_admin(service))
+    assert _ids(answer) == [service.execution_id]
+
+
+def test_a_bad_list_parameter_is_a_400_naming_it(service: Service) -> None:
+    for params, named in (
+        ({"pageSize": "many"}, "pageSize"),
+        ({"pageSize": "-1"}, "pageSize"),
+        ({"filterStartDate": "31/01/2026"}, "filterStartDate"),
+        ({"filterEndDate": "2026-13-01"}, "filterEndDate"),
+        ({"filterStartDate": "2026-02-01", "filterEndDate": "2026-01-01"}, "filterEndDate"),
+        ({"triggerType": "cron"}, "triggerType"),
+        ({"status": "DONE"}, "status"),
+        ({"NextToken": "not a token"}, "startingToken"),
+    ):
+        answer = service.client.get(RUNS, params=params, headers=_admin(service))
+        assert answer.status_code == 400, (params, answer.text)
+        assert named in answer.json()["message"], params
+
+
+def test_an_asset_s_list_holds_the_runs_that_read_it_and_those_that_wrote_it(
+    service: Service,
+) -> None:
+    reader = _open_run(service, "batch-3")  # reads http/inputs, writes nothing
+    headers = _admin(service)
+    inputs = f"/database/{DATABASE}/assets/inputs/workflows/executions"
+    results = f"/database/{DATABASE}/assets/results/workflows/executions"
+    assert _ids(service.client.get(inputs, headers=headers)) == [reader, service.execution_id]
+    assert _ids(service.client.get(results, headers=headers)) == [service.execution_id]
+    answer = service.client.get(inputs, params={"pageSize": "1"}, headers=headers)
+    assert "filterStartDate" in answer.json()
+    rest = service.client.get(
+        inputs, params={"startingToken": answer.json()["NextToken"]}, headers=headers
+    )
+    assert _ids(rest) == [service.execution_id]
+
+    one_workflow = f"{inputs}/{GATED['workflowId']}"
+    assert _ids(service.client.get(one_workflow, headers=headers)) == [reader]
+    with_database = {"workflowDatabaseId": "elsewhere"}
+    assert _ids(service.client.get(one_workflow, params=with_database, headers=headers)) == []
+    assert _ids(service.client.get(inputs, params={"groupId": "batch-3"}, headers=headers)) == [
+        reader
+    ]
+    nothing = f"/database/{DATABASE}/assets/never-used/workflows/executions"
+    assert _ids(service.client.get(nothing, headers=headers)) == []
+
+
+def test_an_asset_s_list_shows_only_the_runs_the_caller_may_read(service: Service) -> None:
+    inputs = f"/database/{DATABASE}/assets/inputs/workflows/executions"
+    service.grant(
+        "dave",
+        "routes",
+        [allow("routes", "r", "api", Action.GET, Operator.STARTS_WITH, route__path="/")],
+    )
+    answer = service.client.get(inputs, headers=service.as_user("dave"))
+    assert _ids(answer) == []
+
+
+EXECUTE = f"/workflows/{DATABASE}/{WORKFLOW['workflowId']}/execute"
+
+
+def test_a_launch_at_vams_s_path_with_vams_s_keys_answers_as_vams(service: Service) -> None:
+    body = {
+        "inputFiles": [
+            {"databaseId": DATABASE, "assetId": "inputs", "relativeFileKey": "/a.obj"},
+            {"databaseId": DATABASE, "assetId": "inputs", "relativeFileKey": "/", "versionId": ""},
+        ],
+        "metadataSourceAssets": [],
+        "outputDatabaseId": DATABASE,
+        "outputAssetId": "results",
+        "outputFileBaseExecutionPathExtension": "",
+        "pipelineExecutionParameters": {},
+        "executionGroupId": "nightly",
+        "triggerType": "manual",
+    }
+    answer = service.client.post(EXECUTE, json=body, headers=_admin(service))
+    assert answer.status_code == 200, answer.text
+    message = answer.json()["message"]
+    assert set(message) == {"executionId", "executionGroupId", "warnings"}
+    assert (message["executionGroupId"], message["warnings"]) == ("nightly", None)
+    run = service.container.get_execution().execute(
+        GetExecutionQuery(workflow_execution_id=message["executionId"])
+    )
+    assert (run.workflow_id, run.execution_group_id, run.trigger_type.value) == (
+        WORKFLOW["workflowId"],
+        "nightly",
+        "Manual",
+    )
+    listed = service.client.get(
+        f"/database/{DATABASE}/assets/results/workflows/executions", headers=_admin(service)
+    )
+    assert message["executionId"] in _ids(listed)
+
+
+def test_a_vams_launch_with_no_group_says_null(service: Service) -> None:
+    body = {"inputFiles": [{"databaseId": DATABASE, "assetId": "inputs", "relativeFileKey": "/"}]}
+    answer = service.client.post(EXECUTE, json=body, headers=_admin(service))
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["message"]["executionGroupId"] is None
+
+
+def test_a_vams_launch_wfx_cannot_do_yet_is_a_400_naming_the_key(service: Service) -> None:
+    whole = {"databaseId": DATABASE, "assetId": "inputs", "relativeFileKey": "/"}
+    for body, named in (
+        ({"inputFiles": [{**whole, "relativeFileKey": "a.obj"}]}, "relativeFileKey"),
+        ({"inputFiles": [{**whole, "relativeFileKey": "/../x"}]}, "relativeFileKey"),
+        ({"inputFiles": [{**whole, "versionId": "v1"}]}, "inputFiles[0].versionId"),
+        ({"metadataSourceDatabaseId": DATABASE}, "metadataSourceDatabaseId"),
+        (
+            {"pipelineExecutionParameters": {"p1": {"templateId": "t"}}},
+            "pipelineExecutionParameters",
+        ),
+        (
+            {"outputFileBaseExecutionPathExtension": "/{{x}}/"},
+            "outputFileBaseExecutionPathExtension",
+        ),
+        ({"outputAssetId": "results"}, "outputDatabaseId"),
+        ({"triggerType": "cron"}, "triggerType"),
+        ({"surprise": 1}, "surprise"),
+    ):
+        answer = service.client.post(EXECUTE, json=body, headers=_admin(service))
+        assert answer.status_code == 400, (body, answer.text)
+        assert named in answer.json()["message"], (body, answer.json())
+
+
+def _logs(service: Service, **params: str) -> Any:
+    return service.client.get(
+        f"{RUNS}/{service.execution_id}/logs", params=params, headers=_admin(service)
+    )
+
+
+def test_the_logs_take_vams_s_truncated_mode_and_narrowing(service: Service) -> None:
+    truncated, summary = _logs(service, mode="truncated"), _logs(service, mode="summary")
+    assert truncated.status_code == 200, truncated.text
+    assert truncated.json() == summary.json() == _logs(service).json()
+    whole = truncated.json()
+    assert whole["executionLog"] and len({a["pipelineExecutionId"] for a in whole["attempts"]}) > 1
+
+    step = whole["attempts"][0]["pipelineExecutionId"]
+    one = _logs(service, pipelineExecutionId=step).json()
+    assert "executionLog" not in one  # that step's lines, not the run's log
+    assert {a["pipelineExecutionId"] for a in one["attempts"]} == {step}
+    assert one["attempts"] == [a for a in whole["attempts"] if a["pipelineExecutionId"] == step]
+    full = _logs(service, mode="full", pipelineExecutionId=step).json()
+    assert {s["pipelineExecutionId"] for s in full["logSources"]} <= {step}
+
+    lines = [line for a in whole["attempts"] for line in a["lines"]]
+    text = next(line for line in lines if " " in line).split(" ")[0]
+    narrowed = _logs(service, filterPattern=f'"{text}"').json()
+    kept = [line for a in narrowed["attempts"] for line in a["lines"]]
+    assert kept == [line for line in lines if text in line]
+    assert all(text in line for line in narrowed["executionLog"].splitlines())
+
+    bounded = _logs(service, mode="full", limit="5000", startTime="0", endTime="4102444800000")
+    assert bounded.status_code == 200, bounded.text
+
+
+def test_a_bad_logs_parameter_is_a_400_naming_it_and_a_foreign_step_a_404(
+    service: Service,
+) -> None:
+    for params, named in (
+        ({"limit": "lots"}, "limit"),
+        ({"limit": "0"}, "limit"),
+        ({"startTime": "yesterday"}, "startTime"),
+        ({"startTime": "2000", "endTime": "1000"}, "endTime"),
+        ({"mode": "verbose"}, "mode"),
+    ):
+        answer = _logs(service, **params)
+        assert answer.status_code == 400, (params, answer.text)
+        assert named in answer.json()["message"], params
+    other = _open_run(service)
+    foreign = service.container.execution_store().list_steps(other)[0].pipeline_execution_id
+    assert _logs(service, pipelineExecutionId=foreign).status_code == 404
+
+
+def test_details_metadata_pages_vams_s_collections(service: Service) -> None:
+    store = service.container.execution_store()
+    steps = store.list_steps(service.execution_id)
+    for step in steps[:2]:  # three rows on each of two steps: pages cross a step
+        common = {
+            "pipeline_execution_id": step.pipeline_execution_id,
+            "workflow_execution_id": service.execution_id,
+        }
+        store.add_step_outputs(
+            StepOutputs(
+                metadata=tuple(
+                    OutputMetadata(**common, target_file_path="m.glb", metadata_key=k, value="1")
+                    for k in ("a", "b", "c")
+                )
+            )
+        )
+    path = f"{RUNS}/{service.execution_id}/details/metadata"
+    headers = _admin(service)
+    every = service.client.get(path, params={"collection": "output"}, headers=headers)
+    assert every.status_code == 200, every.text
+    rows = every.json()["Items"]
+    assert len(rows) >= 6  # ours, after what the world's steps wrote
+    paged: list[Any] = []
+    params = {"collection": "output", "pageSize": "4"}
+    while True:
+        page = service.client.get(path, params=params, headers=headers).json()
+        paged += page["Items"]
+        if page["NextToken"] is None:
+            break
+        params = {"collection": "output", "pageSize": "4", "NextToken": page["NextToken"]}
+    assert paged == rows
+    one = service.client.get(
+        path, params={"collection": "output", "pipelineId": steps[1].pipeline_id}, headers=headers
+    ).json()
+    assert len(one["Items"]) >= 3
+    assert {row["pipelineExecutionId"] for row in one["Items"]} == {steps[1].pipeline_execution_id}
+    # input is the default collection; the world's steps took no metadata, nor of a database
+    for params in ({}, {"collection": "inputDatabase"}):
+        answer = service.client.get(path, params=params, headers=headers)
+        assert (answer.status_code, answer.json()["Items"]) == (200, []), params
+    refused = service.client.get(
+        path, params={"collection": "inputs", "pipelineId": "p"}, headers=headers
+    )
+    assert refused.status_code == 400 and "pipelineId" in refused.json()["message"]

@@ -4,7 +4,6 @@ import pytest
 from pydantic import ValidationError
 
 from application.use_cases.complete_execution import CompleteExecutionCommand
-from application.use_cases.list_executions import ListExecutionsQuery
 from application.use_cases.step_tracking import FinishStepCommand
 from application.validation_messages import describe_validation_error
 
@@ -27,12 +26,3 @@ def test_a_run_cannot_complete_in_an_open_status(status: str) -> None:
 def test_every_terminal_status_completes_a_run() -> None:
     for status in ("SUCCEEDED", "FAILED", "ABORTED", "TIMED_OUT"):
         assert CompleteExecutionCommand(workflow_execution_id="e", status=status).status == status
-
-
-def test_an_asset_list_takes_no_other_filter() -> None:
-    with pytest.raises(ValidationError) as refused:
-        ListExecutionsQuery(workflow="db/wf", asset="db/a")
-    assert (
-        "an asset list takes no other of workflow, group (got workflow, asset)"
-        in describe_validation_error(refused.value)
-    )

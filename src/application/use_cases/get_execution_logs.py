@@ -5,6 +5,7 @@ the run's own log. Every line that leaves is redacted."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import datetime
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -18,7 +19,7 @@ from domain.available_logs import (
     LogSourceNotFoundError,
     needs_execution_filter,
 )
-from domain.errors import InvalidInputError
+from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution, WorkflowExecution, chain_order
 from domain.redaction import redact, redact_lines
 from domain.statuses import StepStatus
@@ -34,6 +35,20 @@ class GetExecutionLogsQuery(BaseModel):
     next_token: str | None = None
     limit: int = Field(default=100, ge=1, le=10_000)
     full: bool = False
+    # VAMS's narrowing: one step's logs only; lines holding a text (taken literally); lines
+    # written inside a time window (a line whose source keeps no time is kept)
+    pipeline_execution_id: str | None = Field(default=None, min_length=1)
+    contains: str | None = Field(default=None, min_length=1)
+    start_time: AwareDatetime | None = None
+    end_time: AwareDatetime | None = None
+
+    def keeps(self, text: str, timestamp: datetime | None = None) -> bool:
+        if self.contains is not None and self.contains not in text:
+            return False
+        if timestamp is None:
+            return True
+        too_early = self.start_time is not None and timestamp < self.start_time
+        return not too_early and (self.end_time is None or timestamp <= self.end_time)
 
 
 class LogSourceReport(BaseModel):
@@ -110,6 +125,11 @@ class GetExecutionLogs:
         steps = {step.pipeline_execution_id: step for step in self._store.list_steps(execution_id)}
         found = self._available_logs.find(execution, list(steps.values()))
         sources = _in_chain_order(found.by_step, steps)
+        only = query.pipeline_execution_id
+        if only is not None:
+            if only not in steps:
+                raise PipelineExecutionNotFoundError(only, execution_id)
+            sources = [source for source in sources if source.pipeline_execution_id == only]
         if query.log_id is not None and query.log_id not in {s.log_id for s in sources}:
             raise LogSourceNotFoundError(query.log_id, execution_id)
         reports: list[LogSourceReport] = []
@@ -130,12 +150,20 @@ class GetExecutionLogs:
             lines += [
                 LogLine(log_id=source.log_id, timestamp=event.timestamp, message=message)
                 for event, message in zip(page.events, messages, strict=True)
-                if message is not None  # all of it inside a key block
+                # None: all of it inside a key block
+                if message is not None and query.keeps(message, event.timestamp)
             ]
             if query.log_id is not None:
                 next_token = page.next_token
-        run_log = None if query.full or query.log_id else self._run_log(execution)
-        attempts = self._attempts(execution, list(steps.values())) if run_log is not None else ()
+        summary = not (query.full or query.log_id)
+        # one step asked for: its own attempts' lines, not the run's log
+        run_log = self._run_log(execution) if summary and only is None else None
+        if run_log is not None and query.contains is not None:
+            run_log = "\n".join(line for line in run_log.splitlines() if query.keeps(line))
+        chosen = [
+            step for step in steps.values() if only is None or step.pipeline_execution_id == only
+        ]
+        attempts = self._attempts(execution, chosen, query) if summary else ()
         return ExecutionLogs(
             workflow_execution_id=execution_id,
             log_sources=tuple(reports),
@@ -147,7 +175,10 @@ class GetExecutionLogs:
         )
 
     def _attempts(
-        self, execution: WorkflowExecution, steps: list[PipelineExecution]
+        self,
+        execution: WorkflowExecution,
+        steps: list[PipelineExecution],
+        query: GetExecutionLogsQuery,
     ) -> tuple[AttemptLog, ...]:
         if execution.orchestrator != "local":
             return ()  # elsewhere a step's log is shared (a Lambda's group): no attempt markers
@@ -168,7 +199,9 @@ class GetExecutionLogs:
                     pipeline_id=step.pipeline_id,
                     attempt=attempt.attempt,
                     status=attempt.status,
-                    lines=tuple(written.get(attempt.attempt, ())),
+                    lines=tuple(
+                        line for line in written.get(attempt.attempt, ()) if query.keeps(line)
+                    ),
                 )
                 for attempt in by_step.get(step_id, [])
             ]

@@ -19,9 +19,10 @@ from application.detail_collections import (
     parse_collection,
 )
 from application.ports import ExecutionStore, Row
+from application.run_metadata_pages import RUN_COLLECTIONS, run_metadata_page
 from domain.attempts import TaskExecution
 from domain.available_logs import AvailableLog, step_available_logs
-from domain.errors import PipelineExecutionNotFoundError
+from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution, WorkflowExecution, chain_order
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.paging import Page
@@ -39,13 +40,16 @@ class GetExecutionMetadataQuery(BaseModel):
     collection: str  # a path of application.detail_collections; checked by the use case
     max_items: int = Field(default=DEFAULT_PAGE_ITEMS, ge=1, le=MAX_PAGE_ITEMS)
     starting_token: str | None = None
+    pipeline_id: str | None = Field(default=None, min_length=1)  # with VAMS's run-wide ones
 
 
 class GetExecutionMetadata:
     """Page any collection of a run's details, from its start or from a token (the
     nextToken of a truncatedCollections entry, or of the previous page).
 
-    Row collections are read from the store a page at a time, past the last row's sort key;
+    VAMS's run-wide collections (`input`, `inputDatabase`, `output`) page every step's rows
+    (application.run_metadata_pages). Row collections are read from the store a page at a
+    time, past the last row's sort key;
     the short lists (steps, attempts, registered and available logs) are read whole and paged
     by offset.
     """
@@ -56,6 +60,20 @@ class GetExecutionMetadata:
         self._store, self._available_logs = store, available_logs
 
     def execute(self, query: GetExecutionMetadataQuery) -> Page[DetailItem]:
+        if query.collection in RUN_COLLECTIONS:
+            page = run_metadata_page(
+                self._store,
+                query.workflow_execution_id,
+                query.collection,
+                query.pipeline_id,
+                query.max_items,
+                query.starting_token,
+            )
+            return Page(items=page.items, next_token=page.next_token)
+        if query.pipeline_id is not None:
+            raise InvalidInputError(
+                f"pipelineId: only with collection {', '.join(RUN_COLLECTIONS)}"
+            )
         path = parse_collection(query.collection)
         cursor = decode_cursor(query.starting_token, path)
         execution = self._store.get_execution(query.workflow_execution_id)  # not found: 404

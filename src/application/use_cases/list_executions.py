@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
+from itertools import takewhile
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from application.execution_filter import ExecutionFilter
 from application.list_tokens import (
     SCAN_PAGE,
     ScanPosition,
@@ -24,6 +26,7 @@ from domain.execution import WorkflowExecution
 from domain.paging import Page
 from domain.redrive import with_derived_redrive_status
 from domain.statuses import ExecutionStatus
+from domain.triggers import TriggerType
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -51,29 +54,29 @@ class ListExecutionsQuery(BaseModel):
     group: str | None = Field(default=None, min_length=1)
     asset: str | None = None
     direction: AssetListDirection | None = None  # only with `asset`; None there means BOTH
-    status: ExecutionStatus | None = None  # combinable with any list
+    # row filters, combinable with any list (VAMS's list filters)
+    status: ExecutionStatus | None = None
+    workflow_database_id: str | None = Field(default=None, min_length=1)
+    workflow_id: str | None = Field(default=None, min_length=1)
+    trigger_type: TriggerType | None = None
+    triggered_by_user_id: str | None = Field(default=None, min_length=1)
+    started_from: AwareDatetime | None = None  # started at or after
+    started_to: AwareDatetime | None = None  # started at or before
     limit: int = Field(default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
     starting_token: str | None = None
-
-    @model_validator(mode="after")
-    def _one_filter(self) -> ListExecutionsQuery:
-        given = [name for name in ("workflow", "group", "asset") if getattr(self, name) is not None]
-        if self.asset is not None and len(given) > 1:
-            raise ValueError(
-                f"an asset list takes no other of workflow, group (got {', '.join(given)})"
-            )
-        return self
 
 
 class ListExecutions:
     """One index query per page for the single-index lists; the asset list merges two indexes.
 
-    The argument rules live here (the stores assume valid arguments). With a status filter the
-    list reads on until `limit` matching rows or the end, and its token resumes right after the
-    last row returned. With a reconciler, each open row read is checked under the 30-second rule
-    (before a status filter, so the filter sees what the caller will); a finished row costs no
-    orchestrator call. A local row's redriveStatus is derived as of one moment, with no step read
-    for its history (domain.redrive.redrive_status says why).
+    The argument rules live here (the stores assume valid arguments). With a row filter (status,
+    workflow, trigger, user, start dates: application.execution_filter) the list reads on until
+    `limit` matching rows or the end, and its token resumes right after the last row returned;
+    an asset's list takes a workflow and a group as row filters too. With a reconciler, each
+    open row read is checked under the 30-second rule (before the filter, so the filter sees
+    what the caller will); a finished row costs no orchestrator call. A local row's
+    redriveStatus is derived as of one moment, with no step read for its history
+    (domain.redrive.redrive_status says why).
     """
 
     def __init__(
@@ -94,40 +97,47 @@ class ListExecutions:
         return list(rows) if self._reconcile is None else self._reconcile.execute_all(rows)
 
     def _page(self, query: ListExecutionsQuery) -> Page[WorkflowExecution]:
-        if query.asset is not None:
-            asset = AssetRef.parse(query.asset, "asset", allow_file=False)
-            sides = _SIDES[query.direction or AssetListDirection.BOTH]
-            return self._by_asset(asset.asset_key, sides, query)
-        scope, partition = ListScope.ALL, None
         workflow_key: str | None = None
         if query.workflow is not None:
             workflow = AssetRef.parse(
                 query.workflow, "workflow", allow_file=False, shape="DATABASE_ID/WORKFLOW_ID"
             )
             workflow_key = workflow.asset_key
+        if query.asset is not None:
+            asset = AssetRef.parse(query.asset, "asset", allow_file=False)
+            sides = _SIDES[query.direction or AssetListDirection.BOTH]
+            # on an asset's list, a workflow and a group are row filters (VAMS's asset list)
+            keep = _filter(query, workflow_key, query.group)
+            return self._by_asset(asset.asset_key, sides, keep, query)
+        scope, partition = ListScope.ALL, None
+        if workflow_key is not None:
             scope, partition = ListScope.WORKFLOW, workflow_key
         if query.group is not None:
             # a group and a workflow: the group's index, filtered to the workflow's runs
             scope, partition = ListScope.GROUP, query.group
         else:
             workflow_key = None  # the workflow's own index already holds only its runs
-        if query.status is None and workflow_key is None:
+        keep = _filter(query, workflow_key, None)
+        if keep.is_empty or keep.is_lower_bound_only:
+            # one index page as the store pages it, cut where the window ends (the HTTP lists'
+            # default 90-day window costs no more than no window)
             page = self._store.list_executions(scope, partition, query.limit, query.starting_token)
-            return Page(items=tuple(self._settled(page.items)), next_token=page.next_token)
-        return self._filtered(scope, partition, query.status, workflow_key, query)
+            rows = self._settled(page.items)
+            kept = list(takewhile(lambda row: not keep.is_past(row), rows))
+            token = page.next_token if len(kept) == len(rows) else None
+            return Page(items=tuple(kept), next_token=token)
+        return self._filtered(scope, partition, keep, query)
 
     def _filtered(
         self,
         scope: ListScope,
         partition: str | None,
-        status: ExecutionStatus | None,
-        workflow_key: str | None,
+        keep: ExecutionFilter,
         query: ListExecutionsQuery,
     ) -> Page[WorkflowExecution]:
         """Store pages of SCAN_PAGE rows, filtered, until `limit` match or the list ends."""
         # the token names its filter: one issued for another filter is refused
-        label = " ".join(part for part in (status, workflow_key) if part is not None)
-        position = decode_scan(query.starting_token, label)
+        position = decode_scan(query.starting_token, keep.label)
         page_token, skip = position.page_token, position.skip
         found: list[WorkflowExecution] = []
         while True:
@@ -135,16 +145,16 @@ class ListExecutions:
             rows = self._settled(page.items)
             for index in range(skip, len(rows)):
                 row = rows[index]
-                if status is not None and row.status is not status:
-                    continue
-                if workflow_key is not None and row.workflow_key != workflow_key:
+                if keep.is_past(row):
+                    return Page(items=tuple(found))
+                if not keep.matches(row):
                     continue
                 found.append(rows[index])
                 if len(found) == query.limit:
                     resume = (
-                        ScanPosition(label, page_token, index + 1)
+                        ScanPosition(keep.label, page_token, index + 1)
                         if index + 1 < len(rows)
-                        else ScanPosition(label, page.next_token)
+                        else ScanPosition(keep.label, page.next_token)
                         if page.next_token
                         else None
                     )
@@ -155,12 +165,16 @@ class ListExecutions:
             page_token, skip = page.next_token, 0
 
     def _by_asset(
-        self, asset_key: str, sides: tuple[AssetDirection, ...], query: ListExecutionsQuery
+        self,
+        asset_key: str,
+        sides: tuple[AssetDirection, ...],
+        keep: ExecutionFilter,
+        query: ListExecutionsQuery,
     ) -> Page[WorkflowExecution]:
         """The runs on the chosen sides of the asset, each run once, newest first."""
         cursor = decode_ref(query.starting_token)
         # Each side's newest n after the cursor hold the union's newest n: those are final.
-        wanted = query.limit + 1 if query.status is None else max(query.limit + 1, SCAN_PAGE)
+        wanted = query.limit + 1 if keep.is_empty else max(query.limit + 1, SCAN_PAGE)
         found: list[WorkflowExecution] = []
         while True:
             merged: dict[str, ExecutionRef] = {}
@@ -179,7 +193,9 @@ class ListExecutions:
             }
             for index, ref in enumerate(final):
                 row = rows.get(ref.workflow_execution_id)
-                if row is None or (query.status is not None and row.status is not query.status):
+                if row is not None and keep.is_past(row):
+                    return Page(items=tuple(found))
+                if row is None or not keep.matches(row):
                     continue
                 found.append(row)
                 if len(found) == query.limit:
@@ -188,3 +204,19 @@ class ListExecutions:
             if ended or not final:
                 return Page(items=tuple(found))
             cursor = final[-1]
+
+
+def _filter(
+    query: ListExecutionsQuery, workflow_key: str | None, group: str | None
+) -> ExecutionFilter:
+    return ExecutionFilter(
+        status=query.status,
+        workflow_key=workflow_key,
+        workflow_database_id=query.workflow_database_id,
+        workflow_id=query.workflow_id,
+        group=group,
+        trigger_type=query.trigger_type,
+        triggered_by_user_id=query.triggered_by_user_id,
+        started_from=query.started_from,
+        started_to=query.started_to,
+    )

@@ -6,9 +6,10 @@ objects the route touches, the use case runs, its result leaves as the shared re
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Path, Query
+from fastapi import APIRouter, Body, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
 from application.use_cases.abort_execution import AbortExecutionCommand
@@ -32,8 +33,14 @@ from domain.errors import ExecutionNotFoundError, InvalidInputError
 from domain.run import DEFAULT_ABORT_CAUSE
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.group_abort import abort_group
-from entrypoints.http.requests import AbortRequest, LaunchRequest, PermanentDeleteRequest
-from entrypoints.http.route_table import EXECUTIONS, ONE_EXECUTION
+from entrypoints.http.list_parameters import ListParameters, list_parameters
+from entrypoints.http.requests import (
+    AbortRequest,
+    ExecuteRequest,
+    LaunchRequest,
+    PermanentDeleteRequest,
+)
+from entrypoints.http.route_table import ASSET_EXECUTIONS, EXECUTE, EXECUTIONS, ONE_EXECUTION
 from entrypoints.responses import (
     AbortResponse,
     DescribeResponse,
@@ -48,6 +55,8 @@ from entrypoints.vams_responses import (
     ABORTED_MESSAGE,
     DELETED_MESSAGE,
     GroupAbortResponse,
+    LaunchAnswer,
+    Launched,
     MessageResponse,
 )
 
@@ -56,6 +65,11 @@ router = APIRouter(tags=["executions"])
 ExecutionId = Annotated[str, Path(alias="executionId", min_length=1, max_length=256)]
 Text = Annotated[str | None, Query(min_length=1, max_length=256)]
 Token = Annotated[str | None, Query(min_length=1, max_length=4096)]
+Listing = Annotated[ListParameters, Depends(list_parameters)]
+# up to 9999-12-31T23:59:59.999Z, the last moment a date holds
+EpochMilliseconds = Annotated[int | None, Query(ge=0, le=253_402_300_799_999)]
+MAX_METADATA_PAGE = 500  # VAMS's ceiling on a details/metadata page
+MAX_LOG_LINES = 1000  # VAMS's ceiling on the events of one read
 
 
 def paired(first: str, second: str, values: tuple[str | None, str | None]) -> str | None:
@@ -71,31 +85,90 @@ def paired(first: str, second: str, values: tuple[str | None, str | None]) -> st
 def list_executions(
     wfx: App,
     caller: Caller,
+    listing: Listing,
     workflow_database_id: Annotated[Text, Query(alias="workflowDatabaseId")] = None,
     workflow_id: Annotated[Text, Query(alias="workflowId")] = None,
-    execution_group_id: Annotated[Text, Query(alias="executionGroupId")] = None,
     database_id: Annotated[Text, Query(alias="databaseId")] = None,
     asset_id: Annotated[Text, Query(alias="assetId")] = None,
     direction: Annotated[Literal["read", "wrote", "both"] | None, Query()] = None,
-    status: Annotated[Text, Query()] = None,
-    max_items: Annotated[int, Query(alias="maxItems", ge=1, le=100)] = 20,
-    starting_token: Annotated[Token, Query(alias="startingToken")] = None,
 ) -> JSONResponse:
-    """Newest first; at most one of the workflow, group and asset filters. Only the runs the
-    caller may read are listed, and a page is still full."""
-    query = ListExecutionsQuery(
-        workflow=paired("workflowDatabaseId", "workflowId", (workflow_database_id, workflow_id)),
-        group=execution_group_id,
+    """Newest first, within the start-date window (entrypoints.http.list_parameters). Only the
+    runs the caller may read are listed, and a page is still full."""
+    both = workflow_database_id is not None and workflow_id is not None
+    query = listing.query(
+        wfx.clock(),
+        workflow=f"{workflow_database_id}/{workflow_id}" if both else None,
+        workflow_database_id=None if both else workflow_database_id,
+        workflow_id=None if both else workflow_id,
         asset=paired("databaseId", "assetId", (database_id, asset_id)),
         direction=direction,
-        status=status,
-        limit=max_items,
-        starting_token=starting_token,
     )
+    return _readable_page(wfx, caller, listing, query)
+
+
+@router.get(
+    ASSET_EXECUTIONS,
+    response_model=ExecutionPageResponse,
+    summary="List the executions that read or wrote an asset (VAMS)",
+)
+def list_asset_executions(
+    wfx: App,
+    caller: Caller,
+    listing: Listing,
+    database_id: Annotated[str, Path(alias="databaseId", min_length=1, max_length=256)],
+    asset_id: Annotated[str, Path(alias="assetId", min_length=1, max_length=256)],
+    workflow_database_id: Annotated[Text, Query(alias="workflowDatabaseId")] = None,
+) -> JSONResponse:
+    """Both directions, each run once, newest first; the other filters as the global list's."""
+    return _asset_page(wfx, caller, listing, database_id, asset_id, workflow_database_id, None)
+
+
+@router.get(
+    ASSET_EXECUTIONS + "/{workflowId}",
+    response_model=ExecutionPageResponse,
+    summary="List one workflow's executions that read or wrote an asset (VAMS)",
+)
+def list_asset_workflow_executions(
+    wfx: App,
+    caller: Caller,
+    listing: Listing,
+    database_id: Annotated[str, Path(alias="databaseId", min_length=1, max_length=256)],
+    asset_id: Annotated[str, Path(alias="assetId", min_length=1, max_length=256)],
+    workflow_id: Annotated[str, Path(alias="workflowId", min_length=1, max_length=256)],
+    workflow_database_id: Annotated[Text, Query(alias="workflowDatabaseId")] = None,
+) -> JSONResponse:
+    return _asset_page(
+        wfx, caller, listing, database_id, asset_id, workflow_database_id, workflow_id
+    )
+
+
+def _asset_page(
+    wfx: App,
+    caller: Caller,
+    listing: ListParameters,
+    database_id: str,
+    asset_id: str,
+    workflow_database_id: str | None,
+    workflow_id: str | None,
+) -> JSONResponse:
+    both = workflow_database_id is not None and workflow_id is not None
+    query = listing.query(
+        wfx.clock(),
+        asset=f"{database_id}/{asset_id}",
+        workflow=f"{workflow_database_id}/{workflow_id}" if both else None,
+        workflow_database_id=None if both else workflow_database_id,
+        workflow_id=None if both else workflow_id,
+    )
+    return _readable_page(wfx, caller, listing, query)
+
+
+def _readable_page(
+    wfx: App, caller: Caller, listing: ListParameters, query: ListExecutionsQuery
+) -> JSONResponse:
     page = wfx.list_readable_executions().execute(
         ListReadableExecutionsQuery(subject=caller.subject, listing=query)
     )
-    return JSONResponse(ExecutionPageResponse.of(page).dump())
+    return JSONResponse(ExecutionPageResponse.of(page).dump() | listing.echo(wfx.clock()))
 
 
 @router.post(
@@ -135,6 +208,49 @@ def launch_execution(wfx: App, caller: Caller, body: LaunchRequest) -> JSONRespo
     result = wfx.launch_execution().execute(command)
     status = 201 if result.created else 200
     return JSONResponse(ExecutionResponse.of(result.execution).dump(), status_code=status)
+
+
+@router.post(
+    EXECUTE,
+    response_model=LaunchAnswer,
+    summary="Launch an execution of a workflow (VAMS's execute)",
+)
+def execute_workflow(
+    wfx: App,
+    caller: Caller,
+    workflow_database_id: Annotated[
+        str, Path(alias="workflowDatabaseId", min_length=1, max_length=256)
+    ],
+    workflow_id: Annotated[str, Path(alias="workflowId", min_length=1, max_length=256)],
+    body: ExecuteRequest,
+) -> JSONResponse:
+    """Authorized as the launch above; answers VAMS's `{"message": {"executionId", ...}}`."""
+    output = body.output
+    wfx.access_control().require_launch(
+        caller.subject,
+        workflow_database_id,
+        workflow_id,
+        tuple(AssetKey(database_id=i.database_id, asset_id=i.asset_id) for i in body.input_files),
+        None if output is None else AssetKey(database_id=output[0], asset_id=output[1]),
+        caller.route,
+    )
+    command = LaunchExecutionCommand(
+        workflow_database_id=workflow_database_id,
+        workflow_id=workflow_id,
+        inputs=tuple(i.reference for i in body.input_files),
+        output=None if output is None else "/".join(output),
+        execution_group_id=body.execution_group_id or None,
+        trigger=body.trigger,
+        user_id=caller.subject.user_id,
+    )
+    execution = wfx.launch_execution().execute(command).execution
+    answer = LaunchAnswer(
+        message=Launched(
+            execution_id=execution.workflow_execution_id,
+            execution_group_id=execution.execution_group_id,
+        )
+    )
+    return JSONResponse(answer.model_dump(mode="json", by_alias=True))
 
 
 @router.get(ONE_EXECUTION, response_model=ExecutionResponse, summary="Get an execution")
@@ -182,21 +298,30 @@ def get_execution_metadata(
         Query(
             min_length=1,
             max_length=512,
-            description="A collection path as truncatedCollections names it: inputs, "
-            "pipelineExecutions, pipelineExecutions[ID].outputFiles, ...",
+            description="VAMS's input, inputDatabase or output (every step's rows, or those of "
+            "pipelineId's steps), or a collection path as truncatedCollections names it: "
+            "inputs, pipelineExecutions, pipelineExecutions[ID].outputFiles, ...",
         ),
-    ],
-    max_items: Annotated[int, Query(alias="maxItems", ge=1, le=1000)] = 100,
+    ] = "input",
+    pipeline_id: Annotated[Text, Query(alias="pipelineId")] = None,
+    page_size: Annotated[
+        int | None,
+        Query(alias="pageSize", ge=1, description=f"At most {MAX_METADATA_PAGE} are served."),
+    ] = None,
+    max_items: Annotated[int | None, Query(alias="maxItems", ge=1, le=1000)] = None,
     starting_token: Annotated[Token, Query(alias="startingToken")] = None,
+    next_token: Annotated[Token, Query(alias="NextToken", description="startingToken")] = None,
 ) -> JSONResponse:
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.GET, caller.route
     )
+    size = min(page_size, MAX_METADATA_PAGE) if page_size is not None else max_items
     query = GetExecutionMetadataQuery(
         workflow_execution_id=execution_id,
         collection=collection,
-        max_items=max_items,
-        starting_token=starting_token,
+        pipeline_id=pipeline_id,
+        max_items=size or 100,
+        starting_token=starting_token or next_token,
     )
     page = wfx.get_execution_metadata().execute(query)
     return JSONResponse(ExecutionMetadataPageResponse.of(page).dump())
@@ -232,21 +357,47 @@ def get_execution_logs(
     caller: Caller,
     execution_id: ExecutionId,
     log_id: Annotated[str | None, Query(alias="logId", min_length=1, max_length=64)] = None,
-    mode: Annotated[Literal["summary", "full"], Query()] = "summary",
+    mode: Annotated[Literal["truncated", "summary", "full"], Query()] = "truncated",
     next_token: Annotated[Token, Query(alias="nextToken")] = None,
+    pipeline_execution_id: Annotated[Text, Query(alias="pipelineExecutionId")] = None,
+    limit: Annotated[
+        int, Query(ge=1, description=f"Lines per source; at most {MAX_LOG_LINES} are served.")
+    ] = 100,
+    start_time: Annotated[EpochMilliseconds, Query(alias="startTime")] = None,
+    end_time: Annotated[EpochMilliseconds, Query(alias="endTime")] = None,
+    filter_pattern: Annotated[
+        str | None,
+        Query(alias="filterPattern", min_length=1, max_length=1024, description="Taken literally."),
+    ] = None,
 ) -> JSONResponse:
-    """`summary`: the run's own log; `full`: every log source; `logId`: that source alone,
-    paged with its `nextToken`."""
+    """`truncated` (VAMS's name; `summary` is wfx's earlier one): the run's own log, or with
+    `pipelineExecutionId` that step's; `full`: every log source (of that step); `logId`: that
+    source alone, paged with its `nextToken`. `filterPattern`, `startTime` and `endTime` (epoch
+    milliseconds) narrow the lines."""
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.GET, caller.route
     )
+    start, end = _epoch(start_time), _epoch(end_time)
+    if start is not None and end is not None and end < start:
+        raise InvalidInputError("endTime: must not be before startTime")
+    # as VAMS: the pattern is one literal text, its quotes dropped
+    text = None if filter_pattern is None else filter_pattern.replace('"', "").strip() or None
     query = GetExecutionLogsQuery(
         workflow_execution_id=execution_id,
         log_id=log_id,
         next_token=next_token,
         full=mode == "full",
+        limit=min(limit, MAX_LOG_LINES),
+        pipeline_execution_id=pipeline_execution_id,
+        contains=text,
+        start_time=start,
+        end_time=end,
     )
     return JSONResponse(ExecutionLogsResponse.of(wfx.get_execution_logs().execute(query)).dump())
+
+
+def _epoch(milliseconds: int | None) -> datetime | None:
+    return None if milliseconds is None else datetime.fromtimestamp(milliseconds / 1000, UTC)
 
 
 @router.post(

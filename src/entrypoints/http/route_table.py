@@ -47,10 +47,16 @@ class RouteRule:
 EXECUTIONS = "/workflows/executions"
 ONE_EXECUTION = EXECUTIONS + "/{executionId}"
 RERUN = ONE_EXECUTION + "/rerun"
+EXECUTE = "/workflows/{workflowDatabaseId}/{workflowId}/execute"
+ASSET_EXECUTIONS = "/database/{databaseId}/assets/{assetId}/workflows/executions"
 
 ROUTES: tuple[RouteRule, ...] = (
     RouteRule(Action.GET, EXECUTIONS, Tier2.FILTER, Action.GET),
     RouteRule(Action.POST, EXECUTIONS, Tier2.LAUNCH, Action.POST),
+    RouteRule(Action.POST, EXECUTE, Tier2.LAUNCH, Action.POST),  # VAMS's launch
+    # VAMS's asset lists: only the runs the caller may read, as the global list
+    RouteRule(Action.GET, ASSET_EXECUTIONS, Tier2.FILTER, Action.GET),
+    RouteRule(Action.GET, ASSET_EXECUTIONS + "/{workflowId}", Tier2.FILTER, Action.GET),
     RouteRule(Action.GET, ONE_EXECUTION, Tier2.EXECUTION, Action.GET),
     RouteRule(Action.GET, ONE_EXECUTION + "/details", Tier2.EXECUTION, Action.GET),
     RouteRule(Action.GET, ONE_EXECUTION + "/details/metadata", Tier2.EXECUTION, Action.GET),

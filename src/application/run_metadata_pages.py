@@ -1,0 +1,103 @@
+"""VAMS's run-wide metadata collections of details/metadata: `input` (the asset and file metadata
+handed to the steps), `inputDatabase` (a metadata source database's own metadata: wfx records none
+yet, so its pages are empty) and `output` (the metadata the steps wrote), every step's rows in
+chain order, or one pipeline's with `pipelineId`.
+
+A token holds the collection it pages, the step it stopped in and that step's last row key."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from application.ports import ExecutionStore, Row, RowCollection
+from domain.errors import InvalidInputError
+from domain.execution import chain_order
+from domain.paging import Page
+
+RUN_COLLECTIONS: dict[str, RowCollection | None] = {
+    "input": RowCollection.INPUT_METADATA,
+    "inputDatabase": None,
+    "output": RowCollection.OUTPUT_METADATA,
+}
+
+
+@dataclass(frozen=True)
+class _Position:
+    step: int = 0
+    after: str | None = None
+
+
+def _label(collection: str, pipeline_id: str | None) -> str:
+    return collection if pipeline_id is None else f"{collection}[{pipeline_id}]"
+
+
+def _encode(label: str, position: _Position) -> str:
+    raw = json.dumps(
+        {"collection": label, "step": position.step, "after": position.after},
+        separators=(",", ":"),
+    )
+    return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def _decode(token: str | None, label: str) -> _Position:
+    if token is None:
+        return _Position()
+    refused = InvalidInputError("startingToken: not a token this collection returned")
+    try:
+        fields: Any = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise refused from None
+    if not isinstance(fields, dict) or set(fields) != {"collection", "step", "after"}:
+        raise refused
+    step, after = fields["step"], fields["after"]
+    if (
+        fields["collection"] != label
+        or not isinstance(step, int)
+        or isinstance(step, bool)
+        or step < 0
+        or not (after is None or (isinstance(after, str) and after))
+    ):
+        raise refused
+    return _Position(step, after)
+
+
+def run_metadata_page(
+    store: ExecutionStore,
+    workflow_execution_id: str,
+    collection: str,
+    pipeline_id: str | None,
+    max_items: int,
+    starting_token: str | None,
+) -> Page[Row]:
+    label = _label(collection, pipeline_id)
+    position = _decode(starting_token, label)
+    store.get_execution(workflow_execution_id)  # not found: 404
+    rows_of = RUN_COLLECTIONS[collection]
+    if rows_of is None:
+        return Page(items=())
+    steps = [
+        step
+        for step in chain_order(store.list_steps(workflow_execution_id))
+        if pipeline_id is None or step.pipeline_id == pipeline_id
+    ]
+    found: list[Row] = []
+    index, after = position.step, position.after
+    while index < len(steps):
+        wanted = max_items - len(found)
+        rows = store.list_rows(rows_of, steps[index].pipeline_execution_id, after, wanted + 1)
+        found += rows[:wanted]
+        if len(rows) > wanted:  # this step has more: resume inside it
+            return Page(
+                items=tuple(found), next_token=_encode(label, _Position(index, found[-1].row_key))
+            )
+        index, after = index + 1, None
+        if len(found) == max_items:
+            more = index < len(steps)
+            return Page(
+                items=tuple(found), next_token=_encode(label, _Position(index)) if more else None
+            )
+    return Page(items=tuple(found))

@@ -1,0 +1,90 @@
+"""details/metadata's VAMS collections on every store: `input` and `output` page every step's
+rows in chain order (or one pipeline's), across step boundaries; `inputDatabase` is empty."""
+
+from __future__ import annotations
+
+import pytest
+
+from application.ports import ExecutionStore
+from application.use_cases.get_execution_metadata import (
+    GetExecutionMetadata,
+    GetExecutionMetadataQuery,
+)
+from domain.errors import InvalidInputError
+from domain.execution import OutputMetadata, StepInputMetadata
+from tests.contract.builders import a_launch, some_outputs, step_id
+
+RUN = "m1"
+# three input files: each of the three steps gets a metadata row for each
+INPUTS = (("db1:asset1", "a.obj"), ("db1:asset1", "b.obj"), ("db1:asset1", "c.obj"))
+
+
+@pytest.fixture
+def store(execution_store: ExecutionStore) -> ExecutionStore:
+    execution_store.add_launch(a_launch(RUN, inputs=INPUTS, steps=3))
+    for index in range(3):
+        execution_store.add_step_outputs(some_outputs(RUN, index))
+    return execution_store
+
+
+def _walk(store: ExecutionStore, **query: object) -> list[list[tuple[str, str]]]:
+    read = GetExecutionMetadata(store)
+    pages: list[list[tuple[str, str]]] = []
+    token: str | None = None
+    while True:
+        page = read.execute(
+            GetExecutionMetadataQuery(workflow_execution_id=RUN, starting_token=token, **query)
+        )
+        pages.append(
+            [
+                (row.pipeline_execution_id, row.row_key)
+                for row in page.items
+                if isinstance(row, StepInputMetadata | OutputMetadata)
+            ]
+        )
+        assert len(pages[-1]) == len(page.items)
+        token = page.next_token
+        if token is None:
+            return pages
+        assert len(pages) < 20, "the collection never ends"
+
+
+def test_input_pages_every_step_s_rows_across_steps(store: ExecutionStore) -> None:
+    every = [(step_id(RUN, i), f"db1:asset1:{name}.obj") for i in range(3) for name in "abc"]
+    assert [
+        row for page in _walk(store, collection="input", max_items=100) for row in page
+    ] == every
+    pages = _walk(store, collection="input", max_items=2)
+    assert [row for page in pages for row in page] == every
+    assert all(len(page) == 2 for page in pages[:-1])
+
+
+def test_pipeline_id_keeps_that_pipeline_s_rows(store: ExecutionStore) -> None:
+    rows = [row for page in _walk(store, collection="output", pipeline_id="pipe1") for row in page]
+    assert [step for step, _ in rows] == [step_id(RUN, 1)]
+    assert _walk(store, collection="output", pipeline_id="nope") == [[]]
+
+
+def test_input_database_is_empty(store: ExecutionStore) -> None:
+    assert _walk(store, collection="inputDatabase") == [[]]
+
+
+def test_a_token_of_another_collection_is_refused(store: ExecutionStore) -> None:
+    read = GetExecutionMetadata(store)
+    first = read.execute(
+        GetExecutionMetadataQuery(workflow_execution_id=RUN, collection="input", max_items=1)
+    )
+    assert first.next_token is not None
+    for query in ({"collection": "output"}, {"collection": "input", "pipeline_id": "pipe0"}):
+        with pytest.raises(InvalidInputError, match="startingToken"):
+            read.execute(
+                GetExecutionMetadataQuery(
+                    workflow_execution_id=RUN, starting_token=first.next_token, **query
+                )
+            )
+    with pytest.raises(InvalidInputError, match="pipelineId"):
+        read.execute(
+            GetExecutionMetadataQuery(
+                workflow_execution_id=RUN, collection="inputs", pipeline_id="p"
+            )
+        )
