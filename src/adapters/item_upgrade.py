@@ -20,6 +20,7 @@ from adapters.records import (
     build_execution_input_record,
     build_execution_record,
     build_output_file_record,
+    build_output_metadata_record,
     build_output_result_record,
     build_pipeline_execution_record,
     build_step_input_configuration_record,
@@ -29,6 +30,7 @@ from adapters.records import (
     parse_execution_input_record,
     parse_execution_record,
     parse_output_file_record,
+    parse_output_metadata_record,
     parse_output_result_record,
     parse_pipeline_execution_record,
     parse_step_input_configuration_record,
@@ -38,7 +40,7 @@ from adapters.records import (
 from adapters.tables import ResourceKeys
 
 # The current shapes' number: a SQLite file records it (PRAGMA user_version) once upgraded.
-ITEM_SHAPES_VERSION = 2
+ITEM_SHAPES_VERSION = 3
 
 _Rebuild = Callable[[Item], Mapping[str, Any]]
 
@@ -82,6 +84,10 @@ _REBUILT: dict[ResourceKeys, tuple[_Rebuild, tuple[str, ...]]] = {
         lambda item: build_output_file_record(parse_output_file_record(item)),
         ("versionId", "size"),
     ),
+    ResourceKeys.PIPELINE_OUTPUT_METADATA: (
+        lambda item: build_output_metadata_record(parse_output_metadata_record(item)),
+        (),
+    ),
     ResourceKeys.PIPELINE_OUTPUT_RESULTS: (
         lambda item: build_output_result_record(parse_output_result_record(item)),
         (),
@@ -102,6 +108,7 @@ _WRITTEN_BY_WFX = {
     ResourceKeys.PIPELINE_INPUT_CONFIGURATION: "executionType",
     ResourceKeys.PIPELINE_INPUT_METADATA: "workflowExecutionId",
     ResourceKeys.PIPELINE_OUTPUT_FILES: "workflowExecutionId",
+    ResourceKeys.PIPELINE_OUTPUT_METADATA: "workflowExecutionId",
     ResourceKeys.PIPELINE_OUTPUT_RESULTS: "workflowExecutionId",
     ResourceKeys.PIPELINE_LOGS: "workflowExecutionId",
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -249,15 +249,30 @@ class StepInputConfiguration(_Record):
     input_files: tuple[str, ...] = ()
 
 
+def normalize_file_key(file_key: str) -> str:
+    """A file key as VAMS writes it in its tables' paths: asset-relative, one leading "/"
+    ("/" alone is the asset itself)."""
+    return "/" + file_key.lstrip("/")
+
+
+# The metadata a step's input metadata row describes: an asset or one of its files, or a
+# database (VAMS's metadata-source databases: no asset, path "/").
+MetadataScope = Literal["asset", "database"]
+
+
 class StepInputMetadata(_Record):
-    """Asset metadata handed to one step, narrowed to the keys its metadataInputs gate names."""
+    """Asset metadata handed to one step, narrowed to the keys its metadataInputs gate names.
+    `file_path` is "/"-led, "/" for the asset's (or a database's) own metadata."""
 
     pipeline_execution_id: str
     workflow_execution_id: str
     database_id: str
     asset_id: str
-    file_path: str
+    file_path: Annotated[str, AfterValidator(normalize_file_key)]
     metadata: tuple[tuple[str, str], ...]
+    scope: MetadataScope = "asset"
+    # the file's attributes (VAMS gates them apart from its metadata); wfx's assets have none
+    attributes: tuple[tuple[str, str], ...] = ()
 
     @property
     def row_key(self) -> str:
@@ -287,10 +302,18 @@ class OutputFile(_Record):
     etag: str
     # the attempt that wrote this version; None on a row recorded before attempts were named
     attempt: int | None = Field(default=None, ge=1)
+    # the object store's bucket ("" on a row recorded before rows named it)
+    bucket: str = ""
+
+    @property
+    def kind_path(self) -> str:
+        """The path relative to its kind's own folder, as VAMS records it: `preview/p.svg`
+        of the shared output folder is `p.svg` of the previews."""
+        return kind_relative_path(self.file_type, self.relative_file_path)
 
     @property
     def row_key(self) -> str:
-        return f"{self.file_type}:{self.relative_file_path}"
+        return f"{self.file_type}:{self.kind_path}"
 
 
 # Attempt numbers in an artifact's key are zero-padded so that the text key sorts as numbers do
@@ -340,11 +363,16 @@ def artifacts_of(files: Sequence[OutputFile], at: datetime) -> tuple[Artifact, .
 
 
 class OutputMetadata(_Record):
+    """One metadata key a step wrote for a file of the output asset; `target_file_path` is
+    "/"-led, "/" for the asset itself."""
+
     pipeline_execution_id: str
     workflow_execution_id: str
-    target_file_path: str
+    target_file_path: Annotated[str, AfterValidator(normalize_file_key)]
     metadata_key: str
     value: str
+    # the object key of the metadata file it came from ("" where not known)
+    source_file_key: str = ""
 
     @property
     def row_key(self) -> str:
@@ -495,7 +523,23 @@ def step_auxiliary_prefix(workflow_execution_id: str, pipeline_execution_id: str
     return f"executions/{workflow_execution_id}/auxiliary/{pipeline_execution_id}/"
 
 
+_KIND_FOLDERS = ("preview", "metadata")
+
+
 def output_file_type(relative_file_path: str) -> str:
     """`preview/...` and `metadata/...` are previews and metadata; anything else is a file."""
     head = relative_file_path.split("/", 1)[0]
-    return head if head in ("preview", "metadata") and "/" in relative_file_path else "file"
+    return head if head in _KIND_FOLDERS and "/" in relative_file_path else "file"
+
+
+def kind_relative_path(file_type: str, relative_file_path: str) -> str:
+    """A shared-folder path relative to its kind's folder (`preview/p.svg` -> `p.svg`)."""
+    folder = f"{file_type}/"
+    if file_type in _KIND_FOLDERS and relative_file_path.startswith(folder):
+        return relative_file_path[len(folder) :]
+    return relative_file_path
+
+
+def shared_folder_path(file_type: str, kind_path: str) -> str:
+    """kind_relative_path's inverse: the path in the run's shared output folder."""
+    return f"{file_type}/{kind_path}" if file_type in _KIND_FOLDERS else kind_path

@@ -13,7 +13,7 @@ from typing import Any
 
 from adapters.dynamodb.codec import from_wire
 from adapters.dynamodb.item_upgrade import DynamoDbItemShapes
-from adapters.item_upgrade import UPGRADED_TABLES, upgraded_item
+from adapters.item_upgrade import ITEM_SHAPES_VERSION, UPGRADED_TABLES, upgraded_item
 from adapters.records import EARLIER_STEP_NAMES
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
@@ -75,6 +75,19 @@ def _assert_current_shapes(items: dict[str, list[dict[str, Any]]]) -> None:
         assert "stateMachineArn" not in main and "executionArn" not in main
         assert re.fullmatch(TABLE_DATE, main["executionStartDate"])
         assert re.fullmatch(TABLE_DATE, main["executionStopDate"])  # all five have ended
+    for output in items[ResourceKeys.PIPELINE_OUTPUT_FILES.value]:
+        # a preview's path relative to the previews, as VAMS records it; the key follows
+        path = output["relativeFilePath"]
+        assert not path.startswith(f"{output['fileType']}/")
+        assert output["fileType:relativeFilePath"] == f"{output['fileType']}:{path}"
+        assert output["s3Key"].endswith(
+            f"/output/{output['fileType']}/{path}".replace("/file/", "/")
+        )
+    for metadata in items[ResourceKeys.PIPELINE_OUTPUT_METADATA.value]:
+        target = metadata["targetFilePath"]
+        assert target.startswith("/") and not target.startswith("//")
+        assert metadata["targetFilePath:metadataKey"] == f"{target}:{metadata['metadataKey']}"
+        assert metadata["sourceMetadataFileRelativePath"].endswith(f"/output/metadata{target}.json")
 
 
 def test_an_earlier_sqlite_file_is_upgraded_when_opened_and_a_copy_kept(tmp_path: Path) -> None:
@@ -105,7 +118,7 @@ def test_a_new_sqlite_file_is_marked_current_and_has_no_copy(tmp_path: Path) -> 
     assert upgrade_items(database, build_schema(TableNames())) == 0
     assert not backup_path(tmp_path / "new.db").exists()
     with sqlite3.connect(tmp_path / "new.db") as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == ITEM_SHAPES_VERSION
 
 
 def _load_dump(client: Any) -> dict[str, list[dict[str, Any]]]:

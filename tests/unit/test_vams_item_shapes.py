@@ -8,8 +8,8 @@ asset, an output asset, an execution group) goes through the local runner on eac
 every item of every pinned table, read raw (SQLite's stored JSON, DynamoDB's wire types), must
 carry each pinned attribute with its type and format.
 
-PENDING holds VAMS's attributes that wfx does not write yet: the rest of the configuration and
-inputs tables, and the seven supporting tables whole. They are declared, not asserted; move a
+PENDING holds VAMS's attributes that wfx does not write yet (the rest of the inputs table, the
+migration's input files). They are declared, not asserted; move a
 table (or an attribute) from PENDING into VAMS_SHAPES when records.py writes it as VAMS does.
 """
 
@@ -91,6 +91,7 @@ BUS_SOURCE = Format(
     "<prefix>.execution.<guid32>.pipeline.<guid32> naming the item's own ids", _own_bus_source
 )
 TRUE_FALSE = one_of("true", "false")
+_FILE_KEY = _matching(r"/(?!/).*|/", 'a file key with one leading "/" (normalize_file_key)')
 # VAMS writes NEW at launch, then Step Functions' statuses
 RUN_STATUSES = one_of(
     "NEW", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE"
@@ -227,11 +228,34 @@ VAMS_SHAPES: dict[ResourceKeys, dict[str, Attr]] = {
         "fileType:relativeFilePath": Attr(S, joined("fileType", "relativeFilePath")),
         # VAMS: file or preview; wfx also records the step's metadata files (a difference, docs)
         "fileType": Attr(S, one_of("file", "preview", "metadata")),
-        "relativeFilePath": Attr(S, NOT_EMPTY),
+        # relative to its kind's folder: a preview's to the previews, never led by "preview/"
+        "relativeFilePath": Attr(S, _matching(r"(?!preview/|metadata/)[^/].*", "kind-relative")),
+        "s3Bucket": Attr(S, NOT_EMPTY),
         "s3Key": Attr(S, NOT_EMPTY),
         "fileSize": Attr(N),
         "contentType": Attr(S),
         "s3VersionId": Attr(S),
+    },
+    ResourceKeys.PIPELINE_INPUT_METADATA: {
+        "pipelineExecutionId": Attr(S, GUID32),
+        "databaseId:assetId:filePath": Attr(S, joined("databaseId", "assetId", "filePath")),
+        "assetId": Attr(S),  # "" on a database-scope row
+        "databaseId": Attr(S, NOT_EMPTY),
+        "filePath": Attr(S, _FILE_KEY),
+        "scope": Attr(S, one_of("asset", "database")),
+        "metadata": Attr(M),
+        "metadataTruncated": Attr(BOOL),
+        "attributes": Attr(M),
+        "attributesTruncated": Attr(BOOL),
+        "sourceInputMetadataFileS3Key": Attr(S),
+    },
+    ResourceKeys.PIPELINE_OUTPUT_METADATA: {
+        "pipelineExecutionId": Attr(S, GUID32),
+        "targetFilePath:metadataKey": Attr(S, joined("targetFilePath", "metadataKey")),
+        "targetFilePath": Attr(S, _FILE_KEY),  # "/" is the asset itself
+        "metadataKey": Attr(S, NOT_EMPTY),
+        "metadataValue": Attr(S),  # VAMS keeps a value's own type; text in the common case
+        "sourceMetadataFileRelativePath": Attr(S),
     },
     ResourceKeys.PIPELINE_OUTPUT_RESULTS: {
         "pipelineExecutionId": Attr(S, GUID32),
@@ -254,11 +278,7 @@ VAMS_SHAPES: dict[ResourceKeys, dict[str, Attr]] = {
 
 # -- pending: VAMS writes these, wfx does not yet (or not in VAMS's form); not asserted ------------
 
-_FILE_KEY = _matching(r"/.*", 'a file key with one leading "/" (normalize_file_key)')
-
 PENDING: dict[ResourceKeys, dict[str, Attr]] = {
-    # wfx's object store names no bucket on a run's rows (a local one has none): ""
-    ResourceKeys.PIPELINE_OUTPUT_FILES: {"s3Bucket": Attr(S, NOT_EMPTY)},
     # the two plain workflow ids (wfx writes the composite key instead), VAMS's normalised keys,
     # one row per selection rather than per file, versionId "" for a folder or whole asset
     ResourceKeys.WORKFLOW_EXECUTION_INPUTS: {
@@ -276,27 +296,6 @@ PENDING: dict[ResourceKeys, dict[str, Attr]] = {
         "databaseId": Attr(S, NOT_EMPTY),
         "inputAssetFileKey": Attr(S, _FILE_KEY),
         "workflowExecutionId": Attr(S, GUID32),
-    },
-    ResourceKeys.PIPELINE_INPUT_METADATA: {
-        "pipelineExecutionId": Attr(S, GUID32),
-        "databaseId:assetId:filePath": Attr(S, joined("databaseId", "assetId", "filePath")),
-        "assetId": Attr(S),  # "" on a database-scope row
-        "databaseId": Attr(S, NOT_EMPTY),
-        "filePath": Attr(S, _FILE_KEY),
-        "scope": Attr(S, one_of("asset", "database")),
-        "metadata": Attr(M),
-        "metadataTruncated": Attr(BOOL),
-        "attributes": Attr(M),
-        "attributesTruncated": Attr(BOOL),
-        "sourceInputMetadataFileS3Key": Attr(S),
-    },
-    ResourceKeys.PIPELINE_OUTPUT_METADATA: {
-        "pipelineExecutionId": Attr(S, GUID32),
-        "targetFilePath:metadataKey": Attr(S, joined("targetFilePath", "metadataKey")),
-        "targetFilePath": Attr(S, _FILE_KEY),  # "/" is the asset itself
-        "metadataKey": Attr(S, NOT_EMPTY),
-        "metadataValue": Attr(S),  # VAMS keeps a value's own type; text in the common case
-        "sourceMetadataFileRelativePath": Attr(S),
     },
 }
 
@@ -375,15 +374,19 @@ def _mismatches(table: ResourceKeys, raw: RawItem, shape: dict[str, Attr]) -> li
 
 @pytest.fixture
 def run_items(inline_container: Container, tmp_path: Path) -> dict[ResourceKeys, list[RawItem]]:
-    """Every item one finished mesh-report run wrote, per table, on the container's store."""
+    """Every item one finished mesh-report run wrote, per table, on the container's store (its
+    first step reading the input file's metadata)."""
     container = inline_container
-    document = parse_workflow_document(yaml.safe_load((MESH / "workflow.yaml").read_text()))
+    raw = yaml.safe_load((MESH / "workflow.yaml").read_text())
+    raw["steps"][0]["metadataInputs"] = ["scanner"]  # the first step reads the file's metadata
+    document = parse_workflow_document(raw)
     container.publish_workflow_version().execute(PublishWorkflowVersionCommand(document=document))
     container.import_asset_files().execute(
         ImportAssetFilesCommand(
             database_id="demo",
             asset_id="meshes",
             files=(ImportedFile(file_key="icosphere.obj", path=MESH / "assets" / "icosphere.obj"),),
+            metadata=(("scanner", "lidar"), ("owner", "alice")),
         )
     )
     command = LaunchExecutionCommand(
