@@ -218,13 +218,17 @@ def _output_file(kind: str, path: str, size: int, content_type: str) -> dict[str
 
 
 def _output_metadata(target: str, key: str, value: str) -> dict[str, Any]:
+    # the source is the metadata file's whole key: `asset.metadata.json` for the asset itself
+    source = "asset" if target == "/" else target.lstrip("/")
     return {
         "pipelineExecutionId": STEPS[2],
         "targetFilePath:metadataKey": f"{target}:{key}",
         "targetFilePath": target,
         "metadataKey": key,
         "metadataValue": value,
-        "sourceMetadataFileRelativePath": "metadata.json",
+        "sourceMetadataFileRelativePath": (
+            f"pipelines/{PIPELINES[0]}/job-1/output/{EXECUTION_ID}/metadata/{source}.metadata.json"
+        ),
     }
 
 

@@ -214,3 +214,29 @@ def test_rows_vams_wrote_are_never_rewritten() -> None:
     ):
         for table, items in vams.vams_run(status, steps).items():
             assert all(upgraded_item(table, item) is None for item in items), table
+
+
+def test_an_earlier_input_metadata_row_moves_to_its_slash_led_key() -> None:
+    """The fixture's runs read no metadata: a row as wfx 0.1 wrote it, rebuilt in VAMS's form."""
+    run, step = "0" * 32, "1" * 32
+    earlier = {
+        "pipelineExecutionId": step,
+        "databaseId:assetId:filePath": "demo:meshes:scans/a.obj",
+        "workflowExecutionId": run,
+        "databaseId": "demo",
+        "assetId": "meshes",
+        "filePath": "scans/a.obj",
+        "metadata": {"scanner": "lidar"},
+    }
+    upgraded = upgraded_item(ResourceKeys.PIPELINE_INPUT_METADATA, earlier)
+
+    assert upgraded is not None
+    assert upgraded["databaseId:assetId:filePath"] == "demo:meshes:/scans/a.obj"
+    assert upgraded["filePath"] == "/scans/a.obj"
+    assert (upgraded["scope"], upgraded["attributes"], upgraded["attributesTruncated"]) == (
+        "asset",
+        {},
+        False,
+    )
+    assert upgraded["metadata"] == {"scanner": "lidar"}
+    assert upgraded_item(ResourceKeys.PIPELINE_INPUT_METADATA, upgraded) is None
