@@ -937,6 +937,17 @@ def build_pipeline_input_file_record(row: PipelineInputFile) -> Item:
     }
 
 
+def parse_pipeline_input_file_record(item: Item) -> PipelineInputFile:
+    """A row as the migration writes it, or as wfx's before 0.2 did (its key without the "/")."""
+    return PipelineInputFile(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        database_id=item["databaseId"],
+        asset_id=item["assetId"],
+        input_asset_file_key=item["inputAssetFileKey"],
+    )
+
+
 # -- per-step output tables --------------------------------------------------------------------
 
 

@@ -280,13 +280,14 @@ class StepInputMetadata(_Record):
 
 
 class PipelineInputFile(_Record):
-    """PipelineExecutionInputFiles: written only by the data migration, never at run time."""
+    """PipelineExecutionInputFiles: written only by the data migration, never at run time; the
+    file key "/"-led, as VAMS 2.6's upgrade writes it ("/" the whole asset)."""
 
     pipeline_execution_id: str
     workflow_execution_id: str
     database_id: str
     asset_id: str
-    input_asset_file_key: str
+    input_asset_file_key: Annotated[str, AfterValidator(normalize_file_key)]
 
 
 class OutputFile(_Record):

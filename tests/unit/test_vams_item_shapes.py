@@ -29,13 +29,16 @@ import yaml
 from botocore.exceptions import ClientError
 
 from adapters.dynamodb.codec import from_wire
+from adapters.migrated_rows import supporting_rows
 from adapters.sqlite.schema import build_schema
 from adapters.tables import TABLES, ResourceKeys, TableNames
 from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
+from domain.migration import migrated_run, parse_v1_item
 from entrypoints.container import Container
+from tests.v1_items import MIGRATED_AT, ROWS, v1_item
 
 MESH = Path(wfx_examples.__file__).parent / "mesh"
 GROUP = "nightly-batch"
@@ -286,8 +289,14 @@ PENDING: dict[ResourceKeys, dict[str, Attr]] = {
         "workflowDatabaseId": Attr(S, NOT_EMPTY),
         "inputAssetFileKey": Attr(S, _FILE_KEY),
     },
+}
+
+# -- the V1 migration's rows: the one table no run writes (seed 000) ------------------------------
+
+MIGRATION_SHAPES: dict[ResourceKeys, dict[str, Attr]] = {
     ResourceKeys.PIPELINE_INPUT_FILES: {
-        "pipelineExecutionId": Attr(S, GUID32),
+        # the migration keeps the V1 run's id, and derives its one step's (the same every run)
+        "pipelineExecutionId": Attr(S, NOT_EMPTY),
         "databaseId:assetId:inputAssetFileKey": Attr(
             S, joined("databaseId", "assetId", "inputAssetFileKey")
         ),
@@ -295,7 +304,7 @@ PENDING: dict[ResourceKeys, dict[str, Attr]] = {
         "assetId": Attr(S, NOT_EMPTY),
         "databaseId": Attr(S, NOT_EMPTY),
         "inputAssetFileKey": Attr(S, _FILE_KEY),
-        "workflowExecutionId": Attr(S, GUID32),
+        "workflowExecutionId": Attr(S, NOT_EMPTY),
     },
 }
 
@@ -435,8 +444,27 @@ def test_the_run_writes_each_sparse_key_it_has_a_value_for(
 def test_the_declared_lists_cover_every_seed_table_and_agree_where_they_overlap() -> None:
     """Each of the eleven tables has a declared list; an attribute both pinned and pending (a
     format wfx does not follow yet) keeps one type."""
-    assert set(VAMS_SHAPES) | set(PENDING) == SEED_TABLES
+    assert set(VAMS_SHAPES) | set(PENDING) | set(MIGRATION_SHAPES) == SEED_TABLES
     for table, pending in PENDING.items():
         for name, attr in pending.items():
             pinned = VAMS_SHAPES.get(table, {}).get(name)
             assert pinned is None or pinned.type == attr.type, f"{table.name}.{name}"
+
+
+@pytest.mark.parametrize("file_key", ["scans/a.obj", "/scans/a.obj", None])
+def test_the_migrations_input_file_rows_have_vams_attributes_types_and_formats(
+    file_key: str | None,
+) -> None:
+    """A V1 row naming a file (with or without its "/") or none (the whole asset, "/")."""
+    execution_id, database_id, asset_id, workflow, status, start, stop, _, machine = ROWS[0]
+    item = v1_item(
+        execution_id, database_id, asset_id, workflow, status, start, stop, file_key, machine
+    )
+    run = migrated_run(parse_v1_item(item), migrated_at=MIGRATED_AT)
+    mismatches = []
+    for table, row in supporting_rows(run):
+        if table in MIGRATION_SHAPES:
+            raw = {name: (_json_type(value), value) for name, value in row.items()}
+            mismatches.extend(_mismatches(table, raw, MIGRATION_SHAPES[table]))
+            assert row["inputAssetFileKey"] == ("/scans/a.obj" if file_key else "/")
+    assert mismatches == []
