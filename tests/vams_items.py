@@ -132,8 +132,16 @@ def _configuration() -> dict[str, Any]:
         "recordType": "configuration",
         "inputMetadata": "",
         "inputMetadataTruncated": False,
+        # the workflow's pipeline references as launched (VAMS's build_specified_pipeline_ref)
         "specifiedPipelinesSnapshot": [
-            {"pipelineId": p, "databaseId": "vamsdb"} for p in PIPELINES
+            {
+                "pipelineDatabaseId": "vamsdb",
+                "pipelineId": p,
+                "pipelineDatabaseId:pipelineId": f"vamsdb:{p}",
+                "jobName": f"job-{index + 1}",
+                "defaultTemplateId": "",
+            }
+            for index, p in enumerate(PIPELINES)
         ],
         "specifiedPipelinesSnapshotTruncated": False,
         "outputLocationType": "asset",

@@ -755,11 +755,15 @@ def build_execution_configuration_record(config: ExecutionConfiguration) -> Reco
         "workflowExecutionId": config.workflow_execution_id,
         "recordType": CONFIGURATION_RECORD_TYPE,
         "executionStartDate": format_table_date(config.execution_start_date),
-        # VAMS's: wfx gathers no input metadata file, takes no metadata-source selection and
-        # keeps its steps in the workflow version (their empty values)
+        # VAMS's: wfx gathers no input metadata file and takes no metadata-source selection
+        # (their empty values); its steps as launched, as VAMS's workflow references them (wfx
+        # names no job and no template: ""; at most MAX_STEPS small entries, never cut)
         "inputMetadata": "",
         "inputMetadataTruncated": False,
-        "specifiedPipelinesSnapshot": [],
+        "specifiedPipelinesSnapshot": [
+            _pipeline_reference(database_id, pipeline_id)
+            for database_id, pipeline_id in config.specified_pipelines
+        ],
         "specifiedPipelinesSnapshotTruncated": False,
         "outputLocationType": "asset",
         "outputAssetId": config.output_asset_id or "",
@@ -784,6 +788,30 @@ def build_execution_configuration_record(config: ExecutionConfiguration) -> Reco
     return fit_item(item, CONFIGURATION_BUDGET, config.workflow_execution_id)
 
 
+def _pipeline_reference(database_id: str, pipeline_id: str) -> Item:
+    return {
+        "pipelineDatabaseId": database_id,
+        "pipelineId": pipeline_id,
+        "pipelineDatabaseId:pipelineId": join_key(database_id, pipeline_id),
+        "jobName": "",
+        "defaultTemplateId": "",
+    }
+
+
+def _specified_pipelines(item: Item) -> tuple[tuple[str, str], ...]:
+    """The snapshot's steps: VAMS 2.6's references, or its earlier `{name, databaseId}` entries;
+    an entry naming no pipeline is left out rather than failing the read."""
+    found = []
+    for entry in item.get("specifiedPipelinesSnapshot") or []:
+        if not isinstance(entry, dict):
+            continue
+        pipeline_id = entry.get("pipelineId") or entry.get("name")
+        database_id = entry.get("pipelineDatabaseId") or entry.get("databaseId") or ""
+        if pipeline_id:
+            found.append((str(database_id), str(pipeline_id)))
+    return tuple(found)
+
+
 def parse_execution_configuration_record(item: Item) -> ExecutionConfiguration:
     """VAMS's row names no workflow (the main row does) and writes "" for a results-only run."""
     return ExecutionConfiguration(
@@ -795,6 +823,7 @@ def parse_execution_configuration_record(item: Item) -> ExecutionConfiguration:
         output_asset_id=item.get("outputAssetId") or None,
         input_selections=tuple(item.get("inputSelections", [])),
         execution_group_id=item.get("executionGroupId") or None,
+        specified_pipelines=_specified_pipelines(item),
     )
 
 

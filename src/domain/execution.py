@@ -228,6 +228,8 @@ class ExecutionConfiguration(_Record):
     output_asset_id: str | None = None
     input_selections: tuple[str, ...] = ()
     execution_group_id: str | None = None
+    # the steps as launched, in order: (pipelineDatabaseId, pipelineId) each
+    specified_pipelines: tuple[tuple[str, str], ...] = ()
 
     @property
     def output_asset_key(self) -> str | None:

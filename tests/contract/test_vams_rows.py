@@ -110,6 +110,9 @@ def test_a_vams_run_shows_its_inputs_configuration_and_outputs(finished: Any) ->
     )
     assert details.configuration is not None
     assert details.configuration.output_asset_key == ":".join(vams.OUTPUT_ASSET)
+    assert details.configuration.specified_pipelines == tuple(
+        ("vamsdb", pipeline) for pipeline in vams.PIPELINES
+    )
     by_step = {step.step.pipeline_execution_id: step for step in details.steps}
     first, last = by_step[vams.STEPS[0]], by_step[vams.STEPS[2]]
     assert first.configuration is not None

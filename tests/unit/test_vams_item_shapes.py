@@ -436,6 +436,19 @@ def test_the_run_writes_each_sparse_key_it_has_a_value_for(
     assert main["executionLogGroupArn"] == (S, "")  # a local run logs to no log group
     (configuration,) = run_items[ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION]
     assert configuration["outputDatabaseId:outputAssetId"] == (S, "demo:reports")
+    # the steps as launched, each as VAMS references a workflow's pipeline
+    snapshot = configuration["specifiedPipelinesSnapshot"][1]
+    assert [entry["pipelineDatabaseId:pipelineId"] for entry in snapshot] == [
+        "demo:mesh-statistics",
+        "demo:mesh-normalize",
+        "demo:mesh-preview",
+    ]
+    assert all(
+        set(entry)
+        == {"pipelineDatabaseId", "pipelineId", "pipelineDatabaseId:pipelineId"}
+        | {"jobName", "defaultTemplateId"}
+        for entry in snapshot
+    )
     steps = run_items[ResourceKeys.PIPELINE_EXECUTIONS]
     chained = [step for step in steps if "from_pipeline_execution_id" in step]
     assert len(steps) == 3 and len(chained) == 2
