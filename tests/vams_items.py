@@ -272,7 +272,7 @@ def vams_run(
         items[ResourceKeys.PIPELINE_OUTPUT_RESULTS] = [
             {
                 "pipelineExecutionId": STEPS[2],
-                "relativeFilePath": "report.txt",
+                "relativeFilePath": "/report.txt",  # relative to the results folder, "/"-led
                 "resultsContent": "69451 faces",
                 "resultsContentTruncated": False,
                 "s3Key": f"pipelines/{PIPELINES[0]}/job-1/output/{EXECUTION_ID}/results/report.txt",

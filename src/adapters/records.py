@@ -1099,7 +1099,7 @@ def build_output_result_record(row: OutputResult) -> Item:
     value and s3Key says where the file is."""
     item: Item = {
         "pipelineExecutionId": row.pipeline_execution_id,
-        "relativeFilePath": row.relative_file_path,
+        "relativeFilePath": row.row_key,
         "resultsContent": "",
         "resultsContentTruncated": False,
         "s3Key": execution_output_prefix(row.workflow_execution_id) + row.relative_file_path,
@@ -1116,10 +1116,11 @@ def build_output_result_record(row: OutputResult) -> Item:
 
 
 def parse_output_result_record(item: Item) -> OutputResult:
+    """VAMS's row ("/"-led path), or wfx's before 0.2 (the path as the asset keys it)."""
     return OutputResult(
         pipeline_execution_id=item["pipelineExecutionId"],
         workflow_execution_id=item.get("workflowExecutionId", ""),
-        relative_file_path=item["relativeFilePath"],
+        relative_file_path=str(item["relativeFilePath"]).lstrip("/"),
         version_id=item.get("versionId", ""),
         output_database_id=item.get("outputDatabaseId"),
         output_asset_id=item.get("outputAssetId"),

@@ -383,6 +383,9 @@ class OutputMetadata(_Record):
 
 
 class OutputResult(_Record):
+    """A results file of the end step; `relative_file_path` is its path in the run's output
+    folder, the file's key in the output asset."""
+
     pipeline_execution_id: str
     workflow_execution_id: str
     relative_file_path: str
@@ -393,7 +396,8 @@ class OutputResult(_Record):
 
     @property
     def row_key(self) -> str:
-        return self.relative_file_path
+        """As VAMS keys a results row: the path led by "/"."""
+        return normalize_file_key(self.relative_file_path)
 
 
 class StepLog(_Record):

@@ -83,6 +83,9 @@ def _assert_current_shapes(items: dict[str, list[dict[str, Any]]]) -> None:
         assert output["s3Key"].endswith(
             f"/output/{output['fileType']}/{path}".replace("/file/", "/")
         )
+    for result in items[ResourceKeys.PIPELINE_OUTPUT_RESULTS.value]:
+        assert result["relativeFilePath"].startswith("/")
+        assert result["s3Key"].endswith(f"/output{result['relativeFilePath']}")
     for metadata in items[ResourceKeys.PIPELINE_OUTPUT_METADATA.value]:
         target = metadata["targetFilePath"]
         assert target.startswith("/") and not target.startswith("//")

@@ -478,7 +478,7 @@ def test_output_rows_use_their_composite_sort_keys(
     metadata = scan(dynamodb, tables, ResourceKeys.PIPELINE_OUTPUT_METADATA)
     assert {m["targetFilePath:metadataKey"] for m in metadata} == {"/mesh.glb:vertices"}
     results = scan(dynamodb, tables, ResourceKeys.PIPELINE_OUTPUT_RESULTS)
-    assert {r["relativeFilePath"] for r in results} == {"mesh.glb"}
+    assert {r["relativeFilePath"] for r in results} == {"/mesh.glb"}
     assert all("outputDatabaseId" not in r and "assetVersionId" not in r for r in results)
     logs = scan(dynamodb, tables, ResourceKeys.PIPELINE_LOGS)
     assert {(log["logType"], log["status"]) for log in logs} == {("summary", "SUCCEEDED")}

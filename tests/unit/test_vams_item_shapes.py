@@ -262,7 +262,7 @@ VAMS_SHAPES: dict[ResourceKeys, dict[str, Attr]] = {
     },
     ResourceKeys.PIPELINE_OUTPUT_RESULTS: {
         "pipelineExecutionId": Attr(S, GUID32),
-        "relativeFilePath": Attr(S, NOT_EMPTY),
+        "relativeFilePath": Attr(S, _FILE_KEY),
         "resultsContent": Attr(S),
         "resultsContentTruncated": Attr(BOOL),
         "s3Key": Attr(S),
