@@ -210,6 +210,44 @@ def test_a_row_another_writer_changes_meanwhile_keeps_the_change(
     assert all(upgraded_item(ResourceKeys.PIPELINE_EXECUTIONS, s) is None for s in steps)
 
 
+class _WriterBeforeMove:
+    """The client, with another writer changing an output file row between the scan and its
+    move to its new key."""
+
+    def __init__(self, client: Any) -> None:
+        self._client, self.struck = client, False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def transact_write_items(self, **request: Any) -> Any:
+        delete = request["TransactItems"][1]["Delete"]
+        if not self.struck and delete["TableName"].startswith("PipelineExecutionOutputFiles"):
+            self.struck = True
+            self._client.update_item(
+                TableName=delete["TableName"],
+                Key=delete["Key"],
+                UpdateExpression="SET etag = :e",
+                ExpressionAttributeValues={":e": {"S": "written-meanwhile"}},
+            )
+        return self._client.transact_write_items(**request)
+
+
+def test_a_row_moving_to_its_new_key_keeps_a_change_made_meanwhile(
+    moto_dynamodb_tables: Any,
+) -> None:
+    before = _load_dump(moto_dynamodb_tables)
+    client = _WriterBeforeMove(moto_dynamodb_tables)
+
+    done = DynamoDbItemShapes(client, TableNames()).upgrade(dry_run=False)
+
+    assert client.struck and all(t.conflicts == 0 for t in done)
+    files = _dynamodb_items(moto_dynamodb_tables)[ResourceKeys.PIPELINE_OUTPUT_FILES.value]
+    assert len(files) == len(before[ResourceKeys.PIPELINE_OUTPUT_FILES.value])
+    assert [f["etag"] for f in files].count("written-meanwhile") == 1
+    assert all(upgraded_item(ResourceKeys.PIPELINE_OUTPUT_FILES, f) is None for f in files)
+
+
 def test_rows_vams_wrote_are_never_rewritten() -> None:
     for status, steps in (
         ("SUCCEEDED", ("SUCCEEDED",) * 3),
