@@ -281,3 +281,25 @@ def test_an_earlier_input_metadata_row_moves_to_its_slash_led_key() -> None:
     )
     assert upgraded["metadata"] == {"scanner": "lidar"}
     assert upgraded_item(ResourceKeys.PIPELINE_INPUT_METADATA, upgraded) is None
+
+
+def test_an_earlier_migrated_input_file_row_moves_to_its_slash_led_key() -> None:
+    """wfx's migration wrote the V1 key as given; VAMS's upgrade leads it with "/": the item
+    upgrade moves wfx's row, and leaves one in VAMS's form as it is."""
+    earlier = {
+        "pipelineExecutionId": "p-1",
+        "databaseId:assetId:inputAssetFileKey": "db:a:scans/x.laz",
+        "databaseId:assetId": "db:a",
+        "workflowExecutionId": "e-1",
+        "databaseId": "db",
+        "assetId": "a",
+        "inputAssetFileKey": "scans/x.laz",
+    }
+    upgraded = upgraded_item(ResourceKeys.PIPELINE_INPUT_FILES, earlier)
+
+    assert upgraded == {
+        **earlier,
+        "databaseId:assetId:inputAssetFileKey": "db:a:/scans/x.laz",
+        "inputAssetFileKey": "/scans/x.laz",
+    }
+    assert upgraded_item(ResourceKeys.PIPELINE_INPUT_FILES, upgraded) is None
