@@ -32,8 +32,8 @@ Feature: Completion of a run
   Scenario: A finished run records its output files, metadata, results and summary logs
     When alice launches "features/three-steps" over "scans/bunny"
     Then the step "report" recorded the output files "report.txt, metadata/report.txt.json"
-    And the step "report" recorded the metadata "lines" = "2" for "report.txt"
-    And the step "report" recorded the metadata "checked" = "true" for "report.txt"
+    And the step "report" recorded the metadata "lines" = "2" for "/report.txt"
+    And the step "report" recorded the metadata "checked" = "true" for "/report.txt"
     And the step "report" recorded the results "prepared.txt, shared.txt, middle.txt, report.txt"
     And every step has a summary log naming its status
 

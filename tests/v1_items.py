@@ -144,6 +144,7 @@ def expected_rows(
     if not stop_iso and status in TERMINAL:
         stop_iso = start_iso  # an ended run with no stop ended, as far as is known, as it started
     file_key = key if key is not None else "/"
+    slash_key = "/" + file_key.lstrip("/")
     workflow_key = f"{workflow[0]}:{workflow[1]}"
     main: dict[str, Any] = {
         "workflowExecutionId": execution_id,
@@ -235,15 +236,16 @@ def expected_rows(
             }
         ],
         "PipelineExecutionsStorageTable": [step],
+        # the key led by "/", as VAMS 2.6's upgrade writes it (normalize_file_key)
         "PipelineExecutionInputFilesStorageTable": [
             {
                 "pipelineExecutionId": pipeline_id,
-                "databaseId:assetId:inputAssetFileKey": f"{database_id}:{asset_id}:{file_key}",
+                "databaseId:assetId:inputAssetFileKey": f"{database_id}:{asset_id}:{slash_key}",
                 "databaseId:assetId": f"{database_id}:{asset_id}",
                 "workflowExecutionId": execution_id,
                 "databaseId": database_id,
                 "assetId": asset_id,
-                "inputAssetFileKey": file_key,
+                "inputAssetFileKey": slash_key,
             }
         ],
         "WorkflowExecutionConfigurationStorageTable": [

@@ -132,8 +132,16 @@ def _configuration() -> dict[str, Any]:
         "recordType": "configuration",
         "inputMetadata": "",
         "inputMetadataTruncated": False,
+        # the workflow's pipeline references as launched (VAMS's build_specified_pipeline_ref)
         "specifiedPipelinesSnapshot": [
-            {"pipelineId": p, "databaseId": "vamsdb"} for p in PIPELINES
+            {
+                "pipelineDatabaseId": "vamsdb",
+                "pipelineId": p,
+                "pipelineDatabaseId:pipelineId": f"vamsdb:{p}",
+                "jobName": f"job-{index + 1}",
+                "defaultTemplateId": "",
+            }
+            for index, p in enumerate(PIPELINES)
         ],
         "specifiedPipelinesSnapshotTruncated": False,
         "outputLocationType": "asset",
@@ -218,13 +226,17 @@ def _output_file(kind: str, path: str, size: int, content_type: str) -> dict[str
 
 
 def _output_metadata(target: str, key: str, value: str) -> dict[str, Any]:
+    # the source is the metadata file's whole key: `asset.metadata.json` for the asset itself
+    source = "asset" if target == "/" else target.lstrip("/")
     return {
         "pipelineExecutionId": STEPS[2],
         "targetFilePath:metadataKey": f"{target}:{key}",
         "targetFilePath": target,
         "metadataKey": key,
         "metadataValue": value,
-        "sourceMetadataFileRelativePath": "metadata.json",
+        "sourceMetadataFileRelativePath": (
+            f"pipelines/{PIPELINES[0]}/job-1/output/{EXECUTION_ID}/metadata/{source}.metadata.json"
+        ),
     }
 
 
@@ -260,7 +272,7 @@ def vams_run(
         items[ResourceKeys.PIPELINE_OUTPUT_RESULTS] = [
             {
                 "pipelineExecutionId": STEPS[2],
-                "relativeFilePath": "report.txt",
+                "relativeFilePath": "/report.txt",  # relative to the results folder, "/"-led
                 "resultsContent": "69451 faces",
                 "resultsContentTruncated": False,
                 "s3Key": f"pipelines/{PIPELINES[0]}/job-1/output/{EXECUTION_ID}/results/report.txt",

@@ -21,16 +21,20 @@ from adapters.records import (
     build_execution_configuration_record,
     build_execution_record,
     build_output_file_record,
+    build_output_metadata_record,
     build_output_result_record,
     build_pipeline_execution_record,
+    build_pipeline_input_file_record,
     build_step_input_configuration_record,
     build_step_input_metadata_record,
     build_step_log_record,
     parse_execution_configuration_record,
     parse_execution_record,
     parse_output_file_record,
+    parse_output_metadata_record,
     parse_output_result_record,
     parse_pipeline_execution_record,
+    parse_pipeline_input_file_record,
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
     parse_step_log_record,
@@ -74,9 +78,17 @@ _REBUILT: dict[ResourceKeys, tuple[_Rebuild, tuple[str, ...]]] = {
         lambda item: build_step_input_metadata_record(parse_step_input_metadata_record(item)),
         (),
     ),
+    ResourceKeys.PIPELINE_INPUT_FILES: (
+        lambda item: build_pipeline_input_file_record(parse_pipeline_input_file_record(item)),
+        (),
+    ),
     ResourceKeys.PIPELINE_OUTPUT_FILES: (
         lambda item: build_output_file_record(parse_output_file_record(item)),
         ("versionId", "size"),
+    ),
+    ResourceKeys.PIPELINE_OUTPUT_METADATA: (
+        lambda item: build_output_metadata_record(parse_output_metadata_record(item)),
+        (),
     ),
     ResourceKeys.PIPELINE_OUTPUT_RESULTS: (
         lambda item: build_output_result_record(parse_output_result_record(item)),
@@ -96,7 +108,11 @@ _WRITTEN_BY_WFX = {
     ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION: "workflowVersion",
     ResourceKeys.PIPELINE_INPUT_CONFIGURATION: "executionType",
     ResourceKeys.PIPELINE_INPUT_METADATA: "workflowExecutionId",
+    # the migration's rows carry nothing of wfx's own: their upgrade only leads the key with the
+    # "/" VAMS's own upgrade writes, which leaves a row VAMS wrote as it is
+    ResourceKeys.PIPELINE_INPUT_FILES: "inputAssetFileKey",
     ResourceKeys.PIPELINE_OUTPUT_FILES: "workflowExecutionId",
+    ResourceKeys.PIPELINE_OUTPUT_METADATA: "workflowExecutionId",
     ResourceKeys.PIPELINE_OUTPUT_RESULTS: "workflowExecutionId",
     ResourceKeys.PIPELINE_LOGS: "workflowExecutionId",
 }

@@ -66,6 +66,7 @@ from domain.execution import (
     WorkflowExecution,
     chain_order,
     execution_output_prefix,
+    shared_folder_path,
 )
 from domain.logs import STEP_FUNCTIONS_EXECUTION, RegisteredLog, RegisteredSubExecution
 from domain.redaction import REDACTED, is_secret_name, redact, redact_executable, redact_optional
@@ -123,7 +124,9 @@ STEP_CONFIGURATION_BUDGET = declare(
         (Offloadable("inputFiles"), Offloadable("metadataInputs"), Offloadable("command")),
     )
 )
-STEP_INPUT_METADATA_BUDGET = declare(RecordBudget("stepInputMetadata", (Offloadable("metadata"),)))
+STEP_INPUT_METADATA_BUDGET = declare(
+    RecordBudget("stepInputMetadata", (Offloadable("metadata"), Offloadable("attributes")))
+)
 OUTPUT_METADATA_BUDGET = declare(RecordBudget("outputMetadata", (Offloadable("metadataValue"),)))
 STEP_LOG_BUDGET = declare(
     RecordBudget(
@@ -780,11 +783,15 @@ def build_execution_configuration_record(config: ExecutionConfiguration) -> Reco
         "workflowExecutionId": config.workflow_execution_id,
         "recordType": CONFIGURATION_RECORD_TYPE,
         "executionStartDate": format_table_date(config.execution_start_date),
-        # VAMS's: wfx gathers no input metadata file, takes no metadata-source selection and
-        # keeps its steps in the workflow version (their empty values)
+        # VAMS's: wfx gathers no input metadata file and takes no metadata-source selection
+        # (their empty values); its steps as launched, as VAMS's workflow references them (wfx
+        # names no job and no template: ""; at most MAX_STEPS small entries, never cut)
         "inputMetadata": "",
         "inputMetadataTruncated": False,
-        "specifiedPipelinesSnapshot": [],
+        "specifiedPipelinesSnapshot": [
+            _pipeline_reference(database_id, pipeline_id)
+            for database_id, pipeline_id in config.specified_pipelines
+        ],
         "specifiedPipelinesSnapshotTruncated": False,
         "outputLocationType": "asset",
         "outputAssetId": config.output_asset_id or "",
@@ -809,6 +816,30 @@ def build_execution_configuration_record(config: ExecutionConfiguration) -> Reco
     return fit_item(item, CONFIGURATION_BUDGET, config.workflow_execution_id)
 
 
+def _pipeline_reference(database_id: str, pipeline_id: str) -> Item:
+    return {
+        "pipelineDatabaseId": database_id,
+        "pipelineId": pipeline_id,
+        "pipelineDatabaseId:pipelineId": join_key(database_id, pipeline_id),
+        "jobName": "",
+        "defaultTemplateId": "",
+    }
+
+
+def _specified_pipelines(item: Item) -> tuple[tuple[str, str], ...]:
+    """The snapshot's steps: VAMS 2.6's references, or its earlier `{name, databaseId}` entries;
+    an entry naming no pipeline is left out rather than failing the read."""
+    found = []
+    for entry in item.get("specifiedPipelinesSnapshot") or []:
+        if not isinstance(entry, dict):
+            continue
+        pipeline_id = entry.get("pipelineId") or entry.get("name")
+        database_id = entry.get("pipelineDatabaseId") or entry.get("databaseId") or ""
+        if pipeline_id:
+            found.append((str(database_id), str(pipeline_id)))
+    return tuple(found)
+
+
 def parse_execution_configuration_record(item: Item) -> ExecutionConfiguration:
     """VAMS's row names no workflow (the main row does) and writes "" for a results-only run."""
     return ExecutionConfiguration(
@@ -820,6 +851,7 @@ def parse_execution_configuration_record(item: Item) -> ExecutionConfiguration:
         output_asset_id=item.get("outputAssetId") or None,
         input_selections=tuple(item.get("inputSelections", [])),
         execution_group_id=item.get("executionGroupId") or None,
+        specified_pipelines=_specified_pipelines(item),
     )
 
 
@@ -901,19 +933,23 @@ def parse_step_input_configuration_record(item: Item) -> StepInputConfiguration:
 
 
 def build_step_input_metadata_record(row: StepInputMetadata) -> Record:
+    """VAMS's row: the path "/"-led ("/" the asset's own, or a database's), its scope, the
+    metadata and the file's attributes (each flagged when cut); wfx reads no metadata file, so
+    names none (sourceInputMetadataFileS3Key "")."""
     item = {
         "pipelineExecutionId": row.pipeline_execution_id,
-        "databaseId:assetId:filePath": join_key(row.database_id, row.asset_id, row.file_path),
-        "workflowExecutionId": row.workflow_execution_id,
+        "databaseId:assetId:filePath": row.row_key,
         "databaseId": row.database_id,
         "assetId": row.asset_id,
         "filePath": row.file_path,
-        "scope": "asset",
+        "scope": row.scope,
         "metadata": dict(row.metadata),
         "metadataTruncated": False,
-        "attributes": {},
+        "attributes": dict(row.attributes),
         "attributesTruncated": False,
         "sourceInputMetadataFileS3Key": "",
+        # wfx's own
+        "workflowExecutionId": row.workflow_execution_id,
     }
     return fit_item(item, STEP_INPUT_METADATA_BUDGET, row.workflow_execution_id)
 
@@ -925,14 +961,21 @@ def _text(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
+def _text_pairs(values: Any) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, _text(v)) for k, v in (values or {}).items()))
+
+
 def parse_step_input_metadata_record(item: Item) -> StepInputMetadata:
+    """VAMS's row, or wfx's before 0.2 (a path without its "/", no scope, no attributes)."""
     return StepInputMetadata(
         pipeline_execution_id=item["pipelineExecutionId"],
         workflow_execution_id=item.get("workflowExecutionId", ""),
         database_id=item["databaseId"],
-        asset_id=item["assetId"],
-        file_path=item["filePath"],
-        metadata=tuple(sorted((k, _text(v)) for k, v in (item.get("metadata") or {}).items())),
+        asset_id=item.get("assetId", ""),
+        file_path=item.get("filePath", ""),
+        metadata=_text_pairs(item.get("metadata")),
+        scope="database" if item.get("scope") == "database" else "asset",
+        attributes=_text_pairs(item.get("attributes")),
     )
 
 
@@ -951,18 +994,30 @@ def build_pipeline_input_file_record(row: PipelineInputFile) -> Item:
     }
 
 
+def parse_pipeline_input_file_record(item: Item) -> PipelineInputFile:
+    """A row as the migration writes it, or as wfx's before 0.2 did (its key without the "/")."""
+    return PipelineInputFile(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        database_id=item["databaseId"],
+        asset_id=item["assetId"],
+        input_asset_file_key=item["inputAssetFileKey"],
+    )
+
+
 # -- per-step output tables --------------------------------------------------------------------
 
 
 def build_output_file_record(row: OutputFile) -> Item:
-    """VAMS's row (the object's key, size, content type and version); wfx adds its etag and the
-    attempt that wrote it. The bucket is the object store's, which a record does not name."""
+    """VAMS's row: the path relative to its kind's folder (a preview's to the previews), the
+    object's bucket, key, size, content type and version; wfx adds its etag and the attempt
+    that wrote it."""
     item: Item = {
         "pipelineExecutionId": row.pipeline_execution_id,
-        "fileType:relativeFilePath": join_key(row.file_type, row.relative_file_path),
+        "fileType:relativeFilePath": row.row_key,
         "fileType": row.file_type,
-        "relativeFilePath": row.relative_file_path,
-        "s3Bucket": "",
+        "relativeFilePath": row.kind_path,
+        "s3Bucket": row.bucket,
         "s3Key": execution_output_prefix(row.workflow_execution_id) + row.relative_file_path,
         "fileSize": row.size,
         "contentType": mimetypes.guess_type(row.relative_file_path)[0] or "",
@@ -976,6 +1031,18 @@ def build_output_file_record(row: OutputFile) -> Item:
     return item
 
 
+def _shared_folder_path(item: Item) -> str:
+    """The row's path in the run's shared output folder: its s3Key past the run's output prefix
+    (wfx's rows), else, for wfx's rows before 0.2 (no s3Key), relativeFilePath as it was stored;
+    VAMS's rows are led by their kind's folder, as wfx's previews are."""
+    run = item.get("workflowExecutionId")
+    if run is None:
+        return shared_folder_path(item["fileType"], item["relativeFilePath"])
+    prefix = execution_output_prefix(run)
+    key = item.get("s3Key", "")
+    return key[len(prefix) :] if key.startswith(prefix) else str(item["relativeFilePath"])
+
+
 def parse_output_file_record(item: Item) -> OutputFile:
     """wfx's row, or VAMS's (s3VersionId, fileSize, no etag)."""
     attempt = item.get("attempt")
@@ -983,11 +1050,12 @@ def parse_output_file_record(item: Item) -> OutputFile:
         pipeline_execution_id=item["pipelineExecutionId"],
         workflow_execution_id=item.get("workflowExecutionId", ""),
         file_type=item["fileType"],
-        relative_file_path=item["relativeFilePath"],
+        relative_file_path=_shared_folder_path(item),
         version_id=item.get("versionId") or item.get("s3VersionId", ""),
         size=int(item["size"] if "size" in item else item.get("fileSize", 0)),
         etag=item.get("etag", ""),
         attempt=None if attempt is None else int(attempt),  # a row from before attempts
+        bucket=item.get("s3Bucket", ""),
     )
 
 
@@ -1024,23 +1092,32 @@ def parse_artifact_record(item: Item) -> Artifact:
 def build_output_metadata_record(row: OutputMetadata) -> Record:
     item = {
         "pipelineExecutionId": row.pipeline_execution_id,
-        "targetFilePath:metadataKey": join_key(row.target_file_path, row.metadata_key),
+        "targetFilePath:metadataKey": row.row_key,
         "workflowExecutionId": row.workflow_execution_id,
         "targetFilePath": row.target_file_path,
         "metadataKey": row.metadata_key,
         # a step's own metadata file: `{"db_password": ...}` goes whatever the value looks like
         "metadataValue": REDACTED if is_secret_name(row.metadata_key) else redact(row.value),
+        # VAMS's name, VAMS's value: the metadata file's whole object key
+        "sourceMetadataFileRelativePath": row.source_file_key,
     }
     return fit_item(item, OUTPUT_METADATA_BUDGET, row.workflow_execution_id)
 
 
 def parse_output_metadata_record(item: Item) -> OutputMetadata:
+    """VAMS's row, or wfx's before 0.2: a target without its "/", and no source, which was the
+    run's `metadata/<target>.json`."""
+    source = item.get("sourceMetadataFileRelativePath")
+    run = item.get("workflowExecutionId", "")
+    if source is None and run:
+        source = f"{execution_output_prefix(run)}metadata/{item['targetFilePath']}.json"
     return OutputMetadata(
         pipeline_execution_id=item["pipelineExecutionId"],
-        workflow_execution_id=item.get("workflowExecutionId", ""),
+        workflow_execution_id=run,
         target_file_path=item["targetFilePath"],
         metadata_key=item["metadataKey"],
         value=_text(item["metadataValue"]),
+        source_file_key=source or "",
     )
 
 
@@ -1050,7 +1127,7 @@ def build_output_result_record(row: OutputResult) -> Item:
     value and s3Key says where the file is."""
     item: Item = {
         "pipelineExecutionId": row.pipeline_execution_id,
-        "relativeFilePath": row.relative_file_path,
+        "relativeFilePath": row.row_key,
         "resultsContent": "",
         "resultsContentTruncated": False,
         "s3Key": execution_output_prefix(row.workflow_execution_id) + row.relative_file_path,
@@ -1067,10 +1144,11 @@ def build_output_result_record(row: OutputResult) -> Item:
 
 
 def parse_output_result_record(item: Item) -> OutputResult:
+    """VAMS's row ("/"-led path), or wfx's before 0.2 (the path as the asset keys it)."""
     return OutputResult(
         pipeline_execution_id=item["pipelineExecutionId"],
         workflow_execution_id=item.get("workflowExecutionId", ""),
-        relative_file_path=item["relativeFilePath"],
+        relative_file_path=str(item["relativeFilePath"]).lstrip("/"),
         version_id=item.get("versionId", ""),
         output_database_id=item.get("outputDatabaseId"),
         output_asset_id=item.get("outputAssetId"),

@@ -54,6 +54,7 @@ def unrecorded_outputs(
                 size=obj.size,
                 etag=obj.etag,
                 attempt=attempt,
+                bucket=objects.bucket,
             )
         )
     return files

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -269,6 +269,8 @@ class ExecutionConfiguration(_Record):
     output_asset_id: str | None = None
     input_selections: tuple[str, ...] = ()
     execution_group_id: str | None = None
+    # the steps as launched, in order: (pipelineDatabaseId, pipelineId) each
+    specified_pipelines: tuple[tuple[str, str], ...] = ()
 
     @property
     def output_asset_key(self) -> str | None:
@@ -290,15 +292,30 @@ class StepInputConfiguration(_Record):
     input_files: tuple[str, ...] = ()
 
 
+def normalize_file_key(file_key: str) -> str:
+    """A file key as VAMS writes it in its tables' paths: asset-relative, one leading "/"
+    ("/" alone is the asset itself)."""
+    return "/" + file_key.lstrip("/")
+
+
+# The metadata a step's input metadata row describes: an asset or one of its files, or a
+# database (VAMS's metadata-source databases: no asset, path "/").
+MetadataScope = Literal["asset", "database"]
+
+
 class StepInputMetadata(_Record):
-    """Asset metadata handed to one step, narrowed to the keys its metadataInputs gate names."""
+    """Asset metadata handed to one step, narrowed to the keys its metadataInputs gate names.
+    `file_path` is "/"-led, "/" for the asset's (or a database's) own metadata."""
 
     pipeline_execution_id: str
     workflow_execution_id: str
     database_id: str
     asset_id: str
-    file_path: str
+    file_path: Annotated[str, AfterValidator(normalize_file_key)]
     metadata: tuple[tuple[str, str], ...]
+    scope: MetadataScope = "asset"
+    # the file's attributes (VAMS gates them apart from its metadata); wfx's assets have none
+    attributes: tuple[tuple[str, str], ...] = ()
 
     @property
     def row_key(self) -> str:
@@ -306,13 +323,14 @@ class StepInputMetadata(_Record):
 
 
 class PipelineInputFile(_Record):
-    """PipelineExecutionInputFiles: written only by the data migration, never at run time."""
+    """PipelineExecutionInputFiles: written only by the data migration, never at run time; the
+    file key "/"-led, as VAMS 2.6's upgrade writes it ("/" the whole asset)."""
 
     pipeline_execution_id: str
     workflow_execution_id: str
     database_id: str
     asset_id: str
-    input_asset_file_key: str
+    input_asset_file_key: Annotated[str, AfterValidator(normalize_file_key)]
 
 
 class OutputFile(_Record):
@@ -328,10 +346,18 @@ class OutputFile(_Record):
     etag: str
     # the attempt that wrote this version; None on a row recorded before attempts were named
     attempt: int | None = Field(default=None, ge=1)
+    # the object store's bucket ("" on a row recorded before rows named it)
+    bucket: str = ""
+
+    @property
+    def kind_path(self) -> str:
+        """The path relative to its kind's own folder, as VAMS records it: `preview/p.svg`
+        of the shared output folder is `p.svg` of the previews."""
+        return kind_relative_path(self.file_type, self.relative_file_path)
 
     @property
     def row_key(self) -> str:
-        return f"{self.file_type}:{self.relative_file_path}"
+        return f"{self.file_type}:{self.kind_path}"
 
 
 # Attempt numbers in an artifact's key are zero-padded so that the text key sorts as numbers do
@@ -381,11 +407,16 @@ def artifacts_of(files: Sequence[OutputFile], at: datetime) -> tuple[Artifact, .
 
 
 class OutputMetadata(_Record):
+    """One metadata key a step wrote for a file of the output asset; `target_file_path` is
+    "/"-led, "/" for the asset itself."""
+
     pipeline_execution_id: str
     workflow_execution_id: str
-    target_file_path: str
+    target_file_path: Annotated[str, AfterValidator(normalize_file_key)]
     metadata_key: str
     value: str
+    # the object key of the metadata file it came from ("" where not known)
+    source_file_key: str = ""
 
     @property
     def row_key(self) -> str:
@@ -393,6 +424,9 @@ class OutputMetadata(_Record):
 
 
 class OutputResult(_Record):
+    """A results file of the end step; `relative_file_path` is its path in the run's output
+    folder, the file's key in the output asset."""
+
     pipeline_execution_id: str
     workflow_execution_id: str
     relative_file_path: str
@@ -403,7 +437,8 @@ class OutputResult(_Record):
 
     @property
     def row_key(self) -> str:
-        return self.relative_file_path
+        """As VAMS keys a results row: the path led by "/"."""
+        return normalize_file_key(self.relative_file_path)
 
 
 class StepLog(_Record):
@@ -537,7 +572,23 @@ def step_auxiliary_prefix(workflow_execution_id: str, pipeline_execution_id: str
     return f"executions/{workflow_execution_id}/auxiliary/{pipeline_execution_id}/"
 
 
+_KIND_FOLDERS = ("preview", "metadata")
+
+
 def output_file_type(relative_file_path: str) -> str:
     """`preview/...` and `metadata/...` are previews and metadata; anything else is a file."""
     head = relative_file_path.split("/", 1)[0]
-    return head if head in ("preview", "metadata") and "/" in relative_file_path else "file"
+    return head if head in _KIND_FOLDERS and "/" in relative_file_path else "file"
+
+
+def kind_relative_path(file_type: str, relative_file_path: str) -> str:
+    """A shared-folder path relative to its kind's folder (`preview/p.svg` -> `p.svg`)."""
+    folder = f"{file_type}/"
+    if file_type in _KIND_FOLDERS and relative_file_path.startswith(folder):
+        return relative_file_path[len(folder) :]
+    return relative_file_path
+
+
+def shared_folder_path(file_type: str, kind_path: str) -> str:
+    """kind_relative_path's inverse: the path in the run's shared output folder."""
+    return f"{file_type}/{kind_path}" if file_type in _KIND_FOLDERS else kind_path

@@ -78,6 +78,22 @@ def _assert_current_shapes(items: dict[str, list[dict[str, Any]]]) -> None:
         assert "stateMachineArn" not in main and "executionArn" not in main
         assert re.fullmatch(TABLE_DATE, main["executionStartDate"])
         assert re.fullmatch(TABLE_DATE, main["executionStopDate"])  # all five have ended
+    for output in items[ResourceKeys.PIPELINE_OUTPUT_FILES.value]:
+        # a preview's path relative to the previews, as VAMS records it; the key follows
+        path = output["relativeFilePath"]
+        assert not path.startswith(f"{output['fileType']}/")
+        assert output["fileType:relativeFilePath"] == f"{output['fileType']}:{path}"
+        assert output["s3Key"].endswith(
+            f"/output/{output['fileType']}/{path}".replace("/file/", "/")
+        )
+    for result in items[ResourceKeys.PIPELINE_OUTPUT_RESULTS.value]:
+        assert result["relativeFilePath"].startswith("/")
+        assert result["s3Key"].endswith(f"/output{result['relativeFilePath']}")
+    for metadata in items[ResourceKeys.PIPELINE_OUTPUT_METADATA.value]:
+        target = metadata["targetFilePath"]
+        assert target.startswith("/") and not target.startswith("//")
+        assert metadata["targetFilePath:metadataKey"] == f"{target}:{metadata['metadataKey']}"
+        assert metadata["sourceMetadataFileRelativePath"].endswith(f"/output/metadata{target}.json")
 
 
 INPUTS = ResourceKeys.WORKFLOW_EXECUTION_INPUTS.value
@@ -271,6 +287,44 @@ def test_a_row_another_writer_changes_meanwhile_keeps_the_change(
     assert all(upgraded_item(ResourceKeys.PIPELINE_EXECUTIONS, s) is None for s in steps)
 
 
+class _WriterBeforeMove:
+    """The client, with another writer changing an output file row between the scan and its
+    move to its new key."""
+
+    def __init__(self, client: Any) -> None:
+        self._client, self.struck = client, False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def transact_write_items(self, **request: Any) -> Any:
+        delete = request["TransactItems"][1]["Delete"]
+        if not self.struck and delete["TableName"].startswith("PipelineExecutionOutputFiles"):
+            self.struck = True
+            self._client.update_item(
+                TableName=delete["TableName"],
+                Key=delete["Key"],
+                UpdateExpression="SET etag = :e",
+                ExpressionAttributeValues={":e": {"S": "written-meanwhile"}},
+            )
+        return self._client.transact_write_items(**request)
+
+
+def test_a_row_moving_to_its_new_key_keeps_a_change_made_meanwhile(
+    moto_dynamodb_tables: Any,
+) -> None:
+    before = _load_dump(moto_dynamodb_tables)
+    client = _WriterBeforeMove(moto_dynamodb_tables)
+
+    done = DynamoDbItemShapes(client, TableNames()).upgrade(dry_run=False)
+
+    assert client.struck and all(t.conflicts == 0 for t in done)
+    files = _dynamodb_items(moto_dynamodb_tables)[ResourceKeys.PIPELINE_OUTPUT_FILES.value]
+    assert len(files) == len(before[ResourceKeys.PIPELINE_OUTPUT_FILES.value])
+    assert [f["etag"] for f in files].count("written-meanwhile") == 1
+    assert all(upgraded_item(ResourceKeys.PIPELINE_OUTPUT_FILES, f) is None for f in files)
+
+
 def test_rows_vams_wrote_are_never_rewritten() -> None:
     for status, steps in (
         ("SUCCEEDED", ("SUCCEEDED",) * 3),
@@ -314,3 +368,51 @@ def test_input_regrouping_cut_short_is_finished_by_running_again(
     _assert_inputs_regrouped(before, after)
     assert len(after[RESOLVED]) == len(before[INPUTS])  # nothing written twice
     assert all(t.rewritten == 0 for t in DynamoDbItemShapes(client, TableNames()).verify())
+
+
+def test_an_earlier_input_metadata_row_moves_to_its_slash_led_key() -> None:
+    """The fixture's runs read no metadata: a row as wfx 0.1 wrote it, rebuilt in VAMS's form."""
+    run, step = "0" * 32, "1" * 32
+    earlier = {
+        "pipelineExecutionId": step,
+        "databaseId:assetId:filePath": "demo:meshes:scans/a.obj",
+        "workflowExecutionId": run,
+        "databaseId": "demo",
+        "assetId": "meshes",
+        "filePath": "scans/a.obj",
+        "metadata": {"scanner": "lidar"},
+    }
+    upgraded = upgraded_item(ResourceKeys.PIPELINE_INPUT_METADATA, earlier)
+
+    assert upgraded is not None
+    assert upgraded["databaseId:assetId:filePath"] == "demo:meshes:/scans/a.obj"
+    assert upgraded["filePath"] == "/scans/a.obj"
+    assert (upgraded["scope"], upgraded["attributes"], upgraded["attributesTruncated"]) == (
+        "asset",
+        {},
+        False,
+    )
+    assert upgraded["metadata"] == {"scanner": "lidar"}
+    assert upgraded_item(ResourceKeys.PIPELINE_INPUT_METADATA, upgraded) is None
+
+
+def test_an_earlier_migrated_input_file_row_moves_to_its_slash_led_key() -> None:
+    """wfx's migration wrote the V1 key as given; VAMS's upgrade leads it with "/": the item
+    upgrade moves wfx's row, and leaves one in VAMS's form as it is."""
+    earlier = {
+        "pipelineExecutionId": "p-1",
+        "databaseId:assetId:inputAssetFileKey": "db:a:scans/x.laz",
+        "databaseId:assetId": "db:a",
+        "workflowExecutionId": "e-1",
+        "databaseId": "db",
+        "assetId": "a",
+        "inputAssetFileKey": "scans/x.laz",
+    }
+    upgraded = upgraded_item(ResourceKeys.PIPELINE_INPUT_FILES, earlier)
+
+    assert upgraded == {
+        **earlier,
+        "databaseId:assetId:inputAssetFileKey": "db:a:/scans/x.laz",
+        "inputAssetFileKey": "/scans/x.laz",
+    }
+    assert upgraded_item(ResourceKeys.PIPELINE_INPUT_FILES, upgraded) is None

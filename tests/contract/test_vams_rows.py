@@ -115,6 +115,9 @@ def test_a_vams_run_shows_its_inputs_configuration_and_outputs(finished: Any) ->
     rest = finished.list_rows(RowCollection.INPUTS, vams.EXECUTION_ID, first[0].row_key, 5)
     assert [row.input_asset_file_key for row in first + rest] == keys
     assert finished.list_rows(RowCollection.INPUTS, vams.EXECUTION_ID, rest[-1].row_key, 5) == []
+    assert details.configuration.specified_pipelines == tuple(
+        ("vamsdb", pipeline) for pipeline in vams.PIPELINES
+    )
     by_step = {step.step.pipeline_execution_id: step for step in details.steps}
     first, last = by_step[vams.STEPS[0]], by_step[vams.STEPS[2]]
     assert first.configuration is not None
@@ -130,10 +133,14 @@ def test_a_vams_run_shows_its_inputs_configuration_and_outputs(finished: Any) ->
         "tags": '["scan"]',
     }
     outputs = last.outputs
-    assert {(f.file_type, f.relative_file_path, f.size) for f in outputs.files} == {
-        ("file", "bunny.glb", 52311),
-        ("preview", "bunny.png", 9120),
+    # a path relative to its kind's folder, as VAMS records it; wfx's own shows a preview in
+    # its folder of the outputs, and pages by the row's key
+    assert {(f.file_type, f.kind_path, f.size, f.bucket) for f in outputs.files} == {
+        ("file", "bunny.glb", 52311, vams.BUCKET),
+        ("preview", "bunny.png", 9120, vams.BUCKET),
     }
+    assert {f.relative_file_path for f in outputs.files} == {"bunny.glb", "preview/bunny.png"}
+    assert {f.row_key for f in outputs.files} == {"file:bunny.glb", "preview:bunny.png"}
     assert {(m.target_file_path, m.metadata_key) for m in outputs.metadata} == {
         ("/", "polycount"),
         ("/bunny.glb", "format"),

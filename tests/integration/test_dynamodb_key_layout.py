@@ -484,7 +484,7 @@ def test_each_step_has_its_own_input_configuration_and_metadata(
     ]
     metadata = scan(dynamodb, tables, ResourceKeys.PIPELINE_INPUT_METADATA)
     assert [(m["pipelineExecutionId"], m["databaseId:assetId:filePath"]) for m in metadata] == [
-        (f"{GROUPED}-step-1", "db-1:asset-in:scans/0.obj")
+        (f"{GROUPED}-step-1", "db-1:asset-in:/scans/0.obj")
     ]
     assert metadata[0]["metadata"] == {"units": "mm"}
 
@@ -495,14 +495,14 @@ def test_output_rows_use_their_composite_sort_keys(
     files = scan(dynamodb, tables, ResourceKeys.PIPELINE_OUTPUT_FILES)
     assert sorted({f["fileType:relativeFilePath"] for f in files}) == [
         "file:mesh.glb",
-        "preview:preview/mesh.png",
+        "preview:mesh.png",  # relative to the previews, as VAMS keys it
     ]
     assert len(files) == 6
     assert {f["fileSize"] for f in files} == {2048, 64}
     metadata = scan(dynamodb, tables, ResourceKeys.PIPELINE_OUTPUT_METADATA)
-    assert {m["targetFilePath:metadataKey"] for m in metadata} == {"mesh.glb:vertices"}
+    assert {m["targetFilePath:metadataKey"] for m in metadata} == {"/mesh.glb:vertices"}
     results = scan(dynamodb, tables, ResourceKeys.PIPELINE_OUTPUT_RESULTS)
-    assert {r["relativeFilePath"] for r in results} == {"mesh.glb"}
+    assert {r["relativeFilePath"] for r in results} == {"/mesh.glb"}
     assert all("outputDatabaseId" not in r and "assetVersionId" not in r for r in results)
     logs = scan(dynamodb, tables, ResourceKeys.PIPELINE_LOGS)
     assert {(log["logType"], log["status"]) for log in logs} == {("summary", "SUCCEEDED")}

@@ -73,12 +73,12 @@ def _rows(details: ExecutionDetails, pipeline_id: str) -> dict[str, dict[str, st
 def test_each_step_holds_only_the_metadata_its_own_gate_allows(details: ExecutionDetails) -> None:
     assert details.execution.status.value == "SUCCEEDED"
     assert _rows(details, "survey") == {
-        "a.obj": dict(METADATA),
-        "b.obj": dict(METADATA),
+        "/a.obj": dict(METADATA),
+        "/b.obj": dict(METADATA),
     }
     assert _rows(details, "licence-check") == {
-        "a.obj": {"license": "cc-by"},
-        "b.obj": {"license": "cc-by"},
+        "/a.obj": {"license": "cc-by"},
+        "/b.obj": {"license": "cc-by"},
     }
 
 

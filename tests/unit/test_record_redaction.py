@@ -127,7 +127,7 @@ def test_a_metadata_value_under_a_secret_name_goes_whatever_it_looks_like() -> N
     )
     item = records.build_output_metadata_record(row)
     assert item["metadataValue"] == "[REDACTED]"
-    assert item["targetFilePath:metadataKey"] == "a.obj:db_password"
+    assert item["targetFilePath:metadataKey"] == "/a.obj:db_password"
 
 
 def test_a_python_handler_is_a_reference_not_a_name_value_pair() -> None:

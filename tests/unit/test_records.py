@@ -132,6 +132,28 @@ def test_a_results_only_configuration_has_no_output_asset_key() -> None:
     )
 
 
+def test_a_configuration_snapshot_reads_vams_references_and_its_earlier_entries() -> None:
+    config = ExecutionConfiguration(
+        workflow_execution_id="e1",
+        workflow_key="db:wf",
+        workflow_version=1,
+        execution_start_date=START,
+        specified_pipelines=(("db", "scan"), ("GLOBAL", "convert")),
+    )
+    item = dict(records.build_execution_configuration_record(config))
+    assert item["specifiedPipelinesSnapshot"][1] == {
+        "pipelineDatabaseId": "GLOBAL",
+        "pipelineId": "convert",
+        "pipelineDatabaseId:pipelineId": "GLOBAL:convert",
+        "jobName": "",
+        "defaultTemplateId": "",
+    }
+    assert records.parse_execution_configuration_record(item) == config
+    # VAMS before 2.6 snapshotted `{name, databaseId}`; a malformed entry is left out
+    item["specifiedPipelinesSnapshot"] = [{"name": "p1", "databaseId": "db"}, "junk", {}]
+    assert records.parse_execution_configuration_record(item).specified_pipelines == (("db", "p1"),)
+
+
 def test_an_input_row_pins_the_version_and_keys_the_asset() -> None:
     row = ExecutionInput(
         workflow_execution_id="e1",

@@ -8,9 +8,9 @@ asset, an output asset, an execution group) goes through the local runner on eac
 every item of every pinned table, read raw (SQLite's stored JSON, DynamoDB's wire types), must
 carry each pinned attribute with its type and format.
 
-PENDING holds VAMS's attributes that wfx does not write yet: the rest of the configuration
-table, and the supporting tables. They are declared, not asserted; move a
-table (or an attribute) from PENDING into VAMS_SHAPES when records.py writes it as VAMS does.
+PENDING holds VAMS's attributes that wfx does not write yet (none today). They are declared, not
+asserted; move a table (or an attribute) from PENDING into VAMS_SHAPES when records.py writes it
+as VAMS does. MIGRATION_SHAPES pins the one table only the V1 migration writes.
 """
 
 from __future__ import annotations
@@ -29,13 +29,16 @@ import yaml
 from botocore.exceptions import ClientError
 
 from adapters.dynamodb.codec import from_wire
+from adapters.migrated_rows import supporting_rows
 from adapters.sqlite.schema import build_schema
 from adapters.tables import TABLES, ResourceKeys, TableNames
 from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
+from domain.migration import migrated_run, parse_v1_item
 from entrypoints.container import Container
+from tests.v1_items import MIGRATED_AT, ROWS, v1_item
 
 MESH = Path(wfx_examples.__file__).parent / "mesh"
 GROUP = "nightly-batch"
@@ -230,46 +233,13 @@ VAMS_SHAPES: dict[ResourceKeys, dict[str, Attr]] = {
         "fileType:relativeFilePath": Attr(S, joined("fileType", "relativeFilePath")),
         # VAMS: file or preview; wfx also records the step's metadata files (a difference, docs)
         "fileType": Attr(S, one_of("file", "preview", "metadata")),
-        "relativeFilePath": Attr(S, NOT_EMPTY),
+        # relative to its kind's folder: a preview's to the previews, never led by "preview/"
+        "relativeFilePath": Attr(S, _matching(r"(?!preview/|metadata/)[^/].*", "kind-relative")),
+        "s3Bucket": Attr(S, NOT_EMPTY),
         "s3Key": Attr(S, NOT_EMPTY),
         "fileSize": Attr(N),
         "contentType": Attr(S),
         "s3VersionId": Attr(S),
-    },
-    ResourceKeys.PIPELINE_OUTPUT_RESULTS: {
-        "pipelineExecutionId": Attr(S, GUID32),
-        "relativeFilePath": Attr(S, NOT_EMPTY),
-        "resultsContent": Attr(S),
-        "resultsContentTruncated": Attr(BOOL),
-        "s3Key": Attr(S),
-    },
-    ResourceKeys.PIPELINE_LOGS: {
-        "pipelineExecutionId": Attr(S, GUID32),
-        "logType": Attr(S, one_of("summary")),
-        "resultLog": Attr(S),
-        "resultLogTruncated": Attr(BOOL),
-        "errorLog": Attr(S),
-        "errorLogTruncated": Attr(BOOL),
-        "logGroupArn": Attr(S),
-        "logStreamName": Attr(S),
-    },
-}
-
-# -- pending: VAMS writes these, wfx does not yet (or not in VAMS's form); not asserted ------------
-
-PENDING: dict[ResourceKeys, dict[str, Attr]] = {
-    # wfx's object store names no bucket on a run's rows (a local one has none): ""
-    ResourceKeys.PIPELINE_OUTPUT_FILES: {"s3Bucket": Attr(S, NOT_EMPTY)},
-    ResourceKeys.PIPELINE_INPUT_FILES: {
-        "pipelineExecutionId": Attr(S, GUID32),
-        "databaseId:assetId:inputAssetFileKey": Attr(
-            S, joined("databaseId", "assetId", "inputAssetFileKey")
-        ),
-        "databaseId:assetId": Attr(S, joined("databaseId", "assetId")),
-        "assetId": Attr(S, NOT_EMPTY),
-        "databaseId": Attr(S, NOT_EMPTY),
-        "inputAssetFileKey": Attr(S, _FILE_KEY),
-        "workflowExecutionId": Attr(S, GUID32),
     },
     ResourceKeys.PIPELINE_INPUT_METADATA: {
         "pipelineExecutionId": Attr(S, GUID32),
@@ -291,6 +261,44 @@ PENDING: dict[ResourceKeys, dict[str, Attr]] = {
         "metadataKey": Attr(S, NOT_EMPTY),
         "metadataValue": Attr(S),  # VAMS keeps a value's own type; text in the common case
         "sourceMetadataFileRelativePath": Attr(S),
+    },
+    ResourceKeys.PIPELINE_OUTPUT_RESULTS: {
+        "pipelineExecutionId": Attr(S, GUID32),
+        "relativeFilePath": Attr(S, _FILE_KEY),
+        "resultsContent": Attr(S),
+        "resultsContentTruncated": Attr(BOOL),
+        "s3Key": Attr(S),
+    },
+    ResourceKeys.PIPELINE_LOGS: {
+        "pipelineExecutionId": Attr(S, GUID32),
+        "logType": Attr(S, one_of("summary")),
+        "resultLog": Attr(S),
+        "resultLogTruncated": Attr(BOOL),
+        "errorLog": Attr(S),
+        "errorLogTruncated": Attr(BOOL),
+        "logGroupArn": Attr(S),
+        "logStreamName": Attr(S),
+    },
+}
+
+# -- pending: VAMS writes these, wfx does not yet (or not in VAMS's form); not asserted ------------
+
+PENDING: dict[ResourceKeys, dict[str, Attr]] = {}  # every table VAMS writes is pinned
+
+# -- the V1 migration's rows: the one table no run writes (seed 000) ------------------------------
+
+MIGRATION_SHAPES: dict[ResourceKeys, dict[str, Attr]] = {
+    ResourceKeys.PIPELINE_INPUT_FILES: {
+        # the migration keeps the V1 run's id, and derives its one step's (the same every run)
+        "pipelineExecutionId": Attr(S, NOT_EMPTY),
+        "databaseId:assetId:inputAssetFileKey": Attr(
+            S, joined("databaseId", "assetId", "inputAssetFileKey")
+        ),
+        "databaseId:assetId": Attr(S, joined("databaseId", "assetId")),
+        "assetId": Attr(S, NOT_EMPTY),
+        "databaseId": Attr(S, NOT_EMPTY),
+        "inputAssetFileKey": Attr(S, _FILE_KEY),
+        "workflowExecutionId": Attr(S, NOT_EMPTY),
     },
 }
 
@@ -369,15 +377,19 @@ def _mismatches(table: ResourceKeys, raw: RawItem, shape: dict[str, Attr]) -> li
 
 @pytest.fixture
 def run_items(inline_container: Container, tmp_path: Path) -> dict[ResourceKeys, list[RawItem]]:
-    """Every item one finished mesh-report run wrote, per table, on the container's store."""
+    """Every item one finished mesh-report run wrote, per table, on the container's store (its
+    first step reading the input file's metadata)."""
     container = inline_container
-    document = parse_workflow_document(yaml.safe_load((MESH / "workflow.yaml").read_text()))
+    raw = yaml.safe_load((MESH / "workflow.yaml").read_text())
+    raw["steps"][0]["metadataInputs"] = ["scanner"]  # the first step reads the file's metadata
+    document = parse_workflow_document(raw)
     container.publish_workflow_version().execute(PublishWorkflowVersionCommand(document=document))
     container.import_asset_files().execute(
         ImportAssetFilesCommand(
             database_id="demo",
             asset_id="meshes",
             files=(ImportedFile(file_key="icosphere.obj", path=MESH / "assets" / "icosphere.obj"),),
+            metadata=(("scanner", "lidar"), ("owner", "alice")),
         )
     )
     command = LaunchExecutionCommand(
@@ -418,6 +430,19 @@ def test_the_run_writes_each_sparse_key_it_has_a_value_for(
     assert main["executionLogGroupArn"] == (S, "")  # a local run logs to no log group
     (configuration,) = run_items[ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION]
     assert configuration["outputDatabaseId:outputAssetId"] == (S, "demo:reports")
+    # the steps as launched, each as VAMS references a workflow's pipeline
+    snapshot = configuration["specifiedPipelinesSnapshot"][1]
+    assert [entry["pipelineDatabaseId:pipelineId"] for entry in snapshot] == [
+        "demo:mesh-statistics",
+        "demo:mesh-normalize",
+        "demo:mesh-preview",
+    ]
+    assert all(
+        set(entry)
+        == {"pipelineDatabaseId", "pipelineId", "pipelineDatabaseId:pipelineId"}
+        | {"jobName", "defaultTemplateId"}
+        for entry in snapshot
+    )
     steps = run_items[ResourceKeys.PIPELINE_EXECUTIONS]
     chained = [step for step in steps if "from_pipeline_execution_id" in step]
     assert len(steps) == 3 and len(chained) == 2
@@ -426,7 +451,7 @@ def test_the_run_writes_each_sparse_key_it_has_a_value_for(
 def test_the_declared_lists_cover_every_seed_table_and_agree_where_they_overlap() -> None:
     """Each of the eleven tables has a declared list; an attribute both pinned and pending (a
     format wfx does not follow yet) keeps one type."""
-    assert set(VAMS_SHAPES) | set(PENDING) == SEED_TABLES
+    assert set(VAMS_SHAPES) | set(PENDING) | set(MIGRATION_SHAPES) == SEED_TABLES
     for table, pending in PENDING.items():
         for name, attr in pending.items():
             pinned = VAMS_SHAPES.get(table, {}).get(name)
@@ -449,3 +474,22 @@ def test_the_inputs_table_holds_one_row_per_selection(
     assert resolved["inputAssetFileKey"] == (S, "icosphere.obj")
     assert resolved["selectionKey"] == (S, "/assets/demo/meshes/")
     assert resolved["versionId"][1] != ""
+
+
+@pytest.mark.parametrize("file_key", ["scans/a.obj", "/scans/a.obj", None])
+def test_the_migrations_input_file_rows_have_vams_attributes_types_and_formats(
+    file_key: str | None,
+) -> None:
+    """A V1 row naming a file (with or without its "/") or none (the whole asset, "/")."""
+    execution_id, database_id, asset_id, workflow, status, start, stop, _, machine = ROWS[0]
+    item = v1_item(
+        execution_id, database_id, asset_id, workflow, status, start, stop, file_key, machine
+    )
+    run = migrated_run(parse_v1_item(item), migrated_at=MIGRATED_AT)
+    mismatches = []
+    for table, row in supporting_rows(run):
+        if table in MIGRATION_SHAPES:
+            raw = {name: (_json_type(value), value) for name, value in row.items()}
+            mismatches.extend(_mismatches(table, raw, MIGRATION_SHAPES[table]))
+            assert row["inputAssetFileKey"] == ("/scans/a.obj" if file_key else "/")
+    assert mismatches == []

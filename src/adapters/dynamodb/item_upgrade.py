@@ -61,6 +61,36 @@ def _update_request(
     }
 
 
+def _move_requests(
+    table_name: str, key_names: tuple[str, ...], old: Item, new: Item
+) -> list[dict[str, Any]]:
+    """An item whose key the upgrade changed (a path now led by "/"): the new item put where
+    none is, and the old one deleted on the condition that it still holds what was read."""
+    names = {f"#a{index}": name for index, name in enumerate(old)}
+    values = {f":o{index}": value for index, value in enumerate(old.values())}
+    return [
+        {
+            "Put": {
+                "TableName": table_name,
+                "Item": to_wire(new),
+                "ConditionExpression": "attribute_not_exists(#k)",
+                "ExpressionAttributeNames": {"#k": key_names[0]},
+            }
+        },
+        {
+            "Delete": {
+                "TableName": table_name,
+                "Key": to_wire({name: old[name] for name in key_names}),
+                "ConditionExpression": " AND ".join(
+                    f"#a{index} = :o{index}" for index in range(len(old))
+                ),
+                "ExpressionAttributeNames": names,
+                "ExpressionAttributeValues": to_wire(values),
+            }
+        },
+    ]
+
+
 class DynamoDbItemShapes:
     """The upgraded tables' items, scanned and rewritten where their shape is an earlier one."""
 
@@ -101,12 +131,20 @@ class DynamoDbItemShapes:
         self, key: ResourceKeys, name: str, key_names: tuple[str, ...], item: Item, new: Item
     ) -> bool:
         """True once written (or found in shape, or gone); False after _TRIES refusals."""
-        conditional = self._client.exceptions.ConditionalCheckFailedException
+        refused = (
+            self._client.exceptions.ConditionalCheckFailedException,
+            self._client.exceptions.TransactionCanceledException,
+        )
         for _ in range(_TRIES):
             try:
-                self._client.update_item(**_update_request(name, key_names, item, new))
+                if any(item[k] != new.get(k) for k in key_names):
+                    self._client.transact_write_items(
+                        TransactItems=_move_requests(name, key_names, item, new)
+                    )
+                else:
+                    self._client.update_item(**_update_request(name, key_names, item, new))
                 return True
-            except conditional:
+            except refused:
                 answer = self._client.get_item(
                     TableName=name,
                     Key=to_wire({k: item[k] for k in key_names}),

@@ -12,6 +12,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from adapters.item_budget import Item
 from adapters.item_upgrade import ITEM_SHAPES_VERSION, UPGRADED_TABLES, upgraded_item
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.input_regroup import regroup_sqlite_inputs
@@ -74,6 +75,16 @@ def upgrade_items(database: SqliteDatabase, schema: SqliteSchema) -> int:
     return sum(table.rewritten for table in counts)
 
 
+def _delete_moved(connection: sqlite3.Connection, table: TableSql, old: Item, new: Item) -> None:
+    """An item whose key the upgrade changed (a path now led by "/") leaves its old row."""
+    key = table.table.primary_key
+    if any(old.get(name) != new.get(name) for name in key):
+        where = " AND ".join(f"{table.q(name)} = ?" for name in key)
+        connection.execute(
+            f"DELETE FROM {table.name} WHERE {where}", tuple(old[name] for name in key)
+        )
+
+
 def _rewrite_tables(
     connection: sqlite3.Connection, schema: SqliteSchema, write: bool
 ) -> tuple[TableItemShapes, ...]:
@@ -86,11 +97,13 @@ def _rewrite_tables(
         if _table_present(connection, schema.tables[key].name):
             for (text,) in connection.execute(f"SELECT item FROM {table.name}").fetchall():
                 read += 1
-                upgraded = upgraded_item(key, load_item(text))
+                item = load_item(text)
+                upgraded = upgraded_item(key, item)
                 if upgraded is None:
                     continue
                 rewritten += 1
                 if write:
+                    _delete_moved(connection, table, item, upgraded)
                     connection.execute(table.upsert, table.row(upgraded))
         counts.append(
             TableItemShapes(table=schema.tables[key].name, read=read, rewritten=rewritten)

@@ -173,6 +173,7 @@ class CompleteExecution:
                 target_file_path=relative[: -len(".json")],
                 metadata_key=str(key),
                 value=value if isinstance(value, str) else json.dumps(value),
+                source_file_key=obj.key,
             )
             for key, value in document.items()
         ]

@@ -332,6 +332,9 @@ class LaunchExecution:
             output_asset_id=output.asset_id if output else None,
             input_selections=tuple(str(s) for s in selections),
             execution_group_id=command.execution_group_id,
+            specified_pipelines=tuple(
+                (step.pipeline_database_id, step.pipeline_id) for step in version.steps
+            ),
         )
         return LaunchRecords(
             execution=execution,
