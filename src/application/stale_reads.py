@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-_NOTED: ContextVar[dict[str, str] | None] = ContextVar("wfx_stale_reads", default=None)
+_NOTED: ContextVar[dict[str, BaseException] | None] = ContextVar("wfx_stale_reads", default=None)
 
 
 def note_stale(workflow_execution_id: str, cause: BaseException) -> None:
@@ -25,14 +25,14 @@ def note_stale(workflow_execution_id: str, cause: BaseException) -> None:
     scope."""
     noted = _NOTED.get()
     if noted is not None:
-        noted.setdefault(workflow_execution_id, f"{type(cause).__name__}: {cause}")
+        noted.setdefault(workflow_execution_id, cause)
 
 
 @contextmanager
-def noting_stale_reads() -> Iterator[dict[str, str]]:
+def noting_stale_reads() -> Iterator[dict[str, BaseException]]:
     """The runs answered as stored inside the scope, in the order they were met, each with what
     its write met (for the operator's log, never for the caller)."""
-    noted: dict[str, str] = {}
+    noted: dict[str, BaseException] = {}
     token = _NOTED.set(noted)
     try:
         yield noted

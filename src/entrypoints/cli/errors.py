@@ -137,6 +137,12 @@ def _missing_beside_vams(error: BaseException) -> str | None:
     )
 
 
+def is_setup_problem(error: BaseException) -> bool:
+    """The store or a service it needs is not there (unreachable, a table missing): what no
+    retry of the same command mends, and what `exit_for` says how to set up."""
+    return _service_problem(error) is not None
+
+
 def is_full_disk(error: BaseException) -> bool:
     """No space, no quota left, or a read-only file system: what a write under WFX_HOME met."""
     return isinstance(error, OSError) and error.errno in (

@@ -1253,11 +1253,18 @@ def main() -> None:
     raise SystemExit(code if isinstance(code, int) else 0)
 
 
-def _warn_stale(stale: Mapping[str, str]) -> None:
+def _warn_stale(stale: Mapping[str, BaseException]) -> None:
     """One line after what the command printed: the runs it showed as stored, unreconciled (what
-    their writes met stays unsaid: a store's text may name paths or hold secrets)."""
+    their writes met stays unsaid: a store's text may name paths or hold secrets). A store that
+    is not there (a table missing, a service down) is no stale read: it fails the command as it
+    would have failed any other, with the one line saying how to set it up."""
     if not stale:
         return
+    from entrypoints.cli.errors import exit_for, is_setup_problem
+
+    for cause in stale.values():
+        if is_setup_problem(cause):
+            exit_for(cause)
     ids = list(stale)
     runs = f"run {ids[0]}" if len(ids) == 1 else "runs " + ", ".join(ids)
     print(

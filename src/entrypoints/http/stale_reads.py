@@ -37,7 +37,9 @@ class MarkStaleReads:
 
             await self._app(scope, receive, send_marked)
         if stale:
-            causes = "; ".join(f"run {run}: {cause}" for run, cause in stale.items())
+            causes = "; ".join(
+                f"run {run}: {type(cause).__name__}: {cause}" for run, cause in stale.items()
+            )
             LOGGER.warning(
                 "%s %s answered runs as stored, their reconciling writes failed: %s",
                 scope["method"],
