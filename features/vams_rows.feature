@@ -23,11 +23,13 @@ Feature: Runs VAMS wrote, read and acted on by wfx
     And run "V" shows as its inputs the selections "/asset-a/meshes/ at no version, /asset-a/bunny.obj at its version"
     And run "V" shows the outputs VAMS recorded for the step "mesh-report"
 
-  Scenario: The details metadata pages a run VAMS wrote
+  Scenario: The details metadata pages a run VAMS wrote, a database's own metadata apart
     Given VAMS wrote a run that ended SUCCEEDED, as run "V"
     Then paging the "inputs" of run "V" 1 at a time gives each of its 2 selections once
     And paging the "pipelineExecutions" of run "V" 1 at a time gives "mesh-scan, mesh-convert, mesh-report"
-    And paging the "input" metadata of run "V" gives the rows of "/, /, /bunny.obj"
+    And paging the "input" metadata of run "V" 1 at a time gives the rows "vamsdb:asset-a:/, vamsdb:asset-a:/bunny.obj"
+    And paging the "inputDatabase" metadata of run "V" 1 at a time gives the rows "vamsdb::/"
+    And paging the "output" metadata of run "V" 1 at a time gives the rows "/:polycount, /bunny.glb:format"
 
   Scenario: A run VAMS wrote offers its logs under the logIds VAMS gives them
     Given VAMS wrote a run that ended SUCCEEDED, as run "V", its first step having registered logs

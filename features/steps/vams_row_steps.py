@@ -246,10 +246,14 @@ def _(container: Container, world: World, label: str, size: int, names: str) -> 
     assert [step.pipeline_id for step in steps] == split_list(names)
 
 
-@then(parsers.parse('paging the "input" metadata of run "{label}" gives the rows of "{paths}"'))
-def _(container: Container, world: World, label: str, paths: str) -> None:
-    rows = _paged(container, world, label, "input", 1)
-    assert sorted(row.file_path for row in rows) == sorted(split_list(paths))
+@then(
+    parsers.parse(
+        'paging the "{collection}" metadata of run "{label}" 1 at a time gives the rows "{keys}"'
+    )
+)
+def _(container: Container, world: World, collection: str, label: str, keys: str) -> None:
+    rows = _paged(container, world, label, collection, 1)
+    assert [row.row_key for row in rows] == split_list(keys)
 
 
 # -- logs ----------------------------------------------------------------------------------------
