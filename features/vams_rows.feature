@@ -22,6 +22,7 @@ Feature: Runs VAMS wrote, read and acted on by wfx
     And run "V" shows the steps "mesh-scan, mesh-convert, mesh-report" in chain order, each SUCCEEDED
     And run "V" shows as its inputs the selections "/asset-a/meshes/ at no version, /asset-a/bunny.obj at its version"
     And run "V" shows the outputs VAMS recorded for the step "mesh-report"
+    And the main row and the step rows of run "V" are as VAMS wrote them
 
   Scenario: The details metadata pages a run VAMS wrote, a database's own metadata apart
     Given VAMS wrote a run that ended SUCCEEDED, as run "V"
@@ -40,6 +41,26 @@ Feature: Runs VAMS wrote, read and acted on by wfx
     Given VAMS wrote a run still RUNNING on Step Functions, as run "V"
     Then the events of run "V" are answered: none
     And the description of run "V" names its Step Functions execution, RUNNING
+
+  Scenario: A run VAMS wrote that Step Functions no longer holds is described from its rows
+    Given VAMS wrote a run that ended SUCCEEDED long ago, which Step Functions no longer holds, as run "V"
+    Then the events of run "V" are answered: none
+    And the description of run "V" is SUCCEEDED, from its rows
+
+  Scenario: An abort leaves a run VAMS wrote that has ended as VAMS wrote it
+    Given VAMS wrote a run that ended SUCCEEDED, as run "V"
+    When alice aborts run "V"
+    Then the abort answers run "V" SUCCEEDED
+    And the main row and the step rows of run "V" are as VAMS wrote them
+
+  Scenario: A run VAMS wrote that still runs is deleted only when forced, its execution stopped first
+    Given VAMS wrote a run still RUNNING on Step Functions, as run "V"
+    When alice deletes run "V"
+    Then the command is refused naming "RUNNING"
+    And run "V" is shown RUNNING, triggered by alice in group "nightly"
+    When alice deletes run "V", forced
+    Then the Step Functions execution of run "V" is ABORTED
+    And no table holds an item of run "V"
 
   Scenario: A run VAMS wrote is aborted while it runs, its finished step untouched
     Given VAMS wrote a run still RUNNING on Step Functions, as run "V"

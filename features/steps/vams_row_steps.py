@@ -311,13 +311,64 @@ def _(container: Container, world: World, label: str, status: str) -> None:
     assert described.name == vams.EXECUTION_ID
 
 
+@given(
+    parsers.parse(
+        "VAMS wrote a run that ended SUCCEEDED long ago, which Step Functions no longer holds, "
+        'as run "{label}"'
+    )
+)
+def _(
+    container: Container, storage: str, stepfunctions: StepFunctions, world: World, label: str
+) -> None:
+    _put(container, storage, vams.vams_run())
+    container.stepfunctions_client.override(providers.Object(stepfunctions.client))
+    world.runs[label] = vams.EXECUTION_ID
+
+
+@then(parsers.parse('the description of run "{label}" is {status:w}, from its rows'))
+def _(container: Container, world: World, label: str, status: str) -> None:
+    query = DescribeExecutionQuery(workflow_execution_id=world.run(label))
+    described = container.describe_execution().execute(query)
+    assert described.status == status, described
+    assert described.execution_arn == vams.EXECUTION_ARN
+    assert described.state_machine_arn == vams.STATE_MACHINE
+    assert described.start_date.strftime("%Y-%m-%dT%H:%M:%SZ") == vams.STARTED
+
+
 # -- abort ---------------------------------------------------------------------------------------
 
 
 @when(parsers.parse('alice aborts run "{label}"'))
 def _(container: Container, world: World, label: str) -> None:
     command = AbortExecutionCommand(workflow_execution_id=world.run(label))
-    container.abort_execution().execute(command)
+    world.aborted = container.abort_execution().execute(command).execution
+
+
+@then(parsers.parse('the abort answers run "{label}" {status:w}'))
+def _(world: World, label: str, status: str) -> None:
+    assert world.aborted is not None
+    assert world.aborted.workflow_execution_id == world.run(label)
+    assert world.aborted.status is ExecutionStatus(status), world.aborted
+
+
+@then(parsers.parse('the main row and the step rows of run "{label}" are as VAMS wrote them'))
+def _(stored_rows: StoredRows, world: World, label: str) -> None:
+    written = vams.vams_run()
+    main, steps = ResourceKeys.WORKFLOW_EXECUTIONS, ResourceKeys.PIPELINE_EXECUTIONS
+    assert stored_rows.items(main, "workflowExecutionId", world.run(label)) == written[main]
+    stored = stored_rows.items(steps, "workflowExecutionId", world.run(label))
+
+    def by_id(item: dict[str, Any]) -> str:
+        return str(item["pipelineExecutionId"])
+
+    assert sorted(stored, key=by_id) == sorted(written[steps], key=by_id)
+
+
+@then(parsers.parse('the command is refused naming "{text}"'))
+def _(world: World, text: str) -> None:
+    assert world.refusal is not None, "the command was carried out"
+    assert text in str(world.refusal), str(world.refusal)
+    world.refusal = None
 
 
 @then(parsers.parse('the step "{name}" of run "{label}" kept the dates VAMS wrote'))
@@ -334,12 +385,13 @@ def _(container: Container, world: World, name: str, label: str) -> None:
 
 
 @then(parsers.parse('the Step Functions execution of run "{label}" is {status:w}'))
-def _(
-    container: Container, stepfunctions: StepFunctions, world: World, label: str, status: str
-) -> None:
-    arn = container.execution_store().get_execution(world.run(label)).execution_arn
-    assert arn is not None
-    assert stepfunctions.client.describe_execution(executionArn=arn)["status"] == status
+def _(stepfunctions: StepFunctions, world: World, label: str, status: str) -> None:
+    # asked of Step Functions itself: the run's rows may be gone
+    client = stepfunctions.client
+    [machine] = client.list_state_machines()["stateMachines"]
+    executions = client.list_executions(stateMachineArn=machine["stateMachineArn"])
+    [execution] = [e for e in executions["executions"] if e["name"] == world.run(label)]
+    assert execution["status"] == status, execution
 
 
 # -- rerun ---------------------------------------------------------------------------------------
@@ -377,10 +429,15 @@ def _(exported: list[ArchivedRun], world: World, label: str) -> None:
 # -- delete --------------------------------------------------------------------------------------
 
 
-@when(parsers.parse('alice deletes run "{label}"'))
-def _(container: Container, world: World, label: str) -> None:
-    command = DeleteExecutionCommand(workflow_execution_id=world.run(label))
-    assert container.delete_execution().execute(command).deleted
+@when(parsers.re(r'alice deletes run "(?P<label>[^"]+)"(?P<forced>, forced)?$'))
+def _(container: Container, world: World, label: str, forced: str | None) -> None:
+    command = DeleteExecutionCommand(workflow_execution_id=world.run(label), force=bool(forced))
+    try:
+        deleted = container.delete_execution().execute(command)
+    except DomainError as refused:
+        world.refusal = refused
+        return
+    assert deleted.deleted and deleted.aborted == bool(forced), deleted
 
 
 @then(parsers.parse('run "{label}" is not found'))
