@@ -70,6 +70,11 @@ Feature: Runs VAMS wrote, read and acted on by wfx
     And the step "mesh-scan" of run "V" kept the dates VAMS wrote
     And the Step Functions execution of run "V" is ABORTED
 
+  Scenario: A run VAMS wrote that succeeded is not redriven, in Step Functions' words
+    Given VAMS wrote a run that ended SUCCEEDED, as run "V"
+    When alice redrives run "V"
+    Then the redrive is refused with "Execution is SUCCEEDED and cannot be redriven."
+
   Scenario: A run VAMS wrote is rerun once ended, as a new wfx run over its selections
     Given VAMS wrote a run that ended SUCCEEDED, as run "V"
     And the workflow "vamsdb/wf-vams" is published from "vams_wf.yaml"

@@ -24,6 +24,7 @@ from application.use_cases.get_execution_events import GetExecutionEventsQuery
 from application.use_cases.get_execution_logs import GetExecutionLogsQuery
 from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
 from application.use_cases.list_executions import AssetListDirection, ListExecutionsQuery
+from application.use_cases.redrive_execution import RedriveExecutionCommand
 from domain.errors import DomainError, ExecutionNotFoundError
 from domain.execution import ExecutionInput, PipelineExecution
 from domain.statuses import ExecutionStatus, StepStatus
@@ -392,6 +393,15 @@ def _(stepfunctions: StepFunctions, world: World, label: str, status: str) -> No
     executions = client.list_executions(stateMachineArn=machine["stateMachineArn"])
     [execution] = [e for e in executions["executions"] if e["name"] == world.run(label)]
     assert execution["status"] == status, execution
+
+
+@when(parsers.parse('alice redrives run "{label}"'))
+def _(container: Container, world: World, label: str) -> None:
+    command = RedriveExecutionCommand(workflow_execution_id=world.run(label))
+    try:
+        container.redrive_execution().execute(command)
+    except DomainError as refused:
+        world.refusal = refused
 
 
 # -- rerun ---------------------------------------------------------------------------------------
