@@ -64,6 +64,8 @@ Feature: Runs VAMS wrote, read and acted on by wfx
 
   Scenario: A run VAMS wrote is aborted while it runs, its finished step untouched
     Given VAMS wrote a run still RUNNING on Step Functions, as run "V"
+    Then the list of executions with status RUNNING is "V"
+    And run "V" shows the steps "mesh-scan, mesh-convert, mesh-report" as "SUCCEEDED, RUNNING, NEW"
     When alice aborts run "V"
     Then run "V" is shown ABORTED, triggered by alice in group "nightly"
     And run "V" shows the steps "mesh-scan, mesh-convert, mesh-report" as "SUCCEEDED, ABORTED, ABORTED"
