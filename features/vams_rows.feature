@@ -87,10 +87,13 @@ Feature: Runs VAMS wrote, read and acted on by wfx
     And the execution reruns run "V", triggered by bob in no group
     And the execution selected "vamsdb/asset-a/meshes/, vamsdb/asset-a/bunny.obj" and writes to "vamsdb/asset-out"
 
-  Scenario: A run VAMS wrote is exported with its items of every table
+  Scenario: A run VAMS wrote is exported with its items of every table, and imported back
     Given VAMS wrote a run that ended SUCCEEDED, as run "V"
     When every run is exported
     Then the export holds run "V" with every item VAMS wrote
+    When alice deletes run "V"
+    And the export is imported
+    Then every item VAMS wrote of run "V" is back as it was
 
   Scenario: A run VAMS wrote is deleted for good, leaving nothing in any table
     Given VAMS wrote a run that ended SUCCEEDED, as run "V"

@@ -436,6 +436,24 @@ def _(exported: list[ArchivedRun], world: World, label: str) -> None:
             assert any(row.items() <= item.items() for item in held), (key.value, row, held)
 
 
+@when("the export is imported")
+def _(container: Container, exported: list[ArchivedRun]) -> None:
+    result = container.import_executions().execute(exported)
+    assert result.conflicts == (), result
+
+
+@then(parsers.parse('every item VAMS wrote of run "{label}" is back as it was'))
+def _(stored_rows: StoredRows, world: World, label: str) -> None:
+    for key, rows in vams.vams_run().items():
+        attribute = TABLE_SPECS[key].partition.name
+        for value in {str(row[attribute]) for row in rows}:
+            stored = stored_rows.items(key, attribute, value)
+            expected = [row for row in rows if row[attribute] == value]
+            assert len(stored) == len(expected), (key.value, stored)
+            for row in expected:
+                assert row in stored, (key.value, row, stored)
+
+
 # -- delete --------------------------------------------------------------------------------------
 
 
