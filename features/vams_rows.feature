@@ -42,6 +42,15 @@ Feature: Runs VAMS wrote, read and acted on by wfx
     Then the events of run "V" are answered: none
     And the description of run "V" names its Step Functions execution, RUNNING
 
+  Scenario: The command line lists and shows a run VAMS wrote, and says why it has no events
+    Given VAMS wrote a run that ended SUCCEEDED, as run "V"
+    When alice runs "wfx executions list --workflow vamsdb/wf-vams --json"
+    Then the command succeeds, its JSON listing run "V"
+    When alice runs "wfx executions show V --json"
+    Then the command succeeds, its JSON showing run "V" SUCCEEDED with the steps "mesh-scan, mesh-convert, mesh-report"
+    When alice runs "wfx executions events V"
+    Then the command succeeds, printing no event and saying "a run VAMS launched has none"
+
   Scenario: A run VAMS wrote that Step Functions no longer holds is described from its rows
     Given VAMS wrote a run that ended SUCCEEDED long ago, which Step Functions no longer holds, as run "V"
     Then the events of run "V" are answered: none

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dependency_injector import providers
 from pytest_bdd import given, parsers, then, when
 from tests import vams_items as vams
+from typer.testing import CliRunner
 
 from adapters.dynamodb.codec import to_wire
 from adapters.sqlite.schema import build_schema
@@ -202,6 +206,59 @@ def _(container: Container, world: World, label: str, name: str) -> None:
     assert [r.relative_file_path for r in outputs.results] == ["report.txt"]
     [log] = outputs.logs
     assert "converted 1 mesh" in log.message
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+
+@dataclass
+class CliOutcome:
+    code: int
+    stdout: str
+    stderr: str
+
+
+@when(parsers.parse('alice runs "wfx {command}"'), target_fixture="cli")
+def _(storage: str, tmp_path: Path, world: World, command: str) -> CliOutcome:
+    """In-process, on the scenario's store; a run's label stands for its id."""
+    from entrypoints.cli.main import app
+
+    environment = {
+        "WFX_STORE": storage,
+        "WFX_HOME": str(tmp_path / "home"),
+        "WFX_DB": str(tmp_path / "wfx.db"),
+        "WFX_USER": "alice",
+    }
+    arguments = [world.runs.get(word, word) for word in shlex.split(command)]
+    outcome = CliRunner().invoke(app, arguments, env=environment)
+    return CliOutcome(outcome.exit_code, outcome.stdout, outcome.stderr)
+
+
+@then(parsers.parse('the command succeeds, its JSON listing run "{label}"'))
+def _(cli: CliOutcome, world: World, label: str) -> None:
+    assert cli.code == 0, cli
+    listed = json.loads(cli.stdout)["Items"]
+    assert [item["workflowExecutionId"] for item in listed] == [world.run(label)]
+
+
+@then(
+    parsers.parse(
+        'the command succeeds, its JSON showing run "{label}" {status:w} with the steps "{names}"'
+    )
+)
+def _(cli: CliOutcome, world: World, label: str, status: str, names: str) -> None:
+    assert cli.code == 0, cli
+    shown = json.loads(cli.stdout)
+    assert shown["execution"]["workflowExecutionId"] == world.run(label)
+    assert shown["execution"]["executionStatus"] == status
+    steps = [entry["pipelineExecution"]["pipelineId"] for entry in shown["pipelineExecutions"]]
+    assert steps == split_list(names)
+
+
+@then(parsers.parse('the command succeeds, printing no event and saying "{text}"'))
+def _(cli: CliOutcome, text: str) -> None:
+    assert cli.code == 0, cli
+    assert cli.stdout == "" and text in cli.stderr, cli
 
 
 # -- details metadata ----------------------------------------------------------------------------
