@@ -45,6 +45,7 @@ from features.steps.storage_steps import *  # noqa: F403
 from features.steps.stored_rows import StoredRows
 from features.steps.sub_execution_steps import *  # noqa: F403
 from features.steps.sub_process_steps import *  # noqa: F403
+from features.steps.vams_row_steps import *  # noqa: F403
 from features.steps.workflow_steps import *  # noqa: F403
 from features.steps.world import World
 

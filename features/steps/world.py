@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from application.use_cases.launch_execution import LaunchResult
 from domain.errors import DomainError
-from domain.execution import PipelineExecution
+from domain.execution import PipelineExecution, WorkflowExecution
 
 
 @dataclass
@@ -19,6 +19,7 @@ class World:
     runs: dict[str, str] = field(default_factory=dict)  # label -> workflowExecutionId
     imported: dict[str, str] = field(default_factory=dict)  # "db/asset/file" -> first versionId
     steps_before: dict[str, PipelineExecution] = field(default_factory=dict)  # by pipelineId
+    aborted: WorkflowExecution | None = None  # what the last abort answered
 
     @property
     def execution_id(self) -> str:

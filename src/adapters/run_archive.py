@@ -154,8 +154,10 @@ class RunArchiveRows:
         )
 
     def _definitions(self, main: Item) -> list[tuple[ResourceKeys, Item]]:
-        workflow_key, version = main[WORKFLOW_KEY], main["workflowVersion"]
+        workflow_key, version = main[WORKFLOW_KEY], main.get("workflowVersion")
         found: list[tuple[ResourceKeys, Item]] = []
+        if version is None:
+            return found  # VAMS launched it: its workflow is VAMS's, in no table of wfx's
         definition = self._get(ResourceKeys.WORKFLOW_DEFINITIONS, {WORKFLOW_KEY: workflow_key})
         if definition is not None:
             found.append((ResourceKeys.WORKFLOW_DEFINITIONS, definition))

@@ -93,8 +93,11 @@ class AvailableLogFinder:
                 self._invocation(execution, step, definitions.get(step.step_index)),
                 self._destinations(step.registered_sub_executions, described, warnings),
                 _deadline_jobs(step.registered_sub_executions),
-                # a local run's logs are files, whatever the deployment's log group
-                "" if execution.orchestrator == "local" else self._reference,
+                # a local run's logs are files, whatever the deployment's log group; a run's
+                # own log group (VAMS writes it on every run) places a name as VAMS places it
+                ""
+                if execution.orchestrator == "local"
+                else execution.execution_log_group_arn or self._reference,
             )
             for step in steps
         }
@@ -137,7 +140,9 @@ class AvailableLogFinder:
         if execution.orchestrator == "local":
             return local_step_log(execution.workflow_execution_id, step.pipeline_execution_id)
         if definition is None:
-            return None
+            # no wfx version to read (VAMS launched the run): the step row's own type and
+            # resource, as VAMS reads them
+            return _row_invocation(step)
         if definition.execution_type is ExecutionType.LAMBDA and definition.function_name:
             name = lambda_function_name(definition.function_name)
             return RegisteredLog(
@@ -176,6 +181,15 @@ class AvailableLogFinder:
                     )
                 )
         return destinations
+
+
+def _row_invocation(step: PipelineExecution) -> RegisteredLog | None:
+    if step.execution_type is ExecutionType.LAMBDA and step.pipeline_resource_arn:
+        name = lambda_function_name(step.pipeline_resource_arn)
+        return RegisteredLog(log_group_name=LAMBDA_LOG_GROUP_PREFIX + name, source_type="lambda")
+    if step.execution_type is ExecutionType.BATCH:
+        return RegisteredLog(log_group_name=BATCH_LOG_GROUP, source_type="batch")
+    return None
 
 
 def _deadline_jobs(sub_executions: Sequence[RegisteredSubExecution]) -> list[RegisteredLog]:

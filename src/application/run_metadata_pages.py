@@ -1,7 +1,7 @@
 """VAMS's run-wide metadata collections of details/metadata: `input` (the asset and file metadata
-handed to the steps), `inputDatabase` (a metadata source database's own metadata: wfx records none
-yet, so its pages are empty) and `output` (the metadata the steps wrote), every step's rows in
-chain order, or one pipeline's with `pipelineId`.
+handed to the steps), `inputDatabase` (a metadata source database's own metadata, the input
+metadata rows of scope `database`: VAMS writes them, wfx records none yet) and `output` (the
+metadata the steps wrote), every step's rows in chain order, or one pipeline's with `pipelineId`.
 
 A token holds the collection it pages, the step it stopped in and that step's last row key."""
 
@@ -10,18 +10,25 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from application.ports import ExecutionStore, Row, RowCollection
 from domain.errors import InvalidInputError
-from domain.execution import chain_order
+from domain.execution import StepInputMetadata, chain_order
 from domain.paging import Page
 
-RUN_COLLECTIONS: dict[str, RowCollection | None] = {
-    "input": RowCollection.INPUT_METADATA,
-    "inputDatabase": None,
-    "output": RowCollection.OUTPUT_METADATA,
+
+def _of_scope(scope: str) -> Callable[[Row], bool]:
+    return lambda row: isinstance(row, StepInputMetadata) and row.scope == scope
+
+
+# each collection: the rows it pages, and which of them it keeps
+RUN_COLLECTIONS: dict[str, tuple[RowCollection, Callable[[Row], bool]]] = {
+    "input": (RowCollection.INPUT_METADATA, _of_scope("asset")),
+    "inputDatabase": (RowCollection.INPUT_METADATA, _of_scope("database")),
+    "output": (RowCollection.OUTPUT_METADATA, lambda row: True),
 }
 
 
@@ -76,9 +83,7 @@ def run_metadata_page(
     label = _label(collection, pipeline_id)
     position = _decode(starting_token, label)
     store.get_execution(workflow_execution_id)  # not found: 404
-    rows_of = RUN_COLLECTIONS[collection]
-    if rows_of is None:
-        return Page(items=())
+    rows_of, keep = RUN_COLLECTIONS[collection]
     steps = [
         step
         for step in chain_order(store.list_steps(workflow_execution_id))
@@ -87,13 +92,17 @@ def run_metadata_page(
     found: list[Row] = []
     index, after = position.step, position.after
     while index < len(steps):
-        wanted = max_items - len(found)
-        rows = store.list_rows(rows_of, steps[index].pipeline_execution_id, after, wanted + 1)
-        found += rows[:wanted]
-        if len(rows) > wanted:  # this step has more: resume inside it
-            return Page(
-                items=tuple(found), next_token=_encode(label, _Position(index, found[-1].row_key))
-            )
+        rows = store.list_rows(rows_of, steps[index].pipeline_execution_id, after, max_items + 1)
+        for row in rows:
+            if not keep(row):
+                continue
+            if len(found) == max_items:  # this step has more: resume inside it
+                resume = _Position(index, found[-1].row_key)
+                return Page(items=tuple(found), next_token=_encode(label, resume))
+            found.append(row)
+        if len(rows) > max_items:  # read on in this step (rows left out may hide the rest)
+            after = rows[-1].row_key
+            continue
         index, after = index + 1, None
         if len(found) == max_items:
             more = index < len(steps)

@@ -50,7 +50,7 @@ def _walk(store: ExecutionStore, **query: object) -> list[list[tuple[str, str]]]
 
 
 def test_input_pages_every_step_s_rows_across_steps(store: ExecutionStore) -> None:
-    every = [(step_id(RUN, i), f"db1:asset1:{name}.obj") for i in range(3) for name in "abc"]
+    every = [(step_id(RUN, i), f"db1:asset1:/{name}.obj") for i in range(3) for name in "abc"]
     assert [
         row for page in _walk(store, collection="input", max_items=100) for row in page
     ] == every

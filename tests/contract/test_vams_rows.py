@@ -15,6 +15,10 @@ from adapters.sqlite.statements import TableSql
 from adapters.tables import ResourceKeys, TableNames
 from application.ports import AssetDirection, ListScope, RowCollection
 from application.run_writes import end_run
+from application.use_cases.get_execution_metadata import (
+    GetExecutionMetadata,
+    GetExecutionMetadataQuery,
+)
 from domain.authorization import AssetKey
 from domain.statuses import ExecutionStatus, StepStatus
 from tests import vams_items as vams
@@ -184,3 +188,22 @@ def test_a_vams_run_is_deleted_from_every_table(finished: Any) -> None:
     assert finished.list_executions(ListScope.ALL, None, 10, None).items == ()
     assert finished.list_steps(vams.EXECUTION_ID) == []
     assert finished.delete_execution(vams.EXECUTION_ID) is False
+
+
+def test_a_vams_run_pages_a_databases_metadata_apart_from_its_assets(finished: Any) -> None:
+    read = GetExecutionMetadata(finished)
+
+    def keys(collection: str) -> list[str]:
+        query = GetExecutionMetadataQuery(
+            workflow_execution_id=vams.EXECUTION_ID, collection=collection, max_items=1
+        )
+        found: list[str] = []
+        while True:
+            page = read.execute(query)
+            found += [row.row_key for row in page.items]  # type: ignore[union-attr]
+            if page.next_token is None:
+                return found
+            query = query.model_copy(update={"starting_token": page.next_token})
+
+    assert keys("input") == ["vamsdb:asset-a:/", "vamsdb:asset-a:/bunny.obj"]
+    assert keys("inputDatabase") == ["vamsdb::/"]

@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 # --follow polls: often enough to feel live, rarely enough to cost a store nothing
 FOLLOW_INTERVAL_SECONDS = 0.5
 _PAGE = 1000
+NO_EVENTS = (
+    "no events: wfx's event log holds none of execution {execution_id} "
+    "(a run VAMS launched has none; its status and steps are in `wfx executions show`)\n"
+)
 
 
 def show_events(
@@ -28,6 +32,7 @@ def show_events(
     from entrypoints.responses import ExecutionEventsResponse
 
     read = container.get_execution_events()
+    first = after
     while True:
         # the status before the events: a run seen terminal has all its events written already
         ended = (
@@ -47,6 +52,9 @@ def show_events(
             if page.next_token is None:
                 break
         if ended:
+            if after == first == 0:
+                # the run exists (the read found it) but wfx recorded nothing of it
+                sys.stderr.write(NO_EVENTS.format(execution_id=execution_id))
             return
         sys.stdout.flush()
         time.sleep(FOLLOW_INTERVAL_SECONDS)
