@@ -8,7 +8,7 @@ so that no entrypoint can forget to.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, Self
 
@@ -722,8 +722,9 @@ class ExecutionDetailsResponse(Response):
     """The details route: the main row, its configuration and inputs, the steps in chain order.
 
     Every collection is bounded; `truncatedCollections` is always present and names each one
-    that was cut (`[]` when none was), with the token that pages its rest through the
-    details/metadata route (ExecutionMetadataPageResponse).
+    that was cut by VAMS's name (`[]` when none was: `inputFiles`, `outputs.files`, ...), and
+    wfx's `truncatedCollectionPages` says for each its path, its counts and the token that pages
+    its rest through the details/metadata route (ExecutionMetadataPageResponse).
     """
 
     execution: ExecutionResponse
@@ -732,7 +733,8 @@ class ExecutionDetailsResponse(Response):
     pipeline_executions: tuple[StepDetailsResponse, ...] = ()
     available_log_warnings: tuple[str, ...] | None = None
     sub_execution_warnings: tuple[SubExecutionWarningResponse, ...] | None = None
-    truncated_collections: tuple[TruncatedCollectionResponse, ...] = ()
+    truncated_collections: tuple[str, ...] = ()
+    truncated_collection_pages: tuple[TruncatedCollectionResponse, ...] = ()
     # present when the run has an approval step: its gates' requests and decisions, oldest first
     approvals: tuple[ApprovalResponse, ...] | None = None
 
@@ -754,7 +756,10 @@ class ExecutionDetailsResponse(Response):
             )
             if with_sub_executions
             else None,
-            truncated_collections=tuple(
+            truncated_collections=vams_collection_names(
+                cut.collection for cut in details.truncated_collections
+            ),
+            truncated_collection_pages=tuple(
                 TruncatedCollectionResponse.of(cut) for cut in details.truncated_collections
             ),
             approvals=None
@@ -1280,6 +1285,29 @@ class AppliedTemplateResponse(Response):
 
 
 # -- bounded details: truncatedCollections and the details/metadata page ------------------------
+
+
+_VAMS_STEP_COLLECTIONS = {
+    "inputMetadata": "inputMetadata",
+    "outputFiles": "outputs.files",
+    "outputMetadata": "outputs.metadata",
+    "outputResults": "outputs.results",
+}
+_VAMS_RUN_COLLECTIONS = {"inputs": "inputFiles", "pipelineExecutions": "pipelines"}
+
+
+def vams_collection_names(paths: Iterable[str]) -> tuple[str, ...]:
+    """The names VAMS's details give the collections cut: a step's rows are the run's
+    (`outputs.files`), a list kept on a step is `pipelines.NAME`; each name once."""
+    names: dict[str, None] = {}
+    for path in paths:
+        _, _, step_collection = path.partition("].")
+        if step_collection:
+            name = _VAMS_STEP_COLLECTIONS.get(step_collection, f"pipelines.{step_collection}")
+        else:
+            name = _VAMS_RUN_COLLECTIONS.get(path, path)
+        names[name] = None
+    return tuple(names)
 
 
 class TruncatedCollectionResponse(Response):
