@@ -161,10 +161,11 @@ def _(storage: str, tmp_path: Path, world: World, sub_pipelines: SubPipelines) -
 
 
 def _sub_execution(sub_pipelines: SubPipelines, name: str) -> tuple[str, dict[str, Any]]:
-    arn = sub_pipelines.arn(name)
+    # shown by its name, never its ARN
+    shown_name = sub_pipelines.arn(name).rsplit(":", 1)[-1]
     for step in sub_pipelines.shown["pipelineExecutions"]:
         for sub in step.get("subExecutions", ()):
-            if sub["resourceId"] == arn:
+            if sub["resourceName"] == shown_name:
                 return step["pipelineExecution"]["pipelineId"], sub
     raise AssertionError(f"{name} is not shown: {sub_pipelines.shown['pipelineExecutions']}")
 
@@ -197,7 +198,7 @@ def _(sub_pipelines: SubPipelines) -> None:
 @then(parsers.parse('a sub-execution warning names "{name}" and "{text}"'))
 def _(sub_pipelines: SubPipelines, name: str, text: str) -> None:
     warnings = sub_pipelines.shown["subExecutionWarnings"]
-    assert any(name in w["resourceId"] and text in w["message"] for w in warnings), warnings
+    assert any(name in w["resourceName"] and text in w["message"] for w in warnings), warnings
     assert text in sub_pipelines.text
 
 

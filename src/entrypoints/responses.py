@@ -8,7 +8,7 @@ so that no entrypoint can forget to.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, Self
 
@@ -26,7 +26,7 @@ from application.use_cases.sweep_aborts import SweepAbortsResult
 from domain.approvals import ApprovalRequest
 from domain.assets import AssetFile
 from domain.attempts import TaskExecution
-from domain.available_logs import AvailableLog
+from domain.available_logs import AvailableLog, group_name_of
 from domain.constraints import Constraint, Criterion, Role, RoleAssignment
 from domain.events import ExecutionEvent
 from domain.execution import (
@@ -52,6 +52,7 @@ from domain.stages import StageState, SubExecutionState, SubExecutionWarning
 from domain.sub_processes import SubExecutionStop
 from domain.truncation import TruncatedCollection
 from domain.workflow import StepDefinition, WorkflowDefinition, WorkflowVersion
+from entrypoints.withheld import resource_name, without_arns
 
 
 def _utc(moment: datetime) -> str:
@@ -80,7 +81,9 @@ class Response(BaseModel):
 class ExecutionResponse(Response):
     """The main row (seed 000 WorkflowExecutionsStorageTableV2), as a caller may see it: with
     `executionError`, never the run log, which only the logs route returns (seed 000 scopes
-    full log retrieval to it, and some templates deny it; VAMS's lists and details do the same)."""
+    full log retrieval to it, and some templates deny it; VAMS's lists and details do the same).
+    No ARN: VAMS keeps its state machines' and executions' ARNs from its callers (`wfx
+    describe` is where an operator reads them)."""
 
     workflow_execution_id: str
     workflow_database_id: str
@@ -95,8 +98,6 @@ class ExecutionResponse(Response):
     triggered_by_user_id: str
     trigger_type: str
     orchestrator: str
-    state_machine_arn: str | None = None
-    execution_arn: str | None = None
     execution_error: str | None = None
     execution_cause: str | None = None
     redrive_count: int = 0
@@ -124,10 +125,8 @@ class ExecutionResponse(Response):
             triggered_by_user_id=execution.triggered_by_user_id,
             trigger_type=execution.trigger_type.value,
             orchestrator=execution.orchestrator,
-            state_machine_arn=execution.state_machine_arn,
-            execution_arn=execution.execution_arn,
-            execution_error=redact_optional(execution.execution_error),
-            execution_cause=redact_optional(execution.execution_cause),
+            execution_error=_shown(execution.execution_error),
+            execution_cause=_shown(execution.execution_cause),
             redrive_count=execution.redrive_count,
             redrive_date=execution.redrive_date,
             redrive_status=execution.redrive_status,
@@ -139,6 +138,11 @@ class ExecutionResponse(Response):
         )
 
 
+def _shown(text: str | None) -> str | None:
+    # a Step Functions error names the ARNs it failed on; VAMS shows no ARN
+    return None if text is None else without_arns(redact(text))
+
+
 class AbortResponse(ExecutionResponse):
     """An abort's answer: the row, and what it may have left running (named, redacted)."""
 
@@ -147,7 +151,7 @@ class AbortResponse(ExecutionResponse):
     @classmethod
     def of_abort(cls, execution: WorkflowExecution, warnings: Sequence[str]) -> Self:
         row = ExecutionResponse.of(execution).model_dump()
-        return cls(**row, abort_warnings=tuple(redact(w) for w in warnings) or None)
+        return cls(**row, abort_warnings=tuple(_shown(w) for w in warnings) or None)
 
 
 class DeleteResponse(Response):
@@ -166,7 +170,7 @@ class DeleteResponse(Response):
             deleted=result.deleted,
             aborted=result.aborted,
             objects_deleted=result.objects_deleted,
-            abort_warnings=tuple(redact(w) for w in result.warnings) or None,
+            abort_warnings=tuple(_shown(w) for w in result.warnings) or None,
         )
 
 
@@ -243,14 +247,13 @@ class ExecutionConfigurationResponse(Response):
 
 
 class ExecutionInputResponse(Response):
-    """A file the run read, pinned to the version it read ("" for a whole selection)."""
+    """A file the run read, pinned to the version it read ("" for a whole selection); where
+    it lies in S3 (bucket, root prefix) is not said, as VAMS does not say it."""
 
     workflow_execution_id: str
     database_id: str
     asset_id: str
     input_asset_file_key: str
-    s3_bucket: str
-    asset_root_s3_key: str = Field(alias="assetRootS3Key")
     version_id: str
     execution_start_date: UtcDate
 
@@ -261,8 +264,6 @@ class ExecutionInputResponse(Response):
             database_id=row.database_id,
             asset_id=row.asset_id,
             input_asset_file_key=row.input_asset_file_key,
-            s3_bucket=row.bucket,
-            asset_root_s3_key=row.asset_root_key,
             version_id=row.version_id,
             execution_start_date=row.execution_start_date,
         )
@@ -272,32 +273,36 @@ class ExecutionInputResponse(Response):
 
 
 class RegisteredSubExecutionResponse(Response):
-    """The typed locator as stored (VAMS's keys; one it does not carry is left out), with
-    `resourceId`: the one id wfx shows it and records its stop by."""
+    """The typed locator as stored, without its ARNs (VAMS keeps them from its callers): the
+    ids that are not ARNs (a Batch job's, a Deadline Cloud farm's, queue's and job's), and
+    `resourceName`, the name wfx shows it by."""
 
     resource_type: str
-    resource_id: str
-    state_machine_arn: str | None = None
-    execution_arn: str | None = None
-    job_arn: str | None = None
+    resource_name: str
     job_id: str | None = None
-    task_arn: str | None = None
-    cluster_arn: str | None = None
     farm_id: str | None = None
     queue_id: str | None = None
-    arn: str | None = None
     local_process_id: str | None = None
     stage_name: str | None = None
     label: str = ""
 
     @classmethod
     def of(cls, sub: RegisteredSubExecution) -> Self:
-        given = {name: value for name, value in sub.model_dump().items() if value}
-        return cls(**given | {"resource_id": sub.resource_id, "label": sub.label})
+        return cls(
+            resource_type=sub.resource_type,
+            resource_name=resource_name(sub.resource_id),
+            job_id=sub.job_id or None,
+            farm_id=sub.farm_id or None,
+            queue_id=sub.queue_id or None,
+            local_process_id=sub.local_process_id or None,
+            stage_name=sub.stage_name or None,
+            label=sub.label,
+        )
 
 
 class RegisteredLogResponse(Response):
-    log_group_arn: str = ""
+    """A registered log location, by name: VAMS shows no log group ARN."""
+
     log_group_name: str = ""
     log_stream_name: str = ""
     log_stream_prefix: str = ""
@@ -308,8 +313,7 @@ class RegisteredLogResponse(Response):
     @classmethod
     def of(cls, log: RegisteredLog) -> Self:
         return cls(
-            log_group_arn=log.log_group_arn,
-            log_group_name=log.log_group_name,
+            log_group_name=log.log_group_name or group_name_of(log.log_group_arn),
             log_stream_name=log.log_stream_name,
             log_stream_prefix=log.log_stream_prefix,
             stage_name=log.stage_name,
@@ -320,7 +324,7 @@ class RegisteredLogResponse(Response):
 
 class SubExecutionStopResponse(Response):
     resource_type: str
-    resource_id: str
+    resource_name: str
     outcome: str
     detail: str = ""
     at: UtcDate
@@ -330,16 +334,17 @@ class SubExecutionStopResponse(Response):
     def of(cls, stop: SubExecutionStop) -> Self:
         return cls(
             resource_type=stop.resource_type,
-            resource_id=stop.resource_id,
+            resource_name=resource_name(stop.resource_id),
             outcome=stop.outcome.value,
-            detail=redact(stop.detail),
+            detail=without_arns(redact(stop.detail)),
             at=stop.at,
             tries=stop.tries,
         )
 
 
 class PipelineExecutionResponse(Response):
-    """One step of the run (seed 000 PipelineExecutionsStorageTable)."""
+    """One step of the run (seed 000 PipelineExecutionsStorageTable), without what VAMS keeps
+    from its callers: the S3 buckets and prefixes, the vended role and its scopes."""
 
     pipeline_execution_id: str
     workflow_execution_id: str
@@ -356,20 +361,9 @@ class PipelineExecutionResponse(Response):
     # seed 000's own name for the chain link, snake_case as it stands there
     from_pipeline_execution_id: str | None = Field(default=None, alias="from_pipeline_execution_id")
     end_state_pipeline: bool
-    input_s3_asset_file_path: str = Field(alias="inputS3AssetFilePath")
-    output_s3_asset_files_path: str = Field(alias="outputS3AssetFilesPath")
-    output_s3_asset_preview_path: str = Field(alias="outputS3AssetPreviewPath")
-    output_s3_asset_metadata_path: str = Field(alias="outputS3AssetMetadataPath")
-    input_output_s3_asset_auxiliary_files_path: str = Field(
-        alias="inputOutputS3AssetAuxiliaryFilesPath"
-    )
     registered_sub_executions: tuple[RegisteredSubExecutionResponse, ...] = ()
     registered_logs: tuple[RegisteredLogResponse, ...] = ()
     sub_execution_stops: tuple[SubExecutionStopResponse, ...] | None = None
-    vended_role_arn: str = ""
-    s3_read_only_scopes: tuple[str, ...] = Field(default=(), alias="s3ReadOnlyScopes")
-    s3_read_write_scopes: tuple[str, ...] = Field(default=(), alias="s3ReadWriteScopes")
-    credential_vending_state: str
 
     @classmethod
     def of(cls, step: PipelineExecution) -> Self:
@@ -388,11 +382,6 @@ class PipelineExecutionResponse(Response):
             input_file_arity=step.input_file_arity.value,
             from_pipeline_execution_id=step.from_pipeline_execution_id,
             end_state_pipeline=step.end_state,
-            input_s3_asset_file_path=step.input_path,
-            output_s3_asset_files_path=step.output_files_path,
-            output_s3_asset_preview_path=step.output_preview_path,
-            output_s3_asset_metadata_path=step.output_metadata_path,
-            input_output_s3_asset_auxiliary_files_path=step.auxiliary_path,
             registered_sub_executions=tuple(
                 RegisteredSubExecutionResponse.of(s) for s in step.registered_sub_executions
             ),
@@ -401,10 +390,6 @@ class PipelineExecutionResponse(Response):
                 SubExecutionStopResponse.of(s) for s in step.sub_execution_stops
             )
             or None,
-            vended_role_arn=step.vended_role_arn,
-            s3_read_only_scopes=step.s3_read_only_scopes,
-            s3_read_write_scopes=step.s3_read_write_scopes,
-            credential_vending_state=step.credential_vending_state,
         )
 
 
@@ -570,7 +555,7 @@ class StepLogResponse(Response):
             log_type=row.log_type,
             status=row.status,
             message=redact(row.message.split("\n", 1)[0]),
-            log_location=row.log_location,
+            log_location=without_arns(row.log_location),
         )
 
 
@@ -601,12 +586,12 @@ class AttemptResponse(Response):
 
 
 class AvailableLogResponse(Response):
-    """A log source of a step, with its stable logId (seed 000 availableLogs)."""
+    """A log source of a step, with its stable logId (seed 000 availableLogs), by name: VAMS
+    shows no log group ARN."""
 
     log_id: str
     kind: str
     pipeline_execution_id: str
-    log_group_arn: str = ""
     log_group_name: str = ""
     log_stream_name: str = ""
     log_stream_prefix: str = ""
@@ -620,8 +605,7 @@ class AvailableLogResponse(Response):
             log_id=entry.log_id,
             kind=entry.kind.value,
             pipeline_execution_id=entry.pipeline_execution_id,
-            log_group_arn=entry.log_group_arn,
-            log_group_name=entry.log_group_name,
+            log_group_name=entry.log_group_name or group_name_of(entry.log_group_arn),
             log_stream_name=entry.log_stream_name,
             log_stream_prefix=entry.log_stream_prefix,
             stage_name=entry.stage_name,
@@ -660,10 +644,9 @@ class StageResponse(Response):
 
 class SubExecutionResponse(Response):
     resource_type: str
-    resource_id: str
+    resource_name: str
     label: str = ""
     status: str
-    state_machine_arn: str | None = None
     start_date: UtcDate | None = None
     stop_date: UtcDate | None = None
     note: str | None = None
@@ -673,13 +656,12 @@ class SubExecutionResponse(Response):
     def of(cls, sub: SubExecutionState) -> Self:
         return cls(
             resource_type=sub.resource_type,
-            resource_id=sub.resource_id,
+            resource_name=resource_name(sub.resource_id),
             label=sub.label,
             status=sub.status,
-            state_machine_arn=sub.state_machine_arn,
             start_date=sub.start_date,
             stop_date=sub.stop_date,
-            note=sub.note,
+            note=None if sub.note is None else without_arns(sub.note),
             stages=tuple(StageResponse.of(stage) for stage in sub.stages),
         )
 
@@ -687,7 +669,7 @@ class SubExecutionResponse(Response):
 class SubExecutionWarningResponse(Response):
     pipeline_execution_id: str
     resource_type: str
-    resource_id: str
+    resource_name: str
     message: str
 
     @classmethod
@@ -695,8 +677,8 @@ class SubExecutionWarningResponse(Response):
         return cls(
             pipeline_execution_id=warning.pipeline_execution_id,
             resource_type=warning.resource_type,
-            resource_id=warning.resource_id,
-            message=redact(warning.message),
+            resource_name=resource_name(warning.resource_id),
+            message=without_arns(redact(warning.message)),
         )
 
 
@@ -740,8 +722,9 @@ class ExecutionDetailsResponse(Response):
     """The details route: the main row, its configuration and inputs, the steps in chain order.
 
     Every collection is bounded; `truncatedCollections` is always present and names each one
-    that was cut (`[]` when none was), with the token that pages its rest through the
-    details/metadata route (ExecutionMetadataPageResponse).
+    that was cut by VAMS's name (`[]` when none was: `inputFiles`, `outputs.files`, ...), and
+    wfx's `truncatedCollectionPages` says for each its path, its counts and the token that pages
+    its rest through the details/metadata route (ExecutionMetadataPageResponse).
     """
 
     execution: ExecutionResponse
@@ -750,7 +733,8 @@ class ExecutionDetailsResponse(Response):
     pipeline_executions: tuple[StepDetailsResponse, ...] = ()
     available_log_warnings: tuple[str, ...] | None = None
     sub_execution_warnings: tuple[SubExecutionWarningResponse, ...] | None = None
-    truncated_collections: tuple[TruncatedCollectionResponse, ...] = ()
+    truncated_collections: tuple[str, ...] = ()
+    truncated_collection_pages: tuple[TruncatedCollectionResponse, ...] = ()
     # present when the run has an approval step: its gates' requests and decisions, oldest first
     approvals: tuple[ApprovalResponse, ...] | None = None
 
@@ -766,13 +750,16 @@ class ExecutionDetailsResponse(Response):
                 StepDetailsResponse.of(entry, with_sub_executions) for entry in details.steps
             ),
             # present only when a log destination could not be looked up (never a failure)
-            available_log_warnings=tuple(redact(w) for w in details.log_warnings) or None,
+            available_log_warnings=tuple(_shown(w) for w in details.log_warnings) or None,
             sub_execution_warnings=tuple(
                 SubExecutionWarningResponse.of(w) for w in details.sub_execution_warnings
             )
             if with_sub_executions
             else None,
-            truncated_collections=tuple(
+            truncated_collections=vams_collection_names(
+                cut.collection for cut in details.truncated_collections
+            ),
+            truncated_collection_pages=tuple(
                 TruncatedCollectionResponse.of(cut) for cut in details.truncated_collections
             ),
             approvals=None
@@ -954,7 +941,7 @@ class LogSourceResponse(AvailableLogResponse):
             read_status=report.status.value,
             execution_filtered=report.execution_filtered,
             next_token=report.next_token,
-            problem=redact_optional(report.problem),
+            problem=_shown(report.problem),
         )
 
 
@@ -1010,7 +997,7 @@ class ExecutionLogsResponse(Response):
             ),
             next_token=result.next_token,
             execution_log=redact_optional(result.run_log),
-            warnings=tuple(redact(w) for w in result.warnings),
+            warnings=tuple(without_arns(redact(w)) for w in result.warnings),
             attempts=tuple(AttemptLogResponse.of(log) for log in result.attempts),
         )
 
@@ -1298,6 +1285,29 @@ class AppliedTemplateResponse(Response):
 
 
 # -- bounded details: truncatedCollections and the details/metadata page ------------------------
+
+
+_VAMS_STEP_COLLECTIONS = {
+    "inputMetadata": "inputMetadata",
+    "outputFiles": "outputs.files",
+    "outputMetadata": "outputs.metadata",
+    "outputResults": "outputs.results",
+}
+_VAMS_RUN_COLLECTIONS = {"inputs": "inputFiles", "pipelineExecutions": "pipelines"}
+
+
+def vams_collection_names(paths: Iterable[str]) -> tuple[str, ...]:
+    """The names VAMS's details give the collections cut: a step's rows are the run's
+    (`outputs.files`), a list kept on a step is `pipelines.NAME`; each name once."""
+    names: dict[str, None] = {}
+    for path in paths:
+        _, _, step_collection = path.partition("].")
+        if step_collection:
+            name = _VAMS_STEP_COLLECTIONS.get(step_collection, f"pipelines.{step_collection}")
+        else:
+            name = _VAMS_RUN_COLLECTIONS.get(path, path)
+        names[name] = None
+    return tuple(names)
 
 
 class TruncatedCollectionResponse(Response):

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 from domain.redaction import redact
+from entrypoints.withheld import without_arns
 
 ABORTED_MESSAGE = "Execution aborted"
 DELETED_MESSAGE = "Execution records permanently deleted"
@@ -30,7 +31,7 @@ class MessageResponse(VamsResponse):
 
     @classmethod
     def of(cls, text: str, warnings: Sequence[str] = ()) -> Self:
-        return cls(message=text, warnings=tuple(redact(w) for w in warnings) or None)
+        return cls(message=text, warnings=tuple(without_arns(redact(w)) for w in warnings) or None)
 
 
 class GroupMemberOutcome(VamsResponse):

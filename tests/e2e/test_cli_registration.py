@@ -86,18 +86,13 @@ def test_a_command_step_registers_what_it_started_and_show_lists_it(
 
     registered = steps["start-inner"]
     assert registered["status"] == "SUCCEEDED"
-    # wfx's former type name is converted to VAMS's typed locator
+    # wfx's former type name is converted to VAMS's typed locator, shown by its name: as VAMS,
+    # no ARN leaves
     assert registered["registeredSubExecutions"] == [
-        {
-            "resourceType": "stepFunctionsExecution",
-            "resourceId": INNER_RUN,
-            "executionArn": INNER_RUN,
-            "label": "",
-        }
+        {"resourceType": "stepFunctionsExecution", "resourceName": "run-1", "label": ""}
     ]
     assert registered["registeredLogs"] == [
         {
-            "logGroupArn": "",
             "logGroupName": "/wfx/inner",
             "logStreamName": "",
             "logStreamPrefix": "states/",

@@ -222,7 +222,7 @@ def _sleeper(details: dict[str, Any]) -> int | None:
     if first["status"] != "RUNNING":
         return None
     pids = [
-        int(sub["resourceId"])
+        int(sub["resourceName"])
         for sub in first["registeredSubExecutions"]
         if sub["resourceType"] == "localProcess"
     ]

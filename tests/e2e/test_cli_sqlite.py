@@ -253,6 +253,7 @@ def test_show_as_json_carries_every_record_of_the_run(
         "inputs",
         "pipelineExecutions",
         "truncatedCollections",
+        "truncatedCollectionPages",
     }
     assert details["truncatedCollections"] == []  # said even when nothing was cut
     [listed] = mesh.wfx.json("executions", "list", "--group", "nightly")["Items"]

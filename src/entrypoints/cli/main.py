@@ -785,13 +785,15 @@ def executions_metadata(
     collection: Annotated[
         str,
         typer.Option(
-            help="A collection path, as `executions show --json` names it in truncatedCollections "
-            "(inputs, pipelineExecutions, pipelineExecutions[ID].outputFiles, ...)."
+            help="A collection path, as `executions show --json` names it in "
+            "truncatedCollectionPages (inputs, pipelineExecutions, "
+            "pipelineExecutions[ID].outputFiles, ...)."
         ),
     ],
     max_items: Annotated[int, typer.Option(min=1, max=1000, help="Page size, 1 to 1000.")] = 100,
     starting_token: Annotated[
-        str | None, typer.Option(help="A nextToken of truncatedCollections, or of the last page.")
+        str | None,
+        typer.Option(help="A nextToken of truncatedCollectionPages, or of the last page."),
     ] = None,
     json_output: JsonFlag = False,
 ) -> None:

@@ -299,7 +299,7 @@ def get_execution_metadata(
             min_length=1,
             max_length=512,
             description="VAMS's input, inputDatabase or output (every step's rows, or those of "
-            "pipelineId's steps), or a collection path as truncatedCollections names it: "
+            "pipelineId's steps), or a collection path as truncatedCollectionPages names it: "
             "inputs, pipelineExecutions, pipelineExecutions[ID].outputFiles, ...",
         ),
     ] = "input",
