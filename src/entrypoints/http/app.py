@@ -15,7 +15,6 @@ from entrypoints.http.control_characters import RefuseControlCharacters
 from entrypoints.http.errors import ERROR_RESPONSES, install_error_handlers
 from entrypoints.http.identity import Identify
 from entrypoints.http.stale_reads import MarkStaleReads
-from entrypoints.http.viewer import install_viewer
 from entrypoints.settings import DEFAULT_MAX_REQUEST_BYTES
 
 DESCRIPTION = (
@@ -54,6 +53,9 @@ def create_app(
     app.include_router(costs.router, responses=ERROR_RESPONSES)
     app.include_router(approvals.router, responses=ERROR_RESPONSES)
     if sessions is not None:
+        # here, not at the top: the pages (Jinja among them) are no part of a Lambda's cold start
+        from entrypoints.http.viewer import install_viewer
+
         install_viewer(app, sessions)
     app.openapi = lambda: _schema(app)  # type: ignore[method-assign]
     return app
