@@ -31,8 +31,16 @@ NEVER = (
     "adapters.identity.jwks",
     "adapters.local.runner",
 )
-# A step's callback serves no HTTP.
-NOT_IN_CALLBACKS = ("fastapi", "starlette", "mangum", "anyio", "entrypoints.http")
+# A step's callback serves no HTTP; and each handler imports its own use case when first called,
+# so that one Lambda function's cold start does not pay for the other handlers' use cases.
+NOT_IN_CALLBACKS = (
+    "fastapi",
+    "starlette",
+    "mangum",
+    "anyio",
+    "entrypoints.http",
+    "application.use_cases",
+)
 
 PROBE = """
 import json, sys
