@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-test
 
-.PHONY: run test lint typecheck screenshots bench bench-large bench-peers clean
+.PHONY: run test lint typecheck screenshots bench bench-lambda bench-large bench-peers clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,10 @@ screenshots: $(STAMP)
 ## make bench: side-by-side benchmarks; writes bench-results.json
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench.run --sizes 1000,10000,100000
+
+## make bench-lambda: the Lambda handlers' cold starts beside a bare Mangum app (in `make bench`)
+bench-lambda: $(STAMP)
+	$(BIN)/python -m tests.bench.run --only lambda --no-profile --output bench-lambda.json
 
 bench-large: $(STAMP)
 	$(BIN)/python -m tests.bench.run --sizes 1000,10000,100000,1000000

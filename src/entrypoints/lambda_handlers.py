@@ -1,6 +1,8 @@
 """The Lambda functions a deployed state machine calls (see application/state_machines.py).
 
 Each one parses its event with pydantic, calls one use case and returns a small JSON-able dict.
+A handler imports its use case when first called: one Lambda function serves one handler, and its
+cold start should not pay for the others' (tests/unit/test_lambda_imports.py holds this).
 The container is built once per cold start, from the environment (WFX_STORE, WFX_TABLE_PREFIX,
 VAMS_RESOURCE_PARAM_PREFIX, ...), and the table names resolved with it (seed 000: at module level,
 never per invocation). Errors escape on purpose: the state machine's Catch routes them to
@@ -15,13 +17,6 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
-from application.use_cases.complete_execution import CompleteExecutionCommand
-from application.use_cases.end_gate_step import EndGateStepCommand
-from application.use_cases.handle_execution_error import HandleExecutionErrorCommand
-from application.use_cases.open_task_gate import OpenTaskGateCommand
-from application.use_cases.register_pipeline_execution import RegisterPipelineExecutionCommand
-from application.use_cases.retry_step import RetryStepCommand
-from application.use_cases.step_tracking import FinishStepCommand, StartStepCommand
 from application.validation_messages import describe_validation_error
 from domain.redaction import redact
 from domain.run import failure_message
@@ -110,6 +105,8 @@ def track_step(event: dict[str, Any], context: object) -> dict[str, Any]:
         return _end_gate_step(parsed)
     if parsed.action == "retry":
         return _retry_step(parsed)
+    from application.use_cases.step_tracking import FinishStepCommand, StartStepCommand
+
     if parsed.action == "start":
         step = (
             container.start_step()
@@ -142,6 +139,8 @@ def _open_gate(parsed: TrackStepEvent, token: object) -> dict[str, Any]:
     """OpenTaskGate: the task waits on its token; what this returns, Step Functions ignores."""
     if not isinstance(token, str) or not token:
         raise ValueError(f"{_TASK_TOKEN}: a gate event needs the waiting task's token")
+    from application.use_cases.open_task_gate import OpenTaskGateCommand
+
     try:
         command = OpenTaskGateCommand(
             workflow_execution_id=parsed.workflow_execution_id,
@@ -164,6 +163,8 @@ def _end_gate_step(parsed: TrackStepEvent) -> dict[str, Any]:
     """EndGateStep: the step ends with its gate's error; the completion function ends the run."""
     # the event model allows only these two on gate-closed
     status = StepStatus.TIMED_OUT if parsed.status is StepStatus.TIMED_OUT else StepStatus.FAILED
+    from application.use_cases.end_gate_step import EndGateStepCommand
+
     step = container.end_gate_step().execute(
         EndGateStepCommand(
             workflow_execution_id=parsed.workflow_execution_id,
@@ -181,6 +182,8 @@ def _end_gate_step(parsed: TrackStepEvent) -> dict[str, Any]:
 
 def _retry_step(parsed: TrackStepEvent) -> dict[str, Any]:
     """RetryStep: the attempt that failed is closed FAILED, the next one opened."""
+    from application.use_cases.retry_step import RetryStepCommand
+
     attempt = container.retry_step().execute(
         RetryStepCommand(
             workflow_execution_id=parsed.workflow_execution_id,
@@ -204,6 +207,8 @@ def _error_text(error: CaughtError | str | None) -> str | None:
 
 def complete_execution(event: dict[str, Any], context: object) -> dict[str, Any]:
     """End-state output processing: CompleteExecution."""
+    from application.use_cases.complete_execution import CompleteExecutionCommand
+
     parsed = CompleteExecutionEvent.model_validate(event)
     execution = container.complete_execution().execute(
         CompleteExecutionCommand(
@@ -227,6 +232,8 @@ class HandleExecutionErrorEvent(_Event):
 
 def handle_execution_error(event: dict[str, Any], context: object) -> dict[str, Any]:
     """The Catch of every task: HandleExecutionError (the run ends FAILED with that error)."""
+    from application.use_cases.handle_execution_error import HandleExecutionErrorCommand
+
     parsed = HandleExecutionErrorEvent.model_validate(event)
     result = container.handle_execution_error().execute(
         HandleExecutionErrorCommand(
@@ -249,6 +256,10 @@ def register_pipeline_execution(event: dict[str, Any], context: object) -> dict[
     normally: EventBridge would retry a raised error, and a refusal never gets better. A store
     error escapes, so that EventBridge does retry it.
     """
+    from application.use_cases.register_pipeline_execution import (
+        RegisterPipelineExecutionCommand,
+    )
+
     try:
         command = RegisterPipelineExecutionCommand.model_validate(event)
     except ValidationError as invalid:

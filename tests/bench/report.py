@@ -19,6 +19,7 @@ RUNNER_VS_RAW_TARGET = 3.0  # a warm recorded 3-step run, at most this times the
 COLD_VS_PYTHON_TARGET = 5.0  # a cold wfx command, at most this times `python -c pass`
 AUTHORIZATION_OVERHEAD_TARGET = 0.25
 EVENT_APPEND_RATIO_TARGET = 0.5
+LAMBDA_COLD_RATIO_TARGET = 1.5  # issue 28: the HTTP Lambda's cold start, at most this times bare
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,26 @@ def figures(results: dict[str, Any]) -> list[Figure]:
                     ratio <= COLD_VS_PYTHON_TARGET,
                 )
             )
+    if "lambda_cold_ratio" in results:
+        ratio = results["lambda_cold_ratio"]
+        rows.append(
+            Figure(
+                "Lambda HTTP cold import + first request vs bare Mangum + FastAPI (s)",
+                f"{results['lambda_cold_http_s']:.3f} vs {results['lambda_cold_bare_mangum_s']:.3f}"
+                f" = {ratio:.2f}x (fastest of each {results['lambda_cold_min_ratio']:.2f}x,"
+                f" peak RSS {results['lambda_cold_rss_ratio']:.2f}x)",
+                f"<= {LAMBDA_COLD_RATIO_TARGET}x bare",
+                ratio <= LAMBDA_COLD_RATIO_TARGET,
+            )
+        )
+        rows.append(
+            Figure(
+                "Lambda step-function callbacks, slowest cold start vs bare Mangum",
+                f"{results['lambda_cold_callback_max_ratio']:.2f}x",
+                "reference",
+                None,
+            )
+        )
     return rows
 
 

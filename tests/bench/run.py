@@ -26,6 +26,7 @@ from tests.bench import (
     api,
     cold,
     events,
+    lambda_cold,
     launch,
     lists,
     micro,
@@ -36,7 +37,16 @@ from tests.bench import (
 )
 from tests.bench.fixtures import REPO
 
-MEASUREMENTS = ("launch", "lists", "api", "runner", "registration", "events", "cold")
+MEASUREMENTS = (
+    "launch",
+    "lists",
+    "api",
+    "runner",
+    "registration",
+    "events",
+    "cold",
+    "lambda",
+)
 RESULTS_FILE = REPO / "bench-results.json"
 
 
@@ -216,6 +226,17 @@ def main(argv: list[str] | None = None) -> int:
                 "cold: whole wfx processes",
                 lambda: cold.measure(
                     workdir / "cold",
+                    runs=3 if quick else 9,
+                    warmup=1 if quick else 2,
+                    importtime_repeats=1 if quick else 3,
+                ),
+                failures,
+            )
+        if "lambda" in only:
+            results |= _step(
+                "lambda: handlers' cold starts beside a bare Mangum app",
+                lambda: lambda_cold.measure(
+                    workdir / "lambda",
                     runs=3 if quick else 9,
                     warmup=1 if quick else 2,
                     importtime_repeats=1 if quick else 3,

@@ -73,3 +73,21 @@ def test_a_missed_target_says_no_and_a_met_one_says_yes() -> None:
 def test_percentile_picks_the_nearest_rank() -> None:
     assert percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.5) == 3.0
     assert percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.99) == 5.0
+
+
+def test_the_lambda_figures_are_held_to_the_issues_ratio() -> None:
+    measured = {
+        "lambda_cold_http_s": 1.8,
+        "lambda_cold_bare_mangum_s": 1.0,
+        "lambda_cold_ratio": 1.8,
+        "lambda_cold_min_ratio": 1.7,
+        "lambda_cold_rss_ratio": 1.3,
+        "lambda_cold_callback_max_ratio": 0.8,
+    }
+
+    missed, callbacks = report.figures(measured)
+    met = report.figures(measured | {"lambda_cold_ratio": 1.4})[0]
+
+    assert missed.name.startswith("Lambda HTTP")
+    assert (missed.met, met.met, callbacks.met) == (False, True, None)
+    assert "1.80x" in missed.value and "1.70x" in missed.value

@@ -12,10 +12,9 @@ from entrypoints.container import Container
 from entrypoints.http import approvals, costs, executions, rerun, workflows
 from entrypoints.http.body_limit import RequestBodyLimit
 from entrypoints.http.control_characters import RefuseControlCharacters
-from entrypoints.http.errors import ERROR_RESPONSES, install_error_handlers
+from entrypoints.http.errors import install_error_handlers
 from entrypoints.http.identity import Identify
 from entrypoints.http.stale_reads import MarkStaleReads
-from entrypoints.http.viewer import install_viewer
 from entrypoints.settings import DEFAULT_MAX_REQUEST_BYTES
 
 DESCRIPTION = (
@@ -48,12 +47,14 @@ def create_app(
     app.add_middleware(RequestBodyLimit, max_bytes=max_request_bytes)
     app.add_middleware(RefuseControlCharacters)
     app.add_middleware(MarkStaleReads)
-    app.include_router(executions.router, responses=ERROR_RESPONSES)
-    app.include_router(rerun.router, responses=ERROR_RESPONSES)
-    app.include_router(workflows.router, responses=ERROR_RESPONSES)
-    app.include_router(costs.router, responses=ERROR_RESPONSES)
-    app.include_router(approvals.router, responses=ERROR_RESPONSES)
+    # The JSON routes go onto the app as they are: `include_router` would have FastAPI build
+    # each route a second time for the app, on the first request (a Lambda's cold start).
+    for module in (executions, rerun, workflows, costs, approvals):
+        app.router.routes.extend(module.router.routes)
     if sessions is not None:
+        # here, not at the top: the pages (Jinja among them) are no part of a Lambda's cold start
+        from entrypoints.http.viewer import install_viewer
+
         install_viewer(app, sessions)
     app.openapi = lambda: _schema(app)  # type: ignore[method-assign]
     return app

@@ -16,10 +16,11 @@ from application.use_cases.approvals import (
 from domain.approvals import MAX_REASON_CHARS, Decision
 from domain.control_characters import FREE_TEXT_KEEPS
 from entrypoints.http.dependencies import App, Caller
+from entrypoints.http.errors import ERROR_RESPONSES
 from entrypoints.http.requests import no_control_character
 from entrypoints.responses import ApprovalPageResponse, ApprovalResponse
 
-router = APIRouter(tags=["approvals"])
+router = APIRouter(tags=["approvals"], responses=ERROR_RESPONSES)
 
 
 APPROVALS = "/approvals"

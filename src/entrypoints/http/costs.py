@@ -12,8 +12,9 @@ from application.use_cases.summarize_costs import SummarizeCostsQuery, SummarySc
 from domain.errors import InvalidInputError
 from entrypoints.cost_responses import CostSummaryResponse
 from entrypoints.http.dependencies import App, Caller
+from entrypoints.http.errors import ERROR_RESPONSES
 
-router = APIRouter(tags=["costs"])
+router = APIRouter(tags=["costs"], responses=ERROR_RESPONSES)
 
 Id = Annotated[str | None, Query(min_length=1, max_length=512)]
 

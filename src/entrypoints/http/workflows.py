@@ -14,13 +14,14 @@ from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
 from domain.bounds import MAX_STORED_INTEGER
 from entrypoints.http.dependencies import App, Caller
+from entrypoints.http.errors import ERROR_RESPONSES
 from entrypoints.responses import (
     WorkflowDefinitionPageResponse,
     WorkflowResponse,
     WorkflowVersionResponse,
 )
 
-router = APIRouter(tags=["workflows"])
+router = APIRouter(tags=["workflows"], responses=ERROR_RESPONSES)
 
 Name = Annotated[str, Path(min_length=1, max_length=256)]
 Token = Annotated[str | None, Query(alias="startingToken", min_length=1, max_length=4096)]
