@@ -24,4 +24,4 @@ Feature: Bounded execution details
     Given the asset "scans/few" holds the files "a.obj"
     And alice launched "features/three-steps" over "scans/few" as run "A"
     When the collection "outputs" of run "A" is paged
-    Then the paging is refused naming "collection: must be one of inputs, pipelineExecutions"
+    Then the paging is refused naming "collection: must be one of input, inputDatabase, output, inputs, pipelineExecutions"
