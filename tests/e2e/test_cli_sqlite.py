@@ -334,7 +334,10 @@ def test_metadata_pages_one_collection_as_json(mesh: MeshRun, details: dict[str,
 def test_metadata_of_an_unknown_collection_names_the_allowed_ones(mesh: MeshRun) -> None:
     outcome = mesh.wfx("executions", "metadata", mesh.execution_id, "--collection", "outputs")
     assert outcome.code == 2, str(outcome)
-    assert "collection: must be one of input, inputDatabase, output, inputs, pipelineExecutions" in outcome.stderr
+    assert (
+        "collection: must be one of input, inputDatabase, output, inputs, pipelineExecutions"
+        in outcome.stderr
+    )
 
 
 # -- homes of their own ---------------------------------------------------------------------------
