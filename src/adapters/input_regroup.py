@@ -18,7 +18,7 @@ from adapters.item_budget import Item
 from adapters.records import build_input_selection_record, parse_execution_input_record
 from domain.assets import AssetRef
 from domain.errors import InvalidInputError
-from domain.execution import ExecutionInput, InputSelection, selection_file_key
+from domain.execution import ExecutionInput, InputSelection
 
 WORKFLOW_KEY = "workflowDatabaseId:workflowId"
 INPUT_SELECTIONS = "inputSelections"
@@ -62,19 +62,7 @@ def _chosen_by(ref: AssetRef, row: ExecutionInput) -> bool:
 def _selection_of(ref: AssetRef, row: ExecutionInput) -> InputSelection:
     """VAMS's row for `ref`, located by a file it chose: a single file keeps its version."""
     single = ref.file_key is not None and not ref.file_key.endswith("/")
-    database_id, _, workflow_id = row.workflow_key.partition(":")
-    return InputSelection(
-        workflow_execution_id=row.workflow_execution_id,
-        workflow_database_id=database_id,
-        workflow_id=workflow_id,
-        database_id=row.database_id,
-        asset_id=row.asset_id,
-        input_asset_file_key=selection_file_key(row.asset_root_key, ref.file_key),
-        bucket=row.bucket,
-        asset_root_key=row.asset_root_key,
-        version_id=row.version_id if single else "",
-        execution_start_date=row.execution_start_date,
-    )
+    return InputSelection.of(row, ref.file_key, row.version_id if single else "")
 
 
 def regroup_inputs(rows: Sequence[Item], input_selections: Sequence[str]) -> RegroupedInputs:

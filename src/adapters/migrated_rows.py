@@ -16,7 +16,7 @@ from adapters.records import (
     build_step_input_configuration_record,
 )
 from adapters.tables import ResourceKeys
-from domain.execution import ExecutionInput, InputSelection, selection_file_key
+from domain.execution import ExecutionInput, InputSelection
 from domain.migration import MigratedRun
 
 
@@ -30,19 +30,7 @@ def _whole(record: Mapping[str, Any]) -> Item:
 def _selection(row: ExecutionInput) -> InputSelection:
     """The V1 run's one input, a selection as VAMS writes it (its key "/"-led); that release
     pinned no version, so there is no resolved file to keep in wfx's own table."""
-    database_id, workflow_id = row.workflow_key.split(":", 1)
-    return InputSelection(
-        workflow_execution_id=row.workflow_execution_id,
-        workflow_database_id=database_id,
-        workflow_id=workflow_id,
-        database_id=row.database_id,
-        asset_id=row.asset_id,
-        input_asset_file_key=selection_file_key(row.asset_root_key, row.input_asset_file_key),
-        bucket=row.bucket,
-        asset_root_key=row.asset_root_key,
-        version_id=row.version_id,
-        execution_start_date=row.execution_start_date,
-    )
+    return InputSelection.of(row, row.input_asset_file_key, row.version_id)
 
 
 def supporting_rows(run: MigratedRun) -> list[tuple[ResourceKeys, Item]]:

@@ -249,6 +249,23 @@ class InputSelection(_Record):
     version_id: str
     execution_start_date: TableDate
 
+    @classmethod
+    def of(cls, row: ExecutionInput, file_key: str | None, version_id: str) -> InputSelection:
+        """The selection of `file_key` (None: the whole asset) in the asset a file row names."""
+        database_id, _, workflow_id = row.workflow_key.partition(":")
+        return cls(
+            workflow_execution_id=row.workflow_execution_id,
+            workflow_database_id=database_id,
+            workflow_id=workflow_id,
+            database_id=row.database_id,
+            asset_id=row.asset_id,
+            input_asset_file_key=selection_file_key(row.asset_root_key, file_key),
+            bucket=row.bucket,
+            asset_root_key=row.asset_root_key,
+            version_id=version_id,
+            execution_start_date=row.execution_start_date,
+        )
+
     @property
     def workflow_key(self) -> str:
         return f"{self.workflow_database_id}:{self.workflow_id}"
