@@ -112,6 +112,11 @@ def default_home(environ: Mapping[str, str]) -> Path:
     return Path(environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "wfx"
 
 
+def terminal_columns_set(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether COLUMNS names the width output should wrap at (rich reads it itself)."""
+    return "COLUMNS" in (os.environ if environ is None else environ)
+
+
 def _user(environ: Mapping[str, str]) -> str:
     if environ.get("WFX_USER"):
         return environ["WFX_USER"]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from entrypoints.cli import context
+
 if TYPE_CHECKING:
     from domain.approvals import ApprovalRequest, Decision
-    from entrypoints.container import Container
 
 approvals_app = typer.Typer(
     no_args_is_help=True,
@@ -23,16 +23,6 @@ Reason = Annotated[
 NoWait = Annotated[
     bool, typer.Option("--no-wait", help="Record the decision and return (a worker goes on).")
 ]
-
-
-def _container(runner_mode: str = "inline") -> Container:
-    from entrypoints.cli.main import _container as container
-
-    return container(runner_mode=runner_mode)
-
-
-def _echo(text: str) -> None:
-    sys.stdout.write(text + "\n")
 
 
 def describe(request: ApprovalRequest) -> str:
@@ -65,29 +55,28 @@ def approvals_list(
     read)."""
     from application.use_cases.approvals import ListApprovalsQuery
     from domain.redaction import redact
-    from entrypoints.cli.main import _run_id
     from entrypoints.cli.render import dump_json
     from entrypoints.cli.subject import cli_subject
     from entrypoints.responses import ApprovalPageResponse
 
-    container = _container()
+    container = context.container()
     query = ListApprovalsQuery(
         subject=cli_subject(),
         pending_only=pending,
         limit=limit,
         starting_token=starting_token,
-        workflow_execution_id=None if execution is None else _run_id(container, execution),
+        workflow_execution_id=None if execution is None else context.run_id(container, execution),
     )
     page = container.list_approvals().execute(query)
     if json_output:
-        _echo(dump_json(ApprovalPageResponse.of(page).dump()))
+        context.echo(dump_json(ApprovalPageResponse.of(page).dump()))
         return
     if not page.items:
-        _echo("no pending approvals" if pending else "no approvals")
+        context.echo("no pending approvals" if pending else "no approvals")
     for request in page.items:
-        _echo(redact(describe(request)))
+        context.echo(redact(describe(request)))
     if page.next_token:
-        _echo(f"more: --starting-token {page.next_token}")
+        context.echo(f"more: --starting-token {page.next_token}")
 
 
 def _decide(
@@ -100,21 +89,21 @@ def _decide(
     from entrypoints.responses import ApprovalResponse
 
     # the run goes on in this process until its next gate or its end, or in a worker
-    container = _container(runner_mode="detached" if no_wait else "inline")
+    container = context.container(runner_mode="detached" if no_wait else "inline")
     command = DecideApprovalCommand(
         approval_id=approval_id, decision=decision, reason=reason, subject=cli_subject()
     )
     decided = container.decide_approval().execute(command)
     if json_output:
-        _echo(dump_json(ApprovalResponse.of(decided).dump()))
+        context.echo(dump_json(ApprovalResponse.of(decided).dump()))
         return
-    _echo(redact(describe(decided)))
+    context.echo(redact(describe(decided)))
     if not no_wait:
         from application.use_cases.get_execution import GetExecutionQuery
 
         query = GetExecutionQuery(workflow_execution_id=decided.workflow_execution_id)
         execution = container.get_execution().execute(query)
-        _echo(f"{execution.workflow_execution_id} {execution.status.value}")
+        context.echo(f"{execution.workflow_execution_id} {execution.status.value}")
 
 
 @approvals_app.command("approve")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from entrypoints.cli import context
 
 if TYPE_CHECKING:
     from domain.assets import AssetFile
@@ -23,31 +24,25 @@ def _asset(text: str) -> tuple[str, str]:
     return ref.database_id, ref.asset_id
 
 
-def _echo(text: str) -> None:
-    sys.stdout.write(text + "\n")
-
-
 def _files(asset: str) -> list[AssetFile]:
     from application.use_cases.read_assets import AssetQuery
-    from entrypoints.cli.main import _container
 
     database_id, asset_id = _asset(asset)
     query = AssetQuery(database_id=database_id, asset_id=asset_id)
-    return _container().list_asset_files().execute(query)
+    return context.container().list_asset_files().execute(query)
 
 
 def assets_list(asset: AssetArgument, json_output: JsonFlag = False) -> None:
     """The asset's files, each at its current version."""
     from rich.table import Table
 
-    from entrypoints.cli.main import _console
     from entrypoints.cli.render import dump_json, when
     from entrypoints.cli.terminal import escape
     from entrypoints.responses import AssetFileResponse
 
     files = _files(asset)
     if json_output:
-        _echo(dump_json([AssetFileResponse.of(f).dump() for f in files]))
+        context.echo(dump_json([AssetFileResponse.of(f).dump() for f in files]))
         return
     table = Table(box=None, header_style="bold")
     table.add_column("FILE", overflow="fold")
@@ -56,7 +51,7 @@ def assets_list(asset: AssetArgument, json_output: JsonFlag = False) -> None:
     table.add_column("MODIFIED", no_wrap=True)
     for f in files:
         table.add_row(escape(f.file_key), f.version_id, f"{f.size} B", when(f.modified_at))
-    _console().print(table)
+    context.console().print(table)
 
 
 def assets_show(
@@ -74,7 +69,7 @@ def assets_show(
         raise AssetNotFoundError(f"asset file {asset}/{file_key} not found")
     (f,) = found
     if json_output:
-        _echo(dump_json(AssetFileResponse.of(f).dump()))
+        context.echo(dump_json(AssetFileResponse.of(f).dump()))
         return
     for name, value in (
         ("file", f"{f.database_id}/{f.asset_id}/{f.file_key}"),
@@ -85,7 +80,7 @@ def assets_show(
         ("modified", when(f.modified_at)),
         *((f"  {key}", value) for key, value in f.metadata),
     ):
-        _echo(f"{name:<9} {value}")
+        context.echo(f"{name:<9} {value}")
 
 
 def assets_download(
@@ -102,13 +97,12 @@ def assets_download(
     """Write one file of the asset, at its current version or --version, to PATH."""
     from application.use_cases.read_assets import FileBodyQuery
     from domain.errors import InvalidInputError
-    from entrypoints.cli.main import _container
 
     database_id, asset_id = _asset(asset)
     query = FileBodyQuery(
         database_id=database_id, asset_id=asset_id, file_key=file_key, version_id=version
     )
-    read = _container().read_asset_file().execute(query)
+    read = context.container().read_asset_file().execute(query)
     target = to if to is not None else Path(Path(file_key).name)
     if target.is_dir():
         target = target / Path(file_key).name
@@ -121,4 +115,4 @@ def assets_download(
         raise InvalidInputError(f"--to: cannot write {target}: {error.strerror}") from None
     with os.fdopen(descriptor, "wb") as out:
         out.write(read.body)
-    _echo(f"{target}  {len(read.body)} B  version {read.version_id}")
+    context.echo(f"{target}  {len(read.body)} B  version {read.version_id}")

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from entrypoints.cli import context
+
 if TYPE_CHECKING:
     from application.use_cases.administer_roles import AdministerRoles
     from entrypoints.responses import Response
@@ -34,19 +36,14 @@ UserArgument = Annotated[str, typer.Argument(help="User id, as the identity prov
 
 
 def _administration() -> AdministerRoles:
-    from entrypoints.cli.main import _container
 
-    return _container().administer_roles()
+    return context.container().administer_roles()
 
 
 def _print(response: Response) -> None:
     from entrypoints.cli.render import dump_json
 
     sys.stdout.write(dump_json(response.dump()) + "\n")
-
-
-def _echo(text: str) -> None:
-    sys.stdout.write(text + "\n")
 
 
 # -- roles ----------------------------------------------------------------------------------------
@@ -67,7 +64,7 @@ def roles_create(
     if json_output:
         _print(RoleResponse.of(created))
     else:
-        _echo(f"role {created.name!r} created")
+        context.echo(f"role {created.name!r} created")
 
 
 @roles_app.command("list")
@@ -81,7 +78,7 @@ def roles_list(json_output: JsonFlag = False) -> None:
         _print(RoleListResponse.of(roles))
         return
     for role in roles:
-        _echo(f"{role.name}\t{role.description}" if role.description else role.name)
+        context.echo(f"{role.name}\t{role.description}" if role.description else role.name)
 
 
 @roles_app.command("delete")
@@ -95,7 +92,7 @@ def roles_delete(role: RoleArgument, json_output: JsonFlag = False) -> None:
     if json_output:
         _print(RoleResponse.of(Role(name=role)))
     else:
-        _echo(f"role {role!r} deleted")
+        context.echo(f"role {role!r} deleted")
 
 
 # -- users ----------------------------------------------------------------------------------------
@@ -113,7 +110,7 @@ def users_assign(user: UserArgument, role: RoleArgument, json_output: JsonFlag =
     if json_output:
         _print(RoleAssignmentResponse.of(assignment))
     else:
-        _echo(f"{user} holds role {role!r}")
+        context.echo(f"{user} holds role {role!r}")
 
 
 @users_app.command("unassign")
@@ -128,9 +125,9 @@ def users_unassign(user: UserArgument, role: RoleArgument, json_output: JsonFlag
     if json_output:
         _print(RoleAssignmentResponse.of(assignment, assigned=False))
     elif held:
-        _echo(f"{user} no longer holds role {role!r}")
+        context.echo(f"{user} no longer holds role {role!r}")
     else:
-        _echo(f"{user} did not hold role {role!r}")
+        context.echo(f"{user} did not hold role {role!r}")
 
 
 @users_app.command("list")
@@ -147,7 +144,7 @@ def users_list(
         _print(RoleAssignmentListResponse.of(assignments))
         return
     for assignment in assignments:
-        _echo(f"{assignment.user_id}\t{assignment.role}")
+        context.echo(f"{assignment.user_id}\t{assignment.role}")
 
 
 # -- templates ------------------------------------------------------------------------------------
@@ -165,7 +162,7 @@ def templates_list(json_output: JsonFlag = False) -> None:
         return
     for template in response.items:
         needs = "  (needs --database)" if "DATABASE_ID" in template.variables else ""
-        _echo(f"{template.name}\t{template.description}{needs}")
+        context.echo(f"{template.name}\t{template.description}{needs}")
 
 
 @templates_app.command("apply")
@@ -192,7 +189,7 @@ def templates_apply(
         return
     where = f" on database {database}" if database else ""
     created = " (role created)" if applied.role_created else ""
-    _echo(
+    context.echo(
         f"template {applied.template!r} applied to role {applied.role!r}{where}: "
         f"{len(applied.constraints)} constraints{created}"
     )
@@ -219,18 +216,17 @@ def auth_revoke(
     import time
 
     from domain.errors import InvalidInputError
-    from entrypoints.cli.main import _container
 
     if (user is None) == (token_id is None):
         raise InvalidInputError("USER or --token-id: give exactly one")
     for name, value in (("USER", user), ("--token-id", token_id)):
         if value is not None and (not value.strip() or "#" in value or len(value) > 256):
             raise InvalidInputError(f"{name}: must be 1-256 characters without '#'")
-    revoke = _container().revoke_tokens()
+    revoke = context.container().revoke_tokens()
     if token_id is not None:
         revoke.token(token_id, int(time.time()) + _TOKEN_ID_KEPT_SECONDS)
-        _echo(f"revoked token {token_id}")
+        context.echo(f"revoked token {token_id}")
         return
     assert user is not None
     revoke.user(user)
-    _echo(f"revoked every token of {user} issued until now")
+    context.echo(f"revoked every token of {user} issued until now")

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from entrypoints.cli import context
+
 
 def backfill_list_partition(
     dry_run: Annotated[
@@ -21,10 +23,9 @@ def backfill_list_partition(
     from the newest-first list of all runs). Safe to run again or after an interruption:
     stamped rows are skipped."""
     from application.use_cases.backfill_list_partition import BackfillListPartitionCommand
-    from entrypoints.cli.main import _container
 
     command = BackfillListPartitionCommand(dry_run=dry_run, page_size=page_size)
-    result = _container().backfill_list_partition().execute(command)
+    result = context.container().backfill_list_partition().execute(command)
     if json_output:
         from entrypoints.cli.render import dump_json
 

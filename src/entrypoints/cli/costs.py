@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from domain.bounds import MAX_STORED_INTEGER
+from entrypoints.cli import context
 
 if TYPE_CHECKING:
     from decimal import Decimal
 
-    from entrypoints.container import Container
     from entrypoints.cost_responses import CostSummaryResponse
     from entrypoints.responses import Response
 
@@ -25,20 +24,10 @@ costs_app = typer.Typer(
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")]
 
 
-def _container() -> Container:
-    from entrypoints.cli.main import _container as container
-
-    return container()
-
-
-def _echo(text: str) -> None:
-    sys.stdout.write(text + "\n")
-
-
 def _print_json(response: Response) -> None:
     from entrypoints.cli.render import dump_json
 
-    _echo(dump_json(response.dump()))
+    context.echo(dump_json(response.dump()))
 
 
 def _decimal(text: str | None, option: str) -> Decimal | None:
@@ -88,11 +77,10 @@ def costs_report(
             "basis": CostBasis.ACTUAL if actual else CostBasis.ESTIMATE,
         }
     )
-    from entrypoints.cli.main import _run_id
 
-    container = _container()
+    container = context.container()
     command = RecordCostCommand(
-        workflow_execution_id=_run_id(container, execution_id),
+        workflow_execution_id=context.run_id(container, execution_id),
         pipeline_execution_id=step,
         attempt=attempt,
         usages=(usage,),
@@ -103,7 +91,7 @@ def costs_report(
         return
     for entry in entries:
         price = f"{entry.amount} {entry.currency}" if entry.amount is not None else "unpriced"
-        _echo(
+        context.echo(
             f"{entry.entry_id}: {entry.quantity} {entry.unit} on attempt {entry.attempt} "
             f"({entry.basis.value}, {price})"
         )
@@ -125,11 +113,11 @@ def costs_import(
         text = file.read_text(encoding="utf-8-sig")  # a spreadsheet's export starts with a BOM
     except UnicodeDecodeError as error:
         raise InvalidInputError(f"FILE: {file} is not UTF-8: {error.reason}") from None
-    result = _container().import_costs().execute(ImportCostsCommand(text=text))
+    result = context.container().import_costs().execute(ImportCostsCommand(text=text))
     if json_output:
         _print_json(CostEntriesResponse.of(result.entries))
         return
-    _echo(f"{len(result.entries)} entries imported ({result.corrections} corrections)")
+    context.echo(f"{len(result.entries)} entries imported ({result.corrections} corrections)")
 
 
 @costs_app.command("summary")
@@ -164,7 +152,7 @@ def costs_summary(
             raise InvalidInputError(f"--{scope.value}: must be DATABASE_ID/ID, got {key!r}")
         key = key.replace("/", ":", 1)
     query = SummarizeCostsQuery(scope=scope, key=key, by_day=by == "day")
-    response = CostSummaryResponse.of(_container().summarize_costs().execute(query))
+    response = CostSummaryResponse.of(context.container().summarize_costs().execute(query))
     if json_output:
         _print_json(response)
         return
@@ -173,16 +161,18 @@ def costs_summary(
 
 def _render(summary: CostSummaryResponse) -> None:
     scope = summary.scope if summary.key is None else f"{summary.scope} {summary.key}"
-    _echo(f"costs of {scope}: {summary.entries} entries ({summary.superseded} superseded)")
+    context.echo(f"costs of {scope}: {summary.entries} entries ({summary.superseded} superseded)")
     for row in summary.rows:
         if row.day is not None:
-            _echo(f"{row.day.isoformat()}")
+            context.echo(f"{row.day.isoformat()}")
         for total in row.amounts:
-            _echo(f"  {total.amount} {total.currency} {total.basis} ({total.entries} entries)")
+            context.echo(
+                f"  {total.amount} {total.currency} {total.basis} ({total.entries} entries)"
+            )
         for quantity in row.quantities:
-            _echo(
+            context.echo(
                 f"  {quantity.quantity} {quantity.unit} {quantity.basis} "
                 f"({quantity.entries} entries)"
             )
         if not row.amounts and not row.quantities:
-            _echo("  nothing recorded")
+            context.echo("  nothing recorded")

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import copy
-import gc
-import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -17,6 +15,7 @@ from typer.models import CommandInfo
 
 from application.stale_reads import noting_stale_reads
 from domain.bounds import MAX_STORED_INTEGER
+from entrypoints.cli import context
 from entrypoints.cli.approvals import approvals_app
 from entrypoints.cli.assets import assets_download, assets_list, assets_show
 from entrypoints.cli.auth_group import auth_app
@@ -101,60 +100,9 @@ app.add_typer(approvals_app, name="approvals")
 app.command("export")(export)
 app.command("import")(import_)
 
-_UNWRAPPED_WIDTH = 1000
-
 JsonFlag = Annotated[
     bool, typer.Option("--json", help="Print the records as JSON (the HTTP service's fields).")
 ]
-
-
-def resume_garbage_collection() -> None:
-    """End the start-up pause of the console script (entrypoints/cli/program.py); idempotent."""
-    if not gc.isenabled():
-        gc.freeze()  # what start-up made lives as long as the process: never scan it again
-        gc.enable()
-
-
-def _container(runner_mode: str = "inline", runner: str | None = None) -> Container:
-    from entrypoints.container import (
-        add_missing_sqlite_tables,
-        build_container,
-        create_all_tables,
-    )
-    from entrypoints.local_storage import check_local_storage
-    from entrypoints.settings import Settings, check_runner
-
-    resume_garbage_collection()
-
-    settings = Settings.from_environment()
-    check_local_storage(settings)
-    if runner is not None:
-        check_runner(runner, "--runner")
-    fresh_sqlite = settings.store == "sqlite" and not settings.sqlite_path.exists()
-    container = build_container(settings, runner_mode=runner_mode, runner=runner)
-    if fresh_sqlite:
-        create_all_tables(container)  # a first run on a laptop needs no set-up step
-    elif settings.store == "sqlite":
-        add_missing_sqlite_tables(container)  # nor does a file an earlier wfx made
-    return container
-
-
-def _console(stderr: bool = False, width: int | None = None) -> Any:
-    from entrypoints.cli.terminal import console as terminal_console
-
-    console = terminal_console(stderr, highlight=False, width=width)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        # Into a pipe or a file rich wraps at 80 columns, which cuts execution ids in two.
-        console = terminal_console(stderr, highlight=False, width=_UNWRAPPED_WIDTH)
-    return console
-
-
-def _echo(text: str) -> None:
-    sys.stdout.write(text + "\n")
-
-
-def _warn(text: str) -> None:
-    print(f"warning: {text}", file=sys.stderr)
 
 
 @tables_app.command("create")
@@ -164,7 +112,7 @@ def tables_create(json_output: JsonFlag = False) -> None:
     from entrypoints.container import create_all_tables
     from entrypoints.settings import Settings
 
-    container = _container()
+    container = context.container()
     create_all_tables(container)
     tables = container.tables()
     names = [tables.get_table_name(spec.key) for spec in CREATED_TABLES]
@@ -173,11 +121,11 @@ def tables_create(json_output: JsonFlag = False) -> None:
         from entrypoints.responses import TablesResponse
 
         store = str(container.config.store())
-        _echo(dump_json(TablesResponse(store=store, tables=tuple(names)).dump()))
+        context.echo(dump_json(TablesResponse(store=store, tables=tuple(names)).dump()))
         return
-    _echo(f"{len(names)} tables ready on {Settings.from_environment().describe_store()}")
+    context.echo(f"{len(names)} tables ready on {Settings.from_environment().describe_store()}")
     for name in names:
-        _echo(f"  {name}")
+        context.echo(f"  {name}")
 
 
 @workflows_app.command("publish")
@@ -186,15 +134,15 @@ def workflows_publish(
     json_output: JsonFlag = False,
 ) -> None:
     """Publish a workflow file as a new immutable version (unchanged files reuse the latest)."""
-    version, created = _publish(_container(), file)
+    version, created = _publish(context.container(), file)
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import WorkflowVersionResponse
 
-        _echo(dump_json(WorkflowVersionResponse.of(version, created=created).dump()))
+        context.echo(dump_json(WorkflowVersionResponse.of(version, created=created).dump()))
         return
     verb = "Published" if created else "Unchanged:"
-    _echo(
+    context.echo(
         f"{verb} {version.database_id}/{version.workflow_id} version {version.version} "
         f"({len(version.steps)} steps)"
     )
@@ -222,7 +170,7 @@ def workflows_deploy(
     command = DeployWorkflowVersionCommand(
         database_id=ref.database_id, workflow_id=ref.asset_id, version=version
     )
-    result = _container().deploy_workflow_version().execute(command)
+    result = context.container().deploy_workflow_version().execute(command)
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import WorkflowVersionResponse
@@ -230,9 +178,9 @@ def workflows_deploy(
         answer = WorkflowVersionResponse.of(
             result.version, state_machine_name=result.state_machine_name
         )
-        _echo(dump_json(answer.dump()))
+        context.echo(dump_json(answer.dump()))
         return
-    _echo(result.state_machine_arn)
+    context.echo(result.state_machine_arn)
 
 
 PageSize = Annotated[int, typer.Option(min=1, max=100, help="Page size, 1 to 100.")]
@@ -252,16 +200,16 @@ def workflows_list(
     from application.use_cases.list_workflows import ListWorkflowsQuery
 
     query = ListWorkflowsQuery(database_id=database, limit=limit, starting_token=starting_token)
-    page = _container().list_workflows().execute(query)
+    page = context.container().list_workflows().execute(query)
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import WorkflowDefinitionPageResponse
 
-        _echo(dump_json(WorkflowDefinitionPageResponse.of(page).dump()))
+        context.echo(dump_json(WorkflowDefinitionPageResponse.of(page).dump()))
         return
     from entrypoints.cli.render import workflow_definitions_table
 
-    console = _console()
+    console = context.console()
     console.print(workflow_definitions_table(page.items) if page.items else "No workflows.")
     if page.next_token:
         console.print(f"\nNext page: --starting-token {page.next_token}", soft_wrap=True)
@@ -285,16 +233,16 @@ def workflows_show(
     query = ShowWorkflowQuery(
         database_id=ref.database_id, workflow_id=ref.asset_id, version=version
     )
-    view = _container().show_workflow().execute(query)
+    view = context.container().show_workflow().execute(query)
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import WorkflowResponse
 
-        _echo(dump_json(WorkflowResponse.of_view(view).dump()))
+        context.echo(dump_json(WorkflowResponse.of_view(view).dump()))
         return
     from entrypoints.cli.render import print_workflow
 
-    print_workflow(_console(), view)
+    print_workflow(context.console(), view)
 
 
 @workflows_app.command("versions")
@@ -317,7 +265,7 @@ def workflows_versions(
         limit=limit,
         starting_token=starting_token,
     )
-    page = _container().list_workflow_versions().execute(query)
+    page = context.container().list_workflow_versions().execute(query)
     _print_versions_page(page, json_output)
 
 
@@ -326,11 +274,11 @@ def _print_versions_page(page: Page[WorkflowVersion], json_output: bool) -> None
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import WorkflowPageResponse
 
-        _echo(dump_json(WorkflowPageResponse.of(page).dump()))
+        context.echo(dump_json(WorkflowPageResponse.of(page).dump()))
         return
     from entrypoints.cli.render import workflow_versions_table
 
-    console = _console()
+    console = context.console()
     if not page.items:
         console.print("No versions.")
     else:
@@ -382,15 +330,17 @@ def assets_import(
     json_output: JsonFlag = False,
 ) -> None:
     """Import local files into an asset; each import stores a new version of each file."""
-    stored = _import(_container(), database_id, asset_id, paths, metadata or [])
+    stored = _import(context.container(), database_id, asset_id, paths, metadata or [])
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import AssetFileResponse
 
-        _echo(dump_json([AssetFileResponse.of(asset_file).dump() for asset_file in stored]))
+        context.echo(dump_json([AssetFileResponse.of(asset_file).dump() for asset_file in stored]))
         return
     for asset_file in stored:
-        _echo(f"{database_id}/{asset_id}/{asset_file.file_key}  version {asset_file.version_id}")
+        context.echo(
+            f"{database_id}/{asset_id}/{asset_file.file_key}  version {asset_file.version_id}"
+        )
 
 
 def _import(
@@ -411,7 +361,9 @@ def _import(
     command = ImportAssetFilesCommand(
         database_id=database_id,
         asset_id=asset_id,
-        files=tuple(ImportedFile(file_key=k, path=p) for k, p in files_to_import(paths, _warn)),
+        files=tuple(
+            ImportedFile(file_key=k, path=p) for k, p in files_to_import(paths, context.warn)
+        ),
         metadata=tuple(pairs),
     )
     return container.import_asset_files().execute(command)
@@ -453,7 +405,7 @@ def run(
     ref = AssetRef.parse(
         workflow, "DATABASE_ID/WORKFLOW_ID", allow_file=False, shape="DATABASE_ID/WORKFLOW_ID"
     )
-    container = _container(runner_mode="detached" if no_wait else "thread", runner=runner)
+    container = context.container(runner_mode="detached" if no_wait else "thread", runner=runner)
     execution, created = _launch(
         container,
         ref.database_id,
@@ -489,9 +441,9 @@ def run(
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import ExecutionResponse
 
-        _echo(dump_json(ExecutionResponse.of(execution).dump()))
+        context.echo(dump_json(ExecutionResponse.of(execution).dump()))
     else:
-        _echo(execution_id)
+        context.echo(execution_id)
     if execution.is_terminal and execution.status.value != "SUCCEEDED":
         raise SystemExit(EXIT_FAILED_RUN)
 
@@ -561,7 +513,7 @@ def _wait(
 
     join = _stored_end(container, execution_id) if ran_elsewhere else joined
 
-    console = _console(stderr=True)
+    console = context.console(stderr=True)
     if show_progress and console.is_terminal:
         from entrypoints.cli.progress import follow_run
 
@@ -628,13 +580,6 @@ def _say_if_waiting(container: Container, execution: Any) -> None:
             )
 
 
-def _run_id(container: Container, text: str) -> str:
-    """A run's whole id from what was typed: the id, `latest`, or its first characters."""
-    from application.use_cases.resolve_execution_id import ResolveExecutionIdQuery
-
-    return container.resolve_execution_id().execute(ResolveExecutionIdQuery(text=text))
-
-
 def _as_read(container: Container, execution: Any) -> Any:
     """A use case's returned run with the redriveStatus a read would derive for it, without
     reading it again: another read could already see a detached worker's end."""
@@ -695,21 +640,21 @@ def executions_list(
             "starting_token": starting_token,
         }
     )
-    page = _container().list_executions().execute(query)
+    page = context.container().list_executions().execute(query)
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import ExecutionPageResponse
 
-        _echo(dump_json(ExecutionPageResponse.of(page).dump()))
+        context.echo(dump_json(ExecutionPageResponse.of(page).dump()))
         return
     from entrypoints.cli.render import executions_table
 
-    console = _console()
+    console = context.console()
     if not page.items:
         console.print("No executions.")
     else:
         # --wide: every column, however long the lines (a terminal scrolls or wraps them)
-        table_console = _console(width=_UNWRAPPED_WIDTH) if wide else console
+        table_console = context.console(width=context.UNWRAPPED_WIDTH) if wide else console
         table_console.print(executions_table(page.items, console.width, wide))
     if page.next_token:
         console.print(f"\nNext page: --starting-token {page.next_token}", soft_wrap=True)
@@ -731,10 +676,10 @@ def executions_show(
     the whole id, its first characters (one of the 1,000 newest runs), or `latest`."""
     from application.use_cases.get_execution_details import GetExecutionDetailsQuery
 
-    container = _container()
+    container = context.container()
     details = container.get_execution_details().execute(
         GetExecutionDetailsQuery(
-            workflow_execution_id=_run_id(container, execution_id),
+            workflow_execution_id=context.run_id(container, execution_id),
             include_sub_executions=sub_executions,
         )
     )
@@ -742,15 +687,15 @@ def executions_show(
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import ExecutionDetailsResponse
 
-        _echo(dump_json(ExecutionDetailsResponse.of(details, sub_executions).dump()))
+        context.echo(dump_json(ExecutionDetailsResponse.of(details, sub_executions).dump()))
         return
     from entrypoints.cli.render import print_details
 
-    print_details(details, _console())
+    print_details(details, context.console())
     if sub_executions:
         from entrypoints.cli.sub_executions import print_sub_executions
 
-        print_sub_executions(details, _console())
+        print_sub_executions(details, context.console())
 
 
 @executions_app.command("describe")
@@ -763,20 +708,20 @@ def executions_describe(
     from application.use_cases.describe_execution import DescribeExecutionQuery
     from entrypoints.responses import DescribeResponse
 
-    container = _container()
+    container = context.container()
     description = container.describe_execution().execute(
-        DescribeExecutionQuery(workflow_execution_id=_run_id(container, execution_id))
+        DescribeExecutionQuery(workflow_execution_id=context.run_id(container, execution_id))
     )
     document = DescribeResponse.of(description).dump()
     from entrypoints.cli.render import dump_json
 
     if json_output:
-        _echo(dump_json(document))
+        context.echo(dump_json(document))
         return
     width = max(len(name) for name in document)
     for name, value in document.items():
         shown = value if isinstance(value, str) else dump_json(value)
-        _echo(f"{name.ljust(width)}  {' '.join(str(shown).split())}")
+        context.echo(f"{name.ljust(width)}  {' '.join(str(shown).split())}")
 
 
 @executions_app.command("metadata")
@@ -801,9 +746,9 @@ def executions_metadata(
     from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
     from entrypoints.responses import ExecutionMetadataPageResponse
 
-    container = _container()
+    container = context.container()
     query = GetExecutionMetadataQuery(
-        workflow_execution_id=_run_id(container, execution_id),
+        workflow_execution_id=context.run_id(container, execution_id),
         collection=collection,
         max_items=max_items,
         starting_token=starting_token,
@@ -812,12 +757,12 @@ def executions_metadata(
     from entrypoints.cli.render import dump_json
 
     if json_output:
-        _echo(dump_json(page.dump()))
+        context.echo(dump_json(page.dump()))
         return
     for item in page.items:
-        _echo(dump_json(item.dump()))
+        context.echo(dump_json(item.dump()))
     if page.next_token:
-        _console().print(f"\nNext page: --starting-token {page.next_token}", soft_wrap=True)
+        context.console().print(f"\nNext page: --starting-token {page.next_token}", soft_wrap=True)
 
 
 @executions_app.command("logs")
@@ -846,10 +791,10 @@ def executions_logs(
     """Print a run's log; --log-id reads one log source, --full every source (redacted)."""
     from entrypoints.cli.logs import show_logs
 
-    container = _container()
+    container = context.container()
     show_logs(
         container,
-        _run_id(container, execution_id),
+        context.run_id(container, execution_id),
         log_id,
         full,
         next_token,
@@ -878,8 +823,8 @@ def executions_events(
     """Print a run's event log: every transition, numbered, oldest first."""
     from entrypoints.cli.events import show_events
 
-    container = _container()
-    show_events(container, _run_id(container, execution_id), after, follow, json_output)
+    container = context.container()
+    show_events(container, context.run_id(container, execution_id), after, follow, json_output)
 
 
 @executions_app.command("abort")
@@ -891,9 +836,9 @@ def executions_abort(
     left as it is."""
     from application.use_cases.abort_execution import AbortExecutionCommand
 
-    container = _container()
+    container = context.container()
     result = container.abort_execution().execute(
-        AbortExecutionCommand(workflow_execution_id=_run_id(container, execution_id))
+        AbortExecutionCommand(workflow_execution_id=context.run_id(container, execution_id))
     )
     from domain.redaction import redact
 
@@ -906,9 +851,9 @@ def executions_abort(
         from entrypoints.responses import AbortResponse
 
         # the sub-processes left running travel with the row, for scripts that read stdout only
-        _echo(dump_json(AbortResponse.of_abort(execution, warnings).dump()))
+        context.echo(dump_json(AbortResponse.of_abort(execution, warnings).dump()))
         return
-    _echo(f"{execution.workflow_execution_id} {execution.status.value}")
+    context.echo(f"{execution.workflow_execution_id} {execution.status.value}")
 
 
 @executions_app.command("delete")
@@ -924,21 +869,21 @@ def executions_delete(
     from application.use_cases.delete_execution import DeleteExecutionCommand
 
     result = (
-        _container()
+        context.container()
         .delete_execution()
         .execute(DeleteExecutionCommand(workflow_execution_id=execution_id, force=force))
     )
     from domain.redaction import redact
 
     for warning in result.warnings:
-        _warn(redact(warning))
+        context.warn(redact(warning))
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import DeleteResponse
 
-        _echo(dump_json(DeleteResponse.of(result).dump()))
+        context.echo(dump_json(DeleteResponse.of(result).dump()))
         return
-    _echo(f"{execution_id} {'deleted' if result.deleted else 'already absent'}")
+    context.echo(f"{execution_id} {'deleted' if result.deleted else 'already absent'}")
 
 
 @maintenance_app.command("sweep-aborts")
@@ -952,7 +897,7 @@ def maintenance_sweep_aborts(
     still running; exit 0 when every one is confirmed ended, 1 when some remain."""
     from entrypoints.cli.maintenance import sweep_aborts
 
-    code = sweep_aborts(_container(), since, json_output, _console())
+    code = sweep_aborts(context.container(), since, json_output, context.console())
     if code:
         raise typer.Exit(code)
 
@@ -969,8 +914,8 @@ def executions_redrive(
     from application.use_cases.redrive_execution import RedriveExecutionCommand
 
     # The container routes the redrive to the orchestrator that ran the execution.
-    container = _container(runner_mode="detached" if no_wait else "thread")
-    execution_id = _run_id(container, execution_id)
+    container = context.container(runner_mode="detached" if no_wait else "thread")
+    execution_id = context.run_id(container, execution_id)
     execution = container.redrive_execution().execute(
         RedriveExecutionCommand(workflow_execution_id=execution_id)
     )
@@ -985,9 +930,9 @@ def executions_redrive(
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import ExecutionResponse
 
-        _echo(dump_json(ExecutionResponse.of(execution).dump()))
+        context.echo(dump_json(ExecutionResponse.of(execution).dump()))
     else:
-        _echo(execution_id)
+        context.echo(execution_id)
     if execution.is_terminal and execution.status.value != "SUCCEEDED":
         raise SystemExit(EXIT_FAILED_RUN)
 
@@ -1010,9 +955,9 @@ def executions_rerun(
     VAMS reruns it), the same inputs and output asset. Prints the new run's id."""
     from application.use_cases.rerun_execution import RerunExecutionCommand
 
-    container = _container(runner_mode="thread" if wait else "detached")
+    container = context.container(runner_mode="thread" if wait else "detached")
     command = RerunExecutionCommand(
-        workflow_execution_id=_run_id(container, execution_id),
+        workflow_execution_id=context.run_id(container, execution_id),
         execution_group_id=group,
         user_id=container.config.user(),
         client_token=client_token,
@@ -1035,9 +980,9 @@ def executions_rerun(
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import ExecutionResponse
 
-        _echo(dump_json(ExecutionResponse.of(execution).dump()))
+        context.echo(dump_json(ExecutionResponse.of(execution).dump()))
     else:
-        _echo(new_id)
+        context.echo(new_id)
     if execution.is_terminal and execution.status.value != "SUCCEEDED":
         raise SystemExit(EXIT_FAILED_RUN)
 
@@ -1109,7 +1054,7 @@ def pipelines_register(
         sub_execution_id=sub_execution_id,
         registration_token=registration_token,
     )
-    register(_container, options, json_output)
+    register(context.container, options, json_output)
 
 
 @app.command("demo")
@@ -1120,8 +1065,8 @@ def demo() -> None:
     from application.use_cases.get_execution_details import GetExecutionDetailsQuery
     from entrypoints.cli.render import print_details
 
-    container = _container(runner_mode="thread")
-    console = _console()
+    container = context.container(runner_mode="thread")
+    console = context.console()
     example = resources.files("wfx_examples") / "mesh"
     with resources.as_file(example) as folder:
         version, _ = _publish(container, folder / "workflow.yaml")
@@ -1186,7 +1131,7 @@ def serve(
     from entrypoints.cli.serve import serve as run_service
 
     run_service(
-        lambda mode: _container(runner_mode=mode),
+        lambda mode: context.container(runner_mode=mode),
         host,
         port,
         open_viewer=open_viewer,
@@ -1201,7 +1146,7 @@ def internal_run_worker(execution_id: str) -> None:
     from adapters.local.redacted_output import redact_standard_streams
 
     redact_standard_streams()  # what this process prints lands in runner.log, under WFX_HOME
-    container = _container(runner_mode="worker")
+    container = context.container(runner_mode="worker")
     container.local_runner().start(execution_id)
     _wait_or_abort(container, execution_id, show_progress=False)
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from entrypoints.cli import context
 
 if TYPE_CHECKING:
     from application.ports import V1Items
@@ -16,10 +17,6 @@ if TYPE_CHECKING:
 migrate_app = typer.Typer(
     no_args_is_help=True, help="Move runs recorded by an earlier release into the tables."
 )
-
-
-def _echo(text: str) -> None:
-    sys.stdout.write(text + "\n")
 
 
 def _source(container: Container, source_table: str | None, from_file: Path | None) -> V1Items:
@@ -83,9 +80,8 @@ def migrate_v1(
     input row, one step, the step's input file, and the run's and the step's configuration rows.
     Idempotent; open runs are reconciled with Step Functions."""
     from application.use_cases.migrate_v1 import MigrateV1Command
-    from entrypoints.cli.main import _container
 
-    container = _container()
+    container = context.container()
     source = _source(container, source_table, from_file)
     overrides: dict[str, object] = {"source": source}
     if checkpoint is not None:
@@ -101,7 +97,7 @@ def migrate_v1(
         from entrypoints.cli.render import dump_json
         from entrypoints.migration_responses import MigrationReportResponse
 
-        _echo(dump_json(MigrationReportResponse.of(result).dump()))
+        context.echo(dump_json(MigrationReportResponse.of(result).dump()))
         return
     _print(result)
 
@@ -110,16 +106,18 @@ def _print(result: MigrateV1Result) -> None:
     from domain.migration import MigrationOutcome
 
     if result.resumed_after:
-        _echo(f"resumed after {result.resumed_after} ({result.before_checkpoint} items before)")
+        context.echo(
+            f"resumed after {result.resumed_after} ({result.before_checkpoint} items before)"
+        )
     total = sum(result.counts.values())
-    _echo(f"{total} items read{' (dry run: nothing written)' if result.dry_run else ''}:")
+    context.echo(f"{total} items read{' (dry run: nothing written)' if result.dry_run else ''}:")
     for outcome, count in result.counts.items():
         if count:
-            _echo(f"  {outcome.value}: {count}")
+            context.echo(f"  {outcome.value}: {count}")
     reported = [item for item in result.items if item.outcome is not MigrationOutcome.MIGRATED]
     reported = [i for i in reported if i.outcome is not MigrationOutcome.ALREADY_MIGRATED]
     for item in reported:
-        _echo(f"  {item.item_key}: {item.outcome.value}: {item.detail or item.status}")
+        context.echo(f"  {item.item_key}: {item.outcome.value}: {item.detail or item.status}")
 
 
 @migrate_app.command("items")
@@ -141,24 +139,27 @@ def migrate_items(
     upgraded when first opened (a copy of the file is kept beside it); on SQLite this checks."""
     from application.use_cases.migrate_items import MigrateItemsCommand
     from domain.errors import InvalidInputError
-    from entrypoints.cli.main import _container
 
     if dry_run and verify:
         raise InvalidInputError("--dry-run, --verify: give one, not both")
     command = MigrateItemsCommand(dry_run=dry_run, verify=verify)
-    result = _container().migrate_items().execute(command)
+    result = context.container().migrate_items().execute(command)
     if json_output:
         from entrypoints.cli.render import dump_json
 
-        _echo(dump_json(result.model_dump(mode="json") | {"complete": result.complete}))
+        context.echo(dump_json(result.model_dump(mode="json") | {"complete": result.complete}))
     else:
         verb = "to rewrite" if dry_run or verify else "rewritten"
         for table in result.tables:
             conflicts = (
                 f", {table.conflicts} changed meanwhile (run again)" if table.conflicts else ""
             )
-            _echo(f"{table.table}: {table.read} items read, {table.rewritten} {verb}{conflicts}")
+            context.echo(
+                f"{table.table}: {table.read} items read, {table.rewritten} {verb}{conflicts}"
+            )
         if verify:
-            _echo("every item is in the current shapes" if result.complete else "not complete")
+            context.echo(
+                "every item is in the current shapes" if result.complete else "not complete"
+            )
     if not result.complete and not dry_run:
         raise typer.Exit(1)

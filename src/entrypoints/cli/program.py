@@ -3,7 +3,7 @@
 Importing the CLI, the container and the use cases allocates hundreds of thousands of
 long-lived objects (modules, classes, pydantic schemas); the collector's passes over them free
 nothing and cost about a tenth of a cold `wfx executions list`. The pause ends, after freezing
-what start-up made, as soon as a command has its container (`main.resume_garbage_collection`),
+what start-up made, as soon as a command has its container (`context.resume_garbage_collection`),
 before any step or query runs. Only the program pauses it: importing wfx as a library does not.
 """
 

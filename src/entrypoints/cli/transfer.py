@@ -18,13 +18,10 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 import typer
 
 from domain.errors import InvalidInputError
+from entrypoints.cli import context
 
 if TYPE_CHECKING:
     from application.ports import ArchivedRun, RejectedRun
-
-
-def _echo(text: str) -> None:
-    sys.stdout.write(text + "\n")
 
 
 def _warn(text: str) -> None:
@@ -71,10 +68,9 @@ def export(
     version and asset files, and its offloaded bodies, to one JSON Lines file."""
     from adapters.archive_file import write_header, write_run
     from application.use_cases.export_executions import ExportExecutionsCommand
-    from entrypoints.cli.main import _container
 
     command = ExportExecutionsCommand(since=parse_since(since) if since else None)
-    exported = _container().export_executions().execute(command)
+    exported = context.container().export_executions().execute(command)
     partial = to.with_name(to.name + ".partial")
     runs = items = bodies = 0
     # written aside and renamed at the end: a cut-short export never looks like a whole file
@@ -95,9 +91,9 @@ def export(
     if json_output:
         from entrypoints.cli.render import dump_json
 
-        _echo(dump_json({"runs": runs, "items": items, "bodies": bodies, "file": str(to)}))
+        context.echo(dump_json({"runs": runs, "items": items, "bodies": bodies, "file": str(to)}))
         return
-    _echo(f"exported {runs} run(s): {items} item(s), {bodies} offloaded body(ies) to {to}")
+    context.echo(f"exported {runs} run(s): {items} item(s), {bodies} offloaded body(ies) to {to}")
 
 
 def _count_lines(path: Path) -> int:
@@ -137,11 +133,10 @@ def import_(
     """Write the runs of an export file into the configured store. Items already stored are
     never overwritten, so importing again writes nothing new; a run with a bad line is not
     imported at all (the line and the rule are named)."""
-    from entrypoints.cli.main import _container
 
     if not file.is_file():
         raise InvalidInputError(f"FILE.jsonl: {str(file)!r} is not a file")
-    container = _container()
+    container = context.container()
     result = container.import_executions().execute(_read(file, "importing"))
     differences: list[str] = []
     if verify:
@@ -171,19 +166,19 @@ def import_(
         }
         if verify:
             document["differences"] = differences
-        _echo(dump_json(document))
+        context.echo(dump_json(document))
     else:
         if result.items_written == 0 and result.runs:
-            _echo(
+            context.echo(
                 f"imported {result.runs} run(s): nothing new written, all "
                 f"{result.items_unchanged} item(s) were already stored"
             )
         else:
-            _echo(
+            context.echo(
                 f"imported {result.runs} run(s): {result.items_written} item(s) written, "
                 f"{result.items_unchanged} already stored"
             )
         if verify and not differences:
-            _echo("verified: every item of the file is stored as it is in the file")
+            context.echo("verified: every item of the file is stored as it is in the file")
     if result.rejected or differences:
         raise typer.Exit(1)
