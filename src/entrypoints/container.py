@@ -8,7 +8,6 @@ below), so mypy checks the real classes and a command imports only the use cases
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -450,15 +449,6 @@ def _logging_audit_log(clock: Clock) -> AuditLog:
     from adapters.authz.audit_log import LoggingAuditLog
 
     return LoggingAuditLog(clock)
-
-
-def audit_log_kind(environ: Mapping[str, str]) -> str:
-    """WFX_AUDIT_LOG (file | logging); in Lambda, where WFX_HOME is no place to keep a file,
-    the audit goes through logging to CloudWatch."""
-    chosen = environ.get("WFX_AUDIT_LOG", "")
-    if chosen in ("file", "logging"):
-        return chosen
-    return "logging" if environ.get("AWS_LAMBDA_FUNCTION_NAME") else "file"
 
 
 def _stepfunctions_task_callbacks(client: Any) -> TaskCallbacks:
@@ -1185,7 +1175,7 @@ def build_container(
             "jwt_jwks": settings.jwt.jwks,
             "jwt_issuer": settings.jwt.issuer,
             "jwt_audience": settings.jwt.audience,
-            "audit_log": audit_log_kind(os.environ),
+            "audit_log": settings.audit_log,
             "object_store": settings.object_store,
             "s3_bucket": settings.s3_bucket,
             "rate_card": settings.rate_card,

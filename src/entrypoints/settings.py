@@ -117,6 +117,24 @@ def terminal_columns_set(environ: Mapping[str, str] | None = None) -> bool:
     return "COLUMNS" in (os.environ if environ is None else environ)
 
 
+def has_display(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether a browser could open here: macOS and Windows always, else an X or Wayland
+    display."""
+    if sys.platform in ("darwin", "win32"):
+        return True
+    environ = os.environ if environ is None else environ
+    return bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
+
+
+def audit_log_kind(environ: Mapping[str, str]) -> str:
+    """WFX_AUDIT_LOG (file | logging); in Lambda, where WFX_HOME is no place to keep a file,
+    the audit goes through logging to CloudWatch."""
+    chosen = environ.get("WFX_AUDIT_LOG", "")
+    if chosen in ("file", "logging"):
+        return chosen
+    return "logging" if environ.get("AWS_LAMBDA_FUNCTION_NAME") else "file"
+
+
 def _user(environ: Mapping[str, str]) -> str:
     if environ.get("WFX_USER"):
         return environ["WFX_USER"]
@@ -324,6 +342,8 @@ class Settings:
     step_user: str | None = None
     # WFX_MAX_REQUEST_BYTES: the largest request body `wfx serve` reads (413 past it)
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    # WFX_AUDIT_LOG: where authorization decisions are audited (`audit_log_kind`)
+    audit_log: str = "file"
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -374,6 +394,7 @@ class Settings:
             tables=tables,
             step_user=environ.get("WFX_STEP_USER") or None,
             max_request_bytes=_max_request_bytes(environ),
+            audit_log=audit_log_kind(environ),
         )
 
     def describe_store(self) -> str:

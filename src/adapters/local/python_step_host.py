@@ -40,6 +40,8 @@ def _refuse_registration(*_: object, **__: object) -> None:
     raise RuntimeError(NO_REGISTRATION)
 
 
+# The step's own process reads its own variables (WFX_INPUT_LIST, WFX_OUTPUT_DIR ...): they are
+# the step's inputs, set by the runner for it, and wfx's Settings are no part of this process.
 def _inputs() -> list[str]:
     with open(os.environ["WFX_INPUT_LIST"], encoding="utf-8") as listing:
         return [line.rstrip("\n") for line in listing if line.strip()]

@@ -193,6 +193,8 @@ def command_environment(step: StepRun, home: str | None = None) -> dict[str, str
         # this step's own, and never the token of a step this runner itself runs inside
         "WFX_REGISTRATION_TOKEN": step.registration_token or "",
     }
+    # The step's environment, not wfx's configuration: what the runner's own environment passes
+    # on through the allow list, so it is read here rather than through Settings.
     return step_environment(os.environ, own, home)
 
 

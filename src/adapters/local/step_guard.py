@@ -105,6 +105,7 @@ def _spawn_as(command: list[str], uid: int, gid: int) -> int:
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
+        # the guard's environment is the step's already (command_environment): passed on whole
         os.execvpe(command[0], command, os.environ)
     except OSError as error:
         os.write(2, f"cannot run {command[0]}: {error.strerror or error}\n".encode())
@@ -126,7 +127,7 @@ def main(argv: list[str]) -> int:
         signal.signal(number, _on_stop)
     _die_with_parent(os.getppid())
     try:
-        if user is None:
+        if user is None:  # the step's environment, as the guard got it, passed on whole
             child = os.posix_spawnp(command[0], command, os.environ, setsigdef=_DEFAULT_IN_CHILD)
         else:
             child = _spawn_as(command, *user)

@@ -53,8 +53,19 @@ _DYNAMODB_OPERATIONS = frozenset(
 )
 
 
+def _configured_dynamodb_endpoint() -> str:
+    """WFX_DYNAMODB_ENDPOINT as Settings reads it, or nothing when the settings cannot be read
+    (that error is the one the command failed with, or a reading of them would have been)."""
+    from entrypoints.settings import Settings, UnusableSettingError
+
+    try:
+        return Settings.from_environment().dynamodb_endpoint or ""
+    except (DomainError, UnusableSettingError):
+        return ""
+
+
 def _is_dynamodb_endpoint(endpoint: str) -> bool:
-    configured = os.environ.get("WFX_DYNAMODB_ENDPOINT", "")
+    configured = _configured_dynamodb_endpoint()
     return bool(configured and endpoint.rstrip("/") == configured.rstrip("/")) or (
         "dynamodb." in endpoint
     )

@@ -34,22 +34,22 @@ def infra_template(
     ] = None,
 ) -> None:
     """Print the CloudFormation template: tables, bucket, functions, HTTP API, rule, roles."""
-    import os
     from dataclasses import replace
 
     from adapters.aws.stack.render import render_template
     from adapters.aws.stack.template import deployment_template
     from domain.errors import InvalidInputError
-    from entrypoints.settings import table_settings
+    from entrypoints.settings import Settings
 
     chosen = format.lower()
     if chosen not in ("yaml", "json"):
         _fail(f"--format: must be yaml or json, got {format!r}")
-    tables = table_settings(os.environ)
+    settings = Settings.from_environment()
+    tables = settings.tables
     if table_prefix is not None:
         tables = replace(tables, prefix=table_prefix)
     names = tables.names()
-    prefix = event_source_prefix or os.environ.get("WFX_EVENT_SOURCE_PREFIX") or "wfx"
+    prefix = event_source_prefix or settings.event_source_prefix
     try:
         text = render_template(
             deployment_template(names, prefix), "json" if chosen == "json" else "yaml"

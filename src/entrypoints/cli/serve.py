@@ -44,9 +44,9 @@ def login_link(settings: Settings, host: str, port: int) -> str | None:
 
 
 def _has_display() -> bool:
-    if sys.platform in ("darwin", "win32"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    from entrypoints.settings import has_display
+
+    return has_display()
 
 
 def _open_soon(link: str) -> None:

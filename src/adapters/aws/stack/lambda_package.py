@@ -52,6 +52,7 @@ def build_package(project: Path, output: Path, with_dependencies: bool = True) -
     """Install `project` (a folder with its pyproject.toml) into a build folder and zip it."""
     with tempfile.TemporaryDirectory(prefix="wfx-lambda-") as build:
         target = Path(build) / "package"
+        # pip's own environment (its index, proxy, certificates), not wfx's configuration
         environment = os.environ | {"PIP_NO_INPUT": "1"}
         finished = subprocess.run(
             pip_command(project, target, with_dependencies),
