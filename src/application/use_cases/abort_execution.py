@@ -19,6 +19,7 @@ from application.run_writes import MAX_RACES, RunContentionError, end_run
 from application.sub_process_stops import stop_sub_processes
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.execution import WorkflowExecution
+from domain.redrive import with_derived_redrive_status
 from domain.run import ABORT_ERROR, DEFAULT_ABORT_CAUSE, Run
 
 
@@ -65,6 +66,12 @@ class AbortExecution:
         self._durations = durations
 
     def execute(self, command: AbortExecutionCommand) -> AbortResult:
+        result = self._abort(command)
+        # answered as a read shows the run: a local run's redriveStatus derived (domain.redrive)
+        shown = with_derived_redrive_status(result.execution, self._clock.now(), 0)
+        return result.model_copy(update={"execution": shown})
+
+    def _abort(self, command: AbortExecutionCommand) -> AbortResult:
         execution = self._request(command)
         if execution.is_terminal:
             return AbortResult(execution=execution)

@@ -43,6 +43,7 @@ from domain.execution import (
     step_auxiliary_prefix,
 )
 from domain.names import validate_execution_name
+from domain.redrive import with_derived_redrive_status
 from domain.registration import DEFAULT_EVENT_SOURCE_PREFIX, compose_source
 from domain.run import Run
 from domain.statuses import ExecutionStatus
@@ -113,6 +114,12 @@ class LaunchExecution:
         self._log_group_arn = log_group_arn
 
     def execute(self, command: LaunchExecutionCommand) -> LaunchResult:
+        result = self._launch(command)
+        # answered as a read shows the run: a local run's redriveStatus derived (domain.redrive)
+        shown = with_derived_redrive_status(result.execution, self._clock.now(), 0)
+        return result.model_copy(update={"execution": shown})
+
+    def _launch(self, command: LaunchExecutionCommand) -> LaunchResult:
         trigger = trigger_type_from_request(command.trigger)
         selections = [AssetRef.parse(text, f"inputs[{i}]") for i, text in enumerate(command.inputs)]
         output = (

@@ -19,6 +19,7 @@ from domain.redrive import (
     RUNNING_REASON,
     redrive_refusal,
     redrive_status,
+    with_derived_redrive_status,
 )
 from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
@@ -50,6 +51,12 @@ class RedriveExecution:
         self._store, self._orchestrator, self._clock, self._ids = store, orchestrator, clock, ids
 
     def execute(self, command: RedriveExecutionCommand) -> WorkflowExecution:
+        redriven = self._redrive(command)
+        # answered as a read shows the run: a local run's redriveStatus derived (the history is
+        # not counted, as on a list page: domain.redrive.redrive_status says why)
+        return with_derived_redrive_status(redriven, self._clock.now(), 0)
+
+    def _redrive(self, command: RedriveExecutionCommand) -> WorkflowExecution:
         execution = self._store.get_execution(command.workflow_execution_id)
         execution_id = execution.workflow_execution_id
         self._refuse_unless_redrivable(execution, events=0)  # no orchestrator call to refuse

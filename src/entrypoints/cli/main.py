@@ -425,9 +425,7 @@ def run(
             f"see it with `wfx executions show {execution_id}`)",
             file=sys.stderr,
         )
-    elif not on_aws and no_wait:
-        execution = _as_read(container, execution)
-    elif not on_aws:
+    elif not on_aws and not no_wait:
         execution = _wait_or_abort(
             container,
             execution_id,
@@ -578,15 +576,6 @@ def _say_if_waiting(container: Container, execution: Any) -> None:
                 "--reason TEXT`",
                 file=sys.stderr,
             )
-
-
-def _as_read(container: Container, execution: Any) -> Any:
-    """A use case's returned run with the redriveStatus a read would derive for it, without
-    reading it again: another read could already see a detached worker's end."""
-    from domain.redrive import with_derived_redrive_status
-
-    # its history is not counted, as on a list page (domain.redrive.redrive_status says why)
-    return with_derived_redrive_status(execution, container.clock().now(), 0)
 
 
 def _read(container: Container, execution_id: str) -> Any:
@@ -845,7 +834,7 @@ def executions_abort(
     warnings = [redact(warning) for warning in result.warnings]
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    execution = _as_read(container, result.execution)
+    execution = result.execution
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import AbortResponse
@@ -924,8 +913,6 @@ def executions_redrive(
             container, execution_id, show_progress=not json_output, json_output=json_output
         )
         _say_if_waiting(container, execution)
-    else:
-        execution = _as_read(container, execution)
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import ExecutionResponse
@@ -974,8 +961,6 @@ def executions_rerun(
             ran_elsewhere=not result.created,
         )
         _say_if_waiting(container, execution)
-    else:
-        execution = _as_read(container, execution)
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import ExecutionResponse
