@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -189,3 +190,19 @@ def test_the_service_says_how_many_processes_serve(tmp_path: Path) -> None:
     service.send_signal(signal.SIGINT)
     _, stderr = service.communicate(timeout=30)
     assert f"on http://127.0.0.1:{port}, 2 processes" in stderr, stderr
+
+
+def test_a_port_another_program_holds_is_refused_before_any_worker_starts(
+    tmp_path: Path,
+) -> None:
+    wfx = Wfx(tmp_path / "home")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+
+        refused = wfx("serve", "--port", str(port), "--workers", "2", timeout=30)
+
+    assert refused.code == 1, str(refused)
+    assert f"wfx: cannot listen on 127.0.0.1:{port}: Address already in use" in refused.stderr
+    assert "Traceback" not in refused.stderr

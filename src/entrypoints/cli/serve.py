@@ -5,9 +5,9 @@ Runs launched through it go on in detached workers, so they outlive a restart of
 Tokens are verified here: against WFX_JWT_JWKS when set, else against the key `wfx auth token`
 signs with.
 
-With more than one worker (`--workers`, default: the cores) uvicorn's supervisor serves the one
-listening socket from that many processes, each building its own app, container and store
-connections from the environment (`worker_app`): one Python process runs on one core at a time.
+With more than one worker (`--workers`, default: the cores) that many processes serve, each
+building its own app, container and store connections from the environment (`worker_app`): one
+Python process runs on one core at a time (serve_processes.py says how they share the port).
 A run is still started once, by the process that answered its launch; the stores are what the
 processes share.
 """
@@ -177,6 +177,14 @@ def serve(
     if database is not None:
         database.close()  # the workers open their own; this process only supervises them
     os.environ[SESSION_KEY_VARIABLE] = secrets.token_hex(32)
+    from entrypoints.cli.serve_processes import balanced_by_the_kernel, serve_from_processes
+
+    if balanced_by_the_kernel():
+        code = serve_from_processes(WORKER_APP, host, port, workers)
+        if code:
+            raise SystemExit(code)
+        return
+    # elsewhere uvicorn's workers, on one shared socket
     uvicorn.run(
         WORKER_APP,
         factory=True,
