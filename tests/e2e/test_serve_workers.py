@@ -42,6 +42,11 @@ def _live_descendants(root: int) -> list[ProcessStat]:
     return found
 
 
+def _still_running(stat: ProcessStat) -> bool:
+    now = read_stat(stat.pid)
+    return now is not None and now.start_time == stat.start_time and now.state not in ("Z", "X")
+
+
 def _run_workers() -> dict[str, int]:
     """How many live run workers each execution has on this host, by execution id."""
     counted: dict[str, int] = {}
@@ -149,14 +154,7 @@ def test_a_viewer_session_holds_on_either_worker_and_ctrl_c_stops_every_process(
     os.killpg(service.pid, signal.SIGINT)  # what Ctrl-C in its terminal sends
     assert service.wait(timeout=30) == 0
     time.sleep(0.5)  # the last of them may still be on its way out
-    left = [
-        command_line(s.pid)
-        for s in every_process
-        if (now := read_stat(s.pid)) is not None
-        and now.start_time == s.start_time
-        and now.state not in ("Z", "X")
-    ]
-    assert left == []
+    assert [command_line(s.pid) for s in every_process if _still_running(s)] == []
     _, stderr = service.communicate()
     assert "Traceback" not in stderr, stderr
 
@@ -206,3 +204,39 @@ def test_a_port_another_program_holds_is_refused_before_any_worker_starts(
     assert refused.code == 1, str(refused)
     assert f"wfx: cannot listen on 127.0.0.1:{port}: Address already in use" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_a_serving_process_that_dies_stops_the_service_whole(
+    two_workers: tuple[Wfx, str, subprocess.Popen[str]],
+) -> None:
+    _, _, service = two_workers
+    serving = [s for s in _live_descendants(service.pid) if "spawn_main" in command_line(s.pid)]
+    every_process = _live_descendants(service.pid)
+
+    os.kill(serving[0].pid, signal.SIGKILL)  # as the OOM killer would
+
+    assert service.wait(timeout=30) == 1
+    _, stderr = service.communicate()
+    assert f"wfx: serving process {serving[0].pid} ended with exit code -9" in stderr
+    time.sleep(0.5)
+    assert [s.pid for s in every_process if _still_running(s)] == []
+
+
+def test_one_worker_serves_from_the_service_process_itself(tmp_path: Path) -> None:
+    wfx = Wfx(tmp_path / "home")
+    port = free_port()
+    service = wfx.start("serve", "--port", str(port), "--workers", "1")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.2)
+    children = _live_descendants(service.pid)
+    service.send_signal(signal.SIGINT)
+    _, stderr = service.communicate(timeout=30)
+
+    assert service.returncode == 0, stderr
+    assert children == []
+    assert f"on http://127.0.0.1:{port} (web viewer" in stderr
