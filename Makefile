@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-test
 
-.PHONY: run test lint typecheck screenshots bench bench-lambda bench-large bench-peers clean
+.PHONY: run test lint typecheck screenshots bench bench-lambda bench-http bench-large bench-peers clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,10 @@ bench: $(STAMP)
 ## make bench-lambda: the Lambda handlers' cold starts beside a bare Mangum app (in `make bench`)
 bench-lambda: $(STAMP)
 	$(BIN)/python -m tests.bench.run --only lambda --no-profile --output bench-lambda.json
+
+## make bench-http: a real `wfx serve`'s list route, 1 and 8 concurrent clients (in `make bench`)
+bench-http: $(STAMP)
+	$(BIN)/python -m tests.bench.run --only http --no-profile --output bench-http.json
 
 bench-large: $(STAMP)
 	$(BIN)/python -m tests.bench.run --sizes 1000,10000,100000,1000000

@@ -34,6 +34,7 @@ DEFAULT_STOP_GRACE_SECONDS = 5.0
 DEFAULT_LEASE_SECONDS = 30.0
 DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
 MAX_REQUEST_BYTES_SETTING = 100 * 1024 * 1024
+MAX_SERVE_WORKERS = 64
 # What `wfx workflows deploy` needs, each read only when deploying (name: what it is).
 DEPLOYMENT_VARIABLES = {
     "WFX_SFN_ROLE_ARN": "the ARN of the IAM role the state machine runs as",
@@ -170,6 +171,25 @@ def _max_request_bytes(environ: Mapping[str, str]) -> int:
         raise InvalidInputError(
             f"WFX_MAX_REQUEST_BYTES: must be a number of bytes from 1024 to "
             f"{MAX_REQUEST_BYTES_SETTING}, got {text!r}"
+        )
+    return int(text)
+
+
+def machine_cores() -> int:
+    """The cores this process may run on (a container's or taskset's share, not the host's)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def _serve_workers(environ: Mapping[str, str]) -> int:
+    text = environ.get("WFX_SERVE_WORKERS", "").strip()
+    if not text:
+        return machine_cores()
+    if not text.isdigit() or not 1 <= int(text) <= MAX_SERVE_WORKERS:
+        raise InvalidInputError(
+            f"WFX_SERVE_WORKERS: must be a whole number of processes from 1 to "
+            f"{MAX_SERVE_WORKERS}, got {text!r}"
         )
     return int(text)
 
@@ -344,6 +364,8 @@ class Settings:
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     # WFX_AUDIT_LOG: where authorization decisions are audited (`audit_log_kind`)
     audit_log: str = "file"
+    # WFX_SERVE_WORKERS (`wfx serve --workers`): the service's processes; default: the cores
+    serve_workers: int = 1
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -395,6 +417,7 @@ class Settings:
             step_user=environ.get("WFX_STEP_USER") or None,
             max_request_bytes=_max_request_bytes(environ),
             audit_log=audit_log_kind(environ),
+            serve_workers=_serve_workers(environ),
         )
 
     def describe_store(self) -> str:

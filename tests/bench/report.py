@@ -20,6 +20,9 @@ COLD_VS_PYTHON_TARGET = 5.0  # a cold wfx command, at most this times `python -c
 AUTHORIZATION_OVERHEAD_TARGET = 0.25
 EVENT_APPEND_RATIO_TARGET = 0.5
 LAMBDA_COLD_RATIO_TARGET = 1.5  # issue 28: the HTTP Lambda's cold start, at most this times bare
+# issue 28: `wfx serve`'s list route, 8 concurrent clients against 1
+HTTP_CONCURRENCY_GAIN_TARGET = 1.6  # throughput, at least this times one client's
+HTTP_P99_RATIO_TARGET = 3.0  # p99, at most this times one client's
 
 
 @dataclass(frozen=True)
@@ -230,7 +233,40 @@ def figures(results: dict[str, Any]) -> list[Figure]:
                 None,
             )
         )
+    if "http_concurrency_gain" in results:
+        rows += _http_figures(results)
     return rows
+
+
+def _http_figures(results: dict[str, Any]) -> list[Figure]:
+    gain, ratio = results["http_concurrency_gain"], results["http_p99_ratio"]
+    detail = results["http_detail"]
+    cores = detail["by_workers"][str(detail["workers"])]
+    clients = detail["clients"]
+    return [
+        Figure(
+            f"`wfx serve` ({detail['workers']} processes) list route, {clients} clients vs 1 "
+            "(req/s)",
+            f"{results['http_clients_req_per_s']:.0f} vs {results['http_one_client_req_per_s']:.0f}"
+            f" = {gain:.2f}x (service used {cores[f'{clients}_clients']['cores_used']:.2f} vs"
+            f" {cores['one_client']['cores_used']:.2f} cores)",
+            f">= {HTTP_CONCURRENCY_GAIN_TARGET}x",
+            gain >= HTTP_CONCURRENCY_GAIN_TARGET,
+        ),
+        Figure(
+            f"`wfx serve` list route p99, {clients} clients vs 1 (ms)",
+            f"{results['http_clients_p99_ms']:.1f} vs {results['http_one_client_p99_ms']:.1f}"
+            f" = {ratio:.2f}x",
+            f"<= {HTTP_P99_RATIO_TARGET:.0f}x",
+            ratio <= HTTP_P99_RATIO_TARGET,
+        ),
+        Figure(
+            "`wfx serve` list route, answers not a full 200 page",
+            str(results["http_errors"]),
+            "0",
+            results["http_errors"] == 0,
+        ),
+    ]
 
 
 def table(rows: list[Figure]) -> str:

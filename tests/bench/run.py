@@ -26,6 +26,7 @@ from tests.bench import (
     api,
     cold,
     events,
+    http_clients,
     lambda_cold,
     launch,
     lists,
@@ -46,6 +47,7 @@ MEASUREMENTS = (
     "events",
     "cold",
     "lambda",
+    "http",
 )
 RESULTS_FILE = REPO / "bench-results.json"
 
@@ -240,6 +242,17 @@ def main(argv: list[str] | None = None) -> int:
                     runs=3 if quick else 9,
                     warmup=1 if quick else 2,
                     importtime_repeats=1 if quick else 3,
+                ),
+                failures,
+            )
+        if "http" in only:
+            results |= _step(
+                "http: the list route of a real `wfx serve`, 1 and 8 clients",
+                lambda: http_clients.measure(
+                    workdir / "http",
+                    rounds=1 if quick else 5,
+                    seconds=0.5 if quick else 3.0,
+                    warmup_s=0.5 if quick else 2.0,
                 ),
                 failures,
             )

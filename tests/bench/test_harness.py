@@ -91,3 +91,32 @@ def test_the_lambda_figures_are_held_to_the_issues_ratio() -> None:
     assert missed.name.startswith("Lambda HTTP")
     assert (missed.met, met.met, callbacks.met) == (False, True, None)
     assert "1.80x" in missed.value and "1.70x" in missed.value
+
+
+def test_the_http_figures_are_held_to_the_issues_gain_and_p99_ratio() -> None:
+    def clients(req_per_s: float, cores: float) -> dict[str, float]:
+        return {"req_per_s": req_per_s, "cores_used": cores}
+
+    measured = {
+        "http_one_client_req_per_s": 100.0,
+        "http_clients_req_per_s": 150.0,
+        "http_concurrency_gain": 1.5,
+        "http_one_client_p99_ms": 20.0,
+        "http_clients_p99_ms": 50.0,
+        "http_p99_ratio": 2.5,
+        "http_errors": 0,
+        "http_detail": {
+            "workers": 2,
+            "clients": 8,
+            "by_workers": {"2": {"one_client": clients(100, 0.9), "8_clients": clients(150, 1.4)}},
+        },
+    }
+
+    gain, p99, errors = report.figures(measured)
+    met_gain = report.figures(measured | {"http_concurrency_gain": 1.7})[0]
+    missed_p99 = report.figures(measured | {"http_p99_ratio": 3.2})[1]
+    with_errors = report.figures(measured | {"http_errors": 3})[2]
+
+    assert (gain.met, met_gain.met, p99.met, missed_p99.met) == (False, True, True, False)
+    assert (errors.met, with_errors.met) == (True, False)
+    assert "150 vs 100 = 1.50x" in gain.value and "1.40 vs 0.90 cores" in gain.value

@@ -1106,6 +1106,15 @@ def serve(
             "the service's key or database; needs the service to run as root.",
         ),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=64,
+            help="Processes serving requests (default: WFX_SERVE_WORKERS, else the cores); "
+            "runs go on in their own worker processes either way.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs) and the web viewer (at /)
     on the configured store.
@@ -1121,6 +1130,7 @@ def serve(
         port,
         open_viewer=open_viewer,
         step_user=step_user,
+        workers=workers,
     )
 
 

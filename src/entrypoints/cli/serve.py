@@ -4,24 +4,41 @@ runner.
 Runs launched through it go on in detached workers, so they outlive a restart of the service.
 Tokens are verified here: against WFX_JWT_JWKS when set, else against the key `wfx auth token`
 signs with.
+
+With more than one worker (`--workers`, default: the cores) that many processes serve, each
+building its own app, container and store connections from the environment (`worker_app`): one
+Python process runs on one core at a time (serve_processes.py says how they share the port).
+A run is still started once, by the process that answered its launch; the stores are what the
+processes share.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
+import secrets
 import sys
 import threading
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from entrypoints.container import Container
 from entrypoints.settings import Settings
 
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
 # long enough for a working day in the viewer; the link is printed again by the next start
 LINK_LIFETIME = timedelta(hours=12)
+# The viewer's CSRF key, from the supervisor to its workers: a form rendered by one process is
+# posted to whichever accepts the connection. Each worker removes it from its environment before
+# it can start a run, so no step inherits it.
+SESSION_KEY_VARIABLE = "WFX_SERVE_SESSION_KEY"
+WORKER_APP = "entrypoints.cli.serve:worker_app"
 
 
 def _home() -> Path:
@@ -88,30 +105,54 @@ def confine_steps(step_user: str | None, home: Path) -> None:
     print(f"wfx: steps run as OS user {user.name} (uid {user.uid})", file=sys.stderr)
 
 
+def _app(container: Container, settings: Settings, session_key: bytes | None) -> FastAPI:
+    from entrypoints.http.app import create_app
+    from entrypoints.http.identity import verified_by
+
+    verifier = container.token_verifier()
+    return create_app(
+        container,
+        verified_by(verifier),
+        sessions=verifier,
+        max_request_bytes=settings.max_request_bytes,
+        session_key=session_key,
+    )
+
+
+def worker_app() -> FastAPI:
+    """The app of one of `wfx serve`'s worker processes (uvicorn calls it in each): the store
+    was opened and brought up to date by the supervisor before it started them."""
+    from entrypoints.container import build_container
+
+    key = bytes.fromhex(os.environ.pop(SESSION_KEY_VARIABLE))
+    settings = Settings.from_environment()
+    app = _app(build_container(settings, runner_mode="detached"), settings, key)
+    gc.freeze()  # the app lives as long as the process: the collector need never scan it
+    return app
+
+
 def serve(
     container_for: Callable[[str], Container],
     host: str,
     port: int,
     open_viewer: bool = False,
     step_user: str | None = None,
+    workers: int | None = None,
 ) -> None:
+    """`workers`: the service's processes (None: WFX_SERVE_WORKERS, else the cores)."""
     import uvicorn
 
-    from entrypoints.http.app import create_app
-    from entrypoints.http.identity import verified_by
-
     confine_steps(step_user or Settings.from_environment().step_user, _home())
+    # also the store's first opening (tables created or upgraded) before any worker opens it
     container = container_for("detached")
     settings = Settings.from_environment()
-    verifier = container.token_verifier()
-    app = create_app(
-        container,
-        verified_by(verifier),
-        sessions=verifier,
-        max_request_bytes=settings.max_request_bytes,
-    )
+    workers = workers or settings.serve_workers
+    if workers > 1 and settings.store == "sqlite" and str(settings.sqlite_path) == ":memory:":
+        print("wfx: an in-memory database lives in one process: serving with one", file=sys.stderr)
+        workers = 1
+    processes = f", {workers} processes" if workers > 1 else ""
     print(
-        f"wfx serving {settings.describe_store()} on http://{host}:{port} "
+        f"wfx serving {settings.describe_store()} on http://{host}:{port}{processes} "
         f"(web viewer at /, API docs at /docs; Ctrl-C stops)",
         file=sys.stderr,
     )
@@ -128,4 +169,28 @@ def serve(
             print(link, flush=True)
             if _has_display():
                 _open_soon(link)
-    uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)
+    if workers == 1:
+        app = _app(container, settings, session_key=None)
+        uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)
+        return
+    database = container.sqlite_database() if settings.store == "sqlite" else None
+    if database is not None:
+        database.close()  # the workers open their own; this process only supervises them
+    os.environ[SESSION_KEY_VARIABLE] = secrets.token_hex(32)
+    from entrypoints.cli.serve_processes import balanced_by_the_kernel, serve_from_processes
+
+    if balanced_by_the_kernel():
+        code = serve_from_processes(WORKER_APP, host, port, workers)
+        if code:
+            raise SystemExit(code)
+        return
+    # elsewhere uvicorn's workers, on one shared socket
+    uvicorn.run(
+        WORKER_APP,
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        log_level="warning",
+        server_header=False,
+    )

@@ -28,11 +28,13 @@ def create_app(
     identify: Identify,
     sessions: TokenVerifier | None = None,
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    session_key: bytes | None = None,
 ) -> FastAPI:
     """The service on the given application; `identify` names the caller of a request (a token
     verified here, or the claims API Gateway verified). With `sessions`, the web viewer too,
     its session cookie's token verified by it (`wfx serve` passes the bearer path's verifier).
-    A request body past `max_request_bytes` is a 413."""
+    A request body past `max_request_bytes` is a 413. `session_key` signs the viewer's CSRF
+    tokens (default: a new one): every process of one service must share it."""
     app = FastAPI(
         title="wfx",
         description=DESCRIPTION,
@@ -55,7 +57,7 @@ def create_app(
         # here, not at the top: the pages (Jinja among them) are no part of a Lambda's cold start
         from entrypoints.http.viewer import install_viewer
 
-        install_viewer(app, sessions)
+        install_viewer(app, sessions, session_key)
     app.openapi = lambda: _schema(app)  # type: ignore[method-assign]
     return app
 

@@ -20,9 +20,10 @@ from entrypoints.http.viewer.rendering import STATIC
 from entrypoints.http.viewer.session import SessionKeys
 
 
-def install_viewer(app: FastAPI, verifier: TokenVerifier) -> None:
-    """Mount the pages and /static on `app`, after its JSON error handlers are in place."""
-    app.state.viewer_keys = SessionKeys(verifier)
+def install_viewer(app: FastAPI, verifier: TokenVerifier, key: bytes | None = None) -> None:
+    """Mount the pages and /static on `app`, after its JSON error handlers are in place; `key`
+    signs the CSRF tokens (default: a new one)."""
+    app.state.viewer_keys = SessionKeys(verifier, key)
     for module in (login, executions_list, execution_page, actions, workflows_page):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

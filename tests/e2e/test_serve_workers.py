@@ -1,0 +1,242 @@
+"""`wfx serve --workers 2` as a user runs it from a terminal: two serving processes under one
+supervisor, runs launched through either of them each started once, one viewer session for
+both, and Ctrl-C (SIGINT to the terminal's process group) leaving none of them behind."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+
+from adapters.local.processes_on_host import ProcessStat, command_line, read_stat
+from tests.e2e.cli import USER, Wfx
+from tests.e2e.served import free_port
+
+pytestmark = pytest.mark.integration
+
+RUNS = 4
+RUN_WORKER = "internal-run-worker"
+
+
+def _live_descendants(root: int) -> list[ProcessStat]:
+    """Every live process under `root`, from /proc's parent links."""
+    stats = [read_stat(int(entry)) for entry in os.listdir("/proc") if entry.isdigit()]
+    children: dict[int, list[ProcessStat]] = {}
+    for stat in stats:
+        if stat is not None and stat.state not in ("Z", "X"):
+            children.setdefault(stat.ppid, []).append(stat)
+    found, waiting = [], [root]
+    while waiting:
+        for child in children.get(waiting.pop(), []):
+            found.append(child)
+            waiting.append(child.pid)
+    return found
+
+
+def _still_running(stat: ProcessStat) -> bool:
+    now = read_stat(stat.pid)
+    return now is not None and now.start_time == stat.start_time and now.state not in ("Z", "X")
+
+
+def _run_workers() -> dict[str, int]:
+    """How many live run workers each execution has on this host, by execution id."""
+    counted: dict[str, int] = {}
+    for entry in os.listdir("/proc"):
+        stat = read_stat(int(entry)) if entry.isdigit() else None
+        if stat is None or stat.state in ("Z", "X"):
+            continue
+        words = command_line(stat.pid).split()
+        if RUN_WORKER in words[:-1]:
+            execution_id = words[words.index(RUN_WORKER) + 1]
+            counted[execution_id] = counted.get(execution_id, 0) + 1
+    return counted
+
+
+@pytest.fixture
+def two_workers(tmp_path: Path) -> Iterator[tuple[Wfx, str, subprocess.Popen[str]]]:
+    wfx = Wfx(tmp_path / "home")
+    port = free_port()
+    # as a terminal starts it: a process group of its own, which Ctrl-C signals whole
+    service = wfx.start("serve", "--port", str(port), "--workers", "2", new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            httpx.get(f"{base}/openapi.json", timeout=1)
+            break
+        except httpx.TransportError:
+            assert service.poll() is None, service.communicate()
+            assert time.monotonic() < deadline, "wfx serve did not listen in 60 s"
+            time.sleep(0.2)
+    try:
+        yield wfx, base, service
+    finally:
+        if service.poll() is None:
+            os.killpg(service.pid, signal.SIGKILL)
+            service.communicate()
+
+
+def test_each_run_launched_through_two_workers_is_executed_once(
+    two_workers: tuple[Wfx, str, subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    wfx, base, _ = two_workers
+    marks = tmp_path / "marks.txt"
+    # each execution of the step leaves one line, then stays a moment so /proc can be watched
+    wfx.publish_command_step(
+        "slow", f"import time\nopen({str(marks)!r}, 'a').write('ran\\n')\ntime.sleep(2)"
+    )
+    token = wfx.ok("auth", "token", USER, "--role", "admin", "--ttl", "10m").stdout.strip()
+    headers = {"Authorization": f"Bearer {token}"}
+
+    def launch(_: int) -> str:
+        # a new connection each: the two processes take turns accepting them
+        answer = httpx.post(
+            f"{base}/workflows/executions",
+            json={"workflowDatabaseId": "demo", "workflowId": "slow"},
+            headers=headers,
+            timeout=30,
+        )
+        assert answer.status_code == 201, answer.text
+        return str(answer.json()["workflowExecutionId"])
+
+    with ThreadPoolExecutor(RUNS) as pool:
+        launched = set(pool.map(launch, range(RUNS)))
+    most_workers: dict[str, int] = {}
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for execution_id, count in _run_workers().items():
+            most_workers[execution_id] = max(count, most_workers.get(execution_id, 0))
+        statuses = {
+            httpx.get(f"{base}/workflows/executions/{e}", headers=headers).json()["executionStatus"]
+            for e in launched
+        }
+        if statuses == {"SUCCEEDED"}:
+            break
+        time.sleep(0.1)
+
+    assert statuses == {"SUCCEEDED"}
+    assert len(launched) == RUNS
+    assert {e: most_workers.get(e) for e in launched} == dict.fromkeys(launched, 1)
+    assert marks.read_text(encoding="utf-8").splitlines() == ["ran"] * RUNS
+    assert set(wfx.listed_ids()) == launched  # the store holds those runs, and no other
+
+
+def test_a_viewer_session_holds_on_either_worker_and_ctrl_c_stops_every_process(
+    two_workers: tuple[Wfx, str, subprocess.Popen[str]],
+) -> None:
+    wfx, base, service = two_workers
+    serving = [s for s in _live_descendants(service.pid) if "spawn_main" in command_line(s.pid)]
+    assert len(serving) == 2, [command_line(s.pid) for s in serving]
+    token = wfx.ok("auth", "token", USER, "--role", "admin", "--ttl", "10m").stdout.strip()
+
+    # each page on a new connection, so both processes render some: one CSRF token for all,
+    # or a form rendered by one would be refused by the other
+    tokens = set()
+    for _ in range(12):
+        with httpx.Client(base_url=base, cookies={"wfx_session": token}) as browser:
+            page = browser.get("/")
+            assert page.status_code == 200, page.text
+            tokens.update(re.findall(r'name="csrf" value="([0-9a-f]+)"', page.text))
+    assert len(tokens) == 1
+    with httpx.Client(base_url=base, cookies={"wfx_session": token}) as browser:
+        assert browser.post("/logout", data={"csrf": tokens.pop()}).status_code == 303
+
+    every_process = _live_descendants(service.pid)
+    os.killpg(service.pid, signal.SIGINT)  # what Ctrl-C in its terminal sends
+    assert service.wait(timeout=30) == 0
+    time.sleep(0.5)  # the last of them may still be on its way out
+    assert [command_line(s.pid) for s in every_process if _still_running(s)] == []
+    _, stderr = service.communicate()
+    assert "Traceback" not in stderr, stderr
+
+
+def test_a_workers_setting_that_is_not_a_count_is_refused_by_name(tmp_path: Path) -> None:
+    wfx = Wfx(tmp_path / "home")
+    port = str(free_port())
+
+    from_environment = wfx.with_environment(WFX_SERVE_WORKERS="two")("serve", "--port", port)
+    from_option = wfx("serve", "--port", port, "--workers", "0")
+
+    assert from_environment.code != 0 and from_option.code != 0
+    assert "WFX_SERVE_WORKERS: must be a whole number of processes from 1 to 64, got 'two'" in (
+        from_environment.stderr
+    )
+    assert "--workers" in from_option.stderr
+    assert "Traceback" not in from_environment.stderr + from_option.stderr
+
+
+def test_the_service_says_how_many_processes_serve(tmp_path: Path) -> None:
+    wfx = Wfx(tmp_path / "home").with_environment(WFX_SERVE_WORKERS="2")
+    port = free_port()
+    service = wfx.start("serve", "--port", str(port))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=1)
+            break
+        except httpx.TransportError:
+            time.sleep(0.2)
+    service.send_signal(signal.SIGINT)
+    _, stderr = service.communicate(timeout=30)
+    assert f"on http://127.0.0.1:{port}, 2 processes" in stderr, stderr
+
+
+def test_a_port_another_program_holds_is_refused_before_any_worker_starts(
+    tmp_path: Path,
+) -> None:
+    wfx = Wfx(tmp_path / "home")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+
+        refused = wfx("serve", "--port", str(port), "--workers", "2", timeout=30)
+
+    assert refused.code == 1, str(refused)
+    assert f"wfx: cannot listen on 127.0.0.1:{port}: Address already in use" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
+def test_a_serving_process_that_dies_stops_the_service_whole(
+    two_workers: tuple[Wfx, str, subprocess.Popen[str]],
+) -> None:
+    _, _, service = two_workers
+    serving = [s for s in _live_descendants(service.pid) if "spawn_main" in command_line(s.pid)]
+    every_process = _live_descendants(service.pid)
+
+    os.kill(serving[0].pid, signal.SIGKILL)  # as the OOM killer would
+
+    assert service.wait(timeout=30) == 1
+    _, stderr = service.communicate()
+    assert f"wfx: serving process {serving[0].pid} ended with exit code -9" in stderr
+    time.sleep(0.5)
+    assert [s.pid for s in every_process if _still_running(s)] == []
+
+
+def test_one_worker_serves_from_the_service_process_itself(tmp_path: Path) -> None:
+    wfx = Wfx(tmp_path / "home")
+    port = free_port()
+    service = wfx.start("serve", "--port", str(port), "--workers", "1")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.2)
+    children = _live_descendants(service.pid)
+    service.send_signal(signal.SIGINT)
+    _, stderr = service.communicate(timeout=30)
+
+    assert service.returncode == 0, stderr
+    assert children == []
+    assert f"on http://127.0.0.1:{port} (web viewer" in stderr
