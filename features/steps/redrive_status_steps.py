@@ -177,8 +177,12 @@ def _(
         "wfx executions list": _listed(
             _cli_json(storage, tmp_path, "executions", "list"), execution_id
         ),
-        "GET one execution": _http_json(container, f"/workflows/executions/{execution_id}"),
-        "GET the executions": _listed(_http_json(container, "/workflows/executions"), execution_id),
+        "GET one execution": _http_json(container, f"/workflows/executions/{execution_id}")[
+            "message"
+        ],
+        "GET the executions": _listed(
+            _http_json(container, "/workflows/executions")["message"], execution_id
+        ),
     }
     for read, execution in shown.items():
         said = (execution.get("redriveStatus"), execution.get("redriveStatusReason"))

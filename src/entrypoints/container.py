@@ -108,6 +108,7 @@ if TYPE_CHECKING:
     from application.use_cases.publish_workflow_version import PublishWorkflowVersion
     from application.use_cases.read_assets import ListAssetFiles, ReadAssetFile
     from application.use_cases.read_output_file import ReadOutputFile
+    from application.use_cases.read_output_targets import ReadOutputTargets
     from application.use_cases.reconcile_execution import ReconcileExecution
     from application.use_cases.record_cost import RecordAttemptDurations, RecordCost
     from application.use_cases.redrive_execution import RedriveExecution
@@ -180,6 +181,7 @@ else:
     ListReadableExecutions = deferred(
         "application.use_cases.list_readable_executions", "ListReadableExecutions"
     )
+    ReadOutputTargets = deferred("application.use_cases.read_output_targets", "ReadOutputTargets")
     ListReadableWorkflows = deferred(
         "application.use_cases.list_readable_workflows", "ListReadableWorkflows"
     )
@@ -1046,6 +1048,9 @@ class Container(containers.DeclarativeContainer):
     )
     list_readable_executions = providers.Factory(
         ListReadableExecutions, executions=list_executions, access=access_control
+    )
+    read_output_targets = providers.Factory(
+        ReadOutputTargets, store=execution_store, facts=access_facts_cache
     )
     list_readable_workflows = providers.Factory(
         ListReadableWorkflows, workflows=list_workflows, access=access_control

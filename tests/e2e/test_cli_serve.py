@@ -46,7 +46,8 @@ def test_a_token_from_the_cli_opens_the_service_and_none_does_not(
 
     deadline = time.monotonic() + 30
     while True:
-        shown = httpx.get(f"{base}/workflows/executions/{execution_id}", headers=headers).json()
+        answer = httpx.get(f"{base}/workflows/executions/{execution_id}", headers=headers)
+        shown = answer.json()["message"]
         if shown["executionStatus"] == "SUCCEEDED" or time.monotonic() > deadline:
             break
         time.sleep(0.2)

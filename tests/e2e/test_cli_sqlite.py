@@ -151,7 +151,7 @@ def test_the_global_list_shows_the_run(mesh: MeshRun) -> None:
 def test_the_global_list_as_json_carries_the_seed_record(mesh: MeshRun) -> None:
     page = mesh.wfx.json("executions", "list")
 
-    assert page["NextToken"] is None
+    assert "NextToken" not in page  # as VAMS: said only when there is more
     [record] = page["Items"]
     assert EXECUTION_FIELDS | {"executionGroupId"} <= set(record)
     assert record["workflowExecutionId"] == mesh.execution_id
@@ -465,7 +465,7 @@ def test_paging_one_at_a_time_reaches_every_run_once(
         page = wfx.json(*args, *(["--starting-token", token] if token else []))
         assert len(page["Items"]) <= 1
         seen.extend(page["Items"])
-        token = page["NextToken"]
+        token = page.get("NextToken")
         if token is None:
             break
     assert token is None, "the list never ended"

@@ -39,12 +39,12 @@ def test_a_bad_token_is_a_401_that_does_not_echo_it(service: Service, header: st
     assert not token or token not in answer.json()["message"]
 
 
-def test_the_admin_reads_a_run_as_the_cli_prints_it(service: Service) -> None:
+def test_the_admin_reads_a_run_in_vams_s_envelope(service: Service) -> None:
     answer = service.client.get(
         f"/workflows/executions/{service.execution_id}", headers=_admin(service)
     )
     assert answer.status_code == 200
-    body = answer.json()
+    body = answer.json()["message"]
     assert body["workflowExecutionId"] == service.execution_id
     assert body["executionStatus"] == "SUCCEEDED"
     assert not {"allListPartition", "requestDigest", "workflowDatabaseId:workflowId"} & set(body)
@@ -73,13 +73,13 @@ def test_a_list_pages_newest_first_and_says_next_token(service: Service) -> None
     headers = _admin(service)
     first = service.client.get("/workflows/executions", params={"maxItems": 1}, headers=headers)
     assert first.status_code == 200
-    page = first.json()
+    page = first.json()["message"]
     assert [item["workflowExecutionId"] for item in page["Items"]] == [second]
     rest = service.client.get(
         "/workflows/executions",
         params={"maxItems": 1, "startingToken": page["NextToken"]},
         headers=headers,
-    ).json()
+    ).json()["message"]
     assert [item["workflowExecutionId"] for item in rest["Items"]] == [service.execution_id]
 
 
@@ -104,7 +104,7 @@ def test_a_caller_let_through_every_route_still_reads_no_run(service: Service) -
     service.grant("nobody", "routes-only", routes)
     listed = service.client.get("/workflows/executions", headers=nobody)
     assert listed.status_code == 200
-    assert listed.json()["Items"] == [] and listed.json()["NextToken"] is None
+    assert listed.json()["message"]["Items"] == [] and "NextToken" not in listed.json()["message"]
     one = service.client.get(f"/workflows/executions/{service.execution_id}", headers=nobody)
     assert one.status_code == 403
 
@@ -192,4 +192,4 @@ def test_a_workflow_and_a_group_filter_one_list_together(service: Service) -> No
     params = {"executionGroupId": "g", "workflowDatabaseId": DATABASE, "workflowId": "w"}
     answer = service.client.get("/workflows/executions", params=params, headers=_admin(service))
     assert answer.status_code == 200, answer.text
-    assert answer.json()["Items"] == []
+    assert answer.json()["message"]["Items"] == []

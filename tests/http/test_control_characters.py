@@ -14,7 +14,7 @@ LAUNCH = {"workflowDatabaseId": DATABASE, "workflowId": WORKFLOW["workflowId"]}
 
 def _listed(service: Service) -> list[str]:
     page = service.client.get("/workflows/executions", headers=service.as_user(ADMIN, ("admin",)))
-    return [row["workflowExecutionId"] for row in page.json()["Items"]]
+    return [row["workflowExecutionId"] for row in page.json()["message"]["Items"]]
 
 
 @pytest.mark.parametrize(

@@ -95,10 +95,10 @@ def test_claims_of_an_admin_list_the_run(on_dynamodb: str) -> None:
     claims = {"sub": "root", "cognito:groups": "[admin]", "iss": "https://idp.example"}
     answer = http.lambda_handler(_event("GET", "/workflows/executions", claims, "maxItems=5"), None)
     assert answer["statusCode"] == 200, answer
-    body = json.loads(answer["body"])
+    body = json.loads(answer["body"])["message"]
     assert [item["workflowExecutionId"] for item in body["Items"]] == [on_dynamodb]
     one = http.lambda_handler(_event("GET", f"/workflows/executions/{on_dynamodb}", claims), None)
-    assert json.loads(one["body"])["triggeredByUserId"] == USER
+    assert json.loads(one["body"])["message"]["triggeredByUserId"] == USER
 
 
 def test_no_claims_is_a_401_and_a_user_with_no_role_a_403(on_dynamodb: str) -> None:

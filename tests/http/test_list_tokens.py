@@ -38,7 +38,7 @@ def test_a_list_token_with_an_invalid_date_is_a_400(service: Service, bad: str) 
     headers = service.as_user(ADMIN, ("admin",))
     service.launch()
     first = service.client.get("/workflows/executions?maxItems=1", headers=headers).json()
-    token = first["NextToken"]
+    token = first["message"]["NextToken"]
     decoded = _decoded(token)
     tampered = _encoded(_with_bad_dates(decoded, bad))
     assert tampered != token, decoded  # the token holds a date

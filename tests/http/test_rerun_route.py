@@ -60,7 +60,7 @@ def test_a_rerun_answers_as_vams_and_the_new_run_names_the_one_it_reruns(service
     assert {(i[0], i[1]) for i in selected(rerun)} == {(DATABASE, INPUTS)}
     shown = service.client.get(
         f"/workflows/executions/{new_id}", headers=service.as_user(ADMIN, ("admin",))
-    ).json()
+    ).json()["message"]
     assert shown["rerunOfExecutionId"] == service.execution_id
     # the run it reruns is as it was
     assert _details(service, service.execution_id) == before

@@ -17,7 +17,7 @@ import pytest
 
 from domain.authorization import Action
 from domain.constraints import Constraint, Operator
-from entrypoints.http.route_table import ROUTES, RouteRule, Tier2
+from entrypoints.http.route_table import EXECUTE, ROUTES, RouteRule, Tier2
 from tests.http.conftest import DATABASE, INPUTS, RESULTS, WORKFLOW, Service, allow
 from tests.http.snapshots import snapshot
 
@@ -108,8 +108,12 @@ def _needed(rule: RouteRule, path: str, metadata_databases: Sequence[str]) -> li
         read = RouteRule(rule.method, rule.path, Tier2.EXECUTION, Action.GET)
         launch = RouteRule(rule.method, rule.path, Tier2.LAUNCH, Action.POST)
         launched = _needed(launch, path, metadata_databases)[1:]  # the route is asked once
+        execute = EXECUTE.replace("{workflowDatabaseId}", DATABASE).replace(
+            "{workflowId}", WORKFLOW["workflowId"]
+        )
         return [
             *_needed(read, path, metadata_databases),
+            Needed("execute-route", "api", Action.POST, (("route__path", execute),)),
             *(replace(need, name=f"launch-{need.name}") for need in launched),
         ]
     # seed 000: an abort asks GET of the workflow, as a read does; the assets get the action

@@ -33,7 +33,7 @@ def test_a_reader_template_reads_the_run_but_not_its_logs(service: Service, temp
     for path in (run, f"{run}/details", f"{run}/describe", "/workflows/executions"):
         answer = service.client.get(path, headers=headers)
         assert answer.status_code == 200, (path, answer.text)
-    listed = service.client.get("/workflows/executions", headers=headers).json()
+    listed = service.client.get("/workflows/executions", headers=headers).json()["message"]
     assert [item["workflowExecutionId"] for item in listed["Items"]] == [service.execution_id]
 
     logs = service.client.get(f"{run}/logs", headers=headers)
@@ -75,7 +75,7 @@ def test_a_template_for_another_database_shows_nothing(service: Service) -> None
     roles.assign(admin, RoleAssignment(user_id="outsider", role="elsewhere"))
     headers = service.as_user("outsider")
     listed = service.client.get("/workflows/executions", headers=headers)
-    assert listed.json()["Items"] == []
+    assert listed.json()["message"]["Items"] == []
     one = service.client.get(f"/workflows/executions/{service.execution_id}", headers=headers)
     assert one.status_code == 403
 
@@ -133,5 +133,5 @@ def test_a_reader_denied_the_logs_route_finds_the_run_log_on_no_other_route(
         answer = service.client.get(path, headers=headers)
         assert answer.status_code == 200, (path, answer.text)
         assert "executionLog" not in _keys(answer.json()), path
-    listed = service.client.get("/workflows/executions", headers=headers).json()["Items"]
-    assert [row["executionStatus"] for row in listed] == ["SUCCEEDED"]
+    page = service.client.get("/workflows/executions", headers=headers).json()["message"]
+    assert [row["executionStatus"] for row in page["Items"]] == ["SUCCEEDED"]

@@ -158,7 +158,7 @@ def test_a_permanent_delete_of_an_open_run_is_refused_unless_forced(service: Ser
 
 def _ids(answer: Any) -> list[str]:
     assert answer.status_code == 200, answer.text
-    return [item["workflowExecutionId"] for item in answer.json()["Items"]]
+    return [item["workflowExecutionId"] for item in answer.json()["message"]["Items"]]
 
 
 def test_the_list_takes_vams_s_parameters_and_says_its_window(service: Service) -> None:
@@ -166,7 +166,7 @@ def test_the_list_takes_vams_s_parameters_and_says_its_window(service: Service) 
     headers = _admin(service)
     listed = service.client.get(RUNS, params={"pageSize": "1"}, headers=headers)
     assert _ids(listed) == [grouped]
-    page = listed.json()
+    page = listed.json()["message"]
     # VAMS: 90 days back by default, said back as YYYY-MM-DDTHH:MM:SSZ
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", page["filterStartDate"])
     assert "filterEndDate" not in page
@@ -191,7 +191,7 @@ def test_the_list_takes_vams_s_parameters_and_says_its_window(service: Service) 
         RUNS,
         params={"filterStartDate": "2000-01-01", "filterEndDate": "2999-01-01"},
         headers=headers,
-    ).json()
+    ).json()["message"]
     assert (window["filterStartDate"], window["filterEndDate"]) == (
         "2000-01-01T00:00:00Z",
         "2999-01-01T00:00:00Z",
@@ -229,9 +229,9 @@ def test_an_asset_s_list_holds_the_runs_that_read_it_and_those_that_wrote_it(
     assert _ids(service.client.get(inputs, headers=headers)) == [reader, service.execution_id]
     assert _ids(service.client.get(results, headers=headers)) == [service.execution_id]
     answer = service.client.get(inputs, params={"pageSize": "1"}, headers=headers)
-    assert "filterStartDate" in answer.json()
+    assert "filterStartDate" in answer.json()["message"]
     rest = service.client.get(
-        inputs, params={"startingToken": answer.json()["NextToken"]}, headers=headers
+        inputs, params={"startingToken": answer.json()["message"]["NextToken"]}, headers=headers
     )
     assert _ids(rest) == [service.execution_id]
 
@@ -418,3 +418,74 @@ def test_details_metadata_pages_vams_s_collections(service: Service) -> None:
         path, params={"collection": "inputs", "pipelineId": "p"}, headers=headers
     )
     assert refused.status_code == 400 and "pipelineId" in refused.json()["message"]
+
+
+# VAMS's list row (executionService's global list; the web client's `Execution` type)
+VAMS_ROW = {
+    "workflowExecutionId",
+    "workflowId",
+    "workflowDatabaseId",
+    "executionStatus",
+    "executionStartDate",
+    "executionStopDate",
+    "triggerType",
+    "triggeredByUserId",
+    "executionGroupId",
+    "outputLocationType",
+    "outputAssetId",
+    "outputDatabaseId",
+}
+# and what an asset's list adds: the asset listed, the dates under their earlier names
+VAMS_ASSET_ROW = VAMS_ROW | {"databaseId", "assetId", "startDate", "stopDate"}
+SECONDS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+
+
+def _rows(answer: Any) -> dict[str, dict[str, Any]]:
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert set(body) == {"message"}
+    return {row["workflowExecutionId"]: row for row in body["message"]["Items"]}
+
+
+def test_a_list_row_has_vams_s_keys_and_formats(service: Service) -> None:
+    finished, running = service.execution_id, _open_run(service)
+    answer = service.client.get(RUNS, headers=_admin(service))
+    assert "NextToken" not in answer.json()["message"]  # VAMS says it only when there is more
+    rows = _rows(answer)
+    for row in rows.values():
+        assert set(row) >= VAMS_ROW, VAMS_ROW - set(row)
+        assert SECONDS.fullmatch(row["executionStartDate"])
+        assert "executionLog" not in row  # only the logs route returns the run log
+    done, open_ = rows[finished], rows[running]
+    assert SECONDS.fullmatch(done["executionStopDate"])
+    assert (done["outputLocationType"], done["outputDatabaseId"], done["outputAssetId"]) == (
+        "asset",
+        DATABASE,
+        "results",
+    )
+    # not set (yet): said as "", as VAMS writes and sends it
+    assert (open_["executionStopDate"], open_["executionGroupId"]) == ("", "")
+    assert (open_["outputLocationType"], open_["outputDatabaseId"], open_["outputAssetId"]) == (
+        "none",
+        "",
+        "",
+    )
+    assert (open_["triggerType"], open_["triggeredByUserId"]) == ("Manual", ADMIN)
+
+
+def test_an_asset_s_list_row_names_the_asset_and_says_the_dates_twice(service: Service) -> None:
+    inputs = f"/database/{DATABASE}/assets/inputs/workflows/executions"
+    (row,) = _rows(service.client.get(inputs, headers=_admin(service))).values()
+    assert set(row) >= VAMS_ASSET_ROW, VAMS_ASSET_ROW - set(row)
+    assert (row["databaseId"], row["assetId"]) == (DATABASE, "inputs")
+    assert (row["startDate"], row["stopDate"]) == (
+        row["executionStartDate"],
+        row["executionStopDate"],
+    )
+
+
+def test_one_run_is_its_list_row_in_vams_s_envelope(service: Service) -> None:
+    run = service.execution_id
+    listed = _rows(service.client.get(RUNS, headers=_admin(service)))[run]
+    answer = service.client.get(f"{RUNS}/{run}", headers=_admin(service))
+    assert (answer.status_code, answer.json()) == (200, {"message": listed})

@@ -193,7 +193,7 @@ def test_the_run_succeeds_and_reaches_the_global_list_index(on_dynamodb: DynamoD
 def test_every_list_finds_the_run(on_dynamodb: DynamoDbFlow, kind: str) -> None:
     page = on_dynamodb.flow.lists[kind]
     assert [e["workflowExecutionId"] for e in page["Items"]] == [on_dynamodb.flow.execution_id]
-    assert page["NextToken"] is None
+    assert "NextToken" not in page  # as VAMS: said only when there is more
 
 
 def test_the_published_workflow_is_listed_from_its_index(on_dynamodb: DynamoDbFlow) -> None:

@@ -81,7 +81,8 @@ def _inputs(details: Any) -> list[Any]:
 def _ended(base: str, headers: dict[str, str], execution_id: str) -> Any:
     deadline = time.monotonic() + 60
     while True:
-        shown = httpx.get(f"{base}/workflows/executions/{execution_id}", headers=headers).json()
+        answer = httpx.get(f"{base}/workflows/executions/{execution_id}", headers=headers)
+        shown = answer.json().get("message", {})
         if shown.get("executionStatus") in TERMINAL or time.monotonic() > deadline:
             return shown
         time.sleep(0.2)

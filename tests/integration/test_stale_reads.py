@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import subprocess
 import time
 import warnings
@@ -192,6 +193,7 @@ PAGES = ("/executions/{id}", "/")  # the viewer's run page and its list
 
 def _run_in(answer: Any, execution_id: str) -> dict[str, Any]:
     body = answer.json()
+    body = body.get("message", body)  # the list and the one-run read answer in VAMS's envelope
     if "Items" in body:
         (row,) = [item for item in body["Items"] if item["workflowExecutionId"] == execution_id]
         return dict(row)
@@ -259,3 +261,60 @@ def test_a_read_that_writes_nothing_carries_no_stale_mark(stage: Stage) -> None:
 
     assert answer.status_code == 200, answer.text
     assert STALE_HEADER not in answer.headers
+
+
+def _table_gone(model: Any, **_: Any) -> None:
+    operation_name = model.name
+    if operation_name in DYNAMODB_WRITES:
+        error = {"Code": "ResourceNotFoundException", "Message": "Requested resource not found"}
+        raise ClientError({"Error": error}, operation_name)  # type: ignore[typeddict-item]
+
+
+def _sqlite_writes_meet_a_missing_table(database: Path, on: bool) -> None:
+    """Every write of every table runs into a table that is not there ("no such table"), as a
+    write does on a store whose tables are missing or out of date; reads are untouched."""
+    connection = sqlite3.connect(database)
+    try:
+        tables = [
+            name
+            for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        ]
+        for table in tables:
+            for event in ("INSERT", "UPDATE", "DELETE"):
+                trigger = f'"gone_{table}_{event}"'
+                connection.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+                if on:
+                    connection.execute(
+                        f'CREATE TRIGGER {trigger} BEFORE {event} ON "{table}" '
+                        "BEGIN DELETE FROM wfx_missing_table; END"
+                    )
+        connection.commit()
+    finally:
+        connection.close()
+
+
+def test_a_read_whose_reconciling_write_finds_no_table_answers_503_saying_how_to_set_up(
+    stage: Stage,
+) -> None:
+    execution_id = stage.execution_id
+    store = stage.container.execution_store()
+    before = store.get_execution(execution_id)
+    client = stage.container.dynamodb_client() if stage.backend == "dynamodb" else None
+    database = Path(stage.container.config.sqlite_path())
+    if client is None:
+        _sqlite_writes_meet_a_missing_table(database, on=True)
+    else:
+        client.meta.events.register("before-call.dynamodb", _table_gone)
+    try:
+        answer = stage.get(f"/workflows/executions/{execution_id}")
+    finally:
+        if client is None:
+            _sqlite_writes_meet_a_missing_table(database, on=False)
+        else:
+            client.meta.events.unregister("before-call.dynamodb", _table_gone)
+
+    assert answer.status_code == 503, answer.text
+    assert set(answer.json()) == {"message"}
+    assert "wfx tables create" in answer.json()["message"]
+    assert STALE_HEADER not in answer.headers
+    assert store.get_execution(execution_id) == before

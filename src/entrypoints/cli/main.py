@@ -629,12 +629,17 @@ def executions_list(
             "starting_token": starting_token,
         }
     )
-    page = context.container().list_executions().execute(query)
+    container = context.container()
+    page = container.list_executions().execute(query)
     if json_output:
         from entrypoints.cli.render import dump_json
-        from entrypoints.responses import ExecutionPageResponse
+        from entrypoints.vams_execution_list import ExecutionList
 
-        context.echo(dump_json(ExecutionPageResponse.of(page).dump()))
+        # the document inside the HTTP list's `message`
+        outputs = container.read_output_targets().execute(
+            [e.workflow_execution_id for e in page.items]
+        )
+        context.echo(dump_json(ExecutionList.of(page, outputs).dump()))
         return
     from entrypoints.cli.render import executions_table
 

@@ -90,6 +90,16 @@ def request_problems(errors: Sequence[Any]) -> str:
     return "; ".join(problems)
 
 
+def setup_problem(error: BaseException) -> str | None:
+    """The store or a service it needs is not there (unreachable, a table missing): what no retry
+    mends, and what a request meeting it answers 503 for. A full disk is not one: a read whose
+    reconciling write met it still answers the run as stored (entrypoints.http.stale_reads)."""
+    full_disk = str(getattr(error, "sqlite_errorname", "")).startswith(
+        ("SQLITE_FULL", "SQLITE_IOERR")
+    ) or (isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS))
+    return None if full_disk else _service_problem(error)
+
+
 def _service_problem(error: BaseException) -> str | None:
     """A store that is not reachable or has no tables: how to start it, and no name of it."""
     from adapters.aws.failures import BucketUnusableError, is_unreachable

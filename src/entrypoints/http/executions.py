@@ -30,6 +30,8 @@ from application.use_cases.redrive_execution import RedriveExecutionCommand
 from domain.authorization import Action, AssetKey
 from domain.bounds import MAX_STORED_INTEGER
 from domain.errors import ExecutionNotFoundError, InvalidInputError
+from domain.execution import WorkflowExecution
+from domain.paging import Page
 from domain.run import DEFAULT_ABORT_CAUSE
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
@@ -49,8 +51,15 @@ from entrypoints.responses import (
     ExecutionEventsResponse,
     ExecutionLogsResponse,
     ExecutionMetadataPageResponse,
-    ExecutionPageResponse,
     ExecutionResponse,
+)
+from entrypoints.vams_execution_list import (
+    AssetExecutionList,
+    AssetExecutionListAnswer,
+    ExecutionAnswer,
+    ExecutionList,
+    ExecutionListAnswer,
+    ExecutionRow,
 )
 from entrypoints.vams_responses import (
     ABORTED_MESSAGE,
@@ -82,7 +91,7 @@ def paired(first: str, second: str, values: tuple[str | None, str | None]) -> st
     return None if values[0] is None else f"{values[0]}/{values[1]}"
 
 
-@router.get(EXECUTIONS, response_model=ExecutionPageResponse, summary="List executions")
+@router.get(EXECUTIONS, response_model=ExecutionListAnswer, summary="List executions (VAMS)")
 def list_executions(
     wfx: App,
     caller: Caller,
@@ -104,12 +113,16 @@ def list_executions(
         asset=paired("databaseId", "assetId", (database_id, asset_id)),
         direction=direction,
     )
-    return _readable_page(wfx, caller, listing, query)
+    page = _readable_page(wfx, caller, query)
+    answer = ExecutionListAnswer(
+        message=ExecutionList.of(page, _outputs(wfx, page), listing.echo(wfx.clock()))
+    )
+    return JSONResponse(answer.dump())
 
 
 @router.get(
     ASSET_EXECUTIONS,
-    response_model=ExecutionPageResponse,
+    response_model=AssetExecutionListAnswer,
     summary="List the executions that read or wrote an asset (VAMS)",
 )
 def list_asset_executions(
@@ -126,7 +139,7 @@ def list_asset_executions(
 
 @router.get(
     ASSET_EXECUTIONS + "/{workflowId}",
-    response_model=ExecutionPageResponse,
+    response_model=AssetExecutionListAnswer,
     summary="List one workflow's executions that read or wrote an asset (VAMS)",
 )
 def list_asset_workflow_executions(
@@ -160,16 +173,22 @@ def _asset_page(
         workflow_database_id=None if both else workflow_database_id,
         workflow_id=None if both else workflow_id,
     )
-    return _readable_page(wfx, caller, listing, query)
+    page = _readable_page(wfx, caller, query)
+    asset = AssetKey(database_id=database_id, asset_id=asset_id)
+    listed = AssetExecutionList.on_asset(
+        page, _outputs(wfx, page), asset, listing.echo(wfx.clock())
+    )
+    return JSONResponse(AssetExecutionListAnswer(message=listed).dump())
 
 
-def _readable_page(
-    wfx: App, caller: Caller, listing: ListParameters, query: ListExecutionsQuery
-) -> JSONResponse:
-    page = wfx.list_readable_executions().execute(
+def _readable_page(wfx: App, caller: Caller, query: ListExecutionsQuery) -> Page[WorkflowExecution]:
+    return wfx.list_readable_executions().execute(
         ListReadableExecutionsQuery(subject=caller.subject, listing=query)
     )
-    return JSONResponse(ExecutionPageResponse.of(page).dump() | listing.echo(wfx.clock()))
+
+
+def _outputs(wfx: App, page: Page[WorkflowExecution]) -> dict[str, AssetKey | None]:
+    return wfx.read_output_targets().execute([e.workflow_execution_id for e in page.items])
 
 
 @router.post(
@@ -254,13 +273,18 @@ def execute_workflow(
     return JSONResponse(answer.model_dump(mode="json", by_alias=True))
 
 
-@router.get(ONE_EXECUTION, response_model=ExecutionResponse, summary="Get an execution")
+@router.get(
+    ONE_EXECUTION,
+    response_model=ExecutionAnswer,
+    summary="Get an execution: its list row, in VAMS's envelope",
+)
 def get_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> JSONResponse:
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.GET, caller.route
     )
     execution = wfx.get_execution().execute(GetExecutionQuery(workflow_execution_id=execution_id))
-    return JSONResponse(ExecutionResponse.of(execution).dump())
+    output = wfx.read_output_targets().execute([execution_id]).get(execution_id)
+    return JSONResponse(ExecutionAnswer(message=ExecutionRow.of(execution, output)).dump())
 
 
 @router.get(

@@ -21,7 +21,7 @@ from domain.registration import ID_RULE
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
 from entrypoints.http.requests import no_control_character
-from entrypoints.http.route_table import RERUN
+from entrypoints.http.route_table import EXECUTE, RERUN
 
 router = APIRouter(tags=["executions"], responses=ERROR_RESPONSES)
 
@@ -75,8 +75,9 @@ def rerun_execution(
     execution_id: ExecutionId,
     body: Annotated[RerunRequest | None, Body()] = None,
 ) -> JSONResponse:
-    """The caller must be able to read the run, and to launch what the rerun launches: POST on
-    the workflow and each input asset, PUT on the output asset. A run not ended is a 409."""
+    """The caller must be able to read the run, and to launch what the rerun launches: tier 1
+    on the run's workflow's execute route (POST), as VAMS asks; POST on the workflow and each
+    input asset, PUT on the output asset. A run not ended is a 409."""
     access = wfx.access_control()
     access.require_execution_access(caller.subject, execution_id, Action.GET, caller.route)
     request = body or RerunRequest()
@@ -89,6 +90,10 @@ def rerun_execution(
             client_token=request.client_token,
         )
     )
+    execute = EXECUTE.replace("{workflowDatabaseId}", launch.workflow_database_id).replace(
+        "{workflowId}", launch.workflow_id
+    )
+    access.require_route(caller.subject, execute, Action.POST)
     access.require_launch(
         caller.subject,
         launch.workflow_database_id,

@@ -7,7 +7,8 @@ metadata from), `abort` (the same, but GET on the workflow: seed 000 authorizes 
 does a read, with POST on the assets), `launch` (POST on the workflow and each input asset, PUT
 on the output asset), `workflow` (the action on the workflow), `publish` (PUT on the workflow,
 and PUT on `hostCode` for each python or command step: running code on the service's machine),
-`rerun` (GET on the run as `execution` asks, then `launch` on what the rerun launches),
+`rerun` (GET on the run as `execution` asks, tier 1 on the run's workflow's execute route with
+POST as VAMS asks, then `launch` on what the rerun launches),
 `filter` (a list returns only what the caller may GET) or `approval` (the run the approval gates
 may be read, or the caller is among its approvers; a decision is its approvers' alone, whatever
 else they may do). The route x permission test is generated from this table.
@@ -29,7 +30,9 @@ class Tier2(StrEnum):
     PUBLISH = "publish"
     FILTER = "filter"
     APPROVAL = "approval"
-    RERUN = "rerun"  # GET on the run it reruns (as `execution`), and `launch` on the new one
+    # GET on the run it reruns (as `execution`), POST on its workflow's EXECUTE route (tier 1),
+    # and `launch` on the new one
+    RERUN = "rerun"
 
 
 @dataclass(frozen=True)
