@@ -106,6 +106,7 @@ if TYPE_CHECKING:
     from application.use_cases.open_task_gate import OpenTaskGate
     from application.use_cases.publish_registration import PublishRegistration
     from application.use_cases.publish_workflow_version import PublishWorkflowVersion
+    from application.use_cases.read_asset_input_keys import ReadAssetInputKeys
     from application.use_cases.read_assets import ListAssetFiles, ReadAssetFile
     from application.use_cases.read_output_file import ReadOutputFile
     from application.use_cases.read_output_targets import ReadOutputTargets
@@ -180,6 +181,9 @@ else:
     ListExecutions = deferred("application.use_cases.list_executions", "ListExecutions")
     ListReadableExecutions = deferred(
         "application.use_cases.list_readable_executions", "ListReadableExecutions"
+    )
+    ReadAssetInputKeys = deferred(
+        "application.use_cases.read_asset_input_keys", "ReadAssetInputKeys"
     )
     ReadOutputTargets = deferred("application.use_cases.read_output_targets", "ReadOutputTargets")
     ListReadableWorkflows = deferred(
@@ -1049,6 +1053,7 @@ class Container(containers.DeclarativeContainer):
     list_readable_executions = providers.Factory(
         ListReadableExecutions, executions=list_executions, access=access_control
     )
+    read_asset_input_keys = providers.Factory(ReadAssetInputKeys, store=execution_store)
     read_output_targets = providers.Factory(
         ReadOutputTargets, store=execution_store, facts=access_facts_cache
     )

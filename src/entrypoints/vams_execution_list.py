@@ -101,23 +101,26 @@ def _shown(text: str | None) -> str | None:
 
 
 class AssetExecutionRow(ExecutionRow):
-    """A row of an asset's list: VAMS adds the asset listed and says the dates twice more
-    (`startDate` / `stopDate`, its earlier names)."""
+    """A row of an asset's list: VAMS adds the asset listed, the key of the asset's selection the
+    run read (`""` when it only wrote the asset) and says the dates twice more (`startDate` /
+    `stopDate`, its earlier names)."""
 
     database_id: str
     asset_id: str
+    input_asset_file_key: str = ""
     start_date: VamsDate
     stop_date: VamsDate | Literal[""] = ""
 
     @classmethod
     def on_asset(
-        cls, execution: WorkflowExecution, output: AssetKey | None, asset: AssetKey
+        cls, execution: WorkflowExecution, output: AssetKey | None, asset: AssetKey, key: str
     ) -> Self:
         row = ExecutionRow.of(execution, output)
         return cls(
             **dict(row),
             database_id=asset.database_id,
             asset_id=asset.asset_id,
+            input_asset_file_key=key,
             start_date=row.execution_start_date,
             stop_date=row.execution_stop_date,
         )
@@ -152,10 +155,16 @@ class AssetExecutionList(ExecutionList):
         page: Page[WorkflowExecution],
         outputs: Mapping[str, AssetKey | None],
         asset: AssetKey,
+        input_keys: Mapping[str, str],
         window: Mapping[str, str] | None = None,
     ) -> Self:
         rows = tuple(
-            AssetExecutionRow.on_asset(e, outputs.get(e.workflow_execution_id), asset)
+            AssetExecutionRow.on_asset(
+                e,
+                outputs.get(e.workflow_execution_id),
+                asset,
+                input_keys.get(e.workflow_execution_id, ""),
+            )
             for e in page.items
         )
         return cls(items=rows, next_token=page.next_token, **_window(window))

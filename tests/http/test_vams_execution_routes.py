@@ -435,8 +435,9 @@ VAMS_ROW = {
     "outputAssetId",
     "outputDatabaseId",
 }
-# and what an asset's list adds: the asset listed, the dates under their earlier names
-VAMS_ASSET_ROW = VAMS_ROW | {"databaseId", "assetId", "startDate", "stopDate"}
+# and what an asset's list adds: the asset listed, the key of the asset's selection the run read,
+# the dates under their earlier names
+VAMS_ASSET_ROW = VAMS_ROW | {"databaseId", "assetId", "inputAssetFileKey", "startDate", "stopDate"}
 SECONDS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
 
@@ -482,6 +483,12 @@ def test_an_asset_s_list_row_names_the_asset_and_says_the_dates_twice(service: S
         row["executionStartDate"],
         row["executionStopDate"],
     )
+    # the run selected the whole asset: VAMS's key of it, bucket-relative with one leading "/"
+    key = row["inputAssetFileKey"]
+    assert key.startswith("/") and not key.startswith("//") and key.endswith("/inputs/"), key
+    results = f"/database/{DATABASE}/assets/results/workflows/executions"
+    (wrote,) = _rows(service.client.get(results, headers=_admin(service))).values()
+    assert (wrote["assetId"], wrote["inputAssetFileKey"]) == ("results", "")  # read none of it
 
 
 def test_one_run_is_its_list_row_in_vams_s_envelope(service: Service) -> None:

@@ -175,8 +175,10 @@ def _asset_page(
     )
     page = _readable_page(wfx, caller, query)
     asset = AssetKey(database_id=database_id, asset_id=asset_id)
+    ids = [e.workflow_execution_id for e in page.items]
+    keys = wfx.read_asset_input_keys().execute(asset, ids)
     listed = AssetExecutionList.on_asset(
-        page, _outputs(wfx, page), asset, listing.echo(wfx.clock())
+        page, _outputs(wfx, page), asset, keys, listing.echo(wfx.clock())
     )
     return JSONResponse(AssetExecutionListAnswer(message=listed).dump())
 
