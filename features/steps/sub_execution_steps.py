@@ -163,11 +163,11 @@ def _(storage: str, tmp_path: Path, world: World, sub_pipelines: SubPipelines) -
 def _sub_execution(sub_pipelines: SubPipelines, name: str) -> tuple[str, dict[str, Any]]:
     # shown by its name, never its ARN
     shown_name = sub_pipelines.arn(name).rsplit(":", 1)[-1]
-    for step in sub_pipelines.shown["pipelineExecutions"]:
+    for step in sub_pipelines.shown["pipelines"]:
         for sub in step.get("subExecutions", ()):
             if sub["resourceName"] == shown_name:
-                return step["pipelineExecution"]["pipelineId"], sub
-    raise AssertionError(f"{name} is not shown: {sub_pipelines.shown['pipelineExecutions']}")
+                return step["pipelineId"], sub
+    raise AssertionError(f"{name} is not shown: {sub_pipelines.shown['pipelines']}")
 
 
 @then(parsers.parse('the sub-execution "{name}" of the step "{pipeline_id}" is {status:w}'))
@@ -183,7 +183,7 @@ def _(sub_pipelines: SubPipelines, name: str, datatable: list[list[str]]) -> Non
     pending = list(reversed(sub["stages"]))
     while pending:
         stage = pending.pop()
-        found.append((stage["name"], stage["status"]))
+        found.append((stage["stageName"], stage["status"]))
         pending.extend(reversed(stage["stages"]))
     expected = {(row[0], row[1]) for row in datatable[1:]}
     assert set(found) == expected, found
@@ -227,5 +227,5 @@ def _(sub_pipelines: SubPipelines) -> None:
     # two shows (JSON and text), each one DescribeStateMachine for availableLogs
     expected = collections.Counter({"DescribeStateMachine": 2})
     assert sub_pipelines.calls == expected, dict(sub_pipelines.calls)
-    steps = sub_pipelines.shown["pipelineExecutions"]
+    steps = sub_pipelines.shown["pipelines"]
     assert all("subExecutions" not in step for step in steps)

@@ -249,9 +249,9 @@ def _(cli: CliOutcome, world: World, label: str) -> None:
 def _(cli: CliOutcome, world: World, label: str, status: str, names: str) -> None:
     assert cli.code == 0, cli
     shown = json.loads(cli.stdout)
-    assert shown["execution"]["workflowExecutionId"] == world.run(label)
-    assert shown["execution"]["executionStatus"] == status
-    steps = [entry["pipelineExecution"]["pipelineId"] for entry in shown["pipelineExecutions"]]
+    assert shown["workflowExecutionId"] == world.run(label)
+    assert shown["executionStatus"] == status
+    steps = [entry["pipelineId"] for entry in shown["pipelines"]]
     assert steps == split_list(names)
 
 

@@ -390,6 +390,11 @@ class ObjectStore(Protocol):
         """The body of that version, or of the newest one (FileNotFoundError if none)."""
         ...
 
+    def read_head(self, key: str, version_id: str, size: int) -> bytes:
+        """At most the first `size` bytes of that version, never more read (FileNotFoundError
+        if it is not stored)."""
+        ...
+
     def list_latest(self, prefix: str) -> list[StoredObject]:
         """The newest version of every key under the prefix, by key."""
         ...

@@ -12,6 +12,7 @@ from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
 from domain.available_logs import AvailableLog
 from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.result_text import ResultText
 from domain.stages import SubExecutionState, SubExecutionWarning
 from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
 from domain.sub_processes import SubExecutionStop
@@ -501,6 +502,7 @@ class StepDetails(_Record):
     attempts: tuple[TaskExecution, ...] = ()  # attempt ascending; read with the outputs
     sub_executions: tuple[SubExecutionState, ...] = ()  # only when a request asks for them
     available_logs: tuple[AvailableLog, ...] = ()  # derived on read, never stored
+    result_texts: tuple[ResultText, ...] = ()  # read from the object store, never stored
 
 
 class ExecutionDetails(_Record):

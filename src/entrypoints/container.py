@@ -65,6 +65,7 @@ if TYPE_CHECKING:
         WorkflowDefinitions,
     )
     from application.reporting import UseCaseRunReporter
+    from application.result_texts import ResultTextReader
     from application.sub_execution_status import SubExecutionStatus
     from application.use_cases.abort_execution import AbortExecution
     from application.use_cases.administer_roles import AdministerRoles
@@ -131,6 +132,7 @@ else:
     AccessControl = deferred("application.authorization", "AccessControl")
     AccessFactsCache = deferred("application.authorization", "AccessFactsCache")
     AvailableLogFinder = deferred("application.available_logs", "AvailableLogFinder")
+    ResultTextReader = deferred("application.result_texts", "ResultTextReader")
     OrchestratorRouter = deferred("application.orchestrator_router", "OrchestratorRouter")
     UseCaseRunReporter = deferred("application.reporting", "UseCaseRunReporter")
     SubExecutionStatus = deferred("application.sub_execution_status", "SubExecutionStatus")
@@ -995,6 +997,7 @@ class Container(containers.DeclarativeContainer):
         state_machines=sub_execution_reader,
         reference_log_group_arn=providers.Callable(_runs_log_group_arn, config.deployment),
     )
+    result_text_reader = providers.Factory(ResultTextReader, objects=object_store)
     get_execution_details = providers.Factory(
         GetExecutionDetails,
         store=execution_store,
@@ -1004,6 +1007,7 @@ class Container(containers.DeclarativeContainer):
         state_machines=sub_execution_reader,
         clock=clock,
         approvals=approvals,
+        result_texts=result_text_reader,
     )
     get_execution_progress = providers.Factory(GetExecutionProgress, store=execution_store)
     # the event log (seed 003): read here; written by the execution store with each transition

@@ -719,7 +719,9 @@ class StepDetailsResponse(Response):
 
 
 class ExecutionDetailsResponse(Response):
-    """The details route: the main row, its configuration and inputs, the steps in chain order.
+    """wfx's own details document, the viewer's and the Python API's (the details route and
+    `show --json` answer VAMS's: entrypoints.vams_details): the main row, its configuration and
+    inputs, the steps in chain order.
 
     Every collection is bounded; `truncatedCollections` is always present and names each one
     that was cut by VAMS's name (`[]` when none was: `inputFiles`, `outputs.files`, ...), and

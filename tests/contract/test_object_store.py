@@ -247,3 +247,15 @@ def test_delete_prefix_twice_or_of_nothing_is_no_error_and_an_empty_prefix_is_re
     assert objects.delete_prefix("never/written/") == 0
     with pytest.raises(ValueError, match="prefix"):
         objects.delete_prefix("")
+
+
+def test_read_head_reads_no_further_than_asked_at_the_version_asked(objects: ObjectStore) -> None:
+    first = objects.put_bytes("executions/e1/output/report.txt", b"0123456789")
+    objects.put_bytes("executions/e1/output/report.txt", b"newer")
+
+    assert objects.read_head(first.key, first.version_id, 4) == b"0123"
+    assert objects.read_head(first.key, first.version_id, 100) == b"0123456789"
+    empty = objects.put_bytes("executions/e1/output/empty.txt", b"")
+    assert objects.read_head(empty.key, empty.version_id, 4) == b""
+    with pytest.raises(FileNotFoundError):
+        objects.read_head("executions/e1/output/none.txt", first.version_id, 4)

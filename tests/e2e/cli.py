@@ -229,7 +229,7 @@ class Wfx:
             f"subprocess.run({register!r}, check=True, stdout=subprocess.DEVNULL)",
         )
         execution_id = self.passing_store_to_steps().run_id(f"demo/{workflow_id}")
-        (step,) = self.json("executions", "show", execution_id)["pipelineExecutions"]
+        (step,) = self.json("executions", "show", execution_id)["pipelines"]
         (registered,) = [log for log in step["availableLogs"] if log["kind"] == "registered"]
         return execution_id, dict(registered)
 
@@ -247,6 +247,16 @@ class Wfx:
             if done(details) or time.monotonic() > deadline:
                 return details
             time.sleep(0.2)
+
+
+def output_files(details: dict[str, Any], step: dict[str, Any]) -> list[dict[str, Any]]:
+    """The output files one step of `executions show --json` recorded (VAMS's details keep
+    them in the run's `outputs.files`, each naming its step)."""
+    return [
+        row
+        for row in details["outputs"]["files"]
+        if row["pipelineExecutionId"] == step["pipelineExecutionId"]
+    ]
 
 
 def publish_mesh_and_import(wfx: Wfx) -> tuple[Outcome, Outcome]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.e2e.cli import Wfx
+from tests.e2e.cli import Wfx, output_files
 
 pytestmark = pytest.mark.xdist_group("e2e-cli-artifacts")
 
@@ -50,18 +50,19 @@ def test_each_retried_steps_attempts_keep_their_own_version_of_the_file(wfx: Wfx
     run = wfx.run_id("demo/rewrites")
 
     shown = wfx.json("executions", "show", run)
-    assert shown["execution"]["executionStatus"] == "SUCCEEDED"
-    for entry, name in zip(shown["pipelineExecutions"], ("a.txt", "b.txt"), strict=True):
-        step = entry["pipelineExecution"]["pipelineExecutionId"]
+    assert shown["executionStatus"] == "SUCCEEDED"
+    for entry, name in zip(shown["pipelines"], ("a.txt", "b.txt"), strict=True):
+        step = entry["pipelineExecutionId"]
         assert [a["attempt"] for a in entry["attempts"]] == [1, 2]
-        (latest,) = entry["outputFiles"]  # the seed row: the step's latest, naming its attempt
+        # the seed row: the step's latest, naming its attempt
+        (latest,) = output_files(shown, entry)
         assert (latest["relativeFilePath"], latest["attempt"]) == (name, 2)
         artifacts = entry["artifacts"]
         assert [(a["attempt"], a["relativeFilePath"]) for a in artifacts] == [(1, name), (2, name)]
         first, second = artifacts
         assert first["versionId"] != second["versionId"]
         assert first["etag"] != second["etag"]  # the bodies differ
-        assert second["versionId"] == latest["versionId"]
+        assert second["versionId"] == latest["s3VersionId"]
         assert {a["pipelineExecutionId"] for a in artifacts} == {step}
         assert all(a["recordedAt"].endswith("Z") for a in artifacts)
         paged = wfx.json(

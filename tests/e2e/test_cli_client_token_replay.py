@@ -12,8 +12,7 @@ EXIT_FAILED_RUN = 1
 
 
 def _running(step: dict[str, Any]) -> bool:
-    row = step["pipelineExecution"]
-    return "RUNNING" in (row.get("executionStatus"), row.get("status"))
+    return bool(step["executionStatus"] == "RUNNING")
 
 
 def test_a_replayed_launch_waits_for_the_run_and_exits_by_its_end(wfx: Wfx) -> None:
@@ -30,10 +29,8 @@ def test_a_replayed_launch_waits_for_the_run_and_exits_by_its_end(wfx: Wfx) -> N
         time.sleep(0.2)
     (execution_id,) = wfx.listed_ids()
     # its step running: the first process's runner holds it, and nothing is left to start
-    details = wfx.wait_until(
-        execution_id, lambda run: any(map(_running, run["pipelineExecutions"]))
-    )
-    assert any(map(_running, details["pipelineExecutions"]))
+    details = wfx.wait_until(execution_id, lambda run: any(map(_running, run["pipelines"])))
+    assert any(map(_running, details["pipelines"]))
 
     replayed = wfx.start(*run, "--json")
     time.sleep(3)

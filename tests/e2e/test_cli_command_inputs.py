@@ -92,8 +92,8 @@ def test_a_few_inputs_come_in_both_forms_and_the_list_is_no_output(
     report = _report(wfx, execution_id)
     assert report["count"] == 2 and report["all_files"]
     assert report["files"].split(os.pathsep) == report["paths"]
-    (step,) = wfx.json("executions", "show", execution_id)["pipelineExecutions"]
-    assert step["outputFiles"] == []
+    details = wfx.json("executions", "show", execution_id)
+    assert details["outputs"]["files"] == []
 
 
 def test_a_step_without_inputs_gets_an_empty_variable_and_an_empty_list(wfx: Wfx) -> None:

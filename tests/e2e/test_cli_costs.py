@@ -48,8 +48,8 @@ def _flaky_run(wfx: Wfx) -> tuple[str, str]:
     wfx.ok("workflows", "publish", str(path))
     run = wfx.run_id("demo/flaky")
     shown = wfx.json("executions", "show", run)
-    (step,) = shown["pipelineExecutions"]
-    return run, step["pipelineExecution"]["pipelineExecutionId"]
+    (step,) = shown["pipelines"]
+    return run, step["pipelineExecutionId"]
 
 
 def _amounts(summary: dict[str, Any]) -> dict[tuple[str, str], Decimal]:
@@ -155,7 +155,7 @@ def test_a_run_whose_runner_was_lost_is_charged_for_the_attempt_its_end_closed(w
 
     shown = wfx.json("executions", "show", "run-1")
 
-    assert shown["execution"]["executionStatus"] == "FAILED"
+    assert shown["executionStatus"] == "FAILED"
     summary = wfx.json("costs", "summary", "--execution", "run-1")
     (seconds,) = summary["rows"][0]["quantities"]
     assert (seconds["unit"], seconds["basis"], seconds["entries"]) == ("seconds", "estimate", 1)

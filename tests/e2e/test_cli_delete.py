@@ -77,7 +77,7 @@ def test_a_running_run_is_refused_and_deleted_with_force_its_process_stopped_fir
     refused = wfx("executions", "delete", execution_id)
 
     assert_bad_input(refused, execution_id, "RUNNING", "force")
-    assert wfx.json("executions", "show", execution_id)["execution"]["executionStatus"] == "RUNNING"
+    assert wfx.json("executions", "show", execution_id)["executionStatus"] == "RUNNING"
 
     forced = wfx.json("executions", "delete", execution_id, "--force")
 

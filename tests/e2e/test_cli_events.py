@@ -72,21 +72,14 @@ def test_a_run_with_a_retry_is_recomputed_from_its_events(wfx: Wfx, tmp_path: Pa
     events = _events(wfx, execution_id)
     replayed = replay(events)  # refuses a gap or a repeat
 
-    assert replayed.status == shown["execution"]["executionStatus"] == "SUCCEEDED"
-    steps = {
-        entry["pipelineExecution"]["pipelineExecutionId"]: entry
-        for entry in shown["pipelineExecutions"]
-    }
-    assert replayed.step_statuses == {
-        sid: entry["pipelineExecution"]["status"] for sid, entry in steps.items()
-    }
+    assert replayed.status == shown["executionStatus"] == "SUCCEEDED"
+    steps = {entry["pipelineExecutionId"]: entry for entry in shown["pipelines"]}
+    assert replayed.step_statuses == {sid: entry["executionStatus"] for sid, entry in steps.items()}
     assert replayed.attempts == {
         sid: [(a["attempt"], a["status"]) for a in entry["attempts"]]
         for sid, entry in steps.items()
     }
-    flaky = next(
-        sid for sid, entry in steps.items() if entry["pipelineExecution"]["pipelineId"] == "flaky"
-    )
+    flaky = next(sid for sid, entry in steps.items() if entry["pipelineId"] == "flaky")
     assert replayed.attempts[flaky] == [(1, "FAILED"), (2, "SUCCEEDED")]
     kinds = [e.event_type.value for e in events]
     assert kinds[0] == "ExecutionLaunched" and kinds[-1] == "ExecutionCompleted"

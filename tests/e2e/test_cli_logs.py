@@ -20,7 +20,7 @@ def test_a_steps_invocation_log_is_read_by_its_log_id_and_redacted(wfx: Wfx) -> 
     execution_id = wfx.run_id("demo/chatty")
 
     details = wfx.json("executions", "show", execution_id)
-    (step,) = details["pipelineExecutions"]
+    (step,) = details["pipelines"]
     (invocation,) = [log for log in step["availableLogs"] if log["kind"] == "invocation"]
     read = wfx.ok("executions", "logs", execution_id, "--log-id", invocation["logId"])
 
@@ -34,7 +34,7 @@ def test_show_lists_the_log_ids_a_user_can_copy(wfx: Wfx) -> None:
     _publish_chatty(wfx)
     execution_id = wfx.run_id("demo/chatty")
     details = wfx.json("executions", "show", execution_id)
-    log_id = details["pipelineExecutions"][0]["availableLogs"][0]["logId"]
+    log_id = details["pipelines"][0]["availableLogs"][0]["logId"]
 
     shown = wfx.ok("executions", "show", execution_id)
 

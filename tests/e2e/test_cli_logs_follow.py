@@ -41,7 +41,7 @@ def _lines_as_they_come(process: subprocess.Popen[str]) -> queue.Queue[tuple[flo
 
 
 def _status(wfx: Wfx, execution_id: str) -> str:
-    return str(wfx.json("executions", "show", execution_id)["execution"]["executionStatus"])
+    return str(wfx.json("executions", "show", execution_id)["executionStatus"])
 
 
 def test_follow_prints_lines_while_the_run_goes_on_and_exits_when_it_ends(wfx: Wfx) -> None:

@@ -54,18 +54,18 @@ def test_migrating_an_export_dry_run_then_for_real_then_again(wfx: Wfx, tmp_path
     on_asset = _ids(wfx.json("executions", "list", "--asset", "db-a/asset-1"))
     assert set(on_asset) == {r[0] for r in ROWS if r[2] == "asset-1"}
     shown = wfx.json("executions", "show", ROWS[0][0])
-    assert shown["inputs"][0]["inputAssetFileKey"] == "/models/my mesh.obj"  # VAMS's key
-    assert shown["execution"]["executionStartDate"] == "2024-03-04T09:30:00.000000Z"
-    assert "startDateEstimated" not in shown["execution"]
-    (step,) = shown["pipelineExecutions"]  # the run's one step, as the run ended
-    assert step["pipelineExecution"]["pipelineId"] == "DELETED"
-    assert step["pipelineExecution"]["status"] == "SUCCEEDED"
-    assert step["pipelineExecution"]["stopDate"] == "2024-03-04T09:41:07.000000Z"
+    assert shown["inputFiles"][0]["inputAssetFileKey"] == "/models/my mesh.obj"  # VAMS's key
+    assert shown["executionStartDate"] == "2024-03-04T09:30:00Z"
+    assert "startDateEstimated" not in shown
+    (step,) = shown["pipelines"]  # the run's one step, as the run ended
+    assert step["pipelineId"] == "DELETED"
+    assert step["executionStatus"] == "SUCCEEDED"
+    assert step["executionStopDate"] == "2024-03-04T09:41:07Z"
     assert step["inputConfiguration"]["executionType"] == "lambda"
     assert shown["configuration"]["outputAssetId"] == "asset-1"
     # a row without a start: dated from its stop (its workflow is not known here), flagged
-    no_start = wfx.json("executions", "show", ROWS[4][0])["execution"]
-    assert no_start["executionStartDate"] == "2024-07-08T11:12:13.000000Z"
+    no_start = wfx.json("executions", "show", ROWS[4][0])
+    assert no_start["executionStartDate"] == "2024-07-08T11:12:13Z"
     assert no_start["startDateEstimated"] is True
     printed = wfx.ok("executions", "show", ROWS[4][0]).stdout
     assert "(estimated)" in printed and "DELETED" in printed

@@ -86,10 +86,8 @@ def test_a_handler_beside_the_workflow_file_runs_in_a_detached_worker(
 
     # wfx runs in its home, not the project folder: only the stored handlerPath finds the module
     execution_id = wfx.run_id("demo/beside", "--no-wait")
-    details = wfx.wait_until(
-        execution_id, lambda d: d["execution"]["executionStatus"] in TERMINAL, seconds=40
-    )
+    details = wfx.wait_until(execution_id, lambda d: d["executionStatus"] in TERMINAL, seconds=40)
 
-    assert details["execution"]["executionStatus"] == "SUCCEEDED", details["execution"]
+    assert details["executionStatus"] == "SUCCEEDED", details
     logs = wfx.ok("executions", "logs", execution_id)
     assert "handler beside the workflow ran" in logs.stdout

@@ -151,19 +151,17 @@ def test_no_planted_secret_is_stored_under_wfx_home_or_printed(
     outputs += [wfx.ok("executions", "logs", execution_id, *mode) for mode in ((), ("--full",))]
     outputs.append(wfx.ok("executions", "logs", execution_id, "--full", "--json"))
     details = shown.json()
-    log_ids = [
-        log["logId"] for step in details["pipelineExecutions"] for log in step["availableLogs"]
-    ]
+    log_ids = [log["logId"] for step in details["pipelines"] for log in step["availableLogs"]]
     assert len(log_ids) == 2  # each step's own log
     outputs += [wfx.ok("executions", "logs", execution_id, "--log-id", i) for i in log_ids]
 
     # the run did meet the secrets: its logs and error say so, redacted
-    assert details["execution"]["executionStatus"] == "FAILED"
-    assert "exit code 3" in details["execution"]["executionError"]
+    assert details["executionStatus"] == "FAILED"
+    assert "exit code 3" in details["executionError"]
     full = outputs[-3].stdout
     assert "-----BEGIN RSA PRIVATE KEY-----" in full and "postgres://admin:[REDACTED]@db/x" in full
     assert "PGPASSWORD='[REDACTED]'" in full
-    assert "executionLog" not in details["execution"]  # the log leaves by the logs route only
+    assert "executionLog" not in details  # the log leaves by the logs route only
 
     stored = {path: path.read_bytes() for path in wfx.home.rglob("*") if path.is_file()}
     assert any(path.suffix == ".db" for path in stored) and any(

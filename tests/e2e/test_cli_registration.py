@@ -61,10 +61,7 @@ WORKFLOW = {
 
 def _steps(wfx: Wfx, execution_id: str) -> dict[str, dict[str, Any]]:
     shown = wfx.json("executions", "show", execution_id)
-    return {
-        entry["pipelineExecution"]["pipelineId"]: entry["pipelineExecution"]
-        for entry in shown["pipelineExecutions"]
-    }
+    return {entry["pipelineId"]: entry for entry in shown["pipelines"]}
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +82,7 @@ def test_a_command_step_registers_what_it_started_and_show_lists_it(
     _, _, steps = run
 
     registered = steps["start-inner"]
-    assert registered["status"] == "SUCCEEDED"
+    assert registered["executionStatus"] == "SUCCEEDED"
     # wfx's former type name is converted to VAMS's typed locator, shown by its name: as VAMS,
     # no ARN leaves
     assert registered["registeredSubExecutions"] == [
@@ -128,7 +125,7 @@ def test_a_registration_after_the_step_ended_is_recorded(
 
     assert outcome.code == 0, str(outcome)
     after = _steps(wfx, execution_id)["start-inner"]
-    assert after["status"] == "SUCCEEDED"
+    assert after["executionStatus"] == "SUCCEEDED"
     assert [sub["label"] for sub in after["registeredSubExecutions"]] == ["inner"]
 
 
@@ -217,13 +214,13 @@ def test_a_step_of_another_run_naming_this_runs_step_with_its_own_token_is_refus
     intruder = wfx.run_id("e2e/intruder", expect_code=1)
 
     shown = wfx.json("executions", "show", intruder)
-    error = shown["execution"]["executionError"]
+    error = shown["executionError"]
     assert (
         f"registration refused: step {target} of execution {victim}: "
         "the registration token is not this step's"
     ) in error
-    (hijack,) = shown["pipelineExecutions"]
-    own_token = wfx.registration_token(intruder, hijack["pipelineExecution"]["pipelineExecutionId"])
+    (hijack,) = shown["pipelines"]
+    own_token = wfx.registration_token(intruder, hijack["pipelineExecutionId"])
     assert own_token not in error
     assert own_token.encode() not in _every_stored_byte(wfx.home)
     assert _steps(wfx, victim) == before

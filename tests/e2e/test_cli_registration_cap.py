@@ -40,9 +40,9 @@ def test_a_registration_past_the_cap_says_what_it_dropped(wfx: Wfx) -> None:
     assert "warning: 1 log dropped" in stderr
 
     details = wfx.json("executions", "show", execution_id)
-    (step,) = details["pipelineExecutions"]
-    step_id = step["pipelineExecution"]["pipelineExecutionId"]
-    assert len(step["pipelineExecution"]["registeredLogs"]) == 50
+    (step,) = details["pipelines"]
+    step_id = step["pipelineExecutionId"]
+    assert len(step["registeredLogs"]) == 50
     assert {
         "collection": f"pipelineExecutions[{step_id}].registeredLogs",
         "returned": 50,

@@ -11,7 +11,7 @@ def test_latest_and_a_prefix_name_the_run(wfx: Wfx) -> None:
     first = wfx.run_id("demo/trivial")
     newest = wfx.run_id("demo/trivial")
 
-    assert wfx.json("executions", "show", "latest")["execution"]["workflowExecutionId"] == newest
+    assert wfx.json("executions", "show", "latest")["workflowExecutionId"] == newest
     # ids lead with their launch's milliseconds (they sort by it): runs launched together share
     # their first characters, so a prefix reaches into the random part
     described = wfx.json("executions", "describe", first[:16])

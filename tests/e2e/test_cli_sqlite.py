@@ -247,17 +247,26 @@ def details(mesh: MeshRun) -> dict[str, Any]:
 def test_show_as_json_carries_every_record_of_the_run(
     mesh: MeshRun, details: dict[str, Any]
 ) -> None:
-    assert set(details) == {
-        "execution",
-        "configuration",
-        "inputs",
-        "pipelineExecutions",
+    # VAMS's details, flat; the keys of wfx's own beside them
+    assert {
+        "workflowExecutionId",
+        "executionStatus",
+        "pipelines",
+        "inputFiles",
+        "inputMetadata",
+        "inputDatabaseMetadata",
+        "outputs",
         "truncatedCollections",
+        "configuration",
         "truncatedCollectionPages",
-    }
+    } <= set(details)
+    assert not {"execution", "inputs", "pipelineExecutions"} & set(details)
     assert details["truncatedCollections"] == []  # said even when nothing was cut
     [listed] = mesh.wfx.json("executions", "list", "--group", "nightly")["Items"]
-    assert details["execution"] == listed
+    same = ("workflowExecutionId", "executionStatus", "executionGroupId", "triggeredByUserId")
+    assert {key: details[key] for key in same} == {key: listed[key] for key in same}
+    for date in ("executionStartDate", "executionStopDate"):
+        assert _date(details[date]) == _date(listed[date])
     configuration = details["configuration"]
     output = (configuration["outputDatabaseId"], configuration["outputAssetId"])
     assert output == ("demo", "mesh-results")
@@ -270,7 +279,7 @@ def test_show_as_json_carries_every_record_of_the_run(
         imported[selected] = version
     inputs = {
         (row["databaseId"], row["assetId"], row["inputAssetFileKey"]): row["versionId"]
-        for row in details["inputs"]
+        for row in details["inputFiles"]
     }
     assert inputs == {
         ("demo", "meshes", name): imported[f"demo/meshes/{name}"] for name in MESH_FILES
@@ -280,23 +289,20 @@ def test_show_as_json_carries_every_record_of_the_run(
 def test_show_as_json_lists_the_steps_in_chain_order_with_their_outputs(
     mesh: MeshRun, details: dict[str, Any]
 ) -> None:
-    steps = details["pipelineExecutions"]
-
-    rows = [step["pipelineExecution"] for step in steps]
+    rows = details["pipelines"]
     assert [row["pipelineId"] for row in rows] == MESH_STEPS
-    assert [row["status"] for row in rows] == ["SUCCEEDED"] * 3
+    assert [row["executionStatus"] for row in rows] == ["SUCCEEDED"] * 3
     assert [row["endStatePipeline"] for row in rows] == [False, False, True]
     assert "from_pipeline_execution_id" not in rows[0]  # sparse: the root chains from nothing
     assert [row["from_pipeline_execution_id"] for row in rows[1:]] == [
         row["pipelineExecutionId"] for row in rows[:-1]
     ]
-    assert all(row["workflowExecutionId"] == mesh.execution_id for row in rows)
-    outputs = {f["relativeFilePath"] for step in steps for f in step["outputFiles"]}
+    outputs = {f["relativeFilePath"] for f in details["outputs"]["files"]}
     assert outputs == MESH_OUTPUTS
 
 
 def test_show_as_json_gives_each_step_its_single_attempt(details: dict[str, Any]) -> None:
-    attempts = [step["attempts"] for step in details["pipelineExecutions"]]
+    attempts = [step["attempts"] for step in details["pipelines"]]
 
     assert [[(a["attempt"], a["status"], a["trigger"]) for a in step] for step in attempts] == [
         [(1, "SUCCEEDED", "start")]
@@ -328,7 +334,12 @@ def test_metadata_pages_one_collection_as_json(mesh: MeshRun, details: dict[str,
         first["NextToken"],
     )
     assert rest["NextToken"] is None
-    assert first["Items"] + rest["Items"] == details["inputs"]
+
+    def shown(rows: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+        keys = ("databaseId", "assetId", "inputAssetFileKey", "versionId")
+        return [tuple(row[key] for key in keys) for row in rows]
+
+    assert shown(first["Items"] + rest["Items"]) == shown(details["inputFiles"])
 
 
 def test_metadata_of_an_unknown_collection_names_the_allowed_ones(mesh: MeshRun) -> None:
@@ -378,15 +389,14 @@ def test_no_wait_returns_at_once_and_a_detached_worker_finishes_the_run(
     record = started.json()
     assert record["executionStatus"] == "RUNNING"
     details = wfx.wait_until(
-        record["workflowExecutionId"], lambda d: d["execution"]["executionStatus"] in TERMINAL
+        record["workflowExecutionId"], lambda d: d["executionStatus"] in TERMINAL
     )
-    execution = details["execution"]
-    assert execution["executionStatus"] == "SUCCEEDED", details
-    took = _date(execution["executionStopDate"]) - _date(execution["executionStartDate"])
+    assert details["executionStatus"] == "SUCCEEDED", details
+    took = _date(details["executionStopDate"]) - _date(details["executionStartDate"])
     assert took.total_seconds() >= SLOW_SECONDS  # the step really ran
     # ... and ended after the CLI had left: the order of two events, not a time limit
-    assert returned_at < _date(execution["executionStopDate"]), (returned_at, execution)
-    assert details["pipelineExecutions"][0]["pipelineExecution"]["status"] == "SUCCEEDED"
+    assert returned_at < _date(details["executionStopDate"]), (returned_at, details)
+    assert details["pipelines"][0]["executionStatus"] == "SUCCEEDED"
 
 
 def test_a_failing_workflow_exits_1_and_show_names_the_error(wfx: Wfx) -> None:
@@ -399,18 +409,18 @@ def test_a_failing_workflow_exits_1_and_show_names_the_error(wfx: Wfx) -> None:
     assert "exit code 3" in shown
     assert "the input is not a mesh" in shown
     details = wfx.json("executions", "show", execution_id)
-    assert details["execution"]["executionStatus"] == "FAILED"
-    assert "the input is not a mesh" in details["execution"]["executionError"]
-    rows = {s["pipelineExecution"]["pipelineId"]: s for s in details["pipelineExecutions"]}
-    assert rows["prepare"]["pipelineExecution"]["status"] == "SUCCEEDED"
-    assert rows["fail"]["pipelineExecution"]["status"] == "FAILED"
-    assert "exit code 3" in rows["fail"]["pipelineExecution"]["errorMessage"]
-    assert rows["never"]["pipelineExecution"]["status"] != "SUCCEEDED"
+    assert details["executionStatus"] == "FAILED"
+    assert "the input is not a mesh" in details["executionError"]
+    rows = {s["pipelineId"]: s for s in details["pipelines"]}
+    assert rows["prepare"]["executionStatus"] == "SUCCEEDED"
+    assert rows["fail"]["executionStatus"] == "FAILED"
+    assert "exit code 3" in rows["fail"]["errorMessage"]
+    assert rows["never"]["executionStatus"] != "SUCCEEDED"
     [failed_attempt] = rows["fail"]["attempts"]
     assert failed_attempt["status"] == "FAILED"
     assert "exit code 3" in failed_attempt["errorMessage"]
     assert rows["never"]["attempts"] == []
-    outputs = {f["relativeFilePath"] for step in rows.values() for f in step["outputFiles"]}
+    outputs = {f["relativeFilePath"] for f in details["outputs"]["files"]}
     assert outputs == {"prepared.txt"}  # the step after the failure never ran
     assert wfx.listed_ids("--workflow", "demo/failing") == [execution_id]
 

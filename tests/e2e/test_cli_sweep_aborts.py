@@ -88,9 +88,7 @@ def test_abort_kills_a_child_that_ignores_sigterm_and_show_lists_each_outcome(
     aborted = quick("executions", "abort", "run-1")
     shown = quick.ok("executions", "show", "run-1")
     swept = quick("maintenance", "sweep-aborts", "--since", "1h", "--json")
-    stops = quick.json("executions", "show", "run-1")["pipelineExecutions"][0]["pipelineExecution"][
-        "subExecutionStops"
-    ]
+    stops = quick.json("executions", "show", "run-1")["pipelines"][0]["subExecutionStops"]
 
     assert aborted.code == 0 and aborted.stdout.strip() == "run-1 ABORTED", str(aborted)
     assert (

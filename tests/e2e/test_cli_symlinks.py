@@ -57,8 +57,7 @@ def test_output_links_leading_out_are_refused_and_only_real_files_recorded(
 ) -> None:
     wfx, _, details = linked_run
 
-    (step,) = details["pipelineExecutions"]
-    recorded = {row["relativeFilePath"] for row in step["outputFiles"]}
+    recorded = {row["relativeFilePath"] for row in details["outputs"]["files"]}
     assert recorded == {"report.txt", "latest.txt"}
     assert OUTSIDE.read_bytes() not in _stored_bodies(wfx.home)
     assert _stored_bodies(wfx.home).count(b"the report") == 4  # 2 outputs, 2 asset versions

@@ -57,11 +57,16 @@ def test_the_details_name_each_output_files_attempt_and_list_the_attempts_artifa
         f"/workflows/executions/{service.execution_id}/details", headers=_admin(service)
     )
     assert answer.status_code == 200
-    steps = answer.json()["pipelineExecutions"]
-    assert all(f["attempt"] == 1 for step in steps for f in step["outputFiles"])
+    details = answer.json()["message"]
+    steps, files = details["pipelines"], details["outputs"]["files"]
+    assert files and all(f["attempt"] == 1 for f in files)
     for step in steps:
         # each step ran once: its one attempt's artifacts are its output files
-        latest = {(f["relativeFilePath"], f["versionId"]) for f in step["outputFiles"]}
+        latest = {
+            (f["relativeFilePath"], f["s3VersionId"])
+            for f in files
+            if f["pipelineExecutionId"] == step["pipelineExecutionId"]
+        }
         kept = {(a["relativeFilePath"], a["versionId"]) for a in step["artifacts"]}
         assert kept == latest
         assert {a["attempt"] for a in step["artifacts"]} <= {1}

@@ -27,7 +27,7 @@ def _details(service: Service, execution_id: str) -> dict[str, Any]:
         f"/workflows/executions/{execution_id}/details", headers=service.as_user(ADMIN, ("admin",))
     )
     assert answer.status_code == 200, answer.text
-    details: dict[str, Any] = answer.json()
+    details: dict[str, Any] = answer.json()["message"]
     return details
 
 
@@ -44,17 +44,18 @@ def test_a_rerun_answers_as_vams_and_the_new_run_names_the_one_it_reruns(service
     new_id = message["executionId"]
     assert new_id != service.execution_id
     rerun = _details(service, new_id)
-    execution = rerun["execution"]
-    assert execution["rerunOfExecutionId"] == service.execution_id
-    assert execution["executionGroupId"] == "retry-1"
-    assert (execution["workflowDatabaseId"], execution["workflowId"]) == (
+    assert rerun["rerunOfExecutionId"] == service.execution_id
+    assert rerun["executionGroupId"] == "retry-1"
+    assert (rerun["workflowDatabaseId"], rerun["workflowId"]) == (
         DATABASE,
         WORKFLOW["workflowId"],
     )
-    assert execution["executionStatus"] == "SUCCEEDED"  # the service runs inline here
+    assert rerun["executionStatus"] == "SUCCEEDED"  # the service runs inline here
 
     def selected(details: dict[str, Any]) -> list[tuple[str, str, str]]:
-        return [(i["databaseId"], i["assetId"], i["inputAssetFileKey"]) for i in details["inputs"]]
+        return [
+            (i["databaseId"], i["assetId"], i["inputAssetFileKey"]) for i in details["inputFiles"]
+        ]
 
     assert selected(rerun) == selected(before)
     assert {(i[0], i[1]) for i in selected(rerun)} == {(DATABASE, INPUTS)}
@@ -74,7 +75,7 @@ def test_an_empty_body_reruns_outside_any_group_and_unknown_keys_are_ignored(
         assert answer.status_code == 200, (body, answer.text)
         message = answer.json()["message"]
         assert message["executionGroupId"] is None
-        assert "executionGroupId" not in _details(service, message["executionId"])["execution"]
+        assert "executionGroupId" not in _details(service, message["executionId"])
 
 
 @pytest.mark.parametrize("group", ["ab", "a" * 64, "has space", "semi;colon"])

@@ -164,4 +164,4 @@ def test_a_stored_item_held_otherwise_is_kept_and_named_by_verify(move: Move) ->
     assert "differs in executionStatus" in outcome.stderr
     assert f"line {len(move.lines)}: WORKFLOW_EXECUTIONS" in outcome.stderr
     # read after this import: the run is as the first import wrote it
-    assert move.shown_after["execution"]["executionStatus"] == "SUCCEEDED"
+    assert move.shown_after["executionStatus"] == "SUCCEEDED"

@@ -57,8 +57,8 @@ def test_the_earlier_table_is_migrated_from_dynamodb_once(wfx: Wfx) -> None:
     assert starts == sorted(starts, reverse=True)
     for row in ROWS:  # each shows its one step and where its output went
         shown = wfx.json("executions", "show", row[0])
-        (step,) = shown["pipelineExecutions"]
-        assert step["pipelineExecution"]["status"] == row[4]
+        (step,) = shown["pipelines"]
+        assert step["executionStatus"] == row[4]
         assert shown["configuration"]["outputAssetId"] == row[2]
     dateless = next(r for r in listed if r["workflowExecutionId"] == ROWS[4][0])
     assert dateless["startDateEstimated"] is True

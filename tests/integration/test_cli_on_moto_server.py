@@ -185,7 +185,7 @@ def test_creating_the_tables_again_changes_nothing(on_dynamodb: DynamoDbFlow) ->
 
 def test_the_run_succeeds_and_reaches_the_global_list_index(on_dynamodb: DynamoDbFlow) -> None:
     flow = on_dynamodb.flow
-    assert flow.shown["execution"]["executionStatus"] == "SUCCEEDED"
+    assert flow.shown["executionStatus"] == "SUCCEEDED"
     assert on_dynamodb.by_date_ids == [flow.execution_id]
 
 
@@ -292,10 +292,9 @@ def test_dynamodb_answers_with_the_same_values_as_sqlite(
 
 def test_both_stores_agree_on_every_status(on_dynamodb: DynamoDbFlow, on_sqlite: Flow) -> None:
     def statuses(flow: Flow) -> list[str]:
-        steps = flow.shown["pipelineExecutions"]
-        return [flow.shown["execution"]["executionStatus"]] + [
-            f"{s['pipelineExecution']['pipelineId']}={s['pipelineExecution']['status']}"
-            for s in steps
+        steps = flow.shown["pipelines"]
+        return [flow.shown["executionStatus"]] + [
+            f"{s['pipelineId']}={s['executionStatus']}" for s in steps
         ]
 
     assert statuses(on_dynamodb.flow) == statuses(on_sqlite)

@@ -85,10 +85,10 @@ def test_wfx_lists_shows_aborts_and_deletes_a_run_vams_launched(
     after_delete = wfx("executions", "show", vams.EXECUTION_ID)
 
     assert [row["workflowExecutionId"] for row in listed["Items"]] == [vams.EXECUTION_ID]
-    assert shown["execution"]["executionStatus"] == "RUNNING"
-    steps = shown["pipelineExecutions"]
-    assert [s["pipelineExecution"]["pipelineExecutionId"] for s in steps] == list(vams.STEPS)
-    assert [s["pipelineExecution"]["status"] for s in steps] == [
+    assert shown["executionStatus"] == "RUNNING"
+    steps = shown["pipelines"]
+    assert [s["pipelineExecutionId"] for s in steps] == list(vams.STEPS)
+    assert [s["executionStatus"] for s in steps] == [
         "SUCCEEDED",
         "RUNNING",
         "NEW",
@@ -96,8 +96,8 @@ def test_wfx_lists_shows_aborts_and_deletes_a_run_vams_launched(
     # the read asked Step Functions and stamped the row as VAMS reads it: whole seconds
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", main["lastSfnSyncCheckDate"]["S"])
     assert aborted.code == 0, aborted.stderr
-    assert after_abort["execution"]["executionStatus"] == "ABORTED"
-    assert [s["pipelineExecution"]["status"] for s in after_abort["pipelineExecutions"]] == [
+    assert after_abort["executionStatus"] == "ABORTED"
+    assert [s["executionStatus"] for s in after_abort["pipelines"]] == [
         "SUCCEEDED",
         "ABORTED",
         "ABORTED",

@@ -141,7 +141,7 @@ def test_the_step_functions_execution_is_named_after_the_execution_id(captured: 
 def test_the_shown_run_names_its_orchestrator_and_withholds_its_arn(captured: Captured) -> None:
     """As VAMS: the ARN is kept from the caller's documents (describe is where it is read)."""
     assert captured.shown.code == 0, str(captured.shown)
-    execution = captured.shown.json()["execution"]
+    execution = captured.shown.json()
     assert execution["orchestrator"] == "stepfunctions"
     assert "executionArn" not in execution
     assert captured.described["executionArn"] not in captured.shown.stdout

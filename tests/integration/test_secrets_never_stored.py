@@ -10,7 +10,7 @@ from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
 from entrypoints.container import Container
-from entrypoints.responses import ExecutionDetailsResponse
+from entrypoints.vams_details import VamsExecutionDetails
 
 SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 ACCESS_KEY = "AKIAIOSFODNN7EXAMPLE"
@@ -58,7 +58,7 @@ def test_no_stored_or_shown_field_holds_a_secret_the_step_printed(
 
     details = container.execution_store().get_details(execution_id)
     assert details.execution.status == "FAILED"
-    shown = json.dumps(ExecutionDetailsResponse.of(details).dump())
+    shown = json.dumps(VamsExecutionDetails.of(details).dump())
     stored = json.dumps(
         [details.execution.model_dump(mode="json")]
         + [entry.model_dump(mode="json") for entry in details.steps]

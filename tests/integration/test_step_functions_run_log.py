@@ -206,7 +206,7 @@ def test_the_reconciling_read_of_executions_show_fills_the_log(world: World) -> 
     shown = CliRunner().invoke(app, ["executions", "show", EXECUTION_ID, "--json"])
 
     assert shown.exit_code == 0, shown.output
-    execution = json.loads(shown.stdout)["execution"]
+    execution = json.loads(shown.stdout)
     assert execution["executionStatus"] == "ABORTED"
     assert "executionLog" not in execution  # the log leaves only through the logs route
     log = world.row().execution_log or ""

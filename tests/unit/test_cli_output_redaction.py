@@ -18,7 +18,7 @@ from domain.logs import LogKind
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.cli import errors, logs, progress
 from entrypoints.cli.render import dump_json, print_details
-from entrypoints.responses import ExecutionDetailsResponse
+from entrypoints.vams_details import VamsExecutionDetails
 from tests import planted_secrets
 from tests.contract.builders import a_step, an_attempt, an_execution
 from tests.planted_secrets import Plant
@@ -88,7 +88,7 @@ def test_show_and_show_json_print_no_secret(plant: Plant) -> None:
     shown = io.StringIO()
     print_details(details, _console(shown))
     _assert_clean(plant, shown.getvalue())
-    _assert_clean(plant, dump_json(ExecutionDetailsResponse.of(details).dump()))
+    _assert_clean(plant, dump_json(VamsExecutionDetails.of(details).dump()))
 
 
 @settings(max_examples=100)
@@ -121,7 +121,7 @@ def test_a_registered_secret_is_not_printed_either(value: str) -> None:
         details = _details(f"failed with {value}")
         shown = io.StringIO()
         print_details(details, _console(shown))
-        as_json = dump_json(ExecutionDetailsResponse.of(details).dump())
+        as_json = dump_json(VamsExecutionDetails.of(details).dump())
         assert value not in shown.getvalue() + as_json
 
 

@@ -175,6 +175,17 @@ class S3ObjectStore:
         finally:
             body.close()
 
+    def read_head(self, key: str, version_id: str, size: int) -> bytes:
+        check_key(key)
+        if version_id == "":
+            raise FileNotFoundError(f"object {key!r} has no version ''")
+        body = self._get(key, version_id)["Body"]
+        try:
+            # the stream is read only this far; closing it drops the rest unread
+            return bytes(body.read(size))
+        finally:
+            body.close()
+
     def _get(self, key: str, version_id: str | None) -> Any:
         extra = {} if version_id is None else {"VersionId": version_id}
         try:

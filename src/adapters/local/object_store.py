@@ -127,6 +127,10 @@ class FilesystemObjectStore:
             version_id = stored[-1].version_id
         return self.local_path(key, version_id).read_bytes()
 
+    def read_head(self, key: str, version_id: str, size: int) -> bytes:
+        with self.local_path(key, version_id).open("rb") as body:
+            return body.read(size)
+
     def versions(self, key: str) -> list[StoredObject]:
         """Every stored version of the key, oldest first ([] for an unknown key)."""
         check_key(key)

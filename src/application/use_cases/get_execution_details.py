@@ -8,6 +8,7 @@ from application.available_logs import AvailableLogFinder
 from application.detail_bounds import bound_details, bound_steps
 from application.detail_collections import ROW_READ_LIMIT
 from application.ports import Approvals, Clock, ExecutionQueries, SubExecutionReader
+from application.result_texts import ResultTextReader
 from application.state_machine_memo import StateMachineMemo
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.reconcile_execution import ReconcileExecution
@@ -43,6 +44,7 @@ class GetExecutionDetails:
         *,
         clock: Clock,
         approvals: Approvals | None = None,
+        result_texts: ResultTextReader | None = None,
     ) -> None:
         """`state_machines`: read through one memo per request by both the sub-execution stages
         and the available logs, so each state machine is described once per request."""
@@ -51,6 +53,7 @@ class GetExecutionDetails:
         self._state_machines = state_machines
         self._clock = clock
         self._approvals = approvals
+        self._result_texts = result_texts
 
     def execute(self, query: GetExecutionDetailsQuery) -> ExecutionDetails:
         details = self._read(query.workflow_execution_id)
@@ -85,7 +88,11 @@ class GetExecutionDetails:
         if self._approvals is not None and gated:  # one query, only for a run with a gate
             requests = self._approvals.list_for_execution(query.workflow_execution_id)
             details = details.model_copy(update={"approvals": tuple(requests)})
-        return bound_details(details, steps_cut)
+        details = bound_details(details, steps_cut)
+        # read after the bound: only the results rows the answer keeps cost an object read
+        if self._result_texts is not None:
+            details = self._result_texts.attach(details)
+        return details
 
     def _read(self, workflow_execution_id: str) -> ExecutionDetails:
         # row collections one past their bound: enough to say that more exist, never 20k inputs

@@ -679,9 +679,10 @@ def executions_show(
     )
     if json_output:
         from entrypoints.cli.render import dump_json
-        from entrypoints.responses import ExecutionDetailsResponse
+        from entrypoints.vams_details import VamsExecutionDetails
 
-        context.echo(dump_json(ExecutionDetailsResponse.of(details, sub_executions).dump()))
+        # the document the HTTP service's details send in VAMS's {"message": ...} envelope
+        context.echo(dump_json(VamsExecutionDetails.of(details, sub_executions).dump()))
         return
     from entrypoints.cli.render import print_details
 

@@ -47,7 +47,6 @@ from entrypoints.http.route_table import ASSET_EXECUTIONS, EXECUTE, EXECUTIONS, 
 from entrypoints.responses import (
     AbortResponse,
     DescribeResponse,
-    ExecutionDetailsResponse,
     ExecutionEventsResponse,
     ExecutionLogsResponse,
     ExecutionMetadataPageResponse,
@@ -61,6 +60,7 @@ from entrypoints.vams_execution_list import (
     ExecutionListAnswer,
     ExecutionRow,
 )
+from entrypoints.vams_details import VamsDetailsAnswer
 from entrypoints.vams_responses import (
     ABORTED_MESSAGE,
     DELETED_MESSAGE,
@@ -291,8 +291,8 @@ def get_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> JSONRe
 
 @router.get(
     ONE_EXECUTION + "/details",
-    response_model=ExecutionDetailsResponse,
-    summary="Every record of an execution, each collection bounded",
+    response_model=VamsDetailsAnswer,
+    summary="Every record of an execution, each collection bounded (VAMS's details)",
 )
 def get_execution_details(
     wfx: App,
@@ -307,7 +307,7 @@ def get_execution_details(
         workflow_execution_id=execution_id, include_sub_executions=include_sub_executions
     )
     details = wfx.get_execution_details().execute(query)
-    answer = ExecutionDetailsResponse.of(details, with_sub_executions=include_sub_executions)
+    answer = VamsDetailsAnswer.of(details, with_sub_executions=include_sub_executions)
     return JSONResponse(answer.dump())
 
 

@@ -1,0 +1,535 @@
+"""VAMS 2.6's details document (`GET /workflows/executions/{id}/details`, `wfx executions show
+--json`): the run's fields flat at the top, `pipelines[]`, `inputFiles[]`, the input metadata
+split by scope, `outputs.files / metadata / results` with each results file's text inlined, and
+`truncatedCollections` by VAMS's names, in VAMS's `{"message": ...}` envelope.
+
+VAMS's keys keep VAMS's types: text it has no value for is "" (a date not yet set, a step's
+name), a map it has none for is {}. What wfx knows beyond VAMS stays under keys VAMS does not
+use (`orchestrator`, `redriveCount`, a step's `attempts`, `truncatedCollectionPages`,
+`approvals` ...). Nothing VAMS withholds is sent (entrypoints.withheld): no ARN, bucket, prefix
+or role field.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Self
+
+from pydantic import Field
+
+from domain.execution import (
+    ExecutionDetails,
+    ExecutionInput,
+    OutputFile,
+    OutputMetadata,
+    PipelineExecution,
+    StepDetails,
+    StepInputMetadata,
+)
+from domain.redaction import REDACTED, is_secret_name, redact, redact_optional
+from domain.result_text import ResultText
+from domain.stages import StageState, SubExecutionState
+from domain.workflow import ExecutionType
+from entrypoints.responses import (
+    ApprovalResponse,
+    ArtifactResponse,
+    AttemptResponse,
+    AvailableLogResponse,
+    ExecutionConfigurationResponse,
+    ExecutionResponse,
+    RegisteredLogResponse,
+    RegisteredSubExecutionResponse,
+    StepInputConfigurationResponse,
+    StepLogResponse,
+    SubExecutionStopResponse,
+    SubExecutionWarningResponse,
+    TruncatedCollectionResponse,
+    vams_collection_names,
+)
+from entrypoints.vams_responses import VamsResponse
+from entrypoints.withheld import resource_name, without_arns
+
+
+def _date(moment: datetime | None) -> str:
+    # VAMS's table dates, as its details echo them; "" for one not (yet) set
+    return "" if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _optional_date(moment: datetime | None) -> str | None:
+    return None if moment is None else _date(moment)
+
+
+def metadata_value(key: str, value: str) -> str:
+    # as every answer shows a metadata value: a secret's by name withheld, others redacted
+    return REDACTED if is_secret_name(key) else redact(value)
+
+
+# -- a step: VAMS's pipeline entry ---------------------------------------------------------------
+
+
+class VamsStage(VamsResponse):
+    """One state of a registered sub-state-machine (VAMS's SubExecutionStage); wfx's entry
+    count, Parallel branch and nested states beside VAMS's keys."""
+
+    stage_name: str
+    state_type: str
+    status: str
+    start_date: str | None = None
+    stop_date: str | None = None
+    error: str | None = None
+    attempts: int | None = None
+    entries: int
+    branch: int | None = None
+    stages: tuple[VamsStage, ...] = ()
+
+    @classmethod
+    def of(cls, stage: StageState) -> Self:
+        return cls(
+            stage_name=stage.name,
+            state_type=stage.state_type,
+            status=stage.status.value,
+            start_date=_optional_date(stage.start_date),
+            stop_date=_optional_date(stage.stop_date),
+            error=redact_optional(stage.error) or None,
+            # VAMS counts a stage's schedulings: its retries and the first one
+            attempts=stage.retries + 1 if stage.entries else None,
+            entries=stage.entries,
+            branch=stage.branch,
+            stages=tuple(VamsStage.of(child) for child in stage.children),
+        )
+
+
+class VamsSubExecution(VamsResponse):
+    """A sub-process a step registered, by name (VAMS's SubExecution); `note` is wfx's word on
+    why it has no status or stages."""
+
+    resource_type: str
+    resource_name: str
+    label: str = ""
+    status: str
+    start_date: str | None = None
+    stop_date: str | None = None
+    stage_source: str
+    stages: tuple[VamsStage, ...] = ()
+    note: str | None = None
+
+    @classmethod
+    def of(cls, sub: SubExecutionState) -> Self:
+        return cls(
+            resource_type=sub.resource_type,
+            resource_name=resource_name(sub.resource_id),
+            label=sub.label,
+            status=sub.status,
+            start_date=_optional_date(sub.start_date),
+            stop_date=_optional_date(sub.stop_date),
+            stage_source="definition" if sub.stages else "none",
+            stages=tuple(VamsStage.of(stage) for stage in sub.stages),
+            note=without_arns(sub.note) if sub.note else None,
+        )
+
+
+class VamsPipeline(VamsResponse):
+    """One step (VAMS's pipeline entry). wfx renders no configuration template: the template
+    keys are empty and `effectiveSystemConfig` holds what the step ran under."""
+
+    pipeline_id: str
+    pipeline_database_id: str
+    pipeline_execution_id: str
+    name: str
+    description: str = ""
+    pipeline_type: str = ""
+    pipeline_execution_type: str
+    end_state_pipeline: bool
+    execution_status: str
+    execution_start_date: str
+    execution_stop_date: str
+    rendered_config: str = ""
+    rendered_config_truncated: bool = False
+    template_id: str = ""
+    template_tags: tuple[Any, ...] = ()
+    custom_template_override_used: bool = False
+    config_format: str = ""
+    effective_system_config: dict[str, Any]
+    template_overrides: dict[str, Any]
+    available_logs: tuple[AvailableLogResponse, ...] = ()
+    sub_executions: tuple[VamsSubExecution, ...] | None = None
+    sub_execution_warnings: tuple[str, ...] | None = None
+    # wfx's own
+    step_index: int
+    step_definition_id: str | None = None
+    # seed 000's own name for the chain link, snake_case as it stands there
+    from_pipeline_execution_id: str | None = Field(default=None, alias="from_pipeline_execution_id")
+    error_message: str | None = None
+    input_configuration: StepInputConfigurationResponse | None = None
+    attempts: tuple[AttemptResponse, ...] = ()
+    # every attempt's output files; outputs.files keeps each path's latest
+    artifacts: tuple[ArtifactResponse, ...] = ()
+    logs: tuple[StepLogResponse, ...] = ()
+    registered_sub_executions: tuple[RegisteredSubExecutionResponse, ...] = ()
+    registered_logs: tuple[RegisteredLogResponse, ...] = ()
+    sub_execution_stops: tuple[SubExecutionStopResponse, ...] | None = None
+
+    @classmethod
+    def of(
+        cls, entry: StepDetails, warnings: tuple[str, ...] | None, with_sub_executions: bool
+    ) -> Self:
+        step, configuration = entry.step, entry.configuration
+        return cls(
+            pipeline_id=step.pipeline_id,
+            pipeline_database_id=step.pipeline_database_id,
+            pipeline_execution_id=step.pipeline_execution_id,
+            name=step.pipeline_id,  # VAMS falls back to the id where no pipeline name is known
+            pipeline_execution_type=_pipeline_execution_type(step),
+            end_state_pipeline=step.end_state,
+            execution_status=step.status.value,
+            execution_start_date=_date(step.start_date),
+            execution_stop_date=_date(step.stop_date),
+            effective_system_config={}
+            if configuration is None
+            else {
+                "inputFileArity": configuration.input_file_arity.value,
+                "metadataInputs": {name: True for name in configuration.metadata_inputs},
+            },
+            template_overrides={},
+            available_logs=tuple(AvailableLogResponse.of(log) for log in entry.available_logs),
+            sub_executions=tuple(VamsSubExecution.of(s) for s in entry.sub_executions)
+            if with_sub_executions
+            else None,
+            sub_execution_warnings=warnings,
+            step_index=step.step_index,
+            step_definition_id=step.step_definition_id,
+            from_pipeline_execution_id=step.from_pipeline_execution_id,
+            error_message=redact_optional(step.error),
+            input_configuration=None
+            if configuration is None
+            else StepInputConfigurationResponse.of(configuration),
+            attempts=tuple(AttemptResponse.of(a) for a in entry.attempts),
+            artifacts=tuple(ArtifactResponse.of(r) for r in entry.outputs.artifacts),
+            logs=tuple(StepLogResponse.of(r) for r in entry.outputs.logs),
+            registered_sub_executions=tuple(
+                RegisteredSubExecutionResponse.of(s) for s in step.registered_sub_executions
+            ),
+            registered_logs=tuple(RegisteredLogResponse.of(log) for log in step.registered_logs),
+            sub_execution_stops=tuple(
+                SubExecutionStopResponse.of(s) for s in step.sub_execution_stops
+            )
+            or None,
+        )
+
+
+def _pipeline_execution_type(step: PipelineExecution) -> str:
+    # VAMS's name for a Lambda step; wfx's other types keep their names
+    return "Lambda" if step.execution_type is ExecutionType.LAMBDA else step.execution_type.value
+
+
+# -- the run's collections ----------------------------------------------------------------------
+
+
+class VamsInputFile(VamsResponse):
+    database_id: str
+    asset_id: str
+    input_asset_file_key: str
+    version_id: str
+
+    @classmethod
+    def of(cls, row: ExecutionInput) -> Self:
+        return cls(
+            database_id=row.database_id,
+            asset_id=row.asset_id,
+            input_asset_file_key=row.input_asset_file_key,
+            version_id=row.version_id,
+        )
+
+
+class VamsInputMetadata(VamsResponse):
+    """A metadata row a step read (VAMS's StepInputMetadataResponse), tagged with its step."""
+
+    database_id: str
+    asset_id: str
+    file_path: str
+    scope: str
+    metadata: dict[str, str]
+    attributes: dict[str, str]
+    pipeline_id: str
+    pipeline_execution_id: str
+
+    @classmethod
+    def of(cls, row: StepInputMetadata, step: PipelineExecution) -> Self:
+        return cls(
+            database_id=row.database_id,
+            asset_id=row.asset_id,
+            file_path=row.file_path,
+            scope=row.scope,
+            metadata={key: metadata_value(key, value) for key, value in row.metadata},
+            attributes={key: metadata_value(key, value) for key, value in row.attributes},
+            pipeline_id=step.pipeline_id,
+            pipeline_execution_id=step.pipeline_execution_id,
+        )
+
+
+class VamsOutputFile(VamsResponse):
+    """An output file by its path in the run's output folder; `assetId`/`databaseId` name the
+    output asset when the run has one (VAMS's enrichment)."""
+
+    relative_file_path: str
+    file_type: str
+    file_size: int
+    s3_version_id: str | None = None
+    database_id: str | None = None
+    asset_id: str | None = None
+    pipeline_id: str
+    pipeline_execution_id: str
+    etag: str
+    attempt: int | None = None
+
+    @classmethod
+    def of(cls, row: OutputFile, step: PipelineExecution, target: tuple[str, str] | None) -> Self:
+        return cls(
+            relative_file_path=row.relative_file_path,
+            file_type=row.file_type,
+            file_size=row.size,
+            s3_version_id=row.version_id or None,
+            database_id=target[0] if target else None,
+            asset_id=target[1] if target else None,
+            pipeline_id=step.pipeline_id,
+            pipeline_execution_id=step.pipeline_execution_id,
+            etag=row.etag,
+            attempt=row.attempt,
+        )
+
+
+class VamsOutputMetadata(VamsResponse):
+    target_file_path: str
+    metadata_key: str
+    metadata_value: str
+    pipeline_id: str
+    pipeline_execution_id: str
+
+    @classmethod
+    def of(cls, row: OutputMetadata, step: PipelineExecution) -> Self:
+        return cls(
+            target_file_path=row.target_file_path,
+            metadata_key=row.metadata_key,
+            metadata_value=metadata_value(row.metadata_key, row.value),
+            pipeline_id=step.pipeline_id,
+            pipeline_execution_id=step.pipeline_execution_id,
+        )
+
+
+class VamsOutputResult(VamsResponse):
+    """A results file with its text inlined, cut at VAMS's bound (`resultsContentTruncated`);
+    `assetVersionId` is the version wfx imported into the output asset."""
+
+    relative_file_path: str
+    results_content: str
+    results_content_truncated: bool
+    pipeline_id: str
+    pipeline_execution_id: str
+    asset_version_id: str | None = None
+
+    @classmethod
+    def of(cls, text: ResultText, asset_version_id: str | None, step: PipelineExecution) -> Self:
+        return cls(
+            relative_file_path=text.relative_file_path,
+            results_content=text.content,
+            results_content_truncated=text.truncated,
+            pipeline_id=step.pipeline_id,
+            pipeline_execution_id=step.pipeline_execution_id,
+            asset_version_id=asset_version_id,
+        )
+
+
+class VamsOutputs(VamsResponse):
+    files: tuple[VamsOutputFile, ...] = ()
+    metadata: tuple[VamsOutputMetadata, ...] = ()
+    results: tuple[VamsOutputResult, ...] = ()
+
+
+class VamsInputConfiguration(VamsResponse):
+    pipeline_id: str
+    input_configuration_truncated: bool = False
+
+
+# -- the document ---------------------------------------------------------------------------------
+
+
+class VamsExecutionDetails(VamsResponse):
+    """The details themselves (what `message` holds)."""
+
+    workflow_execution_id: str
+    workflow_id: str
+    workflow_database_id: str
+    workflow_name: str = ""
+    workflow_description: str = ""
+    workflow_system_config: dict[str, Any]
+    execution_status: str
+    execution_start_date: str
+    execution_stop_date: str
+    trigger_type: str
+    triggered_by_user_id: str
+    execution_error: str
+    execution_group_id: str | None = None
+    output_location_type: str
+    output_database_id: str
+    output_asset_id: str
+    output_file_base_execution_path_extension: str = "/"
+    metadata_source_database_id: str = ""
+    metadata_source_databases: tuple[str, ...] = ()
+    metadata_source_assets: tuple[dict[str, str], ...] = ()
+    pipelines: tuple[VamsPipeline, ...] = ()
+    input_files: tuple[VamsInputFile, ...] = ()
+    input_metadata: tuple[VamsInputMetadata, ...] = ()
+    input_database_metadata: tuple[VamsInputMetadata, ...] = ()
+    input_configurations: tuple[VamsInputConfiguration, ...] = ()
+    outputs: VamsOutputs
+    truncated_collections: tuple[str, ...] = ()
+    # wfx's own: the run's other fields, its configuration, how to page what was cut, its gates
+    workflow_version: int
+    orchestrator: str
+    execution_cause: str | None = None
+    start_date_estimated: bool | None = None
+    last_sfn_sync_check_date: str | None = None
+    redrive_count: int = 0
+    redrive_date: str | None = None
+    redrive_status: str | None = None
+    redrive_status_reason: str | None = None
+    client_token: str | None = None
+    rerun_of_execution_id: str | None = None
+    abort_requested_date: str | None = None
+    abort_cause: str | None = None
+    configuration: ExecutionConfigurationResponse | None = None
+    available_log_warnings: tuple[str, ...] | None = None
+    sub_execution_warnings: tuple[SubExecutionWarningResponse, ...] | None = None
+    truncated_collection_pages: tuple[TruncatedCollectionResponse, ...] = ()
+    approvals: tuple[ApprovalResponse, ...] | None = None
+
+    @classmethod
+    def of(cls, details: ExecutionDetails, with_sub_executions: bool = False) -> Self:
+        run = ExecutionResponse.of(details.execution)
+        configuration = details.configuration
+        target = (
+            (configuration.output_database_id, configuration.output_asset_id)
+            if configuration is not None
+            and configuration.output_database_id
+            and configuration.output_asset_id
+            else None
+        )
+        metadata = [
+            VamsInputMetadata.of(row, entry.step)
+            for entry in details.steps
+            for row in entry.input_metadata
+        ]
+        warnings: dict[str, list[str]] = {}
+        for warning in details.sub_execution_warnings:
+            shown = SubExecutionWarningResponse.of(warning)
+            warnings.setdefault(warning.pipeline_execution_id, []).append(shown.message)
+        return cls(
+            workflow_execution_id=run.workflow_execution_id,
+            workflow_id=run.workflow_id,
+            workflow_database_id=run.workflow_database_id,
+            workflow_system_config={},
+            execution_status=run.execution_status,
+            execution_start_date=_date(run.execution_start_date),
+            execution_stop_date=_date(run.execution_stop_date),
+            trigger_type=run.trigger_type,
+            triggered_by_user_id=run.triggered_by_user_id,
+            execution_error=run.execution_error or "",
+            execution_group_id=run.execution_group_id,
+            output_location_type="asset" if target else "none",
+            output_database_id=target[0] if target else "",
+            output_asset_id=target[1] if target else "",
+            pipelines=tuple(
+                VamsPipeline.of(
+                    entry,
+                    tuple(warnings.get(entry.step.pipeline_execution_id, ())) or None
+                    if with_sub_executions
+                    else None,
+                    with_sub_executions,
+                )
+                for entry in details.steps
+            ),
+            input_files=tuple(VamsInputFile.of(row) for row in details.inputs),
+            input_metadata=tuple(m for m in metadata if m.scope != "database"),
+            input_database_metadata=tuple(m for m in metadata if m.scope == "database"),
+            input_configurations=tuple(
+                VamsInputConfiguration(pipeline_id=entry.step.pipeline_id)
+                for entry in details.steps
+                if entry.configuration is not None
+            ),
+            outputs=VamsOutputs(
+                files=tuple(
+                    VamsOutputFile.of(row, entry.step, target)
+                    for entry in details.steps
+                    for row in entry.outputs.files
+                ),
+                metadata=tuple(
+                    VamsOutputMetadata.of(row, entry.step)
+                    for entry in details.steps
+                    for row in entry.outputs.metadata
+                ),
+                results=tuple(result for entry in details.steps for result in _results(entry)),
+            ),
+            truncated_collections=_vams_truncated(details),
+            workflow_version=run.workflow_version,
+            orchestrator=run.orchestrator,
+            execution_cause=run.execution_cause,
+            start_date_estimated=run.start_date_estimated,
+            last_sfn_sync_check_date=_optional_date(run.last_sfn_sync_check_date),
+            redrive_count=run.redrive_count,
+            redrive_date=_optional_date(run.redrive_date),
+            redrive_status=run.redrive_status,
+            redrive_status_reason=run.redrive_status_reason,
+            client_token=run.client_token,
+            rerun_of_execution_id=run.rerun_of_execution_id,
+            abort_requested_date=_optional_date(run.abort_requested_date),
+            abort_cause=run.abort_cause,
+            configuration=None
+            if configuration is None
+            else ExecutionConfigurationResponse.of(configuration),
+            # present only when a log destination could not be looked up (never a failure)
+            available_log_warnings=tuple(without_arns(redact(w)) for w in details.log_warnings)
+            or None,
+            sub_execution_warnings=tuple(
+                SubExecutionWarningResponse.of(w) for w in details.sub_execution_warnings
+            )
+            if with_sub_executions
+            else None,
+            truncated_collection_pages=tuple(
+                TruncatedCollectionResponse.of(cut) for cut in details.truncated_collections
+            ),
+            approvals=None
+            if details.approvals is None
+            else tuple(ApprovalResponse.of(request) for request in details.approvals),
+        )
+
+
+def _results(entry: StepDetails) -> list[VamsOutputResult]:
+    # a results row without its text (none read: no object store) shows an empty one
+    texts = {text.relative_file_path: text for text in entry.result_texts}
+    return [
+        VamsOutputResult.of(
+            texts.get(row.relative_file_path)
+            or ResultText(relative_file_path=row.relative_file_path, content="", truncated=False),
+            row.asset_version_id,
+            entry.step,
+        )
+        for row in entry.outputs.results
+    ]
+
+
+def _vams_truncated(details: ExecutionDetails) -> tuple[str, ...]:
+    names = set(vams_collection_names(cut.collection for cut in details.truncated_collections))
+    if "inputMetadata" in names:
+        # one read holds both scopes: rows not read could be of either (VAMS flags both)
+        names.add("inputDatabaseMetadata")
+    return tuple(sorted(names))
+
+
+class VamsDetailsAnswer(VamsResponse):
+    """VAMS's envelope of the details."""
+
+    message: VamsExecutionDetails
+
+    @classmethod
+    def of(cls, details: ExecutionDetails, with_sub_executions: bool = False) -> Self:
+        return cls(message=VamsExecutionDetails.of(details, with_sub_executions))

@@ -1,0 +1,163 @@
+"""`GET /workflows/executions/{id}/details` answers VAMS 2.6's details document, as its web
+client's details page reads it (ExecutionDetail, ExecutionDetailPipeline in VAMS's web types;
+the keys and types of VAMS's details builder), on both stores."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.http.conftest import ADMIN, DATABASE, INPUTS, RESULTS, WORKFLOW, Service
+
+VAMS_DATE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+
+# VAMS's top-level keys and the type of each
+RUN_KEYS: dict[str, type | tuple[type, ...]] = {
+    "workflowExecutionId": str,
+    "workflowId": str,
+    "workflowDatabaseId": str,
+    "workflowName": str,
+    "workflowDescription": str,
+    "workflowSystemConfig": dict,
+    "executionStatus": str,
+    "executionStartDate": str,
+    "executionStopDate": str,
+    "triggerType": str,
+    "triggeredByUserId": str,
+    "executionError": str,
+    "outputLocationType": str,
+    "outputDatabaseId": str,
+    "outputAssetId": str,
+    "outputFileBaseExecutionPathExtension": str,
+    "metadataSourceDatabaseId": str,
+    "metadataSourceDatabases": list,
+    "metadataSourceAssets": list,
+    "pipelines": list,
+    "inputFiles": list,
+    "inputMetadata": list,
+    "inputDatabaseMetadata": list,
+    "inputConfigurations": list,
+    "outputs": dict,
+    "truncatedCollections": list,
+}
+PIPELINE_KEYS: dict[str, type | tuple[type, ...]] = {
+    "pipelineId": str,
+    "pipelineDatabaseId": str,
+    "pipelineExecutionId": str,
+    "name": str,
+    "description": str,
+    "pipelineType": str,
+    "pipelineExecutionType": str,
+    "endStatePipeline": bool,
+    "executionStatus": str,
+    "executionStartDate": str,
+    "executionStopDate": str,
+    "renderedConfig": str,
+    "renderedConfigTruncated": bool,
+    "templateId": str,
+    "templateTags": list,
+    "customTemplateOverrideUsed": bool,
+    "configFormat": str,
+    "effectiveSystemConfig": dict,
+    "templateOverrides": dict,
+    "availableLogs": list,
+}
+
+
+def _details(service: Service, execution_id: str, **params: str) -> dict[str, Any]:
+    answer = service.client.get(
+        f"/workflows/executions/{execution_id}/details",
+        params=params,
+        headers=service.as_user(ADMIN, ("admin",)),
+    )
+    assert answer.status_code == 200, answer.text
+    body: dict[str, Any] = answer.json()
+    assert set(body) == {"message"}  # VAMS's envelope
+    details: dict[str, Any] = body["message"]
+    return details
+
+
+def _typed(document: dict[str, Any], keys: dict[str, type | tuple[type, ...]]) -> list[str]:
+    """Each of VAMS's keys missing or of another type, by name."""
+    return [
+        name
+        for name, kind in keys.items()
+        if name not in document or not isinstance(document[name], kind)
+    ]
+
+
+def test_the_run_is_flat_with_vams_s_keys_types_and_dates(service: Service) -> None:
+    details = _details(service, service.execution_id)
+
+    assert _typed(details, RUN_KEYS) == []
+    assert details["workflowExecutionId"] == service.execution_id
+    assert (details["workflowDatabaseId"], details["workflowId"]) == (
+        DATABASE,
+        WORKFLOW["workflowId"],
+    )
+    assert details["executionStatus"] == "SUCCEEDED"
+    assert VAMS_DATE.match(details["executionStartDate"])
+    assert VAMS_DATE.match(details["executionStopDate"])
+    assert (details["triggerType"], details["triggeredByUserId"]) == ("Manual", ADMIN)
+    assert details["executionError"] == ""
+    assert details["outputLocationType"] == "asset"
+    assert (details["outputDatabaseId"], details["outputAssetId"]) == (DATABASE, RESULTS)
+    assert details["truncatedCollections"] == []
+    assert not {"execution", "pipelineExecutions", "inputs"} & set(details)
+
+
+def test_each_pipeline_has_vams_s_keys_in_chain_order(service: Service) -> None:
+    details = _details(service, service.execution_id)
+
+    pipelines = details["pipelines"]
+    assert [p["pipelineId"] for p in pipelines] == ["prepare", "transform", "report"]
+    assert [_typed(p, PIPELINE_KEYS) for p in pipelines] == [[], [], []]
+    assert [p["endStatePipeline"] for p in pipelines] == [False, False, True]
+    assert {p["executionStatus"] for p in pipelines} == {"SUCCEEDED"}
+    assert all(VAMS_DATE.match(p["executionStopDate"]) for p in pipelines)
+    assert {p["pipelineExecutionType"] for p in pipelines} == {"python"}
+    assert [c["pipelineId"] for c in details["inputConfigurations"]] == [
+        "prepare",
+        "transform",
+        "report",
+    ]
+    # no sub-executions unless asked for
+    assert not any("subExecutions" in p for p in pipelines)
+    asked = _details(service, service.execution_id, includeSubExecutions="true")
+    assert [p["subExecutions"] for p in asked["pipelines"]] == [[], [], []]
+
+
+def test_inputs_and_outputs_are_the_run_s_collections_tagged_with_their_step(
+    service: Service,
+) -> None:
+    details = _details(service, service.execution_id)
+
+    assert sorted(
+        (f["databaseId"], f["assetId"], f["inputAssetFileKey"]) for f in details["inputFiles"]
+    ) == [
+        (DATABASE, INPUTS, "a.obj"),
+        (DATABASE, INPUTS, "b.obj"),
+    ]
+    steps = {p["pipelineExecutionId"]: p["pipelineId"] for p in details["pipelines"]}
+    outputs = details["outputs"]
+    assert set(outputs) == {"files", "metadata", "results"}
+    for collection in outputs.values():
+        assert all(steps[row["pipelineExecutionId"]] == row["pipelineId"] for row in collection)
+    report = [f for f in outputs["files"] if f["relativeFilePath"] == "report.txt"]
+    assert [(f["fileType"], f["assetId"], f["databaseId"]) for f in report] == [
+        ("file", RESULTS, DATABASE)
+    ]
+    assert isinstance(report[0]["fileSize"], int)
+    assert {(m["targetFilePath"], m["metadataKey"]) for m in outputs["metadata"]} >= {
+        ("/report.txt", "lines")
+    }
+
+
+def test_a_results_file_s_text_is_inlined(service: Service) -> None:
+    details = _details(service, service.execution_id)
+
+    results = {r["relativeFilePath"]: r for r in details["outputs"]["results"]}
+    report = results["report.txt"]
+    assert report["resultsContent"] == f"report of {service.execution_id}\nall good\n"
+    assert report["resultsContentTruncated"] is False
+    assert report["pipelineId"] == "report"
