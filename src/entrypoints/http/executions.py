@@ -52,6 +52,7 @@ from entrypoints.responses import (
     ExecutionMetadataPageResponse,
     ExecutionResponse,
 )
+from entrypoints.vams_details import VamsDetailsAnswer
 from entrypoints.vams_execution_list import (
     AssetExecutionList,
     AssetExecutionListAnswer,
@@ -60,7 +61,6 @@ from entrypoints.vams_execution_list import (
     ExecutionListAnswer,
     ExecutionRow,
 )
-from entrypoints.vams_details import VamsDetailsAnswer
 from entrypoints.vams_responses import (
     ABORTED_MESSAGE,
     DELETED_MESSAGE,
