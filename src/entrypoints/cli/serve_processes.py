@@ -20,7 +20,10 @@ from types import FrameType
 
 BACKLOG = 2048  # uvicorn's default
 STOP_GRACE_SECONDS = 10.0
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# by name: Windows has no SIGHUP, and imports this module too (to learn it is not Linux)
+_STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
 
 
 def balanced_by_the_kernel() -> bool:
