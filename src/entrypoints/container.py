@@ -400,32 +400,17 @@ def _dynamodb_cost_ledger(client: Any, tables: TableNames) -> CostLedger:
     return DynamoDbCostLedger(client, tables)
 
 
-def _sqlite_approvals(
-    database: SqliteDatabase, tables: TableNames, store: ExecutionStore, objects: ObjectStore
-) -> Approvals:
-    from adapters.item_budget import OffloadedBodies
+def _sqlite_approvals(database: SqliteDatabase, tables: TableNames) -> Approvals:
     from adapters.sqlite.approvals import SqliteApprovals
-    from adapters.sqlite.execution_store import SqliteExecutionStore
     from adapters.sqlite.schema import build_schema
-    from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 
-    assert isinstance(store, SqliteExecutionStore)  # a park writes the run's row with its own
-    schema = build_schema(tables)
-    events = SqliteUnitOfWork(database, schema, OffloadedBodies(objects))
-    return SqliteApprovals(database, schema, events, store)
+    return SqliteApprovals(database, build_schema(tables))
 
 
-def _dynamodb_approvals(
-    client: Any, tables: TableNames, store: ExecutionStore, objects: ObjectStore
-) -> Approvals:
+def _dynamodb_approvals(client: Any, tables: TableNames) -> Approvals:
     from adapters.dynamodb.approvals import DynamoDbApprovals
-    from adapters.dynamodb.execution_store import DynamoDbExecutionStore
-    from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork
-    from adapters.item_budget import OffloadedBodies
 
-    assert isinstance(store, DynamoDbExecutionStore)
-    events = DynamoDbUnitOfWork(client, tables, OffloadedBodies(objects))
-    return DynamoDbApprovals(client, tables, events, store)
+    return DynamoDbApprovals(client, tables)
 
 
 def _rate_card(configured: str | None, home: str) -> RateCard:
@@ -764,12 +749,8 @@ class Container(containers.DeclarativeContainer):
     # Approval gates (seed 003): a request per gate reached, a run parked until its decision.
     approvals = providers.Selector(
         config.store,
-        sqlite=providers.Singleton(
-            _sqlite_approvals, sqlite_database, tables, execution_store, object_store
-        ),
-        dynamodb=providers.Singleton(
-            _dynamodb_approvals, dynamodb_client, tables, execution_store, object_store
-        ),
+        sqlite=providers.Singleton(_sqlite_approvals, sqlite_database, tables),
+        dynamodb=providers.Singleton(_dynamodb_approvals, dynamodb_client, tables),
     )
     pass_approval_gate = providers.Factory(
         PassApprovalGate,
@@ -778,6 +759,7 @@ class Container(containers.DeclarativeContainer):
         catalog=workflow_catalog,
         clock=clock,
         ids=ids,
+        writer=execution_store,
     )
 
     # a Step Functions task at a gate: it opens the request holding its token, and waits
@@ -808,6 +790,7 @@ class Container(containers.DeclarativeContainer):
         finish_step=finish_step,
         clock=clock,
         ids=ids,
+        writer=execution_store,
     )
     complete_execution = providers.Factory(
         CompleteExecution,
@@ -954,6 +937,7 @@ class Container(containers.DeclarativeContainer):
         store=execution_store,
         resumer=gate_resumer,
         clock=clock,
+        writer=execution_store,
     )
     decide_approval = providers.Factory(
         DecideApproval,
@@ -963,6 +947,7 @@ class Container(containers.DeclarativeContainer):
         resumer=gate_resumer,
         audit=audit_log,
         clock=clock,
+        writer=execution_store,
     )
     reconcile_execution = providers.Factory(
         ReconcileExecution,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
+from adapters.dynamodb.approval_items import approval_action
 from adapters.dynamodb.codec import (
     Item,
     WireItem,
@@ -142,6 +143,7 @@ from domain.execution import (
 from domain.migration import migrated_pipeline_execution_id
 from domain.paging import Page
 from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
+from domain.run_write import RunWrite
 from domain.statuses import StepStatus
 
 if TYPE_CHECKING:
@@ -215,6 +217,20 @@ def _add_run_guard(request: dict[str, Any], change: RunChange) -> None:
         values[":taker"], values[":now"] = {"S": owner}, {"S": format_date(now)}
         values[":handover"] = {"S": guard.handover_prefix}
     request["ConditionExpression"] = " AND ".join(terms)
+
+
+def _add_open_terms(request: dict[str, Any]) -> None:
+    """A main-row update that holds only while the run is open and no abort was requested."""
+    names, values = request["ExpressionAttributeNames"], request["ExpressionAttributeValues"]
+    names["#status"], names["#abort"] = "executionStatus", ABORT_REQUESTED_DATE
+    allowed = sorted(status.value for status in OPEN_EXECUTION_STATUSES)
+    for n, status in enumerate(allowed):
+        values[f":open{n}"] = {"S": status}
+    terms = ", ".join(f":open{n}" for n in range(len(allowed)))
+    request["ConditionExpression"] = (
+        f"({request['ConditionExpression']}) AND #status IN ({terms}) "
+        "AND attribute_not_exists(#abort)"
+    )
 
 
 def _error_code(exc: ClientError) -> str:
@@ -420,14 +436,6 @@ class DynamoDbExecutionStore:
             Limit=1,
         )
         return [from_wire(row) for row in response["Items"]]
-
-    def execution_update(self, change: RunChange) -> tuple[dict[str, str], dict[str, Any]]:
-        """The main row's key and the guarded UpdateItem request of `change` (its offloaded
-        bodies written first): for `update_execution`, or another port's transaction that must
-        go with it (a run parked at an approval gate)."""
-        execution = change.after
-        values, removed = execution_changed_attributes(change.before, execution)
-        return self._execution_update(change, values, removed)
 
     def _execution_update(
         self, change: RunChange, values: Item, removed: Sequence[str]
@@ -714,6 +722,100 @@ class DynamoDbExecutionStore:
             self._counter_moved(execution_id, numbered)
             return parse_pipeline_execution_record(self._whole(stored))
         return None  # the row changed under every try: the caller reads it and decides again
+
+    def commit(self, write: RunWrite) -> bool:
+        """RunWriter: the whole write as one TransactWriteItems, its events numbered by the
+        run's counter. Past DynamoDB's 100 items a transaction is refused by the service, so a
+        larger write is refused here (ValueError) before anything is sent: a run end closing
+        more open steps than fit is the one write that could come near it."""
+        run_id = write.workflow_execution_id
+        not_found = ExecutionNotFoundError(run_id)
+        main_key = self._main_key(run_id)
+        if main_key is None:
+            raise not_found
+        actions: list[Action] = []
+        while_open = any(move.while_open for move in write.moves)
+        if write.change is not None:
+            change = write.change
+            values, removed = execution_changed_attributes(change.before, change.after)
+            _, update = self._execution_update(change, values, removed)
+            if while_open:  # one action per item: the moves' guard joins the change's
+                _add_open_terms(update)
+            actions.append(("Update", None, update))
+        elif while_open:
+            actions.append(("ConditionCheck", None, self._run_open_check(main_key)))
+        main_position = 0 if actions else None
+        step_at: dict[int, str] = {}
+        for move in write.moves:
+            step_at[len(actions)] = move.pipeline_execution_id
+            actions.extend(self._move_actions(move))
+        if write.approval is not None:
+            table_name = self._tables.get_table_name(ResourceKeys.APPROVAL_REQUESTS)
+            kind, request = approval_action(table_name, write.approval)
+            actions.append((kind, None, request))
+        items = len(actions) + len(write.events) + (1 if main_position is None else 0)
+        if items > TRANSACTION_ITEM_LIMIT:
+            raise ValueError(
+                f"execution {run_id}: a write of {items} items is more than one transaction "
+                f"holds ({TRANSACTION_ITEM_LIMIT}); nothing was written"
+            )
+        for step_id in step_at.values():
+            self._known_steps.forget(step_id)  # each moved row's version moves on
+        try:
+            numbered = self._unit_of_work.transact(
+                run_id, main_key, actions, main_position, write.events, not_found
+            )
+        except TransactionRefusedError as refused:
+            refused_step = step_at.get(refused.position)
+            if refused_step is not None and not refused.reason.get("Item"):
+                raise PipelineExecutionNotFoundError(refused_step, run_id) from refused
+            return False
+        if write.change is None:
+            self._counter_moved(run_id, numbered)
+        else:
+            self._known_main.forget(run_id)
+        return True
+
+    def _move_actions(self, move: StepMove) -> list[Action]:
+        """A step's move in a run's write: its row (updated, or checked when it stays as it
+        is), the attempt it opens and the one it closes, its cost entries."""
+        step_id = move.pipeline_execution_id
+        key = {"pipelineExecutionId": step_id, "workflowExecutionId": move.workflow_execution_id}
+        if not (move.expected and all(key.values())):
+            raise PipelineExecutionNotFoundError(step_id, move.workflow_execution_id)
+        moved = step_move_attributes(move)
+        self._bodies.put([moved])
+        update = self._guarded_update(
+            ResourceKeys.PIPELINE_EXECUTIONS,
+            key,
+            moved,
+            step_move_removals(moved),
+            (STEP_STATUS, move.expected),
+        )
+        version_guard(update, None)  # every write of a step row moves its version on
+        actions: list[Action] = []
+        if update.get("UpdateExpression"):
+            actions.append(("Update", None, update))
+        else:
+            del update["UpdateExpression"]
+            actions.append(("ConditionCheck", None, update))
+        if move.open_attempt is not None:
+            actions.append(("Put", None, self._attempt_put(move.open_attempt)))
+        if move.close_attempt is not None:
+            values, removed = task_execution_close_of(move)
+            self._bodies.put([values])
+            close = self._guarded_update(
+                ResourceKeys.TASK_EXECUTIONS,
+                {"pipelineExecutionId": step_id, "attempt": move.close_attempt},
+                values,
+                removed,
+                ("status", _RUNNING),
+            )
+            actions.append(("Update", None, close))
+        if move.cost_entries:
+            ledger = self._tables.get_table_name(ResourceKeys.COST_LEDGER)
+            actions.extend(("Put", None, cost_entry_put(ledger, e)) for e in move.cost_entries)
+        return actions
 
     def _move_in_one_transaction(
         self,
