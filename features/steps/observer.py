@@ -79,6 +79,36 @@ class ObservingReporter:
         self._note(workflow_execution_id, f"after finish of {name}")
         return recorded
 
+    def step_handed_on(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        next_pipeline_execution_id: str,
+    ) -> tuple[StepStatus, int | None]:
+        """One write, the step's end and the next one's start: observed as the two moves, each
+        moment the scenario asks about before or after the write."""
+        finished = self._pipeline_id(pipeline_execution_id)
+        action = self.before_finish.pop(finished, None)
+        if action is not None:
+            action(workflow_execution_id)
+        following = self._pipeline_id(next_pipeline_execution_id)
+        self._note(workflow_execution_id, f"before start of {following}")
+        recorded, next_attempt = self.inner.step_handed_on(
+            workflow_execution_id, pipeline_execution_id, attempt, next_pipeline_execution_id
+        )
+        self._note(workflow_execution_id, f"after finish of {finished}")
+        if next_attempt is None:  # the runner starts the next step itself: observed there
+            noted = self.snapshots[workflow_execution_id]
+            moment = f"before start of {following}"
+            del noted[max(i for i, s in enumerate(noted) if s.moment == moment)]
+            return recorded, None
+        self._note(workflow_execution_id, f"after start of {following}")
+        started = self.once_started.pop(following, None)
+        if started is not None:
+            started(workflow_execution_id)
+        return recorded, next_attempt
+
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
     ) -> ExecutionStatus:

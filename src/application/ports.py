@@ -706,6 +706,18 @@ class RunReporter(Protocol):
         run being aborted, whatever was reported)."""
         ...
 
+    def step_handed_on(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        next_pipeline_execution_id: str,
+    ) -> tuple[StepStatus, int | None]:
+        """Attempt `attempt` succeeded and the next step starts, in one write: the step's status
+        as recorded, and the next step's attempt (None when it did not start: the step was not
+        recorded SUCCEEDED, or had ended already - the runner then starts the next itself)."""
+        ...
+
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
     ) -> ExecutionStatus:

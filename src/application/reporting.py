@@ -8,6 +8,7 @@ from datetime import datetime
 from application.ports import RunStore
 from application.use_cases.approvals import PassApprovalGate, PassApprovalGateCommand
 from application.use_cases.complete_execution import CompleteExecution, CompleteExecutionCommand
+from application.use_cases.hand_on_step import HandOnStep, HandOnStepCommand
 from application.use_cases.retry_step import RetryStep, RetryStepCommand
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import (
@@ -23,8 +24,8 @@ from domain.statuses import ExecutionStatus, StepStatus
 
 
 class UseCaseRunReporter:
-    """Routes runner progress to StartStep, RetryStep, FinishStep, CompleteExecution,
-    PassApprovalGate and the runner's lease.
+    """Routes runner progress to StartStep, RetryStep, FinishStep, HandOnStep,
+    CompleteExecution, PassApprovalGate and the runner's lease.
 
     It keeps when each attempt it opened started, until that attempt finishes: the finish then
     writes the attempt's duration with no read. The runner's threads share it."""
@@ -40,10 +41,11 @@ class UseCaseRunReporter:
         lease: RunnerLease,
         store: RunStore,
         gate: PassApprovalGate,
+        hand_on: HandOnStep,
     ) -> None:
         self._start, self._finish, self._complete = start_step, finish_step, complete_execution
         self._retry, self._lease, self._store = retry_step, lease, store
-        self._gate = gate
+        self._gate, self._hand_on = gate, hand_on
         self._starts: dict[tuple[str, str, int], datetime] = {}
         self._starts_lock = threading.Lock()
 
@@ -120,6 +122,31 @@ class UseCaseRunReporter:
             )
         )
         return finished.status
+
+    def step_handed_on(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        next_pipeline_execution_id: str,
+    ) -> tuple[StepStatus, int | None]:
+        with self._starts_lock:
+            started = self._starts.pop(
+                (workflow_execution_id, pipeline_execution_id, attempt), None
+            )
+        handed = self._hand_on.execute(
+            HandOnStepCommand(
+                workflow_execution_id=workflow_execution_id,
+                pipeline_execution_id=pipeline_execution_id,
+                attempt=attempt,
+                attempt_started=started,
+                next_pipeline_execution_id=next_pipeline_execution_id,
+            )
+        )
+        if handed.next_attempt is not None:
+            key = (workflow_execution_id, next_pipeline_execution_id, handed.next_attempt)
+            self._started(key, handed.next_started)
+        return handed.status, handed.next_attempt
 
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None

@@ -93,6 +93,7 @@ if TYPE_CHECKING:
     from application.use_cases.get_execution_logs import GetExecutionLogs
     from application.use_cases.get_execution_metadata import GetExecutionMetadata
     from application.use_cases.get_execution_progress import GetExecutionProgress
+    from application.use_cases.hand_on_step import HandOnStep
     from application.use_cases.handle_execution_error import HandleExecutionError
     from application.use_cases.import_asset_files import ImportAssetFiles
     from application.use_cases.import_costs import ImportCosts
@@ -213,6 +214,7 @@ else:
     RunnerLease = deferred("application.use_cases.runner_lease", "RunnerLease")
     ShowWorkflow = deferred("application.use_cases.show_workflow", "ShowWorkflow")
     FinishStep = deferred("application.use_cases.step_tracking", "FinishStep")
+    HandOnStep = deferred("application.use_cases.hand_on_step", "HandOnStep")
     StartStep = deferred("application.use_cases.step_tracking", "StartStep")
     SummarizeCosts = deferred("application.use_cases.summarize_costs", "SummarizeCosts")
     SweepAborts = deferred("application.use_cases.sweep_aborts", "SweepAborts")
@@ -809,6 +811,15 @@ class Container(containers.DeclarativeContainer):
     runner_lease = providers.Factory(
         RunnerLease, store=execution_store, clock=clock, lease_seconds=config.lease_seconds
     )
+    # a step's success and the next step's start, one write (the local runner's common move)
+    hand_on_step = providers.Factory(
+        HandOnStep,
+        writer=execution_store,
+        store=execution_store,
+        finish_step=finish_step,
+        clock=clock,
+        durations=record_attempt_durations,
+    )
     run_reporter = providers.Singleton(
         UseCaseRunReporter,
         start_step=start_step,
@@ -818,6 +829,7 @@ class Container(containers.DeclarativeContainer):
         lease=runner_lease,
         store=execution_store,
         gate=pass_approval_gate,
+        hand_on=hand_on_step,
     )
     # Sub-process registration: the handler, the bus a step publishes on, and the publisher.
     sub_process_controller = providers.Singleton(

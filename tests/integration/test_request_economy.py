@@ -73,15 +73,16 @@ BUDGETS = (
     ),
     Budget(
         "the first step's finish and the second's start",
-        2,
-        "one transaction ends the step (attempt, duration entry, event), one starts the next",
-        2,
+        1,
+        "one transaction ends the step (attempt, duration entry, events) and starts the next "
+        "(its attempt, events): one transition of the run, one write (HandOnStep)",
+        1,
     ),
     Budget(
         "the second step's finish and the third's start",
-        2,
+        1,
         "as for the first pair",
-        2,
+        1,
     ),
     Budget(
         "the last step's finish and the run's completion",
@@ -93,10 +94,10 @@ BUDGETS = (
     ),
     Budget(
         "a whole 3-step run",
-        10,
-        "the launch (4), two finish-and-start pairs (2 + 2), the last finish and the "
+        8,
+        "the launch (4), two finish-and-start pairs (1 + 1), the last finish and the "
         "completion (2)",
-        18,
+        16,
     ),
     Budget("get a run", 1, "a Query on the main table's partition key", 1),
     Budget(

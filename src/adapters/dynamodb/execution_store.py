@@ -746,9 +746,14 @@ class DynamoDbExecutionStore:
             actions.append(("ConditionCheck", None, self._run_open_check(main_key)))
         main_position = 0 if actions else None
         step_at: dict[int, str] = {}
+        # each moved row as this process knows it, and what the write sets and removes on it
+        rows_after: list[tuple[Item | None, Item, tuple[str, ...]]] = []
         for move in write.moves:
-            step_at[len(actions)] = move.pipeline_execution_id
-            actions.extend(self._move_actions(move))
+            step_id = move.pipeline_execution_id
+            step_at[len(actions)] = step_id
+            moved_actions, moved, removals = self._move_actions(move)
+            actions.extend(moved_actions)
+            rows_after.append((self._known_steps.get(step_id), moved, removals))
         if write.approval is not None:
             table_name = self._tables.get_table_name(ResourceKeys.APPROVAL_REQUESTS)
             kind, request = approval_action(table_name, write.approval)
@@ -760,7 +765,7 @@ class DynamoDbExecutionStore:
                 f"holds ({TRANSACTION_ITEM_LIMIT}); nothing was written"
             )
         for step_id in step_at.values():
-            self._known_steps.forget(step_id)  # each moved row's version moves on
+            self._known_steps.forget(step_id)  # until the write is known to have landed
         try:
             numbered = self._unit_of_work.transact(
                 run_id, main_key, actions, main_position, write.events, not_found
@@ -770,27 +775,30 @@ class DynamoDbExecutionStore:
             if refused_step is not None and not refused.reason.get("Item"):
                 raise PipelineExecutionNotFoundError(refused_step, run_id) from refused
             return False
+        for known, moved, removals in rows_after:
+            if known is not None:
+                # another writer in between leaves the version past this one: the next write
+                # that holds on it is refused and learns the row as stored (move_step)
+                self._known_steps.keep(after_write(known, moved, removals, bool(moved)))
         if write.change is None:
             self._counter_moved(run_id, numbered)
         else:
             self._known_main.forget(run_id)
         return True
 
-    def _move_actions(self, move: StepMove) -> list[Action]:
+    def _move_actions(self, move: StepMove) -> tuple[list[Action], Item, tuple[str, ...]]:
         """A step's move in a run's write: its row (updated, or checked when it stays as it
-        is), the attempt it opens and the one it closes, its cost entries."""
+        is), the attempt it opens and the one it closes, its cost entries; and the attributes
+        the move sets and removes on the row."""
         step_id = move.pipeline_execution_id
         key = {"pipelineExecutionId": step_id, "workflowExecutionId": move.workflow_execution_id}
         if not (move.expected and all(key.values())):
             raise PipelineExecutionNotFoundError(step_id, move.workflow_execution_id)
         moved = step_move_attributes(move)
         self._bodies.put([moved])
+        removals = tuple(step_move_removals(moved))
         update = self._guarded_update(
-            ResourceKeys.PIPELINE_EXECUTIONS,
-            key,
-            moved,
-            step_move_removals(moved),
-            (STEP_STATUS, move.expected),
+            ResourceKeys.PIPELINE_EXECUTIONS, key, moved, removals, (STEP_STATUS, move.expected)
         )
         version_guard(update, None)  # every write of a step row moves its version on
         actions: list[Action] = []
@@ -815,7 +823,7 @@ class DynamoDbExecutionStore:
         if move.cost_entries:
             ledger = self._tables.get_table_name(ResourceKeys.COST_LEDGER)
             actions.extend(("Put", None, cost_entry_put(ledger, e)) for e in move.cost_entries)
-        return actions
+        return actions, moved, removals
 
     def _move_in_one_transaction(
         self,
