@@ -109,6 +109,21 @@ class ObservingReporter:
             started(workflow_execution_id)
         return recorded, next_attempt
 
+    def last_step_finished(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int
+    ) -> tuple[StepStatus, ExecutionStatus]:
+        """One write, the last step's end and the run's: one moment after it, the completion."""
+        finished = self._pipeline_id(pipeline_execution_id)
+        action = self.before_finish.pop(finished, None)
+        if action is not None:
+            action(workflow_execution_id)
+        self._note(workflow_execution_id, "before completion")
+        recorded = self.inner.last_step_finished(
+            workflow_execution_id, pipeline_execution_id, attempt
+        )
+        self._note(workflow_execution_id, "after completion")
+        return recorded
+
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
     ) -> ExecutionStatus:

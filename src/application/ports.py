@@ -724,6 +724,13 @@ class RunReporter(Protocol):
         """The run ended: its status as recorded."""
         ...
 
+    def last_step_finished(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int
+    ) -> tuple[StepStatus, ExecutionStatus]:
+        """The last step's attempt `attempt` succeeded and the run ends with it, in one write:
+        the step's status and the run's as recorded (ABORTED both on a run being aborted)."""
+        ...
+
     def approval_gate(
         self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int, owner: str
     ) -> ApprovalRequest | None:

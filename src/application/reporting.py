@@ -7,7 +7,11 @@ from datetime import datetime
 
 from application.ports import RunStore
 from application.use_cases.approvals import PassApprovalGate, PassApprovalGateCommand
-from application.use_cases.complete_execution import CompleteExecution, CompleteExecutionCommand
+from application.use_cases.complete_execution import (
+    CompleteExecution,
+    CompleteExecutionCommand,
+    FinishLastStepCommand,
+)
 from application.use_cases.hand_on_step import HandOnStep, HandOnStepCommand
 from application.use_cases.retry_step import RetryStep, RetryStepCommand
 from application.use_cases.runner_lease import RunnerLease
@@ -157,6 +161,20 @@ class UseCaseRunReporter:
             )
         )
         return completed.status
+
+    def last_step_finished(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int
+    ) -> tuple[StepStatus, ExecutionStatus]:
+        with self._starts_lock:  # the completion decides on a read: it knows the start
+            self._starts.pop((workflow_execution_id, pipeline_execution_id, attempt), None)
+        finished = self._complete.finish_last_step(
+            FinishLastStepCommand(
+                workflow_execution_id=workflow_execution_id,
+                pipeline_execution_id=pipeline_execution_id,
+                attempt=attempt,
+            )
+        )
+        return finished.step_status, finished.execution.status
 
     def approval_gate(
         self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int, owner: str

@@ -15,6 +15,7 @@ from enum import StrEnum
 
 from domain.approvals import ApprovalRequest
 from domain.events import NewEvent, approval_events, change_events, move_events
+from domain.execution import StepLog
 from domain.run import RunChange, RunEnd, StepMove
 
 
@@ -43,6 +44,8 @@ class RunWrite:
     moves: tuple[StepMove, ...] = ()
     approval: ApprovalWrite | None = None
     events: tuple[NewEvent, ...] = ()
+    # the steps' summary logs a run's end leaves (put as they are: a repeat writes the same rows)
+    step_logs: tuple[StepLog, ...] = ()
 
     @classmethod
     def of(
@@ -52,6 +55,7 @@ class RunWrite:
         moves: tuple[StepMove, ...] = (),
         change: RunChange | None = None,
         approval: ApprovalWrite | None = None,
+        step_logs: tuple[StepLog, ...] = (),
     ) -> RunWrite:
         """The write with its events, in the order things happened: the steps' moves (each its
         attempt's close, its own move, the attempt it opens), then the run's change, then the
@@ -61,6 +65,7 @@ class RunWrite:
             ids.add(change.after.workflow_execution_id)
         if approval is not None:
             ids.add(approval.request.workflow_execution_id)
+        ids.update(log.workflow_execution_id for log in step_logs)
         if ids - {workflow_execution_id}:
             raise ValueError(f"a write of run {workflow_execution_id} names another run")
         pipeline_ids = [move.pipeline_execution_id for move in moves]
@@ -71,7 +76,7 @@ class RunWrite:
             events.extend(change_events(change))
         if approval is not None:
             events.extend(approval.events)
-        return cls(workflow_execution_id, change, moves, approval, tuple(events))
+        return cls(workflow_execution_id, change, moves, approval, tuple(events), step_logs)
 
     @classmethod
     def ending(cls, end: RunEnd) -> RunWrite:

@@ -1,6 +1,7 @@
-"""HandOnStep on every store: a step's success and the next step's start as one write; decided
-again on a read when refused, so a run being aborted starts nothing more and a step ended
-already is left as it is."""
+"""The local runner's transitions, one write each, on every store: a step's success and the
+next step's start (HandOnStep), the last step's success and the run's end with the summaries
+(CompleteExecution.finish_last_step); decided again on a read when refused, so a run being
+aborted starts nothing more and ends ABORTED, and a step or run ended already is left as it is."""
 
 from __future__ import annotations
 
@@ -9,13 +10,18 @@ from typing import Any
 
 import pytest
 
+from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
+from adapters.sqlite.catalogs import SqliteAssetCatalog
+from adapters.sqlite.database import SqliteDatabase
 from adapters.system import SystemClock
+from adapters.tables import TableNames
+from application.use_cases.complete_execution import CompleteExecution, FinishLastStepCommand
 from application.use_cases.hand_on_step import HandOnStep, HandOnStepCommand
 from application.use_cases.step_tracking import FinishStep, StartStep, StartStepCommand
 from domain.run import AttemptFencedError
 from domain.run_write import RunWrite
-from domain.statuses import StepStatus
+from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import a_launch, at, step_id
 
 FIRST, SECOND = step_id("e1", 0), step_id("e1", 1)
@@ -82,3 +88,56 @@ def test_a_result_of_an_attempt_that_is_not_running_is_refused(
     with pytest.raises(AttemptFencedError):
         hand_on.execute(command(attempt=2))
     assert step_statuses(execution_store) == [StepStatus.RUNNING, StepStatus.NEW]
+
+
+@pytest.fixture
+def completion(execution_store: Any, hand_on: HandOnStep, tmp_path: Path) -> CompleteExecution:
+    """The run's second (last) step running, and the completion that ends it."""
+    hand_on.execute(command())
+    objects = FilesystemObjectStore(tmp_path / "objects")
+    assets = SqliteAssetCatalog(SqliteDatabase(None), TableNames())
+    logs = FileLogStore(tmp_path / "logs")
+    return CompleteExecution(execution_store, objects, assets, logs, SystemClock())
+
+
+def last_step() -> FinishLastStepCommand:
+    return FinishLastStepCommand(
+        workflow_execution_id="e1", pipeline_execution_id=SECOND, attempt=1
+    )
+
+
+def test_the_last_step_and_the_run_end_in_one_write_with_the_summaries(
+    execution_store: Any, completion: CompleteExecution
+) -> None:
+    finished = completion.finish_last_step(last_step())
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.SUCCEEDED,
+        ExecutionStatus.SUCCEEDED,
+    )
+    assert finished.execution == execution_store.get_execution("e1")
+    assert step_statuses(execution_store) == [StepStatus.SUCCEEDED, StepStatus.SUCCEEDED]
+    details = execution_store.get_details("e1")
+    summaries = {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
+    assert summaries == {FIRST: "SUCCEEDED", SECOND: "SUCCEEDED"}
+
+
+def test_on_a_run_being_aborted_the_last_step_and_the_run_end_aborted(
+    execution_store: Any, completion: CompleteExecution
+) -> None:
+    abort = execution_store.get_run("e1").request_abort(at(1), "stop")
+    assert execution_store.commit(RunWrite.of("e1", change=abort))
+    finished = completion.finish_last_step(last_step())
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.ABORTED,
+        ExecutionStatus.ABORTED,
+    )
+    assert step_statuses(execution_store) == [StepStatus.SUCCEEDED, StepStatus.ABORTED]
+
+
+def test_a_repeated_last_finish_leaves_the_ended_run_as_it_is(
+    execution_store: Any, completion: CompleteExecution
+) -> None:
+    first = completion.finish_last_step(last_step())
+    again = completion.finish_last_step(last_step())
+    assert again.execution == first.execution
+    assert again.step_status is StepStatus.SUCCEEDED

@@ -139,6 +139,14 @@ class RecordingReporter(UseCaseRunReporter):
         self.calls.append(("completed", status, error))
         return super().execution_completed(workflow_execution_id, status, error)
 
+    def last_step_finished(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int
+    ) -> tuple[StepStatus, ExecutionStatus]:
+        # one write, recorded as the two moves it is
+        self.calls.append(("finished", pipeline_execution_id, StepStatus.SUCCEEDED, None))
+        self.calls.append(("completed", ExecutionStatus.SUCCEEDED, None))
+        return super().last_step_finished(workflow_execution_id, pipeline_execution_id, attempt)
+
     def step_calls(self) -> list[tuple[Any, ...]]:
         return [call for call in self.calls if call[0] != "completed"]
 

@@ -758,6 +758,11 @@ class DynamoDbExecutionStore:
             table_name = self._tables.get_table_name(ResourceKeys.APPROVAL_REQUESTS)
             kind, request = approval_action(table_name, write.approval)
             actions.append((kind, None, request))
+        logs = self._puts(ResourceKeys.PIPELINE_LOGS, map(build_step_log_record, write.step_logs))
+        self._bodies.put(item for _, _, item in logs)
+        actions.extend(
+            ("Put", None, {"TableName": table, "Item": to_wire(item)}) for table, _, item in logs
+        )
         items = len(actions) + len(write.events) + (1 if main_position is None else 0)
         if items > TRANSACTION_ITEM_LIMIT:
             raise ValueError(

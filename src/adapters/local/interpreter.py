@@ -104,7 +104,8 @@ class StepInterpreter:
                     following = None  # a gate's attempt taken up again is not started anew
                 if started is not None:
                     planned = replace(planned, resume_attempt=started)
-                ended, started = self._run_step(execution_id, planned, action, following)
+                last = index + 1 == len(remaining)
+                ended, started = self._run_step(execution_id, planned, action, following, last)
                 if ended is not None:
                     return ended
             return self._complete(execution_id, ExecutionStatus.SUCCEEDED, None)
@@ -119,9 +120,11 @@ class StepInterpreter:
         planned: PlannedStep,
         action: StepAction,
         following: PlannedStep | None = None,
+        last: bool = False,
     ) -> tuple[ExecutionStatus | None, int | None]:
         """Run one step to its end; the run's recorded status when it ended the run, and the
-        attempt of `following` when the step's end started it too (one write)."""
+        attempt of `following` when the step's end started it too (one write). The `last`
+        step's success ends the run in the same write."""
         step_id = planned.step.pipeline_execution_id
         timed_out = False
         if planned.resume_attempt is not None:
@@ -177,6 +180,11 @@ class StepInterpreter:
             # it ended because it was stopped (or despite it): an aborted step did not succeed
             status = StepStatus.ABORTED
         next_attempt: int | None = None
+        if status is StepStatus.SUCCEEDED and last:
+            _, ended = self.persist(
+                lambda: self._reporter.last_step_finished(execution_id, step_id, attempt)
+            )
+            return ended, None
         if status is StepStatus.SUCCEEDED and following is not None:
             next_id = following.step.pipeline_execution_id
             recorded, next_attempt = self.persist(

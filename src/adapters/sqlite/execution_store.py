@@ -277,6 +277,8 @@ class SqliteExecutionStore:
         self._ensure_attempts_table()  # the attempts, cost and approval tables are newer
         self._unit_of_work.ensure_table()
         run_id = write.workflow_execution_id
+        logs = [build_step_log_record(log) for log in write.step_logs]
+        self._bodies.put(logs)
         try:
             with self._database.write() as connection:
                 # the moves first: their run-is-open guard is on the row before the change
@@ -293,6 +295,8 @@ class SqliteExecutionStore:
                     connection, write.approval
                 ):
                     raise _Refused
+                if logs:
+                    connection.executemany(self._sql.logs.upsert, self._sql.logs.rows(logs))
                 self._unit_of_work.append_in(connection, run_id, write.events)
         except _Refused:
             return False  # leaving write() with it rolled everything back
