@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from application.ports import ExecutionStore, RunReporter
-from domain.execution import chain_order
+from domain.execution import WorkflowExecution, chain_order
 from domain.statuses import ExecutionStatus, StepStatus
 
 
@@ -46,6 +46,29 @@ class ObservingReporter:
         if action is not None:
             action(workflow_execution_id)
         return attempt
+
+    def take_lease_and_start(
+        self,
+        workflow_execution_id: str,
+        owner: str,
+        known: WorkflowExecution,
+        first_pipeline_execution_id: str,
+    ) -> tuple[WorkflowExecution | None, int | None]:
+        """One write, the lease and the first step's start: observed as the start."""
+        name = self._pipeline_id(first_pipeline_execution_id)
+        self._note(workflow_execution_id, f"before start of {name}")
+        leased, attempt = self.inner.take_lease_and_start(
+            workflow_execution_id, owner, known, first_pipeline_execution_id
+        )
+        noted = self.snapshots[workflow_execution_id]
+        if attempt is None:  # not started with the lease: the runner starts it, observed there
+            del noted[max(i for i, s in enumerate(noted) if s.moment == f"before start of {name}")]
+            return leased, None
+        self._note(workflow_execution_id, f"after start of {name}")
+        action = self.once_started.pop(name, None)
+        if action is not None:
+            action(workflow_execution_id)
+        return leased, attempt
 
     def step_retrying(
         self,

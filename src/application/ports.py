@@ -750,6 +750,17 @@ class RunReporter(Protocol):
         runner was handed it, to save a read."""
         ...
 
+    def take_lease_and_start(
+        self,
+        workflow_execution_id: str,
+        owner: str,
+        known: WorkflowExecution,
+        first_pipeline_execution_id: str,
+    ) -> tuple[WorkflowExecution | None, int | None]:
+        """take_lease and the first step's start, in one write where the run is as the launch
+        left it: the row, and the first step's attempt (None when it was not started)."""
+        ...
+
     def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:
         """Renew the lease: False once it is not this runner's (the run ended, or was lost)."""
         ...

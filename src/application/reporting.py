@@ -197,5 +197,21 @@ class UseCaseRunReporter:
     ) -> WorkflowExecution | None:
         return self._lease.take(workflow_execution_id, owner, known)
 
+    def take_lease_and_start(
+        self,
+        workflow_execution_id: str,
+        owner: str,
+        known: WorkflowExecution,
+        first_pipeline_execution_id: str,
+    ) -> tuple[WorkflowExecution | None, int | None]:
+        leased, attempt = self._lease.take_and_start(
+            workflow_execution_id, owner, known, first_pipeline_execution_id
+        )
+        if leased is not None and attempt is not None and leased.runner_lease is not None:
+            # one write, one moment: the attempt started as the lease was taken
+            key = (workflow_execution_id, first_pipeline_execution_id, attempt)
+            self._started(key, leased.runner_lease.renewed_date)
+        return leased, attempt
+
     def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:
         return self._lease.renew(workflow_execution_id, owner)

@@ -809,7 +809,11 @@ class Container(containers.DeclarativeContainer):
     # Its wait before a report the store failed is tried again (None: time.sleep); tests too.
     store_backoff: providers.Provider[Callable[[float], None] | None] = providers.Object(None)
     runner_lease = providers.Factory(
-        RunnerLease, store=execution_store, clock=clock, lease_seconds=config.lease_seconds
+        RunnerLease,
+        store=execution_store,
+        clock=clock,
+        lease_seconds=config.lease_seconds,
+        writer=execution_store,
     )
     # a step's success and the next step's start, one write (the local runner's common move)
     hand_on_step = providers.Factory(

@@ -83,7 +83,7 @@ class RecordingReporter(UseCaseRunReporter):
             finish_step=finish,
             complete_execution=CompleteExecution(store, objects, assets, logs, clock),
             retry_step=RetryStep(store, clock),
-            lease=RunnerLease(store, clock, lease_seconds=30),
+            lease=RunnerLease(store, clock, lease_seconds=30, writer=store),
             store=store,
             gate=a_gate_passage(database, store),
             hand_on=HandOnStep(store, store, finish, clock),
@@ -146,6 +146,21 @@ class RecordingReporter(UseCaseRunReporter):
         self.calls.append(("finished", pipeline_execution_id, StepStatus.SUCCEEDED, None))
         self.calls.append(("completed", ExecutionStatus.SUCCEEDED, None))
         return super().last_step_finished(workflow_execution_id, pipeline_execution_id, attempt)
+
+    def take_lease_and_start(
+        self,
+        workflow_execution_id: str,
+        owner: str,
+        known: WorkflowExecution,
+        first_pipeline_execution_id: str,
+    ) -> tuple[WorkflowExecution | None, int | None]:
+        leased, attempt = super().take_lease_and_start(
+            workflow_execution_id, owner, known, first_pipeline_execution_id
+        )
+        if attempt is not None:  # one write, the lease and the first start: recorded as a start
+            self.calls.append(("started", first_pipeline_execution_id))
+            self.threads.add(threading.current_thread().name)
+        return leased, attempt
 
     def step_calls(self) -> list[tuple[Any, ...]]:
         return [call for call in self.calls if call[0] != "completed"]

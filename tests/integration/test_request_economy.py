@@ -66,10 +66,10 @@ BUDGETS = (
         "launch, through the first step's start",
         4,
         "read the newest version (a Query) and its step definitions (a BatchGetItem); one "
-        "transaction writes the run's rows; one starts the first step with its attempt and "
-        "event. Today also the runner's lease (a conditional UpdateItem, whose answer is the "
-        "row the runner runs from; the launch hands it the version and the steps)",
-        5,
+        "transaction writes the run's rows; one takes the runner's lease and starts the first "
+        "step with its attempt and events (the launch hands the runner the row, the version "
+        "and the steps)",
+        4,
     ),
     Budget(
         "the first step's finish and the second's start",
@@ -97,7 +97,7 @@ BUDGETS = (
         7,
         "the launch (4), two finish-and-start pairs (1 + 1), the last finish and the "
         "completion (1)",
-        14,
+        13,
     ),
     Budget("get a run", 1, "a Query on the main table's partition key", 1),
     Budget(

@@ -87,14 +87,20 @@ class StepInterpreter:
         self._backoff = backoff
 
     def run(
-        self, workflow_execution_id: str, steps: Sequence[PlannedStep], action: StepAction
+        self,
+        workflow_execution_id: str,
+        steps: Sequence[PlannedStep],
+        action: StepAction,
+        started: int | None = None,
     ) -> ExecutionStatus | None:
+        """`started`: the attempt of the first remaining step, when the lease's write started
+        it."""
         execution_id = workflow_execution_id
         remaining = [
             planned for planned in steps if planned.step.status is not StepStatus.SUCCEEDED
         ]
         # a redrive continues from the step that did not succeed
-        started: int | None = None  # the attempt of a step its predecessor's end started
+        # the attempt of a step started by the write before (its predecessor's end, the lease)
         try:
             for index, planned in enumerate(remaining):
                 if self._stop.requested:

@@ -1,4 +1,5 @@
-"""The local runner's transitions, one write each, on every store: a step's success and the
+"""The local runner's transitions, one write each, on every store: the lease with the first
+step's start (RunnerLease.take_and_start), a step's success and the
 next step's start (HandOnStep), the last step's success and the run's end with the summaries
 (CompleteExecution.finish_last_step); decided again on a read when refused, so a run being
 aborted starts nothing more and ends ABORTED, and a step or run ended already is left as it is."""
@@ -18,6 +19,7 @@ from adapters.system import SystemClock
 from adapters.tables import TableNames
 from application.use_cases.complete_execution import CompleteExecution, FinishLastStepCommand
 from application.use_cases.hand_on_step import HandOnStep, HandOnStepCommand
+from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep, StartStepCommand
 from domain.run import AttemptFencedError
 from domain.run_write import RunWrite
@@ -141,3 +143,26 @@ def test_a_repeated_last_finish_leaves_the_ended_run_as_it_is(
     again = completion.finish_last_step(last_step())
     assert again.execution == first.execution
     assert again.step_status is StepStatus.SUCCEEDED
+
+
+def test_the_lease_and_the_first_start_are_one_write(execution_store: Any) -> None:
+    execution_store.add_launch(a_launch("e2", steps=2))
+    lease = RunnerLease(execution_store, SystemClock(), 30, writer=execution_store)
+    launched = execution_store.get_execution("e2")
+    leased, attempt = lease.take_and_start("e2", "runner-1", launched, step_id("e2", 0))
+    assert attempt == 1 and leased is not None
+    assert leased == execution_store.get_execution("e2")  # no read back: as the write left it
+    assert leased.runner_lease is not None and leased.runner_lease.owner == "runner-1"
+    steps = sorted(execution_store.list_steps("e2"), key=lambda s: s.step_index)
+    assert [s.status for s in steps] == [StepStatus.RUNNING, StepStatus.NEW]
+
+
+def test_on_a_run_being_aborted_the_lease_is_taken_and_nothing_starts(execution_store: Any) -> None:
+    execution_store.add_launch(a_launch("e2", steps=2))
+    launched = execution_store.get_execution("e2")
+    abort = execution_store.get_run("e2").request_abort(at(1), "stop")
+    assert execution_store.commit(RunWrite.of("e2", change=abort))
+    lease = RunnerLease(execution_store, SystemClock(), 30, writer=execution_store)
+    leased, attempt = lease.take_and_start("e2", "runner-1", launched, step_id("e2", 0))
+    assert attempt is None and leased is not None and leased.is_stopping
+    assert {s.status for s in execution_store.list_steps("e2")} == {StepStatus.NEW}
