@@ -174,8 +174,10 @@ class StepRunStore(Protocol):
             [PipelineExecution],
             tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]],
         ],
+        at: datetime,
     ) -> PipelineExecution:
-        """Replace the step's registered sub-executions and logs with `merge(step as stored)`.
+        """Replace the step's registered sub-executions and logs with `merge(step as stored)`,
+        with its SubProcessRegistered event stamped `at` (the registration's own moment).
 
         Optimistic: the write is conditional on the row's registration version being the one
         read, and is retried from a fresh read when another writer got there first, so

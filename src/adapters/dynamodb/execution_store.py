@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
@@ -931,12 +931,13 @@ class DynamoDbExecutionStore:
         workflow_execution_id: str,
         pipeline_execution_id: str,
         merge: RegistrationMerge,
+        at: datetime,
     ) -> PipelineExecution:
         return self._versioned_step_update(
             workflow_execution_id,
             pipeline_execution_id,
             lambda step: registration_attributes(step, merge),
-            registering=True,
+            registered_at=at,
         )
 
     def record_stops_on_step(
@@ -953,10 +954,10 @@ class DynamoDbExecutionStore:
         workflow_execution_id: str,
         pipeline_execution_id: str,
         attributes: Callable[[PipelineExecution], dict[str, Any] | None],
-        registering: bool = False,
+        registered_at: datetime | None = None,
     ) -> PipelineExecution:
         """Read the step, write `attributes(step)` on condition that the registration version is
-        still the one read (`registering`: written with its event), else read and
+        still the one read (`registered_at`: written with its event), else read and
         compute again: registrations and stop records racing on one step all survive. None from
         `attributes`: nothing to write."""
         table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
@@ -999,8 +1000,10 @@ class DynamoDbExecutionStore:
                 },
                 "ExpressionAttributeValues": to_wire(values),
             }
-            if registering:  # a registration: a transition, written with its event
-                stored = self._register_with_event(step, request, item, written, wanted)
+            if registered_at is not None:  # a registration: a transition, with its event
+                stored = self._register_with_event(
+                    step, request, item, written, wanted, registered_at
+                )
                 if stored is None:
                     continue  # another writer got there first: compute again from what it stored
                 return stored
@@ -1022,6 +1025,7 @@ class DynamoDbExecutionStore:
         read: Item,
         written: Mapping[str, Any],
         wanted: Mapping[str, Any],
+        at: datetime,
     ) -> PipelineExecution | None:
         """The registration's update and its event in one transaction; None when the update's
         condition failed (another registration moved the version)."""
@@ -1033,8 +1037,7 @@ class DynamoDbExecutionStore:
         events = registration_events(
             execution_id,
             step_id,
-            # the merge carries no clock: the event is stamped as it is written
-            datetime.now(UTC),
+            at,
             len(wanted.get("registeredSubExecutions") or ()),
             len(wanted.get("registeredLogs") or ()),
         )

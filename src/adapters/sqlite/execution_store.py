@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from adapters.item_budget import OffloadedBodies
@@ -432,12 +432,13 @@ class SqliteExecutionStore:
         workflow_execution_id: str,
         pipeline_execution_id: str,
         merge: RegistrationMerge,
+        at: datetime,
     ) -> PipelineExecution:
         return self._versioned_step_update(
             workflow_execution_id,
             pipeline_execution_id,
             lambda step: registration_attributes(step, merge),
-            registering=True,
+            registered_at=at,
         )
 
     def record_stops_on_step(
@@ -454,10 +455,10 @@ class SqliteExecutionStore:
         workflow_execution_id: str,
         pipeline_execution_id: str,
         attributes: Callable[[PipelineExecution], Item | None],
-        registering: bool = False,
+        registered_at: datetime | None = None,
     ) -> PipelineExecution:
         """Read the step, write `attributes(step)` if the registration version is still the one
-        read (`registering`: with its event), else read and compute again:
+        read (`registered_at`: with its event, a registration's), else read and compute again:
         registrations and stop records racing on one step all survive. None from `attributes`:
         nothing to write."""
         key = (pipeline_execution_id, workflow_execution_id)
@@ -478,20 +479,19 @@ class SqliteExecutionStore:
             self._bodies.put([values])
             statement = self._versioned_update(tuple(values))
             parameters = (*(dump_json(v) for v in values.values()), version + 1, *key, version)
-            if registering:
+            if registered_at is not None:
                 self._unit_of_work.ensure_table()
             with self._database.write() as connection:
                 # fetchall: the UPDATE must have run to its end before the COMMIT
                 updated = connection.execute(statement, parameters).fetchall()
-                if updated and registering:  # a registration: a transition, with its event
+                if updated and registered_at is not None:  # a registration, with its event
                     self._unit_of_work.append_in(
                         connection,
                         workflow_execution_id,
                         registration_events(
                             workflow_execution_id,
                             pipeline_execution_id,
-                            # the merge carries no clock: the event is stamped as it is written
-                            datetime.now(UTC),
+                            registered_at,
                             len(wanted.get("registeredSubExecutions") or ()),
                             len(wanted.get("registeredLogs") or ()),
                         ),
