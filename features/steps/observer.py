@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from application.ports import ExecutionStore, RunReporter
-from domain.execution import chain_order
+from domain.execution import WorkflowExecution, chain_order
 from domain.statuses import ExecutionStatus, StepStatus
 
 
@@ -47,6 +47,29 @@ class ObservingReporter:
             action(workflow_execution_id)
         return attempt
 
+    def take_lease_and_start(
+        self,
+        workflow_execution_id: str,
+        owner: str,
+        known: WorkflowExecution,
+        first_pipeline_execution_id: str,
+    ) -> tuple[WorkflowExecution | None, int | None]:
+        """One write, the lease and the first step's start: observed as the start."""
+        name = self._pipeline_id(first_pipeline_execution_id)
+        self._note(workflow_execution_id, f"before start of {name}")
+        leased, attempt = self.inner.take_lease_and_start(
+            workflow_execution_id, owner, known, first_pipeline_execution_id
+        )
+        noted = self.snapshots[workflow_execution_id]
+        if attempt is None:  # not started with the lease: the runner starts it, observed there
+            del noted[max(i for i, s in enumerate(noted) if s.moment == f"before start of {name}")]
+            return leased, None
+        self._note(workflow_execution_id, f"after start of {name}")
+        action = self.once_started.pop(name, None)
+        if action is not None:
+            action(workflow_execution_id)
+        return leased, attempt
+
     def step_retrying(
         self,
         workflow_execution_id: str,
@@ -77,6 +100,51 @@ class ObservingReporter:
         )
         name = self._pipeline_id(pipeline_execution_id)
         self._note(workflow_execution_id, f"after finish of {name}")
+        return recorded
+
+    def step_handed_on(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        next_pipeline_execution_id: str,
+    ) -> tuple[StepStatus, int | None]:
+        """One write, the step's end and the next one's start: observed as the two moves, each
+        moment the scenario asks about before or after the write."""
+        finished = self._pipeline_id(pipeline_execution_id)
+        action = self.before_finish.pop(finished, None)
+        if action is not None:
+            action(workflow_execution_id)
+        following = self._pipeline_id(next_pipeline_execution_id)
+        self._note(workflow_execution_id, f"before start of {following}")
+        recorded, next_attempt = self.inner.step_handed_on(
+            workflow_execution_id, pipeline_execution_id, attempt, next_pipeline_execution_id
+        )
+        self._note(workflow_execution_id, f"after finish of {finished}")
+        if next_attempt is None:  # the runner starts the next step itself: observed there
+            noted = self.snapshots[workflow_execution_id]
+            moment = f"before start of {following}"
+            del noted[max(i for i, s in enumerate(noted) if s.moment == moment)]
+            return recorded, None
+        self._note(workflow_execution_id, f"after start of {following}")
+        started = self.once_started.pop(following, None)
+        if started is not None:
+            started(workflow_execution_id)
+        return recorded, next_attempt
+
+    def last_step_finished(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int
+    ) -> tuple[StepStatus, ExecutionStatus]:
+        """One write, the last step's end and the run's: one moment after it, the completion."""
+        finished = self._pipeline_id(pipeline_execution_id)
+        action = self.before_finish.pop(finished, None)
+        if action is not None:
+            action(workflow_execution_id)
+        self._note(workflow_execution_id, "before completion")
+        recorded = self.inner.last_step_finished(
+            workflow_execution_id, pipeline_execution_id, attempt
+        )
+        self._note(workflow_execution_id, "after completion")
         return recorded
 
     def execution_completed(

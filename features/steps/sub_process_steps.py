@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 from dependency_injector import providers
 from pytest_bdd import parsers, then, when
+from tests.contract.builders import MONDAY
 
 from application.use_cases.abort_execution import AbortExecutionCommand
 from application.use_cases.step_tracking import StartStepCommand
@@ -41,6 +42,7 @@ def _register(container: Container, world: World, name: str, sub: RegisteredSubE
         world.execution_id,
         step.pipeline_execution_id,
         lambda stored: (merge_sub_executions(stored.registered_sub_executions, (sub,)), ()),
+        at=MONDAY,
     )
 
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from domain.migration import MigratedRun, TableItemShapes
     from domain.paging import Page
     from domain.run import Run, RunChange, StepMove
+    from domain.run_write import RunWrite
     from domain.sub_processes import StopAttempt, SubExecutionStop
     from domain.workflow import WorkflowDefinition, WorkflowVersion
 
@@ -173,8 +174,10 @@ class StepRunStore(Protocol):
             [PipelineExecution],
             tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]],
         ],
+        at: datetime,
     ) -> PipelineExecution:
-        """Replace the step's registered sub-executions and logs with `merge(step as stored)`.
+        """Replace the step's registered sub-executions and logs with `merge(step as stored)`,
+        with its SubProcessRegistered event stamped `at` (the registration's own moment).
 
         Optimistic: the write is conditional on the row's registration version being the one
         read, and is retried from a fresh read when another writer got there first, so
@@ -257,11 +260,27 @@ class ExecutionQueries(Protocol):
         ...
 
 
+class RunWriter(Protocol):
+    """A run's transition as one write (domain.run_write): on SQLite one transaction, on
+    DynamoDB one TransactWriteItems, numbering the write's events after the run's last."""
+
+    def commit(self, write: RunWrite) -> bool:
+        """Write all of `write`, or nothing. True written; False when a guard refused it (the
+        main row's, a step's expected status, the run not open, an attempt number taken or not
+        running, a cost entry or approval id taken, an approval not pending): the caller reads
+        again and decides again. ExecutionNotFoundError when the run has no main row;
+        ValueError when the write is larger than one atomic write holds (DynamoDB: 100 items,
+        events included), with nothing written."""
+        ...
+
+
 class RunLifecycleStore(RunStore, StepRunStore, Protocol):
     """What moves a run and its steps: the writes of the run lifecycle (domain.run)."""
 
 
-class ExecutionStore(SchemaAdministration, RunLifecycleStore, ExecutionQueries, Protocol):
+class ExecutionStore(
+    SchemaAdministration, RunLifecycleStore, ExecutionQueries, RunWriter, Protocol
+):
     """All execution tables, as each storage adapter implements them; a use case asks for the
     narrowest part it needs. Each call is one atomic write or one consistent read.
 
@@ -694,10 +713,29 @@ class RunReporter(Protocol):
         run being aborted, whatever was reported)."""
         ...
 
+    def step_handed_on(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        next_pipeline_execution_id: str,
+    ) -> tuple[StepStatus, int | None]:
+        """Attempt `attempt` succeeded and the next step starts, in one write: the step's status
+        as recorded, and the next step's attempt (None when it did not start: the step was not
+        recorded SUCCEEDED, or had ended already - the runner then starts the next itself)."""
+        ...
+
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
     ) -> ExecutionStatus:
         """The run ended: its status as recorded."""
+        ...
+
+    def last_step_finished(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int
+    ) -> tuple[StepStatus, ExecutionStatus]:
+        """The last step's attempt `attempt` succeeded and the run ends with it, in one write:
+        the step's status and the run's as recorded (ABORTED both on a run being aborted)."""
         ...
 
     def approval_gate(
@@ -717,6 +755,17 @@ class RunReporter(Protocol):
         """Claim the run for this runner: the main row as the claim left it, or None when
         another runner holds a live lease or the run has ended. `known`: the main row as the
         runner was handed it, to save a read."""
+        ...
+
+    def take_lease_and_start(
+        self,
+        workflow_execution_id: str,
+        owner: str,
+        known: WorkflowExecution,
+        first_pipeline_execution_id: str,
+    ) -> tuple[WorkflowExecution | None, int | None]:
+        """take_lease and the first step's start, in one write where the run is as the launch
+        left it: the row, and the first step's attempt (None when it was not started)."""
         ...
 
     def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:
@@ -956,34 +1005,17 @@ class CostLedger(Protocol):
 
 
 class Approvals(Protocol):
-    """Approval requests (seed 003 APPROVAL_REQUEST); each change is written with its event
-    (ApprovalRequested, ApprovalDecided) in one atomic write, so the log never misses a gate."""
+    """Approval requests (seed 003 APPROVAL_REQUEST), read. A request opened or closed is a
+    run's transition: a `RunWriter` writes it with its event (ApprovalRequested,
+    ApprovalDecided) in one atomic write, so the log never misses a gate."""
 
     def create_tables(self) -> None: ...
-
-    def open(self, request: ApprovalRequest) -> ApprovalRequest:
-        """Store a new PENDING request with its event; when the run already holds a request of
-        that id (a retried open: ids are derived from the step attempt), the stored one, with
-        nothing written. ExecutionNotFoundError when the run is gone."""
-        ...
-
-    def close(self, closed: ApprovalRequest) -> bool:
-        """Write a decision, timeout or cancellation with its event, only while the stored
-        request is PENDING; False, nothing written, when it is not (somebody closed it first)."""
-        ...
 
     def renew_task_token(self, request: ApprovalRequest) -> bool:
         """Store `request.task_token` on the stored request, only while it is PENDING, with no
         event (how the gate is answered is nobody's business but the orchestrator's): a Step
         Functions task tried again waits on a new token. False, nothing written, when it is not
         pending."""
-        ...
-
-    def park(self, request: ApprovalRequest, change: RunChange) -> bool:
-        """Write the run's change (its lease parked at the gate) only while `request` is still
-        PENDING and the change's guard holds, in one atomic write; False, nothing written,
-        otherwise. A decision and a park never both miss each other: whichever comes second
-        sees the first."""
         ...
 
     def get(self, approval_id: str) -> ApprovalRequest:

@@ -7,7 +7,12 @@ from datetime import datetime
 
 from application.ports import RunStore
 from application.use_cases.approvals import PassApprovalGate, PassApprovalGateCommand
-from application.use_cases.complete_execution import CompleteExecution, CompleteExecutionCommand
+from application.use_cases.complete_execution import (
+    CompleteExecution,
+    CompleteExecutionCommand,
+    FinishLastStepCommand,
+)
+from application.use_cases.hand_on_step import HandOnStep, HandOnStepCommand
 from application.use_cases.retry_step import RetryStep, RetryStepCommand
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import (
@@ -23,8 +28,8 @@ from domain.statuses import ExecutionStatus, StepStatus
 
 
 class UseCaseRunReporter:
-    """Routes runner progress to StartStep, RetryStep, FinishStep, CompleteExecution,
-    PassApprovalGate and the runner's lease.
+    """Routes runner progress to StartStep, RetryStep, FinishStep, HandOnStep,
+    CompleteExecution, PassApprovalGate and the runner's lease.
 
     It keeps when each attempt it opened started, until that attempt finishes: the finish then
     writes the attempt's duration with no read. The runner's threads share it."""
@@ -40,10 +45,11 @@ class UseCaseRunReporter:
         lease: RunnerLease,
         store: RunStore,
         gate: PassApprovalGate,
+        hand_on: HandOnStep,
     ) -> None:
         self._start, self._finish, self._complete = start_step, finish_step, complete_execution
         self._retry, self._lease, self._store = retry_step, lease, store
-        self._gate = gate
+        self._gate, self._hand_on = gate, hand_on
         self._starts: dict[tuple[str, str, int], datetime] = {}
         self._starts_lock = threading.Lock()
 
@@ -121,6 +127,31 @@ class UseCaseRunReporter:
         )
         return finished.status
 
+    def step_handed_on(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        next_pipeline_execution_id: str,
+    ) -> tuple[StepStatus, int | None]:
+        with self._starts_lock:
+            started = self._starts.pop(
+                (workflow_execution_id, pipeline_execution_id, attempt), None
+            )
+        handed = self._hand_on.execute(
+            HandOnStepCommand(
+                workflow_execution_id=workflow_execution_id,
+                pipeline_execution_id=pipeline_execution_id,
+                attempt=attempt,
+                attempt_started=started,
+                next_pipeline_execution_id=next_pipeline_execution_id,
+            )
+        )
+        if handed.next_attempt is not None:
+            key = (workflow_execution_id, next_pipeline_execution_id, handed.next_attempt)
+            self._started(key, handed.next_started)
+        return handed.status, handed.next_attempt
+
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
     ) -> ExecutionStatus:
@@ -130,6 +161,20 @@ class UseCaseRunReporter:
             )
         )
         return completed.status
+
+    def last_step_finished(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int
+    ) -> tuple[StepStatus, ExecutionStatus]:
+        with self._starts_lock:  # the completion decides on a read: it knows the start
+            self._starts.pop((workflow_execution_id, pipeline_execution_id, attempt), None)
+        finished = self._complete.finish_last_step(
+            FinishLastStepCommand(
+                workflow_execution_id=workflow_execution_id,
+                pipeline_execution_id=pipeline_execution_id,
+                attempt=attempt,
+            )
+        )
+        return finished.step_status, finished.execution.status
 
     def approval_gate(
         self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int, owner: str
@@ -151,6 +196,22 @@ class UseCaseRunReporter:
         self, workflow_execution_id: str, owner: str, known: WorkflowExecution | None = None
     ) -> WorkflowExecution | None:
         return self._lease.take(workflow_execution_id, owner, known)
+
+    def take_lease_and_start(
+        self,
+        workflow_execution_id: str,
+        owner: str,
+        known: WorkflowExecution,
+        first_pipeline_execution_id: str,
+    ) -> tuple[WorkflowExecution | None, int | None]:
+        leased, attempt = self._lease.take_and_start(
+            workflow_execution_id, owner, known, first_pipeline_execution_id
+        )
+        if leased is not None and attempt is not None and leased.runner_lease is not None:
+            # one write, one moment: the attempt started as the lease was taken
+            key = (workflow_execution_id, first_pipeline_execution_id, attempt)
+            self._started(key, leased.runner_lease.renewed_date)
+        return leased, attempt
 
     def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:
         return self._lease.renew(workflow_execution_id, owner)

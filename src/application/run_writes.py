@@ -1,5 +1,7 @@
 """Writing what the run aggregate decides: each decision under its guard, decided again on a
-fresh read whenever another writer moved first (DESIGN §3a)."""
+fresh read whenever another writer moved first (DESIGN §3a). `commit_decided` is the loop over
+the RunWriter port, which the use cases move to one by one; `write_end` and `end_run` are the
+older form over the stores' own write methods."""
 
 from __future__ import annotations
 
@@ -8,9 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from application.ports import AttemptNotRunningError, RunLifecycleStore
+from application.ports import AttemptNotRunningError, RunLifecycleStore, RunWriter
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.run import Run, RunEnd, StepMove
+from domain.run_write import RunWrite
 
 if TYPE_CHECKING:
     from application.use_cases.record_cost import RecordAttemptDurations
@@ -163,3 +166,24 @@ def _steps_after(
             step = step._evolve(status=move.status, stop_date=move.stop_date, error=move.error)
         after.append(step)
     return tuple(after)
+
+
+def commit_decided(
+    writer: RunWriter,
+    read: Callable[[], Run],
+    decide: Callable[[Run], RunWrite | None],
+    first: RunWrite | None = None,
+) -> tuple[RunWrite | None, Run | None]:
+    """The application's read-decide-commit loop: `first` (decided without a read) is committed
+    as it is; when it is refused, or there is none, the run is read, `decide` says what to write
+    and that is committed, read and decided again on each refusal (another writer moved first).
+    The write committed (None when `decide` found nothing to write) and the last run read."""
+    write, run = first, None
+    for _ in range(MAX_RACES):
+        if write is not None and writer.commit(write):
+            return write, run
+        run = read()
+        write = decide(run)
+        if write is None:
+            return None, run
+    raise RunContentionError(f"execution {run.workflow_execution_id if run else '?'}: refused")

@@ -8,7 +8,7 @@ A `NewEvent` has no number yet: the store gives it the next one as it writes it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
@@ -90,8 +90,12 @@ def launch_events(execution: WorkflowExecution) -> tuple[NewEvent, ...]:
 def move_events(move: StepMove) -> tuple[NewEvent, ...]:
     """A step move: its attempt's close, then its own transition, then the attempt it opens."""
     opened_at = move.open_attempt.start_date if move.open_attempt else None
-    # a move without a date of its own (written by hand) is stamped as it is decided
-    at = move.stop_date or move.start_date or opened_at or datetime.now(UTC)
+    # the decision's own moment: the domain has no clock, so a move says when it happened
+    at = move.stop_date or move.start_date or opened_at
+    if at is None:
+        raise ValueError(
+            f"step {move.pipeline_execution_id}: a move with no date of its own has no moment"
+        )
 
     def event(kind: EventType, **fields: object) -> NewEvent:
         return NewEvent.model_validate(

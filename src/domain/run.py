@@ -196,6 +196,39 @@ class Run(BaseModel):
         running = [a for a in self.attempts_of(pipeline_execution_id) if a.is_running]
         return running[-1] if running else None
 
+    def moved(self, move: StepMove) -> Run:
+        """The run as it is once `move` is written (what a write deciding more than one move
+        decides the next on)."""
+        steps = tuple(
+            step._evolve(
+                status=move.status,
+                start_date=move.start_date or step.start_date,
+                stop_date=move.stop_date or step.stop_date,
+                error=move.error,
+            )
+            if step.pipeline_execution_id == move.pipeline_execution_id and move.status
+            else step
+            for step in self.steps
+        )
+        closed_status = move.close_status or move.status
+        attempts = [
+            attempt.model_copy(
+                update={
+                    "status": closed_status,
+                    "stop_date": move.stop_date,
+                    "error": None if closed_status is StepStatus.SUCCEEDED else move.error,
+                }
+            )
+            if attempt.pipeline_execution_id == move.pipeline_execution_id
+            and attempt.attempt == move.close_attempt
+            and closed_status is not None
+            else attempt
+            for attempt in self.attempts
+        ]
+        if move.open_attempt is not None:
+            attempts.append(move.open_attempt)
+        return Run(execution=self.execution, steps=steps, attempts=tuple(attempts))
+
     @property
     def abort_message(self) -> str:
         cause = self.execution.abort_cause or DEFAULT_ABORT_CAUSE

@@ -93,6 +93,7 @@ if TYPE_CHECKING:
     from application.use_cases.get_execution_logs import GetExecutionLogs
     from application.use_cases.get_execution_metadata import GetExecutionMetadata
     from application.use_cases.get_execution_progress import GetExecutionProgress
+    from application.use_cases.hand_on_step import HandOnStep
     from application.use_cases.handle_execution_error import HandleExecutionError
     from application.use_cases.import_asset_files import ImportAssetFiles
     from application.use_cases.import_costs import ImportCosts
@@ -220,6 +221,7 @@ else:
     RunnerLease = deferred("application.use_cases.runner_lease", "RunnerLease")
     ShowWorkflow = deferred("application.use_cases.show_workflow", "ShowWorkflow")
     FinishStep = deferred("application.use_cases.step_tracking", "FinishStep")
+    HandOnStep = deferred("application.use_cases.hand_on_step", "HandOnStep")
     StartStep = deferred("application.use_cases.step_tracking", "StartStep")
     SummarizeCosts = deferred("application.use_cases.summarize_costs", "SummarizeCosts")
     SweepAborts = deferred("application.use_cases.sweep_aborts", "SweepAborts")
@@ -407,32 +409,17 @@ def _dynamodb_cost_ledger(client: Any, tables: TableNames) -> CostLedger:
     return DynamoDbCostLedger(client, tables)
 
 
-def _sqlite_approvals(
-    database: SqliteDatabase, tables: TableNames, store: ExecutionStore, objects: ObjectStore
-) -> Approvals:
-    from adapters.item_budget import OffloadedBodies
+def _sqlite_approvals(database: SqliteDatabase, tables: TableNames) -> Approvals:
     from adapters.sqlite.approvals import SqliteApprovals
-    from adapters.sqlite.execution_store import SqliteExecutionStore
     from adapters.sqlite.schema import build_schema
-    from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 
-    assert isinstance(store, SqliteExecutionStore)  # a park writes the run's row with its own
-    schema = build_schema(tables)
-    events = SqliteUnitOfWork(database, schema, OffloadedBodies(objects))
-    return SqliteApprovals(database, schema, events, store)
+    return SqliteApprovals(database, build_schema(tables))
 
 
-def _dynamodb_approvals(
-    client: Any, tables: TableNames, store: ExecutionStore, objects: ObjectStore
-) -> Approvals:
+def _dynamodb_approvals(client: Any, tables: TableNames) -> Approvals:
     from adapters.dynamodb.approvals import DynamoDbApprovals
-    from adapters.dynamodb.execution_store import DynamoDbExecutionStore
-    from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork
-    from adapters.item_budget import OffloadedBodies
 
-    assert isinstance(store, DynamoDbExecutionStore)
-    events = DynamoDbUnitOfWork(client, tables, OffloadedBodies(objects))
-    return DynamoDbApprovals(client, tables, events, store)
+    return DynamoDbApprovals(client, tables)
 
 
 def _rate_card(configured: str | None, home: str) -> RateCard:
@@ -762,12 +749,8 @@ class Container(containers.DeclarativeContainer):
     # Approval gates (seed 003): a request per gate reached, a run parked until its decision.
     approvals = providers.Selector(
         config.store,
-        sqlite=providers.Singleton(
-            _sqlite_approvals, sqlite_database, tables, execution_store, object_store
-        ),
-        dynamodb=providers.Singleton(
-            _dynamodb_approvals, dynamodb_client, tables, execution_store, object_store
-        ),
+        sqlite=providers.Singleton(_sqlite_approvals, sqlite_database, tables),
+        dynamodb=providers.Singleton(_dynamodb_approvals, dynamodb_client, tables),
     )
     pass_approval_gate = providers.Factory(
         PassApprovalGate,
@@ -776,6 +759,7 @@ class Container(containers.DeclarativeContainer):
         catalog=workflow_catalog,
         clock=clock,
         ids=ids,
+        writer=execution_store,
     )
 
     # a Step Functions task at a gate: it opens the request holding its token, and waits
@@ -806,6 +790,7 @@ class Container(containers.DeclarativeContainer):
         finish_step=finish_step,
         clock=clock,
         ids=ids,
+        writer=execution_store,
     )
     complete_execution = providers.Factory(
         CompleteExecution,
@@ -822,7 +807,20 @@ class Container(containers.DeclarativeContainer):
     # Its wait before a report the store failed is tried again (None: time.sleep); tests too.
     store_backoff: providers.Provider[Callable[[float], None] | None] = providers.Object(None)
     runner_lease = providers.Factory(
-        RunnerLease, store=execution_store, clock=clock, lease_seconds=config.lease_seconds
+        RunnerLease,
+        store=execution_store,
+        clock=clock,
+        lease_seconds=config.lease_seconds,
+        writer=execution_store,
+    )
+    # a step's success and the next step's start, one write (the local runner's common move)
+    hand_on_step = providers.Factory(
+        HandOnStep,
+        writer=execution_store,
+        store=execution_store,
+        finish_step=finish_step,
+        clock=clock,
+        durations=record_attempt_durations,
     )
     run_reporter = providers.Singleton(
         UseCaseRunReporter,
@@ -833,6 +831,7 @@ class Container(containers.DeclarativeContainer):
         lease=runner_lease,
         store=execution_store,
         gate=pass_approval_gate,
+        hand_on=hand_on_step,
     )
     # Sub-process registration: the handler, the bus a step publishes on, and the publisher.
     sub_process_controller = providers.Singleton(
@@ -952,6 +951,7 @@ class Container(containers.DeclarativeContainer):
         store=execution_store,
         resumer=gate_resumer,
         clock=clock,
+        writer=execution_store,
     )
     decide_approval = providers.Factory(
         DecideApproval,
@@ -961,6 +961,7 @@ class Container(containers.DeclarativeContainer):
         resumer=gate_resumer,
         audit=audit_log,
         clock=clock,
+        writer=execution_store,
     )
     reconcile_execution = providers.Factory(
         ReconcileExecution,

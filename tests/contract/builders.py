@@ -6,13 +6,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from adapters.item_budget import OffloadedBodies
 from adapters.sqlite.approvals import SqliteApprovals
 from adapters.sqlite.catalogs import SqliteWorkflowCatalog
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.sqlite.schema import build_schema
-from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.sub_process_dispatch import DispatchingSubProcessController
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import TableNames
@@ -320,9 +318,7 @@ def a_duration_entry(execution_id: str, *, attempt: int = 1) -> CostLedgerEntry:
 
 def a_gate_passage(database: SqliteDatabase, store: SqliteExecutionStore) -> PassApprovalGate:
     """PassApprovalGate on one SQLite database: its approvals, versions and event log."""
-    schema = build_schema(TableNames())
-    events = SqliteUnitOfWork(database, schema, OffloadedBodies(None))
-    approvals = SqliteApprovals(database, schema, events, store)
+    approvals = SqliteApprovals(database, build_schema(TableNames()))
     approvals.create_tables()
     catalog = SqliteWorkflowCatalog(database, TableNames())
-    return PassApprovalGate(approvals, store, catalog, SystemClock(), UuidGenerator())
+    return PassApprovalGate(approvals, store, catalog, SystemClock(), UuidGenerator(), store)

@@ -1,5 +1,6 @@
-"""The Approvals port on every store: a request and its event in one write, decided once, the
-pending list newest first from its sparse index, and every request of a run with it."""
+"""The Approvals port on every store, with the run writer that opens and closes requests: a
+request and its event in one write, decided once, the pending list newest first from its sparse
+index, and every request of a run with it."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ from domain.approvals import (
     Decision,
 )
 from domain.errors import ExecutionNotFoundError, InvalidInputError
-from domain.run import Run
+from domain.run import Run, RunChange
+from domain.run_write import RunWrite
 from tests.contract.builders import a_launch, at, step_id
 from tests.integration.test_registration_concurrency import OneRequestAtATime
 
@@ -43,14 +45,13 @@ def backend(request: pytest.FixtureRequest) -> tuple[ExecutionStore, Approvals, 
         names = request.getfixturevalue("dynamodb_table_names")
         store = request.getfixturevalue("dynamodb_execution_store")
         log = DynamoDbUnitOfWork(client, names, OffloadedBodies(None))
-        return store, DynamoDbApprovals(client, names, log, store), log
+        return store, DynamoDbApprovals(client, names), log
     database: SqliteDatabase = request.getfixturevalue(f"{request.param}_database")
     store = request.getfixturevalue(f"{request.param}_execution_store")
     schema = build_schema(TableNames())
-    sqlite_log = SqliteUnitOfWork(database, schema, OffloadedBodies(None))
-    approvals = SqliteApprovals(database, schema, sqlite_log, store)
+    approvals = SqliteApprovals(database, schema)
     approvals.create_tables()
-    return store, approvals, sqlite_log
+    return store, approvals, SqliteUnitOfWork(database, schema, OffloadedBodies(None))
 
 
 def a_request(run: str, approval_id: str, minute: int = 1, index: int = 0) -> ApprovalRequest:
@@ -67,6 +68,22 @@ def a_request(run: str, approval_id: str, minute: int = 1, index: int = 0) -> Ap
     )
 
 
+def opened(
+    store: ExecutionStore, approvals: Approvals, request: ApprovalRequest
+) -> ApprovalRequest:
+    """The request as the run holds it once opened (the first one, when it was opened before)."""
+    store.commit(RunWrite.opening(request))
+    return approvals.get(request.approval_id)
+
+
+def close(store: ExecutionStore, closed: ApprovalRequest) -> bool:
+    return store.commit(RunWrite.closing(closed))
+
+
+def park(store: ExecutionStore, request: ApprovalRequest, change: RunChange) -> bool:
+    return store.commit(RunWrite.parking(request, change))
+
+
 def event_kinds(log: ExecutionEvents, run: str) -> list[tuple[str, str | None, str | None]]:
     return [
         (e.event_type.value, e.status, e.approval_id) for e in log.events_after(run, 0, 100).items
@@ -77,7 +94,7 @@ def test_an_opened_request_is_stored_with_its_event(backend: Any) -> None:
     store, approvals, log = backend
     store.add_launch(a_launch("e1"))
     request = a_request("e1", "ap-1")
-    assert approvals.open(request) == request
+    assert store.commit(RunWrite.opening(request)) is True
     assert approvals.get("ap-1") == request
     assert approvals.list_for_execution("e1") == [request]
     assert event_kinds(log, "e1")[-1] == ("ApprovalRequested", "PENDING", "ap-1")
@@ -86,16 +103,16 @@ def test_an_opened_request_is_stored_with_its_event(backend: Any) -> None:
 def test_opening_again_returns_the_stored_request_and_writes_nothing(backend: Any) -> None:
     store, approvals, log = backend
     store.add_launch(a_launch("e1"))
-    first = approvals.open(a_request("e1", "ap-1", minute=1))
-    again = approvals.open(a_request("e1", "ap-1", minute=5))
-    assert again == first
+    first = opened(store, approvals, a_request("e1", "ap-1", minute=1))
+    assert store.commit(RunWrite.opening(a_request("e1", "ap-1", minute=5))) is False
+    assert approvals.get("ap-1") == first
     assert [k for k, _, _ in event_kinds(log, "e1")].count("ApprovalRequested") == 1
 
 
 def test_a_request_of_an_unknown_run_is_refused(backend: Any) -> None:
-    _, approvals, _ = backend
+    store, approvals, _ = backend
     with pytest.raises(ExecutionNotFoundError):
-        approvals.open(a_request("nope", "ap-1"))
+        store.commit(RunWrite.opening(a_request("nope", "ap-1")))
     with pytest.raises(ApprovalNotFoundError):
         approvals.get("ap-1")
 
@@ -103,12 +120,12 @@ def test_a_request_of_an_unknown_run_is_refused(backend: Any) -> None:
 def test_a_request_is_closed_once(backend: Any) -> None:
     store, approvals, log = backend
     store.add_launch(a_launch("e1"))
-    request = approvals.open(a_request("e1", "ap-1"))
+    request = opened(store, approvals, a_request("e1", "ap-1"))
     approved = request.decide(Decision.APPROVE, "alice", (), "looks right", at(2))
     rejected = request.decide(Decision.REJECT, "bob", ("reviewers",), "no", at(3))
-    assert approvals.close(approved) is True
-    assert approvals.close(rejected) is False  # decided already: nothing written
-    assert approvals.close(request.timed_out(at(4))) is False
+    assert close(store, approved) is True
+    assert close(store, rejected) is False  # decided already: nothing written
+    assert close(store, request.timed_out(at(4))) is False
     stored = approvals.get("ap-1")
     assert (stored.status, stored.decided_by, stored.reason) == (
         ApprovalStatus.APPROVED,
@@ -125,7 +142,7 @@ def test_a_pending_request_takes_a_new_task_token_with_no_event(backend: Any) ->
     """A Step Functions task tried again waits on a new token: only the newest is answered."""
     store, approvals, log = backend
     store.add_launch(a_launch("e1"))
-    request = approvals.open(a_request("e1", "ap-1").with_task_token("token-1"))
+    request = opened(store, approvals, a_request("e1", "ap-1").with_task_token("token-1"))
     events_before = event_kinds(log, "e1")
 
     assert approvals.renew_task_token(request.with_task_token("token-2")) is True
@@ -137,8 +154,8 @@ def test_a_pending_request_takes_a_new_task_token_with_no_event(backend: Any) ->
 def test_a_closed_or_unknown_request_keeps_its_task_token(backend: Any) -> None:
     store, approvals, _ = backend
     store.add_launch(a_launch("e1"))
-    request = approvals.open(a_request("e1", "ap-1").with_task_token("token-1"))
-    approvals.close(request.decide(Decision.APPROVE, "alice", (), "", at(2)))
+    request = opened(store, approvals, a_request("e1", "ap-1").with_task_token("token-1"))
+    close(store, request.decide(Decision.APPROVE, "alice", (), "", at(2)))
 
     assert approvals.renew_task_token(request.with_task_token("token-2")) is False
     stored = approvals.get("ap-1")
@@ -158,13 +175,13 @@ def test_a_request_never_shows_its_task_token_in_its_repr() -> None:
 def test_racing_deciders_one_wins(backend: Any) -> None:
     store, approvals, log = backend
     store.add_launch(a_launch("e1"))
-    request = approvals.open(a_request("e1", "ap-1"))
+    request = opened(store, approvals, a_request("e1", "ap-1"))
     outcomes: list[bool] = []
     lock = threading.Lock()
 
     def decide(user: str) -> None:
         closed = request.decide(Decision.APPROVE, "alice", (), user, at(2))
-        won = approvals.close(closed)
+        won = close(store, closed)
         with lock:
             outcomes.append(won)
 
@@ -185,11 +202,11 @@ def test_pending_requests_are_listed_newest_first_and_leave_the_list_once_closed
     store, approvals, _ = backend
     for run in ("e1", "e2", "e3"):
         store.add_launch(a_launch(run))
-    opened = [
-        approvals.open(a_request(run, f"ap-{n}", minute=n))
+    requests = [
+        opened(store, approvals, a_request(run, f"ap-{n}", minute=n))
         for n, run in enumerate(("e1", "e2", "e3", "e1"), 1)
     ]
-    approvals.close(opened[1].cancelled(at(9), "the run ended"))
+    close(store, requests[1].cancelled(at(9), "the run ended"))
     pending = approvals.list_requests(True, 10)
     assert [r.approval_id for r in pending.items] == ["ap-4", "ap-3", "ap-1"]
     assert pending.next_token is None
@@ -202,7 +219,7 @@ def test_the_lists_page_by_token(backend: Any) -> None:
     store, approvals, _ = backend
     store.add_launch(a_launch("e1"))
     for n in range(1, 6):
-        approvals.open(a_request("e1", f"ap-{n}", minute=n, index=n))
+        opened(store, approvals, a_request("e1", f"ap-{n}", minute=n, index=n))
     seen: list[str] = []
     token = None
     for _ in range(5):
@@ -219,7 +236,7 @@ def test_the_lists_page_by_token(backend: Any) -> None:
 def test_a_deleted_run_takes_its_requests_with_it(backend: Any) -> None:
     store, approvals, _ = backend
     store.add_launch(a_launch("e1"))
-    approvals.open(a_request("e1", "ap-1"))
+    opened(store, approvals, a_request("e1", "ap-1"))
     assert store.delete_execution("e1")
     assert approvals.list_for_execution("e1") == []
     with pytest.raises(ApprovalNotFoundError):
@@ -230,7 +247,7 @@ def test_a_deleted_run_takes_its_requests_with_it(backend: Any) -> None:
 def test_the_expiry_is_the_request_moment_plus_the_timeout(backend: Any) -> None:
     store, approvals, _ = backend
     store.add_launch(a_launch("e1"))
-    request = approvals.open(a_request("e1", "ap-1"))
+    request = opened(store, approvals, a_request("e1", "ap-1"))
     stored = approvals.get(request.approval_id)
     assert stored.expires_at - stored.requested_at == timedelta(seconds=60)
     assert not stored.expired(at(1) + timedelta(seconds=59))
@@ -246,10 +263,10 @@ def _leased(store: ExecutionStore, run: str, owner: str) -> Run:
 def test_a_run_parks_at_a_pending_gate_and_is_handed_over_to_any_runner(backend: Any) -> None:
     store, approvals, _ = backend
     store.add_launch(a_launch("e1"))
-    request = approvals.open(a_request("e1", "ap-1"))
+    request = opened(store, approvals, a_request("e1", "ap-1"))
     run = _leased(store, "e1", "runner-1")
     soon = at(1) + timedelta(seconds=5)  # the gate's timeout is 60 s
-    assert approvals.park(request, run.park("runner-1", request, soon)) is True
+    assert park(store, request, run.park("runner-1", request, soon)) is True
     parked = store.get_run("e1")
     assert parked.parked_at() == "ap-1"
     # nobody holds it: no runner is lost however long it waits
@@ -270,10 +287,10 @@ def test_a_run_parks_at_a_pending_gate_and_is_handed_over_to_any_runner(backend:
 def test_a_decided_gate_is_not_parked_at(backend: Any) -> None:
     store, approvals, _ = backend
     store.add_launch(a_launch("e1"))
-    request = approvals.open(a_request("e1", "ap-1"))
+    request = opened(store, approvals, a_request("e1", "ap-1"))
     run = _leased(store, "e1", "runner-1")
-    approvals.close(request.decide(Decision.APPROVE, "alice", (), "", at(2)))
-    assert approvals.park(request, run.park("runner-1", request, at(3))) is False
+    close(store, request.decide(Decision.APPROVE, "alice", (), "", at(2)))
+    assert park(store, request, run.park("runner-1", request, at(3))) is False
     lease = store.get_execution("e1").runner_lease
     assert lease is not None and lease.owner == "runner-1"  # still the runner's: it goes on
 
@@ -281,7 +298,7 @@ def test_a_decided_gate_is_not_parked_at(backend: Any) -> None:
 def test_a_park_by_a_runner_that_lost_its_lease_is_refused(backend: Any) -> None:
     store, approvals, _ = backend
     store.add_launch(a_launch("e1"))
-    request = approvals.open(a_request("e1", "ap-1"))
+    request = opened(store, approvals, a_request("e1", "ap-1"))
     run = _leased(store, "e1", "runner-1")
-    assert approvals.park(request, run.park("runner-old", request, at(2))) is False
+    assert park(store, request, run.park("runner-old", request, at(2))) is False
     assert store.get_run("e1").parked_at() is None

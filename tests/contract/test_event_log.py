@@ -16,6 +16,7 @@ from adapters.tables import ResourceKeys, TableNames
 from application.ports import EventNumberTakenError, ExecutionEvents, ExecutionStore
 from domain.events import EventType
 from domain.execution import WorkflowExecution
+from domain.logs import RegisteredLog
 from domain.run import Run, first_start, plain_finish
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import a_launch, at, step_id
@@ -183,3 +184,18 @@ def test_appending_to_a_run_that_does_not_exist_is_refused(store_and_log: Any) -
     )
     with pytest.raises(ExecutionNotFoundError):
         log.append_events("nope", [event])
+
+
+def test_a_registration_s_event_is_stamped_with_the_registration_s_moment(
+    store_and_log: Any,
+) -> None:
+    store, log, _ = store_and_log
+    store.add_launch(a_launch("e1"))
+    registered = RegisteredLog(log_group_name="/aws/batch/job", log_stream_name="s-1")
+    store.register_on_step("e1", SID, lambda step: ((), (registered,)), at=at(7))
+    (event,) = [
+        e
+        for e in log.events_after("e1", 0, 100).items
+        if e.event_type is EventType.SUB_PROCESS_REGISTERED
+    ]
+    assert (event.occurred_at, event.logs) == (at(7), 1)

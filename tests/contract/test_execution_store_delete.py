@@ -123,6 +123,7 @@ def _a_run_in_every_table(raw: RawTables, execution_id: str) -> None:
             (RegisteredSubExecution.of_resource(resource_type="batch", resource_id="job-1"),),
             (),
         ),
+        at=MONDAY,
     )
     stop = SubExecutionStop(
         resource_type="batch", resource_id="job-1", outcome=StopOutcome.STOP_REQUESTED, at=at(2)

@@ -13,7 +13,7 @@ from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.registration import merge_logs, merge_sub_executions
 from domain.run import StepMove
 from domain.statuses import StepStatus
-from tests.contract.builders import a_launch, at, step_id
+from tests.contract.builders import MONDAY, a_launch, at, step_id
 
 STATE_MACHINE = RegisteredSubExecution(
     resource_type="stepFunctionsExecution",
@@ -55,7 +55,9 @@ def test_a_registration_is_stored_and_returned(execution_store: ExecutionStore) 
     execution_store.add_launch(records)
     sid = step_id("e1", 1)
 
-    returned = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,), (LOG,)))
+    returned = execution_store.register_on_step(
+        "e1", sid, adding((STATE_MACHINE,), (LOG,)), at=MONDAY
+    )
 
     expected = records.steps[1].model_copy(
         update={"registered_sub_executions": (STATE_MACHINE,), "registered_logs": (LOG,)}
@@ -71,9 +73,9 @@ def test_registrations_accumulate_and_the_merge_sees_the_stored_lists(
     execution_store.add_launch(a_launch("e1"))
     sid = step_id("e1", 0)
     other_log = RegisteredLog(log_group_name="/wfx/other", log_stream_name="s1")
-    execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,), (LOG,)))
+    execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,), (LOG,)), at=MONDAY)
 
-    stored = execution_store.register_on_step("e1", sid, adding(logs=(other_log, LOG)))
+    stored = execution_store.register_on_step("e1", sid, adding(logs=(other_log, LOG)), at=MONDAY)
 
     assert stored.registered_sub_executions == (STATE_MACHINE,)
     assert stored.registered_logs == (LOG, other_log)
@@ -88,7 +90,7 @@ def test_a_registration_leaves_the_status_fields_alone(execution_store: Executio
     )
     assert started is not None
 
-    registered = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,)))
+    registered = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,)), at=MONDAY)
     done = execution_store.move_step(
         StepMove("e1", sid, StepStatus.SUCCEEDED, frozenset({StepStatus.RUNNING}), stop_date=at(2))
     )
@@ -111,7 +113,7 @@ def test_a_step_the_execution_does_not_have_is_not_found_and_nothing_is_written(
 
     with pytest.raises(PipelineExecutionNotFoundError):
         execution_store.register_on_step(
-            execution_id, pipeline_execution_id, adding((STATE_MACHINE,))
+            execution_id, pipeline_execution_id, adding((STATE_MACHINE,)), at=MONDAY
         )
 
     assert execution_store.get_step(step_id("e1", 0)) == records.steps[0]
@@ -122,7 +124,7 @@ def test_a_redelivery_adding_nothing_returns_the_stored_step_after_one_read(
 ) -> None:
     execution_store.add_launch(a_launch("e1"))
     sid = step_id("e1", 0)
-    first = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,), (LOG,)))
+    first = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,), (LOG,)), at=MONDAY)
     merges: list[PipelineExecution] = []
 
     def again(
@@ -131,7 +133,7 @@ def test_a_redelivery_adding_nothing_returns_the_stored_step_after_one_read(
         merges.append(step)
         return adding((STATE_MACHINE,), (LOG,))(step)
 
-    redelivered = execution_store.register_on_step("e1", sid, again)
+    redelivered = execution_store.register_on_step("e1", sid, again, at=MONDAY)
 
     assert redelivered == first == execution_store.get_step(sid)
     assert merges == [first]
@@ -151,7 +153,9 @@ def test_a_registration_onto_a_step_that_has_ended_is_stored(
     ):
         assert execution_store.move_step(move) is not None
 
-    stored = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,), (LOG,)))
+    stored = execution_store.register_on_step(
+        "e1", sid, adding((STATE_MACHINE,), (LOG,)), at=MONDAY
+    )
 
     assert stored.status is StepStatus.ABORTED
     assert stored.registered_sub_executions == (STATE_MACHINE,)

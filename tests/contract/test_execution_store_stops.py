@@ -14,7 +14,7 @@ from domain.execution import PipelineExecution
 from domain.logs import RegisteredSubExecution
 from domain.registration import merge_sub_executions
 from domain.sub_processes import StopOutcome, SubExecutionStop, merge_stops
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import MONDAY, a_launch, step_id
 
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 CHILD = RegisteredSubExecution.of_resource(resource_type="batch", resource_id="job-1")
@@ -74,7 +74,7 @@ def test_a_registration_racing_a_stop_record_both_survive(execution_store: Execu
     execution_store.add_launch(a_launch("e1"))
     sid = step_id("e1", 1)
     execution_store.register_on_step(
-        "e1", sid, lambda step: (merge_sub_executions((), (CHILD,)), ())
+        "e1", sid, lambda step: (merge_sub_executions((), (CHILD,)), ()), at=MONDAY
     )
     reads: list[PipelineExecution] = []
 
@@ -85,6 +85,7 @@ def test_a_registration_racing_a_stop_record_both_survive(execution_store: Execu
                 "e1",
                 sid,
                 lambda s: (merge_sub_executions(s.registered_sub_executions, (LATE_CHILD,)), ()),
+                at=MONDAY,
             )
         return merge_stops(step.sub_execution_stops, (a_stop(StopOutcome.STOPPED),))
 

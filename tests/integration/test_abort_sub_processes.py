@@ -29,7 +29,7 @@ from domain.logs import RegisteredSubExecution
 from domain.registration import merge_sub_executions
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.sub_processes import StopAttempt, StopOutcome, SubExecutionStop, merge_stops
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import MONDAY, a_launch, step_id
 
 # Ignores the first SIGTERM (a slow shutdown), ends on the second.
 STUBBORN = (
@@ -103,7 +103,9 @@ def a_running_run(
         records.model_copy(update={"execution": execution, "steps": (running, *records.steps[1:])})
     )
     sid = step_id(execution_id, 0)
-    store.register_on_step(execution_id, sid, lambda step: (merge_sub_executions((), subs), ()))
+    store.register_on_step(
+        execution_id, sid, lambda step: (merge_sub_executions((), subs), ()), at=MONDAY
+    )
     # as a local runner does: this process runs the run, so the children it started are its own
     RunFolder(Path(app.config.home()) / "runs" / execution_id).write_runner(this_process("inline"))
     return sid

@@ -14,7 +14,7 @@ from adapters.local.object_store import FilesystemObjectStore
 from adapters.tables import TableNames
 from domain.run import Run, RunChange, RunGuard, StepMove
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_launch, an_attempt, at, step_id
+from tests.contract.builders import MONDAY, a_launch, an_attempt, at, step_id
 from tests.contract.test_execution_store_registration import LOG, adding
 
 pytestmark = pytest.mark.integration
@@ -83,7 +83,7 @@ def test_a_move_after_another_process_registered_answers_with_its_registration(
     stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore],
 ) -> None:
     one, other = stores
-    other.register_on_step("e1", SID, adding(logs=(LOG,)))
+    other.register_on_step("e1", SID, adding(logs=(LOG,)), at=MONDAY)
 
     started = one.move_step(start())
 

@@ -33,6 +33,7 @@ from adapters.system import SystemClock
 from adapters.tables import TableNames
 from application.reporting import UseCaseRunReporter
 from application.use_cases.complete_execution import CompleteExecution
+from application.use_cases.hand_on_step import HandOnStep
 from application.use_cases.retry_step import RetryStep
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep
@@ -76,14 +77,16 @@ class RecordingReporter(UseCaseRunReporter):
         database: SqliteDatabase,
     ) -> None:
         clock = SystemClock()
+        finish = FinishStep(store, objects, clock)
         super().__init__(
             start_step=StartStep(store, clock),
-            finish_step=FinishStep(store, objects, clock),
+            finish_step=finish,
             complete_execution=CompleteExecution(store, objects, assets, logs, clock),
             retry_step=RetryStep(store, clock),
-            lease=RunnerLease(store, clock, lease_seconds=30),
+            lease=RunnerLease(store, clock, lease_seconds=30, writer=store),
             store=store,
             gate=a_gate_passage(database, store),
+            hand_on=HandOnStep(store, store, finish, clock),
         )
         self.calls: list[tuple[Any, ...]] = []
         self.threads: set[str] = set()
@@ -116,11 +119,48 @@ class RecordingReporter(UseCaseRunReporter):
             workflow_execution_id, pipeline_execution_id, status, error, attempt
         )
 
+    def step_handed_on(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        next_pipeline_execution_id: str,
+    ) -> tuple[StepStatus, int | None]:
+        # one write, recorded as the two moves it is
+        self.calls.append(("finished", pipeline_execution_id, StepStatus.SUCCEEDED, None))
+        self.calls.append(("started", next_pipeline_execution_id))
+        return super().step_handed_on(
+            workflow_execution_id, pipeline_execution_id, attempt, next_pipeline_execution_id
+        )
+
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
     ) -> ExecutionStatus:
         self.calls.append(("completed", status, error))
         return super().execution_completed(workflow_execution_id, status, error)
+
+    def last_step_finished(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int
+    ) -> tuple[StepStatus, ExecutionStatus]:
+        # one write, recorded as the two moves it is
+        self.calls.append(("finished", pipeline_execution_id, StepStatus.SUCCEEDED, None))
+        self.calls.append(("completed", ExecutionStatus.SUCCEEDED, None))
+        return super().last_step_finished(workflow_execution_id, pipeline_execution_id, attempt)
+
+    def take_lease_and_start(
+        self,
+        workflow_execution_id: str,
+        owner: str,
+        known: WorkflowExecution,
+        first_pipeline_execution_id: str,
+    ) -> tuple[WorkflowExecution | None, int | None]:
+        leased, attempt = super().take_lease_and_start(
+            workflow_execution_id, owner, known, first_pipeline_execution_id
+        )
+        if attempt is not None:  # one write, the lease and the first start: recorded as a start
+            self.calls.append(("started", first_pipeline_execution_id))
+            self.threads.add(threading.current_thread().name)
+        return leased, attempt
 
     def step_calls(self) -> list[tuple[Any, ...]]:
         return [call for call in self.calls if call[0] != "completed"]

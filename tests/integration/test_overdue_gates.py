@@ -10,6 +10,7 @@ from application.run_writes import write_end
 from application.use_cases.approvals import CloseOverdueGate
 from domain.approvals import ApprovalGate, ApprovalRequest, ApprovalStatus
 from domain.run import Run
+from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus
 from tests.contract.builders import a_launch, step_id
 
@@ -56,13 +57,13 @@ def test_a_page_of_pending_gates_reads_their_runs_at_once_and_cancels_those_of_e
     now = datetime.now(UTC)
     for run in ("open-1", "open-2", "ended"):
         store.add_launch(a_launch(run))
-        approvals.open(_request(run, now))
+        assert store.commit(RunWrite.opening(_request(run, now)))
     end = Run(execution=store.get_execution("ended")).fail(now, "gave up", "", None)
     assert end is not None
     write_end(store, end)
     counted = CountedReads(store)
     check = CloseOverdueGate(
-        approvals, counted, inline_container.gate_resumer(), inline_container.clock()
+        approvals, counted, inline_container.gate_resumer(), inline_container.clock(), store
     )
 
     checked = check.execute_all(

@@ -66,37 +66,38 @@ BUDGETS = (
         "launch, through the first step's start",
         4,
         "read the newest version (a Query) and its step definitions (a BatchGetItem); one "
-        "transaction writes the run's rows; one starts the first step with its attempt and "
-        "event. Today also the runner's lease (a conditional UpdateItem, whose answer is the "
-        "row the runner runs from; the launch hands it the version and the steps)",
-        5,
+        "transaction writes the run's rows; one takes the runner's lease and starts the first "
+        "step with its attempt and events (the launch hands the runner the row, the version "
+        "and the steps)",
+        4,
     ),
     Budget(
         "the first step's finish and the second's start",
-        2,
-        "one transaction ends the step (attempt, duration entry, event), one starts the next",
-        2,
+        1,
+        "one transaction ends the step (attempt, duration entry, events) and starts the next "
+        "(its attempt, events): one transition of the run, one write (HandOnStep)",
+        1,
     ),
     Budget(
         "the second step's finish and the third's start",
-        2,
+        1,
         "as for the first pair",
-        2,
+        1,
     ),
     Budget(
         "the last step's finish and the run's completion",
-        2,
-        "one transaction ends the step, one completes the run with its event. Today also "
-        "the run read again to decide its end (main row, steps, each step's attempts), the "
-        "steps' summary logs (a BatchWriteItem) and the ended row read for the launch's answer",
-        9,
+        1,
+        "one transaction ends the step and the run, with their events and the steps' summary "
+        "logs (CompleteExecution.finish_last_step). Today also the run read to decide its end "
+        "(main row, steps, each step's attempts) and the ended row read for the launch's answer",
+        7,
     ),
     Budget(
         "a whole 3-step run",
-        10,
-        "the launch (4), two finish-and-start pairs (2 + 2), the last finish and the "
-        "completion (2)",
-        18,
+        7,
+        "the launch (4), two finish-and-start pairs (1 + 1), the last finish and the "
+        "completion (1)",
+        13,
     ),
     Budget("get a run", 1, "a Query on the main table's partition key", 1),
     Budget(
@@ -141,10 +142,9 @@ BUDGETS = (
         "version and its step definitions (2); the re-run's start, finish and completion (3). "
         "Today also the history counted from the steps, the main row read twice, the step's "
         "reset in its own write, the runner's lease and steps, a first start that guesses "
-        "attempt 1 and reads the run to open the next, the completion's read of the run and "
-        "its summaries, and the RUNNING write turned down after the inline re-run ended (so "
-        "the row is read)",
-        23,
+        "attempt 1 and reads the run to open the next, the completion's read of the run, "
+        "and the RUNNING write turned down after the inline re-run ended (so the row is read)",
+        21,
     ),
     Budget(
         "delete a finished 3-step run",

@@ -21,6 +21,7 @@ from adapters.tables import TableNames
 from application.ports import RunReporter
 from application.reporting import UseCaseRunReporter
 from application.use_cases.complete_execution import CompleteExecution
+from application.use_cases.hand_on_step import HandOnStep
 from application.use_cases.retry_step import RetryStep
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep
@@ -53,16 +54,18 @@ def reporter(
 ) -> UseCaseRunReporter:
     clock, objects = SystemClock(), FilesystemObjectStore(tmp_path / "objects")
     assets = SqliteAssetCatalog(SqliteDatabase(None), TableNames())
+    finish = FinishStep(store, objects, clock)
     return UseCaseRunReporter(
         start_step=StartStep(store, clock),
-        finish_step=FinishStep(store, objects, clock),
+        finish_step=finish,
         complete_execution=CompleteExecution(
             store, objects, assets, FileLogStore(tmp_path / "logs"), clock
         ),
         retry_step=RetryStep(store, clock),
-        lease=RunnerLease(store, clock, lease_seconds=30),
+        lease=RunnerLease(store, clock, lease_seconds=30, writer=store),
         store=store,
         gate=a_gate_passage(database, store),
+        hand_on=HandOnStep(store, store, finish, clock),
     )
 
 

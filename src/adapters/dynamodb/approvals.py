@@ -1,5 +1,6 @@
-"""`Approvals` on DynamoDB: a change to a request and its event in one TransactWriteItems (the
-unit of work adds the event's Put and the run's counter), reads on the table and its indexes."""
+"""`Approvals` on DynamoDB: reads on the approval-requests table and its indexes, and a task
+token renewed. A request opened or closed is a run's transition, written with its event by the
+run writer (`DynamoDbExecutionStore.commit`)."""
 
 from __future__ import annotations
 
@@ -16,16 +17,13 @@ from adapters.approval_records import (
     PENDING,
     PENDING_PARTITION,
     TASK_TOKEN,
-    build_approval_record,
     decode_position,
     encode_position,
     parse_approval_record,
 )
 from adapters.dynamodb.codec import to_wire
-from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 from adapters.dynamodb.requests import get_item, query_partition, query_up_to
 from adapters.dynamodb.schema import create_tables
-from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork, TransactionRefusedError
 from adapters.tables import (
     APPROVALS_BY_DATE_INDEX,
     APPROVALS_BY_ID_INDEX,
@@ -34,10 +32,7 @@ from adapters.tables import (
     TableNames,
 )
 from domain.approvals import ApprovalNotFoundError, ApprovalRequest, ApprovalStatus
-from domain.errors import ExecutionNotFoundError
-from domain.events import approval_events
 from domain.paging import Page
-from domain.run import RunChange
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -46,15 +41,8 @@ if TYPE_CHECKING:
 class DynamoDbApprovals:
     """Approval requests in wfx's approval-requests table."""
 
-    def __init__(
-        self,
-        client: DynamoDBClient,
-        tables: TableNames,
-        unit_of_work: DynamoDbUnitOfWork,
-        store: DynamoDbExecutionStore,
-    ) -> None:
-        self._client, self._tables, self._unit_of_work = client, tables, unit_of_work
-        self._store = store
+    def __init__(self, client: DynamoDBClient, tables: TableNames) -> None:
+        self._client, self._tables = client, tables
         self._table_name = tables.get_table_name(ResourceKeys.APPROVAL_REQUESTS)
 
     def create_tables(self) -> None:
@@ -62,46 +50,6 @@ class DynamoDbApprovals:
 
     def _key(self, request: ApprovalRequest) -> dict[str, str]:
         return {PARTITION: request.workflow_execution_id, APPROVAL_ID: request.approval_id}
-
-    def _write(self, request: ApprovalRequest, condition: str, values: dict[str, Any]) -> bool:
-        """The request's item and its event, all or nothing; False when `condition` failed."""
-        run_id = request.workflow_execution_id
-        main_key = self._unit_of_work.main_key(run_id)
-        if main_key is None:
-            raise ExecutionNotFoundError(run_id)
-        put: dict[str, Any] = {
-            "TableName": self._table_name,
-            "Item": to_wire(build_approval_record(request)),
-            "ConditionExpression": condition,
-            "ExpressionAttributeNames": {"#sk": APPROVAL_ID},
-        }
-        if values:
-            put["ExpressionAttributeNames"]["#status"] = "approvalStatus"
-            put["ExpressionAttributeValues"] = values
-        try:
-            self._unit_of_work.transact(
-                run_id,
-                main_key,
-                [("Put", None, put)],
-                None,
-                approval_events(request),
-                ExecutionNotFoundError(run_id),
-            )
-        except TransactionRefusedError:
-            return False
-        return True
-
-    def open(self, request: ApprovalRequest) -> ApprovalRequest:
-        if self._write(request, "attribute_not_exists(#sk)", {}):
-            return request
-        stored = get_item(self._client, self._table_name, self._key(request))
-        if stored is None:  # refused, then deleted with its run
-            raise ExecutionNotFoundError(request.workflow_execution_id)
-        return parse_approval_record(stored)
-
-    def close(self, closed: ApprovalRequest) -> bool:
-        pending = {":pending": {"S": ApprovalStatus.PENDING.value}}
-        return self._write(closed, "attribute_exists(#sk) AND #status = :pending", pending)
 
     def renew_task_token(self, request: ApprovalRequest) -> bool:
         if not request.is_pending or not request.task_token:
@@ -120,24 +68,6 @@ class DynamoDbApprovals:
             )
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                raise
-            return False
-        return True
-
-    def park(self, request: ApprovalRequest, change: RunChange) -> bool:
-        _, update = self._store.execution_update(change)
-        check: dict[str, Any] = {
-            "TableName": self._table_name,
-            "Key": to_wire(self._key(request)),
-            "ConditionExpression": "#status = :pending",
-            "ExpressionAttributeNames": {"#status": "approvalStatus"},
-            "ExpressionAttributeValues": {":pending": {"S": ApprovalStatus.PENDING.value}},
-        }
-        try:
-            items: list[Any] = [{"Update": update}, {"ConditionCheck": check}]
-            self._client.transact_write_items(TransactItems=items)
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                 raise
             return False
         return True

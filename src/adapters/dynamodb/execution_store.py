@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
+from adapters.dynamodb.approval_items import approval_action
 from adapters.dynamodb.codec import (
     Item,
     WireItem,
@@ -142,6 +143,7 @@ from domain.execution import (
 from domain.migration import migrated_pipeline_execution_id
 from domain.paging import Page
 from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
+from domain.run_write import RunWrite
 from domain.statuses import StepStatus
 
 if TYPE_CHECKING:
@@ -215,6 +217,20 @@ def _add_run_guard(request: dict[str, Any], change: RunChange) -> None:
         values[":taker"], values[":now"] = {"S": owner}, {"S": format_date(now)}
         values[":handover"] = {"S": guard.handover_prefix}
     request["ConditionExpression"] = " AND ".join(terms)
+
+
+def _add_open_terms(request: dict[str, Any]) -> None:
+    """A main-row update that holds only while the run is open and no abort was requested."""
+    names, values = request["ExpressionAttributeNames"], request["ExpressionAttributeValues"]
+    names["#status"], names["#abort"] = "executionStatus", ABORT_REQUESTED_DATE
+    allowed = sorted(status.value for status in OPEN_EXECUTION_STATUSES)
+    for n, status in enumerate(allowed):
+        values[f":open{n}"] = {"S": status}
+    terms = ", ".join(f":open{n}" for n in range(len(allowed)))
+    request["ConditionExpression"] = (
+        f"({request['ConditionExpression']}) AND #status IN ({terms}) "
+        "AND attribute_not_exists(#abort)"
+    )
 
 
 def _error_code(exc: ClientError) -> str:
@@ -420,14 +436,6 @@ class DynamoDbExecutionStore:
             Limit=1,
         )
         return [from_wire(row) for row in response["Items"]]
-
-    def execution_update(self, change: RunChange) -> tuple[dict[str, str], dict[str, Any]]:
-        """The main row's key and the guarded UpdateItem request of `change` (its offloaded
-        bodies written first): for `update_execution`, or another port's transaction that must
-        go with it (a run parked at an approval gate)."""
-        execution = change.after
-        values, removed = execution_changed_attributes(change.before, execution)
-        return self._execution_update(change, values, removed)
 
     def _execution_update(
         self, change: RunChange, values: Item, removed: Sequence[str]
@@ -715,6 +723,113 @@ class DynamoDbExecutionStore:
             return parse_pipeline_execution_record(self._whole(stored))
         return None  # the row changed under every try: the caller reads it and decides again
 
+    def commit(self, write: RunWrite) -> bool:
+        """RunWriter: the whole write as one TransactWriteItems, its events numbered by the
+        run's counter. Past DynamoDB's 100 items a transaction is refused by the service, so a
+        larger write is refused here (ValueError) before anything is sent: a run end closing
+        more open steps than fit is the one write that could come near it."""
+        run_id = write.workflow_execution_id
+        not_found = ExecutionNotFoundError(run_id)
+        main_key = self._main_key(run_id)
+        if main_key is None:
+            raise not_found
+        actions: list[Action] = []
+        while_open = any(move.while_open for move in write.moves)
+        if write.change is not None:
+            change = write.change
+            values, removed = execution_changed_attributes(change.before, change.after)
+            _, update = self._execution_update(change, values, removed)
+            if while_open:  # one action per item: the moves' guard joins the change's
+                _add_open_terms(update)
+            actions.append(("Update", None, update))
+        elif while_open:
+            actions.append(("ConditionCheck", None, self._run_open_check(main_key)))
+        main_position = 0 if actions else None
+        step_at: dict[int, str] = {}
+        # each moved row as this process knows it, and what the write sets and removes on it
+        rows_after: list[tuple[Item | None, Item, tuple[str, ...]]] = []
+        for move in write.moves:
+            step_id = move.pipeline_execution_id
+            step_at[len(actions)] = step_id
+            moved_actions, moved, removals = self._move_actions(move)
+            actions.extend(moved_actions)
+            rows_after.append((self._known_steps.get(step_id), moved, removals))
+        if write.approval is not None:
+            table_name = self._tables.get_table_name(ResourceKeys.APPROVAL_REQUESTS)
+            kind, request = approval_action(table_name, write.approval)
+            actions.append((kind, None, request))
+        logs = self._puts(ResourceKeys.PIPELINE_LOGS, map(build_step_log_record, write.step_logs))
+        self._bodies.put(item for _, _, item in logs)
+        actions.extend(
+            ("Put", None, {"TableName": table, "Item": to_wire(item)}) for table, _, item in logs
+        )
+        items = len(actions) + len(write.events) + (1 if main_position is None else 0)
+        if items > TRANSACTION_ITEM_LIMIT:
+            raise ValueError(
+                f"execution {run_id}: a write of {items} items is more than one transaction "
+                f"holds ({TRANSACTION_ITEM_LIMIT}); nothing was written"
+            )
+        for step_id in step_at.values():
+            self._known_steps.forget(step_id)  # until the write is known to have landed
+        try:
+            numbered = self._unit_of_work.transact(
+                run_id, main_key, actions, main_position, write.events, not_found
+            )
+        except TransactionRefusedError as refused:
+            refused_step = step_at.get(refused.position)
+            if refused_step is not None and not refused.reason.get("Item"):
+                raise PipelineExecutionNotFoundError(refused_step, run_id) from refused
+            return False
+        for known, moved, removals in rows_after:
+            if known is not None:
+                # another writer in between leaves the version past this one: the next write
+                # that holds on it is refused and learns the row as stored (move_step)
+                self._known_steps.keep(after_write(known, moved, removals, bool(moved)))
+        if write.change is None:
+            self._counter_moved(run_id, numbered)
+        else:
+            self._known_main.forget(run_id)
+        return True
+
+    def _move_actions(self, move: StepMove) -> tuple[list[Action], Item, tuple[str, ...]]:
+        """A step's move in a run's write: its row (updated, or checked when it stays as it
+        is), the attempt it opens and the one it closes, its cost entries; and the attributes
+        the move sets and removes on the row."""
+        step_id = move.pipeline_execution_id
+        key = {"pipelineExecutionId": step_id, "workflowExecutionId": move.workflow_execution_id}
+        if not (move.expected and all(key.values())):
+            raise PipelineExecutionNotFoundError(step_id, move.workflow_execution_id)
+        moved = step_move_attributes(move)
+        self._bodies.put([moved])
+        removals = tuple(step_move_removals(moved))
+        update = self._guarded_update(
+            ResourceKeys.PIPELINE_EXECUTIONS, key, moved, removals, (STEP_STATUS, move.expected)
+        )
+        version_guard(update, None)  # every write of a step row moves its version on
+        actions: list[Action] = []
+        if update.get("UpdateExpression"):
+            actions.append(("Update", None, update))
+        else:
+            del update["UpdateExpression"]
+            actions.append(("ConditionCheck", None, update))
+        if move.open_attempt is not None:
+            actions.append(("Put", None, self._attempt_put(move.open_attempt)))
+        if move.close_attempt is not None:
+            values, removed = task_execution_close_of(move)
+            self._bodies.put([values])
+            close = self._guarded_update(
+                ResourceKeys.TASK_EXECUTIONS,
+                {"pipelineExecutionId": step_id, "attempt": move.close_attempt},
+                values,
+                removed,
+                ("status", _RUNNING),
+            )
+            actions.append(("Update", None, close))
+        if move.cost_entries:
+            ledger = self._tables.get_table_name(ResourceKeys.COST_LEDGER)
+            actions.extend(("Put", None, cost_entry_put(ledger, e)) for e in move.cost_entries)
+        return actions, moved, removals
+
     def _move_in_one_transaction(
         self,
         move: StepMove,
@@ -816,12 +931,13 @@ class DynamoDbExecutionStore:
         workflow_execution_id: str,
         pipeline_execution_id: str,
         merge: RegistrationMerge,
+        at: datetime,
     ) -> PipelineExecution:
         return self._versioned_step_update(
             workflow_execution_id,
             pipeline_execution_id,
             lambda step: registration_attributes(step, merge),
-            registering=True,
+            registered_at=at,
         )
 
     def record_stops_on_step(
@@ -838,10 +954,10 @@ class DynamoDbExecutionStore:
         workflow_execution_id: str,
         pipeline_execution_id: str,
         attributes: Callable[[PipelineExecution], dict[str, Any] | None],
-        registering: bool = False,
+        registered_at: datetime | None = None,
     ) -> PipelineExecution:
         """Read the step, write `attributes(step)` on condition that the registration version is
-        still the one read (`registering`: written with its event), else read and
+        still the one read (`registered_at`: written with its event), else read and
         compute again: registrations and stop records racing on one step all survive. None from
         `attributes`: nothing to write."""
         table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
@@ -884,8 +1000,10 @@ class DynamoDbExecutionStore:
                 },
                 "ExpressionAttributeValues": to_wire(values),
             }
-            if registering:  # a registration: a transition, written with its event
-                stored = self._register_with_event(step, request, item, written, wanted)
+            if registered_at is not None:  # a registration: a transition, with its event
+                stored = self._register_with_event(
+                    step, request, item, written, wanted, registered_at
+                )
                 if stored is None:
                     continue  # another writer got there first: compute again from what it stored
                 return stored
@@ -907,6 +1025,7 @@ class DynamoDbExecutionStore:
         read: Item,
         written: Mapping[str, Any],
         wanted: Mapping[str, Any],
+        at: datetime,
     ) -> PipelineExecution | None:
         """The registration's update and its event in one transaction; None when the update's
         condition failed (another registration moved the version)."""
@@ -918,8 +1037,7 @@ class DynamoDbExecutionStore:
         events = registration_events(
             execution_id,
             step_id,
-            # the merge carries no clock: the event is stamped as it is written
-            datetime.now(UTC),
+            at,
             len(wanted.get("registeredSubExecutions") or ()),
             len(wanted.get("registeredLogs") or ()),
         )

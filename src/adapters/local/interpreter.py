@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TypeVar
 
@@ -87,17 +87,31 @@ class StepInterpreter:
         self._backoff = backoff
 
     def run(
-        self, workflow_execution_id: str, steps: Sequence[PlannedStep], action: StepAction
+        self,
+        workflow_execution_id: str,
+        steps: Sequence[PlannedStep],
+        action: StepAction,
+        started: int | None = None,
     ) -> ExecutionStatus | None:
+        """`started`: the attempt of the first remaining step, when the lease's write started
+        it."""
         execution_id = workflow_execution_id
+        remaining = [
+            planned for planned in steps if planned.step.status is not StepStatus.SUCCEEDED
+        ]
+        # a redrive continues from the step that did not succeed
+        # the attempt of a step started by the write before (its predecessor's end, the lease)
         try:
-            for planned in steps:
-                step = planned.step
-                if step.status is StepStatus.SUCCEEDED:
-                    continue  # a redrive continues from the step that did not succeed
+            for index, planned in enumerate(remaining):
                 if self._stop.requested:
                     return self._end_stopped(execution_id)
-                ended = self._run_step(execution_id, planned, action)
+                following = remaining[index + 1] if index + 1 < len(remaining) else None
+                if following is not None and following.resume_attempt is not None:
+                    following = None  # a gate's attempt taken up again is not started anew
+                if started is not None:
+                    planned = replace(planned, resume_attempt=started)
+                last = index + 1 == len(remaining)
+                ended, started = self._run_step(execution_id, planned, action, following, last)
                 if ended is not None:
                     return ended
             return self._complete(execution_id, ExecutionStatus.SUCCEEDED, None)
@@ -107,9 +121,16 @@ class StepInterpreter:
             return self.record_failure(execution_id, f"{STORE_FAILED}: {error}")
 
     def _run_step(
-        self, execution_id: str, planned: PlannedStep, action: StepAction
-    ) -> ExecutionStatus | None:
-        """Run one step to its end; the run's recorded status when it ended the run."""
+        self,
+        execution_id: str,
+        planned: PlannedStep,
+        action: StepAction,
+        following: PlannedStep | None = None,
+        last: bool = False,
+    ) -> tuple[ExecutionStatus | None, int | None]:
+        """Run one step to its end; the run's recorded status when it ended the run, and the
+        attempt of `following` when the step's end started it too (one write). The `last`
+        step's success ends the run in the same write."""
         step_id = planned.step.pipeline_execution_id
         timed_out = False
         if planned.resume_attempt is not None:
@@ -118,13 +139,13 @@ class StepInterpreter:
             try:
                 attempt = self.persist(lambda: self._reporter.step_started(execution_id, step_id))
             except (RunIsStoppingError, RunIsOverError):
-                return self._end_stopped(execution_id)
+                return self._end_stopped(execution_id), None
         number = 1
         while True:
             try:
                 error = action(planned.step, attempt)
             except RunParkedError:
-                return ExecutionStatus.RUNNING  # as recorded: open, waiting at its gate
+                return ExecutionStatus.RUNNING, None  # as recorded: open, waiting at its gate
             except StepTimedOutError as ran_out:
                 error, timed_out = str(ran_out), True
             except (AttemptFencedError, StoreUnavailableError):
@@ -157,23 +178,35 @@ class StepInterpreter:
                 break
             self._sleep(policy.delay_before(number))
         if self._stop.reason is StopReason.LOST:
-            return None
+            return None, None
         status = StepStatus.SUCCEEDED if error is None else StepStatus.FAILED
         if timed_out:
             status = StepStatus.TIMED_OUT
         if self._stop.reason is StopReason.ABORT:
             # it ended because it was stopped (or despite it): an aborted step did not succeed
             status = StepStatus.ABORTED
-        recorded = self.persist(
-            lambda: self._reporter.step_finished(execution_id, step_id, status, error, attempt)
-        )
+        next_attempt: int | None = None
+        if status is StepStatus.SUCCEEDED and last:
+            _, ended = self.persist(
+                lambda: self._reporter.last_step_finished(execution_id, step_id, attempt)
+            )
+            return ended, None
+        if status is StepStatus.SUCCEEDED and following is not None:
+            next_id = following.step.pipeline_execution_id
+            recorded, next_attempt = self.persist(
+                lambda: self._reporter.step_handed_on(execution_id, step_id, attempt, next_id)
+            )
+        else:
+            recorded = self.persist(
+                lambda: self._reporter.step_finished(execution_id, step_id, status, error, attempt)
+            )
         if recorded is StepStatus.SUCCEEDED:
-            return None
+            return None, next_attempt
         if recorded is StepStatus.ABORTED:
-            return self._complete(execution_id, ExecutionStatus.ABORTED, error)
+            return self._complete(execution_id, ExecutionStatus.ABORTED, error), None
         if recorded is StepStatus.TIMED_OUT:
-            return self._complete(execution_id, ExecutionStatus.TIMED_OUT, error)
-        return self._complete(execution_id, ExecutionStatus.FAILED, error)
+            return self._complete(execution_id, ExecutionStatus.TIMED_OUT, error), None
+        return self._complete(execution_id, ExecutionStatus.FAILED, error), None
 
     def _end_stopped(self, execution_id: str) -> ExecutionStatus | None:
         if self._stop.reason is StopReason.LOST:

@@ -427,10 +427,18 @@ class LocalRunner:
         interpreter = StepInterpreter(
             self._reporter, live.stop, sleep=self._sleep, backoff=self._backoff
         )
+        first = _first_to_start(known_steps) if known is not None else None
+        started: int | None = None
         try:
-            leased = interpreter.persist(
-                lambda: self._reporter.take_lease(execution_id, owner, known)
-            )
+            if known is not None and first is not None:
+                # the launch's own run: the lease and the first step's start are one write
+                leased, started = interpreter.persist(
+                    lambda: self._reporter.take_lease_and_start(execution_id, owner, known, first)
+                )
+            else:
+                leased = interpreter.persist(
+                    lambda: self._reporter.take_lease(execution_id, owner, known)
+                )
             if leased is None:
                 return None  # another runner has it, or it has ended
         except ExecutionNotFoundError:
@@ -453,7 +461,7 @@ class LocalRunner:
             watch_seconds=self._watch,
         )
         try:
-            return self._run(leased, known_steps, live, interpreter, owner)
+            return self._run(leased, known_steps, live, interpreter, owner, started)
         except Exception as error:  # the runner itself failed: the run ends, and says why
             if live.stop.reason is StopReason.LOST:
                 return None
@@ -494,8 +502,10 @@ class LocalRunner:
         live: _LiveRun,
         interpreter: StepInterpreter,
         owner: str,
+        started: int | None = None,
     ) -> ExecutionStatus | None:
-        """`execution`: the main row as the lease's write left it, so as fresh as a read."""
+        """`execution`: the main row as the lease's write left it, so as fresh as a read;
+        `started`: the attempt of the first step, started with the lease."""
         execution_id = execution.workflow_execution_id
         if execution.is_terminal:
             return execution.status  # aborted before it started, or started twice
@@ -524,7 +534,7 @@ class LocalRunner:
                 outputs.append(folder)
             return self._run_step(step, attempt, version, run_inputs, outputs[0], live)
 
-        return interpreter.run(execution_id, planned, action)
+        return interpreter.run(execution_id, planned, action, started)
 
     def _gate_attempt(
         self, version: WorkflowVersion, step: PipelineExecution, interpreter: StepInterpreter
@@ -762,6 +772,14 @@ class _RunInputs:
     def inputs(self) -> Mapping[_InputKey, ExecutionInput]:
         """The run's inputs; read with the configurations (ask for one first)."""
         return self._inputs
+
+
+def _first_to_start(steps: Sequence[PipelineExecution] | None) -> str | None:
+    """The step a launched run starts with: the chain's first, when it is still NEW."""
+    if not steps:
+        return None
+    first = chain_order(list(steps))[0]
+    return first.pipeline_execution_id if first.status is StepStatus.NEW else None
 
 
 def _at_gate(execution: WorkflowExecution) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from adapters.item_budget import OffloadedBodies
@@ -61,6 +61,7 @@ from adapters.registration import (
 )
 from adapters.row_collections import ROW_PARSERS
 from adapters.sqlite.access_facts import read_access_facts
+from adapters.sqlite.approval_rows import ApprovalRowSql
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql, GuardedRow
 from adapters.sqlite.paging import decode_token, encode_token
@@ -113,6 +114,7 @@ from domain.execution import (
 from domain.migration import migrated_pipeline_execution_id
 from domain.paging import Page
 from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
+from domain.run_write import RunWrite
 from domain.statuses import StepStatus
 
 if TYPE_CHECKING:
@@ -140,6 +142,10 @@ def _guard_parameters(change: RunChange) -> tuple[str | None, ...]:
 _RUNNING = frozenset({StepStatus.RUNNING})
 
 
+class _Refused(Exception):
+    """A guard of a run's write failed: raised inside its transaction to roll it back."""
+
+
 class SqliteExecutionStore:
     """ExecutionStore over one SQLite database; each call is one transaction."""
 
@@ -155,6 +161,7 @@ class SqliteExecutionStore:
         self._attempts_ready = False
         # every transition's write goes through it, with the transition's events
         self._unit_of_work = SqliteUnitOfWork(database, self._sql.schema, self._bodies)
+        self._approval_rows = ApprovalRowSql(self._sql.schema)
         steps = self._sql.steps
         step_key = f"{steps.q(STEP_ID)} = ? AND {steps.q(EXECUTION_ID)} = ?"
         self._step_by_key = f"SELECT item FROM {steps.name} WHERE {step_key}"
@@ -242,13 +249,12 @@ class SqliteExecutionStore:
         if events:
             self._unit_of_work.ensure_table()
         with self._database.write() as connection:
-            return self.update_execution_in(connection, change, events)
+            return self._update_execution_in(connection, change, events)
 
-    def update_execution_in(
+    def _update_execution_in(
         self, connection: sqlite3.Connection, change: RunChange, events: Sequence[NewEvent] = ()
     ) -> WorkflowExecution | None:
-        """`update_execution` inside the caller's write transaction (another port's write that
-        must go with the run's, as a run parked at an approval gate)."""
+        """`update_execution` inside the caller's write transaction (a run's write)."""
         execution, guard = change.after, change.guard
         values, removed = execution_changed_attributes(change.before, execution)
         self._bodies.put([values])
@@ -265,6 +271,64 @@ class SqliteExecutionStore:
             return None
         self._unit_of_work.append_in(connection, execution.workflow_execution_id, events)
         return parse_execution_record(self._whole(load_item(rows[0][0])))
+
+    def commit(self, write: RunWrite) -> bool:
+        """RunWriter: the whole write in one transaction, rolled back when a guard refuses."""
+        self._ensure_attempts_table()  # the attempts, cost and approval tables are newer
+        self._unit_of_work.ensure_table()
+        run_id = write.workflow_execution_id
+        logs = [build_step_log_record(log) for log in write.step_logs]
+        self._bodies.put(logs)
+        try:
+            with self._database.write() as connection:
+                # the moves first: their run-is-open guard is on the row before the change
+                for move in write.moves:
+                    self._move_in(connection, move)
+                if write.change is not None:
+                    if self._update_execution_in(connection, write.change) is None:
+                        raise _Refused
+                elif not any(move.while_open for move in write.moves) and (
+                    connection.execute(self._sql.run_state, (run_id,)).fetchone() is None
+                ):  # (a move that held while the run is open has seen its main row)
+                    raise ExecutionNotFoundError(run_id)
+                if write.approval is not None and not self._approval_rows.write(
+                    connection, write.approval
+                ):
+                    raise _Refused
+                if logs:
+                    connection.executemany(self._sql.logs.upsert, self._sql.logs.rows(logs))
+                self._unit_of_work.append_in(connection, run_id, write.events)
+        except _Refused:
+            return False  # leaving write() with it rolled everything back
+        return True
+
+    def _move_in(self, connection: sqlite3.Connection, move: StepMove) -> None:
+        """One step's move inside the caller's write; _Refused when any of its guards fails."""
+        try:
+            stored = self._transition_in(
+                connection, move.workflow_execution_id, move.pipeline_execution_id, move
+            )
+        except RunNotOpenError as exc:
+            raise _Refused from exc
+        if stored is None:
+            raise _Refused
+        if move.open_attempt is not None and not self._insert_attempt(
+            connection, move.open_attempt
+        ):
+            raise _Refused
+        if move.close_attempt is not None:
+            values, removed = task_execution_close_of(move)
+            if not self._close_attempt_in(
+                connection, move.pipeline_execution_id, move.close_attempt, values, removed
+            ):
+                raise _Refused
+        if move.cost_entries:
+            from domain.costs import CostEntryExistsError  # a cold list builds no entry
+
+            try:
+                self._append_cost_entries_in(connection, move.cost_entries)
+            except CostEntryExistsError as exc:
+                raise _Refused from exc
 
     def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:
         values, removed = step_mutable_attributes(step)
@@ -368,12 +432,13 @@ class SqliteExecutionStore:
         workflow_execution_id: str,
         pipeline_execution_id: str,
         merge: RegistrationMerge,
+        at: datetime,
     ) -> PipelineExecution:
         return self._versioned_step_update(
             workflow_execution_id,
             pipeline_execution_id,
             lambda step: registration_attributes(step, merge),
-            registering=True,
+            registered_at=at,
         )
 
     def record_stops_on_step(
@@ -390,10 +455,10 @@ class SqliteExecutionStore:
         workflow_execution_id: str,
         pipeline_execution_id: str,
         attributes: Callable[[PipelineExecution], Item | None],
-        registering: bool = False,
+        registered_at: datetime | None = None,
     ) -> PipelineExecution:
         """Read the step, write `attributes(step)` if the registration version is still the one
-        read (`registering`: with its event), else read and compute again:
+        read (`registered_at`: with its event, a registration's), else read and compute again:
         registrations and stop records racing on one step all survive. None from `attributes`:
         nothing to write."""
         key = (pipeline_execution_id, workflow_execution_id)
@@ -414,20 +479,19 @@ class SqliteExecutionStore:
             self._bodies.put([values])
             statement = self._versioned_update(tuple(values))
             parameters = (*(dump_json(v) for v in values.values()), version + 1, *key, version)
-            if registering:
+            if registered_at is not None:
                 self._unit_of_work.ensure_table()
             with self._database.write() as connection:
                 # fetchall: the UPDATE must have run to its end before the COMMIT
                 updated = connection.execute(statement, parameters).fetchall()
-                if updated and registering:  # a registration: a transition, with its event
+                if updated and registered_at is not None:  # a registration, with its event
                     self._unit_of_work.append_in(
                         connection,
                         workflow_execution_id,
                         registration_events(
                             workflow_execution_id,
                             pipeline_execution_id,
-                            # the merge carries no clock: the event is stamped as it is written
-                            datetime.now(UTC),
+                            registered_at,
                             len(wanted.get("registeredSubExecutions") or ()),
                             len(wanted.get("registeredLogs") or ()),
                         ),

@@ -30,6 +30,7 @@ from application.ports import (
     IdGenerator,
     Orchestrator,
     RunStore,
+    RunWriter,
     WorkflowCatalog,
 )
 from domain.approvals import (
@@ -46,6 +47,7 @@ from domain.execution import WorkflowExecution
 from domain.paging import Page
 from domain.redaction import redact
 from domain.run import AttemptFencedError
+from domain.run_write import RunWrite
 
 CANCELLED_WITH_RUN = "the run ended before a decision"
 DECISION_ROUTE = "/approvals/{approvalId}/decision"
@@ -81,13 +83,23 @@ class _Closer:
     """Closing a request that is past its time or whose run has ended: whoever closes first wins,
     and the loser reads what was written."""
 
-    def __init__(self, approvals: Approvals) -> None:
-        self._approvals = approvals
+    def __init__(self, approvals: Approvals, writer: RunWriter) -> None:
+        self._approvals, self._writer = approvals, writer
 
     def close(self, closed: ApprovalRequest) -> ApprovalRequest:
-        if self._approvals.close(closed):
+        if self._writer.commit(RunWrite.closing(closed)):
             return closed
         return self._approvals.get(closed.approval_id)
+
+    def open(self, request: ApprovalRequest) -> ApprovalRequest:
+        """A new request, or the one of that id the run holds already (an open tried again:
+        ids are derived from the step attempt)."""
+        if self._writer.commit(RunWrite.opening(request)):
+            return request
+        try:
+            return self._approvals.get(request.approval_id)
+        except ApprovalNotFoundError:  # refused, then deleted with its run
+            raise ExecutionNotFoundError(request.workflow_execution_id) from None
 
 
 class PassApprovalGate:
@@ -98,10 +110,11 @@ class PassApprovalGate:
         catalog: WorkflowCatalog,
         clock: Clock,
         ids: IdGenerator,
+        writer: RunWriter,
     ) -> None:
         self._approvals, self._store, self._catalog = approvals, store, catalog
-        self._clock, self._ids = clock, ids
-        self._closer = _Closer(approvals)
+        self._clock, self._ids, self._writer = clock, ids, writer
+        self._closer = _Closer(approvals, writer)
 
     def execute(self, command: PassApprovalGateCommand) -> GateOutcome:
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
@@ -127,7 +140,7 @@ class PassApprovalGate:
                 )
             attempt = running.attempt
         now = self._clock.now()
-        request = self._approvals.open(
+        request = self._closer.open(
             ApprovalRequest.open(
                 approval_id_for(self._ids, execution_id, step_id, attempt),
                 definition.approval,
@@ -154,7 +167,7 @@ class PassApprovalGate:
             request = self._closer.close(request.timed_out(now))
         if not request.is_pending or command.owner is None:
             return GateOutcome(request=request)
-        if self._approvals.park(request, run.park(command.owner, request, now)):
+        if self._writer.commit(RunWrite.parking(request, run.park(command.owner, request, now))):
             return GateOutcome(request=request, parked=True)
         # Refused: decided in between (the runner goes on with the decision), or the lease is
         # no longer this runner's (it writes nothing more).
@@ -213,10 +226,12 @@ class DecideApproval:
         resumer: GateResumer,
         audit: AuditLog,
         clock: Clock,
+        writer: RunWriter,
     ) -> None:
         self._approvals, self._store, self._roles = approvals, store, roles
         self._resumer, self._audit, self._clock = resumer, audit, clock
-        self._closer = _Closer(approvals)
+        self._writer = writer
+        self._closer = _Closer(approvals, writer)
 
     def execute(self, command: DecideApprovalCommand) -> ApprovalRequest:
         reason = redact(command.reason.strip())
@@ -248,7 +263,7 @@ class DecideApproval:
         if request.is_pending and (execution is None or execution.is_terminal):
             request = self._closer.close(request.cancelled(now, CANCELLED_WITH_RUN))
         decided = request.decide(command.decision, subject.user_id, roles, reason, now)
-        if not self._approvals.close(decided):  # somebody closed it first
+        if not self._writer.commit(RunWrite.closing(decided)):  # somebody closed it first
             self._approvals.get(request.approval_id).refuse_unless_pending()
             raise ApprovalClosedError(f"approval {request.approval_id} was decided meanwhile")
         self._resumer.resume(decided)
@@ -260,10 +275,15 @@ class CloseOverdueGate:
     TIMED_OUT); one whose run has ended is closed CANCELLED. Returns the request as it stands."""
 
     def __init__(
-        self, approvals: Approvals, store: ExecutionStore, resumer: GateResumer, clock: Clock
+        self,
+        approvals: Approvals,
+        store: ExecutionStore,
+        resumer: GateResumer,
+        clock: Clock,
+        writer: RunWriter,
     ) -> None:
         self._approvals, self._store, self._resumer, self._clock = approvals, store, resumer, clock
-        self._closer = _Closer(approvals)
+        self._closer = _Closer(approvals, writer)
 
     def close_by_id(self, approval_id: str) -> None:
         try:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from application.output_folder import relative_path, unrecorded_outputs, writing_attempt
 from application.ports import (
@@ -20,7 +20,12 @@ from application.ports import (
 )
 from application.run_log import fit_run_log_text
 from application.run_log_sources import LocalRunLog
-from application.run_writes import end_run_and_steps
+from application.run_writes import (
+    commit_decided,
+    end_run_and_steps,
+    record_end_durations,
+    with_closed_attempt_duration,
+)
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.assets import AssetFile, asset_object_key, asset_root_key
 from domain.execution import (
@@ -35,7 +40,8 @@ from domain.execution import (
     chain_order,
 )
 from domain.run import Run, RunEnd
-from domain.statuses import ExecutionStatus, TerminalExecutionStatus
+from domain.run_write import RunWrite
+from domain.statuses import ExecutionStatus, StepStatus, TerminalExecutionStatus, is_terminal
 
 _LOG_TAIL_CHARACTERS = 4000
 _METADATA_FOLDER = "metadata/"
@@ -47,6 +53,23 @@ class CompleteExecutionCommand(BaseModel):
     workflow_execution_id: str
     status: TerminalExecutionStatus
     error: str | None = None
+
+
+class FinishLastStepCommand(BaseModel):
+    """The last step's attempt succeeded: it ends, and the run with it, in one write."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    workflow_execution_id: str
+    pipeline_execution_id: str
+    attempt: int = Field(ge=1)
+
+
+class LastStepFinished(BaseModel):
+    model_config = ConfigDict(frozen=True, defer_build=True)
+
+    step_status: StepStatus
+    execution: WorkflowExecution
 
 
 class CompleteExecution:
@@ -115,6 +138,82 @@ class CompleteExecution:
         )
         self._write_summaries(final_steps)
         return ended
+
+    def finish_last_step(self, command: FinishLastStepCommand) -> LastStepFinished:
+        """The local runner's last transition: the last step's end, the run's end and the
+        steps' summary logs as one write, decided on one read of the run (again on a fresh read
+        whenever another writer moved first). On a run being aborted the step and the run end
+        ABORTED; a step or run ended already is left as it is (the summaries written again)."""
+        run_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
+        run = self._store.get_run(run_id)
+        now = self._clock.now()
+        if not run.execution.is_terminal:
+            end_step = next((step for step in run.steps if step.end_state), None)
+            if end_step is not None:
+                outputs_for = (
+                    ExecutionStatus.ABORTED
+                    if run.execution.is_stopping
+                    else ExecutionStatus.SUCCEEDED
+                )
+                attempt = writing_attempt(run, end_step.pipeline_execution_id)
+                self._store.add_step_outputs(
+                    self._end_state_outputs(end_step, outputs_for, attempt, now)
+                )
+        log, log_object_key = self._fit_log(run.execution)
+        decisions = 0
+
+        def decide(current: Run) -> RunWrite | None:
+            nonlocal decisions
+            decisions += 1
+            move = current.finish_step(step_id, StepStatus.SUCCEEDED, None, now, command.attempt)
+            after = current if move is None else current.moved(move)
+            recorded = after.step(step_id).status
+            end = None
+            if is_terminal(recorded.value):  # a step still RUNNING (ended by nobody) leaves it
+                status = ExecutionStatus(recorded.value)
+                end = after.complete(status, now, None, log, log_object_key)
+            moves = ((move,) if move else ()) + (end.steps if end else ())
+            if not moves and end is None:
+                return None
+            for ending in end.steps if end else ():
+                after = after.moved(ending)
+            if self._durations is not None and decisions == 1:  # later: recorded after
+                moves = tuple(
+                    with_closed_attempt_duration(self._durations, current, m) for m in moves
+                )
+            summaries = tuple(self._summary(step) for step in chain_order(after.steps))
+            return RunWrite.of(
+                run_id,
+                moves=moves,
+                change=end.change if end else None,
+                step_logs=summaries if end else (),
+            )
+
+        first = decide(run)
+        if first is None:
+            if run.execution.is_terminal:  # a repeat: the summaries, the last write, again
+                self._write_summaries(run.steps)
+            return LastStepFinished(step_status=run.step(step_id).status, execution=run.execution)
+        written, last = commit_decided(
+            self._store, lambda: self._store.get_run(run_id), decide, first
+        )
+        if written is None:
+            assert last is not None
+            return LastStepFinished(step_status=last.step(step_id).status, execution=last.execution)
+        self._record_durations(written, carried=written is first)
+        finished = next(m for m in written.moves if m.pipeline_execution_id == step_id)
+        assert finished.status is not None
+        execution = written.change.after if written.change else self._store.get_execution(run_id)
+        return LastStepFinished(step_status=finished.status, execution=execution)
+
+    def _record_durations(self, written: RunWrite, carried: bool) -> None:
+        if self._durations is None:
+            return
+        if carried:
+            for move in written.moves:
+                self._durations.appended(move.cost_entries)
+        else:
+            record_end_durations(self._durations, written.moves)
 
     def _write_summaries(self, steps: tuple[PipelineExecution, ...]) -> None:
         """The summaries describe each step as the run left it."""

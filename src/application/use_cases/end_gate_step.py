@@ -6,11 +6,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import Approvals, Clock, ExecutionStore, IdGenerator
+from application.ports import Approvals, Clock, ExecutionStore, IdGenerator, RunWriter
 from application.use_cases.approvals import approval_id_for
 from application.use_cases.step_tracking import FinishStep, FinishStepCommand
 from domain.approvals import TIMED_OUT_ERROR, ApprovalNotFoundError, ApprovalRequest, ApprovalStatus
 from domain.execution import PipelineExecution
+from domain.run_write import RunWrite
 from domain.statuses import StepStatus
 
 
@@ -40,9 +41,10 @@ class EndGateStep:
         finish_step: FinishStep,
         clock: Clock,
         ids: IdGenerator,
+        writer: RunWriter,
     ) -> None:
         self._approvals, self._store, self._finish = approvals, store, finish_step
-        self._clock, self._ids = clock, ids
+        self._clock, self._ids, self._writer = clock, ids, writer
 
     def execute(self, command: EndGateStepCommand) -> PipelineExecution:
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
@@ -53,7 +55,7 @@ class EndGateStep:
                 closed = request.timed_out(self._clock.now())
                 request = (
                     closed
-                    if self._approvals.close(closed)
+                    if self._writer.commit(RunWrite.closing(closed))
                     else self._approvals.get(request.approval_id)
                 )
             error = _gate_error(request, command.status) or error

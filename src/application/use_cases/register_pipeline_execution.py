@@ -207,7 +207,9 @@ class RegisterPipelineExecution:
 
         try:
             # The step row is keyed by the execution too: a step of another run is not found.
-            stored = self._store.register_on_step(execution_id, pipeline_execution_id, merge)
+            stored = self._store.register_on_step(
+                execution_id, pipeline_execution_id, merge, self._clock.now()
+            )
         except PipelineExecutionNotFoundError:
             return not_its_step
         subs_left, logs_left = _past_the_caps(stored, sub_executions, logs)

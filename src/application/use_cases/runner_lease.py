@@ -4,17 +4,26 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from application.ports import Clock, RunStore
+from application.ports import Clock, RunStore, RunWriter
 from domain.execution import WorkflowExecution
-from domain.run import Run, RunIsOverError
+from domain.run import Run, RunIsOverError, first_start
+from domain.run_write import RunWrite
 
 
 class RunnerLease:
     """Take and renew a run's lease. A lease not renewed within `lease_seconds` has lost its
     runner: the next read ends the run FAILED (ReconcileExecution)."""
 
-    def __init__(self, store: RunStore, clock: Clock, lease_seconds: float) -> None:
-        self._store, self._clock = store, clock
+    def __init__(
+        self,
+        store: RunStore,
+        clock: Clock,
+        lease_seconds: float,
+        writer: RunWriter | None = None,
+    ) -> None:
+        """`writer`: what takes the lease and starts the first step in one write (without
+        it, `take_and_start` takes the lease alone)."""
+        self._store, self._clock, self._writer = store, clock, writer
         self._duration = timedelta(seconds=lease_seconds)
 
     @property
@@ -37,6 +46,31 @@ class RunnerLease:
         except RunIsOverError:
             return None
         return self._store.update_execution(change)
+
+    def take_and_start(
+        self,
+        workflow_execution_id: str,
+        owner: str,
+        known: WorkflowExecution,
+        first_step_id: str,
+    ) -> tuple[WorkflowExecution | None, int | None]:
+        """The lease taken and the first step started with its attempt 1, in one write, on the
+        main row the launch has just written: the row as the write left it and the attempt.
+        Refused (another runner, an abort requested, a step started already), the lease is
+        taken alone, decided on a fresh read, and no step is started: (row or None, None)."""
+        if self._writer is not None:
+            now = self._clock.now()
+            try:
+                change = Run(execution=known).take_lease(owner, now, self._duration)
+            except RunIsOverError:
+                return None, None
+            start = first_start(workflow_execution_id, first_step_id, now)
+            if self._writer.commit(
+                RunWrite.of(workflow_execution_id, moves=(start,), change=change)
+            ):
+                assert start.open_attempt is not None
+                return change.after, start.open_attempt.attempt
+        return self.take(workflow_execution_id, owner), None
 
     def renew(self, workflow_execution_id: str, owner: str) -> bool:
         execution = self._store.get_execution(workflow_execution_id)

@@ -136,33 +136,43 @@ class FinishStep:
             )
         return finished
 
+    def record_outputs(self, command: FinishStepCommand, now: datetime) -> PipelineExecution | None:
+        """The files the step added to the output folder, recorded before its end is (an upsert
+        is safe to repeat if the end is never written); the step when it has ended already
+        (nothing to record, nor to end). AttemptFencedError for an attempt no longer running."""
+        execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
+        latest = self._objects.list_latest(execution_output_prefix(execution_id))
+        if not latest:
+            return None
+        run = self._store.get_run(execution_id, step_id)
+        step = run.step(step_id)
+        if step.is_terminal:
+            return step
+        if command.attempt is not None:
+            running = run.running_attempt(step_id)
+            if running is None or running.attempt != command.attempt:
+                raise AttemptFencedError(
+                    f"step {step.pipeline_id} attempt {command.attempt} is not the running "
+                    f"attempt: its outputs and result are refused"
+                )
+        if not step.end_state:
+            attempt = writing_attempt(run, step_id)
+            files = unrecorded_outputs(self._store, self._objects, step, attempt, latest)
+            if files:
+                self._store.add_step_outputs(
+                    StepOutputs(files=tuple(files), artifacts=artifacts_of(files, now))
+                )
+        return None
+
     def _finish(self, command: FinishStepCommand) -> tuple[PipelineExecution, bool]:
         """The step as stored, and whether the attempt's duration was written with it."""
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
-        latest = self._objects.list_latest(execution_output_prefix(execution_id))
         now = self._clock.now()
-        if latest:
-            run = self._store.get_run(execution_id, step_id)
-            step = run.step(step_id)
-            if step.is_terminal:
-                return step, False
-            if command.attempt is not None:
-                running = run.running_attempt(step_id)
-                if running is None or running.attempt != command.attempt:
-                    raise AttemptFencedError(
-                        f"step {step.pipeline_id} attempt {command.attempt} is not the running "
-                        f"attempt: its outputs and result are refused"
-                    )
-            if not step.end_state:
-                # Outputs first: an upsert is safe to repeat if the status write never happens.
-                attempt = writing_attempt(run, step_id)
-                files = unrecorded_outputs(self._store, self._objects, step, attempt, latest)
-                if files:
-                    self._store.add_step_outputs(
-                        StepOutputs(files=tuple(files), artifacts=artifacts_of(files, now))
-                    )
+        ended = self.record_outputs(command, now)
+        if ended is not None:
+            return ended, False
         # Most steps run once, on a run nobody is stopping: the first try needs no read.
-        move = self._with_duration(
+        move = self.carrying_duration(
             command,
             plain_finish(
                 execution_id, step_id, command.status, command.error, now, command.attempt or 1
@@ -190,7 +200,7 @@ class FinishStep:
                 move = with_closed_attempt_duration(self._durations, run, move)
         raise RunContentionError(f"step {step_id}: changed under every finish")
 
-    def _with_duration(self, command: FinishStepCommand, move: StepMove) -> StepMove:
+    def carrying_duration(self, command: FinishStepCommand, move: StepMove) -> StepMove:
         """The move with the attempt's duration entry, when the caller said when it started."""
         started = command.attempt_started
         if self._durations is None or started is None or command.attempt is None:

@@ -1,0 +1,110 @@
+"""One transition of a run as one write: what the run aggregate decided, with its events.
+
+A `RunWrite` is everything a transition changes - the main row (under its guard), steps with
+their attempts and cost entries, an approval request - and the events it is, built here from
+the decision's own dates. A `RunWriter` (application.ports) commits it all or nothing; the store
+only numbers the events. Whatever guard fails (the main row's, a step's expected status, the run
+no longer open, an attempt number taken or no longer running, a cost entry or approval id
+already there, an approval no longer pending) refuses the whole write: nothing is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from domain.approvals import ApprovalRequest
+from domain.events import NewEvent, approval_events, change_events, move_events
+from domain.execution import StepLog
+from domain.run import RunChange, RunEnd, StepMove
+
+
+class ApprovalWriteKind(StrEnum):
+    OPEN = "open"  # a new request: refused when one of that id exists
+    CLOSE = "close"  # its decision: refused unless the stored request is PENDING
+    STILL_PENDING = "still_pending"  # nothing written: refused unless it is still PENDING
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalWrite:
+    request: ApprovalRequest
+    kind: ApprovalWriteKind
+
+    @property
+    def events(self) -> tuple[NewEvent, ...]:
+        return () if self.kind is ApprovalWriteKind.STILL_PENDING else approval_events(self.request)
+
+
+@dataclass(frozen=True, slots=True)
+class RunWrite:
+    """A run's transition, all of it: build it with `of` (or `ending`), which adds its events."""
+
+    workflow_execution_id: str
+    change: RunChange | None = None
+    moves: tuple[StepMove, ...] = ()
+    approval: ApprovalWrite | None = None
+    events: tuple[NewEvent, ...] = ()
+    # the steps' summary logs a run's end leaves (put as they are: a repeat writes the same rows)
+    step_logs: tuple[StepLog, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        workflow_execution_id: str,
+        *,
+        moves: tuple[StepMove, ...] = (),
+        change: RunChange | None = None,
+        approval: ApprovalWrite | None = None,
+        step_logs: tuple[StepLog, ...] = (),
+    ) -> RunWrite:
+        """The write with its events, in the order things happened: the steps' moves (each its
+        attempt's close, its own move, the attempt it opens), then the run's change, then the
+        approval request."""
+        ids = {move.workflow_execution_id for move in moves}
+        if change is not None:
+            ids.add(change.after.workflow_execution_id)
+        if approval is not None:
+            ids.add(approval.request.workflow_execution_id)
+        ids.update(log.workflow_execution_id for log in step_logs)
+        if ids - {workflow_execution_id}:
+            raise ValueError(f"a write of run {workflow_execution_id} names another run")
+        pipeline_ids = [move.pipeline_execution_id for move in moves]
+        if len(set(pipeline_ids)) != len(pipeline_ids):
+            raise ValueError(f"a write of run {workflow_execution_id} moves a step twice")
+        events = [event for move in moves for event in move_events(move)]
+        if change is not None:
+            events.extend(change_events(change))
+        if approval is not None:
+            events.extend(approval.events)
+        return cls(workflow_execution_id, change, moves, approval, tuple(events), step_logs)
+
+    @classmethod
+    def ending(cls, end: RunEnd) -> RunWrite:
+        """A run's end: its open steps closed and the main row, in one write."""
+        run_id = end.change.after.workflow_execution_id
+        return cls.of(run_id, moves=end.steps, change=end.change)
+
+    @classmethod
+    def opening(cls, request: ApprovalRequest) -> RunWrite:
+        return cls.of(
+            request.workflow_execution_id, approval=ApprovalWrite(request, ApprovalWriteKind.OPEN)
+        )
+
+    @classmethod
+    def closing(cls, request: ApprovalRequest) -> RunWrite:
+        return cls.of(
+            request.workflow_execution_id, approval=ApprovalWrite(request, ApprovalWriteKind.CLOSE)
+        )
+
+    @classmethod
+    def parking(cls, request: ApprovalRequest, change: RunChange) -> RunWrite:
+        """The run's lease parked at a gate, only while the gate's request is still PENDING: a
+        decision and a park never miss each other, whichever comes second sees the first."""
+        still_pending = ApprovalWrite(request, ApprovalWriteKind.STILL_PENDING)
+        return cls.of(request.workflow_execution_id, change=change, approval=still_pending)
+
+    @property
+    def touches_main_row(self) -> bool:
+        """Whether the write reads or writes the run's main row (a change, or a move that holds
+        only while the run is open)."""
+        return self.change is not None or any(move.while_open for move in self.moves)

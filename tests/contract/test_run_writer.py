@@ -1,0 +1,240 @@
+"""RunWriter contract on every store: a run's transition - main row, step moves with their
+attempts and cost entries, an approval request, and the events - written all or nothing; a
+refused guard writes nothing, events are numbered gap-free after the run's last."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from adapters.item_budget import OffloadedBodies
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.schema import build_schema
+from adapters.sqlite.unit_of_work import SqliteUnitOfWork
+from adapters.tables import TableNames
+from application.ports import CostLedger, CostScope, ExecutionEvents
+from domain.approvals import ApprovalGate, ApprovalRequest
+from domain.errors import ExecutionNotFoundError
+from domain.run import Run, first_start, plain_finish
+from domain.run_write import RunWrite
+from domain.statuses import ExecutionStatus, StepStatus
+from tests.contract.builders import a_duration_entry, a_launch, at, step_id
+
+STORES = ["sqlite_file", "sqlite_memory", "dynamodb"]
+FIRST, SECOND = step_id("e1", 0), step_id("e1", 1)
+LEASE = timedelta(minutes=5)
+
+
+@pytest.fixture(params=STORES)
+def backend(request: pytest.FixtureRequest) -> tuple[Any, ExecutionEvents, CostLedger]:
+    """A store (the writer, and the reads to check it by), its event log and its cost ledger."""
+    backend = request.param
+    store = request.getfixturevalue(f"{backend}_execution_store")
+    ledger = request.getfixturevalue(f"{backend}_cost_ledger")
+    if backend == "dynamodb":
+        from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork
+
+        client = request.getfixturevalue("moto_dynamodb_client")
+        names = request.getfixturevalue("dynamodb_table_names")
+        return store, DynamoDbUnitOfWork(client, names, OffloadedBodies(None)), ledger
+    database: SqliteDatabase = request.getfixturevalue(f"{backend}_database")
+    log = SqliteUnitOfWork(database, build_schema(TableNames()), OffloadedBodies(None))
+    return store, log, ledger
+
+
+def events(log: ExecutionEvents) -> list[tuple[int, str, str | None]]:
+    return [
+        (e.sequence_number, e.event_type.value, e.pipeline_execution_id)
+        for e in log.events_after("e1", 0, 100).items
+    ]
+
+
+def statuses(run: Run) -> dict[str, str]:
+    return {step.pipeline_execution_id: step.status.value for step in run.steps} | {
+        "run": run.execution.status.value
+    }
+
+
+def a_request(minute: int = 2) -> ApprovalRequest:
+    gate = ApprovalGate(approvers=("alice",), timeout_seconds=60)
+    return ApprovalRequest.open(
+        "ap-1",
+        gate,
+        workflow_execution_id="e1",
+        pipeline_execution_id=FIRST,
+        attempt=1,
+        pipeline_id="pipe0",
+        workflow_database_id="db1",
+        workflow_id="wf1",
+        at=at(minute),
+    )
+
+
+def started(store: Any) -> None:
+    store.add_launch(a_launch("e1"))
+    assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
+
+
+def test_a_step_s_finish_and_the_next_one_s_start_are_one_write(backend: Any) -> None:
+    store, log, ledger = backend
+    started(store)
+    finish = replace(
+        plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(2), 1),
+        cost_entries=(a_duration_entry("e1"),),
+    )
+    write = RunWrite.of("e1", moves=(finish, first_start("e1", SECOND, at(2))))
+    assert store.commit(write) is True
+    run = store.get_run("e1")
+    assert statuses(run) == {FIRST: "SUCCEEDED", SECOND: "RUNNING", "run": "RUNNING"}
+    assert [(a.pipeline_execution_id, a.status.value) for a in run.attempts] == [
+        (FIRST, "SUCCEEDED"),
+        (SECOND, "RUNNING"),
+    ]
+    assert [e.entry_id for e in ledger.list_entries(CostScope.EXECUTION, "e1")] == ["duration-1"]
+    assert events(log) == [
+        (1, "ExecutionLaunched", None),
+        (2, "StepStarted", FIRST),
+        (3, "AttemptStarted", FIRST),
+        (4, "AttemptFinished", FIRST),
+        (5, "StepFinished", FIRST),
+        (6, "StepStarted", SECOND),
+        (7, "AttemptStarted", SECOND),
+    ]
+
+
+def test_the_last_finish_and_the_run_s_completion_are_one_write(backend: Any) -> None:
+    store, log, _ = backend
+    store.add_launch(a_launch("e1", steps=1))
+    assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
+    run = store.get_run("e1")
+    finish = plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(2), 1)
+    end = run.complete(ExecutionStatus.SUCCEEDED, at(2), None, "", None)
+    assert end is not None
+    assert store.commit(RunWrite.of("e1", moves=(finish,), change=end.change)) is True
+    assert statuses(store.get_run("e1")) == {FIRST: "SUCCEEDED", "run": "SUCCEEDED"}
+    assert [kind for _, kind, _ in events(log)][-3:] == [
+        "AttemptFinished",
+        "StepFinished",
+        "ExecutionCompleted",
+    ]
+
+
+def test_a_refused_step_guard_writes_nothing_of_the_write(backend: Any) -> None:
+    store, log, ledger = backend
+    started(store)
+    before = store.get_run("e1")
+    finish = replace(
+        plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(2), 1),
+        cost_entries=(a_duration_entry("e1"),),
+    )
+    # the second step is expected RUNNING but is NEW: the whole write is refused
+    not_running = replace(
+        first_start("e1", SECOND, at(2)), expected=frozenset({StepStatus.RUNNING})
+    )
+    assert store.commit(RunWrite.of("e1", moves=(finish, not_running))) is False
+    assert store.get_run("e1") == before
+    assert ledger.list_entries(CostScope.EXECUTION, "e1") == []
+    assert len(events(log)) == 3
+
+
+def test_a_refused_main_row_guard_writes_none_of_the_steps(backend: Any) -> None:
+    store, log, _ = backend
+    store.add_launch(a_launch("e1", steps=1))
+    assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
+    run = store.get_run("e1")
+    request_abort = run.request_abort(at(2), "stop")
+    assert request_abort is not None and store.commit(RunWrite.of("e1", change=request_abort))
+    # decided on the run before the abort request: its guard (no abort requested) refuses it
+    end = run.complete(ExecutionStatus.SUCCEEDED, at(3), None, "", None)
+    assert end is not None
+    finish = plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(3), 1)
+    assert (
+        store.commit(
+            RunWrite.of("e1", moves=(replace(finish, while_open=False),), change=end.change)
+        )
+        is False
+    )
+    after = store.get_run("e1")
+    assert statuses(after) == {FIRST: "RUNNING", "run": "RUNNING"}
+    assert [kind for _, kind, _ in events(log)][-1] == "AbortRequested"
+
+
+def test_a_step_that_holds_while_the_run_is_open_is_refused_on_a_stopping_run(
+    backend: Any,
+) -> None:
+    store, log, _ = backend
+    started(store)
+    abort = store.get_run("e1").request_abort(at(2), "stop")
+    assert abort is not None and store.commit(RunWrite.of("e1", change=abort))
+    finish = plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(3), 1)
+    assert store.commit(RunWrite.of("e1", moves=(finish,))) is False
+    assert statuses(store.get_run("e1"))[FIRST] == "RUNNING"
+    assert len(events(log)) == 4
+
+
+def test_a_repeated_cost_entry_refuses_the_write(backend: Any) -> None:
+    store, log, ledger = backend
+    store.add_launch(a_launch("e1"))
+    ledger.append([a_duration_entry("e1")])
+    start = replace(first_start("e1", FIRST, at(1)), cost_entries=(a_duration_entry("e1"),))
+    assert store.commit(RunWrite.of("e1", moves=(start,))) is False
+    assert statuses(store.get_run("e1"))[FIRST] == "NEW"
+    assert events(log) == [(1, "ExecutionLaunched", None)]
+
+
+def test_an_approval_opens_once_closes_once_and_parks_only_while_pending(backend: Any) -> None:
+    store, log, _ = backend
+    started(store)
+    request = a_request()
+    assert store.commit(RunWrite.opening(request)) is True
+    assert store.commit(RunWrite.opening(request)) is False  # the id is taken
+    run = store.get_run("e1")
+    lease = run.take_lease("runner-1", at(2), LEASE)
+    assert store.commit(RunWrite.of("e1", change=lease))
+    run = store.get_run("e1")
+    decided = request.timed_out(at(3))
+    assert store.commit(RunWrite.closing(decided)) is True
+    assert store.commit(RunWrite.closing(decided)) is False  # closed already
+    # the gate is closed: parking the run at it is refused, its lease stays the runner's
+    assert store.commit(RunWrite.parking(request, run.park("runner-1", request, at(4)))) is False
+    lease_after = store.get_execution("e1").runner_lease
+    assert lease_after is not None and lease_after.owner == "runner-1"
+    assert [kind for _, kind, _ in events(log)][3:] == ["ApprovalRequested", "ApprovalDecided"]
+
+
+def test_a_run_parks_at_a_pending_gate_with_its_lease(backend: Any) -> None:
+    store, log, _ = backend
+    started(store)
+    request = a_request()
+    assert store.commit(RunWrite.opening(request))
+    run = store.get_run("e1")
+    assert store.commit(RunWrite.of("e1", change=run.take_lease("runner-1", at(2), LEASE)))
+    run = store.get_run("e1")
+    assert store.commit(RunWrite.parking(request, run.park("runner-1", request, at(3)))) is True
+    assert store.get_run("e1").parked_at() == "ap-1"
+    assert len(events(log)) == 4  # a lease parked is no transition: no event
+
+
+def test_events_stay_gap_free_across_writes_and_refusals(backend: Any) -> None:
+    store, log, _ = backend
+    started(store)
+    refused = RunWrite.of("e1", moves=(first_start("e1", FIRST, at(2)),))  # started already
+    assert store.commit(refused) is False
+    finish = plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(2), 1)
+    assert store.commit(RunWrite.of("e1", moves=(finish,)))
+    numbers = [number for number, _, _ in events(log)]
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) == 5
+
+
+def test_a_write_to_a_run_with_no_main_row_is_not_found(backend: Any) -> None:
+    store, _, _ = backend
+    with pytest.raises(ExecutionNotFoundError):
+        store.commit(RunWrite.opening(a_request()))
+
+
+def test_a_write_naming_another_run_is_refused_before_any_store() -> None:
+    with pytest.raises(ValueError, match="another run"):
+        RunWrite.of("e2", moves=(first_start("e1", FIRST, at(1)),))

@@ -1,0 +1,168 @@
+"""The local runner's transitions, one write each, on every store: the lease with the first
+step's start (RunnerLease.take_and_start), a step's success and the
+next step's start (HandOnStep), the last step's success and the run's end with the summaries
+(CompleteExecution.finish_last_step); decided again on a read when refused, so a run being
+aborted starts nothing more and ends ABORTED, and a step or run ended already is left as it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.local.log_store import FileLogStore
+from adapters.local.object_store import FilesystemObjectStore
+from adapters.sqlite.catalogs import SqliteAssetCatalog
+from adapters.sqlite.database import SqliteDatabase
+from adapters.system import SystemClock
+from adapters.tables import TableNames
+from application.use_cases.complete_execution import CompleteExecution, FinishLastStepCommand
+from application.use_cases.hand_on_step import HandOnStep, HandOnStepCommand
+from application.use_cases.runner_lease import RunnerLease
+from application.use_cases.step_tracking import FinishStep, StartStep, StartStepCommand
+from domain.run import AttemptFencedError
+from domain.run_write import RunWrite
+from domain.statuses import ExecutionStatus, StepStatus
+from tests.contract.builders import a_launch, at, step_id
+
+FIRST, SECOND = step_id("e1", 0), step_id("e1", 1)
+
+
+@pytest.fixture
+def hand_on(execution_store: Any, tmp_path: Path) -> HandOnStep:
+    clock = SystemClock()
+    objects = FilesystemObjectStore(tmp_path / "objects")
+    execution_store.add_launch(a_launch("e1", steps=2))
+    StartStep(execution_store, clock).execute(
+        StartStepCommand(workflow_execution_id="e1", pipeline_execution_id=FIRST)
+    )
+    finish = FinishStep(execution_store, objects, clock)
+    return HandOnStep(execution_store, execution_store, finish, clock)
+
+
+def command(attempt: int = 1) -> HandOnStepCommand:
+    return HandOnStepCommand(
+        workflow_execution_id="e1",
+        pipeline_execution_id=FIRST,
+        attempt=attempt,
+        next_pipeline_execution_id=SECOND,
+    )
+
+
+def step_statuses(store: Any) -> list[StepStatus]:
+    return [step.status for step in sorted(store.list_steps("e1"), key=lambda s: s.step_index)]
+
+
+def test_the_step_ends_and_the_next_one_starts(execution_store: Any, hand_on: HandOnStep) -> None:
+    handed = hand_on.execute(command())
+    assert (handed.status, handed.next_attempt) == (StepStatus.SUCCEEDED, 1)
+    assert step_statuses(execution_store) == [StepStatus.SUCCEEDED, StepStatus.RUNNING]
+    assert [a.status for a in execution_store.get_run("e1").attempts] == [
+        StepStatus.SUCCEEDED,
+        StepStatus.RUNNING,
+    ]
+
+
+def test_on_a_run_being_aborted_the_step_ends_aborted_and_nothing_starts(
+    execution_store: Any, hand_on: HandOnStep
+) -> None:
+    abort = execution_store.get_run("e1").request_abort(at(1), "stop")
+    assert execution_store.commit(RunWrite.of("e1", change=abort))
+    handed = hand_on.execute(command())
+    assert (handed.status, handed.next_attempt) == (StepStatus.ABORTED, None)
+    assert step_statuses(execution_store) == [StepStatus.ABORTED, StepStatus.NEW]
+
+
+def test_a_repeated_hand_on_leaves_both_steps_as_the_first_left_them(
+    execution_store: Any, hand_on: HandOnStep
+) -> None:
+    hand_on.execute(command())
+    again = hand_on.execute(command())
+    assert (again.status, again.next_attempt) == (StepStatus.SUCCEEDED, None)
+    assert step_statuses(execution_store) == [StepStatus.SUCCEEDED, StepStatus.RUNNING]
+    assert len(execution_store.get_run("e1").attempts) == 2
+
+
+def test_a_result_of_an_attempt_that_is_not_running_is_refused(
+    execution_store: Any, hand_on: HandOnStep
+) -> None:
+    with pytest.raises(AttemptFencedError):
+        hand_on.execute(command(attempt=2))
+    assert step_statuses(execution_store) == [StepStatus.RUNNING, StepStatus.NEW]
+
+
+@pytest.fixture
+def completion(execution_store: Any, hand_on: HandOnStep, tmp_path: Path) -> CompleteExecution:
+    """The run's second (last) step running, and the completion that ends it."""
+    hand_on.execute(command())
+    objects = FilesystemObjectStore(tmp_path / "objects")
+    assets = SqliteAssetCatalog(SqliteDatabase(None), TableNames())
+    logs = FileLogStore(tmp_path / "logs")
+    return CompleteExecution(execution_store, objects, assets, logs, SystemClock())
+
+
+def last_step() -> FinishLastStepCommand:
+    return FinishLastStepCommand(
+        workflow_execution_id="e1", pipeline_execution_id=SECOND, attempt=1
+    )
+
+
+def test_the_last_step_and_the_run_end_in_one_write_with_the_summaries(
+    execution_store: Any, completion: CompleteExecution
+) -> None:
+    finished = completion.finish_last_step(last_step())
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.SUCCEEDED,
+        ExecutionStatus.SUCCEEDED,
+    )
+    assert finished.execution == execution_store.get_execution("e1")
+    assert step_statuses(execution_store) == [StepStatus.SUCCEEDED, StepStatus.SUCCEEDED]
+    details = execution_store.get_details("e1")
+    summaries = {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
+    assert summaries == {FIRST: "SUCCEEDED", SECOND: "SUCCEEDED"}
+
+
+def test_on_a_run_being_aborted_the_last_step_and_the_run_end_aborted(
+    execution_store: Any, completion: CompleteExecution
+) -> None:
+    abort = execution_store.get_run("e1").request_abort(at(1), "stop")
+    assert execution_store.commit(RunWrite.of("e1", change=abort))
+    finished = completion.finish_last_step(last_step())
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.ABORTED,
+        ExecutionStatus.ABORTED,
+    )
+    assert step_statuses(execution_store) == [StepStatus.SUCCEEDED, StepStatus.ABORTED]
+
+
+def test_a_repeated_last_finish_leaves_the_ended_run_as_it_is(
+    execution_store: Any, completion: CompleteExecution
+) -> None:
+    first = completion.finish_last_step(last_step())
+    again = completion.finish_last_step(last_step())
+    assert again.execution == first.execution
+    assert again.step_status is StepStatus.SUCCEEDED
+
+
+def test_the_lease_and_the_first_start_are_one_write(execution_store: Any) -> None:
+    execution_store.add_launch(a_launch("e2", steps=2))
+    lease = RunnerLease(execution_store, SystemClock(), 30, writer=execution_store)
+    launched = execution_store.get_execution("e2")
+    leased, attempt = lease.take_and_start("e2", "runner-1", launched, step_id("e2", 0))
+    assert attempt == 1 and leased is not None
+    assert leased == execution_store.get_execution("e2")  # no read back: as the write left it
+    assert leased.runner_lease is not None and leased.runner_lease.owner == "runner-1"
+    steps = sorted(execution_store.list_steps("e2"), key=lambda s: s.step_index)
+    assert [s.status for s in steps] == [StepStatus.RUNNING, StepStatus.NEW]
+
+
+def test_on_a_run_being_aborted_the_lease_is_taken_and_nothing_starts(execution_store: Any) -> None:
+    execution_store.add_launch(a_launch("e2", steps=2))
+    launched = execution_store.get_execution("e2")
+    abort = execution_store.get_run("e2").request_abort(at(1), "stop")
+    assert execution_store.commit(RunWrite.of("e2", change=abort))
+    lease = RunnerLease(execution_store, SystemClock(), 30, writer=execution_store)
+    leased, attempt = lease.take_and_start("e2", "runner-1", launched, step_id("e2", 0))
+    assert attempt is None and leased is not None and leased.is_stopping
+    assert {s.status for s in execution_store.list_steps("e2")} == {StepStatus.NEW}
