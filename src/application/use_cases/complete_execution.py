@@ -44,6 +44,9 @@ from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus, TerminalExecutionStatus, is_terminal
 
 _LOG_TAIL_CHARACTERS = 4000
+# The steps' summaries go in the run's last write up to this many steps; a longer chain's are
+# written after it, as a run of any length must fit one transaction (DynamoDB: 100 items).
+SUMMARIES_IN_THE_END_WRITE = 25
 _METADATA_FOLDER = "metadata/"
 
 
@@ -161,6 +164,7 @@ class CompleteExecution:
                 )
         log, log_object_key = self._fit_log(run.execution)
         decisions = 0
+        final_steps: list[PipelineExecution] = []  # the steps as the decided write leaves them
 
         def decide(current: Run) -> RunWrite | None:
             nonlocal decisions
@@ -181,12 +185,12 @@ class CompleteExecution:
                 moves = tuple(
                     with_closed_attempt_duration(self._durations, current, m) for m in moves
                 )
-            summaries = tuple(self._summary(step) for step in chain_order(after.steps))
+            summaries: tuple[StepLog, ...] = ()
+            if end is not None and len(after.steps) <= SUMMARIES_IN_THE_END_WRITE:
+                summaries = tuple(self._summary(step) for step in chain_order(after.steps))
+            final_steps[:] = after.steps
             return RunWrite.of(
-                run_id,
-                moves=moves,
-                change=end.change if end else None,
-                step_logs=summaries if end else (),
+                run_id, moves=moves, change=end.change if end else None, step_logs=summaries
             )
 
         first = decide(run)
@@ -201,6 +205,8 @@ class CompleteExecution:
             assert last is not None
             return LastStepFinished(step_status=last.step(step_id).status, execution=last.execution)
         self._record_durations(written, carried=written is first)
+        if written.change is not None and not written.step_logs:  # a chain too long for one
+            self._write_summaries(tuple(final_steps))
         finished = next(m for m in written.moves if m.pipeline_execution_id == step_id)
         assert finished.status is not None
         execution = written.change.after if written.change else self._store.get_execution(run_id)
