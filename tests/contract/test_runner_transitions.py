@@ -199,3 +199,16 @@ def test_a_chain_too_long_for_one_write_gets_its_summaries_after_it(
     assert finished.execution.status is ExecutionStatus.SUCCEEDED
     details = execution_store.get_details("e3")
     assert sum(len(step.outputs.logs) for step in details.steps) == length
+
+
+def test_a_last_step_ended_already_still_ends_its_run(
+    execution_store: Any, completion: CompleteExecution
+) -> None:
+    finish = plain_finish("e1", SECOND, StepStatus.SUCCEEDED, None, at(2), 1)
+    assert execution_store.commit(RunWrite.of("e1", moves=(finish,)))
+    finished = completion.finish_last_step(last_step())
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.SUCCEEDED,
+        ExecutionStatus.SUCCEEDED,
+    )
+    assert execution_store.get_execution("e1").status is ExecutionStatus.SUCCEEDED

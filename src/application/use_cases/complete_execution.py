@@ -41,7 +41,7 @@ from domain.execution import (
 )
 from domain.run import Run, RunEnd
 from domain.run_write import RunWrite
-from domain.statuses import ExecutionStatus, StepStatus, TerminalExecutionStatus, is_terminal
+from domain.statuses import ExecutionStatus, StepStatus, TerminalExecutionStatus
 
 _LOG_TAIL_CHARACTERS = 4000
 # The steps' summaries go in the run's last write up to this many steps; a longer chain's are
@@ -171,11 +171,9 @@ class CompleteExecution:
             decisions += 1
             move = current.finish_step(step_id, StepStatus.SUCCEEDED, None, now, command.attempt)
             after = current if move is None else current.moved(move)
-            recorded = after.step(step_id).status
-            end = None
-            if is_terminal(recorded.value):  # a step still RUNNING (ended by nobody) leaves it
-                status = ExecutionStatus(recorded.value)
-                end = after.complete(status, now, None, log, log_object_key)
+            # ended now or before (finish_step leaves no step open): the run ends as it did
+            recorded = ExecutionStatus(after.step(step_id).status.value)
+            end = after.complete(recorded, now, None, log, log_object_key)
             moves = ((move,) if move else ()) + (end.steps if end else ())
             if not moves and end is None:
                 return None
@@ -207,8 +205,7 @@ class CompleteExecution:
         self._record_durations(written, carried=written is first)
         if written.change is not None and not written.step_logs:  # a chain too long for one
             self._write_summaries(tuple(final_steps))
-        finished = next(m for m in written.moves if m.pipeline_execution_id == step_id)
-        assert finished.status is not None
+        finished = next(s for s in final_steps if s.pipeline_execution_id == step_id)
         execution = written.change.after if written.change else self._store.get_execution(run_id)
         return LastStepFinished(step_status=finished.status, execution=execution)
 
