@@ -1,11 +1,12 @@
 """One transition of a run as one write: what the run aggregate decided, with its events.
 
 A `RunWrite` is everything a transition changes - the main row (under its guard), steps with
-their attempts and cost entries, an approval request - and the events it is, built here from
-the decision's own dates. A `RunWriter` (application.ports) commits it all or nothing; the store
-only numbers the events. Whatever guard fails (the main row's, a step's expected status, the run
-no longer open, an attempt number taken or no longer running, a cost entry or approval id
-already there, an approval no longer pending) refuses the whole write: nothing is written.
+their attempts and cost entries, an approval request, the steps' summary logs at a run's end -
+and the events it is, built here from the decision's own dates. A `RunWriter`
+(application.ports) commits it all or nothing; the store only numbers the events. Whatever guard
+fails (the main row's, a step's expected status, the run no longer open, an attempt number taken
+or no longer running, a cost entry or approval id already there, an approval no longer pending)
+refuses the whole write: nothing is written.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from enum import StrEnum
 from domain.approvals import ApprovalRequest
 from domain.events import NewEvent, approval_events, change_events, move_events
 from domain.execution import StepLog
-from domain.run import RunChange, RunEnd, StepMove
+from domain.run import RunChange, StepMove
 
 
 class ApprovalWriteKind(StrEnum):
@@ -37,7 +38,7 @@ class ApprovalWrite:
 
 @dataclass(frozen=True, slots=True)
 class RunWrite:
-    """A run's transition, all of it: build it with `of` (or `ending`), which adds its events."""
+    """A run's transition, all of it: build it with `of`, which adds its events."""
 
     workflow_execution_id: str
     change: RunChange | None = None
@@ -79,12 +80,6 @@ class RunWrite:
         return cls(workflow_execution_id, change, moves, approval, tuple(events), step_logs)
 
     @classmethod
-    def ending(cls, end: RunEnd) -> RunWrite:
-        """A run's end: its open steps closed and the main row, in one write."""
-        run_id = end.change.after.workflow_execution_id
-        return cls.of(run_id, moves=end.steps, change=end.change)
-
-    @classmethod
     def opening(cls, request: ApprovalRequest) -> RunWrite:
         return cls.of(
             request.workflow_execution_id, approval=ApprovalWrite(request, ApprovalWriteKind.OPEN)
@@ -102,9 +97,3 @@ class RunWrite:
         decision and a park never miss each other, whichever comes second sees the first."""
         still_pending = ApprovalWrite(request, ApprovalWriteKind.STILL_PENDING)
         return cls.of(request.workflow_execution_id, change=change, approval=still_pending)
-
-    @property
-    def touches_main_row(self) -> bool:
-        """Whether the write reads or writes the run's main row (a change, or a move that holds
-        only while the run is open)."""
-        return self.change is not None or any(move.while_open for move in self.moves)

@@ -17,11 +17,15 @@ from adapters.sqlite.catalogs import SqliteAssetCatalog
 from adapters.sqlite.database import SqliteDatabase
 from adapters.system import SystemClock
 from adapters.tables import TableNames
-from application.use_cases.complete_execution import CompleteExecution, FinishLastStepCommand
+from application.use_cases.complete_execution import (
+    SUMMARIES_IN_THE_END_WRITE,
+    CompleteExecution,
+    FinishLastStepCommand,
+)
 from application.use_cases.hand_on_step import HandOnStep, HandOnStepCommand
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep, StartStepCommand
-from domain.run import AttemptFencedError
+from domain.run import AttemptFencedError, first_start, plain_finish
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import a_launch, at, step_id
@@ -166,3 +170,45 @@ def test_on_a_run_being_aborted_the_lease_is_taken_and_nothing_starts(execution_
     leased, attempt = lease.take_and_start("e2", "runner-1", launched, step_id("e2", 0))
     assert attempt is None and leased is not None and leased.is_stopping
     assert {s.status for s in execution_store.list_steps("e2")} == {StepStatus.NEW}
+
+
+def test_a_chain_too_long_for_one_write_gets_its_summaries_after_it(
+    execution_store: Any, tmp_path: Path
+) -> None:
+    length = SUMMARIES_IN_THE_END_WRITE + 1
+    execution_store.add_launch(a_launch("e3", steps=length))
+    for index in range(length):
+        sid = step_id("e3", index)
+        moves = [first_start("e3", sid, at(index))]
+        if index:
+            before = step_id("e3", index - 1)
+            moves.insert(0, plain_finish("e3", before, StepStatus.SUCCEEDED, None, at(index), 1))
+        assert execution_store.commit(RunWrite.of("e3", moves=tuple(moves)))
+    completion = CompleteExecution(
+        execution_store,
+        FilesystemObjectStore(tmp_path / "objects"),
+        SqliteAssetCatalog(SqliteDatabase(None), TableNames()),
+        FileLogStore(tmp_path / "logs"),
+        SystemClock(),
+    )
+    finished = completion.finish_last_step(
+        FinishLastStepCommand(
+            workflow_execution_id="e3", pipeline_execution_id=step_id("e3", length - 1), attempt=1
+        )
+    )
+    assert finished.execution.status is ExecutionStatus.SUCCEEDED
+    details = execution_store.get_details("e3")
+    assert sum(len(step.outputs.logs) for step in details.steps) == length
+
+
+def test_a_last_step_ended_already_still_ends_its_run(
+    execution_store: Any, completion: CompleteExecution
+) -> None:
+    finish = plain_finish("e1", SECOND, StepStatus.SUCCEEDED, None, at(2), 1)
+    assert execution_store.commit(RunWrite.of("e1", moves=(finish,)))
+    finished = completion.finish_last_step(last_step())
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.SUCCEEDED,
+        ExecutionStatus.SUCCEEDED,
+    )
+    assert execution_store.get_execution("e1").status is ExecutionStatus.SUCCEEDED

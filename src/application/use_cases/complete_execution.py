@@ -41,9 +41,12 @@ from domain.execution import (
 )
 from domain.run import Run, RunEnd
 from domain.run_write import RunWrite
-from domain.statuses import ExecutionStatus, StepStatus, TerminalExecutionStatus, is_terminal
+from domain.statuses import ExecutionStatus, StepStatus, TerminalExecutionStatus
 
 _LOG_TAIL_CHARACTERS = 4000
+# The steps' summaries go in the run's last write up to this many steps; a longer chain's are
+# written after it, as a run of any length must fit one transaction (DynamoDB: 100 items).
+SUMMARIES_IN_THE_END_WRITE = 25
 _METADATA_FOLDER = "metadata/"
 
 
@@ -161,17 +164,16 @@ class CompleteExecution:
                 )
         log, log_object_key = self._fit_log(run.execution)
         decisions = 0
+        final_steps: list[PipelineExecution] = []  # the steps as the decided write leaves them
 
         def decide(current: Run) -> RunWrite | None:
             nonlocal decisions
             decisions += 1
             move = current.finish_step(step_id, StepStatus.SUCCEEDED, None, now, command.attempt)
             after = current if move is None else current.moved(move)
-            recorded = after.step(step_id).status
-            end = None
-            if is_terminal(recorded.value):  # a step still RUNNING (ended by nobody) leaves it
-                status = ExecutionStatus(recorded.value)
-                end = after.complete(status, now, None, log, log_object_key)
+            # ended now or before (finish_step leaves no step open): the run ends as it did
+            recorded = ExecutionStatus(after.step(step_id).status.value)
+            end = after.complete(recorded, now, None, log, log_object_key)
             moves = ((move,) if move else ()) + (end.steps if end else ())
             if not moves and end is None:
                 return None
@@ -181,12 +183,12 @@ class CompleteExecution:
                 moves = tuple(
                     with_closed_attempt_duration(self._durations, current, m) for m in moves
                 )
-            summaries = tuple(self._summary(step) for step in chain_order(after.steps))
+            summaries: tuple[StepLog, ...] = ()
+            if end is not None and len(after.steps) <= SUMMARIES_IN_THE_END_WRITE:
+                summaries = tuple(self._summary(step) for step in chain_order(after.steps))
+            final_steps[:] = after.steps
             return RunWrite.of(
-                run_id,
-                moves=moves,
-                change=end.change if end else None,
-                step_logs=summaries if end else (),
+                run_id, moves=moves, change=end.change if end else None, step_logs=summaries
             )
 
         first = decide(run)
@@ -201,8 +203,9 @@ class CompleteExecution:
             assert last is not None
             return LastStepFinished(step_status=last.step(step_id).status, execution=last.execution)
         self._record_durations(written, carried=written is first)
-        finished = next(m for m in written.moves if m.pipeline_execution_id == step_id)
-        assert finished.status is not None
+        if written.change is not None and not written.step_logs:  # a chain too long for one
+            self._write_summaries(tuple(final_steps))
+        finished = next(s for s in final_steps if s.pipeline_execution_id == step_id)
         execution = written.change.after if written.change else self._store.get_execution(run_id)
         return LastStepFinished(step_status=finished.status, execution=execution)
 
