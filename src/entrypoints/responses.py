@@ -984,6 +984,9 @@ class ExecutionLogsResponse(Response):
     execution_log: str | None = None
     # one step's stored log (truncated mode with pipelineExecutionId): VAMS's `resultLog`
     result_log: str | None = None
+    # where the text came from, as VAMS's log viewer labels it: the stored log, or the sources
+    # read as they are now
+    logs_source: Literal["stored", "live"] = "live"
     warnings: tuple[str, ...] = ()
     attempts: tuple[AttemptLogResponse, ...] = ()
 
@@ -991,6 +994,7 @@ class ExecutionLogsResponse(Response):
     def of(cls, result: ExecutionLogs) -> Self:
         # as one page: what spans lines (a key block) is only seen with its neighbours
         messages = redact_lines([line.message for line in result.lines])
+        step_log = _step_log(result)
         return cls(
             workflow_execution_id=result.workflow_execution_id,
             log_sources=tuple(LogSourceResponse.of_report(r) for r in result.log_sources),
@@ -1001,7 +1005,8 @@ class ExecutionLogsResponse(Response):
             ),
             next_token=result.next_token,
             execution_log=redact_optional(result.run_log),
-            result_log=_step_log(result),
+            result_log=step_log,
+            logs_source="live" if result.run_log is None and step_log is None else "stored",
             warnings=tuple(without_arns(redact(w)) for w in result.warnings),
             attempts=tuple(AttemptLogResponse.of(log) for log in result.attempts),
         )
