@@ -76,8 +76,11 @@ EXECUTION = Document(
     },
 )
 
-# a page of a list, once `{"message": ...}` is unwrapped (client.ts)
-LIST_PAGE = Document("list page", required={"Items": list}, optional={"NextToken": str})
+# a page of a list, once `{"message": ...}` is unwrapped (client.ts); the client pages while
+# NextToken is truthy, so a null one ends the list as an absent one does
+LIST_PAGE = Document(
+    "list page", required={"Items": list}, optional={"NextToken": (str, type(None))}
+)
 
 # `ExecutionDetail` extends `Execution`
 EXECUTION_DETAIL = Document(

@@ -96,6 +96,7 @@ class Replay:
     filtered: dict[str, list[str]] = field(default_factory=dict)  # filter -> ids listed
     asset_board: list[Call] = field(default_factory=list)
     details: Call | None = None
+    metadata: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # collection -> rows
     logs: dict[str, Call] = field(default_factory=dict)
     aborted: dict[str, Call] = field(default_factory=dict)
     aborted_runs: dict[str, Call] = field(default_factory=dict)  # details once aborted
@@ -139,17 +140,23 @@ def _execute(workflow_id: str, group: str | None = None) -> dict[str, Any]:
 
 
 def _board(
-    replay: Replay, client: httpx.Client, path: str, filters: dict[str, str], into: list[Call]
+    replay: Replay,
+    client: httpx.Client,
+    path: str,
+    filters: dict[str, str],
+    into: list[Call],
+    page_size: str = PAGE_SIZE,
 ) -> list[dict[str, Any]]:
     """useExecutions: pages of `pageSize` with the filters, `startingToken` from the last
     page's NextToken, until a page has none."""
     rows: list[dict[str, Any]] = []
     token: str | None = None
     while True:
-        params = filters | {"pageSize": PAGE_SIZE} | ({"startingToken": token} if token else {})
+        params = filters | {"pageSize": page_size} | ({"startingToken": token} if token else {})
         page = replay.call(client, f"list {path} {filters}", "GET", path, params=params)
         into.append(page)
         assert page.status == 200, page.body
+        assert list(LIST_PAGE.mismatches(page.shown)) == [], page.body
         rows += page.shown["Items"]
         token = page.shown.get("NextToken")
         if not token or len(into) > 50:
@@ -216,6 +223,12 @@ def _replay(wfx: Wfx) -> Replay:
         asset = "database/demo/assets/meshes/workflows/executions"
         replay.filtered["asset"] = _ids(_board(replay, client, asset, {}, replay.asset_board))
 
+        # the details page re-reads a collection through the paged route (200 a page)
+        metadata = f"workflows/executions/{replay.launched_id}/details/metadata"
+        for collection in ("input", "inputDatabase", "output"):
+            replay.metadata[collection] = _board(
+                replay, client, metadata, {"collection": collection}, [], page_size="200"
+            )
         logs = f"workflows/executions/{replay.launched_id}/logs"
         step = replay.details.shown["pipelines"][0]["pipelineExecutionId"]
         for mode in ("full", "truncated"):
@@ -397,6 +410,7 @@ def test_the_log_viewer_shows_what_the_step_said_in_each_mode_and_scope(replay: 
             problems += _problems(event, LOG_EVENT, f"{name}.events[{n}]")
         assert problems == []
         assert SAID in _log_text(call.shown), (name, call.shown)
+        assert call.shown["logsSource"] == ("live" if name.startswith("full") else "stored")
 
 
 def test_abort_stops_one_run_and_with_group_id_its_whole_group(replay: Replay) -> None:
@@ -463,3 +477,9 @@ def test_the_walk_finds_what_it_is_meant_to_find() -> None:
 def test_no_answer_holds_what_vams_withholds(replay: Replay) -> None:
     found = sorted({where for call in replay.calls for where in withheld(call.shown)})
     assert found == []
+
+
+def test_the_details_metadata_pages_hold_lists_of_rows(replay: Replay) -> None:
+    assert set(replay.metadata) == {"input", "inputDatabase", "output"}
+    for collection, rows in replay.metadata.items():
+        assert all(isinstance(row, dict) for row in rows), collection
