@@ -35,10 +35,13 @@ class ExecutionFilter:
 
     @property
     def label(self) -> str:
-        """Names the filter in a token, so that a token issued for another filter is refused."""
+        """Names the filter in a token, so that a token issued for another filter is refused.
+        The window's lower bound is left out: the lists' default one is 90 days back from each
+        request's now, so it moves between the pages of one list; it only ends the list."""
+        named = replace(self, started_from=None).__dict__.values()
         return " ".join(
             f"{value.isoformat() if isinstance(value, datetime) else value}"
-            for value in self.__dict__.values()
+            for value in named
             if value is not None
         )
 

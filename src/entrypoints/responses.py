@@ -982,6 +982,11 @@ class ExecutionLogsResponse(Response):
     events: tuple[LogEventResponse, ...] = ()
     next_token: str | None = None
     execution_log: str | None = None
+    # one step's stored log (truncated mode with pipelineExecutionId): VAMS's `resultLog`
+    result_log: str | None = None
+    # where the text came from, as VAMS's log viewer labels it: the stored log, or the sources
+    # read as they are now
+    logs_source: Literal["stored", "live"] = "live"
     warnings: tuple[str, ...] = ()
     attempts: tuple[AttemptLogResponse, ...] = ()
 
@@ -989,6 +994,7 @@ class ExecutionLogsResponse(Response):
     def of(cls, result: ExecutionLogs) -> Self:
         # as one page: what spans lines (a key block) is only seen with its neighbours
         messages = redact_lines([line.message for line in result.lines])
+        step_log = _step_log(result)
         return cls(
             workflow_execution_id=result.workflow_execution_id,
             log_sources=tuple(LogSourceResponse.of_report(r) for r in result.log_sources),
@@ -999,13 +1005,28 @@ class ExecutionLogsResponse(Response):
             ),
             next_token=result.next_token,
             execution_log=redact_optional(result.run_log),
+            result_log=step_log,
+            logs_source="live" if result.run_log is None and step_log is None else "stored",
             warnings=tuple(without_arns(redact(w)) for w in result.warnings),
             attempts=tuple(AttemptLogResponse.of(log) for log in result.attempts),
         )
 
     def dump(self) -> dict[str, Any]:
         # the token is said even when null: a client pages until it is
-        return super().dump() | {"nextToken": self.next_token}
+        said = super().dump() | {"nextToken": self.next_token}
+        if self.execution_log is not None or self.result_log is not None:
+            # the stored log is the answer, no source was read: VAMS's web client takes any
+            # `events` list for a live read and would show it, empty, instead of the log
+            del said["events"]
+        return said
+
+
+def _step_log(result: ExecutionLogs) -> str | None:
+    """The lines of the one step asked for in truncated mode, its attempts in order (already
+    redacted); None when the whole run's log or a source was asked for."""
+    if result.run_log is not None or not result.attempts:
+        return None
+    return "\n".join(line for attempt in result.attempts for line in attempt.lines)
 
 
 class SweptChildResponse(Response):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import time
 from typing import Any
 
 import pytest
@@ -48,3 +49,20 @@ def test_a_list_token_with_an_invalid_date_is_a_400(service: Service, bad: str) 
     )
     assert answer.status_code == 400, answer.text
     assert "startingToken" in answer.json()["message"]
+
+
+def test_a_filtered_list_pages_on_after_its_default_window_has_moved(service: Service) -> None:
+    """The default window starts 90 days before each request's now: the next page, asked a
+    second later, is still the same list's (the web client's board with a filter)."""
+    headers = service.as_user(ADMIN, ("admin",))
+    launched = {service.launch(), service.launch()}
+    params = {"pageSize": 1, "triggeredByUserId": ADMIN}
+    first = service.client.get("/workflows/executions", params=params, headers=headers)
+    token = first.json()["message"]["NextToken"]
+    time.sleep(1.1)  # the window's start is said to the second
+    second = service.client.get(
+        "/workflows/executions", params=params | {"startingToken": token}, headers=headers
+    )
+    assert second.status_code == 200, second.text
+    listed = first.json()["message"]["Items"] + second.json()["message"]["Items"]
+    assert {row["workflowExecutionId"] for row in listed} == launched
