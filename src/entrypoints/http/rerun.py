@@ -20,10 +20,11 @@ from domain.authorization import Action, AssetKey
 from domain.registration import ID_RULE
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
+from entrypoints.http.lazy_route import BuiltOnFirstUse
 from entrypoints.http.requests import no_control_character
 from entrypoints.http.route_table import RERUN
 
-router = APIRouter(tags=["executions"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["executions"], responses=ERROR_RESPONSES, route_class=BuiltOnFirstUse)
 
 ExecutionId = Annotated[str, Path(alias="executionId", min_length=1, max_length=256)]
 
