@@ -39,7 +39,11 @@ class RerunRequest(BaseModel):
     """POST /workflows/executions/{executionId}/rerun."""
 
     model_config = ConfigDict(
-        frozen=True, extra="ignore", alias_generator=to_camel, populate_by_name=True
+        frozen=True,
+        extra="ignore",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        defer_build=True,  # built by the first rerun: not a cold start's price
     )
 
     execution_group_id: Annotated[str, Field(max_length=64), AfterValidator(_vams_id)] | None = (
@@ -54,7 +58,9 @@ class RerunRequest(BaseModel):
 
 
 class RerunStarted(BaseModel):
-    model_config = ConfigDict(frozen=True, alias_generator=to_camel, populate_by_name=True)
+    model_config = ConfigDict(
+        frozen=True, alias_generator=to_camel, populate_by_name=True, defer_build=True
+    )
 
     execution_id: str
     execution_group_id: str | None
