@@ -17,7 +17,10 @@ DELETED_MESSAGE = "Execution records permanently deleted"
 
 
 class VamsResponse(BaseModel):
-    model_config = ConfigDict(frozen=True, alias_generator=to_camel, populate_by_name=True)
+    # built when first answered, as entrypoints.responses: not a cold start's price
+    model_config = ConfigDict(
+        frozen=True, alias_generator=to_camel, populate_by_name=True, defer_build=True
+    )
 
     def dump(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -17,10 +17,11 @@ from domain.approvals import MAX_REASON_CHARS, Decision
 from domain.control_characters import FREE_TEXT_KEEPS
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
+from entrypoints.http.lazy_route import BuiltOnFirstUse
 from entrypoints.http.requests import no_control_character
 from entrypoints.responses import ApprovalPageResponse, ApprovalResponse
 
-router = APIRouter(tags=["approvals"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["approvals"], responses=ERROR_RESPONSES, route_class=BuiltOnFirstUse)
 
 
 APPROVALS = "/approvals"

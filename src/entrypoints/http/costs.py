@@ -13,8 +13,9 @@ from domain.errors import InvalidInputError
 from entrypoints.cost_responses import CostSummaryResponse
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
+from entrypoints.http.lazy_route import BuiltOnFirstUse
 
-router = APIRouter(tags=["costs"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["costs"], responses=ERROR_RESPONSES, route_class=BuiltOnFirstUse)
 
 Id = Annotated[str | None, Query(min_length=1, max_length=512)]
 

@@ -36,6 +36,7 @@ from domain.run import DEFAULT_ABORT_CAUSE
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
 from entrypoints.http.group_abort import abort_group
+from entrypoints.http.lazy_route import BuiltOnFirstUse
 from entrypoints.http.list_parameters import ListParameters, list_parameters
 from entrypoints.http.requests import (
     AbortRequest,
@@ -70,7 +71,7 @@ from entrypoints.vams_responses import (
     MessageResponse,
 )
 
-router = APIRouter(tags=["executions"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["executions"], responses=ERROR_RESPONSES, route_class=BuiltOnFirstUse)
 
 ExecutionId = Annotated[str, Path(alias="executionId", min_length=1, max_length=256)]
 Text = Annotated[str | None, Query(min_length=1, max_length=256)]

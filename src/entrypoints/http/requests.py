@@ -26,7 +26,11 @@ FreeText = Annotated[
 
 class Body(BaseModel):
     model_config = ConfigDict(
-        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True
+        frozen=True,
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        defer_build=True,  # built by the first request that sends one: not a cold start's price
     )
 
 

@@ -20,10 +20,11 @@ from domain.authorization import Action, AssetKey
 from domain.registration import ID_RULE
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
+from entrypoints.http.lazy_route import BuiltOnFirstUse
 from entrypoints.http.requests import no_control_character
 from entrypoints.http.route_table import EXECUTE, RERUN
 
-router = APIRouter(tags=["executions"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["executions"], responses=ERROR_RESPONSES, route_class=BuiltOnFirstUse)
 
 ExecutionId = Annotated[str, Path(alias="executionId", min_length=1, max_length=256)]
 
@@ -38,7 +39,11 @@ class RerunRequest(BaseModel):
     """POST /workflows/executions/{executionId}/rerun."""
 
     model_config = ConfigDict(
-        frozen=True, extra="ignore", alias_generator=to_camel, populate_by_name=True
+        frozen=True,
+        extra="ignore",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        defer_build=True,  # built by the first rerun: not a cold start's price
     )
 
     execution_group_id: Annotated[str, Field(max_length=64), AfterValidator(_vams_id)] | None = (
@@ -53,7 +58,9 @@ class RerunRequest(BaseModel):
 
 
 class RerunStarted(BaseModel):
-    model_config = ConfigDict(frozen=True, alias_generator=to_camel, populate_by_name=True)
+    model_config = ConfigDict(
+        frozen=True, alias_generator=to_camel, populate_by_name=True, defer_build=True
+    )
 
     execution_id: str
     execution_group_id: str | None

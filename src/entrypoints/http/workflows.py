@@ -15,13 +15,14 @@ from domain.authorization import Action
 from domain.bounds import MAX_STORED_INTEGER
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
+from entrypoints.http.lazy_route import BuiltOnFirstUse
 from entrypoints.responses import (
     WorkflowDefinitionPageResponse,
     WorkflowResponse,
     WorkflowVersionResponse,
 )
 
-router = APIRouter(tags=["workflows"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["workflows"], responses=ERROR_RESPONSES, route_class=BuiltOnFirstUse)
 
 Name = Annotated[str, Path(min_length=1, max_length=256)]
 Token = Annotated[str | None, Query(alias="startingToken", min_length=1, max_length=4096)]

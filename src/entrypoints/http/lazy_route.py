@@ -1,0 +1,48 @@
+"""A FastAPI route that is built when it is first used, not when it is declared.
+
+Building a route (its dependant, its request body field, a validator for its response model and
+for each error response) is most of what importing the app costs: a Lambda's cold start answers
+one request, on one route, and would otherwise build all of them. Declared, a route holds only
+what matching a request needs (its path and methods); the first request it answers, the OpenAPI
+document, or anything else that reads the rest of it, builds the route as FastAPI would have at
+import, with the same arguments, so it validates and answers exactly the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi.routing import APIRoute
+from starlette.routing import compile_path, get_name
+
+
+class BuiltOnFirstUse(APIRoute):
+    """An `APIRoute` whose construction waits for the first read of anything beyond its path."""
+
+    def __init__(self, path: str, endpoint: Callable[..., Any], **options: Any) -> None:
+        self._pending: tuple[str, Callable[..., Any], dict[str, Any]] | None = (
+            path,
+            endpoint,
+            options,
+        )
+        # what a router reads to match a request against the route, as APIRoute sets it
+        self.path = path
+        self.endpoint = endpoint
+        self.name = options.get("name") or get_name(endpoint)
+        self.methods = {method.upper() for method in options.get("methods") or ("GET",)}
+        self.path_regex, self.path_format, self.param_convertors = compile_path(path)
+
+    def __getattr__(self, attribute: str) -> Any:
+        # only called for what the instance does not hold yet: the rest of a built route
+        pending = self.__dict__.get("_pending")
+        if pending is None:
+            raise AttributeError(attribute)
+        self._pending = None  # a read while building is FastAPI's own bug, not a second build
+        path, endpoint, options = pending
+        try:
+            APIRoute.__init__(self, path, endpoint, **options)
+        except Exception:
+            self._pending = pending  # the next use fails the same way, not with a missing name
+            raise
+        return getattr(self, attribute)
