@@ -64,7 +64,7 @@ def _status(answer: dict[str, Any]) -> dict[str, Any]:
 def test_an_abort_answers_the_run_as_a_read_shows_it(wfx: Wfx, container: Container) -> None:
     _publish_failing(wfx)
     execution_id = wfx.run_id("demo/fails", expect_code=1)
-    read = wfx.json("executions", "show", execution_id)["execution"]
+    read = wfx.json("executions", "show", execution_id)
     assert read["redriveStatus"] == REDRIVABLE, read
 
     by_cli = wfx.json("executions", "abort", execution_id)
@@ -80,7 +80,7 @@ def test_a_redrive_answers_the_run_as_a_read_shows_it(wfx: Wfx, container: Conta
     running = {"redriveStatus": NOT_REDRIVABLE, "redriveStatusReason": RUNNING_REASON}
 
     by_cli = wfx.json("executions", "redrive", execution_id, "--no-wait")
-    wfx.wait_until(execution_id, lambda d: d["execution"]["executionStatus"] in TERMINAL)
+    wfx.wait_until(execution_id, lambda d: d["executionStatus"] in TERMINAL)
     by_http = _post(container, f"/workflows/executions/{execution_id}/redrive")
     container.local_runner().join(execution_id, timeout=60)
 
