@@ -111,7 +111,7 @@ def _launch_and_wait(
     run = f"{base}/workflows/executions/{launched.json()['workflowExecutionId']}"
     deadline = time.monotonic() + 60
     while True:
-        shown: dict[str, object] = httpx.get(run, headers=headers).json()
+        shown: dict[str, object] = httpx.get(run, headers=headers).json()["message"]
         if shown["executionStatus"] in ("SUCCEEDED", "FAILED") or time.monotonic() > deadline:
             return shown
         time.sleep(0.2)

@@ -116,7 +116,9 @@ def test_each_run_launched_through_two_workers_is_executed_once(
         for execution_id, count in _run_workers().items():
             most_workers[execution_id] = max(count, most_workers.get(execution_id, 0))
         statuses = {
-            httpx.get(f"{base}/workflows/executions/{e}", headers=headers).json()["executionStatus"]
+            httpx.get(f"{base}/workflows/executions/{e}", headers=headers).json()["message"][
+                "executionStatus"
+            ]
             for e in launched
         }
         if statuses == {"SUCCEEDED"}:
