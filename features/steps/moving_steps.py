@@ -14,6 +14,7 @@ from application.ports import ArchivedRun, ListScope
 from application.use_cases.backfill_list_partition import BackfillListPartitionCommand
 from application.use_cases.export_executions import ExportExecutionsCommand
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery
+from domain.execution import ExecutionDetails
 from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.settings import Settings
 from features.steps.world import World
@@ -64,10 +65,18 @@ def _(moved: tuple[Container, list[ArchivedRun]]) -> None:
 def _shown(container: Container) -> list[Any]:
     page = container.execution_store().list_executions(ListScope.ALL, None, 100, None)
     details = container.get_execution_details()
+    # the export carries a run's records, not its output files: results' texts stay behind
     return [
-        details.execute(GetExecutionDetailsQuery(workflow_execution_id=e.workflow_execution_id))
+        _without_result_texts(
+            details.execute(GetExecutionDetailsQuery(workflow_execution_id=e.workflow_execution_id))
+        )
         for e in page.items
     ]
+
+
+def _without_result_texts(details: ExecutionDetails) -> ExecutionDetails:
+    steps = tuple(step.model_copy(update={"result_texts": ()}) for step in details.steps)
+    return details.model_copy(update={"steps": steps})
 
 
 @then("the other store lists and shows every run as this one does")

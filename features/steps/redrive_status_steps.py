@@ -171,9 +171,7 @@ def _(
 ) -> None:
     execution_id = world.execution_id
     shown = {
-        "wfx executions show": _cli_json(storage, tmp_path, "executions", "show", execution_id)[
-            "execution"
-        ],
+        "wfx executions show": _cli_json(storage, tmp_path, "executions", "show", execution_id),
         "wfx executions list": _listed(
             _cli_json(storage, tmp_path, "executions", "list"), execution_id
         ),

@@ -175,6 +175,12 @@ def _max_request_bytes(environ: Mapping[str, str]) -> int:
     return int(text)
 
 
+def take_handed_over(variable: str) -> str:
+    """A value a parent process hands its children through their environment (the serving
+    processes' session key): read once and removed, so nothing the child starts inherits it."""
+    return os.environ.pop(variable)
+
+
 def machine_cores() -> int:
     """The cores this process may run on (a container's or taskset's share, not the host's)."""
     if hasattr(os, "sched_getaffinity"):

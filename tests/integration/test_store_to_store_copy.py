@@ -21,6 +21,7 @@ from application.use_cases.register_pipeline_execution import RegisterPipelineEx
 from application.use_cases.retry_step import RetryStepCommand
 from application.use_cases.step_tracking import FinishStepCommand, StartStepCommand
 from domain.approvals import ApprovalRequest
+from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import build_container, create_all_tables
 from entrypoints.settings import Settings
@@ -111,19 +112,21 @@ def _a_run_with_every_kind_of_row(container: Any) -> None:
         workflow_execution_id=RUN, pipeline_execution_id=ROOT, status=StepStatus.SUCCEEDED
     )
     container.finish_step().execute(finish)
-    container.approvals().open(
-        ApprovalRequest(
-            approval_id="approval-1",
-            workflow_execution_id=RUN,
-            pipeline_execution_id=step_id(RUN, 1),
-            attempt=1,
-            pipeline_id="sign-off",
-            workflow_database_id="db1",
-            workflow_id="wf1",
-            approvers=("carol",),
-            message="sign it off",
-            requested_at=at(4),
-            expires_at=at(4) + timedelta(hours=1),
+    container.execution_store().commit(
+        RunWrite.opening(
+            ApprovalRequest(
+                approval_id="approval-1",
+                workflow_execution_id=RUN,
+                pipeline_execution_id=step_id(RUN, 1),
+                attempt=1,
+                pipeline_id="sign-off",
+                workflow_database_id="db1",
+                workflow_id="wf1",
+                approvers=("carol",),
+                message="sign it off",
+                requested_at=at(4),
+                expires_at=at(4) + timedelta(hours=1),
+            )
         )
     )
     complete = CompleteExecutionCommand(

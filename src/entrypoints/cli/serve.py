@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from entrypoints.container import Container
-from entrypoints.settings import Settings
+from entrypoints.settings import Settings, take_handed_over
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -124,7 +124,7 @@ def worker_app() -> FastAPI:
     was opened and brought up to date by the supervisor before it started them."""
     from entrypoints.container import build_container
 
-    key = bytes.fromhex(os.environ.pop(SESSION_KEY_VARIABLE))
+    key = bytes.fromhex(take_handed_over(SESSION_KEY_VARIABLE))
     settings = Settings.from_environment()
     app = _app(build_container(settings, runner_mode="detached"), settings, key)
     gc.freeze()  # the app lives as long as the process: the collector need never scan it
