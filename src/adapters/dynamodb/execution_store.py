@@ -812,8 +812,19 @@ class DynamoDbExecutionStore:
         else:
             del update["UpdateExpression"]
             actions.append(("ConditionCheck", None, update))
+        actions.extend(self._attempt_actions(move, taken=None))
+        if move.cost_entries:
+            ledger = self._tables.get_table_name(ResourceKeys.COST_LEDGER)
+            actions.extend(("Put", None, cost_entry_put(ledger, e)) for e in move.cost_entries)
+        return actions, moved, removals
+
+    def _attempt_actions(self, move: StepMove, taken: Exception | None) -> list[Action]:
+        """The attempt a move opens (a put, refused as `taken` when its number exists) and the
+        one it closes (guarded on its still running)."""
+        step_id = move.pipeline_execution_id
+        actions: list[Action] = []
         if move.open_attempt is not None:
-            actions.append(("Put", None, self._attempt_put(move.open_attempt)))
+            actions.append(("Put", taken, self._attempt_put(move.open_attempt)))
         if move.close_attempt is not None:
             values, removed = task_execution_close_of(move)
             self._bodies.put([values])
@@ -824,11 +835,9 @@ class DynamoDbExecutionStore:
                 removed,
                 ("status", _RUNNING),
             )
-            actions.append(("Update", None, close))
-        if move.cost_entries:
-            ledger = self._tables.get_table_name(ResourceKeys.COST_LEDGER)
-            actions.extend(("Put", None, cost_entry_put(ledger, e)) for e in move.cost_entries)
-        return actions, moved, removals
+            closed = AttemptNotRunningError(f"{step_id}: attempt {move.close_attempt}")
+            actions.append(("Update", closed, close))
+        return actions
 
     def _move_in_one_transaction(
         self,
@@ -850,22 +859,10 @@ class DynamoDbExecutionStore:
         else:  # the step stays as it is: its status must still be one expected
             del step_update["UpdateExpression"]
             actions.append(("ConditionCheck", None, step_update))
+        taken = None
         if move.open_attempt is not None:
-            number = move.open_attempt.attempt
-            taken = AttemptNumberTakenError(f"{step_id}: attempt {number}")
-            actions.append(("Put", taken, self._attempt_put(move.open_attempt)))
-        if move.close_attempt is not None:
-            values, removed = task_execution_close_of(move)
-            self._bodies.put([values])
-            close = self._guarded_update(
-                ResourceKeys.TASK_EXECUTIONS,
-                {"pipelineExecutionId": step_id, "attempt": move.close_attempt},
-                values,
-                removed,
-                ("status", _RUNNING),
-            )
-            closed = AttemptNotRunningError(f"{step_id}: attempt {move.close_attempt}")
-            actions.append(("Update", closed, close))
+            taken = AttemptNumberTakenError(f"{step_id}: attempt {move.open_attempt.attempt}")
+        actions.extend(self._attempt_actions(move, taken))
         if move.cost_entries:
             ledger = self._tables.get_table_name(ResourceKeys.COST_LEDGER)
             actions.extend(
