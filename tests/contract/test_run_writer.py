@@ -18,6 +18,7 @@ from adapters.tables import TableNames
 from application.ports import CostLedger, CostScope, ExecutionEvents
 from domain.approvals import ApprovalGate, ApprovalRequest
 from domain.errors import ExecutionNotFoundError
+from domain.events import move_events
 from domain.run import Run, first_start, plain_finish
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
@@ -227,6 +228,19 @@ def test_events_stay_gap_free_across_writes_and_refusals(backend: Any) -> None:
     assert store.commit(RunWrite.of("e1", moves=(finish,)))
     numbers = [number for number, _, _ in events(log)]
     assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) == 5
+
+
+def test_a_write_numbers_its_events_past_another_writer_s(backend: Any) -> None:
+    """The store numbers a write past the last event it wrote itself, with no read; another
+    process's events in between are found by the write's own guard, and numbered past."""
+    store, log, _ = backend
+    started(store)
+    elsewhere = move_events(first_start("e1", SECOND, at(2)))[:1]
+    log.append_events("e1", elsewhere)  # another process's writer, on the same run
+    finish = plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(3), 1)
+    assert store.commit(RunWrite.of("e1", moves=(finish,)))
+    numbers = [number for number, _, _ in events(log)]
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) == 6
 
 
 def test_a_write_to_a_run_with_no_main_row_is_not_found(backend: Any) -> None:

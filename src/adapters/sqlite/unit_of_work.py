@@ -51,6 +51,10 @@ class SqliteUnitOfWork:
             f"WHERE EXISTS (SELECT 1 FROM {main.name} WHERE {main.q(_EXECUTION_ID)} = ?)"
         )
         self._last_seen: dict[str, int] = {}
+        columns = [*events.columns, "item"]
+        self._row_width = len(columns)
+        self._insert_rows = f"INSERT INTO {events.name} ({', '.join(map(events.q, columns))})"
+        self._number_exists = f"SELECT 1 FROM {events.name} WHERE {run} = ? AND {number} = ?"
         self._page = (
             f"SELECT item FROM {events.name} WHERE {run} = ? AND {number} > ? "
             f"ORDER BY {number} LIMIT ?"
@@ -74,24 +78,65 @@ class SqliteUnitOfWork:
         events: Sequence[NewEvent],
         last: int | None = None,
     ) -> tuple[ExecutionEvent, ...]:
-        """Append `events` inside the caller's write transaction (whose lock orders them)."""
+        """Append `events` inside the caller's write transaction (whose lock orders them), as one
+        statement, numbered past `last` or else the last number this process wrote for the run.
+
+        That guess needs no read, and the statement checks it: a number taken fails the insert
+        (the key), a number past a gap inserts nothing (the last one must be there). Either way
+        only the statement is undone, and the run's last is read and the events inserted after
+        it, still inside the caller's transaction."""
         if not events:
             return ()
-        if last is None:
-            last = int(connection.execute(self._last, (workflow_execution_id,)).fetchone()[0])
+        run_id = workflow_execution_id
+        guess = self._last_seen.get(run_id) if last is None else last
+        numbered: tuple[ExecutionEvent, ...] = ()
+        if guess is not None:
+            numbered = self._insert_numbered(connection, run_id, events, guess)
+        if not numbered:
+            read = int(connection.execute(self._last, (run_id,)).fetchone()[0])
+            numbered = self._insert_numbered(connection, run_id, events, read)
+            if not numbered:  # the log has a gap below its last number: never written so
+                raise EventNumberTakenError(f"execution {run_id}: event {read + 1} is taken")
+        self._seen(run_id, numbered[-1].sequence_number)
+        return numbered
+
+    def _insert_numbered(
+        self,
+        connection: sqlite3.Connection,
+        workflow_execution_id: str,
+        events: Sequence[NewEvent],
+        last: int,
+    ) -> tuple[ExecutionEvent, ...]:
+        """`events` numbered from `last + 1` in one INSERT, only when `last` is the run's last
+        number: () when it is not (a number taken, or `last` not written)."""
         numbered = tuple(event.numbered(last + n) for n, event in enumerate(events, 1))
         records = [build_execution_event_record(event) for event in numbered]
         self._bodies.put(records)  # content-named bodies, in before the rows naming them
+        rows = [value for record in records for value in self._row(record)]
         try:
-            connection.executemany(self._insert, [self._row(record) for record in records])
+            inserted = connection.execute(
+                self._insert_after_last(len(records), self._row_width),
+                (*rows, last, workflow_execution_id, last),
+            ).rowcount
         except sqlite3.IntegrityError as exc:
             if "UNIQUE" not in str(exc) and "PRIMARY KEY" not in str(exc):
                 raise
-            # leaving the caller's write() with this error rolls the transition back
-            raise EventNumberTakenError(
-                f"execution {workflow_execution_id}: event {last + 1} is taken"
-            ) from exc
-        return numbered
+            return ()
+        return numbered if inserted else ()
+
+    def _insert_after_last(self, count: int, width: int) -> str:
+        values = ", ".join([f"({', '.join('?' * width)})"] * count)
+        return (
+            f"{self._insert_rows} SELECT * FROM (VALUES {values}) "
+            f"WHERE ? = 0 OR EXISTS ({self._number_exists})"
+        )
+
+    def _seen(self, workflow_execution_id: str, number: int) -> None:
+        """A guess for the run's next write (a write rolled back after it leaves it too high,
+        which the next insert finds out)."""
+        self._last_seen[workflow_execution_id] = number
+        if len(self._last_seen) > _RUNS_KEPT:
+            self._last_seen.pop(next(iter(self._last_seen)), None)
 
     # -- UnitOfWork ---------------------------------------------------------------------------
 
