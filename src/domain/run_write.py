@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from domain.approvals import ApprovalRequest
-from domain.events import NewEvent, approval_events, change_events, move_events
-from domain.execution import StepLog
-from domain.run import RunChange, StepMove
+from domain.attempts import TaskExecution
+from domain.events import NewEvent, approval_events, change_events, launch_events, move_events
+from domain.execution import LaunchRecords, StepLog
+from domain.run import Run, RunChange, StepMove
 
 
 class ApprovalWriteKind(StrEnum):
@@ -37,6 +38,15 @@ class ApprovalWrite:
 
 
 @dataclass(frozen=True, slots=True)
+class LaunchWrite:
+    """A new run's rows as the launch leaves them - its main row and steps with whatever its
+    runner decided at once (the lease, the first step's start) - and the attempts that opens."""
+
+    records: LaunchRecords
+    attempts: tuple[TaskExecution, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class RunWrite:
     """A run's transition, all of it: build it with `of`, which adds its events."""
 
@@ -47,6 +57,8 @@ class RunWrite:
     events: tuple[NewEvent, ...] = ()
     # the steps' summary logs a run's end leaves (put as they are: a repeat writes the same rows)
     step_logs: tuple[StepLog, ...] = ()
+    # a new run, written whole: refused (ExecutionAlreadyExistsError) when its id is taken
+    launch: LaunchWrite | None = None
 
     @classmethod
     def of(
@@ -78,6 +90,29 @@ class RunWrite:
         if approval is not None:
             events.extend(approval.events)
         return cls(workflow_execution_id, change, moves, approval, tuple(events), step_logs)
+
+    @classmethod
+    def launching(
+        cls, records: LaunchRecords, lease: RunChange, start: StepMove | None
+    ) -> RunWrite:
+        """A launch with its runner's lease and its first step's start, as one write: the rows
+        are written as the two leave them (a new run has nothing to guard), and the events are
+        the launch's, the start's, then the lease's, as three writes would have numbered them."""
+        run_id = records.execution.workflow_execution_id
+        if lease.before != records.execution:
+            raise ValueError(f"a launch of run {run_id} leases another main row")
+        run = Run(execution=lease.after, steps=records.steps)
+        events = list(launch_events(records.execution))
+        if start is not None:
+            if start.workflow_execution_id != run_id:
+                raise ValueError(f"a write of run {run_id} names another run")
+            if start.close_attempt is not None or start.cost_entries:
+                raise ValueError(f"a launch of run {run_id} closes an attempt")
+            run = run.moved(start)
+            events.extend(move_events(start))
+        events.extend(change_events(lease))
+        launched = records.model_copy(update={"execution": run.execution, "steps": run.steps})
+        return cls(run_id, events=tuple(events), launch=LaunchWrite(launched, run.attempts))
 
     @classmethod
     def opening(cls, request: ApprovalRequest) -> RunWrite:

@@ -17,7 +17,7 @@ from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import TableNames
 from application.ports import CostLedger, CostScope, ExecutionEvents
 from domain.approvals import ApprovalGate, ApprovalRequest
-from domain.errors import ExecutionNotFoundError
+from domain.errors import ExecutionAlreadyExistsError, ExecutionNotFoundError
 from domain.events import move_events
 from domain.run import Run, first_start, plain_finish
 from domain.run_write import RunWrite
@@ -95,6 +95,33 @@ def test_a_step_s_finish_and_the_next_one_s_start_are_one_write(backend: Any) ->
         (SECOND, "RUNNING"),
     ]
     assert [e.entry_id for e in ledger.list_entries(CostScope.EXECUTION, "e1")] == ["duration-1"]
+    assert events(log) == [
+        (1, "ExecutionLaunched", None),
+        (2, "StepStarted", FIRST),
+        (3, "AttemptStarted", FIRST),
+        (4, "AttemptFinished", FIRST),
+        (5, "StepFinished", FIRST),
+        (6, "StepStarted", SECOND),
+        (7, "AttemptStarted", SECOND),
+    ]
+
+
+def test_a_launch_its_lease_and_its_first_start_are_one_write(backend: Any) -> None:
+    store, log, _ = backend
+    records = a_launch("e1")
+    lease = Run(execution=records.execution).take_lease("runner-1", at(1), LEASE)
+    write = RunWrite.launching(records, lease, first_start("e1", FIRST, at(1)))
+    assert store.commit(write) is True
+    run = store.get_run("e1")
+    assert statuses(run) == {FIRST: "RUNNING", SECOND: "NEW", "run": "RUNNING"}
+    assert run.execution.runner_lease == lease.after.runner_lease
+    assert [(a.pipeline_execution_id, a.attempt, a.status.value) for a in run.attempts] == [
+        (FIRST, 1, "RUNNING")
+    ]
+    with pytest.raises(ExecutionAlreadyExistsError):  # an id taken: nothing written again
+        store.commit(write)
+    finish = plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(2), 1)
+    assert store.commit(RunWrite.of("e1", moves=(finish, first_start("e1", SECOND, at(2)))))
     assert events(log) == [
         (1, "ExecutionLaunched", None),
         (2, "StepStarted", FIRST),

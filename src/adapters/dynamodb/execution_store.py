@@ -125,6 +125,7 @@ from domain.errors import (
 )
 from domain.events import (
     ExecutionEvent,
+    NewEvent,
     change_events,
     launch_events,
     move_events,
@@ -283,13 +284,25 @@ class DynamoDbExecutionStore:
     # -- launch -------------------------------------------------------------------------------
 
     def add_launch(self, records: LaunchRecords) -> None:
+        self._launch(records, launch_events(records.execution))
+
+    def _launch(
+        self,
+        records: LaunchRecords,
+        events: Sequence[NewEvent],
+        attempts: Sequence[TaskExecution] = (),
+    ) -> None:
+        """A new run's rows, its first events and the attempts it opens (a launch's lease and
+        first start written with it); ExecutionAlreadyExistsError when the id is taken."""
         main_table, main_spec = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
         built = build_execution_record(records.execution)
-        # the launch is the run's first event: the counter starts at it
-        main = Record({**built, LAST_SEQUENCE_NUMBER: 1}, built.offloads)
+        # the run's first events: the counter starts at the last of them
+        main = Record({**built, LAST_SEQUENCE_NUMBER: len(events)}, built.offloads)
         check_item(main_table, main_spec, main)
-        (launched,) = launch_events(records.execution)
-        event = build_execution_event_record(launched.numbered(1))
+        numbered = [
+            build_execution_event_record(event.numbered(number))
+            for number, event in enumerate(events, 1)
+        ]
         supporting = unique_puts(
             [
                 *self._puts(
@@ -316,15 +329,19 @@ class DynamoDbExecutionStore:
                     ResourceKeys.PIPELINE_INPUT_METADATA,
                     map(build_step_input_metadata_record, records.step_metadata),
                 ),
+                *self._puts(
+                    ResourceKeys.TASK_EXECUTIONS, map(build_task_execution_record, attempts)
+                ),
             ]
         )
         execution_id = records.execution.workflow_execution_id
-        self._bodies.put([main, event, *(item for _, _, item in supporting)])
+        self._bodies.put([main, *numbered, *(item for _, _, item in supporting)])
         size = _approximate_size(main) + sum(_approximate_size(item) for _, _, item in supporting)
-        if 2 + len(supporting) <= TRANSACTION_ITEM_LIMIT and size <= TRANSACTION_BYTE_BUDGET:
-            self._launch_in_one_transaction(execution_id, main_table, main, event, supporting)
+        items = 1 + len(numbered) + len(supporting)
+        if items <= TRANSACTION_ITEM_LIMIT and size <= TRANSACTION_BYTE_BUDGET:
+            self._launch_in_one_transaction(execution_id, main_table, main, numbered, supporting)
         else:
-            self._launch_main_row_last(execution_id, main_table, main, event, supporting)
+            self._launch_main_row_last(execution_id, main_table, main, numbered, supporting)
         # The launch knows the main row's key and its event counter: the first step's start
         # need not look either up.
         key = {
@@ -333,7 +350,7 @@ class DynamoDbExecutionStore:
         }
         self._keep_main_key(execution_id, key)
         self._keep_main_row(main)
-        self._unit_of_work.launched(key, last_sequence_number=1)
+        self._unit_of_work.launched(key, last_sequence_number=len(numbered))
         self._known_steps.keep_all(
             item
             for _, spec, item in supporting
@@ -350,7 +367,12 @@ class DynamoDbExecutionStore:
         }
 
     def _launch_in_one_transaction(
-        self, execution_id: str, main_table: str, main: Item, event: Item, supporting: Sequence[Put]
+        self,
+        execution_id: str,
+        main_table: str,
+        main: Item,
+        events: Sequence[Item],
+        supporting: Sequence[Put],
     ) -> None:
         actions: list[Any] = [
             {
@@ -361,7 +383,7 @@ class DynamoDbExecutionStore:
                     "ExpressionAttributeNames": {"#id": "workflowExecutionId"},
                 }
             },
-            {"Put": self._event_put(event)},
+            *({"Put": self._event_put(event)} for event in events),
             *({"Put": {"TableName": t, "Item": to_wire(item)}} for t, _, item in supporting),
         ]
         try:
@@ -372,15 +394,23 @@ class DynamoDbExecutionStore:
             reasons = exc.response.get("CancellationReasons", [])
             if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
                 raise ExecutionAlreadyExistsError(execution_id) from exc
-            if len(reasons) > 1 and reasons[1].get("Code") == "ConditionalCheckFailed":
-                raise EventNumberTakenError(f"execution {execution_id}: event 1") from exc
+            for number, reason in enumerate(reasons[1 : 1 + len(events)], 1):
+                if reason.get("Code") == "ConditionalCheckFailed":
+                    raise EventNumberTakenError(
+                        f"execution {execution_id}: event {number}"
+                    ) from exc
             raise
 
     def _launch_main_row_last(
-        self, execution_id: str, main_table: str, main: Item, event: Item, supporting: Sequence[Put]
+        self,
+        execution_id: str,
+        main_table: str,
+        main: Item,
+        events: Sequence[Item],
+        supporting: Sequence[Put],
     ) -> None:
         """Too big for one transaction: the supporting rows in batches, then the main row with
-        the run's first event in one transaction of two.
+        the run's first events in one transaction.
 
         Every read and list starts from the main row (asset refs resolve through it and skip a
         ref without one), so a crash part-way leaves unreachable rows, never a visible
@@ -389,7 +419,7 @@ class DynamoDbExecutionStore:
         if self._main_rows(execution_id):
             raise ExecutionAlreadyExistsError(execution_id)
         batch_put(self._client, [(t, to_wire(item)) for t, _, item in supporting])
-        self._launch_in_one_transaction(execution_id, main_table, main, event, ())
+        self._launch_in_one_transaction(execution_id, main_table, main, events, ())
 
     # -- main rows ----------------------------------------------------------------------------
 
@@ -729,6 +759,9 @@ class DynamoDbExecutionStore:
         larger write is refused here (ValueError) before anything is sent: a run end closing
         more open steps than fit is the one write that could come near it."""
         run_id = write.workflow_execution_id
+        if write.launch is not None:  # a new run: nothing to guard but its id
+            self._launch(write.launch.records, write.events, write.launch.attempts)
+            return True
         not_found = ExecutionNotFoundError(run_id)
         main_key = self._main_key(run_id)
         if main_key is None:

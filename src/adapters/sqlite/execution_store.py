@@ -208,6 +208,19 @@ class SqliteExecutionStore:
 
     def add_launch(self, records: LaunchRecords) -> None:
         self._ensure_attempts_table()  # the resolved inputs' table is newer than the file
+        self._unit_of_work.ensure_table()
+        with self._database.write() as connection:
+            self._launch_in(connection, records, launch_events(records.execution))
+
+    def _launch_in(
+        self,
+        connection: sqlite3.Connection,
+        records: LaunchRecords,
+        events: Sequence[NewEvent],
+        attempts: Sequence[TaskExecution] = (),
+    ) -> None:
+        """A new run's rows and its first events inside the caller's write transaction;
+        ExecutionAlreadyExistsError (the caller's write rolled back) when the id is taken."""
         sql = self._sql
         execution_id = records.execution.workflow_execution_id
         main_record = build_execution_record(records.execution)
@@ -230,19 +243,21 @@ class SqliteExecutionStore:
             ),
         )
         self._bodies.put([main_record, *(item for _, items in supporting for item in items)])
-        self._unit_of_work.ensure_table()
-        with self._database.write() as connection:
-            inserted = connection.execute(sql.insert_execution_if_new, (*main_row, execution_id))
-            if inserted.rowcount == 0:
-                raise ExecutionAlreadyExistsError(execution_id)  # leaving write() rolls back
-            # a run inserted just now has no events: its first is number 1, with no read for it
-            # (a leftover numbered row would fail the insert, and the launch with it)
-            events = launch_events(records.execution)
-            self._unit_of_work.append_in(connection, execution_id, events, last=0)
-            for table, items in supporting:
-                if items:
-                    # A put, as in the DynamoDB transaction: the row set is the launch's own.
-                    connection.executemany(table.upsert, table.rows(items))
+        inserted = connection.execute(sql.insert_execution_if_new, (*main_row, execution_id))
+        if inserted.rowcount == 0:
+            raise ExecutionAlreadyExistsError(execution_id)  # leaving write() rolls back
+        # a run inserted just now has no events: its first is number 1, with no read for it
+        # (a leftover numbered row would fail the insert, and the launch with it)
+        self._unit_of_work.append_in(connection, execution_id, events, last=0)
+        for table, items in supporting:
+            if items:
+                # A put, as in the DynamoDB transaction: the row set is the launch's own.
+                connection.executemany(table.upsert, table.rows(items))
+        for attempt in attempts:
+            if not self._insert_attempt(connection, attempt):
+                raise AttemptNumberTakenError(
+                    f"{attempt.pipeline_execution_id}: attempt {attempt.attempt}"
+                )
 
     def update_execution(self, change: RunChange) -> WorkflowExecution | None:
         events = change_events(change)
@@ -279,6 +294,11 @@ class SqliteExecutionStore:
         run_id = write.workflow_execution_id
         logs = [build_step_log_record(log) for log in write.step_logs]
         self._bodies.put(logs)
+        if write.launch is not None:  # a new run: nothing to guard but its id
+            with self._database.write() as connection:
+                launch = write.launch
+                self._launch_in(connection, launch.records, write.events, launch.attempts)
+            return True
         try:
             with self._database.write() as connection:
                 # the moves first: their run-is-open guard is on the row before the change
