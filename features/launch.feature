@@ -9,7 +9,7 @@ Feature: Launch a workflow execution
 
   Scenario: A launch records the run, its steps, its inputs and its configuration
     When alice launches "features/three-steps" over "scans/bunny"
-    Then the execution was RUNNING, with every step NEW, before its first step started
+    Then the execution was launched RUNNING with its first step RUNNING and the others NEW
     And the execution stayed RUNNING until it completed
     And the execution is SUCCEEDED
     And the execution has one step row per step of "features/three-steps", in chain order

@@ -118,12 +118,15 @@ def _(container: Container, world: World, status: str) -> None:
     assert execution.status is ExecutionStatus(status), execution
 
 
-@then("the execution was RUNNING, with every step NEW, before its first step started")
+@then("the execution was launched RUNNING with its first step RUNNING and the others NEW")
 def _(observer: ObservingReporter, world: World) -> None:
+    # the launch's one write: the run, its lease and its first step's start
     first = observer.snapshots[world.execution_id][0]
-    assert first.moment.startswith("before start of"), first
+    (name, _), *others = first.steps
+    assert first.moment == f"after start of {name}", first
     assert first.execution_status is ExecutionStatus.RUNNING, first
-    assert {status for _, status in first.steps} == {StepStatus.NEW}, first
+    assert first.steps[0][1] is StepStatus.RUNNING, first
+    assert {status for _, status in others} == {StepStatus.NEW}, first
 
 
 @then("the execution stayed RUNNING until it completed")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from application.ports import ExecutionStore, RunReporter
@@ -69,6 +70,21 @@ class ObservingReporter:
         if action is not None:
             action(workflow_execution_id)
         return leased, attempt
+
+    def started_at_launch(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        at: datetime | None,
+    ) -> None:
+        """The launch's write started the first step: observed after it, there is no before."""
+        self.inner.started_at_launch(workflow_execution_id, pipeline_execution_id, attempt, at)
+        name = self._pipeline_id(pipeline_execution_id)
+        self._note(workflow_execution_id, f"after start of {name}")
+        action = self.once_started.pop(name, None)
+        if action is not None:
+            action(workflow_execution_id)
 
     def step_retrying(
         self,

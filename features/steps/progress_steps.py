@@ -68,9 +68,9 @@ def _(container: Container, world: World, name: str) -> None:
 def _(container: Container, observer: ObservingReporter, world: World) -> None:
     chain = [entry.step.pipeline_id for entry in details_of(container, world.execution_id).steps]
     started = [
-        s.moment.removeprefix("before start of ")
+        s.moment.removeprefix("after start of ")
         for s in observer.snapshots[world.execution_id]
-        if s.moment.startswith("before start of ")
+        if s.moment.startswith("after start of ")
     ]
     assert started == chain
 

@@ -73,7 +73,7 @@ def _(observer: ObservingReporter, world: World, name: str, times: str) -> None:
     starts = [
         snapshot
         for snapshot in observer.snapshots[world.execution_id]
-        if snapshot.moment == f"before start of {name}"
+        if snapshot.moment == f"after start of {name}"
     ]
     assert len(starts) == {"once": 1, "twice": 2}[times], [s.moment for s in starts]
 

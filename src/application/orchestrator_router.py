@@ -10,6 +10,7 @@ from datetime import datetime
 
 from application.ports import (
     HistoryPage,
+    LaunchClaim,
     Orchestrator,
     OrchestratorExecution,
     StateMachineDescription,
@@ -61,6 +62,9 @@ class OrchestratorRouter:
 
     def start_problem(self, version: WorkflowVersion) -> str | None:
         return self.default.start_problem(version)
+
+    def launch_claim(self) -> LaunchClaim | None:
+        return self.default.launch_claim()
 
     def start_execution(
         self,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
@@ -499,6 +499,15 @@ class HistoryPage:
     next_token: str | None = None
 
 
+@dataclass(frozen=True)
+class LaunchClaim:
+    """A new run its orchestrator runs in this process: the launch writes the run leased to
+    `owner` for `lease`, its first step started, so the runner writes neither again."""
+
+    owner: str
+    lease: timedelta
+
+
 class Orchestrator(Protocol):
     """Runs a launched execution; the execution id is the orchestrator's execution name.
 
@@ -516,6 +525,11 @@ class Orchestrator(Protocol):
 
     def start_problem(self, version: WorkflowVersion) -> str | None:
         """Why this orchestrator cannot run the version (asked before a launch writes), or None."""
+        ...
+
+    def launch_claim(self) -> LaunchClaim | None:
+        """The claim a launch writes with the run start_execution then runs in this process;
+        None when its runner is elsewhere (Step Functions, a worker process) and claims it."""
         ...
 
     def start_execution(
@@ -766,6 +780,17 @@ class RunReporter(Protocol):
     ) -> tuple[WorkflowExecution | None, int | None]:
         """take_lease and the first step's start, in one write where the run is as the launch
         left it: the row, and the first step's attempt (None when it was not started)."""
+        ...
+
+    def started_at_launch(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        at: datetime | None,
+    ) -> None:
+        """The launch's own write leased the run to this runner and started its first step's
+        attempt `attempt` at `at` (LaunchClaim): the runner runs that attempt now."""
         ...
 
     def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:

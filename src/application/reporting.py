@@ -213,5 +213,14 @@ class UseCaseRunReporter:
             self._started(key, leased.runner_lease.renewed_date)
         return leased, attempt
 
+    def started_at_launch(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        at: datetime | None,
+    ) -> None:
+        self._started((workflow_execution_id, pipeline_execution_id, attempt), at)
+
     def renew_lease(self, workflow_execution_id: str, owner: str) -> bool:
         return self._lease.renew(workflow_execution_id, owner)

@@ -936,6 +936,7 @@ class Container(containers.DeclarativeContainer):
         durations=record_attempt_durations,
         event_source_prefix=config.event_source_prefix,
         log_group_arn=providers.Callable(_runs_log_group_arn, config.deployment),
+        writer=execution_store,
     )
     # a decided or overdue gate hands its run on; a runner has a lease's length to take it
     gate_resumer = providers.Factory(

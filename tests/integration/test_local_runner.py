@@ -162,6 +162,18 @@ class RecordingReporter(UseCaseRunReporter):
             self.threads.add(threading.current_thread().name)
         return leased, attempt
 
+    def started_at_launch(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        at: datetime | None,
+    ) -> None:
+        # the launch's write started it: recorded as a start
+        self.calls.append(("started", pipeline_execution_id))
+        self.threads.add(threading.current_thread().name)
+        super().started_at_launch(workflow_execution_id, pipeline_execution_id, attempt, at)
+
     def step_calls(self) -> list[tuple[Any, ...]]:
         return [call for call in self.calls if call[0] != "completed"]
 

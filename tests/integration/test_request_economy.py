@@ -64,12 +64,11 @@ BUDGETS = (
     ),
     Budget(
         "launch, through the first step's start",
-        4,
+        3,
         "read the newest version (a Query) and its step definitions (a BatchGetItem); one "
-        "transaction writes the run's rows; one takes the runner's lease and starts the first "
-        "step with its attempt and events (the launch hands the runner the row, the version "
-        "and the steps)",
-        4,
+        "transaction writes the run's rows leased to its runner in this process, its first "
+        "step started with its attempt, and the events (RunWrite.launching)",
+        3,
     ),
     Budget(
         "the first step's finish and the second's start",
@@ -94,10 +93,10 @@ BUDGETS = (
     ),
     Budget(
         "a whole 3-step run",
-        7,
-        "the launch (4), two finish-and-start pairs (1 + 1), the last finish and the "
+        6,
+        "the launch (3), two finish-and-start pairs (1 + 1), the last finish and the "
         "completion (1)",
-        13,
+        12,
     ),
     Budget("get a run", 1, "a Query on the main table's partition key", 1),
     Budget(

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,7 @@ from adapters.local.supervisor import (
 from application.ports import (
     ExecutionStore,
     HistoryPage,
+    LaunchClaim,
     LogStore,
     ObjectStore,
     OrchestratorExecution,
@@ -105,6 +106,7 @@ _STEP_EVENT_TYPES = {
     StepStatus.TIMED_OUT: "StepTimedOut",
 }
 
+_CLAIMS_KEPT = 1024
 _RUNNER_NAMES = {"thread": "wfx in the foreground", "detached": "worker", "inline": "wfx"}
 
 _InputKey = tuple[str, str, str]  # databaseId, assetId, inputAssetFileKey
@@ -178,6 +180,8 @@ class LocalRunner:
         self._live: dict[str, _LiveRun] = {}
         self._lock = threading.Lock()
         self._keeper = RunKeeper()
+        # the lease owners of launches claimed for this runner, until their runs start here
+        self._claims: dict[str, None] = {}
         # every step runs as this OS user (adapters/local/step_user.py), none in this process
         self._step_user = step_user
 
@@ -210,6 +214,27 @@ class LocalRunner:
                     "runs only on Step Functions (--runner stepfunctions)"
                 )
         return None
+
+    def launch_claim(self) -> LaunchClaim | None:
+        """A run this runner runs in this process is launched leased to it, its first step
+        started; a worker process (detached) claims its run itself, so a run whose worker never
+        starts stays unclaimed, and is reconciled as any run without a runner is."""
+        if self._mode == "detached":
+            return None
+        owner = lease_owner()
+        with self._lock:
+            self._claims[owner] = None
+            if len(self._claims) > _CLAIMS_KEPT:  # launches whose start never came (a failure)
+                del self._claims[next(iter(self._claims))]
+        return LaunchClaim(owner=owner, lease=timedelta(seconds=self._lease))
+
+    def _claimed(self, known: WorkflowExecution | None) -> str | None:
+        """The owner the launch of `known` leased it to, when that was this runner's claim."""
+        lease = known.runner_lease if known is not None else None
+        if lease is None:
+            return None
+        with self._lock:
+            return lease.owner if self._claims.pop(lease.owner, False) is None else None
 
     def start_execution(
         self,
@@ -419,7 +444,8 @@ class LocalRunner:
         """Run every step not yet SUCCEEDED, in chain order, under the run's lease; the run's
         status as recorded, or None when another runner holds it (or it was lost)."""
         execution_id = workflow_execution_id
-        owner = lease_owner()
+        claimed = self._claimed(known)
+        owner = claimed or lease_owner()
         live = _LiveRun()
         # The run's first store calls meet a passing fault as its reports do: tried again with
         # backoff. One fault here used to end the run (or its launch) FAILED at once; a lease
@@ -429,8 +455,12 @@ class LocalRunner:
         )
         first = _first_to_start(known_steps) if known is not None else None
         started: int | None = None
+        leased: WorkflowExecution | None
         try:
-            if known is not None and first is not None:
+            if known is not None and claimed is not None:
+                # the launch's write took the lease and started the first step
+                leased, started = known, self._started_at_launch(known, known_steps)
+            elif known is not None and first is not None:
                 # the launch's own run: the lease and the first step's start are one write
                 leased, started = interpreter.persist(
                     lambda: self._reporter.take_lease_and_start(execution_id, owner, known, first)
@@ -474,6 +504,18 @@ class LocalRunner:
             self._keeper.release(execution_id)
             with self._lock:
                 self._live.pop(execution_id, None)
+
+    def _started_at_launch(
+        self, execution: WorkflowExecution, steps: Sequence[PipelineExecution] | None
+    ) -> int | None:
+        """The attempt of the first step the launch started, told to the reporter."""
+        first = chain_order(list(steps))[0] if steps else None
+        if first is None or first.status is not StepStatus.RUNNING:
+            return None
+        self._reporter.started_at_launch(
+            execution.workflow_execution_id, first.pipeline_execution_id, 1, first.start_date
+        )
+        return 1
 
     def _stop_live(self, execution_id: str, live: _LiveRun, reason: StopReason) -> None:
         """The keeper saw an abort request or lost the lease: the run stops, its command now."""

@@ -13,8 +13,10 @@ from application.ports import (
     AssetCatalog,
     Clock,
     IdGenerator,
+    LaunchClaim,
     Orchestrator,
     RunLifecycleStore,
+    RunWriter,
     WorkflowCatalog,
 )
 from application.use_cases.record_cost import RecordAttemptDurations
@@ -45,7 +47,8 @@ from domain.execution import (
 from domain.names import validate_execution_name
 from domain.redrive import with_derived_redrive_status
 from domain.registration import DEFAULT_EVENT_SOURCE_PREFIX, compose_source
-from domain.run import Run
+from domain.run import Run, first_start
+from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus
 from domain.triggers import attributed_user, trigger_type_from_request
 from domain.workflow import InputFileArity, StepDefinition, WorkflowVersion
@@ -104,8 +107,12 @@ class LaunchExecution:
         durations: RecordAttemptDurations | None = None,
         event_source_prefix: str = DEFAULT_EVENT_SOURCE_PREFIX,
         log_group_arn: str = "",
+        writer: RunWriter | None = None,
     ) -> None:
+        """`writer`: what writes a run the orchestrator runs in this process with its lease and
+        first step's start, as one write (without it, the launch writes the run alone)."""
         self._store, self._workflows, self._assets = store, workflows, assets
+        self._writer = writer
         self._orchestrator, self._clock, self._ids = orchestrator, clock, ids
         self._durations = durations  # told each run's cost context, which it would read back
         # what each step row records as the source its pipeline registers under
@@ -164,8 +171,13 @@ class LaunchExecution:
         )
         inputs, selected = self._input_rows(selections, execution, now)
         records = self._records(execution, version, inputs, selected, selections, output, command)
+        claim = self._orchestrator.launch_claim() if self._writer is not None else None
         try:
-            self._store.add_launch(records)
+            if claim is None:
+                self._store.add_launch(records)
+                launched = records
+            else:
+                launched = self._launch_claimed(records, claim, now)
         except ExecutionAlreadyExistsError:
             if command.client_token is None:
                 raise
@@ -175,7 +187,26 @@ class LaunchExecution:
             return LaunchResult(execution=existing, created=False)
         if self._durations is not None:
             self._durations.launched(records)
-        return LaunchResult(execution=self._start(execution, version, records.steps), created=True)
+        started = self._start(launched.execution, version, launched.steps)
+        return LaunchResult(execution=started, created=True)
+
+    def _launch_claimed(
+        self, records: LaunchRecords, claim: LaunchClaim, now: datetime
+    ) -> LaunchRecords:
+        """The run written leased to its runner, its first step started: the rows as written."""
+        assert self._writer is not None
+        execution = records.execution
+        lease = Run(execution=execution).take_lease(claim.owner, now, claim.lease)
+        steps = chain_order(records.steps)
+        start = (
+            first_start(execution.workflow_execution_id, steps[0].pipeline_execution_id, now)
+            if steps
+            else None
+        )
+        write = RunWrite.launching(records, lease, start)
+        self._writer.commit(write)
+        assert write.launch is not None
+        return write.launch.records
 
     def _version(self, command: LaunchExecutionCommand) -> WorkflowVersion:
         db, wf = command.workflow_database_id, command.workflow_id
