@@ -9,6 +9,7 @@ from typing import Any
 
 from application.ports import ExecutionStore, RunReporter
 from domain.execution import WorkflowExecution, chain_order
+from domain.run import Run
 from domain.statuses import ExecutionStatus, StepStatus
 
 
@@ -149,7 +150,11 @@ class ObservingReporter:
         return recorded, next_attempt
 
     def last_step_finished(
-        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        known: Run | None = None,
     ) -> tuple[StepStatus, ExecutionStatus]:
         """One write, the last step's end and the run's: one moment after it, the completion."""
         finished = self._pipeline_id(pipeline_execution_id)
@@ -158,7 +163,7 @@ class ObservingReporter:
             action(workflow_execution_id)
         self._note(workflow_execution_id, "before completion")
         recorded = self.inner.last_step_finished(
-            workflow_execution_id, pipeline_execution_id, attempt
+            workflow_execution_id, pipeline_execution_id, attempt, known
         )
         self._note(workflow_execution_id, "after completion")
         return recorded

@@ -746,10 +746,16 @@ class RunReporter(Protocol):
         ...
 
     def last_step_finished(
-        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        known: Run | None = None,
     ) -> tuple[StepStatus, ExecutionStatus]:
         """The last step's attempt `attempt` succeeded and the run ends with it, in one write:
-        the step's status and the run's as recorded (ABORTED both on a run being aborted)."""
+        the step's status and the run's as recorded (ABORTED both on a run being aborted).
+        `known`: the main row as the runner's lease left it and the steps as it started them,
+        to decide on without a read (the write's guards catch anything moved since)."""
         ...
 
     def approval_gate(

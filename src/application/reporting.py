@@ -23,7 +23,7 @@ from application.use_cases.step_tracking import (
 )
 from domain.approvals import ApprovalRequest
 from domain.execution import WorkflowExecution
-from domain.run import RunIsOverError
+from domain.run import Run, RunIsOverError, as_its_runner_knows
 from domain.statuses import ExecutionStatus, StepStatus
 
 
@@ -163,15 +163,26 @@ class UseCaseRunReporter:
         return completed.status
 
     def last_step_finished(
-        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        known: Run | None = None,
     ) -> tuple[StepStatus, ExecutionStatus]:
-        with self._starts_lock:  # the completion decides on a read: it knows the start
-            self._starts.pop((workflow_execution_id, pipeline_execution_id, attempt), None)
+        with self._starts_lock:
+            started = self._starts.pop(
+                (workflow_execution_id, pipeline_execution_id, attempt), None
+            )
+        if known is not None and started is not None:
+            known = as_its_runner_knows(
+                known.execution, known.steps, pipeline_execution_id, attempt, started
+            )
         finished = self._complete.finish_last_step(
             FinishLastStepCommand(
                 workflow_execution_id=workflow_execution_id,
                 pipeline_execution_id=pipeline_execution_id,
                 attempt=attempt,
+                known=known if started is not None else None,
             )
         )
         return finished.step_status, finished.execution.status

@@ -651,6 +651,29 @@ class Run(BaseModel):
         return RunEnd(tuple(moves), RunChange(execution, after, RunGuard()), statuses)
 
 
+def as_its_runner_knows(
+    execution: WorkflowExecution,
+    steps: tuple[PipelineExecution, ...],
+    pipeline_execution_id: str,
+    attempt: int,
+    attempt_started: datetime,
+) -> Run:
+    """The run as the runner that ran it knows it at its last step's end: the main row as its
+    lease's write left it, each step SUCCEEDED up to the last, RUNNING with its attempt. A
+    decision on it needs no read; the guards refuse its write whenever another writer moved
+    the run meanwhile (an abort requested, the attempt ended), and the run is read then."""
+    known = tuple(
+        step._evolve(status=StepStatus.RUNNING)
+        if step.pipeline_execution_id == pipeline_execution_id
+        else step._evolve(status=StepStatus.SUCCEEDED, error=None)
+        for step in steps
+    )
+    running = _attempt(
+        execution.workflow_execution_id, pipeline_execution_id, attempt, attempt_started, None
+    )
+    return Run(execution=execution, steps=known, attempts=(running,))
+
+
 def _attempt(
     workflow_execution_id: str,
     pipeline_execution_id: str,

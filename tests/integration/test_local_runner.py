@@ -49,6 +49,7 @@ from domain.execution import (
     execution_output_prefix,
     step_auxiliary_prefix,
 )
+from domain.run import Run
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
 from domain.workflow import InputFileArity, RetryPolicy, StepDefinition, WorkflowVersion
@@ -140,12 +141,18 @@ class RecordingReporter(UseCaseRunReporter):
         return super().execution_completed(workflow_execution_id, status, error)
 
     def last_step_finished(
-        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int,
+        known: Run | None = None,
     ) -> tuple[StepStatus, ExecutionStatus]:
         # one write, recorded as the two moves it is
         self.calls.append(("finished", pipeline_execution_id, StepStatus.SUCCEEDED, None))
         self.calls.append(("completed", ExecutionStatus.SUCCEEDED, None))
-        return super().last_step_finished(workflow_execution_id, pipeline_execution_id, attempt)
+        return super().last_step_finished(
+            workflow_execution_id, pipeline_execution_id, attempt, known
+        )
 
     def take_lease_and_start(
         self,

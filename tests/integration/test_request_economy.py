@@ -87,16 +87,16 @@ BUDGETS = (
         "the last step's finish and the run's completion",
         1,
         "one transaction ends the step and the run, with their events and the steps' summary "
-        "logs (CompleteExecution.finish_last_step). Today also the run read to decide its end "
-        "(main row, steps, each step's attempts) and the ended row read for the launch's answer",
-        7,
+        "logs (CompleteExecution.finish_last_step), decided on the run as its runner knows it. "
+        "Today also the ended row read for the launch's answer",
+        2,
     ),
     Budget(
         "a whole 3-step run",
         6,
         "the launch (3), two finish-and-start pairs (1 + 1), the last finish and the "
         "completion (1)",
-        12,
+        7,
     ),
     Budget("get a run", 1, "a Query on the main table's partition key", 1),
     Budget(
@@ -141,9 +141,9 @@ BUDGETS = (
         "version and its step definitions (2); the re-run's start, finish and completion (3). "
         "Today also the history counted from the steps, the main row read twice, the step's "
         "reset in its own write, the runner's lease and steps, a first start that guesses "
-        "attempt 1 and reads the run to open the next, the completion's read of the run, "
-        "and the RUNNING write turned down after the inline re-run ended (so the row is read)",
-        21,
+        "attempt 1 and reads the run to open the next, and the RUNNING write turned down "
+        "after the inline re-run ended (so the row is read)",
+        18,
     ),
     Budget(
         "delete a finished 3-step run",

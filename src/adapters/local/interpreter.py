@@ -28,8 +28,8 @@ from typing import TypeVar
 from adapters.local.supervisor import RunStop, StopReason
 from application.ports import RunReporter
 from domain.errors import DomainError
-from domain.execution import PipelineExecution
-from domain.run import AttemptFencedError, RunIsOverError, RunIsStoppingError
+from domain.execution import PipelineExecution, WorkflowExecution
+from domain.run import AttemptFencedError, Run, RunIsOverError, RunIsStoppingError
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import RetryPolicy
 
@@ -82,6 +82,7 @@ class StepInterpreter:
         backoff: Callable[[float], None] = time.sleep,
     ) -> None:
         self._reporter, self._stop = reporter, stop
+        self._known: Run | None = None  # the run as this runner started it
         # the wait between attempts; by default it ends as soon as a stop is asked for
         self._sleep = sleep or stop.wait
         self._backoff = backoff
@@ -92,10 +93,14 @@ class StepInterpreter:
         steps: Sequence[PlannedStep],
         action: StepAction,
         started: int | None = None,
+        known: WorkflowExecution | None = None,
     ) -> ExecutionStatus | None:
         """`started`: the attempt of the first remaining step, when the lease's write started
-        it."""
+        it; `known`: the main row as the lease's write left it (the run's end is decided on it
+        and the steps, with no read)."""
         execution_id = workflow_execution_id
+        if known is not None:
+            self._known = Run(execution=known, steps=tuple(planned.step for planned in steps))
         remaining = [
             planned for planned in steps if planned.step.status is not StepStatus.SUCCEEDED
         ]
@@ -188,7 +193,9 @@ class StepInterpreter:
         next_attempt: int | None = None
         if status is StepStatus.SUCCEEDED and last:
             _, ended = self.persist(
-                lambda: self._reporter.last_step_finished(execution_id, step_id, attempt)
+                lambda: self._reporter.last_step_finished(
+                    execution_id, step_id, attempt, self._known
+                )
             )
             return ended, None
         if status is StepStatus.SUCCEEDED and following is not None:

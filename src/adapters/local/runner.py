@@ -576,7 +576,7 @@ class LocalRunner:
                 outputs.append(folder)
             return self._run_step(step, attempt, version, run_inputs, outputs[0], live)
 
-        return interpreter.run(execution_id, planned, action, started)
+        return interpreter.run(execution_id, planned, action, started, known=execution)
 
     def _gate_attempt(
         self, version: WorkflowVersion, step: PipelineExecution, interpreter: StepInterpreter

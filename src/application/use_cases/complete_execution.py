@@ -66,6 +66,8 @@ class FinishLastStepCommand(BaseModel):
     workflow_execution_id: str
     pipeline_execution_id: str
     attempt: int = Field(ge=1)
+    # the run as its runner knows it (domain.run.as_its_runner_knows): decided on with no read
+    known: Run | None = None
 
 
 class LastStepFinished(BaseModel):
@@ -148,7 +150,7 @@ class CompleteExecution:
         whenever another writer moved first). On a run being aborted the step and the run end
         ABORTED; a step or run ended already is left as it is (the summaries written again)."""
         run_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
-        run = self._store.get_run(run_id)
+        run = command.known or self._store.get_run(run_id)
         now = self._clock.now()
         if not run.execution.is_terminal:
             end_step = next((step for step in run.steps if step.end_state), None)
@@ -192,6 +194,9 @@ class CompleteExecution:
             )
 
         first = decide(run)
+        if first is None and command.known is not None:  # known wrong: as the store has it
+            run = self._store.get_run(run_id)
+            first = decide(run)
         if first is None:
             if run.execution.is_terminal:  # a repeat: the summaries, the last write, again
                 self._write_summaries(run.steps)
