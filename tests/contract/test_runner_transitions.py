@@ -25,7 +25,7 @@ from application.use_cases.complete_execution import (
 from application.use_cases.hand_on_step import HandOnStep, HandOnStepCommand
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep, StartStepCommand
-from domain.run import AttemptFencedError, first_start, plain_finish
+from domain.run import AttemptFencedError, as_its_runner_knows, first_start, plain_finish
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import a_launch, at, step_id
@@ -133,6 +133,40 @@ def test_on_a_run_being_aborted_the_last_step_and_the_run_end_aborted(
     abort = execution_store.get_run("e1").request_abort(at(1), "stop")
     assert execution_store.commit(RunWrite.of("e1", change=abort))
     finished = completion.finish_last_step(last_step())
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.ABORTED,
+        ExecutionStatus.ABORTED,
+    )
+    assert step_statuses(execution_store) == [StepStatus.SUCCEEDED, StepStatus.ABORTED]
+
+
+def as_the_runner_knows(store: Any) -> FinishLastStepCommand:
+    run = store.get_run("e1")
+    running = run.running_attempt(SECOND)
+    assert running is not None
+    known = as_its_runner_knows(run.execution, run.steps, SECOND, 1, running.start_date)
+    return last_step().model_copy(update={"known": known})
+
+
+def test_the_last_finish_decided_on_the_run_as_its_runner_knows_it_ends_the_run(
+    execution_store: Any, completion: CompleteExecution
+) -> None:
+    finished = completion.finish_last_step(as_the_runner_knows(execution_store))
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.SUCCEEDED,
+        ExecutionStatus.SUCCEEDED,
+    )
+    assert finished.execution == execution_store.get_execution("e1")
+    assert step_statuses(execution_store) == [StepStatus.SUCCEEDED, StepStatus.SUCCEEDED]
+
+
+def test_an_abort_the_runner_does_not_know_of_still_ends_the_run_aborted(
+    execution_store: Any, completion: CompleteExecution
+) -> None:
+    command = as_the_runner_knows(execution_store)
+    abort = execution_store.get_run("e1").request_abort(at(1), "stop")
+    assert execution_store.commit(RunWrite.of("e1", change=abort))
+    finished = completion.finish_last_step(command)  # refused by the guard, decided on a read
     assert (finished.step_status, finished.execution.status) == (
         StepStatus.ABORTED,
         ExecutionStatus.ABORTED,
