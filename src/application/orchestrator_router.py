@@ -66,6 +66,9 @@ class OrchestratorRouter:
     def launch_claim(self) -> LaunchClaim | None:
         return self.default.launch_claim()
 
+    def ended_run(self, workflow_execution_id: str) -> WorkflowExecution | None:
+        return self.default.ended_run(workflow_execution_id)
+
     def start_execution(
         self,
         execution: WorkflowExecution,

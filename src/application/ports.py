@@ -527,6 +527,11 @@ class Orchestrator(Protocol):
         """Why this orchestrator cannot run the version (asked before a launch writes), or None."""
         ...
 
+    def ended_run(self, workflow_execution_id: str) -> WorkflowExecution | None:
+        """The main row of the run start_execution has just run to its end (synchronous), as
+        its last write left it; None when it is not known so (the caller reads it)."""
+        ...
+
     def launch_claim(self) -> LaunchClaim | None:
         """The claim a launch writes with the run start_execution then runs in this process;
         None when its runner is elsewhere (Step Functions, a worker process) and claims it."""
@@ -786,6 +791,11 @@ class RunReporter(Protocol):
     ) -> tuple[WorkflowExecution | None, int | None]:
         """take_lease and the first step's start, in one write where the run is as the launch
         left it: the row, and the first step's attempt (None when it was not started)."""
+        ...
+
+    def ended(self, workflow_execution_id: str) -> WorkflowExecution | None:
+        """The run's main row as this reporter's write of its end left it, once (None: not
+        ended here): what a synchronous start answers with no read."""
         ...
 
     def started_at_launch(

@@ -51,6 +51,8 @@ class UseCaseRunReporter:
         self._retry, self._lease, self._store = retry_step, lease, store
         self._gate, self._hand_on = gate, hand_on
         self._starts: dict[tuple[str, str, int], datetime] = {}
+        # each run's main row as its end's write left it, until its launch asks (ended)
+        self._ended: dict[str, WorkflowExecution] = {}
         self._starts_lock = threading.Lock()
 
     def _started(self, key: tuple[str, str, int], at: datetime | None) -> None:
@@ -160,6 +162,7 @@ class UseCaseRunReporter:
                 workflow_execution_id=workflow_execution_id, status=status, error=error
             )
         )
+        self._ended_as(completed)
         return completed.status
 
     def last_step_finished(
@@ -185,7 +188,18 @@ class UseCaseRunReporter:
                 known=known if started is not None else None,
             )
         )
+        self._ended_as(finished.execution)
         return finished.step_status, finished.execution.status
+
+    def _ended_as(self, execution: WorkflowExecution) -> None:
+        with self._starts_lock:
+            self._ended[execution.workflow_execution_id] = execution
+            if len(self._ended) > self._KEPT_STARTS:  # runs whose launch never asked
+                del self._ended[next(iter(self._ended))]
+
+    def ended(self, workflow_execution_id: str) -> WorkflowExecution | None:
+        with self._starts_lock:
+            return self._ended.pop(workflow_execution_id, None)
 
     def approval_gate(
         self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int, owner: str

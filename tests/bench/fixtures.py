@@ -36,6 +36,9 @@ class NoStartOrchestrator:
     def start_problem(self, version: Any) -> str | None:
         return None
 
+    def ended_run(self, workflow_execution_id: str) -> None:
+        return None
+
     def launch_claim(self) -> None:
         return None  # no runner: the launch writes the run alone
 

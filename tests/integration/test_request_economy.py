@@ -87,16 +87,16 @@ BUDGETS = (
         "the last step's finish and the run's completion",
         1,
         "one transaction ends the step and the run, with their events and the steps' summary "
-        "logs (CompleteExecution.finish_last_step), decided on the run as its runner knows it. "
-        "Today also the ended row read for the launch's answer",
-        2,
+        "logs (CompleteExecution.finish_last_step), decided on the run as its runner knows it; "
+        "the launch answers with the row that write left (no read)",
+        1,
     ),
     Budget(
         "a whole 3-step run",
         6,
         "the launch (3), two finish-and-start pairs (1 + 1), the last finish and the "
         "completion (1)",
-        7,
+        6,
     ),
     Budget("get a run", 1, "a Query on the main table's partition key", 1),
     Budget(

@@ -133,6 +133,9 @@ class StepFunctionsOrchestrator:
             f"Functions: run `wfx workflows deploy {workflow}` first"
         )
 
+    def ended_run(self, workflow_execution_id: str) -> None:
+        return None  # never ended within a start
+
     def launch_claim(self) -> None:
         return None  # the state machine runs the run: no lease, its steps start as it says
 

@@ -215,6 +215,9 @@ class LocalRunner:
                 )
         return None
 
+    def ended_run(self, workflow_execution_id: str) -> WorkflowExecution | None:
+        return self._reporter.ended(workflow_execution_id) if self.synchronous else None
+
     def launch_claim(self) -> LaunchClaim | None:
         """A run this runner runs in this process is launched leased to it, its first step
         started; a worker process (detached) claims its run itself, so a run whose worker never

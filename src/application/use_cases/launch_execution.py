@@ -438,6 +438,10 @@ class LaunchExecution:
             )
             if stored is not None:
                 return stored
+        if self._orchestrator.synchronous and not reference:
+            ended = self._orchestrator.ended_run(execution_id)  # as its last write left it
+            if ended is not None:
+                return ended
         if reference or self._orchestrator.synchronous:
             return self._store.get_execution(execution_id)  # it moved on while we started it
         return execution
