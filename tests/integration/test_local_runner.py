@@ -14,7 +14,7 @@ import textwrap
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -954,6 +954,19 @@ runner = LocalRunner(
 )
 print(runner.run(sys.argv[1]))
 """
+
+
+def test_only_a_run_this_process_runs_is_launched_leased_to_its_runner(harness: Harness) -> None:
+    """A launch writes the lease of a runner in this process with the run (inline, thread); a
+    run handed to a worker process is launched unclaimed, so a worker that never starts leaves
+    a run with no lease, which a read reconciles as any run without a runner."""
+    worker = harness.runner(mode="detached", detached_command=[sys.executable, "-c", "pass"])
+    assert worker.launch_claim() is None
+    inline, thread = harness.runner(lease_seconds=7), harness.runner(mode="thread")
+    first, second = inline.launch_claim(), inline.launch_claim()
+    assert first is not None and second is not None and first.owner != second.owner
+    assert first.lease == timedelta(seconds=7)
+    assert thread.launch_claim() is not None
 
 
 def test_an_unknown_mode_is_refused(harness: Harness) -> None:
