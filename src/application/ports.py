@@ -269,8 +269,9 @@ class RunWriter(Protocol):
         main row's, a step's expected status, the run not open, an attempt number taken or not
         running, a cost entry or approval id taken, an approval not pending): the caller reads
         again and decides again. ExecutionNotFoundError when the run has no main row;
-        ValueError when the write is larger than one atomic write holds (DynamoDB: 100 items,
-        events included), with nothing written."""
+        ExecutionAlreadyExistsError when a launch's write (`RunWrite.launching`) finds its id
+        taken; ValueError when the write is larger than one atomic write holds (DynamoDB: 100
+        items, events included); nothing written in either case."""
         ...
 
 
