@@ -220,13 +220,13 @@ class LaunchExecution:
     def _start_if_unstarted(self, existing: WorkflowExecution) -> WorkflowExecution:
         """A launch retried with its token after its first try wrote the run but never started
         it (the store's answer to add_launch was lost, or the launcher died before the start):
-        start it now, or nobody ever would. Only an open run that no runner has claimed (no
-        lease) and that its orchestrator has never heard of; a start racing another launch's
-        start is harmless (the local runner's lease is taken once, Step Functions answers a
-        start of the same name and input with the execution it started)."""
+        start it now, or nobody ever would. Only an open run its orchestrator has never heard
+        of: one leased at launch to a runner of this process that never ran it is run by that
+        runner now; one leased to another runner is refused by its lease, as a start racing
+        another launch's start is (the local runner's lease is taken once, Step Functions
+        answers a start of the same name and input with the execution it started)."""
         if (
             existing.status is not ExecutionStatus.RUNNING
-            or existing.runner_lease is not None
             or existing.orchestrator != self._orchestrator.name
             or self._orchestrator.describe_execution(existing) is not None
         ):
