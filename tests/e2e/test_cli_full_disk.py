@@ -84,8 +84,9 @@ CLI_LEASE_SECONDS = 1.0  # the shortest WFX_RUNNER_LEASE_SECONDS takes
 
 
 def _launched_and_never_taken(home: Path) -> str:
-    """A run of demo/trivial that no runner took, launched by this process, which keeps the
-    database open (its -wal and -shm stay, so a reader needs no space to open it)."""
+    """A run of demo/trivial launched by this process, leased to its runner, which never runs
+    it; the process keeps the database open (its -wal and -shm stay, so a reader needs no space
+    to open it)."""
     settings = Settings(
         store="sqlite",
         home=home,
@@ -93,6 +94,7 @@ def _launched_and_never_taken(home: Path) -> str:
         dynamodb_endpoint=None,
         region="us-east-1",
         user="alice",
+        lease_seconds=CLI_LEASE_SECONDS,  # the launch's lease: lost once this has passed
     )
     container = build_container(settings, runner_mode="inline")
     create_all_tables(container)
