@@ -274,13 +274,11 @@ class RunWriter(Protocol):
         ...
 
 
-class RunLifecycleStore(RunStore, StepRunStore, Protocol):
+class RunLifecycleStore(RunStore, StepRunStore, RunWriter, Protocol):
     """What moves a run and its steps: the writes of the run lifecycle (domain.run)."""
 
 
-class ExecutionStore(
-    SchemaAdministration, RunLifecycleStore, ExecutionQueries, RunWriter, Protocol
-):
+class ExecutionStore(SchemaAdministration, RunLifecycleStore, ExecutionQueries, Protocol):
     """All execution tables, as each storage adapter implements them; a use case asks for the
     narrowest part it needs. Each call is one atomic write or one consistent read.
 

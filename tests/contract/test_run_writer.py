@@ -16,6 +16,7 @@ from adapters.sqlite.schema import build_schema
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import TableNames
 from application.ports import CostLedger, CostScope, ExecutionEvents
+from application.run_writes import end_run
 from domain.approvals import ApprovalGate, ApprovalRequest
 from domain.errors import ExecutionNotFoundError
 from domain.run import Run, first_start, plain_finish
@@ -238,3 +239,24 @@ def test_a_write_to_a_run_with_no_main_row_is_not_found(backend: Any) -> None:
 def test_a_write_naming_another_run_is_refused_before_any_store() -> None:
     with pytest.raises(ValueError, match="another run"):
         RunWrite.of("e2", moves=(first_start("e1", FIRST, at(1)),))
+
+
+def test_an_end_of_more_open_steps_than_one_write_holds_ends_them_all_and_the_run_last(
+    backend: tuple[Any, ExecutionEvents, CostLedger],
+) -> None:
+    store, log, _ = backend
+    store.add_launch(a_launch("e1", steps=40))
+    assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
+
+    ended = end_run(store, "e1", lambda run: run.abort(at(2), "", None))
+
+    run = store.get_run("e1")
+    assert ended == run.execution and ended.status is ExecutionStatus.ABORTED
+    assert set(statuses(run).values()) == {"ABORTED"}
+    [attempt] = store.list_attempts([FIRST])
+    assert (attempt.status, attempt.stop_date) == (StepStatus.ABORTED, at(2))
+    # every step's move and the run's end, each once, the run's last
+    written = events(log)
+    assert [n for n, _, _ in written] == list(range(1, len(written) + 1))
+    assert written[-1][1:] == ("ExecutionAborted", None)
+    assert len({step for _, kind, step in written if kind == "StepFinished"}) == 40

@@ -163,6 +163,13 @@ class _StepMoves:
             raise RuntimeError("the ledger table is gone")
         return self._store.move_step(move)
 
+    def commit(self, write: Any) -> Any:
+        carried = [tuple(entry.attempt for entry in move.cost_entries) for move in write.moves]
+        self.carried.extend(carried)
+        if any(carried) and self._refuse_costs:
+            raise RuntimeError("the ledger table is gone")
+        return self._store.commit(write)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 

@@ -127,13 +127,13 @@ BUDGETS = (
     ),
     Budget(
         "abort a running run, to ABORTED",
-        5,
+        4,
         "find the main row (a Query on its id); one conditional write records the request "
-        "with its event; the steps (a Query); one transaction ends the running step and its "
-        "attempt (and its duration entry); one ends the run with its event. Today also the "
+        "with its event; the steps (a Query); one transaction ends the running step, its "
+        "attempt (and its duration entry) and the run, with their events. Today also the "
         "run read again after the stop to decide on what the runner left (main row, steps, "
         "the step's attempts)",
-        8,
+        7,
     ),
     Budget(
         "redrive a failed 1-step run, through its re-run",

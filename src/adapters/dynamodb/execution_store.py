@@ -125,6 +125,7 @@ from domain.errors import (
 )
 from domain.events import (
     ExecutionEvent,
+    NewEvent,
     change_events,
     launch_events,
     move_events,
@@ -457,12 +458,19 @@ class DynamoDbExecutionStore:
         return key, request
 
     def update_execution(self, change: RunChange) -> WorkflowExecution | None:
+        return self._change_main_row(change, change_events(change))
+
+    def _change_main_row(
+        self, change: RunChange, events: Sequence[NewEvent]
+    ) -> WorkflowExecution | None:
+        """A write of the main row alone: one plain conditional update when it is no transition,
+        else a transaction with its events; the row as stored afterwards (kept, so the next
+        transition decided on it reads nothing back), None when the guard refused it."""
         execution = change.after
         execution_id = execution.workflow_execution_id
         values, removed = execution_changed_attributes(change.before, execution)
         key, request = self._execution_update(change, values, removed)
         not_found = ExecutionNotFoundError(execution_id)
-        events = change_events(change)
         if not events:  # a lease, a sync stamp: no transition, no event, one plain update
             stored = self._update_or_none(request, not_found)
             if stored is None:
@@ -729,6 +737,8 @@ class DynamoDbExecutionStore:
         larger write is refused here (ValueError) before anything is sent: a run end closing
         more open steps than fit is the one write that could come near it."""
         run_id = write.workflow_execution_id
+        if write.change is not None and not (write.moves or write.approval or write.step_logs):
+            return self._change_main_row(write.change, write.events) is not None
         not_found = ExecutionNotFoundError(run_id)
         main_key = self._main_key(run_id)
         if main_key is None:
