@@ -140,11 +140,11 @@ BUDGETS = (
         8,
         "the main row and the steps (2 Queries); one transaction reopens the run; the "
         "version and its step definitions (2); the re-run's start, finish and completion (3). "
-        "Today also the history counted from the steps, the main row read twice, the step's "
-        "reset in its own write, the runner's lease and steps, a first start that guesses "
+        "Today also the history counted from the steps, the main row read twice, the runner's "
+        "lease and steps, a first start that guesses "
         "attempt 1 and reads the run to open the next, the completion's read of the run, "
         "and the RUNNING write turned down after the inline re-run ended (so the row is read)",
-        21,
+        20,
     ),
     Budget(
         "delete a finished 3-step run",

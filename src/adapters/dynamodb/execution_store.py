@@ -144,7 +144,7 @@ from domain.execution import (
 from domain.migration import migrated_pipeline_execution_id
 from domain.paging import Page
 from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
-from domain.run_write import RunWrite
+from domain.run_write import RunWrite, StepRow
 from domain.statuses import StepStatus
 
 if TYPE_CHECKING:
@@ -737,7 +737,9 @@ class DynamoDbExecutionStore:
         larger write is refused here (ValueError) before anything is sent: a run end closing
         more open steps than fit is the one write that could come near it."""
         run_id = write.workflow_execution_id
-        if write.change is not None and not (write.moves or write.approval or write.step_logs):
+        if write.change is not None and not (
+            write.moves or write.approval or write.step_logs or write.step_rows
+        ):
             return self._change_main_row(write.change, write.events) is not None
         not_found = ExecutionNotFoundError(run_id)
         main_key = self._main_key(run_id)
@@ -764,6 +766,9 @@ class DynamoDbExecutionStore:
             moved_actions, moved, removals = self._move_actions(move)
             actions.extend(moved_actions)
             rows_after.append((self._known_steps.get(step_id), moved, removals))
+        for row in write.step_rows:
+            step_at[len(actions)] = row.step.pipeline_execution_id
+            actions.append(("Update", None, self._step_row_update(row)))
         if write.approval is not None:
             table_name = self._tables.get_table_name(ResourceKeys.APPROVAL_REQUESTS)
             kind, request = approval_action(table_name, write.approval)
@@ -800,6 +805,22 @@ class DynamoDbExecutionStore:
         else:
             self._known_main.forget(run_id)
         return True
+
+    def _step_row_update(self, row: StepRow) -> dict[str, Any]:
+        step = row.step
+        values, removed = step_mutable_attributes(step)
+        self._bodies.put([values])
+        key = {
+            "pipelineExecutionId": step.pipeline_execution_id,
+            "workflowExecutionId": step.workflow_execution_id,
+        }
+        if not (row.expected and all(key.values())):
+            raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
+        update = self._guarded_update(
+            ResourceKeys.PIPELINE_EXECUTIONS, key, values, removed, (STEP_STATUS, row.expected)
+        )
+        version_guard(update, None)  # every write of a step row moves its version on
+        return update
 
     def _move_actions(self, move: StepMove) -> tuple[list[Action], Item, tuple[str, ...]]:
         """A step's move in a run's write: its row (updated, or checked when it stays as it

@@ -114,7 +114,7 @@ from domain.execution import (
 from domain.migration import migrated_pipeline_execution_id
 from domain.paging import Page
 from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
-from domain.run_write import RunWrite
+from domain.run_write import RunWrite, StepRow
 from domain.statuses import StepStatus
 
 if TYPE_CHECKING:
@@ -284,6 +284,8 @@ class SqliteExecutionStore:
                 # the moves first: their run-is-open guard is on the row before the change
                 for move in write.moves:
                     self._move_in(connection, move)
+                for row in write.step_rows:
+                    self._step_row_in(connection, row)
                 if write.change is not None:
                     if self._update_execution_in(connection, write.change) is None:
                         raise _Refused
@@ -301,6 +303,19 @@ class SqliteExecutionStore:
         except _Refused:
             return False  # leaving write() with it rolled everything back
         return True
+
+    def _step_row_in(self, connection: sqlite3.Connection, row: StepRow) -> None:
+        step = row.step
+        values, removed = step_mutable_attributes(step)
+        self._bodies.put([values])
+        key = (step.pipeline_execution_id, step.workflow_execution_id)
+        changed = self._conditional_update(
+            connection, self._sql.step_status, key, values, removed, row.expected
+        )
+        if changed is None:
+            raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
+        if not changed:
+            raise _Refused
 
     def _move_in(self, connection: sqlite3.Connection, move: StepMove) -> None:
         """One step's move inside the caller's write; _Refused when any of its guards fails."""
