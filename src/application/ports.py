@@ -152,8 +152,6 @@ class StepRunStore(Protocol):
 
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]: ...
 
-    def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool: ...
-
     def move_step(self, move: StepMove) -> PipelineExecution | None:
         """A step's transition and its attempts as one atomic write: the step moves when its
         stored status is one of `move.expected`, the attempt to open is added, the attempt to
@@ -283,8 +281,8 @@ class ExecutionStore(SchemaAdministration, RunLifecycleStore, ExecutionQueries, 
     narrowest part it needs. Each call is one atomic write or one consistent read.
 
     Getters raise ExecutionNotFoundError / PipelineExecutionNotFoundError; add_launch raises
-    ExecutionAlreadyExistsError. Conditional saves return False, writing nothing, when the stored
-    status is not one of `expected`.
+    ExecutionAlreadyExistsError. Guarded writes return False or None, writing nothing, when the
+    stored row does not meet their guard.
     """
 
 

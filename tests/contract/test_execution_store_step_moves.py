@@ -28,6 +28,7 @@ from tests.contract.builders import (
     at,
     some_outputs,
     step_id,
+    step_row_saved,
 )
 
 NEW = frozenset({StepStatus.NEW})
@@ -174,7 +175,7 @@ def test_a_start_whose_attempt_number_is_taken_writes_neither(
     execution_store.move_step(start())
     execution_store.move_step(finish(StepStatus.FAILED, error="boom"))
     reset = records.steps[0]  # a redrive puts the step back to NEW; its attempts stay
-    assert execution_store.save_step(reset, expected=frozenset({StepStatus.FAILED}))
+    assert step_row_saved(execution_store, reset, expected=frozenset({StepStatus.FAILED}))
 
     with pytest.raises(AttemptNumberTakenError):
         execution_store.move_step(start(number=1))

@@ -23,7 +23,7 @@ from application.use_cases.step_tracking import (
 from domain.attempts import AttemptTrigger, TaskExecution
 from domain.run import StepMove, first_start
 from domain.statuses import StepStatus
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, step_id, step_row_saved
 
 pytestmark = pytest.mark.integration
 
@@ -70,7 +70,7 @@ class Tracking:
         fresh = failed.model_copy(
             update={"status": StepStatus.NEW, "stop_date": None, "error": None}
         )
-        assert self.store.save_step(fresh, expected=frozenset({StepStatus.FAILED}))
+        assert step_row_saved(self.store, fresh, expected=frozenset({StepStatus.FAILED}))
 
     def attempt(self, sid: str, number: int) -> TaskExecution:
         [found] = [a for a in self.store.list_attempts([sid]) if a.attempt == number]

@@ -666,34 +666,6 @@ class DynamoDbExecutionStore:
             index_name=_STEPS_INDEX,
         )
 
-    def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:
-        values, removed = step_mutable_attributes(step)
-        self._bodies.put([values])
-        key = {
-            "pipelineExecutionId": step.pipeline_execution_id,
-            "workflowExecutionId": step.workflow_execution_id,
-        }
-        not_found = PipelineExecutionNotFoundError(step.pipeline_execution_id)
-        if not (expected and all(key.values())):
-            return self._update_if_status(
-                ResourceKeys.PIPELINE_EXECUTIONS,
-                key,
-                values,
-                removed,
-                (STEP_STATUS, expected),
-                not_found,
-            )
-        request = self._guarded_update(
-            ResourceKeys.PIPELINE_EXECUTIONS, key, values, removed, (STEP_STATUS, expected)
-        )
-        version_guard(request, None)  # every write of a step row moves its version on
-        stored = self._update_or_none(request, not_found)
-        if stored is None:
-            self._known_steps.forget(step.pipeline_execution_id)
-            return False
-        self._known_steps.keep(stored)
-        return True
-
     def move_step(self, move: StepMove) -> PipelineExecution | None:
         execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
         not_found = PipelineExecutionNotFoundError(step_id, execution_id)
@@ -1083,44 +1055,6 @@ class DynamoDbExecutionStore:
         stored = after_write(read, written, (), moved_on=True)
         self._known_steps.keep(stored)
         return parse_pipeline_execution_record(self._whole(stored))
-
-    def _update_if_status(
-        self,
-        table: ResourceKeys,
-        key: Mapping[str, Any],
-        values: Mapping[str, Any],
-        removed: Sequence[str],
-        status: tuple[str, frozenset[str]],
-        not_found: NotFoundError,
-    ) -> bool:
-        updated = self._conditional_update(table, key, values, removed, status, not_found)
-        return updated is not None
-
-    def _conditional_update(
-        self,
-        table: ResourceKeys,
-        key: Mapping[str, Any],
-        values: Mapping[str, Any],
-        removed: Sequence[str],
-        status: tuple[str, frozenset[str]],
-        not_found: NotFoundError,
-    ) -> Item | None:
-        """One conditional UpdateItem (_guarded_update): the item exists and its status is one of
-        those expected.
-
-        Returns the item as stored afterwards (ALL_NEW), or None when the status was not
-        expected; there is never a read-modify-write.
-        """
-        if not all(key.values()):
-            raise not_found
-        if not status[1]:  # `IN ()` is not an expression: nothing matches, existence decides
-            table_name, spec = self._table(table)
-            check_key_values(table_name, spec, values)
-            if get_item(self._client, table_name, key) is None:
-                raise not_found
-            return None
-        request = self._guarded_update(table, key, values, removed, status)
-        return self._update_or_none(request, not_found)
 
     def _guarded_update(
         self,

@@ -345,18 +345,6 @@ class SqliteExecutionStore:
             except CostEntryExistsError as exc:
                 raise _Refused from exc
 
-    def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:
-        values, removed = step_mutable_attributes(step)
-        self._bodies.put([values])
-        key = (step.pipeline_execution_id, step.workflow_execution_id)
-        with self._database.write() as connection:
-            changed = self._conditional_update(
-                connection, self._sql.step_status, key, values, removed, expected
-            )
-        if changed is None:
-            raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
-        return changed
-
     def move_step(self, move: StepMove) -> PipelineExecution | None:
         if move.open_attempt is not None or move.close_attempt is not None:
             self._ensure_attempts_table()
