@@ -37,6 +37,7 @@ from domain.execution import (
     artifacts_of,
     selection_file_key,
 )
+from domain.run import StepMove
 from domain.run_write import RunWrite, StepRow
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
@@ -333,3 +334,8 @@ def step_row_saved(
     return store.commit(
         RunWrite.of(step.workflow_execution_id, step_rows=(StepRow(step, expected),))
     )
+
+
+def step_moved(store: ExecutionStore, move: StepMove) -> bool:
+    """`move` committed as a write of its own; False when a guard refused it."""
+    return store.commit(RunWrite.of(move.workflow_execution_id, moves=(move,)))

@@ -157,12 +157,6 @@ class _StepMoves:
         self._store, self._refuse_costs = store, refuse_costs
         self.carried: list[tuple[int, ...]] = []
 
-    def move_step(self, move: Any) -> Any:
-        self.carried.append(tuple(entry.attempt for entry in move.cost_entries))
-        if move.cost_entries and self._refuse_costs:
-            raise RuntimeError("the ledger table is gone")
-        return self._store.move_step(move)
-
     def commit(self, write: Any) -> Any:
         carried = [tuple(entry.attempt for entry in move.cost_entries) for move in write.moves]
         self.carried.extend(carried)

@@ -78,14 +78,11 @@ from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import RUN_ROW_TABLES, STEP_ROW_TABLES, ResourceKeys, TableNames
 from application.ports import (
     AssetDirection,
-    AttemptNotRunningError,
-    AttemptNumberTakenError,
     ExecutionRef,
     ListScope,
     ObjectStore,
     Row,
     RowCollection,
-    RunNotOpenError,
 )
 from domain.attempts import TaskExecution
 from domain.authorization import AccessFacts
@@ -98,7 +95,6 @@ from domain.events import (
     NewEvent,
     change_events,
     launch_events,
-    move_events,
     registration_events,
 )
 from domain.execution import (
@@ -319,12 +315,9 @@ class SqliteExecutionStore:
 
     def _move_in(self, connection: sqlite3.Connection, move: StepMove) -> None:
         """One step's move inside the caller's write; _Refused when any of its guards fails."""
-        try:
-            stored = self._transition_in(
-                connection, move.workflow_execution_id, move.pipeline_execution_id, move
-            )
-        except RunNotOpenError as exc:
-            raise _Refused from exc
+        stored = self._transition_in(
+            connection, move.workflow_execution_id, move.pipeline_execution_id, move
+        )
         if stored is None:
             raise _Refused
         if move.open_attempt is not None and not self._insert_attempt(
@@ -344,30 +337,6 @@ class SqliteExecutionStore:
                 self._append_cost_entries_in(connection, move.cost_entries)
             except CostEntryExistsError as exc:
                 raise _Refused from exc
-
-    def move_step(self, move: StepMove) -> PipelineExecution | None:
-        if move.open_attempt is not None or move.close_attempt is not None:
-            self._ensure_attempts_table()
-        execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
-        self._unit_of_work.ensure_table()
-        with self._database.write() as connection:
-            stored = self._transition_in(connection, execution_id, step_id, move)
-            if stored is None:
-                return None
-            if move.open_attempt is not None and not self._insert_attempt(
-                connection, move.open_attempt
-            ):
-                # leaving write() with an error rolls back
-                raise AttemptNumberTakenError(f"{step_id}: attempt {move.open_attempt.attempt}")
-            if move.close_attempt is not None:
-                values, removed = task_execution_close_of(move)
-                if not self._close_attempt_in(
-                    connection, step_id, move.close_attempt, values, removed
-                ):
-                    raise AttemptNotRunningError(f"{step_id}: attempt {move.close_attempt}")
-            self._append_cost_entries_in(connection, move.cost_entries)
-            self._unit_of_work.append_in(connection, execution_id, move_events(move))
-        return parse_pipeline_execution_record(self._whole(load_item(stored)))
 
     def _append_cost_entries_in(
         self, connection: sqlite3.Connection, entries: tuple[CostLedgerEntry, ...]
@@ -428,7 +397,7 @@ class SqliteExecutionStore:
         if state is None:
             raise PipelineExecutionNotFoundError(step_id, workflow_execution_id)
         if state[0] not in _OPEN_RUN or state[1] is not None:
-            raise RunNotOpenError(f"execution {workflow_execution_id}: not open, or aborting")
+            raise _Refused  # the run has ended, or is being aborted
 
     def register_on_step(
         self,
