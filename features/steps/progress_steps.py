@@ -30,7 +30,7 @@ def _(container: Container, world: World, name: str) -> None:
         pipeline_execution_id=world.steps_before[name].pipeline_execution_id,
     )
     returned = container.start_step().execute(command)
-    assert returned.step == world.steps_before[name]
+    assert returned.step.status is world.steps_before[name].status
 
 
 @when(parsers.parse('a late finish callback with status {status:w} arrives for the step "{name}"'))
@@ -43,7 +43,7 @@ def _(container: Container, world: World, status: str, name: str) -> None:
         error="a late failure",
     )
     returned = container.finish_step().execute(command)
-    assert returned == world.steps_before[name]
+    assert returned.status is world.steps_before[name].status
 
 
 @then(parsers.parse('the step "{name}" is unchanged since before the late callbacks'))

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from domain.logs import RegisteredLog, RegisteredSubExecution
     from domain.migration import MigratedRun, TableItemShapes
     from domain.paging import Page
-    from domain.run import Run, RunChange, StepMove
+    from domain.run import Run, RunChange
     from domain.run_write import RunWrite
     from domain.sub_processes import StopAttempt, SubExecutionStop
     from domain.workflow import WorkflowDefinition, WorkflowVersion
@@ -80,21 +80,6 @@ Row = (
     | StepLog
     | Artifact
 )
-
-
-class AttemptNumberTakenError(Exception):
-    """ExecutionStore.move_step: the attempt to open has a number stored already; nothing was
-    written (a redriven step starts again: the caller reads the run and takes the next)."""
-
-
-class AttemptNotRunningError(Exception):
-    """ExecutionStore.move_step: the attempt to close is not stored RUNNING (a later one was
-    opened, or the run was ended without it); nothing was written."""
-
-
-class RunNotOpenError(Exception):
-    """ExecutionStore.move_step: the move may only be written while the run is open with no
-    abort requested, and it has ended or is being aborted; nothing was written."""
 
 
 @dataclass(frozen=True, order=True)
@@ -151,20 +136,6 @@ class StepRunStore(Protocol):
     def get_step(self, pipeline_execution_id: str) -> PipelineExecution: ...
 
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]: ...
-
-    def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool: ...
-
-    def move_step(self, move: StepMove) -> PipelineExecution | None:
-        """A step's transition and its attempts as one atomic write: the step moves when its
-        stored status is one of `move.expected`, the attempt to open is added, the attempt to
-        close is closed with the move's status, stop date and error.
-
-        Returns the step as stored afterwards, or None (nothing written) when its status was not
-        expected. Raises, writing nothing: RunNotOpenError (`while_open` and the run ended or is
-        being aborted), AttemptNumberTakenError, AttemptNotRunningError, and
-        PipelineExecutionNotFoundError when the execution has no step with that id.
-        """
-        ...
 
     def register_on_step(
         self,
@@ -275,19 +246,17 @@ class RunWriter(Protocol):
         ...
 
 
-class RunLifecycleStore(RunStore, StepRunStore, Protocol):
+class RunLifecycleStore(RunStore, StepRunStore, RunWriter, Protocol):
     """What moves a run and its steps: the writes of the run lifecycle (domain.run)."""
 
 
-class ExecutionStore(
-    SchemaAdministration, RunLifecycleStore, ExecutionQueries, RunWriter, Protocol
-):
+class ExecutionStore(SchemaAdministration, RunLifecycleStore, ExecutionQueries, Protocol):
     """All execution tables, as each storage adapter implements them; a use case asks for the
     narrowest part it needs. Each call is one atomic write or one consistent read.
 
     Getters raise ExecutionNotFoundError / PipelineExecutionNotFoundError; add_launch raises
-    ExecutionAlreadyExistsError. Conditional saves return False, writing nothing, when the stored
-    status is not one of `expected`.
+    ExecutionAlreadyExistsError. Guarded writes return False or None, writing nothing, when the
+    stored row does not meet their guard.
     """
 
 

@@ -72,7 +72,7 @@ class UseCaseRunReporter:
         )
         if started.attempt is None:
             raise RunIsOverError(
-                f"step {started.step.pipeline_id} of execution {workflow_execution_id} is "
+                f"step {pipeline_execution_id} of execution {workflow_execution_id} is "
                 f"{started.step.status.value}: it is not started again"
             )
         key = (workflow_execution_id, pipeline_execution_id, started.attempt)

@@ -1,7 +1,6 @@
 """Writing what the run aggregate decides: each decision under its guard, decided again on a
 fresh read whenever another writer moved first (DESIGN §3a). `commit_decided` is the loop over
-the RunWriter port, which the use cases move to one by one; `write_end` and `end_run` are the
-older form over the stores' own write methods."""
+the RunWriter port; `end_run` ends a run through it."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from application.ports import AttemptNotRunningError, RunLifecycleStore, RunWriter
+from application.ports import RunLifecycleStore, RunWriter
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.run import Run, RunEnd, StepMove
 from domain.run_write import RunWrite
@@ -20,56 +19,15 @@ if TYPE_CHECKING:
 
 # Each lost race means another writer moved the run; this many in a row means something is wrong.
 MAX_RACES = 20
+# The steps one write of a run's end closes at most: each is up to five items (the step, its
+# attempt, a duration entry, two events), and DynamoDB's transaction holds 100.
+MOVES_PER_WRITE = 16
 
 _LOG = logging.getLogger(__name__)
 
 
 class RunContentionError(RuntimeError):
     """A run kept changing under a writer: it lost MAX_RACES races in a row."""
-
-
-def write_end(
-    store: RunLifecycleStore,
-    end: RunEnd,
-    durations: RecordAttemptDurations | None = None,
-    run: Run | None = None,
-) -> WorkflowExecution | None:
-    """The steps first, then the main row: a crash in between leaves the run open, and the next
-    read (or lease check) finishes the job. None when the main row's guard turned it down.
-
-    With `durations`, each attempt the end closes gets its duration entry, as a step's finish
-    records its own: with the step's move when `run` (as the end was decided on) says when the
-    attempt started, else after the main row, whatever its guard said, since the steps' moves
-    (and the attempts they close) are written either way."""
-    unrecorded: list[StepMove] = []
-    for move in end.steps:
-        carried = move if durations is None else with_closed_attempt_duration(durations, run, move)
-        if _end_step(store, carried) and durations is not None:
-            durations.appended(carried.cost_entries)
-        elif move.close_attempt is not None:
-            unrecorded.append(move)
-    stored = store.update_execution(end.change)
-    if durations is not None:
-        record_end_durations(durations, unrecorded)
-    return stored
-
-
-def _end_step(store: RunLifecycleStore, move: StepMove) -> bool:
-    """Write one step's part of an end; True when its duration entries went with it."""
-    try:
-        store.move_step(move)
-        return bool(move.cost_entries)
-    except AttemptNotRunningError:
-        # its attempt was closed by another writer meanwhile: the step still ends
-        store.move_step(replace(move, close_attempt=None, cost_entries=()))
-        return False
-    except Exception:
-        if not move.cost_entries:
-            raise
-        # the entry recorded already, or the ledger failing: a cost not recorded must not fail
-        # the end of a run, so the step ends without it (recorded, or logged, after the run)
-        store.move_step(replace(move, cost_entries=()))
-        return False
 
 
 def with_closed_attempt_duration(
@@ -126,9 +84,9 @@ def end_run(
     decide: Callable[[Run], RunEnd | None],
     durations: RecordAttemptDurations | None = None,
 ) -> WorkflowExecution:
-    """Read the run, ask `decide` how it ends, write that; again on a fresh read whenever the
-    write is turned down. The main row as stored at the end (unchanged when `decide` says
-    there is nothing to do, as for a run that has ended already)."""
+    """Read the run, ask `decide` how it ends, commit that; again on a fresh read whenever the
+    write is refused. The main row as stored at the end (unchanged when `decide` says there is
+    nothing to do, as for a run that has ended already)."""
     return end_run_and_steps(store, workflow_execution_id, decide, durations=durations)[0]
 
 
@@ -140,32 +98,93 @@ def end_run_and_steps(
     durations: RecordAttemptDurations | None = None,
 ) -> tuple[WorkflowExecution, tuple[PipelineExecution, ...]]:
     """end_run, and the steps as the end left them; `first` is the run as the caller has just
-    read it (the first decision is taken on it, saving a read)."""
+    read it (the first decision is taken on it, saving a read).
+
+    The end is one write: the open steps closed, with their attempts and the attempts'
+    duration entries, and the main row. A run with more open steps than one write holds ends
+    in parts, the steps first and the main row with the last part: a crash in between leaves
+    the run open, and the next read (or lease check) finishes the job."""
+    ending = _Ending(store, workflow_execution_id, decide, durations)
     run = first
-    for _ in range(MAX_RACES):
-        if run is None:
-            run = store.get_run(workflow_execution_id)
-        end = decide(run)
-        if end is None:
+    while True:
+        write = None if run is None else ending.decide(run)
+        if run is not None and write is None:
             return run.execution, run.steps
-        stored = write_end(store, end, durations, run)
-        if stored is not None:
-            return stored, _steps_after(run.steps, end)
-        run = None
-    raise RunContentionError(f"execution {workflow_execution_id}: changed under every write")
+        written, last = commit_decided(
+            ending, lambda: store.get_run(workflow_execution_id), ending.decide, write
+        )
+        if written is None:
+            assert last is not None  # nothing written: decided on a run it read
+            return last.execution, last.steps
+        run = ending.written()
+        if written.change is not None:
+            return written.change.after, run.steps
 
 
-def _steps_after(
-    steps: tuple[PipelineExecution, ...], end: RunEnd
-) -> tuple[PipelineExecution, ...]:
-    moves = {move.pipeline_execution_id: move for move in end.steps}
-    after = []
-    for step in steps:
-        move = moves.get(step.pipeline_execution_id)
-        if move is not None and move.status is not None:
-            step = step._evolve(status=move.status, stop_date=move.stop_date, error=move.error)
-        after.append(step)
-    return tuple(after)
+class _Ending:
+    """The decisions of one end: each its write, carrying the duration entries of the attempts
+    it closes while no write has been refused (a refusal may be an entry recorded meanwhile:
+    after one, the durations are recorded after the write instead)."""
+
+    def __init__(
+        self,
+        writer: RunWriter,
+        workflow_execution_id: str,
+        decide: Callable[[Run], RunEnd | None],
+        durations: RecordAttemptDurations | None,
+    ) -> None:
+        self._writer, self._id, self._decide = writer, workflow_execution_id, decide
+        self._durations = durations
+        self._carry = durations is not None
+        self._decided_on: Run | None = None
+        self._committed: RunWrite | None = None
+
+    def commit(self, write: RunWrite) -> bool:
+        """RunWriter: `write`; when it fails carrying duration entries (the ledger failing), the
+        write without them - a cost not recorded must not fail the end of a run (recorded, or
+        logged, after it)."""
+        try:
+            written = self._writer.commit(write)
+        except Exception:
+            if not any(move.cost_entries for move in write.moves):
+                raise
+            moves = tuple(replace(move, cost_entries=()) for move in write.moves)
+            write = replace(write, moves=moves)
+            written = self._writer.commit(write)
+        self._committed = write
+        return written
+
+    def decide(self, run: Run) -> RunWrite | None:
+        end = self._decide(run)
+        if end is None:
+            return None
+        moves = end.steps
+        if self._durations is not None and self._carry:
+            moves = tuple(with_closed_attempt_duration(self._durations, run, m) for m in moves)
+        self._carry, self._decided_on = False, run
+        if len(moves) > MOVES_PER_WRITE:  # the steps first; the main row with the last part
+            return RunWrite.of(self._id, moves=moves[:MOVES_PER_WRITE])
+        return RunWrite.of(self._id, moves=moves, change=end.change)
+
+    def written(self) -> Run:
+        """The run as the write committed left it; its durations recorded."""
+        write = self._committed
+        assert write is not None  # called once a write was committed
+        if self._durations is not None:
+            carried = [move for move in write.moves if move.cost_entries]
+            for move in carried:
+                self._durations.appended(move.cost_entries)
+            record_end_durations(
+                self._durations, [move for move in write.moves if not move.cost_entries]
+            )
+        self._carry = self._durations is not None
+        run = self._decided_on
+        assert run is not None  # a write committed was decided on a run
+        for move in write.moves:
+            run = run.moved(move)
+        if write.change is not None:
+            run = run.model_copy(update={"execution": write.change.after})
+        return run
 
 
 def commit_decided(

@@ -1,8 +1,9 @@
 """One transition of a run as one write: what the run aggregate decided, with its events.
 
 A `RunWrite` is everything a transition changes - the main row (under its guard), steps with
-their attempts and cost entries, an approval request, the steps' summary logs at a run's end -
-and the events it is, built here from the decision's own dates. A `RunWriter`
+their attempts and cost entries, an approval request, the steps' summary logs at a run's end,
+the steps' rows a redrive resets - and the events it is, built here from the decision's own
+dates. A `RunWriter`
 (application.ports) commits it all or nothing; the store only numbers the events. Whatever guard
 fails (the main row's, a step's expected status, the run no longer open, an attempt number taken
 or no longer running, a cost entry or approval id already there, an approval no longer pending)
@@ -17,8 +18,9 @@ from enum import StrEnum
 from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
 from domain.events import NewEvent, approval_events, change_events, launch_events, move_events
-from domain.execution import LaunchRecords, StepLog
+from domain.execution import LaunchRecords, PipelineExecution, StepLog
 from domain.run import Run, RunChange, StepMove
+from domain.statuses import StepStatus
 
 
 class ApprovalWriteKind(StrEnum):
@@ -47,6 +49,16 @@ class LaunchWrite:
 
 
 @dataclass(frozen=True, slots=True)
+class StepRow:
+    """A step's row written as `step` has it (status, dates, error), while its stored status is
+    one of `expected`: a redrive's reset of a step to NEW, and that reset's roll back. No event:
+    the run's change says what happened."""
+
+    step: PipelineExecution
+    expected: frozenset[StepStatus]
+
+
+@dataclass(frozen=True, slots=True)
 class RunWrite:
     """A run's transition, all of it: build it with `of`, which adds its events."""
 
@@ -57,6 +69,7 @@ class RunWrite:
     events: tuple[NewEvent, ...] = ()
     # the steps' summary logs a run's end leaves (put as they are: a repeat writes the same rows)
     step_logs: tuple[StepLog, ...] = ()
+    step_rows: tuple[StepRow, ...] = ()
     # a new run, written whole: refused (ExecutionAlreadyExistsError) when its id is taken
     launch: LaunchWrite | None = None
 
@@ -69,6 +82,7 @@ class RunWrite:
         change: RunChange | None = None,
         approval: ApprovalWrite | None = None,
         step_logs: tuple[StepLog, ...] = (),
+        step_rows: tuple[StepRow, ...] = (),
     ) -> RunWrite:
         """The write with its events, in the order things happened: the steps' moves (each its
         attempt's close, its own move, the attempt it opens), then the run's change, then the
@@ -79,9 +93,11 @@ class RunWrite:
         if approval is not None:
             ids.add(approval.request.workflow_execution_id)
         ids.update(log.workflow_execution_id for log in step_logs)
+        ids.update(row.step.workflow_execution_id for row in step_rows)
         if ids - {workflow_execution_id}:
             raise ValueError(f"a write of run {workflow_execution_id} names another run")
         pipeline_ids = [move.pipeline_execution_id for move in moves]
+        pipeline_ids += [row.step.pipeline_execution_id for row in step_rows]
         if len(set(pipeline_ids)) != len(pipeline_ids):
             raise ValueError(f"a write of run {workflow_execution_id} moves a step twice")
         events = [event for move in moves for event in move_events(move)]
@@ -89,7 +105,9 @@ class RunWrite:
             events.extend(change_events(change))
         if approval is not None:
             events.extend(approval.events)
-        return cls(workflow_execution_id, change, moves, approval, tuple(events), step_logs)
+        return cls(
+            workflow_execution_id, change, moves, approval, tuple(events), step_logs, step_rows
+        )
 
     @classmethod
     def launching(

@@ -37,6 +37,8 @@ from domain.execution import (
     artifacts_of,
     selection_file_key,
 )
+from domain.run import StepMove
+from domain.run_write import RunWrite, StepRow
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
 from domain.workflow import (
@@ -322,3 +324,18 @@ def a_gate_passage(database: SqliteDatabase, store: SqliteExecutionStore) -> Pas
     approvals.create_tables()
     catalog = SqliteWorkflowCatalog(database, TableNames())
     return PassApprovalGate(approvals, store, catalog, SystemClock(), UuidGenerator(), store)
+
+
+def step_row_saved(
+    store: ExecutionStore, step: PipelineExecution, expected: frozenset[StepStatus]
+) -> bool:
+    """`step`'s row written as it is while its stored status is one of `expected` (a redrive's
+    reset of a step, or a test putting a step where it needs it)."""
+    return store.commit(
+        RunWrite.of(step.workflow_execution_id, step_rows=(StepRow(step, expected),))
+    )
+
+
+def step_moved(store: ExecutionStore, move: StepMove) -> bool:
+    """`move` committed as a write of its own; False when a guard refused it."""
+    return store.commit(RunWrite.of(move.workflow_execution_id, moves=(move,)))

@@ -19,7 +19,7 @@ from domain.execution import WorkflowExecution
 from domain.logs import RegisteredLog
 from domain.run import Run, first_start, plain_finish
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_launch, at, step_id
+from tests.contract.builders import a_launch, at, step_id, step_moved
 
 SID = step_id("e1", 0)
 STORES = ["sqlite_file", "sqlite_memory", "dynamodb"]
@@ -51,8 +51,10 @@ def kinds(log: ExecutionEvents) -> list[tuple[int, str, str | None]]:
 def test_a_run_s_transitions_are_logged_in_order(store_and_log: Any) -> None:
     store, log, _ = store_and_log
     store.add_launch(a_launch("e1"))
-    store.move_step(first_start("e1", SID, at(1)))
-    store.move_step(plain_finish("e1", SID, StepStatus.FAILED, "boom password=hunter2", at(2), 1))
+    assert step_moved(store, first_start("e1", SID, at(1)))
+    assert step_moved(
+        store, plain_finish("e1", SID, StepStatus.FAILED, "boom password=hunter2", at(2), 1)
+    )
     run = store.get_run("e1")
     end = run.complete(ExecutionStatus.FAILED, at(3), None, "", None)
     assert end is not None
@@ -77,8 +79,8 @@ def test_a_run_s_transitions_are_logged_in_order(store_and_log: Any) -> None:
 def test_a_refused_transition_logs_nothing(store_and_log: Any) -> None:
     store, log, _ = store_and_log
     store.add_launch(a_launch("e1"))
-    store.move_step(first_start("e1", SID, at(1)))
-    assert store.move_step(first_start("e1", SID, at(2))) is None  # started already
+    assert step_moved(store, first_start("e1", SID, at(1)))
+    assert not step_moved(store, first_start("e1", SID, at(2)))  # started already
     lease = Run(execution=store.get_execution("e1")).renew_lease("me", at(2), at(3) - at(2))
     assert store.update_execution(lease) is None  # the lease is not "me"'s: refused
     assert [n for n, _, _ in kinds(log)] == [1, 2, 3]
@@ -131,7 +133,7 @@ def test_a_step_start_whose_event_fails_is_not_applied(
     store.add_launch(a_launch("e1"))
     _plant_event(damage, 2, monkeypatch)
     with pytest.raises(FAILED_EVENT_WRITE):
-        store.move_step(first_start("e1", SID, at(1)))
+        assert step_moved(store, first_start("e1", SID, at(1)))
     run = store.get_run("e1")
     assert run.step(SID).status is StepStatus.NEW  # the transition did not happen
     assert run.attempts == ()  # nor its attempt
@@ -165,7 +167,7 @@ def test_a_launch_whose_event_fails_is_not_applied(store_and_log: Any) -> None:
 def test_a_deleted_run_takes_its_events_with_it(store_and_log: Any) -> None:
     store, log, _ = store_and_log
     store.add_launch(a_launch("e1"))
-    store.move_step(first_start("e1", SID, at(1)))
+    assert step_moved(store, first_start("e1", SID, at(1)))
     assert store.delete_execution("e1")
     assert log.events_after("e1", 0, 10).items == ()
     store.add_launch(a_launch("e1"))  # the id again: its log starts again at 1

@@ -31,7 +31,7 @@ from domain.execution import (
     execution_output_prefix,
 )
 from domain.statuses import StepStatus
-from tests.contract.builders import a_launch, at, step_id
+from tests.contract.builders import a_launch, at, step_id, step_row_saved
 
 RUN = "e1"
 ROOT = step_id(RUN, 0)
@@ -247,7 +247,7 @@ def test_a_redriven_step_rewriting_a_file_keeps_both_attempts_artifacts(
     steps.finished(StepStatus.FAILED)
     failed = store.get_step(ROOT)  # reset to NEW as RedriveExecution does
     fresh = failed.model_copy(update={"status": StepStatus.NEW, "stop_date": None, "error": None})
-    assert store.save_step(fresh, expected=frozenset({StepStatus.FAILED}))
+    assert step_row_saved(store, fresh, expected=frozenset({StepStatus.FAILED}))
     steps.started()
     steps.write("a.txt", "attempt two")
 

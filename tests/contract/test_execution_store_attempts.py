@@ -6,7 +6,7 @@ from application.ports import ExecutionStore
 from domain.attempts import AttemptTrigger
 from domain.run import StepMove
 from domain.statuses import StepStatus
-from tests.contract.builders import a_launch, an_attempt, at, step_id
+from tests.contract.builders import a_launch, an_attempt, at, step_id, step_moved
 
 RUNNING = frozenset({StepStatus.RUNNING})
 
@@ -15,13 +15,13 @@ def run_step(store: ExecutionStore, sid: str, execution_id: str = "e1") -> None:
     started = StepMove(
         execution_id, sid, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1)
     )
-    assert store.move_step(started) is not None
+    assert step_moved(store, started)
 
 
 def open_attempt(store: ExecutionStore, sid: str, number: int, **kw: object) -> None:
     attempt = an_attempt(sid, number, **kw)  # type: ignore[arg-type]
     move = StepMove(attempt.workflow_execution_id, sid, None, RUNNING, open_attempt=attempt)
-    assert store.move_step(move) is not None
+    assert step_moved(store, move)
 
 
 def test_attempts_are_listed_by_step_in_the_order_asked_then_attempt_ascending(
@@ -63,7 +63,7 @@ def test_the_details_of_a_run_carry_each_steps_attempts(execution_store: Executi
         close_attempt=1,
         close_status=StepStatus.FAILED,
     )
-    execution_store.move_step(retry)
+    assert step_moved(execution_store, retry)
 
     details = execution_store.get_details("e1")
 

@@ -38,6 +38,7 @@ from tests.contract.builders import (
     at,
     some_outputs,
     step_id,
+    step_moved,
 )
 from tests.contract.conftest import BACKENDS
 
@@ -115,7 +116,7 @@ def _a_run_in_every_table(raw: RawTables, execution_id: str) -> None:
     for index in range(3):
         store.add_step_outputs(some_outputs(execution_id, index))
     root = step_id(execution_id, 0)
-    store.move_step(first_start(execution_id, root, at(1)))  # attempt 1 (TaskExecutions)
+    assert step_moved(store, first_start(execution_id, root, at(1)))  # attempt 1 (TaskExecutions)
     store.register_on_step(
         execution_id,
         root,

@@ -16,7 +16,7 @@ from domain.execution import LaunchRecords, RunnerLease, StepDetails, StepOutput
 from domain.logs import RegisteredLog
 from domain.run import RunChange, RunGuard
 from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
-from tests.contract.builders import a_launch, a_step, at, some_outputs, step_id
+from tests.contract.builders import a_launch, a_step, at, some_outputs, step_id, step_row_saved
 
 NOT_TERMINAL = frozenset(s for s in ExecutionStatus if s not in TERMINAL_STATUSES)
 TWO_FILES = (("db1:asset1", "a.obj"), ("db1:asset1", "b.obj"), ("db2:asset9", "c.obj"))
@@ -332,9 +332,9 @@ def test_a_step_advances_from_new_to_running_to_terminal(execution_store: Execut
         update={"status": StepStatus.FAILED, "stop_date": at(2), "error": "exit 3"}
     )
 
-    assert execution_store.save_step(running, frozenset({StepStatus.NEW})) is True
+    assert step_row_saved(execution_store, running, frozenset({StepStatus.NEW})) is True
     assert execution_store.get_step(step.pipeline_execution_id) == running
-    assert execution_store.save_step(failed, frozenset({StepStatus.RUNNING})) is True
+    assert step_row_saved(execution_store, failed, frozenset({StepStatus.RUNNING})) is True
     assert execution_store.get_step(step.pipeline_execution_id) == failed
 
 
@@ -343,10 +343,12 @@ def test_a_terminal_step_is_never_changed(execution_store: ExecutionStore) -> No
     done = step.model_copy(
         update={"status": StepStatus.SUCCEEDED, "start_date": at(1), "stop_date": at(2)}
     )
-    execution_store.save_step(done, frozenset({StepStatus.NEW}))
+    step_row_saved(execution_store, done, frozenset({StepStatus.NEW}))
     aborted = step.model_copy(update={"status": StepStatus.ABORTED, "stop_date": at(3)})
 
-    saved = execution_store.save_step(aborted, frozenset({StepStatus.NEW, StepStatus.RUNNING}))
+    saved = step_row_saved(
+        execution_store, aborted, frozenset({StepStatus.NEW, StepStatus.RUNNING})
+    )
 
     assert saved is False
     assert execution_store.get_step(step.pipeline_execution_id) == done
@@ -359,17 +361,18 @@ def test_a_step_save_leaves_registered_resources_alone(execution_store: Executio
         update={"status": StepStatus.RUNNING, "registered_logs": (other_writer,)}
     )
 
-    assert execution_store.save_step(running, frozenset({StepStatus.NEW})) is True
+    assert step_row_saved(execution_store, running, frozenset({StepStatus.NEW})) is True
     stored = execution_store.get_step(step.pipeline_execution_id)
     assert stored.status is StepStatus.RUNNING
     assert stored.registered_logs == ()
 
 
 def test_saving_an_unknown_step_raises_not_found(execution_store: ExecutionStore) -> None:
-    ghost = a_step("ghost", 0)
+    launched(execution_store, a_launch("e1"))
+    ghost = a_step("e1", 7)
 
-    with pytest.raises(PipelineExecutionNotFoundError, match="ghost-step0"):
-        execution_store.save_step(ghost, frozenset({StepStatus.NEW}))
+    with pytest.raises(PipelineExecutionNotFoundError, match=ghost.pipeline_execution_id):
+        step_row_saved(execution_store, ghost, frozenset({StepStatus.NEW}))
 
 
 # -- step outputs ----------------------------------------------------------------------------

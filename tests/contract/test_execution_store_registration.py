@@ -13,7 +13,7 @@ from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.registration import merge_logs, merge_sub_executions
 from domain.run import StepMove
 from domain.statuses import StepStatus
-from tests.contract.builders import MONDAY, a_launch, at, step_id
+from tests.contract.builders import MONDAY, a_launch, at, step_id, step_moved
 
 STATE_MACHINE = RegisteredSubExecution(
     resource_type="stepFunctionsExecution",
@@ -85,20 +85,21 @@ def test_registrations_accumulate_and_the_merge_sees_the_stored_lists(
 def test_a_registration_leaves_the_status_fields_alone(execution_store: ExecutionStore) -> None:
     execution_store.add_launch(a_launch("e1"))
     sid = step_id("e1", 0)
-    started = execution_store.move_step(
-        StepMove("e1", sid, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1))
+    assert step_moved(
+        execution_store,
+        StepMove("e1", sid, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1)),
     )
-    assert started is not None
 
     registered = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,)), at=MONDAY)
-    done = execution_store.move_step(
-        StepMove("e1", sid, StepStatus.SUCCEEDED, frozenset({StepStatus.RUNNING}), stop_date=at(2))
+    done = step_moved(
+        execution_store,
+        StepMove("e1", sid, StepStatus.SUCCEEDED, frozenset({StepStatus.RUNNING}), stop_date=at(2)),
     )
 
     assert registered.status is StepStatus.RUNNING
     assert registered.start_date == at(1)
-    assert done is not None
-    assert done.registered_sub_executions == (STATE_MACHINE,)
+    assert done
+    assert execution_store.get_step(sid).registered_sub_executions == (STATE_MACHINE,)
 
 
 @pytest.mark.parametrize(
@@ -151,7 +152,7 @@ def test_a_registration_onto_a_step_that_has_ended_is_stored(
         StepMove("e1", sid, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1)),
         StepMove("e1", sid, StepStatus.ABORTED, frozenset({StepStatus.RUNNING}), stop_date=at(4)),
     ):
-        assert execution_store.move_step(move) is not None
+        assert step_moved(execution_store, move)
 
     stored = execution_store.register_on_step(
         "e1", sid, adding((STATE_MACHINE,), (LOG,)), at=MONDAY

@@ -1,5 +1,6 @@
-"""ExecutionStore contract: move_step, a step's transition and its attempts as one atomic write
-under its guards (the step's status, the run open with no abort requested)."""
+"""ExecutionStore contract: a step's move committed (RunWriter), its transition and its attempts
+as one atomic write under its guards (the step's status, the run open with no abort requested);
+a refused guard writes nothing."""
 
 from __future__ import annotations
 
@@ -8,18 +9,11 @@ from decimal import Decimal
 
 import pytest
 
-from application.ports import (
-    AttemptNotRunningError,
-    AttemptNumberTakenError,
-    CostLedger,
-    CostScope,
-    ExecutionStore,
-    RunNotOpenError,
-)
-from domain.costs import CostEntryExistsError
+from application.ports import CostLedger, CostScope, ExecutionStore
 from domain.errors import PipelineExecutionNotFoundError
-from domain.execution import StepOutputs
+from domain.execution import PipelineExecution, StepOutputs
 from domain.run import Run, RunChange, RunGuard, StepMove
+from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import (
     a_duration_entry,
@@ -28,6 +22,7 @@ from tests.contract.builders import (
     at,
     some_outputs,
     step_id,
+    step_row_saved,
 )
 
 NEW = frozenset({StepStatus.NEW})
@@ -67,6 +62,13 @@ def finish(
     )
 
 
+def moved(store: ExecutionStore, move: StepMove) -> PipelineExecution | None:
+    """The step as stored once `move` is committed; None when a guard refused it."""
+    if not store.commit(RunWrite.of(move.workflow_execution_id, moves=(move,))):
+        return None
+    return store.get_step(move.pipeline_execution_id)
+
+
 def request_abort(store: ExecutionStore) -> None:
     change = Run(execution=store.get_execution("e1")).request_abort(at(5), "stop it")
     assert change is not None and store.update_execution(change) is not None
@@ -82,7 +84,7 @@ def test_a_move_from_an_expected_status_writes_and_returns_the_stored_row(
     execution_store.add_launch(records)
     move = StepMove("e1", step_id("e1", 1), StepStatus.RUNNING, NEW, start_date=at(1))
 
-    returned = execution_store.move_step(move)
+    returned = moved(execution_store, move)
 
     expected = records.steps[1].model_copy(
         update={"status": StepStatus.RUNNING, "start_date": at(1)}
@@ -98,7 +100,7 @@ def test_a_move_from_an_unexpected_status_returns_none_and_writes_nothing(
     records = a_launch("e1")
     execution_store.add_launch(records)
 
-    assert execution_store.move_step(replace(finish(attempt=None), expected=RUNNING)) is None
+    assert moved(execution_store, replace(finish(attempt=None), expected=RUNNING)) is None
     assert execution_store.get_step(SID) == records.steps[0]
 
 
@@ -106,13 +108,13 @@ def test_a_terminal_step_is_never_moved_and_its_attempts_are_left_alone(
     execution_store: ExecutionStore,
 ) -> None:
     execution_store.add_launch(a_launch("e1"))
-    execution_store.move_step(start())
-    done = execution_store.move_step(finish())
+    moved(execution_store, start())
+    done = moved(execution_store, finish())
     again = StepMove(
         "e1", SID, StepStatus.ABORTED, OPEN, stop_date=at(3), open_attempt=an_attempt(SID, 2)
     )
 
-    assert execution_store.move_step(again) is None
+    assert moved(execution_store, again) is None
     assert execution_store.get_step(SID) == done
     assert [a.attempt for a in execution_store.list_attempts([SID])] == [1]
 
@@ -121,9 +123,9 @@ def test_a_move_leaves_the_fields_it_does_not_carry_untouched(
     execution_store: ExecutionStore,
 ) -> None:
     execution_store.add_launch(a_launch("e1"))
-    execution_store.move_step(start())
+    moved(execution_store, start())
 
-    failed = execution_store.move_step(finish(StepStatus.FAILED, error="exit 3"))
+    failed = moved(execution_store, finish(StepStatus.FAILED, error="exit 3"))
 
     assert failed is not None
     assert (failed.status, failed.start_date, failed.stop_date, failed.error) == (
@@ -145,9 +147,9 @@ def test_moving_a_step_of_another_execution_raises_not_found(
     no_step = StepMove("e1", "ghost-step0", StepStatus.RUNNING, NEW, start_date=at(1))
 
     with pytest.raises(PipelineExecutionNotFoundError, match="e1-step0"):
-        execution_store.move_step(wrong_run)
+        moved(execution_store, wrong_run)
     with pytest.raises(PipelineExecutionNotFoundError, match="ghost-step0"):
-        execution_store.move_step(replace(no_step, open_attempt=an_attempt("ghost-step0", 1)))
+        moved(execution_store, replace(no_step, open_attempt=an_attempt("ghost-step0", 1)))
     assert execution_store.get_step(SID) == records.steps[0]
     assert execution_store.list_attempts(["ghost-step0"]) == []
 
@@ -160,7 +162,7 @@ def test_a_start_writes_the_running_step_and_its_attempt_together(
 ) -> None:
     execution_store.add_launch(a_launch("e1"))
 
-    started = execution_store.move_step(start())
+    started = moved(execution_store, start())
 
     assert started is not None and started.status is StepStatus.RUNNING
     assert execution_store.list_attempts([SID]) == [an_attempt(SID, 1)]
@@ -171,26 +173,25 @@ def test_a_start_whose_attempt_number_is_taken_writes_neither(
 ) -> None:
     records = a_launch("e1")
     execution_store.add_launch(records)
-    execution_store.move_step(start())
-    execution_store.move_step(finish(StepStatus.FAILED, error="boom"))
+    moved(execution_store, start())
+    moved(execution_store, finish(StepStatus.FAILED, error="boom"))
     reset = records.steps[0]  # a redrive puts the step back to NEW; its attempts stay
-    assert execution_store.save_step(reset, expected=frozenset({StepStatus.FAILED}))
+    assert step_row_saved(execution_store, reset, expected=frozenset({StepStatus.FAILED}))
 
-    with pytest.raises(AttemptNumberTakenError):
-        execution_store.move_step(start(number=1))
+    assert moved(execution_store, start(number=1)) is None
 
     assert execution_store.get_step(SID).status is StepStatus.NEW
     assert [a.status for a in execution_store.list_attempts([SID])] == [StepStatus.FAILED]
-    assert execution_store.move_step(start(number=2)) is not None
+    assert moved(execution_store, start(number=2)) is not None
 
 
 def test_a_finish_closes_the_step_and_its_attempt_with_the_same_status(
     execution_store: ExecutionStore,
 ) -> None:
     execution_store.add_launch(a_launch("e1"))
-    execution_store.move_step(start())
+    moved(execution_store, start())
 
-    execution_store.move_step(finish(StepStatus.FAILED, error="exit 3"))
+    moved(execution_store, finish(StepStatus.FAILED, error="exit 3"))
 
     (attempt,) = execution_store.list_attempts([SID])
     assert (attempt.status, attempt.stop_date, attempt.error) == (
@@ -202,9 +203,9 @@ def test_a_finish_closes_the_step_and_its_attempt_with_the_same_status(
 
 def test_a_succeeded_attempt_keeps_no_error(execution_store: ExecutionStore) -> None:
     execution_store.add_launch(a_launch("e1"))
-    execution_store.move_step(start())
+    moved(execution_store, start())
 
-    execution_store.move_step(finish(StepStatus.SUCCEEDED, error="ignored"))
+    moved(execution_store, finish(StepStatus.SUCCEEDED, error="ignored"))
 
     (attempt,) = execution_store.list_attempts([SID])
     assert (attempt.status, attempt.error) == (StepStatus.SUCCEEDED, None)
@@ -214,10 +215,9 @@ def test_a_finish_whose_attempt_is_not_running_writes_neither(
     execution_store: ExecutionStore,
 ) -> None:
     execution_store.add_launch(a_launch("e1"))
-    running = execution_store.move_step(start())
+    running = moved(execution_store, start())
 
-    with pytest.raises(AttemptNotRunningError):
-        execution_store.move_step(finish(attempt=2))  # attempt 2 was never opened
+    assert moved(execution_store, finish(attempt=2)) is None  # attempt 2 was never opened
 
     assert execution_store.get_step(SID) == running
     assert execution_store.list_attempts([SID]) == [an_attempt(SID, 1)]
@@ -228,10 +228,10 @@ def test_a_finish_appends_its_cost_entries_in_the_same_write(
 ) -> None:
     store, ledger = store_and_ledger
     store.add_launch(a_launch("e1"))
-    store.move_step(start())
+    moved(store, start())
     duration = a_duration_entry("e1")
 
-    finished = store.move_step(replace(finish(), cost_entries=(duration,)))
+    finished = moved(store, replace(finish(), cost_entries=(duration,)))
 
     assert finished is not None and finished.status is StepStatus.SUCCEEDED
     assert ledger.list_entries(CostScope.EXECUTION, "e1") == [duration]
@@ -242,13 +242,12 @@ def test_a_finish_whose_cost_entry_exists_writes_nothing(
 ) -> None:
     store, ledger = store_and_ledger
     store.add_launch(a_launch("e1"))
-    running = store.move_step(start())
+    running = moved(store, start())
     earlier = a_duration_entry("e1")
     ledger.append([earlier])
     again = earlier.model_copy(update={"quantity": Decimal("9")})
 
-    with pytest.raises(CostEntryExistsError):
-        store.move_step(replace(finish(), cost_entries=(again,)))
+    assert moved(store, replace(finish(), cost_entries=(again,))) is None
 
     assert store.get_step(SID) == running
     assert store.list_attempts([SID]) == [an_attempt(SID, 1)]
@@ -259,7 +258,7 @@ def test_a_retry_closes_one_attempt_and_opens_the_next_leaving_the_step_running(
     execution_store: ExecutionStore,
 ) -> None:
     execution_store.add_launch(a_launch("e1"))
-    running = execution_store.move_step(start())
+    running = moved(execution_store, start())
     retry = StepMove(
         "e1",
         SID,
@@ -272,7 +271,7 @@ def test_a_retry_closes_one_attempt_and_opens_the_next_leaving_the_step_running(
         close_status=StepStatus.FAILED,
     )
 
-    returned = execution_store.move_step(retry)
+    returned = moved(execution_store, retry)
 
     assert returned == running
     first, second = execution_store.list_attempts([SID])
@@ -289,7 +288,7 @@ def test_a_move_that_only_touches_attempts_still_needs_the_expected_status(
     execution_store.add_launch(a_launch("e1"))
     only_attempts = StepMove("e1", SID, None, RUNNING, open_attempt=an_attempt(SID, 1))
 
-    assert execution_store.move_step(only_attempts) is None  # the step is NEW, not RUNNING
+    assert moved(execution_store, only_attempts) is None  # the step is NEW, not RUNNING
     assert execution_store.list_attempts([SID]) == []
 
 
@@ -299,7 +298,7 @@ def test_a_move_that_only_touches_attempts_still_needs_the_expected_status(
 def test_a_move_while_open_is_written_on_an_open_run(execution_store: ExecutionStore) -> None:
     execution_store.add_launch(a_launch("e1"))
 
-    assert execution_store.move_step(start(while_open=True)) is not None
+    assert moved(execution_store, start(while_open=True)) is not None
 
 
 def test_a_move_while_open_is_refused_once_an_abort_is_requested(
@@ -307,19 +306,17 @@ def test_a_move_while_open_is_refused_once_an_abort_is_requested(
 ) -> None:
     records = a_launch("e1", steps=2)
     execution_store.add_launch(records)
-    execution_store.move_step(start())
+    moved(execution_store, start())
     request_abort(execution_store)
 
-    with pytest.raises(RunNotOpenError):
-        execution_store.move_step(finish(while_open=True))
-    with pytest.raises(RunNotOpenError):
-        execution_store.move_step(start(step_id("e1", 1), while_open=True))
+    assert moved(execution_store, finish(while_open=True)) is None
+    assert moved(execution_store, start(step_id("e1", 1), while_open=True)) is None
 
     assert execution_store.get_step(SID).status is StepStatus.RUNNING
     assert execution_store.get_step(step_id("e1", 1)) == records.steps[1]
     assert execution_store.list_attempts([SID, step_id("e1", 1)]) == [an_attempt(SID, 1)]
     # a move that does not need the run open still is written: the abort itself closes steps
-    aborted = execution_store.move_step(finish(StepStatus.ABORTED, error="wfx.Aborted"))
+    aborted = moved(execution_store, finish(StepStatus.ABORTED, error="wfx.Aborted"))
     assert aborted is not None and aborted.status is StepStatus.ABORTED
 
 
@@ -329,8 +326,7 @@ def test_a_move_while_open_is_refused_on_an_ended_run(execution_store: Execution
     ended = execution.complete(ExecutionStatus.FAILED, at=at(3), log="", error="lost")
     execution_store.update_execution(RunChange(execution, ended, RunGuard()))
 
-    with pytest.raises(RunNotOpenError):
-        execution_store.move_step(start(while_open=True))
+    assert moved(execution_store, start(while_open=True)) is None
     assert execution_store.list_attempts([SID]) == []
 
 
@@ -342,7 +338,7 @@ def test_get_run_has_the_main_row_the_steps_and_their_attempts(
 ) -> None:
     records = a_launch("e1", steps=2)
     execution_store.add_launch(records)
-    execution_store.move_step(start())
+    moved(execution_store, start())
 
     whole = execution_store.get_run("e1")
     one = execution_store.get_run("e1", step_id("e1", 1))

@@ -16,11 +16,12 @@ from adapters.sqlite.schema import build_schema
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import TableNames
 from application.ports import CostLedger, CostScope, ExecutionEvents
+from application.run_writes import end_run
 from domain.approvals import ApprovalGate, ApprovalRequest
 from domain.errors import ExecutionAlreadyExistsError, ExecutionNotFoundError
 from domain.events import move_events
 from domain.run import Run, first_start, plain_finish
-from domain.run_write import RunWrite
+from domain.run_write import RunWrite, StepRow
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import a_duration_entry, a_launch, at, step_id
 
@@ -279,3 +280,45 @@ def test_a_write_to_a_run_with_no_main_row_is_not_found(backend: Any) -> None:
 def test_a_write_naming_another_run_is_refused_before_any_store() -> None:
     with pytest.raises(ValueError, match="another run"):
         RunWrite.of("e2", moves=(first_start("e1", FIRST, at(1)),))
+
+
+def test_an_end_of_more_open_steps_than_one_write_holds_ends_them_all_and_the_run_last(
+    backend: tuple[Any, ExecutionEvents, CostLedger],
+) -> None:
+    store, log, _ = backend
+    store.add_launch(a_launch("e1", steps=40))
+    assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
+
+    ended = end_run(store, "e1", lambda run: run.abort(at(2), "", None))
+
+    run = store.get_run("e1")
+    assert ended == run.execution and ended.status is ExecutionStatus.ABORTED
+    assert set(statuses(run).values()) == {"ABORTED"}
+    [attempt] = store.list_attempts([FIRST])
+    assert (attempt.status, attempt.stop_date) == (StepStatus.ABORTED, at(2))
+    # every step's move and the run's end, each once, the run's last
+    written = events(log)
+    assert [n for n, _, _ in written] == list(range(1, len(written) + 1))
+    assert written[-1][1:] == ("ExecutionAborted", None)
+    assert len({step for _, kind, step in written if kind == "StepFinished"}) == 40
+
+
+def test_a_redrive_resets_its_steps_with_the_run_or_not_at_all(backend: Any) -> None:
+    store, log, _ = backend
+    store.add_launch(a_launch("e1", steps=2))
+    assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
+    end_run(store, "e1", lambda run: run.fail(at(2), "broke", "", None))
+    failed = store.get_run("e1")
+    change, reset = failed.redrive(at(3))
+    rows = tuple(StepRow(step, frozenset({StepStatus.FAILED})) for step in reset)
+    # decided as if the steps were still RUNNING: refused, nothing of it written
+    stale = tuple(StepRow(step, frozenset({StepStatus.RUNNING})) for step in reset)
+    assert store.commit(RunWrite.of("e1", change=change, step_rows=stale)) is False
+    assert store.get_run("e1") == failed
+
+    assert store.commit(RunWrite.of("e1", change=change, step_rows=rows))
+
+    after = store.get_run("e1")
+    assert statuses(after) == {FIRST: "NEW", SECOND: "NEW", "run": "PENDING_REDRIVE"}
+    assert after.step(FIRST).start_date is None and after.step(FIRST).error is None
+    assert [kind for _, kind, _ in events(log)][-1] == "ExecutionRedriven"

@@ -21,9 +21,10 @@ from application.use_cases.step_tracking import (
     StartStepCommand,
 )
 from domain.attempts import AttemptTrigger, TaskExecution
-from domain.run import StepMove, first_start
+from domain.run import first_start
+from domain.run_write import RunWrite
 from domain.statuses import StepStatus
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, step_id, step_row_saved
 
 pytestmark = pytest.mark.integration
 
@@ -70,7 +71,7 @@ class Tracking:
         fresh = failed.model_copy(
             update={"status": StepStatus.NEW, "stop_date": None, "error": None}
         )
-        assert self.store.save_step(fresh, expected=frozenset({StepStatus.FAILED}))
+        assert step_row_saved(self.store, fresh, expected=frozenset({StepStatus.FAILED}))
 
     def attempt(self, sid: str, number: int) -> TaskExecution:
         [found] = [a for a in self.store.list_attempts([sid]) if a.attempt == number]
@@ -220,11 +221,12 @@ def test_a_start_racing_another_start_of_the_same_step_opens_one_attempt(
         def __getattr__(self, name: str) -> object:
             return getattr(self.inner, name)
 
-        def move_step(self, move: StepMove) -> object:
+        def commit(self, write: RunWrite) -> bool:
             if not self.raced:
                 self.raced = True
-                self.inner.move_step(first_start("e1", SID, datetime(2026, 1, 1, tzinfo=UTC)))
-            return self.inner.move_step(move)
+                other = first_start("e1", SID, datetime(2026, 1, 1, tzinfo=UTC))
+                assert self.inner.commit(RunWrite.of("e1", moves=(other,)))
+            return self.inner.commit(write)
 
     started = StartStep(RacingStore(tracking.store), TickingClock()).execute(  # type: ignore[arg-type]
         StartStepCommand(workflow_execution_id="e1", pipeline_execution_id=SID)

@@ -157,11 +157,12 @@ class _StepMoves:
         self._store, self._refuse_costs = store, refuse_costs
         self.carried: list[tuple[int, ...]] = []
 
-    def move_step(self, move: Any) -> Any:
-        self.carried.append(tuple(entry.attempt for entry in move.cost_entries))
-        if move.cost_entries and self._refuse_costs:
+    def commit(self, write: Any) -> Any:
+        carried = [tuple(entry.attempt for entry in move.cost_entries) for move in write.moves]
+        self.carried.extend(carried)
+        if any(carried) and self._refuse_costs:
             raise RuntimeError("the ledger table is gone")
-        return self._store.move_step(move)
+        return self._store.commit(write)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)

@@ -42,6 +42,7 @@ from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
 from domain.workflow import ExecutionType, InputFileArity
+from tests.contract.builders import step_row_saved
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -250,11 +251,11 @@ def _run_to_completion(store: DynamoDbExecutionStore, launch: LaunchRecords) -> 
         started = step.model_copy(
             update={"status": StepStatus.RUNNING, "start_date": START + timedelta(seconds=n)}
         )
-        assert store.save_step(started, frozenset({StepStatus.NEW}))
+        assert step_row_saved(store, started, frozenset({StepStatus.NEW}))
         finished = started.model_copy(
             update={"status": StepStatus.SUCCEEDED, "stop_date": START + timedelta(seconds=n + 1)}
         )
-        assert store.save_step(finished, frozenset({StepStatus.RUNNING}))
+        assert step_row_saved(store, finished, frozenset({StepStatus.RUNNING}))
         ids = {
             "pipeline_execution_id": step.pipeline_execution_id,
             "workflow_execution_id": step.workflow_execution_id,
@@ -597,21 +598,6 @@ def test_the_guard_names_the_table_and_the_index_key_it_refuses(
     }
     with pytest.raises(ValueError, match=f"MainTable: key attribute '{attribute}' {complaint}"):
         check_item("MainTable", TABLE_SPECS[ResourceKeys.WORKFLOW_EXECUTIONS], item)
-
-
-def test_a_status_update_is_one_conditional_update_item(
-    store: DynamoDbExecutionStore, requests: RequestCounter
-) -> None:
-    launch = grouped_launch()
-    store.add_launch(launch)
-    requests.calls.clear()
-    running = launch.steps[0].model_copy(update={"status": StepStatus.RUNNING})
-    assert store.save_step(running, frozenset({StepStatus.NEW}))
-    assert not store.save_step(running, frozenset({StepStatus.NEW}))
-    assert dict(requests.calls) == {"UpdateItem": 2}
-
-
-# -- lists: one query per page, tokens, ties --------------------------------------------------
 
 
 def test_each_list_page_is_one_query_on_the_date_index(

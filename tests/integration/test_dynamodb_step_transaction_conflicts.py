@@ -17,6 +17,7 @@ from botocore.exceptions import ClientError
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 from adapters.tables import TableNames
 from domain.run import StepMove
+from domain.run_write import RunWrite
 from domain.statuses import StepStatus
 from tests.contract.builders import a_launch, an_attempt, at, step_id
 
@@ -77,9 +78,9 @@ def test_a_start_cancelled_by_a_conflict_is_tried_again_and_lands_once(
     store, client = _store(moto_dynamodb_client, dynamodb_table_names)
     client.conflicts_left = 2
 
-    started = store.move_step(START)
+    assert store.commit(RunWrite.of(START.workflow_execution_id, moves=(START,)))
 
-    assert started is not None and started.status is StepStatus.RUNNING
+    assert store.get_step(SID).status is StepStatus.RUNNING
     assert client.transactions == 3
     assert [a.attempt for a in store.list_attempts([SID])] == [1]
 
@@ -91,7 +92,7 @@ def test_conflicts_that_never_clear_are_raised_and_nothing_is_written(
     client.conflicts_left = 100
 
     with pytest.raises(ClientError, match="TransactionConflict"):
-        store.move_step(START)
+        store.commit(RunWrite.of(START.workflow_execution_id, moves=(START,)))
 
     assert client.transactions == 5
     assert store.get_step(SID).status is StepStatus.NEW

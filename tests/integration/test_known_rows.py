@@ -1,6 +1,7 @@
-"""The DynamoDB store answers a step move, and a run's transition, with the row it knows plus
-what it wrote, with no read back; these show that answer is the stored row even when another
-process (another store) wrote the row since it was known, and that the guards still decide."""
+"""The DynamoDB store keeps the rows it knows: a step's move committed is one transaction, and
+lands on a row another process (another store) wrote since it was known, keeping what that
+wrote; a run's transition is answered with the row it knows plus what it wrote, with no read
+back, and that answer is the stored row; the guards still decide."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from adapters.local.object_store import FilesystemObjectStore
 from adapters.tables import TableNames
 from domain.run import Run, RunChange, RunGuard, StepMove
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import MONDAY, a_launch, an_attempt, at, step_id
+from tests.contract.builders import MONDAY, a_launch, an_attempt, at, step_id, step_moved
 from tests.contract.test_execution_store_registration import LOG, adding
 
 pytestmark = pytest.mark.integration
@@ -67,50 +68,50 @@ def requests(moto_dynamodb_client: Any) -> Iterator[list[str]]:
         events.unregister("before-call.dynamodb.*", count)
 
 
-def test_a_move_from_the_launching_store_is_answered_without_a_read(
+def test_a_move_from_the_launching_store_is_one_transaction(
     stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore], requests: list[str]
 ) -> None:
     one, _ = stores
     requests.clear()
 
-    started = one.move_step(start())
+    assert step_moved(one, start())
 
     assert requests == ["TransactWriteItems"]
-    assert started == one.get_step(SID)
+    assert one.get_step(SID).status is StepStatus.RUNNING
 
 
-def test_a_move_after_another_process_registered_answers_with_its_registration(
+def test_a_move_after_another_process_registered_keeps_its_registration(
     stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore],
 ) -> None:
     one, other = stores
     other.register_on_step("e1", SID, adding(logs=(LOG,)), at=MONDAY)
 
-    started = one.move_step(start())
+    assert step_moved(one, start())
 
-    assert started is not None and started.registered_logs == (LOG,)
-    assert started == other.get_step(SID)
+    started = other.get_step(SID)
+    assert (started.status, started.registered_logs) == (StepStatus.RUNNING, (LOG,))
 
 
-def test_a_move_after_another_process_moved_the_step_answers_with_that_move_too(
+def test_a_move_after_another_process_moved_the_step_keeps_that_move_too(
     stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore],
 ) -> None:
     one, other = stores
-    assert other.move_step(start()) is not None
+    assert step_moved(other, start())
 
-    finished = one.move_step(finish())  # known NEW, stored RUNNING: both are expected
+    assert step_moved(one, finish())  # known NEW, stored RUNNING: both are expected
 
-    assert finished is not None and finished.start_date == at(1)
-    assert finished == other.get_step(SID)
+    finished = other.get_step(SID)
+    assert (finished.status, finished.start_date) == (StepStatus.SUCCEEDED, at(1))
 
 
 def test_the_guard_still_refuses_a_move_another_process_made_impossible(
     stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore],
 ) -> None:
     one, other = stores
-    assert other.move_step(start()) is not None
-    assert other.move_step(finish()) is not None
+    assert step_moved(other, start())
+    assert step_moved(other, finish())
 
-    assert one.move_step(start()) is None
+    assert not step_moved(one, start())
     assert one.get_step(SID).status is StepStatus.SUCCEEDED
 
 
@@ -133,7 +134,7 @@ def test_a_transition_decided_on_the_row_as_stored_is_answered_without_a_read(
     stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore], requests: list[str]
 ) -> None:
     one, other = stores
-    assert one.move_step(start()) is not None  # the main row's event counter moves on
+    assert step_moved(one, start())  # the main row's event counter moves on
     read = one.get_execution("e1")
     requests.clear()
 

@@ -22,6 +22,7 @@ from domain.execution import WorkflowExecution
 from domain.redrive import local_history_event_count
 from domain.run import RUNNER_LOST_ERROR, RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
+from tests.contract.builders import step_row_saved
 from tests.integration.test_local_runner import Harness, build_harness, workflow
 
 THIS_MODULE = __name__
@@ -311,8 +312,10 @@ def _reopen(harness: Harness, execution_id: str) -> WorkflowExecution:
     change, reset = harness.store.get_run(execution_id).redrive(datetime.now(UTC))
     assert harness.store.update_execution(change)
     for step in reset:
-        assert harness.store.save_step(
-            step, expected=frozenset({harness.step(step.pipeline_execution_id).status})
+        assert step_row_saved(
+            harness.store,
+            step,
+            expected=frozenset({harness.step(step.pipeline_execution_id).status}),
         )
     reopened = _stored(harness, execution_id)
     running = reopened._evolve(status=ExecutionStatus.RUNNING)

@@ -6,10 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from application.run_writes import write_end
+from application.run_writes import end_run
 from application.use_cases.approvals import CloseOverdueGate
 from domain.approvals import ApprovalGate, ApprovalRequest, ApprovalStatus
-from domain.run import Run
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus
 from tests.contract.builders import a_launch, step_id
@@ -58,9 +57,7 @@ def test_a_page_of_pending_gates_reads_their_runs_at_once_and_cancels_those_of_e
     for run in ("open-1", "open-2", "ended"):
         store.add_launch(a_launch(run))
         assert store.commit(RunWrite.opening(_request(run, now)))
-    end = Run(execution=store.get_execution("ended")).fail(now, "gave up", "", None)
-    assert end is not None
-    write_end(store, end)
+    end_run(store, "ended", lambda run: run.fail(now, "gave up", "", None))
     counted = CountedReads(store)
     check = CloseOverdueGate(
         approvals, counted, inline_container.gate_resumer(), inline_container.clock(), store

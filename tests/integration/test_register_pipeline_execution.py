@@ -23,7 +23,7 @@ from domain.logs import MAX_REGISTERED_LOGS, RegisteredLog, RegisteredSubExecuti
 from domain.run import StepMove
 from domain.statuses import StepStatus
 from domain.sub_processes import StopOutcome
-from tests.contract.builders import a_launch, a_registrar, at, step_id
+from tests.contract.builders import a_launch, a_registrar, at, step_id, step_moved
 
 STEP = step_id("e1", 0)
 SOURCE = f"wfx.execution.e1.pipeline.{STEP}"
@@ -249,8 +249,10 @@ def end_step(store: ExecutionStore, status: StepStatus) -> None:
     started = StepMove(
         "e1", STEP, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1)
     )
-    store.move_step(started)
-    store.move_step(StepMove("e1", STEP, status, frozenset({StepStatus.RUNNING}), stop_date=at(2)))
+    assert step_moved(store, started)
+    assert step_moved(
+        store, StepMove("e1", STEP, status, frozenset({StepStatus.RUNNING}), stop_date=at(2))
+    )
 
 
 @pytest.mark.parametrize("status", [StepStatus.ABORTED, StepStatus.FAILED, StepStatus.SUCCEEDED])
@@ -278,8 +280,9 @@ def test_a_registration_on_a_run_being_aborted_is_stopped_at_once_and_recorded(
     store: ExecutionStore, tmp_path: Path, step_ended: bool
 ) -> None:
     """An ended step too: the abort read the row before this came, so only this can stop it."""
-    store.move_step(
-        StepMove("e1", STEP, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1))
+    assert step_moved(
+        store,
+        StepMove("e1", STEP, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1)),
     )
     change = store.get_run("e1").request_abort(at(3), "stop it")
     assert change is not None and store.update_execution(change)
@@ -287,7 +290,7 @@ def test_a_registration_on_a_run_being_aborted_is_stopped_at_once_and_recorded(
         ended = StepMove(
             "e1", STEP, StepStatus.ABORTED, frozenset({StepStatus.RUNNING}), stop_date=at(4)
         )
-        assert store.move_step(ended) is not None
+        assert step_moved(store, ended)
     child = subprocess.Popen(["sleep", "60"])
     runs = tmp_path / "runs"
     RunFolder(runs / "e1").write_runner(this_process("inline"))  # this process runs e1

@@ -103,19 +103,15 @@ from adapters.tables import (
 )
 from application.ports import (
     AssetDirection,
-    AttemptNotRunningError,
-    AttemptNumberTakenError,
     EventNumberTakenError,
     ExecutionRef,
     ListScope,
     ObjectStore,
     Row,
     RowCollection,
-    RunNotOpenError,
 )
 from domain.attempts import TaskExecution
 from domain.authorization import AccessFacts
-from domain.costs import CostEntryExistsError
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
@@ -128,7 +124,6 @@ from domain.events import (
     NewEvent,
     change_events,
     launch_events,
-    move_events,
     registration_events,
 )
 from domain.execution import (
@@ -144,7 +139,7 @@ from domain.execution import (
 from domain.migration import migrated_pipeline_execution_id
 from domain.paging import Page
 from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
-from domain.run_write import RunWrite
+from domain.run_write import RunWrite, StepRow
 from domain.statuses import StepStatus
 
 if TYPE_CHECKING:
@@ -177,14 +172,6 @@ _MAIN_KEY_CACHE = 1024
 # A move made from a known step row that another writer had changed is made again from the row
 # its refusal returned; a row changing under every try is left to the caller to read.
 _STALE_ROW_TRIES = 3
-
-
-class _StaleRowError(Exception):
-    """The move's known step row was not the stored one; the stored one is known now."""
-
-
-class _RefusedMoveError(Exception):
-    """The step's stored status is not one the move expects: nothing was written."""
 
 
 def _add_run_guard(request: dict[str, Any], change: RunChange) -> None:
@@ -264,7 +251,6 @@ class DynamoDbExecutionStore:
         self._whole = self._bodies.restore
         self._query_page_size = query_page_size
         self._main_keys: dict[str, dict[str, str]] = {}
-        self._known_steps = KnownRows("pipelineExecutionId")
         # main rows as last read or written, with their event counter: a transition decided on
         # one answers with it and what it wrote (update_execution)
         self._known_main = KnownRows("workflowExecutionId", kept=_MAIN_KEY_CACHE)
@@ -351,11 +337,6 @@ class DynamoDbExecutionStore:
         self._keep_main_key(execution_id, key)
         self._keep_main_row(main)
         self._unit_of_work.launched(key, last_sequence_number=len(numbered))
-        self._known_steps.keep_all(
-            item
-            for _, spec, item in supporting
-            if spec is TABLE_SPECS[ResourceKeys.PIPELINE_EXECUTIONS]
-        )
 
     def _event_put(self, event: Item) -> dict[str, Any]:
         table_name, spec = self._table(ResourceKeys.EXECUTION_EVENTS)
@@ -487,12 +468,19 @@ class DynamoDbExecutionStore:
         return key, request
 
     def update_execution(self, change: RunChange) -> WorkflowExecution | None:
+        return self._change_main_row(change, change_events(change))
+
+    def _change_main_row(
+        self, change: RunChange, events: Sequence[NewEvent]
+    ) -> WorkflowExecution | None:
+        """A write of the main row alone: one plain conditional update when it is no transition,
+        else a transaction with its events; the row as stored afterwards (kept, so the next
+        transition decided on it reads nothing back), None when the guard refused it."""
         execution = change.after
         execution_id = execution.workflow_execution_id
         values, removed = execution_changed_attributes(change.before, execution)
         key, request = self._execution_update(change, values, removed)
         not_found = ExecutionNotFoundError(execution_id)
-        events = change_events(change)
         if not events:  # a lease, a sync stamp: no transition, no event, one plain update
             stored = self._update_or_none(request, not_found)
             if stored is None:
@@ -667,7 +655,6 @@ class DynamoDbExecutionStore:
         )
         if not rows:
             raise PipelineExecutionNotFoundError(pipeline_execution_id)
-        self._known_steps.keep(rows[0])
         return parse_pipeline_execution_record(self._whole(rows[0]))
 
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
@@ -688,71 +675,6 @@ class DynamoDbExecutionStore:
             index_name=_STEPS_INDEX,
         )
 
-    def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:
-        values, removed = step_mutable_attributes(step)
-        self._bodies.put([values])
-        key = {
-            "pipelineExecutionId": step.pipeline_execution_id,
-            "workflowExecutionId": step.workflow_execution_id,
-        }
-        not_found = PipelineExecutionNotFoundError(step.pipeline_execution_id)
-        if not (expected and all(key.values())):
-            return self._update_if_status(
-                ResourceKeys.PIPELINE_EXECUTIONS,
-                key,
-                values,
-                removed,
-                (STEP_STATUS, expected),
-                not_found,
-            )
-        request = self._guarded_update(
-            ResourceKeys.PIPELINE_EXECUTIONS, key, values, removed, (STEP_STATUS, expected)
-        )
-        version_guard(request, None)  # every write of a step row moves its version on
-        stored = self._update_or_none(request, not_found)
-        if stored is None:
-            self._known_steps.forget(step.pipeline_execution_id)
-            return False
-        self._known_steps.keep(stored)
-        return True
-
-    def move_step(self, move: StepMove) -> PipelineExecution | None:
-        execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
-        not_found = PipelineExecutionNotFoundError(step_id, execution_id)
-        if not (move.expected and execution_id and step_id):
-            raise not_found if not (execution_id and step_id) else ValueError("no expected status")
-        table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
-        key = {"pipelineExecutionId": step_id, "workflowExecutionId": execution_id}
-        moved = step_move_attributes(move)
-        self._bodies.put([moved])
-        removals = step_move_removals(moved)
-        main_key = self._main_key(execution_id)
-        if main_key is None:
-            raise not_found
-        for _ in range(_STALE_ROW_TRIES):
-            known = self._known_steps.get(step_id)
-            step_update = self._guarded_update(
-                ResourceKeys.PIPELINE_EXECUTIONS, key, moved, removals, (STEP_STATUS, move.expected)
-            )
-            changes_row = bool(step_update["UpdateExpression"])
-            version_guard(step_update, known)
-            try:
-                numbered = self._move_in_one_transaction(move, main_key, step_update, not_found)
-            except _StaleRowError:
-                continue  # the row as stored now is known: the move is made from it
-            except _RefusedMoveError:
-                return None
-            if known is None:  # nothing known to build on (another process wrote the row)
-                stored = get_item(self._client, table_name, key)
-                if stored is None:  # deleted since: the run is gone
-                    raise not_found
-            else:
-                stored = after_write(known, moved, removals, changes_row)
-            self._known_steps.keep(stored)
-            self._counter_moved(execution_id, numbered)
-            return parse_pipeline_execution_record(self._whole(stored))
-        return None  # the row changed under every try: the caller reads it and decides again
-
     def commit(self, write: RunWrite) -> bool:
         """RunWriter: the whole write as one TransactWriteItems, its events numbered by the
         run's counter. Past DynamoDB's 100 items a transaction is refused by the service, so a
@@ -762,6 +684,10 @@ class DynamoDbExecutionStore:
         if write.launch is not None:  # a new run: nothing to guard but its id
             self._launch(write.launch.records, write.events, write.launch.attempts)
             return True
+        if write.change is not None and not (
+            write.moves or write.approval or write.step_logs or write.step_rows
+        ):
+            return self._change_main_row(write.change, write.events) is not None
         not_found = ExecutionNotFoundError(run_id)
         main_key = self._main_key(run_id)
         if main_key is None:
@@ -779,14 +705,13 @@ class DynamoDbExecutionStore:
             actions.append(("ConditionCheck", None, self._run_open_check(main_key)))
         main_position = 0 if actions else None
         step_at: dict[int, str] = {}
-        # each moved row as this process knows it, and what the write sets and removes on it
-        rows_after: list[tuple[Item | None, Item, tuple[str, ...]]] = []
         for move in write.moves:
             step_id = move.pipeline_execution_id
             step_at[len(actions)] = step_id
-            moved_actions, moved, removals = self._move_actions(move)
-            actions.extend(moved_actions)
-            rows_after.append((self._known_steps.get(step_id), moved, removals))
+            actions.extend(self._move_actions(move))
+        for row in write.step_rows:
+            step_at[len(actions)] = row.step.pipeline_execution_id
+            actions.append(("Update", None, self._step_row_update(row)))
         if write.approval is not None:
             table_name = self._tables.get_table_name(ResourceKeys.APPROVAL_REQUESTS)
             kind, request = approval_action(table_name, write.approval)
@@ -802,8 +727,6 @@ class DynamoDbExecutionStore:
                 f"execution {run_id}: a write of {items} items is more than one transaction "
                 f"holds ({TRANSACTION_ITEM_LIMIT}); nothing was written"
             )
-        for step_id in step_at.values():
-            self._known_steps.forget(step_id)  # until the write is known to have landed
         try:
             numbered = self._unit_of_work.transact(
                 run_id, main_key, actions, main_position, write.events, not_found
@@ -813,21 +736,31 @@ class DynamoDbExecutionStore:
             if refused_step is not None and not refused.reason.get("Item"):
                 raise PipelineExecutionNotFoundError(refused_step, run_id) from refused
             return False
-        for known, moved, removals in rows_after:
-            if known is not None:
-                # another writer in between leaves the version past this one: the next write
-                # that holds on it is refused and learns the row as stored (move_step)
-                self._known_steps.keep(after_write(known, moved, removals, bool(moved)))
         if write.change is None:
             self._counter_moved(run_id, numbered)
         else:
             self._known_main.forget(run_id)
         return True
 
-    def _move_actions(self, move: StepMove) -> tuple[list[Action], Item, tuple[str, ...]]:
+    def _step_row_update(self, row: StepRow) -> dict[str, Any]:
+        step = row.step
+        values, removed = step_mutable_attributes(step)
+        self._bodies.put([values])
+        key = {
+            "pipelineExecutionId": step.pipeline_execution_id,
+            "workflowExecutionId": step.workflow_execution_id,
+        }
+        if not (row.expected and all(key.values())):
+            raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
+        update = self._guarded_update(
+            ResourceKeys.PIPELINE_EXECUTIONS, key, values, removed, (STEP_STATUS, row.expected)
+        )
+        version_guard(update)  # every write of a step row moves its version on
+        return update
+
+    def _move_actions(self, move: StepMove) -> list[Action]:
         """A step's move in a run's write: its row (updated, or checked when it stays as it
-        is), the attempt it opens and the one it closes, its cost entries; and the attributes
-        the move sets and removes on the row."""
+        is), the attempt it opens and the one it closes, its cost entries."""
         step_id = move.pipeline_execution_id
         key = {"pipelineExecutionId": step_id, "workflowExecutionId": move.workflow_execution_id}
         if not (move.expected and all(key.values())):
@@ -838,26 +771,26 @@ class DynamoDbExecutionStore:
         update = self._guarded_update(
             ResourceKeys.PIPELINE_EXECUTIONS, key, moved, removals, (STEP_STATUS, move.expected)
         )
-        version_guard(update, None)  # every write of a step row moves its version on
+        version_guard(update)  # every write of a step row moves its version on
         actions: list[Action] = []
         if update.get("UpdateExpression"):
             actions.append(("Update", None, update))
         else:
             del update["UpdateExpression"]
             actions.append(("ConditionCheck", None, update))
-        actions.extend(self._attempt_actions(move, taken=None))
+        actions.extend(self._attempt_actions(move))
         if move.cost_entries:
             ledger = self._tables.get_table_name(ResourceKeys.COST_LEDGER)
             actions.extend(("Put", None, cost_entry_put(ledger, e)) for e in move.cost_entries)
-        return actions, moved, removals
+        return actions
 
-    def _attempt_actions(self, move: StepMove, taken: Exception | None) -> list[Action]:
-        """The attempt a move opens (a put, refused as `taken` when its number exists) and the
-        one it closes (guarded on its still running)."""
+    def _attempt_actions(self, move: StepMove) -> list[Action]:
+        """The attempt a move opens (a put, refused when its number exists) and the one it
+        closes (guarded on its still running)."""
         step_id = move.pipeline_execution_id
         actions: list[Action] = []
         if move.open_attempt is not None:
-            actions.append(("Put", taken, self._attempt_put(move.open_attempt)))
+            actions.append(("Put", None, self._attempt_put(move.open_attempt)))
         if move.close_attempt is not None:
             values, removed = task_execution_close_of(move)
             self._bodies.put([values])
@@ -868,64 +801,8 @@ class DynamoDbExecutionStore:
                 removed,
                 ("status", _RUNNING),
             )
-            closed = AttemptNotRunningError(f"{step_id}: attempt {move.close_attempt}")
-            actions.append(("Update", closed, close))
+            actions.append(("Update", None, close))
         return actions
-
-    def _move_in_one_transaction(
-        self,
-        move: StepMove,
-        main_key: dict[str, str],
-        step_update: dict[str, Any],
-        not_found: PipelineExecutionNotFoundError,
-    ) -> tuple[ExecutionEvent, ...]:
-        """The move's actions with its events, which it returns numbered. _StaleRowError when
-        only the known step row was out of date (the stored one is known now);
-        _RefusedMoveError when the step's status is not one expected."""
-        execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
-        actions: list[Action] = []
-        if move.while_open:
-            refused = RunNotOpenError(f"execution {execution_id}: not open, or aborting")
-            actions.append(("ConditionCheck", refused, self._run_open_check(main_key)))
-        if step_update.get("UpdateExpression"):
-            actions.append(("Update", None, step_update))
-        else:  # the step stays as it is: its status must still be one expected
-            del step_update["UpdateExpression"]
-            actions.append(("ConditionCheck", None, step_update))
-        taken = None
-        if move.open_attempt is not None:
-            taken = AttemptNumberTakenError(f"{step_id}: attempt {move.open_attempt.attempt}")
-        actions.extend(self._attempt_actions(move, taken))
-        if move.cost_entries:
-            ledger = self._tables.get_table_name(ResourceKeys.COST_LEDGER)
-            actions.extend(
-                ("Put", CostEntryExistsError.of(entry), cost_entry_put(ledger, entry))
-                for entry in move.cost_entries
-            )
-        step_position = 1 if move.while_open else 0
-        try:
-            return self._unit_of_work.transact(
-                execution_id,
-                main_key,
-                actions,
-                0 if move.while_open else None,
-                move_events(move),
-                not_found,
-            )
-        except TransactionRefusedError as refused_by:
-            if refused_by.position == step_position:
-                old = refused_by.reason.get("Item")
-                if not old:
-                    raise not_found from refused_by
-                stored = from_wire(old)
-                self._known_steps.keep(stored)
-                if stored.get(STEP_STATUS) in {status.value for status in move.expected}:
-                    raise _StaleRowError(step_id) from refused_by
-                raise _RefusedMoveError(step_id) from refused_by
-            error = actions[refused_by.position][1]
-            if error is None:
-                raise
-            raise error from refused_by
 
     def _update_or_none(self, request: dict[str, Any], not_found: NotFoundError) -> Item | None:
         """One conditional UpdateItem: the item as stored afterwards (ALL_NEW), or None when its
@@ -1044,7 +921,6 @@ class DynamoDbExecutionStore:
                     raise
                 continue  # another writer got there first: compute again from what it stored
             updated = from_wire(response["Attributes"])
-            self._known_steps.keep(updated)
             return parse_pipeline_execution_record(self._whole(updated))
         raise RegistrationContentionError(pipeline_execution_id)
 
@@ -1080,46 +956,7 @@ class DynamoDbExecutionStore:
         self._counter_moved(execution_id, numbered)
         # held on the version read: the row is the one read, with what was written
         stored = after_write(read, written, (), moved_on=True)
-        self._known_steps.keep(stored)
         return parse_pipeline_execution_record(self._whole(stored))
-
-    def _update_if_status(
-        self,
-        table: ResourceKeys,
-        key: Mapping[str, Any],
-        values: Mapping[str, Any],
-        removed: Sequence[str],
-        status: tuple[str, frozenset[str]],
-        not_found: NotFoundError,
-    ) -> bool:
-        updated = self._conditional_update(table, key, values, removed, status, not_found)
-        return updated is not None
-
-    def _conditional_update(
-        self,
-        table: ResourceKeys,
-        key: Mapping[str, Any],
-        values: Mapping[str, Any],
-        removed: Sequence[str],
-        status: tuple[str, frozenset[str]],
-        not_found: NotFoundError,
-    ) -> Item | None:
-        """One conditional UpdateItem (_guarded_update): the item exists and its status is one of
-        those expected.
-
-        Returns the item as stored afterwards (ALL_NEW), or None when the status was not
-        expected; there is never a read-modify-write.
-        """
-        if not all(key.values()):
-            raise not_found
-        if not status[1]:  # `IN ()` is not an expression: nothing matches, existence decides
-            table_name, spec = self._table(table)
-            check_key_values(table_name, spec, values)
-            if get_item(self._client, table_name, key) is None:
-                raise not_found
-            return None
-        request = self._guarded_update(table, key, values, removed, status)
-        return self._update_or_none(request, not_found)
 
     def _guarded_update(
         self,

@@ -1,12 +1,10 @@
 """Rows this process last saw as stored, so that a conditional write can answer with the row it
-leaves without reading it back.
+leaves without reading it back: main rows, whose event counter proves no transition came
+between (DynamoDbExecutionStore.update_execution).
 
 Step rows: every write of one moves its `registrationVersion` on (registrations and stop records
-always did; moves and redrive resets do too). A write made from a known step row holds only
-while the stored version and status are still the known ones, so on success the stored row is
-the known row with the written attributes: nothing else can have changed it. When that
-condition fails, the row as stored now comes back with the refusal (ALL_OLD), and is known from
-then on. Main rows: their event counter plays that part (DynamoDbExecutionStore.update_execution).
+always did; moves and redrive resets do too), so a registration or a stop record made from the
+row as read holds only while nothing else wrote it since.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from adapters.dynamodb.codec import from_wire, to_wire
-from adapters.records import STEP_STATUS
 from adapters.registration import REGISTRATION_VERSION, registration_version
 
 Item = dict[str, Any]
@@ -48,10 +45,6 @@ class KnownRows:
                 self._rows.pop(next(iter(self._rows)))
             self._rows[key] = row
 
-    def keep_all(self, items: Iterable[Mapping[str, Any]]) -> None:
-        for item in items:
-            self.keep(item)
-
     def forget(self, key: str) -> None:
         with self._lock:
             self._rows.pop(key, None)
@@ -64,37 +57,22 @@ class KnownRows:
                 row[attribute] = now
 
 
-def version_guard(request: dict[str, Any], known: Item | None) -> None:
-    """Make a step update move the row's version on and, with a known row, hold only while the
-    stored row is still that one (its version and its status)."""
-    names = request.setdefault("ExpressionAttributeNames", {})
-    values = request.setdefault("ExpressionAttributeValues", {})
-    names["#rowVersion"] = REGISTRATION_VERSION
+def version_guard(request: dict[str, Any]) -> None:
+    """Make a step update move the row's version on: a registration or a stop record made from
+    the row as read then holds only while no other write came between."""
     expression = str(request.get("UpdateExpression", ""))
-    if expression:
-        values[":rowStep"] = {"N": "1"}
-        values[":rowZero"] = {"N": "0"}
-        bump = "#rowVersion = if_not_exists(#rowVersion, :rowZero) + :rowStep"
-        if expression.startswith("SET "):
-            expression = f"SET {bump}, {expression[4:]}"
-        else:
-            expression = f"SET {bump} {expression}"
-        request["UpdateExpression"] = expression
-    if known is None:
-        if not expression:
-            del names["#rowVersion"]
+    if not expression:
         return
-    version = registration_version(known)
-    if version:
-        values[":rowKnown"] = {"N": str(version)}
-        held = "#rowVersion = :rowKnown"
+    request.setdefault("ExpressionAttributeNames", {})["#rowVersion"] = REGISTRATION_VERSION
+    values = request.setdefault("ExpressionAttributeValues", {})
+    values[":rowStep"] = {"N": "1"}
+    values[":rowZero"] = {"N": "0"}
+    bump = "#rowVersion = if_not_exists(#rowVersion, :rowZero) + :rowStep"
+    if expression.startswith("SET "):
+        expression = f"SET {bump}, {expression[4:]}"
     else:
-        held = "attribute_not_exists(#rowVersion)"
-    names["#rowStatus"] = STEP_STATUS
-    values[":rowKnownStatus"] = {"S": str(known[STEP_STATUS])}
-    request["ConditionExpression"] = (
-        f"({request['ConditionExpression']}) AND {held} AND #rowStatus = :rowKnownStatus"
-    )
+        expression = f"SET {bump} {expression}"
+    request["UpdateExpression"] = expression
 
 
 def after_write(

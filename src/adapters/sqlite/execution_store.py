@@ -78,14 +78,11 @@ from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import RUN_ROW_TABLES, STEP_ROW_TABLES, ResourceKeys, TableNames
 from application.ports import (
     AssetDirection,
-    AttemptNotRunningError,
-    AttemptNumberTakenError,
     ExecutionRef,
     ListScope,
     ObjectStore,
     Row,
     RowCollection,
-    RunNotOpenError,
 )
 from domain.attempts import TaskExecution
 from domain.authorization import AccessFacts
@@ -98,7 +95,6 @@ from domain.events import (
     NewEvent,
     change_events,
     launch_events,
-    move_events,
     registration_events,
 )
 from domain.execution import (
@@ -114,7 +110,7 @@ from domain.execution import (
 from domain.migration import migrated_pipeline_execution_id
 from domain.paging import Page
 from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
-from domain.run_write import RunWrite
+from domain.run_write import RunWrite, StepRow
 from domain.statuses import StepStatus
 
 if TYPE_CHECKING:
@@ -254,10 +250,9 @@ class SqliteExecutionStore:
                 # A put, as in the DynamoDB transaction: the row set is the launch's own.
                 connection.executemany(table.upsert, table.rows(items))
         for attempt in attempts:
+            # a new run's step holds no attempt: one there is a leftover of a run by this id
             if not self._insert_attempt(connection, attempt):
-                raise AttemptNumberTakenError(
-                    f"{attempt.pipeline_execution_id}: attempt {attempt.attempt}"
-                )
+                raise ExecutionAlreadyExistsError(execution_id)
 
     def update_execution(self, change: RunChange) -> WorkflowExecution | None:
         events = change_events(change)
@@ -304,6 +299,8 @@ class SqliteExecutionStore:
                 # the moves first: their run-is-open guard is on the row before the change
                 for move in write.moves:
                     self._move_in(connection, move)
+                for row in write.step_rows:
+                    self._step_row_in(connection, row)
                 if write.change is not None:
                     if self._update_execution_in(connection, write.change) is None:
                         raise _Refused
@@ -322,14 +319,24 @@ class SqliteExecutionStore:
             return False  # leaving write() with it rolled everything back
         return True
 
+    def _step_row_in(self, connection: sqlite3.Connection, row: StepRow) -> None:
+        step = row.step
+        values, removed = step_mutable_attributes(step)
+        self._bodies.put([values])
+        key = (step.pipeline_execution_id, step.workflow_execution_id)
+        changed = self._conditional_update(
+            connection, self._sql.step_status, key, values, removed, row.expected
+        )
+        if changed is None:
+            raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
+        if not changed:
+            raise _Refused
+
     def _move_in(self, connection: sqlite3.Connection, move: StepMove) -> None:
         """One step's move inside the caller's write; _Refused when any of its guards fails."""
-        try:
-            stored = self._transition_in(
-                connection, move.workflow_execution_id, move.pipeline_execution_id, move
-            )
-        except RunNotOpenError as exc:
-            raise _Refused from exc
+        stored = self._transition_in(
+            connection, move.workflow_execution_id, move.pipeline_execution_id, move
+        )
         if stored is None:
             raise _Refused
         if move.open_attempt is not None and not self._insert_attempt(
@@ -349,42 +356,6 @@ class SqliteExecutionStore:
                 self._append_cost_entries_in(connection, move.cost_entries)
             except CostEntryExistsError as exc:
                 raise _Refused from exc
-
-    def save_step(self, step: PipelineExecution, expected: frozenset[StepStatus]) -> bool:
-        values, removed = step_mutable_attributes(step)
-        self._bodies.put([values])
-        key = (step.pipeline_execution_id, step.workflow_execution_id)
-        with self._database.write() as connection:
-            changed = self._conditional_update(
-                connection, self._sql.step_status, key, values, removed, expected
-            )
-        if changed is None:
-            raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
-        return changed
-
-    def move_step(self, move: StepMove) -> PipelineExecution | None:
-        if move.open_attempt is not None or move.close_attempt is not None:
-            self._ensure_attempts_table()
-        execution_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
-        self._unit_of_work.ensure_table()
-        with self._database.write() as connection:
-            stored = self._transition_in(connection, execution_id, step_id, move)
-            if stored is None:
-                return None
-            if move.open_attempt is not None and not self._insert_attempt(
-                connection, move.open_attempt
-            ):
-                # leaving write() with an error rolls back
-                raise AttemptNumberTakenError(f"{step_id}: attempt {move.open_attempt.attempt}")
-            if move.close_attempt is not None:
-                values, removed = task_execution_close_of(move)
-                if not self._close_attempt_in(
-                    connection, step_id, move.close_attempt, values, removed
-                ):
-                    raise AttemptNotRunningError(f"{step_id}: attempt {move.close_attempt}")
-            self._append_cost_entries_in(connection, move.cost_entries)
-            self._unit_of_work.append_in(connection, execution_id, move_events(move))
-        return parse_pipeline_execution_record(self._whole(load_item(stored)))
 
     def _append_cost_entries_in(
         self, connection: sqlite3.Connection, entries: tuple[CostLedgerEntry, ...]
@@ -445,7 +416,7 @@ class SqliteExecutionStore:
         if state is None:
             raise PipelineExecutionNotFoundError(step_id, workflow_execution_id)
         if state[0] not in _OPEN_RUN or state[1] is not None:
-            raise RunNotOpenError(f"execution {workflow_execution_id}: not open, or aborting")
+            raise _Refused  # the run has ended, or is being aborted
 
     def register_on_step(
         self,

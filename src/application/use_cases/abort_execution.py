@@ -15,12 +15,13 @@ from application.ports import (
 )
 from application.run_log import fit_run_log_text
 from application.run_log_sources import LocalRunLog
-from application.run_writes import MAX_RACES, RunContentionError, end_run
+from application.run_writes import commit_decided, end_run
 from application.sub_process_stops import stop_sub_processes
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.execution import WorkflowExecution
 from domain.redrive import with_derived_redrive_status
 from domain.run import ABORT_ERROR, DEFAULT_ABORT_CAUSE, Run
+from domain.run_write import RunWrite
 
 
 class AbortExecutionCommand(BaseModel):
@@ -94,14 +95,20 @@ class AbortExecution:
 
     def _request(self, command: AbortExecutionCommand) -> WorkflowExecution:
         """The main row with the abort request recorded, or as it is once terminal."""
-        for _ in range(MAX_RACES):
-            execution = self._store.get_execution(command.workflow_execution_id)
-            if execution.is_terminal:
-                return execution
-            change = Run(execution=execution).request_abort(self._clock.now(), command.cause)
-            if change is None:
-                return execution  # requested already: this abort finishes the job
-            stored = self._store.update_execution(change)
-            if stored is not None:
-                return stored
-        raise RunContentionError(f"execution {command.workflow_execution_id}: abort not recorded")
+        execution_id = command.workflow_execution_id
+
+        def decide(run: Run) -> RunWrite | None:
+            if run.execution.is_terminal:
+                return None
+            change = run.request_abort(self._clock.now(), command.cause)
+            # None: requested already, this abort finishes the job
+            return None if change is None else RunWrite.of(execution_id, change=change)
+
+        def read() -> Run:
+            return Run(execution=self._store.get_execution(execution_id))
+
+        written, run = commit_decided(self._store, read, decide)
+        if written is not None and written.change is not None:
+            return written.change.after
+        assert run is not None  # nothing written: decided on the row it read
+        return run.execution

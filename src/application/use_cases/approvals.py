@@ -29,6 +29,7 @@ from application.ports import (
     ExecutionStore,
     IdGenerator,
     Orchestrator,
+    RunLifecycleStore,
     RunStore,
     RunWriter,
     WorkflowCatalog,
@@ -183,7 +184,11 @@ class GateResumer:
     already going on (its runner never left, or another resumer was first) is left alone."""
 
     def __init__(
-        self, store: RunStore, orchestrator: Orchestrator, clock: Clock, grace_seconds: float
+        self,
+        store: RunLifecycleStore,
+        orchestrator: Orchestrator,
+        clock: Clock,
+        grace_seconds: float,
     ) -> None:
         self._store, self._orchestrator, self._clock = store, orchestrator, clock
         self._grace = timedelta(seconds=grace_seconds)
@@ -198,8 +203,10 @@ class GateResumer:
             return
         if execution.runner_lease is not None:  # a local run: only a parked one is handed on
             handover = run.hand_over(request.approval_id, self._clock.now(), self._grace)
-            if handover is None or self._store.update_execution(handover) is None:
-                return
+            if handover is None or not self._store.commit(
+                RunWrite.of(execution.workflow_execution_id, change=handover)
+            ):
+                return  # somebody handed it over (or took it) first
         elif execution.orchestrator == "local":
             return
         self._orchestrator.resume_execution(execution, request)

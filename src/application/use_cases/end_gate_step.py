@@ -8,9 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from application.ports import Approvals, Clock, ExecutionStore, IdGenerator, RunWriter
 from application.use_cases.approvals import approval_id_for
-from application.use_cases.step_tracking import FinishStep, FinishStepCommand
+from application.use_cases.step_tracking import FinishStep, FinishStepCommand, StepState
 from domain.approvals import TIMED_OUT_ERROR, ApprovalNotFoundError, ApprovalRequest, ApprovalStatus
-from domain.execution import PipelineExecution
 from domain.run_write import RunWrite
 from domain.statuses import StepStatus
 
@@ -46,7 +45,7 @@ class EndGateStep:
         self._approvals, self._store, self._finish = approvals, store, finish_step
         self._clock, self._ids, self._writer = clock, ids, writer
 
-    def execute(self, command: EndGateStepCommand) -> PipelineExecution:
+    def execute(self, command: EndGateStepCommand) -> StepState:
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
         request = self._request(command)
         error = command.error

@@ -32,6 +32,7 @@ from application.sub_process_stops import stop_sub_processes
 from domain.errors import ConflictError
 from domain.execution import WorkflowExecution
 from domain.run import Run, RunChange, RunEnd, failure_message
+from domain.run_write import RunWrite
 from domain.statuses import TERMINAL_STATUSES
 
 if TYPE_CHECKING:
@@ -195,8 +196,7 @@ class ReconcileExecution:
         return fit_run_log_text(self._objects, execution.workflow_execution_id, text)
 
     def _save(self, change: RunChange) -> WorkflowExecution:
-        stored = self._store.update_execution(change)
-        if stored is not None:
-            return stored
+        if self._store.commit(RunWrite.of(change.after.workflow_execution_id, change=change)):
+            return change.after
         # Something else wrote the row since it was read (a callback, another read): theirs wins.
         return self._store.get_execution(change.before.workflow_execution_id)

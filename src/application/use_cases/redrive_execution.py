@@ -11,17 +11,18 @@ from application.ports import (
     OrchestratorReadError,
     RunLifecycleStore,
 )
+from application.run_writes import commit_decided
 from domain.errors import RedriveNotAllowedError
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.redrive import (
     LOCAL_ORCHESTRATOR,
     MAX_HISTORY_EVENTS,
-    RUNNING_REASON,
     redrive_refusal,
     redrive_status,
     with_derived_redrive_status,
 )
-from domain.run import RunChange, RunGuard
+from domain.run import Run, RunChange, RunGuard
+from domain.run_write import RunWrite, StepRow
 from domain.statuses import ExecutionStatus, StepStatus
 
 _PENDING = frozenset({ExecutionStatus.PENDING_REDRIVE})
@@ -66,27 +67,34 @@ class RedriveExecution:
         self._refuse_unless_redrivable(execution, events=events, state_machine_status=machine)
 
         now = self._clock.now()
-        run = self._store.get_run(execution_id)
-        change, reset = run.redrive(now)
-        pending = self._store.update_execution(change)
-        if pending is None:
-            # another redrive (or a late callback) got there first
-            current = self._store.get_execution(execution_id)
-            reason = redrive_refusal(current, now, 0) or RUNNING_REASON
-            raise RedriveNotAllowedError(execution_id, reason)
-        was = {step.pipeline_execution_id: step for step in run.steps}
-        reset_from = [
-            was[step.pipeline_execution_id]
-            for step in reset
-            if self._store.save_step(
-                step, expected=frozenset({was[step.pipeline_execution_id].status})
+        reset_from: dict[str, PipelineExecution] = {}  # the steps as the write found them
+
+        def decide(run: Run) -> RunWrite:
+            if reset_from:  # decided again: the first write was refused
+                reason = redrive_refusal(run.execution, now, 0)
+                if reason is not None:  # another redrive (or a late callback) got there first
+                    raise RedriveNotAllowedError(execution_id, reason)
+            change, reset = run.redrive(now)
+            reset_from.clear()
+            reset_from.update((step.pipeline_execution_id, step) for step in run.steps)
+            rows = tuple(
+                StepRow(step, frozenset({reset_from[step.pipeline_execution_id].status}))
+                for step in reset
             )
-        ]
+            return RunWrite.of(execution_id, change=change, step_rows=rows)
+
+        run = self._store.get_run(execution_id)
+        written, _ = commit_decided(
+            self._store, lambda: self._store.get_run(execution_id), decide, decide(run)
+        )
+        assert written is not None and written.change is not None  # decide always writes
+        change, pending = written.change, written.change.after
+        reset = tuple(reset_from[row.step.pipeline_execution_id] for row in written.step_rows)
         token = self._ids.derived_id(f"{execution_id}:redrive:{execution.redrive_count}")
         try:
             redrive_date = self._orchestrator.redrive_execution(pending, token)
         except Exception:
-            self._roll_back(change.before, pending, reset_from)
+            self._roll_back(change.before, pending, reset)
             raise
         described = self._orchestrator.describe_execution(pending)
         running = pending._evolve(
@@ -95,9 +103,9 @@ class RedriveExecution:
             redrive_status=described.redrive_status if described else None,
             redrive_status_reason=described.redrive_status_reason if described else None,
         )
-        stored = self._store.update_execution(RunChange(pending, running, RunGuard(_PENDING)))
-        if stored is not None:
-            return stored
+        to_running = RunChange(pending, running, RunGuard(_PENDING))
+        if self._store.commit(RunWrite.of(execution_id, change=to_running)):
+            return running
         return self._store.get_execution(execution_id)  # a synchronous run has ended already
 
     def _refuse_unless_redrivable(
@@ -134,9 +142,10 @@ class RedriveExecution:
         self,
         before: WorkflowExecution,
         pending: WorkflowExecution,
-        reset: list[PipelineExecution],
+        reset: tuple[PipelineExecution, ...],
     ) -> None:
-        """The orchestrator refused: the run and its steps are as they were before the call."""
-        for step in reset:
-            self._store.save_step(step, expected=_NEW)
-        self._store.update_execution(RunChange(pending, before, RunGuard(_PENDING)))
+        """The orchestrator refused: the run and its steps are as they were before the call, in
+        one write (refused, writing nothing, when anything of it has moved since)."""
+        back = RunChange(pending, before, RunGuard(_PENDING))
+        rows = tuple(StepRow(step, _NEW) for step in reset)
+        self._store.commit(RunWrite.of(before.workflow_execution_id, change=back, step_rows=rows))

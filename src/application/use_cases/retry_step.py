@@ -7,22 +7,16 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from application.output_folder import unrecorded_outputs
-from application.ports import (
-    AttemptNotRunningError,
-    AttemptNumberTakenError,
-    Clock,
-    ObjectStore,
-    RunLifecycleStore,
-    RunNotOpenError,
-)
-from application.run_writes import MAX_RACES, RunContentionError, with_closed_attempt_duration
+from application.ports import Clock, ObjectStore, RunLifecycleStore
+from application.run_writes import commit_decided, with_closed_attempt_duration
 from application.use_cases.record_cost import (
     RecordAttemptDurations,
     RecordAttemptDurationsCommand,
 )
 from domain.attempts import TaskExecution
-from domain.costs import CostEntryExistsError
 from domain.execution import PipelineExecution, StepOutputs, artifacts_of
+from domain.run import Run
+from domain.run_write import RunWrite
 
 
 class RetryStepCommand(BaseModel):
@@ -69,28 +63,31 @@ class RetryStep:
         """The attempt opened, and whether the closed one's duration was written with it."""
         now = self._clock.now()
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
-        recorded, with_duration = False, self._durations is not None
-        for _ in range(MAX_RACES):
-            run = self._store.get_run(execution_id, step_id)
+        decisions = 0
+
+        def decide(run: Run) -> RunWrite | None:
+            nonlocal decisions
+            decisions += 1
             move = run.retry_step(step_id, command.error, now)
             if move is None:
-                return None, False
-            if not recorded and move.close_attempt is not None:
+                return None
+            if decisions == 1 and move.close_attempt is not None:
                 # before the close: a write repeated after a lost race records nothing new
                 self._record_outputs(run.step(step_id), move.close_attempt, now)
-                recorded = True
-            if self._durations is not None and with_duration:
+            if self._durations is not None and decisions == 1:
+                # later: refused, maybe for an entry an earlier delivery recorded; after then
                 move = with_closed_attempt_duration(self._durations, run, move)
-            try:
-                if self._store.move_step(move) is not None:
-                    if self._durations is not None:
-                        self._durations.appended(move.cost_entries)
-                    return move.open_attempt, bool(move.cost_entries)
-            except (AttemptNumberTakenError, AttemptNotRunningError, RunNotOpenError):
-                pass  # another writer moved first: decide again on what it stored
-            except CostEntryExistsError:
-                with_duration = False  # recorded by an earlier delivery: the move without it
-        raise RunContentionError(f"step {step_id}: changed under every retry")
+            return RunWrite.of(execution_id, moves=(move,))
+
+        written, _ = commit_decided(
+            self._store, lambda: self._store.get_run(execution_id, step_id), decide
+        )
+        if written is None:
+            return None, False
+        (move,) = written.moves
+        if self._durations is not None:
+            self._durations.appended(move.cost_entries)
+        return move.open_attempt, bool(move.cost_entries)
 
     def _record_outputs(self, step: PipelineExecution, attempt: int, at: datetime) -> None:
         if self._objects is None:

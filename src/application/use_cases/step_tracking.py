@@ -2,33 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.output_folder import unrecorded_outputs, writing_attempt
-from application.ports import (
-    AttemptNotRunningError,
-    AttemptNumberTakenError,
-    Clock,
-    ObjectStore,
-    RunLifecycleStore,
-    RunNotOpenError,
-)
-from application.run_writes import MAX_RACES, RunContentionError, with_closed_attempt_duration
+from application.ports import Clock, ObjectStore, RunLifecycleStore
+from application.run_writes import commit_decided, with_closed_attempt_duration
 from application.use_cases.record_cost import (
     RecordAttemptDurations,
     RecordAttemptDurationsCommand,
 )
-from domain.costs import CostEntryExistsError
 from domain.execution import (
     PipelineExecution,
     StepOutputs,
     artifacts_of,
     execution_output_prefix,
 )
-from domain.run import AttemptFencedError, StepMove, first_start, plain_finish
+from domain.run import AttemptFencedError, Run, StepMove, first_start, plain_finish
+from domain.run_write import RunWrite
 from domain.statuses import StepStatus, TerminalStepStatus
 
 
@@ -39,13 +31,41 @@ class StartStepCommand(BaseModel):
     pipeline_execution_id: str
 
 
-class StepStarted(BaseModel):
-    """The step as stored after a start, and its running attempt (None when the step is no
-    longer running: a start never reopens a step)."""
+class StepState(BaseModel):
+    """A step's status after a tracking callback: what the write left (no read back), or the
+    row as read when there was nothing to write."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)
 
-    step: PipelineExecution
+    workflow_execution_id: str
+    pipeline_execution_id: str
+    status: StepStatus
+
+    @classmethod
+    def of(cls, step: PipelineExecution) -> StepState:
+        return cls(
+            workflow_execution_id=step.workflow_execution_id,
+            pipeline_execution_id=step.pipeline_execution_id,
+            status=step.status,
+        )
+
+    @classmethod
+    def moved(cls, move: StepMove) -> StepState:
+        assert move.status is not None  # a start or a finish moves the step
+        return cls(
+            workflow_execution_id=move.workflow_execution_id,
+            pipeline_execution_id=move.pipeline_execution_id,
+            status=move.status,
+        )
+
+
+class StepStarted(BaseModel):
+    """The step after a start, and its running attempt (None when the step is no longer
+    running: a start never reopens a step)."""
+
+    model_config = ConfigDict(frozen=True, defer_build=True)
+
+    step: StepState
     attempt: int | None = None
     attempt_started: datetime | None = None  # when the running attempt started
 
@@ -76,32 +96,36 @@ class StartStep:
     def execute(self, command: StartStepCommand) -> StepStarted:
         now = self._clock.now()
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
-        move = first_start(execution_id, step_id, now)  # most starts: no read first
-        for _ in range(MAX_RACES):
-            try:
-                started = self._store.move_step(move)
-            except (AttemptNumberTakenError, RunNotOpenError):
-                started = None
-            if started is not None:
-                opened = move.open_attempt
-                assert opened is not None
-                return StepStarted(
-                    step=started, attempt=opened.attempt, attempt_started=opened.start_date
-                )
-            run = self._store.get_run(execution_id, step_id)
-            decided = run.start_step(step_id, now)
-            if decided is None:
-                # started already (a callback delivered twice, or an earlier try of this one
-                # that the store kept): the attempt running now, if it is still running
-                running = run.running_attempt(step_id)
-                step = run.step(step_id)
-                if running is None or step.status is not StepStatus.RUNNING:
-                    return StepStarted(step=step)
-                return StepStarted(
-                    step=step, attempt=running.attempt, attempt_started=running.start_date
-                )
-            move = decided
-        raise RunContentionError(f"step {step_id}: changed under every start")
+        found: list[Run] = []  # the run as last read, when a start was not written
+
+        def decide(run: Run) -> RunWrite | None:
+            found[:] = [run]
+            move = run.start_step(step_id, now)
+            return None if move is None else RunWrite.of(execution_id, moves=(move,))
+
+        first = RunWrite.of(execution_id, moves=(first_start(execution_id, step_id, now),))
+        written, _ = commit_decided(  # most starts are a fresh step's: no read first
+            self._store, lambda: self._store.get_run(execution_id, step_id), decide, first
+        )
+        if written is not None:
+            (move,) = written.moves
+            opened = move.open_attempt
+            assert opened is not None
+            return StepStarted(
+                step=StepState.moved(move),
+                attempt=opened.attempt,
+                attempt_started=opened.start_date,
+            )
+        # started already (a callback delivered twice, or an earlier try of this one that the
+        # store kept): the attempt running now, if it is still running
+        (run,) = found
+        running = run.running_attempt(step_id)
+        step = run.step(step_id)
+        if running is None or step.status is not StepStatus.RUNNING:
+            return StepStarted(step=StepState.of(step))
+        return StepStarted(
+            step=StepState.of(step), attempt=running.attempt, attempt_started=running.start_date
+        )
 
 
 class FinishStep:
@@ -123,7 +147,7 @@ class FinishStep:
         self._store, self._objects, self._clock = store, objects, clock
         self._durations = durations
 
-    def execute(self, command: FinishStepCommand) -> PipelineExecution:
+    def execute(self, command: FinishStepCommand) -> StepState:
         finished, duration_recorded = self._finish(command)
         if self._durations is not None and not duration_recorded:
             # on every path, the repeat of a finish too: what a failed recording missed is
@@ -164,13 +188,14 @@ class FinishStep:
                 )
         return None
 
-    def _finish(self, command: FinishStepCommand) -> tuple[PipelineExecution, bool]:
-        """The step as stored, and whether the attempt's duration was written with it."""
+    def _finish(self, command: FinishStepCommand) -> tuple[StepState, bool]:
+        """The step after the finish, and whether the attempt's duration was written with it."""
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
         now = self._clock.now()
         ended = self.record_outputs(command, now)
         if ended is not None:
-            return ended, False
+            return StepState.of(ended), False
+        found: list[Run] = []  # the run as last read
         # Most steps run once, on a run nobody is stopping: the first try needs no read.
         move = self.carrying_duration(
             command,
@@ -178,27 +203,34 @@ class FinishStep:
                 execution_id, step_id, command.status, command.error, now, command.attempt or 1
             ),
         )
-        with_duration = True
-        for _ in range(MAX_RACES):
-            try:
-                finished = self._store.move_step(move)
-            except (RunNotOpenError, AttemptNotRunningError):
-                finished = None
-            except CostEntryExistsError:  # recorded by an earlier delivery: the move without it
-                move, with_duration = replace(move, cost_entries=()), False
-                continue
-            if finished is not None:
-                if self._durations is not None:
-                    self._durations.appended(move.cost_entries)
-                return finished, bool(move.cost_entries)
-            run = self._store.get_run(execution_id, step_id)
-            decided = run.finish_step(step_id, command.status, command.error, now, command.attempt)
-            if decided is None:
-                return run.step(step_id), False
-            move = decided
-            if self._durations is not None and with_duration:  # the run read says when it began
+        # A write carrying a duration is refused when an earlier delivery recorded it: the
+        # decisions after one go without (the duration is recorded after, idempotently).
+        carry = not move.cost_entries
+
+        def decide(run: Run) -> RunWrite | None:
+            nonlocal carry
+            found[:] = [run]
+            move = run.finish_step(step_id, command.status, command.error, now, command.attempt)
+            if move is None:
+                return None
+            if self._durations is not None and carry:  # the run read says when it began
                 move = with_closed_attempt_duration(self._durations, run, move)
-        raise RunContentionError(f"step {step_id}: changed under every finish")
+                carry = not move.cost_entries
+            return RunWrite.of(execution_id, moves=(move,))
+
+        written, _ = commit_decided(
+            self._store,
+            lambda: self._store.get_run(execution_id, step_id),
+            decide,
+            RunWrite.of(execution_id, moves=(move,)),
+        )
+        if written is None:
+            (run,) = found
+            return StepState.of(run.step(step_id)), False
+        (move,) = written.moves
+        if self._durations is not None:
+            self._durations.appended(move.cost_entries)
+        return StepState.moved(move), bool(move.cost_entries)
 
     def carrying_duration(self, command: FinishStepCommand, move: StepMove) -> StepMove:
         """The move with the attempt's duration entry, when the caller said when it started."""
