@@ -5,6 +5,3 @@ the edge, so a larger one is refused naming its field, never the store's overflo
 from __future__ import annotations
 
 MAX_STORED_INTEGER = 2**63 - 1
-# the most events one read of a run's event log returns (the HTTP route declares it too, without
-# importing the use case)
-MAX_EVENTS_PER_PAGE = 1000

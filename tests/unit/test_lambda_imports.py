@@ -51,7 +51,6 @@ NOT_BEFORE_A_ROUTE_IS_USED = (
     "entrypoints.http.group_abort",
     "application.use_cases.launch_execution",
     "application.use_cases.get_execution_details",
-    "application.use_cases.get_execution_events",
     "application.use_cases.abort_execution",
     "application.use_cases.delete_execution",
     "application.use_cases.rerun_execution",

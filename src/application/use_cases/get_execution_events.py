@@ -5,9 +5,10 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.ports import ExecutionEvents, RunStore
-from domain.bounds import MAX_EVENTS_PER_PAGE
 from domain.events import ExecutionEvent
 from domain.paging import Page
+
+MAX_EVENTS_PER_PAGE = 1000
 
 
 class GetExecutionEventsQuery(BaseModel):

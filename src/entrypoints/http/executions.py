@@ -14,10 +14,11 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Body, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
+from application.use_cases.get_execution_events import MAX_EVENTS_PER_PAGE
 from application.use_cases.list_executions import ListExecutionsQuery
 from application.use_cases.list_readable_executions import ListReadableExecutionsQuery
 from domain.authorization import Action, AssetKey
-from domain.bounds import MAX_EVENTS_PER_PAGE, MAX_STORED_INTEGER
+from domain.bounds import MAX_STORED_INTEGER
 from domain.errors import ExecutionNotFoundError, InvalidInputError
 from domain.execution import WorkflowExecution
 from domain.paging import Page
