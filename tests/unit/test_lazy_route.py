@@ -9,7 +9,7 @@ from fastapi import APIRouter, FastAPI, Query
 from fastapi.testclient import TestClient
 from pydantic import BaseModel
 
-from entrypoints.http.lazy_route import BuiltOnFirstUse
+from entrypoints.http.lazy_route import BuiltOnFirstUse, ModelIn
 
 
 class Echo(BaseModel):
@@ -53,3 +53,36 @@ def test_the_openapi_document_is_fastapis_own() -> None:
     eager, _ = _app()
 
     assert lazy.openapi() == eager.openapi()
+
+
+class Failure(BaseModel):
+    reason: str
+
+
+def _named_or_eager(named: bool) -> tuple[FastAPI, APIRouter]:
+    router = APIRouter(route_class=BuiltOnFirstUse) if named else APIRouter()
+    model, failure = (
+        (ModelIn(__name__, "Echo"), ModelIn(__name__, "Failure")) if named else (Echo, Failure)
+    )
+
+    @router.get(
+        "/echo/{name}",
+        response_model=model,
+        responses={409: {"model": failure, "description": "Taken."}},
+    )
+    def echo(name: str) -> Echo:
+        return Echo(count=len(name))
+
+    app = FastAPI()
+    app.router.routes.extend(router.routes)
+    return app, router
+
+
+def test_a_response_model_named_by_its_module_is_imported_when_the_route_is_built() -> None:
+    named, router = _named_or_eager(True)
+    eager, _ = _named_or_eager(False)
+
+    assert "response_model" not in vars(router.routes[0])
+    assert TestClient(named).get("/echo/abc").json() == {"count": 3}
+    assert router.routes[0].response_model is Echo  # type: ignore[attr-defined]
+    assert named.openapi() == eager.openapi()

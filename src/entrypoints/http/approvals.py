@@ -8,19 +8,15 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.use_cases.approvals import (
-    DecideApprovalCommand,
-    GetApprovalQuery,
-    ListApprovalsQuery,
-)
 from domain.approvals import MAX_REASON_CHARS, Decision
 from domain.control_characters import FREE_TEXT_KEEPS
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
-from entrypoints.http.lazy_route import BuiltOnFirstUse
+from entrypoints.http.lazy_route import BuiltOnFirstUse, ModelIn
 from entrypoints.http.requests import no_control_character
-from entrypoints.responses import ApprovalPageResponse, ApprovalResponse
 
+# imported by a route's first use, as its use case (entrypoints.http.executions says why)
+SHARED = "entrypoints.responses"
 router = APIRouter(tags=["approvals"], responses=ERROR_RESPONSES, route_class=BuiltOnFirstUse)
 
 
@@ -40,7 +36,7 @@ class DecisionRequest(BaseModel):
 
 @router.get(
     APPROVALS,
-    response_model=ApprovalPageResponse,
+    response_model=ModelIn(SHARED, "ApprovalPageResponse"),
     summary="Approval requests, newest first (only the pending ones with pending=true)",
 )
 def list_approvals(
@@ -54,6 +50,9 @@ def list_approvals(
     execution: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
 ) -> JSONResponse:
     """The requests of runs the caller may read, and those it is an approver of."""
+    from application.use_cases.approvals import ListApprovalsQuery
+    from entrypoints.responses import ApprovalPageResponse
+
     query = ListApprovalsQuery(
         subject=caller.subject,
         pending_only=pending,
@@ -65,15 +64,20 @@ def list_approvals(
     return JSONResponse(ApprovalPageResponse.of(page).dump())
 
 
-@router.get(ONE_APPROVAL, response_model=ApprovalResponse, summary="One approval request")
+@router.get(
+    ONE_APPROVAL, response_model=ModelIn(SHARED, "ApprovalResponse"), summary="One approval request"
+)
 def get_approval(wfx: App, caller: Caller, approval_id: ApprovalId) -> JSONResponse:
+    from application.use_cases.approvals import GetApprovalQuery
+    from entrypoints.responses import ApprovalResponse
+
     query = GetApprovalQuery(approval_id=approval_id, subject=caller.subject, route=caller.route)
     return JSONResponse(ApprovalResponse.of(wfx.get_approval().execute(query)).dump())
 
 
 @router.post(
     ONE_APPROVAL + "/decision",
-    response_model=ApprovalResponse,
+    response_model=ModelIn(SHARED, "ApprovalResponse"),
     summary="Approve or reject a gate (only its approvers; the admin role does not bypass it)",
 )
 def decide_approval(
@@ -81,6 +85,9 @@ def decide_approval(
 ) -> JSONResponse:
     """Records who decided, when and why; an approved run goes on, a rejected one fails with
     the reason. 409 once the request is closed (decided, timed out, or its run ended)."""
+    from application.use_cases.approvals import DecideApprovalCommand
+    from entrypoints.responses import ApprovalResponse
+
     command = DecideApprovalCommand(
         approval_id=approval_id, decision=body.decision, reason=body.reason, subject=caller.subject
     )

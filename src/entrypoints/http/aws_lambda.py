@@ -2,7 +2,8 @@
 HTTP API (payload 2.0) whose JWT authorizer has verified the caller.
 
 The app and its container are built on the first request (the table names resolved then) and
-kept for the warm ones.
+kept for the warm ones; that first request runs with the cycle collector paused
+(entrypoints/cold_start.py), and what the build made is kept out of later collections.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from mangum import Mangum
+
+from entrypoints.cold_start import collector_paused, keep_out_of_collections
 
 _HANDLER: Mangum | None = None
 
@@ -29,6 +32,13 @@ def _build() -> Mangum:
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     global _HANDLER
     if _HANDLER is None:
-        _HANDLER = _build()
-    answer: dict[str, Any] = _HANDLER(event, context)
+        with collector_paused():
+            _HANDLER = _build()
+            keep_out_of_collections()
+            return _answer(_HANDLER, event, context)
+    return _answer(_HANDLER, event, context)
+
+
+def _answer(mangum: Mangum, event: dict[str, Any], context: Any) -> dict[str, Any]:
+    answer: dict[str, Any] = mangum(event, context)
     return answer

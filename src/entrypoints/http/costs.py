@@ -8,12 +8,10 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from application.use_cases.summarize_costs import SummarizeCostsQuery, SummaryScope
 from domain.errors import InvalidInputError
-from entrypoints.cost_responses import CostSummaryResponse
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
-from entrypoints.http.lazy_route import BuiltOnFirstUse
+from entrypoints.http.lazy_route import BuiltOnFirstUse, ModelIn
 
 router = APIRouter(tags=["costs"], responses=ERROR_RESPONSES, route_class=BuiltOnFirstUse)
 
@@ -22,7 +20,7 @@ Id = Annotated[str | None, Query(min_length=1, max_length=512)]
 
 @router.get(
     "/costs",
-    response_model=CostSummaryResponse,
+    response_model=ModelIn("entrypoints.cost_responses", "CostSummaryResponse"),
     summary="Cost totals per currency, estimate and actual apart (superseded entries left out)",
 )
 def cost_summary(
@@ -34,6 +32,10 @@ def cost_summary(
     asset: Annotated[Id, Query(description="DATABASE_ID/ASSET_ID")] = None,
     by: Literal["day"] | None = None,
 ) -> JSONResponse:
+    # imported by the route's first use (entrypoints.http.executions says why)
+    from application.use_cases.summarize_costs import SummarizeCostsQuery, SummaryScope
+    from entrypoints.cost_responses import CostSummaryResponse
+
     scopes = {
         SummaryScope.EXECUTION: execution,
         SummaryScope.WORKFLOW: workflow,

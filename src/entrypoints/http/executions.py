@@ -2,6 +2,8 @@
 
 Each route is the same few lines: tier 1 has let the caller through (`Caller`), tier 2 checks the
 objects the route touches, the use case runs, its result leaves as the shared response model.
+A route imports its use case and its response model when it is first used (`ModelIn`, imports in
+the route): a Lambda's cold start answers one route and pays for that one's alone.
 """
 
 from __future__ import annotations
@@ -12,21 +14,9 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Body, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
-from application.use_cases.abort_execution import AbortExecutionCommand
-from application.use_cases.delete_execution import DeleteExecutionCommand
-from application.use_cases.describe_execution import DescribeExecutionQuery
-from application.use_cases.get_execution import GetExecutionQuery
-from application.use_cases.get_execution_details import GetExecutionDetailsQuery
-from application.use_cases.get_execution_events import (
-    MAX_EVENTS_PER_PAGE,
-    GetExecutionEventsQuery,
-)
-from application.use_cases.get_execution_logs import GetExecutionLogsQuery
-from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
-from application.use_cases.launch_execution import LaunchExecutionCommand
+from application.use_cases.get_execution_events import MAX_EVENTS_PER_PAGE
 from application.use_cases.list_executions import ListExecutionsQuery
 from application.use_cases.list_readable_executions import ListReadableExecutionsQuery
-from application.use_cases.redrive_execution import RedriveExecutionCommand
 from domain.authorization import Action, AssetKey
 from domain.bounds import MAX_STORED_INTEGER
 from domain.errors import ExecutionNotFoundError, InvalidInputError
@@ -35,8 +25,7 @@ from domain.paging import Page
 from domain.run import DEFAULT_ABORT_CAUSE
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
-from entrypoints.http.group_abort import abort_group
-from entrypoints.http.lazy_route import BuiltOnFirstUse
+from entrypoints.http.lazy_route import BuiltOnFirstUse, ModelIn
 from entrypoints.http.list_parameters import ListParameters, list_parameters
 from entrypoints.http.requests import (
     AbortRequest,
@@ -45,15 +34,6 @@ from entrypoints.http.requests import (
     PermanentDeleteRequest,
 )
 from entrypoints.http.route_table import ASSET_EXECUTIONS, EXECUTE, EXECUTIONS, ONE_EXECUTION
-from entrypoints.responses import (
-    AbortResponse,
-    DescribeResponse,
-    ExecutionEventsResponse,
-    ExecutionLogsResponse,
-    ExecutionMetadataPageResponse,
-    ExecutionResponse,
-)
-from entrypoints.vams_details import VamsDetailsAnswer
 from entrypoints.vams_execution_list import (
     AssetExecutionList,
     AssetExecutionListAnswer,
@@ -71,6 +51,7 @@ from entrypoints.vams_responses import (
     MessageResponse,
 )
 
+SHARED = "entrypoints.responses"  # the response models the CLI and the Python API answer too
 router = APIRouter(tags=["executions"], responses=ERROR_RESPONSES, route_class=BuiltOnFirstUse)
 
 ExecutionId = Annotated[str, Path(alias="executionId", min_length=1, max_length=256)]
@@ -196,14 +177,22 @@ def _outputs(wfx: App, page: Page[WorkflowExecution]) -> dict[str, AssetKey | No
 
 @router.post(
     EXECUTIONS,
-    response_model=ExecutionResponse,
+    response_model=ModelIn(SHARED, "ExecutionResponse"),
     status_code=201,
     summary="Launch an execution",
-    responses={200: {"model": ExecutionResponse, "description": "A retry with the same token."}},
+    responses={
+        200: {
+            "model": ModelIn(SHARED, "ExecutionResponse"),
+            "description": "A retry with the same token.",
+        }
+    },
 )
 def launch_execution(wfx: App, caller: Caller, body: LaunchRequest) -> JSONResponse:
     """A `fileUpload` launch is attributed to SYSTEM_USER; the caller still needs POST on the
     workflow and each input asset, and PUT on the output asset."""
+    from application.use_cases.launch_execution import LaunchExecutionCommand
+    from entrypoints.responses import ExecutionResponse
+
     wfx.access_control().require_launch(
         caller.subject,
         body.workflow_database_id,
@@ -248,6 +237,8 @@ def execute_workflow(
     body: ExecuteRequest,
 ) -> JSONResponse:
     """Authorized as the launch above; answers VAMS's `{"message": {"executionId", ...}}`."""
+    from application.use_cases.launch_execution import LaunchExecutionCommand
+
     output = body.output
     wfx.access_control().require_launch(
         caller.subject,
@@ -282,6 +273,8 @@ def execute_workflow(
     summary="Get an execution: its list row, in VAMS's envelope",
 )
 def get_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> JSONResponse:
+    from application.use_cases.get_execution import GetExecutionQuery
+
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.GET, caller.route
     )
@@ -292,7 +285,7 @@ def get_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> JSONRe
 
 @router.get(
     ONE_EXECUTION + "/details",
-    response_model=VamsDetailsAnswer,
+    response_model=ModelIn("entrypoints.vams_details", "VamsDetailsAnswer"),
     summary="Every record of an execution, each collection bounded (VAMS's details)",
 )
 def get_execution_details(
@@ -301,6 +294,9 @@ def get_execution_details(
     execution_id: ExecutionId,
     include_sub_executions: Annotated[bool, Query(alias="includeSubExecutions")] = False,
 ) -> JSONResponse:
+    from application.use_cases.get_execution_details import GetExecutionDetailsQuery
+    from entrypoints.vams_details import VamsDetailsAnswer
+
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.GET, caller.route
     )
@@ -314,7 +310,7 @@ def get_execution_details(
 
 @router.get(
     ONE_EXECUTION + "/details/metadata",
-    response_model=ExecutionMetadataPageResponse,
+    response_model=ModelIn(SHARED, "ExecutionMetadataPageResponse"),
     summary="Page one collection of the details (the rest of one the details bounded)",
 )
 def get_execution_metadata(
@@ -340,6 +336,9 @@ def get_execution_metadata(
     starting_token: Annotated[Token, Query(alias="startingToken")] = None,
     next_token: Annotated[Token, Query(alias="NextToken", description="startingToken")] = None,
 ) -> JSONResponse:
+    from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
+    from entrypoints.responses import ExecutionMetadataPageResponse
+
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.GET, caller.route
     )
@@ -357,7 +356,7 @@ def get_execution_metadata(
 
 @router.get(
     ONE_EXECUTION + "/events",
-    response_model=ExecutionEventsResponse,
+    response_model=ModelIn(SHARED, "ExecutionEventsResponse"),
     summary="An execution's event log, oldest first, from a sequence number on",
 )
 def get_execution_events(
@@ -367,6 +366,9 @@ def get_execution_events(
     after_sequence: Annotated[int, Query(alias="afterSequence", ge=0, le=MAX_STORED_INTEGER)] = 0,
     max_items: Annotated[int, Query(alias="maxItems", ge=1, le=MAX_EVENTS_PER_PAGE)] = 100,
 ) -> JSONResponse:
+    from application.use_cases.get_execution_events import GetExecutionEventsQuery
+    from entrypoints.responses import ExecutionEventsResponse
+
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.GET, caller.route
     )
@@ -378,7 +380,9 @@ def get_execution_events(
 
 
 @router.get(
-    ONE_EXECUTION + "/logs", response_model=ExecutionLogsResponse, summary="An execution's logs"
+    ONE_EXECUTION + "/logs",
+    response_model=ModelIn(SHARED, "ExecutionLogsResponse"),
+    summary="An execution's logs",
 )
 def get_execution_logs(
     wfx: App,
@@ -402,6 +406,9 @@ def get_execution_logs(
     `pipelineExecutionId` that step's; `full`: every log source (of that step); `logId`: that
     source alone, paged with its `nextToken`. `filterPattern`, `startTime` and `endTime` (epoch
     milliseconds) narrow the lines."""
+    from application.use_cases.get_execution_logs import GetExecutionLogsQuery
+    from entrypoints.responses import ExecutionLogsResponse
+
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.GET, caller.route
     )
@@ -429,7 +436,9 @@ def _epoch(milliseconds: int | None) -> datetime | None:
 
 
 @router.post(
-    ONE_EXECUTION + "/abort", response_model=AbortResponse, summary="Abort a running execution"
+    ONE_EXECUTION + "/abort",
+    response_model=ModelIn(SHARED, "AbortResponse"),
+    summary="Abort a running execution",
 )
 def abort_execution(
     wfx: App,
@@ -437,6 +446,9 @@ def abort_execution(
     execution_id: ExecutionId,
     body: Annotated[AbortRequest | None, Body()] = None,
 ) -> JSONResponse:
+    from application.use_cases.abort_execution import AbortExecutionCommand
+    from entrypoints.responses import AbortResponse
+
     wfx.access_control().require_abort(caller.subject, execution_id, caller.route)
     cause = body.cause if body is not None and body.cause is not None else DEFAULT_ABORT_CAUSE
     result = wfx.abort_execution().execute(
@@ -447,10 +459,13 @@ def abort_execution(
 
 @router.post(
     ONE_EXECUTION + "/redrive",
-    response_model=ExecutionResponse,
+    response_model=ModelIn(SHARED, "ExecutionResponse"),
     summary="Redrive a failed, aborted or timed-out execution",
 )
 def redrive_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> JSONResponse:
+    from application.use_cases.redrive_execution import RedriveExecutionCommand
+    from entrypoints.responses import ExecutionResponse
+
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.POST, caller.route
     )
@@ -462,10 +477,13 @@ def redrive_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> JS
 
 @router.get(
     ONE_EXECUTION + "/describe",
-    response_model=DescribeResponse,
+    response_model=ModelIn(SHARED, "DescribeResponse"),
     summary="The execution as Step Functions' DescribeExecution describes it (seed 001)",
 )
 def describe_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> JSONResponse:
+    from application.use_cases.describe_execution import DescribeExecutionQuery
+    from entrypoints.responses import DescribeResponse
+
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.GET, caller.route
     )
@@ -488,6 +506,9 @@ def abort_execution_vams(
     ] = None,
 ) -> JSONResponse:
     """VAMS's abort: a run that has ended is left as it is (and answered the same way)."""
+    from application.use_cases.abort_execution import AbortExecutionCommand
+    from entrypoints.http.group_abort import abort_group
+
     if group_id is not None:
         return JSONResponse(GroupAbortResponse(message=abort_group(wfx, caller, group_id)).dump())
     wfx.access_control().require_abort(caller.subject, execution_id, caller.route)
@@ -511,6 +532,8 @@ def delete_execution(
 ) -> JSONResponse:
     """The body must say `{"confirmDelete": true}`. A run that has not ended is refused (409)
     unless `force`; a run that is not there (deleted already) is a 404."""
+    from application.use_cases.delete_execution import DeleteExecutionCommand
+
     if body is None or not body.confirm_delete:
         raise InvalidInputError("confirmDelete must be true to permanently delete an execution")
     wfx.access_control().require_execution_access(

@@ -14,7 +14,6 @@ from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from application.use_cases.rerun_execution import RerunExecutionCommand
 from domain.assets import AssetRef
 from domain.authorization import Action, AssetKey
 from domain.registration import ID_RULE
@@ -85,6 +84,8 @@ def rerun_execution(
     """The caller must be able to read the run, and to launch what the rerun launches: tier 1
     on the run's workflow's execute route (POST), as VAMS asks; POST on the workflow and each
     input asset, PUT on the output asset. A run not ended is a 409."""
+    from application.use_cases.rerun_execution import RerunExecutionCommand
+
     access = wfx.access_control()
     access.require_execution_access(caller.subject, execution_id, Action.GET, caller.route)
     request = body or RerunRequest()

@@ -7,21 +7,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query
 from fastapi.responses import JSONResponse
 
-from application.use_cases.list_workflows import ListWorkflowsQuery
-from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
-from application.use_cases.show_workflow import ShowWorkflowQuery
 from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
 from domain.bounds import MAX_STORED_INTEGER
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
-from entrypoints.http.lazy_route import BuiltOnFirstUse
-from entrypoints.responses import (
-    WorkflowDefinitionPageResponse,
-    WorkflowResponse,
-    WorkflowVersionResponse,
-)
+from entrypoints.http.lazy_route import BuiltOnFirstUse, ModelIn
 
+# imported by a route's first use, as its use case (entrypoints.http.executions says why)
+SHARED = "entrypoints.responses"
 router = APIRouter(tags=["workflows"], responses=ERROR_RESPONSES, route_class=BuiltOnFirstUse)
 
 Name = Annotated[str, Path(min_length=1, max_length=256)]
@@ -29,7 +23,11 @@ Token = Annotated[str | None, Query(alias="startingToken", min_length=1, max_len
 MaxItems = Annotated[int, Query(alias="maxItems", ge=1, le=100)]
 
 
-@router.get("/workflows", response_model=WorkflowDefinitionPageResponse, summary="List workflows")
+@router.get(
+    "/workflows",
+    response_model=ModelIn(SHARED, "WorkflowDefinitionPageResponse"),
+    summary="List workflows",
+)
 def list_workflows(
     wfx: App,
     caller: Caller,
@@ -41,6 +39,9 @@ def list_workflows(
 ) -> JSONResponse:
     """Each workflow's definition (owner, latest version, created); only those the caller may
     GET."""
+    from application.use_cases.list_workflows import ListWorkflowsQuery
+    from entrypoints.responses import WorkflowDefinitionPageResponse
+
     query = ListWorkflowsQuery(
         database_id=database_id, limit=max_items, starting_token=starting_token
     )
@@ -50,7 +51,7 @@ def list_workflows(
 
 @router.get(
     "/database/{databaseId}/workflows/{workflowId}",
-    response_model=WorkflowResponse,
+    response_model=ModelIn(SHARED, "WorkflowResponse"),
     summary="A workflow: its definition, a version's steps, its versions newest first",
 )
 def list_workflow_versions(
@@ -64,6 +65,9 @@ def list_workflow_versions(
     max_items: MaxItems = 20,
     starting_token: Token = None,
 ) -> JSONResponse:
+    from application.use_cases.show_workflow import ShowWorkflowQuery
+    from entrypoints.responses import WorkflowResponse
+
     wfx.access_control().require_workflow(
         caller.subject, database_id, workflow_id, Action.GET, caller.route
     )
@@ -79,15 +83,20 @@ def list_workflow_versions(
 
 @router.put(
     "/workflows",
-    response_model=WorkflowVersionResponse,
+    response_model=ModelIn(SHARED, "WorkflowVersionResponse"),
     summary="Publish a workflow version (an unchanged document reuses the latest)",
-    responses={201: {"model": WorkflowVersionResponse, "description": "A new version."}},
+    responses={
+        201: {"model": ModelIn(SHARED, "WorkflowVersionResponse"), "description": "A new version."}
+    },
 )
 def publish_workflow(
     wfx: App,
     caller: Caller,
     document: Annotated[dict[str, Any], Body(description="The workflow document, as its YAML.")],
 ) -> JSONResponse:
+    from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+    from entrypoints.responses import WorkflowVersionResponse
+
     parsed = parse_workflow_document(document)
     wfx.access_control().require_publish(caller.subject, parsed, caller.route)
     command = PublishWorkflowVersionCommand(document=parsed, published_by=caller.subject.user_id)
