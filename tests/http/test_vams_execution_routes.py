@@ -5,6 +5,7 @@ The expected documents are written here from VAMS's handlers and models, not fro
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 import yaml
@@ -356,6 +357,50 @@ def test_the_logs_take_vams_s_truncated_mode_and_narrowing(service: Service) -> 
     assert bounded.status_code == 200, bounded.text
 
 
+def test_the_truncated_whole_run_logs_say_the_run_s_error_as_vams_s_viewer_prints_it(
+    service: Service,
+) -> None:
+    failing = {
+        "databaseId": DATABASE,
+        "workflowId": "failing",
+        "steps": [
+            {
+                "pipelineId": "fail",
+                "executionType": "command",
+                "command": [sys.executable, "-c", "raise SystemExit(3)"],
+                "inputFileArity": "none",
+            }
+        ],
+    }
+    service.container.publish_workflow_version().execute(
+        PublishWorkflowVersionCommand(document=parse_workflow_document(failing))
+    )
+    command = LaunchExecutionCommand(
+        workflow_database_id=DATABASE, workflow_id="failing", user_id=ADMIN
+    )
+    failed = str(
+        service.container.launch_execution().execute(command).execution.workflow_execution_id
+    )
+    assert _status(service, failed) == "FAILED"
+    error = service.container.get_execution().execute(
+        GetExecutionQuery(workflow_execution_id=failed)
+    )
+    assert error.execution_error
+
+    path = f"{RUNS}/{failed}/logs"
+    whole = service.client.get(path, params={"mode": "truncated"}, headers=_admin(service)).json()
+    assert whole["executionError"] == error.execution_error
+    # a run with no error says so with "" (VAMS always sends the key on this answer)
+    assert _logs(service, mode="truncated").json()["executionError"] == ""
+    # not on one step's answer, nor on a read of the sources
+    step = service.container.execution_store().list_steps(failed)[0].pipeline_execution_id
+    one = service.client.get(
+        path, params={"pipelineExecutionId": step}, headers=_admin(service)
+    ).json()
+    full = service.client.get(path, params={"mode": "full"}, headers=_admin(service)).json()
+    assert "executionError" not in one and "executionError" not in full
+
+
 def test_a_bad_logs_parameter_is_a_400_naming_it_and_a_foreign_step_a_404(
     service: Service,
 ) -> None:
@@ -395,13 +440,14 @@ def test_details_metadata_pages_vams_s_collections(service: Service) -> None:
     every = service.client.get(path, params={"collection": "output"}, headers=headers)
     assert every.status_code == 200, every.text
     rows = every.json()["Items"]
+    assert "NextToken" not in every.json()  # one page holds them all: no token, not a null one
     assert len(rows) >= 6  # ours, after what the world's steps wrote
     paged: list[Any] = []
     params = {"collection": "output", "pageSize": "4"}
     while True:
         page = service.client.get(path, params=params, headers=headers).json()
         paged += page["Items"]
-        if page["NextToken"] is None:
+        if "NextToken" not in page:  # as VAMS: the last page says no token, not a null one
             break
         params = {"collection": "output", "pageSize": "4", "NextToken": page["NextToken"]}
     assert paged == rows
