@@ -452,6 +452,9 @@ class OutputResult(_Record):
     output_database_id: str | None = None
     output_asset_id: str | None = None
     asset_version_id: str | None = None
+    # the text VAMS keeps on its results row (resultsContent); None on wfx's rows, whose file
+    # body stays in the object store
+    stored_text: ResultText | None = None
 
     @property
     def row_key(self) -> str:

@@ -504,11 +504,13 @@ class VamsExecutionDetails(VamsResponse):
 
 
 def _results(entry: StepDetails) -> list[VamsOutputResult]:
-    # a results row without its text (none read: no object store) shows an empty one
+    # a results row without its text read (no object store) shows the text VAMS stored on it,
+    # else an empty one
     texts = {text.relative_file_path: text for text in entry.result_texts}
     return [
         VamsOutputResult.of(
             texts.get(row.relative_file_path)
+            or row.stored_text
             or ResultText(relative_file_path=row.relative_file_path, content="", truncated=False),
             row.asset_version_id,
             entry.step,
