@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from application.use_cases.launch_execution import LaunchExecutionCommand
 from tests.http.conftest import ADMIN, DATABASE, INPUTS, RESULTS, WORKFLOW, Service
 
 VAMS_DATE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
@@ -132,12 +133,22 @@ def test_inputs_and_outputs_are_the_run_s_collections_tagged_with_their_step(
 ) -> None:
     details = _details(service, service.execution_id)
 
-    assert sorted(
-        (f["databaseId"], f["assetId"], f["inputAssetFileKey"]) for f in details["inputFiles"]
-    ) == [
-        (DATABASE, INPUTS, "a.obj"),
-        (DATABASE, INPUTS, "b.obj"),
+    # VAMS lists the selection the launch made (here a whole asset: its root, "/"-led, no
+    # version); the files it resolved to, each at the version read, are wfx's own key
+    [selection] = details["inputFiles"]
+    assert (selection["databaseId"], selection["assetId"], selection["versionId"]) == (
+        DATABASE,
+        INPUTS,
+        "",
+    )
+    assert selection["inputAssetFileKey"].startswith("/")
+    assert selection["inputAssetFileKey"].endswith("/")
+    resolved = details["resolvedInputFiles"]
+    assert sorted((f["assetId"], f["inputAssetFileKey"]) for f in resolved) == [
+        (INPUTS, "a.obj"),
+        (INPUTS, "b.obj"),
     ]
+    assert all(f["versionId"] for f in resolved)
     steps = {p["pipelineExecutionId"]: p["pipelineId"] for p in details["pipelines"]}
     outputs = details["outputs"]
     assert set(outputs) == {"files", "metadata", "results"}
@@ -161,3 +172,24 @@ def test_a_results_file_s_text_is_inlined(service: Service) -> None:
     assert report["resultsContent"] == f"report of {service.execution_id}\nall good\n"
     assert report["resultsContentTruncated"] is False
     assert report["pipelineId"] == "report"
+
+
+def test_a_single_file_selection_is_listed_with_the_version_read(service: Service) -> None:
+    command = LaunchExecutionCommand(
+        workflow_database_id=DATABASE,
+        workflow_id=WORKFLOW["workflowId"],
+        inputs=(f"{DATABASE}/{INPUTS}/b.obj", f"{DATABASE}/{INPUTS}"),
+        output=f"{DATABASE}/{RESULTS}",
+        user_id=ADMIN,
+    )
+    launched = service.container.launch_execution().execute(command)
+    details = _details(service, str(launched.execution.workflow_execution_id))
+
+    by_key = {f["inputAssetFileKey"]: f for f in details["inputFiles"]}
+    assert len(by_key) == 2 == len(details["inputFiles"])
+    [file_key] = [key for key in by_key if key.endswith("/b.obj")]
+    [root] = [key for key in by_key if key.endswith("/")]
+    assert file_key.startswith("/") and file_key == root + "b.obj"
+    assert by_key[root]["versionId"] == ""
+    read = {f["inputAssetFileKey"]: f["versionId"] for f in details["resolvedInputFiles"]}
+    assert by_key[file_key]["versionId"] == read["b.obj"] != ""
