@@ -18,7 +18,7 @@ from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
 from domain.sub_processes import SubExecutionStop
 from domain.triggers import TriggerType
 from domain.truncation import TruncatedCollection
-from domain.workflow import ExecutionType, InputFileArity
+from domain.workflow import ExecutionType, InputFileArity, WorkflowDefinition
 
 
 def _whole_second(moment: datetime) -> datetime:
@@ -521,6 +521,9 @@ class ExecutionDetails(_Record):
     truncated_collections: tuple[TruncatedCollection, ...] = ()
     # the run's gates (seed 003 APPROVAL_REQUEST), oldest first; None when it has no approval step
     approvals: tuple[ApprovalRequest, ...] | None = None
+    # the run's workflow as it is defined now (VAMS reads its name and description live, not as
+    # run); None when not found (deleted, or a run VAMS launched from a workflow wfx does not hold)
+    workflow: WorkflowDefinition | None = None
 
 
 def chain_order(

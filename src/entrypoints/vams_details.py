@@ -178,7 +178,8 @@ class VamsPipeline(VamsResponse):
             pipeline_id=step.pipeline_id,
             pipeline_database_id=step.pipeline_database_id,
             pipeline_execution_id=step.pipeline_execution_id,
-            name=step.pipeline_id,  # VAMS falls back to the id where no pipeline name is known
+            # VAMS's pipeline name, else its id: a wfx step definition has no name but its id
+            name=step.pipeline_id,
             pipeline_execution_type=_pipeline_execution_type(step),
             end_state_pipeline=step.end_state,
             execution_status=step.status.value,
@@ -452,6 +453,10 @@ class VamsExecutionDetails(VamsResponse):
             workflow_execution_id=run.workflow_execution_id,
             workflow_id=run.workflow_id,
             workflow_database_id=run.workflow_database_id,
+            # read from the definition as VAMS reads its workflow's: a wfx workflow is named by
+            # its id; "" when the definition is not found (VAMS's client then shows the id)
+            workflow_name=details.workflow.workflow_id if details.workflow else "",
+            workflow_description=details.workflow.description if details.workflow else "",
             workflow_system_config={},
             execution_status=run.execution_status,
             execution_start_date=_date(run.execution_start_date),

@@ -101,6 +101,11 @@ def test_the_run_is_flat_with_vams_s_keys_types_and_dates(service: Service) -> N
     assert VAMS_DATE.match(details["executionStopDate"])
     assert (details["triggerType"], details["triggeredByUserId"]) == ("Manual", ADMIN)
     assert details["executionError"] == ""
+    # looked up from the workflow's definition, as VAMS looks up its workflow's
+    assert (details["workflowName"], details["workflowDescription"]) == (
+        WORKFLOW["workflowId"],
+        WORKFLOW["description"],
+    )
     assert details["outputLocationType"] == "asset"
     assert (details["outputDatabaseId"], details["outputAssetId"]) == (DATABASE, RESULTS)
     assert details["truncatedCollections"] == []
