@@ -542,3 +542,21 @@ def test_one_run_is_its_list_row_in_vams_s_envelope(service: Service) -> None:
     listed = _rows(service.client.get(RUNS, headers=_admin(service)))[run]
     answer = service.client.get(f"{RUNS}/{run}", headers=_admin(service))
     assert (answer.status_code, answer.json()) == (200, {"message": listed})
+
+
+def test_the_openapi_document_requires_the_row_keys_vams_always_sends(service: Service) -> None:
+    schemas = service.client.get("/openapi.json").json()["components"]["schemas"]
+    row = schemas["ExecutionRow"]
+    # said on every row, "" when unset, as VAMS sends them
+    always = {"executionStopDate", "executionGroupId", "outputAssetId", "outputDatabaseId"}
+    assert always | {"executionError", "outputLocationType"} <= set(row["required"])
+    # said only when set: optional
+    assert not {"lastSfnSyncCheckDate", "abortCause", "redriveDate"} & set(row["required"])
+    assert {"inputAssetFileKey", "startDate", "stopDate"} <= set(
+        schemas["AssetExecutionRow"]["required"]
+    )
+    details = schemas["VamsExecutionDetails"]["required"]
+    assert {"workflowName", "workflowDescription", "inputFiles", "truncatedCollections"} <= set(
+        details
+    )
+    assert {"name", "description", "pipelineType"} <= set(schemas["VamsPipeline"]["required"])
