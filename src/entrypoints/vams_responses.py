@@ -18,7 +18,7 @@ DELETED_MESSAGE = "Execution records permanently deleted"
 
 def _always_sent_required(schema: dict[str, Any], model: type[BaseModel]) -> None:
     """Mark required every key the answer always holds: `dump()` leaves out only what is None,
-    so a key whose default is a value ("" where VAMS sends "", [] , false) is always there, as
+    so a key whose default is a value ("" where VAMS sends "", [], false) is always there, as
     VAMS always sends it; a key defaulting to None may be absent and stays optional."""
     properties = schema.get("properties", {})
     sent = [
