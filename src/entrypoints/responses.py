@@ -1410,11 +1410,16 @@ class ExecutionMetadataPageResponse(Response):
     what says there is more)."""
 
     items: tuple[MetadataItemResponse, ...] = Field(alias="Items")
+    collection: str  # the collection paged, as asked (VAMS echoes it)
     next_token: str | None = Field(default=None, alias="NextToken")
 
     @classmethod
-    def of(cls, page: Page[DetailItem]) -> Self:
-        return cls(items=tuple(map(metadata_item, page.items)), next_token=page.next_token)
+    def of(cls, page: Page[DetailItem], collection: str) -> Self:
+        return cls(
+            items=tuple(map(metadata_item, page.items)),
+            collection=collection,
+            next_token=page.next_token,
+        )
 
 
 # -- the event log (seed 003 EVENT_LOG) ----------------------------------------------------------

@@ -335,20 +335,21 @@ def test_the_logs_take_vams_s_truncated_mode_and_narrowing(service: Service) -> 
     truncated, summary = _logs(service, mode="truncated"), _logs(service, mode="summary")
     assert truncated.status_code == 200, truncated.text
     assert truncated.json() == summary.json() == _logs(service).json()
-    whole = truncated.json()
+    assert set(truncated.json()) == {"message"}  # VAMS's envelope
+    whole = truncated.json()["message"]
     assert whole["executionLog"] and len({a["pipelineExecutionId"] for a in whole["attempts"]}) > 1
 
     step = whole["attempts"][0]["pipelineExecutionId"]
-    one = _logs(service, pipelineExecutionId=step).json()
+    one = _logs(service, pipelineExecutionId=step).json()["message"]
     assert "executionLog" not in one  # that step's lines, not the run's log
     assert {a["pipelineExecutionId"] for a in one["attempts"]} == {step}
     assert one["attempts"] == [a for a in whole["attempts"] if a["pipelineExecutionId"] == step]
-    full = _logs(service, mode="full", pipelineExecutionId=step).json()
+    full = _logs(service, mode="full", pipelineExecutionId=step).json()["message"]
     assert {s["pipelineExecutionId"] for s in full["logSources"]} <= {step}
 
     lines = [line for a in whole["attempts"] for line in a["lines"]]
     text = next(line for line in lines if " " in line).split(" ")[0]
-    narrowed = _logs(service, filterPattern=f'"{text}"').json()
+    narrowed = _logs(service, filterPattern=f'"{text}"').json()["message"]
     kept = [line for a in narrowed["attempts"] for line in a["lines"]]
     assert kept == [line for line in lines if text in line]
     assert all(text in line for line in narrowed["executionLog"].splitlines())
@@ -388,16 +389,18 @@ def test_the_truncated_whole_run_logs_say_the_run_s_error_as_vams_s_viewer_print
     assert error.execution_error
 
     path = f"{RUNS}/{failed}/logs"
-    whole = service.client.get(path, params={"mode": "truncated"}, headers=_admin(service)).json()
+    whole = service.client.get(path, params={"mode": "truncated"}, headers=_admin(service))
+    whole = whole.json()["message"]
     assert whole["executionError"] == error.execution_error
     # a run with no error says so with "" (VAMS always sends the key on this answer)
-    assert _logs(service, mode="truncated").json()["executionError"] == ""
+    assert _logs(service, mode="truncated").json()["message"]["executionError"] == ""
     # not on one step's answer, nor on a read of the sources
     step = service.container.execution_store().list_steps(failed)[0].pipeline_execution_id
     one = service.client.get(
         path, params={"pipelineExecutionId": step}, headers=_admin(service)
-    ).json()
-    full = service.client.get(path, params={"mode": "full"}, headers=_admin(service)).json()
+    ).json()["message"]
+    full = service.client.get(path, params={"mode": "full"}, headers=_admin(service))
+    full = full.json()["message"]
     assert "executionError" not in one and "executionError" not in full
 
 
@@ -439,13 +442,16 @@ def test_details_metadata_pages_vams_s_collections(service: Service) -> None:
     headers = _admin(service)
     every = service.client.get(path, params={"collection": "output"}, headers=headers)
     assert every.status_code == 200, every.text
-    rows = every.json()["Items"]
-    assert "NextToken" not in every.json()  # one page holds them all: no token, not a null one
+    assert set(every.json()) == {"message"}  # VAMS's envelope
+    rows = every.json()["message"]["Items"]
+    assert every.json()["message"]["collection"] == "output"  # echoed, as VAMS does
+    # one page holds them all: no token, not a null one
+    assert "NextToken" not in every.json()["message"]
     assert len(rows) >= 6  # ours, after what the world's steps wrote
     paged: list[Any] = []
     params = {"collection": "output", "pageSize": "4"}
     while True:
-        page = service.client.get(path, params=params, headers=headers).json()
+        page = service.client.get(path, params=params, headers=headers).json()["message"]
         paged += page["Items"]
         if "NextToken" not in page:  # as VAMS: the last page says no token, not a null one
             break
@@ -453,13 +459,13 @@ def test_details_metadata_pages_vams_s_collections(service: Service) -> None:
     assert paged == rows
     one = service.client.get(
         path, params={"collection": "output", "pipelineId": steps[1].pipeline_id}, headers=headers
-    ).json()
+    ).json()["message"]
     assert len(one["Items"]) >= 3
     assert {row["pipelineExecutionId"] for row in one["Items"]} == {steps[1].pipeline_execution_id}
     # input is the default collection; the world's steps took no metadata, nor of a database
     for params in ({}, {"collection": "inputDatabase"}):
         answer = service.client.get(path, params=params, headers=headers)
-        assert (answer.status_code, answer.json()["Items"]) == (200, []), params
+        assert (answer.status_code, answer.json()["message"]["Items"]) == (200, []), params
     refused = service.client.get(
         path, params={"collection": "inputs", "pipelineId": "p"}, headers=headers
     )

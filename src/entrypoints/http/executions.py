@@ -54,6 +54,7 @@ from entrypoints.responses import (
     ExecutionResponse,
 )
 from entrypoints.vams_details import VamsDetailsAnswer
+from entrypoints.vams_envelopes import LogsAnswer, MetadataPageAnswer
 from entrypoints.vams_execution_list import (
     AssetExecutionList,
     AssetExecutionListAnswer,
@@ -314,7 +315,7 @@ def get_execution_details(
 
 @router.get(
     ONE_EXECUTION + "/details/metadata",
-    response_model=ExecutionMetadataPageResponse,
+    response_model=MetadataPageAnswer,
     summary="Page one collection of the details (the rest of one the details bounded)",
 )
 def get_execution_metadata(
@@ -352,7 +353,8 @@ def get_execution_metadata(
         starting_token=starting_token or next_token,
     )
     page = wfx.get_execution_metadata().execute(query)
-    return JSONResponse(ExecutionMetadataPageResponse.of(page).dump())
+    answer = MetadataPageAnswer(message=ExecutionMetadataPageResponse.of(page, collection))
+    return JSONResponse(answer.dump())
 
 
 @router.get(
@@ -377,9 +379,7 @@ def get_execution_events(
     return JSONResponse(ExecutionEventsResponse.of(execution_id, page).dump())
 
 
-@router.get(
-    ONE_EXECUTION + "/logs", response_model=ExecutionLogsResponse, summary="An execution's logs"
-)
+@router.get(ONE_EXECUTION + "/logs", response_model=LogsAnswer, summary="An execution's logs")
 def get_execution_logs(
     wfx: App,
     caller: Caller,
@@ -421,7 +421,8 @@ def get_execution_logs(
         start_time=start,
         end_time=end,
     )
-    return JSONResponse(ExecutionLogsResponse.of(wfx.get_execution_logs().execute(query)).dump())
+    logs = ExecutionLogsResponse.of(wfx.get_execution_logs().execute(query))
+    return JSONResponse(LogsAnswer(message=logs).dump())
 
 
 def _epoch(milliseconds: int | None) -> datetime | None:
