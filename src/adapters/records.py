@@ -71,6 +71,7 @@ from domain.execution import (
 from domain.logs import STEP_FUNCTIONS_EXECUTION, RegisteredLog, RegisteredSubExecution
 from domain.redaction import REDACTED, is_secret_name, redact, redact_executable, redact_optional
 from domain.redrive import STEP_FUNCTIONS_ORCHESTRATOR
+from domain.result_text import ResultText
 from domain.run import StepMove
 from domain.statuses import StepStatus
 from domain.sub_processes import SubExecutionStop
@@ -1124,12 +1125,12 @@ def parse_output_metadata_record(item: Item) -> OutputMetadata:
 def build_output_result_record(row: OutputResult) -> Item:
     """VAMS's row keeps a results file's text (resultsContent); wfx's results are files imported
     into the output asset, whose bodies stay in the object store: the content is VAMS's empty
-    value and s3Key says where the file is."""
+    value and s3Key says where the file is. A row VAMS wrote keeps its text when written again."""
     item: Item = {
         "pipelineExecutionId": row.pipeline_execution_id,
         "relativeFilePath": row.row_key,
-        "resultsContent": "",
-        "resultsContentTruncated": False,
+        "resultsContent": row.stored_text.content if row.stored_text else "",
+        "resultsContentTruncated": row.stored_text.truncated if row.stored_text else False,
         "s3Key": execution_output_prefix(row.workflow_execution_id) + row.relative_file_path,
         # wfx's own
         "workflowExecutionId": row.workflow_execution_id,
@@ -1144,15 +1145,25 @@ def build_output_result_record(row: OutputResult) -> Item:
 
 
 def parse_output_result_record(item: Item) -> OutputResult:
-    """VAMS's row ("/"-led path), or wfx's before 0.2 (the path as the asset keys it)."""
+    """VAMS's row ("/"-led path, its text in resultsContent), or wfx's (no text: "" there), or
+    wfx's before 0.2 (the path as the asset keys it)."""
+    path = str(item["relativeFilePath"]).lstrip("/")
+    content = str(item.get("resultsContent") or "")
     return OutputResult(
         pipeline_execution_id=item["pipelineExecutionId"],
         workflow_execution_id=item.get("workflowExecutionId", ""),
-        relative_file_path=str(item["relativeFilePath"]).lstrip("/"),
+        relative_file_path=path,
         version_id=item.get("versionId", ""),
         output_database_id=item.get("outputDatabaseId"),
         output_asset_id=item.get("outputAssetId"),
         asset_version_id=item.get("assetVersionId"),
+        stored_text=ResultText(
+            relative_file_path=path,
+            content=content,
+            truncated=bool(item.get("resultsContentTruncated", False)),
+        )
+        if content
+        else None,
     )
 
 

@@ -1,6 +1,7 @@
 """The text of each results file the details show (VAMS's `resultsContent`): wfx's results rows
-hold no content, so it is read from the object store, each file no further than VAMS's bound
-and all of them within one budget; what was cut is flagged, never silently shortened."""
+hold no content, so it is read from the object store (a row VAMS wrote holds its own text), each
+file no further than VAMS's bound and all of them within one budget; what was cut is flagged,
+never silently shortened."""
 
 from __future__ import annotations
 
@@ -30,9 +31,13 @@ class ResultTextReader:
         texts: list[ResultText] = []
         for row in entry.outputs.results:
             limit = min(self._limit, left[0])
-            content, truncated = self._read(
-                entry.step.output_files_path + row.relative_file_path, row.version_id, limit
-            )
+            if row.stored_text is not None:  # VAMS wrote the text on its row: no object to read
+                content, cut = text_of(row.stored_text.content.encode(), limit)
+                truncated = cut or row.stored_text.truncated
+            else:
+                content, truncated = self._read(
+                    entry.step.output_files_path + row.relative_file_path, row.version_id, limit
+                )
             left[0] -= len(content.encode())
             texts.append(
                 ResultText(

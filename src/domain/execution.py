@@ -18,7 +18,7 @@ from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
 from domain.sub_processes import SubExecutionStop
 from domain.triggers import TriggerType
 from domain.truncation import TruncatedCollection
-from domain.workflow import ExecutionType, InputFileArity
+from domain.workflow import ExecutionType, InputFileArity, WorkflowDefinition
 
 
 def _whole_second(moment: datetime) -> datetime:
@@ -452,6 +452,9 @@ class OutputResult(_Record):
     output_database_id: str | None = None
     output_asset_id: str | None = None
     asset_version_id: str | None = None
+    # the text VAMS keeps on its results row (resultsContent); None on wfx's rows, whose file
+    # body stays in the object store
+    stored_text: ResultText | None = None
 
     @property
     def row_key(self) -> str:
@@ -518,6 +521,9 @@ class ExecutionDetails(_Record):
     truncated_collections: tuple[TruncatedCollection, ...] = ()
     # the run's gates (seed 003 APPROVAL_REQUEST), oldest first; None when it has no approval step
     approvals: tuple[ApprovalRequest, ...] | None = None
+    # the run's workflow as it is defined now (VAMS reads its name and description live, not as
+    # run); None when not found (deleted, or a run VAMS launched from a workflow wfx does not hold)
+    workflow: WorkflowDefinition | None = None
 
 
 def chain_order(

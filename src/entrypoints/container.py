@@ -1010,6 +1010,7 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         approvals=approvals,
         result_texts=result_text_reader,
+        definitions=workflow_definitions,
     )
     get_execution_progress = providers.Factory(GetExecutionProgress, store=execution_store)
     # the event log (seed 003): read here; written by the execution store with each transition

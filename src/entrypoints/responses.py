@@ -982,6 +982,8 @@ class ExecutionLogsResponse(Response):
     events: tuple[LogEventResponse, ...] = ()
     next_token: str | None = None
     execution_log: str | None = None
+    # said with the run's own log, "" when the run has none (VAMS's truncated whole-run answer)
+    execution_error: str | None = None
     # one step's stored log (truncated mode with pipelineExecutionId): VAMS's `resultLog`
     result_log: str | None = None
     # where the text came from, as VAMS's log viewer labels it: the stored log, or the sources
@@ -1005,6 +1007,10 @@ class ExecutionLogsResponse(Response):
             ),
             next_token=result.next_token,
             execution_log=redact_optional(result.run_log),
+            # a Step Functions error names the ARNs it failed on; VAMS shows no ARN
+            execution_error=None
+            if result.execution_error is None
+            else without_arns(result.execution_error),
             result_log=step_log,
             logs_source="live" if result.run_log is None and step_log is None else "stored",
             warnings=tuple(without_arns(redact(w)) for w in result.warnings),
@@ -1399,20 +1405,21 @@ def metadata_item(item: DetailItem) -> MetadataItemResponse:
 
 
 class ExecutionMetadataPageResponse(Response):
-    """The details/metadata route: one page of one collection; `NextToken` continues it."""
+    """The details/metadata route: one page of one collection; `NextToken` continues it and is
+    left out on the last page, as VAMS's paged metadata read leaves it out (its presence is
+    what says there is more)."""
 
     items: tuple[MetadataItemResponse, ...] = Field(alias="Items")
+    collection: str  # the collection paged, as asked (VAMS echoes it)
     next_token: str | None = Field(default=None, alias="NextToken")
 
     @classmethod
-    def of(cls, page: Page[DetailItem]) -> Self:
-        return cls(items=tuple(map(metadata_item, page.items)), next_token=page.next_token)
-
-    def dump(self) -> dict[str, Any]:
-        # as on every list: NextToken is said even when null, so a client pages until it is
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True) | {
-            "NextToken": self.next_token
-        }
+    def of(cls, page: Page[DetailItem], collection: str) -> Self:
+        return cls(
+            items=tuple(map(metadata_item, page.items)),
+            collection=collection,
+            next_token=page.next_token,
+        )
 
 
 # -- the event log (seed 003 EVENT_LOG) ----------------------------------------------------------

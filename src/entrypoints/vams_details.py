@@ -6,8 +6,8 @@ split by scope, `outputs.files / metadata / results` with each results file's te
 VAMS's keys keep VAMS's types: text it has no value for is "" (a date not yet set, a step's
 name), a map it has none for is {}. What wfx knows beyond VAMS stays under keys VAMS does not
 use (`orchestrator`, `redriveCount`, a step's `attempts`, `truncatedCollectionPages`,
-`approvals` ...). Nothing VAMS withholds is sent (entrypoints.withheld): no ARN, bucket, prefix
-or role field.
+`approvals`, `resolvedInputFiles` ...). Nothing VAMS withholds is sent (entrypoints.withheld):
+no ARN, bucket, prefix or role field.
 """
 
 from __future__ import annotations
@@ -178,7 +178,8 @@ class VamsPipeline(VamsResponse):
             pipeline_id=step.pipeline_id,
             pipeline_database_id=step.pipeline_database_id,
             pipeline_execution_id=step.pipeline_execution_id,
-            name=step.pipeline_id,  # VAMS falls back to the id where no pipeline name is known
+            # VAMS's pipeline name, else its id: a wfx step definition has no name but its id
+            name=step.pipeline_id,
             pipeline_execution_type=_pipeline_execution_type(step),
             end_state_pipeline=step.end_state,
             execution_status=step.status.value,
@@ -226,6 +227,8 @@ def _pipeline_execution_type(step: PipelineExecution) -> str:
 
 
 class VamsInputFile(VamsResponse):
+    """A file the run read, or (in `inputFiles`) a selection the launch made."""
+
     database_id: str
     asset_id: str
     input_asset_file_key: str
@@ -239,6 +242,26 @@ class VamsInputFile(VamsResponse):
             input_asset_file_key=row.input_asset_file_key,
             version_id=row.version_id,
         )
+
+
+def _selections(inputs: tuple[ExecutionInput, ...]) -> tuple[VamsInputFile, ...]:
+    """VAMS's `inputFiles`: one row per selection, as the launch selected it (its "/"-led key,
+    a folder's or a whole asset's ending in "/" with no version, a single file's with the
+    version read). wfx reads the files each selection resolved to and names the selection on
+    each; a run VAMS launched has only its selection rows (no selection named)."""
+    shown: dict[tuple[str, str, str], VamsInputFile] = {}
+    for row in inputs:
+        key = row.selection_key or row.input_asset_file_key
+        if (row.database_id, row.asset_id, key) in shown:
+            continue
+        one_file = not row.selection_key or not key.endswith("/")
+        shown[row.database_id, row.asset_id, key] = VamsInputFile(
+            database_id=row.database_id,
+            asset_id=row.asset_id,
+            input_asset_file_key=key,
+            version_id=row.version_id if one_file else "",
+        )
+    return tuple(shown.values())
 
 
 class VamsInputMetadata(VamsResponse):
@@ -402,6 +425,9 @@ class VamsExecutionDetails(VamsResponse):
     sub_execution_warnings: tuple[SubExecutionWarningResponse, ...] | None = None
     truncated_collection_pages: tuple[TruncatedCollectionResponse, ...] = ()
     approvals: tuple[ApprovalResponse, ...] | None = None
+    # each file the selections resolved to, at the version read (what a redrive reads again);
+    # left out for a run VAMS launched, which recorded none
+    resolved_input_files: tuple[VamsInputFile, ...] | None = None
 
     @classmethod
     def of(cls, details: ExecutionDetails, with_sub_executions: bool = False) -> Self:
@@ -427,6 +453,10 @@ class VamsExecutionDetails(VamsResponse):
             workflow_execution_id=run.workflow_execution_id,
             workflow_id=run.workflow_id,
             workflow_database_id=run.workflow_database_id,
+            # read from the definition as VAMS reads its workflow's: a wfx workflow is named by
+            # its id; "" when the definition is not found (VAMS's client then shows the id)
+            workflow_name=details.workflow.workflow_id if details.workflow else "",
+            workflow_description=details.workflow.description if details.workflow else "",
             workflow_system_config={},
             execution_status=run.execution_status,
             execution_start_date=_date(run.execution_start_date),
@@ -448,7 +478,11 @@ class VamsExecutionDetails(VamsResponse):
                 )
                 for entry in details.steps
             ),
-            input_files=tuple(VamsInputFile.of(row) for row in details.inputs),
+            input_files=_selections(details.inputs),
+            resolved_input_files=tuple(
+                VamsInputFile.of(row) for row in details.inputs if row.selection_key
+            )
+            or None,
             input_metadata=tuple(m for m in metadata if m.scope != "database"),
             input_database_metadata=tuple(m for m in metadata if m.scope == "database"),
             input_configurations=tuple(
@@ -504,11 +538,13 @@ class VamsExecutionDetails(VamsResponse):
 
 
 def _results(entry: StepDetails) -> list[VamsOutputResult]:
-    # a results row without its text (none read: no object store) shows an empty one
+    # a results row without its text read (no object store) shows the text VAMS stored on it,
+    # else an empty one
     texts = {text.relative_file_path: text for text in entry.result_texts}
     return [
         VamsOutputResult.of(
             texts.get(row.relative_file_path)
+            or row.stored_text
             or ResultText(relative_file_path=row.relative_file_path, content="", truncated=False),
             row.asset_version_id,
             entry.step,

@@ -16,10 +16,30 @@ ABORTED_MESSAGE = "Execution aborted"
 DELETED_MESSAGE = "Execution records permanently deleted"
 
 
+def _always_sent_required(schema: dict[str, Any], model: type[BaseModel]) -> None:
+    """Mark required every key the answer always holds: `dump()` leaves out only what is None,
+    so a key whose default is a value ("" where VAMS sends "", [], false) is always there, as
+    VAMS always sends it; a key defaulting to None may be absent and stays optional."""
+    properties = schema.get("properties", {})
+    sent = [
+        field.alias or name
+        for name, field in model.model_fields.items()
+        if not field.is_required() and field.get_default(call_default_factory=True) is not None
+    ]
+    required = list(schema.get("required", []))
+    required += [key for key in sent if key in properties and key not in required]
+    if required:
+        schema["required"] = required
+
+
 class VamsResponse(BaseModel):
     # built when first answered, as entrypoints.responses: not a cold start's price
     model_config = ConfigDict(
-        frozen=True, alias_generator=to_camel, populate_by_name=True, defer_build=True
+        frozen=True,
+        alias_generator=to_camel,
+        populate_by_name=True,
+        defer_build=True,
+        json_schema_extra=_always_sent_required,
     )
 
     def dump(self) -> dict[str, Any]:

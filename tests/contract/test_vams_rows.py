@@ -5,7 +5,7 @@ outputs, answers authorization's questions, can be aborted and is deleted whole.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -13,7 +13,8 @@ from adapters.dynamodb.codec import to_wire
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import AssetDirection, ListScope, RowCollection
+from application.ports import AssetDirection, ListScope, ObjectStore, RowCollection
+from application.result_texts import ResultTextReader
 from application.run_writes import end_run
 from application.use_cases.get_execution_metadata import (
     GetExecutionMetadata,
@@ -21,6 +22,7 @@ from application.use_cases.get_execution_metadata import (
 )
 from domain.authorization import AssetKey
 from domain.statuses import ExecutionStatus, StepStatus
+from entrypoints.vams_details import VamsDetailsAnswer
 from tests import vams_items as vams
 from tests.contract.conftest import BACKENDS
 
@@ -152,6 +154,35 @@ def test_a_vams_run_shows_its_inputs_configuration_and_outputs(finished: Any) ->
     assert [r.relative_file_path for r in outputs.results] == ["report.txt"]
     [log] = outputs.logs
     assert log.status == "SUCCEEDED" and "converted 1 mesh" in log.message
+
+
+class _NoObjects:
+    """An object store that holds nothing: what is asked of it is noted."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def read_head(self, key: str, version_id: str, size: int) -> bytes:
+        self.asked.append(key)
+        raise FileNotFoundError(key)
+
+
+def test_a_vams_run_serves_the_results_text_vams_stored_on_its_row(finished: Any) -> None:
+    details = finished.get_details(vams.EXECUTION_ID)
+    [result] = (r for step in details.steps for r in step.outputs.results)
+    assert result.stored_text is not None and result.stored_text.content == "69451 faces"
+
+    objects = _NoObjects()
+    read = ResultTextReader(cast(ObjectStore, objects)).attach(details)
+    for shown in (VamsDetailsAnswer.of(read), VamsDetailsAnswer.of(details)):  # read, or not
+        [row] = shown.dump()["message"]["outputs"]["results"]
+        assert (row["resultsContent"], row["resultsContentTruncated"]) == ("69451 faces", False)
+    assert objects.asked == []  # the row holds the text: no object is read for it
+
+    # held to the bound like a text read from an object, and said to be cut
+    cut = ResultTextReader(cast(ObjectStore, objects), limit=5).attach(details)
+    [row] = VamsDetailsAnswer.of(cut).dump()["message"]["outputs"]["results"]
+    assert (row["resultsContent"], row["resultsContentTruncated"]) == ("69451", True)
 
 
 def test_a_vams_run_answers_what_authorization_asks(finished: Any) -> None:

@@ -277,13 +277,18 @@ def test_show_as_json_carries_every_record_of_the_run(
     for line in mesh.imported.stdout.splitlines():
         selected, _, version = line.split()
         imported[selected] = version
+    # the files read, each at the version imported; VAMS's inputFiles is the one selection made
     inputs = {
         (row["databaseId"], row["assetId"], row["inputAssetFileKey"]): row["versionId"]
-        for row in details["inputFiles"]
+        for row in details["resolvedInputFiles"]
     }
     assert inputs == {
         ("demo", "meshes", name): imported[f"demo/meshes/{name}"] for name in MESH_FILES
     }
+    [selection] = details["inputFiles"]
+    assert (selection["assetId"], selection["versionId"]) == ("meshes", "")
+    assert selection["inputAssetFileKey"].startswith("/")
+    assert selection["inputAssetFileKey"].endswith("/meshes/")
 
 
 def test_show_as_json_lists_the_steps_in_chain_order_with_their_outputs(
@@ -333,13 +338,14 @@ def test_metadata_pages_one_collection_as_json(mesh: MeshRun, details: dict[str,
         "--starting-token",
         first["NextToken"],
     )
-    assert rest["NextToken"] is None
+    assert "NextToken" not in rest  # the last page says no token (VAMS's paged metadata)
 
     def shown(rows: list[dict[str, Any]]) -> list[tuple[str, ...]]:
         keys = ("databaseId", "assetId", "inputAssetFileKey", "versionId")
         return [tuple(row[key] for key in keys) for row in rows]
 
-    assert shown(first["Items"] + rest["Items"]) == shown(details["inputFiles"])
+    # wfx's path `inputs` pages the files read (the details' inputFiles are the selections)
+    assert shown(first["Items"] + rest["Items"]) == shown(details["resolvedInputFiles"])
 
 
 def test_metadata_of_an_unknown_collection_names_the_allowed_ones(mesh: MeshRun) -> None:

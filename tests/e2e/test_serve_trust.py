@@ -122,7 +122,7 @@ def _step_log(base: str, headers: dict[str, str], execution_id: object) -> str:
         f"{base}/workflows/executions/{execution_id}/logs", params={"mode": "full"}, headers=headers
     )
     assert answer.status_code == 200, answer.text
-    return "\n".join(event["message"] for event in answer.json()["events"])
+    return "\n".join(event["message"] for event in answer.json()["message"]["events"])
 
 
 def test_a_step_run_by_the_service_gets_none_of_the_services_environment(

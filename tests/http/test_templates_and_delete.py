@@ -40,7 +40,7 @@ def test_a_reader_template_reads_the_run_but_not_its_logs(service: Service, temp
     assert logs.status_code == 403
     # nor does the log's text come through another route (a step's summary, the list, describe)
     admin = service.as_user(ADMIN, ("admin",))
-    read = service.client.get(f"{run}/logs", headers=admin).json()
+    read = service.client.get(f"{run}/logs", headers=admin).json()["message"]
     # what the steps printed (the log text), not the ids and statuses around it
     lines = {line for line in _texts(read) if " " in line.strip() and "=====" not in line}
     assert any("prepared names" in line for line in lines), read
@@ -125,7 +125,7 @@ def test_a_reader_denied_the_logs_route_finds_the_run_log_on_no_other_route(
 ) -> None:
     run = f"/workflows/executions/{service.execution_id}"
     admin = service.as_user(ADMIN, ("admin",))
-    logged = service.client.get(f"{run}/logs", headers=admin).json()["executionLog"]
+    logged = service.client.get(f"{run}/logs", headers=admin).json()["message"]["executionLog"]
     assert logged  # the run has a log: its absence below is withheld, not empty
     headers = _holding(service, template, "reader")
 

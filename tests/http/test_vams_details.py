@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from application.use_cases.launch_execution import LaunchExecutionCommand
 from tests.http.conftest import ADMIN, DATABASE, INPUTS, RESULTS, WORKFLOW, Service
 
 VAMS_DATE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
@@ -100,6 +101,11 @@ def test_the_run_is_flat_with_vams_s_keys_types_and_dates(service: Service) -> N
     assert VAMS_DATE.match(details["executionStopDate"])
     assert (details["triggerType"], details["triggeredByUserId"]) == ("Manual", ADMIN)
     assert details["executionError"] == ""
+    # looked up from the workflow's definition, as VAMS looks up its workflow's
+    assert (details["workflowName"], details["workflowDescription"]) == (
+        WORKFLOW["workflowId"],
+        WORKFLOW["description"],
+    )
     assert details["outputLocationType"] == "asset"
     assert (details["outputDatabaseId"], details["outputAssetId"]) == (DATABASE, RESULTS)
     assert details["truncatedCollections"] == []
@@ -132,12 +138,22 @@ def test_inputs_and_outputs_are_the_run_s_collections_tagged_with_their_step(
 ) -> None:
     details = _details(service, service.execution_id)
 
-    assert sorted(
-        (f["databaseId"], f["assetId"], f["inputAssetFileKey"]) for f in details["inputFiles"]
-    ) == [
-        (DATABASE, INPUTS, "a.obj"),
-        (DATABASE, INPUTS, "b.obj"),
+    # VAMS lists the selection the launch made (here a whole asset: its root, "/"-led, no
+    # version); the files it resolved to, each at the version read, are wfx's own key
+    [selection] = details["inputFiles"]
+    assert (selection["databaseId"], selection["assetId"], selection["versionId"]) == (
+        DATABASE,
+        INPUTS,
+        "",
+    )
+    assert selection["inputAssetFileKey"].startswith("/")
+    assert selection["inputAssetFileKey"].endswith("/")
+    resolved = details["resolvedInputFiles"]
+    assert sorted((f["assetId"], f["inputAssetFileKey"]) for f in resolved) == [
+        (INPUTS, "a.obj"),
+        (INPUTS, "b.obj"),
     ]
+    assert all(f["versionId"] for f in resolved)
     steps = {p["pipelineExecutionId"]: p["pipelineId"] for p in details["pipelines"]}
     outputs = details["outputs"]
     assert set(outputs) == {"files", "metadata", "results"}
@@ -161,3 +177,24 @@ def test_a_results_file_s_text_is_inlined(service: Service) -> None:
     assert report["resultsContent"] == f"report of {service.execution_id}\nall good\n"
     assert report["resultsContentTruncated"] is False
     assert report["pipelineId"] == "report"
+
+
+def test_a_single_file_selection_is_listed_with_the_version_read(service: Service) -> None:
+    command = LaunchExecutionCommand(
+        workflow_database_id=DATABASE,
+        workflow_id=WORKFLOW["workflowId"],
+        inputs=(f"{DATABASE}/{INPUTS}/b.obj", f"{DATABASE}/{INPUTS}"),
+        output=f"{DATABASE}/{RESULTS}",
+        user_id=ADMIN,
+    )
+    launched = service.container.launch_execution().execute(command)
+    details = _details(service, str(launched.execution.workflow_execution_id))
+
+    by_key = {f["inputAssetFileKey"]: f for f in details["inputFiles"]}
+    assert len(by_key) == 2 == len(details["inputFiles"])
+    [file_key] = [key for key in by_key if key.endswith("/b.obj")]
+    [root] = [key for key in by_key if key.endswith("/")]
+    assert file_key.startswith("/") and file_key == root + "b.obj"
+    assert by_key[root]["versionId"] == ""
+    read = {f["inputAssetFileKey"]: f["versionId"] for f in details["resolvedInputFiles"]}
+    assert by_key[file_key]["versionId"] == read["b.obj"] != ""

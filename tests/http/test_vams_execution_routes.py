@@ -5,6 +5,7 @@ The expected documents are written here from VAMS's handlers and models, not fro
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 import yaml
@@ -334,26 +335,73 @@ def test_the_logs_take_vams_s_truncated_mode_and_narrowing(service: Service) -> 
     truncated, summary = _logs(service, mode="truncated"), _logs(service, mode="summary")
     assert truncated.status_code == 200, truncated.text
     assert truncated.json() == summary.json() == _logs(service).json()
-    whole = truncated.json()
+    assert set(truncated.json()) == {"message"}  # VAMS's envelope
+    whole = truncated.json()["message"]
     assert whole["executionLog"] and len({a["pipelineExecutionId"] for a in whole["attempts"]}) > 1
 
     step = whole["attempts"][0]["pipelineExecutionId"]
-    one = _logs(service, pipelineExecutionId=step).json()
+    one = _logs(service, pipelineExecutionId=step).json()["message"]
     assert "executionLog" not in one  # that step's lines, not the run's log
     assert {a["pipelineExecutionId"] for a in one["attempts"]} == {step}
     assert one["attempts"] == [a for a in whole["attempts"] if a["pipelineExecutionId"] == step]
-    full = _logs(service, mode="full", pipelineExecutionId=step).json()
+    full = _logs(service, mode="full", pipelineExecutionId=step).json()["message"]
     assert {s["pipelineExecutionId"] for s in full["logSources"]} <= {step}
 
     lines = [line for a in whole["attempts"] for line in a["lines"]]
     text = next(line for line in lines if " " in line).split(" ")[0]
-    narrowed = _logs(service, filterPattern=f'"{text}"').json()
+    narrowed = _logs(service, filterPattern=f'"{text}"').json()["message"]
     kept = [line for a in narrowed["attempts"] for line in a["lines"]]
     assert kept == [line for line in lines if text in line]
     assert all(text in line for line in narrowed["executionLog"].splitlines())
 
     bounded = _logs(service, mode="full", limit="5000", startTime="0", endTime="4102444800000")
     assert bounded.status_code == 200, bounded.text
+
+
+def test_the_truncated_whole_run_logs_say_the_run_s_error_as_vams_s_viewer_prints_it(
+    service: Service,
+) -> None:
+    failing = {
+        "databaseId": DATABASE,
+        "workflowId": "failing",
+        "steps": [
+            {
+                "pipelineId": "fail",
+                "executionType": "command",
+                "command": [sys.executable, "-c", "raise SystemExit(3)"],
+                "inputFileArity": "none",
+            }
+        ],
+    }
+    service.container.publish_workflow_version().execute(
+        PublishWorkflowVersionCommand(document=parse_workflow_document(failing))
+    )
+    command = LaunchExecutionCommand(
+        workflow_database_id=DATABASE, workflow_id="failing", user_id=ADMIN
+    )
+    failed = str(
+        service.container.launch_execution().execute(command).execution.workflow_execution_id
+    )
+    assert _status(service, failed) == "FAILED"
+    error = service.container.get_execution().execute(
+        GetExecutionQuery(workflow_execution_id=failed)
+    )
+    assert error.execution_error
+
+    path = f"{RUNS}/{failed}/logs"
+    whole = service.client.get(path, params={"mode": "truncated"}, headers=_admin(service))
+    whole = whole.json()["message"]
+    assert whole["executionError"] == error.execution_error
+    # a run with no error says so with "" (VAMS always sends the key on this answer)
+    assert _logs(service, mode="truncated").json()["message"]["executionError"] == ""
+    # not on one step's answer, nor on a read of the sources
+    step = service.container.execution_store().list_steps(failed)[0].pipeline_execution_id
+    one = service.client.get(
+        path, params={"pipelineExecutionId": step}, headers=_admin(service)
+    ).json()["message"]
+    full = service.client.get(path, params={"mode": "full"}, headers=_admin(service))
+    full = full.json()["message"]
+    assert "executionError" not in one and "executionError" not in full
 
 
 def test_a_bad_logs_parameter_is_a_400_naming_it_and_a_foreign_step_a_404(
@@ -394,26 +442,30 @@ def test_details_metadata_pages_vams_s_collections(service: Service) -> None:
     headers = _admin(service)
     every = service.client.get(path, params={"collection": "output"}, headers=headers)
     assert every.status_code == 200, every.text
-    rows = every.json()["Items"]
+    assert set(every.json()) == {"message"}  # VAMS's envelope
+    rows = every.json()["message"]["Items"]
+    assert every.json()["message"]["collection"] == "output"  # echoed, as VAMS does
+    # one page holds them all: no token, not a null one
+    assert "NextToken" not in every.json()["message"]
     assert len(rows) >= 6  # ours, after what the world's steps wrote
     paged: list[Any] = []
     params = {"collection": "output", "pageSize": "4"}
     while True:
-        page = service.client.get(path, params=params, headers=headers).json()
+        page = service.client.get(path, params=params, headers=headers).json()["message"]
         paged += page["Items"]
-        if page["NextToken"] is None:
+        if "NextToken" not in page:  # as VAMS: the last page says no token, not a null one
             break
         params = {"collection": "output", "pageSize": "4", "NextToken": page["NextToken"]}
     assert paged == rows
     one = service.client.get(
         path, params={"collection": "output", "pipelineId": steps[1].pipeline_id}, headers=headers
-    ).json()
+    ).json()["message"]
     assert len(one["Items"]) >= 3
     assert {row["pipelineExecutionId"] for row in one["Items"]} == {steps[1].pipeline_execution_id}
     # input is the default collection; the world's steps took no metadata, nor of a database
     for params in ({}, {"collection": "inputDatabase"}):
         answer = service.client.get(path, params=params, headers=headers)
-        assert (answer.status_code, answer.json()["Items"]) == (200, []), params
+        assert (answer.status_code, answer.json()["message"]["Items"]) == (200, []), params
     refused = service.client.get(
         path, params={"collection": "inputs", "pipelineId": "p"}, headers=headers
     )
@@ -496,3 +548,21 @@ def test_one_run_is_its_list_row_in_vams_s_envelope(service: Service) -> None:
     listed = _rows(service.client.get(RUNS, headers=_admin(service)))[run]
     answer = service.client.get(f"{RUNS}/{run}", headers=_admin(service))
     assert (answer.status_code, answer.json()) == (200, {"message": listed})
+
+
+def test_the_openapi_document_requires_the_row_keys_vams_always_sends(service: Service) -> None:
+    schemas = service.client.get("/openapi.json").json()["components"]["schemas"]
+    row = schemas["ExecutionRow"]
+    # said on every row, "" when unset, as VAMS sends them
+    always = {"executionStopDate", "executionGroupId", "outputAssetId", "outputDatabaseId"}
+    assert always | {"executionError", "outputLocationType"} <= set(row["required"])
+    # said only when set: optional
+    assert not {"lastSfnSyncCheckDate", "abortCause", "redriveDate"} & set(row["required"])
+    assert {"inputAssetFileKey", "startDate", "stopDate"} <= set(
+        schemas["AssetExecutionRow"]["required"]
+    )
+    details = schemas["VamsExecutionDetails"]["required"]
+    assert {"workflowName", "workflowDescription", "inputFiles", "truncatedCollections"} <= set(
+        details
+    )
+    assert {"name", "description", "pipelineType"} <= set(schemas["VamsPipeline"]["required"])

@@ -15,6 +15,7 @@ import pytest
 
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecutionCommand
 from tests.http.conftest import ADMIN, DATABASE, INPUTS, Service
+from tests.withheld import WITHHELD_VALUE, withheld
 
 ACCOUNT = "123456789012"
 RUN_ARN = f"arn:aws:states:us-east-1:{ACCOUNT}:execution:inner-machine:inner-run"
@@ -22,50 +23,34 @@ MACHINE_ARN = f"arn:aws:states:us-east-1:{ACCOUNT}:stateMachine:inner-machine"
 JOB_ARN = f"arn:aws:batch:us-east-1:{ACCOUNT}:job/job-0042"
 GROUP_ARN = f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/wfx/inner"
 
-# VAMS's details answer an output file's s3VersionId (a version, not where the file lies)
-WITHHELD_KEY = re.compile(
-    r"(?i)(arn|arns)$|^s3(?!VersionId$)|bucket|assetRootS3Key|vendedRole|credential|sts"
-    r"|S3Asset\w*Path"
-)
-WITHHELD_VALUE = re.compile(r"arn:[\w-]+:|s3://|" + ACCOUNT)
+# the run's account too: a value naming it names where something lies
+HERE = re.compile(WITHHELD_VALUE.pattern + "|" + ACCOUNT)
 
 # the HTTP layer's and the CLI's to say, whatever the store
 ON_SQLITE = pytest.mark.parametrize("inline_container", ["sqlite"], indirect=True)
 
 
-def withheld(document: Any, path: str = "$") -> Iterator[str]:
-    """Where in a document a withheld key or value is."""
-    if isinstance(document, dict):
-        for key, value in document.items():
-            if WITHHELD_KEY.search(key):
-                yield f"{path}.{key}"
-            yield from withheld(value, f"{path}.{key}")
-    elif isinstance(document, list):
-        for index, value in enumerate(document):
-            yield from withheld(value, f"{path}[{index}]")
-    elif isinstance(document, str) and WITHHELD_VALUE.search(document):
-        yield f"{path} = {document!r}"
-
-
 def test_the_walk_finds_what_it_is_meant_to_find() -> None:
-    found = list(
-        withheld(
-            {
-                "executionArn": "",
-                "a": [{"s3Bucket": "b", "s3VersionId": "v1"}, {"logGroupName": GROUP_ARN}],
-                "inputS3AssetFilePath": "",
-                "vendedRoleArn": "",
-                "resourceName": "inner-run",
-            }
-        )
-    )
-    assert found == [
+    planted = {
+        "executionArn": "",
+        "a": [{"s3Bucket": "b", "s3VersionId": "v1"}, {"logGroupName": GROUP_ARN}],
+        "inputS3AssetFilePath": "",
+        "vendedRoleArn": "",
+        "stsSessionToken": "",
+        "resourceName": "inner-run",
+        "lastSfnSyncCheckDate": "",  # VAMS sends it: its "stS" is no STS field
+        "account": ACCOUNT,
+    }
+    assert list(withheld(planted, values=HERE)) == [
         "$.executionArn",
         "$.a[0].s3Bucket",
         "$.a[1].logGroupName = " + repr(GROUP_ARN),
         "$.inputS3AssetFilePath",
         "$.vendedRoleArn",
+        "$.stsSessionToken",
+        f"$.account = {ACCOUNT!r}",
     ]
+    assert list(withheld({"account": ACCOUNT})) == []  # the account alone only where asked
 
 
 def _register(service: Service) -> list[str]:
@@ -133,7 +118,7 @@ def test_no_answer_about_a_run_carries_an_arn_a_bucket_or_a_role(service: Servic
     # the walk saw what was registered, by name
     shown = json.dumps(documents)
     assert "inner-run" in shown and "job-0042" in shown and "/wfx/inner" in shown
-    found = {name: list(withheld(document)) for name, document in documents.items()}
+    found = {name: list(withheld(document, values=HERE)) for name, document in documents.items()}
     assert {name: where for name, where in found.items() if where} == {}
 
 
@@ -154,7 +139,7 @@ def test_the_cli_json_withholds_them_too_and_agrees_with_the_service(
     }
     for name, outcome in printed.items():
         assert outcome.code == 0, str(outcome)
-        assert list(withheld(outcome.json())) == [], name
+        assert list(withheld(outcome.json(), values=HERE)) == [], name
     served = service.client.get(f"/workflows/executions/{run}/details", headers=headers).json()
     # the same document, but for what each process was told reaching AWS (its environment)
     unlike = {"availableLogWarnings"}
@@ -183,4 +168,4 @@ def test_the_viewer_shows_a_sub_execution_by_its_name_and_no_arn(service: Servic
         page = viewer.get(f"/executions/{service.execution_id}")
     assert page.status_code == 200, page.text
     assert "inner-run" in page.text and "job-0042" in page.text
-    assert not WITHHELD_VALUE.search(page.text), WITHHELD_VALUE.search(page.text)
+    assert not HERE.search(page.text), HERE.search(page.text)

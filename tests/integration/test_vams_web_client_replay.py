@@ -11,7 +11,6 @@ backends between two tests, never inside a fixture).
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from collections.abc import Iterator
@@ -47,13 +46,7 @@ from tests.vams_web_types import (
     STATUSES,
     Document,
 )
-
-# What VAMS keeps from its callers: ARNs, S3 buckets, keys and prefixes (an object's
-# s3VersionId is a version, not a place), vended roles and STS credentials.
-WITHHELD_KEY = re.compile(
-    r"(?i:arns?$|^s3(?!VersionId$)|bucket|assetRootS3Key|vendedRole|credential)|(^sts|Sts)(?![a-z])"
-)
-WITHHELD_VALUE = re.compile(r"arn:[\w-]+:|s3://")
+from tests.withheld import withheld
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("vams-web-client-replay")]
 
@@ -441,37 +434,6 @@ def test_permanent_delete_with_confirm_delete_removes_the_run(replay: Replay) ->
     assert replay.deleted.status == 200, replay.deleted.body
     assert isinstance(replay.deleted.shown, str | dict)
     assert replay.deleted_after.status == 404, replay.deleted_after.body
-
-
-def withheld(document: Any, path: str = "$") -> Iterator[str]:
-    """Where in a document a withheld key or value is."""
-    if isinstance(document, dict):
-        for key, value in document.items():
-            if WITHHELD_KEY.search(key):
-                yield f"{path}.{key}"
-            yield from withheld(value, f"{path}.{key}")
-    elif isinstance(document, list):
-        for index, value in enumerate(document):
-            yield from withheld(value, f"{path}[{index}]")
-    elif isinstance(document, str) and WITHHELD_VALUE.search(document):
-        yield f"{path} = {document!r}"
-
-
-def test_the_walk_finds_what_it_is_meant_to_find() -> None:
-    planted = {
-        "executionArn": "",
-        "a": [{"s3Bucket": "b", "s3VersionId": "v1"}, {"log": "arn:aws:logs:x:1:log-group:g"}],
-        "stsSessionToken": "",
-        "vendedRoleName": "",
-        "lastSfnSyncCheckDate": "",  # VAMS's own key: 'stS' is no STS field
-    }
-    assert list(withheld(planted)) == [
-        "$.executionArn",
-        "$.a[0].s3Bucket",
-        "$.a[1].log = 'arn:aws:logs:x:1:log-group:g'",
-        "$.stsSessionToken",
-        "$.vendedRoleName",
-    ]
 
 
 def test_no_answer_holds_what_vams_withholds(replay: Replay) -> None:

@@ -4,6 +4,7 @@ names."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 from adapters.local.object_store import FilesystemObjectStore
@@ -17,6 +18,7 @@ from domain.execution import (
 )
 from domain.result_text import text_of
 from domain.truncation import TruncatedCollection
+from domain.workflow import WorkflowDefinition
 from entrypoints.vams_details import VamsDetailsAnswer
 from tests.unit.test_records import a_step, an_execution
 
@@ -141,3 +143,23 @@ def test_a_cut_names_vams_s_collections_sorted_both_metadata_scopes_for_one_read
     assert [page["collection"] for page in document["truncatedCollectionPages"]] == [
         cut.collection for cut in cuts
     ]
+
+
+def test_a_workflow_not_found_is_named_by_vams_s_empty_fallback() -> None:
+    shown = VamsDetailsAnswer.of(_details()).dump()["message"]
+    assert (shown["workflowName"], shown["workflowDescription"]) == ("", "")
+
+    run = an_execution()
+    defined = WorkflowDefinition(
+        database_id=run.workflow_database_id,
+        workflow_id=run.workflow_id,
+        description="what it does",
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        latest_version=2,
+    )
+    found = _details().model_copy(update={"workflow": defined})
+    shown = VamsDetailsAnswer.of(found).dump()["message"]
+    assert (shown["workflowName"], shown["workflowDescription"]) == (
+        run.workflow_id,
+        "what it does",
+    )

@@ -7,7 +7,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from application.available_logs import AvailableLogFinder
 from application.detail_bounds import bound_details, bound_steps
 from application.detail_collections import ROW_READ_LIMIT
-from application.ports import Approvals, Clock, ExecutionQueries, SubExecutionReader
+from application.ports import (
+    Approvals,
+    Clock,
+    ExecutionQueries,
+    SubExecutionReader,
+    WorkflowDefinitions,
+)
 from application.result_texts import ResultTextReader
 from application.state_machine_memo import StateMachineMemo
 from application.sub_execution_status import SubExecutionStatus
@@ -45,6 +51,7 @@ class GetExecutionDetails:
         clock: Clock,
         approvals: Approvals | None = None,
         result_texts: ResultTextReader | None = None,
+        definitions: WorkflowDefinitions | None = None,
     ) -> None:
         """`state_machines`: read through one memo per request by both the sub-execution stages
         and the available logs, so each state machine is described once per request."""
@@ -54,6 +61,7 @@ class GetExecutionDetails:
         self._clock = clock
         self._approvals = approvals
         self._result_texts = result_texts
+        self._definitions = definitions
 
     def execute(self, query: GetExecutionDetailsQuery) -> ExecutionDetails:
         details = self._read(query.workflow_execution_id)
@@ -92,6 +100,10 @@ class GetExecutionDetails:
         # read after the bound: only the results rows the answer keeps cost an object read
         if self._result_texts is not None:
             details = self._result_texts.attach(details)
+        if self._definitions is not None:  # one read: the workflow's name and description
+            run = details.execution
+            workflow = self._definitions.find_definition(run.workflow_database_id, run.workflow_id)
+            details = details.model_copy(update={"workflow": workflow})
         return details
 
     def _read(self, workflow_execution_id: str) -> ExecutionDetails:

@@ -95,6 +95,8 @@ class ExecutionLogs(BaseModel):
     lines: tuple[LogLine, ...] = ()
     next_token: str | None = None  # the one source's own token, when read by logId
     run_log: str | None = None  # the run's own log, when neither a logId nor full mode was asked
+    # the run's error beside its own log ("" for none): VAMS's log viewer prints it with the log
+    execution_error: str | None = None
     warnings: tuple[str, ...] = ()
     # a local run's step logs by attempt, in chain order, beside its run log
     attempts: tuple[AttemptLog, ...] = ()
@@ -170,6 +172,7 @@ class GetExecutionLogs:
             lines=tuple(lines),
             next_token=next_token,
             run_log=run_log,
+            execution_error=None if run_log is None else redact(execution.execution_error or ""),
             warnings=tuple(redact(warning) for warning in found.warnings),
             attempts=attempts,
         )

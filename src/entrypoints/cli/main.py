@@ -748,7 +748,9 @@ def executions_metadata(
         max_items=max_items,
         starting_token=starting_token,
     )
-    page = ExecutionMetadataPageResponse.of(container.get_execution_metadata().execute(query))
+    page = ExecutionMetadataPageResponse.of(
+        container.get_execution_metadata().execute(query), collection
+    )
     from entrypoints.cli.render import dump_json
 
     if json_output:

@@ -52,6 +52,7 @@ from entrypoints.vams_responses import (
 )
 
 SHARED = "entrypoints.responses"  # the response models the CLI and the Python API answer too
+ENVELOPES = "entrypoints.vams_envelopes"  # VAMS's {"message": ...} around two of them
 router = APIRouter(tags=["executions"], responses=ERROR_RESPONSES, route_class=BuiltOnFirstUse)
 
 ExecutionId = Annotated[str, Path(alias="executionId", min_length=1, max_length=256)]
@@ -310,7 +311,7 @@ def get_execution_details(
 
 @router.get(
     ONE_EXECUTION + "/details/metadata",
-    response_model=ModelIn(SHARED, "ExecutionMetadataPageResponse"),
+    response_model=ModelIn(ENVELOPES, "MetadataPageAnswer"),
     summary="Page one collection of the details (the rest of one the details bounded)",
 )
 def get_execution_metadata(
@@ -338,6 +339,7 @@ def get_execution_metadata(
 ) -> JSONResponse:
     from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
     from entrypoints.responses import ExecutionMetadataPageResponse
+    from entrypoints.vams_envelopes import MetadataPageAnswer
 
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.GET, caller.route
@@ -351,7 +353,8 @@ def get_execution_metadata(
         starting_token=starting_token or next_token,
     )
     page = wfx.get_execution_metadata().execute(query)
-    return JSONResponse(ExecutionMetadataPageResponse.of(page).dump())
+    answer = MetadataPageAnswer(message=ExecutionMetadataPageResponse.of(page, collection))
+    return JSONResponse(answer.dump())
 
 
 @router.get(
@@ -381,7 +384,7 @@ def get_execution_events(
 
 @router.get(
     ONE_EXECUTION + "/logs",
-    response_model=ModelIn(SHARED, "ExecutionLogsResponse"),
+    response_model=ModelIn(ENVELOPES, "LogsAnswer"),
     summary="An execution's logs",
 )
 def get_execution_logs(
@@ -408,6 +411,7 @@ def get_execution_logs(
     milliseconds) narrow the lines."""
     from application.use_cases.get_execution_logs import GetExecutionLogsQuery
     from entrypoints.responses import ExecutionLogsResponse
+    from entrypoints.vams_envelopes import LogsAnswer
 
     wfx.access_control().require_execution_access(
         caller.subject, execution_id, Action.GET, caller.route
@@ -428,7 +432,8 @@ def get_execution_logs(
         start_time=start,
         end_time=end,
     )
-    return JSONResponse(ExecutionLogsResponse.of(wfx.get_execution_logs().execute(query)).dump())
+    logs = ExecutionLogsResponse.of(wfx.get_execution_logs().execute(query))
+    return JSONResponse(LogsAnswer(message=logs).dump())
 
 
 def _epoch(milliseconds: int | None) -> datetime | None:
