@@ -3,6 +3,7 @@ service's own process (its settings, its memory, its sessions)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -23,28 +24,36 @@ def free_port() -> int:
 
 @contextmanager
 def serving(
-    wfx: Wfx, *args: str, said: list[str] | None = None
+    wfx: Wfx, *args: str, said: list[str] | None = None, new_session: bool = False
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """(base URL, process) of `wfx serve` once it listens; stopped with Ctrl-C after, and its
-    stderr must hold no traceback (what it said there is added to `said`)."""
+    """(base URL, process) of `wfx serve ARGS` once it listens; stopped with Ctrl-C after, unless
+    the test ended it, and its stderr must hold no traceback (what it said there is added to
+    `said`). `new_session`: in a process group of its own, as a terminal starts it; Ctrl-C then
+    goes to the whole group, as a terminal sends it."""
     port = free_port()
-    service = wfx.start("serve", "--port", str(port), *args)
+    service = wfx.start("serve", "--port", str(port), *args, new_session=new_session)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    # a bound, not a pace: `--workers` starts more processes, which a loaded machine can delay
+    deadline = time.monotonic() + 60
     while True:
         try:
             httpx.get(f"{base}/openapi.json", timeout=1)
             break
         except httpx.TransportError:
             assert service.poll() is None, service.communicate()
-            assert time.monotonic() < deadline, "wfx serve did not start listening in 30 s"
+            assert time.monotonic() < deadline, "wfx serve did not start listening in 60 s"
             time.sleep(0.1)
     try:
         yield base, service
     finally:
         if service.poll() is None:
-            service.send_signal(signal.SIGINT)
-        _, stderr = service.communicate(timeout=20)
+            if new_session:
+                os.killpg(service.pid, signal.SIGINT)
+            else:
+                service.send_signal(signal.SIGINT)
+        # a test that read the process's output itself leaves nothing more to read
+        _, stderr = service.communicate(timeout=30)
+        stderr = stderr or ""
         assert "Traceback" not in stderr, stderr
         if said is not None:
             said.extend(stderr.splitlines())

@@ -19,7 +19,7 @@ import pytest
 
 from adapters.local.processes_on_host import ProcessStat, command_line, read_stat
 from tests.e2e.cli import USER, Wfx
-from tests.e2e.served import free_port
+from tests.e2e.served import free_port, serving
 
 pytestmark = pytest.mark.integration
 
@@ -47,6 +47,15 @@ def _still_running(stat: ProcessStat) -> bool:
     return now is not None and now.start_time == stat.start_time and now.state not in ("Z", "X")
 
 
+def _left_running(processes: list[ProcessStat]) -> list[ProcessStat]:
+    """Those of `processes` still running once they had a few seconds to end: the last of them
+    may still be on its way out when the service's own process has ended."""
+    deadline = time.monotonic() + 5
+    while (left := [s for s in processes if _still_running(s)]) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return left
+
+
 def _run_workers() -> dict[str, int]:
     """How many live run workers each execution has on this host, by execution id."""
     counted: dict[str, int] = {}
@@ -64,25 +73,9 @@ def _run_workers() -> dict[str, int]:
 @pytest.fixture
 def two_workers(tmp_path: Path) -> Iterator[tuple[Wfx, str, subprocess.Popen[str]]]:
     wfx = Wfx(tmp_path / "home")
-    port = free_port()
     # as a terminal starts it: a process group of its own, which Ctrl-C signals whole
-    service = wfx.start("serve", "--port", str(port), "--workers", "2", new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            httpx.get(f"{base}/openapi.json", timeout=1)
-            break
-        except httpx.TransportError:
-            assert service.poll() is None, service.communicate()
-            assert time.monotonic() < deadline, "wfx serve did not listen in 60 s"
-            time.sleep(0.2)
-    try:
+    with serving(wfx, "--workers", "2", new_session=True) as (base, service):
         yield wfx, base, service
-    finally:
-        if service.poll() is None:
-            os.killpg(service.pid, signal.SIGKILL)
-            service.communicate()
 
 
 def test_each_run_launched_through_two_workers_is_executed_once(
@@ -155,8 +148,7 @@ def test_a_viewer_session_holds_on_either_worker_and_ctrl_c_stops_every_process(
     every_process = _live_descendants(service.pid)
     os.killpg(service.pid, signal.SIGINT)  # what Ctrl-C in its terminal sends
     assert service.wait(timeout=30) == 0
-    time.sleep(0.5)  # the last of them may still be on its way out
-    assert [command_line(s.pid) for s in every_process if _still_running(s)] == []
+    assert [command_line(s.pid) for s in _left_running(every_process)] == []
     _, stderr = service.communicate()
     assert "Traceback" not in stderr, stderr
 
@@ -178,18 +170,10 @@ def test_a_workers_setting_that_is_not_a_count_is_refused_by_name(tmp_path: Path
 
 def test_the_service_says_how_many_processes_serve(tmp_path: Path) -> None:
     wfx = Wfx(tmp_path / "home").with_environment(WFX_SERVE_WORKERS="2")
-    port = free_port()
-    service = wfx.start("serve", "--port", str(port))
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=1)
-            break
-        except httpx.TransportError:
-            time.sleep(0.2)
-    service.send_signal(signal.SIGINT)
-    _, stderr = service.communicate(timeout=30)
-    assert f"on http://127.0.0.1:{port}, 2 processes" in stderr, stderr
+    said: list[str] = []
+    with serving(wfx, said=said) as (base, _):
+        pass
+    assert f"on {base}, 2 processes" in "\n".join(said), said
 
 
 def test_a_port_another_program_holds_is_refused_before_any_worker_starts(
@@ -220,25 +204,15 @@ def test_a_serving_process_that_dies_stops_the_service_whole(
     assert service.wait(timeout=30) == 1
     _, stderr = service.communicate()
     assert f"wfx: serving process {serving[0].pid} ended with exit code -9" in stderr
-    time.sleep(0.5)
-    assert [s.pid for s in every_process if _still_running(s)] == []
+    assert [s.pid for s in _left_running(every_process)] == []
 
 
 def test_one_worker_serves_from_the_service_process_itself(tmp_path: Path) -> None:
     wfx = Wfx(tmp_path / "home")
-    port = free_port()
-    service = wfx.start("serve", "--port", str(port), "--workers", "1")
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.2)
-    children = _live_descendants(service.pid)
-    service.send_signal(signal.SIGINT)
-    _, stderr = service.communicate(timeout=30)
+    said: list[str] = []
+    with serving(wfx, "--workers", "1", said=said) as (base, service):
+        children = _live_descendants(service.pid)
 
-    assert service.returncode == 0, stderr
+    assert service.returncode == 0, said
     assert children == []
-    assert f"on http://127.0.0.1:{port} (web viewer" in stderr
+    assert f"on {base} (web viewer" in "\n".join(said), said

@@ -1,0 +1,130 @@
+"""A Python that has imported wfx once and forks a fresh `python -m entrypoints.cli.main` per
+request: the e2e tests start `wfx` over a thousand times, and importing it was most of each start.
+
+Run as a script by tests/e2e/warm_wfx.py (never imported by a test): `python wfx_zygote.py SOCKET`.
+A request on the Unix socket is one JSON document (args, environment, cwd) with the caller's
+stdin, stdout and stderr passed along; the forked child takes those as its own, replaces this
+process's environment and folder by the request's and runs the module as `-m` runs it. The
+answers are the child's pid, then its exit code as `Popen.returncode` gives it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import runpy
+import signal
+import socket
+import struct
+import sys
+import traceback
+from typing import Any
+
+MODULE = "entrypoints.cli.main"
+_LENGTH = struct.Struct("!Q")
+_ANSWER = struct.Struct("!q")
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """The test process may end without stopping this one (a killed xdist worker)."""
+    # not Linux (no prctl): the test process's atexit stops it
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _receive(connection: socket.socket) -> tuple[dict[str, Any], list[int]]:
+    data, fds, _, _ = socket.recv_fds(connection, 1 << 16, 3)
+    (length,) = _LENGTH.unpack(data[: _LENGTH.size])
+    body = bytearray(data[_LENGTH.size :])
+    while len(body) < length:
+        chunk = connection.recv(length - len(body))
+        if not chunk:
+            raise EOFError("the request ended early")
+        body += chunk
+    return json.loads(body), fds
+
+
+def _exit_code(exit: SystemExit) -> int:
+    """What the interpreter makes of an uncaught SystemExit."""
+    if exit.code is None:
+        return 0
+    if isinstance(exit.code, int):
+        return exit.code
+    print(exit.code, file=sys.stderr)
+    return 1
+
+
+def _run_as_wfx(request: dict[str, Any], fds: list[int]) -> int:
+    """In the forked child: become `python -m entrypoints.cli.main ARGS`; its exit code. The
+    caller then leaves the interpreter as any Python does (threads joined, atexit, objects
+    finalized: SQLite connections closed, which checkpoints the WAL), never by os._exit."""
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["environment"])
+    sys.path[0] = request["cwd"]  # what `-m` puts first
+    sys.argv = ["-m", *request["args"]]
+    try:
+        runpy.run_module(MODULE, run_name="__main__", alter_sys=True)
+    except SystemExit as exit:
+        return _exit_code(exit)
+    except BaseException:
+        traceback.print_exc()
+        return 1
+    return 0
+
+
+def _answer(connection: socket.socket) -> int:
+    """In a child of the zygote: fork the wfx process, tell its pid, wait, tell its code, end.
+    Returns only in the wfx process, with its exit code."""
+    try:
+        request, fds = _receive(connection)
+        pid = os.fork()
+        if pid == 0:
+            connection.close()
+            return _run_as_wfx(request, fds)
+        for fd in fds:
+            os.close(fd)
+        connection.sendall(_ANSWER.pack(pid))
+        _, status = os.waitpid(pid, 0)
+        connection.sendall(_ANSWER.pack(os.waitstatus_to_exitcode(status)))
+    except BaseException:
+        traceback.print_exc()
+    os._exit(0)
+
+
+def main(path: str) -> int:
+    """Serves until killed; returns only in a wfx process, with its exit code."""
+    _die_with_parent()
+    del sys.path[0]  # this script's folder: nothing of tests/e2e may shadow a package
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(64)
+    __import__(MODULE)
+    __import__("entrypoints.container")
+    # what it imports stays; the module itself runs afresh as __main__ in each child, as `-m`
+    # runs it (runpy warns of a module found imported already)
+    del sys.modules[MODULE]
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    while True:
+        connection, _ = listener.accept()
+        while True:  # reap the children that answered earlier requests
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+        if os.fork() == 0:
+            listener.close()
+            return _answer(connection)
+        connection.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
