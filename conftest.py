@@ -34,7 +34,6 @@ settings.load_profile("wfx")
 
 def pytest_configure(config: pytest.Config) -> None:
     _one_moto_request_at_a_time()
-    _transactions_back_up_only_their_items()
 
 
 def _one_moto_request_at_a_time() -> None:
@@ -56,74 +55,6 @@ def _one_moto_request_at_a_time() -> None:
 
     process_request.wfx_serialized = True  # type: ignore[attr-defined]
     BotocoreStubber.process_request = process_request  # type: ignore[method-assign]
-
-
-class _TableCopies(threading.local):
-    """Whether this thread is inside a transaction whose items are backed up already."""
-
-    skip = False
-
-
-def _transactions_back_up_only_their_items() -> None:
-    """moto backs up each table a TransactWriteItems names, whole, once per action naming it,
-    to restore it when the transaction fails: a deep copy of every item, so a write cost grew
-    with the table (2 minutes of the fault-injection test on DynamoDB). Only the items the
-    actions name can change, so their copies are the backup: restored the same way, in the
-    same cases (any error out of the transaction), leaving the table as moto's restore does.
-    A transaction whose keys cannot be read here is left to moto's own backup."""
-    import copy as real_copy
-    from types import SimpleNamespace
-
-    from moto.dynamodb import models
-    from moto.dynamodb.models.table import Table
-
-    transact = models.DynamoDBBackend.transact_write_items
-    if getattr(transact, "wfx_item_backup", False):
-        return
-    copies = _TableCopies()
-
-    def deepcopy(value: Any, memo: Any = None) -> Any:
-        if copies.skip and isinstance(value, Table):
-            return value  # moto's restore then puts the table back as it is: see below
-        return real_copy.deepcopy(value, memo)
-
-    def backed_up(backend: Any, actions: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-        saved = []
-        for action in actions:
-            kind, op = next(iter(action.items()))
-            table = backend.tables[op["TableName"]]
-            keys = op["Item"] if kind == "Put" else op["Key"]
-            hash_key, range_key = backend.get_keys_value(table, keys)
-            item = table.get_item(hash_key, range_key)
-            saved.append((table, hash_key, range_key, real_copy.deepcopy(item)))
-        return saved
-
-    def restore(saved: list[tuple[Any, ...]]) -> None:
-        for table, hash_key, range_key, item in reversed(saved):
-            holder = table.items[hash_key] if range_key is not None else table.items
-            key = range_key if range_key is not None else hash_key
-            if item is None:
-                holder.pop(key, None)
-            else:
-                holder[key] = item
-
-    def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
-        try:
-            saved = backed_up(self, transact_items)
-        except Exception:  # a missing table or key: moto's own checks answer it
-            return transact(self, transact_items)
-        copies.skip = True
-        try:
-            return transact(self, transact_items)
-        except BaseException:
-            restore(saved)
-            raise
-        finally:
-            copies.skip = False
-
-    transact_write_items.wfx_item_backup = True  # type: ignore[attr-defined]
-    models.copy = SimpleNamespace(deepcopy=deepcopy)  # type: ignore[attr-defined]
-    models.DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
 AWS_REGION = "us-east-1"
