@@ -1,11 +1,12 @@
-"""The stored shape of a merged registration, and the no-write answer for a redelivery."""
+"""The stored shape of a registration's lists, and the no-write answer for a redelivery."""
 
 from __future__ import annotations
 
-from adapters.registration import registration_attributes
+from adapters.registration import step_lists_attributes
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution
-from tests.contract.builders import a_launch
+from domain.run_write import RunWrite, VersionedStep
+from tests.contract.builders import MONDAY, a_launch
 
 JOB = RegisteredSubExecution(resource_type="batchJob", job_id="job-1", label="mesh")
 LOG = RegisteredLog(log_group_name="/aws/batch/job", log_stream_name="mesh/default/1")
@@ -15,10 +16,13 @@ def _step() -> PipelineExecution:
     return a_launch("e1").steps[0]
 
 
-def test_a_merge_that_adds_an_entry_gives_both_lists_as_vams_stores_them() -> None:
-    attributes = registration_attributes(_step(), lambda step: ((JOB,), (LOG,)))
+def test_a_registration_that_adds_an_entry_writes_both_lists_as_vams_stores_them() -> None:
+    write = RunWrite.registering(VersionedStep(_step(), 3), (JOB,), (LOG,), MONDAY)
 
-    assert attributes == {
+    assert write is not None and write.step_lists is not None
+    assert write.step_lists.version == 3
+    values, _ = step_lists_attributes(write.step_lists)
+    assert values == {
         "registeredSubExecutions": [
             {"resourceType": "batchJob", "jobId": "job-1", "label": "mesh"}
         ],
@@ -36,9 +40,9 @@ def test_a_merge_that_adds_an_entry_gives_both_lists_as_vams_stores_them() -> No
     }
 
 
-def test_a_merge_that_adds_nothing_writes_nothing() -> None:
+def test_a_registration_that_adds_nothing_writes_nothing() -> None:
     step = _step().model_copy(
         update={"registered_sub_executions": (JOB,), "registered_logs": (LOG,)}
     )
 
-    assert registration_attributes(step, lambda stored: ((JOB,), (LOG,))) is None
+    assert RunWrite.registering(VersionedStep(step, 1), (JOB,), (LOG,), MONDAY) is None
