@@ -13,7 +13,11 @@ from application.run_writes import commit_decided
 from application.sub_process_stops import stop_registered
 from application.use_cases.record_cost import RecordCost, RecordCostCommand, ReportedUsage
 from domain.costs import CostSource
-from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
+from domain.errors import (
+    ExecutionNotFoundError,
+    InvalidInputError,
+    PipelineExecutionNotFoundError,
+)
 from domain.execution import PipelineExecution
 from domain.logs import (
     MAX_REGISTERED_LOGS,
@@ -214,8 +218,8 @@ class RegisterPipelineExecution:
 
         try:
             written, last = commit_decided(self._store, read, decide)
-        except PipelineExecutionNotFoundError:
-            return not_its_step
+        except (PipelineExecutionNotFoundError, ExecutionNotFoundError):
+            return not_its_step  # (no main row: a run being deleted, its steps gone first)
         if written is not None and written.step_lists is not None:
             stored = written.step_lists.step
         else:  # nothing new: the step as read
