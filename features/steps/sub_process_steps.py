@@ -8,12 +8,11 @@ from dataclasses import dataclass, field
 import pytest
 from dependency_injector import providers
 from pytest_bdd import parsers, then, when
-from tests.contract.builders import MONDAY
+from tests.contract.builders import registered_on_step
 
 from application.use_cases.abort_execution import AbortExecutionCommand
 from application.use_cases.step_tracking import StartStepCommand
 from domain.logs import RegisteredSubExecution
-from domain.registration import merge_sub_executions
 from domain.sub_processes import StopOutcome
 from entrypoints.container import Container
 from features.steps.reading import details_of, step_named
@@ -38,11 +37,8 @@ def children() -> Children:
 
 def _register(container: Container, world: World, name: str, sub: RegisteredSubExecution) -> None:
     step = step_named(details_of(container, world.execution_id), name).step
-    container.execution_store().register_on_step(
-        world.execution_id,
-        step.pipeline_execution_id,
-        lambda stored: (merge_sub_executions(stored.registered_sub_executions, (sub,)), ()),
-        at=MONDAY,
+    registered_on_step(
+        container.execution_store(), world.execution_id, step.pipeline_execution_id, (sub,)
     )
 
 

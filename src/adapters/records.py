@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import mimetypes
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -104,7 +104,7 @@ EXECUTION_BUDGET = declare(
 )
 # registeredLogs and registeredSubExecutions are bounded (50 entries each, lengths capped by
 # RegisterPipelineExecution) but those caps count characters, and 4-byte characters could take
-# the lists past the limit: the registration write fits the whole item (fit_step_update).
+# the lists past the limit: a write of the lists fits the whole item (step_lists_attributes).
 STEP_BUDGET = declare(
     RecordBudget(
         "step",
@@ -428,10 +428,6 @@ def _parse_log_entry(entry: Item) -> RegisteredLog:
     )
 
 
-# Given the step as stored, the whole new subExecutionStops list (see ExecutionStore).
-StopsMerge = Callable[[PipelineExecution], tuple[SubExecutionStop, ...]]
-
-
 def sub_execution_stops_attribute(stops: Sequence[SubExecutionStop]) -> Item:
     """The step's subExecutionStops list, absent when no abort has stopped anything."""
     if not stops:
@@ -513,26 +509,6 @@ def step_move_removals(values: Item) -> tuple[str, ...]:
     if "errorMessage" in values and "errorMessageTruncated" not in values:
         return ERROR_FLAGS
     return ()
-
-
-def fit_step_update(stored: Item, written: Item, workflow_execution_id: str) -> Record:
-    """What a read-then-write of a step row writes (registrations, stop records): `written`, with
-    the fields of the whole resulting item cut to fit, keeping room for a later move's error."""
-    rewritten = [f for f in STEP_BUDGET.fields if f.name in written]
-    whole = {**stored, **written}
-    for field in rewritten:  # written whole: its earlier cut no longer stands
-        whole.pop(field.flag, None)
-        whole.pop(field.key_attribute, None)
-    fitted = fit_item(whole, STEP_BUDGET, workflow_execution_id, reserve=_STEP_MOVE_RESERVE)
-    values = {name: fitted[name] for name in written}
-    for field in rewritten:
-        if fitted.get(field.flag) is True:
-            values[field.flag] = True
-            values[field.key_attribute] = fitted[field.key_attribute]
-        elif stored.get(field.flag) is True:
-            # these writes only set: the old flag is turned off rather than removed
-            values[field.flag] = False
-    return _with_bodies(values, fitted)
 
 
 # VAMS's pipelineExecutionType and waitForCallback values; wfx's local types keep their names.

@@ -1,50 +1,29 @@
-"""The stored shape of a step's registered lists, and the retry of their optimistic writes."""
+"""The stored shape of a step's lists (registered sub-executions and logs, stop records),
+the row version guarding their writes, and the pause before retrying a conflicting write."""
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
 
-from adapters.records import Item, build_pipeline_execution_record
-from domain.execution import PipelineExecution
-from domain.logs import RegisteredLog, RegisteredSubExecution
+from adapters.item_budget import Record
+from adapters.records import (
+    STEP_BUDGET,
+    SUB_EXECUTION_STOPS,
+    Item,
+    build_pipeline_execution_record,
+)
+from domain.run_write import StepLists, StepListsKind
 
 REGISTRATION_VERSION = "registrationVersion"
-MAX_REGISTRATION_ATTEMPTS = 50
 _FIRST_JITTER_SECONDS = 0.005
 _MAX_JITTER_SECONDS = 0.25
 
-RegistrationMerge = Callable[
-    [PipelineExecution], tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]]
-]
-
-
-class RegistrationContentionError(RuntimeError):
-    """Other deliveries kept changing the step's registered lists through every retry."""
-
 
 def registration_version(item: Item) -> int:
-    """The counter guarding a step's registered lists; absent on a row never registered to."""
+    """The counter guarding a step's lists (domain.run_write.StepLists); absent on a row whose
+    lists were never written."""
     return int(item.get(REGISTRATION_VERSION, 0))
-
-
-def registration_attributes(step: PipelineExecution, merge: RegistrationMerge) -> Item | None:
-    """The step's merged registered lists as the record stores them; None when the merge adds
-    nothing, so a redelivered event writes nothing and leaves the version where it was.
-
-    Built through the record builder itself, so the lists keep the stored shape (VAMS's). A
-    step that has ended takes registrations too: an abort can stop only what is on the row.
-    """
-    sub_executions, logs = merge(step)
-    if sub_executions == step.registered_sub_executions and logs == step.registered_logs:
-        return None
-    record = build_pipeline_execution_record(
-        step.model_copy(
-            update={"registered_sub_executions": sub_executions, "registered_logs": logs}
-        )
-    )
-    return {key: record[key] for key in ("registeredSubExecutions", "registeredLogs")}
 
 
 def pause_before_retry(collisions: int) -> None:
@@ -52,3 +31,28 @@ def pause_before_retry(collisions: int) -> None:
     spread out instead of colliding again in lockstep."""
     ceiling = min(_MAX_JITTER_SECONDS, _FIRST_JITTER_SECONDS * 2**collisions)
     time.sleep(random.uniform(0, ceiling))
+
+
+_LIST_ATTRIBUTES = {
+    StepListsKind.REGISTERED: ("registeredSubExecutions", "registeredLogs"),
+    StepListsKind.STOPS: (SUB_EXECUTION_STOPS,),
+}
+
+
+def step_lists_attributes(lists: StepLists) -> tuple[Record, tuple[str, ...]]:
+    """What a write of a step's lists sets and removes: the lists as the record of the step
+    decided on stores them (cut to fit that row, with their bodies), and the flags of an
+    earlier cut of a list now written whole (else a read would give the old list back)."""
+    record = build_pipeline_execution_record(lists.step)
+    names = _LIST_ATTRIBUTES[lists.kind]
+    values = {name: record[name] for name in names if name in record}
+    removed: list[str] = []
+    for field in STEP_BUDGET.fields:
+        if field.name not in names:
+            continue
+        if record.get(field.flag) is True:
+            values[field.flag], values[field.key_attribute] = True, record[field.key_attribute]
+        else:
+            removed += (field.flag, field.key_attribute)
+    offloads = (offload for offload in record.offloads if offload.attribute in names)
+    return Record(values, offloads), tuple(removed)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -35,12 +35,12 @@ if TYPE_CHECKING:
     from domain.constraints import AuthorizationPolicy, Constraint, Role, RoleAssignment
     from domain.costs import CostLedgerEntry
     from domain.events import ExecutionEvent, NewEvent
-    from domain.logs import RegisteredLog, RegisteredSubExecution
+    from domain.logs import RegisteredSubExecution
     from domain.migration import MigratedRun, TableItemShapes
     from domain.paging import Page
     from domain.run import Run, RunChange
-    from domain.run_write import RunWrite
-    from domain.sub_processes import StopAttempt, SubExecutionStop
+    from domain.run_write import RunWrite, VersionedStep
+    from domain.sub_processes import StopAttempt
     from domain.workflow import WorkflowDefinition, WorkflowVersion
 
 
@@ -137,36 +137,12 @@ class StepRunStore(Protocol):
 
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]: ...
 
-    def register_on_step(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        merge: Callable[
-            [PipelineExecution],
-            tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]],
-        ],
-        at: datetime,
-    ) -> PipelineExecution:
-        """Replace the step's registered sub-executions and logs with `merge(step as stored)`,
-        with its SubProcessRegistered event stamped `at` (the registration's own moment).
-
-        Optimistic: the write is conditional on the row's registration version being the one
-        read, and is retried from a fresh read when another writer got there first, so
-        concurrent registrations lose nothing. A step that has ended takes it too (as VAMS: an
-        abort can stop only what is on the row). Returns the row as stored afterwards; raises
-        PipelineExecutionNotFoundError when the execution has no step with that id.
-        """
-        ...
-
-    def record_stops_on_step(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        merge: Callable[[PipelineExecution], tuple[SubExecutionStop, ...]],
-    ) -> PipelineExecution:
-        """Replace the step's subExecutionStops with `merge(step as stored)`, with the same
-        versioned, retried conditional write as register_on_step (a racing registration and a
-        stop record both survive). Returns the row as stored afterwards."""
+    def get_versioned_step(
+        self, workflow_execution_id: str, pipeline_execution_id: str
+    ) -> VersionedStep:
+        """The step's row with its row version (what a write of its lists is guarded by, see
+        domain.run_write.StepLists). PipelineExecutionNotFoundError when the execution has no
+        step with that id."""
         ...
 
     def add_step_outputs(self, outputs: StepOutputs) -> None:

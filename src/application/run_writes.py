@@ -7,12 +7,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from application.ports import RunLifecycleStore, RunWriter
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.run import Run, RunEnd, StepMove
-from domain.run_write import RunWrite
+from domain.run_write import RunWrite, VersionedStep
 
 if TYPE_CHECKING:
     from application.use_cases.record_cost import RecordAttemptDurations
@@ -24,6 +24,8 @@ MAX_RACES = 20
 MOVES_PER_WRITE = 16
 
 _LOG = logging.getLogger(__name__)
+# what a decision reads: the run, or only what it guards (a step's row with its version)
+Read = TypeVar("Read", Run, VersionedStep)
 
 
 class RunContentionError(RuntimeError):
@@ -105,14 +107,16 @@ def end_run_and_steps(
     in parts, the steps first and the main row with the last part: a crash in between leaves
     the run open, and the next read (or lease check) finishes the job."""
     ending = _Ending(store, workflow_execution_id, decide, durations)
+
+    def read() -> Run:
+        return store.get_run(workflow_execution_id)
+
     run = first
     while True:
         write = None if run is None else ending.decide(run)
         if run is not None and write is None:
             return run.execution, run.steps
-        written, last = commit_decided(
-            ending, lambda: store.get_run(workflow_execution_id), ending.decide, write
-        )
+        written, last = commit_decided(ending, read, ending.decide, write)
         if written is None:
             assert last is not None  # nothing written: decided on a run it read
             return last.execution, last.steps
@@ -189,20 +193,22 @@ class _Ending:
 
 def commit_decided(
     writer: RunWriter,
-    read: Callable[[], Run],
-    decide: Callable[[Run], RunWrite | None],
+    read: Callable[[], Read],
+    decide: Callable[[Read], RunWrite | None],
     first: RunWrite | None = None,
-) -> tuple[RunWrite | None, Run | None]:
+) -> tuple[RunWrite | None, Read | None]:
     """The application's read-decide-commit loop: `first` (decided without a read) is committed
     as it is; when it is refused, or there is none, the run is read, `decide` says what to write
     and that is committed, read and decided again on each refusal (another writer moved first).
     The write committed (None when `decide` found nothing to write) and the last run read."""
-    write, run = first, None
+    write: RunWrite | None = first
+    last: Read | None = None
     for _ in range(MAX_RACES):
         if write is not None and writer.commit(write):
-            return write, run
-        run = read()
-        write = decide(run)
+            return write, last
+        last = read()
+        write = decide(last)
         if write is None:
-            return None, run
-    raise RunContentionError(f"execution {run.workflow_execution_id if run else '?'}: refused")
+            return None, last
+    refused = write.workflow_execution_id if write is not None else "?"
+    raise RunContentionError(f"execution {refused}: refused")

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from application.ports import StepRunStore, SubProcessController
+from application.ports import RunLifecycleStore, SubProcessController
+from application.run_writes import commit_decided
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredSubExecution
 from domain.redaction import redact
+from domain.run_write import RunWrite, VersionedStep
 from domain.statuses import StepStatus
 from domain.sub_processes import (
     StopAttempt,
@@ -31,15 +33,18 @@ def attempt_stop(
 
 
 def record_stops(
-    store: StepRunStore, step: PipelineExecution, stops: tuple[SubExecutionStop, ...]
+    store: RunLifecycleStore, step: PipelineExecution, stops: tuple[SubExecutionStop, ...]
 ) -> str | None:
     """Merge the outcomes into the step row; a warning instead of an error when that fails."""
+
+    def read() -> VersionedStep:
+        return store.get_versioned_step(step.workflow_execution_id, step.pipeline_execution_id)
+
+    def decide(read: VersionedStep) -> RunWrite | None:
+        return RunWrite.recording_stops(read, merge_stops(read.step.sub_execution_stops, stops))
+
     try:
-        store.record_stops_on_step(
-            step.workflow_execution_id,
-            step.pipeline_execution_id,
-            lambda stored: merge_stops(stored.sub_execution_stops, stops),
-        )
+        commit_decided(store, read, decide)
     except Exception as error:  # the children were handled: the abort itself goes on
         return redact(f"step {step.pipeline_id}: stop outcomes not recorded: {error}")
     return None
@@ -47,7 +52,7 @@ def record_stops(
 
 def stop_sub_processes(
     controller: SubProcessController,
-    store: StepRunStore,
+    store: RunLifecycleStore,
     steps: Iterable[PipelineExecution],
     now: datetime,
 ) -> tuple[str, ...]:
@@ -68,7 +73,7 @@ def stop_sub_processes(
 
 def stop_registered(
     controller: SubProcessController,
-    store: StepRunStore,
+    store: RunLifecycleStore,
     step: PipelineExecution,
     sub_executions: Iterable[RegisteredSubExecution],
     now: datetime,

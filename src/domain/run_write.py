@@ -13,14 +13,24 @@ refuses the whole write: nothing is written.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
-from domain.events import NewEvent, approval_events, change_events, launch_events, move_events
+from domain.events import (
+    NewEvent,
+    approval_events,
+    change_events,
+    launch_events,
+    move_events,
+    registration_events,
+)
 from domain.execution import LaunchRecords, PipelineExecution, StepLog
+from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.run import Run, RunChange, StepMove
 from domain.statuses import StepStatus
+from domain.sub_processes import SubExecutionStop
 
 
 class ApprovalWriteKind(StrEnum):
@@ -59,6 +69,30 @@ class StepRow:
 
 
 @dataclass(frozen=True, slots=True)
+class VersionedStep:
+    """A step's row as read, with its row version: what a write of its lists is guarded by."""
+
+    step: PipelineExecution
+    version: int
+
+
+class StepListsKind(StrEnum):
+    REGISTERED = "registered"  # its registered sub-executions and logs
+    STOPS = "stops"  # its sub-execution stop records
+
+
+@dataclass(frozen=True, slots=True)
+class StepLists:
+    """A step's lists of one kind written as `step` has them, only while its row is still at
+    `version` (the version read): registrations and stop records racing on one step then never
+    lose each other, the loser decides again on a fresh read. Each write moves the version on."""
+
+    step: PipelineExecution
+    version: int
+    kind: StepListsKind
+
+
+@dataclass(frozen=True, slots=True)
 class RunWrite:
     """A run's transition, all of it: build it with `of`, which adds its events."""
 
@@ -72,6 +106,8 @@ class RunWrite:
     step_rows: tuple[StepRow, ...] = ()
     # a new run, written whole: refused (ExecutionAlreadyExistsError) when its id is taken
     launch: LaunchWrite | None = None
+    # a step's registered lists or stop records, under its row version (see StepLists)
+    step_lists: StepLists | None = None
 
     @classmethod
     def of(
@@ -131,6 +167,40 @@ class RunWrite:
         events.extend(change_events(lease))
         launched = records.model_copy(update={"execution": run.execution, "steps": run.steps})
         return cls(run_id, events=tuple(events), launch=LaunchWrite(launched, run.attempts))
+
+    @classmethod
+    def registering(
+        cls,
+        read: VersionedStep,
+        sub_executions: tuple[RegisteredSubExecution, ...],
+        logs: tuple[RegisteredLog, ...],
+        at: datetime,
+    ) -> RunWrite | None:
+        """The step's registered lists as `sub_executions` and `logs`, with the event of the
+        registration at `at`; None when they are the lists read (a redelivery writes nothing)."""
+        step = read.step
+        if (sub_executions, logs) == (step.registered_sub_executions, step.registered_logs):
+            return None
+        registered = step.model_copy(
+            update={"registered_sub_executions": sub_executions, "registered_logs": logs}
+        )
+        run_id, step_id = step.workflow_execution_id, step.pipeline_execution_id
+        events = registration_events(run_id, step_id, at, len(sub_executions), len(logs))
+        lists = StepLists(registered, read.version, StepListsKind.REGISTERED)
+        return cls(run_id, events=events, step_lists=lists)
+
+    @classmethod
+    def recording_stops(
+        cls, read: VersionedStep, stops: tuple[SubExecutionStop, ...]
+    ) -> RunWrite | None:
+        """The step's stop records as `stops` (no event: the abort's own say what happened);
+        None when they are the records read."""
+        step = read.step
+        if stops == step.sub_execution_stops:
+            return None
+        stopped = step.model_copy(update={"sub_execution_stops": stops})
+        lists = StepLists(stopped, read.version, StepListsKind.STOPS)
+        return cls(step.workflow_execution_id, step_lists=lists)
 
     @classmethod
     def opening(cls, request: ApprovalRequest) -> RunWrite:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -15,6 +15,7 @@ from adapters.sub_process_dispatch import DispatchingSubProcessController
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import TableNames
 from application.ports import ExecutionStore, WorkflowDefinitions
+from application.run_writes import commit_decided
 from application.use_cases.approvals import PassApprovalGate
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
 from domain.assets import AssetFile
@@ -37,9 +38,12 @@ from domain.execution import (
     artifacts_of,
     selection_file_key,
 )
+from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.registration import merge_logs, merge_sub_executions
 from domain.run import StepMove
-from domain.run_write import RunWrite, StepRow
+from domain.run_write import RunWrite, StepRow, VersionedStep
 from domain.statuses import ExecutionStatus, StepStatus
+from domain.sub_processes import SubExecutionStop, merge_stops
 from domain.triggers import TriggerType
 from domain.workflow import (
     ExecutionType,
@@ -339,3 +343,58 @@ def step_row_saved(
 def step_moved(store: ExecutionStore, move: StepMove) -> bool:
     """`move` committed as a write of its own; False when a guard refused it."""
     return store.commit(RunWrite.of(move.workflow_execution_id, moves=(move,)))
+
+
+def registered_on_step(
+    store: ExecutionStore,
+    workflow_execution_id: str,
+    pipeline_execution_id: str,
+    sub_executions: tuple[RegisteredSubExecution, ...] = (),
+    logs: tuple[RegisteredLog, ...] = (),
+    registered_at: datetime = MONDAY,
+) -> PipelineExecution:
+    """These entries merged into the step's registered lists as a registration writes them
+    (decided on the row as read, again on a refusal); the step as stored afterwards."""
+
+    def decide(read: VersionedStep) -> RunWrite | None:
+        step = read.step
+        return RunWrite.registering(
+            read,
+            merge_sub_executions(step.registered_sub_executions, sub_executions),
+            merge_logs(step.registered_logs, logs),
+            registered_at,
+        )
+
+    return _lists_written(store, workflow_execution_id, pipeline_execution_id, decide)
+
+
+def stops_recorded_on_step(
+    store: ExecutionStore,
+    workflow_execution_id: str,
+    pipeline_execution_id: str,
+    stops: tuple[SubExecutionStop, ...],
+) -> PipelineExecution:
+    """These stop outcomes merged into the step's records as an abort writes them; the step as
+    stored afterwards."""
+
+    def decide(read: VersionedStep) -> RunWrite | None:
+        return RunWrite.recording_stops(read, merge_stops(read.step.sub_execution_stops, stops))
+
+    return _lists_written(store, workflow_execution_id, pipeline_execution_id, decide)
+
+
+def _lists_written(
+    store: ExecutionStore,
+    workflow_execution_id: str,
+    pipeline_execution_id: str,
+    decide: Callable[[VersionedStep], RunWrite | None],
+) -> PipelineExecution:
+    written, last = commit_decided(
+        store,
+        lambda: store.get_versioned_step(workflow_execution_id, pipeline_execution_id),
+        decide,
+    )
+    if written is not None and written.step_lists is not None:
+        return written.step_lists.step
+    assert last is not None  # nothing written: decided on the step as read
+    return last.step

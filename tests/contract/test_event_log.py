@@ -19,7 +19,7 @@ from domain.execution import WorkflowExecution
 from domain.logs import RegisteredLog
 from domain.run import Run, first_start, plain_finish
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_launch, at, step_id, step_moved
+from tests.contract.builders import a_launch, at, registered_on_step, step_id, step_moved
 
 SID = step_id("e1", 0)
 STORES = ["sqlite_file", "sqlite_memory", "dynamodb"]
@@ -194,7 +194,7 @@ def test_a_registration_s_event_is_stamped_with_the_registration_s_moment(
     store, log, _ = store_and_log
     store.add_launch(a_launch("e1"))
     registered = RegisteredLog(log_group_name="/aws/batch/job", log_stream_name="s-1")
-    store.register_on_step("e1", SID, lambda step: ((), (registered,)), at=at(7))
+    registered_on_step(store, "e1", SID, logs=(registered,), registered_at=at(7))
     (event,) = [
         e
         for e in log.events_after("e1", 0, 100).items

@@ -36,9 +36,11 @@ from tests.contract.builders import (
     a_duration_entry,
     a_launch,
     at,
+    registered_on_step,
     some_outputs,
     step_id,
     step_moved,
+    stops_recorded_on_step,
 )
 from tests.contract.conftest import BACKENDS
 
@@ -117,19 +119,16 @@ def _a_run_in_every_table(raw: RawTables, execution_id: str) -> None:
         store.add_step_outputs(some_outputs(execution_id, index))
     root = step_id(execution_id, 0)
     assert step_moved(store, first_start(execution_id, root, at(1)))  # attempt 1 (TaskExecutions)
-    store.register_on_step(
+    registered_on_step(
+        store,
         execution_id,
         root,
-        lambda step: (
-            (RegisteredSubExecution.of_resource(resource_type="batch", resource_id="job-1"),),
-            (),
-        ),
-        at=MONDAY,
+        (RegisteredSubExecution.of_resource(resource_type="batch", resource_id="job-1"),),
     )
     stop = SubExecutionStop(
         resource_type="batch", resource_id="job-1", outcome=StopOutcome.STOP_REQUESTED, at=at(2)
     )
-    store.record_stops_on_step(execution_id, root, lambda step: (stop,))
+    stops_recorded_on_step(store, execution_id, root, (stop,))
     # PipelineExecutionInputFiles: only the data migration writes it (seed 000)
     for index in range(3):
         raw.put(

@@ -1,19 +1,23 @@
-"""ExecutionStore contract: register_on_step, the optimistic write of a step's registered lists."""
+"""RunWriter contract: a registration's write of a step's lists, guarded by the row's version."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import pytest
 
 from application.ports import ExecutionStore
 from domain.errors import PipelineExecutionNotFoundError
-from domain.execution import PipelineExecution
 from domain.logs import RegisteredLog, RegisteredSubExecution
-from domain.registration import merge_logs, merge_sub_executions
 from domain.run import StepMove
+from domain.run_write import RunWrite, VersionedStep
 from domain.statuses import StepStatus
-from tests.contract.builders import MONDAY, a_launch, at, step_id, step_moved
+from tests.contract.builders import (
+    MONDAY,
+    a_launch,
+    at,
+    registered_on_step,
+    step_id,
+    step_moved,
+)
 
 STATE_MACHINE = RegisteredSubExecution(
     resource_type="stepFunctionsExecution",
@@ -22,63 +26,74 @@ STATE_MACHINE = RegisteredSubExecution(
     stage_name="Mesh",
     label="inner",
 )
-Merge = Callable[
-    [PipelineExecution], tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]]
-]
 LOG = RegisteredLog(
     log_group_arn="arn:aws:logs:us-east-1:123456789012:log-group:/wfx/inner:*",
     log_stream_prefix="states/",
     stage_name="Mesh",
     source_type="stateMachine",
 )
+OTHER_LOG = RegisteredLog(log_group_name="/wfx/other", log_stream_name="s1")
 
 
-def adding(
+def registering(
+    read: VersionedStep,
     sub_executions: tuple[RegisteredSubExecution, ...] = (),
     logs: tuple[RegisteredLog, ...] = (),
-) -> Merge:
-    """A merge adding these entries to whatever the step has stored (the domain's rules)."""
-
-    def merge(
-        step: PipelineExecution,
-    ) -> tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]]:
-        return (
-            merge_sub_executions(step.registered_sub_executions, sub_executions),
-            merge_logs(step.registered_logs, logs),
-        )
-
-    return merge
+) -> RunWrite:
+    write = RunWrite.registering(read, sub_executions, logs, MONDAY)
+    assert write is not None
+    return write
 
 
-def test_a_registration_is_stored_and_returned(execution_store: ExecutionStore) -> None:
+def test_a_registration_is_stored_with_the_version_moved_on(
+    execution_store: ExecutionStore,
+) -> None:
     records = a_launch("e1")
     execution_store.add_launch(records)
     sid = step_id("e1", 1)
+    read = execution_store.get_versioned_step("e1", sid)
 
-    returned = execution_store.register_on_step(
-        "e1", sid, adding((STATE_MACHINE,), (LOG,)), at=MONDAY
-    )
+    assert execution_store.commit(registering(read, (STATE_MACHINE,), (LOG,)))
 
     expected = records.steps[1].model_copy(
         update={"registered_sub_executions": (STATE_MACHINE,), "registered_logs": (LOG,)}
     )
-    assert returned == expected
-    assert execution_store.get_step(sid) == expected
+    after = execution_store.get_versioned_step("e1", sid)
+    assert after.step == expected == execution_store.get_step(sid)
+    assert after.version > read.version
     assert execution_store.get_step(step_id("e1", 0)) == records.steps[0]
 
 
-def test_registrations_accumulate_and_the_merge_sees_the_stored_lists(
+def test_a_write_decided_on_a_version_since_moved_on_is_refused_and_writes_nothing(
     execution_store: ExecutionStore,
 ) -> None:
     execution_store.add_launch(a_launch("e1"))
     sid = step_id("e1", 0)
-    other_log = RegisteredLog(log_group_name="/wfx/other", log_stream_name="s1")
-    execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,), (LOG,)), at=MONDAY)
+    stale = execution_store.get_versioned_step("e1", sid)
+    first = registered_on_step(execution_store, "e1", sid, (STATE_MACHINE,))
 
-    stored = execution_store.register_on_step("e1", sid, adding(logs=(other_log, LOG)), at=MONDAY)
+    assert not execution_store.commit(registering(stale, logs=(OTHER_LOG,)))
+
+    assert execution_store.get_step(sid) == first
+    fresh = execution_store.get_versioned_step("e1", sid)
+    assert execution_store.commit(
+        registering(fresh, fresh.step.registered_sub_executions, (OTHER_LOG,))
+    )
+    assert execution_store.get_step(sid).registered_sub_executions == (STATE_MACHINE,)
+    assert execution_store.get_step(sid).registered_logs == (OTHER_LOG,)
+
+
+def test_registrations_accumulate_each_decided_on_the_stored_lists(
+    execution_store: ExecutionStore,
+) -> None:
+    execution_store.add_launch(a_launch("e1"))
+    sid = step_id("e1", 0)
+    registered_on_step(execution_store, "e1", sid, (STATE_MACHINE,), (LOG,))
+
+    stored = registered_on_step(execution_store, "e1", sid, logs=(OTHER_LOG, LOG))
 
     assert stored.registered_sub_executions == (STATE_MACHINE,)
-    assert stored.registered_logs == (LOG, other_log)
+    assert stored.registered_logs == (LOG, OTHER_LOG)
     assert execution_store.get_step(sid) == stored
 
 
@@ -90,7 +105,7 @@ def test_a_registration_leaves_the_status_fields_alone(execution_store: Executio
         StepMove("e1", sid, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1)),
     )
 
-    registered = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,)), at=MONDAY)
+    registered = registered_on_step(execution_store, "e1", sid, (STATE_MACHINE,))
     done = step_moved(
         execution_store,
         StepMove("e1", sid, StepStatus.SUCCEEDED, frozenset({StepStatus.RUNNING}), stop_date=at(2)),
@@ -106,38 +121,38 @@ def test_a_registration_leaves_the_status_fields_alone(execution_store: Executio
     ("execution_id", "pipeline_execution_id"),
     [("e2", step_id("e1", 0)), ("e1", "e1-step9"), ("", step_id("e1", 0)), ("e1", "")],
 )
-def test_a_step_the_execution_does_not_have_is_not_found_and_nothing_is_written(
+def test_a_step_the_execution_does_not_have_is_not_found(
     execution_store: ExecutionStore, execution_id: str, pipeline_execution_id: str
+) -> None:
+    execution_store.add_launch(a_launch("e1"))
+
+    with pytest.raises(PipelineExecutionNotFoundError):
+        execution_store.get_versioned_step(execution_id, pipeline_execution_id)
+
+
+def test_a_write_onto_a_step_the_run_does_not_have_is_not_found_and_writes_nothing(
+    execution_store: ExecutionStore,
 ) -> None:
     records = a_launch("e1")
     execution_store.add_launch(records)
+    elsewhere = records.steps[0].model_copy(update={"pipeline_execution_id": "e1-step9"})
 
     with pytest.raises(PipelineExecutionNotFoundError):
-        execution_store.register_on_step(
-            execution_id, pipeline_execution_id, adding((STATE_MACHINE,)), at=MONDAY
-        )
+        execution_store.commit(registering(VersionedStep(elsewhere, 0), (STATE_MACHINE,)))
 
     assert execution_store.get_step(step_id("e1", 0)) == records.steps[0]
 
 
-def test_a_redelivery_adding_nothing_returns_the_stored_step_after_one_read(
-    execution_store: ExecutionStore,
-) -> None:
+def test_a_redelivery_adding_nothing_writes_nothing(execution_store: ExecutionStore) -> None:
     execution_store.add_launch(a_launch("e1"))
     sid = step_id("e1", 0)
-    first = execution_store.register_on_step("e1", sid, adding((STATE_MACHINE,), (LOG,)), at=MONDAY)
-    merges: list[PipelineExecution] = []
+    first = registered_on_step(execution_store, "e1", sid, (STATE_MACHINE,), (LOG,))
+    version = execution_store.get_versioned_step("e1", sid).version
 
-    def again(
-        step: PipelineExecution,
-    ) -> tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]]:
-        merges.append(step)
-        return adding((STATE_MACHINE,), (LOG,))(step)
-
-    redelivered = execution_store.register_on_step("e1", sid, again, at=MONDAY)
+    redelivered = registered_on_step(execution_store, "e1", sid, (STATE_MACHINE,), (LOG,))
 
     assert redelivered == first == execution_store.get_step(sid)
-    assert merges == [first]
+    assert execution_store.get_versioned_step("e1", sid).version == version
 
 
 def test_a_registration_onto_a_step_that_has_ended_is_stored(
@@ -154,9 +169,7 @@ def test_a_registration_onto_a_step_that_has_ended_is_stored(
     ):
         assert step_moved(execution_store, move)
 
-    stored = execution_store.register_on_step(
-        "e1", sid, adding((STATE_MACHINE,), (LOG,)), at=MONDAY
-    )
+    stored = registered_on_step(execution_store, "e1", sid, (STATE_MACHINE,), (LOG,))
 
     assert stored.status is StepStatus.ABORTED
     assert stored.registered_sub_executions == (STATE_MACHINE,)

@@ -21,9 +21,8 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
 from domain.logs import RegisteredSubExecution
-from domain.registration import merge_sub_executions
 from domain.statuses import StepStatus
-from tests.contract.builders import MONDAY, a_launch, step_id
+from tests.contract.builders import a_launch, registered_on_step, step_id
 from tests.e2e.cli import Wfx, assert_bad_input
 
 STUBBORN = (
@@ -70,12 +69,7 @@ def _a_running_run(wfx: Wfx, child_pid: int, session: int | None = None) -> None
             ),
             RegisteredSubExecution.of_resource(resource_type="kubernetesJob", resource_id="pod-7"),
         )
-        store.register_on_step(
-            "run-1",
-            step_id("run-1", 0),
-            lambda step: (merge_sub_executions((), subs), ()),
-            at=MONDAY,
-        )
+        registered_on_step(store, "run-1", step_id("run-1", 0), subs)
     finally:
         database.close()
     if session is not None:

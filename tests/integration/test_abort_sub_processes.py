@@ -26,10 +26,14 @@ from application.use_cases.handle_execution_error import HandleExecutionErrorCom
 from application.use_cases.sweep_aborts import SweepAbortsCommand
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredSubExecution
-from domain.registration import merge_sub_executions
 from domain.statuses import ExecutionStatus, StepStatus
-from domain.sub_processes import StopAttempt, StopOutcome, SubExecutionStop, merge_stops
-from tests.contract.builders import MONDAY, a_launch, step_id
+from domain.sub_processes import StopAttempt, StopOutcome, SubExecutionStop
+from tests.contract.builders import (
+    a_launch,
+    registered_on_step,
+    step_id,
+    stops_recorded_on_step,
+)
 
 # Ignores the first SIGTERM (a slow shutdown), ends on the second.
 STUBBORN = (
@@ -103,9 +107,7 @@ def a_running_run(
         records.model_copy(update={"execution": execution, "steps": (running, *records.steps[1:])})
     )
     sid = step_id(execution_id, 0)
-    store.register_on_step(
-        execution_id, sid, lambda step: (merge_sub_executions((), subs), ()), at=MONDAY
-    )
+    registered_on_step(store, execution_id, sid, subs)
     # as a local runner does: this process runs the run, so the children it started are its own
     RunFolder(Path(app.config.home()) / "runs" / execution_id).write_runner(this_process("inline"))
     return sid
@@ -211,9 +213,7 @@ def requested_before(app: Any, sid: str, child: RegisteredSubExecution) -> None:
         at=datetime.now(UTC),
         tries=1,
     )
-    app.execution_store().record_stops_on_step(
-        sid.rsplit("-step", 1)[0], sid, lambda stored: merge_stops((), (asked,))
-    )
+    stops_recorded_on_step(app.execution_store(), sid.rsplit("-step", 1)[0], sid, (asked,))
 
 
 def test_the_sweep_stops_again_a_child_whose_first_stop_was_only_requested(

@@ -15,8 +15,15 @@ from adapters.local.object_store import FilesystemObjectStore
 from adapters.tables import TableNames
 from domain.run import Run, RunChange, RunGuard, StepMove
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import MONDAY, a_launch, an_attempt, at, step_id, step_moved
-from tests.contract.test_execution_store_registration import LOG, adding
+from tests.contract.builders import (
+    a_launch,
+    an_attempt,
+    at,
+    registered_on_step,
+    step_id,
+    step_moved,
+)
+from tests.contract.test_execution_store_registration import LOG
 
 pytestmark = pytest.mark.integration
 
@@ -84,7 +91,7 @@ def test_a_move_after_another_process_registered_keeps_its_registration(
     stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore],
 ) -> None:
     one, other = stores
-    other.register_on_step("e1", SID, adding(logs=(LOG,)), at=MONDAY)
+    registered_on_step(other, "e1", SID, logs=(LOG,))
 
     assert step_moved(one, start())
 

@@ -33,8 +33,8 @@ from adapters.records import (
     build_output_file_record,
     build_output_result_record,
     build_pipeline_execution_record,
-    fit_step_update,
 )
+from adapters.registration import step_lists_attributes
 from domain.execution import (
     Artifact,
     ExecutionInput,
@@ -42,6 +42,8 @@ from domain.execution import (
     OutputResult,
     PipelineExecution,
 )
+from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.run_write import StepLists, StepListsKind
 
 
 def test_the_limit_is_400_kb_in_binary_units_and_the_budget_keeps_a_margin() -> None:
@@ -268,46 +270,64 @@ def _step() -> PipelineExecution:
     )
 
 
+def _registered(log: RegisteredLog, sub: RegisteredSubExecution) -> StepLists:
+    """The step's lists at 50 entries each, as a registration writes them."""
+    step = _step().model_copy(
+        update={
+            "registered_logs": tuple(log.model_copy(update={"label": f"{n}"}) for n in range(50)),
+            "registered_sub_executions": tuple(
+                sub.model_copy(update={"label": f"{n}"}) for n in range(50)
+            ),
+        }
+    )
+    return StepLists(step, 0, StepListsKind.REGISTERED)
+
+
 def test_registered_lists_at_their_caps_in_four_byte_characters_still_fit() -> None:
     """50 logs and 50 sub-executions at their length caps (characters, not bytes) can pass
     400 KB in 4-byte characters: the registration write cuts the lists rather than fail."""
-    log = {
-        "logGroupArn": "😀" * 1024,
-        "logGroupName": "😀" * 512,
-        "logStreamName": "😀" * 512,
-        "logStreamPrefix": "😀" * 512,
-        "stageName": "😀" * 80,
-        "label": "😀" * 256,
-        "sourceType": "custom",
-    }
-    sub = {"resourceType": "😀" * 63, "executionArn": "😀" * 1024, "label": "😀" * 256}
-    written = {
-        "registeredLogs": [{**log, "label": f"{n}"} for n in range(50)],
-        "registeredSubExecutions": [{**sub, "label": f"{n}"} for n in range(50)],
-    }
+    log = RegisteredLog(
+        log_group_arn="😀" * 1024,
+        log_group_name="😀" * 512,
+        log_stream_name="😀" * 512,
+        log_stream_prefix="😀" * 512,
+        stage_name="😀" * 80,
+        label="😀" * 256,
+        source_type="custom",
+    )
+    sub = RegisteredSubExecution(resource_type="😀" * 63, execution_arn="😀" * 1024)
+    lists = _registered(log, sub)
     stored = dict(build_pipeline_execution_record(_step()))
-    assert item_size({**stored, **written}) > ITEM_SIZE_LIMIT
+    built = build_pipeline_execution_record(lists.step)
+    whole_built = restore_item(built, {o.key: o.body for o in built.offloads}.__getitem__)
+    whole_lists = {
+        name: whole_built[name] for name in ("registeredLogs", "registeredSubExecutions")
+    }
+    assert item_size({**stored, **whole_lists}) > ITEM_SIZE_LIMIT
 
-    values = fit_step_update(stored, written, "e-1")
+    values, removed = step_lists_attributes(lists)
     assert item_size({**stored, **values}) <= ITEM_BUDGET - KEPT_BYTES
     assert values["registeredLogsTruncated"] is True
+    assert "registeredLogsTruncated" not in removed
     bodies = {o.key: o.body for o in values.offloads}
     whole = restore_item({**stored, **values}, bodies.__getitem__)
-    assert whole["registeredLogs"] == written["registeredLogs"]
-    assert whole["registeredSubExecutions"] == written["registeredSubExecutions"]
+    assert whole["registeredLogs"] == whole_lists["registeredLogs"]
+    assert whole["registeredSubExecutions"] == whole_lists["registeredSubExecutions"]
 
 
 def test_registered_lists_at_their_caps_in_ascii_fit_whole() -> None:
-    log = {
-        "logGroupArn": "a" * 1024,
-        "logGroupName": "g" * 512,
-        "logStreamName": "s" * 512,
-        "logStreamPrefix": "p" * 512,
-        "stageName": "t" * 80,
-        "label": "l" * 256,
-        "sourceType": "stateMachine",
-    }
-    sub = {"resourceType": "r" * 63, "executionArn": "i" * 1024, "label": "l" * 256}
-    written = {"registeredLogs": [log] * 50, "registeredSubExecutions": [sub] * 50}
-    values = fit_step_update(dict(build_pipeline_execution_record(_step())), written, "e-1")
-    assert values == written and values.offloads == ()
+    log = RegisteredLog(
+        log_group_arn="a" * 1024,
+        log_group_name="g" * 512,
+        log_stream_name="s" * 512,
+        log_stream_prefix="p" * 512,
+        stage_name="t" * 80,
+        label="l" * 256,
+        source_type="stateMachine",
+    )
+    sub = RegisteredSubExecution(resource_type="r" * 63, execution_arn="i" * 1024)
+    values, removed = step_lists_attributes(_registered(log, sub))
+    assert set(values) == {"registeredLogs", "registeredSubExecutions"}
+    assert values.offloads == ()
+    # written whole: any earlier cut of either list is undone
+    assert "registeredLogsTruncated" in removed and "registeredLogsObjectKey" in removed

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
@@ -20,7 +19,7 @@ from adapters.dynamodb.codec import (
     to_wire,
 )
 from adapters.dynamodb.cost_ledger import cost_entry_put
-from adapters.dynamodb.known_rows import KnownRows, after_write, version_guard
+from adapters.dynamodb.known_rows import KnownRows, version_guard
 from adapters.dynamodb.requests import (
     batch_delete,
     batch_get,
@@ -43,8 +42,6 @@ from adapters.records import (
     LEASE_EXPIRES_DATE,
     LEASE_OWNER,
     STEP_STATUS,
-    SUB_EXECUTION_STOPS,
-    StopsMerge,
     access_facts_of,
     build_artifact_record,
     build_execution_configuration_record,
@@ -60,7 +57,6 @@ from adapters.records import (
     build_step_log_record,
     build_task_execution_record,
     execution_changed_attributes,
-    fit_step_update,
     format_date,
     lease_guard_values,
     parse_artifact_record,
@@ -79,18 +75,14 @@ from adapters.records import (
     step_move_attributes,
     step_move_removals,
     step_mutable_attributes,
-    sub_execution_stops_attribute,
     task_execution_close_of,
     workflow_key_of,
 )
 from adapters.registration import (
-    MAX_REGISTRATION_ATTEMPTS,
     REGISTRATION_VERSION,
-    RegistrationContentionError,
-    RegistrationMerge,
     pause_before_retry,
-    registration_attributes,
     registration_version,
+    step_lists_attributes,
 )
 from adapters.row_collections import ROW_FALLBACKS, ROW_PARSERS, ROW_TABLES
 from adapters.tables import (
@@ -124,7 +116,6 @@ from domain.events import (
     NewEvent,
     change_events,
     launch_events,
-    registration_events,
 )
 from domain.execution import (
     ExecutionConfiguration,
@@ -139,7 +130,7 @@ from domain.execution import (
 from domain.migration import migrated_pipeline_execution_id
 from domain.paging import Page
 from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
-from domain.run_write import RunWrite, StepRow
+from domain.run_write import RunWrite, StepLists, StepRow, VersionedStep
 from domain.statuses import StepStatus
 
 if TYPE_CHECKING:
@@ -646,6 +637,20 @@ class DynamoDbExecutionStore:
 
     # -- steps --------------------------------------------------------------------------------
 
+    def get_versioned_step(
+        self, workflow_execution_id: str, pipeline_execution_id: str
+    ) -> VersionedStep:
+        table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
+        key = {
+            "pipelineExecutionId": pipeline_execution_id,
+            "workflowExecutionId": workflow_execution_id,
+        }
+        item = get_item(self._client, table_name, key) if all(key.values()) else None
+        if item is None:
+            raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+        step = parse_pipeline_execution_record(self._whole(item))
+        return VersionedStep(step, registration_version(item))
+
     def get_step(self, pipeline_execution_id: str) -> PipelineExecution:
         table_name, spec = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
         rows = (
@@ -685,7 +690,7 @@ class DynamoDbExecutionStore:
             self._launch(write.launch.records, write.events, write.launch.attempts)
             return True
         if write.change is not None and not (
-            write.moves or write.approval or write.step_logs or write.step_rows
+            write.moves or write.approval or write.step_logs or write.step_rows or write.step_lists
         ):
             return self._change_main_row(write.change, write.events) is not None
         not_found = ExecutionNotFoundError(run_id)
@@ -712,6 +717,9 @@ class DynamoDbExecutionStore:
         for row in write.step_rows:
             step_at[len(actions)] = row.step.pipeline_execution_id
             actions.append(("Update", None, self._step_row_update(row)))
+        if write.step_lists is not None:
+            step_at[len(actions)] = write.step_lists.step.pipeline_execution_id
+            actions.append(("Update", None, self._step_lists_update(write.step_lists)))
         if write.approval is not None:
             table_name = self._tables.get_table_name(ResourceKeys.APPROVAL_REQUESTS)
             kind, request = approval_action(table_name, write.approval)
@@ -757,6 +765,45 @@ class DynamoDbExecutionStore:
         )
         version_guard(update)  # every write of a step row moves its version on
         return update
+
+    def _step_lists_update(self, lists: StepLists) -> dict[str, Any]:
+        """A step's lists, while its row is at the version read; the version moves on."""
+        values, removed = step_lists_attributes(lists)
+        self._bodies.put([values])
+        step = lists.step
+        key = {
+            "pipelineExecutionId": step.pipeline_execution_id,
+            "workflowExecutionId": step.workflow_execution_id,
+        }
+        if not all(key.values()):
+            raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
+        names = {f"#a{n}": name for n, name in enumerate(values)}
+        plain: dict[str, Any] = {f":a{n}": value for n, value in enumerate(values.values())}
+        plain[":next"] = lists.version + 1
+        sets = "".join(f"{name} = :{name[1:]}, " for name in names)
+        expression = f"SET {sets}#version = :next"
+        if removed:
+            gone = {f"#r{n}": name for n, name in enumerate(removed)}
+            names.update(gone)
+            expression += f" REMOVE {', '.join(gone)}"
+        if lists.version:
+            plain[":read"] = lists.version
+        table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
+        return {
+            "TableName": table_name,
+            "Key": to_wire(key),
+            "UpdateExpression": expression,
+            "ConditionExpression": "attribute_exists(#pk) AND "
+            + ("#version = :read" if lists.version else "attribute_not_exists(#version)"),
+            "ExpressionAttributeNames": {
+                **names,
+                "#pk": "pipelineExecutionId",
+                "#version": REGISTRATION_VERSION,
+            },
+            "ExpressionAttributeValues": to_wire(plain),
+            # an old item back on a refusal: the version moved; none: no such step
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
 
     def _move_actions(self, move: StepMove) -> list[Action]:
         """A step's move in a run's write: its row (updated, or checked when it stays as it
@@ -832,131 +879,6 @@ class DynamoDbExecutionStore:
             },
             "ExpressionAttributeValues": to_wire(values),
         }
-
-    def register_on_step(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        merge: RegistrationMerge,
-        at: datetime,
-    ) -> PipelineExecution:
-        return self._versioned_step_update(
-            workflow_execution_id,
-            pipeline_execution_id,
-            lambda step: registration_attributes(step, merge),
-            registered_at=at,
-        )
-
-    def record_stops_on_step(
-        self, workflow_execution_id: str, pipeline_execution_id: str, merge: StopsMerge
-    ) -> PipelineExecution:
-        def attributes(step: PipelineExecution) -> dict[str, Any] | None:
-            stops = sub_execution_stops_attribute(merge(step)).get(SUB_EXECUTION_STOPS)
-            return None if stops is None else {SUB_EXECUTION_STOPS: stops}
-
-        return self._versioned_step_update(workflow_execution_id, pipeline_execution_id, attributes)
-
-    def _versioned_step_update(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        attributes: Callable[[PipelineExecution], dict[str, Any] | None],
-        registered_at: datetime | None = None,
-    ) -> PipelineExecution:
-        """Read the step, write `attributes(step)` on condition that the registration version is
-        still the one read (`registered_at`: written with its event), else read and
-        compute again: registrations and stop records racing on one step all survive. None from
-        `attributes`: nothing to write."""
-        table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
-        key = {
-            "pipelineExecutionId": pipeline_execution_id,
-            "workflowExecutionId": workflow_execution_id,
-        }
-        if not all(key.values()):
-            raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
-        for attempt in range(MAX_REGISTRATION_ATTEMPTS):
-            if attempt:
-                pause_before_retry(attempt - 1)
-            # Read just before the write: the shorter that window, the likelier the write wins.
-            item = get_item(self._client, table_name, key)
-            if item is None:
-                raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
-            version = registration_version(item)
-            step = parse_pipeline_execution_record(self._whole(item))
-            wanted = attributes(step)
-            if wanted is None:
-                return step
-            written = fit_step_update(item, wanted, workflow_execution_id)
-            self._bodies.put([written])
-            names = {f"#a{i}": name for i, name in enumerate(written)}
-            values: dict[str, Any] = {f":a{i}": v for i, v in enumerate(written.values())}
-            values[":next"] = version + 1
-            if version:
-                values[":read"] = version
-            sets = ", ".join(f"{name} = :{name[1:]}" for name in names)
-            request: dict[str, Any] = {
-                "TableName": table_name,
-                "Key": to_wire(key),
-                "UpdateExpression": f"SET {sets}, #version = :next",
-                "ConditionExpression": "attribute_exists(#pk) AND "
-                + ("#version = :read" if version else "attribute_not_exists(#version)"),
-                "ExpressionAttributeNames": {
-                    **names,
-                    "#pk": "pipelineExecutionId",
-                    "#version": REGISTRATION_VERSION,
-                },
-                "ExpressionAttributeValues": to_wire(values),
-            }
-            if registered_at is not None:  # a registration: a transition, with its event
-                stored = self._register_with_event(
-                    step, request, item, written, wanted, registered_at
-                )
-                if stored is None:
-                    continue  # another writer got there first: compute again from what it stored
-                return stored
-            try:
-                response = self._client.update_item(**request, ReturnValues="ALL_NEW")
-            except ClientError as exc:
-                if _error_code(exc) != "ConditionalCheckFailedException":
-                    raise
-                continue  # another writer got there first: compute again from what it stored
-            updated = from_wire(response["Attributes"])
-            return parse_pipeline_execution_record(self._whole(updated))
-        raise RegistrationContentionError(pipeline_execution_id)
-
-    def _register_with_event(
-        self,
-        step: PipelineExecution,
-        request: dict[str, Any],
-        read: Item,
-        written: Mapping[str, Any],
-        wanted: Mapping[str, Any],
-        at: datetime,
-    ) -> PipelineExecution | None:
-        """The registration's update and its event in one transaction; None when the update's
-        condition failed (another registration moved the version)."""
-        execution_id, step_id = step.workflow_execution_id, step.pipeline_execution_id
-        not_found = PipelineExecutionNotFoundError(step_id, execution_id)
-        main_key = self._main_key(execution_id)
-        if main_key is None:
-            raise not_found
-        events = registration_events(
-            execution_id,
-            step_id,
-            at,
-            len(wanted.get("registeredSubExecutions") or ()),
-            len(wanted.get("registeredLogs") or ()),
-        )
-        try:
-            numbered = self._unit_of_work.transact(
-                execution_id, main_key, [("Update", None, request)], None, events, not_found
-            )
-        except TransactionRefusedError:
-            return None
-        self._counter_moved(execution_id, numbered)
-        # held on the version read: the row is the one read, with what was written
-        stored = after_write(read, written, (), moved_on=True)
-        return parse_pipeline_execution_record(self._whole(stored))
 
     def _guarded_update(
         self,

@@ -5,15 +5,12 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from adapters.item_budget import OffloadedBodies
 from adapters.records import (
     ALL_LIST_PARTITION,
-    SUB_EXECUTION_STOPS,
     Item,
-    StopsMerge,
     build_artifact_record,
     build_execution_configuration_record,
     build_execution_input_record,
@@ -28,7 +25,6 @@ from adapters.records import (
     build_step_log_record,
     build_task_execution_record,
     execution_changed_attributes,
-    fit_step_update,
     format_date,
     lease_guard_values,
     parse_artifact_record,
@@ -47,17 +43,12 @@ from adapters.records import (
     step_move_attributes,
     step_move_removals,
     step_mutable_attributes,
-    sub_execution_stops_attribute,
     task_execution_close_of,
 )
 from adapters.registration import (
-    MAX_REGISTRATION_ATTEMPTS,
     REGISTRATION_VERSION,
-    RegistrationContentionError,
-    RegistrationMerge,
-    pause_before_retry,
-    registration_attributes,
     registration_version,
+    step_lists_attributes,
 )
 from adapters.row_collections import ROW_PARSERS
 from adapters.sqlite.access_facts import read_access_facts
@@ -95,7 +86,6 @@ from domain.events import (
     NewEvent,
     change_events,
     launch_events,
-    registration_events,
 )
 from domain.execution import (
     ExecutionConfiguration,
@@ -110,7 +100,7 @@ from domain.execution import (
 from domain.migration import migrated_pipeline_execution_id
 from domain.paging import Page
 from domain.run import OPEN_EXECUTION_STATUSES, Run, RunChange, StepMove
-from domain.run_write import RunWrite, StepRow
+from domain.run_write import RunWrite, StepLists, StepRow, VersionedStep
 from domain.statuses import StepStatus
 
 if TYPE_CHECKING:
@@ -163,7 +153,7 @@ class SqliteExecutionStore:
         self._step_by_key = f"SELECT item FROM {steps.name} WHERE {step_key}"
         self._step_key = step_key
         # one versioned UPDATE per set of attributes it writes, made on first use
-        self._versioned_updates: dict[tuple[str, ...], str] = {}
+        self._lists_updates: dict[tuple[tuple[str, ...], tuple[str, ...]], str] = {}
 
     def create_tables(self) -> None:
         create_tables(self._database, self._sql.schema)
@@ -301,6 +291,8 @@ class SqliteExecutionStore:
                     self._move_in(connection, move)
                 for row in write.step_rows:
                     self._step_row_in(connection, row)
+                if write.step_lists is not None:
+                    self._step_lists_in(connection, write.step_lists)
                 if write.change is not None:
                     if self._update_execution_in(connection, write.change) is None:
                         raise _Refused
@@ -331,6 +323,34 @@ class SqliteExecutionStore:
             raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
         if not changed:
             raise _Refused
+
+    def _step_lists_in(self, connection: sqlite3.Connection, lists: StepLists) -> None:
+        """A step's lists, while its row is at the version read; the version moves on."""
+        values, removed = step_lists_attributes(lists)
+        self._bodies.put([values])
+        step = lists.step
+        key = (step.pipeline_execution_id, step.workflow_execution_id)
+        statement = self._lists_update(tuple(values), removed)
+        versions = (lists.version + 1, *key, lists.version)
+        if connection.execute(statement, (*map(dump_json, values.values()), *versions)).rowcount:
+            return
+        if connection.execute(self._sql.step_status.exists, key).fetchone() is None:
+            raise PipelineExecutionNotFoundError(*key)
+        raise _Refused  # another write of the row came between
+
+    def _lists_update(self, names: tuple[str, ...], removed: tuple[str, ...]) -> str:
+        statement = self._lists_updates.get((names, removed))
+        if statement is None:
+            steps, version = self._sql.steps, json_path(REGISTRATION_VERSION)
+            sets = "".join(f"{json_path(name)}, json(?), " for name in names)
+            item = f"json_set(item, {sets}{version}, ?)"
+            if removed:
+                item = f"json_remove({item}, {', '.join(map(json_path, removed))})"
+            statement = self._lists_updates[(names, removed)] = (
+                f"UPDATE {steps.name} SET item = {item} WHERE {self._step_key} "
+                f"AND coalesce(json_extract(item, {version}), 0) = ?"
+            )
+        return statement
 
     def _move_in(self, connection: sqlite3.Connection, move: StepMove) -> None:
         """One step's move inside the caller's write; _Refused when any of its guards fails."""
@@ -417,91 +437,6 @@ class SqliteExecutionStore:
             raise PipelineExecutionNotFoundError(step_id, workflow_execution_id)
         if state[0] not in _OPEN_RUN or state[1] is not None:
             raise _Refused  # the run has ended, or is being aborted
-
-    def register_on_step(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        merge: RegistrationMerge,
-        at: datetime,
-    ) -> PipelineExecution:
-        return self._versioned_step_update(
-            workflow_execution_id,
-            pipeline_execution_id,
-            lambda step: registration_attributes(step, merge),
-            registered_at=at,
-        )
-
-    def record_stops_on_step(
-        self, workflow_execution_id: str, pipeline_execution_id: str, merge: StopsMerge
-    ) -> PipelineExecution:
-        def attributes(step: PipelineExecution) -> Item | None:
-            stops = sub_execution_stops_attribute(merge(step)).get(SUB_EXECUTION_STOPS)
-            return None if stops is None else {SUB_EXECUTION_STOPS: stops}
-
-        return self._versioned_step_update(workflow_execution_id, pipeline_execution_id, attributes)
-
-    def _versioned_step_update(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        attributes: Callable[[PipelineExecution], Item | None],
-        registered_at: datetime | None = None,
-    ) -> PipelineExecution:
-        """Read the step, write `attributes(step)` if the registration version is still the one
-        read (`registered_at`: with its event, a registration's), else read and compute again:
-        registrations and stop records racing on one step all survive. None from `attributes`:
-        nothing to write."""
-        key = (pipeline_execution_id, workflow_execution_id)
-        for attempt in range(MAX_REGISTRATION_ATTEMPTS):
-            if attempt:
-                pause_before_retry(attempt - 1)
-            with self._database.read() as connection:
-                row = connection.execute(self._step_by_key, key).fetchone()
-            if row is None:
-                raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
-            item = load_item(row[0])
-            version = registration_version(item)
-            step = parse_pipeline_execution_record(self._whole(item))
-            wanted = attributes(step)
-            if wanted is None:
-                return step
-            values = fit_step_update(item, wanted, workflow_execution_id)
-            self._bodies.put([values])
-            statement = self._versioned_update(tuple(values))
-            parameters = (*(dump_json(v) for v in values.values()), version + 1, *key, version)
-            if registered_at is not None:
-                self._unit_of_work.ensure_table()
-            with self._database.write() as connection:
-                # fetchall: the UPDATE must have run to its end before the COMMIT
-                updated = connection.execute(statement, parameters).fetchall()
-                if updated and registered_at is not None:  # a registration, with its event
-                    self._unit_of_work.append_in(
-                        connection,
-                        workflow_execution_id,
-                        registration_events(
-                            workflow_execution_id,
-                            pipeline_execution_id,
-                            registered_at,
-                            len(wanted.get("registeredSubExecutions") or ()),
-                            len(wanted.get("registeredLogs") or ()),
-                        ),
-                    )
-            if updated:
-                return parse_pipeline_execution_record(self._whole(load_item(updated[0][0])))
-        raise RegistrationContentionError(pipeline_execution_id)
-
-    def _versioned_update(self, names: tuple[str, ...]) -> str:
-        statement = self._versioned_updates.get(names)
-        if statement is None:
-            steps, version = self._sql.steps, json_path(REGISTRATION_VERSION)
-            sets = "".join(f"{json_path(name)}, json(?), " for name in names)
-            statement = self._versioned_updates[names] = (
-                f"UPDATE {steps.name} SET item = json_set(item, {sets}{version}, ?) "
-                f"WHERE {self._step_key} "
-                f"AND coalesce(json_extract(item, {version}), 0) = ? RETURNING item"
-            )
-        return statement
 
     def _conditional_update(
         self,
@@ -655,6 +590,18 @@ class SqliteExecutionStore:
             return {}
         with self._database.read() as connection:  # one snapshot for the four queries
             return read_access_facts(connection, self._sql, ids)
+
+    def get_versioned_step(
+        self, workflow_execution_id: str, pipeline_execution_id: str
+    ) -> VersionedStep:
+        key = (pipeline_execution_id, workflow_execution_id)
+        with self._database.read() as connection:
+            row = connection.execute(self._step_by_key, key).fetchone()
+        if row is None:
+            raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+        item = load_item(row[0])
+        step = parse_pipeline_execution_record(self._whole(item))
+        return VersionedStep(step, registration_version(item))
 
     def get_step(self, pipeline_execution_id: str) -> PipelineExecution:
         with self._database.read() as connection:

@@ -9,10 +9,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from application.ports import Clock, RunLifecycleStore, SubProcessController
+from application.run_writes import commit_decided
 from application.sub_process_stops import stop_registered
 from application.use_cases.record_cost import RecordCost, RecordCostCommand, ReportedUsage
 from domain.costs import CostSource
-from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
+from domain.errors import (
+    ExecutionNotFoundError,
+    InvalidInputError,
+    PipelineExecutionNotFoundError,
+)
 from domain.execution import PipelineExecution
 from domain.logs import (
     MAX_REGISTERED_LOGS,
@@ -28,6 +33,7 @@ from domain.registration import (
     normalize_sub_execution,
     source_ids,
 )
+from domain.run_write import RunWrite, VersionedStep
 
 DETAIL_TYPE = REGISTRATION_DETAIL_TYPE
 MAX_COSTS = 50  # usage lines one event may report, as many as the logs a row keeps
@@ -197,21 +203,28 @@ class RegisterPipelineExecution:
             accepted = RegistrationResult(accepted=True, step=step, dropped=dropped)
             return self._with_costs(accepted, detail.costs)
 
-        def merge(
-            stored: PipelineExecution,
-        ) -> tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...]]:
-            return (
+        def read() -> VersionedStep:
+            # The step row is keyed by the execution too: a step of another run is not found.
+            return self._store.get_versioned_step(execution_id, pipeline_execution_id)
+
+        def decide(read: VersionedStep) -> RunWrite | None:
+            stored = read.step
+            return RunWrite.registering(
+                read,
                 merge_sub_executions(stored.registered_sub_executions, sub_executions),
                 merge_logs(stored.registered_logs, logs),
+                self._clock.now(),
             )
 
         try:
-            # The step row is keyed by the execution too: a step of another run is not found.
-            stored = self._store.register_on_step(
-                execution_id, pipeline_execution_id, merge, self._clock.now()
-            )
-        except PipelineExecutionNotFoundError:
-            return not_its_step
+            written, last = commit_decided(self._store, read, decide)
+        except (PipelineExecutionNotFoundError, ExecutionNotFoundError):
+            return not_its_step  # (no main row: a run being deleted, its steps gone first)
+        if written is not None and written.step_lists is not None:
+            stored = written.step_lists.step
+        else:  # nothing new: the step as read
+            assert last is not None  # nothing written: decided on a step it read
+            stored = last.step
         subs_left, logs_left = _past_the_caps(stored, sub_executions, logs)
         warnings = _dropped_warnings(logs_left, subs_left) + self._stop_if_stopping(
             stored, sub_executions
