@@ -15,7 +15,10 @@ from typing import Any
 LAUNCH_RATIO_TARGET = 0.9  # launches/s, at least this share of raw sqlite3's
 LIST_FLATNESS_TARGET = 1.2  # the largest table's first page, at most this times the smallest's
 LIST_VS_RAW_DECODE_TARGET = 2.0  # first page, at most this times raw fetch + json.loads
-RUNNER_VS_RAW_TARGET = 3.0  # a warm recorded 3-step run, at most this times the raw recorder's
+# A warm recorded 3-step run, at most this times the raw recorder's: issue 28 set 8x once the
+# replay showed the seed's layout alone costs SQLite ~6x the recorder (issue 14 asked 3x).
+RUNNER_VS_RAW_TARGET = 8.0
+RUNNER_VS_REPLAY_TARGET = 1.6  # issue 28: the same run, at most this times its own statements
 COLD_VS_PYTHON_TARGET = 5.0  # a cold wfx command, at most this times `python -c pass`
 AUTHORIZATION_OVERHEAD_TARGET = 0.25
 EVENT_APPEND_RATIO_TARGET = 0.5
@@ -150,16 +153,17 @@ def figures(results: dict[str, Any]) -> list[Figure]:
                 ratio <= RUNNER_VS_RAW_TARGET,
             )
         )
+        replay_ratio = results["runner_vs_replay_ratio"]
         rows.append(
             Figure(
-                "wfx's own statements of a run, replayed with raw sqlite3 (ms), reference",
+                "the same run vs its own statements replayed with raw sqlite3 (ms)",
+                f"{results['runner_run']['median_ms']:.2f} vs "
                 f"{results['statement_replay_run']['median_ms']:.2f} "
                 f"({results['runner_statements_per_run']} statements, "
                 f"{results['runner_transactions_per_run']} transactions) = "
-                f"{results['replay_vs_raw_ratio']:.2f}x raw recorder; the run "
-                f"{results['runner_vs_replay_ratio']:.2f}x its replay",
-                "-",
-                None,
+                f"{replay_ratio:.2f}x; the replay {results['replay_vs_raw_ratio']:.2f}x raw",
+                f"<= {RUNNER_VS_REPLAY_TARGET}x replay",
+                replay_ratio <= RUNNER_VS_REPLAY_TARGET,
             )
         )
         rows.append(

@@ -131,20 +131,19 @@ BUDGETS = (
         "find the main row (a Query on its id); one conditional write records the request "
         "with its event; the steps (a Query); one transaction ends the running step, its "
         "attempt (and its duration entry) and the run, with their events. Today also the "
-        "run read again after the stop to decide on what the runner left (main row, steps, "
-        "the step's attempts)",
-        7,
+        "steps' attempts (a Query), read with the steps for the attempt's start",
+        5,
     ),
     Budget(
         "redrive a failed 1-step run, through its re-run",
         8,
         "the main row and the steps (2 Queries); one transaction reopens the run; the "
         "version and its step definitions (2); the re-run's start, finish and completion (3). "
-        "Today also the history counted from the steps, the main row read twice, the runner's "
-        "lease and steps, a first start that guesses "
-        "attempt 1 and reads the run to open the next, "
-        "and the RUNNING write turned down after the inline re-run ended (so the row is read)",
-        17,
+        "Today also the history counted from the steps (a local run's history is its steps), "
+        "the runner's lease and steps, a first start that guesses attempt 1 and reads the run "
+        "to open the next, the main row read by the local runner's describe, and the RUNNING "
+        "write turned down after the inline re-run ended (so the row is read)",
+        15,
     ),
     Budget(
         "delete a finished 3-step run",

@@ -15,7 +15,7 @@ from application.ports import (
 )
 from application.run_log import fit_run_log_text
 from application.run_log_sources import LocalRunLog
-from application.run_writes import commit_decided, end_run
+from application.run_writes import commit_decided, end_run_and_steps
 from application.sub_process_stops import stop_sub_processes
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.execution import WorkflowExecution
@@ -77,7 +77,12 @@ class AbortExecution:
         if execution.is_terminal:
             return AbortResult(execution=execution)
         execution_id = execution.workflow_execution_id
-        steps = self._store.list_steps(execution_id)
+        # Read once the request is recorded: from then on no step starts, so these are every
+        # step the end must close. The end is decided on them even after the stop: a step the
+        # runner moved meanwhile refuses that write (its status guard) and the run is read again.
+        steps = tuple(self._store.list_steps(execution_id))
+        attempts = self._store.list_attempts(step.pipeline_execution_id for step in steps)
+        run = Run(execution=execution, steps=steps, attempts=tuple(attempts))
         warnings = stop_sub_processes(self._sub_processes, self._store, steps, self._clock.now())
         cause = execution.abort_cause or command.cause
         warnings += self._orchestrator.stop_execution(execution, ABORT_ERROR, cause)
@@ -85,11 +90,12 @@ class AbortExecution:
         text = self._run_logs.read_run_log(execution)
         log, log_object_key = fit_run_log_text(self._objects, execution_id, text)
         now = self._clock.now()
-        aborted = end_run(
+        aborted, _ = end_run_and_steps(
             self._store,
             execution_id,
             lambda run: run.abort(now, log, log_object_key),
-            self._durations,
+            first=run,
+            durations=self._durations,
         )
         return AbortResult(execution=aborted, warnings=warnings)
 

@@ -83,7 +83,9 @@ class RedriveExecution:
             )
             return RunWrite.of(execution_id, change=change, step_rows=rows)
 
-        run = self._store.get_run(execution_id)
+        # the first decision on the row the refusals checked: a redrive needs the steps, not
+        # their attempts, and a row moved since refuses the write (its status guard), read again
+        run = Run(execution=execution, steps=tuple(self._store.list_steps(execution_id)))
         written, _ = commit_decided(
             self._store, lambda: self._store.get_run(execution_id), decide, decide(run)
         )
