@@ -1329,7 +1329,12 @@ _VAMS_STEP_COLLECTIONS = {
     "outputMetadata": "outputs.metadata",
     "outputResults": "outputs.results",
 }
-_VAMS_RUN_COLLECTIONS = {"inputs": "inputFiles", "pipelineExecutions": "pipelines"}
+# the selections are VAMS's inputFiles; the files they resolved to are wfx's own list
+_VAMS_RUN_COLLECTIONS = {
+    "inputSelections": "inputFiles",
+    "inputs": "resolvedInputFiles",
+    "pipelineExecutions": "pipelines",
+}
 
 
 def vams_collection_names(paths: Iterable[str]) -> tuple[str, ...]:
