@@ -19,6 +19,7 @@ from application.ports import Row, RowCollection
 
 ROW_TABLES: Mapping[RowCollection, ResourceKeys] = {
     RowCollection.INPUTS: ResourceKeys.RESOLVED_INPUT_FILES,
+    RowCollection.SELECTIONS: ResourceKeys.WORKFLOW_EXECUTION_INPUTS,
     RowCollection.INPUT_METADATA: ResourceKeys.PIPELINE_INPUT_METADATA,
     RowCollection.OUTPUT_FILES: ResourceKeys.PIPELINE_OUTPUT_FILES,
     RowCollection.OUTPUT_METADATA: ResourceKeys.PIPELINE_OUTPUT_METADATA,
@@ -35,6 +36,7 @@ ROW_FALLBACKS: Mapping[RowCollection, ResourceKeys] = {
 
 ROW_PARSERS: Mapping[RowCollection, Callable[[Item], Row]] = {
     RowCollection.INPUTS: parse_execution_input_record,
+    RowCollection.SELECTIONS: parse_execution_input_record,
     RowCollection.INPUT_METADATA: parse_step_input_metadata_record,
     RowCollection.OUTPUT_FILES: parse_output_file_record,
     RowCollection.OUTPUT_METADATA: parse_output_metadata_record,

@@ -13,6 +13,7 @@ from application.detail_collections import (
     MAX_REGISTERED,
     MAX_STEP_ROWS,
     MAX_STEPS,
+    SELECTIONS,
     STEPS,
     Cursor,
     StepCollection,
@@ -83,12 +84,14 @@ def bound_details(
     ROW_READ_LIMIT rows (one past the bound), lists whole."""
     cuts = _Cuts()
     inputs = cuts.rows(INPUTS, details.inputs, MAX_INPUTS)
+    selections = cuts.rows(SELECTIONS, details.selections, MAX_INPUTS)
     if steps_cut is not None:
         cuts.found.append(steps_cut)
     steps = tuple(_bound_step(entry, cuts) for entry in details.steps)
     return details.model_copy(
         update={
             "inputs": inputs,
+            "selections": selections,
             "steps": steps,
             "truncated_collections": (*details.truncated_collections, *cuts.found),
         }

@@ -36,6 +36,7 @@ DEFAULT_PAGE_ITEMS = 100
 MAX_PAGE_ITEMS = 1000
 
 INPUTS = "inputs"
+SELECTIONS = RowCollection.SELECTIONS.value  # the run's selections: VAMS's inputFiles
 STEPS = "pipelineExecutions"
 
 
@@ -65,6 +66,7 @@ ALLOWED_PATHS = (
     "output",
     INPUTS,
     STEPS,
+    SELECTIONS,
     *(f"{STEPS}[<pipelineExecutionId>].{name.value}" for name in StepCollection),
 )
 _STEP_PATH = re.compile(r"pipelineExecutions\[(?P<step>[^\[\]]+)\]\.(?P<name>\w+)")
@@ -84,8 +86,11 @@ class CollectionPath:
     @property
     def row_collection(self) -> RowCollection | None:
         if self.step_id is None:
-            return RowCollection.INPUTS if self.name == INPUTS else None
+            return _RUN_ROWS.get(self.name)
         return StepCollection(self.name).row_collection
+
+
+_RUN_ROWS = {INPUTS: RowCollection.INPUTS, SELECTIONS: RowCollection.SELECTIONS}
 
 
 def step_path(step_id: str, name: str) -> str:
@@ -94,7 +99,7 @@ def step_path(step_id: str, name: str) -> str:
 
 def parse_collection(text: str) -> CollectionPath:
     """The path `text` names; InvalidInputError naming the field and what it may be."""
-    if text in (INPUTS, STEPS):
+    if text in (INPUTS, SELECTIONS, STEPS):
         return CollectionPath(text)
     matched = _STEP_PATH.fullmatch(text)
     if matched is None or matched["name"] not in set(StepCollection):

@@ -62,6 +62,8 @@ class RowCollection(StrEnum):
     step's id for the rest), read in sort-key order. Values are the details' field names."""
 
     INPUTS = "inputs"
+    # the run's selections as the launch stored them (VAMS's inputFiles), the run's id too
+    SELECTIONS = "inputSelections"
     INPUT_METADATA = "inputMetadata"
     OUTPUT_FILES = "outputFiles"
     OUTPUT_METADATA = "outputMetadata"

@@ -514,6 +514,10 @@ class ExecutionDetails(_Record):
     execution: WorkflowExecution
     configuration: ExecutionConfiguration | None = None
     inputs: tuple[ExecutionInput, ...] = ()
+    # the run's selections as the launch stored them (a folder one row, "/"-led key, no version):
+    # what VAMS's details call inputFiles, read themselves so no selection is lost when its
+    # resolved files run past the inputs' bound
+    selections: tuple[ExecutionInput, ...] = ()
     steps: tuple[StepDetails, ...] = ()
     sub_execution_warnings: tuple[SubExecutionWarning, ...] = ()
     log_warnings: tuple[str, ...] = ()  # a log destination that could not be looked up

@@ -978,6 +978,10 @@ class ExecutionLogsResponse(Response):
     source's own next token, and the run's own log when no source was asked for."""
 
     workflow_execution_id: str
+    mode: Literal["truncated", "full"]
+    # VAMS's answers say the step asked for: the one-step stored log, and every read of the
+    # sources ("" for the whole run's); the whole run's stored log says none
+    pipeline_execution_id: str | None = None
     log_sources: tuple[LogSourceResponse, ...]
     events: tuple[LogEventResponse, ...] = ()
     next_token: str | None = None
@@ -999,6 +1003,9 @@ class ExecutionLogsResponse(Response):
         step_log = _step_log(result)
         return cls(
             workflow_execution_id=result.workflow_execution_id,
+            mode=result.mode,
+            pipeline_execution_id=result.pipeline_execution_id
+            or ("" if result.mode == "full" else None),
             log_sources=tuple(LogSourceResponse.of_report(r) for r in result.log_sources),
             events=tuple(
                 LogEventResponse(log_id=line.log_id, timestamp=line.timestamp, message=message)
@@ -1322,7 +1329,12 @@ _VAMS_STEP_COLLECTIONS = {
     "outputMetadata": "outputs.metadata",
     "outputResults": "outputs.results",
 }
-_VAMS_RUN_COLLECTIONS = {"inputs": "inputFiles", "pipelineExecutions": "pipelines"}
+# the selections are VAMS's inputFiles; the files they resolved to are wfx's own list
+_VAMS_RUN_COLLECTIONS = {
+    "inputSelections": "inputFiles",
+    "inputs": "resolvedInputFiles",
+    "pipelineExecutions": "pipelines",
+}
 
 
 def vams_collection_names(paths: Iterable[str]) -> tuple[str, ...]:

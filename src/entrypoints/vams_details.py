@@ -244,26 +244,6 @@ class VamsInputFile(VamsResponse):
         )
 
 
-def _selections(inputs: tuple[ExecutionInput, ...]) -> tuple[VamsInputFile, ...]:
-    """VAMS's `inputFiles`: one row per selection, as the launch selected it (its "/"-led key,
-    a folder's or a whole asset's ending in "/" with no version, a single file's with the
-    version read). wfx reads the files each selection resolved to and names the selection on
-    each; a run VAMS launched has only its selection rows (no selection named)."""
-    shown: dict[tuple[str, str, str], VamsInputFile] = {}
-    for row in inputs:
-        key = row.selection_key or row.input_asset_file_key
-        if (row.database_id, row.asset_id, key) in shown:
-            continue
-        one_file = not row.selection_key or not key.endswith("/")
-        shown[row.database_id, row.asset_id, key] = VamsInputFile(
-            database_id=row.database_id,
-            asset_id=row.asset_id,
-            input_asset_file_key=key,
-            version_id=row.version_id if one_file else "",
-        )
-    return tuple(shown.values())
-
-
 class VamsInputMetadata(VamsResponse):
     """A metadata row a step read (VAMS's StepInputMetadataResponse), tagged with its step."""
 
@@ -478,7 +458,8 @@ class VamsExecutionDetails(VamsResponse):
                 )
                 for entry in details.steps
             ),
-            input_files=_selections(details.inputs),
+            # the launch's selection rows as stored: VAMS's inputFiles
+            input_files=tuple(VamsInputFile.of(row) for row in details.selections),
             resolved_input_files=tuple(
                 VamsInputFile.of(row) for row in details.inputs if row.selection_key
             )

@@ -76,12 +76,13 @@ def every_item(
 def test_details_cut_inputs_and_a_steps_outputs_and_name_both(big_run: ExecutionStore) -> None:
     details = details_of(big_run)
 
-    assert len(details.inputs) == MAX_INPUTS
+    assert len(details.inputs) == len(details.selections) == MAX_INPUTS
     first = details.steps[0]
     assert len(first.outputs.files) == MAX_STEP_ROWS
     cuts = {(c.collection, c.returned, c.total) for c in details.truncated_collections}
     assert cuts == {
         ("inputs", MAX_INPUTS, "more"),
+        ("inputSelections", MAX_INPUTS, "more"),  # the builder selects each file on its own
         (f"pipelineExecutions[{step_id('r1', 0)}].outputFiles", MAX_STEP_ROWS, "more"),
         (f"pipelineExecutions[{step_id('r1', 0)}].artifacts", MAX_STEP_ROWS, "more"),
         # the builder hands every step each input's metadata
@@ -96,6 +97,7 @@ def test_a_cut_collections_token_pages_exactly_the_rest(big_run: ExecutionStore)
         rest = every_item(big_run, cut.collection, 2, cut.next_token)
         shown = {
             "inputs": details.inputs,
+            "inputSelections": details.selections,
             f"pipelineExecutions[{step_id('r1', 0)}].outputFiles": details.steps[0].outputs.files,
             f"pipelineExecutions[{step_id('r1', 0)}].artifacts": details.steps[0].outputs.artifacts,
             **{

@@ -11,11 +11,13 @@ from adapters.records import (
     Item,
     build_artifact_record,
     build_execution_input_record,
+    build_input_selection_record,
     build_output_file_record,
     build_output_metadata_record,
     build_output_result_record,
     build_step_input_metadata_record,
     build_step_log_record,
+    parse_execution_input_record,
 )
 from adapters.row_collections import ROW_TABLES
 from adapters.tables import TABLE_SPECS
@@ -99,8 +101,15 @@ def test_the_row_key_is_the_stored_sort_key() -> None:
     """The domain's paging cursor and the record's sort key must never drift apart."""
     launch = a_launch("r1")
     outputs = some_outputs("r1", 0)
+    selection = build_input_selection_record(launch.selections[0])
     cases: list[tuple[RowCollection, Any, Callable[[Any], Item]]] = [
         (RowCollection.INPUTS, launch.inputs[0], build_execution_input_record),
+        # a selection is read back as an input row: its key is the stored one
+        (
+            RowCollection.SELECTIONS,
+            parse_execution_input_record(selection),
+            lambda _: selection,
+        ),
         (RowCollection.INPUT_METADATA, launch.step_metadata[0], build_step_input_metadata_record),
         (RowCollection.OUTPUT_FILES, outputs.files[0], build_output_file_record),
         (RowCollection.OUTPUT_METADATA, outputs.metadata[0], build_output_metadata_record),

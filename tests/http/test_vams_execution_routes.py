@@ -346,6 +346,11 @@ def test_the_logs_take_vams_s_truncated_mode_and_narrowing(service: Service) -> 
     assert one["attempts"] == [a for a in whole["attempts"] if a["pipelineExecutionId"] == step]
     full = _logs(service, mode="full", pipelineExecutionId=step).json()["message"]
     assert {s["pipelineExecutionId"] for s in full["logSources"]} <= {step}
+    # said back as VAMS does: the mode, and the step asked for ("" on a whole run's full read)
+    assert (whole["mode"], one["mode"], full["mode"]) == ("truncated", "truncated", "full")
+    assert "pipelineExecutionId" not in whole
+    assert one["pipelineExecutionId"] == full["pipelineExecutionId"] == step
+    assert _logs(service, mode="full").json()["message"]["pipelineExecutionId"] == ""
 
     lines = [line for a in whole["attempts"] for line in a["lines"]]
     text = next(line for line in lines if " " in line).split(" ")[0]

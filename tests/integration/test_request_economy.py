@@ -101,13 +101,12 @@ BUDGETS = (
     Budget("get a run", 1, "a Query on the main table's partition key", 1),
     Budget(
         "details of a 3-step run",
-        26,
-        "the main row, the run's inputs and its steps (3 Queries); one BatchGetItem for the "
-        "run's and each step's configuration; seven per-step tables queried for each step "
-        "(input metadata, logs, output files, output metadata, results, artifacts, attempts); "
-        "the workflow's definition (a GetItem: its name and description, read live as VAMS "
-        "reads them). Today also the selection rows, read when the run resolved no file (this "
-        "one has no input; a run VAMS launched has selection rows only)",
+        27,
+        "the main row, the run's selection rows (VAMS's inputFiles), the files they resolved "
+        "to and its steps (4 Queries); one BatchGetItem for the run's and each step's "
+        "configuration; seven per-step tables queried for each step (input metadata, logs, "
+        "output files, output metadata, results, artifacts, attempts); the workflow's "
+        "definition (a GetItem: its name and description, read live as VAMS reads them)",
         27,
     ),
     Budget("list the newest runs", 1, "one Query on the date index", 1),

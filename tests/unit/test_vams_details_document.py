@@ -127,6 +127,7 @@ def test_a_cut_names_vams_s_collections_sorted_both_metadata_scopes_for_one_read
         for path in (
             "pipelineExecutions[p1].outputFiles",
             "inputs",
+            "inputSelections",
             "pipelineExecutions[p1].inputMetadata",
         )
     )
@@ -134,11 +135,13 @@ def test_a_cut_names_vams_s_collections_sorted_both_metadata_scopes_for_one_read
 
     document = VamsDetailsAnswer.of(details).dump()["message"]
 
+    # the selections are VAMS's inputFiles; the files they resolved to, wfx's own list
     assert document["truncatedCollections"] == [
         "inputDatabaseMetadata",
         "inputFiles",
         "inputMetadata",
         "outputs.files",
+        "resolvedInputFiles",
     ]
     assert [page["collection"] for page in document["truncatedCollectionPages"]] == [
         cut.collection for cut in cuts

@@ -1090,7 +1090,15 @@ class DynamoDbExecutionStore:
         self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
     ) -> ExecutionDetails:
         execution = self.get_execution(workflow_execution_id)
-        inputs = self._rows(RowCollection.INPUTS, workflow_execution_id, row_limit)
+        selections = self._table_page(
+            ROW_TABLES[RowCollection.SELECTIONS], workflow_execution_id, None, row_limit
+        )
+        resolved = self._table_page(
+            ROW_TABLES[RowCollection.INPUTS], workflow_execution_id, None, row_limit
+        )
+        # a run VAMS launched resolved no files: its inputs are its selections (ROW_FALLBACKS),
+        # already read
+        inputs = resolved or selections
         steps = self.list_steps(workflow_execution_id)
         # the run's configuration and each step's, in one BatchGetItem
         run_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
@@ -1120,6 +1128,7 @@ class DynamoDbExecutionStore:
             if found[run_table]
             else None,
             inputs=tuple(parse_execution_input_record(row) for row in inputs),
+            selections=tuple(parse_execution_input_record(row) for row in selections),
             steps=tuple(
                 self._step_details(
                     step, configurations.get(step.pipeline_execution_id), include_outputs, row_limit

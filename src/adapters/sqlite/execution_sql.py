@@ -106,6 +106,7 @@ class ExecutionSql:
         )
         self.rows = {
             RowCollection.INPUTS: self.tables[ResourceKeys.RESOLVED_INPUT_FILES],
+            RowCollection.SELECTIONS: self.inputs,
             RowCollection.INPUT_METADATA: self.step_metadata,
             RowCollection.OUTPUT_FILES: self.output_files,
             RowCollection.OUTPUT_METADATA: self.output_metadata,

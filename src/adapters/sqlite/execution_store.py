@@ -687,6 +687,13 @@ class SqliteExecutionStore:
                 None,
                 -1 if row_limit is None else row_limit,
             )
+            selections = self._page(
+                connection,
+                RowCollection.SELECTIONS,
+                workflow_execution_id,
+                None,
+                -1 if row_limit is None else row_limit,
+            )
             steps = self._steps(connection, workflow_execution_id)
             ids = [step.pipeline_execution_id for step in steps]
 
@@ -720,6 +727,9 @@ class SqliteExecutionStore:
             if configuration
             else None,
             inputs=tuple(parse_execution_input_record(load_item(text)) for (text,) in inputs),
+            selections=tuple(
+                parse_execution_input_record(load_item(text)) for (text,) in selections
+            ),
             steps=tuple(
                 StepDetails(
                     step=step,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -91,6 +92,9 @@ class ExecutionLogs(BaseModel):
     model_config = _FROZEN
 
     workflow_execution_id: str
+    # what was asked, said back as VAMS does: "full" reads the sources, "truncated" the stored logs
+    mode: Literal["truncated", "full"] = "truncated"
+    pipeline_execution_id: str | None = None  # the one step asked for
     log_sources: tuple[LogSourceReport, ...]
     lines: tuple[LogLine, ...] = ()
     next_token: str | None = None  # the one source's own token, when read by logId
@@ -168,6 +172,8 @@ class GetExecutionLogs:
         attempts = self._attempts(execution, chosen, query) if summary else ()
         return ExecutionLogs(
             workflow_execution_id=execution_id,
+            mode="full" if query.full else "truncated",
+            pipeline_execution_id=only,
             log_sources=tuple(reports),
             lines=tuple(lines),
             next_token=next_token,
