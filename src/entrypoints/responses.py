@@ -988,8 +988,10 @@ class ExecutionLogsResponse(Response):
     execution_log: str | None = None
     # said with the run's own log, "" when the run has none (VAMS's truncated whole-run answer)
     execution_error: str | None = None
-    # one step's stored log (truncated mode with pipelineExecutionId): VAMS's `resultLog`
+    # one step's stored log (truncated mode with pipelineExecutionId): VAMS's `resultLog`, with
+    # its stored error log beside it as `errorLog` ("" for none)
     result_log: str | None = None
+    error_log: str | None = None
     # where the text came from, as VAMS's log viewer labels it: the stored log, or the sources
     # read as they are now
     logs_source: Literal["stored", "live"] = "live"
@@ -1001,6 +1003,8 @@ class ExecutionLogsResponse(Response):
         # as one page: what spans lines (a key block) is only seen with its neighbours
         messages = redact_lines([line.message for line in result.lines])
         step_log = _step_log(result)
+        if step_log is None and result.error_log is not None:
+            step_log = ""  # no attempt wrote a line: VAMS still says both keys
         return cls(
             workflow_execution_id=result.workflow_execution_id,
             mode=result.mode,
@@ -1019,6 +1023,7 @@ class ExecutionLogsResponse(Response):
             if result.execution_error is None
             else without_arns(result.execution_error),
             result_log=step_log,
+            error_log=None if result.error_log is None else without_arns(result.error_log),
             logs_source="live" if result.run_log is None and step_log is None else "stored",
             warnings=tuple(without_arns(redact(w)) for w in result.warnings),
             attempts=tuple(AttemptLogResponse.of(log) for log in result.attempts),

@@ -363,9 +363,8 @@ def test_the_logs_take_vams_s_truncated_mode_and_narrowing(service: Service) -> 
     assert bounded.status_code == 200, bounded.text
 
 
-def test_the_truncated_whole_run_logs_say_the_run_s_error_as_vams_s_viewer_prints_it(
-    service: Service,
-) -> None:
+def _failed_run(service: Service) -> str:
+    """A run whose one step failed."""
     failing = {
         "databaseId": DATABASE,
         "workflowId": "failing",
@@ -388,6 +387,13 @@ def test_the_truncated_whole_run_logs_say_the_run_s_error_as_vams_s_viewer_print
         service.container.launch_execution().execute(command).execution.workflow_execution_id
     )
     assert _status(service, failed) == "FAILED"
+    return failed
+
+
+def test_the_truncated_whole_run_logs_say_the_run_s_error_as_vams_s_viewer_prints_it(
+    service: Service,
+) -> None:
+    failed = _failed_run(service)
     error = service.container.get_execution().execute(
         GetExecutionQuery(workflow_execution_id=failed)
     )
@@ -407,6 +413,31 @@ def test_the_truncated_whole_run_logs_say_the_run_s_error_as_vams_s_viewer_print
     full = service.client.get(path, params={"mode": "full"}, headers=_admin(service))
     full = full.json()["message"]
     assert "executionError" not in one and "executionError" not in full
+
+
+def test_one_step_s_truncated_logs_say_its_stored_error_log_beside_its_result_log(
+    service: Service,
+) -> None:
+    failed = _failed_run(service)
+    (step,) = service.container.execution_store().list_steps(failed)
+    assert step.error
+    one = service.client.get(
+        f"{RUNS}/{failed}/logs",
+        params={"pipelineExecutionId": step.pipeline_execution_id},
+        headers=_admin(service),
+    ).json()["message"]
+    # VAMS's errorLog: the failed step's stored log, which names its error
+    assert step.error in one["errorLog"]
+    assert isinstance(one["resultLog"], str) and "events" not in one
+
+    succeeded = service.container.execution_store().list_steps(service.execution_id)
+    assert all(s.status.value == "SUCCEEDED" for s in succeeded)
+    ok = _logs(service, pipelineExecutionId=succeeded[0].pipeline_execution_id).json()["message"]
+    assert ok["errorLog"] == "" and ok["resultLog"]  # a step that succeeded has none
+    # only one step's truncated answer says it: not the whole run's, nor a read of the sources
+    assert "errorLog" not in _logs(service).json()["message"]
+    full = _logs(service, mode="full", pipelineExecutionId=succeeded[0].pipeline_execution_id)
+    assert "errorLog" not in full.json()["message"]
 
 
 def test_a_bad_logs_parameter_is_a_400_naming_it_and_a_foreign_step_a_404(

@@ -6,12 +6,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from application.available_logs import AvailableLogFinder, reader_for
-from application.ports import LogPage, LogReader, LogStore, ObjectStore, RunLifecycleStore
+from application.ports import (
+    ExecutionQueries,
+    LogPage,
+    LogReader,
+    LogStore,
+    ObjectStore,
+    RowCollection,
+    RunStore,
+    StepRunStore,
+)
 from domain.attempt_logs import split_by_attempt
 from domain.attempts import TaskExecution
 from domain.available_logs import (
@@ -21,11 +30,17 @@ from domain.available_logs import (
     needs_execution_filter,
 )
 from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
-from domain.execution import PipelineExecution, WorkflowExecution, chain_order
+from domain.execution import PipelineExecution, StepLog, WorkflowExecution, chain_order
 from domain.redaction import redact, redact_lines
 from domain.statuses import StepStatus
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+# a step keeps a summary row and, when the run failed on it, an error row: a page holds them all
+_STEP_LOG_ROWS = 100
+
+
+class ExecutionLogsStore(RunStore, StepRunStore, ExecutionQueries, Protocol):
+    """What the logs read: the run, its steps and attempts, and a step's stored log rows."""
 
 
 class GetExecutionLogsQuery(BaseModel):
@@ -101,6 +116,9 @@ class ExecutionLogs(BaseModel):
     run_log: str | None = None  # the run's own log, when neither a logId nor full mode was asked
     # the run's error beside its own log ("" for none): VAMS's log viewer prints it with the log
     execution_error: str | None = None
+    # the one step's stored error log ("" for none), said with that step's truncated log as VAMS
+    # says `errorLog`: the message of its log rows written for a step that did not succeed
+    error_log: str | None = None
     warnings: tuple[str, ...] = ()
     # a local run's step logs by attempt, in chain order, beside its run log
     attempts: tuple[AttemptLog, ...] = ()
@@ -111,7 +129,7 @@ class GetExecutionLogs:
 
     def __init__(
         self,
-        store: RunLifecycleStore,
+        store: ExecutionLogsStore,
         available_logs: AvailableLogFinder,
         readers: Mapping[str, Callable[[], LogReader]],
         logs: LogStore,
@@ -170,6 +188,7 @@ class GetExecutionLogs:
             step for step in steps.values() if only is None or step.pipeline_execution_id == only
         ]
         attempts = self._attempts(execution, chosen, query) if summary else ()
+        error_log = self._error_log(only) if summary and only is not None else None
         return ExecutionLogs(
             workflow_execution_id=execution_id,
             mode="full" if query.full else "truncated",
@@ -181,7 +200,21 @@ class GetExecutionLogs:
             execution_error=None if run_log is None else redact(execution.execution_error or ""),
             warnings=tuple(redact(warning) for warning in found.warnings),
             attempts=attempts,
+            error_log=error_log,
         )
+
+    def _error_log(self, pipeline_execution_id: str) -> str:
+        """The first stored error log of the step, as VAMS takes the first non-empty errorLog of
+        its rows; "" when the step has none (it succeeded, or has not ended)."""
+        rows = self._store.list_rows(
+            RowCollection.LOGS, pipeline_execution_id, None, _STEP_LOG_ROWS
+        )
+        failed = [
+            row.message
+            for row in rows
+            if isinstance(row, StepLog) and row.status != StepStatus.SUCCEEDED.value and row.message
+        ]
+        return redact(failed[0]) if failed else ""
 
     def _attempts(
         self,
