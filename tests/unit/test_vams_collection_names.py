@@ -7,6 +7,7 @@ from entrypoints.responses import vams_collection_names
 
 def test_a_steps_rows_are_named_as_the_runs_and_each_name_is_said_once() -> None:
     cut = (
+        "inputSelections",
         "inputs",
         "pipelineExecutions[s1].outputFiles",
         "pipelineExecutions[s2].outputFiles",
@@ -18,6 +19,7 @@ def test_a_steps_rows_are_named_as_the_runs_and_each_name_is_said_once() -> None
     )
     assert vams_collection_names(cut) == (
         "inputFiles",
+        "resolvedInputFiles",
         "outputs.files",
         "outputs.metadata",
         "outputs.results",
