@@ -1,10 +1,7 @@
-"""The stored shape of a step's lists (registered sub-executions and logs, stop records),
-the row version guarding their writes, and the pause before retrying a conflicting write."""
+"""The stored shape of a step's lists (registered sub-executions and logs, stop records) and
+the row version guarding their writes."""
 
 from __future__ import annotations
-
-import random
-import time
 
 from adapters.item_budget import Record
 from adapters.records import (
@@ -16,21 +13,12 @@ from adapters.records import (
 from domain.run_write import StepLists, StepListsKind
 
 REGISTRATION_VERSION = "registrationVersion"
-_FIRST_JITTER_SECONDS = 0.005
-_MAX_JITTER_SECONDS = 0.25
 
 
 def registration_version(item: Item) -> int:
     """The counter guarding a step's lists (domain.run_write.StepLists); absent on a row whose
     lists were never written."""
     return int(item.get(REGISTRATION_VERSION, 0))
-
-
-def pause_before_retry(collisions: int) -> None:
-    """Sleep a random while, longer after each collision, so that concurrent deliveries
-    spread out instead of colliding again in lockstep."""
-    ceiling = min(_MAX_JITTER_SECONDS, _FIRST_JITTER_SECONDS * 2**collisions)
-    time.sleep(random.uniform(0, ceiling))
 
 
 _LIST_ATTRIBUTES = {

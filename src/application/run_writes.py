@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 from application.ports import RunLifecycleStore, RunWriter
+from domain.contention import pause_before_retry
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.run import Run, RunEnd, StepMove
 from domain.run_write import RunWrite, VersionedStep
@@ -203,9 +204,11 @@ def commit_decided(
     The write committed (None when `decide` found nothing to write) and the last run read."""
     write: RunWrite | None = first
     last: Read | None = None
-    for _ in range(MAX_RACES):
+    for races in range(MAX_RACES):
         if write is not None and writer.commit(write):
             return write, last
+        if races:  # refused though decided on a fresh read: others write this run at once
+            pause_before_retry(races)
         last = read()
         write = decide(last)
         if write is None:

@@ -80,7 +80,6 @@ from adapters.records import (
 )
 from adapters.registration import (
     REGISTRATION_VERSION,
-    pause_before_retry,
     registration_version,
     step_lists_attributes,
 )
@@ -104,6 +103,7 @@ from application.ports import (
 )
 from domain.attempts import TaskExecution
 from domain.authorization import AccessFacts
+from domain.contention import pause_before_retry
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
