@@ -1003,8 +1003,9 @@ class ExecutionLogsResponse(Response):
         # as one page: what spans lines (a key block) is only seen with its neighbours
         messages = redact_lines([line.message for line in result.lines])
         step_log = _step_log(result)
-        if step_log is None and result.error_log is not None:
-            step_log = ""  # no attempt wrote a line: VAMS still says both keys
+        if step_log is None and result.result_log is not None:
+            # no attempt kept lines (a run on Step Functions): the summary row's, as VAMS
+            step_log = without_arns(result.result_log)
         return cls(
             workflow_execution_id=result.workflow_execution_id,
             mode=result.mode,

@@ -37,8 +37,10 @@ from application.use_cases.register_pipeline_execution import (
 )
 from domain.available_logs import AvailableLog, LogReadStatus, LogSourceNotFoundError
 from domain.errors import InvalidInputError
+from domain.execution import StepLog, StepOutputs
 from domain.logs import LogKind, log_id
 from domain.workflow import ExecutionType, StepDefinition
+from entrypoints.responses import ExecutionLogsResponse
 from tests.contract.builders import a_launch, a_registrar, a_version, publish, step_id
 
 REGION = "us-east-1"
@@ -414,3 +416,49 @@ def test_with_the_runs_log_group_names_are_listed_and_read_by_their_derived_arns
         GetExecutionLogsQuery(workflow_execution_id=RUN, log_id=registered.log_id)
     )
     assert [line.message for line in result.lines] == ["inner a1", "inner a2", "inner a3"]
+
+
+def test_one_step_on_step_functions_says_its_summary_rows_result_and_error_logs(
+    world: World,
+) -> None:
+    """A run off this machine keeps no attempt lines: one step's truncated answer is what its
+    stored summary rows say, as VAMS reads them (first non-empty resultLog and errorLog)."""
+    arn = f"arn:aws:states:{REGION}:{ACCOUNT}:execution:inner:r1"
+    world.store.add_step_outputs(
+        StepOutputs(
+            logs=(
+                StepLog(
+                    pipeline_execution_id=FIRST,
+                    workflow_execution_id=RUN,
+                    status="SUCCEEDED",
+                    message=f"converted 3 files via {arn} key aws_access_key_id={SECRET}",
+                ),
+            )
+        )
+    )
+    world.store.add_step_outputs(
+        StepOutputs(
+            logs=(
+                StepLog(
+                    pipeline_execution_id=SECOND,
+                    workflow_execution_id=RUN,
+                    status="FAILED",
+                    message="job exited 2",
+                ),
+            )
+        )
+    )
+
+    def asked(step: str) -> ExecutionLogsResponse:
+        result = world.read.execute(
+            GetExecutionLogsQuery(workflow_execution_id=RUN, pipeline_execution_id=step)
+        )
+        assert result.attempts == ()  # nothing kept lines: the stored rows are the answer
+        return ExecutionLogsResponse.of(result)
+
+    first = asked(FIRST)
+    assert first.result_log is not None and first.result_log.startswith("converted 3 files")
+    assert SECRET not in first.result_log and arn not in first.result_log
+    assert first.error_log == "" and first.logs_source == "stored"
+    second = asked(SECOND)
+    assert second.result_log == "" and second.error_log == "job exited 2"

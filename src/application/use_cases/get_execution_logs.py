@@ -119,6 +119,9 @@ class ExecutionLogs(BaseModel):
     # the one step's stored error log ("" for none), said with that step's truncated log as VAMS
     # says `errorLog`: the message of its log rows written for a step that did not succeed
     error_log: str | None = None
+    # the one step's stored result log ("" for none): what a step that succeeded wrote on its
+    # summary row, the truncated answer where no attempt kept lines (a run off this machine)
+    result_log: str | None = None
     warnings: tuple[str, ...] = ()
     # a local run's step logs by attempt, in chain order, beside its run log
     attempts: tuple[AttemptLog, ...] = ()
@@ -188,7 +191,7 @@ class GetExecutionLogs:
             step for step in steps.values() if only is None or step.pipeline_execution_id == only
         ]
         attempts = self._attempts(execution, chosen, query) if summary else ()
-        error_log = self._error_log(only) if summary and only is not None else None
+        stored = self._stored_logs(only) if summary and only is not None else None
         return ExecutionLogs(
             workflow_execution_id=execution_id,
             mode="full" if query.full else "truncated",
@@ -200,21 +203,23 @@ class GetExecutionLogs:
             execution_error=None if run_log is None else redact(execution.execution_error or ""),
             warnings=tuple(redact(warning) for warning in found.warnings),
             attempts=attempts,
-            error_log=error_log,
+            result_log=None if stored is None else stored[0],
+            error_log=None if stored is None else stored[1],
         )
 
-    def _error_log(self, pipeline_execution_id: str) -> str:
-        """The first stored error log of the step, as VAMS takes the first non-empty errorLog of
-        its rows; "" when the step has none (it succeeded, or has not ended)."""
+    def _stored_logs(self, pipeline_execution_id: str) -> tuple[str, str]:
+        """The step's first stored result log and first stored error log, as VAMS takes the
+        first non-empty resultLog and errorLog of its rows; "" for either it has none of."""
         rows = self._store.list_rows(
             RowCollection.LOGS, pipeline_execution_id, None, _STEP_LOG_ROWS
         )
-        failed = [
-            row.message
-            for row in rows
-            if isinstance(row, StepLog) and row.status != StepStatus.SUCCEEDED.value and row.message
-        ]
-        return redact(failed[0]) if failed else ""
+        logs = [row for row in rows if isinstance(row, StepLog) and row.message]
+        succeeded = [row.message for row in logs if row.status == StepStatus.SUCCEEDED.value]
+        failed = [row.message for row in logs if row.status != StepStatus.SUCCEEDED.value]
+        return (
+            redact(succeeded[0]) if succeeded else "",
+            redact(failed[0]) if failed else "",
+        )
 
     def _attempts(
         self,
