@@ -39,10 +39,12 @@ class ObservingReporter:
     # runs then, and takes registrations).
     before_finish: dict[str, Callable[[str], None]] = field(default_factory=dict)
 
-    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> int:
+    def step_started(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int = 1
+    ) -> int:
         name = self._pipeline_id(pipeline_execution_id)
         self._note(workflow_execution_id, f"before start of {name}")
-        attempt = self.inner.step_started(workflow_execution_id, pipeline_execution_id)
+        attempt = self.inner.step_started(workflow_execution_id, pipeline_execution_id, attempt)
         self._note(workflow_execution_id, f"after start of {name}")
         action = self.once_started.pop(name, None)
         if action is not None:

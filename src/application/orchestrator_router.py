@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from application.ports import (
     HistoryPage,
@@ -19,6 +20,9 @@ from domain.approvals import ApprovalRequest
 from domain.errors import ConflictError, InvalidInputError
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.workflow import WorkflowVersion
+
+if TYPE_CHECKING:
+    from domain.run import Run
 
 
 class OrchestratorRouter:
@@ -85,8 +89,10 @@ class OrchestratorRouter:
     ) -> tuple[str, ...]:
         return self._for(execution).stop_execution(execution, error, cause)
 
-    def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
-        return self._for(execution).redrive_execution(execution, client_token)
+    def redrive_execution(
+        self, execution: WorkflowExecution, client_token: str, known: Run | None = None
+    ) -> datetime:
+        return self._for(execution).redrive_execution(execution, client_token, known)
 
     def resume_execution(self, execution: WorkflowExecution, approval: ApprovalRequest) -> None:
         self._for(execution).resume_execution(execution, approval)

@@ -510,8 +510,12 @@ class Orchestrator(Protocol):
         task its token's answer (success when approved, a failure naming why otherwise)."""
         ...
 
-    def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
-        """Continue a failed run from its failed step with the same input; the redrive date."""
+    def redrive_execution(
+        self, execution: WorkflowExecution, client_token: str, known: Run | None = None
+    ) -> datetime:
+        """Continue a failed run from its failed step with the same input; the redrive date.
+        `known`: the run as the redrive's write left it (its steps, and the attempts of those it
+        reopened), so a runner of this process reads none of it back."""
         ...
 
     def history_page(
@@ -654,8 +658,12 @@ class RunReporter(Protocol):
     and its lease. Refusals are domain errors (RunIsStoppingError, RunIsOverError,
     AttemptFencedError); anything else is the store failing, worth trying again."""
 
-    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> int:
-        """The step is RUNNING: the number of the attempt the runner now runs."""
+    def step_started(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int = 1
+    ) -> int:
+        """The step is RUNNING: the number of the attempt the runner now runs. `attempt`: the
+        number the runner expects it to take (a redriven step's next, from its attempts); a
+        wrong guess costs a read, never a wrong number."""
         ...
 
     def step_retrying(

@@ -63,11 +63,14 @@ class UseCaseRunReporter:
             if len(self._starts) > self._KEPT_STARTS:  # attempts never finished here (a crash)
                 del self._starts[next(iter(self._starts))]
 
-    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> int:
+    def step_started(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int = 1
+    ) -> int:
         started = self._start.execute(
             StartStepCommand(
                 workflow_execution_id=workflow_execution_id,
                 pipeline_execution_id=pipeline_execution_id,
+                attempt=attempt,
             )
         )
         if started.attempt is None:

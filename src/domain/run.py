@@ -134,9 +134,13 @@ class RunEnd:
 _AS_LAUNCHED = RunGuard(statuses=frozenset({ExecutionStatus.RUNNING}))
 
 
-def first_start(workflow_execution_id: str, pipeline_execution_id: str, at: datetime) -> StepMove:
-    """What most step starts are - a fresh step taking attempt 1 - decided without a read; the
-    guard makes it safe, and a refusal sends the caller to `Run.start_step`."""
+def first_start(
+    workflow_execution_id: str, pipeline_execution_id: str, at: datetime, attempt: int = 1
+) -> StepMove:
+    """What most step starts are - a fresh step taking attempt 1, or a redriven one the attempt
+    its caller knows comes next - decided without a read; the guard makes it safe (an attempt
+    of that number already stored refuses it), and a refusal sends the caller to
+    `Run.start_step`."""
     return StepMove(
         workflow_execution_id,
         pipeline_execution_id,
@@ -144,7 +148,7 @@ def first_start(workflow_execution_id: str, pipeline_execution_id: str, at: date
         frozenset({StepStatus.NEW}),
         start_date=at,
         while_open=True,
-        open_attempt=_attempt(workflow_execution_id, pipeline_execution_id, 1, at, None),
+        open_attempt=_attempt(workflow_execution_id, pipeline_execution_id, attempt, at, None),
     )
 
 
@@ -557,10 +561,13 @@ class Run(BaseModel):
         after = self.execution._evolve(runner_lease=lease)
         return RunChange(self.execution, after, RunGuard(lease_as_read=True))
 
-    def redrive(self, at: datetime) -> tuple[RunChange, tuple[PipelineExecution, ...]]:
-        """PENDING_REDRIVE with the next redrive count and date, the abort request and lease
-        cleared; the steps that did not succeed back to NEW (their attempts are kept). The
-        caller has checked seed 001's conditions (domain.redrive)."""
+    def redrive(
+        self, at: datetime, lease: RunnerLease | None = None
+    ) -> tuple[RunChange, tuple[PipelineExecution, ...]]:
+        """PENDING_REDRIVE with the next redrive count and date, the abort request cleared and
+        the lease cleared (or `lease`: the runner of this process that runs it again claims it
+        in the same write, as a launch does); the steps that did not succeed back to NEW (their
+        attempts are kept). The caller has checked seed 001's conditions (domain.redrive)."""
         execution = self.execution
         pending = execution._evolve(
             status=ExecutionStatus.PENDING_REDRIVE,
@@ -571,7 +578,7 @@ class Run(BaseModel):
             redrive_date=at,
             abort_requested_date=None,
             abort_cause=None,
-            runner_lease=None,
+            runner_lease=lease,
         )
         reset = tuple(
             step._evolve(status=StepStatus.NEW, start_date=None, stop_date=None, error=None)

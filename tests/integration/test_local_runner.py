@@ -92,10 +92,12 @@ class RecordingReporter(UseCaseRunReporter):
         self.calls: list[tuple[Any, ...]] = []
         self.threads: set[str] = set()
 
-    def step_started(self, workflow_execution_id: str, pipeline_execution_id: str) -> int:
+    def step_started(
+        self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int = 1
+    ) -> int:
         self.calls.append(("started", pipeline_execution_id))
         self.threads.add(threading.current_thread().name)
-        return super().step_started(workflow_execution_id, pipeline_execution_id)
+        return super().step_started(workflow_execution_id, pipeline_execution_id, attempt)
 
     def step_retrying(
         self,

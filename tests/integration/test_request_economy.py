@@ -135,14 +135,17 @@ BUDGETS = (
     ),
     Budget(
         "redrive a failed 1-step run, through its re-run",
-        8,
-        "the main row and the steps (2 Queries); one transaction reopens the run; the "
-        "version and its step definitions (2); the re-run's start, finish and completion (3). "
-        "Today also the history counted from the steps (a local run's history is its steps), "
-        "the runner's lease and steps, a first start that guesses attempt 1 and reads the run "
-        "to open the next, the main row read by the local runner's describe, and the RUNNING "
-        "write turned down after the inline re-run ended (so the row is read)",
-        15,
+        6,
+        "the main row and the steps (2 Queries; a local run's history, counted for the "
+        "refusal, is its steps); the reopened step's attempts (a Query: the number its next "
+        "attempt takes, seed 003, which no step row carries); one transaction reopens the run "
+        "leased to its runner in this process, as a launch's does, and the runner is handed "
+        "the run as written; the re-run's start (a write of its own: a redrive the "
+        "orchestrator refuses is rolled back, an opened attempt would not be) and its finish "
+        "with the completion (2), whose row is the answer (no read, no RUNNING write). The "
+        "version is the runner's since the launch in this process (a fresh process reads it: "
+        "a Query and a BatchGetItem more)",
+        6,
     ),
     Budget(
         "delete a finished 3-step run",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -27,6 +27,9 @@ from domain.errors import ConflictError, ExecutionAlreadyExistsError, InvalidInp
 from domain.execution import PipelineExecution, WorkflowExecution, run_input_document
 from domain.statuses import ExecutionStatus
 from domain.workflow import WorkflowVersion
+
+if TYPE_CHECKING:
+    from domain.run import Run
 
 # StopExecution's limits: a longer error or cause is a ValidationException, not a stop.
 _MAX_ERROR_CHARS = 256
@@ -237,7 +240,10 @@ class StepFunctionsOrchestrator:
                 raise
         return ()
 
-    def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
+    def redrive_execution(
+        self, execution: WorkflowExecution, client_token: str, known: Run | None = None
+    ) -> datetime:
+        """`known` is not needed: Step Functions redrives the run from its own history."""
         if not execution.execution_arn:
             raise ConflictError(
                 f"execution {execution.workflow_execution_id} has no Step Functions execution "

@@ -59,11 +59,13 @@ class StepTimedOutError(Exception):
 class PlannedStep:
     """A step to run: its row as read when the run started, and its retry policy.
     `resume_attempt`: the attempt of a step that is already RUNNING and is taken up again
-    (a gate the run was parked at), which is not started a second time."""
+    (a gate the run was parked at), which is not started a second time. `next_attempt`: the
+    number its start expects (a redriven step's next); a wrong one costs a read."""
 
     step: PipelineExecution
     retry: RetryPolicy | None = None
     resume_attempt: int | None = None
+    next_attempt: int = 1
 
 
 # Runs one attempt of a step: its error, or None when it succeeded.
@@ -142,7 +144,9 @@ class StepInterpreter:
             attempt = planned.resume_attempt
         else:
             try:
-                attempt = self.persist(lambda: self._reporter.step_started(execution_id, step_id))
+                attempt = self.persist(
+                    lambda: self._reporter.step_started(execution_id, step_id, planned.next_attempt)
+                )
             except (RunIsStoppingError, RunIsOverError):
                 return self._end_stopped(execution_id), None
         number = 1

@@ -74,6 +74,7 @@ from domain.approvals import (
 )
 from domain.assets import asset_object_key
 from domain.attempt_logs import attempt_marker
+from domain.attempts import next_attempt_number
 from domain.errors import ConflictError, ExecutionNotFoundError
 from domain.execution import (
     ExecutionInput,
@@ -83,7 +84,7 @@ from domain.execution import (
     chain_order,
     execution_output_prefix,
 )
-from domain.run import RUNNER_LOST_ERROR
+from domain.run import RUNNER_LOST_ERROR, Run
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import (
     ExecutionType,
@@ -256,12 +257,14 @@ class LocalRunner:
         workflow_execution_id: str,
         known: WorkflowExecution | None = None,
         known_steps: Sequence[PipelineExecution] | None = None,
+        next_attempts: Mapping[str, int] | None = None,
     ) -> None:
         """Run it in this runner's mode; `known` and `known_steps` are its main row and steps
-        as the caller just wrote them."""
+        as the caller just wrote them, `next_attempts` the attempt each step takes next where
+        the caller knows it (a redrive read the attempts of the steps it reopened)."""
         execution_id = workflow_execution_id
         if self._mode == "inline":
-            self.run(execution_id, known, known_steps)
+            self.run(execution_id, known, known_steps, next_attempts)
         elif self._mode in ("thread", "worker"):
             running = self._threads.get(execution_id)
             if running is not None and running.is_alive():
@@ -269,7 +272,7 @@ class LocalRunner:
             # not a daemon: an interpreter that is exiting still finishes and records the run
             thread = threading.Thread(
                 target=self.run,
-                args=(execution_id, known, known_steps),
+                args=(execution_id, known, known_steps, next_attempts),
                 name=f"wfx-run-{execution_id}",
             )
             self._threads[execution_id] = thread
@@ -388,8 +391,12 @@ class LocalRunner:
             "still finishing, and nothing more of the run will start"
         ]
 
-    def redrive_execution(self, execution: WorkflowExecution, client_token: str) -> datetime:
-        """Run the execution again in this runner's mode; `run()` skips the SUCCEEDED steps."""
+    def redrive_execution(
+        self, execution: WorkflowExecution, client_token: str, known: Run | None = None
+    ) -> datetime:
+        """Run the execution again in this runner's mode; `run()` skips the SUCCEEDED steps.
+        `known`: the run as the redrive wrote it (leased to this runner when it claimed it),
+        its steps, and the attempts of the steps it reopened: the runner reads none of them."""
         execution_id = execution.workflow_execution_id
         self._check_ours(execution)
         thread = self._threads.get(execution_id)
@@ -402,7 +409,17 @@ class LocalRunner:
         # fencing: nothing of an earlier run of it may still be at work
         stop_step_groups(self._folder(execution_id), self._grace)
         redriven_at = datetime.now(UTC)
-        self.start(execution_id, known=execution)  # the row as the redrive just wrote it
+        if known is None:
+            self.start(execution_id, known=execution)  # the row as the redrive just wrote it
+        else:
+            # a redriven step keeps its attempts and takes the next number (seed 003)
+            next_attempts = {
+                step.pipeline_execution_id: next_attempt_number(
+                    known.attempts_of(step.pipeline_execution_id)
+                )
+                for step in known.steps
+            }
+            self.start(execution_id, known.execution, known.steps, next_attempts)
         return redriven_at
 
     def history_page(
@@ -443,6 +460,7 @@ class LocalRunner:
         workflow_execution_id: str,
         known: WorkflowExecution | None = None,
         known_steps: Sequence[PipelineExecution] | None = None,
+        next_attempts: Mapping[str, int] | None = None,
     ) -> ExecutionStatus | None:
         """Run every step not yet SUCCEEDED, in chain order, under the run's lease; the run's
         status as recorded, or None when another runner holds it (or it was lost)."""
@@ -494,7 +512,9 @@ class LocalRunner:
             watch_seconds=self._watch,
         )
         try:
-            return self._run(leased, known_steps, live, interpreter, owner, started)
+            return self._run(
+                leased, known_steps, live, interpreter, owner, started, next_attempts or {}
+            )
         except Exception as error:  # the runner itself failed: the run ends, and says why
             if live.stop.reason is StopReason.LOST:
                 return None
@@ -548,9 +568,11 @@ class LocalRunner:
         interpreter: StepInterpreter,
         owner: str,
         started: int | None = None,
+        next_attempts: Mapping[str, int] | None = None,
     ) -> ExecutionStatus | None:
         """`execution`: the main row as the lease's write left it, so as fresh as a read;
-        `started`: the attempt of the first step, started with the lease."""
+        `started`: the attempt of the first step, started with the lease; `next_attempts`: the
+        attempt a step takes next, by step id, where the caller knew it (1 otherwise)."""
         execution_id = execution.workflow_execution_id
         if execution.is_terminal:
             return execution.status  # aborted before it started, or started twice
@@ -564,6 +586,7 @@ class LocalRunner:
                 step=step,
                 retry=_retry_policy(version, step),
                 resume_attempt=self._gate_attempt(version, step, interpreter),
+                next_attempt=(next_attempts or {}).get(step.pipeline_execution_id, 1),
             )
             for step in chain_order(list(steps))
         ]

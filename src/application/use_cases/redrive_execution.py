@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.ports import (
     Clock,
     IdGenerator,
+    LaunchClaim,
     Orchestrator,
     OrchestratorReadError,
     RunLifecycleStore,
 )
 from application.run_writes import commit_decided
+from domain.attempts import TaskExecution
 from domain.errors import RedriveNotAllowedError
-from domain.execution import PipelineExecution, WorkflowExecution
+from domain.execution import PipelineExecution, RunnerLease, WorkflowExecution
 from domain.redrive import (
     LOCAL_ORCHESTRATOR,
     MAX_HISTORY_EVENTS,
+    local_history_event_count,
     redrive_refusal,
     redrive_status,
     with_derived_redrive_status,
@@ -44,6 +49,13 @@ class RedriveExecution:
     orchestrator redrives with a client token derived from the id and redriveCount, and the row
     is RUNNING with the redrive fields as the orchestrator describes them (none for a local run,
     whose redriveStatus a read derives by the same rules this refusal uses).
+
+    A run the orchestrator runs again in this process (the local runner, not detached) is
+    reopened leased to that runner, as a launch is (`Orchestrator.launch_claim`), and handed
+    over as the write left it, with the attempts of the steps it reopened: the runner reads
+    neither the run nor its steps, and starts each reopened step with its next attempt. A
+    synchronous re-run has ended when the orchestrator returns: the answer is the row its last
+    write left, and no RUNNING write follows.
     """
 
     def __init__(
@@ -63,29 +75,44 @@ class RedriveExecution:
         self._refuse_unless_redrivable(execution, events=0)  # no orchestrator call to refuse
         machine = self._state_machine_status(execution)
         self._refuse_unless_redrivable(execution, events=0, state_machine_status=machine)
-        events = self._count_history(execution)  # read only when nothing else refuses
+        steps: tuple[PipelineExecution, ...] | None = None
+        if execution.orchestrator == LOCAL_ORCHESTRATOR:
+            # a local run's history is its steps: counted from the rows the redrive needs anyway
+            steps = tuple(self._store.list_steps(execution_id))
+            events = local_history_event_count(steps)
+        else:
+            events = self._count_history(execution)  # read only when nothing else refuses
         self._refuse_unless_redrivable(execution, events=events, state_machine_status=machine)
+        if steps is None:
+            steps = tuple(self._store.list_steps(execution_id))
 
         now = self._clock.now()
+        claim = self._claim(execution)
+        lease = None if claim is None else _lease(claim, now)
         reset_from: dict[str, PipelineExecution] = {}  # the steps as the write found them
+        decided_on: list[Run] = []  # the run the written decision was made on
 
         def decide(run: Run) -> RunWrite:
             if reset_from:  # decided again: the first write was refused
                 reason = redrive_refusal(run.execution, now, 0)
                 if reason is not None:  # another redrive (or a late callback) got there first
                     raise RedriveNotAllowedError(execution_id, reason)
-            change, reset = run.redrive(now)
+            change, reset = run.redrive(now, lease)
             reset_from.clear()
             reset_from.update((step.pipeline_execution_id, step) for step in run.steps)
+            decided_on[:] = [run]
             rows = tuple(
                 StepRow(step, frozenset({reset_from[step.pipeline_execution_id].status}))
                 for step in reset
             )
             return RunWrite.of(execution_id, change=change, step_rows=rows)
 
-        # the first decision on the row the refusals checked: a redrive needs the steps, not
-        # their attempts, and a row moved since refuses the write (its status guard), read again
-        run = Run(execution=execution, steps=tuple(self._store.list_steps(execution_id)))
+        # the first decision on the row the refusals checked: a redrive needs the steps (and,
+        # for a runner of this process, the attempts of those it reopens: their next number),
+        # and a row moved since refuses the write (its status guard), read again
+        run = Run(execution=execution, steps=steps)
+        if claim is not None:
+            run = run.model_copy(update={"attempts": self._reopened_attempts(run)})
         written, _ = commit_decided(
             self._store, lambda: self._store.get_run(execution_id), decide, decide(run)
         )
@@ -93,11 +120,16 @@ class RedriveExecution:
         change, pending = written.change, written.change.after
         reset = tuple(reset_from[row.step.pipeline_execution_id] for row in written.step_rows)
         token = self._ids.derived_id(f"{execution_id}:redrive:{execution.redrive_count}")
+        known = None if claim is None else _as_written(decided_on[0], written)
         try:
-            redrive_date = self._orchestrator.redrive_execution(pending, token)
+            redrive_date = self._orchestrator.redrive_execution(pending, token, known)
         except Exception:
             self._roll_back(change.before, pending, reset)
             raise
+        if claim is not None and self._orchestrator.synchronous:
+            ended = self._orchestrator.ended_run(execution_id)  # as its last write left it
+            if ended is not None:
+                return ended
         described = self._orchestrator.describe_execution(pending)
         running = pending._evolve(
             status=ExecutionStatus.RUNNING,
@@ -109,6 +141,19 @@ class RedriveExecution:
         if self._store.commit(RunWrite.of(execution_id, change=to_running)):
             return running
         return self._store.get_execution(execution_id)  # a synchronous run has ended already
+
+    def _claim(self, execution: WorkflowExecution) -> LaunchClaim | None:
+        """The claim of the runner that runs the run again in this process, when the run's own
+        orchestrator is the one new runs start on (the claim is that one's)."""
+        if execution.orchestrator != self._orchestrator.name:
+            return None
+        return self._orchestrator.launch_claim()
+
+    def _reopened_attempts(self, run: Run) -> tuple[TaskExecution, ...]:
+        """The attempts of the steps the redrive reopens: each takes the next number."""
+        _, reset = run.redrive(self._clock.now())
+        ids = [step.pipeline_execution_id for step in reset]
+        return tuple(self._store.list_attempts(ids)) if ids else ()
 
     def _refuse_unless_redrivable(
         self, execution: WorkflowExecution, events: int, state_machine_status: str | None = None
@@ -151,3 +196,15 @@ class RedriveExecution:
         back = RunChange(pending, before, RunGuard(_PENDING))
         rows = tuple(StepRow(step, _NEW) for step in reset)
         self._store.commit(RunWrite.of(before.workflow_execution_id, change=back, step_rows=rows))
+
+
+def _lease(claim: LaunchClaim, now: datetime) -> RunnerLease:
+    return RunnerLease(owner=claim.owner, renewed_date=now, expires_date=now + claim.lease)
+
+
+def _as_written(run: Run, written: RunWrite) -> Run:
+    """The run the redrive's write left: its main row, the reopened steps NEW, their attempts."""
+    assert written.change is not None
+    rows = {row.step.pipeline_execution_id: row.step for row in written.step_rows}
+    steps = tuple(rows.get(step.pipeline_execution_id, step) for step in run.steps)
+    return Run(execution=written.change.after, steps=steps, attempts=run.attempts)

@@ -29,6 +29,10 @@ class StartStepCommand(BaseModel):
 
     workflow_execution_id: str
     pipeline_execution_id: str
+    # the number the caller expects the attempt to take (a redriven step's next, from the
+    # attempts its runner was handed): the start is written with no read, and a number already
+    # taken refuses it, so a wrong guess is decided again on the run as read
+    attempt: int = Field(default=1, ge=1)
 
 
 class StepState(BaseModel):
@@ -103,7 +107,9 @@ class StartStep:
             move = run.start_step(step_id, now)
             return None if move is None else RunWrite.of(execution_id, moves=(move,))
 
-        first = RunWrite.of(execution_id, moves=(first_start(execution_id, step_id, now),))
+        first = RunWrite.of(
+            execution_id, moves=(first_start(execution_id, step_id, now, command.attempt),)
+        )
         written, _ = commit_decided(  # most starts are a fresh step's: no read first
             self._store, lambda: self._store.get_run(execution_id, step_id), decide, first
         )
