@@ -128,7 +128,9 @@ class RedriveExecution:
             raise
         if claim is not None and self._orchestrator.synchronous:
             ended = self._orchestrator.ended_run(execution_id)  # as its last write left it
-            if ended is not None:
+            # an end of this re-run; not one an earlier run of it left unasked for (a gate's
+            # decision resumed it) while this one parked at a gate, still open
+            if ended is not None and ended.redrive_count == pending.redrive_count:
                 return ended
         described = self._orchestrator.describe_execution(pending)
         running = pending._evolve(
