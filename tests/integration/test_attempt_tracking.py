@@ -172,6 +172,24 @@ def test_a_redriven_step_is_running_on_its_next_attempt_and_the_failed_one_is_un
     ]
 
 
+@pytest.mark.parametrize("expected", [2, 1], ids=["known", "guessed-wrong"])
+def test_a_start_expecting_the_redriven_steps_next_attempt_opens_that_one(
+    tracking: Tracking, expected: int
+) -> None:
+    tracking.failed_then_redriven(SID)
+
+    # a redrive hands its runner the next number; a taken one is decided again on a read
+    started = tracking.start.execute(
+        StartStepCommand(workflow_execution_id="e1", pipeline_execution_id=SID, attempt=expected)
+    )
+
+    assert started.attempt == 2
+    assert tracking.attempts(SID) == [
+        (1, StepStatus.FAILED, "boom", AttemptTrigger.START),
+        (2, StepStatus.RUNNING, None, AttemptTrigger.REDRIVE),
+    ]
+
+
 def test_a_step_whose_first_attempt_was_closed_finishes_its_latest_running_attempt(
     tracking: Tracking,
 ) -> None:
