@@ -433,10 +433,12 @@ class Run(BaseModel):
         )
         return RunEnd(end.steps, RunChange(self.execution, after, guard), end.step_statuses)
 
-    def start_failed(self, at: datetime, error: str) -> RunChange:
-        """The orchestrator would not start the run the launch just wrote: it ends FAILED."""
-        after = self.execution.complete(ExecutionStatus.FAILED, at=at, log="", error=error)
-        return RunChange(self.execution, after, _AS_LAUNCHED)
+    def start_failed(self, at: datetime, error: str) -> RunEnd | None:
+        """The orchestrator would not start the run the launch just wrote: it ends FAILED, with
+        the steps the launch started (a claimed launch starts its first) and their attempts;
+        None when it has ended already."""
+        end = self._end(ExecutionStatus.FAILED, at, error, "", None, self._running_steps)
+        return None if end is None else _with_guard(end, _AS_LAUNCHED)
 
     def started_as(self, reference: str, log_group_arn: str = "") -> RunChange:
         """The orchestrator's reference to the run it started (an execution ARN), kept once,

@@ -146,6 +146,13 @@ class RunWrite:
         )
 
     @classmethod
+    def launched(cls, records: LaunchRecords) -> RunWrite:
+        """A launch alone: the run's rows as the launch made them, for a runner elsewhere (Step
+        Functions, a worker process) to claim; refused when its id is taken."""
+        run_id = records.execution.workflow_execution_id
+        return cls(run_id, events=launch_events(records.execution), launch=LaunchWrite(records))
+
+    @classmethod
     def launching(
         cls, records: LaunchRecords, lease: RunChange, start: StepMove | None
     ) -> RunWrite:

@@ -811,7 +811,6 @@ class Container(containers.DeclarativeContainer):
         store=execution_store,
         clock=clock,
         lease_seconds=config.lease_seconds,
-        writer=execution_store,
     )
     # a step's success and the next step's start, one write (the local runner's common move)
     hand_on_step = providers.Factory(
@@ -936,7 +935,6 @@ class Container(containers.DeclarativeContainer):
         durations=record_attempt_durations,
         event_source_prefix=config.event_source_prefix,
         log_group_arn=providers.Callable(_runs_log_group_arn, config.deployment),
-        writer=execution_store,
     )
     # a decided or overdue gate hands its run on; a runner has a lease's length to take it
     gate_resumer = providers.Factory(

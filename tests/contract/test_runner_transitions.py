@@ -185,7 +185,7 @@ def test_a_repeated_last_finish_leaves_the_ended_run_as_it_is(
 
 def test_the_lease_and_the_first_start_are_one_write(execution_store: Any) -> None:
     execution_store.add_launch(a_launch("e2", steps=2))
-    lease = RunnerLease(execution_store, SystemClock(), 30, writer=execution_store)
+    lease = RunnerLease(execution_store, SystemClock(), 30)
     launched = execution_store.get_execution("e2")
     leased, attempt = lease.take_and_start("e2", "runner-1", launched, step_id("e2", 0))
     assert attempt == 1 and leased is not None
@@ -200,7 +200,7 @@ def test_on_a_run_being_aborted_the_lease_is_taken_and_nothing_starts(execution_
     launched = execution_store.get_execution("e2")
     abort = execution_store.get_run("e2").request_abort(at(1), "stop")
     assert execution_store.commit(RunWrite.of("e2", change=abort))
-    lease = RunnerLease(execution_store, SystemClock(), 30, writer=execution_store)
+    lease = RunnerLease(execution_store, SystemClock(), 30)
     leased, attempt = lease.take_and_start("e2", "runner-1", launched, step_id("e2", 0))
     assert attempt is None and leased is not None and leased.is_stopping
     assert {s.status for s in execution_store.list_steps("e2")} == {StepStatus.NEW}

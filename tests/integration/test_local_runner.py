@@ -84,7 +84,7 @@ class RecordingReporter(UseCaseRunReporter):
             finish_step=finish,
             complete_execution=CompleteExecution(store, objects, assets, logs, clock),
             retry_step=RetryStep(store, clock),
-            lease=RunnerLease(store, clock, lease_seconds=30, writer=store),
+            lease=RunnerLease(store, clock, lease_seconds=30),
             store=store,
             gate=a_gate_passage(database, store),
             hand_on=HandOnStep(store, store, finish, clock),

@@ -62,7 +62,7 @@ def reporter(
             store, objects, assets, FileLogStore(tmp_path / "logs"), clock
         ),
         retry_step=RetryStep(store, clock),
-        lease=RunnerLease(store, clock, lease_seconds=30, writer=store),
+        lease=RunnerLease(store, clock, lease_seconds=30),
         store=store,
         gate=a_gate_passage(database, store),
         hand_on=HandOnStep(store, store, finish, clock),

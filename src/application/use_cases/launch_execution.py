@@ -16,9 +16,9 @@ from application.ports import (
     LaunchClaim,
     Orchestrator,
     RunLifecycleStore,
-    RunWriter,
     WorkflowCatalog,
 )
+from application.run_writes import commit_decided, end_run_and_steps
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.assets import AssetFile, AssetRef, check_asset_ids
 from domain.control_characters import refusing_control_characters
@@ -107,12 +107,8 @@ class LaunchExecution:
         durations: RecordAttemptDurations | None = None,
         event_source_prefix: str = DEFAULT_EVENT_SOURCE_PREFIX,
         log_group_arn: str = "",
-        writer: RunWriter | None = None,
     ) -> None:
-        """`writer`: what writes a run the orchestrator runs in this process with its lease and
-        first step's start, as one write (without it, the launch writes the run alone)."""
         self._store, self._workflows, self._assets = store, workflows, assets
-        self._writer = writer
         self._orchestrator, self._clock, self._ids = orchestrator, clock, ids
         self._durations = durations  # told each run's cost context, which it would read back
         # what each step row records as the source its pipeline registers under
@@ -171,13 +167,9 @@ class LaunchExecution:
         )
         inputs, selected = self._input_rows(selections, execution, now)
         records = self._records(execution, version, inputs, selected, selections, output, command)
-        claim = self._orchestrator.launch_claim() if self._writer is not None else None
+        write = _launch_write(records, self._orchestrator.launch_claim(), now)
         try:
-            if claim is None:
-                self._store.add_launch(records)
-                launched = records
-            else:
-                launched = self._launch_claimed(records, claim, now)
+            self._store.commit(write)
         except ExecutionAlreadyExistsError:
             if command.client_token is None:
                 raise
@@ -187,26 +179,14 @@ class LaunchExecution:
             return LaunchResult(execution=existing, created=False)
         if self._durations is not None:
             self._durations.launched(records)
-        started = self._start(launched.execution, version, launched.steps)
-        return LaunchResult(execution=started, created=True)
-
-    def _launch_claimed(
-        self, records: LaunchRecords, claim: LaunchClaim, now: datetime
-    ) -> LaunchRecords:
-        """The run written leased to its runner, its first step started: the rows as written."""
-        assert self._writer is not None
-        execution = records.execution
-        lease = Run(execution=execution).take_lease(claim.owner, now, claim.lease)
-        steps = chain_order(records.steps)
-        start = (
-            first_start(execution.workflow_execution_id, steps[0].pipeline_execution_id, now)
-            if steps
-            else None
-        )
-        write = RunWrite.launching(records, lease, start)
-        self._writer.commit(write)
         assert write.launch is not None
-        return write.launch.records
+        launched = write.launch
+        run = Run(
+            execution=launched.records.execution,
+            steps=launched.records.steps,
+            attempts=launched.attempts,
+        )
+        return LaunchResult(execution=self._start(run, version), created=True)
 
     def _version(self, command: LaunchExecutionCommand) -> WorkflowVersion:
         db, wf = command.workflow_database_id, command.workflow_id
@@ -219,7 +199,7 @@ class LaunchExecution:
 
     def _start_if_unstarted(self, existing: WorkflowExecution) -> WorkflowExecution:
         """A launch retried with its token after its first try wrote the run but never started
-        it (the store's answer to add_launch was lost, or the launcher died before the start):
+        it (the answer to its write was lost, or the launcher died before the start):
         start it now, or nobody ever would. Only an open run its orchestrator has never heard
         of: one leased at launch to a runner of this process that never ran it is run by that
         runner now; one leased to another runner is refused by its lease, as a start racing
@@ -234,8 +214,8 @@ class LaunchExecution:
         version = self._workflows.get_version(
             existing.workflow_database_id, existing.workflow_id, existing.workflow_version
         )
-        steps = chain_order(self._store.list_steps(existing.workflow_execution_id))
-        return self._start(existing, version, steps)
+        run = self._store.get_run(existing.workflow_execution_id)
+        return self._start(run, version)
 
     def _existing(self, execution_id: str, digest: str, token: str) -> WorkflowExecution | None:
         try:
@@ -417,34 +397,65 @@ class LaunchExecution:
                     )
         return rows
 
-    def _start(
-        self,
-        execution: WorkflowExecution,
-        version: WorkflowVersion,
-        steps: Sequence[PipelineExecution],
-    ) -> WorkflowExecution:
+    def _start(self, run: Run, version: WorkflowVersion) -> WorkflowExecution:
+        """Hand the run, as the launch left it, to its orchestrator, and write what that says:
+        its reference, or the run FAILED with the steps the launch started. Each is decided on
+        `run` and read again only when the write is refused (the run moved on meanwhile)."""
+        execution = run.execution
         execution_id = execution.workflow_execution_id
         try:
-            reference = self._orchestrator.start_execution(execution, version, steps)
+            reference = self._orchestrator.start_execution(
+                execution, version, chain_order(run.steps)
+            )
         except Exception as error:
             problem = f"{self._orchestrator.name} could not start the execution: {error}"
-            self._store.update_execution(
-                Run(execution=execution).start_failed(self._clock.now(), problem)
+            at = self._clock.now()
+            end_run_and_steps(
+                self._store,
+                execution_id,
+                lambda read: read.start_failed(at, problem),
+                first=run,
+                durations=self._durations,
             )
             raise
         if reference:
-            stored = self._store.update_execution(
-                Run(execution=execution).started_as(reference, self._log_group_arn)
+            written, last = commit_decided(
+                self._store,
+                lambda: self._store.get_run(execution_id),
+                lambda read: self._started_as(read, reference),
+                self._started_as(run, reference),
             )
-            if stored is not None:
-                return stored
-        if self._orchestrator.synchronous and not reference:
+            if written is not None and written.change is not None:
+                return written.change.after
+            assert last is not None  # nothing written: decided on the run as read
+            return last.execution  # it moved on while we started it
+        if self._orchestrator.synchronous:
             ended = self._orchestrator.ended_run(execution_id)  # as its last write left it
-            if ended is not None:
-                return ended
-        if reference or self._orchestrator.synchronous:
-            return self._store.get_execution(execution_id)  # it moved on while we started it
+            return ended if ended is not None else self._store.get_execution(execution_id)
         return execution
+
+    def _started_as(self, run: Run, reference: str) -> RunWrite | None:
+        """The orchestrator's reference kept, while the run is still running as launched."""
+        if run.execution.status is not ExecutionStatus.RUNNING:
+            return None
+        change = run.started_as(reference, self._log_group_arn)
+        return RunWrite.of(run.workflow_execution_id, change=change)
+
+
+def _launch_write(records: LaunchRecords, claim: LaunchClaim | None, now: datetime) -> RunWrite:
+    """The launch's write: the run alone for a runner elsewhere to claim, or leased to this
+    process's runner with its first step started, so the runner writes neither again."""
+    if claim is None:
+        return RunWrite.launched(records)
+    execution = records.execution
+    lease = Run(execution=execution).take_lease(claim.owner, now, claim.lease)
+    steps = chain_order(records.steps)
+    start = (
+        first_start(execution.workflow_execution_id, steps[0].pipeline_execution_id, now)
+        if steps
+        else None
+    )
+    return RunWrite.launching(records, lease, start)
 
 
 def _selection_row(

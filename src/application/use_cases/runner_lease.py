@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from application.ports import Clock, RunStore, RunWriter
+from application.ports import Clock, RunLifecycleStore
 from domain.execution import WorkflowExecution
 from domain.run import Run, RunIsOverError, first_start
 from domain.run_write import RunWrite
@@ -14,16 +14,8 @@ class RunnerLease:
     """Take and renew a run's lease. A lease not renewed within `lease_seconds` has lost its
     runner: the next read ends the run FAILED (ReconcileExecution)."""
 
-    def __init__(
-        self,
-        store: RunStore,
-        clock: Clock,
-        lease_seconds: float,
-        writer: RunWriter | None = None,
-    ) -> None:
-        """`writer`: what takes the lease and starts the first step in one write (without
-        it, `take_and_start` takes the lease alone)."""
-        self._store, self._clock, self._writer = store, clock, writer
+    def __init__(self, store: RunLifecycleStore, clock: Clock, lease_seconds: float) -> None:
+        self._store, self._clock = store, clock
         self._duration = timedelta(seconds=lease_seconds)
 
     @property
@@ -33,8 +25,8 @@ class RunnerLease:
     def take(
         self, workflow_execution_id: str, owner: str, known: WorkflowExecution | None = None
     ) -> WorkflowExecution | None:
-        """The main row as stored once the lease is this owner's (the conditional write's own
-        answer: the runner reads it no more); None when another runner holds a live one, or
+        """The main row as the lease leaves it (decided on the row read, or `known`: the
+        runner reads it no more); None when another runner holds a live one, or
         the run has ended. A run being aborted is taken too: its runner ends it.
 
         `known`: the main row as the caller holds it (the launch that just wrote it), to save a
@@ -45,7 +37,9 @@ class RunnerLease:
             change = Run(execution=execution).take_lease(owner, self._clock.now(), self._duration)
         except RunIsOverError:
             return None
-        return self._store.update_execution(change)
+        # refused: another runner holds a live lease, or the run has ended meanwhile
+        written = self._store.commit(RunWrite.of(workflow_execution_id, change=change))
+        return change.after if written else None
 
     def take_and_start(
         self,
@@ -58,21 +52,18 @@ class RunnerLease:
         main row the launch has just written: the row as the write left it and the attempt.
         Refused (another runner, an abort requested, a step started already), the lease is
         taken alone, decided on a fresh read, and no step is started: (row or None, None)."""
-        if self._writer is not None:
-            now = self._clock.now()
-            try:
-                change = Run(execution=known).take_lease(owner, now, self._duration)
-            except RunIsOverError:
-                return None, None
-            start = first_start(workflow_execution_id, first_step_id, now)
-            if self._writer.commit(
-                RunWrite.of(workflow_execution_id, moves=(start,), change=change)
-            ):
-                assert start.open_attempt is not None
-                return change.after, start.open_attempt.attempt
+        now = self._clock.now()
+        try:
+            change = Run(execution=known).take_lease(owner, now, self._duration)
+        except RunIsOverError:
+            return None, None
+        start = first_start(workflow_execution_id, first_step_id, now)
+        if self._store.commit(RunWrite.of(workflow_execution_id, moves=(start,), change=change)):
+            assert start.open_attempt is not None
+            return change.after, start.open_attempt.attempt
         return self.take(workflow_execution_id, owner), None
 
     def renew(self, workflow_execution_id: str, owner: str) -> bool:
         execution = self._store.get_execution(workflow_execution_id)
         change = Run(execution=execution).renew_lease(owner, self._clock.now(), self._duration)
-        return self._store.update_execution(change) is not None
+        return self._store.commit(RunWrite.of(workflow_execution_id, change=change))
