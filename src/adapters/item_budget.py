@@ -87,26 +87,17 @@ def item_size(item: Mapping[str, Any]) -> int:
     return sum(attribute_size(name, value) for name, value in item.items())
 
 
+# One encoder for every bound: json.dumps(..., separators=...) builds a new one each call.
+_BOUND_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=str)
+
+
 def size_upper_bound(item: Mapping[str, Any]) -> int:
-    """A bound never below item_size(), cheap for the flat items most rows are: a string is at
-    most 4 UTF-8 bytes a character; a list or map at most twice its compact ASCII JSON (each
-    JSON text is at least as long as the UTF-8 of its string, an escape being 6 characters for
-    at most 4 bytes, a number's digits give at least half its size, and brackets and commas at
-    least half a list's or map's overhead)."""
-    total = 0
-    for name, value in item.items():
-        total += 4 * len(name)
-        kind = type(value)
-        if kind is str:
-            total += 4 * len(value)
-        elif kind is int:
-            total += len(str(value)) // 2 + 2
-        elif value is None or kind is bool:
-            total += 1
-        else:
-            dumped = json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str)
-            total += 2 * len(dumped) + 2
-    return total
+    """A bound never below item_size(), one C-speed encode of the whole item: twice its compact
+    ASCII JSON. Each part's JSON is at least half its DynamoDB size: a name or string is its
+    characters (at least 1 byte of JSON for each ASCII byte, an escape 6 or 12 characters for at
+    most 4 bytes) plus quotes; a number's digits give at least half its size; null, true and
+    false are 1 byte; a list's or map's brackets, commas and colons at least half its overhead."""
+    return 2 * len(_BOUND_ENCODER.encode(item)) + 2
 
 
 # -- budgets -------------------------------------------------------------------------------------
