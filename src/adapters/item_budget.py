@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
 from functools import cached_property
-from typing import Any
+from typing import Any, Self
 
 from application.ports import ObjectStore
 from domain.execution import execution_object_prefix
@@ -87,26 +87,33 @@ def item_size(item: Mapping[str, Any]) -> int:
     return sum(attribute_size(name, value) for name, value in item.items())
 
 
+# One encoder each (json.dumps(..., separators=...) builds a new one every call): the item's
+# compact ASCII JSON as the SQLite store writes it, and the same with anything else as its str
+# (a Decimal, a set: DynamoDB's values), for the bound alone.
+_JSON = json.JSONEncoder(separators=(",", ":"))
+_BOUND_ENCODER = json.JSONEncoder(separators=(",", ":"), default=str)
+
+
 def size_upper_bound(item: Mapping[str, Any]) -> int:
-    """A bound never below item_size(), cheap for the flat items most rows are: a string is at
-    most 4 UTF-8 bytes a character; a list or map at most twice its compact ASCII JSON (each
-    JSON text is at least as long as the UTF-8 of its string, an escape being 6 characters for
-    at most 4 bytes, a number's digits give at least half its size, and brackets and commas at
-    least half a list's or map's overhead)."""
-    total = 0
-    for name, value in item.items():
-        total += 4 * len(name)
-        kind = type(value)
-        if kind is str:
-            total += 4 * len(value)
-        elif kind is int:
-            total += len(str(value)) // 2 + 2
-        elif value is None or kind is bool:
-            total += 1
-        else:
-            dumped = json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str)
-            total += 2 * len(dumped) + 2
-    return total
+    """A bound never below item_size(), one C-speed encode of the whole item: twice its compact
+    ASCII JSON. Each part's JSON is at least half its DynamoDB size: a name or string is its
+    characters (at least 1 byte of JSON for each ASCII byte, an escape 6 or 12 characters for at
+    most 4 bytes) plus quotes; a number's digits give at least half its size; null, true and
+    false are 1 byte; a list's or map's brackets, commas and colons at least half its overhead."""
+    return _bound(_BOUND_ENCODER.encode(item))
+
+
+def _bound(text: str) -> int:
+    return 2 * len(text) + 2
+
+
+def _encoded(item: Mapping[str, Any]) -> tuple[str | None, int]:
+    """The item's JSON when it is all JSON values (else None), and its size bound."""
+    try:
+        text = _JSON.encode(item)
+    except TypeError:
+        return None, size_upper_bound(item)
+    return text, _bound(text)
 
 
 # -- budgets -------------------------------------------------------------------------------------
@@ -164,13 +171,57 @@ class Offload:
 
 
 class Record(dict[str, Any]):
-    """An item as the builder made it, and the bodies it moved out, to be stored first."""
+    """An item as the builder made it, and the bodies it moved out, to be stored first.
+
+    `json_text`: the item's compact JSON as `fit_item` encoded it to size it, for a store that
+    writes JSON (SQLite) to reuse rather than encode the item a second time; any change to the
+    item drops it."""
 
     offloads: tuple[Offload, ...]
+    json_text: str | None
 
-    def __init__(self, item: Mapping[str, Any], offloads: Iterable[Offload] = ()) -> None:
+    def __init__(
+        self,
+        item: Mapping[str, Any],
+        offloads: Iterable[Offload] = (),
+        json_text: str | None = None,
+    ) -> None:
         super().__init__(item)
         self.offloads = tuple(offloads)
+        self.json_text = json_text
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.json_text = None
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.json_text = None
+        super().__delitem__(key)
+
+    # (typeshed gives dict's |= overloads mypy will not take one signature for)
+    def __ior__(self, other: Any) -> Self:  # type: ignore[override,misc]
+        self.json_text = None
+        return super().__ior__(other)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self.json_text = None
+        super().update(*args, **kwargs)
+
+    def pop(self, *args: Any) -> Any:
+        self.json_text = None
+        return super().pop(*args)
+
+    def popitem(self) -> tuple[str, Any]:
+        self.json_text = None
+        return super().popitem()
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self.json_text = None
+        return super().setdefault(key, default)
+
+    def clear(self) -> None:
+        self.json_text = None
+        super().clear()
 
 
 def offloads_of(items: Iterable[Mapping[str, Any]]) -> list[Offload]:
@@ -235,10 +286,12 @@ def fit_item(
     over ITEM_BUDGET less `reserve` (room kept for what later updates add), its largest uncut
     field cut. Raises ItemTooLargeError when cutting every field named by the budget is not
     enough. `item` may be a partial one (an update's values): then only the caps apply."""
-    record = Record(item, offloads)
     limit = ITEM_BUDGET - reserve
-    if size_upper_bound(item) <= min(budget.quick_limit, limit):
-        return record  # the common case: a small item, one C-speed dump and no walk
+    text, bound = _encoded(item)
+    if bound <= min(budget.quick_limit, limit):
+        # the common case: a small item, one C-speed dump (kept for the row) and no walk
+        return Record(item, offloads, text)
+    record = Record(item, offloads)
     moved = list(record.offloads)
     # cut already (a partial fit, or the run log the application cut): its body is stored
     cut = {f.name for f in budget.fields if record.get(f.flag) is True}

@@ -331,3 +331,41 @@ def test_registered_lists_at_their_caps_in_ascii_fit_whole() -> None:
     assert values.offloads == ()
     # written whole: any earlier cut of either list is undone
     assert "registeredLogsTruncated" in removed and "registeredLogsObjectKey" in removed
+
+
+# -- the JSON a fitted item carries to the SQLite row --------------------------------------------
+
+
+def _stored_json(item: dict[str, Any]) -> Any:
+    from adapters.sqlite.schema import build_schema
+    from adapters.sqlite.statements import TableSql
+    from adapters.tables import ResourceKeys, TableNames
+
+    sql = TableSql.render(build_schema(TableNames())[ResourceKeys.ARTIFACTS])
+    return json.loads(sql.row(item)[-1])
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda r: r.__setitem__("body", "changed"),
+        lambda r: r.__delitem__("body"),
+        lambda r: r.update(extra=1),
+        lambda r: r.pop("body"),
+        lambda r: r.popitem(),
+        lambda r: r.setdefault("extra", 2),
+        lambda r: r.__ior__({"extra": 3}),
+        lambda r: r.clear(),
+    ],
+)
+def test_a_fitted_item_changed_afterwards_is_stored_as_changed(change: Any) -> None:
+    fitted = fit_item({"id": "e-1", "body": "short", "files": ["a"]}, _BUDGET, "e-1")
+    assert _stored_json(fitted) == {"id": "e-1", "body": "short", "files": ["a"]}
+    change(fitted)
+    assert _stored_json(fitted) == dict(fitted)
+
+
+def test_a_fitted_item_with_values_json_cannot_hold_is_still_fitted() -> None:
+    # DynamoDB's numbers are Decimals: sized by their text, as before
+    fitted = fit_item({"id": "e-1", "amount": Decimal("1.25")}, _BUDGET, "e-1")
+    assert fitted == {"id": "e-1", "amount": Decimal("1.25")} and fitted.offloads == ()

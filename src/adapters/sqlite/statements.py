@@ -107,8 +107,10 @@ class TableSql:
         return self.quoted[column]
 
     def row(self, item: Item) -> tuple[Any, ...]:
-        """Insert parameters: each key column (an absent sparse key is NULL), then the JSON."""
-        return (*map(item.get, self.columns), _ENCODER.encode(item))
+        """Insert parameters: each key column (an absent sparse key is NULL), then the JSON (as
+        fit_item encoded it to size it, when the item is its unchanged Record)."""
+        text = getattr(item, "json_text", None)
+        return (*map(item.get, self.columns), text or _ENCODER.encode(item))
 
     def rows(self, items: Iterable[Item]) -> list[tuple[Any, ...]]:
         return [self.row(item) for item in items]
