@@ -26,7 +26,7 @@ from domain.execution import (
     StepDetails,
     StepInputMetadata,
 )
-from domain.redaction import REDACTED, is_secret_name, redact, redact_optional
+from domain.redaction import redact, redact_optional
 from domain.result_text import ResultText
 from domain.stages import StageState, SubExecutionState
 from domain.workflow import ExecutionType
@@ -44,6 +44,7 @@ from entrypoints.responses import (
     SubExecutionStopResponse,
     SubExecutionWarningResponse,
     TruncatedCollectionResponse,
+    metadata_value,
     vams_collection_names,
 )
 from entrypoints.vams_responses import VamsResponse
@@ -57,11 +58,6 @@ def _date(moment: datetime | None) -> str:
 
 def _optional_date(moment: datetime | None) -> str | None:
     return None if moment is None else _date(moment)
-
-
-def metadata_value(key: str, value: str) -> str:
-    # as every answer shows a metadata value: a secret's by name withheld, others redacted
-    return REDACTED if is_secret_name(key) else redact(value)
 
 
 # -- a step: VAMS's pipeline entry ---------------------------------------------------------------
