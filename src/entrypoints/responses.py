@@ -50,6 +50,7 @@ from domain.stages import SubExecutionWarning
 from domain.sub_processes import SubExecutionStop
 from domain.truncation import TruncatedCollection
 from domain.workflow import StepDefinition, WorkflowDefinition, WorkflowVersion
+from entrypoints.shown_run import shown_run, shown_text
 from entrypoints.withheld import resource_name, without_arns
 
 
@@ -81,7 +82,8 @@ class ExecutionResponse(Response):
     `executionError`, never the run log, which only the logs route returns (seed 000 scopes
     full log retrieval to it, and some templates deny it; VAMS's lists and details do the same).
     No ARN: VAMS keeps its state machines' and executions' ARNs from its callers (`wfx
-    describe` is where an operator reads them)."""
+    describe` is where an operator reads them). Its values are the run's one mapping
+    (entrypoints.shown_run), dates kept to the microsecond."""
 
     workflow_execution_id: str
     workflow_database_id: str
@@ -109,36 +111,7 @@ class ExecutionResponse(Response):
 
     @classmethod
     def of(cls, execution: WorkflowExecution) -> Self:
-        return cls(
-            workflow_execution_id=execution.workflow_execution_id,
-            workflow_database_id=execution.workflow_database_id,
-            workflow_id=execution.workflow_id,
-            workflow_version=execution.workflow_version,
-            execution_group_id=execution.execution_group_id,
-            execution_status=execution.status.value,
-            execution_start_date=execution.execution_start_date,
-            start_date_estimated=execution.start_date_estimated or None,
-            execution_stop_date=execution.execution_stop_date,
-            last_sfn_sync_check_date=execution.last_sfn_sync_check_date,
-            triggered_by_user_id=execution.triggered_by_user_id,
-            trigger_type=execution.trigger_type.value,
-            orchestrator=execution.orchestrator,
-            execution_error=_shown(execution.execution_error),
-            execution_cause=_shown(execution.execution_cause),
-            redrive_count=execution.redrive_count,
-            redrive_date=execution.redrive_date,
-            redrive_status=execution.redrive_status,
-            redrive_status_reason=execution.redrive_status_reason,
-            client_token=execution.client_token,
-            rerun_of_execution_id=execution.rerun_of_execution_id,
-            abort_requested_date=execution.abort_requested_date,
-            abort_cause=redact_optional(execution.abort_cause),
-        )
-
-
-def _shown(text: str | None) -> str | None:
-    # a Step Functions error names the ARNs it failed on; VAMS shows no ARN
-    return None if text is None else without_arns(redact(text))
+        return cls(**shown_run(execution))
 
 
 class AbortResponse(ExecutionResponse):
@@ -149,7 +122,7 @@ class AbortResponse(ExecutionResponse):
     @classmethod
     def of_abort(cls, execution: WorkflowExecution, warnings: Sequence[str]) -> Self:
         row = ExecutionResponse.of(execution).model_dump()
-        return cls(**row, abort_warnings=tuple(_shown(w) for w in warnings) or None)
+        return cls(**row, abort_warnings=tuple(shown_text(w) for w in warnings) or None)
 
 
 class DeleteResponse(Response):
@@ -168,7 +141,7 @@ class DeleteResponse(Response):
             deleted=result.deleted,
             aborted=result.aborted,
             objects_deleted=result.objects_deleted,
-            abort_warnings=tuple(_shown(w) for w in result.warnings) or None,
+            abort_warnings=tuple(shown_text(w) for w in result.warnings) or None,
         )
 
 
@@ -780,7 +753,7 @@ class LogSourceResponse(AvailableLogResponse):
             read_status=report.status.value,
             execution_filtered=report.execution_filtered,
             next_token=report.next_token,
-            problem=_shown(report.problem),
+            problem=shown_text(report.problem),
         )
 
 
