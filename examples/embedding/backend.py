@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 import wfx
-from wfx.responses import ExecutionDetailsResponse, ExecutionResponse
+from wfx.responses import ExecutionResponse, VamsExecutionDetails
 
 WORKFLOW = Path(__file__).parent.parent / "trivial" / "workflow.yaml"
 
@@ -43,7 +43,7 @@ def main(home: str) -> int:
     details = app.details(wfx.GetExecutionDetailsQuery(workflow_execution_id=execution_id))
     # The same response models the CLI's --json and the HTTP service answer with.
     print(json.dumps(ExecutionResponse.of(execution).dump(), indent=2))
-    steps = ExecutionDetailsResponse.of(details).dump()["pipelineExecutions"]
+    steps = VamsExecutionDetails.of(details).dump()["pipelines"]
     print(f"{len(steps)} steps, run {execution.status.value}")
     try:
         app.get("no-such-run")

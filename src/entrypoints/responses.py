@@ -32,13 +32,11 @@ from domain.events import ExecutionEvent
 from domain.execution import (
     Artifact,
     ExecutionConfiguration,
-    ExecutionDetails,
     ExecutionInput,
     OutputFile,
     OutputMetadata,
     OutputResult,
     PipelineExecution,
-    StepDetails,
     StepInputConfiguration,
     StepInputMetadata,
     StepLog,
@@ -48,10 +46,11 @@ from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.paging import Page
 from domain.permission_templates import ROLE_NAME_VARIABLE, PermissionTemplate
 from domain.redaction import REDACTED, is_secret_name, redact, redact_lines, redact_optional
-from domain.stages import StageState, SubExecutionState, SubExecutionWarning
+from domain.stages import SubExecutionWarning
 from domain.sub_processes import SubExecutionStop
 from domain.truncation import TruncatedCollection
 from domain.workflow import StepDefinition, WorkflowDefinition, WorkflowVersion
+from entrypoints.shown_run import shown_run, shown_text
 from entrypoints.withheld import resource_name, without_arns
 
 
@@ -83,7 +82,8 @@ class ExecutionResponse(Response):
     `executionError`, never the run log, which only the logs route returns (seed 000 scopes
     full log retrieval to it, and some templates deny it; VAMS's lists and details do the same).
     No ARN: VAMS keeps its state machines' and executions' ARNs from its callers (`wfx
-    describe` is where an operator reads them)."""
+    describe` is where an operator reads them). Its values are the run's one mapping
+    (entrypoints.shown_run), dates kept to the microsecond."""
 
     workflow_execution_id: str
     workflow_database_id: str
@@ -111,36 +111,7 @@ class ExecutionResponse(Response):
 
     @classmethod
     def of(cls, execution: WorkflowExecution) -> Self:
-        return cls(
-            workflow_execution_id=execution.workflow_execution_id,
-            workflow_database_id=execution.workflow_database_id,
-            workflow_id=execution.workflow_id,
-            workflow_version=execution.workflow_version,
-            execution_group_id=execution.execution_group_id,
-            execution_status=execution.status.value,
-            execution_start_date=execution.execution_start_date,
-            start_date_estimated=execution.start_date_estimated or None,
-            execution_stop_date=execution.execution_stop_date,
-            last_sfn_sync_check_date=execution.last_sfn_sync_check_date,
-            triggered_by_user_id=execution.triggered_by_user_id,
-            trigger_type=execution.trigger_type.value,
-            orchestrator=execution.orchestrator,
-            execution_error=_shown(execution.execution_error),
-            execution_cause=_shown(execution.execution_cause),
-            redrive_count=execution.redrive_count,
-            redrive_date=execution.redrive_date,
-            redrive_status=execution.redrive_status,
-            redrive_status_reason=execution.redrive_status_reason,
-            client_token=execution.client_token,
-            rerun_of_execution_id=execution.rerun_of_execution_id,
-            abort_requested_date=execution.abort_requested_date,
-            abort_cause=redact_optional(execution.abort_cause),
-        )
-
-
-def _shown(text: str | None) -> str | None:
-    # a Step Functions error names the ARNs it failed on; VAMS shows no ARN
-    return None if text is None else without_arns(redact(text))
+        return cls(**shown_run(execution))
 
 
 class AbortResponse(ExecutionResponse):
@@ -151,7 +122,7 @@ class AbortResponse(ExecutionResponse):
     @classmethod
     def of_abort(cls, execution: WorkflowExecution, warnings: Sequence[str]) -> Self:
         row = ExecutionResponse.of(execution).model_dump()
-        return cls(**row, abort_warnings=tuple(_shown(w) for w in warnings) or None)
+        return cls(**row, abort_warnings=tuple(shown_text(w) for w in warnings) or None)
 
 
 class DeleteResponse(Response):
@@ -170,7 +141,7 @@ class DeleteResponse(Response):
             deleted=result.deleted,
             aborted=result.aborted,
             objects_deleted=result.objects_deleted,
-            abort_warnings=tuple(_shown(w) for w in result.warnings) or None,
+            abort_warnings=tuple(shown_text(w) for w in result.warnings) or None,
         )
 
 
@@ -435,11 +406,12 @@ class StepInputMetadataResponse(Response):
             database_id=row.database_id,
             asset_id=row.asset_id,
             file_path=row.file_path,
-            metadata={key: _metadata_value(key, value) for key, value in row.metadata},
+            metadata={key: metadata_value(key, value) for key, value in row.metadata},
         )
 
 
-def _metadata_value(key: str, value: str) -> str:
+def metadata_value(key: str, value: str) -> str:
+    """As every answer shows a metadata value: a secret's by name withheld, others redacted."""
     return REDACTED if is_secret_name(key) else redact(value)
 
 
@@ -509,7 +481,7 @@ class OutputMetadataResponse(Response):
             workflow_execution_id=row.workflow_execution_id,
             target_file_path=row.target_file_path,
             metadata_key=row.metadata_key,
-            metadata_value=_metadata_value(row.metadata_key, row.value),
+            metadata_value=metadata_value(row.metadata_key, row.value),
         )
 
 
@@ -614,58 +586,6 @@ class AvailableLogResponse(Response):
         )
 
 
-class StageResponse(Response):
-    name: str
-    type: str
-    status: str
-    start_date: UtcDate | None = None
-    stop_date: UtcDate | None = None
-    entries: int
-    retries: int
-    error: str | None = None
-    branch: int | None = None
-    stages: tuple[StageResponse, ...] = ()
-
-    @classmethod
-    def of(cls, stage: StageState) -> Self:
-        return cls(
-            name=stage.name,
-            type=stage.state_type,
-            status=stage.status.value,
-            start_date=stage.start_date,
-            stop_date=stage.stop_date,
-            entries=stage.entries,
-            retries=stage.retries,
-            error=redact_optional(stage.error),
-            branch=stage.branch,
-            stages=tuple(StageResponse.of(child) for child in stage.children),
-        )
-
-
-class SubExecutionResponse(Response):
-    resource_type: str
-    resource_name: str
-    label: str = ""
-    status: str
-    start_date: UtcDate | None = None
-    stop_date: UtcDate | None = None
-    note: str | None = None
-    stages: tuple[StageResponse, ...] = ()
-
-    @classmethod
-    def of(cls, sub: SubExecutionState) -> Self:
-        return cls(
-            resource_type=sub.resource_type,
-            resource_name=resource_name(sub.resource_id),
-            label=sub.label,
-            status=sub.status,
-            start_date=sub.start_date,
-            stop_date=sub.stop_date,
-            note=None if sub.note is None else without_arns(sub.note),
-            stages=tuple(StageResponse.of(stage) for stage in sub.stages),
-        )
-
-
 class SubExecutionWarningResponse(Response):
     pipeline_execution_id: str
     resource_type: str
@@ -680,116 +600,6 @@ class SubExecutionWarningResponse(Response):
             resource_name=resource_name(warning.resource_id),
             message=without_arns(redact(warning.message)),
         )
-
-
-class StepDetailsResponse(Response):
-    pipeline_execution: PipelineExecutionResponse
-    input_configuration: StepInputConfigurationResponse | None = None
-    input_metadata: tuple[StepInputMetadataResponse, ...] = ()
-    output_files: tuple[OutputFileResponse, ...] = ()
-    output_metadata: tuple[OutputMetadataResponse, ...] = ()
-    output_results: tuple[OutputResultResponse, ...] = ()
-    logs: tuple[StepLogResponse, ...] = ()
-    attempts: tuple[AttemptResponse, ...] = ()
-    # every attempt's output files, attempt ascending; outputFiles keeps only each path's latest
-    artifacts: tuple[ArtifactResponse, ...] = ()
-    available_logs: tuple[AvailableLogResponse, ...] = ()
-    sub_executions: tuple[SubExecutionResponse, ...] | None = None
-
-    @classmethod
-    def of(cls, entry: StepDetails, with_sub_executions: bool = False) -> Self:
-        outputs = entry.outputs
-        return cls(
-            pipeline_execution=PipelineExecutionResponse.of(entry.step),
-            input_configuration=None
-            if entry.configuration is None
-            else StepInputConfigurationResponse.of(entry.configuration),
-            input_metadata=tuple(StepInputMetadataResponse.of(r) for r in entry.input_metadata),
-            output_files=tuple(OutputFileResponse.of(r) for r in outputs.files),
-            output_metadata=tuple(OutputMetadataResponse.of(r) for r in outputs.metadata),
-            output_results=tuple(OutputResultResponse.of(r) for r in outputs.results),
-            logs=tuple(StepLogResponse.of(r) for r in outputs.logs),
-            attempts=tuple(AttemptResponse.of(a) for a in entry.attempts),
-            artifacts=tuple(ArtifactResponse.of(r) for r in outputs.artifacts),
-            available_logs=tuple(AvailableLogResponse.of(log) for log in entry.available_logs),
-            sub_executions=tuple(SubExecutionResponse.of(s) for s in entry.sub_executions)
-            if with_sub_executions
-            else None,
-        )
-
-
-class ExecutionDetailsResponse(Response):
-    """wfx's own details document, the viewer's and the Python API's (the details route and
-    `show --json` answer VAMS's: entrypoints.vams_details): the main row, its configuration and
-    inputs, the steps in chain order.
-
-    Every collection is bounded; `truncatedCollections` is always present and names each one
-    that was cut by VAMS's name (`[]` when none was: `inputFiles`, `outputs.files`, ...), and
-    wfx's `truncatedCollectionPages` says for each its path, its counts and the token that pages
-    its rest through the details/metadata route (ExecutionMetadataPageResponse).
-    """
-
-    execution: ExecutionResponse
-    configuration: ExecutionConfigurationResponse | None = None
-    inputs: tuple[ExecutionInputResponse, ...] = ()
-    pipeline_executions: tuple[StepDetailsResponse, ...] = ()
-    available_log_warnings: tuple[str, ...] | None = None
-    sub_execution_warnings: tuple[SubExecutionWarningResponse, ...] | None = None
-    truncated_collections: tuple[str, ...] = ()
-    truncated_collection_pages: tuple[TruncatedCollectionResponse, ...] = ()
-    # present when the run has an approval step: its gates' requests and decisions, oldest first
-    approvals: tuple[ApprovalResponse, ...] | None = None
-
-    @classmethod
-    def of(cls, details: ExecutionDetails, with_sub_executions: bool = False) -> Self:
-        return cls(
-            execution=ExecutionResponse.of(details.execution),
-            configuration=None
-            if details.configuration is None
-            else ExecutionConfigurationResponse.of(details.configuration),
-            inputs=tuple(ExecutionInputResponse.of(row) for row in details.inputs),
-            pipeline_executions=tuple(
-                StepDetailsResponse.of(entry, with_sub_executions) for entry in details.steps
-            ),
-            # present only when a log destination could not be looked up (never a failure)
-            available_log_warnings=tuple(_shown(w) for w in details.log_warnings) or None,
-            sub_execution_warnings=tuple(
-                SubExecutionWarningResponse.of(w) for w in details.sub_execution_warnings
-            )
-            if with_sub_executions
-            else None,
-            truncated_collections=vams_collection_names(
-                cut.collection for cut in details.truncated_collections
-            ),
-            truncated_collection_pages=tuple(
-                TruncatedCollectionResponse.of(cut) for cut in details.truncated_collections
-            ),
-            approvals=None
-            if details.approvals is None
-            else tuple(ApprovalResponse.of(request) for request in details.approvals),
-        )
-
-
-class ExecutionPageResponse(Response):
-    """A newest-first page; `NextToken` continues it (seed 000's list answer)."""
-
-    items: tuple[ExecutionResponse, ...] = Field(alias="Items")
-    next_token: str | None = Field(default=None, alias="NextToken")
-    # the start-date window an HTTP list applied (VAMS says it back), as YYYY-MM-DDTHH:MM:SSZ
-    filter_start_date: str | None = None
-    filter_end_date: str | None = None
-
-    @classmethod
-    def of(cls, page: Page[WorkflowExecution]) -> Self:
-        return cls(
-            items=tuple(ExecutionResponse.of(e) for e in page.items), next_token=page.next_token
-        )
-
-    def dump(self) -> dict[str, Any]:
-        # NextToken is said even when there is none: a client pages until it is null
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True) | {
-            "NextToken": self.next_token
-        }
 
 
 # -- workflows and assets -------------------------------------------------------------------------
@@ -921,7 +731,7 @@ class AssetFileResponse(Response):
             s3_bucket=asset_file.bucket,
             asset_root_s3_key=asset_file.asset_root_key,
             modified_at=asset_file.modified_at,
-            metadata={key: _metadata_value(key, value) for key, value in asset_file.metadata},
+            metadata={key: metadata_value(key, value) for key, value in asset_file.metadata},
         )
 
 
@@ -943,7 +753,7 @@ class LogSourceResponse(AvailableLogResponse):
             read_status=report.status.value,
             execution_filtered=report.execution_filtered,
             next_token=report.next_token,
-            problem=_shown(report.problem),
+            problem=shown_text(report.problem),
         )
 
 
@@ -1127,7 +937,7 @@ class _PageResponse(Response):
     next_token: str | None = Field(default=None, alias="NextToken")
 
     def dump(self) -> dict[str, Any]:
-        # NextToken is said even when there is none, as ExecutionPageResponse says it
+        # NextToken is said even when there is none: a client pages until it is null
         return self.model_dump(mode="json", by_alias=True, exclude_none=True) | {
             "NextToken": self.next_token
         }

@@ -17,6 +17,7 @@ from typing import Any, Self
 
 from pydantic import Field
 
+from domain.authorization import AssetKey
 from domain.execution import (
     ExecutionDetails,
     ExecutionInput,
@@ -26,7 +27,7 @@ from domain.execution import (
     StepDetails,
     StepInputMetadata,
 )
-from domain.redaction import REDACTED, is_secret_name, redact, redact_optional
+from domain.redaction import redact, redact_optional
 from domain.result_text import ResultText
 from domain.stages import StageState, SubExecutionState
 from domain.workflow import ExecutionType
@@ -36,7 +37,6 @@ from entrypoints.responses import (
     AttemptResponse,
     AvailableLogResponse,
     ExecutionConfigurationResponse,
-    ExecutionResponse,
     RegisteredLogResponse,
     RegisteredSubExecutionResponse,
     StepInputConfigurationResponse,
@@ -44,8 +44,10 @@ from entrypoints.responses import (
     SubExecutionStopResponse,
     SubExecutionWarningResponse,
     TruncatedCollectionResponse,
+    metadata_value,
     vams_collection_names,
 )
+from entrypoints.vams_execution_list import ExecutionRow
 from entrypoints.vams_responses import VamsResponse
 from entrypoints.withheld import resource_name, without_arns
 
@@ -57,11 +59,6 @@ def _date(moment: datetime | None) -> str:
 
 def _optional_date(moment: datetime | None) -> str | None:
     return None if moment is None else _date(moment)
-
-
-def metadata_value(key: str, value: str) -> str:
-    # as every answer shows a metadata value: a secret's by name withheld, others redacted
-    return REDACTED if is_secret_name(key) else redact(value)
 
 
 # -- a step: VAMS's pipeline entry ---------------------------------------------------------------
@@ -286,14 +283,14 @@ class VamsOutputFile(VamsResponse):
     attempt: int | None = None
 
     @classmethod
-    def of(cls, row: OutputFile, step: PipelineExecution, target: tuple[str, str] | None) -> Self:
+    def of(cls, row: OutputFile, step: PipelineExecution, target: AssetKey | None) -> Self:
         return cls(
             relative_file_path=row.relative_file_path,
             file_type=row.file_type,
             file_size=row.size,
             s3_version_id=row.version_id or None,
-            database_id=target[0] if target else None,
-            asset_id=target[1] if target else None,
+            database_id=target.database_id if target else None,
+            asset_id=target.asset_id if target else None,
             pipeline_id=step.pipeline_id,
             pipeline_execution_id=step.pipeline_execution_id,
             etag=row.etag,
@@ -411,15 +408,20 @@ class VamsExecutionDetails(VamsResponse):
 
     @classmethod
     def of(cls, details: ExecutionDetails, with_sub_executions: bool = False) -> Self:
-        run = ExecutionResponse.of(details.execution)
         configuration = details.configuration
         target = (
-            (configuration.output_database_id, configuration.output_asset_id)
+            AssetKey(
+                database_id=configuration.output_database_id,
+                asset_id=configuration.output_asset_id,
+            )
             if configuration is not None
             and configuration.output_database_id
             and configuration.output_asset_id
             else None
         )
+        # the run's fields as the list row says them; the details leave out a group not set
+        run = ExecutionRow.of(details.execution, target).model_dump(mode="json")
+        run["execution_group_id"] = details.execution.execution_group_id
         metadata = [
             VamsInputMetadata.of(row, entry.step)
             for entry in details.steps
@@ -430,24 +432,12 @@ class VamsExecutionDetails(VamsResponse):
             shown = SubExecutionWarningResponse.of(warning)
             warnings.setdefault(warning.pipeline_execution_id, []).append(shown.message)
         return cls(
-            workflow_execution_id=run.workflow_execution_id,
-            workflow_id=run.workflow_id,
-            workflow_database_id=run.workflow_database_id,
+            **run,
             # read from the definition as VAMS reads its workflow's: a wfx workflow is named by
             # its id; "" when the definition is not found (VAMS's client then shows the id)
             workflow_name=details.workflow.workflow_id if details.workflow else "",
             workflow_description=details.workflow.description if details.workflow else "",
             workflow_system_config={},
-            execution_status=run.execution_status,
-            execution_start_date=_date(run.execution_start_date),
-            execution_stop_date=_date(run.execution_stop_date),
-            trigger_type=run.trigger_type,
-            triggered_by_user_id=run.triggered_by_user_id,
-            execution_error=run.execution_error or "",
-            execution_group_id=run.execution_group_id,
-            output_location_type="asset" if target else "none",
-            output_database_id=target[0] if target else "",
-            output_asset_id=target[1] if target else "",
             pipelines=tuple(
                 VamsPipeline.of(
                     entry,
@@ -485,19 +475,6 @@ class VamsExecutionDetails(VamsResponse):
                 results=tuple(result for entry in details.steps for result in _results(entry)),
             ),
             truncated_collections=_vams_truncated(details),
-            workflow_version=run.workflow_version,
-            orchestrator=run.orchestrator,
-            execution_cause=run.execution_cause,
-            start_date_estimated=run.start_date_estimated,
-            last_sfn_sync_check_date=_optional_date(run.last_sfn_sync_check_date),
-            redrive_count=run.redrive_count,
-            redrive_date=_optional_date(run.redrive_date),
-            redrive_status=run.redrive_status,
-            redrive_status_reason=run.redrive_status_reason,
-            client_token=run.client_token,
-            rerun_of_execution_id=run.rerun_of_execution_id,
-            abort_requested_date=_optional_date(run.abort_requested_date),
-            abort_cause=run.abort_cause,
             configuration=None
             if configuration is None
             else ExecutionConfigurationResponse.of(configuration),

@@ -20,9 +20,8 @@ from pydantic import Field, PlainSerializer
 from domain.authorization import AssetKey
 from domain.execution import WorkflowExecution
 from domain.paging import Page
-from domain.redaction import redact, redact_optional
+from entrypoints.shown_run import shown_run
 from entrypoints.vams_responses import VamsResponse
-from entrypoints.withheld import without_arns
 
 
 def _seconds(moment: datetime) -> str:
@@ -65,39 +64,18 @@ class ExecutionRow(VamsResponse):
 
     @classmethod
     def of(cls, execution: WorkflowExecution, output: AssetKey | None) -> Self:
+        run = shown_run(execution)
         return cls(
-            workflow_execution_id=execution.workflow_execution_id,
-            workflow_id=execution.workflow_id,
-            workflow_database_id=execution.workflow_database_id,
-            execution_status=execution.status.value,
-            execution_start_date=execution.execution_start_date,
-            execution_stop_date=execution.execution_stop_date or "",
-            trigger_type=execution.trigger_type.value,
-            triggered_by_user_id=execution.triggered_by_user_id,
-            execution_group_id=execution.execution_group_id or "",
-            output_location_type="none" if output is None else "asset",
-            output_asset_id="" if output is None else output.asset_id,
-            output_database_id="" if output is None else output.database_id,
-            execution_error=_shown(execution.execution_error) or "",
-            workflow_version=execution.workflow_version,
-            orchestrator=execution.orchestrator,
-            start_date_estimated=execution.start_date_estimated or None,
-            last_sfn_sync_check_date=execution.last_sfn_sync_check_date,
-            execution_cause=_shown(execution.execution_cause),
-            redrive_count=execution.redrive_count,
-            redrive_date=execution.redrive_date,
-            redrive_status=execution.redrive_status,
-            redrive_status_reason=execution.redrive_status_reason,
-            client_token=execution.client_token,
-            rerun_of_execution_id=execution.rerun_of_execution_id,
-            abort_requested_date=execution.abort_requested_date,
-            abort_cause=redact_optional(execution.abort_cause),
+            **run
+            | {
+                "execution_stop_date": run["execution_stop_date"] or "",
+                "execution_group_id": run["execution_group_id"] or "",
+                "execution_error": run["execution_error"] or "",
+                "output_location_type": "none" if output is None else "asset",
+                "output_asset_id": "" if output is None else output.asset_id,
+                "output_database_id": "" if output is None else output.database_id,
+            }
         )
-
-
-def _shown(text: str | None) -> str | None:
-    # a Step Functions error names the ARNs it failed on; VAMS shows no ARN
-    return None if text is None else without_arns(redact(text))
 
 
 class AssetExecutionRow(ExecutionRow):

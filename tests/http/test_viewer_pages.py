@@ -4,6 +4,7 @@ logs only for those allowed, filters with the JSON list's errors, escaping, secu
 
 from __future__ import annotations
 
+import html
 import re
 import sys
 from collections.abc import Iterator
@@ -426,6 +427,48 @@ def test_an_output_file_link_is_url_encoded_and_serves_the_file(
     served = viewer.get(link)
     assert served.status_code == 200, served.text
     assert served.headers["content-type"].startswith("image/svg+xml")
+
+
+def _section(page: str, heading_id: str) -> str:
+    """The text of one section of a page, its markup dropped."""
+    found = re.search(rf'aria-labelledby="{heading_id}".*?</section>', page, re.S)
+    assert found, heading_id
+    return html.unescape(re.sub(r"<[^>]+>", " ", found.group(0)))
+
+
+def test_the_execution_page_shows_what_the_details_route_says(
+    viewer: TestClient, service: Service
+) -> None:
+    run = service.execution_id
+    answer = service.client.get(
+        f"/workflows/executions/{run}/details", headers=service.as_user(ADMIN, ("admin",))
+    )
+    assert answer.status_code == 200, answer.text
+    details = answer.json()["message"]
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{run}").text
+
+    summary = _section(page, "summary-h")
+    for key in ("executionStatus", "triggeredByUserId", "triggerType", "orchestrator"):
+        assert details[key] in summary, key
+    steps = " ".join(_section(page, "steps-h").split())
+    assert details["pipelines"]
+    for step in details["pipelines"]:
+        shown = f"{step['executionStatus']} {step['pipelineId']} {step['pipelineExecutionType']}"
+        assert shown in steps
+    inputs = _section(page, "inputs-h")
+    assert details["resolvedInputFiles"]
+    for row in details["resolvedInputFiles"]:
+        assert row["inputAssetFileKey"] in inputs and row["versionId"] in inputs
+    outputs = " ".join(_section(page, "outputs-h").split())
+    assert details["outputs"]["files"]
+    for file in details["outputs"]["files"]:
+        said = f"{file['pipelineId']}: {file['relativeFilePath']} {file['fileSize']} bytes"
+        assert said in outputs and file.get("s3VersionId", "") in outputs
+    metadata = _section(page, "metadata-h")
+    assert details["outputs"]["metadata"]
+    for row in details["outputs"]["metadata"]:
+        assert row["metadataKey"] in metadata and row["metadataValue"] in metadata
 
 
 def test_the_workflows_page_lists_versions_and_steps(viewer: TestClient, service: Service) -> None:

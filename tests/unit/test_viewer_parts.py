@@ -59,18 +59,14 @@ def test_a_browser_is_tried_only_with_a_display(monkeypatch: pytest.MonkeyPatch)
 
 def test_the_timeline_places_steps_and_retried_attempts_on_one_axis() -> None:
     details = {
-        "execution": {
-            "executionStartDate": "2026-01-01T00:00:00Z",
-            "executionStopDate": "2026-01-01T00:00:10Z",
-        },
-        "pipelineExecutions": [
+        "executionStartDate": "2026-01-01T00:00:00Z",
+        "executionStopDate": "2026-01-01T00:00:10Z",
+        "pipelines": [
             {
-                "pipelineExecution": {
-                    "pipelineId": "a",
-                    "status": "SUCCEEDED",
-                    "startDate": "2026-01-01T00:00:00Z",
-                    "stopDate": "2026-01-01T00:00:05Z",
-                },
+                "pipelineId": "a",
+                "executionStatus": "SUCCEEDED",
+                "executionStartDate": "2026-01-01T00:00:00Z",
+                "executionStopDate": "2026-01-01T00:00:05Z",
                 "attempts": [
                     {
                         "attempt": 1,
@@ -87,14 +83,19 @@ def test_the_timeline_places_steps_and_retried_attempts_on_one_axis() -> None:
                 ],
             },
             {
-                "pipelineExecution": {
-                    "pipelineId": "b",
-                    "status": "RUNNING",
-                    "startDate": "2026-01-01T00:00:05Z",
-                },
+                "pipelineId": "b",
+                "executionStatus": "RUNNING",
+                "executionStartDate": "2026-01-01T00:00:05Z",
+                "executionStopDate": "",
                 "attempts": [],
             },
-            {"pipelineExecution": {"pipelineId": "c", "status": "NEW"}, "attempts": []},
+            {
+                "pipelineId": "c",
+                "executionStatus": "NEW",
+                "executionStartDate": "",
+                "executionStopDate": "",
+                "attempts": [],
+            },
         ],
     }
     shown = timeline_of(details, now=datetime(2026, 1, 1, 0, 0, 10, tzinfo=UTC))
@@ -106,4 +107,4 @@ def test_the_timeline_places_steps_and_retried_attempts_on_one_axis() -> None:
         ("a attempt 2", "attempt", 30.0, 20.0),
         ("b", "step", 50.0, 50.0),
     ]
-    assert timeline_of({"execution": {}}) is None
+    assert timeline_of({"executionStartDate": ""}) is None

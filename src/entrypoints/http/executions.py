@@ -98,7 +98,7 @@ def list_executions(
     )
     page = _readable_page(wfx, caller, query)
     answer = ExecutionListAnswer(
-        message=ExecutionList.of(page, _outputs(wfx, page), listing.echo(wfx.clock()))
+        message=ExecutionList.of(page, read_outputs(wfx, page), listing.echo(wfx.clock()))
     )
     return JSONResponse(answer.dump())
 
@@ -161,7 +161,7 @@ def _asset_page(
     ids = [e.workflow_execution_id for e in page.items]
     keys = wfx.read_asset_input_keys().execute(asset, ids)
     listed = AssetExecutionList.on_asset(
-        page, _outputs(wfx, page), asset, keys, listing.echo(wfx.clock())
+        page, read_outputs(wfx, page), asset, keys, listing.echo(wfx.clock())
     )
     return JSONResponse(AssetExecutionListAnswer(message=listed).dump())
 
@@ -172,7 +172,8 @@ def _readable_page(wfx: App, caller: Caller, query: ListExecutionsQuery) -> Page
     )
 
 
-def _outputs(wfx: App, page: Page[WorkflowExecution]) -> dict[str, AssetKey | None]:
+def read_outputs(wfx: App, page: Page[WorkflowExecution]) -> dict[str, AssetKey | None]:
+    """Each listed run's output asset, as VAMS's rows name it: one read for the page."""
     return wfx.read_output_targets().execute([e.workflow_execution_id for e in page.items])
 
 

@@ -1,5 +1,6 @@
-"""`/executions/{id}`: one run as its JSON routes describe it - details with derived stages,
-events, approvals, costs, logs - each part only as far as the caller may read it; one log
+"""`/executions/{id}`: one run as its JSON routes describe it - VAMS's details document (with
+sub-executions and their stages), events, approvals, costs, logs - each part only as far as the
+caller may read it; one log
 source on its own (`/executions/{id}/logs/{logId}`, polled while its step runs); an output
 file's body for a preview or a download."""
 
@@ -25,11 +26,8 @@ from entrypoints.http.route_table import EXECUTIONS
 from entrypoints.http.viewer.rendering import TERMINAL, render
 from entrypoints.http.viewer.timeline import timeline_of
 from entrypoints.http.viewer.visit import Viewer
-from entrypoints.responses import (
-    ExecutionDetailsResponse,
-    ExecutionEventsResponse,
-    ExecutionLogsResponse,
-)
+from entrypoints.responses import ExecutionEventsResponse, ExecutionLogsResponse
+from entrypoints.vams_details import VamsExecutionDetails
 
 router = APIRouter(include_in_schema=False)
 
@@ -50,7 +48,8 @@ def _read_details(page: Viewer, execution_id: str) -> dict[str, Any]:
         workflow_execution_id=execution_id, include_sub_executions=True
     )
     details = page.wfx.get_execution_details().execute(query)
-    return ExecutionDetailsResponse.of(details, with_sub_executions=True).dump()
+    # the details route's own document: the page shows what the API says, never more
+    return VamsExecutionDetails.of(details, with_sub_executions=True).dump()
 
 
 def _events(page: Viewer, execution_id: str) -> dict[str, Any] | None:
@@ -101,27 +100,24 @@ def _decidable(page: Viewer, approvals: list[dict[str, Any]]) -> set[str]:
 @router.get("/executions/{execution_id}")
 def execution(page: Viewer, execution_id: ExecutionId) -> Response:
     details = _read_details(page, execution_id)
-    run = details["execution"]
-    status = run["executionStatus"]
+    status = details["executionStatus"]
     logs_allowed = _may_read_logs(page, execution_id)
     sources = []
-    for entry in details.get("pipelineExecutions", ()):
-        step = entry["pipelineExecution"]
-        for source in entry.get("availableLogs", ()):
+    for step in details["pipelines"]:
+        for source in step.get("availableLogs", ()):
             lines = _log_lines(page, execution_id, source["logId"]) if logs_allowed else None
             sources.append(
                 {
                     "source": source,
                     "step": step,
                     "lines": lines,
-                    "live": step["status"] not in TERMINAL,
+                    "live": step["executionStatus"] not in TERMINAL,
                 }
             )
     run_log = _log_lines(page, execution_id, None) if logs_allowed else None
     approvals = list(details.get("approvals") or ())
-    context = {
-        "details": details,
-        "run": run,
+    context: dict[str, Any] = {
+        "run": details,
         "timeline": timeline_of(details),
         "events": _events(page, execution_id),
         "costs": _costs(page, execution_id),
@@ -134,7 +130,7 @@ def execution(page: Viewer, execution_id: ExecutionId) -> Response:
         and page.may_route(f"{EXECUTIONS}/{execution_id}/abort", Action.POST),
         "may_redrive": status in TERMINAL
         and status != "SUCCEEDED"
-        and run.get("redriveStatus", "REDRIVABLE") == "REDRIVABLE"
+        and details.get("redriveStatus", "REDRIVABLE") == "REDRIVABLE"
         and page.may_route(f"{EXECUTIONS}/{execution_id}/redrive", Action.POST),
         "open": status not in TERMINAL,
         "previewed": PREVIEWED,
@@ -150,9 +146,9 @@ def log_source(
     """One source's lines; polled by the page while its step runs."""
     details = _read_details(page, execution_id)
     found = [
-        (entry["pipelineExecution"], source)
-        for entry in details.get("pipelineExecutions", ())
-        for source in entry.get("availableLogs", ())
+        (step, source)
+        for step in details["pipelines"]
+        for source in step.get("availableLogs", ())
         if source["logId"] == log_id
     ]
     if not _may_read_logs(page, execution_id):
@@ -160,8 +156,11 @@ def log_source(
     else:
         page.require_route(f"{EXECUTIONS}/{execution_id}/logs")
         lines = _log_lines(page, execution_id, log_id)
-    step, source = found[0] if found else ({"status": "", "pipelineId": ""}, {"logId": log_id})
-    entry = {"source": source, "step": step, "lines": lines, "live": step["status"] not in TERMINAL}
+    step, source = (
+        found[0] if found else ({"executionStatus": "", "pipelineId": ""}, {"logId": log_id})
+    )
+    live = step["executionStatus"] not in TERMINAL
+    entry = {"source": source, "step": step, "lines": lines, "live": live}
     return render(
         page.request,
         "_log_source.html",

@@ -17,11 +17,11 @@ from application.validation_messages import describe_validation_error
 from domain.errors import DomainError
 from domain.statuses import ExecutionStatus
 from entrypoints.http.errors import status_of
-from entrypoints.http.executions import paired
+from entrypoints.http.executions import paired, read_outputs
 from entrypoints.http.route_table import EXECUTIONS
 from entrypoints.http.viewer.rendering import TERMINAL, render
 from entrypoints.http.viewer.visit import Viewer
-from entrypoints.responses import ExecutionPageResponse
+from entrypoints.vams_execution_list import ExecutionList
 
 router = APIRouter(include_in_schema=False)
 
@@ -71,7 +71,8 @@ def _listing(page: Viewer, filters: dict[str, str | None], token: str | None) ->
             raise
         context["problem"], context["status_code"] = str(error), 400
         return context
-    answer = ExecutionPageResponse.of(listed).dump()
+    # the list route's own document (its rows, its NextToken): the page shows what the API says
+    answer = ExecutionList.of(listed, read_outputs(page.wfx, listed)).dump()
     context["items"] = answer["Items"]
     if answer.get("NextToken"):
         more = {k: v for k, v in f.items() if v is not None} | {

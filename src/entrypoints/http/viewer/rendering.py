@@ -73,11 +73,6 @@ def _step_duration(start: str | None, stop: str | None, attempts: list[dict[str,
     return _said(step_span(_moment(start), _moment(stop), spans))
 
 
-def _precise_duration(start: str | None, stop: str | None) -> str:
-    """A sub-execution's stage: Step Functions' dates keep milliseconds."""
-    return _said(Span(_moment(start), _moment(stop), whole_seconds=False))
-
-
 def _environment() -> Environment:
     environment = Environment(
         loader=FileSystemLoader(TEMPLATES),
@@ -91,7 +86,6 @@ def _environment() -> Environment:
     environment.filters["redact"] = redact
     environment.globals["duration"] = _duration
     environment.globals["step_duration"] = _step_duration
-    environment.globals["precise_duration"] = _precise_duration
     environment.globals["TERMINAL"] = TERMINAL
     return environment
 

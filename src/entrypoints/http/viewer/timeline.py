@@ -39,26 +39,23 @@ def _moment(text: str | None) -> datetime | None:
 
 
 def timeline_of(details: dict[str, Any], now: datetime | None = None) -> Timeline | None:
-    """None for a run with nothing started yet."""
+    """From VAMS's details document; None for a run with nothing started yet."""
     moment = now or datetime.now(UTC)
-    execution = details["execution"]
-    begun = _moment(execution.get("executionStartDate"))
+    begun = _moment(details.get("executionStartDate"))
     if begun is None:
         return None
-    ended = _moment(execution.get("executionStopDate"))
+    ended = _moment(details.get("executionStopDate"))
     spans: list[tuple[str, str, str, datetime, datetime | None]] = []
-    for entry in details.get("pipelineExecutions", ()):
-        step = entry["pipelineExecution"]
-        started = _moment(step.get("startDate"))
+    for step in details.get("pipelines", ()):
+        name, status = step["pipelineId"], step["executionStatus"]
+        started = _moment(step.get("executionStartDate"))
         if started is not None:
-            spans.append(
-                (step["pipelineId"], step["status"], "step", started, _moment(step.get("stopDate")))
-            )
-        attempts = entry.get("attempts", ())
+            spans.append((name, status, "step", started, _moment(step.get("executionStopDate"))))
+        attempts = step.get("attempts", ())
         for attempt in attempts if len(attempts) > 1 else ():
             spans.append(
                 (
-                    f"{step['pipelineId']} attempt {attempt['attempt']}",
+                    f"{name} attempt {attempt['attempt']}",
                     attempt["status"],
                     "attempt",
                     _moment(attempt["startDate"]) or begun,
