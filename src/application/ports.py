@@ -15,7 +15,6 @@ from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
     ExecutionInput,
-    LaunchRecords,
     OutputFile,
     OutputMetadata,
     OutputResult,
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
     from domain.logs import RegisteredSubExecution
     from domain.migration import MigratedRun, TableItemShapes
     from domain.paging import Page
-    from domain.run import Run, RunChange
+    from domain.run import Run
     from domain.run_write import RunWrite, VersionedStep
     from domain.sub_processes import StopAttempt
     from domain.workflow import WorkflowDefinition, WorkflowVersion
@@ -100,21 +99,10 @@ class SchemaAdministration(Protocol):
 
 
 class RunStore(Protocol):
-    """A run's main row: its launch, its changes under a guard, the run as one aggregate, its
-    permanent delete."""
-
-    def add_launch(self, records: LaunchRecords) -> None: ...
+    """A run's main row, the run as one aggregate, its permanent delete (its writes are
+    RunWriter's)."""
 
     def get_execution(self, workflow_execution_id: str) -> WorkflowExecution: ...
-
-    def update_execution(self, change: RunChange) -> WorkflowExecution | None:
-        """Write what `change.after` changes from `change.before`, in one conditional write that
-        holds only while the stored row meets `change.guard`; attributes it does not change keep
-        what is stored. The row as stored afterwards, or None (nothing written) when the guard
-        does not hold. ExecutionNotFoundError when there is no such row. A store may answer a
-        transition decided on the row as it last read it with what it wrote, reading nothing
-        back: a lease another process renewed meanwhile then shows as `change.before` had it."""
-        ...
 
     def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
         """The run's main row, its steps (only that one, when a step is named) and their
@@ -232,9 +220,9 @@ class ExecutionStore(SchemaAdministration, RunLifecycleStore, ExecutionQueries, 
     """All execution tables, as each storage adapter implements them; a use case asks for the
     narrowest part it needs. Each call is one atomic write or one consistent read.
 
-    Getters raise ExecutionNotFoundError / PipelineExecutionNotFoundError; add_launch raises
-    ExecutionAlreadyExistsError. Guarded writes return False or None, writing nothing, when the
-    stored row does not meet their guard.
+    Getters raise ExecutionNotFoundError / PipelineExecutionNotFoundError; a launch's write
+    raises ExecutionAlreadyExistsError. Guarded writes return False or None, writing nothing,
+    when the stored row does not meet their guard.
     """
 
 

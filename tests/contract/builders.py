@@ -14,7 +14,7 @@ from adapters.sqlite.schema import build_schema
 from adapters.sub_process_dispatch import DispatchingSubProcessController
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import TableNames
-from application.ports import ExecutionStore, WorkflowDefinitions
+from application.ports import ExecutionStore, RunWriter, WorkflowDefinitions
 from application.run_writes import commit_decided
 from application.use_cases.approvals import PassApprovalGate
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
@@ -40,7 +40,7 @@ from domain.execution import (
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.registration import merge_logs, merge_sub_executions
-from domain.run import StepMove
+from domain.run import RunChange, StepMove
 from domain.run_write import RunWrite, StepRow, VersionedStep
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.sub_processes import SubExecutionStop, merge_stops
@@ -338,6 +338,19 @@ def step_row_saved(
     return store.commit(
         RunWrite.of(step.workflow_execution_id, step_rows=(StepRow(step, expected),))
     )
+
+
+def write_launch(store: RunWriter, records: LaunchRecords) -> None:
+    """A new run's rows written as a launch for a runner elsewhere writes them (LaunchExecution):
+    one write, refused with ExecutionAlreadyExistsError when the id is taken."""
+    store.commit(RunWrite.launched(records))
+
+
+def write_change(store: RunWriter, change: RunChange) -> WorkflowExecution | None:
+    """The main row's `change` as one write of its own: the row as it leaves it, None when the
+    guard refused it (a test putting a run where it needs it)."""
+    written = store.commit(RunWrite.of(change.after.workflow_execution_id, change=change))
+    return change.after if written else None
 
 
 def step_moved(store: ExecutionStore, move: StepMove) -> bool:

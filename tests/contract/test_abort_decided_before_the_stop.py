@@ -14,7 +14,7 @@ from domain.execution import WorkflowExecution
 from domain.run import first_start
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_launch, at, step_id
+from tests.contract.builders import a_launch, at, step_id, write_launch
 
 FIRST, SECOND = step_id("e1", 0), step_id("e1", 1)
 
@@ -48,7 +48,7 @@ class _NoLog:
 def test_a_step_the_runner_ended_during_the_stop_keeps_its_end(
     execution_store: Any, tmp_path: Path
 ) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     assert execution_store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
     abort = AbortExecution(
         execution_store,

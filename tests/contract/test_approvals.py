@@ -27,7 +27,7 @@ from domain.approvals import (
 from domain.errors import ExecutionNotFoundError, InvalidInputError
 from domain.run import Run, RunChange
 from domain.run_write import RunWrite
-from tests.contract.builders import a_launch, at, step_id
+from tests.contract.builders import a_launch, at, step_id, write_change, write_launch
 from tests.integration.test_registration_concurrency import OneRequestAtATime
 
 STORES = ["sqlite_file", "sqlite_memory", "dynamodb"]
@@ -92,7 +92,7 @@ def event_kinds(log: ExecutionEvents, run: str) -> list[tuple[str, str | None, s
 
 def test_an_opened_request_is_stored_with_its_event(backend: Any) -> None:
     store, approvals, log = backend
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     request = a_request("e1", "ap-1")
     assert store.commit(RunWrite.opening(request)) is True
     assert approvals.get("ap-1") == request
@@ -102,7 +102,7 @@ def test_an_opened_request_is_stored_with_its_event(backend: Any) -> None:
 
 def test_opening_again_returns_the_stored_request_and_writes_nothing(backend: Any) -> None:
     store, approvals, log = backend
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     first = opened(store, approvals, a_request("e1", "ap-1", minute=1))
     assert store.commit(RunWrite.opening(a_request("e1", "ap-1", minute=5))) is False
     assert approvals.get("ap-1") == first
@@ -119,7 +119,7 @@ def test_a_request_of_an_unknown_run_is_refused(backend: Any) -> None:
 
 def test_a_request_is_closed_once(backend: Any) -> None:
     store, approvals, log = backend
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     request = opened(store, approvals, a_request("e1", "ap-1"))
     approved = request.decide(Decision.APPROVE, "alice", (), "looks right", at(2))
     rejected = request.decide(Decision.REJECT, "bob", ("reviewers",), "no", at(3))
@@ -141,7 +141,7 @@ def test_a_request_is_closed_once(backend: Any) -> None:
 def test_a_pending_request_takes_a_new_task_token_with_no_event(backend: Any) -> None:
     """A Step Functions task tried again waits on a new token: only the newest is answered."""
     store, approvals, log = backend
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     request = opened(store, approvals, a_request("e1", "ap-1").with_task_token("token-1"))
     events_before = event_kinds(log, "e1")
 
@@ -153,7 +153,7 @@ def test_a_pending_request_takes_a_new_task_token_with_no_event(backend: Any) ->
 
 def test_a_closed_or_unknown_request_keeps_its_task_token(backend: Any) -> None:
     store, approvals, _ = backend
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     request = opened(store, approvals, a_request("e1", "ap-1").with_task_token("token-1"))
     close(store, request.decide(Decision.APPROVE, "alice", (), "", at(2)))
 
@@ -174,7 +174,7 @@ def test_a_request_never_shows_its_task_token_in_its_repr() -> None:
 
 def test_racing_deciders_one_wins(backend: Any) -> None:
     store, approvals, log = backend
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     request = opened(store, approvals, a_request("e1", "ap-1"))
     outcomes: list[bool] = []
     lock = threading.Lock()
@@ -201,7 +201,7 @@ def test_pending_requests_are_listed_newest_first_and_leave_the_list_once_closed
 ) -> None:
     store, approvals, _ = backend
     for run in ("e1", "e2", "e3"):
-        store.add_launch(a_launch(run))
+        write_launch(store, a_launch(run))
     requests = [
         opened(store, approvals, a_request(run, f"ap-{n}", minute=n))
         for n, run in enumerate(("e1", "e2", "e3", "e1"), 1)
@@ -217,7 +217,7 @@ def test_pending_requests_are_listed_newest_first_and_leave_the_list_once_closed
 
 def test_the_lists_page_by_token(backend: Any) -> None:
     store, approvals, _ = backend
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     for n in range(1, 6):
         opened(store, approvals, a_request("e1", f"ap-{n}", minute=n, index=n))
     seen: list[str] = []
@@ -235,7 +235,7 @@ def test_the_lists_page_by_token(backend: Any) -> None:
 
 def test_a_deleted_run_takes_its_requests_with_it(backend: Any) -> None:
     store, approvals, _ = backend
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     opened(store, approvals, a_request("e1", "ap-1"))
     assert store.delete_execution("e1")
     assert approvals.list_for_execution("e1") == []
@@ -246,7 +246,7 @@ def test_a_deleted_run_takes_its_requests_with_it(backend: Any) -> None:
 
 def test_the_expiry_is_the_request_moment_plus_the_timeout(backend: Any) -> None:
     store, approvals, _ = backend
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     request = opened(store, approvals, a_request("e1", "ap-1"))
     stored = approvals.get(request.approval_id)
     assert stored.expires_at - stored.requested_at == timedelta(seconds=60)
@@ -256,13 +256,13 @@ def test_the_expiry_is_the_request_moment_plus_the_timeout(backend: Any) -> None
 
 def _leased(store: ExecutionStore, run: str, owner: str) -> Run:
     taken = store.get_run(run).take_lease(owner, at(1), timedelta(seconds=30))
-    assert store.update_execution(taken) is not None
+    assert write_change(store, taken) is not None
     return store.get_run(run)
 
 
 def test_a_run_parks_at_a_pending_gate_and_is_handed_over_to_any_runner(backend: Any) -> None:
     store, approvals, _ = backend
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     request = opened(store, approvals, a_request("e1", "ap-1"))
     run = _leased(store, "e1", "runner-1")
     soon = at(1) + timedelta(seconds=5)  # the gate's timeout is 60 s
@@ -273,20 +273,20 @@ def test_a_run_parks_at_a_pending_gate_and_is_handed_over_to_any_runner(backend:
     assert not parked.lease_expired(at(60 * 24 * 30), timedelta(seconds=30))
     # a runner cannot take it while it is parked...
     refused = parked.take_lease("runner-2", soon, timedelta(seconds=30))
-    assert store.update_execution(refused) is None
+    assert write_change(store, refused) is None
     # ...and can once the decision handed it over
     handover = parked.hand_over("ap-1", soon, timedelta(seconds=30))
-    assert handover is not None and store.update_execution(handover) is not None
+    assert handover is not None and write_change(store, handover) is not None
     assert store.get_run("e1").hand_over("ap-1", soon, timedelta(seconds=30)) is None
     taken = store.get_run("e1").take_lease("runner-2", soon, timedelta(seconds=30))
-    stored = store.update_execution(taken)
+    stored = write_change(store, taken)
     assert stored is not None and stored.runner_lease is not None
     assert stored.runner_lease.owner == "runner-2"
 
 
 def test_a_decided_gate_is_not_parked_at(backend: Any) -> None:
     store, approvals, _ = backend
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     request = opened(store, approvals, a_request("e1", "ap-1"))
     run = _leased(store, "e1", "runner-1")
     close(store, request.decide(Decision.APPROVE, "alice", (), "", at(2)))
@@ -297,7 +297,7 @@ def test_a_decided_gate_is_not_parked_at(backend: Any) -> None:
 
 def test_a_park_by_a_runner_that_lost_its_lease_is_refused(backend: Any) -> None:
     store, approvals, _ = backend
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     request = opened(store, approvals, a_request("e1", "ap-1"))
     run = _leased(store, "e1", "runner-1")
     assert park(store, request, run.park("runner-old", request, at(2))) is False

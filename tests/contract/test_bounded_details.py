@@ -28,7 +28,7 @@ from domain.execution import (
     StepOutputs,
     artifacts_of,
 )
-from tests.contract.builders import a_launch, at, some_outputs, step_id
+from tests.contract.builders import a_launch, at, some_outputs, step_id, write_launch
 
 FILES = MAX_STEP_ROWS + 5
 
@@ -38,7 +38,7 @@ def big_run(execution_store: ExecutionStore) -> ExecutionStore:
     """Run r1: MAX_INPUTS + 3 inputs, three steps, FILES output files (and their artifacts) on
     its first step."""
     inputs = [("db1:asset1", f"f{n:04d}.obj") for n in range(MAX_INPUTS + 3)]
-    execution_store.add_launch(a_launch("r1", inputs=inputs, steps=3))
+    write_launch(execution_store, a_launch("r1", inputs=inputs, steps=3))
     template = some_outputs("r1", 0).files[0]
     files = tuple(
         template.model_copy(update={"relative_file_path": f"out/{n:04d}.glb"}) for n in range(FILES)
@@ -161,7 +161,7 @@ def test_a_token_not_issued_for_the_collection_is_refused(
 
 
 def test_a_step_of_another_run_or_none_is_not_found(big_run: ExecutionStore) -> None:
-    big_run.add_launch(a_launch("r2"))
+    write_launch(big_run, a_launch("r2"))
     with pytest.raises(PipelineExecutionNotFoundError):
         page(big_run, f"pipelineExecutions[{step_id('r2', 0)}].outputFiles")
     with pytest.raises(PipelineExecutionNotFoundError):

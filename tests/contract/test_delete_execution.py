@@ -17,6 +17,7 @@ from domain.errors import ExecutionStillRunningError
 from domain.execution import execution_log_key, execution_output_prefix, step_auxiliary_prefix
 from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus
+from tests.contract.builders import write_change
 from tests.contract.conftest import BACKENDS
 from tests.contract.test_execution_store_delete import (
     DOOMED,
@@ -44,7 +45,7 @@ def _end(raw: RawTables, execution_id: str) -> None:
         ExecutionStatus.FAILED, at=stored.execution_start_date, log="", error="x"
     )
 
-    assert raw.store.update_execution(RunChange(stored, ended, RunGuard())) is not None
+    assert write_change(raw.store, RunChange(stored, ended, RunGuard())) is not None
 
 
 def _objects_and_files(tmp_path: Path, execution_id: str) -> None:

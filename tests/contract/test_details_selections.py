@@ -12,7 +12,7 @@ from application.use_cases.get_execution_metadata import (
 )
 from domain.execution import ExecutionInput, InputSelection, selection_file_key
 from entrypoints.vams_details import VamsExecutionDetails
-from tests.contract.builders import a_launch, a_selection
+from tests.contract.builders import a_launch, a_selection, write_launch
 
 
 def _folder(row: InputSelection, folder: str | None) -> InputSelection:
@@ -37,8 +37,8 @@ def test_a_run_of_more_files_than_the_bound_keeps_both_its_selections(
     inputs = tuple(
         row.model_copy(update={"selection_key": by_asset[row.asset_id]}) for row in launch.inputs
     )
-    execution_store.add_launch(
-        launch.model_copy(update={"selections": selections, "inputs": inputs})
+    write_launch(
+        execution_store, launch.model_copy(update={"selections": selections, "inputs": inputs})
     )
 
     read = execution_store.get_details("r1", row_limit=ROW_READ_LIMIT)
@@ -59,7 +59,7 @@ def test_a_run_of_more_files_than_the_bound_keeps_both_its_selections(
 
 def test_selections_past_the_bound_are_cut_and_named(execution_store: ExecutionStore) -> None:
     files = [("db1:asset1", f"f-{n:03d}.obj") for n in range(MAX_INPUTS + 5)]
-    execution_store.add_launch(a_launch("r1", inputs=files))
+    write_launch(execution_store, a_launch("r1", inputs=files))
 
     read = execution_store.get_details("r1", row_limit=ROW_READ_LIMIT)
     assert len(read.selections) == ROW_READ_LIMIT  # one past the bound: more exist
@@ -83,6 +83,6 @@ def test_selections_past_the_bound_are_cut_and_named(execution_store: ExecutionS
 
 def test_without_a_row_limit_every_selection_is_read(execution_store: ExecutionStore) -> None:
     files = [("db1:asset1", f"f-{n:03d}.obj") for n in range(7)]
-    execution_store.add_launch(a_launch("r1", inputs=files))
+    write_launch(execution_store, a_launch("r1", inputs=files))
 
     assert len(execution_store.get_details("r1").selections) == 7

@@ -19,7 +19,15 @@ from domain.execution import WorkflowExecution
 from domain.logs import RegisteredLog
 from domain.run import Run, first_start, plain_finish
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_launch, at, registered_on_step, step_id, step_moved
+from tests.contract.builders import (
+    a_launch,
+    at,
+    registered_on_step,
+    step_id,
+    step_moved,
+    write_change,
+    write_launch,
+)
 
 SID = step_id("e1", 0)
 STORES = ["sqlite_file", "sqlite_memory", "dynamodb"]
@@ -50,7 +58,7 @@ def kinds(log: ExecutionEvents) -> list[tuple[int, str, str | None]]:
 
 def test_a_run_s_transitions_are_logged_in_order(store_and_log: Any) -> None:
     store, log, _ = store_and_log
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     assert step_moved(store, first_start("e1", SID, at(1)))
     assert step_moved(
         store, plain_finish("e1", SID, StepStatus.FAILED, "boom password=hunter2", at(2), 1)
@@ -58,7 +66,7 @@ def test_a_run_s_transitions_are_logged_in_order(store_and_log: Any) -> None:
     run = store.get_run("e1")
     end = run.complete(ExecutionStatus.FAILED, at(3), None, "", None)
     assert end is not None
-    store.update_execution(end.change)
+    write_change(store, end.change)
     assert kinds(log) == [
         (1, "ExecutionLaunched", "RUNNING"),
         (2, "StepStarted", "RUNNING"),
@@ -78,19 +86,19 @@ def test_a_run_s_transitions_are_logged_in_order(store_and_log: Any) -> None:
 
 def test_a_refused_transition_logs_nothing(store_and_log: Any) -> None:
     store, log, _ = store_and_log
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     assert step_moved(store, first_start("e1", SID, at(1)))
     assert not step_moved(store, first_start("e1", SID, at(2)))  # started already
     lease = Run(execution=store.get_execution("e1")).renew_lease("me", at(2), at(3) - at(2))
-    assert store.update_execution(lease) is None  # the lease is not "me"'s: refused
+    assert write_change(store, lease) is None  # the lease is not "me"'s: refused
     assert [n for n, _, _ in kinds(log)] == [1, 2, 3]
 
 
 def test_a_lease_change_is_no_transition_and_logs_nothing(store_and_log: Any) -> None:
     store, log, _ = store_and_log
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     take = Run(execution=store.get_execution("e1")).take_lease("me", at(1), at(2) - at(1))
-    assert store.update_execution(take) is not None
+    assert write_change(store, take) is not None
     assert [kind for _, kind, _ in kinds(log)] == ["ExecutionLaunched"]
 
 
@@ -130,7 +138,7 @@ def test_a_step_start_whose_event_fails_is_not_applied(
     store_and_log: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store, _, damage = store_and_log
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     _plant_event(damage, 2, monkeypatch)
     with pytest.raises(FAILED_EVENT_WRITE):
         assert step_moved(store, first_start("e1", SID, at(1)))
@@ -143,12 +151,12 @@ def test_an_abort_request_whose_event_fails_is_not_applied(
     store_and_log: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store, _, damage = store_and_log
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     _plant_event(damage, 2, monkeypatch)
     change = Run(execution=store.get_execution("e1")).request_abort(at(1), "stop it")
     assert change is not None
     with pytest.raises(FAILED_EVENT_WRITE):
-        store.update_execution(change)
+        write_change(store, change)
     execution: WorkflowExecution = store.get_execution("e1")
     assert execution.abort_requested_date is None and execution.status is ExecutionStatus.RUNNING
 
@@ -157,7 +165,7 @@ def test_a_launch_whose_event_fails_is_not_applied(store_and_log: Any) -> None:
     store, _, damage = store_and_log
     _plant_event(damage, 1)
     with pytest.raises(FAILED_EVENT_WRITE):
-        store.add_launch(a_launch("e1"))
+        write_launch(store, a_launch("e1"))
     from domain.errors import ExecutionNotFoundError
 
     with pytest.raises(ExecutionNotFoundError):
@@ -166,11 +174,11 @@ def test_a_launch_whose_event_fails_is_not_applied(store_and_log: Any) -> None:
 
 def test_a_deleted_run_takes_its_events_with_it(store_and_log: Any) -> None:
     store, log, _ = store_and_log
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     assert step_moved(store, first_start("e1", SID, at(1)))
     assert store.delete_execution("e1")
     assert log.events_after("e1", 0, 10).items == ()
-    store.add_launch(a_launch("e1"))  # the id again: its log starts again at 1
+    write_launch(store, a_launch("e1"))  # the id again: its log starts again at 1
     assert [n for n, _, _ in kinds(log)] == [1]
 
 
@@ -192,7 +200,7 @@ def test_a_registration_s_event_is_stamped_with_the_registration_s_moment(
     store_and_log: Any,
 ) -> None:
     store, log, _ = store_and_log
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     registered = RegisteredLog(log_group_name="/aws/batch/job", log_stream_name="s-1")
     registered_on_step(store, "e1", SID, logs=(registered,), registered_at=at(7))
     (event,) = [

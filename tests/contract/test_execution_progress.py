@@ -7,13 +7,13 @@ from application.use_cases.get_execution_progress import (
     GetExecutionProgress,
     GetExecutionProgressQuery,
 )
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, step_id, write_launch
 
 
 def test_progress_is_the_main_row_and_the_steps_in_chain_order(
     execution_store: ExecutionStore,
 ) -> None:
-    execution_store.add_launch(a_launch("r1", steps=3))
+    write_launch(execution_store, a_launch("r1", steps=3))
 
     read = GetExecutionProgress(execution_store).execute(
         GetExecutionProgressQuery(workflow_execution_id="r1")

@@ -5,21 +5,22 @@ from __future__ import annotations
 from application.cost_entries import launch_cost_context, run_cost_context
 from application.ports import ExecutionStore
 from domain.authorization import AccessFacts, AssetKey
-from tests.contract.builders import a_launch
+from tests.contract.builders import a_launch, write_launch
 
 
 def test_the_facts_name_the_workflow_the_assets_read_and_written_and_the_metadata_databases(
     execution_store: ExecutionStore,
 ) -> None:
-    execution_store.add_launch(
+    write_launch(
+        execution_store,
         a_launch(
             "e1",
             workflow="db9:wf1",
             inputs=(("db1:scans", "a.obj"), ("db1:scans", "b.obj"), ("db2:more", "c.obj")),
             output_asset="db3:results",
-        )
+        ),
     )
-    execution_store.add_launch(a_launch("e2", inputs=(), output_asset=None))
+    write_launch(execution_store, a_launch("e2", inputs=(), output_asset=None))
 
     facts = execution_store.access_facts(["e2", "ghost", "e1", "e1"])
 
@@ -48,7 +49,7 @@ def test_the_cost_context_a_launch_knows_is_the_one_read_back(
         inputs=(("db2:more", "c.obj"), ("db1:scans", "a.obj"), ("db1:scans", "b.obj")),
         output_asset="db1:scans",
     )
-    execution_store.add_launch(records)
+    write_launch(execution_store, records)
 
     known = launch_cost_context(records)
 

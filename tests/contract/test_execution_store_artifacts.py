@@ -31,7 +31,7 @@ from domain.execution import (
     execution_output_prefix,
 )
 from domain.statuses import StepStatus
-from tests.contract.builders import a_launch, at, step_id, step_row_saved
+from tests.contract.builders import a_launch, at, step_id, step_row_saved, write_launch
 
 RUN = "e1"
 ROOT = step_id(RUN, 0)
@@ -61,7 +61,7 @@ def artifacts(store: ExecutionStore, step: str = ROOT) -> list[tuple[int, str, s
 
 @pytest.fixture
 def store(execution_store: ExecutionStore) -> ExecutionStore:
-    execution_store.add_launch(a_launch(RUN, steps=2))
+    write_launch(execution_store, a_launch(RUN, steps=2))
     return execution_store
 
 
@@ -159,7 +159,7 @@ def _tables(database: SqliteDatabase) -> set[str]:
 def test_an_older_sqlite_file_gets_the_artifacts_table_on_first_use(
     sqlite_file_execution_store: SqliteExecutionStore, sqlite_file_database: SqliteDatabase
 ) -> None:
-    sqlite_file_execution_store.add_launch(a_launch(RUN))
+    write_launch(sqlite_file_execution_store, a_launch(RUN))
     _without_artifacts_table(sqlite_file_database)
     older = SqliteExecutionStore(sqlite_file_database, TableNames())
 
@@ -173,7 +173,7 @@ def test_an_older_sqlite_file_gets_the_artifacts_table_on_first_use(
 def test_an_older_sqlite_file_gets_the_artifacts_table_from_tables_create(
     sqlite_file_execution_store: SqliteExecutionStore, sqlite_file_database: SqliteDatabase
 ) -> None:
-    sqlite_file_execution_store.add_launch(a_launch(RUN))
+    write_launch(sqlite_file_execution_store, a_launch(RUN))
     sqlite_file_execution_store.add_step_outputs(written(a_file("a.txt", "v1", 1)))
     _without_artifacts_table(sqlite_file_database)
     assert ARTIFACTS_TABLE not in _tables(sqlite_file_database)

@@ -6,7 +6,7 @@ from application.ports import ExecutionStore
 from domain.attempts import AttemptTrigger
 from domain.run import StepMove
 from domain.statuses import StepStatus
-from tests.contract.builders import a_launch, an_attempt, at, step_id, step_moved
+from tests.contract.builders import a_launch, an_attempt, at, step_id, step_moved, write_launch
 
 RUNNING = frozenset({StepStatus.RUNNING})
 
@@ -27,7 +27,7 @@ def open_attempt(store: ExecutionStore, sid: str, number: int, **kw: object) -> 
 def test_attempts_are_listed_by_step_in_the_order_asked_then_attempt_ascending(
     execution_store: ExecutionStore,
 ) -> None:
-    execution_store.add_launch(a_launch("e1", steps=2))
+    write_launch(execution_store, a_launch("e1", steps=2))
     first, second = step_id("e1", 0), step_id("e1", 1)
     run_step(execution_store, first)
     run_step(execution_store, second)
@@ -48,7 +48,7 @@ def test_attempts_are_listed_by_step_in_the_order_asked_then_attempt_ascending(
 
 
 def test_the_details_of_a_run_carry_each_steps_attempts(execution_store: ExecutionStore) -> None:
-    execution_store.add_launch(a_launch("e1", steps=2))
+    write_launch(execution_store, a_launch("e1", steps=2))
     first, second = step_id("e1", 0), step_id("e1", 1)
     run_step(execution_store, first)
     open_attempt(execution_store, first, 1)

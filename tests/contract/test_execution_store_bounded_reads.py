@@ -23,7 +23,7 @@ from adapters.row_collections import ROW_TABLES
 from adapters.tables import TABLE_SPECS
 from application.ports import ExecutionStore, Row, RowCollection
 from domain.execution import OutputFile, StepOutputs
-from tests.contract.builders import a_launch, some_outputs, step_id
+from tests.contract.builders import a_launch, some_outputs, step_id, write_launch
 
 # Keys that sort differently by byte than by insertion order, with a shared prefix and a colon.
 FILE_KEYS = [f"scan-{n:02d}.obj" for n in (7, 3, 11, 0, 5, 9, 1)] + ["scan:extra.obj", "Zed.obj"]
@@ -33,7 +33,7 @@ FILE_KEYS = [f"scan-{n:02d}.obj" for n in (7, 3, 11, 0, 5, 9, 1)] + ["scan:extra
 def wide_run(execution_store: ExecutionStore) -> ExecutionStore:
     """Run r1: nine inputs, and nine output files on its first step."""
     launch = a_launch("r1", inputs=[("db1:asset1", key) for key in FILE_KEYS])
-    execution_store.add_launch(launch)
+    write_launch(execution_store, launch)
     template = some_outputs("r1", 0).files[0]
     files = tuple(
         template.model_copy(update={"relative_file_path": f"mesh-{key}"}) for key in FILE_KEYS

@@ -41,6 +41,7 @@ from tests.contract.builders import (
     step_id,
     step_moved,
     stops_recorded_on_step,
+    write_launch,
 )
 from tests.contract.conftest import BACKENDS
 
@@ -114,7 +115,7 @@ def raw(request: pytest.FixtureRequest) -> RawTables:
 def _a_run_in_every_table(raw: RawTables, execution_id: str) -> None:
     """Rows of the run in each table a run has rows in, as each writer would leave them."""
     store = raw.store
-    store.add_launch(a_launch(execution_id, steps=3))
+    write_launch(store, a_launch(execution_id, steps=3))
     for index in range(3):
         store.add_step_outputs(some_outputs(execution_id, index))
     root = step_id(execution_id, 0)
@@ -199,7 +200,7 @@ def test_deleting_a_run_twice_or_one_never_stored_is_no_error(raw: RawTables) ->
 
 def test_a_run_of_many_steps_goes_whole(raw: RawTables) -> None:
     """More rows than one BatchWriteItem (25) and one SQLite IN list of a wave take."""
-    raw.store.add_launch(a_launch(DOOMED, steps=30, start=MONDAY))
+    write_launch(raw.store, a_launch(DOOMED, steps=30, start=MONDAY))
     for index in range(30):
         raw.store.add_step_outputs(some_outputs(DOOMED, index))
 
@@ -212,7 +213,7 @@ def test_a_sqlite_file_made_before_attempts_were_kept_deletes_a_run_all_the_same
     sqlite_file_execution_store: SqliteExecutionStore, request: pytest.FixtureRequest
 ) -> None:
     raw = RawTables("sqlite_file", request)
-    raw.store.add_launch(a_launch(DOOMED))
+    write_launch(raw.store, a_launch(DOOMED))
     name = TableNames().get_table_name(ResourceKeys.TASK_EXECUTIONS)
     with request.getfixturevalue("sqlite_file_database").write() as connection:
         connection.execute(f'DROP TABLE "{name}"')

@@ -8,7 +8,7 @@ from adapters.records import format_table_date
 from application.ports import AssetDirection, ExecutionRef, ExecutionStore, ListScope
 from domain.errors import InvalidInputError
 from domain.execution import WorkflowExecution
-from tests.contract.builders import a_launch, at
+from tests.contract.builders import a_launch, at, write_launch
 
 # Seven runs: distinct start dates and three sharing one, across two workflows and two groups.
 RUNS = (
@@ -25,8 +25,8 @@ RUNS = (
 @pytest.fixture
 def seven_runs(execution_store: ExecutionStore) -> ExecutionStore:
     for execution_id, start, workflow, group in RUNS:
-        execution_store.add_launch(
-            a_launch(execution_id, start=start, workflow=workflow, group=group)
+        write_launch(
+            execution_store, a_launch(execution_id, start=start, workflow=workflow, group=group)
         )
     return execution_store
 
@@ -120,7 +120,7 @@ def asset_runs(execution_store: ExecutionStore) -> ExecutionStore:
         a_launch("a6", start=at(4), inputs=[("db1:other", "x.obj")], output_asset=None),
     ]
     for records in launches:
-        execution_store.add_launch(records)
+        write_launch(execution_store, records)
     return execution_store
 
 

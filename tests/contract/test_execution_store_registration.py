@@ -17,6 +17,8 @@ from tests.contract.builders import (
     registered_on_step,
     step_id,
     step_moved,
+    write_change,
+    write_launch,
 )
 
 STATE_MACHINE = RegisteredSubExecution(
@@ -49,7 +51,7 @@ def test_a_registration_is_stored_with_the_version_moved_on(
     execution_store: ExecutionStore,
 ) -> None:
     records = a_launch("e1")
-    execution_store.add_launch(records)
+    write_launch(execution_store, records)
     sid = step_id("e1", 1)
     read = execution_store.get_versioned_step("e1", sid)
 
@@ -67,7 +69,7 @@ def test_a_registration_is_stored_with_the_version_moved_on(
 def test_a_write_decided_on_a_version_since_moved_on_is_refused_and_writes_nothing(
     execution_store: ExecutionStore,
 ) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     sid = step_id("e1", 0)
     stale = execution_store.get_versioned_step("e1", sid)
     first = registered_on_step(execution_store, "e1", sid, (STATE_MACHINE,))
@@ -86,7 +88,7 @@ def test_a_write_decided_on_a_version_since_moved_on_is_refused_and_writes_nothi
 def test_registrations_accumulate_each_decided_on_the_stored_lists(
     execution_store: ExecutionStore,
 ) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     sid = step_id("e1", 0)
     registered_on_step(execution_store, "e1", sid, (STATE_MACHINE,), (LOG,))
 
@@ -98,7 +100,7 @@ def test_registrations_accumulate_each_decided_on_the_stored_lists(
 
 
 def test_a_registration_leaves_the_status_fields_alone(execution_store: ExecutionStore) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     sid = step_id("e1", 0)
     assert step_moved(
         execution_store,
@@ -124,7 +126,7 @@ def test_a_registration_leaves_the_status_fields_alone(execution_store: Executio
 def test_a_step_the_execution_does_not_have_is_not_found(
     execution_store: ExecutionStore, execution_id: str, pipeline_execution_id: str
 ) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
 
     with pytest.raises(PipelineExecutionNotFoundError):
         execution_store.get_versioned_step(execution_id, pipeline_execution_id)
@@ -134,7 +136,7 @@ def test_a_write_onto_a_step_the_run_does_not_have_is_not_found_and_writes_nothi
     execution_store: ExecutionStore,
 ) -> None:
     records = a_launch("e1")
-    execution_store.add_launch(records)
+    write_launch(execution_store, records)
     elsewhere = records.steps[0].model_copy(update={"pipeline_execution_id": "e1-step9"})
 
     with pytest.raises(PipelineExecutionNotFoundError):
@@ -144,7 +146,7 @@ def test_a_write_onto_a_step_the_run_does_not_have_is_not_found_and_writes_nothi
 
 
 def test_a_redelivery_adding_nothing_writes_nothing(execution_store: ExecutionStore) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     sid = step_id("e1", 0)
     first = registered_on_step(execution_store, "e1", sid, (STATE_MACHINE,), (LOG,))
     version = execution_store.get_versioned_step("e1", sid).version
@@ -159,10 +161,10 @@ def test_a_registration_onto_a_step_that_has_ended_is_stored(
     execution_store: ExecutionStore,
 ) -> None:
     """As VAMS: what a pipeline reports late is kept, so that an abort can still stop it."""
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     sid = step_id("e1", 0)
     change = execution_store.get_run("e1").request_abort(at(3), "stop")
-    assert change is not None and execution_store.update_execution(change)
+    assert change is not None and write_change(execution_store, change)
     for move in (
         StepMove("e1", sid, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1)),
         StepMove("e1", sid, StepStatus.ABORTED, frozenset({StepStatus.RUNNING}), stop_date=at(4)),

@@ -23,6 +23,8 @@ from tests.contract.builders import (
     some_outputs,
     step_id,
     step_row_saved,
+    write_change,
+    write_launch,
 )
 
 NEW = frozenset({StepStatus.NEW})
@@ -71,7 +73,7 @@ def moved(store: ExecutionStore, move: StepMove) -> PipelineExecution | None:
 
 def request_abort(store: ExecutionStore) -> None:
     change = Run(execution=store.get_execution("e1")).request_abort(at(5), "stop it")
-    assert change is not None and store.update_execution(change) is not None
+    assert change is not None and write_change(store, change) is not None
 
 
 # -- the step -------------------------------------------------------------------------------------
@@ -81,7 +83,7 @@ def test_a_move_from_an_expected_status_writes_and_returns_the_stored_row(
     execution_store: ExecutionStore,
 ) -> None:
     records = a_launch("e1", steps=2)
-    execution_store.add_launch(records)
+    write_launch(execution_store, records)
     move = StepMove("e1", step_id("e1", 1), StepStatus.RUNNING, NEW, start_date=at(1))
 
     returned = moved(execution_store, move)
@@ -98,7 +100,7 @@ def test_a_move_from_an_unexpected_status_returns_none_and_writes_nothing(
     execution_store: ExecutionStore,
 ) -> None:
     records = a_launch("e1")
-    execution_store.add_launch(records)
+    write_launch(execution_store, records)
 
     assert moved(execution_store, replace(finish(attempt=None), expected=RUNNING)) is None
     assert execution_store.get_step(SID) == records.steps[0]
@@ -107,7 +109,7 @@ def test_a_move_from_an_unexpected_status_returns_none_and_writes_nothing(
 def test_a_terminal_step_is_never_moved_and_its_attempts_are_left_alone(
     execution_store: ExecutionStore,
 ) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     moved(execution_store, start())
     done = moved(execution_store, finish())
     again = StepMove(
@@ -122,7 +124,7 @@ def test_a_terminal_step_is_never_moved_and_its_attempts_are_left_alone(
 def test_a_move_leaves_the_fields_it_does_not_carry_untouched(
     execution_store: ExecutionStore,
 ) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     moved(execution_store, start())
 
     failed = moved(execution_store, finish(StepStatus.FAILED, error="exit 3"))
@@ -141,8 +143,8 @@ def test_moving_a_step_of_another_execution_raises_not_found(
     execution_store: ExecutionStore,
 ) -> None:
     records = a_launch("e1")
-    execution_store.add_launch(records)
-    execution_store.add_launch(a_launch("e2"))
+    write_launch(execution_store, records)
+    write_launch(execution_store, a_launch("e2"))
     wrong_run = StepMove("e2", SID, StepStatus.RUNNING, NEW, start_date=at(1))
     no_step = StepMove("e1", "ghost-step0", StepStatus.RUNNING, NEW, start_date=at(1))
 
@@ -160,7 +162,7 @@ def test_moving_a_step_of_another_execution_raises_not_found(
 def test_a_start_writes_the_running_step_and_its_attempt_together(
     execution_store: ExecutionStore,
 ) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
 
     started = moved(execution_store, start())
 
@@ -172,7 +174,7 @@ def test_a_start_whose_attempt_number_is_taken_writes_neither(
     execution_store: ExecutionStore,
 ) -> None:
     records = a_launch("e1")
-    execution_store.add_launch(records)
+    write_launch(execution_store, records)
     moved(execution_store, start())
     moved(execution_store, finish(StepStatus.FAILED, error="boom"))
     reset = records.steps[0]  # a redrive puts the step back to NEW; its attempts stay
@@ -188,7 +190,7 @@ def test_a_start_whose_attempt_number_is_taken_writes_neither(
 def test_a_finish_closes_the_step_and_its_attempt_with_the_same_status(
     execution_store: ExecutionStore,
 ) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     moved(execution_store, start())
 
     moved(execution_store, finish(StepStatus.FAILED, error="exit 3"))
@@ -202,7 +204,7 @@ def test_a_finish_closes_the_step_and_its_attempt_with_the_same_status(
 
 
 def test_a_succeeded_attempt_keeps_no_error(execution_store: ExecutionStore) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     moved(execution_store, start())
 
     moved(execution_store, finish(StepStatus.SUCCEEDED, error="ignored"))
@@ -214,7 +216,7 @@ def test_a_succeeded_attempt_keeps_no_error(execution_store: ExecutionStore) -> 
 def test_a_finish_whose_attempt_is_not_running_writes_neither(
     execution_store: ExecutionStore,
 ) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     running = moved(execution_store, start())
 
     assert moved(execution_store, finish(attempt=2)) is None  # attempt 2 was never opened
@@ -227,7 +229,7 @@ def test_a_finish_appends_its_cost_entries_in_the_same_write(
     store_and_ledger: tuple[ExecutionStore, CostLedger],
 ) -> None:
     store, ledger = store_and_ledger
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     moved(store, start())
     duration = a_duration_entry("e1")
 
@@ -241,7 +243,7 @@ def test_a_finish_whose_cost_entry_exists_writes_nothing(
     store_and_ledger: tuple[ExecutionStore, CostLedger],
 ) -> None:
     store, ledger = store_and_ledger
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     running = moved(store, start())
     earlier = a_duration_entry("e1")
     ledger.append([earlier])
@@ -257,7 +259,7 @@ def test_a_finish_whose_cost_entry_exists_writes_nothing(
 def test_a_retry_closes_one_attempt_and_opens_the_next_leaving_the_step_running(
     execution_store: ExecutionStore,
 ) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     running = moved(execution_store, start())
     retry = StepMove(
         "e1",
@@ -285,7 +287,7 @@ def test_a_retry_closes_one_attempt_and_opens_the_next_leaving_the_step_running(
 def test_a_move_that_only_touches_attempts_still_needs_the_expected_status(
     execution_store: ExecutionStore,
 ) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     only_attempts = StepMove("e1", SID, None, RUNNING, open_attempt=an_attempt(SID, 1))
 
     assert moved(execution_store, only_attempts) is None  # the step is NEW, not RUNNING
@@ -296,7 +298,7 @@ def test_a_move_that_only_touches_attempts_still_needs_the_expected_status(
 
 
 def test_a_move_while_open_is_written_on_an_open_run(execution_store: ExecutionStore) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
 
     assert moved(execution_store, start(while_open=True)) is not None
 
@@ -305,7 +307,7 @@ def test_a_move_while_open_is_refused_once_an_abort_is_requested(
     execution_store: ExecutionStore,
 ) -> None:
     records = a_launch("e1", steps=2)
-    execution_store.add_launch(records)
+    write_launch(execution_store, records)
     moved(execution_store, start())
     request_abort(execution_store)
 
@@ -321,10 +323,10 @@ def test_a_move_while_open_is_refused_once_an_abort_is_requested(
 
 
 def test_a_move_while_open_is_refused_on_an_ended_run(execution_store: ExecutionStore) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     execution = execution_store.get_execution("e1")
     ended = execution.complete(ExecutionStatus.FAILED, at=at(3), log="", error="lost")
-    execution_store.update_execution(RunChange(execution, ended, RunGuard()))
+    write_change(execution_store, RunChange(execution, ended, RunGuard()))
 
     assert moved(execution_store, start(while_open=True)) is None
     assert execution_store.list_attempts([SID]) == []
@@ -337,7 +339,7 @@ def test_get_run_has_the_main_row_the_steps_and_their_attempts(
     execution_store: ExecutionStore,
 ) -> None:
     records = a_launch("e1", steps=2)
-    execution_store.add_launch(records)
+    write_launch(execution_store, records)
     moved(execution_store, start())
 
     whole = execution_store.get_run("e1")
@@ -352,7 +354,7 @@ def test_get_run_has_the_main_row_the_steps_and_their_attempts(
 def test_details_without_outputs_have_every_other_record_and_empty_outputs(
     execution_store: ExecutionStore,
 ) -> None:
-    execution_store.add_launch(a_launch("e1", steps=2))
+    write_launch(execution_store, a_launch("e1", steps=2))
     execution_store.add_step_outputs(some_outputs("e1", 0))
     execution_store.add_step_outputs(some_outputs("e1", 1))
     full = execution_store.get_details("e1")
@@ -372,8 +374,8 @@ def test_get_configuration_returns_the_launch_configuration(
 ) -> None:
     written = a_launch("written", output_asset="db1:asset1")
     results = a_launch("results", output_asset=None, inputs=())
-    execution_store.add_launch(written)
-    execution_store.add_launch(results)
+    write_launch(execution_store, written)
+    write_launch(execution_store, results)
 
     assert execution_store.get_configuration("written") == written.configuration
     stored = execution_store.get_configuration("results")

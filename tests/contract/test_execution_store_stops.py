@@ -17,6 +17,7 @@ from tests.contract.builders import (
     registered_on_step,
     step_id,
     stops_recorded_on_step,
+    write_launch,
 )
 
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
@@ -34,7 +35,7 @@ def a_stop(outcome: StopOutcome, tries: int = 1, rid: str = "job-1") -> SubExecu
 
 def test_stop_outcomes_are_stored_on_the_step(execution_store: ExecutionStore) -> None:
     records = a_launch("e1")
-    execution_store.add_launch(records)
+    write_launch(execution_store, records)
     sid = step_id("e1", 1)
     stop = a_stop(StopOutcome.STOP_REQUESTED)
 
@@ -47,7 +48,7 @@ def test_stop_outcomes_are_stored_on_the_step(execution_store: ExecutionStore) -
 
 
 def test_a_later_attempt_merges_into_what_is_stored(execution_store: ExecutionStore) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     sid = step_id("e1", 1)
     stops_recorded_on_step(execution_store, "e1", sid, (a_stop(StopOutcome.STOP_REQUESTED),))
 
@@ -68,7 +69,7 @@ def test_a_later_attempt_merges_into_what_is_stored(execution_store: ExecutionSt
 def test_a_registration_racing_a_stop_record_both_survive(execution_store: ExecutionStore) -> None:
     """A stop record decided on the row before a registration came is refused; decided again on
     a fresh read, the registered child and the outcome are both stored."""
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
     sid = step_id("e1", 1)
     registered_on_step(execution_store, "e1", sid, (CHILD,))
     read = execution_store.get_versioned_step("e1", sid)
@@ -89,7 +90,7 @@ def test_a_registration_racing_a_stop_record_both_survive(execution_store: Execu
 
 
 def test_a_step_the_execution_does_not_have_is_not_found(execution_store: ExecutionStore) -> None:
-    execution_store.add_launch(a_launch("e1"))
+    write_launch(execution_store, a_launch("e1"))
 
     with pytest.raises(PipelineExecutionNotFoundError):
         stops_recorded_on_step(

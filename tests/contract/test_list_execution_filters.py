@@ -14,7 +14,7 @@ from application.ports import ExecutionStore
 from application.use_cases.list_executions import ListExecutions, ListExecutionsQuery
 from domain.errors import InvalidInputError
 from domain.triggers import TriggerType
-from tests.contract.builders import a_launch, at
+from tests.contract.builders import a_launch, at, write_launch
 from tests.contract.test_list_executions_rules import pages
 
 # run: workflow, group, trigger, user; a minute apart, f6 newest
@@ -35,7 +35,7 @@ def runs(execution_store: ExecutionStore) -> ExecutionStore:
         execution = launch.execution.model_copy(
             update={"trigger_type": trigger, "triggered_by_user_id": user}
         )
-        execution_store.add_launch(launch.model_copy(update={"execution": execution}))
+        write_launch(execution_store, launch.model_copy(update={"execution": execution}))
     return execution_store
 
 

@@ -15,7 +15,7 @@ from application.use_cases import list_executions
 from application.use_cases.list_executions import ListExecutions, ListExecutionsQuery
 from domain.errors import InvalidInputError
 from domain.statuses import ExecutionStatus
-from tests.contract.builders import a_launch, at
+from tests.contract.builders import a_launch, at, write_launch
 
 ASSET = "db1:asset1"
 STATUSES = {
@@ -44,7 +44,7 @@ def runs(execution_store: ExecutionStore) -> ExecutionStore:
             output_asset=ASSET if execution_id in WRITERS else None,
         )
         execution = launch.execution.model_copy(update={"status": status})
-        execution_store.add_launch(launch.model_copy(update={"execution": execution}))
+        write_launch(execution_store, launch.model_copy(update={"execution": execution}))
     return execution_store
 
 
@@ -184,7 +184,7 @@ def test_a_workflow_and_a_group_together_list_the_group_s_runs_of_that_workflow(
         "w6": ("db1:wf1", "g1"),
     }
     for n, (run, (workflow, group)) in enumerate(launches.items(), start=1):
-        execution_store.add_launch(a_launch(run, workflow=workflow, group=group, start=at(n)))
+        write_launch(execution_store, a_launch(run, workflow=workflow, group=group, start=at(n)))
 
     assert pages(execution_store, workflow="db1/wf1", group="g1", limit=2) == [["w6", "w4"], ["w1"]]
     assert pages(execution_store, workflow="db1/wf2", group="g1") == [["w5", "w2"]]

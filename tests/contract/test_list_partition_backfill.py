@@ -15,7 +15,7 @@ from application.use_cases.backfill_list_partition import (
     BackfillListPartitionCommand,
 )
 from domain.errors import InvalidInputError
-from tests.contract.builders import a_launch, an_execution, at
+from tests.contract.builders import a_launch, an_execution, at, write_launch
 from tests.contract.conftest import BACKENDS
 
 RawPut = Callable[[Item], None]
@@ -71,7 +71,7 @@ def mixed(
     """Three runs launched today, three raw rows without the partition, start dates interleaved."""
     store, backfill, put = backend
     for execution_id, minutes in (("r1", 1), ("r3", 3), ("r5", 5)):
-        store.add_launch(a_launch(execution_id, start=at(minutes)))
+        write_launch(store, a_launch(execution_id, start=at(minutes)))
     for execution_id, minutes in (("u2", 2), ("u4", 4), ("u6", 6)):
         put(_unstamped(execution_id, minutes))
     return store, backfill

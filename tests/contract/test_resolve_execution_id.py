@@ -10,7 +10,7 @@ import pytest
 
 from application.use_cases.resolve_execution_id import ResolveExecutionId, ResolveExecutionIdQuery
 from domain.errors import InvalidInputError, NotFoundError
-from tests.contract.builders import a_launch, at
+from tests.contract.builders import a_launch, at, write_launch
 
 OLDER = "6f73e4eb-1111-4000-8000-000000000001"
 TWIN = "6f73e4eb-2222-4000-8000-000000000002"
@@ -25,7 +25,7 @@ def _resolve(store: Any, text: str) -> str:
 @pytest.fixture
 def runs(execution_store: Any) -> Any:
     for minute, run in enumerate((GUID, OLDER, TWIN, NEWEST)):
-        execution_store.add_launch(a_launch(run, start=at(minute)))
+        write_launch(execution_store, a_launch(run, start=at(minute)))
     return execution_store
 
 

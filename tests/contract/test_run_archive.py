@@ -18,7 +18,15 @@ from application.ports import (
 )
 from application.use_cases.export_executions import ExportExecutions, ExportExecutionsCommand
 from domain.errors import ExecutionNotFoundError
-from tests.contract.builders import a_launch, a_version, an_execution, at, publish, some_outputs
+from tests.contract.builders import (
+    a_launch,
+    a_version,
+    an_execution,
+    at,
+    publish,
+    some_outputs,
+    write_launch,
+)
 from tests.contract.conftest import BACKENDS
 
 Backend = tuple[ExecutionStore, RunArchive, ObjectStore]
@@ -40,7 +48,7 @@ def _tables(run: ArchivedRun) -> list[str]:
 
 def test_a_run_exports_every_row_with_its_main_row_last(backend: Backend) -> None:
     store, archive, _ = backend
-    store.add_launch(a_launch("r1"))
+    write_launch(store, a_launch("r1"))
     store.add_step_outputs(some_outputs("r1", 0))
 
     run = archive.export_run("r1")
@@ -110,7 +118,7 @@ def test_every_attribute_type_comes_back_as_it_went_in(backend: Backend) -> None
 
 def test_a_second_import_writes_nothing_and_says_so(backend: Backend) -> None:
     store, archive, _ = backend
-    store.add_launch(a_launch("r1"))
+    write_launch(store, a_launch("r1"))
     run = archive.export_run("r1")
     store.delete_execution("r1")
 
@@ -125,7 +133,7 @@ def test_a_second_import_writes_nothing_and_says_so(backend: Backend) -> None:
 
 def test_an_import_never_overwrites_a_stored_item_and_verify_names_it(backend: Backend) -> None:
     store, archive, _ = backend
-    store.add_launch(a_launch("r1"))
+    write_launch(store, a_launch("r1"))
     run = archive.export_run("r1")
     main = dict(run.items[-1].item) | {"executionStatus": "FAILED", "extra": 1}
     changed = replace(run, items=(*run.items[:-1], ArchivedItem("WORKFLOW_EXECUTIONS", main, 9)))
@@ -142,7 +150,7 @@ def test_an_import_never_overwrites_a_stored_item_and_verify_names_it(backend: B
 
 def test_a_missing_item_is_named_by_verify(backend: Backend) -> None:
     store, archive, _ = backend
-    store.add_launch(a_launch("r1"))
+    write_launch(store, a_launch("r1"))
     run = archive.export_run("r1")
     store.delete_execution("r1")
 
@@ -155,7 +163,7 @@ def test_a_missing_item_is_named_by_verify(backend: Backend) -> None:
 def test_runs_are_listed_oldest_first_from_a_start_date(backend: Backend) -> None:
     store, archive, _ = backend
     for run_id, minutes in (("r3", 3), ("r1", 1), ("r2", 2)):
-        store.add_launch(a_launch(run_id, start=at(minutes)))
+        write_launch(store, a_launch(run_id, start=at(minutes)))
 
     assert archive.list_run_ids(None) == ["r1", "r2", "r3"]
     assert archive.list_run_ids(at(2)) == ["r2", "r3"]
@@ -167,7 +175,7 @@ def test_an_offloaded_body_travels_with_its_run(backend: Backend) -> None:
     launch = a_launch("r1")
     selections = tuple(f"db1:asset1/{'folder/' * 40}{n}.obj" for n in range(2000))
     configuration = launch.configuration.model_copy(update={"input_selections": selections})
-    store.add_launch(launch.model_copy(update={"configuration": configuration}))
+    write_launch(store, launch.model_copy(update={"configuration": configuration}))
     run = archive.export_run("r1")
     assert len(run.bodies) == 1 and run.bodies[0].key.startswith("executions/r1/bodies/")
     store.delete_execution("r1")
@@ -188,7 +196,7 @@ def test_what_several_runs_name_is_exported_once_with_the_first(
     backend_name = request.node.callspec.params["backend"]
     publish(request.getfixturevalue(f"{backend_name}_workflow_definitions"), a_version(1))
     for run_id, minutes in (("r1", 1), ("r2", 2)):
-        store.add_launch(a_launch(run_id, start=at(minutes)))
+        write_launch(store, a_launch(run_id, start=at(minutes)))
     exported = ExportExecutions(archive).execute(ExportExecutionsCommand())
     first, second = exported
 
@@ -201,7 +209,7 @@ def test_what_several_runs_name_is_exported_once_with_the_first(
 def test_a_run_deleted_after_it_was_listed_is_skipped(backend: Backend) -> None:
     store, archive, _ = backend
     for run_id, minutes in (("r1", 1), ("r2", 2)):
-        store.add_launch(a_launch(run_id, start=at(minutes)))
+        write_launch(store, a_launch(run_id, start=at(minutes)))
     exported = ExportExecutions(archive).execute(ExportExecutionsCommand())
     store.delete_execution("r1")
 
@@ -214,7 +222,7 @@ def test_importing_a_published_version_again_writes_nothing(
     store, archive, _ = backend
     backend_name = request.node.callspec.params["backend"]
     publish(request.getfixturevalue(f"{backend_name}_workflow_definitions"), a_version(1))
-    store.add_launch(a_launch("r1"))
+    write_launch(store, a_launch("r1"))
     run = archive.export_run("r1")
     assert "WORKFLOW_VERSIONS" in _tables(run)
 

@@ -12,7 +12,7 @@ from application.use_cases.get_execution_metadata import (
 )
 from domain.errors import InvalidInputError
 from domain.execution import OutputMetadata, StepInputMetadata
-from tests.contract.builders import a_launch, some_outputs, step_id
+from tests.contract.builders import a_launch, some_outputs, step_id, write_launch
 
 RUN = "m1"
 # three input files: each of the three steps gets a metadata row for each
@@ -21,7 +21,7 @@ INPUTS = (("db1:asset1", "a.obj"), ("db1:asset1", "b.obj"), ("db1:asset1", "c.ob
 
 @pytest.fixture
 def store(execution_store: ExecutionStore) -> ExecutionStore:
-    execution_store.add_launch(a_launch(RUN, inputs=INPUTS, steps=3))
+    write_launch(execution_store, a_launch(RUN, inputs=INPUTS, steps=3))
     for index in range(3):
         execution_store.add_step_outputs(some_outputs(RUN, index))
     return execution_store

@@ -23,7 +23,7 @@ from domain.events import move_events
 from domain.run import Run, first_start, plain_finish
 from domain.run_write import RunWrite, StepRow
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_duration_entry, a_launch, at, step_id
+from tests.contract.builders import a_duration_entry, a_launch, at, step_id, write_launch
 
 STORES = ["sqlite_file", "sqlite_memory", "dynamodb"]
 FIRST, SECOND = step_id("e1", 0), step_id("e1", 1)
@@ -76,7 +76,7 @@ def a_request(minute: int = 2) -> ApprovalRequest:
 
 
 def started(store: Any) -> None:
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
 
 
@@ -136,7 +136,7 @@ def test_a_launch_its_lease_and_its_first_start_are_one_write(backend: Any) -> N
 
 def test_the_last_finish_and_the_run_s_completion_are_one_write(backend: Any) -> None:
     store, log, _ = backend
-    store.add_launch(a_launch("e1", steps=1))
+    write_launch(store, a_launch("e1", steps=1))
     assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
     run = store.get_run("e1")
     finish = plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(2), 1)
@@ -171,7 +171,7 @@ def test_a_refused_step_guard_writes_nothing_of_the_write(backend: Any) -> None:
 
 def test_a_refused_main_row_guard_writes_none_of_the_steps(backend: Any) -> None:
     store, log, _ = backend
-    store.add_launch(a_launch("e1", steps=1))
+    write_launch(store, a_launch("e1", steps=1))
     assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
     run = store.get_run("e1")
     request_abort = run.request_abort(at(2), "stop")
@@ -206,7 +206,7 @@ def test_a_step_that_holds_while_the_run_is_open_is_refused_on_a_stopping_run(
 
 def test_a_repeated_cost_entry_refuses_the_write(backend: Any) -> None:
     store, log, ledger = backend
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     ledger.append([a_duration_entry("e1")])
     start = replace(first_start("e1", FIRST, at(1)), cost_entries=(a_duration_entry("e1"),))
     assert store.commit(RunWrite.of("e1", moves=(start,))) is False
@@ -286,7 +286,7 @@ def test_an_end_of_more_open_steps_than_one_write_holds_ends_them_all_and_the_ru
     backend: tuple[Any, ExecutionEvents, CostLedger],
 ) -> None:
     store, log, _ = backend
-    store.add_launch(a_launch("e1", steps=40))
+    write_launch(store, a_launch("e1", steps=40))
     assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
 
     ended = end_run(store, "e1", lambda run: run.abort(at(2), "", None))
@@ -305,7 +305,7 @@ def test_an_end_of_more_open_steps_than_one_write_holds_ends_them_all_and_the_ru
 
 def test_a_redrive_resets_its_steps_with_the_run_or_not_at_all(backend: Any) -> None:
     store, log, _ = backend
-    store.add_launch(a_launch("e1", steps=2))
+    write_launch(store, a_launch("e1", steps=2))
     assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
     end_run(store, "e1", lambda run: run.fail(at(2), "broke", "", None))
     failed = store.get_run("e1")

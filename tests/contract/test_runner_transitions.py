@@ -28,7 +28,7 @@ from application.use_cases.step_tracking import FinishStep, StartStep, StartStep
 from domain.run import AttemptFencedError, as_its_runner_knows, first_start, plain_finish
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_launch, at, step_id
+from tests.contract.builders import a_launch, at, step_id, write_launch
 
 FIRST, SECOND = step_id("e1", 0), step_id("e1", 1)
 
@@ -37,7 +37,7 @@ FIRST, SECOND = step_id("e1", 0), step_id("e1", 1)
 def hand_on(execution_store: Any, tmp_path: Path) -> HandOnStep:
     clock = SystemClock()
     objects = FilesystemObjectStore(tmp_path / "objects")
-    execution_store.add_launch(a_launch("e1", steps=2))
+    write_launch(execution_store, a_launch("e1", steps=2))
     StartStep(execution_store, clock).execute(
         StartStepCommand(workflow_execution_id="e1", pipeline_execution_id=FIRST)
     )
@@ -184,7 +184,7 @@ def test_a_repeated_last_finish_leaves_the_ended_run_as_it_is(
 
 
 def test_the_lease_and_the_first_start_are_one_write(execution_store: Any) -> None:
-    execution_store.add_launch(a_launch("e2", steps=2))
+    write_launch(execution_store, a_launch("e2", steps=2))
     lease = RunnerLease(execution_store, SystemClock(), 30)
     launched = execution_store.get_execution("e2")
     leased, attempt = lease.take_and_start("e2", "runner-1", launched, step_id("e2", 0))
@@ -196,7 +196,7 @@ def test_the_lease_and_the_first_start_are_one_write(execution_store: Any) -> No
 
 
 def test_on_a_run_being_aborted_the_lease_is_taken_and_nothing_starts(execution_store: Any) -> None:
-    execution_store.add_launch(a_launch("e2", steps=2))
+    write_launch(execution_store, a_launch("e2", steps=2))
     launched = execution_store.get_execution("e2")
     abort = execution_store.get_run("e2").request_abort(at(1), "stop")
     assert execution_store.commit(RunWrite.of("e2", change=abort))
@@ -210,7 +210,7 @@ def test_a_chain_too_long_for_one_write_gets_its_summaries_after_it(
     execution_store: Any, tmp_path: Path
 ) -> None:
     length = SUMMARIES_IN_THE_END_WRITE + 1
-    execution_store.add_launch(a_launch("e3", steps=length))
+    write_launch(execution_store, a_launch("e3", steps=length))
     for index in range(length):
         sid = step_id("e3", index)
         moves = [first_start("e3", sid, at(index))]

@@ -13,7 +13,7 @@ from adapters.records import Item, build_pipeline_execution_record
 from adapters.tables import ResourceKeys, TableNames
 from application.ports import ExecutionStore
 from domain.logs import RegisteredSubExecution
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, step_id, write_launch
 from tests.contract.conftest import BACKENDS
 
 RawPut = Callable[[Item], None]
@@ -51,7 +51,7 @@ def backend(request: pytest.FixtureRequest) -> tuple[ExecutionStore, RawPut]:
 
 def _stored_with(store: ExecutionStore, put: RawPut, entries: list[dict[str, str]]) -> Any:
     launch = a_launch("e1")
-    store.add_launch(launch)
+    write_launch(store, launch)
     item = dict(build_pipeline_execution_record(launch.steps[0]))
     put(item | {"registeredSubExecutions": entries})
     return store.get_step(step_id("e1", 0)).registered_sub_executions

@@ -24,6 +24,7 @@ from domain.authorization import AssetKey
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.vams_details import VamsDetailsAnswer
 from tests import vams_items as vams
+from tests.contract.builders import write_change
 from tests.contract.conftest import BACKENDS
 
 Items = dict[ResourceKeys, list[dict[str, Any]]]
@@ -202,7 +203,7 @@ def test_an_open_vams_run_is_aborted_and_a_finished_step_left_alone(running: Any
     ]
     now = datetime(2026, 11, 30, 10, 2, tzinfo=UTC)
     change = run.request_abort(now, "asked")
-    assert change is not None and running.update_execution(change) is not None
+    assert change is not None and write_change(running, change) is not None
     end_run(running, vams.EXECUTION_ID, lambda run: run.abort(now, "", None))
 
     after = running.get_run(vams.EXECUTION_ID)

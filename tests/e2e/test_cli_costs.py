@@ -17,7 +17,7 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
 from domain.run import first_start
-from tests.contract.builders import a_launch, step_id, step_moved
+from tests.contract.builders import a_launch, step_id, step_moved, write_launch
 from tests.e2e.cli import Wfx, assert_bad_input
 
 pytestmark = pytest.mark.xdist_group("e2e-cli-costs")
@@ -148,7 +148,7 @@ def test_a_run_whose_runner_was_lost_is_charged_for_the_attempt_its_end_closed(w
     try:
         store = SqliteExecutionStore(database, TableNames())
         now = datetime.now(UTC)
-        store.add_launch(a_launch("run-1", start=now - timedelta(minutes=2)))
+        write_launch(store, a_launch("run-1", start=now - timedelta(minutes=2)))
         assert step_moved(
             store, first_start("run-1", step_id("run-1", 0), now - timedelta(minutes=1))
         )

@@ -22,7 +22,7 @@ from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
 from domain.logs import RegisteredSubExecution
 from domain.statuses import StepStatus
-from tests.contract.builders import a_launch, registered_on_step, step_id
+from tests.contract.builders import a_launch, registered_on_step, step_id, write_launch
 from tests.e2e.cli import Wfx, assert_bad_input
 
 STUBBORN = (
@@ -62,7 +62,7 @@ def _a_running_run(wfx: Wfx, child_pid: int, session: int | None = None) -> None
         running = records.steps[0].model_copy(
             update={"status": StepStatus.RUNNING, "start_date": now - timedelta(minutes=1)}
         )
-        store.add_launch(records.model_copy(update={"steps": (running, *records.steps[1:])}))
+        write_launch(store, records.model_copy(update={"steps": (running, *records.steps[1:])}))
         subs = (
             RegisteredSubExecution.of_resource(
                 resource_type="localProcess", resource_id=str(child_pid)

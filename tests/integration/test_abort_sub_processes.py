@@ -33,6 +33,7 @@ from tests.contract.builders import (
     registered_on_step,
     step_id,
     stops_recorded_on_step,
+    write_launch,
 )
 
 # Ignores the first SIGTERM (a slow shutdown), ends on the second.
@@ -103,8 +104,9 @@ def a_running_run(
     )
     execution = records.execution.model_copy(update={"status": status})
     store = app.execution_store()
-    store.add_launch(
-        records.model_copy(update={"execution": execution, "steps": (running, *records.steps[1:])})
+    write_launch(
+        store,
+        records.model_copy(update={"execution": execution, "steps": (running, *records.steps[1:])}),
     )
     sid = step_id(execution_id, 0)
     registered_on_step(store, execution_id, sid, subs)

@@ -36,7 +36,7 @@ from domain.authorization import Subject
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import ExecutionType, StepDefinition, WorkflowVersion
 from entrypoints.container import create_all_tables
-from tests.contract.builders import a_launch, publish, step_id
+from tests.contract.builders import a_launch, publish, step_id, write_launch
 from tests.integration.test_state_machine_with_handlers_on_moto import lambda_calls_through_sqs
 
 pytestmark = pytest.mark.integration
@@ -88,8 +88,9 @@ def handlers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Module
     create_all_tables(module.container)
     launch = a_launch(EXECUTION_ID, steps=3)
     on_step_functions = launch.execution.model_copy(update={"orchestrator": "stepfunctions"})
-    module.container.execution_store().add_launch(
-        launch.model_copy(update={"execution": on_step_functions})
+    write_launch(
+        module.container.execution_store(),
+        launch.model_copy(update={"execution": on_step_functions}),
     )
     yield module
     module.container.sqlite_database().close()

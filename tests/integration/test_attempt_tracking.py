@@ -24,7 +24,7 @@ from domain.attempts import AttemptTrigger, TaskExecution
 from domain.run import first_start
 from domain.run_write import RunWrite
 from domain.statuses import StepStatus
-from tests.contract.builders import a_launch, step_id, step_row_saved
+from tests.contract.builders import a_launch, step_id, step_row_saved, write_change, write_launch
 
 pytestmark = pytest.mark.integration
 
@@ -85,7 +85,7 @@ class Tracking:
 def tracking(request: pytest.FixtureRequest, tmp_path: Path) -> Tracking:
     # DynamoDB as well: its combined writes refuse a taken or closed attempt in their own way
     store: ExecutionStore = request.getfixturevalue(f"{request.param}_execution_store")
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     return Tracking(store, tmp_path)
 
 
@@ -258,7 +258,7 @@ def test_ending_a_run_closes_the_running_attempt_with_its_step(tracking: Trackin
     tracking.started(SID)
     at = datetime(2026, 11, 29, 11, 0, tzinfo=UTC)
     change = tracking.store.get_run("e1").request_abort(at, "aborted by alice")
-    assert change is not None and tracking.store.update_execution(change)
+    assert change is not None and write_change(tracking.store, change)
 
     end_run(tracking.store, "e1", lambda run: run.abort(at, "", None))
 
@@ -282,7 +282,7 @@ def test_a_sqlite_file_made_before_attempts_were_kept_gets_their_table_on_first_
     older.close()
     database = SqliteDatabase(path)
     store = SqliteExecutionStore(database, TableNames())
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     try:
         assert store.get_details("e1").steps[0].attempts == ()
         tracking = Tracking(store, tmp_path)

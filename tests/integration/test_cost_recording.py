@@ -28,7 +28,7 @@ from application.use_cases.step_tracking import FinishStepCommand, StartStepComm
 from domain.costs import CostBasis, CostKind, CostLedgerEntry, CostSource
 from domain.errors import InvalidInputError
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, step_id, write_launch
 
 RUN = "run-1"
 ROOT = step_id(RUN, 0)
@@ -48,7 +48,7 @@ class TenSecondClock:
 @pytest.fixture
 def container(inline_container: Any) -> Any:
     inline_container.clock.override(providers.Object(TenSecondClock()))
-    inline_container.execution_store().add_launch(a_launch(RUN, group="nightly"))
+    write_launch(inline_container.execution_store(), a_launch(RUN, group="nightly"))
     return inline_container
 
 
@@ -406,7 +406,7 @@ def test_a_sqlite_file_made_before_the_ledger_still_deletes_a_run(tmp_path: Path
     database = SqliteDatabase(path)
     try:
         store = SqliteExecutionStore(database, TableNames())
-        store.add_launch(a_launch(RUN))
+        write_launch(store, a_launch(RUN))
 
         assert store.delete_execution(RUN) is True
     finally:

@@ -18,7 +18,7 @@ from application.use_cases.describe_execution import DescribeExecution, Describe
 from application.use_cases.get_execution import GetExecution
 from domain.statuses import ExecutionStatus
 from entrypoints.responses import DescribeResponse
-from tests.contract.builders import a_launch
+from tests.contract.builders import a_launch, write_launch
 from tests.integration.stepfunctions_stub import stubbed_stepfunctions
 
 REGION, ACCOUNT = "us-east-1", "123456789012"
@@ -45,7 +45,7 @@ def _store_run(store: SqliteExecutionStore, execution_arn: str | None, machine: 
             "execution_cause": "stored cause",
         }
     )
-    store.add_launch(records.model_copy(update={"execution": execution}))
+    write_launch(store, records.model_copy(update={"execution": execution}))
 
 
 def _describe(store: SqliteExecutionStore, client: Any) -> DescribeResponse:

@@ -15,7 +15,7 @@ from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 from adapters.dynamodb.requests import BATCH_WRITE_LIMIT
 from adapters.tables import ResourceKeys, TableNames
 from application.ports import ListScope
-from tests.contract.builders import a_launch, some_outputs
+from tests.contract.builders import a_launch, some_outputs, write_launch
 
 RUN = "doomed-run"
 
@@ -30,7 +30,7 @@ def _rows_mentioning(client: Any, text: str) -> int:
 
 
 def _store_a_run(store: DynamoDbExecutionStore, steps: int = 3) -> None:
-    store.add_launch(a_launch(RUN, steps=steps))
+    write_launch(store, a_launch(RUN, steps=steps))
     for index in range(steps):
         store.add_step_outputs(some_outputs(RUN, index))
 

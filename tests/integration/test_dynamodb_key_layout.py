@@ -42,7 +42,7 @@ from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
 from domain.workflow import ExecutionType, InputFileArity
-from tests.contract.builders import step_row_saved
+from tests.contract.builders import step_row_saved, write_change, write_launch
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -298,11 +298,11 @@ def completed(store: DynamoDbExecutionStore) -> DynamoDbExecutionStore:
         RESULTS_ONLY: (ExecutionStatus.FAILED, "boom"),
     }
     for launch in (grouped_launch(), results_only_launch()):
-        store.add_launch(launch)
+        write_launch(store, launch)
         _run_to_completion(store, launch)
         status, error = endings[launch.execution.workflow_execution_id]
         finished = launch.execution.complete(status, START + timedelta(minutes=9), "log", error)
-        assert store.update_execution(RunChange(launch.execution, finished, RunGuard()))
+        assert write_change(store, RunChange(launch.execution, finished, RunGuard()))
     return store
 
 
@@ -533,20 +533,20 @@ def test_no_key_attribute_of_any_item_is_an_empty_string(
 def test_a_small_launch_is_one_transaction_and_nothing_else(
     store: DynamoDbExecutionStore, requests: RequestCounter
 ) -> None:
-    store.add_launch(grouped_launch())
+    write_launch(store, grouped_launch())
     assert dict(requests.calls) == {"TransactWriteItems": 1}
 
 
 def test_a_second_launch_of_the_same_id_is_refused_and_changes_nothing(
     store: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
 ) -> None:
-    store.add_launch(grouped_launch())
+    write_launch(store, grouped_launch())
     again = grouped_launch()
     changed = again.model_copy(
         update={"inputs": (again.inputs[0].model_copy(update={"version_id": "changed"}),)}
     )
     with pytest.raises(ExecutionAlreadyExistsError):
-        store.add_launch(changed)
+        write_launch(store, changed)
     inputs = scan(dynamodb, tables, ResourceKeys.RESOLVED_INPUT_FILES)
     versions = {row["versionId"] for row in inputs}
     assert versions == {"v-scans/a.obj", "v-scans/b.obj"}
@@ -558,14 +558,14 @@ def test_a_launch_too_big_for_one_transaction_writes_every_row_main_row_last(
     tables: TableNames,
     requests: RequestCounter,
 ) -> None:
-    store.add_launch(grouped_launch(metadata_rows=120))
+    write_launch(store, grouped_launch(metadata_rows=120))
     assert requests.calls["BatchWriteItem"] == 6  # 127 supporting rows, 25 to a request
     # then the main row with its first event, one transaction of two
     assert (requests.calls["TransactWriteItems"], requests.calls["PutItem"]) == (1, 0)
     assert len(scan(dynamodb, tables, ResourceKeys.PIPELINE_INPUT_METADATA)) == 120
     assert store.get_execution(GROUPED).workflow_execution_id == GROUPED
     with pytest.raises(ExecutionAlreadyExistsError):
-        store.add_launch(grouped_launch(metadata_rows=120))
+        write_launch(store, grouped_launch(metadata_rows=120))
 
 
 def test_an_empty_key_is_refused_before_anything_is_written(
@@ -576,7 +576,7 @@ def test_an_empty_key_is_refused_before_anything_is_written(
         update={"steps": (launch.steps[0].model_copy(update={"pipeline_execution_id": ""}),)}
     )
     with pytest.raises(ValueError, match=r"PipelineExecutionsStorageTable.*pipelineExecutionId"):
-        store.add_launch(broken)
+        write_launch(store, broken)
     assert scan(dynamodb, tables, ResourceKeys.WORKFLOW_EXECUTIONS) == []
 
 
@@ -604,7 +604,7 @@ def test_each_list_page_is_one_query_on_the_date_index(
     store: DynamoDbExecutionStore, requests: RequestCounter
 ) -> None:
     for n in range(3):
-        store.add_launch(results_only_launch(f"exec-{n}", START + timedelta(hours=n)))
+        write_launch(store, results_only_launch(f"exec-{n}", START + timedelta(hours=n)))
     requests.calls.clear()
     first = store.list_executions(ListScope.ALL, None, 2, None)
     assert [e.workflow_execution_id for e in first.items] == ["exec-2", "exec-1"]
@@ -617,7 +617,7 @@ def test_each_list_page_is_one_query_on_the_date_index(
 
 def test_a_token_from_another_list_is_refused(store: DynamoDbExecutionStore) -> None:
     for n in range(2):
-        store.add_launch(grouped_launch(f"exec-{n}", START + timedelta(hours=n)))
+        write_launch(store, grouped_launch(f"exec-{n}", START + timedelta(hours=n)))
     page = store.list_executions(ListScope.GROUP, "group-7", 1, None)
     assert page.next_token is not None
     with pytest.raises(InvalidInputError, match=r"^startingToken: "):
@@ -669,8 +669,8 @@ def test_asset_refs_never_split_executions_that_share_a_start_date(
     store.create_tables()
     same_start = START + timedelta(days=1)
     for execution_id in ("exec-b", "exec-c", "exec-a"):
-        store.add_launch(grouped_launch(execution_id, same_start))
-    store.add_launch(grouped_launch("exec-old", START))
+        write_launch(store, grouped_launch(execution_id, same_start))
+    write_launch(store, grouped_launch("exec-old", START))
 
     first = store.asset_execution_refs("db-1:asset-in", AssetDirection.INPUT, None, 2)
     assert [r.workflow_execution_id for r in first] == ["exec-c", "exec-b"]

@@ -19,7 +19,7 @@ from adapters.tables import TableNames
 from domain.run import StepMove
 from domain.run_write import RunWrite
 from domain.statuses import StepStatus
-from tests.contract.builders import a_launch, an_attempt, at, step_id
+from tests.contract.builders import a_launch, an_attempt, at, step_id, write_launch
 
 SID = step_id("e1", 0)
 NEW = frozenset({StepStatus.NEW})
@@ -67,7 +67,7 @@ class _ConflictingFirst:
 def _store(client: Any, names: TableNames) -> tuple[DynamoDbExecutionStore, _ConflictingFirst]:
     wrapped = _ConflictingFirst(client)
     store = DynamoDbExecutionStore(wrapped, names)  # type: ignore[arg-type]
-    store.add_launch(a_launch("e1"))  # a launch under 100 items: one transaction
+    write_launch(store, a_launch("e1"))  # a launch under 100 items: one transaction
     wrapped.transactions = 0
     return store, wrapped
 

@@ -34,7 +34,7 @@ from domain.execution import LaunchRecords, PipelineExecution
 from domain.logs import RegisteredSubExecution
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.sub_processes import StopOutcome
-from tests.contract.builders import a_launch, a_step
+from tests.contract.builders import a_launch, a_step, write_launch
 
 NOW = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 DEFINITION = {"StartAt": "Wait", "States": {"Wait": {"Type": "Pass", "End": True}}}
@@ -126,7 +126,7 @@ def _a_run_with_a_running_step(world: World, execution_id: str) -> tuple[LaunchR
     records = records.model_copy(
         update={"execution": execution, "steps": (done, running, records.steps[2])}
     )
-    world.store.add_launch(records)
+    write_launch(world.store, records)
     return records, child_arn
 
 

@@ -18,7 +18,7 @@ from adapters.sqlite.schema import build_schema
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import ResourceKeys, TableNames
 from domain.events import EventType, NewEvent
-from tests.contract.builders import a_launch
+from tests.contract.builders import a_launch, write_launch
 from tests.integration.test_event_log_concurrency import all_events
 
 
@@ -47,7 +47,7 @@ def test_on_dynamodb_a_counter_behind_the_log_catches_up_on_the_next_write(
     from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork
 
     client = moto_dynamodb_client
-    DynamoDbExecutionStore(client, dynamodb_table_names).add_launch(a_launch("e1"))
+    write_launch(DynamoDbExecutionStore(client, dynamodb_table_names), a_launch("e1"))
     # event 2 in the log, the counter still at 1: the half of a transaction that landed
     stray = build_execution_event_record(note("stray").numbered(2))
     client.put_item(
@@ -64,7 +64,7 @@ def test_on_sqlite_a_write_numbers_after_an_event_another_process_wrote(
     tmp_path: Path,
 ) -> None:
     database = sqlite_file_database
-    sqlite_file_execution_store.add_launch(a_launch("e1"))
+    write_launch(sqlite_file_execution_store, a_launch("e1"))
     schema = build_schema(TableNames())
     first = SqliteUnitOfWork(database, schema, OffloadedBodies(None))
     assert first.events_after("e1", 0, 10).items  # it has seen the run at event 1

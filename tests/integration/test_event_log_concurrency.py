@@ -20,7 +20,7 @@ from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import TableNames
 from application.ports import ExecutionEvents, ExecutionStore, UnitOfWork
 from domain.events import EventType, ExecutionEvent, NewEvent
-from tests.contract.builders import a_launch
+from tests.contract.builders import a_launch, write_launch
 from tests.integration.test_registration_concurrency import OneRequestAtATime
 
 WRITERS = 8
@@ -66,7 +66,7 @@ def test_eight_processes_append_4000_events_gap_free_on_one_sqlite_file(
     sqlite_file_execution_store: ExecutionStore,
     sqlite_file_database: SqliteDatabase,
 ) -> None:
-    sqlite_file_execution_store.add_launch(a_launch("e1"))  # event 1: ExecutionLaunched
+    write_launch(sqlite_file_execution_store, a_launch("e1"))  # event 1: ExecutionLaunched
     path = str(sqlite_file_database.path)
     context = multiprocessing.get_context("spawn")
     start = context.Event()
@@ -102,7 +102,7 @@ def test_eight_threads_append_gap_free_on_dynamodb(
     from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork
 
     client: Any = OneRequestAtATime(moto_dynamodb_client)
-    DynamoDbExecutionStore(client, dynamodb_table_names).add_launch(a_launch("e1"))
+    write_launch(DynamoDbExecutionStore(client, dynamodb_table_names), a_launch("e1"))
     barrier = threading.Barrier(WRITERS)
 
     def writer(w: int) -> None:

@@ -41,7 +41,7 @@ from domain.execution import StepLog, StepOutputs
 from domain.logs import LogKind, log_id
 from domain.workflow import ExecutionType, StepDefinition
 from entrypoints.responses import ExecutionLogsResponse
-from tests.contract.builders import a_launch, a_registrar, a_version, publish, step_id
+from tests.contract.builders import a_launch, a_registrar, a_version, publish, step_id, write_launch
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
@@ -80,7 +80,7 @@ def _setup(
 ) -> World:
     launch = a_launch(RUN)
     on_aws = launch.execution.model_copy(update={"orchestrator": "stepfunctions"})
-    store.add_launch(launch.model_copy(update={"execution": on_aws}))
+    write_launch(store, launch.model_copy(update={"execution": on_aws}))
     base = a_version(1)
     lambda_step = StepDefinition(
         pipeline_id="pipe0",

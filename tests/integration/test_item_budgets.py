@@ -49,7 +49,7 @@ from domain.execution import (
 from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus
 from entrypoints.container import Container
-from tests.contract.builders import MONDAY, an_execution, at
+from tests.contract.builders import MONDAY, an_execution, at, write_change, write_launch
 
 RUN = "big-run"
 STEP = "big-step"
@@ -174,12 +174,12 @@ def test_a_1_mb_log_a_600_kb_configuration_and_20000_files_fit_and_read_back_who
 ) -> None:
     records = _launch(RUN, FILES, rows)
     store = container.execution_store()
-    store.add_launch(records)  # DynamoDB refused this item before: ValidationException
+    write_launch(store, records)  # DynamoDB refused this item before: ValidationException
     log = "".join(f"{n:07d} step output, nothing secret here\n" for n in range(25_000))  # 1 MB
     error = "StepFailedError: " + "the reason at length. " * 10_000  # 220 KB
     execution = store.get_execution(RUN)
     ended = execution.complete(ExecutionStatus.FAILED, at(5), log=log, error=error)
-    assert store.update_execution(RunChange(execution, ended, RunGuard())) is not None
+    assert write_change(store, RunChange(execution, ended, RunGuard())) is not None
 
     items = list(_all_items(container))
     assert len(items) > len(records.inputs)
@@ -248,7 +248,7 @@ def test_a_launch_over_9000_files_is_written(container: Container, rows: int | N
     records = _launch("nine-thousand", 9000, rows)
     assert item_size({"inputFiles": list(records.configuration.input_selections)}) > ITEM_SIZE_LIMIT
     store = container.execution_store()
-    store.add_launch(records)
+    write_launch(store, records)
     configuration = store.get_details("nine-thousand", include_outputs=False).steps[0].configuration
     assert configuration is not None
     assert configuration.input_files == records.step_configurations[0].input_files

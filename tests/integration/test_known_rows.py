@@ -1,7 +1,6 @@
-"""The DynamoDB store keeps the rows it knows: a step's move committed is one transaction, and
+"""The DynamoDB store keeps the keys it knows: a step's move committed is one transaction, and
 lands on a row another process (another store) wrote since it was known, keeping what that
-wrote; a run's transition is answered with the row it knows plus what it wrote, with no read
-back, and that answer is the stored row; the guards still decide."""
+wrote; the guards still decide."""
 
 from __future__ import annotations
 
@@ -13,8 +12,8 @@ import pytest
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.tables import TableNames
-from domain.run import Run, RunChange, RunGuard, StepMove
-from domain.statuses import ExecutionStatus, StepStatus
+from domain.run import StepMove
+from domain.statuses import StepStatus
 from tests.contract.builders import (
     a_launch,
     an_attempt,
@@ -22,6 +21,7 @@ from tests.contract.builders import (
     registered_on_step,
     step_id,
     step_moved,
+    write_launch,
 )
 from tests.contract.test_execution_store_registration import LOG
 
@@ -55,7 +55,7 @@ def stores(
         )
         for _ in range(2)
     )
-    one.add_launch(a_launch("e1"))
+    write_launch(one, a_launch("e1"))
     yield one, other
 
 
@@ -120,36 +120,3 @@ def test_the_guard_still_refuses_a_move_another_process_made_impossible(
 
     assert not step_moved(one, start())
     assert one.get_step(SID).status is StepStatus.SUCCEEDED
-
-
-def test_a_transition_decided_on_an_old_read_answers_with_what_another_process_wrote_since(
-    stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore], requests: list[str]
-) -> None:
-    one, other = stores
-    read = one.get_execution("e1")
-    requested = Run(execution=other.get_execution("e1")).request_abort(at(3), "stop it")
-    assert requested is not None and other.update_execution(requested) is not None
-    succeeded = read.complete(ExecutionStatus.SUCCEEDED, at(9), log="ok", error=None)
-
-    ended = one.update_execution(RunChange(read, succeeded, RunGuard()))
-
-    assert ended is not None and ended.abort_requested_date == at(3)
-    assert ended == other.get_execution("e1")
-
-
-def test_a_transition_decided_on_the_row_as_stored_is_answered_without_a_read(
-    stores: tuple[DynamoDbExecutionStore, DynamoDbExecutionStore], requests: list[str]
-) -> None:
-    one, other = stores
-    assert step_moved(one, start())  # the main row's event counter moves on
-    read = one.get_execution("e1")
-    requests.clear()
-
-    change = Run(execution=read).request_abort(at(3), "stop it")
-    assert change is not None
-    requests.clear()
-
-    requested = one.update_execution(change)
-
-    assert requests == ["TransactWriteItems"]
-    assert requested is not None and requested == other.get_execution("e1")

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from application.ports import ExecutionStore
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import create_all_tables
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, step_id, write_launch
 
 EXECUTION_ID = "exec-9"
 
@@ -26,7 +26,7 @@ def handlers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Module
     monkeypatch.setenv("WFX_HOME", str(tmp_path / "home"))
     module = importlib.reload(importlib.import_module("entrypoints.lambda_handlers"))
     create_all_tables(module.container)
-    module.container.execution_store().add_launch(a_launch(EXECUTION_ID, steps=2))
+    write_launch(module.container.execution_store(), a_launch(EXECUTION_ID, steps=2))
     yield module
     module.container.sqlite_database().close()
 

@@ -27,7 +27,7 @@ from domain.errors import InvalidInputError
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import ExecutionType, StepDefinition, WorkflowVersion
 from entrypoints.container import create_all_tables
-from tests.contract.builders import a_launch, publish, step_id
+from tests.contract.builders import a_launch, publish, step_id, write_launch
 
 EXECUTION_ID = "exec-1"
 FIRST, GATE = step_id(EXECUTION_ID, 0), step_id(EXECUTION_ID, 1)
@@ -89,8 +89,8 @@ def handlers(
     publish(container.workflow_definitions(), _gated_version())
     launch = a_launch(EXECUTION_ID, steps=2)
     on_step_functions = launch.execution.model_copy(update={"orchestrator": "stepfunctions"})
-    container.execution_store().add_launch(
-        launch.model_copy(update={"execution": on_step_functions})
+    write_launch(
+        container.execution_store(), launch.model_copy(update={"execution": on_step_functions})
     )
     yield module
     container.task_callbacks.reset_override()

@@ -21,7 +21,7 @@ from domain.errors import PipelineExecutionNotFoundError
 from domain.run import RunIsStoppingError
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import create_all_tables
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, step_id, write_change, write_launch
 
 EXECUTION_ID = "exec-1"
 FIRST, LAST = step_id(EXECUTION_ID, 0), step_id(EXECUTION_ID, 1)
@@ -34,7 +34,7 @@ def handlers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Module
     monkeypatch.setenv("WFX_HOME", str(tmp_path / "home"))
     module = importlib.reload(importlib.import_module("entrypoints.lambda_handlers"))
     create_all_tables(module.container)
-    module.container.execution_store().add_launch(a_launch(EXECUTION_ID, steps=2))
+    write_launch(module.container.execution_store(), a_launch(EXECUTION_ID, steps=2))
     yield module
     module.container.sqlite_database().close()
 
@@ -173,7 +173,7 @@ def _request_abort(handlers: ModuleType) -> None:
     change = store.get_run(EXECUTION_ID).request_abort(
         store.get_execution(EXECUTION_ID).execution_start_date, "alice aborted it"
     )
-    assert change is not None and store.update_execution(change) is not None
+    assert change is not None and write_change(store, change) is not None
 
 
 def test_a_task_that_succeeds_after_the_abort_request_is_recorded_aborted(

@@ -19,7 +19,7 @@ from application.ports import ExecutionStore
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.registration import REGISTRATION_DETAIL_TYPE, compose_source
 from entrypoints.container import create_all_tables
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, step_id, write_launch
 
 STEP = step_id("e1", 0)
 OTHER_STEP = step_id("e1", 1)
@@ -39,8 +39,8 @@ def handlers(
         client = request.getfixturevalue("moto_dynamodb_client")
         module.container.dynamodb_client.override(providers.Object(client))
     create_all_tables(module.container)
-    module.container.execution_store().add_launch(a_launch("e1", steps=2))
-    module.container.execution_store().add_launch(a_launch("e2"))
+    write_launch(module.container.execution_store(), a_launch("e1", steps=2))
+    write_launch(module.container.execution_store(), a_launch("e2"))
     yield module
     if request.param == "sqlite":
         module.container.sqlite_database().close()

@@ -53,7 +53,7 @@ from domain.run import Run
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
 from domain.workflow import InputFileArity, RetryPolicy, StepDefinition, WorkflowVersion
-from tests.contract.builders import a_gate_passage, publish
+from tests.contract.builders import a_gate_passage, publish, write_launch
 
 EXAMPLES = Path(wfx_examples.__file__).parent
 MESHES = sorted((EXAMPLES / "mesh" / "assets").glob("*.obj"))
@@ -332,7 +332,8 @@ class Harness:
             triggered_by_user_id="tester",
             trigger_type=TriggerType.MANUAL,
         )
-        self.store.add_launch(
+        write_launch(
+            self.store,
             LaunchRecords(
                 execution=execution,
                 inputs=tuple(inputs),
@@ -344,7 +345,7 @@ class Harness:
                 ),
                 steps=tuple(steps),
                 step_configurations=tuple(configurations),
-            )
+            ),
         )
         return step_ids
 

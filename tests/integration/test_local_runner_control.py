@@ -22,7 +22,7 @@ from domain.execution import WorkflowExecution
 from domain.redrive import local_history_event_count
 from domain.run import RUNNER_LOST_ERROR, RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import step_row_saved
+from tests.contract.builders import step_row_saved, write_change
 from tests.integration.test_local_runner import Harness, build_harness, workflow
 
 THIS_MODULE = __name__
@@ -310,7 +310,7 @@ def _reopen(harness: Harness, execution_id: str) -> WorkflowExecution:
     """What RedriveExecution does before it calls the runner: the run is open again."""
     failed = _stored(harness, execution_id)
     change, reset = harness.store.get_run(execution_id).redrive(datetime.now(UTC))
-    assert harness.store.update_execution(change)
+    assert write_change(harness.store, change)
     for step in reset:
         assert step_row_saved(
             harness.store,
@@ -320,7 +320,7 @@ def _reopen(harness: Harness, execution_id: str) -> WorkflowExecution:
     reopened = _stored(harness, execution_id)
     running = reopened._evolve(status=ExecutionStatus.RUNNING)
     guard = RunGuard(statuses=frozenset({reopened.status}))
-    assert harness.store.update_execution(RunChange(reopened, running, guard))
+    assert write_change(harness.store, RunChange(reopened, running, guard))
     assert failed.is_terminal
     return running
 

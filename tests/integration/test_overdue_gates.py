@@ -11,7 +11,7 @@ from application.use_cases.approvals import CloseOverdueGate
 from domain.approvals import ApprovalGate, ApprovalRequest, ApprovalStatus
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, step_id, write_launch
 
 GATE = ApprovalGate(approvers=("carol",), message="ship it?", timeout_seconds=3600)
 
@@ -55,7 +55,7 @@ def test_a_page_of_pending_gates_reads_their_runs_at_once_and_cancels_those_of_e
     store, approvals = inline_container.execution_store(), inline_container.approvals()
     now = datetime.now(UTC)
     for run in ("open-1", "open-2", "ended"):
-        store.add_launch(a_launch(run))
+        write_launch(store, a_launch(run))
         assert store.commit(RunWrite.opening(_request(run, now)))
     end_run(store, "ended", lambda run: run.fail(now, "gave up", "", None))
     counted = CountedReads(store)

@@ -21,7 +21,7 @@ from domain.errors import ConflictError, RedriveNotAllowedError
 from domain.execution import PipelineExecution
 from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_launch
+from tests.contract.builders import a_launch, write_change, write_launch
 from tests.integration.stepfunctions_stub import stubbed_stepfunctions
 
 NOW = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
@@ -75,8 +75,9 @@ def store(sqlite_file_execution_store: SqliteExecutionStore) -> SqliteExecutionS
         ),
         third,
     )
-    sqlite_file_execution_store.add_launch(
-        records.model_copy(update={"execution": execution, "steps": steps})
+    write_launch(
+        sqlite_file_execution_store,
+        records.model_copy(update={"execution": execution, "steps": steps}),
     )
     return sqlite_file_execution_store
 
@@ -212,7 +213,7 @@ def test_a_second_redrive_of_the_same_attempt_is_refused_without_asking_step_fun
     failed = store.get_execution("exec-1")
     running = failed._evolve(status=ExecutionStatus.RUNNING, execution_stop_date=None)
     guard = RunGuard(statuses=frozenset({ExecutionStatus.FAILED}))
-    assert store.update_execution(RunChange(failed, running, guard))
+    assert write_change(store, RunChange(failed, running, guard))
 
     with pytest.raises(RedriveNotAllowedError, match=r"^Execution is RUNNING and cannot be"):
         _use_case(store, client).execute(RedriveExecutionCommand(workflow_execution_id="exec-1"))
@@ -248,7 +249,7 @@ def test_a_run_started_before_redrive_execution_existed_is_refused_without_askin
             "execution_arn": ARN.replace("exec-1", "exec-old"),
         }
     )
-    store.add_launch(records.model_copy(update={"execution": failed}))
+    write_launch(store, records.model_copy(update={"execution": failed}))
 
     with pytest.raises(RedriveNotAllowedError) as refused:
         _use_case(store, client).execute(RedriveExecutionCommand(workflow_execution_id="exec-old"))

@@ -33,7 +33,7 @@ from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.execution import WorkflowExecution
 from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus
-from tests.contract.builders import a_launch
+from tests.contract.builders import a_launch, write_change, write_launch
 from tests.integration.stepfunctions_stub import stubbed_stepfunctions
 
 NOW = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
@@ -61,7 +61,7 @@ def store(request: pytest.FixtureRequest) -> ExecutionStore:
             "execution_arn": ARN,
         }
     )
-    store.add_launch(records.model_copy(update={"execution": execution}))
+    write_launch(store, records.model_copy(update={"execution": execution}))
     return store
 
 
@@ -182,7 +182,7 @@ def test_a_step_functions_run_never_described_is_not_given_a_derived_status(
     client, _ = stubbed  # nothing stubbed: any Step Functions call fails the test
     running = store.get_execution("exec-1")
     failed = running.complete(ExecutionStatus.FAILED, NOW - timedelta(minutes=5), "log", "boom")
-    assert store.update_execution(RunChange(running, failed, RunGuard()))
+    assert write_change(store, RunChange(running, failed, RunGuard()))
 
     for read in _every_read(_reads(store, client, tmp_path)):
         assert (read.redrive_status, read.redrive_status_reason) == (None, None)

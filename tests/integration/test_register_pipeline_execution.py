@@ -23,7 +23,15 @@ from domain.logs import MAX_REGISTERED_LOGS, RegisteredLog, RegisteredSubExecuti
 from domain.run import StepMove
 from domain.statuses import StepStatus
 from domain.sub_processes import StopOutcome
-from tests.contract.builders import a_launch, a_registrar, at, step_id, step_moved
+from tests.contract.builders import (
+    a_launch,
+    a_registrar,
+    at,
+    step_id,
+    step_moved,
+    write_change,
+    write_launch,
+)
 
 STEP = step_id("e1", 0)
 SOURCE = f"wfx.execution.e1.pipeline.{STEP}"
@@ -35,8 +43,8 @@ STATE_MACHINE = "arn:aws:states:us-east-1:123456789012:stateMachine:inner"
 @pytest.fixture(params=["sqlite_file", "dynamodb"])
 def store(request: pytest.FixtureRequest) -> ExecutionStore:
     store: ExecutionStore = request.getfixturevalue(f"{request.param}_execution_store")
-    store.add_launch(a_launch("e1"))
-    store.add_launch(a_launch("e2"))
+    write_launch(store, a_launch("e1"))
+    write_launch(store, a_launch("e2"))
     return store
 
 
@@ -285,7 +293,7 @@ def test_a_registration_on_a_run_being_aborted_is_stopped_at_once_and_recorded(
         StepMove("e1", STEP, StepStatus.RUNNING, frozenset({StepStatus.NEW}), start_date=at(1)),
     )
     change = store.get_run("e1").request_abort(at(3), "stop it")
-    assert change is not None and store.update_execution(change)
+    assert change is not None and write_change(store, change)
     if step_ended:
         ended = StepMove(
             "e1", STEP, StepStatus.ABORTED, frozenset({StepStatus.RUNNING}), stop_date=at(4)

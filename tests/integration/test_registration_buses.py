@@ -26,7 +26,7 @@ from application.use_cases.register_pipeline_execution import (
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.registration import REGISTRATION_DETAIL_TYPE, compose_source
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, step_id, write_launch
 
 STEP = step_id("e1", 0)
 OTHER_STEP = step_id("e1", 1)
@@ -55,7 +55,7 @@ def a_registration(
 
 @pytest.fixture
 def container(inline_container: Any) -> Any:
-    inline_container.execution_store().add_launch(a_launch("e1", steps=2))
+    write_launch(inline_container.execution_store(), a_launch("e1", steps=2))
     return inline_container
 
 

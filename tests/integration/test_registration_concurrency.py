@@ -20,7 +20,7 @@ from domain.logs import (
     MAX_REGISTERED_SUB_EXECUTIONS,
     RegisteredSubExecution,
 )
-from tests.contract.builders import a_launch, a_registrar, step_id
+from tests.contract.builders import a_launch, a_registrar, step_id, write_launch
 
 THREADS = 8
 DELIVERIES = 100  # 400 picks of 80 locations: the caps (50) fill well before the end
@@ -60,7 +60,7 @@ def store(request: pytest.FixtureRequest) -> ExecutionStore:
         store = DynamoDbExecutionStore(client, tables)
     else:
         store = request.getfixturevalue("sqlite_file_execution_store")
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     return store
 
 

@@ -15,7 +15,7 @@ from adapters.tables import CREATED_TABLES, ResourceKeys, TableNames
 from application.ports import ListScope
 from application.use_cases.list_executions import ListExecutions, ListExecutionsQuery
 from domain.errors import ExecutionNotFoundError
-from tests.contract.builders import a_launch
+from tests.contract.builders import a_launch, write_launch
 
 STEPS_TABLE = TableNames().get_table_name(ResourceKeys.PIPELINE_EXECUTIONS)
 
@@ -45,7 +45,7 @@ def test_a_launch_that_fails_part_way_writes_nothing_and_can_be_retried(
         )
 
     with pytest.raises(Exception, match="simulated crash"):
-        store.add_launch(launch)
+        write_launch(store, launch)
 
     assert set(_row_counts(database).values()) == {0}
     with pytest.raises(ExecutionNotFoundError):
@@ -58,7 +58,7 @@ def test_a_launch_that_fails_part_way_writes_nothing_and_can_be_retried(
 
     with database.write() as connection:
         connection.execute("DROP TRIGGER crash")
-    store.add_launch(launch)
+    write_launch(store, launch)
     assert [
         e.workflow_execution_id for e in store.list_executions(ListScope.ALL, None, 10, None).items
     ] == ["crash-1"]

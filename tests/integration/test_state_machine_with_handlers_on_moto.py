@@ -38,7 +38,7 @@ from domain.attempts import AttemptTrigger
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import ExecutionType, RetryPolicy, StepDefinition, WorkflowVersion
 from entrypoints.container import create_all_tables
-from tests.contract.builders import a_launch, step_id
+from tests.contract.builders import a_launch, step_id, write_launch
 
 pytestmark = pytest.mark.integration
 
@@ -96,7 +96,7 @@ def handlers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Module
         monkeypatch.setenv(name, value)
     module = importlib.reload(importlib.import_module("entrypoints.lambda_handlers"))
     create_all_tables(module.container)
-    module.container.execution_store().add_launch(a_launch(EXECUTION_ID, steps=2))
+    write_launch(module.container.execution_store(), a_launch(EXECUTION_ID, steps=2))
     yield module
     module.container.sqlite_database().close()
 

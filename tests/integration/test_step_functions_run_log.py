@@ -45,7 +45,7 @@ from domain.execution import WorkflowExecution
 from domain.statuses import ExecutionStatus
 from entrypoints.cli.main import app
 from entrypoints.container import Container, create_all_tables
-from tests.contract.builders import a_launch
+from tests.contract.builders import a_launch, write_launch
 from tests.planted_secrets import AWS_KEY_ID_PREFIX
 
 pytestmark = pytest.mark.integration
@@ -149,7 +149,7 @@ def _world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, logging: str) -> Ite
             update={"orchestrator": "stepfunctions", "execution_arn": execution_arn}
         )
         store = handlers.container.execution_store()
-        store.add_launch(launch.model_copy(update={"execution": execution}))
+        write_launch(store, launch.model_copy(update={"execution": execution}))
         yield World(handlers, home, sfn, logs, machine_arn, group_arn, execution_arn)
         handlers.container.sqlite_database().close()
 

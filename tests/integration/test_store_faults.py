@@ -434,7 +434,7 @@ def test_a_launch_retried_after_its_answer_was_lost_runs_the_run_it_wrote(
     container = make_container("inline")
     publish(container, workflow("etl", middle="transform"))
     real, faulty = with_faults(container, backend, seed=0, rate=0.0)
-    faulty.script("add_launch", Fault.DROPPED)  # the rows are written, the launch raises
+    faulty.script("commit", Fault.DROPPED)  # the launch's rows are written, the launch raises
 
     execution_id = launch(container, "etl", "lost-answer")
 

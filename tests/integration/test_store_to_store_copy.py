@@ -33,6 +33,7 @@ from tests.contract.builders import (
     publish,
     some_outputs,
     step_id,
+    write_launch,
 )
 
 pytestmark = pytest.mark.integration
@@ -86,8 +87,8 @@ def _a_run_with_every_kind_of_row(container: Any) -> None:
     launch = a_launch(RUN, group="nightly")
     # over the item budget: the selections go to the object store, the row keeps a cut
     configuration = launch.configuration.model_copy(update={"input_selections": SELECTIONS})
-    container.execution_store().add_launch(
-        launch.model_copy(update={"configuration": configuration})
+    write_launch(
+        container.execution_store(), launch.model_copy(update={"configuration": configuration})
     )
     start = StartStepCommand(workflow_execution_id=RUN, pipeline_execution_id=ROOT)
     container.start_step().execute(start)

@@ -24,7 +24,7 @@ from application.use_cases.register_pipeline_execution import (
     RegisterPipelineExecutionCommand,
 )
 from domain.execution import ExecutionDetails
-from tests.contract.builders import a_launch, a_registrar, step_id
+from tests.contract.builders import a_launch, a_registrar, step_id, write_launch
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
@@ -41,7 +41,7 @@ HISTORY_REQUEST = {
 
 @pytest.fixture
 def store(sqlite_file_execution_store: ExecutionStore) -> ExecutionStore:
-    sqlite_file_execution_store.add_launch(a_launch("e1"))
+    write_launch(sqlite_file_execution_store, a_launch("e1"))
     return sqlite_file_execution_store
 
 

@@ -27,7 +27,7 @@ from application.use_cases.register_pipeline_execution import (
 )
 from domain.execution import ExecutionDetails
 from domain.stages import StageState
-from tests.contract.builders import a_launch, a_registrar, step_id
+from tests.contract.builders import a_launch, a_registrar, step_id, write_launch
 from tests.moto_state_machines import (
     ACCOUNT,
     PARSER_MODE,
@@ -71,7 +71,7 @@ def store(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> It
     }.items():
         monkeypatch.setenv(name, value)
     store: ExecutionStore = request.getfixturevalue(f"{request.param}_execution_store")
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
     with mock_aws(config=PARSER_MODE):  # inside the DynamoDB store's mock when there is one
         yield store
 

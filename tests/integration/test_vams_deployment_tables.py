@@ -26,7 +26,7 @@ from adapters.tables import TABLE_SPECS, VAMS_TABLES, ResourceKeys, TableNames
 from conftest import AWS_REGION, FAKE_AWS_ENVIRONMENT
 from entrypoints.cli.errors import exit_for
 from entrypoints.cli.main import main
-from tests.contract.builders import a_launch
+from tests.contract.builders import a_launch, write_launch
 
 pytestmark = pytest.mark.integration
 
@@ -86,7 +86,7 @@ def deployment(
         store = DynamoDbExecutionStore(
             dynamodb, names, objects=FilesystemObjectStore(tmp_path / "objects")
         )
-        store.add_launch(a_launch(EXECUTION_ID))
+        write_launch(store, a_launch(EXECUTION_ID))
         yield Deployment(dynamodb, ssm, capsys)
 
 

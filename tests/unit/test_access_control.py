@@ -28,7 +28,7 @@ from application.workflow_documents import WorkflowDocument, parse_workflow_docu
 from domain.authorization import SYSTEM_USER, AccessDecision, AccessFacts, Action, AssetKey, Subject
 from domain.constraints import Role, RoleAssignment
 from domain.errors import InvalidInputError, NotAuthorizedError
-from tests.contract.builders import a_launch, at
+from tests.contract.builders import a_launch, at, write_launch
 
 LOGS_ROUTE = "/workflows/executions/{executionId}/logs"
 EXECUTION_ROUTE = "/workflows/executions/{executionId}"
@@ -290,14 +290,15 @@ def launch_mixed(world: World, count: int) -> list[str]:
     for index in range(count):
         database = "db1" if index % 3 == 0 else "db2"
         execution_id = f"e{index:02}"
-        world.executions.add_launch(
+        write_launch(
+            world.executions,
             a_launch(
                 execution_id,
                 workflow=f"{database}:wf1",
                 start=at(index),
                 inputs=((f"{database}:scans", "a.obj"),),
                 output_asset=f"{database}:out",
-            )
+            ),
         )
         if database == "db1":
             mine.append(execution_id)

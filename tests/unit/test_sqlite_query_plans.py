@@ -13,7 +13,7 @@ from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.sqlite.schema import build_schema
 from adapters.tables import ResourceKeys, TableNames
 from application.ports import AssetDirection, ListScope
-from tests.contract.builders import a_launch, at
+from tests.contract.builders import a_launch, at, write_launch
 
 SCHEMA = build_schema(TableNames())
 PAGES = {"page 1": False, "page 2": True}
@@ -33,7 +33,8 @@ def store(request: pytest.FixtureRequest, database: SqliteDatabase) -> SqliteExe
     store.create_tables()
     if request.param == "analyzed":
         for n in range(60):
-            store.add_launch(
+            write_launch(
+                store,
                 a_launch(
                     f"e{n:02}",
                     start=at(n % 7),
@@ -41,7 +42,7 @@ def store(request: pytest.FixtureRequest, database: SqliteDatabase) -> SqliteExe
                     group="g1" if n % 2 else None,
                     inputs=[("db1:asset1", "a.obj"), (f"db1:asset{n % 5}", "b.obj")],
                     output_asset="db1:asset1" if n % 4 else None,
-                )
+                ),
             )
         with database.write() as connection:
             connection.execute("ANALYZE")

@@ -28,7 +28,7 @@ from adapters.sqlite.schema import (
     index_name,
 )
 from adapters.tables import CREATED_TABLES, ResourceKeys, TableNames
-from tests.contract.builders import a_launch
+from tests.contract.builders import a_launch, write_launch
 
 NAMES = TableNames(prefix="T1.")  # a prefix with a dot: every name must be quoted to work
 SCHEMA = build_schema(NAMES)
@@ -108,7 +108,7 @@ def test_the_earlier_table_is_not_made_a_sqlite_user_migrates_from_a_file(
 
 def test_creating_the_tables_twice_changes_nothing(database: SqliteDatabase) -> None:
     store = SqliteExecutionStore(database, NAMES)
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
 
     create_tables(database, SCHEMA)
     store.create_tables()
@@ -127,7 +127,7 @@ def test_the_memory_database_outlives_the_engine_that_created_its_tables() -> No
     store.create_tables()
     gc.collect()  # SQLAlchemy's engine and pool are gone: they must not have closed the connection
 
-    store.add_launch(a_launch("e1"))
+    write_launch(store, a_launch("e1"))
 
     assert store.get_execution("e1").workflow_execution_id == "e1"
     database.close()
@@ -147,11 +147,11 @@ def test_reading_and_writing_rows_never_imports_sqlalchemy(tmp_path: Path) -> No
         from adapters.sqlite.execution_store import SqliteExecutionStore
         from adapters.tables import TableNames
         from application.ports import ListScope
-        from tests.contract.builders import a_launch
+        from tests.contract.builders import a_launch, write_launch
 
         database = SqliteDatabase({str(path)!r})
         store = SqliteExecutionStore(database, TableNames())
-        store.add_launch(a_launch("e1"))
+        write_launch(store, a_launch("e1"))
         assert store.list_executions(ListScope.ALL, None, 10, None).items
         assert store.get_details("e1").steps
         assert SqliteWorkflowCatalog(database, TableNames()).latest_version("db", "wf") is None

@@ -28,7 +28,7 @@ from application.use_cases.step_tracking import FinishStep, StartStep
 from domain.execution import PipelineExecution
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import RetryPolicy
-from tests.contract.builders import a_gate_passage, a_launch, step_id
+from tests.contract.builders import a_gate_passage, a_launch, step_id, write_change, write_launch
 
 RUN = "e1"
 
@@ -44,7 +44,7 @@ def database() -> Iterator[SqliteDatabase]:
 def store(database: SqliteDatabase) -> SqliteExecutionStore:
     built = SqliteExecutionStore(database, TableNames())
     built.create_tables()
-    built.add_launch(a_launch(RUN, steps=3))
+    write_launch(built, a_launch(RUN, steps=3))
     return built
 
 
@@ -146,7 +146,7 @@ def test_an_abort_requested_in_the_store_between_steps_refuses_the_next_start(
 ) -> None:
     def abort_after_the_first(step: PipelineExecution, attempt: int) -> str | None:
         change = store.get_run(RUN).request_abort(SystemClock().now(), "by another process")
-        assert change is not None and store.update_execution(change)
+        assert change is not None and write_change(store, change)
         return None
 
     calls = Calls(abort_after_the_first)

@@ -19,7 +19,7 @@ from adapters.dynamodb.codec import (
     to_wire,
 )
 from adapters.dynamodb.cost_ledger import cost_entry_put
-from adapters.dynamodb.known_rows import KnownRows, version_guard
+from adapters.dynamodb.known_rows import version_guard
 from adapters.dynamodb.requests import (
     batch_delete,
     batch_get,
@@ -112,10 +112,7 @@ from domain.errors import (
     PipelineExecutionNotFoundError,
 )
 from domain.events import (
-    ExecutionEvent,
     NewEvent,
-    change_events,
-    launch_events,
 )
 from domain.execution import (
     ExecutionConfiguration,
@@ -242,9 +239,6 @@ class DynamoDbExecutionStore:
         self._whole = self._bodies.restore
         self._query_page_size = query_page_size
         self._main_keys: dict[str, dict[str, str]] = {}
-        # main rows as last read or written, with their event counter: a transition decided on
-        # one answers with it and what it wrote (update_execution)
-        self._known_main = KnownRows("workflowExecutionId", kept=_MAIN_KEY_CACHE)
         # every transition's write goes through it, with the transition's events
         self._unit_of_work = DynamoDbUnitOfWork(client, tables, self._bodies)
 
@@ -259,9 +253,6 @@ class DynamoDbExecutionStore:
         create_tables(self._client, self._tables)
 
     # -- launch -------------------------------------------------------------------------------
-
-    def add_launch(self, records: LaunchRecords) -> None:
-        self._launch(records, launch_events(records.execution))
 
     def _launch(
         self,
@@ -326,7 +317,6 @@ class DynamoDbExecutionStore:
             "workflowDatabaseId:workflowId": records.execution.workflow_key,
         }
         self._keep_main_key(execution_id, key)
-        self._keep_main_row(main)
         self._unit_of_work.launched(key, last_sequence_number=len(numbered))
 
     def _event_put(self, event: Item) -> dict[str, Any]:
@@ -406,7 +396,6 @@ class DynamoDbExecutionStore:
         rows = self._main_rows(workflow_execution_id)
         if not rows:
             raise ExecutionNotFoundError(workflow_execution_id)
-        self._keep_main_row(rows[0])
         return parse_execution_record(self._whole(rows[0]))
 
     def get_executions(self, refs: Sequence[ExecutionRef]) -> list[WorkflowExecution]:
@@ -458,73 +447,22 @@ class DynamoDbExecutionStore:
         _add_run_guard(request, change)
         return key, request
 
-    def update_execution(self, change: RunChange) -> WorkflowExecution | None:
-        return self._change_main_row(change, change_events(change))
-
-    def _change_main_row(
-        self, change: RunChange, events: Sequence[NewEvent]
-    ) -> WorkflowExecution | None:
+    def _change_main_row(self, change: RunChange, events: Sequence[NewEvent]) -> bool:
         """A write of the main row alone: one plain conditional update when it is no transition,
-        else a transaction with its events; the row as stored afterwards (kept, so the next
-        transition decided on it reads nothing back), None when the guard refused it."""
-        execution = change.after
-        execution_id = execution.workflow_execution_id
-        values, removed = execution_changed_attributes(change.before, execution)
+        else a transaction with its events; False when the guard refused it."""
+        execution_id = change.after.workflow_execution_id
+        values, removed = execution_changed_attributes(change.before, change.after)
         key, request = self._execution_update(change, values, removed)
         not_found = ExecutionNotFoundError(execution_id)
         if not events:  # a lease, a sync stamp: no transition, no event, one plain update
-            stored = self._update_or_none(request, not_found)
-            if stored is None:
-                return None
-            self._keep_main_row(stored)
-            return parse_execution_record(self._whole(stored))
-        known = self._known_main.get(execution_id)
+            return self._update_or_none(request, not_found) is not None
         try:
-            numbered = self._unit_of_work.transact(
+            self._unit_of_work.transact(
                 execution_id, key, [("Update", None, request)], 0, events, not_found
             )
         except TransactionRefusedError:
-            return None  # the guard did not hold: nothing written, its events neither
-        if known is not None and self._is_before(known, change, numbered[0].sequence_number):
-            # the row the caller decided on, with what was written: no read back
-            stored = {**known, **from_wire(to_wire(values))}
-            for name in removed:
-                stored.pop(name, None)
-            stored[LAST_SEQUENCE_NUMBER] = numbered[-1].sequence_number
-        else:
-            table_name, _ = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
-            read = get_item(self._client, table_name, key)
-            if read is None:  # deleted since
-                raise not_found
-            stored = read
-        self._keep_main_row(stored)
-        return parse_execution_record(self._whole(stored))
-
-    def _is_before(self, known: Item, change: RunChange, first_number: int) -> bool:
-        """Whether the known row is the one the change was decided on and still the stored one
-        when it was written. Every transition moves the event counter on, and the write held on
-        the counter being `first_number - 1`: a known row with that counter has seen every
-        transition. Only writes without an event (a lease renewed, a sync stamp) by another
-        process can have changed it since, and those fields then show as the caller read them."""
-        if int(known.get(LAST_SEQUENCE_NUMBER, 0)) != first_number - 1:
-            return False
-        return bool(parse_execution_record(self._whole(known)) == change.before)
-
-    def _counter_moved(
-        self, workflow_execution_id: str, numbered: Sequence[ExecutionEvent]
-    ) -> None:
-        """A write that changed the main row only by its event counter (a step's move): the
-        known row, if it had seen every event before these, has seen these too."""
-        if numbered:
-            self._known_main.set_if(
-                workflow_execution_id,
-                LAST_SEQUENCE_NUMBER,
-                numbered[0].sequence_number - 1,
-                numbered[-1].sequence_number,
-            )
-
-    def _keep_main_row(self, item: Item) -> None:
-        self._known_main.keep(item)
+            return False  # the guard did not hold: nothing written, its events neither
+        return True
 
     def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
         execution = self.get_execution(workflow_execution_id)
@@ -692,7 +630,7 @@ class DynamoDbExecutionStore:
         if write.change is not None and not (
             write.moves or write.approval or write.step_logs or write.step_rows or write.step_lists
         ):
-            return self._change_main_row(write.change, write.events) is not None
+            return self._change_main_row(write.change, write.events)
         not_found = ExecutionNotFoundError(run_id)
         main_key = self._main_key(run_id)
         if main_key is None:
@@ -736,7 +674,7 @@ class DynamoDbExecutionStore:
                 f"holds ({TRANSACTION_ITEM_LIMIT}); nothing was written"
             )
         try:
-            numbered = self._unit_of_work.transact(
+            self._unit_of_work.transact(
                 run_id, main_key, actions, main_position, write.events, not_found
             )
         except TransactionRefusedError as refused:
@@ -744,10 +682,6 @@ class DynamoDbExecutionStore:
             if refused_step is not None and not refused.reason.get("Item"):
                 raise PipelineExecutionNotFoundError(refused_step, run_id) from refused
             return False
-        if write.change is None:
-            self._counter_moved(run_id, numbered)
-        else:
-            self._known_main.forget(run_id)
         return True
 
     def _step_row_update(self, row: StepRow) -> dict[str, Any]:

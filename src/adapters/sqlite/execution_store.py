@@ -84,8 +84,6 @@ from domain.errors import (
 )
 from domain.events import (
     NewEvent,
-    change_events,
-    launch_events,
 )
 from domain.execution import (
     ExecutionConfiguration,
@@ -192,12 +190,6 @@ class SqliteExecutionStore:
 
     # -- writes -------------------------------------------------------------------------------
 
-    def add_launch(self, records: LaunchRecords) -> None:
-        self._ensure_attempts_table()  # the resolved inputs' table is newer than the file
-        self._unit_of_work.ensure_table()
-        with self._database.write() as connection:
-            self._launch_in(connection, records, launch_events(records.execution))
-
     def _launch_in(
         self,
         connection: sqlite3.Connection,
@@ -244,17 +236,10 @@ class SqliteExecutionStore:
             if not self._insert_attempt(connection, attempt):
                 raise ExecutionAlreadyExistsError(execution_id)
 
-    def update_execution(self, change: RunChange) -> WorkflowExecution | None:
-        events = change_events(change)
-        if events:
-            self._unit_of_work.ensure_table()
-        with self._database.write() as connection:
-            return self._update_execution_in(connection, change, events)
-
-    def _update_execution_in(
-        self, connection: sqlite3.Connection, change: RunChange, events: Sequence[NewEvent] = ()
-    ) -> WorkflowExecution | None:
-        """`update_execution` inside the caller's write transaction (a run's write)."""
+    def _change_main_row_in(self, connection: sqlite3.Connection, change: RunChange) -> bool:
+        """The main row's change inside the caller's write transaction (a run's write): what
+        `change.after` changes from `change.before`, while the stored row meets its guard; False
+        (nothing written) when it does not."""
         execution, guard = change.after, change.guard
         values, removed = execution_changed_attributes(change.before, execution)
         self._bodies.put([values])
@@ -268,9 +253,8 @@ class SqliteExecutionStore:
         if not rows:
             if connection.execute(self._sql.execution_status.exists, key).fetchone() is None:
                 raise ExecutionNotFoundError(execution.workflow_execution_id)
-            return None
-        self._unit_of_work.append_in(connection, execution.workflow_execution_id, events)
-        return parse_execution_record(self._whole(load_item(rows[0][0])))
+            return False
+        return True
 
     def commit(self, write: RunWrite) -> bool:
         """RunWriter: the whole write in one transaction, rolled back when a guard refuses."""
@@ -294,7 +278,7 @@ class SqliteExecutionStore:
                 if write.step_lists is not None:
                     self._step_lists_in(connection, write.step_lists)
                 if write.change is not None:
-                    if self._update_execution_in(connection, write.change) is None:
+                    if not self._change_main_row_in(connection, write.change):
                         raise _Refused
                 elif not any(move.while_open for move in write.moves) and (
                     connection.execute(self._sql.run_state, (run_id,)).fetchone() is None
