@@ -177,6 +177,8 @@ class Record(dict[str, Any]):
     writes JSON (SQLite) to reuse rather than encode the item a second time; any change to the
     item drops it."""
 
+    __slots__ = ("json_text", "offloads")  # no instance dict: 40-odd are built per run
+
     offloads: tuple[Offload, ...]
     json_text: str | None
 

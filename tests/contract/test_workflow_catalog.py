@@ -104,6 +104,8 @@ def test_a_deployment_records_the_state_machine_on_the_version(
     workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
 ) -> None:
     publish(workflow_definitions, a_version(1))
+    # read once before: a store that keeps what it read must still see the change
+    assert workflow_catalog.get_version("db1", "wf1", 1).state_machine_arn is None
 
     deployed = workflow_catalog.record_deployment("db1", "wf1", 1, ARN)
 

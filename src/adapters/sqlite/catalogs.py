@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Sequence
 
 from adapters.catalog_paging import (
@@ -33,6 +34,10 @@ VERSION = "workflowVersion"
 STEPS_KEY = "workflowDatabaseId:workflowId:workflowVersion"
 ASSET_KEY = "databaseId:assetId"
 FILE_KEY = "fileKey"
+
+
+# Versions kept parsed per catalog: the workflows a process launches again and again.
+_PARSED_KEPT = 64
 
 
 class _SqliteCatalog:
@@ -66,6 +71,9 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
             for continued in (False, True)
         }
         self._step_partition = s.q(STEPS_KEY)
+        # the same rows' texts give the same (immutable) version: see _parsed
+        self._parsed_versions: dict[tuple[str, ...], WorkflowVersion] = {}
+        self._parsed_lock = threading.Lock()
 
     def create_tables(self) -> None:
         create_workflow_tables(self._database, self._schema)
@@ -81,16 +89,29 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
             )
             for i in items
         ]
-        by_version: dict[str, list[Item]] = {key: [] for key in keys}
+        by_version: dict[str, list[tuple[str, Item]]] = {key: [] for key in keys}
         for chunk in chunks(keys):
             rows = connection.execute(self._steps.select_items_in(STEPS_KEY, len(chunk)), chunk)
             for (text,) in rows:
                 step = load_item(text)
-                by_version[step[STEPS_KEY]].append(step)
+                by_version[step[STEPS_KEY]].append((text, step))
         return [
-            parse_workflow_version_record(item, by_version[key])
-            for item, key in zip(items, keys, strict=True)
+            self._parsed(text, item, by_version[key])
+            for text, item, key in zip(texts, items, keys, strict=True)
         ]
+
+    def _parsed(self, text: str, item: Item, steps: list[tuple[str, Item]]) -> WorkflowVersion:
+        """The version these rows hold, parsed once per text: every launch reads the newest
+        version, and validating the same rows again was most of that read's cost."""
+        memo_key = (text, *(step_text for step_text, _ in steps))
+        version = self._parsed_versions.get(memo_key)
+        if version is None:
+            version = parse_workflow_version_record(item, [step for _, step in steps])
+            with self._parsed_lock:  # a served catalog is read by many threads
+                self._parsed_versions[memo_key] = version
+                if len(self._parsed_versions) > _PARSED_KEPT:
+                    del self._parsed_versions[next(iter(self._parsed_versions))]
+        return version
 
     def _read(self, sql: str, parameters: Sequence[object]) -> list[WorkflowVersion]:
         with self._database.read() as connection:

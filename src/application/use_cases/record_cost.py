@@ -204,7 +204,8 @@ class RecordAttemptDurations:
         with self._contexts_lock:
             if entry_id in self._appended.get(run_id, ()):
                 return None
-        return self._entry(run_id, step_id, attempt, seconds_between(started, stopped), stopped)
+        seconds = seconds_between(started, stopped)
+        return self._entry(run_id, step_id, attempt, seconds, stopped, entry_id)
 
     def carried_by(self, move: StepMove, started: datetime) -> StepMove:
         """`move`, which closes an attempt begun at `started`, carrying that attempt's duration
@@ -232,7 +233,13 @@ class RecordAttemptDurations:
                 self._appended.popitem(last=False)
 
     def _entry(
-        self, run_id: str, step_id: str, attempt: int, seconds: Decimal, at: datetime
+        self,
+        run_id: str,
+        step_id: str,
+        attempt: int,
+        seconds: Decimal,
+        at: datetime,
+        entry_id: str | None = None,
     ) -> CostLedgerEntry:
         return build_entry(
             self._context(run_id),
@@ -240,7 +247,7 @@ class RecordAttemptDurations:
             attempt,
             Usage(quantity=seconds, unit=DURATION_UNIT, kind=CostKind.DURATION),
             self._rates,
-            entry_id=duration_entry_id(run_id, step_id, attempt),
+            entry_id=entry_id or duration_entry_id(run_id, step_id, attempt),
             source=CostSource.RUNNER,
             at=at,
         )
