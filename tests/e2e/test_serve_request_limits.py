@@ -13,14 +13,18 @@ import pytest
 from tests.e2e.cli import USER, Wfx
 from tests.e2e.served import serving
 
-pytestmark = pytest.mark.integration
+# one worker for the module: its tests share one service
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("serve-request-limits")]
 
 CAP = 8192  # above a description at its bound, which has a rule of its own
 
 
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    wfx = Wfx(tmp_path / "home").with_environment(WFX_MAX_REQUEST_BYTES=str(CAP))
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+    """One service for the module: each request its tests send is refused, so none of them
+    changes what the next one meets."""
+    home = tmp_path_factory.mktemp("limits") / "home"
+    wfx = Wfx(home).with_environment(WFX_MAX_REQUEST_BYTES=str(CAP))
     token = wfx.ok("auth", "token", USER, "--role", "admin", "--ttl", "10m").stdout.strip()
     with serving(wfx) as (base, _):
         yield base, {"Authorization": f"Bearer {token}"}
