@@ -27,6 +27,7 @@ from typing import Any
 
 MODULE = "entrypoints.cli.main"
 _NOT_PRELOADED = {"entrypoints.lambda_handlers"}
+_AWS_SERVICES = ("dynamodb", "s3", "stepfunctions", "logs", "events")  # wfx's clients
 _LENGTH = struct.Struct("!Q")
 _ANSWER = struct.Struct("!q")
 _PR_SET_PDEATHSIG = 1
@@ -112,15 +113,39 @@ def _import_the_rest() -> None:
         ):
             if module.name not in _NOT_PRELOADED:
                 importlib.import_module(module.name)
-    # a throwaway session: the default one would keep this process's (empty) credentials
-    import boto3.session
+    _parse_botocore_data_once()
 
-    boto3.session.Session().client(
-        "dynamodb",
+
+def _parse_botocore_data_once() -> None:
+    """botocore parses its JSON (each service's model, the endpoints, the partitions) afresh for
+    each new loader, and a wfx call on AWS makes one: that was 0.3 s of a call on DynamoDB. Every
+    loader made here with the default search path starts from what this one parsed, as every
+    client of one botocore session does. The session is a throwaway: boto3's default one would
+    keep this process's (empty) credentials."""
+    import boto3.session
+    import botocore.loaders
+    import botocore.session
+
+    parsed = botocore.loaders.create_loader()
+    core = botocore.session.Session()
+    core.register_component("data_loader", parsed)
+    session = boto3.session.Session(
+        botocore_session=core,
         region_name="us-east-1",
         aws_access_key_id="preload",
         aws_secret_access_key="preload",
     )
+    for service in _AWS_SERVICES:
+        session.client(service)  # type: ignore[call-overload]  # any name, not a literal
+    create_loader = botocore.loaders.create_loader
+
+    def loader_sharing_the_parsed_data(search_path_string: str | None = None) -> Any:
+        loader = create_loader(search_path_string)
+        if search_path_string is None:
+            loader._cache = parsed._cache  # type: ignore[attr-defined]  # its instance_cache
+        return loader
+
+    botocore.session.create_loader = loader_sharing_the_parsed_data  # type: ignore[attr-defined]
 
 
 def main(path: str) -> int:
