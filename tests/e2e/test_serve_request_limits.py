@@ -17,6 +17,9 @@ from tests.e2e.served import serving
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("serve-request-limits")]
 
 CAP = 8192  # above a description at its bound, which has a rule of its own
+# a bound, not a pace: a process's first request to a route builds it, which a machine loaded by
+# the suite's other workers took past httpx's 5 s for
+TIMEOUT = 30.0
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +45,10 @@ def test_a_body_past_the_cap_is_a_413_whether_its_length_is_declared_or_not(
     json_headers = headers | {"Content-Type": "application/json"}
 
     declared = httpx.post(
-        f"{base}/workflows/executions", content=_launch_body(CAP), headers=json_headers
+        f"{base}/workflows/executions",
+        content=_launch_body(CAP),
+        headers=json_headers,
+        timeout=TIMEOUT,
     )
     assert declared.status_code == 413
     assert "WFX_MAX_REQUEST_BYTES" in declared.json()["message"]
@@ -51,12 +57,17 @@ def test_a_body_past_the_cap_is_a_413_whether_its_length_is_declared_or_not(
         body = _launch_body(CAP)
         yield from (body[i : i + 512] for i in range(0, len(body), 512))
 
-    chunked = httpx.post(f"{base}/workflows/executions", content=chunks(), headers=json_headers)
+    chunked = httpx.post(
+        f"{base}/workflows/executions", content=chunks(), headers=json_headers, timeout=TIMEOUT
+    )
     assert chunked.status_code == 413
     assert "WFX_MAX_REQUEST_BYTES" in chunked.json()["message"]
 
     within = httpx.post(
-        f"{base}/workflows/executions", content=_launch_body(10), headers=json_headers
+        f"{base}/workflows/executions",
+        content=_launch_body(10),
+        headers=json_headers,
+        timeout=TIMEOUT,
     )
     assert within.status_code == 404, within.text  # read whole, and answered: no such workflow
 
@@ -71,7 +82,7 @@ def test_a_workflow_description_past_its_bound_is_a_400_naming_it(
         "description": "d" * 4097,
         "steps": [{"pipelineId": "p", "executionType": "command", "command": ["true"]}],
     }
-    answer = httpx.put(f"{base}/workflows", json=document, headers=headers)
+    answer = httpx.put(f"{base}/workflows", json=document, headers=headers, timeout=TIMEOUT)
     assert answer.status_code == 400
     assert "description" in answer.json()["message"]
 
