@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
+import importlib
 import json
 import os
+import pkgutil
 import runpy
 import signal
 import socket
@@ -23,6 +26,8 @@ import traceback
 from typing import Any
 
 MODULE = "entrypoints.cli.main"
+_NOT_PRELOADED = {"entrypoints.lambda_handlers"}
+_AWS_SERVICES = ("dynamodb", "s3", "stepfunctions", "logs", "events")  # wfx's clients
 _LENGTH = struct.Struct("!Q")
 _ANSWER = struct.Struct("!q")
 _PR_SET_PDEATHSIG = 1
@@ -98,6 +103,51 @@ def _answer(connection: socket.socket) -> int:
     os._exit(0)
 
 
+def _import_the_rest() -> None:
+    """Every wfx module a command may import late (its store's adapters, its use cases, boto3's
+    client machinery), imported once here and not in each forked call: that was most of a call.
+    Not the Lambda handlers, which build a container as they are imported."""
+    for package in ("domain", "application", "adapters", "entrypoints"):
+        for module in pkgutil.walk_packages(
+            importlib.import_module(package).__path__, f"{package}."
+        ):
+            if module.name not in _NOT_PRELOADED:
+                importlib.import_module(module.name)
+    _parse_botocore_data_once()
+
+
+def _parse_botocore_data_once() -> None:
+    """botocore parses its JSON (each service's model, the endpoints, the partitions) afresh for
+    each new loader, and a wfx call on AWS makes one: that was 0.3 s of a call on DynamoDB. Every
+    loader made here with the default search path starts from what this one parsed, as every
+    client of one botocore session does. The session is a throwaway: boto3's default one would
+    keep this process's (empty) credentials."""
+    import boto3.session
+    import botocore.loaders
+    import botocore.session
+
+    parsed = botocore.loaders.create_loader()
+    core = botocore.session.Session()
+    core.register_component("data_loader", parsed)
+    session = boto3.session.Session(
+        botocore_session=core,
+        region_name="us-east-1",
+        aws_access_key_id="preload",
+        aws_secret_access_key="preload",
+    )
+    for service in _AWS_SERVICES:
+        session.client(service)  # type: ignore[call-overload]  # any name, not a literal
+    create_loader = botocore.loaders.create_loader
+
+    def loader_sharing_the_parsed_data(search_path_string: str | None = None) -> Any:
+        loader = create_loader(search_path_string)
+        if search_path_string is None:
+            loader._cache = parsed._cache  # type: ignore[attr-defined]  # its instance_cache
+        return loader
+
+    botocore.session.create_loader = loader_sharing_the_parsed_data  # type: ignore[attr-defined]
+
+
 def main(path: str) -> int:
     """Serves until killed; returns only in a wfx process, with its exit code."""
     _die_with_parent()
@@ -106,10 +156,13 @@ def main(path: str) -> int:
     listener.bind(path)
     listener.listen(64)
     __import__(MODULE)
-    __import__("entrypoints.container")
+    _import_the_rest()
     # what it imports stays; the module itself runs afresh as __main__ in each child, as `-m`
     # runs it (runpy warns of a module found imported already)
     del sys.modules[MODULE]
+    # A forked call that collects or ends then leaves these objects alone: it neither walks nor
+    # writes to (copies) the pages the two share, which cost more than the imports saved.
+    gc.freeze()
     sys.stdout.write("ready\n")
     sys.stdout.flush()
     while True:

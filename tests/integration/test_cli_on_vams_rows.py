@@ -19,7 +19,7 @@ from tests import vams_items as vams
 from tests.e2e.cli import FAKE_AWS, Wfx
 from tests.integration.moto_server import moto_server
 
-pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-on-moto-server")]
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-on-vams-rows")]
 
 WAITING = {"StartAt": "Wait", "States": {"Wait": {"Type": "Wait", "Seconds": 600, "End": True}}}
 

@@ -105,7 +105,8 @@ def _flow(wfx: Wfx, root: Path) -> Reruns:
 
     token = wfx.ok("auth", "token", USER, "--role", "admin", "--ttl", "10m").stdout.strip()
     headers = {"Authorization": f"Bearer {token}"}
-    with serving(wfx) as (base, _):
+    # one process: the rerun's answer is the same from any; test_serve_workers serves from two
+    with serving(wfx, "--workers", "1") as (base, _):
         over_http = httpx.post(
             f"{base}/workflows/executions/{failed_id}/rerun",
             json={"executionGroupId": "retry-http"},

@@ -25,7 +25,7 @@ from adapters.tables import ResourceKeys, TableNames
 from tests.e2e.cli import FAKE_AWS, GUID, TRIVIAL_WORKFLOW, Outcome, Wfx
 from tests.integration.moto_server import moto_server
 
-pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("moto-server-sfn")]
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-run-on-step-functions")]
 
 ROLE_ARN = "arn:aws:iam::123456789012:role/wfx-state-machine"
 LOG_GROUP_ARN = "arn:aws:logs:us-east-1:123456789012:log-group:/wfx/state-machines:*"

@@ -184,7 +184,8 @@ def _replay(wfx: Wfx) -> Replay:
         )
     token = wfx.ok("auth", "token", USER, "--role", "admin", "--ttl", "10m").stdout.strip()
     with (
-        serving(wfx) as (base, _),
+        # one process: each builds the same answers; test_serve_workers serves from two
+        serving(wfx, "--workers", "1") as (base, _),
         httpx.Client(
             base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=30
         ) as client,
