@@ -231,13 +231,20 @@ class ExecutionInputResponse(Response):
     @classmethod
     def of(cls, row: ExecutionInput) -> Self:
         return cls(
+            **shown_input(row),
             workflow_execution_id=row.workflow_execution_id,
-            database_id=row.database_id,
-            asset_id=row.asset_id,
-            input_asset_file_key=row.input_asset_file_key,
-            version_id=row.version_id,
             execution_start_date=row.execution_start_date,
         )
+
+
+def shown_input(row: ExecutionInput) -> dict[str, Any]:
+    """An input row as every answer shows it (this row, VAMS's `inputFiles`)."""
+    return {
+        "database_id": row.database_id,
+        "asset_id": row.asset_id,
+        "input_asset_file_key": row.input_asset_file_key,
+        "version_id": row.version_id,
+    }
 
 
 # -- a step ---------------------------------------------------------------------------------------
@@ -339,29 +346,37 @@ class PipelineExecutionResponse(Response):
     @classmethod
     def of(cls, step: PipelineExecution) -> Self:
         return cls(
-            pipeline_execution_id=step.pipeline_execution_id,
+            **shown_step(step),
             workflow_execution_id=step.workflow_execution_id,
-            pipeline_database_id=step.pipeline_database_id,
-            pipeline_id=step.pipeline_id,
-            step_index=step.step_index,
-            step_definition_id=step.step_definition_id,
             status=step.status.value,
             start_date=step.start_date,
             stop_date=step.stop_date,
-            error_message=redact_optional(step.error),
             execution_type=step.execution_type.value,
             input_file_arity=step.input_file_arity.value,
-            from_pipeline_execution_id=step.from_pipeline_execution_id,
-            end_state_pipeline=step.end_state,
-            registered_sub_executions=tuple(
-                RegisteredSubExecutionResponse.of(s) for s in step.registered_sub_executions
-            ),
-            registered_logs=tuple(RegisteredLogResponse.of(log) for log in step.registered_logs),
-            sub_execution_stops=tuple(
-                SubExecutionStopResponse.of(s) for s in step.sub_execution_stops
-            )
-            or None,
         )
+
+
+def shown_step(step: PipelineExecution) -> dict[str, Any]:
+    """A step's fields as every answer shows them (this row, VAMS's pipeline entry of the
+    details): its error redacted, its sub-processes and log locations by name, never by ARN."""
+    return {
+        "pipeline_execution_id": step.pipeline_execution_id,
+        "pipeline_database_id": step.pipeline_database_id,
+        "pipeline_id": step.pipeline_id,
+        "step_index": step.step_index,
+        "step_definition_id": step.step_definition_id,
+        "error_message": redact_optional(step.error),
+        "from_pipeline_execution_id": step.from_pipeline_execution_id,
+        "end_state_pipeline": step.end_state,
+        "registered_sub_executions": tuple(
+            RegisteredSubExecutionResponse.of(s) for s in step.registered_sub_executions
+        ),
+        "registered_logs": tuple(RegisteredLogResponse.of(log) for log in step.registered_logs),
+        "sub_execution_stops": tuple(
+            SubExecutionStopResponse.of(s) for s in step.sub_execution_stops
+        )
+        or None,
+    }
 
 
 class StepInputConfigurationResponse(Response):
@@ -401,13 +416,20 @@ class StepInputMetadataResponse(Response):
     @classmethod
     def of(cls, row: StepInputMetadata) -> Self:
         return cls(
+            **shown_input_metadata(row),
             pipeline_execution_id=row.pipeline_execution_id,
             workflow_execution_id=row.workflow_execution_id,
-            database_id=row.database_id,
-            asset_id=row.asset_id,
-            file_path=row.file_path,
-            metadata={key: metadata_value(key, value) for key, value in row.metadata},
         )
+
+
+def shown_input_metadata(row: StepInputMetadata) -> dict[str, Any]:
+    """A metadata row a step read as every answer shows it (this row, VAMS's `inputMetadata`)."""
+    return {
+        "database_id": row.database_id,
+        "asset_id": row.asset_id,
+        "file_path": row.file_path,
+        "metadata": {key: metadata_value(key, value) for key, value in row.metadata},
+    }
 
 
 def metadata_value(key: str, value: str) -> str:
@@ -477,12 +499,20 @@ class OutputMetadataResponse(Response):
     @classmethod
     def of(cls, row: OutputMetadata) -> Self:
         return cls(
+            **shown_output_metadata(row),
             pipeline_execution_id=row.pipeline_execution_id,
             workflow_execution_id=row.workflow_execution_id,
-            target_file_path=row.target_file_path,
-            metadata_key=row.metadata_key,
-            metadata_value=metadata_value(row.metadata_key, row.value),
         )
+
+
+def shown_output_metadata(row: OutputMetadata) -> dict[str, Any]:
+    """A metadata value a step wrote as every answer shows it (this row, VAMS's
+    `outputs.metadata`)."""
+    return {
+        "target_file_path": row.target_file_path,
+        "metadata_key": row.metadata_key,
+        "metadata_value": metadata_value(row.metadata_key, row.value),
+    }
 
 
 class OutputResultResponse(Response):
