@@ -631,15 +631,15 @@ def executions_list(
     )
     container = context.container()
     page = container.list_executions().execute(query)
+    from entrypoints.vams_execution_list import ExecutionList
+
+    # one document, printed or drawn as a table: the one inside the HTTP list's `message`
+    outputs = container.read_output_targets().execute([e.workflow_execution_id for e in page.items])
+    listed = ExecutionList.of(page, outputs).dump()
     if json_output:
         from entrypoints.cli.render import dump_json
-        from entrypoints.vams_execution_list import ExecutionList
 
-        # the document inside the HTTP list's `message`
-        outputs = container.read_output_targets().execute(
-            [e.workflow_execution_id for e in page.items]
-        )
-        context.echo(dump_json(ExecutionList.of(page, outputs).dump()))
+        context.echo(dump_json(listed))
         return
     from entrypoints.cli.render import executions_table
 
@@ -649,7 +649,7 @@ def executions_list(
     else:
         # --wide: every column, however long the lines (a terminal scrolls or wraps them)
         table_console = context.console(width=context.UNWRAPPED_WIDTH) if wide else console
-        table_console.print(executions_table(page.items, console.width, wide))
+        table_console.print(executions_table(listed["Items"], console.width, wide))
     if page.next_token:
         console.print(f"\nNext page: --starting-token {page.next_token}", soft_wrap=True)
 
