@@ -1233,7 +1233,8 @@ MetadataItemResponse = (
 
 
 def metadata_item(item: DetailItem) -> MetadataItemResponse:
-    """The response shape of one item: the one it has inside the details document."""
+    """The response shape of one item: wfx's row of it. The details document (VAMS's) shows
+    the same record under VAMS's keys, its shared fields from the same `shown_*` mapping."""
     match item:
         case ExecutionInput():
             return ExecutionInputResponse.of(item)
