@@ -19,7 +19,6 @@ from application.use_cases.administer_roles import AppliedTemplate
 from application.use_cases.delete_execution import DeleteResult
 from application.use_cases.describe_execution import ExecutionDescription
 from application.use_cases.get_execution_logs import AttemptLog, ExecutionLogs, LogSourceReport
-from application.use_cases.get_execution_metadata import DetailItem
 from application.use_cases.publish_registration import PublishedRegistration
 from application.use_cases.show_workflow import WorkflowView
 from application.use_cases.sweep_aborts import SweepAbortsResult
@@ -217,28 +216,8 @@ class ExecutionConfigurationResponse(Response):
         )
 
 
-class ExecutionInputResponse(Response):
-    """A file the run read, pinned to the version it read ("" for a whole selection); where
-    it lies in S3 (bucket, root prefix) is not said, as VAMS does not say it."""
-
-    workflow_execution_id: str
-    database_id: str
-    asset_id: str
-    input_asset_file_key: str
-    version_id: str
-    execution_start_date: UtcDate
-
-    @classmethod
-    def of(cls, row: ExecutionInput) -> Self:
-        return cls(
-            **shown_input(row),
-            workflow_execution_id=row.workflow_execution_id,
-            execution_start_date=row.execution_start_date,
-        )
-
-
 def shown_input(row: ExecutionInput) -> dict[str, Any]:
-    """An input row as every answer shows it (this row, VAMS's `inputFiles`)."""
+    """An input row as every answer shows it (VAMS's `inputFiles`, a details/metadata page)."""
     return {
         "database_id": row.database_id,
         "asset_id": row.asset_id,
@@ -405,25 +384,8 @@ class StepInputConfigurationResponse(Response):
         )
 
 
-class StepInputMetadataResponse(Response):
-    pipeline_execution_id: str
-    workflow_execution_id: str
-    database_id: str
-    asset_id: str
-    file_path: str
-    metadata: dict[str, str]
-
-    @classmethod
-    def of(cls, row: StepInputMetadata) -> Self:
-        return cls(
-            **shown_input_metadata(row),
-            pipeline_execution_id=row.pipeline_execution_id,
-            workflow_execution_id=row.workflow_execution_id,
-        )
-
-
 def shown_input_metadata(row: StepInputMetadata) -> dict[str, Any]:
-    """A metadata row a step read as every answer shows it (this row, VAMS's `inputMetadata`)."""
+    """A metadata row a step read as every answer shows it (VAMS's `inputMetadata`)."""
     return {
         "database_id": row.database_id,
         "asset_id": row.asset_id,
@@ -489,25 +451,8 @@ class ArtifactResponse(Response):
         )
 
 
-class OutputMetadataResponse(Response):
-    pipeline_execution_id: str
-    workflow_execution_id: str
-    target_file_path: str
-    metadata_key: str
-    metadata_value: str
-
-    @classmethod
-    def of(cls, row: OutputMetadata) -> Self:
-        return cls(
-            **shown_output_metadata(row),
-            pipeline_execution_id=row.pipeline_execution_id,
-            workflow_execution_id=row.workflow_execution_id,
-        )
-
-
 def shown_output_metadata(row: OutputMetadata) -> dict[str, Any]:
-    """A metadata value a step wrote as every answer shows it (this row, VAMS's
-    `outputs.metadata`)."""
+    """A metadata value a step wrote as every answer shows it (VAMS's `outputs.metadata`)."""
     return {
         "target_file_path": row.target_file_path,
         "metadata_key": row.metadata_key,
@@ -1213,71 +1158,6 @@ class TruncatedCollectionResponse(Response):
             returned=cut.returned,
             total=cut.total,
             next_token=cut.next_token,
-        )
-
-
-MetadataItemResponse = (
-    ExecutionInputResponse
-    | PipelineExecutionResponse
-    | StepInputMetadataResponse
-    | OutputFileResponse
-    | OutputMetadataResponse
-    | OutputResultResponse
-    | StepLogResponse
-    | ArtifactResponse
-    | AttemptResponse
-    | AvailableLogResponse
-    | RegisteredLogResponse
-    | RegisteredSubExecutionResponse
-)
-
-
-def metadata_item(item: DetailItem) -> MetadataItemResponse:
-    """The response shape of one item: wfx's row of it. The details document (VAMS's) shows
-    the same record under VAMS's keys, its shared fields from the same `shown_*` mapping."""
-    match item:
-        case ExecutionInput():
-            return ExecutionInputResponse.of(item)
-        case PipelineExecution():
-            return PipelineExecutionResponse.of(item)
-        case StepInputMetadata():
-            return StepInputMetadataResponse.of(item)
-        case OutputFile():
-            return OutputFileResponse.of(item)
-        case OutputMetadata():
-            return OutputMetadataResponse.of(item)
-        case OutputResult():
-            return OutputResultResponse.of(item)
-        case StepLog():
-            return StepLogResponse.of(item)
-        case Artifact():
-            return ArtifactResponse.of(item)
-        case TaskExecution():
-            return AttemptResponse.of(item)
-        case AvailableLog():
-            return AvailableLogResponse.of(item)
-        case RegisteredLog():
-            return RegisteredLogResponse.of(item)
-        case RegisteredSubExecution():
-            return RegisteredSubExecutionResponse.of(item)
-    raise TypeError(f"not an item of a details collection: {type(item).__name__}")
-
-
-class ExecutionMetadataPageResponse(Response):
-    """The details/metadata route: one page of one collection; `NextToken` continues it and is
-    left out on the last page, as VAMS's paged metadata read leaves it out (its presence is
-    what says there is more)."""
-
-    items: tuple[MetadataItemResponse, ...] = Field(alias="Items")
-    collection: str  # the collection paged, as asked (VAMS echoes it)
-    next_token: str | None = Field(default=None, alias="NextToken")
-
-    @classmethod
-    def of(cls, page: Page[DetailItem], collection: str) -> Self:
-        return cls(
-            items=tuple(map(metadata_item, page.items)),
-            collection=collection,
-            next_token=page.next_token,
         )
 
 

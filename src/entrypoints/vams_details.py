@@ -226,7 +226,7 @@ class VamsInputFile(VamsResponse):
 
 
 class VamsInputMetadata(VamsResponse):
-    """A metadata row a step read (VAMS's StepInputMetadataResponse), tagged with its step."""
+    """A metadata row a step read (VAMS's scrubbed input metadata row), tagged with its step."""
 
     database_id: str
     asset_id: str

@@ -484,6 +484,14 @@ def test_details_metadata_pages_vams_s_collections(service: Service) -> None:
     # one page holds them all: no token, not a null one
     assert "NextToken" not in every.json()["message"]
     assert len(rows) >= 6  # ours, after what the world's steps wrote
+    # VAMS's output metadata row with its pipeline, as the details document shows it
+    assert {frozenset(row) for row in rows} == {
+        frozenset(
+            {"targetFilePath", "metadataKey", "metadataValue", "pipelineId", "pipelineExecutionId"}
+        )
+    }
+    details = service.client.get(f"{RUNS}/{service.execution_id}/details", headers=headers)
+    assert rows == details.json()["message"]["outputs"]["metadata"]
     paged: list[Any] = []
     params = {"collection": "output", "pageSize": "4"}
     while True:

@@ -739,7 +739,7 @@ def executions_metadata(
 ) -> None:
     """Page one collection of a run's details (the rest of one that `show` cut)."""
     from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
-    from entrypoints.responses import ExecutionMetadataPageResponse
+    from entrypoints.metadata_page import MetadataPage
 
     container = context.container()
     query = GetExecutionMetadataQuery(
@@ -748,9 +748,7 @@ def executions_metadata(
         max_items=max_items,
         starting_token=starting_token,
     )
-    page = ExecutionMetadataPageResponse.of(
-        container.get_execution_metadata().execute(query), collection
-    )
+    page = MetadataPage.of(container.get_execution_metadata().execute(query), collection)
     from entrypoints.cli.render import dump_json
 
     if json_output:
