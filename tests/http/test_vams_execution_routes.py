@@ -610,3 +610,13 @@ def test_the_openapi_document_requires_the_row_keys_vams_always_sends(service: S
         details
     )
     assert {"name", "description", "pipelineType"} <= set(schemas["VamsPipeline"]["required"])
+
+
+def test_the_openapi_document_declares_the_metadata_page_s_items(service: Service) -> None:
+    schemas = service.client.get("/openapi.json").json()["components"]["schemas"]
+    items = schemas["MetadataPage"]["properties"]["Items"]["items"]
+    declared = {ref["$ref"].rsplit("/", 1)[-1] for ref in items["anyOf"]}
+    # the details document's own item schemas, so a client reads both alike
+    assert {"VamsInputMetadata", "VamsOutputMetadata", "VamsInputFile"} <= declared
+    assert {"pipelineId", "scope", "attributes"} <= set(schemas["VamsInputMetadata"]["required"])
+    assert "NextToken" not in schemas["MetadataPage"]["required"]  # absent on the last page
