@@ -725,9 +725,9 @@ def executions_metadata(
     collection: Annotated[
         str,
         typer.Option(
-            help="A collection path, as `executions show --json` names it in "
-            "truncatedCollectionPages (inputs, pipelineExecutions, "
-            "pipelineExecutions[ID].outputFiles, ...)."
+            help="VAMS's input, inputDatabase or output (every step's rows), or a collection "
+            "path as `executions show --json` names it in truncatedCollectionPages (inputs, "
+            "pipelineExecutions, pipelineExecutions[ID].outputFiles, ...)."
         ),
     ],
     max_items: Annotated[int, typer.Option(min=1, max=1000, help="Page size, 1 to 1000.")] = 100,
