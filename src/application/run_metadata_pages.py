@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from application.ports import ExecutionStore, Row, RowCollection
+from domain.authorization import AssetKey
 from domain.errors import InvalidInputError
 from domain.execution import PipelineExecution, StepInputMetadata, chain_order
 from domain.paging import Page
@@ -37,10 +38,12 @@ RUN_COLLECTIONS: dict[str, tuple[RowCollection, Callable[[Row], bool]]] = {
 
 @dataclass(frozen=True)
 class StepRow:
-    """A row of a run-wide collection and the step that wrote or read it."""
+    """A row and the step that wrote or read it; an output file also with the run's output
+    asset (None for a results-only run), which the details name beside each file."""
 
     row: Row
     step: PipelineExecution
+    output_asset: AssetKey | None = None
 
 
 @dataclass(frozen=True)

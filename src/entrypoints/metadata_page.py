@@ -4,9 +4,10 @@ document (entrypoints.vams_details) gives the same record, so a collection reads
 details answer and on every page that continues it.
 
 VAMS's keys for the rows its details show: input metadata (`input`, `inputDatabase`, a step's
-`inputMetadata`), output metadata (`output`, a step's `outputMetadata`) and input files
-(`inputs`, `inputSelections`). wfx's own collections that VAMS does not page (steps, output files
-and results, logs, artifacts, attempts, registered and available logs) keep wfx's row shapes.
+`inputMetadata`), output metadata (`output`, a step's `outputMetadata`), a step's output files
+(`outputFiles`, as `outputs.files`) and input files (`inputs`, `inputSelections`). wfx's own
+collections (steps, results without their text, logs, artifacts, attempts, registered and
+available logs) keep wfx's row shapes.
 """
 
 from __future__ import annotations
@@ -35,14 +36,18 @@ from entrypoints.responses import (
     ArtifactResponse,
     AttemptResponse,
     AvailableLogResponse,
-    OutputFileResponse,
     OutputResultResponse,
     PipelineExecutionResponse,
     RegisteredLogResponse,
     RegisteredSubExecutionResponse,
     StepLogResponse,
 )
-from entrypoints.vams_details import VamsInputFile, VamsInputMetadata, VamsOutputMetadata
+from entrypoints.vams_details import (
+    VamsInputFile,
+    VamsInputMetadata,
+    VamsOutputFile,
+    VamsOutputMetadata,
+)
 from entrypoints.vams_responses import VamsResponse
 
 PageItem = (
@@ -50,7 +55,7 @@ PageItem = (
     | VamsOutputMetadata
     | VamsInputFile
     | PipelineExecutionResponse
-    | OutputFileResponse
+    | VamsOutputFile
     | OutputResultResponse
     | StepLogResponse
     | ArtifactResponse
@@ -68,12 +73,12 @@ def page_item(item: DetailItem) -> PageItem:
             return VamsInputMetadata.of(row, step)
         case StepRow(row=OutputMetadata() as row, step=step):
             return VamsOutputMetadata.of(row, step)
+        case StepRow(row=OutputFile() as row, step=step, output_asset=target):
+            return VamsOutputFile.of(row, step, target)
         case ExecutionInput():
             return VamsInputFile.of(item)
         case PipelineExecution():
             return PipelineExecutionResponse.of(item)
-        case OutputFile():
-            return OutputFileResponse.of(item)
         case OutputResult():
             return OutputResultResponse.of(item)
         case StepLog():

@@ -32,7 +32,6 @@ from domain.execution import (
     Artifact,
     ExecutionConfiguration,
     ExecutionInput,
-    OutputFile,
     OutputMetadata,
     OutputResult,
     PipelineExecution,
@@ -397,30 +396,6 @@ def shown_input_metadata(row: StepInputMetadata) -> dict[str, Any]:
 def metadata_value(key: str, value: str) -> str:
     """As every answer shows a metadata value: a secret's by name withheld, others redacted."""
     return REDACTED if is_secret_name(key) else redact(value)
-
-
-class OutputFileResponse(Response):
-    pipeline_execution_id: str
-    workflow_execution_id: str
-    file_type: str
-    relative_file_path: str
-    version_id: str
-    size: int
-    etag: str
-    attempt: int | None = None  # absent on a row recorded before attempts were named
-
-    @classmethod
-    def of(cls, row: OutputFile) -> Self:
-        return cls(
-            pipeline_execution_id=row.pipeline_execution_id,
-            workflow_execution_id=row.workflow_execution_id,
-            file_type=row.file_type,
-            relative_file_path=row.relative_file_path,
-            version_id=row.version_id,
-            size=row.size,
-            etag=row.etag,
-            attempt=row.attempt,
-        )
 
 
 class ArtifactResponse(Response):

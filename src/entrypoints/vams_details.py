@@ -388,16 +388,7 @@ class VamsExecutionDetails(VamsResponse):
     @classmethod
     def of(cls, details: ExecutionDetails, with_sub_executions: bool = False) -> Self:
         configuration = details.configuration
-        target = (
-            AssetKey(
-                database_id=configuration.output_database_id,
-                asset_id=configuration.output_asset_id,
-            )
-            if configuration is not None
-            and configuration.output_database_id
-            and configuration.output_asset_id
-            else None
-        )
+        target = None if configuration is None else configuration.output_asset
         # the run's fields as the list row says them; the details leave out a group not set
         run = ExecutionRow.of(details.execution, target).model_dump(mode="json")
         run["execution_group_id"] = details.execution.execution_group_id

@@ -29,6 +29,9 @@ RUN = "r1"
 INPUTS = (("db1:asset1", "a.obj"), ("db1:asset1", "b.obj"), ("db1:asset1", "c.obj"))
 INPUT_METADATA = {"databaseId", "assetId", "filePath", "scope", "metadata", "attributes"}
 OUTPUT_METADATA = {"targetFilePath", "metadataKey", "metadataValue"}
+# with the output asset named beside each file (VAMS's enrichment) and wfx's etag and attempt
+OUTPUT_FILE = {"relativeFilePath", "fileType", "fileSize", "s3VersionId", "databaseId", "assetId"}
+OUTPUT_FILE |= {"etag", "attempt"}
 INPUT_FILE = {"databaseId", "assetId", "inputAssetFileKey", "versionId"}
 OF_A_STEP = {"pipelineId", "pipelineExecutionId"}
 
@@ -58,7 +61,11 @@ def store(execution_store: ExecutionStore) -> ExecutionStore:
         outputs = some_outputs(RUN, index)
         faces = outputs.metadata[0]
         vertices = faces.model_copy(update={"metadata_key": "vertices"})
-        execution_store.add_step_outputs(outputs.model_copy(update={"metadata": (faces, vertices)}))
+        mesh = outputs.files[0]
+        files = (mesh, mesh.model_copy(update={"relative_file_path": "mesh.obj"}))
+        execution_store.add_step_outputs(
+            outputs.model_copy(update={"metadata": (faces, vertices), "files": files})
+        )
     return execution_store
 
 
@@ -90,6 +97,10 @@ COLLECTIONS: dict[str, tuple[Callable[[Document], list[Document]], set[str]]] = 
         # the table's rows in key order: the database's own ("db1::/") before its asset's
         lambda d: _of_step(1, d["inputDatabaseMetadata"] + d["inputMetadata"]),
         INPUT_METADATA | OF_A_STEP,
+    ),
+    f"pipelineExecutions[{step_id(RUN, 1)}].outputFiles": (
+        lambda d: _of_step(1, d["outputs"]["files"]),
+        OUTPUT_FILE | OF_A_STEP,
     ),
     f"pipelineExecutions[{step_id(RUN, 1)}].outputMetadata": (
         lambda d: _of_step(1, d["outputs"]["metadata"]),

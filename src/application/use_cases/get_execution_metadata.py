@@ -97,6 +97,12 @@ class GetExecutionMetadata:
             token = encode_cursor(path.text, Cursor(after=kept[-1].row_key)) if more else None
             if step is not None and collection in _WITH_STEP:
                 return Page(items=tuple(StepRow(row, step) for row in kept), next_token=token)
+            if step is not None and collection is RowCollection.OUTPUT_FILES:
+                configuration = self._store.get_configuration(execution.workflow_execution_id)
+                target = None if configuration is None else configuration.output_asset
+                return Page(
+                    items=tuple(StepRow(row, step, target) for row in kept), next_token=token
+                )
             return Page(items=tuple(kept), next_token=token)
         items = self._whole(path, execution, step)
         end = cursor.offset + query.max_items
