@@ -3,6 +3,9 @@ handed to the steps), `inputDatabase` (a metadata source database's own metadata
 metadata rows of scope `database`: VAMS writes them, wfx records none yet) and `output` (the
 metadata the steps wrote), every step's rows in chain order, or one pipeline's with `pipelineId`.
 
+Each item is a row with the step it belongs to (`StepRow`): VAMS's page items name their pipeline,
+as the same rows do in the details document.
+
 A token holds the collection it pages, the step it stopped in and that step's last row key."""
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from application.ports import ExecutionStore, Row, RowCollection
+from domain.authorization import AssetKey
 from domain.errors import InvalidInputError
-from domain.execution import StepInputMetadata, chain_order
+from domain.execution import PipelineExecution, StepInputMetadata, chain_order
 from domain.paging import Page
 
 
@@ -30,6 +34,16 @@ RUN_COLLECTIONS: dict[str, tuple[RowCollection, Callable[[Row], bool]]] = {
     "inputDatabase": (RowCollection.INPUT_METADATA, _of_scope("database")),
     "output": (RowCollection.OUTPUT_METADATA, lambda row: True),
 }
+
+
+@dataclass(frozen=True)
+class StepRow:
+    """A row and the step that wrote or read it; an output file also with the run's output
+    asset (None for a results-only run), which the details name beside each file."""
+
+    row: Row
+    step: PipelineExecution
+    output_asset: AssetKey | None = None
 
 
 @dataclass(frozen=True)
@@ -79,7 +93,7 @@ def run_metadata_page(
     pipeline_id: str | None,
     max_items: int,
     starting_token: str | None,
-) -> Page[Row]:
+) -> Page[StepRow]:
     label = _label(collection, pipeline_id)
     position = _decode(starting_token, label)
     store.get_execution(workflow_execution_id)  # not found: 404
@@ -89,7 +103,7 @@ def run_metadata_page(
         for step in chain_order(store.list_steps(workflow_execution_id))
         if pipeline_id is None or step.pipeline_id == pipeline_id
     ]
-    found: list[Row] = []
+    found: list[StepRow] = []
     index, after = position.step, position.after
     while index < len(steps):
         rows = store.list_rows(rows_of, steps[index].pipeline_execution_id, after, max_items + 1)
@@ -97,9 +111,9 @@ def run_metadata_page(
             if not keep(row):
                 continue
             if len(found) == max_items:  # this step has more: resume inside it
-                resume = _Position(index, found[-1].row_key)
+                resume = _Position(index, found[-1].row.row_key)
                 return Page(items=tuple(found), next_token=_encode(label, resume))
-            found.append(row)
+            found.append(StepRow(row, steps[index]))
         if len(rows) > max_items:  # read on in this step (rows left out may hide the rest)
             after = rows[-1].row_key
             continue

@@ -10,6 +10,7 @@ from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
 from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
+from domain.authorization import AssetKey
 from domain.available_logs import AvailableLog
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.result_text import ResultText
@@ -294,6 +295,12 @@ class ExecutionConfiguration(_Record):
     def output_asset_key(self) -> str | None:
         if self.output_database_id and self.output_asset_id:
             return f"{self.output_database_id}:{self.output_asset_id}"
+        return None
+
+    @property
+    def output_asset(self) -> AssetKey | None:
+        if self.output_database_id and self.output_asset_id:
+            return AssetKey(database_id=self.output_database_id, asset_id=self.output_asset_id)
         return None
 
 

@@ -19,7 +19,6 @@ from application.use_cases.administer_roles import AppliedTemplate
 from application.use_cases.delete_execution import DeleteResult
 from application.use_cases.describe_execution import ExecutionDescription
 from application.use_cases.get_execution_logs import AttemptLog, ExecutionLogs, LogSourceReport
-from application.use_cases.get_execution_metadata import DetailItem
 from application.use_cases.publish_registration import PublishedRegistration
 from application.use_cases.show_workflow import WorkflowView
 from application.use_cases.sweep_aborts import SweepAbortsResult
@@ -33,7 +32,6 @@ from domain.execution import (
     Artifact,
     ExecutionConfiguration,
     ExecutionInput,
-    OutputFile,
     OutputMetadata,
     OutputResult,
     PipelineExecution,
@@ -217,27 +215,14 @@ class ExecutionConfigurationResponse(Response):
         )
 
 
-class ExecutionInputResponse(Response):
-    """A file the run read, pinned to the version it read ("" for a whole selection); where
-    it lies in S3 (bucket, root prefix) is not said, as VAMS does not say it."""
-
-    workflow_execution_id: str
-    database_id: str
-    asset_id: str
-    input_asset_file_key: str
-    version_id: str
-    execution_start_date: UtcDate
-
-    @classmethod
-    def of(cls, row: ExecutionInput) -> Self:
-        return cls(
-            workflow_execution_id=row.workflow_execution_id,
-            database_id=row.database_id,
-            asset_id=row.asset_id,
-            input_asset_file_key=row.input_asset_file_key,
-            version_id=row.version_id,
-            execution_start_date=row.execution_start_date,
-        )
+def shown_input(row: ExecutionInput) -> dict[str, Any]:
+    """An input row as every answer shows it (VAMS's `inputFiles`, a details/metadata page)."""
+    return {
+        "database_id": row.database_id,
+        "asset_id": row.asset_id,
+        "input_asset_file_key": row.input_asset_file_key,
+        "version_id": row.version_id,
+    }
 
 
 # -- a step ---------------------------------------------------------------------------------------
@@ -339,29 +324,37 @@ class PipelineExecutionResponse(Response):
     @classmethod
     def of(cls, step: PipelineExecution) -> Self:
         return cls(
-            pipeline_execution_id=step.pipeline_execution_id,
+            **shown_step(step),
             workflow_execution_id=step.workflow_execution_id,
-            pipeline_database_id=step.pipeline_database_id,
-            pipeline_id=step.pipeline_id,
-            step_index=step.step_index,
-            step_definition_id=step.step_definition_id,
             status=step.status.value,
             start_date=step.start_date,
             stop_date=step.stop_date,
-            error_message=redact_optional(step.error),
             execution_type=step.execution_type.value,
             input_file_arity=step.input_file_arity.value,
-            from_pipeline_execution_id=step.from_pipeline_execution_id,
-            end_state_pipeline=step.end_state,
-            registered_sub_executions=tuple(
-                RegisteredSubExecutionResponse.of(s) for s in step.registered_sub_executions
-            ),
-            registered_logs=tuple(RegisteredLogResponse.of(log) for log in step.registered_logs),
-            sub_execution_stops=tuple(
-                SubExecutionStopResponse.of(s) for s in step.sub_execution_stops
-            )
-            or None,
         )
+
+
+def shown_step(step: PipelineExecution) -> dict[str, Any]:
+    """A step's fields as every answer shows them (this row, VAMS's pipeline entry of the
+    details): its error redacted, its sub-processes and log locations by name, never by ARN."""
+    return {
+        "pipeline_execution_id": step.pipeline_execution_id,
+        "pipeline_database_id": step.pipeline_database_id,
+        "pipeline_id": step.pipeline_id,
+        "step_index": step.step_index,
+        "step_definition_id": step.step_definition_id,
+        "error_message": redact_optional(step.error),
+        "from_pipeline_execution_id": step.from_pipeline_execution_id,
+        "end_state_pipeline": step.end_state,
+        "registered_sub_executions": tuple(
+            RegisteredSubExecutionResponse.of(s) for s in step.registered_sub_executions
+        ),
+        "registered_logs": tuple(RegisteredLogResponse.of(log) for log in step.registered_logs),
+        "sub_execution_stops": tuple(
+            SubExecutionStopResponse.of(s) for s in step.sub_execution_stops
+        )
+        or None,
+    }
 
 
 class StepInputConfigurationResponse(Response):
@@ -390,53 +383,19 @@ class StepInputConfigurationResponse(Response):
         )
 
 
-class StepInputMetadataResponse(Response):
-    pipeline_execution_id: str
-    workflow_execution_id: str
-    database_id: str
-    asset_id: str
-    file_path: str
-    metadata: dict[str, str]
-
-    @classmethod
-    def of(cls, row: StepInputMetadata) -> Self:
-        return cls(
-            pipeline_execution_id=row.pipeline_execution_id,
-            workflow_execution_id=row.workflow_execution_id,
-            database_id=row.database_id,
-            asset_id=row.asset_id,
-            file_path=row.file_path,
-            metadata={key: metadata_value(key, value) for key, value in row.metadata},
-        )
+def shown_input_metadata(row: StepInputMetadata) -> dict[str, Any]:
+    """A metadata row a step read as every answer shows it (VAMS's `inputMetadata`)."""
+    return {
+        "database_id": row.database_id,
+        "asset_id": row.asset_id,
+        "file_path": row.file_path,
+        "metadata": {key: metadata_value(key, value) for key, value in row.metadata},
+    }
 
 
 def metadata_value(key: str, value: str) -> str:
     """As every answer shows a metadata value: a secret's by name withheld, others redacted."""
     return REDACTED if is_secret_name(key) else redact(value)
-
-
-class OutputFileResponse(Response):
-    pipeline_execution_id: str
-    workflow_execution_id: str
-    file_type: str
-    relative_file_path: str
-    version_id: str
-    size: int
-    etag: str
-    attempt: int | None = None  # absent on a row recorded before attempts were named
-
-    @classmethod
-    def of(cls, row: OutputFile) -> Self:
-        return cls(
-            pipeline_execution_id=row.pipeline_execution_id,
-            workflow_execution_id=row.workflow_execution_id,
-            file_type=row.file_type,
-            relative_file_path=row.relative_file_path,
-            version_id=row.version_id,
-            size=row.size,
-            etag=row.etag,
-            attempt=row.attempt,
-        )
 
 
 class ArtifactResponse(Response):
@@ -467,22 +426,13 @@ class ArtifactResponse(Response):
         )
 
 
-class OutputMetadataResponse(Response):
-    pipeline_execution_id: str
-    workflow_execution_id: str
-    target_file_path: str
-    metadata_key: str
-    metadata_value: str
-
-    @classmethod
-    def of(cls, row: OutputMetadata) -> Self:
-        return cls(
-            pipeline_execution_id=row.pipeline_execution_id,
-            workflow_execution_id=row.workflow_execution_id,
-            target_file_path=row.target_file_path,
-            metadata_key=row.metadata_key,
-            metadata_value=metadata_value(row.metadata_key, row.value),
-        )
+def shown_output_metadata(row: OutputMetadata) -> dict[str, Any]:
+    """A metadata value a step wrote as every answer shows it (VAMS's `outputs.metadata`)."""
+    return {
+        "target_file_path": row.target_file_path,
+        "metadata_key": row.metadata_key,
+        "metadata_value": metadata_value(row.metadata_key, row.value),
+    }
 
 
 class OutputResultResponse(Response):
@@ -1183,70 +1133,6 @@ class TruncatedCollectionResponse(Response):
             returned=cut.returned,
             total=cut.total,
             next_token=cut.next_token,
-        )
-
-
-MetadataItemResponse = (
-    ExecutionInputResponse
-    | PipelineExecutionResponse
-    | StepInputMetadataResponse
-    | OutputFileResponse
-    | OutputMetadataResponse
-    | OutputResultResponse
-    | StepLogResponse
-    | ArtifactResponse
-    | AttemptResponse
-    | AvailableLogResponse
-    | RegisteredLogResponse
-    | RegisteredSubExecutionResponse
-)
-
-
-def metadata_item(item: DetailItem) -> MetadataItemResponse:
-    """The response shape of one item: the one it has inside the details document."""
-    match item:
-        case ExecutionInput():
-            return ExecutionInputResponse.of(item)
-        case PipelineExecution():
-            return PipelineExecutionResponse.of(item)
-        case StepInputMetadata():
-            return StepInputMetadataResponse.of(item)
-        case OutputFile():
-            return OutputFileResponse.of(item)
-        case OutputMetadata():
-            return OutputMetadataResponse.of(item)
-        case OutputResult():
-            return OutputResultResponse.of(item)
-        case StepLog():
-            return StepLogResponse.of(item)
-        case Artifact():
-            return ArtifactResponse.of(item)
-        case TaskExecution():
-            return AttemptResponse.of(item)
-        case AvailableLog():
-            return AvailableLogResponse.of(item)
-        case RegisteredLog():
-            return RegisteredLogResponse.of(item)
-        case RegisteredSubExecution():
-            return RegisteredSubExecutionResponse.of(item)
-    raise TypeError(f"not an item of a details collection: {type(item).__name__}")
-
-
-class ExecutionMetadataPageResponse(Response):
-    """The details/metadata route: one page of one collection; `NextToken` continues it and is
-    left out on the last page, as VAMS's paged metadata read leaves it out (its presence is
-    what says there is more)."""
-
-    items: tuple[MetadataItemResponse, ...] = Field(alias="Items")
-    collection: str  # the collection paged, as asked (VAMS echoes it)
-    next_token: str | None = Field(default=None, alias="NextToken")
-
-    @classmethod
-    def of(cls, page: Page[DetailItem], collection: str) -> Self:
-        return cls(
-            items=tuple(map(metadata_item, page.items)),
-            collection=collection,
-            next_token=page.next_token,
         )
 
 

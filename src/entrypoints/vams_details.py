@@ -45,6 +45,10 @@ from entrypoints.responses import (
     SubExecutionWarningResponse,
     TruncatedCollectionResponse,
     metadata_value,
+    shown_input,
+    shown_input_metadata,
+    shown_output_metadata,
+    shown_step,
     vams_collection_names,
 )
 from entrypoints.vams_execution_list import ExecutionRow
@@ -172,13 +176,10 @@ class VamsPipeline(VamsResponse):
     ) -> Self:
         step, configuration = entry.step, entry.configuration
         return cls(
-            pipeline_id=step.pipeline_id,
-            pipeline_database_id=step.pipeline_database_id,
-            pipeline_execution_id=step.pipeline_execution_id,
+            **shown_step(step),
             # VAMS's pipeline name, else its id: a wfx step definition has no name but its id
             name=step.pipeline_id,
             pipeline_execution_type=_pipeline_execution_type(step),
-            end_state_pipeline=step.end_state,
             execution_status=step.status.value,
             execution_start_date=_date(step.start_date),
             execution_stop_date=_date(step.stop_date),
@@ -194,24 +195,12 @@ class VamsPipeline(VamsResponse):
             if with_sub_executions
             else None,
             sub_execution_warnings=warnings,
-            step_index=step.step_index,
-            step_definition_id=step.step_definition_id,
-            from_pipeline_execution_id=step.from_pipeline_execution_id,
-            error_message=redact_optional(step.error),
             input_configuration=None
             if configuration is None
             else StepInputConfigurationResponse.of(configuration),
             attempts=tuple(AttemptResponse.of(a) for a in entry.attempts),
             artifacts=tuple(ArtifactResponse.of(r) for r in entry.outputs.artifacts),
             logs=tuple(StepLogResponse.of(r) for r in entry.outputs.logs),
-            registered_sub_executions=tuple(
-                RegisteredSubExecutionResponse.of(s) for s in step.registered_sub_executions
-            ),
-            registered_logs=tuple(RegisteredLogResponse.of(log) for log in step.registered_logs),
-            sub_execution_stops=tuple(
-                SubExecutionStopResponse.of(s) for s in step.sub_execution_stops
-            )
-            or None,
         )
 
 
@@ -233,16 +222,11 @@ class VamsInputFile(VamsResponse):
 
     @classmethod
     def of(cls, row: ExecutionInput) -> Self:
-        return cls(
-            database_id=row.database_id,
-            asset_id=row.asset_id,
-            input_asset_file_key=row.input_asset_file_key,
-            version_id=row.version_id,
-        )
+        return cls(**shown_input(row))
 
 
 class VamsInputMetadata(VamsResponse):
-    """A metadata row a step read (VAMS's StepInputMetadataResponse), tagged with its step."""
+    """A metadata row a step read (VAMS's scrubbed input metadata row), tagged with its step."""
 
     database_id: str
     asset_id: str
@@ -256,11 +240,8 @@ class VamsInputMetadata(VamsResponse):
     @classmethod
     def of(cls, row: StepInputMetadata, step: PipelineExecution) -> Self:
         return cls(
-            database_id=row.database_id,
-            asset_id=row.asset_id,
-            file_path=row.file_path,
+            **shown_input_metadata(row),
             scope=row.scope,
-            metadata={key: metadata_value(key, value) for key, value in row.metadata},
             attributes={key: metadata_value(key, value) for key, value in row.attributes},
             pipeline_id=step.pipeline_id,
             pipeline_execution_id=step.pipeline_execution_id,
@@ -308,9 +289,7 @@ class VamsOutputMetadata(VamsResponse):
     @classmethod
     def of(cls, row: OutputMetadata, step: PipelineExecution) -> Self:
         return cls(
-            target_file_path=row.target_file_path,
-            metadata_key=row.metadata_key,
-            metadata_value=metadata_value(row.metadata_key, row.value),
+            **shown_output_metadata(row),
             pipeline_id=step.pipeline_id,
             pipeline_execution_id=step.pipeline_execution_id,
         )
@@ -409,16 +388,7 @@ class VamsExecutionDetails(VamsResponse):
     @classmethod
     def of(cls, details: ExecutionDetails, with_sub_executions: bool = False) -> Self:
         configuration = details.configuration
-        target = (
-            AssetKey(
-                database_id=configuration.output_database_id,
-                asset_id=configuration.output_asset_id,
-            )
-            if configuration is not None
-            and configuration.output_database_id
-            and configuration.output_asset_id
-            else None
-        )
+        target = None if configuration is None else configuration.output_asset
         # the run's fields as the list row says them; the details leave out a group not set
         run = ExecutionRow.of(details.execution, target).model_dump(mode="json")
         run["execution_group_id"] = details.execution.execution_group_id

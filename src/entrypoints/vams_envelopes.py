@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from entrypoints.responses import ExecutionLogsResponse, ExecutionMetadataPageResponse
+from entrypoints.metadata_page import MetadataPage
+from entrypoints.responses import ExecutionLogsResponse
 from entrypoints.vams_responses import VamsResponse
 
 
 class MetadataPageAnswer(VamsResponse):
-    message: ExecutionMetadataPageResponse
+    message: MetadataPage
 
     def dump(self) -> dict[str, Any]:
         return {"message": self.message.dump()}

@@ -1,11 +1,13 @@
 """details/metadata's VAMS collections on every store: `input` and `output` page every step's
-rows in chain order (or one pipeline's), across step boundaries; `inputDatabase` is empty."""
+rows in chain order (or one pipeline's), across step boundaries, each with its step;
+`inputDatabase` is empty."""
 
 from __future__ import annotations
 
 import pytest
 
 from application.ports import ExecutionStore
+from application.run_metadata_pages import StepRow
 from application.use_cases.get_execution_metadata import (
     GetExecutionMetadata,
     GetExecutionMetadataQuery,
@@ -37,9 +39,12 @@ def _walk(store: ExecutionStore, **query: object) -> list[list[tuple[str, str]]]
         )
         pages.append(
             [
-                (row.pipeline_execution_id, row.row_key)
-                for row in page.items
-                if isinstance(row, StepInputMetadata | OutputMetadata)
+                (item.step.pipeline_execution_id, item.row.row_key)
+                for item in page.items
+                if isinstance(item, StepRow)
+                and isinstance(item.row, StepInputMetadata | OutputMetadata)
+                # each row comes with the step it belongs to
+                and item.row.pipeline_execution_id == item.step.pipeline_execution_id
             ]
         )
         assert len(pages[-1]) == len(page.items)

@@ -340,12 +340,19 @@ def test_metadata_pages_one_collection_as_json(mesh: MeshRun, details: dict[str,
     )
     assert "NextToken" not in rest  # the last page says no token (VAMS's paged metadata)
 
-    def shown(rows: list[dict[str, Any]]) -> list[tuple[str, ...]]:
-        keys = ("databaseId", "assetId", "inputAssetFileKey", "versionId")
-        return [tuple(row[key] for key in keys) for row in rows]
-
-    # wfx's path `inputs` pages the files read (the details' inputFiles are the selections)
-    assert shown(first["Items"] + rest["Items"]) == shown(details["resolvedInputFiles"])
+    # wfx's path `inputs` pages the files read (the details' inputFiles are the selections), each
+    # as the details show it
+    assert first["Items"] + rest["Items"] == details["resolvedInputFiles"]
+    # VAMS's run-wide collections: the details' own rows, item for item
+    for collection, rows in (
+        ("input", details["inputMetadata"]),
+        ("output", details["outputs"]["metadata"]),
+    ):
+        page = mesh.wfx.json(
+            "executions", "metadata", mesh.execution_id, "--collection", collection
+        )
+        assert (page["collection"], page["Items"]) == (collection, rows)
+    assert details["outputs"]["metadata"], "the mesh run writes output metadata"
 
 
 def test_metadata_of_an_unknown_collection_names_the_allowed_ones(mesh: MeshRun) -> None:

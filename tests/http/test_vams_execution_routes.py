@@ -484,6 +484,14 @@ def test_details_metadata_pages_vams_s_collections(service: Service) -> None:
     # one page holds them all: no token, not a null one
     assert "NextToken" not in every.json()["message"]
     assert len(rows) >= 6  # ours, after what the world's steps wrote
+    # VAMS's output metadata row with its pipeline, as the details document shows it
+    assert {frozenset(row) for row in rows} == {
+        frozenset(
+            {"targetFilePath", "metadataKey", "metadataValue", "pipelineId", "pipelineExecutionId"}
+        )
+    }
+    details = service.client.get(f"{RUNS}/{service.execution_id}/details", headers=headers)
+    assert rows == details.json()["message"]["outputs"]["metadata"]
     paged: list[Any] = []
     params = {"collection": "output", "pageSize": "4"}
     while True:
@@ -602,3 +610,13 @@ def test_the_openapi_document_requires_the_row_keys_vams_always_sends(service: S
         details
     )
     assert {"name", "description", "pipelineType"} <= set(schemas["VamsPipeline"]["required"])
+
+
+def test_the_openapi_document_declares_the_metadata_page_s_items(service: Service) -> None:
+    schemas = service.client.get("/openapi.json").json()["components"]["schemas"]
+    items = schemas["MetadataPage"]["properties"]["Items"]["items"]
+    declared = {ref["$ref"].rsplit("/", 1)[-1] for ref in items["anyOf"]}
+    # the details document's own item schemas, so a client reads both alike
+    assert {"VamsInputMetadata", "VamsOutputMetadata", "VamsInputFile"} <= declared
+    assert {"pipelineId", "scope", "attributes"} <= set(schemas["VamsInputMetadata"]["required"])
+    assert "NextToken" not in schemas["MetadataPage"]["required"]  # absent on the last page

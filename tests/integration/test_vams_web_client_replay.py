@@ -446,3 +446,17 @@ def test_the_details_metadata_pages_hold_lists_of_rows(replay: Replay) -> None:
     assert set(replay.metadata) == {"input", "inputDatabase", "output"}
     for collection, rows in replay.metadata.items():
         assert all(isinstance(row, dict) for row in rows), collection
+    # each item the row the details page renders for the same collection
+    shape = {"input": DETAIL_INPUT_METADATA, "output": DETAIL_OUTPUT_METADATA}
+    problems = [
+        problem
+        for collection, document in shape.items()
+        for n, row in enumerate(replay.metadata[collection])
+        for problem in _problems(row, document, f"{collection}[{n}]")
+    ]
+    assert problems == []
+    assert replay.details is not None
+    shown = replay.details.shown
+    assert replay.metadata["input"] == shown["inputMetadata"]
+    assert replay.metadata["inputDatabase"] == shown["inputDatabaseMetadata"]
+    assert replay.metadata["output"] == shown["outputs"]["metadata"]

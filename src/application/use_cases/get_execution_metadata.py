@@ -18,8 +18,8 @@ from application.detail_collections import (
     encode_cursor,
     parse_collection,
 )
-from application.ports import ExecutionStore, Row
-from application.run_metadata_pages import RUN_COLLECTIONS, run_metadata_page
+from application.ports import ExecutionStore, Row, RowCollection
+from application.run_metadata_pages import RUN_COLLECTIONS, StepRow, run_metadata_page
 from domain.attempts import TaskExecution
 from domain.available_logs import AvailableLog, step_available_logs
 from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
@@ -27,10 +27,18 @@ from domain.execution import PipelineExecution, WorkflowExecution, chain_order
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.paging import Page
 
-# What a page may hold: the items of whichever collection was asked for.
+# What a page may hold: the items of whichever collection was asked for. A metadata row comes
+# with its step (StepRow): the details document names the pipeline beside each one.
 DetailItem = (
-    Row | PipelineExecution | TaskExecution | AvailableLog | RegisteredLog | RegisteredSubExecution
+    Row
+    | StepRow
+    | PipelineExecution
+    | TaskExecution
+    | AvailableLog
+    | RegisteredLog
+    | RegisteredSubExecution
 )
+_WITH_STEP = (RowCollection.INPUT_METADATA, RowCollection.OUTPUT_METADATA)
 
 
 class GetExecutionMetadataQuery(BaseModel):
@@ -87,6 +95,14 @@ class GetExecutionMetadata:
             kept = rows[: query.max_items]
             more = len(rows) > query.max_items
             token = encode_cursor(path.text, Cursor(after=kept[-1].row_key)) if more else None
+            if step is not None and collection in _WITH_STEP:
+                return Page(items=tuple(StepRow(row, step) for row in kept), next_token=token)
+            if step is not None and collection is RowCollection.OUTPUT_FILES:
+                configuration = self._store.get_configuration(execution.workflow_execution_id)
+                target = None if configuration is None else configuration.output_asset
+                return Page(
+                    items=tuple(StepRow(row, step, target) for row in kept), next_token=token
+                )
             return Page(items=tuple(kept), next_token=token)
         items = self._whole(path, execution, step)
         end = cursor.offset + query.max_items

@@ -631,15 +631,15 @@ def executions_list(
     )
     container = context.container()
     page = container.list_executions().execute(query)
+    from entrypoints.vams_execution_list import ExecutionList
+
+    # one document, printed or drawn as a table: the one inside the HTTP list's `message`
+    outputs = container.read_output_targets().execute([e.workflow_execution_id for e in page.items])
+    listed = ExecutionList.of(page, outputs).dump()
     if json_output:
         from entrypoints.cli.render import dump_json
-        from entrypoints.vams_execution_list import ExecutionList
 
-        # the document inside the HTTP list's `message`
-        outputs = container.read_output_targets().execute(
-            [e.workflow_execution_id for e in page.items]
-        )
-        context.echo(dump_json(ExecutionList.of(page, outputs).dump()))
+        context.echo(dump_json(listed))
         return
     from entrypoints.cli.render import executions_table
 
@@ -649,7 +649,7 @@ def executions_list(
     else:
         # --wide: every column, however long the lines (a terminal scrolls or wraps them)
         table_console = context.console(width=context.UNWRAPPED_WIDTH) if wide else console
-        table_console.print(executions_table(page.items, console.width, wide))
+        table_console.print(executions_table(listed["Items"], console.width, wide))
     if page.next_token:
         console.print(f"\nNext page: --starting-token {page.next_token}", soft_wrap=True)
 
@@ -725,9 +725,9 @@ def executions_metadata(
     collection: Annotated[
         str,
         typer.Option(
-            help="A collection path, as `executions show --json` names it in "
-            "truncatedCollectionPages (inputs, pipelineExecutions, "
-            "pipelineExecutions[ID].outputFiles, ...)."
+            help="VAMS's input, inputDatabase or output (every step's rows), or a collection "
+            "path as `executions show --json` names it in truncatedCollectionPages (inputs, "
+            "pipelineExecutions, pipelineExecutions[ID].outputFiles, ...)."
         ),
     ],
     max_items: Annotated[int, typer.Option(min=1, max=1000, help="Page size, 1 to 1000.")] = 100,
@@ -739,7 +739,7 @@ def executions_metadata(
 ) -> None:
     """Page one collection of a run's details (the rest of one that `show` cut)."""
     from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
-    from entrypoints.responses import ExecutionMetadataPageResponse
+    from entrypoints.metadata_page import MetadataPage
 
     container = context.container()
     query = GetExecutionMetadataQuery(
@@ -748,9 +748,7 @@ def executions_metadata(
         max_items=max_items,
         starting_token=starting_token,
     )
-    page = ExecutionMetadataPageResponse.of(
-        container.get_execution_metadata().execute(query), collection
-    )
+    page = MetadataPage.of(container.get_execution_metadata().execute(query), collection)
     from entrypoints.cli.render import dump_json
 
     if json_output:

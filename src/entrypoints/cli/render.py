@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from domain.execution import ExecutionDetails, StepDetails, WorkflowExecution
+from domain.execution import ExecutionDetails, StepDetails
 from domain.redaction import redact, redact_json
 from domain.workflow import StepDefinition, WorkflowDefinition, WorkflowVersion
 from entrypoints.cli.terminal import escape
@@ -61,10 +61,10 @@ WIDE_LIST_COLUMNS = 116
 
 
 def executions_table(
-    executions: Sequence[WorkflowExecution], width: int = WIDE_LIST_COLUMNS, wide: bool = False
+    rows: Sequence[dict[str, Any]], width: int = WIDE_LIST_COLUMNS, wide: bool = False
 ) -> Any:
-    """The list as a table that fits `width` columns; `wide` (or a terminal wide enough) adds
-    the version, duration, trigger and group."""
+    """The list document's rows (VAMS's, as `--json` prints them) as a table that fits `width`
+    columns; `wide` (or a terminal wide enough) adds the version, duration, trigger and group."""
     from rich.table import Table
 
     everything = wide or width >= WIDE_LIST_COLUMNS
@@ -79,21 +79,27 @@ def executions_table(
     if everything:
         for column in ("DURATION", "TRIGGER", "GROUP"):
             table.add_column(column)
-    for e in executions:
-        row = [e.workflow_execution_id, f"{e.workflow_database_id}/{e.workflow_id}"]
+    for e in rows:
+        row = [e["workflowExecutionId"], f"{e['workflowDatabaseId']}/{e['workflowId']}"]
         if everything:
-            row.append(str(e.workflow_version))
-        started = when(e.execution_start_date)
+            row.append(str(e["workflowVersion"]))
+        start, stop = _moment(e["executionStartDate"]), _moment(e["executionStopDate"])
+        started = when(start)
         # narrow: month, day and minute ("12-01 18:21"), the room the workflow's name needs
-        row += [styled(e.status.value), started if everything else started[5:16]]
+        row += [styled(e["executionStatus"]), started if everything else started[5:16]]
         if everything:
             row += [
-                duration(table_span(e.execution_start_date, e.execution_stop_date)),
-                e.trigger_type.value,
-                escape(e.execution_group_id or "-"),
+                duration(table_span(start, stop)),
+                e["triggerType"],
+                escape(e["executionGroupId"] or "-"),
             ]
         table.add_row(*row)
     return table
+
+
+def _moment(text: str) -> datetime | None:
+    # a document's date, "" when not set
+    return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
 
 
 def steps_table(steps: Sequence[StepDetails]) -> Any:

@@ -339,7 +339,7 @@ def get_execution_metadata(
     next_token: Annotated[Token, Query(alias="NextToken", description="startingToken")] = None,
 ) -> JSONResponse:
     from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
-    from entrypoints.responses import ExecutionMetadataPageResponse
+    from entrypoints.metadata_page import MetadataPage
     from entrypoints.vams_envelopes import MetadataPageAnswer
 
     wfx.access_control().require_execution_access(
@@ -354,7 +354,7 @@ def get_execution_metadata(
         starting_token=starting_token or next_token,
     )
     page = wfx.get_execution_metadata().execute(query)
-    answer = MetadataPageAnswer(message=ExecutionMetadataPageResponse.of(page, collection))
+    answer = MetadataPageAnswer(message=MetadataPage.of(page, collection))
     return JSONResponse(answer.dump())
 
 
