@@ -23,7 +23,7 @@ from application.use_cases.get_execution_metadata import (
 from domain.execution import StepInputMetadata
 from entrypoints.metadata_page import MetadataPage
 from entrypoints.vams_details import VamsDetailsAnswer
-from tests.contract.builders import a_launch, some_outputs, step_id
+from tests.contract.builders import a_launch, some_outputs, step_id, write_launch
 
 RUN = "r1"
 INPUTS = (("db1:asset1", "a.obj"), ("db1:asset1", "b.obj"), ("db1:asset1", "c.obj"))
@@ -54,8 +54,9 @@ def store(execution_store: ExecutionStore) -> ExecutionStore:
         )
         for step in launch.steps
     )
-    execution_store.add_launch(
-        launch.model_copy(update={"step_metadata": launch.step_metadata + database_rows})
+    write_launch(
+        execution_store,
+        launch.model_copy(update={"step_metadata": launch.step_metadata + database_rows}),
     )
     for index in range(2):
         outputs = some_outputs(RUN, index)
