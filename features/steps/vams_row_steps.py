@@ -311,7 +311,8 @@ def _(container: Container, world: World, label: str, size: int, names: str) -> 
 )
 def _(container: Container, world: World, collection: str, label: str, keys: str) -> None:
     rows = _paged(container, world, label, collection, 1)
-    assert [row.row_key for row in rows] == split_list(keys)
+    # a metadata page names each row with the step it belongs to
+    assert [paged.row.row_key for paged in rows] == split_list(keys)
 
 
 # -- logs ----------------------------------------------------------------------------------------

@@ -232,7 +232,7 @@ def test_a_vams_run_pages_a_databases_metadata_apart_from_its_assets(finished: A
         found: list[str] = []
         while True:
             page = read.execute(query)
-            found += [row.row_key for row in page.items]  # type: ignore[union-attr]
+            found += [item.row.row_key for item in page.items]  # type: ignore[union-attr]
             if page.next_token is None:
                 return found
             query = query.model_copy(update={"starting_token": page.next_token})

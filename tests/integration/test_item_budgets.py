@@ -28,6 +28,7 @@ from adapters.item_budget import ITEM_BUDGET, ITEM_SIZE_LIMIT, item_size
 from adapters.sqlite.schema import build_schema
 from adapters.tables import ResourceKeys, TableNames
 from application.ports import RowCollection
+from application.run_metadata_pages import StepRow
 from application.use_cases.delete_execution import DeleteExecutionCommand
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery
 from application.use_cases.get_execution_logs import GetExecutionLogsQuery
@@ -227,7 +228,9 @@ def test_a_1_mb_log_a_600_kb_configuration_and_20000_files_fit_and_read_back_who
     page = container.get_execution_metadata().execute(
         GetExecutionMetadataQuery(workflow_execution_id=RUN, collection=collection)
     )
-    (metadata,) = page.items
+    (paged,) = page.items
+    assert isinstance(paged, StepRow)
+    metadata = paged.row
     assert isinstance(metadata, StepInputMetadata)
     assert metadata.metadata == records.step_metadata[0].metadata
 

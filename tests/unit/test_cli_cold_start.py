@@ -48,10 +48,12 @@ NOT_FOR_A_LIST = {
     "domain.costs": "recording the attempts a lost runner's end closes",
 }
 
-# What the list builds: ListExecutions and the ReconcileExecution it holds.
+# What the list builds: ListExecutions and the ReconcileExecution it holds, and the output
+# targets its table shows as the list route's document does.
 USE_CASES_OF_A_LIST = {
     "application.use_cases.list_executions",
     "application.use_cases.reconcile_execution",
+    "application.use_cases.read_output_targets",
 }
 
 _IMPORTED_BY_THE_CONSOLE_SCRIPT = """
