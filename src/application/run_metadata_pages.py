@@ -21,7 +21,12 @@ from application.ports import ExecutionStore, Row, RowCollection
 from domain.authorization import AssetKey
 from domain.errors import InvalidInputError
 from domain.execution import PipelineExecution, StepInputMetadata, chain_order
-from domain.paging import Page
+from domain.paging import PAGE_TEXT_BUDGET, Page
+
+
+def row_text_size(row: Row) -> int:
+    """A row's size on a page: its JSON text."""
+    return len(row.model_dump_json())
 
 
 def _of_scope(scope: str) -> Callable[[Row], bool]:
@@ -93,6 +98,7 @@ def run_metadata_page(
     pipeline_id: str | None,
     max_items: int,
     starting_token: str | None,
+    text_budget: int = PAGE_TEXT_BUDGET,
 ) -> Page[StepRow]:
     label = _label(collection, pipeline_id)
     position = _decode(starting_token, label)
@@ -104,14 +110,18 @@ def run_metadata_page(
         if pipeline_id is None or step.pipeline_id == pipeline_id
     ]
     found: list[StepRow] = []
+    used = 0
     index, after = position.step, position.after
     while index < len(steps):
         rows = store.list_rows(rows_of, steps[index].pipeline_execution_id, after, max_items + 1)
         for row in rows:
             if not keep(row):
                 continue
-            if len(found) == max_items:  # this step has more: resume inside it
-                resume = _Position(index, found[-1].row.row_key)
+            used += row_text_size(row)
+            if len(found) == max_items or (found and used > text_budget):
+                # this step has more than the page holds: resume inside it
+                taken_here = found[-1].step is steps[index]
+                resume = _Position(index, found[-1].row.row_key if taken_here else after)
                 return Page(items=tuple(found), next_token=_encode(label, resume))
             found.append(StepRow(row, steps[index]))
         if len(rows) > max_items:  # read on in this step (rows left out may hide the rest)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 T = TypeVar("T")
+
+# The most row text one page of a run's rows holds, as VAMS caps its metadata pages: an answer
+# stays under the 6 MB a Lambda may return, whatever the page size asked for.
+PAGE_TEXT_BUDGET = 4 * 1024 * 1024
 
 
 class Page(BaseModel, Generic[T]):
@@ -25,3 +30,14 @@ def is_timestamp(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def fitting(rows: Sequence[T], size_of: Callable[[T], int], budget: int = PAGE_TEXT_BUDGET) -> int:
+    """How many of the rows, from the first, one page holds within the budget: at least one,
+    so a page always moves on."""
+    used = 0
+    for count, row in enumerate(rows):
+        used += size_of(row)
+        if used > budget and count:
+            return count
+    return len(rows)

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from application.ports import ExecutionStore
-from application.run_metadata_pages import StepRow
+from application.ports import ExecutionStore, RowCollection
+from application.run_metadata_pages import StepRow, row_text_size
 from application.use_cases.get_execution_metadata import (
     GetExecutionMetadata,
     GetExecutionMetadataQuery,
 )
 from domain.errors import InvalidInputError
 from domain.execution import OutputMetadata, StepInputMetadata
+from domain.paging import PAGE_TEXT_BUDGET
 from tests.contract.builders import a_launch, some_outputs, step_id, write_launch
 
 RUN = "m1"
@@ -29,8 +30,10 @@ def store(execution_store: ExecutionStore) -> ExecutionStore:
     return execution_store
 
 
-def _walk(store: ExecutionStore, **query: object) -> list[list[tuple[str, str]]]:
-    read = GetExecutionMetadata(store)
+def _walk(
+    store: ExecutionStore, text_budget: int = PAGE_TEXT_BUDGET, **query: object
+) -> list[list[tuple[str, str]]]:
+    read = GetExecutionMetadata(store, text_budget=text_budget)
     pages: list[list[tuple[str, str]]] = []
     token: str | None = None
     while True:
@@ -62,6 +65,29 @@ def test_input_pages_every_step_s_rows_across_steps(store: ExecutionStore) -> No
     pages = _walk(store, collection="input", max_items=2)
     assert [row for page in pages for row in page] == every
     assert all(len(page) == 2 for page in pages[:-1])
+
+
+def test_a_page_holds_no_more_row_text_than_its_budget_and_still_moves_on(
+    store: ExecutionStore,
+) -> None:
+    """VAMS caps a metadata page's rows at 4 MiB so that the answer fits a Lambda's: pages of a
+    smaller budget hold what fits, cut inside a step or at its start, and lose no row."""
+    every = [(step_id(RUN, i), f"db1:asset1:/{name}.obj") for i in range(3) for name in "abc"]
+    rows = store.list_rows(RowCollection.INPUT_METADATA, step_id(RUN, 0), None, 10)
+    size = max(row_text_size(row) for row in rows)
+    for budget in (1, size * 2 + size // 2, size * 4):
+        pages = _walk(store, text_budget=budget, collection="input", max_items=100)
+        assert [row for page in pages for row in page] == every, budget
+        assert max(len(page) for page in pages) == max(1, budget // size), budget
+        # one step's rows paged alone are cut the same way
+        step_pages = _walk(
+            store,
+            text_budget=budget,
+            collection=f"pipelineExecutions[{step_id(RUN, 0)}].inputMetadata",
+            max_items=100,
+        )
+        assert [row for page in step_pages for row in page] == every[:3], budget
+        assert max(len(page) for page in step_pages) == min(3, max(1, budget // size)), budget
 
 
 def test_pipeline_id_keeps_that_pipeline_s_rows(store: ExecutionStore) -> None:

@@ -19,13 +19,18 @@ from application.detail_collections import (
     parse_collection,
 )
 from application.ports import ExecutionStore, Row, RowCollection
-from application.run_metadata_pages import RUN_COLLECTIONS, StepRow, run_metadata_page
+from application.run_metadata_pages import (
+    RUN_COLLECTIONS,
+    StepRow,
+    row_text_size,
+    run_metadata_page,
+)
 from domain.attempts import TaskExecution
 from domain.available_logs import AvailableLog, step_available_logs
 from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution, WorkflowExecution, chain_order
 from domain.logs import RegisteredLog, RegisteredSubExecution
-from domain.paging import Page
+from domain.paging import PAGE_TEXT_BUDGET, Page, fitting
 
 # What a page may hold: the items of whichever collection was asked for. A metadata row comes
 # with its step (StepRow): the details document names the pipeline beside each one.
@@ -63,9 +68,13 @@ class GetExecutionMetadata:
     """
 
     def __init__(
-        self, store: ExecutionStore, available_logs: AvailableLogFinder | None = None
+        self,
+        store: ExecutionStore,
+        available_logs: AvailableLogFinder | None = None,
+        text_budget: int = PAGE_TEXT_BUDGET,
     ) -> None:
         self._store, self._available_logs = store, available_logs
+        self._text_budget = text_budget
 
     def execute(self, query: GetExecutionMetadataQuery) -> Page[DetailItem]:
         if query.collection in RUN_COLLECTIONS:
@@ -76,6 +85,7 @@ class GetExecutionMetadata:
                 query.pipeline_id,
                 query.max_items,
                 query.starting_token,
+                self._text_budget,
             )
             return Page(items=page.items, next_token=page.next_token)
         if query.pipeline_id is not None:
@@ -92,8 +102,8 @@ class GetExecutionMetadata:
                 execution.workflow_execution_id if step is None else step.pipeline_execution_id
             )
             rows = self._store.list_rows(collection, partition, cursor.after, query.max_items + 1)
-            kept = rows[: query.max_items]
-            more = len(rows) > query.max_items
+            kept = rows[: fitting(rows[: query.max_items], row_text_size, self._text_budget)]
+            more = len(rows) > len(kept)
             token = encode_cursor(path.text, Cursor(after=kept[-1].row_key)) if more else None
             if step is not None and collection in _WITH_STEP:
                 return Page(items=tuple(StepRow(row, step) for row in kept), next_token=token)
