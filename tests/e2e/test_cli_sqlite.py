@@ -353,6 +353,19 @@ def test_metadata_pages_one_collection_as_json(mesh: MeshRun, details: dict[str,
         )
         assert (page["collection"], page["Items"]) == (collection, rows)
     assert details["outputs"]["metadata"], "the mesh run writes output metadata"
+    # one pipeline's rows, as the HTTP route's pipelineId
+    pipeline = details["outputs"]["metadata"][0]["pipelineId"]
+    own = mesh.wfx.json(
+        "executions", "metadata", mesh.execution_id, "--collection", "output",
+        "--pipeline-id", pipeline,
+    )  # fmt: skip
+    assert own["Items"] == [
+        row for row in details["outputs"]["metadata"] if row["pipelineId"] == pipeline
+    ]
+    assert (
+        len(own["Items"]) < len(details["outputs"]["metadata"])
+        or len({row["pipelineId"] for row in details["outputs"]["metadata"]}) == 1
+    )
 
 
 def test_metadata_of_an_unknown_collection_names_the_allowed_ones(mesh: MeshRun) -> None:

@@ -735,6 +735,10 @@ def executions_metadata(
         str | None,
         typer.Option(help="A nextToken of truncatedCollectionPages, or of the last page."),
     ] = None,
+    pipeline_id: Annotated[
+        str | None,
+        typer.Option(help="With input, inputDatabase or output: only this pipeline's rows."),
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Page one collection of a run's details (the rest of one that `show` cut)."""
@@ -747,6 +751,7 @@ def executions_metadata(
         collection=collection,
         max_items=max_items,
         starting_token=starting_token,
+        pipeline_id=pipeline_id,
     )
     page = MetadataPage.of(container.get_execution_metadata().execute(query), collection)
     from entrypoints.cli.render import dump_json
