@@ -18,23 +18,26 @@ from adapters.dynamodb.requests import (
 from adapters.dynamodb.run_reads import DynamoDbRunReads
 from adapters.dynamodb.store_base import error_code
 from adapters.dynamodb.tokens import decode_token, encode_token
-from adapters.records import (
-    ALL_LIST_PARTITION,
-    CONFIGURATION_RECORD_TYPE,
-    access_facts_of,
+from adapters.output_records import (
     parse_artifact_record,
-    parse_execution_configuration_record,
-    parse_execution_input_record,
-    parse_execution_record,
     parse_output_file_record,
     parse_output_metadata_record,
     parse_output_result_record,
-    parse_step_input_configuration_record,
-    parse_step_input_metadata_record,
     parse_step_log_record,
+)
+from adapters.records import ALL_LIST_PARTITION, CONFIGURATION_RECORD_TYPE
+from adapters.row_collections import ROW_FALLBACKS, ROW_PARSERS, ROW_TABLES
+from adapters.run_records import (
+    access_facts_of,
+    parse_execution_configuration_record,
+    parse_execution_input_record,
+    parse_execution_record,
     workflow_key_of,
 )
-from adapters.row_collections import ROW_FALLBACKS, ROW_PARSERS, ROW_TABLES
+from adapters.step_records import (
+    parse_step_input_configuration_record,
+    parse_step_input_metadata_record,
+)
 from adapters.tables import ResourceKeys
 from application.ports import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
 from domain.authorization import AccessFacts

@@ -6,14 +6,14 @@ from collections.abc import Iterable
 
 from adapters.dynamodb.requests import get_item, query_partition
 from adapters.dynamodb.store_base import DynamoDbStoreBase
-from adapters.records import (
-    parse_execution_record,
-    parse_output_file_record,
+from adapters.output_records import parse_output_file_record
+from adapters.registration import registration_version
+from adapters.run_records import parse_execution_record
+from adapters.step_records import (
     parse_pipeline_execution_record,
     parse_run_steps,
     parse_task_execution_record,
 )
-from adapters.registration import registration_version
 from adapters.tables import ResourceKeys
 from domain.attempts import TaskExecution
 from domain.errors import ExecutionNotFoundError, PipelineExecutionNotFoundError

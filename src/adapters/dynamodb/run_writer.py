@@ -26,33 +26,37 @@ from adapters.dynamodb.store_base import DynamoDbStoreBase, Put, error_code
 from adapters.dynamodb.unit_of_work import Action, TransactionRefusedError
 from adapters.event_records import LAST_SEQUENCE_NUMBER, build_execution_event_record
 from adapters.item_budget import Record
-from adapters.records import (
+from adapters.output_records import (
+    build_artifact_record,
+    build_output_file_record,
+    build_output_metadata_record,
+    build_output_result_record,
+    build_step_log_record,
+)
+from adapters.records import format_date
+from adapters.registration import REGISTRATION_VERSION, step_lists_attributes
+from adapters.run_records import (
     ABORT_REQUESTED_DATE,
     LEASE_EXPIRES_DATE,
     LEASE_OWNER,
-    STEP_STATUS,
-    build_artifact_record,
     build_execution_configuration_record,
     build_execution_input_record,
     build_execution_record,
     build_input_selection_record,
-    build_output_file_record,
-    build_output_metadata_record,
-    build_output_result_record,
+    execution_changed_attributes,
+    lease_guard_values,
+)
+from adapters.step_records import (
+    STEP_STATUS,
     build_pipeline_execution_record,
     build_step_input_configuration_record,
     build_step_input_metadata_record,
-    build_step_log_record,
     build_task_execution_record,
-    execution_changed_attributes,
-    format_date,
-    lease_guard_values,
     step_move_attributes,
     step_move_removals,
     step_mutable_attributes,
     task_execution_close_of,
 )
-from adapters.registration import REGISTRATION_VERSION, step_lists_attributes
 from adapters.tables import RUN_ROW_TABLES, STEP_ROW_TABLES, ResourceKeys
 from application.ports import EventNumberTakenError
 from domain.attempts import TaskExecution

@@ -7,27 +7,30 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from adapters.records import (
-    ALL_LIST_PARTITION,
-    Item,
+from adapters.output_records import (
     parse_artifact_record,
-    parse_execution_configuration_record,
-    parse_execution_input_record,
-    parse_execution_record,
     parse_output_file_record,
     parse_output_metadata_record,
     parse_output_result_record,
-    parse_step_input_configuration_record,
-    parse_step_input_metadata_record,
     parse_step_log_record,
-    parse_task_execution_record,
 )
+from adapters.records import ALL_LIST_PARTITION, Item
 from adapters.row_collections import ROW_PARSERS
+from adapters.run_records import (
+    parse_execution_configuration_record,
+    parse_execution_input_record,
+    parse_execution_record,
+)
 from adapters.sqlite.access_facts import read_access_facts
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID
 from adapters.sqlite.paging import decode_token, encode_token
 from adapters.sqlite.statements import TableSql, load_item
 from adapters.sqlite.store_base import SqliteStoreBase
+from adapters.step_records import (
+    parse_step_input_configuration_record,
+    parse_step_input_metadata_record,
+    parse_task_execution_record,
+)
 from application.ports import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
 from domain.authorization import AccessFacts
 from domain.errors import ExecutionNotFoundError

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from adapters.records import (
-    parse_execution_record,
-    parse_output_file_record,
-    parse_pipeline_execution_record,
-    parse_task_execution_record,
-)
+from adapters.output_records import parse_output_file_record
 from adapters.registration import registration_version
+from adapters.run_records import parse_execution_record
 from adapters.sqlite.execution_sql import STEP_ID
 from adapters.sqlite.statements import load_item
 from adapters.sqlite.store_base import SqliteStoreBase
+from adapters.step_records import parse_pipeline_execution_record, parse_task_execution_record
 from domain.attempts import TaskExecution
 from domain.errors import ExecutionNotFoundError, PipelineExecutionNotFoundError
 from domain.execution import OutputFile, PipelineExecution, WorkflowExecution

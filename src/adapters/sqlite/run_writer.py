@@ -6,33 +6,36 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from adapters.records import (
-    Item,
+from adapters.output_records import (
     build_artifact_record,
+    build_output_file_record,
+    build_output_metadata_record,
+    build_output_result_record,
+    build_step_log_record,
+)
+from adapters.records import Item, format_date
+from adapters.registration import REGISTRATION_VERSION, step_lists_attributes
+from adapters.run_records import (
     build_execution_configuration_record,
     build_execution_input_record,
     build_execution_record,
     build_input_selection_record,
-    build_output_file_record,
-    build_output_metadata_record,
-    build_output_result_record,
+    execution_changed_attributes,
+    lease_guard_values,
+)
+from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, GuardedRow
+from adapters.sqlite.statements import chunks, dump_json, json_path, load_item
+from adapters.sqlite.store_base import SqliteStoreBase
+from adapters.step_records import (
     build_pipeline_execution_record,
     build_step_input_configuration_record,
     build_step_input_metadata_record,
-    build_step_log_record,
     build_task_execution_record,
-    execution_changed_attributes,
-    format_date,
-    lease_guard_values,
     step_move_attributes,
     step_move_removals,
     step_mutable_attributes,
     task_execution_close_of,
 )
-from adapters.registration import REGISTRATION_VERSION, step_lists_attributes
-from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, GuardedRow
-from adapters.sqlite.statements import chunks, dump_json, json_path, load_item
-from adapters.sqlite.store_base import SqliteStoreBase
 from adapters.tables import RUN_ROW_TABLES, STEP_ROW_TABLES, ResourceKeys
 from domain.attempts import TaskExecution
 from domain.errors import (

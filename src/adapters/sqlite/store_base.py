@@ -6,13 +6,14 @@ import sqlite3
 from collections.abc import Sequence
 
 from adapters.item_budget import OffloadedBodies
-from adapters.records import Item, parse_run_steps
+from adapters.records import Item
 from adapters.sqlite.approval_rows import ApprovalRowSql
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql
 from adapters.sqlite.schema import build_schema, create_tables
 from adapters.sqlite.statements import TableSql, chunks, load_item, placeholders
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
+from adapters.step_records import parse_run_steps
 from adapters.tables import ResourceKeys, TableNames
 from application.ports import ObjectStore
 from domain.execution import PipelineExecution
