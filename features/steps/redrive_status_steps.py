@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from pytest_bdd import given, parsers, then, when
 from typer.testing import CliRunner
 
-from adapters.records import build_execution_record
+from adapters.run_records import build_execution_record
 from application.use_cases.abort_execution import AbortExecutionCommand
 from application.use_cases.get_execution import GetExecutionQuery
 from application.use_cases.list_executions import ListExecutionsQuery

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from adapters.item_budget import Item
-from adapters.records import build_input_selection_record, parse_execution_input_record
+from adapters.run_records import build_input_selection_record, parse_execution_input_record
 from domain.assets import AssetRef
 from domain.errors import InvalidInputError
 from domain.execution import ExecutionInput, InputSelection

@@ -16,28 +16,32 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from adapters.item_budget import Item
-from adapters.records import (
-    EARLIER_STEP_NAMES,
-    build_execution_configuration_record,
-    build_execution_record,
+from adapters.output_records import (
     build_output_file_record,
     build_output_metadata_record,
     build_output_result_record,
+    build_step_log_record,
+    parse_output_file_record,
+    parse_output_metadata_record,
+    parse_output_result_record,
+    parse_step_log_record,
+)
+from adapters.run_records import (
+    build_execution_configuration_record,
+    build_execution_record,
+    parse_execution_configuration_record,
+    parse_execution_record,
+)
+from adapters.step_records import (
+    EARLIER_STEP_NAMES,
     build_pipeline_execution_record,
     build_pipeline_input_file_record,
     build_step_input_configuration_record,
     build_step_input_metadata_record,
-    build_step_log_record,
-    parse_execution_configuration_record,
-    parse_execution_record,
-    parse_output_file_record,
-    parse_output_metadata_record,
-    parse_output_result_record,
     parse_pipeline_execution_record,
     parse_pipeline_input_file_record,
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
-    parse_step_log_record,
 )
 from adapters.tables import ResourceKeys
 

@@ -7,10 +7,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapters.item_budget import Item
-from adapters.records import (
+from adapters.run_records import (
     build_execution_configuration_record,
     build_execution_record,
     build_input_selection_record,
+)
+from adapters.step_records import (
     build_pipeline_execution_record,
     build_pipeline_input_file_record,
     build_step_input_configuration_record,

@@ -4,12 +4,8 @@ the row version guarding their writes."""
 from __future__ import annotations
 
 from adapters.item_budget import Record
-from adapters.records import (
-    STEP_BUDGET,
-    SUB_EXECUTION_STOPS,
-    Item,
-    build_pipeline_execution_record,
-)
+from adapters.records import STEP_BUDGET, SUB_EXECUTION_STOPS, Item
+from adapters.step_records import build_pipeline_execution_record
 from domain.run_write import StepLists, StepListsKind
 
 REGISTRATION_VERSION = "registrationVersion"

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from adapters.records import (
-    Item,
+from adapters.output_records import (
     parse_artifact_record,
-    parse_execution_input_record,
     parse_output_file_record,
     parse_output_metadata_record,
     parse_output_result_record,
-    parse_step_input_metadata_record,
     parse_step_log_record,
 )
+from adapters.records import Item
+from adapters.run_records import parse_execution_input_record
+from adapters.step_records import parse_step_input_metadata_record
 from adapters.tables import ResourceKeys
 from application.ports import Row, RowCollection
 

@@ -17,18 +17,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adapters.records import (
-    Item,
+from adapters.records import Item
+from adapters.run_records import (
     build_execution_configuration_record,
     build_execution_input_record,
     build_execution_record,
     build_input_selection_record,
+)
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.schema import ITEM_COLUMN, SqliteTable, build_schema, create_tables
+from adapters.step_records import (
     build_pipeline_execution_record,
     build_step_input_configuration_record,
     build_step_input_metadata_record,
 )
-from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.schema import ITEM_COLUMN, SqliteTable, build_schema, create_tables
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import ResourceKeys
 from application.use_cases.launch_execution import LaunchExecutionCommand

@@ -21,7 +21,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from adapters.records import ALL_LIST_PARTITION, build_execution_record
+from adapters.records import ALL_LIST_PARTITION
+from adapters.run_records import build_execution_record
 from adapters.sqlite.paging import decode_token
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql

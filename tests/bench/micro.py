@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from adapters.records import DATE_FORMAT, format_date, parse_date, parse_execution_record
+from adapters.records import DATE_FORMAT, format_date, parse_date
+from adapters.run_records import parse_execution_record
 from adapters.sqlite.statements import load_item
 from application.ports import ListScope
 from tests.bench.fixtures import bench_container

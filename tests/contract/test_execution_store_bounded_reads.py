@@ -7,19 +7,21 @@ from typing import Any
 
 import pytest
 
-from adapters.records import (
-    Item,
+from adapters.output_records import (
     build_artifact_record,
-    build_execution_input_record,
-    build_input_selection_record,
     build_output_file_record,
     build_output_metadata_record,
     build_output_result_record,
-    build_step_input_metadata_record,
     build_step_log_record,
+)
+from adapters.records import Item
+from adapters.row_collections import ROW_TABLES
+from adapters.run_records import (
+    build_execution_input_record,
+    build_input_selection_record,
     parse_execution_input_record,
 )
-from adapters.row_collections import ROW_TABLES
+from adapters.step_records import build_step_input_metadata_record
 from adapters.tables import TABLE_SPECS
 from application.ports import ExecutionStore, Row, RowCollection
 from domain.execution import OutputFile, StepOutputs

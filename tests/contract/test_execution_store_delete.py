@@ -14,8 +14,8 @@ import pytest
 
 from adapters.approval_records import build_approval_record
 from adapters.cost_records import build_cost_ledger_record
-from adapters.records import build_pipeline_input_file_record
 from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.step_records import build_pipeline_input_file_record
 from adapters.tables import (
     NOT_RUN_TABLES,
     RUN_ROW_TABLES,

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from adapters.records import build_pipeline_execution_record
+from adapters.step_records import build_pipeline_execution_record
 from application.ports import ExecutionStore
 from domain.errors import PipelineExecutionNotFoundError
 from domain.logs import RegisteredSubExecution

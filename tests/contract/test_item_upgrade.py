@@ -17,11 +17,11 @@ from adapters.dynamodb.codec import from_wire
 from adapters.dynamodb.item_upgrade import DynamoDbItemShapes
 from adapters.input_regroup import is_earlier_input_row
 from adapters.item_upgrade import ITEM_SHAPES_VERSION, UPGRADED_TABLES, upgraded_item
-from adapters.records import EARLIER_STEP_NAMES
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.sqlite.item_upgrade import SqliteItemShapes, backup_path, upgrade_items
 from adapters.sqlite.schema import build_schema
+from adapters.step_records import EARLIER_STEP_NAMES
 from adapters.tables import NOT_CREATED, TABLES, ResourceKeys, TableNames
 from application.ports import ListScope
 from tests import vams_items as vams

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from adapters.records import Item, build_execution_record
+from adapters.records import Item
+from adapters.run_records import build_execution_record
 from adapters.tables import ResourceKeys, TableNames
 from application.ports import ExecutionStore, ListPartitionBackfill, ListScope, MainRowKey
 from application.use_cases.backfill_list_partition import (

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from adapters.records import build_execution_record
+from adapters.run_records import build_execution_record
 from application.ports import (
     ArchivedItem,
     ArchivedRun,

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from adapters.records import Item, build_pipeline_execution_record
+from adapters.records import Item
+from adapters.step_records import build_pipeline_execution_record
 from adapters.tables import ResourceKeys, TableNames
 from application.ports import ExecutionStore
 from domain.logs import RegisteredSubExecution

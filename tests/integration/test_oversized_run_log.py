@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from adapters.records import build_execution_record
+from adapters.run_records import build_execution_record
 from application.run_log import MAX_STORED_LOG_BYTES
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand

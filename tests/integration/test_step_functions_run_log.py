@@ -34,7 +34,7 @@ from typer.testing import CliRunner
 
 from adapters.aws.cloudwatch_logs import CloudWatchLogReader
 from adapters.aws.stepfunctions import StepFunctionsOrchestrator
-from adapters.records import build_execution_record
+from adapters.run_records import build_execution_record
 from application.ports import ExecutionStore
 from application.run_log import MAX_STORED_LOG_BYTES
 from application.run_log_sources import NOTE_PREFIX, RunLogBound, StateMachineRunLog

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from adapters.archive_file import read_runs, write_header, write_run
-from adapters.records import build_execution_record
+from adapters.run_records import build_execution_record
 from application.ports import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
 from domain.errors import InvalidInputError
 from tests.contract.builders import an_execution

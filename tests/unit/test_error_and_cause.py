@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from adapters.records import build_execution_record, parse_execution_record
+from adapters.run_records import build_execution_record, parse_execution_record
 from domain.execution import failure_parts
 from domain.run import Run
 from domain.statuses import ExecutionStatus

@@ -27,14 +27,14 @@ from adapters.item_budget import (
     size_upper_bound,
     value_size,
 )
-from adapters.records import (
+from adapters.output_records import (
     build_artifact_record,
-    build_execution_input_record,
     build_output_file_record,
     build_output_result_record,
-    build_pipeline_execution_record,
 )
 from adapters.registration import step_lists_attributes
+from adapters.run_records import build_execution_input_record
+from adapters.step_records import build_pipeline_execution_record
 from domain.execution import (
     Artifact,
     ExecutionInput,

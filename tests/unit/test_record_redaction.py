@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from hypothesis import given, settings
 
-from adapters import records
+from adapters import output_records, records, run_records, step_records
 from adapters.sqlite.statements import dump_json
 from domain.attempts import TaskExecution
 from domain.execution import OutputMetadata, StepInputConfiguration, StepLog
@@ -55,16 +55,16 @@ def _rows(text: str) -> list[records.Item]:
         error=text, close_attempt=1,
     )  # fmt: skip
     return [
-        records.build_execution_record(execution),
-        records.build_pipeline_execution_record(step),
-        records.step_move_attributes(change),
-        records.task_execution_close_of(change)[0],
-        records.build_task_execution_record(attempt),
-        records.build_step_input_configuration_record(configuration),
-        records.build_output_metadata_record(
+        run_records.build_execution_record(execution),
+        step_records.build_pipeline_execution_record(step),
+        step_records.step_move_attributes(change),
+        step_records.task_execution_close_of(change)[0],
+        step_records.build_task_execution_record(attempt),
+        step_records.build_step_input_configuration_record(configuration),
+        output_records.build_output_metadata_record(
             OutputMetadata(**common, target_file_path="a.obj", metadata_key="notes", value=text)
         ),
-        records.build_step_log_record(StepLog(**common, status="FAILED", message=text)),
+        output_records.build_step_log_record(StepLog(**common, status="FAILED", message=text)),
         records.build_workflow_version_record(
             a_version(1).model_copy(update={"description": text})
         ),
@@ -125,7 +125,7 @@ def test_a_metadata_value_under_a_secret_name_goes_whatever_it_looks_like() -> N
         metadata_key="db_password",
         value="x",
     )
-    item = records.build_output_metadata_record(row)
+    item = output_records.build_output_metadata_record(row)
     assert item["metadataValue"] == "[REDACTED]"
     assert item["targetFilePath:metadataKey"] == "/a.obj:db_password"
 
@@ -138,5 +138,5 @@ def test_a_python_handler_is_a_reference_not_a_name_value_pair() -> None:
         handler="app.passwords:check",
         input_file_arity=InputFileArity.NONE,
     )
-    item = records.build_step_input_configuration_record(configuration)
+    item = step_records.build_step_input_configuration_record(configuration)
     assert item["handler"] == "app.passwords:check"

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters import records
+from adapters import records, run_records, step_records
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionInput,
@@ -54,7 +54,7 @@ def a_step(**changes: object) -> PipelineExecution:
 
 
 def test_the_main_row_has_colon_joined_keys_and_the_global_list_partition() -> None:
-    item = records.build_execution_record(an_execution())
+    item = run_records.build_execution_record(an_execution())
     assert item["workflowExecutionId"] == "e1"
     assert item["workflowDatabaseId:workflowId"] == "db:wf"
     assert item["allListPartition"] == "execution"
@@ -64,16 +64,16 @@ def test_the_main_row_has_colon_joined_keys_and_the_global_list_partition() -> N
 
 
 def test_an_ungrouped_run_has_no_group_attribute_at_all() -> None:
-    assert "executionGroupId" not in records.build_execution_record(an_execution())
-    assert "executionGroupId" not in records.build_execution_record(
+    assert "executionGroupId" not in run_records.build_execution_record(an_execution())
+    assert "executionGroupId" not in run_records.build_execution_record(
         an_execution(execution_group_id="")
     )
-    grouped = records.build_execution_record(an_execution(execution_group_id="batch-7"))
+    grouped = run_records.build_execution_record(an_execution(execution_group_id="batch-7"))
     assert grouped["executionGroupId"] == "batch-7"
 
 
 def test_an_open_run_has_vams_empty_values_for_what_it_has_not_got_yet() -> None:
-    item = records.build_execution_record(an_execution())
+    item = run_records.build_execution_record(an_execution())
     for empty in (
         "executionStopDate",
         "lastSfnSyncCheckDate",
@@ -88,13 +88,15 @@ def test_an_open_run_has_vams_empty_values_for_what_it_has_not_got_yet() -> None
 
 
 def test_a_root_step_has_no_predecessor_attribute_and_a_later_step_has_one() -> None:
-    assert "from_pipeline_execution_id" not in records.build_pipeline_execution_record(a_step())
-    later = records.build_pipeline_execution_record(a_step(from_pipeline_execution_id="p0"))
+    assert "from_pipeline_execution_id" not in step_records.build_pipeline_execution_record(
+        a_step()
+    )
+    later = step_records.build_pipeline_execution_record(a_step(from_pipeline_execution_id="p0"))
     assert later["from_pipeline_execution_id"] == "p0"
 
 
 def test_a_step_row_reserves_the_credential_vending_fields() -> None:
-    item = records.build_pipeline_execution_record(a_step(end_state=True))
+    item = step_records.build_pipeline_execution_record(a_step(end_state=True))
     assert item["credentialVendingState"] == "notVended"
     assert item["endStatePipeline"] == "true"
     assert item["pipelineDatabaseId:pipelineId"] == "db:stats"
@@ -103,16 +105,16 @@ def test_a_step_row_reserves_the_credential_vending_fields() -> None:
 def test_a_step_row_keeps_the_source_its_pipeline_registers_under() -> None:
     prefix = "wfx.execution.e1.pipeline.p1"
     step = a_step(orchestration_bus_event_prefix=prefix)
-    item = records.build_pipeline_execution_record(step)
+    item = step_records.build_pipeline_execution_record(step)
     assert item["orchestrationBusEventPrefix"] == prefix
-    assert records.parse_pipeline_execution_record(item) == step
+    assert step_records.parse_pipeline_execution_record(item) == step
 
 
 def test_a_step_row_without_a_recorded_source_reads_as_vams_empty_value() -> None:
-    item = dict(records.build_pipeline_execution_record(a_step()))
+    item = dict(step_records.build_pipeline_execution_record(a_step()))
     assert item["orchestrationBusEventPrefix"] == ""
     del item["orchestrationBusEventPrefix"]  # a row written before wfx recorded it
-    assert records.parse_pipeline_execution_record(item).orchestration_bus_event_prefix == ""
+    assert step_records.parse_pipeline_execution_record(item).orchestration_bus_event_prefix == ""
 
 
 def test_a_results_only_configuration_has_no_output_asset_key() -> None:
@@ -122,12 +124,12 @@ def test_a_results_only_configuration_has_no_output_asset_key() -> None:
         workflow_version=1,
         execution_start_date=START,
     )
-    item = records.build_execution_configuration_record(config)
+    item = run_records.build_execution_configuration_record(config)
     assert item["recordType"] == "configuration"
     assert "outputDatabaseId:outputAssetId" not in item
     targeted = config.model_copy(update={"output_database_id": "db", "output_asset_id": "out"})
     assert (
-        records.build_execution_configuration_record(targeted)["outputDatabaseId:outputAssetId"]
+        run_records.build_execution_configuration_record(targeted)["outputDatabaseId:outputAssetId"]
         == "db:out"
     )
 
@@ -140,7 +142,7 @@ def test_a_configuration_snapshot_reads_vams_references_and_its_earlier_entries(
         execution_start_date=START,
         specified_pipelines=(("db", "scan"), ("GLOBAL", "convert")),
     )
-    item = dict(records.build_execution_configuration_record(config))
+    item = dict(run_records.build_execution_configuration_record(config))
     assert item["specifiedPipelinesSnapshot"][1] == {
         "pipelineDatabaseId": "GLOBAL",
         "pipelineId": "convert",
@@ -148,10 +150,12 @@ def test_a_configuration_snapshot_reads_vams_references_and_its_earlier_entries(
         "jobName": "",
         "defaultTemplateId": "",
     }
-    assert records.parse_execution_configuration_record(item) == config
+    assert run_records.parse_execution_configuration_record(item) == config
     # VAMS before 2.6 snapshotted `{name, databaseId}`; a malformed entry is left out
     item["specifiedPipelinesSnapshot"] = [{"name": "p1", "databaseId": "db"}, "junk", {}]
-    assert records.parse_execution_configuration_record(item).specified_pipelines == (("db", "p1"),)
+    assert run_records.parse_execution_configuration_record(item).specified_pipelines == (
+        ("db", "p1"),
+    )
 
 
 def test_an_input_row_pins_the_version_and_keys_the_asset() -> None:
@@ -166,11 +170,11 @@ def test_an_input_row_pins_the_version_and_keys_the_asset() -> None:
         version_id="v1",
         execution_start_date=START,
     )
-    item = records.build_execution_input_record(row)
+    item = run_records.build_execution_input_record(row)
     assert item["databaseId:assetId:inputAssetFileKey"] == "db:a:meshes/cube.obj"
     assert item["databaseId:assetId"] == "db:a"
     assert item["versionId"] == "v1"
-    assert records.parse_execution_input_record(item) == row
+    assert run_records.parse_execution_input_record(item) == row
 
 
 def test_records_round_trip() -> None:
@@ -181,10 +185,15 @@ def test_records_round_trip() -> None:
         execution_error="boom",
         execution_log="log",
     )
-    assert records.parse_execution_record(records.build_execution_record(execution)) == execution
+    assert (
+        run_records.parse_execution_record(run_records.build_execution_record(execution))
+        == execution
+    )
     step = a_step(from_pipeline_execution_id="p0", error="x")
     assert (
-        records.parse_pipeline_execution_record(records.build_pipeline_execution_record(step))
+        step_records.parse_pipeline_execution_record(
+            step_records.build_pipeline_execution_record(step)
+        )
         == step
     )
 
@@ -215,7 +224,7 @@ VAMS_ITEM = {key: value for key, value in REQUIRED_ITEM.items() if key != "workf
 
 
 def test_a_main_row_as_vams_writes_it_parses_to_a_step_functions_run_of_no_version() -> None:
-    parsed = records.parse_execution_record(dict(VAMS_ITEM))
+    parsed = run_records.parse_execution_record(dict(VAMS_ITEM))
 
     assert parsed == an_execution(workflow_version=0, orchestrator="stepfunctions")
     assert parsed.execution_error is None and parsed.execution_stop_date is None
@@ -250,7 +259,7 @@ def test_a_main_row_with_only_its_required_attributes_parses_to_the_defaults() -
         redrive_count=0,
     )
 
-    parsed = records.parse_execution_record(dict(REQUIRED_ITEM))
+    parsed = run_records.parse_execution_record(dict(REQUIRED_ITEM))
 
     assert parsed == expected
     assert parsed.model_dump() == expected.model_dump()
@@ -309,20 +318,22 @@ def test_a_main_row_with_every_attribute_parses_to_every_field() -> None:
         ),
     )
 
-    parsed = records.parse_execution_record(item)
+    parsed = run_records.parse_execution_record(item)
 
     assert parsed == expected
     assert parsed.model_dump() == expected.model_dump()
-    assert records.parse_execution_record(records.build_execution_record(expected)) == expected
+    assert (
+        run_records.parse_execution_record(run_records.build_execution_record(expected)) == expected
+    )
 
 
 def test_an_empty_optional_date_reads_as_absent() -> None:
-    parsed = records.parse_execution_record(REQUIRED_ITEM | {"executionStopDate": ""})
+    parsed = run_records.parse_execution_record(REQUIRED_ITEM | {"executionStopDate": ""})
     assert parsed.execution_stop_date is None
 
 
 def test_a_status_update_removes_what_has_no_value_and_empties_what_vams_always_has() -> None:
-    present, removed = records.execution_mutable_attributes(an_execution())
+    present, removed = run_records.execution_mutable_attributes(an_execution())
     assert present["executionStatus"] == "RUNNING"
     assert present["executionStopDate"] == "" and "executionStopDate" not in removed
     assert "abortCause" in removed and "abortCause" not in present
@@ -343,10 +354,10 @@ def test_dates_sort_as_text_in_time_order(moment: datetime) -> None:
 
 def test_a_status_update_never_removes_the_orchestrator_references() -> None:
     """A save from a read taken before the launch recorded its ARN must not drop the ARN."""
-    _, removed = records.execution_mutable_attributes(an_execution())
+    _, removed = run_records.execution_mutable_attributes(an_execution())
     assert "workflow_execution_arn" not in removed and "workflow_arn" not in removed
     with_arn = an_execution(execution_arn="arn:aws:states:us-east-1:1:execution:sm:e1")
-    written = records.execution_mutable_attributes(with_arn)[0]
+    written = run_records.execution_mutable_attributes(with_arn)[0]
     assert written["workflow_execution_arn"].endswith(":e1")
-    changed, _ = records.execution_changed_attributes(with_arn, an_execution())
+    changed, _ = run_records.execution_changed_attributes(with_arn, an_execution())
     assert "workflow_execution_arn" not in changed  # an older read writes no "" over it

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.records import sub_execution_entry, upgrade_sub_execution_entry
+from adapters.step_records import sub_execution_entry, upgrade_sub_execution_entry
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.registration import normalize_log, normalize_sub_execution
 

@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.records import ABORT_REQUESTED_DATE, LEASE_EXPIRES_DATE, LEASE_OWNER, STEP_STATUS
 from adapters.row_collections import ROW_FALLBACKS
+from adapters.run_records import ABORT_REQUESTED_DATE, LEASE_EXPIRES_DATE, LEASE_OWNER
 from adapters.sqlite.schema import SqliteSchema
 from adapters.sqlite.statements import TableSql, dump_json, json_path, placeholders
+from adapters.step_records import STEP_STATUS
 from adapters.tables import ResourceKeys
 from application.ports import AssetDirection, ListScope, RowCollection
 from domain.run import OPEN_EXECUTION_STATUSES, RunGuard

@@ -1,0 +1,350 @@
+"""`ExecutionQueries` on DynamoDB: pages of runs, a run's details and rows, access facts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from adapters.dynamodb.codec import Item, from_wire, to_wire
+from adapters.dynamodb.requests import (
+    batch_get,
+    batch_get_tables,
+    get_item,
+    query_first,
+    query_partition,
+)
+from adapters.dynamodb.run_reads import DynamoDbRunReads
+from adapters.dynamodb.store_base import error_code
+from adapters.dynamodb.tokens import decode_token, encode_token
+from adapters.output_records import (
+    parse_artifact_record,
+    parse_output_file_record,
+    parse_output_metadata_record,
+    parse_output_result_record,
+    parse_step_log_record,
+)
+from adapters.records import ALL_LIST_PARTITION, CONFIGURATION_RECORD_TYPE
+from adapters.row_collections import ROW_FALLBACKS, ROW_PARSERS, ROW_TABLES
+from adapters.run_records import (
+    access_facts_of,
+    parse_execution_configuration_record,
+    parse_execution_input_record,
+    parse_execution_record,
+    workflow_key_of,
+)
+from adapters.step_records import (
+    parse_step_input_configuration_record,
+    parse_step_input_metadata_record,
+)
+from adapters.tables import ResourceKeys
+from application.ports import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
+from domain.authorization import AccessFacts
+from domain.errors import InvalidInputError
+from domain.execution import (
+    ExecutionConfiguration,
+    ExecutionDetails,
+    PipelineExecution,
+    StepDetails,
+    StepOutputs,
+    WorkflowExecution,
+)
+from domain.paging import Page
+
+_LIST_INDEXES = {
+    ListScope.ALL: "WorkflowExecutionsByDateGSI",
+    ListScope.WORKFLOW: "WorkflowExecutionsByWorkflowGSI",
+    ListScope.GROUP: "WorkflowExecutionsByGroupGSI",
+}
+_ASSET_INDEXES = {
+    AssetDirection.INPUT: (ResourceKeys.WORKFLOW_EXECUTION_INPUTS, "WorkflowExecInputsByAssetGSI"),
+    AssetDirection.OUTPUT: (
+        ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION,
+        "WorkflowExecConfigByOutputAssetGSI",
+    ),
+}
+
+
+def _newest_first(ref: ExecutionRef) -> tuple[str, str]:
+    return (ref.execution_start_date, ref.workflow_execution_id)
+
+
+class DynamoDbExecutionQueries(DynamoDbRunReads):
+    """ExecutionQueries on DynamoDB. A run's details and access facts are made of the run's
+    reads (its main row, steps, attempts), hence a part over DynamoDbRunReads."""
+
+    def get_executions(self, refs: Sequence[ExecutionRef]) -> list[WorkflowExecution]:
+        table_name, _ = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
+        keys = [
+            {
+                "workflowExecutionId": ref.workflow_execution_id,
+                "workflowDatabaseId:workflowId": ref.workflow_key,
+            }
+            for ref in refs
+            if ref.workflow_execution_id and ref.workflow_key
+        ]
+        items = batch_get(self._client, table_name, keys)
+        # a ref from a row VAMS wrote without the workflow (its configuration row): the main
+        # row's sort key is not known, so its partition is read
+        for ref in refs:
+            if ref.workflow_execution_id and not ref.workflow_key:
+                items.extend(self._main_rows_of(table_name, ref.workflow_execution_id))
+        found = {
+            item["workflowExecutionId"]: parse_execution_record(self._whole(item)) for item in items
+        }
+        return [found[r.workflow_execution_id] for r in refs if r.workflow_execution_id in found]
+
+    def _main_rows_of(self, table_name: str, workflow_execution_id: str) -> list[Item]:
+        response = self._client.query(
+            TableName=table_name,
+            KeyConditionExpression="workflowExecutionId = :id",
+            ExpressionAttributeValues={":id": {"S": workflow_execution_id}},
+            Limit=1,
+        )
+        return [from_wire(row) for row in response["Items"]]
+
+    def access_facts(self, workflow_execution_ids: Sequence[str]) -> dict[str, AccessFacts]:
+        facts: dict[str, AccessFacts] = {}
+        for execution_id in dict.fromkeys(workflow_execution_ids):
+            rows = self._main_rows(execution_id)
+            if not rows:
+                continue
+            inputs_table, inputs_spec = self._table(ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
+            inputs = query_partition(
+                self._client, inputs_table, inputs_spec.partition.name, execution_id
+            )
+            configuration_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
+            configuration = get_item(
+                self._client,
+                configuration_table,
+                {"workflowExecutionId": execution_id, "recordType": CONFIGURATION_RECORD_TYPE},
+            )
+            metadata = [
+                row
+                for step in self.list_steps(execution_id)
+                for row in self._step_rows(
+                    ResourceKeys.PIPELINE_INPUT_METADATA, step.pipeline_execution_id
+                )
+            ]
+            facts[execution_id] = access_facts_of(rows[0], inputs, configuration, metadata)
+        return facts
+
+    # -- details ------------------------------------------------------------------------------
+
+    def get_configuration(self, workflow_execution_id: str) -> ExecutionConfiguration | None:
+        if not workflow_execution_id:
+            return None
+        configuration_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
+        item = get_item(
+            self._client,
+            configuration_table,
+            {"workflowExecutionId": workflow_execution_id, "recordType": CONFIGURATION_RECORD_TYPE},
+        )
+        return parse_execution_configuration_record(self._whole(item)) if item else None
+
+    def list_rows(
+        self, collection: RowCollection, partition: str, after: str | None, limit: int
+    ) -> list[Row]:
+        parse = ROW_PARSERS[collection]
+        items = self._page(collection, partition, after, limit)
+        return [parse(self._whole(item)) for item in items]
+
+    def _page(
+        self, collection: RowCollection, partition: str, after: str | None, limit: int | None
+    ) -> list[Item]:
+        """A partition's rows after `after` (all of them, or the first `limit` by sort key), in
+        the collection's table, else (it holds none of the partition) in its fallback's."""
+        items = self._table_page(ROW_TABLES[collection], partition, after, limit)
+        fallback = ROW_FALLBACKS.get(collection)
+        if items or fallback is None:
+            return items
+        if after is not None and self._table_page(ROW_TABLES[collection], partition, None, 1):
+            return []  # the end of the collection's own rows
+        return self._table_page(fallback, partition, after, limit)
+
+    def _table_page(
+        self, key: ResourceKeys, partition: str, after: str | None, limit: int | None
+    ) -> list[Item]:
+        table_name, spec = self._table(key)
+        if limit is None:  # the whole partition: never asked for after a cursor
+            return query_partition(self._client, table_name, spec.partition.name, partition)
+        assert spec.sort is not None  # every row collection's table has a sort key
+        return query_first(
+            self._client, table_name, (spec.partition.name, partition), spec.sort.name, after, limit
+        )
+
+    def _rows(self, collection: RowCollection, partition: str, limit: int | None) -> list[Item]:
+        """A partition's rows: all of them, or the first `limit` by sort key."""
+        return self._page(collection, partition, None, limit)
+
+    def get_details(
+        self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
+    ) -> ExecutionDetails:
+        execution = self.get_execution(workflow_execution_id)
+        selections = self._table_page(
+            ROW_TABLES[RowCollection.SELECTIONS], workflow_execution_id, None, row_limit
+        )
+        resolved = self._table_page(
+            ROW_TABLES[RowCollection.INPUTS], workflow_execution_id, None, row_limit
+        )
+        # a run VAMS launched resolved no files: its inputs are its selections (ROW_FALLBACKS),
+        # already read
+        inputs = resolved or selections
+        steps = self.list_steps(workflow_execution_id)
+        # the run's configuration and each step's, in one BatchGetItem
+        run_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
+        step_table, _ = self._table(ResourceKeys.PIPELINE_INPUT_CONFIGURATION)
+        found = batch_get_tables(
+            self._client,
+            {
+                run_table: [
+                    {
+                        "workflowExecutionId": workflow_execution_id,
+                        "recordType": CONFIGURATION_RECORD_TYPE,
+                    }
+                ],
+                step_table: [
+                    {
+                        "pipelineExecutionId": step.pipeline_execution_id,
+                        "recordType": CONFIGURATION_RECORD_TYPE,
+                    }
+                    for step in steps
+                ],
+            },
+        )
+        configurations = {item["pipelineExecutionId"]: item for item in found[step_table]}
+        return ExecutionDetails(
+            execution=execution,
+            configuration=parse_execution_configuration_record(self._whole(found[run_table][0]))
+            if found[run_table]
+            else None,
+            inputs=tuple(parse_execution_input_record(row) for row in inputs),
+            selections=tuple(parse_execution_input_record(row) for row in selections),
+            steps=tuple(
+                self._step_details(
+                    step, configurations.get(step.pipeline_execution_id), include_outputs, row_limit
+                )
+                for step in steps
+            ),
+        )
+
+    def _step_details(
+        self,
+        step: PipelineExecution,
+        configuration: Item | None,
+        include_outputs: bool,
+        row_limit: int | None,
+    ) -> StepDetails:
+        step_id = step.pipeline_execution_id
+
+        def rows(collection: RowCollection) -> list[Item]:
+            return [self._whole(row) for row in self._rows(collection, step_id, row_limit)]
+
+        return StepDetails(
+            step=step,
+            configuration=parse_step_input_configuration_record(self._whole(configuration))
+            if configuration
+            else None,
+            input_metadata=tuple(
+                parse_step_input_metadata_record(row) for row in rows(RowCollection.INPUT_METADATA)
+            ),
+            outputs=StepOutputs(
+                files=tuple(map(parse_output_file_record, rows(RowCollection.OUTPUT_FILES))),
+                metadata=tuple(
+                    map(parse_output_metadata_record, rows(RowCollection.OUTPUT_METADATA))
+                ),
+                results=tuple(map(parse_output_result_record, rows(RowCollection.OUTPUT_RESULTS))),
+                logs=tuple(map(parse_step_log_record, rows(RowCollection.LOGS))),
+                artifacts=tuple(map(parse_artifact_record, rows(RowCollection.ARTIFACTS))),
+            )
+            if include_outputs
+            else StepOutputs(),
+            attempts=tuple(self.list_attempts([step_id])) if include_outputs else (),
+        )
+
+    # -- lists --------------------------------------------------------------------------------
+
+    def list_executions(
+        self, scope: ListScope, partition: str | None, limit: int, token: str | None
+    ) -> Page[WorkflowExecution]:
+        # ListExecutions has checked the arguments: limit in bounds, a non-empty partition
+        table_name, spec = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
+        index = spec.index(_LIST_INDEXES[ListScope(scope)])
+        if scope is ListScope.ALL:
+            partition = ALL_LIST_PARTITION
+        assert partition is not None
+        request: dict[str, Any] = {
+            "TableName": table_name,
+            "IndexName": index.name,
+            "KeyConditionExpression": "#pk = :pk",
+            "ExpressionAttributeNames": {"#pk": index.partition.name},
+            "ExpressionAttributeValues": {":pk": {"S": partition}},
+            "ScanIndexForward": False,
+            "Limit": limit,
+        }
+        if token:
+            key_names = {a.name for a in (*spec.key_attributes, *index.attributes)}
+            start = decode_token(token, key_names, (index.partition.name, partition))
+            request["ExclusiveStartKey"] = to_wire(start)
+        try:
+            response = self._client.query(**request)
+        except ClientError as exc:
+            if token and error_code(exc) == "ValidationException":
+                raise InvalidInputError("startingToken: not a token issued by this list") from exc
+            raise
+        last_key = response.get("LastEvaluatedKey")
+        return Page(
+            items=tuple(
+                parse_execution_record(self._whole(from_wire(item))) for item in response["Items"]
+            ),
+            next_token=encode_token(from_wire(last_key)) if last_key else None,
+        )
+
+    def asset_execution_refs(
+        self,
+        asset_key: str,
+        direction: AssetDirection,
+        older_than: ExecutionRef | None,
+        limit: int,
+    ) -> list[ExecutionRef]:
+        table, index_name = _ASSET_INDEXES[AssetDirection(direction)]
+        table_name, spec = self._table(table)
+        index = spec.index(index_name)
+        assert index.sort is not None  # both asset indexes sort by executionStartDate
+        request: dict[str, Any] = {
+            "TableName": table_name,
+            "IndexName": index.name,
+            "KeyConditionExpression": "#pk = :pk",
+            "ExpressionAttributeNames": {"#pk": index.partition.name},
+            "ExpressionAttributeValues": {":pk": {"S": asset_key}},
+            "ScanIndexForward": False,
+            "Limit": max(self._query_page_size, 1),
+        }
+        if older_than is not None:
+            request["KeyConditionExpression"] += " AND #date <= :date"
+            request["ExpressionAttributeNames"]["#date"] = index.sort.name
+            request["ExpressionAttributeValues"][":date"] = {"S": older_than.execution_start_date}
+        refs: dict[str, ExecutionRef] = {}
+        oldest_seen = ""
+        while True:
+            response = self._client.query(**request)
+            for item in (from_wire(row) for row in response["Items"]):
+                ref = ExecutionRef(
+                    execution_start_date=item["executionStartDate"],
+                    workflow_execution_id=item["workflowExecutionId"],
+                    workflow_key=workflow_key_of(item),
+                )
+                oldest_seen = ref.execution_start_date
+                if older_than is None or _newest_first(ref) < _newest_first(older_than):
+                    refs.setdefault(ref.workflow_execution_id, ref)
+            last_key = response.get("LastEvaluatedKey")
+            if not last_key:
+                break
+            # Rows sharing the oldest date seen may continue on the next page, in any id order:
+            # only refs strictly newer than that date are final.
+            settled = sum(1 for ref in refs.values() if ref.execution_start_date > oldest_seen)
+            if settled >= limit:
+                break
+            request["ExclusiveStartKey"] = last_key
+        return sorted(refs.values(), key=_newest_first, reverse=True)[:limit]

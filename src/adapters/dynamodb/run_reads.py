@@ -1,0 +1,95 @@
+"""The reads of a run and its steps on DynamoDB: the main row, the run, its steps and attempts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from adapters.dynamodb.requests import get_item, query_partition
+from adapters.dynamodb.store_base import DynamoDbStoreBase
+from adapters.output_records import parse_output_file_record
+from adapters.registration import registration_version
+from adapters.run_records import parse_execution_record
+from adapters.step_records import (
+    parse_pipeline_execution_record,
+    parse_run_steps,
+    parse_task_execution_record,
+)
+from adapters.tables import ResourceKeys
+from domain.attempts import TaskExecution
+from domain.errors import ExecutionNotFoundError, PipelineExecutionNotFoundError
+from domain.execution import OutputFile, PipelineExecution, WorkflowExecution
+from domain.run import Run
+from domain.run_write import VersionedStep
+
+
+class DynamoDbRunReads(DynamoDbStoreBase):
+    """The run and step reads (RunStore, StepRunStore) on DynamoDB."""
+
+    def get_execution(self, workflow_execution_id: str) -> WorkflowExecution:
+        rows = self._main_rows(workflow_execution_id)
+        if not rows:
+            raise ExecutionNotFoundError(workflow_execution_id)
+        return parse_execution_record(self._whole(rows[0]))
+
+    def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
+        execution = self.get_execution(workflow_execution_id)
+        if pipeline_execution_id is None:
+            steps = self.list_steps(workflow_execution_id)
+        else:
+            step = self.get_step(pipeline_execution_id)
+            if step.workflow_execution_id != workflow_execution_id:
+                raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+            steps = [step]
+        attempts = self.list_attempts(step.pipeline_execution_id for step in steps)
+        return Run(execution=execution, steps=tuple(steps), attempts=tuple(attempts))
+
+    # -- steps --------------------------------------------------------------------------------
+
+    def get_versioned_step(
+        self, workflow_execution_id: str, pipeline_execution_id: str
+    ) -> VersionedStep:
+        table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
+        key = {
+            "pipelineExecutionId": pipeline_execution_id,
+            "workflowExecutionId": workflow_execution_id,
+        }
+        item = get_item(self._client, table_name, key) if all(key.values()) else None
+        if item is None:
+            raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+        step = parse_pipeline_execution_record(self._whole(item))
+        return VersionedStep(step, registration_version(item))
+
+    def get_step(self, pipeline_execution_id: str) -> PipelineExecution:
+        table_name, spec = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
+        rows = (
+            query_partition(self._client, table_name, spec.partition.name, pipeline_execution_id)
+            if pipeline_execution_id
+            else []
+        )
+        if not rows:
+            raise PipelineExecutionNotFoundError(pipeline_execution_id)
+        return parse_pipeline_execution_record(self._whole(rows[0]))
+
+    def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
+        if not workflow_execution_id:
+            return []
+        return parse_run_steps(
+            [self._whole(row) for row in self._step_items(workflow_execution_id)]
+        )
+
+    def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
+        # One consistent query per step; the sort key keeps each step's attempts ascending.
+        return [
+            parse_task_execution_record(self._whole(row))
+            for step_id in dict.fromkeys(pipeline_execution_ids)
+            if step_id
+            for row in self._step_rows(ResourceKeys.TASK_EXECUTIONS, step_id)
+        ]
+
+    def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]:
+        return [
+            parse_output_file_record(row)
+            for step_id in pipeline_execution_ids
+            if step_id
+            for row in self._step_rows(ResourceKeys.PIPELINE_OUTPUT_FILES, step_id)
+        ]

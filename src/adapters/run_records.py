@@ -1,0 +1,412 @@
+"""The run's own rows (seed 000): its main row (WorkflowExecutionsStorageTableV2), its input
+selections and resolved input files, its configuration, and the access facts read from them.
+Item shapes as adapters/records.py describes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from adapters.item_budget import (
+    Item,
+    Record,
+    fit_item,
+)
+from adapters.records import (
+    ALL_LIST_PARTITION,
+    CONFIGURATION_BUDGET,
+    CONFIGURATION_RECORD_TYPE,
+    EXECUTION_BUDGET,
+    format_date,
+    format_table_date,
+    join_key,
+    parse_date,
+    put_present,
+    table_date,
+)
+from domain.authorization import AccessFacts, AssetKey
+from domain.execution import (
+    ExecutionConfiguration,
+    ExecutionInput,
+    InputSelection,
+    RunnerLease,
+    WorkflowExecution,
+)
+from domain.redaction import redact_optional
+from domain.redrive import STEP_FUNCTIONS_ORCHESTRATOR
+
+# -- WorkflowExecutionsStorageTableV2 ----------------------------------------------------------
+
+
+# Set once by the launch that started the run; a later save from an older read must not drop them.
+_SET_ONCE = frozenset({"workflow_execution_arn", "workflow_arn", "executionLogGroupArn"})
+# What VAMS writes on every main row, "" until it has a value: an update never removes them.
+_EXECUTION_ALWAYS = frozenset(
+    {
+        "executionStopDate",
+        "lastSfnSyncCheckDate",
+        "executionError",
+        "executionLog",
+        *_SET_ONCE,
+    }
+)
+
+
+def execution_mutable_attributes(
+    execution: WorkflowExecution,
+) -> tuple[Record, tuple[str, ...]]:
+    """The attributes a status change writes, and those it removes because they have no value
+    (VAMS's attributes are never removed: they go back to their empty value)."""
+    values: dict[str, Any] = {
+        "executionStatus": execution.status.value,
+        "executionStopDate": table_date(execution.execution_stop_date),
+        "lastSfnSyncCheckDate": table_date(execution.last_sfn_sync_check_date),
+        "workflow_execution_arn": execution.execution_arn or "",
+        "workflow_arn": execution.state_machine_arn or "",
+        "executionLogGroupArn": execution.execution_log_group_arn or "",
+        "executionLog": redact_optional(execution.execution_log) or "",
+        "executionLogTruncated": True if execution.execution_log_object_key else None,
+        "executionLogObjectKey": execution.execution_log_object_key,
+        "executionError": redact_optional(execution.execution_error) or "",
+        "executionCause": redact_optional(execution.execution_cause),
+        "redriveCount": execution.redrive_count,
+        "redriveDate": format_date(execution.redrive_date) if execution.redrive_date else None,
+        "redriveStatus": execution.redrive_status,
+        "redriveStatusReason": execution.redrive_status_reason,
+        ABORT_REQUESTED_DATE: format_date(execution.abort_requested_date)
+        if execution.abort_requested_date
+        else None,
+        "abortCause": redact_optional(execution.abort_cause),
+        **_lease_attributes(execution.runner_lease),
+    }
+    present = {
+        name: value
+        for name, value in values.items()
+        if name in _EXECUTION_ALWAYS or (value is not None and value != "")
+    }
+    fitted = fit_item(present, EXECUTION_BUDGET, execution.workflow_execution_id)
+    names = dict.fromkeys((*values, *EXECUTION_BUDGET.flag_attributes()))
+    removed = tuple(name for name in names if name not in fitted)
+    return fitted, removed
+
+
+ABORT_REQUESTED_DATE = "abortRequestedDate"
+LEASE_OWNER = "runnerLeaseOwner"
+LEASE_EXPIRES_DATE = "runnerLeaseExpiresDate"
+_LEASE_RENEWED_DATE = "runnerLeaseRenewedDate"
+
+
+def _lease_attributes(lease: RunnerLease | None) -> Item:
+    if lease is None:
+        return {LEASE_OWNER: None, _LEASE_RENEWED_DATE: None, LEASE_EXPIRES_DATE: None}
+    return {
+        LEASE_OWNER: lease.owner,
+        _LEASE_RENEWED_DATE: format_date(lease.renewed_date),
+        LEASE_EXPIRES_DATE: format_date(lease.expires_date),
+    }
+
+
+def _parse_lease(item: Item) -> RunnerLease | None:
+    if LEASE_OWNER not in item:
+        return None
+    return RunnerLease(
+        owner=item[LEASE_OWNER],
+        renewed_date=parse_date(item[_LEASE_RENEWED_DATE]),
+        expires_date=parse_date(item[LEASE_EXPIRES_DATE]),
+    )
+
+
+def execution_changed_attributes(
+    before: WorkflowExecution, after: WorkflowExecution
+) -> tuple[Record, tuple[str, ...]]:
+    """What a change from `before` to `after` writes and removes, and nothing else: attributes
+    the change leaves alone keep whatever another writer stored meanwhile. The status is always
+    written, so that a change is never an empty update."""
+    old, _ = execution_mutable_attributes(before)
+    new, removed = execution_mutable_attributes(after)
+    values = {
+        name: value
+        for name, value in new.items()
+        if old.get(name) != value and not (name in _SET_ONCE and value == "")
+    }
+    values["executionStatus"] = new["executionStatus"]
+    return _with_bodies(values, new), tuple(name for name in removed if name in old)
+
+
+def _with_bodies(values: Item, fitted: Record) -> Record:
+    """`values` (a part of `fitted`) with the bodies of the cut fields it writes the key of."""
+    return Record(values, (o for o in fitted.offloads if values.get(f"{o.attribute}ObjectKey")))
+
+
+def lease_guard_values(execution: WorkflowExecution) -> tuple[str | None, str | None]:
+    """The lease owner and expiry as stored for `execution` (None, None without a lease)."""
+    lease = execution.runner_lease
+    if lease is None:
+        return None, None
+    return lease.owner, format_date(lease.expires_date)
+
+
+START_DATE_ESTIMATED = "startDateEstimated"
+
+
+def build_execution_record(execution: WorkflowExecution) -> Record:
+    item: Item = {
+        "workflowExecutionId": execution.workflow_execution_id,
+        "workflowDatabaseId:workflowId": execution.workflow_key,
+        "workflowDatabaseId": execution.workflow_database_id,
+        "workflowId": execution.workflow_id,
+        "workflowVersion": execution.workflow_version,
+        "executionStartDate": format_table_date(execution.execution_start_date),
+        "triggeredByUserId": execution.triggered_by_user_id or "system",
+        "triggerType": execution.trigger_type.value,
+        "orchestrator": execution.orchestrator,
+        "allListPartition": ALL_LIST_PARTITION,
+    }
+    put_present(
+        item,
+        executionGroupId=execution.execution_group_id,
+        clientToken=execution.client_token,
+        requestDigest=execution.request_digest,
+        rerunOfExecutionId=execution.rerun_of_execution_id,
+    )
+    if execution.start_date_estimated:
+        item[START_DATE_ESTIMATED] = True  # VAMS writes it only on a run whose start it estimated
+    mutable = execution_mutable_attributes(execution)[0]
+    item.update(mutable)
+    # the rest is ids, keys and dates: the caps of the fields just fitted bound the whole item
+    return Record(item, mutable.offloads)
+
+
+# The main row's optional attributes (attribute, field), taken as stored when present and not
+# empty (VAMS writes "" for no value); an absent one leaves the model's own default. Only what a
+# row holds is validated: a list page parses every row, and the ~20 absent fields passed as
+# explicit Nones cost as much to validate as the present ones.
+_EXECUTION_OPTIONAL_TEXT = (
+    ("executionGroupId", "execution_group_id"),
+    ("orchestrator", "orchestrator"),
+    ("workflow_arn", "state_machine_arn"),
+    ("workflow_execution_arn", "execution_arn"),
+    ("executionLogGroupArn", "execution_log_group_arn"),
+    ("executionLog", "execution_log"),
+    ("executionLogObjectKey", "execution_log_object_key"),
+    ("executionError", "execution_error"),
+    ("executionCause", "execution_cause"),
+    ("redriveStatus", "redrive_status"),
+    ("redriveStatusReason", "redrive_status_reason"),
+    ("clientToken", "client_token"),
+    ("requestDigest", "request_digest"),
+    ("rerunOfExecutionId", "rerun_of_execution_id"),
+    ("abortCause", "abort_cause"),
+)
+# An empty date reads as absent.
+_EXECUTION_OPTIONAL_DATES = (
+    ("executionStopDate", "execution_stop_date"),
+    ("lastSfnSyncCheckDate", "last_sfn_sync_check_date"),
+    ("redriveDate", "redrive_date"),
+    (ABORT_REQUESTED_DATE, "abort_requested_date"),
+)
+# A row VAMS launched names no workflow version (VAMS has none) and no orchestrator: it ran on
+# Step Functions. wfx before 0.2 kept the two ARNs under its own names.
+_UNVERSIONED = 0
+_EARLIER_ARNS = (("stateMachineArn", "state_machine_arn"), ("executionArn", "execution_arn"))
+
+
+def parse_execution_record(item: Item) -> WorkflowExecution:
+    fields: dict[str, Any] = {
+        "workflow_execution_id": item["workflowExecutionId"],
+        "workflow_database_id": item["workflowDatabaseId"],
+        "workflow_id": item["workflowId"],
+        "workflow_version": int(item.get("workflowVersion", _UNVERSIONED)),
+        "status": item["executionStatus"],
+        "execution_start_date": parse_date(item["executionStartDate"]),
+        "triggered_by_user_id": item.get("triggeredByUserId") or "system",
+        "trigger_type": item["triggerType"],
+    }
+    for attribute, field in _EXECUTION_OPTIONAL_TEXT:
+        if value := item.get(attribute):
+            fields[field] = value
+    for attribute, field in _EARLIER_ARNS:
+        if field not in fields and (value := item.get(attribute)):
+            fields[field] = value
+    if "orchestrator" not in item:
+        fields["orchestrator"] = STEP_FUNCTIONS_ORCHESTRATOR
+    for attribute, field in _EXECUTION_OPTIONAL_DATES:
+        if value := item.get(attribute):
+            fields[field] = parse_date(value)
+    if "redriveCount" in item:
+        fields["redrive_count"] = int(item["redriveCount"])
+    if item.get(START_DATE_ESTIMATED):
+        fields["start_date_estimated"] = True
+    if LEASE_OWNER in item:
+        fields["runner_lease"] = _parse_lease(item)
+    # model_validate, not WorkflowExecution(**fields): no keywords to repack, ~0.7 µs a row less
+    return WorkflowExecution.model_validate(fields)
+
+
+# -- WorkflowExecutionInputsStorageTable / WorkflowExecutionConfigurationStorageTable ------------
+
+
+def build_input_selection_record(row: InputSelection) -> Item:
+    """WorkflowExecutionInputsStorageTable: one selection, as VAMS writes it, plus wfx's
+    composite workflow key."""
+    return {
+        "workflowExecutionId": row.workflow_execution_id,
+        "databaseId:assetId:inputAssetFileKey": join_key(
+            row.database_id, row.asset_id, row.input_asset_file_key
+        ),
+        "databaseId:assetId": row.asset_key,
+        "assetId": row.asset_id,
+        "databaseId": row.database_id,
+        "inputAssetFileKey": row.input_asset_file_key,
+        "s3Bucket": row.bucket,
+        "assetRootS3Key": row.asset_root_key,
+        "versionId": row.version_id,
+        "executionStartDate": format_table_date(row.execution_start_date),
+        "workflowId": row.workflow_id,
+        "workflowDatabaseId": row.workflow_database_id,
+        "workflowDatabaseId:workflowId": row.workflow_key,
+    }
+
+
+def build_execution_input_record(row: ExecutionInput) -> Item:
+    """WfxResolvedInputFilesTable: one file a run resolved, at the version it read."""
+    return {
+        "workflowExecutionId": row.workflow_execution_id,
+        "databaseId:assetId:inputAssetFileKey": join_key(
+            row.database_id, row.asset_id, row.input_asset_file_key
+        ),
+        "databaseId:assetId": row.asset_key,
+        "executionStartDate": format_table_date(row.execution_start_date),
+        "workflowDatabaseId:workflowId": row.workflow_key,
+        "databaseId": row.database_id,
+        "assetId": row.asset_id,
+        "inputAssetFileKey": row.input_asset_file_key,
+        "s3Bucket": row.bucket,
+        "assetRootS3Key": row.asset_root_key,
+        "versionId": row.version_id,
+        "selectionKey": row.selection_key,
+    }
+
+
+def workflow_key_of(item: Item) -> str:
+    """wfx's composite workflow key, else from VAMS's plain ids ("" where a row names neither)."""
+    if key := item.get("workflowDatabaseId:workflowId"):
+        return str(key)
+    if "workflowDatabaseId" in item and "workflowId" in item:
+        return join_key(item["workflowDatabaseId"], item["workflowId"])
+    return ""
+
+
+def parse_execution_input_record(item: Item) -> ExecutionInput:
+    return ExecutionInput(
+        workflow_execution_id=item["workflowExecutionId"],
+        workflow_key=workflow_key_of(item),
+        database_id=item["databaseId"],
+        asset_id=item["assetId"],
+        input_asset_file_key=item["inputAssetFileKey"],
+        bucket=item.get("s3Bucket", ""),
+        asset_root_key=item.get("assetRootS3Key", ""),
+        version_id=item.get("versionId") or "",
+        execution_start_date=parse_date(item["executionStartDate"]),
+        selection_key=item.get("selectionKey", ""),
+    )
+
+
+def build_execution_configuration_record(config: ExecutionConfiguration) -> Record:
+    item: Item = {
+        "workflowExecutionId": config.workflow_execution_id,
+        "recordType": CONFIGURATION_RECORD_TYPE,
+        "executionStartDate": format_table_date(config.execution_start_date),
+        # VAMS's: wfx gathers no input metadata file and takes no metadata-source selection
+        # (their empty values); its steps as launched, as VAMS's workflow references them (wfx
+        # names no job and no template: ""; at most MAX_STEPS small entries, never cut)
+        "inputMetadata": "",
+        "inputMetadataTruncated": False,
+        "specifiedPipelinesSnapshot": [
+            _pipeline_reference(database_id, pipeline_id)
+            for database_id, pipeline_id in config.specified_pipelines
+        ],
+        "specifiedPipelinesSnapshotTruncated": False,
+        "outputLocationType": "asset",
+        "outputAssetId": config.output_asset_id or "",
+        "outputDatabaseId": config.output_database_id or "",
+        "outputFileBaseExecutionPathExtension": "/",
+        "inputMetadataDatabaseId": "",
+        "inputMetadataFileS3Key": "",
+        "metadataSourceAssets": [],
+        "metadataSourceAssetsTruncated": False,
+        "metadataSourceDatabases": [],
+        "metadataSourceDatabasesTruncated": False,
+        # wfx's own
+        "workflowDatabaseId:workflowId": config.workflow_key,
+        "workflowVersion": config.workflow_version,
+        "inputSelections": list(config.input_selections),
+    }
+    put_present(
+        item,
+        executionGroupId=config.execution_group_id,
+        **{"outputDatabaseId:outputAssetId": config.output_asset_key},
+    )
+    return fit_item(item, CONFIGURATION_BUDGET, config.workflow_execution_id)
+
+
+def _pipeline_reference(database_id: str, pipeline_id: str) -> Item:
+    return {
+        "pipelineDatabaseId": database_id,
+        "pipelineId": pipeline_id,
+        "pipelineDatabaseId:pipelineId": join_key(database_id, pipeline_id),
+        "jobName": "",
+        "defaultTemplateId": "",
+    }
+
+
+def _specified_pipelines(item: Item) -> tuple[tuple[str, str], ...]:
+    """The snapshot's steps: VAMS 2.6's references, or its earlier `{name, databaseId}` entries;
+    an entry naming no pipeline is left out rather than failing the read."""
+    found = []
+    for entry in item.get("specifiedPipelinesSnapshot") or []:
+        if not isinstance(entry, dict):
+            continue
+        pipeline_id = entry.get("pipelineId") or entry.get("name")
+        database_id = entry.get("pipelineDatabaseId") or entry.get("databaseId") or ""
+        if pipeline_id:
+            found.append((str(database_id), str(pipeline_id)))
+    return tuple(found)
+
+
+def parse_execution_configuration_record(item: Item) -> ExecutionConfiguration:
+    """VAMS's row names no workflow (the main row does) and writes "" for a results-only run."""
+    return ExecutionConfiguration(
+        workflow_execution_id=item["workflowExecutionId"],
+        workflow_key=workflow_key_of(item),
+        workflow_version=int(item.get("workflowVersion", _UNVERSIONED)),
+        execution_start_date=parse_date(item["executionStartDate"]),
+        output_database_id=item.get("outputDatabaseId") or None,
+        output_asset_id=item.get("outputAssetId") or None,
+        input_selections=tuple(item.get("inputSelections", [])),
+        execution_group_id=item.get("executionGroupId") or None,
+        specified_pipelines=_specified_pipelines(item),
+    )
+
+
+def access_facts_of(
+    main: Item, inputs: Sequence[Item], configuration: Item | None, metadata: Sequence[Item]
+) -> AccessFacts:
+    """Tier-2 facts of one execution from its stored items: both stores build them here."""
+    read = dict.fromkeys(
+        AssetKey(database_id=item["databaseId"], asset_id=item["assetId"]) for item in inputs
+    )
+    written = None
+    if configuration and configuration.get("outputDatabaseId"):
+        written = AssetKey(
+            database_id=configuration["outputDatabaseId"],
+            asset_id=configuration["outputAssetId"],
+        )
+    return AccessFacts(
+        workflow_execution_id=main["workflowExecutionId"],
+        workflow_database_id=main["workflowDatabaseId"],
+        workflow_id=main["workflowId"],
+        read_assets=tuple(read),
+        written_asset=written,
+        metadata_databases=tuple(dict.fromkeys(item["databaseId"] for item in metadata)),
+    )

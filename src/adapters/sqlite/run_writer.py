@@ -1,0 +1,401 @@
+"""`RunWriter` on SQLite: a run's write in one transaction, its outputs, its permanent delete."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from adapters.output_records import (
+    build_artifact_record,
+    build_output_file_record,
+    build_output_metadata_record,
+    build_output_result_record,
+    build_step_log_record,
+)
+from adapters.records import Item, format_date
+from adapters.registration import REGISTRATION_VERSION, step_lists_attributes
+from adapters.run_records import (
+    build_execution_configuration_record,
+    build_execution_input_record,
+    build_execution_record,
+    build_input_selection_record,
+    execution_changed_attributes,
+    lease_guard_values,
+)
+from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, GuardedRow
+from adapters.sqlite.statements import chunks, dump_json, json_path, load_item
+from adapters.sqlite.store_base import SqliteStoreBase
+from adapters.step_records import (
+    build_pipeline_execution_record,
+    build_step_input_configuration_record,
+    build_step_input_metadata_record,
+    build_task_execution_record,
+    step_move_attributes,
+    step_move_removals,
+    step_mutable_attributes,
+    task_execution_close_of,
+)
+from adapters.tables import RUN_ROW_TABLES, STEP_ROW_TABLES, ResourceKeys
+from domain.attempts import TaskExecution
+from domain.errors import (
+    ExecutionAlreadyExistsError,
+    ExecutionNotFoundError,
+    PipelineExecutionNotFoundError,
+)
+from domain.events import NewEvent
+from domain.execution import LaunchRecords, StepOutputs
+from domain.migration import migrated_pipeline_execution_id
+from domain.run import OPEN_EXECUTION_STATUSES, RunChange, StepMove
+from domain.run_write import RunWrite, StepLists, StepRow
+from domain.statuses import StepStatus
+
+if TYPE_CHECKING:
+    from domain.costs import CostLedgerEntry
+
+_OPEN_RUN = frozenset(status.value for status in OPEN_EXECUTION_STATUSES)
+
+
+def _guard_parameters(change: RunChange) -> tuple[str | None, ...]:
+    """The guard's parameters in the order of ExecutionSql's guard clauses."""
+    guard = change.guard
+    parameters: list[str | None] = []
+    if guard.lease_held_by is not None:
+        parameters.append(guard.lease_held_by)
+    if guard.lease_as_read:
+        parameters.extend(lease_guard_values(change.before))
+    if guard.lease_takeable is not None:
+        owner, now = guard.lease_takeable
+        parameters.extend((owner, format_date(now), guard.handover_prefix, guard.handover_prefix))
+    return tuple(parameters)
+
+
+_RUNNING = frozenset({StepStatus.RUNNING})
+
+
+class _Refused(Exception):
+    """A guard of a run's write failed: raised inside its transaction to roll it back."""
+
+
+class SqliteRunWriter(SqliteStoreBase):
+    """RunWriter on SQLite, with the other writes of a run (its outputs, its delete)."""
+
+    def _launch_in(
+        self,
+        connection: sqlite3.Connection,
+        records: LaunchRecords,
+        events: Sequence[NewEvent],
+        attempts: Sequence[TaskExecution] = (),
+    ) -> None:
+        """A new run's rows and its first events inside the caller's write transaction;
+        ExecutionAlreadyExistsError (the caller's write rolled back) when the id is taken."""
+        sql = self._sql
+        execution_id = records.execution.workflow_execution_id
+        main_record = build_execution_record(records.execution)
+        main_row = sql.executions.row(main_record)
+        supporting = (
+            (sql.inputs, [build_input_selection_record(row) for row in records.selections]),
+            (
+                sql.tables[ResourceKeys.RESOLVED_INPUT_FILES],
+                [build_execution_input_record(row) for row in records.inputs],
+            ),
+            (sql.configuration, [build_execution_configuration_record(records.configuration)]),
+            (sql.steps, [build_pipeline_execution_record(step) for step in records.steps]),
+            (
+                sql.step_configurations,
+                [build_step_input_configuration_record(c) for c in records.step_configurations],
+            ),
+            (
+                sql.step_metadata,
+                [build_step_input_metadata_record(m) for m in records.step_metadata],
+            ),
+        )
+        self._bodies.put([main_record, *(item for _, items in supporting for item in items)])
+        inserted = connection.execute(sql.insert_execution_if_new, (*main_row, execution_id))
+        if inserted.rowcount == 0:
+            raise ExecutionAlreadyExistsError(execution_id)  # leaving write() rolls back
+        # a run inserted just now has no events: its first is number 1, with no read for it
+        # (a leftover numbered row would fail the insert, and the launch with it)
+        self._unit_of_work.append_in(connection, execution_id, events, last=0)
+        for table, items in supporting:
+            if items:
+                # A put, as in the DynamoDB transaction: the row set is the launch's own.
+                connection.executemany(table.upsert, table.rows(items))
+        for attempt in attempts:
+            # a new run's step holds no attempt: one there is a leftover of a run by this id
+            if not self._insert_attempt(connection, attempt):
+                raise ExecutionAlreadyExistsError(execution_id)
+
+    def _change_main_row_in(self, connection: sqlite3.Connection, change: RunChange) -> bool:
+        """The main row's change inside the caller's write transaction (a run's write): what
+        `change.after` changes from `change.before`, while the stored row meets its guard; False
+        (nothing written) when it does not."""
+        execution, guard = change.after, change.guard
+        values, removed = execution_changed_attributes(change.before, execution)
+        self._bodies.put([values])
+        sql, parameters = self._sql.execution_update(values, removed, guard)
+        key = (execution.workflow_execution_id, execution.workflow_key)
+        statuses = [status.value for status in guard.statuses]
+        # fetchall: the UPDATE must have run to its end before the COMMIT
+        rows = connection.execute(
+            sql, (*parameters, *key, *statuses, *_guard_parameters(change))
+        ).fetchall()
+        if not rows:
+            if connection.execute(self._sql.execution_status.exists, key).fetchone() is None:
+                raise ExecutionNotFoundError(execution.workflow_execution_id)
+            return False
+        return True
+
+    def commit(self, write: RunWrite) -> bool:
+        """RunWriter: the whole write in one transaction, rolled back when a guard refuses."""
+        self._ensure_attempts_table()  # the attempts, cost and approval tables are newer
+        self._unit_of_work.ensure_table()
+        run_id = write.workflow_execution_id
+        logs = [build_step_log_record(log) for log in write.step_logs]
+        self._bodies.put(logs)
+        if write.launch is not None:  # a new run: nothing to guard but its id
+            with self._database.write() as connection:
+                launch = write.launch
+                self._launch_in(connection, launch.records, write.events, launch.attempts)
+            return True
+        try:
+            with self._database.write() as connection:
+                # the moves first: their run-is-open guard is on the row before the change
+                for move in write.moves:
+                    self._move_in(connection, move)
+                for row in write.step_rows:
+                    self._step_row_in(connection, row)
+                if write.step_lists is not None:
+                    self._step_lists_in(connection, write.step_lists)
+                if write.change is not None:
+                    if not self._change_main_row_in(connection, write.change):
+                        raise _Refused
+                elif not any(move.while_open for move in write.moves) and (
+                    connection.execute(self._sql.run_state, (run_id,)).fetchone() is None
+                ):  # (a move that held while the run is open has seen its main row)
+                    raise ExecutionNotFoundError(run_id)
+                if write.approval is not None and not self._approval_rows.write(
+                    connection, write.approval
+                ):
+                    raise _Refused
+                if logs:
+                    connection.executemany(self._sql.logs.upsert, self._sql.logs.rows(logs))
+                self._unit_of_work.append_in(connection, run_id, write.events)
+        except _Refused:
+            return False  # leaving write() with it rolled everything back
+        return True
+
+    def _step_row_in(self, connection: sqlite3.Connection, row: StepRow) -> None:
+        step = row.step
+        values, removed = step_mutable_attributes(step)
+        self._bodies.put([values])
+        key = (step.pipeline_execution_id, step.workflow_execution_id)
+        changed = self._conditional_update(
+            connection, self._sql.step_status, key, values, removed, row.expected
+        )
+        if changed is None:
+            raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
+        if not changed:
+            raise _Refused
+
+    def _step_lists_in(self, connection: sqlite3.Connection, lists: StepLists) -> None:
+        """A step's lists, while its row is at the version read; the version moves on."""
+        values, removed = step_lists_attributes(lists)
+        self._bodies.put([values])
+        step = lists.step
+        key = (step.pipeline_execution_id, step.workflow_execution_id)
+        statement = self._lists_update(tuple(values), removed)
+        versions = (lists.version + 1, *key, lists.version)
+        if connection.execute(statement, (*map(dump_json, values.values()), *versions)).rowcount:
+            return
+        if connection.execute(self._sql.step_status.exists, key).fetchone() is None:
+            raise PipelineExecutionNotFoundError(*key)
+        raise _Refused  # another write of the row came between
+
+    def _lists_update(self, names: tuple[str, ...], removed: tuple[str, ...]) -> str:
+        statement = self._lists_updates.get((names, removed))
+        if statement is None:
+            steps, version = self._sql.steps, json_path(REGISTRATION_VERSION)
+            sets = "".join(f"{json_path(name)}, json(?), " for name in names)
+            item = f"json_set(item, {sets}{version}, ?)"
+            if removed:
+                item = f"json_remove({item}, {', '.join(map(json_path, removed))})"
+            statement = self._lists_updates[(names, removed)] = (
+                f"UPDATE {steps.name} SET item = {item} WHERE {self._step_key} "
+                f"AND coalesce(json_extract(item, {version}), 0) = ?"
+            )
+        return statement
+
+    def _move_in(self, connection: sqlite3.Connection, move: StepMove) -> None:
+        """One step's move inside the caller's write; _Refused when any of its guards fails."""
+        stored = self._transition_in(
+            connection, move.workflow_execution_id, move.pipeline_execution_id, move
+        )
+        if stored is None:
+            raise _Refused
+        if move.open_attempt is not None and not self._insert_attempt(
+            connection, move.open_attempt
+        ):
+            raise _Refused
+        if move.close_attempt is not None:
+            values, removed = task_execution_close_of(move)
+            if not self._close_attempt_in(
+                connection, move.pipeline_execution_id, move.close_attempt, values, removed
+            ):
+                raise _Refused
+        if move.cost_entries:
+            from domain.costs import CostEntryExistsError  # a cold list builds no entry
+
+            try:
+                self._append_cost_entries_in(connection, move.cost_entries)
+            except CostEntryExistsError as exc:
+                raise _Refused from exc
+
+    def _append_cost_entries_in(
+        self, connection: sqlite3.Connection, entries: tuple[CostLedgerEntry, ...]
+    ) -> None:
+        if not entries:
+            return
+        # imported on first use: a cold list, which never appends one, does without the ledger
+        from adapters.sqlite.cost_ledger import insert_cost_entries
+
+        insert_cost_entries(connection, self._sql.tables[ResourceKeys.COST_LEDGER], entries)
+
+    def _transition_in(
+        self,
+        connection: sqlite3.Connection,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        move: StepMove,
+    ) -> str | None:
+        """The step's part of a move inside the caller's write: the stored item's JSON, or None
+        when its status was not expected. With `while_open`, the run's guard is part of the same
+        UPDATE (one statement on the common path); only a refusal asks why."""
+        guarded = self._sql.step_status
+        statuses = [status.value for status in move.expected]
+        key = (pipeline_execution_id, workflow_execution_id)
+        values = step_move_attributes(move)
+        self._bodies.put([values])
+        if values:
+            update, parameters = self._sql.conditional_update(
+                guarded,
+                values,
+                step_move_removals(values),
+                len(statuses),
+                returning=True,
+                while_run_open=move.while_open,
+            )
+            run_key = (workflow_execution_id,) if move.while_open else ()
+            # fetchall: the UPDATE must have run to its end before the COMMIT
+            rows = connection.execute(update, (*parameters, *key, *statuses, *run_key)).fetchall()
+        else:  # the step stays as it is: its status must still be one expected
+            select = self._sql.step_if_status(len(statuses))
+            rows = connection.execute(select, (*key, *statuses)).fetchall()
+            if rows and move.while_open:
+                self._refuse_unless_run_open(
+                    connection, workflow_execution_id, pipeline_execution_id
+                )
+        if rows:
+            return str(rows[0][0])
+        if connection.execute(guarded.exists, key).fetchone() is None:
+            raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
+        if move.while_open:
+            self._refuse_unless_run_open(connection, workflow_execution_id, pipeline_execution_id)
+        return None
+
+    def _refuse_unless_run_open(
+        self, connection: sqlite3.Connection, workflow_execution_id: str, step_id: str
+    ) -> None:
+        state = connection.execute(self._sql.run_state, (workflow_execution_id,)).fetchone()
+        if state is None:
+            raise PipelineExecutionNotFoundError(step_id, workflow_execution_id)
+        if state[0] not in _OPEN_RUN or state[1] is not None:
+            raise _Refused  # the run has ended, or is being aborted
+
+    def _conditional_update(
+        self,
+        connection: sqlite3.Connection,
+        guarded: GuardedRow,
+        key: tuple[str | int, ...],
+        values: Item,
+        removed: tuple[str, ...],
+        expected: frozenset[str],
+    ) -> bool | None:
+        """Inside the caller's write: True when the row changed, False when its status was not
+        expected, None: no row."""
+        statuses = [str(status) for status in expected]
+        update, parameters = self._sql.conditional_update(guarded, values, removed, len(statuses))
+        if connection.execute(update, (*parameters, *key, *statuses)).rowcount:
+            return True
+        return False if connection.execute(guarded.exists, key).fetchone() else None
+
+    def add_step_outputs(self, outputs: StepOutputs) -> None:
+        sql = self._sql
+        tables = (
+            (sql.output_files, [build_output_file_record(row) for row in outputs.files]),
+            (sql.output_metadata, [build_output_metadata_record(row) for row in outputs.metadata]),
+            (sql.output_results, [build_output_result_record(row) for row in outputs.results]),
+            (sql.logs, [build_step_log_record(row) for row in outputs.logs]),
+        )
+        artifacts = [build_artifact_record(row) for row in outputs.artifacts]
+        if not artifacts and not any(items for _, items in tables):
+            return  # nothing to write: no write lock taken, no empty commit (a run's end asks)
+        if artifacts:
+            self._ensure_attempts_table()
+        self._bodies.put(item for _, items in tables for item in items)
+        with self._database.write() as connection:
+            for table, items in tables:
+                if items:
+                    connection.executemany(table.upsert, table.rows(items))
+            if artifacts:
+                # an artifact is never replaced: a taken key keeps the attempt's first record
+                connection.executemany(
+                    sql.artifacts.insert_if_absent, sql.artifacts.rows(artifacts)
+                )
+
+    def delete_execution(self, workflow_execution_id: str) -> bool:
+        self._ensure_attempts_table()
+        self._unit_of_work.ensure_table()
+        tables, run = self._sql.tables, [workflow_execution_id]
+        with self._database.write() as connection:  # one transaction: all of it, or none
+            rows = connection.execute(self._sql.steps_of_execution, run)
+            step_ids = [load_item(text)[STEP_ID] for (text,) in rows] or [
+                # no step: a migrated run, its input files under the id the migration derives
+                migrated_pipeline_execution_id(workflow_execution_id)
+            ]
+            for key in STEP_ROW_TABLES:
+                for chunk in chunks(step_ids):
+                    connection.execute(tables[key].delete_in(STEP_ID, len(chunk)), chunk)
+            for key in RUN_ROW_TABLES:
+                connection.execute(tables[key].delete_in(EXECUTION_ID, 1), run)
+            main = tables[ResourceKeys.WORKFLOW_EXECUTIONS]
+            deleted = connection.execute(main.delete_in(EXECUTION_ID, 1), run).rowcount
+        return deleted > 0
+
+    # -- attempts -----------------------------------------------------------------------------
+
+    def _insert_attempt(self, connection: sqlite3.Connection, attempt: TaskExecution) -> bool:
+        table = self._sql.attempts
+        record = build_task_execution_record(attempt)
+        self._bodies.put([record])
+        inserted = connection.execute(table.insert_if_absent, table.row(record))
+        return bool(inserted.rowcount)
+
+    def _close_attempt_in(
+        self,
+        connection: sqlite3.Connection,
+        pipeline_execution_id: str,
+        attempt: int,
+        values: Item,
+        removed: tuple[str, ...],
+    ) -> bool:
+        self._bodies.put([values])
+        changed = self._conditional_update(
+            connection,
+            self._sql.attempt_status,
+            (pipeline_execution_id, attempt),
+            values,
+            removed,
+            _RUNNING,
+        )
+        return bool(changed)

@@ -1,0 +1,536 @@
+"""A run's step rows (PipelineExecutionsStorageTable), their per-step input tables and their
+attempts (WfxTaskExecutionsTable). Item shapes as adapters/records.py describes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic.alias_generators import to_camel
+
+from adapters.item_budget import (
+    KEPT_BYTES,
+    Item,
+    Record,
+    fit_item,
+)
+from adapters.records import (
+    ATTEMPT_BUDGET,
+    CONFIGURATION_RECORD_TYPE,
+    STEP_BUDGET,
+    STEP_CONFIGURATION_BUDGET,
+    STEP_INPUT_METADATA_BUDGET,
+    SUB_EXECUTION_STOPS,
+    format_date,
+    format_table_date,
+    join_key,
+    metadata_text,
+    optional_date,
+    parse_date,
+    put_present,
+    table_date,
+)
+from domain.attempts import TaskExecution
+from domain.execution import (
+    PipelineExecution,
+    PipelineInputFile,
+    StepInputConfiguration,
+    StepInputMetadata,
+    chain_order,
+)
+from domain.logs import STEP_FUNCTIONS_EXECUTION, RegisteredLog, RegisteredSubExecution
+from domain.redaction import redact, redact_executable, redact_optional
+from domain.run import StepMove
+from domain.statuses import StepStatus
+from domain.sub_processes import SubExecutionStop
+from domain.workflow import (
+    ExecutionType,
+    InputFileArity,
+)
+
+# What a step move may write later (an error at its cap, its flags) is kept free on the row.
+_STEP_MOVE_RESERVE = KEPT_BYTES + 1024
+
+
+# -- PipelineExecutionsStorageTable -------------------------------------------------------------
+
+
+def _log_entry(log: RegisteredLog) -> Item:
+    return {
+        "logGroupArn": log.log_group_arn,
+        "logGroupName": log.log_group_name,
+        "logStreamName": log.log_stream_name,
+        "logStreamPrefix": log.log_stream_prefix,
+        "stageName": log.stage_name,
+        "label": log.label,
+        "sourceType": log.source_type,
+    }
+
+
+def _parse_log_entry(entry: Item) -> RegisteredLog:
+    return RegisteredLog(
+        log_group_arn=entry.get("logGroupArn", ""),
+        log_group_name=entry.get("logGroupName", ""),
+        log_stream_name=entry.get("logStreamName", ""),
+        log_stream_prefix=entry.get("logStreamPrefix", ""),
+        stage_name=entry.get("stageName", ""),
+        label=entry.get("label", ""),
+        source_type=entry.get("sourceType", ""),
+    )
+
+
+def sub_execution_stops_attribute(stops: Sequence[SubExecutionStop]) -> Item:
+    """The step's subExecutionStops list, absent when no abort has stopped anything."""
+    if not stops:
+        return {}
+    entries = [
+        {
+            "resourceType": stop.resource_type,
+            "resourceId": stop.resource_id,
+            "outcome": stop.outcome.value,
+            "detail": redact(stop.detail),
+            "at": format_date(stop.at),
+            "tries": stop.tries,
+        }
+        for stop in stops
+    ]
+    return {SUB_EXECUTION_STOPS: entries}
+
+
+def parse_sub_execution_stops(item: Item) -> tuple[SubExecutionStop, ...]:
+    return tuple(
+        SubExecutionStop(
+            resource_type=entry["resourceType"],
+            resource_id=entry["resourceId"],
+            outcome=entry["outcome"],
+            detail=entry.get("detail", ""),
+            at=parse_date(entry["at"]),
+            tries=int(entry.get("tries", 1)),
+        )
+        for entry in item.get(SUB_EXECUTION_STOPS, [])
+    )
+
+
+ERROR_FLAGS = ("errorMessageTruncated", "errorMessageObjectKey")
+# A step row's status and dates, under VAMS's names: VAMS reads and guards these, so a finished
+# step is one VAMS's terminal guard leaves alone.
+STEP_STATUS = "executionStatus"
+STEP_START_DATE = "executionStartDate"
+STEP_STOP_DATE = "executionStopDate"
+# wfx before 0.2 wrote them as these
+EARLIER_STEP_NAMES = {
+    STEP_STATUS: "status",
+    STEP_START_DATE: "startDate",
+    STEP_STOP_DATE: "stopDate",
+}
+
+
+def step_mutable_attributes(step: PipelineExecution) -> tuple[Record, tuple[str, ...]]:
+    """What a step transition writes (status, dates, error) and removes; nothing else is touched."""
+    values: dict[str, Any] = {
+        STEP_STATUS: step.status.value,
+        STEP_START_DATE: table_date(step.start_date),
+        STEP_STOP_DATE: table_date(step.stop_date),
+        "errorMessage": redact_optional(step.error),
+    }
+    present = {name: value for name, value in values.items() if value is not None}
+    fitted = fit_item(present, STEP_BUDGET, step.workflow_execution_id)
+    names = (*values, *ERROR_FLAGS)
+    return fitted, tuple(name for name in names if name not in fitted)
+
+
+def step_move_attributes(move: StepMove) -> Record:
+    """What a step move sets on the step: its status, and each other field it carries (nothing
+    for a move that leaves the step's status alone)."""
+    if move.status is None:
+        return Record({})
+    values: dict[str, Any] = {
+        STEP_STATUS: move.status.value,
+        STEP_START_DATE: format_table_date(move.start_date) if move.start_date else None,
+        STEP_STOP_DATE: format_table_date(move.stop_date) if move.stop_date else None,
+        "errorMessage": redact_optional(move.error),
+    }
+    present = {name: value for name, value in values.items() if value is not None and value != ""}
+    return fit_item(present, STEP_BUDGET, move.workflow_execution_id)
+
+
+def step_move_removals(values: Item) -> tuple[str, ...]:
+    """What a move writing `values` removes: the flags of an earlier cut error it replaces whole
+    (a retried step failing again), else a read would give the old error back."""
+    if "errorMessage" in values and "errorMessageTruncated" not in values:
+        return ERROR_FLAGS
+    return ()
+
+
+# VAMS's pipelineExecutionType and waitForCallback values; wfx's local types keep their names.
+_VAMS_LAMBDA = "Lambda"
+_CALLBACK = {True: "Enabled", False: "Disabled"}
+
+
+def _pipeline_execution_type(execution_type: ExecutionType) -> str:
+    return _VAMS_LAMBDA if execution_type is ExecutionType.LAMBDA else execution_type.value
+
+
+def _execution_type_of(item: Item) -> str:
+    """wfx's executionType, else VAMS's pipelineExecutionType (Lambda, SQS, EventBridge,
+    DeadlineCloud: all tasks Step Functions dispatches, read as lambda)."""
+    if "executionType" in item:
+        return str(item["executionType"])
+    kind = item.get("pipelineExecutionType", _VAMS_LAMBDA)
+    return kind if kind in ExecutionType.__members__.values() else ExecutionType.LAMBDA.value
+
+
+_SUB_EXECUTION_KEYS = frozenset(to_camel(name) for name in RegisteredSubExecution.model_fields)
+
+
+def sub_execution_entry(sub: RegisteredSubExecution) -> Item:
+    """A registeredSubExecutions entry as VAMS stores it: the resourceType and the keys the
+    locator carries (an empty one is left out), then stageName and label when given."""
+    return sub.model_dump(by_alias=True, exclude_defaults=True)
+
+
+def upgrade_sub_execution_entry(entry: Item) -> Item:
+    """A stored registeredSubExecutions entry in today's shape: wfx's former
+    `{resourceType, resourceId, label}` as the typed locator it stands for; any other as it is."""
+    if "resourceId" not in entry:
+        return dict(entry)
+    return sub_execution_entry(
+        RegisteredSubExecution.of_resource(
+            str(entry["resourceType"]), str(entry["resourceId"]), str(entry.get("label") or "")
+        )
+    )
+
+
+def parse_sub_execution_entry(entry: Item) -> RegisteredSubExecution:
+    """Either shape: VAMS's typed locator, or wfx's former entry (an old store keeps working).
+    VAMS defaults a missing resourceType to a Step Functions execution; so does this."""
+    upgraded = upgrade_sub_execution_entry(entry)
+    upgraded.setdefault("resourceType", STEP_FUNCTIONS_EXECUTION)
+    # a key VAMS may add later is left out rather than failing the read of the step
+    return RegisteredSubExecution.model_validate(
+        {
+            key: str(value)
+            for key, value in upgraded.items()
+            if key in _SUB_EXECUTION_KEYS and value is not None
+        }
+    )
+
+
+def build_pipeline_execution_record(step: PipelineExecution) -> Record:
+    item: Item = {
+        "pipelineExecutionId": step.pipeline_execution_id,
+        "workflowExecutionId": step.workflow_execution_id,
+        "pipelineDatabaseId:pipelineId": step.pipeline_key,
+        "pipelineDatabaseId": step.pipeline_database_id,
+        "pipelineId": step.pipeline_id,
+        "endStatePipeline": "true" if step.end_state else "false",
+        # VAMS's paths: the buckets are the object store's, which a step row does not name
+        "S3AssetPipelineBucket": "",
+        "S3AssetPipelineBucketInputMetadataFilePrefix": "",
+        "S3AssetPipelineBucketInputConfigurationFilePrefix": "",
+        "S3AssetPipelineBucketOutputFilesPrefix": step.output_files_path,
+        "S3AssetPipelineBucketOutputMetadataPrefix": step.output_metadata_path,
+        "S3AssetPipelineBucketOutputPreviewPrefix": step.output_preview_path,
+        "S3AssetPipelineBucketOutputResultsPrefix": "",
+        "S3AssetAuxPipelineBucket": "",
+        "S3AssetAuxPipelineBucketPrefixTemp": step.auxiliary_path,
+        "S3AssetAuxPipelineBucketPrefixPreview": "",
+        "pipelineExecutionType": _pipeline_execution_type(step.execution_type),
+        "waitForCallback": _CALLBACK[step.wait_for_callback],
+        "pipelineResourceArn": step.pipeline_resource_arn,
+        "orchestrationBusEventPrefix": step.orchestration_bus_event_prefix,
+        "registeredSubExecutions": [
+            sub_execution_entry(sub) for sub in step.registered_sub_executions
+        ],
+        "registeredLogs": [_log_entry(log) for log in step.registered_logs],
+        **sub_execution_stops_attribute(step.sub_execution_stops),
+        "vendedRoleArn": step.vended_role_arn,
+        "s3ReadOnlyScopes": list(step.s3_read_only_scopes),
+        "s3ReadWriteScopes": list(step.s3_read_write_scopes),
+        "credentialVendingState": step.credential_vending_state,
+        # wfx's own
+        "stepIndex": step.step_index,
+        "executionType": step.execution_type.value,
+        "inputFileArity": step.input_file_arity.value,
+        "inputS3AssetFilePath": step.input_path,
+    }
+    put_present(
+        item,
+        from_pipeline_execution_id=step.from_pipeline_execution_id,
+        stepDefinitionId=step.step_definition_id,
+    )
+    mutable = step_mutable_attributes(step)[0]
+    item.update(mutable)
+    return fit_item(
+        item,
+        STEP_BUDGET,
+        step.workflow_execution_id,
+        mutable.offloads,
+        reserve=_STEP_MOVE_RESERVE,
+    )
+
+
+def _step_value(item: Item, name: str) -> Any:
+    """A step attribute under VAMS's name, else the name wfx gave it before 0.2."""
+    return item[name] if name in item else item.get(EARLIER_STEP_NAMES[name])
+
+
+def _first_of(item: Item, *names: str) -> str:
+    return next((str(item[name]) for name in names if item.get(name)), "")
+
+
+def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
+    start, stop = _step_value(item, STEP_START_DATE), _step_value(item, STEP_STOP_DATE)
+    return PipelineExecution(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        pipeline_database_id=item["pipelineDatabaseId"],
+        pipeline_id=item["pipelineId"],
+        # a row VAMS wrote has no index: parse_run_steps numbers a run's steps by their chain
+        step_index=int(item.get("stepIndex", 0)),
+        step_definition_id=item.get("stepDefinitionId"),
+        status=_step_value(item, STEP_STATUS) or StepStatus.NEW,
+        start_date=parse_date(start) if start else None,
+        stop_date=parse_date(stop) if stop else None,
+        execution_type=_execution_type_of(item),
+        input_file_arity=item.get("inputFileArity", InputFileArity.MANY.value),
+        wait_for_callback=item.get("waitForCallback") == _CALLBACK[True],
+        pipeline_resource_arn=item.get("pipelineResourceArn", ""),
+        orchestration_bus_event_prefix=item.get("orchestrationBusEventPrefix", ""),
+        from_pipeline_execution_id=item.get("from_pipeline_execution_id"),
+        end_state=item["endStatePipeline"] == "true",
+        input_path=item.get("inputS3AssetFilePath", ""),
+        output_files_path=_first_of(
+            item, "S3AssetPipelineBucketOutputFilesPrefix", "outputS3AssetFilesPath"
+        ),
+        output_preview_path=_first_of(
+            item, "S3AssetPipelineBucketOutputPreviewPrefix", "outputS3AssetPreviewPath"
+        ),
+        output_metadata_path=_first_of(
+            item, "S3AssetPipelineBucketOutputMetadataPrefix", "outputS3AssetMetadataPath"
+        ),
+        auxiliary_path=_first_of(
+            item, "S3AssetAuxPipelineBucketPrefixTemp", "inputOutputS3AssetAuxiliaryFilesPath"
+        ),
+        error=item.get("errorMessage") or None,
+        registered_sub_executions=tuple(
+            parse_sub_execution_entry(entry) for entry in item.get("registeredSubExecutions", [])
+        ),
+        registered_logs=tuple(_parse_log_entry(entry) for entry in item.get("registeredLogs", [])),
+        sub_execution_stops=parse_sub_execution_stops(item),
+        vended_role_arn=item.get("vendedRoleArn", ""),
+        s3_read_only_scopes=tuple(item.get("s3ReadOnlyScopes", [])),
+        s3_read_write_scopes=tuple(item.get("s3ReadWriteScopes", [])),
+        credential_vending_state=item.get("credentialVendingState", "notVended"),
+    )
+
+
+def parse_run_steps(items: Sequence[Item]) -> list[PipelineExecution]:
+    """A run's step rows in step order: by wfx's stepIndex, or, for rows VAMS wrote (which have
+    none), by their chain (from_pipeline_execution_id), numbered from 0 in that order."""
+    steps = [parse_pipeline_execution_record(item) for item in items]
+    if all("stepIndex" in item for item in items):
+        return sorted(steps, key=lambda step: step.step_index)
+    return [
+        step.model_copy(update={"step_index": index})
+        for index, step in enumerate(chain_order(steps))
+    ]
+
+
+# -- per-step input tables ---------------------------------------------------------------------
+
+
+def build_step_input_configuration_record(config: StepInputConfiguration) -> Record:
+    item: Item = {
+        "pipelineExecutionId": config.pipeline_execution_id,
+        "recordType": CONFIGURATION_RECORD_TYPE,
+        # VAMS's configuration snapshot: wfx renders no configuration template, so what the
+        # step ran under is its effective systemConfig alone
+        "inputConfiguration": "",
+        "inputConfigurationTruncated": False,
+        "inputConfigurationFileS3Key": "",
+        "templateId": "",
+        "templateSchemaVersion": "",
+        "tagSchemaVersion": "",
+        "templateTags": [],
+        "templateTagsTruncated": False,
+        "customTemplateOverrideUsed": False,
+        "customTemplateOverride": "",
+        "customTemplateOverrideTruncated": False,
+        "configFormat": "",
+        "effectiveSystemConfig": {
+            "inputFileArity": config.input_file_arity.value,
+            # wfx passes a step the asset file metadata its metadataInputs name, nothing else
+            "metadataInputs": {
+                "assetMetadata": False,
+                "fileMetadata": bool(config.metadata_inputs),
+                "fileAttributes": False,
+                "databaseMetadata": False,
+            },
+        },
+        "effectiveSystemConfigTruncated": False,
+        "templateOverrides": {},
+        "templateOverridesTruncated": False,
+        # wfx's own
+        "workflowExecutionId": config.workflow_execution_id,
+        "executionType": config.execution_type.value,
+        "inputFileArity": config.input_file_arity.value,
+        "metadataInputs": list(config.metadata_inputs),
+        "inputFiles": list(config.input_files),
+    }
+    # copied from the workflow version into every run, and never run from: the whole policy
+    put_present(item, handler=redact_executable(config.handler) if config.handler else None)
+    if config.command is not None:
+        item["command"] = [redact(part) for part in config.command]
+    return fit_item(item, STEP_CONFIGURATION_BUDGET, config.workflow_execution_id)
+
+
+def _vams_system_config(item: Item) -> Item:
+    config = item.get("effectiveSystemConfig")
+    return config if isinstance(config, dict) else {}
+
+
+def _metadata_inputs_of(item: Item) -> tuple[str, ...]:
+    """wfx's list of metadata inputs, else the keys VAMS's effective systemConfig turns on."""
+    if "metadataInputs" in item:
+        return tuple(item["metadataInputs"])
+    gates = _vams_system_config(item).get("metadataInputs")
+    return tuple(name for name, on in gates.items() if on) if isinstance(gates, dict) else ()
+
+
+def parse_step_input_configuration_record(item: Item) -> StepInputConfiguration:
+    """VAMS's row is the resolved configuration snapshot: the type and arity come from its
+    effective systemConfig where it has them (a Step Functions task otherwise)."""
+    arity = item.get("inputFileArity") or _vams_system_config(item).get("inputFileArity")
+    return StepInputConfiguration(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item.get("workflowExecutionId", ""),
+        execution_type=_execution_type_of(item),
+        handler=item.get("handler"),
+        command=tuple(item["command"]) if "command" in item else None,
+        input_file_arity=arity if arity in InputFileArity.__members__.values() else "many",
+        metadata_inputs=_metadata_inputs_of(item),
+        input_files=tuple(item.get("inputFiles", [])),
+    )
+
+
+def build_step_input_metadata_record(row: StepInputMetadata) -> Record:
+    """VAMS's row: the path "/"-led ("/" the asset's own, or a database's), its scope, the
+    metadata and the file's attributes (each flagged when cut); wfx reads no metadata file, so
+    names none (sourceInputMetadataFileS3Key "")."""
+    item = {
+        "pipelineExecutionId": row.pipeline_execution_id,
+        "databaseId:assetId:filePath": row.row_key,
+        "databaseId": row.database_id,
+        "assetId": row.asset_id,
+        "filePath": row.file_path,
+        "scope": row.scope,
+        "metadata": dict(row.metadata),
+        "metadataTruncated": False,
+        "attributes": dict(row.attributes),
+        "attributesTruncated": False,
+        "sourceInputMetadataFileS3Key": "",
+        # wfx's own
+        "workflowExecutionId": row.workflow_execution_id,
+    }
+    return fit_item(item, STEP_INPUT_METADATA_BUDGET, row.workflow_execution_id)
+
+
+def _text_pairs(values: Any) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, metadata_text(v)) for k, v in (values or {}).items()))
+
+
+def parse_step_input_metadata_record(item: Item) -> StepInputMetadata:
+    """VAMS's row, or wfx's before 0.2 (a path without its "/", no scope, no attributes)."""
+    return StepInputMetadata(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item.get("workflowExecutionId", ""),
+        database_id=item["databaseId"],
+        asset_id=item.get("assetId", ""),
+        file_path=item.get("filePath", ""),
+        metadata=_text_pairs(item.get("metadata")),
+        scope="database" if item.get("scope") == "database" else "asset",
+        attributes=_text_pairs(item.get("attributes")),
+    )
+
+
+def build_pipeline_input_file_record(row: PipelineInputFile) -> Item:
+    """PipelineExecutionInputFiles rows: only the data migration writes them (seed 000)."""
+    return {
+        "pipelineExecutionId": row.pipeline_execution_id,
+        "databaseId:assetId:inputAssetFileKey": join_key(
+            row.database_id, row.asset_id, row.input_asset_file_key
+        ),
+        "databaseId:assetId": join_key(row.database_id, row.asset_id),
+        "workflowExecutionId": row.workflow_execution_id,
+        "databaseId": row.database_id,
+        "assetId": row.asset_id,
+        "inputAssetFileKey": row.input_asset_file_key,
+    }
+
+
+def parse_pipeline_input_file_record(item: Item) -> PipelineInputFile:
+    """A row as the migration writes it, or as wfx's before 0.2 did (its key without the "/")."""
+    return PipelineInputFile(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        database_id=item["databaseId"],
+        asset_id=item["assetId"],
+        input_asset_file_key=item["inputAssetFileKey"],
+    )
+
+
+# -- WfxTaskExecutionsTable ----------------------------------------------------------------------
+
+
+def task_execution_close_attributes(
+    status: str, stop_date: datetime, error: str | None, workflow_execution_id: str
+) -> tuple[Record, tuple[str, ...]]:
+    """(attributes to set, names to remove) when an attempt is closed."""
+    values: Item = {"status": str(status), "stopDate": format_date(stop_date)}
+    if error:
+        values["errorMessage"] = redact(error)
+    fitted = fit_item(values, ATTEMPT_BUDGET, workflow_execution_id)
+    return fitted, tuple(name for name in ("errorMessage", *ERROR_FLAGS) if name not in fitted)
+
+
+def task_execution_close_of(move: StepMove) -> tuple[Record, tuple[str, ...]]:
+    """task_execution_close_attributes of the move that closes an attempt."""
+    status = move.close_status or move.status
+    if move.stop_date is None or status is None:
+        raise ValueError(f"closing an attempt needs a status and a stop date: {move!r}")
+    error = None if status is StepStatus.SUCCEEDED else move.error
+    return task_execution_close_attributes(
+        status, move.stop_date, error, move.workflow_execution_id
+    )
+
+
+def build_task_execution_record(attempt: TaskExecution) -> Record:
+    item: Item = {
+        "pipelineExecutionId": attempt.pipeline_execution_id,
+        "attempt": attempt.attempt,
+        "workflowExecutionId": attempt.workflow_execution_id,
+        "status": attempt.status.value,
+        "startDate": format_date(attempt.start_date),
+        "trigger": attempt.trigger.value,
+    }
+    put_present(
+        item,
+        stopDate=format_date(attempt.stop_date) if attempt.stop_date else None,
+        errorMessage=redact_optional(attempt.error),
+    )
+    return fit_item(item, ATTEMPT_BUDGET, attempt.workflow_execution_id)
+
+
+def parse_task_execution_record(item: Item) -> TaskExecution:
+    return TaskExecution(
+        pipeline_execution_id=item["pipelineExecutionId"],
+        workflow_execution_id=item["workflowExecutionId"],
+        attempt=int(item["attempt"]),
+        status=item["status"],
+        start_date=parse_date(item["startDate"]),
+        stop_date=optional_date(item, "stopDate"),
+        error=item.get("errorMessage"),
+        trigger=item.get("trigger", "start"),
+    )
