@@ -3,8 +3,6 @@ adapters/records.py describes."""
 
 from __future__ import annotations
 
-import mimetypes
-
 from adapters.item_budget import (
     Item,
     Record,
@@ -46,7 +44,7 @@ def build_output_file_record(row: OutputFile) -> Item:
         "s3Bucket": row.bucket,
         "s3Key": execution_output_prefix(row.workflow_execution_id) + row.relative_file_path,
         "fileSize": row.size,
-        "contentType": mimetypes.guess_type(row.relative_file_path)[0] or "",
+        "contentType": row.content_type,
         "s3VersionId": row.version_id,
         # wfx's own
         "workflowExecutionId": row.workflow_execution_id,
@@ -82,6 +80,7 @@ def parse_output_file_record(item: Item) -> OutputFile:
         etag=item.get("etag", ""),
         attempt=None if attempt is None else int(attempt),  # a row from before attempts
         bucket=item.get("s3Bucket", ""),
+        content_type=item.get("contentType", ""),
     )
 
 

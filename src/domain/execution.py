@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import mimetypes
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
 from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
@@ -373,6 +374,18 @@ class OutputFile(_Record):
     attempt: int | None = Field(default=None, ge=1)
     # the object store's bucket ("" on a row recorded before rows named it)
     bucket: str = ""
+    # the stored contentType; a row without one takes the type its path's extension names
+    # ("" when none does), as wfx's rows are written
+    content_type: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_by_path(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not data.get("content_type"):
+            path = data.get("relative_file_path")
+            if isinstance(path, str):
+                data = {**data, "content_type": mimetypes.guess_type(path)[0] or ""}
+        return data
 
     @property
     def kind_path(self) -> str:

@@ -255,6 +255,7 @@ class VamsOutputFile(VamsResponse):
     relative_file_path: str
     file_type: str
     file_size: int
+    content_type: str | None = None  # as stored, when the row has one
     s3_version_id: str | None = None
     database_id: str | None = None
     asset_id: str | None = None
@@ -269,6 +270,7 @@ class VamsOutputFile(VamsResponse):
             relative_file_path=row.relative_file_path,
             file_type=row.file_type,
             file_size=row.size,
+            content_type=row.content_type or None,
             s3_version_id=row.version_id or None,
             database_id=target.database_id if target else None,
             asset_id=target.asset_id if target else None,

@@ -30,7 +30,8 @@ INPUTS = (("db1:asset1", "a.obj"), ("db1:asset1", "b.obj"), ("db1:asset1", "c.ob
 INPUT_METADATA = {"databaseId", "assetId", "filePath", "scope", "metadata", "attributes"}
 OUTPUT_METADATA = {"targetFilePath", "metadataKey", "metadataValue"}
 # with the output asset named beside each file (VAMS's enrichment) and wfx's etag and attempt
-OUTPUT_FILE = {"relativeFilePath", "fileType", "fileSize", "s3VersionId", "databaseId", "assetId"}
+OUTPUT_FILE = {"relativeFilePath", "fileType", "fileSize", "contentType", "s3VersionId"}
+OUTPUT_FILE |= {"databaseId", "assetId"}
 OUTPUT_FILE |= {"etag", "attempt"}
 INPUT_FILE = {"databaseId", "assetId", "inputAssetFileKey", "versionId"}
 OF_A_STEP = {"pipelineId", "pipelineExecutionId"}

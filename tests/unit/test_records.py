@@ -361,3 +361,23 @@ def test_a_status_update_never_removes_the_orchestrator_references() -> None:
     assert written["workflow_execution_arn"].endswith(":e1")
     changed, _ = run_records.execution_changed_attributes(with_arn, an_execution())
     assert "workflow_execution_arn" not in changed  # an older read writes no "" over it
+
+
+def test_an_output_file_s_stored_content_type_is_read_and_a_missing_one_named_by_its_path() -> None:
+    from adapters.output_records import build_output_file_record, parse_output_file_record
+
+    stored = {
+        "pipelineExecutionId": "s1",
+        "fileType": "file",
+        "relativeFilePath": "mesh.zzq",
+        "s3Key": "x/mesh.zzq",
+        "fileSize": 3,
+        "contentType": "model/x-vendor-mesh",  # VAMS keeps S3's type, no guess names it
+    }
+    assert parse_output_file_record(stored).content_type == "model/x-vendor-mesh"
+    guessed = parse_output_file_record({**stored, "relativeFilePath": "p.png", "contentType": ""})
+    assert guessed.content_type == "image/png"
+    # wfx writes what it holds, so a row reads back as it was
+    assert build_output_file_record(guessed)["contentType"] == "image/png"
+    unknown = parse_output_file_record({k: v for k, v in stored.items() if k != "contentType"})
+    assert unknown.content_type == ""
