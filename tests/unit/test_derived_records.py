@@ -5,12 +5,16 @@ the builders check themselves (an aware date, a whole-second table date, attempt
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from adapters.system import SystemClock, UuidGenerator
+from application.use_cases.launch_execution import LaunchExecution, LaunchExecutionCommand
 from domain.attempts import AttemptTrigger, TaskExecution
 from domain.derived import derived
 from domain.events import NewEvent, change_events, launch_events, move_events
@@ -23,9 +27,12 @@ from domain.run import (
     first_start,
     plain_finish,
 )
+from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
 from domain.workflow import ExecutionType, InputFileArity
+from tests.contract.builders import a_version
+from tests.contract.test_launch_writes import NoAssets, Orchestrator
 
 START = datetime(2026, 12, 4, 1, 0, tzinfo=UTC)
 RUN_ID = "0" * 32
@@ -150,3 +157,43 @@ def test_defaults_fill_the_fields_not_given() -> None:
         start_date=START,
     )
     assert attempt.trigger is AttemptTrigger.START
+
+
+class Commits:
+    """A run writer keeping each write it is given, all of them written."""
+
+    def __init__(self) -> None:
+        self.writes: list[RunWrite] = []
+
+    def commit(self, write: RunWrite) -> bool:
+        self.writes.append(write)
+        return True
+
+
+def test_a_launchs_records_and_first_start_are_what_validation_makes_of_them() -> None:
+    version = a_version(1)
+    (first,) = version.steps
+    step = first.model_copy(update={"input_file_arity": InputFileArity.NONE})
+    two_steps = version.model_copy(
+        update={"steps": (step, step.model_copy(update={"pipeline_id": "second"}))}
+    )
+    workflows: Any = SimpleNamespace(latest_version=lambda database_id, workflow_id: two_steps)
+    orchestrator: Any = Orchestrator(claim=True, reference="arn:run")
+    store: Any = Commits()
+    assets: Any = NoAssets()  # the stubs have only what a launch asks of them
+    use_case = LaunchExecution(
+        store, workflows, assets, orchestrator, SystemClock(), UuidGenerator()
+    )
+    use_case.execute(LaunchExecutionCommand(workflow_database_id="db1", workflow_id="wf1",
+                                            user_id="alice"))  # fmt: skip
+    launch = store.writes[0].launch
+    records = launch.records
+    assert as_validated(records) == records
+    for record in (
+        records.configuration,
+        *records.steps,
+        *records.step_configurations,
+        *launch.attempts,
+    ):
+        assert as_validated(record) == record
+    assert [s.step_index for s in records.steps] == [0, 1]
