@@ -5,6 +5,7 @@ the builders check themselves (an aware date, a whole-second table date, attempt
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
 
@@ -14,8 +15,11 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from adapters.system import SystemClock, UuidGenerator
+from application.cost_entries import RunCostContext, duration_entry, seconds_between
 from application.use_cases.launch_execution import LaunchExecution, LaunchExecutionCommand
+from application.use_cases.record_cost import duration_entry_id
 from domain.attempts import AttemptTrigger, TaskExecution
+from domain.costs import Rate, RateCard
 from domain.derived import derived
 from domain.events import NewEvent, change_events, launch_events, move_events
 from domain.execution import PipelineExecution, WorkflowExecution
@@ -197,3 +201,36 @@ def test_a_launchs_records_and_first_start_are_what_validation_makes_of_them() -
     ):
         assert as_validated(record) == record
     assert [s.step_index for s in records.steps] == [0, 1]
+
+
+@given(
+    started=moments,
+    ran=st.timedeltas(min_value=timedelta(0), max_value=timedelta(days=3)),
+    price=st.none() | st.decimals(min_value=0, max_value=100, places=6),
+)
+def test_a_duration_entry_is_what_validation_makes_of_it(
+    started: datetime, ran: timedelta, price: Decimal | None
+) -> None:
+    rates = RateCard(rates={} if price is None else {"seconds": Rate(unit_price=price)})
+    context = RunCostContext(RUN_ID, "db1", "wf1", None, ("db1:asset1",))
+    entry = duration_entry(
+        context,
+        "step0",
+        2,
+        seconds_between(started, started + ran),
+        rates,
+        entry_id=duration_entry_id(RUN_ID, "step0", 2),
+        at=started + ran,
+    )
+    assert as_validated(entry) == entry
+    assert (entry.currency is None) is (price is None)
+
+
+def test_a_duration_entry_checks_what_it_is_given() -> None:
+    context = RunCostContext(RUN_ID, "db1", "wf1", None, ())
+    with pytest.raises(ValueError, match="attempt: 0 is below 1"):
+        duration_entry(context, "s", 0, Decimal(1), RateCard(), entry_id="e", at=START)
+    with pytest.raises(ValueError, match=r"recordedAt: .* has no time zone"):
+        duration_entry(
+            context, "s", 1, Decimal(1), RateCard(), entry_id="e", at=datetime(2026, 1, 1)
+        )
