@@ -526,13 +526,13 @@ class Run(BaseModel):
                 f"execution {self.workflow_execution_id} is {self.execution.status.value}: "
                 "it may not be run"
             )
-        lease = RunnerLease(owner=owner, renewed_date=at, expires_date=at + duration)
+        lease = _lease(owner, at, duration)
         after = self.execution._replace(runner_lease=lease)  # a valid lease
         return RunChange(self.execution, after, RunGuard(lease_takeable=(owner, at)))
 
     def renew_lease(self, owner: str, at: datetime, duration: timedelta) -> RunChange:
         """The runner's renewal: written only while the run is open and the lease still its."""
-        lease = RunnerLease(owner=owner, renewed_date=at, expires_date=at + duration)
+        lease = _lease(owner, at, duration)
         after = self.execution._replace(runner_lease=lease)  # a valid lease
         return RunChange(self.execution, after, RunGuard(lease_held_by=owner))
 
@@ -705,6 +705,12 @@ def _attempt(
         start_date=aware(at, "startDate"),
         trigger=trigger or (AttemptTrigger.START if number == 1 else AttemptTrigger.REDRIVE),
     )
+
+
+def _lease(owner: str, at: datetime, duration: timedelta) -> RunnerLease:
+    # derived (domain.derived): a runner's name, and a moment checked aware here
+    at = aware(at, "renewedDate")
+    return derived(RunnerLease, owner=owner, renewed_date=at, expires_date=at + duration)
 
 
 def _table_date(moved: datetime | None, kept: datetime | None, field: str) -> datetime | None:

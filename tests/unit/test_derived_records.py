@@ -234,3 +234,22 @@ def test_a_duration_entry_checks_what_it_is_given() -> None:
         duration_entry(
             context, "s", 1, Decimal(1), RateCard(), entry_id="e", at=datetime(2026, 1, 1)
         )
+
+
+@given(at=moments, seconds=st.integers(min_value=1, max_value=3600))
+def test_a_taken_or_renewed_lease_is_what_validation_makes_of_it(
+    at: datetime, seconds: int
+) -> None:
+    run = a_run()
+    taken = run.take_lease("runner-1", at, timedelta(seconds=seconds)).after
+    renewed = run.renew_lease("runner-1", at, timedelta(seconds=seconds)).after
+    for execution in (taken, renewed):
+        assert as_validated(execution) == execution
+        assert execution.runner_lease is not None
+        assert as_validated(execution.runner_lease) == execution.runner_lease
+        assert execution.runner_lease.expires_date - at == timedelta(seconds=seconds)
+
+
+def test_a_lease_taken_at_a_moment_with_no_time_zone_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"renewedDate: .* has no time zone"):
+        a_run().take_lease("runner-1", datetime(2026, 1, 1), timedelta(seconds=30))
