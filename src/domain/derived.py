@@ -21,9 +21,10 @@ _REQUIRED = object()  # a template's mark for a field with no default
 
 
 class _Template:
-    """A model's fields in their order with their defaults, and the names a build must give."""
+    """A model's fields in their order with their defaults, the names a build must give, and
+    the combinations of names already found right (checked once each, not on every build)."""
 
-    __slots__ = ("factories", "fields", "required")
+    __slots__ = ("checked", "factories", "fields", "required")
 
     def __init__(self, model: type[BaseModel]) -> None:
         self.fields: dict[str, Any] = {}
@@ -39,34 +40,46 @@ class _Template:
             for name, value in self.fields.items()
             if value is _REQUIRED and name not in self.factories
         )
+        self.checked: set[tuple[str, ...]] = set()
+
+    def check(self, model: type[BaseModel], names: tuple[str, ...]) -> None:
+        unknown = sorted(set(names) - self.fields.keys())
+        missing = sorted(self.required - set(names))
+        if unknown or missing:
+            raise TypeError(f"{model.__name__}: unknown fields {unknown}, missing fields {missing}")
+        self.checked.add(names)
 
 
 _TEMPLATES: dict[type[BaseModel], _Template] = {}
+# BaseModel's slots, set through their descriptors (cheaper than object.__setattr__ by name)
+_set_fields_set = vars(BaseModel)["__pydantic_fields_set__"].__set__
+_set_extra = vars(BaseModel)["__pydantic_extra__"].__set__
+_set_private = vars(BaseModel)["__pydantic_private__"].__set__
 
 
 def derived(model: type[_Model], /, **fields: Any) -> _Model:
     """An instance of `model` holding `fields` (and the defaults of the rest), unvalidated.
 
     Only the field names are checked (a misspelt or missing one is a programming error that
-    validation would have caught): ~0.5 µs against 3-10 µs for a validation.
+    validation would have caught), once per combination: ~1.5 µs against 3-10 µs for a
+    validation.
     """
     template = _TEMPLATES.get(model)
     if template is None:
         template = _TEMPLATES[model] = _Template(model)
-    names = fields.keys()
-    if not names <= template.fields.keys() or not template.required <= names:
-        unknown = sorted(names - template.fields.keys())
-        missing = sorted(template.required - names)
-        raise TypeError(f"{model.__name__}: unknown fields {unknown}, missing fields {missing}")
+    names = tuple(fields)
+    if names not in template.checked:
+        template.check(model, names)
     values = template.fields | fields  # the template's order: the model's field order
-    for name, factory in template.factories.items():
-        if name not in fields:
-            values[name] = factory()
-    instance = model.__new__(model)
+    if template.factories:
+        for name, factory in template.factories.items():
+            if name not in fields:
+                values[name] = factory()
+    instance = object.__new__(model)
     object.__setattr__(instance, "__dict__", values)
-    object.__setattr__(instance, "__pydantic_fields_set__", set(names))
-    object.__setattr__(instance, "__pydantic_extra__", None)
-    object.__setattr__(instance, "__pydantic_private__", None)
+    _set_fields_set(instance, set(names))
+    _set_extra(instance, None)
+    _set_private(instance, None)
     return instance
 
 
