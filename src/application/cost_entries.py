@@ -6,10 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 from application.ports import ExecutionStore
 from domain.attempts import TaskExecution
 from domain.costs import (
+    DURATION_UNIT,
     CostBasis,
     CostKind,
     CostLedgerEntry,
@@ -17,6 +19,7 @@ from domain.costs import (
     RateCard,
     priced,
 )
+from domain.derived import aware, derived
 from domain.errors import ExecutionNotFoundError, InvalidInputError, PipelineExecutionNotFoundError
 from domain.execution import LaunchRecords
 
@@ -128,6 +131,43 @@ def build_entry(
 ) -> CostLedgerEntry:
     """The entry, priced: the reporter's price wins; else the rate card's for the unit; else
     unpriced (its quantity still counts)."""
+    fields = _entry_fields(context, pipeline_execution_id, attempt, usage, rates, entry_id, at)
+    return CostLedgerEntry(**fields, source=source, supersedes=supersedes)
+
+
+def duration_entry(
+    context: RunCostContext,
+    pipeline_execution_id: str,
+    attempt: int,
+    seconds: Decimal,
+    rates: RateCard,
+    *,
+    entry_id: str,
+    at: datetime,
+) -> CostLedgerEntry:
+    """The runner's own entry of how long an attempt ran, priced by the rate card, derived
+    without validation (domain.derived): its id and unit are ours and fit their patterns, its
+    seconds come from `seconds_between` (finite, never negative), a rate card's price was
+    validated as it was read (and always has a currency), the run's ids and assets are the
+    valid run's; the attempt number and the moment are checked here."""
+    if attempt < 1:
+        raise ValueError(f"attempt: {attempt} is below 1")
+    usage = Usage(quantity=seconds, unit=DURATION_UNIT, kind=CostKind.DURATION)
+    fields = _entry_fields(
+        context, pipeline_execution_id, attempt, usage, rates, entry_id, aware(at, "recordedAt")
+    )
+    return derived(CostLedgerEntry, **fields, source=CostSource.RUNNER)
+
+
+def _entry_fields(
+    context: RunCostContext,
+    pipeline_execution_id: str,
+    attempt: int,
+    usage: Usage,
+    rates: RateCard,
+    entry_id: str,
+    at: datetime,
+) -> dict[str, Any]:
     unit_price, currency, amount = usage.unit_price, usage.currency, usage.amount
     if unit_price is None and amount is None:
         rate = rates.price_of(usage.unit)
@@ -137,26 +177,24 @@ def build_entry(
         amount = priced(usage.quantity, unit_price)
     if amount is not None and currency is None:
         raise InvalidInputError(f"currency: {usage.unit} is priced, so name its currency")
-    return CostLedgerEntry(
-        entry_id=entry_id,
-        workflow_execution_id=context.workflow_execution_id,
-        pipeline_execution_id=pipeline_execution_id,
-        attempt=attempt,
-        workflow_database_id=context.workflow_database_id,
-        workflow_id=context.workflow_id,
-        execution_group_id=context.execution_group_id,
-        asset_keys=context.asset_keys,
-        kind=usage.kind,
-        quantity=usage.quantity,
-        unit=usage.unit,
-        unit_price=unit_price,
-        currency=currency,
-        amount=amount,
-        basis=usage.basis,
-        source=source,
-        recorded_at=at,
-        supersedes=supersedes,
-    )
+    return {
+        "entry_id": entry_id,
+        "workflow_execution_id": context.workflow_execution_id,
+        "pipeline_execution_id": pipeline_execution_id,
+        "attempt": attempt,
+        "workflow_database_id": context.workflow_database_id,
+        "workflow_id": context.workflow_id,
+        "execution_group_id": context.execution_group_id,
+        "asset_keys": context.asset_keys,
+        "kind": usage.kind,
+        "quantity": usage.quantity,
+        "unit": usage.unit,
+        "unit_price": unit_price,
+        "currency": currency,
+        "amount": amount,
+        "basis": usage.basis,
+        "recorded_at": at,
+    }
 
 
 def attempt_seconds(attempt: TaskExecution) -> Decimal | None:

@@ -14,6 +14,7 @@ from enum import StrEnum
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from domain.approvals import ApprovalRequest
+from domain.derived import aware, derived
 from domain.execution import WorkflowExecution
 from domain.run import RUNNER_LOST_ERROR, RunChange, StepMove
 from domain.statuses import ExecutionStatus, StepStatus
@@ -86,7 +87,8 @@ class ExecutionEvent(NewEvent):
 
 def launch_events(execution: WorkflowExecution) -> tuple[NewEvent, ...]:
     return (
-        NewEvent(
+        derived(  # the valid launched row's fields (domain.derived)
+            NewEvent,
             workflow_execution_id=execution.workflow_execution_id,
             event_type=EventType.EXECUTION_LAUNCHED,
             occurred_at=execution.execution_start_date,
@@ -105,17 +107,20 @@ def move_events(move: StepMove) -> tuple[NewEvent, ...]:
         raise ValueError(
             f"step {move.pipeline_execution_id}: a move with no date of its own has no moment"
         )
+    # the move's dates are a clock's (a move is not validated): their one rule is checked here
+    aware(at, "occurred_at")
 
+    # Built unvalidated (domain.derived): every field is an id, date, number or enum value of
+    # the move, its valid attempt or the enums here.
     def event(kind: EventType, **fields: object) -> NewEvent:
-        return NewEvent.model_validate(
-            {
-                "workflow_execution_id": move.workflow_execution_id,
-                "pipeline_execution_id": move.pipeline_execution_id,
-                "event_type": kind,
-                "occurred_at": at,
-                **fields,
-            }
-        )
+        values = {
+            "workflow_execution_id": move.workflow_execution_id,
+            "pipeline_execution_id": move.pipeline_execution_id,
+            "event_type": kind,
+            "occurred_at": at,
+            **fields,
+        }
+        return derived(NewEvent, **values)
 
     events: list[NewEvent] = []
     if move.close_attempt is not None:
@@ -163,16 +168,16 @@ def change_events(change: RunChange) -> tuple[NewEvent, ...]:
     at = _moment_of(after)
     events: list[NewEvent] = []
 
+    # Built unvalidated (domain.derived): the fields are the valid main row's.
     def event(kind: EventType, **fields: object) -> NewEvent:
-        return NewEvent.model_validate(
-            {
-                "workflow_execution_id": after.workflow_execution_id,
-                "event_type": kind,
-                "occurred_at": at,
-                "status": after.status.value,
-                **fields,
-            }
-        )
+        values = {
+            "workflow_execution_id": after.workflow_execution_id,
+            "event_type": kind,
+            "occurred_at": at,
+            "status": after.status.value,
+            **fields,
+        }
+        return derived(NewEvent, **values)
 
     if before.abort_requested_date is None and after.abort_requested_date is not None:
         events.append(

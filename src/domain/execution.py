@@ -13,6 +13,7 @@ from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
 from domain.authorization import AssetKey
 from domain.available_logs import AvailableLog
+from domain.derived import aware
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.result_text import ResultText
 from domain.stages import SubExecutionState, SubExecutionWarning
@@ -31,6 +32,11 @@ def _whole_second(moment: datetime) -> datetime:
 # record holds such a date as the table holds it, so what is written is what is read back. (wfx's
 # own records, attempts and events, keep microseconds.)
 TableDate = Annotated[AwareDatetime, AfterValidator(_whole_second)]
+
+
+def table_date(moment: datetime, field: str) -> datetime:
+    """What a TableDate field makes of `moment`, for a record derived without validation."""
+    return _whole_second(aware(moment, field))
 
 
 class _Record(BaseModel):
@@ -136,9 +142,11 @@ class WorkflowExecution(_Record):
         if self.is_terminal:
             return self  # seed 000: a terminal row is never changed again
         failure = None if status is ExecutionStatus.SUCCEEDED else error
-        return self._evolve(
+        # Unvalidated (domain.derived): the date is made a TableDate here, the rest are of the
+        # fields' types (mypy checks the callers) with no rule of their own.
+        return self._replace(
             status=status,
-            execution_stop_date=at,
+            execution_stop_date=table_date(at, "executionStopDate"),
             runner_lease=None,  # a finished run is nobody's to renew
             execution_log=log or None,  # stored rows have no empty attributes
             execution_log_object_key=log_object_key,

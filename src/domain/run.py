@@ -32,8 +32,9 @@ from domain.approvals import (
     parked_owner,
 )
 from domain.attempts import AttemptTrigger, TaskExecution, next_attempt_number
+from domain.derived import aware, derived
 from domain.errors import ConflictError, PipelineExecutionNotFoundError
-from domain.execution import PipelineExecution, RunnerLease, WorkflowExecution
+from domain.execution import PipelineExecution, RunnerLease, WorkflowExecution, table_date
 from domain.statuses import ExecutionStatus, StepStatus
 
 if TYPE_CHECKING:  # a list never builds a cost entry: its module is not imported for one
@@ -203,11 +204,13 @@ class Run(BaseModel):
     def moved(self, move: StepMove) -> Run:
         """The run as it is once `move` is written (what a write deciding more than one move
         decides the next on)."""
+        # Derived unvalidated (domain.derived): the move's dates made TableDates, its status
+        # and error of the fields' types; the run from its valid parts.
         steps = tuple(
-            step._evolve(
+            step._replace(
                 status=move.status,
-                start_date=move.start_date or step.start_date,
-                stop_date=move.stop_date or step.stop_date,
+                start_date=_table_date(move.start_date, step.start_date, "startDate"),
+                stop_date=_table_date(move.stop_date, step.stop_date, "stopDate"),
                 error=move.error,
             )
             if step.pipeline_execution_id == move.pipeline_execution_id and move.status
@@ -231,7 +234,7 @@ class Run(BaseModel):
         ]
         if move.open_attempt is not None:
             attempts.append(move.open_attempt)
-        return Run(execution=self.execution, steps=steps, attempts=tuple(attempts))
+        return derived(Run, execution=self.execution, steps=steps, attempts=tuple(attempts))
 
     @property
     def abort_message(self) -> str:
@@ -523,14 +526,14 @@ class Run(BaseModel):
                 f"execution {self.workflow_execution_id} is {self.execution.status.value}: "
                 "it may not be run"
             )
-        lease = RunnerLease(owner=owner, renewed_date=at, expires_date=at + duration)
-        after = self.execution._evolve(runner_lease=lease)
+        lease = _lease(owner, at, duration)
+        after = self.execution._replace(runner_lease=lease)  # a valid lease
         return RunChange(self.execution, after, RunGuard(lease_takeable=(owner, at)))
 
     def renew_lease(self, owner: str, at: datetime, duration: timedelta) -> RunChange:
         """The runner's renewal: written only while the run is open and the lease still its."""
-        lease = RunnerLease(owner=owner, renewed_date=at, expires_date=at + duration)
-        after = self.execution._evolve(runner_lease=lease)
+        lease = _lease(owner, at, duration)
+        after = self.execution._replace(runner_lease=lease)  # a valid lease
         return RunChange(self.execution, after, RunGuard(lease_held_by=owner))
 
     def park(self, owner: str, approval: ApprovalRequest, at: datetime) -> RunChange:
@@ -543,7 +546,7 @@ class Run(BaseModel):
             renewed_date=at,
             expires_date=max(approval.expires_at, at),
         )
-        after = self.execution._evolve(runner_lease=lease)
+        after = self.execution._replace(runner_lease=lease)  # a valid lease
         return RunChange(self.execution, after, RunGuard(lease_held_by=owner))
 
     def parked_at(self) -> str | None:
@@ -560,7 +563,7 @@ class Run(BaseModel):
         lease = RunnerLease(
             owner=handover_owner(approval_id), renewed_date=at, expires_date=at + grace
         )
-        after = self.execution._evolve(runner_lease=lease)
+        after = self.execution._replace(runner_lease=lease)  # a valid lease
         return RunChange(self.execution, after, RunGuard(lease_as_read=True))
 
     def redrive(
@@ -672,15 +675,15 @@ def as_its_runner_knows(
     decision on it needs no read; the guards refuse its write whenever another writer moved
     the run meanwhile (an abort requested, the attempt ended), and the run is read then."""
     known = tuple(
-        step._evolve(status=StepStatus.RUNNING)
+        step._replace(status=StepStatus.RUNNING)
         if step.pipeline_execution_id == pipeline_execution_id
-        else step._evolve(status=StepStatus.SUCCEEDED, error=None)
+        else step._replace(status=StepStatus.SUCCEEDED, error=None)
         for step in steps
     )
     running = _attempt(
         execution.workflow_execution_id, pipeline_execution_id, attempt, attempt_started, None
     )
-    return Run(execution=execution, steps=known, attempts=(running,))
+    return derived(Run, execution=execution, steps=known, attempts=(running,))
 
 
 def _attempt(
@@ -690,14 +693,28 @@ def _attempt(
     at: datetime,
     trigger: AttemptTrigger | None,
 ) -> TaskExecution:
-    return TaskExecution(
+    # Derived unvalidated (domain.derived): the ids are the run's, the two rules checked here.
+    if number < 1:
+        raise ValueError(f"attempt: {number} is below 1")
+    return derived(
+        TaskExecution,
         pipeline_execution_id=pipeline_execution_id,
         workflow_execution_id=workflow_execution_id,
         attempt=number,
         status=StepStatus.RUNNING,
-        start_date=at,
+        start_date=aware(at, "startDate"),
         trigger=trigger or (AttemptTrigger.START if number == 1 else AttemptTrigger.REDRIVE),
     )
+
+
+def _lease(owner: str, at: datetime, duration: timedelta) -> RunnerLease:
+    # derived (domain.derived): a runner's name, and a moment checked aware here
+    at = aware(at, "renewedDate")
+    return derived(RunnerLease, owner=owner, renewed_date=at, expires_date=at + duration)
+
+
+def _table_date(moved: datetime | None, kept: datetime | None, field: str) -> datetime | None:
+    return kept if moved is None else table_date(moved, field)
 
 
 def _with_guard(end: RunEnd, guard: RunGuard) -> RunEnd:

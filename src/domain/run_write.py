@@ -18,6 +18,7 @@ from enum import StrEnum
 
 from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
+from domain.derived import derived
 from domain.events import (
     NewEvent,
     approval_events,
@@ -162,7 +163,7 @@ class RunWrite:
         run_id = records.execution.workflow_execution_id
         if lease.before != records.execution:
             raise ValueError(f"a launch of run {run_id} leases another main row")
-        run = Run(execution=lease.after, steps=records.steps)
+        run = derived(Run, execution=lease.after, steps=records.steps)  # valid parts
         events = list(launch_events(records.execution))
         if start is not None:
             if start.workflow_execution_id != run_id:
@@ -172,7 +173,7 @@ class RunWrite:
             run = run.moved(start)
             events.extend(move_events(start))
         events.extend(change_events(lease))
-        launched = records.model_copy(update={"execution": run.execution, "steps": run.steps})
+        launched = records._replace(execution=run.execution, steps=run.steps)
         return cls(run_id, events=tuple(events), launch=LaunchWrite(launched, run.attempts))
 
     @classmethod

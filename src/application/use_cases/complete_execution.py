@@ -28,6 +28,7 @@ from application.run_writes import (
 )
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.assets import AssetFile, asset_object_key, asset_root_key
+from domain.derived import derived
 from domain.execution import (
     ExecutionConfiguration,
     OutputMetadata,
@@ -340,7 +341,8 @@ class CompleteExecution:
             lines.append(f"error: {step.error}")
         if log:
             lines.append(log[-_LOG_TAIL_CHARACTERS:])
-        return StepLog(
+        return derived(  # the valid step's ids and status, and text (domain.derived)
+            StepLog,
             pipeline_execution_id=step.pipeline_execution_id,
             workflow_execution_id=step.workflow_execution_id,
             status=step.status.value,

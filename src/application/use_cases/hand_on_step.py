@@ -20,6 +20,7 @@ from application.use_cases.record_cost import (
     RecordAttemptDurationsCommand,
 )
 from application.use_cases.step_tracking import FinishStep, FinishStepCommand
+from domain.derived import derived
 from domain.run import Run, StepMove, first_start, plain_finish
 from domain.run_write import RunWrite
 from domain.statuses import StepStatus
@@ -61,7 +62,9 @@ class HandOnStep:
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
         next_id = command.next_pipeline_execution_id
         now = self._clock.now()
-        finishing = FinishStepCommand(
+        # derived from the valid command (domain.derived): the same ids, attempt and date
+        finishing = derived(
+            FinishStepCommand,
             workflow_execution_id=execution_id,
             pipeline_execution_id=step_id,
             status=StepStatus.SUCCEEDED,
@@ -95,9 +98,12 @@ class HandOnStep:
         assert ended_move.status is not None
         opened = started[0].open_attempt if started else None
         if opened is None:
-            return HandedOn(status=ended_move.status)
-        return HandedOn(
-            status=ended_move.status, next_attempt=opened.attempt, next_started=opened.start_date
+            return derived(HandedOn, status=ended_move.status)
+        return derived(  # the written moves' own values (domain.derived)
+            HandedOn,
+            status=ended_move.status,
+            next_attempt=opened.attempt,
+            next_started=opened.start_date,
         )
 
     def _record_duration(self, command: HandOnStepCommand, carried_by: StepMove | None) -> None:

@@ -22,6 +22,7 @@ from application.run_writes import commit_decided, end_run_and_steps
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.assets import AssetFile, AssetRef, check_asset_ids
 from domain.control_characters import refusing_control_characters
+from domain.derived import derived
 from domain.errors import (
     AssetNotFoundError,
     ExecutionAlreadyExistsError,
@@ -181,7 +182,8 @@ class LaunchExecution:
             self._durations.launched(records)
         assert write.launch is not None
         launched = write.launch
-        run = Run(
+        run = derived(  # the valid records as written (domain.derived)
+            Run,
             execution=launched.records.execution,
             steps=launched.records.steps,
             attempts=launched.attempts,
@@ -286,6 +288,9 @@ class LaunchExecution:
         output: AssetRef | None,
         command: LaunchExecutionCommand,
     ) -> LaunchRecords:
+        # The rows are derived unvalidated (domain.derived) from the valid run, version, inputs
+        # and command: ids, paths and enums of the fields' types, a step's index from enumerate
+        # (>= 0); the metadata rows, whose file path validation normalizes, are validated.
         execution_id = execution.workflow_execution_id
         output_prefix = execution_output_prefix(execution_id)
         input_path = inputs[0].asset_root_key if inputs else ""
@@ -302,7 +307,8 @@ class LaunchExecution:
                 else self._ids.new_id()
             )
             steps.append(
-                PipelineExecution(
+                derived(
+                    PipelineExecution,
                     pipeline_execution_id=pipeline_execution_id,
                     workflow_execution_id=execution_id,
                     pipeline_database_id=definition.pipeline_database_id,
@@ -326,7 +332,8 @@ class LaunchExecution:
                 )
             )
             configurations.append(
-                StepInputConfiguration(
+                derived(
+                    StepInputConfiguration,
                     pipeline_execution_id=pipeline_execution_id,
                     workflow_execution_id=execution_id,
                     execution_type=definition.execution_type,
@@ -341,7 +348,8 @@ class LaunchExecution:
                 self._metadata_rows(definition, own_inputs, pipeline_execution_id, execution_id)
             )
             previous = pipeline_execution_id
-        configuration = ExecutionConfiguration(
+        configuration = derived(
+            ExecutionConfiguration,
             workflow_execution_id=execution_id,
             workflow_key=execution.workflow_key,
             workflow_version=version.version,
@@ -354,7 +362,8 @@ class LaunchExecution:
                 (step.pipeline_database_id, step.pipeline_id) for step in version.steps
             ),
         )
-        return LaunchRecords(
+        return derived(
+            LaunchRecords,
             execution=execution,
             inputs=tuple(inputs),
             selections=tuple(selected),
@@ -448,7 +457,7 @@ def _launch_write(records: LaunchRecords, claim: LaunchClaim | None, now: dateti
     if claim is None:
         return RunWrite.launched(records)
     execution = records.execution
-    lease = Run(execution=execution).take_lease(claim.owner, now, claim.lease)
+    lease = derived(Run, execution=execution).take_lease(claim.owner, now, claim.lease)
     steps = chain_order(records.steps)
     start = (
         first_start(execution.workflow_execution_id, steps[0].pipeline_execution_id, now)

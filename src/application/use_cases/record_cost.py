@@ -18,6 +18,7 @@ from application.cost_entries import (
     attempt_seconds,
     build_entry,
     charged_attempt,
+    duration_entry,
     launch_cost_context,
     run_cost_context,
     seconds_between,
@@ -25,11 +26,9 @@ from application.cost_entries import (
 from application.ports import Clock, CostLedger, CostScope, ExecutionStore, IdGenerator
 from domain.costs import (
     CURRENCY_PATTERN,
-    DURATION_UNIT,
     UNIT_PATTERN,
     CostBasis,
     CostEntryExistsError,
-    CostKind,
     CostLedgerEntry,
     CostSource,
     RateCard,
@@ -241,14 +240,13 @@ class RecordAttemptDurations:
         at: datetime,
         entry_id: str | None = None,
     ) -> CostLedgerEntry:
-        return build_entry(
+        return duration_entry(
             self._context(run_id),
             step_id,
             attempt,
-            Usage(quantity=seconds, unit=DURATION_UNIT, kind=CostKind.DURATION),
+            seconds,
             self._rates,
             entry_id=entry_id or duration_entry_id(run_id, step_id, attempt),
-            source=CostSource.RUNNER,
             at=at,
         )
 

@@ -1,0 +1,91 @@
+"""Records the domain derives from already-valid parts, built without validating them again.
+
+Validation stays where values enter (commands, request bodies, rows read back, events from
+outside). A record the domain builds by its own rules from values that passed it - a step's
+attempt, a run's events, a step as a move leaves it - would only pay for the same checks twice
+(a whole pydantic validation each, ~59 a warm run before this). `derived` makes the instance as
+`_Record._replace` does; each caller says, where it is not plain, why the fields' rules still
+hold. `tests/unit/test_derived_records.py` checks each such builder against validation.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+_REQUIRED = object()  # a template's mark for a field with no default
+
+
+class _Template:
+    """A model's fields in their order with their defaults, the names a build must give, and
+    the combinations of names already found right (checked once each, not on every build)."""
+
+    __slots__ = ("checked", "factories", "fields", "required")
+
+    def __init__(self, model: type[BaseModel]) -> None:
+        self.fields: dict[str, Any] = {}
+        self.factories: dict[str, Any] = {}
+        for name, info in model.model_fields.items():
+            if info.default_factory is not None:
+                self.factories[name] = info.default_factory
+                self.fields[name] = _REQUIRED
+            else:
+                self.fields[name] = _REQUIRED if info.is_required() else info.default
+        self.required = frozenset(
+            name
+            for name, value in self.fields.items()
+            if value is _REQUIRED and name not in self.factories
+        )
+        self.checked: set[tuple[str, ...]] = set()
+
+    def check(self, model: type[BaseModel], names: tuple[str, ...]) -> None:
+        unknown = sorted(set(names) - self.fields.keys())
+        missing = sorted(self.required - set(names))
+        if unknown or missing:
+            raise TypeError(f"{model.__name__}: unknown fields {unknown}, missing fields {missing}")
+        self.checked.add(names)
+
+
+_TEMPLATES: dict[type[BaseModel], _Template] = {}
+# BaseModel's slots, set through their descriptors (cheaper than object.__setattr__ by name)
+_set_fields_set = vars(BaseModel)["__pydantic_fields_set__"].__set__
+_set_extra = vars(BaseModel)["__pydantic_extra__"].__set__
+_set_private = vars(BaseModel)["__pydantic_private__"].__set__
+
+
+def derived(model: type[_Model], /, **fields: Any) -> _Model:
+    """An instance of `model` holding `fields` (and the defaults of the rest), unvalidated.
+
+    Only the field names are checked (a misspelt or missing one is a programming error that
+    validation would have caught), once per combination: ~1.5 µs against 3-10 µs for a
+    validation.
+    """
+    template = _TEMPLATES.get(model)
+    if template is None:
+        template = _TEMPLATES[model] = _Template(model)
+    names = tuple(fields)
+    if names not in template.checked:
+        template.check(model, names)
+    values = template.fields | fields  # the template's order: the model's field order
+    if template.factories:
+        for name, factory in template.factories.items():
+            if name not in fields:
+                values[name] = factory()
+    instance = object.__new__(model)
+    object.__setattr__(instance, "__dict__", values)
+    _set_fields_set(instance, set(names))
+    _set_extra(instance, None)
+    _set_private(instance, None)
+    return instance
+
+
+def aware(moment: datetime, field: str) -> datetime:
+    """`moment` as an AwareDatetime field takes it: the one rule of a clock's reading that a
+    derived record would otherwise not check (the domain has no clock; its callers pass one)."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"{field}: {moment.isoformat()} has no time zone")
+    return moment

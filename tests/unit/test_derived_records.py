@@ -1,0 +1,255 @@
+"""Records the domain derives without validation (domain.derived) are what validation would make
+of the same fields: each fast-built value equals its own fields validated again, and the rules
+the builders check themselves (an aware date, a whole-second table date, attempt >= 1) hold."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from decimal import Decimal
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from adapters.system import SystemClock, UuidGenerator
+from application.cost_entries import RunCostContext, duration_entry, seconds_between
+from application.use_cases.launch_execution import LaunchExecution, LaunchExecutionCommand
+from application.use_cases.record_cost import duration_entry_id
+from domain.attempts import AttemptTrigger, TaskExecution
+from domain.costs import Rate, RateCard
+from domain.derived import derived
+from domain.events import NewEvent, change_events, launch_events, move_events
+from domain.execution import PipelineExecution, WorkflowExecution
+from domain.run import (
+    Run,
+    RunChange,
+    RunGuard,
+    as_its_runner_knows,
+    first_start,
+    plain_finish,
+)
+from domain.run_write import RunWrite
+from domain.statuses import ExecutionStatus, StepStatus
+from domain.triggers import TriggerType
+from domain.workflow import ExecutionType, InputFileArity
+from tests.contract.builders import a_version
+from tests.contract.test_launch_writes import NoAssets, Orchestrator
+
+START = datetime(2026, 12, 4, 1, 0, tzinfo=UTC)
+RUN_ID = "0" * 32
+
+moments = st.datetimes(
+    min_value=datetime(2020, 1, 1),
+    max_value=datetime(2040, 1, 1),
+    timezones=st.sampled_from([UTC, timezone(timedelta(hours=5, minutes=30))]),
+)
+
+
+def as_validated(record: BaseModel) -> BaseModel:
+    """The record's own fields through validation: what the slow path would have built."""
+    return type(record).model_validate(dict(record.__dict__))
+
+
+def a_run() -> Run:
+    execution = WorkflowExecution(
+        workflow_execution_id=RUN_ID,
+        workflow_database_id="db",
+        workflow_id="wf",
+        workflow_version=1,
+        status=ExecutionStatus.RUNNING,
+        execution_start_date=START,
+        triggered_by_user_id="alice",
+        trigger_type=TriggerType.MANUAL,
+    )
+    steps = tuple(
+        PipelineExecution(
+            pipeline_execution_id=f"step{index}",
+            workflow_execution_id=RUN_ID,
+            pipeline_database_id="db",
+            pipeline_id=f"p{index}",
+            step_index=index,
+            execution_type=ExecutionType.PYTHON,
+            input_file_arity=InputFileArity.NONE,
+            end_state=index == 1,
+            input_path="in/",
+            output_files_path="out/",
+            output_preview_path="preview/",
+            output_metadata_path="metadata/",
+            auxiliary_path="aux/",
+        )
+        for index in range(2)
+    )
+    return Run(execution=execution, steps=steps)
+
+
+def assert_as_validated(run: Run) -> None:
+    assert as_validated(run) == run
+    for record in (run.execution, *run.steps, *run.attempts):
+        assert as_validated(record) == record
+        assert list(record.__dict__) == list(type(record).model_fields)  # the fields' order
+
+
+@given(started=moments, finished=moments)
+def test_a_started_then_finished_step_is_what_validation_makes_of_it(
+    started: datetime, finished: datetime
+) -> None:
+    start = first_start(RUN_ID, "step0", started)
+    run = a_run().moved(start)
+    finish = plain_finish(RUN_ID, "step0", StepStatus.SUCCEEDED, None, finished, attempt=1)
+    run = run.moved(finish)
+    assert_as_validated(run)
+    # a table date keeps whole seconds, as validation truncates it
+    assert run.steps[0].start_date == started.replace(microsecond=0)
+    assert run.steps[0].stop_date == finished.replace(microsecond=0)
+    assert run.attempts[0].start_date == started  # an attempt keeps microseconds
+    for event in (*move_events(start), *move_events(finish)):
+        assert as_validated(event) == event
+
+
+@given(at=moments)
+def test_a_completed_run_and_its_events_are_what_validation_makes_of_them(at: datetime) -> None:
+    run = a_run()
+    known = as_its_runner_knows(run.execution, run.steps, "step1", 1, START)
+    assert_as_validated(known)
+    after = known.execution.complete(ExecutionStatus.FAILED, at=at, log="", error="boom")
+    assert as_validated(after) == after
+    assert after.execution_stop_date == at.replace(microsecond=0)
+    change = RunChange(known.execution, after, RunGuard())
+    for event in (*launch_events(run.execution), *change_events(change)):
+        assert as_validated(event) == event
+
+
+def test_a_date_with_no_time_zone_is_refused_naming_the_field() -> None:
+    with pytest.raises(ValueError, match=r"startDate: .* has no time zone"):
+        first_start(RUN_ID, "step0", datetime(2026, 12, 4, 1, 0))
+    with pytest.raises(ValueError, match=r"occurred_at: .* has no time zone"):
+        move_events(plain_finish(RUN_ID, "s", StepStatus.FAILED, "x", datetime(2026, 1, 1), 1))
+    with pytest.raises(ValueError, match=r"executionStopDate: .* has no time zone"):
+        a_run().execution.complete(ExecutionStatus.SUCCEEDED, datetime(2026, 1, 1), "", None)
+
+
+def test_an_attempt_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="attempt: 0 is below 1"):
+        first_start(RUN_ID, "step0", START, attempt=0)
+
+
+def test_a_misspelt_or_missing_field_is_refused_by_name() -> None:
+    with pytest.raises(TypeError, match=r"unknown fields \['attempts'\]"):
+        derived(NewEvent, workflow_execution_id=RUN_ID, event_type="Note", occurred_at=START,
+                attempts=1)  # fmt: skip
+    with pytest.raises(TypeError, match=r"missing fields \['occurred_at'\]"):
+        derived(NewEvent, workflow_execution_id=RUN_ID, event_type="Note")
+
+
+def test_defaults_fill_the_fields_not_given() -> None:
+    attempt = derived(
+        TaskExecution,
+        pipeline_execution_id="step0",
+        workflow_execution_id=RUN_ID,
+        attempt=1,
+        status=StepStatus.RUNNING,
+        start_date=START,
+    )
+    assert attempt == TaskExecution(
+        pipeline_execution_id="step0",
+        workflow_execution_id=RUN_ID,
+        attempt=1,
+        status=StepStatus.RUNNING,
+        start_date=START,
+    )
+    assert attempt.trigger is AttemptTrigger.START
+
+
+class Commits:
+    """A run writer keeping each write it is given, all of them written."""
+
+    def __init__(self) -> None:
+        self.writes: list[RunWrite] = []
+
+    def commit(self, write: RunWrite) -> bool:
+        self.writes.append(write)
+        return True
+
+
+def test_a_launchs_records_and_first_start_are_what_validation_makes_of_them() -> None:
+    version = a_version(1)
+    (first,) = version.steps
+    step = first.model_copy(update={"input_file_arity": InputFileArity.NONE})
+    two_steps = version.model_copy(
+        update={"steps": (step, step.model_copy(update={"pipeline_id": "second"}))}
+    )
+    workflows: Any = SimpleNamespace(latest_version=lambda database_id, workflow_id: two_steps)
+    orchestrator: Any = Orchestrator(claim=True, reference="arn:run")
+    store: Any = Commits()
+    assets: Any = NoAssets()  # the stubs have only what a launch asks of them
+    use_case = LaunchExecution(
+        store, workflows, assets, orchestrator, SystemClock(), UuidGenerator()
+    )
+    use_case.execute(LaunchExecutionCommand(workflow_database_id="db1", workflow_id="wf1",
+                                            user_id="alice"))  # fmt: skip
+    launch = store.writes[0].launch
+    records = launch.records
+    assert as_validated(records) == records
+    for record in (
+        records.configuration,
+        *records.steps,
+        *records.step_configurations,
+        *launch.attempts,
+    ):
+        assert as_validated(record) == record
+    assert [s.step_index for s in records.steps] == [0, 1]
+
+
+@given(
+    started=moments,
+    ran=st.timedeltas(min_value=timedelta(0), max_value=timedelta(days=3)),
+    price=st.none() | st.decimals(min_value=0, max_value=100, places=6),
+)
+def test_a_duration_entry_is_what_validation_makes_of_it(
+    started: datetime, ran: timedelta, price: Decimal | None
+) -> None:
+    rates = RateCard(rates={} if price is None else {"seconds": Rate(unit_price=price)})
+    context = RunCostContext(RUN_ID, "db1", "wf1", None, ("db1:asset1",))
+    entry = duration_entry(
+        context,
+        "step0",
+        2,
+        seconds_between(started, started + ran),
+        rates,
+        entry_id=duration_entry_id(RUN_ID, "step0", 2),
+        at=started + ran,
+    )
+    assert as_validated(entry) == entry
+    assert (entry.currency is None) is (price is None)
+
+
+def test_a_duration_entry_checks_what_it_is_given() -> None:
+    context = RunCostContext(RUN_ID, "db1", "wf1", None, ())
+    with pytest.raises(ValueError, match="attempt: 0 is below 1"):
+        duration_entry(context, "s", 0, Decimal(1), RateCard(), entry_id="e", at=START)
+    with pytest.raises(ValueError, match=r"recordedAt: .* has no time zone"):
+        duration_entry(
+            context, "s", 1, Decimal(1), RateCard(), entry_id="e", at=datetime(2026, 1, 1)
+        )
+
+
+@given(at=moments, seconds=st.integers(min_value=1, max_value=3600))
+def test_a_taken_or_renewed_lease_is_what_validation_makes_of_it(
+    at: datetime, seconds: int
+) -> None:
+    run = a_run()
+    taken = run.take_lease("runner-1", at, timedelta(seconds=seconds)).after
+    renewed = run.renew_lease("runner-1", at, timedelta(seconds=seconds)).after
+    for execution in (taken, renewed):
+        assert as_validated(execution) == execution
+        assert execution.runner_lease is not None
+        assert as_validated(execution.runner_lease) == execution.runner_lease
+        assert execution.runner_lease.expires_date - at == timedelta(seconds=seconds)
+
+
+def test_a_lease_taken_at_a_moment_with_no_time_zone_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"renewedDate: .* has no time zone"):
+        a_run().take_lease("runner-1", datetime(2026, 1, 1), timedelta(seconds=30))
