@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from pytest_bdd import parsers, then, when
 
-from application.ports import CostLedger, CostScope
+from application.ports.costs import CostLedger, CostScope
 from application.use_cases.import_costs import ImportCostsCommand
 from application.use_cases.record_cost import RecordCostCommand, ReportedUsage
 from application.use_cases.summarize_costs import SummarizeCostsQuery, SummaryScope

@@ -10,7 +10,8 @@ from dependency_injector import providers
 from pytest_bdd import given, parsers, then, when
 
 from adapters.tables import ResourceKeys
-from application.ports import ArchivedRun, ListScope
+from application.ports.executions import ListScope
+from application.ports.migration import ArchivedRun
 from application.use_cases.backfill_list_partition import BackfillListPartitionCommand
 from application.use_cases.export_executions import ExportExecutionsCommand
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery

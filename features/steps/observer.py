@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from application.ports import ExecutionStore, RunReporter
+from application.ports.executions import ExecutionStore
+from application.ports.orchestration import RunReporter
 from domain.execution import WorkflowExecution, chain_order
 from domain.run import Run
 from domain.statuses import ExecutionStatus, StepStatus

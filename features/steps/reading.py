@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from application.ports import AssetCatalog
+from application.ports.files import AssetCatalog
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery
 from domain.assets import AssetFile, AssetRef
 from domain.execution import ExecutionDetails, StepDetails

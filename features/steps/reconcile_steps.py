@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.use_cases.complete_execution import CompleteExecutionCommand
 from application.use_cases.get_execution import GetExecutionQuery
 from application.use_cases.list_executions import ListExecutionsQuery

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_bdd import parsers, then, when
 
-from application.ports import Delivery, EventBus, RegistrationCredentials
+from application.ports.event_bus import Delivery, EventBus, RegistrationCredentials
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredLog
 from domain.registration import REGISTRATION_DETAIL_TYPE, compose_source

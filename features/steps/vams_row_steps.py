@@ -19,7 +19,7 @@ from adapters.dynamodb.codec import to_wire
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql
 from adapters.tables import TABLE_SPECS, ResourceKeys
-from application.ports import ArchivedRun
+from application.ports.migration import ArchivedRun
 from application.use_cases.abort_execution import AbortExecutionCommand
 from application.use_cases.delete_execution import DeleteExecutionCommand
 from application.use_cases.describe_execution import DescribeExecutionQuery

@@ -22,7 +22,7 @@ from typing import IO, Any
 from adapters.dynamodb.codec import check_item
 from adapters.run_archive import ARCHIVED_TABLES, EXECUTION_ID, SHARED_TABLES
 from adapters.tables import TABLE_SPECS, ResourceKeys
-from application.ports import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
+from application.ports.migration import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
 from domain.errors import InvalidInputError
 from domain.execution import execution_object_prefix
 

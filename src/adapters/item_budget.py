@@ -23,7 +23,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any, Self
 
-from application.ports import ObjectStore
+from application.ports.files import ObjectStore
 from domain.execution import execution_object_prefix
 
 Item = dict[str, Any]

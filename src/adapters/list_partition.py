@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from adapters.records import ALL_LIST_PARTITION
-from application.ports import MainRowKey
+from application.ports.migration import MainRowKey
 from domain.errors import InvalidInputError
 
 EXECUTION_ID = "workflowExecutionId"

@@ -15,7 +15,7 @@ from adapters.records import Item
 from adapters.run_records import parse_execution_input_record
 from adapters.step_records import parse_step_input_metadata_record
 from adapters.tables import ResourceKeys
-from application.ports import Row, RowCollection
+from application.ports.executions import Row, RowCollection
 
 ROW_TABLES: Mapping[RowCollection, ResourceKeys] = {
     RowCollection.INPUTS: ResourceKeys.RESOLVED_INPUT_FILES,

@@ -22,13 +22,8 @@ from adapters.tables import (
     TABLE_SPECS,
     ResourceKeys,
 )
-from application.ports import (
-    ArchivedBody,
-    ArchivedItem,
-    ArchivedRun,
-    ImportedRun,
-    ObjectStore,
-)
+from application.ports.files import ObjectStore
+from application.ports.migration import ArchivedBody, ArchivedItem, ArchivedRun, ImportedRun
 from domain.errors import ExecutionNotFoundError
 from domain.execution import execution_object_prefix
 

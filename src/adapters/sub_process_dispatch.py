@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from application.ports import SubProcessController
+from application.ports.sub_executions import SubProcessController
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredSubExecution
 from domain.redaction import redact

@@ -14,7 +14,8 @@ from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
-from application.ports import AuditLog, AuthorizationStore, Authorizer, ExecutionQueries
+from application.ports.access import AuditLog, AuthorizationStore, Authorizer
+from application.ports.executions import ExecutionQueries
 from application.workflow_documents import WorkflowDocument
 from domain.authorization import (
     HOST_CODE_OBJECT_TYPE,

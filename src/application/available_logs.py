@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from application.ports import SubExecutionReader, WorkflowCatalog
+from application.ports.sub_executions import SubExecutionReader
+from application.ports.workflows import WorkflowCatalog
 from application.state_machine_memo import StateMachineMemo
 from domain.available_logs import (
     BATCH_LOG_GROUP,

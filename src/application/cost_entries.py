@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from domain.attempts import TaskExecution
 from domain.costs import (
     DURATION_UNIT,

@@ -20,7 +20,7 @@ from application.detail_collections import (
     encode_cursor,
     step_path,
 )
-from application.ports import Row
+from application.ports.executions import Row
 from domain.execution import ExecutionDetails, StepDetails
 from domain.truncation import NOT_COUNTED, TruncatedCollection
 

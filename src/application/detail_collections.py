@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from application.ports import RowCollection
+from application.ports.executions import RowCollection
 from domain.errors import InvalidInputError
 
 # -- the bounds of GetExecutionDetails: one place ----------------------------------------------

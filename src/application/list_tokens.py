@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from application.ports import ExecutionRef
+from application.ports.executions import ExecutionRef
 from domain.errors import InvalidInputError
 from domain.paging import is_timestamp
 

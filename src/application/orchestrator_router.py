@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from application.ports import (
+from application.ports.orchestration import (
     HistoryPage,
     LaunchClaim,
     Orchestrator,

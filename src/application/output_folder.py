@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from application.ports import ObjectStore, StepRunStore, StoredObject
+from application.ports.executions import StepRunStore
+from application.ports.files import ObjectStore, StoredObject
 from domain.execution import OutputFile, PipelineExecution, output_file_type
 from domain.run import Run
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from datetime import datetime
 
-from application.ports import RunStore
+from application.ports.executions import RunStore
 from application.use_cases.approvals import PassApprovalGate, PassApprovalGateCommand
 from application.use_cases.complete_execution import (
     CompleteExecution,

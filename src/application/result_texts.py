@@ -5,7 +5,7 @@ never silently shortened."""
 
 from __future__ import annotations
 
-from application.ports import ObjectStore
+from application.ports.files import ObjectStore
 from domain.execution import ExecutionDetails, StepDetails
 from domain.result_text import RESULTS_CONTENT_BUDGET, RESULTS_CONTENT_LIMIT, ResultText, text_of
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from application.ports import ObjectStore
+from application.ports.files import ObjectStore
 from domain.execution import RUN_LOG_TAIL_BYTES, execution_log_key
 from domain.redaction import redact
 

@@ -19,14 +19,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from application.ports import (
-    LogEvent,
-    LogStore,
-    Orchestrator,
-    OrchestratorReadError,
-    RunLogSource,
-    StateMachineLogReader,
-)
+from application.ports.files import LogStore
+from application.ports.logs import LogEvent, RunLogSource, StateMachineLogReader
+from application.ports.orchestration import Orchestrator, OrchestratorReadError
 from domain.available_logs import LogReadStatus, group_name_of, state_machine_arn_of
 from domain.execution import WorkflowExecution
 

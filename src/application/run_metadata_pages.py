@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from application.ports import ExecutionStore, Row, RowCollection
+from application.ports.executions import ExecutionStore, Row, RowCollection
 from domain.authorization import AssetKey
 from domain.errors import InvalidInputError
 from domain.execution import PipelineExecution, StepInputMetadata, chain_order

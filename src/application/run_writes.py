@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
-from application.ports import RunLifecycleStore, RunWriter
+from application.ports.executions import RunLifecycleStore, RunWriter
 from domain.contention import pause_before_retry
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.run import Run, RunEnd, StepMove

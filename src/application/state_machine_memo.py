@@ -8,7 +8,7 @@ broken machine is not asked again within the request.
 
 from __future__ import annotations
 
-from application.ports import StateMachineSource, SubExecutionReader
+from application.ports.sub_executions import StateMachineSource, SubExecutionReader
 from domain.stages import SubExecutionReadError
 
 

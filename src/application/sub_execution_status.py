@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from application.ports import SubExecutionReader
+from application.ports.sub_executions import SubExecutionReader
 from application.state_machine_memo import StateMachineMemo
 from domain.execution import StepDetails
 from domain.logs import BATCH_JOB, STEP_FUNCTIONS_EXECUTION, RegisteredSubExecution

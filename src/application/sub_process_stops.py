@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from application.ports import RunLifecycleStore, SubProcessController
+from application.ports.executions import RunLifecycleStore
+from application.ports.sub_executions import SubProcessController
 from application.run_writes import commit_decided
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredSubExecution

@@ -33,37 +33,40 @@ if TYPE_CHECKING:
     from application.authorization import AccessControl, AccessFactsCache
     from application.available_logs import AvailableLogFinder
     from application.orchestrator_router import OrchestratorRouter
-    from application.ports import (
-        Approvals,
-        AssetCatalog,
+    from application.ports.access import (
         AuditLog,
         AuthorizationStore,
         Authorizer,
-        Clock,
-        CostLedger,
-        ExecutionEvents,
-        ExecutionStore,
+        RevokedTokens,
+        TokenVerifier,
+    )
+    from application.ports.approvals import Approvals
+    from application.ports.costs import CostLedger
+    from application.ports.executions import ExecutionEvents, ExecutionStore
+    from application.ports.files import (
+        AssetCatalog,
         HandlerLocator,
+        LogStore,
+        ObjectStore,
+        RunFiles,
+    )
+    from application.ports.logs import LogReader, StateMachineLogReader
+    from application.ports.migration import (
         ItemShapes,
         LegacyExecutions,
         ListPartitionBackfill,
-        LogReader,
-        LogStore,
         MigratedRuns,
-        ObjectStore,
-        Orchestrator,
-        RevokedTokens,
         RunArchive,
-        RunFiles,
+    )
+    from application.ports.orchestration import (
+        Orchestrator,
         RunReporter,
         StateMachineDeployer,
-        StateMachineLogReader,
-        SubExecutionReader,
         TaskCallbacks,
-        TokenVerifier,
-        WorkflowCatalog,
-        WorkflowDefinitions,
     )
+    from application.ports.sub_executions import SubExecutionReader
+    from application.ports.system import Clock
+    from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
     from application.reporting import UseCaseRunReporter
     from application.result_texts import ResultTextReader
     from application.sub_execution_status import SubExecutionStatus

@@ -8,7 +8,7 @@ from pathlib import Path
 from adapters.identity.jwks import JwksTokenVerifier
 from adapters.identity.local_key import LocalSigningKey
 from adapters.identity.local_tokens import LocalTokenIssuer, LocalTokenVerifier
-from application.ports import TokenVerifier
+from application.ports.access import TokenVerifier
 from entrypoints.settings import JwtSettings, Settings
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from application.ports import EventBus, RegistrationCredentials
+    from application.ports.event_bus import EventBus, RegistrationCredentials
     from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from application.ports import SubProcessController
+from application.ports.sub_executions import SubProcessController
 
 
 def sub_process_controller(

@@ -27,7 +27,7 @@ from adapters.sqlite.paging import decode_token
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql
 from adapters.tables import ResourceKeys
-from application.ports import ListScope
+from application.ports.executions import ListScope
 from application.use_cases.list_executions import ListExecutionsQuery
 from domain.execution import WorkflowExecution
 from domain.statuses import ExecutionStatus

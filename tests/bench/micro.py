@@ -14,7 +14,7 @@ from typing import Any
 from adapters.records import DATE_FORMAT, format_date, parse_date
 from adapters.run_records import parse_execution_record
 from adapters.sqlite.statements import load_item
-from application.ports import ListScope
+from application.ports.executions import ListScope
 from tests.bench.fixtures import bench_container
 from tests.bench.lists import fill
 from tests.bench.timing import median, time_each

@@ -14,7 +14,8 @@ from adapters.sqlite.schema import build_schema
 from adapters.sub_process_dispatch import DispatchingSubProcessController
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import TableNames
-from application.ports import ExecutionStore, RunWriter, WorkflowDefinitions
+from application.ports.executions import ExecutionStore, RunWriter
+from application.ports.workflows import WorkflowDefinitions
 from application.run_writes import commit_decided
 from application.use_cases.approvals import PassApprovalGate
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecution

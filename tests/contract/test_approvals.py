@@ -16,7 +16,8 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import TableNames
-from application.ports import Approvals, ExecutionEvents, ExecutionStore
+from application.ports.approvals import Approvals
+from application.ports.executions import ExecutionEvents, ExecutionStore
 from domain.approvals import (
     ApprovalGate,
     ApprovalNotFoundError,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from application.ports import AssetCatalog
+from application.ports.files import AssetCatalog
 from tests.contract.builders import an_asset_file
 
 

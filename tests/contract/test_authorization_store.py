@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from application.ports import AuthorizationStore
+from application.ports.access import AuthorizationStore
 from domain.authorization import Action
 from domain.constraints import (
     Constraint,

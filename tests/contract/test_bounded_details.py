@@ -10,7 +10,7 @@ import pytest
 from adapters.system import SystemClock
 from application.detail_bounds import bound_details, bound_steps
 from application.detail_collections import MAX_INPUTS, MAX_STEP_ROWS, MAX_STEPS
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.run_metadata_pages import StepRow
 from application.use_cases.get_execution_details import (
     GetExecutionDetails,

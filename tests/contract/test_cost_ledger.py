@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from application.ports import CostLedger, CostScope
+from application.ports.costs import CostLedger, CostScope
 from domain.costs import (
     CostBasis,
     CostEntryExistsError,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from application.detail_bounds import bound_details
 from application.detail_collections import MAX_INPUTS, ROW_READ_LIMIT
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.use_cases.get_execution_metadata import (
     GetExecutionMetadata,
     GetExecutionMetadataQuery,

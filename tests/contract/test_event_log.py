@@ -13,7 +13,7 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import EventNumberTakenError, ExecutionEvents, ExecutionStore
+from application.ports.executions import EventNumberTakenError, ExecutionEvents, ExecutionStore
 from domain.events import EventType
 from domain.execution import WorkflowExecution
 from domain.logs import RegisteredLog

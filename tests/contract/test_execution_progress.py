@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.use_cases.get_execution_progress import (
     GetExecutionProgress,
     GetExecutionProgressQuery,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from application.cost_entries import launch_cost_context, run_cost_context
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from domain.authorization import AccessFacts, AssetKey
 from tests.contract.builders import a_launch, write_launch
 

@@ -15,7 +15,7 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.system import SystemClock
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import ExecutionStore, RowCollection
+from application.ports.executions import ExecutionStore, RowCollection
 from application.use_cases.retry_step import RetryStep, RetryStepCommand
 from application.use_cases.step_tracking import (
     FinishStep,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from domain.attempts import AttemptTrigger
 from domain.run import StepMove
 from domain.statuses import StepStatus

@@ -23,7 +23,7 @@ from adapters.run_records import (
 )
 from adapters.step_records import build_step_input_metadata_record
 from adapters.tables import TABLE_SPECS
-from application.ports import ExecutionStore, Row, RowCollection
+from application.ports.executions import ExecutionStore, Row, RowCollection
 from domain.execution import OutputFile, StepOutputs
 from tests.contract.builders import a_launch, some_outputs, step_id, write_launch
 

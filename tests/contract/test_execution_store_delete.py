@@ -24,7 +24,7 @@ from adapters.tables import (
     ResourceKeys,
     TableNames,
 )
-from application.ports import ExecutionStore, ListScope
+from application.ports.executions import ExecutionStore, ListScope
 from domain.approvals import ApprovalGate, ApprovalRequest
 from domain.errors import ExecutionNotFoundError
 from domain.execution import PipelineInputFile

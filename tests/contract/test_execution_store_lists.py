@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from adapters.records import format_table_date
-from application.ports import AssetDirection, ExecutionRef, ExecutionStore, ListScope
+from application.ports.executions import AssetDirection, ExecutionRef, ExecutionStore, ListScope
 from domain.errors import InvalidInputError
 from domain.execution import WorkflowExecution
 from tests.contract.builders import a_launch, at, write_launch

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from application.ports import AssetDirection, ExecutionRef, ExecutionStore, ListScope
+from application.ports.executions import AssetDirection, ExecutionRef, ExecutionStore, ListScope
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from domain.errors import PipelineExecutionNotFoundError
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.run import StepMove

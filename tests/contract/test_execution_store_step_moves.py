@@ -9,7 +9,8 @@ from decimal import Decimal
 
 import pytest
 
-from application.ports import CostLedger, CostScope, ExecutionStore
+from application.ports.costs import CostLedger, CostScope
+from application.ports.executions import ExecutionStore
 from domain.errors import PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution, StepOutputs
 from domain.run import Run, RunChange, RunGuard, StepMove

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from adapters.step_records import build_pipeline_execution_record
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from domain.errors import PipelineExecutionNotFoundError
 from domain.logs import RegisteredSubExecution
 from domain.run_write import RunWrite, VersionedStep

@@ -23,7 +23,7 @@ from adapters.sqlite.item_upgrade import SqliteItemShapes, backup_path, upgrade_
 from adapters.sqlite.schema import build_schema
 from adapters.step_records import EARLIER_STEP_NAMES
 from adapters.tables import NOT_CREATED, TABLES, ResourceKeys, TableNames
-from application.ports import ListScope
+from application.ports.executions import ListScope
 from tests import vams_items as vams
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "wfx_0_1"

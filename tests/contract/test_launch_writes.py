@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from adapters.system import SystemClock, UuidGenerator
-from application.ports import LaunchClaim
+from application.ports.orchestration import LaunchClaim
 from application.use_cases.launch_execution import LaunchExecution, LaunchExecutionCommand
 from domain.assets import AssetFile
 from domain.execution import PipelineExecution, WorkflowExecution

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from adapters.system import SystemClock
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.use_cases.list_executions import ListExecutions, ListExecutionsQuery
 from domain.errors import InvalidInputError
 from domain.triggers import TriggerType

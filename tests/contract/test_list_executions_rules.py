@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from adapters.system import SystemClock
 from application import list_tokens
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.use_cases import list_executions
 from application.use_cases.list_executions import ListExecutions, ListExecutionsQuery
 from domain.errors import InvalidInputError

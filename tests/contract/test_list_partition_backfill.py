@@ -10,7 +10,8 @@ import pytest
 from adapters.records import Item
 from adapters.run_records import build_execution_record
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import ExecutionStore, ListPartitionBackfill, ListScope, MainRowKey
+from application.ports.executions import ExecutionStore, ListScope
+from application.ports.migration import ListPartitionBackfill, MainRowKey
 from application.use_cases.backfill_list_partition import (
     BackfillListPartition,
     BackfillListPartitionCommand,

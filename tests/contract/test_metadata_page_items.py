@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from adapters.system import SystemClock
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.use_cases.get_execution_details import (
     GetExecutionDetails,
     GetExecutionDetailsQuery,

@@ -17,7 +17,7 @@ from adapters.sqlite.statements import quote
 from adapters.system import SystemClock
 from adapters.tables import TABLES, TableNames
 from adapters.v1_items import JsonFileV1Items
-from application.ports import OrchestratorExecution, OrchestratorReadError
+from application.ports.orchestration import OrchestratorExecution, OrchestratorReadError
 from application.use_cases.list_executions import ListExecutions, ListExecutionsQuery
 from application.use_cases.migrate_v1 import MigrateV1, MigrateV1Command, MigrateV1Result
 from domain.errors import InvalidInputError

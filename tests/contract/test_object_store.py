@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from application.ports import ObjectStore
+from application.ports.files import ObjectStore
 from conftest import S3_BUCKET
 
 

@@ -8,14 +8,9 @@ from typing import Any
 import pytest
 
 from adapters.run_records import build_execution_record
-from application.ports import (
-    ArchivedItem,
-    ArchivedRun,
-    ExecutionStore,
-    ListScope,
-    ObjectStore,
-    RunArchive,
-)
+from application.ports.executions import ExecutionStore, ListScope
+from application.ports.files import ObjectStore
+from application.ports.migration import ArchivedItem, ArchivedRun, RunArchive
 from application.use_cases.export_executions import ExportExecutions, ExportExecutionsCommand
 from domain.errors import ExecutionNotFoundError
 from tests.contract.builders import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from application.ports import ExecutionStore, RowCollection
+from application.ports.executions import ExecutionStore, RowCollection
 from application.run_metadata_pages import StepRow, row_text_size
 from application.use_cases.get_execution_metadata import (
     GetExecutionMetadata,

@@ -15,7 +15,8 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import TableNames
-from application.ports import CostLedger, CostScope, ExecutionEvents
+from application.ports.costs import CostLedger, CostScope
+from application.ports.executions import ExecutionEvents
 from application.run_writes import end_run
 from domain.approvals import ApprovalGate, ApprovalRequest
 from domain.errors import ExecutionAlreadyExistsError, ExecutionNotFoundError

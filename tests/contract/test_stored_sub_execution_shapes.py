@@ -12,7 +12,7 @@ import pytest
 from adapters.records import Item
 from adapters.step_records import build_pipeline_execution_record
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from domain.logs import RegisteredSubExecution
 from tests.contract.builders import a_launch, step_id, write_launch
 from tests.contract.conftest import BACKENDS

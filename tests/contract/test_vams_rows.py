@@ -13,7 +13,8 @@ from adapters.dynamodb.codec import to_wire
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import AssetDirection, ListScope, ObjectStore, RowCollection
+from application.ports.executions import AssetDirection, ListScope, RowCollection
+from application.ports.files import ObjectStore
 from application.result_texts import ResultTextReader
 from application.run_writes import end_run
 from application.use_cases.get_execution_metadata import (

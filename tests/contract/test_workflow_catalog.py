@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from application.ports import WorkflowCatalog, WorkflowDefinitions
+from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
 from domain.errors import VersionImmutableError, WorkflowNotFoundError
 from domain.workflow import ExecutionType, StepDefinition, WorkflowDefinition, WorkflowVersion
 from tests.contract.builders import a_version, publish

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from application.ports import WorkflowCatalog, WorkflowDefinitions
+from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
 from domain.errors import InvalidInputError
 from domain.workflow import WorkflowVersion
 from tests.contract.builders import a_version, publish

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from application.ports import WorkflowDefinitions
+from application.ports.workflows import WorkflowDefinitions
 from domain.errors import InvalidInputError
 from domain.workflow import WorkflowDefinition
 from tests.contract.builders import a_version, at, publish

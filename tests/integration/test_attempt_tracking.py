@@ -11,7 +11,7 @@ from adapters.local.object_store import FilesystemObjectStore
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.run_writes import end_run
 from application.use_cases.retry_step import RetryStep, RetryStepCommand
 from application.use_cases.step_tracking import (

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
-from application.ports import CostScope
+from application.ports.costs import CostScope
 from application.use_cases.abort_execution import AbortExecutionCommand
 from application.use_cases.complete_execution import CompleteExecutionCommand
 from application.use_cases.import_costs import ImportCostsCommand

@@ -10,7 +10,7 @@ import boto3
 import pytest
 
 from adapters.aws.stepfunctions import StepFunctionsDeployer
-from application.ports import WorkflowCatalog, WorkflowDefinitions
+from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
 from application.state_machines import HandlerArns, build_state_machine, validate_state_machine
 from application.use_cases.deploy_workflow_version import (
     DeploymentConfiguration,

@@ -14,7 +14,7 @@ import pytest
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 from adapters.system import SystemClock
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import ExecutionStore, ListScope
+from application.ports.executions import ExecutionStore, ListScope
 from application.use_cases.list_executions import ListExecutions, ListExecutionsQuery
 from domain.errors import ExecutionNotFoundError
 from tests.contract.builders import a_launch, write_launch

@@ -14,7 +14,7 @@ from adapters.dynamodb.codec import from_wire
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 from adapters.dynamodb.requests import BATCH_WRITE_LIMIT
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import ListScope
+from application.ports.executions import ListScope
 from tests.contract.builders import a_launch, some_outputs, write_launch
 
 RUN = "doomed-run"

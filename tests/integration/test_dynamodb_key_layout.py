@@ -21,7 +21,7 @@ from moto import mock_aws
 from adapters.dynamodb.codec import check_item
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 from adapters.tables import CREATED_TABLES, TABLE_SPECS, ResourceKeys, TableNames
-from application.ports import AssetDirection, ExecutionRef, ListScope
+from application.ports.executions import AssetDirection, ExecutionRef, ListScope
 from domain.errors import ExecutionAlreadyExistsError, InvalidInputError
 from domain.execution import (
     ExecutionConfiguration,

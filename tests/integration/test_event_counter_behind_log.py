@@ -86,7 +86,7 @@ def test_a_log_that_stays_ahead_is_one_line_on_the_cli_and_a_409_over_http(
         warnings.simplefilter("ignore")
         from fastapi.testclient import TestClient
 
-    from application.ports import EventNumberTakenError
+    from application.ports.executions import EventNumberTakenError
     from entrypoints.cli.errors import EXIT_SERVICE_UNAVAILABLE, exit_for
     from entrypoints.http.errors import install_error_handlers
 

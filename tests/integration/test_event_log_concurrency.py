@@ -18,7 +18,7 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import TableNames
-from application.ports import ExecutionEvents, ExecutionStore, UnitOfWork
+from application.ports.executions import ExecutionEvents, ExecutionStore, UnitOfWork
 from domain.events import EventType, ExecutionEvent, NewEvent
 from tests.contract.builders import a_launch, write_launch
 from tests.integration.test_registration_concurrency import OneRequestAtATime

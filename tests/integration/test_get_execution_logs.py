@@ -22,7 +22,8 @@ from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.system import SystemClock
 from application.available_logs import AvailableLogFinder
-from application.ports import ExecutionStore, WorkflowCatalog, WorkflowDefinitions
+from application.ports.executions import ExecutionStore
+from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
 from application.use_cases.get_execution_details import (
     GetExecutionDetails,
     GetExecutionDetailsQuery,

@@ -14,7 +14,7 @@ import yaml
 
 from adapters.dynamodb.codec import from_wire
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import AssetDirection
+from application.ports.executions import AssetDirection
 from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand

@@ -27,7 +27,7 @@ from adapters.dynamodb.codec import from_wire
 from adapters.item_budget import ITEM_BUDGET, ITEM_SIZE_LIMIT, item_size
 from adapters.sqlite.schema import build_schema
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import RowCollection
+from application.ports.executions import RowCollection
 from application.run_metadata_pages import StepRow
 from application.use_cases.delete_execution import DeleteExecutionCommand
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery

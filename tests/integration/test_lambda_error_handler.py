@@ -11,7 +11,7 @@ from types import ModuleType
 import pytest
 from pydantic import ValidationError
 
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import create_all_tables
 from tests.contract.builders import a_launch, step_id, write_launch

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from domain.errors import PipelineExecutionNotFoundError
 from domain.run import RunIsStoppingError
 from domain.statuses import ExecutionStatus, StepStatus

@@ -15,7 +15,7 @@ import pytest
 from dependency_injector import providers
 
 from adapters.tables import ResourceKeys
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.registration import REGISTRATION_DETAIL_TYPE, compose_source
 from entrypoints.container import create_all_tables

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from application.ports import ListScope
+from application.ports.executions import ListScope
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document

@@ -22,7 +22,7 @@ from adapters.aws.stepfunctions import StepFunctionsOrchestrator
 from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.sub_process_dispatch import DispatchingSubProcessController
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.use_cases.get_execution import GetExecution, GetExecutionQuery
 from application.use_cases.get_execution_details import (
     GetExecutionDetails,

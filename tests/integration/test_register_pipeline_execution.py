@@ -14,7 +14,7 @@ from adapters.local.processes import LocalProcessController
 from adapters.local.supervisor import RunFolder, this_process
 from adapters.sub_process_dispatch import DispatchingSubProcessController
 from adapters.system import SystemClock
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.use_cases.register_pipeline_execution import (
     RegisterPipelineExecution,
     RegisterPipelineExecutionCommand,

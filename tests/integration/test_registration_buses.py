@@ -16,7 +16,7 @@ from pydantic import SecretStr
 from adapters.aws.eventbridge import EventBridgeBus
 from adapters.dynamodb.template import infrastructure_template
 from adapters.tables import TableNames
-from application.ports import EventNotPublishedError
+from application.ports.event_bus import EventNotPublishedError
 from application.use_cases.publish_registration import (
     PublishRegistration,
     PublishRegistrationCommand,

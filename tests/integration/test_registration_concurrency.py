@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.use_cases.register_pipeline_execution import (
     RegisterPipelineExecutionCommand,
 )

@@ -12,7 +12,7 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.system import SystemClock
 from adapters.tables import CREATED_TABLES, ResourceKeys, TableNames
-from application.ports import ListScope
+from application.ports.executions import ListScope
 from application.use_cases.list_executions import ListExecutions, ListExecutionsQuery
 from domain.errors import ExecutionNotFoundError
 from tests.contract.builders import a_launch, write_launch

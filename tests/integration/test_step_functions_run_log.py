@@ -35,7 +35,7 @@ from typer.testing import CliRunner
 from adapters.aws.cloudwatch_logs import CloudWatchLogReader
 from adapters.aws.stepfunctions import StepFunctionsOrchestrator
 from adapters.run_records import build_execution_record
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.run_log import MAX_STORED_LOG_BYTES
 from application.run_log_sources import NOTE_PREFIX, RunLogBound, StateMachineRunLog
 from application.use_cases.abort_execution import AbortExecutionCommand

@@ -14,7 +14,8 @@ import pytest
 from dependency_injector import providers
 
 from adapters.archive_file import read_runs, write_header, write_run
-from application.ports import ArchivedRun, CostScope, RejectedRun
+from application.ports.costs import CostScope
+from application.ports.migration import ArchivedRun, RejectedRun
 from application.use_cases.complete_execution import CompleteExecutionCommand
 from application.use_cases.export_executions import ExportExecutionsCommand
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecutionCommand

@@ -14,7 +14,7 @@ from botocore.stub import Stubber
 
 from adapters.aws.sub_executions import AwsSubExecutionReader
 from adapters.system import SystemClock
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.get_execution_details import (
     GetExecutionDetails,

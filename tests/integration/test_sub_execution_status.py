@@ -16,7 +16,7 @@ from moto import mock_aws
 
 from adapters.aws.sub_executions import AwsSubExecutionReader
 from adapters.system import SystemClock
-from application.ports import ExecutionStore
+from application.ports.executions import ExecutionStore
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.get_execution_details import (
     GetExecutionDetails,

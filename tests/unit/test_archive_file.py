@@ -10,7 +10,7 @@ import pytest
 
 from adapters.archive_file import read_runs, write_header, write_run
 from adapters.run_records import build_execution_record
-from application.ports import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
+from application.ports.migration import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
 from domain.errors import InvalidInputError
 from tests.contract.builders import an_execution
 

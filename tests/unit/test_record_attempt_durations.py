@@ -11,7 +11,8 @@ from typing import Any, cast
 
 import pytest
 
-from application.ports import CostLedger, CostScope, ExecutionStore
+from application.ports.costs import CostLedger, CostScope
+from application.ports.executions import ExecutionStore
 from application.use_cases.record_cost import (
     RecordAttemptDurations,
     RecordAttemptDurationsCommand,

@@ -12,7 +12,7 @@ from adapters.sqlite.execution_sql import ASSET_LINKS, LIST_PARTITIONS
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.sqlite.schema import build_schema
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import AssetDirection, ListScope
+from application.ports.executions import AssetDirection, ListScope
 from tests.contract.builders import a_launch, at, write_launch
 
 SCHEMA = build_schema(TableNames())

@@ -146,7 +146,7 @@ def test_reading_and_writing_rows_never_imports_sqlalchemy(tmp_path: Path) -> No
         from adapters.sqlite.database import SqliteDatabase
         from adapters.sqlite.execution_store import SqliteExecutionStore
         from adapters.tables import TableNames
-        from application.ports import ListScope
+        from application.ports.executions import ListScope
         from tests.contract.builders import a_launch, write_launch
 
         database = SqliteDatabase({str(path)!r})

@@ -18,7 +18,7 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.system import SystemClock
 from adapters.tables import TableNames
-from application.ports import RunReporter
+from application.ports.orchestration import RunReporter
 from application.reporting import UseCaseRunReporter
 from application.use_cases.complete_execution import CompleteExecution
 from application.use_cases.hand_on_step import HandOnStep

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from application.ports import Clock
+from application.ports.system import Clock
 from domain.authorization import AccessDecision, Subject
 from domain.redaction import redact_json
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from application.ports import AuthorizationStore
+from application.ports.access import AuthorizationStore
 from domain.authorization import (
     ADMIN_ROLE,
     SYSTEM_USER,

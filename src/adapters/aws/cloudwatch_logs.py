@@ -17,7 +17,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from adapters.aws.failures import transport_problem
-from application.ports import LogEvent, LogPage
+from application.ports.logs import LogEvent, LogPage
 from domain.available_logs import LogReadStatus, group_name_of
 
 # FilterLogEvents takes at most 100 logStreamNames.

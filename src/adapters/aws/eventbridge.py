@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from application.ports import Delivery, EventNotPublishedError
+from application.ports.event_bus import Delivery, EventNotPublishedError
 from domain.redaction import redact
 
 

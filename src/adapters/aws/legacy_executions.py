@@ -6,7 +6,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from application.ports import OrchestratorExecution, OrchestratorReadError
+from application.ports.orchestration import OrchestratorExecution, OrchestratorReadError
 from domain.statuses import ExecutionStatus
 
 

@@ -19,7 +19,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from adapters.aws.failures import CREDENTIALS_HINT, BucketUnusableError, is_unreachable
 from adapters.object_files import base_name, check_key, check_prefix, open_regular_file
-from application.ports import StoredObject
+from application.ports.files import StoredObject
 
 # A listing page holds at most 1,000 entries, and DeleteObjects takes at most 1,000 a request.
 MAX_PAGE = 1000

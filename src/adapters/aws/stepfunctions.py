@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from adapters.aws.failures import transport_problem
-from application.ports import (
+from application.ports.orchestration import (
     HistoryPage,
     OrchestratorExecution,
     OrchestratorReadError,

@@ -13,7 +13,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from adapters.aws.failures import transport_problem
-from application.ports import HistoryPage, StateMachineSource, SubExecutionDescription
+from application.ports.orchestration import HistoryPage
+from application.ports.sub_executions import StateMachineSource, SubExecutionDescription
 from domain.stages import SubExecutionReadError
 
 _BATCH_IDS_PER_CALL = 100  # DescribeJobs' limit

@@ -30,7 +30,7 @@ from adapters.tables import (
     ResourceKeys,
     TableNames,
 )
-from application.ports import CostScope
+from application.ports.costs import CostScope
 from domain.costs import CostEntryExistsError, CostLedgerEntry
 
 if TYPE_CHECKING:

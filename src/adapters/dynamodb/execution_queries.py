@@ -39,7 +39,7 @@ from adapters.step_records import (
     parse_step_input_metadata_record,
 )
 from adapters.tables import ResourceKeys
-from application.ports import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
+from application.ports.executions import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
 from domain.authorization import AccessFacts
 from domain.errors import InvalidInputError
 from domain.execution import (

@@ -14,7 +14,7 @@ from adapters.list_partition import (
     encode_cursor,
 )
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import MainRowKey, MainRowPage
+from application.ports.migration import MainRowKey, MainRowPage
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

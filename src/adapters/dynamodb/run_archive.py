@@ -11,7 +11,7 @@ from adapters.dynamodb.requests import query_pages, query_partition
 from adapters.records import ALL_LIST_PARTITION, Item, format_table_date
 from adapters.run_archive import EXECUTION_ID, RunArchiveRows
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
-from application.ports import ObjectStore
+from application.ports.files import ObjectStore
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

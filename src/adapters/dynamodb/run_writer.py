@@ -58,7 +58,7 @@ from adapters.step_records import (
     task_execution_close_of,
 )
 from adapters.tables import RUN_ROW_TABLES, STEP_ROW_TABLES, ResourceKeys
-from application.ports import EventNumberTakenError
+from application.ports.executions import EventNumberTakenError
 from domain.attempts import TaskExecution
 from domain.contention import pause_before_retry
 from domain.errors import (

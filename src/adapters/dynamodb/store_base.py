@@ -12,7 +12,7 @@ from adapters.dynamodb.requests import query_partition
 from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork
 from adapters.item_budget import OffloadedBodies
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames, TableSpec
-from application.ports import ObjectStore
+from application.ports.files import ObjectStore
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

@@ -27,7 +27,7 @@ from adapters.event_records import (
 )
 from adapters.item_budget import OffloadedBodies
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import EventNumberTakenError
+from application.ports.executions import EventNumberTakenError
 from domain.errors import ExecutionNotFoundError
 from domain.events import ExecutionEvent, NewEvent
 from domain.paging import Page

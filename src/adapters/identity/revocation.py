@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import jwt
 
-from application.ports import RevokedTokens, TokenVerifier
+from application.ports.access import RevokedTokens, TokenVerifier
 from domain.authorization import Subject
 from domain.errors import NotAuthenticatedError
 

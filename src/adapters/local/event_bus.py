@@ -9,7 +9,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from application.ports import Delivery
+from application.ports.event_bus import Delivery
 
 # (envelope, credential the publisher gave or None) -> verdict
 Subscriber = Callable[[dict[str, Any], str | None], Delivery]

@@ -26,7 +26,7 @@ from functools import partial
 from typing import TypeVar
 
 from adapters.local.supervisor import RunStop, StopReason
-from application.ports import RunReporter
+from application.ports.orchestration import RunReporter
 from domain.errors import DomainError
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.run import AttemptFencedError, Run, RunIsOverError, RunIsStoppingError

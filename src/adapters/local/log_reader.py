@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from application.ports import LogEvent, LogPage
+from application.ports.logs import LogEvent, LogPage
 from domain.available_logs import LogReadStatus
 from domain.redaction import redact
 

@@ -19,7 +19,7 @@ from adapters.object_files import (
     check_prefix,
     open_regular_file,
 )
-from application.ports import StoredObject
+from application.ports.files import StoredObject
 
 _TEMP_PREFIX = ".tmp-"
 _CHUNK = 1 << 20

@@ -19,7 +19,7 @@ from io import BufferedReader
 from pathlib import Path
 
 from adapters.object_files import NO_FOLLOW_READ
-from application.ports import ObjectStore, StoredObject
+from application.ports.files import ObjectStore, StoredObject
 
 # File times on Linux advance in clock ticks (up to 10 ms): a file changed within a tick of our
 # last look could keep its size and mtime, so only a stat older than this is trusted ("racy git").

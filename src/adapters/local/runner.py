@@ -55,17 +55,16 @@ from adapters.local.supervisor import (
     stop_step_groups,
     this_process,
 )
-from application.ports import (
-    ExecutionStore,
+from application.ports.executions import ExecutionStore
+from application.ports.files import LogStore, ObjectStore
+from application.ports.orchestration import (
     HistoryPage,
     LaunchClaim,
-    LogStore,
-    ObjectStore,
     OrchestratorExecution,
     RunReporter,
     StateMachineDescription,
-    WorkflowCatalog,
 )
+from application.ports.workflows import WorkflowCatalog
 from domain.approvals import (
     HANDOVER_OWNER_PREFIX,
     PARKED_OWNER_PREFIX,

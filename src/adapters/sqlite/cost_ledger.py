@@ -21,7 +21,7 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import build_schema, create_tables
 from adapters.sqlite.statements import TableSql, load_item
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import CostScope
+from application.ports.costs import CostScope
 from domain.costs import CostEntryExistsError, CostLedgerEntry
 
 

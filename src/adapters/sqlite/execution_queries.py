@@ -31,7 +31,7 @@ from adapters.step_records import (
     parse_step_input_metadata_record,
     parse_task_execution_record,
 )
-from application.ports import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
+from application.ports.executions import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
 from domain.authorization import AccessFacts
 from domain.errors import ExecutionNotFoundError
 from domain.execution import (

@@ -12,7 +12,7 @@ from adapters.sqlite.schema import SqliteSchema
 from adapters.sqlite.statements import TableSql, dump_json, json_path, placeholders
 from adapters.step_records import STEP_STATUS
 from adapters.tables import ResourceKeys
-from application.ports import AssetDirection, ListScope, RowCollection
+from application.ports.executions import AssetDirection, ListScope, RowCollection
 from domain.run import OPEN_EXECUTION_STATUSES, RunGuard
 
 START_DATE = "executionStartDate"

@@ -14,7 +14,7 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import ITEM_COLUMN, build_schema
 from adapters.sqlite.statements import json_path, quote
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import MainRowKey, MainRowPage
+from application.ports.migration import MainRowKey, MainRowPage
 
 
 class SqliteListPartitionBackfill:

@@ -13,7 +13,7 @@ from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql, load_item, quote
 from adapters.sqlite.workflow_tables import create_workflow_tables
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
-from application.ports import ObjectStore
+from application.ports.files import ObjectStore
 
 
 class SqliteRunArchive(RunArchiveRows):

@@ -15,7 +15,7 @@ from adapters.sqlite.statements import TableSql, chunks, load_item, placeholders
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.step_records import parse_run_steps
 from adapters.tables import ResourceKeys, TableNames
-from application.ports import ObjectStore
+from application.ports.files import ObjectStore
 from domain.execution import PipelineExecution
 
 

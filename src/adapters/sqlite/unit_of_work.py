@@ -22,7 +22,7 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import SqliteSchema, create_tables_unless_present
 from adapters.sqlite.statements import TableSql, dump_json, load_item
 from adapters.tables import ResourceKeys
-from application.ports import EventNumberTakenError
+from application.ports.executions import EventNumberTakenError
 from domain.errors import ExecutionNotFoundError
 from domain.events import ExecutionEvent, NewEvent
 from domain.paging import Page

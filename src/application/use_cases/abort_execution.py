@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import (
-    Clock,
-    LogStore,
-    ObjectStore,
-    Orchestrator,
-    RunLifecycleStore,
-    RunLogSource,
-    SubProcessController,
-)
+from application.ports.executions import RunLifecycleStore
+from application.ports.files import LogStore, ObjectStore
+from application.ports.logs import RunLogSource
+from application.ports.orchestration import Orchestrator
+from application.ports.sub_executions import SubProcessController
+from application.ports.system import Clock
 from application.run_log import fit_run_log_text
 from application.run_log_sources import LocalRunLog
 from application.run_writes import commit_decided, end_run_and_steps

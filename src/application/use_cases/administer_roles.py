@@ -9,7 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from application.authorization import AccessControl
-from application.ports import AuthorizationStore
+from application.ports.access import AuthorizationStore
 from domain.authorization import Action, Subject
 from domain.constraints import Constraint, Role, RoleAssignment
 from domain.permission_templates import DATABASE_ID_VARIABLE, PermissionTemplate

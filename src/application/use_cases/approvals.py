@@ -20,20 +20,18 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.authorization import AccessControl
-from application.ports import (
-    Approvals,
-    AuditLog,
-    AuthorizationStore,
-    Clock,
+from application.ports.access import AuditLog, AuthorizationStore
+from application.ports.approvals import Approvals
+from application.ports.executions import (
     ExecutionRef,
     ExecutionStore,
-    IdGenerator,
-    Orchestrator,
     RunLifecycleStore,
     RunStore,
     RunWriter,
-    WorkflowCatalog,
 )
+from application.ports.orchestration import Orchestrator
+from application.ports.system import Clock, IdGenerator
+from application.ports.workflows import WorkflowCatalog
 from domain.approvals import (
     MAX_REASON_CHARS,
     ApprovalClosedError,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import ListPartitionBackfill
+from application.ports.migration import ListPartitionBackfill
 
 DEFAULT_PAGE_SIZE = 100
 

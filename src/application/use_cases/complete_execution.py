@@ -9,15 +9,10 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.output_folder import relative_path, unrecorded_outputs, writing_attempt
-from application.ports import (
-    AssetCatalog,
-    Clock,
-    ExecutionStore,
-    LogStore,
-    ObjectStore,
-    RunLogSource,
-    StoredObject,
-)
+from application.ports.executions import ExecutionStore
+from application.ports.files import AssetCatalog, LogStore, ObjectStore, StoredObject
+from application.ports.logs import RunLogSource
+from application.ports.system import Clock
 from application.run_log import fit_run_log_text
 from application.run_log_sources import LocalRunLog
 from application.run_writes import (

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from application.ports import ObjectStore, RunFiles, RunStore
+from application.ports.executions import RunStore
+from application.ports.files import ObjectStore, RunFiles
 from application.use_cases.abort_execution import AbortExecution, AbortExecutionCommand
 from domain.errors import ExecutionNotFoundError, ExecutionStillRunningError
 from domain.execution import WorkflowExecution, execution_object_prefix

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import StateMachineDeployer, WorkflowCatalog
+from application.ports.orchestration import StateMachineDeployer
+from application.ports.workflows import WorkflowCatalog
 from application.state_machines import (
     HandlerArns,
     build_state_machine,

@@ -9,7 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import ExecutionQueries, Orchestrator, OrchestratorExecution
+from application.ports.executions import ExecutionQueries
+from application.ports.orchestration import Orchestrator, OrchestratorExecution
 from application.use_cases.get_execution import GetExecution, GetExecutionQuery
 from domain.execution import (
     ExecutionDetails,

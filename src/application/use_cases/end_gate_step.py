@@ -6,7 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import Approvals, Clock, ExecutionStore, IdGenerator, RunWriter
+from application.ports.approvals import Approvals
+from application.ports.executions import ExecutionStore, RunWriter
+from application.ports.system import Clock, IdGenerator
 from application.use_cases.approvals import approval_id_for
 from application.use_cases.step_tracking import FinishStep, FinishStepCommand, StepState
 from domain.approvals import TIMED_OUT_ERROR, ApprovalNotFoundError, ApprovalRequest, ApprovalStatus

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-from application.ports import ArchivedItem, ArchivedRun, RunArchive
+from application.ports.migration import ArchivedItem, ArchivedRun, RunArchive
 from domain.errors import ExecutionNotFoundError
 
 

@@ -6,7 +6,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import Clock, RunLifecycleStore
+from application.ports.executions import RunLifecycleStore
+from application.ports.system import Clock
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.execution import WorkflowExecution
 from domain.redrive import (

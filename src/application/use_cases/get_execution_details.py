@@ -7,13 +7,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from application.available_logs import AvailableLogFinder
 from application.detail_bounds import bound_details, bound_steps
 from application.detail_collections import ROW_READ_LIMIT
-from application.ports import (
-    Approvals,
-    Clock,
-    ExecutionQueries,
-    SubExecutionReader,
-    WorkflowDefinitions,
-)
+from application.ports.approvals import Approvals
+from application.ports.executions import ExecutionQueries
+from application.ports.sub_executions import SubExecutionReader
+from application.ports.system import Clock
+from application.ports.workflows import WorkflowDefinitions
 from application.result_texts import ResultTextReader
 from application.state_machine_memo import StateMachineMemo
 from application.sub_execution_status import SubExecutionStatus

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import ExecutionEvents, RunStore
+from application.ports.executions import ExecutionEvents, RunStore
 from domain.events import ExecutionEvent
 from domain.paging import Page
 

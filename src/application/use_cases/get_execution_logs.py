@@ -11,16 +11,9 @@ from typing import Literal, Protocol
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from application.available_logs import AvailableLogFinder, reader_for
-from application.ports import (
-    ExecutionQueries,
-    LogPage,
-    LogReader,
-    LogStore,
-    ObjectStore,
-    RowCollection,
-    RunStore,
-    StepRunStore,
-)
+from application.ports.executions import ExecutionQueries, RowCollection, RunStore, StepRunStore
+from application.ports.files import LogStore, ObjectStore
+from application.ports.logs import LogPage, LogReader
 from domain.attempt_logs import split_by_attempt
 from domain.attempts import TaskExecution
 from domain.available_logs import (

@@ -18,7 +18,7 @@ from application.detail_collections import (
     encode_cursor,
     parse_collection,
 )
-from application.ports import ExecutionStore, Row, RowCollection
+from application.ports.executions import ExecutionStore, Row, RowCollection
 from application.run_metadata_pages import (
     RUN_COLLECTIONS,
     StepRow,

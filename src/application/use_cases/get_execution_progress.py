@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import RunLifecycleStore
+from application.ports.executions import RunLifecycleStore
 from domain.execution import PipelineExecution, WorkflowExecution, chain_order
 
 

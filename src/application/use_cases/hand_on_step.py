@@ -13,7 +13,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import Clock, RunLifecycleStore, RunWriter
+from application.ports.executions import RunLifecycleStore, RunWriter
+from application.ports.system import Clock
 from application.run_writes import commit_decided
 from application.use_cases.record_cost import (
     RecordAttemptDurations,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import Clock, RunLifecycleStore, SubProcessController
+from application.ports.executions import RunLifecycleStore
+from application.ports.sub_executions import SubProcessController
+from application.ports.system import Clock
 from application.sub_process_stops import stop_sub_processes
 from application.use_cases.complete_execution import CompleteExecution
 from domain.execution import PipelineExecution, StepLog, StepOutputs, chain_order

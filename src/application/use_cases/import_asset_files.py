@@ -7,7 +7,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import AssetCatalog, Clock, ObjectStore
+from application.ports.files import AssetCatalog, ObjectStore
+from application.ports.system import Clock
 from domain.assets import AssetFile, asset_object_key, asset_root_key
 from domain.errors import InvalidInputError
 from domain.workflow import Identifier

@@ -15,7 +15,9 @@ from pydantic import BaseModel, ConfigDict
 
 from application.cost_entries import RunCostContext, Usage, build_entry, charged_attempt
 from application.cost_entries import run_cost_context as read_run_context
-from application.ports import Clock, CostLedger, CostScope, ExecutionStore, IdGenerator
+from application.ports.costs import CostLedger, CostScope
+from application.ports.executions import ExecutionStore
+from application.ports.system import Clock, IdGenerator
 from domain.costs import (
     CURRENCY_PATTERN,
     ENTRY_ID_PATTERN,

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from application.ports import ArchivedRun, RejectedRun, RunArchive
+from application.ports.migration import ArchivedRun, RejectedRun, RunArchive
 
 
 class ImportExecutionsResult(BaseModel):

@@ -9,15 +9,11 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from application.ports import (
-    AssetCatalog,
-    Clock,
-    IdGenerator,
-    LaunchClaim,
-    Orchestrator,
-    RunLifecycleStore,
-    WorkflowCatalog,
-)
+from application.ports.executions import RunLifecycleStore
+from application.ports.files import AssetCatalog
+from application.ports.orchestration import LaunchClaim, Orchestrator
+from application.ports.system import Clock, IdGenerator
+from application.ports.workflows import WorkflowCatalog
 from application.run_writes import commit_decided, end_run_and_steps
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.assets import AssetFile, AssetRef, check_asset_ids

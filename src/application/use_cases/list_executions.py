@@ -18,7 +18,8 @@ from application.list_tokens import (
     encode_ref,
     encode_scan,
 )
-from application.ports import AssetDirection, Clock, ExecutionQueries, ExecutionRef, ListScope
+from application.ports.executions import AssetDirection, ExecutionQueries, ExecutionRef, ListScope
+from application.ports.system import Clock
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.assets import AssetRef
 from domain.errors import InvalidInputError

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from application.ports import WorkflowCatalog, WorkflowDefinitions
+from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
 from domain.errors import WorkflowNotFoundError
 from domain.paging import Page
 from domain.workflow import Identifier, WorkflowDefinition, WorkflowVersion

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from application.ports import ItemShapes
+from application.ports.migration import ItemShapes
 from domain.migration import TableItemShapes
 
 

@@ -9,15 +9,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from application.ports import (
-    Clock,
-    LegacyExecutions,
-    MigratedRuns,
-    MigrationCheckpoint,
-    OrchestratorReadError,
-    V1Items,
-    WorkflowDefinitions,
-)
+from application.ports.migration import LegacyExecutions, MigratedRuns, MigrationCheckpoint, V1Items
+from application.ports.orchestration import OrchestratorReadError
+from application.ports.system import Clock
+from application.ports.workflows import WorkflowDefinitions
 from domain.errors import InvalidInputError
 from domain.migration import (
     MigrationOutcome,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import TaskCallbacks
+from application.ports.orchestration import TaskCallbacks
 from application.use_cases.approvals import PassApprovalGate, PassApprovalGateCommand
 from domain.approvals import ApprovalRequest
 

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 from pydantic.alias_generators import to_camel
 
-from application.ports import Delivery, EventBus, RegistrationCredentials
+from application.ports.event_bus import Delivery, EventBus, RegistrationCredentials
 from application.use_cases.record_cost import ReportedUsage
 from application.use_cases.register_pipeline_execution import (
     RegisterPipelineExecution,

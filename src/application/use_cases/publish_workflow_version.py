@@ -8,7 +8,9 @@ from pathlib import PurePath
 
 from pydantic import BaseModel, ConfigDict
 
-from application.ports import Clock, HandlerLocator, WorkflowCatalog, WorkflowDefinitions
+from application.ports.files import HandlerLocator
+from application.ports.system import Clock
+from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
 from application.workflow_documents import WorkflowDocument, approval_gate, input_file_arity
 from domain.errors import InvalidInputError
 from domain.redaction import redact, redact_executable

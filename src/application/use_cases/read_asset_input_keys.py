@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from application.ports import ExecutionQueries, RowCollection
+from application.ports.executions import ExecutionQueries, RowCollection
 from domain.authorization import AssetKey
 from domain.execution import ExecutionInput
 

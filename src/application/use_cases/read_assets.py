@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import AssetCatalog, ObjectStore
+from application.ports.files import AssetCatalog, ObjectStore
 from domain.assets import AssetFile, asset_object_key
 from domain.errors import AssetNotFoundError
 

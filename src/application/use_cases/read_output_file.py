@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import ObjectStore, StepRunStore
+from application.ports.executions import StepRunStore
+from application.ports.files import ObjectStore
 from domain.errors import OutputFileNotFoundError, PipelineExecutionNotFoundError
 from domain.execution import OutputFile
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from application.authorization import AccessFactsCache
-from application.ports import ExecutionQueries
+from application.ports.executions import ExecutionQueries
 from domain.authorization import AssetKey
 
 

@@ -13,17 +13,16 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from application.ports import (
-    Clock,
-    LogStore,
-    ObjectStore,
+from application.ports.executions import RunLifecycleStore
+from application.ports.files import LogStore, ObjectStore
+from application.ports.logs import RunLogSource
+from application.ports.orchestration import (
     Orchestrator,
     OrchestratorExecution,
     OrchestratorReadError,
-    RunLifecycleStore,
-    RunLogSource,
-    SubProcessController,
 )
+from application.ports.sub_executions import SubProcessController
+from application.ports.system import Clock
 from application.run_log import fit_run_log_text
 from application.run_log_sources import LocalRunLog
 from application.run_writes import end_run

@@ -23,7 +23,9 @@ from application.cost_entries import (
     run_cost_context,
     seconds_between,
 )
-from application.ports import Clock, CostLedger, CostScope, ExecutionStore, IdGenerator
+from application.ports.costs import CostLedger, CostScope
+from application.ports.executions import ExecutionStore
+from application.ports.system import Clock, IdGenerator
 from domain.costs import (
     CURRENCY_PATTERN,
     UNIT_PATTERN,

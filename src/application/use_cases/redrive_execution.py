@@ -6,14 +6,9 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import (
-    Clock,
-    IdGenerator,
-    LaunchClaim,
-    Orchestrator,
-    OrchestratorReadError,
-    RunLifecycleStore,
-)
+from application.ports.executions import RunLifecycleStore
+from application.ports.orchestration import LaunchClaim, Orchestrator, OrchestratorReadError
+from application.ports.system import Clock, IdGenerator
 from application.run_writes import commit_decided
 from domain.attempts import TaskExecution
 from domain.errors import RedriveNotAllowedError

@@ -8,7 +8,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from application.ports import Clock, RunLifecycleStore, SubProcessController
+from application.ports.executions import RunLifecycleStore
+from application.ports.sub_executions import SubProcessController
+from application.ports.system import Clock
 from application.run_writes import commit_decided
 from application.sub_process_stops import stop_registered
 from application.use_cases.record_cost import RecordCost, RecordCostCommand, ReportedUsage

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import ExecutionQueries, RowCollection
+from application.ports.executions import ExecutionQueries, RowCollection
 from application.use_cases.get_execution import GetExecution, GetExecutionQuery
 from application.use_cases.launch_execution import (
     LaunchExecution,

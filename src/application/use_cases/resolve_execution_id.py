@@ -12,7 +12,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import ExecutionQueries, ListScope
+from application.ports.executions import ExecutionQueries, ListScope
 from domain.errors import InvalidInputError, NotFoundError
 
 LATEST = "latest"

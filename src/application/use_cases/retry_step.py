@@ -7,7 +7,9 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from application.output_folder import unrecorded_outputs
-from application.ports import Clock, ObjectStore, RunLifecycleStore
+from application.ports.executions import RunLifecycleStore
+from application.ports.files import ObjectStore
+from application.ports.system import Clock
 from application.run_writes import commit_decided, with_closed_attempt_duration
 from application.use_cases.record_cost import (
     RecordAttemptDurations,

@@ -4,7 +4,8 @@ as a cookie and as a bearer token alike."""
 
 from __future__ import annotations
 
-from application.ports import Clock, RevokedTokens
+from application.ports.access import RevokedTokens
+from application.ports.system import Clock
 
 
 class RevokeTokens:

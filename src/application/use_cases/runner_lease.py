@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from application.ports import Clock, RunLifecycleStore
+from application.ports.executions import RunLifecycleStore
+from application.ports.system import Clock
 from domain.execution import WorkflowExecution
 from domain.run import Run, RunIsOverError, first_start
 from domain.run_write import RunWrite

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import WorkflowCatalog, WorkflowDefinitions
+from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
 from application.use_cases.list_workflows import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from domain.errors import WorkflowNotFoundError
 from domain.paging import Page

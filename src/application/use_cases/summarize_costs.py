@@ -9,13 +9,8 @@ from typing import Self
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from application.authorization import AccessControl
-from application.ports import (
-    AssetDirection,
-    CostLedger,
-    CostScope,
-    ExecutionQueries,
-    ExecutionRef,
-)
+from application.ports.costs import CostLedger, CostScope
+from application.ports.executions import AssetDirection, ExecutionQueries, ExecutionRef
 from domain.authorization import Action, Subject
 from domain.costs import CostLedgerEntry, CostSummary, summarize
 

@@ -6,7 +6,9 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports import Clock, ExecutionStore, ListScope, SubProcessController
+from application.ports.executions import ExecutionStore, ListScope
+from application.ports.sub_executions import SubProcessController
+from application.ports.system import Clock
 from application.sub_process_stops import attempt_stop, record_stops
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.execution import PipelineExecution, WorkflowExecution

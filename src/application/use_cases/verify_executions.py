@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from application.ports import ArchivedRun, RejectedRun, RunArchive
+from application.ports.migration import ArchivedRun, RejectedRun, RunArchive
 
 
 class VerifyExecutions:

@@ -12,7 +12,7 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
-from application.ports import EventNumberTakenError
+from application.ports.executions import EventNumberTakenError
 from application.validation_messages import describe_validation_error
 from domain.errors import DomainError
 from domain.redaction import redact

@@ -10,7 +10,7 @@ import typer
 from entrypoints.cli import context
 
 if TYPE_CHECKING:
-    from application.ports import V1Items
+    from application.ports.migration import V1Items
     from application.use_cases.migrate_v1 import MigrateV1Result
     from entrypoints.container import Container
 

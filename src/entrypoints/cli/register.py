@@ -134,7 +134,7 @@ def register(
 ) -> None:
     """Publish on the configured bus; refused on the local bus exits 1 with the reason (which
     names the step, and never the token)."""
-    from application.ports import EventNotPublishedError
+    from application.ports.event_bus import EventNotPublishedError
 
     command = registration_command(options)  # bad input fails before anything is opened
     try:

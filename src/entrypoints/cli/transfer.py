@@ -21,7 +21,7 @@ from domain.errors import InvalidInputError
 from entrypoints.cli import context
 
 if TYPE_CHECKING:
-    from application.ports import ArchivedRun, RejectedRun
+    from application.ports.migration import ArchivedRun, RejectedRun
 
 
 def _warn(text: str) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from application.ports import TokenVerifier
+from application.ports.access import TokenVerifier
 from entrypoints.container import Container
 from entrypoints.http import approvals, costs, executions, rerun, workflows
 from entrypoints.http.body_limit import RequestBodyLimit

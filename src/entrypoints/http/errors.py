@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from application.ports import EventNumberTakenError
+from application.ports.executions import EventNumberTakenError
 from application.validation_messages import describe_validation_error
 from domain.errors import (
     ConflictError,

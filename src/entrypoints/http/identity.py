@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi import Request
 
-from application.ports import TokenVerifier
+from application.ports.access import TokenVerifier
 from domain.authorization import Subject
 from domain.errors import NotAuthenticatedError
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from fastapi import Query
 
-from application.ports import Clock
+from application.ports.system import Clock
 from application.use_cases.list_executions import MAX_PAGE_SIZE, ListExecutionsQuery
 from domain.errors import InvalidInputError
 from domain.triggers import TriggerType, trigger_type_from_request

@@ -7,7 +7,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.base import RequestResponseEndpoint
 
-from application.ports import TokenVerifier
+from application.ports.access import TokenVerifier
 from entrypoints.http.viewer import (
     actions,
     execution_page,

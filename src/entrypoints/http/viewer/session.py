@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from fastapi import Request, Response
 
-from application.ports import TokenVerifier
+from application.ports.access import TokenVerifier
 from domain.authorization import Subject
 from domain.errors import NotAuthenticatedError, NotAuthorizedError
 

@@ -1,0 +1,37 @@
+"""The port of the cost ledger."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from domain.costs import CostLedgerEntry
+
+
+class CostScope(StrEnum):
+    """Which entries a cost read takes: one run's, a workflow's, a group's, or all of them."""
+
+    EXECUTION = "execution"
+    WORKFLOW = "workflow"
+    GROUP = "group"
+    ALL = "all"
+
+
+class CostLedger(Protocol):
+    """Append-only cost entries (seed 003 COST_LEDGER_ENTRY); an entry is never rewritten."""
+
+    def create_tables(self) -> None: ...
+
+    def append(self, entries: Sequence[CostLedgerEntry]) -> None:
+        """Add the entries all at once (one transaction; on DynamoDB one TransactWriteItems per
+        100, the service's cap). CostEntryExistsError, nothing of that transaction written, when
+        an entry's key (run, step, attempt, entry id) is taken."""
+        ...
+
+    def list_entries(self, scope: CostScope, key: str | None) -> list[CostLedgerEntry]:
+        """Every entry of the scope - `key` is the run id, `databaseId:workflowId` or the group
+        id; None for ALL - one index or partition query (paged to the end), never a scan. A
+        run's entries come by entry key, the others oldest first by recordedAt."""
+        ...

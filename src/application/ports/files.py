@@ -1,0 +1,92 @@
+"""The ports of files: asset versions, the object store, a run's local files and logs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, Protocol
+
+if TYPE_CHECKING:
+    from domain.assets import AssetFile
+
+
+class AssetCatalog(Protocol):
+    """The current version of every asset file (the bodies live in the ObjectStore)."""
+
+    def put_files(self, files: Sequence[AssetFile]) -> None: ...
+
+    def list_files(self, database_id: str, asset_id: str) -> list[AssetFile]:
+        """Every file of the asset, by file key; [] for an unknown asset."""
+        ...
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    key: str
+    version_id: str
+    size: int
+    etag: str
+
+
+class ObjectStore(Protocol):
+    """A versioned object store: every write of a key gets a new version id."""
+
+    @property
+    def bucket(self) -> str: ...
+
+    def put_file(self, key: str, source: Path | BinaryIO) -> StoredObject:
+        """A path that is a symbolic link, or not a regular file, is refused (OSError)."""
+        ...
+
+    def put_bytes(self, key: str, body: bytes) -> StoredObject: ...
+
+    def local_path(self, key: str, version_id: str) -> Path:
+        """A readable local file holding that version."""
+        ...
+
+    def read_bytes(self, key: str, version_id: str | None = None) -> bytes:
+        """The body of that version, or of the newest one (FileNotFoundError if none)."""
+        ...
+
+    def read_head(self, key: str, version_id: str, size: int) -> bytes:
+        """At most the first `size` bytes of that version, never more read (FileNotFoundError
+        if it is not stored)."""
+        ...
+
+    def list_latest(self, prefix: str) -> list[StoredObject]:
+        """The newest version of every key under the prefix, by key."""
+        ...
+
+    def delete_prefix(self, prefix: str) -> int:
+        """Remove every version of every key under the (non-empty) prefix; how many keys went.
+        Nothing under it is not an error (a delete done twice removes 0 the second time)."""
+        ...
+
+
+class RunFiles(Protocol):
+    """What a run leaves on the runner's host outside the stores: its run folder (process
+    records, the shared output folder) and its step logs."""
+
+    def remove(self, workflow_execution_id: str) -> None:
+        """Remove them all; a run that left none is not an error."""
+        ...
+
+
+class HandlerLocator(Protocol):
+    """Finds a python step's handler as the runner will import it, without running its code."""
+
+    def problem(self, handler: str, handler_path: str | None) -> str | None:
+        """Why `package.module:function` cannot be imported from sys.path (then `handler_path`,
+        a folder), or None when it can."""
+        ...
+
+
+class LogStore(Protocol):
+    """Where run and step logs are written locally and read back."""
+
+    def step_log_path(self, workflow_execution_id: str, pipeline_execution_id: str) -> Path: ...
+
+    def read_step_log(self, workflow_execution_id: str, pipeline_execution_id: str) -> str: ...
+
+    def read_run_log(self, workflow_execution_id: str) -> str: ...

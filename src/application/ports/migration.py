@@ -1,0 +1,162 @@
+"""The ports of moving stored runs: VAMS and wfx 0.1 items migrated or upgraded, backfills, the
+run archive."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from application.ports.orchestration import OrchestratorExecution
+    from domain.migration import MigratedRun, TableItemShapes
+
+
+class V1Items(Protocol):
+    """The earlier table's items (VAMS 2.5.x), as plain attribute maps, always in the same
+    order (the migration's checkpoint names the last one done)."""
+
+    def items(self) -> Iterable[Mapping[str, Any]]: ...
+
+
+class MigratedRuns(Protocol):
+    """Where the V1 migration writes a run: its main row, input rows and PipelineExecutionInputFiles
+    rows as one unit, the main row last (so a run whose main row exists is wholly written)."""
+
+    def has_run(self, workflow_execution_id: str) -> bool: ...
+
+    def add_migrated(self, run: MigratedRun) -> bool:
+        """Write the run's rows; False, writing nothing, when its main row exists already."""
+        ...
+
+
+class ItemShapes(Protocol):
+    """The items an earlier wfx wrote, moved to the current shapes: each item rewritten at most
+    once and only when it differs (so a run cut short resumes by running again), guarded against
+    a writer changing it meanwhile."""
+
+    def upgrade(self, dry_run: bool) -> tuple[TableItemShapes, ...]: ...
+
+    def verify(self) -> tuple[TableItemShapes, ...]:
+        """Read every item; count those not in the current shapes. Writes nothing."""
+        ...
+
+
+class LegacyExecutions(Protocol):
+    """Step Functions' word on a run the earlier release started, by its execution ARN: None
+    when it no longer knows the execution; OrchestratorReadError when it does not answer."""
+
+    def describe(self, execution_arn: str) -> OrchestratorExecution | None: ...
+
+
+class MigrationCheckpoint(Protocol):
+    """The key of the last item the migration finished, kept between runs."""
+
+    def last_done(self) -> str | None: ...
+
+    def record(self, item_key: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class MainRowKey:
+    """The table key of one main row (seed 000: the run's id, then its workflow's key)."""
+
+    workflow_execution_id: str
+    workflow_key: str
+
+
+@dataclass(frozen=True)
+class MainRowPage:
+    """One page of the main table in key order: how many rows it held, which of them lack the
+    global-list partition, and where the next page starts (None: this was the last)."""
+
+    scanned: int
+    unstamped: tuple[MainRowKey, ...]
+    next_cursor: str | None
+
+
+class ListPartitionBackfill(Protocol):
+    """The main rows a write path left without `allListPartition` (seed 000's warning), found by
+    the product's only scan and stamped one conditional write at a time."""
+
+    def scan_page(self, cursor: str | None, limit: int) -> MainRowPage:
+        """Up to `limit` main rows after `cursor` (None: from the start); a cursor this adapter
+        did not issue raises InvalidInputError."""
+        ...
+
+    def stamp(self, row: MainRowKey) -> bool:
+        """Give the row the partition if it still has none and still exists; False otherwise
+        (a concurrent writer stamped or rewrote it first: its row is never overwritten)."""
+        ...
+
+
+@dataclass(frozen=True)
+class ArchivedItem:
+    """One stored item in the store-neutral form: the table's ResourceKeys name (never its
+    physical name, which a prefix may change) and the item as plain JSON values."""
+
+    table: str
+    item: Mapping[str, Any]
+    line: int = 0  # where the item was read from (0: not read from a file)
+    # not the run's own: a definition or an asset file other runs may name too
+    shared: bool = False
+
+
+@dataclass(frozen=True)
+class ArchivedBody:
+    """A body an item budget moved to the object store, carried inline with its run."""
+
+    key: str
+    data: bytes
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class ArchivedRun:
+    """Every item of one run in every table, the definitions and asset files it names, and its
+    offloaded bodies; the main row is the last item (written last, so a cut-short import leaves
+    no half run listed)."""
+
+    workflow_execution_id: str
+    items: tuple[ArchivedItem, ...]
+    bodies: tuple[ArchivedBody, ...] = ()
+
+
+@dataclass(frozen=True)
+class RejectedRun:
+    """A run whose lines in an archive break a rule: none of it is imported."""
+
+    workflow_execution_id: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class ImportedRun:
+    """What an import of one run did: items written, items found equal, items found different
+    (left as stored: nothing already stored is overwritten), each named."""
+
+    written: int
+    unchanged: int
+    conflicts: tuple[str, ...] = ()
+
+
+class RunArchive(Protocol):
+    """Whole runs read from and written to one store, item by item (store-to-store copy)."""
+
+    def list_run_ids(self, since: datetime | None) -> list[str]:
+        """The runs in the global list started at or after `since` (None: all), oldest first."""
+        ...
+
+    def export_run(self, workflow_execution_id: str) -> ArchivedRun:
+        """Raises ExecutionNotFoundError when the run has no main row."""
+        ...
+
+    def import_run(self, run: ArchivedRun) -> ImportedRun:
+        """Bodies first, then each absent item by a conditional put, the main row last."""
+        ...
+
+    def differences(self, run: ArchivedRun) -> list[str]:
+        """Each item and body of `run` that the store holds otherwise or not at all, named."""
+        ...
