@@ -15,12 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import CREATED_TABLES, TableNames
-from application.run_log_sources import (
-    STEP_FUNCTIONS,
-    LocalRunLog,
-    RunLogRouter,
-    StateMachineRunLog,
-)
 from domain.redaction import configure_redaction
 from entrypoints import registration_wiring, sub_process_controllers
 from entrypoints.aws_clients import aws_client
@@ -50,7 +44,7 @@ if TYPE_CHECKING:
         ObjectStore,
         RunFiles,
     )
-    from application.ports.logs import LogReader, StateMachineLogReader
+    from application.ports.logs import LogReader, RunLogSource, StateMachineLogReader
     from application.ports.migration import (
         ItemShapes,
         LegacyExecutions,
@@ -69,6 +63,7 @@ if TYPE_CHECKING:
     from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
     from application.reporting import UseCaseRunReporter
     from application.result_texts import ResultTextReader
+    from application.run_log_sources import StateMachineRunLog
     from application.sub_execution_status import SubExecutionStatus
     from application.use_cases.abort_execution import AbortExecution
     from application.use_cases.administer_roles import AdministerRoles
@@ -137,6 +132,7 @@ else:
     AccessFactsCache = deferred("application.authorization", "AccessFactsCache")
     AvailableLogFinder = deferred("application.available_logs", "AvailableLogFinder")
     ResultTextReader = deferred("application.result_texts", "ResultTextReader")
+    StateMachineRunLog = deferred("application.run_log_sources", "StateMachineRunLog")
     OrchestratorRouter = deferred("application.orchestrator_router", "OrchestratorRouter")
     UseCaseRunReporter = deferred("application.reporting", "UseCaseRunReporter")
     SubExecutionStatus = deferred("application.sub_execution_status", "SubExecutionStatus")
@@ -610,6 +606,18 @@ def _deployment_configuration(deployment: Mapping[str, str] | None) -> Deploymen
     )
 
 
+def _run_log_router(
+    log_store: LogStore, state_machine_run_log: Callable[[], RunLogSource]
+) -> RunLogSource:
+    """A run's log by its orchestrator; imported when first built (a request that ends no run
+    never does)."""
+    from application.run_log_sources import STEP_FUNCTIONS, LocalRunLog, RunLogRouter
+
+    return RunLogRouter(
+        local=LocalRunLog(log_store), by_orchestrator={STEP_FUNCTIONS: state_machine_run_log}
+    )
+
+
 def _sub_execution_reader(
     stepfunctions_client: Callable[[], Any], batch_client: Callable[[], Any]
 ) -> SubExecutionReader:
@@ -717,9 +725,7 @@ class Container(containers.DeclarativeContainer):
         events=state_machine_log_reader,
     )
     run_log_source = providers.Singleton(
-        RunLogRouter,
-        local=providers.Singleton(LocalRunLog, log_store),
-        by_orchestrator=providers.Dict({STEP_FUNCTIONS: state_machine_run_log.provider}),
+        _run_log_router, log_store, state_machine_run_log=state_machine_run_log.provider
     )
 
     # The cost ledger (seed 003): a duration estimate per closed attempt, reported usage, bills.

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from application.ports.sub_executions import SubProcessController
+if TYPE_CHECKING:
+    from application.ports.sub_executions import SubProcessController
 
 
 def sub_process_controller(
