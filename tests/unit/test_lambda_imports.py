@@ -40,6 +40,10 @@ NOT_IN_CALLBACKS = (
     "anyio",
     "entrypoints.http",
     "application.use_cases",
+    # the container wires the run-log router by a factory: a callback that ends no run never
+    # imports it, nor any port family (only their use cases do)
+    "application.run_log_sources",
+    "application.ports",
 )
 
 # Each route imports its response model and its use case when it is first used: building the app
@@ -57,6 +61,12 @@ NOT_BEFORE_A_ROUTE_IS_USED = (
     "application.use_cases.approvals",
     "application.use_cases.summarize_costs",
     "application.use_cases.publish_workflow_version",
+    # the ports are a module per family: the port families the list route's path does not use
+    "application.ports.migration",
+    "application.ports.workflows",
+    "application.ports.costs",
+    "application.ports.approvals",
+    "application.ports.event_bus",
 )
 
 PROBE = """
