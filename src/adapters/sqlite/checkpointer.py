@@ -10,8 +10,10 @@ A WAL only starts over from its beginning after a checkpoint that copied all of 
 steady stream of writes the thread's never does: frames come in while it copies. So once the
 WAL holds `FINISH_PAGES`, the thread asks the writer to finish: its next commit checkpoints
 inline what the thread has not copied yet (a few runs' pages, no longer the whole WAL), and the
-write after it starts the WAL over. The connections also keep an auto-checkpoint at
-`SAFETY_PAGES` for a process that commits too seldom to start the thread.
+write after it starts the WAL over. A round the thread has not finished when the next is due
+holds that commit until it has (on a disk too slow for the writes, the writer slows down rather
+than the WAL grow). The connections also keep an auto-checkpoint at `SAFETY_PAGES` for a process
+that commits too seldom to start the thread.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ FINISH_PAGES = 2000
 # the auto-checkpoint left on every wfx connection: twice the above
 SAFETY_PAGES = 2 * FINISH_PAGES
 _JOIN_SECONDS = 5.0
+# how long a commit waits for a round still running when the next is due: a thread stuck longer
+# is passed by (the auto-checkpoint still bounds the WAL)
+_BACKLOG_SECONDS = 10.0
 
 
 class Checkpointer:
@@ -38,6 +43,7 @@ class Checkpointer:
         "_commits",
         "_every",
         "_finish",
+        "_idle",
         "_path",
         "_pid",
         "_stopping",
@@ -50,6 +56,7 @@ class Checkpointer:
         self._commits = 0
         self._finish = False  # set by the thread: the next commit checkpoints what is left
         self._wake = threading.Event()
+        self._idle = threading.Event()  # set while the thread runs no round
         self._stopping = False
         self._thread: threading.Thread | None = None
         self._pid = 0
@@ -69,13 +76,17 @@ class Checkpointer:
         self._commits = 0
         # started on first need: most databases (a CLI call, a test) never commit that often;
         # a forked child has no thread of its parent's
-        if self._thread is None or self._pid != os.getpid():
+        thread = self._thread
+        if thread is None or self._pid != os.getpid() or not thread.is_alive():
             self._start()
+        elif not self._idle.is_set():
+            self._idle.wait(_BACKLOG_SECONDS)  # the last round is still copying: wait for it
+        self._idle.clear()
         self._wake.set()
 
     def _start(self) -> None:
         self._stopping = False
-        self._wake = threading.Event()
+        self._wake, self._idle = threading.Event(), threading.Event()
         self._pid = os.getpid()
         self._thread = threading.Thread(
             target=self._loop, name=f"wfx-checkpoint:{self._path.name}", daemon=True
@@ -83,27 +94,36 @@ class Checkpointer:
         self._thread.start()
 
     def _loop(self) -> None:
-        wake = self._wake
-        connection = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        wake, idle = self._wake, self._idle
+        try:
+            connection = sqlite3.connect(self._path, isolation_level=None)
+        except sqlite3.Error:
+            idle.set()  # no commit waits on a thread that could not connect
+            return
         try:
             while True:
                 wake.wait()
                 wake.clear()
                 if self._stopping:
                     return
-                if self._finish:
-                    continue  # the writer has yet to finish the last round: no need for another
                 try:
-                    frames = _checkpoint(connection)
-                    if frames >= FINISH_PAGES:
-                        # the WAL has not started over: copy what came in during that round
-                        # (less each time), then leave the writer the last few pages
-                        _checkpoint(connection)
-                        self._finish = True
-                except sqlite3.Error:
-                    pass  # the connections' auto-checkpoint still bounds the WAL
+                    self._round(connection)
+                finally:
+                    idle.set()
         finally:
             connection.close()
+
+    def _round(self, connection: sqlite3.Connection) -> None:
+        if self._finish:
+            return  # the writer has yet to finish the last round: no need for another
+        try:
+            if _checkpoint(connection) >= FINISH_PAGES:
+                # the WAL has not started over: copy what came in during that round (less each
+                # time), then leave the writer the last few pages
+                _checkpoint(connection)
+                self._finish = True
+        except sqlite3.Error:
+            pass  # the connections' auto-checkpoint still bounds the WAL
 
     def close(self) -> None:
         """Stop the thread (after the checkpoint it may be running) and wait for it."""
