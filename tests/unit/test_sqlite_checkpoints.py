@@ -17,8 +17,8 @@ FRAME = 4096 + 24  # a WAL frame: a page and its header
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
-def checkpoint_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name.startswith("wfx-checkpoint:")]
+def checkpoint_threads(path: Path) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == f"wfx-checkpoint:{path}"]
 
 
 def test_many_commits_keep_the_wal_bounded_and_lose_nothing(tmp_path: Path) -> None:
@@ -32,12 +32,12 @@ def test_many_commits_keep_the_wal_bounded_and_lose_nothing(tmp_path: Path) -> N
         with database.write() as connection:
             connection.execute("INSERT INTO blobs VALUES (?, ?)", (n, ROW))
         largest = max(largest, path.with_name("wfx.db-wal").stat().st_size)
-    running = checkpoint_threads()
+    running = checkpoint_threads(path)
     database.close()
 
     assert running, "no checkpoint thread ran"
     assert largest <= 2 * SAFETY_PAGES * FRAME, f"the WAL grew to {largest} bytes"
-    assert not checkpoint_threads(), "close() left the checkpoint thread running"
+    assert not checkpoint_threads(path), "close() left the checkpoint thread running"
     reopened = SqliteDatabase(path)
     with reopened.read() as connection:
         assert connection.execute("SELECT count(*), min(id), max(id) FROM blobs").fetchone() == (
@@ -67,3 +67,27 @@ print(sum(t.name.startswith("wfx-checkpoint:") for t in threading.enumerate()))
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "1"  # the thread was there, and the exit did not wait on it
+
+
+def test_threads_writing_at_once_share_one_checkpoint_thread(tmp_path: Path) -> None:
+    database = SqliteDatabase(tmp_path / "wfx.db")
+    with database.write() as connection:
+        connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, body BLOB)")
+
+    def write() -> None:
+        for _ in range(3 * CHECKPOINT_EVERY):
+            with database.write() as connection:
+                connection.execute("INSERT INTO t (body) VALUES (?)", (b"x" * 3000,))
+
+    writers = [threading.Thread(target=write) for _ in range(4)]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join()
+    running = checkpoint_threads(tmp_path / "wfx.db")
+    with database.read() as connection:
+        (rows,) = connection.execute("SELECT count(*) FROM t").fetchone()
+    database.close()
+
+    assert len(running) == 1
+    assert rows == 4 * 3 * CHECKPOINT_EVERY

@@ -41,6 +41,7 @@ class Checkpointer:
 
     __slots__ = (
         "_commits",
+        "_due",
         "_every",
         "_finish",
         "_idle",
@@ -60,6 +61,7 @@ class Checkpointer:
         self._stopping = False
         self._thread: threading.Thread | None = None
         self._pid = 0
+        self._due = threading.Lock()  # two threads' commits never start two checkpoint threads
 
     def committed(self, connection: sqlite3.Connection) -> None:
         """After a write transaction's COMMIT on `connection`: wakes the thread every `every`
@@ -74,22 +76,23 @@ class Checkpointer:
         if self._commits < self._every:
             return
         self._commits = 0
-        # started on first need: most databases (a CLI call, a test) never commit that often;
-        # a forked child has no thread of its parent's
-        thread = self._thread
-        if thread is None or self._pid != os.getpid() or not thread.is_alive():
-            self._start()
-        elif not self._idle.is_set():
-            self._idle.wait(_BACKLOG_SECONDS)  # the last round is still copying: wait for it
-        self._idle.clear()
-        self._wake.set()
+        with self._due:
+            # started on first need: most databases (a CLI call, a test) never commit that
+            # often; a forked child has no thread of its parent's
+            thread = self._thread
+            if thread is None or self._pid != os.getpid() or not thread.is_alive():
+                self._start()
+            elif not self._idle.is_set():
+                self._idle.wait(_BACKLOG_SECONDS)  # the last round is still copying: wait
+            self._idle.clear()
+            self._wake.set()
 
     def _start(self) -> None:
         self._stopping = False
         self._wake, self._idle = threading.Event(), threading.Event()
         self._pid = os.getpid()
         self._thread = threading.Thread(
-            target=self._loop, name=f"wfx-checkpoint:{self._path.name}", daemon=True
+            target=self._loop, name=f"wfx-checkpoint:{self._path}", daemon=True
         )
         self._thread.start()
 
