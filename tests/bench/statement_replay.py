@@ -7,7 +7,9 @@ them. A run's time over its replay is wfx's Python; the replay over the raw reco
 price of the layout and of the statements themselves.
 
 The statements are captured with `set_trace_callback` as SQLite expands them (literals in
-place), and each replay gets fresh ids, so it inserts new rows as a run does.
+place), and each replay gets fresh ids, so it inserts new rows as a run does. Its connection has
+wfx's pragmas and its commits wake a checkpoint thread of their own, as wfx's do: neither side
+pays the other's checkpoints.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.checkpointer import Checkpointer
+from adapters.sqlite.database import SqliteDatabase, configure
 
 _SEPARATOR = "\x1e"  # between statements while ids are replaced: in no SQL text
 # the run's and its steps' ids: VAMS GUIDs (32 hex), dashed UUIDs from wfx before 0.2
@@ -45,10 +48,11 @@ class StatementReplay:
 
     def __init__(self, path: Path, statements: list[str]) -> None:
         self.connection = sqlite3.connect(path, isolation_level=None)
-        self.connection.execute("PRAGMA journal_mode=WAL")
-        self.connection.execute("PRAGMA synchronous=NORMAL")  # as every wfx connection
+        configure(self.connection, wal=True)
+        self._checkpointer = Checkpointer(path)
         self.statements = statements
-        self.transactions = sum(1 for s in statements if s.startswith("COMMIT"))
+        self._commits = frozenset(i for i, s in enumerate(statements) if s.startswith("COMMIT"))
+        self.transactions = len(self._commits)
         self._ids = sorted(set(_UUID.findall(_SEPARATOR.join(statements))))
         self._prepared: Iterator[list[str]] = iter(())
 
@@ -64,9 +68,13 @@ class StatementReplay:
         self._prepared = iter(batches)
 
     def run(self) -> None:
-        execute = self.connection.execute
-        for statement in next(self._prepared):
+        execute, commits = self.connection.execute, self._commits
+        committed = self._checkpointer.committed
+        for index, statement in enumerate(next(self._prepared)):
             execute(statement).fetchall()
+            if index in commits:
+                committed(self.connection)
 
     def close(self) -> None:
+        self._checkpointer.close()
         self.connection.close()

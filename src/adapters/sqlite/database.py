@@ -10,10 +10,12 @@ from __future__ import annotations
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
+
+from adapters.sqlite.checkpointer import SAFETY_PAGES, Checkpointer
 
 MEMORY = ":memory:"
 BUSY_TIMEOUT_MS = 5000
@@ -24,6 +26,9 @@ def configure(connection: sqlite3.Connection, wal: bool) -> None:
     """The pragmas of every connection to a wfx database."""
     if wal:
         connection.execute("PRAGMA journal_mode=WAL")
+        # the database's Checkpointer copies the WAL back off the writers' path; a COMMIT only
+        # checkpoints when the WAL has grown well past where that thread would have
+        connection.execute(f"PRAGMA wal_autocheckpoint={SAFETY_PAGES}")
     connection.execute("PRAGMA synchronous=NORMAL")
     connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     # Rows reference each other only by id, as in DynamoDB; nothing is enforced between tables.
@@ -55,12 +60,17 @@ def _rollback(connection: sqlite3.Connection) -> None:
 class Transaction:
     """BEGIN on entry, yielding the connection; COMMIT on a clean exit, ROLLBACK on an error."""
 
-    __slots__ = ("_begin", "_connection", "_lock")
+    __slots__ = ("_begin", "_committed", "_connection", "_lock")
 
     def __init__(
-        self, connection: sqlite3.Connection, begin: str, lock: threading.RLock | None
+        self,
+        connection: sqlite3.Connection,
+        begin: str,
+        lock: threading.RLock | None,
+        committed: Callable[[sqlite3.Connection], None] | None = None,
     ) -> None:
         self._connection, self._begin, self._lock = connection, begin, lock
+        self._committed = committed
 
     def __enter__(self) -> sqlite3.Connection:
         lock = self._lock
@@ -90,6 +100,8 @@ class Transaction:
             except BaseException:
                 _rollback(connection)
                 raise
+            if self._committed is not None:
+                self._committed(connection)
         finally:
             if self._lock is not None:
                 self._lock.release()
@@ -100,9 +112,14 @@ class _Connection:
 
     __slots__ = ("__weakref__", "connection", "lock", "read", "write")
 
-    def __init__(self, connection: sqlite3.Connection, lock: threading.RLock | None) -> None:
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        lock: threading.RLock | None,
+        committed: Callable[[sqlite3.Connection], None] | None = None,
+    ) -> None:
         self.connection, self.lock = connection, lock
-        self.write = Transaction(connection, "BEGIN IMMEDIATE", lock)
+        self.write = Transaction(connection, "BEGIN IMMEDIATE", lock, committed)
         self.read = Transaction(connection, "BEGIN", lock)
 
 
@@ -116,11 +133,13 @@ class SqliteDatabase:
     def __init__(self, path: str | Path | None) -> None:
         self._shared: _Connection | None = None
         self._path: Path | None = None
+        self._checkpointer: Checkpointer | None = None
         if path is None or str(path) == MEMORY:
             self._shared = _Connection(_connect(MEMORY, wal=False), threading.RLock())
         else:
             self._path = Path(path).expanduser()
             self._path.parent.mkdir(parents=True, exist_ok=True)
+            self._checkpointer = Checkpointer(self._path)
         self._local = threading.local()
         self._opened: weakref.WeakSet[_Connection] = weakref.WeakSet()
         self._opening = threading.Lock()
@@ -163,7 +182,10 @@ class SqliteDatabase:
             yield current.connection
 
     def close(self) -> None:
-        """Close every connection; a later call on a file database opens new ones."""
+        """Close every connection (and stop the checkpoint thread); a later call on a file
+        database opens new ones."""
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         with self._opening:
             opened, self._opened = list(self._opened), weakref.WeakSet()
             self._local = threading.local()
@@ -175,8 +197,9 @@ class SqliteDatabase:
     def _current(self) -> _Connection:
         current = self._shared
         if current is None:
-            assert self._path is not None
-            current = _Connection(_connect(str(self._path), wal=True), None)
+            assert self._path is not None and self._checkpointer is not None
+            connection = _connect(str(self._path), wal=True)
+            current = _Connection(connection, None, self._checkpointer.committed)
             with self._opening:
                 self._opened.add(current)
         # A thread that ends drops its entry here; the connection then closes with it.

@@ -13,7 +13,7 @@ from adapters.sqlite.statements import TableSql, dump_json, json_path, placehold
 from adapters.step_records import STEP_STATUS
 from adapters.tables import ResourceKeys
 from application.ports.executions import AssetDirection, ListScope, RowCollection
-from domain.run import OPEN_EXECUTION_STATUSES, RunGuard
+from domain.run import RunGuard
 
 START_DATE = "executionStartDate"
 EXECUTION_ID = "workflowExecutionId"
@@ -90,13 +90,8 @@ class ExecutionSql:
         self.step_status = self._guarded(steps, (STEP_ID, EXECUTION_ID), STEP_STATUS)
         self.attempt_status = self._guarded(attempts, (STEP_ID, ATTEMPT), "status")
         self.steps_of_execution = self._items_where(steps, EXECUTION_ID)
-        open_statuses = ", ".join(f"'{status.value}'" for status in sorted(OPEN_EXECUTION_STATUSES))
-        self._run_still_open = (
-            f" AND EXISTS (SELECT 1 FROM {main.name} WHERE {main.q(EXECUTION_ID)} = ? "
-            f"AND json_extract(item, {json_path('executionStatus')}) IN ({open_statuses}) "
-            f"AND json_extract(item, {json_path(ABORT_REQUESTED_DATE)}) IS NULL)"
-        )
-        # Whether a step may move while the run is open: its status and abort request, by id.
+        # Whether a step may move while the run is open: its status and abort request, by id;
+        # read once per write (inside BEGIN IMMEDIATE the row cannot change but by that write).
         self.run_state = (
             f"SELECT json_extract(item, {json_path('executionStatus')}), "
             f"json_extract(item, {json_path(ABORT_REQUESTED_DATE)}) FROM {main.name} "
@@ -223,7 +218,8 @@ class ExecutionSql:
     def execution_update(
         self, values: Mapping[str, Any], removed: tuple[str, ...], guard: RunGuard
     ) -> tuple[str, list[Any]]:
-        """`UPDATE` of the main row's named attributes under `guard`, `RETURNING item`.
+        """`UPDATE` of the main row's named attributes under `guard` (its rowcount says whether
+        the guard held).
 
         Returns the SQL and its value parameters; the key (execution id, workflow key) and the
         guard's parameters (`execution_guard_parameters`) follow them.
@@ -238,18 +234,18 @@ class ExecutionSql:
         sql = self._updates.get(cache_key)
         if sql is None:
             base = _render_update(self.execution_status, shape, removed, len(guard.statuses))
-            sql = self._updates[cache_key] = base + _guard_clauses(guard) + " RETURNING item"
+            sql = self._updates[cache_key] = base + _guard_clauses(guard)
         return sql, [_json_value(value) for value in values.values()]
 
     # -- conditional status updates ---------------------------------------------------------------
 
     def step_if_status(self, expected_count: int) -> str:
-        """The step's item when its status is one of those given (key, then the statuses)."""
+        """A row when the step's status is one of those given (key, then the statuses)."""
         steps, guarded = self.steps, self.step_status
         where = " AND ".join(f"{steps.q(column)} = ?" for column in guarded.key_columns)
         status = json_path(guarded.status_attribute)
         return (
-            f"SELECT item FROM {steps.name} WHERE {where} "
+            f"SELECT 1 FROM {steps.name} WHERE {where} "
             f"AND json_extract(item, {status}) IN ({placeholders(expected_count)})"
         )
 
@@ -259,28 +255,18 @@ class ExecutionSql:
         values: Mapping[str, Any],
         removed: tuple[str, ...],
         expected_count: int,
-        returning: bool = False,
-        while_run_open: bool = False,
     ) -> tuple[str, list[Any]]:
         """`UPDATE ... SET item = json_set/json_remove(...)` guarded by the stored status.
 
         Only the named attributes change, inside SQLite: other writers append to the same row
         (sub-process registration), so the whole item is never read, changed and written back.
-        Returns the SQL and the value parameters (keys and expected statuses follow them);
-        `returning` adds `RETURNING item`, the row as stored afterwards. `while_run_open` (a
-        step's row) adds that its run is open with no abort requested; the run's id is the
-        last parameter then.
+        Returns the SQL and the value parameters (keys and expected statuses follow them).
         """
         shape = tuple((name, _needs_json(value)) for name, value in values.items())
-        cache_key = (guarded.table.name, shape, removed, expected_count, returning, while_run_open)
+        cache_key = (guarded.table.name, shape, removed, expected_count)
         sql = self._updates.get(cache_key)
         if sql is None:
-            sql = _render_update(guarded, shape, removed, expected_count)
-            if while_run_open:
-                sql += self._run_still_open
-            if returning:
-                sql += " RETURNING item"
-            self._updates[cache_key] = sql
+            sql = self._updates[cache_key] = _render_update(guarded, shape, removed, expected_count)
         parameters = [_json_value(value) for value in values.values()]
         return sql, parameters
 

@@ -73,6 +73,10 @@ def _guard_parameters(change: RunChange) -> tuple[str | None, ...]:
 _RUNNING = frozenset({StepStatus.RUNNING})
 
 
+# a write's runs whose main row it has read: whether each is open (for its moves' guard)
+_RunStates = dict[str, bool]
+
+
 class _Refused(Exception):
     """A guard of a run's write failed: raised inside its transaction to roll it back."""
 
@@ -136,11 +140,10 @@ class SqliteRunWriter(SqliteStoreBase):
         sql, parameters = self._sql.execution_update(values, removed, guard)
         key = (execution.workflow_execution_id, execution.workflow_key)
         statuses = [status.value for status in guard.statuses]
-        # fetchall: the UPDATE must have run to its end before the COMMIT
-        rows = connection.execute(
+        changed = connection.execute(
             sql, (*parameters, *key, *statuses, *_guard_parameters(change))
-        ).fetchall()
-        if not rows:
+        ).rowcount
+        if not changed:
             if connection.execute(self._sql.execution_status.exists, key).fetchone() is None:
                 raise ExecutionNotFoundError(execution.workflow_execution_id)
             return False
@@ -161,8 +164,9 @@ class SqliteRunWriter(SqliteStoreBase):
         try:
             with self._database.write() as connection:
                 # the moves first: their run-is-open guard is on the row before the change
+                runs: _RunStates = {}
                 for move in write.moves:
-                    self._move_in(connection, move)
+                    self._move_in(connection, move, runs)
                 for row in write.step_rows:
                     self._step_row_in(connection, row)
                 if write.step_lists is not None:
@@ -170,7 +174,7 @@ class SqliteRunWriter(SqliteStoreBase):
                 if write.change is not None:
                     if not self._change_main_row_in(connection, write.change):
                         raise _Refused
-                elif not any(move.while_open for move in write.moves) and (
+                elif run_id not in runs and (
                     connection.execute(self._sql.run_state, (run_id,)).fetchone() is None
                 ):  # (a move that held while the run is open has seen its main row)
                     raise ExecutionNotFoundError(run_id)
@@ -226,12 +230,9 @@ class SqliteRunWriter(SqliteStoreBase):
             )
         return statement
 
-    def _move_in(self, connection: sqlite3.Connection, move: StepMove) -> None:
+    def _move_in(self, connection: sqlite3.Connection, move: StepMove, runs: _RunStates) -> None:
         """One step's move inside the caller's write; _Refused when any of its guards fails."""
-        stored = self._transition_in(
-            connection, move.workflow_execution_id, move.pipeline_execution_id, move
-        )
-        if stored is None:
+        if not self._transition_in(connection, move, runs):
             raise _Refused
         if move.open_attempt is not None and not self._insert_attempt(
             connection, move.open_attempt
@@ -262,55 +263,48 @@ class SqliteRunWriter(SqliteStoreBase):
         insert_cost_entries(connection, self._sql.tables[ResourceKeys.COST_LEDGER], entries)
 
     def _transition_in(
-        self,
-        connection: sqlite3.Connection,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        move: StepMove,
-    ) -> str | None:
-        """The step's part of a move inside the caller's write: the stored item's JSON, or None
-        when its status was not expected. With `while_open`, the run's guard is part of the same
-        UPDATE (one statement on the common path); only a refusal asks why."""
+        self, connection: sqlite3.Connection, move: StepMove, runs: _RunStates
+    ) -> bool:
+        """The step's part of a move inside the caller's write: False (nothing written) when
+        its status was not expected, or with `while_open` when its run has ended or is being
+        aborted. The run's guard is read once per write (`runs`), not in each step's UPDATE:
+        inside BEGIN IMMEDIATE only this write could change the main row, and its moves come
+        before its change."""
         guarded = self._sql.step_status
+        run_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
         statuses = [status.value for status in move.expected]
-        key = (pipeline_execution_id, workflow_execution_id)
+        key = (step_id, run_id)
         values = step_move_attributes(move)
         self._bodies.put([values])
+        if move.while_open and not self._run_open_in(connection, run_id, step_id, runs):
+            # as if one statement held both guards: a missing step is said before a closed run
+            if connection.execute(guarded.exists, key).fetchone() is None:
+                raise PipelineExecutionNotFoundError(step_id, run_id)
+            return False
         if values:
             update, parameters = self._sql.conditional_update(
-                guarded,
-                values,
-                step_move_removals(values),
-                len(statuses),
-                returning=True,
-                while_run_open=move.while_open,
+                guarded, values, step_move_removals(values), len(statuses)
             )
-            run_key = (workflow_execution_id,) if move.while_open else ()
-            # fetchall: the UPDATE must have run to its end before the COMMIT
-            rows = connection.execute(update, (*parameters, *key, *statuses, *run_key)).fetchall()
+            moved = connection.execute(update, (*parameters, *key, *statuses)).rowcount > 0
         else:  # the step stays as it is: its status must still be one expected
             select = self._sql.step_if_status(len(statuses))
-            rows = connection.execute(select, (*key, *statuses)).fetchall()
-            if rows and move.while_open:
-                self._refuse_unless_run_open(
-                    connection, workflow_execution_id, pipeline_execution_id
-                )
-        if rows:
-            return str(rows[0][0])
-        if connection.execute(guarded.exists, key).fetchone() is None:
-            raise PipelineExecutionNotFoundError(pipeline_execution_id, workflow_execution_id)
-        if move.while_open:
-            self._refuse_unless_run_open(connection, workflow_execution_id, pipeline_execution_id)
-        return None
+            moved = connection.execute(select, (*key, *statuses)).fetchone() is not None
+        if not moved and connection.execute(guarded.exists, key).fetchone() is None:
+            raise PipelineExecutionNotFoundError(step_id, run_id)
+        return moved
 
-    def _refuse_unless_run_open(
-        self, connection: sqlite3.Connection, workflow_execution_id: str, step_id: str
-    ) -> None:
-        state = connection.execute(self._sql.run_state, (workflow_execution_id,)).fetchone()
-        if state is None:
-            raise PipelineExecutionNotFoundError(step_id, workflow_execution_id)
-        if state[0] not in _OPEN_RUN or state[1] is not None:
-            raise _Refused  # the run has ended, or is being aborted
+    def _run_open_in(
+        self, connection: sqlite3.Connection, run_id: str, step_id: str, runs: _RunStates
+    ) -> bool:
+        """Whether the run is open with no abort requested, read at most once per write;
+        PipelineExecutionNotFoundError when it has no main row."""
+        is_open = runs.get(run_id)
+        if is_open is None:
+            state = connection.execute(self._sql.run_state, (run_id,)).fetchone()
+            if state is None:
+                raise PipelineExecutionNotFoundError(step_id, run_id)
+            is_open = runs[run_id] = state[0] in _OPEN_RUN and state[1] is None
+        return is_open
 
     def _conditional_update(
         self,
