@@ -9,6 +9,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from adapters.compact_json import encode_compact
+from adapters.item_budget import Record
 from adapters.records import format_date, join_key, parse_date
 from domain.costs import CostBasis, CostKind, CostLedgerEntry, CostSource
 
@@ -34,7 +36,7 @@ def _text(value: Decimal | None) -> str | None:
     return None if value is None else str(value)
 
 
-def build_cost_ledger_record(entry: CostLedgerEntry) -> Item:
+def build_cost_ledger_record(entry: CostLedgerEntry) -> Record:
     item: Item = {
         PARTITION: entry.workflow_execution_id,
         ENTRY_KEY: entry_key(entry),
@@ -62,7 +64,8 @@ def build_cost_ledger_record(entry: CostLedgerEntry) -> Item:
         "supersedes": entry.supersedes,
     }
     item.update({name: value for name, value in optional.items() if value})
-    return item
+    # its JSON made here, by the cheap encoder, for a store that writes JSON (SQLite)
+    return Record(item, json_text=encode_compact(item))
 
 
 def _decimal(item: Item, name: str) -> Decimal | None:

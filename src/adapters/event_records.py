@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters.compact_json import encode_compact
 from adapters.item_budget import (
     KEPT_BYTES,
     Offloadable,
@@ -72,7 +73,8 @@ def build_event_record(event: NewEvent, sequence_number: int) -> Record:
             value, free_text = redact_optional(value), True
         item[attribute] = value
     if not free_text:  # ids, numbers and statuses only: far below any budget
-        return Record(item)
+        # its JSON made here, by the cheap encoder, for a store that writes JSON (SQLite)
+        return Record(item, json_text=encode_compact(item))
     return fit_item(item, EVENT_BUDGET, event.workflow_execution_id)
 
 

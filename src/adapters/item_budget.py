@@ -23,6 +23,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any, Self
 
+from adapters.compact_json import encode_compact
 from application.ports.files import ObjectStore
 from domain.execution import execution_object_prefix
 
@@ -87,10 +88,8 @@ def item_size(item: Mapping[str, Any]) -> int:
     return sum(attribute_size(name, value) for name, value in item.items())
 
 
-# One encoder each (json.dumps(..., separators=...) builds a new one every call): the item's
-# compact ASCII JSON as the SQLite store writes it, and the same with anything else as its str
-# (a Decimal, a set: DynamoDB's values), for the bound alone.
-_JSON = json.JSONEncoder(separators=(",", ":"))
+# The item's compact ASCII JSON as the SQLite store writes it is encode_compact's; the same
+# with anything else as its str (a Decimal, a set: DynamoDB's values) is for the bound alone.
 _BOUND_ENCODER = json.JSONEncoder(separators=(",", ":"), default=str)
 
 
@@ -110,7 +109,7 @@ def _bound(text: str) -> int:
 def _encoded(item: Mapping[str, Any]) -> tuple[str | None, int]:
     """The item's JSON when it is all JSON values (else None), and its size bound."""
     try:
-        text = _JSON.encode(item)
+        text = encode_compact(item)
     except TypeError:
         return None, size_upper_bound(item)
     return text, _bound(text)

@@ -148,3 +148,18 @@ def test_a_pull_replaces_links_in_the_way_without_writing_through_them(
     assert not (out / "report.txt").is_symlink() and not (out / "folder").is_symlink()
     assert (out / "report.txt").read_bytes() == b"stored report"
     assert (out / "folder" / "report.txt").read_bytes() == b"stored nested"
+
+
+def test_a_launched_runs_folder_is_made_as_a_pull_of_its_empty_prefix_makes_it(
+    objects: FilesystemObjectStore, tmp_path: Path
+) -> None:
+    objects.put_bytes("runs/run-2/output/report.txt", b"another run's output")
+    pulled, created = tmp_path / "pulled" / "output", tmp_path / "created" / "output"
+
+    OutputFolder(objects, str(pulled), PREFIX).pull()
+    fresh = OutputFolder(objects, str(created), PREFIX)
+    fresh.create()
+
+    assert list(pulled.iterdir()) == list(created.iterdir()) == []
+    (created / "report.txt").write_bytes(b"new")
+    assert [o.key for o in fresh.push()] == [f"{PREFIX}report.txt"]

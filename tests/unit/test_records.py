@@ -1,6 +1,6 @@
 """The item shapes of seed 000, built once for both storage adapters."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -381,3 +381,20 @@ def test_an_output_file_s_stored_content_type_is_read_and_a_missing_one_named_by
     assert build_output_file_record(guessed)["contentType"] == "image/png"
     unknown = parse_output_file_record({k: v for k, v in stored.items() if k != "contentType"})
     assert unknown.content_type == ""
+
+
+@given(
+    st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2200, 1, 1)),
+    st.sampled_from([UTC, timezone(timedelta(hours=5, minutes=30)), timezone(-timedelta(hours=8))]),
+)
+def test_a_kept_date_text_is_the_text_of_its_moment_in_whatever_zone_it_comes(
+    local: datetime, zone: timezone
+) -> None:
+    moment = local.replace(tzinfo=zone)
+    utc = moment.astimezone(UTC)
+    expected = utc.strftime(records.DATE_FORMAT)
+    expected_table = utc.strftime(records.TABLE_DATE_FORMAT)
+    for _ in range(2):  # formatted, then kept
+        assert records.format_date(moment) == records.format_date(utc) == expected
+        assert records.format_table_date(moment) == expected_table
+        assert records.format_table_date(utc) == expected_table

@@ -58,6 +58,11 @@ class OutputFolder:
     def path(self) -> str:
         return self._folder
 
+    def create(self) -> None:
+        """Create the folder of a run just launched: nothing is stored under its prefix yet,
+        so there is nothing to pull (pull() would list the store for nothing)."""
+        _make_folder(self._folder)
+
     def pull(self) -> None:
         """Create the folder and bring down stored outputs it lacks or holds another version of
         (a redrive in a new process, or after another machine ran the run)."""

@@ -248,7 +248,7 @@ class LocalRunner:
         """The port's start: the launch hands over what it just wrote (the main row, the version,
         the steps), so the runner reads none of it back; a detached worker reads it anew."""
         self._keep_version(version)
-        self.start(execution.workflow_execution_id, known=execution, known_steps=steps)
+        self.start(execution.workflow_execution_id, execution, steps, launched=True)
         return None
 
     def start(
@@ -257,13 +257,15 @@ class LocalRunner:
         known: WorkflowExecution | None = None,
         known_steps: Sequence[PipelineExecution] | None = None,
         next_attempts: Mapping[str, int] | None = None,
+        launched: bool = False,
     ) -> None:
         """Run it in this runner's mode; `known` and `known_steps` are its main row and steps
         as the caller just wrote them, `next_attempts` the attempt each step takes next where
-        the caller knows it (a redrive read the attempts of the steps it reopened)."""
+        the caller knows it (a redrive read the attempts of the steps it reopened); `launched`:
+        the caller just launched it, so nothing is stored under its output prefix yet."""
         execution_id = workflow_execution_id
         if self._mode == "inline":
-            self.run(execution_id, known, known_steps, next_attempts)
+            self.run(execution_id, known, known_steps, next_attempts, launched)
         elif self._mode in ("thread", "worker"):
             running = self._threads.get(execution_id)
             if running is not None and running.is_alive():
@@ -271,7 +273,7 @@ class LocalRunner:
             # not a daemon: an interpreter that is exiting still finishes and records the run
             thread = threading.Thread(
                 target=self.run,
-                args=(execution_id, known, known_steps, next_attempts),
+                args=(execution_id, known, known_steps, next_attempts, launched),
                 name=f"wfx-run-{execution_id}",
             )
             self._threads[execution_id] = thread
@@ -460,6 +462,7 @@ class LocalRunner:
         known: WorkflowExecution | None = None,
         known_steps: Sequence[PipelineExecution] | None = None,
         next_attempts: Mapping[str, int] | None = None,
+        launched: bool = False,
     ) -> ExecutionStatus | None:
         """Run every step not yet SUCCEEDED, in chain order, under the run's lease; the run's
         status as recorded, or None when another runner holds it (or it was lost)."""
@@ -512,7 +515,14 @@ class LocalRunner:
         )
         try:
             return self._run(
-                leased, known_steps, live, interpreter, owner, started, next_attempts or {}
+                leased,
+                known_steps,
+                live,
+                interpreter,
+                owner,
+                started,
+                next_attempts or {},
+                launched,
             )
         except Exception as error:  # the runner itself failed: the run ends, and says why
             if live.stop.reason is StopReason.LOST:
@@ -568,10 +578,12 @@ class LocalRunner:
         owner: str,
         started: int | None = None,
         next_attempts: Mapping[str, int] | None = None,
+        launched: bool = False,
     ) -> ExecutionStatus | None:
         """`execution`: the main row as the lease's write left it, so as fresh as a read;
         `started`: the attempt of the first step, started with the lease; `next_attempts`: the
-        attempt a step takes next, by step id, where the caller knew it (1 otherwise)."""
+        attempt a step takes next, by step id, where the caller knew it (1 otherwise);
+        `launched`: a run its launch just wrote, with no outputs stored yet."""
         execution_id = execution.workflow_execution_id
         if execution.is_terminal:
             return execution.status  # aborted before it started, or started twice
@@ -597,7 +609,10 @@ class LocalRunner:
             if not outputs:
                 prefix = execution_output_prefix(execution_id)
                 folder = OutputFolder(self._objects, self._output_dir(execution_id), prefix)
-                folder.pull()
+                if launched:  # its prefix is new: no listing of the object store
+                    folder.create()
+                else:
+                    folder.pull()
                 outputs.append(folder)
             return self._run_step(step, attempt, version, run_inputs, outputs[0], live)
 

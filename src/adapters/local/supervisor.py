@@ -10,6 +10,7 @@ finds them there. A process is named by its pid and start time, so a reused pid 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -98,22 +99,35 @@ class RunFolder:
         # os calls on strings: pathlib's mkdir, with_name and write_text doubled the Python
         # around the three file-system calls every run's start makes
         folder = os.path.dirname(path)
+        new_folder = False
         try:
             os.mkdir(folder)  # a run's folder is new at its start: one call
+            new_folder = True
         except FileNotFoundError:
             os.makedirs(folder, exist_ok=True)
         except FileExistsError:
             pass
-        temporary = os.path.join(folder, f".{path.name}.{os.getpid()}.{threading.get_ident()}")
         # vars(), not asdict(): its deep copy is the record's costliest part, and all its
         # fields are plain values
         data = json.dumps(vars(record)).encode("utf-8")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
-        try:
-            os.write(descriptor, data)
-        finally:
-            os.close(descriptor)
-        os.replace(temporary, path)  # a reader never sees half a record
+        if new_folder:
+            # The first record of a folder this call made: written in place, no rename. A
+            # reader that comes before the write ends reads no record (half a record does not
+            # parse), which is what it read a moment before: there was none.
+            with contextlib.suppress(FileExistsError):  # another writer came first: replace it
+                _write_file(str(path), data, os.O_EXCL)
+                return
+        temporary = os.path.join(folder, f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+        _write_file(temporary, data, os.O_TRUNC)
+        os.replace(temporary, path)  # a reader never sees half of the record it replaces
+
+
+def _write_file(path: str, data: bytes, flag: int) -> None:
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | flag, 0o666)
+    try:
+        os.write(descriptor, data)
+    finally:
+        os.close(descriptor)
 
 
 def _read(path: Path) -> ProcessRecord | None:
