@@ -11,7 +11,8 @@ and kills the runner with -9 while it holds the lock.
 What must hold (seed 000's statuses, DESIGN §3a's lease): the launch's write is whole and
 nothing else is written. Then recovery takes one of two paths. On the runner's host its record
 (host, pid, start time) shows it gone, so the first read ends the run and its open steps FAILED
-`wfx.RunnerLost` at once, and a redrive runs the step after the killed copy ended. Elsewhere
+`wfx.RunnerLost` at once, and a redrive issued while the killed copy of the step lives out
+the stop's grace (it ignores SIGTERM) runs the step only after that copy is gone. Elsewhere
 (another home on the same database, as another host on the same tables) only the lease tells:
 while it lasts the run stays RUNNING, a redrive is refused and a second `wfx` process (the
 worker `wfx run --no-wait` starts) is refused the lease and runs nothing; once it has expired a
@@ -31,6 +32,7 @@ import signal
 import sqlite3
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -48,14 +50,16 @@ pytestmark = pytest.mark.integration
 LEASE_SECONDS = 6.0  # renewed every third of it; three wfx calls must decide within it
 FIRST = (
     "trace=$1 marker=$2 wait=0\n"
-    # only attempt 1 waits (to be killed), and it knows before it says it started
-    'if mkdir "$marker" 2>/dev/null; then wait=300; fi\n'
+    # only attempt 1 waits (to be killed), and it knows before it says it started; it ignores
+    # SIGTERM, so that it lives out the stop's grace and a redrive meanwhile has to wait for it
+    'if mkdir "$marker" 2>/dev/null; then wait=300; trap "" TERM; fi\n'
     'printf "first start %s %s\\n" "$$" "$(date +%s.%N)" >> "$trace"\n'
     'sleep "$wait"\n'
     'printf "first end %s %s\\n" "$$" "$(date +%s.%N)" >> "$trace"\n'
 )
 SECOND = 'printf "second start %s %s\\n" "$$" "$(date +%s.%N)" >> "$1"\n'
 SEEN_WITHIN_SECONDS = 30.0  # a loaded machine's `wfx run` start-up, with room
+GRACE_SECONDS = 3.0  # the stop's SIGTERM to SIGKILL: the killed copy lives that long
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,7 @@ class Stage:
 def stage(wfx: Wfx, tmp_path: Path) -> Iterator[Stage]:
     """demo/window published in a home with a short lease, its steps tracing to a file."""
     quick = wfx.with_environment(
-        WFX_RUNNER_LEASE_SECONDS=f"{LEASE_SECONDS:g}", WFX_STOP_GRACE_SECONDS="1"
+        WFX_RUNNER_LEASE_SECONDS=f"{LEASE_SECONDS:g}", WFX_STOP_GRACE_SECONDS=f"{GRACE_SECONDS:g}"
     )
     trace, marker = tmp_path / "trace.log", tmp_path / "first-attempt-made"
     document = {
@@ -131,7 +135,7 @@ class Killed:
     execution_id: str
     at_launch: Stored
     runner_pid: int
-    killed_at: float  # epoch seconds: nothing of the run was left running
+    first_copy: int  # the pid of attempt 1's command, which outlives the runner by the grace
 
 
 def test_a_read_on_the_runners_host_ends_the_run_at_once_and_a_redrive_runs_it(
@@ -139,6 +143,7 @@ def test_a_read_on_the_runners_host_ends_the_run_at_once_and_a_redrive_runs_it(
 ) -> None:
     """The runner's record (host, pid, start time) shows it gone: no need to wait for the lease."""
     killed = _kill_the_runner_inside_the_window(stage)
+    first_copy_gone = _watch_until_gone(killed.first_copy)
 
     shown = stage.wfx.json("executions", "show", killed.execution_id)
 
@@ -146,7 +151,8 @@ def test_a_read_on_the_runners_host_ends_the_run_at_once_and_a_redrive_runs_it(
     cause = f"the local runner (wfx in the foreground, pid {killed.runner_pid}) ended before"
     assert cause in shown["executionError"], shown
     _assert_lost(shown, _read_only(stage.database, killed.execution_id), killed.at_launch)
-    _assert_a_redrive_runs_the_step_after_the_killed_copy(stage, killed)
+    _assert_a_redrive_runs_the_step_after_the_killed_copy(stage, killed, first_copy_gone)
+    wait_until_nothing_is_left(killed.execution_id)
 
 
 def test_elsewhere_the_run_is_nobodys_to_take_while_the_lease_holds_then_it_is_lost(
@@ -167,12 +173,13 @@ def test_elsewhere_the_run_is_nobodys_to_take_while_the_lease_holds_then_it_is_l
     assert f"the local runner {owner} last renewed its lease at " in ended["executionError"]
     _assert_lost(ended, _read_only(stage.database, killed.execution_id), killed.at_launch)
     assert _text(stage.trace).count("first start") == 1, _text(stage.trace)
+    wait_until_nothing_is_left(killed.execution_id)  # the guard stopped the killed copy
 
 
 def _kill_the_runner_inside_the_window(stage: Stage) -> Killed:
     """`wfx run` started; once its launch's write is committed, the file's write lock taken (so
     the runner's renewal cannot land), and with its step's command begun, the runner killed
-    with -9. The rows are the launch's, and nothing of the run is left running."""
+    with -9. The rows are the launch's."""
     runner = stage.wfx.start("run", "demo/window", new_session=True)
     try:
         launched = _wait_for_the_launch(stage.database)
@@ -187,8 +194,6 @@ def _kill_the_runner_inside_the_window(stage: Stage) -> Killed:
             _, stderr = runner.communicate(timeout=10)
             assert runner.returncode == -signal.SIGKILL, stderr
             assert is_gone(runner.pid)
-            # its step's guard saw it die and stopped the step's process group
-            killed_at = wait_until_nothing_is_left(execution_id)
         assert "Traceback" not in stderr, stderr
     finally:
         if runner.poll() is None:
@@ -196,7 +201,8 @@ def _kill_the_runner_inside_the_window(stage: Stage) -> Killed:
             runner.communicate()
     # The renewal the lock held back died with the runner: nothing was written since the launch.
     assert _read_only(stage.database, execution_id) == at_launch
-    return Killed(execution_id, at_launch, runner.pid, killed_at)
+    first_copy = int(_text(stage.trace).split()[2])
+    return Killed(execution_id, at_launch, runner.pid, first_copy)
 
 
 # --- the checks -----------------------------------------------------------------------------------
@@ -268,7 +274,11 @@ def _assert_lost(details: dict[str, Any], stored: Stored, at_launch: Stored) -> 
     assert "runnerLeaseOwner" not in stored.run, stored.run  # a finished run is nobody's
 
 
-def _assert_a_redrive_runs_the_step_after_the_killed_copy(stage: Stage, killed: Killed) -> None:
+def _assert_a_redrive_runs_the_step_after_the_killed_copy(
+    stage: Stage, killed: Killed, first_copy_gone: Future[float]
+) -> None:
+    """Issued while the killed copy lives out its grace: the redrive's copy starts after it."""
+    assert not first_copy_gone.done(), "too slow to redrive while the killed copy lives"
     redriven = stage.wfx("executions", "redrive", killed.execution_id)
 
     assert redriven.code == 0, str(redriven)
@@ -281,9 +291,8 @@ def _assert_a_redrive_runs_the_step_after_the_killed_copy(stage: Stage, killed: 
         ("first", "end"),
         ("second", "start"),
     ], lines
-    assert float(lines[1][3]) >= killed.killed_at, (
-        lines
-    )  # never two copies of the first step at once
+    # never two copies of the first step at once: the second began after the killed one ended
+    assert float(lines[1][3]) >= first_copy_gone.result(timeout=1), lines
 
 
 # --- the SQLite file, as another process sees it --------------------------------------------------
@@ -346,6 +355,20 @@ def _connect(database: Path, read_only: bool) -> sqlite3.Connection:
 
 
 # --- helpers --------------------------------------------------------------------------------------
+
+
+def _watch_until_gone(pid: int) -> Future[float]:
+    """The moment (epoch seconds) the process is gone, found by a thread polling /proc."""
+
+    def watch() -> float:
+        while not is_gone(pid):
+            time.sleep(0.005)
+        return time.time()
+
+    watcher = ThreadPoolExecutor(max_workers=1)
+    gone = watcher.submit(watch)
+    watcher.shutdown(wait=False)
+    return gone
 
 
 def _runner_pid(wfx: Wfx, execution_id: str) -> int:
