@@ -87,6 +87,12 @@ class Wfx:
         extra = {k: v for k, v in self._environment.items() if k.startswith(("WFX_", "AWS_"))}
         return Wfx(self.home, **(extra | environment))
 
+    def in_home(self, home: Path, **environment: str) -> Wfx:
+        """This wfx's settings, in another home folder."""
+        extra = {k: v for k, v in self._environment.items() if k.startswith(("WFX_", "AWS_"))}
+        del extra["WFX_HOME"]
+        return Wfx(home, **(extra | environment))
+
     def passing_store_to_steps(self) -> Wfx:
         """This wfx with WFX_STEP_ENV naming its own store and bus settings: a command step
         that runs `wfx pipelines register` on the local bus writes to the store itself, so the

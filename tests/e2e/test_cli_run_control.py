@@ -31,6 +31,12 @@ import yaml
 
 from adapters.local.supervisor import RunFolder
 from tests.e2e.cli import GUID, Outcome, Wfx
+from tests.e2e.run_processes import (
+    command_line,
+    is_gone,
+    processes_of_run,
+    wait_until_nothing_is_left,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -55,7 +61,6 @@ SECOND = (
     'echo "made by $WFX_PIPELINE_EXECUTION_ID" > "$WFX_OUTPUT_DIR/result.txt"\n'
     'printf "second end %s %s\\n" "$$" "$(date +%s.%N)" >> "$trace"\n'
 )
-GONE_WITHIN_SECONDS = 10.0  # grace (1 s) + SIGKILL + the guard's polling, with room for CI load
 
 
 @dataclass(frozen=True)
@@ -103,7 +108,7 @@ def _nothing_outlives_the_test(wfx: Wfx) -> Iterator[None]:
     yield
     runs = wfx.home / "runs"
     for execution_id in os.listdir(runs) if runs.is_dir() else ():
-        for pid in _processes_of_run(execution_id):
+        for pid in processes_of_run(execution_id):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
 
@@ -143,7 +148,7 @@ def test_ctrl_c_of_a_foreground_run_aborts_it_and_a_redrive_finishes_it(
     os.killpg(run.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
 
     _assert_aborted_by(run, "SIGINT", 130, execution_id)
-    gone_at = _wait_until_nothing_is_left(execution_id, sleeper)
+    gone_at = wait_until_nothing_is_left(execution_id, sleeper)
     _assert_ended(stage.wfx, execution_id, "ABORTED", "wfx.Aborted")
     _assert_a_redrive_succeeds_one_copy_at_a_time(stage, execution_id, gone_at)
 
@@ -157,7 +162,7 @@ def test_sigterm_to_a_foreground_run_aborts_it_and_a_redrive_finishes_it(
     run.send_signal(signal.SIGTERM)  # to `wfx run` alone, as `kill PID` does
 
     _assert_aborted_by(run, "SIGTERM", 143, execution_id)
-    gone_at = _wait_until_nothing_is_left(execution_id, sleeper)
+    gone_at = wait_until_nothing_is_left(execution_id, sleeper)
     _assert_ended(stage.wfx, execution_id, "ABORTED", "wfx.Aborted")
     _assert_a_redrive_succeeds_one_copy_at_a_time(stage, execution_id, gone_at)
 
@@ -174,7 +179,7 @@ def test_kill_9_of_a_foreground_run_stops_its_step_and_the_run_ends_runner_lost(
     assert run.returncode == -signal.SIGKILL
     _assert_no_traceback("wfx run", stderr)
     # nothing wrote an abort: the step's guard saw its parent die and stopped its group
-    gone_at = _wait_until_nothing_is_left(execution_id, sleeper)
+    gone_at = wait_until_nothing_is_left(execution_id, sleeper)
     _assert_ended(short_lease.wfx, execution_id, "FAILED", "wfx.RunnerLost")
     _assert_a_redrive_succeeds_one_copy_at_a_time(short_lease, execution_id, gone_at)
 
@@ -189,12 +194,12 @@ def test_kill_9_of_a_detached_worker_stops_its_step_and_the_run_ends_runner_lost
     _, sleeper = _wait_for_the_registered_child(wfx)
     worker = RunFolder(wfx.home / "runs" / execution_id).runner()
     assert worker is not None and worker.mode == "detached", worker
-    assert "internal-run-worker" in _command_line(worker.pid), _command_line(worker.pid)
+    assert "internal-run-worker" in command_line(worker.pid), command_line(worker.pid)
 
     os.kill(worker.pid, signal.SIGKILL)
 
-    gone_at = _wait_until_nothing_is_left(execution_id, sleeper)
-    assert _is_gone(worker.pid)
+    gone_at = wait_until_nothing_is_left(execution_id, sleeper)
+    assert is_gone(worker.pid)
     _assert_no_traceback("the worker", _runner_log(wfx, execution_id))
     _assert_ended(wfx, execution_id, "FAILED", "wfx.RunnerLost")
     _assert_a_redrive_succeeds_one_copy_at_a_time(short_lease, execution_id, gone_at)
@@ -268,7 +273,7 @@ def _assert_a_redrive_succeeds_one_copy_at_a_time(
     assert [step["executionStatus"] for step in _steps(details)] == ["SUCCEEDED", "SUCCEEDED"]
     outputs = {f["relativeFilePath"] for f in details["outputs"]["files"]}
     assert "result.txt" in outputs, outputs
-    _wait_until_nothing_is_left(execution_id)
+    wait_until_nothing_is_left(execution_id)
     _assert_one_copy_at_a_time(stage.trace.read_text(encoding="utf-8"), gone_at)
 
 
@@ -293,62 +298,6 @@ def _assert_one_copy_at_a_time(trace: str, gone_at: float) -> None:
     assert [step for _, _, step in invocations] == ["first", "first", "second"], trace
     for (_, ended, _), (started, _, step) in pairwise(invocations):
         assert ended <= started, f"{step} started before the invocation before it ended:\n{trace}"
-
-
-# --- what /proc says ------------------------------------------------------------------------------
-
-
-def _wait_until_nothing_is_left(
-    execution_id: str, sleeper: int | None = None, seconds: float = GONE_WITHIN_SECONDS
-) -> float:
-    """The moment (epoch seconds) no live process of the run is left, nor the registered
-    `sleep` (which would have WFX_EXECUTION_ID too; it is named for a clearer failure)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        left = [f"pid {pid} ({line})" for pid, line in _processes_of_run(execution_id).items()]
-        if sleeper is not None and not _is_gone(sleeper):
-            left.append(f"the registered sleep, pid {sleeper}")
-        if not left:
-            return time.time()
-        assert time.monotonic() < deadline, f"still running after {seconds:g} s: {left}"
-        time.sleep(0.05)
-
-
-def _processes_of_run(execution_id: str) -> dict[int, str]:
-    """The command line of each live process with the run's id in its environment or on its
-    command line, by pid."""
-    variable = f"WFX_EXECUTION_ID={execution_id}".encode()
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            environment = Path("/proc", entry, "environ").read_bytes().split(b"\0")
-            command = Path("/proc", entry, "cmdline").read_bytes()
-        except OSError:  # gone meanwhile, or another user's
-            continue
-        pid = int(entry)
-        if (variable in environment or execution_id.encode() in command) and not _is_gone(pid):
-            found[pid] = _command_line(pid)
-    return found
-
-
-def _is_gone(pid: int) -> bool:
-    """No such process, or one that has exited and only waits to be reaped."""
-    try:
-        stat = Path("/proc", str(pid), "stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return True
-    return stat.rpartition(")")[2].split()[0] in ("Z", "X")
-
-
-def _command_line(pid: int) -> str:
-    """Its first 100 characters, on one line (a step's `sh -c` script is long)."""
-    try:
-        raw = Path("/proc", str(pid), "cmdline").read_bytes()
-    except OSError:
-        return ""
-    return " ".join(raw.replace(b"\0", b" ").decode("utf-8", "replace").split())[:100]
 
 
 # --- helpers --------------------------------------------------------------------------------------
