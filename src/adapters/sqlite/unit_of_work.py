@@ -113,25 +113,23 @@ class SqliteUnitOfWork:
         records = [build_execution_event_record(event) for event in numbered]
         self._bodies.put(records)  # content-named bodies, in before the rows naming them
         rows = [value for record in records for value in self._row(record)]
-        # The last number is looked up on its own: inside one INSERT, a guard that reads the
-        # table inserted into makes SQLite stage the new rows in a temporary table first (a
-        # quarter of the SQLite work of an append). Nobody writes between the two: the caller
-        # holds the write lock.
-        if last:
-            found = connection.execute(self._number_exists, (workflow_execution_id, last))
-            if found.fetchone() is None:
-                return ()
         try:
-            connection.execute(self._insert_values(len(records)), rows)
+            inserted = connection.execute(
+                self._insert_after_last(len(records), self._row_width),
+                (*rows, last, workflow_execution_id, last),
+            ).rowcount
         except sqlite3.IntegrityError as exc:
             if "UNIQUE" not in str(exc) and "PRIMARY KEY" not in str(exc):
                 raise
             return ()
-        return numbered
+        return numbered if inserted else ()
 
-    def _insert_values(self, count: int) -> str:
-        values = ", ".join([f"({', '.join('?' * self._row_width)})"] * count)
-        return f"{self._insert_rows} VALUES {values}"
+    def _insert_after_last(self, count: int, width: int) -> str:
+        values = ", ".join([f"({', '.join('?' * width)})"] * count)
+        return (
+            f"{self._insert_rows} SELECT * FROM (VALUES {values}) "
+            f"WHERE ? = 0 OR EXISTS ({self._number_exists})"
+        )
 
     def _seen(self, workflow_execution_id: str, number: int) -> None:
         """A guess for the run's next write (a write rolled back after it leaves it too high,
