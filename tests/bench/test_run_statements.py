@@ -1,0 +1,30 @@
+"""Issue 28's bounds on what a warm recorded 3-step run asks SQLite: counted, never timed.
+
+The statements are the ones `statement_replay.capture` sees on the run's connection (the bench's
+own capture), so this pins the same figure `make bench` reports as `statements` / `transactions`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.bench.runner import prepare, recorded_run
+from tests.bench.statement_replay import capture
+
+MAX_STATEMENTS = 45  # issue 28: a 3-step local run in at most 45 statements
+MAX_TRANSACTIONS = 5  # and 5 transactions
+
+
+def test_a_warm_three_step_run_stays_within_issue_28s_statements_and_transactions(
+    tmp_path: Path,
+) -> None:
+    container, version = prepare(tmp_path)
+    recorded_run(container, version)  # the cold run reads what a warm one already knows
+    database = container.sqlite_database()
+
+    statements = capture(database, lambda: recorded_run(container, version))
+
+    transactions = sum(statement.startswith("COMMIT") for statement in statements)
+    assert transactions <= MAX_TRANSACTIONS, "\n".join(statements)
+    # counted as the bench counts them: every statement, its BEGINs and COMMITs included
+    assert len(statements) <= MAX_STATEMENTS, "\n".join(statements)
