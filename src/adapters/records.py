@@ -124,30 +124,26 @@ _KEPT = 256
 def format_date(moment: datetime) -> str:
     """DATE_FORMAT's text (`2024-03-04T09:30:00.000000Z`), by isoformat: a third of strftime's
     cost, and a date is formatted for every row written."""
-    text = _FORMATTED.get(moment)
-    if text is None:
-        utc = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
-        text = utc.isoformat(timespec="microseconds")[:-6] + "Z"  # its "+00:00" as "Z"
-        _keep(_FORMATTED, moment, text)
-    return text
+    return _formatted(_FORMATTED, moment, "microseconds")
 
 
 def format_table_date(moment: datetime) -> str:
     """A VAMS table date, `2024-03-04T09:30:00Z`: whole seconds, what VAMS writes and parses."""
-    text = _TABLE_FORMATTED.get(moment)
+    return _formatted(_TABLE_FORMATTED, moment, "seconds")
+
+
+def _formatted(texts: dict[datetime, str], moment: datetime, timespec: str) -> str:
+    text = texts.get(moment)
     if text is None:
         utc = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
-        text = utc.isoformat(timespec="seconds")[:-6] + "Z"
-        _keep(_TABLE_FORMATTED, moment, text)
+        text = utc.isoformat(timespec=timespec)[:-6] + "Z"  # its "+00:00" as "Z"
+        # only aware moments are kept: a naive one's text depends on the local zone of the
+        # moment it is read
+        if moment.tzinfo is not None:
+            if len(texts) >= _KEPT:
+                texts.clear()
+            texts[moment] = text
     return text
-
-
-def _keep(texts: dict[datetime, str], moment: datetime, text: str) -> None:
-    # only aware moments: a naive one's text depends on the local zone of the moment it is read
-    if moment.tzinfo is not None:
-        if len(texts) >= _KEPT:
-            texts.clear()
-        texts[moment] = text
 
 
 def table_date(moment: datetime | None) -> str:

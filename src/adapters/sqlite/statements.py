@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from adapters.compact_json import encode_compact
 from adapters.records import Item
 from adapters.sqlite.schema import ITEM_COLUMN, SqliteTable
 
@@ -18,12 +19,9 @@ from adapters.sqlite.schema import ITEM_COLUMN, SqliteTable
 MAX_IN_VALUES = 500
 
 
-# One encoder for every call: json.dumps(..., separators=...) builds a new encoder each time.
-_ENCODER = json.JSONEncoder(separators=(",", ":"))
-
-
 def dump_json(value: Any) -> str:
-    return _ENCODER.encode(value)
+    """The compact JSON every row's item is written as: the text the record builders carry."""
+    return encode_compact(value)
 
 
 def quote(identifier: str) -> str:
@@ -110,7 +108,7 @@ class TableSql:
         """Insert parameters: each key column (an absent sparse key is NULL), then the JSON (as
         fit_item encoded it to size it, when the item is its unchanged Record)."""
         text = getattr(item, "json_text", None)
-        return (*map(item.get, self.columns), text or _ENCODER.encode(item))
+        return (*map(item.get, self.columns), text or encode_compact(item))
 
     def rows(self, items: Iterable[Item]) -> list[tuple[Any, ...]]:
         return [self.row(item) for item in items]
