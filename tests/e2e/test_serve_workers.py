@@ -4,12 +4,15 @@ both, and Ctrl-C (SIGINT to the terminal's process group) leaving none of them b
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import os
 import re
 import signal
 import socket
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -216,3 +219,53 @@ def test_one_worker_serves_from_the_service_process_itself(tmp_path: Path) -> No
     assert service.returncode == 0, said
     assert children == []
     assert f"on {base} (web viewer" in "\n".join(said), said
+
+
+def _held_by(pids: list[int], port: int) -> dict[int, int]:
+    """The service's connections on `port`, by the client's port: which of `pids` holds each
+    (/proc/net/tcp names a connection's socket inode; /proc/PID/fd the process holding it)."""
+    inodes: dict[int, int] = {}  # socket inode: client port
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table, encoding="ascii") as lines:
+            for line in list(lines)[1:]:
+                fields = line.split()
+                local_port = int(fields[1].rpartition(":")[2], 16)
+                remote_port = int(fields[2].rpartition(":")[2], 16)
+                if local_port == port and fields[3] == "01":  # ESTABLISHED
+                    inodes[int(fields[9])] = remote_port
+    held: dict[int, int] = {}
+    for pid in pids:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target.startswith("socket:[") and int(target[8:-1]) in inodes:
+                    held[inodes[int(target[8:-1])]] = pid
+    return held
+
+
+def test_eight_connections_opened_at_once_land_four_on_each_worker(
+    two_workers: tuple[Wfx, str, subprocess.Popen[str]],
+) -> None:
+    _, base, service = two_workers
+    port = int(base.rpartition(":")[2])
+    serving = [s.pid for s in _live_descendants(service.pid) if "spawn_main" in command_line(s.pid)]
+    splits = []
+    for _ in range(3):
+        # dealt by live counts: the fixture's probes, or the last round's 8, closed and counted
+        deadline = time.monotonic() + 10
+        while _held_by(serving, port) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.2)
+        connections = [http.client.HTTPConnection("127.0.0.1", port, timeout=30) for _ in range(8)]
+        for connection in connections:
+            connection.connect()
+        for connection in connections:  # each answered, so its process has taken it
+            connection.request("GET", "/openapi.json")
+            assert connection.getresponse().read()
+        clients = {c.sock.getsockname()[1] for c in connections}
+        held = _held_by([service.pid, *serving], port)
+        assert set(held) == clients, held  # each held by one process: none left with the first
+        splits.append(sorted(Counter(held.values()).get(pid, 0) for pid in serving))
+        for connection in connections:
+            connection.close()
+    assert splits == [[4, 4]] * 3

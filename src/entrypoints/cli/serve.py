@@ -177,9 +177,9 @@ def serve(
     if database is not None:
         database.close()  # the workers open their own; this process only supervises them
     os.environ[SESSION_KEY_VARIABLE] = secrets.token_hex(32)
-    from entrypoints.cli.serve_processes import balanced_by_the_kernel, serve_from_processes
+    from entrypoints.cli.serve_processes import balanced_here, serve_from_processes
 
-    if balanced_by_the_kernel():
+    if balanced_here():
         code = serve_from_processes(WORKER_APP, host, port, workers)
         if code:
             raise SystemExit(code)
