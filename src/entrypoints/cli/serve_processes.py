@@ -21,6 +21,8 @@ import array
 import asyncio
 import collections
 import contextlib
+import errno
+import functools
 import logging
 import multiprocessing
 import selectors
@@ -28,6 +30,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from types import FrameType
 
@@ -35,12 +38,14 @@ import uvicorn
 
 BACKLOG = 2048  # uvicorn's default
 STOP_GRACE_SECONDS = 10.0
-# Sockets handed to one process and not yet taken by it: past this the supervisor stops accepting
-# and the kernel's backlog holds the rest, so a stuck process bounds what waits on it.
+# Connections accepted and not yet sent to their process (its pair's queue full): past this the
+# supervisor stops accepting and the kernel's backlog holds the rest, so a stuck process bounds
+# what waits on it.
 HANDED_MAX = 512
+_OUT_OF_RESOURCES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 _CLOSED = b"c"  # a process to the supervisor: one of my connections closed
-# by name: Windows has no SIGHUP, and imports this module too (to learn it is not Linux)
 logger = logging.getLogger("uvicorn.error")
+# by name: Windows has no SIGHUP, and imports this module too (to learn it is not Linux)
 _STOP_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
@@ -72,6 +77,7 @@ class _Worker:
         self.open = 0
         self.waiting: collections.deque[socket.socket] = collections.deque()
         self.alive = True
+        self.writing = False  # waiting for room on the pair
 
 
 class _Balancer:
@@ -84,6 +90,7 @@ class _Balancer:
         self.selector = selectors.DefaultSelector()
         self.turn = 0
         self.accepting = False
+        self.resume_at = 0.0  # when accepting resumes after running out of descriptors
 
     def run(self) -> None:
         self.listener.setblocking(False)
@@ -93,6 +100,9 @@ class _Balancer:
         self._accept_while(True)
         try:
             while not self.stop.is_set():
+                if self.resume_at and time.monotonic() >= self.resume_at:
+                    self.resume_at = 0.0
+                    self._accept_while(self._room())
                 for key, events in self.selector.select(0.2):
                     if key.data is None:
                         self._accept()
@@ -109,6 +119,7 @@ class _Balancer:
                     worker.waiting.popleft().close()
 
     def _accept_while(self, room: bool) -> None:
+        room = room and not self.resume_at
         if room and not self.accepting:
             self.selector.register(self.listener, selectors.EVENT_READ, None)
         elif not room and self.accepting:
@@ -121,7 +132,11 @@ class _Balancer:
                 connection, _ = self.listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError:  # e.g. the client reset it before it was accepted, or no fds left
+            except OSError as error:
+                if error.errno in _OUT_OF_RESOURCES:
+                    # as asyncio does: stop accepting a moment rather than spin on the socket
+                    self._accept_while(False)
+                    self.resume_at = time.monotonic() + 1.0
                 return
             # asyncio sets TCP_NODELAY itself, but the worker's loop rebuilds the socket from a
             # bare descriptor: without it a response's second write waits for the client's
@@ -155,9 +170,10 @@ class _Balancer:
             try:
                 socket.send_fds(worker.pair, [b"s"], [connection.fileno()])
             except (BlockingIOError, InterruptedError):
-                self.selector.modify(
-                    worker.pair, selectors.EVENT_READ | selectors.EVENT_WRITE, worker
-                )
+                if not worker.writing:
+                    worker.writing = True
+                    events = selectors.EVENT_READ | selectors.EVENT_WRITE
+                    self.selector.modify(worker.pair, events, worker)
                 self._accept_while(self._room())
                 return
             except OSError:  # the process is gone: its end of the pair closed
@@ -165,7 +181,9 @@ class _Balancer:
                 return
             worker.waiting.popleft()
             connection.close()  # the process holds its own descriptor of it now
-        self.selector.modify(worker.pair, selectors.EVENT_READ, worker)
+        if worker.writing:
+            worker.writing = False
+            self.selector.modify(worker.pair, selectors.EVENT_READ, worker)
         self._accept_while(self._room())
 
     def _room(self) -> bool:
@@ -174,7 +192,7 @@ class _Balancer:
     def _read(self, worker: _Worker) -> None:
         while True:
             try:
-                message = worker.pair.recv(16)
+                message = worker.pair.recv(4096)  # a process tells up to 1024 closes at once
             except (BlockingIOError, InterruptedError):
                 return
             except OSError:
@@ -195,12 +213,10 @@ class _Counted(socket.socket):
     """A connection handed over by the supervisor, which is told when it closes (asyncio's
     transport closes its socket once the connection is lost, whichever protocol then held it)."""
 
-    def __init__(self, fd: int, closed: Callable[[], None]) -> None:
-        super().__init__(fileno=fd)  # family, type and protocol read from the descriptor
-        self._on_close: Callable[[], None] | None = closed
+    on_close: Callable[[], None] | None = None  # a dup() of it tells no one
 
     def close(self) -> None:
-        told, self._on_close = self._on_close, None
+        told, self.on_close = self.on_close, None
         super().close()
         if told is not None:
             told()
@@ -247,35 +263,42 @@ class _PairServer(uvicorn.Server):
                 self.should_exit = True
                 return
             for fd in _descriptors(ancillary):
-                connection = _Counted(fd, self._closed)
+                connection = _Counted(fileno=fd)  # family, type, protocol: the descriptor's
+                connection.on_close = functools.partial(self._closed, loop)
                 task = loop.create_task(loop.connect_accepted_socket(protocol, connection))
                 self.adopting.add(task)
-                task.add_done_callback(self._adopted)
+                task.add_done_callback(functools.partial(self._adopted, connection))
 
-    def _adopted(self, task: asyncio.Task[object]) -> None:
+    def _adopted(self, connection: _Counted, task: asyncio.Task[object]) -> None:
         self.adopting.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            # the connection could not be served (the client left first): closing it tells
-            logger.warning("wfx: a handed connection failed: %s", task.exception())
+        if task.cancelled() or task.exception() is not None:
+            # not served (the process stopping, or asyncio refused the socket): closing it
+            # tells the supervisor, which counts it no longer
+            connection.close()
+            if not task.cancelled():
+                logger.warning("wfx: a handed connection failed: %s", task.exception())
 
-    def _closed(self) -> None:
+    def _closed(self, loop: asyncio.AbstractEventLoop) -> None:
         self.owed += 1
-        self._tell()
+        self._tell(loop)
 
-    def _tell(self) -> None:
+    def _tell(self, loop: asyncio.AbstractEventLoop) -> None:
         if not self.owed:
             return
         try:
             sent = self.pair.send(_CLOSED * min(self.owed, 1024))
         except (BlockingIOError, InterruptedError):
-            asyncio.get_running_loop().call_later(0.01, self._tell)
+            # the supervisor reads all the time: its queue full is a moment's
+            with contextlib.suppress(RuntimeError):  # the loop closed: no one left to tell
+                loop.call_later(0.01, self._tell, loop)
             return
         except OSError:  # the supervisor is gone
             self.owed = 0
             return
         self.owed -= sent
         if self.owed:
-            asyncio.get_running_loop().call_soon(self._tell)
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon(self._tell, loop)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         # the supervisor stopped accepting before it asked this process to stop
@@ -331,12 +354,16 @@ def serve_from_processes(app: str, host: str, port: int, workers: int) -> int:
     balancer = _Balancer(listener, [_Worker(ours) for ours, _ in pairs])
     dealing = threading.Thread(target=balancer.run, name="wfx-serve-balancer", daemon=True)
     failed = None
+    lost_dealer = False
     try:
         for process, (_, theirs) in zip(processes, pairs, strict=True):
             process.start()
             theirs.close()  # so the process's end closing is seen as its end
         dealing.start()
         while not stop.wait(0.2):
+            if not dealing.is_alive():  # its traceback is on stderr: no connection is served
+                lost_dealer = True
+                break
             # a process ends by itself only on a stop signal (0) or a failure
             ended = [p for p in processes if p.exitcode is not None]
             if ended:
@@ -361,6 +388,9 @@ def serve_from_processes(app: str, host: str, port: int, workers: int) -> int:
             theirs.close()
         for number, handler in previous.items():
             signal.signal(number, handler)
+    if lost_dealer:
+        print("wfx: the connections' dealer failed; stopped the serving processes", file=sys.stderr)
+        return 1
     if failed is not None:
         print(
             f"wfx: serving process {failed.pid} ended with exit code {failed.exitcode}; "
