@@ -7,7 +7,7 @@ signs with.
 
 With more than one worker (`--workers`, default: the cores) that many processes serve, each
 building its own app, container and store connections from the environment (`worker_app`): one
-Python process runs on one core at a time (serve_processes.py says how they share the port).
+Python process runs on one core at a time (serve_processes.py says how connections reach them).
 A run is still started once, by the process that answered its launch; the stores are what the
 processes share.
 """
