@@ -4,12 +4,15 @@ both, and Ctrl-C (SIGINT to the terminal's process group) leaving none of them b
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import os
 import re
 import signal
 import socket
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -216,3 +219,62 @@ def test_one_worker_serves_from_the_service_process_itself(tmp_path: Path) -> No
     assert service.returncode == 0, said
     assert children == []
     assert f"on {base} (web viewer" in "\n".join(said), said
+
+
+def _served(port: int) -> dict[int, tuple[str, int]]:
+    """The service's side of the connections on `port` the service has not closed: (state,
+    client port) by socket inode, from /proc/net/tcp (a socket still on its way to a process
+    is listed too)."""
+    found = {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table, encoding="ascii") as lines:
+            for line in list(lines)[1:]:
+                fields = line.split()
+                local_port = int(fields[1].rpartition(":")[2], 16)
+                remote_port = int(fields[2].rpartition(":")[2], 16)
+                if local_port == port and fields[3] in ("01", "08"):  # ESTABLISHED, CLOSE_WAIT
+                    found[int(fields[9])] = (fields[3], remote_port)
+    return found
+
+
+def _held_by(pids: list[int], port: int) -> dict[int, int]:
+    """The service's established connections on `port`, by the client's port: which of `pids`
+    holds each (/proc/PID/fd names the socket inodes a process holds)."""
+    inodes = {inode: client for inode, (state, client) in _served(port).items() if state == "01"}
+    held: dict[int, int] = {}
+    for pid in pids:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target.startswith("socket:[") and int(target[8:-1]) in inodes:
+                    held[inodes[int(target[8:-1])]] = pid
+    return held
+
+
+def test_eight_connections_opened_at_once_land_four_on_each_worker(
+    two_workers: tuple[Wfx, str, subprocess.Popen[str]],
+) -> None:
+    _, base, service = two_workers
+    port = int(base.rpartition(":")[2])
+    serving = [s.pid for s in _live_descendants(service.pid) if "spawn_main" in command_line(s.pid)]
+    splits = []
+    for _ in range(3):
+        # dealt by live counts: wait until the fixture's probes (some may wait for a process
+        # still starting) or the last round's 8 are closed, and so counted
+        deadline = time.monotonic() + 30
+        while _served(port) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.2)
+        connections = [http.client.HTTPConnection("127.0.0.1", port, timeout=30) for _ in range(8)]
+        for connection in connections:
+            connection.connect()
+        for connection in connections:  # each answered, so its process has taken it
+            connection.request("GET", "/openapi.json")
+            assert connection.getresponse().read()
+        clients = {c.sock.getsockname()[1] for c in connections}
+        held = _held_by([service.pid, *serving], port)
+        assert set(held) == clients, held  # each held by one process: none left with the first
+        splits.append(sorted(Counter(held.values()).get(pid, 0) for pid in serving))
+        for connection in connections:
+            connection.close()
+    assert splits == [[4, 4]] * 3

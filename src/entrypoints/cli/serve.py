@@ -7,7 +7,7 @@ signs with.
 
 With more than one worker (`--workers`, default: the cores) that many processes serve, each
 building its own app, container and store connections from the environment (`worker_app`): one
-Python process runs on one core at a time (serve_processes.py says how they share the port).
+Python process runs on one core at a time (serve_processes.py says how connections reach them).
 A run is still started once, by the process that answered its launch; the stores are what the
 processes share.
 """
@@ -177,9 +177,9 @@ def serve(
     if database is not None:
         database.close()  # the workers open their own; this process only supervises them
     os.environ[SESSION_KEY_VARIABLE] = secrets.token_hex(32)
-    from entrypoints.cli.serve_processes import balanced_by_the_kernel, serve_from_processes
+    from entrypoints.cli.serve_processes import balanced_here, serve_from_processes
 
-    if balanced_by_the_kernel():
+    if balanced_here():
         code = serve_from_processes(WORKER_APP, host, port, workers)
         if code:
             raise SystemExit(code)
