@@ -60,6 +60,8 @@ class SqliteUnitOfWork:
             f"ORDER BY {number} LIMIT ?"
         )
         self._row = events.row
+        # one INSERT text per count of events appended together (a handful of counts occur)
+        self._inserts_after_last: dict[tuple[int, int], str] = {}
         self._ready = False
 
     def ensure_table(self) -> None:
@@ -125,6 +127,12 @@ class SqliteUnitOfWork:
         return numbered if inserted else ()
 
     def _insert_after_last(self, count: int, width: int) -> str:
+        statement = self._inserts_after_last.get((count, width))
+        if statement is None:
+            statement = self._inserts_after_last[count, width] = self._render_insert(count, width)
+        return statement
+
+    def _render_insert(self, count: int, width: int) -> str:
         values = ", ".join([f"({', '.join('?' * width)})"] * count)
         return (
             f"{self._insert_rows} SELECT * FROM (VALUES {values}) "
