@@ -6,16 +6,19 @@ are the texts rendered afresh.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from adapters.event_records import build_event_record, build_execution_event_record
 from adapters.sqlite.execution_sql import ExecutionSql, _needs_json, _shape_of
 from adapters.sqlite.schema import build_schema
-from adapters.sqlite.statements import dump_json
-from adapters.tables import TableNames
+from adapters.sqlite.statements import TableSql, dump_json
+from adapters.tables import ResourceKeys, TableNames
+from domain.events import EventType, NewEvent
 
 
 class _Colour(StrEnum):
@@ -62,3 +65,27 @@ def test_cached_texts_are_the_rendered_ones() -> None:
         assert first == sql._step_if_status(count)
         assert sql.step_if_status(count) is first
         assert first.count("?") == 2 + count
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    number=st.integers(min_value=1, max_value=10**6),
+    attempt=st.none() | st.integers(min_value=0, max_value=9),
+    error=st.none() | st.text(max_size=30),
+)
+def test_an_event_row_built_inline_is_the_tables_row(
+    number: int, attempt: int | None, error: str | None
+) -> None:
+    # SqliteUnitOfWork._insert_numbered builds (run id, number, JSON) from the NewEvent itself
+    event = NewEvent(
+        workflow_execution_id="run-1",
+        event_type=EventType.ATTEMPT_FINISHED,
+        occurred_at=datetime(2026, 12, 4, 10, 0, 0, 123456, tzinfo=UTC),
+        pipeline_execution_id="run-1-step-1",
+        attempt=attempt,
+        error=error,
+    )
+    events = TableSql.render(build_schema(TableNames())[ResourceKeys.EXECUTION_EVENTS])
+    record = build_event_record(event, number)
+    inline = (event.workflow_execution_id, number, record.json_text or dump_json(record))
+    assert inline == events.row(build_execution_event_record(event.numbered(number)))
