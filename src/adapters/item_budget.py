@@ -106,15 +106,6 @@ def _bound(text: str) -> int:
     return 2 * len(text) + 2
 
 
-def _encoded(item: Mapping[str, Any]) -> tuple[str | None, int]:
-    """The item's JSON when it is all JSON values (else None), and its size bound."""
-    try:
-        text = encode_compact(item)
-    except TypeError:
-        return None, size_upper_bound(item)
-    return text, _bound(text)
-
-
 # -- budgets -------------------------------------------------------------------------------------
 
 
@@ -157,6 +148,10 @@ class RecordBudget:
         return min([ITEM_BUDGET, *(f.cap for f in self.fields if f.cap is not None)])
 
     def flag_attributes(self) -> tuple[str, ...]:
+        return self._flag_attributes
+
+    @cached_property
+    def _flag_attributes(self) -> tuple[str, ...]:  # asked on every update of the record kind
         return tuple(name for f in self.fields for name in (f.flag, f.key_attribute))
 
 
@@ -187,8 +182,9 @@ class Record(dict[str, Any]):
         offloads: Iterable[Offload] = (),
         json_text: str | None = None,
     ) -> None:
-        super().__init__(item)
-        self.offloads = tuple(offloads)
+        dict.__init__(self, item)
+        # most records move no body out: their () is kept as it is
+        self.offloads = offloads if offloads.__class__ is tuple else tuple(offloads)
         self.json_text = json_text
 
     def __setitem__(self, key: str, value: Any) -> None:
@@ -223,10 +219,6 @@ class Record(dict[str, Any]):
     def clear(self) -> None:
         self.json_text = None
         super().clear()
-
-
-def offloads_of(items: Iterable[Mapping[str, Any]]) -> list[Offload]:
-    return [offload for item in items for offload in getattr(item, "offloads", ())]
 
 
 def body_key(execution_id: str, kind: str, field: str, body: bytes) -> str:
@@ -288,7 +280,13 @@ def fit_item(
     field cut. Raises ItemTooLargeError when cutting every field named by the budget is not
     enough. `item` may be a partial one (an update's values): then only the caps apply."""
     limit = ITEM_BUDGET - reserve
-    text, bound = _encoded(item)
+    text: str | None
+    try:  # its JSON (kept for the row) when it is all JSON values
+        encoded = encode_compact(item)
+    except TypeError:
+        text, bound = None, size_upper_bound(item)
+    else:
+        text, bound = encoded, _bound(encoded)
     if bound <= min(budget.quick_limit, limit):
         # the common case: a small item, one C-speed dump (kept for the row) and no walk
         return Record(item, offloads, text)
@@ -369,8 +367,9 @@ class OffloadedBodies:
     def put(self, items: Iterable[Mapping[str, Any]]) -> None:
         """Store the bodies `items` moved out (their Record.offloads): before the items go in,
         so that no row ever names a body that is not there."""
-        for offload in offloads_of(items):
-            self._store().put_bytes(offload.key, offload.body)
+        for item in items:  # a put per row written: most move no body out
+            for offload in getattr(item, "offloads", ()):
+                self._store().put_bytes(offload.key, offload.body)
 
     def restore(self, item: Item) -> Item:
         return restore_item(item, self._read)

@@ -224,7 +224,7 @@ class ExecutionSql:
         Returns the SQL and its value parameters; the key (execution id, workflow key) and the
         guard's parameters (`execution_guard_parameters`) follow them.
         """
-        shape = tuple((name, _needs_json(value)) for name, value in values.items())
+        shape, parameters = _shape_of(values)
         lease = (
             ("held" if guard.lease_held_by is not None else "")
             + ("read" if guard.lease_as_read else "")
@@ -235,12 +235,20 @@ class ExecutionSql:
         if sql is None:
             base = _render_update(self.execution_status, shape, removed, len(guard.statuses))
             sql = self._updates[cache_key] = base + _guard_clauses(guard)
-        return sql, [_json_value(value) for value in values.values()]
+        return sql, parameters
 
     # -- conditional status updates ---------------------------------------------------------------
 
     def step_if_status(self, expected_count: int) -> str:
         """A row when the step's status is one of those given (key, then the statuses)."""
+        sql = self._updates.get(("step_if_status", expected_count))
+        if sql is None:
+            sql = self._updates[("step_if_status", expected_count)] = self._step_if_status(
+                expected_count
+            )
+        return sql
+
+    def _step_if_status(self, expected_count: int) -> str:
         steps, guarded = self.steps, self.step_status
         where = " AND ".join(f"{steps.q(column)} = ?" for column in guarded.key_columns)
         status = json_path(guarded.status_attribute)
@@ -262,12 +270,11 @@ class ExecutionSql:
         (sub-process registration), so the whole item is never read, changed and written back.
         Returns the SQL and the value parameters (keys and expected statuses follow them).
         """
-        shape = tuple((name, _needs_json(value)) for name, value in values.items())
+        shape, parameters = _shape_of(values)
         cache_key = (guarded.table.name, shape, removed, expected_count)
         sql = self._updates.get(cache_key)
         if sql is None:
             sql = self._updates[cache_key] = _render_update(guarded, shape, removed, expected_count)
-        parameters = [_json_value(value) for value in values.values()]
         return sql, parameters
 
 
@@ -297,15 +304,32 @@ def _guard_clauses(guard: RunGuard) -> str:
     return clauses
 
 
+# Text and numbers bind as JSON strings and numbers; anything else (bool included: sqlite3
+# would bind it as 1/0) goes through json(?). By exact class: a str or int subclass (an enum)
+# takes the general test.
+_PLAIN_TYPES = frozenset({str, int, float})
+
+
 def _needs_json(value: Any) -> bool:
-    # Text and numbers bind as JSON strings and numbers; anything else goes through json(?).
     return isinstance(value, bool) or not isinstance(value, str | int | float)
 
 
-def _json_value(value: Any) -> Any:
-    if _needs_json(value):
-        return dump_json(value)
-    return value
+def _shape_of(values: Mapping[str, Any]) -> tuple[tuple[tuple[str, bool], ...], list[Any]]:
+    """The update's shape (each name, and whether its value goes through json(?)) and its value
+    parameters, in one pass over the values."""
+    shape: list[tuple[str, bool]] = []
+    parameters: list[Any] = []
+    for name, value in values.items():
+        if value.__class__ in _PLAIN_TYPES:
+            shape.append((name, False))
+            parameters.append(value)
+        elif _needs_json(value):
+            shape.append((name, True))
+            parameters.append(dump_json(value))
+        else:
+            shape.append((name, False))
+            parameters.append(value)
+    return tuple(shape), parameters
 
 
 def _render_update(

@@ -78,6 +78,7 @@ class TableSql:
     quoted: dict[str, str]
     insert: str
     upsert: str
+    insert_if_absent: str  # unless the key is taken (only a key conflict is ignored)
 
     @classmethod
     def render(cls, table: SqliteTable) -> TableSql:
@@ -93,12 +94,9 @@ class TableSql:
             quoted=quoted,
             insert=f"INSERT INTO {name} ({column_list}) VALUES ({values})",
             upsert=f"INSERT OR REPLACE INTO {name} ({column_list}) VALUES ({values})",
+            insert_if_absent=f"INSERT INTO {name} ({column_list}) VALUES ({values}) "
+            "ON CONFLICT DO NOTHING",
         )
-
-    @property
-    def insert_if_absent(self) -> str:
-        """Insert unless the key is taken (only a key conflict is ignored, not other errors)."""
-        return f"{self.insert} ON CONFLICT DO NOTHING"
 
     def q(self, column: str) -> str:
         """The quoted name of a key column (or `item`)."""

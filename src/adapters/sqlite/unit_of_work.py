@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import Any
 
 from adapters.event_records import (
     SEQUENCE_NUMBER,
     build_event_record,
-    build_execution_event_record,
     parse_execution_event_record,
 )
 from adapters.item_budget import OffloadedBodies
@@ -59,7 +59,10 @@ class SqliteUnitOfWork:
             f"SELECT item FROM {events.name} WHERE {run} = ? AND {number} > ? "
             f"ORDER BY {number} LIMIT ?"
         )
-        self._row = events.row
+        # rows are built as TableSql.row would build them, from these key columns
+        assert events.columns == (_EXECUTION_ID, SEQUENCE_NUMBER), events.columns
+        # one INSERT text per count of events appended together (a handful of counts occur)
+        self._inserts_after_last: dict[tuple[int, int], str] = {}
         self._ready = False
 
     def ensure_table(self) -> None:
@@ -110,9 +113,14 @@ class SqliteUnitOfWork:
         """`events` numbered from `last + 1` in one INSERT, only when `last` is the run's last
         number: () when it is not (a number taken, or `last` not written)."""
         numbered = tuple(event.numbered(last + n) for n, event in enumerate(events, 1))
-        records = [build_execution_event_record(event) for event in numbered]
+        records = []
+        rows: list[Any] = []
+        for number, event in enumerate(events, last + 1):
+            record = build_event_record(event, number)
+            records.append(record)
+            # TableSql.row of the record, its key columns being the event's run id and number
+            rows += (event.workflow_execution_id, number, record.json_text or dump_json(record))
         self._bodies.put(records)  # content-named bodies, in before the rows naming them
-        rows = [value for record in records for value in self._row(record)]
         try:
             inserted = connection.execute(
                 self._insert_after_last(len(records), self._row_width),
@@ -125,6 +133,12 @@ class SqliteUnitOfWork:
         return numbered if inserted else ()
 
     def _insert_after_last(self, count: int, width: int) -> str:
+        statement = self._inserts_after_last.get((count, width))
+        if statement is None:
+            statement = self._inserts_after_last[count, width] = self._render_insert(count, width)
+        return statement
+
+    def _render_insert(self, count: int, width: int) -> str:
         values = ", ".join([f"({', '.join('?' * width)})"] * count)
         return (
             f"{self._insert_rows} SELECT * FROM (VALUES {values}) "
