@@ -183,7 +183,7 @@ class CompleteExecution:
                 )
             summaries: tuple[StepLog, ...] = ()
             if end is not None and len(after.steps) <= SUMMARIES_IN_THE_END_WRITE:
-                summaries = tuple(self._summary(step) for step in chain_order(after.steps))
+                summaries = self._summaries(after.steps)
             final_steps[:] = after.steps
             return RunWrite.of(
                 run_id, moves=moves, change=end.change if end else None, step_logs=summaries
@@ -221,8 +221,14 @@ class CompleteExecution:
 
     def _write_summaries(self, steps: tuple[PipelineExecution, ...]) -> None:
         """The summaries describe each step as the run left it."""
-        self._store.add_step_outputs(
-            StepOutputs(logs=tuple(self._summary(step) for step in chain_order(steps)))
+        self._store.add_step_outputs(StepOutputs(logs=self._summaries(steps)))
+
+    def _summaries(self, steps: tuple[PipelineExecution, ...]) -> tuple[StepLog, ...]:
+        # the run's logs read at once: one listing, not an open per step (most write none)
+        logs = self._logs.read_step_logs(steps[0].workflow_execution_id) if steps else {}
+        return tuple(
+            self._summary(step, logs.get(step.pipeline_execution_id, ""))
+            for step in chain_order(steps)
         )
 
     def _fit_log(self, execution: WorkflowExecution) -> tuple[str, str | None]:
@@ -329,8 +335,7 @@ class CompleteExecution:
         self._assets.put_files(list(imported.values()))
         return imported
 
-    def _summary(self, step: PipelineExecution) -> StepLog:
-        log = self._logs.read_step_log(step.workflow_execution_id, step.pipeline_execution_id)
+    def _summary(self, step: PipelineExecution, log: str) -> StepLog:
         lines = [f"{step.pipeline_id}: {step.status.value}"]
         if step.error:
             lines.append(f"error: {step.error}")
