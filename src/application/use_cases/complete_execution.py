@@ -64,6 +64,8 @@ class FinishLastStepCommand(BaseModel):
     attempt: int = Field(ge=1)
     # the run as its runner knows it (domain.run.as_its_runner_knows): decided on with no read
     known: Run | None = None
+    # False: the runner knows nothing is stored under the run's output prefix (none to list)
+    outputs_stored: bool = True
 
 
 class LastStepFinished(BaseModel):
@@ -148,7 +150,7 @@ class CompleteExecution:
         run_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
         run = command.known or self._store.get_run(run_id)
         now = self._clock.now()
-        if not run.execution.is_terminal:
+        if command.outputs_stored and not run.execution.is_terminal:
             end_step = next((step for step in run.steps if step.end_state), None)
             if end_step is not None:
                 outputs_for = (
