@@ -39,10 +39,6 @@ def is_logging_safe(name: str) -> bool:
 
 
 def validate_execution_name(name: str, field: str = "workflowExecutionId") -> str:
-    # The usual name (an id wfx made) is logging safe: those characters break no rule above,
-    # so one match stands for the per-character checks, whose messages only a bad name needs.
-    if len(name) <= MAX_NAME_LENGTH and _LOGGING_SAFE.fullmatch(name) is not None:
-        return name
     problem = execution_name_problem(name)
     if problem is not None:
         raise InvalidInputError(f"{field}: {problem}")
