@@ -128,6 +128,7 @@ class ObservingReporter:
         pipeline_execution_id: str,
         attempt: int,
         next_pipeline_execution_id: str,
+        outputs_stored: bool = True,
     ) -> tuple[StepStatus, int | None]:
         """One write, the step's end and the next one's start: observed as the two moves, each
         moment the scenario asks about before or after the write."""
@@ -138,7 +139,11 @@ class ObservingReporter:
         following = self._pipeline_id(next_pipeline_execution_id)
         self._note(workflow_execution_id, f"before start of {following}")
         recorded, next_attempt = self.inner.step_handed_on(
-            workflow_execution_id, pipeline_execution_id, attempt, next_pipeline_execution_id
+            workflow_execution_id,
+            pipeline_execution_id,
+            attempt,
+            next_pipeline_execution_id,
+            outputs_stored,
         )
         self._note(workflow_execution_id, f"after finish of {finished}")
         if next_attempt is None:  # the runner starts the next step itself: observed there
@@ -158,6 +163,7 @@ class ObservingReporter:
         pipeline_execution_id: str,
         attempt: int,
         known: Run | None = None,
+        outputs_stored: bool = True,
     ) -> tuple[StepStatus, ExecutionStatus]:
         """One write, the last step's end and the run's: one moment after it, the completion."""
         finished = self._pipeline_id(pipeline_execution_id)
@@ -166,7 +172,7 @@ class ObservingReporter:
             action(workflow_execution_id)
         self._note(workflow_execution_id, "before completion")
         recorded = self.inner.last_step_finished(
-            workflow_execution_id, pipeline_execution_id, attempt, known
+            workflow_execution_id, pipeline_execution_id, attempt, known, outputs_stored
         )
         self._note(workflow_execution_id, "after completion")
         return recorded

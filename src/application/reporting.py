@@ -138,6 +138,7 @@ class UseCaseRunReporter:
         pipeline_execution_id: str,
         attempt: int,
         next_pipeline_execution_id: str,
+        outputs_stored: bool = True,
     ) -> tuple[StepStatus, int | None]:
         with self._starts_lock:
             started = self._starts.pop(
@@ -150,6 +151,7 @@ class UseCaseRunReporter:
                 attempt=attempt,
                 attempt_started=started,
                 next_pipeline_execution_id=next_pipeline_execution_id,
+                outputs_stored=outputs_stored,
             )
         )
         if handed.next_attempt is not None:
@@ -174,6 +176,7 @@ class UseCaseRunReporter:
         pipeline_execution_id: str,
         attempt: int,
         known: Run | None = None,
+        outputs_stored: bool = True,
     ) -> tuple[StepStatus, ExecutionStatus]:
         with self._starts_lock:
             started = self._starts.pop(
@@ -189,6 +192,7 @@ class UseCaseRunReporter:
                 pipeline_execution_id=pipeline_execution_id,
                 attempt=attempt,
                 known=known if started is not None else None,
+                outputs_stored=outputs_stored,
             )
         )
         self._ended_as(finished.execution)

@@ -128,12 +128,17 @@ class RecordingReporter(UseCaseRunReporter):
         pipeline_execution_id: str,
         attempt: int,
         next_pipeline_execution_id: str,
+        outputs_stored: bool = True,
     ) -> tuple[StepStatus, int | None]:
         # one write, recorded as the two moves it is
         self.calls.append(("finished", pipeline_execution_id, StepStatus.SUCCEEDED, None))
         self.calls.append(("started", next_pipeline_execution_id))
         return super().step_handed_on(
-            workflow_execution_id, pipeline_execution_id, attempt, next_pipeline_execution_id
+            workflow_execution_id,
+            pipeline_execution_id,
+            attempt,
+            next_pipeline_execution_id,
+            outputs_stored,
         )
 
     def execution_completed(
@@ -148,12 +153,13 @@ class RecordingReporter(UseCaseRunReporter):
         pipeline_execution_id: str,
         attempt: int,
         known: Run | None = None,
+        outputs_stored: bool = True,
     ) -> tuple[StepStatus, ExecutionStatus]:
         # one write, recorded as the two moves it is
         self.calls.append(("finished", pipeline_execution_id, StepStatus.SUCCEEDED, None))
         self.calls.append(("completed", ExecutionStatus.SUCCEEDED, None))
         return super().last_step_finished(
-            workflow_execution_id, pipeline_execution_id, attempt, known
+            workflow_execution_id, pipeline_execution_id, attempt, known, outputs_stored
         )
 
     def take_lease_and_start(

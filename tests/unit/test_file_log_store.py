@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adapters.local.log_store import FileLogStore
 
@@ -84,3 +87,27 @@ def test_an_id_that_is_not_one_path_segment_is_refused(logs: FileLogStore, bad: 
         logs.step_log_path("exec-1", bad)
     with pytest.raises(ValueError, match="single path segment"):
         logs.read_run_log(bad)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    bodies=st.dictionaries(
+        st.sampled_from(["a", "b", "step-3", "zeta"]), st.text(max_size=40), max_size=4
+    ),
+    asked=st.lists(st.sampled_from(["a", "b", "step-3", "zeta", "never"]), max_size=5),
+)
+def test_the_run_s_step_logs_at_once_are_each_step_log_read_alone(
+    bodies: dict[str, str], asked: list[str]
+) -> None:
+    with tempfile.TemporaryDirectory() as root:
+        logs = FileLogStore(Path(root))
+        for step, body in bodies.items():
+            logs.step_log_path("exec-1", step).write_text(body, encoding="utf-8")
+        # a handed-out log never written is no log
+        logs.step_log_path("exec-1", "never")
+
+        at_once = logs.read_step_logs("exec-1")
+
+        for step in asked:
+            assert at_once.get(step, "") == logs.read_step_log("exec-1", step)
+        assert logs.read_step_logs("no-such-run") == {}

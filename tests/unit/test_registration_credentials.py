@@ -13,6 +13,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adapters.local import registration_credentials as module
 from adapters.local.registration_credentials import KEY_FILE_NAME, HmacRegistrationCredentials
@@ -138,3 +140,10 @@ def test_a_key_file_of_the_wrong_size_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(InvalidInputError, match=r"not a registration key \(5 bytes\)"):
         HmacRegistrationCredentials(tmp_path).verify("exec-1", "step-1", "0" * 64)
+
+
+@settings(max_examples=200, deadline=None)
+@given(key=st.binary(min_size=32, max_size=32), run=st.text(min_size=1), step=st.text(min_size=1))
+def test_the_one_shot_digest_is_the_hmac_of_the_ids(key: bytes, run: str, step: str) -> None:
+    message = f"{run}:{step}".encode()
+    assert module._sign(key, run, step) == hmac.new(key, message, hashlib.sha256).hexdigest()

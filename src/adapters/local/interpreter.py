@@ -85,6 +85,7 @@ class StepInterpreter:
     ) -> None:
         self._reporter, self._stop = reporter, stop
         self._known: Run | None = None  # the run as this runner started it
+        self._outputs_stored: Callable[[], bool] = _always
         # the wait between attempts; by default it ends as soon as a stop is asked for
         self._sleep = sleep or stop.wait
         self._backoff = backoff
@@ -96,11 +97,14 @@ class StepInterpreter:
         action: StepAction,
         started: int | None = None,
         known: WorkflowExecution | None = None,
+        outputs_stored: Callable[[], bool] | None = None,
     ) -> ExecutionStatus | None:
         """`started`: the attempt of the first remaining step, when the lease's write started
         it; `known`: the main row as the lease's write left it (the run's end is decided on it
-        and the steps, with no read)."""
+        and the steps, with no read); `outputs_stored`: False while the runner knows nothing
+        is stored under the run's output prefix (the reports then list nothing)."""
         execution_id = workflow_execution_id
+        self._outputs_stored = outputs_stored or _always
         if known is not None:
             self._known = Run(execution=known, steps=tuple(planned.step for planned in steps))
         remaining = [
@@ -198,14 +202,17 @@ class StepInterpreter:
         if status is StepStatus.SUCCEEDED and last:
             _, ended = self.persist(
                 lambda: self._reporter.last_step_finished(
-                    execution_id, step_id, attempt, self._known
+                    execution_id, step_id, attempt, self._known, self._outputs_stored()
                 )
             )
             return ended, None
         if status is StepStatus.SUCCEEDED and following is not None:
             next_id = following.step.pipeline_execution_id
+            stored = self._outputs_stored()
             recorded, next_attempt = self.persist(
-                lambda: self._reporter.step_handed_on(execution_id, step_id, attempt, next_id)
+                lambda: self._reporter.step_handed_on(
+                    execution_id, step_id, attempt, next_id, stored
+                )
             )
         else:
             recorded = self.persist(
@@ -265,3 +272,7 @@ class StepInterpreter:
                 self._backoff(delay)
                 delay *= 2
         raise AssertionError("unreachable")
+
+
+def _always() -> bool:
+    return True

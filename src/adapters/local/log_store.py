@@ -41,6 +41,22 @@ class FileLogStore:
         folder = self._run_folder(workflow_execution_id)
         return _read(folder / f"{_checked(pipeline_execution_id)}{LOG_SUFFIX}") or ""
 
+    def read_step_logs(self, workflow_execution_id: str) -> dict[str, str]:
+        """Every step log of the run, by step id: one listing of the run's folder, so a run
+        whose steps wrote nothing costs one failed system call, not an open per step."""
+        folder = self._run_folder(workflow_execution_id)
+        try:
+            with os.scandir(folder) as entries:
+                names = [
+                    entry.name[: -len(LOG_SUFFIX)]
+                    for entry in entries
+                    if entry.name.endswith(LOG_SUFFIX) and entry.is_file()
+                ]
+        except FileNotFoundError:
+            return {}
+        logs = {name: _read(folder / f"{name}{LOG_SUFFIX}") for name in names}
+        return {name: body for name, body in logs.items() if body is not None}
+
     def read_run_log(self, workflow_execution_id: str) -> str:
         """Every step log of the run, oldest first, each under a header naming its step."""
         folder = self._run_folder(workflow_execution_id)
@@ -59,7 +75,7 @@ class FileLogStore:
 
 
 def _steps_in_order(folder: Path) -> list[str]:
-    recorded = (_read(folder / _ORDER_FILE) or "").split()
+    # listed first: a run whose steps wrote nothing has no folder, and no order file to open
     try:
         with os.scandir(folder) as entries:
             present = {
@@ -69,6 +85,10 @@ def _steps_in_order(folder: Path) -> list[str]:
             }
     except FileNotFoundError:
         return []
+    if not present:
+        return []
+    # read after the listing: a log's name is in the order file before the log is written
+    recorded = (_read(folder / _ORDER_FILE) or "").split()
     ordered = list(dict.fromkeys(step for step in recorded if step in present))
     known = set(ordered)
     # logs written by something other than this store: after the known ones, by modification time

@@ -53,6 +53,12 @@ class OutputFolder:
         self._stored: dict[str, str] = {}  # relative path -> sha256 of the latest stored body
         self._settled: dict[str, tuple[_Stat, str]] = {}  # relative path -> (stat, sha256)
         self._warned: set[tuple[str, str]] = set()  # (relative path, problem): said once a run
+        self._holds_stored = True  # anything may be stored under the prefix, unless create() says
+
+    @property
+    def holds_stored(self) -> bool:
+        """False while nothing is stored under the prefix: created new, nothing uploaded since."""
+        return self._holds_stored
 
     @property
     def path(self) -> str:
@@ -62,6 +68,7 @@ class OutputFolder:
         """Create the folder of a run just launched: nothing is stored under its prefix yet,
         so there is nothing to pull (pull() would list the store for nothing)."""
         _make_folder(self._folder)
+        self._holds_stored = False
 
     def pull(self) -> None:
         """Create the folder and bring down stored outputs it lacks or holds another version of
@@ -109,6 +116,7 @@ class OutputFolder:
                         continue
                 else:
                     body.seek(0)
+                self._holds_stored = True  # before the upload: a failed one may have stored it
                 stored = self._objects.put_file(f"{self._prefix}{relative}", body)
             finally:
                 if body is not None:

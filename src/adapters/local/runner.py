@@ -616,7 +616,13 @@ class LocalRunner:
                 outputs.append(folder)
             return self._run_step(step, attempt, version, run_inputs, outputs[0], live)
 
-        return interpreter.run(execution_id, planned, action, started, known=execution)
+        def outputs_stored() -> bool:
+            # before any step ran, a launched run's prefix holds nothing yet either
+            return outputs[0].holds_stored if outputs else not launched
+
+        return interpreter.run(
+            execution_id, planned, action, started, known=execution, outputs_stored=outputs_stored
+        )
 
     def _gate_attempt(
         self, version: WorkflowVersion, step: PipelineExecution, interpreter: StepInterpreter

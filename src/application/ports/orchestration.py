@@ -209,10 +209,13 @@ class RunReporter(Protocol):
         pipeline_execution_id: str,
         attempt: int,
         next_pipeline_execution_id: str,
+        outputs_stored: bool = True,
     ) -> tuple[StepStatus, int | None]:
         """Attempt `attempt` succeeded and the next step starts, in one write: the step's status
         as recorded, and the next step's attempt (None when it did not start: the step was not
-        recorded SUCCEEDED, or had ended already - the runner then starts the next itself)."""
+        recorded SUCCEEDED, or had ended already - the runner then starts the next itself).
+        `outputs_stored` False: the runner knows nothing is stored under the run's output
+        prefix (its launch made it, no step uploaded to it), so nothing is listed."""
         ...
 
     def execution_completed(
@@ -227,11 +230,13 @@ class RunReporter(Protocol):
         pipeline_execution_id: str,
         attempt: int,
         known: Run | None = None,
+        outputs_stored: bool = True,
     ) -> tuple[StepStatus, ExecutionStatus]:
         """The last step's attempt `attempt` succeeded and the run ends with it, in one write:
         the step's status and the run's as recorded (ABORTED both on a run being aborted).
         `known`: the main row as the runner's lease left it and the steps as it started them,
-        to decide on without a read (the write's guards catch anything moved since)."""
+        to decide on without a read (the write's guards catch anything moved since);
+        `outputs_stored`: as for step_handed_on."""
         ...
 
     def approval_gate(

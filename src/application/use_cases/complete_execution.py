@@ -64,6 +64,8 @@ class FinishLastStepCommand(BaseModel):
     attempt: int = Field(ge=1)
     # the run as its runner knows it (domain.run.as_its_runner_knows): decided on with no read
     known: Run | None = None
+    # False: the runner knows nothing is stored under the run's output prefix (none to list)
+    outputs_stored: bool = True
 
 
 class LastStepFinished(BaseModel):
@@ -148,7 +150,7 @@ class CompleteExecution:
         run_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
         run = command.known or self._store.get_run(run_id)
         now = self._clock.now()
-        if not run.execution.is_terminal:
+        if command.outputs_stored and not run.execution.is_terminal:
             end_step = next((step for step in run.steps if step.end_state), None)
             if end_step is not None:
                 outputs_for = (
@@ -183,7 +185,7 @@ class CompleteExecution:
                 )
             summaries: tuple[StepLog, ...] = ()
             if end is not None and len(after.steps) <= SUMMARIES_IN_THE_END_WRITE:
-                summaries = tuple(self._summary(step) for step in chain_order(after.steps))
+                summaries = self._summaries(after.steps)
             final_steps[:] = after.steps
             return RunWrite.of(
                 run_id, moves=moves, change=end.change if end else None, step_logs=summaries
@@ -221,8 +223,14 @@ class CompleteExecution:
 
     def _write_summaries(self, steps: tuple[PipelineExecution, ...]) -> None:
         """The summaries describe each step as the run left it."""
-        self._store.add_step_outputs(
-            StepOutputs(logs=tuple(self._summary(step) for step in chain_order(steps)))
+        self._store.add_step_outputs(StepOutputs(logs=self._summaries(steps)))
+
+    def _summaries(self, steps: tuple[PipelineExecution, ...]) -> tuple[StepLog, ...]:
+        # the run's logs read at once: one listing, not an open per step (most write none)
+        logs = self._logs.read_step_logs(steps[0].workflow_execution_id) if steps else {}
+        return tuple(
+            self._summary(step, logs.get(step.pipeline_execution_id, ""))
+            for step in chain_order(steps)
         )
 
     def _fit_log(self, execution: WorkflowExecution) -> tuple[str, str | None]:
@@ -329,8 +337,7 @@ class CompleteExecution:
         self._assets.put_files(list(imported.values()))
         return imported
 
-    def _summary(self, step: PipelineExecution) -> StepLog:
-        log = self._logs.read_step_log(step.workflow_execution_id, step.pipeline_execution_id)
+    def _summary(self, step: PipelineExecution, log: str) -> StepLog:
         lines = [f"{step.pipeline_id}: {step.status.value}"]
         if step.error:
             lines.append(f"error: {step.error}")

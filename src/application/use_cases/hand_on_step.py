@@ -35,6 +35,8 @@ class HandOnStepCommand(BaseModel):
     attempt: int = Field(ge=1)
     attempt_started: datetime | None = None  # known to the runner: the duration goes along
     next_pipeline_execution_id: str  # the step that runs next
+    # False: the runner knows nothing is stored under the run's output prefix (none to list)
+    outputs_stored: bool = True
 
 
 class HandedOn(BaseModel):
@@ -72,7 +74,8 @@ class HandOnStep:
             attempt=command.attempt,
             attempt_started=command.attempt_started,
         )
-        ended = self._finish.record_outputs(finishing, now)
+        # nothing stored: none to record, and the step's end is decided by the write's guards
+        ended = self._finish.record_outputs(finishing, now) if command.outputs_stored else None
         if ended is not None:
             return HandedOn(status=ended.status)  # ended by another writer: it starts nothing
         finish = self._finish.carrying_duration(
