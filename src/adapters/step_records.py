@@ -49,9 +49,6 @@ from domain.workflow import (
     InputFileArity,
 )
 
-# `._value_`: the member's value, as `.value` gives it without Enum's property (a Python call
-# per read in 3.11, ~1 us; a run writes ~70); the same object, so the same row bytes.
-
 # What a step move may write later (an error at its cap, its flags) is kept free on the row.
 _STEP_MOVE_RESERVE = KEPT_BYTES + 1024
 
@@ -132,7 +129,7 @@ EARLIER_STEP_NAMES = {
 def step_mutable_attributes(step: PipelineExecution) -> tuple[Record, tuple[str, ...]]:
     """What a step transition writes (status, dates, error) and removes; nothing else is touched."""
     values: dict[str, Any] = {
-        STEP_STATUS: step.status._value_,
+        STEP_STATUS: step.status.value,
         STEP_START_DATE: table_date(step.start_date),
         STEP_STOP_DATE: table_date(step.stop_date),
         "errorMessage": redact_optional(step.error),
@@ -149,7 +146,7 @@ def step_move_attributes(move: StepMove) -> Record:
     if move.status is None:
         return Record({})
     values: dict[str, Any] = {
-        STEP_STATUS: move.status._value_,
+        STEP_STATUS: move.status.value,
         STEP_START_DATE: format_table_date(move.start_date) if move.start_date else None,
         STEP_STOP_DATE: format_table_date(move.stop_date) if move.stop_date else None,
         "errorMessage": redact_optional(move.error),
@@ -172,7 +169,7 @@ _CALLBACK = {True: "Enabled", False: "Disabled"}
 
 
 def _pipeline_execution_type(execution_type: ExecutionType) -> str:
-    return _VAMS_LAMBDA if execution_type is ExecutionType.LAMBDA else execution_type._value_
+    return _VAMS_LAMBDA if execution_type is ExecutionType.LAMBDA else execution_type.value
 
 
 def _execution_type_of(item: Item) -> str:
@@ -254,8 +251,8 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
         "credentialVendingState": step.credential_vending_state,
         # wfx's own
         "stepIndex": step.step_index,
-        "executionType": step.execution_type._value_,
-        "inputFileArity": step.input_file_arity._value_,
+        "executionType": step.execution_type.value,
+        "inputFileArity": step.input_file_arity.value,
         "inputS3AssetFilePath": step.input_path,
     }
     put_present(
@@ -363,7 +360,7 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Rec
         "customTemplateOverrideTruncated": False,
         "configFormat": "",
         "effectiveSystemConfig": {
-            "inputFileArity": config.input_file_arity._value_,
+            "inputFileArity": config.input_file_arity.value,
             # wfx passes a step the asset file metadata its metadataInputs name, nothing else
             "metadataInputs": {
                 "assetMetadata": False,
@@ -377,8 +374,8 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Rec
         "templateOverridesTruncated": False,
         # wfx's own
         "workflowExecutionId": config.workflow_execution_id,
-        "executionType": config.execution_type._value_,
-        "inputFileArity": config.input_file_arity._value_,
+        "executionType": config.execution_type.value,
+        "inputFileArity": config.input_file_arity.value,
         "metadataInputs": list(config.metadata_inputs),
         "inputFiles": list(config.input_files),
     }
@@ -514,9 +511,9 @@ def build_task_execution_record(attempt: TaskExecution) -> Record:
         "pipelineExecutionId": attempt.pipeline_execution_id,
         "attempt": attempt.attempt,
         "workflowExecutionId": attempt.workflow_execution_id,
-        "status": attempt.status._value_,
+        "status": attempt.status.value,
         "startDate": format_date(attempt.start_date),
-        "trigger": attempt.trigger._value_,
+        "trigger": attempt.trigger.value,
     }
     put_present(
         item,
