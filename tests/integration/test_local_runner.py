@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
 from domain.workflow import InputFileArity, RetryPolicy, StepDefinition, WorkflowVersion
 from tests.contract.builders import a_gate_passage, publish, write_launch
+from tests.step_documents import python_step as shared_python_step
 
 EXAMPLES = Path(wfx_examples.__file__).parent
 MESHES = sorted((EXAMPLES / "mesh" / "assets").glob("*.obj"))
@@ -403,14 +405,7 @@ def workflow(workflow_id: str, *steps: dict[str, Any]) -> dict[str, Any]:
     return {"databaseId": "demo", "workflowId": workflow_id, "steps": list(steps)}
 
 
-def python_step(pipeline_id: str, function: str, arity: str = "none") -> dict[str, Any]:
-    handler = f"{THIS_MODULE}:{function}"
-    return {
-        "pipelineId": pipeline_id,
-        "executionType": "python",
-        "handler": handler,
-        "inputFileArity": arity,
-    }
+python_step = partial(shared_python_step, THIS_MODULE)  # the steps below, by this module's name
 
 
 def command_step(pipeline_id: str, script: str, arity: str = "none") -> dict[str, Any]:

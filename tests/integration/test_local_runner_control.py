@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from domain.run import RUNNER_LOST_ERROR, RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import step_row_saved, write_change
 from tests.integration.test_local_runner import Harness, build_harness, workflow
+from tests.step_documents import python_step as shared_python_step
 
 THIS_MODULE = __name__
 
@@ -42,13 +44,7 @@ def harness(tmp_path: Path) -> Iterator[Harness]:
     database.close()
 
 
-def python_step(pipeline_id: str, function: str) -> dict[str, Any]:
-    return {
-        "pipelineId": pipeline_id,
-        "executionType": "python",
-        "handler": f"{THIS_MODULE}:{function}",
-        "inputFileArity": "none",
-    }
+python_step = partial(shared_python_step, THIS_MODULE)  # the steps below, by this module's name
 
 
 def command_step(pipeline_id: str, script: str) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from application.use_cases.publish_workflow_version import PublishWorkflowVersio
 from application.workflow_documents import parse_workflow_document
 from domain.statuses import ExecutionStatus
 from tests.bench.fixtures import USER, bench_container
+from tests.step_documents import python_step as shared_python_step
 
 pytestmark = pytest.mark.integration
 
@@ -43,13 +45,7 @@ def writes_b(
     Path(output_dir, "b.txt").write_text("b")
 
 
-def _step(pipeline_id: str, function: str) -> dict[str, Any]:
-    return {
-        "pipelineId": pipeline_id,
-        "executionType": "python",
-        "handler": f"{THIS_MODULE}:{function}",
-        "inputFileArity": "none",
-    }
+_step = partial(shared_python_step, THIS_MODULE)  # the steps below, by this module's name
 
 
 def _recorded(home: Path, steps: list[dict[str, Any]]) -> tuple[object, int]:

@@ -15,6 +15,7 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from application.use_cases.redrive_execution import RedriveExecutionCommand
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecutionCommand
 from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.settings import Settings
+from tests.step_documents import python_step as shared_python_step
 from wfx.embedded import Application
 
 pytestmark = pytest.mark.integration
@@ -231,13 +233,7 @@ def fail_once(**_: Any) -> None:
 # --- the scenario ---------------------------------------------------------------------------------
 
 
-def _step(pipeline_id: str, function: str) -> dict[str, Any]:
-    return {
-        "pipelineId": pipeline_id,
-        "executionType": "python",
-        "handler": f"{THIS_MODULE}:{function}",
-        "inputFileArity": "none",
-    }
+_step = partial(shared_python_step, THIS_MODULE)  # the steps below, by this module's name
 
 
 def _workflow(workflow_id: str, *steps: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from enum import Enum
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from domain.run import RUNNER_LOST_ERROR
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.settings import Settings
+from tests.step_documents import python_step as shared_python_step
 
 pytestmark = pytest.mark.integration
 
@@ -178,13 +180,7 @@ def wait_for_the_outage(*, output_dir: str, pipeline_execution_id: str, **_: Any
     _write("transform", output_dir, pipeline_execution_id)
 
 
-def _step(pipeline_id: str, function: str) -> dict[str, Any]:
-    return {
-        "pipelineId": pipeline_id,
-        "executionType": "python",
-        "handler": f"{THIS_MODULE}:{function}",
-        "inputFileArity": "none",
-    }
+_step = partial(shared_python_step, THIS_MODULE)  # the steps below, by this module's name
 
 
 def workflow(workflow_id: str, middle: str) -> dict[str, Any]:
