@@ -55,5 +55,6 @@ def serving(
         _, stderr = service.communicate(timeout=30)
         stderr = stderr or ""
         assert "Traceback" not in stderr, stderr
+        assert "Warning:" not in stderr, stderr  # a library's warning is no message for a user
         if said is not None:
             said.extend(stderr.splitlines())

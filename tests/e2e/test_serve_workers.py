@@ -210,6 +210,27 @@ def test_a_serving_process_that_dies_stops_the_service_whole(
     assert [s.pid for s in _left_running(every_process)] == []
 
 
+def test_serving_processes_end_when_the_supervisor_is_killed(
+    two_workers: tuple[Wfx, str, subprocess.Popen[str]],
+) -> None:
+    """kill -9 of the process that deals the connections: its serving processes notice their
+    dealer gone and end on their own, so the port is free for the next `wfx serve`."""
+    _, base, service = two_workers
+    serving = [s for s in _live_descendants(service.pid) if "spawn_main" in command_line(s.pid)]
+    assert len(serving) == 2, [command_line(s.pid) for s in serving]
+
+    os.kill(service.pid, signal.SIGKILL)
+
+    assert service.wait(timeout=30) == -signal.SIGKILL
+    assert [command_line(s.pid) for s in _left_running(serving)] == []
+    port = int(base.rsplit(":", 1)[1])
+    with socket.socket() as probe:
+        # as a server binds (a closed connection's TIME_WAIT does not count); a listener would
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(("127.0.0.1", port))
+        probe.listen()
+
+
 def test_one_worker_serves_from_the_service_process_itself(tmp_path: Path) -> None:
     wfx = Wfx(tmp_path / "home")
     said: list[str] = []

@@ -258,6 +258,9 @@ class _PairServer(uvicorn.Server):
                 )
             except (BlockingIOError, InterruptedError):
                 return
+            except ConnectionResetError:
+                # killed with close bytes of ours unread, the supervisor's end resets the pair
+                message = b""
             if not message:  # the supervisor is gone: nothing more comes, and no one counts
                 loop.remove_reader(self.pair.fileno())
                 self.should_exit = True

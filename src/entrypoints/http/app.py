@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from fastapi import FastAPI
@@ -66,9 +67,17 @@ def _schema(app: FastAPI) -> dict[str, Any]:
     """FastAPI's schema, saying what the service answers: a bad request is a 400 with a message,
     never FastAPI's own 422 document."""
     if app.openapi_schema is None:
-        schema = get_openapi(
-            title=app.title, version=app.version, description=app.description, routes=app.routes
-        )
+        with warnings.catch_warnings():
+            # pydantic >= 2.12 warns that the alias FastAPI gives an optional body parameter
+            # (`body: Annotated[X | None, Body()]`) has no effect; it has (the schema and the
+            # requests name it `body`), and the warning reached `wfx serve`'s terminal
+            warnings.filterwarnings("ignore", message="The 'alias' attribute with value 'body'")
+            schema = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
         for operations in schema.get("paths", {}).values():
             for operation in operations.values():
                 operation.get("responses", {}).pop("422", None)
