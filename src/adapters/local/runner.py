@@ -774,7 +774,7 @@ class LocalRunner:
         guard: tuple[str, ...] = (sys.executable, "-I", "-S", _GUARD, f"{self._grace:g}")
         if self._step_user is not None:
             guard += ("--as", self._step_user.ids)
-        return (*guard, "--")
+        return guard
 
     def _input_files(self, step: PipelineExecution, run_inputs: _RunInputs) -> list[str]:
         """Local paths of the step's own input files, each at the version the run pinned."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import inspect
@@ -209,13 +210,18 @@ def run_command_step(
     the step.
 
     The command runs in a session and process group of its own, behind `guard` (the argv that
-    runs it, adapters/local/step_guard.py) when one is given. `on_start` is given the process
-    as soon as it runs (so a stop can kill its group). `as_user`: the guard runs the command as
-    that user (its `--as` is in `guard`), in the output folder, which with the inputs folder is
-    given to it first.
+    runs it, adapters/local/step_guard.py, up to its `--`) when one is given. `on_start` is given
+    the process as soon as it runs (so a stop can kill its group); behind a guard, the command
+    itself starts only once `on_start` has returned (the guard waits for a byte on a pipe), so
+    a runner killed before it recorded the process leaves no command behind. `as_user`: the
+    guard runs the command as that user (its `--as` is in `guard`), in the output folder, which
+    with the inputs folder is given to it first.
     """
+    go_read, go_write = os.pipe() if guard else (-1, -1)
+    release = () if not guard else ("--go", str(go_read), "--")
     argv = [
         *guard,
+        *release,
         *(sys.executable if part == PYTHON_PLACEHOLDER else part for part in command),
     ]
     environment = command_environment(step, None if as_user is None else as_user.home)
@@ -234,17 +240,33 @@ def run_command_step(
                 cwd=None if as_user is None else step.output_dir,
                 # its own group: a Ctrl-C of the terminal reaches the runner, which stops it
                 start_new_session=True,
+                pass_fds=(go_read,) if guard else (),
             )
         except FileNotFoundError as error:
+            _close(go_write)
             raise StepFailedError(f"executable not found: {argv[0]}") from error
         except OSError as error:
+            _close(go_write)
             raise StepFailedError(f"cannot run {argv[0]}: {error.strerror or error}") from error
-        if on_start is not None:
-            on_start(process)
+        finally:
+            _close(go_read)
+        try:
+            if on_start is not None:
+                on_start(process)
+            if guard:  # recorded: the command may start
+                with contextlib.suppress(BrokenPipeError):  # the guard was stopped meanwhile
+                    os.write(go_write, b"1")
+        finally:
+            _close(go_write)  # unsaid, the guard runs nothing and ends
         tail = copy_redacted_output(process, log, stderr_tail_lines=_STDERR_TAIL_LINES)
         code = process.wait()
     if code != 0:
         raise StepFailedError(_exit_message(code, tail))
+
+
+def _close(fd: int) -> None:
+    if fd >= 0:
+        os.close(fd)
 
 
 def _exit_message(code: int, stderr_tail: str) -> str:

@@ -1,9 +1,12 @@
 """The first process of every command step: it runs the command and makes sure nothing of the
 step outlives the runner that started it.
 
-Started as `python -I -S step_guard.py GRACE_SECONDS [--as UID:GID] -- COMMAND...` in a session
-and process group of its own (the runner passes start_new_session), it asks Linux for SIGTERM
-when its parent dies (PR_SET_PDEATHSIG), spawns the command in its group (as that user and group,
+Started as `python -I -S step_guard.py GRACE_SECONDS [--as UID:GID] [--go FD] -- COMMAND...` in a
+session and process group of its own (the runner passes start_new_session), it asks Linux for
+SIGTERM when its parent dies (PR_SET_PDEATHSIG); with `--go`, it waits for the runner's byte on
+FD (sent once the runner has recorded the guard's pid, so any process on the host can stop the
+group: a runner killed before it recorded the step leaves no command running), then spawns the
+command in its group (as that user and group,
 with no other group, when `--as` names one: the guard stays the runner's user, so it can always
 stop the group), and on SIGTERM, SIGINT or
 SIGHUP - an abort, or the runner killed with `kill -9` - stops the whole group: SIGTERM, then
@@ -113,19 +116,39 @@ def _spawn_as(command: list[str], uid: int, gid: int) -> int:
     return 0  # never reached: exec or exit
 
 
+_USAGE = "usage: step_guard.py GRACE_SECONDS [--as UID:GID] [--go FD] -- COMMAND..."
+
+
+def _go_given(fd: int) -> bool:
+    """Whether the runner said go (one byte) rather than closing the pipe unsaid."""
+    with os.fdopen(fd, "rb", buffering=0) as go:
+        return bool(go.read(1))
+
+
 def main(argv: list[str]) -> int:
     user: tuple[int, int] | None = None
-    if argv[1:2] == ["--as"]:
-        uid, _, gid = argv[2].partition(":")
-        user = (int(uid), int(gid))
-        argv = [argv[0], *argv[3:]]
-    grace_seconds, separator, *command = argv
+    go: int | None = None
+    grace_seconds, *argv = argv or [""]
+    while argv[:1] in (["--as"], ["--go"]) and len(argv) > 1:
+        if argv[0] == "--as":
+            uid, _, gid = argv[1].partition(":")
+            user = (int(uid), int(gid))
+        else:
+            go = int(argv[1])
+        argv = argv[2:]
+    separator, *command = argv or [""]
     if separator != "--" or not command:
-        print("usage: step_guard.py GRACE_SECONDS [--as UID:GID] -- COMMAND...", file=sys.stderr)
+        print(_USAGE, file=sys.stderr)
         return 2
     for number in _STOP_SIGNALS:
         signal.signal(number, _on_stop)
-    _die_with_parent(os.getppid())
+    try:
+        _die_with_parent(os.getppid())
+        if go is not None and not _go_given(go):
+            print("wfx: the runner ended before it recorded the step: not run", file=sys.stderr)
+            return 125
+    except _StopRequestedError as stop:  # stopped (or the runner gone) before the command ran
+        return 128 + stop.number
     try:
         if user is None:  # the step's environment, as the guard got it, passed on whole
             child = os.posix_spawnp(command[0], command, os.environ, setsigdef=_DEFAULT_IN_CHILD)
