@@ -14,6 +14,7 @@ from adapters.item_budget import (
     Item,
     Record,
     fit_item,
+    fit_values,
 )
 from adapters.records import (
     ATTEMPT_BUDGET,
@@ -135,7 +136,7 @@ def step_mutable_attributes(step: PipelineExecution) -> tuple[Record, tuple[str,
         "errorMessage": redact_optional(step.error),
     }
     present = {name: value for name, value in values.items() if value is not None}
-    fitted = fit_item(present, STEP_BUDGET, step.workflow_execution_id)
+    fitted = fit_values(present, STEP_BUDGET, step.workflow_execution_id)
     names = (*values, *ERROR_FLAGS)
     return fitted, tuple(name for name in names if name not in fitted)
 
@@ -152,7 +153,7 @@ def step_move_attributes(move: StepMove) -> Record:
         "errorMessage": redact_optional(move.error),
     }
     present = {name: value for name, value in values.items() if value is not None and value != ""}
-    return fit_item(present, STEP_BUDGET, move.workflow_execution_id)
+    return fit_values(present, STEP_BUDGET, move.workflow_execution_id)
 
 
 def step_move_removals(values: Item) -> tuple[str, ...]:
@@ -491,7 +492,7 @@ def task_execution_close_attributes(
     values: Item = {"status": str(status), "stopDate": format_date(stop_date)}
     if error:
         values["errorMessage"] = redact(error)
-    fitted = fit_item(values, ATTEMPT_BUDGET, workflow_execution_id)
+    fitted = fit_values(values, ATTEMPT_BUDGET, workflow_execution_id)
     return fitted, tuple(name for name in ("errorMessage", *ERROR_FLAGS) if name not in fitted)
 
 
