@@ -333,28 +333,6 @@ def test_a_move_while_open_is_refused_on_an_ended_run(execution_store: Execution
     assert execution_store.list_attempts([SID]) == []
 
 
-def test_a_move_while_open_of_a_step_not_there_raises_not_found(
-    execution_store: ExecutionStore,
-) -> None:
-    write_launch(execution_store, a_launch("e1"))
-    no_step = replace(start(while_open=True), pipeline_execution_id="ghost-step0")
-
-    with pytest.raises(PipelineExecutionNotFoundError, match="ghost-step0"):
-        moved(execution_store, no_step)
-
-
-def test_a_move_of_the_attempts_alone_while_open_is_refused_once_an_abort_is_requested(
-    execution_store: ExecutionStore,
-) -> None:
-    write_launch(execution_store, a_launch("e1"))
-    moved(execution_store, start())
-    retry = StepMove("e1", SID, None, RUNNING, while_open=True, open_attempt=an_attempt(SID, 2))
-    request_abort(execution_store)
-
-    assert moved(execution_store, retry) is None
-    assert execution_store.list_attempts([SID]) == [an_attempt(SID, 1)]
-
-
 # -- reads of one run -----------------------------------------------------------------------------
 
 

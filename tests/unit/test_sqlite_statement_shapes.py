@@ -65,9 +65,6 @@ def test_cached_texts_are_the_rendered_ones() -> None:
         assert first == sql._step_if_status(count)
         assert sql.step_if_status(count) is first
         assert first.count("?") == 2 + count
-        while_open = sql.step_if_status(count, while_run_open=True)
-        assert while_open == sql._step_if_status(count, while_run_open=True)
-        assert while_open.startswith(first) and while_open.count("?") == 3 + count
 
 
 @settings(max_examples=50, deadline=None)

@@ -13,7 +13,7 @@ from adapters.sqlite.statements import TableSql, dump_json, json_path, placehold
 from adapters.step_records import STEP_STATUS
 from adapters.tables import ResourceKeys
 from application.ports.executions import AssetDirection, ListScope, RowCollection
-from domain.run import OPEN_EXECUTION_STATUSES, RunGuard
+from domain.run import RunGuard
 
 START_DATE = "executionStartDate"
 EXECUTION_ID = "workflowExecutionId"
@@ -90,16 +90,12 @@ class ExecutionSql:
         self.step_status = self._guarded(steps, (STEP_ID, EXECUTION_ID), STEP_STATUS)
         self.attempt_status = self._guarded(attempts, (STEP_ID, ATTEMPT), "status")
         self.steps_of_execution = self._items_where(steps, EXECUTION_ID)
-        self.run_exists = f"SELECT 1 FROM {main.name} WHERE {main.q(EXECUTION_ID)} = ? LIMIT 1"
-        # A step moves while its run is open: the run's main row, by id, open with no abort
-        # requested, checked by the step's own statement (parameter: the run id).
-        open_statuses = ", ".join(
-            sorted(_literal(status.value) for status in OPEN_EXECUTION_STATUSES)
-        )
-        self._while_run_open = (
-            f" AND EXISTS (SELECT 1 FROM {main.name} WHERE {main.q(EXECUTION_ID)} = ? "
-            f"AND json_extract(item, {json_path('executionStatus')}) IN ({open_statuses}) "
-            f"AND json_extract(item, {_ABORT}) IS NULL)"
+        # Whether a step may move while the run is open: its status and abort request, by id;
+        # read once per write (inside BEGIN IMMEDIATE the row cannot change but by that write).
+        self.run_state = (
+            f"SELECT json_extract(item, {json_path('executionStatus')}), "
+            f"json_extract(item, {json_path(ABORT_REQUESTED_DATE)}) FROM {main.name} "
+            f"WHERE {main.q(EXECUTION_ID)} = ? LIMIT 1"
         )
         self.configuration_of_execution = (
             self._items_where(self.configuration, EXECUTION_ID) + " LIMIT 1"
@@ -243,23 +239,22 @@ class ExecutionSql:
 
     # -- conditional status updates ---------------------------------------------------------------
 
-    def step_if_status(self, expected_count: int, while_run_open: bool = False) -> str:
-        """A row when the step's status is one of those given (key, then the statuses), and
-        with `while_run_open` its run open (then the run id)."""
-        cache_key = ("step_if_status", expected_count, while_run_open)
-        sql = self._updates.get(cache_key)
+    def step_if_status(self, expected_count: int) -> str:
+        """A row when the step's status is one of those given (key, then the statuses)."""
+        sql = self._updates.get(("step_if_status", expected_count))
         if sql is None:
-            sql = self._updates[cache_key] = self._step_if_status(expected_count, while_run_open)
+            sql = self._updates[("step_if_status", expected_count)] = self._step_if_status(
+                expected_count
+            )
         return sql
 
-    def _step_if_status(self, expected_count: int, while_run_open: bool = False) -> str:
+    def _step_if_status(self, expected_count: int) -> str:
         steps, guarded = self.steps, self.step_status
         where = " AND ".join(f"{steps.q(column)} = ?" for column in guarded.key_columns)
         status = json_path(guarded.status_attribute)
         return (
             f"SELECT 1 FROM {steps.name} WHERE {where} "
             f"AND json_extract(item, {status}) IN ({placeholders(expected_count)})"
-            + (self._while_run_open if while_run_open else "")
         )
 
     def conditional_update(
@@ -268,34 +263,24 @@ class ExecutionSql:
         values: Mapping[str, Any],
         removed: tuple[str, ...],
         expected_count: int,
-        while_run_open: bool = False,
     ) -> tuple[str, list[Any]]:
-        """`UPDATE ... SET item = json_set/json_remove(...)` guarded by the stored status, and
-        with `while_run_open` (a step's) by its run being open.
+        """`UPDATE ... SET item = json_set/json_remove(...)` guarded by the stored status.
 
         Only the named attributes change, inside SQLite: other writers append to the same row
         (sub-process registration), so the whole item is never read, changed and written back.
-        Returns the SQL and the value parameters (keys, expected statuses and with
-        `while_run_open` the run id follow them).
+        Returns the SQL and the value parameters (keys and expected statuses follow them).
         """
         shape, parameters = _shape_of(values)
-        cache_key = (guarded.table.name, shape, removed, expected_count, while_run_open)
+        cache_key = (guarded.table.name, shape, removed, expected_count)
         sql = self._updates.get(cache_key)
         if sql is None:
-            sql = _render_update(guarded, shape, removed, expected_count)
-            if while_run_open:
-                sql += self._while_run_open
-            self._updates[cache_key] = sql
+            sql = self._updates[cache_key] = _render_update(guarded, shape, removed, expected_count)
         return sql, parameters
 
 
 _ABORT = json_path(ABORT_REQUESTED_DATE)
 _OWNER = json_path(LEASE_OWNER)
 _EXPIRES = json_path(LEASE_EXPIRES_DATE)
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _guard_clauses(guard: RunGuard) -> str:

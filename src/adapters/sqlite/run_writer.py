@@ -46,12 +46,14 @@ from domain.errors import (
 from domain.events import NewEvent
 from domain.execution import LaunchRecords, StepOutputs
 from domain.migration import migrated_pipeline_execution_id
-from domain.run import RunChange, StepMove
+from domain.run import OPEN_EXECUTION_STATUSES, RunChange, StepMove
 from domain.run_write import RunWrite, StepLists, StepRow
 from domain.statuses import StepStatus
 
 if TYPE_CHECKING:
     from domain.costs import CostLedgerEntry
+
+_OPEN_RUN = frozenset(status.value for status in OPEN_EXECUTION_STATUSES)
 
 
 def _guard_parameters(change: RunChange) -> tuple[str | None, ...]:
@@ -71,8 +73,8 @@ def _guard_parameters(change: RunChange) -> tuple[str | None, ...]:
 _RUNNING = frozenset({StepStatus.RUNNING})
 
 
-# a write's runs that a statement of it has seen open (for its moves' guard)
-_RunsOpen = set[str]
+# a write's runs whose main row it has read: whether each is open (for its moves' guard)
+_RunStates = dict[str, bool]
 
 
 class _Refused(Exception):
@@ -162,7 +164,7 @@ class SqliteRunWriter(SqliteStoreBase):
         try:
             with self._database.write() as connection:
                 # the moves first: their run-is-open guard is on the row before the change
-                runs: _RunsOpen = set()
+                runs: _RunStates = {}
                 for move in write.moves:
                     self._move_in(connection, move, runs)
                 for row in write.step_rows:
@@ -173,7 +175,7 @@ class SqliteRunWriter(SqliteStoreBase):
                     if not self._change_main_row_in(connection, write.change):
                         raise _Refused
                 elif run_id not in runs and (
-                    connection.execute(self._sql.run_exists, (run_id,)).fetchone() is None
+                    connection.execute(self._sql.run_state, (run_id,)).fetchone() is None
                 ):  # (a move that held while the run is open has seen its main row)
                     raise ExecutionNotFoundError(run_id)
                 if write.approval is not None and not self._approval_rows.write(
@@ -228,7 +230,7 @@ class SqliteRunWriter(SqliteStoreBase):
             )
         return statement
 
-    def _move_in(self, connection: sqlite3.Connection, move: StepMove, runs: _RunsOpen) -> None:
+    def _move_in(self, connection: sqlite3.Connection, move: StepMove, runs: _RunStates) -> None:
         """One step's move inside the caller's write; _Refused when any of its guards fails."""
         if not self._transition_in(connection, move, runs):
             raise _Refused
@@ -261,41 +263,48 @@ class SqliteRunWriter(SqliteStoreBase):
         insert_cost_entries(connection, self._sql.tables[ResourceKeys.COST_LEDGER], entries)
 
     def _transition_in(
-        self, connection: sqlite3.Connection, move: StepMove, runs: _RunsOpen
+        self, connection: sqlite3.Connection, move: StepMove, runs: _RunStates
     ) -> bool:
         """The step's part of a move inside the caller's write: False (nothing written) when
         its status was not expected, or with `while_open` when its run has ended or is being
-        aborted. The run's guard rides in the first such move's statement of a write, not in
-        each: inside BEGIN IMMEDIATE only this write could change the main row, and its moves
-        come before its change, so a run seen open stays open for the rest of the write."""
+        aborted. The run's guard is read once per write (`runs`), not in each step's UPDATE:
+        inside BEGIN IMMEDIATE only this write could change the main row, and its moves come
+        before its change."""
         guarded = self._sql.step_status
         run_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
         statuses = [status.value for status in move.expected]
         key = (step_id, run_id)
         values = step_move_attributes(move)
         self._bodies.put([values])
-        run_guard = move.while_open and run_id not in runs
-        # the key, the statuses expected and, when the run's guard rides along, the run id
-        where = (*key, *statuses, run_id) if run_guard else (*key, *statuses)
+        if move.while_open and not self._run_open_in(connection, run_id, step_id, runs):
+            # as if one statement held both guards: a missing step is said before a closed run
+            if connection.execute(guarded.exists, key).fetchone() is None:
+                raise PipelineExecutionNotFoundError(step_id, run_id)
+            return False
         if values:
             update, parameters = self._sql.conditional_update(
-                guarded, values, step_move_removals(values), len(statuses), run_guard
+                guarded, values, step_move_removals(values), len(statuses)
             )
-            moved = connection.execute(update, (*parameters, *where)).rowcount > 0
+            moved = connection.execute(update, (*parameters, *key, *statuses)).rowcount > 0
         else:  # the step stays as it is: its status must still be one expected
-            select = self._sql.step_if_status(len(statuses), run_guard)
-            moved = connection.execute(select, where).fetchone() is not None
-        if moved:
-            if run_guard:
-                runs.add(run_id)
-            return True
-        # as if each guard were checked in turn: a run with no main row is said first, then
-        # a missing step, before a closed run or an unexpected status
-        if run_guard and connection.execute(self._sql.run_exists, (run_id,)).fetchone() is None:
+            select = self._sql.step_if_status(len(statuses))
+            moved = connection.execute(select, (*key, *statuses)).fetchone() is not None
+        if not moved and connection.execute(guarded.exists, key).fetchone() is None:
             raise PipelineExecutionNotFoundError(step_id, run_id)
-        if connection.execute(guarded.exists, key).fetchone() is None:
-            raise PipelineExecutionNotFoundError(step_id, run_id)
-        return False
+        return moved
+
+    def _run_open_in(
+        self, connection: sqlite3.Connection, run_id: str, step_id: str, runs: _RunStates
+    ) -> bool:
+        """Whether the run is open with no abort requested, read at most once per write;
+        PipelineExecutionNotFoundError when it has no main row."""
+        is_open = runs.get(run_id)
+        if is_open is None:
+            state = connection.execute(self._sql.run_state, (run_id,)).fetchone()
+            if state is None:
+                raise PipelineExecutionNotFoundError(step_id, run_id)
+            is_open = runs[run_id] = state[0] in _OPEN_RUN and state[1] is None
+        return is_open
 
     def _conditional_update(
         self,
