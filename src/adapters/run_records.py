@@ -67,7 +67,7 @@ def execution_mutable_attributes(
 def _mutable_values(execution: WorkflowExecution) -> Item:
     """Every attribute a status change writes, None where it has no value."""
     return {
-        "executionStatus": execution.status.value,
+        "executionStatus": str(execution.status),
         "executionStopDate": table_date(execution.execution_stop_date),
         "lastSfnSyncCheckDate": table_date(execution.last_sfn_sync_check_date),
         "workflow_execution_arn": execution.execution_arn or "",
@@ -170,7 +170,7 @@ def build_execution_record(execution: WorkflowExecution) -> Record:
         "workflowVersion": execution.workflow_version,
         "executionStartDate": format_table_date(execution.execution_start_date),
         "triggeredByUserId": execution.triggered_by_user_id or "system",
-        "triggerType": execution.trigger_type.value,
+        "triggerType": str(execution.trigger_type),
         "orchestrator": execution.orchestrator,
         "allListPartition": ALL_LIST_PARTITION,
     }

@@ -130,7 +130,7 @@ EARLIER_STEP_NAMES = {
 def step_mutable_attributes(step: PipelineExecution) -> tuple[Record, tuple[str, ...]]:
     """What a step transition writes (status, dates, error) and removes; nothing else is touched."""
     values: dict[str, Any] = {
-        STEP_STATUS: step.status.value,
+        STEP_STATUS: str(step.status),
         STEP_START_DATE: table_date(step.start_date),
         STEP_STOP_DATE: table_date(step.stop_date),
         "errorMessage": redact_optional(step.error),
@@ -147,7 +147,7 @@ def step_move_attributes(move: StepMove) -> Record:
     if move.status is None:
         return Record({})
     values: dict[str, Any] = {
-        STEP_STATUS: move.status.value,
+        STEP_STATUS: str(move.status),
         STEP_START_DATE: format_table_date(move.start_date) if move.start_date else None,
         STEP_STOP_DATE: format_table_date(move.stop_date) if move.stop_date else None,
         "errorMessage": redact_optional(move.error),
@@ -170,7 +170,7 @@ _CALLBACK = {True: "Enabled", False: "Disabled"}
 
 
 def _pipeline_execution_type(execution_type: ExecutionType) -> str:
-    return _VAMS_LAMBDA if execution_type is ExecutionType.LAMBDA else execution_type.value
+    return _VAMS_LAMBDA if execution_type is ExecutionType.LAMBDA else str(execution_type)
 
 
 def _execution_type_of(item: Item) -> str:
@@ -252,8 +252,8 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
         "credentialVendingState": step.credential_vending_state,
         # wfx's own
         "stepIndex": step.step_index,
-        "executionType": step.execution_type.value,
-        "inputFileArity": step.input_file_arity.value,
+        "executionType": str(step.execution_type),
+        "inputFileArity": str(step.input_file_arity),
         "inputS3AssetFilePath": step.input_path,
     }
     put_present(
@@ -361,7 +361,7 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Rec
         "customTemplateOverrideTruncated": False,
         "configFormat": "",
         "effectiveSystemConfig": {
-            "inputFileArity": config.input_file_arity.value,
+            "inputFileArity": str(config.input_file_arity),
             # wfx passes a step the asset file metadata its metadataInputs name, nothing else
             "metadataInputs": {
                 "assetMetadata": False,
@@ -375,8 +375,8 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Rec
         "templateOverridesTruncated": False,
         # wfx's own
         "workflowExecutionId": config.workflow_execution_id,
-        "executionType": config.execution_type.value,
-        "inputFileArity": config.input_file_arity.value,
+        "executionType": str(config.execution_type),
+        "inputFileArity": str(config.input_file_arity),
         "metadataInputs": list(config.metadata_inputs),
         "inputFiles": list(config.input_files),
     }
@@ -512,9 +512,9 @@ def build_task_execution_record(attempt: TaskExecution) -> Record:
         "pipelineExecutionId": attempt.pipeline_execution_id,
         "attempt": attempt.attempt,
         "workflowExecutionId": attempt.workflow_execution_id,
-        "status": attempt.status.value,
+        "status": str(attempt.status),
         "startDate": format_date(attempt.start_date),
-        "trigger": attempt.trigger.value,
+        "trigger": str(attempt.trigger),
     }
     put_present(
         item,
