@@ -48,11 +48,11 @@ def build_cost_ledger_record(entry: CostLedgerEntry) -> Record:
         WORKFLOW_KEY: entry.workflow_key,
         ALL_COSTS: ALL_COSTS_PARTITION,
         "assetKeys": list(entry.asset_keys),
-        "kind": entry.kind.value,
+        "kind": str(entry.kind),
         "quantity": str(entry.quantity),
         "unit": entry.unit,
-        "basis": entry.basis.value,
-        "source": entry.source.value,
+        "basis": str(entry.basis),
+        "source": str(entry.source),
         RECORDED_AT: format_date(entry.recorded_at),
     }
     # Sparse: an indexed key is never an empty string (seed 000); absent means "none".

@@ -60,7 +60,7 @@ def build_event_record(event: NewEvent, sequence_number: int) -> Record:
     item: Item = {
         "workflowExecutionId": event.workflow_execution_id,
         SEQUENCE_NUMBER: sequence_number,
-        "eventType": event.event_type.value,
+        "eventType": str(event.event_type),
         "occurredAt": format_date(event.occurred_at),
     }
     fields = event.__dict__  # read once: most events set two or three of the dozen

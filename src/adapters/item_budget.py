@@ -151,6 +151,10 @@ class RecordBudget:
         return self._flag_attributes
 
     @cached_property
+    def field_names(self) -> frozenset[str]:
+        return frozenset(f.name for f in self.fields)
+
+    @cached_property
     def _flag_attributes(self) -> tuple[str, ...]:  # asked on every update of the record kind
         return tuple(name for f in self.fields for name in (f.flag, f.key_attribute))
 
@@ -329,6 +333,16 @@ def fit_item(
         total = item_size(record)
     record.offloads = tuple(moved)
     return record
+
+
+def fit_values(values: Mapping[str, Any], budget: RecordBudget, execution_id: str) -> Record:
+    """`fit_item` for an update's values: a status, dates and the record's free-text fields.
+    Holding none of the budget's fields, they are a few short attributes that no cap and no
+    item budget can cut, so they are taken as they are, unmeasured: an update binds each value
+    by itself and never writes their JSON, which is all fit_item's encode would be kept for."""
+    if budget.field_names.isdisjoint(values):
+        return Record(values)
+    return fit_item(values, budget, execution_id)
 
 
 # -- reading back --------------------------------------------------------------------------------

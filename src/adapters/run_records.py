@@ -57,8 +57,17 @@ def execution_mutable_attributes(
 ) -> tuple[Record, tuple[str, ...]]:
     """The attributes a status change writes, and those it removes because they have no value
     (VAMS's attributes are never removed: they go back to their empty value)."""
-    values: dict[str, Any] = {
-        "executionStatus": execution.status.value,
+    values = _mutable_values(execution)
+    fitted = fit_item(_present(values), EXECUTION_BUDGET, execution.workflow_execution_id)
+    names = dict.fromkeys((*values, *EXECUTION_BUDGET.flag_attributes()))
+    removed = tuple(name for name in names if name not in fitted)
+    return fitted, removed
+
+
+def _mutable_values(execution: WorkflowExecution) -> Item:
+    """Every attribute a status change writes, None where it has no value."""
+    return {
+        "executionStatus": str(execution.status),
         "executionStopDate": table_date(execution.execution_stop_date),
         "lastSfnSyncCheckDate": table_date(execution.last_sfn_sync_check_date),
         "workflow_execution_arn": execution.execution_arn or "",
@@ -79,15 +88,15 @@ def execution_mutable_attributes(
         "abortCause": redact_optional(execution.abort_cause),
         **_lease_attributes(execution.runner_lease),
     }
-    present = {
+
+
+def _present(values: Item) -> Item:
+    """The values a row holds: VAMS's always, the others when they have one."""
+    return {
         name: value
         for name, value in values.items()
         if name in _EXECUTION_ALWAYS or (value is not None and value != "")
     }
-    fitted = fit_item(present, EXECUTION_BUDGET, execution.workflow_execution_id)
-    names = dict.fromkeys((*values, *EXECUTION_BUDGET.flag_attributes()))
-    removed = tuple(name for name in names if name not in fitted)
-    return fitted, removed
 
 
 ABORT_REQUESTED_DATE = "abortRequestedDate"
@@ -122,7 +131,10 @@ def execution_changed_attributes(
     """What a change from `before` to `after` writes and removes, and nothing else: attributes
     the change leaves alone keep whatever another writer stored meanwhile. The status is always
     written, so that a change is never an empty update."""
-    old, _ = execution_mutable_attributes(before)
+    # (the row as `before` wrote it: its cut fields as cut, to compare with the new ones)
+    old = fit_item(
+        _present(_mutable_values(before)), EXECUTION_BUDGET, before.workflow_execution_id
+    )
     new, removed = execution_mutable_attributes(after)
     values = {
         name: value
@@ -158,7 +170,7 @@ def build_execution_record(execution: WorkflowExecution) -> Record:
         "workflowVersion": execution.workflow_version,
         "executionStartDate": format_table_date(execution.execution_start_date),
         "triggeredByUserId": execution.triggered_by_user_id or "system",
-        "triggerType": execution.trigger_type.value,
+        "triggerType": str(execution.trigger_type),
         "orchestrator": execution.orchestrator,
         "allListPartition": ALL_LIST_PARTITION,
     }
@@ -171,10 +183,10 @@ def build_execution_record(execution: WorkflowExecution) -> Record:
     )
     if execution.start_date_estimated:
         item[START_DATE_ESTIMATED] = True  # VAMS writes it only on a run whose start it estimated
-    mutable = execution_mutable_attributes(execution)[0]
-    item.update(mutable)
-    # the rest is ids, keys and dates: the caps of the fields just fitted bound the whole item
-    return Record(item, mutable.offloads)
+    item.update(_present(_mutable_values(execution)))
+    # fitted whole: its JSON, made to size it, is the row's (its mutable attributes last, as
+    # an update writes them, so a cut field's flags follow them as they would)
+    return fit_item(item, EXECUTION_BUDGET, execution.workflow_execution_id)
 
 
 # The main row's optional attributes (attribute, field), taken as stored when present and not

@@ -14,6 +14,7 @@ from adapters.item_budget import (
     Item,
     Record,
     fit_item,
+    fit_values,
 )
 from adapters.records import (
     ATTEMPT_BUDGET,
@@ -129,13 +130,13 @@ EARLIER_STEP_NAMES = {
 def step_mutable_attributes(step: PipelineExecution) -> tuple[Record, tuple[str, ...]]:
     """What a step transition writes (status, dates, error) and removes; nothing else is touched."""
     values: dict[str, Any] = {
-        STEP_STATUS: step.status.value,
+        STEP_STATUS: str(step.status),
         STEP_START_DATE: table_date(step.start_date),
         STEP_STOP_DATE: table_date(step.stop_date),
         "errorMessage": redact_optional(step.error),
     }
     present = {name: value for name, value in values.items() if value is not None}
-    fitted = fit_item(present, STEP_BUDGET, step.workflow_execution_id)
+    fitted = fit_values(present, STEP_BUDGET, step.workflow_execution_id)
     names = (*values, *ERROR_FLAGS)
     return fitted, tuple(name for name in names if name not in fitted)
 
@@ -146,13 +147,13 @@ def step_move_attributes(move: StepMove) -> Record:
     if move.status is None:
         return Record({})
     values: dict[str, Any] = {
-        STEP_STATUS: move.status.value,
+        STEP_STATUS: str(move.status),
         STEP_START_DATE: format_table_date(move.start_date) if move.start_date else None,
         STEP_STOP_DATE: format_table_date(move.stop_date) if move.stop_date else None,
         "errorMessage": redact_optional(move.error),
     }
     present = {name: value for name, value in values.items() if value is not None and value != ""}
-    return fit_item(present, STEP_BUDGET, move.workflow_execution_id)
+    return fit_values(present, STEP_BUDGET, move.workflow_execution_id)
 
 
 def step_move_removals(values: Item) -> tuple[str, ...]:
@@ -169,7 +170,7 @@ _CALLBACK = {True: "Enabled", False: "Disabled"}
 
 
 def _pipeline_execution_type(execution_type: ExecutionType) -> str:
-    return _VAMS_LAMBDA if execution_type is ExecutionType.LAMBDA else execution_type.value
+    return _VAMS_LAMBDA if execution_type is ExecutionType.LAMBDA else str(execution_type)
 
 
 def _execution_type_of(item: Item) -> str:
@@ -251,8 +252,8 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
         "credentialVendingState": step.credential_vending_state,
         # wfx's own
         "stepIndex": step.step_index,
-        "executionType": step.execution_type.value,
-        "inputFileArity": step.input_file_arity.value,
+        "executionType": str(step.execution_type),
+        "inputFileArity": str(step.input_file_arity),
         "inputS3AssetFilePath": step.input_path,
     }
     put_present(
@@ -360,7 +361,7 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Rec
         "customTemplateOverrideTruncated": False,
         "configFormat": "",
         "effectiveSystemConfig": {
-            "inputFileArity": config.input_file_arity.value,
+            "inputFileArity": str(config.input_file_arity),
             # wfx passes a step the asset file metadata its metadataInputs name, nothing else
             "metadataInputs": {
                 "assetMetadata": False,
@@ -374,8 +375,8 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Rec
         "templateOverridesTruncated": False,
         # wfx's own
         "workflowExecutionId": config.workflow_execution_id,
-        "executionType": config.execution_type.value,
-        "inputFileArity": config.input_file_arity.value,
+        "executionType": str(config.execution_type),
+        "inputFileArity": str(config.input_file_arity),
         "metadataInputs": list(config.metadata_inputs),
         "inputFiles": list(config.input_files),
     }
@@ -491,7 +492,7 @@ def task_execution_close_attributes(
     values: Item = {"status": str(status), "stopDate": format_date(stop_date)}
     if error:
         values["errorMessage"] = redact(error)
-    fitted = fit_item(values, ATTEMPT_BUDGET, workflow_execution_id)
+    fitted = fit_values(values, ATTEMPT_BUDGET, workflow_execution_id)
     return fitted, tuple(name for name in ("errorMessage", *ERROR_FLAGS) if name not in fitted)
 
 
@@ -511,9 +512,9 @@ def build_task_execution_record(attempt: TaskExecution) -> Record:
         "pipelineExecutionId": attempt.pipeline_execution_id,
         "attempt": attempt.attempt,
         "workflowExecutionId": attempt.workflow_execution_id,
-        "status": attempt.status.value,
+        "status": str(attempt.status),
         "startDate": format_date(attempt.start_date),
-        "trigger": attempt.trigger.value,
+        "trigger": str(attempt.trigger),
     }
     put_present(
         item,

@@ -1,6 +1,7 @@
 """The item shapes of seed 000, built once for both storage adapters."""
 
 from datetime import UTC, datetime, timedelta, timezone
+from enum import StrEnum
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -398,3 +399,30 @@ def test_a_kept_date_text_is_the_text_of_its_moment_in_whatever_zone_it_comes(
         assert records.format_date(moment) == records.format_date(utc) == expected
         assert records.format_table_date(moment) == expected_table
         assert records.format_table_date(utc) == expected_table
+
+
+def test_every_enum_a_record_builder_writes_is_a_str_enum_whose_str_is_its_value() -> None:
+    # the builders write str(member) (records.py): an Enum whose str() were "Class.NAME"
+    # would change every row it is in
+    from domain.attempts import AttemptTrigger
+    from domain.costs import CostBasis, CostKind, CostSource
+    from domain.events import EventType
+    from domain.statuses import StepStatus
+
+    written = (
+        AttemptTrigger,
+        CostBasis,
+        CostKind,
+        CostSource,
+        EventType,
+        ExecutionStatus,
+        ExecutionType,
+        InputFileArity,
+        StepStatus,
+        TriggerType,
+    )
+    for enum in written:
+        for member in enum:
+            assert isinstance(member, StrEnum)
+            text = str(member)
+            assert text == member.value and type(text) is str

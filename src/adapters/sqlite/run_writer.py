@@ -139,7 +139,7 @@ class SqliteRunWriter(SqliteStoreBase):
         self._bodies.put([values])
         sql, parameters = self._sql.execution_update(values, removed, guard)
         key = (execution.workflow_execution_id, execution.workflow_key)
-        statuses = [status.value for status in guard.statuses]
+        statuses = [str(status) for status in guard.statuses]
         changed = connection.execute(
             sql, (*parameters, *key, *statuses, *_guard_parameters(change))
         ).rowcount
@@ -272,7 +272,7 @@ class SqliteRunWriter(SqliteStoreBase):
         before its change."""
         guarded = self._sql.step_status
         run_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
-        statuses = [status.value for status in move.expected]
+        statuses = [str(status) for status in move.expected]
         key = (step_id, run_id)
         values = step_move_attributes(move)
         self._bodies.put([values])

@@ -80,7 +80,7 @@ class SqliteUnitOfWork:
         workflow_execution_id: str,
         events: Sequence[NewEvent],
         last: int | None = None,
-    ) -> tuple[ExecutionEvent, ...]:
+    ) -> None:
         """Append `events` inside the caller's write transaction (whose lock orders them), as one
         statement, numbered past `last` or else the last number this process wrote for the run.
 
@@ -89,19 +89,15 @@ class SqliteUnitOfWork:
         only the statement is undone, and the run's last is read and the events inserted after
         it, still inside the caller's transaction."""
         if not events:
-            return ()
+            return
         run_id = workflow_execution_id
         guess = self._last_seen.get(run_id) if last is None else last
-        numbered: tuple[ExecutionEvent, ...] = ()
-        if guess is not None:
-            numbered = self._insert_numbered(connection, run_id, events, guess)
-        if not numbered:
-            read = int(connection.execute(self._last, (run_id,)).fetchone()[0])
-            numbered = self._insert_numbered(connection, run_id, events, read)
-            if not numbered:  # the log has a gap below its last number: never written so
-                raise EventNumberTakenError(f"execution {run_id}: event {read + 1} is taken")
-        self._seen(run_id, numbered[-1].sequence_number)
-        return numbered
+        if guess is None or not self._insert_numbered(connection, run_id, events, guess):
+            guess = int(connection.execute(self._last, (run_id,)).fetchone()[0])
+            if not self._insert_numbered(connection, run_id, events, guess):
+                # the log has a gap below its last number: never written so
+                raise EventNumberTakenError(f"execution {run_id}: event {guess + 1} is taken")
+        self._seen(run_id, guess + len(events))
 
     def _insert_numbered(
         self,
@@ -109,10 +105,10 @@ class SqliteUnitOfWork:
         workflow_execution_id: str,
         events: Sequence[NewEvent],
         last: int,
-    ) -> tuple[ExecutionEvent, ...]:
+    ) -> bool:
         """`events` numbered from `last + 1` in one INSERT, only when `last` is the run's last
-        number: () when it is not (a number taken, or `last` not written)."""
-        numbered = tuple(event.numbered(last + n) for n, event in enumerate(events, 1))
+        number: False (nothing inserted) when it is not (a number taken, or `last` not
+        written)."""
         records = []
         rows: list[Any] = []
         for number, event in enumerate(events, last + 1):
@@ -129,8 +125,8 @@ class SqliteUnitOfWork:
         except sqlite3.IntegrityError as exc:
             if "UNIQUE" not in str(exc) and "PRIMARY KEY" not in str(exc):
                 raise
-            return ()
-        return numbered if inserted else ()
+            return False
+        return inserted > 0
 
     def _insert_after_last(self, count: int, width: int) -> str:
         statement = self._inserts_after_last.get((count, width))
