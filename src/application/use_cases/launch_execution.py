@@ -40,6 +40,7 @@ from domain.execution import (
     execution_output_prefix,
     selection_file_key,
     step_auxiliary_prefix,
+    table_date,
 )
 from domain.names import validate_execution_name
 from domain.redrive import with_derived_redrive_status
@@ -147,14 +148,17 @@ class LaunchExecution:
         validate_execution_name(execution_id)
 
         now = self._clock.now()
-        execution = WorkflowExecution(
+        # Derived unvalidated (domain.derived) from valid parts: the version's, the command's
+        # (the group id checked above), the id checked as a name, the start a table date.
+        execution = derived(
+            WorkflowExecution,
             workflow_execution_id=execution_id,
             workflow_database_id=version.database_id,
             workflow_id=version.workflow_id,
             workflow_version=version.version,
             execution_group_id=command.execution_group_id,
             status=ExecutionStatus.RUNNING,
-            execution_start_date=now,
+            execution_start_date=table_date(now, "executionStartDate"),
             triggered_by_user_id=attributed_user(trigger, command.user_id),
             trigger_type=trigger,
             orchestrator=self._orchestrator.name,
