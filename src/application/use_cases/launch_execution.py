@@ -115,12 +115,13 @@ class LaunchExecution:
         self._log_group_arn = log_group_arn
 
     def execute(self, command: LaunchExecutionCommand) -> LaunchResult:
-        result = self._launch(command)
+        execution, created = self._launch(command)
         # answered as a read shows the run: a local run's redriveStatus derived (domain.redrive)
-        shown = with_derived_redrive_status(result.execution, self._clock.now(), 0)
-        return result.model_copy(update={"execution": shown})
+        shown = with_derived_redrive_status(execution, self._clock.now(), 0)
+        return LaunchResult(execution=shown, created=created)
 
-    def _launch(self, command: LaunchExecutionCommand) -> LaunchResult:
+    def _launch(self, command: LaunchExecutionCommand) -> tuple[WorkflowExecution, bool]:
+        """The run as launched and started, and whether this launch created it."""
         trigger = trigger_type_from_request(command.trigger)
         selections = [AssetRef.parse(text, f"inputs[{i}]") for i, text in enumerate(command.inputs)]
         output = (
@@ -142,7 +143,7 @@ class LaunchExecution:
             execution_id = self._ids.derived_id(f"launch:{command.client_token}")
             existing = self._existing(execution_id, digest, command.client_token)
             if existing is not None:
-                return LaunchResult(execution=self._start_if_unstarted(existing), created=False)
+                return self._start_if_unstarted(existing), False
         else:
             execution_id = self._ids.new_id()
         validate_execution_name(execution_id)
@@ -177,7 +178,7 @@ class LaunchExecution:
             # A concurrent launch with the same token won the race; answer as it would.
             existing = self._existing(execution_id, digest, command.client_token)
             assert existing is not None
-            return LaunchResult(execution=existing, created=False)
+            return existing, False
         if self._durations is not None:
             self._durations.launched(records)
         assert write.launch is not None
@@ -188,7 +189,7 @@ class LaunchExecution:
             steps=launched.records.steps,
             attempts=launched.attempts,
         )
-        return LaunchResult(execution=self._start(run, version), created=True)
+        return self._start(run, version), True
 
     def _version(self, command: LaunchExecutionCommand) -> WorkflowVersion:
         db, wf = command.workflow_database_id, command.workflow_id
