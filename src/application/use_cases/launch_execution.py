@@ -80,10 +80,12 @@ class LaunchResult(BaseModel):
     created: bool
 
 
+# json.dumps(..., sort_keys=True, default=str) as one encoder: dumps would build it per call
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, default=str)
+
+
 def _request_digest(command: LaunchExecutionCommand) -> str:
-    canonical = json.dumps(
-        command.model_dump(exclude={"client_token"}), sort_keys=True, default=str
-    )
+    canonical = _CANONICAL_JSON.encode(command.model_dump(exclude={"client_token"}))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
