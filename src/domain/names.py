@@ -39,6 +39,10 @@ def is_logging_safe(name: str) -> bool:
 
 
 def validate_execution_name(name: str, field: str = "workflowExecutionId") -> str:
+    # Every launch checks its new id: a logging-safe name holds none of the forbidden characters,
+    # so only its length is left to check (the per-character scan is for the messages).
+    if len(name) <= MAX_NAME_LENGTH and is_logging_safe(name):
+        return name
     problem = execution_name_problem(name)
     if problem is not None:
         raise InvalidInputError(f"{field}: {problem}")

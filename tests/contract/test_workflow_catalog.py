@@ -70,6 +70,18 @@ def test_the_latest_version_is_the_highest_number(
     assert workflow_catalog.latest_version("db1", "wf1") == a_version(10)
 
 
+def test_the_latest_version_read_again_is_one_published_since(
+    workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
+) -> None:
+    publish(workflow_definitions, a_version(1))
+    # read once before: a store that keeps what it read must still see the newer version
+    assert workflow_catalog.latest_version("db1", "wf1") == a_version(1)
+
+    publish(workflow_definitions, _with_steps(a_version(2), 2))
+
+    assert workflow_catalog.latest_version("db1", "wf1") == _with_steps(a_version(2), 2)
+
+
 def test_a_workflow_without_versions_has_no_latest(
     workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
 ) -> None:

@@ -194,6 +194,7 @@ def test_a_launchs_records_and_first_start_are_what_validation_makes_of_them() -
     records = launch.records
     assert as_validated(records) == records
     for record in (
+        records.execution,  # the main row as launched (a whole-second start), leased
         records.configuration,
         *records.steps,
         *records.step_configurations,

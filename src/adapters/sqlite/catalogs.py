@@ -71,8 +71,8 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
             for continued in (False, True)
         }
         self._step_partition = s.q(STEPS_KEY)
-        # the same rows' texts give the same (immutable) version: see _parsed
-        self._parsed_versions: dict[tuple[str, ...], WorkflowVersion] = {}
+        # the same version row's text gives the same (immutable) version: see _with_steps
+        self._parsed_versions: dict[str, WorkflowVersion] = {}
         self._parsed_lock = threading.Lock()
 
     def create_tables(self) -> None:
@@ -81,7 +81,24 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
     def _with_steps(
         self, connection: sqlite3.Connection, texts: Sequence[str]
     ) -> list[WorkflowVersion]:
-        """The versions of these rows, each with its step rows (one query for them all)."""
+        """The versions of these rows: one parsed before from the same row text is that version
+        still (its step rows never change: the tables' triggers refuse it, and its digest covers
+        them), the others read with their step rows (one query for them all)."""
+        versions: dict[str, WorkflowVersion] = {}
+        for text in texts:
+            known = self._parsed_versions.get(text)
+            if known is not None:
+                versions[text] = known
+        missing = [text for text in texts if text not in versions]
+        if missing:
+            versions.update(self._parsed(connection, missing))
+        return [versions[text] for text in texts]
+
+    def _parsed(
+        self, connection: sqlite3.Connection, texts: Sequence[str]
+    ) -> dict[str, WorkflowVersion]:
+        """The versions of these rows with their step rows, each kept by its row's text: every
+        launch reads the newest version, and parsing the same rows again was most of its cost."""
         items = [load_item(text) for text in texts]
         keys = [
             step_definitions_key(
@@ -89,29 +106,22 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
             )
             for i in items
         ]
-        by_version: dict[str, list[tuple[str, Item]]] = {key: [] for key in keys}
+        by_version: dict[str, list[Item]] = {key: [] for key in keys}
         for chunk in chunks(keys):
             rows = connection.execute(self._steps.select_items_in(STEPS_KEY, len(chunk)), chunk)
             for (text,) in rows:
                 step = load_item(text)
-                by_version[step[STEPS_KEY]].append((text, step))
-        return [
-            self._parsed(text, item, by_version[key])
+                by_version[step[STEPS_KEY]].append(step)
+        parsed = {
+            text: parse_workflow_version_record(item, by_version[key])
             for text, item, key in zip(texts, items, keys, strict=True)
-        ]
-
-    def _parsed(self, text: str, item: Item, steps: list[tuple[str, Item]]) -> WorkflowVersion:
-        """The version these rows hold, parsed once per text: every launch reads the newest
-        version, and validating the same rows again was most of that read's cost."""
-        memo_key = (text, *(step_text for step_text, _ in steps))
-        version = self._parsed_versions.get(memo_key)
-        if version is None:
-            version = parse_workflow_version_record(item, [step for _, step in steps])
-            with self._parsed_lock:  # a served catalog is read by many threads
-                self._parsed_versions[memo_key] = version
+        }
+        with self._parsed_lock:  # a served catalog is read by many threads
+            for text, version in parsed.items():
+                self._parsed_versions[text] = version
                 if len(self._parsed_versions) > _PARSED_KEPT:
                     del self._parsed_versions[next(iter(self._parsed_versions))]
-        return version
+        return parsed
 
     def _read(self, sql: str, parameters: Sequence[object]) -> list[WorkflowVersion]:
         with self._database.read() as connection:

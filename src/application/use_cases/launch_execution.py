@@ -40,6 +40,7 @@ from domain.execution import (
     execution_output_prefix,
     selection_file_key,
     step_auxiliary_prefix,
+    table_date,
 )
 from domain.names import validate_execution_name
 from domain.redrive import with_derived_redrive_status
@@ -79,10 +80,12 @@ class LaunchResult(BaseModel):
     created: bool
 
 
+# json.dumps(..., sort_keys=True, default=str) as one encoder: dumps would build it per call
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, default=str)
+
+
 def _request_digest(command: LaunchExecutionCommand) -> str:
-    canonical = json.dumps(
-        command.model_dump(exclude={"client_token"}), sort_keys=True, default=str
-    )
+    canonical = _CANONICAL_JSON.encode(command.model_dump(exclude={"client_token"}))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -114,12 +117,13 @@ class LaunchExecution:
         self._log_group_arn = log_group_arn
 
     def execute(self, command: LaunchExecutionCommand) -> LaunchResult:
-        result = self._launch(command)
+        execution, created = self._launch(command)
         # answered as a read shows the run: a local run's redriveStatus derived (domain.redrive)
-        shown = with_derived_redrive_status(result.execution, self._clock.now(), 0)
-        return result.model_copy(update={"execution": shown})
+        shown = with_derived_redrive_status(execution, self._clock.now(), 0)
+        return LaunchResult(execution=shown, created=created)
 
-    def _launch(self, command: LaunchExecutionCommand) -> LaunchResult:
+    def _launch(self, command: LaunchExecutionCommand) -> tuple[WorkflowExecution, bool]:
+        """The run as launched and started, and whether this launch created it."""
         trigger = trigger_type_from_request(command.trigger)
         selections = [AssetRef.parse(text, f"inputs[{i}]") for i, text in enumerate(command.inputs)]
         output = (
@@ -141,20 +145,23 @@ class LaunchExecution:
             execution_id = self._ids.derived_id(f"launch:{command.client_token}")
             existing = self._existing(execution_id, digest, command.client_token)
             if existing is not None:
-                return LaunchResult(execution=self._start_if_unstarted(existing), created=False)
+                return self._start_if_unstarted(existing), False
         else:
             execution_id = self._ids.new_id()
         validate_execution_name(execution_id)
 
         now = self._clock.now()
-        execution = WorkflowExecution(
+        # Derived unvalidated (domain.derived) from valid parts: the version's, the command's
+        # (the group id checked above), the id checked as a name, the start a table date.
+        execution = derived(
+            WorkflowExecution,
             workflow_execution_id=execution_id,
             workflow_database_id=version.database_id,
             workflow_id=version.workflow_id,
             workflow_version=version.version,
             execution_group_id=command.execution_group_id,
             status=ExecutionStatus.RUNNING,
-            execution_start_date=now,
+            execution_start_date=table_date(now, "executionStartDate"),
             triggered_by_user_id=attributed_user(trigger, command.user_id),
             trigger_type=trigger,
             orchestrator=self._orchestrator.name,
@@ -173,7 +180,7 @@ class LaunchExecution:
             # A concurrent launch with the same token won the race; answer as it would.
             existing = self._existing(execution_id, digest, command.client_token)
             assert existing is not None
-            return LaunchResult(execution=existing, created=False)
+            return existing, False
         if self._durations is not None:
             self._durations.launched(records)
         assert write.launch is not None
@@ -184,7 +191,7 @@ class LaunchExecution:
             steps=launched.records.steps,
             attempts=launched.attempts,
         )
-        return LaunchResult(execution=self._start(run, version), created=True)
+        return self._start(run, version), True
 
     def _version(self, command: LaunchExecutionCommand) -> WorkflowVersion:
         db, wf = command.workflow_database_id, command.workflow_id
