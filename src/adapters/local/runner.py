@@ -8,7 +8,6 @@ its lease, its keeper, its command steps' process groups and their stop.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import shutil
 import subprocess
@@ -685,9 +684,11 @@ class LocalRunner:
         try:
             definition = _definition(version, step)
             ids = (step.workflow_execution_id, step.pipeline_execution_id)
-            token = None if self._registration_token is None else self._registration_token(*ids)
-            # SecretStr: a handler printing its `register` shows no token in the step log
-            credential = {} if token is None else {"registration_token": SecretStr(token)}
+            python = definition.execution_type is ExecutionType.PYTHON
+            in_process = python and self._step_user is None
+            # a step run in this process holds no token: its `register` issues it when called
+            issue = None if in_process else self._registration_token
+            token = None if issue is None else issue(*ids)
             input_files = self._input_files(step, run_inputs)
             if self._step_user is not None:
                 input_files = self._staged(step, input_files)
@@ -701,17 +702,17 @@ class LocalRunner:
                 ),
                 register=None
                 if self._registrar is None
-                else functools.partial(self._registrar, *ids, **credential),
+                else _StepRegister(self._registrar, ids, self._registration_token),
                 registration_token=token,
             )
             try:
-                if definition.execution_type is ExecutionType.PYTHON and self._step_user:
+                if in_process:
                     assert definition.handler is not None  # StepDefinition guarantees it
+                    run_python_step(definition.handler, run, definition.handler_path)
+                elif python:
+                    assert definition.handler is not None
                     host = (definition.handler, definition.handler_path or "")
                     self._run_command((*_PYTHON_HOST, *host), run, step, attempt, live)
-                elif definition.execution_type is ExecutionType.PYTHON:
-                    assert definition.handler is not None
-                    run_python_step(definition.handler, run, definition.handler_path)
                 elif definition.execution_type is ExecutionType.COMMAND:
                     assert definition.command is not None
                     self._run_command(definition.command, run, step, attempt, live)
@@ -827,6 +828,27 @@ class LocalRunner:
         self._exit_codes.pop(workflow_execution_id, None)
         # until the worker writes its own (with its lease), the launcher's record names it
         self._folder(workflow_execution_id).write_runner(child_process(process.pid, "detached"))
+
+
+class _StepRegister:
+    """The `register` a python step run in this process is given: the registrar bound to the
+    step's ids, with the step's registration token issued when the step registers (most steps
+    never do, and issuing it cost as much as running a silent step). Holds no token, so a
+    handler printing it shows none in the step log."""
+
+    def __init__(
+        self,
+        registrar: Callable[..., object],
+        ids: tuple[str, str],
+        issue: Callable[[str, str], str] | None,
+    ) -> None:
+        self._registrar, self._ids, self._issue = registrar, ids, issue
+
+    def __call__(self, *args: Any, **kwargs: Any) -> object:
+        if self._issue is not None:
+            # SecretStr: a registrar's error or log line that shows its arguments shows no token
+            kwargs = {"registration_token": SecretStr(self._issue(*self._ids)), **kwargs}
+        return self._registrar(*self._ids, *args, **kwargs)
 
 
 class _RunInputs:
