@@ -144,6 +144,9 @@ class _OutputRouter:
         self._lock = threading.Lock()
         self._targets: dict[int, Any] = {}
         self._installed: tuple[TextIO, TextIO, TextIO, TextIO] | None = None
+        # the last streams installed, kept for the next step: reused while sys.stdout and
+        # sys.stderr are still the ones they stand in for
+        self._last: tuple[TextIO, TextIO, TextIO, TextIO] | None = None
 
     def enter(self, target: Any) -> Any:
         """Send this thread's output to `target`; returns what leave() restores."""
@@ -151,10 +154,13 @@ class _OutputRouter:
         with self._lock:
             if self._installed is None:
                 stdout, stderr = sys.stdout, sys.stderr
-                routed_out = cast(TextIO, _RoutedStream(stdout, self._targets))
-                routed_err = cast(TextIO, _RoutedStream(stderr, self._targets))
-                sys.stdout, sys.stderr = routed_out, routed_err
-                self._installed = (stdout, stderr, routed_out, routed_err)
+                last = self._last
+                if last is None or last[0] is not stdout or last[1] is not stderr:
+                    routed_out = cast(TextIO, _RoutedStream(stdout, self._targets))
+                    routed_err = cast(TextIO, _RoutedStream(stderr, self._targets))
+                    last = self._last = (stdout, stderr, routed_out, routed_err)
+                sys.stdout, sys.stderr = last[2], last[3]
+                self._installed = last
             previous = self._targets.get(thread)  # set when a step runs a nested run inline
             self._targets[thread] = target
         return previous
