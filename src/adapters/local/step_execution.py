@@ -25,7 +25,9 @@ _STDERR_TAIL_LINES = 10
 _STDERR_TAIL_CHARS = 2000
 
 
-@dataclass(frozen=True)
+# Not frozen: a frozen dataclass's __init__ sets each field through object.__setattr__, ~9 k
+# instructions a step; nothing changes one once it is made.
+@dataclass(slots=True)
 class StepRun:
     """What a step is given: its inputs, the shared output folder, its ids and its log file."""
 
