@@ -182,21 +182,32 @@ class RunStop:
     """A run's stop, as its runner sees it: why, and a wait that ends as soon as it is asked."""
 
     def __init__(self) -> None:
-        self._event = threading.Event()
         self.reason: StopReason | None = None
+        # The event is made by the first wait, under the lock a request takes too: most runs
+        # never wait (a run's steps without retries), and an Event is a Condition and two locks.
+        self._lock = threading.Lock()
+        self._event: threading.Event | None = None
 
     def request(self, reason: StopReason) -> None:
-        if self.reason is None:
-            self.reason = reason
-        self._event.set()
+        with self._lock:
+            if self.reason is None:
+                self.reason = reason
+            if self._event is not None:
+                self._event.set()
 
     @property
     def requested(self) -> bool:
-        return self._event.is_set()
+        return self.reason is not None  # set by the first request, never unset
 
     def wait(self, seconds: float) -> bool:
         """Sleep up to `seconds`; True (at once) when a stop is asked for."""
-        return self._event.wait(seconds)
+        with self._lock:
+            if self.reason is not None:
+                return True
+            if self._event is None:
+                self._event = threading.Event()
+            event = self._event
+        return event.wait(seconds)
 
 
 class Standing(StrEnum):
