@@ -17,7 +17,6 @@ import os
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -60,7 +59,7 @@ class ProcessRecord:
 
 def lease_owner() -> str:
     """A name for a runner that no other runner, here or elsewhere, will ever have."""
-    return f"{HOST}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    return f"{HOST}:{os.getpid()}:{os.urandom(4).hex()}"  # as random as a uuid4's first 8 digits
 
 
 class RunFolder:
