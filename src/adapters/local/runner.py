@@ -203,7 +203,7 @@ class LocalRunner:
         return f"{self._runs}{os.sep}{workflow_execution_id}{os.sep}output"
 
     def _folder(self, workflow_execution_id: str) -> RunFolder:
-        return RunFolder(self.run_dir(workflow_execution_id))
+        return RunFolder(f"{self._runs}{os.sep}{workflow_execution_id}")
 
     def start_problem(self, version: WorkflowVersion) -> str | None:
         for index, step in enumerate(version.steps):
