@@ -475,13 +475,15 @@ class LocalRunner:
         interpreter = StepInterpreter(
             self._reporter, live.stop, sleep=self._sleep, backoff=self._backoff
         )
-        first = _first_to_start(known_steps) if known is not None else None
+        # in chain order once: the start and the plan below both walk it
+        ordered = None if known_steps is None else chain_order(list(known_steps))
+        first = _first_to_start(ordered) if known is not None and claimed is None else None
         started: int | None = None
         leased: WorkflowExecution | None
         try:
             if known is not None and claimed is not None:
                 # the launch's write took the lease and started the first step
-                leased, started = known, self._started_at_launch(known, known_steps)
+                leased, started = known, self._started_at_launch(known, ordered)
             elif known is not None and first is not None:
                 # the launch's own run: the lease and the first step's start are one write
                 leased, started = interpreter.persist(
@@ -515,7 +517,7 @@ class LocalRunner:
         try:
             return self._run(
                 leased,
-                known_steps,
+                ordered,
                 live,
                 interpreter,
                 owner,
@@ -537,10 +539,11 @@ class LocalRunner:
                 self._live.pop(execution_id, None)
 
     def _started_at_launch(
-        self, execution: WorkflowExecution, steps: Sequence[PipelineExecution] | None
+        self, execution: WorkflowExecution, ordered: Sequence[PipelineExecution] | None
     ) -> int | None:
-        """The attempt of the first step the launch started, told to the reporter."""
-        first = chain_order(list(steps))[0] if steps else None
+        """The attempt of the first step the launch started, told to the reporter; `ordered`:
+        the run's steps in chain order."""
+        first = ordered[0] if ordered else None
         if first is None or first.status is not StepStatus.RUNNING:
             return None
         self._reporter.started_at_launch(
@@ -571,7 +574,7 @@ class LocalRunner:
     def _run(
         self,
         execution: WorkflowExecution,
-        known_steps: Sequence[PipelineExecution] | None,
+        ordered: Sequence[PipelineExecution] | None,
         live: _LiveRun,
         interpreter: StepInterpreter,
         owner: str,
@@ -580,16 +583,17 @@ class LocalRunner:
         launched: bool = False,
     ) -> ExecutionStatus | None:
         """`execution`: the main row as the lease's write left it, so as fresh as a read;
-        `started`: the attempt of the first step, started with the lease; `next_attempts`: the
-        attempt a step takes next, by step id, where the caller knew it (1 otherwise);
-        `launched`: a run its launch just wrote, with no outputs stored yet."""
+        `ordered`: its steps as the caller knew them, in chain order; `started`: the attempt of
+        the first step, started with the lease; `next_attempts`: the attempt a step takes next,
+        by step id, where the caller knew it (1 otherwise); `launched`: a run its launch just
+        wrote, with no outputs stored yet."""
         execution_id = execution.workflow_execution_id
         if execution.is_terminal:
             return execution.status  # aborted before it started, or started twice
         version = self._version(execution)
-        steps = known_steps
+        steps = ordered
         if steps is None:  # a redrive, a resume, a worker: the steps as stored now
-            steps = interpreter.persist(lambda: self._store.list_steps(execution_id))
+            steps = chain_order(interpreter.persist(lambda: self._store.list_steps(execution_id)))
         run_inputs = _RunInputs(self._store, execution_id, interpreter)
         planned = [
             PlannedStep(
@@ -598,7 +602,7 @@ class LocalRunner:
                 resume_attempt=self._gate_attempt(version, step, interpreter),
                 next_attempt=(next_attempts or {}).get(step.pipeline_execution_id, 1),
             )
-            for step in chain_order(list(steps))
+            for step in steps
         ]
         outputs: list[OutputFolder] = []
 
@@ -884,11 +888,11 @@ class _RunInputs:
         return self._inputs
 
 
-def _first_to_start(steps: Sequence[PipelineExecution] | None) -> str | None:
+def _first_to_start(ordered: Sequence[PipelineExecution] | None) -> str | None:
     """The step a launched run starts with: the chain's first, when it is still NEW."""
-    if not steps:
+    if not ordered:
         return None
-    first = chain_order(list(steps))[0]
+    first = ordered[0]
     return first.pipeline_execution_id if first.status is StepStatus.NEW else None
 
 
