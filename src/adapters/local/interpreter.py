@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar
 
@@ -55,7 +55,9 @@ class StepTimedOutError(Exception):
     """The step ran out of time (an approval gate nobody decided): it ends TIMED_OUT."""
 
 
-@dataclass(frozen=True)
+# Not frozen: a frozen dataclass's __init__ sets each field through object.__setattr__, ~10 k
+# instructions a step; nothing changes one once it is made.
+@dataclass(slots=True)
 class PlannedStep:
     """A step to run: its row as read when the run started, and its retry policy.
     `resume_attempt`: the attempt of a step that is already RUNNING and is taken up again
@@ -119,10 +121,10 @@ class StepInterpreter:
                 following = remaining[index + 1] if index + 1 < len(remaining) else None
                 if following is not None and following.resume_attempt is not None:
                     following = None  # a gate's attempt taken up again is not started anew
-                if started is not None:
-                    planned = replace(planned, resume_attempt=started)
                 last = index + 1 == len(remaining)
-                ended, started = self._run_step(execution_id, planned, action, following, last)
+                ended, started = self._run_step(
+                    execution_id, planned, action, following, last, started
+                )
                 if ended is not None:
                     return ended
             return self._complete(execution_id, ExecutionStatus.SUCCEEDED, None)
@@ -138,13 +140,17 @@ class StepInterpreter:
         action: StepAction,
         following: PlannedStep | None = None,
         last: bool = False,
+        started: int | None = None,
     ) -> tuple[ExecutionStatus | None, int | None]:
         """Run one step to its end; the run's recorded status when it ended the run, and the
         attempt of `following` when the step's end started it too (one write). The `last`
-        step's success ends the run in the same write."""
+        step's success ends the run in the same write. `started`: the attempt the write before
+        started, taken up as a `resume_attempt` is."""
         step_id = planned.step.pipeline_execution_id
         timed_out = False
-        if planned.resume_attempt is not None:
+        if started is not None:
+            attempt = started
+        elif planned.resume_attempt is not None:
             attempt = planned.resume_attempt
         else:
             try:

@@ -19,6 +19,9 @@ class FileLogStore:
 
     def __init__(self, root: Path) -> None:
         self._root = Path(root)
+        # the reads build their paths as str: every run's end reads its logs twice, and
+        # pathlib's joins cost more than the listing of a folder that is not there
+        self._root_name = os.fspath(root)
         self._handed_out: set[tuple[str, str]] = set()
 
     @property
@@ -26,7 +29,7 @@ class FileLogStore:
         return self._root
 
     def step_log_path(self, workflow_execution_id: str, pipeline_execution_id: str) -> Path:
-        folder = self._run_folder(workflow_execution_id)
+        folder = Path(self._run_folder(workflow_execution_id))
         path = folder / f"{_checked(pipeline_execution_id)}{LOG_SUFFIX}"
         pair = (workflow_execution_id, pipeline_execution_id)
         if pair not in self._handed_out:
@@ -39,7 +42,7 @@ class FileLogStore:
 
     def read_step_log(self, workflow_execution_id: str, pipeline_execution_id: str) -> str:
         folder = self._run_folder(workflow_execution_id)
-        return _read(folder / f"{_checked(pipeline_execution_id)}{LOG_SUFFIX}") or ""
+        return _read(f"{folder}{os.sep}{_checked(pipeline_execution_id)}{LOG_SUFFIX}") or ""
 
     def read_step_logs(self, workflow_execution_id: str) -> dict[str, str]:
         """Every step log of the run, by step id: one listing of the run's folder, so a run
@@ -54,7 +57,7 @@ class FileLogStore:
                 ]
         except FileNotFoundError:
             return {}
-        logs = {name: _read(folder / f"{name}{LOG_SUFFIX}") for name in names}
+        logs = {name: _read(f"{folder}{os.sep}{name}{LOG_SUFFIX}") for name in names}
         return {name: body for name, body in logs.items() if body is not None}
 
     def read_run_log(self, workflow_execution_id: str) -> str:
@@ -62,7 +65,7 @@ class FileLogStore:
         folder = self._run_folder(workflow_execution_id)
         sections = []
         for pipeline_execution_id in _steps_in_order(folder):
-            body = _read(folder / f"{pipeline_execution_id}{LOG_SUFFIX}")
+            body = _read(f"{folder}{os.sep}{pipeline_execution_id}{LOG_SUFFIX}")
             if body is None:
                 continue
             if body and not body.endswith("\n"):
@@ -70,11 +73,11 @@ class FileLogStore:
             sections.append(f"{run_log_header(pipeline_execution_id)}\n{body}")
         return "".join(sections)
 
-    def _run_folder(self, workflow_execution_id: str) -> Path:
-        return self._root / _checked(workflow_execution_id)
+    def _run_folder(self, workflow_execution_id: str) -> str:
+        return f"{self._root_name}{os.sep}{_checked(workflow_execution_id)}"
 
 
-def _steps_in_order(folder: Path) -> list[str]:
+def _steps_in_order(folder: str) -> list[str]:
     # listed first: a run whose steps wrote nothing has no folder, and no order file to open
     try:
         with os.scandir(folder) as entries:
@@ -88,7 +91,7 @@ def _steps_in_order(folder: Path) -> list[str]:
     if not present:
         return []
     # read after the listing: a log's name is in the order file before the log is written
-    recorded = (_read(folder / _ORDER_FILE) or "").split()
+    recorded = (_read(f"{folder}{os.sep}{_ORDER_FILE}") or "").split()
     ordered = list(dict.fromkeys(step for step in recorded if step in present))
     known = set(ordered)
     # logs written by something other than this store: after the known ones, by modification time
@@ -96,9 +99,10 @@ def _steps_in_order(folder: Path) -> list[str]:
     return ordered + [step for _, step in unknown]
 
 
-def _read(path: Path) -> str | None:
+def _read(path: str) -> str | None:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return file.read()
     except FileNotFoundError:
         return None
 

@@ -31,9 +31,13 @@ class RedactedLogFile:
     def __init__(self, path: Callable[[], Path]) -> None:
         self._path = path
         self._file: TextIO | None = None
-        self._redactor = StreamRedactor()
+        # made on the first write: a silent step (most are) costs no redactor either, and one
+        # that was never fed has nothing to give back at close
+        self._redactor: StreamRedactor | None = None
 
     def write(self, text: str) -> int:
+        if self._redactor is None:
+            self._redactor = StreamRedactor()
         self._write(self._redactor.feed(text))
         return len(text)
 
@@ -42,7 +46,8 @@ class RedactedLogFile:
             self._file.flush()
 
     def close(self) -> None:
-        self._write(self._redactor.close())
+        if self._redactor is not None:
+            self._write(self._redactor.close())
         if self._file is not None:
             self._file.close()
 

@@ -8,7 +8,6 @@ its lease, its keeper, its command steps' process groups and their stop.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import shutil
 import subprocess
@@ -204,7 +203,7 @@ class LocalRunner:
         return f"{self._runs}{os.sep}{workflow_execution_id}{os.sep}output"
 
     def _folder(self, workflow_execution_id: str) -> RunFolder:
-        return RunFolder(self.run_dir(workflow_execution_id))
+        return RunFolder(f"{self._runs}{os.sep}{workflow_execution_id}")
 
     def start_problem(self, version: WorkflowVersion) -> str | None:
         for index, step in enumerate(version.steps):
@@ -476,13 +475,15 @@ class LocalRunner:
         interpreter = StepInterpreter(
             self._reporter, live.stop, sleep=self._sleep, backoff=self._backoff
         )
-        first = _first_to_start(known_steps) if known is not None else None
+        # in chain order once: the start and the plan below both walk it
+        ordered = None if known_steps is None else chain_order(list(known_steps))
+        first = _first_to_start(ordered) if known is not None and claimed is None else None
         started: int | None = None
         leased: WorkflowExecution | None
         try:
             if known is not None and claimed is not None:
                 # the launch's write took the lease and started the first step
-                leased, started = known, self._started_at_launch(known, known_steps)
+                leased, started = known, self._started_at_launch(known, ordered)
             elif known is not None and first is not None:
                 # the launch's own run: the lease and the first step's start are one write
                 leased, started = interpreter.persist(
@@ -516,7 +517,7 @@ class LocalRunner:
         try:
             return self._run(
                 leased,
-                known_steps,
+                ordered,
                 live,
                 interpreter,
                 owner,
@@ -538,10 +539,11 @@ class LocalRunner:
                 self._live.pop(execution_id, None)
 
     def _started_at_launch(
-        self, execution: WorkflowExecution, steps: Sequence[PipelineExecution] | None
+        self, execution: WorkflowExecution, ordered: Sequence[PipelineExecution] | None
     ) -> int | None:
-        """The attempt of the first step the launch started, told to the reporter."""
-        first = chain_order(list(steps))[0] if steps else None
+        """The attempt of the first step the launch started, told to the reporter; `ordered`:
+        the run's steps in chain order."""
+        first = ordered[0] if ordered else None
         if first is None or first.status is not StepStatus.RUNNING:
             return None
         self._reporter.started_at_launch(
@@ -572,7 +574,7 @@ class LocalRunner:
     def _run(
         self,
         execution: WorkflowExecution,
-        known_steps: Sequence[PipelineExecution] | None,
+        ordered: Sequence[PipelineExecution] | None,
         live: _LiveRun,
         interpreter: StepInterpreter,
         owner: str,
@@ -581,16 +583,17 @@ class LocalRunner:
         launched: bool = False,
     ) -> ExecutionStatus | None:
         """`execution`: the main row as the lease's write left it, so as fresh as a read;
-        `started`: the attempt of the first step, started with the lease; `next_attempts`: the
-        attempt a step takes next, by step id, where the caller knew it (1 otherwise);
-        `launched`: a run its launch just wrote, with no outputs stored yet."""
+        `ordered`: its steps as the caller knew them, in chain order; `started`: the attempt of
+        the first step, started with the lease; `next_attempts`: the attempt a step takes next,
+        by step id, where the caller knew it (1 otherwise); `launched`: a run its launch just
+        wrote, with no outputs stored yet."""
         execution_id = execution.workflow_execution_id
         if execution.is_terminal:
             return execution.status  # aborted before it started, or started twice
         version = self._version(execution)
-        steps = known_steps
+        steps = ordered
         if steps is None:  # a redrive, a resume, a worker: the steps as stored now
-            steps = interpreter.persist(lambda: self._store.list_steps(execution_id))
+            steps = chain_order(interpreter.persist(lambda: self._store.list_steps(execution_id)))
         run_inputs = _RunInputs(self._store, execution_id, interpreter)
         planned = [
             PlannedStep(
@@ -599,7 +602,7 @@ class LocalRunner:
                 resume_attempt=self._gate_attempt(version, step, interpreter),
                 next_attempt=(next_attempts or {}).get(step.pipeline_execution_id, 1),
             )
-            for step in chain_order(list(steps))
+            for step in steps
         ]
         outputs: list[OutputFolder] = []
 
@@ -685,9 +688,11 @@ class LocalRunner:
         try:
             definition = _definition(version, step)
             ids = (step.workflow_execution_id, step.pipeline_execution_id)
-            token = None if self._registration_token is None else self._registration_token(*ids)
-            # SecretStr: a handler printing its `register` shows no token in the step log
-            credential = {} if token is None else {"registration_token": SecretStr(token)}
+            python = definition.execution_type is ExecutionType.PYTHON
+            in_process = python and self._step_user is None
+            # a step run in this process holds no token: its `register` issues it when called
+            issue = None if in_process else self._registration_token
+            token = None if issue is None else issue(*ids)
             input_files = self._input_files(step, run_inputs)
             if self._step_user is not None:
                 input_files = self._staged(step, input_files)
@@ -701,17 +706,17 @@ class LocalRunner:
                 ),
                 register=None
                 if self._registrar is None
-                else functools.partial(self._registrar, *ids, **credential),
+                else _StepRegister(self._registrar, ids, self._registration_token),
                 registration_token=token,
             )
             try:
-                if definition.execution_type is ExecutionType.PYTHON and self._step_user:
+                if in_process:
                     assert definition.handler is not None  # StepDefinition guarantees it
+                    run_python_step(definition.handler, run, definition.handler_path)
+                elif python:
+                    assert definition.handler is not None
                     host = (definition.handler, definition.handler_path or "")
                     self._run_command((*_PYTHON_HOST, *host), run, step, attempt, live)
-                elif definition.execution_type is ExecutionType.PYTHON:
-                    assert definition.handler is not None
-                    run_python_step(definition.handler, run, definition.handler_path)
                 elif definition.execution_type is ExecutionType.COMMAND:
                     assert definition.command is not None
                     self._run_command(definition.command, run, step, attempt, live)
@@ -829,6 +834,27 @@ class LocalRunner:
         self._folder(workflow_execution_id).write_runner(child_process(process.pid, "detached"))
 
 
+class _StepRegister:
+    """The `register` a python step run in this process is given: the registrar bound to the
+    step's ids, with the step's registration token issued when the step registers (most steps
+    never do, and issuing it cost as much as running a silent step). Holds no token, so a
+    handler printing it shows none in the step log."""
+
+    def __init__(
+        self,
+        registrar: Callable[..., object],
+        ids: tuple[str, str],
+        issue: Callable[[str, str], str] | None,
+    ) -> None:
+        self._registrar, self._ids, self._issue = registrar, ids, issue
+
+    def __call__(self, *args: Any, **kwargs: Any) -> object:
+        if self._issue is not None:
+            # SecretStr: a registrar's error or log line that shows its arguments shows no token
+            kwargs = {"registration_token": SecretStr(self._issue(*self._ids)), **kwargs}
+        return self._registrar(*self._ids, *args, **kwargs)
+
+
 class _RunInputs:
     """A run's input rows and its steps' input configurations, read once, and only when a
     step that takes input files runs: a launch wrote them, and they never change."""
@@ -862,11 +888,11 @@ class _RunInputs:
         return self._inputs
 
 
-def _first_to_start(steps: Sequence[PipelineExecution] | None) -> str | None:
+def _first_to_start(ordered: Sequence[PipelineExecution] | None) -> str | None:
     """The step a launched run starts with: the chain's first, when it is still NEW."""
-    if not steps:
+    if not ordered:
         return None
-    first = chain_order(list(steps))[0]
+    first = ordered[0]
     return first.pipeline_execution_id if first.status is StepStatus.NEW else None
 
 

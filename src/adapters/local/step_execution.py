@@ -26,7 +26,9 @@ _STDERR_TAIL_LINES = 10
 _STDERR_TAIL_CHARS = 2000
 
 
-@dataclass(frozen=True)
+# Not frozen: a frozen dataclass's __init__ sets each field through object.__setattr__, ~9 k
+# instructions a step; nothing changes one once it is made.
+@dataclass(slots=True)
 class StepRun:
     """What a step is given: its inputs, the shared output folder, its ids and its log file."""
 
@@ -145,6 +147,9 @@ class _OutputRouter:
         self._lock = threading.Lock()
         self._targets: dict[int, Any] = {}
         self._installed: tuple[TextIO, TextIO, TextIO, TextIO] | None = None
+        # the last streams installed, kept for the next step: reused while sys.stdout and
+        # sys.stderr are still the ones they stand in for
+        self._last: tuple[TextIO, TextIO, TextIO, TextIO] | None = None
 
     def enter(self, target: Any) -> Any:
         """Send this thread's output to `target`; returns what leave() restores."""
@@ -152,10 +157,13 @@ class _OutputRouter:
         with self._lock:
             if self._installed is None:
                 stdout, stderr = sys.stdout, sys.stderr
-                routed_out = cast(TextIO, _RoutedStream(stdout, self._targets))
-                routed_err = cast(TextIO, _RoutedStream(stderr, self._targets))
-                sys.stdout, sys.stderr = routed_out, routed_err
-                self._installed = (stdout, stderr, routed_out, routed_err)
+                last = self._last
+                if last is None or last[0] is not stdout or last[1] is not stderr:
+                    routed_out = cast(TextIO, _RoutedStream(stdout, self._targets))
+                    routed_err = cast(TextIO, _RoutedStream(stderr, self._targets))
+                    last = self._last = (stdout, stderr, routed_out, routed_err)
+                sys.stdout, sys.stderr = last[2], last[3]
+                self._installed = last
             previous = self._targets.get(thread)  # set when a step runs a nested run inline
             self._targets[thread] = target
         return previous

@@ -10,14 +10,12 @@ finds them there. A process is named by its pid and start time, so a reused pid 
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import os
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -60,66 +58,75 @@ class ProcessRecord:
 
 def lease_owner() -> str:
     """A name for a runner that no other runner, here or elsewhere, will ever have."""
-    return f"{HOST}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    return f"{HOST}:{os.getpid()}:{os.urandom(4).hex()}"  # as random as a uuid4's first 8 digits
 
 
 class RunFolder:
     """The records of one run's processes."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        # a str: os calls on strings, as pathlib's joins and mkdir doubled the Python around
+        # the file-system calls every run's start makes
+        self._folder = os.fspath(path)
+
+    @property
+    def path(self) -> Path:
+        return Path(self._folder)
 
     def write_runner(self, record: ProcessRecord) -> None:
-        self._write(self.path / RUNNER_FILE, record)
+        _write(self._folder, RUNNER_FILE, record)
 
     def runner(self) -> ProcessRecord | None:
-        return _read(self.path / RUNNER_FILE)
+        return _read(os.path.join(self._folder, RUNNER_FILE))
 
     def write_step(self, pipeline_execution_id: str, record: ProcessRecord) -> None:
-        self._write(self.path / STEPS_FOLDER / f"{_segment(pipeline_execution_id)}.json", record)
+        steps = os.path.join(self._folder, STEPS_FOLDER)
+        _write(steps, f"{_segment(pipeline_execution_id)}.json", record)
 
     def steps(self) -> dict[str, ProcessRecord]:
-        folder = self.path / STEPS_FOLDER
+        folder = os.path.join(self._folder, STEPS_FOLDER)
         try:
             names = sorted(os.listdir(folder))
         except OSError:
             return {}
         found = {}
         for name in names:
-            record = _read(folder / name) if name.endswith(".json") else None
+            record = _read(os.path.join(folder, name)) if name.endswith(".json") else None
             if record is not None:
                 found[name[: -len(".json")]] = record
         return found
 
     def step(self, pipeline_execution_id: str) -> ProcessRecord | None:
-        return _read(self.path / STEPS_FOLDER / f"{_segment(pipeline_execution_id)}.json")
+        name = f"{_segment(pipeline_execution_id)}.json"
+        return _read(os.path.join(self._folder, STEPS_FOLDER, name))
 
-    @staticmethod
-    def _write(path: Path, record: ProcessRecord) -> None:
-        # os calls on strings: pathlib's mkdir, with_name and write_text doubled the Python
-        # around the three file-system calls every run's start makes
-        folder = os.path.dirname(path)
-        new_folder = False
+
+def _write(folder: str, name: str, record: ProcessRecord) -> None:
+    """`record` as `folder/name`, the folder made when missing."""
+    path = f"{folder}{os.sep}{name}"
+    new_folder = False
+    try:
+        os.mkdir(folder)  # a run's folder is new at its start: one call
+        new_folder = True
+    except FileNotFoundError:
+        os.makedirs(folder, exist_ok=True)
+    except FileExistsError:
+        pass
+    # vars(), not asdict(): its deep copy is the record's costliest part, and all its
+    # fields are plain values
+    data = json.dumps(vars(record)).encode("utf-8")
+    if new_folder:
+        # The first record of a folder this call made: written in place, no rename. A
+        # reader that comes before the write ends reads no record (half a record does not
+        # parse), which is what it read a moment before: there was none.
         try:
-            os.mkdir(folder)  # a run's folder is new at its start: one call
-            new_folder = True
-        except FileNotFoundError:
-            os.makedirs(folder, exist_ok=True)
+            _write_file(path, data, os.O_EXCL)
+            return
         except FileExistsError:
-            pass
-        # vars(), not asdict(): its deep copy is the record's costliest part, and all its
-        # fields are plain values
-        data = json.dumps(vars(record)).encode("utf-8")
-        if new_folder:
-            # The first record of a folder this call made: written in place, no rename. A
-            # reader that comes before the write ends reads no record (half a record does not
-            # parse), which is what it read a moment before: there was none.
-            with contextlib.suppress(FileExistsError):  # another writer came first: replace it
-                _write_file(str(path), data, os.O_EXCL)
-                return
-        temporary = os.path.join(folder, f".{path.name}.{os.getpid()}.{threading.get_ident()}")
-        _write_file(temporary, data, os.O_TRUNC)
-        os.replace(temporary, path)  # a reader never sees half of the record it replaces
+            pass  # another writer came first: replace it
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.{threading.get_ident()}")
+    _write_file(temporary, data, os.O_TRUNC)
+    os.replace(temporary, path)  # a reader never sees half of the record it replaces
 
 
 def _write_file(path: str, data: bytes, flag: int) -> None:
@@ -130,9 +137,10 @@ def _write_file(path: str, data: bytes, flag: int) -> None:
         os.close(descriptor)
 
 
-def _read(path: Path) -> ProcessRecord | None:
+def _read(path: str) -> ProcessRecord | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as file:
+            data = json.loads(file.read())
         return ProcessRecord(**data)
     except (OSError, ValueError, TypeError):
         return None
@@ -182,21 +190,32 @@ class RunStop:
     """A run's stop, as its runner sees it: why, and a wait that ends as soon as it is asked."""
 
     def __init__(self) -> None:
-        self._event = threading.Event()
         self.reason: StopReason | None = None
+        # The event is made by the first wait, under the lock a request takes too: most runs
+        # never wait (a run's steps without retries), and an Event is a Condition and two locks.
+        self._lock = threading.Lock()
+        self._event: threading.Event | None = None
 
     def request(self, reason: StopReason) -> None:
-        if self.reason is None:
-            self.reason = reason
-        self._event.set()
+        with self._lock:
+            if self.reason is None:
+                self.reason = reason
+            if self._event is not None:
+                self._event.set()
 
     @property
     def requested(self) -> bool:
-        return self._event.is_set()
+        return self.reason is not None  # set by the first request, never unset
 
     def wait(self, seconds: float) -> bool:
         """Sleep up to `seconds`; True (at once) when a stop is asked for."""
-        return self._event.wait(seconds)
+        with self._lock:
+            if self.reason is not None:
+                return True
+            if self._event is None:
+                self._event = threading.Event()
+            event = self._event
+        return event.wait(seconds)
 
 
 class Standing(StrEnum):
