@@ -36,6 +36,11 @@ def create_app(
     its session cookie's token verified by it (`wfx serve` passes the bearer path's verifier).
     A request body past `max_request_bytes` is a 413. `session_key` signs the viewer's CSRF
     tokens (default: a new one): every process of one service must share it."""
+    # pydantic >= 2.12 warns, as FastAPI first builds an optional body parameter (`body:
+    # Annotated[X | None, Body()]`, for the schema or a route's first request), that the alias
+    # it gives it has no effect; it has (requests and the schema name it `body`), and the
+    # warning reached `wfx serve`'s terminal. Only that message, for the whole process.
+    warnings.filterwarnings("ignore", message="The 'alias' attribute with value 'body' was")
     app = FastAPI(
         title="wfx",
         description=DESCRIPTION,
@@ -67,17 +72,9 @@ def _schema(app: FastAPI) -> dict[str, Any]:
     """FastAPI's schema, saying what the service answers: a bad request is a 400 with a message,
     never FastAPI's own 422 document."""
     if app.openapi_schema is None:
-        with warnings.catch_warnings():
-            # pydantic >= 2.12 warns that the alias FastAPI gives an optional body parameter
-            # (`body: Annotated[X | None, Body()]`) has no effect; it has (the schema and the
-            # requests name it `body`), and the warning reached `wfx serve`'s terminal
-            warnings.filterwarnings("ignore", message="The 'alias' attribute with value 'body'")
-            schema = get_openapi(
-                title=app.title,
-                version=app.version,
-                description=app.description,
-                routes=app.routes,
-            )
+        schema = get_openapi(
+            title=app.title, version=app.version, description=app.description, routes=app.routes
+        )
         for operations in schema.get("paths", {}).values():
             for operation in operations.values():
                 operation.get("responses", {}).pop("422", None)
