@@ -269,6 +269,20 @@ def a_version(version: int, *, workflow: str = "db1:wf1") -> WorkflowVersion:
     )
 
 
+def with_command_steps(version: WorkflowVersion, count: int) -> WorkflowVersion:
+    """`version` with `count` command steps, step-0 onwards, each echoing its number."""
+    steps = tuple(
+        StepDefinition(
+            pipeline_id=f"step-{index}",
+            pipeline_database_id="db1",
+            execution_type=ExecutionType.COMMAND,
+            command=("echo", str(index)),
+        )
+        for index in range(count)
+    )
+    return version.model_copy(update={"steps": steps})
+
+
 def publish(
     definitions: WorkflowDefinitions, *versions: WorkflowVersion, owner: str | None = "alice"
 ) -> None:

@@ -7,23 +7,10 @@ import pytest
 
 from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
 from domain.errors import VersionImmutableError, WorkflowNotFoundError
-from domain.workflow import ExecutionType, StepDefinition, WorkflowDefinition, WorkflowVersion
-from tests.contract.builders import a_version, publish
+from domain.workflow import WorkflowDefinition
+from tests.contract.builders import a_version, publish, with_command_steps
 
 ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:wfx-db1-wf1-v1"
-
-
-def _with_steps(version: WorkflowVersion, count: int) -> WorkflowVersion:
-    steps = tuple(
-        StepDefinition(
-            pipeline_id=f"step-{index}",
-            pipeline_database_id="db1",
-            execution_type=ExecutionType.COMMAND,
-            command=("echo", str(index)),
-        )
-        for index in range(count)
-    )
-    return version.model_copy(update={"steps": steps})
 
 
 def test_a_published_version_is_read_back(
@@ -37,7 +24,7 @@ def test_a_published_version_is_read_back(
 def test_a_versions_steps_read_back_in_step_order(
     workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
 ) -> None:
-    version = _with_steps(a_version(1), 12)  # step 10 sorts below step 9 as text
+    version = with_command_steps(a_version(1), 12)  # step 10 sorts below step 9 as text
     publish(workflow_definitions, version)
 
     stored = workflow_catalog.get_version("db1", "wf1", 1)
@@ -50,9 +37,9 @@ def test_a_versions_steps_read_back_in_step_order(
 def test_an_overwrite_of_a_published_version_is_refused_and_leaves_it_unchanged(
     workflow_catalog: WorkflowCatalog, workflow_definitions: WorkflowDefinitions
 ) -> None:
-    original = _with_steps(a_version(1), 3)
+    original = with_command_steps(a_version(1), 3)
     publish(workflow_definitions, original)
-    rewritten = _with_steps(a_version(1), 2).model_copy(update={"description": "rewritten"})
+    rewritten = with_command_steps(a_version(1), 2).model_copy(update={"description": "rewritten"})
 
     refused = workflow_definitions.publish(WorkflowDefinition.first(rewritten, "eve"), rewritten)
 
@@ -77,9 +64,9 @@ def test_the_latest_version_read_again_is_one_published_since(
     # read once before: a store that keeps what it read must still see the newer version
     assert workflow_catalog.latest_version("db1", "wf1") == a_version(1)
 
-    publish(workflow_definitions, _with_steps(a_version(2), 2))
+    publish(workflow_definitions, with_command_steps(a_version(2), 2))
 
-    assert workflow_catalog.latest_version("db1", "wf1") == _with_steps(a_version(2), 2)
+    assert workflow_catalog.latest_version("db1", "wf1") == with_command_steps(a_version(2), 2)
 
 
 def test_a_workflow_without_versions_has_no_latest(

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from adapters.sqlite.catalogs import SqliteWorkflowCatalog
 from adapters.sqlite.workflow_definitions import SqliteWorkflowDefinitions
-from domain.workflow import ExecutionType, StepDefinition, WorkflowVersion
-from tests.contract.builders import a_version, publish
+from domain.workflow import WorkflowVersion
+from tests.contract.builders import a_version, publish, with_command_steps
 
 ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:wfx-db1-wf1-v1"
 
@@ -33,16 +33,7 @@ database.close()
 
 
 def two_steps() -> WorkflowVersion:
-    steps = tuple(
-        StepDefinition(
-            pipeline_id=f"step-{index}",
-            pipeline_database_id="db1",
-            execution_type=ExecutionType.COMMAND,
-            command=("echo", str(index)),
-        )
-        for index in range(2)
-    )
-    return a_version(2).model_copy(update={"steps": steps})
+    return with_command_steps(a_version(2), 2)
 
 
 def test_a_version_published_and_one_deployed_by_another_process_are_read(
