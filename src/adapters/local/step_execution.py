@@ -225,18 +225,19 @@ def run_command_step(
     guard runs the command as that user (its `--as` is in `guard`), in the output folder, which
     with the inputs folder is given to it first.
     """
-    go_read, go_write = os.pipe() if guard else (-1, -1)
-    release = () if not guard else ("--go", str(go_read), "--")
-    argv = [
-        *guard,
-        *release,
-        *(sys.executable if part == PYTHON_PLACEHOLDER else part for part in command),
-    ]
     environment = command_environment(step, None if as_user is None else as_user.home)
     if as_user is not None:
         open_run_folder(step.output_dir, as_user)  # after the input list is written
     # appended to, never truncated: what an earlier attempt of the step wrote stays
     with open(step.log_path(), "ab") as log:
+        # made last before the start: every way out after this closes both ends
+        go_read, go_write = os.pipe() if guard else (-1, -1)
+        release = () if not guard else ("--go", str(go_read), "--")
+        argv = [
+            *guard,
+            *release,
+            *(sys.executable if part == PYTHON_PLACEHOLDER else part for part in command),
+        ]
         try:
             process = subprocess.Popen(
                 argv,

@@ -6,9 +6,8 @@ session and process group of its own (the runner passes start_new_session), it a
 SIGTERM when its parent dies (PR_SET_PDEATHSIG); with `--go`, it waits for the runner's byte on
 FD (sent once the runner has recorded the guard's pid, so any process on the host can stop the
 group: a runner killed before it recorded the step leaves no command running), then spawns the
-command in its group (as that user and group,
-with no other group, when `--as` names one: the guard stays the runner's user, so it can always
-stop the group), and on SIGTERM, SIGINT or
+command in its group (as that user and group, with no other group, when `--as` names one: the
+guard stays the runner's user, so it can always stop the group), and on SIGTERM, SIGINT or
 SIGHUP - an abort, or the runner killed with `kill -9` - stops the whole group: SIGTERM, then
 SIGKILL after the grace period. Its exit status is the command's.
 
