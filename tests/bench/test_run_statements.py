@@ -11,8 +11,10 @@ from pathlib import Path
 from tests.bench.runner import prepare, recorded_run
 from tests.bench.statement_replay import capture
 
-MAX_STATEMENTS = 45  # issue 28: a 3-step local run in at most 45 statements
-MAX_TRANSACTIONS = 5  # and 5 transactions
+# issue 28 asks at most 45 statements in 5 transactions; pinned at what a run takes today (the
+# launch's version read is one statement, no transaction), so a statement added shows here
+MAX_STATEMENTS = 42
+MAX_TRANSACTIONS = 4
 
 
 def test_a_warm_three_step_run_stays_within_issue_28s_statements_and_transactions(

@@ -124,7 +124,10 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
         return parsed
 
     def _read(self, sql: str, parameters: Sequence[object]) -> list[WorkflowVersion]:
-        with self._database.read() as connection:
+        # No BEGIN: the rows' query is a snapshot by itself, and the step rows read after it
+        # (for a version not parsed before) were committed with its row and never change (the
+        # triggers), so any later read finds them as they were published.
+        with self._database.exclusive_connection() as connection:
             texts = [text for (text,) in connection.execute(sql, parameters)]
             return self._with_steps(connection, texts)
 

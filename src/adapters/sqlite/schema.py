@@ -41,6 +41,15 @@ def index_name(table_name: str, index: IndexSpec) -> str:
     return f"{table_name}.{index.name}"
 
 
+def sparse_key(spec: TableSpec, index: IndexSpec) -> str | None:
+    """The index partition a row may lack, when it is not a table key: DynamoDB leaves an item
+    without it out of the GSI, and so does the index (`WHERE <it> IS NOT NULL`), which spares a
+    write of such a row (most runs have no group, no output asset) a page of the index. Every
+    lookup of the index names its partition with `=` or `IN`, so SQLite still uses it."""
+    name = index.partition.name
+    return None if name in {a.name for a in spec.key_attributes} else name
+
+
 def index_columns(spec: TableSpec, index: IndexSpec) -> tuple[str, ...]:
     """Index partition, index sort, then the table partition: the tie-breaker of newest-first
     paging (an LSI's partition is the table's, so it is not repeated)."""
@@ -113,7 +122,12 @@ def build_metadata(schema: SqliteSchema) -> MetaData:
         )
         for index in table.spec.indexes:
             columns = index_columns(table.spec, index)
-            Index(index_name(table.name, index), *(declared.c[name] for name in columns))
+            sparse = sparse_key(table.spec, index)
+            Index(
+                index_name(table.name, index),
+                *(declared.c[name] for name in columns),
+                sqlite_where=None if sparse is None else declared.c[sparse].isnot(None),
+            )
     return metadata
 
 
@@ -166,9 +180,11 @@ def _add_index_columns(database: SqliteDatabase, table: SqliteTable) -> None:
             connection.execute(f"UPDATE {name} SET {column} = json_extract({ITEM_COLUMN}, {path})")
         for index in table.spec.indexes:
             columns = ", ".join(_quote(c) for c in index_columns(table.spec, index))
+            sparse = sparse_key(table.spec, index)
+            where = "" if sparse is None else f" WHERE {_quote(sparse)} IS NOT NULL"
             connection.execute(
                 f"CREATE INDEX IF NOT EXISTS {_quote(index_name(table.name, index))} "
-                f"ON {name} ({columns})"
+                f"ON {name} ({columns}){where}"
             )
 
 
