@@ -111,51 +111,64 @@ def move_events(move: StepMove) -> tuple[NewEvent, ...]:
     aware(at, "occurred_at")
 
     # Built unvalidated (domain.derived): every field is an id, date, number or enum value of
-    # the move, its valid attempt or the enums here.
-    def event(kind: EventType, **fields: object) -> NewEvent:
-        values = {
-            "workflow_execution_id": move.workflow_execution_id,
-            "pipeline_execution_id": move.pipeline_execution_id,
-            "event_type": kind,
-            "occurred_at": at,
-            **fields,
-        }
-        return derived(NewEvent, **values)
-
+    # the move, its valid attempt or the enums here. Each event is one call of `derived` with
+    # its fields named: a helper taking them as keywords would pack them into a dict twice more
+    # per event, a third of what the event costs (12 a warm run).
+    run_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
     events: list[NewEvent] = []
     if move.close_attempt is not None:
         closed = move.close_status or move.status
-        error = None if closed is StepStatus.SUCCEEDED else move.error
         events.append(
-            event(
-                EventType.ATTEMPT_FINISHED,
+            derived(
+                NewEvent,
+                workflow_execution_id=run_id,
+                pipeline_execution_id=step_id,
+                event_type=EventType.ATTEMPT_FINISHED,
+                occurred_at=at,
                 attempt=move.close_attempt,
                 status=closed.value if closed else None,
-                error=error,
+                error=None if closed is StepStatus.SUCCEEDED else move.error,
             )
         )
     if move.status is StepStatus.RUNNING:
-        opened = move.open_attempt.attempt if move.open_attempt else None
-        events.append(event(EventType.STEP_STARTED, attempt=opened, status=move.status.value))
+        events.append(
+            derived(
+                NewEvent,
+                workflow_execution_id=run_id,
+                pipeline_execution_id=step_id,
+                event_type=EventType.STEP_STARTED,
+                occurred_at=at,
+                attempt=move.open_attempt.attempt if move.open_attempt else None,
+                status=move.status.value,
+            )
+        )
     elif move.status is not None:
         events.append(
-            event(
-                EventType.STEP_FINISHED,
+            derived(
+                NewEvent,
+                workflow_execution_id=run_id,
+                pipeline_execution_id=step_id,
+                event_type=EventType.STEP_FINISHED,
+                occurred_at=at,
                 attempt=move.close_attempt,
                 status=move.status.value,
                 error=move.error,
             )
         )
     if move.open_attempt is not None:
-        opened_attempt = move.open_attempt
-        kind = EventType.ATTEMPT_RETRIED if move.status is None else EventType.ATTEMPT_STARTED
+        opened = move.open_attempt
         events.append(
-            event(
-                kind,
-                attempt=opened_attempt.attempt,
-                status=opened_attempt.status.value,
-                trigger=opened_attempt.trigger.value,
-                occurred_at=opened_attempt.start_date,
+            derived(
+                NewEvent,
+                workflow_execution_id=run_id,
+                pipeline_execution_id=step_id,
+                event_type=(
+                    EventType.ATTEMPT_RETRIED if move.status is None else EventType.ATTEMPT_STARTED
+                ),
+                occurred_at=opened.start_date,
+                attempt=opened.attempt,
+                status=opened.status.value,
+                trigger=opened.trigger.value,
             )
         )
     return tuple(events)
