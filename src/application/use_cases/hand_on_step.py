@@ -78,9 +78,14 @@ class HandOnStep:
         ended = self._finish.record_outputs(finishing, now) if command.outputs_stored else None
         if ended is not None:
             return HandedOn(status=ended.status)  # ended by another writer: it starts nothing
-        finish = self._finish.carrying_duration(
-            finishing,
-            plain_finish(execution_id, step_id, StepStatus.SUCCEEDED, None, now, command.attempt),
+        finish = plain_finish(
+            execution_id,
+            step_id,
+            StepStatus.SUCCEEDED,
+            None,
+            now,
+            command.attempt,
+            self._finish.duration_entries(finishing, now),
         )
         first = RunWrite.of(execution_id, moves=(finish, first_start(execution_id, next_id, now)))
 
