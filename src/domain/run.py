@@ -32,7 +32,7 @@ from domain.approvals import (
     parked_owner,
 )
 from domain.attempts import AttemptTrigger, TaskExecution, next_attempt_number
-from domain.derived import aware, derived
+from domain.derived import assembled, aware, derived
 from domain.errors import ConflictError, PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution, RunnerLease, WorkflowExecution, table_date
 from domain.statuses import ExecutionStatus, StepStatus
@@ -222,13 +222,7 @@ class Run(BaseModel):
         )
         closed_status = move.close_status or move.status
         attempts = [
-            attempt.model_copy(
-                update={
-                    "status": closed_status,
-                    "stop_date": move.stop_date,
-                    "error": None if closed_status is StepStatus.SUCCEEDED else move.error,
-                }
-            )
+            _closed(attempt, closed_status, move)
             if attempt.pipeline_execution_id == move.pipeline_execution_id
             and attempt.attempt == move.close_attempt
             and closed_status is not None
@@ -709,6 +703,18 @@ def _attempt(
         start_date=aware(at, "startDate"),
         trigger=trigger or (AttemptTrigger.START if number == 1 else AttemptTrigger.REDRIVE),
     )
+
+
+def _closed(attempt: TaskExecution, status: StepStatus, move: StepMove) -> TaskExecution:
+    # What model_copy(update=...) made, unvalidated as it was, at half its cost (the attempt
+    # assembled as domain.derived does): the move's status, stop date and error.
+    changes = {
+        "status": status,
+        "stop_date": move.stop_date,
+        "error": None if status is StepStatus.SUCCEEDED else move.error,
+    }
+    fields_set = attempt.__pydantic_fields_set__ | changes.keys()
+    return assembled(TaskExecution, attempt.__dict__ | changes, fields_set)
 
 
 def _lease(owner: str, at: datetime, duration: timedelta) -> RunnerLease:

@@ -213,7 +213,9 @@ class FinishStep:
             command.error,
             now,
             command.attempt or 1,
-            self.duration_entries(command, now),
+            self.duration_entries(
+                execution_id, step_id, command.attempt, command.attempt_started, now
+            ),
         )
         # A write carrying a duration is refused when an earlier delivery recorded it: the
         # decisions after one go without (the duration is recorded after, idempotently).
@@ -245,18 +247,19 @@ class FinishStep:
         return StepState.moved(move), bool(move.cost_entries)
 
     def duration_entries(
-        self, command: FinishStepCommand, at: datetime
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int | None,
+        started: datetime | None,
+        at: datetime,
     ) -> tuple[CostLedgerEntry, ...]:
-        """The duration entry of the attempt the command ends at `at`, to write with its close,
-        when the caller said when it started; none when this process appended it already."""
-        started = command.attempt_started
-        if self._durations is None or started is None or command.attempt is None:
+        """The duration entry of the step's attempt ending at `at`, to write with its close,
+        when the caller said which attempt and when it started; none when this process appended
+        it already."""
+        if self._durations is None or started is None or attempt is None:
             return ()
         entry = self._durations.entry_for(
-            command.workflow_execution_id,
-            command.pipeline_execution_id,
-            command.attempt,
-            started,
-            at,
+            workflow_execution_id, pipeline_execution_id, attempt, started, at
         )
         return () if entry is None else (entry,)
