@@ -76,6 +76,7 @@ def derived(model: type[_Model], /, **fields: Any) -> _Model:
         for name, factory in template.factories.items():
             if name not in fields:
                 values[name] = factory()
+    # `assembled`'s body, inline: one call less on each of the ~40 records a warm run derives
     instance = object.__new__(model)
     _set_dict(instance, values)
     _set_fields_set(instance, set(names))
