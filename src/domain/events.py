@@ -14,7 +14,7 @@ from enum import StrEnum
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from domain.approvals import ApprovalRequest
-from domain.derived import aware, derived
+from domain.derived import assembled, aware, derived
 from domain.execution import WorkflowExecution
 from domain.run import RUNNER_LOST_ERROR, RunChange, StepMove
 from domain.statuses import ExecutionStatus, StepStatus
@@ -63,17 +63,12 @@ class NewEvent(BaseModel):
 
     def numbered(self, sequence_number: int) -> ExecutionEvent:
         # Its fields are this valid event's, so only the number is checked; the instance is
-        # made as _Record._replace makes one (model_validate cost twice as much, model_dump
+        # assembled unvalidated (domain.derived; model_validate cost twice as much, model_dump
         # three times that, model_construct more again).
         if sequence_number < 1:
             raise ValueError(f"sequence_number: {sequence_number} is below 1")
         fields = {**self.__dict__, "sequence_number": sequence_number}
-        event = ExecutionEvent.__new__(ExecutionEvent)
-        object.__setattr__(event, "__dict__", fields)
-        object.__setattr__(event, "__pydantic_fields_set__", set(fields))
-        object.__setattr__(event, "__pydantic_extra__", None)
-        object.__setattr__(event, "__pydantic_private__", None)
-        return event
+        return assembled(ExecutionEvent, fields, set(fields))
 
 
 class ExecutionEvent(NewEvent):
@@ -111,51 +106,64 @@ def move_events(move: StepMove) -> tuple[NewEvent, ...]:
     aware(at, "occurred_at")
 
     # Built unvalidated (domain.derived): every field is an id, date, number or enum value of
-    # the move, its valid attempt or the enums here.
-    def event(kind: EventType, **fields: object) -> NewEvent:
-        values = {
-            "workflow_execution_id": move.workflow_execution_id,
-            "pipeline_execution_id": move.pipeline_execution_id,
-            "event_type": kind,
-            "occurred_at": at,
-            **fields,
-        }
-        return derived(NewEvent, **values)
-
+    # the move, its valid attempt or the enums here. Each event is one call of `derived` with
+    # its fields named: a helper taking them as keywords would pack them into a dict twice more
+    # per event, a third of what the event costs (12 a warm run).
+    run_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
     events: list[NewEvent] = []
     if move.close_attempt is not None:
         closed = move.close_status or move.status
-        error = None if closed is StepStatus.SUCCEEDED else move.error
         events.append(
-            event(
-                EventType.ATTEMPT_FINISHED,
+            derived(
+                NewEvent,
+                workflow_execution_id=run_id,
+                pipeline_execution_id=step_id,
+                event_type=EventType.ATTEMPT_FINISHED,
+                occurred_at=at,
                 attempt=move.close_attempt,
                 status=closed.value if closed else None,
-                error=error,
+                error=None if closed is StepStatus.SUCCEEDED else move.error,
             )
         )
     if move.status is StepStatus.RUNNING:
-        opened = move.open_attempt.attempt if move.open_attempt else None
-        events.append(event(EventType.STEP_STARTED, attempt=opened, status=move.status.value))
+        events.append(
+            derived(
+                NewEvent,
+                workflow_execution_id=run_id,
+                pipeline_execution_id=step_id,
+                event_type=EventType.STEP_STARTED,
+                occurred_at=at,
+                attempt=move.open_attempt.attempt if move.open_attempt else None,
+                status=move.status.value,
+            )
+        )
     elif move.status is not None:
         events.append(
-            event(
-                EventType.STEP_FINISHED,
+            derived(
+                NewEvent,
+                workflow_execution_id=run_id,
+                pipeline_execution_id=step_id,
+                event_type=EventType.STEP_FINISHED,
+                occurred_at=at,
                 attempt=move.close_attempt,
                 status=move.status.value,
                 error=move.error,
             )
         )
     if move.open_attempt is not None:
-        opened_attempt = move.open_attempt
-        kind = EventType.ATTEMPT_RETRIED if move.status is None else EventType.ATTEMPT_STARTED
+        opened = move.open_attempt
         events.append(
-            event(
-                kind,
-                attempt=opened_attempt.attempt,
-                status=opened_attempt.status.value,
-                trigger=opened_attempt.trigger.value,
-                occurred_at=opened_attempt.start_date,
+            derived(
+                NewEvent,
+                workflow_execution_id=run_id,
+                pipeline_execution_id=step_id,
+                event_type=(
+                    EventType.ATTEMPT_RETRIED if move.status is None else EventType.ATTEMPT_STARTED
+                ),
+                occurred_at=opened.start_date,
+                attempt=opened.attempt,
+                status=opened.status.value,
+                trigger=opened.trigger.value,
             )
         )
     return tuple(events)

@@ -13,7 +13,7 @@ from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
 from domain.authorization import AssetKey
 from domain.available_logs import AvailableLog
-from domain.derived import aware
+from domain.derived import assembled, aware
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.result_text import ResultText
 from domain.stages import SubExecutionState, SubExecutionWarning
@@ -55,13 +55,8 @@ class _Record(BaseModel):
         first: half the cost, paid on every row of a list page (the derived redriveStatus).
         A _Record forbids extras and has no private attributes.
         """
-        replaced = type(self).__new__(type(self))
-        fields_set = self.model_fields_set | changes.keys()
-        object.__setattr__(replaced, "__dict__", self.__dict__ | changes)
-        object.__setattr__(replaced, "__pydantic_fields_set__", fields_set)
-        object.__setattr__(replaced, "__pydantic_extra__", None)
-        object.__setattr__(replaced, "__pydantic_private__", None)
-        return replaced
+        fields_set = self.__pydantic_fields_set__ | changes.keys()
+        return assembled(type(self), self.__dict__ | changes, fields_set)
 
 
 class RunnerLease(_Record):
@@ -573,6 +568,8 @@ def chain_order(
         ordered.append(current)
         seen.add(current.pipeline_execution_id)
         current = by_predecessor.get(current.pipeline_execution_id)
+    if len(ordered) == len(steps):
+        return ordered  # the whole chain walked (each step once: ids are unique)
     rest = sorted(
         (s for s in steps if s.pipeline_execution_id not in seen), key=lambda s: s.step_index
     )

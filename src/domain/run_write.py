@@ -124,17 +124,19 @@ class RunWrite:
         """The write with its events, in the order things happened: the steps' moves (each its
         attempt's close, its own move, the attempt it opens), then the run's change, then the
         approval request."""
-        ids = {move.workflow_execution_id for move in moves}
-        if change is not None:
-            ids.add(change.after.workflow_execution_id)
-        if approval is not None:
-            ids.add(approval.request.workflow_execution_id)
-        ids.update(log.workflow_execution_id for log in step_logs)
-        ids.update(row.step.workflow_execution_id for row in step_rows)
-        if ids - {workflow_execution_id}:
-            raise ValueError(f"a write of run {workflow_execution_id} names another run")
+        ids = [move.workflow_execution_id for move in moves]
         pipeline_ids = [move.pipeline_execution_id for move in moves]
-        pipeline_ids += [row.step.pipeline_execution_id for row in step_rows]
+        if change is not None:
+            ids.append(change.after.workflow_execution_id)
+        if approval is not None:
+            ids.append(approval.request.workflow_execution_id)
+        if step_logs:
+            ids += [log.workflow_execution_id for log in step_logs]
+        if step_rows:  # most writes have none: no list of them to make
+            ids += [row.step.workflow_execution_id for row in step_rows]
+            pipeline_ids += [row.step.pipeline_execution_id for row in step_rows]
+        if ids.count(workflow_execution_id) != len(ids):
+            raise ValueError(f"a write of run {workflow_execution_id} names another run")
         if len(set(pipeline_ids)) != len(pipeline_ids):
             raise ValueError(f"a write of run {workflow_execution_id} moves a step twice")
         events = [event for move in moves for event in move_events(move)]

@@ -65,22 +65,25 @@ class HandOnStep:
         execution_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
         next_id = command.next_pipeline_execution_id
         now = self._clock.now()
-        # derived from the valid command (domain.derived): the same ids, attempt and date
-        finishing = derived(
-            FinishStepCommand,
-            workflow_execution_id=execution_id,
-            pipeline_execution_id=step_id,
-            status=StepStatus.SUCCEEDED,
-            attempt=command.attempt,
-            attempt_started=command.attempt_started,
-        )
         # nothing stored: none to record, and the step's end is decided by the write's guards
-        ended = self._finish.record_outputs(finishing, now) if command.outputs_stored else None
-        if ended is not None:
-            return HandedOn(status=ended.status)  # ended by another writer: it starts nothing
-        finish = self._finish.carrying_duration(
-            finishing,
-            plain_finish(execution_id, step_id, StepStatus.SUCCEEDED, None, now, command.attempt),
+        if command.outputs_stored:
+            # derived from the valid command (domain.derived): the same ids, attempt and date
+            finishing = derived(
+                FinishStepCommand,
+                workflow_execution_id=execution_id,
+                pipeline_execution_id=step_id,
+                status=StepStatus.SUCCEEDED,
+                attempt=command.attempt,
+                attempt_started=command.attempt_started,
+            )
+            ended = self._finish.record_outputs(finishing, now)
+            if ended is not None:
+                return HandedOn(status=ended.status)  # ended by another writer: starts nothing
+        entries = self._finish.duration_entries(
+            execution_id, step_id, command.attempt, command.attempt_started, now
+        )
+        finish = plain_finish(
+            execution_id, step_id, StepStatus.SUCCEEDED, None, now, command.attempt, entries
         )
         first = RunWrite.of(execution_id, moves=(finish, first_start(execution_id, next_id, now)))
 

@@ -15,6 +15,7 @@ from application.use_cases.record_cost import (
     RecordAttemptDurations,
     RecordAttemptDurationsCommand,
 )
+from domain.costs import CostLedgerEntry
 from domain.execution import (
     PipelineExecution,
     StepOutputs,
@@ -205,10 +206,15 @@ class FinishStep:
             return StepState.of(ended), False
         found: list[Run] = []  # the run as last read
         # Most steps run once, on a run nobody is stopping: the first try needs no read.
-        move = self.carrying_duration(
-            command,
-            plain_finish(
-                execution_id, step_id, command.status, command.error, now, command.attempt or 1
+        move = plain_finish(
+            execution_id,
+            step_id,
+            command.status,
+            command.error,
+            now,
+            command.attempt or 1,
+            self.duration_entries(
+                execution_id, step_id, command.attempt, command.attempt_started, now
             ),
         )
         # A write carrying a duration is refused when an earlier delivery recorded it: the
@@ -240,9 +246,20 @@ class FinishStep:
             self._durations.appended(move.cost_entries)
         return StepState.moved(move), bool(move.cost_entries)
 
-    def carrying_duration(self, command: FinishStepCommand, move: StepMove) -> StepMove:
-        """The move with the attempt's duration entry, when the caller said when it started."""
-        started = command.attempt_started
-        if self._durations is None or started is None or command.attempt is None:
-            return move
-        return self._durations.carried_by(move, started)
+    def duration_entries(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        attempt: int | None,
+        started: datetime | None,
+        at: datetime,
+    ) -> tuple[CostLedgerEntry, ...]:
+        """The duration entry of the step's attempt ending at `at`, to write with its close,
+        when the caller said which attempt and when it started; none when this process appended
+        it already."""
+        if self._durations is None or started is None or attempt is None:
+            return ()
+        entry = self._durations.entry_for(
+            workflow_execution_id, pipeline_execution_id, attempt, started, at
+        )
+        return () if entry is None else (entry,)
