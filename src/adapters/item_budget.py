@@ -154,6 +154,16 @@ class RecordBudget:
     def field_names(self) -> frozenset[str]:
         return frozenset(f.name for f in self.fields)
 
+    def within_caps(self, values: Mapping[str, Any]) -> bool:
+        """Whether each of its fields in `values` is a capped one within its cap: a partial
+        item that fit_item, which fits one by the caps alone, would keep as it is."""
+        for field in self.fields:
+            if field.name in values and (
+                field.cap is None or value_size(values[field.name]) > field.cap
+            ):
+                return False
+        return True
+
     @cached_property
     def _flag_attributes(self) -> tuple[str, ...]:  # asked on every update of the record kind
         return tuple(name for f in self.fields for name in (f.flag, f.key_attribute))
@@ -337,10 +347,11 @@ def fit_item(
 
 def fit_values(values: Mapping[str, Any], budget: RecordBudget, execution_id: str) -> Record:
     """`fit_item` for an update's values: a status, dates and the record's free-text fields.
-    Holding none of the budget's fields, they are a few short attributes that no cap and no
-    item budget can cut, so they are taken as they are, unmeasured: an update binds each value
-    by itself and never writes their JSON, which is all fit_item's encode would be kept for."""
-    if budget.field_names.isdisjoint(values):
+    Holding none of the budget's fields, or only capped ones each within its cap, they are
+    what fit_item would keep as they are (a partial item is fitted by the caps alone), so they
+    are taken unencoded: an update binds each value by itself and never writes their JSON,
+    which is all fit_item's encode would be kept for."""
+    if budget.field_names.isdisjoint(values) or budget.within_caps(values):
         return Record(values)
     return fit_item(values, budget, execution_id)
 

@@ -11,6 +11,7 @@ from adapters.item_budget import (
     Item,
     Record,
     fit_item,
+    fit_values,
 )
 from adapters.records import (
     ALL_LIST_PARTITION,
@@ -32,7 +33,7 @@ from domain.execution import (
     RunnerLease,
     WorkflowExecution,
 )
-from domain.redaction import redact_optional
+from domain.redaction import redact, redact_optional
 from domain.redrive import STEP_FUNCTIONS_ORCHESTRATOR
 
 # -- WorkflowExecutionsStorageTableV2 ----------------------------------------------------------
@@ -58,7 +59,7 @@ def execution_mutable_attributes(
     """The attributes a status change writes, and those it removes because they have no value
     (VAMS's attributes are never removed: they go back to their empty value)."""
     values = _mutable_values(execution)
-    fitted = fit_item(_present(values), EXECUTION_BUDGET, execution.workflow_execution_id)
+    fitted = fit_values(_present(values), EXECUTION_BUDGET, execution.workflow_execution_id)
     names = dict.fromkeys((*values, *EXECUTION_BUDGET.flag_attributes()))
     removed = tuple(name for name in names if name not in fitted)
     return fitted, removed
@@ -73,10 +74,10 @@ def _mutable_values(execution: WorkflowExecution) -> Item:
         "workflow_execution_arn": execution.execution_arn or "",
         "workflow_arn": execution.state_machine_arn or "",
         "executionLogGroupArn": execution.execution_log_group_arn or "",
-        "executionLog": redact_optional(execution.execution_log) or "",
+        "executionLog": redact(execution.execution_log) if execution.execution_log else "",
         "executionLogTruncated": True if execution.execution_log_object_key else None,
         "executionLogObjectKey": execution.execution_log_object_key,
-        "executionError": redact_optional(execution.execution_error) or "",
+        "executionError": redact(execution.execution_error) if execution.execution_error else "",
         "executionCause": redact_optional(execution.execution_cause),
         "redriveCount": execution.redrive_count,
         "redriveDate": format_date(execution.redrive_date) if execution.redrive_date else None,
@@ -132,7 +133,7 @@ def execution_changed_attributes(
     the change leaves alone keep whatever another writer stored meanwhile. The status is always
     written, so that a change is never an empty update."""
     # (the row as `before` wrote it: its cut fields as cut, to compare with the new ones)
-    old = fit_item(
+    old = fit_values(
         _present(_mutable_values(before)), EXECUTION_BUDGET, before.workflow_execution_id
     )
     new, removed = execution_mutable_attributes(after)

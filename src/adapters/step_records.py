@@ -114,6 +114,7 @@ def parse_sub_execution_stops(item: Item) -> tuple[SubExecutionStop, ...]:
 
 
 ERROR_FLAGS = ("errorMessageTruncated", "errorMessageObjectKey")
+_ERROR_ATTRIBUTES = ("errorMessage", *ERROR_FLAGS)
 # A step row's status and dates, under VAMS's names: VAMS reads and guards these, so a finished
 # step is one VAMS's terminal guard leaves alone.
 STEP_STATUS = "executionStatus"
@@ -129,16 +130,23 @@ EARLIER_STEP_NAMES = {
 
 def step_mutable_attributes(step: PipelineExecution) -> tuple[Record, tuple[str, ...]]:
     """What a step transition writes (status, dates, error) and removes; nothing else is touched."""
-    values: dict[str, Any] = {
+    values: Item = {
         STEP_STATUS: str(step.status),
         STEP_START_DATE: table_date(step.start_date),
         STEP_STOP_DATE: table_date(step.stop_date),
-        "errorMessage": redact_optional(step.error),
     }
-    present = {name: value for name, value in values.items() if value is not None}
-    fitted = fit_values(present, STEP_BUDGET, step.workflow_execution_id)
-    names = (*values, *ERROR_FLAGS)
-    return fitted, tuple(name for name in names if name not in fitted)
+    if step.error is not None:
+        values["errorMessage"] = redact(step.error)
+    fitted = fit_values(values, STEP_BUDGET, step.workflow_execution_id)
+    return fitted, _error_removals(fitted)
+
+
+def _error_removals(fitted: Item) -> tuple[str, ...]:
+    """The error attributes a write of `fitted` (a step's or an attempt's) removes: those it
+    does not set, so that no earlier error or cut error's flags outlive it."""
+    if "errorMessage" not in fitted:
+        return _ERROR_ATTRIBUTES
+    return () if ERROR_FLAGS[0] in fitted else ERROR_FLAGS
 
 
 def step_move_attributes(move: StepMove) -> Record:
@@ -146,14 +154,14 @@ def step_move_attributes(move: StepMove) -> Record:
     for a move that leaves the step's status alone)."""
     if move.status is None:
         return Record({})
-    values: dict[str, Any] = {
-        STEP_STATUS: str(move.status),
-        STEP_START_DATE: format_table_date(move.start_date) if move.start_date else None,
-        STEP_STOP_DATE: format_table_date(move.stop_date) if move.stop_date else None,
-        "errorMessage": redact_optional(move.error),
-    }
-    present = {name: value for name, value in values.items() if value is not None and value != ""}
-    return fit_values(present, STEP_BUDGET, move.workflow_execution_id)
+    values: Item = {STEP_STATUS: str(move.status)}
+    if move.start_date:
+        values[STEP_START_DATE] = format_table_date(move.start_date)
+    if move.stop_date:
+        values[STEP_STOP_DATE] = format_table_date(move.stop_date)
+    if move.error and (error := redact(move.error)):
+        values["errorMessage"] = error
+    return fit_values(values, STEP_BUDGET, move.workflow_execution_id)
 
 
 def step_move_removals(values: Item) -> tuple[str, ...]:
@@ -493,7 +501,7 @@ def task_execution_close_attributes(
     if error:
         values["errorMessage"] = redact(error)
     fitted = fit_values(values, ATTEMPT_BUDGET, workflow_execution_id)
-    return fitted, tuple(name for name in ("errorMessage", *ERROR_FLAGS) if name not in fitted)
+    return fitted, _error_removals(fitted)
 
 
 def task_execution_close_of(move: StepMove) -> tuple[Record, tuple[str, ...]]:

@@ -22,6 +22,7 @@ from adapters.item_budget import (
     attribute_size,
     declare,
     fit_item,
+    fit_values,
     item_size,
     restore_item,
     size_upper_bound,
@@ -176,6 +177,28 @@ def test_every_field_is_cut_when_one_is_not_enough() -> None:
     bodies = {o.key: o.body for o in fitted.offloads}
     whole = restore_item(dict(fitted), bodies.__getitem__)
     assert whole["body"] == item["body"] and whole["files"] == item["files"]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [{"status": "FAILED"}, {"status": "FAILED", "log": "y" * 1000}, {"log": "é" * 500}],
+)
+def test_update_values_within_their_caps_are_taken_as_fit_item_keeps_them(
+    values: dict[str, Any],
+) -> None:
+    fitted = fit_values(values, _BUDGET, "e-1")
+    assert fitted == fit_item(values, _BUDGET, "e-1") == values and fitted.offloads == ()
+
+
+@pytest.mark.parametrize(
+    "values", [{"log": "y" * 1001}, {"log": "é" * 501}, {"status": "FAILED", "body": "short"}]
+)
+def test_update_values_over_a_cap_or_with_an_uncapped_field_are_fitted(
+    values: dict[str, Any],
+) -> None:
+    fitted = fit_values(values, _BUDGET, "e-1")
+    assert fitted == fit_item(values, _BUDGET, "e-1")
+    assert fitted.offloads == fit_item(values, _BUDGET, "e-1").offloads
 
 
 def test_a_field_kept_by_design_is_not_restored() -> None:
