@@ -19,7 +19,7 @@ from adapters.item_budget import (
 )
 from adapters.records import Item, format_date, parse_date
 from domain.events import ExecutionEvent, NewEvent
-from domain.redaction import redact_optional
+from domain.redaction import redact
 
 SEQUENCE_NUMBER = "sequenceNumber"
 # On the main row, DynamoDB only: the number of the run's last event, which the next write's
@@ -34,19 +34,19 @@ EVENT_BUDGET = declare(
 )
 
 # model field -> item attribute, for the optional fields (absent when they have no value)
-_OPTIONAL = {
-    "pipeline_execution_id": "pipelineExecutionId",
-    "attempt": "attempt",
-    "status": "status",
-    "error": "error",
-    "cause": "cause",
-    "trigger": "trigger",
-    "redrive_count": "redriveCount",
-    "sub_executions": "subExecutions",
-    "logs": "logs",
-    "approval_id": "approvalId",
-    "decided_by": "decidedBy",
-}
+_OPTIONAL = (
+    ("pipeline_execution_id", "pipelineExecutionId"),
+    ("attempt", "attempt"),
+    ("status", "status"),
+    ("error", "error"),
+    ("cause", "cause"),
+    ("trigger", "trigger"),
+    ("redrive_count", "redriveCount"),
+    ("sub_executions", "subExecutions"),
+    ("logs", "logs"),
+    ("approval_id", "approvalId"),
+    ("decided_by", "decidedBy"),
+)
 _REDACTED = frozenset({"error", "cause"})
 
 
@@ -65,16 +65,16 @@ def build_event_record(event: NewEvent, sequence_number: int) -> Record:
     }
     fields = event.__dict__  # read once: most events set two or three of the dozen
     free_text = False
-    for name, attribute in _OPTIONAL.items():
+    for name, attribute in _OPTIONAL:
         value: Any = fields[name]
         if value is None or value == "":
             continue
         if attribute in _REDACTED:
-            value, free_text = redact_optional(value), True
+            value, free_text = redact(value), True
         item[attribute] = value
     if not free_text:  # ids, numbers and statuses only: far below any budget
         # its JSON made here, by the cheap encoder, for a store that writes JSON (SQLite)
-        return Record(item, json_text=encode_compact(item))
+        return Record(item, (), encode_compact(item))
     return fit_item(item, EVENT_BUDGET, event.workflow_execution_id)
 
 
@@ -85,7 +85,7 @@ def parse_execution_event_record(item: Item) -> ExecutionEvent:
         "event_type": item["eventType"],
         "occurred_at": parse_date(item["occurredAt"]),
     }
-    for name, attribute in _OPTIONAL.items():
+    for name, attribute in _OPTIONAL:
         if attribute in item:
             value = item[attribute]
             values[name] = int(value) if name in _NUMBERS else value

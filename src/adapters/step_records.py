@@ -29,7 +29,6 @@ from adapters.records import (
     metadata_text,
     optional_date,
     parse_date,
-    put_present,
     table_date,
 )
 from domain.attempts import TaskExecution
@@ -41,7 +40,7 @@ from domain.execution import (
     chain_order,
 )
 from domain.logs import STEP_FUNCTIONS_EXECUTION, RegisteredLog, RegisteredSubExecution
-from domain.redaction import redact, redact_executable, redact_optional
+from domain.redaction import redact, redact_executable
 from domain.run import StepMove
 from domain.statuses import StepStatus
 from domain.sub_processes import SubExecutionStop
@@ -130,6 +129,11 @@ EARLIER_STEP_NAMES = {
 
 def step_mutable_attributes(step: PipelineExecution) -> tuple[Record, tuple[str, ...]]:
     """What a step transition writes (status, dates, error) and removes; nothing else is touched."""
+    fitted = fit_values(_step_mutable_values(step), STEP_BUDGET, step.workflow_execution_id)
+    return fitted, _error_removals(fitted)
+
+
+def _step_mutable_values(step: PipelineExecution) -> Item:
     values: Item = {
         STEP_STATUS: str(step.status),
         STEP_START_DATE: table_date(step.start_date),
@@ -137,8 +141,7 @@ def step_mutable_attributes(step: PipelineExecution) -> tuple[Record, tuple[str,
     }
     if step.error is not None:
         values["errorMessage"] = redact(step.error)
-    fitted = fit_values(values, STEP_BUDGET, step.workflow_execution_id)
-    return fitted, _error_removals(fitted)
+    return values
 
 
 def _error_removals(fitted: Item) -> tuple[str, ...]:
@@ -249,10 +252,8 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
         "waitForCallback": _CALLBACK[step.wait_for_callback],
         "pipelineResourceArn": step.pipeline_resource_arn,
         "orchestrationBusEventPrefix": step.orchestration_bus_event_prefix,
-        "registeredSubExecutions": [
-            sub_execution_entry(sub) for sub in step.registered_sub_executions
-        ],
-        "registeredLogs": [_log_entry(log) for log in step.registered_logs],
+        "registeredSubExecutions": list(map(sub_execution_entry, step.registered_sub_executions)),
+        "registeredLogs": list(map(_log_entry, step.registered_logs)),
         **sub_execution_stops_attribute(step.sub_execution_stops),
         "vendedRoleArn": step.vended_role_arn,
         "s3ReadOnlyScopes": list(step.s3_read_only_scopes),
@@ -264,20 +265,15 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
         "inputFileArity": str(step.input_file_arity),
         "inputS3AssetFilePath": step.input_path,
     }
-    put_present(
-        item,
-        from_pipeline_execution_id=step.from_pipeline_execution_id,
-        stepDefinitionId=step.step_definition_id,
-    )
-    mutable = step_mutable_attributes(step)[0]
-    item.update(mutable)
-    return fit_item(
-        item,
-        STEP_BUDGET,
-        step.workflow_execution_id,
-        mutable.offloads,
-        reserve=_STEP_MOVE_RESERVE,
-    )
+    # sparse: absent, never "", when the step has none
+    if step.from_pipeline_execution_id:
+        item["from_pipeline_execution_id"] = step.from_pipeline_execution_id
+    if step.step_definition_id:
+        item["stepDefinitionId"] = step.step_definition_id
+    # last, as a transition writes them: an error over its cap is cut by fit_item as it is by
+    # step_mutable_attributes, its flags following it
+    item.update(_step_mutable_values(step))
+    return fit_item(item, STEP_BUDGET, step.workflow_execution_id, reserve=_STEP_MOVE_RESERVE)
 
 
 def _step_value(item: Item, name: str) -> Any:
@@ -389,7 +385,8 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Rec
         "inputFiles": list(config.input_files),
     }
     # copied from the workflow version into every run, and never run from: the whole policy
-    put_present(item, handler=redact_executable(config.handler) if config.handler else None)
+    if config.handler and (handler := redact_executable(config.handler)):
+        item["handler"] = handler
     if config.command is not None:
         item["command"] = [redact(part) for part in config.command]
     return fit_item(item, STEP_CONFIGURATION_BUDGET, config.workflow_execution_id)
@@ -524,11 +521,10 @@ def build_task_execution_record(attempt: TaskExecution) -> Record:
         "startDate": format_date(attempt.start_date),
         "trigger": str(attempt.trigger),
     }
-    put_present(
-        item,
-        stopDate=format_date(attempt.stop_date) if attempt.stop_date else None,
-        errorMessage=redact_optional(attempt.error),
-    )
+    if attempt.stop_date:
+        item["stopDate"] = format_date(attempt.stop_date)
+    if attempt.error and (error := redact(attempt.error)):
+        item["errorMessage"] = error
     return fit_item(item, ATTEMPT_BUDGET, attempt.workflow_execution_id)
 
 
