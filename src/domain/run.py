@@ -131,6 +131,9 @@ class RunEnd:
     step_statuses: dict[str, StepStatus] = field(default_factory=dict)
 
 
+# The guards most changes are decided under (a RunGuard is immutable: one serves them all).
+_OPEN = RunGuard()
+_NOT_STOPPING = RunGuard(not_stopping=True)  # from an abort request on, no SUCCEEDED or FAILED
 # A launch's own writes after the start: only while the run is as the launch left it.
 _AS_LAUNCHED = RunGuard(statuses=frozenset({ExecutionStatus.RUNNING}))
 
@@ -338,7 +341,7 @@ class Run(BaseModel):
         if execution.abort_requested_date is not None:
             return None
         after = execution._evolve(abort_requested_date=at, abort_cause=cause or None)
-        return RunChange(execution, after, RunGuard())
+        return RunChange(execution, after, _OPEN)
 
     def abort(self, at: datetime, log: str, log_object_key: str | None) -> RunEnd | None:
         """The end of an abort: every open step ABORTED, then the run; None once it has ended.
@@ -383,9 +386,8 @@ class Run(BaseModel):
             # A runner whose store kept failing records the run FAILED with its step's end never
             # written: without closing it, the terminal run kept that step and attempt RUNNING.
             return self._end(status, at, error, log, log_object_key, self._running_steps)
-        end = self._end(status, at, error, log, log_object_key, lambda: ())
         # From the abort request on, no completion may write SUCCEEDED.
-        return None if end is None else _with_guard(end, RunGuard(not_stopping=True))
+        return self._end(status, at, error, log, log_object_key, lambda: (), guard=_NOT_STOPPING)
 
     def fail(
         self,
@@ -400,10 +402,16 @@ class Run(BaseModel):
         stopped). `error` is the whole message, `cause` its cause alone when one was given."""
         if self.execution.is_stopping:
             return self.abort(at, log, log_object_key)
-        end = self._end(
-            ExecutionStatus.FAILED, at, error, log, log_object_key, self._running_steps, cause
+        return self._end(
+            ExecutionStatus.FAILED,
+            at,
+            error,
+            log,
+            log_object_key,
+            self._running_steps,
+            cause,
+            guard=_NOT_STOPPING,
         )
-        return None if end is None else _with_guard(end, RunGuard(not_stopping=True))
 
     def end_as_described(
         self,
@@ -436,8 +444,9 @@ class Run(BaseModel):
         """The orchestrator would not start the run the launch just wrote: it ends FAILED, with
         the steps the launch started (a claimed launch starts its first) and their attempts;
         None when it has ended already."""
-        end = self._end(ExecutionStatus.FAILED, at, error, "", None, self._running_steps)
-        return None if end is None else _with_guard(end, _AS_LAUNCHED)
+        return self._end(
+            ExecutionStatus.FAILED, at, error, "", None, self._running_steps, guard=_AS_LAUNCHED
+        )
 
     def started_as(self, reference: str, log_group_arn: str = "") -> RunChange:
         """The orchestrator's reference to the run it started (an execution ARN), kept once,
@@ -641,9 +650,10 @@ class Run(BaseModel):
         closing: Callable[[], Iterable[PipelineExecution]],
         cause: str | None = None,
         step_error: str | None = None,
+        guard: RunGuard = _OPEN,
     ) -> RunEnd | None:
         """`error` (and `cause`) go on the run and on the steps it closes; `step_error`, when
-        given, on those steps instead."""
+        given, on those steps instead; the main row written under `guard`."""
         execution = self.execution
         if execution.is_terminal:
             return None  # seed 000: a terminal row is never changed again
@@ -658,7 +668,7 @@ class Run(BaseModel):
             status, at=at, log=log, error=error, log_object_key=log_object_key, cause=cause
         )
         statuses = {move.pipeline_execution_id: step_status for move in moves}
-        return RunEnd(tuple(moves), RunChange(execution, after, RunGuard()), statuses)
+        return RunEnd(tuple(moves), RunChange(execution, after, guard), statuses)
 
 
 def as_its_runner_knows(
