@@ -1,5 +1,6 @@
-"""A run's process records on disk: the first in a new folder written in place, later ones by a
-rename, so a reader finds a whole record or none, and no scratch file is left behind."""
+"""A run's process records on disk: the first in a new folder written in place (this process's
+own record linked to one shared copy), later ones by a rename, so a reader finds a whole record
+or none, and no scratch file is left behind."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from adapters.local.supervisor import ProcessRecord, RunFolder, this_process
+from adapters.local.processes_on_host import start_time_of
+from adapters.local.supervisor import (
+    SHARED_FOLDER,
+    ProcessRecord,
+    RunFolder,
+    child_process,
+    this_process,
+)
 
 
 def test_the_runner_record_of_a_new_run_folder_reads_back_and_leaves_no_scratch_file(
@@ -16,19 +24,19 @@ def test_the_runner_record_of_a_new_run_folder_reads_back_and_leaves_no_scratch_
 ) -> None:
     folder = RunFolder(tmp_path / "runs" / "run-1")
 
-    folder.write_runner(this_process("inline", "owner-1"))
+    folder.write_runner(this_process("inline"))
 
-    assert folder.runner() == this_process("inline", "owner-1")
+    assert folder.runner() == this_process("inline")
     assert os.listdir(folder.path) == ["runner.json"]
 
 
 def test_a_later_record_replaces_the_first_whole(tmp_path: Path) -> None:
     folder = RunFolder(tmp_path / "run-1")
-    folder.write_runner(this_process("inline", "owner-1"))
+    folder.write_runner(this_process("inline"))
 
-    folder.write_runner(this_process("thread", "owner-2"))
+    folder.write_runner(this_process("thread"))
 
-    assert folder.runner() == this_process("thread", "owner-2")
+    assert folder.runner() == this_process("thread")
     assert os.listdir(folder.path) == ["runner.json"]
 
 
@@ -55,3 +63,68 @@ def test_a_record_another_writer_put_in_the_new_folder_first_is_replaced(
     assert made == [steps]  # the folder was new to this write
     assert folder.step("step-1") == record
     assert sorted(os.listdir(steps)) == ["step-1.json"]
+
+
+def test_the_runs_of_one_process_link_their_runner_records_to_one_copy(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()  # as after a first run (which makes it, and its record is a file)
+    first, second = RunFolder(runs / "run-1"), RunFolder(runs / "run-2")
+
+    first.write_runner(this_process("thread"))
+    second.write_runner(this_process("thread"))
+
+    assert first.runner() == second.runner() == this_process("thread")
+    copies = list((runs / SHARED_FOLDER).iterdir())
+    assert len(copies) == 1
+    inodes = {(p / "runner.json").stat().st_ino for p in (first.path, second.path)}
+    assert inodes == {copies[0].stat().st_ino}
+
+
+def test_a_record_written_later_replaces_one_runs_link_not_the_shared_copy(tmp_path: Path) -> None:
+    first, second = RunFolder(tmp_path / "run-1"), RunFolder(tmp_path / "run-2")
+    first.write_runner(this_process("inline"))
+    second.write_runner(this_process("inline"))
+
+    first.write_runner(child_process(os.getppid(), "detached"))
+
+    assert first.runner() == child_process(os.getppid(), "detached")
+    assert second.runner() == this_process("inline")
+
+
+def test_with_no_hard_links_or_a_copy_gone_each_record_is_a_file_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    RunFolder(runs / "run-1").write_runner(this_process("inline"))
+    for copy in (runs / SHARED_FOLDER).iterdir():
+        copy.unlink()  # removed by hand (or by a sweep that judged wrongly)
+
+    RunFolder(runs / "run-2").write_runner(this_process("inline"))  # written, a new copy kept
+    monkeypatch.setattr(os, "link", _refused)  # a file system without hard links
+    RunFolder(runs / "run-3").write_runner(this_process("inline"))
+
+    for run in ("run-1", "run-2", "run-3"):
+        assert RunFolder(runs / run).runner() == this_process("inline"), run
+    assert (runs / "run-3" / "runner.json").stat().st_nlink == 1
+
+
+def test_the_copies_of_processes_that_ended_are_swept_when_a_process_makes_its_own(
+    tmp_path: Path,
+) -> None:
+    shared = tmp_path / "runs" / SHARED_FOLDER
+    shared.mkdir(parents=True)
+    ended = shared / "999999999-1-1.json"  # no such process
+    ended.write_text("{}", encoding="utf-8")
+    parent = os.getppid()
+    living = shared / f"{parent}-{start_time_of(parent)}-1.json"
+    living.write_text("{}", encoding="utf-8")
+
+    RunFolder(tmp_path / "runs" / "run-1").write_runner(this_process("thread"))
+
+    assert not ended.exists()
+    assert living.exists()
+
+
+def _refused(source: object, target: object) -> None:
+    raise PermissionError(1, "Operation not permitted")

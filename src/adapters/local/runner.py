@@ -505,7 +505,7 @@ class LocalRunner:
         with self._lock:
             self._live[execution_id] = live
         mode = "detached" if self._mode == "worker" else self._mode
-        self._folder(execution_id).write_runner(this_process(mode, owner))
+        self._folder(execution_id).write_runner(this_process(mode))
         self._keeper.keep(
             execution_id,
             watch=lambda: _standing(self._reporter.current(execution_id)),
