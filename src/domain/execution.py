@@ -13,7 +13,7 @@ from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
 from domain.authorization import AssetKey
 from domain.available_logs import AvailableLog
-from domain.derived import assembled, aware
+from domain.derived import aware, replaced
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.result_text import ResultText
 from domain.stages import SubExecutionState, SubExecutionWarning
@@ -55,8 +55,7 @@ class _Record(BaseModel):
         first: half the cost, paid on every row of a list page (the derived redriveStatus).
         A _Record forbids extras and has no private attributes.
         """
-        fields_set = self.__pydantic_fields_set__ | changes.keys()
-        return assembled(type(self), self.__dict__ | changes, fields_set)
+        return replaced(self, changes)
 
 
 class RunnerLease(_Record):

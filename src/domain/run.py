@@ -32,7 +32,7 @@ from domain.approvals import (
     parked_owner,
 )
 from domain.attempts import AttemptTrigger, TaskExecution, next_attempt_number
-from domain.derived import assembled, aware, derived
+from domain.derived import aware, derived, replaced
 from domain.errors import ConflictError, PipelineExecutionNotFoundError
 from domain.execution import PipelineExecution, RunnerLease, WorkflowExecution, table_date
 from domain.statuses import ExecutionStatus, StepStatus
@@ -716,15 +716,13 @@ def _attempt(
 
 
 def _closed(attempt: TaskExecution, status: StepStatus, move: StepMove) -> TaskExecution:
-    # What model_copy(update=...) made, unvalidated as it was, at half its cost (the attempt
-    # assembled as domain.derived does): the move's status, stop date and error.
+    # the move's status, stop date and error on the valid attempt (domain.derived.replaced)
     changes = {
         "status": status,
         "stop_date": move.stop_date,
         "error": None if status is StepStatus.SUCCEEDED else move.error,
     }
-    fields_set = attempt.__pydantic_fields_set__ | changes.keys()
-    return assembled(TaskExecution, attempt.__dict__ | changes, fields_set)
+    return replaced(attempt, changes)
 
 
 def _lease(owner: str, at: datetime, duration: timedelta) -> RunnerLease:
