@@ -492,7 +492,7 @@ def _run_files(home: str) -> RunFiles:
     from adapters.local.run_files import LocalRunFiles
 
     # the local runner's run folders and the FileLogStore's step logs
-    return LocalRunFiles(Path(home) / "runs", Path(home) / "logs")
+    return LocalRunFiles(Path(home))
 
 
 def _token_verifier(

@@ -4,11 +4,12 @@
 temporary one). A warm recorded 3-step run is captured as `runner.py`'s replay captures it; the
 floor is that replay plus what any program writing the same rows must do in Python on top of SQLite:
 encode each JSON item the statements carry (decoded once beforehand, so only the encode is timed),
-make a run's fresh ids and date texts, and the run folder's system calls (two mkdirs and
-runner.json, linked to the runner's one copy of its record). It leaves out every decision: the run's
-state, its guards, its events and costs. Printed beside the run, the replay and the raw recorder,
-timed in turns in one process: the floor's ratios are the best `runner_vs_replay_ratio` and
-`runner_vs_raw_ratio` a run of these rows could reach (issue 28's targets are 1.6x and 8x).
+make a run's fresh ids and date texts, and the run's system calls (its output folder's mkdir and
+its runner record, `runs/<id>.json`, linked to the runner's one copy of it). It leaves out every
+decision: the run's state, its guards, its events and costs. Printed beside the run, the replay
+and the raw recorder, timed in turns in one process: the floor's ratios are the best
+`runner_vs_replay_ratio` and `runner_vs_raw_ratio` a run of these rows could reach (issue 28's
+targets are 1.6x and 8x).
 """
 
 from __future__ import annotations
@@ -50,8 +51,9 @@ def main(folder: Path) -> None:
     assert database.path is not None
     statements = capture(database, lambda: recorded_run(container, version))
     items = items_of(statements)
-    runs = folder / "floor-runs"
+    runs, outputs = folder / "floor-runs", folder / "floor-outputs"
     runs.mkdir()
+    outputs.mkdir()
     made = iter(range(1_000_000))
 
     def encodes() -> None:
@@ -67,10 +69,9 @@ def main(folder: Path) -> None:
     record.write_bytes(b'{"host": "vm", "pid": 1, "start_time": 1, "mode": "inline"}')
 
     def folder_calls() -> None:
-        run = runs / str(next(made))
-        os.mkdir(run)
-        os.link(record, run / "runner.json")  # as wfx does: a link costs no inode
-        os.mkdir(run / "output")
+        run = str(next(made))
+        os.link(record, runs / f"{run}.json")  # as wfx does: a link costs no inode
+        os.mkdir(outputs / run)
 
     replay = StatementReplay(database.path, statements)
     raw = RawRunRecorder(folder / "floor-raw.db")

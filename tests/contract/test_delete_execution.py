@@ -54,9 +54,10 @@ def _objects_and_files(tmp_path: Path, execution_id: str) -> None:
     objects.put_bytes(execution_output_prefix(execution_id) + "result.json", b"{} again")
     objects.put_bytes(execution_log_key(execution_id), b"the whole log")
     objects.put_bytes(step_auxiliary_prefix(execution_id, "step-1") + "aux.bin", b"aux")
-    for root in ("runs", "logs"):
+    for root in ("runs", "outputs", "logs"):
         (tmp_path / root / execution_id).mkdir(parents=True)
         (tmp_path / root / execution_id / "step.log").write_text("a line")
+    (tmp_path / "runs" / f"{execution_id}.json").write_text("{}")  # the runner's record
 
 
 def _delete_execution(raw: RawTables, tmp_path: Path, abort: Any = None) -> DeleteExecution:
@@ -64,7 +65,7 @@ def _delete_execution(raw: RawTables, tmp_path: Path, abort: Any = None) -> Dele
     return DeleteExecution(
         raw.store,
         FilesystemObjectStore(tmp_path / "objects"),
-        LocalRunFiles(tmp_path / "runs", tmp_path / "logs"),
+        LocalRunFiles(tmp_path),
         abort_use_case,
     )
 
@@ -91,6 +92,8 @@ def test_an_ended_run_goes_from_every_table_the_object_store_and_the_disk(
     assert raw.mentioning(KEPT) == kept_rows
     assert objects.list_latest(f"executions/{KEPT}/") == kept_objects
     assert (tmp_path / "runs" / KEPT / "step.log").exists()
+    assert (tmp_path / "outputs" / KEPT / "step.log").exists()
+    assert (tmp_path / "runs" / f"{KEPT}.json").exists()
 
 
 def test_a_second_delete_answers_not_deleted_and_is_no_error(

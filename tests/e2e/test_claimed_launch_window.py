@@ -122,7 +122,8 @@ def stage(wfx: Wfx, tmp_path: Path) -> Iterator[Stage]:
     quick.ok("workflows", "publish", str(path))
     yield Stage(quick, trace)
     runs = quick.home / "runs"  # a test that failed halfway leaves nothing running
-    for execution_id in os.listdir(runs) if runs.is_dir() else ():
+    for name in os.listdir(runs) if runs.is_dir() else ():
+        execution_id = name.removesuffix(".json")  # a run's record, or its folder
         for pid in processes_of_run(execution_id):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)

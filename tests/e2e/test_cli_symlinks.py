@@ -101,7 +101,7 @@ if not os.path.exists({str(marker)!r}):
 
     assert redriven.code == 0, str(redriven)
     assert victim.read_text() == "untouched"
-    report = wfx.home / "runs" / execution_id / "output" / "report.txt"
+    report = wfx.home / "outputs" / execution_id / "report.txt"
     assert not report.is_symlink() and report.read_text() == "stored"
 
 

@@ -820,9 +820,7 @@ def test_a_redrive_skips_succeeded_steps_and_brings_down_their_outputs(
 
     assert [call[1] for call in harness.reporter.step_calls()] == [preview, preview]
     assert harness.reporter.completion() == ("completed", ExecutionStatus.SUCCEEDED, None)
-    assert (
-        fresh_work_dir / "runs" / "exec-redrive" / "output" / "preview" / "icosphere.svg"
-    ).exists()
+    assert (fresh_work_dir / "outputs" / "exec-redrive" / "preview" / "icosphere.svg").exists()
     assert harness.objects.list_latest(f"{prefix}normalized/") == [normalized]  # not re-uploaded
     assert [o.key for o in harness.objects.list_latest(f"{prefix}preview/")] == [
         f"{prefix}preview/icosphere.svg"

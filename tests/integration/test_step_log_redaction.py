@@ -39,6 +39,7 @@ def _step(folder: Path) -> StepRun:
         pipeline_execution_id="step-1",
         input_files=(),
         output_dir=str(folder),
+        run_dir=str(folder / "run"),
         log_path=lambda: folder / "step-1.log",
     )
 

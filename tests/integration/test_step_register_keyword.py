@@ -58,6 +58,7 @@ def _step(tmp_path: Path, register: Callable[..., object] | None) -> StepRun:
         pipeline_execution_id="p1",
         input_files=(),
         output_dir=str(tmp_path),
+        run_dir=str(tmp_path / "run"),
         log_path=lambda: tmp_path / "step.log",
         register=register,
     )

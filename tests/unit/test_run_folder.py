@@ -1,9 +1,11 @@
-"""A run's process records on disk: the first in a new folder written in place (this process's
-own record linked to one shared copy), later ones by a rename, so a reader finds a whole record
-or none, and no scratch file is left behind."""
+"""A run's process records on disk: the runner's beside the run's folder (`runs/<id>.json`),
+the first written in place (this process's own record linked to one shared copy), later ones by
+a rename, so a reader finds a whole record or none, no scratch file is left behind and a run
+that starts no command step makes no folder."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -19,15 +21,16 @@ from adapters.local.supervisor import (
 )
 
 
-def test_the_runner_record_of_a_new_run_folder_reads_back_and_leaves_no_scratch_file(
+def test_the_runner_record_of_a_new_run_reads_back_makes_no_folder_and_no_scratch_file(
     tmp_path: Path,
 ) -> None:
-    folder = RunFolder(tmp_path / "runs" / "run-1")
+    folder = RunFolder(tmp_path / "runs" / "run-1")  # the first run: runs/ is made
 
     folder.write_runner(this_process("inline"))
 
     assert folder.runner() == this_process("inline")
-    assert os.listdir(folder.path) == ["runner.json"]
+    assert sorted(os.listdir(tmp_path / "runs")) == [SHARED_FOLDER, "run-1.json"]
+    assert folder.runner_path == tmp_path / "runs" / "run-1.json"
 
 
 def test_a_later_record_replaces_the_first_whole(tmp_path: Path) -> None:
@@ -37,7 +40,29 @@ def test_a_later_record_replaces_the_first_whole(tmp_path: Path) -> None:
     folder.write_runner(this_process("thread"))
 
     assert folder.runner() == this_process("thread")
-    assert os.listdir(folder.path) == ["runner.json"]
+    assert sorted(os.listdir(tmp_path)) == [SHARED_FOLDER, "run-1.json"]
+
+
+def test_a_record_another_writer_put_first_is_replaced(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run-1")
+    (tmp_path / "run-1.json").write_text("{}", encoding="utf-8")  # half a record, say
+
+    folder.write_runner(this_process("inline"))
+
+    assert folder.runner() == this_process("inline")
+    assert (tmp_path / "run-1.json").stat().st_nlink == 1  # replaced: not the shared copy
+    assert not (tmp_path / "run-1").exists()
+
+
+def test_the_record_of_a_run_an_earlier_version_started_is_read_from_its_folder(
+    tmp_path: Path,
+) -> None:
+    folder = RunFolder(tmp_path / "run-1")
+    folder.path.mkdir()
+    record = ProcessRecord("host", 42, 7, "thread", owner="host:42:abcd")
+    (folder.path / "runner.json").write_text(json.dumps(vars(record)), encoding="utf-8")
+
+    assert folder.runner() == record
 
 
 def test_a_record_another_writer_put_in_the_new_folder_first_is_replaced(
@@ -76,7 +101,7 @@ def test_the_runs_of_one_process_link_their_runner_records_to_one_copy(tmp_path:
     assert first.runner() == second.runner() == this_process("thread")
     copies = list((runs / SHARED_FOLDER).iterdir())
     assert len(copies) == 1
-    inodes = {(p / "runner.json").stat().st_ino for p in (first.path, second.path)}
+    inodes = {p.runner_path.stat().st_ino for p in (first, second)}
     assert inodes == {copies[0].stat().st_ino}
 
 
@@ -106,7 +131,7 @@ def test_with_no_hard_links_or_a_copy_gone_each_record_is_a_file_of_its_own(
 
     for run in ("run-1", "run-2", "run-3"):
         assert RunFolder(runs / run).runner() == this_process("inline"), run
-    assert (runs / "run-3" / "runner.json").stat().st_nlink == 1
+    assert (runs / "run-3.json").stat().st_nlink == 1
 
 
 def test_the_copies_of_processes_that_ended_are_swept_when_a_process_makes_its_own(

@@ -32,12 +32,13 @@ class InputListError(ValueError):
 
 
 def input_variables(
-    input_files: Sequence[str], output_dir: str, pipeline_execution_id: str
+    input_files: Sequence[str], run_dir: str, pipeline_execution_id: str
 ) -> dict[str, str]:
-    """WFX_INPUT_FILES and WFX_INPUT_LIST for a step; writes the list file first."""
+    """WFX_INPUT_FILES and WFX_INPUT_LIST for a step; writes the list file (in the run's folder
+    `run_dir`) first."""
     return {
         "WFX_INPUT_FILES": _joined(input_files),
-        "WFX_INPUT_LIST": _write_list(input_files, output_dir, pipeline_execution_id),
+        "WFX_INPUT_LIST": _write_list(input_files, run_dir, pipeline_execution_id),
     }
 
 
@@ -57,12 +58,12 @@ def _joined(input_files: Sequence[str]) -> str:
     return joined
 
 
-def _write_list(input_files: Sequence[str], output_dir: str, pipeline_execution_id: str) -> str:
+def _write_list(input_files: Sequence[str], run_dir: str, pipeline_execution_id: str) -> str:
     for path in input_files:
         if "\n" in path:
             raise InputListError(f"input file {path!r}: a path with a newline cannot be listed")
-    # Beside the output folder, in the run's own folder: the list is not an output of the step.
-    folder = os.path.join(os.path.dirname(output_dir), INPUT_LISTS_FOLDER)
+    # In the run's own folder, not the output folder: the list is not an output of the step.
+    folder = os.path.join(run_dir, INPUT_LISTS_FOLDER)
     os.makedirs(folder, exist_ok=True)
     target = os.path.join(folder, f"{pipeline_execution_id}.txt")
     staging = f"{target}.{secrets.token_hex(4)}.tmp"

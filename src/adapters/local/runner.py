@@ -38,7 +38,13 @@ from adapters.local.step_execution import (
     run_command_step,
     run_python_step,
 )
-from adapters.local.step_user import INPUTS_FOLDER, StepUser, stage_inputs
+from adapters.local.step_user import (
+    INPUTS_FOLDER,
+    OUTPUTS_FOLDER,
+    RUNS_FOLDER,
+    StepUser,
+    stage_inputs,
+)
 from adapters.local.supervisor import (
     DEFAULT_GRACE_SECONDS,
     DEFAULT_LEASE_SECONDS,
@@ -158,8 +164,8 @@ class LocalRunner:
             raise ValueError("detached_command: the detached mode needs the worker's command")
         self._store, self._catalog = store, catalog
         self._objects, self._logs, self._reporter = objects, logs, reporter
-        self._work_dir = Path(work_dir)
-        self._runs = os.path.join(work_dir, "runs")
+        self._runs = os.path.join(work_dir, RUNS_FOLDER)
+        self._outputs = os.path.join(work_dir, OUTPUTS_FOLDER)
         self._mode = mode
         self.synchronous = mode == "inline"
         self._detached_command = tuple(detached_command)
@@ -193,17 +199,23 @@ class LocalRunner:
         return self._grace
 
     def run_dir(self, workflow_execution_id: str) -> Path:
-        return self._work_dir / "runs" / workflow_execution_id
+        """The run's own folder (its command steps' records, input lists, staged inputs, a
+        detached worker's log), made by the first of them: never an output."""
+        return Path(self._run_dir(workflow_execution_id))
+
+    def _run_dir(self, workflow_execution_id: str) -> str:
+        return f"{self._runs}{os.sep}{workflow_execution_id}"
 
     def output_dir(self, workflow_execution_id: str) -> Path:
         """The folder every step of the run writes to, and reads earlier steps' outputs from."""
         return Path(self._output_dir(workflow_execution_id))
 
     def _output_dir(self, workflow_execution_id: str) -> str:
-        return f"{self._runs}{os.sep}{workflow_execution_id}{os.sep}output"
+        # not inside the run's folder: a run of python steps makes this one folder only
+        return f"{self._outputs}{os.sep}{workflow_execution_id}"
 
     def _folder(self, workflow_execution_id: str) -> RunFolder:
-        return RunFolder(f"{self._runs}{os.sep}{workflow_execution_id}")
+        return RunFolder(self._run_dir(workflow_execution_id))
 
     def start_problem(self, version: WorkflowVersion) -> str | None:
         for index, step in enumerate(version.steps):
@@ -701,6 +713,7 @@ class LocalRunner:
                 pipeline_execution_id=step.pipeline_execution_id,
                 input_files=input_files,
                 output_dir=outputs.path,
+                run_dir=self._run_dir(step.workflow_execution_id),
                 log_path=lambda: self._logs.step_log_path(
                     step.workflow_execution_id, step.pipeline_execution_id
                 ),

@@ -36,6 +36,7 @@ class StepRun:
     pipeline_execution_id: str
     input_files: Sequence[str]
     output_dir: str
+    run_dir: str  # the run's own folder: its input lists, never an output
     log_path: Callable[[], Path]  # called only when the step writes to its log
     # Publishes a registration event for this step; given to a handler that takes `register`.
     register: Callable[..., object] | None = None
@@ -195,7 +196,7 @@ def command_environment(step: StepRun, home: str | None = None) -> dict[str, str
     """The allow-listed environment (adapters/local/step_environment.py) and the step's own;
     `home`: the HOME of the user the step runs as."""
     own = {
-        **input_variables(step.input_files, step.output_dir, step.pipeline_execution_id),
+        **input_variables(step.input_files, step.run_dir, step.pipeline_execution_id),
         "WFX_OUTPUT_DIR": step.output_dir,
         "WFX_EXECUTION_ID": step.workflow_execution_id,
         "WFX_PIPELINE_EXECUTION_ID": step.pipeline_execution_id,
@@ -227,7 +228,7 @@ def run_command_step(
     """
     environment = command_environment(step, None if as_user is None else as_user.home)
     if as_user is not None:
-        open_run_folder(step.output_dir, as_user)  # after the input list is written
+        open_run_folder(step.run_dir, step.output_dir, as_user)  # after the input list is written
     # appended to, never truncated: what an earlier attempt of the step wrote stays
     with open(step.log_path(), "ab") as log:
         # made last before the start: every way out after this closes both ends

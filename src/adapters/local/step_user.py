@@ -1,11 +1,13 @@
 """Steps run as another OS user (`wfx serve --step-user NAME`, WFX_STEP_USER): the trust boundary.
 
 The service keeps its home owner-only: WFX_HOME itself may be passed through (0711) but not
-listed, and everything in it but `runs/` is the service's alone (the database, the token and
-registration keys, the object store, the logs), with files made from then on owner-only too
-(umask 077). A step gets its own run's folder: `runs/` and `runs/<executionId>/` passable, the
-output folder and its inputs folder (the input list and copies of its input files) given to the
-step user. Changing owners and users needs root (or CAP_CHOWN, CAP_SETUID and CAP_SETGID).
+listed, and everything in it but `runs/` and `outputs/` is the service's alone (the database, the
+token and registration keys, the object store, the logs), with files made from then on
+owner-only too (umask 077). A step gets its own run's folders: `runs/`, `runs/<executionId>/` and
+`outputs/` passable, its output folder `outputs/<executionId>/` and its inputs folder
+`runs/<executionId>/inputs/` (the input list and copies of its input files) given to the step
+user. The runner's records (`runs/<executionId>.json`, `runs/<executionId>/steps/`) stay the
+service's. Changing owners and users needs root (or CAP_CHOWN, CAP_SETUID and CAP_SETGID).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from domain.errors import InvalidInputError
 
 RUNS_FOLDER = "runs"
+OUTPUTS_FOLDER = "outputs"
 INPUTS_FOLDER = "inputs"
 _PASSABLE = 0o711  # others may go through, not list
 
@@ -62,8 +65,8 @@ def can_switch_users() -> str | None:
 
 
 def lock_home(home: Path) -> None:
-    """WFX_HOME passable and nothing in it but `runs/` open to anyone else; files made from now
-    on owner-only."""
+    """WFX_HOME passable and nothing in it but `runs/` and `outputs/` open to anyone else; files
+    made from now on owner-only."""
     os.umask(0o077)
     home.mkdir(parents=True, exist_ok=True)
     os.chmod(home, _PASSABLE)
@@ -71,7 +74,7 @@ def lock_home(home: Path) -> None:
         info = entry.lstat()
         if stat.S_ISLNK(info.st_mode):
             continue
-        if entry.name == RUNS_FOLDER:
+        if entry.name in (RUNS_FOLDER, OUTPUTS_FOLDER):
             os.chmod(entry, _PASSABLE)
         else:
             os.chmod(entry, stat.S_IMODE(info.st_mode) & 0o700)
@@ -89,12 +92,14 @@ def stage_inputs(input_files: Sequence[str], folder: Path) -> list[str]:
     return staged
 
 
-def open_run_folder(output_dir: str, user: StepUser) -> None:
-    """The run's folder passable, its output and inputs folders the step user's own."""
-    run_dir = Path(output_dir).parent
-    for passable in (run_dir.parent, run_dir):
+def open_run_folder(run_dir: str, output_dir: str, user: StepUser) -> None:
+    """The run's folders passable, its output and inputs folders the step user's own."""
+    run, output = Path(run_dir), Path(output_dir)
+    run.mkdir(parents=True, exist_ok=True)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    for passable in (run.parent, run, output.parent):
         os.chmod(passable, _PASSABLE)
-    for owned in (Path(output_dir), run_dir / INPUTS_FOLDER):
+    for owned in (output, run / INPUTS_FOLDER):
         owned.mkdir(parents=True, exist_ok=True)
         _chown_tree(owned, user)
 

@@ -1,9 +1,12 @@
 """The process supervisor of local runs: where each run's runner and command steps are, how they
 are stopped, and the keeper that renews a run's lease and watches for its abort.
 
-Each run has a folder `runs/<executionId>/` under the runner's work directory:
-- `runner.json`: the process running it (host, pid, start time, mode);
-- `steps/<pipelineExecutionId>.json`: the process group of each command step it started.
+Under the runner's work directory, each run has
+- `runs/<executionId>.json`: the process running it (host, pid, start time, mode), a file beside
+  the run's folder rather than in it, so that a run that starts no command step makes no folder
+  for its records (a new folder is an inode and a block, the dearest call of a run's start);
+- `runs/<executionId>/steps/<pipelineExecutionId>.json`: the process group of each command step
+  it started, the folder made by the first.
 Any process on the host - an abort from another terminal, a read that finds a dead runner -
 finds them there. A process is named by its pid and start time, so a reused pid never passes.
 """
@@ -32,8 +35,9 @@ from adapters.local.processes_on_host import (
     stop_group,
 )
 
-RUNNER_FILE = "runner.json"
-SHARED_FOLDER = ".records"  # beside the run folders: the copies their runner.json link to
+RUNNER_SUFFIX = ".json"  # runs/<executionId>.json
+OLD_RUNNER_FILE = "runner.json"  # runs/<executionId>/runner.json: earlier versions wrote it
+SHARED_FOLDER = ".records"  # beside the run folders: the copies the runner records link to
 STEPS_FOLDER = "steps"
 DEFAULT_GRACE_SECONDS = 5.0
 DEFAULT_LEASE_SECONDS = 30.0
@@ -74,13 +78,33 @@ class RunFolder:
 
     @property
     def path(self) -> Path:
+        """The run's folder: its command steps' records (made by the first)."""
         return Path(self._folder)
 
+    @property
+    def runner_path(self) -> Path:
+        return Path(self._folder + RUNNER_SUFFIX)
+
     def write_runner(self, record: ProcessRecord) -> None:
-        _write(self._folder, RUNNER_FILE, record)
+        path = self._folder + RUNNER_SUFFIX
+        data = _encoded(record)
+        try:
+            _place_new(path, data, record)
+            return
+        except FileExistsError:
+            pass  # a record before it (the launcher's of a detached worker, a run taken up again)
+        except FileNotFoundError:  # the first run of this work directory
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with contextlib.suppress(FileExistsError):
+                _place_new(path, data, record)
+                return
+        _replace(path, data)
 
     def runner(self) -> ProcessRecord | None:
-        return _read(os.path.join(self._folder, RUNNER_FILE))
+        record = _read(self._folder + RUNNER_SUFFIX)
+        if record is None:  # a run an earlier version started keeps it in its folder
+            record = _read(os.path.join(self._folder, OLD_RUNNER_FILE))
+        return record
 
     def write_step(self, pipeline_execution_id: str, record: ProcessRecord) -> None:
         steps = os.path.join(self._folder, STEPS_FOLDER)
@@ -107,29 +131,41 @@ class RunFolder:
 def _write(folder: str, name: str, record: ProcessRecord) -> None:
     """`record` as `folder/name`, the folder made when missing."""
     path = f"{folder}{os.sep}{name}"
-    new_folder = False
+    data = _encoded(record)
     try:
-        os.mkdir(folder)  # a run's folder is new at its start: one call
-        new_folder = True
+        os.mkdir(folder)
     except FileNotFoundError:
         os.makedirs(folder, exist_ok=True)
     except FileExistsError:
-        pass
+        _replace(path, data)
+        return
+    # The first record of a folder this call made: no rename. A reader that comes before it is
+    # whole reads no record (half a record does not parse), which is what it read a moment
+    # before: there was none.
+    try:
+        _write_file(path, data, os.O_EXCL)
+    except FileExistsError:  # another writer came first: replace it
+        _replace(path, data)
+
+
+def _encoded(record: ProcessRecord) -> bytes:
     # vars(), not asdict(): its deep copy is the record's costliest part, and all its
     # fields are plain values
-    data = json.dumps(vars(record)).encode("utf-8")
-    if new_folder:
-        # The first record of a folder this call made: no rename. A reader that comes before
-        # it is whole reads no record (half a record does not parse), which is what it read a
-        # moment before: there was none.
-        try:
-            if record.pid == os.getpid():
-                _SHARED.place(path, data, os.path.dirname(folder))
-            else:
-                _write_file(path, data, os.O_EXCL)
-            return
-        except FileExistsError:
-            pass  # another writer came first: replace it
+    return json.dumps(vars(record)).encode("utf-8")
+
+
+def _place_new(path: str, data: bytes, record: ProcessRecord) -> None:
+    """`data` as the new file `path` (FileExistsError when there is one): this process's own
+    record is a link to its one copy. No rename: a reader that comes before the file is whole
+    reads no record (half a record does not parse), which is what it read a moment before."""
+    if record.pid == os.getpid():
+        _SHARED.place(path, data, os.path.dirname(path))
+    else:
+        _write_file(path, data, os.O_EXCL)
+
+
+def _replace(path: str, data: bytes) -> None:
+    folder, name = os.path.split(path)
     temporary = os.path.join(folder, f".{name}.{os.getpid()}.{threading.get_ident()}")
     _write_file(temporary, data, os.O_TRUNC)
     os.replace(temporary, path)  # a reader never sees half of the record it replaces
@@ -137,8 +173,8 @@ def _write(folder: str, name: str, record: ProcessRecord) -> None:
 
 class _SharedRecords:
     """A process's own record is the same for every run it starts (host, pid, start, mode), so
-    the first record of each new run folder is a hard link to one copy of it, kept in
-    `.records/` beside the run folders: a new file costs an inode, the dearest call of a run's
+    the first runner record of each run is a hard link to one copy of it, kept in `.records/`
+    beside the runs' records: a new file costs an inode, the dearest call of a run's
     start on a busy disk (0.1-0.4 ms here, against ~10 us for a link). Every later write of a
     record replaces its path (`os.replace`), never the shared file; a file system without hard
     links, or a copy at its link limit, gets a file written (a new copy is made next time)."""
