@@ -115,7 +115,7 @@ def _publish(runner: Container, workflow: str) -> None:
 
 
 def _child_of(runner: Container, execution_id: str) -> int:
-    marker = Path(runner.config.home()) / "runs" / execution_id / CHILD_PID_FILE
+    marker = Path(runner.config.home()) / "outputs" / CHILD_PID_FILE.format(execution_id)
     deadline = time.monotonic() + _WAIT_SECONDS
     while not marker.exists():
         assert time.monotonic() < deadline, f"{execution_id}: the step never registered a child"

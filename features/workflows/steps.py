@@ -94,7 +94,7 @@ def start_inner(
 
 
 AFTER_FILE = "after.txt"
-CHILD_PID_FILE = "child.pid"  # beside the output folder: the test finds the child there
+CHILD_PID_FILE = "{}.child.pid"  # beside the output folders, by run: the test finds the child there
 
 
 def wait_on_registered_child(
@@ -110,7 +110,7 @@ def wait_on_registered_child(
 
     child = subprocess.Popen(["sleep", "300"])
     register(sub_executions=[{"resourceType": "localProcess", "resourceId": str(child.pid)}])
-    marker = Path(output_dir).parent / CHILD_PID_FILE
+    marker = Path(output_dir).parent / CHILD_PID_FILE.format(execution_id)
     staged = marker.with_suffix(".tmp")
     staged.write_text(str(child.pid), encoding="utf-8")
     staged.replace(marker)
