@@ -675,7 +675,7 @@ class Run(BaseModel):
         execution = self.execution
         if execution.is_terminal:
             return None  # seed 000: a terminal row is never changed again
-        step_status = StepStatus(status.value)
+        step_status = StepStatus(status)  # the member of the same value
         moves = []
         for step in closing():
             # a NEW step never opened an attempt; a RUNNING one's attempt ends with it (seed 003)
