@@ -559,6 +559,15 @@ def chain_order(
 
     Steps the walk does not reach (a broken chain) follow in step-index order: none is hidden.
     """
+    # Most callers hold the steps in chain order already (a launch builds them so, a run keeps
+    # them so): each names the one before it, which the walk below would only confirm.
+    previous = None
+    for step in steps:
+        if step.from_pipeline_execution_id != previous:
+            break
+        previous = step.pipeline_execution_id
+    else:
+        return list(steps)
     by_predecessor = {step.from_pipeline_execution_id: step for step in steps}
     ordered: list[PipelineExecution] = []
     seen: set[str] = set()

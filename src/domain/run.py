@@ -121,6 +121,24 @@ class StepMove:
     close_status: StepStatus | None = None
     cost_entries: tuple[CostLedgerEntry, ...] = ()
 
+    def carrying(self, cost_entries: tuple[CostLedgerEntry, ...]) -> StepMove:
+        """This move with `cost_entries` to write with it (what dataclasses.replace makes, at a
+        quarter of its cost: replace walks the fields' descriptions on every call)."""
+        return StepMove(
+            workflow_execution_id=self.workflow_execution_id,
+            pipeline_execution_id=self.pipeline_execution_id,
+            status=self.status,
+            expected=self.expected,
+            start_date=self.start_date,
+            stop_date=self.stop_date,
+            error=self.error,
+            while_open=self.while_open,
+            open_attempt=self.open_attempt,
+            close_attempt=self.close_attempt,
+            close_status=self.close_status,
+            cost_entries=cost_entries,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class RunEnd:
@@ -657,7 +675,7 @@ class Run(BaseModel):
         execution = self.execution
         if execution.is_terminal:
             return None  # seed 000: a terminal row is never changed again
-        step_status = StepStatus(status.value)
+        step_status = StepStatus(status)  # the member of the same value
         moves = []
         for step in closing():
             # a NEW step never opened an attempt; a RUNNING one's attempt ends with it (seed 003)

@@ -22,3 +22,17 @@ def test_a_cycle_does_not_loop_forever() -> None:
     b = a_step(pipeline_execution_id="b", step_index=1, from_pipeline_execution_id="c")
     c = a_step(pipeline_execution_id="c", step_index=2, from_pipeline_execution_id="b")
     assert [s.pipeline_execution_id for s in chain_order([c, b, a])] == ["a", "b", "c"]
+
+
+def test_steps_held_in_chain_order_come_back_as_they_are() -> None:
+    a = a_step(pipeline_execution_id="a", step_index=1)
+    b = a_step(pipeline_execution_id="b", step_index=0, from_pipeline_execution_id="a")
+    assert chain_order((a, b)) == [a, b]
+
+
+def test_a_chain_in_order_then_a_second_root_is_walked_from_the_last_root() -> None:
+    a = a_step(pipeline_execution_id="a", step_index=0)
+    b = a_step(pipeline_execution_id="b", step_index=2, from_pipeline_execution_id="a")
+    other = a_step(pipeline_execution_id="z", step_index=1)
+    # not a chain held in order: walked as ever, from the last root, the rest by step index
+    assert chain_order([a, b, other]) == [other, a, b]

@@ -4,6 +4,7 @@ the builders check themselves (an aware date, a whole-second table date, attempt
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 from types import SimpleNamespace
@@ -254,3 +255,19 @@ def test_a_taken_or_renewed_lease_is_what_validation_makes_of_it(
 def test_a_lease_taken_at_a_moment_with_no_time_zone_is_refused() -> None:
     with pytest.raises(ValueError, match=r"renewedDate: .* has no time zone"):
         a_run().take_lease("runner-1", datetime(2026, 1, 1), timedelta(seconds=30))
+
+
+def test_a_move_carrying_cost_entries_is_what_replace_makes_of_it() -> None:
+    move = first_start(RUN_ID, "step-1", START)
+    entry = duration_entry(
+        RunCostContext(RUN_ID, "db", "wf", None, ()),
+        "step-1",
+        1,
+        Decimal("1.5"),
+        RateCard(),
+        entry_id=duration_entry_id(RUN_ID, "step-1", 1),
+        at=START,
+    )
+    finish = plain_finish(RUN_ID, "step-1", StepStatus.FAILED, "boom", START, 1)
+    for each in (move, finish):
+        assert each.carrying((entry,)) == replace(each, cost_entries=(entry,))

@@ -172,7 +172,7 @@ class CompleteExecution:
             move = current.finish_step(step_id, StepStatus.SUCCEEDED, None, now, command.attempt)
             after = current if move is None else current.moved(move)
             # ended now or before (finish_step leaves no step open): the run ends as it did
-            recorded = ExecutionStatus(after.step(step_id).status.value)
+            recorded = ExecutionStatus(after.step(step_id).status)
             end = after.complete(recorded, now, None, log, log_object_key)
             moves = ((move,) if move else ()) + (end.steps if end else ())
             if not moves and end is None:
@@ -338,7 +338,7 @@ class CompleteExecution:
         return imported
 
     def _summary(self, step: PipelineExecution, log: str) -> StepLog:
-        lines = [f"{step.pipeline_id}: {step.status.value}"]
+        lines = [f"{step.pipeline_id}: {step.status}"]  # a StrEnum: its value
         if step.error:
             lines.append(f"error: {step.error}")
         if log:
@@ -347,7 +347,7 @@ class CompleteExecution:
             StepLog,
             pipeline_execution_id=step.pipeline_execution_id,
             workflow_execution_id=step.workflow_execution_id,
-            status=step.status.value,
+            status=str(step.status),
             message="\n".join(lines),
         )
 

@@ -6,7 +6,6 @@ import hashlib
 import threading
 import uuid
 from collections import OrderedDict
-from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Self
@@ -232,7 +231,7 @@ class RecordAttemptDurations:
             started,
             move.stop_date,
         )
-        return move if entry is None else replace(move, cost_entries=(entry,))
+        return move if entry is None else move.carrying((entry,))
 
     def appended(self, entries: tuple[CostLedgerEntry, ...]) -> None:
         """Entries now in the ledger: a later delivery of the same callback skips them."""
