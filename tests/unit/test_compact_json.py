@@ -39,6 +39,18 @@ def test_any_json_value_is_encoded_as_the_plain_compact_encoder_encodes_it(value
     assert encode_compact(value) == PLAIN.encode(value)
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["plain", "\x7f", "caf\u00e9", "\u2028", "\U0001f600", '\x00\x1f"\\\n\t', "a\x7fb\u00e9"],
+)
+def test_delete_and_characters_past_ascii_are_escaped_as_the_ascii_encoder_escapes_them(
+    text: str,
+) -> None:
+    item = {text: [text, {"k": text}]}
+    assert encode_compact(item) == PLAIN.encode(item)
+    assert encode_compact(item).isascii()
+
+
 @pytest.mark.parametrize("value", [Decimal("1.5"), {"tags": {"a"}}, [b"raw"], {"at": object()}])
 def test_a_value_json_has_no_form_for_is_refused_with_its_type(value: Any) -> None:
     with pytest.raises(TypeError, match="is not JSON serializable"):

@@ -3,6 +3,7 @@
 from datetime import UTC, datetime, timedelta, timezone
 from enum import StrEnum
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -399,6 +400,15 @@ def test_a_kept_date_text_is_the_text_of_its_moment_in_whatever_zone_it_comes(
         assert records.format_date(moment) == records.format_date(utc) == expected
         assert records.format_table_date(moment) == expected_table
         assert records.format_table_date(utc) == expected_table
+
+
+@pytest.mark.parametrize("microsecond", [0, 1, 990536])
+def test_a_moment_formatted_for_a_vams_table_first_has_its_full_text_too(microsecond: int) -> None:
+    moment = datetime(2026, 12, 4, 20, 55, 36, microsecond, tzinfo=UTC)
+    assert records.format_table_date(moment) == "2026-12-04T20:55:36Z"
+    assert records.format_date(moment) == f"2026-12-04T20:55:36.{microsecond:06d}Z"
+    naive = moment.replace(tzinfo=None)
+    assert records.format_date(naive) == records.format_date(naive.astimezone(UTC))
 
 
 def test_every_enum_a_record_builder_writes_is_a_str_enum_whose_str_is_its_value() -> None:
