@@ -4,7 +4,7 @@ the builders check themselves (an aware date, a whole-second table date, attempt
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 from types import SimpleNamespace
@@ -28,6 +28,7 @@ from domain.run import (
     Run,
     RunChange,
     RunGuard,
+    StepMove,
     as_its_runner_knows,
     first_start,
     plain_finish,
@@ -271,3 +272,18 @@ def test_a_move_carrying_cost_entries_is_what_replace_makes_of_it() -> None:
     finish = plain_finish(RUN_ID, "step-1", StepStatus.FAILED, "boom", START, 1)
     for each in (move, finish):
         assert each.carrying((entry,)) == replace(each, cost_entries=(entry,))
+
+
+def test_a_move_carrying_cost_entries_keeps_every_other_field() -> None:
+    # every field its own marker: a field added to StepMove and left out of carrying fails here
+    markers: dict[str, Any] = {field.name: object() for field in fields(StepMove)}
+    move = StepMove(**markers)
+    entries: Any = object()
+
+    carried = move.carrying(entries)
+
+    assert carried == replace(move, cost_entries=entries)
+    assert {f.name: getattr(carried, f.name) for f in fields(StepMove)} == {
+        **markers,
+        "cost_entries": entries,
+    }
