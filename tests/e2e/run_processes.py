@@ -8,21 +8,25 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 GONE_WITHIN_SECONDS = 10.0  # grace (1 s) + SIGKILL + the guard's polling, with room for CI load
 
 
 def wait_until_nothing_is_left(
-    execution_id: str, sleeper: int | None = None, seconds: float = GONE_WITHIN_SECONDS
+    execution_id: str, known: Mapping[str, int] | None = None, seconds: float = GONE_WITHIN_SECONDS
 ) -> float:
-    """The moment (epoch seconds) no live process of the run is left, nor the registered
-    `sleep` (which would have WFX_EXECUTION_ID too; it is named for a clearer failure)."""
+    """The moment (epoch seconds) no live process of the run is left, nor any of the `known`
+    pids (by the name a failure gives them: the registered `sleep`, a killed worker).
+
+    A process that is exiting has released its memory, so /proc shows it with no environment and
+    no command line before it turns zombie: `processes_of_run` cannot tell it is the run's. A
+    pid the test knows is watched by pid until it is gone."""
     deadline = time.monotonic() + seconds
     while True:
         left = [f"pid {pid} ({line})" for pid, line in processes_of_run(execution_id).items()]
-        if sleeper is not None and not is_gone(sleeper):
-            left.append(f"the registered sleep, pid {sleeper}")
+        left += [f"{name}, pid {pid}" for name, pid in (known or {}).items() if not is_gone(pid)]
         if not left:
             return time.time()
         assert time.monotonic() < deadline, f"still running after {seconds:g} s: {left}"

@@ -33,7 +33,6 @@ from adapters.local.supervisor import RunFolder
 from tests.e2e.cli import GUID, Outcome, Wfx
 from tests.e2e.run_processes import (
     command_line,
-    is_gone,
     processes_of_run,
     wait_until_nothing_is_left,
 )
@@ -148,7 +147,7 @@ def test_ctrl_c_of_a_foreground_run_aborts_it_and_a_redrive_finishes_it(
     os.killpg(run.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
 
     _assert_aborted_by(run, "SIGINT", 130, execution_id)
-    gone_at = wait_until_nothing_is_left(execution_id, sleeper)
+    gone_at = wait_until_nothing_is_left(execution_id, {"the registered sleep": sleeper})
     _assert_ended(stage.wfx, execution_id, "ABORTED", "wfx.Aborted")
     _assert_a_redrive_succeeds_one_copy_at_a_time(stage, execution_id, gone_at)
 
@@ -162,7 +161,7 @@ def test_sigterm_to_a_foreground_run_aborts_it_and_a_redrive_finishes_it(
     run.send_signal(signal.SIGTERM)  # to `wfx run` alone, as `kill PID` does
 
     _assert_aborted_by(run, "SIGTERM", 143, execution_id)
-    gone_at = wait_until_nothing_is_left(execution_id, sleeper)
+    gone_at = wait_until_nothing_is_left(execution_id, {"the registered sleep": sleeper})
     _assert_ended(stage.wfx, execution_id, "ABORTED", "wfx.Aborted")
     _assert_a_redrive_succeeds_one_copy_at_a_time(stage, execution_id, gone_at)
 
@@ -179,7 +178,7 @@ def test_kill_9_of_a_foreground_run_stops_its_step_and_the_run_ends_runner_lost(
     assert run.returncode == -signal.SIGKILL
     _assert_no_traceback("wfx run", stderr)
     # nothing wrote an abort: the step's guard saw its parent die and stopped its group
-    gone_at = wait_until_nothing_is_left(execution_id, sleeper)
+    gone_at = wait_until_nothing_is_left(execution_id, {"the registered sleep": sleeper})
     _assert_ended(short_lease.wfx, execution_id, "FAILED", "wfx.RunnerLost")
     _assert_a_redrive_succeeds_one_copy_at_a_time(short_lease, execution_id, gone_at)
 
@@ -198,8 +197,9 @@ def test_kill_9_of_a_detached_worker_stops_its_step_and_the_run_ends_runner_lost
 
     os.kill(worker.pid, signal.SIGKILL)
 
-    gone_at = wait_until_nothing_is_left(execution_id, sleeper)
-    assert is_gone(worker.pid)
+    gone_at = wait_until_nothing_is_left(
+        execution_id, {"the registered sleep": sleeper, "the killed worker": worker.pid}
+    )
     _assert_no_traceback("the worker", _runner_log(wfx, execution_id))
     _assert_ended(wfx, execution_id, "FAILED", "wfx.RunnerLost")
     _assert_a_redrive_succeeds_one_copy_at_a_time(short_lease, execution_id, gone_at)

@@ -42,6 +42,7 @@ STEPS_FOLDER = "steps"
 DEFAULT_GRACE_SECONDS = 5.0
 DEFAULT_LEASE_SECONDS = 30.0
 DEFAULT_WATCH_SECONDS = 0.5
+KEEPER_IDLE_SECONDS = 10.0  # a keeper's thread with no run to keep this long ends
 
 
 @dataclass(frozen=True)
@@ -364,14 +365,21 @@ class RunKeeper:
     `on_stop` once (in a thread of its own: a stop waits out a grace period) when either says
     stop. One thread for all runs, started on the first: a run costs no thread of its own.
 
+    The thread sleeps until the next run's look is due, woken early only by a run kept with an
+    earlier one, and ends once it has had no run to keep for `idle_seconds`; the next run kept
+    starts another. So a keeper nothing uses any more (an embedding program's container set
+    aside, a test's) leaves no thread behind that wakes to look at nothing.
+
     A store error is reported on stderr and tried again at the next tick: a short outage costs a
     renewal or two, and only an outage longer than the lease loses the run.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, idle_seconds: float = KEEPER_IDLE_SECONDS) -> None:
         self._kept: dict[str, _Kept] = {}
         self._lock = threading.Lock()
-        self._tick = DEFAULT_WATCH_SECONDS
+        self._woken = threading.Condition(self._lock)
+        self._wakes_at = 0.0  # when the thread's present wait ends
+        self._idle_seconds = idle_seconds
         self._thread: threading.Thread | None = None
 
     def keep(
@@ -391,29 +399,41 @@ class RunKeeper:
         )
         with self._lock:
             self._kept[execution_id] = kept
-            # not woken for it: a run's first look is due a watch interval from now, and the
-            # loop never sleeps longer than the shortest interval it has been given
-            self._tick = min(self._tick, watch_every)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="wfx-keeper", daemon=True)
                 self._thread.start()
+            elif kept.next_watch < self._wakes_at:
+                self._woken.notify()
 
     def release(self, execution_id: str) -> None:
         with self._lock:
             self._kept.pop(execution_id, None)
 
     def _loop(self) -> None:
-        while True:
-            with self._lock:
-                due = min((k.next_watch for k in self._kept.values()), default=None)
-                tick = self._tick
+        while (ready := self._wait_until_due()) is not None:
             now = time.monotonic()
-            time.sleep(tick if due is None else min(max(due - now, 0.0), tick))
-            now = time.monotonic()
-            with self._lock:
-                ready = [(i, k) for i, k in self._kept.items() if k.next_watch <= now]
             for execution_id, kept in ready:
                 self._tend(execution_id, kept, now)
+
+    def _wait_until_due(self) -> list[tuple[str, _Kept]] | None:
+        """The runs whose look is due, once one is; None, the thread's end, once it has woken
+        to no run to keep for the idle time (decided under the lock `keep` takes to start one)."""
+        with self._lock:
+            idle_until = time.monotonic() + self._idle_seconds
+            while True:
+                now = time.monotonic()
+                ready = [(i, k) for i, k in self._kept.items() if k.next_watch <= now]
+                if ready:
+                    return ready
+                if self._kept:
+                    idle_until = now + self._idle_seconds
+                elif now >= idle_until:
+                    self._thread = None
+                    return None
+                self._wakes_at = min(
+                    (k.next_watch for k in self._kept.values()), default=idle_until
+                )
+                self._woken.wait(self._wakes_at - now)
 
     def _tend(self, execution_id: str, kept: _Kept, now: float) -> None:
         kept.next_watch = now + kept.watch_every
