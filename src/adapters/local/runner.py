@@ -541,9 +541,8 @@ class LocalRunner:
             return interpreter.persist(
                 lambda: self._reporter.take_lease_and_start(execution_id, owner, known, first)
             )
-        return interpreter.persist(
-            lambda: self._reporter.take_lease(execution_id, owner, known)
-        ), None
+        leased = interpreter.persist(lambda: self._reporter.take_lease(execution_id, owner, known))
+        return leased, None
 
     def _keep_live(self, execution_id: str, owner: str, live: _LiveRun) -> None:
         """The run is this process's now: it says so in the run's folder, and its keeper renews
