@@ -304,6 +304,18 @@ def fit_item(
     if bound <= min(budget.quick_limit, limit):
         # the common case: a small item, one C-speed dump (kept for the row) and no walk
         return Record(item, offloads, text)
+    return _fit_by_cutting(item, budget, execution_id, offloads, limit)
+
+
+def _fit_by_cutting(
+    item: Mapping[str, Any],
+    budget: RecordBudget,
+    execution_id: str,
+    offloads: Iterable[Offload],
+    limit: int,
+) -> Record:
+    """fit_item's walk of an item that may not fit: the caps, then the largest fields cut
+    until it is within `limit`."""
     record = Record(item, offloads)
     moved = list(record.offloads)
     # cut already (a partial fit, or the run log the application cut): its body is stored

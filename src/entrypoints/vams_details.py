@@ -399,10 +399,6 @@ class VamsExecutionDetails(VamsResponse):
             for entry in details.steps
             for row in entry.input_metadata
         ]
-        warnings: dict[str, list[str]] = {}
-        for warning in details.sub_execution_warnings:
-            shown = SubExecutionWarningResponse.of(warning)
-            warnings.setdefault(warning.pipeline_execution_id, []).append(shown.message)
         return cls(
             **run,
             # read from the definition as VAMS reads its workflow's: a wfx workflow is named by
@@ -410,16 +406,7 @@ class VamsExecutionDetails(VamsResponse):
             workflow_name=details.workflow.workflow_id if details.workflow else "",
             workflow_description=details.workflow.description if details.workflow else "",
             workflow_system_config={},
-            pipelines=tuple(
-                VamsPipeline.of(
-                    entry,
-                    tuple(warnings.get(entry.step.pipeline_execution_id, ())) or None
-                    if with_sub_executions
-                    else None,
-                    with_sub_executions,
-                )
-                for entry in details.steps
-            ),
+            pipelines=_pipelines(details, with_sub_executions),
             # the launch's selection rows as stored: VAMS's inputFiles
             input_files=tuple(VamsInputFile.of(row) for row in details.selections),
             resolved_input_files=tuple(
@@ -433,19 +420,7 @@ class VamsExecutionDetails(VamsResponse):
                 for entry in details.steps
                 if entry.configuration is not None
             ),
-            outputs=VamsOutputs(
-                files=tuple(
-                    VamsOutputFile.of(row, entry.step, target)
-                    for entry in details.steps
-                    for row in entry.outputs.files
-                ),
-                metadata=tuple(
-                    VamsOutputMetadata.of(row, entry.step)
-                    for entry in details.steps
-                    for row in entry.outputs.metadata
-                ),
-                results=tuple(result for entry in details.steps for result in _results(entry)),
-            ),
+            outputs=_outputs(details, target),
             truncated_collections=_vams_truncated(details),
             configuration=None
             if configuration is None
@@ -465,6 +440,41 @@ class VamsExecutionDetails(VamsResponse):
             if details.approvals is None
             else tuple(ApprovalResponse.of(request) for request in details.approvals),
         )
+
+
+def _pipelines(details: ExecutionDetails, with_sub_executions: bool) -> tuple[VamsPipeline, ...]:
+    """Each step, with the messages of its sub-executions' warnings when those are asked for."""
+    warnings: dict[str, list[str]] = {}
+    for warning in details.sub_execution_warnings:
+        shown = SubExecutionWarningResponse.of(warning)
+        warnings.setdefault(warning.pipeline_execution_id, []).append(shown.message)
+    return tuple(
+        VamsPipeline.of(
+            entry,
+            tuple(warnings.get(entry.step.pipeline_execution_id, ())) or None
+            if with_sub_executions
+            else None,
+            with_sub_executions,
+        )
+        for entry in details.steps
+    )
+
+
+def _outputs(details: ExecutionDetails, target: AssetKey | None) -> VamsOutputs:
+    """Every step's output files, metadata and results, in step order."""
+    return VamsOutputs(
+        files=tuple(
+            VamsOutputFile.of(row, entry.step, target)
+            for entry in details.steps
+            for row in entry.outputs.files
+        ),
+        metadata=tuple(
+            VamsOutputMetadata.of(row, entry.step)
+            for entry in details.steps
+            for row in entry.outputs.metadata
+        ),
+        results=tuple(result for entry in details.steps for result in _results(entry)),
+    )
 
 
 def _results(entry: StepDetails) -> list[VamsOutputResult]:

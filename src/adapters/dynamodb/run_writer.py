@@ -158,7 +158,29 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
             build_execution_event_record(event.numbered(number))
             for number, event in enumerate(events, 1)
         ]
-        supporting = unique_puts(
+        supporting = self._supporting_puts(records, attempts)
+        execution_id = records.execution.workflow_execution_id
+        self._bodies.put([main, *numbered, *(item for _, _, item in supporting)])
+        size = _approximate_size(main) + sum(_approximate_size(item) for _, _, item in supporting)
+        items = 1 + len(numbered) + len(supporting)
+        if items <= TRANSACTION_ITEM_LIMIT and size <= TRANSACTION_BYTE_BUDGET:
+            self._launch_in_one_transaction(execution_id, main_table, main, numbered, supporting)
+        else:
+            self._launch_main_row_last(execution_id, main_table, main, numbered, supporting)
+        # The launch knows the main row's key and its event counter: the first step's start
+        # need not look either up.
+        key = {
+            "workflowExecutionId": execution_id,
+            "workflowDatabaseId:workflowId": records.execution.workflow_key,
+        }
+        self._keep_main_key(execution_id, key)
+        self._unit_of_work.launched(key, last_sequence_number=len(numbered))
+
+    def _supporting_puts(
+        self, records: LaunchRecords, attempts: Sequence[TaskExecution]
+    ) -> list[Put]:
+        """The launch's rows beside the main row and its events, each key once."""
+        return unique_puts(
             [
                 *self._puts(
                     ResourceKeys.WORKFLOW_EXECUTION_INPUTS,
@@ -189,22 +211,6 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
                 ),
             ]
         )
-        execution_id = records.execution.workflow_execution_id
-        self._bodies.put([main, *numbered, *(item for _, _, item in supporting)])
-        size = _approximate_size(main) + sum(_approximate_size(item) for _, _, item in supporting)
-        items = 1 + len(numbered) + len(supporting)
-        if items <= TRANSACTION_ITEM_LIMIT and size <= TRANSACTION_BYTE_BUDGET:
-            self._launch_in_one_transaction(execution_id, main_table, main, numbered, supporting)
-        else:
-            self._launch_main_row_last(execution_id, main_table, main, numbered, supporting)
-        # The launch knows the main row's key and its event counter: the first step's start
-        # need not look either up.
-        key = {
-            "workflowExecutionId": execution_id,
-            "workflowDatabaseId:workflowId": records.execution.workflow_key,
-        }
-        self._keep_main_key(execution_id, key)
-        self._unit_of_work.launched(key, last_sequence_number=len(numbered))
 
     def _event_put(self, event: Item) -> dict[str, Any]:
         table_name, spec = self._table(ResourceKeys.EXECUTION_EVENTS)
@@ -394,29 +400,9 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
         main_key = self._main_key(run_id)
         if main_key is None:
             raise not_found
-        actions: list[Action] = []
-        while_open = any(move.while_open for move in write.moves)
-        if write.change is not None:
-            change = write.change
-            values, removed = execution_changed_attributes(change.before, change.after)
-            _, update = self._execution_update(change, values, removed)
-            if while_open:  # one action per item: the moves' guard joins the change's
-                _add_open_terms(update)
-            actions.append(("Update", None, update))
-        elif while_open:
-            actions.append(("ConditionCheck", None, self._run_open_check(main_key)))
+        actions = self._main_row_actions(write, main_key)
         main_position = 0 if actions else None
-        step_at: dict[int, str] = {}
-        for move in write.moves:
-            step_id = move.pipeline_execution_id
-            step_at[len(actions)] = step_id
-            actions.extend(self._move_actions(move))
-        for row in write.step_rows:
-            step_at[len(actions)] = row.step.pipeline_execution_id
-            actions.append(("Update", None, self._step_row_update(row)))
-        if write.step_lists is not None:
-            step_at[len(actions)] = write.step_lists.step.pipeline_execution_id
-            actions.append(("Update", None, self._step_lists_update(write.step_lists)))
+        step_at = self._add_step_actions(write, actions)
         if write.approval is not None:
             table_name = self._tables.get_table_name(ResourceKeys.APPROVAL_REQUESTS)
             kind, request = approval_action(table_name, write.approval)
@@ -442,6 +428,38 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
                 raise PipelineExecutionNotFoundError(refused_step, run_id) from refused
             return False
         return True
+
+    def _main_row_actions(self, write: RunWrite, main_key: Mapping[str, str]) -> list[Action]:
+        """The write's action on the main row, if any: its change, or the check that the run is
+        open when a move is made only while it is."""
+        actions: list[Action] = []
+        while_open = any(move.while_open for move in write.moves)
+        if write.change is not None:
+            change = write.change
+            values, removed = execution_changed_attributes(change.before, change.after)
+            _, update = self._execution_update(change, values, removed)
+            if while_open:  # one action per item: the moves' guard joins the change's
+                _add_open_terms(update)
+            actions.append(("Update", None, update))
+        elif while_open:
+            actions.append(("ConditionCheck", None, self._run_open_check(main_key)))
+        return actions
+
+    def _add_step_actions(self, write: RunWrite, actions: list[Action]) -> dict[int, str]:
+        """Add the write's actions on step rows to `actions`; the step of each by its position
+        (a refused one names the step that is missing)."""
+        step_at: dict[int, str] = {}
+        for move in write.moves:
+            step_id = move.pipeline_execution_id
+            step_at[len(actions)] = step_id
+            actions.extend(self._move_actions(move))
+        for row in write.step_rows:
+            step_at[len(actions)] = row.step.pipeline_execution_id
+            actions.append(("Update", None, self._step_row_update(row)))
+        if write.step_lists is not None:
+            step_at[len(actions)] = write.step_lists.step.pipeline_execution_id
+            actions.append(("Update", None, self._step_lists_update(write.step_lists)))
+        return step_at
 
     def _step_row_update(self, row: StepRow) -> dict[str, Any]:
         step = row.step

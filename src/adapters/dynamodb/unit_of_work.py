@@ -64,6 +64,70 @@ def _code(exc: ClientError) -> str:
     return str(exc.response.get("Error", {}).get("Code", ""))
 
 
+def _joined_by_counter(
+    action: Action,
+    counter_term: str,
+    counter_names: dict[str, str],
+    counter_values: dict[str, Any],
+) -> dict[str, Any]:
+    """The caller's action on the main row as an Update that moves the counter too."""
+    kind, _, request = action
+    merged = dict(request)
+    expression = str(merged.pop("UpdateExpression", "")) if kind == "Update" else ""
+    if expression.startswith("SET "):
+        expression = f"SET #lastSeq = :nextSeq, {expression[4:]}"
+    else:
+        expression = f"SET #lastSeq = :nextSeq {expression}".strip()
+    merged["UpdateExpression"] = expression
+    merged["ConditionExpression"] = f"({merged['ConditionExpression']}) AND {counter_term}"
+    merged["ExpressionAttributeNames"] = {
+        **merged.get("ExpressionAttributeNames", {}),
+        **counter_names,
+    }
+    merged["ExpressionAttributeValues"] = {
+        **merged.get("ExpressionAttributeValues", {}),
+        **counter_values,
+    }
+    merged["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return {"Update": merged}
+
+
+def _backoff_before(race: int) -> None:
+    """A random pause, its ceiling doubling with each race lost."""
+    ceiling = min(_MAX_BACKOFF_SECONDS, _FIRST_BACKOFF_SECONDS * 2 ** min(race, 8))
+    time.sleep(random.uniform(0, ceiling))
+
+
+def _counter_moved(
+    exc: ClientError,
+    counter: Mapping[str, Any],
+    last: int,
+    main_position: int | None,
+    not_found: Exception,
+) -> int:
+    """The counter's condition failed: its number now, when another writer moved it from
+    `last`; otherwise the main row is gone, or the caller's condition on it failed."""
+    old = counter.get("Item")
+    if not old:
+        raise not_found from exc
+    stored = int(from_wire(old).get(LAST_SEQUENCE_NUMBER, 0))
+    if stored != last:
+        return stored
+    if main_position is not None:
+        raise TransactionRefusedError(main_position, counter) from exc
+    raise not_found from exc
+
+
+def _first_failed_condition(
+    reasons: Sequence[Mapping[str, Any]], counter_position: int
+) -> int | None:
+    """The first item whose condition failed, the counter's aside; None when none did."""
+    for position, reason in enumerate(reasons):
+        if reason.get("Code") == "ConditionalCheckFailed" and position != counter_position:
+            return position
+    return None
+
+
 class DynamoDbUnitOfWork:
     """UnitOfWork and ExecutionEvents on DynamoDB; the execution store writes through it too."""
 
@@ -182,8 +246,7 @@ class DynamoDbUnitOfWork:
         conflicts = repairs = 0
         for race in range(MAX_COUNTER_RACES):
             if race:
-                ceiling = min(_MAX_BACKOFF_SECONDS, _FIRST_BACKOFF_SECONDS * 2 ** min(race, 8))
-                time.sleep(random.uniform(0, ceiling))
+                _backoff_before(race)
             numbered = tuple(event.numbered(last + n) for n, event in enumerate(events, 1))
             records = [build_execution_event_record(event) for event in numbered]
             self._bodies.put(records)
@@ -196,45 +259,28 @@ class DynamoDbUnitOfWork:
                 reasons: list[Any] = list(exc.response.get("CancellationReasons", []))
                 counter = reasons[counter_position] if counter_position < len(reasons) else {}
                 if counter.get("Code") == "ConditionalCheckFailed":
-                    old = counter.get("Item")
-                    if not old:
-                        raise not_found from exc
-                    stored = int(from_wire(old).get(LAST_SEQUENCE_NUMBER, 0))
-                    if stored != last:  # another writer took the number: take the next
-                        last = stored
-                        continue
-                    if main_position is not None:
-                        raise TransactionRefusedError(main_position, counter) from exc
-                    raise not_found from exc
-                for position, reason in enumerate(reasons):
-                    if reason.get("Code") != "ConditionalCheckFailed":
-                        continue
-                    if position < len(actions):
-                        raise TransactionRefusedError(position, reason) from exc
-                    if position != counter_position:
-                        # the log is ahead of the counter (two transactions landed over each
-                        # other half-way): the counter catches up and the write goes on
-                        if repairs >= _COUNTER_REPAIRS:
-                            raise EventNumberTakenError(
-                                f"execution {workflow_execution_id}: event {last + 1} is "
-                                f"taken although the run's counter is at {last}, and stays "
-                                "so; nothing was written"
-                            ) from exc
-                        repairs += 1
-                        caught_up = self._catch_up(workflow_execution_id, main_key, last)
-                        last = caught_up or self._read_last(main_key, not_found)
-                        break
-                else:
-                    codes = {reason.get("Code") for reason in reasons}
+                    # raises unless another writer took the number: then the next is taken
+                    last = _counter_moved(exc, counter, last, main_position, not_found)
+                    continue
+                refused = _first_failed_condition(reasons, counter_position)
+                if refused is None:
                     conflicts += 1
                     # Another write to one of these items was in flight: nothing applied, try
                     # again.
+                    codes = {reason.get("Code") for reason in reasons}
                     if (
                         "TransactionConflict" not in codes
                         or conflicts >= _TRANSACTION_CONFLICT_TRIES
                     ):
                         raise
                     last = self._read_last(main_key, not_found)
+                elif refused < len(actions):
+                    raise TransactionRefusedError(refused, reasons[refused]) from exc
+                else:
+                    repairs += 1
+                    last = self._repair_counter(
+                        exc, workflow_execution_id, main_key, last, repairs, not_found
+                    )
                 continue
             self._last[workflow_execution_id] = last + len(numbered)
             return numbered
@@ -242,6 +288,27 @@ class DynamoDbUnitOfWork:
             f"execution {workflow_execution_id}: lost the race for an event number "
             f"{MAX_COUNTER_RACES} times"
         )
+
+    def _repair_counter(
+        self,
+        exc: ClientError,
+        workflow_execution_id: str,
+        main_key: Mapping[str, str],
+        last: int,
+        repairs: int,
+        not_found: Exception,
+    ) -> int:
+        """An event's number was taken at the counter's `last`: the log is ahead of the counter
+        (two transactions landed over each other half-way), so the counter catches up and the
+        write goes on; the number to write from. Gives up after _COUNTER_REPAIRS repairs."""
+        if repairs > _COUNTER_REPAIRS:
+            raise EventNumberTakenError(
+                f"execution {workflow_execution_id}: event {last + 1} is "
+                f"taken although the run's counter is at {last}, and stays "
+                "so; nothing was written"
+            ) from exc
+        caught_up = self._catch_up(workflow_execution_id, main_key, last)
+        return caught_up or self._read_last(main_key, not_found)
 
     def _catch_up(
         self, workflow_execution_id: str, main_key: Mapping[str, str], last: int
@@ -315,52 +382,47 @@ class DynamoDbUnitOfWork:
             counter_term = "attribute_not_exists(#lastSeq)"
         if main_position is None:
             items.append(
-                {
-                    "Update": {
-                        "TableName": self._main_table,
-                        "Key": to_wire(main_key),
-                        "UpdateExpression": "SET #lastSeq = :nextSeq",
-                        "ConditionExpression": f"attribute_exists(#mainPk) AND {counter_term}",
-                        "ExpressionAttributeNames": {
-                            **counter_names,
-                            "#mainPk": "workflowExecutionId",
-                        },
-                        "ExpressionAttributeValues": counter_values,
-                        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-                    }
-                }
+                self._counter_update(main_key, counter_term, counter_names, counter_values)
             )
             counter_position = len(items) - 1
         else:
-            kind, _, request = actions[main_position]
-            merged = dict(request)
-            expression = str(merged.pop("UpdateExpression", "")) if kind == "Update" else ""
-            if expression.startswith("SET "):
-                expression = f"SET #lastSeq = :nextSeq, {expression[4:]}"
-            else:
-                expression = f"SET #lastSeq = :nextSeq {expression}".strip()
-            merged["UpdateExpression"] = expression
-            merged["ConditionExpression"] = f"({merged['ConditionExpression']}) AND {counter_term}"
-            merged["ExpressionAttributeNames"] = {
-                **merged.get("ExpressionAttributeNames", {}),
-                **counter_names,
-            }
-            merged["ExpressionAttributeValues"] = {
-                **merged.get("ExpressionAttributeValues", {}),
-                **counter_values,
-            }
-            merged["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-            items[main_position] = {"Update": merged}
+            items[main_position] = _joined_by_counter(
+                actions[main_position], counter_term, counter_names, counter_values
+            )
             counter_position = main_position
         for record in records:
-            items.append(
-                {
-                    "Put": {
-                        "TableName": self._events_table,
-                        "Item": to_wire(record),
-                        "ConditionExpression": "attribute_not_exists(#pk)",
-                        "ExpressionAttributeNames": {"#pk": "workflowExecutionId"},
-                    }
-                }
-            )
+            items.append(self._event_put(record))
         return items, counter_position
+
+    def _counter_update(
+        self,
+        main_key: Mapping[str, str],
+        counter_term: str,
+        counter_names: dict[str, str],
+        counter_values: dict[str, Any],
+    ) -> dict[str, Any]:
+        """The counter's own Update, when the caller does not touch the main row."""
+        return {
+            "Update": {
+                "TableName": self._main_table,
+                "Key": to_wire(main_key),
+                "UpdateExpression": "SET #lastSeq = :nextSeq",
+                "ConditionExpression": f"attribute_exists(#mainPk) AND {counter_term}",
+                "ExpressionAttributeNames": {
+                    **counter_names,
+                    "#mainPk": "workflowExecutionId",
+                },
+                "ExpressionAttributeValues": counter_values,
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
+        }
+
+    def _event_put(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "Put": {
+                "TableName": self._events_table,
+                "Item": to_wire(record),
+                "ConditionExpression": "attribute_not_exists(#pk)",
+                "ExpressionAttributeNames": {"#pk": "workflowExecutionId"},
+            }
+        }

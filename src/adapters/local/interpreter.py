@@ -170,17 +170,7 @@ class StepInterpreter:
             except (AttemptFencedError, StoreUnavailableError):
                 raise  # the run is not this runner's any more, or the store is gone: run() says
             except BaseException:  # Ctrl-C in inline mode: the step and the run end with it
-                self.persist(
-                    partial(
-                        self._reporter.step_finished,
-                        execution_id,
-                        step_id,
-                        StepStatus.ABORTED,
-                        INTERRUPTED,
-                        attempt,
-                    )
-                )
-                self._complete(execution_id, ExecutionStatus.ABORTED, INTERRUPTED)
+                self._record_interrupted(execution_id, step_id, attempt)
                 raise
             policy = planned.retry
             if error is None or self._stop.requested or policy is None:
@@ -204,6 +194,33 @@ class StepInterpreter:
         if self._stop.reason is StopReason.ABORT:
             # it ended because it was stopped (or despite it): an aborted step did not succeed
             status = StepStatus.ABORTED
+        return self._record_step_end(execution_id, step_id, status, error, attempt, following, last)
+
+    def _record_interrupted(self, execution_id: str, step_id: str, attempt: int) -> None:
+        self.persist(
+            partial(
+                self._reporter.step_finished,
+                execution_id,
+                step_id,
+                StepStatus.ABORTED,
+                INTERRUPTED,
+                attempt,
+            )
+        )
+        self._complete(execution_id, ExecutionStatus.ABORTED, INTERRUPTED)
+
+    def _record_step_end(
+        self,
+        execution_id: str,
+        step_id: str,
+        status: StepStatus,
+        error: str | None,
+        attempt: int,
+        following: PlannedStep | None,
+        last: bool,
+    ) -> tuple[ExecutionStatus | None, int | None]:
+        """Write the step's end (with the run's, or the next step's start, in the same write
+        where it can) and end the run unless the step is recorded SUCCEEDED."""
         next_attempt: int | None = None
         if status is StepStatus.SUCCEEDED and last:
             _, ended = self.persist(

@@ -489,22 +489,10 @@ class LocalRunner:
         )
         # in chain order once: the start and the plan below both walk it
         ordered = None if known_steps is None else chain_order(list(known_steps))
-        first = _first_to_start(ordered) if known is not None and claimed is None else None
-        started: int | None = None
-        leased: WorkflowExecution | None
         try:
-            if known is not None and claimed is not None:
-                # the launch's write took the lease and started the first step
-                leased, started = known, self._started_at_launch(known, ordered)
-            elif known is not None and first is not None:
-                # the launch's own run: the lease and the first step's start are one write
-                leased, started = interpreter.persist(
-                    lambda: self._reporter.take_lease_and_start(execution_id, owner, known, first)
-                )
-            else:
-                leased = interpreter.persist(
-                    lambda: self._reporter.take_lease(execution_id, owner, known)
-                )
+            leased, started = self._take_lease(
+                execution_id, owner, known, claimed, ordered, interpreter
+            )
             if leased is None:
                 return None  # another runner has it, or it has ended
         except ExecutionNotFoundError:
@@ -514,18 +502,7 @@ class LocalRunner:
             # a lease's length has passed with no runner (wfx.RunnerLost).
             print(f"wfx: run {execution_id}: {STORE_FAILED}: {error}; not run", file=sys.stderr)
             return None
-        with self._lock:
-            self._live[execution_id] = live
-        mode = "detached" if self._mode == "worker" else self._mode
-        self._folder(execution_id).write_runner(this_process(mode))
-        self._keeper.keep(
-            execution_id,
-            watch=lambda: _standing(self._reporter.current(execution_id)),
-            renew=lambda: self._reporter.renew_lease(execution_id, owner),
-            on_stop=lambda reason: self._stop_live(execution_id, live, reason),
-            lease_seconds=self._lease,
-            watch_seconds=self._watch,
-        )
+        self._keep_live(execution_id, owner, live)
         try:
             return self._run(
                 leased,
@@ -538,17 +515,62 @@ class LocalRunner:
                 launched,
             )
         except Exception as error:  # the runner itself failed: the run ends, and says why
-            if live.stop.reason is StopReason.LOST:
-                return None
-            if isinstance(error, StoreUnavailableError):
-                message = f"{STORE_FAILED}: {error}"
-            else:
-                message = f"local runner: {type(error).__name__}: {error}"
-            return interpreter.record_failure(execution_id, message)
+            return self._record_runner_failure(execution_id, live, interpreter, error)
         finally:
             self._keeper.release(execution_id)
             with self._lock:
                 self._live.pop(execution_id, None)
+
+    def _take_lease(
+        self,
+        execution_id: str,
+        owner: str,
+        known: WorkflowExecution | None,
+        claimed: str | None,
+        ordered: Sequence[PipelineExecution] | None,
+        interpreter: StepInterpreter,
+    ) -> tuple[WorkflowExecution | None, int | None]:
+        """The main row under `owner`'s lease (None when another runner has it, or it has
+        ended), and the attempt of the first step when the lease's write started it."""
+        if known is not None and claimed is not None:
+            # the launch's write took the lease and started the first step
+            return known, self._started_at_launch(known, ordered)
+        first = _first_to_start(ordered) if known is not None else None
+        if known is not None and first is not None:
+            # the launch's own run: the lease and the first step's start are one write
+            return interpreter.persist(
+                lambda: self._reporter.take_lease_and_start(execution_id, owner, known, first)
+            )
+        leased = interpreter.persist(lambda: self._reporter.take_lease(execution_id, owner, known))
+        return leased, None
+
+    def _keep_live(self, execution_id: str, owner: str, live: _LiveRun) -> None:
+        """The run is this process's now: it says so in the run's folder, and its keeper renews
+        the lease and watches for an abort."""
+        with self._lock:
+            self._live[execution_id] = live
+        mode = "detached" if self._mode == "worker" else self._mode
+        self._folder(execution_id).write_runner(this_process(mode))
+        self._keeper.keep(
+            execution_id,
+            watch=lambda: _standing(self._reporter.current(execution_id)),
+            renew=lambda: self._reporter.renew_lease(execution_id, owner),
+            on_stop=lambda reason: self._stop_live(execution_id, live, reason),
+            lease_seconds=self._lease,
+            watch_seconds=self._watch,
+        )
+
+    @staticmethod
+    def _record_runner_failure(
+        execution_id: str, live: _LiveRun, interpreter: StepInterpreter, error: Exception
+    ) -> ExecutionStatus | None:
+        if live.stop.reason is StopReason.LOST:
+            return None
+        if isinstance(error, StoreUnavailableError):
+            message = f"{STORE_FAILED}: {error}"
+        else:
+            message = f"local runner: {type(error).__name__}: {error}"
+        return interpreter.record_failure(execution_id, message)
 
     def _started_at_launch(
         self, execution: WorkflowExecution, ordered: Sequence[PipelineExecution] | None
@@ -692,36 +714,12 @@ class LocalRunner:
     ) -> str | None:
         """Run one attempt of a step and upload what it changed; its error, or None."""
         if attempt > 1:  # every attempt appends to the one step log: say where this one starts
-            log_path = self._logs.step_log_path(
-                step.workflow_execution_id, step.pipeline_execution_id
-            )
-            with open(log_path, "a", encoding="utf-8") as log:
-                log.write(attempt_marker(step.pipeline_execution_id, attempt) + "\n")
+            self._mark_attempt(step, attempt)
         try:
             definition = _definition(version, step)
-            ids = (step.workflow_execution_id, step.pipeline_execution_id)
             python = definition.execution_type is ExecutionType.PYTHON
             in_process = python and self._step_user is None
-            # a step run in this process holds no token: its `register` issues it when called
-            issue = None if in_process else self._registration_token
-            token = None if issue is None else issue(*ids)
-            input_files = self._input_files(step, run_inputs)
-            if self._step_user is not None:
-                input_files = self._staged(step, input_files)
-            run = StepRun(
-                workflow_execution_id=step.workflow_execution_id,
-                pipeline_execution_id=step.pipeline_execution_id,
-                input_files=input_files,
-                output_dir=outputs.path,
-                run_dir=self._run_dir(step.workflow_execution_id),
-                log_path=lambda: self._logs.step_log_path(
-                    step.workflow_execution_id, step.pipeline_execution_id
-                ),
-                register=None
-                if self._registrar is None
-                else _StepRegister(self._registrar, ids, self._registration_token),
-                registration_token=token,
-            )
+            run = self._step_run(step, run_inputs, outputs, in_process)
             try:
                 if in_process:
                     assert definition.handler is not None  # StepDefinition guarantees it
@@ -746,6 +744,42 @@ class LocalRunner:
         except Exception as error:
             return f"{type(error).__name__}: {error}"
         return None
+
+    def _mark_attempt(self, step: PipelineExecution, attempt: int) -> None:
+        log_path = self._logs.step_log_path(step.workflow_execution_id, step.pipeline_execution_id)
+        with open(log_path, "a", encoding="utf-8") as log:
+            log.write(attempt_marker(step.pipeline_execution_id, attempt) + "\n")
+
+    def _step_run(
+        self,
+        step: PipelineExecution,
+        run_inputs: _RunInputs,
+        outputs: OutputFolder,
+        in_process: bool,
+    ) -> StepRun:
+        """What the step is given: its inputs (staged for the step user), folders, log and,
+        run outside this process, its registration token."""
+        ids = (step.workflow_execution_id, step.pipeline_execution_id)
+        # a step run in this process holds no token: its `register` issues it when called
+        issue = None if in_process else self._registration_token
+        token = None if issue is None else issue(*ids)
+        input_files = self._input_files(step, run_inputs)
+        if self._step_user is not None:
+            input_files = self._staged(step, input_files)
+        return StepRun(
+            workflow_execution_id=step.workflow_execution_id,
+            pipeline_execution_id=step.pipeline_execution_id,
+            input_files=input_files,
+            output_dir=outputs.path,
+            run_dir=self._run_dir(step.workflow_execution_id),
+            log_path=lambda: self._logs.step_log_path(
+                step.workflow_execution_id, step.pipeline_execution_id
+            ),
+            register=None
+            if self._registrar is None
+            else _StepRegister(self._registrar, ids, self._registration_token),
+            registration_token=token,
+        )
 
     def _staged(self, step: PipelineExecution, input_files: list[str]) -> list[str]:
         """Copies of the inputs the step user may read (the object store is the service's)."""

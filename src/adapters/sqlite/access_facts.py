@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, ExecutionSql
 from adapters.sqlite.statements import chunks, placeholders
@@ -66,25 +66,39 @@ def read_access_facts(
             chunk,
         ):
             databases[execution_id][key.split(":", 1)[0]] = None
-    # model_construct: these are our own key columns, already checked when they were written,
-    # and validating ~4 models per row would cost more than the four queries.
     return {
-        execution_id: AccessFacts.model_construct(
-            workflow_execution_id=execution_id,
-            workflow_database_id=workflows[execution_id][0],
-            workflow_id=workflows[execution_id][1],
-            read_assets=tuple(
-                AssetKey.model_construct(database_id=d, asset_id=a) for d, a in read[execution_id]
-            ),
-            written_asset=(
-                AssetKey.model_construct(
-                    database_id=written[execution_id][0], asset_id=written[execution_id][1]
-                )
-                if execution_id in written
-                else None
-            ),
-            metadata_databases=tuple(databases[execution_id]),
+        execution_id: _facts_of(
+            execution_id,
+            workflows[execution_id],
+            read[execution_id],
+            written.get(execution_id),
+            databases[execution_id],
         )
         for execution_id in ids
         if execution_id in workflows
     }
+
+
+def _facts_of(
+    execution_id: str,
+    workflow: tuple[str, str],
+    read_assets: Iterable[tuple[str, str]],
+    written_asset: tuple[str, str] | None,
+    metadata_databases: Iterable[str],
+) -> AccessFacts:
+    # model_construct: these are our own key columns, already checked when they were written,
+    # and validating ~4 models per row would cost more than the four queries.
+    return AccessFacts.model_construct(
+        workflow_execution_id=execution_id,
+        workflow_database_id=workflow[0],
+        workflow_id=workflow[1],
+        read_assets=tuple(
+            AssetKey.model_construct(database_id=d, asset_id=a) for d, a in read_assets
+        ),
+        written_asset=(
+            AssetKey.model_construct(database_id=written_asset[0], asset_id=written_asset[1])
+            if written_asset is not None
+            else None
+        ),
+        metadata_databases=tuple(metadata_databases),
+    )

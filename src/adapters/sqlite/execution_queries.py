@@ -37,6 +37,7 @@ from domain.errors import ExecutionNotFoundError
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
+    PipelineExecution,
     StepDetails,
     StepOutputs,
     WorkflowExecution,
@@ -116,6 +117,7 @@ class SqliteExecutionQueries(SqliteStoreBase):
     ) -> ExecutionDetails:
         sql = self._sql
         key = (workflow_execution_id,)
+        page_limit = -1 if row_limit is None else row_limit
         self._ensure_attempts_table()  # the resolved inputs' table too
         with self._database.read() as connection:  # one read transaction: one snapshot
             row = connection.execute(sql.execution_by_id, key).fetchone()
@@ -123,44 +125,17 @@ class SqliteExecutionQueries(SqliteStoreBase):
                 raise ExecutionNotFoundError(workflow_execution_id)
             configuration = connection.execute(sql.configuration_of_execution, key).fetchone()
             inputs = self._page(
-                connection,
-                RowCollection.INPUTS,
-                workflow_execution_id,
-                None,
-                -1 if row_limit is None else row_limit,
+                connection, RowCollection.INPUTS, workflow_execution_id, None, page_limit
             )
             selections = self._page(
+                connection, RowCollection.SELECTIONS, workflow_execution_id, None, page_limit
+            )
+            steps = self._step_details(
                 connection,
-                RowCollection.SELECTIONS,
-                workflow_execution_id,
-                None,
-                -1 if row_limit is None else row_limit,
+                self._steps(connection, workflow_execution_id),
+                include_outputs,
+                row_limit,
             )
-            steps = self._steps(connection, workflow_execution_id)
-            ids = [step.pipeline_execution_id for step in steps]
-
-            def per_step(
-                table: TableSql, parse: Callable[[Item], T], bounded: bool = True
-            ) -> dict[str, list[T]]:
-                # one query for every step of the run, grouped here
-                grouped: dict[str, list[T]] = defaultdict(list)
-                limit = row_limit if bounded else None
-                for item in self._items_in(connection, table, STEP_ID, ids, limit):
-                    grouped[item[STEP_ID]].append(parse(self._whole(item)))
-                return grouped
-
-            step_configurations = per_step(
-                sql.step_configurations, parse_step_input_configuration_record, bounded=False
-            )
-            step_metadata = per_step(sql.step_metadata, parse_step_input_metadata_record)
-            if include_outputs:
-                files = per_step(sql.output_files, parse_output_file_record)
-                metadata = per_step(sql.output_metadata, parse_output_metadata_record)
-                results = per_step(sql.output_results, parse_output_result_record)
-                logs = per_step(sql.logs, parse_step_log_record)
-                attempts = per_step(sql.attempts, parse_task_execution_record, bounded=False)
-                artifacts = per_step(sql.artifacts, parse_artifact_record)
-        no_outputs = StepOutputs()
         return ExecutionDetails(
             execution=parse_execution_record(self._whole(load_item(row[0]))),
             configuration=parse_execution_configuration_record(
@@ -172,27 +147,62 @@ class SqliteExecutionQueries(SqliteStoreBase):
             selections=tuple(
                 parse_execution_input_record(load_item(text)) for (text,) in selections
             ),
-            steps=tuple(
-                StepDetails(
-                    step=step,
-                    configuration=next(iter(step_configurations.get(pid, ())), None),
-                    input_metadata=tuple(step_metadata.get(pid, ())),
-                    outputs=StepOutputs(
-                        files=tuple(files.get(pid, ())),
-                        metadata=tuple(metadata.get(pid, ())),
-                        results=tuple(results.get(pid, ())),
-                        logs=tuple(logs.get(pid, ())),
-                        artifacts=tuple(sorted(artifacts.get(pid, ()), key=lambda a: a.row_key)),
-                    )
-                    if include_outputs
-                    else no_outputs,
-                    attempts=tuple(sorted(attempts.get(pid, ()), key=lambda a: a.attempt))
-                    if include_outputs
-                    else (),
+            steps=steps,
+        )
+
+    def _step_details(
+        self,
+        connection: sqlite3.Connection,
+        steps: Sequence[PipelineExecution],
+        include_outputs: bool,
+        row_limit: int | None,
+    ) -> tuple[StepDetails, ...]:
+        """Each step with its input configuration and metadata and, `include_outputs`, its
+        outputs and attempts; one query per table for all the run's steps."""
+        sql = self._sql
+        ids = [step.pipeline_execution_id for step in steps]
+
+        def per_step(
+            table: TableSql, parse: Callable[[Item], T], bounded: bool = True
+        ) -> dict[str, list[T]]:
+            grouped: dict[str, list[T]] = defaultdict(list)
+            limit = row_limit if bounded else None
+            for item in self._items_in(connection, table, STEP_ID, ids, limit):
+                grouped[item[STEP_ID]].append(parse(self._whole(item)))
+            return grouped
+
+        step_configurations = per_step(
+            sql.step_configurations, parse_step_input_configuration_record, bounded=False
+        )
+        step_metadata = per_step(sql.step_metadata, parse_step_input_metadata_record)
+        if include_outputs:
+            files = per_step(sql.output_files, parse_output_file_record)
+            metadata = per_step(sql.output_metadata, parse_output_metadata_record)
+            results = per_step(sql.output_results, parse_output_result_record)
+            logs = per_step(sql.logs, parse_step_log_record)
+            attempts = per_step(sql.attempts, parse_task_execution_record, bounded=False)
+            artifacts = per_step(sql.artifacts, parse_artifact_record)
+        no_outputs = StepOutputs()
+        return tuple(
+            StepDetails(
+                step=step,
+                configuration=next(iter(step_configurations.get(pid, ())), None),
+                input_metadata=tuple(step_metadata.get(pid, ())),
+                outputs=StepOutputs(
+                    files=tuple(files.get(pid, ())),
+                    metadata=tuple(metadata.get(pid, ())),
+                    results=tuple(results.get(pid, ())),
+                    logs=tuple(logs.get(pid, ())),
+                    artifacts=tuple(sorted(artifacts.get(pid, ()), key=lambda a: a.row_key)),
                 )
-                for step in steps
-                for pid in (step.pipeline_execution_id,)
-            ),
+                if include_outputs
+                else no_outputs,
+                attempts=tuple(sorted(attempts.get(pid, ()), key=lambda a: a.attempt))
+                if include_outputs
+                else (),
+            )
+            for step in steps
+            for pid in (step.pipeline_execution_id,)
         )
 
     # -- newest-first lists -------------------------------------------------------------------

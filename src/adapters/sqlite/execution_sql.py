@@ -63,8 +63,8 @@ class ExecutionSql:
     def __init__(self, schema: SqliteSchema) -> None:
         self.schema = schema
         self.tables = {key: TableSql.render(table) for key, table in schema.tables.items()}
-        main = self.executions = self.tables[ResourceKeys.WORKFLOW_EXECUTIONS]
-        steps = self.steps = self.tables[ResourceKeys.PIPELINE_EXECUTIONS]
+        self.executions = self.tables[ResourceKeys.WORKFLOW_EXECUTIONS]
+        self.steps = self.tables[ResourceKeys.PIPELINE_EXECUTIONS]
         self.inputs = self.tables[ResourceKeys.WORKFLOW_EXECUTION_INPUTS]
         self.configuration = self.tables[ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION]
         self.step_configurations = self.tables[ResourceKeys.PIPELINE_INPUT_CONFIGURATION]
@@ -74,8 +74,24 @@ class ExecutionSql:
         self.output_results = self.tables[ResourceKeys.PIPELINE_OUTPUT_RESULTS]
         self.logs = self.tables[ResourceKeys.PIPELINE_LOGS]
         self.artifacts = self.tables[ResourceKeys.ARTIFACTS]
-        attempts = self.attempts = self.tables[ResourceKeys.TASK_EXECUTIONS]
+        self.attempts = self.tables[ResourceKeys.TASK_EXECUTIONS]
+        self.rows = {
+            RowCollection.INPUTS: self.tables[ResourceKeys.RESOLVED_INPUT_FILES],
+            RowCollection.SELECTIONS: self.inputs,
+            RowCollection.INPUT_METADATA: self.step_metadata,
+            RowCollection.OUTPUT_FILES: self.output_files,
+            RowCollection.OUTPUT_METADATA: self.output_metadata,
+            RowCollection.OUTPUT_RESULTS: self.output_results,
+            RowCollection.LOGS: self.logs,
+            RowCollection.ARTIFACTS: self.artifacts,
+        }
+        self._render_row_statements()
+        self._render_pages()
+        self._updates: dict[tuple[object, ...], str] = {}
 
+    def _render_row_statements(self) -> None:
+        """The statements on one run's or one step's row."""
+        main, steps, attempts = self.executions, self.steps, self.attempts
         main_columns = ", ".join(main.q(c) for c in (*main.columns, "item"))
         # A workflow-keyed table would accept the same id under another workflow; the id alone
         # names an execution, so the guard looks for the id, not the whole primary key.
@@ -100,16 +116,10 @@ class ExecutionSql:
         self.configuration_of_execution = (
             self._items_where(self.configuration, EXECUTION_ID) + " LIMIT 1"
         )
-        self.rows = {
-            RowCollection.INPUTS: self.tables[ResourceKeys.RESOLVED_INPUT_FILES],
-            RowCollection.SELECTIONS: self.inputs,
-            RowCollection.INPUT_METADATA: self.step_metadata,
-            RowCollection.OUTPUT_FILES: self.output_files,
-            RowCollection.OUTPUT_METADATA: self.output_metadata,
-            RowCollection.OUTPUT_RESULTS: self.output_results,
-            RowCollection.LOGS: self.logs,
-            RowCollection.ARTIFACTS: self.artifacts,
-        }
+
+    def _render_pages(self) -> None:
+        """The page statements, each shape rendered once: a collection's rows, the lists of
+        runs, an asset's runs."""
         self._row_pages = {
             (collection, continued): self._render_row_page(table, continued)
             for collection, table in self.rows.items()
@@ -130,7 +140,6 @@ class ExecutionSql:
             for direction in AssetDirection
             for continued in (False, True)
         }
-        self._updates: dict[tuple[object, ...], str] = {}
 
     def row_page(self, collection: RowCollection, continued: bool) -> str:
         """Parameters: partition[, the sort key of the last row read], limit."""

@@ -66,12 +66,9 @@ def _checked(entry: T | None, dropped: tuple[str, ...]) -> T:
     return entry
 
 
-def registration_command(options: RegisterOptions) -> PublishRegistrationCommand:
-    """The publish command, or InvalidInputError naming the option and the rule."""
-    from application.use_cases.publish_registration import PublishRegistrationCommand
-    from domain.logs import RegisteredLog, RegisteredSubExecution
-    from domain.registration import normalize_log, normalize_sub_execution
-
+def _refuse_bad_combinations(options: RegisterOptions) -> None:
+    """InvalidInputError naming the options when they do not describe one log and/or one
+    sub-execution."""
     if options.source_type and options.source_type not in LOG_SOURCE_TYPES:
         raise InvalidInputError(
             f"--source-type: must be one of {', '.join(LOG_SOURCE_TYPES)}, "
@@ -96,6 +93,16 @@ def registration_command(options: RegisterOptions) -> PublishRegistrationCommand
             "nothing to register: give --log-group-arn or --log-group-name, and/or "
             "--sub-execution-type with --sub-execution-id"
         )
+
+
+def registration_command(options: RegisterOptions) -> PublishRegistrationCommand:
+    """The publish command, or InvalidInputError naming the option and the rule."""
+    from application.use_cases.publish_registration import PublishRegistrationCommand
+    from domain.logs import RegisteredLog, RegisteredSubExecution
+    from domain.registration import normalize_log, normalize_sub_execution
+
+    _refuse_bad_combinations(options)
+    has_group = bool(options.log_group_arn or options.log_group_name)
     logs: tuple[RegisteredLog, ...] = ()
     if has_group:
         log = {

@@ -133,6 +133,35 @@ def steps_table(steps: Sequence[StepDetails]) -> Any:
 def print_details(details: ExecutionDetails, console: Any) -> None:
     e = details.execution
     console.print(f"[bold]{e.workflow_execution_id}[/]  {styled(e.status.value)}")
+    for name, value in _summary_rows(details):
+        console.print(f"  [dim]{name:<9}[/] {escape(redact(value))}")
+    if e.execution_error:
+        _print_error(e.execution_error, console)
+    if details.inputs:
+        _print_inputs(details, console)
+    console.print("\n[bold]Steps[/]")
+    console.print(steps_table(details.steps))
+    print_attempts(details.steps, console)
+    from entrypoints.cli.logs import print_available_logs
+
+    print_available_logs(details.steps, details.log_warnings, console)
+    from entrypoints.cli.maintenance import print_stop_outcomes
+
+    print_stop_outcomes(details.steps, console)
+    print_approvals(details, console)
+    _print_output_files(details, console)
+    if details.truncated_collections:
+        # seed 000: what was cut is said, with the way to read the rest
+        console.print("\n[bold]Truncated[/] (page the rest with `wfx executions metadata`)")
+        for cut in details.truncated_collections:
+            console.print(
+                f"  {escape(cut.collection)}  [dim]{cut.returned} of {cut.total}[/]", soft_wrap=True
+            )
+
+
+def _summary_rows(details: ExecutionDetails) -> list[tuple[str, str]]:
+    """The run's fields under its id, by name; a field not set is left out (or shown as -)."""
+    e = details.execution
     rows = [
         ("workflow", f"{e.workflow_database_id}/{e.workflow_id} version {e.workflow_version}"),
         (
@@ -160,44 +189,33 @@ def print_details(details: ExecutionDetails, console: Any) -> None:
     if config is not None:
         target = config.output_asset_key
         rows.append(("output", target.replace(":", "/") if target else "results only"))
-    for name, value in rows:
-        console.print(f"  [dim]{name:<9}[/] {escape(redact(value))}")
-    if e.execution_error:
-        # All of it: a command's error is its exit code then its stderr tail, the first line
-        # says what failed and the last what it said.
-        first, *rest = redact(e.execution_error).strip().splitlines()
-        console.print(f"  [dim]{'error':<9}[/] [red]{escape(first)}[/]")
-        for line in rest:
-            console.print(f"  {'':<9} [red]{escape(line)}[/]")
-    if details.inputs:
-        console.print("\n[bold]Inputs[/]")
-        for row in details.inputs:
-            version = row.version_id or "(no single version)"
-            selected = redact(f"{row.database_id}/{row.asset_id}/{row.input_asset_file_key}")
-            console.print(f"  {escape(selected)}  [dim]{escape(version)}[/]")
-    console.print("\n[bold]Steps[/]")
-    console.print(steps_table(details.steps))
-    print_attempts(details.steps, console)
-    from entrypoints.cli.logs import print_available_logs
+    return rows
 
-    print_available_logs(details.steps, details.log_warnings, console)
-    from entrypoints.cli.maintenance import print_stop_outcomes
 
-    print_stop_outcomes(details.steps, console)
-    print_approvals(details, console)
+def _print_error(error: str, console: Any) -> None:
+    # All of it: a command's error is its exit code then its stderr tail, the first line
+    # says what failed and the last what it said.
+    first, *rest = redact(error).strip().splitlines()
+    console.print(f"  [dim]{'error':<9}[/] [red]{escape(first)}[/]")
+    for line in rest:
+        console.print(f"  {'':<9} [red]{escape(line)}[/]")
+
+
+def _print_inputs(details: ExecutionDetails, console: Any) -> None:
+    console.print("\n[bold]Inputs[/]")
+    for row in details.inputs:
+        version = row.version_id or "(no single version)"
+        selected = redact(f"{row.database_id}/{row.asset_id}/{row.input_asset_file_key}")
+        console.print(f"  {escape(selected)}  [dim]{escape(version)}[/]")
+
+
+def _print_output_files(details: ExecutionDetails, console: Any) -> None:
     outputs = [(entry.step.pipeline_id, f) for entry in details.steps for f in entry.outputs.files]
     if outputs:
         console.print("\n[bold]Output files[/]")
         for pipeline_id, f in outputs:
             path = escape(redact(f.relative_file_path))
             console.print(f"  {path}  [dim]{f.size} B  from {pipeline_id}[/]")
-    if details.truncated_collections:
-        # seed 000: what was cut is said, with the way to read the rest
-        console.print("\n[bold]Truncated[/] (page the rest with `wfx executions metadata`)")
-        for cut in details.truncated_collections:
-            console.print(
-                f"  {escape(cut.collection)}  [dim]{cut.returned} of {cut.total}[/]", soft_wrap=True
-            )
 
 
 def print_approvals(details: ExecutionDetails, console: Any) -> None:

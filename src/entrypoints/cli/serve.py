@@ -131,6 +131,29 @@ def worker_app() -> FastAPI:
     return app
 
 
+def _processes(asked: int, settings: Settings) -> int:
+    if asked > 1 and settings.store == "sqlite" and str(settings.sqlite_path) == ":memory:":
+        print("wfx: an in-memory database lives in one process: serving with one", file=sys.stderr)
+        return 1
+    return asked
+
+
+def _offer_viewer_link(settings: Settings, host: str, port: int) -> None:
+    """The viewer's login link on stdout, alone on its line (a script can read it), opened in a
+    browser when there is a display; with an identity provider's keys, how to log in instead."""
+    link = login_link(settings, host, port)
+    if link is None:
+        print(
+            "no viewer link: WFX_JWT_JWKS is set, so log in at /login?token=<token> with "
+            "a token of your identity provider",
+            file=sys.stderr,
+        )
+        return
+    print(link, flush=True)
+    if _has_display():
+        _open_soon(link)
+
+
 def serve(
     container_for: Callable[[str], Container],
     host: str,
@@ -146,10 +169,7 @@ def serve(
     # also the store's first opening (tables created or upgraded) before any worker opens it
     container = container_for("detached")
     settings = Settings.from_environment()
-    workers = workers or settings.serve_workers
-    if workers > 1 and settings.store == "sqlite" and str(settings.sqlite_path) == ":memory:":
-        print("wfx: an in-memory database lives in one process: serving with one", file=sys.stderr)
-        workers = 1
+    workers = _processes(workers or settings.serve_workers, settings)
     processes = f", {workers} processes" if workers > 1 else ""
     print(
         f"wfx serving {settings.describe_store()} on http://{host}:{port}{processes} "
@@ -157,18 +177,7 @@ def serve(
         file=sys.stderr,
     )
     if open_viewer:
-        link = login_link(settings, host, port)
-        if link is None:
-            print(
-                "no viewer link: WFX_JWT_JWKS is set, so log in at /login?token=<token> with "
-                "a token of your identity provider",
-                file=sys.stderr,
-            )
-        else:
-            # stdout, alone on its line: a script can read the link
-            print(link, flush=True)
-            if _has_display():
-                _open_soon(link)
+        _offer_viewer_link(settings, host, port)
     if workers == 1:
         app = _app(container, settings, session_key=None)
         uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)

@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from multiprocessing.context import SpawnProcess
 from types import FrameType
 
 import uvicorn
@@ -356,39 +357,14 @@ def serve_from_processes(app: str, host: str, port: int, workers: int) -> int:
     ]
     balancer = _Balancer(listener, [_Worker(ours) for ours, _ in pairs])
     dealing = threading.Thread(target=balancer.run, name="wfx-serve-balancer", daemon=True)
-    failed = None
-    lost_dealer = False
     try:
         for process, (_, theirs) in zip(processes, pairs, strict=True):
             process.start()
             theirs.close()  # so the process's end closing is seen as its end
         dealing.start()
-        while not stop.wait(0.2):
-            if not dealing.is_alive():  # its traceback is on stderr: no connection is served
-                lost_dealer = True
-                break
-            # a process ends by itself only on a stop signal (0) or a failure
-            ended = [p for p in processes if p.exitcode is not None]
-            if ended:
-                failed = next((p for p in ended if p.exitcode != 0), None)
-                break
+        lost_dealer, failed = _watch(stop, dealing, processes)
     finally:
-        # no new connection from here; those in hand are finished by their process
-        balancer.stop.set()
-        if dealing.is_alive():
-            dealing.join()
-        listener.close()
-        for process in processes:
-            if process.exitcode is None and process.pid is not None:
-                process.terminate()  # SIGTERM: uvicorn finishes the requests in hand
-        for process in processes:
-            process.join(STOP_GRACE_SECONDS)
-            if process.exitcode is None and process.pid is not None:
-                process.kill()
-                process.join()
-        for ours, theirs in pairs:
-            ours.close()
-            theirs.close()
+        _stop_serving(balancer, dealing, listener, processes, pairs)
         for number, handler in previous.items():
             signal.signal(number, handler)
     if lost_dealer:
@@ -402,3 +378,44 @@ def serve_from_processes(app: str, host: str, port: int, workers: int) -> int:
         )
         return 1
     return 0
+
+
+def _watch(
+    stop: threading.Event, dealing: threading.Thread, processes: list[SpawnProcess]
+) -> tuple[bool, SpawnProcess | None]:
+    """Until a stop signal, the dealer's failure (True) or a process's end (the first that
+    failed, if any): what ended the serving."""
+    while not stop.wait(0.2):
+        if not dealing.is_alive():  # its traceback is on stderr: no connection is served
+            return True, None
+        # a process ends by itself only on a stop signal (0) or a failure
+        ended = [p for p in processes if p.exitcode is not None]
+        if ended:
+            return False, next((p for p in ended if p.exitcode != 0), None)
+    return False, None
+
+
+def _stop_serving(
+    balancer: _Balancer,
+    dealing: threading.Thread,
+    listener: socket.socket,
+    processes: list[SpawnProcess],
+    pairs: list[tuple[socket.socket, socket.socket]],
+) -> None:
+    """No new connection from here; those in hand are finished by their process, each given
+    the grace before it is killed."""
+    balancer.stop.set()
+    if dealing.is_alive():
+        dealing.join()
+    listener.close()
+    for process in processes:
+        if process.exitcode is None and process.pid is not None:
+            process.terminate()  # SIGTERM: uvicorn finishes the requests in hand
+    for process in processes:
+        process.join(STOP_GRACE_SECONDS)
+        if process.exitcode is None and process.pid is not None:
+            process.kill()
+            process.join()
+    for ours, theirs in pairs:
+        ours.close()
+        theirs.close()

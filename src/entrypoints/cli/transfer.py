@@ -22,6 +22,7 @@ from entrypoints.cli import context
 
 if TYPE_CHECKING:
     from application.ports.migration import ArchivedRun, RejectedRun
+    from application.use_cases.import_executions import ImportExecutionsResult
 
 
 def _warn(text: str) -> None:
@@ -118,6 +119,40 @@ def _numbered(stream: TextIO, advance: Any) -> Iterable[str]:
         yield line
 
 
+def _import_document(result: ImportExecutionsResult, differences: list[str] | None) -> str:
+    """The counts as JSON; `differences` only when the import was verified."""
+    from entrypoints.cli.render import dump_json
+
+    document: dict[str, Any] = {
+        "runs": result.runs,
+        "itemsWritten": result.items_written,
+        "itemsUnchanged": result.items_unchanged,
+        "conflicts": list(result.conflicts),
+        "rejected": [
+            {"line": r.line, "run": r.workflow_execution_id, "message": r.message}
+            for r in result.rejected
+        ],
+    }
+    if differences is not None:
+        document["differences"] = differences
+    return dump_json(document)
+
+
+def _say_imported(result: ImportExecutionsResult, verified: bool) -> None:
+    if result.items_written == 0 and result.runs:
+        context.echo(
+            f"imported {result.runs} run(s): nothing new written, all "
+            f"{result.items_unchanged} item(s) were already stored"
+        )
+    else:
+        context.echo(
+            f"imported {result.runs} run(s): {result.items_written} item(s) written, "
+            f"{result.items_unchanged} already stored"
+        )
+    if verified:
+        context.echo("verified: every item of the file is stored as it is in the file")
+
+
 def import_(
     file: Annotated[Path, typer.Argument(metavar="FILE.jsonl", help="A file of `wfx export`.")],
     verify: Annotated[
@@ -152,33 +187,8 @@ def import_(
         for difference in differences:
             _warn(f"difference: {difference}")
     if json_output:
-        from entrypoints.cli.render import dump_json
-
-        document: dict[str, Any] = {
-            "runs": result.runs,
-            "itemsWritten": result.items_written,
-            "itemsUnchanged": result.items_unchanged,
-            "conflicts": list(result.conflicts),
-            "rejected": [
-                {"line": r.line, "run": r.workflow_execution_id, "message": r.message}
-                for r in result.rejected
-            ],
-        }
-        if verify:
-            document["differences"] = differences
-        context.echo(dump_json(document))
+        context.echo(_import_document(result, differences if verify else None))
     else:
-        if result.items_written == 0 and result.runs:
-            context.echo(
-                f"imported {result.runs} run(s): nothing new written, all "
-                f"{result.items_unchanged} item(s) were already stored"
-            )
-        else:
-            context.echo(
-                f"imported {result.runs} run(s): {result.items_written} item(s) written, "
-                f"{result.items_unchanged} already stored"
-            )
-        if verify and not differences:
-            context.echo("verified: every item of the file is stored as it is in the file")
+        _say_imported(result, verified=verify and not differences)
     if result.rejected or differences:
         raise typer.Exit(1)

@@ -30,8 +30,49 @@ _LOG_DELIVERY = (
 
 
 def state_machine_resources() -> dict[str, Any]:
+    return {
+        ROLE_ID: {
+            "Type": "AWS::IAM::Role",
+            "Properties": {
+                "Description": "wfx state machines: invoke the step functions, run Batch jobs",
+                "AssumeRolePolicyDocument": {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Effect": "Allow",
+                            "Principal": {"Service": "states.amazonaws.com"},
+                            "Action": "sts:AssumeRole",
+                        }
+                    ],
+                },
+                "Policies": [
+                    {
+                        "PolicyName": "wfx-state-machines",
+                        "PolicyDocument": {
+                            "Version": "2012-10-17",
+                            "Statement": _role_statements(),
+                        },
+                    }
+                ],
+            },
+        },
+        LOG_GROUP_ID: {
+            "Type": "AWS::Logs::LogGroup",
+            "DeletionPolicy": "Delete",
+            "UpdateReplacePolicy": "Delete",
+            "Properties": {
+                "LogGroupName": {"Fn::Sub": "/aws/vendedlogs/states/${AWS::StackName}"},
+                "RetentionInDays": {"Ref": LOG_RETENTION},
+            },
+        },
+    }
+
+
+def _role_statements() -> list[dict[str, Any]]:
+    """What the state machines' role may do: invoke the step functions, deliver its logs,
+    run Batch jobs synchronously."""
     invoked = [{"Fn::GetAtt": [function_id(f), "Arn"]} for f in STATE_MACHINE_FUNCTIONS]
-    statements = [
+    return [
         {
             "Sid": "InvokeStepFunctions",
             "Effect": "Allow",
@@ -62,36 +103,3 @@ def state_machine_resources() -> dict[str, Any]:
             "Resource": arn("events", _BATCH_SYNC_RULE),
         },
     ]
-    return {
-        ROLE_ID: {
-            "Type": "AWS::IAM::Role",
-            "Properties": {
-                "Description": "wfx state machines: invoke the step functions, run Batch jobs",
-                "AssumeRolePolicyDocument": {
-                    "Version": "2012-10-17",
-                    "Statement": [
-                        {
-                            "Effect": "Allow",
-                            "Principal": {"Service": "states.amazonaws.com"},
-                            "Action": "sts:AssumeRole",
-                        }
-                    ],
-                },
-                "Policies": [
-                    {
-                        "PolicyName": "wfx-state-machines",
-                        "PolicyDocument": {"Version": "2012-10-17", "Statement": statements},
-                    }
-                ],
-            },
-        },
-        LOG_GROUP_ID: {
-            "Type": "AWS::Logs::LogGroup",
-            "DeletionPolicy": "Delete",
-            "UpdateReplacePolicy": "Delete",
-            "Properties": {
-                "LogGroupName": {"Fn::Sub": "/aws/vendedlogs/states/${AWS::StackName}"},
-                "RetentionInDays": {"Ref": LOG_RETENTION},
-            },
-        },
-    }
