@@ -105,46 +105,57 @@ def build_state_machine(version: WorkflowVersion, handlers: HandlerArns) -> dict
     labels = _step_labels(version.steps)
     states: dict[str, Any] = {}
     for index, step in enumerate(version.steps):
-        label = labels[index]
-        after = f"Start {labels[index + 1]}" if index + 1 < len(labels) else COMPLETE_STATE
-        run = f"Run {label}"
-        if step.approval is not None:
-            states[f"Start {label}"] = _tracking_task(handlers, "start", index, run)
-            states.update(_gate_states(handlers, step.approval, index, label))
-        elif step.retry is None or step.retry.max_attempts == 1:  # one attempt: nothing to loop
-            states[f"Start {label}"] = _tracking_task(handlers, "start", index, run)
-            states[run] = _step_task(step, index, f"Finish {label}")
-        else:
-            states[f"Start {label}"] = _tracking_task(
-                handlers, "start", index, f"Attempt 1 {label}"
-            )
-            states[run] = _step_task(step, index, f"Finish {label}", f"Retry? {label}")
-            states.update(_retry_loop(handlers, step.retry, index, label))
-        # The last step is finished here too (its row closed as SUCCEEDED); its output files
-        # are recorded by CompleteExecution, which FinishStep leaves them to (seed 000).
-        states[f"Finish {label}"] = _tracking_task(handlers, "finish", index, after)
-    states[COMPLETE_STATE] = _lambda_task(
-        handlers.completion,
-        {"workflowExecutionId.$": "$.workflowExecutionId", "status": "SUCCEEDED"},
-        SUCCEEDED_STATE,
-    )
-    states[SUCCEEDED_STATE] = {"Type": "Succeed"}
-    if any(step.approval is not None for step in version.steps):
-        # no error given: the run takes the error its gate step ended with
-        for name, status, end in (
-            (GATE_REJECTED_STATE, "FAILED", FAILED_STATE),
-            (GATE_TIMED_OUT_STATE, "TIMED_OUT", GATE_TIMED_OUT_FAILED_STATE),
-        ):
-            states[name] = _lambda_task(
-                handlers.completion,
-                {"workflowExecutionId.$": "$.workflowExecutionId", "status": status},
-                end,
-            )
-        states[GATE_TIMED_OUT_FAILED_STATE] = {
-            "Type": "Fail",
-            "Error": TIMED_OUT_ERROR,
-            "Cause": "no decision before the approval gate's timeout",
-        }
+        states.update(_step_states(step, index, labels, handlers))
+    gated = any(step.approval is not None for step in version.steps)
+    states.update(_end_states(handlers, gated))
+    return {
+        "Comment": (
+            f"wfx {version.database_id}/{version.workflow_id} version {version.version}: "
+            f"{len(version.steps)} step(s)"
+        ),
+        "StartAt": f"Start {labels[0]}",
+        "States": states,
+    }
+
+
+def _step_states(
+    step: StepDefinition, index: int, labels: list[str], handlers: HandlerArns
+) -> dict[str, Any]:
+    """Step `index`'s states: its start, its run (a gate, one attempt or a retry loop), its
+    finish, which goes on to the next step's start or to the completion."""
+    label = labels[index]
+    after = f"Start {labels[index + 1]}" if index + 1 < len(labels) else COMPLETE_STATE
+    run = f"Run {label}"
+    states: dict[str, Any] = {}
+    if step.approval is not None:
+        states[f"Start {label}"] = _tracking_task(handlers, "start", index, run)
+        states.update(_gate_states(handlers, step.approval, index, label))
+    elif step.retry is None or step.retry.max_attempts == 1:  # one attempt: nothing to loop
+        states[f"Start {label}"] = _tracking_task(handlers, "start", index, run)
+        states[run] = _step_task(step, index, f"Finish {label}")
+    else:
+        states[f"Start {label}"] = _tracking_task(handlers, "start", index, f"Attempt 1 {label}")
+        states[run] = _step_task(step, index, f"Finish {label}", f"Retry? {label}")
+        states.update(_retry_loop(handlers, step.retry, index, label))
+    # The last step is finished here too (its row closed as SUCCEEDED); its output files
+    # are recorded by CompleteExecution, which FinishStep leaves them to (seed 000).
+    states[f"Finish {label}"] = _tracking_task(handlers, "finish", index, after)
+    return states
+
+
+def _end_states(handlers: HandlerArns, gated: bool) -> dict[str, Any]:
+    """The run's ends: completed and succeeded; rejected or timed out at a gate, when it has
+    one; failed, through the error handler."""
+    states: dict[str, Any] = {
+        COMPLETE_STATE: _lambda_task(
+            handlers.completion,
+            {"workflowExecutionId.$": "$.workflowExecutionId", "status": "SUCCEEDED"},
+            SUCCEEDED_STATE,
+        ),
+        SUCCEEDED_STATE: {"Type": "Succeed"},
+    }
+    if gated:
+        states.update(_gate_end_states(handlers))
     states[ERROR_STATE] = {
         **_lambda_task(
             handlers.error,
@@ -161,14 +172,27 @@ def build_state_machine(version: WorkflowVersion, handlers: HandlerArns) -> dict
         "ErrorPath": "$.error.Error",
         "CausePath": "$.error.Cause",
     }
-    return {
-        "Comment": (
-            f"wfx {version.database_id}/{version.workflow_id} version {version.version}: "
-            f"{len(version.steps)} step(s)"
-        ),
-        "StartAt": f"Start {labels[0]}",
-        "States": states,
+    return states
+
+
+def _gate_end_states(handlers: HandlerArns) -> dict[str, Any]:
+    states: dict[str, Any] = {}
+    # no error given: the run takes the error its gate step ended with
+    for name, status, end in (
+        (GATE_REJECTED_STATE, "FAILED", FAILED_STATE),
+        (GATE_TIMED_OUT_STATE, "TIMED_OUT", GATE_TIMED_OUT_FAILED_STATE),
+    ):
+        states[name] = _lambda_task(
+            handlers.completion,
+            {"workflowExecutionId.$": "$.workflowExecutionId", "status": status},
+            end,
+        )
+    states[GATE_TIMED_OUT_FAILED_STATE] = {
+        "Type": "Fail",
+        "Error": TIMED_OUT_ERROR,
+        "Cause": "no decision before the approval gate's timeout",
     }
+    return states
 
 
 def _step_labels(steps: tuple[StepDefinition, ...]) -> list[str]:

@@ -14,6 +14,7 @@ from enum import StrEnum
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from domain.approvals import ApprovalRequest
+from domain.attempts import TaskExecution
 from domain.derived import assembled, aware, derived
 from domain.execution import WorkflowExecution
 from domain.run import RUNNER_LOST_ERROR, RunChange, StepMove
@@ -99,6 +100,20 @@ def launch_events(execution: WorkflowExecution) -> tuple[NewEvent, ...]:
 
 def move_events(move: StepMove) -> tuple[NewEvent, ...]:
     """A step move: its attempt's close, then its own transition, then the attempt it opens."""
+    at = _move_moment(move)
+    run_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
+    events: list[NewEvent] = []
+    if move.close_attempt is not None:
+        events.append(_attempt_finished_event(move, run_id, step_id, at))
+    if move.status is not None:
+        events.append(_step_event(move, run_id, step_id, at))
+    opened = move.open_attempt
+    if opened is not None:
+        events.append(_attempt_opened_event(move, opened, run_id, step_id))
+    return tuple(events)
+
+
+def _move_moment(move: StepMove) -> datetime:
     opened_at = move.open_attempt.start_date if move.open_attempt else None
     # the decision's own moment: the domain has no clock, so a move says when it happened
     at = move.stop_date or move.start_date or opened_at
@@ -108,69 +123,67 @@ def move_events(move: StepMove) -> tuple[NewEvent, ...]:
         )
     # the move's dates are a clock's (a move is not validated): their one rule is checked here
     aware(at, "occurred_at")
+    return at
 
-    # Built unvalidated (domain.derived): every field is an id, date, number or enum value of
-    # the move, its valid attempt or the enums here. Each event is one call of `derived` with
-    # its fields named: a helper taking them as keywords would pack them into a dict twice more
-    # per event, a third of what the event costs (12 a warm run).
-    run_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
-    events: list[NewEvent] = []
-    if move.close_attempt is not None:
-        closed = move.close_status or move.status
-        events.append(
-            derived(
-                NewEvent,
-                workflow_execution_id=run_id,
-                pipeline_execution_id=step_id,
-                event_type=EventType.ATTEMPT_FINISHED,
-                occurred_at=at,
-                attempt=move.close_attempt,
-                status=str(closed) if closed else None,
-                error=None if closed is StepStatus.SUCCEEDED else move.error,
-            )
-        )
+
+# A move's events are built unvalidated (domain.derived): every field is an id, date, number or
+# enum value of the move, its valid attempt or the enums here. Each event is one call of `derived`
+# with its fields named: a helper taking them as keywords would pack them into a dict twice more
+# per event, a third of what the event costs (12 a warm run).
+
+
+def _attempt_finished_event(move: StepMove, run_id: str, step_id: str, at: datetime) -> NewEvent:
+    closed = move.close_status or move.status
+    return derived(
+        NewEvent,
+        workflow_execution_id=run_id,
+        pipeline_execution_id=step_id,
+        event_type=EventType.ATTEMPT_FINISHED,
+        occurred_at=at,
+        attempt=move.close_attempt,
+        status=str(closed) if closed else None,
+        error=None if closed is StepStatus.SUCCEEDED else move.error,
+    )
+
+
+def _step_event(move: StepMove, run_id: str, step_id: str, at: datetime) -> NewEvent:
+    """The step's own transition: started, or finished with the move's status."""
     if move.status is StepStatus.RUNNING:
-        events.append(
-            derived(
-                NewEvent,
-                workflow_execution_id=run_id,
-                pipeline_execution_id=step_id,
-                event_type=EventType.STEP_STARTED,
-                occurred_at=at,
-                attempt=move.open_attempt.attempt if move.open_attempt else None,
-                status=str(move.status),
-            )
+        return derived(
+            NewEvent,
+            workflow_execution_id=run_id,
+            pipeline_execution_id=step_id,
+            event_type=EventType.STEP_STARTED,
+            occurred_at=at,
+            attempt=move.open_attempt.attempt if move.open_attempt else None,
+            status=str(move.status),
         )
-    elif move.status is not None:
-        events.append(
-            derived(
-                NewEvent,
-                workflow_execution_id=run_id,
-                pipeline_execution_id=step_id,
-                event_type=EventType.STEP_FINISHED,
-                occurred_at=at,
-                attempt=move.close_attempt,
-                status=str(move.status),
-                error=move.error,
-            )
-        )
-    if move.open_attempt is not None:
-        opened = move.open_attempt
-        events.append(
-            derived(
-                NewEvent,
-                workflow_execution_id=run_id,
-                pipeline_execution_id=step_id,
-                event_type=(
-                    EventType.ATTEMPT_RETRIED if move.status is None else EventType.ATTEMPT_STARTED
-                ),
-                occurred_at=opened.start_date,
-                attempt=opened.attempt,
-                status=str(opened.status),
-                trigger=str(opened.trigger),
-            )
-        )
-    return tuple(events)
+    return derived(
+        NewEvent,
+        workflow_execution_id=run_id,
+        pipeline_execution_id=step_id,
+        event_type=EventType.STEP_FINISHED,
+        occurred_at=at,
+        attempt=move.close_attempt,
+        status=str(move.status),
+        error=move.error,
+    )
+
+
+def _attempt_opened_event(
+    move: StepMove, opened: TaskExecution, run_id: str, step_id: str
+) -> NewEvent:
+    return derived(
+        NewEvent,
+        workflow_execution_id=run_id,
+        pipeline_execution_id=step_id,
+        # a move without a status of its own retries the step: its attempt is a retry
+        event_type=EventType.ATTEMPT_RETRIED if move.status is None else EventType.ATTEMPT_STARTED,
+        occurred_at=opened.start_date,
+        attempt=opened.attempt,
+        status=str(opened.status),
+        trigger=str(opened.trigger),
+    )
 
 
 def change_events(change: RunChange) -> tuple[NewEvent, ...]:

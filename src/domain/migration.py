@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
@@ -221,6 +221,17 @@ def _step_status(status: ExecutionStatus) -> StepStatus:
     return StepStatus.FAILED if status is ExecutionStatus.PENDING_REDRIVE else StepStatus(status)
 
 
+class _Outcome(NamedTuple):
+    """A migrated run's status and dates, settled from its row and Step Functions' answer."""
+
+    status: ExecutionStatus
+    start: datetime
+    stop: datetime | None
+    error: str | None
+    cause: str | None
+    start_estimated: bool
+
+
 def migrated_run(
     v1: V1Execution,
     reconciled: Reconciled | None = None,
@@ -230,6 +241,40 @@ def migrated_run(
 ) -> MigratedRun:
     """The rows of `v1`, with what Step Functions said of it when it was asked and answered;
     a run that recorded no start gets estimated_start's, flagged as estimated."""
+    outcome = _settled_outcome(v1, reconciled, migrated_at, workflow_created)
+    execution = _migrated_execution(v1, outcome)
+    file_key = v1.input_asset_file_key or WHOLE_ASSET_KEY
+    pipeline_execution_id = migrated_pipeline_execution_id(v1.execution_id)
+    step = _migrated_step(v1, pipeline_execution_id, outcome)
+    input_file = PipelineInputFile(
+        pipeline_execution_id=pipeline_execution_id,
+        workflow_execution_id=v1.execution_id,
+        database_id=v1.database_id,
+        asset_id=v1.asset_id,
+        input_asset_file_key=file_key,
+    )
+    step_configuration = StepInputConfiguration(
+        pipeline_execution_id=pipeline_execution_id,
+        workflow_execution_id=v1.execution_id,
+        execution_type=step.execution_type,
+        input_file_arity=step.input_file_arity,
+    )
+    return MigratedRun(
+        execution=execution,
+        inputs=(_migrated_input(v1, execution.workflow_key, file_key, outcome.start),),
+        steps=(step,),
+        input_files=(input_file,),
+        configuration=_migrated_configuration(v1, execution.workflow_key, outcome.start),
+        step_configurations=(step_configuration,),
+    )
+
+
+def _settled_outcome(
+    v1: V1Execution,
+    reconciled: Reconciled | None,
+    migrated_at: datetime,
+    workflow_created: datetime | None,
+) -> _Outcome:
     status, start, stop = v1.status, recorded_start(v1, reconciled), v1.stop_date
     error = cause = None  # that release kept no message: none, never the status name (seed 000)
     if reconciled is not None:
@@ -245,28 +290,36 @@ def migrated_run(
         start = estimated_start(workflow_created, stop, migrated_at)
     if stop is None and status in TERMINAL_STATUSES:
         stop = start  # an ended run without a stop ended, as far as is known, when it started
-    execution = WorkflowExecution(
+    return _Outcome(status, start, stop, error, cause, start_estimated)
+
+
+def _migrated_execution(v1: V1Execution, outcome: _Outcome) -> WorkflowExecution:
+    return WorkflowExecution(
         workflow_execution_id=v1.execution_id,
         workflow_database_id=v1.workflow_database_id,
         workflow_id=v1.workflow_id,
         workflow_version=MIGRATED_WORKFLOW_VERSION,
-        status=status,
-        execution_start_date=start,
-        execution_stop_date=stop,
+        status=outcome.status,
+        execution_start_date=outcome.start,
+        execution_stop_date=outcome.stop,
         # that release recorded no user; the run is attributed as an unattended one is
         triggered_by_user_id=SYSTEM_USER,
         trigger_type=TriggerType.MANUAL,
         orchestrator="stepfunctions",
         state_machine_arn=v1.state_machine_arn,
         execution_arn=v1.execution_arn,
-        execution_error=error,
-        execution_cause=cause,
-        start_date_estimated=start_estimated,
+        execution_error=outcome.error,
+        execution_cause=outcome.cause,
+        start_date_estimated=outcome.start_estimated,
     )
-    file_key = v1.input_asset_file_key or WHOLE_ASSET_KEY
-    execution_input = ExecutionInput(
+
+
+def _migrated_input(
+    v1: V1Execution, workflow_key: str, file_key: str, start: datetime
+) -> ExecutionInput:
+    return ExecutionInput(
         workflow_execution_id=v1.execution_id,
-        workflow_key=execution.workflow_key,
+        workflow_key=workflow_key,
         database_id=v1.database_id,
         asset_id=v1.asset_id,
         input_asset_file_key=file_key,
@@ -276,17 +329,21 @@ def migrated_run(
         version_id="",
         execution_start_date=start,
     )
-    pipeline_execution_id = migrated_pipeline_execution_id(v1.execution_id)
-    step = PipelineExecution(
+
+
+def _migrated_step(
+    v1: V1Execution, pipeline_execution_id: str, outcome: _Outcome
+) -> PipelineExecution:
+    return PipelineExecution(
         pipeline_execution_id=pipeline_execution_id,
         workflow_execution_id=v1.execution_id,
         pipeline_database_id=v1.workflow_database_id,
         pipeline_id=UNKNOWN_PIPELINE_ID,
         step_index=0,
         # the run's one step: its status and dates are the run's
-        status=_step_status(status),
-        start_date=start,
-        stop_date=stop,
+        status=_step_status(outcome.status),
+        start_date=outcome.start,
+        stop_date=outcome.stop,
         # that release's pipelines were Lambda functions, none waiting on a callback
         execution_type=ExecutionType.LAMBDA,
         input_file_arity=InputFileArity.MANY,
@@ -298,35 +355,19 @@ def migrated_run(
         output_metadata_path="",
         auxiliary_path="",
     )
-    input_file = PipelineInputFile(
-        pipeline_execution_id=pipeline_execution_id,
-        workflow_execution_id=v1.execution_id,
-        database_id=v1.database_id,
-        asset_id=v1.asset_id,
-        input_asset_file_key=file_key,
-    )
+
+
+def _migrated_configuration(
+    v1: V1Execution, workflow_key: str, start: datetime
+) -> ExecutionConfiguration:
     # that release wrote a run's output back to its input asset
-    configuration = ExecutionConfiguration(
+    return ExecutionConfiguration(
         workflow_execution_id=v1.execution_id,
-        workflow_key=execution.workflow_key,
+        workflow_key=workflow_key,
         workflow_version=MIGRATED_WORKFLOW_VERSION,
         execution_start_date=start,
         output_database_id=v1.database_id,
         output_asset_id=v1.asset_id,
-    )
-    step_configuration = StepInputConfiguration(
-        pipeline_execution_id=pipeline_execution_id,
-        workflow_execution_id=v1.execution_id,
-        execution_type=step.execution_type,
-        input_file_arity=step.input_file_arity,
-    )
-    return MigratedRun(
-        execution=execution,
-        inputs=(execution_input,),
-        steps=(step,),
-        input_files=(input_file,),
-        configuration=configuration,
-        step_configurations=(step_configuration,),
     )
 
 

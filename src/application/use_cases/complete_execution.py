@@ -125,12 +125,7 @@ class CompleteExecution:
         end_step = next((step for step in steps if step.end_state), None)
         now = self._clock.now()
         if end_step is not None:
-            # A run being aborted is not SUCCEEDED, whatever its runner says: no results then.
-            outputs_for = ExecutionStatus.ABORTED if execution.is_stopping else status
-            attempt = writing_attempt(run, end_step.pipeline_execution_id)
-            self._store.add_step_outputs(
-                self._end_state_outputs(end_step, outputs_for, attempt, now)
-            )
+            self._add_end_state_outputs(run, end_step, status, now)
         log, log_object_key = self._fit_log(execution)
         ended, final_steps = end_run_and_steps(
             self._store,
@@ -153,15 +148,7 @@ class CompleteExecution:
         if command.outputs_stored and not run.execution.is_terminal:
             end_step = next((step for step in run.steps if step.end_state), None)
             if end_step is not None:
-                outputs_for = (
-                    ExecutionStatus.ABORTED
-                    if run.execution.is_stopping
-                    else ExecutionStatus.SUCCEEDED
-                )
-                attempt = writing_attempt(run, end_step.pipeline_execution_id)
-                self._store.add_step_outputs(
-                    self._end_state_outputs(end_step, outputs_for, attempt, now)
-                )
+                self._add_end_state_outputs(run, end_step, ExecutionStatus.SUCCEEDED, now)
         log, log_object_key = self._fit_log(run.execution)
         decisions = 0
         final_steps: list[PipelineExecution] = []  # the steps as the decided write leaves them
@@ -205,12 +192,32 @@ class CompleteExecution:
         if written is None:
             assert last is not None
             return LastStepFinished(step_status=last.step(step_id).status, execution=last.execution)
-        self._record_durations(written, carried=written is first)
-        if written.change is not None and not written.step_logs:  # a chain too long for one
+        return self._finished_as_written(written, written is first, final_steps, run_id, step_id)
+
+    def _finished_as_written(
+        self,
+        written: RunWrite,
+        carried: bool,
+        final_steps: list[PipelineExecution],
+        run_id: str,
+        step_id: str,
+    ) -> LastStepFinished:
+        """What follows the last step's write: its durations, the summaries a chain too long
+        for it left out, and the step and the run as it left them."""
+        self._record_durations(written, carried)
+        if written.change is not None and not written.step_logs:
             self._write_summaries(tuple(final_steps))
         finished = next(s for s in final_steps if s.pipeline_execution_id == step_id)
         execution = written.change.after if written.change else self._store.get_execution(run_id)
         return LastStepFinished(step_status=finished.status, execution=execution)
+
+    def _add_end_state_outputs(
+        self, run: Run, end_step: PipelineExecution, status: ExecutionStatus, now: datetime
+    ) -> None:
+        # A run being aborted is not SUCCEEDED, whatever its runner says: no results then.
+        outputs_for = ExecutionStatus.ABORTED if run.execution.is_stopping else status
+        attempt = writing_attempt(run, end_step.pipeline_execution_id)
+        self._store.add_step_outputs(self._end_state_outputs(end_step, outputs_for, attempt, now))
 
     def _record_durations(self, written: RunWrite, carried: bool) -> None:
         if self._durations is None:

@@ -152,29 +152,7 @@ class GetExecutionLogs:
             sources = [source for source in sources if source.pipeline_execution_id == only]
         if query.log_id is not None and query.log_id not in {s.log_id for s in sources}:
             raise LogSourceNotFoundError(query.log_id, execution_id)
-        reports: list[LogSourceReport] = []
-        lines: list[LogLine] = []
-        next_token: str | None = None
-        for source in sources:
-            step = steps[source.pipeline_execution_id]
-            filtered = needs_execution_filter(source, step.registered_logs)
-            wanted = source.log_id == query.log_id or (query.full and query.log_id is None)
-            if not wanted:
-                reports.append(LogSourceReport(source=source, execution_filtered=filtered))
-                continue
-            token = query.next_token if query.log_id is not None else None
-            page = self._read(execution, source, filtered, token, query.limit)
-            reports.append(_report(source, filtered, page))
-            # as one text: a key block spans events, and a page may start or end inside one
-            messages = redact_lines([event.message for event in page.events])
-            lines += [
-                LogLine(log_id=source.log_id, timestamp=event.timestamp, message=message)
-                for event, message in zip(page.events, messages, strict=True)
-                # None: all of it inside a key block
-                if message is not None and query.keeps(message, event.timestamp)
-            ]
-            if query.log_id is not None:
-                next_token = page.next_token
+        reports, lines, next_token = self._read_sources(execution, steps, sources, query)
         summary = not (query.full or query.log_id)
         # one step asked for: its own attempts' lines, not the run's log
         run_log = self._run_log(execution) if summary and only is None else None
@@ -199,6 +177,40 @@ class GetExecutionLogs:
             result_log=None if stored is None else stored[0],
             error_log=None if stored is None else stored[1],
         )
+
+    def _read_sources(
+        self,
+        execution: WorkflowExecution,
+        steps: Mapping[str, PipelineExecution],
+        sources: list[AvailableLog],
+        query: GetExecutionLogsQuery,
+    ) -> tuple[list[LogSourceReport], list[LogLine], str | None]:
+        """A report per source, the lines of those asked for, and the one source's next token
+        when it is read by logId."""
+        reports: list[LogSourceReport] = []
+        lines: list[LogLine] = []
+        next_token: str | None = None
+        for source in sources:
+            step = steps[source.pipeline_execution_id]
+            filtered = needs_execution_filter(source, step.registered_logs)
+            wanted = source.log_id == query.log_id or (query.full and query.log_id is None)
+            if not wanted:
+                reports.append(LogSourceReport(source=source, execution_filtered=filtered))
+                continue
+            token = query.next_token if query.log_id is not None else None
+            page = self._read(execution, source, filtered, token, query.limit)
+            reports.append(_report(source, filtered, page))
+            # as one text: a key block spans events, and a page may start or end inside one
+            messages = redact_lines([event.message for event in page.events])
+            lines += [
+                LogLine(log_id=source.log_id, timestamp=event.timestamp, message=message)
+                for event, message in zip(page.events, messages, strict=True)
+                # None: all of it inside a key block
+                if message is not None and query.keeps(message, event.timestamp)
+            ]
+            if query.log_id is not None:
+                next_token = page.next_token
+        return reports, lines, next_token
 
     def _stored_logs(self, pipeline_execution_id: str) -> tuple[str, str]:
         """The step's first stored result log and first stored error log, as VAMS takes the

@@ -56,6 +56,41 @@ class ImportCostsResult(BaseModel):
         return sum(1 for entry in self.entries if entry.supersedes is not None)
 
 
+def _required_ids(row: Mapping[str, str]) -> tuple[str, str]:
+    run_id = _field(row, "executionId")
+    step_id = _field(row, "stepId")
+    if run_id is None:
+        raise _RowError("executionId", "is required")
+    if step_id is None:
+        raise _RowError("stepId", "is required")
+    return run_id, step_id
+
+
+def _usage(row: Mapping[str, str], default_basis: CostBasis) -> Usage:
+    quantity = _decimal("quantity", _field(row, "quantity"), Decimal(0))
+    if quantity is None:
+        raise _RowError("quantity", "is required")
+    unit = _matching(UNIT_PATTERN, "unit", _field(row, "unit"))
+    if unit is None:
+        raise _RowError("unit", "is required")
+    currency = _matching(CURRENCY_PATTERN, "currency", _field(row, "currency"))
+    unit_price = _decimal("unitPrice", _field(row, "unitPrice"), Decimal(0))
+    amount = _decimal("amount", _field(row, "amount"))
+    if (unit_price is not None or amount is not None) and currency is None:
+        raise _RowError("currency", "is required with a unitPrice or an amount")
+    basis_text = _field(row, "basis")
+    if basis_text is not None and basis_text not in {b.value for b in CostBasis}:
+        raise _RowError("basis", f"must be estimate or actual, got {basis_text!r}")
+    return Usage(
+        quantity=quantity,
+        unit=unit,
+        unit_price=unit_price,
+        currency=currency,
+        amount=amount,
+        basis=CostBasis(basis_text) if basis_text else default_basis,
+    )
+
+
 class _RowError(Exception):
     def __init__(self, column: str, rule: str) -> None:
         super().__init__(f"column {column}: {rule}")
@@ -148,54 +183,19 @@ class ImportCosts:
         now: datetime,
         default_basis: CostBasis,
     ) -> CostLedgerEntry:
-        run_id = _field(row, "executionId")
-        step_id = _field(row, "stepId")
-        if run_id is None:
-            raise _RowError("executionId", "is required")
-        if step_id is None:
-            raise _RowError("stepId", "is required")
+        run_id, step_id = _required_ids(row)
         if run_id not in contexts:
             contexts[run_id] = _guarded(
                 lambda: read_run_context(self._store, run_id), "executionId"
             )
             ledgers[run_id] = self._ledger.list_entries(CostScope.EXECUTION, run_id)
-        attempt_text = _field(row, "attempt")
-        named = _decimal("attempt", attempt_text, Decimal(1))
-        if named is not None and named != named.to_integral():
-            raise _RowError("attempt", f"must be a whole number, got {attempt_text}")
-        attempt = _guarded(
-            lambda: charged_attempt(
-                self._store, run_id, step_id, None if named is None else int(named)
-            ),
-            "stepId" if named is None else "attempt",
-        )
-        quantity = _decimal("quantity", _field(row, "quantity"), Decimal(0))
-        if quantity is None:
-            raise _RowError("quantity", "is required")
-        unit = _matching(UNIT_PATTERN, "unit", _field(row, "unit"))
-        if unit is None:
-            raise _RowError("unit", "is required")
-        currency = _matching(CURRENCY_PATTERN, "currency", _field(row, "currency"))
-        unit_price = _decimal("unitPrice", _field(row, "unitPrice"), Decimal(0))
-        amount = _decimal("amount", _field(row, "amount"))
-        if (unit_price is not None or amount is not None) and currency is None:
-            raise _RowError("currency", "is required with a unitPrice or an amount")
-        basis_text = _field(row, "basis")
-        if basis_text is not None and basis_text not in {b.value for b in CostBasis}:
-            raise _RowError("basis", f"must be estimate or actual, got {basis_text!r}")
+        attempt = self._charged_attempt(row, run_id, step_id)
+        usage = _usage(row, default_basis)
         entry_id = _matching(ENTRY_ID_PATTERN, "entryId", _field(row, "entryId"))
         known = ledgers[run_id]
         if entry_id is not None and any(e.entry_id == entry_id for e in known):
             raise _RowError("entryId", f"{entry_id} is taken in execution {run_id}")
         supersedes = _matching(ENTRY_ID_PATTERN, "supersedes", _field(row, "supersedes"))
-        usage = Usage(
-            quantity=quantity,
-            unit=unit,
-            unit_price=unit_price,
-            currency=currency,
-            amount=amount,
-            basis=CostBasis(basis_text) if basis_text else default_basis,
-        )
         entry = _guarded(
             lambda: build_entry(
                 contexts[run_id],
@@ -212,3 +212,16 @@ class ImportCosts:
         )
         _guarded(lambda: check_supersedes(entry, known), "supersedes")
         return entry
+
+    def _charged_attempt(self, row: Mapping[str, str], run_id: str, step_id: str) -> int:
+        """The attempt the row charges: the one it names (whole), else the step's latest."""
+        attempt_text = _field(row, "attempt")
+        named = _decimal("attempt", attempt_text, Decimal(1))
+        if named is not None and named != named.to_integral():
+            raise _RowError("attempt", f"must be a whole number, got {attempt_text}")
+        return _guarded(
+            lambda: charged_attempt(
+                self._store, run_id, step_id, None if named is None else int(named)
+            ),
+            "stepId" if named is None else "attempt",
+        )

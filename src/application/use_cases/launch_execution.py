@@ -48,7 +48,7 @@ from domain.registration import DEFAULT_EVENT_SOURCE_PREFIX, compose_source
 from domain.run import Run, first_start
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus
-from domain.triggers import attributed_user, trigger_type_from_request
+from domain.triggers import TriggerType, attributed_user, trigger_type_from_request
 from domain.workflow import InputFileArity, StepDefinition, WorkflowVersion
 
 
@@ -126,17 +126,10 @@ class LaunchExecution:
         """The run as launched and started, and whether this launch created it."""
         trigger = trigger_type_from_request(command.trigger)
         selections = [AssetRef.parse(text, f"inputs[{i}]") for i, text in enumerate(command.inputs)]
-        output = (
-            AssetRef.parse(command.output, "output", allow_file=False) if command.output else None
-        )
-        if output is not None:
-            check_asset_ids(output.database_id, output.asset_id, "output")
+        output = _output_asset(command)
         if command.execution_group_id is not None:
             _check_group_id(command.execution_group_id)
-        version = self._version(command)
-        problem = self._orchestrator.start_problem(version)
-        if problem is not None:
-            raise InvalidInputError(problem)  # refused before anything is written
+        version = self._startable_version(command)
 
         digest = _request_digest(command)
         if command.client_token is not None:
@@ -151,9 +144,44 @@ class LaunchExecution:
         validate_execution_name(execution_id)
 
         now = self._clock.now()
+        execution = self._new_execution(command, version, trigger, execution_id, digest, now)
+        inputs, selected = self._input_rows(selections, execution, now)
+        records = self._records(execution, version, inputs, selected, selections, output, command)
+        write = _launch_write(records, self._orchestrator.launch_claim(), now)
+        try:
+            self._store.commit(write)
+        except ExecutionAlreadyExistsError:
+            if command.client_token is None:
+                raise
+            # A concurrent launch with the same token won the race; answer as it would.
+            existing = self._existing(execution_id, digest, command.client_token)
+            assert existing is not None
+            return existing, False
+        if self._durations is not None:
+            self._durations.launched(records)
+        return self._start(_written_run(write), version), True
+
+    def _startable_version(self, command: LaunchExecutionCommand) -> WorkflowVersion:
+        """The version to run, refused before anything is written when its orchestrator
+        cannot start it."""
+        version = self._version(command)
+        problem = self._orchestrator.start_problem(version)
+        if problem is not None:
+            raise InvalidInputError(problem)
+        return version
+
+    def _new_execution(
+        self,
+        command: LaunchExecutionCommand,
+        version: WorkflowVersion,
+        trigger: TriggerType,
+        execution_id: str,
+        digest: str,
+        now: datetime,
+    ) -> WorkflowExecution:
         # Derived unvalidated (domain.derived) from valid parts: the version's, the command's
-        # (the group id checked above), the id checked as a name, the start a table date.
-        execution = derived(
+        # (its group id checked by _launch), the id checked as a name, the start a table date.
+        return derived(
             WorkflowExecution,
             workflow_execution_id=execution_id,
             workflow_database_id=version.database_id,
@@ -169,29 +197,6 @@ class LaunchExecution:
             request_digest=digest,
             rerun_of_execution_id=command.rerun_of_execution_id,
         )
-        inputs, selected = self._input_rows(selections, execution, now)
-        records = self._records(execution, version, inputs, selected, selections, output, command)
-        write = _launch_write(records, self._orchestrator.launch_claim(), now)
-        try:
-            self._store.commit(write)
-        except ExecutionAlreadyExistsError:
-            if command.client_token is None:
-                raise
-            # A concurrent launch with the same token won the race; answer as it would.
-            existing = self._existing(execution_id, digest, command.client_token)
-            assert existing is not None
-            return existing, False
-        if self._durations is not None:
-            self._durations.launched(records)
-        assert write.launch is not None
-        launched = write.launch
-        run = derived(  # the valid records as written (domain.derived)
-            Run,
-            execution=launched.records.execution,
-            steps=launched.records.steps,
-            attempts=launched.attempts,
-        )
-        return self._start(run, version), True
 
     def _version(self, command: LaunchExecutionCommand) -> WorkflowVersion:
         db, wf = command.workflow_database_id, command.workflow_id
@@ -294,6 +299,30 @@ class LaunchExecution:
         # The rows are derived unvalidated (domain.derived) from the valid run, version, inputs
         # and command: ids, paths and enums of the fields' types, a step's index from enumerate
         # (>= 0); the metadata rows, whose file path validation normalizes, are validated.
+        steps, configurations, metadata = self._step_records(execution, version, inputs, command)
+        return derived(
+            LaunchRecords,
+            execution=execution,
+            inputs=tuple(inputs),
+            selections=tuple(selected),
+            configuration=_run_configuration(execution, version, selections, output, command),
+            steps=steps,
+            step_configurations=configurations,
+            step_metadata=metadata,
+        )
+
+    def _step_records(
+        self,
+        execution: WorkflowExecution,
+        version: WorkflowVersion,
+        inputs: list[ExecutionInput],
+        command: LaunchExecutionCommand,
+    ) -> tuple[
+        tuple[PipelineExecution, ...],
+        tuple[StepInputConfiguration, ...],
+        tuple[StepInputMetadata, ...],
+    ]:
+        """Each step's row, chained to the one before, its input configuration and metadata."""
         execution_id = execution.workflow_execution_id
         output_prefix = execution_output_prefix(execution_id)
         input_path = inputs[0].asset_root_key if inputs else ""
@@ -335,46 +364,13 @@ class LaunchExecution:
                 )
             )
             configurations.append(
-                derived(
-                    StepInputConfiguration,
-                    pipeline_execution_id=pipeline_execution_id,
-                    workflow_execution_id=execution_id,
-                    execution_type=definition.execution_type,
-                    handler=definition.handler,
-                    command=definition.command,
-                    input_file_arity=definition.input_file_arity,
-                    metadata_inputs=definition.metadata_inputs,
-                    input_files=tuple(_file_label(row) for row in own_inputs),
-                )
+                _step_configuration(definition, own_inputs, pipeline_execution_id, execution_id)
             )
             metadata.extend(
                 self._metadata_rows(definition, own_inputs, pipeline_execution_id, execution_id)
             )
             previous = pipeline_execution_id
-        configuration = derived(
-            ExecutionConfiguration,
-            workflow_execution_id=execution_id,
-            workflow_key=execution.workflow_key,
-            workflow_version=version.version,
-            execution_start_date=execution.execution_start_date,
-            output_database_id=output.database_id if output else None,
-            output_asset_id=output.asset_id if output else None,
-            input_selections=tuple(str(s) for s in selections),
-            execution_group_id=command.execution_group_id,
-            specified_pipelines=tuple(
-                (step.pipeline_database_id, step.pipeline_id) for step in version.steps
-            ),
-        )
-        return derived(
-            LaunchRecords,
-            execution=execution,
-            inputs=tuple(inputs),
-            selections=tuple(selected),
-            configuration=configuration,
-            steps=tuple(steps),
-            step_configurations=tuple(configurations),
-            step_metadata=tuple(metadata),
-        )
+        return tuple(steps), tuple(configurations), tuple(metadata)
 
     def _metadata_rows(
         self,
@@ -468,6 +464,67 @@ def _launch_write(records: LaunchRecords, claim: LaunchClaim | None, now: dateti
         else None
     )
     return RunWrite.launching(records, lease, start)
+
+
+def _written_run(write: RunWrite) -> Run:
+    launched = write.launch
+    assert launched is not None  # a launch's write
+    return derived(  # the valid records as written (domain.derived)
+        Run,
+        execution=launched.records.execution,
+        steps=launched.records.steps,
+        attempts=launched.attempts,
+    )
+
+
+def _output_asset(command: LaunchExecutionCommand) -> AssetRef | None:
+    if not command.output:
+        return None
+    output = AssetRef.parse(command.output, "output", allow_file=False)
+    check_asset_ids(output.database_id, output.asset_id, "output")
+    return output
+
+
+def _run_configuration(
+    execution: WorkflowExecution,
+    version: WorkflowVersion,
+    selections: Sequence[AssetRef],
+    output: AssetRef | None,
+    command: LaunchExecutionCommand,
+) -> ExecutionConfiguration:
+    return derived(
+        ExecutionConfiguration,
+        workflow_execution_id=execution.workflow_execution_id,
+        workflow_key=execution.workflow_key,
+        workflow_version=version.version,
+        execution_start_date=execution.execution_start_date,
+        output_database_id=output.database_id if output else None,
+        output_asset_id=output.asset_id if output else None,
+        input_selections=tuple(str(s) for s in selections),
+        execution_group_id=command.execution_group_id,
+        specified_pipelines=tuple(
+            (step.pipeline_database_id, step.pipeline_id) for step in version.steps
+        ),
+    )
+
+
+def _step_configuration(
+    definition: StepDefinition,
+    own_inputs: list[ExecutionInput],
+    pipeline_execution_id: str,
+    execution_id: str,
+) -> StepInputConfiguration:
+    return derived(
+        StepInputConfiguration,
+        pipeline_execution_id=pipeline_execution_id,
+        workflow_execution_id=execution_id,
+        execution_type=definition.execution_type,
+        handler=definition.handler,
+        command=definition.command,
+        input_file_arity=definition.input_file_arity,
+        metadata_inputs=definition.metadata_inputs,
+        input_files=tuple(_file_label(row) for row in own_inputs),
+    )
 
 
 def _selection_row(

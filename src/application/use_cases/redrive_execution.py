@@ -65,22 +65,8 @@ class RedriveExecution:
         return with_derived_redrive_status(redriven, self._clock.now(), 0)
 
     def _redrive(self, command: RedriveExecutionCommand) -> WorkflowExecution:
-        execution = self._store.get_execution(command.workflow_execution_id)
+        execution, steps = self._redrivable_run(command.workflow_execution_id)
         execution_id = execution.workflow_execution_id
-        self._refuse_unless_redrivable(execution, events=0)  # no orchestrator call to refuse
-        machine = self._state_machine_status(execution)
-        self._refuse_unless_redrivable(execution, events=0, state_machine_status=machine)
-        steps: tuple[PipelineExecution, ...] | None = None
-        if execution.orchestrator == LOCAL_ORCHESTRATOR:
-            # a local run's history is its steps: counted from the rows the redrive needs anyway
-            steps = tuple(self._store.list_steps(execution_id))
-            events = local_history_event_count(steps)
-        else:
-            events = self._count_history(execution)  # read only when nothing else refuses
-        self._refuse_unless_redrivable(execution, events=events, state_machine_status=machine)
-        if steps is None:
-            steps = tuple(self._store.list_steps(execution_id))
-
         now = self._clock.now()
         claim = self._claim(execution)
         lease = None if claim is None else _lease(claim, now)
@@ -127,6 +113,34 @@ class RedriveExecution:
             # decision resumed it) while this one parked at a gate, still open
             if ended is not None and ended.redrive_count == pending.redrive_count:
                 return ended
+        return self._running(pending, redrive_date)
+
+    def _redrivable_run(
+        self, workflow_execution_id: str
+    ) -> tuple[WorkflowExecution, tuple[PipelineExecution, ...]]:
+        """The run and its steps, once every refusal has been checked, each read only when
+        nothing cheaper refuses first."""
+        execution = self._store.get_execution(workflow_execution_id)
+        execution_id = execution.workflow_execution_id
+        self._refuse_unless_redrivable(execution, events=0)  # no orchestrator call to refuse
+        machine = self._state_machine_status(execution)
+        self._refuse_unless_redrivable(execution, events=0, state_machine_status=machine)
+        steps: tuple[PipelineExecution, ...] | None = None
+        if execution.orchestrator == LOCAL_ORCHESTRATOR:
+            # a local run's history is its steps: counted from the rows the redrive needs anyway
+            steps = tuple(self._store.list_steps(execution_id))
+            events = local_history_event_count(steps)
+        else:
+            events = self._count_history(execution)  # read only when nothing else refuses
+        self._refuse_unless_redrivable(execution, events=events, state_machine_status=machine)
+        if steps is None:
+            steps = tuple(self._store.list_steps(execution_id))
+        return execution, steps
+
+    def _running(self, pending: WorkflowExecution, redrive_date: datetime) -> WorkflowExecution:
+        """The redriven run RUNNING, with the orchestrator's redrive status, unless it has
+        moved on meanwhile."""
+        execution_id = pending.workflow_execution_id
         described = self._orchestrator.describe_execution(pending)
         running = pending._evolve(
             status=ExecutionStatus.RUNNING,

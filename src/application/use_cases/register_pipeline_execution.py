@@ -195,15 +195,35 @@ class RegisterPipelineExecution:
         )
         sub_executions, logs, dropped = detail.entries()
         if not sub_executions and not logs:
-            try:
-                step = self._store.get_step(pipeline_execution_id)
-            except PipelineExecutionNotFoundError:
-                return not_its_step
-            if step.workflow_execution_id != execution_id:
+            step = self._own_step(execution_id, pipeline_execution_id)
+            if step is None:
                 return not_its_step
             # costs alone are taken on an ended step too: a bill comes after the work
             accepted = RegistrationResult(accepted=True, step=step, dropped=dropped)
             return self._with_costs(accepted, detail.costs)
+        stored = self._registered(execution_id, pipeline_execution_id, sub_executions, logs)
+        if stored is None:
+            return not_its_step
+        accepted = self._accepted(stored, sub_executions, logs, dropped)
+        return self._with_costs(accepted, detail.costs)
+
+    def _own_step(self, execution_id: str, pipeline_execution_id: str) -> PipelineExecution | None:
+        """The step, when it is one of the execution's."""
+        try:
+            step = self._store.get_step(pipeline_execution_id)
+        except PipelineExecutionNotFoundError:
+            return None
+        return step if step.workflow_execution_id == execution_id else None
+
+    def _registered(
+        self,
+        execution_id: str,
+        pipeline_execution_id: str,
+        sub_executions: tuple[RegisteredSubExecution, ...],
+        logs: tuple[RegisteredLog, ...],
+    ) -> PipelineExecution | None:
+        """The step with the entries merged into its lists, as stored; None when it is not
+        one of the execution's."""
 
         def read() -> VersionedStep:
             # The step row is keyed by the execution too: a step of another run is not found.
@@ -221,17 +241,25 @@ class RegisterPipelineExecution:
         try:
             written, last = commit_decided(self._store, read, decide)
         except (PipelineExecutionNotFoundError, ExecutionNotFoundError):
-            return not_its_step  # (no main row: a run being deleted, its steps gone first)
+            return None  # (no main row: a run being deleted, its steps gone first)
         if written is not None and written.step_lists is not None:
-            stored = written.step_lists.step
-        else:  # nothing new: the step as read
-            assert last is not None  # nothing written: decided on a step it read
-            stored = last.step
+            return written.step_lists.step
+        assert last is not None  # nothing written: decided on a step it read
+        return last.step  # nothing new: the step as read
+
+    def _accepted(
+        self,
+        stored: PipelineExecution,
+        sub_executions: tuple[RegisteredSubExecution, ...],
+        logs: tuple[RegisteredLog, ...],
+        dropped: tuple[str, ...],
+    ) -> RegistrationResult:
+        """Accepted, with what the step's caps left out and what an abort stopped at once."""
         subs_left, logs_left = _past_the_caps(stored, sub_executions, logs)
         warnings = _dropped_warnings(logs_left, subs_left) + self._stop_if_stopping(
             stored, sub_executions
         )
-        accepted = RegistrationResult(
+        return RegistrationResult(
             accepted=True,
             step=stored,
             warnings=warnings,
@@ -239,7 +267,6 @@ class RegisterPipelineExecution:
             dropped_logs=logs_left,
             dropped_sub_executions=subs_left,
         )
-        return self._with_costs(accepted, detail.costs)
 
     def _with_costs(
         self, accepted: RegistrationResult, costs: tuple[ReportedUsage, ...]
