@@ -42,7 +42,11 @@ def frames_of(wal: bytes) -> list[list[int]]:
 
 
 def main(runs: int) -> None:
-    folder = Path(tempfile.mkdtemp())
+    with tempfile.TemporaryDirectory(prefix="wfx-wal-frames-") as folder:
+        _report(Path(folder), runs)  # the database and the runs' files go with the folder
+
+
+def _report(folder: Path, runs: int) -> None:
     container, version = prepare(folder)
     for _ in range(30):
         recorded_run(container, version)
