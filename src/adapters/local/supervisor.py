@@ -370,8 +370,8 @@ class RunKeeper:
     starts another. So a keeper nothing uses any more (an embedding program's container set
     aside, a test's) leaves no thread behind that wakes to look at nothing.
 
-    A store error is reported on stderr and tried again at the next tick: a short outage costs a
-    renewal or two, and only an outage longer than the lease loses the run.
+    A store error is reported on stderr and tried again at the run's next look: a short outage
+    costs a renewal or two, and only an outage longer than the lease loses the run.
     """
 
     def __init__(self, idle_seconds: float = KEEPER_IDLE_SECONDS) -> None:

@@ -131,7 +131,7 @@ def worker_app() -> FastAPI:
     return app
 
 
-def _processes(asked: int, settings: Settings) -> int:
+def _serving_processes(asked: int, settings: Settings) -> int:
     if asked > 1 and settings.store == "sqlite" and str(settings.sqlite_path) == ":memory:":
         print("wfx: an in-memory database lives in one process: serving with one", file=sys.stderr)
         return 1
@@ -169,7 +169,7 @@ def serve(
     # also the store's first opening (tables created or upgraded) before any worker opens it
     container = container_for("detached")
     settings = Settings.from_environment()
-    workers = _processes(workers or settings.serve_workers, settings)
+    workers = _serving_processes(workers or settings.serve_workers, settings)
     processes = f", {workers} processes" if workers > 1 else ""
     print(
         f"wfx serving {settings.describe_store()} on http://{host}:{port}{processes} "
