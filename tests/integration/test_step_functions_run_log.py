@@ -72,6 +72,7 @@ class World:
     machine_arn: str
     group_arn: str
     execution_arn: str
+    last_logged_ms: int = 0  # the timestamp of the newest event `log` wrote
 
     @property
     def container(self) -> Container:
@@ -83,9 +84,13 @@ class World:
         return store.get_execution(EXECUTION_ID)
 
     def log(self, events: list[dict[str, Any]], execution_arn: str | None = None) -> None:
-        """Write events as Step Functions logs them, numbered from 1, one millisecond apart."""
+        """Write events as Step Functions logs them, numbered from 1, one millisecond apart and
+        after every event written before (two calls within a few milliseconds would otherwise
+        interleave their events, which CloudWatch returns in timestamp order)."""
         arn = execution_arn or self.execution_arn
-        now = int(time.time() * 1000)  # moto refuses events older than 14 days
+        # moto refuses events older than 14 days
+        now = max(int(time.time() * 1000), self.last_logged_ms + 1)
+        self.last_logged_ms = now + len(events) - 1
         documents = [
             {
                 "id": str(index + 1),
