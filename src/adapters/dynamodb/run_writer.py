@@ -64,6 +64,7 @@ from domain.contention import pause_before_retry
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
+    ExecutionStillRunningError,
     NotFoundError,
     PipelineExecutionNotFoundError,
 )
@@ -72,7 +73,7 @@ from domain.execution import LaunchRecords, StepOutputs
 from domain.migration import migrated_pipeline_execution_id
 from domain.run import OPEN_EXECUTION_STATUSES, RunChange, StepMove
 from domain.run_write import RunWrite, StepLists, StepRow
-from domain.statuses import StepStatus
+from domain.statuses import TERMINAL_STATUSES, StepStatus, is_terminal
 
 TRANSACTION_ITEM_LIMIT = 100
 # TransactWriteItems also caps the request at 4 MB; stay well under it, since the estimate below
@@ -314,10 +315,16 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
 
     # -- permanent delete ---------------------------------------------------------------------
 
-    def delete_execution(self, workflow_execution_id: str) -> bool:
+    def delete_execution(self, workflow_execution_id: str, *, ended_only: bool = False) -> bool:
+        """`ended_only`: refused before anything goes when the main row is open, and the main
+        row's own delete is conditional on its status still being terminal. Between the two
+        (the waves below) no write of the run's is held off: a redrive that lands there finds
+        its steps' rows going, and the refused main row says so."""
         if not workflow_execution_id:
             return False
         main_rows = self._main_rows(workflow_execution_id)
+        if ended_only:
+            self._refuse_unless_ended(workflow_execution_id, main_rows)
         steps = self._step_items(workflow_execution_id)
         step_ids = [item["pipelineExecutionId"] for item in steps] or [
             # no step: a migrated run, its input files under the id the migration derives
@@ -347,13 +354,43 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
                 )
             ],
         )
-        batch_delete(
-            self._client,
-            [self._wire_key(ResourceKeys.WORKFLOW_EXECUTIONS, item) for item in main_rows],
-        )
+        main_keys = [self._wire_key(ResourceKeys.WORKFLOW_EXECUTIONS, item) for item in main_rows]
+        if ended_only:
+            for table_name, key in main_keys:
+                self._delete_if_ended(workflow_execution_id, table_name, key)
+        else:
+            batch_delete(self._client, main_keys)
         self._main_keys.pop(workflow_execution_id, None)
         self._unit_of_work.forget(workflow_execution_id)
         return bool(main_rows)
+
+    def _refuse_unless_ended(self, workflow_execution_id: str, main_rows: Sequence[Item]) -> None:
+        for item in main_rows:
+            status = str(item.get("executionStatus", ""))
+            if not is_terminal(status):
+                raise ExecutionStillRunningError(workflow_execution_id, status)
+
+    def _delete_if_ended(self, workflow_execution_id: str, table_name: str, key: WireItem) -> None:
+        names = {"#id": "workflowExecutionId", "#status": "executionStatus"}
+        ended = {f":s{index}": {"S": status} for index, status in enumerate(TERMINAL_STATUSES)}
+        while True:
+            try:
+                self._client.delete_item(
+                    TableName=table_name,
+                    Key=key,
+                    # gone meanwhile (another delete) is no refusal: the row is not there either way
+                    ConditionExpression=(
+                        f"attribute_not_exists(#id) OR #status IN ({', '.join(ended)})"
+                    ),
+                    ExpressionAttributeNames=names,
+                    ExpressionAttributeValues=ended,
+                )
+                return
+            except ClientError as exc:
+                if error_code(exc) != "ConditionalCheckFailedException":
+                    raise
+            # open when read: refused; ended again (redriven and ended meanwhile): tried again
+            self._refuse_unless_ended(workflow_execution_id, self._main_rows(workflow_execution_id))
 
     def _wire_key(self, key: ResourceKeys, item: Item) -> tuple[str, WireItem]:
         table_name, spec = self._table(key)

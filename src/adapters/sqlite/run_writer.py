@@ -41,6 +41,7 @@ from domain.attempts import TaskExecution
 from domain.errors import (
     ExecutionAlreadyExistsError,
     ExecutionNotFoundError,
+    ExecutionStillRunningError,
     PipelineExecutionNotFoundError,
 )
 from domain.events import NewEvent
@@ -48,7 +49,7 @@ from domain.execution import LaunchRecords, StepOutputs
 from domain.migration import migrated_pipeline_execution_id
 from domain.run import OPEN_EXECUTION_STATUSES, RunChange, StepMove
 from domain.run_write import RunWrite, StepLists, StepRow
-from domain.statuses import StepStatus
+from domain.statuses import StepStatus, is_terminal
 
 if TYPE_CHECKING:
     from domain.costs import CostLedgerEntry
@@ -347,11 +348,16 @@ class SqliteRunWriter(SqliteStoreBase):
                     sql.artifacts.insert_if_absent, sql.artifacts.rows(artifacts)
                 )
 
-    def delete_execution(self, workflow_execution_id: str) -> bool:
+    def delete_execution(self, workflow_execution_id: str, *, ended_only: bool = False) -> bool:
         self._ensure_attempts_table()
         self._unit_of_work.ensure_table()
         tables, run = self._sql.tables, [workflow_execution_id]
         with self._database.write() as connection:  # one transaction: all of it, or none
+            if ended_only:
+                # read under the write lock: no redrive can land between this and the deletes
+                state = connection.execute(self._sql.run_state, run).fetchone()
+                if state is not None and not is_terminal(state[0]):
+                    raise ExecutionStillRunningError(workflow_execution_id, state[0])
             rows = connection.execute(self._sql.steps_of_execution, run)
             step_ids = [load_item(text)[STEP_ID] for (text,) in rows] or [
                 # no step: a migrated run, its input files under the id the migration derives

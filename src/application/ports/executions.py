@@ -97,13 +97,17 @@ class RunStore(Protocol):
         attempts, in one consistent read where the store has one."""
         ...
 
-    def delete_execution(self, workflow_execution_id: str) -> bool:
+    def delete_execution(self, workflow_execution_id: str, *, ended_only: bool = False) -> bool:
         """Remove every row of the run in every table: its steps' own rows (input files,
         input metadata and configuration, outputs, artifacts, logs, attempts), the steps (and
         the stop records on them), its inputs and configuration, its gates, events and cost
         entries, and the main row last, so that a delete cut short leaves the run listed, to be
         deleted again. False when it had no main row (deleted already); what else of it was
-        left goes all the same."""
+        left goes all the same.
+
+        `ended_only`: the main row must still be terminal when the rows go, else
+        ExecutionStillRunningError with its status (another process redrove the run since
+        the caller read it; its runner will report to these rows)."""
         ...
 
 

@@ -72,7 +72,9 @@ class DeleteExecution:
         # as it is there a delete cut short can be found and done again.
         removed = self._objects.delete_prefix(execution_object_prefix(execution_id))
         self._run_files.remove(execution_id)
-        deleted = self._store.delete_execution(execution_id)
+        # ended_only: a redrive from another process since the read above leaves the rows to
+        # the run it reopened (ExecutionStillRunningError), never to a runner with no row
+        deleted = self._store.delete_execution(execution_id, ended_only=True)
         return DeleteResult(
             workflow_execution_id=execution_id,
             deleted=deleted,

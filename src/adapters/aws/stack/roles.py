@@ -15,6 +15,7 @@ from adapters.aws.stack.access import (
 from adapters.aws.stack.arns import STATE_MACHINE_NAME_PATTERN, arn, bucket_objects
 from adapters.aws.stack.bucket import BUCKET_ID
 from adapters.aws.stack.tables import table_arn
+from adapters.tables import ResourceKeys
 
 # TransactWriteItems and TransactGetItems are authorized per item by these same actions.
 TABLE_READS = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query")
@@ -25,7 +26,8 @@ TABLE_WRITES = (
     "dynamodb:ConditionCheckItem",
 )
 # The authorization store reads the whole small table when the policy changes, and removes a
-# role or an assignment with DeleteItem; no other store scans or deletes one item.
+# role or an assignment with DeleteItem; no other store scans. A permanent delete removes a
+# run's main row with DeleteItem too (its capability's statement).
 STORE_EXTRA_ACTIONS = {Store.AUTHORIZATION: ("dynamodb:Scan", "dynamodb:DeleteItem")}
 _ANY_EXECUTION = "execution:*:*"
 
@@ -134,7 +136,15 @@ def _delete_objects() -> list[dict[str, Any]]:
             "Effect": "Allow",
             "Action": ["s3:DeleteObject", "s3:DeleteObjectVersion"],
             "Resource": [bucket_objects(prefix) for prefix in OBJECT_PREFIXES],
-        }
+        },
+        {
+            # the run's main row goes on condition it is still ended (a redrive from elsewhere
+            # since the delete read it keeps it), and BatchWriteItem takes no condition
+            "Sid": "RunMainRowDeletes",
+            "Effect": "Allow",
+            "Action": ["dynamodb:DeleteItem"],
+            "Resource": [table_arn(ResourceKeys.WORKFLOW_EXECUTIONS)],
+        },
     ]
 
 

@@ -1,0 +1,167 @@
+"""A permanent delete racing another writer of the same run, on SQLite and on DynamoDB (moto).
+
+The other writer is injected between the delete's read (the run has ended) and its write of
+the rows: a redrive from another process (or another wfx host) moves the run back to open
+there. The delete must then leave the run's rows alone and say so, never remove the rows of a
+run whose runner is about to report to them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from adapters.aws.stack.access import FUNCTIONS, HTTP_API, FunctionAccess
+from adapters.aws.stack.roles import policy_statements
+from adapters.aws.stack.tables import table_arn
+from adapters.dynamodb.execution_store import DynamoDbExecutionStore
+from adapters.local.object_store import FilesystemObjectStore
+from adapters.local.run_files import LocalRunFiles
+from adapters.tables import ResourceKeys, TableNames
+from application.ports.executions import ExecutionStore
+from application.use_cases.abort_execution import AbortExecution, AbortResult
+from application.use_cases.delete_execution import DeleteExecution, DeleteExecutionCommand
+from domain.errors import ExecutionStillRunningError
+from domain.run import Run, RunChange, RunGuard
+from domain.run_write import RunWrite, StepRow
+from domain.statuses import ExecutionStatus
+from tests.contract.builders import a_launch, at, write_change, write_launch
+
+RUN = "raced-run"
+STORES = ["sqlite_file", "dynamodb"]
+
+
+@pytest.fixture(params=STORES)
+def store(request: pytest.FixtureRequest) -> ExecutionStore:
+    return cast(ExecutionStore, request.getfixturevalue(f"{request.param}_execution_store"))
+
+
+def _failed_run(store: ExecutionStore) -> None:
+    write_launch(store, a_launch(RUN, steps=3))
+    stored = store.get_execution(RUN)
+    failed = stored.complete(ExecutionStatus.FAILED, at=at(5), log="", error="x")
+    assert write_change(store, RunChange(stored, failed, RunGuard())) is not None
+
+
+def _redrive(store: ExecutionStore) -> None:
+    """What RedriveExecution writes: the run PENDING_REDRIVE, its unfinished steps NEW."""
+    run = store.get_run(RUN)
+    change, reset = Run(execution=run.execution, steps=run.steps).redrive(at(6))
+    before = {step.pipeline_execution_id: step.status for step in run.steps}
+    rows = tuple(StepRow(step, frozenset({before[step.pipeline_execution_id]})) for step in reset)
+    assert store.commit(RunWrite.of(RUN, change=change, step_rows=rows))
+
+
+class _RedrivenMeanwhile(LocalRunFiles):
+    """The run's local files, removed once another process has redriven the run: the last
+    thing the delete does before it writes the rows."""
+
+    def __init__(self, root: Path, store: ExecutionStore) -> None:
+        super().__init__(root)
+        self._store = store
+
+    def remove(self, workflow_execution_id: str) -> None:
+        _redrive(self._store)
+        super().remove(workflow_execution_id)
+
+
+class _AbortThenRedrive:
+    """A forced delete's abort, after which another process redrives the aborted run."""
+
+    def __init__(self, store: ExecutionStore) -> None:
+        self._store = store
+
+    def execute(self, command: Any) -> AbortResult:
+        stored = self._store.get_execution(command.workflow_execution_id)
+        aborted = stored.complete(ExecutionStatus.ABORTED, at=at(5), log="", error="x")
+        assert write_change(self._store, RunChange(stored, aborted, RunGuard())) is not None
+        _redrive(self._store)
+        return AbortResult(execution=aborted)
+
+
+def _delete(
+    store: ExecutionStore, tmp_path: Path, run_files: LocalRunFiles, abort: Any = None
+) -> DeleteExecution:
+    return DeleteExecution(
+        store, FilesystemObjectStore(tmp_path / "objects"), run_files, cast(AbortExecution, abort)
+    )
+
+
+def test_a_run_redriven_between_the_delete_s_read_and_its_write_keeps_every_row(
+    store: ExecutionStore, tmp_path: Path
+) -> None:
+    _failed_run(store)
+    delete = _delete(store, tmp_path, _RedrivenMeanwhile(tmp_path, store))
+
+    with pytest.raises(ExecutionStillRunningError, match="PENDING_REDRIVE"):
+        delete.execute(DeleteExecutionCommand(workflow_execution_id=RUN))
+
+    run = store.get_run(RUN)
+    assert run.execution.status is ExecutionStatus.PENDING_REDRIVE
+    assert len(run.steps) == 3
+
+
+def test_a_forced_delete_whose_aborted_run_is_redriven_before_its_write_keeps_every_row(
+    store: ExecutionStore, tmp_path: Path
+) -> None:
+    write_launch(store, a_launch(RUN, steps=3))
+    delete = _delete(store, tmp_path, LocalRunFiles(tmp_path), _AbortThenRedrive(store))
+
+    with pytest.raises(ExecutionStillRunningError, match="PENDING_REDRIVE"):
+        delete.execute(DeleteExecutionCommand(workflow_execution_id=RUN, force=True))
+
+    run = store.get_run(RUN)
+    assert run.execution.status is ExecutionStatus.PENDING_REDRIVE
+    assert len(run.steps) == 3
+
+
+class _RedriveAtFirstBatch:
+    """The DynamoDB client, through which another process redrives the run just before the
+    delete's first BatchWriteItem: after the store's own read, while its waves go."""
+
+    def __init__(self, client: Any, redrive: Any) -> None:
+        self._client, self._redrive = client, redrive
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def batch_write_item(self, **request: Any) -> Any:
+        if self._redrive is not None:
+            redrive, self._redrive = self._redrive, None
+            redrive()
+        return self._client.batch_write_item(**request)
+
+
+def test_on_dynamodb_a_redrive_during_the_delete_s_waves_keeps_the_main_row_and_says_so(
+    dynamodb_execution_store: ExecutionStore,
+    moto_dynamodb_client: Any,
+    dynamodb_table_names: TableNames,
+) -> None:
+    """DynamoDB has no transaction for a whole run: the steps' rows the waves removed before
+    the redrive landed are gone, but the main row's delete is conditional on its status, so
+    the run stays listed (and can be aborted, then deleted) and the caller is told."""
+    store = dynamodb_execution_store
+    _failed_run(store)
+    client = _RedriveAtFirstBatch(moto_dynamodb_client, lambda: _redrive(store))
+    raced = DynamoDbExecutionStore(cast(Any, client), dynamodb_table_names)
+
+    with pytest.raises(ExecutionStillRunningError, match="PENDING_REDRIVE"):
+        raced.delete_execution(RUN, ended_only=True)
+
+    assert store.get_execution(RUN).status is ExecutionStatus.PENDING_REDRIVE
+
+
+def test_the_function_that_deletes_runs_may_delete_the_main_row_on_its_condition() -> None:
+    """A conditional delete is DeleteItem's alone (BatchWriteItem takes no condition)."""
+
+    def may_delete_main_rows(function: FunctionAccess) -> bool:
+        return any(
+            "dynamodb:DeleteItem" in statement["Action"]
+            and table_arn(ResourceKeys.WORKFLOW_EXECUTIONS) in statement["Resource"]
+            for statement in policy_statements(function)
+        )
+
+    assert may_delete_main_rows(HTTP_API)
+    assert [f.name for f in FUNCTIONS if may_delete_main_rows(f)] == [HTTP_API.name]
