@@ -76,6 +76,8 @@ from domain.run_write import RunWrite, StepLists, StepRow
 from domain.statuses import TERMINAL_STATUSES, StepStatus, is_terminal
 
 TRANSACTION_ITEM_LIMIT = 100
+# a launch's rows that its runner changes afterwards (the rest stay as the launch wrote them)
+_CHANGED_AFTER_LAUNCH = (ResourceKeys.PIPELINE_EXECUTIONS, ResourceKeys.TASK_EXECUTIONS)
 # TransactWriteItems also caps the request at 4 MB; stay well under it, since the estimate below
 # is rough (UTF-8 JSON of the plain item, close to DynamoDB's own accounting for strings).
 TRANSACTION_BYTE_BUDGET = 3_500_000
@@ -271,11 +273,34 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
         Every read and list starts from the main row (asset refs resolve through it and skip a
         ref without one), so a crash part-way leaves unreachable rows, never a visible
         half-launch, and no event: the retry writes the same rows again and completes it.
+
+        The rows a runner changes once the run is there (its steps and attempts) are put one
+        by one on condition they are absent: another launch of the id (a retry with its client
+        token while this one writes) may have landed since the look below, and its runner
+        started a step; a row found is that launch's, or an earlier try's of this one, and kept.
         """
         if self._main_rows(execution_id):
             raise ExecutionAlreadyExistsError(execution_id)
-        batch_put(self._client, [(t, to_wire(item)) for t, _, item in supporting])
+        changing = {self._table(key)[0] for key in _CHANGED_AFTER_LAUNCH}
+        batch_put(
+            self._client, [(t, to_wire(item)) for t, _, item in supporting if t not in changing]
+        )
+        for table_name, spec, item in supporting:
+            if table_name in changing:
+                self._put_if_absent(table_name, spec.partition.name, item)
         self._launch_in_one_transaction(execution_id, main_table, main, events, ())
+
+    def _put_if_absent(self, table_name: str, partition: str, item: Item) -> None:
+        try:
+            self._client.put_item(
+                TableName=table_name,
+                Item=to_wire(item),
+                ConditionExpression="attribute_not_exists(#pk)",
+                ExpressionAttributeNames={"#pk": partition},
+            )
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise
 
     def _execution_update(
         self, change: RunChange, values: Item, removed: Sequence[str]
