@@ -12,7 +12,7 @@ from application.ports.files import HandlerLocator
 from application.ports.system import Clock
 from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
 from application.workflow_documents import WorkflowDocument, approval_gate, input_file_arity
-from domain.errors import InvalidInputError
+from domain.errors import ConflictError, InvalidInputError
 from domain.redaction import redact, redact_executable
 from domain.workflow import RetryPolicy, StepDefinition, WorkflowDefinition, WorkflowVersion
 
@@ -182,6 +182,8 @@ class PublishWorkflowVersion:
             # refused when a rival publish took this number first: read again and go on top
             if self._definitions.publish(definition, version):
                 return PublishResult(version=version, created=True, warnings=warnings)
-        raise RuntimeError(  # only under sustained concurrent publishing of one workflow
-            f"{document.database_id}/{document.workflow_id}: could not claim a version number"
+        # only under sustained concurrent publishing of one workflow; nothing of it is stored
+        raise ConflictError(
+            f"{document.database_id}/{document.workflow_id}: could not claim a version number, "
+            f"other publishes of this workflow took each of {_MAX_ATTEMPTS} first; try again"
         )
