@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -11,13 +12,13 @@ from adapters.catalog_paging import check_limit, decode_version_token, encode_ve
 from adapters.dynamodb.codec import Item, from_wire, to_wire
 from adapters.dynamodb.requests import (
     batch_get,
-    batch_put,
     get_item,
     query_partition,
     query_up_to,
     unique_puts,
 )
 from adapters.dynamodb.schema import create_tables
+from adapters.dynamodb.store_base import error_code
 from adapters.records import (
     build_asset_file_record,
     join_key,
@@ -33,6 +34,11 @@ from domain.workflow import WorkflowVersion
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
+
+_MODIFIED_AT = "modifiedAt"
+# TransactWriteItems' caps: 100 actions, 4 MB (the size below is an estimate: kept well under)
+_TRANSACTION_ITEMS = 100
+_TRANSACTION_BYTES = 3_500_000
 
 
 class DynamoDbWorkflowCatalog:
@@ -167,10 +173,52 @@ class DynamoDbAssetCatalog:
         create_tables(self._client, self._tables)
 
     def put_files(self, files: Sequence[AssetFile]) -> None:
+        """Each row on condition no later `modifiedAt` is stored (AssetCatalog.put_files). Up to
+        100 rows a transaction; one refused goes row by row, the refused rows left as stored."""
         puts = unique_puts(
             [(self._table_name, self._spec, build_asset_file_record(f)) for f in files]
         )
-        batch_put(self._client, [(table_name, to_wire(item)) for table_name, _, item in puts])
+        chunk: list[dict[str, Any]] = []
+        size = 0
+        for _, _, item in puts:
+            put = self._put_unless_newer(item)
+            item_size = len(json.dumps(item, default=str).encode())
+            if chunk and (
+                len(chunk) == _TRANSACTION_ITEMS or size + item_size > _TRANSACTION_BYTES
+            ):
+                self._transact(chunk)
+                chunk, size = [], 0
+            chunk.append(put)
+            size += item_size
+        if chunk:
+            self._transact(chunk)
+
+    def _put_unless_newer(self, item: Item) -> dict[str, Any]:
+        return {
+            "TableName": self._table_name,
+            "Item": to_wire(item),
+            "ConditionExpression": "attribute_not_exists(#pk) OR #modified <= :modified",
+            "ExpressionAttributeNames": {
+                "#pk": self._spec.partition.name,
+                "#modified": _MODIFIED_AT,
+            },
+            "ExpressionAttributeValues": {":modified": {"S": item[_MODIFIED_AT]}},
+        }
+
+    def _transact(self, puts: list[dict[str, Any]]) -> None:
+        try:
+            actions: list[Any] = [{"Put": put} for put in puts]
+            self._client.transact_write_items(TransactItems=actions)
+            return
+        except ClientError as exc:
+            if error_code(exc) != "TransactionCanceledException":
+                raise
+        for put in puts:  # one row newer already, or another write in flight: row by row
+            try:
+                self._client.put_item(**put)
+            except ClientError as exc:
+                if error_code(exc) != "ConditionalCheckFailedException":
+                    raise
 
     def list_files(self, database_id: str, asset_id: str) -> list[AssetFile]:
         if not database_id or not asset_id:

@@ -21,7 +21,7 @@ from adapters.records import (
 )
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import SqliteSchema, build_schema, create_tables
-from adapters.sqlite.statements import TableSql, chunks, load_item
+from adapters.sqlite.statements import TableSql, chunks, json_path, load_item
 from adapters.sqlite.workflow_tables import create_workflow_tables
 from adapters.tables import ResourceKeys, TableNames
 from domain.assets import AssetFile
@@ -34,6 +34,7 @@ VERSION = "workflowVersion"
 STEPS_KEY = "workflowDatabaseId:workflowId:workflowVersion"
 ASSET_KEY = "databaseId:assetId"
 FILE_KEY = "fileKey"
+MODIFIED_AT = "modifiedAt"
 
 
 # Versions kept parsed per catalog: the workflows a process launches again and again.
@@ -190,13 +191,21 @@ class SqliteAssetCatalog(_SqliteCatalog):
         self._files = (
             f"SELECT item FROM {t.name} WHERE {t.q(ASSET_KEY)} = ? ORDER BY {t.q(FILE_KEY)}"
         )
+        modified = json_path(MODIFIED_AT)
+        # a stored row with a later modifiedAt stays (AssetCatalog.put_files says why)
+        self._put_unless_newer = (
+            f"{t.insert.removesuffix(';')} ON CONFLICT ({t.q(ASSET_KEY)}, {t.q(FILE_KEY)}) "
+            f"DO UPDATE SET {t.q('item')} = excluded.{t.q('item')} "
+            f"WHERE json_extract({t.name}.{t.q('item')}, {modified}) "
+            f"<= json_extract(excluded.{t.q('item')}, {modified})"
+        )
 
     def put_files(self, files: Sequence[AssetFile]) -> None:
         if not files:
             return
         rows = self._table.rows(build_asset_file_record(f) for f in files)
         with self._database.write() as connection:
-            connection.executemany(self._table.upsert, rows)
+            connection.executemany(self._put_unless_newer, rows)
 
     def list_files(self, database_id: str, asset_id: str) -> list[AssetFile]:
         with self._database.read() as connection:

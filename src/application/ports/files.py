@@ -14,7 +14,12 @@ if TYPE_CHECKING:
 class AssetCatalog(Protocol):
     """The current version of every asset file (the bodies live in the ObjectStore)."""
 
-    def put_files(self, files: Sequence[AssetFile]) -> None: ...
+    def put_files(self, files: Sequence[AssetFile]) -> None:
+        """Each file's row, unless the stored row's `modified_at` is later: of two writers of
+        one file (two imports, an import beside a run's outputs) the one that began last keeps
+        its row, whichever catalog write lands last. (Their object writes are ordered the same
+        unless they overlap, when the object store's latest is the one that ended last.)"""
+        ...
 
     def list_files(self, database_id: str, asset_id: str) -> list[AssetFile]:
         """Every file of the asset, by file key; [] for an unknown asset."""
