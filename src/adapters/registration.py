@@ -23,6 +23,28 @@ _LIST_ATTRIBUTES = {
 }
 
 
+def list_sizes_condition(lists: StepLists) -> tuple[str, dict[str, str], dict[str, int | bool]]:
+    """A DynamoDB condition that each list still has the entries it had when read (an append by
+    VAMS's registration Lambda, which moves no version, refuses the write), unless its stored
+    copy was cut (the row keeps part of it, the object all): its expression, names and values;
+    an empty expression when there is nothing to check."""
+    terms: list[str] = []
+    names: dict[str, str] = {}
+    values: dict[str, int | bool] = {":listCut": True}
+    attributes = _LIST_ATTRIBUTES[lists.kind]
+    for n, (name, size) in enumerate(zip(attributes, lists.read_sizes, strict=False)):
+        flag = next(field.flag for field in STEP_BUDGET.fields if field.name == name)
+        names[f"#list{n}"], names[f"#listCut{n}"] = name, flag
+        values[f":listSize{n}"] = size
+        held = [f"size(#list{n}) = :listSize{n}", f"#listCut{n} = :listCut"]
+        if not size:  # VAMS writes [] at launch, wfx leaves the list out
+            held.append(f"attribute_not_exists(#list{n})")
+        terms.append(f"({' OR '.join(held)})")
+    if not terms:
+        return "", {}, {}
+    return " AND ".join(terms), names, values
+
+
 def step_lists_attributes(lists: StepLists) -> tuple[Record, tuple[str, ...]]:
     """What a write of a step's lists sets and removes: the lists as the record of the step
     decided on stores them (cut to fit that row, with their bodies), and the flags of an

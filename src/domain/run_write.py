@@ -91,6 +91,10 @@ class StepLists:
     step: PipelineExecution
     version: int
     kind: StepListsKind
+    # how many entries each list had as read (registered: sub-executions, then logs): a store
+    # that another system appends to without moving the version (VAMS's registration Lambda)
+    # refuses the write on these too
+    read_sizes: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +200,8 @@ class RunWrite:
         )
         run_id, step_id = step.workflow_execution_id, step.pipeline_execution_id
         events = registration_events(run_id, step_id, at, len(sub_executions), len(logs))
-        lists = StepLists(registered, read.version, StepListsKind.REGISTERED)
+        sizes = (len(step.registered_sub_executions), len(step.registered_logs))
+        lists = StepLists(registered, read.version, StepListsKind.REGISTERED, sizes)
         return cls(run_id, events=events, step_lists=lists)
 
     @classmethod

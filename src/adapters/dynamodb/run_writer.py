@@ -34,7 +34,11 @@ from adapters.output_records import (
     build_step_log_record,
 )
 from adapters.records import format_date
-from adapters.registration import REGISTRATION_VERSION, step_lists_attributes
+from adapters.registration import (
+    REGISTRATION_VERSION,
+    list_sizes_condition,
+    step_lists_attributes,
+)
 from adapters.run_records import (
     ABORT_REQUESTED_DATE,
     LEASE_EXPIRES_DATE,
@@ -561,13 +565,20 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
             expression += f" REMOVE {', '.join(gone)}"
         if lists.version:
             plain[":read"] = lists.version
+        condition = "attribute_exists(#pk) AND " + (
+            "#version = :read" if lists.version else "attribute_not_exists(#version)"
+        )
+        sizes, size_names, size_values = list_sizes_condition(lists)
+        if sizes:
+            condition += f" AND {sizes}"
+            names.update(size_names)
+            plain.update(size_values)
         table_name, _ = self._table(ResourceKeys.PIPELINE_EXECUTIONS)
         return {
             "TableName": table_name,
             "Key": to_wire(key),
             "UpdateExpression": expression,
-            "ConditionExpression": "attribute_exists(#pk) AND "
-            + ("#version = :read" if lists.version else "attribute_not_exists(#version)"),
+            "ConditionExpression": condition,
             "ExpressionAttributeNames": {
                 **names,
                 "#pk": "pipelineExecutionId",
