@@ -95,3 +95,48 @@ def test_a_catalog_write_that_lands_late_keeps_the_later_rows_and_writes_the_res
     versions = {f.file_key: f.version_id for f in catalog.list_files("db1", "asset1")}
     assert versions.pop("f-042") == "later"
     assert set(versions.values()) == {"earlier"} and len(versions) == 129
+
+
+class _OtherImportBeforeTheSecondFile(FilesystemObjectStore):
+    """The object store of a two-file import: after its first file is stored, a second import
+    of its second file lands whole, before this import writes that file itself."""
+
+    def __init__(self, root: Path, other: Any) -> None:
+        super().__init__(root)
+        self._other = other
+
+    def put_file(self, key: str, source: Any) -> StoredObject:
+        stored = super().put_file(key, source)
+        if self._other is not None and key.endswith("a.obj"):
+            other, self._other = self._other, None
+            other()
+        return stored
+
+
+@pytest.mark.parametrize("backend", ["sqlite_file", "dynamodb"])
+def test_a_file_another_import_wrote_while_this_one_was_on_its_other_files_ends_on_this_one(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """This import began first but wrote its file last: the store's newest version is its own,
+    and so is the catalog's row (each file dated as its own write begins)."""
+    catalog: AssetCatalog = request.getfixturevalue(f"{backend}_asset_catalog")
+    clock = _Ticking()
+    for name in ("a.obj", "b.obj", "other-b.obj"):
+        (tmp_path / name).write_bytes(name.encode())
+    plain = FilesystemObjectStore(tmp_path / "objects")
+
+    def other_import_of_b() -> None:
+        files = (ImportedFile(file_key="b.obj", path=tmp_path / "other-b.obj"),)
+        command = ImportAssetFilesCommand(database_id="db1", asset_id="asset1", files=files)
+        ImportAssetFiles(catalog, plain, clock).execute(command)
+
+    racing = _OtherImportBeforeTheSecondFile(tmp_path / "objects", other_import_of_b)
+    both = tuple(ImportedFile(file_key=n, path=tmp_path / n) for n in ("a.obj", "b.obj"))
+    ImportAssetFiles(catalog, racing, clock).execute(
+        ImportAssetFilesCommand(database_id="db1", asset_id="asset1", files=both)
+    )
+
+    (newest,) = plain.list_latest(asset_object_key("db1", "asset1", "b.obj"))
+    listed = {f.file_key: f.version_id for f in catalog.list_files("db1", "asset1")}
+    assert plain.read_bytes(newest.key) == b"b.obj"
+    assert listed["b.obj"] == newest.version_id

@@ -16,9 +16,10 @@ class AssetCatalog(Protocol):
 
     def put_files(self, files: Sequence[AssetFile]) -> None:
         """Each file's row, unless the stored row's `modified_at` is later: of two writers of
-        one file (two imports, an import beside a run's outputs) the one that began last keeps
-        its row, whichever catalog write lands last. (Their object writes are ordered the same
-        unless they overlap, when the object store's latest is the one that ended last.)"""
+        one file (two imports, an import beside a run's outputs) the one whose write of the file
+        began last keeps its row, whichever catalog write lands last. (The object store orders
+        the two the same unless the two writes of the body overlap: its latest is then the one
+        that ended last.)"""
         ...
 
     def list_files(self, database_id: str, asset_id: str) -> list[AssetFile]:

@@ -322,10 +322,12 @@ class CompleteExecution:
         self, objects: list[StoredObject], prefix: str, database_id: str, asset_id: str
     ) -> dict[str, AssetFile]:
         """Write the run's result files into the output asset as new versions of its files."""
-        now = self._clock.now()
         imported: dict[str, AssetFile] = {}
         for obj in objects:
             file_key = relative_path(obj, prefix)
+            # as the write begins: of two writers of one file the later one's row stays
+            # (AssetCatalog.put_files), a user's import beside this one too
+            now = self._clock.now()
             stored = self._objects.put_file(
                 asset_object_key(database_id, asset_id, file_key),
                 self._objects.local_path(obj.key, obj.version_id),

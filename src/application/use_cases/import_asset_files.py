@@ -50,11 +50,13 @@ class ImportAssetFiles:
                 raise InvalidInputError(
                     f"files[{index}]: file key {imported.file_key!r} must be a relative path"
                 )
-        now = self._clock.now()
         root = asset_root_key(command.database_id, command.asset_id)
         stored = []
         for index, imported in enumerate(command.files):
             key = asset_object_key(command.database_id, command.asset_id, imported.file_key)
+            # taken as this file's write begins: the catalog keeps the row of the later of two
+            # writers of one file (AssetCatalog.put_files), this file's, not this import's, time
+            now = self._clock.now()
             try:
                 version = self._objects.put_file(key, imported.path)
             except OSError as error:
