@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,10 +71,22 @@ def message(status: int, text: str) -> JSONResponse:
     return JSONResponse({"message": one_line}, status_code=status, headers=headers)
 
 
-def request_problems(errors: Sequence[Any]) -> str:
-    """FastAPI's validation errors as `query parameter maxItems: ...; body.inputs[0]: ...`."""
+def request_problems(errors: Sequence[Any], content_type: str | None = None) -> str:
+    """FastAPI's validation errors as `query parameter maxItems: ...; body.inputs[0]: ...`.
+    `content_type`: the request's, which says why a body read as bytes is no object."""
     problems = []
     for problem in errors:
+        if problem["type"] == "json_invalid":
+            # FastAPI puts the decoder's offset where a field would be: `body.[30]`
+            reason = problem.get("ctx", {}).get("error", "")
+            problems.append(f"body: not valid JSON ({reason} at character {problem['loc'][-1]})")
+            continue
+        if tuple(problem["loc"]) == ("body",) and not _is_json(content_type):
+            # FastAPI reads only a JSON content type's body as JSON; any other is bytes, and
+            # "should be a valid dictionary" would say nothing of the header to fix
+            sent = "no Content-Type" if content_type is None else f"Content-Type {content_type!r}"
+            problems.append(f"body: send it as JSON, with Content-Type: application/json ({sent})")
+            continue
         loc = [str(part) if not isinstance(part, int) else f"[{part}]" for part in problem["loc"]]
         part = _PARTS.get(loc[0], loc[0]) if loc else ""
         field = ".".join(loc[1:]).replace(".[", "[")
@@ -88,6 +101,27 @@ def request_problems(errors: Sequence[Any]) -> str:
             rule = str(problem["msg"]).removeprefix("Value error, ")
         problems.append(f"{where}: {rule}")
     return "; ".join(problems)
+
+
+def _is_json(content_type: str | None) -> bool:
+    media = (content_type or "").partition(";")[0].strip().lower()
+    kind, _, subtype = media.partition("/")
+    return kind == "application" and (subtype == "json" or subtype.endswith("+json"))
+
+
+# FastAPI's answer when reading the JSON raised something other than a decode error; the cause
+# says which rule the body broke.
+_UNPARSED_BODY = "There was an error parsing the body"
+
+
+def _unparsed_body(cause: BaseException | None) -> str:
+    if isinstance(cause, RecursionError):
+        return "body: nested too deeply (arrays and objects within one another) to be read"
+    if isinstance(cause, UnicodeDecodeError):
+        return f"body: not UTF-8, which JSON is sent in ({cause.reason} at byte {cause.start})"
+    if isinstance(cause, ValueError) and "digits" in str(cause):
+        return f"body: holds a number too long ({sys.get_int_max_str_digits()} digits at most)"
+    return "body: cannot be read as JSON"
 
 
 def setup_problem(error: BaseException) -> str | None:
@@ -136,9 +170,10 @@ def install_error_handlers(app: FastAPI) -> None:
         assert isinstance(error, DomainError)
         return message(status_of(error), str(error))
 
-    async def on_request_error(_: Request, error: Exception) -> JSONResponse:
+    async def on_request_error(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, RequestValidationError)
-        return message(400, request_problems(error.errors()))
+        content_type = request.headers.get("content-type")
+        return message(400, request_problems(error.errors(), content_type))
 
     async def on_model_error(_: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, ValidationError)  # a use case's own query or command model
@@ -146,6 +181,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_http_error(_: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, StarletteHTTPException)
+        if error.status_code == 400 and error.detail == _UNPARSED_BODY:
+            return message(400, _unparsed_body(error.__cause__))
         return message(error.status_code, str(error.detail))
 
     async def on_unexpected(request: Request, error: Exception) -> JSONResponse:
