@@ -39,3 +39,19 @@ def test_a_token_nested_past_the_decoder_is_a_400_naming_it(service: Service, ro
 
     assert answer.status_code == 400, answer.text
     assert "Token" in answer.json()["message"], answer.text
+
+
+@pytest.mark.parametrize("inline_container", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("token", ["\u00b2", "\u0661\u0662", "12\u00b3"])
+def test_a_log_token_of_digits_that_are_not_ascii_is_refused(service: Service, token: str) -> None:
+    """str.isdigit() holds for a superscript two, which int() refuses: the local log reader
+    answered a 500 for `nextToken=²` (and read Arabic-Indic digits as an offset)."""
+    admin = service.as_user(ADMIN, ("admin",))
+    logs = f"/workflows/executions/{service.execution_id}/logs"
+    log_id = service.client.get(logs, headers=admin).json()["message"]["logSources"][0]["logId"]
+
+    answer = service.client.get(logs, params={"logId": log_id, "nextToken": token}, headers=admin)
+
+    assert answer.status_code < 500, answer.text
+    source = answer.json()["message"]["logSources"][0]
+    assert source["readStatus"] == "error" and "not ours" in source["problem"], source
