@@ -173,7 +173,10 @@ def _setup_said(container: Container) -> Iterator[None]:
 
 def _setup_problem(error: BaseException, container: Container) -> str | None:
     from adapters.aws.failures import endpoint_of, is_unreachable, transport_problem
+    from adapters.tables import TableNameError
 
+    if isinstance(error, TableNameError):
+        return str(error)  # names VAMS_RESOURCE_PARAM_PREFIX and what to check
     if is_unreachable(error):
         endpoint = endpoint_of(error)
         configured = container.config.dynamodb_endpoint() or ""

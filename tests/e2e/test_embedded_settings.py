@@ -71,3 +71,22 @@ def test_a_dynamodb_endpoint_nothing_listens_on_says_how_to_start_one(
     said = str(refused.value)
     assert endpoint in said and "WFX_DYNAMODB_ENDPOINT" in said and "moto_server" in said
     assert time.monotonic() - started < 30
+
+
+def test_a_vams_prefix_whose_parameters_cannot_be_read_names_the_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in FAKE_AWS_ENVIRONMENT.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SSM", f"http://127.0.0.1:{free_port()}")
+    app = wfx.open_application(
+        {
+            "WFX_STORE": "dynamodb",
+            "WFX_DYNAMODB_ENDPOINT": f"http://127.0.0.1:{free_port()}",
+            "VAMS_RESOURCE_PARAM_PREFIX": "/vams/prod",
+            "WFX_HOME": str(tmp_path),
+        }
+    )
+
+    with pytest.raises(wfx.UnusableSettingError, match="VAMS_RESOURCE_PARAM_PREFIX"):
+        app.list(wfx.ListExecutionsQuery())
