@@ -136,7 +136,7 @@ def setup_problem(error: BaseException) -> str | None:
 
 def _service_problem(error: BaseException) -> str | None:
     """A store that is not reachable or has no tables: how to start it, and no name of it."""
-    from adapters.aws.failures import BucketUnusableError, is_unreachable
+    from adapters.aws.failures import CREDENTIALS_HINT, BucketUnusableError, is_unreachable
     from adapters.identity.jwks import JwksUnavailableError
     from adapters.tables import TableNameError
 
@@ -152,6 +152,8 @@ def _service_problem(error: BaseException) -> str | None:
         )
     if is_unreachable(error):
         return "the execution store cannot be reached; start it and try again"
+    if type(error).__name__ == "NoCredentialsError":  # a local DynamoDB's requests are signed too
+        return f"the service has no AWS credentials: {CREDENTIALS_HINT}, and restart it"
     code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
     missing_sqlite = type(error).__name__ == "OperationalError" and (
         "no such table" in str(error) or "no such column" in str(error)
