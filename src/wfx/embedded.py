@@ -64,8 +64,11 @@ class Application:
     ) -> PublishResult:
         """Publish a workflow document (the YAML file's mapping) as a new immutable version;
         `published_by` owns the workflow when this is its first version."""
+        # what yaml.safe_load gives for a file that is no mapping (None, a list, a string) is
+        # parse_workflow_document's to refuse, naming the rule
+        data = dict(document) if isinstance(document, Mapping) else document
         command = PublishWorkflowVersionCommand(
-            document=parse_workflow_document(dict(document)), published_by=published_by
+            document=parse_workflow_document(data), published_by=published_by
         )
         with _setup_said(self._container):
             result: PublishResult = self._container.publish_workflow_version().execute(command)
