@@ -134,3 +134,14 @@ def test_a_summary_of_a_run_that_is_not_there_is_a_404_for_the_admin_too(
 
         assert answer.status_code == 404, answer.text
         assert missing in answer.json()["message"]
+
+
+def test_a_scope_missing_half_its_key_is_refused_quoting_what_was_sent(service: Service) -> None:
+    """The route joins DATABASE_ID/ID with a colon for the store; the refusal quoted the joined
+    key (`got 'http:'`), which the caller never sent."""
+    headers = service.as_user(ADMIN, ("admin",))
+    for scope, sent in (("workflow", f"{DATABASE}/"), ("asset", f"/{INPUTS}")):
+        answer = service.client.get("/costs", params={scope: sent}, headers=headers)
+
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["message"] == f"{scope}: must be DATABASE_ID/ID, got {sent!r}"
