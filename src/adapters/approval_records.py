@@ -9,7 +9,6 @@ decision, so the pending list is one Query however many requests were ever decid
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import re
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from adapters.records import format_date, join_key, parse_date
 from domain.approvals import ApprovalRequest, ApprovalStatus
 from domain.errors import InvalidInputError
+from domain.paging import token_fields
 
 Item = dict[str, Any]
 
@@ -96,9 +96,8 @@ def encode_position(position: str) -> str:
 def decode_position(token: str) -> str:
     """The list position a token names; a token that is not one is refused, never queried."""
     try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        fields: Any = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        fields: Any = token_fields(token)
+    except ValueError as exc:
         raise InvalidInputError(_REFUSED) from exc
     if not (isinstance(fields, list) and len(fields) == 1 and isinstance(fields[0], str)):
         raise InvalidInputError(_REFUSED)

@@ -8,12 +8,12 @@ comes back is checked to be a position of the very list it continues before any 
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import re
 from typing import Any
 
 from domain.errors import InvalidInputError
+from domain.paging import token_fields
 
 # domain.workflow.Identifier: a decoded id that could not be stored is a tampered token.
 _IDENTIFIER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$")
@@ -34,9 +34,8 @@ def _encode(fields: list[Any]) -> str:
 
 def _decode(token: str, length: int) -> list[Any]:
     try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        fields: Any = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        fields: Any = token_fields(token)
+    except ValueError as exc:
         raise InvalidInputError(_REFUSED) from exc
     if not isinstance(fields, list) or len(fields) != length:
         raise InvalidInputError(_REFUSED)

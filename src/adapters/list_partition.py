@@ -7,13 +7,13 @@ backfill is checked the same way wherever it runs.
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 from typing import Any
 
 from adapters.records import ALL_LIST_PARTITION
 from application.ports.migration import MainRowKey
 from domain.errors import InvalidInputError
+from domain.paging import token_fields
 
 EXECUTION_ID = "workflowExecutionId"
 WORKFLOW_KEY = "workflowDatabaseId:workflowId"
@@ -29,9 +29,8 @@ def encode_cursor(row: MainRowKey) -> str:
 
 def decode_cursor(cursor: str) -> MainRowKey:
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        decoded: Any = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        decoded: Any = token_fields(cursor)
+    except ValueError as exc:
         raise InvalidInputError(_REFUSED) from exc
     if (
         not isinstance(decoded, list)

@@ -9,7 +9,6 @@ collection of the details document (`inputs`, `pipelineExecutions`, or one step'
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import re
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from enum import StrEnum
 
 from application.ports.executions import RowCollection
 from domain.errors import InvalidInputError
+from domain.paging import token_fields
 
 # -- the bounds of GetExecutionDetails: one place ----------------------------------------------
 
@@ -136,9 +136,8 @@ def decode_cursor(token: str | None, path: CollectionPath) -> Cursor:
         return Cursor()
     refused = InvalidInputError("startingToken: not a token this collection returned")
     try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        position = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+        position = token_fields(token)
+    except ValueError:
         raise refused from None
     if not isinstance(position, dict) or position.get("collection") != path.text:
         raise refused

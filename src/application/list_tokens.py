@@ -9,7 +9,6 @@ same).
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import re
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from typing import Any
 
 from application.ports.executions import ExecutionRef
 from domain.errors import InvalidInputError
-from domain.paging import is_timestamp
+from domain.paging import is_timestamp, token_fields
 
 # A store page of a filtered list: fixed, so that a token's `skip` names the same rows again.
 SCAN_PAGE = 100
@@ -42,8 +41,8 @@ def _encode(value: Any) -> str:
 
 def _decode(token: str) -> Any:
     try:
-        return json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-    except (ValueError, TypeError, binascii.Error):
+        return token_fields(token)
+    except ValueError:
         raise _refused() from None
 
 

@@ -11,7 +11,6 @@ A token holds the collection it pages, the step it stopped in and that step's la
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from application.ports.executions import ExecutionStore, Row, RowCollection
 from domain.authorization import AssetKey
 from domain.errors import InvalidInputError
 from domain.execution import PipelineExecution, StepInputMetadata, chain_order
-from domain.paging import PAGE_TEXT_BUDGET, Page
+from domain.paging import PAGE_TEXT_BUDGET, Page, token_fields
 
 
 def row_text_size(row: Row) -> int:
@@ -74,8 +73,8 @@ def _decode(token: str | None, label: str) -> _Position:
         return _Position()
     refused = InvalidInputError("startingToken: not a token this collection returned")
     try:
-        fields: Any = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+        fields: Any = token_fields(token)
+    except ValueError:
         raise refused from None
     if not isinstance(fields, dict) or set(fields) != {"collection", "step", "after"}:
         raise refused

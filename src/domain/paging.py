@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -20,6 +22,17 @@ class Page(BaseModel, Generic[T]):
 
     items: tuple[T, ...]
     next_token: str | None = None
+
+
+def token_fields(token: str) -> Any:
+    """What a page token carries: base64url JSON, its padding left off. ValueError for any text
+    that is not one, JSON nested deeper than the decoder recurses among them (a RecursionError,
+    which a client's 4096 characters reach at about 1000 brackets)."""
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("page token: nested too deeply") from None
 
 
 def is_timestamp(text: str) -> bool:

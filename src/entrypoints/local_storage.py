@@ -17,6 +17,11 @@ from entrypoints.settings import Settings, UnusableSettingError
 def check_local_storage(settings: Settings) -> None:
     """WFX_HOME is (or can be made) a folder wfx can write to; on SQLite, WFX_DB is a SQLite
     database, or nothing yet, in such a folder. Makes the folders, as the first write would."""
+    for named, path in (("WFX_HOME", settings.home), ("WFX_DB", settings.sqlite_path)):
+        if "\x00" in str(path):
+            # only a library caller can pass one (no environment variable holds a NUL), and
+            # the OS refuses it with a ValueError, not an OSError
+            raise UnusableSettingError(f"{named} ({str(path)!r}): holds a NUL character; fix it")
     _usable_folder(
         settings.home, f"WFX_HOME ({settings.home})", "set WFX_HOME to a folder you can write to"
     )

@@ -31,6 +31,7 @@ from domain.errors import (
 from domain.execution import ExecutionDetails, WorkflowExecution
 from domain.paging import Page
 from domain.statuses import ExecutionStatus
+from entrypoints.settings import UnusableSettingError
 from wfx import responses
 from wfx.embedded import Application, open_application
 
@@ -63,6 +64,7 @@ __all__ = [
     "RedriveExecutionCommand",
     "RerunExecutionCommand",
     "RerunNotAllowedError",
+    "UnusableSettingError",
     "WorkflowExecution",
     "open_application",
     "responses",

@@ -6,7 +6,8 @@ backend builds on top (an HTTP route, a queue consumer) speaks the same models a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from application.use_cases.abort_execution import AbortExecutionCommand, AbortResult
@@ -29,10 +30,18 @@ from application.use_cases.redrive_execution import RedriveExecutionCommand
 from application.use_cases.rerun_execution import RerunExecutionCommand
 from application.workflow_documents import parse_workflow_document
 from domain.assets import AssetFile
+from domain.errors import DomainError, InvalidInputError
 from domain.execution import ExecutionDetails, WorkflowExecution
 from domain.paging import Page
 from entrypoints.container import Container, build_container, create_all_tables
-from entrypoints.settings import Settings
+from entrypoints.local_storage import check_local_storage
+from entrypoints.settings import Settings, UnusableSettingError
+
+RUNNER_MODES = ("thread", "detached", "inline")
+_NO_TABLES = (
+    "the store's wfx tables are missing or out of date: call create_tables() first (what "
+    "`wfx tables create` does; nothing stored is lost)"
+)
 
 
 class Application:
@@ -47,25 +56,32 @@ class Application:
         return self._container
 
     def create_tables(self) -> None:
-        create_all_tables(self._container)
+        with _setup_said(self._container):
+            create_all_tables(self._container)
 
     def publish(
         self, document: Mapping[str, Any], published_by: str | None = None
     ) -> PublishResult:
         """Publish a workflow document (the YAML file's mapping) as a new immutable version;
         `published_by` owns the workflow when this is its first version."""
+        # what yaml.safe_load gives for a file that is no mapping (None, a list, a string) is
+        # parse_workflow_document's to refuse, naming the rule
+        data = dict(document) if isinstance(document, Mapping) else document
         command = PublishWorkflowVersionCommand(
-            document=parse_workflow_document(dict(document)), published_by=published_by
+            document=parse_workflow_document(data), published_by=published_by
         )
-        result: PublishResult = self._container.publish_workflow_version().execute(command)
+        with _setup_said(self._container):
+            result: PublishResult = self._container.publish_workflow_version().execute(command)
         return result
 
     def import_files(self, command: ImportAssetFilesCommand) -> list[AssetFile]:
-        files: list[AssetFile] = self._container.import_asset_files().execute(command)
+        with _setup_said(self._container):
+            files: list[AssetFile] = self._container.import_asset_files().execute(command)
         return files
 
     def launch(self, command: LaunchExecutionCommand) -> LaunchResult:
-        result: LaunchResult = self._container.launch_execution().execute(command)
+        with _setup_said(self._container):
+            result: LaunchResult = self._container.launch_execution().execute(command)
         return result
 
     def wait(self, workflow_execution_id: str, timeout: float | None = None) -> bool:
@@ -74,44 +90,53 @@ class Application:
 
     def get(self, workflow_execution_id: str) -> WorkflowExecution:
         query = GetExecutionQuery(workflow_execution_id=workflow_execution_id)
-        execution: WorkflowExecution = self._container.get_execution().execute(query)
+        with _setup_said(self._container):
+            execution: WorkflowExecution = self._container.get_execution().execute(query)
         return execution
 
     def details(self, query: GetExecutionDetailsQuery) -> ExecutionDetails:
-        details: ExecutionDetails = self._container.get_execution_details().execute(query)
+        with _setup_said(self._container):
+            details: ExecutionDetails = self._container.get_execution_details().execute(query)
         return details
 
     def list(self, query: ListExecutionsQuery) -> Page[WorkflowExecution]:
-        page: Page[WorkflowExecution] = self._container.list_executions().execute(query)
+        with _setup_said(self._container):
+            page: Page[WorkflowExecution] = self._container.list_executions().execute(query)
         return page
 
     def logs(self, query: GetExecutionLogsQuery) -> ExecutionLogs:
-        logs: ExecutionLogs = self._container.get_execution_logs().execute(query)
+        with _setup_said(self._container):
+            logs: ExecutionLogs = self._container.get_execution_logs().execute(query)
         return logs
 
     def abort(self, command: AbortExecutionCommand) -> AbortResult:
-        result: AbortResult = self._container.abort_execution().execute(command)
+        with _setup_said(self._container):
+            result: AbortResult = self._container.abort_execution().execute(command)
         return result
 
     def redrive(self, command: RedriveExecutionCommand) -> WorkflowExecution:
-        execution: WorkflowExecution = self._container.redrive_execution().execute(command)
+        with _setup_said(self._container):
+            execution: WorkflowExecution = self._container.redrive_execution().execute(command)
         return execution
 
     def rerun(self, command: RerunExecutionCommand) -> LaunchResult:
         """A new run rebuilt from one that has ended (VAMS's rerun); RerunNotAllowedError for a
         run not ended."""
-        result: LaunchResult = self._container.rerun_execution().execute(command)
+        with _setup_said(self._container):
+            result: LaunchResult = self._container.rerun_execution().execute(command)
         return result
 
     def describe(self, workflow_execution_id: str) -> ExecutionDescription:
         """The run as Step Functions' DescribeExecution gives one (seed 001 fields)."""
         query = DescribeExecutionQuery(workflow_execution_id=workflow_execution_id)
-        description: ExecutionDescription = self._container.describe_execution().execute(query)
+        with _setup_said(self._container):
+            description: ExecutionDescription = self._container.describe_execution().execute(query)
         return description
 
     def delete(self, command: DeleteExecutionCommand) -> DeleteResult:
         """Delete a run for good; ExecutionStillRunningError for a run not ended, unless forced."""
-        result: DeleteResult = self._container.delete_execution().execute(command)
+        with _setup_said(self._container):
+            result: DeleteResult = self._container.delete_execution().execute(command)
         return result
 
 
@@ -121,5 +146,56 @@ def open_application(
     """The application configured as the CLI is (WFX_STORE, WFX_HOME, WFX_DB, WFX_RUNNER, ...),
     from `environ` (default: os.environ). `runner_mode`: `thread` runs local steps in this
     process, `detached` in a worker process that outlives it, `inline` before `launch` returns."""
+    if runner_mode not in RUNNER_MODES:
+        raise InvalidInputError(
+            f"runner_mode: must be one of {', '.join(RUNNER_MODES)}, got {runner_mode!r}"
+        )
     settings = Settings.from_environment(environ)
+    # as the CLI does: a home or a database file that cannot be used is said here, by name,
+    # and a file that is not a wfx database is never handed to SQLite
+    check_local_storage(settings)
     return Application(build_container(settings, runner_mode=runner_mode))
+
+
+@contextmanager
+def _setup_said(container: Container) -> Iterator[None]:
+    """A store that is not there, or has no tables, as UnusableSettingError saying what to do;
+    what the backend can mend is no traceback of the driver it happened in."""
+    try:
+        yield
+    except DomainError:
+        raise
+    except Exception as error:
+        problem = _setup_problem(error, container) or (
+            None if error.__cause__ is None else _setup_problem(error.__cause__, container)
+        )
+        if problem is None:
+            raise
+        raise UnusableSettingError(problem) from error
+
+
+def _setup_problem(error: BaseException, container: Container) -> str | None:
+    from adapters.aws.failures import endpoint_of, is_unreachable, transport_problem
+    from adapters.tables import TableNameError
+
+    if isinstance(error, TableNameError):
+        return str(error)  # names VAMS_RESOURCE_PARAM_PREFIX and what to check
+    if is_unreachable(error):
+        endpoint = endpoint_of(error)
+        configured = container.config.dynamodb_endpoint() or ""
+        if "dynamodb." in endpoint or (
+            configured and endpoint.rstrip("/") == configured.rstrip("/")
+        ):
+            return (
+                f"cannot reach DynamoDB at {endpoint}: start it (for example `moto_server -p "
+                "5000` or DynamoDB Local) and point WFX_DYNAMODB_ENDPOINT at it, or leave "
+                "WFX_STORE unset to use SQLite"
+            )
+    problem = transport_problem(error)
+    if problem is not None:
+        return problem
+    code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
+    missing_sqlite = type(error).__name__ == "OperationalError" and (
+        "no such table" in str(error) or "no such column" in str(error)
+    )
+    return _NO_TABLES if code == "ResourceNotFoundException" or missing_sqlite else None

@@ -121,3 +121,27 @@ def test_two_scopes_or_an_unknown_grouping_are_a_bad_request(service: Service) -
     assert two.status_code == 400 and "at most one" in two.json()["message"]
     assert weekly.status_code == 400
     assert no_workflow_id.status_code == 400, no_workflow_id.text
+
+
+def test_a_summary_of_a_run_that_is_not_there_is_a_404_for_the_admin_too(
+    service: Service,
+) -> None:
+    """Tier 2 lets the admin through without reading the run; the summary must still say the
+    run is not there, as every other read by id does, rather than total nothing."""
+    missing = "01a243cfe943af57c5f2cd319ec58f00"
+    for headers in (service.as_user(ADMIN, ("admin",)), _reader(service, "rita")):
+        answer = service.client.get("/costs", params={"execution": missing}, headers=headers)
+
+        assert answer.status_code == 404, answer.text
+        assert missing in answer.json()["message"]
+
+
+def test_a_scope_missing_half_its_key_is_refused_quoting_what_was_sent(service: Service) -> None:
+    """The route joins DATABASE_ID/ID with a colon for the store; the refusal quoted the joined
+    key (`got 'http:'`), which the caller never sent."""
+    headers = service.as_user(ADMIN, ("admin",))
+    for scope, sent in (("workflow", f"{DATABASE}/"), ("asset", f"/{INPUTS}")):
+        answer = service.client.get("/costs", params={scope: sent}, headers=headers)
+
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["message"] == f"{scope}: must be DATABASE_ID/ID, got {sent!r}"

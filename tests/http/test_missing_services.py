@@ -78,3 +78,33 @@ def test_a_bucket_that_cannot_be_used_is_a_503_naming_the_setting(
     assert answer.status_code == 503, answer.text
     assert "WFX_S3_BUCKET" in answer.json()["message"]
     assert "team-assets" not in answer.text  # as for tables: the service names no resource
+
+
+def test_a_dynamodb_store_without_aws_credentials_is_a_503_saying_to_set_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A DynamoDB Local or moto endpoint still needs credentials to sign with; without any,
+    every request met botocore's NoCredentialsError and answered a 500."""
+    import os
+
+    import boto3
+
+    # the default session keeps the credentials an earlier test of this process resolved
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)
+    for name in [name for name in os.environ if name.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    settings = replace(
+        _settings(tmp_path), store="dynamodb", dynamodb_endpoint="http://127.0.0.1:9"
+    )
+    container = build_container(settings)
+    app = create_app(container, verified_by(container.token_verifier()))
+    token = container.token_issuer().issue("alice", timedelta(minutes=5), roles=("admin",))
+
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.get("/workflows/executions", headers={"Authorization": f"Bearer {token}"})
+
+    assert answer.status_code == 503, answer.text
+    assert "AWS_ACCESS_KEY_ID" in answer.json()["message"]

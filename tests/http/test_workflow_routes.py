@@ -85,3 +85,21 @@ def test_a_relative_handler_path_is_refused_naming_the_step_and_nothing_is_publi
     assert "steps[0].handlerPath (local-handler): must be an absolute folder" in message
     unknown = service.client.get(f"/database/{DATABASE}/workflows/relative", headers=admin)
     assert unknown.status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("url", "named"),
+    [
+        ("/database/a b/workflows/x", "path parameter databaseId"),
+        ("/database/x/workflows/a b", "path parameter workflowId"),
+        ("/workflows?databaseId=a b", "query parameter databaseId"),
+    ],
+)
+def test_an_identifier_that_breaks_the_rule_is_refused_by_the_name_sent(
+    service: Service, url: str, named: str
+) -> None:
+    """The use case's query said `database_id: ...`, a name no client sends."""
+    answer = service.client.get(url, headers=service.as_user(ADMIN, ("admin",)))
+
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["message"].startswith(f"{named}: String should match pattern")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 from collections.abc import Mapping, Set
 from typing import Any
 
 from domain.errors import InvalidInputError
-from domain.paging import is_timestamp
+from domain.paging import is_timestamp, token_fields
 
 _REFUSED = "startingToken: not a token issued by this list"
 
@@ -26,9 +25,8 @@ def decode_token(token: str, key_names: Set[str], partition: tuple[str, str]) ->
     `partition` is (index partition attribute, the value this list is querying).
     """
     try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        decoded: Any = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        decoded: Any = token_fields(token)
+    except ValueError as exc:
         raise InvalidInputError(_REFUSED) from exc
     if (
         not isinstance(decoded, dict)

@@ -93,7 +93,8 @@ class LocalFileLogReader:
 def _offset(token: str | None) -> int | None:
     if token is None:
         return 0
-    return int(token) if token.isdigit() else None
+    # ASCII only: str.isdigit() holds for "²", which int() refuses, and for other scripts' digits
+    return int(token) if token.isascii() and token.isdigit() else None
 
 
 def _lines(path: Path) -> list[str]:

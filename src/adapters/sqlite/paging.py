@@ -6,7 +6,7 @@ import base64
 import json
 
 from domain.errors import InvalidInputError
-from domain.paging import is_timestamp
+from domain.paging import is_timestamp, token_fields
 
 
 def encode_token(execution_start_date: str, workflow_execution_id: str) -> str:
@@ -21,8 +21,7 @@ def _malformed(token: str) -> InvalidInputError:
 def decode_token(token: str) -> tuple[str, str]:
     """The keyset position a token names; InvalidInputError for anything we did not issue."""
     try:
-        padded = token + "=" * (-len(token) % 4)
-        position = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+        position = token_fields(token)
     except ValueError as malformed:  # bad base64, bad UTF-8, bad JSON and non-ASCII text
         raise _malformed(token) from malformed
     if (

@@ -277,7 +277,7 @@ class SqliteRunWriter(SqliteStoreBase):
         key = (step_id, run_id)
         values = step_move_attributes(move)
         self._bodies.put([values])
-        if move.while_open and not self._run_open_in(connection, run_id, step_id, runs):
+        if move.while_open and not self._run_open_in(connection, run_id, runs):
             # as if one statement held both guards: a missing step is said before a closed run
             if connection.execute(guarded.exists, key).fetchone() is None:
                 raise PipelineExecutionNotFoundError(step_id, run_id)
@@ -291,19 +291,20 @@ class SqliteRunWriter(SqliteStoreBase):
             select = self._sql.step_if_status(len(statuses))
             moved = connection.execute(select, (*key, *statuses)).fetchone() is not None
         if not moved and connection.execute(guarded.exists, key).fetchone() is None:
+            # a run deleted meanwhile is said as DynamoDB's adapter says it: the run, not a step
+            if connection.execute(self._sql.run_state, (run_id,)).fetchone() is None:
+                raise ExecutionNotFoundError(run_id)
             raise PipelineExecutionNotFoundError(step_id, run_id)
         return moved
 
-    def _run_open_in(
-        self, connection: sqlite3.Connection, run_id: str, step_id: str, runs: _RunStates
-    ) -> bool:
+    def _run_open_in(self, connection: sqlite3.Connection, run_id: str, runs: _RunStates) -> bool:
         """Whether the run is open with no abort requested, read at most once per write;
-        PipelineExecutionNotFoundError when it has no main row."""
+        ExecutionNotFoundError when it has no main row."""
         is_open = runs.get(run_id)
         if is_open is None:
             state = connection.execute(self._sql.run_state, (run_id,)).fetchone()
             if state is None:
-                raise PipelineExecutionNotFoundError(step_id, run_id)
+                raise ExecutionNotFoundError(run_id)
             is_open = runs[run_id] = state[0] in _OPEN_RUN and state[1] is None
         return is_open
 

@@ -13,6 +13,7 @@ from application.ports.costs import CostLedger, CostScope
 from application.ports.executions import AssetDirection, ExecutionQueries, ExecutionRef
 from domain.authorization import Action, Subject
 from domain.costs import CostLedgerEntry, CostSummary, summarize
+from domain.errors import ExecutionNotFoundError
 
 ASSET_PAGE = 100
 
@@ -68,6 +69,12 @@ class SummarizeCosts:
             assert query.key is not None
             self._access.require_execution_access(query.subject, query.key, Action.GET, query.route)
         entries = self._entries(query)
+        if query.subject is not None and query.scope is SummaryScope.EXECUTION and not entries:
+            # tier 2 lets an administrator through unread: a run that is not there is a 404
+            # over HTTP, as every read by id answers, not a summary of nothing
+            assert query.key is not None
+            if not self._store.access_facts([query.key]):
+                raise ExecutionNotFoundError(query.key)
         if query.subject is not None and query.scope is not SummaryScope.EXECUTION:
             runs = list(dict.fromkeys(e.workflow_execution_id for e in entries))
             allowed = self._access.readable_ids(query.subject, runs)

@@ -47,7 +47,10 @@ def cost_summary(
         raise InvalidInputError("execution, workflow, group, asset: give at most one")
     scope, key = named[0] if named else (SummaryScope.ALL, None)
     if scope in (SummaryScope.WORKFLOW, SummaryScope.ASSET) and key is not None:
-        key = key.replace("/", ":", 1)  # a composite key of seed 000 is colon-joined
+        database, _, name = key.partition("/")
+        if not database or not name:  # said here, quoting what was sent, not the joined key
+            raise InvalidInputError(f"{scope.value}: must be DATABASE_ID/ID, got {key!r}")
+        key = f"{database}:{name}"  # a composite key of seed 000 is colon-joined
     query = SummarizeCostsQuery(
         scope=scope, key=key, by_day=by == "day", subject=caller.subject, route=caller.route
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,10 +71,22 @@ def message(status: int, text: str) -> JSONResponse:
     return JSONResponse({"message": one_line}, status_code=status, headers=headers)
 
 
-def request_problems(errors: Sequence[Any]) -> str:
-    """FastAPI's validation errors as `query parameter maxItems: ...; body.inputs[0]: ...`."""
+def request_problems(errors: Sequence[Any], content_type: str | None = None) -> str:
+    """FastAPI's validation errors as `query parameter maxItems: ...; body.inputs[0]: ...`.
+    `content_type`: the request's, which says why a body read as bytes is no object."""
     problems = []
     for problem in errors:
+        if problem["type"] == "json_invalid":
+            # FastAPI puts the decoder's offset where a field would be: `body.[30]`
+            reason = problem.get("ctx", {}).get("error", "")
+            problems.append(f"body: not valid JSON ({reason} at character {problem['loc'][-1]})")
+            continue
+        if tuple(problem["loc"]) == ("body",) and not _is_json(content_type):
+            # FastAPI reads only a JSON content type's body as JSON; any other is bytes, and
+            # "should be a valid dictionary" would say nothing of the header to fix
+            sent = "no Content-Type" if content_type is None else f"Content-Type {content_type!r}"
+            problems.append(f"body: send it as JSON, with Content-Type: application/json ({sent})")
+            continue
         loc = [str(part) if not isinstance(part, int) else f"[{part}]" for part in problem["loc"]]
         part = _PARTS.get(loc[0], loc[0]) if loc else ""
         field = ".".join(loc[1:]).replace(".[", "[")
@@ -90,6 +103,27 @@ def request_problems(errors: Sequence[Any]) -> str:
     return "; ".join(problems)
 
 
+def _is_json(content_type: str | None) -> bool:
+    media = (content_type or "").partition(";")[0].strip().lower()
+    kind, _, subtype = media.partition("/")
+    return kind == "application" and (subtype == "json" or subtype.endswith("+json"))
+
+
+# FastAPI's answer when reading the JSON raised something other than a decode error; the cause
+# says which rule the body broke.
+_UNPARSED_BODY = "There was an error parsing the body"
+
+
+def _unparsed_body(cause: BaseException | None) -> str:
+    if isinstance(cause, RecursionError):
+        return "body: nested too deeply (arrays and objects within one another) to be read"
+    if isinstance(cause, UnicodeDecodeError):
+        return f"body: not UTF-8, which JSON is sent in ({cause.reason} at byte {cause.start})"
+    if isinstance(cause, ValueError) and "digits" in str(cause):
+        return f"body: holds a number too long ({sys.get_int_max_str_digits()} digits at most)"
+    return "body: cannot be read as JSON"
+
+
 def setup_problem(error: BaseException) -> str | None:
     """The store or a service it needs is not there (unreachable, a table missing): what no retry
     mends, and what a request meeting it answers 503 for. A full disk is not one: a read whose
@@ -102,7 +136,7 @@ def setup_problem(error: BaseException) -> str | None:
 
 def _service_problem(error: BaseException) -> str | None:
     """A store that is not reachable or has no tables: how to start it, and no name of it."""
-    from adapters.aws.failures import BucketUnusableError, is_unreachable
+    from adapters.aws.failures import CREDENTIALS_HINT, BucketUnusableError, is_unreachable
     from adapters.identity.jwks import JwksUnavailableError
     from adapters.tables import TableNameError
 
@@ -118,6 +152,8 @@ def _service_problem(error: BaseException) -> str | None:
         )
     if is_unreachable(error):
         return "the execution store cannot be reached; start it and try again"
+    if type(error).__name__ == "NoCredentialsError":  # a local DynamoDB's requests are signed too
+        return f"the service has no AWS credentials: {CREDENTIALS_HINT}, and restart it"
     code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
     missing_sqlite = type(error).__name__ == "OperationalError" and (
         "no such table" in str(error) or "no such column" in str(error)
@@ -136,9 +172,10 @@ def install_error_handlers(app: FastAPI) -> None:
         assert isinstance(error, DomainError)
         return message(status_of(error), str(error))
 
-    async def on_request_error(_: Request, error: Exception) -> JSONResponse:
+    async def on_request_error(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, RequestValidationError)
-        return message(400, request_problems(error.errors()))
+        content_type = request.headers.get("content-type")
+        return message(400, request_problems(error.errors(), content_type))
 
     async def on_model_error(_: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, ValidationError)  # a use case's own query or command model
@@ -146,6 +183,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_http_error(_: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, StarletteHTTPException)
+        if error.status_code == 400 and error.detail == _UNPARSED_BODY:
+            return message(400, _unparsed_body(error.__cause__))
         return message(error.status_code, str(error.detail))
 
     async def on_unexpected(request: Request, error: Exception) -> JSONResponse:

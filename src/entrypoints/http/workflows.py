@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
 from domain.bounds import MAX_STORED_INTEGER
+from domain.workflow import IDENTIFIER_PATTERN
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
 from entrypoints.http.lazy_route import BuiltOnFirstUse, ModelIn
@@ -18,7 +19,9 @@ from entrypoints.http.lazy_route import BuiltOnFirstUse, ModelIn
 SHARED = "entrypoints.responses"
 router = APIRouter(tags=["workflows"], responses=ERROR_RESPONSES, route_class=BuiltOnFirstUse)
 
-Name = Annotated[str, Path(min_length=1, max_length=256)]
+# the identifier rule said here too, so that a refusal names the parameter a client sends
+# (`path parameter databaseId`), not the use case's field (`database_id`)
+Name = Annotated[str, Path(min_length=1, max_length=256, pattern=IDENTIFIER_PATTERN)]
 Token = Annotated[str | None, Query(alias="startingToken", min_length=1, max_length=4096)]
 MaxItems = Annotated[int, Query(alias="maxItems", ge=1, le=100)]
 
@@ -32,7 +35,8 @@ def list_workflows(
     wfx: App,
     caller: Caller,
     database_id: Annotated[
-        str | None, Query(alias="databaseId", min_length=1, max_length=256)
+        str | None,
+        Query(alias="databaseId", min_length=1, max_length=256, pattern=IDENTIFIER_PATTERN),
     ] = None,
     max_items: MaxItems = 20,
     starting_token: Token = None,

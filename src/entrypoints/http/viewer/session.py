@@ -71,7 +71,9 @@ class SessionKeys:
         # it says nothing either way, so the token (and Sec-Fetch-Site) decide
         if origin not in (None, "null") and origin != _own_origin(request):
             raise NotAuthorizedError(f"a form from {origin} may not write here")
-        if not sent or not hmac.compare_digest(sent, session.csrf):
+        # bytes, not str: compare_digest raises on a non-ASCII str, and the form is the caller's
+        sent_bytes = (sent or "").encode("utf-8", "replace")
+        if not sent or not hmac.compare_digest(sent_bytes, session.csrf.encode()):
             raise NotAuthorizedError(
                 "the form's CSRF token is missing or wrong: reload the page and try again"
             )

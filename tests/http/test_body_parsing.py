@@ -1,0 +1,65 @@
+"""A body the service cannot read as JSON is a 400 that says why: where the JSON breaks, that the
+content type is not JSON's, that it nests too deeply, is not UTF-8, or holds a number too long -
+never FastAPI's "There was an error parsing the body" nor a rule about dictionaries."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.http.conftest import ADMIN, DATABASE, WORKFLOW, Service
+
+pytestmark = pytest.mark.parametrize("inline_container", ["sqlite"], indirect=True)
+
+LAUNCH = f'{{"workflowDatabaseId": "{DATABASE}", "workflowId": "{WORKFLOW["workflowId"]}"}}'
+JSON = {"Content-Type": "application/json"}
+
+
+def _launch(service: Service, body: bytes, headers: dict[str, str]) -> str:
+    """The message of a launch refused with a 400, once the run count is seen unchanged."""
+    admin = service.as_user(ADMIN, ("admin",))
+    runs = "/workflows/executions"
+    # the rows only: the echoed default window moves with the clock
+    before = service.client.get(runs, headers=admin).json()["message"]["Items"]
+    answer = service.client.post("/workflows/executions", content=body, headers=admin | headers)
+    assert answer.status_code == 400, answer.text
+    assert service.client.get(runs, headers=admin).json()["message"]["Items"] == before
+    message: str = answer.json()["message"]
+    return message
+
+
+def test_json_broken_off_says_where_and_why(service: Service) -> None:
+    message = _launch(service, b'{"workflowDatabaseId": "http",', JSON)
+
+    assert message.startswith("body: not valid JSON"), message
+    assert "Expecting property name enclosed in double quotes" in message
+    assert "character 30" in message
+
+
+@pytest.mark.parametrize(
+    "content_type", [None, "text/plain", "application/x-www-form-urlencoded", "application/xml"]
+)
+def test_json_sent_without_json_s_content_type_says_to_send_it(
+    service: Service, content_type: str | None
+) -> None:
+    headers = {} if content_type is None else {"Content-Type": content_type}
+
+    message = _launch(service, LAUNCH.encode(), headers)
+
+    assert "Content-Type: application/json" in message, message
+    assert "dictionary" not in message
+    assert content_type is None or repr(content_type) in message
+
+
+@pytest.mark.parametrize(
+    ("body", "rule"),
+    [
+        (b'{"inputs": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),
+        (b'{"workflowDatabaseId": "\xe9t\xe9"}', "not UTF-8"),
+        (b'{"workflowVersion": 1' + b"0" * 5000 + b"}", "a number too long"),
+    ],
+)
+def test_a_body_json_cannot_hold_says_the_rule(service: Service, body: bytes, rule: str) -> None:
+    message = _launch(service, body, JSON)
+
+    assert message.startswith("body: ") and rule in message, message
+    assert "There was an error parsing the body" not in message
