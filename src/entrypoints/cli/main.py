@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 from typer.main import get_command_name
 from typer.models import CommandInfo
 
@@ -32,7 +34,28 @@ if TYPE_CHECKING:
     from domain.workflow import WorkflowVersion
     from entrypoints.container import Container
 
+
+class _Program(TyperGroup):
+    """The whole command tree, each command listed in its group's help by its first paragraph
+    as one line for rich to wrap: typer's rich help keeps a docstring's own line breaks there
+    (the command's own --help joins them), cutting sentences at 80 columns."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        _unwrap_list_entries(self.commands.values())
+
+
+def _unwrap_list_entries(commands: Iterable[Any]) -> None:
+    # typer may vendor click: groups are told by their sub-commands, not by click's classes
+    for command in commands:
+        first = inspect.cleandoc((command.help or "").partition("\f")[0]).split("\n\n")[0]
+        if command.short_help is None and not first.startswith("\b"):
+            command.short_help = " ".join(first.split())
+        _unwrap_list_entries(getattr(command, "commands", {}).values())
+
+
 app = typer.Typer(
+    cls=_Program,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
