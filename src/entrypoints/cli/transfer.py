@@ -75,20 +75,22 @@ def export(
     partial = to.with_name(to.name + ".partial")
     runs = items = bodies = 0
     # written aside and renamed at the end: a cut-short export never looks like a whole file
-    try:
-        with (
-            partial.open("w", encoding="utf-8") as stream,
-            _progress("exporting runs", len(exported.run_ids)) as advance,
-        ):
-            write_header(stream)
-            for run in exported:
-                write_run(stream, run)
-                runs, items, bodies = runs + 1, items + len(run.items), bodies + len(run.bodies)
-                if advance:
-                    advance(runs)
-        os.replace(partial, to)
-    finally:
-        partial.unlink(missing_ok=True)
+    with context.writing("--to", to):
+        try:
+            with (
+                partial.open("w", encoding="utf-8") as stream,
+                _progress("exporting runs", len(exported.run_ids)) as advance,
+            ):
+                write_header(stream)
+                for run in exported:
+                    write_run(stream, run)
+                    runs, items = runs + 1, items + len(run.items)
+                    bodies += len(run.bodies)
+                    if advance:
+                        advance(runs)
+            os.replace(partial, to)
+        finally:
+            partial.unlink(missing_ok=True)
     if json_output:
         from entrypoints.cli.render import dump_json
 

@@ -80,12 +80,15 @@ def _zip_tree(root: Path, output: Path) -> BuiltPackage:
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(f".{output.name}.partial")
     count = 0
-    with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for path in _files(root):
-            entry = zipfile.ZipInfo(path.relative_to(root).as_posix(), _FIXED_TIME)
-            entry.compress_type = zipfile.ZIP_DEFLATED
-            entry.external_attr = 0o644 << 16  # readable by Lambda's user, whatever the umask
-            archive.writestr(entry, path.read_bytes())
-            count += 1
-    partial.replace(output)  # never a half-written zip under the name asked for
+    try:
+        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for path in _files(root):
+                entry = zipfile.ZipInfo(path.relative_to(root).as_posix(), _FIXED_TIME)
+                entry.compress_type = zipfile.ZIP_DEFLATED
+                entry.external_attr = 0o644 << 16  # readable by Lambda's user, whatever the umask
+                archive.writestr(entry, path.read_bytes())
+                count += 1
+        partial.replace(output)  # never a half-written zip under the name asked for
+    finally:
+        partial.unlink(missing_ok=True)  # nor a zip nobody asked for, when that failed
     return BuiltPackage(output, count, output.stat().st_size)
