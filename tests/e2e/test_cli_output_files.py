@@ -4,6 +4,9 @@ not there or is a file) is refused in one line naming the option, and nothing is
 
 from __future__ import annotations
 
+import os
+import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -63,3 +66,42 @@ def test_a_package_to_a_folder_is_refused_by_name(wfx: Wfx, tmp_path: Path) -> N
     outcome = wfx("infra", "package", "--no-dependencies", "--output", str(target), timeout=120)
     assert_bad_input(outcome, "--output", str(target), reason)
     _left_as_it_was(folder)
+
+
+def test_an_export_to_a_pipe_through_a_link_streams_into_it_and_leaves_both(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    """As `--to /dev/stdout` is: a link to a pipe. A file renamed into its place would replace
+    the link (as root, /dev/stdout itself), and the reader would get nothing."""
+    wfx.publish_command_step("noop", "pass")
+    run = wfx.run_id("demo/noop")
+    pipe, link = tmp_path / "pipe", tmp_path / "stdout"
+    os.mkfifo(pipe)
+    link.symlink_to(pipe)
+    read: list[bytes] = []
+    reader = threading.Thread(target=lambda: read.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    outcome = wfx("export", "--to", str(link))
+    reader.join(timeout=10)
+    if reader.is_alive():  # wfx never opened the pipe: let the reader go
+        os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(timeout=10)
+
+    assert outcome.code == 0, str(outcome)
+    assert link.is_symlink() and stat.S_ISFIFO(pipe.lstat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "pipe", "stdout"]
+    lines = read[0].decode().splitlines()
+    assert len(lines) > 2 and run in lines[-1]
+
+
+def test_an_export_to_stdout_is_the_file_alone_and_imports_whole(wfx: Wfx, tmp_path: Path) -> None:
+    wfx.publish_command_step("noop", "pass")
+    run = wfx.run_id("demo/noop")
+    outcome = wfx("export", "--to", "/dev/stdout")
+    assert outcome.code == 0, str(outcome)
+    assert "exported 1 run(s)" in outcome.stderr
+    file = tmp_path / "piped.jsonl"
+    file.write_text(outcome.stdout, encoding="utf-8")
+    other = wfx.in_home(tmp_path / "other")
+    assert other.json("import", str(file))["runs"] == 1
+    assert other.listed_ids() == [run]

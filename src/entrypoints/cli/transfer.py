@@ -72,13 +72,16 @@ def export(
 
     command = ExportExecutionsCommand(since=parse_since(since) if since else None)
     exported = context.container().export_executions().execute(command)
-    partial = to.with_name(to.name + ".partial")
+    # A file is written aside and renamed at the end: a cut-short export never looks like a
+    # whole file. A link (/dev/stdout), a pipe or a device is written into: a file renamed
+    # into its place would replace it, and what reads it (the shell's redirection) get nothing.
+    streamed = to.is_symlink() or (to.exists() and not to.is_file())
+    written = to if streamed else to.with_name(to.name + ".partial")
     runs = items = bodies = 0
-    # written aside and renamed at the end: a cut-short export never looks like a whole file
     with context.writing("--to", to):
         try:
             with (
-                partial.open("w", encoding="utf-8") as stream,
+                written.open("w", encoding="utf-8") as stream,
                 _progress("exporting runs", len(exported.run_ids)) as advance,
             ):
                 write_header(stream)
@@ -88,15 +91,31 @@ def export(
                     bodies += len(run.bodies)
                     if advance:
                         advance(runs)
-            os.replace(partial, to)
+            if not streamed:
+                os.replace(written, to)
         finally:
-            partial.unlink(missing_ok=True)
+            if not streamed:
+                written.unlink(missing_ok=True)
+    # on stderr when the export went to stdout, where it would end the file with a line of
+    # no run
+    say = _to_stderr if streamed and _is_stdout(to) else context.echo
     if json_output:
         from entrypoints.cli.render import dump_json
 
-        context.echo(dump_json({"runs": runs, "items": items, "bodies": bodies, "file": str(to)}))
+        say(dump_json({"runs": runs, "items": items, "bodies": bodies, "file": str(to)}))
         return
-    context.echo(f"exported {runs} run(s): {items} item(s), {bodies} offloaded body(ies) to {to}")
+    say(f"exported {runs} run(s): {items} item(s), {bodies} offloaded body(ies) to {to}")
+
+
+def _is_stdout(path: Path) -> bool:
+    try:
+        return os.path.samestat(path.stat(), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError):  # no stdout, or one with no file under it
+        return False
+
+
+def _to_stderr(text: str) -> None:
+    print(text, file=sys.stderr)
 
 
 def _count_lines(path: Path) -> int:
