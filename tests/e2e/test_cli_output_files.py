@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import threading
+import zipfile
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.cli import Wfx, assert_bad_input
+from tests.e2e.cli import WFX, Wfx, assert_bad_input
 
 
 def _unwritable(tmp_path: Path) -> list[tuple[Path, str]]:
@@ -105,3 +107,24 @@ def test_an_export_to_stdout_is_the_file_alone_and_imports_whole(wfx: Wfx, tmp_p
     other = wfx.in_home(tmp_path / "other")
     assert other.json("import", str(file))["runs"] == 1
     assert other.listed_ids() == [run]
+
+
+@pytest.mark.integration
+def test_a_package_to_stdout_is_the_zip_alone(wfx: Wfx, tmp_path: Path) -> None:
+    """`wfx infra package -o /dev/stdout > f.zip`: the zip, whole, and /dev/stdout left a link."""
+    zipped = tmp_path / "piped.zip"
+    with zipped.open("wb") as stdout:
+        finished = subprocess.run(
+            [*WFX, "infra", "package", "--no-dependencies", "--output", "/dev/stdout"],
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            env=os.environ | {"WFX_HOME": str(wfx.home)},
+            cwd=wfx.home,
+            timeout=120,
+            check=False,
+        )
+    assert finished.returncode == 0, finished.stderr
+    assert b"wrote /dev/stdout" in finished.stderr
+    assert Path("/dev/stdout").is_symlink()
+    with zipfile.ZipFile(zipped) as archive:
+        assert "entrypoints/lambda_handlers.py" in archive.namelist()

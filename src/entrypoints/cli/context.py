@@ -73,6 +73,14 @@ def echo(text: str) -> None:
     sys.stdout.write(text + "\n")
 
 
+def is_stdout(path: Path) -> bool:
+    """`path` is where stdout goes (/dev/stdout, or the file it was redirected to)."""
+    try:
+        return os.path.samestat(path.stat(), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError):  # no stdout, or one with no file under it
+        return False
+
+
 def warn(text: str) -> None:
     print(f"warning: {text}", file=sys.stderr)
 

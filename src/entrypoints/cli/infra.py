@@ -95,7 +95,8 @@ def infra_package(
         _fail(f"pip could not build the package: {failed}")
     seconds = time.monotonic() - started
     megabytes = built.size_bytes / 1_000_000
-    typer.echo(f"wrote {built.path}: {built.files} files, {megabytes:.1f} MB in {seconds:.0f} s")
+    summary = f"wrote {built.path}: {built.files} files, {megabytes:.1f} MB in {seconds:.0f} s"
+    typer.echo(summary, err=context.is_stdout(output))  # not into a zip sent to stdout
 
 
 def _fail(message: str) -> NoReturn:

@@ -98,20 +98,13 @@ def export(
                 written.unlink(missing_ok=True)
     # on stderr when the export went to stdout, where it would end the file with a line of
     # no run
-    say = _to_stderr if streamed and _is_stdout(to) else context.echo
+    say = _to_stderr if streamed and context.is_stdout(to) else context.echo
     if json_output:
         from entrypoints.cli.render import dump_json
 
         say(dump_json({"runs": runs, "items": items, "bodies": bodies, "file": str(to)}))
         return
     say(f"exported {runs} run(s): {items} item(s), {bodies} offloaded body(ies) to {to}")
-
-
-def _is_stdout(path: Path) -> bool:
-    try:
-        return os.path.samestat(path.stat(), os.fstat(sys.stdout.fileno()))
-    except (OSError, ValueError):  # no stdout, or one with no file under it
-        return False
 
 
 def _to_stderr(text: str) -> None:
