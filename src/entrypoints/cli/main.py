@@ -325,6 +325,8 @@ def _publish(container: Container, file: Path) -> tuple[Any, bool]:
         raise InvalidInputError(f"FILE: {file} is not UTF-8 text: {error.reason}") from None
     except yaml.YAMLError as error:
         raise InvalidInputError(f"FILE: {file} is not valid YAML: {_yaml_problem(error)}") from None
+    except RecursionError:
+        raise InvalidInputError(f"FILE: {file} is nested deeper than a workflow can be") from None
     document = anchored_at(parse_workflow_document(data), file.parent)
     result = container.publish_workflow_version().execute(
         PublishWorkflowVersionCommand(document=document, published_by=container.config.user())

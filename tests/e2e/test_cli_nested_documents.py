@@ -1,0 +1,36 @@
+"""A document nested deeper than Python reads (a workflow file's YAML, a line of an export
+file) is refused as any other bad document: one line naming the file or the line and the
+rule, never a RecursionError's traceback; nothing of it is stored."""
+
+from __future__ import annotations
+
+from tests.e2e.cli import Wfx, assert_bad_input
+
+DEPTH = 5000
+
+
+def test_a_workflow_file_nested_too_deeply_is_refused_by_name(wfx: Wfx) -> None:
+    file = wfx.home / "deep.yaml"
+    nested = "[" * DEPTH + "]" * DEPTH
+    file.write_text(f"databaseId: demo\nworkflowId: deep\nsteps: {nested}\n", encoding="utf-8")
+    assert_bad_input(wfx("workflows", "publish", str(file)), "FILE", str(file), "nested")
+    assert wfx.json("workflows", "list")["Items"] == []
+
+
+def test_an_export_line_nested_too_deeply_rejects_its_run_alone(wfx: Wfx) -> None:
+    wfx.publish_command_step("noop", "pass")
+    run = wfx.run_id("demo/noop")
+    file = wfx.home / "runs.jsonl"
+    wfx.ok("export", "--to", str(file))
+    header, *lines = file.read_text(encoding="utf-8").splitlines()
+    deep = '{"run": "' + "f" * 32 + '", "item": ' + "[" * DEPTH + "]" * DEPTH + "}"
+    file.write_text("\n".join([header, deep, *lines]) + "\n", encoding="utf-8")
+
+    other = wfx.in_home(wfx.home / "other")
+    outcome = other("import", str(file))
+    assert outcome.code == 1, str(outcome)
+    assert "Traceback" not in outcome.stderr, str(outcome)
+    (rejected,) = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert rejected.startswith("error: line 2: "), rejected
+    assert "nested" in rejected, rejected
+    assert other.listed_ids() == [run]
