@@ -80,5 +80,6 @@ def parse_rate_card(text: str, where: str) -> dict[str, Rate]:
 def _first(error: Exception) -> str:
     if isinstance(error, ValidationError):
         problem = error.errors()[0]
-        return f"{'.'.join(map(str, problem['loc']))}: {problem['msg']}"
+        rule = problem["msg"].removeprefix("Value error, ")
+        return f"{'.'.join(map(str, problem['loc']))}: {rule}"
     return "unitPrice: must be a decimal number"
