@@ -37,7 +37,12 @@ def parse_since(text: str) -> datetime:
         raise InvalidInputError(
             f"--since: {text!r} is not a date; write e.g. 2024-03-01 or 2024-03-01T09:30:00Z"
         ) from exc
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    try:
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except OverflowError:
+        raise InvalidInputError(
+            f"--since: {text!r} falls outside the years 1 to 9999 in UTC"
+        ) from None
 
 
 @contextmanager
