@@ -893,11 +893,11 @@ def executions_delete(
     files. A run not ended is refused unless --force; deleting twice is no error."""
     from application.use_cases.delete_execution import DeleteExecutionCommand
 
-    result = (
-        context.container()
-        .delete_execution()
-        .execute(DeleteExecutionCommand(workflow_execution_id=execution_id, force=force))
+    container = context.container()
+    command = DeleteExecutionCommand(
+        workflow_execution_id=context.run_id(container, execution_id), force=force
     )
+    result = container.delete_execution().execute(command)
     from domain.redaction import redact
 
     for warning in result.warnings:
