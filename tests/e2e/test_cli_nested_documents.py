@@ -34,3 +34,10 @@ def test_an_export_line_nested_too_deeply_rejects_its_run_alone(wfx: Wfx) -> Non
     assert rejected.startswith("error: line 2: "), rejected
     assert "nested" in rejected, rejected
     assert other.listed_ids() == [run]
+
+
+def test_a_v1_items_file_nested_too_deeply_is_refused_by_name(wfx: Wfx) -> None:
+    file = wfx.home / "items.json"
+    file.write_text("[" * DEPTH + "]" * DEPTH, encoding="utf-8")
+    outcome = wfx("migrate", "v1", "--from-file", str(file), "--offline")
+    assert_bad_input(outcome, "--from-file", str(file), "nested")

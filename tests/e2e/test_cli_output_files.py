@@ -128,3 +128,15 @@ def test_a_package_to_stdout_is_the_zip_alone(wfx: Wfx, tmp_path: Path) -> None:
     assert Path("/dev/stdout").is_symlink()
     with zipfile.ZipFile(zipped) as archive:
         assert "entrypoints/lambda_handlers.py" in archive.namelist()
+
+
+def test_a_migration_checkpoint_where_no_file_can_be_written_is_refused_by_name(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    items = tmp_path / "items.json"
+    items.write_text('[{"a": 1}]', encoding="utf-8")
+    target = tmp_path / "missing" / "checkpoint"
+    outcome = wfx(
+        "migrate", "v1", "--from-file", str(items), "--offline", "--checkpoint", str(target)
+    )
+    assert_bad_input(outcome, "--checkpoint", str(target), "No such file or directory")
