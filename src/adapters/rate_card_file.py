@@ -42,6 +42,13 @@ def load_rate_card(configured: str | None, home: str | Path) -> RateCard:
 
 
 def _document(text: str, where: str) -> Any:
+    try:
+        return _parsed(text, where)
+    except RecursionError:
+        raise InvalidInputError(f"{where}: nested deeper than a rate card can be") from None
+
+
+def _parsed(text: str, where: str) -> Any:
     if where.endswith(".json"):
         try:
             return json.loads(text)

@@ -4,6 +4,8 @@ rule, never a RecursionError's traceback; nothing of it is stored."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.e2e.cli import Wfx, assert_bad_input
 
 DEPTH = 5000
@@ -41,3 +43,14 @@ def test_a_v1_items_file_nested_too_deeply_is_refused_by_name(wfx: Wfx) -> None:
     file.write_text("[" * DEPTH + "]" * DEPTH, encoding="utf-8")
     outcome = wfx("migrate", "v1", "--from-file", str(file), "--offline")
     assert_bad_input(outcome, "--from-file", str(file), "nested")
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_a_rate_card_nested_too_deeply_is_refused_naming_the_file(wfx: Wfx, suffix: str) -> None:
+    card = wfx.home / f"card{suffix}"
+    card.write_text('{"rates": ' + "[" * DEPTH + "]" * DEPTH + "}", encoding="utf-8")
+    wfx.publish_command_step("noop", "pass")
+    outcome = wfx.with_environment(WFX_RATE_CARD=str(card))("run", "demo/noop")
+    assert outcome.code in (2, 3), str(outcome)
+    (line,) = outcome.stderr_lines
+    assert line.startswith(f"error: {card}: nested"), line
