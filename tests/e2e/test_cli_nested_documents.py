@@ -1,6 +1,7 @@
 """A document nested deeper than Python reads (a workflow file's YAML, a line of an export
-file) is refused as any other bad document: one line naming the file or the line and the
-rule, never a RecursionError's traceback; nothing of it is stored."""
+file, a v1 items file, a rate card) is refused as any other bad document: one line naming the
+file or the line and the rule, never a RecursionError's traceback; nothing of it is stored. A
+step's metadata file so nested is kept as an output file, as any malformed one is."""
 
 from __future__ import annotations
 
@@ -54,3 +55,18 @@ def test_a_rate_card_nested_too_deeply_is_refused_naming_the_file(wfx: Wfx, suff
     assert outcome.code in (2, 3), str(outcome)
     (line,) = outcome.stderr_lines
     assert line.startswith(f"error: {card}: nested"), line
+
+
+def test_a_step_metadata_file_nested_too_deeply_is_kept_as_an_output_file(wfx: Wfx) -> None:
+    """As any malformed metadata file is: the run does not fail on it."""
+    wfx.publish_command_step(
+        "deep-metadata",
+        "import os; d = os.path.join(os.environ['WFX_OUTPUT_DIR'], 'metadata'); "
+        "os.makedirs(d); open(os.path.join(d, 'x.json'), 'w').write("
+        f"'{{\"k\": ' + '[' * {DEPTH} + ']' * {DEPTH} + '}}')",
+    )
+    run = wfx.run_id("demo/deep-metadata")
+    shown = wfx.json("executions", "show", run)
+    assert shown["executionStatus"] == "SUCCEEDED", shown
+    (step,) = shown["pipelines"]
+    assert "metadata/x.json" in str(step), step
