@@ -98,7 +98,7 @@ def decode_position(token: str) -> str:
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         fields: Any = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+    except (binascii.Error, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InvalidInputError(_REFUSED) from exc
     if not (isinstance(fields, list) and len(fields) == 1 and isinstance(fields[0], str)):
         raise InvalidInputError(_REFUSED)

@@ -36,7 +36,7 @@ def _decode(token: str, length: int) -> list[Any]:
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         fields: Any = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+    except (binascii.Error, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InvalidInputError(_REFUSED) from exc
     if not isinstance(fields, list) or len(fields) != length:
         raise InvalidInputError(_REFUSED)

@@ -31,7 +31,7 @@ def decode_cursor(cursor: str) -> MainRowKey:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         decoded: Any = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+    except (binascii.Error, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InvalidInputError(_REFUSED) from exc
     if (
         not isinstance(decoded, list)

@@ -138,7 +138,7 @@ def decode_cursor(token: str | None, path: CollectionPath) -> Cursor:
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         position = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+    except (binascii.Error, UnicodeDecodeError, ValueError, RecursionError):
         raise refused from None
     if not isinstance(position, dict) or position.get("collection") != path.text:
         raise refused

@@ -43,7 +43,7 @@ def _encode(value: Any) -> str:
 def _decode(token: str) -> Any:
     try:
         return json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-    except (ValueError, TypeError, binascii.Error):
+    except (ValueError, TypeError, binascii.Error, RecursionError):
         raise _refused() from None
 
 

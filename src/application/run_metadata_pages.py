@@ -75,7 +75,7 @@ def _decode(token: str | None, label: str) -> _Position:
     refused = InvalidInputError("startingToken: not a token this collection returned")
     try:
         fields: Any = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+    except (binascii.Error, UnicodeDecodeError, ValueError, RecursionError):
         raise refused from None
     if not isinstance(fields, dict) or set(fields) != {"collection", "step", "after"}:
         raise refused

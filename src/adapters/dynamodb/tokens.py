@@ -28,7 +28,7 @@ def decode_token(token: str, key_names: Set[str], partition: tuple[str, str]) ->
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         decoded: Any = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+    except (binascii.Error, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InvalidInputError(_REFUSED) from exc
     if (
         not isinstance(decoded, dict)

@@ -23,7 +23,7 @@ def decode_token(token: str) -> tuple[str, str]:
     try:
         padded = token + "=" * (-len(token) % 4)
         position = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
-    except ValueError as malformed:  # bad base64, bad UTF-8, bad JSON and non-ASCII text
+    except (ValueError, RecursionError) as malformed:  # bad base64, UTF-8, JSON, nesting
         raise _malformed(token) from malformed
     if (
         not isinstance(position, list)
