@@ -140,3 +140,15 @@ def test_a_migration_checkpoint_where_no_file_can_be_written_is_refused_by_name(
         "migrate", "v1", "--from-file", str(items), "--offline", "--checkpoint", str(target)
     )
     assert_bad_input(outcome, "--checkpoint", str(target), "No such file or directory")
+
+
+def test_a_download_to_a_link_says_the_link_is_not_followed(wfx: Wfx, tmp_path: Path) -> None:
+    source = tmp_path / "f.txt"
+    source.write_text("x", encoding="utf-8")
+    wfx.ok("assets", "import", "demo", "files", str(source))
+    link = tmp_path / "link.txt"
+    link.symlink_to(tmp_path / "elsewhere.txt")
+    outcome = wfx("assets", "download", "demo/files", "f.txt", "--to", str(link), "--force")
+    assert_bad_input(outcome, "--to", str(link), "symbolic link")
+    assert "Too many levels" not in outcome.stderr
+    assert link.is_symlink() and not (tmp_path / "elsewhere.txt").exists()
