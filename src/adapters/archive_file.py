@@ -163,7 +163,7 @@ def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
             continue
         try:
             run_id, parsed = _parse(text)
-        except _LineError as exc:
+        except (_LineError, RecursionError) as exc:
             named = _run_of(text) or current or f"(line {number})"
             if named != current:
                 done = finish()
@@ -171,7 +171,7 @@ def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
                     yield done
                 current, items, bodies, error = named, [], [], None
             if error is None:
-                error = (number, str(exc))
+                error = (number, _problem(exc))
             continue
         if run_id != current:
             done = finish()
@@ -187,11 +187,17 @@ def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
         yield done
 
 
+def _problem(error: Exception) -> str:
+    if isinstance(error, RecursionError):  # json's decoder, or the checks walking what it made
+        return "nested deeper than a stored item can be"
+    return str(error)
+
+
 def _run_of(text: str) -> str | None:
     """The run a bad line names, when it names one: its run is rejected, not the next."""
     try:
         document = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
+    except (json.JSONDecodeError, ValueError, RecursionError):
         return None
     run_id = document.get("run") if isinstance(document, dict) else None
     return run_id if isinstance(run_id, str) and run_id else None

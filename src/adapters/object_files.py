@@ -8,7 +8,8 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-VERSIONS_SUFFIX = ".versions"
+from domain.assets import VERSIONS_SUFFIX
+
 # Reading without following a link in the last part of the path; O_NONBLOCK: opening a FIFO
 # would otherwise wait for a writer (regular files ignore it).
 NO_FOLLOW_READ = (

@@ -42,6 +42,13 @@ def load_rate_card(configured: str | None, home: str | Path) -> RateCard:
 
 
 def _document(text: str, where: str) -> Any:
+    try:
+        return _parsed(text, where)
+    except RecursionError:
+        raise InvalidInputError(f"{where}: nested deeper than a rate card can be") from None
+
+
+def _parsed(text: str, where: str) -> Any:
     if where.endswith(".json"):
         try:
             return json.loads(text)
@@ -80,5 +87,6 @@ def parse_rate_card(text: str, where: str) -> dict[str, Rate]:
 def _first(error: Exception) -> str:
     if isinstance(error, ValidationError):
         problem = error.errors()[0]
-        return f"{'.'.join(map(str, problem['loc']))}: {problem['msg']}"
+        rule = problem["msg"].removeprefix("Value error, ")
+        return f"{'.'.join(map(str, problem['loc']))}: {rule}"
     return "unitPrice: must be a decimal number"

@@ -66,6 +66,8 @@ def _load(path: Path) -> list[dict[str, Any]]:
         raise InvalidInputError(
             f"{where}: not JSON ({error.msg} at line {error.lineno} column {error.colno})"
         ) from None
+    except RecursionError:
+        raise InvalidInputError(f"{where}: nested deeper than a table's items can be") from None
     if isinstance(document, dict) and isinstance(document.get("Items"), list):
         document = document["Items"]
     if not isinstance(document, list):

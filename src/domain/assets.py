@@ -73,6 +73,25 @@ class AssetRef(BaseModel):
         return f"{base}/{self.file_key}" if self.file_key else base
 
 
+# A file key is a path in both object stores: the local one keeps a key's versions in the folder
+# `KEY.versions`, so no folder of a key ends so, and no name is longer than a file system takes
+# (255 bytes) with that suffix.
+VERSIONS_SUFFIX = ".versions"
+MAX_FILE_KEY_NAME_BYTES = 255 - len(VERSIONS_SUFFIX)
+
+
+def file_key_problem(file_key: str) -> str | None:
+    """Why `file_key` cannot name a file of an asset in wfx's object stores, or None."""
+    parts = file_key.split("/")
+    if "\x00" in file_key or any(part in ("", ".", "..") for part in parts):
+        return "must be a relative path: names not empty, '.' or '..'"
+    if any(part.endswith(VERSIONS_SUFFIX) for part in parts[:-1]):
+        return f"must have no folder ending in {VERSIONS_SUFFIX!r} (the local store's)"
+    if any(len(part.encode("utf-8", "surrogatepass")) > MAX_FILE_KEY_NAME_BYTES for part in parts):
+        return f"must have names of at most {MAX_FILE_KEY_NAME_BYTES} bytes of UTF-8"
+    return None
+
+
 def asset_root_key(database_id: str, asset_id: str) -> str:
     """The object-store prefix of an asset's files."""
     return f"assets/{database_id}/{asset_id}/"

@@ -23,6 +23,25 @@ CURRENCY_PATTERN = r"^[A-Z]{3}$"
 ENTRY_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"  # no ':' - it joins the entry key
 DEFAULT_CURRENCY = "USD"
 
+# DynamoDB's numbers: what a cost number given to wfx may be. A product or a sum of such numbers
+# stays far inside Decimal's exponents, so pricing and summaries never overflow.
+_MOST_DIGITS = 38
+_SMALLEST = Decimal("1E-130")
+_TOO_LARGE = Decimal("1E+126")
+COST_NUMBER_RULE = "at most 38 significant digits, 0 or from 1E-130 to under 1E+126"
+
+
+def cost_number_problem(value: Decimal) -> str | None:
+    """Why `value` cannot be a cost number given to wfx, or None."""
+    if not value.is_finite():
+        return "must be a finite number"
+    if value == 0:
+        return None
+    digits = "".join(map(str, value.as_tuple().digits)).strip("0")
+    if len(digits) > _MOST_DIGITS or not _SMALLEST <= value.copy_abs() < _TOO_LARGE:
+        return f"must have {COST_NUMBER_RULE}"
+    return None
+
 
 class CostKind(StrEnum):
     DURATION = "duration"  # measured by the runner: how long an attempt ran
@@ -126,6 +145,14 @@ class Rate(BaseModel):
 
     unit_price: Decimal = Field(ge=0, alias="unitPrice")
     currency: str = Field(default=DEFAULT_CURRENCY, pattern=CURRENCY_PATTERN)
+
+    @field_validator("unit_price")
+    @classmethod
+    def _in_range(cls, value: Decimal) -> Decimal:
+        problem = cost_number_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
 
 class RateCard(BaseModel):
@@ -271,4 +298,7 @@ def parse_decimal(text: str, field: str) -> Decimal:
         raise InvalidInputError(f"{field}: must be a decimal number, got {text!r}") from None
     if not value.is_finite():
         raise InvalidInputError(f"{field}: must be a finite number, got {text!r}")
+    problem = cost_number_problem(value)
+    if problem is not None:
+        raise InvalidInputError(f"{field}: {problem}, got {text.strip()!r}")
     return value

@@ -2,6 +2,7 @@
 
 from enum import StrEnum
 
+from domain.control_characters import RULE, first_control_character
 from domain.errors import InvalidInputError
 
 SYSTEM_USER = "SYSTEM_USER"
@@ -23,6 +24,19 @@ def trigger_type_from_request(value: str) -> TriggerType:
         raise InvalidInputError(
             f"trigger: must be one of manual, fileUpload, got {value!r}"
         ) from None
+
+
+MAX_USER_ID_LENGTH = 256
+
+
+def user_id_problem(user_id: str) -> str | None:
+    """Why `user_id` cannot name the user a run or a token is attributed to, or None."""
+    if not user_id.strip():
+        return "must not be empty"
+    if len(user_id) > MAX_USER_ID_LENGTH:
+        return f"must be at most {MAX_USER_ID_LENGTH} characters, got {len(user_id)}"
+    found = first_control_character(user_id)
+    return None if found is None else f"{RULE}; found {found}"
 
 
 def attributed_user(trigger: TriggerType, requesting_user: str) -> str:

@@ -138,6 +138,11 @@ def audit_log_kind(environ: Mapping[str, str]) -> str:
 
 def _user(environ: Mapping[str, str]) -> str:
     if environ.get("WFX_USER"):
+        from domain.triggers import user_id_problem
+
+        problem = user_id_problem(environ["WFX_USER"])
+        if problem is not None:
+            raise InvalidInputError(f"WFX_USER: {problem}")
         return environ["WFX_USER"]
     try:
         return getpass.getuser()

@@ -96,3 +96,17 @@ def _process_gone(pid: int, seconds: float) -> bool:
             return True
         time.sleep(0.1)
     return False
+
+
+def test_latest_and_a_prefix_name_the_run_deleted_as_they_do_for_show(wfx: Wfx) -> None:
+    """As every other command takes them: never a delete that deletes nothing and says the run
+    is `already absent` while it is listed."""
+    wfx.publish_command_step("noop", "pass")
+    older, newer = wfx.run_id("demo/noop"), wfx.run_id("demo/noop")
+
+    assert wfx.json("executions", "delete", "latest")["deleted"] is True
+    assert wfx.listed_ids() == [older]
+    assert wfx.json("executions", "delete", older[:12])["deleted"] is True
+    assert wfx.listed_ids() == []
+    assert wfx.json("executions", "delete", newer)["deleted"] is False  # a whole id, twice
+    assert_bad_input(wfx("executions", "delete", "latest"), "latest", "no execution yet")

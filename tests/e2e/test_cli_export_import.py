@@ -45,3 +45,10 @@ def test_a_move_between_two_sqlite_homes_draws_progress_only_on_a_terminal(
     assert "importing" in imported.stderr and "verifying" in imported.stderr
     assert "verified: every item of the file is stored" in imported.stdout
     assert [r["workflowExecutionId"] for r in other.json("executions", "list")["Items"]] == [run_id]
+
+
+def test_a_since_whose_zone_takes_it_out_of_the_calendar_is_refused_by_name(wfx: Wfx) -> None:
+    for moment in ("0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"):
+        outcome = wfx("export", "--to", str(wfx.home / "out.jsonl"), "--since", moment)
+        assert_bad_input(outcome, "--since", moment, "UTC")
+    assert not (wfx.home / "out.jsonl").exists()

@@ -124,3 +124,11 @@ def test_the_run_log_is_printed_by_logs_alone_never_by_list_or_show(wfx: Wfx) ->
 
     for printed in (listed, shown):
         assert "executionLog" not in printed
+
+
+def test_a_log_id_longer_than_any_is_refused_without_echoing_it_whole(wfx: Wfx) -> None:
+    wfx.publish_command_step("noop", "pass")
+    run = wfx.run_id("demo/noop")
+    outcome = wfx("executions", "logs", run, "--log-id", "x" * 100_000)
+    assert_bad_input(outcome, "log_id", "at most 64")
+    assert len(outcome.stderr) < 300, len(outcome.stderr)

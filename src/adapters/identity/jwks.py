@@ -91,6 +91,8 @@ def _read_file(path: Path) -> list[jwt.PyJWK]:
         raise InvalidInputError(f"JWKS file {path}: cannot read it: {error.strerror}") from None
     except ValueError as error:
         raise InvalidInputError(f"JWKS file {path}: not JSON: {error}") from None
+    except RecursionError:
+        raise InvalidInputError(f"JWKS file {path}: nested deeper than a JWKS can be") from None
     entries = document.get("keys") if isinstance(document, dict) else None
     if not isinstance(entries, list):
         raise InvalidInputError(f'JWKS file {path}: not a JWKS (no "keys" list)')

@@ -14,6 +14,7 @@ from adapters.identity.errors import no_token, refusal
 from adapters.identity.local_key import LocalSigningKey
 from domain.authorization import Subject
 from domain.errors import InvalidInputError
+from domain.triggers import user_id_problem
 
 LOCAL_ISSUER = "wfx-local"
 LOCAL_AUDIENCE = "wfx"
@@ -32,8 +33,9 @@ class LocalTokenIssuer:
         self._key, self._now = key, now
 
     def issue(self, user_id: str, ttl: timedelta, roles: Sequence[str] = ()) -> str:
-        if not user_id.strip():
-            raise InvalidInputError("user: must not be empty")
+        problem = user_id_problem(user_id)
+        if problem is not None:
+            raise InvalidInputError(f"user: {problem}")
         if ttl <= timedelta(0):
             raise InvalidInputError("ttl: must be more than zero")
         issued = self._now()

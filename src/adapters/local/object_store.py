@@ -13,13 +13,13 @@ from typing import BinaryIO
 
 from adapters.local.removal import remove_tree
 from adapters.object_files import (
-    VERSIONS_SUFFIX,
     base_name,
     check_key,
     check_prefix,
     open_regular_file,
 )
 from application.ports.files import StoredObject
+from domain.assets import VERSIONS_SUFFIX
 
 _TEMP_PREFIX = ".tmp-"
 _CHUNK = 1 << 20

@@ -280,20 +280,24 @@ class CompleteExecution:
             return []
         try:
             document = json.loads(self._objects.local_path(obj.key, obj.version_id).read_text())
-        except (OSError, ValueError):
-            return []  # a malformed metadata file is kept as an output file, not as metadata
-        if not isinstance(document, dict):
+            pairs = [
+                (str(key), value if isinstance(value, str) else json.dumps(value))
+                for key, value in (document.items() if isinstance(document, dict) else ())
+            ]
+        except (OSError, ValueError, RecursionError):
+            # a malformed metadata file (nested deeper than Python reads, too) is kept as an
+            # output file, not as metadata
             return []
         return [
             OutputMetadata(
                 pipeline_execution_id=step.pipeline_execution_id,
                 workflow_execution_id=step.workflow_execution_id,
                 target_file_path=relative[: -len(".json")],
-                metadata_key=str(key),
-                value=value if isinstance(value, str) else json.dumps(value),
+                metadata_key=key,
+                value=value,
                 source_file_key=obj.key,
             )
-            for key, value in document.items()
+            for key, value in pairs
         ]
 
     def _results(self, objects: list[StoredObject], step: PipelineExecution) -> list[OutputResult]:

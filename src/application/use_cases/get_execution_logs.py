@@ -40,7 +40,7 @@ class GetExecutionLogsQuery(BaseModel):
     model_config = _FROZEN
 
     workflow_execution_id: str = Field(min_length=1)
-    log_id: str | None = None
+    log_id: str | None = Field(default=None, max_length=64)  # an id is 16 characters
     next_token: str | None = None
     limit: int = Field(default=100, ge=1, le=10_000)
     full: bool = False

@@ -112,8 +112,8 @@ def _decimal(column: str, value: str | None, minimum: Decimal | None = None) -> 
         return None
     try:
         number = parse_decimal(value, column)
-    except InvalidInputError:
-        raise _RowError(column, f"must be a decimal number, got {value!r}") from None
+    except InvalidInputError as refused:
+        raise _RowError(column, str(refused).removeprefix(f"{column}: ")) from None
     if minimum is not None and number < minimum:
         raise _RowError(column, f"must be at least {minimum}, got {value}")
     return number

@@ -10,7 +10,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from application.cost_entries import (
     RunCostContext,
@@ -34,6 +34,7 @@ from domain.costs import (
     CostLedgerEntry,
     CostSource,
     RateCard,
+    cost_number_problem,
 )
 from domain.execution import LaunchRecords
 from domain.run import StepMove
@@ -50,6 +51,14 @@ class ReportedUsage(BaseModel):
     unit_price: Decimal | None = Field(default=None, ge=0, allow_inf_nan=False, alias="unitPrice")
     currency: str | None = Field(default=None, pattern=CURRENCY_PATTERN)
     basis: CostBasis = CostBasis.ESTIMATE
+
+    @field_validator("quantity", "unit_price")
+    @classmethod
+    def _in_range(cls, value: Decimal | None) -> Decimal | None:
+        problem = None if value is None else cost_number_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @model_validator(mode="after")
     def _a_price_in_a_currency(self) -> Self:

@@ -114,6 +114,8 @@ class RegisterPipelineExecutionCommand(BaseModel):
                 return json.loads(value)
             except json.JSONDecodeError as error:
                 raise ValueError(f"not JSON: {error.msg}") from None
+            except RecursionError:
+                raise ValueError("nested deeper than a registration detail can be") from None
         return value
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from application.ports.executions import ExecutionQueries, ListScope
 from domain.errors import InvalidInputError, NotFoundError
@@ -18,6 +18,7 @@ from domain.errors import InvalidInputError, NotFoundError
 LATEST = "latest"
 PREFIX_WINDOW = 1000
 MIN_PREFIX = 4
+MAX_TYPED = 512
 _PAGE = 100
 # a VAMS GUID (32 hex digits), or the dashed UUID wfx gave runs before 0.2
 _WHOLE_ID = re.compile(
@@ -29,7 +30,7 @@ _PREFIX = re.compile(r"^[0-9a-f-]+$")
 class ResolveExecutionIdQuery(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
-    text: str = Field(min_length=1, max_length=512)
+    text: str  # bounded by execute, whose errors name it as people type it: EXECUTION_ID
 
 
 class ResolveExecutionId:
@@ -38,6 +39,15 @@ class ResolveExecutionId:
 
     def execute(self, query: ResolveExecutionIdQuery) -> str:
         text = query.text.strip()
+        if not text:
+            raise InvalidInputError(
+                f"EXECUTION_ID: empty; give the id, at least {MIN_PREFIX} of its first "
+                "characters, or `latest`"
+            )
+        if len(text) > MAX_TYPED:
+            raise InvalidInputError(
+                f"EXECUTION_ID: {len(text)} characters, more than an id has (at most {MAX_TYPED})"
+            )
         if text.lower() == LATEST:
             page = self._store.list_executions(ListScope.ALL, None, 1, None)
             if not page.items:

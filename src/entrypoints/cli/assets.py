@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -112,7 +113,10 @@ def assets_download(
     except FileExistsError:
         raise InvalidInputError(f"--to: {target} exists; give --force to replace it") from None
     except OSError as error:  # a link in its place, a folder that is not there...
-        raise InvalidInputError(f"--to: cannot write {target}: {error.strerror}") from None
+        reason = "it is a symbolic link, never followed" if error.errno == errno.ELOOP else ""
+        raise InvalidInputError(
+            f"--to: cannot write {target}: {reason or error.strerror}"
+        ) from None
     with os.fdopen(descriptor, "wb") as out:
         out.write(read.body)
     context.echo(f"{target}  {len(read.body)} B  version {read.version_id}")

@@ -10,24 +10,12 @@ from typing import Annotated
 
 import typer
 
-from domain.errors import InvalidInputError
-
 
 def parse_ttl(text: str) -> timedelta:
     """`3600` (seconds), `90s`, `30m`, `1h`, `2d`, `1d12h`; InvalidInputError (exit 2) else."""
     from entrypoints.cli.maintenance import parse_duration
 
-    cleaned = text.strip()
-    if cleaned.isdigit():
-        if int(cleaned) <= 0:
-            raise InvalidInputError("--ttl: the duration must be more than zero")
-        return timedelta(seconds=int(cleaned))
-    try:
-        return parse_duration(cleaned, "--ttl")
-    except InvalidInputError:
-        raise InvalidInputError(
-            f"--ttl: {text!r} is not a duration; write seconds (3600) or e.g. 30m, 1h, 2d"
-        ) from None
+    return parse_duration(text, "--ttl", bare_seconds=True)
 
 
 def auth_token(

@@ -9,7 +9,11 @@ the container and rich only when it uses them, which keeps a cold `wfx --help` c
 from __future__ import annotations
 
 import gc
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -69,6 +73,14 @@ def echo(text: str) -> None:
     sys.stdout.write(text + "\n")
 
 
+def is_stdout(path: Path) -> bool:
+    """`path` is where stdout goes (/dev/stdout, or the file it was redirected to)."""
+    try:
+        return os.path.samestat(path.stat(), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError):  # no stdout, or one with no file under it
+        return False
+
+
 def warn(text: str) -> None:
     print(f"warning: {text}", file=sys.stderr)
 
@@ -78,3 +90,29 @@ def run_id(container: Container, text: str) -> str:
     from application.use_cases.resolve_execution_id import ResolveExecutionIdQuery
 
     return container.resolve_execution_id().execute(ResolveExecutionIdQuery(text=text))
+
+
+@contextmanager
+def writing(option: str, target: Path) -> Iterator[None]:
+    """An OSError met on the file an option names (a folder in its place, a folder on its way
+    missing or a file), on a folder on its way, or on a `.partial` file written beside it:
+    that option's error, in one line. Any other (the store's, under WFX_HOME) goes on as it is."""
+    from domain.errors import InvalidInputError
+
+    try:
+        yield
+    except OSError as error:
+        whole = Path(os.path.abspath(target))
+        met = [
+            Path(os.path.abspath(name))
+            for name in (error.filename, error.filename2)
+            if isinstance(name, str | os.PathLike)
+        ]
+        if not any(
+            name == whole
+            or name in whole.parents
+            or (name.parent == whole.parent and name.name.endswith(".partial"))
+            for name in met
+        ):
+            raise
+        raise InvalidInputError(f"{option}: cannot write {target}: {error.strerror}") from None

@@ -151,8 +151,11 @@ def costs_summary(
         if "/" not in key:
             raise InvalidInputError(f"--{scope.value}: must be DATABASE_ID/ID, got {key!r}")
         key = key.replace("/", ":", 1)
+    container = context.container()
+    if scope is SummaryScope.EXECUTION and key is not None:
+        key = context.run_id(container, key)
     query = SummarizeCostsQuery(scope=scope, key=key, by_day=by == "day")
-    response = CostSummaryResponse.of(context.container().summarize_costs().execute(query))
+    response = CostSummaryResponse.of(container.summarize_costs().execute(query))
     if json_output:
         _print_json(response)
         return

@@ -165,8 +165,8 @@ def is_full_disk(error: BaseException) -> bool:
 
 def _setting_problem(error: BaseException) -> str | None:
     """A setting that names something unusable: checked up front (UnusableSettingError), or
-    found only by the first read or write (a damaged SQLite file, a home SQLite or the runner
-    cannot write in)."""
+    found only by the first read or write (a damaged SQLite file, one another process kept
+    locked, a home SQLite or the runner cannot write in)."""
     from adapters.tables import TableNameError
     from entrypoints.settings import Settings, UnusableSettingError
 
@@ -181,6 +181,11 @@ def _setting_problem(error: BaseException) -> str | None:
     except Exception:
         return None
     database = settings.sqlite_path
+    if sqlite_error.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return (
+            f"WFX_DB ({database}): another process held a write on it for longer than wfx "
+            f"waits ({error}); try again once it is done"
+        )
     if sqlite_error.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
         return (
             f"WFX_DB ({database}): is corrupted ({error}); point WFX_DB at a wfx database, or "

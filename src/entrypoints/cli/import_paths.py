@@ -35,7 +35,19 @@ def files_to_import(paths: list[Path], warn: Callable[[str], None]) -> list[tupl
             )
         else:
             raise InvalidInputError(f"PATH: {path} does not exist")
+    for key, read in files:
+        if _undecodable(key):
+            raise InvalidInputError(f"PATH: {read}: its name is not UTF-8 text; rename it")
     return files
+
+
+def _undecodable(name: str) -> bool:
+    """A name the file system gave in bytes that are not UTF-8 (held as lone surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _kind(path: Path) -> str:

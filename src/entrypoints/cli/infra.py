@@ -9,6 +9,8 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from entrypoints.cli import context
+
 infra_app = typer.Typer(
     no_args_is_help=True, help="Deploy wfx to AWS: the CloudFormation template, the Lambda zip."
 )
@@ -59,7 +61,8 @@ def infra_template(
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        with context.writing("--output", output):
+            output.write_text(text, encoding="utf-8")
         typer.echo(f"wrote {output}", err=True)
 
 
@@ -86,12 +89,14 @@ def infra_package(
         _fail(f"--project: {project} has no pyproject.toml; pass the wfx source folder")
     started = time.monotonic()
     try:
-        built = build_package(project, output, with_dependencies=dependencies)
+        with context.writing("--output", output):
+            built = build_package(project, output, with_dependencies=dependencies)
     except PackageBuildError as failed:
         _fail(f"pip could not build the package: {failed}")
     seconds = time.monotonic() - started
     megabytes = built.size_bytes / 1_000_000
-    typer.echo(f"wrote {built.path}: {built.files} files, {megabytes:.1f} MB in {seconds:.0f} s")
+    summary = f"wrote {built.path}: {built.files} files, {megabytes:.1f} MB in {seconds:.0f} s"
+    typer.echo(summary, err=context.is_stdout(output))  # not into a zip sent to stdout
 
 
 def _fail(message: str) -> NoReturn:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 from typer.main import get_command_name
 from typer.models import CommandInfo
 
@@ -32,7 +34,28 @@ if TYPE_CHECKING:
     from domain.workflow import WorkflowVersion
     from entrypoints.container import Container
 
+
+class _Program(TyperGroup):
+    """The whole command tree, each command listed in its group's help by its first paragraph
+    as one line for rich to wrap: typer's rich help keeps a docstring's own line breaks there
+    (the command's own --help joins them), cutting sentences at 80 columns."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        _unwrap_list_entries(self.commands.values())
+
+
+def _unwrap_list_entries(commands: Iterable[Any]) -> None:
+    # typer may vendor click: groups are told by their sub-commands, not by click's classes
+    for command in commands:
+        first = inspect.cleandoc((command.help or "").partition("\f")[0]).split("\n\n")[0]
+        if command.short_help is None and not first.startswith("\b"):
+            command.short_help = " ".join(first.split())
+        _unwrap_list_entries(getattr(command, "commands", {}).values())
+
+
 app = typer.Typer(
+    cls=_Program,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -302,6 +325,8 @@ def _publish(container: Container, file: Path) -> tuple[Any, bool]:
         raise InvalidInputError(f"FILE: {file} is not UTF-8 text: {error.reason}") from None
     except yaml.YAMLError as error:
         raise InvalidInputError(f"FILE: {file} is not valid YAML: {_yaml_problem(error)}") from None
+    except RecursionError:
+        raise InvalidInputError(f"FILE: {file} is nested deeper than a workflow can be") from None
     document = anchored_at(parse_workflow_document(data), file.parent)
     result = container.publish_workflow_version().execute(
         PublishWorkflowVersionCommand(document=document, published_by=container.config.user())
@@ -868,11 +893,11 @@ def executions_delete(
     files. A run not ended is refused unless --force; deleting twice is no error."""
     from application.use_cases.delete_execution import DeleteExecutionCommand
 
-    result = (
-        context.container()
-        .delete_execution()
-        .execute(DeleteExecutionCommand(workflow_execution_id=execution_id, force=force))
+    container = context.container()
+    command = DeleteExecutionCommand(
+        workflow_execution_id=context.run_id(container, execution_id), force=force
     )
+    result = container.delete_execution().execute(command)
     from domain.redaction import redact
 
     for warning in result.warnings:

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 _DURATION = re.compile(r"(\d+)([smhdw])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+# now plus or minus this is still a date (a token's expiry, the start of a sweep's window)
+MAX_DURATION_DAYS = 36500
 OUTCOME_STYLES = {
     StopOutcome.STOPPED: "green",
     StopOutcome.ALREADY_FINISHED: "green",
@@ -29,17 +31,27 @@ OUTCOME_STYLES = {
 }
 
 
-def parse_duration(text: str, option: str = "--since") -> timedelta:
-    """`24h`, `7d`, `1d12h`, `90m`: one or more <number><s|m|h|d|w>, more than zero in all."""
+def parse_duration(text: str, option: str = "--since", bare_seconds: bool = False) -> timedelta:
+    """`24h`, `7d`, `1d12h`, `90m` (and `3600`, seconds, when `bare_seconds`): one or more
+    <number><s|m|h|d|w>, more than zero and at most MAX_DURATION_DAYS in all."""
     cleaned = text.strip().lower()
+    examples = "e.g. 24h, 7d, 90m or 1d12h"
+    if bare_seconds:
+        examples = "seconds (3600) or e.g. 30m, 1h, 2d"
+        cleaned += "s" if cleaned.isdigit() else ""
     parts = _DURATION.findall(cleaned)
     if not parts or "".join(n + u for n, u in parts) != cleaned:
-        raise InvalidInputError(
-            f"{option}: {text!r} is not a duration; write e.g. 24h, 7d, 90m or 1d12h"
-        )
-    total = sum((timedelta(**{_UNITS[unit]: int(n)}) for n, unit in parts), timedelta())
+        raise InvalidInputError(f"{option}: {text!r} is not a duration; write {examples}")
+    try:
+        total = sum((timedelta(**{_UNITS[unit]: int(n)}) for n, unit in parts), timedelta())
+    except OverflowError:  # more days than a timedelta holds
+        total = timedelta.max
     if total <= timedelta(0):
         raise InvalidInputError(f"{option}: the duration must be more than zero")
+    if total > timedelta(days=MAX_DURATION_DAYS):
+        raise InvalidInputError(
+            f"{option}: at most {MAX_DURATION_DAYS}d (a hundred years), got {text.strip()!r}"
+        )
     return total
 
 

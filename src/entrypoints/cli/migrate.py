@@ -92,7 +92,12 @@ def migrate_v1(
         from adapters.aws.legacy_executions import UnreachableLegacyExecutions
 
         overrides["step_functions"] = UnreachableLegacyExecutions()
-    result = container.migrate_v1(**overrides).execute(MigrateV1Command(dry_run=dry_run))
+    migration = container.migrate_v1(**overrides)
+    if checkpoint is None:
+        result = migration.execute(MigrateV1Command(dry_run=dry_run))
+    else:
+        with context.writing("--checkpoint", checkpoint):
+            result = migration.execute(MigrateV1Command(dry_run=dry_run))
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.migration_responses import MigrationReportResponse

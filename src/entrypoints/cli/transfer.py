@@ -37,7 +37,12 @@ def parse_since(text: str) -> datetime:
         raise InvalidInputError(
             f"--since: {text!r} is not a date; write e.g. 2024-03-01 or 2024-03-01T09:30:00Z"
         ) from exc
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    try:
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except OverflowError:
+        raise InvalidInputError(
+            f"--since: {text!r} falls outside the years 1 to 9999 in UTC"
+        ) from None
 
 
 @contextmanager
@@ -72,29 +77,43 @@ def export(
 
     command = ExportExecutionsCommand(since=parse_since(since) if since else None)
     exported = context.container().export_executions().execute(command)
-    partial = to.with_name(to.name + ".partial")
+    # A file is written aside and renamed at the end: a cut-short export never looks like a
+    # whole file. A link (/dev/stdout), a pipe or a device is written into: a file renamed
+    # into its place would replace it, and what reads it (the shell's redirection) get nothing.
+    streamed = to.is_symlink() or (to.exists() and not to.is_file())
+    written = to if streamed else to.with_name(to.name + ".partial")
     runs = items = bodies = 0
-    # written aside and renamed at the end: a cut-short export never looks like a whole file
-    try:
-        with (
-            partial.open("w", encoding="utf-8") as stream,
-            _progress("exporting runs", len(exported.run_ids)) as advance,
-        ):
-            write_header(stream)
-            for run in exported:
-                write_run(stream, run)
-                runs, items, bodies = runs + 1, items + len(run.items), bodies + len(run.bodies)
-                if advance:
-                    advance(runs)
-        os.replace(partial, to)
-    finally:
-        partial.unlink(missing_ok=True)
+    with context.writing("--to", to):
+        try:
+            with (
+                written.open("w", encoding="utf-8") as stream,
+                _progress("exporting runs", len(exported.run_ids)) as advance,
+            ):
+                write_header(stream)
+                for run in exported:
+                    write_run(stream, run)
+                    runs, items = runs + 1, items + len(run.items)
+                    bodies += len(run.bodies)
+                    if advance:
+                        advance(runs)
+            if not streamed:
+                os.replace(written, to)
+        finally:
+            if not streamed:
+                written.unlink(missing_ok=True)
+    # on stderr when the export went to stdout, where it would end the file with a line of
+    # no run
+    say = _to_stderr if streamed and context.is_stdout(to) else context.echo
     if json_output:
         from entrypoints.cli.render import dump_json
 
-        context.echo(dump_json({"runs": runs, "items": items, "bodies": bodies, "file": str(to)}))
+        say(dump_json({"runs": runs, "items": items, "bodies": bodies, "file": str(to)}))
         return
-    context.echo(f"exported {runs} run(s): {items} item(s), {bodies} offloaded body(ies) to {to}")
+    say(f"exported {runs} run(s): {items} item(s), {bodies} offloaded body(ies) to {to}")
+
+
+def _to_stderr(text: str) -> None:
+    print(text, file=sys.stderr)
 
 
 def _count_lines(path: Path) -> int:

@@ -9,6 +9,7 @@ out: Lambda compiles on import into a read-only tree only once per cold start ei
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,14 +79,26 @@ def _files(root: Path) -> Iterator[Path]:
 
 def _zip_tree(root: Path, output: Path) -> BuiltPackage:
     output.parent.mkdir(parents=True, exist_ok=True)
-    partial = output.with_name(f".{output.name}.partial")
+    # Zipped beside the output and renamed: never a half-written zip under the name asked for.
+    # A link (/dev/stdout), a pipe or a device is copied into instead: a zip renamed into its
+    # place would replace it, and what reads it would get nothing.
+    direct = output.is_symlink() or (output.exists() and not output.is_file())
+    partial = root.with_suffix(".zip") if direct else output.with_name(f".{output.name}.partial")
     count = 0
-    with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for path in _files(root):
-            entry = zipfile.ZipInfo(path.relative_to(root).as_posix(), _FIXED_TIME)
-            entry.compress_type = zipfile.ZIP_DEFLATED
-            entry.external_attr = 0o644 << 16  # readable by Lambda's user, whatever the umask
-            archive.writestr(entry, path.read_bytes())
-            count += 1
-    partial.replace(output)  # never a half-written zip under the name asked for
-    return BuiltPackage(output, count, output.stat().st_size)
+    try:
+        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for path in _files(root):
+                entry = zipfile.ZipInfo(path.relative_to(root).as_posix(), _FIXED_TIME)
+                entry.compress_type = zipfile.ZIP_DEFLATED
+                entry.external_attr = 0o644 << 16  # readable by Lambda's user, whatever the umask
+                archive.writestr(entry, path.read_bytes())
+                count += 1
+        size = partial.stat().st_size
+        if direct:
+            with partial.open("rb") as zipped, output.open("wb") as stream:
+                shutil.copyfileobj(zipped, stream)
+        else:
+            partial.replace(output)
+    finally:
+        partial.unlink(missing_ok=True)  # nor a zip nobody asked for, when that failed
+    return BuiltPackage(output, count, size)
