@@ -57,6 +57,17 @@ def test_a_half_written_version_is_never_listed(objects: FilesystemObjectStore) 
     assert objects.versions("k/file") == [done]
 
 
+def test_a_version_folder_whose_size_is_no_ascii_number_is_not_a_version(
+    objects: FilesystemObjectStore,
+) -> None:
+    """A name put in a `.versions` folder by hand: `²` is a digit to `str.isdigit`, not to `int`."""
+    done = objects.put_bytes("k/file", b"complete")
+    (objects.root / "k" / "file.versions" / "zzzz_\u00b2_etag").mkdir()
+
+    assert objects.list_latest("k/") == [done]
+    assert objects.versions("k/file") == [done]
+
+
 def test_the_bucket_name_is_wfx_local_unless_given(tmp_path: Path) -> None:
     assert FilesystemObjectStore(tmp_path).bucket == "wfx-local"
     assert FilesystemObjectStore(tmp_path, bucket="assets").bucket == "assets"

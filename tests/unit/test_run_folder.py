@@ -153,3 +153,20 @@ def test_the_copies_of_processes_that_ended_are_swept_when_a_process_makes_its_o
 
 def _refused(source: object, target: object) -> None:
     raise PermissionError(1, "Operation not permitted")
+
+
+def test_a_name_in_the_shared_folder_that_only_looks_like_a_pid_is_left_alone(
+    tmp_path: Path,
+) -> None:
+    """The sweep of ended processes' copies reads pids from file names anyone may put there:
+    `²` is a digit to `str.isdigit` but not to `int`."""
+    shared = tmp_path / SHARED_FOLDER
+    shared.mkdir()
+    for name in ("\u00b2-1-1.json", "1-\u00b2-1.json", "notes.json"):
+        (shared / name).write_text("{}", encoding="utf-8")
+    folder = RunFolder(tmp_path / "run-1")
+
+    folder.write_runner(this_process("inline"))
+
+    assert folder.runner() == this_process("inline")
+    assert {"\u00b2-1-1.json", "notes.json"} <= set(os.listdir(shared))

@@ -23,7 +23,7 @@ def test_a_count_is_taken_as_given() -> None:
     assert settings.serve_workers == 3
 
 
-@pytest.mark.parametrize("text", ["0", "65", "two", "-1", "1.5"])
+@pytest.mark.parametrize("text", ["0", "65", "two", "-1", "1.5", "\u00b2", "\u0663"])
 def test_anything_but_a_count_from_1_to_64_is_refused_by_name(text: str) -> None:
     with pytest.raises(InvalidInputError) as refused:
         Settings.from_environment({"WFX_HOME": "/tmp/wfx-home", "WFX_SERVE_WORKERS": text})
@@ -31,3 +31,13 @@ def test_anything_but_a_count_from_1_to_64_is_refused_by_name(text: str) -> None
     assert str(refused.value) == (
         f"WFX_SERVE_WORKERS: must be a whole number of processes from 1 to 64, got {text!r}"
     )
+
+
+@pytest.mark.parametrize("text", ["512", "big", "\u00b2", "\u0661\u0660\u0662\u0664"])
+def test_a_request_bound_that_is_no_number_of_bytes_in_range_is_refused_by_name(text: str) -> None:
+    """`²` and Arabic-Indic digits are digits to `str.isdigit`, not to `int`: refused, not a
+    ValueError out of the settings."""
+    with pytest.raises(InvalidInputError) as refused:
+        Settings.from_environment({"WFX_HOME": "/tmp/wfx-home", "WFX_MAX_REQUEST_BYTES": text})
+
+    assert str(refused.value).startswith("WFX_MAX_REQUEST_BYTES: must be a number of bytes from")

@@ -206,7 +206,7 @@ def _parse_version(key: str, name: str) -> StoredObject | None:
     if len(parts) != 3 or name.startswith("."):
         return None
     version_id, size, etag = parts
-    if not size.isdigit():
+    if not (size.isascii() and size.isdigit()):  # `²` is a digit to isdigit, not to int
         return None
     return StoredObject(key=key, version_id=version_id, size=int(size), etag=etag)
 
