@@ -17,7 +17,7 @@ import pytest
 from pydantic import ValidationError
 
 from application.ports.executions import ExecutionStore
-from domain.errors import PipelineExecutionNotFoundError
+from domain.errors import ExecutionNotFoundError
 from domain.run import RunIsStoppingError
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import create_all_tables
@@ -150,9 +150,10 @@ def test_a_malformed_tracking_event_is_refused_and_writes_nothing(
 
 
 def test_a_step_of_another_execution_is_not_found(handlers: ModuleType) -> None:
-    """The error escapes: the state machine's Catch sends the run to HandleExecutionError."""
+    """The error escapes: the state machine's Catch sends the run to HandleExecutionError. The
+    run named is not there, and that is what is said (DynamoDB's adapter says the same)."""
     event = {"action": "start", "workflowExecutionId": "exec-2", "pipelineExecutionId": FIRST}
-    with pytest.raises(PipelineExecutionNotFoundError, match="exec-2"):
+    with pytest.raises(ExecutionNotFoundError, match="execution exec-2 not found"):
         handlers.track_step(event, None)
 
 

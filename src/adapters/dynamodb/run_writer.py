@@ -278,10 +278,11 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
         ref without one), so a crash part-way leaves unreachable rows, never a visible
         half-launch, and no event: the retry writes the same rows again and completes it.
 
-        The rows a runner changes once the run is there (its steps and attempts) are put one
-        by one on condition they are absent: another launch of the id (a retry with its client
-        token while this one writes) may have landed since the look below, and its runner
-        started a step; a row found is that launch's, or an earlier try's of this one, and kept.
+        The rows a runner changes once the run is there (its steps and attempts) are put on
+        condition they are absent, 100 to a transaction: another launch of the id (a retry with
+        its client token while this one writes) may have landed since the look below, and its
+        runner started a step; a row found is that launch's, or an earlier try's of this one,
+        and kept.
         """
         if self._main_rows(execution_id):
             raise ExecutionAlreadyExistsError(execution_id)
@@ -289,10 +290,36 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
         batch_put(
             self._client, [(t, to_wire(item)) for t, _, item in supporting if t not in changing]
         )
-        for table_name, spec, item in supporting:
-            if table_name in changing:
-                self._put_if_absent(table_name, spec.partition.name, item)
+        absent = [(t, spec.partition.name, item) for t, spec, item in supporting if t in changing]
+        for start in range(0, len(absent), TRANSACTION_ITEM_LIMIT):
+            self._put_all_if_absent(absent[start : start + TRANSACTION_ITEM_LIMIT])
         self._launch_in_one_transaction(execution_id, main_table, main, events, ())
+
+    def _put_all_if_absent(self, rows: Sequence[tuple[str, str, Item]]) -> None:
+        """Up to 100 rows in one transaction, each on condition it is absent; when one is there
+        already (the transaction is refused whole), each row on its own, keeping those found."""
+        actions = [
+            {
+                "Put": {
+                    "TableName": table_name,
+                    "Item": to_wire(item),
+                    "ConditionExpression": "attribute_not_exists(#pk)",
+                    "ExpressionAttributeNames": {"#pk": partition},
+                }
+            }
+            for table_name, partition, item in rows
+        ]
+        try:
+            self._client.transact_write_items(TransactItems=actions)  # type: ignore[arg-type]
+            return
+        except ClientError as exc:
+            reasons = exc.response.get("CancellationReasons", [])
+            if error_code(exc) != "TransactionCanceledException" or not any(
+                reason.get("Code") == "ConditionalCheckFailed" for reason in reasons
+            ):
+                raise
+        for table_name, partition, item in rows:
+            self._put_if_absent(table_name, partition, item)
 
     def _put_if_absent(self, table_name: str, partition: str, item: Item) -> None:
         try:
