@@ -44,6 +44,9 @@ class ApprovalWriteKind(StrEnum):
 class ApprovalWrite:
     request: ApprovalRequest
     kind: ApprovalWriteKind
+    # also refused unless the run is open with no abort requested: a decision never lands on a
+    # run aborted after the decider read it (a close for a run's end or timeout needs no guard)
+    while_open: bool = False
 
     @property
     def events(self) -> tuple[NewEvent, ...]:
@@ -228,6 +231,13 @@ class RunWrite:
         return cls.of(
             request.workflow_execution_id, approval=ApprovalWrite(request, ApprovalWriteKind.CLOSE)
         )
+
+    @classmethod
+    def deciding(cls, request: ApprovalRequest) -> RunWrite:
+        """An approver's decision: closed only while the request is PENDING and the run open
+        with no abort requested."""
+        decided = ApprovalWrite(request, ApprovalWriteKind.CLOSE, while_open=True)
+        return cls.of(request.workflow_execution_id, approval=decided)
 
     @classmethod
     def parking(cls, request: ApprovalRequest, change: RunChange) -> RunWrite:

@@ -139,6 +139,23 @@ def test_a_request_is_closed_once(backend: Any) -> None:
     ]
 
 
+def test_a_decision_holds_only_while_its_run_is_open_with_no_abort_requested(
+    backend: Any,
+) -> None:
+    store, approvals, log = backend
+    write_launch(store, a_launch("e1"))
+    request = opened(store, approvals, a_request("e1", "ap-1"))
+    approved = request.decide(Decision.APPROVE, "alice", (), "", at(2))
+    change = Run(execution=store.get_execution("e1")).request_abort(at(2), "stop")
+    assert change is not None and write_change(store, change) is not None
+
+    assert store.commit(RunWrite.deciding(approved)) is False
+    assert approvals.get("ap-1").status is ApprovalStatus.PENDING
+    assert ("ApprovalDecided", "APPROVED", "ap-1") not in event_kinds(log, "e1")
+    # a close that is no decision (the run's end, a timeout) needs no open run
+    assert close(store, request.cancelled(at(3), "the run ended")) is True
+
+
 def test_a_pending_request_takes_a_new_task_token_with_no_event(backend: Any) -> None:
     """A Step Functions task tried again waits on a new token: only the newest is answered."""
     store, approvals, log = backend

@@ -524,9 +524,11 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
 
     def _main_row_actions(self, write: RunWrite, main_key: Mapping[str, str]) -> list[Action]:
         """The write's action on the main row, if any: its change, or the check that the run is
-        open when a move is made only while it is."""
+        open when a move or a decision is made only while it is."""
         actions: list[Action] = []
-        while_open = any(move.while_open for move in write.moves)
+        while_open = any(move.while_open for move in write.moves) or (
+            write.approval is not None and write.approval.while_open
+        )
         if write.change is not None:
             change = write.change
             values, removed = execution_changed_attributes(change.before, change.after)

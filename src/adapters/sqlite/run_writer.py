@@ -179,8 +179,9 @@ class SqliteRunWriter(SqliteStoreBase):
                     connection.execute(self._sql.run_state, (run_id,)).fetchone() is None
                 ):  # (a move that held while the run is open has seen its main row)
                     raise ExecutionNotFoundError(run_id)
-                if write.approval is not None and not self._approval_rows.write(
-                    connection, write.approval
+                if write.approval is not None and not (
+                    (not write.approval.while_open or self._run_open_in(connection, run_id, runs))
+                    and self._approval_rows.write(connection, write.approval)
                 ):
                     raise _Refused
                 if logs:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,7 +35,6 @@ from application.ports.system import Clock, IdGenerator
 from application.ports.workflows import WorkflowCatalog
 from domain.approvals import (
     MAX_REASON_CHARS,
-    ApprovalClosedError,
     ApprovalNotFoundError,
     ApprovalRequest,
     Decision,
@@ -268,11 +268,27 @@ class DecideApproval:
         if request.is_pending and (execution is None or execution.is_terminal):
             request = self._closer.close(request.cancelled(now, CANCELLED_WITH_RUN))
         decided = request.decide(command.decision, subject.user_id, roles, reason, now)
-        if not self._writer.commit(RunWrite.closing(decided)):  # somebody closed it first
-            self._approvals.get(request.approval_id).refuse_unless_pending()
-            raise ApprovalClosedError(f"approval {request.approval_id} was decided meanwhile")
+        if not self._writer.commit(RunWrite.deciding(decided)):
+            self._refused(request, now)
         self._resumer.resume(decided)
         return decided
+
+    def _refused(self, request: ApprovalRequest, now: datetime) -> NoReturn:
+        """Why the decision's write was refused: the request closed first, or its run ended or
+        was asked to abort after it was read (the write holds only while neither is so)."""
+        self._approvals.get(request.approval_id).refuse_unless_pending()
+        run_id = request.workflow_execution_id
+        execution = self._store.get_execution(run_id)
+        if execution.is_terminal:  # answered as a decision on an ended run is
+            self._closer.close(request.cancelled(now, CANCELLED_WITH_RUN)).refuse_unless_pending()
+        if execution.is_stopping:
+            raise ConflictError(
+                f"execution {run_id} is being aborted: approval {request.approval_id} "
+                "is not decided"
+            )
+        raise ConflictError(
+            f"approval {request.approval_id}: its run changed while it was decided; try again"
+        )
 
 
 class CloseOverdueGate:
