@@ -61,6 +61,12 @@ class LaunchWrite:
     records: LaunchRecords
     attempts: tuple[TaskExecution, ...] = ()
 
+    @property
+    def rerun_of(self) -> str | None:
+        """The run a rerun rebuilds: its launch holds only while that run's main row is there,
+        so a rerun of a run deleted after it was read launches nothing."""
+        return self.records.execution.rerun_of_execution_id
+
 
 @dataclass(frozen=True, slots=True)
 class StepRow:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -143,6 +144,14 @@ def _approximate_size(item: Item) -> int:
     return len(json.dumps(item, default=str).encode("utf-8"))
 
 
+@dataclass(frozen=True, slots=True)
+class _ExistsCheck:
+    """A transaction's check that another run's main row is there (a rerun's launch)."""
+
+    workflow_execution_id: str
+    request: dict[str, Any]
+
+
 class DynamoDbRunWriter(DynamoDbStoreBase):
     """RunWriter on DynamoDB, with the other writes of a run (its outputs, its delete)."""
 
@@ -153,10 +162,13 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
         records: LaunchRecords,
         events: Sequence[NewEvent],
         attempts: Sequence[TaskExecution] = (),
+        rerun_of: str | None = None,
     ) -> None:
         """A new run's rows, its first events and the attempts it opens (a launch's lease and
-        first start written with it); ExecutionAlreadyExistsError when the id is taken."""
+        first start written with it); ExecutionAlreadyExistsError when the id is taken, and a
+        rerun's ExecutionNotFoundError when the run it reruns is gone."""
         main_table, main_spec = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)
+        still_there = None if rerun_of is None else self._exists_check(main_table, rerun_of)
         built = build_execution_record(records.execution)
         # the run's first events: the counter starts at the last of them
         main = Record({**built, LAST_SEQUENCE_NUMBER: len(events)}, built.offloads)
@@ -169,11 +181,15 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
         execution_id = records.execution.workflow_execution_id
         self._bodies.put([main, *numbered, *(item for _, _, item in supporting)])
         size = _approximate_size(main) + sum(_approximate_size(item) for _, _, item in supporting)
-        items = 1 + len(numbered) + len(supporting)
+        items = 1 + len(numbered) + len(supporting) + (still_there is not None)
         if items <= TRANSACTION_ITEM_LIMIT and size <= TRANSACTION_BYTE_BUDGET:
-            self._launch_in_one_transaction(execution_id, main_table, main, numbered, supporting)
+            self._launch_in_one_transaction(
+                execution_id, main_table, main, numbered, supporting, still_there
+            )
         else:
-            self._launch_main_row_last(execution_id, main_table, main, numbered, supporting)
+            self._launch_main_row_last(
+                execution_id, main_table, main, numbered, supporting, still_there
+            )
         # The launch knows the main row's key and its event counter: the first step's start
         # need not look either up.
         key = {
@@ -235,6 +251,7 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
         main: Item,
         events: Sequence[Item],
         supporting: Sequence[Put],
+        still_there: _ExistsCheck | None = None,
     ) -> None:
         actions: list[Any] = [
             {
@@ -248,6 +265,8 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
             *({"Put": self._event_put(event)} for event in events),
             *({"Put": {"TableName": t, "Item": to_wire(item)}} for t, _, item in supporting),
         ]
+        if still_there is not None:
+            actions.append({"ConditionCheck": still_there.request})
         try:
             self._client.transact_write_items(TransactItems=actions)
         except ClientError as exc:
@@ -256,6 +275,9 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
             reasons = exc.response.get("CancellationReasons", [])
             if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
                 raise ExecutionAlreadyExistsError(execution_id) from exc
+            last = reasons[-1].get("Code") if len(reasons) == len(actions) else None
+            if still_there is not None and last == "ConditionalCheckFailed":
+                raise ExecutionNotFoundError(still_there.workflow_execution_id) from exc
             for number, reason in enumerate(reasons[1 : 1 + len(events)], 1):
                 if reason.get("Code") == "ConditionalCheckFailed":
                     raise EventNumberTakenError(
@@ -270,6 +292,7 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
         main: Item,
         events: Sequence[Item],
         supporting: Sequence[Put],
+        still_there: _ExistsCheck | None = None,
     ) -> None:
         """Too big for one transaction: the supporting rows in batches, then the main row with
         the run's first events in one transaction.
@@ -293,7 +316,21 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
         absent = [(t, spec.partition.name, item) for t, spec, item in supporting if t in changing]
         for start in range(0, len(absent), TRANSACTION_ITEM_LIMIT):
             self._put_all_if_absent(absent[start : start + TRANSACTION_ITEM_LIMIT])
-        self._launch_in_one_transaction(execution_id, main_table, main, events, ())
+        self._launch_in_one_transaction(execution_id, main_table, main, events, (), still_there)
+
+    def _exists_check(self, main_table: str, workflow_execution_id: str) -> _ExistsCheck:
+        """A ConditionCheck that the run's main row is there; ExecutionNotFoundError at once
+        when it is gone already."""
+        key = self._main_key(workflow_execution_id)
+        if key is None:
+            raise ExecutionNotFoundError(workflow_execution_id)
+        request = {
+            "TableName": main_table,
+            "Key": to_wire(key),
+            "ConditionExpression": "attribute_exists(#id)",
+            "ExpressionAttributeNames": {"#id": "workflowExecutionId"},
+        }
+        return _ExistsCheck(workflow_execution_id, request)
 
     def _put_all_if_absent(self, rows: Sequence[tuple[str, str, Item]]) -> None:
         """Up to 100 rows in one transaction, each on condition it is absent; when one is there
@@ -483,7 +520,8 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
         more open steps than fit is the one write that could come near it."""
         run_id = write.workflow_execution_id
         if write.launch is not None:  # a new run: nothing to guard but its id
-            self._launch(write.launch.records, write.events, write.launch.attempts)
+            launch = write.launch
+            self._launch(launch.records, write.events, launch.attempts, launch.rerun_of)
             return True
         if write.change is not None and not (
             write.moves or write.approval or write.step_logs or write.step_rows or write.step_lists

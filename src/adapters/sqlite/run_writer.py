@@ -160,6 +160,11 @@ class SqliteRunWriter(SqliteStoreBase):
         if write.launch is not None:  # a new run: nothing to guard but its id
             with self._database.write() as connection:
                 launch = write.launch
+                rerun_of = launch.rerun_of
+                if rerun_of is not None and (
+                    connection.execute(self._sql.run_state, (rerun_of,)).fetchone() is None
+                ):
+                    raise ExecutionNotFoundError(rerun_of)
                 self._launch_in(connection, launch.records, write.events, launch.attempts)
             return True
         try:

@@ -48,21 +48,25 @@ class RerunExecution:
         if group is not None and not ID_RULE.allows(group):
             # VAMS's rerun holds the group id to its ID rule (it keys a sparse index)
             raise InvalidInputError(f"executionGroupId: must be {ID_RULE.text}, got {group!r}")
-        # read as GetExecution reads it: a run whose runner was lost ends here, and can be rerun
+        configuration = self._queries.get_configuration(execution_id)
+        selections = configuration.input_selections if configuration is not None else ()
+        selections = selections or self._selections_from_input_rows(execution_id)
+        output = None
+        if configuration is not None and configuration.output_asset_key is not None:
+            output = f"{configuration.output_database_id}/{configuration.output_asset_id}"
+        # The main row last, as a delete takes it last: a run deleted while its rows above were
+        # read is not found here (a DynamoDB delete still in its waves is; its main row goes
+        # before the launch's write, which holds only while it is there). Read as GetExecution
+        # reads it: a run whose runner was lost ends here, and can be rerun.
         original = self._get_execution.execute(
             GetExecutionQuery(workflow_execution_id=execution_id)
         )
         if not original.is_terminal:
             raise RerunNotAllowedError(execution_id, original.status.value)
-        configuration = self._queries.get_configuration(execution_id)
-        selections = configuration.input_selections if configuration is not None else ()
-        output = None
-        if configuration is not None and configuration.output_asset_key is not None:
-            output = f"{configuration.output_database_id}/{configuration.output_asset_id}"
         return LaunchExecutionCommand(
             workflow_database_id=original.workflow_database_id,
             workflow_id=original.workflow_id,
-            inputs=selections or self._selections_from_input_rows(execution_id),
+            inputs=selections,
             output=output,
             execution_group_id=group,
             trigger="manual",
