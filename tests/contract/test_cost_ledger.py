@@ -16,6 +16,19 @@ from domain.costs import (
     CostLedgerEntry,
     CostSource,
 )
+from domain.errors import ExecutionNotFoundError
+from tests.contract.builders import a_launch, write_launch
+
+RUNS = {"run-1": "db1:wf1", "run-2": "db1:wf1", "run-3": "db1:wf1", "run-4": "db1:wf2"}
+
+
+@pytest.fixture
+def cost_ledger(store_and_ledger: tuple[Any, CostLedger]) -> CostLedger:
+    """The ledger beside a store holding the runs its entries name (an entry needs its run)."""
+    store, ledger = store_and_ledger
+    for run, workflow in RUNS.items():
+        write_launch(store, a_launch(run, workflow=workflow))
+    return ledger
 
 
 def an_entry(entry_id: str, run: str = "run-1", **changes: Any) -> CostLedgerEntry:
@@ -107,7 +120,7 @@ def test_workflow_group_and_all_scopes_read_their_entries_oldest_first(
         return an_entry(entry_id, recorded_at=moment, **changes)
 
     grouped = on(3, "g", run="run-3", execution_group_id="nightly")
-    other_workflow = on(1, "o", run="run-2", workflow_id="wf2")
+    other_workflow = on(1, "o", run="run-4", workflow_id="wf2")
     cost_ledger.append([grouped, on(2, "w"), other_workflow])
 
     workflow = cost_ledger.list_entries(CostScope.WORKFLOW, "db1:wf1")
@@ -131,3 +144,19 @@ def test_more_entries_than_one_dynamodb_transaction_holds_are_all_appended(
 
 def test_an_unknown_run_has_no_entries(cost_ledger: CostLedger) -> None:
     assert cost_ledger.list_entries(CostScope.EXECUTION, "nobody") == []
+
+
+def test_an_entry_of_a_run_that_is_not_there_is_refused_with_the_whole_append(
+    store_and_ledger: tuple[Any, CostLedger],
+) -> None:
+    """A run deleted between the reads that priced the entries and their append keeps none."""
+    store, ledger = store_and_ledger
+    write_launch(store, a_launch("run-1"))
+    write_launch(store, a_launch("gone"))
+    store.delete_execution("gone")
+
+    with pytest.raises(ExecutionNotFoundError, match="gone"):
+        ledger.append([an_entry("e1"), an_entry("e2", run="gone")])
+
+    assert ledger.list_entries(CostScope.EXECUTION, "run-1") == []
+    assert ledger.list_entries(CostScope.EXECUTION, "gone") == []

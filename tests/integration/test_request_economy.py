@@ -151,12 +151,12 @@ BUDGETS = (
     ),
     Budget(
         "delete a finished 3-step run",
-        36,
+        37,
         "35 Queries find every item (the main row, the steps, nine per-step tables for each "
         "of 3 steps, and the run's selections, resolved input files, configuration, events, "
-        "cost entries and approvals); the deletes take at least one BatchWriteItem (25 items "
-        "to one)",
-        39,
+        "cost entries and approvals); the deletes take at least two BatchWriteItems (25 items "
+        "to one): the cost entries go after the main row",
+        40,
     ),
 )
 

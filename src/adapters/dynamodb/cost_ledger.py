@@ -32,6 +32,7 @@ from adapters.tables import (
 )
 from application.ports.costs import CostScope
 from domain.costs import CostEntryExistsError, CostLedgerEntry
+from domain.errors import ExecutionNotFoundError
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -69,17 +70,32 @@ class DynamoDbCostLedger:
         self._client = client
         self._tables = tables
         self._table_name = tables.get_table_name(ResourceKeys.COST_LEDGER)
+        self._executions_table = tables.get_table_name(ResourceKeys.WORKFLOW_EXECUTIONS)
 
     def create_tables(self) -> None:
         create_tables(self._client, self._tables)
 
     def append(self, entries: Sequence[CostLedgerEntry]) -> None:
-        for start in range(0, len(entries), TRANSACTION_LIMIT):
-            chunk = entries[start : start + TRANSACTION_LIMIT]
-            self._transact(chunk)
+        chunk: list[CostLedgerEntry] = []
+        runs: dict[str, CostLedgerEntry] = {}  # each run's first entry: its main row's key
+        for entry in entries:
+            fresh = entry.workflow_execution_id not in runs
+            if len(chunk) + len(runs) + 1 + fresh > TRANSACTION_LIMIT:
+                self._transact(chunk, list(runs.values()))
+                chunk, runs, fresh = [], {}, True
+            chunk.append(entry)
+            if fresh:
+                runs[entry.workflow_execution_id] = entry
+        if chunk:
+            self._transact(chunk, list(runs.values()))
 
-    def _transact(self, entries: Sequence[CostLedgerEntry]) -> None:
+    def _transact(
+        self, entries: Sequence[CostLedgerEntry], runs: Sequence[CostLedgerEntry]
+    ) -> None:
+        """The entries, and a check that each run's main row is there (a run deleted meanwhile
+        keeps no entry: its delete takes the run's entries after the main row)."""
         actions: list[Any] = [{"Put": cost_entry_put(self._table_name, entry)} for entry in entries]
+        actions += [{"ConditionCheck": self._run_check(entry)} for entry in runs]
         try:
             self._client.transact_write_items(TransactItems=actions)
         except ClientError as exc:
@@ -89,7 +105,20 @@ class DynamoDbCostLedger:
             for entry, reason in zip(entries, reasons, strict=False):
                 if reason.get("Code") == "ConditionalCheckFailed":
                     raise CostEntryExistsError.of(entry) from exc
+            for entry, reason in zip(runs, reasons[len(entries) :], strict=False):
+                if reason.get("Code") == "ConditionalCheckFailed":
+                    raise ExecutionNotFoundError(entry.workflow_execution_id) from exc
             raise
+
+    def _run_check(self, entry: CostLedgerEntry) -> dict[str, Any]:
+        # an entry names its run's workflow as the run's main row is keyed by it
+        key = {PARTITION: entry.workflow_execution_id, WORKFLOW_KEY: entry.workflow_key}
+        return {
+            "TableName": self._executions_table,
+            "Key": to_wire(key),
+            "ConditionExpression": "attribute_exists(#pk)",
+            "ExpressionAttributeNames": {"#pk": PARTITION},
+        }
 
     def list_entries(self, scope: CostScope, key: str | None) -> list[CostLedgerEntry]:
         value = ALL_COSTS_PARTITION if scope is CostScope.ALL else key

@@ -423,9 +423,11 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
             # no step: a migrated run, its input files under the id the migration derives
             migrated_pipeline_execution_id(workflow_execution_id)
         ]
-        # In three waves, each batched: the steps' own rows (found through the step rows, so
-        # before them), the run-keyed rows, the main row. Cut short anywhere, the main row is
-        # still there: the run is still listed, and deleting it again finds what is left.
+        # In four waves, each batched: the steps' own rows (found through the step rows, so
+        # before them), the run-keyed rows, the main row, the run's cost entries (an append
+        # holds only while the main row is there, so one landing during the waves is read
+        # here). Cut short before the main row, the run is still listed, and deleting it again
+        # finds what is left.
         batch_delete(
             self._client,
             [
@@ -440,6 +442,7 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
             [
                 self._wire_key(key, item)
                 for key in RUN_ROW_TABLES
+                if key is not ResourceKeys.COST_LEDGER
                 for item in (
                     steps
                     if key is ResourceKeys.PIPELINE_EXECUTIONS
@@ -453,6 +456,8 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
                 self._delete_if_ended(workflow_execution_id, table_name, key)
         else:
             batch_delete(self._client, main_keys)
+        costs = self._run_rows(ResourceKeys.COST_LEDGER, workflow_execution_id)
+        batch_delete(self._client, [self._wire_key(ResourceKeys.COST_LEDGER, i) for i in costs])
         self._main_keys.pop(workflow_execution_id, None)
         self._unit_of_work.forget(workflow_execution_id)
         return bool(main_rows)

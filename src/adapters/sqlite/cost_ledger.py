@@ -23,6 +23,7 @@ from adapters.sqlite.statements import TableSql, load_item
 from adapters.tables import ResourceKeys, TableNames
 from application.ports.costs import CostScope
 from domain.costs import CostEntryExistsError, CostLedgerEntry
+from domain.errors import ExecutionNotFoundError
 
 
 def insert_cost_entries(
@@ -52,6 +53,10 @@ class SqliteCostLedger:
             CostScope.GROUP: (GROUP, f"{t.q(RECORDED_AT)}, {t.q(PARTITION)}"),
             CostScope.ALL: (ALL_COSTS, f"{t.q(RECORDED_AT)}, {t.q(PARTITION)}"),
         }
+        main = TableSql.render(self._schema[ResourceKeys.WORKFLOW_EXECUTIONS])
+        self._run_exists = (
+            f"SELECT 1 FROM {main.name} WHERE {main.q(PARTITION)} = ? LIMIT 1"  # the run's id
+        )
         self._select = {
             scope: f"SELECT item FROM {t.name} WHERE {t.q(column)} = ? ORDER BY {order}, "
             f"{t.q(ENTRY_KEY)}"
@@ -65,6 +70,10 @@ class SqliteCostLedger:
         if not entries:
             return
         with self._database.write() as connection:  # leaving with an error rolls it all back
+            # read under the write lock: a delete of the run cannot land before the inserts
+            for run_id in dict.fromkeys(entry.workflow_execution_id for entry in entries):
+                if connection.execute(self._run_exists, (run_id,)).fetchone() is None:
+                    raise ExecutionNotFoundError(run_id)
             insert_cost_entries(connection, self._table, entries)
 
     def list_entries(self, scope: CostScope, key: str | None) -> list[CostLedgerEntry]:

@@ -27,7 +27,10 @@ class CostLedger(Protocol):
     def append(self, entries: Sequence[CostLedgerEntry]) -> None:
         """Add the entries all at once (one transaction; on DynamoDB one TransactWriteItems per
         100, the service's cap). CostEntryExistsError, nothing of that transaction written, when
-        an entry's key (run, step, attempt, entry id) is taken."""
+        an entry's key (run, step, attempt, entry id) is taken; ExecutionNotFoundError, the
+        same, when the main row of a run an entry names is gone (a run deleted meanwhile keeps
+        no entry: the transaction holds only while the main row is there, and a delete takes
+        the run's entries after its main row)."""
         ...
 
     def list_entries(self, scope: CostScope, key: str | None) -> list[CostLedgerEntry]:
