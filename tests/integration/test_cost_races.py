@@ -34,6 +34,9 @@ class _DeletedBeforeTheAppend:
     def __init__(self, ledger: CostLedger, delete: Any) -> None:
         self._ledger, self._delete = ledger, delete
 
+    def create_tables(self) -> None:
+        self._ledger.create_tables()
+
     def append(self, entries: Sequence[CostLedgerEntry]) -> None:
         self._delete()
         self._ledger.append(entries)

@@ -21,7 +21,7 @@ from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 from adapters.tables import ResourceKeys, TableNames
 from application.ports.executions import ExecutionStore, RowCollection
 from application.use_cases.delete_execution import DeleteExecutionCommand
-from application.use_cases.get_execution import GetExecutionQuery
+from application.use_cases.get_execution import GetExecution, GetExecutionQuery
 from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
@@ -44,10 +44,10 @@ def _items(container: Any, key: ResourceKeys) -> list[dict[str, Any]]:
         return [json.loads(text) for (text,) in connection.execute(f'SELECT item FROM "{name}"')]
 
 
-class _DeletedAfterTheRead:
+class _DeletedAfterTheRead(GetExecution):
     """GetExecution, after whose read another process deletes the run for good."""
 
-    def __init__(self, container: Any) -> None:
+    def __init__(self, container: Any) -> None:  # every read goes to the container's own
         self._container = container
 
     def execute(self, query: GetExecutionQuery) -> WorkflowExecution:
