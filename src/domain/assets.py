@@ -97,8 +97,11 @@ def file_key_problem(file_key: str) -> str | None:
     problem = object_key_problem(file_key)
     if problem is not None:
         return problem
-    parts = file_key.split("/")
-    if any(len(part.encode("utf-8", "surrogatepass")) > MAX_FILE_KEY_NAME_BYTES for part in parts):
+    try:
+        encoded = file_key.encode("utf-8")
+    except UnicodeEncodeError:  # a file system name in bytes that are not UTF-8
+        return "must be UTF-8 text"
+    if any(len(part) > MAX_FILE_KEY_NAME_BYTES for part in encoded.split(b"/")):
         return f"must have names of at most {MAX_FILE_KEY_NAME_BYTES} bytes of UTF-8"
     return None
 
