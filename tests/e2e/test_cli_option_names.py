@@ -1,0 +1,33 @@
+"""A value the command line refuses is named as the user gave it: the option (`--group`) or the
+argument (`APPROVAL_ID`), never the use case's field behind it (`group`, `approval_id`,
+`executionGroupId`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.cli import Wfx, assert_bad_input
+
+
+@pytest.mark.parametrize(
+    ("args", "named", "internal"),
+    [
+        (("approvals", "approve", ""), "APPROVAL_ID: ", "approval_id"),
+        (("approvals", "reject", "", "--reason", "no"), "APPROVAL_ID: ", "approval_id"),
+        (("executions", "list", "--group", ""), "--group: ", "error: group"),
+        (("executions", "list", "--status", "DONE"), "--status: ", "error: status"),
+        (("executions", "list", "--workflow", "a/b/c"), "--workflow: ", "error: workflow"),
+        (("executions", "list", "--asset", "x"), "--asset: ", "error: asset"),
+        (("run", "demo/noop", "--group", ""), "--group: ", "executionGroupId"),
+        (("run", "demo/noop", "--group", " g"), "--group: ", "executionGroupId"),
+    ],
+)
+def test_a_refused_value_is_named_as_the_option_or_argument_given(
+    wfx: Wfx, args: tuple[str, ...], named: str, internal: str
+) -> None:
+    wfx.publish_command_step("noop", "pass")
+
+    outcome = wfx(*args)
+
+    assert_bad_input(outcome, named)
+    assert internal not in outcome.stderr, str(outcome)
