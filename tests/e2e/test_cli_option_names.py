@@ -14,6 +14,7 @@ from tests.e2e.cli import Wfx, assert_bad_input
     [
         (("approvals", "approve", ""), "APPROVAL_ID: ", "approval_id"),
         (("approvals", "reject", "", "--reason", "no"), "APPROVAL_ID: ", "approval_id"),
+        (("approvals", "reject", "a1b2", "--reason", " "), "--reason: ", "error: reason"),
         (("executions", "list", "--group", ""), "--group: ", "error: group"),
         (("executions", "list", "--status", "DONE"), "--status: ", "error: status"),
         (("executions", "list", "--workflow", "a/b/c"), "--workflow: ", "error: workflow"),
