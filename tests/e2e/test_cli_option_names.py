@@ -32,3 +32,76 @@ def test_a_refused_value_is_named_as_the_option_or_argument_given(
 
     assert_bad_input(outcome, named)
     assert internal not in outcome.stderr, str(outcome)
+
+
+@pytest.mark.parametrize(
+    ("args", "named", "internal"),
+    [
+        (
+            ("costs", "report", "RUN", "--step", "", "--quantity", "1", "--unit", "seconds"),
+            "--step: ",
+            "pipeline_execution_id",
+        ),
+        (
+            ("costs", "report", "RUN", "--step", "STEP", "--quantity", "1", "--unit", "a b"),
+            "--unit: ",
+            "error: unit",
+        ),
+        (
+            (
+                "costs",
+                "report",
+                "RUN",
+                "--step",
+                "STEP",
+                "--quantity",
+                "1",
+                "--unit",
+                "seconds",
+                "--currency",
+                "x",
+            ),
+            "--currency: ",
+            "error: currency",
+        ),
+        (
+            (
+                "costs",
+                "report",
+                "RUN",
+                "--step",
+                "STEP",
+                "--quantity",
+                "1",
+                "--unit",
+                "seconds",
+                "--attempt",
+                "9",
+            ),
+            "--attempt: ",
+            "error: attempt",
+        ),
+        (
+            ("executions", "metadata", "RUN", "--collection", "zz"),
+            "--collection: ",
+            "error: collection",
+        ),
+        (
+            ("executions", "metadata", "RUN", "--collection", "inputs", "--starting-token", "zz"),
+            "--starting-token: ",
+            "startingToken",
+        ),
+    ],
+)
+def test_a_refused_value_about_a_run_is_named_as_the_option_given(
+    wfx: Wfx, args: tuple[str, ...], named: str, internal: str
+) -> None:
+    wfx.publish_command_step("noop", "pass")
+    run = wfx.run_id("demo/noop")
+    (step,) = wfx.json("executions", "show", run)["pipelines"]
+    given = {"RUN": run, "STEP": step["pipelineExecutionId"]}
+
+    outcome = wfx(*(given.get(arg, arg) for arg in args))
+
+    assert_bad_input(outcome, named)
+    assert internal not in outcome.stderr, str(outcome)

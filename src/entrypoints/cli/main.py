@@ -772,6 +772,16 @@ def executions_describe(
         context.echo(f"{name.ljust(width)}  {' '.join(str(shown).split())}")
 
 
+_METADATA_OPTIONS = {
+    "collection": "--collection",
+    "max_items": "--max-items",
+    "starting_token": "--starting-token",
+    "startingToken": "--starting-token",
+    "pipeline_id": "--pipeline-id",
+    "pipelineId": "--pipeline-id",
+}
+
+
 @executions_app.command("metadata")
 def executions_metadata(
     execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
@@ -796,17 +806,20 @@ def executions_metadata(
 ) -> None:
     """Page one collection of a run's details (the rest of one that `show` cut)."""
     from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
+    from entrypoints.cli.errors import named_as_given
     from entrypoints.metadata_page import MetadataPage
 
     container = context.container()
-    query = GetExecutionMetadataQuery(
-        workflow_execution_id=context.run_id(container, execution_id),
-        collection=collection,
-        max_items=max_items,
-        starting_token=starting_token,
-        pipeline_id=pipeline_id,
-    )
-    page = MetadataPage.of(container.get_execution_metadata().execute(query), collection)
+    run_id = context.run_id(container, execution_id)
+    with named_as_given(_METADATA_OPTIONS):
+        query = GetExecutionMetadataQuery(
+            workflow_execution_id=run_id,
+            collection=collection,
+            max_items=max_items,
+            starting_token=starting_token,
+            pipeline_id=pipeline_id,
+        )
+        page = MetadataPage.of(container.get_execution_metadata().execute(query), collection)
     from entrypoints.cli.render import dump_json
 
     if json_output:
