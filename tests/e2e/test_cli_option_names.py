@@ -20,6 +20,12 @@ from tests.e2e.cli import Wfx, assert_bad_input
         (("executions", "list", "--workflow", "a/b/c"), "--workflow: ", "error: workflow"),
         (("executions", "list", "--asset", "x"), "--asset: ", "error: asset"),
         (("run", "demo/noop", "--group", ""), "--group: ", "executionGroupId"),
+        (("run", "demo/noop", "--input", "zz"), "--input: ", "inputs[0]"),
+        (("auth", "roles", "create", ""), "role: ", "error: name"),
+        (("auth", "users", "assign", "", "admin"), "user: ", "user_id"),
+        (("auth", "users", "unassign", "", "admin"), "user: ", "user_id"),
+        (("auth", "templates", "apply", "admin", "--role", ""), "--role: ", "error: name"),
+        (("auth", "token", ""), "USER: ", "error: user"),
         (("run", "demo/noop", "--group", " g"), "--group: ", "executionGroupId"),
     ],
 )

@@ -228,7 +228,8 @@ def print_redacted_traceback(
     sys.stderr.write(redact("".join(traceback.format_exception(kind, error, trace))))
 
 
-_FIELD_FIRST = re.compile(r"([A-Za-z_]+)(?::| )")  # `group: rule`, `clientToken 'x' was ...`
+# `group: rule`, `inputs[0]: rule` (one --input, its value quoted), `clientToken 'x' was ...`
+_FIELD_FIRST = re.compile(r"([A-Za-z_]+)(?:\[\d+\])?(?=[: ])")
 
 
 @contextmanager
@@ -243,7 +244,7 @@ def named_as_given(names: Mapping[str, str]) -> Iterator[None]:
         said = _FIELD_FIRST.match(str(error))
         if said is None or said[1] not in names:
             raise
-        raise type(error)(f"{names[said[1]]}{str(error)[len(said[1]) :]}") from None
+        raise type(error)(f"{names[said[1]]}{str(error)[said.end() :]}") from None
 
 
 def exit_for(error: BaseException) -> NoReturn:

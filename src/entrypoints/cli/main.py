@@ -479,6 +479,7 @@ _RUN_OPTIONS = {
     "clientToken": "--client-token",
     "trigger": "--trigger",
     "workflow_version": "--version",
+    "inputs": "--input",
 }
 
 
