@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from domain.assets import VERSIONS_SUFFIX
+from domain.assets import object_key_problem
 
 # Reading without following a link in the last part of the path; O_NONBLOCK: opening a FIFO
 # would otherwise wait for a writer (regular files ignore it).
@@ -21,14 +21,10 @@ NO_FOLLOW_READ = (
 
 
 def check_key(key: str) -> None:
-    """ValueError for a key that cannot be a relative path. The S3 store keeps the same rules,
-    so a key written to one store can always be written to the other."""
-    parts = key.split("/")
-    if not key or "\x00" in key or any(part in ("", ".", "..") for part in parts):
-        raise ValueError(f"object key {key!r}: segments must be non-empty and not '.' or '..'")
-    if any(part.endswith(VERSIONS_SUFFIX) for part in parts[:-1]):
-        # keeps the filesystem layout unambiguous: a `.versions` folder holds versions, never keys
-        raise ValueError(f"object key {key!r}: a folder must not end in {VERSIONS_SUFFIX!r}")
+    """ValueError for a key that neither store can keep."""
+    problem = object_key_problem(key)
+    if problem is not None:
+        raise ValueError(f"object key {key!r}: {problem}")
 
 
 def check_prefix(prefix: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pydantic import ValidationError
 
 
@@ -12,11 +14,17 @@ def _location(loc: tuple[int | str, ...]) -> str:
     return text
 
 
-def describe_validation_error(error: ValidationError) -> str:
-    """One line per problem, each naming the field and the rule: `steps[1].handler: ...`."""
+def describe_validation_error(
+    error: ValidationError, names: Mapping[str, str] | None = None
+) -> str:
+    """One line per problem, each naming the field and the rule: `steps[1].handler: ...`;
+    a top-level field in `names` by the name given there (the option a user typed)."""
     lines = []
     for problem in error.errors():
-        where = _location(tuple(problem["loc"]))
+        loc = tuple(problem["loc"])
+        if names and loc and isinstance(loc[0], str) and loc[0] in names:
+            loc = (names[loc[0]], *loc[1:])
+        where = _location(loc)
         if problem["type"] == "extra_forbidden":
             lines.append(f"{where}: unknown key")
         elif problem["type"] == "missing":

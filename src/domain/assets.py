@@ -80,14 +80,28 @@ VERSIONS_SUFFIX = ".versions"
 MAX_FILE_KEY_NAME_BYTES = 255 - len(VERSIONS_SUFFIX)
 
 
-def file_key_problem(file_key: str) -> str | None:
-    """Why `file_key` cannot name a file of an asset in wfx's object stores, or None."""
-    parts = file_key.split("/")
-    if "\x00" in file_key or any(part in ("", ".", "..") for part in parts):
+def object_key_problem(key: str) -> str | None:
+    """Why `key` cannot be a key of either object store (a relative path, the same in both so
+    a key written to one can always be written to the other), or None."""
+    parts = key.split("/")
+    if "\x00" in key or any(part in ("", ".", "..") for part in parts):
         return "must be a relative path: names not empty, '.' or '..'"
     if any(part.endswith(VERSIONS_SUFFIX) for part in parts[:-1]):
+        # keeps the local store's layout unambiguous: a `.versions` folder holds versions
         return f"must have no folder ending in {VERSIONS_SUFFIX!r} (the local store's)"
-    if any(len(part.encode("utf-8", "surrogatepass")) > MAX_FILE_KEY_NAME_BYTES for part in parts):
+    return None
+
+
+def file_key_problem(file_key: str) -> str | None:
+    """Why `file_key` cannot name a file of an asset in wfx's object stores, or None."""
+    problem = object_key_problem(file_key)
+    if problem is not None:
+        return problem
+    try:
+        encoded = file_key.encode("utf-8")
+    except UnicodeEncodeError:  # a file system name in bytes that are not UTF-8
+        return "must be UTF-8 text"
+    if any(len(part) > MAX_FILE_KEY_NAME_BYTES for part in encoded.split(b"/")):
         return f"must have names of at most {MAX_FILE_KEY_NAME_BYTES} bytes of UTF-8"
     return None
 

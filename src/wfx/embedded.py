@@ -86,6 +86,7 @@ class Application:
 
     def wait(self, workflow_execution_id: str, timeout: float | None = None) -> bool:
         """Wait for a run on the local runner to end; False when `timeout` came first."""
+        self.get(workflow_execution_id)  # a run not there is NotFoundError, not "ended"
         return bool(self._container.local_runner().join(workflow_execution_id, timeout=timeout))
 
     def get(self, workflow_execution_id: str) -> WorkflowExecution:

@@ -11,6 +11,7 @@ import pytest
 
 from application.ports.files import ObjectStore
 from conftest import S3_BUCKET
+from domain.assets import file_key_problem, object_key_problem
 
 
 @pytest.fixture(params=["filesystem", "s3"])
@@ -166,8 +167,13 @@ def test_an_unknown_version_or_key_names_the_key_and_the_version(objects: Object
     "key", ["", "/abs", "a//b", "a/../b", "a/./b", "trailing/", "x.versions/y"]
 )
 def test_a_key_that_cannot_be_a_path_is_refused(objects: ObjectStore, key: str) -> None:
-    with pytest.raises(ValueError, match="object key"):
+    """By the rule `assets import` checks file keys with, so an import refuses what no store
+    would keep and no more."""
+    problem = object_key_problem(key)
+    assert problem is not None and file_key_problem(key) == problem
+    with pytest.raises(ValueError, match="object key") as refused:
         objects.put_bytes(key, b"x")
+    assert problem in str(refused.value)
 
 
 def test_a_key_ending_in_the_versions_suffix_is_still_a_plain_key(objects: ObjectStore) -> None:

@@ -80,7 +80,7 @@ def test_a_users_own_vams_template_file_applies_and_creates_the_role(
 
 
 def test_bad_auth_input_is_one_line_naming_the_field_and_the_rule(wfx: Wfx, tmp_path: Path) -> None:
-    assert_bad_input(wfx("auth", "roles", "create", "role::x"), "name", "':'")
+    assert_bad_input(wfx("auth", "roles", "create", "role::x"), "role: ", "':'")
     assert_bad_input(wfx("auth", "users", "assign", "bob", "ghost"), "role 'ghost' not found")
     assert_bad_input(
         wfx("auth", "templates", "apply", "Database User", "--role", "r"), "DATABASE_ID"

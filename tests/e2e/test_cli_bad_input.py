@@ -133,7 +133,7 @@ CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "group with surrounding spaces": (
         (*RUN_MESH, "--input", "demo/meshes", "--group", " nightly"),
-        ("executionGroupId",),
+        ("--group: ",),
     ),
     "two files for a step that takes one": (
         (
@@ -148,19 +148,19 @@ CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "client token reused for another request": (
         ("run", *FIRST_RUN, "--group", "nightly"),
-        ("clientToken", "'first-run'", "different request"),
+        ("--client-token", "'first-run'", "different request"),
     ),
     "client token with a space": (
         (*RUN_MESH, "--input", "demo/meshes", "--client-token", "night run"),
-        ("clientToken", "' '"),
+        ("--client-token", "' '"),
     ),
     "client token over 80 characters": (
         (*RUN_MESH, "--input", "demo/meshes", "--client-token", "t" * 81),
-        ("clientToken", "1 to 80"),
+        ("--client-token", "1 to 80"),
     ),
     "client token outside the logging-safe set": (
         (*RUN_MESH, "--input", "demo/meshes", "--client-token", "run.1"),
-        ("clientToken", "0-9, A-Z, a-z, - and _"),
+        ("--client-token", "0-9, A-Z, a-z, - and _"),
     ),
     "missing workflow argument": (("run",), ("Missing argument", "DATABASE_ID/WORKFLOW_ID")),
     "limit 0": (("executions", "list", "--limit", "0"), ("--limit", "greater than or equal to 1")),
@@ -255,12 +255,12 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(home: Home, case: str) 
 @pytest.mark.parametrize("kind", TOKEN_LISTS)
 def test_a_token_no_list_issued_is_refused(home: Home, kind: str, token: str) -> None:
     args = ("executions", "list", *TOKEN_LISTS[kind], "--starting-token", TOKENS[token])
-    _expect_refusal(home, args, "startingToken")
+    _expect_refusal(home, args, "--starting-token")
 
 
 def test_a_forged_asset_list_token_is_refused(home: Home) -> None:
     args = ("executions", "list", "--asset", "demo/meshes", "--starting-token", _token([1, 2, 3]))
-    _expect_refusal(home, args, "startingToken")
+    _expect_refusal(home, args, "--starting-token")
 
 
 def test_a_retry_with_the_same_client_token_returns_the_same_run_and_writes_nothing(

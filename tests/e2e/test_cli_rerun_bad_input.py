@@ -15,5 +15,5 @@ def test_a_group_breaking_vams_id_rule_is_refused_and_nothing_is_launched(wfx: W
 
     outcome = wfx("executions", "rerun", execution_id, "--group", "no spaces")
 
-    assert_bad_input(outcome, "executionGroupId", "3 to 63 letters, digits, '-' or '_'")
+    assert_bad_input(outcome, "--group: ", "3 to 63 letters, digits, '-' or '_'")
     assert wfx.listed_ids() == [execution_id]

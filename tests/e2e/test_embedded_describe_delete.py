@@ -53,3 +53,14 @@ def test_an_embedding_backend_reruns_a_run_that_ended(tmp_path: Path) -> None:
     again = app.get(rerun.execution.workflow_execution_id)
     assert (again.status, again.rerun_of_execution_id) == (wfx.ExecutionStatus.SUCCEEDED, first)
     assert again.triggered_by_user_id == "c"
+
+
+def test_waiting_for_a_run_that_is_not_there_raises_not_found_as_get_does(
+    tmp_path: Path,
+) -> None:
+    app = wfx.open_application({"WFX_HOME": str(tmp_path)}, runner_mode="thread")
+    app.create_tables()
+
+    for unknown in ("0" * 32, "unknown-id"):
+        with pytest.raises(wfx.NotFoundError, match=unknown):
+            app.wait(unknown, timeout=5)

@@ -179,20 +179,24 @@ def test_the_service_says_how_many_processes_serve(tmp_path: Path) -> None:
     assert f"on {base}, 2 processes" in "\n".join(said), said
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_port_another_program_holds_is_refused_before_any_worker_starts(
-    tmp_path: Path,
+    tmp_path: Path, workers: str
 ) -> None:
+    """In one line, and the service never says it is serving."""
     wfx = Wfx(tmp_path / "home")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
 
-        refused = wfx("serve", "--port", str(port), "--workers", "2", timeout=30)
+        refused = wfx("serve", "--port", str(port), "--workers", workers, timeout=30)
 
     assert refused.code == 1, str(refused)
-    assert f"wfx: cannot listen on 127.0.0.1:{port}: Address already in use" in refused.stderr
-    assert "Traceback" not in refused.stderr
+    assert f"wfx: cannot listen on 127.0.0.1:{port}: Address already in use" in (
+        refused.stderr_lines
+    ), str(refused)
+    assert "serving" not in refused.stderr and "Traceback" not in refused.stderr, str(refused)
 
 
 def test_a_serving_process_that_dies_stops_the_service_whole(

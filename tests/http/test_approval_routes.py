@@ -133,3 +133,14 @@ def test_bad_decisions_name_the_field_and_change_nothing(
     assert service.container.approvals().get(approval_id).is_pending
     missing = _decide(service, "no-such-approval", "carol", {"decision": "approve"})
     assert missing.status_code == 404
+
+
+def test_a_rejection_without_a_reason_names_the_body_field_not_a_cli_option(
+    service: Service, gated: tuple[str, str]
+) -> None:
+    _, approval_id = gated
+    _routes(service, "carol")
+    answer = _decide(service, approval_id, "carol", {"decision": "reject", "reason": " "})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["message"].startswith("reason: a rejection says why"), answer.text
+    assert "--reason" not in answer.text

@@ -18,8 +18,10 @@ from collections.abc import Callable
 from io import BufferedReader
 from pathlib import Path
 
+from adapters.local.step_execution import StepFailedError
 from adapters.object_files import NO_FOLLOW_READ
 from application.ports.files import ObjectStore, StoredObject
+from domain.assets import file_key_problem
 
 # File times on Linux advance in clock ticks (up to 10 ms): a file changed within a tick of our
 # last look could keep its size and mtime, so only a stat older than this is trusted ("racy git").
@@ -95,6 +97,7 @@ class OutputFolder:
         if links:
             files.extend(self._linked_files(links, files, warn))
         uploaded = []
+        refused: list[str] = []
         for relative, path, stat in sorted(files):
             body: BufferedReader | None = None
             try:
@@ -116,6 +119,11 @@ class OutputFolder:
                         continue
                 else:
                     body.seek(0)
+                problem = file_key_problem(relative)
+                if problem is not None:
+                    refused.append(f"{relative!r}: file key {problem}")
+                    self._warn(warn, relative, refused[-1])
+                    continue
                 self._holds_stored = True  # before the upload: a failed one may have stored it
                 stored = self._objects.put_file(f"{self._prefix}{relative}", body)
             finally:
@@ -124,6 +132,11 @@ class OutputFolder:
             # what push compares is the sha256 of the content, whatever etag the store gives
             self._stored[relative] = etag
             uploaded.append(stored)
+        if refused:
+            more = f" (and {len(refused) - 1} more, in the step's log)" if len(refused) > 1 else ""
+            raise StepFailedError(  # a name no object store keeps as a key
+                f"output {refused[0]}{more}; rename it in the step: its other outputs are recorded"
+            )
         return uploaded
 
     def _linked_files(

@@ -241,7 +241,7 @@ class DecideApproval:
     def execute(self, command: DecideApprovalCommand) -> ApprovalRequest:
         reason = redact(command.reason.strip())
         if command.decision is Decision.REJECT and not reason:
-            raise InvalidInputError("reason: a rejection says why (--reason TEXT)")
+            raise InvalidInputError("reason: a rejection says why")
         request = self._approvals.get(command.approval_id)
         subject = command.subject
         roles = (*subject.roles, *self._roles.roles_of(subject.user_id))

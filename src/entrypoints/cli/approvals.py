@@ -84,16 +84,18 @@ def _decide(
 ) -> None:
     from application.use_cases.approvals import DecideApprovalCommand
     from domain.redaction import redact
+    from entrypoints.cli.errors import named_as_given
     from entrypoints.cli.render import dump_json
     from entrypoints.cli.subject import cli_subject
     from entrypoints.responses import ApprovalResponse
 
     # the run goes on in this process until its next gate or its end, or in a worker
     container = context.container(runner_mode="detached" if no_wait else "inline")
-    command = DecideApprovalCommand(
-        approval_id=approval_id, decision=decision, reason=reason, subject=cli_subject()
-    )
-    decided = container.decide_approval().execute(command)
+    with named_as_given({"approval_id": "APPROVAL_ID", "reason": "--reason"}):
+        command = DecideApprovalCommand(
+            approval_id=approval_id, decision=decision, reason=reason, subject=cli_subject()
+        )
+        decided = container.decide_approval().execute(command)
     if json_output:
         context.echo(dump_json(ApprovalResponse.of(decided).dump()))
         return

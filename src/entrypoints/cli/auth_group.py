@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from entrypoints.cli import context
+from entrypoints.cli.errors import named_as_given
 
 if TYPE_CHECKING:
     from application.use_cases.administer_roles import AdministerRoles
@@ -60,7 +61,10 @@ def roles_create(
     from entrypoints.cli.subject import cli_subject
     from entrypoints.responses import RoleResponse
 
-    created = _administration().create_role(cli_subject(), Role(name=role, description=description))
+    with named_as_given({"name": "role"}):  # the argument, as typer names it
+        created = _administration().create_role(
+            cli_subject(), Role(name=role, description=description)
+        )
     if json_output:
         _print(RoleResponse.of(created))
     else:
@@ -105,8 +109,9 @@ def users_assign(user: UserArgument, role: RoleArgument, json_output: JsonFlag =
     from entrypoints.cli.subject import cli_subject
     from entrypoints.responses import RoleAssignmentResponse
 
-    assignment = RoleAssignment(user_id=user, role=role)
-    _administration().assign(cli_subject(), assignment)
+    with named_as_given({"user_id": "user"}):
+        assignment = RoleAssignment(user_id=user, role=role)
+        _administration().assign(cli_subject(), assignment)
     if json_output:
         _print(RoleAssignmentResponse.of(assignment))
     else:
@@ -120,8 +125,9 @@ def users_unassign(user: UserArgument, role: RoleArgument, json_output: JsonFlag
     from entrypoints.cli.subject import cli_subject
     from entrypoints.responses import RoleAssignmentResponse
 
-    assignment = RoleAssignment(user_id=user, role=role)
-    held = _administration().unassign(cli_subject(), assignment)
+    with named_as_given({"user_id": "user"}):
+        assignment = RoleAssignment(user_id=user, role=role)
+        held = _administration().unassign(cli_subject(), assignment)
     if json_output:
         _print(RoleAssignmentResponse.of(assignment, assigned=False))
     elif held:
@@ -183,7 +189,8 @@ def templates_apply(
     from entrypoints.responses import AppliedTemplateResponse
 
     loaded = load_template(template)
-    applied = _administration().apply_template(cli_subject(), loaded, role, database)
+    with named_as_given({"name": "--role", "role": "--role"}):
+        applied = _administration().apply_template(cli_subject(), loaded, role, database)
     if json_output:
         _print(AppliedTemplateResponse.of(applied))
         return

@@ -29,6 +29,7 @@ def auth_token(
     ] = None,
 ) -> None:
     """Print a bearer token for USER, signed with the local key (made on first use, 0600)."""
+    from entrypoints.cli.errors import named_as_given
     from entrypoints.identity_wiring import local_token_issuer
     from entrypoints.settings import Settings
 
@@ -40,5 +41,6 @@ def auth_token(
             "tokens, not this one",
             file=sys.stderr,
         )
-    token = local_token_issuer(settings.home).issue(user, lifetime, tuple(role or ()))
+    with named_as_given({"user": "USER"}):
+        token = local_token_issuer(settings.home).issue(user, lifetime, tuple(role or ()))
     sys.stdout.write(token + "\n")

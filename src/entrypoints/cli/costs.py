@@ -36,6 +36,17 @@ def _decimal(text: str | None, option: str) -> Decimal | None:
     return None if text is None else parse_decimal(text, option)
 
 
+# the report's fields, by the option a user gives each
+_REPORT_OPTIONS = {
+    "quantity": "--quantity",
+    "unit": "--unit",
+    "unitPrice": "--unit-price",
+    "currency": "--currency",
+    "pipeline_execution_id": "--step",
+    "attempt": "--attempt",
+}
+
+
 @costs_app.command("report")
 def costs_report(
     execution_id: Annotated[str, typer.Argument(metavar="RUN_ID")],
@@ -66,26 +77,29 @@ def costs_report(
     is given)."""
     from application.use_cases.record_cost import RecordCostCommand, ReportedUsage
     from domain.costs import CostBasis
+    from entrypoints.cli.errors import named_as_given
     from entrypoints.cost_responses import CostEntriesResponse
 
-    usage = ReportedUsage.model_validate(
-        {
-            "quantity": _decimal(quantity, "--quantity"),
-            "unit": unit,
-            "unitPrice": _decimal(unit_price, "--unit-price"),
-            "currency": currency,
-            "basis": CostBasis.ACTUAL if actual else CostBasis.ESTIMATE,
-        }
-    )
-
+    with named_as_given(_REPORT_OPTIONS):
+        usage = ReportedUsage.model_validate(
+            {
+                "quantity": _decimal(quantity, "--quantity"),
+                "unit": unit,
+                "unitPrice": _decimal(unit_price, "--unit-price"),
+                "currency": currency,
+                "basis": CostBasis.ACTUAL if actual else CostBasis.ESTIMATE,
+            }
+        )
     container = context.container()
-    command = RecordCostCommand(
-        workflow_execution_id=context.run_id(container, execution_id),
-        pipeline_execution_id=step,
-        attempt=attempt,
-        usages=(usage,),
-    )
-    entries = container.record_cost().execute(command)
+    run_id = context.run_id(container, execution_id)
+    with named_as_given(_REPORT_OPTIONS):
+        command = RecordCostCommand(
+            workflow_execution_id=run_id,
+            pipeline_execution_id=step,
+            attempt=attempt,
+            usages=(usage,),
+        )
+        entries = container.record_cost().execute(command)
     if json_output:
         _print_json(CostEntriesResponse.of(entries))
         return

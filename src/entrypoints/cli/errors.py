@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 import traceback
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import NoReturn
@@ -14,7 +17,7 @@ from pydantic import ValidationError
 
 from application.ports.executions import EventNumberTakenError
 from application.validation_messages import describe_validation_error
-from domain.errors import DomainError
+from domain.errors import DomainError, IdempotencyConflictError, InvalidInputError
 from domain.redaction import redact
 
 EXIT_FAILED_RUN = 1
@@ -223,6 +226,25 @@ def print_redacted_traceback(
 ) -> None:
     """sys.excepthook of the CLI: an error nothing expected still prints no secret it quotes."""
     sys.stderr.write(redact("".join(traceback.format_exception(kind, error, trace))))
+
+
+# `group: rule`, `inputs[0]: rule` (one --input, its value quoted), `clientToken 'x' was ...`
+_FIELD_FIRST = re.compile(r"([A-Za-z_]+)(?:\[\d+\])?(?=[: ])")
+
+
+@contextmanager
+def named_as_given(names: Mapping[str, str]) -> Iterator[None]:
+    """A refusal naming a field of a use case's command or query (`group`, `approval_id`,
+    `executionGroupId`) re-said naming the option or argument the user gave (`--group`)."""
+    try:
+        yield
+    except ValidationError as error:
+        raise InvalidInputError(describe_validation_error(error, names)) from None
+    except (InvalidInputError, IdempotencyConflictError) as error:
+        said = _FIELD_FIRST.match(str(error))
+        if said is None or said[1] not in names:
+            raise
+        raise type(error)(f"{names[said[1]]}{str(error)[said.end() :]}") from None
 
 
 def exit_for(error: BaseException) -> NoReturn:

@@ -471,6 +471,18 @@ def run(
         raise SystemExit(EXIT_FAILED_RUN)
 
 
+# the launch and rerun commands' fields, by the option a user gives each
+_RUN_OPTIONS = {
+    "execution_group_id": "--group",
+    "executionGroupId": "--group",
+    "client_token": "--client-token",
+    "clientToken": "--client-token",
+    "trigger": "--trigger",
+    "workflow_version": "--version",
+    "inputs": "--input",
+}
+
+
 def _launch(
     container: Container,
     database_id: str,
@@ -490,18 +502,21 @@ def _launch(
     if output is not None:  # here too, to name the option as the user typed it
         target = AssetRef.parse(output, "--output", allow_file=False)
         check_asset_ids(target.database_id, target.asset_id, "--output")
-    command = LaunchExecutionCommand(
-        workflow_database_id=database_id,
-        workflow_id=workflow_id,
-        workflow_version=version,
-        inputs=tuple(inputs),
-        output=output,
-        execution_group_id=group,
-        trigger=trigger,
-        user_id=container.config.user(),
-        client_token=client_token,
-    )
-    result = container.launch_execution().execute(command)
+    from entrypoints.cli.errors import named_as_given
+
+    with named_as_given(_RUN_OPTIONS):
+        command = LaunchExecutionCommand(
+            workflow_database_id=database_id,
+            workflow_id=workflow_id,
+            workflow_version=version,
+            inputs=tuple(inputs),
+            output=output,
+            execution_group_id=group,
+            trigger=trigger,
+            user_id=container.config.user(),
+            client_token=client_token,
+        )
+        result = container.launch_execution().execute(command)
     return result.execution, result.created
 
 
@@ -610,6 +625,17 @@ def _read(container: Container, execution_id: str) -> Any:
     return container.get_execution().execute(GetExecutionQuery(workflow_execution_id=execution_id))
 
 
+_LIST_OPTIONS = {
+    "workflow": "--workflow",
+    "group": "--group",
+    "asset": "--asset",
+    "direction": "--direction",
+    "status": "--status",
+    "starting_token": "--starting-token",
+    "startingToken": "--starting-token",
+}
+
+
 @executions_app.command("list")
 def executions_list(
     workflow: Annotated[str | None, typer.Option(metavar="DATABASE_ID/WORKFLOW_ID")] = None,
@@ -643,19 +669,22 @@ def executions_list(
     given = [option for option, value in filters.items() if value is not None]
     if asset is not None and len(given) > 1:
         raise InvalidInputError(f"{' and '.join(given)}: --asset takes no --workflow or --group")
-    query = ListExecutionsQuery.model_validate(
-        {
-            "workflow": workflow,
-            "group": group,
-            "asset": asset,
-            "direction": direction,
-            "status": status,
-            "limit": limit,
-            "starting_token": starting_token,
-        }
-    )
+    from entrypoints.cli.errors import named_as_given
+
     container = context.container()
-    page = container.list_executions().execute(query)
+    with named_as_given(_LIST_OPTIONS):
+        query = ListExecutionsQuery.model_validate(
+            {
+                "workflow": workflow,
+                "group": group,
+                "asset": asset,
+                "direction": direction,
+                "status": status,
+                "limit": limit,
+                "starting_token": starting_token,
+            }
+        )
+        page = container.list_executions().execute(query)
     from entrypoints.vams_execution_list import ExecutionList
 
     # one document, printed or drawn as a table: the one inside the HTTP list's `message`
@@ -744,6 +773,16 @@ def executions_describe(
         context.echo(f"{name.ljust(width)}  {' '.join(str(shown).split())}")
 
 
+_METADATA_OPTIONS = {
+    "collection": "--collection",
+    "max_items": "--max-items",
+    "starting_token": "--starting-token",
+    "startingToken": "--starting-token",
+    "pipeline_id": "--pipeline-id",
+    "pipelineId": "--pipeline-id",
+}
+
+
 @executions_app.command("metadata")
 def executions_metadata(
     execution_id: Annotated[str, typer.Argument(metavar="EXECUTION_ID")],
@@ -768,17 +807,20 @@ def executions_metadata(
 ) -> None:
     """Page one collection of a run's details (the rest of one that `show` cut)."""
     from application.use_cases.get_execution_metadata import GetExecutionMetadataQuery
+    from entrypoints.cli.errors import named_as_given
     from entrypoints.metadata_page import MetadataPage
 
     container = context.container()
-    query = GetExecutionMetadataQuery(
-        workflow_execution_id=context.run_id(container, execution_id),
-        collection=collection,
-        max_items=max_items,
-        starting_token=starting_token,
-        pipeline_id=pipeline_id,
-    )
-    page = MetadataPage.of(container.get_execution_metadata().execute(query), collection)
+    run_id = context.run_id(container, execution_id)
+    with named_as_given(_METADATA_OPTIONS):
+        query = GetExecutionMetadataQuery(
+            workflow_execution_id=run_id,
+            collection=collection,
+            max_items=max_items,
+            starting_token=starting_token,
+            pipeline_id=pipeline_id,
+        )
+        page = MetadataPage.of(container.get_execution_metadata().execute(query), collection)
     from entrypoints.cli.render import dump_json
 
     if json_output:
@@ -979,13 +1021,17 @@ def executions_rerun(
     from application.use_cases.rerun_execution import RerunExecutionCommand
 
     container = context.container(runner_mode="thread" if wait else "detached")
-    command = RerunExecutionCommand(
-        workflow_execution_id=context.run_id(container, execution_id),
-        execution_group_id=group,
-        user_id=container.config.user(),
-        client_token=client_token,
-    )
-    result = container.rerun_execution().execute(command)
+    from entrypoints.cli.errors import named_as_given
+
+    run_id = context.run_id(container, execution_id)
+    with named_as_given(_RUN_OPTIONS):
+        command = RerunExecutionCommand(
+            workflow_execution_id=run_id,
+            execution_group_id=group,
+            user_id=container.config.user(),
+            client_token=client_token,
+        )
+        result = container.rerun_execution().execute(command)
     execution = result.execution
     new_id = execution.workflow_execution_id
     if wait and execution.orchestrator == "local":

@@ -170,6 +170,10 @@ def serve(
     container = container_for("detached")
     settings = Settings.from_environment()
     workers = _serving_processes(workers or settings.serve_workers, settings)
+    from entrypoints.cli.serve_processes import balanced_here, listen_on, serve_from_processes
+
+    # a port another program holds is refused here, before the service says it is serving
+    listener = listen_on(host, port)
     processes = f", {workers} processes" if workers > 1 else ""
     print(
         f"wfx serving {settings.describe_store()} on http://{host}:{port}{processes} "
@@ -180,19 +184,23 @@ def serve(
         _offer_viewer_link(settings, host, port)
     if workers == 1:
         app = _app(container, settings, session_key=None)
-        uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)
+        config = uvicorn.Config(app, log_level="warning", server_header=False)
+        server = uvicorn.Server(config)
+        with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises the Ctrl-C it stopped on
+            server.run(sockets=[listener])
+        if not server.started:
+            raise SystemExit(3)  # the app's startup failed (said on stderr), as uvicorn.run ends
         return
     database = container.sqlite_database() if settings.store == "sqlite" else None
     if database is not None:
         database.close()  # the workers open their own; this process only supervises them
     os.environ[SESSION_KEY_VARIABLE] = secrets.token_hex(32)
-    from entrypoints.cli.serve_processes import balanced_here, serve_from_processes
-
     if balanced_here():
-        code = serve_from_processes(WORKER_APP, host, port, workers)
+        code = serve_from_processes(WORKER_APP, listener, workers)
         if code:
             raise SystemExit(code)
         return
+    listener.close()  # uvicorn's workers bind their shared socket themselves
     # elsewhere uvicorn's workers, on one shared socket
     uvicorn.run(
         WORKER_APP,

@@ -58,15 +58,19 @@ def balanced_here() -> bool:
     return sys.platform == "linux" and hasattr(socket, "MSG_CMSG_CLOEXEC")
 
 
-def _socket(host: str, port: int) -> socket.socket:
+def listen_on(host: str, port: int) -> socket.socket:
+    """A socket listening on host:port; a port that cannot be had ends the command in one
+    line (exit code 1)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
-    except OSError:
+        sock.listen(BACKLOG)
+    except OSError as error:
         sock.close()
-        raise
+        print(f"wfx: cannot listen on {host}:{port}: {error.strerror or error}", file=sys.stderr)
+        raise SystemExit(1) from None
     return sock
 
 
@@ -333,16 +337,10 @@ def _serve_here(app: str, pair: socket.socket) -> None:
         pass
 
 
-def serve_from_processes(app: str, host: str, port: int, workers: int) -> int:
-    """Serve `app` (an import string naming an app factory) from `workers` processes until a
-    stop signal (0) or until one of them fails (1, said on stderr)."""
-    # a port another program holds is refused here, once, before any process starts
-    try:
-        listener = _socket(host, port)
-        listener.listen(BACKLOG)
-    except OSError as error:
-        print(f"wfx: cannot listen on {host}:{port}: {error.strerror or error}", file=sys.stderr)
-        return 1
+def serve_from_processes(app: str, listener: socket.socket, workers: int) -> int:
+    """Serve `app` (an import string naming an app factory) from `workers` processes, on the
+    connections `listener` accepts, until a stop signal (0) or until one of them fails (1,
+    said on stderr)."""
     stop = threading.Event()
 
     def stop_on(signum: int, frame: FrameType | None) -> None:
