@@ -86,6 +86,13 @@ def test_bad_auth_input_is_one_line_naming_the_field_and_the_rule(wfx: Wfx, tmp_
         wfx("auth", "templates", "apply", "Database User", "--role", "r"), "DATABASE_ID"
     )
     assert_bad_input(wfx("auth", "templates", "apply", "no-such", "--role", "r"), "no-such")
+    # a database no database can be named: its constraints would grant nothing, silently
+    assert_bad_input(
+        wfx("auth", "templates", "apply", "Database User", "--role", "r", "--database", "a b"),
+        "--database: 'a b' must start with a letter or digit",
+    )
+    # a role no role can be named, signed into a token, would grant nothing either
+    assert_bad_input(wfx("auth", "token", "bob", "--role", ""), "--role: must be 1 to 100")
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps({"metadata": {"name": "x"}, "constraints": [{"name": "c"}]}))
     assert_bad_input(

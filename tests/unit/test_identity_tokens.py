@@ -131,6 +131,13 @@ def test_issuing_needs_a_user_and_a_positive_ttl(tmp_path: Path) -> None:
         issuer.issue("alice", timedelta(0))
 
 
+@pytest.mark.parametrize("role", ["", " admin", "db:1", "a" * 101])
+def test_a_role_no_role_can_be_named_is_refused_not_signed(tmp_path: Path, role: str) -> None:
+    """An empty role (`wfx auth token x --role ""`) was signed into the token, granting nothing."""
+    with pytest.raises(InvalidInputError, match=r"^role: must"):
+        LocalTokenIssuer(LocalSigningKey(tmp_path)).issue("alice", timedelta(hours=1), [role])
+
+
 # -- a JWKS --------------------------------------------------------------------------------------
 
 

@@ -13,6 +13,7 @@ from adapters.identity.claims import claims_subject
 from adapters.identity.errors import no_token, refusal
 from adapters.identity.local_key import LocalSigningKey
 from domain.authorization import Subject
+from domain.constraints import role_name_problem
 from domain.errors import InvalidInputError
 from domain.triggers import user_id_problem
 
@@ -38,6 +39,10 @@ class LocalTokenIssuer:
             raise InvalidInputError(f"user: {problem}")
         if ttl <= timedelta(0):
             raise InvalidInputError("ttl: must be more than zero")
+        for role in roles:  # a role no role can be named would grant nothing, silently
+            problem = role_name_problem(role)
+            if problem is not None:
+                raise InvalidInputError(f"role: {problem}")
         issued = self._now()
         claims = {
             "iss": LOCAL_ISSUER,

@@ -6,13 +6,17 @@ tier-2 check, on VAMS's `role` and `userRole` object types (admin passes; the CL
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, ConfigDict
 
 from application.authorization import AccessControl
 from application.ports.access import AuthorizationStore
 from domain.authorization import Action, Subject
 from domain.constraints import Constraint, Role, RoleAssignment
+from domain.errors import InvalidInputError
 from domain.permission_templates import DATABASE_ID_VARIABLE, PermissionTemplate
+from domain.workflow import IDENTIFIER_MAX_LENGTH, IDENTIFIER_PATTERN, IDENTIFIER_RULE
 
 
 class AppliedTemplate(BaseModel):
@@ -78,6 +82,9 @@ class AdministerRoles:
         the template); applying it again replaces the same constraints."""
         role = Role(name=role_name, description=template.metadata.description[:1000])
         self._access.require(subject, _role(role.name), Action.PUT)
+        if database_id is not None and not _is_identifier(database_id):
+            # constraints on a database no database can be named would grant nothing, silently
+            raise InvalidInputError(f"database: {database_id!r} {IDENTIFIER_RULE}")
         values = {DATABASE_ID_VARIABLE: database_id} if database_id else {}
         constraints = template.instantiate(role.name, values)  # refused before any write
         created = role.name not in {r.name for r in self._store.list_roles()}
@@ -91,3 +98,7 @@ class AdministerRoles:
             role_created=created,
             constraints=constraints,
         )
+
+
+def _is_identifier(text: str) -> bool:
+    return len(text) <= IDENTIFIER_MAX_LENGTH and re.match(IDENTIFIER_PATTERN, text) is not None

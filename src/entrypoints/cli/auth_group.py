@@ -189,7 +189,7 @@ def templates_apply(
     from entrypoints.responses import AppliedTemplateResponse
 
     loaded = load_template(template)
-    with named_as_given({"name": "--role", "role": "--role"}):
+    with named_as_given({"name": "--role", "role": "--role", "database": "--database"}):
         applied = _administration().apply_template(cli_subject(), loaded, role, database)
     if json_output:
         _print(AppliedTemplateResponse.of(applied))

@@ -41,6 +41,6 @@ def auth_token(
             "tokens, not this one",
             file=sys.stderr,
         )
-    with named_as_given({"user": "USER"}):
+    with named_as_given({"user": "USER", "role": "--role"}):
         token = local_token_issuer(settings.home).issue(user, lifetime, tuple(role or ()))
     sys.stdout.write(token + "\n")
