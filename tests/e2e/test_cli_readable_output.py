@@ -1,5 +1,6 @@
 """What the command line prints, read as a person reads it: `executions list` on an 80-column
-terminal (every line fits, no id cut; `--wide` adds the rest), and a failed command step's error
+terminal (every line fits, no id cut; `--wide` adds the rest) and narrower ones (the start goes
+before the id or the status is cut), and a failed command step's error
 as its exit code, first and last lines."""
 
 from __future__ import annotations
@@ -21,6 +22,15 @@ def test_the_list_fits_80_columns_and_wide_shows_every_column(wfx: Wfx) -> None:
     for run in runs:
         (line,) = [line for line in lines if run in line]  # whole, on one line
         assert "SUCCEEDED" in line and "demo/trivial" in line
+
+    for columns in (60, 50):  # narrower: the start goes, never the id or the status
+        listed = wfx.with_environment(COLUMNS=str(columns)).ok("executions", "list").stdout
+        lines = [line for line in listed.splitlines() if line.strip()]
+        assert all(len(line) <= columns for line in lines), listed
+        assert "STATUS" in lines[0] and "STARTED" not in lines[0], listed
+        for run in runs:
+            (line,) = [line for line in lines if run in line]
+            assert "SUCCEEDED" in line, listed
 
     wide = narrow.ok("executions", "list", "--wide").stdout
     assert "TRIGGER" in wide and "DURATION" in wide and "GROUP" in wide

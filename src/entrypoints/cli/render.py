@@ -58,6 +58,10 @@ def styled(status: str) -> str:
 
 # Below this many columns the list keeps what identifies a run: its id, workflow, status, start.
 WIDE_LIST_COLUMNS = 116
+_ID_WIDTH = 32  # a VAMS execution id's length
+_CELL_PADDING = 2  # a space each side of every cell
+_START_WIDTH = len("12-01 18:21")  # a narrow list's start: month, day and minute
+_WORKFLOW_LEAST = 8  # a narrower terminal drops the start rather than cut the workflow shorter
 
 
 def executions_table(
@@ -68,14 +72,27 @@ def executions_table(
     from rich.table import Table
 
     everything = wide or width >= WIDE_LIST_COLUMNS
+    # The id is what the user copies into `wfx executions show`, the status what they look
+    # for: neither is ever cut or wrapped; on a narrow terminal the start goes before they would.
+    id_width = max((len(e["workflowExecutionId"]) for e in rows), default=_ID_WIDTH)
+    status_width = max((len(e["executionStatus"]) for e in rows), default=len("STATUS"))
+    fixed = id_width + status_width + 3 * _CELL_PADDING  # the id, the status, the workflow's pad
+    with_start = everything or width >= fixed + _START_WIDTH + _CELL_PADDING + _WORKFLOW_LEAST
+    if with_start:
+        fixed += _START_WIDTH + _CELL_PADDING
     table = Table(box=None, header_style="bold")
-    # The id is what the user copies into `wfx executions show`: never cut or wrapped.
-    table.add_column("EXECUTION ID", no_wrap=True, min_width=36)
-    table.add_column("WORKFLOW", overflow="ellipsis", no_wrap=not everything)
+    table.add_column("EXECUTION ID", no_wrap=True, min_width=id_width)
+    table.add_column(
+        "WORKFLOW",
+        overflow="ellipsis",
+        no_wrap=not everything,
+        max_width=None if everything else max(1, width - fixed),
+    )
     if everything:
         table.add_column("VER")
-    table.add_column("STATUS", no_wrap=True, min_width=9)
-    table.add_column("STARTED", no_wrap=True)
+    table.add_column("STATUS", no_wrap=True, min_width=status_width)
+    if with_start:
+        table.add_column("STARTED", no_wrap=True)
     if everything:
         for column in ("DURATION", "TRIGGER", "GROUP"):
             table.add_column(column)
@@ -86,7 +103,9 @@ def executions_table(
         start, stop = _moment(e["executionStartDate"]), _moment(e["executionStopDate"])
         started = when(start)
         # narrow: month, day and minute ("12-01 18:21"), the room the workflow's name needs
-        row += [styled(e["executionStatus"]), started if everything else started[5:16]]
+        row.append(styled(e["executionStatus"]))
+        if with_start:
+            row.append(started if everything else started[5:16])
         if everything:
             row += [
                 duration(table_span(start, stop)),
