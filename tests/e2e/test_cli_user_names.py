@@ -25,7 +25,7 @@ def test_a_wfx_user_that_cannot_be_a_user_id_is_refused_and_nothing_is_stored(
 def test_a_token_for_a_user_that_cannot_be_a_user_id_is_refused(
     wfx: Wfx, user: str, rule: str
 ) -> None:
-    assert_bad_input(wfx("auth", "token", user), "user", rule)
+    assert_bad_input(wfx("auth", "token", user), "USER", rule)
 
 
 def test_the_longest_user_is_taken(wfx: Wfx) -> None:

@@ -60,15 +60,20 @@ def _left_running(processes: list[ProcessStat]) -> list[ProcessStat]:
 
 
 def _run_workers() -> dict[str, int]:
-    """How many live run workers each execution has on this host, by execution id."""
-    counted: dict[str, int] = {}
+    """How many live run workers each execution has on this host, by execution id. A worker's
+    own child between its fork and its exec (the step's command starting) still shows the
+    worker's command line: a process whose parent is a worker of the same run is not counted."""
+    workers: dict[int, tuple[int, str]] = {}  # pid -> (parent pid, execution id)
     for entry in os.listdir("/proc"):
         stat = read_stat(int(entry)) if entry.isdigit() else None
         if stat is None or stat.state in ("Z", "X"):
             continue
         words = command_line(stat.pid).split()
         if RUN_WORKER in words[:-1]:
-            execution_id = words[words.index(RUN_WORKER) + 1]
+            workers[stat.pid] = (stat.ppid, words[words.index(RUN_WORKER) + 1])
+    counted: dict[str, int] = {}
+    for parent, execution_id in workers.values():
+        if workers.get(parent, (0, ""))[1] != execution_id:
             counted[execution_id] = counted.get(execution_id, 0) + 1
     return counted
 
