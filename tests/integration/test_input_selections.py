@@ -4,33 +4,22 @@ details show. On each store, through the real launch and the inline runner."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import wfx_examples
 import yaml
 
-from adapters.dynamodb.codec import from_wire
-from adapters.tables import ResourceKeys, TableNames
+from adapters.tables import ResourceKeys
 from application.ports.executions import AssetDirection
 from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
+from tests.integration.stored_items import stored_items
 
 MESH = Path(wfx_examples.__file__).parent / "mesh"
 ROOT = "/assets/demo/scans/"
-
-
-def _items(container: Any, key: ResourceKeys) -> list[dict[str, Any]]:
-    name = TableNames().get_table_name(key)
-    if container.config.store() == "dynamodb":
-        pages = container.dynamodb_client().get_paginator("scan").paginate(TableName=name)
-        return [from_wire(item) for page in pages for item in page["Items"]]
-    with sqlite3.connect(Path(container.config.sqlite_path())) as connection:
-        return [json.loads(text) for (text,) in connection.execute(f'SELECT item FROM "{name}"')]
 
 
 def test_a_folder_and_a_file_selected_are_two_rows_and_three_resolved_files(
@@ -62,7 +51,7 @@ def test_a_folder_and_a_file_selected_are_two_rows_and_three_resolved_files(
     store = container.execution_store()
     assert store.get_execution(run.workflow_execution_id).status.value == "SUCCEEDED"
 
-    selections = _items(container, ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
+    selections = stored_items(container, ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
     assert {
         (row["databaseId:assetId:inputAssetFileKey"], row["versionId"]) for row in selections
     } == {(f"demo:scans:{ROOT}parts/", ""), (f"demo:scans:{ROOT}c.obj", versions["c.obj"])}

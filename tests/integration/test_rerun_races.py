@@ -7,8 +7,6 @@ them would be a new run with no inputs. It must be refused, and write nothing.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +14,8 @@ import pytest
 import wfx_examples
 import yaml
 
-from adapters.dynamodb.codec import from_wire
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
-from adapters.tables import ResourceKeys, TableNames
+from adapters.tables import ResourceKeys
 from application.ports.executions import ExecutionStore, RowCollection
 from application.use_cases.delete_execution import DeleteExecutionCommand
 from application.use_cases.get_execution import GetExecution, GetExecutionQuery
@@ -31,17 +28,9 @@ from domain.errors import ExecutionNotFoundError
 from domain.execution import WorkflowExecution
 from domain.run_write import RunWrite
 from tests.contract.builders import a_launch, write_launch
+from tests.integration.stored_items import stored_items
 
 MESH = Path(wfx_examples.__file__).parent / "mesh"
-
-
-def _items(container: Any, key: ResourceKeys) -> list[dict[str, Any]]:
-    name = TableNames().get_table_name(key)
-    if container.config.store() == "dynamodb":
-        pages = container.dynamodb_client().get_paginator("scan").paginate(TableName=name)
-        return [from_wire(item) for page in pages for item in page["Items"]]
-    with sqlite3.connect(Path(container.config.sqlite_path())) as connection:
-        return [json.loads(text) for (text,) in connection.execute(f'SELECT item FROM "{name}"')]
 
 
 class _DeletedAfterTheRead(GetExecution):
@@ -134,7 +123,7 @@ def _nothing_stored(container: Any) -> None:
         ResourceKeys.WORKFLOW_EXECUTION_INPUTS,
         ResourceKeys.PIPELINE_EXECUTIONS,
     ):
-        assert _items(container, table) == [], table
+        assert stored_items(container, table) == [], table
 
 
 @pytest.mark.parametrize("backend", ["sqlite_file", "dynamodb"])
