@@ -5,3 +5,9 @@ the edge, so a larger one is refused naming its field, never the store's overflo
 from __future__ import annotations
 
 MAX_STORED_INTEGER = 2**63 - 1
+
+
+def is_whole_number(text: str) -> bool:
+    """ASCII digits only: `str.isdigit` also passes `²`, which `int` refuses, and other
+    scripts' digits, which `int` reads: neither is a number a setting, a token or a name holds."""
+    return text.isascii() and text.isdigit()

@@ -18,6 +18,7 @@ from adapters.tables import (
     ResourceKeys,
     TableNames,
 )
+from domain.bounds import is_whole_number
 from domain.errors import InvalidInputError
 from domain.registration import check_source_prefix
 
@@ -168,16 +169,11 @@ def _seconds(
     return seconds
 
 
-def _is_whole_number(text: str) -> bool:
-    """ASCII digits only: `str.isdigit` also passes `²` and other digits `int` refuses."""
-    return text.isascii() and text.isdigit()
-
-
 def _max_request_bytes(environ: Mapping[str, str]) -> int:
     text = environ.get("WFX_MAX_REQUEST_BYTES", "").strip()
     if not text:
         return DEFAULT_MAX_REQUEST_BYTES
-    if not _is_whole_number(text) or not 1024 <= int(text) <= MAX_REQUEST_BYTES_SETTING:
+    if not is_whole_number(text) or not 1024 <= int(text) <= MAX_REQUEST_BYTES_SETTING:
         raise InvalidInputError(
             f"WFX_MAX_REQUEST_BYTES: must be a number of bytes from 1024 to "
             f"{MAX_REQUEST_BYTES_SETTING}, got {text!r}"
@@ -202,7 +198,7 @@ def _serve_workers(environ: Mapping[str, str]) -> int:
     text = environ.get("WFX_SERVE_WORKERS", "").strip()
     if not text:
         return machine_cores()
-    if not _is_whole_number(text) or not 1 <= int(text) <= MAX_SERVE_WORKERS:
+    if not is_whole_number(text) or not 1 <= int(text) <= MAX_SERVE_WORKERS:
         raise InvalidInputError(
             f"WFX_SERVE_WORKERS: must be a whole number of processes from 1 to "
             f"{MAX_SERVE_WORKERS}, got {text!r}"

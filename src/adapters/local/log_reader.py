@@ -8,6 +8,7 @@ from pathlib import Path, PurePosixPath
 
 from application.ports.logs import LogEvent, LogPage
 from domain.available_logs import LogReadStatus
+from domain.bounds import is_whole_number
 from domain.redaction import redact
 
 _HIDDEN = "."  # the log store's own bookkeeping (`.order`) is no log
@@ -94,7 +95,7 @@ def _offset(token: str | None) -> int | None:
     if token is None:
         return 0
     # ASCII only: str.isdigit() holds for "²", which int() refuses, and for other scripts' digits
-    return int(token) if token.isascii() and token.isdigit() else None
+    return int(token) if is_whole_number(token) else None
 
 
 def _lines(path: Path) -> list[str]:

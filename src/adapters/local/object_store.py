@@ -20,6 +20,7 @@ from adapters.object_files import (
 )
 from application.ports.files import StoredObject
 from domain.assets import VERSIONS_SUFFIX
+from domain.bounds import is_whole_number
 
 _TEMP_PREFIX = ".tmp-"
 _CHUNK = 1 << 20
@@ -206,7 +207,7 @@ def _parse_version(key: str, name: str) -> StoredObject | None:
     if len(parts) != 3 or name.startswith("."):
         return None
     version_id, size, etag = parts
-    if not (size.isascii() and size.isdigit()):  # `²` is a digit to isdigit, not to int
+    if not is_whole_number(size):
         return None
     return StoredObject(key=key, version_id=version_id, size=int(size), etag=etag)
 

@@ -34,6 +34,7 @@ from adapters.local.processes_on_host import (
     start_time_of,
     stop_group,
 )
+from domain.bounds import is_whole_number
 
 RUNNER_SUFFIX = ".json"  # runs/<executionId>.json
 OLD_RUNNER_FILE = "runner.json"  # runs/<executionId>/runner.json: earlier versions wrote it
@@ -236,19 +237,15 @@ def _sweep(folder: str) -> None:
     for name in os.listdir(folder):
         pid, _, rest = name.partition("-")
         start = rest.partition("-")[0]
-        if not (_is_number(pid) and name.endswith(".json")):
+        if not (is_whole_number(pid) and name.endswith(".json")):
             continue  # not a copy of ours: a name anyone could have put there
-        if not is_running(int(pid), int(start) if _is_number(start) else None):
+        if not is_running(int(pid), int(start) if is_whole_number(start) else None):
             with contextlib.suppress(OSError):
                 os.unlink(os.path.join(folder, name))
 
 
 _SHARED = _SharedRecords()
 atexit.register(_SHARED.remove_own)
-
-
-def _is_number(text: str) -> bool:
-    return text.isascii() and text.isdigit()  # `²` is a digit to isdigit, not to int
 
 
 def _write_file(path: str, data: bytes, flag: int) -> None:
