@@ -177,6 +177,7 @@ def _setup_said(container: Container) -> Iterator[None]:
 
 def _setup_problem(error: BaseException, container: Container) -> str | None:
     from adapters.aws.failures import endpoint_of, is_unreachable, transport_problem
+    from adapters.store_failures import tables_missing
     from adapters.tables import TableNameError
 
     if isinstance(error, TableNameError):
@@ -195,8 +196,4 @@ def _setup_problem(error: BaseException, container: Container) -> str | None:
     problem = transport_problem(error)
     if problem is not None:
         return problem
-    code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
-    missing_sqlite = type(error).__name__ == "OperationalError" and (
-        "no such table" in str(error) or "no such column" in str(error)
-    )
-    return _NO_TABLES if code == "ResourceNotFoundException" or missing_sqlite else None
+    return _NO_TABLES if tables_missing(error) else None

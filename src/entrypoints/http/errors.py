@@ -138,6 +138,7 @@ def _service_problem(error: BaseException) -> str | None:
     """A store that is not reachable or has no tables: how to start it, and no name of it."""
     from adapters.aws.failures import CREDENTIALS_HINT, BucketUnusableError, is_unreachable
     from adapters.identity.jwks import JwksUnavailableError
+    from adapters.store_failures import tables_missing
     from adapters.tables import TableNameError
 
     if isinstance(error, JwksUnavailableError):
@@ -154,11 +155,7 @@ def _service_problem(error: BaseException) -> str | None:
         return "the execution store cannot be reached; start it and try again"
     if type(error).__name__ == "NoCredentialsError":  # a local DynamoDB's requests are signed too
         return f"the service has no AWS credentials: {CREDENTIALS_HINT}, and restart it"
-    code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
-    missing_sqlite = type(error).__name__ == "OperationalError" and (
-        "no such table" in str(error) or "no such column" in str(error)
-    )
-    if code == "ResourceNotFoundException" or missing_sqlite:
+    if tables_missing(error):
         return "the store's wfx tables are missing or out of date; run `wfx tables create`"
     if str(getattr(error, "sqlite_errorname", "")).startswith(("SQLITE_FULL", "SQLITE_IOERR")) or (
         isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
