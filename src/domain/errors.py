@@ -103,6 +103,18 @@ class RerunNotAllowedError(ConflictError):
         self.workflow_execution_id = workflow_execution_id
 
 
+class ExecutionBeingDeletedError(ConflictError):
+    """A run a permanent delete has begun on (and, cut short, not finished): what it recorded
+    may be going, so nothing is rebuilt from it (HTTP 409); delete it again to finish."""
+
+    def __init__(self, workflow_execution_id: str) -> None:
+        super().__init__(
+            f"execution {workflow_execution_id} is being deleted: a delete cut short finishes "
+            "when the run is deleted again"
+        )
+        self.workflow_execution_id = workflow_execution_id
+
+
 class ExecutionStillRunningError(ConflictError):
     """A permanent delete of a run that has not ended: it would leave its processes running
     with no row to report to (HTTP 409); abort it first, or delete with force."""

@@ -58,6 +58,11 @@ class _Record(BaseModel):
         return replaced(self, changes)
 
 
+# The lease of an ended run a permanent delete has begun on: no runner holds an ended run, so the
+# lease names the delete, and no redrive or rerun takes the run up while its objects and rows go.
+DELETING_OWNER_PREFIX = "deleting:"
+
+
 class RunnerLease(_Record):
     """The local runner's claim on an open run, renewed while it runs (DESIGN §3a).
 
@@ -118,6 +123,12 @@ class WorkflowExecution(_Record):
     @property
     def is_terminal(self) -> bool:
         return self.status in TERMINAL_STATUSES
+
+    @property
+    def is_being_deleted(self) -> bool:
+        """A permanent delete began on it (cut short, if the run is still here for long)."""
+        lease = self.runner_lease
+        return lease is not None and lease.owner.startswith(DELETING_OWNER_PREFIX)
 
     @property
     def is_stopping(self) -> bool:

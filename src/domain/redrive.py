@@ -23,6 +23,8 @@ MAX_TIME_EXCEEDED_REASON = "Execution has exceeded the max execution time."
 HISTORY_LIMIT_REASON = "Execution history event limit exceeded."
 STATE_MACHINE_DELETING_REASON = "State machine is in DELETING status."
 STARTED_BEFORE_REDRIVE_REASON = "Execution was started before the launch of RedriveExecution."
+# wfx's own: seed 001 has no permanent delete
+BEING_DELETED_REASON = "Execution is being deleted and cannot be redriven."
 
 # Step Functions launched RedriveExecution on 15 November 2023: an execution started before that
 # cannot be redriven (seed 001), such as a run the V1 migration brought in.
@@ -54,6 +56,8 @@ def redrive_refusal(
     """
     if state_machine_status == DELETING:
         return STATE_MACHINE_DELETING_REASON
+    if execution.is_being_deleted:
+        return BEING_DELETED_REASON
     if execution.status is ExecutionStatus.SUCCEEDED:
         return SUCCEEDED_REASON
     if not execution.is_terminal:

@@ -33,9 +33,21 @@ from domain.approvals import (
 )
 from domain.attempts import AttemptTrigger, TaskExecution, next_attempt_number
 from domain.derived import aware, derived, replaced
-from domain.errors import ConflictError, PipelineExecutionNotFoundError
-from domain.execution import PipelineExecution, RunnerLease, WorkflowExecution, table_date
-from domain.statuses import ExecutionStatus, StepStatus
+from domain.errors import (
+    ConflictError,
+    ExecutionStillRunningError,
+    PipelineExecutionNotFoundError,
+    RedriveNotAllowedError,
+)
+from domain.execution import (
+    DELETING_OWNER_PREFIX,
+    PipelineExecution,
+    RunnerLease,
+    WorkflowExecution,
+    table_date,
+)
+from domain.redrive import BEING_DELETED_REASON
+from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
 
 if TYPE_CHECKING:  # a list never builds a cost entry: its module is not imported for one
     from domain.costs import CostLedgerEntry
@@ -154,6 +166,7 @@ _OPEN = RunGuard()
 _NOT_STOPPING = RunGuard(not_stopping=True)  # from an abort request on, no SUCCEEDED or FAILED
 # A launch's own writes after the start: only while the run is as the launch left it.
 _AS_LAUNCHED = RunGuard(statuses=frozenset({ExecutionStatus.RUNNING}))
+_ENDED = frozenset(status for status in ExecutionStatus if status in TERMINAL_STATUSES)
 
 
 def first_start(
@@ -595,8 +608,12 @@ class Run(BaseModel):
         """PENDING_REDRIVE with the next redrive count and date, the abort request cleared and
         the lease cleared (or `lease`: the runner of this process that runs it again claims it
         in the same write, as a launch does); the steps that did not succeed back to NEW (their
-        attempts are kept). The caller has checked seed 001's conditions (domain.redrive)."""
+        attempts are kept). The caller has checked seed 001's conditions (domain.redrive); a
+        run being deleted is refused here, and the write holds only while no delete has begun
+        (the lease as read)."""
         execution = self.execution
+        if execution.is_being_deleted:
+            raise RedriveNotAllowedError(self.workflow_execution_id, BEING_DELETED_REASON)
         pending = execution._evolve(
             status=ExecutionStatus.PENDING_REDRIVE,
             execution_stop_date=None,
@@ -613,8 +630,25 @@ class Run(BaseModel):
             for step in self.steps
             if step.status in _RERUN_STEP_STATUSES
         )
-        guard = RunGuard(statuses=frozenset({execution.status}))
+        guard = RunGuard(statuses=frozenset({execution.status}), lease_as_read=True)
         return RunChange(execution, pending, guard), reset
+
+    def begin_delete(self, at: datetime) -> RunChange | None:
+        """A permanent delete's first write, before any of the run goes: the ended run's lease
+        names the delete and when it began, so no redrive or rerun takes the run up from then
+        on, nor after a delete cut short (delete it again). Written only while the run is still
+        ended and its lease as read; None when a delete has begun already. An open run is
+        refused."""
+        execution = self.execution
+        if not execution.is_terminal:
+            raise ExecutionStillRunningError(self.workflow_execution_id, execution.status.value)
+        if execution.is_being_deleted:
+            return None
+        owner = DELETING_OWNER_PREFIX + at.isoformat()
+        mark = RunnerLease(owner=owner, renewed_date=at, expires_date=at)
+        after = execution._replace(runner_lease=mark)  # a valid lease
+        guard = RunGuard(statuses=_ENDED, lease_as_read=True)
+        return RunChange(execution, after, guard)
 
     # -- helpers ---------------------------------------------------------------------------------
 

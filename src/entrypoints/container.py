@@ -1097,6 +1097,7 @@ class Container(containers.DeclarativeContainer):
         objects=object_store,
         run_files=run_files,
         abort=abort_execution,
+        clock=clock,
     )
     redrive_execution = providers.Factory(
         RedriveExecution, store=execution_store, orchestrator=orchestrator, clock=clock, ids=ids

@@ -11,6 +11,7 @@ import pytest
 
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.local.run_files import LocalRunFiles
+from adapters.system import SystemClock
 from application.use_cases.abort_execution import AbortExecution
 from application.use_cases.delete_execution import DeleteExecution, DeleteExecutionCommand
 from domain.errors import ExecutionStillRunningError
@@ -67,6 +68,7 @@ def _delete_execution(raw: RawTables, tmp_path: Path, abort: Any = None) -> Dele
         FilesystemObjectStore(tmp_path / "objects"),
         LocalRunFiles(tmp_path),
         abort_use_case,
+        SystemClock(),
     )
 
 

@@ -4,6 +4,7 @@ leading `/`), on every store; a run that has not ended is refused."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -14,7 +15,8 @@ from application.use_cases.rerun_execution import (
     RerunExecution,
     RerunExecutionCommand,
 )
-from domain.errors import RerunNotAllowedError
+from domain.errors import ExecutionBeingDeletedError, RerunNotAllowedError
+from domain.run_write import RunWrite
 from tests import vams_items as vams
 from tests.contract.conftest import BACKENDS
 from tests.contract.test_vams_rows import _store_with
@@ -57,3 +59,14 @@ def test_a_run_that_has_not_ended_is_not_rerun(running: Any) -> None:
 
     with pytest.raises(RerunNotAllowedError, match="is RUNNING: only an execution that has ended"):
         _rerun(running).plan(command)
+
+
+def test_a_run_being_deleted_is_not_rerun(finished: Any) -> None:
+    """Its delete began (and was cut short): the rows a rerun rebuilds from may be half gone."""
+    run = finished.get_run(vams.EXECUTION_ID)
+    change = run.begin_delete(datetime(2026, 12, 5, tzinfo=UTC))
+    assert change is not None and finished.commit(RunWrite.of(vams.EXECUTION_ID, change=change))
+    command = RerunExecutionCommand(workflow_execution_id=vams.EXECUTION_ID, user_id="bob")
+
+    with pytest.raises(ExecutionBeingDeletedError, match="is being deleted"):
+        _rerun(finished).plan(command)

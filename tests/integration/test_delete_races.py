@@ -1,9 +1,10 @@
 """A permanent delete racing another writer of the same run, on SQLite and on DynamoDB (moto).
 
-The other writer is injected between the delete's read (the run has ended) and its write of
-the rows: a redrive from another process (or another wfx host) moves the run back to open
-there. The delete must then leave the run's rows alone and say so, never remove the rows of a
-run whose runner is about to report to them.
+The other writer is injected through the ports: a redrive from another process (or another wfx
+host) moving the run back to open between the delete's read and its first write (the mark that
+the run is being deleted), or committing after that mark a redrive it decided on the run as it
+read it before. The delete must then leave the whole run alone and say so, or go on with its
+redrive refused: never remove the rows or files of a run whose runner is about to report to them.
 """
 
 from __future__ import annotations
@@ -19,11 +20,18 @@ from adapters.aws.stack.tables import table_arn
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.local.run_files import LocalRunFiles
+from adapters.system import SystemClock
 from adapters.tables import ResourceKeys, TableNames
 from application.ports.executions import ExecutionStore
 from application.use_cases.abort_execution import AbortExecution, AbortResult
 from application.use_cases.delete_execution import DeleteExecution, DeleteExecutionCommand
-from domain.errors import ExecutionStillRunningError
+from domain.errors import (
+    ExecutionNotFoundError,
+    ExecutionStillRunningError,
+    RedriveNotAllowedError,
+)
+from domain.execution import execution_object_prefix
+from domain.redrive import BEING_DELETED_REASON, redrive_refusal
 from domain.run import Run, RunChange, RunGuard
 from domain.run_write import RunWrite, StepRow
 from domain.statuses import ExecutionStatus
@@ -54,16 +62,41 @@ def _redrive(store: ExecutionStore) -> None:
     assert store.commit(RunWrite.of(RUN, change=change, step_rows=rows))
 
 
-class _RedrivenMeanwhile(LocalRunFiles):
-    """The run's local files, removed once another process has redriven the run: the last
-    thing the delete does before it writes the rows."""
+class _RedrivenBeforeTheMark:
+    """The store, through which another process redrives the run just before the delete's
+    first write: after the delete's read, before anything of the run goes."""
+
+    def __init__(self, store: ExecutionStore) -> None:
+        self._store, self._done = store, False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def commit(self, write: RunWrite) -> bool:
+        if not self._done:
+            self._done = True
+            _redrive(self._store)
+        return self._store.commit(write)
+
+
+class _RedriveDecidedBefore(LocalRunFiles):
+    """The run's local files, as the delete removes them: another process commits then the
+    redrive it decided on the run as read before the delete began."""
 
     def __init__(self, root: Path, store: ExecutionStore) -> None:
         super().__init__(root)
         self._store = store
+        run = store.get_run(RUN)
+        self._change, reset = Run(execution=run.execution, steps=run.steps).redrive(at(6))
+        before = {step.pipeline_execution_id: step.status for step in run.steps}
+        self._rows = tuple(
+            StepRow(step, frozenset({before[step.pipeline_execution_id]})) for step in reset
+        )
+        self.committed: bool | None = None
 
     def remove(self, workflow_execution_id: str) -> None:
-        _redrive(self._store)
+        write = RunWrite.of(RUN, change=self._change, step_rows=self._rows)
+        self.committed = self._store.commit(write)
         super().remove(workflow_execution_id)
 
 
@@ -85,22 +118,91 @@ def _delete(
     store: ExecutionStore, tmp_path: Path, run_files: LocalRunFiles, abort: Any = None
 ) -> DeleteExecution:
     return DeleteExecution(
-        store, FilesystemObjectStore(tmp_path / "objects"), run_files, cast(AbortExecution, abort)
+        store,
+        FilesystemObjectStore(tmp_path / "objects"),
+        run_files,
+        cast(AbortExecution, abort),
+        SystemClock(),
     )
 
 
-def test_a_run_redriven_between_the_delete_s_read_and_its_write_keeps_every_row(
+def _files(tmp_path: Path) -> tuple[FilesystemObjectStore, Path]:
+    objects = FilesystemObjectStore(tmp_path / "objects")
+    objects.put_bytes(f"{execution_object_prefix(RUN)}log.txt", b"the run's log")
+    folder = tmp_path / "runs" / RUN
+    folder.mkdir(parents=True)
+    (folder / "step.log").write_text("a line")
+    return objects, folder
+
+
+def test_a_run_redriven_between_the_delete_s_read_and_its_first_write_is_left_whole(
     store: ExecutionStore, tmp_path: Path
 ) -> None:
     _failed_run(store)
-    delete = _delete(store, tmp_path, _RedrivenMeanwhile(tmp_path, store))
+    objects, folder = _files(tmp_path)
+    delete = DeleteExecution(
+        cast(Any, _RedrivenBeforeTheMark(store)),
+        objects,
+        LocalRunFiles(tmp_path),
+        cast(AbortExecution, None),
+        SystemClock(),
+    )
 
     with pytest.raises(ExecutionStillRunningError, match="PENDING_REDRIVE"):
         delete.execute(DeleteExecutionCommand(workflow_execution_id=RUN))
 
     run = store.get_run(RUN)
     assert run.execution.status is ExecutionStatus.PENDING_REDRIVE
+    assert not run.execution.is_being_deleted
     assert len(run.steps) == 3
+    assert [o.key for o in objects.list_latest(execution_object_prefix(RUN))] != []
+    assert (folder / "step.log").exists()
+
+
+def test_a_redrive_decided_before_the_delete_began_is_refused_and_the_delete_goes_on(
+    store: ExecutionStore, tmp_path: Path
+) -> None:
+    _failed_run(store)
+    run_files = _RedriveDecidedBefore(tmp_path, store)
+    delete = _delete(store, tmp_path, run_files)
+
+    result = delete.execute(DeleteExecutionCommand(workflow_execution_id=RUN))
+
+    assert run_files.committed is False
+    assert result.deleted
+    with pytest.raises(ExecutionNotFoundError):
+        store.get_execution(RUN)
+
+
+class _CutShort(FilesystemObjectStore):
+    def delete_prefix(self, prefix: str) -> int:
+        raise OSError("the machine went down")
+
+
+def test_a_run_whose_delete_was_cut_short_is_neither_redriven_nor_rerun_until_deleted(
+    store: ExecutionStore, tmp_path: Path
+) -> None:
+    _failed_run(store)
+    cut_short = DeleteExecution(
+        store,
+        _CutShort(tmp_path / "objects"),
+        LocalRunFiles(tmp_path),
+        cast(Any, None),
+        SystemClock(),
+    )
+    with pytest.raises(OSError):
+        cut_short.execute(DeleteExecutionCommand(workflow_execution_id=RUN))
+
+    run = store.get_run(RUN)
+    assert run.execution.is_being_deleted and run.execution.status is ExecutionStatus.FAILED
+    assert redrive_refusal(run.execution, at(6), 0) == BEING_DELETED_REASON
+    with pytest.raises(RedriveNotAllowedError, match="being deleted"):
+        run.redrive(at(6))
+    assert (
+        _delete(store, tmp_path, LocalRunFiles(tmp_path))
+        .execute(DeleteExecutionCommand(workflow_execution_id=RUN))
+        .deleted
+    )
 
 
 def test_a_forced_delete_whose_aborted_run_is_redriven_before_its_write_keeps_every_row(

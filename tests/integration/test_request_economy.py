@@ -151,12 +151,13 @@ BUDGETS = (
     ),
     Budget(
         "delete a finished 3-step run",
-        37,
-        "35 Queries find every item (the main row, the steps, nine per-step tables for each "
-        "of 3 steps, and the run's selections, resolved input files, configuration, events, "
-        "cost entries and approvals); the deletes take at least two BatchWriteItems (25 items "
-        "to one): the cost entries go after the main row",
-        40,
+        38,
+        "the mark that the run is being deleted, before anything goes (one write); 35 Queries "
+        "find every item (the main row, the steps, nine per-step tables for each of 3 steps, "
+        "and the run's selections, resolved input files, configuration, events, cost entries "
+        "and approvals); the deletes take at least two BatchWriteItems (25 items to one): the "
+        "cost entries go after the main row",
+        41,
     ),
 )
 

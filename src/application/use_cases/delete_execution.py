@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from application.ports.executions import RunStore
+from application.ports.executions import RunStore, RunWriter
 from application.ports.files import ObjectStore, RunFiles
+from application.ports.system import Clock
+from application.run_writes import commit_decided
 from application.use_cases.abort_execution import AbortExecution, AbortExecutionCommand
 from domain.errors import ExecutionNotFoundError, ExecutionStillRunningError
 from domain.execution import WorkflowExecution, execution_object_prefix
+from domain.run import Run
+from domain.run_write import RunWrite
 
 FORCED_DELETE_CAUSE = "Aborted to be deleted"
+
+
+class DeletableRuns(RunStore, RunWriter, Protocol):
+    """What a delete reads, marks and removes."""
 
 
 class DeleteExecutionCommand(BaseModel):
@@ -41,18 +51,21 @@ class DeleteResult(BaseModel):
 
 
 class DeleteExecution:
-    """Delete a run permanently: its objects and local files first, then its rows (the store
-    removes the main row last). Cut short anywhere, the run is still there to delete again;
+    """Delete a run permanently: the run marked as being deleted (Run.begin_delete), then its
+    objects and local files, then its rows (the store removes the main row last). Cut short
+    anywhere, the run is still there to delete again, and no redrive or rerun takes it up;
     a second delete answers `deleted: false`. A run not ended is refused unless forced."""
 
     def __init__(
         self,
-        store: RunStore,
+        store: DeletableRuns,
         objects: ObjectStore,
         run_files: RunFiles,
         abort: AbortExecution,
+        clock: Clock,
     ) -> None:
         self._store, self._objects, self._run_files, self._abort = store, objects, run_files, abort
+        self._clock = clock
 
     def execute(self, command: DeleteExecutionCommand) -> DeleteResult:
         execution_id = command.workflow_execution_id
@@ -68,12 +81,14 @@ class DeleteExecution:
                 AbortExecutionCommand(workflow_execution_id=execution_id, cause=FORCED_DELETE_CAUSE)
             )
             aborted, warnings = True, result.warnings
+        if execution is not None:
+            self._begin(execution_id, None if aborted else execution)
         # Everything outside the rows goes first: the main row is what lists the run, so as long
         # as it is there a delete cut short can be found and done again.
         removed = self._objects.delete_prefix(execution_object_prefix(execution_id))
         self._run_files.remove(execution_id)
-        # ended_only: a redrive from another process since the read above leaves the rows to
-        # the run it reopened (ExecutionStillRunningError), never to a runner with no row
+        # ended_only: no redrive lands once the delete has begun; a run an older wfx redrove
+        # meanwhile keeps its rows (ExecutionStillRunningError), never a runner with no row
         deleted = self._store.delete_execution(execution_id, ended_only=True)
         return DeleteResult(
             workflow_execution_id=execution_id,
@@ -82,6 +97,25 @@ class DeleteExecution:
             objects_deleted=removed,
             warnings=warnings,
         )
+
+    def _begin(self, execution_id: str, known: WorkflowExecution | None) -> None:
+        """The run marked as being deleted, decided on `known` (the run as read, when nothing
+        has written it since), in a write that holds only while it is still ended and as read:
+        a redrive from another process in between is ExecutionStillRunningError, nothing gone."""
+        now = self._clock.now()
+
+        def decide(run: Run) -> RunWrite | None:
+            change = run.begin_delete(now)
+            return None if change is None else RunWrite.of(execution_id, change=change)
+
+        def read() -> Run:
+            return Run(execution=self._store.get_execution(execution_id))
+
+        try:
+            first = decide(Run(execution=known)) if known is not None else None
+            commit_decided(self._store, read, decide, first)
+        except ExecutionNotFoundError:
+            pass  # another delete got there first: what may be left of it still goes
 
     def _current(self, execution_id: str) -> WorkflowExecution | None:
         try:

@@ -17,7 +17,7 @@ from application.use_cases.launch_execution import (
     LaunchExecutionCommand,
     LaunchResult,
 )
-from domain.errors import InvalidInputError, RerunNotAllowedError
+from domain.errors import ExecutionBeingDeletedError, InvalidInputError, RerunNotAllowedError
 from domain.execution import ExecutionInput
 from domain.registration import ID_RULE
 
@@ -54,15 +54,18 @@ class RerunExecution:
         output = None
         if configuration is not None and configuration.output_asset_key is not None:
             output = f"{configuration.output_database_id}/{configuration.output_asset_id}"
-        # The main row last, as a delete takes it last: a run deleted while its rows above were
-        # read is not found here (a DynamoDB delete still in its waves is; its main row goes
-        # before the launch's write, which holds only while it is there). Read as GetExecution
-        # reads it: a run whose runner was lost ends here, and can be rerun.
+        # The main row last: a delete marks it before anything of the run goes and removes it
+        # last, so a run whose delete began while its rows above were read is refused here, or
+        # not found (its main row gone before the launch's write, which holds only while it is
+        # there). Read as GetExecution reads it: a run whose runner was lost ends here, and can
+        # be rerun.
         original = self._get_execution.execute(
             GetExecutionQuery(workflow_execution_id=execution_id)
         )
         if not original.is_terminal:
             raise RerunNotAllowedError(execution_id, original.status.value)
+        if original.is_being_deleted:  # its rows above may have been read half gone
+            raise ExecutionBeingDeletedError(execution_id)
         return LaunchExecutionCommand(
             workflow_database_id=original.workflow_database_id,
             workflow_id=original.workflow_id,
