@@ -371,9 +371,9 @@ class Run(BaseModel):
             return None
         if execution.finishing_date is not None:
             raise RunIsFinishingError(
-                f"execution {execution.workflow_execution_id} is finishing: its results have "
-                f"been going into its output asset since {_moment(execution.finishing_date)}, "
-                "so it can no longer be aborted"
+                f"execution {execution.workflow_execution_id} is finishing (its results have "
+                f"been going into its output asset since {_moment(execution.finishing_date)}): "
+                "it can no longer be aborted"
             )
         after = execution._evolve(abort_requested_date=at, abort_cause=cause or None)
         return RunChange(execution, after, _NOT_FINISHING)

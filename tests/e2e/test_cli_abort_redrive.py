@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import yaml
 
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.tables import TableNames
+from domain.run_write import RunWrite
 from tests.e2e.cli import TERMINAL, TRIVIAL_WORKFLOW, Wfx, assert_bad_input
 
 
@@ -81,6 +86,36 @@ def test_aborting_a_run_that_finished_leaves_it_as_it_was(wfx: Wfx) -> None:
     assert aborted["executionStatus"] == "SUCCEEDED"
     assert wfx.json("executions", "show", execution_id) == before
     assert wfx.ok("executions", "abort", execution_id).stdout == f"{execution_id} SUCCEEDED\n"
+
+
+def test_aborting_a_run_whose_completion_is_finishing_it_exits_2_and_leaves_it_running(
+    wfx: Wfx,
+) -> None:
+    """The completion has marked the run finishing (its results are going into its output
+    asset): the abort is refused, and no abort request is stored."""
+    document = {
+        "databaseId": "demo",
+        "workflowId": "held",
+        "steps": [{"pipelineId": "sign-off", "executionType": "approval", "approvers": ["carol"]}],
+    }
+    path = wfx.home / "held.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(path))
+    execution_id = wfx.run_id("demo/held")  # parked at its gate, open
+    database = SqliteDatabase(wfx.home / "wfx.db")
+    try:
+        store = SqliteExecutionStore(database, TableNames())
+        change = store.get_run(execution_id).begin_finishing(datetime.now(UTC))
+        assert change is not None and store.commit(RunWrite.of(execution_id, change=change))
+    finally:
+        database.close()
+    before = wfx.json("executions", "show", execution_id)
+
+    outcome = wfx("executions", "abort", execution_id)
+
+    assert_bad_input(outcome, f"execution {execution_id} is finishing", "no longer be aborted")
+    assert wfx.json("executions", "show", execution_id) == before
+    assert before["executionStatus"] == "RUNNING"
 
 
 def test_a_fixed_run_redriven_waits_for_the_run_and_reruns_only_what_failed(
