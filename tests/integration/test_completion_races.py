@@ -10,7 +10,7 @@ no result in the output asset and the run ends ABORTED; one requested after the 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from application.ports.executions import ExecutionStore
 from application.ports.files import AssetCatalog
+from application.run_writes import end_run
 from application.use_cases.abort_execution import AbortExecution, AbortExecutionCommand
 from application.use_cases.complete_execution import CompleteExecution, CompleteExecutionCommand
 from domain.execution import WorkflowExecution
@@ -175,3 +176,25 @@ def test_a_run_with_no_output_asset_completes_with_no_finishing_mark(
 
     assert ended.status is ExecutionStatus.SUCCEEDED
     assert store.get_execution(RUN).finishing_date is None
+
+
+@BACKENDS
+def test_a_finishing_run_whose_runner_died_ends_runner_lost_and_a_redrive_makes_it_abortable(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """The completion marked the run and died with its runner: the mark does not keep the run
+    open (its lease runs out, a read ends it FAILED), and a redrive clears the mark."""
+    store, _ = _stores(backend, request)
+    _running_with_a_result(store, FilesystemObjectStore(tmp_path / "objects"), "db1:results")
+    _mark_finishing(store)
+    grace = timedelta(seconds=30)
+
+    lost = end_run(store, RUN, lambda run: run.lose_runner(NOW, grace, "", None))
+
+    assert lost.status is ExecutionStatus.FAILED
+    assert lost.execution_error is not None and lost.execution_error.startswith("wfx.RunnerLost")
+    change, _ = store.get_run(RUN).redrive(NOW)
+    assert store.commit(RunWrite.of(RUN, change=change))
+    assert store.get_execution(RUN).finishing_date is None
+    abort = store.get_run(RUN).request_abort(NOW, "alice aborted it")
+    assert abort is not None and store.commit(RunWrite.of(RUN, change=abort))
