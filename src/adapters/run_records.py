@@ -87,6 +87,7 @@ def _mutable_values(execution: WorkflowExecution) -> Item:
         if execution.abort_requested_date
         else None,
         "abortCause": redact_optional(execution.abort_cause),
+        FINISHING_DATE: format_date(execution.finishing_date) if execution.finishing_date else None,
         **_lease_attributes(execution.runner_lease),
     }
 
@@ -101,6 +102,7 @@ def _present(values: Item) -> Item:
 
 
 ABORT_REQUESTED_DATE = "abortRequestedDate"
+FINISHING_DATE = "finishingDate"
 LEASE_OWNER = "runnerLeaseOwner"
 LEASE_EXPIRES_DATE = "runnerLeaseExpiresDate"
 _LEASE_RENEWED_DATE = "runnerLeaseRenewedDate"
@@ -217,6 +219,7 @@ _EXECUTION_OPTIONAL_DATES = (
     ("lastSfnSyncCheckDate", "last_sfn_sync_check_date"),
     ("redriveDate", "redrive_date"),
     (ABORT_REQUESTED_DATE, "abort_requested_date"),
+    (FINISHING_DATE, "finishing_date"),
 )
 # A row VAMS launched names no workflow version (VAMS has none) and no orchestrator: it ran on
 # Step Functions. wfx before 0.2 kept the two ARNs under its own names.

@@ -114,6 +114,9 @@ class WorkflowExecution(_Record):
     # Abort is a state first: once requested, the run only stops (DESIGN §3a).
     abort_requested_date: AwareDatetime | None = None
     abort_cause: str | None = None
+    # Set by the completion before it imports the results into the output asset: from then on
+    # the run ends SUCCEEDED, so no abort may be requested (wfx's own attribute).
+    finishing_date: AwareDatetime | None = None
     runner_lease: RunnerLease | None = None
 
     @property

@@ -9,6 +9,9 @@ The rules held here, once:
 - Abort is a state first. `request_abort` records the request on the main row; from then on no
   step starts, none finishes SUCCEEDED (whatever its command said: its child was killed), no
   completion writes SUCCEEDED, and whoever ends the run ends it ABORTED.
+- Finishing is a state too. `begin_finishing` records, before a completion imports the run's
+  results into its output asset, that the run is ending SUCCEEDED: written only while no abort
+  was requested, and from then on no abort request is written (each write guarded on the other).
 - A local run holds a lease its runner renews; a run whose lease ran out has lost its runner and
   ends FAILED (`wfx.RunnerLost`) with its open steps, so that it can be redriven.
 - Fencing: attempt N's result is refused once attempt N is closed (attempt N+1 exists, or the
@@ -77,6 +80,10 @@ class RunIsStoppingError(ConflictError):
     """An abort was requested: the run only stops from now on."""
 
 
+class RunIsFinishingError(ConflictError):
+    """Its completion has begun importing the run's results: the run only ends from now on."""
+
+
 class AttemptFencedError(ConflictError):
     """A result for an attempt that is no longer the running one (a later attempt exists, or the
     run was ended without it): it is refused, so an old copy of a step never overwrites a new."""
@@ -86,6 +93,7 @@ class AttemptFencedError(ConflictError):
 class RunGuard:
     """What the stored main row must still be for a change to be written.
 
+    `not_stopping`: no abort requested; `not_finishing`: no completion has begun finishing.
     `lease_as_read`: the lease must be the one the change was decided on (absent if it was).
     `lease_takeable`: (owner, now) - the lease must be absent, that owner's, expired by now, or
     handed over (its owner starts with `handover_prefix`: a decided gate's run, for any taker).
@@ -93,6 +101,7 @@ class RunGuard:
 
     statuses: frozenset[ExecutionStatus] = OPEN_EXECUTION_STATUSES
     not_stopping: bool = False
+    not_finishing: bool = False
     lease_held_by: str | None = None
     lease_as_read: bool = False
     lease_takeable: tuple[str, datetime] | None = None
@@ -164,6 +173,7 @@ class RunEnd:
 # The guards most changes are decided under (a RunGuard is immutable: one serves them all).
 _OPEN = RunGuard()
 _NOT_STOPPING = RunGuard(not_stopping=True)  # from an abort request on, no SUCCEEDED or FAILED
+_NOT_FINISHING = RunGuard(not_finishing=True)  # from a completion's finishing on, no abort
 # A launch's own writes after the start: only while the run is as the launch left it.
 _AS_LAUNCHED = RunGuard(statuses=frozenset({ExecutionStatus.RUNNING}))
 _ENDED = frozenset(status for status in ExecutionStatus if status in TERMINAL_STATUSES)
@@ -363,7 +373,8 @@ class Run(BaseModel):
 
     def request_abort(self, at: datetime, cause: str) -> RunChange | None:
         """Record the abort request, the first thing an abort does; None when it is recorded
-        already (the first request's cause stands). Refused on an ended run."""
+        already (the first request's cause stands). Refused on an ended run, and on one whose
+        completion has begun finishing it (its results are going into its output asset)."""
         execution = self.execution
         if execution.is_terminal:
             raise RunIsOverError(
@@ -371,8 +382,25 @@ class Run(BaseModel):
             )
         if execution.abort_requested_date is not None:
             return None
+        if execution.finishing_date is not None:
+            raise RunIsFinishingError(
+                f"execution {execution.workflow_execution_id} is finishing (its results have "
+                f"been going into its output asset since {_moment(execution.finishing_date)}): "
+                "it can no longer be aborted"
+            )
         after = execution._evolve(abort_requested_date=at, abort_cause=cause or None)
-        return RunChange(execution, after, _OPEN)
+        return RunChange(execution, after, _NOT_FINISHING)
+
+    def begin_finishing(self, at: datetime) -> RunChange | None:
+        """The completion's mark before it imports the run's results into the output asset:
+        written only while no abort is requested, and none is written after it. None when the
+        run is marked already (a completion tried again goes on). Refused on a run being
+        aborted or ended: its results are not imported then."""
+        self._refuse_unless_open("its results may not be imported")
+        if self.execution.finishing_date is not None:
+            return None
+        after = self.execution._evolve(finishing_date=at)
+        return RunChange(self.execution, after, _NOT_STOPPING)
 
     def abort(self, at: datetime, log: str, log_object_key: str | None) -> RunEnd | None:
         """The end of an abort: every open step ABORTED, then the run; None once it has ended.
@@ -605,12 +633,12 @@ class Run(BaseModel):
     def redrive(
         self, at: datetime, lease: RunnerLease | None = None
     ) -> tuple[RunChange, tuple[PipelineExecution, ...]]:
-        """PENDING_REDRIVE with the next redrive count and date, the abort request cleared and
-        the lease cleared (or `lease`: the runner of this process that runs it again claims it
-        in the same write, as a launch does); the steps that did not succeed back to NEW (their
-        attempts are kept). The caller has checked seed 001's conditions (domain.redrive); a
-        run being deleted is refused here, and the write holds only while no delete has begun
-        (the lease as read)."""
+        """PENDING_REDRIVE with the next redrive count and date, the abort request and the
+        finishing mark cleared, the lease cleared (or `lease`: the runner of this process that
+        runs it again claims it in the same write, as a launch does); the steps that did not
+        succeed back to NEW (their attempts are kept). The caller has checked seed 001's
+        conditions (domain.redrive); a run being deleted is refused here, and the write holds
+        only while no delete has begun (the lease as read)."""
         execution = self.execution
         if execution.is_being_deleted:
             raise RedriveNotAllowedError(self.workflow_execution_id, BEING_DELETED_REASON)
@@ -623,6 +651,7 @@ class Run(BaseModel):
             redrive_date=at,
             abort_requested_date=None,
             abort_cause=None,
+            finishing_date=None,
             runner_lease=lease,
         )
         reset = tuple(

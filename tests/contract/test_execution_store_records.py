@@ -282,6 +282,24 @@ def test_an_abort_request_is_kept_and_turns_down_a_guard_that_wants_none(
     assert execution_store.get_execution("e1").abort_requested_date == at(3)
 
 
+def test_a_finishing_mark_is_kept_and_turns_down_an_abort_request_decided_without_it(
+    execution_store: ExecutionStore,
+) -> None:
+    running = launched(execution_store, a_launch("e1")).execution
+    finishing = running._evolve(finishing_date=at(3))
+    assert update(execution_store, running, finishing, RunGuard(not_stopping=True)) == finishing
+    requested = running._evolve(abort_requested_date=at(4), abort_cause="stop")
+
+    # an abort request decided on a read from before the mark must not be written
+    assert update(execution_store, running, requested, RunGuard(not_finishing=True)) is None
+    stored = execution_store.get_execution("e1")
+    assert (stored.finishing_date, stored.abort_requested_date) == (at(3), None)
+    # the run ends as the completion ends it, the mark kept on the ended row
+    succeeded = finishing.complete(ExecutionStatus.SUCCEEDED, at(9), log="ok", error=None)
+    assert update(execution_store, finishing, succeeded, RunGuard(not_stopping=True)) is not None
+    assert execution_store.get_execution("e1").finishing_date == at(3)
+
+
 def lease(owner: str, renewed: int, seconds: int = 30) -> RunnerLease:
     return RunnerLease(
         owner=owner, renewed_date=at(renewed), expires_date=at(renewed) + timedelta(seconds=seconds)

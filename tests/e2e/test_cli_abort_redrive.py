@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import yaml
 
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.tables import TableNames
+from domain.run_write import RunWrite
 from tests.e2e.cli import TERMINAL, TRIVIAL_WORKFLOW, Wfx, assert_bad_input
 
 
@@ -81,6 +89,80 @@ def test_aborting_a_run_that_finished_leaves_it_as_it_was(wfx: Wfx) -> None:
     assert aborted["executionStatus"] == "SUCCEEDED"
     assert wfx.json("executions", "show", execution_id) == before
     assert wfx.ok("executions", "abort", execution_id).stdout == f"{execution_id} SUCCEEDED\n"
+
+
+def test_aborting_a_run_whose_completion_is_finishing_it_exits_2_and_leaves_it_running(
+    wfx: Wfx,
+) -> None:
+    """The completion has marked the run finishing (its results are going into its output
+    asset): the abort is refused, and no abort request is stored."""
+    document = {
+        "databaseId": "demo",
+        "workflowId": "held",
+        "steps": [{"pipelineId": "sign-off", "executionType": "approval", "approvers": ["carol"]}],
+    }
+    path = wfx.home / "held.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(path))
+    execution_id = wfx.run_id("demo/held")  # parked at its gate, open
+    _mark_finishing(wfx, execution_id)
+    before = wfx.json("executions", "show", execution_id)
+
+    outcome = wfx("executions", "abort", execution_id)
+
+    assert_bad_input(outcome, f"execution {execution_id} is finishing", "no longer be aborted")
+    assert wfx.json("executions", "show", execution_id) == before
+    assert before["executionStatus"] == "RUNNING"
+
+
+def _mark_finishing(wfx: Wfx, execution_id: str) -> None:
+    """The run marked finishing, as its completion marks it before importing its results."""
+    database = SqliteDatabase(wfx.home / "wfx.db")
+    try:
+        store = SqliteExecutionStore(database, TableNames())
+        change = store.get_run(execution_id).begin_finishing(datetime.now(UTC))
+        assert change is not None and store.commit(RunWrite.of(execution_id, change=change))
+    finally:
+        database.close()
+
+
+def test_ctrl_c_of_a_run_being_finished_waits_for_its_end_and_exits_130(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    """The abort Ctrl-C asks for is refused: the run ends as its completion ends it, and
+    `wfx run` waits for that end (its runner is in this process) before it exits."""
+    started, go = tmp_path / "started", tmp_path / "go"
+    wfx.publish_command_step(
+        "finishing",
+        "import os, pathlib, time\n"
+        f"pathlib.Path({str(started)!r}).write_text(os.environ['WFX_EXECUTION_ID'])\n"
+        "deadline = time.monotonic() + 20\n"
+        f"while not pathlib.Path({str(go)!r}).exists() and time.monotonic() < deadline:\n"
+        "    time.sleep(0.02)\n",
+    )
+    run = wfx.start("run", "demo/finishing", new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not started.exists() and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        execution_id = started.read_text()
+        _mark_finishing(wfx, execution_id)
+
+        os.killpg(run.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+
+        assert run.stderr is not None
+        said = run.stderr.readline()
+        go.touch()
+        stdout, stderr = run.communicate(timeout=30)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert (run.returncode, stdout) == (130, f"{execution_id}\n"), said + stderr
+    assert said.startswith(f"SIGINT: execution {execution_id} is finishing ("), said
+    assert said.endswith("it can no longer be aborted; waiting for it to end\n"), said
+    assert stderr == f"SIGINT: execution {execution_id} SUCCEEDED\n"
+    assert wfx.json("executions", "show", execution_id)["executionStatus"] == "SUCCEEDED"
 
 
 def test_a_fixed_run_redriven_waits_for_the_run_and_reruns_only_what_failed(

@@ -42,6 +42,7 @@ from adapters.registration import (
 )
 from adapters.run_records import (
     ABORT_REQUESTED_DATE,
+    FINISHING_DATE,
     LEASE_EXPIRES_DATE,
     LEASE_OWNER,
     build_execution_configuration_record,
@@ -101,6 +102,9 @@ def _add_run_guard(request: dict[str, Any], change: RunChange) -> None:
     if guard.not_stopping:
         names["#abort"] = ABORT_REQUESTED_DATE
         terms.append("attribute_not_exists(#abort)")
+    if guard.not_finishing:
+        names["#finishing"] = FINISHING_DATE
+        terms.append("attribute_not_exists(#finishing)")
     if guard.lease_held_by is not None:
         names["#owner"] = LEASE_OWNER
         terms.append("#owner = :held")

@@ -7,7 +7,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from adapters.row_collections import ROW_FALLBACKS
-from adapters.run_records import ABORT_REQUESTED_DATE, LEASE_EXPIRES_DATE, LEASE_OWNER
+from adapters.run_records import (
+    ABORT_REQUESTED_DATE,
+    FINISHING_DATE,
+    LEASE_EXPIRES_DATE,
+    LEASE_OWNER,
+)
 from adapters.sqlite.schema import SqliteSchema
 from adapters.sqlite.statements import TableSql, dump_json, json_path, placeholders
 from adapters.step_records import STEP_STATUS
@@ -239,7 +244,15 @@ class ExecutionSql:
             + ("read" if guard.lease_as_read else "")
             + ("takeable" if guard.lease_takeable is not None else "")
         )
-        cache_key = ("execution", shape, removed, len(guard.statuses), guard.not_stopping, lease)
+        cache_key = (
+            "execution",
+            shape,
+            removed,
+            len(guard.statuses),
+            guard.not_stopping,
+            guard.not_finishing,
+            lease,
+        )
         sql = self._updates.get(cache_key)
         if sql is None:
             base = _render_update(self.execution_status, shape, removed, len(guard.statuses))
@@ -288,6 +301,7 @@ class ExecutionSql:
 
 
 _ABORT = json_path(ABORT_REQUESTED_DATE)
+_FINISHING = json_path(FINISHING_DATE)
 _OWNER = json_path(LEASE_OWNER)
 _EXPIRES = json_path(LEASE_EXPIRES_DATE)
 
@@ -299,6 +313,8 @@ def _guard_clauses(guard: RunGuard) -> str:
     clauses = ""
     if guard.not_stopping:
         clauses += f" AND json_extract(item, {_ABORT}) IS NULL"
+    if guard.not_finishing:
+        clauses += f" AND json_extract(item, {_FINISHING}) IS NULL"
     if guard.lease_held_by is not None:
         clauses += f" AND json_extract(item, {_OWNER}) = ?"
     if guard.lease_as_read:

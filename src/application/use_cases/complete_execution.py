@@ -35,7 +35,7 @@ from domain.execution import (
     artifacts_of,
     chain_order,
 )
-from domain.run import Run, RunEnd
+from domain.run import Run, RunEnd, RunIsOverError, RunIsStoppingError
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus, TerminalExecutionStatus
 
@@ -217,7 +217,27 @@ class CompleteExecution:
         # A run being aborted is not SUCCEEDED, whatever its runner says: no results then.
         outputs_for = ExecutionStatus.ABORTED if run.execution.is_stopping else status
         attempt = writing_attempt(run, end_step.pipeline_execution_id)
-        self._store.add_step_outputs(self._end_state_outputs(end_step, outputs_for, attempt, now))
+        outputs = self._end_state_outputs(run, end_step, outputs_for, attempt, now)
+        self._store.add_step_outputs(outputs)
+
+    def _begin_finishing(self, run: Run, at: datetime) -> bool:
+        """The run marked finishing before its results go into the output asset: from then on
+        no abort is requested, so a run that ends ABORTED never keeps them. False when an abort
+        was requested first, or the run ended meanwhile: no results then."""
+        run_id = run.workflow_execution_id
+
+        def decide(current: Run) -> RunWrite | None:
+            change = current.begin_finishing(at)  # None: marked already, by a first try
+            return None if change is None else RunWrite.of(run_id, change=change)
+
+        def read() -> Run:
+            return Run(execution=self._store.get_execution(run_id))
+
+        try:
+            commit_decided(self._store, read, decide, decide(run))
+        except (RunIsStoppingError, RunIsOverError):
+            return False
+        return True
 
     def _record_durations(self, written: RunWrite, carried: bool) -> None:
         if self._durations is None:
@@ -245,7 +265,12 @@ class CompleteExecution:
         return fit_run_log_text(self._objects, execution.workflow_execution_id, text)
 
     def _end_state_outputs(
-        self, end_step: PipelineExecution, status: ExecutionStatus, attempt: int, at: datetime
+        self,
+        run: Run,
+        end_step: PipelineExecution,
+        status: ExecutionStatus,
+        attempt: int,
+        at: datetime,
     ) -> StepOutputs:
         prefix = end_step.output_files_path
         latest = self._objects.list_latest(prefix)
@@ -255,16 +280,21 @@ class CompleteExecution:
         artifacts = artifacts_of(files, at)
         if status is not ExecutionStatus.SUCCEEDED:
             return StepOutputs(files=tuple(files), artifacts=artifacts)
+        result_objects = [
+            obj for obj in latest if not relative_path(obj, prefix).startswith(_METADATA_FOLDER)
+        ]
+        target = None
+        if result_objects:
+            target = _output_target(self._store.get_configuration(end_step.workflow_execution_id))
+            if target is not None and not self._begin_finishing(run, at):
+                return StepOutputs(files=tuple(files), artifacts=artifacts)  # as ABORTED
         metadata = [
             row
             for obj in latest
             if relative_path(obj, prefix).startswith(_METADATA_FOLDER)
             for row in self._metadata_rows(obj, end_step, prefix)
         ]
-        results = self._results(
-            [obj for obj in latest if not relative_path(obj, prefix).startswith(_METADATA_FOLDER)],
-            end_step,
-        )
+        results = self._results(result_objects, end_step, target)
         return StepOutputs(
             files=tuple(files),
             metadata=tuple(metadata),
@@ -300,11 +330,9 @@ class CompleteExecution:
             for key, value in pairs
         ]
 
-    def _results(self, objects: list[StoredObject], step: PipelineExecution) -> list[OutputResult]:
-        if not objects:
-            return []
-        configuration = self._store.get_configuration(step.workflow_execution_id)
-        target = _output_target(configuration)
+    def _results(
+        self, objects: list[StoredObject], step: PipelineExecution, target: tuple[str, str] | None
+    ) -> list[OutputResult]:
         prefix = step.output_files_path
         imported: dict[str, AssetFile] = {}
         if target is not None:

@@ -538,7 +538,8 @@ def _wait_or_abort(
         with signals_interrupt():
             return _wait(container, execution_id, show_progress, ran_elsewhere)
     except InterruptedBySignalError as interrupt:
-        abort_interrupted_run(container, execution_id, interrupt, json_output)
+        stored_end = _stored_end(container, execution_id)
+        abort_interrupted_run(container, execution_id, interrupt, stored_end, json_output)
 
 
 def _wait(

@@ -1,0 +1,47 @@
+"""An abort of a run whose completion has begun finishing it (its results going into its output
+asset): a 409 naming "finishing", on wfx's route and VAMS's, and the run stays as it was, with
+no abort request stored."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+import yaml
+
+from application.use_cases.launch_execution import LaunchExecutionCommand
+from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+from application.workflow_documents import parse_workflow_document
+from domain.run_write import RunWrite
+from tests.http.conftest import ADMIN, DATABASE, Service
+from tests.http.test_abort_meets_delete import GATED
+
+
+@pytest.mark.parametrize("route", ["POST {run}/abort", "DELETE {run}"])
+def test_an_abort_of_a_finishing_run_is_a_409_naming_finishing(
+    service: Service, route: str
+) -> None:
+    document = parse_workflow_document(yaml.safe_load(yaml.safe_dump(GATED)))
+    service.container.publish_workflow_version().execute(
+        PublishWorkflowVersionCommand(document=document, published_by=ADMIN)
+    )
+    launched = service.container.launch_execution().execute(
+        LaunchExecutionCommand(workflow_database_id=DATABASE, workflow_id="held", user_id=ADMIN)
+    )
+    execution_id = launched.execution.workflow_execution_id
+    store = service.container.execution_store()
+    change = store.get_run(execution_id).begin_finishing(datetime(2026, 12, 5, 9, 0, tzinfo=UTC))
+    assert change is not None and store.commit(RunWrite.of(execution_id, change=change))
+    before = store.get_execution(execution_id)
+    method, path = route.format(run=f"/workflows/executions/{execution_id}").split()
+
+    answer = service.client.request(
+        method, path, headers=service.as_user(ADMIN, ("admin",)), json={}
+    )
+
+    assert answer.status_code == 409, answer.text
+    assert answer.json()["message"] == (
+        f"execution {execution_id} is finishing (its results have been going into its output "
+        "asset since 2026-12-05T09:00:00Z): it can no longer be aborted"
+    )
+    assert store.get_execution(execution_id) == before
