@@ -1,0 +1,111 @@
+"""Long `wfx` commands killed part-way (`kill -9`), real processes on one SQLite file: what the
+next ordinary command finds, and whether running the command again finishes the job.
+
+A kill lands where the test wants it by the file's write lock: the test holds `BEGIN IMMEDIATE`
+on a connection of its own, so the command does everything it does before its first write of
+the rows and then waits; the test kills it there and lets go.
+"""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import yaml
+
+from tests.e2e.cli import Wfx
+from tests.e2e.test_cli_delete import _files_of, _rows_mentioning
+
+_SECONDS = 10.0
+_LONG_ERROR = 20_000  # words of a step's error: past what a row keeps (16 KiB), cut and offloaded
+
+_FAILING_HANDLER = f"""
+def fail(**arguments):
+    raise RuntimeError("failed " + "at length " * {_LONG_ERROR})
+"""
+
+
+@contextmanager
+def _write_lock(database: Path) -> Iterator[None]:
+    lock = sqlite3.connect(database, isolation_level=None, timeout=5)
+    try:
+        lock.execute("BEGIN IMMEDIATE")
+        yield
+        lock.execute("ROLLBACK")
+    finally:
+        lock.close()
+
+
+def _kill_once(process: subprocess.Popen[str], reached: Callable[[], bool], what: str) -> None:
+    """kill -9 the process as soon as `reached()`; it must still be running then."""
+    deadline = time.monotonic() + _SECONDS
+    while not reached():
+        assert process.poll() is None, f"{what}: it ended first: {process.communicate()}"
+        assert time.monotonic() < deadline, f"{what}: never reached"
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=_SECONDS)
+
+
+def _files_gone(home: Path, execution_id: str) -> bool:
+    try:
+        return not _files_of(home, execution_id)
+    except FileNotFoundError:  # the walk met a folder the delete removed meanwhile
+        return False
+
+
+def _run_failing_at_length(wfx: Wfx) -> str:
+    """A run whose error is too long for its rows: the rows keep its head, the object store
+    the whole of it."""
+    project = wfx.home / "project"
+    project.mkdir()
+    (project / "long_errors.py").write_text(_FAILING_HANDLER, encoding="utf-8")
+    document = {
+        "databaseId": "demo",
+        "workflowId": "long-error",
+        "steps": [
+            {
+                "pipelineId": "fail",
+                "executionType": "python",
+                "handler": "long_errors:fail",
+                "inputFileArity": "none",
+            }
+        ],
+    }
+    (project / "workflow.yaml").write_text(yaml.safe_dump(document), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(project / "workflow.yaml"))
+    execution_id = wfx.run_id("demo/long-error", expect_code=1)
+    assert list((wfx.home / "objects").rglob(f"*{execution_id}*/bodies/*")), "nothing offloaded"
+    return execution_id
+
+
+def test_a_delete_killed_after_it_removed_the_objects_leaves_a_store_that_reads_and_deletes(
+    wfx: Wfx,
+) -> None:
+    execution_id = _run_failing_at_length(wfx)
+    kept = wfx.run_id("demo/long-error", expect_code=1)
+    database = wfx.home / "wfx.db"
+
+    with _write_lock(database):
+        deleting = wfx.start("executions", "delete", execution_id)
+        _kill_once(deleting, lambda: _files_gone(wfx.home, execution_id), "the delete")
+    assert _rows_mentioning(database, execution_id), "the kill came after the rows went"
+
+    # every read still answers, the half-deleted run with the head of its error
+    assert set(wfx.listed_ids()) == {execution_id, kept}
+    shown = wfx.json("executions", "show", execution_id)
+    assert shown["executionError"].startswith("RuntimeError: failed at length at length")
+    whole = wfx.json("executions", "show", kept)["executionError"]
+    assert len(whole) > _LONG_ERROR * len("at length "), "the other run lost its whole error"
+    exported = wfx("export", "--to", str(wfx.home / "runs.jsonl"))
+    assert exported.code == 0, str(exported)
+
+    # and the delete, run again, finishes the job
+    assert wfx.json("executions", "delete", execution_id)["deleted"] is True
+    assert _rows_mentioning(database, execution_id) == {}
+    assert wfx.listed_ids() == [kept]
