@@ -1,9 +1,11 @@
-"""Long `wfx` commands killed part-way (`kill -9`), real processes on one SQLite file: what the
-next ordinary command finds, and whether running the command again finishes the job.
+"""`wfx` commands cut short part-way, real processes on one SQLite file: what the next ordinary
+command finds, and whether running the command again finishes the job.
 
 A kill lands where the test wants it by the file's write lock: the test holds `BEGIN IMMEDIATE`
 on a connection of its own, so the command does everything it does before its first write of
-the rows and then waits; the test kills it there and lets go.
+the rows and then waits; the test kills it there and lets go. Where the point is between two of
+a command's writes, a trigger the test plants refuses the second, which leaves the rows as the
+command dying there would.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.e2e.cli import Wfx
+from tests.e2e.cli import USER, Wfx
 from tests.e2e.test_cli_delete import _files_of, _rows_mentioning
 
 _SECONDS = 10.0
@@ -109,3 +111,46 @@ def test_a_delete_killed_after_it_removed_the_objects_leaves_a_store_that_reads_
     assert wfx.json("executions", "delete", execution_id)["deleted"] is True
     assert _rows_mentioning(database, execution_id) == {}
     assert wfx.listed_ids() == [kept]
+
+
+def test_an_approve_cut_short_at_handing_the_run_on_leaves_the_gate_to_decide_again(
+    wfx: Wfx,
+) -> None:
+    document = {
+        "databaseId": "demo",
+        "workflowId": "gate",
+        "steps": [
+            {"pipelineId": "sign-off", "executionType": "approval", "approvers": [USER]},
+            {
+                "pipelineId": "after",
+                "executionType": "command",
+                "command": ["true"],
+                "inputFileArity": "none",
+            },
+        ],
+    }
+    workflow = wfx.home / "gate.yaml"
+    workflow.write_text(yaml.safe_dump(document), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(workflow))
+    execution_id = wfx.run_id("demo/gate")  # parked at the gate
+    (request,) = wfx.json("approvals", "list", "--execution", execution_id)["Items"]
+    database = wfx.home / "wfx.db"
+    handover = (
+        'CREATE TRIGGER cut_short BEFORE UPDATE ON "WorkflowExecutionsStorageTableV2" '
+        "WHEN json_extract(NEW.item, '$.runnerLeaseOwner') LIKE 'handover:%' "
+        "BEGIN SELECT RAISE(ABORT, 'the approve died here'); END"
+    )
+    with sqlite3.connect(database) as connection:
+        connection.execute(handover)
+    cut_short = wfx("approvals", "approve", request["approvalId"], "--reason", "checked")
+    with sqlite3.connect(database) as connection:
+        connection.execute("DROP TRIGGER cut_short")
+    assert cut_short.code != 0, str(cut_short)
+
+    # no decision stored without the run handed on: the gate is still to decide, and deciding
+    # it carries the run to its end. Before, it stayed APPROVED with the run parked at it,
+    # RUNNING, for good: a second approve was refused as decided once
+    (request,) = wfx.json("approvals", "list", "--execution", execution_id)["Items"]
+    assert request["status"] == "PENDING"
+    wfx.ok("approvals", "approve", request["approvalId"], "--reason", "checked")
+    assert wfx.json("executions", "show", execution_id)["executionStatus"] == "SUCCEEDED"
