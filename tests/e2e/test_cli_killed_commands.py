@@ -10,6 +10,7 @@ command dying there would.
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import subprocess
@@ -21,6 +22,7 @@ from pathlib import Path
 import yaml
 
 from tests.e2e.cli import USER, Wfx
+from tests.e2e.run_processes import wait_until_nothing_is_left
 from tests.e2e.test_cli_delete import _files_of, _rows_mentioning
 
 _SECONDS = 10.0
@@ -43,15 +45,30 @@ def _write_lock(database: Path) -> Iterator[None]:
         lock.close()
 
 
-def _kill_once(process: subprocess.Popen[str], reached: Callable[[], bool], what: str) -> None:
-    """kill -9 the process as soon as `reached()`; it must still be running then."""
+def _kill_once(
+    process: subprocess.Popen[str],
+    reached: Callable[[], bool],
+    what: str,
+    number: int = signal.SIGKILL,
+    group: bool = False,
+) -> tuple[str, str]:
+    """Signal the process (`group`: its process group, as a terminal's Ctrl-C does) as soon as
+    `reached()`; it must still be running then, and end within a bound after. Its output."""
     deadline = time.monotonic() + _SECONDS
     while not reached():
         assert process.poll() is None, f"{what}: it ended first: {process.communicate()}"
         assert time.monotonic() < deadline, f"{what}: never reached"
         time.sleep(0.02)
-    process.send_signal(signal.SIGKILL)
-    process.communicate(timeout=_SECONDS)
+    if group:
+        os.killpg(process.pid, number)
+    else:
+        process.send_signal(number)
+    try:
+        return process.communicate(timeout=_SECONDS)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
 
 
 def _files_gone(home: Path, execution_id: str) -> bool:
@@ -113,9 +130,9 @@ def test_a_delete_killed_after_it_removed_the_objects_leaves_a_store_that_reads_
     assert wfx.listed_ids() == [kept]
 
 
-def test_an_approve_cut_short_at_handing_the_run_on_leaves_the_gate_to_decide_again(
-    wfx: Wfx,
-) -> None:
+def _parked_at_a_gate(wfx: Wfx, after: list[str]) -> tuple[str, str]:
+    """A run of demo/gate parked at its approval gate, whose next step runs `after`: the run's
+    id and the gate's approval id."""
     document = {
         "databaseId": "demo",
         "workflowId": "gate",
@@ -124,7 +141,7 @@ def test_an_approve_cut_short_at_handing_the_run_on_leaves_the_gate_to_decide_ag
             {
                 "pipelineId": "after",
                 "executionType": "command",
-                "command": ["true"],
+                "command": after,
                 "inputFileArity": "none",
             },
         ],
@@ -132,8 +149,15 @@ def test_an_approve_cut_short_at_handing_the_run_on_leaves_the_gate_to_decide_ag
     workflow = wfx.home / "gate.yaml"
     workflow.write_text(yaml.safe_dump(document), encoding="utf-8")
     wfx.ok("workflows", "publish", str(workflow))
-    execution_id = wfx.run_id("demo/gate")  # parked at the gate
+    execution_id = wfx.run_id("demo/gate")
     (request,) = wfx.json("approvals", "list", "--execution", execution_id)["Items"]
+    return execution_id, request["approvalId"]
+
+
+def test_an_approve_cut_short_at_handing_the_run_on_leaves_the_gate_to_decide_again(
+    wfx: Wfx,
+) -> None:
+    execution_id, approval_id = _parked_at_a_gate(wfx, ["true"])
     database = wfx.home / "wfx.db"
     handover = (
         'CREATE TRIGGER cut_short BEFORE UPDATE ON "WorkflowExecutionsStorageTableV2" '
@@ -142,7 +166,7 @@ def test_an_approve_cut_short_at_handing_the_run_on_leaves_the_gate_to_decide_ag
     )
     with sqlite3.connect(database) as connection:
         connection.execute(handover)
-    cut_short = wfx("approvals", "approve", request["approvalId"], "--reason", "checked")
+    cut_short = wfx("approvals", "approve", approval_id, "--reason", "checked")
     with sqlite3.connect(database) as connection:
         connection.execute("DROP TRIGGER cut_short")
     assert cut_short.code != 0, str(cut_short)
@@ -154,3 +178,18 @@ def test_an_approve_cut_short_at_handing_the_run_on_leaves_the_gate_to_decide_ag
     assert request["status"] == "PENDING"
     wfx.ok("approvals", "approve", request["approvalId"], "--reason", "checked")
     assert wfx.json("executions", "show", execution_id)["executionStatus"] == "SUCCEEDED"
+
+
+def test_ctrl_c_of_an_approve_carrying_the_run_on_aborts_the_run_at_once(wfx: Wfx) -> None:
+    started = wfx.home / "step-started"
+    step = f"touch {started}; exec sleep 60"
+    execution_id, approval_id = _parked_at_a_gate(wfx, ["/bin/sh", "-c", step])
+    approving = wfx.start("approvals", "approve", approval_id, "--reason", "ok", new_session=True)
+    _kill_once(approving, started.exists, "the next step", signal.SIGINT, group=True)
+
+    # as `wfx run` does: the run ABORTED, its step stopped, exit 130 saying so. Before, the
+    # approve waited for the step to end by itself (a minute here), then exited 130 silently
+    assert approving.returncode == 130, approving.stderr
+    wait_until_nothing_is_left(execution_id)
+    shown = wfx.json("executions", "show", execution_id)
+    assert shown["executionStatus"] == "ABORTED"

@@ -7,15 +7,16 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 if TYPE_CHECKING:
     from entrypoints.container import Container
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+T = TypeVar("T")
 
 
 class InterruptedBySignalError(Exception):
@@ -44,12 +45,24 @@ def signals_interrupt() -> Iterator[None]:
             signal.signal(number, handler)
 
 
+def aborting_on_signals(
+    container: Container, execution_id: str, wait: Callable[[], T], json_output: bool = False
+) -> T:
+    """`wait()` for the run this process carries on, with Ctrl-C, SIGTERM and SIGHUP aborting
+    it (exit 130, 143, 129)."""
+    try:
+        with signals_interrupt():
+            return wait()
+    except InterruptedBySignalError as interrupt:
+        abort_interrupted_run(container, execution_id, interrupt, json_output)
+
+
 def abort_interrupted_run(
     container: Container,
     execution_id: str,
     interrupt: InterruptedBySignalError,
     json_output: bool = False,
-) -> None:
+) -> NoReturn:
     """Abort the run the signal interrupted, say so on stderr, print on stdout what the command
     prints for a run that ended (its id, or its row with --json), and exit 128 + the signal."""
     from application.use_cases.abort_execution import AbortExecutionCommand

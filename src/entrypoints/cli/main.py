@@ -528,17 +528,12 @@ def _wait_or_abort(
     ran_elsewhere: bool = False,
 ) -> Any:
     """_wait, with Ctrl-C, SIGTERM and SIGHUP aborting the run (exit 130, 143, 129)."""
-    from entrypoints.cli.interrupts import (
-        InterruptedBySignalError,
-        abort_interrupted_run,
-        signals_interrupt,
-    )
+    from entrypoints.cli.interrupts import aborting_on_signals
 
-    try:
-        with signals_interrupt():
-            return _wait(container, execution_id, show_progress, ran_elsewhere)
-    except InterruptedBySignalError as interrupt:
-        abort_interrupted_run(container, execution_id, interrupt, json_output)
+    def wait() -> Any:
+        return _wait(container, execution_id, show_progress, ran_elsewhere)
+
+    return aborting_on_signals(container, execution_id, wait, json_output)
 
 
 def _wait(
