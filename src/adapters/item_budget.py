@@ -384,13 +384,21 @@ def declare(budget: RecordBudget) -> RecordBudget:
 
 def restore_item(item: Item, read: Callable[[str], bytes]) -> Item:
     """`item` with each cut field whole again, read from the object store by the key it names;
-    the item itself when nothing was cut (no copy, no read)."""
+    the item itself when nothing was cut (no copy, no read).
+
+    A body that is gone leaves the field as the row keeps it, still flagged cut: a delete cut
+    short after it removed the run's objects (they go before the rows, so the run stays listed
+    to be deleted again) must not make every read of the store, that delete's included, fail."""
     if _RESTORED.keys().isdisjoint(item):
         return item
     whole = dict(item)
     for flag, field in _RESTORED.items():
         if item.get(flag) is True and field.key_attribute in item:
-            whole[field.name] = _value_of(read(item[field.key_attribute]), item.get(field.name))
+            try:
+                body = read(item[field.key_attribute])
+            except FileNotFoundError:
+                continue
+            whole[field.name] = _value_of(body, item.get(field.name))
     return whole
 
 

@@ -10,7 +10,7 @@ imported into the other is stored equal, and compares equal on the way back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -139,14 +139,17 @@ class RunArchiveRows:
         items = tuple(
             ArchivedItem(table.value, item, shared=table in SHARED_TABLES) for table, item in rows
         )
-        return ArchivedRun(
-            workflow_execution_id,
-            items,
-            tuple(
-                ArchivedBody(key, self._objects_or_fail().read_bytes(key))
-                for key in body_keys(workflow_execution_id, [item for _, item in rows])
-            ),
-        )
+        keys = body_keys(workflow_execution_id, [item for _, item in rows])
+        return ArchivedRun(workflow_execution_id, items, tuple(self._bodies_stored(keys)))
+
+    def _bodies_stored(self, keys: Sequence[str]) -> Iterator[ArchivedBody]:
+        # a body gone (a delete cut short after the objects) leaves its rows as reads show them:
+        # the cut field, still flagged; the archive carries them so
+        for key in keys:
+            try:
+                yield ArchivedBody(key, self._objects_or_fail().read_bytes(key))
+            except FileNotFoundError:
+                continue
 
     def _definitions(self, main: Item) -> list[tuple[ResourceKeys, Item]]:
         workflow_key, version = main[WORKFLOW_KEY], main.get("workflowVersion")

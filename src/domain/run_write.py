@@ -233,17 +233,20 @@ class RunWrite:
         )
 
     @classmethod
-    def closing(cls, request: ApprovalRequest) -> RunWrite:
-        return cls.of(
-            request.workflow_execution_id, approval=ApprovalWrite(request, ApprovalWriteKind.CLOSE)
-        )
+    def closing(cls, request: ApprovalRequest, handover: RunChange | None = None) -> RunWrite:
+        """A request closed (timed out, cancelled) only while PENDING; with `handover`, the run
+        parked at it handed on in the same write (see `deciding`)."""
+        closed = ApprovalWrite(request, ApprovalWriteKind.CLOSE)
+        return cls.of(request.workflow_execution_id, change=handover, approval=closed)
 
     @classmethod
-    def deciding(cls, request: ApprovalRequest) -> RunWrite:
+    def deciding(cls, request: ApprovalRequest, handover: RunChange | None = None) -> RunWrite:
         """An approver's decision: closed only while the request is PENDING and the run open
-        with no abort requested."""
+        with no abort requested. `handover`: the run parked at the gate handed on, in the same
+        write: a decider that died between two writes left the run parked at a decided gate,
+        which no decision, read or timeout hands on any more."""
         decided = ApprovalWrite(request, ApprovalWriteKind.CLOSE, while_open=True)
-        return cls.of(request.workflow_execution_id, approval=decided)
+        return cls.of(request.workflow_execution_id, change=handover, approval=decided)
 
     @classmethod
     def parking(cls, request: ApprovalRequest, change: RunChange) -> RunWrite:

@@ -169,6 +169,16 @@ def test_an_item_over_budget_has_its_largest_field_cut_and_flagged() -> None:
     assert restore_item(dict(fitted), bodies.__getitem__)["files"] == files
 
 
+def test_a_body_that_is_gone_leaves_the_field_as_the_row_keeps_it_and_flagged() -> None:
+    fitted = fit_item({"id": "e-1", "files": ["f" * 100] * 4000}, _BUDGET, "e-1")
+
+    def gone(key: str) -> bytes:
+        raise FileNotFoundError(key)
+
+    kept = restore_item(dict(fitted), gone)
+    assert kept["files"] == fitted["files"] and kept["filesTruncated"] is True
+
+
 def test_every_field_is_cut_when_one_is_not_enough() -> None:
     item = {"id": "e-1", "body": "é" * 200_000, "files": ["f" * 100] * 4000}
     fitted = fit_item(item, _BUDGET, "e-1")

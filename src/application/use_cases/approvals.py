@@ -45,7 +45,7 @@ from domain.errors import ConflictError, ExecutionNotFoundError, InvalidInputErr
 from domain.execution import WorkflowExecution
 from domain.paging import Page
 from domain.redaction import redact
-from domain.run import AttemptFencedError
+from domain.run import AttemptFencedError, Run, RunChange
 from domain.run_write import RunWrite
 
 CANCELLED_WITH_RUN = "the run ended before a decision"
@@ -85,10 +85,16 @@ class _Closer:
     def __init__(self, approvals: Approvals, writer: RunWriter) -> None:
         self._approvals, self._writer = approvals, writer
 
-    def close(self, closed: ApprovalRequest) -> ApprovalRequest:
-        if self._writer.commit(RunWrite.closing(closed)):
+    def close(self, closed: ApprovalRequest, handover: RunChange | None = None) -> ApprovalRequest:
+        """`handover`: the run parked at the gate handed on in the same write."""
+        if self._writer.commit(RunWrite.closing(closed, handover)):
             return closed
-        return self._approvals.get(closed.approval_id)
+        stored = self._approvals.get(closed.approval_id)
+        if handover is not None and stored.is_pending:
+            # refused on the lease alone (its runner parked since the read): closed on its own,
+            # the run handed on by the resume that follows
+            return self.close(closed)
+        return stored
 
     def open(self, request: ApprovalRequest) -> ApprovalRequest:
         """A new request, or the one of that id the run holds already (an open tried again:
@@ -191,7 +197,22 @@ class GateResumer:
         self._store, self._orchestrator, self._clock = store, orchestrator, clock
         self._grace = timedelta(seconds=grace_seconds)
 
-    def resume(self, request: ApprovalRequest) -> None:
+    def handing_over(
+        self, execution: WorkflowExecution | None, approval_id: str, at: datetime
+    ) -> RunChange | None:
+        """The run parked at this gate handed to whichever runner takes it next, for the write
+        that closes the gate to carry: None when it is not parked there (its runner never
+        left, another resumer was first, a Step Functions run)."""
+        if execution is None or execution.runner_lease is None:
+            return None
+        return Run(execution=execution).hand_over(approval_id, at, self._grace)
+
+    def resume(self, request: ApprovalRequest, handed_over: RunChange | None = None) -> None:
+        """`handed_over`: the handover the write that closed the gate carried, which leaves
+        nothing to read or write here but the new runner's start."""
+        if handed_over is not None:
+            self._orchestrator.resume_execution(handed_over.after, request)
+            return
         try:
             run = self._store.get_run(request.workflow_execution_id)
         except ExecutionNotFoundError:
@@ -257,20 +278,27 @@ class DecideApproval:
                 f"approvers do ({', '.join(request.approvers)})"
             )
         now = self._clock.now()
-        if request.expired(now):
-            closed = self._closer.close(request.timed_out(now))
-            self._resumer.resume(closed)
-            closed.refuse_unless_pending()
         try:
             execution = self._store.get_execution(request.workflow_execution_id)
         except ExecutionNotFoundError:
             execution = None
+        if request.expired(now):
+            closed = request.timed_out(now)
+            handover = self._resumer.handing_over(execution, closed.approval_id, now)
+            stored = self._closer.close(closed, handover)
+            self._resumer.resume(stored, handover if stored is closed else None)
+            stored.refuse_unless_pending()
         if request.is_pending and (execution is None or execution.is_terminal):
             request = self._closer.close(request.cancelled(now, CANCELLED_WITH_RUN))
         decided = request.decide(command.decision, subject.user_id, roles, reason, now)
-        if not self._writer.commit(RunWrite.deciding(decided)):
-            self._refused(request, now)
-        self._resumer.resume(decided)
+        handover = self._resumer.handing_over(execution, decided.approval_id, now)
+        if not self._writer.commit(RunWrite.deciding(decided, handover)):
+            # once more on a fresh read: the runner may have parked since the run was read
+            execution = self._store.get_execution(request.workflow_execution_id)
+            handover = self._resumer.handing_over(execution, decided.approval_id, now)
+            if not self._writer.commit(RunWrite.deciding(decided, handover)):
+                self._refused(request, now)
+        self._resumer.resume(decided, handover)
         return decided
 
     def _refused(self, request: ApprovalRequest, now: datetime) -> NoReturn:
@@ -335,9 +363,15 @@ class CloseOverdueGate:
         if not request.is_pending:
             return request
         if request.expired(now):
-            closed = self._closer.close(request.timed_out(now))
-            self._resumer.resume(closed)
-            return closed
+            closed = request.timed_out(now)
+            try:
+                execution = self._store.get_execution(request.workflow_execution_id)
+            except ExecutionNotFoundError:
+                execution = None
+            handover = self._resumer.handing_over(execution, closed.approval_id, now)
+            stored = self._closer.close(closed, handover)
+            self._resumer.resume(stored, handover if stored is closed else None)
+            return stored
         if request.workflow_execution_id in ended_runs:  # a run deleted meanwhile is not here
             return self._closer.close(request.cancelled(now, CANCELLED_WITH_RUN))
         return request

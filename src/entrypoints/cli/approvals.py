@@ -10,6 +10,7 @@ from entrypoints.cli import context
 
 if TYPE_CHECKING:
     from domain.approvals import ApprovalRequest, Decision
+    from entrypoints.container import Container
 
 approvals_app = typer.Typer(
     no_args_is_help=True,
@@ -89,13 +90,16 @@ def _decide(
     from entrypoints.cli.subject import cli_subject
     from entrypoints.responses import ApprovalResponse
 
-    # the run goes on in this process until its next gate or its end, or in a worker
-    container = context.container(runner_mode="detached" if no_wait else "inline")
+    # the run goes on in a thread of this process until its next gate or its end, which a
+    # Ctrl-C, SIGTERM or SIGHUP aborts as it does `wfx run`'s; or in a worker
+    container = context.container(runner_mode="detached" if no_wait else "thread")
     with named_as_given({"approval_id": "APPROVAL_ID", "reason": "--reason"}):
         command = DecideApprovalCommand(
             approval_id=approval_id, decision=decision, reason=reason, subject=cli_subject()
         )
         decided = container.decide_approval().execute(command)
+    if not no_wait:
+        _carry_on(container, decided.workflow_execution_id, json_output)
     if json_output:
         context.echo(dump_json(ApprovalResponse.of(decided).dump()))
         return
@@ -106,6 +110,19 @@ def _decide(
         query = GetExecutionQuery(workflow_execution_id=decided.workflow_execution_id)
         execution = container.get_execution().execute(query)
         context.echo(f"{execution.workflow_execution_id} {execution.status.value}")
+
+
+def _carry_on(container: Container, execution_id: str, json_output: bool) -> None:
+    """Until the run this process resumed (none: its runner never left) parks or ends."""
+    from entrypoints.cli.interrupts import aborting_on_signals
+
+    runner = container.local_runner()
+
+    def ended() -> None:
+        while not runner.join(execution_id, timeout=1.0):
+            pass
+
+    aborting_on_signals(container, execution_id, ended, json_output)
 
 
 @approvals_app.command("approve")

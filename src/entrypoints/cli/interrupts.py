@@ -8,16 +8,18 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 if TYPE_CHECKING:
     from entrypoints.container import Container
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _FINISHING_POLL_SECONDS = 0.2
+T = TypeVar("T")
 
 
 class InterruptedBySignalError(Exception):
@@ -46,17 +48,51 @@ def signals_interrupt() -> Iterator[None]:
             signal.signal(number, handler)
 
 
+def stored_end(container: Container, execution_id: str) -> Callable[[float], bool]:
+    """`join` for a run as stored: True once a read finds it ended or parked at an approval
+    gate (where its own runner lets go too), after waiting up to the seconds given. A read
+    ends a run whose runner was lost, so the wait ends with it."""
+    from application.use_cases.get_execution import GetExecutionQuery
+    from domain.approvals import parked_approval
+
+    query = GetExecutionQuery(workflow_execution_id=execution_id)
+
+    def ended() -> bool:
+        execution = container.get_execution().execute(query)
+        lease = execution.runner_lease
+        return bool(execution.is_terminal or (lease is not None and parked_approval(lease.owner)))
+
+    def join(timeout: float) -> bool:
+        if ended():
+            return True
+        time.sleep(timeout)
+        return ended()
+
+    return join
+
+
+def aborting_on_signals(
+    container: Container, execution_id: str, wait: Callable[[], T], json_output: bool = False
+) -> T:
+    """`wait()` for the run this process carries on, with Ctrl-C, SIGTERM and SIGHUP aborting
+    it (exit 130, 143, 129)."""
+    try:
+        with signals_interrupt():
+            return wait()
+    except InterruptedBySignalError as interrupt:
+        abort_interrupted_run(container, execution_id, interrupt, json_output)
+
+
 def abort_interrupted_run(
     container: Container,
     execution_id: str,
     interrupt: InterruptedBySignalError,
-    stored_end: Callable[[float], bool],
     json_output: bool = False,
-) -> None:
+) -> NoReturn:
     """Abort the run the signal interrupted, say so on stderr, print on stdout what the command
     prints for a run that ended (its id, or its row with --json), and exit 128 + the signal.
-    A run its completion is finishing is not aborted: `stored_end` (True once a read finds the
-    run ended, after waiting up to the seconds given) is polled until it has ended."""
+    A run its completion is finishing is not aborted: it is waited for, as stored, until it
+    has ended."""
     from application.use_cases.abort_execution import AbortExecutionCommand, AbortResult
     from application.use_cases.get_execution import GetExecutionQuery
     from domain.redaction import redact
@@ -76,7 +112,8 @@ def abort_interrupted_run(
         # process) off half-way, so the run is let end, as it would have without the signal.
         # Waited for as stored: a thread's join cut short by the signal no longer waits for it.
         print(f"{name}: {finishing}; waiting for it to end", file=sys.stderr, flush=True)
-        while not stored_end(_FINISHING_POLL_SECONDS):
+        ended = stored_end(container, execution_id)
+        while not ended(_FINISHING_POLL_SECONDS):
             pass
         query = GetExecutionQuery(workflow_execution_id=execution_id)
         result = AbortResult(execution=container.get_execution().execute(query))

@@ -5,8 +5,7 @@ from __future__ import annotations
 import copy
 import inspect
 import sys
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -528,29 +527,25 @@ def _wait_or_abort(
     ran_elsewhere: bool = False,
 ) -> Any:
     """_wait, with Ctrl-C, SIGTERM and SIGHUP aborting the run (exit 130, 143, 129)."""
-    from entrypoints.cli.interrupts import (
-        InterruptedBySignalError,
-        abort_interrupted_run,
-        signals_interrupt,
-    )
+    from entrypoints.cli.interrupts import aborting_on_signals
 
-    try:
-        with signals_interrupt():
-            return _wait(container, execution_id, show_progress, ran_elsewhere)
-    except InterruptedBySignalError as interrupt:
-        stored_end = _stored_end(container, execution_id)
-        abort_interrupted_run(container, execution_id, interrupt, stored_end, json_output)
+    def wait() -> Any:
+        return _wait(container, execution_id, show_progress, ran_elsewhere)
+
+    return aborting_on_signals(container, execution_id, wait, json_output)
 
 
 def _wait(
     container: Container, execution_id: str, show_progress: bool, ran_elsewhere: bool = False
 ) -> Any:
+    from entrypoints.cli.interrupts import stored_end
+
     runner = container.local_runner()
 
     def joined(timeout: float) -> bool:
         return bool(runner.join(execution_id, timeout=timeout))
 
-    join = _stored_end(container, execution_id) if ran_elsewhere else joined
+    join = stored_end(container, execution_id) if ran_elsewhere else joined
 
     console = context.console(stderr=True)
     if show_progress and console.is_terminal:
@@ -576,26 +571,6 @@ def _wait(
             f"{execution.workflow_database_id}/{execution.workflow_id}: {execution.status.value}"
         )
     return execution
-
-
-def _stored_end(container: Container, execution_id: str) -> Callable[[float], bool]:
-    """`join` for a run another process runs: True once a read finds it ended or parked at an
-    approval gate (where its own runner lets go too). A read ends a run whose runner was lost,
-    so the wait ends with it."""
-    from domain.approvals import parked_approval
-
-    def ended() -> bool:
-        execution = _read(container, execution_id)
-        lease = execution.runner_lease
-        return bool(execution.is_terminal or (lease is not None and parked_approval(lease.owner)))
-
-    def join(timeout: float) -> bool:
-        if ended():
-            return True
-        time.sleep(timeout)
-        return ended()
-
-    return join
 
 
 def _say_if_waiting(container: Container, execution: Any) -> None:
