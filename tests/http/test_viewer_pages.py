@@ -1,6 +1,7 @@
 """The web viewer over HTTP (an in-process client, SQLite, runs executed inline): the session
 cookie and its flags, CSRF on every write, tier 1 and tier 2 as the JSON routes check them,
-logs only for those allowed, filters with the JSON list's errors, escaping, security headers."""
+logs only for those allowed, filters with the JSON list's errors, escaping (control and
+bidirectional characters a step wrote shown escaped), security headers."""
 
 from __future__ import annotations
 
@@ -524,3 +525,48 @@ def test_a_failed_run_is_redriven_from_its_page_once_confirmed(
     answer = viewer.post(path, data={"csrf": _csrf(page.text), "confirmed": "yes"})
     assert answer.status_code == 303, answer.text
     assert service.container.get_execution().execute(query).redrive_count == 1
+
+
+RAW = ("\x1b", "\x00", "\x07", "\u202e")
+# shown as `photoexe.txt` were the override left raw
+SPOOFED = "photo\u202etxt.exe"
+
+
+def _hostile_step(code: str, workflow_id: str) -> dict[str, object]:
+    return {
+        "databaseId": DATABASE,
+        "workflowId": workflow_id,
+        "steps": [
+            {
+                "pipelineId": "hostile",
+                "executionType": "command",
+                "command": [sys.executable, "-c", code],
+                "inputFileArity": "none",
+            }
+        ],
+    }
+
+
+def test_control_and_bidi_characters_a_step_wrote_are_shown_escaped(
+    viewer: TestClient, service: Service
+) -> None:
+    code = (
+        "import os, pathlib, sys\n"
+        "out = pathlib.Path(os.environ['WFX_OUTPUT_DIR'])\n"
+        f"(out / {SPOOFED!r}).write_text('x')\n"
+        "print('ansi \\x1b[31mred\\x1b[0m bell \\x07 nul \\x00 rtl \\u202eabc')\n"
+        "sys.stderr.write('failed on \\u202etxt.exe\\n')\n"
+        "sys.exit(3)\n"
+    )
+    execution_id = _launch(service, _hostile_step(code, "hostile-text"))
+    assert _status(service, execution_id) == "FAILED"
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{execution_id}")
+    assert page.status_code == 200
+    shown = html.unescape(page.text)
+    for character in RAW:
+        assert character not in shown, f"{character!r} reaches the page raw"
+    outputs = " ".join(re.sub(r"<[^>]+>", " ", shown.split('id="outputs-h"')[1]).split())
+    assert "hostile: photo\\u202etxt.exe" in outputs
+    assert "ansi \\x1b[31mred\\x1b[0m bell \\x07 nul \\x00 rtl \\u202eabc" in shown
+    assert "failed on \\u202etxt.exe" in shown
