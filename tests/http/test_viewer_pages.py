@@ -570,3 +570,30 @@ def test_control_and_bidi_characters_a_step_wrote_are_shown_escaped(
     assert "hostile: photo\\u202etxt.exe" in outputs
     assert "ansi \\x1b[31mred\\x1b[0m bell \\x07 nul \\x00 rtl \\u202eabc" in shown
     assert "failed on \\u202etxt.exe" in shown
+
+
+def test_a_log_of_huge_lines_and_many_lines_shows_its_newest_lines_on_a_bounded_page(
+    viewer: TestClient, service: Service
+) -> None:
+    code = (
+        "import sys\n"
+        "for n in range(8): sys.stdout.write(f'huge {n} ' + 'x' * (1 << 20) + '\\n')\n"
+        "for n in range(1500): print('line', n)\n"
+        "print('the newest line')\n"
+    )
+    execution_id = _launch(service, _hostile_step(code, "loud"))
+    assert _status(service, execution_id) == "SUCCEEDED"
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{execution_id}")
+    assert page.status_code == 200
+    assert len(page.content) < 1 << 20, len(page.content)  # 8 MiB of log behind it
+    (source,) = re.findall(r'<div class="log".*?</div>', page.text, re.S)
+    assert "the newest line" in source and "line 1499\n" in source
+    assert "line 0\n" not in source
+    assert "earlier lines not shown" in source
+    assert f"wfx executions logs {execution_id} --log-id" in source
+    run_log = page.text.split('aria-label="run log">')[1].split("</pre>")[0]
+    assert "the newest line" in run_log
+    log_id = re.findall(r'id="log-([0-9a-f]+)"', source)[0]
+    fragment = viewer.get(f"/executions/{execution_id}/logs/{log_id}")
+    assert "the newest line" in fragment.text and len(fragment.content) < 1 << 20

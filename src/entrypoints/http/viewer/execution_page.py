@@ -23,6 +23,7 @@ from domain.authorization import Action
 from domain.errors import NotAuthorizedError
 from entrypoints.cost_responses import CostSummaryResponse
 from entrypoints.http.route_table import EXECUTIONS
+from entrypoints.http.viewer.log_tail import newest, newest_text
 from entrypoints.http.viewer.rendering import TERMINAL, render
 from entrypoints.http.viewer.timeline import timeline_of
 from entrypoints.http.viewer.visit import Viewer
@@ -32,7 +33,11 @@ from entrypoints.vams_details import VamsExecutionDetails
 router = APIRouter(include_in_schema=False)
 
 ExecutionId = Annotated[str, Path(min_length=1, max_length=256)]
-LOG_LINES = 1000
+# a source is read as the logs route serves it, a page of at most VAMS's 1000 lines at a time
+# from its first line: TAIL_PAGES pages reach the newest lines of the logs steps write, and
+# bound the time a page (or a live tail's poll) takes
+PAGE_LINES = 1000
+TAIL_PAGES = 20
 EVENTS = 200
 # shown inline as <img>: a browser never runs a script of an SVG it loads as an image
 PREVIEWED = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}
@@ -73,10 +78,31 @@ def _costs(page: Viewer, execution_id: str) -> dict[str, Any] | None:
 
 
 def _log_lines(page: Viewer, execution_id: str, log_id: str | None) -> dict[str, Any]:
-    query = GetExecutionLogsQuery(
-        workflow_execution_id=execution_id, log_id=log_id, limit=LOG_LINES
-    )
-    return ExecutionLogsResponse.of(page.wfx.get_execution_logs().execute(query)).dump()
+    """The logs route's answer for one source (or the run's own log), with only its newest
+    lines: `earlier` says how many before them are not shown, `unread` that the log goes on
+    past what was read."""
+    logs = page.wfx.get_execution_logs()
+
+    def read(token: str | None) -> dict[str, Any]:
+        query = GetExecutionLogsQuery(
+            workflow_execution_id=execution_id, log_id=log_id, next_token=token, limit=PAGE_LINES
+        )
+        return ExecutionLogsResponse.of(logs.execute(query)).dump()
+
+    first = said = read(None)
+    events = newest([], list(first.get("events", ())))
+    lines = len(first.get("events", ()))
+    for _ in range(TAIL_PAGES - 1):
+        if not said["nextToken"]:
+            break
+        said = read(said["nextToken"])
+        events = newest(events, list(said.get("events", ())))
+        lines += len(said.get("events", ()))
+    token = said["nextToken"]
+    answer = first | {"events": events, "earlier": lines - len(events), "unread": bool(token)}
+    if first.get("executionLog"):
+        answer["executionLog"], answer["earlier"] = newest_text(first["executionLog"])
+    return answer
 
 
 def _may_read_logs(page: Viewer, execution_id: str) -> bool:
