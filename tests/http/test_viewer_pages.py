@@ -597,3 +597,35 @@ def test_a_log_of_huge_lines_and_many_lines_shows_its_newest_lines_on_a_bounded_
     log_id = re.findall(r'id="log-([0-9a-f]+)"', source)[0]
     fragment = viewer.get(f"/executions/{execution_id}/logs/{log_id}")
     assert "the newest line" in fragment.text and len(fragment.content) < 1 << 20
+
+
+def test_a_metadata_file_holding_a_lone_surrogate_is_kept_as_a_file_and_every_read_answers(
+    viewer: TestClient, service: Service
+) -> None:
+    """`"\\ud800"` is valid JSON but no text a page or a JSON answer can hold: malformed
+    metadata, as a file nested too deeply is, never a row that makes every read a 500."""
+    code = (
+        "import os, pathlib\n"
+        "folder = pathlib.Path(os.environ['WFX_OUTPUT_DIR']) / 'metadata'\n"
+        "folder.mkdir()\n"
+        "(folder / 'value.txt.json').write_text('{\"k\": \"v\\\\udfff\"}')\n"
+        "(folder / 'key.txt.json').write_text('{\"k\\\\ud800\": \"v\"}')\n"
+        "(folder / 'fine.txt.json').write_text('{\"colour\": \"blue\"}')\n"
+    )
+    execution_id = _launch(service, _hostile_step(code, "surrogates"))
+    assert _status(service, execution_id) == "SUCCEEDED"
+    answer = service.client.get(
+        f"/workflows/executions/{execution_id}/details",
+        headers=service.as_user(ADMIN, ("admin",)),
+    )
+    assert answer.status_code == 200, answer.text
+    outputs = answer.json()["message"]["outputs"]
+    assert [(m["metadataKey"], m["metadataValue"]) for m in outputs["metadata"]] == [
+        ("colour", "blue")
+    ]
+    files = {f["relativeFilePath"] for f in outputs["files"]}
+    assert {"metadata/value.txt.json", "metadata/key.txt.json"} <= files
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{execution_id}")
+    assert page.status_code == 200, page.text
+    assert "blue" in _section(page.text, "metadata-h")
