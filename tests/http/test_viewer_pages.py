@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -21,6 +21,7 @@ from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
+from domain.errors import InvalidInputError
 from tests.http.conftest import ADMIN, DATABASE, WORKFLOW, WORKFLOW_FILE, Service, allow
 
 pytestmark = pytest.mark.parametrize("inline_container", ["sqlite"], indirect=True)
@@ -629,3 +630,53 @@ def test_a_metadata_file_holding_a_lone_surrogate_is_kept_as_a_file_and_every_re
     page = viewer.get(f"/executions/{execution_id}")
     assert page.status_code == 200, page.text
     assert "blue" in _section(page.text, "metadata-h")
+
+
+def register_a_surrogate_label(
+    input_files: Sequence[str],
+    output_dir: str,
+    execution_id: str,
+    pipeline_execution_id: str,
+    register: Callable[..., object],
+) -> None:
+    """A python step registering a Batch job with a lone surrogate in its label, then in its
+    ARN: each time the field is dropped and said to be (as any bad field of an event is)."""
+    job = "arn:aws:batch:us-east-1:123456789012:job/j"
+    for entry, field in (
+        ({"jobArn": job, "label": "l\udfff"}, "label"),
+        ({"jobArn": job + "\ud800"}, "jobArn"),
+    ):
+        try:
+            register(sub_executions=[{"resourceType": "batchJob", **entry}])
+        except InvalidInputError as refused:
+            assert f"{field}: must be" in str(refused), refused
+        else:
+            raise AssertionError(f"a {field} holding a lone surrogate was taken")
+
+
+def test_a_registration_holding_a_lone_surrogate_drops_the_field_and_every_read_answers(
+    viewer: TestClient, service: Service
+) -> None:
+    document = {
+        "databaseId": DATABASE,
+        "workflowId": "registers",
+        "steps": [
+            {
+                "pipelineId": "register",
+                "executionType": "python",
+                "handler": f"{__name__}:register_a_surrogate_label",
+                "inputFileArity": "none",
+            }
+        ],
+    }
+    execution_id = _launch(service, document)
+    answer = service.client.get(
+        f"/workflows/executions/{execution_id}/details",
+        headers=service.as_user(ADMIN, ("admin",)),
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["message"]["executionStatus"] == "SUCCEEDED", answer.text[:3000]
+    (step,) = answer.json()["message"]["pipelines"]
+    assert all("label" not in job for job in step["registeredSubExecutions"]), step
+    _login(viewer, service)
+    assert viewer.get(f"/executions/{execution_id}").status_code == 200
