@@ -569,6 +569,13 @@ def test_control_and_bidi_characters_a_step_wrote_are_shown_escaped(
         assert character not in shown, f"{character!r} reaches the page raw"
     outputs = " ".join(re.sub(r"<[^>]+>", " ", shown.split('id="outputs-h"')[1]).split())
     assert "hostile: photo\\u202etxt.exe" in outputs
+    # the service refuses a path holding such a character: the link names the file's version
+    (link,) = re.findall(r'<a href="([^"]+)">hostile: photo', page.text)
+    download = viewer.get(link)
+    assert download.status_code == 200, download.text
+    assert download.content == b"x"
+    assert download.headers["content-disposition"] == 'attachment; filename="photo_txt.exe"'
+    assert viewer.get(link.rsplit("/", 1)[0] + "/no-such-version").status_code == 404
     assert "ansi \\x1b[31mred\\x1b[0m bell \\x07 nul \\x00 rtl \\u202eabc" in shown
     assert "failed on \\u202etxt.exe" in shown
 

@@ -20,7 +20,8 @@ from application.use_cases.read_output_file import OutputFileQuery
 from application.use_cases.summarize_costs import SummarizeCostsQuery, SummaryScope
 from domain.approvals import is_approver
 from domain.authorization import Action
-from domain.errors import NotAuthorizedError
+from domain.control_characters import first_control_character
+from domain.errors import NotAuthorizedError, OutputFileNotFoundError
 from entrypoints.cost_responses import CostSummaryResponse
 from entrypoints.http.route_table import EXECUTIONS
 from entrypoints.http.viewer.log_tail import newest, newest_text
@@ -161,6 +162,7 @@ def execution(page: Viewer, execution_id: ExecutionId) -> Response:
         "open": status not in TERMINAL,
         "previewed": PREVIEWED,
         "suffix": lambda name: PurePosixPath(name).suffix.lower(),
+        "in_a_path": lambda name: first_control_character(name) is None,
     }
     return render(page.request, "execution.html", **context)
 
@@ -204,6 +206,33 @@ def output_file(
     path: Annotated[str, Path(max_length=1024)],
 ) -> Response:
     _read_details(page, execution_id)  # the same tier 1 and tier 2 as the details route
+    return _served(page, execution_id, pipeline_execution_id, path)
+
+
+@router.get("/executions/{execution_id}/output-versions/{pipeline_execution_id}/{version_id}")
+def output_file_version(
+    page: Viewer,
+    execution_id: ExecutionId,
+    pipeline_execution_id: Annotated[str, Path(max_length=256)],
+    version_id: Annotated[str, Path(max_length=1024)],
+) -> Response:
+    """A file whose name no path may carry (a control or bidirectional character: the service
+    refuses such a path before any route), by the version the details list for it."""
+    details = _read_details(page, execution_id)
+    named = [
+        file["relativeFilePath"]
+        for file in details["outputs"]["files"]
+        if file["pipelineExecutionId"] == pipeline_execution_id
+        and file.get("s3VersionId") == version_id
+    ]
+    if len(named) != 1:
+        raise OutputFileNotFoundError(
+            f"output file version {version_id} of {pipeline_execution_id} not found"
+        )
+    return _served(page, execution_id, pipeline_execution_id, named[0])
+
+
+def _served(page: Viewer, execution_id: str, pipeline_execution_id: str, path: str) -> Response:
     query = OutputFileQuery(
         workflow_execution_id=execution_id,
         pipeline_execution_id=pipeline_execution_id,
