@@ -307,9 +307,10 @@ def test_what_a_hostile_step_stored_shows_as_text_and_never_runs(
                 "inputFileArity": "none",
             },
             {
-                "pipelineId": "fails",
+                # a name and an error with no place to break a line: the page must still fit
+                "pipelineId": "fails-" + "f" * 200,
                 "executionType": "command",
-                "command": [sys.executable, "-c", f"raise SystemExit({HOSTILE!r})"],
+                "command": [sys.executable, "-c", f"raise SystemExit('e' * 3000 + {HOSTILE!r})"],
                 "inputFileArity": "none",
             },
         ],
@@ -337,11 +338,13 @@ def test_what_a_hostile_step_stored_shows_as_text_and_never_runs(
     expect(outputs).to_contain_text("writes: photo\\u202etxt.exe")
     expect(page.locator("#logs")).to_contain_text("and \\x1b[31m red \\u202e reversed")
     assert "\u202e" not in page.locator("main").inner_text()
+    _narrow_fits(page)
     preview = page.locator("img.preview")
     expect(preview).to_have_count(1)
     assert page.evaluate("img => img.complete && img.naturalWidth", preview.element_handle())
     page.goto(f"{served.base}/catalog/demo/hostile")
     expect(page.locator("main")).to_contain_text(HOSTILE)
+    _narrow_fits(page)
     page.goto(f"{served.base}/catalog")
     expect(page.locator("main")).to_contain_text(HOSTILE)
     assert page.evaluate("window.__pwned") is None
