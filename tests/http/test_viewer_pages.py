@@ -687,3 +687,26 @@ def test_a_registration_holding_a_lone_surrogate_drops_the_field_and_every_read_
     assert all("label" not in job for job in step["registeredSubExecutions"]), step
     _login(viewer, service)
     assert viewer.get(f"/executions/{execution_id}").status_code == 200
+
+
+def test_a_cause_or_reason_holding_a_control_character_is_refused_as_the_json_routes_refuse_it(
+    viewer: TestClient, service: Service
+) -> None:
+    execution_id = _gated_run(service)
+    (approval,) = _pending(service, execution_id)
+    _login(viewer, service, "carol", ("admin",))
+    page = viewer.get(f"/executions/{execution_id}")
+    decided = viewer.post(
+        f"/executions/{execution_id}/approvals/{approval.approval_id}",
+        data={"csrf": _csrf(page.text), "decision": "approve", "reason": "ok \x1b[2J"},
+    )
+    assert decided.status_code == 400, decided.text
+    assert "reason: must hold no control character" in html.unescape(decided.text)
+    assert _pending(service, execution_id) != []
+    aborted = viewer.post(
+        f"/executions/{execution_id}/abort",
+        data={"csrf": _csrf(page.text), "confirmed": "yes", "cause": "see \u202etxt.exe"},
+    )
+    assert aborted.status_code == 400, aborted.text
+    assert "cause: must hold no control character" in html.unescape(aborted.text)
+    assert _status(service, execution_id) == "RUNNING"
