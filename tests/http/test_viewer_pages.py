@@ -710,3 +710,25 @@ def test_a_cause_or_reason_holding_a_control_character_is_refused_as_the_json_ro
     assert aborted.status_code == 400, aborted.text
     assert "cause: must hold no control character" in html.unescape(aborted.text)
     assert _status(service, execution_id) == "RUNNING"
+
+
+def test_an_output_file_named_in_any_script_downloads_under_its_name(
+    viewer: TestClient, service: Service
+) -> None:
+    code = (
+        "import os, pathlib\n"
+        "out = pathlib.Path(os.environ['WFX_OUTPUT_DIR'])\n"
+        "(out / '日本 café.bin').write_text('x')\n"
+    )
+    execution_id = _launch(service, _hostile_step(code, "scripts"))
+    assert _status(service, execution_id) == "SUCCEEDED"
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{execution_id}")
+    (link,) = re.findall(r'<a href="([^"]+)">hostile: 日本', page.text)
+    download = viewer.get(link)
+    assert download.status_code == 200, download.text
+    assert download.content == b"x"
+    # RFC 6266: an ASCII name for old clients, the UTF-8 one for the rest
+    assert download.headers["content-disposition"] == (
+        "attachment; filename=\"___caf_.bin\"; filename*=UTF-8''%E6%97%A5%E6%9C%AC%20caf%C3%A9.bin"
+    )

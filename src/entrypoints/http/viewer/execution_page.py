@@ -9,6 +9,7 @@ from __future__ import annotations
 import mimetypes
 from pathlib import PurePosixPath
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Path
 from fastapi.responses import Response
@@ -249,9 +250,15 @@ def _served(page: Viewer, execution_id: str, pipeline_execution_id: str, path: s
         "Cache-Control": "no-store",
     }
     if media is None:
-        headers["Content-Disposition"] = f'attachment; filename="{_safe_name(name)}"'
+        headers["Content-Disposition"] = _attachment(name)
     return Response(found.body, media_type=media or "application/octet-stream", headers=headers)
 
 
-def _safe_name(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name) or "output"
+def _attachment(name: str) -> str:
+    """A download named as the file is (RFC 6266: an ASCII name, and the UTF-8 one when they
+    differ; a header is Latin-1 at most), each control or bidirectional character made `_` so
+    the saved name reads as the page shows it."""
+    plain = "".join("_" if first_control_character(c) else c for c in name)
+    ascii_name = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in plain)
+    said = f'attachment; filename="{ascii_name or "output"}"'
+    return said if ascii_name == plain else f"{said}; filename*=UTF-8''{quote(plain, safe='')}"
