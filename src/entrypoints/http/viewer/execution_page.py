@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Path
-from fastapi.responses import Response
+from fastapi.responses import FileResponse, Response
 
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery
 from application.use_cases.get_execution_events import GetExecutionEventsQuery
@@ -251,7 +251,8 @@ def _served(page: Viewer, execution_id: str, pipeline_execution_id: str, path: s
     }
     if media is None:
         headers["Content-Disposition"] = _attachment(name)
-    return Response(found.body, media_type=media or "application/octet-stream", headers=headers)
+    # streamed from the file, a chunk at a time
+    return FileResponse(found.path, media_type=media or "application/octet-stream", headers=headers)
 
 
 def _attachment(name: str) -> str:
