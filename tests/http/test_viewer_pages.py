@@ -1,7 +1,9 @@
 """The web viewer over HTTP (an in-process client, SQLite, runs executed inline): the session
 cookie and its flags, CSRF on every write, tier 1 and tier 2 as the JSON routes check them,
 logs only for those allowed, filters with the JSON list's errors, escaping (control and
-bidirectional characters a step wrote shown escaped), security headers."""
+bidirectional characters a step wrote shown escaped), security headers; and what a hostile step
+stores (huge logs, lone surrogates, file names in any script or holding an RTL override) never
+makes a page unbounded, a read a 500, or a link one the service refuses."""
 
 from __future__ import annotations
 
