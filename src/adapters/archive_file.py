@@ -16,6 +16,7 @@ import base64
 import binascii
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
@@ -68,12 +69,25 @@ def _refuse_constant(name: str) -> Any:
 def _check_value(value: Any, path: str) -> None:
     if isinstance(value, float) and not math.isfinite(value):
         raise _LineError(f"{path}: {value} is not a storable number")
-    if isinstance(value, list):
+    if isinstance(value, str):
+        _check_text(value, path)
+    elif isinstance(value, list):
         for index, element in enumerate(value):
             _check_value(element, f"{path}[{index}]")
     elif isinstance(value, dict):
         for name, element in value.items():
+            _check_text(name, f"{path}: a name")
             _check_value(element, f"{path}.{name}")
+
+
+def _check_text(text: str, path: str) -> None:
+    # `"\ud800"` is valid JSON but no text: no store, terminal or answer could hold the run
+    found = _SURROGATE.search(text)
+    if found is not None:
+        raise _LineError(f"{path}: holds \\u{ord(found.group()):04x}, a lone surrogate (not text)")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
@@ -78,5 +79,39 @@ def _load(path: Path) -> list[dict[str, Any]]:
     for number, item in enumerate(document):
         if not isinstance(item, dict):
             raise InvalidInputError(f"{where}: item {number} must be an object of attributes")
-        items.append(plain_item(item))
+        plain = plain_item(item)
+        for name, value in plain.items():
+            found = _first_surrogate(name) or _first_surrogate(value)
+            if found is not None:
+                # valid JSON (`"\ud800"`), but no text: no store or terminal can hold it
+                raise InvalidInputError(
+                    f"{where}: item {number}: {_shown(name)} holds \\u{ord(found):04x}, "
+                    "a lone surrogate (not text)"
+                )
+        items.append(plain)
     return items
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _first_surrogate(value: Any) -> str | None:
+    if isinstance(value, str):
+        found = _SURROGATE.search(value)
+        return None if found is None else found.group()
+    if isinstance(value, list):
+        return next((s for v in value if (s := _first_surrogate(v)) is not None), None)
+    if isinstance(value, dict):
+        return next(
+            (
+                s
+                for k, v in value.items()
+                if (s := _first_surrogate(k) or _first_surrogate(v)) is not None
+            ),
+            None,
+        )
+    return None
+
+
+def _shown(name: str) -> str:
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", name)

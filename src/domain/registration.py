@@ -158,7 +158,16 @@ class FieldRule:
     text: str
 
     def allows(self, value: object) -> bool:
-        return isinstance(value, str) and self.pattern.fullmatch(value) is not None
+        return (
+            isinstance(value, str)
+            and self.pattern.fullmatch(value) is not None
+            # a lone surrogate (JSON's `"\ud800"`) matches `\S` and `[^...]`, but is no text:
+            # no store holds it, no answer that carried it could be encoded
+            and _SURROGATE.search(value) is None
+        )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 _PRINTABLE = r"[^\x00-\x1f\x7f]"

@@ -52,3 +52,26 @@ def test_a_since_whose_zone_takes_it_out_of_the_calendar_is_refused_by_name(wfx:
         outcome = wfx("export", "--to", str(wfx.home / "out.jsonl"), "--since", moment)
         assert_bad_input(outcome, "--since", moment, "UTC")
     assert not (wfx.home / "out.jsonl").exists()
+
+
+def test_an_export_line_holding_a_lone_surrogate_rejects_its_run_alone(wfx: Wfx) -> None:
+    """`"\\ud800"` is valid JSON but no text: stored, every read of the run would fail."""
+    wfx.publish_command_step("fails", "raise SystemExit(3)")
+    bad = wfx.run_id("demo/fails", expect_code=1)
+    good = wfx.run_id("demo/fails", expect_code=1)
+    file = wfx.home / "runs.jsonl"
+    wfx.ok("export", "--to", str(file))
+    lines = file.read_text(encoding="utf-8").splitlines()
+    (number,) = [n for n, line in enumerate(lines, 1) if bad in line and '"executionError"' in line]
+    lines[number - 1] = lines[number - 1].replace('"exit code 3"', '"exit \\ud800 code 3"')
+    file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    other = wfx.in_home(wfx.home / "other")
+    outcome = other("import", str(file))
+    assert outcome.code == 1, str(outcome)
+    assert "Traceback" not in outcome.stderr, str(outcome)
+    (rejected,) = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert rejected.startswith(f"error: line {number}: run {bad}: item.executionError: "), rejected
+    assert "\\ud800" in rejected, rejected
+    assert other.listed_ids() == [good]
+    assert other("executions", "show", good).code == 0

@@ -87,6 +87,17 @@ def test_a_file_that_is_not_an_export_is_refused_naming_it(wfx: Wfx, tmp_path: P
         wfx("migrate", "v1", "--from-file", str(not_a_list)), "--from-file", "JSON list"
     )
     assert_bad_input(wfx("migrate", "v1"), "--from-file", "SQLite")
+    # valid JSON, but no text: stored, it ended the migration in a traceback
+    surrogate = tmp_path / "surrogate.json"
+    item = {**old_items(ROWS)[0], "inputAssetFileKey": "models/my\ud800 mesh.obj"}
+    surrogate.write_text(json.dumps({"Items": [{k: {"S": v} for k, v in item.items()}]}))
+    assert_bad_input(
+        wfx("migrate", "v1", "--from-file", str(surrogate), "--offline"),
+        "--from-file",
+        "item 0",
+        "inputAssetFileKey",
+        "\\ud800",
+    )
     assert wfx.json("executions", "list")["Items"] == []
 
 

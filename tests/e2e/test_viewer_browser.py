@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Dialog, Page, expect, sync_playwright
 
 from tests.e2e.cli import USER, Wfx, publish_mesh_and_import
 
@@ -274,3 +274,78 @@ def test_logged_out_the_viewer_says_how_to_log_in(served: Served, page: Page) ->
     expect(page.locator("main")).to_contain_text("wfx auth token USER")
     page.goto(f"{served.base}/login?token=nonsense")
     expect(page.locator(".problem")).to_contain_text("does not log you in")
+
+
+HOSTILE = (
+    '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
+    '\'"</textarea><svg onload="window.__pwned = 3"></svg><a href="javascript:alert(1)">x</a>'
+)
+HOSTILE_STEP = f"""
+import os, pathlib
+out = pathlib.Path(os.environ['WFX_OUTPUT_DIR'])
+(out / 'photo\\u202etxt.exe').write_text('x')
+(out / 'picture.svg').write_text(
+    '<svg xmlns="http://www.w3.org/2000/svg" onload="top.__pwned = 4">'
+    '<script>top.__pwned = 5</script><rect width="9" height="9"/></svg>')
+print({HOSTILE!r}, 'and \\x1b[31m red \\u202e reversed')
+"""
+
+
+def test_what_a_hostile_step_stored_shows_as_text_and_never_runs(
+    served: Served, page: Page
+) -> None:
+    """Last in the module: its run would change the lists the tests above count."""
+    document = {
+        "databaseId": "demo",
+        "workflowId": "hostile",
+        "description": HOSTILE,
+        "steps": [
+            {
+                "pipelineId": "writes",
+                "executionType": "command",
+                "command": [sys.executable, "-c", HOSTILE_STEP],
+                "inputFileArity": "none",
+            },
+            {
+                # a name and an error with no place to break a line: the page must still fit
+                "pipelineId": "fails-" + "f" * 200,
+                "executionType": "command",
+                "command": [sys.executable, "-c", f"raise SystemExit('e' * 3000 + {HOSTILE!r})"],
+                "inputFileArity": "none",
+            },
+        ],
+    }
+    path = served.wfx.home / "hostile.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    served.wfx.ok("workflows", "publish", str(path))
+    run = served.wfx.run_id("demo/hostile", expect_code=1)
+    dialogs: list[str] = []
+
+    def opened(dialog: Dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", opened)
+    page.goto(served.link)
+
+    answer = page.goto(f"{served.base}/executions/{run}")
+    assert answer is not None
+    assert "script-src 'self';" in answer.headers["content-security-policy"]
+    expect(page.locator("#run-status")).to_have_text("FAILED")
+    for section in ("#execution-summary", "#logs", "section[aria-labelledby=steps-h]"):
+        expect(page.locator(section)).to_contain_text(HOSTILE)
+    outputs = page.locator("section[aria-labelledby=outputs-h]")
+    expect(outputs).to_contain_text("writes: photo\\u202etxt.exe")
+    expect(page.locator("#logs")).to_contain_text("and \\x1b[31m red \\u202e reversed")
+    assert "\u202e" not in page.locator("main").inner_text()
+    _narrow_fits(page)
+    preview = page.locator("img.preview")
+    expect(preview).to_have_count(1)
+    assert page.evaluate("img => img.complete && img.naturalWidth", preview.element_handle())
+    page.goto(f"{served.base}/catalog/demo/hostile")
+    expect(page.locator("main")).to_contain_text(HOSTILE)
+    _narrow_fits(page)
+    page.goto(f"{served.base}/catalog")
+    expect(page.locator("main")).to_contain_text(HOSTILE)
+    assert page.evaluate("window.__pwned") is None
+    assert dialogs == []

@@ -1,13 +1,16 @@
 """The web viewer over HTTP (an in-process client, SQLite, runs executed inline): the session
 cookie and its flags, CSRF on every write, tier 1 and tier 2 as the JSON routes check them,
-logs only for those allowed, filters with the JSON list's errors, escaping, security headers."""
+logs only for those allowed, filters with the JSON list's errors, escaping (control and
+bidirectional characters a step wrote shown escaped), security headers; and what a hostile step
+stores (huge logs, lone surrogates, file names in any script or holding an RTL override) never
+makes a page unbounded, a read a 500, or a link one the service refuses."""
 
 from __future__ import annotations
 
 import html
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -20,6 +23,7 @@ from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
+from domain.errors import InvalidInputError
 from tests.http.conftest import ADMIN, DATABASE, WORKFLOW, WORKFLOW_FILE, Service, allow
 
 pytestmark = pytest.mark.parametrize("inline_container", ["sqlite"], indirect=True)
@@ -524,3 +528,209 @@ def test_a_failed_run_is_redriven_from_its_page_once_confirmed(
     answer = viewer.post(path, data={"csrf": _csrf(page.text), "confirmed": "yes"})
     assert answer.status_code == 303, answer.text
     assert service.container.get_execution().execute(query).redrive_count == 1
+
+
+RAW = ("\x1b", "\x00", "\x07", "\u202e")
+# shown as `photoexe.txt` were the override left raw
+SPOOFED = "photo\u202etxt.exe"
+
+
+def _hostile_step(code: str, workflow_id: str) -> dict[str, object]:
+    return {
+        "databaseId": DATABASE,
+        "workflowId": workflow_id,
+        "steps": [
+            {
+                "pipelineId": "hostile",
+                "executionType": "command",
+                "command": [sys.executable, "-c", code],
+                "inputFileArity": "none",
+            }
+        ],
+    }
+
+
+def test_control_and_bidi_characters_a_step_wrote_are_shown_escaped(
+    viewer: TestClient, service: Service
+) -> None:
+    code = (
+        "import os, pathlib, sys\n"
+        "out = pathlib.Path(os.environ['WFX_OUTPUT_DIR'])\n"
+        f"(out / {SPOOFED!r}).write_text('x')\n"
+        "print('ansi \\x1b[31mred\\x1b[0m bell \\x07 nul \\x00 rtl \\u202eabc')\n"
+        "sys.stderr.write('failed on \\u202etxt.exe\\n')\n"
+        "sys.exit(3)\n"
+    )
+    execution_id = _launch(service, _hostile_step(code, "hostile-text"))
+    assert _status(service, execution_id) == "FAILED"
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{execution_id}")
+    assert page.status_code == 200
+    shown = html.unescape(page.text)
+    for character in RAW:
+        assert character not in shown, f"{character!r} reaches the page raw"
+    outputs = " ".join(re.sub(r"<[^>]+>", " ", shown.split('id="outputs-h"')[1]).split())
+    assert "hostile: photo\\u202etxt.exe" in outputs
+    # the service refuses a path holding such a character: the link names the file's version
+    (link,) = re.findall(r'<a href="([^"]+)">hostile: photo', page.text)
+    download = viewer.get(link)
+    assert download.status_code == 200, download.text
+    assert download.content == b"x"
+    assert download.headers["content-disposition"] == 'attachment; filename="photo_txt.exe"'
+    assert viewer.get(link.rsplit("/", 1)[0] + "/no-such-version").status_code == 404
+    assert "ansi \\x1b[31mred\\x1b[0m bell \\x07 nul \\x00 rtl \\u202eabc" in shown
+    assert "failed on \\u202etxt.exe" in shown
+
+
+def test_a_log_of_huge_lines_and_many_lines_shows_its_newest_lines_on_a_bounded_page(
+    viewer: TestClient, service: Service
+) -> None:
+    code = (
+        "import sys\n"
+        "for n in range(8): sys.stdout.write(f'huge {n} ' + 'x' * (1 << 20) + '\\n')\n"
+        "for n in range(1500): print('line', n)\n"
+        "print('the newest line')\n"
+    )
+    execution_id = _launch(service, _hostile_step(code, "loud"))
+    assert _status(service, execution_id) == "SUCCEEDED"
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{execution_id}")
+    assert page.status_code == 200
+    assert len(page.content) < 1 << 20, len(page.content)  # 8 MiB of log behind it
+    (source,) = re.findall(r'<div class="log".*?</div>', page.text, re.S)
+    assert "the newest line" in source and "line 1499\n" in source
+    assert "line 0\n" not in source
+    assert "earlier lines not shown" in source
+    assert f"wfx executions logs {execution_id} --log-id" in source
+    run_log = page.text.split('aria-label="run log">')[1].split("</pre>")[0]
+    assert "the newest line" in run_log
+    log_id = re.findall(r'id="log-([0-9a-f]+)"', source)[0]
+    fragment = viewer.get(f"/executions/{execution_id}/logs/{log_id}")
+    assert "the newest line" in fragment.text and len(fragment.content) < 1 << 20
+
+
+def test_a_metadata_file_holding_a_lone_surrogate_is_kept_as_a_file_and_every_read_answers(
+    viewer: TestClient, service: Service
+) -> None:
+    """`"\\ud800"` is valid JSON but no text a page or a JSON answer can hold: malformed
+    metadata, as a file nested too deeply is, never a row that makes every read a 500."""
+    code = (
+        "import os, pathlib\n"
+        "folder = pathlib.Path(os.environ['WFX_OUTPUT_DIR']) / 'metadata'\n"
+        "folder.mkdir()\n"
+        "(folder / 'value.txt.json').write_text('{\"k\": \"v\\\\udfff\"}')\n"
+        "(folder / 'key.txt.json').write_text('{\"k\\\\ud800\": \"v\"}')\n"
+        "(folder / 'fine.txt.json').write_text('{\"colour\": \"blue\"}')\n"
+    )
+    execution_id = _launch(service, _hostile_step(code, "surrogates"))
+    assert _status(service, execution_id) == "SUCCEEDED"
+    answer = service.client.get(
+        f"/workflows/executions/{execution_id}/details",
+        headers=service.as_user(ADMIN, ("admin",)),
+    )
+    assert answer.status_code == 200, answer.text
+    outputs = answer.json()["message"]["outputs"]
+    assert [(m["metadataKey"], m["metadataValue"]) for m in outputs["metadata"]] == [
+        ("colour", "blue")
+    ]
+    files = {f["relativeFilePath"] for f in outputs["files"]}
+    assert {"metadata/value.txt.json", "metadata/key.txt.json"} <= files
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{execution_id}")
+    assert page.status_code == 200, page.text
+    assert "blue" in _section(page.text, "metadata-h")
+
+
+def register_a_surrogate_label(
+    input_files: Sequence[str],
+    output_dir: str,
+    execution_id: str,
+    pipeline_execution_id: str,
+    register: Callable[..., object],
+) -> None:
+    """A python step registering a Batch job with a lone surrogate in its label, then in its
+    ARN: each time the field is dropped and said to be (as any bad field of an event is)."""
+    job = "arn:aws:batch:us-east-1:123456789012:job/j"
+    for entry, field in (
+        ({"jobArn": job, "label": "l\udfff"}, "label"),
+        ({"jobArn": job + "\ud800"}, "jobArn"),
+    ):
+        try:
+            register(sub_executions=[{"resourceType": "batchJob", **entry}])
+        except InvalidInputError as refused:
+            assert f"{field}: must be" in str(refused), refused
+        else:
+            raise AssertionError(f"a {field} holding a lone surrogate was taken")
+
+
+def test_a_registration_holding_a_lone_surrogate_drops_the_field_and_every_read_answers(
+    viewer: TestClient, service: Service
+) -> None:
+    document = {
+        "databaseId": DATABASE,
+        "workflowId": "registers",
+        "steps": [
+            {
+                "pipelineId": "register",
+                "executionType": "python",
+                "handler": f"{__name__}:register_a_surrogate_label",
+                "inputFileArity": "none",
+            }
+        ],
+    }
+    execution_id = _launch(service, document)
+    answer = service.client.get(
+        f"/workflows/executions/{execution_id}/details",
+        headers=service.as_user(ADMIN, ("admin",)),
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["message"]["executionStatus"] == "SUCCEEDED", answer.text[:3000]
+    (step,) = answer.json()["message"]["pipelines"]
+    assert all("label" not in job for job in step["registeredSubExecutions"]), step
+    _login(viewer, service)
+    assert viewer.get(f"/executions/{execution_id}").status_code == 200
+
+
+def test_a_cause_or_reason_holding_a_control_character_is_refused_as_the_json_routes_refuse_it(
+    viewer: TestClient, service: Service
+) -> None:
+    execution_id = _gated_run(service)
+    (approval,) = _pending(service, execution_id)
+    _login(viewer, service, "carol", ("admin",))
+    page = viewer.get(f"/executions/{execution_id}")
+    decided = viewer.post(
+        f"/executions/{execution_id}/approvals/{approval.approval_id}",
+        data={"csrf": _csrf(page.text), "decision": "approve", "reason": "ok \x1b[2J"},
+    )
+    assert decided.status_code == 400, decided.text
+    assert "reason: must hold no control character" in html.unescape(decided.text)
+    assert _pending(service, execution_id) != []
+    aborted = viewer.post(
+        f"/executions/{execution_id}/abort",
+        data={"csrf": _csrf(page.text), "confirmed": "yes", "cause": "see \u202etxt.exe"},
+    )
+    assert aborted.status_code == 400, aborted.text
+    assert "cause: must hold no control character" in html.unescape(aborted.text)
+    assert _status(service, execution_id) == "RUNNING"
+
+
+def test_an_output_file_named_in_any_script_downloads_under_its_name(
+    viewer: TestClient, service: Service
+) -> None:
+    code = (
+        "import os, pathlib\n"
+        "out = pathlib.Path(os.environ['WFX_OUTPUT_DIR'])\n"
+        "(out / '日本 café.bin').write_text('x')\n"
+    )
+    execution_id = _launch(service, _hostile_step(code, "scripts"))
+    assert _status(service, execution_id) == "SUCCEEDED"
+    _login(viewer, service)
+    page = viewer.get(f"/executions/{execution_id}")
+    (link,) = re.findall(r'<a href="([^"]+)">hostile: 日本', page.text)
+    download = viewer.get(link)
+    assert download.status_code == 200, download.text
+    assert download.content == b"x"
+    # RFC 6266: an ASCII name for old clients, the UTF-8 one for the rest
+    assert download.headers["content-disposition"] == (
+        "attachment; filename=\"___caf_.bin\"; filename*=UTF-8''%E6%97%A5%E6%9C%AC%20caf%C3%A9.bin"
+    )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from application.ports.executions import RunLifecycleStore
 from application.ports.files import LogStore, ObjectStore
@@ -15,6 +17,7 @@ from application.run_log_sources import LocalRunLog
 from application.run_writes import commit_decided, end_run_and_steps
 from application.sub_process_stops import stop_sub_processes
 from application.use_cases.record_cost import RecordAttemptDurations
+from domain.control_characters import FREE_TEXT_KEEPS, refusing_control_characters
 from domain.execution import WorkflowExecution
 from domain.redrive import with_derived_redrive_status
 from domain.run import ABORT_ERROR, DEFAULT_ABORT_CAUSE, Run
@@ -25,7 +28,10 @@ class AbortExecutionCommand(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow_execution_id: str = Field(min_length=1)
-    cause: str = DEFAULT_ABORT_CAUSE
+    # every reader's terminal and page shows it: refused here, so every entrypoint refuses it
+    cause: Annotated[str, AfterValidator(refusing_control_characters(FREE_TEXT_KEEPS))] = (
+        DEFAULT_ABORT_CAUSE
+    )
 
 
 class AbortResult(BaseModel):

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from application.authorization import AccessControl
 from application.ports.access import AuditLog, AuthorizationStore
@@ -41,6 +41,7 @@ from domain.approvals import (
     NotAnApproverError,
 )
 from domain.authorization import AccessDecision, Action, Subject
+from domain.control_characters import FREE_TEXT_KEEPS, refusing_control_characters
 from domain.errors import ConflictError, ExecutionNotFoundError, InvalidInputError
 from domain.execution import WorkflowExecution
 from domain.paging import Page
@@ -236,7 +237,10 @@ class DecideApprovalCommand(BaseModel):
 
     approval_id: str = Field(min_length=1)
     decision: Decision
-    reason: str = Field(default="", max_length=MAX_REASON_CHARS)
+    # every reader's terminal and page shows it: refused here, so every entrypoint refuses it
+    reason: Annotated[str, AfterValidator(refusing_control_characters(FREE_TEXT_KEEPS))] = Field(
+        default="", max_length=MAX_REASON_CHARS
+    )
     subject: Subject
 
 

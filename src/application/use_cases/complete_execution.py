@@ -314,9 +314,12 @@ class CompleteExecution:
                 (str(key), value if isinstance(value, str) else json.dumps(value))
                 for key, value in (document.items() if isinstance(document, dict) else ())
             ]
+            for key, value in pairs:
+                # `"\ud800"` is valid JSON but no text: no store, page or answer can hold it
+                (key + value).encode("utf-8")
         except (OSError, ValueError, RecursionError):
-            # a malformed metadata file (nested deeper than Python reads, too) is kept as an
-            # output file, not as metadata
+            # a malformed metadata file (nested deeper than Python reads, holding a lone
+            # surrogate, too) is kept as an output file, not as metadata
             return []
         return [
             OutputMetadata(

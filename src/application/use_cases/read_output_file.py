@@ -1,7 +1,10 @@
 """One output file of a step, at the version the run recorded, for a viewer to preview or a
-caller to download."""
+caller to download: as a local file to stream, never as bytes in memory (a step's file may be
+larger than the service's memory)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,11 +26,11 @@ class OutputFileBody(BaseModel):
     model_config = ConfigDict(frozen=True, defer_build=True)
 
     file: OutputFile
-    body: bytes
+    path: Path  # a local file holding that version: the object store's own, or its copy
 
 
 class ReadOutputFile:
-    """The body of a recorded output file (the step's latest version of that path)."""
+    """A recorded output file, as a local file (the step's latest version of that path)."""
 
     def __init__(self, store: StepRunStore, objects: ObjectStore) -> None:
         self._store, self._objects = store, objects
@@ -51,11 +54,11 @@ class ReadOutputFile:
         if row is None:
             raise OutputFileNotFoundError(f"output file {where} not found")
         try:
-            body = self._objects.read_bytes(
+            path = self._objects.local_path(
                 step.output_files_path + row.relative_file_path, row.version_id
             )
         except (FileNotFoundError, ValueError) as error:
             raise OutputFileNotFoundError(
                 f"output file {where}: version {row.version_id} is no longer stored"
             ) from error
-        return OutputFileBody(file=row, body=body)
+        return OutputFileBody(file=row, path=path)

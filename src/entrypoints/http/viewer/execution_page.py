@@ -9,9 +9,10 @@ from __future__ import annotations
 import mimetypes
 from pathlib import PurePosixPath
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Path
-from fastapi.responses import Response
+from fastapi.responses import FileResponse, Response
 
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery
 from application.use_cases.get_execution_events import GetExecutionEventsQuery
@@ -20,9 +21,11 @@ from application.use_cases.read_output_file import OutputFileQuery
 from application.use_cases.summarize_costs import SummarizeCostsQuery, SummaryScope
 from domain.approvals import is_approver
 from domain.authorization import Action
-from domain.errors import NotAuthorizedError
+from domain.control_characters import first_control_character
+from domain.errors import NotAuthorizedError, OutputFileNotFoundError
 from entrypoints.cost_responses import CostSummaryResponse
 from entrypoints.http.route_table import EXECUTIONS
+from entrypoints.http.viewer.log_tail import newest, newest_text
 from entrypoints.http.viewer.rendering import TERMINAL, render
 from entrypoints.http.viewer.timeline import timeline_of
 from entrypoints.http.viewer.visit import Viewer
@@ -32,7 +35,11 @@ from entrypoints.vams_details import VamsExecutionDetails
 router = APIRouter(include_in_schema=False)
 
 ExecutionId = Annotated[str, Path(min_length=1, max_length=256)]
-LOG_LINES = 1000
+# a source is read from its first line, a page at a time (the most the logs use case serves),
+# for want of a read from its end: TAIL_PAGES pages reach the newest lines of most logs, and
+# bound the time a page or a live tail's poll takes (30,000 lines of 90 characters: ~0.8 s)
+PAGE_LINES = 10_000
+TAIL_PAGES = 3
 EVENTS = 200
 # shown inline as <img>: a browser never runs a script of an SVG it loads as an image
 PREVIEWED = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}
@@ -73,10 +80,31 @@ def _costs(page: Viewer, execution_id: str) -> dict[str, Any] | None:
 
 
 def _log_lines(page: Viewer, execution_id: str, log_id: str | None) -> dict[str, Any]:
-    query = GetExecutionLogsQuery(
-        workflow_execution_id=execution_id, log_id=log_id, limit=LOG_LINES
-    )
-    return ExecutionLogsResponse.of(page.wfx.get_execution_logs().execute(query)).dump()
+    """The logs route's answer for one source (or the run's own log), with only its newest
+    lines: `earlier` says how many before them are not shown, `unread` that the log goes on
+    past what was read."""
+    logs = page.wfx.get_execution_logs()
+
+    def read(token: str | None) -> dict[str, Any]:
+        query = GetExecutionLogsQuery(
+            workflow_execution_id=execution_id, log_id=log_id, next_token=token, limit=PAGE_LINES
+        )
+        return ExecutionLogsResponse.of(logs.execute(query)).dump()
+
+    first = said = read(None)
+    events = newest([], list(first.get("events", ())))
+    lines = len(first.get("events", ()))
+    for _ in range(TAIL_PAGES - 1):
+        if not said["nextToken"]:
+            break
+        said = read(said["nextToken"])
+        events = newest(events, list(said.get("events", ())))
+        lines += len(said.get("events", ()))
+    token = said["nextToken"]
+    answer = first | {"events": events, "earlier": lines - len(events), "unread": bool(token)}
+    if first.get("executionLog"):
+        answer["executionLog"], answer["earlier"] = newest_text(first["executionLog"])
+    return answer
 
 
 def _may_read_logs(page: Viewer, execution_id: str) -> bool:
@@ -135,6 +163,7 @@ def execution(page: Viewer, execution_id: ExecutionId) -> Response:
         "open": status not in TERMINAL,
         "previewed": PREVIEWED,
         "suffix": lambda name: PurePosixPath(name).suffix.lower(),
+        "in_a_path": lambda name: first_control_character(name) is None,
     }
     return render(page.request, "execution.html", **context)
 
@@ -178,6 +207,33 @@ def output_file(
     path: Annotated[str, Path(max_length=1024)],
 ) -> Response:
     _read_details(page, execution_id)  # the same tier 1 and tier 2 as the details route
+    return _served(page, execution_id, pipeline_execution_id, path)
+
+
+@router.get("/executions/{execution_id}/output-versions/{pipeline_execution_id}/{version_id}")
+def output_file_version(
+    page: Viewer,
+    execution_id: ExecutionId,
+    pipeline_execution_id: Annotated[str, Path(max_length=256)],
+    version_id: Annotated[str, Path(max_length=1024)],
+) -> Response:
+    """A file whose name no path may carry (a control or bidirectional character: the service
+    refuses such a path before any route), by the version the details list for it."""
+    details = _read_details(page, execution_id)
+    named = [
+        file["relativeFilePath"]
+        for file in details["outputs"]["files"]
+        if file["pipelineExecutionId"] == pipeline_execution_id
+        and file.get("s3VersionId") == version_id
+    ]
+    if len(named) != 1:
+        raise OutputFileNotFoundError(
+            f"output file version {version_id} of {pipeline_execution_id} not found"
+        )
+    return _served(page, execution_id, pipeline_execution_id, named[0])
+
+
+def _served(page: Viewer, execution_id: str, pipeline_execution_id: str, path: str) -> Response:
     query = OutputFileQuery(
         workflow_execution_id=execution_id,
         pipeline_execution_id=pipeline_execution_id,
@@ -194,9 +250,16 @@ def output_file(
         "Cache-Control": "no-store",
     }
     if media is None:
-        headers["Content-Disposition"] = f'attachment; filename="{_safe_name(name)}"'
-    return Response(found.body, media_type=media or "application/octet-stream", headers=headers)
+        headers["Content-Disposition"] = _attachment(name)
+    # streamed from the file, a chunk at a time
+    return FileResponse(found.path, media_type=media or "application/octet-stream", headers=headers)
 
 
-def _safe_name(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name) or "output"
+def _attachment(name: str) -> str:
+    """A download named as the file is (RFC 6266: an ASCII name, and the UTF-8 one when they
+    differ; a header is Latin-1 at most), each control or bidirectional character made `_` so
+    the saved name reads as the page shows it."""
+    plain = "".join("_" if first_control_character(c) else c for c in name)
+    ascii_name = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in plain)
+    said = f'attachment; filename="{ascii_name or "output"}"'
+    return said if ascii_name == plain else f"{said}; filename*=UTF-8''{quote(plain, safe='')}"

@@ -11,6 +11,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from domain.control_characters import escape_control_characters
 from domain.redaction import redact
 from entrypoints.durations import Span, step_span, table_span
 
@@ -73,10 +74,17 @@ def _step_duration(start: str | None, stop: str | None, attempts: list[dict[str,
     return _said(step_span(_moment(start), _moment(stop), spans))
 
 
+def _shown(value: Any) -> Any:
+    # every value a template writes, as the CLI writes it: an RTL override or an ESC a step left
+    # in a file name or a log line is seen as `\u202e` / `\x1b`, never reorders or hides text
+    return escape_control_characters(value) if isinstance(value, str) else value
+
+
 def _environment() -> Environment:
     environment = Environment(
         loader=FileSystemLoader(TEMPLATES),
         autoescape=select_autoescape(["html"], default=True),
+        finalize=_shown,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
