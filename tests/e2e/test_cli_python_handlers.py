@@ -91,3 +91,52 @@ def test_a_handler_beside_the_workflow_file_runs_in_a_detached_worker(
     assert details["executionStatus"] == "SUCCEEDED", details
     logs = wfx.ok("executions", "logs", execution_id)
     assert "handler beside the workflow ran" in logs.stdout
+
+
+# What a handler gets from os.fsdecode() of a file name that is not UTF-8: a lone surrogate.
+_SURROGATE_HANDLERS = """
+import os
+
+
+def fail_naming(input_files, output_dir, execution_id, pipeline_execution_id):
+    raise RuntimeError("bad " + os.fsdecode(b"\\xff") + " name")
+
+
+def print_naming(input_files, output_dir, execution_id, pipeline_execution_id):
+    print("listed " + os.fsdecode(b"caf\\xe9.txt"))
+"""
+
+
+def _surrogate_project(root: Path, handler: str) -> Path:
+    workflow = _project(root, f"surrogates:{handler}")
+    (root / "surrogates.py").write_text(_SURROGATE_HANDLERS, encoding="utf-8")
+    return workflow
+
+
+def test_a_handler_raising_an_error_that_names_a_lone_surrogate_fails_with_its_own_error(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    wfx.ok("workflows", "publish", str(_surrogate_project(tmp_path / "p", "fail_naming")))
+
+    outcome = wfx("run", "demo/beside")
+
+    assert outcome.code == 1, str(outcome)  # FAILED, as the step's own error makes it
+    details = wfx.json("executions", "show", outcome.stdout.splitlines()[0])
+    assert details["executionStatus"] == "FAILED"
+    assert details["executionError"] == "RuntimeError: bad \\udcff name"
+    (step,) = details["pipelines"]
+    assert step["executionStatus"] == "FAILED"
+    logs = wfx.ok("executions", "logs", details["workflowExecutionId"]).stdout
+    assert "Traceback" in logs and "RuntimeError: bad \\udcff name" in logs
+
+
+def test_a_handler_printing_a_lone_surrogate_succeeds_and_its_log_shows_it_escaped(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    wfx.ok("workflows", "publish", str(_surrogate_project(tmp_path / "p", "print_naming")))
+
+    outcome = wfx("run", "demo/beside")
+
+    assert outcome.code == 0, str(outcome)
+    execution_id = outcome.stdout.splitlines()[0]
+    assert "listed caf\\udce9.txt" in wfx.ok("executions", "logs", execution_id).stdout

@@ -55,7 +55,10 @@ class RedactedLogFile:
         if not redacted:
             return
         if self._file is None:
-            self._file = open(self._path(), "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+            # a lone surrogate a handler printed (an os.fsdecode'd name) is logged as its escape
+            self._file = open(  # noqa: SIM115
+                self._path(), "a", encoding="utf-8", errors="backslashreplace", buffering=1
+            )
         self._file.write(redacted)
 
 

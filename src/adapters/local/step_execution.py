@@ -85,10 +85,16 @@ def run_python_step(handler_reference: str, step: StepRun, handler_path: str | N
         )
     except (Exception, SystemExit) as error:  # a handler calling sys.exit() fails only its step
         log.write(traceback.format_exc())
-        raise StepFailedError(f"{type(error).__name__}: {error}") from error
+        raise StepFailedError(_as_text(f"{type(error).__name__}: {error}")) from error
     finally:
         _output_router.leave(previous)
         log.close()
+
+
+def _as_text(message: str) -> str:
+    # A handler's error may hold a lone surrogate (os.fsdecode of a name that is not UTF-8): no
+    # store can keep it, so it is written as the escape the CLI and viewer show (`\\udcff`).
+    return message.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _registration_keyword(handler: Callable[..., object], step: StepRun) -> dict[str, Any]:
