@@ -106,6 +106,8 @@ class ExecutionResponse(Response):
     rerun_of_execution_id: str | None = None
     abort_requested_date: UtcDate | None = None
     abort_cause: str | None = None
+    finishing_date: UtcDate | None = None
+    runner_lease_owner: str | None = None
 
     @classmethod
     def of(cls, execution: WorkflowExecution) -> Self:

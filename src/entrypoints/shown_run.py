@@ -46,4 +46,11 @@ def shown_run(execution: WorkflowExecution) -> dict[str, Any]:
         "rerun_of_execution_id": execution.rerun_of_execution_id,
         "abort_requested_date": execution.abort_requested_date,
         "abort_cause": redact_optional(execution.abort_cause),
+        "finishing_date": execution.finishing_date,
+        # only a delete's mark: a runner's own lease names its host and process, for it alone
+        "runner_lease_owner": (
+            execution.runner_lease.owner
+            if execution.runner_lease is not None and execution.is_being_deleted
+            else None
+        ),
     }

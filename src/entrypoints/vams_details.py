@@ -378,6 +378,8 @@ class VamsExecutionDetails(VamsResponse):
     rerun_of_execution_id: str | None = None
     abort_requested_date: str | None = None
     abort_cause: str | None = None
+    finishing_date: str | None = None
+    runner_lease_owner: str | None = None
     configuration: ExecutionConfigurationResponse | None = None
     available_log_warnings: tuple[str, ...] | None = None
     sub_execution_warnings: tuple[SubExecutionWarningResponse, ...] | None = None

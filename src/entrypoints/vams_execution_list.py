@@ -61,6 +61,8 @@ class ExecutionRow(VamsResponse):
     rerun_of_execution_id: str | None = None
     abort_requested_date: VamsDate | None = None
     abort_cause: str | None = None
+    finishing_date: VamsDate | None = None
+    runner_lease_owner: str | None = None
 
     @classmethod
     def of(cls, execution: WorkflowExecution, output: AssetKey | None) -> Self:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import time
@@ -113,6 +114,69 @@ def test_aborting_a_run_whose_completion_is_finishing_it_exits_2_and_leaves_it_r
     assert_bad_input(outcome, f"execution {execution_id} is finishing", "no longer be aborted")
     assert wfx.json("executions", "show", execution_id) == before
     assert before["executionStatus"] == "RUNNING"
+
+
+def _publish_held(wfx: Wfx) -> None:
+    """demo/held: one approval step, so a run parks at its gate, open, with no runner."""
+    document = {
+        "databaseId": "demo",
+        "workflowId": "held",
+        "steps": [{"pipelineId": "sign-off", "executionType": "approval", "approvers": ["carol"]}],
+    }
+    path = wfx.home / "held.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(path))
+
+
+def test_deleting_with_force_a_run_being_finished_says_to_wait_for_its_end(wfx: Wfx) -> None:
+    _publish_held(wfx)
+    execution_id = wfx.run_id("demo/held")
+    _mark_finishing(wfx, execution_id)
+    before = wfx.json("executions", "show", execution_id)
+
+    outcome = wfx("executions", "delete", "--force", execution_id)
+
+    assert_bad_input(outcome, f"execution {execution_id} is finishing", "wait for it to end")
+    assert "then delete it" in outcome.stderr and "aborted" not in outcome.stderr, outcome
+    assert wfx.json("executions", "show", execution_id) == before
+
+
+def test_show_says_a_run_is_finishing_and_its_json_carries_the_stored_mark(wfx: Wfx) -> None:
+    _publish_held(wfx)
+    execution_id = wfx.run_id("demo/held")
+    assert "finishing" not in wfx.ok("executions", "show", execution_id).stdout
+    assert "finishingDate" not in wfx.json("executions", "show", execution_id)
+    _mark_finishing(wfx, execution_id)
+
+    shown = wfx.ok("executions", "show", execution_id).stdout
+    details = wfx.json("executions", "show", execution_id)
+
+    assert re.search(
+        r"\n  finishing +since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: its results are going", shown
+    ), shown
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", details["finishingDate"]), details
+
+
+def test_show_says_a_run_is_being_deleted_and_its_json_carries_the_stored_mark(wfx: Wfx) -> None:
+    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
+    execution_id = wfx.run_id("demo/trivial")
+    assert "runnerLeaseOwner" not in wfx.json("executions", "show", execution_id)
+    database = SqliteDatabase(wfx.home / "wfx.db")
+    try:  # a delete cut short after its first write, as one killed there leaves the run
+        store = SqliteExecutionStore(database, TableNames())
+        change = store.get_run(execution_id).begin_delete(datetime.now(UTC))
+        assert change is not None and store.commit(RunWrite.of(execution_id, change=change))
+    finally:
+        database.close()
+
+    shown = wfx.ok("executions", "show", execution_id).stdout
+    details = wfx.json("executions", "show", execution_id)
+
+    assert re.search(r"\n  deleting +since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: ", shown), shown
+    assert f"wfx executions delete {execution_id}" in shown, shown
+    assert details["runnerLeaseOwner"].startswith("deleting:"), details
+    listed = wfx.json("executions", "list")["Items"]
+    assert listed[0]["runnerLeaseOwner"] == details["runnerLeaseOwner"]
 
 
 def _mark_finishing(wfx: Wfx, execution_id: str) -> None:

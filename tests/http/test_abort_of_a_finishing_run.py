@@ -17,10 +17,7 @@ from tests.http.conftest import ADMIN, DATABASE, Service
 from tests.http.test_abort_meets_delete import GATED
 
 
-@pytest.mark.parametrize("route", ["POST {run}/abort", "DELETE {run}"])
-def test_an_abort_of_a_finishing_run_is_a_409_naming_finishing(
-    service: Service, route: str
-) -> None:
+def _a_finishing_run(service: Service) -> str:
     document = parse_workflow_document(yaml.safe_load(yaml.safe_dump(GATED)))
     service.container.publish_workflow_version().execute(
         PublishWorkflowVersionCommand(document=document, published_by=ADMIN)
@@ -28,10 +25,19 @@ def test_an_abort_of_a_finishing_run_is_a_409_naming_finishing(
     launched = service.container.launch_execution().execute(
         LaunchExecutionCommand(workflow_database_id=DATABASE, workflow_id="held", user_id=ADMIN)
     )
-    execution_id = launched.execution.workflow_execution_id
+    execution_id: str = launched.execution.workflow_execution_id
     store = service.container.execution_store()
     change = store.get_run(execution_id).begin_finishing(datetime(2026, 12, 5, 9, 0, tzinfo=UTC))
     assert change is not None and store.commit(RunWrite.of(execution_id, change=change))
+    return execution_id
+
+
+@pytest.mark.parametrize("route", ["POST {run}/abort", "DELETE {run}"])
+def test_an_abort_of_a_finishing_run_is_a_409_naming_finishing(
+    service: Service, route: str
+) -> None:
+    execution_id = _a_finishing_run(service)
+    store = service.container.execution_store()
     before = store.get_execution(execution_id)
     method, path = route.format(run=f"/workflows/executions/{execution_id}").split()
 
@@ -43,5 +49,27 @@ def test_an_abort_of_a_finishing_run_is_a_409_naming_finishing(
     assert answer.json()["message"] == (
         f"execution {execution_id} is finishing (its results have been going into its output "
         "asset since 2026-12-05T09:00:00Z): it can no longer be aborted"
+    )
+    assert store.get_execution(execution_id) == before
+
+
+def test_a_forced_permanent_delete_of_a_finishing_run_is_a_409_saying_to_wait(
+    service: Service,
+) -> None:
+    execution_id = _a_finishing_run(service)
+    store = service.container.execution_store()
+    before = store.get_execution(execution_id)
+
+    answer = service.client.request(
+        "DELETE",
+        f"/workflows/executions/{execution_id}/permanent?force=true",
+        headers=service.as_user(ADMIN, ("admin",)),
+        json={"confirmDelete": True},
+    )
+
+    assert answer.status_code == 409, answer.text
+    assert answer.json()["message"] == (
+        f"execution {execution_id} is finishing (its results have been going into its output "
+        "asset since 2026-12-05T09:00:00Z): wait for it to end, then delete it"
     )
     assert store.get_execution(execution_id) == before

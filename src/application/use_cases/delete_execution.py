@@ -13,7 +13,7 @@ from application.run_writes import commit_decided
 from application.use_cases.abort_execution import AbortExecution, AbortExecutionCommand
 from domain.errors import ExecutionNotFoundError, ExecutionStillRunningError
 from domain.execution import WorkflowExecution, execution_object_prefix
-from domain.run import Run
+from domain.run import Run, RunIsFinishingError
 from domain.run_write import RunWrite
 
 FORCED_DELETE_CAUSE = "Aborted to be deleted"
@@ -77,9 +77,14 @@ class DeleteExecution:
                 raise ExecutionStillRunningError(execution_id, execution.status.value)
             # Its processes go before its rows: nothing may be left running with nowhere to
             # report, and an abort that fails leaves the run whole.
-            result = self._abort.execute(
-                AbortExecutionCommand(workflow_execution_id=execution_id, cause=FORCED_DELETE_CAUSE)
-            )
+            try:
+                result = self._abort.execute(
+                    AbortExecutionCommand(
+                        workflow_execution_id=execution_id, cause=FORCED_DELETE_CAUSE
+                    )
+                )
+            except RunIsFinishingError as finishing:
+                raise self._finishing(execution_id) from finishing
             aborted, warnings = True, result.warnings
         if execution is not None:
             self._begin(execution_id, None if aborted else execution)
@@ -116,6 +121,16 @@ class DeleteExecution:
             commit_decided(self._store, read, decide, first)
         except ExecutionNotFoundError:
             pass  # another delete got there first: what may be left of it still goes
+
+    def _finishing(self, execution_id: str) -> RunIsFinishingError:
+        """The abort's refusal said as a delete's: its completion ends the run, then it can go."""
+        current = self._current(execution_id)
+        since = current.finishing_date if current is not None else None
+        at = f" since {since.strftime('%Y-%m-%dT%H:%M:%SZ')}" if since is not None else ""
+        return RunIsFinishingError(
+            f"execution {execution_id} is finishing (its results have been going into its "
+            f"output asset{at}): wait for it to end, then delete it"
+        )
 
     def _current(self, execution_id: str) -> WorkflowExecution | None:
         try:

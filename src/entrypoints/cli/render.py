@@ -198,6 +198,22 @@ def _summary_rows(details: ExecutionDetails) -> list[tuple[str, str]]:
         # an abort leaves executionError empty (seed 000): why it was aborted is abortCause
         cause = f": {e.abort_cause}" if e.abort_cause else ""
         rows.append(("aborted", f"requested {when(e.abort_requested_date)}{cause}"))
+    if e.finishing_date is not None and not e.is_terminal:
+        rows.append(
+            (
+                "finishing",
+                f"since {when(e.finishing_date)}: its results are going into its output asset "
+                "(it can no longer be aborted)",
+            )
+        )
+    if e.is_being_deleted and e.runner_lease is not None:
+        rows.append(
+            (
+                "deleting",
+                f"since {when(e.runner_lease.renewed_date)}: a delete began; if it was cut short, "
+                f"wfx executions delete {e.workflow_execution_id} finishes it",
+            )
+        )
     if e.redrive_status:
         reason = f": {e.redrive_status_reason}" if e.redrive_status_reason else ""
         redriven = f" (redriven {e.redrive_count}x)" if e.redrive_count else ""
