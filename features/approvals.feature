@@ -62,3 +62,17 @@ Feature: Approval gates
     When carol approves the new gate saying "now it is"
     Then the execution is SUCCEEDED with a redrive count of 1
     And the approvals of the execution are "REJECTED by carol, APPROVED by carol"
+
+  Scenario: A run an older wfx left parked at the gate it decided goes on at the next read
+    When alice launches "features/gated" over "scans/bunny"
+    And an older wfx records carol's approval of the gate, then dies before handing the run on
+    Then the execution is SUCCEEDED
+    And the step "report" is SUCCEEDED
+
+  Scenario: A run an older wfx left parked at the gate it timed out ends at the next read
+    When alice launches "features/gated" over "scans/bunny"
+    And 1 day passes
+    And an older wfx closes the gate timed out, then dies before handing the run on
+    Then the execution is TIMED_OUT
+    And the step "sign-off" is TIMED_OUT
+    And the step "report" never started

@@ -12,9 +12,11 @@ from domain.approvals import (
     ApprovalStatus,
     Decision,
     NotAnApproverError,
+    parked_approval,
 )
 from domain.authorization import ADMIN_ROLE, Subject
 from domain.errors import DomainError
+from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import Container
 from features.steps.reading import details_of, step_named
@@ -204,3 +206,25 @@ def _(container: Container, world: World, name: str) -> None:
 def _(container: Container, world: World, expected: str) -> None:
     requests = _requests(container, world)
     assert [f"{r.status.value} by {r.decided_by}" for r in requests] == split_list(expected)
+
+
+@when(
+    parsers.re(
+        r"an older wfx (?P<what>records carol's approval of the gate|closes the gate timed out), "
+        r"then dies before handing the run on"
+    )
+)
+def _(container: Container, world: World, what: str) -> None:
+    """The gate's request closed in a write of its own, the run left parked at it: what a wfx
+    that wrote the two apart left when it died between them. Read past every use case."""
+    store = container.execution_store()
+    lease = store.get_execution(world.execution_id).runner_lease
+    approval_id = parked_approval(lease.owner if lease is not None else None)
+    assert approval_id is not None, lease
+    request = container.approvals().get(approval_id)
+    now = container.clock().now()
+    if what.startswith("records"):
+        decided = request.decide(Decision.APPROVE, "carol", (), "file list checked", now)
+        assert store.commit(RunWrite.deciding(decided))
+    else:
+        assert store.commit(RunWrite.closing(request.timed_out(now)))

@@ -243,8 +243,8 @@ class RunWrite:
     def deciding(cls, request: ApprovalRequest, handover: RunChange | None = None) -> RunWrite:
         """An approver's decision: closed only while the request is PENDING and the run open
         with no abort requested. `handover`: the run parked at the gate handed on, in the same
-        write: a decider that died between two writes left the run parked at a decided gate,
-        which no decision, read or timeout hands on any more."""
+        write: a decider that died between two writes (an older wfx made them apart) left the
+        run parked at a decided gate, which only a read of the run hands on then."""
         decided = ApprovalWrite(request, ApprovalWriteKind.CLOSE, while_open=True)
         return cls.of(request.workflow_execution_id, change=handover, approval=decided)
 

@@ -6,12 +6,20 @@ from __future__ import annotations
 
 import os
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.e2e.cli import Wfx
+from adapters.sqlite.approvals import SqliteApprovals
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.sqlite.schema import build_schema
+from adapters.tables import TableNames
+from domain.approvals import Decision
+from domain.run_write import RunWrite
+from tests.e2e.cli import TERMINAL, Wfx
 
 pytestmark = pytest.mark.xdist_group("approvals_cli")
 
@@ -133,3 +141,36 @@ def test_a_rejection_needs_a_reason_and_fails_the_run_with_it(tmp_path: Path) ->
     assert shown["executionStatus"] == "FAILED"
     assert "rejected by carol: wrong branch" in shown["executionError"], shown
     assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("decision", "ended"), [(Decision.APPROVE, "SUCCEEDED"), (Decision.REJECT, "FAILED")]
+)
+def test_a_run_an_older_wfx_left_parked_at_the_gate_it_decided_goes_on_at_the_next_read(
+    tmp_path: Path, decision: Decision, ended: str
+) -> None:
+    """An older wfx wrote a decision and the run's handover apart, and died between the two:
+    the request decided, the run still parked at it, no runner. A read hands it on."""
+    wfx = Wfx(tmp_path / "home")
+    marker = tmp_path / "shipped"
+    _publish_gated(wfx, marker)
+    execution_id = wfx("run", "demo/gated").stdout.strip()
+    (pending,) = wfx.json("approvals", "list", "--pending")["Items"]
+    database = SqliteDatabase(wfx.home / "wfx.db")
+    try:  # the decision's write alone, as that wfx made it
+        approvals = SqliteApprovals(database, build_schema(TableNames()))
+        request = approvals.get(pending["approvalId"])
+        decided = request.decide(decision, "carol", (), "decided before", datetime.now(UTC))
+        assert SqliteExecutionStore(database, TableNames()).commit(RunWrite.deciding(decided))
+    finally:
+        database.close()
+
+    shown = wfx.wait_until(execution_id, lambda d: d["executionStatus"] in TERMINAL, seconds=15)
+
+    assert shown["executionStatus"] == ended, shown
+    statuses = [s["executionStatus"] for s in shown["pipelines"]]
+    if decision is Decision.APPROVE:
+        assert statuses == ["SUCCEEDED", "SUCCEEDED", "SUCCEEDED"] and marker.exists()
+    else:
+        assert statuses == ["SUCCEEDED", "FAILED", "NEW"] and not marker.exists(), statuses
+        assert "rejected by carol: decided before" in shown["executionError"], shown

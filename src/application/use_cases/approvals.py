@@ -338,11 +338,21 @@ class CloseOverdueGate:
         self._approvals, self._store, self._resumer, self._clock = approvals, store, resumer, clock
         self._closer = _Closer(approvals, writer)
 
-    def close_by_id(self, approval_id: str) -> None:
+    def close_by_id(self, approval_id: str) -> bool:
+        """The gate an open run is parked at: closed once past its time, and the run handed
+        on when the gate is closed already (an older wfx wrote a decision and the handover
+        apart, and died between them). True when something may have been written."""
         try:
-            self.execute(self._approvals.get(approval_id))
+            request = self._approvals.get(approval_id)
         except ApprovalNotFoundError:
-            return  # deleted with its run
+            return False  # deleted with its run
+        if not request.is_pending:
+            self._resumer.resume(request)
+            return True
+        if not request.expired(self._clock.now()):
+            return False  # it waits for its decision; its run was read open
+        self.execute(request)
+        return True
 
     def execute(self, request: ApprovalRequest) -> ApprovalRequest:
         return self.execute_all((request,))[0]

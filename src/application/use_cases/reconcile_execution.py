@@ -130,11 +130,10 @@ class ReconcileExecution:
     def _check(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
         gate = Run(execution=execution).parked_at()
         if gate is not None:
-            # no runner to ask: it waits for a decision, or for its gate's time to run out
-            lease = execution.runner_lease
-            if self._overdue is None or lease is None or now < lease.expires_date:
+            # no runner to ask: it waits for a decision, or for its gate's time to run out; its
+            # gate is read each time, for one closed with the run left parked (an older wfx)
+            if self._overdue is None or not self._overdue.close_by_id(gate):
                 return execution
-            self._overdue.close_by_id(gate)
             return self._store.get_execution(execution.workflow_execution_id)
         if Run(execution=execution).lease_expired(now, self._lease):
             return self._lose_runner(execution, now)
