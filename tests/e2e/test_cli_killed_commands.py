@@ -12,7 +12,9 @@ command dying there would.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -24,7 +26,7 @@ from pathlib import Path
 import yaml
 
 from adapters.tables import ResourceKeys, TableNames
-from tests.e2e.cli import USER, Wfx
+from tests.e2e.cli import TRIVIAL_WORKFLOW, USER, Wfx
 from tests.e2e.run_processes import wait_until_nothing_is_left
 from tests.e2e.test_cli_delete import _files_of, _rows_mentioning
 
@@ -224,3 +226,141 @@ def test_ctrl_c_of_an_approve_carrying_the_run_on_aborts_the_run_at_once(wfx: Wf
     wait_until_nothing_is_left(execution_id)
     shown = wfx.json("executions", "show", execution_id)
     assert shown["executionStatus"] == "ABORTED"
+
+
+def test_ctrl_c_of_an_asset_import_says_nothing_was_recorded_and_again_imports_it_all(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    for number in range(6):  # long enough to copy that the Ctrl-C lands while it does
+        with (folder / f"part-{number}.bin").open("wb") as part:
+            part.truncate(32 * 1024 * 1024)
+    objects = wfx.home / "objects"
+    importing = wfx.start("assets", "import", "demo", "scans", str(folder), new_session=True)
+
+    _, stderr = _kill_once(
+        importing,
+        lambda: objects.exists() and any(p.is_file() for p in objects.rglob("*")),
+        "the first file's copy",
+        signal.SIGINT,
+        group=True,
+    )
+
+    # before, exit 130 and nothing said
+    assert importing.returncode == 130, stderr
+    assert stderr == (
+        "interrupted: none of the 6 file(s) was recorded in demo/scans (an import records them "
+        "together, at its end); run the command again\n"
+    )
+    assert wfx("assets", "list", "demo/scans").code != 0  # no file of it recorded
+    wfx.ok("assets", "import", "demo", "scans", str(folder))
+    assert len(wfx.json("assets", "list", "demo/scans")) == 6
+
+
+def test_ctrl_c_of_an_export_into_a_pipe_says_how_many_runs_it_holds(wfx: Wfx) -> None:
+    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
+    for _ in range(2):
+        wfx.run_id("demo/trivial")
+    pipe = wfx.home / "export.pipe"
+    os.mkfifo(pipe)
+    exporting = wfx.start("export", "--to", str(pipe), new_session=True)
+
+    def waiting_for_a_reader() -> bool:
+        try:
+            return (Path("/proc") / str(exporting.pid) / "wchan").read_text() == "wait_for_partner"
+        except OSError:
+            return False
+
+    _, stderr = _kill_once(exporting, waiting_for_a_reader, "the pipe's open", signal.SIGINT, True)
+
+    assert exporting.returncode == 130, stderr
+    assert stderr == (
+        f"interrupted: 0 of 2 run(s) exported to {pipe}, which does not hold the whole export; "
+        "run the command again\n"
+    )
+
+
+def test_ctrl_c_of_a_v1_migration_says_what_is_kept_and_how_to_resume(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    from tests.v1_items import GLOBAL, GLOBAL_MACHINE, v1_item
+
+    items = [
+        v1_item(
+            f"e2{n:06d}-0000-4000-8000-{n:012d}", "db-a", "asset-1", GLOBAL, "SUCCEEDED",
+            "03/04/2024, 09:30:00", "03/04/2024, 09:41:07", "models/a.obj", GLOBAL_MACHINE,
+        )
+        for n in range(20_000)  # far more than it migrates before the Ctrl-C lands
+    ]  # fmt: skip
+    (tmp_path / "items.json").write_text(json.dumps(items))
+    checkpoint = tmp_path / "migrate.checkpoint"
+    migrating = wfx.start(
+        "migrate", "v1", "--from-file", str(tmp_path / "items.json"), "--offline",
+        "--checkpoint", str(checkpoint), new_session=True,
+    )  # fmt: skip
+
+    _, stderr = _kill_once(
+        migrating,
+        lambda: checkpoint.exists() and checkpoint.stat().st_size > 0,
+        "the first item migrated",
+        signal.SIGINT,
+        group=True,
+    )
+
+    assert migrating.returncode == 130, stderr
+    assert stderr == (
+        "interrupted: the items migrated before it are stored, the rest not; run the command "
+        "again to finish: items already migrated are left as they are (it resumes after the "
+        f"last item {checkpoint} records)\n"
+    )
+    last = checkpoint.read_text().split()[-1].rpartition(":")[2]  # DATABASE:ASSET:ID
+    assert wfx.json("executions", "show", last)["executionStatus"] == "SUCCEEDED"
+
+
+def test_ctrl_c_of_an_import_says_which_runs_are_in_and_again_imports_the_rest(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    from tests.v1_items import GLOBAL, GLOBAL_MACHINE, v1_item
+
+    run_id, step_pattern = "e2000000-0000-4000-8000-000000000000", r'"pipelineExecutionId":"'
+    item = v1_item(
+        run_id, "db-a", "asset-1", GLOBAL, "SUCCEEDED", "03/04/2024, 09:30:00",
+        "03/04/2024, 09:41:07", "models/a.obj", GLOBAL_MACHINE,
+    )  # fmt: skip
+    (tmp_path / "items.json").write_text(json.dumps([item]))
+    wfx.ok("migrate", "v1", "--from-file", str(tmp_path / "items.json"), "--offline")
+    wfx.ok("export", "--to", str(tmp_path / "one.jsonl"))
+    header, *lines = (tmp_path / "one.jsonl").read_text().splitlines()
+    step_id = lines[0].split(step_pattern)[1].split('"')[0]
+    copies = [header]
+    for n in range(5000):  # far more runs than it imports before the Ctrl-C lands
+        other_run, other_step = f"e3{n:06d}-0000-4000-8000-{n:012d}", f"{n + 1:032x}"
+        copies += [line.replace(run_id, other_run).replace(step_id, other_step) for line in lines]
+    many = tmp_path / "many.jsonl"
+    many.write_text("\n".join(copies) + "\n")
+    other = wfx.in_home(tmp_path / "other")
+    main = TableNames().get_table_name(ResourceKeys.WORKFLOW_EXECUTIONS)
+
+    def listed() -> int:
+        try:
+            with sqlite3.connect(other.home / "wfx.db") as reader:
+                return int(reader.execute(f'SELECT count(*) FROM "{main}"').fetchone()[0])
+        except sqlite3.Error:  # not made yet
+            return 0
+
+    importing = other.start("import", str(many), new_session=True)
+    _, stderr = _kill_once(importing, lambda: listed() > 0, "a run imported", signal.SIGINT, True)
+
+    assert importing.returncode == 130, stderr
+    said = re.fullmatch(
+        rf"interrupted: (\d+) run\(s\) of {re.escape(str(many))} imported, then run (\S+), "
+        r"which may be cut short \(a run is listed only once it is whole\); the rest were not "
+        r"imported; run the command again to finish \(items already stored are left as they "
+        r"are\)\n",
+        stderr,
+    )
+    assert said is not None, stderr
+    assert listed() - int(said[1]) in (0, 1)  # the run it named, whole or not listed
+    again = other.ok("import", str(many))
+    assert again.stdout.startswith("imported 5000 run(s): ") and listed() == 5000, again

@@ -48,6 +48,18 @@ def signals_interrupt() -> Iterator[None]:
             signal.signal(number, handler)
 
 
+@contextmanager
+def saying_what_ctrl_c_left(said: Callable[[], str]) -> Iterator[None]:
+    """Ctrl-C on a long command that runs no workflow (an import, an export, a migration): one
+    line on stderr, `interrupted: ` and `said()` (what was done, what was not, how to finish),
+    then exit 130, as the shell reports a command Ctrl-C ended."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        print(f"interrupted: {said()}", file=sys.stderr)
+        raise SystemExit(128 + signal.SIGINT) from None
+
+
 def stored_end(container: Container, execution_id: str) -> Callable[[float], bool]:
     """`join` for a run as stored: True once a read finds it ended or parked at an approval
     gate (where its own runner lets go too), after waiting up to the seconds given. A read

@@ -374,6 +374,7 @@ def _import(
     from domain.assets import check_asset_ids
     from domain.errors import InvalidInputError
     from entrypoints.cli.import_paths import files_to_import
+    from entrypoints.cli.interrupts import saying_what_ctrl_c_left
 
     check_asset_ids(database_id, asset_id, "DATABASE_ID ASSET_ID")
     pairs = []
@@ -390,7 +391,15 @@ def _import(
         ),
         metadata=tuple(pairs),
     )
-    return container.import_asset_files().execute(command)
+    # the files of an import are recorded in one write, at its end
+    with saying_what_ctrl_c_left(
+        lambda: (
+            f"none of the {len(command.files)} file(s) was recorded in "
+            f"{database_id}/{asset_id} (an import records them together, at its end); run the "
+            "command again"
+        )
+    ):
+        return container.import_asset_files().execute(command)
 
 
 @app.command("run")

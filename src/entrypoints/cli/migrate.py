@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from entrypoints.cli import context
+from entrypoints.cli.interrupts import saying_what_ctrl_c_left
 
 if TYPE_CHECKING:
     from application.ports.migration import V1Items
@@ -93,11 +94,20 @@ def migrate_v1(
 
         overrides["step_functions"] = UnreachableLegacyExecutions()
     migration = container.migrate_v1(**overrides)
-    if checkpoint is None:
-        result = migration.execute(MigrateV1Command(dry_run=dry_run))
-    else:
-        with context.writing("--checkpoint", checkpoint):
+    resumes = f" (it resumes after the last item {checkpoint} records)" if checkpoint else ""
+    with saying_what_ctrl_c_left(
+        lambda: (
+            "nothing was written (a dry run)"
+            if dry_run
+            else "the items migrated before it are stored, the rest not; run the command again to "
+            f"finish: items already migrated are left as they are{resumes}"
+        )
+    ):
+        if checkpoint is None:
             result = migration.execute(MigrateV1Command(dry_run=dry_run))
+        else:
+            with context.writing("--checkpoint", checkpoint):
+                result = migration.execute(MigrateV1Command(dry_run=dry_run))
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.migration_responses import MigrationReportResponse
@@ -148,7 +158,15 @@ def migrate_items(
     if dry_run and verify:
         raise InvalidInputError("--dry-run, --verify: give one, not both")
     command = MigrateItemsCommand(dry_run=dry_run, verify=verify)
-    result = context.container().migrate_items().execute(command)
+    with saying_what_ctrl_c_left(
+        lambda: (
+            "nothing was written"
+            if dry_run or verify
+            else "the items rewritten before it are stored, the rest not; run the command again "
+            "to finish (only items still in an earlier shape are written)"
+        )
+    ):
+        result = context.container().migrate_items().execute(command)
     if json_output:
         from entrypoints.cli.render import dump_json
 

@@ -74,6 +74,7 @@ def export(
     version and asset files, and its offloaded bodies, to one JSON Lines file."""
     from adapters.archive_file import write_header, write_run
     from application.use_cases.export_executions import ExportExecutionsCommand
+    from entrypoints.cli.interrupts import saying_what_ctrl_c_left
 
     command = ExportExecutionsCommand(since=parse_since(since) if since else None)
     exported = context.container().export_executions().execute(command)
@@ -83,7 +84,14 @@ def export(
     streamed = to.is_symlink() or (to.exists() and not to.is_file())
     written = to if streamed else to.with_name(to.name + ".partial")
     runs = items = bodies = 0
-    with context.writing("--to", to):
+
+    def cut_short() -> str:
+        done = f"{runs} of {len(exported.run_ids)} run(s) exported"
+        if streamed:
+            return f"{done} to {to}, which does not hold the whole export; run the command again"
+        return f"{done}; nothing was written to {to}; run the command again"
+
+    with saying_what_ctrl_c_left(cut_short), context.writing("--to", to):
         try:
             with (
                 written.open("w", encoding="utf-8") as stream,
@@ -190,11 +198,36 @@ def import_(
 
     if not file.is_file():
         raise InvalidInputError(f"FILE.jsonl: {str(file)!r} is not a file")
+    from application.ports.migration import RejectedRun
+    from entrypoints.cli.interrupts import saying_what_ctrl_c_left
+
     container = context.container()
-    result = container.import_executions().execute(_read(file, "importing"))
+    handed: list[str] = []  # the runs handed to the import so far, by id
+    verifying = False
+
+    def cut_short() -> str:
+        if verifying:
+            return f"every run of {file} was imported; the verification was not finished"
+        if not handed:
+            return f"no run of {file} was imported"
+        return (
+            f"{len(handed) - 1} run(s) of {file} imported, then run {handed[-1]}, which may be "
+            "cut short (a run is listed only once it is whole); the rest were not imported; run "
+            "the command again to finish (items already stored are left as they are)"
+        )
+
+    def counted(runs: Iterator[ArchivedRun | RejectedRun]) -> Iterator[ArchivedRun | RejectedRun]:
+        for run in runs:
+            if not isinstance(run, RejectedRun):
+                handed.append(run.workflow_execution_id)
+            yield run
+
     differences: list[str] = []
-    if verify:
-        differences = container.verify_executions().execute(_read(file, "verifying"))
+    with saying_what_ctrl_c_left(cut_short):
+        result = container.import_executions().execute(counted(_read(file, "importing")))
+        if verify:
+            verifying = True
+            differences = container.verify_executions().execute(_read(file, "verifying"))
     for conflict in result.conflicts:
         _warn(f"warning: {conflict}")
     for rejected in result.rejected:
