@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from entrypoints.cli import context
-from entrypoints.cli.interrupts import saying_what_ctrl_c_left
 
 if TYPE_CHECKING:
     from application.ports.migration import V1Items
@@ -94,6 +93,8 @@ def migrate_v1(
 
         overrides["step_functions"] = UnreachableLegacyExecutions()
     migration = container.migrate_v1(**overrides)
+    from entrypoints.cli.interrupts import saying_what_ctrl_c_left
+
     resumes = f" (it resumes after the last item {checkpoint} records)" if checkpoint else ""
     with saying_what_ctrl_c_left(
         lambda: (
@@ -157,6 +158,8 @@ def migrate_items(
 
     if dry_run and verify:
         raise InvalidInputError("--dry-run, --verify: give one, not both")
+    from entrypoints.cli.interrupts import saying_what_ctrl_c_left
+
     command = MigrateItemsCommand(dry_run=dry_run, verify=verify)
     with saying_what_ctrl_c_left(
         lambda: (
