@@ -110,3 +110,39 @@ def test_no_claims_is_a_401_and_a_user_with_no_role_a_403(on_dynamodb: str) -> N
     )
     assert stranger["statusCode"] == 403
     assert set(json.loads(stranger["body"])) == {"message"}
+
+
+@pytest.mark.parametrize(
+    "authorizer",
+    ["jwt", {"jwt": "claims"}, {"jwt": {"claims": "sub=root"}}, ["jwt"]],
+    ids=["authorizer-a-string", "jwt-a-string", "claims-a-string", "authorizer-a-list"],
+)
+def test_an_authorizer_context_of_the_wrong_shape_is_a_401_not_a_500(
+    on_dynamodb: str, authorizer: Any
+) -> None:
+    # a direct invoke, or an authorizer of another kind, may put anything there
+    event = _event("GET", f"/workflows/executions/{on_dynamodb}", None)
+    event["requestContext"]["authorizer"] = authorizer
+    answer = http.lambda_handler(event, None)
+    assert answer["statusCode"] == 401, answer
+    assert "JWT authorizer" in json.loads(answer["body"])["message"]
+
+
+@pytest.mark.parametrize("sub", [{"name": "root"}, ["root"], True], ids=["object", "list", "bool"])
+def test_a_user_claim_that_is_no_string_names_no_user(on_dynamodb: str, sub: Any) -> None:
+    claims = {"sub": sub, "cognito:groups": "[admin]"}
+    event = _event("GET", f"/workflows/executions/{on_dynamodb}", claims)
+    answer = http.lambda_handler(event, None)
+    assert answer["statusCode"] == 401, answer
+    assert "sub" in json.loads(answer["body"])["message"]
+
+
+@pytest.mark.parametrize(
+    "groups", ['["admin", "reader"]', "[admin reader]", "admin,reader", ["admin", "reader"]]
+)
+def test_the_groups_claim_reads_the_same_in_every_rendering(on_dynamodb: str, groups: Any) -> None:
+    # API Gateway renders a list claim `[a b]`; a mapping template may pass it JSON-encoded
+    claims = {"sub": "root", "cognito:groups": groups}
+    event = _event("GET", f"/workflows/executions/{on_dynamodb}", claims)
+    answer = http.lambda_handler(event, None)
+    assert answer["statusCode"] == 200, answer
