@@ -12,12 +12,13 @@ HandleExecutionError.
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from application.validation_messages import describe_validation_error
+from domain.errors import InvalidInputError
 from domain.redaction import redact
 from domain.run import failure_message
 from domain.statuses import StepStatus, TerminalExecutionStatus, TerminalStepStatus
@@ -38,6 +39,22 @@ class _Event(BaseModel):
         populate_by_name=False,
         defer_build=True,
     )
+
+
+_Parsed = TypeVar("_Parsed", bound=_Event)
+
+
+def _parsed(model: type[_Parsed], event: object, handler: str) -> _Parsed:
+    """The event as its model, or an error naming each field and its rule. Pydantic's own
+    message quotes the input it refused, a whole event for a rule over several fields: that
+    message is the task's cause, stored with the run and logged, and a step's error text in it
+    may hold what a secret's redaction is for."""
+    if not isinstance(event, dict):
+        raise InvalidInputError(f"{handler} event: should be an object")
+    try:
+        return model.model_validate(event)
+    except ValidationError as invalid:
+        raise InvalidInputError(f"{handler} event: {describe_validation_error(invalid)}") from None
 
 
 class CaughtError(BaseModel):
@@ -96,7 +113,7 @@ def track_step(event: dict[str, Any], context: object) -> dict[str, Any]:
     # error prints the input it refused, and that error is the task's cause, stored and logged).
     fields = dict(event) if isinstance(event, dict) else event
     token = fields.pop(_TASK_TOKEN, None) if isinstance(fields, dict) else None
-    parsed = TrackStepEvent.model_validate(fields)
+    parsed = _parsed(TrackStepEvent, fields, "track_step")
     if parsed.action == "gate":
         return _open_gate(parsed, token)
     if token is not None:
@@ -209,7 +226,7 @@ def complete_execution(event: dict[str, Any], context: object) -> dict[str, Any]
     """End-state output processing: CompleteExecution."""
     from application.use_cases.complete_execution import CompleteExecutionCommand
 
-    parsed = CompleteExecutionEvent.model_validate(event)
+    parsed = _parsed(CompleteExecutionEvent, event, "complete_execution")
     execution = container.complete_execution().execute(
         CompleteExecutionCommand(
             workflow_execution_id=parsed.workflow_execution_id,
@@ -234,7 +251,7 @@ def handle_execution_error(event: dict[str, Any], context: object) -> dict[str, 
     """The Catch of every task: HandleExecutionError (the run ends FAILED with that error)."""
     from application.use_cases.handle_execution_error import HandleExecutionErrorCommand
 
-    parsed = HandleExecutionErrorEvent.model_validate(event)
+    parsed = _parsed(HandleExecutionErrorEvent, event, "handle_execution_error")
     result = container.handle_execution_error().execute(
         HandleExecutionErrorCommand(
             workflow_execution_id=parsed.workflow_execution_id,

@@ -110,3 +110,106 @@ def test_no_claims_is_a_401_and_a_user_with_no_role_a_403(on_dynamodb: str) -> N
     )
     assert stranger["statusCode"] == 403
     assert set(json.loads(stranger["body"])) == {"message"}
+
+
+@pytest.mark.parametrize(
+    "authorizer",
+    ["jwt", {"jwt": "claims"}, {"jwt": {"claims": "sub=root"}}, ["jwt"]],
+    ids=["authorizer-a-string", "jwt-a-string", "claims-a-string", "authorizer-a-list"],
+)
+def test_an_authorizer_context_of_the_wrong_shape_is_a_401_not_a_500(
+    on_dynamodb: str, authorizer: Any
+) -> None:
+    # a direct invoke, or an authorizer of another kind, may put anything there
+    event = _event("GET", f"/workflows/executions/{on_dynamodb}", None)
+    event["requestContext"]["authorizer"] = authorizer
+    answer = http.lambda_handler(event, None)
+    assert answer["statusCode"] == 401, answer
+    assert "JWT authorizer" in json.loads(answer["body"])["message"]
+
+
+@pytest.mark.parametrize("sub", [{"name": "root"}, ["root"], True], ids=["object", "list", "bool"])
+def test_a_user_claim_that_is_no_string_names_no_user(on_dynamodb: str, sub: Any) -> None:
+    claims = {"sub": sub, "cognito:groups": "[admin]"}
+    event = _event("GET", f"/workflows/executions/{on_dynamodb}", claims)
+    answer = http.lambda_handler(event, None)
+    assert answer["statusCode"] == 401, answer
+    assert "sub" in json.loads(answer["body"])["message"]
+
+
+@pytest.mark.parametrize(
+    "groups", ['["admin", "reader"]', "[admin reader]", "admin,reader", ["admin", "reader"]]
+)
+def test_the_groups_claim_reads_the_same_in_every_rendering(on_dynamodb: str, groups: Any) -> None:
+    # API Gateway renders a list claim `[a b]`; a mapping template may pass it JSON-encoded
+    claims = {"sub": "root", "cognito:groups": groups}
+    event = _event("GET", f"/workflows/executions/{on_dynamodb}", claims)
+    answer = http.lambda_handler(event, None)
+    assert answer["statusCode"] == 200, answer
+
+
+def _without(key: str) -> Any:
+    def change(event: dict[str, Any]) -> None:
+        del event[key]
+
+    return change
+
+
+def _set(value: Any, *path: str) -> Any:
+    def change(event: dict[str, Any]) -> None:
+        target = event
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return change
+
+
+def _not_base64(event: dict[str, Any]) -> None:
+    event.update(body="!!! not base64", isBase64Encoded=True)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (_without("requestContext"), "requestContext"),
+        (_set("ctx", "requestContext"), "requestContext"),
+        (_without("version"), "version"),
+        (_set("1.0", "version"), "version"),
+        (_set(None, "headers"), "headers"),
+        (_set(5, "headers", "x-n"), "headers.x-n"),
+        (_set(None, "rawQueryString"), "rawQueryString"),
+        (_set(None, "requestContext", "http"), "requestContext.http"),
+        (_set(["a", 1], "cookies"), "cookies[1]"),
+        (_not_base64, "body"),
+    ],
+    ids=[
+        "no-requestContext",
+        "requestContext-a-string",
+        "no-version",
+        "version-1.0-shape-2.0",
+        "headers-null",
+        "header-a-number",
+        "query-null",
+        "http-null",
+        "cookie-a-number",
+        "body-not-base64",
+    ],
+)
+def test_an_event_api_gateway_would_never_send_is_a_400_naming_its_field(
+    on_dynamodb: str, change: Any, field: str
+) -> None:
+    # a direct invoke or a misconfigured integration: answered, never raised out of the Lambda
+    event = _event("GET", f"/workflows/executions/{on_dynamodb}", {"sub": "root"})
+    change(event)
+    answer = http.lambda_handler(event, None)
+    assert answer["statusCode"] == 400, answer
+    assert answer["headers"]["content-type"] == "application/json"
+    text = json.loads(answer["body"])["message"]
+    assert text.startswith(f"event {field}: "), text
+
+
+def test_an_event_that_is_no_object_is_a_400(on_dynamodb: str) -> None:
+    answer = http.lambda_handler(["GET", "/workflows/executions"], None)  # type: ignore[arg-type]
+    assert answer["statusCode"] == 400, answer
+    assert "API Gateway HTTP API" in json.loads(answer["body"])["message"]

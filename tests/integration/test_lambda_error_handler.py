@@ -9,9 +9,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from pydantic import ValidationError
 
 from application.ports.executions import ExecutionStore
+from domain.errors import InvalidInputError
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import create_all_tables
 from tests.contract.builders import a_launch, step_id, write_launch
@@ -75,5 +75,5 @@ def test_a_second_delivery_of_the_error_changes_nothing(handlers: ModuleType) ->
 
 
 def test_an_event_without_the_execution_id_is_refused(handlers: ModuleType) -> None:
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidInputError, match="workflowExecutionId: required"):
         handlers.handle_execution_error({"error": {"Error": "E"}}, None)

@@ -14,10 +14,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
 
 from application.ports.executions import ExecutionStore
-from domain.errors import ExecutionNotFoundError
+from domain.errors import ExecutionNotFoundError, InvalidInputError
 from domain.run import RunIsStoppingError
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import create_all_tables
@@ -144,7 +143,7 @@ def test_a_malformed_tracking_event_is_refused_and_writes_nothing(
     handlers: ModuleType, event: dict[str, Any], problem: str
 ) -> None:
     ids = {"workflowExecutionId": EXECUTION_ID, "pipelineExecutionId": FIRST}
-    with pytest.raises(ValidationError, match=problem):
+    with pytest.raises(InvalidInputError, match=problem):
         handlers.track_step(ids | event, None)
     assert _store(handlers).get_step(FIRST).status is StepStatus.NEW
 
@@ -158,7 +157,7 @@ def test_a_step_of_another_execution_is_not_found(handlers: ModuleType) -> None:
 
 
 def test_a_completion_without_a_terminal_status_is_refused(handlers: ModuleType) -> None:
-    with pytest.raises(ValidationError, match="status"):
+    with pytest.raises(InvalidInputError, match="status"):
         handlers.complete_execution(
             {"workflowExecutionId": EXECUTION_ID, "status": "RUNNING"}, None
         )
@@ -244,3 +243,41 @@ def test_a_completion_after_the_abort_request_does_not_write_succeeded(
     )
 
     assert completed["status"] == "ABORTED"
+
+
+# -- a refused event: its error is the Lambda's errorMessage, logged and stored as the run's cause
+
+
+SECRET = "db password=hunter2-s3cr3t"
+
+
+@pytest.mark.parametrize(
+    ("handler", "event", "field"),
+    [
+        ("track_step", {"action": "start", "error": SECRET}, "status"),
+        ("track_step", {"action": "finish", "status": "SUCCEEDED", "note": SECRET}, "note"),
+        ("track_step", {"action": "finish", "status": SECRET}, "status"),
+        ("complete_execution", {"status": "SUCCEEDED", "error": {"text": SECRET}}, "error"),
+        ("handle_execution_error", {"error": SECRET}, "error"),
+    ],
+    ids=["start-with-error", "extra-field", "unknown-status", "error-an-object", "error-a-string"],
+)
+def test_a_refused_event_names_its_field_and_quotes_nothing_it_carries(
+    handlers: ModuleType, handler: str, event: dict[str, Any], field: str
+) -> None:
+    ids = {"workflowExecutionId": EXECUTION_ID, "pipelineExecutionId": FIRST}
+    if handler != "track_step":
+        del ids["pipelineExecutionId"]
+    with pytest.raises(InvalidInputError) as refused:
+        getattr(handlers, handler)(ids | event, None)
+    text = str(refused.value)
+    assert field in text
+    assert "hunter2" not in text and "\n" not in text, text
+    assert _store(handlers).get_step(FIRST).status is StepStatus.NEW
+    assert _store(handlers).get_execution(EXECUTION_ID).status is ExecutionStatus.RUNNING
+
+
+@pytest.mark.parametrize("event", [None, [1], "start"], ids=["null", "a-list", "a-string"])
+def test_an_event_that_is_no_object_is_refused_by_name(handlers: ModuleType, event: Any) -> None:
+    with pytest.raises(InvalidInputError, match="track_step event: should be an object"):
+        handlers.track_step(event, None)

@@ -8,6 +8,7 @@ kept for the warm ones; that first request runs with the cycle collector paused
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from mangum import Mangum
@@ -40,5 +41,15 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
 
 def _answer(mangum: Mangum, event: dict[str, Any], context: Any) -> dict[str, Any]:
+    from entrypoints.http.api_gateway_event import event_problem
+
+    problem = event_problem(event)
+    if problem is not None:
+        return {
+            "statusCode": 400,
+            "headers": {"content-type": "application/json"},
+            "body": json.dumps({"message": problem}, separators=(",", ":")),
+            "isBase64Encoded": False,
+        }
     answer: dict[str, Any] = mangum(event, context)
     return answer

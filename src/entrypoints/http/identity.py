@@ -45,9 +45,10 @@ def api_gateway_claims(
     hands over the event whose `requestContext.authorizer.jwt.claims` name the caller."""
 
     def identify(request: Request) -> Subject:
-        event = request.scope.get("aws.event") or {}
-        context = event.get("requestContext") or {}
-        claims = ((context.get("authorizer") or {}).get("jwt") or {}).get("claims")
+        # a direct invoke may put anything at any level: what is no object holds no identity
+        claims: object = request.scope.get("aws.event")
+        for key in ("requestContext", "authorizer", "jwt", "claims"):
+            claims = claims.get(key) if isinstance(claims, Mapping) else None
         if not isinstance(claims, Mapping) or not claims:
             raise NotAuthenticatedError(
                 "the request carries no verified identity: put the route behind the API's "
