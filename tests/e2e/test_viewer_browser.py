@@ -219,6 +219,9 @@ def test_log_in_list_filter_inspect_approve_and_abort(served: Served, page: Page
     expect(page.locator("#logs")).to_contain_text(MESH_LOG_LINE)
     preview = page.locator("img.preview").first
     expect(preview).to_be_visible()
+    # visible is not loaded: the image's bytes are streamed after the page, so wait for them
+    # (bounded by the default timeout) before asking whether they made a picture
+    page.wait_for_function("img => img.complete", arg=preview.element_handle())
     assert page.evaluate("img => img.naturalWidth", preview.element_handle()) > 0
     assert page.evaluate(UNLABELLED) == []
     page.screenshot(path=served.shots / "execution.png")
@@ -341,7 +344,8 @@ def test_what_a_hostile_step_stored_shows_as_text_and_never_runs(
     _narrow_fits(page)
     preview = page.locator("img.preview")
     expect(preview).to_have_count(1)
-    assert page.evaluate("img => img.complete && img.naturalWidth", preview.element_handle())
+    page.wait_for_function("img => img.complete", arg=preview.element_handle())  # streamed
+    assert page.evaluate("img => img.naturalWidth", preview.element_handle())
     page.goto(f"{served.base}/catalog/demo/hostile")
     expect(page.locator("main")).to_contain_text(HOSTILE)
     _narrow_fits(page)
