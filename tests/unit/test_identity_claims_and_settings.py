@@ -106,3 +106,14 @@ def test_verifier_for_picks_the_jwks_when_configured_else_the_local_key(tmp_path
 
     assert isinstance(verifier_for(local, tmp_path), LocalTokenVerifier)
     assert isinstance(verifier_for(remote, tmp_path), JwksTokenVerifier)
+
+
+def test_a_role_claim_nested_past_what_python_reads_gives_no_role() -> None:
+    """A direct invoke may put any text in a claim: a list nested 100,000 deep is no role list
+    (nothing granted), never a RecursionError out of the identity check."""
+    deep = "[" * 100_000 + "]" * 100_000
+
+    subject = claims_subject({"sub": "mallory", "cognito:groups": deep})
+
+    assert subject.user_id == "mallory"
+    assert subject.roles == ()

@@ -65,4 +65,6 @@ def _json_list(text: str) -> list[Any] | None:
         listed = json.loads(text)
     except ValueError:
         return None
+    except RecursionError:  # a list nested past what Python reads: no role of it is granted
+        return []
     return listed if isinstance(listed, list) else None
