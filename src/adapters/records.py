@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
+from decimal import Decimal
 from typing import Any
 
 from adapters.item_budget import (
@@ -173,11 +174,26 @@ def table_date(moment: datetime | None) -> str:
     return format_table_date(moment) if moment is not None else ""
 
 
-def parse_date(text: str) -> datetime:
+def parse_date(text: str | int | float | Decimal) -> datetime:
+    if not isinstance(text, str):
+        # seconds since the epoch, as a person or a script may put them (DynamoDB: a Decimal)
+        if isinstance(text, bool):
+            raise TypeError(f"a date cannot be {text!r}")
+        return datetime.fromtimestamp(float(text), UTC)
     # fromisoformat reads our own format ~40x faster than strptime (lists parse many rows), and
     # gives our "Z" as UTC itself: astimezone only for a date written with another offset.
     moment = datetime.fromisoformat(text)
-    return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+    if moment.tzinfo is UTC:
+        return moment
+    # no offset (`datetime.utcnow().isoformat()`): UTC as every writer of these tables means it,
+    # not the reading host's local time
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def stored_status(value: Any) -> str:
+    """A status as another writer stored it (`succeeded`, ` RUNNING`) in the spelling wfx's
+    statuses have."""
+    return value.strip().upper() if isinstance(value, str) else value
 
 
 def join_key(*parts: str) -> str:

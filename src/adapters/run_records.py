@@ -23,6 +23,7 @@ from adapters.records import (
     join_key,
     parse_date,
     put_present,
+    stored_status,
     table_date,
 )
 from domain.authorization import AccessFacts, AssetKey
@@ -233,7 +234,7 @@ def parse_execution_record(item: Item) -> WorkflowExecution:
         "workflow_database_id": item["workflowDatabaseId"],
         "workflow_id": item["workflowId"],
         "workflow_version": int(item.get("workflowVersion", _UNVERSIONED)),
-        "status": item["executionStatus"],
+        "status": stored_status(item["executionStatus"]),
         "execution_start_date": parse_date(item["executionStartDate"]),
         "triggered_by_user_id": item.get("triggeredByUserId") or "system",
         "trigger_type": item["triggerType"],

@@ -29,6 +29,7 @@ from adapters.records import (
     metadata_text,
     optional_date,
     parse_date,
+    stored_status,
     table_date,
 )
 from domain.attempts import TaskExecution
@@ -295,7 +296,7 @@ def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
         # a row VAMS wrote has no index: parse_run_steps numbers a run's steps by their chain
         step_index=int(item.get("stepIndex", 0)),
         step_definition_id=item.get("stepDefinitionId"),
-        status=_step_value(item, STEP_STATUS) or StepStatus.NEW,
+        status=stored_status(_step_value(item, STEP_STATUS)) or StepStatus.NEW,
         start_date=parse_date(start) if start else None,
         stop_date=parse_date(stop) if stop else None,
         execution_type=_execution_type_of(item),
