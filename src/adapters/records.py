@@ -35,6 +35,8 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
+from pydantic import ValidationError
+
 from adapters.item_budget import (
     KEPT_BYTES,
     Keep,
@@ -47,6 +49,7 @@ from adapters.item_budget import (
 )
 from domain.approvals import ApprovalGate
 from domain.assets import AssetFile
+from domain.errors import UnreadableRowError
 from domain.execution import (
     RUN_LOG_TAIL_BYTES,
 )
@@ -188,6 +191,31 @@ def parse_date(text: str | int | float | Decimal) -> datetime:
     # no offset (`datetime.utcnow().isoformat()`): UTC as every writer of these tables means it,
     # not the reading host's local time
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def unreadable_row(table: str, key: str, error: Exception) -> UnreadableRowError:
+    """Why the row `key` of `table` could not be read, in one line naming what is wrong."""
+    if isinstance(error, KeyError):
+        what = f"{error.args[0]} is missing"
+    elif isinstance(error, ValidationError):
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        what = f"{field}: {first['msg']} (stored: {first['input']!r})"
+    else:
+        what = str(error)
+    return UnreadableRowError(
+        f"{table} row {key} cannot be read: {what}; mend or delete the row (another writer "
+        "stored it)"
+    )
+
+
+def stored_date(item: Item, name: str) -> datetime:
+    """The date attribute `name` of a row; one that is not a date is named in the error."""
+    value = item[name]
+    try:
+        return parse_date(value)
+    except (ValueError, TypeError):
+        raise ValueError(f"{name} is not a date (stored: {value!r})") from None
 
 
 def stored_status(value: Any) -> str:

@@ -23,8 +23,10 @@ from adapters.records import (
     join_key,
     parse_date,
     put_present,
+    stored_date,
     stored_status,
     table_date,
+    unreadable_row,
 )
 from domain.authorization import AccessFacts, AssetKey
 from domain.execution import (
@@ -229,13 +231,21 @@ _EARLIER_ARNS = (("stateMachineArn", "state_machine_arn"), ("executionArn", "exe
 
 
 def parse_execution_record(item: Item) -> WorkflowExecution:
+    try:
+        return _parse_execution_record(item)
+    except (KeyError, ValueError, TypeError) as error:  # pydantic's ValidationError included
+        key = str(item.get("workflowExecutionId", "(no workflowExecutionId)"))
+        raise unreadable_row("WorkflowExecutionsStorageTableV2", key, error) from None
+
+
+def _parse_execution_record(item: Item) -> WorkflowExecution:
     fields: dict[str, Any] = {
         "workflow_execution_id": item["workflowExecutionId"],
         "workflow_database_id": item["workflowDatabaseId"],
         "workflow_id": item["workflowId"],
         "workflow_version": int(item.get("workflowVersion", _UNVERSIONED)),
         "status": stored_status(item["executionStatus"]),
-        "execution_start_date": parse_date(item["executionStartDate"]),
+        "execution_start_date": stored_date(item, "executionStartDate"),
         "triggered_by_user_id": item.get("triggeredByUserId") or "system",
         "trigger_type": item["triggerType"],
     }
@@ -248,8 +258,8 @@ def parse_execution_record(item: Item) -> WorkflowExecution:
     if "orchestrator" not in item:
         fields["orchestrator"] = STEP_FUNCTIONS_ORCHESTRATOR
     for attribute, field in _EXECUTION_OPTIONAL_DATES:
-        if value := item.get(attribute):
-            fields[field] = parse_date(value)
+        if item.get(attribute):
+            fields[field] = stored_date(item, attribute)
     if "redriveCount" in item:
         fields["redrive_count"] = int(item["redriveCount"])
     if item.get(START_DATE_ESTIMATED):

@@ -29,8 +29,10 @@ from adapters.records import (
     metadata_text,
     optional_date,
     parse_date,
+    stored_date,
     stored_status,
     table_date,
+    unreadable_row,
 )
 from domain.attempts import TaskExecution
 from domain.execution import (
@@ -282,12 +284,25 @@ def _step_value(item: Item, name: str) -> Any:
     return item[name] if name in item else item.get(EARLIER_STEP_NAMES[name])
 
 
+def _step_date(item: Item, name: str) -> datetime | None:
+    stored = name if name in item else EARLIER_STEP_NAMES[name]
+    return stored_date(item, stored) if item.get(stored) else None
+
+
 def _first_of(item: Item, *names: str) -> str:
     return next((str(item[name]) for name in names if item.get(name)), "")
 
 
 def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
-    start, stop = _step_value(item, STEP_START_DATE), _step_value(item, STEP_STOP_DATE)
+    try:
+        return _parse_pipeline_execution_record(item)
+    except (KeyError, ValueError, TypeError) as error:  # pydantic's ValidationError included
+        key = str(item.get("pipelineExecutionId", "(no pipelineExecutionId)"))
+        raise unreadable_row("PipelineExecutionsStorageTable", key, error) from None
+
+
+def _parse_pipeline_execution_record(item: Item) -> PipelineExecution:
+    start, stop = _step_date(item, STEP_START_DATE), _step_date(item, STEP_STOP_DATE)
     return PipelineExecution(
         pipeline_execution_id=item["pipelineExecutionId"],
         workflow_execution_id=item["workflowExecutionId"],
@@ -297,8 +312,8 @@ def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
         step_index=int(item.get("stepIndex", 0)),
         step_definition_id=item.get("stepDefinitionId"),
         status=stored_status(_step_value(item, STEP_STATUS)) or StepStatus.NEW,
-        start_date=parse_date(start) if start else None,
-        stop_date=parse_date(stop) if stop else None,
+        start_date=start,
+        stop_date=stop,
         execution_type=_execution_type_of(item),
         input_file_arity=item.get("inputFileArity", InputFileArity.MANY.value),
         wait_for_callback=item.get("waitForCallback") == _CALLBACK[True],

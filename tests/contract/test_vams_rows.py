@@ -24,6 +24,7 @@ from application.use_cases.get_execution_metadata import (
     GetExecutionMetadataQuery,
 )
 from domain.authorization import AssetKey
+from domain.errors import UnreadableRowError
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.vams_details import VamsDetailsAnswer
 from tests import vams_items as vams
@@ -282,3 +283,20 @@ def test_a_run_whose_statuses_and_dates_were_written_by_hand_reads_as_what_they_
     steps = hand_edited.list_steps(vams.EXECUTION_ID)
     assert [s.status for s in steps] == [StepStatus.SUCCEEDED] * 3
     assert steps[1].start_date == datetime(2026, 11, 30, 10, 1, 1, tzinfo=UTC)
+
+
+@pytest.fixture(params=BACKENDS)
+def cancelled(request: pytest.FixtureRequest) -> Any:
+    items = vams.vams_run()
+    items[ResourceKeys.WORKFLOW_EXECUTIONS][0]["executionStatus"] = "CANCELLED"
+    items[ResourceKeys.PIPELINE_EXECUTIONS][2]["executionStartDate"] = "30/11/2026"
+    return _store_with(request, items)
+
+
+def test_a_row_no_wfx_status_or_date_reads_as_is_refused_naming_its_table_key_and_attribute(
+    cancelled: Any,
+) -> None:
+    with pytest.raises(UnreadableRowError, match=rf"V2 row {vams.EXECUTION_ID} .*'CANCELLED'"):
+        cancelled.list_executions(ListScope.ALL, None, 10, None)
+    with pytest.raises(UnreadableRowError, match=rf"row {vams.STEPS[2]} .*executionStartDate"):
+        cancelled.list_steps(vams.EXECUTION_ID)

@@ -1,0 +1,83 @@
+"""Rows another writer (VAMS, a person, an older wfx) left in a shape wfx cannot read, in a real
+SQLite file, read by a real `wfx`: one line naming the table, the row's key and what is wrong,
+exit 2, never a traceback; the row itself left as it was."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from adapters.sqlite.schema import build_schema
+from adapters.sqlite.statements import TableSql
+from adapters.tables import ResourceKeys, TableNames
+from tests import vams_items as vams
+from tests.e2e.cli import Wfx
+
+Items = dict[ResourceKeys, list[dict[str, Any]]]
+MAIN = ResourceKeys.WORKFLOW_EXECUTIONS
+STEPS = ResourceKeys.PIPELINE_EXECUTIONS
+
+
+def _plant(wfx: Wfx, edit: Callable[[Items], None]) -> list[tuple[str, ...]]:
+    """VAMS's run, edited, written beside wfx; the stored main and step rows as written."""
+    wfx.ok("executions", "list")  # the database, as wfx creates it
+    items = vams.vams_run()
+    edit(items)
+    schema = build_schema(TableNames())
+    with sqlite3.connect(wfx.home / "wfx.db") as connection:
+        for key, rows in items.items():
+            table = TableSql.render(schema.tables[key])
+            connection.executemany(table.insert, table.rows(rows))
+    return _stored(wfx)
+
+
+def _stored(wfx: Wfx) -> list[tuple[str, ...]]:
+    with sqlite3.connect(wfx.home / "wfx.db") as connection:
+        return [
+            tuple(row)
+            for name in ("WorkflowExecutionsStorageTableV2", "PipelineExecutionsStorageTable")
+            for row in connection.execute(f'SELECT * FROM "{name}" ORDER BY 1, 2')
+        ]
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (
+            lambda i: i[MAIN][0].update(executionStatus="CANCELLED"),
+            f"WorkflowExecutionsStorageTableV2 row {vams.EXECUTION_ID} cannot be read: status: "
+            "Input should be 'NEW', 'RUNNING', 'SUCCEEDED', 'FAILED', 'ABORTED', 'TIMED_OUT' or "
+            "'PENDING_REDRIVE' (stored: 'CANCELLED')",
+        ),
+        (
+            lambda i: i[MAIN][0].pop("triggerType"),
+            f"WorkflowExecutionsStorageTableV2 row {vams.EXECUTION_ID} cannot be read: "
+            "triggerType is missing",
+        ),
+        (
+            lambda i: i[MAIN][0].update(executionStartDate=""),
+            f"WorkflowExecutionsStorageTableV2 row {vams.EXECUTION_ID} cannot be read: "
+            "executionStartDate is not a date (stored: '')",
+        ),
+        (
+            lambda i: i[STEPS][1].update(executionStopDate="yesterday"),
+            f"PipelineExecutionsStorageTable row {vams.STEPS[1]} cannot be read: "
+            "executionStopDate is not a date (stored: 'yesterday')",
+        ),
+    ],
+    ids=["unknown status", "no trigger type", "empty start date", "step date not a date"],
+)
+def test_a_row_wfx_cannot_read_is_named_in_one_line_and_left_as_it_is(
+    wfx: Wfx, edit: Callable[[Items], None], said: str
+) -> None:
+    before = _plant(wfx, edit)
+
+    for args in (("show", vams.EXECUTION_ID), ("show", vams.EXECUTION_ID, "--json")):
+        outcome = wfx("executions", *args)
+        assert outcome.code == 2, str(outcome)
+        [line] = outcome.stderr_lines
+        assert line.startswith(f"error: {said}; mend or delete the row"), str(outcome)
+    assert _stored(wfx) == before
