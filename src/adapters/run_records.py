@@ -4,7 +4,8 @@ Item shapes as adapters/records.py describes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from adapters.item_budget import (
@@ -29,6 +30,7 @@ from adapters.records import (
     unreadable_row,
 )
 from domain.authorization import AccessFacts, AssetKey
+from domain.errors import UnreadableRowError
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionInput,
@@ -268,6 +270,22 @@ def _parse_execution_record(item: Item) -> WorkflowExecution:
         fields["runner_lease"] = _parse_lease(item)
     # model_validate, not WorkflowExecution(**fields): no keywords to repack, ~0.7 µs a row less
     return WorkflowExecution.model_validate(fields)
+
+
+_ROWS_LOG = logging.getLogger("wfx.rows")
+
+
+def listed_executions(items: Iterable[Item]) -> tuple[WorkflowExecution, ...]:
+    """The runs of a list's rows: a main row wfx cannot read is left out with a warning naming
+    it, so that one row another writer mangled does not hide every other run (reading that run
+    alone says the same in its refusal)."""
+    found = []
+    for item in items:
+        try:
+            found.append(parse_execution_record(item))
+        except UnreadableRowError as error:
+            _ROWS_LOG.warning("warning: %s; left out of the list", error)
+    return tuple(found)
 
 
 # -- WorkflowExecutionInputsStorageTable / WorkflowExecutionConfigurationStorageTable ------------

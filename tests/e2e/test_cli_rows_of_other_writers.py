@@ -81,3 +81,42 @@ def test_a_row_wfx_cannot_read_is_named_in_one_line_and_left_as_it_is(
         [line] = outcome.stderr_lines
         assert line.startswith(f"error: {said}; mend or delete the row"), str(outcome)
     assert _stored(wfx) == before
+
+
+OTHER_ID = "6b2e9f1d4c8a4b3f8d7e1c2a3b4c5d6f"
+
+
+def _with_a_second_run_unreadable(items: Items) -> None:
+    """Beside VAMS's run, a copy of its main row under another id, with a status wfx has no
+    name for."""
+    broken = dict(items[MAIN][0], workflowExecutionId=OTHER_ID, executionStatus="CANCELLED")
+    items[MAIN].append(broken)
+
+
+def test_a_list_leaves_out_a_run_it_cannot_read_with_a_warning_naming_it_and_pages_on(
+    wfx: Wfx,
+) -> None:
+    before = _plant(wfx, _with_a_second_run_unreadable)
+    warning = (
+        f"warning: WorkflowExecutionsStorageTableV2 row {OTHER_ID} cannot be read: status: "
+        "Input should be"
+    )
+
+    whole = wfx("executions", "list", "--json")
+    assert whole.code == 0, str(whole)
+    assert [e["workflowExecutionId"] for e in whole.json()["Items"]] == [vams.EXECUTION_ID]
+    assert any(line.startswith(warning) for line in whole.stderr_lines), str(whole)
+    for filters in (("--asset", "/".join(vams.INPUT_ASSET)), ("--group", "nightly")):
+        filtered = wfx("executions", "list", *filters, "--json")
+        assert [e["workflowExecutionId"] for e in filtered.json()["Items"]] == [vams.EXECUTION_ID]
+    seen: list[str] = []
+    token: list[str] = []
+    for _ in range(3):  # one run a page: the readable one, then the end
+        page = wfx("executions", "list", "--limit", "1", *token, "--json")
+        assert page.code == 0, str(page)
+        seen += [e["workflowExecutionId"] for e in page.json()["Items"]]
+        if not page.json().get("NextToken"):
+            break
+        token = ["--starting-token", page.json()["NextToken"]]
+    assert seen == [vams.EXECUTION_ID]
+    assert _stored(wfx) == before
