@@ -235,7 +235,7 @@ _EARLIER_ARNS = (("stateMachineArn", "state_machine_arn"), ("executionArn", "exe
 def parse_execution_record(item: Item) -> WorkflowExecution:
     try:
         return _parse_execution_record(item)
-    except (KeyError, ValueError, TypeError) as error:  # pydantic's ValidationError included
+    except (KeyError, ValueError, TypeError, AttributeError) as error:  # ValidationError too
         key = str(item.get("workflowExecutionId", "(no workflowExecutionId)"))
         raise unreadable_row("WorkflowExecutionsStorageTableV2", key, error) from None
 

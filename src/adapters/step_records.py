@@ -296,7 +296,7 @@ def _first_of(item: Item, *names: str) -> str:
 def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
     try:
         return _parse_pipeline_execution_record(item)
-    except (KeyError, ValueError, TypeError) as error:  # pydantic's ValidationError included
+    except (KeyError, ValueError, TypeError, AttributeError) as error:  # ValidationError too
         key = str(item.get("pipelineExecutionId", "(no pipelineExecutionId)"))
         raise unreadable_row("PipelineExecutionsStorageTable", key, error) from None
 
