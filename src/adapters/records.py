@@ -29,11 +29,12 @@ writes). tests/unit/test_records.py checks every enum a builder writes is one.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -207,6 +208,29 @@ def unreadable_row(table: str, key: str, error: Exception) -> UnreadableRowError
         f"{table} row {key} cannot be read: {what}; mend or delete the row (another writer "
         "stored it)"
     )
+
+
+_Parsed = TypeVar("_Parsed")
+
+
+def row_parser(
+    table: str, *key: str
+) -> Callable[[Callable[[Item], _Parsed]], Callable[[Item], _Parsed]]:
+    """A parser whose failure on a row another writer shaped otherwise is `UnreadableRowError`
+    naming `table` and the row's `key` attributes, never a traceback."""
+
+    def wrap(parse: Callable[[Item], _Parsed]) -> Callable[[Item], _Parsed]:
+        @functools.wraps(parse)
+        def parse_row(item: Item) -> _Parsed:
+            try:
+                return parse(item)
+            except (KeyError, ValueError, TypeError, AttributeError) as error:
+                named = ":".join(str(item.get(name, "?")) for name in key)
+                raise unreadable_row(table, named, error) from None
+
+        return parse_row
+
+    return wrap
 
 
 def stored_date(item: Item, name: str) -> datetime:

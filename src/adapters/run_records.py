@@ -24,6 +24,7 @@ from adapters.records import (
     join_key,
     parse_date,
     put_present,
+    row_parser,
     stored_date,
     stored_status,
     table_date,
@@ -342,6 +343,7 @@ def workflow_key_of(item: Item) -> str:
     return ""
 
 
+@row_parser("WorkflowExecutionInputsStorageTable", "workflowExecutionId")
 def parse_execution_input_record(item: Item) -> ExecutionInput:
     return ExecutionInput(
         workflow_execution_id=item["workflowExecutionId"],
@@ -419,6 +421,7 @@ def _specified_pipelines(item: Item) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
+@row_parser("WorkflowExecutionConfigurationStorageTable", "workflowExecutionId")
 def parse_execution_configuration_record(item: Item) -> ExecutionConfiguration:
     """VAMS's row names no workflow (the main row does) and writes "" for a results-only run."""
     return ExecutionConfiguration(

@@ -29,6 +29,7 @@ from adapters.records import (
     metadata_text,
     optional_date,
     parse_date,
+    row_parser,
     stored_date,
     stored_status,
     table_date,
@@ -421,6 +422,7 @@ def _metadata_inputs_of(item: Item) -> tuple[str, ...]:
     return tuple(name for name, on in gates.items() if on) if isinstance(gates, dict) else ()
 
 
+@row_parser("PipelineExecutionInputConfigurationStorageTable", "pipelineExecutionId")
 def parse_step_input_configuration_record(item: Item) -> StepInputConfiguration:
     """VAMS's row is the resolved configuration snapshot: the type and arity come from its
     effective systemConfig where it has them (a Step Functions task otherwise)."""
@@ -463,6 +465,7 @@ def _text_pairs(values: Any) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, metadata_text(v)) for k, v in (values or {}).items()))
 
 
+@row_parser("PipelineExecutionInputMetadataStorageTable", "pipelineExecutionId")
 def parse_step_input_metadata_record(item: Item) -> StepInputMetadata:
     """VAMS's row, or wfx's before 0.2 (a path without its "/", no scope, no attributes)."""
     return StepInputMetadata(
@@ -492,6 +495,7 @@ def build_pipeline_input_file_record(row: PipelineInputFile) -> Item:
     }
 
 
+@row_parser("PipelineExecutionInputFilesStorageTable", "pipelineExecutionId")
 def parse_pipeline_input_file_record(item: Item) -> PipelineInputFile:
     """A row as the migration writes it, or as wfx's before 0.2 did (its key without the "/")."""
     return PipelineInputFile(

@@ -71,6 +71,19 @@ def _stored(wfx: Wfx) -> list[tuple[str, ...]]:
             lambda i: i[STEPS][0].update(registeredLogs='[{"logGroupName": "g"}]'),
             f"PipelineExecutionsStorageTable row {vams.STEPS[0]} cannot be read: ",
         ),
+        (
+            lambda i: i[ResourceKeys.PIPELINE_OUTPUT_FILES][0].update(fileSize="big"),
+            f"PipelineExecutionOutputFilesStorageTable row {vams.STEPS[2]} cannot be read: ",
+        ),
+        (
+            lambda i: i[ResourceKeys.PIPELINE_INPUT_METADATA][0].update(metadata="x"),
+            f"PipelineExecutionInputMetadataStorageTable row {vams.STEPS[0]} cannot be read: ",
+        ),
+        (
+            lambda i: i[ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION][0].pop("executionStartDate"),
+            f"WorkflowExecutionConfigurationStorageTable row {vams.EXECUTION_ID} cannot be read: "
+            "executionStartDate is missing",
+        ),
     ],
     ids=[
         "unknown status",
@@ -78,6 +91,9 @@ def _stored(wfx: Wfx) -> list[tuple[str, ...]]:
         "empty start date",
         "step date not a date",
         "a list as JSON text",
+        "output file size not a number",
+        "input metadata not a map",
+        "configuration with no date",
     ],
 )
 def test_a_row_wfx_cannot_read_is_named_in_one_line_and_left_as_it_is(
