@@ -15,7 +15,7 @@ from tests.http.conftest import ADMIN, Service
 pytestmark = pytest.mark.parametrize("inline_container", ["sqlite", "dynamodb"], indirect=True)
 
 
-def _status_stored_as(service: Service, store: str, database: Path, status: str) -> None:
+def status_stored_as(service: Service, store: str, database: Path, status: str) -> None:
     container: Any = service.container
     if store == "dynamodb":
         client = container.dynamodb_client()
@@ -43,7 +43,7 @@ def test_a_run_whose_status_wfx_cannot_read_is_a_409_naming_its_row_and_left_out
     service: Service, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     store = request.node.callspec.params["inline_container"]
-    _status_stored_as(service, store, tmp_path / "wfx.db", "CANCELLED")
+    status_stored_as(service, store, tmp_path / "wfx.db", "CANCELLED")
     headers = service.as_user(ADMIN, ["admin"])
 
     for route in ("", "/details"):
