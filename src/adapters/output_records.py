@@ -15,6 +15,7 @@ from adapters.records import (
     metadata_text,
     parse_date,
     put_present,
+    row_parser,
 )
 from adapters.tables import ARTIFACT_KEY
 from domain.execution import (
@@ -67,6 +68,7 @@ def _shared_folder_path(item: Item) -> str:
     return key[len(prefix) :] if key.startswith(prefix) else str(item["relativeFilePath"])
 
 
+@row_parser("PipelineExecutionOutputFilesStorageTable", "pipelineExecutionId")
 def parse_output_file_record(item: Item) -> OutputFile:
     """wfx's row, or VAMS's (s3VersionId, fileSize, no etag)."""
     attempt = item.get("attempt")
@@ -129,6 +131,7 @@ def build_output_metadata_record(row: OutputMetadata) -> Record:
     return fit_item(item, OUTPUT_METADATA_BUDGET, row.workflow_execution_id)
 
 
+@row_parser("PipelineExecutionOutputMetadataStorageTable", "pipelineExecutionId")
 def parse_output_metadata_record(item: Item) -> OutputMetadata:
     """VAMS's row, or wfx's before 0.2: a target without its "/", and no source, which was the
     run's `metadata/<target>.json`."""
@@ -168,6 +171,7 @@ def build_output_result_record(row: OutputResult) -> Item:
     )
 
 
+@row_parser("PipelineExecutionOutputResultsStorageTable", "pipelineExecutionId")
 def parse_output_result_record(item: Item) -> OutputResult:
     """VAMS's row ("/"-led path, its text in resultsContent), or wfx's (no text: "" there), or
     wfx's before 0.2 (the path as the asset keys it)."""
@@ -213,6 +217,7 @@ def build_step_log_record(row: StepLog) -> Record:
     return fit_item(item, STEP_LOG_BUDGET, row.workflow_execution_id)
 
 
+@row_parser("PipelineExecutionLogsStorageTable", "pipelineExecutionId")
 def parse_step_log_record(item: Item) -> StepLog:
     """wfx's row, or VAMS's (resultLog and errorLog, the log group ARN and stream): no status,
     failed when it holds an error log."""

@@ -29,10 +29,14 @@ writes). tests/unit/test_records.py checks every enum a builder writes is one.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
-from typing import Any
+from decimal import Decimal
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
 
 from adapters.item_budget import (
     KEPT_BYTES,
@@ -46,6 +50,7 @@ from adapters.item_budget import (
 )
 from domain.approvals import ApprovalGate
 from domain.assets import AssetFile
+from domain.errors import UnreadableRowError
 from domain.execution import (
     RUN_LOG_TAIL_BYTES,
 )
@@ -173,11 +178,74 @@ def table_date(moment: datetime | None) -> str:
     return format_table_date(moment) if moment is not None else ""
 
 
-def parse_date(text: str) -> datetime:
+def parse_date(text: str | int | float | Decimal) -> datetime:
+    if not isinstance(text, str):
+        # seconds since the epoch, as a person or a script may put them (DynamoDB: a Decimal)
+        if isinstance(text, bool):
+            raise TypeError(f"a date cannot be {text!r}")
+        return datetime.fromtimestamp(float(text), UTC)
     # fromisoformat reads our own format ~40x faster than strptime (lists parse many rows), and
     # gives our "Z" as UTC itself: astimezone only for a date written with another offset.
     moment = datetime.fromisoformat(text)
-    return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+    if moment.tzinfo is UTC:
+        return moment
+    # no offset (`datetime.utcnow().isoformat()`): UTC as every writer of these tables means it,
+    # not the reading host's local time
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def unreadable_row(table: str, key: str, error: Exception) -> UnreadableRowError:
+    """Why the row `key` of `table` could not be read, in one line naming what is wrong."""
+    if isinstance(error, KeyError):
+        what = f"{error.args[0]} is missing"
+    elif isinstance(error, ValidationError):
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        what = f"{field}: {first['msg']} (stored: {first['input']!r})"
+    else:
+        what = str(error)
+    return UnreadableRowError(
+        f"{table} row {key} cannot be read: {what}; mend or delete the row (another writer "
+        "stored it)"
+    )
+
+
+_Parsed = TypeVar("_Parsed")
+
+
+def row_parser(
+    table: str, *key: str
+) -> Callable[[Callable[[Item], _Parsed]], Callable[[Item], _Parsed]]:
+    """A parser whose failure on a row another writer shaped otherwise is `UnreadableRowError`
+    naming `table` and the row's `key` attributes, never a traceback."""
+
+    def wrap(parse: Callable[[Item], _Parsed]) -> Callable[[Item], _Parsed]:
+        @functools.wraps(parse)
+        def parse_row(item: Item) -> _Parsed:
+            try:
+                return parse(item)
+            except (KeyError, ValueError, TypeError, AttributeError) as error:
+                named = ":".join(str(item.get(name, "?")) for name in key)
+                raise unreadable_row(table, named, error) from None
+
+        return parse_row
+
+    return wrap
+
+
+def stored_date(item: Item, name: str) -> datetime:
+    """The date attribute `name` of a row; one that is not a date is named in the error."""
+    value = item[name]
+    try:
+        return parse_date(value)
+    except (ValueError, TypeError):
+        raise ValueError(f"{name} is not a date (stored: {value!r})") from None
+
+
+def stored_status(value: Any) -> str:
+    """A status as another writer stored it (`succeeded`, ` RUNNING`) in the spelling wfx's
+    statuses have."""
+    return value.strip().upper() if isinstance(value, str) else value
 
 
 def join_key(*parts: str) -> str:

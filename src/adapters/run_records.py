@@ -4,7 +4,8 @@ Item shapes as adapters/records.py describes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from adapters.item_budget import (
@@ -23,9 +24,14 @@ from adapters.records import (
     join_key,
     parse_date,
     put_present,
+    row_parser,
+    stored_date,
+    stored_status,
     table_date,
+    unreadable_row,
 )
 from domain.authorization import AccessFacts, AssetKey
+from domain.errors import UnreadableRowError
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionInput,
@@ -228,13 +234,21 @@ _EARLIER_ARNS = (("stateMachineArn", "state_machine_arn"), ("executionArn", "exe
 
 
 def parse_execution_record(item: Item) -> WorkflowExecution:
+    try:
+        return _parse_execution_record(item)
+    except (KeyError, ValueError, TypeError, AttributeError) as error:  # ValidationError too
+        key = str(item.get("workflowExecutionId", "(no workflowExecutionId)"))
+        raise unreadable_row("WorkflowExecutionsStorageTableV2", key, error) from None
+
+
+def _parse_execution_record(item: Item) -> WorkflowExecution:
     fields: dict[str, Any] = {
         "workflow_execution_id": item["workflowExecutionId"],
         "workflow_database_id": item["workflowDatabaseId"],
         "workflow_id": item["workflowId"],
         "workflow_version": int(item.get("workflowVersion", _UNVERSIONED)),
-        "status": item["executionStatus"],
-        "execution_start_date": parse_date(item["executionStartDate"]),
+        "status": stored_status(item["executionStatus"]),
+        "execution_start_date": stored_date(item, "executionStartDate"),
         "triggered_by_user_id": item.get("triggeredByUserId") or "system",
         "trigger_type": item["triggerType"],
     }
@@ -247,8 +261,8 @@ def parse_execution_record(item: Item) -> WorkflowExecution:
     if "orchestrator" not in item:
         fields["orchestrator"] = STEP_FUNCTIONS_ORCHESTRATOR
     for attribute, field in _EXECUTION_OPTIONAL_DATES:
-        if value := item.get(attribute):
-            fields[field] = parse_date(value)
+        if item.get(attribute):
+            fields[field] = stored_date(item, attribute)
     if "redriveCount" in item:
         fields["redrive_count"] = int(item["redriveCount"])
     if item.get(START_DATE_ESTIMATED):
@@ -257,6 +271,22 @@ def parse_execution_record(item: Item) -> WorkflowExecution:
         fields["runner_lease"] = _parse_lease(item)
     # model_validate, not WorkflowExecution(**fields): no keywords to repack, ~0.7 µs a row less
     return WorkflowExecution.model_validate(fields)
+
+
+_ROWS_LOG = logging.getLogger("wfx.rows")
+
+
+def listed_executions(items: Iterable[Item]) -> tuple[WorkflowExecution, ...]:
+    """The runs of a list's rows: a main row wfx cannot read is left out with a warning naming
+    it, so that one row another writer mangled does not hide every other run (reading that run
+    alone says the same in its refusal)."""
+    found = []
+    for item in items:
+        try:
+            found.append(parse_execution_record(item))
+        except UnreadableRowError as error:
+            _ROWS_LOG.warning("warning: %s; left out of the list", error)
+    return tuple(found)
 
 
 # -- WorkflowExecutionInputsStorageTable / WorkflowExecutionConfigurationStorageTable ------------
@@ -313,6 +343,7 @@ def workflow_key_of(item: Item) -> str:
     return ""
 
 
+@row_parser("WorkflowExecutionInputsStorageTable", "workflowExecutionId")
 def parse_execution_input_record(item: Item) -> ExecutionInput:
     return ExecutionInput(
         workflow_execution_id=item["workflowExecutionId"],
@@ -390,6 +421,7 @@ def _specified_pipelines(item: Item) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
+@row_parser("WorkflowExecutionConfigurationStorageTable", "workflowExecutionId")
 def parse_execution_configuration_record(item: Item) -> ExecutionConfiguration:
     """VAMS's row names no workflow (the main row does) and writes "" for a results-only run."""
     return ExecutionConfiguration(

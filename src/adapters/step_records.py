@@ -29,7 +29,11 @@ from adapters.records import (
     metadata_text,
     optional_date,
     parse_date,
+    row_parser,
+    stored_date,
+    stored_status,
     table_date,
+    unreadable_row,
 )
 from domain.attempts import TaskExecution
 from domain.execution import (
@@ -281,12 +285,25 @@ def _step_value(item: Item, name: str) -> Any:
     return item[name] if name in item else item.get(EARLIER_STEP_NAMES[name])
 
 
+def _step_date(item: Item, name: str) -> datetime | None:
+    stored = name if name in item else EARLIER_STEP_NAMES[name]
+    return stored_date(item, stored) if item.get(stored) else None
+
+
 def _first_of(item: Item, *names: str) -> str:
     return next((str(item[name]) for name in names if item.get(name)), "")
 
 
 def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
-    start, stop = _step_value(item, STEP_START_DATE), _step_value(item, STEP_STOP_DATE)
+    try:
+        return _parse_pipeline_execution_record(item)
+    except (KeyError, ValueError, TypeError, AttributeError) as error:  # ValidationError too
+        key = str(item.get("pipelineExecutionId", "(no pipelineExecutionId)"))
+        raise unreadable_row("PipelineExecutionsStorageTable", key, error) from None
+
+
+def _parse_pipeline_execution_record(item: Item) -> PipelineExecution:
+    start, stop = _step_date(item, STEP_START_DATE), _step_date(item, STEP_STOP_DATE)
     return PipelineExecution(
         pipeline_execution_id=item["pipelineExecutionId"],
         workflow_execution_id=item["workflowExecutionId"],
@@ -295,9 +312,9 @@ def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
         # a row VAMS wrote has no index: parse_run_steps numbers a run's steps by their chain
         step_index=int(item.get("stepIndex", 0)),
         step_definition_id=item.get("stepDefinitionId"),
-        status=_step_value(item, STEP_STATUS) or StepStatus.NEW,
-        start_date=parse_date(start) if start else None,
-        stop_date=parse_date(stop) if stop else None,
+        status=stored_status(_step_value(item, STEP_STATUS)) or StepStatus.NEW,
+        start_date=start,
+        stop_date=stop,
         execution_type=_execution_type_of(item),
         input_file_arity=item.get("inputFileArity", InputFileArity.MANY.value),
         wait_for_callback=item.get("waitForCallback") == _CALLBACK[True],
@@ -405,6 +422,7 @@ def _metadata_inputs_of(item: Item) -> tuple[str, ...]:
     return tuple(name for name, on in gates.items() if on) if isinstance(gates, dict) else ()
 
 
+@row_parser("PipelineExecutionInputConfigurationStorageTable", "pipelineExecutionId")
 def parse_step_input_configuration_record(item: Item) -> StepInputConfiguration:
     """VAMS's row is the resolved configuration snapshot: the type and arity come from its
     effective systemConfig where it has them (a Step Functions task otherwise)."""
@@ -447,6 +465,7 @@ def _text_pairs(values: Any) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, metadata_text(v)) for k, v in (values or {}).items()))
 
 
+@row_parser("PipelineExecutionInputMetadataStorageTable", "pipelineExecutionId")
 def parse_step_input_metadata_record(item: Item) -> StepInputMetadata:
     """VAMS's row, or wfx's before 0.2 (a path without its "/", no scope, no attributes)."""
     return StepInputMetadata(
@@ -476,6 +495,7 @@ def build_pipeline_input_file_record(row: PipelineInputFile) -> Item:
     }
 
 
+@row_parser("PipelineExecutionInputFilesStorageTable", "pipelineExecutionId")
 def parse_pipeline_input_file_record(item: Item) -> PipelineInputFile:
     """A row as the migration writes it, or as wfx's before 0.2 did (its key without the "/")."""
     return PipelineInputFile(

@@ -63,6 +63,12 @@ class ConflictError(DomainError):
     """The request clashes with what is already stored."""
 
 
+class UnreadableRowError(ConflictError):
+    """A stored row another writer (VAMS, a person, an older release) left in a shape wfx cannot
+    read: the message names the table, the row's key and what is wrong, so it can be mended or
+    deleted (HTTP 409; CLI exit 2), never a traceback."""
+
+
 class ExecutionAlreadyExistsError(ConflictError):
     pass
 

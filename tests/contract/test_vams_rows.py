@@ -4,6 +4,9 @@ outputs, answers authorization's questions, can be aborted and is deleted whole.
 
 from __future__ import annotations
 
+import re
+import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -22,6 +25,7 @@ from application.use_cases.get_execution_metadata import (
     GetExecutionMetadataQuery,
 )
 from domain.authorization import AssetKey
+from domain.errors import UnreadableRowError
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.vams_details import VamsDetailsAnswer
 from tests import vams_items as vams
@@ -240,3 +244,61 @@ def test_a_vams_run_pages_a_databases_metadata_apart_from_its_assets(finished: A
 
     assert keys("input") == ["vamsdb:asset-a:/", "vamsdb:asset-a:/bunny.obj"]
     assert keys("inputDatabase") == ["vamsdb::/"]
+
+
+def _hand_edited() -> Items:
+    """The run as a person or a script left it: statuses in lower case, dates as epoch seconds
+    and without their `Z` (UTC, whatever the reader's time zone)."""
+    items = vams.vams_run()
+    main = items[ResourceKeys.WORKFLOW_EXECUTIONS][0]
+    main.update(
+        executionStatus="succeeded",
+        executionStartDate=1796032800,  # 2026-11-30T10:00:00Z
+        executionStopDate="2026-11-30T10:05:00.250000",  # kept to the second, as VAMS's
+    )
+    first, second, _ = items[ResourceKeys.PIPELINE_EXECUTIONS]
+    first["executionStatus"] = "Succeeded"
+    second["executionStartDate"] = 1796032861  # 2026-11-30T10:01:01Z
+    return items
+
+
+@pytest.fixture(params=BACKENDS)
+def hand_edited(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield _store_with(request, _hand_edited())
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_a_run_whose_statuses_and_dates_were_written_by_hand_reads_as_what_they_say(
+    hand_edited: Any,
+) -> None:
+    [listed] = hand_edited.list_executions(ListScope.ALL, None, 10, None).items
+    run = hand_edited.get_run(vams.EXECUTION_ID)
+
+    for execution in (listed, run.execution):
+        assert execution.status is ExecutionStatus.SUCCEEDED
+        assert execution.execution_start_date == datetime(2026, 11, 30, 10, tzinfo=UTC)
+        assert execution.execution_stop_date == datetime(2026, 11, 30, 10, 5, tzinfo=UTC)
+    steps = hand_edited.list_steps(vams.EXECUTION_ID)
+    assert [s.status for s in steps] == [StepStatus.SUCCEEDED] * 3
+    assert steps[1].start_date == datetime(2026, 11, 30, 10, 1, 1, tzinfo=UTC)
+
+
+@pytest.fixture(params=BACKENDS)
+def cancelled(request: pytest.FixtureRequest) -> Any:
+    items = vams.vams_run()
+    items[ResourceKeys.WORKFLOW_EXECUTIONS][0]["executionStatus"] = "CANCELLED"
+    items[ResourceKeys.PIPELINE_EXECUTIONS][2]["executionStartDate"] = "30/11/2026"
+    return _store_with(request, items)
+
+
+def test_a_row_no_wfx_status_or_date_reads_as_is_refused_naming_its_table_key_and_attribute(
+    cancelled: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert cancelled.list_executions(ListScope.ALL, None, 10, None).items == ()
+    [warning] = caplog.messages
+    assert re.match(rf"warning: \S+V2 row {vams.EXECUTION_ID} .*'CANCELLED'.*left out", warning)
+    with pytest.raises(UnreadableRowError, match=rf"row {vams.STEPS[2]} .*executionStartDate"):
+        cancelled.list_steps(vams.EXECUTION_ID)

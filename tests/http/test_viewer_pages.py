@@ -11,6 +11,7 @@ import html
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
 from domain.errors import InvalidInputError
 from tests.http.conftest import ADMIN, DATABASE, WORKFLOW, WORKFLOW_FILE, Service, allow
+from tests.http.test_rows_of_other_writers import status_stored_as
 
 pytestmark = pytest.mark.parametrize("inline_container", ["sqlite"], indirect=True)
 
@@ -734,3 +736,22 @@ def test_an_output_file_named_in_any_script_downloads_under_its_name(
     assert download.headers["content-disposition"] == (
         "attachment; filename=\"___caf_.bin\"; filename*=UTF-8''%E6%97%A5%E6%9C%AC%20caf%C3%A9.bin"
     )
+
+
+def test_the_viewer_says_which_row_it_cannot_read_and_lists_the_other_runs(
+    viewer: TestClient, service: Service, tmp_path: Path
+) -> None:
+    status_stored_as(
+        service, "sqlite", tmp_path / "wfx.db", "CANCELLED"
+    )  # a status VAMS never writes
+    readable = service.launch()
+    _login(viewer, service)
+
+    page = viewer.get(f"/executions/{service.execution_id}")
+    assert page.status_code == 409, page.text
+    assert f"WorkflowExecutionsStorageTableV2 row {service.execution_id} cannot be read" in (
+        html.unescape(page.text)
+    )
+    listed = viewer.get("/")
+    assert listed.status_code == 200, listed.text
+    assert readable in listed.text and service.execution_id not in listed.text

@@ -29,9 +29,9 @@ from adapters.records import ALL_LIST_PARTITION, CONFIGURATION_RECORD_TYPE
 from adapters.row_collections import ROW_FALLBACKS, ROW_PARSERS, ROW_TABLES
 from adapters.run_records import (
     access_facts_of,
+    listed_executions,
     parse_execution_configuration_record,
     parse_execution_input_record,
-    parse_execution_record,
     workflow_key_of,
 )
 from adapters.step_records import (
@@ -91,7 +91,8 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
             if ref.workflow_execution_id and not ref.workflow_key:
                 items.extend(self._main_rows_of(table_name, ref.workflow_execution_id))
         found = {
-            item["workflowExecutionId"]: parse_execution_record(self._whole(item)) for item in items
+            execution.workflow_execution_id: execution
+            for execution in listed_executions(self._whole(item) for item in items)
         }
         return [found[r.workflow_execution_id] for r in refs if r.workflow_execution_id in found]
 
@@ -295,9 +296,7 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
             raise
         last_key = response.get("LastEvaluatedKey")
         return Page(
-            items=tuple(
-                parse_execution_record(self._whole(from_wire(item))) for item in response["Items"]
-            ),
+            items=listed_executions(self._whole(from_wire(item)) for item in response["Items"]),
             next_token=encode_token(from_wire(last_key)) if last_key else None,
         )
 

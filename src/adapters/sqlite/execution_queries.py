@@ -17,6 +17,7 @@ from adapters.output_records import (
 from adapters.records import ALL_LIST_PARTITION, Item
 from adapters.row_collections import ROW_PARSERS
 from adapters.run_records import (
+    listed_executions,
     parse_execution_configuration_record,
     parse_execution_input_record,
     parse_execution_record,
@@ -58,7 +59,7 @@ class SqliteExecutionQueries(SqliteStoreBase):
             items = self._items_in(connection, self._sql.executions, EXECUTION_ID, ids)
         found = {
             execution.workflow_execution_id: execution
-            for execution in (parse_execution_record(self._whole(item)) for item in items)
+            for execution in listed_executions(self._whole(item) for item in items)
         }
         return [
             found[ref.workflow_execution_id] for ref in refs if ref.workflow_execution_id in found
@@ -228,9 +229,7 @@ class SqliteExecutionQueries(SqliteStoreBase):
         page = rows[:limit]
         next_token = encode_token(page[-1][0], page[-1][1]) if len(rows) > limit else None
         return Page(
-            items=tuple(
-                parse_execution_record(self._whole(load_item(text))) for (_, _, text) in page
-            ),
+            items=listed_executions(self._whole(load_item(text)) for (_, _, text) in page),
             next_token=next_token,
         )
 
