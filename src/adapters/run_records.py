@@ -28,7 +28,6 @@ from adapters.records import (
     stored_date,
     stored_status,
     table_date,
-    unreadable_row,
 )
 from domain.authorization import AccessFacts, AssetKey
 from domain.errors import UnreadableRowError
@@ -233,15 +232,8 @@ _UNVERSIONED = 0
 _EARLIER_ARNS = (("stateMachineArn", "state_machine_arn"), ("executionArn", "execution_arn"))
 
 
+@row_parser("WorkflowExecutionsStorageTableV2", "workflowExecutionId")
 def parse_execution_record(item: Item) -> WorkflowExecution:
-    try:
-        return _parse_execution_record(item)
-    except (KeyError, ValueError, TypeError, AttributeError) as error:  # ValidationError too
-        key = str(item.get("workflowExecutionId", "(no workflowExecutionId)"))
-        raise unreadable_row("WorkflowExecutionsStorageTableV2", key, error) from None
-
-
-def _parse_execution_record(item: Item) -> WorkflowExecution:
     fields: dict[str, Any] = {
         "workflow_execution_id": item["workflowExecutionId"],
         "workflow_database_id": item["workflowDatabaseId"],

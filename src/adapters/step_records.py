@@ -33,7 +33,6 @@ from adapters.records import (
     stored_date,
     stored_status,
     table_date,
-    unreadable_row,
 )
 from domain.attempts import TaskExecution
 from domain.execution import (
@@ -294,15 +293,8 @@ def _first_of(item: Item, *names: str) -> str:
     return next((str(item[name]) for name in names if item.get(name)), "")
 
 
+@row_parser("PipelineExecutionsStorageTable", "pipelineExecutionId")
 def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
-    try:
-        return _parse_pipeline_execution_record(item)
-    except (KeyError, ValueError, TypeError, AttributeError) as error:  # ValidationError too
-        key = str(item.get("pipelineExecutionId", "(no pipelineExecutionId)"))
-        raise unreadable_row("PipelineExecutionsStorageTable", key, error) from None
-
-
-def _parse_pipeline_execution_record(item: Item) -> PipelineExecution:
     start, stop = _step_date(item, STEP_START_DATE), _step_date(item, STEP_STOP_DATE)
     return PipelineExecution(
         pipeline_execution_id=item["pipelineExecutionId"],

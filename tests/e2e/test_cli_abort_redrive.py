@@ -97,14 +97,7 @@ def test_aborting_a_run_whose_completion_is_finishing_it_exits_2_and_leaves_it_r
 ) -> None:
     """The completion has marked the run finishing (its results are going into its output
     asset): the abort is refused, and no abort request is stored."""
-    document = {
-        "databaseId": "demo",
-        "workflowId": "held",
-        "steps": [{"pipelineId": "sign-off", "executionType": "approval", "approvers": ["carol"]}],
-    }
-    path = wfx.home / "held.yaml"
-    path.write_text(yaml.safe_dump(document), encoding="utf-8")
-    wfx.ok("workflows", "publish", str(path))
+    _publish_held(wfx)
     execution_id = wfx.run_id("demo/held")  # parked at its gate, open
     _mark_finishing(wfx, execution_id)
     before = wfx.json("executions", "show", execution_id)
