@@ -112,14 +112,21 @@ class ReconcileExecution:
         if not any(self._may_ask(execution) for execution in executions):
             return list(executions)
         now = self._clock.now()
-        return [self._checked_or_as_read(e, now) if self._may_ask(e) else e for e in executions]
+        # a page reads no gate of a parked run before its time is up: one read per parked row
+        # on every page would be the price of a state only an older wfx left (`execute` reads it)
+        return [
+            self._checked_or_as_read(e, now, read_gates=False) if self._may_ask(e) else e
+            for e in executions
+        ]
 
     def _may_ask(self, execution: WorkflowExecution) -> bool:
         return not execution.is_terminal and execution.execution_stop_date is None
 
-    def _checked_or_as_read(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
+    def _checked_or_as_read(
+        self, execution: WorkflowExecution, now: datetime, read_gates: bool = True
+    ) -> WorkflowExecution:
         try:
-            return self._check(execution, now)
+            return self._check(execution, now, read_gates)
         except Exception as error:
             # Whatever the store or the log store met, the row as read is still what was stored:
             # the caller gets it, flagged; what the write met is the operator's to read.
@@ -127,12 +134,19 @@ class ReconcileExecution:
             note_stale(execution.workflow_execution_id, error)
             return execution
 
-    def _check(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
+    def _check(
+        self, execution: WorkflowExecution, now: datetime, read_gates: bool = True
+    ) -> WorkflowExecution:
         gate = Run(execution=execution).parked_at()
         if gate is not None:
-            # no runner to ask: it waits for a decision, or for its gate's time to run out; its
-            # gate is read each time, for one closed with the run left parked (an older wfx)
-            if self._overdue is None or not self._overdue.close_by_id(gate):
+            # no runner to ask: it waits for a decision, or for its gate's time to run out; a
+            # run's own read reads its gate each time, for one closed with the run left parked
+            # (an older wfx); a page only once the gate's time is up
+            lease = execution.runner_lease
+            due = lease is not None and lease.expires_date <= now
+            if self._overdue is None or not (read_gates or due):
+                return execution
+            if not self._overdue.close_by_id(gate):
                 return execution
             return self._store.get_execution(execution.workflow_execution_id)
         if Run(execution=execution).lease_expired(now, self._lease):
