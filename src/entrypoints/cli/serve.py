@@ -116,6 +116,7 @@ def _app(container: Container, settings: Settings, session_key: bytes | None) ->
         sessions=verifier,
         max_request_bytes=settings.max_request_bytes,
         session_key=session_key,
+        reads_in_turn=settings.store == "sqlite",
     )
 
 

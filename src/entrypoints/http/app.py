@@ -15,6 +15,7 @@ from entrypoints.http.body_limit import RequestBodyLimit
 from entrypoints.http.control_characters import RefuseControlCharacters
 from entrypoints.http.errors import install_error_handlers
 from entrypoints.http.identity import Identify
+from entrypoints.http.one_read_at_a_time import OneReadAtATime
 from entrypoints.http.stale_reads import MarkStaleReads
 from entrypoints.settings import DEFAULT_MAX_REQUEST_BYTES
 
@@ -30,12 +31,14 @@ def create_app(
     sessions: TokenVerifier | None = None,
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     session_key: bytes | None = None,
+    reads_in_turn: bool = False,
 ) -> FastAPI:
     """The service on the given application; `identify` names the caller of a request (a token
     verified here, or the claims API Gateway verified). With `sessions`, the web viewer too,
     its session cookie's token verified by it (`wfx serve` passes the bearer path's verifier).
     A request body past `max_request_bytes` is a 413. `session_key` signs the viewer's CSRF
-    tokens (default: a new one): every process of one service must share it."""
+    tokens (default: a new one): every process of one service must share it. `reads_in_turn`:
+    this process answers its reads one at a time (`wfx serve` on SQLite: one_read_at_a_time)."""
     # pydantic >= 2.12 warns, as FastAPI first builds an optional body parameter (`body:
     # Annotated[X | None, Body()]`, for the schema or a route's first request), that the alias
     # it gives it has no effect; it has (requests and the schema name it `body`), and the
@@ -52,6 +55,8 @@ def create_app(
     app.state.container = container
     app.state.identify = identify
     install_error_handlers(app)
+    if reads_in_turn:  # the innermost: the turn covers the route's work and nothing around it
+        app.add_middleware(OneReadAtATime)
     app.add_middleware(RequestBodyLimit, max_bytes=max_request_bytes)
     app.add_middleware(RefuseControlCharacters)
     app.add_middleware(MarkStaleReads)
