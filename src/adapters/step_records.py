@@ -29,6 +29,7 @@ from adapters.records import (
     metadata_text,
     optional_date,
     parse_date,
+    readable_rows,
     row_parser,
     stored_date,
     stored_status,
@@ -40,6 +41,7 @@ from domain.execution import (
     PipelineInputFile,
     StepInputConfiguration,
     StepInputMetadata,
+    UnreadableRow,
     chain_order,
 )
 from domain.logs import STEP_FUNCTIONS_EXECUTION, RegisteredLog, RegisteredSubExecution
@@ -340,10 +342,13 @@ def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
     )
 
 
-def parse_run_steps(items: Sequence[Item]) -> list[PipelineExecution]:
+def parse_run_steps(
+    items: Sequence[Item], left_out: list[UnreadableRow] | None = None
+) -> list[PipelineExecution]:
     """A run's step rows in step order: by wfx's stepIndex, or, for rows VAMS wrote (which have
-    none), by their chain (from_pipeline_execution_id), numbered from 0 in that order."""
-    steps = [parse_pipeline_execution_record(item) for item in items]
+    none), by their chain (from_pipeline_execution_id), numbered from 0 in that order. Given
+    `left_out`, a row that cannot be read is left out and named there."""
+    steps = readable_rows(parse_pipeline_execution_record, items, left_out)
     if all("stepIndex" in item for item in items):
         return sorted(steps, key=lambda step: step.step_index)
     return [

@@ -17,7 +17,7 @@ from adapters.step_records import (
 from adapters.tables import ResourceKeys
 from domain.attempts import TaskExecution
 from domain.errors import ExecutionNotFoundError, PipelineExecutionNotFoundError
-from domain.execution import OutputFile, PipelineExecution, WorkflowExecution
+from domain.execution import OutputFile, PipelineExecution, UnreadableRow, WorkflowExecution
 from domain.run import Run
 from domain.run_write import VersionedStep
 
@@ -76,6 +76,15 @@ class DynamoDbRunReads(DynamoDbStoreBase):
         return parse_run_steps(
             [self._whole(row) for row in self._step_items(workflow_execution_id)]
         )
+
+    def list_readable_steps(
+        self, workflow_execution_id: str
+    ) -> tuple[list[PipelineExecution], tuple[UnreadableRow, ...]]:
+        left_out: list[UnreadableRow] = []
+        if not workflow_execution_id:
+            return [], ()
+        items = [self._whole(row) for row in self._step_items(workflow_execution_id)]
+        return parse_run_steps(items, left_out), tuple(left_out)
 
     def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
         # One consistent query per step; the sort key keeps each step's attempts ascending.

@@ -13,7 +13,7 @@ from adapters.sqlite.store_base import SqliteStoreBase
 from adapters.step_records import parse_pipeline_execution_record, parse_task_execution_record
 from domain.attempts import TaskExecution
 from domain.errors import ExecutionNotFoundError, PipelineExecutionNotFoundError
-from domain.execution import OutputFile, PipelineExecution, WorkflowExecution
+from domain.execution import OutputFile, PipelineExecution, UnreadableRow, WorkflowExecution
 from domain.run import Run
 from domain.run_write import VersionedStep
 
@@ -85,6 +85,14 @@ class SqliteRunReads(SqliteStoreBase):
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
         with self._database.read() as connection:
             return self._steps(connection, workflow_execution_id)
+
+    def list_readable_steps(
+        self, workflow_execution_id: str
+    ) -> tuple[list[PipelineExecution], tuple[UnreadableRow, ...]]:
+        left_out: list[UnreadableRow] = []
+        with self._database.read() as connection:
+            steps = self._steps(connection, workflow_execution_id, left_out)
+        return steps, tuple(left_out)
 
     def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]:
         ids = list(dict.fromkeys(pipeline_execution_ids))

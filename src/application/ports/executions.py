@@ -19,6 +19,7 @@ from domain.execution import (
     StepInputMetadata,
     StepLog,
     StepOutputs,
+    UnreadableRow,
     WorkflowExecution,
 )
 
@@ -119,6 +120,13 @@ class StepRunStore(Protocol):
 
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]: ...
 
+    def list_readable_steps(
+        self, workflow_execution_id: str
+    ) -> tuple[list[PipelineExecution], tuple[UnreadableRow, ...]]:
+        """list_steps for a read that shows what it can: a step row that cannot be read is left
+        out and named (list_steps raises its UnreadableRowError)."""
+        ...
+
     def get_versioned_step(
         self, workflow_execution_id: str, pipeline_execution_id: str
     ) -> VersionedStep:
@@ -147,14 +155,20 @@ class ExecutionQueries(Protocol):
         ...
 
     def get_details(
-        self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
+        self,
+        workflow_execution_id: str,
+        include_outputs: bool = True,
+        row_limit: int | None = None,
+        leave_out_unreadable: bool = False,
     ) -> ExecutionDetails:
         """Every row of the run; steps in any order (the use case walks the chain).
 
         Without outputs, the per-step output tables and the artifacts are not read (a runner
         needs only the steps, their configurations and the inputs). With `row_limit`, each
         RowCollection holds at most that many rows per partition, the first by sort key (a run
-        can have 20k inputs).
+        can have 20k inputs). A row other than the main row that cannot be read raises
+        UnreadableRowError, or, `leave_out_unreadable` (a read showing what it can), is left
+        out and named in `unreadable_rows` (a step's row: the step and its rows with it).
         """
         ...
 

@@ -23,7 +23,12 @@ from domain.available_logs import (
     needs_execution_filter,
 )
 from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
-from domain.execution import PipelineExecution, StepLog, WorkflowExecution, chain_order
+from domain.execution import (
+    PipelineExecution,
+    StepLog,
+    WorkflowExecution,
+    chain_order,
+)
 from domain.redaction import redact, redact_lines
 from domain.statuses import StepStatus
 
@@ -142,7 +147,10 @@ class GetExecutionLogs:
             )
         execution_id = query.workflow_execution_id
         execution = self._store.get_execution(execution_id)
-        steps = {step.pipeline_execution_id: step for step in self._store.list_steps(execution_id)}
+        # a step row another writer left unreadable is named, the other steps' logs still read
+        readable, unreadable = self._store.list_readable_steps(execution_id)
+        notes = [row.note for row in unreadable]
+        steps = {step.pipeline_execution_id: step for step in readable}
         found = self._available_logs.find(execution, list(steps.values()))
         sources = _in_chain_order(found.by_step, steps)
         only = query.pipeline_execution_id
@@ -172,7 +180,8 @@ class GetExecutionLogs:
             next_token=next_token,
             run_log=run_log,
             execution_error=None if run_log is None else redact(execution.execution_error or ""),
-            warnings=tuple(redact(warning) for warning in found.warnings),
+            # a step row left out: none of its logs is read, and that is said
+            warnings=tuple(redact(warning) for warning in (*found.warnings, *notes)),
             attempts=attempts,
             result_log=None if stored is None else stored[0],
             error_log=None if stored is None else stored[1],
