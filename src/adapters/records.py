@@ -233,7 +233,8 @@ def row_parser(
     table: str, *key: str
 ) -> Callable[[Callable[[Item], _Parsed]], Callable[[Item], _Parsed]]:
     """A parser whose failure on a row another writer shaped otherwise is `UnreadableRowError`
-    naming `table` and the row's `key` attributes, never a traceback."""
+    naming `table` and the row's `key` attributes (its partition key, then its sort key where
+    a partition holds several rows), never a traceback."""
 
     def wrap(parse: Callable[[Item], _Parsed]) -> Callable[[Item], _Parsed]:
         @functools.wraps(parse)
@@ -241,7 +242,8 @@ def row_parser(
             try:
                 return parse(item)
             except (KeyError, ValueError, TypeError, AttributeError) as error:
-                named = ":".join(str(item.get(name, "?")) for name in key)
+                # a sort key's own value holds colons: " / " keeps the two apart
+                named = " / ".join(str(item.get(name, "?")) for name in key)
                 raise unreadable_row(table, named, error) from None
 
         return parse_row

@@ -462,7 +462,11 @@ def _text_pairs(values: Any) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, metadata_text(v)) for k, v in (values or {}).items()))
 
 
-@row_parser("PipelineExecutionInputMetadataStorageTable", "pipelineExecutionId")
+@row_parser(
+    "PipelineExecutionInputMetadataStorageTable",
+    "pipelineExecutionId",
+    "databaseId:assetId:filePath",
+)
 def parse_step_input_metadata_record(item: Item) -> StepInputMetadata:
     """VAMS's row, or wfx's before 0.2 (a path without its "/", no scope, no attributes)."""
     return StepInputMetadata(
@@ -492,7 +496,11 @@ def build_pipeline_input_file_record(row: PipelineInputFile) -> Item:
     }
 
 
-@row_parser("PipelineExecutionInputFilesStorageTable", "pipelineExecutionId")
+@row_parser(
+    "PipelineExecutionInputFilesStorageTable",
+    "pipelineExecutionId",
+    "databaseId:assetId:inputAssetFileKey",
+)
 def parse_pipeline_input_file_record(item: Item) -> PipelineInputFile:
     """A row as the migration writes it, or as wfx's before 0.2 did (its key without the "/")."""
     return PipelineInputFile(

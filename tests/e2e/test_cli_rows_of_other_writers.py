@@ -99,14 +99,14 @@ def test_a_main_row_wfx_cannot_read_is_named_in_one_line_and_left_as_it_is(
         (
             lambda i: i[ResourceKeys.PIPELINE_OUTPUT_FILES][0].update(fileSize="big"),
             "PipelineExecutionOutputFilesStorageTable",
-            vams.STEPS[2],
+            f"{vams.STEPS[2]} / file:bunny.glb",  # its partition and sort keys
             None,
             "",
         ),
         (
             lambda i: i[ResourceKeys.PIPELINE_INPUT_METADATA][0].update(metadata="x"),
             "PipelineExecutionInputMetadataStorageTable",
-            vams.STEPS[0],
+            f"{vams.STEPS[0]} / vamsdb::/",
             None,
             "",
         ),
