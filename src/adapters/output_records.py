@@ -104,6 +104,7 @@ def build_artifact_record(row: Artifact) -> Item:
     }
 
 
+@row_parser("WfxArtifactsTable", "pipelineExecutionId", ARTIFACT_KEY)
 def parse_artifact_record(item: Item) -> Artifact:
     return Artifact(
         pipeline_execution_id=item["pipelineExecutionId"],

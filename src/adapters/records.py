@@ -289,8 +289,7 @@ def join_key(*parts: str) -> str:
 
 
 def optional_date(item: Item, name: str) -> datetime | None:
-    value = item.get(name)
-    return parse_date(value) if value else None
+    return stored_date(item, name) if item.get(name) else None
 
 
 def put_present(item: Item, **values: Any) -> Item:

@@ -553,13 +553,14 @@ def build_task_execution_record(attempt: TaskExecution) -> Record:
     return fit_item(item, ATTEMPT_BUDGET, attempt.workflow_execution_id)
 
 
+@row_parser("WfxTaskExecutionsTable", "pipelineExecutionId", "attempt")
 def parse_task_execution_record(item: Item) -> TaskExecution:
     return TaskExecution(
         pipeline_execution_id=item["pipelineExecutionId"],
         workflow_execution_id=item["workflowExecutionId"],
         attempt=int(item["attempt"]),
         status=item["status"],
-        start_date=parse_date(item["startDate"]),
+        start_date=stored_date(item, "startDate"),
         stop_date=optional_date(item, "stopDate"),
         error=item.get("errorMessage"),
         trigger=item.get("trigger", "start"),

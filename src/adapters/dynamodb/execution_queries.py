@@ -38,6 +38,7 @@ from adapters.step_records import (
     parse_run_steps,
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
+    parse_task_execution_record,
 )
 from adapters.tables import ResourceKeys
 from application.ports.executions import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
@@ -281,7 +282,19 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
             )
             if include_outputs
             else StepOutputs(),
-            attempts=tuple(self.list_attempts([step_id])) if include_outputs else (),
+            # as list_attempts reads them: one consistent query, ascending by attempt
+            attempts=tuple(
+                readable_rows(
+                    parse_task_execution_record,
+                    [
+                        self._whole(row)
+                        for row in self._step_rows(ResourceKeys.TASK_EXECUTIONS, step_id)
+                    ],
+                    left_out,
+                )
+            )
+            if include_outputs
+            else (),
         )
 
     # -- lists --------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from adapters.output_records import parse_output_file_record
+from adapters.records import readable_rows
 from adapters.registration import registration_version
 from adapters.run_records import parse_execution_record
 from adapters.sqlite.execution_sql import STEP_ID
@@ -22,6 +23,17 @@ class SqliteRunReads(SqliteStoreBase):
     """The run and step reads (RunStore, StepRunStore) on SQLite."""
 
     def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
+        return self._attempts(pipeline_execution_ids, None)
+
+    def list_readable_attempts(
+        self, pipeline_execution_ids: Iterable[str]
+    ) -> tuple[list[TaskExecution], tuple[UnreadableRow, ...]]:
+        left_out: list[UnreadableRow] = []
+        return self._attempts(pipeline_execution_ids, left_out), tuple(left_out)
+
+    def _attempts(
+        self, pipeline_execution_ids: Iterable[str], left_out: list[UnreadableRow] | None
+    ) -> list[TaskExecution]:
         ids = list(dict.fromkeys(pipeline_execution_ids))
         if not ids:
             return []
@@ -29,7 +41,9 @@ class SqliteRunReads(SqliteStoreBase):
         with self._database.read() as connection:
             items = self._items_in(connection, self._sql.attempts, STEP_ID, ids)
         position = {step_id: n for n, step_id in enumerate(ids)}
-        attempts = (parse_task_execution_record(self._whole(item)) for item in items)
+        attempts = readable_rows(
+            parse_task_execution_record, (self._whole(item) for item in items), left_out
+        )
         return sorted(attempts, key=lambda a: (position[a.pipeline_execution_id], a.attempt))
 
     def get_execution(self, workflow_execution_id: str) -> WorkflowExecution:

@@ -146,6 +146,13 @@ class StepRunStore(Protocol):
         """The attempts of those steps, grouped by step in the order given, attempt ascending."""
         ...
 
+    def list_readable_attempts(
+        self, pipeline_execution_ids: Iterable[str]
+    ) -> tuple[list[TaskExecution], tuple[UnreadableRow, ...]]:
+        """list_attempts for a read that shows what it can: an attempt row that cannot be read
+        is left out and named (list_attempts raises its UnreadableRowError)."""
+        ...
+
 
 class ExecutionQueries(Protocol):
     """The read side: pages of runs, a run's details and rows, what authorization needs."""

@@ -26,6 +26,7 @@ from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
 from domain.execution import (
     PipelineExecution,
     StepLog,
+    UnreadableRow,
     WorkflowExecution,
     chain_order,
 )
@@ -169,7 +170,10 @@ class GetExecutionLogs:
         chosen = [
             step for step in steps.values() if only is None or step.pipeline_execution_id == only
         ]
-        attempts = self._attempts(execution, chosen, query) if summary else ()
+        attempts: tuple[AttemptLog, ...] = ()
+        if summary:
+            attempts, unread = self._attempts(execution, chosen, query)
+            notes += [row.note for row in unread]
         stored = self._stored_logs(only) if summary and only is not None else None
         return ExecutionLogs(
             workflow_execution_id=execution_id,
@@ -240,12 +244,16 @@ class GetExecutionLogs:
         execution: WorkflowExecution,
         steps: list[PipelineExecution],
         query: GetExecutionLogsQuery,
-    ) -> tuple[AttemptLog, ...]:
+    ) -> tuple[tuple[AttemptLog, ...], tuple[UnreadableRow, ...]]:
+        """The local run's step logs by attempt, and the attempt rows left out (unreadable)."""
         if execution.orchestrator != "local":
-            return ()  # elsewhere a step's log is shared (a Lambda's group): no attempt markers
+            return (), ()  # elsewhere a step's log is shared (a Lambda's group): no markers
         ordered = chain_order(steps)
         by_step: dict[str, list[TaskExecution]] = {}
-        for attempt in self._store.list_attempts([s.pipeline_execution_id for s in ordered]):
+        read, unread = self._store.list_readable_attempts(
+            [s.pipeline_execution_id for s in ordered]
+        )
+        for attempt in read:
             by_step.setdefault(attempt.pipeline_execution_id, []).append(attempt)
         logs: list[AttemptLog] = []
         for step in ordered:
@@ -266,7 +274,7 @@ class GetExecutionLogs:
                 )
                 for attempt in by_step.get(step_id, [])
             ]
-        return tuple(logs)
+        return tuple(logs), unread
 
     def _read(
         self,
