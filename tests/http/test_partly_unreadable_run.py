@@ -23,6 +23,7 @@ from tests.http.test_abort_meets_delete import GATED
 pytestmark = pytest.mark.parametrize("inline_container", ["sqlite", "dynamodb"], indirect=True)
 
 STEPS = "PipelineExecutionsStorageTable"
+EVENTS = "WfxExecutionEventsTable"
 BAD_DATE = "yesterday"
 
 
@@ -32,33 +33,38 @@ def _first_step_row(service: Service, execution_id: str) -> str:
     return step_id
 
 
-def stop_date_stored_as(service: Service, tmp_path: Path, step_id: str, value: str) -> None:
-    """The step row's executionStopDate set to `value` in the store, as another writer might."""
+def stored_as(
+    service: Service, tmp_path: Path, table: str, key: tuple[str, str], attribute: str, value: str
+) -> None:
+    """`attribute` of the first row of `table` whose `key` attribute holds `key`'s value set to
+    `value` in the store, as another writer might."""
+    name, wanted = key
     container: Any = service.container
     if container.config.store() == "dynamodb":
         client = container.dynamodb_client()
-        schema = client.describe_table(TableName=STEPS)["Table"]["KeySchema"]
-        [item] = [
-            i
-            for i in client.scan(TableName=STEPS)["Items"]
-            if i["pipelineExecutionId"]["S"] == step_id
-        ]
+        schema = client.describe_table(TableName=table)["Table"]["KeySchema"]
+        item = next(i for i in client.scan(TableName=table)["Items"] if i[name]["S"] == wanted)
         client.update_item(
-            TableName=STEPS,
+            TableName=table,
             Key={part["AttributeName"]: item[part["AttributeName"]] for part in schema},
-            UpdateExpression="SET executionStopDate = :d",
-            ExpressionAttributeValues={":d": {"S": value}},
+            UpdateExpression="SET #a = :v",
+            ExpressionAttributeNames={"#a": attribute},
+            ExpressionAttributeValues={":v": {"S": value}},
         )
         return
     with sqlite3.connect(tmp_path / "wfx.db") as connection:
-        rows = connection.execute(f'SELECT rowid, item FROM "{STEPS}"').fetchall()
-        [(rowid, text)] = [
-            (r, t) for r, t in rows if json.loads(t)["pipelineExecutionId"] == step_id
-        ]
+        rows = connection.execute(f'SELECT rowid, item FROM "{table}" ORDER BY rowid').fetchall()
+        rowid, text = next((r, t) for r, t in rows if json.loads(t)[name] == wanted)
         connection.execute(
-            f'UPDATE "{STEPS}" SET item = ? WHERE rowid = ?',
-            (json.dumps({**json.loads(text), "executionStopDate": value}), rowid),
+            f'UPDATE "{table}" SET item = ? WHERE rowid = ?',
+            (json.dumps({**json.loads(text), attribute: value}), rowid),
         )
+
+
+def stop_date_stored_as(service: Service, tmp_path: Path, step_id: str, value: str) -> None:
+    stored_as(
+        service, tmp_path, STEPS, ("pipelineExecutionId", step_id), "executionStopDate", value
+    )
 
 
 def test_the_details_show_the_run_and_name_the_step_row_left_out(
@@ -165,3 +171,28 @@ def test_a_write_of_the_run_still_refuses_naming_the_row_it_cannot_read(
     shown = details.json()["message"]
     assert shown["executionStatus"] == "RUNNING"  # nothing ended, nothing deleted
     assert [row["key"] for row in shown["unreadableRows"]] == [step_id]  # left as stored
+
+
+def test_the_viewer_page_says_in_its_event_log_which_event_row_it_cannot_read(
+    service: Service, tmp_path: Path
+) -> None:
+    """The event log is one read of the page among others: refused, it says why in its place."""
+    from entrypoints.http.app import create_app
+    from entrypoints.http.identity import verified_by
+
+    run = service.execution_id
+    stored_as(service, tmp_path, EVENTS, ("workflowExecutionId", run), "occurredAt", "later")
+    verifier = service.container.token_verifier()
+    app = create_app(service.container, verified_by(verifier), sessions=verifier)
+    with TestClient(app, raise_server_exceptions=False, follow_redirects=False) as viewer:
+        login = viewer.get("/login", params={"token": service.token(ADMIN, ("admin",))})
+        assert login.status_code == 303, login.text
+
+        page = viewer.get(f"/executions/{run}")
+
+    assert page.status_code == 200, page.text
+    text = html.unescape(page.text)
+    assert 'id="run-status">SUCCEEDED<' in text
+    event_log = text[text.index('id="events-h"') :]
+    assert f"{EVENTS} row {run} / " in event_log, event_log[:600]
+    assert "cannot be read: occurredAt is not a date (stored: 'later')" in event_log
