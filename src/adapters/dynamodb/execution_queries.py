@@ -247,7 +247,8 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
                 )
                 for step in steps
             ),
-            unreadable_rows=tuple(left_out or ()),
+            # once each: a run VAMS launched reads its selections as its inputs too
+            unreadable_rows=tuple(dict.fromkeys(left_out or ())),
         )
 
     def _step_details(

@@ -166,7 +166,8 @@ class SqliteExecutionQueries(SqliteStoreBase):
                 )
             ),
             steps=steps,
-            unreadable_rows=tuple(left_out or ()),
+            # once each: a run VAMS launched reads its selections as its inputs too
+            unreadable_rows=tuple(dict.fromkeys(left_out or ())),
         )
 
     def _step_details(
