@@ -306,11 +306,22 @@ def register_pipeline_execution(event: dict[str, Any], context: object) -> dict[
             return answer
         reason = result.reason or "refused"
     reason = redact(reason)
-    source = redact(str(event.get("source", ""))) if isinstance(event, dict) else ""
+    source = _quoted(event.get("source", "")) if isinstance(event, dict) else ""
     logger.warning("registration event %s from %r refused: %s", _event_id(event), source, reason)
     return {"accepted": False, "reason": reason}
 
 
 def _event_id(event: object) -> str:
     """The EventBridge event id, for the log line; "-" when the event has none."""
-    return str(event.get("id", "-")) if isinstance(event, dict) else "-"
+    return _quoted(event.get("id", "-")) if isinstance(event, dict) else "-"
+
+
+# what a log line quotes of a value an event carries: EventBridge's are shorter, a direct
+# invoke's need not be
+_QUOTED = 200
+
+
+def _quoted(value: object) -> str:
+    """A value of the event for a log line: redacted, then cut at _QUOTED characters."""
+    text = redact(str(value))
+    return text if len(text) <= _QUOTED else text[: _QUOTED - 1] + "…"
