@@ -196,3 +196,31 @@ def test_the_viewer_page_says_in_its_event_log_which_event_row_it_cannot_read(
     event_log = text[text.index('id="events-h"') :]
     assert f"{EVENTS} row {run} / " in event_log, event_log[:600]
     assert "cannot be read: occurredAt is not a date (stored: 'later')" in event_log
+
+
+def test_a_redrive_still_refuses_naming_the_row_and_a_delete_removes_the_run_with_it(
+    service: Service, tmp_path: Path
+) -> None:
+    """A redrive decides which steps run again: on every step or not at all. A permanent
+    delete is the remedy the note names: it takes the row with the rest of the run."""
+    from tests.http.test_vams_execution_routes import _failed_run
+
+    failed = _failed_run(service)
+    step_id = _first_step_row(service, failed)
+    stop_date_stored_as(service, tmp_path, step_id, BAD_DATE)
+    headers = service.as_user(ADMIN, ("admin",))
+
+    redrive = service.client.post(f"/workflows/executions/{failed}/redrive", headers=headers)
+
+    assert redrive.status_code == 409, redrive.text
+    assert redrive.json()["message"].startswith(f"{STEPS} row {step_id} cannot be read: ")
+    store = service.container.execution_store()
+    assert store.get_execution(failed).status.value == "FAILED"
+    deleted = service.client.request(
+        "DELETE",
+        f"/workflows/executions/{failed}/permanent",
+        headers=headers,
+        json={"confirmDelete": True},
+    )
+    assert deleted.status_code == 200, deleted.text
+    assert store.list_readable_steps(failed) == ([], ())
