@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from adapters.records import format_date, join_key, parse_date
+from adapters.records import format_date, join_key, parse_date, row_parser
 from domain.approvals import ApprovalRequest, ApprovalStatus
 from domain.errors import InvalidInputError
 from domain.paging import token_fields
@@ -66,6 +66,7 @@ def build_approval_record(request: ApprovalRequest) -> Item:
     return item
 
 
+@row_parser("WfxApprovalRequestsTable", "workflowExecutionId", "approvalId")
 def parse_approval_record(item: Item) -> ApprovalRequest:
     decided_at = item.get("decidedAt")
     return ApprovalRequest(

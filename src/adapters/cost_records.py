@@ -11,7 +11,7 @@ from typing import Any
 
 from adapters.compact_json import encode_compact
 from adapters.item_budget import Record
-from adapters.records import format_date, join_key, parse_date
+from adapters.records import format_date, join_key, parse_date, row_parser
 from domain.costs import CostBasis, CostKind, CostLedgerEntry, CostSource
 
 Item = dict[str, Any]
@@ -73,6 +73,7 @@ def _decimal(item: Item, name: str) -> Decimal | None:
     return None if value is None else Decimal(str(value))
 
 
+@row_parser("WfxCostLedgerTable", "workflowExecutionId", "entryKey")
 def parse_cost_ledger_record(item: Item) -> CostLedgerEntry:
     quantity = _decimal(item, "quantity")
     assert quantity is not None  # always written

@@ -17,7 +17,7 @@ from adapters.item_budget import (
     declare,
     fit_item,
 )
-from adapters.records import Item, format_date, parse_date
+from adapters.records import Item, format_date, row_parser, stored_date
 from domain.events import ExecutionEvent, NewEvent
 from domain.redaction import redact
 
@@ -78,12 +78,13 @@ def build_event_record(event: NewEvent, sequence_number: int) -> Record:
     return fit_item(item, EVENT_BUDGET, event.workflow_execution_id)
 
 
+@row_parser("WfxExecutionEventsTable", "workflowExecutionId", SEQUENCE_NUMBER)
 def parse_execution_event_record(item: Item) -> ExecutionEvent:
     values: dict[str, Any] = {
         "workflow_execution_id": item["workflowExecutionId"],
         "sequence_number": int(item[SEQUENCE_NUMBER]),
         "event_type": item["eventType"],
-        "occurred_at": parse_date(item["occurredAt"]),
+        "occurred_at": stored_date(item, "occurredAt"),
     }
     for name, attribute in _OPTIONAL:
         if attribute in item:

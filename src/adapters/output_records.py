@@ -68,7 +68,9 @@ def _shared_folder_path(item: Item) -> str:
     return key[len(prefix) :] if key.startswith(prefix) else str(item["relativeFilePath"])
 
 
-@row_parser("PipelineExecutionOutputFilesStorageTable", "pipelineExecutionId")
+@row_parser(
+    "PipelineExecutionOutputFilesStorageTable", "pipelineExecutionId", "fileType:relativeFilePath"
+)
 def parse_output_file_record(item: Item) -> OutputFile:
     """wfx's row, or VAMS's (s3VersionId, fileSize, no etag)."""
     attempt = item.get("attempt")
@@ -102,6 +104,7 @@ def build_artifact_record(row: Artifact) -> Item:
     }
 
 
+@row_parser("WfxArtifactsTable", "pipelineExecutionId", ARTIFACT_KEY)
 def parse_artifact_record(item: Item) -> Artifact:
     return Artifact(
         pipeline_execution_id=item["pipelineExecutionId"],
@@ -131,7 +134,11 @@ def build_output_metadata_record(row: OutputMetadata) -> Record:
     return fit_item(item, OUTPUT_METADATA_BUDGET, row.workflow_execution_id)
 
 
-@row_parser("PipelineExecutionOutputMetadataStorageTable", "pipelineExecutionId")
+@row_parser(
+    "PipelineExecutionOutputMetadataStorageTable",
+    "pipelineExecutionId",
+    "targetFilePath:metadataKey",
+)
 def parse_output_metadata_record(item: Item) -> OutputMetadata:
     """VAMS's row, or wfx's before 0.2: a target without its "/", and no source, which was the
     run's `metadata/<target>.json`."""
@@ -171,7 +178,7 @@ def build_output_result_record(row: OutputResult) -> Item:
     )
 
 
-@row_parser("PipelineExecutionOutputResultsStorageTable", "pipelineExecutionId")
+@row_parser("PipelineExecutionOutputResultsStorageTable", "pipelineExecutionId", "relativeFilePath")
 def parse_output_result_record(item: Item) -> OutputResult:
     """VAMS's row ("/"-led path, its text in resultsContent), or wfx's (no text: "" there), or
     wfx's before 0.2 (the path as the asset keys it)."""
@@ -217,7 +224,7 @@ def build_step_log_record(row: StepLog) -> Record:
     return fit_item(item, STEP_LOG_BUDGET, row.workflow_execution_id)
 
 
-@row_parser("PipelineExecutionLogsStorageTable", "pipelineExecutionId")
+@row_parser("PipelineExecutionLogsStorageTable", "pipelineExecutionId", "logType")
 def parse_step_log_record(item: Item) -> StepLog:
     """wfx's row, or VAMS's (resultLog and errorLog, the log group ARN and stream): no status,
     failed when it holds an error log."""

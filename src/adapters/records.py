@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -53,6 +53,7 @@ from domain.assets import AssetFile
 from domain.errors import UnreadableRowError
 from domain.execution import (
     RUN_LOG_TAIL_BYTES,
+    UnreadableRow,
 )
 from domain.redaction import redact, redact_executable
 from domain.workflow import (
@@ -194,19 +195,34 @@ def parse_date(text: str | int | float | Decimal) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
+class _UnreadableAttributeError(ValueError):
+    """An attribute's stored value that is not what it should be, naming the attribute."""
+
+    def __init__(self, attribute: str, message: str) -> None:
+        super().__init__(message)
+        self.attribute = attribute
+
+
 def unreadable_row(table: str, key: str, error: Exception) -> UnreadableRowError:
     """Why the row `key` of `table` could not be read, in one line naming what is wrong."""
+    attribute = None
     if isinstance(error, KeyError):
-        what = f"{error.args[0]} is missing"
+        attribute = str(error.args[0])
+        what = f"{attribute} is missing"
     elif isinstance(error, ValidationError):
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
         what = f"{field}: {first['msg']} (stored: {first['input']!r})"
     else:
+        attribute = getattr(error, "attribute", None)
         what = str(error)
     return UnreadableRowError(
         f"{table} row {key} cannot be read: {what}; mend or delete the row (another writer "
-        "stored it)"
+        "stored it)",
+        table=table,
+        key=key,
+        attribute=attribute,
+        problem=what,
     )
 
 
@@ -217,7 +233,8 @@ def row_parser(
     table: str, *key: str
 ) -> Callable[[Callable[[Item], _Parsed]], Callable[[Item], _Parsed]]:
     """A parser whose failure on a row another writer shaped otherwise is `UnreadableRowError`
-    naming `table` and the row's `key` attributes, never a traceback."""
+    naming `table` and the row's `key` attributes (its partition key, then its sort key where
+    a partition holds several rows), never a traceback."""
 
     def wrap(parse: Callable[[Item], _Parsed]) -> Callable[[Item], _Parsed]:
         @functools.wraps(parse)
@@ -225,12 +242,31 @@ def row_parser(
             try:
                 return parse(item)
             except (KeyError, ValueError, TypeError, AttributeError) as error:
-                named = ":".join(str(item.get(name, "?")) for name in key)
+                # a sort key's own value holds colons: " / " keeps the two apart
+                named = " / ".join(str(item.get(name, "?")) for name in key)
                 raise unreadable_row(table, named, error) from None
 
         return parse_row
 
     return wrap
+
+
+def readable_rows(
+    parse: Callable[[Item], _Parsed],
+    items: Iterable[Item],
+    left_out: list[UnreadableRow] | None,
+) -> list[_Parsed]:
+    """Each row parsed; given `left_out`, a row that cannot be read is left out and named there
+    (a read showing what it can of a run), else its `UnreadableRowError` is raised."""
+    if left_out is None:
+        return [parse(item) for item in items]
+    parsed = []
+    for item in items:
+        try:
+            parsed.append(parse(item))
+        except UnreadableRowError as error:
+            left_out.append(UnreadableRow.of(error))
+    return parsed
 
 
 def stored_date(item: Item, name: str) -> datetime:
@@ -239,7 +275,7 @@ def stored_date(item: Item, name: str) -> datetime:
     try:
         return parse_date(value)
     except (ValueError, TypeError):
-        raise ValueError(f"{name} is not a date (stored: {value!r})") from None
+        raise _UnreadableAttributeError(name, f"{name} is not a date (stored: {value!r})") from None
 
 
 def stored_status(value: Any) -> str:
@@ -253,8 +289,7 @@ def join_key(*parts: str) -> str:
 
 
 def optional_date(item: Item, name: str) -> datetime | None:
-    value = item.get(name)
-    return parse_date(value) if value else None
+    return stored_date(item, name) if item.get(name) else None
 
 
 def put_present(item: Item, **values: Any) -> Item:

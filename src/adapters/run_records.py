@@ -335,7 +335,11 @@ def workflow_key_of(item: Item) -> str:
     return ""
 
 
-@row_parser("WorkflowExecutionInputsStorageTable", "workflowExecutionId")
+@row_parser(
+    "WorkflowExecutionInputsStorageTable",
+    "workflowExecutionId",
+    "databaseId:assetId:inputAssetFileKey",
+)
 def parse_execution_input_record(item: Item) -> ExecutionInput:
     return ExecutionInput(
         workflow_execution_id=item["workflowExecutionId"],

@@ -29,6 +29,7 @@ from adapters.records import (
     metadata_text,
     optional_date,
     parse_date,
+    readable_rows,
     row_parser,
     stored_date,
     stored_status,
@@ -40,6 +41,7 @@ from domain.execution import (
     PipelineInputFile,
     StepInputConfiguration,
     StepInputMetadata,
+    UnreadableRow,
     chain_order,
 )
 from domain.logs import STEP_FUNCTIONS_EXECUTION, RegisteredLog, RegisteredSubExecution
@@ -340,10 +342,13 @@ def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
     )
 
 
-def parse_run_steps(items: Sequence[Item]) -> list[PipelineExecution]:
+def parse_run_steps(
+    items: Sequence[Item], left_out: list[UnreadableRow] | None = None
+) -> list[PipelineExecution]:
     """A run's step rows in step order: by wfx's stepIndex, or, for rows VAMS wrote (which have
-    none), by their chain (from_pipeline_execution_id), numbered from 0 in that order."""
-    steps = [parse_pipeline_execution_record(item) for item in items]
+    none), by their chain (from_pipeline_execution_id), numbered from 0 in that order. Given
+    `left_out`, a row that cannot be read is left out and named there."""
+    steps = readable_rows(parse_pipeline_execution_record, items, left_out)
     if all("stepIndex" in item for item in items):
         return sorted(steps, key=lambda step: step.step_index)
     return [
@@ -457,7 +462,11 @@ def _text_pairs(values: Any) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, metadata_text(v)) for k, v in (values or {}).items()))
 
 
-@row_parser("PipelineExecutionInputMetadataStorageTable", "pipelineExecutionId")
+@row_parser(
+    "PipelineExecutionInputMetadataStorageTable",
+    "pipelineExecutionId",
+    "databaseId:assetId:filePath",
+)
 def parse_step_input_metadata_record(item: Item) -> StepInputMetadata:
     """VAMS's row, or wfx's before 0.2 (a path without its "/", no scope, no attributes)."""
     return StepInputMetadata(
@@ -487,7 +496,11 @@ def build_pipeline_input_file_record(row: PipelineInputFile) -> Item:
     }
 
 
-@row_parser("PipelineExecutionInputFilesStorageTable", "pipelineExecutionId")
+@row_parser(
+    "PipelineExecutionInputFilesStorageTable",
+    "pipelineExecutionId",
+    "databaseId:assetId:inputAssetFileKey",
+)
 def parse_pipeline_input_file_record(item: Item) -> PipelineInputFile:
     """A row as the migration writes it, or as wfx's before 0.2 did (its key without the "/")."""
     return PipelineInputFile(
@@ -540,13 +553,14 @@ def build_task_execution_record(attempt: TaskExecution) -> Record:
     return fit_item(item, ATTEMPT_BUDGET, attempt.workflow_execution_id)
 
 
+@row_parser("WfxTaskExecutionsTable", "pipelineExecutionId", "attempt")
 def parse_task_execution_record(item: Item) -> TaskExecution:
     return TaskExecution(
         pipeline_execution_id=item["pipelineExecutionId"],
         workflow_execution_id=item["workflowExecutionId"],
         attempt=int(item["attempt"]),
         status=item["status"],
-        start_date=parse_date(item["startDate"]),
+        start_date=stored_date(item, "startDate"),
         stop_date=optional_date(item, "stopDate"),
         error=item.get("errorMessage"),
         trigger=item.get("trigger", "start"),

@@ -66,7 +66,20 @@ class ConflictError(DomainError):
 class UnreadableRowError(ConflictError):
     """A stored row another writer (VAMS, a person, an older release) left in a shape wfx cannot
     read: the message names the table, the row's key and what is wrong, so it can be mended or
-    deleted (HTTP 409; CLI exit 2), never a traceback."""
+    deleted (HTTP 409; CLI exit 2), never a traceback. A read that shows what it can leaves the
+    row out and names it by `table`, `key`, `attribute` (None when no one attribute is at
+    fault) and `problem`."""
+
+    def __init__(
+        self,
+        message: str,
+        table: str = "",
+        key: str = "",
+        attribute: str | None = None,
+        problem: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.table, self.key, self.attribute, self.problem = table, key, attribute, problem
 
 
 class ExecutionAlreadyExistsError(ConflictError):

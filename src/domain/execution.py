@@ -14,6 +14,7 @@ from domain.attempts import TaskExecution
 from domain.authorization import AssetKey
 from domain.available_logs import AvailableLog
 from domain.derived import aware, replaced
+from domain.errors import UnreadableRowError
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.result_text import ResultText
 from domain.stages import SubExecutionState, SubExecutionWarning
@@ -544,6 +545,31 @@ class StepDetails(_Record):
     result_texts: tuple[ResultText, ...] = ()  # read from the object store, never stored
 
 
+class UnreadableRow(_Record):
+    """A row of a run another writer left in a shape wfx cannot read, left out of what a read
+    shows of the run: its table, key, the attribute at fault (None when no one attribute is)
+    and what is wrong with it."""
+
+    table: str
+    key: str
+    attribute: str | None = None
+    problem: str
+
+    @classmethod
+    def of(cls, error: UnreadableRowError) -> UnreadableRow:
+        return cls(
+            table=error.table, key=error.key, attribute=error.attribute, problem=error.problem
+        )
+
+    @property
+    def note(self) -> str:
+        """What a read says of the row it left out, in the words of the error a write gives."""
+        return (
+            f"{self.table} row {self.key} cannot be read: {self.problem}; left out of what is "
+            "shown; mend or delete the row (another writer stored it)"
+        )
+
+
 class ExecutionDetails(_Record):
     """What GetExecutionDetails returns: the main row, steps in chain order, inputs and outputs."""
 
@@ -564,6 +590,8 @@ class ExecutionDetails(_Record):
     # the run's workflow as it is defined now (VAMS reads its name and description live, not as
     # run); None when not found (deleted, or a run VAMS launched from a workflow wfx does not hold)
     workflow: WorkflowDefinition | None = None
+    # rows of the run wfx cannot read, left out of it (a step's: the step and its rows with it)
+    unreadable_rows: tuple[UnreadableRow, ...] = ()
 
 
 def chain_order(

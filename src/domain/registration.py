@@ -26,7 +26,7 @@ UNKNOWN_SOURCE_TYPE = "custom"  # what an unrecognised sourceType is stored as (
 # Dot-separated words; EventBridge refuses a PutEvents source starting with "aws.", and the
 # whole source must stay within its 256 characters.
 _PREFIX = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*")
-_MAX_SOURCE_LENGTH = 256
+MAX_SOURCE_LENGTH = 256
 
 # The descriptive fields a redelivery may fill in where the stored entry has "".
 _LOG_DESCRIPTIONS = ("stage_name", "label", "source_type")
@@ -62,9 +62,9 @@ def compose_source(prefix: str, execution_id: str, pipeline_execution_id: str) -
         if not value or "." in value:
             raise InvalidInputError(f"{field}: must be a non-empty id without dots, got {value!r}")
     source = f"{prefix}.execution.{execution_id}.pipeline.{pipeline_execution_id}"
-    if len(source) > _MAX_SOURCE_LENGTH:
+    if len(source) > MAX_SOURCE_LENGTH:
         raise InvalidInputError(
-            f"source: EventBridge takes at most {_MAX_SOURCE_LENGTH} characters, got {len(source)}"
+            f"source: EventBridge takes at most {MAX_SOURCE_LENGTH} characters, got {len(source)}"
         )
     return source
 

@@ -12,7 +12,7 @@ HandleExecutionError.
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal, Self, TypeVar
+from typing import Annotated, Any, Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
@@ -42,6 +42,10 @@ class _Event(BaseModel):
 
 
 _Parsed = TypeVar("_Parsed", bound=_Event)
+
+# An id is quoted in the errors that follow (not found, may not start...), and an error is the
+# task's cause, logged and stored: bounded as the HTTP routes bound the same ids.
+_Id = Annotated[str, Field(min_length=1, max_length=256)]
 
 
 def _parsed(model: type[_Parsed], event: object, handler: str) -> _Parsed:
@@ -75,8 +79,8 @@ class TrackStepEvent(_Event):
     the event) and `gate-closed` with the caught error and the status the step ends with."""
 
     action: Literal["start", "finish", "retry", "gate", "gate-closed"]
-    workflow_execution_id: str
-    pipeline_execution_id: str
+    workflow_execution_id: _Id
+    pipeline_execution_id: _Id
     status: TerminalStepStatus | None = None
     # a finish event's error text, or the {"Error", "Cause"} a retry event's Catch caught
     error: CaughtError | str | None = None
@@ -101,7 +105,7 @@ _TASK_TOKEN = "taskToken"
 class CompleteExecutionEvent(_Event):
     """The end-state task's Payload: the run's terminal status."""
 
-    workflow_execution_id: str
+    workflow_execution_id: _Id
     status: TerminalExecutionStatus
     error: str | None = None
 
@@ -243,7 +247,7 @@ def complete_execution(event: dict[str, Any], context: object) -> dict[str, Any]
 class HandleExecutionErrorEvent(_Event):
     """The error state's Payload: the run's id and the caught error."""
 
-    workflow_execution_id: str
+    workflow_execution_id: _Id
     error: CaughtError = CaughtError()
 
 
@@ -302,11 +306,22 @@ def register_pipeline_execution(event: dict[str, Any], context: object) -> dict[
             return answer
         reason = result.reason or "refused"
     reason = redact(reason)
-    source = redact(str(event.get("source", ""))) if isinstance(event, dict) else ""
+    source = _quoted(event.get("source", "")) if isinstance(event, dict) else ""
     logger.warning("registration event %s from %r refused: %s", _event_id(event), source, reason)
     return {"accepted": False, "reason": reason}
 
 
 def _event_id(event: object) -> str:
     """The EventBridge event id, for the log line; "-" when the event has none."""
-    return str(event.get("id", "-")) if isinstance(event, dict) else "-"
+    return _quoted(event.get("id", "-")) if isinstance(event, dict) else "-"
+
+
+# what a log line quotes of a value an event carries: EventBridge's are shorter, a direct
+# invoke's need not be
+_QUOTED = 200
+
+
+def _quoted(value: object) -> str:
+    """A value of the event for a log line: redacted, then cut at _QUOTED characters."""
+    text = redact(str(value))
+    return text if len(text) <= _QUOTED else text[: _QUOTED - 1] + "…"

@@ -26,6 +26,7 @@ from domain.execution import (
     PipelineExecution,
     StepDetails,
     StepInputMetadata,
+    UnreadableRow,
 )
 from domain.redaction import redact, redact_optional
 from domain.result_text import ResultText
@@ -334,6 +335,23 @@ class VamsInputConfiguration(VamsResponse):
 # -- the document ---------------------------------------------------------------------------------
 
 
+class UnreadableRowResponse(VamsResponse):
+    """A row of the run left out of the details: another writer stored it in a shape wfx
+    cannot read (mend or delete it)."""
+
+    table: str
+    key: str
+    attribute: str | None = None
+    problem: str
+
+    @classmethod
+    def of(cls, row: UnreadableRow) -> Self:
+        # the problem quotes the value stored, which may be anything another writer put there
+        return cls(
+            table=row.table, key=row.key, attribute=row.attribute, problem=redact(row.problem)
+        )
+
+
 class VamsExecutionDetails(VamsResponse):
     """The details themselves (what `message` holds)."""
 
@@ -388,6 +406,8 @@ class VamsExecutionDetails(VamsResponse):
     # each file the selections resolved to, at the version read (what a redrive reads again);
     # left out for a run VAMS launched, which recorded none
     resolved_input_files: tuple[VamsInputFile, ...] | None = None
+    # rows of the run wfx cannot read, left out of the rest; absent when there is none
+    unreadable_rows: tuple[UnreadableRowResponse, ...] | None = None
 
     @classmethod
     def of(cls, details: ExecutionDetails, with_sub_executions: bool = False) -> Self:
@@ -441,6 +461,8 @@ class VamsExecutionDetails(VamsResponse):
             approvals=None
             if details.approvals is None
             else tuple(ApprovalResponse.of(request) for request in details.approvals),
+            unreadable_rows=tuple(UnreadableRowResponse.of(r) for r in details.unreadable_rows)
+            or None,
         )
 
 

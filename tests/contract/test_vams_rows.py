@@ -302,3 +302,51 @@ def test_a_row_no_wfx_status_or_date_reads_as_is_refused_naming_its_table_key_an
     assert re.match(rf"warning: \S+V2 row {vams.EXECUTION_ID} .*'CANCELLED'.*left out", warning)
     with pytest.raises(UnreadableRowError, match=rf"row {vams.STEPS[2]} .*executionStartDate"):
         cancelled.list_steps(vams.EXECUTION_ID)
+
+
+@pytest.fixture(params=BACKENDS)
+def partly_unreadable(request: pytest.FixtureRequest) -> Any:
+    """VAMS's run with its last step's row, an output file row of it, an input row and an
+    input-metadata row of its first step each in a shape wfx cannot read."""
+    items = vams.vams_run()
+    items[ResourceKeys.PIPELINE_EXECUTIONS][1]["executionStopDate"] = "later"
+    items[ResourceKeys.PIPELINE_OUTPUT_FILES][1]["fileSize"] = "big"
+    items[ResourceKeys.WORKFLOW_EXECUTION_INPUTS][0].pop("databaseId")
+    items[ResourceKeys.PIPELINE_INPUT_METADATA][2]["metadata"] = "x"
+    return _store_with(request, items)
+
+
+def test_details_that_leave_out_what_cannot_be_read_name_each_row_and_keep_the_rest(
+    partly_unreadable: Any,
+) -> None:
+    store = partly_unreadable
+    with pytest.raises(UnreadableRowError):
+        store.get_details(vams.EXECUTION_ID)  # what a write or the runner reads
+
+    details = store.get_details(vams.EXECUTION_ID, leave_out_unreadable=True)
+
+    named = [(row.table, row.key, row.attribute) for row in details.unreadable_rows]
+    assert len(named) == 4, named  # each once, though a run VAMS launched reads its inputs twice
+    assert set(named) == {
+        ("PipelineExecutionsStorageTable", vams.STEPS[1], "executionStopDate"),
+        ("PipelineExecutionOutputFilesStorageTable", f"{vams.STEPS[2]} / preview:bunny.png", None),
+        (
+            "WorkflowExecutionInputsStorageTable",
+            f"{vams.EXECUTION_ID} / vamsdb:asset-a:/asset-a/meshes/",
+            "databaseId",
+        ),
+        (
+            "PipelineExecutionInputMetadataStorageTable",
+            f"{vams.STEPS[0]} / vamsdb:asset-a:/bunny.obj",
+            None,
+        ),
+    }
+    assert details.execution.status is ExecutionStatus.SUCCEEDED
+    steps = {entry.step.pipeline_execution_id: entry for entry in details.steps}
+    assert set(steps) == {vams.STEPS[0], vams.STEPS[2]}
+    assert [f.relative_file_path for f in steps[vams.STEPS[2]].outputs.files] == ["bunny.glb"]
+    assert len(steps[vams.STEPS[0]].input_metadata) == 2
+    assert len(details.selections) == 1
+    steps_read, left_out = store.list_readable_steps(vams.EXECUTION_ID)
+    assert [s.pipeline_execution_id for s in steps_read] == [vams.STEPS[0], vams.STEPS[2]]
+    assert [row.key for row in left_out] == [vams.STEPS[1]]

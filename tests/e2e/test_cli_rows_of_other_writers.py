@@ -62,41 +62,10 @@ def _stored(wfx: Wfx) -> list[tuple[str, ...]]:
             f"WorkflowExecutionsStorageTableV2 row {vams.EXECUTION_ID} cannot be read: "
             "executionStartDate is not a date (stored: '')",
         ),
-        (
-            lambda i: i[STEPS][1].update(executionStopDate="yesterday"),
-            f"PipelineExecutionsStorageTable row {vams.STEPS[1]} cannot be read: "
-            "executionStopDate is not a date (stored: 'yesterday')",
-        ),
-        (
-            lambda i: i[STEPS][0].update(registeredLogs='[{"logGroupName": "g"}]'),
-            f"PipelineExecutionsStorageTable row {vams.STEPS[0]} cannot be read: ",
-        ),
-        (
-            lambda i: i[ResourceKeys.PIPELINE_OUTPUT_FILES][0].update(fileSize="big"),
-            f"PipelineExecutionOutputFilesStorageTable row {vams.STEPS[2]} cannot be read: ",
-        ),
-        (
-            lambda i: i[ResourceKeys.PIPELINE_INPUT_METADATA][0].update(metadata="x"),
-            f"PipelineExecutionInputMetadataStorageTable row {vams.STEPS[0]} cannot be read: ",
-        ),
-        (
-            lambda i: i[ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION][0].pop("executionStartDate"),
-            f"WorkflowExecutionConfigurationStorageTable row {vams.EXECUTION_ID} cannot be read: "
-            "executionStartDate is missing",
-        ),
     ],
-    ids=[
-        "unknown status",
-        "no trigger type",
-        "empty start date",
-        "step date not a date",
-        "a list as JSON text",
-        "output file size not a number",
-        "input metadata not a map",
-        "configuration with no date",
-    ],
+    ids=["unknown status", "no trigger type", "empty start date"],
 )
-def test_a_row_wfx_cannot_read_is_named_in_one_line_and_left_as_it_is(
+def test_a_main_row_wfx_cannot_read_is_named_in_one_line_and_left_as_it_is(
     wfx: Wfx, edit: Callable[[Items], None], said: str
 ) -> None:
     before = _plant(wfx, edit)
@@ -107,6 +76,91 @@ def test_a_row_wfx_cannot_read_is_named_in_one_line_and_left_as_it_is(
         [line] = outcome.stderr_lines
         assert line.startswith(f"error: {said}"), str(outcome)
         assert line.endswith("; mend or delete the row (another writer stored it)"), str(outcome)
+    assert _stored(wfx) == before
+
+
+@pytest.mark.parametrize(
+    ("edit", "table", "key", "attribute", "problem"),
+    [
+        (
+            lambda i: i[STEPS][1].update(executionStopDate="yesterday"),
+            "PipelineExecutionsStorageTable",
+            vams.STEPS[1],
+            "executionStopDate",
+            "executionStopDate is not a date (stored: 'yesterday')",
+        ),
+        (
+            lambda i: i[STEPS][0].update(registeredLogs='[{"logGroupName": "g"}]'),
+            "PipelineExecutionsStorageTable",
+            vams.STEPS[0],
+            None,
+            "",
+        ),
+        (
+            lambda i: i[ResourceKeys.PIPELINE_OUTPUT_FILES][0].update(fileSize="big"),
+            "PipelineExecutionOutputFilesStorageTable",
+            f"{vams.STEPS[2]} / file:bunny.glb",  # its partition and sort keys
+            None,
+            "",
+        ),
+        (
+            lambda i: i[ResourceKeys.PIPELINE_INPUT_METADATA][0].update(metadata="x"),
+            "PipelineExecutionInputMetadataStorageTable",
+            f"{vams.STEPS[0]} / vamsdb::/",
+            None,
+            "",
+        ),
+        (
+            lambda i: i[ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION][0].pop("executionStartDate"),
+            "WorkflowExecutionConfigurationStorageTable",
+            vams.EXECUTION_ID,
+            "executionStartDate",
+            "executionStartDate is missing",
+        ),
+    ],
+    ids=[
+        "step date not a date",
+        "a list as JSON text",
+        "output file size not a number",
+        "input metadata not a map",
+        "configuration with no date",
+    ],
+)
+def test_show_leaves_out_a_detail_row_it_cannot_read_and_names_it(
+    wfx: Wfx,
+    edit: Callable[[Items], None],
+    table: str,
+    key: str,
+    attribute: str | None,
+    problem: str,
+) -> None:
+    """The run and its other rows are shown; the row left out is named on stderr, and in
+    `--json`'s unreadableRows (table, key, the attribute when one is at fault, the problem)."""
+    before = _plant(wfx, edit)
+    note = f"warning: {table} row {key} cannot be read: {problem}"
+    ending = "; left out of what is shown; mend or delete the row (another writer stored it)"
+
+    shown = wfx("executions", "show", vams.EXECUTION_ID)
+    assert shown.code == 0, str(shown)
+    assert vams.EXECUTION_ID in shown.stdout and "SUCCEEDED" in shown.stdout, str(shown)
+    [line] = shown.stderr_lines
+    assert line.startswith(note) and line.endswith(ending), str(shown)
+
+    as_json = wfx("executions", "show", vams.EXECUTION_ID, "--json")
+    assert as_json.code == 0, str(as_json)
+    [line] = as_json.stderr_lines
+    assert line.startswith(note) and line.endswith(ending), str(as_json)
+    document = as_json.json()
+    [row] = document["unreadableRows"]
+    assert (row["table"], row["key"], row.get("attribute")) == (table, key, attribute), row
+    assert row["problem"].startswith(problem), row
+    assert document["workflowExecutionId"] == vams.EXECUTION_ID
+    assert document["executionStatus"] == "SUCCEEDED"
+    if table == "PipelineExecutionsStorageTable":  # the step goes, with its rows; the rest stay
+        assert key not in {p["pipelineExecutionId"] for p in document["pipelines"]}
+        assert len(document["pipelines"]) == len(vams.STEPS) - 1, document["pipelines"]
+    else:
+        assert len(document["pipelines"]) == len(vams.STEPS), document["pipelines"]
     assert _stored(wfx) == before
 
 
@@ -146,4 +200,29 @@ def test_a_list_leaves_out_a_run_it_cannot_read_with_a_warning_naming_it_and_pag
             break
         token = ["--starting-token", page.json()["NextToken"]]
     assert seen == [vams.EXECUTION_ID]
+    assert _stored(wfx) == before
+
+
+def test_logs_and_events_of_a_run_with_a_step_row_wfx_cannot_read_say_it_and_read_the_rest(
+    wfx: Wfx,
+) -> None:
+    """`logs` reads the run's steps: the one it cannot read is named on stderr (and in
+    `--json`'s warnings), the other steps' logs listed; `events` reads no step row."""
+    before = _plant(wfx, lambda i: i[STEPS][1].update(executionStopDate="yesterday"))
+    note = (
+        f"warning: PipelineExecutionsStorageTable row {vams.STEPS[1]} cannot be read: "
+        "executionStopDate is not a date (stored: 'yesterday'); left out of what is shown"
+    )
+
+    logs = wfx("executions", "logs", vams.EXECUTION_ID)
+    assert logs.code == 0, str(logs)
+    assert any(line.startswith(note) for line in logs.stderr_lines), str(logs)
+    as_json = wfx("executions", "logs", vams.EXECUTION_ID, "--json")
+    assert as_json.code == 0, str(as_json)
+    warnings = as_json.json()["warnings"]
+    assert any(w.startswith(note.removeprefix("warning: ")) for w in warnings), warnings
+    steps = {source["pipelineExecutionId"] for source in as_json.json()["logSources"]}
+    assert steps == {vams.STEPS[0], vams.STEPS[2]}, as_json.json()["logSources"]
+    events = wfx("executions", "events", vams.EXECUTION_ID)
+    assert events.code == 0, str(events)
     assert _stored(wfx) == before

@@ -281,3 +281,43 @@ def test_a_refused_event_names_its_field_and_quotes_nothing_it_carries(
 def test_an_event_that_is_no_object_is_refused_by_name(handlers: ModuleType, event: Any) -> None:
     with pytest.raises(InvalidInputError, match="track_step event: should be an object"):
         handlers.track_step(event, None)
+
+
+LONG_ID = "x" * 1_000_000
+
+
+@pytest.mark.parametrize(
+    ("handler", "event", "field"),
+    [
+        ("track_step", {"action": "start", "workflowExecutionId": LONG_ID}, "workflowExecutionId"),
+        ("track_step", {"action": "start", "pipelineExecutionId": LONG_ID}, "pipelineExecutionId"),
+        ("track_step", {"action": "retry", "pipelineExecutionId": LONG_ID}, "pipelineExecutionId"),
+        (
+            "track_step",
+            {"action": "gate", "pipelineExecutionId": LONG_ID, "taskToken": "token-1"},
+            "pipelineExecutionId",
+        ),
+        (
+            "complete_execution",
+            {"workflowExecutionId": LONG_ID, "status": "SUCCEEDED"},
+            "workflowExecutionId",
+        ),
+        ("handle_execution_error", {"workflowExecutionId": LONG_ID}, "workflowExecutionId"),
+    ],
+    ids=["start-run", "start-step", "retry-step", "gate-step", "complete", "error-handler"],
+)
+def test_an_id_longer_than_any_id_is_refused_by_name_without_being_quoted(
+    handlers: ModuleType, handler: str, event: dict[str, Any], field: str
+) -> None:
+    """The error is the Lambda's errorMessage, logged and stored as the task's cause: an id of
+    a megabyte is not repeated in it (an HTTP route bounds the same ids at 256 characters)."""
+    ids = {"workflowExecutionId": EXECUTION_ID, "pipelineExecutionId": FIRST}
+    if handler != "track_step":
+        del ids["pipelineExecutionId"]
+    with pytest.raises(InvalidInputError) as refused:
+        getattr(handlers, handler)(ids | event, None)
+    text = str(refused.value)
+    assert field in text and "256" in text, text
+    assert len(text) < 300, len(text)
+    assert _store(handlers).get_step(FIRST).status is StepStatus.NEW
+    assert _store(handlers).get_execution(EXECUTION_ID).status is ExecutionStatus.RUNNING

@@ -241,3 +241,32 @@ def test_a_store_error_escapes_so_that_eventbridge_retries(handlers: ModuleType)
         handlers.register_pipeline_execution(an_envelope(logs=[{"logGroupName": "/a"}]), None)
 
     assert type(failed.value).__name__ in ("ResourceNotFoundException", "OperationalError")
+
+
+LONG = "x" * 300_000  # an event of a direct invoke; EventBridge's own stop at 256 KB
+
+
+@pytest.mark.parametrize(
+    ("event", "field"),
+    [
+        (an_envelope(f"wfx.execution.e1.pipeline.{LONG}"), "source"),
+        (an_envelope(pipelineExecutionId=LONG), "detail.pipelineExecutionId"),
+        (an_envelope(workflowExecutionId=LONG), "detail.workflowExecutionId"),
+        ({**an_envelope(), "detail-type": LONG}, "detail-type"),
+    ],
+    ids=["source", "pipelineExecutionId", "workflowExecutionId", "detail-type"],
+)
+def test_an_id_longer_than_any_is_refused_by_name_and_not_quoted(
+    handlers: ModuleType,
+    event: dict[str, Any],
+    field: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The reason is answered and logged: the 300,000 characters are in neither."""
+    with caplog.at_level(logging.WARNING, logger="entrypoints.lambda_handlers"):
+        answer = handlers.register_pipeline_execution(event, None)
+
+    assert answer["accepted"] is False
+    assert answer["reason"].startswith(f"{field}: "), answer["reason"][:300]
+    assert len(answer["reason"]) < 300 and len(caplog.text) < 1000, len(caplog.text)
+    assert _store(handlers).get_step(STEP).registered_logs == ()

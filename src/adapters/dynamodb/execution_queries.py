@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from botocore.exceptions import ClientError
 
@@ -25,7 +25,7 @@ from adapters.output_records import (
     parse_output_result_record,
     parse_step_log_record,
 )
-from adapters.records import ALL_LIST_PARTITION, CONFIGURATION_RECORD_TYPE
+from adapters.records import ALL_LIST_PARTITION, CONFIGURATION_RECORD_TYPE, readable_rows
 from adapters.row_collections import ROW_FALLBACKS, ROW_PARSERS, ROW_TABLES
 from adapters.run_records import (
     access_facts_of,
@@ -35,8 +35,10 @@ from adapters.run_records import (
     workflow_key_of,
 )
 from adapters.step_records import (
+    parse_run_steps,
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
+    parse_task_execution_record,
 )
 from adapters.tables import ResourceKeys
 from application.ports.executions import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
@@ -48,9 +50,12 @@ from domain.execution import (
     PipelineExecution,
     StepDetails,
     StepOutputs,
+    UnreadableRow,
     WorkflowExecution,
 )
 from domain.paging import Page
+
+T = TypeVar("T")
 
 _LIST_INDEXES = {
     ListScope.ALL: "WorkflowExecutionsByDateGSI",
@@ -180,9 +185,14 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
         return self._page(collection, partition, None, limit)
 
     def get_details(
-        self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
+        self,
+        workflow_execution_id: str,
+        include_outputs: bool = True,
+        row_limit: int | None = None,
+        leave_out_unreadable: bool = False,
     ) -> ExecutionDetails:
         execution = self.get_execution(workflow_execution_id)
+        left_out: list[UnreadableRow] | None = [] if leave_out_unreadable else None
         selections = self._table_page(
             ROW_TABLES[RowCollection.SELECTIONS], workflow_execution_id, None, row_limit
         )
@@ -192,7 +202,9 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
         # a run VAMS launched resolved no files: its inputs are its selections (ROW_FALLBACKS),
         # already read
         inputs = resolved or selections
-        steps = self.list_steps(workflow_execution_id)
+        steps = parse_run_steps(
+            [self._whole(row) for row in self._step_items(workflow_execution_id)], left_out
+        )
         # the run's configuration and each step's, in one BatchGetItem
         run_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
         step_table, _ = self._table(ResourceKeys.PIPELINE_INPUT_CONFIGURATION)
@@ -215,19 +227,28 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
             },
         )
         configurations = {item["pipelineExecutionId"]: item for item in found[step_table]}
+        configuration = readable_rows(
+            parse_execution_configuration_record,
+            [self._whole(item) for item in found[run_table][:1]],
+            left_out,
+        )
         return ExecutionDetails(
             execution=execution,
-            configuration=parse_execution_configuration_record(self._whole(found[run_table][0]))
-            if found[run_table]
-            else None,
-            inputs=tuple(parse_execution_input_record(row) for row in inputs),
-            selections=tuple(parse_execution_input_record(row) for row in selections),
+            configuration=next(iter(configuration), None),
+            inputs=tuple(readable_rows(parse_execution_input_record, inputs, left_out)),
+            selections=tuple(readable_rows(parse_execution_input_record, selections, left_out)),
             steps=tuple(
                 self._step_details(
-                    step, configurations.get(step.pipeline_execution_id), include_outputs, row_limit
+                    step,
+                    configurations.get(step.pipeline_execution_id),
+                    include_outputs,
+                    row_limit,
+                    left_out,
                 )
                 for step in steps
             ),
+            # once each: a run VAMS launched reads its selections as its inputs too
+            unreadable_rows=tuple(dict.fromkeys(left_out or ())),
         )
 
     def _step_details(
@@ -236,32 +257,45 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
         configuration: Item | None,
         include_outputs: bool,
         row_limit: int | None,
+        left_out: list[UnreadableRow] | None = None,
     ) -> StepDetails:
         step_id = step.pipeline_execution_id
 
-        def rows(collection: RowCollection) -> list[Item]:
-            return [self._whole(row) for row in self._rows(collection, step_id, row_limit)]
+        def rows(collection: RowCollection, parse: Callable[[Item], T]) -> tuple[T, ...]:
+            items = [self._whole(row) for row in self._rows(collection, step_id, row_limit)]
+            return tuple(readable_rows(parse, items, left_out))
 
+        configurations = readable_rows(
+            parse_step_input_configuration_record,
+            [self._whole(configuration)] if configuration else [],
+            left_out,
+        )
         return StepDetails(
             step=step,
-            configuration=parse_step_input_configuration_record(self._whole(configuration))
-            if configuration
-            else None,
-            input_metadata=tuple(
-                parse_step_input_metadata_record(row) for row in rows(RowCollection.INPUT_METADATA)
-            ),
+            configuration=next(iter(configurations), None),
+            input_metadata=rows(RowCollection.INPUT_METADATA, parse_step_input_metadata_record),
             outputs=StepOutputs(
-                files=tuple(map(parse_output_file_record, rows(RowCollection.OUTPUT_FILES))),
-                metadata=tuple(
-                    map(parse_output_metadata_record, rows(RowCollection.OUTPUT_METADATA))
-                ),
-                results=tuple(map(parse_output_result_record, rows(RowCollection.OUTPUT_RESULTS))),
-                logs=tuple(map(parse_step_log_record, rows(RowCollection.LOGS))),
-                artifacts=tuple(map(parse_artifact_record, rows(RowCollection.ARTIFACTS))),
+                files=rows(RowCollection.OUTPUT_FILES, parse_output_file_record),
+                metadata=rows(RowCollection.OUTPUT_METADATA, parse_output_metadata_record),
+                results=rows(RowCollection.OUTPUT_RESULTS, parse_output_result_record),
+                logs=rows(RowCollection.LOGS, parse_step_log_record),
+                artifacts=rows(RowCollection.ARTIFACTS, parse_artifact_record),
             )
             if include_outputs
             else StepOutputs(),
-            attempts=tuple(self.list_attempts([step_id])) if include_outputs else (),
+            # as list_attempts reads them: one consistent query, ascending by attempt
+            attempts=tuple(
+                readable_rows(
+                    parse_task_execution_record,
+                    [
+                        self._whole(row)
+                        for row in self._step_rows(ResourceKeys.TASK_EXECUTIONS, step_id)
+                    ],
+                    left_out,
+                )
+            )
+            if include_outputs
+            else (),
         )
 
     # -- lists --------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from adapters.dynamodb.requests import get_item, query_partition
 from adapters.dynamodb.store_base import DynamoDbStoreBase
 from adapters.output_records import parse_output_file_record
+from adapters.records import readable_rows
 from adapters.registration import registration_version
 from adapters.run_records import parse_execution_record
 from adapters.step_records import (
@@ -17,7 +18,7 @@ from adapters.step_records import (
 from adapters.tables import ResourceKeys
 from domain.attempts import TaskExecution
 from domain.errors import ExecutionNotFoundError, PipelineExecutionNotFoundError
-from domain.execution import OutputFile, PipelineExecution, WorkflowExecution
+from domain.execution import OutputFile, PipelineExecution, UnreadableRow, WorkflowExecution
 from domain.run import Run
 from domain.run_write import VersionedStep
 
@@ -77,14 +78,35 @@ class DynamoDbRunReads(DynamoDbStoreBase):
             [self._whole(row) for row in self._step_items(workflow_execution_id)]
         )
 
+    def list_readable_steps(
+        self, workflow_execution_id: str
+    ) -> tuple[list[PipelineExecution], tuple[UnreadableRow, ...]]:
+        left_out: list[UnreadableRow] = []
+        if not workflow_execution_id:
+            return [], ()
+        items = [self._whole(row) for row in self._step_items(workflow_execution_id)]
+        return parse_run_steps(items, left_out), tuple(left_out)
+
     def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
+        return self._attempts(pipeline_execution_ids, None)
+
+    def list_readable_attempts(
+        self, pipeline_execution_ids: Iterable[str]
+    ) -> tuple[list[TaskExecution], tuple[UnreadableRow, ...]]:
+        left_out: list[UnreadableRow] = []
+        return self._attempts(pipeline_execution_ids, left_out), tuple(left_out)
+
+    def _attempts(
+        self, pipeline_execution_ids: Iterable[str], left_out: list[UnreadableRow] | None
+    ) -> list[TaskExecution]:
         # One consistent query per step; the sort key keeps each step's attempts ascending.
-        return [
-            parse_task_execution_record(self._whole(row))
+        items = [
+            self._whole(row)
             for step_id in dict.fromkeys(pipeline_execution_ids)
             if step_id
             for row in self._step_rows(ResourceKeys.TASK_EXECUTIONS, step_id)
         ]
+        return readable_rows(parse_task_execution_record, items, left_out)
 
     def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]:
         return [

@@ -14,7 +14,7 @@ from adapters.output_records import (
     parse_output_result_record,
     parse_step_log_record,
 )
-from adapters.records import ALL_LIST_PARTITION, Item
+from adapters.records import ALL_LIST_PARTITION, Item, readable_rows
 from adapters.row_collections import ROW_PARSERS
 from adapters.run_records import (
     listed_executions,
@@ -34,13 +34,14 @@ from adapters.step_records import (
 )
 from application.ports.executions import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
 from domain.authorization import AccessFacts
-from domain.errors import ExecutionNotFoundError
+from domain.errors import ExecutionNotFoundError, UnreadableRowError
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionDetails,
     PipelineExecution,
     StepDetails,
     StepOutputs,
+    UnreadableRow,
     WorkflowExecution,
 )
 from domain.paging import Page
@@ -114,11 +115,16 @@ class SqliteExecutionQueries(SqliteStoreBase):
         return connection.execute(fallback, parameters).fetchall()
 
     def get_details(
-        self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
+        self,
+        workflow_execution_id: str,
+        include_outputs: bool = True,
+        row_limit: int | None = None,
+        leave_out_unreadable: bool = False,
     ) -> ExecutionDetails:
         sql = self._sql
         key = (workflow_execution_id,)
         page_limit = -1 if row_limit is None else row_limit
+        left_out: list[UnreadableRow] | None = [] if leave_out_unreadable else None
         self._ensure_attempts_table()  # the resolved inputs' table too
         with self._database.read() as connection:  # one read transaction: one snapshot
             row = connection.execute(sql.execution_by_id, key).fetchone()
@@ -133,22 +139,35 @@ class SqliteExecutionQueries(SqliteStoreBase):
             )
             steps = self._step_details(
                 connection,
-                self._steps(connection, workflow_execution_id),
+                self._steps(connection, workflow_execution_id, left_out),
                 include_outputs,
                 row_limit,
+                left_out,
             )
+        execution = parse_execution_record(self._whole(load_item(row[0])))
+        configurations = readable_rows(
+            parse_execution_configuration_record,
+            [self._whole(load_item(configuration[0]))] if configuration else [],
+            left_out,
+        )
         return ExecutionDetails(
-            execution=parse_execution_record(self._whole(load_item(row[0]))),
-            configuration=parse_execution_configuration_record(
-                self._whole(load_item(configuration[0]))
-            )
-            if configuration
-            else None,
-            inputs=tuple(parse_execution_input_record(load_item(text)) for (text,) in inputs),
+            execution=execution,
+            configuration=next(iter(configurations), None),
+            inputs=tuple(
+                readable_rows(
+                    parse_execution_input_record, (load_item(text) for (text,) in inputs), left_out
+                )
+            ),
             selections=tuple(
-                parse_execution_input_record(load_item(text)) for (text,) in selections
+                readable_rows(
+                    parse_execution_input_record,
+                    (load_item(text) for (text,) in selections),
+                    left_out,
+                )
             ),
             steps=steps,
+            # once each: a run VAMS launched reads its selections as its inputs too
+            unreadable_rows=tuple(dict.fromkeys(left_out or ())),
         )
 
     def _step_details(
@@ -157,6 +176,7 @@ class SqliteExecutionQueries(SqliteStoreBase):
         steps: Sequence[PipelineExecution],
         include_outputs: bool,
         row_limit: int | None,
+        left_out: list[UnreadableRow] | None = None,
     ) -> tuple[StepDetails, ...]:
         """Each step with its input configuration and metadata and, `include_outputs`, its
         outputs and attempts; one query per table for all the run's steps."""
@@ -169,7 +189,12 @@ class SqliteExecutionQueries(SqliteStoreBase):
             grouped: dict[str, list[T]] = defaultdict(list)
             limit = row_limit if bounded else None
             for item in self._items_in(connection, table, STEP_ID, ids, limit):
-                grouped[item[STEP_ID]].append(parse(self._whole(item)))
+                try:
+                    grouped[item[STEP_ID]].append(parse(self._whole(item)))
+                except UnreadableRowError as error:
+                    if left_out is None:
+                        raise
+                    left_out.append(UnreadableRow.of(error))
             return grouped
 
         step_configurations = per_step(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from adapters.output_records import parse_output_file_record
+from adapters.records import readable_rows
 from adapters.registration import registration_version
 from adapters.run_records import parse_execution_record
 from adapters.sqlite.execution_sql import STEP_ID
@@ -13,7 +14,7 @@ from adapters.sqlite.store_base import SqliteStoreBase
 from adapters.step_records import parse_pipeline_execution_record, parse_task_execution_record
 from domain.attempts import TaskExecution
 from domain.errors import ExecutionNotFoundError, PipelineExecutionNotFoundError
-from domain.execution import OutputFile, PipelineExecution, WorkflowExecution
+from domain.execution import OutputFile, PipelineExecution, UnreadableRow, WorkflowExecution
 from domain.run import Run
 from domain.run_write import VersionedStep
 
@@ -22,6 +23,17 @@ class SqliteRunReads(SqliteStoreBase):
     """The run and step reads (RunStore, StepRunStore) on SQLite."""
 
     def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
+        return self._attempts(pipeline_execution_ids, None)
+
+    def list_readable_attempts(
+        self, pipeline_execution_ids: Iterable[str]
+    ) -> tuple[list[TaskExecution], tuple[UnreadableRow, ...]]:
+        left_out: list[UnreadableRow] = []
+        return self._attempts(pipeline_execution_ids, left_out), tuple(left_out)
+
+    def _attempts(
+        self, pipeline_execution_ids: Iterable[str], left_out: list[UnreadableRow] | None
+    ) -> list[TaskExecution]:
         ids = list(dict.fromkeys(pipeline_execution_ids))
         if not ids:
             return []
@@ -29,7 +41,9 @@ class SqliteRunReads(SqliteStoreBase):
         with self._database.read() as connection:
             items = self._items_in(connection, self._sql.attempts, STEP_ID, ids)
         position = {step_id: n for n, step_id in enumerate(ids)}
-        attempts = (parse_task_execution_record(self._whole(item)) for item in items)
+        attempts = readable_rows(
+            parse_task_execution_record, (self._whole(item) for item in items), left_out
+        )
         return sorted(attempts, key=lambda a: (position[a.pipeline_execution_id], a.attempt))
 
     def get_execution(self, workflow_execution_id: str) -> WorkflowExecution:
@@ -85,6 +99,14 @@ class SqliteRunReads(SqliteStoreBase):
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
         with self._database.read() as connection:
             return self._steps(connection, workflow_execution_id)
+
+    def list_readable_steps(
+        self, workflow_execution_id: str
+    ) -> tuple[list[PipelineExecution], tuple[UnreadableRow, ...]]:
+        left_out: list[UnreadableRow] = []
+        with self._database.read() as connection:
+            steps = self._steps(connection, workflow_execution_id, left_out)
+        return steps, tuple(left_out)
 
     def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]:
         ids = list(dict.fromkeys(pipeline_execution_ids))

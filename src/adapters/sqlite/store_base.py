@@ -16,7 +16,7 @@ from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.step_records import parse_run_steps
 from adapters.tables import ResourceKeys, TableNames
 from application.ports.files import ObjectStore
-from domain.execution import PipelineExecution
+from domain.execution import PipelineExecution, UnreadableRow
 
 
 class SqliteStoreBase:
@@ -74,10 +74,13 @@ class SqliteStoreBase:
         self._attempts_ready = True
 
     def _steps(
-        self, connection: sqlite3.Connection, workflow_execution_id: str
+        self,
+        connection: sqlite3.Connection,
+        workflow_execution_id: str,
+        left_out: list[UnreadableRow] | None = None,
     ) -> list[PipelineExecution]:
         rows = connection.execute(self._sql.steps_of_execution, (workflow_execution_id,))
-        return parse_run_steps([self._whole(load_item(text)) for (text,) in rows])
+        return parse_run_steps([self._whole(load_item(text)) for (text,) in rows], left_out)
 
     @staticmethod
     def _items_in(

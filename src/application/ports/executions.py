@@ -19,6 +19,7 @@ from domain.execution import (
     StepInputMetadata,
     StepLog,
     StepOutputs,
+    UnreadableRow,
     WorkflowExecution,
 )
 
@@ -119,6 +120,13 @@ class StepRunStore(Protocol):
 
     def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]: ...
 
+    def list_readable_steps(
+        self, workflow_execution_id: str
+    ) -> tuple[list[PipelineExecution], tuple[UnreadableRow, ...]]:
+        """list_steps for a read that shows what it can: a step row that cannot be read is left
+        out and named (list_steps raises its UnreadableRowError)."""
+        ...
+
     def get_versioned_step(
         self, workflow_execution_id: str, pipeline_execution_id: str
     ) -> VersionedStep:
@@ -138,6 +146,13 @@ class StepRunStore(Protocol):
         """The attempts of those steps, grouped by step in the order given, attempt ascending."""
         ...
 
+    def list_readable_attempts(
+        self, pipeline_execution_ids: Iterable[str]
+    ) -> tuple[list[TaskExecution], tuple[UnreadableRow, ...]]:
+        """list_attempts for a read that shows what it can: an attempt row that cannot be read
+        is left out and named (list_attempts raises its UnreadableRowError)."""
+        ...
+
 
 class ExecutionQueries(Protocol):
     """The read side: pages of runs, a run's details and rows, what authorization needs."""
@@ -147,14 +162,20 @@ class ExecutionQueries(Protocol):
         ...
 
     def get_details(
-        self, workflow_execution_id: str, include_outputs: bool = True, row_limit: int | None = None
+        self,
+        workflow_execution_id: str,
+        include_outputs: bool = True,
+        row_limit: int | None = None,
+        leave_out_unreadable: bool = False,
     ) -> ExecutionDetails:
         """Every row of the run; steps in any order (the use case walks the chain).
 
         Without outputs, the per-step output tables and the artifacts are not read (a runner
         needs only the steps, their configurations and the inputs). With `row_limit`, each
         RowCollection holds at most that many rows per partition, the first by sort key (a run
-        can have 20k inputs).
+        can have 20k inputs). A row other than the main row that cannot be read raises
+        UnreadableRowError, or, `leave_out_unreadable` (a read showing what it can), is left
+        out and named in `unreadable_rows` (a step's row: the step and its rows with it).
         """
         ...
 

@@ -84,8 +84,12 @@ class DeleteExecution:
                     )
                 )
             except RunIsFinishingError as finishing:
-                raise self._finishing(execution_id) from finishing
-            aborted, warnings = True, result.warnings
+                # its completion may have ended it since: then it goes as any ended run does
+                execution = self._current(execution_id)
+                if execution is not None and not execution.is_terminal:
+                    raise self._finishing(execution_id, execution) from finishing
+            else:
+                aborted, warnings = True, result.warnings
         if execution is not None:
             self._begin(execution_id, None if aborted else execution)
         # Everything outside the rows goes first: the main row is what lists the run, so as long
@@ -122,10 +126,9 @@ class DeleteExecution:
         except ExecutionNotFoundError:
             pass  # another delete got there first: what may be left of it still goes
 
-    def _finishing(self, execution_id: str) -> RunIsFinishingError:
+    def _finishing(self, execution_id: str, current: WorkflowExecution) -> RunIsFinishingError:
         """The abort's refusal said as a delete's: its completion ends the run, then it can go."""
-        current = self._current(execution_id)
-        since = current.finishing_date if current is not None else None
+        since = current.finishing_date
         at = f" since {since.strftime('%Y-%m-%dT%H:%M:%SZ')}" if since is not None else ""
         return RunIsFinishingError(
             f"execution {execution_id} is finishing (its results have been going into its "

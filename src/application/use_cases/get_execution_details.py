@@ -35,7 +35,8 @@ class GetExecutionDetails:
     `truncated_collections`, to be paged with GetExecutionMetadata.
     With a reconciler, an open run is checked with its orchestrator first (the 30-second rule).
     A local run's redriveStatus is derived as of now, its history counted from the step rows
-    read here (domain.redrive.redrive_status).
+    read here (domain.redrive.redrive_status). A row other than the main row that cannot be
+    read is left out and named in `unreadable_rows`; the main row's is UnreadableRowError.
     """
 
     def __init__(
@@ -105,5 +106,8 @@ class GetExecutionDetails:
         return details
 
     def _read(self, workflow_execution_id: str) -> ExecutionDetails:
-        # row collections one past their bound: enough to say that more exist, never 20k inputs
-        return self._store.get_details(workflow_execution_id, row_limit=ROW_READ_LIMIT)
+        # row collections one past their bound: enough to say that more exist, never 20k inputs;
+        # a row another writer left unreadable is named, the rest of the run still shown
+        return self._store.get_details(
+            workflow_execution_id, row_limit=ROW_READ_LIMIT, leave_out_unreadable=True
+        )

@@ -23,7 +23,13 @@ from domain.available_logs import (
     needs_execution_filter,
 )
 from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
-from domain.execution import PipelineExecution, StepLog, WorkflowExecution, chain_order
+from domain.execution import (
+    PipelineExecution,
+    StepLog,
+    UnreadableRow,
+    WorkflowExecution,
+    chain_order,
+)
 from domain.redaction import redact, redact_lines
 from domain.statuses import StepStatus
 
@@ -142,7 +148,10 @@ class GetExecutionLogs:
             )
         execution_id = query.workflow_execution_id
         execution = self._store.get_execution(execution_id)
-        steps = {step.pipeline_execution_id: step for step in self._store.list_steps(execution_id)}
+        # a step row another writer left unreadable is named, the other steps' logs still read
+        readable, unreadable = self._store.list_readable_steps(execution_id)
+        notes = [row.note for row in unreadable]
+        steps = {step.pipeline_execution_id: step for step in readable}
         found = self._available_logs.find(execution, list(steps.values()))
         sources = _in_chain_order(found.by_step, steps)
         only = query.pipeline_execution_id
@@ -161,7 +170,10 @@ class GetExecutionLogs:
         chosen = [
             step for step in steps.values() if only is None or step.pipeline_execution_id == only
         ]
-        attempts = self._attempts(execution, chosen, query) if summary else ()
+        attempts: tuple[AttemptLog, ...] = ()
+        if summary:
+            attempts, unread = self._attempts(execution, chosen, query)
+            notes += [row.note for row in unread]
         stored = self._stored_logs(only) if summary and only is not None else None
         return ExecutionLogs(
             workflow_execution_id=execution_id,
@@ -172,7 +184,8 @@ class GetExecutionLogs:
             next_token=next_token,
             run_log=run_log,
             execution_error=None if run_log is None else redact(execution.execution_error or ""),
-            warnings=tuple(redact(warning) for warning in found.warnings),
+            # a step row left out: none of its logs is read, and that is said
+            warnings=tuple(redact(warning) for warning in (*found.warnings, *notes)),
             attempts=attempts,
             result_log=None if stored is None else stored[0],
             error_log=None if stored is None else stored[1],
@@ -231,12 +244,16 @@ class GetExecutionLogs:
         execution: WorkflowExecution,
         steps: list[PipelineExecution],
         query: GetExecutionLogsQuery,
-    ) -> tuple[AttemptLog, ...]:
+    ) -> tuple[tuple[AttemptLog, ...], tuple[UnreadableRow, ...]]:
+        """The local run's step logs by attempt, and the attempt rows left out (unreadable)."""
         if execution.orchestrator != "local":
-            return ()  # elsewhere a step's log is shared (a Lambda's group): no attempt markers
+            return (), ()  # elsewhere a step's log is shared (a Lambda's group): no markers
         ordered = chain_order(steps)
         by_step: dict[str, list[TaskExecution]] = {}
-        for attempt in self._store.list_attempts([s.pipeline_execution_id for s in ordered]):
+        read, unread = self._store.list_readable_attempts(
+            [s.pipeline_execution_id for s in ordered]
+        )
+        for attempt in read:
             by_step.setdefault(attempt.pipeline_execution_id, []).append(attempt)
         logs: list[AttemptLog] = []
         for step in ordered:
@@ -257,7 +274,7 @@ class GetExecutionLogs:
                 )
                 for attempt in by_step.get(step_id, [])
             ]
-        return tuple(logs)
+        return tuple(logs), unread
 
     def _read(
         self,

@@ -28,6 +28,7 @@ from domain.logs import (
     RegisteredSubExecution,
 )
 from domain.registration import (
+    MAX_SOURCE_LENGTH,
     REGISTRATION_DETAIL_TYPE,
     merge_logs,
     merge_sub_executions,
@@ -39,6 +40,9 @@ from domain.run_write import RunWrite, VersionedStep
 
 DETAIL_TYPE = REGISTRATION_DETAIL_TYPE
 MAX_COSTS = 50  # usage lines one event may report, as many as the logs a row keeps
+
+
+MAX_ID_LENGTH = 256
 
 
 class RegistrationDetail(BaseModel):
@@ -56,8 +60,9 @@ class RegistrationDetail(BaseModel):
         defer_build=True,
     )
 
-    pipeline_execution_id: str
-    workflow_execution_id: str | None = None
+    # bounded as the ids of every other entrypoint: a refusal quotes them, and it is logged
+    pipeline_execution_id: str = Field(max_length=MAX_ID_LENGTH)
+    workflow_execution_id: str | None = Field(default=None, max_length=MAX_ID_LENGTH)
     sub_execution: Any = None
     sub_executions: tuple[Any, ...] = ()
     logs: tuple[Any, ...] = ()
@@ -101,8 +106,9 @@ class RegisterPipelineExecutionCommand(BaseModel):
     # The whole EventBridge event may be passed: its other envelope fields are ignored.
     model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True, defer_build=True)
 
-    source: str
-    detail_type: str = Field(default=DETAIL_TYPE, alias="detail-type")
+    # EventBridge's own bounds; a direct invoke is held to them too
+    source: str = Field(max_length=MAX_SOURCE_LENGTH)
+    detail_type: str = Field(default=DETAIL_TYPE, alias="detail-type", max_length=MAX_ID_LENGTH)
     detail: RegistrationDetail
 
     @field_validator("detail", mode="before")

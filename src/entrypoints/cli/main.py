@@ -716,6 +716,10 @@ def executions_show(
             include_sub_executions=sub_executions,
         )
     )
+    from domain.redaction import redact
+
+    for row in details.unreadable_rows:  # as a list says the runs it leaves out
+        context.warn(redact(row.note))
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.vams_details import VamsExecutionDetails

@@ -22,7 +22,8 @@ from application.use_cases.summarize_costs import SummarizeCostsQuery, SummarySc
 from domain.approvals import is_approver
 from domain.authorization import Action
 from domain.control_characters import first_control_character
-from domain.errors import NotAuthorizedError, OutputFileNotFoundError
+from domain.errors import NotAuthorizedError, OutputFileNotFoundError, UnreadableRowError
+from domain.redaction import redact
 from entrypoints.cost_responses import CostSummaryResponse
 from entrypoints.http.route_table import EXECUTIONS
 from entrypoints.http.viewer.log_tail import newest, newest_text
@@ -63,7 +64,10 @@ def _events(page: Viewer, execution_id: str) -> dict[str, Any] | None:
     if not page.may_route(f"{EXECUTIONS}/{execution_id}/events"):
         return None
     query = GetExecutionEventsQuery(workflow_execution_id=execution_id, max_items=EVENTS)
-    listed = page.wfx.get_execution_events().execute(query)
+    try:
+        listed = page.wfx.get_execution_events().execute(query)
+    except UnreadableRowError as error:  # the rest of the page still shows: said in its place
+        return {"problem": redact(str(error))}
     return ExecutionEventsResponse.of(execution_id, listed).dump()
 
 
@@ -77,6 +81,8 @@ def _costs(page: Viewer, execution_id: str) -> dict[str, Any] | None:
         return CostSummaryResponse.of(page.wfx.summarize_costs().execute(query)).dump()
     except NotAuthorizedError:
         return None
+    except UnreadableRowError as error:  # the rest of the page still shows: said in its place
+        return {"problem": redact(str(error))}
 
 
 def _log_lines(page: Viewer, execution_id: str, log_id: str | None) -> dict[str, Any]:

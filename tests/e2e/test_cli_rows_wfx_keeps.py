@@ -1,0 +1,96 @@
+"""Rows of wfx's own tables (attempts, events) that another writer (a person, an older wfx) left
+in a shape wfx cannot read, in a real SQLite file, read by a real `wfx`: a read of the run shows
+the rest and names the row; a read that is nothing but such rows refuses naming it; never a
+traceback; the row left as it was."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from tests.e2e.cli import TRIVIAL_WORKFLOW, Wfx
+
+ATTEMPTS = "WfxTaskExecutionsTable"
+EVENTS = "WfxExecutionEventsTable"
+ENDING = "; mend or delete the row (another writer stored it)"
+
+
+def _a_run(wfx: Wfx) -> str:
+    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
+    return wfx.run_id("demo/trivial")
+
+
+def _edit_first(wfx: Wfx, table: str, **changes: Any) -> dict[str, Any]:
+    """The table's first row with `changes`, written over it; that row as it was."""
+    with sqlite3.connect(wfx.home / "wfx.db") as connection:
+        rowid, text = connection.execute(
+            f'SELECT rowid, item FROM "{table}" ORDER BY rowid LIMIT 1'
+        ).fetchone()
+        item: dict[str, Any] = json.loads(text)
+        connection.execute(
+            f'UPDATE "{table}" SET item = ? WHERE rowid = ?', (json.dumps(item | changes), rowid)
+        )
+    return item
+
+
+def _rows(wfx: Wfx, table: str) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(wfx.home / "wfx.db") as connection:
+        return connection.execute(f'SELECT * FROM "{table}" ORDER BY rowid').fetchall()
+
+
+def test_show_and_logs_leave_out_an_attempt_row_wfx_cannot_read_and_name_it(wfx: Wfx) -> None:
+    run = _a_run(wfx)
+    first = _edit_first(wfx, ATTEMPTS, startDate="soon")
+    before = _rows(wfx, ATTEMPTS)
+    said = (
+        f"{ATTEMPTS} row {first['pipelineExecutionId']} / 1 cannot be read: startDate is not a "
+        "date (stored: 'soon'); left out of what is shown" + ENDING
+    )
+
+    shown = wfx("executions", "show", run)
+    assert shown.code == 0, str(shown)
+    assert shown.stderr_lines == [f"warning: {said}"], str(shown)
+    as_json = wfx("executions", "show", run, "--json")
+    assert as_json.code == 0, str(as_json)
+    assert as_json.json()["unreadableRows"] == [
+        {
+            "table": ATTEMPTS,
+            "key": f"{first['pipelineExecutionId']} / 1",
+            "attribute": "startDate",
+            "problem": "startDate is not a date (stored: 'soon')",
+        }
+    ]
+    logs = wfx("executions", "logs", run)
+    assert logs.code == 0, str(logs)
+    assert f"warning: {said}" in logs.stderr_lines, str(logs)
+    assert _rows(wfx, ATTEMPTS) == before
+
+
+def test_events_of_a_run_with_an_event_row_wfx_cannot_read_refuse_naming_it(wfx: Wfx) -> None:
+    run = _a_run(wfx)
+    _edit_first(wfx, EVENTS, occurredAt="later")
+    before = _rows(wfx, EVENTS)
+
+    for args in (("events", run), ("events", run, "--json")):
+        outcome = wfx("executions", *args)
+        assert outcome.code == 2, str(outcome)
+        assert outcome.stderr_lines == [
+            f"error: {EVENTS} row {run} / 1 cannot be read: occurredAt is not a date (stored: "
+            f"'later'){ENDING}"
+        ], str(outcome)
+    assert wfx("executions", "show", run).code == 0  # a show reads no event row
+    assert _rows(wfx, EVENTS) == before
+
+
+def test_events_of_a_run_with_an_event_type_wfx_has_no_name_for_name_the_row(wfx: Wfx) -> None:
+    """Before, the refusal blamed `event_type` as if the caller had sent it."""
+    run = _a_run(wfx)
+    _edit_first(wfx, EVENTS, eventType="ExecutionPaused")
+
+    outcome = wfx("executions", "events", run)
+
+    assert outcome.code == 2, str(outcome)
+    [line] = outcome.stderr_lines
+    assert line.startswith(f"error: {EVENTS} row {run} / 1 cannot be read: event_type: "), line
+    assert "(stored: 'ExecutionPaused')" in line and line.endswith(ENDING), line
