@@ -1,0 +1,93 @@
+"""What a careless author hands `wfx workflows publish` as its FILE: a FIFO, a device, a file far
+larger than any workflow, a mapping naming one key twice. Each is refused at once, on one line
+naming the file (and the key) and the rule; nothing is stored."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.e2e.cli import Wfx, assert_bad_input
+
+WORKFLOW = """\
+databaseId: demo
+workflowId: files
+steps:
+  - pipelineId: only
+    executionType: command
+    command: ["echo", "one"]
+"""
+
+
+def _nothing_published(wfx: Wfx) -> None:
+    assert wfx.json("workflows", "list")["Items"] == []
+
+
+def test_a_fifo_is_refused_at_once_instead_of_waiting_for_a_writer(wfx: Wfx) -> None:
+    fifo = wfx.home / "workflow.yaml"
+    os.mkfifo(fifo)
+    outcome = wfx("workflows", "publish", str(fifo), timeout=15)
+    assert_bad_input(outcome, "FILE", str(fifo), "not a regular file")
+    _nothing_published(wfx)
+
+
+def test_a_device_is_refused_at_once_instead_of_read_without_end(wfx: Wfx) -> None:
+    outcome = wfx("workflows", "publish", "/dev/zero", timeout=15)
+    assert_bad_input(outcome, "FILE", "/dev/zero", "not a regular file")
+    _nothing_published(wfx)
+
+
+def test_a_file_larger_than_any_workflow_is_refused_unread(wfx: Wfx) -> None:
+    big = wfx.home / "big.yaml"
+    big.write_text(WORKFLOW + "# padding\n", encoding="utf-8")
+    with big.open("r+b") as file:  # sparse: 50 MB on the file's size, none on the disk
+        file.truncate(50 * 1024 * 1024)
+    outcome = wfx("workflows", "publish", str(big), timeout=15)
+    assert_bad_input(outcome, "FILE", str(big), "larger than")
+    assert outcome.seconds < 10, str(outcome)
+    _nothing_published(wfx)
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "line"),
+    [
+        (WORKFLOW + '    command: ["echo", "two"]\n', "command", "line 7"),
+        (WORKFLOW.replace("steps:", "workflowId: other\nsteps:"), "workflowId", "line 3"),
+    ],
+    ids=["in-a-step", "at-the-top"],
+)
+def test_a_key_given_twice_is_refused_not_the_later_one_kept(
+    wfx: Wfx, text: str, key: str, line: str
+) -> None:
+    file = wfx.home / "twice.yaml"
+    file.write_text(text, encoding="utf-8")
+    outcome = wfx("workflows", "publish", str(file))
+    assert_bad_input(outcome, "FILE", str(file), repr(key), "twice", line)
+    _nothing_published(wfx)
+
+
+def test_a_key_overriding_what_a_merge_key_brought_is_not_a_key_given_twice(wfx: Wfx) -> None:
+    file = wfx.home / "merged.yaml"
+    file.write_text(
+        "databaseId: demo\n"
+        "workflowId: merged\n"
+        "defaults: &defaults {executionType: command, command: [echo, default]}\n"
+        "steps:\n"
+        "  - <<: *defaults\n"
+        "    pipelineId: only\n"
+        "    command: [echo, own]\n",
+        encoding="utf-8",
+    )
+    outcome = wfx("workflows", "publish", str(file))
+    # the anchor's holder is an unknown key: refused for that, and for nothing else
+    assert_bad_input(outcome, "defaults: unknown key")
+    assert "twice" not in outcome.stderr
+
+
+def test_a_byte_order_mark_is_read_as_the_start_of_utf_8_text(wfx: Wfx) -> None:
+    file = wfx.home / "bom.yaml"
+    file.write_bytes(b"\xef\xbb\xbf" + WORKFLOW.encode())
+    wfx.ok("workflows", "publish", str(file))
+    [step] = wfx.json("workflows", "show", "demo/files")["version"]["steps"]
+    assert step["command"] == ["echo", "one"]
