@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,7 +27,9 @@ from domain.approvals import (
 from domain.control_characters import FREE_TEXT_KEEPS, refusing_control_characters
 from domain.errors import InvalidInputError
 from domain.workflow import (
+    MAX_STEP_BYTES,
     MAX_STEPS,
+    MAX_STEPS_BYTES,
     BackoffRate,
     ExecutionType,
     Identifier,
@@ -113,7 +116,20 @@ class StepDocument(_Document):
             problem = "inputFileArity: an approval step reads no file (none)"
         if problem is not None:
             raise ValueError(problem)
+        if self.stored_bytes > MAX_STEP_BYTES:
+            raise ValueError(
+                f"{self.stored_bytes} bytes, more than the {MAX_STEP_BYTES} a step may take: "
+                "a step is one stored item (400 KB on DynamoDB); let the step read its long "
+                "text from a file"
+            )
         return self
+
+    @property
+    def stored_bytes(self) -> int:
+        """About what the step takes in its stored item, in UTF-8 bytes (an alias in a YAML
+        file may repeat a long text many times for the price of one)."""
+        fields = self.model_dump(mode="json", exclude_none=True)
+        return len(json.dumps(fields, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 class WorkflowDocument(_Document):
@@ -132,6 +148,12 @@ class WorkflowDocument(_Document):
                     f"steps[{index}].pipelineId: {step.pipeline_id!r} is steps[{earlier}]'s "
                     "already; each step of a workflow has its own"
                 )
+        total = sum(step.stored_bytes for step in self.steps)
+        if total > MAX_STEPS_BYTES:
+            raise ValueError(
+                f"steps: {total} bytes together, more than the {MAX_STEPS_BYTES} a version's "
+                "steps may take: they are stored in one transaction (4 MB on DynamoDB)"
+            )
         return self
 
 

@@ -91,3 +91,26 @@ def test_a_byte_order_mark_is_read_as_the_start_of_utf_8_text(wfx: Wfx) -> None:
     wfx.ok("workflows", "publish", str(file))
     [step] = wfx.json("workflows", "show", "demo/files")["version"]["steps"]
     assert step["command"] == ["echo", "one"]
+
+
+def test_a_small_file_whose_aliases_repeat_a_long_command_past_what_a_version_holds_is_refused(
+    wfx: Wfx,
+) -> None:
+    """An anchor repeats its text for the price of its name: 21 steps of one 240 KB command from
+    a 240 KB file, 5 MB of steps where one publish (one DynamoDB transaction) holds 4 MB."""
+    argument = "x" * 2000
+    steps = "".join(
+        f"  - {{pipelineId: s{index}, executionType: command, command: *long}}\n"
+        for index in range(20)
+    )
+    file = wfx.home / "aliases.yaml"
+    file.write_text(
+        f"databaseId: demo\nworkflowId: aliases\nsteps:\n"
+        f"  - pipelineId: first\n    executionType: command\n"
+        f"    command: &long [echo, {', '.join([argument] * 119)}]\n{steps}",
+        encoding="utf-8",
+    )
+    assert file.stat().st_size < 300_000
+    outcome = wfx("workflows", "publish", str(file))
+    assert_bad_input(outcome, "steps: ", "bytes together", "one transaction")
+    _nothing_published(wfx)
