@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -56,6 +57,19 @@ FreeText = AfterValidator(refusing_control_characters(FREE_TEXT_KEEPS))
 Argument = Annotated[str, Field(min_length=1, max_length=MAX_TARGET_CHARS), FreeText]
 
 
+def _not_true_or_false(value: object) -> object:
+    # pydantic reads true as 1 where a number goes, and YAML 1.1 reads yes, on and true as true
+    if isinstance(value, bool):
+        raise ValueError(
+            f"expected a number, got {str(value).lower()} (YAML reads yes, no, on and off as "
+            "true or false)"
+        )
+    return value
+
+
+Number = BeforeValidator(_not_true_or_false)
+
+
 class _Document(BaseModel):
     model_config = ConfigDict(
         frozen=True,
@@ -67,9 +81,9 @@ class _Document(BaseModel):
 
 
 class RetryDocument(_Document):
-    max_attempts: MaxAttempts = 3
-    interval_seconds: RetryIntervalSeconds = 1
-    backoff_rate: BackoffRate = 2.0
+    max_attempts: Annotated[MaxAttempts, Number] = 3
+    interval_seconds: Annotated[RetryIntervalSeconds, Number] = 1
+    backoff_rate: Annotated[BackoffRate, Number] = 2.0
 
 
 class StepDocument(_Document):
@@ -91,7 +105,9 @@ class StepDocument(_Document):
     retry: RetryDocument | None = None
     approvers: list[Approver] | None = Field(default=None, max_length=MAX_APPROVERS)
     message: Annotated[str, FreeText] | None = Field(default=None, max_length=MAX_MESSAGE_CHARS)
-    timeout_seconds: int | None = Field(default=None, ge=1, le=MAX_TIMEOUT_SECONDS)
+    timeout_seconds: Annotated[int, Number] | None = Field(
+        default=None, ge=1, le=MAX_TIMEOUT_SECONDS
+    )
 
     @model_validator(mode="after")
     def _target_matches_type(self) -> StepDocument:

@@ -114,3 +114,36 @@ def test_a_small_file_whose_aliases_repeat_a_long_command_past_what_a_version_ho
     outcome = wfx("workflows", "publish", str(file))
     assert_bad_input(outcome, "steps: ", "bytes together", "one transaction")
     _nothing_published(wfx)
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        (
+            "executionType: approval\n    approvers: [bob]\n    timeoutSeconds: yes",
+            "timeoutSeconds",
+        ),
+        (
+            "executionType: command\n    command: [echo]\n    retry: {maxAttempts: on}",
+            "retry.maxAttempts",
+        ),
+        (
+            "executionType: command\n    command: [echo]\n    retry: {backoffRate: true}",
+            "retry.backoffRate",
+        ),
+    ],
+    ids=["timeout", "attempts", "backoff"],
+)
+def test_a_yes_or_on_where_a_number_goes_is_refused_not_read_as_1(
+    wfx: Wfx, fields: str, named: str
+) -> None:
+    """YAML 1.1 reads `yes`, `on`, `true` as true, which Python counts as 1: a gate timing out
+    after one second, one attempt where the author meant to turn retries on."""
+    file = wfx.home / "truth.yaml"
+    file.write_text(
+        f"databaseId: demo\nworkflowId: truth\nsteps:\n  - pipelineId: only\n    {fields}\n",
+        encoding="utf-8",
+    )
+    outcome = wfx("workflows", "publish", str(file))
+    assert_bad_input(outcome, f"steps[0].{named}: ", "a number", "true")
+    _nothing_published(wfx)
