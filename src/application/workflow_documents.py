@@ -103,7 +103,10 @@ class StepDocument(_Document):
     input_file_arity: InputFileArity | None = None
     metadata_inputs: list[Target] = Field(default_factory=list, max_length=MAX_METADATA_INPUTS)
     retry: RetryDocument | None = None
-    approvers: list[Approver] | None = Field(default=None, max_length=MAX_APPROVERS)
+    # no user name holds such a character (domain.constraints), so no one could decide the gate
+    approvers: list[Annotated[Approver, AfterValidator(refusing_control_characters())]] | None = (
+        Field(default=None, max_length=MAX_APPROVERS)
+    )
     message: Annotated[str, FreeText] | None = Field(default=None, max_length=MAX_MESSAGE_CHARS)
     timeout_seconds: Annotated[int, Number] | None = Field(
         default=None, ge=1, le=MAX_TIMEOUT_SECONDS
