@@ -148,7 +148,8 @@ class StepDocument(_Document):
         """About what the step takes in its stored item, in UTF-8 bytes (an alias in a YAML
         file may repeat a long text many times for the price of one)."""
         fields = self.model_dump(mode="json", exclude_none=True)
-        return len(json.dumps(fields, ensure_ascii=False, separators=(",", ":")).encode())
+        text = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+        return len(text.encode(errors="surrogatepass"))  # a lone surrogate is refused by name
 
 
 class WorkflowDocument(_Document):

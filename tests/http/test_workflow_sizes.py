@@ -45,3 +45,15 @@ def test_a_step_just_under_the_bound_is_published(service: Service) -> None:
     assert _publish(service, document).status_code == 201
     shown = _stored(service, "fits").json()
     assert shown["version"]["steps"][0]["command"] == ["echo", *[ARGUMENT] * 119]
+
+
+def test_a_lone_surrogate_is_refused_by_its_field_not_by_the_size_rule(service: Service) -> None:
+    admin = service.as_user(ADMIN, ("admin",)) | {"Content-Type": "application/json"}
+    body = (
+        f'{{"databaseId": "{DATABASE}", "workflowId": "odd", "steps": [{{"pipelineId": "gate", '
+        '"executionType": "approval", "approvers": ["bob"], "message": "\\ud800"}]}'
+    )
+    answer = service.client.put("/workflows", content=body, headers=admin)
+    assert answer.status_code == 400, answer.text[:300]
+    message = answer.json()["message"]
+    assert message.startswith("message: ") and "codec" not in message, message
