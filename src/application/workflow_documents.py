@@ -80,6 +80,14 @@ class _Document(BaseModel):
     )
 
 
+def _importable_form(handler: str) -> bool:
+    """Whether `handler` could name what `import` and attribute reads reach: a module whose
+    source cannot be read through (`from x import *`) is let through by the handler check."""
+    module, _, attributes = handler.partition(":")
+    parts = [*module.split("."), *attributes.split(".")]
+    return all(part.isidentifier() for part in parts)
+
+
 class RetryDocument(_Document):
     max_attempts: Annotated[MaxAttempts, Number] = 3
     interval_seconds: Annotated[RetryIntervalSeconds, Number] = 1
@@ -126,6 +134,11 @@ class StepDocument(_Document):
             "timeoutSeconds": self.timeout_seconds,
         }
         problem = step_target_problem(self.execution_type, targets)
+        if problem is None and self.handler is not None and not _importable_form(self.handler):
+            problem = (
+                "handler: expected package.module:function (Python names; :Class.method too), "
+                f"got {self.handler!r}"
+            )
         gate = self.execution_type is ExecutionType.APPROVAL
         if problem is None and gate and self.retry:
             problem = "retry: an approval step is decided once, it is not retried"
