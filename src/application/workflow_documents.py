@@ -225,11 +225,19 @@ def anchored_at(document: WorkflowDocument, folder: Path) -> WorkflowDocument:
     workflow file (the folder itself when the step names none): a worker started from any other
     folder imports the handler from the same place."""
     steps = [
-        step.model_copy(
-            update={"handler_path": str((folder / (step.handler_path or ".")).resolve())}
-        )
+        step.model_copy(update={"handler_path": _absolute(folder, step, index)})
         if step.execution_type is ExecutionType.PYTHON
         else step
-        for step in document.steps
+        for index, step in enumerate(document.steps)
     ]
     return document.model_copy(update={"steps": steps})
+
+
+def _absolute(folder: Path, step: StepDocument, index: int) -> str:
+    try:
+        return str((folder / (step.handler_path or ".")).resolve())
+    except RuntimeError:  # Python 3.11's word for a loop of symbolic links
+        raise InvalidInputError(
+            f"steps[{index}].handlerPath ({step.pipeline_id}): {step.handler_path or '.'} is a "
+            "loop of symbolic links, which leads to no folder"
+        ) from None

@@ -79,6 +79,21 @@ def test_a_handler_no_import_could_name_is_refused_at_publish(
     assert wfx("workflows", "show", "demo/beside").code != 0
 
 
+def test_a_handler_path_that_is_a_symbolic_link_loop_is_refused_by_name(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "loop").symlink_to("round")
+    (project / "round").symlink_to("loop")
+    workflow = _project(project, "my_handlers:shout", handlerPath="loop")
+
+    outcome = wfx("workflows", "publish", str(workflow))
+
+    assert_bad_input(outcome, "steps[0].handlerPath", "shout", "loop", "symbolic link")
+    assert wfx("workflows", "show", "demo/beside").code != 0
+
+
 def test_a_handler_path_that_is_not_where_the_module_is_is_refused(
     wfx: Wfx, tmp_path: Path
 ) -> None:
