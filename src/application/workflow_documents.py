@@ -185,7 +185,8 @@ class WorkflowDocument(_Document):
         if total > MAX_STEPS_BYTES:
             raise ValueError(
                 f"steps: {total} bytes together, more than the {MAX_STEPS_BYTES} a version's "
-                "steps may take: they are stored in one transaction (4 MB on DynamoDB)"
+                "steps may take: they are stored in one transaction (4 MB on DynamoDB) and read "
+                "in one answer"
             )
         return self
 

@@ -57,3 +57,39 @@ def test_a_lone_surrogate_is_refused_by_its_field_not_by_the_size_rule(service: 
     assert answer.status_code == 400, answer.text[:300]
     message = answer.json()["message"]
     assert message.startswith("message: ") and "codec" not in message, message
+
+
+LAMBDA_ANSWER_LIMIT = 6 * 1024 * 1024  # what a Lambda behind API Gateway may return
+
+
+def test_a_page_of_large_versions_stops_within_what_one_answer_holds_and_pages_on(
+    service: Service,
+) -> None:
+    """Each version holds about 1 MB of steps: a page of 100 of them would be 8 MB, past what
+    a Lambda may answer; the page stops early, and its token goes on to the rest."""
+    from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+    from application.workflow_documents import parse_workflow_document
+
+    for number in range(8):
+        document = {
+            "databaseId": DATABASE,
+            "workflowId": "heavy",
+            "description": f"v{number}",
+            "steps": [_step(f"s{index}", 125) for index in range(4)],
+        }
+        command = PublishWorkflowVersionCommand(document=parse_workflow_document(document))
+        service.container.publish_workflow_version().execute(command)
+    admin = service.as_user(ADMIN, ("admin",))
+    route = f"/database/{DATABASE}/workflows/heavy"
+    seen: list[int] = []
+    params: dict[str, Any] = {"maxItems": 100}
+    for _ in range(8):
+        answer = service.client.get(route, params=params, headers=admin)
+        assert answer.status_code == 200, answer.text[:300]
+        assert len(answer.content) < LAMBDA_ANSWER_LIMIT, len(answer.content)
+        body = answer.json()
+        seen += [item["workflowVersion"] for item in body["Items"]]
+        if body["NextToken"] is None:
+            break
+        params = {"maxItems": 100, "startingToken": body["NextToken"]}
+    assert seen == list(range(8, 0, -1))
