@@ -147,3 +147,16 @@ def test_a_yes_or_on_where_a_number_goes_is_refused_not_read_as_1(
     outcome = wfx("workflows", "publish", str(file))
     assert_bad_input(outcome, f"steps[0].{named}: ", "a number", "true")
     _nothing_published(wfx)
+
+
+def test_a_file_breaking_rules_by_the_thousand_gets_a_line_naming_the_first_and_counting_them(
+    wfx: Wfx,
+) -> None:
+    file = wfx.home / "keys.yaml"
+    file.write_text(WORKFLOW + "".join(f"k{index}: 1\n" for index in range(5000)), encoding="utf-8")
+
+    outcome = wfx("workflows", "publish", str(file))
+
+    assert_bad_input(outcome, "k0: unknown key", "and 4990 more")
+    assert len(outcome.stderr) < 1000, len(outcome.stderr)
+    _nothing_published(wfx)

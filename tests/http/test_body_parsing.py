@@ -96,3 +96,13 @@ def test_a_workflow_naming_a_key_twice_is_refused_not_the_later_one_kept(
     for workflow_id in ("one", "two"):
         shown = service.client.get(f"/database/{DATABASE}/workflows/{workflow_id}", headers=admin)
         assert shown.status_code == 404, shown.text
+
+
+def test_a_body_breaking_rules_by_the_thousand_names_the_first_and_counts_the_rest(
+    service: Service,
+) -> None:
+    extra = ", ".join(f'"k{index}": 1' for index in range(3000))
+    message = _launch(service, f"{LAUNCH[:-1]}, {extra}}}".encode(), JSON)
+
+    assert message.startswith("body.k0: unknown key; body.k1: unknown key"), message[:200]
+    assert message.endswith("and 2990 more") and len(message) < 1000, message[-200:]
