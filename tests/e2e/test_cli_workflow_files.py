@@ -160,3 +160,34 @@ def test_a_file_breaking_rules_by_the_thousand_gets_a_line_naming_the_first_and_
     assert_bad_input(outcome, "k0: unknown key", "and 4990 more")
     assert len(outcome.stderr) < 1000, len(outcome.stderr)
     _nothing_published(wfx)
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [("010", "8"), ("0777", "511"), ("1:30", "90")],
+    ids=["octal", "octal-too", "base-60"],
+)
+def test_a_number_yaml_1_1_reads_otherwise_than_it_is_written_is_refused(
+    wfx: Wfx, written: str, read: str
+) -> None:
+    """YAML 1.1 (PyYAML's) reads a leading 0 as octal and `1:30` as base 60: an interval of
+    `010` seconds would wait 8."""
+    file = wfx.home / "numbers.yaml"
+    file.write_text(
+        WORKFLOW + f"    retry: {{maxAttempts: 3, intervalSeconds: {written}}}\n", encoding="utf-8"
+    )
+
+    outcome = wfx("workflows", "publish", str(file))
+
+    assert_bad_input(outcome, "FILE", written, read, "line 7")
+    _nothing_published(wfx)
+
+
+def test_a_number_with_a_leading_zero_that_reads_the_same_is_taken(wfx: Wfx) -> None:
+    file = wfx.home / "numbers.yaml"
+    file.write_text(WORKFLOW + "    retry: {maxAttempts: 03, intervalSeconds: 0x1F}\n")
+
+    wfx.ok("workflows", "publish", str(file))
+
+    [step] = wfx.json("workflows", "show", "demo/files")["version"]["steps"]
+    assert step["retry"]["maxAttempts"] == 3 and step["retry"]["intervalSeconds"] == 31

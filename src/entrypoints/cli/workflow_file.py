@@ -1,5 +1,6 @@
 """Reading the workflow file `wfx workflows publish FILE` is given, before its document is
-validated: a regular file of bounded size, UTF-8 YAML naming each key of a mapping once."""
+validated: a regular file of bounded size, UTF-8 YAML naming each key of a mapping once and
+holding no number YAML 1.1 reads otherwise than it is written."""
 
 from __future__ import annotations
 
@@ -19,9 +20,10 @@ MAX_WORKFLOW_FILE_BYTES = 4 * 1024 * 1024
 _READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-class _OneKeyOnceLoader(yaml.SafeLoader):
-    """PyYAML keeps the last of a key given twice; an author who wrote `command:` twice meant
-    one of them, and which is theirs to say."""
+class _WorkflowLoader(yaml.SafeLoader):
+    """A SafeLoader refusing what YAML would read otherwise than its author wrote it: a key
+    given twice (PyYAML keeps the last; the author meant one of them, and which is theirs to
+    say) and a number in YAML 1.1's octal or base 60 (`_int_as_written`)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
@@ -43,11 +45,29 @@ class _OneKeyOnceLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+def _int_as_written(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    """YAML 1.1 (PyYAML's) reads `010` as octal 8 and `1:30` as base 60, 90: a number read
+    otherwise than a person reads it is refused; `07` and `0x1F` read as written."""
+    number: int = loader.construct_yaml_int(node)
+    written = node.value.replace("_", "").lstrip("+-")
+    decimal = written.isdigit() and int(written) == abs(number)
+    if ":" in written or (written[:1] == "0" and written[1:2].isdigit() and not decimal):
+        raise yaml.constructor.ConstructorError(
+            problem=f"{node.value} reads as {number} in YAML 1.1; write {number}, or quote it if "
+            "it is text",
+            problem_mark=node.start_mark,
+        )
+    return number
+
+
+_WorkflowLoader.add_constructor("tag:yaml.org,2002:int", _int_as_written)
+
+
 def read_workflow_file(file: Path) -> Any:
     """The YAML document of `file`; InvalidInputError naming the file and the rule."""
     text = _text(file)
     try:
-        return yaml.load(text, Loader=_OneKeyOnceLoader)  # a SafeLoader: no object but plain data
+        return yaml.load(text, Loader=_WorkflowLoader)  # a SafeLoader: no object but plain data
     except yaml.YAMLError as error:
         raise InvalidInputError(f"FILE: {file} is not valid YAML: {_yaml_problem(error)}") from None
     except RecursionError:
