@@ -360,14 +360,16 @@ def _step_task(
     return task
 
 
-def state_machine_name(version: WorkflowVersion) -> str:
+def state_machine_name(version: WorkflowVersion, hashed: bool = False) -> str:
     """`wfx-<db>-<wf>-v<N>` in Step Functions' name alphabet (0-9A-Za-z-_), at most 80 characters.
 
-    A name cut to fit keeps a hash of the whole key, so two long workflow ids stay apart.
+    A name cut to fit keeps a hash of the whole key, so two long workflow ids stay apart; so does
+    a `hashed` one, for a key whose plain name another key's machine holds (`demo/on-aws` and
+    `demo-on/aws` both read `wfx-demo-on-aws`).
     """
     suffix = f"-v{version.version}"
     body = re.sub(r"[^0-9A-Za-z_-]", "-", f"wfx-{version.database_id}-{version.workflow_id}")
-    if len(body) + len(suffix) <= MAX_STATE_MACHINE_NAME_LENGTH:
+    if not hashed and len(body) + len(suffix) <= MAX_STATE_MACHINE_NAME_LENGTH:
         return body + suffix
     digest = hashlib.sha256(version.workflow_key.encode("utf-8")).hexdigest()[:10]
     room = MAX_STATE_MACHINE_NAME_LENGTH - len(suffix) - len(digest) - 1

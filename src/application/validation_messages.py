@@ -6,6 +6,10 @@ from collections.abc import Mapping
 
 from pydantic import ValidationError
 
+# A document may break one rule thousands of times (an unknown key per line): the first ones say
+# what to mend, the count says how much, and the line stays one a terminal or an answer can hold.
+MAX_PROBLEMS_NAMED = 10
+
 
 def _location(loc: tuple[int | str, ...]) -> str:
     text = ""
@@ -20,7 +24,8 @@ def describe_validation_error(
     """One line per problem, each naming the field and the rule: `steps[1].handler: ...`;
     a top-level field in `names` by the name given there (the option a user typed)."""
     lines = []
-    for problem in error.errors():
+    problems = error.errors()
+    for problem in problems[:MAX_PROBLEMS_NAMED]:
         loc = tuple(problem["loc"])
         if names and loc and isinstance(loc[0], str) and loc[0] in names:
             loc = (names[loc[0]], *loc[1:])
@@ -33,4 +38,6 @@ def describe_validation_error(
             rule = problem["msg"].removeprefix("Value error, ")
             # A rule over several fields (a model validator) names them in its own text.
             lines.append(f"{where}: {rule}" if where else rule)
+    if len(problems) > MAX_PROBLEMS_NAMED:
+        lines.append(f"and {len(problems) - MAX_PROBLEMS_NAMED} more")
     return "; ".join(lines)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -26,7 +28,9 @@ from domain.approvals import (
 from domain.control_characters import FREE_TEXT_KEEPS, refusing_control_characters
 from domain.errors import InvalidInputError
 from domain.workflow import (
+    MAX_STEP_BYTES,
     MAX_STEPS,
+    MAX_STEPS_BYTES,
     BackoffRate,
     ExecutionType,
     Identifier,
@@ -53,6 +57,19 @@ FreeText = AfterValidator(refusing_control_characters(FREE_TEXT_KEEPS))
 Argument = Annotated[str, Field(min_length=1, max_length=MAX_TARGET_CHARS), FreeText]
 
 
+def _not_true_or_false(value: object) -> object:
+    # pydantic reads true as 1 where a number goes, and YAML 1.1 reads yes, on and true as true
+    if isinstance(value, bool):
+        raise ValueError(
+            f"expected a number, got {str(value).lower()} (YAML reads yes, no, on and off as "
+            "true or false)"
+        )
+    return value
+
+
+Number = BeforeValidator(_not_true_or_false)
+
+
 class _Document(BaseModel):
     model_config = ConfigDict(
         frozen=True,
@@ -63,10 +80,18 @@ class _Document(BaseModel):
     )
 
 
+def _importable_form(handler: str) -> bool:
+    """Whether `handler` could name what `import` and attribute reads reach: a module whose
+    source cannot be read through (`from x import *`) is let through by the handler check."""
+    module, _, attributes = handler.partition(":")
+    parts = [*module.split("."), *attributes.split(".")]
+    return all(part.isidentifier() for part in parts)
+
+
 class RetryDocument(_Document):
-    max_attempts: MaxAttempts = 3
-    interval_seconds: RetryIntervalSeconds = 1
-    backoff_rate: BackoffRate = 2.0
+    max_attempts: Annotated[MaxAttempts, Number] = 3
+    interval_seconds: Annotated[RetryIntervalSeconds, Number] = 1
+    backoff_rate: Annotated[BackoffRate, Number] = 2.0
 
 
 class StepDocument(_Document):
@@ -86,9 +111,14 @@ class StepDocument(_Document):
     input_file_arity: InputFileArity | None = None
     metadata_inputs: list[Target] = Field(default_factory=list, max_length=MAX_METADATA_INPUTS)
     retry: RetryDocument | None = None
-    approvers: list[Approver] | None = Field(default=None, max_length=MAX_APPROVERS)
+    # no user name holds such a character (domain.constraints), so no one could decide the gate
+    approvers: list[Annotated[Approver, AfterValidator(refusing_control_characters())]] | None = (
+        Field(default=None, max_length=MAX_APPROVERS)
+    )
     message: Annotated[str, FreeText] | None = Field(default=None, max_length=MAX_MESSAGE_CHARS)
-    timeout_seconds: int | None = Field(default=None, ge=1, le=MAX_TIMEOUT_SECONDS)
+    timeout_seconds: Annotated[int, Number] | None = Field(
+        default=None, ge=1, le=MAX_TIMEOUT_SECONDS
+    )
 
     @model_validator(mode="after")
     def _target_matches_type(self) -> StepDocument:
@@ -104,6 +134,11 @@ class StepDocument(_Document):
             "timeoutSeconds": self.timeout_seconds,
         }
         problem = step_target_problem(self.execution_type, targets)
+        if problem is None and self.handler is not None and not _importable_form(self.handler):
+            problem = (
+                "handler: expected package.module:function (Python names; :Class.method too), "
+                f"got {self.handler!r}"
+            )
         gate = self.execution_type is ExecutionType.APPROVAL
         if problem is None and gate and self.retry:
             problem = "retry: an approval step is decided once, it is not retried"
@@ -113,7 +148,21 @@ class StepDocument(_Document):
             problem = "inputFileArity: an approval step reads no file (none)"
         if problem is not None:
             raise ValueError(problem)
+        if self.stored_bytes > MAX_STEP_BYTES:
+            raise ValueError(
+                f"{self.stored_bytes} bytes, more than the {MAX_STEP_BYTES} a step may take: "
+                "a step is one stored item (400 KB on DynamoDB); let the step read its long "
+                "text from a file"
+            )
         return self
+
+    @property
+    def stored_bytes(self) -> int:
+        """About what the step takes in its stored item, in UTF-8 bytes (an alias in a YAML
+        file may repeat a long text many times for the price of one)."""
+        fields = self.model_dump(mode="json", exclude_none=True)
+        text = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+        return len(text.encode(errors="surrogatepass"))  # a lone surrogate is refused by name
 
 
 class WorkflowDocument(_Document):
@@ -132,6 +181,13 @@ class WorkflowDocument(_Document):
                     f"steps[{index}].pipelineId: {step.pipeline_id!r} is steps[{earlier}]'s "
                     "already; each step of a workflow has its own"
                 )
+        total = sum(step.stored_bytes for step in self.steps)
+        if total > MAX_STEPS_BYTES:
+            raise ValueError(
+                f"steps: {total} bytes together, more than the {MAX_STEPS_BYTES} a version's "
+                "steps may take: they are stored in one transaction (4 MB on DynamoDB) and read "
+                "in one answer"
+            )
         return self
 
 
@@ -170,11 +226,19 @@ def anchored_at(document: WorkflowDocument, folder: Path) -> WorkflowDocument:
     workflow file (the folder itself when the step names none): a worker started from any other
     folder imports the handler from the same place."""
     steps = [
-        step.model_copy(
-            update={"handler_path": str((folder / (step.handler_path or ".")).resolve())}
-        )
+        step.model_copy(update={"handler_path": _absolute(folder, step, index)})
         if step.execution_type is ExecutionType.PYTHON
         else step
-        for step in document.steps
+        for index, step in enumerate(document.steps)
     ]
     return document.model_copy(update={"steps": steps})
+
+
+def _absolute(folder: Path, step: StepDocument, index: int) -> str:
+    try:
+        return str((folder / (step.handler_path or ".")).resolve())
+    except RuntimeError:  # Python 3.11's word for a loop of symbolic links
+        raise InvalidInputError(
+            f"steps[{index}].handlerPath ({step.pipeline_id}): {step.handler_path or '.'} is a "
+            "loop of symbolic links, which leads to no folder"
+        ) from None

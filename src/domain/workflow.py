@@ -103,6 +103,11 @@ def step_target_problem(execution_type: ExecutionType, targets: Mapping[str, Any
 # One publish is one DynamoDB transaction (100 actions at most): the definition, the version and
 # one step definition per step.
 MAX_STEPS = 98
+# Each step is one store item, all of them written by that one transaction (DynamoDB: 400 KB an
+# item, 4 MB a transaction), each beside its keys and attribute names; a version is read whole
+# in one answer, beside a page of versions (6 MB from a Lambda: domain.paging).
+MAX_STEP_BYTES = 256 * 1024
+MAX_STEPS_BYTES = 1024 * 1024
 
 MaxAttempts = Annotated[int, Field(ge=1, le=10)]
 # Step Functions' own bounds on a Retrier's IntervalSeconds; a backoff past 100 waits past that

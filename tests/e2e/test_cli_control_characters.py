@@ -51,3 +51,21 @@ def test_a_group_or_client_token_with_a_control_character_is_refused(wfx: Wfx) -
         assert_bad_input(outcome, "control character")
         _assert_escaped(outcome.stderr)
     assert wfx.listed_ids() == []
+
+
+def test_an_approver_with_a_control_or_bidi_character_is_refused_as_no_user_can_be_named_so(
+    wfx: Wfx,
+) -> None:
+    """A user name refuses them (`WFX_USER`, tokens), so such an approver could never decide:
+    the gate would wait for its timeout with the author told nothing."""
+    for approver in ("\x1b[31mbob", "role::admin\u202e"):
+        file = wfx.home / "gate.yaml"
+        file.write_text(
+            "databaseId: demo\nworkflowId: gate\nsteps:\n  - pipelineId: gate\n"
+            f"    executionType: approval\n    approvers: [{approver!r}]\n".replace("'", '"'),
+            encoding="utf-8",
+        )
+        outcome = wfx("workflows", "publish", str(file))
+        assert_bad_input(outcome, "steps[0].approvers[0]: ", "control character")
+        _assert_escaped(outcome.stderr)
+    assert wfx.json("workflows", "list")["Items"] == []

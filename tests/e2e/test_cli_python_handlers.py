@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.e2e.cli import TERMINAL, Wfx, assert_bad_input
@@ -62,6 +63,35 @@ def test_a_handler_the_module_does_not_define_is_refused_without_importing_it(
 
     assert_bad_input(outcome, "steps[0].handler", "shout", "no function whisper")
     assert not (tmp_path / "project" / "imported").exists()
+
+
+@pytest.mark.parametrize("handler", ["os:", "os:sys tem", "os:path:join", "os.:system"])
+def test_a_handler_no_import_could_name_is_refused_at_publish(
+    wfx: Wfx, tmp_path: Path, handler: str
+) -> None:
+    """`os` does `from posix import *`, so its source cannot say what it lacks: the form alone
+    does, where the run failed instead with an AttributeError."""
+    workflow = _project(tmp_path / "project", handler)
+
+    outcome = wfx("workflows", "publish", str(workflow))
+
+    assert_bad_input(outcome, "steps[0]: handler: ", "package.module:function", repr(handler))
+    assert wfx("workflows", "show", "demo/beside").code != 0
+
+
+def test_a_handler_path_that_is_a_symbolic_link_loop_is_refused_by_name(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "loop").symlink_to("round")
+    (project / "round").symlink_to("loop")
+    workflow = _project(project, "my_handlers:shout", handlerPath="loop")
+
+    outcome = wfx("workflows", "publish", str(workflow))
+
+    assert_bad_input(outcome, "steps[0].handlerPath", "shout", "loop", "symbolic link")
+    assert wfx("workflows", "show", "demo/beside").code != 0
 
 
 def test_a_handler_path_that_is_not_where_the_module_is_is_refused(

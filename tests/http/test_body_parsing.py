@@ -63,3 +63,46 @@ def test_a_body_json_cannot_hold_says_the_rule(service: Service, body: bytes, ru
 
     assert message.startswith("body: ") and rule in message, message
     assert "There was an error parsing the body" not in message
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        (
+            '{"databaseId": "http", "workflowId": "one", "workflowId": "two", "steps": '
+            '[{"pipelineId": "s", "executionType": "approval", "approvers": ["bob"]}]}',
+            "workflowId",
+        ),
+        (
+            '{"databaseId": "http", "workflowId": "one", "steps": [{"pipelineId": "s", '
+            '"executionType": "approval", "approvers": ["bob"], "approvers": ["eve"]}]}',
+            "approvers",
+        ),
+    ],
+    ids=["top", "in-a-step"],
+)
+def test_a_workflow_naming_a_key_twice_is_refused_not_the_later_one_kept(
+    service: Service, body: str, key: str
+) -> None:
+    """As its YAML file is (`wfx workflows publish`): which of the two the author meant is
+    theirs to say."""
+    anonymous = service.client.put("/workflows", content=body.encode(), headers=JSON)
+    assert anonymous.status_code == 401, anonymous.text  # who asks comes first, as ever
+    admin = service.as_user(ADMIN, ("admin",))
+    answer = service.client.put("/workflows", content=body.encode(), headers=admin | JSON)
+    assert answer.status_code == 400, answer.text
+    message = answer.json()["message"]
+    assert message.startswith("body: ") and f"key {key!r} given twice" in message, message
+    for workflow_id in ("one", "two"):
+        shown = service.client.get(f"/database/{DATABASE}/workflows/{workflow_id}", headers=admin)
+        assert shown.status_code == 404, shown.text
+
+
+def test_a_body_breaking_rules_by_the_thousand_names_the_first_and_counts_the_rest(
+    service: Service,
+) -> None:
+    extra = ", ".join(f'"k{index}": 1' for index in range(3000))
+    message = _launch(service, f"{LAUNCH[:-1]}, {extra}}}".encode(), JSON)
+
+    assert message.startswith("body.k0: unknown key; body.k1: unknown key"), message[:200]
+    assert message.endswith("and 2990 more") and len(message) < 1000, message[-200:]

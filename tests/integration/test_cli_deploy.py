@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import boto3
 import pytest
@@ -108,3 +109,43 @@ def test_deploy_refuses_a_workflow_with_local_steps_naming_them(wfx: Wfx) -> Non
     assert "cannot run on Step Functions" in line
     first_step = published["steps"][0]
     assert f"{first_step['pipelineId']} ({first_step['executionType']})" in line
+
+
+def _sfn(endpoint: str) -> Any:
+    return boto3.client(
+        "stepfunctions",
+        endpoint_url=endpoint,
+        region_name=FAKE_AWS["AWS_DEFAULT_REGION"],
+        aws_access_key_id=FAKE_AWS["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=FAKE_AWS["AWS_SECRET_ACCESS_KEY"],
+    )
+
+
+def test_two_workflows_whose_names_read_alike_get_state_machines_of_their_own(
+    wfx: Wfx, endpoint: str, tmp_path: Path
+) -> None:
+    """demo/on-aws and demo-on/aws both spell `wfx-demo-on-aws-v1` in Step Functions' alphabet;
+    the second deploy must not put its steps into the first one's machine, which its runs
+    would then run."""
+    other = {**AWS_WORKFLOW, "databaseId": "demo-on", "workflowId": "aws"}
+    other["steps"] = [
+        {"pipelineId": "convert", "executionType": "lambda", "functionName": "other-convert"}
+    ]
+    file = tmp_path / "other.yaml"
+    file.write_text(yaml.safe_dump(other), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(file))
+
+    first = wfx.json("workflows", "deploy", "demo/on-aws")
+    second = wfx.json("workflows", "deploy", "demo-on/aws")
+    again = wfx.json("workflows", "deploy", "demo-on/aws")
+
+    assert first["stateMachineArn"] != second["stateMachineArn"]
+    assert again["stateMachineArn"] == second["stateMachineArn"]
+    sfn = _sfn(endpoint)
+    for answer, key in ((first, "demo/on-aws"), (second, "demo-on/aws")):
+        machine = sfn.describe_state_machine(stateMachineArn=answer["stateMachineArn"])
+        assert json.loads(machine["definition"])["Comment"].startswith(f"wfx {key} version 1:")
+    assert (
+        wfx.json("workflows", "show", "demo/on-aws")["version"]["stateMachineArn"]
+        == (first["stateMachineArn"])
+    )

@@ -21,6 +21,7 @@ from adapters.aws.stepfunctions import (
     StepFunctionsTaskCallbacks,
     TaskAnswerError,
 )
+from application.ports.orchestration import StateMachineTakenError
 from domain.approvals import ApprovalGate, ApprovalRequest, Decision
 from domain.errors import ConflictError, ExecutionAlreadyExistsError, InvalidInputError
 from domain.execution import PipelineExecution, WorkflowExecution
@@ -44,8 +45,8 @@ FAKE_AWS = {
 STUB_ARN = f"arn:aws:states:{REGION}:{ACCOUNT}:execution:wfx-db1-wf1-v1:{'e' * 8}"
 
 
-def _definition(comment: str) -> dict[str, Any]:
-    return {"Comment": comment, "StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}
+def _definition(comment: str, end: str = "Done") -> dict[str, Any]:
+    return {"Comment": comment, "StartAt": end, "States": {end: {"Type": "Succeed"}}}
 
 
 def _logging() -> dict[str, Any]:
@@ -121,13 +122,28 @@ def test_deploying_an_existing_name_again_updates_that_machine(sfn: Any) -> None
     deployer = StepFunctionsDeployer(sfn)
     first = deployer.deploy("wfx-db1-wf1-v1", _definition("v1"), ROLE_ARN, LOG_GROUP_ARN)
 
-    second = deployer.deploy("wfx-db1-wf1-v1", _definition("v1 again"), ROLE_ARN, LOG_GROUP_ARN)
+    again = _definition("v1", end="Finished")
+    second = deployer.deploy("wfx-db1-wf1-v1", again, ROLE_ARN, LOG_GROUP_ARN)
 
     described = sfn.describe_state_machine(stateMachineArn=second)
     assert second == first
-    assert json.loads(described["definition"]) == _definition("v1 again")
+    assert json.loads(described["definition"]) == again
     assert described["loggingConfiguration"] == _logging()
     assert len(sfn.list_state_machines()["stateMachines"]) == 1
+
+
+def test_a_machine_of_that_name_running_another_definition_is_left_as_it_is(sfn: Any) -> None:
+    """Its Comment names another workflow or version: two keys may spell one name."""
+    deployer = StepFunctionsDeployer(sfn)
+    first = deployer.deploy(
+        "wfx-db1-wf1-v1", _definition("wfx db1/wf1 ..."), ROLE_ARN, LOG_GROUP_ARN
+    )
+
+    with pytest.raises(StateMachineTakenError, match="wfx-db1-wf1-v1 runs another definition"):
+        deployer.deploy("wfx-db1-wf1-v1", _definition("wfx db1-wf1 ..."), ROLE_ARN, LOG_GROUP_ARN)
+
+    described = sfn.describe_state_machine(stateMachineArn=first)
+    assert json.loads(described["definition"]) == _definition("wfx db1/wf1 ...")
 
 
 def test_a_create_refused_as_already_existing_updates_the_machine_of_that_name(
@@ -157,6 +173,18 @@ def test_a_create_refused_as_already_existing_updates_the_machine_of_that_name(
         "list_state_machines",
         {"stateMachines": [m | {"type": "STANDARD", "creationDate": created} for m in listed]},
         {},
+    )
+    stubber.add_response(
+        "describe_state_machine",
+        {
+            "stateMachineArn": arn,
+            "name": "wfx-db1-wf1-v1",
+            "definition": json.dumps(_definition("v2", end="Earlier")),
+            "roleArn": ROLE_ARN,
+            "type": "STANDARD",
+            "creationDate": created,
+        },
+        {"stateMachineArn": arn},
     )
     stubber.add_response(
         "update_state_machine",

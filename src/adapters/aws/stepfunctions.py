@@ -20,6 +20,7 @@ from application.ports.orchestration import (
     OrchestratorExecution,
     OrchestratorReadError,
     StateMachineDescription,
+    StateMachineTakenError,
     TaskCallbacks,
 )
 from domain.approvals import CANCELLED_ERROR, ApprovalRequest, ApprovalStatus
@@ -299,6 +300,17 @@ class StepFunctionsOrchestrator:
         )
 
 
+def _check_same_comment(name: str, current: dict[str, Any], definition: dict[str, Any]) -> None:
+    """The machine `current` runs what `definition` describes (its Comment names the workflow and
+    version), or StateMachineTakenError: two keys may read alike in a name's alphabet."""
+    try:
+        comment = json.loads(current.get("definition") or "{}").get("Comment")
+    except (ValueError, AttributeError):
+        comment = None
+    if comment != definition.get("Comment"):
+        raise StateMachineTakenError(f"state machine {name} runs another definition: {comment!r}")
+
+
 class StepFunctionsDeployer:
     """Creates a workflow version's standard state machine, or updates the one of that name."""
 
@@ -323,13 +335,14 @@ class StepFunctionsDeployer:
             if _error_code(error) != "StateMachineAlreadyExists":
                 raise
             arn = self._arn_of(name)
-            self._client.update_state_machine(stateMachineArn=arn, **settings)
-            return arn
-        arn = str(created["stateMachineArn"])
-        # AWS refuses a create that differs from the machine of that name; some emulators
-        # (moto) return the old machine unchanged instead, so check what is really there.
-        current = self._client.describe_state_machine(stateMachineArn=arn)
+            current = self._client.describe_state_machine(stateMachineArn=arn)
+        else:
+            arn = str(created["stateMachineArn"])
+            # AWS refuses a create that differs from the machine of that name; some emulators
+            # (moto) return the old machine unchanged instead, so check what is really there.
+            current = self._client.describe_state_machine(stateMachineArn=arn)
         if any(current.get(key) != value for key, value in settings.items()):
+            _check_same_comment(name, current, definition)
             self._client.update_state_machine(stateMachineArn=arn, **settings)
         return arn
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
+from domain.errors import ConflictError
+
 if TYPE_CHECKING:
     from domain.approvals import ApprovalRequest
     from domain.execution import PipelineExecution, WorkflowExecution
@@ -158,13 +160,19 @@ class OrchestratorReadError(RuntimeError):
     only (an AWS message names the caller's role, which a stored row need not repeat)."""
 
 
+class StateMachineTakenError(ConflictError):
+    """A state machine of the name asked for runs something else: its definition's `Comment`
+    is not the one of the definition to deploy (another workflow or version)."""
+
+
 class StateMachineDeployer(Protocol):
     """Creates or updates the state machine that runs a workflow version on Step Functions."""
 
     def deploy(
         self, name: str, definition: dict[str, Any], role_arn: str, log_group_arn: str
     ) -> str:
-        """Create the state machine, or update its definition; its ARN."""
+        """Create the state machine, or update its definition; its ARN. StateMachineTakenError,
+        nothing changed, when the machine of that name is another definition's."""
         ...
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from application.ports.orchestration import StateMachineDeployer
+from application.ports.orchestration import StateMachineDeployer, StateMachineTakenError
 from application.ports.workflows import WorkflowCatalog
 from application.state_machines import (
     HandlerArns,
@@ -73,14 +74,27 @@ class DeployWorkflowVersion:
         problems = validate_state_machine(definition)
         if problems:  # a generator bug: never send AWS a definition we know to be broken
             raise RuntimeError(f"generated state machine is invalid: {'; '.join(problems)}")
-        name = state_machine_name(version)
-        arn = self._deployer.deploy(
-            name, definition, self._configuration.role_arn, self._configuration.log_group_arn
-        )
+        name, arn = self._deploy(version, definition)
         deployed = self._catalog.record_deployment(
             version.database_id, version.workflow_id, version.version, arn
         )
         return DeployResult(version=deployed, state_machine_name=name, state_machine_arn=arn)
+
+    def _deploy(self, version: WorkflowVersion, definition: dict[str, Any]) -> tuple[str, str]:
+        """The machine's name and ARN: the one the version records, else its plain name, else,
+        when another workflow's machine holds that, its hashed one."""
+        role, logs = self._configuration.role_arn, self._configuration.log_group_arn
+        if version.state_machine_arn is not None:
+            name = version.state_machine_arn.rpartition(":")[2]
+            return name, self._deployer.deploy(name, definition, role, logs)
+        name = state_machine_name(version)
+        try:
+            return name, self._deployer.deploy(name, definition, role, logs)
+        except StateMachineTakenError:
+            hashed = state_machine_name(version, hashed=True)
+            if hashed == name:
+                raise
+            return hashed, self._deployer.deploy(hashed, definition, role, logs)
 
     def _version(self, command: DeployWorkflowVersionCommand) -> WorkflowVersion:
         if command.version is not None:

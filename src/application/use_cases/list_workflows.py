@@ -7,7 +7,7 @@ from pydantic.alias_generators import to_camel
 
 from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
 from domain.errors import WorkflowNotFoundError
-from domain.paging import Page
+from domain.paging import PAGE_TEXT_BUDGET, Page, fitting
 from domain.workflow import Identifier, WorkflowDefinition, WorkflowVersion
 
 DEFAULT_PAGE_SIZE = 20
@@ -38,6 +38,27 @@ class ListWorkflowVersionsQuery(BaseModel):
     starting_token: str | None = Field(default=None, min_length=1)
 
 
+def version_bytes(version: WorkflowVersion) -> int:
+    """About what a version takes in an answer: its steps hold up to a megabyte of text."""
+    return len(version.model_dump_json().encode(errors="surrogatepass"))
+
+
+def versions_page(
+    catalog: WorkflowCatalog,
+    query: ListWorkflowVersionsQuery,
+    budget: int = PAGE_TEXT_BUDGET,
+) -> Page[WorkflowVersion]:
+    """A page of the workflow's versions, newest first, of at most `query.limit` and, past the
+    first, within `budget` of text: a page of 100 large versions would pass what one answer
+    holds. A page cut short is asked again at its new size, so the store gives its token."""
+    ask = (query.database_id, query.workflow_id)
+    page = catalog.list_versions(*ask, query.limit, query.starting_token)
+    count = fitting(page.items, version_bytes, budget)
+    if count == len(page.items):
+        return page
+    return catalog.list_versions(*ask, count, query.starting_token)
+
+
 class ListWorkflows:
     """The definition of every workflow (or one database's), by database id, workflow id."""
 
@@ -57,9 +78,7 @@ class ListWorkflowVersions:
         self._catalog = catalog
 
     def execute(self, query: ListWorkflowVersionsQuery) -> Page[WorkflowVersion]:
-        page = self._catalog.list_versions(
-            query.database_id, query.workflow_id, query.limit, query.starting_token
-        )
+        page = versions_page(self._catalog, query)
         # An empty page past a token is the end of a list; without one, nothing was published.
         if not page.items and (
             query.starting_token is None

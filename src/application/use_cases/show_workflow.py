@@ -5,9 +5,15 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
-from application.use_cases.list_workflows import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from application.use_cases.list_workflows import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
+    ListWorkflowVersionsQuery,
+    version_bytes,
+    versions_page,
+)
 from domain.errors import WorkflowNotFoundError
-from domain.paging import Page
+from domain.paging import PAGE_TEXT_BUDGET, Page
 from domain.workflow import Identifier, WorkflowDefinition, WorkflowVersion
 
 
@@ -44,7 +50,13 @@ class ShowWorkflow:
             )
         number = definition.latest_version if query.version is None else query.version
         version = self._catalog.get_version(query.database_id, query.workflow_id, number)
-        versions = self._catalog.list_versions(
-            query.database_id, query.workflow_id, query.limit, query.starting_token
+        listed = ListWorkflowVersionsQuery(
+            database_id=query.database_id,
+            workflow_id=query.workflow_id,
+            limit=query.limit,
+            starting_token=query.starting_token,
         )
+        # the version shown goes in the same answer as the page
+        budget = max(PAGE_TEXT_BUDGET - version_bytes(version), 0)
+        versions = versions_page(self._catalog, listed, budget)
         return WorkflowView(definition=definition, version=version, versions=versions)

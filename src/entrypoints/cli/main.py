@@ -310,37 +310,17 @@ def _print_versions_page(page: Page[WorkflowVersion], json_output: bool) -> None
 
 
 def _publish(container: Container, file: Path) -> tuple[Any, bool]:
-    import yaml
-
     from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
     from application.workflow_documents import anchored_at, parse_workflow_document
-    from domain.errors import InvalidInputError
+    from entrypoints.cli.workflow_file import read_workflow_file
 
-    try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InvalidInputError(f"FILE: cannot read {file}: {error.strerror}") from None
-    except UnicodeDecodeError as error:
-        raise InvalidInputError(f"FILE: {file} is not UTF-8 text: {error.reason}") from None
-    except yaml.YAMLError as error:
-        raise InvalidInputError(f"FILE: {file} is not valid YAML: {_yaml_problem(error)}") from None
-    except RecursionError:
-        raise InvalidInputError(f"FILE: {file} is nested deeper than a workflow can be") from None
-    document = anchored_at(parse_workflow_document(data), file.parent)
+    document = anchored_at(parse_workflow_document(read_workflow_file(file)), file.parent)
     result = container.publish_workflow_version().execute(
         PublishWorkflowVersionCommand(document=document, published_by=container.config.user())
     )
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return result.version, result.created
-
-
-def _yaml_problem(error: Exception) -> str:
-    """PyYAML's message spans several lines with a source excerpt; keep the problem and where."""
-    problem = getattr(error, "problem", None) or str(error)
-    mark = getattr(error, "problem_mark", None)
-    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-    return " ".join(f"{problem}{where}".split())
 
 
 @assets_app.command("import")

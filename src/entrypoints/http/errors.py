@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from application.ports.executions import EventNumberTakenError
-from application.validation_messages import describe_validation_error
+from application.validation_messages import MAX_PROBLEMS_NAMED, describe_validation_error
 from domain.errors import (
     ConflictError,
     DomainError,
@@ -75,7 +75,7 @@ def request_problems(errors: Sequence[Any], content_type: str | None = None) -> 
     """FastAPI's validation errors as `query parameter maxItems: ...; body.inputs[0]: ...`.
     `content_type`: the request's, which says why a body read as bytes is no object."""
     problems = []
-    for problem in errors:
+    for problem in errors[:MAX_PROBLEMS_NAMED]:
         if problem["type"] == "json_invalid":
             # FastAPI puts the decoder's offset where a field would be: `body.[30]`
             reason = problem.get("ctx", {}).get("error", "")
@@ -100,6 +100,8 @@ def request_problems(errors: Sequence[Any], content_type: str | None = None) -> 
         else:
             rule = str(problem["msg"]).removeprefix("Value error, ")
         problems.append(f"{where}: {rule}")
+    if len(errors) > MAX_PROBLEMS_NAMED:
+        problems.append(f"and {len(errors) - MAX_PROBLEMS_NAMED} more")
     return "; ".join(problems)
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Path, Query
+from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 
 from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
 from domain.bounds import MAX_STORED_INTEGER
+from domain.errors import InvalidInputError
 from domain.workflow import IDENTIFIER_PATTERN
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
@@ -85,6 +87,27 @@ def list_workflow_versions(
     return JSONResponse(WorkflowResponse.of_view(wfx.show_workflow().execute(query)).dump())
 
 
+def _each_key_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise InvalidInputError(f"body: key {key!r} given twice in one object")
+        seen.add(key)
+    return dict(pairs)
+
+
+async def _no_key_twice(request: Request) -> None:
+    """JSON's reading keeps the last of a key given twice; an author who wrote one twice meant
+    one of them, and which is theirs to say (as in a workflow file, entrypoints.cli.workflow_file).
+    The body is the one FastAPI read and kept, read again: a publish is rare and at most 1 MiB."""
+    try:
+        json.loads(await request.body(), object_pairs_hook=_each_key_once)
+    except InvalidInputError:
+        raise
+    except (ValueError, RecursionError):
+        return  # what FastAPI's own reading refuses, it refuses in its own words
+
+
 @router.put(
     "/workflows",
     response_model=ModelIn(SHARED, "WorkflowVersionResponse"),
@@ -97,6 +120,7 @@ def publish_workflow(
     wfx: App,
     caller: Caller,
     document: Annotated[dict[str, Any], Body(description="The workflow document, as its YAML.")],
+    _: Annotated[None, Depends(_no_key_twice)],
 ) -> JSONResponse:
     from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
     from entrypoints.responses import WorkflowVersionResponse

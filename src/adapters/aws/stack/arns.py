@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-# Step Functions names wfx's own state machines `wfx-<db>-<wf>-v<N>` (state_machine_name).
+# wfx's own state machines are `wfx-<db>-<wf>[-<hash>]-v<N>` (state_machine_name).
 STATE_MACHINE_NAME_PATTERN = "wfx-*"
 
 
