@@ -40,7 +40,12 @@ _stopping = False
 
 
 def _on_stop(number: int, frame: object) -> None:
-    if not _stopping:  # while the group is being stopped, our own SIGTERM is expected
+    # Only the first stop counts: the group's own SIGTERM hits us too, and a runner killed with
+    # -9 dies thread by thread, each death sending the parent-death signal again. Noted here,
+    # not in the stop itself, so that none of them can break off the stop half-way.
+    global _stopping
+    if not _stopping:
+        _stopping = True
         raise _StopRequestedError(number)
 
 
@@ -75,10 +80,8 @@ def _others_in_group() -> bool:
 
 
 def _stop_group(grace_seconds: float, child: int) -> None:
-    global _stopping
-    _stopping = True
     group = os.getpgrp()
-    os.killpg(group, signal.SIGTERM)  # we are in it: our handler only notes it again
+    os.killpg(group, signal.SIGTERM)  # we are in it: our handler ignores it
     deadline = time.monotonic() + grace_seconds
     while time.monotonic() < deadline:
         _reap(child)
