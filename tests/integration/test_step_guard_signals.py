@@ -131,3 +131,15 @@ def test_a_stop_signal_during_the_stop_does_not_end_the_guard_before_its_group(
     os.kill(guard.pid, signal.SIGTERM)  # the next one's
 
     _assert_its_group_stopped(guard, stderr)
+
+
+def test_a_stop_signal_while_the_command_is_spawned_stops_it(
+    guards: list[subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    stderr = tmp_path / "guard.err"
+    guard = _held_guard(guards, "posix_spawnp", stderr)
+    _wait_for("the guard in its spawn", lambda: _held(stderr))
+
+    os.kill(guard.pid, signal.SIGTERM)  # the command runs; its pid is not the guard's yet
+
+    _assert_its_group_stopped(guard, stderr)

@@ -99,7 +99,7 @@ def _reap(child: int) -> int | None:
     return status if pid == child else None
 
 
-def _spawn_as(command: list[str], uid: int, gid: int) -> int:
+def _spawn_as(command: list[str], uid: int, gid: int, mask: set[int | signal.Signals]) -> int:
     """fork, drop to the user, exec: posix_spawn cannot change the user."""
     child = os.fork()
     if child:
@@ -107,6 +107,7 @@ def _spawn_as(command: list[str], uid: int, gid: int) -> int:
     try:
         for number in (*_STOP_SIGNALS, *_DEFAULT_IN_CHILD):
             signal.signal(number, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a stop that came meanwhile ends it
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
@@ -149,17 +150,23 @@ def main(argv: list[str]) -> int:
         if go is not None and not _go_given(go):
             print("wfx: the runner ended before it recorded the step: not run", file=sys.stderr)
             return 125
+        # held until the command's pid is known: a stop raised while the spawn returns would
+        # leave the command running with no one to stop it
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
     except _StopRequestedError as stop:  # stopped (or the runner gone) before the command ran
         return 128 + stop.number
     try:
         if user is None:  # the step's environment, as the guard got it, passed on whole
-            child = os.posix_spawnp(command[0], command, os.environ, setsigdef=_DEFAULT_IN_CHILD)
+            child = os.posix_spawnp(
+                command[0], command, os.environ, setsigdef=_DEFAULT_IN_CHILD, setsigmask=mask
+            )
         else:
-            child = _spawn_as(command, *user)
+            child = _spawn_as(command, *user, mask)
     except OSError as error:
         print(f"cannot run {command[0]}: {error.strerror or error}", file=sys.stderr)
         return 127 if isinstance(error, FileNotFoundError) else 126
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a stop held meanwhile is raised here
         while True:
             try:
                 pid, status = os.waitpid(child, 0)
