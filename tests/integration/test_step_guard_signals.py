@@ -143,3 +143,50 @@ def test_a_stop_signal_while_the_command_is_spawned_stops_it(
     os.kill(guard.pid, signal.SIGTERM)  # the command runs; its pid is not the guard's yet
 
     _assert_its_group_stopped(guard, stderr)
+
+
+# A runner that starts the guard, says go at once and dies, all before the guard has asked for
+# its parent-death signal (the guard is held until then: Python's start is slower than that on
+# a loaded machine). The guard's pid is its one line of output.
+_SHORT_LIVED_RUNNER = """
+import os, subprocess, sys
+guard, marker, stderr = sys.argv[1:]
+go_read, go_write = os.pipe()
+command = ["/bin/sh", "-c", 'echo ran > "$1"; sleep 300', "step", marker]
+held = "import os, runpy, sys, time\\n" \\
+    "runner = int(sys.argv[sys.argv.index('--parent') + 1])\\n" \\
+    "while os.getppid() == runner: time.sleep(0.005)\\n" \\
+    "sys.argv = sys.argv[1:]\\n" \\
+    "runpy.run_path(sys.argv[0], run_name='__main__')\\n"
+argv = [sys.executable, "-I", "-S", "-c", held, guard, "1", "--go", str(go_read)]
+argv += ["--parent", str(os.getpid()), "--", *command]
+with open(stderr, "wb") as said:
+    process = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=said, pass_fds=(go_read,), start_new_session=True
+    )
+os.write(go_write, b"1")
+print(process.pid)
+"""
+
+
+def test_a_runner_dead_before_the_guard_watched_it_leaves_no_command_running(
+    tmp_path: Path,
+) -> None:
+    marker, stderr = tmp_path / "ran", tmp_path / "guard.err"
+    runner = subprocess.run(
+        [sys.executable, "-c", _SHORT_LIVED_RUNNER, _GUARD, str(marker), str(stderr)],
+        capture_output=True,
+        text=True,
+        timeout=_WAIT_SECONDS,
+        check=True,
+    )
+    guard = int(runner.stdout)
+    try:
+        _wait_for("the guard ended", lambda: is_gone(guard))
+        said = stderr.read_text(encoding="utf-8", errors="replace")
+        assert "the runner ended before the step started: not run" in said, said
+        assert not marker.exists()
+        assert _group(guard) == {}
+    finally:
+        for pid in _group(guard):
+            os.kill(pid, signal.SIGKILL)

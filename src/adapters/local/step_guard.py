@@ -1,9 +1,11 @@
 """The first process of every command step: it runs the command and makes sure nothing of the
 step outlives the runner that started it.
 
-Started as `python -I -S step_guard.py GRACE_SECONDS [--as UID:GID] [--go FD] -- COMMAND...` in a
-session and process group of its own (the runner passes start_new_session), it asks Linux for
-SIGTERM when its parent dies (PR_SET_PDEATHSIG); with `--go`, it waits for the runner's byte on
+Started as `python -I -S step_guard.py GRACE_SECONDS [--as UID:GID] [--go FD] [--parent PID] --
+COMMAND...` in a session and process group of its own (the runner passes start_new_session), it
+asks Linux for SIGTERM when its parent dies (PR_SET_PDEATHSIG), and runs nothing if its parent,
+the runner whose pid `--parent` gives, is already gone by then (Python's start is slow enough
+for the runner to say go and be killed first); with `--go`, it waits for the runner's byte on
 FD (sent once the runner has recorded the guard's pid, so any process on the host can stop the
 group: a runner killed before it recorded the step leaves no command running), then spawns the
 command in its group (as that user and group, with no other group, when `--as` names one: the
@@ -49,15 +51,15 @@ def _on_stop(number: int, frame: object) -> None:
         raise _StopRequestedError(number)
 
 
-def _die_with_parent(parent: int) -> None:
+def _die_with_parent(parent: int) -> bool:
+    """Whether `parent` is still this guard's parent once its death would stop the guard."""
     if not sys.platform.startswith("linux"):
-        return
+        return True
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    if os.getppid() != parent:  # it died before the request was in place
-        os.kill(os.getpid(), signal.SIGTERM)
+    return os.getppid() == parent  # else it died before the request was in place
 
 
 def _others_in_group() -> bool:
@@ -119,7 +121,7 @@ def _spawn_as(command: list[str], uid: int, gid: int, mask: set[int | signal.Sig
     return 0  # never reached: exec or exit
 
 
-_USAGE = "usage: step_guard.py GRACE_SECONDS [--as UID:GID] [--go FD] -- COMMAND..."
+_USAGE = "usage: step_guard.py GRACE_SECONDS [--as UID:GID] [--go FD] [--parent PID] -- COMMAND..."
 
 
 def _go_given(fd: int) -> bool:
@@ -131,13 +133,16 @@ def _go_given(fd: int) -> bool:
 def main(argv: list[str]) -> int:
     user: tuple[int, int] | None = None
     go: int | None = None
+    parent = os.getppid()
     grace_seconds, *argv = argv or [""]
-    while argv[:1] in (["--as"], ["--go"]) and len(argv) > 1:
+    while argv[:1] in (["--as"], ["--go"], ["--parent"]) and len(argv) > 1:
         if argv[0] == "--as":
             uid, _, gid = argv[1].partition(":")
             user = (int(uid), int(gid))
-        else:
+        elif argv[0] == "--go":
             go = int(argv[1])
+        else:
+            parent = int(argv[1])
         argv = argv[2:]
     separator, *command = argv or [""]
     if separator != "--" or not command:
@@ -146,7 +151,9 @@ def main(argv: list[str]) -> int:
     for number in _STOP_SIGNALS:
         signal.signal(number, _on_stop)
     try:
-        _die_with_parent(os.getppid())
+        if not _die_with_parent(parent):
+            print("wfx: the runner ended before the step started: not run", file=sys.stderr)
+            return 125
         if go is not None and not _go_given(go):
             print("wfx: the runner ended before it recorded the step: not run", file=sys.stderr)
             return 125
