@@ -103,6 +103,9 @@ def _reap(child: int) -> int | None:
 
 def _spawn_as(command: list[str], uid: int, gid: int, mask: set[int | signal.Signals]) -> int:
     """fork, drop to the user, exec: posix_spawn cannot change the user."""
+    # execvpe's search of PATH imports it: once the user, the child may not read our Python
+    import warnings  # noqa: F401
+
     child = os.fork()
     if child:
         return child
@@ -118,7 +121,8 @@ def _spawn_as(command: list[str], uid: int, gid: int, mask: set[int | signal.Sig
     except OSError as error:
         os.write(2, f"cannot run {command[0]}: {error.strerror or error}\n".encode())
         os._exit(127 if isinstance(error, FileNotFoundError) else 126)
-    return 0  # never reached: exec or exit
+    finally:  # whatever else went wrong, the child never goes on as a second guard
+        os._exit(126)
 
 
 _USAGE = "usage: step_guard.py GRACE_SECONDS [--as UID:GID] [--go FD] [--parent PID] -- COMMAND..."
