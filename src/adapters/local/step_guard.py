@@ -62,12 +62,14 @@ def _die_with_parent(parent: int) -> bool:
     return os.getppid() == parent  # else it died before the request was in place
 
 
-def _others_in_group() -> bool:
+def _others_in_group() -> list[int]:
+    """The live members of this guard's group, but itself (Linux's /proc; elsewhere none)."""
     group, me = os.getpgrp(), os.getpid()
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return False
+        return []
+    found = []
     for entry in entries:
         if not entry.isdigit() or int(entry) == me:
             continue
@@ -77,8 +79,8 @@ def _others_in_group() -> bool:
         except OSError:
             continue
         if len(fields) > 2 and fields[2] == str(group) and fields[0] not in ("Z", "X"):
-            return True
-    return False
+            found.append(int(entry))
+    return found
 
 
 def _stop_group(grace_seconds: float, child: int) -> None:
@@ -91,6 +93,30 @@ def _stop_group(grace_seconds: float, child: int) -> None:
             return
         time.sleep(_POLL_SECONDS)
     os.killpg(group, signal.SIGKILL)  # the group, this guard with it
+
+
+def _stop_what_is_left(grace_seconds: float) -> None:
+    """The command ended; what it started in its group and left running (`cmd &` with its output
+    elsewhere) is stopped as an abort stops it: nothing of a step outlives the step. SIGTERM, then
+    SIGKILL after the grace, sent to each member, since the guard is in the group too."""
+    left = _others_in_group()
+    if not left:
+        return
+    counted = "1 process" if len(left) == 1 else f"{len(left)} processes"
+    print(f"wfx: the step's command ended leaving {counted} running: stopped", file=sys.stderr)
+    _signal_each(left, signal.SIGTERM)
+    deadline = time.monotonic() + grace_seconds
+    while (left := _others_in_group()) and time.monotonic() < deadline:
+        time.sleep(_POLL_SECONDS)
+    _signal_each(left, signal.SIGKILL)
+
+
+def _signal_each(pids: list[int], number: signal.Signals) -> None:
+    for pid in pids:
+        try:  # noqa: SIM105 - contextlib would add collections and functools to every start
+            os.kill(pid, number)
+        except ProcessLookupError:
+            pass  # it ended meanwhile
 
 
 def _reap(child: int) -> int | None:
@@ -184,6 +210,7 @@ def main(argv: list[str]) -> int:
             except ChildProcessError:
                 return 0
             if pid == child:
+                _stop_what_is_left(float(grace_seconds))
                 return _exit_code(status)
     except _StopRequestedError as stop:
         _stop_group(float(grace_seconds), child)
