@@ -5,11 +5,16 @@ process ran on after the run ended (its output elsewhere), or held the run open 
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from adapters.local.runner import _GUARD
 from tests.e2e.cli import Wfx
 from tests.e2e.run_processes import command_line, is_gone
 
@@ -41,3 +46,22 @@ def test_a_process_the_step_left_running_is_stopped_when_the_step_ends(
     logs = wfx.ok("executions", "logs", execution_id, "--full").stdout
     assert "started the background sleep" in logs
     assert "the step's command ended leaving 1 process running: stopped" in logs
+
+
+def test_a_guard_that_leads_no_group_of_its_own_stops_nothing_of_it(tmp_path: Path) -> None:
+    """Started as the runner never starts it (in its caller's group), the guard must not take
+    its caller's group for the step's: a shell's other job there lives on."""
+    script = (
+        f"sleep 30 >/dev/null 2>&1 & echo $! > {tmp_path / 'sibling.pid'}; "
+        f"{sys.executable} -I -S {_GUARD} 1 -- /bin/true"
+    )
+    shell = subprocess.run(
+        ["sh", "-c", script], start_new_session=True, capture_output=True, text=True, timeout=30
+    )
+    sibling = int((tmp_path / "sibling.pid").read_text())
+    try:
+        assert shell.returncode == 0, shell.stderr
+        assert "stopped" not in shell.stderr
+        assert not is_gone(sibling), "the guard stopped its caller's job"
+    finally:
+        os.kill(sibling, signal.SIGKILL)

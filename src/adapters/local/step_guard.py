@@ -99,6 +99,8 @@ def _stop_what_is_left(grace_seconds: float) -> None:
     """The command ended; what it started in its group and left running (`cmd &` with its output
     elsewhere) is stopped as an abort stops it: nothing of a step outlives the step. SIGTERM, then
     SIGKILL after the grace, sent to each member, since the guard is in the group too."""
+    if os.getpgrp() != os.getpid():  # not started as the runner starts it: not its group
+        return
     left = _others_in_group()
     if not left:
         return
