@@ -239,7 +239,8 @@ def run_command_step(
     with open(step.log_path(), "ab") as log:
         # made last before the start: every way out after this closes both ends
         go_read, go_write = os.pipe() if guard else (-1, -1)
-        release = () if not guard else ("--go", str(go_read), "--")
+        # the guard's parent, named: by the time it watches it, it may be dead already
+        release = () if not guard else ("--go", str(go_read), "--parent", str(os.getpid()), "--")
         argv = [
             *guard,
             *release,

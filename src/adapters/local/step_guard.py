@@ -1,9 +1,11 @@
 """The first process of every command step: it runs the command and makes sure nothing of the
 step outlives the runner that started it.
 
-Started as `python -I -S step_guard.py GRACE_SECONDS [--as UID:GID] [--go FD] -- COMMAND...` in a
-session and process group of its own (the runner passes start_new_session), it asks Linux for
-SIGTERM when its parent dies (PR_SET_PDEATHSIG); with `--go`, it waits for the runner's byte on
+Started as `python -I -S step_guard.py GRACE_SECONDS [--as UID:GID] [--go FD] [--parent PID] --
+COMMAND...` in a session and process group of its own (the runner passes start_new_session), it
+asks Linux for SIGTERM when its parent dies (PR_SET_PDEATHSIG), and runs nothing if its parent,
+the runner whose pid `--parent` gives, is already gone by then (Python's start is slow enough
+for the runner to say go and be killed first); with `--go`, it waits for the runner's byte on
 FD (sent once the runner has recorded the guard's pid, so any process on the host can stop the
 group: a runner killed before it recorded the step leaves no command running), then spawns the
 command in its group (as that user and group, with no other group, when `--as` names one: the
@@ -40,27 +42,34 @@ _stopping = False
 
 
 def _on_stop(number: int, frame: object) -> None:
-    if not _stopping:  # while the group is being stopped, our own SIGTERM is expected
+    # Only the first stop counts: the group's own SIGTERM hits us too, and a runner killed with
+    # -9 dies thread by thread, each death sending the parent-death signal again. Noted here,
+    # not in the stop itself, so that none of them can break off the stop half-way.
+    global _stopping
+    if not _stopping:
+        _stopping = True
         raise _StopRequestedError(number)
 
 
-def _die_with_parent(parent: int) -> None:
+def _die_with_parent(parent: int) -> bool:
+    """Whether `parent` is still this guard's parent once its death would stop the guard."""
     if not sys.platform.startswith("linux"):
-        return
+        return True
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    if os.getppid() != parent:  # it died before the request was in place
-        os.kill(os.getpid(), signal.SIGTERM)
+    return os.getppid() == parent  # else it died before the request was in place
 
 
-def _others_in_group() -> bool:
+def _others_in_group() -> list[int]:
+    """The live members of this guard's group, but itself (Linux's /proc; elsewhere none)."""
     group, me = os.getpgrp(), os.getpid()
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return False
+        return []
+    found = []
     for entry in entries:
         if not entry.isdigit() or int(entry) == me:
             continue
@@ -70,15 +79,13 @@ def _others_in_group() -> bool:
         except OSError:
             continue
         if len(fields) > 2 and fields[2] == str(group) and fields[0] not in ("Z", "X"):
-            return True
-    return False
+            found.append(int(entry))
+    return found
 
 
 def _stop_group(grace_seconds: float, child: int) -> None:
-    global _stopping
-    _stopping = True
     group = os.getpgrp()
-    os.killpg(group, signal.SIGTERM)  # we are in it: our handler only notes it again
+    os.killpg(group, signal.SIGTERM)  # we are in it: our handler ignores it
     deadline = time.monotonic() + grace_seconds
     while time.monotonic() < deadline:
         _reap(child)
@@ -86,6 +93,32 @@ def _stop_group(grace_seconds: float, child: int) -> None:
             return
         time.sleep(_POLL_SECONDS)
     os.killpg(group, signal.SIGKILL)  # the group, this guard with it
+
+
+def _stop_what_is_left(grace_seconds: float) -> None:
+    """The command ended; what it started in its group and left running (`cmd &` with its output
+    elsewhere) is stopped as an abort stops it: nothing of a step outlives the step. SIGTERM, then
+    SIGKILL after the grace, sent to each member, since the guard is in the group too."""
+    if os.getpgrp() != os.getpid():  # not started as the runner starts it: not its group
+        return
+    left = _others_in_group()
+    if not left:
+        return
+    counted = "1 process" if len(left) == 1 else f"{len(left)} processes"
+    print(f"wfx: the step's command ended leaving {counted} running: stopped", file=sys.stderr)
+    _signal_each(left, signal.SIGTERM)
+    deadline = time.monotonic() + grace_seconds
+    while (left := _others_in_group()) and time.monotonic() < deadline:
+        time.sleep(_POLL_SECONDS)
+    _signal_each(left, signal.SIGKILL)
+
+
+def _signal_each(pids: list[int], number: signal.Signals) -> None:
+    for pid in pids:
+        try:  # noqa: SIM105 - contextlib would add collections and functools to every start
+            os.kill(pid, number)
+        except ProcessLookupError:
+            pass  # it ended meanwhile
 
 
 def _reap(child: int) -> int | None:
@@ -96,14 +129,18 @@ def _reap(child: int) -> int | None:
     return status if pid == child else None
 
 
-def _spawn_as(command: list[str], uid: int, gid: int) -> int:
+def _spawn_as(command: list[str], uid: int, gid: int, mask: set[int | signal.Signals]) -> int:
     """fork, drop to the user, exec: posix_spawn cannot change the user."""
+    # execvpe's search of PATH imports it: once the user, the child may not read our Python
+    import warnings  # noqa: F401
+
     child = os.fork()
     if child:
         return child
     try:
         for number in (*_STOP_SIGNALS, *_DEFAULT_IN_CHILD):
             signal.signal(number, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a stop that came meanwhile ends it
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
@@ -112,10 +149,11 @@ def _spawn_as(command: list[str], uid: int, gid: int) -> int:
     except OSError as error:
         os.write(2, f"cannot run {command[0]}: {error.strerror or error}\n".encode())
         os._exit(127 if isinstance(error, FileNotFoundError) else 126)
-    return 0  # never reached: exec or exit
+    finally:  # whatever else went wrong, the child never goes on as a second guard
+        os._exit(126)
 
 
-_USAGE = "usage: step_guard.py GRACE_SECONDS [--as UID:GID] [--go FD] -- COMMAND..."
+_USAGE = "usage: step_guard.py GRACE_SECONDS [--as UID:GID] [--go FD] [--parent PID] -- COMMAND..."
 
 
 def _go_given(fd: int) -> bool:
@@ -127,13 +165,16 @@ def _go_given(fd: int) -> bool:
 def main(argv: list[str]) -> int:
     user: tuple[int, int] | None = None
     go: int | None = None
+    parent = os.getppid()
     grace_seconds, *argv = argv or [""]
-    while argv[:1] in (["--as"], ["--go"]) and len(argv) > 1:
+    while argv[:1] in (["--as"], ["--go"], ["--parent"]) and len(argv) > 1:
         if argv[0] == "--as":
             uid, _, gid = argv[1].partition(":")
             user = (int(uid), int(gid))
-        else:
+        elif argv[0] == "--go":
             go = int(argv[1])
+        else:
+            parent = int(argv[1])
         argv = argv[2:]
     separator, *command = argv or [""]
     if separator != "--" or not command:
@@ -142,27 +183,36 @@ def main(argv: list[str]) -> int:
     for number in _STOP_SIGNALS:
         signal.signal(number, _on_stop)
     try:
-        _die_with_parent(os.getppid())
+        if not _die_with_parent(parent):
+            print("wfx: the runner ended before the step started: not run", file=sys.stderr)
+            return 125
         if go is not None and not _go_given(go):
             print("wfx: the runner ended before it recorded the step: not run", file=sys.stderr)
             return 125
+        # held until the command's pid is known: a stop raised while the spawn returns would
+        # leave the command running with no one to stop it
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
     except _StopRequestedError as stop:  # stopped (or the runner gone) before the command ran
         return 128 + stop.number
     try:
         if user is None:  # the step's environment, as the guard got it, passed on whole
-            child = os.posix_spawnp(command[0], command, os.environ, setsigdef=_DEFAULT_IN_CHILD)
+            child = os.posix_spawnp(
+                command[0], command, os.environ, setsigdef=_DEFAULT_IN_CHILD, setsigmask=mask
+            )
         else:
-            child = _spawn_as(command, *user)
+            child = _spawn_as(command, *user, mask)
     except OSError as error:
         print(f"cannot run {command[0]}: {error.strerror or error}", file=sys.stderr)
         return 127 if isinstance(error, FileNotFoundError) else 126
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a stop held meanwhile is raised here
         while True:
             try:
                 pid, status = os.waitpid(child, 0)
             except ChildProcessError:
                 return 0
             if pid == child:
+                _stop_what_is_left(float(grace_seconds))
                 return _exit_code(status)
     except _StopRequestedError as stop:
         _stop_group(float(grace_seconds), child)
