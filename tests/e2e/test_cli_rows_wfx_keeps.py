@@ -92,5 +92,8 @@ def test_events_of_a_run_with_an_event_type_wfx_has_no_name_for_name_the_row(wfx
 
     assert outcome.code == 2, str(outcome)
     [line] = outcome.stderr_lines
-    assert line.startswith(f"error: {EVENTS} row {run} / 1 cannot be read: event_type: "), line
-    assert "(stored: 'ExecutionPaused')" in line and line.endswith(ENDING), line
+    assert line.startswith(
+        f"error: {EVENTS} row {run} / 1 cannot be read: eventType holds the text "
+        "'ExecutionPaused'; wfx expects 'ExecutionLaunched', "
+    ), line
+    assert line.endswith(ENDING), line
