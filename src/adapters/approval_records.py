@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from adapters.records import format_date, join_key, parse_date, row_parser
-from domain.approvals import ApprovalRequest, ApprovalStatus
+from domain.approvals import ApprovalRequest
 from domain.errors import InvalidInputError
 from domain.paging import token_fields
 
@@ -81,7 +81,7 @@ def parse_approval_record(item: Item) -> ApprovalRequest:
         message=item.get("message", ""),
         requested_at=parse_date(item["requestedAt"]),
         expires_at=parse_date(item["expiresAt"]),
-        status=ApprovalStatus(item["approvalStatus"]),
+        status=item["approvalStatus"],
         decided_by=item.get("decidedBy"),
         decided_at=None if decided_at is None else parse_date(decided_at),
         reason=item.get("reason"),

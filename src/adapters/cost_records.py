@@ -12,7 +12,7 @@ from typing import Any
 from adapters.compact_json import encode_compact
 from adapters.item_budget import Record
 from adapters.records import format_date, join_key, parse_date, row_parser
-from domain.costs import CostBasis, CostKind, CostLedgerEntry, CostSource
+from domain.costs import CostLedgerEntry
 
 Item = dict[str, Any]
 
@@ -75,8 +75,6 @@ def _decimal(item: Item, name: str) -> Decimal | None:
 
 @row_parser("WfxCostLedgerTable", "workflowExecutionId", "entryKey")
 def parse_cost_ledger_record(item: Item) -> CostLedgerEntry:
-    quantity = _decimal(item, "quantity")
-    assert quantity is not None  # always written
     return CostLedgerEntry(
         entry_id=item["entryId"],
         workflow_execution_id=item[PARTITION],
@@ -86,14 +84,14 @@ def parse_cost_ledger_record(item: Item) -> CostLedgerEntry:
         workflow_id=item["workflowId"],
         execution_group_id=item.get(GROUP),
         asset_keys=tuple(item.get("assetKeys") or ()),
-        kind=CostKind(item["kind"]),
-        quantity=quantity,
+        kind=item["kind"],
+        quantity=Decimal(str(item["quantity"])),
         unit=item["unit"],
         unit_price=_decimal(item, "unitPrice"),
         currency=item.get("currency"),
         amount=_decimal(item, "amount"),
-        basis=CostBasis(item["basis"]),
-        source=CostSource(item["source"]),
+        basis=item["basis"],
+        source=item["source"],
         recorded_at=parse_date(item[RECORDED_AT]),
         supersedes=item.get("supersedes"),
     )

@@ -203,19 +203,175 @@ class _UnreadableAttributeError(ValueError):
         self.attribute = attribute
 
 
-def unreadable_row(table: str, key: str, error: Exception) -> UnreadableRowError:
-    """Why the row `key` of `table` could not be read, in one line naming what is wrong."""
-    attribute = None
+class _WatchedItem(dict[str, Any]):
+    """A row read again after its parser failed on it, noting each attribute the parser reads,
+    in order: the one at fault is found among them (`_culprit`), once for every parser rather
+    than at each of their reads. Only a failure pays for it."""
+
+    def __init__(self, item: Item) -> None:
+        super().__init__(item)
+        self.read: list[str] = []
+
+    def __getitem__(self, name: str) -> Any:
+        self.read.append(name)
+        return super().__getitem__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        self.read.append(name)
+        return super().get(name, default)
+
+
+_SHOWN_CHARACTERS = 60
+
+
+def _shown(value: Any) -> str:
+    """A stored value as a person mending the row reads it, redacted, then cut short (a cut
+    secret may no longer look like one)."""
+    shown = redact(str(value) if isinstance(value, int | float | Decimal) else repr(value))
+    return shown if len(shown) <= _SHOWN_CHARACTERS else shown[: _SHOWN_CHARACTERS - 1] + "…"
+
+
+def _held(value: Any) -> str:
+    """What a stored value is, in words: `the text 'x'`, `the number 5`, `the list [1]`."""
+    if isinstance(value, bool):
+        kind = "boolean"
+    elif isinstance(value, int | float | Decimal):
+        kind = "number"
+    elif isinstance(value, str):
+        kind = "text"
+    elif isinstance(value, list | tuple):
+        kind, value = "list", list(value)
+    elif isinstance(value, dict):
+        kind = "map"
+    else:
+        kind = type(value).__name__
+    return f"the {kind} {_shown(value)}"
+
+
+# pydantic's words for a type, as a person mending a row by hand reads them
+_PYDANTIC_TYPES = {
+    "a valid string": "a text",
+    "a valid integer": "a whole number",
+    "a valid number": "a number",
+    "a valid boolean": "true or false",
+    "a valid list": "a list",
+    "a valid tuple": "a list",
+    "a valid dictionary": "a map",
+}
+
+
+def _expected(error: Exception, value: Any) -> str | None:
+    """What wfx expects where `value` made the parser fail with `error`, from what it tried:
+    of the value itself, or, where an entry of a list failed, of its entries."""
+    text = str(error)
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        wanted = first["msg"].removeprefix("Input should be ")
+        wanted = _PYDANTIC_TYPES.get(wanted, wanted)
+        entry = first["input"] is not value and len(first["loc"]) > 1
+        if entry and isinstance(value, list | tuple):
+            return f"a list, each entry {wanted}"
+        return wanted
+    if isinstance(error, AttributeError) and error.name in ("get", "items", "keys"):
+        return "a map" if error.obj is value else "a list of maps"
+    if "int()" in text:
+        return "a whole number"
+    if isinstance(error, ArithmeticError) or "float" in text:
+        return "a number"
+    if "isoformat" in text or "a date cannot be" in text or "fromtimestamp" in text:
+        return "a date"
+    if "not iterable" in text or "indices must be" in text or "not subscriptable" in text:
+        entry_failed = isinstance(value, list | tuple) and not (
+            f"'{type(value).__name__}'" in text or text.startswith(type(value).__name__)
+        )
+        if entry_failed:
+            return "a list of maps"
+        return "a list" if "not iterable" in text else "a map"
+    return None
+
+
+_FAILURES = (KeyError, ValueError, TypeError, AttributeError, ArithmeticError)
+
+
+def _failure(parse: Callable[[Item], Any], item: Item) -> Exception | None:
+    try:
+        parse(item)
+    except _FAILURES as error:
+        return error
+    return None
+
+
+def _culprit(parse: Callable[[Item], Any], item: _WatchedItem, error: Exception) -> str | None:
+    """The attribute whose value the parser failed on: pydantic's refused input; else, of the
+    attributes read, the last without which the parser does not fail as it did (a parser
+    converts most values as it reads them, some later: a step's attempt after its size)."""
+    present = list(dict.fromkeys(name for name in item.read if name in item))
+    if isinstance(error, ValidationError):
+        refused = error.errors()[0]["input"]
+        for same in (
+            lambda value: value is refused,
+            lambda value: value == refused,
+            lambda value: isinstance(value, str) and stored_status(value) == refused,
+        ):
+            found = next((name for name in present if same(dict.__getitem__(item, name))), None)
+            if found is not None:
+                return found
+        # an entry of a list the parser read
+        return next(
+            (
+                name
+                for name in present
+                if isinstance(entries := dict.__getitem__(item, name), list | tuple)
+                and any(entry is refused for entry in entries)
+            ),
+            None,
+        )
+    last = item.read[-1] if item.read else None
+    said = (type(error), str(error))
+    for name in reversed(present):
+        without = _failure(parse, {key: value for key, value in item.items() if key != name})
+        if without is not None and (type(without), str(without)) == said:
+            continue  # fails as it did without it: not this one
+        if isinstance(without, KeyError) and without.args[0] == name and name != last:
+            continue  # required, and read before the one at fault
+        return name
+    return last if last in item else None
+
+
+def _problem(parse: Callable[[Item], Any], item: Item, error: Exception) -> tuple[str | None, str]:
+    """The attribute at fault and what is wrong with it, in the words of the row, not of Python."""
     if isinstance(error, KeyError):
-        attribute = str(error.args[0])
-        what = f"{attribute} is missing"
-    elif isinstance(error, ValidationError):
+        return str(error.args[0]), f"{error.args[0]} is missing"
+    if isinstance(error, _UnreadableAttributeError):
+        return error.attribute, str(error)
+    watched = _WatchedItem(item)
+    again = _failure(parse, watched)
+    attribute = None if again is None else _culprit(parse, watched, again)
+    expected = None if attribute is None else _expected(error, item[attribute])
+    if attribute is None or expected is None:
+        return None, _python_problem(error)
+    value = item[attribute]
+    if expected == "a date":
+        return attribute, f"{attribute} is not a date (stored: {_shown(value)})"
+    return attribute, f"{attribute} holds {_held(value)}; wfx expects {expected}"
+
+
+def _python_problem(error: Exception) -> str:
+    """What an error no attribute can be named for says (a rule over several attributes)."""
+    if isinstance(error, ValidationError):
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
-        what = f"{field}: {first['msg']} (stored: {first['input']!r})"
-    else:
-        attribute = getattr(error, "attribute", None)
-        what = str(error)
+        return f"{field}: {first['msg']} (stored: {_shown(first['input'])})"
+    return str(error)
+
+
+def unreadable_row(
+    table: str, key: str, parse: Callable[[Item], Any], item: Item, error: Exception
+) -> UnreadableRowError:
+    """Why the row `key` of `table` could not be read, in one line naming what is wrong: the
+    attribute, what it holds and what wfx expects there (`parse` reads `item` again to find
+    the attribute, where the error does not name it)."""
+    attribute, what = _problem(parse, item, error)
     return UnreadableRowError(
         f"{table} row {key} cannot be read: {what}; mend or delete the row (another writer "
         "stored it)",
@@ -241,10 +397,10 @@ def row_parser(
         def parse_row(item: Item) -> _Parsed:
             try:
                 return parse(item)
-            except (KeyError, ValueError, TypeError, AttributeError) as error:
+            except _FAILURES as error:
                 # a sort key's own value holds colons: " / " keeps the two apart
                 named = " / ".join(str(item.get(name, "?")) for name in key)
-                raise unreadable_row(table, named, error) from None
+                raise unreadable_row(table, named, parse, item, error) from None
 
         return parse_row
 

@@ -329,7 +329,11 @@ def test_details_that_leave_out_what_cannot_be_read_name_each_row_and_keep_the_r
     assert len(named) == 4, named  # each once, though a run VAMS launched reads its inputs twice
     assert set(named) == {
         ("PipelineExecutionsStorageTable", vams.STEPS[1], "executionStopDate"),
-        ("PipelineExecutionOutputFilesStorageTable", f"{vams.STEPS[2]} / preview:bunny.png", None),
+        (
+            "PipelineExecutionOutputFilesStorageTable",
+            f"{vams.STEPS[2]} / preview:bunny.png",
+            "fileSize",
+        ),
         (
             "WorkflowExecutionInputsStorageTable",
             f"{vams.EXECUTION_ID} / vamsdb:asset-a:/asset-a/meshes/",
@@ -338,7 +342,7 @@ def test_details_that_leave_out_what_cannot_be_read_name_each_row_and_keep_the_r
         (
             "PipelineExecutionInputMetadataStorageTable",
             f"{vams.STEPS[0]} / vamsdb:asset-a:/bunny.obj",
-            None,
+            "metadata",
         ),
     }
     assert details.execution.status is ExecutionStatus.SUCCEEDED

@@ -48,9 +48,9 @@ def _stored(wfx: Wfx) -> list[tuple[str, ...]]:
     [
         (
             lambda i: i[MAIN][0].update(executionStatus="CANCELLED"),
-            f"WorkflowExecutionsStorageTableV2 row {vams.EXECUTION_ID} cannot be read: status: "
-            "Input should be 'NEW', 'RUNNING', 'SUCCEEDED', 'FAILED', 'ABORTED', 'TIMED_OUT' or "
-            "'PENDING_REDRIVE' (stored: 'CANCELLED')",
+            f"WorkflowExecutionsStorageTableV2 row {vams.EXECUTION_ID} cannot be read: "
+            "executionStatus holds the text 'CANCELLED'; wfx expects 'NEW', 'RUNNING', "
+            "'SUCCEEDED', 'FAILED', 'ABORTED', 'TIMED_OUT' or 'PENDING_REDRIVE'",
         ),
         (
             lambda i: i[MAIN][0].pop("triggerType"),
@@ -93,22 +93,22 @@ def test_a_main_row_wfx_cannot_read_is_named_in_one_line_and_left_as_it_is(
             lambda i: i[STEPS][0].update(registeredLogs='[{"logGroupName": "g"}]'),
             "PipelineExecutionsStorageTable",
             vams.STEPS[0],
-            None,
-            "",
+            "registeredLogs",
+            'registeredLogs holds the text \'[{"logGroupName": "g"}]\'; wfx expects a list of maps',
         ),
         (
             lambda i: i[ResourceKeys.PIPELINE_OUTPUT_FILES][0].update(fileSize="big"),
             "PipelineExecutionOutputFilesStorageTable",
             f"{vams.STEPS[2]} / file:bunny.glb",  # its partition and sort keys
-            None,
-            "",
+            "fileSize",
+            "fileSize holds the text 'big'; wfx expects a whole number",
         ),
         (
             lambda i: i[ResourceKeys.PIPELINE_INPUT_METADATA][0].update(metadata="x"),
             "PipelineExecutionInputMetadataStorageTable",
             f"{vams.STEPS[0]} / vamsdb::/",
-            None,
-            "",
+            "metadata",
+            "metadata holds the text 'x'; wfx expects a map",
         ),
         (
             lambda i: i[ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION][0].pop("executionStartDate"),
@@ -179,8 +179,8 @@ def test_a_list_leaves_out_a_run_it_cannot_read_with_a_warning_naming_it_and_pag
 ) -> None:
     before = _plant(wfx, _with_a_second_run_unreadable)
     warning = (
-        f"warning: WorkflowExecutionsStorageTableV2 row {OTHER_ID} cannot be read: status: "
-        "Input should be"
+        f"warning: WorkflowExecutionsStorageTableV2 row {OTHER_ID} cannot be read: "
+        "executionStatus holds the text 'CANCELLED'; wfx expects"
     )
 
     whole = wfx("executions", "list", "--json")

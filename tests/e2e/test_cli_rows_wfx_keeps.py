@@ -92,5 +92,45 @@ def test_events_of_a_run_with_an_event_type_wfx_has_no_name_for_name_the_row(wfx
 
     assert outcome.code == 2, str(outcome)
     [line] = outcome.stderr_lines
-    assert line.startswith(f"error: {EVENTS} row {run} / 1 cannot be read: event_type: "), line
-    assert "(stored: 'ExecutionPaused')" in line and line.endswith(ENDING), line
+    assert line.startswith(
+        f"error: {EVENTS} row {run} / 1 cannot be read: eventType holds the text "
+        "'ExecutionPaused'; wfx expects 'ExecutionLaunched', "
+    ), line
+    assert line.endswith(ENDING), line
+
+
+APPROVALS = "WfxApprovalRequestsTable"
+
+
+def test_show_of_a_run_at_its_gate_whose_approval_row_wfx_cannot_read_names_it(
+    wfx: Wfx, tmp_path: Any
+) -> None:
+    """The run, open at its gate (its read checks the gate), is shown with the rest and the
+    approval row named; an approver's decision refuses naming it, nothing decided."""
+    from tests.e2e.test_cli_approvals import _publish_gated
+
+    _publish_gated(wfx, tmp_path / "shipped")
+    run = wfx("run", "demo/gated").stdout.strip()
+    first = _edit_first(wfx, APPROVALS, approvalStatus="MAYBE")
+    before = _rows(wfx, APPROVALS)
+    key = f"{run} / {first['approvalId']}"
+    problem = (
+        "approvalStatus holds the text 'MAYBE'; wfx expects 'PENDING', 'APPROVED', 'REJECTED', "
+        "'TIMED_OUT' or 'CANCELLED'"
+    )
+    said = f"{APPROVALS} row {key} cannot be read: {problem}"
+
+    shown = wfx("executions", "show", run)
+    assert shown.code == 0, str(shown)
+    assert shown.stderr_lines == [f"warning: {said}; left out of what is shown{ENDING}"], str(shown)
+    as_json = wfx("executions", "show", run, "--json")
+    assert as_json.code == 0, str(as_json)
+    assert as_json.json()["executionStatus"] == "RUNNING"
+    assert as_json.json()["unreadableRows"] == [
+        {"table": APPROVALS, "key": key, "attribute": "approvalStatus", "problem": problem}
+    ]
+    decided = wfx.with_environment(WFX_USER="carol")("approvals", "approve", first["approvalId"])
+    assert decided.code == 2, str(decided)
+    assert decided.stderr_lines == [f"error: {said}{ENDING}"], str(decided)
+    assert wfx.json("executions", "show", run)["executionStatus"] == "RUNNING"
+    assert _rows(wfx, APPROVALS) == before

@@ -19,6 +19,7 @@ from application.use_cases.publish_workflow_version import PublishWorkflowVersio
 from application.workflow_documents import parse_workflow_document
 from tests.http.conftest import ADMIN, DATABASE, Service
 from tests.http.test_abort_meets_delete import GATED
+from tests.http.test_approval_routes import _routes as grant_approval_routes
 
 pytestmark = pytest.mark.parametrize("inline_container", ["sqlite", "dynamodb"], indirect=True)
 
@@ -145,9 +146,9 @@ def _held_run(service: Service) -> str:
 def test_a_write_of_the_run_still_refuses_naming_the_row_it_cannot_read(
     service: Service, tmp_path: Path, method: str, route: str, body: dict[str, Any]
 ) -> None:
-    """A write decides on every step of the run: it does not act on a partial picture. (An
-    abort has recorded its request first, as it always does: from then on no step starts; once
-    the row is mended, an abort again finishes the job.)"""
+    """A write decides on every step of the run: it does not act on a partial picture, and its
+    refusal writes nothing (an abort reads the steps before it records its request: the run is
+    not left "abort requested" by an abort the user was told was refused)."""
     execution_id = _held_run(service)
     step_id = _first_step_row(service, execution_id)
     stop_date_stored_as(service, tmp_path, step_id, BAD_DATE)
@@ -170,7 +171,13 @@ def test_a_write_of_the_run_still_refuses_naming_the_row_it_cannot_read(
     assert details.status_code == 200, details.text
     shown = details.json()["message"]
     assert shown["executionStatus"] == "RUNNING"  # nothing ended, nothing deleted
+    assert "abortRequestedDate" not in shown, shown  # nothing requested either
     assert [row["key"] for row in shown["unreadableRows"]] == [step_id]  # left as stored
+    events = service.client.get(
+        f"/workflows/executions/{execution_id}/events", headers=service.as_user(ADMIN, ("admin",))
+    )
+    assert events.status_code == 200, events.text
+    assert "AbortRequested" not in events.text, events.text
 
 
 def test_the_viewer_page_says_in_its_event_log_which_event_row_it_cannot_read(
@@ -224,3 +231,68 @@ def test_a_redrive_still_refuses_naming_the_row_and_a_delete_removes_the_run_wit
     )
     assert deleted.status_code == 200, deleted.text
     assert store.list_readable_steps(failed) == ([], ())
+
+
+APPROVALS = "WfxApprovalRequestsTable"
+
+
+def test_a_run_whose_approval_row_wfx_cannot_read_is_shown_and_a_decision_on_it_refused(
+    service: Service, tmp_path: Path
+) -> None:
+    """The run, parked at its gate (open: its read checks the gate), is shown with the rest and
+    the approval row named, as any other row; a decision on the gate still refuses naming it,
+    nothing decided."""
+    execution_id = _held_run(service)
+    [request] = service.container.approvals().list_for_execution(execution_id)
+    stored_as(
+        service,
+        tmp_path,
+        APPROVALS,
+        ("workflowExecutionId", execution_id),
+        "approvalStatus",
+        "MAYBE",
+    )
+    headers = service.as_user(ADMIN, ("admin",))
+
+    run = service.client.get(f"/workflows/executions/{execution_id}", headers=headers)
+    assert run.status_code == 200, run.text
+    details = service.client.get(f"/workflows/executions/{execution_id}/details", headers=headers)
+    assert details.status_code == 200, details.text
+    shown = details.json()["message"]
+    assert shown["executionStatus"] == "RUNNING"
+    assert shown["unreadableRows"] == [
+        {
+            "table": APPROVALS,
+            "key": f"{execution_id} / {request.approval_id}",
+            "attribute": "approvalStatus",
+            "problem": "approvalStatus holds the text 'MAYBE'; wfx expects 'PENDING', "
+            "'APPROVED', 'REJECTED', 'TIMED_OUT' or 'CANCELLED'",
+        }
+    ]
+    from entrypoints.http.app import create_app
+    from entrypoints.http.identity import verified_by
+
+    verifier = service.container.token_verifier()
+    app = create_app(service.container, verified_by(verifier), sessions=verifier)
+    with TestClient(app, raise_server_exceptions=False, follow_redirects=False) as viewer:
+        login = viewer.get("/login", params={"token": service.token(ADMIN, ("admin",))})
+        assert login.status_code == 303, login.text
+        page = viewer.get(f"/executions/{execution_id}")
+    assert page.status_code == 200, page.text
+    text = html.unescape(page.text)
+    assert 'id="unreadable-rows"' in text
+    key = f"{execution_id} / {request.approval_id}"
+    assert f'{APPROVALS}</span> row <span class="mono">{key}</span>' in text, text
+
+    grant_approval_routes(service, "carol")
+    decided = service.client.post(
+        f"/approvals/{request.approval_id}/decision",
+        headers=service.as_user("carol", ()),
+        json={"decision": "approve"},
+    )
+    assert decided.status_code == 409, decided.text
+    assert decided.json()["message"].startswith(
+        f"{APPROVALS} row {execution_id} / {request.approval_id} cannot be read: approvalStatus"
+    )
+    again = service.client.get(f"/workflows/executions/{execution_id}/details", headers=headers)
+    assert again.json()["message"]["executionStatus"] == "RUNNING"  # nothing decided

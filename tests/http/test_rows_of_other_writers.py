@@ -52,7 +52,8 @@ def test_a_run_whose_status_wfx_cannot_read_is_a_409_naming_its_row_and_left_out
         )
         assert answer.status_code == 409, answer.text
         assert answer.json()["message"].startswith(
-            f"WorkflowExecutionsStorageTableV2 row {service.execution_id} cannot be read: status:"
+            f"WorkflowExecutionsStorageTableV2 row {service.execution_id} cannot be read: "
+            "executionStatus holds the text 'CANCELLED'; wfx expects 'NEW', "
         )
     readable = service.launch()
     listed = service.client.get("/workflows/executions", headers=headers)

@@ -24,6 +24,7 @@ from adapters.approval_records import (
 from adapters.dynamodb.codec import to_wire
 from adapters.dynamodb.requests import get_item, query_partition, query_up_to
 from adapters.dynamodb.schema import create_tables
+from adapters.records import readable_rows
 from adapters.tables import (
     APPROVALS_BY_DATE_INDEX,
     APPROVALS_BY_ID_INDEX,
@@ -32,6 +33,7 @@ from adapters.tables import (
     TableNames,
 )
 from domain.approvals import ApprovalNotFoundError, ApprovalRequest, ApprovalStatus
+from domain.execution import UnreadableRow
 from domain.paging import Page
 
 if TYPE_CHECKING:
@@ -87,11 +89,23 @@ class DynamoDbApprovals:
         raise ApprovalNotFoundError(approval_id)
 
     def list_for_execution(self, workflow_execution_id: str) -> list[ApprovalRequest]:
+        return self._of_execution(workflow_execution_id, None)
+
+    def list_readable_for_execution(
+        self, workflow_execution_id: str
+    ) -> tuple[list[ApprovalRequest], tuple[UnreadableRow, ...]]:
+        left_out: list[UnreadableRow] = []
+        return self._of_execution(workflow_execution_id, left_out), tuple(left_out)
+
+    def _of_execution(
+        self, workflow_execution_id: str, left_out: list[UnreadableRow] | None
+    ) -> list[ApprovalRequest]:
         if not workflow_execution_id:
             return []
         items = query_partition(self._client, self._table_name, PARTITION, workflow_execution_id)
-        items.sort(key=lambda item: str(item[LIST_SORT]))
-        return [parse_approval_record(item) for item in items]
+        # a row another writer left without its sort attribute is named by the parser
+        items.sort(key=lambda item: str(item.get(LIST_SORT, "")))
+        return readable_rows(parse_approval_record, items, left_out)
 
     def list_requests(
         self, pending_only: bool, limit: int, starting_token: str | None = None

@@ -17,12 +17,14 @@ from adapters.approval_records import (
     list_position,
     parse_approval_record,
 )
+from adapters.records import readable_rows
 from adapters.sqlite.approval_rows import ApprovalRowSql
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import SqliteSchema, create_tables, create_tables_unless_present
 from adapters.sqlite.statements import TableSql, load_item
 from adapters.tables import ResourceKeys
 from domain.approvals import ApprovalNotFoundError, ApprovalRequest
+from domain.execution import UnreadableRow
 from domain.paging import Page
 
 
@@ -74,10 +76,21 @@ class SqliteApprovals:
         return parse_approval_record(load_item(row[0]))
 
     def list_for_execution(self, workflow_execution_id: str) -> list[ApprovalRequest]:
+        return self._of_execution(workflow_execution_id, None)
+
+    def list_readable_for_execution(
+        self, workflow_execution_id: str
+    ) -> tuple[list[ApprovalRequest], tuple[UnreadableRow, ...]]:
+        left_out: list[UnreadableRow] = []
+        return self._of_execution(workflow_execution_id, left_out), tuple(left_out)
+
+    def _of_execution(
+        self, workflow_execution_id: str, left_out: list[UnreadableRow] | None
+    ) -> list[ApprovalRequest]:
         self._ensure_table()
         with self._database.read() as connection:
             rows = connection.execute(self._of_run, (workflow_execution_id,)).fetchall()
-        return [parse_approval_record(load_item(text)) for (text,) in rows]
+        return readable_rows(parse_approval_record, (load_item(text) for (text,) in rows), left_out)
 
     def list_requests(
         self, pending_only: bool, limit: int, starting_token: str | None = None

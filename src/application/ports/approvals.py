@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from domain.approvals import ApprovalRequest
+    from domain.execution import UnreadableRow
     from domain.paging import Page
 
 
@@ -29,6 +30,13 @@ class Approvals(Protocol):
 
     def list_for_execution(self, workflow_execution_id: str) -> list[ApprovalRequest]:
         """A run's requests, oldest first (its partition: one query)."""
+        ...
+
+    def list_readable_for_execution(
+        self, workflow_execution_id: str
+    ) -> tuple[list[ApprovalRequest], tuple[UnreadableRow, ...]]:
+        """list_for_execution for a read that shows what it can: a request row that cannot be
+        read is left out and named (list_for_execution raises its UnreadableRowError)."""
         ...
 
     def list_requests(

@@ -93,8 +93,13 @@ class GetExecutionDetails:
             details = self._available_logs.attach(details, machines)
         gated = any(e.step.execution_type is ExecutionType.APPROVAL for e in details.steps)
         if self._approvals is not None and gated:  # one query, only for a run with a gate
-            requests = self._approvals.list_for_execution(query.workflow_execution_id)
-            details = details.model_copy(update={"approvals": tuple(requests)})
+            requests, left_out = self._approvals.list_readable_for_execution(
+                query.workflow_execution_id
+            )
+            unreadable = tuple(dict.fromkeys(details.unreadable_rows + left_out))
+            details = details.model_copy(
+                update={"approvals": tuple(requests), "unreadable_rows": unreadable}
+            )
         details = bound_details(details, steps_cut)
         # read after the bound: only the results rows the answer keeps cost an object read
         if self._result_texts is not None:

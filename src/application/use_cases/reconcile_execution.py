@@ -28,7 +28,7 @@ from application.run_log_sources import LocalRunLog
 from application.run_writes import end_run
 from application.stale_reads import note_stale
 from application.sub_process_stops import stop_sub_processes
-from domain.errors import ConflictError
+from domain.errors import ConflictError, UnreadableRowError
 from domain.execution import WorkflowExecution
 from domain.run import Run, RunChange, RunEnd, failure_message
 from domain.run_write import RunWrite
@@ -127,6 +127,12 @@ class ReconcileExecution:
     ) -> WorkflowExecution:
         try:
             return self._check(execution, now, read_gates)
+        except UnreadableRowError:
+            # a row of the run (a step, its gate's request) another writer left unreadable: the
+            # check decides on none of it, and the row is answered as stored, not as stale (no
+            # write failed); a read of the run's rows names it, and once it is mended the next
+            # read checks the run
+            return execution
         except Exception as error:
             # Whatever the store or the log store met, the row as read is still what was stored:
             # the caller gets it, flagged; what the write met is the operator's to read.
