@@ -132,11 +132,8 @@ BUDGETS = (
         "find the main row (a Query on its id); one conditional write records the request "
         "with its event; the steps (a Query); one transaction ends the running step, its "
         "attempt (and its duration entry) and the run, with their events. Today also the "
-        "steps' attempts (a Query), read with the steps for the attempt's start, and the "
-        "steps read before the request too (a Query), so that a step row wfx cannot read "
-        "refuses the abort before it writes anything (the read after the request is the one "
-        "that sees every registration)",
-        6,
+        "steps' attempts (a Query), read with the steps for the attempt's start",
+        5,
     ),
     Budget(
         "redrive a failed 1-step run, through its re-run",

@@ -44,9 +44,8 @@ class AbortResult(BaseModel):
 
 class AbortExecution:
     """Abort an open run: the request first (one conditional write; from then on nothing of the
-    run starts or succeeds; its steps read before it, so that a refusal writes nothing), then
-    its sub-processes, then the orchestrator, then the rows: every open step and the run
-    ABORTED.
+    run starts or succeeds), then its sub-processes, then the orchestrator, then the rows:
+    every open step and the run ABORTED.
 
     A terminal run is returned unchanged and the orchestrator is not called (seed 000). An abort
     of a run being aborted already finishes the job (the first request's cause stands).
@@ -112,14 +111,7 @@ class AbortExecution:
                 return None
             change = run.request_abort(self._clock.now(), command.cause)
             # None: requested already, this abort finishes the job
-            if change is None:
-                return None
-            # The end decides on every step: a step row wfx cannot read refuses the abort
-            # (UnreadableRowError) here, before the request, so the refusal writes nothing. The
-            # steps are read again once the request is in (see _abort): only that read sees
-            # every registration.
-            self._store.list_steps(execution_id)
-            return RunWrite.of(execution_id, change=change)
+            return None if change is None else RunWrite.of(execution_id, change=change)
 
         def read() -> Run:
             return Run(execution=self._store.get_execution(execution_id))
