@@ -146,9 +146,9 @@ def _held_run(service: Service) -> str:
 def test_a_write_of_the_run_still_refuses_naming_the_row_it_cannot_read(
     service: Service, tmp_path: Path, method: str, route: str, body: dict[str, Any]
 ) -> None:
-    """A write decides on every step of the run: it does not act on a partial picture. (An
-    abort has recorded its request first, as it always does: from then on no step starts; once
-    the row is mended, an abort again finishes the job.)"""
+    """A write decides on every step of the run: it does not act on a partial picture. An
+    abort has recorded its request first, as it always does (from then on no step starts), and
+    its refusal says so: once the row is mended, an abort again finishes the job."""
     execution_id = _held_run(service)
     step_id = _first_step_row(service, execution_id)
     stop_date_stored_as(service, tmp_path, step_id, BAD_DATE)
@@ -163,7 +163,9 @@ def test_a_write_of_the_run_still_refuses_naming_the_row_it_cannot_read(
     assert answer.status_code == 409, answer.text
     assert answer.json()["message"] == (
         f"{STEPS} row {step_id} cannot be read: executionStopDate is not a date (stored: "
-        f"'{BAD_DATE}'); mend or delete the row (another writer stored it)"
+        f"'{BAD_DATE}'); mend or delete the row (another writer stored it); the abort request "
+        "is recorded (no step of the run starts from now on), but the run cannot be ended on a "
+        "row wfx cannot read: mend or delete the row, then abort again to finish"
     )
     details = service.client.get(
         f"/workflows/executions/{execution_id}/details", headers=service.as_user(ADMIN, ("admin",))
@@ -171,6 +173,7 @@ def test_a_write_of_the_run_still_refuses_naming_the_row_it_cannot_read(
     assert details.status_code == 200, details.text
     shown = details.json()["message"]
     assert shown["executionStatus"] == "RUNNING"  # nothing ended, nothing deleted
+    assert shown["abortRequestedDate"], shown  # as the refusal says
     assert [row["key"] for row in shown["unreadableRows"]] == [step_id]  # left as stored
 
 

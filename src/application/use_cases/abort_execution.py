@@ -18,6 +18,7 @@ from application.run_writes import commit_decided, end_run_and_steps
 from application.sub_process_stops import stop_sub_processes
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.control_characters import FREE_TEXT_KEEPS, refusing_control_characters
+from domain.errors import UnreadableRowError
 from domain.execution import WorkflowExecution
 from domain.redrive import with_derived_redrive_status
 from domain.run import ABORT_ERROR, DEFAULT_ABORT_CAUSE, Run
@@ -83,8 +84,11 @@ class AbortExecution:
         # Read once the request is recorded: from then on no step starts, so these are every
         # step the end must close. The end is decided on them even after the stop: a step the
         # runner moved meanwhile refuses that write (its status guard) and the run is read again.
-        steps = tuple(self._store.list_steps(execution_id))
-        attempts = self._store.list_attempts(step.pipeline_execution_id for step in steps)
+        try:
+            steps = tuple(self._store.list_steps(execution_id))
+            attempts = self._store.list_attempts(step.pipeline_execution_id for step in steps)
+        except UnreadableRowError as unreadable:
+            raise _requested_but_unreadable(unreadable) from unreadable
         run = Run(execution=execution, steps=steps, attempts=tuple(attempts))
         warnings = stop_sub_processes(self._sub_processes, self._store, steps, self._clock.now())
         cause = execution.abort_cause or command.cause
@@ -121,3 +125,17 @@ class AbortExecution:
             return written.change.after
         assert run is not None  # nothing written: decided on the row it read
         return run.execution
+
+
+def _requested_but_unreadable(unreadable: UnreadableRowError) -> UnreadableRowError:
+    """The refusal says what is already true: reading the steps before the request would cost
+    every abort one read more (DynamoDB 5 -> 6 requests), for rows another writer broke."""
+    return UnreadableRowError(
+        f"{unreadable}; the abort request is recorded (no step of the run starts from now on), "
+        "but the run cannot be ended on a row wfx cannot read: mend or delete the row, then "
+        "abort again to finish",
+        unreadable.table,
+        unreadable.key,
+        unreadable.attribute,
+        unreadable.problem,
+    )
