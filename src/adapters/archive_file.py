@@ -21,8 +21,8 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from adapters.dynamodb.codec import check_item
-from adapters.run_archive import ARCHIVED_TABLES, EXECUTION_ID, SHARED_TABLES
-from adapters.tables import TABLE_SPECS, ResourceKeys
+from adapters.run_archive import ARCHIVED_TABLES, EXECUTION_ID, SHARED_TABLES, STEP_ID
+from adapters.tables import STEP_ROW_TABLES, TABLE_SPECS, ResourceKeys
 from application.ports.migration import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
 from domain.errors import InvalidInputError
 from domain.execution import execution_object_prefix
@@ -37,6 +37,8 @@ _RUN_KEYED = frozenset(
     for key in ARCHIVED_TABLES
     if EXECUTION_ID in {a.name for a in TABLE_SPECS[key].key_attributes}
 )
+# Keyed by a step alone: the run they belong to is the one whose step it is.
+_STEP_KEYED = frozenset(table.value for table in STEP_ROW_TABLES)
 
 
 class _LineError(ValueError):
@@ -118,7 +120,9 @@ def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
             if value is None and name in {a.name for a in TABLE_SPECS[table].all_key_attributes}:
                 raise _LineError(f"item.{name}: an index key is absent when unset, never null")
             _check_value(value, f"item.{name}")
-        if table in _RUN_KEYED and item.get(EXECUTION_ID) != run_id:
+        # a row of the run's own that names a run (a step's log, an attempt) names this one
+        owned = table in _RUN_KEYED or (table not in SHARED_TABLES and EXECUTION_ID in item)
+        if owned and item.get(EXECUTION_ID) != run_id:
             raise _LineError(f"item.{EXECUTION_ID}: must be the line's run {run_id!r}")
         return run_id, ArchivedItem(table_name, item, shared=table in SHARED_TABLES)
     if "object" in document:
@@ -153,6 +157,8 @@ def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
             f"line 1: the first line must be {_dumps(_HEADER)} (a file written by wfx export)"
         )
     current: str | None = None
+    steps: set[str] = set()  # the current run's, from its PIPELINE_EXECUTIONS lines so far
+    claimed: dict[str, str] = {}  # every step id of the file so far: its run
     items: list[ArchivedItem] = []
     bodies: list[ArchivedBody] = []
     error: tuple[int, str] | None = None
@@ -184,6 +190,7 @@ def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
                 if done is not None:
                     yield done
                 current, items, bodies, error = named, [], [], None
+                steps = set()
             if error is None:
                 error = (number, _problem(exc))
             continue
@@ -192,13 +199,34 @@ def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
             if done is not None:
                 yield done
             current, items, bodies, error = run_id, [], [], None
+            steps = set()
         if isinstance(parsed, ArchivedItem):
+            if parsed.table == ResourceKeys.PIPELINE_EXECUTIONS.value:
+                step_id = parsed.item[STEP_ID]
+                owner = claimed.setdefault(step_id, run_id)
+                if owner != run_id:
+                    # its step rows are keyed by the step alone: two runs would share them
+                    if error is None:
+                        error = (number, f"item.{STEP_ID}: already a step of run {owner!r}")
+                    continue
+                steps.add(step_id)
+            elif parsed.table in _STEP_KEYED and parsed.item[STEP_ID] not in steps:
+                # stored, it would be a row of whichever run has that step, or of none
+                if error is None:
+                    error = (number, _NOT_A_STEP)
+                continue
             items.append(ArchivedItem(parsed.table, parsed.item, number, parsed.shared))
         else:
             bodies.append(ArchivedBody(parsed.key, parsed.data, number))
     done = finish()
     if done is not None:
         yield done
+
+
+_NOT_A_STEP = (
+    f"item.{STEP_ID}: names no step of this run (a PIPELINE_EXECUTIONS line of the run, "
+    "before this one, names each of its steps)"
+)
 
 
 def _problem(error: Exception) -> str:

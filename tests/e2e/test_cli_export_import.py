@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from tests.e2e.cli import Wfx, assert_bad_input
@@ -75,3 +78,65 @@ def test_an_export_line_holding_a_lone_surrogate_rejects_its_run_alone(wfx: Wfx)
     assert "\\ud800" in rejected, rejected
     assert other.listed_ids() == [good]
     assert other("executions", "show", good).code == 0
+
+
+def _exported_lines(wfx: Wfx, runs: int) -> tuple[list[str], list[str]]:
+    """`runs` runs of demo/noop exported: the file's lines and the run ids, in file order."""
+    wfx.publish_command_step("noop", "pass")
+    for _ in range(runs):
+        wfx.run_id("demo/noop")
+    file = wfx.home / "runs.jsonl"
+    wfx.ok("export", "--to", str(file))
+    lines = file.read_text(encoding="utf-8").splitlines()
+    run_ids = list(dict.fromkeys(json.loads(line)["run"] for line in lines[1:]))
+    return lines, run_ids
+
+
+def _step_of(lines: list[str], run_id: str) -> str:
+    (step,) = [
+        document["item"]["pipelineExecutionId"]
+        for document in map(json.loads, lines[1:])
+        if document["run"] == run_id and document.get("table") == "PIPELINE_EXECUTIONS"
+    ]
+    return str(step)
+
+
+def _log_rows(home: Path, step_id: str) -> list[str]:
+    with closing(sqlite3.connect(home / "wfx.db")) as connection:
+        rows = connection.execute(
+            'SELECT item FROM PipelineExecutionLogsStorageTable WHERE "pipelineExecutionId" = ?',
+            (step_id,),
+        ).fetchall()
+    return [item for (item,) in rows]
+
+
+def test_a_step_row_naming_another_runs_step_rejects_its_run_and_writes_nothing_there(
+    wfx: Wfx,
+) -> None:
+    """A hand-edited line of one run keyed by a step of another: imported, it would show as
+    that other run's row, which never had it."""
+    lines, (victim, forger) = _exported_lines(wfx, 2)
+    victim_step = _step_of(lines, victim)
+    other = wfx.in_home(wfx.home / "other")
+    whole = wfx.home / "whole.jsonl"
+    whole.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    other.ok("import", str(whole))
+    stored = _log_rows(other.home, victim_step)
+    forged = {
+        "run": forger,
+        "table": "PIPELINE_LOGS",
+        "item": {"pipelineExecutionId": victim_step, "logType": "forged", "resultLog": "x"},
+    }
+    edited = [line for line in lines if json.loads(line).get("run", forger) == forger]
+    edited.insert(len(edited) - 1, json.dumps(forged))
+    file = wfx.home / "forged.jsonl"
+    file.write_text("\n".join(edited) + "\n", encoding="utf-8")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    (rejected,) = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert rejected.startswith(
+        f"error: line {len(edited) - 1}: run {forger}: item.pipelineExecutionId: "
+    ), rejected
+    assert _log_rows(other.home, victim_step) == stored
