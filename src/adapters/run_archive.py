@@ -23,7 +23,13 @@ from adapters.tables import (
     ResourceKeys,
 )
 from application.ports.files import ObjectStore
-from application.ports.migration import ArchivedBody, ArchivedItem, ArchivedRun, ImportedRun
+from application.ports.migration import (
+    ArchivedBody,
+    ArchivedItem,
+    ArchivedRun,
+    ImportedRun,
+    RunRefusedError,
+)
 from domain.errors import ExecutionNotFoundError
 from domain.execution import execution_object_prefix
 
@@ -178,6 +184,7 @@ class RunArchiveRows:
     # -- import -----------------------------------------------------------------------------
 
     def import_run(self, run: ArchivedRun) -> ImportedRun:
+        self._refuse_steps_of_other_runs(run)
         written = unchanged = 0
         conflicts: list[str] = []
         for body in run.bodies:
@@ -196,6 +203,21 @@ class RunArchiveRows:
             else:
                 conflicts.append(f"{describe_key(table, archived.item)}: stored otherwise, kept")
         return ImportedRun(written, unchanged, tuple(conflicts))
+
+    def _refuse_steps_of_other_runs(self, run: ArchivedRun) -> None:
+        for archived in run.items:
+            if archived.table != ResourceKeys.PIPELINE_EXECUTIONS.value:
+                continue
+            step_id = archived.item[STEP_ID]
+            stored = self._partition(ResourceKeys.PIPELINE_EXECUTIONS, step_id)
+            owners = [
+                i[EXECUTION_ID] for i in stored if i[EXECUTION_ID] != run.workflow_execution_id
+            ]
+            if owners:
+                raise RunRefusedError(
+                    archived.line,
+                    f"item.{STEP_ID}: {step_id!r} is stored as a step of run {owners[0]!r}",
+                )
 
     def _has_body(self, key: str) -> bool:
         objects = self._objects_or_fail()

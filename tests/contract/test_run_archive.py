@@ -10,7 +10,7 @@ import pytest
 from adapters.run_records import build_execution_record
 from application.ports.executions import ExecutionStore, ListScope
 from application.ports.files import ObjectStore
-from application.ports.migration import ArchivedItem, ArchivedRun, RunArchive
+from application.ports.migration import ArchivedItem, ArchivedRun, RunArchive, RunRefusedError
 from application.use_cases.export_executions import ExportExecutions, ExportExecutionsCommand
 from domain.errors import ExecutionNotFoundError
 from tests.contract.builders import (
@@ -224,3 +224,26 @@ def test_importing_a_published_version_again_writes_nothing(
     again = archive.import_run(run)  # the version's immutability guard does not refuse it
 
     assert (again.written, again.unchanged, again.conflicts) == (0, len(run.items), ())
+
+
+def test_a_run_naming_a_step_stored_for_another_run_is_refused_before_anything_is_written(
+    backend: Backend,
+) -> None:
+    """Rows keyed by the step alone would be both runs': deleting one would take the other's."""
+    store, archive, _ = backend
+    write_launch(store, a_launch("r1"))
+    run = archive.export_run("r1")
+    items = tuple(
+        replace(i, item={n: "r2" if v == "r1" else v for n, v in i.item.items()}, line=n)
+        for n, i in enumerate(run.items, start=2)
+        if not i.shared
+    )
+    step_line = next(i.line for i in items if i.table == "PIPELINE_EXECUTIONS")
+
+    with pytest.raises(RunRefusedError, match="is stored as a step of run 'r1'") as refused:
+        archive.import_run(ArchivedRun("r2", items))
+
+    assert refused.value.line == step_line
+    with pytest.raises(ExecutionNotFoundError):
+        archive.export_run("r2")
+    assert archive.export_run("r1") == run

@@ -140,3 +140,39 @@ def test_a_step_row_naming_another_runs_step_rejects_its_run_and_writes_nothing_
         f"error: line {len(edited) - 1}: run {forger}: item.pipelineExecutionId: "
     ), rejected
     assert _log_rows(other.home, victim_step) == stored
+
+
+def test_a_run_whose_step_id_is_another_stored_runs_step_is_rejected_and_that_run_kept(
+    wfx: Wfx,
+) -> None:
+    """Step rows are keyed by the step id alone: imported, the two runs would share them, and
+    deleting the imported run would take the stored run's step rows with it."""
+    lines, (kept, forger) = _exported_lines(wfx, 2)
+    kept_step, forger_step = _step_of(lines, kept), _step_of(lines, forger)
+    other = wfx.in_home(wfx.home / "other")
+    first = wfx.home / "first.jsonl"
+    first.write_text(
+        "\n".join(line for line in lines if json.loads(line).get("run", kept) == kept) + "\n",
+        encoding="utf-8",
+    )
+    other.ok("import", str(first))
+    stored = _log_rows(other.home, kept_step)
+    edited = [
+        line.replace(forger_step, kept_step)
+        for line in lines
+        if json.loads(line).get("run", forger) == forger
+    ]
+    (number,) = [n for n, line in enumerate(edited, 1) if '"PIPELINE_EXECUTIONS"' in line]
+    file = wfx.home / "forged.jsonl"
+    file.write_text("\n".join(edited) + "\n", encoding="utf-8")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    (rejected,) = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert rejected.startswith(f"error: line {number}: run {forger}: item.pipelineExecutionId: "), (
+        rejected
+    )
+    assert kept in rejected, rejected
+    assert other.listed_ids() == [kept]
+    assert _log_rows(other.home, kept_step) == stored
