@@ -26,6 +26,7 @@ from adapters.tables import STEP_ROW_TABLES, TABLE_SPECS, ResourceKeys
 from application.ports.migration import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
 from domain.errors import InvalidInputError
 from domain.execution import execution_object_prefix
+from domain.names import execution_id_problem
 
 FORMAT = "wfx-export"
 VERSION = 1
@@ -102,6 +103,9 @@ def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
     run_id = document.get("run")
     if not isinstance(run_id, str) or not run_id:
         raise _LineError("run: a non-empty string is required")
+    problem = execution_id_problem(run_id)
+    if problem is not None:
+        raise _LineError(f"run: {problem}")
     if "table" in document:
         unknown = set(document) - {"run", "table", "item"}
         if unknown:
@@ -120,6 +124,10 @@ def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
             if value is None and name in {a.name for a in TABLE_SPECS[table].all_key_attributes}:
                 raise _LineError(f"item.{name}: an index key is absent when unset, never null")
             _check_value(value, f"item.{name}")
+        if table is ResourceKeys.PIPELINE_EXECUTIONS:
+            problem = execution_id_problem(item[STEP_ID])
+            if problem is not None:
+                raise _LineError(f"item.{STEP_ID}: {problem}")
         # a row of the run's own that names a run (a step's log, an attempt) names this one
         owned = table in _RUN_KEYED or (table not in SHARED_TABLES and EXECUTION_ID in item)
         if owned and item.get(EXECUTION_ID) != run_id:

@@ -176,3 +176,35 @@ def test_a_run_whose_step_id_is_another_stored_runs_step_is_rejected_and_that_ru
     assert kept in rejected, rejected
     assert other.listed_ids() == [kept]
     assert _log_rows(other.home, kept_step) == stored
+
+
+HOSTILE_IDS = ("a/b", "..", "a\\b", "x\x00y", "x\x1b[31my", "A" * 10_000, " lead")
+
+
+def test_a_run_whose_id_no_launch_could_have_made_is_rejected_naming_the_line(wfx: Wfx) -> None:
+    """Ids name folders, object keys and Step Functions executions: stored, `executions logs`
+    ended in a traceback and `executions delete` refused them, with no way to remove them."""
+    lines, (good,) = _exported_lines(wfx, 1)
+    step = _step_of(lines, good)
+    edited = [lines[0]]
+    firsts = []
+    for number, hostile in enumerate(HOSTILE_IDS):
+        firsts.append(len(edited) + 1)
+        edited += [
+            line.replace(f'"{good}"', json.dumps(hostile)).replace(step, f"{number:032x}")
+            for line in lines[1:]
+        ]
+    edited += lines[1:]
+    file = wfx.home / "hostile.jsonl"
+    file.write_text("\n".join(edited) + "\n", encoding="utf-8")
+    other = wfx.in_home(wfx.home / "other")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    assert "Traceback" not in outcome.stderr, str(outcome)
+    rejected = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert [line.split(":")[1] for line in rejected] == [f" line {n}" for n in firsts], str(outcome)
+    assert all(" run: " in line and len(line) < 400 for line in rejected), rejected
+    assert not any(c in outcome.stderr for c in "\x00\x1b"), outcome.stderr
+    assert other.listed_ids() == [good]

@@ -180,6 +180,17 @@ def _say_imported(result: ImportExecutionsResult, verified: bool) -> None:
         context.echo("verified: every item of the file is stored as it is in the file")
 
 
+def _shown_id(text: str) -> str:
+    """A file's run id as an error line can show it: a rejected one may be anything."""
+    from domain.control_characters import escape_control_characters
+
+    shown = escape_control_characters(text, keep="")
+    return shown if len(shown) <= _SHOWN else f"{shown[:_SHOWN]}... ({len(text)} characters)"
+
+
+_SHOWN = 100
+
+
 def import_(
     file: Annotated[Path, typer.Argument(metavar="FILE.jsonl", help="A file of `wfx export`.")],
     verify: Annotated[
@@ -232,7 +243,7 @@ def import_(
         _warn(f"warning: {conflict}")
     for rejected in result.rejected:
         _warn(
-            f"error: line {rejected.line}: run {rejected.workflow_execution_id}: "
+            f"error: line {rejected.line}: run {_shown_id(rejected.workflow_execution_id)}: "
             f"{rejected.message} (nothing of this run imported)"
         )
     if verify:
