@@ -22,9 +22,10 @@ from typing import IO, Any
 
 from adapters.dynamodb.codec import check_item
 from adapters.run_archive import ARCHIVED_TABLES, EXECUTION_ID, SHARED_TABLES, STEP_ID
+from adapters.run_records import parse_execution_record
 from adapters.tables import STEP_ROW_TABLES, TABLE_SPECS, ResourceKeys
 from application.ports.migration import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
-from domain.errors import InvalidInputError
+from domain.errors import InvalidInputError, UnreadableRowError
 from domain.execution import execution_object_prefix
 from domain.names import execution_id_problem
 
@@ -132,6 +133,12 @@ def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
         owned = table in _RUN_KEYED or (table not in SHARED_TABLES and EXECUTION_ID in item)
         if owned and item.get(EXECUTION_ID) != run_id:
             raise _LineError(f"item.{EXECUTION_ID}: must be the line's run {run_id!r}")
+        if table is ResourceKeys.WORKFLOW_EXECUTIONS:
+            try:
+                parse_execution_record(item)
+            except UnreadableRowError as exc:
+                # stored, the run would be left out of every list, and shown or deleted by none
+                raise _LineError(f"item: wfx cannot read it as a run: {exc.problem}") from exc
         return run_id, ArchivedItem(table_name, item, shared=table in SHARED_TABLES)
     if "object" in document:
         unknown = set(document) - {"run", "object", "base64"}

@@ -208,3 +208,52 @@ def test_a_run_whose_id_no_launch_could_have_made_is_rejected_naming_the_line(wf
     assert all(" run: " in line and len(line) < 400 for line in rejected), rejected
     assert not any(c in outcome.stderr for c in "\x00\x1b"), outcome.stderr
     assert other.listed_ids() == [good]
+
+
+UNREADABLE_MAIN_ROWS = {
+    "executionStatus": "BOGUS",
+    "executionStartDate": "yesterday",
+    "workflowVersion": "x",
+    "triggerType": None,
+    "workflowId": "(absent)",
+}
+
+
+def test_a_main_row_wfx_cannot_read_rejects_its_run_naming_the_line_and_the_attribute(
+    wfx: Wfx,
+) -> None:
+    """Stored, the run was left out of every list, and `show` and `delete` refused it: there
+    was no way to see or remove it but editing the database."""
+    lines, (good,) = _exported_lines(wfx, 1)
+    step = _step_of(lines, good)
+    edited = [lines[0]]
+    mains = []
+    for number, (name, value) in enumerate(UNREADABLE_MAIN_ROWS.items()):
+        run_id, step_id = f"{number:031x}r", f"{number:031x}s"
+        copy = [line.replace(good, run_id).replace(step, step_id) for line in lines[1:]]
+        main = json.loads(copy[-1])
+        if value == "(absent)":
+            del main["item"][name]
+        else:
+            main["item"][name] = value
+        copy[-1] = json.dumps(main)
+        edited += copy
+        mains.append((len(edited), run_id))
+    edited += lines[1:]
+    file = wfx.home / "unreadable.jsonl"
+    file.write_text("\n".join(edited) + "\n", encoding="utf-8")
+    other = wfx.in_home(wfx.home / "other")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    rejected = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert [line.split(": item")[0] for line in rejected] == [
+        f"error: line {number}: run {run_id}" for number, run_id in mains
+    ], str(outcome)
+    for line, name in zip(
+        rejected, ("status", "executionStartDate", "int()", "trigger", "workflowId"), strict=True
+    ):
+        assert name in line, line
+    assert other.listed_ids() == [good]
+    assert other("executions", "show", mains[0][1]).code == 2
