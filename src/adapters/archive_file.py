@@ -158,14 +158,15 @@ def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
     raise _LineError("a line has either a table and an item, or an object and its base64")
 
 
-def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
+def read_runs(lines: Iterable[str | bytes]) -> Iterator[ArchivedRun | RejectedRun]:
     """The file's runs in order; a run that breaks a rule comes back as a RejectedRun (the first
-    bad line and its rule) and none of its lines is used. A bad first line rejects the file."""
+    bad line and its rule) and none of its lines is used. A bad first line rejects the file.
+    Lines read as bytes are decoded one by one: a line that is not UTF-8 is a bad line."""
     numbered = enumerate(lines, start=1)
     first = next(numbered, None)
     try:
-        header = json.loads(first[1]) if first is not None else None
-    except json.JSONDecodeError:
+        header = json.loads(_text(first[1])) if first is not None else None
+    except (_LineError, json.JSONDecodeError):
         header = None
     if header != _HEADER:
         raise InvalidInputError(
@@ -192,14 +193,14 @@ def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
         return ArchivedRun(current, tuple(items), tuple(bodies))
 
     last_line = 1
-    for number, text in numbered:
+    for number, line in numbered:
         last_line = number
-        if not text.strip():
+        if not line.strip():
             continue
         try:
-            run_id, parsed = _parse(text)
+            run_id, parsed = _parse(_text(line))
         except (_LineError, RecursionError) as exc:
-            named = _run_of(text) or current or f"(line {number})"
+            named = _run_of(line) or current or f"(line {number})"
             if named != current:
                 done = finish()
                 if done is not None:
@@ -250,8 +251,19 @@ def _problem(error: Exception) -> str:
     return str(error)
 
 
-def _run_of(text: str) -> str | None:
+def _text(line: str | bytes) -> str:
+    if isinstance(line, str):
+        return line
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        byte = line[exc.start]
+        raise _LineError(f"not UTF-8 text (byte 0x{byte:02x} at byte {exc.start + 1})") from None
+
+
+def _run_of(line: str | bytes) -> str | None:
     """The run a bad line names, when it names one: its run is rejected, not the next."""
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
     try:
         document = json.loads(text)
     except (json.JSONDecodeError, ValueError, RecursionError):

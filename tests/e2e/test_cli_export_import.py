@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import sqlite3
 from contextlib import closing
@@ -257,3 +258,32 @@ def test_a_main_row_wfx_cannot_read_rejects_its_run_naming_the_line_and_the_attr
         assert name in line, line
     assert other.listed_ids() == [good]
     assert other("executions", "show", mains[0][1]).code == 2
+
+
+def test_a_line_that_is_not_utf8_rejects_its_run_alone_and_a_gzip_file_is_refused(
+    wfx: Wfx,
+) -> None:
+    """Before, either ended in a UnicodeDecodeError traceback, the first half-way through the
+    file, after the runs before it were imported."""
+    lines, (first, second) = _exported_lines(wfx, 2)
+    encoded = [line.encode() for line in lines]
+    (number,) = [n for n, line in enumerate(lines, 1) if second in line and "resultLog" in line]
+    encoded[number - 1] = encoded[number - 1].replace(
+        b"step: SUCCEEDED", b"step: \xff\xfeSUCCEEDED"
+    )
+    file = wfx.home / "latin.jsonl"
+    file.write_bytes(b"\n".join(encoded) + b"\n")
+    other = wfx.in_home(wfx.home / "other")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    assert "Traceback" not in outcome.stderr, str(outcome)
+    (rejected,) = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert rejected.startswith(f"error: line {number}: run {second}: not UTF-8 text"), rejected
+    assert "0xff" in rejected, rejected
+    assert other.listed_ids() == [first]
+
+    packed = wfx.home / "runs.jsonl.gz"
+    packed.write_bytes(gzip.compress(b"\n".join(encoded) + b"\n"))
+    assert_bad_input(other("import", str(packed)), "line 1", "wfx export")

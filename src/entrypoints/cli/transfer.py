@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TextIO
+from typing import TYPE_CHECKING, Annotated, Any, BinaryIO
 
 import typer
 
@@ -133,13 +133,13 @@ def _read(path: Path, description: str) -> Iterator[ArchivedRun | RejectedRun]:
     from adapters.archive_file import read_runs
 
     with (
-        path.open(encoding="utf-8") as stream,
+        path.open("rb") as stream,  # decoded line by line: a line not UTF-8 rejects its run
         _progress(description, _count_lines(path) if sys.stderr.isatty() else None) as advance,
     ):
         yield from read_runs(_numbered(stream, advance))
 
 
-def _numbered(stream: TextIO, advance: Any) -> Iterable[str]:
+def _numbered(stream: BinaryIO, advance: Any) -> Iterable[bytes]:
     for number, line in enumerate(stream, start=1):
         if advance:
             advance(number)
