@@ -18,6 +18,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
 from adapters.dynamodb.codec import check_item
@@ -43,8 +44,33 @@ _RUN_KEYED = frozenset(
 _STEP_KEYED = frozenset(table.value for table in STEP_ROW_TABLES)
 
 
+# No item (400 KB, its JSON at most a few MB) nor any body wfx offloads comes near it; a line
+# is held whole while it is parsed (about four times its size), so it bounds the memory too.
+MAX_LINE_BYTES = 256 * 2**20
+
+
 class _LineError(ValueError):
     pass
+
+
+@dataclass(frozen=True)
+class _Overlong:
+    """A line past MAX_LINE_BYTES, skipped unread but for its start (the run it names)."""
+
+    head: bytes
+
+
+def bounded_lines(stream: IO[bytes], limit: int = MAX_LINE_BYTES) -> Iterator[bytes | _Overlong]:
+    """The stream's lines, none held longer than `limit` bytes: a longer one is skipped to its
+    end and stands as a bad line."""
+    while line := stream.readline(limit + 1):
+        if line.endswith(b"\n") or len(line) <= limit:
+            yield line
+            continue
+        head = line[:4096]
+        while not line.endswith(b"\n") and (line := stream.readline(2**20)):
+            pass
+        yield _Overlong(head)
 
 
 def _dumps(document: Any) -> str:
@@ -92,6 +118,7 @@ def _check_text(text: str, path: str) -> None:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_LEADING_RUN = re.compile(r'\{\s*"run"\s*:\s*("(?:[^"\\]|\\.)*")')
 
 
 def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
@@ -158,7 +185,9 @@ def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
     raise _LineError("a line has either a table and an item, or an object and its base64")
 
 
-def read_runs(lines: Iterable[str | bytes]) -> Iterator[ArchivedRun | RejectedRun]:
+def read_runs(
+    lines: Iterable[str | bytes | _Overlong],
+) -> Iterator[ArchivedRun | RejectedRun]:
     """The file's runs in order; a run that breaks a rule comes back as a RejectedRun (the first
     bad line and its rule) and none of its lines is used. A bad first line rejects the file.
     Lines read as bytes are decoded one by one: a line that is not UTF-8 is a bad line."""
@@ -195,7 +224,7 @@ def read_runs(lines: Iterable[str | bytes]) -> Iterator[ArchivedRun | RejectedRu
     last_line = 1
     for number, line in numbered:
         last_line = number
-        if not line.strip():
+        if not isinstance(line, _Overlong) and not line.strip():
             continue
         try:
             run_id, parsed = _parse(_text(line))
@@ -251,9 +280,11 @@ def _problem(error: Exception) -> str:
     return str(error)
 
 
-def _text(line: str | bytes) -> str:
+def _text(line: str | bytes | _Overlong) -> str:
     if isinstance(line, str):
         return line
+    if isinstance(line, _Overlong):
+        raise _LineError(f"longer than {MAX_LINE_BYTES // 2**20} MiB, more than a line holds")
     try:
         return line.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -261,8 +292,12 @@ def _text(line: str | bytes) -> str:
         raise _LineError(f"not UTF-8 text (byte 0x{byte:02x} at byte {exc.start + 1})") from None
 
 
-def _run_of(line: str | bytes) -> str | None:
+def _run_of(line: str | bytes | _Overlong) -> str | None:
     """The run a bad line names, when it names one: its run is rejected, not the next."""
+    if isinstance(line, _Overlong):
+        # every line wfx writes starts with its run
+        found = _LEADING_RUN.match(line.head.decode("utf-8", "replace"))
+        line = f'{{"run":{found.group(1)}}}' if found else ""
     text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
     try:
         document = json.loads(text)

@@ -287,3 +287,29 @@ def test_a_line_that_is_not_utf8_rejects_its_run_alone_and_a_gzip_file_is_refuse
     packed = wfx.home / "runs.jsonl.gz"
     packed.write_bytes(gzip.compress(b"\n".join(encoded) + b"\n"))
     assert_bad_input(other("import", str(packed)), "line 1", "wfx export")
+
+
+def test_a_line_past_the_bound_rejects_its_run_without_being_held_whole(wfx: Wfx) -> None:
+    """Before, a line was read and parsed whole: 200 MB of one line took 800 MB of memory, and
+    a 1 GB one four times that, whatever it held."""
+    lines, (first, second) = _exported_lines(wfx, 2)
+    (last,) = [
+        n for n, line in enumerate(lines) if second in line and "WORKFLOW_EXECUTIONS" in line
+    ]
+    file = wfx.home / "long.jsonl"
+    with file.open("w", encoding="utf-8") as stream:
+        stream.write("\n".join(lines[:last]) + "\n")
+        body = {"run": second, "object": f"executions/{second}/bodies/log/resultLog/0"}
+        stream.write(json.dumps(body)[:-1] + ', "base64": "')
+        for _ in range(260):
+            stream.write("A" * 2**20)
+        stream.write('"}\n' + "\n".join(lines[last:]) + "\n")
+    other = wfx.in_home(wfx.home / "other")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    (rejected,) = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert rejected.startswith(f"error: line {last + 1}: run {second}: "), rejected
+    assert "256 MiB" in rejected, rejected
+    assert other.listed_ids() == [first]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from adapters.archive_file import read_runs, write_header, write_run
+from adapters.archive_file import bounded_lines, read_runs, write_header, write_run
 from adapters.run_records import build_execution_record
 from application.ports.migration import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
 from domain.errors import InvalidInputError
@@ -182,3 +182,31 @@ def test_a_step_claimed_by_two_runs_of_the_file_rejects_the_second() -> None:
     assert isinstance(second, RejectedRun) and second.workflow_execution_id == "r2"
     assert second.line == 5
     assert second.message == "item.pipelineExecutionId: already a step of run 'r1'"
+
+
+def test_lines_past_the_bound_are_skipped_to_their_end_keeping_their_start() -> None:
+    stream = io.BytesIO(b"abcd\nabcde\nabcdefghij\nxy\nabcd")
+
+    lines = list(bounded_lines(stream, limit=4))
+
+    assert [line if isinstance(line, bytes) else ("long", line.head) for line in lines] == [
+        b"abcd\n",
+        ("long", b"abcde"),
+        ("long", b"abcde"),
+        b"xy\n",
+        b"abcd",
+    ]
+
+
+def test_a_line_past_the_bound_rejects_the_run_it_starts_with() -> None:
+    lines = _file(_run("r1"), _run("r2"))
+    encoded = [line.encode() for line in lines]
+    limit = max(len(line) for line in encoded)
+    long = b'{"run":"r2","object":"executions/r2/bodies/x/y/z","base64":"' + b"A" * limit + b'"}\n'
+    encoded.insert(5, long)
+
+    first, second = read_runs(bounded_lines(io.BytesIO(b"".join(encoded)), limit=limit))
+
+    assert isinstance(first, ArchivedRun)
+    assert isinstance(second, RejectedRun) and second.workflow_execution_id == "r2"
+    assert second.line == 6 and second.message.startswith("longer than 256 MiB")
