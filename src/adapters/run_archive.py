@@ -185,14 +185,23 @@ class RunArchiveRows:
 
     def import_run(self, run: ArchivedRun) -> ImportedRun:
         self._refuse_steps_of_other_runs(run)
-        written = unchanged = 0
-        conflicts: list[str] = []
+        kept = self._stored_otherwise(run)
+        if kept is not None:
+            # what the run names but does not own (a definition, an asset's files) is carried
+            # with the first run naming it: the file's later runs need it
+            imported = self._put_each(tuple(i for i in run.items if i.shared))
+            return ImportedRun(imported.written, imported.unchanged, (*imported.conflicts, kept))
         for body in run.bodies:
             # content-addressed keys (item_budget): a body stored under its key is this body
             if not self._has_body(body.key):
                 self._objects_or_fail().put_bytes(body.key, body.data)
         # the archive's order: the main row last, so a run is listed only once it is whole
-        for archived in run.items:
+        return self._put_each(run.items)
+
+    def _put_each(self, items: Sequence[ArchivedItem]) -> ImportedRun:
+        written = unchanged = 0
+        conflicts: list[str] = []
+        for archived in items:
             table = ResourceKeys[archived.table]
             if self._put_if_absent(table, archived.item):
                 written += 1
@@ -203,6 +212,26 @@ class RunArchiveRows:
             else:
                 conflicts.append(f"{describe_key(table, archived.item)}: stored otherwise, kept")
         return ImportedRun(written, unchanged, tuple(conflicts))
+
+    def _stored_otherwise(self, run: ArchivedRun) -> str | None:
+        """The conflict, when the store holds the run with another main row: another state of
+        the run (an earlier export, or one this store moved on), whose rows the file's must not
+        be mixed into (events past its end, steps it never had). A run with no main row yet (an
+        import cut short) or an equal one is imported, each missing item written."""
+        main = next(
+            (i for i in reversed(run.items) if i.table == ResourceKeys.WORKFLOW_EXECUTIONS.value),
+            None,
+        )
+        if main is None:
+            return None
+        stored = self._get(ResourceKeys.WORKFLOW_EXECUTIONS, key_of(_MAIN, main.item))
+        if stored is None or stored == dict(main.item):
+            return None
+        owned = sum(1 for i in run.items if not i.shared)
+        return (
+            f"{describe_key(_MAIN, main.item)}: stored otherwise, kept; none of the run's "
+            f"{owned} item(s) written"
+        )
 
     def _refuse_steps_of_other_runs(self, run: ArchivedRun) -> None:
         for archived in run.items:
@@ -252,3 +281,4 @@ class RunArchiveRows:
 
 
 _ABSENT = object()
+_MAIN = ResourceKeys.WORKFLOW_EXECUTIONS

@@ -247,3 +247,34 @@ def test_a_run_naming_a_step_stored_for_another_run_is_refused_before_anything_i
     with pytest.raises(ExecutionNotFoundError):
         archive.export_run("r2")
     assert archive.export_run("r1") == run
+
+
+def test_a_run_stored_otherwise_gets_none_of_the_files_rows_but_its_shared_ones(
+    backend: Backend,
+) -> None:
+    """Another state of the run: its rows are not mixed in. What it names for the file's later
+    runs (a definition) is still written."""
+    store, archive, _ = backend
+    write_launch(store, a_launch("r1"))
+    run = archive.export_run("r1")
+    event = {"workflowExecutionId": "r1", "sequenceNumber": 99, "eventType": "ExecutionCompleted"}
+    definition = {"workflowDatabaseId:workflowId": "db9:wf9", "workflowId": "wf9"}
+    main = dict(run.items[-1].item) | {"executionStatus": "SUCCEEDED"}
+    later = replace(
+        run,
+        items=(
+            ArchivedItem("WORKFLOW_DEFINITIONS", definition, shared=True),
+            *run.items[:-1],
+            ArchivedItem("EXECUTION_EVENTS", event),
+            ArchivedItem("WORKFLOW_EXECUTIONS", main),
+        ),
+    )
+
+    imported = archive.import_run(later)
+
+    assert (imported.written, imported.unchanged) == (1, 0)
+    (conflict,) = imported.conflicts
+    assert conflict.startswith("WORKFLOW_EXECUTIONS workflowExecutionId='r1'")
+    assert conflict.endswith(f"none of the run's {len(run.items) + 1} item(s) written")
+    assert archive.export_run("r1") == run
+    assert archive.differences(ArchivedRun("r1", (later.items[0],))) == []

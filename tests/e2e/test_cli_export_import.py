@@ -313,3 +313,50 @@ def test_a_line_past_the_bound_rejects_its_run_without_being_held_whole(wfx: Wfx
     assert rejected.startswith(f"error: line {last + 1}: run {second}: "), rejected
     assert "256 MiB" in rejected, rejected
     assert other.listed_ids() == [first]
+
+
+def _event_types(home: Path, run_id: str) -> list[str]:
+    with closing(sqlite3.connect(home / "wfx.db")) as connection:
+        rows = connection.execute(
+            'SELECT item FROM WfxExecutionEventsTable WHERE "workflowExecutionId" = ? '
+            'ORDER BY "sequenceNumber"',
+            (run_id,),
+        ).fetchall()
+    return [json.loads(item)["eventType"] for (item,) in rows]
+
+
+def test_a_run_stored_otherwise_is_kept_whole_none_of_the_files_rows_added_to_it(
+    wfx: Wfx,
+) -> None:
+    """An earlier export of a run, taken while it ran, then the whole run: before, the second
+    import kept the stored main row (RUNNING) but added the file's later events and rows to it,
+    so its event log said SUCCEEDED under a main row that said RUNNING."""
+    lines, (run_id,) = _exported_lines(wfx, 1)
+    early = []
+    for line in lines:
+        document = json.loads(line)
+        item = document.get("item", {})
+        if document.get("table") == "EXECUTION_EVENTS" and item["sequenceNumber"] > 2:
+            continue
+        if document.get("table") == "WORKFLOW_EXECUTIONS":
+            item["executionStatus"] = "RUNNING"
+            item.pop("executionStopDate", None)
+        early.append(json.dumps(document) if item else line)
+    first = wfx.home / "early.jsonl"
+    first.write_text("\n".join(early) + "\n", encoding="utf-8")
+    whole = wfx.home / "whole.jsonl"
+    whole.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    other = wfx.in_home(wfx.home / "other")
+    other.ok("import", str(first))
+    stored = _event_types(other.home, run_id)
+    assert len(stored) == 2
+
+    outcome = other("import", str(whole))
+
+    assert outcome.code == 0, str(outcome)
+    warnings = [line for line in outcome.stderr_lines if line.startswith("warning: ")]
+    assert len(warnings) == 1, str(outcome)
+    assert f"WORKFLOW_EXECUTIONS workflowExecutionId='{run_id}'" in warnings[0], warnings
+    assert "none of the run's" in warnings[0], warnings
+    assert _event_types(other.home, run_id) == stored
+    assert other.json("executions", "show", run_id)["executionStatus"] == "RUNNING"
