@@ -22,7 +22,14 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from adapters.dynamodb.codec import check_item
-from adapters.run_archive import ARCHIVED_TABLES, EXECUTION_ID, SHARED_TABLES, STEP_ID
+from adapters.run_archive import (
+    ARCHIVED_TABLES,
+    ASSET_KEYS,
+    EXECUTION_ID,
+    SHARED_TABLES,
+    STEP_ID,
+    WORKFLOW_KEY,
+)
 from adapters.run_records import parse_execution_record
 from adapters.tables import STEP_ROW_TABLES, TABLE_SPECS, ResourceKeys
 from application.ports.migration import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
@@ -219,6 +226,9 @@ def read_runs(
             return RejectedRun(
                 current, line, "a run's lines end with its one WORKFLOW_EXECUTIONS item"
             )
+        stray = _not_named(items)
+        if stray is not None:
+            return RejectedRun(current, *stray)
         return ArchivedRun(current, tuple(items), tuple(bodies))
 
     last_line = 1
@@ -266,6 +276,44 @@ def read_runs(
     done = finish()
     if done is not None:
         yield done
+
+
+def _not_named(items: list[ArchivedItem]) -> tuple[int, str] | None:
+    """The first definition or asset file the run does not name (its line and the rule): one
+    carried in by hand would be stored beside the target's own (a version past the latest
+    takes the number the next publish claims)."""
+    main = items[-1].item
+    workflow, version = main.get(WORKFLOW_KEY), main.get("workflowVersion")
+    assets = {
+        item.item.get(attribute)
+        for table, attribute in ASSET_KEYS
+        for item in items
+        if item.table == table.value
+    }
+    for archived in items:
+        if not archived.shared:
+            continue
+        table, item = ResourceKeys(archived.table), archived.item
+        partition = item[TABLE_SPECS[table].partition.name]
+        if table is ResourceKeys.ASSET_FILES:
+            if partition not in assets:
+                return archived.line, (
+                    f"an ASSET_FILES item of {partition!r}, an asset the run neither reads "
+                    "nor writes"
+                )
+            continue
+        named = {
+            ResourceKeys.WORKFLOW_DEFINITIONS: partition == workflow,
+            ResourceKeys.WORKFLOW_VERSIONS: (partition, item.get("workflowVersion"))
+            == (workflow, version),
+            ResourceKeys.STEP_DEFINITIONS: partition == f"{workflow}:{version}",
+        }[table]
+        if not named:
+            return archived.line, (
+                f"a {table.value} item the run does not name (the run's is {workflow} "
+                f"version {version})"
+            )
+    return None
 
 
 _NOT_A_STEP = (

@@ -60,7 +60,7 @@ SHARED_TABLES = frozenset(
     }
 )
 # The run's asset partitions: what it read, and the asset it wrote to.
-_ASSET_KEYS = (
+ASSET_KEYS = (
     (ResourceKeys.WORKFLOW_EXECUTION_INPUTS, "databaseId:assetId"),
     (ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION, "outputDatabaseId:outputAssetId"),
 )
@@ -128,7 +128,7 @@ class RunArchiveRows:
         }
         assets = dict.fromkeys(
             item[attribute]
-            for table, attribute in _ASSET_KEYS
+            for table, attribute in ASSET_KEYS
             for item in run_rows.get(table, ())
             if isinstance(item.get(attribute), str)
         )

@@ -360,3 +360,33 @@ def test_a_run_stored_otherwise_is_kept_whole_none_of_the_files_rows_added_to_it
     assert "none of the run's" in warnings[0], warnings
     assert _event_types(other.home, run_id) == stored
     assert other.json("executions", "show", run_id)["executionStatus"] == "RUNNING"
+
+
+def test_a_workflow_version_the_run_does_not_name_rejects_it_and_publishing_still_works(
+    wfx: Wfx,
+) -> None:
+    """A version 2 carried in by hand under a run of version 1: before, it was stored beside the
+    definition that says the latest is 1, and every later publish of the workflow failed
+    (`could not claim a version number`)."""
+    lines, (run_id,) = _exported_lines(wfx, 1)
+    edited = []
+    for line in lines:
+        edited.append(line)
+        document = json.loads(line)
+        if document.get("table") == "WORKFLOW_VERSIONS":
+            document["item"] |= {"workflowVersion": 2, "digest": "0" * 64}
+            edited.append(json.dumps(document))
+            forged = len(edited)
+    file = wfx.home / "forged.jsonl"
+    file.write_text("\n".join(edited) + "\n", encoding="utf-8")
+    other = wfx.in_home(wfx.home / "other")
+    other.ok("import", str(wfx.home / "runs.jsonl"))
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    (rejected,) = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert rejected.startswith(f"error: line {forged}: run {run_id}: "), rejected
+    assert "WORKFLOW_VERSIONS" in rejected and "demo:noop version 1" in rejected, rejected
+    other.publish_command_step("noop", "print(2)")
+    assert other.json("workflows", "show", "demo/noop")["latestVersion"] == 2
