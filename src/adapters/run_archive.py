@@ -203,6 +203,10 @@ class RunArchiveRows:
         conflicts: list[str] = []
         for archived in items:
             table = ResourceKeys[archived.table]
+            past = self._past_latest(table, archived.item)
+            if past is not None:
+                conflicts.append(past)
+                continue
             if self._put_if_absent(table, archived.item):
                 written += 1
                 continue
@@ -212,6 +216,24 @@ class RunArchiveRows:
             else:
                 conflicts.append(f"{describe_key(table, archived.item)}: stored otherwise, kept")
         return ImportedRun(written, unchanged, tuple(conflicts))
+
+    def _past_latest(self, table: ResourceKeys, item: Mapping[str, Any]) -> str | None:
+        """Why a version (or its steps) is not written: past the latest of the workflow stored
+        here (another workflow of that name, or one this store has not caught up with). A
+        publish claims the number after the latest; stored, it would refuse every publish."""
+        if table not in _VERSIONED:
+            return None
+        workflow = f"{item['workflowDatabaseId']}:{item['workflowId']}"
+        version = item["workflowVersion"]
+        definition = self._get(ResourceKeys.WORKFLOW_DEFINITIONS, {WORKFLOW_KEY: workflow})
+        latest = definition.get("latestVersion") if definition is not None else None
+        numbers = isinstance(latest, (int, float)) and isinstance(version, (int, float))
+        if not numbers or version <= latest:
+            return None
+        return (
+            f"{describe_key(table, item)}: version {version} is past the latest of {workflow} "
+            f"stored here ({latest}): not written, so that the next publish can take its number"
+        )
 
     def _stored_otherwise(self, run: ArchivedRun) -> str | None:
         """The conflict, when the store holds the run with another main row: another state of
@@ -281,4 +303,5 @@ class RunArchiveRows:
 
 
 _ABSENT = object()
+_VERSIONED = frozenset({ResourceKeys.WORKFLOW_VERSIONS, ResourceKeys.STEP_DEFINITIONS})
 _MAIN = ResourceKeys.WORKFLOW_EXECUTIONS

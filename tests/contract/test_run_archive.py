@@ -278,3 +278,34 @@ def test_a_run_stored_otherwise_gets_none_of_the_files_rows_but_its_shared_ones(
     assert conflict.endswith(f"none of the run's {len(run.items) + 1} item(s) written")
     assert archive.export_run("r1") == run
     assert archive.differences(ArchivedRun("r1", (later.items[0],))) == []
+
+
+def test_a_version_past_the_stored_workflows_latest_is_not_written(
+    backend: Backend, request: pytest.FixtureRequest
+) -> None:
+    """Stored, it would take the number the next publish claims, and refuse it."""
+    store, archive, _ = backend
+    backend_name = request.node.callspec.params["backend"]
+    publish(request.getfixturevalue(f"{backend_name}_workflow_definitions"), a_version(1))
+    write_launch(store, a_launch("r1"))
+    versioned = [
+        i
+        for i in archive.export_run("r1").items
+        if i.table in ("WORKFLOW_VERSIONS", "STEP_DEFINITIONS")
+    ]
+    assert versioned
+
+    def later(item: dict[str, Any]) -> dict[str, Any]:
+        step_key = "workflowDatabaseId:workflowId:workflowVersion"
+        if step_key in item:
+            item[step_key] = item[step_key].rsplit(":", 1)[0] + ":2"
+        return item | {"workflowVersion": 2}
+
+    run = ArchivedRun("r1", tuple(replace(i, item=later(dict(i.item))) for i in versioned))
+
+    imported = archive.import_run(run)
+
+    assert (imported.written, imported.unchanged) == (0, 0)
+    assert len(imported.conflicts) == len(versioned)
+    assert all("version 2 is past the latest" in line for line in imported.conflicts)
+    assert all(line.endswith("not stored") for line in archive.differences(run))

@@ -390,3 +390,29 @@ def test_a_workflow_version_the_run_does_not_name_rejects_it_and_publishing_stil
     assert "WORKFLOW_VERSIONS" in rejected and "demo:noop version 1" in rejected, rejected
     other.publish_command_step("noop", "print(2)")
     assert other.json("workflows", "show", "demo/noop")["latestVersion"] == 2
+
+
+def test_a_version_past_the_target_workflows_latest_is_not_imported_so_publishing_goes_on(
+    wfx: Wfx,
+) -> None:
+    """Two homes each publish demo/noop; a run of the first's version 2 moved into the second,
+    whose latest is 1. Before, version 2 was stored under the second's definition (kept, as it
+    differs), and every later publish there failed: `could not claim a version number`."""
+    wfx.publish_command_step("noop", "print(1)")
+    wfx.publish_command_step("noop", "print(2)")
+    run_id = wfx.run_id("demo/noop")
+    file = wfx.home / "runs.jsonl"
+    wfx.ok("export", "--to", str(file))
+    other = wfx.in_home(wfx.home / "other")
+    other.publish_command_step("noop", "print('mine')")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 0, str(outcome)
+    warnings = [line for line in outcome.stderr_lines if line.startswith("warning: ")]
+    past = [line for line in warnings if "past" in line]
+    assert any("WORKFLOW_VERSIONS" in line for line in past), str(outcome)
+    assert any("STEP_DEFINITIONS" in line for line in past), str(outcome)
+    assert other.listed_ids() == [run_id]
+    other.publish_command_step("noop", "print('mine again')")
+    assert other.json("workflows", "show", "demo/noop")["latestVersion"] == 2
