@@ -18,14 +18,24 @@ import json
 import math
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
 from adapters.dynamodb.codec import check_item
-from adapters.run_archive import ARCHIVED_TABLES, EXECUTION_ID, SHARED_TABLES
-from adapters.tables import TABLE_SPECS, ResourceKeys
+from adapters.run_archive import (
+    ARCHIVED_TABLES,
+    ASSET_KEYS,
+    EXECUTION_ID,
+    SHARED_TABLES,
+    STEP_ID,
+    WORKFLOW_KEY,
+)
+from adapters.run_records import parse_execution_record
+from adapters.tables import STEP_ROW_TABLES, TABLE_SPECS, ResourceKeys
 from application.ports.migration import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
-from domain.errors import InvalidInputError
+from domain.errors import InvalidInputError, UnreadableRowError
 from domain.execution import execution_object_prefix
+from domain.names import execution_id_problem
 
 FORMAT = "wfx-export"
 VERSION = 1
@@ -37,10 +47,37 @@ _RUN_KEYED = frozenset(
     for key in ARCHIVED_TABLES
     if EXECUTION_ID in {a.name for a in TABLE_SPECS[key].key_attributes}
 )
+# Keyed by a step alone: the run they belong to is the one whose step it is.
+_STEP_KEYED = frozenset(table.value for table in STEP_ROW_TABLES)
+
+
+# No item (400 KB, its JSON at most a few MB) nor any body wfx offloads comes near it; a line
+# is held whole while it is parsed (about four times its size), so it bounds the memory too.
+MAX_LINE_BYTES = 256 * 2**20
 
 
 class _LineError(ValueError):
     pass
+
+
+@dataclass(frozen=True)
+class _Overlong:
+    """A line past MAX_LINE_BYTES, skipped unread but for its start (the run it names)."""
+
+    head: bytes
+
+
+def bounded_lines(stream: IO[bytes], limit: int = MAX_LINE_BYTES) -> Iterator[bytes | _Overlong]:
+    """The stream's lines, none held longer than `limit` bytes: a longer one is skipped to its
+    end and stands as a bad line."""
+    while line := stream.readline(limit + 1):
+        if line.endswith(b"\n") or len(line) <= limit:
+            yield line
+            continue
+        head = line[:4096]
+        while not line.endswith(b"\n") and (line := stream.readline(2**20)):
+            pass
+        yield _Overlong(head)
 
 
 def _dumps(document: Any) -> str:
@@ -88,6 +125,7 @@ def _check_text(text: str, path: str) -> None:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_LEADING_RUN = re.compile(r'\{\s*"run"\s*:\s*("(?:[^"\\]|\\.)*")')
 
 
 def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
@@ -100,6 +138,9 @@ def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
     run_id = document.get("run")
     if not isinstance(run_id, str) or not run_id:
         raise _LineError("run: a non-empty string is required")
+    problem = execution_id_problem(run_id)
+    if problem is not None:
+        raise _LineError(f"run: {problem}")
     if "table" in document:
         unknown = set(document) - {"run", "table", "item"}
         if unknown:
@@ -118,8 +159,20 @@ def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
             if value is None and name in {a.name for a in TABLE_SPECS[table].all_key_attributes}:
                 raise _LineError(f"item.{name}: an index key is absent when unset, never null")
             _check_value(value, f"item.{name}")
-        if table in _RUN_KEYED and item.get(EXECUTION_ID) != run_id:
+        if table is ResourceKeys.PIPELINE_EXECUTIONS:
+            problem = execution_id_problem(item[STEP_ID])
+            if problem is not None:
+                raise _LineError(f"item.{STEP_ID}: {problem}")
+        # a row of the run's own that names a run (a step's log, an attempt) names this one
+        owned = table in _RUN_KEYED or (table not in SHARED_TABLES and EXECUTION_ID in item)
+        if owned and item.get(EXECUTION_ID) != run_id:
             raise _LineError(f"item.{EXECUTION_ID}: must be the line's run {run_id!r}")
+        if table is ResourceKeys.WORKFLOW_EXECUTIONS:
+            try:
+                parse_execution_record(item)
+            except UnreadableRowError as exc:
+                # stored, the run would be left out of every list, and shown or deleted by none
+                raise _LineError(f"item: wfx cannot read it as a run: {exc.problem}") from exc
         return run_id, ArchivedItem(table_name, item, shared=table in SHARED_TABLES)
     if "object" in document:
         unknown = set(document) - {"run", "object", "base64"}
@@ -139,20 +192,25 @@ def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
     raise _LineError("a line has either a table and an item, or an object and its base64")
 
 
-def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
+def read_runs(
+    lines: Iterable[str | bytes | _Overlong],
+) -> Iterator[ArchivedRun | RejectedRun]:
     """The file's runs in order; a run that breaks a rule comes back as a RejectedRun (the first
-    bad line and its rule) and none of its lines is used. A bad first line rejects the file."""
+    bad line and its rule) and none of its lines is used. A bad first line rejects the file.
+    Lines read as bytes are decoded one by one: a line that is not UTF-8 is a bad line."""
     numbered = enumerate(lines, start=1)
     first = next(numbered, None)
     try:
-        header = json.loads(first[1]) if first is not None else None
-    except json.JSONDecodeError:
+        header = json.loads(_text(first[1])) if first is not None else None
+    except (_LineError, json.JSONDecodeError):
         header = None
     if header != _HEADER:
         raise InvalidInputError(
             f"line 1: the first line must be {_dumps(_HEADER)} (a file written by wfx export)"
         )
     current: str | None = None
+    steps: set[str] = set()  # the current run's, from its PIPELINE_EXECUTIONS lines so far
+    claimed: dict[str, str] = {}  # every step id of the file so far: its run
     items: list[ArchivedItem] = []
     bodies: list[ArchivedBody] = []
     error: tuple[int, str] | None = None
@@ -168,22 +226,26 @@ def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
             return RejectedRun(
                 current, line, "a run's lines end with its one WORKFLOW_EXECUTIONS item"
             )
+        stray = _not_named(items)
+        if stray is not None:
+            return RejectedRun(current, *stray)
         return ArchivedRun(current, tuple(items), tuple(bodies))
 
     last_line = 1
-    for number, text in numbered:
+    for number, line in numbered:
         last_line = number
-        if not text.strip():
+        if not isinstance(line, _Overlong) and not line.strip():
             continue
         try:
-            run_id, parsed = _parse(text)
+            run_id, parsed = _parse(_text(line))
         except (_LineError, RecursionError) as exc:
-            named = _run_of(text) or current or f"(line {number})"
+            named = _run_of(line) or current or f"(line {number})"
             if named != current:
                 done = finish()
                 if done is not None:
                     yield done
                 current, items, bodies, error = named, [], [], None
+                steps = set()
             if error is None:
                 error = (number, _problem(exc))
             continue
@@ -192,7 +254,22 @@ def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
             if done is not None:
                 yield done
             current, items, bodies, error = run_id, [], [], None
+            steps = set()
         if isinstance(parsed, ArchivedItem):
+            if parsed.table == ResourceKeys.PIPELINE_EXECUTIONS.value:
+                step_id = parsed.item[STEP_ID]
+                owner = claimed.setdefault(step_id, run_id)
+                if owner != run_id:
+                    # its step rows are keyed by the step alone: two runs would share them
+                    if error is None:
+                        error = (number, f"item.{STEP_ID}: already a step of run {owner!r}")
+                    continue
+                steps.add(step_id)
+            elif parsed.table in _STEP_KEYED and parsed.item[STEP_ID] not in steps:
+                # stored, it would be a row of whichever run has that step, or of none
+                if error is None:
+                    error = (number, _NOT_A_STEP)
+                continue
             items.append(ArchivedItem(parsed.table, parsed.item, number, parsed.shared))
         else:
             bodies.append(ArchivedBody(parsed.key, parsed.data, number))
@@ -201,14 +278,75 @@ def read_runs(lines: Iterable[str]) -> Iterator[ArchivedRun | RejectedRun]:
         yield done
 
 
+def _not_named(items: list[ArchivedItem]) -> tuple[int, str] | None:
+    """The first definition or asset file the run does not name (its line and the rule): one
+    carried in by hand would be stored beside the target's own (a version past the latest
+    takes the number the next publish claims)."""
+    main = items[-1].item
+    workflow, version = main.get(WORKFLOW_KEY), main.get("workflowVersion")
+    assets = {
+        item.item.get(attribute)
+        for table, attribute in ASSET_KEYS
+        for item in items
+        if item.table == table.value
+    }
+    for archived in items:
+        if not archived.shared:
+            continue
+        table, item = ResourceKeys(archived.table), archived.item
+        partition = item[TABLE_SPECS[table].partition.name]
+        if table is ResourceKeys.ASSET_FILES:
+            if partition not in assets:
+                return archived.line, (
+                    f"an ASSET_FILES item of {partition!r}, an asset the run neither reads "
+                    "nor writes"
+                )
+            continue
+        named = {
+            ResourceKeys.WORKFLOW_DEFINITIONS: partition == workflow,
+            ResourceKeys.WORKFLOW_VERSIONS: (partition, item.get("workflowVersion"))
+            == (workflow, version),
+            ResourceKeys.STEP_DEFINITIONS: partition == f"{workflow}:{version}",
+        }[table]
+        if not named:
+            return archived.line, (
+                f"a {table.value} item the run does not name (the run's is {workflow} "
+                f"version {version})"
+            )
+    return None
+
+
+_NOT_A_STEP = (
+    f"item.{STEP_ID}: names no step of this run (a PIPELINE_EXECUTIONS line of the run, "
+    "before this one, names each of its steps)"
+)
+
+
 def _problem(error: Exception) -> str:
     if isinstance(error, RecursionError):  # json's decoder, or the checks walking what it made
         return "nested deeper than a stored item can be"
     return str(error)
 
 
-def _run_of(text: str) -> str | None:
+def _text(line: str | bytes | _Overlong) -> str:
+    if isinstance(line, str):
+        return line
+    if isinstance(line, _Overlong):
+        raise _LineError(f"longer than {MAX_LINE_BYTES // 2**20} MiB, more than a line holds")
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        byte = line[exc.start]
+        raise _LineError(f"not UTF-8 text (byte 0x{byte:02x} at byte {exc.start + 1})") from None
+
+
+def _run_of(line: str | bytes | _Overlong) -> str | None:
     """The run a bad line names, when it names one: its run is rejected, not the next."""
+    if isinstance(line, _Overlong):
+        # every line wfx writes starts with its run
+        found = _LEADING_RUN.match(line.head.decode("utf-8", "replace"))
+        line = f'{{"run":{found.group(1)}}}' if found else ""
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
     try:
         document = json.loads(text)
     except (json.JSONDecodeError, ValueError, RecursionError):

@@ -23,7 +23,13 @@ from adapters.tables import (
     ResourceKeys,
 )
 from application.ports.files import ObjectStore
-from application.ports.migration import ArchivedBody, ArchivedItem, ArchivedRun, ImportedRun
+from application.ports.migration import (
+    ArchivedBody,
+    ArchivedItem,
+    ArchivedRun,
+    ImportedRun,
+    RunRefusedError,
+)
 from domain.errors import ExecutionNotFoundError
 from domain.execution import execution_object_prefix
 
@@ -54,7 +60,7 @@ SHARED_TABLES = frozenset(
     }
 )
 # The run's asset partitions: what it read, and the asset it wrote to.
-_ASSET_KEYS = (
+ASSET_KEYS = (
     (ResourceKeys.WORKFLOW_EXECUTION_INPUTS, "databaseId:assetId"),
     (ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION, "outputDatabaseId:outputAssetId"),
 )
@@ -122,7 +128,7 @@ class RunArchiveRows:
         }
         assets = dict.fromkeys(
             item[attribute]
-            for table, attribute in _ASSET_KEYS
+            for table, attribute in ASSET_KEYS
             for item in run_rows.get(table, ())
             if isinstance(item.get(attribute), str)
         )
@@ -178,15 +184,29 @@ class RunArchiveRows:
     # -- import -----------------------------------------------------------------------------
 
     def import_run(self, run: ArchivedRun) -> ImportedRun:
-        written = unchanged = 0
-        conflicts: list[str] = []
+        self._refuse_steps_of_other_runs(run)
+        kept = self._stored_otherwise(run)
+        if kept is not None:
+            # what the run names but does not own (a definition, an asset's files) is carried
+            # with the first run naming it: the file's later runs need it
+            imported = self._put_each(tuple(i for i in run.items if i.shared))
+            return ImportedRun(imported.written, imported.unchanged, (*imported.conflicts, kept))
         for body in run.bodies:
             # content-addressed keys (item_budget): a body stored under its key is this body
             if not self._has_body(body.key):
                 self._objects_or_fail().put_bytes(body.key, body.data)
         # the archive's order: the main row last, so a run is listed only once it is whole
-        for archived in run.items:
+        return self._put_each(run.items)
+
+    def _put_each(self, items: Sequence[ArchivedItem]) -> ImportedRun:
+        written = unchanged = 0
+        conflicts: list[str] = []
+        for archived in items:
             table = ResourceKeys[archived.table]
+            past = self._past_latest(table, archived.item)
+            if past is not None:
+                conflicts.append(past)
+                continue
             if self._put_if_absent(table, archived.item):
                 written += 1
                 continue
@@ -196,6 +216,59 @@ class RunArchiveRows:
             else:
                 conflicts.append(f"{describe_key(table, archived.item)}: stored otherwise, kept")
         return ImportedRun(written, unchanged, tuple(conflicts))
+
+    def _past_latest(self, table: ResourceKeys, item: Mapping[str, Any]) -> str | None:
+        """Why a version (or its steps) is not written: past the latest of the workflow stored
+        here (another workflow of that name, or one this store has not caught up with). A
+        publish claims the number after the latest; stored, it would refuse every publish."""
+        if table not in _VERSIONED:
+            return None
+        workflow = f"{item['workflowDatabaseId']}:{item['workflowId']}"
+        version = item["workflowVersion"]
+        definition = self._get(ResourceKeys.WORKFLOW_DEFINITIONS, {WORKFLOW_KEY: workflow})
+        latest = definition.get("latestVersion") if definition is not None else None
+        numbers = isinstance(latest, (int, float)) and isinstance(version, (int, float))
+        if not numbers or version <= latest:
+            return None
+        return (
+            f"{describe_key(table, item)}: version {version} is past the latest of {workflow} "
+            f"stored here ({latest}): not written, so that the next publish can take its number"
+        )
+
+    def _stored_otherwise(self, run: ArchivedRun) -> str | None:
+        """The conflict, when the store holds the run with another main row: another state of
+        the run (an earlier export, or one this store moved on), whose rows the file's must not
+        be mixed into (events past its end, steps it never had). A run with no main row yet (an
+        import cut short) or an equal one is imported, each missing item written."""
+        main = next(
+            (i for i in reversed(run.items) if i.table == ResourceKeys.WORKFLOW_EXECUTIONS.value),
+            None,
+        )
+        if main is None:
+            return None
+        stored = self._get(ResourceKeys.WORKFLOW_EXECUTIONS, key_of(_MAIN, main.item))
+        if stored is None or stored == dict(main.item):
+            return None
+        owned = sum(1 for i in run.items if not i.shared)
+        return (
+            f"{describe_key(_MAIN, main.item)}: stored otherwise, kept; none of the run's "
+            f"{owned} item(s) written"
+        )
+
+    def _refuse_steps_of_other_runs(self, run: ArchivedRun) -> None:
+        for archived in run.items:
+            if archived.table != ResourceKeys.PIPELINE_EXECUTIONS.value:
+                continue
+            step_id = archived.item[STEP_ID]
+            stored = self._partition(ResourceKeys.PIPELINE_EXECUTIONS, step_id)
+            owners = [
+                i[EXECUTION_ID] for i in stored if i[EXECUTION_ID] != run.workflow_execution_id
+            ]
+            if owners:
+                raise RunRefusedError(
+                    archived.line,
+                    f"item.{STEP_ID}: {step_id!r} is stored as a step of run {owners[0]!r}",
+                )
 
     def _has_body(self, key: str) -> bool:
         objects = self._objects_or_fail()
@@ -230,3 +303,5 @@ class RunArchiveRows:
 
 
 _ABSENT = object()
+_VERSIONED = frozenset({ResourceKeys.WORKFLOW_VERSIONS, ResourceKeys.STEP_DEFINITIONS})
+_MAIN = ResourceKeys.WORKFLOW_EXECUTIONS

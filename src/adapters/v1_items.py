@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -13,24 +13,59 @@ from typing import Any
 from domain.errors import InvalidInputError
 
 _TYPES = frozenset({"S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS"})
+MAX_FILE_BYTES = 256 * 2**20
 
 
 def _is_typed(value: Any) -> bool:
     return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _TYPES
 
 
+# What each DynamoDB type holds in JSON (the wire form a Scan answer and `aws dynamodb` print).
+_HOLDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "S": ("text", lambda inner: isinstance(inner, str)),
+    "B": ("base64 text", lambda inner: isinstance(inner, str)),
+    "N": ("a number as text", lambda inner: _is_number(inner)),
+    "BOOL": ("true or false", lambda inner: isinstance(inner, bool)),
+    "NULL": ("true", lambda inner: inner is True),
+    "L": ("a list", lambda inner: isinstance(inner, list)),
+    "M": ("an object", lambda inner: isinstance(inner, dict)),
+    "SS": ("a list of text", lambda inner: _all(inner, lambda v: isinstance(v, str))),
+    "NS": ("a list of numbers as text", lambda inner: _all(inner, _is_number)),
+    "BS": ("a list of base64 text", lambda inner: _all(inner, lambda v: isinstance(v, str))),
+}
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:40]}..."
+
+
+def _is_number(inner: Any) -> bool:
+    if isinstance(inner, bool) or not isinstance(inner, (str, int, float)):
+        return False
+    try:
+        return Decimal(str(inner)).is_finite()
+    except ArithmeticError:
+        return False
+
+
+def _all(inner: Any, holds: Callable[[Any], bool]) -> bool:
+    return isinstance(inner, list) and all(holds(v) for v in inner)
+
+
 def plain_value(value: Any, where: str) -> Any:
-    """A DynamoDB-typed value as a plain one; a plain value as it is."""
+    """A DynamoDB-typed value as a plain one; a plain value as it is. ValueError names the
+    attribute (`where`) of a typed value its type cannot hold."""
     if not _is_typed(value):
         return value
     ((kind, inner),) = value.items()
+    expected, holds = _HOLDS[kind]
+    if not holds(inner):
+        raise ValueError(f"{where}: a {kind} value is {expected}, not {_cut(repr(inner))}")
     match kind:
-        case "S" | "B":
+        case "S" | "B" | "BOOL":
             return inner
         case "N":
             return Decimal(str(inner))
-        case "BOOL":
-            return bool(inner)
         case "NULL":
             return None
         case "L":
@@ -58,7 +93,15 @@ class JsonFileV1Items:
 def _load(path: Path) -> list[dict[str, Any]]:
     where = f"--from-file {path}"
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as stream:
+            # bounded: the file is read whole, and /dev/zero or a runaway pipe never ends
+            data = stream.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise InvalidInputError(
+                f"{where}: holds more than {MAX_FILE_BYTES // 2**20} MiB, more than is read "
+                "whole; migrate from the table itself (--source-table), which is read in pages"
+            )
+        document = json.loads(data.decode("utf-8"))
     except OSError as error:
         raise InvalidInputError(f"{where}: cannot be read ({error.strerror or error})") from None
     except UnicodeDecodeError:
@@ -79,7 +122,10 @@ def _load(path: Path) -> list[dict[str, Any]]:
     for number, item in enumerate(document):
         if not isinstance(item, dict):
             raise InvalidInputError(f"{where}: item {number} must be an object of attributes")
-        plain = plain_item(item)
+        try:
+            plain = plain_item(item)
+        except ValueError as error:
+            raise InvalidInputError(f"{where}: item {number}: {error}") from None
         for name, value in plain.items():
             found = _first_surrogate(name) or _first_surrogate(value)
             if found is not None:

@@ -26,7 +26,7 @@ from domain.execution import (
     StepInputConfiguration,
     WorkflowExecution,
 )
-from domain.names import execution_name_problem
+from domain.names import execution_id_problem
 from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
 from domain.triggers import SYSTEM_USER, TriggerType
 from domain.workflow import ExecutionType, InputFileArity
@@ -143,7 +143,7 @@ def parse_v1_item(item: Mapping[str, Any]) -> V1Execution:
         item, "workflowDatabaseId:workflowId", ("workflowDatabaseId", "workflowId")
     )
     execution_id = _bare(_text(item, "executionId") or "")
-    problem = execution_name_problem(execution_id)
+    problem = execution_id_problem(execution_id)
     if problem:
         raise InvalidInputError(f"executionId: {problem}")
     status_text = (_text(item, "executionStatus") or "").upper()

@@ -33,6 +33,14 @@ def execution_name_problem(name: str) -> str | None:
     return None
 
 
+def execution_id_problem(identifier: str) -> str | None:
+    """Why `identifier` cannot be the id of a stored run or step, or None when it can: a Step
+    Functions execution name that is also one path segment (a run's folders, its object keys)."""
+    if identifier in (".", ".."):
+        return "must not be . or .. (an id names a folder)"
+    return execution_name_problem(identifier)
+
+
 def is_logging_safe(name: str) -> bool:
     """True when CloudWatch logging works for the name: only 0-9, A-Z, a-z, - and _."""
     return _LOGGING_SAFE.fullmatch(name) is not None

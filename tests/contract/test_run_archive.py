@@ -10,7 +10,7 @@ import pytest
 from adapters.run_records import build_execution_record
 from application.ports.executions import ExecutionStore, ListScope
 from application.ports.files import ObjectStore
-from application.ports.migration import ArchivedItem, ArchivedRun, RunArchive
+from application.ports.migration import ArchivedItem, ArchivedRun, RunArchive, RunRefusedError
 from application.use_cases.export_executions import ExportExecutions, ExportExecutionsCommand
 from domain.errors import ExecutionNotFoundError
 from tests.contract.builders import (
@@ -224,3 +224,88 @@ def test_importing_a_published_version_again_writes_nothing(
     again = archive.import_run(run)  # the version's immutability guard does not refuse it
 
     assert (again.written, again.unchanged, again.conflicts) == (0, len(run.items), ())
+
+
+def test_a_run_naming_a_step_stored_for_another_run_is_refused_before_anything_is_written(
+    backend: Backend,
+) -> None:
+    """Rows keyed by the step alone would be both runs': deleting one would take the other's."""
+    store, archive, _ = backend
+    write_launch(store, a_launch("r1"))
+    run = archive.export_run("r1")
+    items = tuple(
+        replace(i, item={n: "r2" if v == "r1" else v for n, v in i.item.items()}, line=n)
+        for n, i in enumerate(run.items, start=2)
+        if not i.shared
+    )
+    step_line = next(i.line for i in items if i.table == "PIPELINE_EXECUTIONS")
+
+    with pytest.raises(RunRefusedError, match="is stored as a step of run 'r1'") as refused:
+        archive.import_run(ArchivedRun("r2", items))
+
+    assert refused.value.line == step_line
+    with pytest.raises(ExecutionNotFoundError):
+        archive.export_run("r2")
+    assert archive.export_run("r1") == run
+
+
+def test_a_run_stored_otherwise_gets_none_of_the_files_rows_but_its_shared_ones(
+    backend: Backend,
+) -> None:
+    """Another state of the run: its rows are not mixed in. What it names for the file's later
+    runs (a definition) is still written."""
+    store, archive, _ = backend
+    write_launch(store, a_launch("r1"))
+    run = archive.export_run("r1")
+    event = {"workflowExecutionId": "r1", "sequenceNumber": 99, "eventType": "ExecutionCompleted"}
+    definition = {"workflowDatabaseId:workflowId": "db9:wf9", "workflowId": "wf9"}
+    main = dict(run.items[-1].item) | {"executionStatus": "SUCCEEDED"}
+    later = replace(
+        run,
+        items=(
+            ArchivedItem("WORKFLOW_DEFINITIONS", definition, shared=True),
+            *run.items[:-1],
+            ArchivedItem("EXECUTION_EVENTS", event),
+            ArchivedItem("WORKFLOW_EXECUTIONS", main),
+        ),
+    )
+
+    imported = archive.import_run(later)
+
+    assert (imported.written, imported.unchanged) == (1, 0)
+    (conflict,) = imported.conflicts
+    assert conflict.startswith("WORKFLOW_EXECUTIONS workflowExecutionId='r1'")
+    assert conflict.endswith(f"none of the run's {len(run.items) + 1} item(s) written")
+    assert archive.export_run("r1") == run
+    assert archive.differences(ArchivedRun("r1", (later.items[0],))) == []
+
+
+def test_a_version_past_the_stored_workflows_latest_is_not_written(
+    backend: Backend, request: pytest.FixtureRequest
+) -> None:
+    """Stored, it would take the number the next publish claims, and refuse it."""
+    store, archive, _ = backend
+    backend_name = request.node.callspec.params["backend"]
+    publish(request.getfixturevalue(f"{backend_name}_workflow_definitions"), a_version(1))
+    write_launch(store, a_launch("r1"))
+    versioned = [
+        i
+        for i in archive.export_run("r1").items
+        if i.table in ("WORKFLOW_VERSIONS", "STEP_DEFINITIONS")
+    ]
+    assert versioned
+
+    def later(item: dict[str, Any]) -> dict[str, Any]:
+        step_key = "workflowDatabaseId:workflowId:workflowVersion"
+        if step_key in item:
+            item[step_key] = item[step_key].rsplit(":", 1)[0] + ":2"
+        return item | {"workflowVersion": 2}
+
+    run = ArchivedRun("r1", tuple(replace(i, item=later(dict(i.item))) for i in versioned))
+
+    imported = archive.import_run(run)
+
+    assert (imported.written, imported.unchanged) == (0, 0)
+    assert len(imported.conflicts) == len(versioned)
+    assert all("version 2 is past the latest" in line for line in imported.conflicts)
+    assert all(line.endswith("not stored") for line in archive.differences(run))

@@ -63,3 +63,22 @@ def test_a_rate_card_price_out_of_range_is_refused_naming_the_file_and_the_rate(
     (line,) = outcome.stderr_lines
     assert line.startswith(f"error: {card}: rates.seconds: unitPrice: must have at most 38"), line
     assert wfx.listed_ids() == []
+
+
+def test_a_cell_past_the_csv_limit_is_refused_naming_its_line(wfx: Wfx) -> None:
+    """Before, a `_csv.Error: field larger than field limit` traceback."""
+    bill = wfx.home / "bill.csv"
+    bill.write_text(
+        f"executionId,stepId,quantity,unit\nrun,step,1,{'x' * 200_000}\n",
+        encoding="utf-8",
+    )
+    assert_bad_input(wfx("costs", "import", str(bill)), "line 2", "field limit")
+
+
+def test_a_file_that_never_ends_is_refused_past_the_bound_without_exhausting_memory(
+    wfx: Wfx,
+) -> None:
+    """`/dev/zero` is read as a pipe is, up to the bound; before, it was read until memory ran
+    out (a MemoryError traceback, or minutes of swapping)."""
+    outcome = wfx("costs", "import", "/dev/zero", timeout=20)
+    assert_bad_input(outcome, "FILE", "/dev/zero", "MiB")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
+import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from tests.e2e.cli import Wfx, assert_bad_input
@@ -75,3 +79,340 @@ def test_an_export_line_holding_a_lone_surrogate_rejects_its_run_alone(wfx: Wfx)
     assert "\\ud800" in rejected, rejected
     assert other.listed_ids() == [good]
     assert other("executions", "show", good).code == 0
+
+
+def _exported_lines(wfx: Wfx, runs: int) -> tuple[list[str], list[str]]:
+    """`runs` runs of demo/noop exported: the file's lines and the run ids, in file order."""
+    wfx.publish_command_step("noop", "pass")
+    for _ in range(runs):
+        wfx.run_id("demo/noop")
+    file = wfx.home / "runs.jsonl"
+    wfx.ok("export", "--to", str(file))
+    lines = file.read_text(encoding="utf-8").splitlines()
+    run_ids = list(dict.fromkeys(json.loads(line)["run"] for line in lines[1:]))
+    return lines, run_ids
+
+
+def _step_of(lines: list[str], run_id: str) -> str:
+    (step,) = [
+        document["item"]["pipelineExecutionId"]
+        for document in map(json.loads, lines[1:])
+        if document["run"] == run_id and document.get("table") == "PIPELINE_EXECUTIONS"
+    ]
+    return str(step)
+
+
+def _log_rows(home: Path, step_id: str) -> list[str]:
+    with closing(sqlite3.connect(home / "wfx.db")) as connection:
+        rows = connection.execute(
+            'SELECT item FROM PipelineExecutionLogsStorageTable WHERE "pipelineExecutionId" = ?',
+            (step_id,),
+        ).fetchall()
+    return [item for (item,) in rows]
+
+
+def test_a_step_row_naming_another_runs_step_rejects_its_run_and_writes_nothing_there(
+    wfx: Wfx,
+) -> None:
+    """A hand-edited line of one run keyed by a step of another: imported, it would show as
+    that other run's row, which never had it."""
+    lines, (victim, forger) = _exported_lines(wfx, 2)
+    victim_step = _step_of(lines, victim)
+    other = wfx.in_home(wfx.home / "other")
+    whole = wfx.home / "whole.jsonl"
+    whole.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    other.ok("import", str(whole))
+    stored = _log_rows(other.home, victim_step)
+    forged = {
+        "run": forger,
+        "table": "PIPELINE_LOGS",
+        "item": {"pipelineExecutionId": victim_step, "logType": "forged", "resultLog": "x"},
+    }
+    edited = [line for line in lines if json.loads(line).get("run", forger) == forger]
+    edited.insert(len(edited) - 1, json.dumps(forged))
+    file = wfx.home / "forged.jsonl"
+    file.write_text("\n".join(edited) + "\n", encoding="utf-8")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    (rejected,) = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert rejected.startswith(
+        f"error: line {len(edited) - 1}: run {forger}: item.pipelineExecutionId: "
+    ), rejected
+    assert _log_rows(other.home, victim_step) == stored
+
+
+def test_a_run_whose_step_id_is_another_stored_runs_step_is_rejected_and_that_run_kept(
+    wfx: Wfx,
+) -> None:
+    """Step rows are keyed by the step id alone: imported, the two runs would share them, and
+    deleting the imported run would take the stored run's step rows with it."""
+    lines, (kept, forger) = _exported_lines(wfx, 2)
+    kept_step, forger_step = _step_of(lines, kept), _step_of(lines, forger)
+    other = wfx.in_home(wfx.home / "other")
+    first = wfx.home / "first.jsonl"
+    first.write_text(
+        "\n".join(line for line in lines if json.loads(line).get("run", kept) == kept) + "\n",
+        encoding="utf-8",
+    )
+    other.ok("import", str(first))
+    stored = _log_rows(other.home, kept_step)
+    edited = [
+        line.replace(forger_step, kept_step)
+        for line in lines
+        if json.loads(line).get("run", forger) == forger
+    ]
+    (number,) = [n for n, line in enumerate(edited, 1) if '"PIPELINE_EXECUTIONS"' in line]
+    file = wfx.home / "forged.jsonl"
+    file.write_text("\n".join(edited) + "\n", encoding="utf-8")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    (rejected,) = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert rejected.startswith(f"error: line {number}: run {forger}: item.pipelineExecutionId: "), (
+        rejected
+    )
+    assert kept in rejected, rejected
+    assert other.listed_ids() == [kept]
+    assert _log_rows(other.home, kept_step) == stored
+
+
+HOSTILE_IDS = ("a/b", "..", "a\\b", "x\x00y", "x\x1b[31my", "A" * 10_000, " lead")
+
+
+def test_a_run_whose_id_no_launch_could_have_made_is_rejected_naming_the_line(wfx: Wfx) -> None:
+    """Ids name folders, object keys and Step Functions executions: stored, `executions logs`
+    ended in a traceback and `executions delete` refused them, with no way to remove them."""
+    lines, (good,) = _exported_lines(wfx, 1)
+    step = _step_of(lines, good)
+    edited = [lines[0]]
+    firsts = []
+    for number, hostile in enumerate(HOSTILE_IDS):
+        firsts.append(len(edited) + 1)
+        edited += [
+            line.replace(f'"{good}"', json.dumps(hostile)).replace(step, f"{number:032x}")
+            for line in lines[1:]
+        ]
+    edited += lines[1:]
+    file = wfx.home / "hostile.jsonl"
+    file.write_text("\n".join(edited) + "\n", encoding="utf-8")
+    other = wfx.in_home(wfx.home / "other")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    assert "Traceback" not in outcome.stderr, str(outcome)
+    rejected = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert [line.split(":")[1] for line in rejected] == [f" line {n}" for n in firsts], str(outcome)
+    assert all(" run: " in line and len(line) < 400 for line in rejected), rejected
+    assert not any(c in outcome.stderr for c in "\x00\x1b"), outcome.stderr
+    assert other.listed_ids() == [good]
+
+
+UNREADABLE_MAIN_ROWS = {
+    "executionStatus": "BOGUS",
+    "executionStartDate": "yesterday",
+    "workflowVersion": "x",
+    "triggerType": None,
+    "workflowId": "(absent)",
+}
+
+
+def test_a_main_row_wfx_cannot_read_rejects_its_run_naming_the_line_and_the_attribute(
+    wfx: Wfx,
+) -> None:
+    """Stored, the run was left out of every list, and `show` and `delete` refused it: there
+    was no way to see or remove it but editing the database."""
+    lines, (good,) = _exported_lines(wfx, 1)
+    step = _step_of(lines, good)
+    edited = [lines[0]]
+    mains = []
+    for number, (name, value) in enumerate(UNREADABLE_MAIN_ROWS.items()):
+        run_id, step_id = f"{number:031x}r", f"{number:031x}s"
+        copy = [line.replace(good, run_id).replace(step, step_id) for line in lines[1:]]
+        main = json.loads(copy[-1])
+        if value == "(absent)":
+            del main["item"][name]
+        else:
+            main["item"][name] = value
+        copy[-1] = json.dumps(main)
+        edited += copy
+        mains.append((len(edited), run_id))
+    edited += lines[1:]
+    file = wfx.home / "unreadable.jsonl"
+    file.write_text("\n".join(edited) + "\n", encoding="utf-8")
+    other = wfx.in_home(wfx.home / "other")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    rejected = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert [line.split(": item")[0] for line in rejected] == [
+        f"error: line {number}: run {run_id}" for number, run_id in mains
+    ], str(outcome)
+    for line, name in zip(
+        rejected, ("status", "executionStartDate", "int()", "trigger", "workflowId"), strict=True
+    ):
+        assert name in line, line
+    assert other.listed_ids() == [good]
+    assert other("executions", "show", mains[0][1]).code == 2
+
+
+def test_a_line_that_is_not_utf8_rejects_its_run_alone_and_a_gzip_file_is_refused(
+    wfx: Wfx,
+) -> None:
+    """Before, either ended in a UnicodeDecodeError traceback, the first half-way through the
+    file, after the runs before it were imported."""
+    lines, (first, second) = _exported_lines(wfx, 2)
+    encoded = [line.encode() for line in lines]
+    (number,) = [n for n, line in enumerate(lines, 1) if second in line and "resultLog" in line]
+    encoded[number - 1] = encoded[number - 1].replace(
+        b"step: SUCCEEDED", b"step: \xff\xfeSUCCEEDED"
+    )
+    file = wfx.home / "latin.jsonl"
+    file.write_bytes(b"\n".join(encoded) + b"\n")
+    other = wfx.in_home(wfx.home / "other")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    assert "Traceback" not in outcome.stderr, str(outcome)
+    (rejected,) = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert rejected.startswith(f"error: line {number}: run {second}: not UTF-8 text"), rejected
+    assert "0xff" in rejected, rejected
+    assert other.listed_ids() == [first]
+
+    packed = wfx.home / "runs.jsonl.gz"
+    packed.write_bytes(gzip.compress(b"\n".join(encoded) + b"\n"))
+    assert_bad_input(other("import", str(packed)), "line 1", "wfx export")
+
+
+def test_a_line_past_the_bound_rejects_its_run_without_being_held_whole(wfx: Wfx) -> None:
+    """Before, a line was read and parsed whole: 200 MB of one line took 800 MB of memory, and
+    a 1 GB one four times that, whatever it held."""
+    lines, (first, second) = _exported_lines(wfx, 2)
+    (last,) = [
+        n for n, line in enumerate(lines) if second in line and "WORKFLOW_EXECUTIONS" in line
+    ]
+    file = wfx.home / "long.jsonl"
+    with file.open("w", encoding="utf-8") as stream:
+        stream.write("\n".join(lines[:last]) + "\n")
+        body = {"run": second, "object": f"executions/{second}/bodies/log/resultLog/0"}
+        stream.write(json.dumps(body)[:-1] + ', "base64": "')
+        for _ in range(260):
+            stream.write("A" * 2**20)
+        stream.write('"}\n' + "\n".join(lines[last:]) + "\n")
+    other = wfx.in_home(wfx.home / "other")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    (rejected,) = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert rejected.startswith(f"error: line {last + 1}: run {second}: "), rejected
+    assert "256 MiB" in rejected, rejected
+    assert other.listed_ids() == [first]
+
+
+def _event_types(home: Path, run_id: str) -> list[str]:
+    with closing(sqlite3.connect(home / "wfx.db")) as connection:
+        rows = connection.execute(
+            'SELECT item FROM WfxExecutionEventsTable WHERE "workflowExecutionId" = ? '
+            'ORDER BY "sequenceNumber"',
+            (run_id,),
+        ).fetchall()
+    return [json.loads(item)["eventType"] for (item,) in rows]
+
+
+def test_a_run_stored_otherwise_is_kept_whole_none_of_the_files_rows_added_to_it(
+    wfx: Wfx,
+) -> None:
+    """An earlier export of a run, taken while it ran, then the whole run: before, the second
+    import kept the stored main row (RUNNING) but added the file's later events and rows to it,
+    so its event log said SUCCEEDED under a main row that said RUNNING."""
+    lines, (run_id,) = _exported_lines(wfx, 1)
+    early = []
+    for line in lines:
+        document = json.loads(line)
+        item = document.get("item", {})
+        if document.get("table") == "EXECUTION_EVENTS" and item["sequenceNumber"] > 2:
+            continue
+        if document.get("table") == "WORKFLOW_EXECUTIONS":
+            item["executionStatus"] = "RUNNING"
+            item.pop("executionStopDate", None)
+        early.append(json.dumps(document) if item else line)
+    first = wfx.home / "early.jsonl"
+    first.write_text("\n".join(early) + "\n", encoding="utf-8")
+    whole = wfx.home / "whole.jsonl"
+    whole.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    other = wfx.in_home(wfx.home / "other")
+    other.ok("import", str(first))
+    stored = _event_types(other.home, run_id)
+    assert len(stored) == 2
+
+    outcome = other("import", str(whole))
+
+    assert outcome.code == 0, str(outcome)
+    warnings = [line for line in outcome.stderr_lines if line.startswith("warning: ")]
+    assert len(warnings) == 1, str(outcome)
+    assert f"WORKFLOW_EXECUTIONS workflowExecutionId='{run_id}'" in warnings[0], warnings
+    assert "none of the run's" in warnings[0], warnings
+    assert _event_types(other.home, run_id) == stored
+    assert other.json("executions", "show", run_id)["executionStatus"] == "RUNNING"
+
+
+def test_a_workflow_version_the_run_does_not_name_rejects_it_and_publishing_still_works(
+    wfx: Wfx,
+) -> None:
+    """A version 2 carried in by hand under a run of version 1: before, it was stored beside the
+    definition that says the latest is 1, and every later publish of the workflow failed
+    (`could not claim a version number`)."""
+    lines, (run_id,) = _exported_lines(wfx, 1)
+    edited = []
+    for line in lines:
+        edited.append(line)
+        document = json.loads(line)
+        if document.get("table") == "WORKFLOW_VERSIONS":
+            document["item"] |= {"workflowVersion": 2, "digest": "0" * 64}
+            edited.append(json.dumps(document))
+            forged = len(edited)
+    file = wfx.home / "forged.jsonl"
+    file.write_text("\n".join(edited) + "\n", encoding="utf-8")
+    other = wfx.in_home(wfx.home / "other")
+    other.ok("import", str(wfx.home / "runs.jsonl"))
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 1, str(outcome)
+    (rejected,) = [line for line in outcome.stderr_lines if line.startswith("error: ")]
+    assert rejected.startswith(f"error: line {forged}: run {run_id}: "), rejected
+    assert "WORKFLOW_VERSIONS" in rejected and "demo:noop version 1" in rejected, rejected
+    other.publish_command_step("noop", "print(2)")
+    assert other.json("workflows", "show", "demo/noop")["latestVersion"] == 2
+
+
+def test_a_version_past_the_target_workflows_latest_is_not_imported_so_publishing_goes_on(
+    wfx: Wfx,
+) -> None:
+    """Two homes each publish demo/noop; a run of the first's version 2 moved into the second,
+    whose latest is 1. Before, version 2 was stored under the second's definition (kept, as it
+    differs), and every later publish there failed: `could not claim a version number`."""
+    wfx.publish_command_step("noop", "print(1)")
+    wfx.publish_command_step("noop", "print(2)")
+    run_id = wfx.run_id("demo/noop")
+    file = wfx.home / "runs.jsonl"
+    wfx.ok("export", "--to", str(file))
+    other = wfx.in_home(wfx.home / "other")
+    other.publish_command_step("noop", "print('mine')")
+
+    outcome = other("import", str(file))
+
+    assert outcome.code == 0, str(outcome)
+    warnings = [line for line in outcome.stderr_lines if line.startswith("warning: ")]
+    past = [line for line in warnings if "past" in line]
+    assert any("WORKFLOW_VERSIONS" in line for line in past), str(outcome)
+    assert any("STEP_DEFINITIONS" in line for line in past), str(outcome)
+    assert other.listed_ids() == [run_id]
+    other.publish_command_step("noop", "print('mine again')")
+    assert other.json("workflows", "show", "demo/noop")["latestVersion"] == 2

@@ -128,3 +128,36 @@ def test_runs_kept_running_offline_still_list_without_aws(wfx: Wfx, tmp_path: Pa
     ]
     described = wfx("executions", "describe", running["executionId"])
     assert described.code == 3 and "credentials" in described.stderr, str(described)
+
+
+MALFORMED_TYPED_VALUES = {
+    "a number that is none": {"N": "abc"},
+    "a number that is a map": {"N": {"a": 1}},
+    "a list that is a number": {"L": 5},
+    "a set that is a number": {"SS": 5},
+    "a map that is a list": {"M": [1]},
+    "a flag that is text": {"BOOL": "yes"},
+    "text that is a number": {"S": 5},
+}
+
+
+@pytest.mark.parametrize("value", MALFORMED_TYPED_VALUES.values(), ids=MALFORMED_TYPED_VALUES)
+def test_a_malformed_typed_value_is_refused_naming_the_item_and_attribute(
+    wfx: Wfx, tmp_path: Path, value: dict[str, Any]
+) -> None:
+    """Before, a decimal.InvalidOperation, TypeError or AttributeError traceback."""
+    items = [{k: {"S": v} for k, v in item.items()} for item in old_items(ROWS)[:2]]
+    items[1]["startDate"] = value
+    file = tmp_path / "typed.json"
+    file.write_text(json.dumps({"Items": items}), encoding="utf-8")
+
+    outcome = wfx("migrate", "v1", "--from-file", str(file), "--offline")
+
+    assert_bad_input(outcome, "--from-file", "item 1", "startDate", next(iter(value)))
+    assert wfx.json("executions", "list")["Items"] == []
+
+
+def test_a_file_that_never_ends_is_refused_past_the_bound(wfx: Wfx) -> None:
+    """Before, /dev/zero was read until memory ran out."""
+    outcome = wfx("migrate", "v1", "--from-file", "/dev/zero", "--offline", timeout=20)
+    assert_bad_input(outcome, "--from-file", "/dev/zero", "MiB")

@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 
-from adapters.archive_file import read_runs, write_header, write_run
+from adapters.archive_file import bounded_lines, read_runs, write_header, write_run
 from adapters.run_records import build_execution_record
 from application.ports.migration import ArchivedBody, ArchivedItem, ArchivedRun, RejectedRun
 from domain.errors import InvalidInputError
 from tests.contract.builders import an_execution
 
 HEADER = '{"format":"wfx-export","version":1}'
+STEP = "pipelineExecutionId"
 
 
 def _run(run_id: str) -> ArchivedRun:
@@ -119,6 +120,18 @@ BAD_LINES = {
         {"run": "r1", "object": "executions/r1/bodies/x", "base64": "***"},
         "base64: not valid base64",
     ),
+    "a step row of no step of the run": (
+        {"run": "r1", "table": "PIPELINE_LOGS", "item": {STEP: "p9", "logType": "summary"}},
+        "item.pipelineExecutionId: names no step of this run",
+    ),
+    "a step row naming another run": (
+        {
+            "run": "r1",
+            "table": "TASK_EXECUTIONS",
+            "item": {STEP: "p1", "attempt": 1, "workflowExecutionId": "r2"},
+        },
+        "item.workflowExecutionId: must be the line's run 'r1'",
+    ),
     "stray field": (
         {"run": "r1", "table": "EXECUTION_EVENTS", "item": {}, "extra": 1},
         "extra: not a field of an item line",
@@ -153,3 +166,47 @@ def test_a_run_without_its_main_row_last_is_rejected() -> None:
 def test_a_file_not_written_by_export_is_refused_at_line_one(first: str) -> None:
     with pytest.raises(InvalidInputError, match="line 1: the first line must be"):
         list(read_runs([first + "\n"] if first else []))
+
+
+def test_a_step_claimed_by_two_runs_of_the_file_rejects_the_second() -> None:
+    """Rows keyed by the step alone would belong to both."""
+
+    def with_step(run_id: str) -> ArchivedRun:
+        run = _run(run_id)
+        step = {STEP: "p1", "workflowExecutionId": run_id}
+        return ArchivedRun(run_id, (ArchivedItem("PIPELINE_EXECUTIONS", step), *run.items))
+
+    first, second = read_runs(_file(with_step("r1"), with_step("r2")))
+
+    assert isinstance(first, ArchivedRun)
+    assert isinstance(second, RejectedRun) and second.workflow_execution_id == "r2"
+    assert second.line == 5
+    assert second.message == "item.pipelineExecutionId: already a step of run 'r1'"
+
+
+def test_lines_past_the_bound_are_skipped_to_their_end_keeping_their_start() -> None:
+    stream = io.BytesIO(b"abcd\nabcde\nabcdefghij\nxy\nabcd")
+
+    lines = list(bounded_lines(stream, limit=4))
+
+    assert [line if isinstance(line, bytes) else ("long", line.head) for line in lines] == [
+        b"abcd\n",
+        ("long", b"abcde"),
+        ("long", b"abcde"),
+        b"xy\n",
+        b"abcd",
+    ]
+
+
+def test_a_line_past_the_bound_rejects_the_run_it_starts_with() -> None:
+    lines = _file(_run("r1"), _run("r2"))
+    encoded = [line.encode() for line in lines]
+    limit = max(len(line) for line in encoded)
+    long = b'{"run":"r2","object":"executions/r2/bodies/x/y/z","base64":"' + b"A" * limit + b'"}\n'
+    encoded.insert(5, long)
+
+    first, second = read_runs(bounded_lines(io.BytesIO(b"".join(encoded)), limit=limit))
+
+    assert isinstance(first, ArchivedRun)
+    assert isinstance(second, RejectedRun) and second.workflow_execution_id == "r2"
+    assert second.line == 6 and second.message.startswith("longer than 256 MiB")

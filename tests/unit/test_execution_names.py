@@ -7,7 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.errors import InvalidInputError
-from domain.names import execution_name_problem, is_logging_safe, validate_execution_name
+from domain.names import (
+    execution_id_problem,
+    execution_name_problem,
+    is_logging_safe,
+    validate_execution_name,
+)
 
 
 def test_a_guid_is_a_valid_logging_safe_name() -> None:
@@ -49,3 +54,12 @@ def test_every_logging_safe_name_up_to_eighty_characters_is_accepted(name: str) 
 def test_an_accepted_name_never_holds_a_forbidden_character(name: str) -> None:
     if execution_name_problem(name) is None:
         assert not any(c in name for c in ' <>{}[]?*"#%\\^|~`$&,;:/')
+
+
+@pytest.mark.parametrize("identifier", [".", ".."])
+def test_an_id_that_names_a_folder_is_no_stored_id_though_a_valid_execution_name(
+    identifier: str,
+) -> None:
+    assert execution_name_problem(identifier) is None
+    assert execution_id_problem(identifier) == "must not be . or .. (an id names a folder)"
+    assert execution_id_problem("run.1") is None

@@ -71,3 +71,11 @@ def test_a_failed_run_without_a_message_has_no_error_and_no_version_is_pinned() 
     assert run.execution.execution_error is None
     assert [i.version_id for i in run.inputs] == [""]
     assert [i.input_asset_file_key for i in run.input_files] == ["/"]
+
+
+@pytest.mark.parametrize("execution_id", [".", "..", "a/b"])
+def test_an_execution_id_that_would_name_another_folder_is_refused(execution_id: str) -> None:
+    """Migrated, the run could be neither deleted nor have its logs read."""
+    item = old_items(ROWS)[0] | {"executionId": execution_id}
+    with pytest.raises(InvalidInputError, match=r"^executionId: must not"):
+        parse_v1_item(item)

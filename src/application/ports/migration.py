@@ -142,6 +142,16 @@ class ImportedRun:
     conflicts: tuple[str, ...] = ()
 
 
+class RunRefusedError(Exception):
+    """The store cannot take an archived run as it is (nothing of it was written): the line
+    of the item that says so, and the rule."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
 class RunArchive(Protocol):
     """Whole runs read from and written to one store, item by item (store-to-store copy)."""
 
@@ -154,7 +164,9 @@ class RunArchive(Protocol):
         ...
 
     def import_run(self, run: ArchivedRun) -> ImportedRun:
-        """Bodies first, then each absent item by a conditional put, the main row last."""
+        """Bodies first, then each absent item by a conditional put, the main row last.
+        Raises RunRefusedError, before writing anything, when one of the run's steps is stored
+        as a step of another run (the rows keyed by that step would be both runs')."""
         ...
 
     def differences(self, run: ArchivedRun) -> list[str]:

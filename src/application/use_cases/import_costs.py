@@ -6,10 +6,10 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from decimal import Decimal
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -37,6 +37,7 @@ REQUIRED_COLUMNS = ("executionId", "stepId", "quantity", "unit")
 OPTIONAL_COLUMNS = ("attempt", "unitPrice", "currency", "amount", "basis", "entryId", "supersedes")
 COLUMNS = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 MAX_ROWS = 100_000  # a file is checked whole in memory before anything is written
+MAX_FILE_BYTES = 64 * 2**20  # so is its text: 100,000 rows of 670 bytes
 
 
 class ImportCostsCommand(BaseModel):
@@ -54,6 +55,15 @@ class ImportCostsResult(BaseModel):
     @property
     def corrections(self) -> int:
         return sum(1 for entry in self.entries if entry.supersedes is not None)
+
+
+def _rows(reader: csv.DictReader[str]) -> Iterator[dict[str | Any, str | Any]]:
+    try:
+        yield from reader
+    except csv.Error as error:  # a cell past csv's field limit
+        # line_num counts the lines of the rows read whole: the bad row starts on the next one
+        line = reader.line_num + 1
+        raise InvalidInputError(f"line {line}: not CSV wfx reads: {error}") from None
 
 
 def _required_ids(row: Mapping[str, str]) -> tuple[str, str]:
@@ -158,7 +168,7 @@ class ImportCosts:
         ledgers: dict[str, list[CostLedgerEntry]] = {}  # per run: stored, then this file's
         entries: list[CostLedgerEntry] = []
         now = self._clock.now()
-        for row in reader:
+        for row in _rows(reader):
             line = reader.line_num
             if len(entries) >= MAX_ROWS:
                 raise InvalidInputError(f"line {line}: a file holds at most {MAX_ROWS} rows")

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from application.ports.migration import ArchivedRun, RejectedRun, RunArchive
+from application.ports.migration import ArchivedRun, RejectedRun, RunArchive, RunRefusedError
 
 
 class ImportExecutionsResult(BaseModel):
@@ -33,7 +33,13 @@ class ImportExecutions:
             if isinstance(run, RejectedRun):
                 rejected.append(run)
                 continue
-            imported = self._archive.import_run(run)
+            try:
+                imported = self._archive.import_run(run)
+            except RunRefusedError as refused:
+                rejected.append(
+                    RejectedRun(run.workflow_execution_id, refused.line, refused.message)
+                )
+                continue
             count += 1
             written += imported.written
             unchanged += imported.unchanged

@@ -119,12 +119,20 @@ def costs_import(
     """Load a billing export: one entry per row, a row with `supersedes` correcting an entry.
     Columns: executionId, stepId, quantity, unit (required); attempt, unitPrice, currency,
     amount, basis (default actual), entryId, supersedes. A bad row: nothing of the file goes in."""
-    from application.use_cases.import_costs import ImportCostsCommand
+    from application.use_cases.import_costs import MAX_FILE_BYTES, ImportCostsCommand
     from domain.errors import InvalidInputError
     from entrypoints.cost_responses import CostEntriesResponse
 
+    with file.open("rb") as stream:
+        # read as a pipe is (`<(...)`), but bounded: /dev/zero or a runaway writer never ends
+        data = stream.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise InvalidInputError(
+            f"FILE: {file} holds more than {MAX_FILE_BYTES // 2**20} MiB, which a file "
+            "checked whole before anything is written may not; split it"
+        )
     try:
-        text = file.read_text(encoding="utf-8-sig")  # a spreadsheet's export starts with a BOM
+        text = data.decode("utf-8-sig")  # a spreadsheet's export starts with a BOM
     except UnicodeDecodeError as error:
         raise InvalidInputError(f"FILE: {file} is not UTF-8: {error.reason}") from None
     result = context.container().import_costs().execute(ImportCostsCommand(text=text))

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TextIO
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -23,6 +23,9 @@ from entrypoints.cli import context
 if TYPE_CHECKING:
     from application.ports.migration import ArchivedRun, RejectedRun
     from application.use_cases.import_executions import ImportExecutionsResult
+
+
+T = TypeVar("T")
 
 
 def _warn(text: str) -> None:
@@ -126,21 +129,21 @@ def _to_stderr(text: str) -> None:
 
 def _count_lines(path: Path) -> int:
     with path.open("rb") as stream:
-        return sum(1 for _ in stream)
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: stream.read(2**20), b""))
 
 
 def _read(path: Path, description: str) -> Iterator[ArchivedRun | RejectedRun]:
-    from adapters.archive_file import read_runs
+    from adapters.archive_file import bounded_lines, read_runs
 
     with (
-        path.open(encoding="utf-8") as stream,
+        path.open("rb") as stream,  # decoded line by line: a line not UTF-8 rejects its run
         _progress(description, _count_lines(path) if sys.stderr.isatty() else None) as advance,
     ):
-        yield from read_runs(_numbered(stream, advance))
+        yield from read_runs(_numbered(bounded_lines(stream), advance))
 
 
-def _numbered(stream: TextIO, advance: Any) -> Iterable[str]:
-    for number, line in enumerate(stream, start=1):
+def _numbered(lines: Iterable[T], advance: Any) -> Iterable[T]:
+    for number, line in enumerate(lines, start=1):
         if advance:
             advance(number)
         yield line
@@ -178,6 +181,17 @@ def _say_imported(result: ImportExecutionsResult, verified: bool) -> None:
         )
     if verified:
         context.echo("verified: every item of the file is stored as it is in the file")
+
+
+def _shown_id(text: str) -> str:
+    """A file's run id as an error line can show it: a rejected one may be anything."""
+    from domain.control_characters import escape_control_characters
+
+    shown = escape_control_characters(text, keep="")
+    return shown if len(shown) <= _SHOWN else f"{shown[:_SHOWN]}... ({len(text)} characters)"
+
+
+_SHOWN = 100
 
 
 def import_(
@@ -232,7 +246,7 @@ def import_(
         _warn(f"warning: {conflict}")
     for rejected in result.rejected:
         _warn(
-            f"error: line {rejected.line}: run {rejected.workflow_execution_id}: "
+            f"error: line {rejected.line}: run {_shown_id(rejected.workflow_execution_id)}: "
             f"{rejected.message} (nothing of this run imported)"
         )
     if verify:
