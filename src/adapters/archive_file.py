@@ -142,54 +142,62 @@ def _parse(text: str) -> tuple[str, ArchivedItem | ArchivedBody]:
     if problem is not None:
         raise _LineError(f"run: {problem}")
     if "table" in document:
-        unknown = set(document) - {"run", "table", "item"}
-        if unknown:
-            raise _LineError(f"{sorted(unknown)[0]}: not a field of an item line")
-        table_name, item = document["table"], document.get("item")
-        if table_name not in _TABLES:
-            raise _LineError(f"table: {table_name!r} is not a table a run's archive holds")
-        if not isinstance(item, dict):
-            raise _LineError("item: a JSON object is required")
-        table = _TABLES[table_name]
-        try:
-            check_item(table_name, TABLE_SPECS[table], item)
-        except ValueError as exc:
-            raise _LineError(f"item: {exc}") from exc
-        for name, value in item.items():
-            if value is None and name in {a.name for a in TABLE_SPECS[table].all_key_attributes}:
-                raise _LineError(f"item.{name}: an index key is absent when unset, never null")
-            _check_value(value, f"item.{name}")
-        if table is ResourceKeys.PIPELINE_EXECUTIONS:
-            problem = execution_id_problem(item[STEP_ID])
-            if problem is not None:
-                raise _LineError(f"item.{STEP_ID}: {problem}")
-        # a row of the run's own that names a run (a step's log, an attempt) names this one
-        owned = table in _RUN_KEYED or (table not in SHARED_TABLES and EXECUTION_ID in item)
-        if owned and item.get(EXECUTION_ID) != run_id:
-            raise _LineError(f"item.{EXECUTION_ID}: must be the line's run {run_id!r}")
-        if table is ResourceKeys.WORKFLOW_EXECUTIONS:
-            try:
-                parse_execution_record(item)
-            except UnreadableRowError as exc:
-                # stored, the run would be left out of every list, and shown or deleted by none
-                raise _LineError(f"item: wfx cannot read it as a run: {exc.problem}") from exc
-        return run_id, ArchivedItem(table_name, item, shared=table in SHARED_TABLES)
+        return run_id, _item_line(run_id, document)
     if "object" in document:
-        unknown = set(document) - {"run", "object", "base64"}
-        if unknown:
-            raise _LineError(f"{sorted(unknown)[0]}: not a field of an object line")
-        key, encoded = document["object"], document.get("base64")
-        prefix = f"{execution_object_prefix(run_id)}bodies/"
-        if not isinstance(key, str) or not key.startswith(prefix) or ".." in key.split("/"):
-            raise _LineError(f"object: a body's key starts with {prefix!r}")
-        if not isinstance(encoded, str):
-            raise _LineError("base64: a base64 string is required")
-        try:
-            data = base64.b64decode(encoded, validate=True)
-        except (binascii.Error, ValueError) as exc:
-            raise _LineError("base64: not valid base64") from exc
-        return run_id, ArchivedBody(key, data)
+        return run_id, _body_line(run_id, document)
     raise _LineError("a line has either a table and an item, or an object and its base64")
+
+
+def _item_line(run_id: str, document: dict[str, Any]) -> ArchivedItem:
+    unknown = set(document) - {"run", "table", "item"}
+    if unknown:
+        raise _LineError(f"{sorted(unknown)[0]}: not a field of an item line")
+    table_name, item = document["table"], document.get("item")
+    if table_name not in _TABLES:
+        raise _LineError(f"table: {table_name!r} is not a table a run's archive holds")
+    if not isinstance(item, dict):
+        raise _LineError("item: a JSON object is required")
+    table = _TABLES[table_name]
+    try:
+        check_item(table_name, TABLE_SPECS[table], item)
+    except ValueError as exc:
+        raise _LineError(f"item: {exc}") from exc
+    for name, value in item.items():
+        if value is None and name in {a.name for a in TABLE_SPECS[table].all_key_attributes}:
+            raise _LineError(f"item.{name}: an index key is absent when unset, never null")
+        _check_value(value, f"item.{name}")
+    if table is ResourceKeys.PIPELINE_EXECUTIONS:
+        problem = execution_id_problem(item[STEP_ID])
+        if problem is not None:
+            raise _LineError(f"item.{STEP_ID}: {problem}")
+    # a row of the run's own that names a run (a step's log, an attempt) names this one
+    owned = table in _RUN_KEYED or (table not in SHARED_TABLES and EXECUTION_ID in item)
+    if owned and item.get(EXECUTION_ID) != run_id:
+        raise _LineError(f"item.{EXECUTION_ID}: must be the line's run {run_id!r}")
+    if table is ResourceKeys.WORKFLOW_EXECUTIONS:
+        try:
+            parse_execution_record(item)
+        except UnreadableRowError as exc:
+            # stored, the run would be left out of every list, and shown or deleted by none
+            raise _LineError(f"item: wfx cannot read it as a run: {exc.problem}") from exc
+    return ArchivedItem(table_name, item, shared=table in SHARED_TABLES)
+
+
+def _body_line(run_id: str, document: dict[str, Any]) -> ArchivedBody:
+    unknown = set(document) - {"run", "object", "base64"}
+    if unknown:
+        raise _LineError(f"{sorted(unknown)[0]}: not a field of an object line")
+    key, encoded = document["object"], document.get("base64")
+    prefix = f"{execution_object_prefix(run_id)}bodies/"
+    if not isinstance(key, str) or not key.startswith(prefix) or ".." in key.split("/"):
+        raise _LineError(f"object: a body's key starts with {prefix!r}")
+    if not isinstance(encoded, str):
+        raise _LineError("base64: a base64 string is required")
+    try:
+        data = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise _LineError("base64: not valid base64") from exc
+    return ArchivedBody(key, data)
 
 
 def read_runs(
@@ -199,7 +207,27 @@ def read_runs(
     bad line and its rule) and none of its lines is used. A bad first line rejects the file.
     Lines read as bytes are decoded one by one: a line that is not UTF-8 is a bad line."""
     numbered = enumerate(lines, start=1)
-    first = next(numbered, None)
+    _check_header(next(numbered, None))
+    runs = _RunsRead()
+    for number, line in numbered:
+        runs.last_line = number
+        if not isinstance(line, _Overlong) and not line.strip():
+            continue
+        try:
+            run_id, parsed = _parse(_text(line))
+        except (_LineError, RecursionError) as exc:
+            named = _run_of(line) or runs.current or f"(line {number})"
+            if named != runs.current:
+                yield from runs.start(named)
+            runs.refuse(number, _problem(exc))
+            continue
+        if run_id != runs.current:
+            yield from runs.start(run_id)
+        runs.add(number, parsed)
+    yield from runs.finish()
+
+
+def _check_header(first: tuple[int, str | bytes | _Overlong] | None) -> None:
     try:
         header = json.loads(_text(first[1])) if first is not None else None
     except (_LineError, json.JSONDecodeError):
@@ -208,74 +236,68 @@ def read_runs(
         raise InvalidInputError(
             f"line 1: the first line must be {_dumps(_HEADER)} (a file written by wfx export)"
         )
-    current: str | None = None
-    steps: set[str] = set()  # the current run's, from its PIPELINE_EXECUTIONS lines so far
-    claimed: dict[str, str] = {}  # every step id of the file so far: its run
-    items: list[ArchivedItem] = []
-    bodies: list[ArchivedBody] = []
-    error: tuple[int, str] | None = None
 
-    def finish() -> ArchivedRun | RejectedRun | None:
-        if current is None:
-            return None
-        if error is not None:
-            return RejectedRun(current, *error)
+
+class _RunsRead:
+    """The run being read (its lines so far, its first bad line) and every step id of the file
+    so far with its run."""
+
+    def __init__(self) -> None:
+        self.current: str | None = None
+        self.last_line = 1
+        self._steps: set[str] = set()  # the current run's, from its PIPELINE_EXECUTIONS lines
+        self._claimed: dict[str, str] = {}
+        self._items: list[ArchivedItem] = []
+        self._bodies: list[ArchivedBody] = []
+        self._error: tuple[int, str] | None = None
+
+    def start(self, run_id: str) -> Iterator[ArchivedRun | RejectedRun]:
+        """The run read until now, if any; then `run_id`'s lines are read."""
+        yield from self.finish()
+        self.current, self._items, self._bodies, self._error = run_id, [], [], None
+        self._steps = set()
+
+    def refuse(self, number: int, problem: str) -> None:
+        if self._error is None:
+            self._error = (number, problem)
+
+    def add(self, number: int, parsed: ArchivedItem | ArchivedBody) -> None:
+        if isinstance(parsed, ArchivedBody):
+            self._bodies.append(ArchivedBody(parsed.key, parsed.data, number))
+            return
+        if parsed.table == ResourceKeys.PIPELINE_EXECUTIONS.value:
+            step_id = parsed.item[STEP_ID]
+            owner = self._claimed.setdefault(step_id, self.current or "")
+            if owner != self.current:
+                # its step rows are keyed by the step alone: two runs would share them
+                self.refuse(number, f"item.{STEP_ID}: already a step of run {owner!r}")
+                return
+            self._steps.add(step_id)
+        elif parsed.table in _STEP_KEYED and parsed.item[STEP_ID] not in self._steps:
+            # stored, it would be a row of whichever run has that step, or of none
+            self.refuse(number, _NOT_A_STEP)
+            return
+        self._items.append(ArchivedItem(parsed.table, parsed.item, number, parsed.shared))
+
+    def finish(self) -> Iterator[ArchivedRun | RejectedRun]:
+        if self.current is None:
+            return
+        if self._error is not None:
+            yield RejectedRun(self.current, *self._error)
+            return
+        items = self._items
         main = [i for i in items if i.table == ResourceKeys.WORKFLOW_EXECUTIONS.value]
         if len(main) != 1 or items[-1] is not main[0]:
-            line = items[-1].line if items else last_line
-            return RejectedRun(
-                current, line, "a run's lines end with its one WORKFLOW_EXECUTIONS item"
+            line = items[-1].line if items else self.last_line
+            yield RejectedRun(
+                self.current, line, "a run's lines end with its one WORKFLOW_EXECUTIONS item"
             )
+            return
         stray = _not_named(items)
         if stray is not None:
-            return RejectedRun(current, *stray)
-        return ArchivedRun(current, tuple(items), tuple(bodies))
-
-    last_line = 1
-    for number, line in numbered:
-        last_line = number
-        if not isinstance(line, _Overlong) and not line.strip():
-            continue
-        try:
-            run_id, parsed = _parse(_text(line))
-        except (_LineError, RecursionError) as exc:
-            named = _run_of(line) or current or f"(line {number})"
-            if named != current:
-                done = finish()
-                if done is not None:
-                    yield done
-                current, items, bodies, error = named, [], [], None
-                steps = set()
-            if error is None:
-                error = (number, _problem(exc))
-            continue
-        if run_id != current:
-            done = finish()
-            if done is not None:
-                yield done
-            current, items, bodies, error = run_id, [], [], None
-            steps = set()
-        if isinstance(parsed, ArchivedItem):
-            if parsed.table == ResourceKeys.PIPELINE_EXECUTIONS.value:
-                step_id = parsed.item[STEP_ID]
-                owner = claimed.setdefault(step_id, run_id)
-                if owner != run_id:
-                    # its step rows are keyed by the step alone: two runs would share them
-                    if error is None:
-                        error = (number, f"item.{STEP_ID}: already a step of run {owner!r}")
-                    continue
-                steps.add(step_id)
-            elif parsed.table in _STEP_KEYED and parsed.item[STEP_ID] not in steps:
-                # stored, it would be a row of whichever run has that step, or of none
-                if error is None:
-                    error = (number, _NOT_A_STEP)
-                continue
-            items.append(ArchivedItem(parsed.table, parsed.item, number, parsed.shared))
-        else:
-            bodies.append(ArchivedBody(parsed.key, parsed.data, number))
-    done = finish()
-    if done is not None:
-        yield done
+            yield RejectedRun(self.current, *stray)
+            return
+        yield ArchivedRun(self.current, tuple(items), tuple(self._bodies))
 
 
 def _not_named(items: list[ArchivedItem]) -> tuple[int, str] | None:
