@@ -36,3 +36,27 @@ def test_a_file_whose_name_cannot_be_stored_refuses_the_import_by_name(
     assert wfx("assets", "list", "demo/scans").code == 2
     objects = wfx.home / "objects"
     assert not objects.exists() or [p for p in objects.rglob("*") if p.is_file()] == []
+
+
+def test_an_imported_file_whose_name_holds_control_characters_is_shown_escaped_on_its_line(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    """One file, one line: a newline or a tab in a name is shown escaped as an escape is (before,
+    a newline split the file's line in two); the file is stored under its name as it is."""
+    names = ["a\nb.obj", "c\td.obj", "e\x1b[31mf.obj"]
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    for name in names:
+        (folder / name).write_bytes(b"v 0 0 0\n")
+
+    outcome = wfx("assets", "import", "demo", "scans", str(folder))
+
+    assert outcome.code == 0, str(outcome)
+    lines = outcome.stdout.splitlines()
+    assert [line.split("  version ")[0] for line in lines] == [
+        "demo/scans/a\\x0ab.obj",
+        "demo/scans/c\\x09d.obj",
+        "demo/scans/e\\x1b[31mf.obj",
+    ], str(outcome)
+    stored = wfx.json("assets", "list", "demo/scans", "--json")
+    assert sorted(f["fileKey"] for f in stored) == names
