@@ -60,3 +60,17 @@ def test_an_imported_file_whose_name_holds_control_characters_is_shown_escaped_o
     ], str(outcome)
     stored = wfx.json("assets", "list", "demo/scans", "--json")
     assert sorted(f["fileKey"] for f in stored) == names
+
+
+def test_assets_list_and_show_give_a_file_whose_name_holds_a_newline_one_line(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    name = "a\nb.obj"
+    (tmp_path / name).write_bytes(b"v 0 0 0\n")
+    wfx.ok("assets", "import", "demo", "scans", str(tmp_path / name))
+
+    listed = wfx.ok("assets", "list", "demo/scans").stdout.splitlines()
+    assert len(listed) == 2 and listed[1].split()[0] == "a\\x0ab.obj", listed
+    shown = wfx.ok("assets", "show", "demo/scans", name).stdout.splitlines()
+    assert shown[0] == "file      demo/scans/a\\x0ab.obj", shown
+    assert shown[4].startswith("stored    ") and shown[4].endswith("a\\x0ab.obj"), shown
