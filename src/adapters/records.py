@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -422,6 +423,22 @@ def readable_rows(
             parsed.append(parse(item))
         except UnreadableRowError as error:
             left_out.append(UnreadableRow.of(error))
+    return parsed
+
+
+_ROWS_LOG = logging.getLogger("wfx.rows")
+
+
+def listed_rows(parse: Callable[[Item], _Parsed], items: Iterable[Item]) -> list[_Parsed]:
+    """The rows of a list page, parsed: a row wfx cannot read is left out with a warning naming
+    it (`wfx.rows`: stderr for the CLI, the service's log), so that one row another writer
+    mangled does not hide every other (reading that row alone says the same in its refusal)."""
+    parsed = []
+    for item in items:
+        try:
+            parsed.append(parse(item))
+        except UnreadableRowError as error:
+            _ROWS_LOG.warning("warning: %s", UnreadableRow.of(error).list_note)
     return parsed
 
 

@@ -4,7 +4,6 @@ Item shapes as adapters/records.py describes."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -22,6 +21,7 @@ from adapters.records import (
     format_date,
     format_table_date,
     join_key,
+    listed_rows,
     parse_date,
     put_present,
     row_parser,
@@ -30,7 +30,6 @@ from adapters.records import (
     table_date,
 )
 from domain.authorization import AccessFacts, AssetKey
-from domain.errors import UnreadableRowError
 from domain.execution import (
     ExecutionConfiguration,
     ExecutionInput,
@@ -265,20 +264,9 @@ def parse_execution_record(item: Item) -> WorkflowExecution:
     return WorkflowExecution.model_validate(fields)
 
 
-_ROWS_LOG = logging.getLogger("wfx.rows")
-
-
 def listed_executions(items: Iterable[Item]) -> tuple[WorkflowExecution, ...]:
-    """The runs of a list's rows: a main row wfx cannot read is left out with a warning naming
-    it, so that one row another writer mangled does not hide every other run (reading that run
-    alone says the same in its refusal)."""
-    found = []
-    for item in items:
-        try:
-            found.append(parse_execution_record(item))
-        except UnreadableRowError as error:
-            _ROWS_LOG.warning("warning: %s; left out of the list", error)
-    return tuple(found)
+    """The runs of a list's rows, a main row wfx cannot read left out with a warning naming it."""
+    return tuple(listed_rows(parse_execution_record, items))
 
 
 # -- WorkflowExecutionInputsStorageTable / WorkflowExecutionConfigurationStorageTable ------------

@@ -569,6 +569,15 @@ class UnreadableRow(_Record):
             "shown; mend or delete the row (another writer stored it)"
         )
 
+    @property
+    def list_note(self) -> str:
+        """What a list says of the row it left out (the other rows listed), the error's words
+        first, as a list of runs says it of a main row."""
+        return (
+            f"{self.table} row {self.key} cannot be read: {self.problem}; mend or delete the row "
+            "(another writer stored it); left out of the list"
+        )
+
 
 class ExecutionDetails(_Record):
     """What GetExecutionDetails returns: the main row, steps in chain order, inputs and outputs."""

@@ -134,3 +134,104 @@ def test_show_of_a_run_at_its_gate_whose_approval_row_wfx_cannot_read_names_it(
     assert decided.stderr_lines == [f"error: {said}{ENDING}"], str(decided)
     assert wfx.json("executions", "show", run)["executionStatus"] == "RUNNING"
     assert _rows(wfx, APPROVALS) == before
+
+
+def _edit_approval_of(wfx: Wfx, execution_id: str, **changes: Any) -> dict[str, Any]:
+    """The run's approval row with `changes`, written over it; that row as it was."""
+    with sqlite3.connect(wfx.home / "wfx.db") as connection:
+        rowid, text = connection.execute(
+            f'SELECT rowid, item FROM "{APPROVALS}" WHERE item ->> ? = ?',
+            ("$.workflowExecutionId", execution_id),
+        ).fetchone()
+        item: dict[str, Any] = json.loads(text)
+        connection.execute(
+            f'UPDATE "{APPROVALS}" SET item = ? WHERE rowid = ?',
+            (json.dumps(item | changes), rowid),
+        )
+    return item
+
+
+def test_approvals_list_leaves_out_a_row_wfx_cannot_read_naming_it_and_closes_the_overdue_rest(
+    wfx: Wfx, tmp_path: Any
+) -> None:
+    """Two runs parked at their gates, the newer gate's row unreadable: every list names that
+    row on stderr and lists the rest, a page ending on it pages on; the other gate, past its
+    time, is closed as it is listed."""
+    from tests.e2e.test_cli_approvals import _publish_gated
+
+    _publish_gated(wfx, tmp_path / "shipped")
+    good_run = wfx("run", "demo/gated").stdout.strip()
+    bad_run = wfx("run", "demo/gated").stdout.strip()
+    bad = _edit_approval_of(wfx, bad_run, approvalStatus="MAYBE")
+    warning = (
+        f"warning: {APPROVALS} row {bad_run} / {bad['approvalId']} cannot be read: "
+        "approvalStatus holds the text 'MAYBE'; wfx expects 'PENDING', 'APPROVED', 'REJECTED', "
+        f"'TIMED_OUT' or 'CANCELLED'{ENDING}; left out of the list"
+    )
+
+    for args in ((), ("--pending",)):
+        listed = wfx("approvals", "list", *args, "--json")
+        assert listed.code == 0, str(listed)
+        assert [a["workflowExecutionId"] for a in listed.json()["Items"]] == [good_run], args
+        assert listed.stderr_lines == [warning], str(listed)
+    first = wfx("approvals", "list", "--limit", "1", "--json")
+    assert first.code == 0, str(first)
+    assert (first.json()["Items"], first.stderr_lines) == ([], [warning]), str(first)
+    token = first.json()["NextToken"]
+    second = wfx.json("approvals", "list", "--limit", "1", "--starting-token", token)
+    assert [a["workflowExecutionId"] for a in second["Items"]] == [good_run]
+    one_run = wfx("approvals", "list", "--execution", bad_run)
+    assert one_run.code == 0, str(one_run)
+    assert one_run.stdout.strip() == "no approvals", str(one_run)
+    assert one_run.stderr_lines == [warning], str(one_run)
+
+    _edit_approval_of(wfx, good_run, expiresAt="2020-01-01T00:00:00.000000Z")
+    before = _rows(wfx, APPROVALS)[1]
+    listed = wfx("approvals", "list", "--json")
+    assert listed.code == 0, str(listed)
+    assert [a["status"] for a in listed.json()["Items"]] == ["TIMED_OUT"], str(listed)
+    assert _rows(wfx, APPROVALS)[1] == before  # the unreadable row as planted
+    ended = wfx.wait_until(good_run, lambda d: d["executionStatus"] != "RUNNING", seconds=15)
+    assert ended["executionStatus"] == "TIMED_OUT", ended
+
+
+def _edit_run(wfx: Wfx, execution_id: str, **changes: Any) -> None:
+    table = "WorkflowExecutionsStorageTableV2"
+    with sqlite3.connect(wfx.home / "wfx.db") as connection:
+        rowid, text = connection.execute(
+            f'SELECT rowid, item FROM "{table}" WHERE item ->> ? = ?',
+            ("$.workflowExecutionId", execution_id),
+        ).fetchone()
+        item = json.loads(text) | changes
+        connection.execute(
+            f'UPDATE "{table}" SET item = ? WHERE rowid = ?', (json.dumps(item), rowid)
+        )
+
+
+def test_approvals_list_closes_the_overdue_gates_whose_runs_it_reads_past_one_it_cannot(
+    wfx: Wfx, tmp_path: Any
+) -> None:
+    """Two overdue gates, one run's main row unreadable: that gate is not closed on a run wfx
+    cannot read (listed as stored, its run named); the other is closed and its run ends."""
+    from tests.e2e.test_cli_approvals import _publish_gated
+
+    _publish_gated(wfx, tmp_path / "shipped")
+    good_run = wfx("run", "demo/gated").stdout.strip()
+    bad_run = wfx("run", "demo/gated").stdout.strip()
+    for run in (good_run, bad_run):
+        _edit_approval_of(wfx, run, expiresAt="2020-01-01T00:00:00.000000Z")
+    _edit_run(wfx, bad_run, executionStatus="CANCELLED")
+    before = _rows(wfx, APPROVALS)[1]
+
+    listed = wfx("approvals", "list", "--json")
+    assert listed.code == 0, str(listed)
+    statuses = {a["workflowExecutionId"]: a["status"] for a in listed.json()["Items"]}
+    assert statuses == {good_run: "TIMED_OUT", bad_run: "PENDING"}, str(listed)
+    [line] = listed.stderr_lines
+    assert line.startswith(
+        f"warning: WorkflowExecutionsStorageTableV2 row {bad_run} cannot be read: "
+        "executionStatus holds the text 'CANCELLED'"
+    ), line
+    assert _rows(wfx, APPROVALS)[1] == before  # its gate is not closed
+    ended = wfx.wait_until(good_run, lambda d: d["executionStatus"] != "RUNNING", seconds=15)
+    assert ended["executionStatus"] == "TIMED_OUT", ended

@@ -293,3 +293,51 @@ def test_a_run_whose_approval_row_wfx_cannot_read_is_shown_and_a_decision_on_it_
     )
     again = service.client.get(f"/workflows/executions/{execution_id}/details", headers=headers)
     assert again.json()["message"]["executionStatus"] == "RUNNING"  # nothing decided
+
+
+def test_the_approvals_list_leaves_out_a_row_wfx_cannot_read_and_logs_it(
+    service: Service, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two runs held at their gates, one gate's row unreadable: the list (all runs, one run's,
+    page by page) answers the other, the row named in the service's log; never a 409."""
+    bad_run = _held_run(service)
+    good_run = (
+        service.container.launch_execution()
+        .execute(
+            LaunchExecutionCommand(workflow_database_id=DATABASE, workflow_id="held", user_id=ADMIN)
+        )
+        .execution.workflow_execution_id
+    )
+    [bad] = service.container.approvals().list_for_execution(bad_run)
+    stored_as(
+        service, tmp_path, APPROVALS, ("workflowExecutionId", bad_run), "approvalStatus", "MAYBE"
+    )
+    headers = service.as_user(ADMIN, ("admin",))
+    warning = (
+        f"warning: {APPROVALS} row {bad_run} / {bad.approval_id} cannot be read: approvalStatus "
+        "holds the text 'MAYBE'"
+    )
+
+    def listed(**params: Any) -> dict[str, Any]:
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="wfx.rows"):
+            answer = service.client.get("/approvals", params=params, headers=headers)
+        assert answer.status_code == 200, answer.text
+        assert [r.getMessage()[: len(warning)] for r in caplog.records] == [warning]
+        page: dict[str, Any] = answer.json()
+        return page
+
+    for params in ({}, {"pending": "true"}):
+        page = listed(**params)
+        assert [a["workflowExecutionId"] for a in page["Items"]] == [good_run], params
+    assert listed(execution=bad_run)["Items"] == []
+    seen: list[str] = []
+    token: dict[str, str] = {}
+    for _ in range(3):
+        answer = service.client.get("/approvals", params={"limit": 1, **token}, headers=headers)
+        assert answer.status_code == 200, answer.text
+        seen += [a["workflowExecutionId"] for a in answer.json()["Items"]]
+        if not answer.json()["NextToken"]:
+            break
+        token = {"startingToken": answer.json()["NextToken"]}
+    assert seen == [good_run]

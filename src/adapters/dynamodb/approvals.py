@@ -24,7 +24,7 @@ from adapters.approval_records import (
 from adapters.dynamodb.codec import to_wire
 from adapters.dynamodb.requests import get_item, query_partition, query_up_to
 from adapters.dynamodb.schema import create_tables
-from adapters.records import readable_rows
+from adapters.records import listed_rows, readable_rows
 from adapters.tables import (
     APPROVALS_BY_DATE_INDEX,
     APPROVALS_BY_ID_INDEX,
@@ -128,8 +128,7 @@ class DynamoDbApprovals:
             request["ExpressionAttributeNames"]["#sk"] = LIST_SORT
             request["ExpressionAttributeValues"][":before"] = {"S": decode_position(starting_token)}
         items = query_up_to(self._client, request, limit + 1)
-        requests = tuple(parse_approval_record(item) for item in items[:limit])
-        token = None
-        if len(items) > limit and requests:
-            token = encode_position(str(items[limit - 1][LIST_SORT]))
-        return Page(items=requests, next_token=token)
+        requests = listed_rows(parse_approval_record, items[:limit])
+        # the page's last row read, not listed: one left out still moves the list on
+        token = encode_position(str(items[limit - 1][LIST_SORT])) if len(items) > limit else None
+        return Page(items=tuple(requests), next_token=token)

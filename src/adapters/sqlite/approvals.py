@@ -14,10 +14,9 @@ from adapters.approval_records import (
     PENDING_PARTITION,
     decode_position,
     encode_position,
-    list_position,
     parse_approval_record,
 )
-from adapters.records import readable_rows
+from adapters.records import listed_rows, readable_rows
 from adapters.sqlite.approval_rows import ApprovalRowSql
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import SqliteSchema, create_tables, create_tables_unless_present
@@ -42,7 +41,8 @@ class SqliteApprovals:
         )
         self._lists = {
             pending: (
-                f"SELECT item FROM {t.name} WHERE {t.q(column)} = ? AND {t.q(LIST_SORT)} < ? "
+                f"SELECT {t.q(LIST_SORT)}, item FROM {t.name} "
+                f"WHERE {t.q(column)} = ? AND {t.q(LIST_SORT)} < ? "
                 f"ORDER BY {t.q(LIST_SORT)} DESC LIMIT ?"
             )
             for pending, column in ((True, PENDING), (False, ALL))
@@ -103,7 +103,7 @@ class SqliteApprovals:
             rows = connection.execute(
                 self._lists[pending_only], (partition, before, limit + 1)
             ).fetchall()
-        requests = tuple(parse_approval_record(load_item(text)) for (text,) in rows[:limit])
-        more = len(rows) > limit and requests
-        token = encode_position(list_position(requests[-1])) if more else None
-        return Page(items=requests, next_token=token)
+        requests = listed_rows(parse_approval_record, (load_item(text) for _, text in rows[:limit]))
+        # the page's last row read, not listed: one left out still moves the list on
+        token = encode_position(rows[limit - 1][0]) if len(rows) > limit else None
+        return Page(items=tuple(requests), next_token=token)

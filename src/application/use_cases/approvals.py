@@ -14,6 +14,7 @@ timeout, or a decider and a runner that has not parked yet never both win.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Annotated, NoReturn
@@ -42,7 +43,12 @@ from domain.approvals import (
 )
 from domain.authorization import AccessDecision, Action, Subject
 from domain.control_characters import FREE_TEXT_KEEPS, refusing_control_characters
-from domain.errors import ConflictError, ExecutionNotFoundError, InvalidInputError
+from domain.errors import (
+    ConflictError,
+    ExecutionNotFoundError,
+    InvalidInputError,
+    UnreadableRowError,
+)
 from domain.execution import WorkflowExecution
 from domain.paging import Page
 from domain.redaction import redact
@@ -51,6 +57,7 @@ from domain.run_write import RunWrite
 
 CANCELLED_WITH_RUN = "the run ended before a decision"
 DECISION_ROUTE = "/approvals/{approvalId}/decision"
+_ROWS_LOG = logging.getLogger("wfx.rows")
 
 
 class PassApprovalGateCommand(BaseModel):
@@ -355,24 +362,32 @@ class CloseOverdueGate:
         return True
 
     def execute(self, request: ApprovalRequest) -> ApprovalRequest:
-        return self.execute_all((request,))[0]
+        """One gate: a run wfx cannot read refuses naming its row."""
+        return self._checked_all((request,), strict=True)[0]
 
     def execute_all(self, requests: Sequence[ApprovalRequest]) -> tuple[ApprovalRequest, ...]:
         """Each request as it stands once checked; the runs of those still pending are read
-        together (a page of a hundred requests is one read of their runs, not a hundred)."""
+        together (a page of a hundred requests is one read of their runs, not a hundred). A gate
+        past its time whose run wfx cannot read is left open, as stored, with a warning naming
+        the row: nothing is decided on it, and the other gates are still closed."""
+        return self._checked_all(requests, strict=False)
+
+    def _checked_all(
+        self, requests: Sequence[ApprovalRequest], strict: bool
+    ) -> tuple[ApprovalRequest, ...]:
         now = self._clock.now()
         waiting = [r for r in requests if r.is_pending and not r.expired(now)]
         runs = {r.workflow_execution_id: r.workflow_key for r in waiting}
         # a main row is read by its key: its start date is no part of it
         refs = [ExecutionRef("", run_id, key) for run_id, key in runs.items()]
         ended = {e.workflow_execution_id for e in self._read(refs) if e.is_terminal}
-        return tuple(self._checked(request, now, ended) for request in requests)
+        return tuple(self._checked(request, now, ended, strict) for request in requests)
 
     def _read(self, refs: list[ExecutionRef]) -> list[WorkflowExecution]:
         return self._store.get_executions(refs) if refs else []
 
     def _checked(
-        self, request: ApprovalRequest, now: datetime, ended_runs: set[str]
+        self, request: ApprovalRequest, now: datetime, ended_runs: set[str], strict: bool
     ) -> ApprovalRequest:
         if not request.is_pending:
             return request
@@ -382,6 +397,15 @@ class CloseOverdueGate:
                 execution = self._store.get_execution(request.workflow_execution_id)
             except ExecutionNotFoundError:
                 execution = None
+            except UnreadableRowError as error:
+                if strict:
+                    raise
+                _ROWS_LOG.warning(
+                    "warning: %s; approval %s is past its time but left open until then",
+                    error,
+                    request.approval_id,
+                )
+                return request
             handover = self._resumer.handing_over(execution, closed.approval_id, now)
             stored = self._closer.close(closed, handover)
             self._resumer.resume(stored, handover if stored is closed else None)
@@ -413,9 +437,12 @@ class ListApprovals:
 
     def execute(self, query: ListApprovalsQuery) -> Page[ApprovalRequest]:
         if query.workflow_execution_id is not None:
-            requests: tuple[ApprovalRequest, ...] = tuple(
-                self._approvals.list_for_execution(query.workflow_execution_id)
+            listed, left_out = self._approvals.list_readable_for_execution(
+                query.workflow_execution_id
             )
+            for row in left_out:  # as a page of all runs' requests says it (wfx.rows)
+                _ROWS_LOG.warning("warning: %s", row.list_note)
+            requests: tuple[ApprovalRequest, ...] = tuple(listed)
             next_token = None
         else:
             page = self._approvals.list_requests(

@@ -37,6 +37,7 @@ def assets_list(asset: AssetArgument, json_output: JsonFlag = False) -> None:
     """The asset's files, each at its current version."""
     from rich.table import Table
 
+    from domain.control_characters import escape_control_characters
     from entrypoints.cli.render import dump_json, when
     from entrypoints.cli.terminal import escape
     from entrypoints.responses import AssetFileResponse
@@ -51,7 +52,9 @@ def assets_list(asset: AssetArgument, json_output: JsonFlag = False) -> None:
     table.add_column("SIZE", justify="right", no_wrap=True)
     table.add_column("MODIFIED", no_wrap=True)
     for f in files:
-        table.add_row(escape(f.file_key), f.version_id, f"{f.size} B", when(f.modified_at))
+        # a newline or a tab in a file's name is escaped too: one file, one row
+        key = escape(escape_control_characters(f.file_key, keep=""))
+        table.add_row(key, f.version_id, f"{f.size} B", when(f.modified_at))
     context.console().print(table)
 
 
@@ -61,6 +64,7 @@ def assets_show(
     json_output: JsonFlag = False,
 ) -> None:
     """One file of the asset: its current version, size, etag, where it is stored, metadata."""
+    from domain.control_characters import escape_control_characters
     from domain.errors import AssetNotFoundError
     from entrypoints.cli.render import dump_json, when
     from entrypoints.responses import AssetFileResponse
@@ -72,12 +76,13 @@ def assets_show(
     if json_output:
         context.echo(dump_json(AssetFileResponse.of(f).dump()))
         return
+    key = escape_control_characters(f.file_key, keep="")  # one line, as `assets list` shows it
     for name, value in (
-        ("file", f"{f.database_id}/{f.asset_id}/{f.file_key}"),
+        ("file", f"{f.database_id}/{f.asset_id}/{key}"),
         ("version", f.version_id),
         ("size", f"{f.size} B"),
         ("etag", f.etag),
-        ("stored", f"{f.bucket}: {f.asset_root_key}{f.file_key}"),
+        ("stored", f"{f.bucket}: {f.asset_root_key}{key}"),
         ("modified", when(f.modified_at)),
         *((f"  {key}", value) for key, value in f.metadata),
     ):

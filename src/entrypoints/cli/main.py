@@ -341,10 +341,12 @@ def assets_import(
 
         context.echo(dump_json([AssetFileResponse.of(asset_file).dump() for asset_file in stored]))
         return
+    from domain.control_characters import escape_control_characters
+
     for asset_file in stored:
-        context.echo(
-            f"{database_id}/{asset_id}/{asset_file.file_key}  version {asset_file.version_id}"
-        )
+        # a newline or a tab in a file's name is escaped too: one file, one line
+        key = escape_control_characters(asset_file.file_key, keep="")
+        context.echo(f"{database_id}/{asset_id}/{key}  version {asset_file.version_id}")
 
 
 def _import(
