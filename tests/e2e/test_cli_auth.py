@@ -99,3 +99,43 @@ def test_bad_auth_input_is_one_line_naming_the_field_and_the_rule(wfx: Wfx, tmp_
         wfx("auth", "templates", "apply", str(broken), "--role", "r"), "objectType", "broken.json"
     )
     assert wfx("auth", "roles", "list", "--json").json() == {"Items": []}  # nothing written
+
+
+def test_a_constraint_whose_pattern_backtracks_without_end_is_refused_before_any_write(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    # `(a+)+$` takes seconds on 24 letters and years on a path of 60: a role holding it would let
+    # its user hang a service worker with one request
+    for number, value in enumerate(("(a+)+$", "(a|aa)*!", ".*.*.*.*x", "(?:x{1,50}){1,50}y")):
+        template = {
+            "metadata": {"name": "slow"},
+            "constraints": [
+                {
+                    "name": "{{ROLE_NAME}}-slow",
+                    "objectType": "api",
+                    "criteriaAnd": [
+                        {"field": "route__path", "operator": "contains", "value": value}
+                    ],
+                    "groupPermissions": [{"action": "GET", "type": "allow"}],
+                }
+            ],
+        }
+        path = tmp_path / f"slow{number}.json"
+        path.write_text(json.dumps(template))
+        refused = wfx("auth", "templates", "apply", str(path), "--role", "slow")
+        assert_bad_input(refused, "value", repr(value), "repetition")
+    assert wfx("auth", "roles", "list", "--json").json() == {"Items": []}  # nothing written
+    # the shipped templates' patterns and the usual ones still apply
+    constraints = [
+        {
+            "name": f"{{{{ROLE_NAME}}}}-{number}",
+            "objectType": "asset",
+            "criteriaAnd": [{"field": "assetId", "operator": "equals", "value": value}],
+            "groupPermissions": [{"action": "GET", "type": "allow"}],
+        }
+        for number, value in enumerate((".*", "*", "^db1$", "(a|b)*", "scan-.*-v[0-9]+", ".*x.*"))
+    ]
+    path = tmp_path / "fine.json"
+    path.write_text(json.dumps({"metadata": {"name": "fine"}, "constraints": constraints}))
+    applied = wfx("auth", "templates", "apply", str(path), "--role", "fine")
+    assert applied.code == 0, str(applied)
