@@ -139,3 +139,21 @@ def test_a_constraint_whose_pattern_backtracks_without_end_is_refused_before_any
     path.write_text(json.dumps({"metadata": {"name": "fine"}, "constraints": constraints}))
     applied = wfx("auth", "templates", "apply", str(path), "--role", "fine")
     assert applied.code == 0, str(applied)
+
+
+def test_two_applies_at_once_on_a_new_role_both_land_and_one_creates_it(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    # each looked for the role, found none, and the later create was refused as "exists already"
+    for attempt in range(3):
+        home = wfx.in_home(tmp_path / f"home{attempt}")
+        assert home("auth", "roles", "list").code == 0  # the store made: only the apply races
+        racing = [
+            home.start("auth", "templates", "apply", "Database User", "--role", "r", *database)
+            for database in (("--database", "db1"), ("--database", "db2"))
+        ]
+        answers = [process.communicate(timeout=30) for process in racing]
+        assert [p.returncode for p in racing] == [0, 0], answers
+        assert sum("(role created)" in out for out, _ in answers) == 1, answers
+        listed = home("auth", "roles", "list", "--json").json()["Items"]
+        assert [role["roleName"] for role in listed] == ["r"]

@@ -14,7 +14,7 @@ from application.authorization import AccessControl
 from application.ports.access import AuthorizationStore
 from domain.authorization import Action, Subject
 from domain.constraints import Constraint, Role, RoleAssignment
-from domain.errors import InvalidInputError
+from domain.errors import InvalidInputError, RoleAlreadyExistsError
 from domain.permission_templates import DATABASE_ID_VARIABLE, PermissionTemplate
 from domain.workflow import IDENTIFIER_MAX_LENGTH, IDENTIFIER_PATTERN, IDENTIFIER_RULE
 
@@ -87,9 +87,12 @@ class AdministerRoles:
             raise InvalidInputError(f"database: {database_id!r} {IDENTIFIER_RULE}")
         values = {DATABASE_ID_VARIABLE: database_id} if database_id else {}
         constraints = template.instantiate(role.name, values)  # refused before any write
-        created = role.name not in {r.name for r in self._store.list_roles()}
-        if created:
+        # created, or found made: not looked for first, as another apply may make it in between
+        try:
             self._store.add_role(role)
+            created = True
+        except RoleAlreadyExistsError:
+            created = False
         self._store.put_constraints(constraints)
         return AppliedTemplate(
             template=template.name,
