@@ -46,3 +46,17 @@ def test_the_ttl_sets_the_expiry(wfx: Wfx, ttl: str, seconds: int) -> None:
 def test_a_bad_ttl_exits_2_naming_the_option(wfx: Wfx, ttl: str) -> None:
     assert_bad_input(wfx("auth", "token", "bob", "--ttl", ttl), "--ttl")
     assert not (wfx.home / KEY_FILE_NAME).exists()
+
+
+def test_a_key_file_wfx_cannot_sign_with_is_refused_with_a_whole_message(wfx: Wfx) -> None:
+    key = wfx.home / KEY_FILE_NAME
+    key.write_text("not a key\n")
+    key.chmod(0o600)
+    # redaction read `key.pem: the` as a secret after its name and printed `[REDACTED] an Ed25519`
+    assert_bad_input(
+        wfx("auth", "token", "bob"), str(key), "is not an Ed25519 private key in PEM", "delete it"
+    )
+    key.chmod(0o644)
+    refused = wfx("auth", "token", "bob")
+    assert_bad_input(refused, str(key), "is open to other users (mode 0644)", "`chmod 600` it")
+    assert "REDACTED" not in refused.stderr

@@ -58,8 +58,9 @@ def _read(path: Path) -> Ed25519PrivateKey:
         mode = os.fstat(file.fileno()).st_mode
         pem = file.read()
     if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
+        # the path is not followed by ': ', which redaction takes for a secret after its name
         raise InvalidInputError(
-            f"{path}: the token signing key is open to other users (mode "
+            f"the token signing key {path} is open to other users (mode "
             f"{stat.S_IMODE(mode):04o}); `chmod 600` it, or delete it to have a new one made "
             "(tokens it signed stop verifying)"
         )
@@ -69,7 +70,8 @@ def _read(path: Path) -> Ed25519PrivateKey:
         key = None
     if not isinstance(key, Ed25519PrivateKey):
         raise InvalidInputError(
-            f"{path}: not an Ed25519 private key in PEM; delete it to have one made"
+            f"the token signing key {path} is not an Ed25519 private key in PEM; delete it to "
+            "have one made"
         )
     return key
 
