@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import stat
 from datetime import UTC, datetime
+from pathlib import Path
 
 import jwt
 import pytest
@@ -60,3 +61,19 @@ def test_a_key_file_wfx_cannot_sign_with_is_refused_with_a_whole_message(wfx: Wf
     refused = wfx("auth", "token", "bob")
     assert_bad_input(refused, str(key), "is open to other users (mode 0644)", "`chmod 600` it")
     assert "REDACTED" not in refused.stderr
+
+
+def test_a_key_file_that_is_a_link_out_of_the_home_is_not_followed(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    elsewhere = wfx.in_home(tmp_path / "elsewhere")
+    assert elsewhere("auth", "token", "bob").code == 0  # a good key, 0600, outside this home
+    key = wfx.home / KEY_FILE_NAME
+    key.symlink_to(elsewhere.home / KEY_FILE_NAME)
+
+    refused = wfx("auth", "token", "bob")
+    assert_bad_input(refused, str(key), "is a symbolic link", "WFX_HOME")
+    key.unlink()
+    key.symlink_to(tmp_path / "nowhere.pem")  # dangling: not "cannot write" the home
+    assert_bad_input(wfx("auth", "token", "bob"), str(key), "is a symbolic link")
+    assert not (tmp_path / "nowhere.pem").exists()

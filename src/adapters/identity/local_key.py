@@ -3,6 +3,7 @@ issues, made on first use, readable by its owner only (mode 0600)."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -54,7 +55,18 @@ class LocalSigningKey:
 
 
 def _read(path: Path) -> Ed25519PrivateKey:
-    with open(path, "rb") as file:
+    try:
+        # not followed: a link would sign with a key from anywhere, its mode checked there
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as error:
+        if error.errno != errno.ELOOP:
+            raise
+        raise InvalidInputError(
+            f"the token signing key {path} is a symbolic link; wfx signs only with a file of "
+            "its own in WFX_HOME: put the key file there in its place, or delete the link to "
+            "have one made"
+        ) from None
+    with open(descriptor, "rb") as file:
         mode = os.fstat(file.fileno()).st_mode
         pem = file.read()
     if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
