@@ -26,7 +26,7 @@ from pydantic import (
     model_validator,
 )
 
-from domain.authorization import HOST_CODE_OBJECT_TYPE, Action
+from domain.authorization import ADMIN_ROLE, HOST_CODE_OBJECT_TYPE, Action
 
 ROLE_NAME_LIMIT = 100
 USER_ID_LIMIT = 256
@@ -67,6 +67,19 @@ def role_name_problem(name: str) -> str | None:
             "must start with a letter or digit and hold only letters, digits, spaces and "
             f"-_.@ (no ':' or '#', no trailing space), got {name!r}"
         )
+    return None
+
+
+def lookalike_problem(name: str, existing: Iterable[str]) -> str | None:
+    """Why a new role may not be called `name` beside the `existing` ones and the built-in
+    `admin`: one of them is spelt the same but for case, or None."""
+    for other in (ADMIN_ROLE, *existing):
+        if other != name and other.casefold() == name.casefold():
+            built_in = " (built in: it is allowed everything)" if other == ADMIN_ROLE else ""
+            return (
+                f"{name!r} differs from the role {other!r}{built_in} only in case; a user "
+                f"given it would hold none of {other!r}'s rights: use {other!r} or another name"
+            )
     return None
 
 

@@ -157,3 +157,20 @@ def test_two_applies_at_once_on_a_new_role_both_land_and_one_creates_it(
         assert sum("(role created)" in out for out, _ in answers) == 1, answers
         listed = home("auth", "roles", "list", "--json").json()["Items"]
         assert [role["roleName"] for role in listed] == ["r"]
+
+
+def test_a_role_named_as_another_in_another_case_is_refused(wfx: Wfx) -> None:
+    # `Admin` granted nothing of the built-in `admin`, yet listed beside it, one letter apart
+    assert_bad_input(wfx("auth", "roles", "create", "Admin"), "'Admin'", "'admin'", "case")
+    assert wfx("auth", "roles", "create", "admin").code == 0  # the built-in's own name holds
+    assert wfx("auth", "roles", "create", "analyst").code == 0
+    assert_bad_input(wfx("auth", "roles", "create", "Analyst"), "'Analyst'", "'analyst'", "case")
+    assert_bad_input(
+        wfx("auth", "templates", "apply", "Global Read-Only", "--role", "ANALYST"),
+        "'ANALYST'",
+        "'analyst'",
+    )
+    applied = wfx("auth", "templates", "apply", "Global Read-Only", "--role", "analyst")
+    assert applied.code == 0, str(applied)
+    listed = wfx("auth", "roles", "list", "--json").json()["Items"]
+    assert [role["roleName"] for role in listed] == ["admin", "analyst"]
