@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import stat
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,3 +78,20 @@ def test_a_key_file_that_is_a_link_out_of_the_home_is_not_followed(
     key.symlink_to(tmp_path / "nowhere.pem")  # dangling: not "cannot write" the home
     assert_bad_input(wfx("auth", "token", "bob"), str(key), "is a symbolic link")
     assert not (tmp_path / "nowhere.pem").exists()
+
+
+def test_every_user_a_token_is_issued_for_can_be_revoked_by_name(wfx: Wfx) -> None:
+    # an e-mail address may hold '#': its token was issued, and `revoke USER` refused it
+    user = "a#b@example.com"
+    assert wfx("auth", "token", user).code == 0
+    revoked = wfx("auth", "revoke", user)
+    assert revoked.code == 0, str(revoked)
+    with sqlite3.connect(wfx.home / "wfx.db") as connection:
+        (stored,) = connection.execute(
+            'SELECT "authPartition" FROM "WfxAuthorizationTable" '
+            "WHERE \"authPartition\" LIKE 'revokedUser#%'"
+        ).fetchone()
+    assert stored == f"revokedUser#{user}"
+    # the rule of a bad token id read whole, where redaction took `--token-id: must` for a secret
+    pasted = wfx("auth", "revoke", "--token-id", "x" * 300)
+    assert_bad_input(pasted, "--token-id", "must be 1-256 characters")
