@@ -174,3 +174,25 @@ def test_a_role_named_as_another_in_another_case_is_refused(wfx: Wfx) -> None:
     assert applied.code == 0, str(applied)
     listed = wfx("auth", "roles", "list", "--json").json()["Items"]
     assert [role["roleName"] for role in listed] == ["admin", "analyst"]
+
+
+def test_a_template_argument_wfx_cannot_read_is_one_line_naming_it(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    # each was a traceback: a name past the system's limit on a path, JSON nested past the decoder
+    assert_bad_input(
+        wfx("auth", "templates", "apply", "n" * 10_000, "--role", "r"),
+        "template 'nnnn",
+        "neither a shipped template",
+    )
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    assert_bad_input(
+        wfx("auth", "templates", "apply", str(deep), "--role", "r"), str(deep), "nested"
+    )
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"metadata": {"name": "x", "description": "d" * 2_000_000}}))
+    assert_bad_input(
+        wfx("auth", "templates", "apply", str(big), "--role", "r"), str(big), "at most 1 MiB"
+    )
+    assert wfx("auth", "roles", "list", "--json").json() == {"Items": []}  # nothing written
