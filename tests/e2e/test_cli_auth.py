@@ -196,3 +196,13 @@ def test_a_template_argument_wfx_cannot_read_is_one_line_naming_it(
         wfx("auth", "templates", "apply", str(big), "--role", "r"), str(big), "at most 1 MiB"
     )
     assert wfx("auth", "roles", "list", "--json").json() == {"Items": []}  # nothing written
+
+
+def test_a_database_given_to_a_template_of_every_database_is_refused(wfx: Wfx) -> None:
+    # it applied to every database and said "on database db1"
+    refused = wfx(
+        "auth", "templates", "apply", "Global Read-Only", "--role", "g", "--database", "db1"
+    )
+    assert_bad_input(refused, "--database", "'Global Read-Only'", "every database")
+    assert wfx("auth", "roles", "list", "--json").json() == {"Items": []}  # nothing written
+    assert wfx("auth", "templates", "apply", "Global Read-Only", "--role", "g").code == 0

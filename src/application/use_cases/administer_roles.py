@@ -86,6 +86,13 @@ class AdministerRoles:
         if database_id is not None and not _is_identifier(database_id):
             # constraints on a database no database can be named would grant nothing, silently
             raise InvalidInputError(f"database: {database_id!r} {IDENTIFIER_RULE}")
+        takes = template.placeholders() | {variable.name for variable in template.variables}
+        if database_id is not None and DATABASE_ID_VARIABLE not in takes:
+            # applied anyway, it would grant on every database what was asked for one
+            raise InvalidInputError(
+                f"database: template {template.name!r} takes no database: it applies to every "
+                "database; leave the database out, or apply a database template"
+            )
         values = {DATABASE_ID_VARIABLE: database_id} if database_id else {}
         constraints = template.instantiate(role.name, values)  # refused before any write
         self._refuse_lookalike(role.name)
