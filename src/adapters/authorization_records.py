@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.constraints import Constraint, Role, RoleAssignment
+from domain.constraints import STORED, Constraint, Role, RoleAssignment
 
 PARTITION = "authPartition"
 SORT = "authSort"
@@ -83,7 +83,7 @@ def parse_role_record(item: Item) -> Role:
 
 
 def parse_constraint_record(item: Item) -> Constraint:
-    return Constraint.model_validate(item["constraint"])
+    return Constraint.model_validate(item["constraint"], context=STORED)
 
 
 def parse_assignment_record(item: Item) -> RoleAssignment:

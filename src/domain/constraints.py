@@ -9,15 +9,24 @@ the wildcard VAMS's admin constraints use).
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from functools import lru_cache
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from domain.authorization import HOST_CODE_OBJECT_TYPE, Action
+from domain.authorization import ADMIN_ROLE, HOST_CODE_OBJECT_TYPE, Action
 
 ROLE_NAME_LIMIT = 100
 USER_ID_LIMIT = 256
@@ -58,6 +67,19 @@ def role_name_problem(name: str) -> str | None:
             "must start with a letter or digit and hold only letters, digits, spaces and "
             f"-_.@ (no ':' or '#', no trailing space), got {name!r}"
         )
+    return None
+
+
+def lookalike_problem(name: str, existing: Iterable[str]) -> str | None:
+    """Why a new role may not be called `name` beside the `existing` ones and the built-in
+    `admin`: one of them is spelt the same but for case, or None."""
+    for other in (ADMIN_ROLE, *existing):
+        if other != name and other.casefold() == name.casefold():
+            built_in = " (built in: it is allowed everything)" if other == ADMIN_ROLE else ""
+            return (
+                f"{name!r} differs from the role {other!r}{built_in} only in case; a user "
+                f"given it would hold none of {other!r}'s rights: use {other!r} or another name"
+            )
     return None
 
 
@@ -138,9 +160,13 @@ class Effect(StrEnum):
     DENY = "deny"
 
 
+def _body(value: str) -> str:
+    return ".*" if value == "*" else value
+
+
 @lru_cache(maxsize=4096)
 def _pattern(operator: Operator, value: str) -> re.Pattern[str]:
-    body = ".*" if value == "*" else value
+    body = _body(value)
     if operator is Operator.EQUALS:
         return re.compile(rf"(?:{body})\Z", re.DOTALL)
     if operator is Operator.STARTS_WITH:
@@ -160,6 +186,69 @@ def field_values(obj: Mapping[str, Any], field: str) -> tuple[str, ...]:
     return (str(value),)
 
 
+# Python's engine backtracks: a repetition inside a repetition (or over alternatives) takes time
+# exponential in the field's length, and each unbounded repetition one more power of it (four
+# `.*` take 5 s on 256 characters). A constraint is matched on every request of its role's users,
+# whose paths and names are theirs to choose.
+# The stdlib's own parse of a pattern, to judge its cost (private modules typeshed leaves out).
+sre_parser: Any = importlib.import_module("re._parser")
+sre_constants: Any = importlib.import_module("re._constants")
+_REPEATS = (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT)
+_UNBOUNDED_REPEATS_LIMIT = 2
+BACKTRACKING_RULE = (
+    "a pattern may hold no repetition inside a repetition (nor of alternatives, such as "
+    f"(a+)+ or (a|aa)*) and at most {_UNBOUNDED_REPEATS_LIMIT} unbounded repetitions (.* +), "
+    "which could take minutes to match a long name"
+)
+
+
+def _subpatterns(node: tuple[Any, Any]) -> list[Any]:
+    """The parsed sequences directly under one node of a parsed pattern."""
+    opcode, argument = node
+    if opcode in _REPEATS:
+        return [argument[2]]
+    if opcode is sre_constants.SUBPATTERN:
+        return [argument[3]]
+    if opcode is sre_constants.BRANCH:
+        return list(argument[1])
+    if opcode in (sre_constants.ASSERT, sre_constants.ASSERT_NOT, sre_constants.ATOMIC_GROUP):
+        return [argument[1] if opcode is not sre_constants.ATOMIC_GROUP else argument]
+    if opcode is sre_constants.GROUPREF_EXISTS:
+        return [branch for branch in argument[1:] if branch is not None]
+    return []
+
+
+def _backtracks(sequence: Any, repeated: bool = False) -> tuple[bool, int]:
+    """(whether `sequence` repeats a repetition or alternatives, its unbounded repetitions)."""
+    unbounded = 0
+    for node in sequence:
+        opcode, argument = node
+        is_repeat = opcode in _REPEATS and argument[1] > 1
+        if repeated and (is_repeat or opcode is sre_constants.BRANCH):
+            return True, unbounded
+        if is_repeat and argument[1] is sre_constants.MAXREPEAT:
+            unbounded += 1
+        for inner in _subpatterns(node):
+            nested, count = _backtracks(inner, repeated or is_repeat)
+            if nested:
+                return True, unbounded
+            unbounded += count
+    return False, unbounded
+
+
+# The validation context of a constraint read back from a store: a pattern stored before the
+# check above still reads, so that one old row does not refuse every request's policy.
+STORED: dict[str, bool] = {"stored": True}
+
+
+def backtracking_problem(pattern: str) -> str | None:
+    """Why matching `pattern` could take too long, or None (a pattern that compiles)."""
+    nested, unbounded = _backtracks(sre_parser.parse(pattern).data)
+    if nested or unbounded > _UNBOUNDED_REPEATS_LIMIT:
+        return BACKTRACKING_RULE
+    return None
+
+
 class Criterion(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
@@ -175,7 +264,7 @@ class Criterion(BaseModel):
         return field
 
     @model_validator(mode="after")
-    def _value_fits_operator(self) -> Criterion:
+    def _value_fits_operator(self, info: ValidationInfo) -> Criterion:
         if self.operator in REGEX_OPERATORS:
             if not isinstance(self.value, str):
                 raise ValueError(f"value: {self.operator.value} takes one value, not a list")
@@ -185,6 +274,10 @@ class Criterion(BaseModel):
                 raise ValueError(
                     f"value: not a regular expression ({error}): {self.value!r}"
                 ) from None
+            stored = bool(info.context and info.context.get("stored"))
+            problem = None if stored else backtracking_problem(_body(self.value))
+            if problem is not None:
+                raise ValueError(f"value: {problem}, got {self.value!r}")
         return self
 
     @property

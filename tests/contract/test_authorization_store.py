@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from application.ports.access import AuthorizationStore
 from domain.authorization import Action
 from domain.constraints import (
+    STORED,
     Constraint,
     Criterion,
     Effect,
@@ -153,3 +154,20 @@ def test_bad_names_are_refused_naming_the_field_and_the_rule(build: object, fiel
     error = refused.value.errors()[0]
     assert error["loc"] == (field,)
     assert "must" in error["msg"]
+
+
+def test_a_constraint_stored_before_patterns_were_bounded_still_reads(
+    authorization_store: AuthorizationStore,
+) -> None:
+    # refused as input now (it backtracks without end), but one such old row must not make
+    # every request's policy unreadable
+    shape = a_constraint("old", "old-slow").model_dump(mode="json")
+    shape["criteria_and"][0]["value"] = "(a+)+$"
+    with pytest.raises(ValidationError, match="repetition inside a repetition"):
+        Constraint.model_validate(shape)
+    authorization_store.add_role(Role(name="old"))
+    authorization_store.put_constraints([Constraint.model_validate(shape, context=STORED)])
+
+    (read,) = authorization_store.policy().constraints
+    assert read.criteria_and[0].value == "(a+)+$"
+    assert authorization_store.list_constraints("old") == [read]

@@ -4,6 +4,9 @@ assignment or policy read ever sees a revocation."""
 
 from __future__ import annotations
 
+import sqlite3
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -44,3 +47,27 @@ def test_revocations_are_no_roles_assignments_or_policy(store: Any) -> None:
     store.revoke_user("alice", issued_until=1000)
     assert (store.list_roles(), store.list_assignments(), store.policy()) == before
     assert store.roles_of("alice") == ("reader",)
+
+
+def test_a_revocation_past_its_token_s_expiry_is_removed_by_the_next_on_sqlite(
+    sqlite_file_authorization_store: Any, tmp_path: Path
+) -> None:
+    # every logout adds one; an expired token is refused by its `exp` anyway, and every policy
+    # or role read goes through the whole table
+    store = sqlite_file_authorization_store
+    now = int(time.time())
+    store.revoke_token("old", expires_at=now - 1)
+    store.revoke_token("live", expires_at=now + 3600)
+    store.revoke_user("alice", issued_until=now - 10**6)  # a user's: no expiry, kept
+    store.revoke_token("next", expires_at=now + 3600)
+
+    with sqlite3.connect(tmp_path / "wfx.db") as connection:
+        kept = connection.execute(
+            'SELECT "authPartition" FROM "WfxAuthorizationTable" ORDER BY 1'
+        ).fetchall()
+    assert [key for (key,) in kept] == [
+        "revokedToken#live",
+        "revokedToken#next",
+        "revokedUser#alice",
+    ]
+    assert store.is_revoked("live", "bob", now) and store.is_revoked("next", "bob", now)

@@ -99,3 +99,110 @@ def test_bad_auth_input_is_one_line_naming_the_field_and_the_rule(wfx: Wfx, tmp_
         wfx("auth", "templates", "apply", str(broken), "--role", "r"), "objectType", "broken.json"
     )
     assert wfx("auth", "roles", "list", "--json").json() == {"Items": []}  # nothing written
+
+
+def test_a_constraint_whose_pattern_backtracks_without_end_is_refused_before_any_write(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    # `(a+)+$` takes seconds on 24 letters and years on a path of 60: a role holding it would let
+    # its user hang a service worker with one request
+    for number, value in enumerate(("(a+)+$", "(a|aa)*!", ".*.*.*.*x", "(?:x{1,50}){1,50}y")):
+        template = {
+            "metadata": {"name": "slow"},
+            "constraints": [
+                {
+                    "name": "{{ROLE_NAME}}-slow",
+                    "objectType": "api",
+                    "criteriaAnd": [
+                        {"field": "route__path", "operator": "contains", "value": value}
+                    ],
+                    "groupPermissions": [{"action": "GET", "type": "allow"}],
+                }
+            ],
+        }
+        path = tmp_path / f"slow{number}.json"
+        path.write_text(json.dumps(template))
+        refused = wfx("auth", "templates", "apply", str(path), "--role", "slow")
+        assert_bad_input(refused, "value", repr(value), "repetition")
+    assert wfx("auth", "roles", "list", "--json").json() == {"Items": []}  # nothing written
+    # the shipped templates' patterns and the usual ones still apply
+    constraints = [
+        {
+            "name": f"{{{{ROLE_NAME}}}}-{number}",
+            "objectType": "asset",
+            "criteriaAnd": [{"field": "assetId", "operator": "equals", "value": value}],
+            "groupPermissions": [{"action": "GET", "type": "allow"}],
+        }
+        for number, value in enumerate((".*", "*", "^db1$", "(a|b)*", "scan-.*-v[0-9]+", ".*x.*"))
+    ]
+    path = tmp_path / "fine.json"
+    path.write_text(json.dumps({"metadata": {"name": "fine"}, "constraints": constraints}))
+    applied = wfx("auth", "templates", "apply", str(path), "--role", "fine")
+    assert applied.code == 0, str(applied)
+
+
+def test_two_applies_at_once_on_a_new_role_both_land_and_one_creates_it(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    # each looked for the role, found none, and the later create was refused as "exists already"
+    for attempt in range(3):
+        home = wfx.in_home(tmp_path / f"home{attempt}")
+        assert home("auth", "roles", "list").code == 0  # the store made: only the apply races
+        racing = [
+            home.start("auth", "templates", "apply", "Database User", "--role", "r", *database)
+            for database in (("--database", "db1"), ("--database", "db2"))
+        ]
+        answers = [process.communicate(timeout=30) for process in racing]
+        assert [p.returncode for p in racing] == [0, 0], answers
+        assert sum("(role created)" in out for out, _ in answers) == 1, answers
+        listed = home("auth", "roles", "list", "--json").json()["Items"]
+        assert [role["roleName"] for role in listed] == ["r"]
+
+
+def test_a_role_named_as_another_in_another_case_is_refused(wfx: Wfx) -> None:
+    # `Admin` granted nothing of the built-in `admin`, yet listed beside it, one letter apart
+    assert_bad_input(wfx("auth", "roles", "create", "Admin"), "'Admin'", "'admin'", "case")
+    assert wfx("auth", "roles", "create", "admin").code == 0  # the built-in's own name holds
+    assert wfx("auth", "roles", "create", "analyst").code == 0
+    assert_bad_input(wfx("auth", "roles", "create", "Analyst"), "'Analyst'", "'analyst'", "case")
+    assert_bad_input(
+        wfx("auth", "templates", "apply", "Global Read-Only", "--role", "ANALYST"),
+        "'ANALYST'",
+        "'analyst'",
+    )
+    applied = wfx("auth", "templates", "apply", "Global Read-Only", "--role", "analyst")
+    assert applied.code == 0, str(applied)
+    listed = wfx("auth", "roles", "list", "--json").json()["Items"]
+    assert [role["roleName"] for role in listed] == ["admin", "analyst"]
+
+
+def test_a_template_argument_wfx_cannot_read_is_one_line_naming_it(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    # each was a traceback: a name past the system's limit on a path, JSON nested past the decoder
+    assert_bad_input(
+        wfx("auth", "templates", "apply", "n" * 10_000, "--role", "r"),
+        "template 'nnnn",
+        "neither a shipped template",
+    )
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    assert_bad_input(
+        wfx("auth", "templates", "apply", str(deep), "--role", "r"), str(deep), "nested"
+    )
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"metadata": {"name": "x", "description": "d" * 2_000_000}}))
+    assert_bad_input(
+        wfx("auth", "templates", "apply", str(big), "--role", "r"), str(big), "at most 1 MiB"
+    )
+    assert wfx("auth", "roles", "list", "--json").json() == {"Items": []}  # nothing written
+
+
+def test_a_database_given_to_a_template_of_every_database_is_refused(wfx: Wfx) -> None:
+    # it applied to every database and said "on database db1"
+    refused = wfx(
+        "auth", "templates", "apply", "Global Read-Only", "--role", "g", "--database", "db1"
+    )
+    assert_bad_input(refused, "--database", "'Global Read-Only'", "every database")
+    assert wfx("auth", "roles", "list", "--json").json() == {"Items": []}  # nothing written
+    assert wfx("auth", "templates", "apply", "Global Read-Only", "--role", "g").code == 0

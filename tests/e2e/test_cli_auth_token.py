@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
 import stat
 from datetime import UTC, datetime
+from pathlib import Path
 
 import jwt
 import pytest
@@ -46,3 +48,50 @@ def test_the_ttl_sets_the_expiry(wfx: Wfx, ttl: str, seconds: int) -> None:
 def test_a_bad_ttl_exits_2_naming_the_option(wfx: Wfx, ttl: str) -> None:
     assert_bad_input(wfx("auth", "token", "bob", "--ttl", ttl), "--ttl")
     assert not (wfx.home / KEY_FILE_NAME).exists()
+
+
+def test_a_key_file_wfx_cannot_sign_with_is_refused_with_a_whole_message(wfx: Wfx) -> None:
+    key = wfx.home / KEY_FILE_NAME
+    key.write_text("not a key\n")
+    key.chmod(0o600)
+    # redaction read `key.pem: the` as a secret after its name and printed `[REDACTED] an Ed25519`
+    assert_bad_input(
+        wfx("auth", "token", "bob"), str(key), "is not an Ed25519 private key in PEM", "delete it"
+    )
+    key.chmod(0o644)
+    refused = wfx("auth", "token", "bob")
+    assert_bad_input(refused, str(key), "is open to other users (mode 0644)", "`chmod 600` it")
+    assert "REDACTED" not in refused.stderr
+
+
+def test_a_key_file_that_is_a_link_out_of_the_home_is_not_followed(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    elsewhere = wfx.in_home(tmp_path / "elsewhere")
+    assert elsewhere("auth", "token", "bob").code == 0  # a good key, 0600, outside this home
+    key = wfx.home / KEY_FILE_NAME
+    key.symlink_to(elsewhere.home / KEY_FILE_NAME)
+
+    refused = wfx("auth", "token", "bob")
+    assert_bad_input(refused, str(key), "is a symbolic link", "WFX_HOME")
+    key.unlink()
+    key.symlink_to(tmp_path / "nowhere.pem")  # dangling: not "cannot write" the home
+    assert_bad_input(wfx("auth", "token", "bob"), str(key), "is a symbolic link")
+    assert not (tmp_path / "nowhere.pem").exists()
+
+
+def test_every_user_a_token_is_issued_for_can_be_revoked_by_name(wfx: Wfx) -> None:
+    # an e-mail address may hold '#': its token was issued, and `revoke USER` refused it
+    user = "a#b@example.com"
+    assert wfx("auth", "token", user).code == 0
+    revoked = wfx("auth", "revoke", user)
+    assert revoked.code == 0, str(revoked)
+    with sqlite3.connect(wfx.home / "wfx.db") as connection:
+        (stored,) = connection.execute(
+            'SELECT "authPartition" FROM "WfxAuthorizationTable" '
+            "WHERE \"authPartition\" LIKE 'revokedUser#%'"
+        ).fetchone()
+    assert stored == f"revokedUser#{user}"
+    # the rule of a bad token id read whole, where redaction took `--token-id: must` for a secret
+    pasted = wfx("auth", "revoke", "--token-id", "x" * 300)
+    assert_bad_input(pasted, "--token-id", "must be 1-256 characters")

@@ -20,7 +20,9 @@ READERS = ["Database User", "Database Read-Only", "Global Read-Only"]
 def _holding(service: Service, template: str, user: str) -> dict[str, str]:
     admin = Subject(user_id=ADMIN, roles=("admin",))
     roles = service.container.administer_roles()
-    roles.apply_template(admin, load_template(template), f"{user}-role", database_id=DATABASE)
+    loaded = load_template(template)
+    database = DATABASE if "DATABASE_ID" in loaded.placeholders() else None  # Global: none
+    roles.apply_template(admin, loaded, f"{user}-role", database_id=database)
     roles.assign(admin, RoleAssignment(user_id=user, role=f"{user}-role"))
     return service.as_user(user)
 

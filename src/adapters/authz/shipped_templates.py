@@ -23,6 +23,9 @@ def _shipped_files() -> dict[str, str]:
     }
 
 
+MAX_TEMPLATE_FILE_BYTES = 1024 * 1024
+
+
 def shipped_templates() -> list[PermissionTemplate]:
     """Every shipped template, by name."""
     templates = [
@@ -40,13 +43,27 @@ def load_template(name_or_path: str) -> PermissionTemplate:
         if wanted in (stem, template.name.lower()):
             return template
     path = Path(name_or_path).expanduser()
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError:  # a name longer than a path may be, say
+        is_file = False
+    if not is_file:
         names = ", ".join(t.name for t in shipped_templates())
+        shown = name_or_path if len(name_or_path) <= 200 else f"{name_or_path[:200]}..."
         raise PermissionTemplateNotFoundError(
-            f"template {name_or_path!r}: neither a shipped template ({names}) nor a file"
+            f"template {shown!r}: neither a shipped template ({names}) nor a file"
         )
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
+        with path.open("rb") as file:
+            data = file.read(MAX_TEMPLATE_FILE_BYTES + 1)
+    except OSError as error:
+        raise InvalidInputError(f"template {path}: cannot read it ({error.strerror})") from None
+    if len(data) > MAX_TEMPLATE_FILE_BYTES:
+        raise InvalidInputError(f"template {path}: at most 1 MiB (a template's JSON file)")
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
         raise InvalidInputError(f"template {path}: not a JSON file ({error})") from None
+    except RecursionError:
+        raise InvalidInputError(f"template {path}: nested deeper than a template can be") from None
     return parse_template(document, str(path))

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
 TRANSACTION_LIMIT = 100  # TransactWriteItems' cap on actions in one request
+_DELETING = "deleting"  # on a role item while its delete removes what refers to it
 
 
 class DynamoDbAuthorizationStore:
@@ -71,11 +72,25 @@ class DynamoDbAuthorizationStore:
         return sorted_roles([parse_role_record(i) for i in self._scan() if is_role(i)])
 
     def delete_role(self, role_name: str) -> None:
+        # Marked first: an assignment or constraint written after the reads below would be left
+        # behind, to grant the role again to its holder once a role of that name is made again.
+        # The mark refuses them (`_role_exists`); one written before it is read and removed.
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=to_wire({PARTITION: role_partition(role_name), SORT: ROLE_SORT}),
+                UpdateExpression="SET #deleting = :yes",
+                ConditionExpression="attribute_exists(#pk)",
+                ExpressionAttributeNames={"#pk": PARTITION, "#deleting": _DELETING},
+                ExpressionAttributeValues={":yes": {"BOOL": True}},
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+            raise RoleNotFoundError(role_name) from None
         items = query_partition(
             self._client, self._table_name, PARTITION, role_partition(role_name)
         )
-        if not any(is_role(item) for item in items):
-            raise RoleNotFoundError(role_name)
         held = [
             i for i in self._scan() if is_assignment(i) and i[SORT] == assignment_sort(role_name)
         ]
@@ -84,6 +99,8 @@ class DynamoDbAuthorizationStore:
         for start in range(0, len(deletes), TRANSACTION_LIMIT):
             self._transact(deletes[start : start + TRANSACTION_LIMIT])
         role_items = [i for i in items if is_role(i)]
+        if not role_items:  # another delete of it finished first
+            raise RoleNotFoundError(role_name)
         self._transact([self._delete(role_items[0]), self._bump()])
 
     def assign(self, assignment: RoleAssignment) -> None:
@@ -196,8 +213,8 @@ class DynamoDbAuthorizationStore:
             "ConditionCheck": {
                 "TableName": self._table_name,
                 "Key": to_wire(key),
-                "ConditionExpression": "attribute_exists(#pk)",
-                "ExpressionAttributeNames": {"#pk": PARTITION},
+                "ConditionExpression": "attribute_exists(#pk) AND attribute_not_exists(#deleting)",
+                "ExpressionAttributeNames": {"#pk": PARTITION, "#deleting": _DELETING},
             }
         }
 

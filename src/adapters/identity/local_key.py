@@ -3,6 +3,7 @@ issues, made on first use, readable by its owner only (mode 0600)."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -54,12 +55,24 @@ class LocalSigningKey:
 
 
 def _read(path: Path) -> Ed25519PrivateKey:
-    with open(path, "rb") as file:
+    try:
+        # not followed: a link would sign with a key from anywhere, its mode checked there
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as error:
+        if error.errno != errno.ELOOP:
+            raise
+        raise InvalidInputError(
+            f"the token signing key {path} is a symbolic link; wfx signs only with a file of "
+            "its own in WFX_HOME: put the key file there in its place, or delete the link to "
+            "have one made"
+        ) from None
+    with open(descriptor, "rb") as file:
         mode = os.fstat(file.fileno()).st_mode
         pem = file.read()
     if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
+        # the path is not followed by ': ', which redaction takes for a secret after its name
         raise InvalidInputError(
-            f"{path}: the token signing key is open to other users (mode "
+            f"the token signing key {path} is open to other users (mode "
             f"{stat.S_IMODE(mode):04o}); `chmod 600` it, or delete it to have a new one made "
             "(tokens it signed stop verifying)"
         )
@@ -69,7 +82,8 @@ def _read(path: Path) -> Ed25519PrivateKey:
         key = None
     if not isinstance(key, Ed25519PrivateKey):
         raise InvalidInputError(
-            f"{path}: not an Ed25519 private key in PEM; delete it to have one made"
+            f"the token signing key {path} is not an Ed25519 private key in PEM; delete it to "
+            "have one made"
         )
     return key
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Sequence
 
 from adapters.authorization_records import (
     PARTITION,
     REVISION,
     REVISION_KEY,
+    REVOKED_SORT,
     ROLE_SORT,
     SORT,
     Item,
@@ -56,6 +58,10 @@ class SqliteAuthorizationStore:
         self._delete_one = f"DELETE FROM {t.name} WHERE {pk} = ? AND {sk} = ?"
         self._delete_partition = f"DELETE FROM {t.name} WHERE {pk} = ?"
         self._delete_sort = f"DELETE FROM {t.name} WHERE {sk} = ? AND {pk} LIKE 'user#%'"
+        self._delete_expired_tokens = (
+            f"DELETE FROM {t.name} WHERE {pk} LIKE 'revokedToken#%' AND {sk} = ? "
+            "AND json_extract(item, '$.expiresAt') < ?"
+        )
 
     def create_tables(self) -> None:
         create_tables(self._database, self._schema)
@@ -144,6 +150,9 @@ class SqliteAuthorizationStore:
         record = build_revoked_token_record(token_id, expires_at)
         with self._database.write() as connection:
             connection.execute(self._table.upsert, self._table.row(record))
+            # One row a logout, read by every policy and role read: those whose token has
+            # expired (refused by its `exp` anyway) go with the next revocation.
+            connection.execute(self._delete_expired_tokens, (REVOKED_SORT, int(time.time())))
 
     def revoke_user(self, user_id: str, issued_until: int) -> None:
         record = build_revoked_user_record(user_id, issued_until)

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict
 from application.authorization import AccessControl
 from application.ports.access import AuthorizationStore
 from domain.authorization import Action, Subject
-from domain.constraints import Constraint, Role, RoleAssignment
-from domain.errors import InvalidInputError
+from domain.constraints import Constraint, Role, RoleAssignment, lookalike_problem
+from domain.errors import InvalidInputError, RoleAlreadyExistsError
 from domain.permission_templates import DATABASE_ID_VARIABLE, PermissionTemplate
 from domain.workflow import IDENTIFIER_MAX_LENGTH, IDENTIFIER_PATTERN, IDENTIFIER_RULE
 
@@ -45,6 +45,7 @@ class AdministerRoles:
 
     def create_role(self, subject: Subject, role: Role) -> Role:
         self._access.require(subject, _role(role.name), Action.POST)
+        self._refuse_lookalike(role.name)
         self._store.add_role(role)
         return role
 
@@ -85,11 +86,22 @@ class AdministerRoles:
         if database_id is not None and not _is_identifier(database_id):
             # constraints on a database no database can be named would grant nothing, silently
             raise InvalidInputError(f"database: {database_id!r} {IDENTIFIER_RULE}")
+        takes = template.placeholders() | {variable.name for variable in template.variables}
+        if database_id is not None and DATABASE_ID_VARIABLE not in takes:
+            # applied anyway, it would grant on every database what was asked for one
+            raise InvalidInputError(
+                f"database: template {template.name!r} takes no database: it applies to every "
+                "database; leave the database out, or apply a database template"
+            )
         values = {DATABASE_ID_VARIABLE: database_id} if database_id else {}
         constraints = template.instantiate(role.name, values)  # refused before any write
-        created = role.name not in {r.name for r in self._store.list_roles()}
-        if created:
+        self._refuse_lookalike(role.name)
+        # created, or found made: not looked for first, as another apply may make it in between
+        try:
             self._store.add_role(role)
+            created = True
+        except RoleAlreadyExistsError:
+            created = False
         self._store.put_constraints(constraints)
         return AppliedTemplate(
             template=template.name,
@@ -98,6 +110,13 @@ class AdministerRoles:
             role_created=created,
             constraints=constraints,
         )
+
+    def _refuse_lookalike(self, role_name: str) -> None:
+        # Advisory, on the roles read now: two creates at once of `Foo` and `foo` both pass.
+        names = [r.name for r in self._store.list_roles()]
+        problem = None if role_name in names else lookalike_problem(role_name, names)
+        if problem is not None:
+            raise InvalidInputError(f"role: {problem}")
 
 
 def _is_identifier(text: str) -> bool:

@@ -223,12 +223,20 @@ def auth_revoke(
     import time
 
     from domain.errors import InvalidInputError
+    from domain.triggers import user_id_problem
 
     if (user is None) == (token_id is None):
         raise InvalidInputError("USER or --token-id: give exactly one")
-    for name, value in (("USER", user), ("--token-id", token_id)):
-        if value is not None and (not value.strip() or "#" in value or len(value) > 256):
-            raise InvalidInputError(f"{name}: must be 1-256 characters without '#'")
+    # USER by the rule `wfx auth token` issues by, so that every token it issues can be revoked
+    problem = None if user is None else user_id_problem(user)
+    if problem is not None:
+        raise InvalidInputError(f"USER: {problem}")
+    if token_id is not None and (not token_id.strip() or "#" in token_id or len(token_id) > 256):
+        # not `--token-id: must`, which redaction takes for a secret after its name
+        raise InvalidInputError(
+            "--token-id must be 1-256 characters without '#' (the token's jti, not the token "
+            "itself)"
+        )
     revoke = context.container().revoke_tokens()
     if token_id is not None:
         revoke.token(token_id, int(time.time()) + _TOKEN_ID_KEPT_SECONDS)
