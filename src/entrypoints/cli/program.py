@@ -14,6 +14,11 @@ import gc
 
 def main() -> None:
     gc.disable()
-    from entrypoints.cli.main import main as run
+    try:
+        from entrypoints.cli.main import main as run
 
-    run()
+        run()
+    except KeyboardInterrupt:
+        # Ctrl-C that no command took charge of (most often while wfx still loads, before any
+        # command began): nothing to say but the exit status a shell expects
+        raise SystemExit(130) from None

@@ -1,0 +1,40 @@
+"""Ctrl-C while `wfx` is still loading (its first few hundred milliseconds, before any command
+has begun) ends it quietly with 130, as a shell expects of an interrupted program, where the
+interrupt came out as a KeyboardInterrupt traceback through whichever import it landed in."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+_CONSOLE_SCRIPT = Path(sys.executable).parent / "wfx"
+
+
+@pytest.mark.skipif(not _CONSOLE_SCRIPT.exists(), reason="the console script is not installed")
+def test_ctrl_c_while_wfx_loads_ends_it_without_a_traceback(tmp_path: Path) -> None:
+    environment = {**os.environ, "WFX_HOME": str(tmp_path), "WFX_USER": "e2e-tester"}
+    said = []
+    # spread over the load: one of them lands in an import on any machine speed
+    for delay in (0.05, 0.1, 0.15, 0.2, 0.3, 0.4):
+        process = subprocess.Popen(
+            [str(_CONSOLE_SCRIPT), "executions", "list"],
+            env=environment,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(delay)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+        said.append((delay, process.returncode, stderr))
+
+    for delay, code, stderr in said:
+        assert "Traceback" not in stderr, (delay, stderr)
+        assert code in (130, 0, -signal.SIGINT), (delay, code, stderr)
