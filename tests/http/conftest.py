@@ -56,6 +56,19 @@ class Service:
     def as_user(self, user: str, roles: Sequence[str] = ()) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token(user, roles)}"}
 
+    def viewer_page(self, path: str) -> Any:
+        """A page of the web viewer (the app built with its sessions), read as the admin logged
+        in through `/login`."""
+        from entrypoints.http.app import create_app
+        from entrypoints.http.identity import verified_by
+
+        verifier = self.container.token_verifier()
+        app = create_app(self.container, verified_by(verifier), sessions=verifier)
+        with TestClient(app, raise_server_exceptions=False, follow_redirects=False) as viewer:
+            login = viewer.get("/login", params={"token": self.token(ADMIN, ("admin",))})
+            assert login.status_code == 303, login.text
+            return viewer.get(path)
+
     def grant(self, user: str, role: str, constraints: Sequence[Constraint]) -> None:
         store = self.container.authorization_store()
         store.add_role(Role(name=role))

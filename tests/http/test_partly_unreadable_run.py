@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 import yaml
-from fastapi.testclient import TestClient
 
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
@@ -102,18 +101,9 @@ def test_the_details_show_the_run_and_name_the_step_row_left_out(
 def test_the_viewer_page_shows_the_run_with_a_note_naming_the_row_left_out(
     service: Service, tmp_path: Path
 ) -> None:
-    from entrypoints.http.app import create_app
-    from entrypoints.http.identity import verified_by
-
     step_id = _first_step_row(service, service.execution_id)
     stop_date_stored_as(service, tmp_path, step_id, BAD_DATE)
-    verifier = service.container.token_verifier()
-    app = create_app(service.container, verified_by(verifier), sessions=verifier)
-    with TestClient(app, raise_server_exceptions=False, follow_redirects=False) as viewer:
-        login = viewer.get("/login", params={"token": service.token(ADMIN, ("admin",))})
-        assert login.status_code == 303, login.text
-
-        page = viewer.get(f"/executions/{service.execution_id}")
+    page = service.viewer_page(f"/executions/{service.execution_id}")
 
     assert page.status_code == 200, page.text
     text = html.unescape(page.text)
@@ -181,18 +171,9 @@ def test_the_viewer_page_says_in_its_event_log_which_event_row_it_cannot_read(
     service: Service, tmp_path: Path
 ) -> None:
     """The event log is one read of the page among others: refused, it says why in its place."""
-    from entrypoints.http.app import create_app
-    from entrypoints.http.identity import verified_by
-
     run = service.execution_id
     stored_as(service, tmp_path, EVENTS, ("workflowExecutionId", run), "occurredAt", "later")
-    verifier = service.container.token_verifier()
-    app = create_app(service.container, verified_by(verifier), sessions=verifier)
-    with TestClient(app, raise_server_exceptions=False, follow_redirects=False) as viewer:
-        login = viewer.get("/login", params={"token": service.token(ADMIN, ("admin",))})
-        assert login.status_code == 303, login.text
-
-        page = viewer.get(f"/executions/{run}")
+    page = service.viewer_page(f"/executions/{run}")
 
     assert page.status_code == 200, page.text
     text = html.unescape(page.text)
@@ -266,15 +247,7 @@ def test_a_run_whose_approval_row_wfx_cannot_read_is_shown_and_a_decision_on_it_
             "'APPROVED', 'REJECTED', 'TIMED_OUT' or 'CANCELLED'",
         }
     ]
-    from entrypoints.http.app import create_app
-    from entrypoints.http.identity import verified_by
-
-    verifier = service.container.token_verifier()
-    app = create_app(service.container, verified_by(verifier), sessions=verifier)
-    with TestClient(app, raise_server_exceptions=False, follow_redirects=False) as viewer:
-        login = viewer.get("/login", params={"token": service.token(ADMIN, ("admin",))})
-        assert login.status_code == 303, login.text
-        page = viewer.get(f"/executions/{execution_id}")
+    page = service.viewer_page(f"/executions/{execution_id}")
     assert page.status_code == 200, page.text
     text = html.unescape(page.text)
     assert 'id="unreadable-rows"' in text

@@ -154,18 +154,9 @@ def test_the_cli_json_withholds_them_too_and_agrees_with_the_service(
 
 @ON_SQLITE
 def test_the_viewer_shows_a_sub_execution_by_its_name_and_no_arn(service: Service) -> None:
-    from fastapi.testclient import TestClient
-
-    from entrypoints.http.app import create_app
-    from entrypoints.http.identity import verified_by
 
     _register(service)
-    verifier = service.container.token_verifier()
-    app = create_app(service.container, verified_by(verifier), sessions=verifier)
-    with TestClient(app, raise_server_exceptions=False, follow_redirects=False) as viewer:
-        login = viewer.get("/login", params={"token": service.token(ADMIN, ("admin",))})
-        assert login.status_code == 303, login.text
-        page = viewer.get(f"/executions/{service.execution_id}")
+    page = service.viewer_page(f"/executions/{service.execution_id}")
     assert page.status_code == 200, page.text
     assert "inner-run" in page.text and "job-0042" in page.text
     assert not HERE.search(page.text), HERE.search(page.text)
