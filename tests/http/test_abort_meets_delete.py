@@ -27,6 +27,19 @@ GATED = {
 }
 
 
+def launch_held(service: Service) -> str:
+    """GATED published and launched by the admin: a run held open at its gate."""
+    document = parse_workflow_document(yaml.safe_load(yaml.safe_dump(GATED)))
+    service.container.publish_workflow_version().execute(
+        PublishWorkflowVersionCommand(document=document, published_by=ADMIN)
+    )
+    launched = service.container.launch_execution().execute(
+        LaunchExecutionCommand(workflow_database_id=DATABASE, workflow_id="held", user_id=ADMIN)
+    )
+    execution_id: str = launched.execution.workflow_execution_id
+    return execution_id
+
+
 class DeletedWhileStopping:
     """The orchestrator, but a second client's permanent delete lands while it stops a run."""
 
@@ -53,17 +66,7 @@ class DeletedWhileStopping:
 def test_an_abort_of_a_run_deleted_meanwhile_is_a_404_naming_the_run(
     service: Service, route: str
 ) -> None:
-    document = parse_workflow_document(yaml.safe_load(yaml.safe_dump(GATED)))
-    service.container.publish_workflow_version().execute(
-        PublishWorkflowVersionCommand(document=document, published_by=ADMIN)
-    )
-    execution_id = (
-        service.container.launch_execution()
-        .execute(
-            LaunchExecutionCommand(workflow_database_id=DATABASE, workflow_id="held", user_id=ADMIN)
-        )
-        .execution.workflow_execution_id
-    )
+    execution_id = launch_held(service)
     orchestrator = service.container.orchestrator()
     service.container.orchestrator.override(
         providers.Object(DeletedWhileStopping(orchestrator, service))

@@ -7,7 +7,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-import yaml
 from dependency_injector import providers
 
 from application.ports.executions import ExecutionStore
@@ -17,25 +16,15 @@ from application.use_cases.abort_execution import (
     AbortExecutionCommand,
     AbortResult,
 )
-from application.use_cases.launch_execution import LaunchExecutionCommand
-from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
-from application.workflow_documents import parse_workflow_document
 from domain.errors import ExecutionNotFoundError
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus
-from tests.http.conftest import ADMIN, DATABASE, Service
-from tests.http.test_abort_meets_delete import GATED
+from tests.http.conftest import ADMIN, Service
+from tests.http.test_abort_meets_delete import launch_held
 
 
 def _a_finishing_run(service: Service) -> str:
-    document = parse_workflow_document(yaml.safe_load(yaml.safe_dump(GATED)))
-    service.container.publish_workflow_version().execute(
-        PublishWorkflowVersionCommand(document=document, published_by=ADMIN)
-    )
-    launched = service.container.launch_execution().execute(
-        LaunchExecutionCommand(workflow_database_id=DATABASE, workflow_id="held", user_id=ADMIN)
-    )
-    execution_id: str = launched.execution.workflow_execution_id
+    execution_id = launch_held(service)
     store = service.container.execution_store()
     change = store.get_run(execution_id).begin_finishing(datetime(2026, 12, 5, 9, 0, tzinfo=UTC))
     assert change is not None and store.commit(RunWrite.of(execution_id, change=change))

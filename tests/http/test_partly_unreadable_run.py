@@ -11,13 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from application.use_cases.launch_execution import LaunchExecutionCommand
-from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
-from application.workflow_documents import parse_workflow_document
 from tests.http.conftest import ADMIN, DATABASE, Service
-from tests.http.test_abort_meets_delete import GATED
+from tests.http.test_abort_meets_delete import launch_held
 from tests.http.test_approval_routes import _routes as grant_approval_routes
 
 pytestmark = pytest.mark.parametrize("inline_container", ["sqlite", "dynamodb"], indirect=True)
@@ -112,18 +109,6 @@ def test_the_viewer_page_shows_the_run_with_a_note_naming_the_row_left_out(
     assert f"executionStopDate is not a date (stored: '{BAD_DATE}')" in text
 
 
-def _held_run(service: Service) -> str:
-    document = parse_workflow_document(yaml.safe_load(yaml.safe_dump(GATED)))
-    service.container.publish_workflow_version().execute(
-        PublishWorkflowVersionCommand(document=document, published_by=ADMIN)
-    )
-    launched = service.container.launch_execution().execute(
-        LaunchExecutionCommand(workflow_database_id=DATABASE, workflow_id="held", user_id=ADMIN)
-    )
-    execution_id: str = launched.execution.workflow_execution_id
-    return execution_id
-
-
 @pytest.mark.parametrize(
     ("method", "route", "body"),
     [
@@ -139,7 +124,7 @@ def test_a_write_of_the_run_still_refuses_naming_the_row_it_cannot_read(
     """A write decides on every step of the run: it does not act on a partial picture. An
     abort has recorded its request first, as it always does (from then on no step starts), and
     its refusal says so: once the row is mended, an abort again finishes the job."""
-    execution_id = _held_run(service)
+    execution_id = launch_held(service)
     step_id = _first_step_row(service, execution_id)
     stop_date_stored_as(service, tmp_path, step_id, BAD_DATE)
 
@@ -220,7 +205,7 @@ def test_a_run_whose_approval_row_wfx_cannot_read_is_shown_and_a_decision_on_it_
     """The run, parked at its gate (open: its read checks the gate), is shown with the rest and
     the approval row named, as any other row; a decision on the gate still refuses naming it,
     nothing decided."""
-    execution_id = _held_run(service)
+    execution_id = launch_held(service)
     [request] = service.container.approvals().list_for_execution(execution_id)
     stored_as(
         service,
@@ -273,7 +258,7 @@ def test_the_approvals_list_leaves_out_a_row_wfx_cannot_read_and_logs_it(
 ) -> None:
     """Two runs held at their gates, one gate's row unreadable: the list (all runs, one run's,
     page by page) answers the other, the row named in the service's log; never a 409."""
-    bad_run = _held_run(service)
+    bad_run = launch_held(service)
     good_run = (
         service.container.launch_execution()
         .execute(
