@@ -45,9 +45,6 @@ from adapters.step_records import (
 )
 from adapters.tables import ResourceKeys
 
-# The current shapes' number: a SQLite file records it (PRAGMA user_version) once upgraded.
-ITEM_SHAPES_VERSION = 3
-
 _Rebuild = Callable[[Item], Mapping[str, Any]]
 
 # Per table: how an item is rebuilt, and the earlier names its new attributes replace.

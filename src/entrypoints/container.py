@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from adapters.item_shapes_version import ITEM_SHAPES_VERSION
 from adapters.system import SystemClock, UuidGenerator
 from adapters.tables import CREATED_TABLES, TableNames
 from domain.redaction import configure_redaction
@@ -233,7 +234,9 @@ def _sqlite_database(path: str, tables: TableNames) -> SqliteDatabase:
     from adapters.sqlite.database import SqliteDatabase
 
     database = SqliteDatabase(path)
-    if database.path is not None:  # a file an earlier wfx wrote moves to the current shapes
+    # a file an earlier wfx wrote moves to the current shapes; one at them costs a PRAGMA read,
+    # not the import of every table's builders and parsers
+    if database.path is not None and database.user_version() < ITEM_SHAPES_VERSION:
         from adapters.sqlite.item_upgrade import upgrade_items
         from adapters.sqlite.schema import build_schema
 

@@ -16,7 +16,8 @@ import pytest
 from adapters.dynamodb.codec import from_wire
 from adapters.dynamodb.item_upgrade import DynamoDbItemShapes
 from adapters.input_regroup import is_earlier_input_row
-from adapters.item_upgrade import ITEM_SHAPES_VERSION, UPGRADED_TABLES, upgraded_item
+from adapters.item_shapes_version import ITEM_SHAPES_VERSION
+from adapters.item_upgrade import UPGRADED_TABLES, upgraded_item
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.sqlite.item_upgrade import SqliteItemShapes, backup_path, upgrade_items

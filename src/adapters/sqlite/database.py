@@ -149,6 +149,11 @@ class SqliteDatabase:
         """The database file; None in memory."""
         return self._path
 
+    def user_version(self) -> int:
+        """PRAGMA user_version: the item shapes the file's items are in (item_upgrade.py)."""
+        with self.read() as connection:
+            return int(connection.execute("PRAGMA user_version").fetchone()[0])
+
     def write(self) -> Transaction:
         """A write transaction: BEGIN IMMEDIATE takes the write lock first, so it never has to
         upgrade a read lock half-way (the upgrade is what fails with SQLITE_BUSY in WAL mode)."""

@@ -13,7 +13,8 @@ import sqlite3
 from pathlib import Path
 
 from adapters.item_budget import Item
-from adapters.item_upgrade import ITEM_SHAPES_VERSION, UPGRADED_TABLES, upgraded_item
+from adapters.item_shapes_version import ITEM_SHAPES_VERSION
+from adapters.item_upgrade import UPGRADED_TABLES, upgraded_item
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.input_regroup import regroup_sqlite_inputs
 from adapters.sqlite.schema import SqliteSchema, create_tables_unless_present
