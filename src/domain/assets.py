@@ -106,6 +106,27 @@ def file_key_problem(file_key: str) -> str | None:
     return None
 
 
+# S3's longest object key. An asset file's key (`assets/DB/ASSET/KEY`) within it also keeps
+# DynamoDB's sort keys that name the file (`DB:ASSET:KEY` of a run's inputs, `KEY` in the
+# catalog) under their 1024 bytes; one rule for every store, so a run moves between them.
+MAX_OBJECT_KEY_BYTES = 1024
+
+
+def asset_file_key_problem(database_id: str, asset_id: str, file_key: str) -> str | None:
+    """Why `file_key` cannot name a file of this asset in every store, or None."""
+    problem = file_key_problem(file_key)
+    if problem is not None:
+        return problem
+    size = len(asset_object_key(database_id, asset_id, file_key).encode("utf-8"))
+    if size > MAX_OBJECT_KEY_BYTES:
+        return (
+            f"is too long: under {asset_root_key(database_id, asset_id)!r} it makes a key of "
+            f"{size} bytes, at most {MAX_OBJECT_KEY_BYTES} bytes (S3's object keys, DynamoDB's "
+            "sort keys)"
+        )
+    return None
+
+
 def asset_root_key(database_id: str, asset_id: str) -> str:
     """The object-store prefix of an asset's files."""
     return f"assets/{database_id}/{asset_id}/"
