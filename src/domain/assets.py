@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
@@ -124,6 +125,25 @@ def asset_file_key_problem(database_id: str, asset_id: str, file_key: str) -> st
             f"{size} bytes, at most {MAX_OBJECT_KEY_BYTES} bytes (S3's object keys, DynamoDB's "
             "sort keys)"
         )
+    return None
+
+
+# A file's metadata lives on its catalog row, which DynamoDB holds to 400 KB: tags, not bodies.
+MAX_METADATA_KEY_CHARS = 256
+MAX_FILE_METADATA_BYTES = 64 * 1024
+
+
+def file_metadata_problem(metadata: Sequence[tuple[str, str]]) -> str | None:
+    """Why `metadata` cannot be kept on an asset file's row, or None."""
+    size = 0
+    for key, value in metadata:
+        if not 1 <= len(key) <= MAX_METADATA_KEY_CHARS:
+            return f"key {key[:40]!r}: must be 1 to {MAX_METADATA_KEY_CHARS} characters"
+        size += len(key.encode("utf-8", "surrogatepass")) + len(
+            value.encode("utf-8", "surrogatepass")
+        )
+    if size > MAX_FILE_METADATA_BYTES:
+        return f"{size} bytes of keys and values, at most {MAX_FILE_METADATA_BYTES} bytes a file"
     return None
 
 

@@ -63,3 +63,35 @@ def test_a_file_key_that_fits_with_its_ids_is_imported(wfx: Wfx, tmp_path: Path)
 
     assert outcome.code == 0, str(outcome)
     assert "mesh.obj" in wfx.ok("assets", "list", "db/deep").stdout
+
+
+def test_file_metadata_past_its_bound_is_refused_naming_it(wfx: Wfx, tmp_path: Path) -> None:
+    """Four values of 120,000 bytes (each under Linux's 128 KiB an argument may have) make an
+    asset file row of 480 KB, over DynamoDB's 400 KB item: moto said `Item size has exceeded
+    the maximum allowed size` through a traceback, and SQLite stored the row."""
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "mesh.obj").write_text("v 0 0 0\n", encoding="utf-8")
+    values = [f"--metadata=k{index}={'v' * 120_000}" for index in range(4)]
+
+    outcome = wfx("assets", "import", "db", "tagged", str(source), *values)
+
+    assert outcome.code == 2, str(outcome)[:2000]
+    [line] = outcome.stderr_lines
+    assert line.startswith("error: metadata: "), line[:500]
+    assert "65536 bytes" in line and len(line) < 300, line[:500]
+    listed = wfx("assets", "list", "db/tagged")
+    assert "mesh.obj" not in listed.stdout, str(listed)
+
+
+def test_a_metadata_key_longer_than_an_id_is_refused_naming_it(wfx: Wfx, tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "mesh.obj").write_text("v 0 0 0\n", encoding="utf-8")
+
+    outcome = wfx("assets", "import", "db", "tagged", str(source), f"--metadata={'k' * 257}=v")
+
+    assert outcome.code == 2, str(outcome)
+    [line] = outcome.stderr_lines
+    assert line.startswith("error: metadata: ") and "256 characters" in line, line[:500]
+    assert "mesh.obj" not in wfx("assets", "list", "db/tagged").stdout
