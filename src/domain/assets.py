@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
@@ -103,6 +104,46 @@ def file_key_problem(file_key: str) -> str | None:
         return "must be UTF-8 text"
     if any(len(part) > MAX_FILE_KEY_NAME_BYTES for part in encoded.split(b"/")):
         return f"must have names of at most {MAX_FILE_KEY_NAME_BYTES} bytes of UTF-8"
+    return None
+
+
+# S3's longest object key. An asset file's key (`assets/DB/ASSET/KEY`) within it also keeps
+# DynamoDB's sort keys that name the file (`DB:ASSET:KEY` of a run's inputs, `KEY` in the
+# catalog) under their 1024 bytes; one rule for every store, so a run moves between them.
+MAX_OBJECT_KEY_BYTES = 1024
+
+
+def asset_file_key_problem(database_id: str, asset_id: str, file_key: str) -> str | None:
+    """Why `file_key` cannot name a file of this asset in every store, or None."""
+    problem = file_key_problem(file_key)
+    if problem is not None:
+        return problem
+    size = len(asset_object_key(database_id, asset_id, file_key).encode("utf-8"))
+    if size > MAX_OBJECT_KEY_BYTES:
+        return (
+            f"is too long: under {asset_root_key(database_id, asset_id)!r} it makes a key of "
+            f"{size} bytes, at most {MAX_OBJECT_KEY_BYTES} bytes (S3's object keys, DynamoDB's "
+            "sort keys)"
+        )
+    return None
+
+
+# A file's metadata lives on its catalog row, which DynamoDB holds to 400 KB: tags, not bodies.
+MAX_METADATA_KEY_CHARS = 256
+MAX_FILE_METADATA_BYTES = 64 * 1024
+
+
+def file_metadata_problem(metadata: Sequence[tuple[str, str]]) -> str | None:
+    """Why `metadata` cannot be kept on an asset file's row, or None."""
+    size = 0
+    for key, value in metadata:
+        if not 1 <= len(key) <= MAX_METADATA_KEY_CHARS:
+            return f"key {key[:40]!r}: must be 1 to {MAX_METADATA_KEY_CHARS} characters"
+        size += len(key.encode("utf-8", "surrogatepass")) + len(
+            value.encode("utf-8", "surrogatepass")
+        )
+    if size > MAX_FILE_METADATA_BYTES:
+        return f"{size} bytes of keys and values, at most {MAX_FILE_METADATA_BYTES} bytes a file"
     return None
 
 

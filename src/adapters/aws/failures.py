@@ -20,6 +20,35 @@ def is_unreachable(error: BaseException) -> bool:
     return type(error).__name__ in _UNREACHABLE
 
 
+# What AWS answers when a table or an account is over its rate; botocore's standard retries
+# have been spent by the time one reaches us.
+_THROTTLING_CODES = frozenset(
+    {
+        "ProvisionedThroughputExceededException",
+        "ThrottlingException",
+        "RequestLimitExceeded",
+        "TooManyRequestsException",
+    }
+)
+
+
+def throttling_code(error: BaseException) -> str | None:
+    """The error code when AWS refused the request for its rate, else None. A transaction
+    cancelled with a `ThrottlingError` reason is one (botocore does not retry those)."""
+    response = getattr(error, "response", None)
+    if not isinstance(response, dict):
+        return None
+    code = str(response.get("Error", {}).get("Code", ""))
+    if code in _THROTTLING_CODES:
+        return code
+    reasons = response.get("CancellationReasons") or []
+    if code == "TransactionCanceledException" and any(
+        isinstance(reason, dict) and reason.get("Code") == "ThrottlingError" for reason in reasons
+    ):
+        return "ThrottlingError"
+    return None
+
+
 def transport_problem(error: BaseException) -> str | None:
     """No credentials, or an endpoint that does not answer: what happened and what to do.
     None for any other error (an answer from AWS is described by its own code and message)."""

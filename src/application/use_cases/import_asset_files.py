@@ -9,7 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from application.ports.files import AssetCatalog, ObjectStore
 from application.ports.system import Clock
-from domain.assets import AssetFile, asset_object_key, asset_root_key, file_key_problem
+from domain.assets import (
+    AssetFile,
+    asset_file_key_problem,
+    asset_object_key,
+    asset_root_key,
+    file_metadata_problem,
+)
 from domain.errors import InvalidInputError
 from domain.workflow import Identifier
 
@@ -37,6 +43,9 @@ class ImportAssetFiles:
         self._catalog, self._objects, self._clock = catalog, objects, clock
 
     def execute(self, command: ImportAssetFilesCommand) -> list[AssetFile]:
+        problem = file_metadata_problem(command.metadata)
+        if problem is not None:
+            raise InvalidInputError(f"metadata: {problem}")
         for index, imported in enumerate(command.files):
             if imported.path.is_symlink():
                 # never followed: a link may lead anywhere the importing user can read
@@ -46,7 +55,9 @@ class ImportAssetFiles:
                 )
             if not imported.path.is_file():
                 raise InvalidInputError(f"files[{index}]: {imported.path} is not a readable file")
-            problem = file_key_problem(imported.file_key)
+            problem = asset_file_key_problem(
+                command.database_id, command.asset_id, imported.file_key
+            )
             if problem is not None:
                 raise InvalidInputError(
                     f"files[{index}]: {imported.path}: file key {imported.file_key!r} {problem}"

@@ -1,0 +1,97 @@
+"""Names that reach DynamoDB's key limits, through the real `wfx` on moto's server: refused
+before anything is stored, in one line naming the field and the rule, never a botocore
+ValidationException as a traceback. The same names on a SQLite file get the same answer: a run
+exported from one store must import into the other."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.cli import FAKE_AWS, Wfx
+from tests.integration.moto_server import moto_server
+
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-key-limits-on-moto")]
+
+
+@pytest.fixture(params=["dynamodb", "sqlite"])
+def wfx(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Wfx]:
+    if request.param == "sqlite":
+        yield Wfx(tmp_path / "home")
+        return
+    with moto_server() as url:
+        on_moto = Wfx(
+            tmp_path / "home", WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=url, **FAKE_AWS
+        )
+        on_moto.ok("tables", "create")
+        yield on_moto
+
+
+def _deep_file(root: Path, folders: int) -> Path:
+    """A file under `folders` nested folders of 240-byte names."""
+    folder = root.joinpath(*["d" * 240] * folders)
+    folder.mkdir(parents=True)
+    (folder / "mesh.obj").write_text("v 0 0 0\n", encoding="utf-8")
+    return root
+
+
+def test_a_file_key_past_the_key_limits_is_refused_naming_it(wfx: Wfx, tmp_path: Path) -> None:
+    """`assets/db/deep/` and a 1,213-byte key: over S3's 1024-byte object key and DynamoDB's
+    1024-byte sort key (`WfxAssetFilesTable.fileKey`); moto said `Aggregated size of all range
+    keys has exceeded the size limit of 1024 bytes` through a traceback."""
+    source = _deep_file(tmp_path / "source", folders=5)
+    (source / "small.obj").write_text("v 1 1 1\n", encoding="utf-8")
+
+    outcome = wfx("assets", "import", "db", "deep", str(source))
+
+    assert outcome.code == 2, str(outcome)
+    [line] = outcome.stderr_lines
+    assert line.startswith("error: files[0]: "), line
+    assert "1024 bytes" in line and "mesh.obj" in line, line
+    assert "Traceback" not in outcome.stderr
+    listed = wfx("assets", "list", "db/deep")
+    assert "small.obj" not in listed.stdout, str(listed)  # nothing of the import stored
+
+
+def test_a_file_key_that_fits_with_its_ids_is_imported(wfx: Wfx, tmp_path: Path) -> None:
+    """Four folders: `assets/db/deep/` and a 972-byte key, 987 bytes in all."""
+    source = _deep_file(tmp_path / "source", folders=4)
+
+    outcome = wfx("assets", "import", "db", "deep", str(source))
+
+    assert outcome.code == 0, str(outcome)
+    assert "mesh.obj" in wfx.ok("assets", "list", "db/deep").stdout
+
+
+def test_file_metadata_past_its_bound_is_refused_naming_it(wfx: Wfx, tmp_path: Path) -> None:
+    """Four values of 120,000 bytes (each under Linux's 128 KiB an argument may have) make an
+    asset file row of 480 KB, over DynamoDB's 400 KB item: moto said `Item size has exceeded
+    the maximum allowed size` through a traceback, and SQLite stored the row."""
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "mesh.obj").write_text("v 0 0 0\n", encoding="utf-8")
+    values = [f"--metadata=k{index}={'v' * 120_000}" for index in range(4)]
+
+    outcome = wfx("assets", "import", "db", "tagged", str(source), *values)
+
+    assert outcome.code == 2, str(outcome)[:2000]
+    [line] = outcome.stderr_lines
+    assert line.startswith("error: metadata: "), line[:500]
+    assert "65536 bytes" in line and len(line) < 300, line[:500]
+    listed = wfx("assets", "list", "db/tagged")
+    assert "mesh.obj" not in listed.stdout, str(listed)
+
+
+def test_a_metadata_key_longer_than_an_id_is_refused_naming_it(wfx: Wfx, tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "mesh.obj").write_text("v 0 0 0\n", encoding="utf-8")
+
+    outcome = wfx("assets", "import", "db", "tagged", str(source), f"--metadata={'k' * 257}=v")
+
+    assert outcome.code == 2, str(outcome)
+    [line] = outcome.stderr_lines
+    assert line.startswith("error: metadata: ") and "256 characters" in line, line[:500]
+    assert "mesh.obj" not in wfx("assets", "list", "db/tagged").stdout
