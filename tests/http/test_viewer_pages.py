@@ -127,6 +127,32 @@ def test_a_bad_token_is_a_401_page_saying_how_to_get_one(viewer: TestClient) -> 
     assert "not-a-token" not in answer.text
 
 
+def test_a_token_too_long_for_a_cookie_is_refused_at_login_saying_why(
+    viewer: TestClient, service: Service
+) -> None:
+    from entrypoints.http.viewer.session import MAX_TOKEN_CHARS
+
+    roles = [f"r{i:03d}" + "x" * 96 for i in range(45)]  # what an identity provider's groups make
+    fits = shortest_over = None
+    for length in range(1, 257):
+        token = service.token("u" * length, roles[:26])
+        if len(token) <= MAX_TOKEN_CHARS:
+            fits = token
+        else:
+            shortest_over = token
+            break
+    assert fits is not None and shortest_over is not None
+    # a browser drops a cookie past 4,096 bytes without a word: the 303 was a silent logout
+    refused = viewer.get("/login", params={"token": shortest_over})
+    assert refused.status_code == 401, refused.text
+    assert "set-cookie" not in refused.headers
+    assert f"at most {MAX_TOKEN_CHARS:,} characters" in refused.text
+    assert "wfx auth users assign" in refused.text
+    assert shortest_over not in refused.text
+    assert viewer.get("/login", params={"token": fits}).status_code == 303
+    assert viewer.get("/login", params={"token": service.token("u", roles)}).status_code == 401
+
+
 def test_logged_out_the_list_says_how_to_log_in_and_shows_nothing(
     viewer: TestClient, service: Service
 ) -> None:

@@ -10,7 +10,12 @@ from fastapi.responses import RedirectResponse, Response
 
 from domain.errors import NotAuthenticatedError
 from entrypoints.http.viewer.rendering import SECURITY_HEADERS, render
-from entrypoints.http.viewer.session import COOKIE, clear_session_cookie, set_session_cookie
+from entrypoints.http.viewer.session import (
+    COOKIE,
+    MAX_TOKEN_CHARS,
+    clear_session_cookie,
+    set_session_cookie,
+)
 from entrypoints.http.viewer.visit import Viewer
 
 router = APIRouter(include_in_schema=False)
@@ -28,6 +33,18 @@ def login(page: Viewer, token: Annotated[str | None, Query(max_length=8192)] = N
             "login_help.html",
             status_code=401,
             message=f"that token does not log you in: {refused}",
+        )
+    if len(token) > MAX_TOKEN_CHARS:
+        return render(
+            page.request,
+            "login_help.html",
+            status_code=401,
+            message=(
+                f"that token is {len(token):,} characters; a browser keeps a session cookie of "
+                f"at most {MAX_TOKEN_CHARS:,} characters: print one that carries fewer roles "
+                "(give the user roles with `wfx auth users assign USER ROLE` instead of --role); "
+                "it still works as a bearer token for the API"
+            ),
         )
     # 303 to a URL without the token, so neither history nor a bookmark keeps it
     answer = RedirectResponse("/", status_code=303, headers=SECURITY_HEADERS)

@@ -23,6 +23,9 @@ from domain.errors import NotAuthenticatedError, NotAuthorizedError
 
 COOKIE = "wfx_session"
 CSRF_FIELD = "csrf"
+# Browsers keep a cookie whose name and value hold at most 4,096 bytes and drop a longer one
+# without a word (RFC 6265bis 5.6): such a token would log in with a 303 and leave nobody in.
+MAX_TOKEN_CHARS = 4096 - len(COOKIE)
 # browsers send these on a form POST; anything but our own origin is a cross-site write
 _SAME_SITE_FETCH = {"same-origin", "none"}
 
