@@ -308,6 +308,24 @@ def test_a_token_too_long_for_a_cookie_is_refused_and_the_longest_that_fits_logs
     assert page.context.cookies() == []
 
 
+def test_a_login_link_on_another_site_asks_before_it_swaps_the_session(
+    served: Served, page: Page
+) -> None:
+    theirs = served.wfx.ok("auth", "token", "mallory", "--role", "admin", "--ttl", "10m")
+    evil = "http://evil.example/"
+    lure = f'<a id="lure" href="{served.base}/login?token={theirs.stdout.strip()}">a prize</a>'
+    page.route(evil, lambda route: route.fulfill(body=lure, content_type="text/html"))
+    page.goto(served.link)
+    mine = page.context.cookies()
+    page.goto(evil)
+    page.click("#lure")
+    page.wait_for_load_state()
+    assert page.context.cookies() == mine  # Chromium said cross-site: nothing was set
+    expect(page.get_by_role("heading", level=1)).to_have_text("Log in as mallory?")
+    page.get_by_role("button", name="Log in as mallory").click()
+    expect(page.locator(".who")).to_have_text("mallory")
+
+
 HOSTILE = (
     '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
     '\'"</textarea><svg onload="window.__pwned = 3"></svg><a href="javascript:alert(1)">x</a>'

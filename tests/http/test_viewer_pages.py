@@ -153,6 +153,43 @@ def test_a_token_too_long_for_a_cookie_is_refused_at_login_saying_why(
     assert viewer.get("/login", params={"token": service.token("u", roles)}).status_code == 401
 
 
+def test_a_login_link_from_another_site_asks_first_and_keeps_the_session(
+    viewer: TestClient, service: Service
+) -> None:
+    """Login CSRF: a hostile page that sends the browser to /login with its own token must not
+    swap the user's session for the attacker's, whose runs and actions the user would then
+    take for their own."""
+    _login(viewer, service)
+    mine = viewer.cookies["wfx_session"]
+    theirs = service.token("mallory", ("admin",))
+    followed = viewer.get(
+        "/login", params={"token": theirs}, headers={"sec-fetch-site": "cross-site"}
+    )
+    assert followed.status_code == 200, followed.text
+    assert "set-cookie" not in followed.headers
+    assert "mallory" in followed.text
+    assert viewer.cookies["wfx_session"] == mine
+    assert f">{ADMIN}</span>" in viewer.get("/").text
+    # the confirmation's own form cannot be posted by another site either
+    for refused in ({"sec-fetch-site": "cross-site"}, {"origin": "https://evil.example"}):
+        posted = viewer.post("/login", data={"token": theirs}, headers=refused)
+        assert posted.status_code == 403, posted.text
+        assert "set-cookie" not in posted.headers
+    assert viewer.cookies["wfx_session"] == mine
+    # the user's own click on it logs in; a link opened from a terminal needs no click
+    confirmed = viewer.post(
+        "/login", data={"token": theirs}, headers={"sec-fetch-site": "same-origin"}
+    )
+    assert confirmed.status_code == 303, confirmed.text
+    assert viewer.cookies["wfx_session"] == theirs
+    opened = viewer.get("/login", params={"token": mine}, headers={"sec-fetch-site": "none"})
+    assert opened.status_code == 303
+    assert viewer.post("/login", data={"token": "nonsense"}).status_code == 401
+    no_token = viewer.post("/login")
+    assert no_token.status_code == 401
+    assert "wfx auth token USER" in no_token.text
+
+
 def test_logged_out_the_list_says_how_to_log_in_and_shows_nothing(
     viewer: TestClient, service: Service
 ) -> None:
