@@ -326,6 +326,24 @@ def test_a_login_link_on_another_site_asks_before_it_swaps_the_session(
     expect(page.locator(".who")).to_have_text("mallory")
 
 
+def test_an_open_page_whose_session_ends_says_so_instead_of_going_stale(
+    served: Served, page: Page
+) -> None:
+    """The summary polls while the run is open: once the session is revoked, a poll's 401 page
+    must not be dropped (htmx swaps no error), leaving a page that looks live but no longer is."""
+    # its own open run: the first test aborted the module's sleeper; none is counted after this
+    sleeper = served.wfx.run_id("demo/sleeper", "--no-wait")
+    try:
+        token = served.wfx.ok("auth", "token", "ops", "--role", "admin", "--ttl", "10m")
+        page.goto(f"{served.base}/login?token={token.stdout.strip()}")
+        page.goto(f"{served.base}/executions/{sleeper}")
+        expect(page.locator("#execution-summary")).to_have_attribute("hx-trigger", "every 3s")
+        served.wfx.ok("auth", "revoke", "ops")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Log in to wfx")
+    finally:
+        served.wfx("executions", "abort", sleeper)
+
+
 HOSTILE = (
     '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
     '\'"</textarea><svg onload="window.__pwned = 3"></svg><a href="javascript:alert(1)">x</a>'

@@ -200,6 +200,26 @@ def test_a_login_link_from_another_site_asks_first_and_keeps_the_session(
     assert "wfx auth token USER" in no_token.text
 
 
+def test_a_poll_that_meets_an_ended_session_or_a_gone_run_reloads_the_page(
+    viewer: TestClient, service: Service
+) -> None:
+    htmx = {"hx-request": "true"}
+    _login(viewer, service)
+    assert "hx-refresh" not in viewer.get("/fragments/executions", headers=htmx).headers
+    gone = viewer.get("/executions/no-such-run", headers=htmx)
+    assert gone.status_code == 404
+    assert gone.headers["hx-refresh"] == "true"
+    csrf = _csrf(viewer.get("/").text)
+    token = viewer.cookies["wfx_session"]
+    assert viewer.post("/logout", data={"csrf": csrf}).status_code == 303
+    viewer.cookies.set("wfx_session", token)  # the page still open in another tab
+    for path in ("/fragments/executions", f"/executions/{service.execution_id}"):
+        polled = viewer.get(path, headers=htmx)
+        assert polled.status_code == 401
+        assert polled.headers["hx-refresh"] == "true"
+        assert "hx-refresh" not in viewer.get(path).headers  # a page load is the page itself
+
+
 def test_logged_out_the_list_says_how_to_log_in_and_shows_nothing(
     viewer: TestClient, service: Service
 ) -> None:
