@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -277,6 +278,70 @@ def test_logged_out_the_viewer_says_how_to_log_in(served: Served, page: Page) ->
     expect(page.locator("main")).to_contain_text("wfx auth token USER")
     page.goto(f"{served.base}/login?token=nonsense")
     expect(page.locator(".problem")).to_contain_text("does not log you in")
+
+
+def test_a_token_too_long_for_a_cookie_is_refused_and_the_longest_that_fits_logs_in(
+    served: Served, page: Page
+) -> None:
+    from adapters.identity.local_key import LocalSigningKey
+    from adapters.identity.local_tokens import LocalTokenIssuer
+    from entrypoints.http.viewer.session import MAX_TOKEN_CHARS
+
+    issuer = LocalTokenIssuer(LocalSigningKey(served.wfx.home))
+    groups = [f"group-{i:02d}-" + "x" * 90 for i in range(28)]  # an identity provider's many
+    # one more character of a role name adds one or two to the token: each length near the limit
+    tokens = [
+        issuer.issue(USER, timedelta(minutes=10), ["admin", *groups[:count], "p" * n])
+        for count in (27, 28)
+        for n in range(1, 101)
+    ]
+    fits = max((t for t in tokens if len(t) <= MAX_TOKEN_CHARS), key=len)
+    over = min((t for t in tokens if len(t) > MAX_TOKEN_CHARS), key=len)
+    assert MAX_TOKEN_CHARS - len(fits) <= 2, len(fits)
+    # Chromium keeps the longest cookie the limit allows: the limit is the browser's
+    page.goto(f"{served.base}/login?token={fits}")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Executions")
+    # one past it, Chromium would drop the cookie without a word, leaving nobody logged in
+    page.context.clear_cookies()
+    page.goto(f"{served.base}/login?token={over}")
+    expect(page.locator(".problem")).to_contain_text(f"at most {MAX_TOKEN_CHARS:,} characters")
+    assert page.context.cookies() == []
+
+
+def test_a_login_link_on_another_site_asks_before_it_swaps_the_session(
+    served: Served, page: Page
+) -> None:
+    theirs = served.wfx.ok("auth", "token", "mallory", "--role", "admin", "--ttl", "10m")
+    evil = "http://evil.example/"
+    lure = f'<a id="lure" href="{served.base}/login?token={theirs.stdout.strip()}">a prize</a>'
+    page.route(evil, lambda route: route.fulfill(body=lure, content_type="text/html"))
+    page.goto(served.link)
+    mine = page.context.cookies()
+    page.goto(evil)
+    page.click("#lure")
+    page.wait_for_load_state()
+    assert page.context.cookies() == mine  # Chromium said cross-site: nothing was set
+    expect(page.get_by_role("heading", level=1)).to_have_text("Log in as mallory?")
+    page.get_by_role("button", name="Log in as mallory").click()
+    expect(page.locator(".who")).to_have_text("mallory")
+
+
+def test_an_open_page_whose_session_ends_says_so_instead_of_going_stale(
+    served: Served, page: Page
+) -> None:
+    """The summary polls while the run is open: once the session is revoked, a poll's 401 page
+    must not be dropped (htmx swaps no error), leaving a page that looks live but no longer is."""
+    # its own open run: the first test aborted the module's sleeper; none is counted after this
+    sleeper = served.wfx.run_id("demo/sleeper", "--no-wait")
+    try:
+        token = served.wfx.ok("auth", "token", "ops", "--role", "admin", "--ttl", "10m")
+        page.goto(f"{served.base}/login?token={token.stdout.strip()}")
+        page.goto(f"{served.base}/executions/{sleeper}")
+        expect(page.locator("#execution-summary")).to_have_attribute("hx-trigger", "every 3s")
+        served.wfx.ok("auth", "revoke", "ops")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Log in to wfx")
+    finally:
+        served.wfx("executions", "abort", sleeper)
 
 
 HOSTILE = (

@@ -127,6 +127,99 @@ def test_a_bad_token_is_a_401_page_saying_how_to_get_one(viewer: TestClient) -> 
     assert "not-a-token" not in answer.text
 
 
+def test_a_token_too_long_for_a_cookie_is_refused_at_login_saying_why(
+    viewer: TestClient, service: Service
+) -> None:
+    from entrypoints.http.viewer.session import MAX_TOKEN_CHARS
+
+    roles = [f"r{i:03d}" + "x" * 96 for i in range(45)]  # what an identity provider's groups make
+    fits = shortest_over = None
+    for length in range(1, 257):
+        token = service.token("u" * length, roles[:26])
+        if len(token) <= MAX_TOKEN_CHARS:
+            fits = token
+        else:
+            shortest_over = token
+            break
+    assert fits is not None and shortest_over is not None
+    # a browser drops a cookie past 4,096 bytes without a word: the 303 was a silent logout
+    refused = viewer.get("/login", params={"token": shortest_over})
+    assert refused.status_code == 401, refused.text
+    assert "set-cookie" not in refused.headers
+    assert f"at most {MAX_TOKEN_CHARS:,} characters" in refused.text
+    assert "wfx auth users assign" in refused.text
+    assert shortest_over not in refused.text
+    assert viewer.get("/login", params={"token": fits}).status_code == 303
+    assert viewer.get("/login", params={"token": service.token("u", roles)}).status_code == 401
+    # past any bound: the same message, where a required-length rule on a field named `token`
+    # read "query parameter token: [REDACTED] should have ..." (redaction took the rule's word)
+    huge = "a" * 9000
+    for answer in (
+        viewer.get("/login", params={"token": huge}),
+        viewer.post("/login", data={"token": huge}),
+    ):
+        assert answer.status_code == 401, answer.text
+        assert f"at most {MAX_TOKEN_CHARS:,} characters" in answer.text
+        assert "REDACTED" not in answer.text
+
+
+def test_a_login_link_from_another_site_asks_first_and_keeps_the_session(
+    viewer: TestClient, service: Service
+) -> None:
+    """Login CSRF: a hostile page that sends the browser to /login with its own token must not
+    swap the user's session for the attacker's, whose runs and actions the user would then
+    take for their own."""
+    _login(viewer, service)
+    mine = viewer.cookies["wfx_session"]
+    theirs = service.token("mallory", ("admin",))
+    followed = viewer.get(
+        "/login", params={"token": theirs}, headers={"sec-fetch-site": "cross-site"}
+    )
+    assert followed.status_code == 200, followed.text
+    assert "set-cookie" not in followed.headers
+    assert "mallory" in followed.text
+    assert viewer.cookies["wfx_session"] == mine
+    assert f">{ADMIN}</span>" in viewer.get("/").text
+    # the confirmation's own form cannot be posted by another site either
+    for refused in ({"sec-fetch-site": "cross-site"}, {"origin": "https://evil.example"}):
+        posted = viewer.post("/login", data={"token": theirs}, headers=refused)
+        assert posted.status_code == 403, posted.text
+        assert "set-cookie" not in posted.headers
+    assert viewer.cookies["wfx_session"] == mine
+    # the user's own click on it logs in; a link opened from a terminal needs no click
+    confirmed = viewer.post(
+        "/login", data={"token": theirs}, headers={"sec-fetch-site": "same-origin"}
+    )
+    assert confirmed.status_code == 303, confirmed.text
+    assert viewer.cookies["wfx_session"] == theirs
+    opened = viewer.get("/login", params={"token": mine}, headers={"sec-fetch-site": "none"})
+    assert opened.status_code == 303
+    assert viewer.post("/login", data={"token": "nonsense"}).status_code == 401
+    no_token = viewer.post("/login")
+    assert no_token.status_code == 401
+    assert "wfx auth token USER" in no_token.text
+
+
+def test_a_poll_that_meets_an_ended_session_or_a_gone_run_reloads_the_page(
+    viewer: TestClient, service: Service
+) -> None:
+    htmx = {"hx-request": "true"}
+    _login(viewer, service)
+    assert "hx-refresh" not in viewer.get("/fragments/executions", headers=htmx).headers
+    gone = viewer.get("/executions/no-such-run", headers=htmx)
+    assert gone.status_code == 404
+    assert gone.headers["hx-refresh"] == "true"
+    csrf = _csrf(viewer.get("/").text)
+    token = viewer.cookies["wfx_session"]
+    assert viewer.post("/logout", data={"csrf": csrf}).status_code == 303
+    viewer.cookies.set("wfx_session", token)  # the page still open in another tab
+    for path in ("/fragments/executions", f"/executions/{service.execution_id}"):
+        polled = viewer.get(path, headers=htmx)
+        assert polled.status_code == 401
+        assert polled.headers["hx-refresh"] == "true"
+        assert "hx-refresh" not in viewer.get(path).headers  # a page load is the page itself
+
+
 def test_logged_out_the_list_says_how_to_log_in_and_shows_nothing(
     viewer: TestClient, service: Service
 ) -> None:

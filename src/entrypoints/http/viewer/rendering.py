@@ -101,6 +101,11 @@ def _environment() -> Environment:
 ENVIRONMENT = _environment()
 
 
+# What a page's poll meets once its session ended, its rights went or its run was deleted:
+# waiting will not change it.
+_ENDED = frozenset({401, 403, 404})
+
+
 def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
     session = getattr(request.state, "viewer_session", None)
     html = ENVIRONMENT.get_template(template).render(
@@ -109,4 +114,9 @@ def render(request: Request, template: str, status_code: int = 200, **context: A
         csrf=None if session is None else session.csrf,
         **context,
     )
-    return HTMLResponse(html, status_code=status_code, headers=SECURITY_HEADERS)
+    headers = SECURITY_HEADERS
+    if status_code in _ENDED and request.headers.get("hx-request") == "true":
+        # htmx swaps no error answer: the page would go on looking live, polling in vain.
+        # Reloaded whole, it shows the error page (the login page, the 403, the 404) instead.
+        headers = SECURITY_HEADERS | {"HX-Refresh": "true"}
+    return HTMLResponse(html, status_code=status_code, headers=headers)

@@ -23,6 +23,9 @@ from domain.errors import NotAuthenticatedError, NotAuthorizedError
 
 COOKIE = "wfx_session"
 CSRF_FIELD = "csrf"
+# Browsers keep a cookie whose name and value hold at most 4,096 bytes and drop a longer one
+# without a word (RFC 6265bis 5.6): such a token would log in with a 303 and leave nobody in.
+MAX_TOKEN_CHARS = 4096 - len(COOKIE)
 # browsers send these on a form POST; anything but our own origin is a cross-site write
 _SAME_SITE_FETCH = {"same-origin", "none"}
 
@@ -63,20 +66,31 @@ class SessionKeys:
     def require_csrf(self, request: Request, session: Session, sent: str | None) -> None:
         """A 403 unless the form carried this session's CSRF token and, when the browser says
         where the request came from, it came from this site."""
-        fetch_site = request.headers.get("sec-fetch-site")
-        if fetch_site is not None and fetch_site not in _SAME_SITE_FETCH:
-            raise NotAuthorizedError(f"a {fetch_site} form may not write here")
-        origin = request.headers.get("origin")
-        # "null": what a browser sends from our own pages under `Referrer-Policy: no-referrer`;
-        # it says nothing either way, so the token (and Sec-Fetch-Site) decide
-        if origin not in (None, "null") and origin != _own_origin(request):
-            raise NotAuthorizedError(f"a form from {origin} may not write here")
+        require_same_site(request)
         # bytes, not str: compare_digest raises on a non-ASCII str, and the form is the caller's
         sent_bytes = (sent or "").encode("utf-8", "replace")
         if not sent or not hmac.compare_digest(sent_bytes, session.csrf.encode()):
             raise NotAuthorizedError(
                 "the form's CSRF token is missing or wrong: reload the page and try again"
             )
+
+
+def came_from_another_site(request: Request) -> bool:
+    """The browser says another site sent it here (a link or a script of that site's page);
+    typed, bookmarked or opened from a terminal, it says `none`."""
+    return request.headers.get("sec-fetch-site", "none") not in _SAME_SITE_FETCH
+
+
+def require_same_site(request: Request) -> None:
+    """A 403 when the browser says the form was posted by another site."""
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site is not None and fetch_site not in _SAME_SITE_FETCH:
+        raise NotAuthorizedError(f"a {fetch_site} form may not write here")
+    origin = request.headers.get("origin")
+    # "null": what a browser sends from our own pages under `Referrer-Policy: no-referrer`;
+    # it says nothing either way, so the token (and Sec-Fetch-Site) decide
+    if origin not in (None, "null") and origin != _own_origin(request):
+        raise NotAuthorizedError(f"a form from {origin} may not write here")
 
 
 def _own_origin(request: Request) -> str:
