@@ -6,15 +6,14 @@ What a user would type in place of a placeholder is put in: EXECUTION_ID is the 
 made, an optional `[--flag VALUE]` is left out, `examples/...` is the checkout's, a port or an
 endpoint is the test's own. The marker may carry settings, as `NAME=value` (an empty value
 unsets it), for a block the text says to run in a changed shell; `export` lasts to the end,
-as in one terminal. A command exits 0, unless the text says otherwise (EXIT),
-and prints the lines the text shows (SHOWN); a block nobody knows how to run fails the test."""
+as in one terminal. A command exits 0, unless the text says otherwise (EXIT), and prints what
+the text says it does (`_checks`); a line or block nobody knows how to run fails the test."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import select
 import shlex
 import shutil
 import subprocess
@@ -214,29 +213,23 @@ def _run_wfx(session: Session, block: Block, offset: int, line: str, words: list
     comment = line.partition(" # ")[2]
     for check in session.checks:
         if check.applies(words):
-            check.says(outcome, comment)
+            try:
+                check.says(outcome, comment)
+            except AssertionError as error:
+                raise AssertionError(f"{block.where(offset)}: {line}\n{outcome}") from error
             check.met += 1
     return outcome.stdout.strip()
 
 
 def _serve(session: Session, args: tuple[str, ...]) -> None:
-    """`wfx serve`, left running to the block's end: on the test's own port, and `--open`'s
-    link logs in (a 303 to the viewer)."""
+    """`wfx serve`, left running to the block's end, on the test's own port."""
     given = list(args)
     if "--port" in given:
         del given[given.index("--port") : given.index("--port") + 2]
     # one process: a second one's start (2 s on a quiet machine, more on a busy one) shows nothing
     # more of what the text says
     service_wfx = session.wfx({"WFX_SERVE_WORKERS": "1"})
-    base, service = session.services.enter_context(serving(service_wfx, *given))
-    session.base_url = base
-    if "--open" in given:
-        assert service.stdout is not None
-        ready, _, _ = select.select([service.stdout], [], [], 30)
-        assert ready, "wfx serve --open printed no link"
-        link = service.stdout.readline().strip()
-        assert link.startswith(f"{base}/login?token="), link
-        assert httpx.get(link, follow_redirects=False).status_code == 303
+    session.base_url, _ = session.services.enter_context(serving(service_wfx, *given))
 
 
 def _curl(session: Session, words: list[str]) -> None:
@@ -298,8 +291,10 @@ def _check_workflow_excerpt(block: Block) -> None:
         assert steps[step["pipelineId"]].items() >= step.items(), block.where()
 
 
-def _run_python(block: Block, folder: Path) -> None:
-    """A snippet runs as a script where it lives (its `__file__` finds the examples beside it)."""
+def _start_python(block: Block, folder: Path, cleanup: ExitStack) -> Callable[[], None]:
+    """A snippet runs as a script where it lives (its `__file__` finds the examples beside it),
+    in a home of its own, so beside the shell blocks; the check of what it printed, to call
+    once they have run."""
     examples = folder / "examples"
     shutil.copytree(REPO / "examples" / "trivial", examples / "trivial")
     script = examples / "embedding" / "snippet.py"
@@ -307,19 +302,25 @@ def _run_python(block: Block, folder: Path) -> None:
     script.write_text(block.body, encoding="utf-8")
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("WFX_", "AWS_"))}
     path = os.pathsep.join(filter(None, [str(REPO / "src"), environment.get("PYTHONPATH")]))
-    done = subprocess.run(
+    process = subprocess.Popen(
         [sys.executable, str(script), str(folder / "embedded-home")],
         env=environment | {"PYTHONPATH": path},
         cwd=folder,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=60,
-        check=False,
     )
-    # "It prints the run as JSON ..., then the step count, and exits 0 when the run succeeded."
-    assert done.returncode == 0, (block.where(), done.stdout, done.stderr)
-    assert '"executionStatus": "SUCCEEDED"' in done.stdout, done.stdout
-    assert re.search(r"^\d+ steps, run SUCCEEDED$", done.stdout, re.MULTILINE), done.stdout
+    cleanup.callback(process.kill)  # when a block before its check failed
+
+    def check() -> None:
+        stdout, stderr = process.communicate(timeout=60)
+        # "It prints the run as JSON ..., then the step count, and exits 0 when the run
+        # succeeded."
+        assert process.returncode == 0, (block.where(), stdout, stderr)
+        assert '"executionStatus": "SUCCEEDED"' in stdout, stdout
+        assert re.search(r"^\d+ steps, run SUCCEEDED$", stdout, re.MULTILINE), stdout
+
+    return check
 
 
 def _make_run(session: Session) -> None:
@@ -339,18 +340,29 @@ def _ended(session: Session) -> bool:
 
 def test_the_readme_and_the_embedding_guide_run_as_written(tmp_path: Path) -> None:
     session = Session(home=tmp_path / "home", services=ExitStack())
+    cleanup = ExitStack()
+    with cleanup:
+        _walk_through(session, tmp_path, cleanup)
+
+
+def _walk_through(session: Session, tmp_path: Path, cleanup: ExitStack) -> None:
     _make_run(session)
     blocks = marked_blocks("README.md") + marked_blocks("docs/embedding.md")
     assert len(blocks) >= 6, [block.where() for block in blocks]
+    scripts = [
+        _start_python(block, tmp_path / f"script-{index}", cleanup)
+        for index, block in enumerate(blocks)
+        if block.lang == "python"
+    ]
     for block in blocks:
         if block.lang in ("sh", "bash"):
             _run_shell(session, block)
         elif block.lang == "yaml":
             _check_workflow_excerpt(block)
-        elif block.lang == "python":
-            _run_python(block, tmp_path)
-        else:
+        elif block.lang != "python":
             pytest.fail(f"{block.where()}: the front door cannot run a {block.lang!r} block")
+    for script in scripts:
+        script()
     unmet = [" ".join(check.command) for check in session.checks if not check.met]
     assert not unmet, f"no documented command left to show what these print: {unmet}"
     # the runs the tour left going (`--no-wait`, a rerun, a launch over HTTP) end before the
