@@ -170,3 +170,12 @@ def test_bad_summary_and_report_options_are_refused_by_name(wfx: Wfx) -> None:
     assert_bad_input(wfx("costs", "summary", "--asset", "no-slash"), "--asset")
     refused = wfx("costs", "report", "nope", "--step", "s", "--quantity", "x", "--unit", "u")
     assert_bad_input(refused, "--quantity")
+
+
+def test_a_step_named_by_its_pipeline_id_is_refused_saying_which_id_to_give(wfx: Wfx) -> None:
+    wfx.publish_command_step("quick", "pass")
+    run = wfx.run_id("demo/quick")
+
+    refused = wfx("costs", "report", run, "--step", "step", "--quantity", "1", "--unit", "seconds")
+
+    assert_bad_input(refused, "step not found", "pipelineExecutionId", f"show {run} --json")

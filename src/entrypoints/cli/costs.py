@@ -77,6 +77,7 @@ def costs_report(
     is given)."""
     from application.use_cases.record_cost import RecordCostCommand, ReportedUsage
     from domain.costs import CostBasis
+    from domain.errors import NotFoundError, PipelineExecutionNotFoundError
     from entrypoints.cli.errors import named_as_given
     from entrypoints.cost_responses import CostEntriesResponse
 
@@ -99,7 +100,14 @@ def costs_report(
             attempt=attempt,
             usages=(usage,),
         )
-        entries = container.record_cost().execute(command)
+        try:
+            entries = container.record_cost().execute(command)
+        except PipelineExecutionNotFoundError as error:
+            # `executions show` names steps by pipelineId, which a newcomer tries first
+            raise NotFoundError(
+                f"{error} (--step takes a step's pipelineExecutionId: "
+                f"`wfx executions show {run_id} --json` lists them under pipelines)"
+            ) from error
     if json_output:
         _print_json(CostEntriesResponse.of(entries))
         return
