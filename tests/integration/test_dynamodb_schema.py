@@ -15,8 +15,9 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from adapters.dynamodb.authorization_store import DynamoDbAuthorizationStore
 from adapters.dynamodb.schema import create_table_request, create_tables
-from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
+from adapters.tables import CREATED_TABLES, TABLE_SPECS, ResourceKeys, TableNames
 from entrypoints.settings import table_settings
 from tests.integration.table_layout import (
     EARLIER_TABLE,
@@ -184,3 +185,37 @@ def test_the_definitions_table_lists_workflows_and_versions_keep_steps_apart(
     )
     attributes = {d["AttributeName"]: d["AttributeType"] for d in steps["AttributeDefinitions"]}
     assert attributes == {"workflowDatabaseId:workflowId:workflowVersion": "S", "stepIndex": "N"}
+
+
+def _expiry(dynamodb: DynamoDBClient, name: str) -> Any:
+    return dynamodb.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
+
+
+def test_a_revoked_token_expires_on_dynamodb_as_sqlite_prunes_it(
+    dynamodb: DynamoDBClient, tables: TableNames
+) -> None:
+    """DynamoDB deletes the row once its `expiresAt` (a number, epoch seconds) has passed; on
+    any other table nothing expires (an approval's `expiresAt` is a date, and stays)."""
+    store = DynamoDbAuthorizationStore(dynamodb, tables)
+    store.revoke_token("token-1", 1_900_000_000)
+    name = tables.get_table_name(ResourceKeys.AUTHORIZATION)
+    assert _expiry(dynamodb, name) == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expiresAt"}
+    (item,) = [i for i in dynamodb.scan(TableName=name)["Items"] if "expiresAt" in i]
+    assert item["expiresAt"] == {"N": "1900000000"}
+    others = [
+        tables.get_table_name(s.key) for s in CREATED_TABLES if s.key != ResourceKeys.AUTHORIZATION
+    ]
+    assert {_expiry(dynamodb, n)["TimeToLiveStatus"] for n in others} == {"DISABLED"}
+
+
+def test_a_store_made_by_an_earlier_wfx_gets_the_expiry_when_its_tables_are_created_again(
+    dynamodb: DynamoDBClient,
+) -> None:
+    names = TableNames(prefix=f"schema{next(_prefixes)}-")
+    authorization = TABLE_SPECS[ResourceKeys.AUTHORIZATION]
+    name = names.get_table_name(ResourceKeys.AUTHORIZATION)
+    dynamodb.create_table(**create_table_request(authorization, name))  # type: ignore[arg-type]
+    assert _expiry(dynamodb, name)["TimeToLiveStatus"] == "DISABLED"
+    create_tables(dynamodb, names)
+    create_tables(dynamodb, names)  # enabled already: nothing to change
+    assert _expiry(dynamodb, name) == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expiresAt"}

@@ -146,3 +146,19 @@ def test_the_outputs_name_the_api_the_bucket_and_every_table(template: Template)
         outputs
     )
     assert sum(name.endswith("TableName") for name in outputs) == len(TABLES)
+
+
+def test_revoked_tokens_expire_on_their_expiry_and_nothing_else_does(template: Template) -> None:
+    """`expiresAt` (epoch seconds) on the authorization table, as SQLite prunes them; an
+    approval's `expiresAt` is a date and a record: its table has no expiry."""
+    expiries = {
+        properties["TableName"]: properties.get("TimeToLiveSpecification")
+        for resource in template["Resources"].values()
+        if resource["Type"] == "AWS::DynamoDB::Table"
+        for properties in [resource["Properties"]]
+    }
+    assert expiries.pop("prod-WfxAuthorizationTable") == {
+        "AttributeName": "expiresAt",
+        "Enabled": True,
+    }
+    assert set(expiries.values()) == {None}

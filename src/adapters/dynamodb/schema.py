@@ -14,7 +14,7 @@ from adapters.tables import CREATED_TABLES, IndexSpec, KeyAttribute, TableNames,
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
-    from mypy_boto3_dynamodb.type_defs import WaiterConfigTypeDef
+    from mypy_boto3_dynamodb.type_defs import TimeToLiveSpecificationTypeDef, WaiterConfigTypeDef
 
 BILLING_MODE = "PAY_PER_REQUEST"
 # Real tables take seconds to become ACTIVE; the waiter's default 20 s poll is needlessly slow.
@@ -63,6 +63,11 @@ def secondary_indexes(spec: TableSpec) -> dict[str, list[dict[str, Any]]]:
     return {name: indexes for name, indexes in members.items() if indexes}
 
 
+def time_to_live(attribute: str) -> TimeToLiveSpecificationTypeDef:
+    """The TimeToLiveSpecification of UpdateTimeToLive and of an AWS::DynamoDB::Table."""
+    return {"AttributeName": attribute, "Enabled": True}
+
+
 def create_table_request(spec: TableSpec, table_name: str) -> dict[str, Any]:
     request: dict[str, Any] = {
         "TableName": table_name,
@@ -74,8 +79,10 @@ def create_table_request(spec: TableSpec, table_name: str) -> dict[str, Any]:
 
 
 def create_tables(client: DynamoDBClient, tables: TableNames) -> None:
-    """Create every table that does not exist yet, then wait until those are ACTIVE. Every
-    store port calls this for the one shared schema: a table already listed costs no request."""
+    """Create every table that does not exist yet, then wait until those are ACTIVE, and give
+    each table with an expiring attribute its TTL (one made by an earlier wfx too). Every store
+    port calls this for the one shared schema: a table already listed costs no request but the
+    look at its TTL, where it has one."""
     names = {spec.key: tables.get_table_name(spec.key) for spec in CREATED_TABLES}
     existing = _table_names(client)
     waiting = []
@@ -92,6 +99,31 @@ def create_tables(client: DynamoDBClient, tables: TableNames) -> None:
     waiter = client.get_waiter("table_exists")
     for name in waiting:
         waiter.wait(TableName=name, WaiterConfig=_WAITER_CONFIG)
+    for spec in CREATED_TABLES:
+        if spec.expiry_attribute is not None:
+            _expire_on(client, names[spec.key], spec.expiry_attribute)
+
+
+def _expire_on(client: DynamoDBClient, table_name: str, attribute: str) -> None:
+    """TTL on `attribute`, unless the table has one already (on it, or on the operator's own
+    choice of attribute, which is theirs to keep)."""
+    if _time_to_live_status(client, table_name) != "DISABLED":
+        return
+    try:
+        client.update_time_to_live(
+            TableName=table_name, TimeToLiveSpecification=time_to_live(attribute)
+        )
+    except ClientError as exc:
+        # another process enabling it just now: DynamoDB refuses a second change in a row
+        if exc.response["Error"]["Code"] != "ValidationException":
+            raise
+        if _time_to_live_status(client, table_name) == "DISABLED":
+            raise
+
+
+def _time_to_live_status(client: DynamoDBClient, table_name: str) -> str:
+    described = client.describe_time_to_live(TableName=table_name)["TimeToLiveDescription"]
+    return described.get("TimeToLiveStatus", "DISABLED")
 
 
 def _table_names(client: DynamoDBClient) -> set[str]:
