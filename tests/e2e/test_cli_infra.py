@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from adapters.aws.stack.access import FUNCTIONS
+from adapters.tables import CREATED_TABLES
 from tests.e2e.cli import Wfx
 
 
@@ -80,3 +81,35 @@ def test_the_package_holds_the_handlers_and_they_import_from_it(wfx: Wfx, tmp_pa
     files = imported.stdout.split()
     assert len(files) == len(modules)
     assert all(f.startswith(str(tmp_path / "unpacked")) for f in files)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "environment", "named"),
+    [
+        (("--table-prefix", "team a-"), {}, "--table-prefix"),
+        (("--table-prefix", "équipe-"), {}, "--table-prefix"),
+        (("--table-prefix", "x" * 230), {}, "--table-prefix"),
+        ((), {"WFX_TABLE_PREFIX": "prod/"}, "WFX_TABLE_PREFIX"),
+        ((), {"WFX_TABLE_PIPELINE_LOGS": "Team Logs"}, "WFX_TABLE_PIPELINE_LOGS"),
+        ((), {"WFX_TABLE_AUTHORIZATION": "ab"}, "WFX_TABLE_AUTHORIZATION"),
+    ],
+    ids=["space", "unicode", "too-long", "slash-from-env", "override", "too-short"],
+)
+def test_a_table_name_dynamodb_refuses_is_refused_before_any_template(
+    wfx: Wfx, arguments: tuple[str, ...], environment: dict[str, str], named: str
+) -> None:
+    """DynamoDB's rule (3-255 of letters, digits, `_`, `-`, `.`): never a template whose stack
+    fails at deploy time; the line names where the name came from and the rule."""
+    outcome = wfx.with_environment(**environment)("infra", "template", *arguments)
+    assert outcome.code == 2, outcome
+    assert outcome.stdout == ""
+    (line,) = outcome.stderr.splitlines()
+    assert named in line and "3 to 255" in line, line
+
+
+def test_the_longest_table_prefix_dynamodb_takes_makes_a_template(wfx: Wfx) -> None:
+    longest = 255 - max(len(spec.default_name) for spec in CREATED_TABLES)
+    outcome = wfx("infra", "template", "--table-prefix", "p" * longest)
+    assert outcome.code == 0, outcome
+    outcome = wfx("infra", "template", "--table-prefix", "p" * (longest + 1))
+    assert outcome.code == 2, outcome

@@ -18,6 +18,7 @@ from moto import mock_aws
 from adapters.dynamodb.authorization_store import DynamoDbAuthorizationStore
 from adapters.dynamodb.schema import create_table_request, create_tables
 from adapters.tables import CREATED_TABLES, TABLE_SPECS, ResourceKeys, TableNames
+from domain.errors import InvalidInputError
 from entrypoints.settings import table_settings
 from tests.integration.table_layout import (
     EARLIER_TABLE,
@@ -219,3 +220,15 @@ def test_a_store_made_by_an_earlier_wfx_gets_the_expiry_when_its_tables_are_crea
     create_tables(dynamodb, names)
     create_tables(dynamodb, names)  # enabled already: nothing to change
     assert _expiry(dynamodb, name) == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expiresAt"}
+
+
+def test_a_table_name_dynamodb_refuses_is_named_before_any_table_is_made(
+    dynamodb: DynamoDBClient,
+) -> None:
+    """moto takes any name; DynamoDB refuses it, after the tables listed before it were made."""
+    names = TableNames(prefix="ok-", overrides={ResourceKeys.APPROVAL_REQUESTS: "Team Approvals"})
+    with pytest.raises(InvalidInputError) as refused:
+        create_tables(dynamodb, names)
+    assert "WFX_TABLE_APPROVAL_REQUESTS" in str(refused.value)
+    assert "'Team Approvals'" in str(refused.value) and "3 to 255" in str(refused.value)
+    assert not any(name.startswith("ok-") for name in _all_table_names(dynamodb))

@@ -6,19 +6,43 @@ The shape helpers here are shared with the infrastructure template, so a table c
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from adapters.tables import CREATED_TABLES, IndexSpec, KeyAttribute, TableNames, TableSpec
+from adapters.tables import (
+    CREATED_TABLES,
+    TABLE_OVERRIDE_PREFIX,
+    TABLE_PREFIX_VARIABLE,
+    IndexSpec,
+    KeyAttribute,
+    TableNames,
+    TableSpec,
+)
+from domain.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_dynamodb.type_defs import TimeToLiveSpecificationTypeDef, WaiterConfigTypeDef
 
 BILLING_MODE = "PAY_PER_REQUEST"
+# DynamoDB's naming rule for tables (CreateTable's TableName; CloudFormation's too).
+_TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+TABLE_NAME_LENGTHS = (3, 255)
 # Real tables take seconds to become ACTIVE; the waiter's default 20 s poll is needlessly slow.
 _WAITER_CONFIG: WaiterConfigTypeDef = {"Delay": 2, "MaxAttempts": 150}
+
+
+def table_name_problem(name: str) -> str | None:
+    """Why DynamoDB would refuse `name` for a table, or None when it takes it."""
+    shortest, longest = TABLE_NAME_LENGTHS
+    rule = f"must be {shortest} to {longest} characters, each a letter, digit, '_', '-' or '.'"
+    if not shortest <= len(name) <= longest:
+        return f"{rule} (DynamoDB's table names), got {len(name)} characters"
+    if not _TABLE_NAME.fullmatch(name):
+        return f"{rule} (DynamoDB's table names), got {name!r}"
+    return None
 
 
 def key_schema(partition: KeyAttribute, sort: KeyAttribute | None) -> list[dict[str, str]]:
@@ -84,6 +108,14 @@ def create_tables(client: DynamoDBClient, tables: TableNames) -> None:
     port calls this for the one shared schema: a table already listed costs no request but the
     look at its TTL, where it has one."""
     names = {spec.key: tables.get_table_name(spec.key) for spec in CREATED_TABLES}
+    for spec in CREATED_TABLES:
+        # DynamoDB would refuse it after making the tables before it; moto takes any name
+        problem = table_name_problem(names[spec.key])
+        if problem is not None:
+            raise InvalidInputError(
+                f"{TABLE_OVERRIDE_PREFIX}{spec.key.value} or {TABLE_PREFIX_VARIABLE}: "
+                f"the {spec.default_name} table's name {problem}"
+            )
     existing = _table_names(client)
     waiting = []
     for spec in CREATED_TABLES:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from entrypoints.cli import context
+
+if TYPE_CHECKING:
+    from adapters.tables import TableNames
+    from entrypoints.settings import TableSettings
 
 infra_app = typer.Typer(
     no_args_is_help=True, help="Deploy wfx to AWS: the CloudFormation template, the Lambda zip."
@@ -51,6 +55,7 @@ def infra_template(
     if table_prefix is not None:
         tables = replace(tables, prefix=table_prefix)
     names = tables.names()
+    _check_table_names(names, tables, "--table-prefix" if table_prefix is not None else None)
     prefix = event_source_prefix or settings.event_source_prefix
     try:
         text = render_template(
@@ -97,6 +102,31 @@ def infra_package(
     megabytes = built.size_bytes / 1_000_000
     summary = f"wrote {built.path}: {built.files} files, {megabytes:.1f} MB in {seconds:.0f} s"
     typer.echo(summary, err=context.is_stdout(output))  # not into a zip sent to stdout
+
+
+def _check_table_names(names: TableNames, tables: TableSettings, prefix_option: str | None) -> None:
+    """Every table the stack creates, named as DynamoDB takes it: a stack with one it refuses
+    would fail at deploy time. The message names where the name came from."""
+    from adapters.dynamodb.schema import table_name_problem
+    from adapters.tables import (
+        CREATED_TABLES,
+        TABLE_OVERRIDE_PREFIX,
+        TABLE_PREFIX_VARIABLE,
+        VAMS_TABLES,
+    )
+
+    for spec in CREATED_TABLES:
+        name = names.get_table_name(spec.key)
+        problem = table_name_problem(name)
+        if problem is None:
+            continue
+        if spec.key in tables.overrides:
+            source = f"{TABLE_OVERRIDE_PREFIX}{spec.key.value}"
+        elif spec.key in tables.vams_variables:
+            source = " or ".join(VAMS_TABLES[spec.key].variables)
+        else:
+            source = prefix_option or TABLE_PREFIX_VARIABLE
+        _fail(f"{source}: makes the {spec.default_name} table's name, which {problem}")
 
 
 def _fail(message: str) -> NoReturn:
