@@ -113,3 +113,21 @@ def test_the_longest_table_prefix_dynamodb_takes_makes_a_template(wfx: Wfx) -> N
     assert outcome.code == 0, outcome
     outcome = wfx("infra", "template", "--table-prefix", "p" * (longest + 1))
     assert outcome.code == 2, outcome
+
+
+@pytest.mark.parametrize(
+    ("prefix", "rule"),
+    [("team a", "dot-separated words"), ("aws.team", "aws."), ("a" * 76, "at most 75")],
+    ids=["space", "reserved", "too-long"],
+)
+def test_an_event_source_prefix_eventbridge_refuses_is_named_as_the_option(
+    wfx: Wfx, prefix: str, rule: str
+) -> None:
+    """A source is `<prefix>.execution.<id>.pipeline.<id>` in EventBridge's 256 characters, ids
+    up to 80 each: a longer prefix would leave some run unable to register."""
+    outcome = wfx("infra", "template", "--event-source-prefix", prefix)
+    assert outcome.code == 2, outcome
+    assert outcome.stdout == ""
+    (line,) = outcome.stderr.splitlines()
+    assert "--event-source-prefix" in line and rule in line, line
+    assert wfx("infra", "template", "--event-source-prefix", "a" * 75).code == 0

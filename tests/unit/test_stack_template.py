@@ -13,7 +13,8 @@ from cfnlint.api import lint
 from adapters.aws.stack.access import FUNCTIONS, FunctionAccess
 from adapters.aws.stack.render import render_template
 from adapters.aws.stack.template import deployment_template
-from adapters.tables import TABLES, TableNames
+from adapters.tables import CREATED_TABLES, TABLES, TableNames
+from domain.registration import MAX_SOURCE_PREFIX_LENGTH
 from entrypoints.settings import Settings
 
 Template = dict[str, Any]
@@ -162,3 +163,10 @@ def test_revoked_tokens_expire_on_their_expiry_and_nothing_else_does(template: T
         "Enabled": True,
     }
     assert set(expiries.values()) == {None}
+
+
+def test_cfn_lint_finds_nothing_in_the_longest_names_the_options_take() -> None:
+    """The longest table prefix and event source prefix `wfx infra template` takes, as JSON."""
+    longest = 255 - max(len(spec.default_name) for spec in CREATED_TABLES)
+    template = deployment_template(TableNames(prefix="p" * longest), "s" * MAX_SOURCE_PREFIX_LENGTH)
+    assert [str(match) for match in lint(render_template(template, "json"))] == []

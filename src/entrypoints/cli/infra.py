@@ -45,6 +45,7 @@ def infra_template(
     from adapters.aws.stack.render import render_template
     from adapters.aws.stack.template import deployment_template
     from domain.errors import InvalidInputError
+    from domain.registration import check_source_prefix
     from entrypoints.settings import Settings
 
     chosen = format.lower()
@@ -57,6 +58,11 @@ def infra_template(
     names = tables.names()
     _check_table_names(names, tables, "--table-prefix" if table_prefix is not None else None)
     prefix = event_source_prefix or settings.event_source_prefix
+    try:
+        # the option's name in the message; WFX_EVENT_SOURCE_PREFIX was checked by the settings
+        check_source_prefix(prefix, "--event-source-prefix")
+    except InvalidInputError as refused:
+        _fail(str(refused))
     try:
         text = render_template(
             deployment_template(names, prefix), "json" if chosen == "json" else "yaml"
