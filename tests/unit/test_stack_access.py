@@ -253,3 +253,52 @@ def test_the_object_roles_allow_every_s3_call_the_object_store_makes() -> None:
         for action in statement["Action"]
     }
     assert set().union(*(S3_CALL_ACTIONS[call] for call in calls)) <= allowed
+
+
+# The providers through which a store is written, where a function may only read it: the
+# workflow versions are written by a publish (WorkflowDefinitions.publish) and a deploy
+# (WorkflowCatalog.record_deployment) alone.
+STORE_WRITERS = {Store.WORKFLOWS: frozenset({"workflow_definitions", "deploy_workflow_version"})}
+WRITE_CALLS = {
+    "record_deployment": "deploy_workflow_version.py",
+    "publish": "publish_workflow_version.py",
+}
+
+
+def test_the_workflow_stores_writes_are_made_by_the_writers_named() -> None:
+    """A guard for STORE_WRITERS: an application module that starts writing the workflow
+    versions fails here until it is named there."""
+    callers: dict[str, set[str]] = {call: set() for call in WRITE_CALLS}
+    for path in sorted((SRC / "application").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in WRITE_CALLS
+                and isinstance(node.func.value, ast.Attribute)
+                and node.func.value.attr in ("_catalog", "_definitions")
+            ):
+                callers[node.func.attr].add(path.name)
+    assert callers == {call: {module} for call, module in WRITE_CALLS.items()}
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.name)
+def test_a_store_a_function_only_reads_is_never_written_on_its_path(
+    function: FunctionAccess,
+) -> None:
+    providers = reached(providers_of(function))
+    for store in function.reads_only:
+        assert not providers & STORE_WRITERS[store], (function.name, store)
+
+
+def test_the_tracking_function_only_reads_the_workflow_versions() -> None:
+    """It reads a gate's approvers and timeout; it may not rewrite a published version."""
+    assert TRACKING.reads_only == {Store.WORKFLOWS}
+    template = deployment_template(TableNames())["Resources"]
+    role = template[roles.role_id(TRACKING)]["Properties"]["Policies"][0]["PolicyDocument"]
+    (statement,) = [s for s in role["Statement"] if s["Sid"] == "WorkflowsTables"]
+    assert statement["Action"] == list(roles.TABLE_READS)
+    others = [s for s in role["Statement"] if s["Sid"] != "WorkflowsTables"]
+    assert not any(
+        _named_tables(s["Resource"]) & _named_tables(statement["Resource"]) for s in others
+    )

@@ -83,6 +83,8 @@ class FunctionAccess:
     capabilities: frozenset[Capability]
     timeout_seconds: int = 60
     memory_mb: int = 512
+    # stores it reads and never writes: their tables get the read actions alone
+    reads_only: frozenset[Store] = frozenset()
 
     @property
     def tables(self) -> tuple[ResourceKeys, ...]:
@@ -109,6 +111,7 @@ TRACKING = FunctionAccess(
     _STEP_STORES | {Store.WORKFLOWS},
     # a task that reaches a gate decided already is answered at once
     frozenset({Capability.OBJECTS, Capability.ANSWER_TASKS}),
+    reads_only=frozenset({Store.WORKFLOWS}),
 )
 # a run's end closes the attempts still open, and records their durations
 _END_STORES = frozenset({Store.EXECUTIONS, Store.ASSETS, Store.COSTS})

@@ -88,7 +88,10 @@ def _log_statement(function: FunctionAccess) -> dict[str, Any]:
 def _table_statements(function: FunctionAccess) -> list[dict[str, Any]]:
     statements = []
     for store in sorted(function.stores):
-        actions = [*TABLE_READS, *TABLE_WRITES, *STORE_EXTRA_ACTIONS.get(store, ())]
+        if store in function.reads_only:
+            actions = list(TABLE_READS)
+        else:
+            actions = [*TABLE_READS, *TABLE_WRITES, *STORE_EXTRA_ACTIONS.get(store, ())]
         resources: list[Any] = []
         for key in STORE_TABLES[store]:
             resources.append(table_arn(key))
