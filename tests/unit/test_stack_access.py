@@ -14,6 +14,7 @@ import pytest
 from adapters.aws.stack import roles
 from adapters.aws.stack.access import (
     COMPLETION,
+    ERROR,
     FUNCTIONS,
     HTTP_API,
     STORE_TABLES,
@@ -302,3 +303,28 @@ def test_the_tracking_function_only_reads_the_workflow_versions() -> None:
     assert not any(
         _named_tables(s["Resource"]) & _named_tables(statement["Resource"]) for s in others
     )
+
+
+def _log_statements(function: FunctionAccess) -> list[Any]:
+    template = deployment_template(TableNames())["Resources"]
+    role = template[roles.role_id(function)]["Properties"]["Policies"][0]["PolicyDocument"]
+    return [
+        s
+        for s in role["Statement"]
+        if s["Sid"] != "OwnLogGroup" and any(a.startswith("logs:") for a in s["Action"])
+    ]
+
+
+@pytest.mark.parametrize("function", [COMPLETION, ERROR], ids=lambda f: f.name)
+def test_a_run_s_end_reads_the_stack_s_state_machine_log_group_and_no_other(
+    function: FunctionAccess,
+) -> None:
+    """The run log is what the run's state machine logged to the group `wfx workflows deploy`
+    gives it (WFX_SFN_LOG_GROUP_ARN, the stack's output): no other group in the account."""
+    (statement,) = _log_statements(function)
+    assert statement["Action"] == ["logs:FilterLogEvents"]
+    group = "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:"
+    assert [r["Fn::Sub"] for r in statement["Resource"]] == [
+        f"{group}${{StateMachineLogGroup}}",
+        f"{group}${{StateMachineLogGroup}}:*",
+    ]

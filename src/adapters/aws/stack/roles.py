@@ -12,7 +12,13 @@ from adapters.aws.stack.access import (
     FunctionAccess,
     Store,
 )
-from adapters.aws.stack.arns import STATE_MACHINE_NAME_PATTERN, arn, bucket_objects
+from adapters.aws.stack.arns import (
+    STATE_MACHINE_LOG_GROUP_ID,
+    STATE_MACHINE_NAME_PATTERN,
+    arn,
+    bucket_objects,
+    log_group,
+)
 from adapters.aws.stack.bucket import BUCKET_ID
 from adapters.aws.stack.tables import table_arn
 from adapters.tables import ResourceKeys
@@ -260,11 +266,12 @@ def _read_run_logs() -> list[dict[str, Any]]:
             "Resource": arn("states", f"stateMachine:{STATE_MACHINE_NAME_PATTERN}"),
         },
         {
-            # the destination is the deployer's choice (DescribeStateMachine names it)
+            # the stack's group, which `wfx workflows deploy` gives the state machines; a
+            # machine logging elsewhere gets a run log saying access to that group was denied
             "Sid": "RunLogEvents",
             "Effect": "Allow",
             "Action": ["logs:FilterLogEvents"],
-            "Resource": arn("logs", "log-group:*"),
+            "Resource": log_group(STATE_MACHINE_LOG_GROUP_ID),
         },
     ]
 

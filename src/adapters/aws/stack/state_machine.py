@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.aws.stack.access import STATE_MACHINE_FUNCTIONS
-from adapters.aws.stack.arns import arn
+from adapters.aws.stack.arns import STATE_MACHINE_LOG_GROUP_ID, arn
 from adapters.aws.stack.functions import function_id
 from adapters.aws.stack.parameters import LOG_RETENTION
 
 ROLE_ID = "StateMachineRole"
-LOG_GROUP_ID = "StateMachineLogGroup"
+LOG_GROUP_ID = STATE_MACHINE_LOG_GROUP_ID
 # The rule Step Functions manages for `batch:submitJob.sync` (AWS's documented name).
 _BATCH_SYNC_RULE = "rule/StepFunctionsGetEventsForBatchJobsRule"
 # Log delivery is configured through these account-wide calls (Step Functions' documentation):
