@@ -131,3 +131,45 @@ def test_an_event_source_prefix_eventbridge_refuses_is_named_as_the_option(
     (line,) = outcome.stderr.splitlines()
     assert "--event-source-prefix" in line and rule in line, line
     assert wfx("infra", "template", "--event-source-prefix", "a" * 75).code == 0
+
+
+def _project(root: Path) -> Path:
+    """A project of one package, built by setuptools as wfx is (package-dir src)."""
+    (root / "src" / "tiny").mkdir(parents=True)
+    (root / "src" / "tiny" / "__init__.py").write_text("")
+    (root / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "tiny"\nversion = "1"\n'
+        '[tool.setuptools]\npackages = ["tiny"]\n[tool.setuptools.package-dir]\n"" = "src"\n'
+    )
+    return root
+
+
+@pytest.mark.integration
+def test_the_package_is_built_outside_the_project_and_holds_nothing_an_earlier_build_left(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    """setuptools builds in the project's build/ and src/*.egg-info and zips what build/lib
+    holds: a module removed since an earlier build (or a file put there) would go to Lambda."""
+    project = _project(tmp_path / "project")
+    stale = project / "build" / "lib" / "tiny" / "removed_since.py"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("KEY = 'from an earlier build'\n")
+    before = sorted(p.relative_to(project) for p in project.rglob("*"))
+    target = tmp_path / "tiny.zip"
+    outcome = wfx(
+        "infra",
+        "package",
+        "--no-dependencies",
+        "--project",
+        str(project),
+        "--output",
+        str(target),
+        timeout=120,
+    )
+    assert outcome.code == 0, outcome
+    with zipfile.ZipFile(target) as archive:
+        names = archive.namelist()
+    assert "tiny/__init__.py" in names
+    assert not any("removed_since" in n or "egg-info" in n for n in names), names
+    assert sorted(p.relative_to(project) for p in project.rglob("*")) == before
