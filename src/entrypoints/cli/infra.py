@@ -94,7 +94,11 @@ def infra_package(
     ] = _CHECKOUT,
 ) -> None:
     """Build the Lambda deployment zip with pip (wfx and its runtime dependencies)."""
-    from adapters.aws.stack.lambda_package import PackageBuildError, build_package
+    from adapters.aws.stack.lambda_package import (
+        PackageBuildError,
+        PackageTooLargeError,
+        build_package,
+    )
 
     if not (project / "pyproject.toml").is_file():
         _fail(f"--project: {project} has no pyproject.toml; pass the wfx source folder")
@@ -104,6 +108,8 @@ def infra_package(
             built = build_package(project, output, with_dependencies=dependencies)
     except PackageBuildError as failed:
         _fail(f"pip could not build the package: {failed}")
+    except PackageTooLargeError as refused:
+        _fail(str(refused))
     seconds = time.monotonic() - started
     megabytes = built.size_bytes / 1_000_000
     summary = f"wrote {built.path}: {built.files} files, {megabytes:.1f} MB in {seconds:.0f} s"

@@ -27,8 +27,23 @@ _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
 
+# Lambda refuses a function whose code and layers unzip to more (its documented quota).
+LAMBDA_UNZIPPED_LIMIT = 262_144_000
+
+
 class PackageBuildError(Exception):
     """pip could not install the project for Lambda; the message holds pip's own words."""
+
+
+class PackageTooLargeError(Exception):
+    """The package would unzip to more than Lambda takes; nothing was written."""
+
+    def __init__(self, size_bytes: int) -> None:
+        super().__init__(
+            f"the package unzips to {size_bytes:,} bytes, over Lambda's "
+            f"{LAMBDA_UNZIPPED_LIMIT:,} (250 MiB) for a function with its layers; "
+            "nothing was written"
+        )
 
 
 @dataclass(frozen=True)
@@ -71,7 +86,7 @@ def build_package(project: Path, output: Path, with_dependencies: bool = True) -
         )
         if finished.returncode != 0:
             raise PackageBuildError(finished.stderr.strip() or finished.stdout.strip())
-        return _zip_tree(target, output)
+        return zip_package(target, output)
 
 
 def _outside_build_config(build: Path) -> Path:
@@ -96,7 +111,7 @@ def _check_output(output: Path) -> None:
     if not nearest.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(output))
     output.parent.mkdir(parents=True, exist_ok=True)
-    # a link, a pipe or a device is written into (see _zip_tree): opening a pipe now would
+    # a link, a pipe or a device is written into (see zip_package): opening a pipe now would
     # wait for its reader; a file is replaced from beside, where the probe is what it meets
     if _written_in_place(output):
         if not os.access(output, os.W_OK):
@@ -125,7 +140,13 @@ def _files(root: Path) -> Iterator[Path]:
         yield path
 
 
-def _zip_tree(root: Path, output: Path) -> BuiltPackage:
+def zip_package(root: Path, output: Path) -> BuiltPackage:
+    """Zip the installed tree `root` into `output`; PackageTooLargeError, before anything is
+    written, when Lambda would refuse it unzipped."""
+    files = list(_files(root))
+    unzipped = sum(path.stat().st_size for path in files)
+    if unzipped > LAMBDA_UNZIPPED_LIMIT:
+        raise PackageTooLargeError(unzipped)
     output.parent.mkdir(parents=True, exist_ok=True)
     # Zipped beside the output and renamed: never a half-written zip under the name asked for.
     # A link (/dev/stdout), a pipe or a device is copied into instead: a zip renamed into its
@@ -135,7 +156,7 @@ def _zip_tree(root: Path, output: Path) -> BuiltPackage:
     count = 0
     try:
         with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            for path in _files(root):
+            for path in files:
                 entry = zipfile.ZipInfo(path.relative_to(root).as_posix(), _FIXED_TIME)
                 entry.compress_type = zipfile.ZIP_DEFLATED
                 entry.external_attr = 0o644 << 16  # readable by Lambda's user, whatever the umask
