@@ -170,3 +170,26 @@ def test_cfn_lint_finds_nothing_in_the_longest_names_the_options_take() -> None:
     longest = 255 - max(len(spec.default_name) for spec in CREATED_TABLES)
     template = deployment_template(TableNames(prefix="p" * longest), "s" * MAX_SOURCE_PREFIX_LENGTH)
     assert [str(match) for match in lint(render_template(template, "json"))] == []
+
+
+def test_the_state_machines_may_invoke_the_lambda_steps_functions_named_and_no_other(
+    template: Template,
+) -> None:
+    """A `lambda` step invokes its own `functionName`: the role allows exactly the functions the
+    deployer names (none by default), beside the three step handlers."""
+    parameter = template["Parameters"]["PipelineFunctionArns"]
+    assert (parameter["Type"], parameter["Default"]) == ("CommaDelimitedList", "")
+    role = template["Resources"]["StateMachineRole"]["Properties"]
+    statements = role["Policies"][0]["PolicyDocument"]["Statement"]
+    (named,) = [s for s in statements if isinstance(s, dict) and "Fn::If" in s]
+    condition, statement, otherwise = named["Fn::If"]
+    assert template["Conditions"][condition] == {
+        "Fn::Not": [{"Fn::Equals": [{"Fn::Join": ["", {"Ref": "PipelineFunctionArns"}]}, ""]}]
+    }
+    assert statement == {
+        "Sid": "InvokePipelineFunctions",
+        "Effect": "Allow",
+        "Action": "lambda:InvokeFunction",
+        "Resource": {"Ref": "PipelineFunctionArns"},
+    }
+    assert otherwise == {"Ref": "AWS::NoValue"}
