@@ -47,6 +47,9 @@ CAPABILITY_PROVIDERS = {
     "sub_execution_reader": Capability.READ_SUB_EXECUTIONS,
     "cloudwatch_log_reader": Capability.READ_LOGS,
     "state_machine_run_log": Capability.READ_RUN_LOGS,
+    # the use cases that write new versions of asset files (see ASSET_WRITERS below)
+    "complete_execution": Capability.WRITE_ASSET_FILES,
+    "import_asset_files": Capability.WRITE_ASSET_FILES,
 }
 # Providers whose capability covers everything they are built on: the run-log reader holds a
 # Step Functions client for DescribeStateMachine alone, not to start or stop runs.
@@ -328,3 +331,78 @@ def test_a_run_s_end_reads_the_stack_s_state_machine_log_group_and_no_other(
         f"{group}${{StateMachineLogGroup}}",
         f"{group}${{StateMachineLogGroup}}:*",
     ]
+
+
+# Every module that puts an object, and what it writes: the asset files' new versions are
+# written by the two use cases CAPABILITY_PROVIDERS names; every other write is a run's
+# (its log, offloaded bodies, a local runner's outputs, an archive's bodies).
+OBJECT_WRITERS = {
+    "application/use_cases/complete_execution.py": "asset files (a run's results)",
+    "application/use_cases/import_asset_files.py": "asset files (an import)",
+    "application/run_log.py": "a run's log (executions/)",
+    "adapters/item_budget.py": "a row's offloaded body (executions/)",
+    "adapters/run_archive.py": "an imported run's bodies (executions/; the CLI's import)",
+    "adapters/local/output_folder.py": "a local step's outputs (the local runner)",
+}
+
+
+def test_the_modules_that_put_objects_are_those_named() -> None:
+    """A guard for WRITE_ASSET_FILES: a module that starts putting objects fails here until
+    it is named, and its use case mapped, if it writes asset files."""
+    writers = set()
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("put_file", "put_bytes")
+            ):
+                writers.add(path.relative_to(SRC).as_posix())
+    assert writers == set(OBJECT_WRITERS)
+
+
+def _puts_on(function: FunctionAccess) -> set[str]:
+    template = deployment_template(TableNames())["Resources"]
+    role = template[roles.role_id(function)]["Properties"]["Policies"][0]["PolicyDocument"]
+    return {
+        resource["Fn::Sub"]
+        for statement in role["Statement"]
+        if "s3:PutObject" in statement["Action"]
+        for resource in statement["Resource"]
+    }
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.name)
+def test_only_a_function_writing_results_or_imports_may_put_asset_files(
+    function: FunctionAccess,
+) -> None:
+    puts = _puts_on(function)
+    if Capability.OBJECTS in function.capabilities:
+        assert "${DataBucket.Arn}/executions/*" in puts
+    writes_assets = Capability.WRITE_ASSET_FILES in function.capabilities
+    assert ("${DataBucket.Arn}/assets/*" in puts) == writes_assets
+    assert writes_assets == (function.name in ("Completion", "Error"))
+
+
+def test_a_permanent_delete_removes_a_run_s_objects_and_never_an_asset_file() -> None:
+    """The one delete_prefix call is on a run's prefix; the role deletes under it alone."""
+    calls = [
+        (path.relative_to(SRC).as_posix(), ast.unparse(node.args[0]))
+        for path in sorted(SRC.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "delete_prefix"
+    ]
+    assert calls == [
+        (
+            "application/use_cases/delete_execution.py",
+            "execution_object_prefix(execution_id)",
+        )
+    ]
+    (deletes,) = [
+        s
+        for s in roles.CAPABILITY_STATEMENTS[Capability.DELETE_OBJECTS]()
+        if s["Sid"] == "BucketDeletes"
+    ]
+    assert deletes["Resource"] == [{"Fn::Sub": "${DataBucket.Arn}/executions/*"}]

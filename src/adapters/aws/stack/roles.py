@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.aws.stack.access import (
+    ASSET_PREFIX,
     OBJECT_PREFIXES,
+    RUN_PREFIX,
     STORE_TABLES,
     Capability,
     FunctionAccess,
@@ -118,8 +120,14 @@ def _objects() -> list[dict[str, Any]]:
         {
             "Sid": "BucketObjects",
             "Effect": "Allow",
-            "Action": ["s3:GetObject", "s3:GetObjectVersion", "s3:PutObject"],
+            "Action": ["s3:GetObject", "s3:GetObjectVersion"],
             "Resource": [bucket_objects(prefix) for prefix in OBJECT_PREFIXES],
+        },
+        {
+            "Sid": "RunObjectWrites",
+            "Effect": "Allow",
+            "Action": ["s3:PutObject"],
+            "Resource": [bucket_objects(RUN_PREFIX)],
         },
         {
             "Sid": "BucketListings",
@@ -138,13 +146,25 @@ def _objects() -> list[dict[str, Any]]:
     ]
 
 
+def _write_asset_files() -> list[dict[str, Any]]:
+    return [
+        {
+            "Sid": "AssetFileWrites",
+            "Effect": "Allow",
+            "Action": ["s3:PutObject"],
+            "Resource": [bucket_objects(ASSET_PREFIX)],
+        }
+    ]
+
+
 def _delete_objects() -> list[dict[str, Any]]:
     return [
         {
+            # a run's objects, never an asset file's versions
             "Sid": "BucketDeletes",
             "Effect": "Allow",
             "Action": ["s3:DeleteObject", "s3:DeleteObjectVersion"],
-            "Resource": [bucket_objects(prefix) for prefix in OBJECT_PREFIXES],
+            "Resource": [bucket_objects(RUN_PREFIX)],
         },
         {
             # the run's main row goes on condition it is still ended (a redrive from elsewhere
@@ -278,6 +298,7 @@ def _read_run_logs() -> list[dict[str, Any]]:
 
 CAPABILITY_STATEMENTS = {
     Capability.OBJECTS: _objects,
+    Capability.WRITE_ASSET_FILES: _write_asset_files,
     Capability.DELETE_OBJECTS: _delete_objects,
     Capability.ORCHESTRATE: _orchestrate,
     Capability.ANSWER_TASKS: _answer_tasks,
