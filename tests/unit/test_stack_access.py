@@ -80,6 +80,13 @@ def reached(provider_names: Iterable[str]) -> set[str]:
     return seen
 
 
+def _receiver(node: ast.expr) -> str | None:
+    """`container` / `wfx` in `container.x(...)`, and in `page.wfx.x(...)` too."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
 def _container_calls(tree: ast.AST, receivers: set[str]) -> set[str]:
     """`container.x(...)` / `wfx.x(...)`: the providers a function body calls."""
     return {
@@ -87,8 +94,7 @@ def _container_calls(tree: ast.AST, receivers: set[str]) -> set[str]:
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id in receivers
+        and _receiver(node.func.value) in receivers
     }
 
 
@@ -115,9 +121,10 @@ def handler_providers(function_name: str) -> set[str]:
 
 
 def http_providers() -> set[str]:
-    """What the HTTP routes and dependencies call on the container (`wfx` / `container`)."""
+    """What the HTTP routes, dependencies and viewer pages call on the container (`wfx` /
+    `container`, `page.wfx` in the viewer)."""
     called: set[str] = set()
-    for path in sorted((SRC / "entrypoints" / "http").glob("*.py")):
+    for path in sorted((SRC / "entrypoints" / "http").rglob("*.py")):
         called |= _container_calls(ast.parse(path.read_text()), {"wfx", "container"})
     return called
 
@@ -151,6 +158,10 @@ def test_the_handlers_are_found_calling_the_use_cases() -> None:
         *("open_task_gate", "end_gate_step"),
     }
     assert {"launch_execution", "abort_execution", "delete_execution"} <= http_providers()
+    # the viewer's own calls (`page.wfx.x()`) are seen too
+    assert "decide_approval" in _container_calls(
+        ast.parse((SRC / "entrypoints" / "http" / "viewer" / "actions.py").read_text()), {"wfx"}
+    )
 
 
 def _named_tables(statement_resources: Any) -> set[str]:
