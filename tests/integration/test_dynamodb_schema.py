@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 from moto import mock_aws
 
 from adapters.dynamodb.authorization_store import DynamoDbAuthorizationStore
@@ -232,3 +233,40 @@ def test_a_table_name_dynamodb_refuses_is_named_before_any_table_is_made(
     assert "WFX_TABLE_APPROVAL_REQUESTS" in str(refused.value)
     assert "'Team Approvals'" in str(refused.value) and "3 to 255" in str(refused.value)
     assert not any(name.startswith("ok-") for name in _all_table_names(dynamodb))
+
+
+class _NoTimeToLiveRights:
+    """The client of an operator whose policy predates the TTL (CreateTable, DescribeTable)."""
+
+    def __init__(self, client: DynamoDBClient) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("describe_time_to_live", "update_time_to_live"):
+            return self._denied
+        return getattr(self._client, name)
+
+    def _denied(self, **_: Any) -> None:
+        raise ClientError(
+            {
+                "Error": {
+                    "Code": "AccessDeniedException",
+                    "Message": "arn:aws:sts::1:assumed-role/x",
+                }
+            },
+            "DescribeTimeToLive",
+        )
+
+
+def test_tables_are_still_created_without_the_ttl_rights_and_the_warning_says_which(
+    dynamodb: DynamoDBClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    names = TableNames(prefix=f"schema{next(_prefixes)}-")
+    create_tables(_NoTimeToLiveRights(dynamodb), names)  # type: ignore[arg-type]
+    create_tables(_NoTimeToLiveRights(dynamodb), names)  # type: ignore[arg-type]  # said once
+    assert f"{names.prefix}WfxAuthorizationTable" in _all_table_names(dynamodb)
+    (record,) = caplog.records
+    assert record.levelname == "WARNING"
+    message = record.getMessage()
+    assert f"{names.prefix}WfxAuthorizationTable" in message
+    assert "dynamodb:UpdateTimeToLive" in message and "assumed-role" not in message

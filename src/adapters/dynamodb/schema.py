@@ -6,6 +6,7 @@ The shape helpers here are shared with the infrastructure template, so a table c
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import TimeToLiveSpecificationTypeDef, WaiterConfigTypeDef
 
 BILLING_MODE = "PAY_PER_REQUEST"
+_LOG = logging.getLogger("wfx.tables")
+_DENIED_EXPIRY: set[str] = set()  # tables whose TTL this process was denied, warned of
 # DynamoDB's naming rule for tables (CreateTable's TableName; CloudFormation's too).
 _TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 TABLE_NAME_LENGTHS = (3, 255)
@@ -138,19 +141,35 @@ def create_tables(client: DynamoDBClient, tables: TableNames) -> None:
 
 def _expire_on(client: DynamoDBClient, table_name: str, attribute: str) -> None:
     """TTL on `attribute`, unless the table has one already (on it, or on the operator's own
-    choice of attribute, which is theirs to keep)."""
-    if _time_to_live_status(client, table_name) != "DISABLED":
-        return
+    choice of attribute, which is theirs to keep). Without the rights to it (a policy written
+    before wfx asked for them) the tables are still made, and a warning says what is missing."""
     try:
-        client.update_time_to_live(
-            TableName=table_name, TimeToLiveSpecification=time_to_live(attribute)
-        )
+        if _time_to_live_status(client, table_name) != "DISABLED":
+            return
+        try:
+            client.update_time_to_live(
+                TableName=table_name, TimeToLiveSpecification=time_to_live(attribute)
+            )
+        except ClientError as exc:
+            # another process enabling it just now: DynamoDB refuses a second change in a row
+            if exc.response["Error"]["Code"] != "ValidationException":
+                raise
+            if _time_to_live_status(client, table_name) == "DISABLED":
+                raise
     except ClientError as exc:
-        # another process enabling it just now: DynamoDB refuses a second change in a row
-        if exc.response["Error"]["Code"] != "ValidationException":
+        if exc.response["Error"]["Code"] != "AccessDeniedException":
             raise
-        if _time_to_live_status(client, table_name) == "DISABLED":
-            raise
+        if table_name in _DENIED_EXPIRY:
+            return  # every store port creates the one schema: said once a process
+        _DENIED_EXPIRY.add(table_name)
+        # AWS's message names the caller's role: not repeated
+        _LOG.warning(
+            "warning: %s keeps its expired rows: enabling its TTL on %s was denied; grant "
+            "dynamodb:DescribeTimeToLive and dynamodb:UpdateTimeToLive on it and run "
+            "`wfx tables create` again",
+            table_name,
+            attribute,
+        )
 
 
 def _time_to_live_status(client: DynamoDBClient, table_name: str) -> str:
