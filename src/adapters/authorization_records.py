@@ -106,6 +106,9 @@ def sorted_assignments(assignments: list[RoleAssignment]) -> list[RoleAssignment
 # expire, and one per user whose tokens issued up to a moment are all refused. Neither partition
 # prefix is `role#` or `user#`, so no role, constraint or assignment read ever takes them.
 REVOKED_SORT = "#revoked"
+# A revoked token's row means nothing once the token has expired: the DynamoDB table's TTL
+# attribute (epoch seconds); SQLite prunes such rows itself.
+REVOKED_TOKEN_EXPIRY = "expiresAt"
 
 
 def revoked_token_key(token_id: str) -> Item:
@@ -117,8 +120,7 @@ def revoked_user_key(user_id: str) -> Item:
 
 
 def build_revoked_token_record(token_id: str, expires_at: int) -> Item:
-    # `expiresAt` (epoch seconds) doubles as a DynamoDB TTL attribute, where one is enabled
-    return revoked_token_key(token_id) | {"expiresAt": expires_at}
+    return revoked_token_key(token_id) | {REVOKED_TOKEN_EXPIRY: expires_at}
 
 
 def build_revoked_user_record(user_id: str, issued_until: int) -> Item:

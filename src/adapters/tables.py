@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
+from adapters.authorization_records import REVOKED_TOKEN_EXPIRY
+
 AttributeType = Literal["S", "N"]
 
 
@@ -71,6 +73,9 @@ class TableSpec:
     sort: KeyAttribute | None
     indexes: tuple[IndexSpec, ...] = ()
     from_seed: bool = True
+    # A number attribute (epoch seconds) past which DynamoDB deletes the item (its TTL), for
+    # rows the SQLite store prunes once they mean nothing more.
+    expiry_attribute: str | None = None
 
     def __post_init__(self) -> None:
         for index in self.indexes:
@@ -292,6 +297,7 @@ TABLES: tuple[TableSpec, ...] = (
         _s("authPartition"),
         _s("authSort"),
         from_seed=False,
+        expiry_attribute=REVOKED_TOKEN_EXPIRY,
     ),
     # wfx's own (seed 003 EVENT_LOG): a run's transitions, numbered 1, 2, 3... with no gap, each
     # written in the same transaction as its transition; a run's partition, read in order.

@@ -14,6 +14,7 @@ from domain.logs import (
     RegisteredLog,
     RegisteredSubExecution,
 )
+from domain.names import MAX_NAME_LENGTH
 
 # {eventSourcePrefix}.execution.{executionId}.pipeline.{pipelineExecutionId}; ids hold no dots.
 _SOURCE = re.compile(r".+\.execution\.(?P<execution>[^.]+)\.pipeline\.(?P<pipeline>[^.]+)")
@@ -27,6 +28,8 @@ UNKNOWN_SOURCE_TYPE = "custom"  # what an unrecognised sourceType is stored as (
 # whole source must stay within its 256 characters.
 _PREFIX = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*")
 MAX_SOURCE_LENGTH = 256
+# What leaves room in a source for the longest execution and step ids (MAX_NAME_LENGTH each).
+MAX_SOURCE_PREFIX_LENGTH = MAX_SOURCE_LENGTH - len(".execution..pipeline.") - 2 * MAX_NAME_LENGTH
 
 # The descriptive fields a redelivery may fill in where the stored entry has "".
 _LOG_DESCRIPTIONS = ("stage_name", "label", "source_type")
@@ -48,6 +51,11 @@ def check_source_prefix(prefix: str, field: str = "eventSourcePrefix") -> str:
         )
     if prefix == "aws" or prefix.startswith("aws."):
         raise InvalidInputError(f"{field}: EventBridge reserves sources starting with 'aws.'")
+    if len(prefix) > MAX_SOURCE_PREFIX_LENGTH:
+        raise InvalidInputError(
+            f"{field}: must be at most {MAX_SOURCE_PREFIX_LENGTH} characters, so that a source "
+            f"with the longest ids fits EventBridge's {MAX_SOURCE_LENGTH}, got {len(prefix)}"
+        )
     return prefix
 
 

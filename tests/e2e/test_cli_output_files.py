@@ -60,14 +60,26 @@ def test_a_template_to_where_no_file_can_be_written_is_refused_by_name(
 
 
 @pytest.mark.integration
-def test_a_package_to_a_folder_is_refused_by_name(wfx: Wfx, tmp_path: Path) -> None:
-    """pip builds wfx alone first (`--no-dependencies`, a few seconds)."""
+def test_a_package_to_a_folder_or_under_a_file_is_refused_by_name_before_pip_runs(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    """The project's pyproject.toml is not TOML: had pip run first (a minute, with the
+    dependencies), its error would be the one said. A missing folder on the way is made."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[build-system\n", encoding="utf-8")
     folder = tmp_path / "targets"
     folder.mkdir()
-    target, reason = _unwritable(folder)[0]
-    outcome = wfx("infra", "package", "--no-dependencies", "--output", str(target), timeout=120)
-    assert_bad_input(outcome, "--output", str(target), reason)
+    for target, reason in _unwritable(folder):
+        if reason == "No such file or directory":
+            continue
+        outcome = wfx("infra", "package", "--project", str(project), "--output", str(target))
+        assert_bad_input(outcome, "--output", str(target), reason)
     _left_as_it_was(folder)
+    if Path("/sys/kernel").is_dir():  # sysfs takes no new file, even from root
+        target = Path("/sys/wfx-lambda.zip")
+        outcome = wfx("infra", "package", "--project", str(project), "--output", str(target))
+        assert_bad_input(outcome, "--output", str(target), "Permission denied")
 
 
 def test_an_export_to_a_pipe_through_a_link_streams_into_it_and_leaves_both(

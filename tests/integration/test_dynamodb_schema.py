@@ -13,10 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 from moto import mock_aws
 
+from adapters.dynamodb.authorization_store import DynamoDbAuthorizationStore
 from adapters.dynamodb.schema import create_table_request, create_tables
-from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
+from adapters.tables import CREATED_TABLES, TABLE_SPECS, ResourceKeys, TableNames
+from domain.errors import InvalidInputError
 from entrypoints.settings import table_settings
 from tests.integration.table_layout import (
     EARLIER_TABLE,
@@ -184,3 +187,86 @@ def test_the_definitions_table_lists_workflows_and_versions_keep_steps_apart(
     )
     attributes = {d["AttributeName"]: d["AttributeType"] for d in steps["AttributeDefinitions"]}
     assert attributes == {"workflowDatabaseId:workflowId:workflowVersion": "S", "stepIndex": "N"}
+
+
+def _expiry(dynamodb: DynamoDBClient, name: str) -> Any:
+    return dynamodb.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
+
+
+def test_a_revoked_token_expires_on_dynamodb_as_sqlite_prunes_it(
+    dynamodb: DynamoDBClient, tables: TableNames
+) -> None:
+    """DynamoDB deletes the row once its `expiresAt` (a number, epoch seconds) has passed; on
+    any other table nothing expires (an approval's `expiresAt` is a date, and stays)."""
+    store = DynamoDbAuthorizationStore(dynamodb, tables)
+    store.revoke_token("token-1", 1_900_000_000)
+    name = tables.get_table_name(ResourceKeys.AUTHORIZATION)
+    assert _expiry(dynamodb, name) == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expiresAt"}
+    (item,) = [i for i in dynamodb.scan(TableName=name)["Items"] if "expiresAt" in i]
+    assert item["expiresAt"] == {"N": "1900000000"}
+    others = [
+        tables.get_table_name(s.key) for s in CREATED_TABLES if s.key != ResourceKeys.AUTHORIZATION
+    ]
+    assert {_expiry(dynamodb, n)["TimeToLiveStatus"] for n in others} == {"DISABLED"}
+
+
+def test_a_store_made_by_an_earlier_wfx_gets_the_expiry_when_its_tables_are_created_again(
+    dynamodb: DynamoDBClient,
+) -> None:
+    names = TableNames(prefix=f"schema{next(_prefixes)}-")
+    authorization = TABLE_SPECS[ResourceKeys.AUTHORIZATION]
+    name = names.get_table_name(ResourceKeys.AUTHORIZATION)
+    dynamodb.create_table(**create_table_request(authorization, name))  # type: ignore[arg-type]
+    assert _expiry(dynamodb, name)["TimeToLiveStatus"] == "DISABLED"
+    create_tables(dynamodb, names)
+    create_tables(dynamodb, names)  # enabled already: nothing to change
+    assert _expiry(dynamodb, name) == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expiresAt"}
+
+
+def test_a_table_name_dynamodb_refuses_is_named_before_any_table_is_made(
+    dynamodb: DynamoDBClient,
+) -> None:
+    """moto takes any name; DynamoDB refuses it, after the tables listed before it were made."""
+    names = TableNames(prefix="ok-", overrides={ResourceKeys.APPROVAL_REQUESTS: "Team Approvals"})
+    with pytest.raises(InvalidInputError) as refused:
+        create_tables(dynamodb, names)
+    assert "WFX_TABLE_APPROVAL_REQUESTS" in str(refused.value)
+    assert "'Team Approvals'" in str(refused.value) and "3 to 255" in str(refused.value)
+    assert not any(name.startswith("ok-") for name in _all_table_names(dynamodb))
+
+
+class _NoTimeToLiveRights:
+    """The client of an operator whose policy predates the TTL (CreateTable, DescribeTable)."""
+
+    def __init__(self, client: DynamoDBClient) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("describe_time_to_live", "update_time_to_live"):
+            return self._denied
+        return getattr(self._client, name)
+
+    def _denied(self, **_: Any) -> None:
+        raise ClientError(
+            {
+                "Error": {
+                    "Code": "AccessDeniedException",
+                    "Message": "arn:aws:sts::1:assumed-role/x",
+                }
+            },
+            "DescribeTimeToLive",
+        )
+
+
+def test_tables_are_still_created_without_the_ttl_rights_and_the_warning_says_which(
+    dynamodb: DynamoDBClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    names = TableNames(prefix=f"schema{next(_prefixes)}-")
+    create_tables(_NoTimeToLiveRights(dynamodb), names)  # type: ignore[arg-type]
+    create_tables(_NoTimeToLiveRights(dynamodb), names)  # type: ignore[arg-type]  # said once
+    assert f"{names.prefix}WfxAuthorizationTable" in _all_table_names(dynamodb)
+    (record,) = caplog.records
+    assert record.levelname == "WARNING"
+    message = record.getMessage()
+    assert f"{names.prefix}WfxAuthorizationTable" in message
+    assert "dynamodb:UpdateTimeToLive" in message and "assumed-role" not in message

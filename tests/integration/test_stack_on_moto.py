@@ -4,6 +4,7 @@ functions; with an existing earlier table named, the stack leaves it alone and p
 
 from __future__ import annotations
 
+import ast
 import io
 import zipfile
 from collections.abc import Iterator
@@ -159,3 +160,29 @@ def test_an_existing_earlier_table_is_kept_and_named_to_the_functions(aws: None)
     )
     variables = tracking["Environment"]["Variables"]
     assert variables["WFX_TABLE_WORKFLOW_EXECUTIONS_V1"] == "vams-2-5-executions"
+
+
+def _state_machine_actions(stack: str) -> dict[str, Any]:
+    iam = boto3.client("iam")
+    resources = boto3.client("cloudformation").list_stack_resources(StackName=stack)
+    (role,) = [
+        r["PhysicalResourceId"]
+        for r in resources["StackResourceSummaries"]
+        if r["LogicalResourceId"] == "StateMachineRole"
+    ]
+    (policy,) = iam.list_role_policies(RoleName=role)["PolicyNames"]
+    document = iam.get_role_policy(RoleName=role, PolicyName=policy)["PolicyDocument"]
+    if isinstance(document, str):  # moto keeps the CloudFormation policy as Python's repr
+        document = ast.literal_eval(document)
+    return {s["Sid"]: s for s in document["Statement"] if s}
+
+
+def test_the_lambda_steps_functions_named_may_be_invoked_by_the_state_machines(
+    aws: None,
+) -> None:
+    step_function = "arn:aws:lambda:us-east-1:123456789012:function:convert-mesh"
+    _create_stack("wfx-lambda-steps", "lambda-steps-", PipelineFunctionArns=step_function)
+    named = _state_machine_actions("wfx-lambda-steps")
+    assert named["InvokePipelineFunctions"]["Resource"] in (step_function, [step_function])
+    _create_stack("wfx-no-lambda-steps", "no-lambda-steps-")
+    assert "InvokePipelineFunctions" not in _state_machine_actions("wfx-no-lambda-steps")

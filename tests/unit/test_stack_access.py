@@ -14,6 +14,7 @@ import pytest
 from adapters.aws.stack import roles
 from adapters.aws.stack.access import (
     COMPLETION,
+    ERROR,
     FUNCTIONS,
     HTTP_API,
     STORE_TABLES,
@@ -46,6 +47,9 @@ CAPABILITY_PROVIDERS = {
     "sub_execution_reader": Capability.READ_SUB_EXECUTIONS,
     "cloudwatch_log_reader": Capability.READ_LOGS,
     "state_machine_run_log": Capability.READ_RUN_LOGS,
+    # the use cases that write new versions of asset files (see ASSET_WRITERS below)
+    "complete_execution": Capability.WRITE_ASSET_FILES,
+    "import_asset_files": Capability.WRITE_ASSET_FILES,
 }
 # Providers whose capability covers everything they are built on: the run-log reader holds a
 # Step Functions client for DescribeStateMachine alone, not to start or stop runs.
@@ -76,6 +80,13 @@ def reached(provider_names: Iterable[str]) -> set[str]:
     return seen
 
 
+def _receiver(node: ast.expr) -> str | None:
+    """`container` / `wfx` in `container.x(...)`, and in `page.wfx.x(...)` too."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
 def _container_calls(tree: ast.AST, receivers: set[str]) -> set[str]:
     """`container.x(...)` / `wfx.x(...)`: the providers a function body calls."""
     return {
@@ -83,8 +94,7 @@ def _container_calls(tree: ast.AST, receivers: set[str]) -> set[str]:
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id in receivers
+        and _receiver(node.func.value) in receivers
     }
 
 
@@ -111,9 +121,10 @@ def handler_providers(function_name: str) -> set[str]:
 
 
 def http_providers() -> set[str]:
-    """What the HTTP routes and dependencies call on the container (`wfx` / `container`)."""
+    """What the HTTP routes, dependencies and viewer pages call on the container (`wfx` /
+    `container`, `page.wfx` in the viewer)."""
     called: set[str] = set()
-    for path in sorted((SRC / "entrypoints" / "http").glob("*.py")):
+    for path in sorted((SRC / "entrypoints" / "http").rglob("*.py")):
         called |= _container_calls(ast.parse(path.read_text()), {"wfx", "container"})
     return called
 
@@ -147,6 +158,10 @@ def test_the_handlers_are_found_calling_the_use_cases() -> None:
         *("open_task_gate", "end_gate_step"),
     }
     assert {"launch_execution", "abort_execution", "delete_execution"} <= http_providers()
+    # the viewer's own calls (`page.wfx.x()`) are seen too
+    assert "decide_approval" in _container_calls(
+        ast.parse((SRC / "entrypoints" / "http" / "viewer" / "actions.py").read_text()), {"wfx"}
+    )
 
 
 def _named_tables(statement_resources: Any) -> set[str]:
@@ -253,3 +268,152 @@ def test_the_object_roles_allow_every_s3_call_the_object_store_makes() -> None:
         for action in statement["Action"]
     }
     assert set().union(*(S3_CALL_ACTIONS[call] for call in calls)) <= allowed
+
+
+# The providers through which a store is written, where a function may only read it: the
+# workflow versions are written by a publish (WorkflowDefinitions.publish) and a deploy
+# (WorkflowCatalog.record_deployment) alone.
+STORE_WRITERS = {Store.WORKFLOWS: frozenset({"workflow_definitions", "deploy_workflow_version"})}
+WRITE_CALLS = {
+    "record_deployment": "deploy_workflow_version.py",
+    "publish": "publish_workflow_version.py",
+}
+
+
+def test_the_workflow_stores_writes_are_made_by_the_writers_named() -> None:
+    """A guard for STORE_WRITERS: an application module that starts writing the workflow
+    versions fails here until it is named there."""
+    callers: dict[str, set[str]] = {call: set() for call in WRITE_CALLS}
+    for path in sorted((SRC / "application").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in WRITE_CALLS
+                and isinstance(node.func.value, ast.Attribute)
+                and node.func.value.attr in ("_catalog", "_definitions")
+            ):
+                callers[node.func.attr].add(path.name)
+    assert callers == {call: {module} for call, module in WRITE_CALLS.items()}
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.name)
+def test_a_store_a_function_only_reads_is_never_written_on_its_path(
+    function: FunctionAccess,
+) -> None:
+    providers = reached(providers_of(function))
+    for store in function.reads_only:
+        assert not providers & STORE_WRITERS[store], (function.name, store)
+
+
+def test_the_tracking_function_only_reads_the_workflow_versions() -> None:
+    """It reads a gate's approvers and timeout; it may not rewrite a published version."""
+    assert TRACKING.reads_only == {Store.WORKFLOWS}
+    template = deployment_template(TableNames())["Resources"]
+    role = template[roles.role_id(TRACKING)]["Properties"]["Policies"][0]["PolicyDocument"]
+    (statement,) = [s for s in role["Statement"] if s["Sid"] == "WorkflowsTables"]
+    assert statement["Action"] == list(roles.TABLE_READS)
+    others = [s for s in role["Statement"] if s["Sid"] != "WorkflowsTables"]
+    assert not any(
+        _named_tables(s["Resource"]) & _named_tables(statement["Resource"]) for s in others
+    )
+
+
+def _log_statements(function: FunctionAccess) -> list[Any]:
+    template = deployment_template(TableNames())["Resources"]
+    role = template[roles.role_id(function)]["Properties"]["Policies"][0]["PolicyDocument"]
+    return [
+        s
+        for s in role["Statement"]
+        if s["Sid"] != "OwnLogGroup" and any(a.startswith("logs:") for a in s["Action"])
+    ]
+
+
+@pytest.mark.parametrize("function", [COMPLETION, ERROR], ids=lambda f: f.name)
+def test_a_run_s_end_reads_the_stack_s_state_machine_log_group_and_no_other(
+    function: FunctionAccess,
+) -> None:
+    """The run log is what the run's state machine logged to the group `wfx workflows deploy`
+    gives it (WFX_SFN_LOG_GROUP_ARN, the stack's output): no other group in the account."""
+    (statement,) = _log_statements(function)
+    assert statement["Action"] == ["logs:FilterLogEvents"]
+    group = "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:"
+    assert [r["Fn::Sub"] for r in statement["Resource"]] == [
+        f"{group}${{StateMachineLogGroup}}",
+        f"{group}${{StateMachineLogGroup}}:*",
+    ]
+
+
+# Every module that puts an object, and what it writes: the asset files' new versions are
+# written by the two use cases CAPABILITY_PROVIDERS names; every other write is a run's
+# (its log, offloaded bodies, a local runner's outputs, an archive's bodies).
+OBJECT_WRITERS = {
+    "application/use_cases/complete_execution.py": "asset files (a run's results)",
+    "application/use_cases/import_asset_files.py": "asset files (an import)",
+    "application/run_log.py": "a run's log (executions/)",
+    "adapters/item_budget.py": "a row's offloaded body (executions/)",
+    "adapters/run_archive.py": "an imported run's bodies (executions/; the CLI's import)",
+    "adapters/local/output_folder.py": "a local step's outputs (the local runner)",
+}
+
+
+def test_the_modules_that_put_objects_are_those_named() -> None:
+    """A guard for WRITE_ASSET_FILES: a module that starts putting objects fails here until
+    it is named, and its use case mapped, if it writes asset files."""
+    writers = set()
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("put_file", "put_bytes")
+            ):
+                writers.add(path.relative_to(SRC).as_posix())
+    assert writers == set(OBJECT_WRITERS)
+
+
+def _puts_on(function: FunctionAccess) -> set[str]:
+    template = deployment_template(TableNames())["Resources"]
+    role = template[roles.role_id(function)]["Properties"]["Policies"][0]["PolicyDocument"]
+    return {
+        resource["Fn::Sub"]
+        for statement in role["Statement"]
+        if "s3:PutObject" in statement["Action"]
+        for resource in statement["Resource"]
+    }
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.name)
+def test_only_a_function_writing_results_or_imports_may_put_asset_files(
+    function: FunctionAccess,
+) -> None:
+    puts = _puts_on(function)
+    if Capability.OBJECTS in function.capabilities:
+        assert "${DataBucket.Arn}/executions/*" in puts
+    writes_assets = Capability.WRITE_ASSET_FILES in function.capabilities
+    assert ("${DataBucket.Arn}/assets/*" in puts) == writes_assets
+    assert writes_assets == (function.name in ("Completion", "Error"))
+
+
+def test_a_permanent_delete_removes_a_run_s_objects_and_never_an_asset_file() -> None:
+    """The one delete_prefix call is on a run's prefix; the role deletes under it alone."""
+    calls = [
+        (path.relative_to(SRC).as_posix(), ast.unparse(node.args[0]))
+        for path in sorted(SRC.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "delete_prefix"
+    ]
+    assert calls == [
+        (
+            "application/use_cases/delete_execution.py",
+            "execution_object_prefix(execution_id)",
+        )
+    ]
+    (deletes,) = [
+        s
+        for s in roles.CAPABILITY_STATEMENTS[Capability.DELETE_OBJECTS]()
+        if s["Sid"] == "BucketDeletes"
+    ]
+    assert deletes["Resource"] == [{"Fn::Sub": "${DataBucket.Arn}/executions/*"}]

@@ -13,7 +13,8 @@ from cfnlint.api import lint
 from adapters.aws.stack.access import FUNCTIONS, FunctionAccess
 from adapters.aws.stack.render import render_template
 from adapters.aws.stack.template import deployment_template
-from adapters.tables import TABLES, TableNames
+from adapters.tables import CREATED_TABLES, TABLES, TableNames
+from domain.registration import MAX_SOURCE_PREFIX_LENGTH
 from entrypoints.settings import Settings
 
 Template = dict[str, Any]
@@ -146,3 +147,49 @@ def test_the_outputs_name_the_api_the_bucket_and_every_table(template: Template)
         outputs
     )
     assert sum(name.endswith("TableName") for name in outputs) == len(TABLES)
+
+
+def test_revoked_tokens_expire_on_their_expiry_and_nothing_else_does(template: Template) -> None:
+    """`expiresAt` (epoch seconds) on the authorization table, as SQLite prunes them; an
+    approval's `expiresAt` is a date and a record: its table has no expiry."""
+    expiries = {
+        properties["TableName"]: properties.get("TimeToLiveSpecification")
+        for resource in template["Resources"].values()
+        if resource["Type"] == "AWS::DynamoDB::Table"
+        for properties in [resource["Properties"]]
+    }
+    assert expiries.pop("prod-WfxAuthorizationTable") == {
+        "AttributeName": "expiresAt",
+        "Enabled": True,
+    }
+    assert set(expiries.values()) == {None}
+
+
+def test_cfn_lint_finds_nothing_in_the_longest_names_the_options_take() -> None:
+    """The longest table prefix and event source prefix `wfx infra template` takes, as JSON."""
+    longest = 255 - max(len(spec.default_name) for spec in CREATED_TABLES)
+    template = deployment_template(TableNames(prefix="p" * longest), "s" * MAX_SOURCE_PREFIX_LENGTH)
+    assert [str(match) for match in lint(render_template(template, "json"))] == []
+
+
+def test_the_state_machines_may_invoke_the_lambda_steps_functions_named_and_no_other(
+    template: Template,
+) -> None:
+    """A `lambda` step invokes its own `functionName`: the role allows exactly the functions the
+    deployer names (none by default), beside the three step handlers."""
+    parameter = template["Parameters"]["PipelineFunctionArns"]
+    assert (parameter["Type"], parameter["Default"]) == ("CommaDelimitedList", "")
+    role = template["Resources"]["StateMachineRole"]["Properties"]
+    statements = role["Policies"][0]["PolicyDocument"]["Statement"]
+    (named,) = [s for s in statements if isinstance(s, dict) and "Fn::If" in s]
+    condition, statement, otherwise = named["Fn::If"]
+    assert template["Conditions"][condition] == {
+        "Fn::Not": [{"Fn::Equals": [{"Fn::Join": ["", {"Ref": "PipelineFunctionArns"}]}, ""]}]
+    }
+    assert statement == {
+        "Sid": "InvokePipelineFunctions",
+        "Effect": "Allow",
+        "Action": "lambda:InvokeFunction",
+        "Resource": {"Ref": "PipelineFunctionArns"},
+    }
+    assert otherwise == {"Ref": "AWS::NoValue"}

@@ -14,6 +14,7 @@ from adapters.dynamodb.schema import (
     attribute_definitions,
     key_schema,
     secondary_indexes,
+    time_to_live,
 )
 from adapters.tables import CREATED_TABLES, ResourceKeys, TableNames, TableSpec
 from domain.registration import DEFAULT_EVENT_SOURCE_PREFIX
@@ -32,6 +33,8 @@ def table_resource(spec: TableSpec, table_name: str) -> dict[str, Any]:
         "KeySchema": key_schema(spec.partition, spec.sort),
         "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
     } | secondary_indexes(spec)
+    if spec.expiry_attribute is not None:
+        properties["TimeToLiveSpecification"] = time_to_live(spec.expiry_attribute)
     return {
         "Type": "AWS::DynamoDB::Table",
         # Execution history outlives a stack: deleting or replacing the stack keeps the data.

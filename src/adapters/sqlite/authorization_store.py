@@ -11,6 +11,7 @@ from adapters.authorization_records import (
     REVISION,
     REVISION_KEY,
     REVOKED_SORT,
+    REVOKED_TOKEN_EXPIRY,
     ROLE_SORT,
     SORT,
     Item,
@@ -60,7 +61,7 @@ class SqliteAuthorizationStore:
         self._delete_sort = f"DELETE FROM {t.name} WHERE {sk} = ? AND {pk} LIKE 'user#%'"
         self._delete_expired_tokens = (
             f"DELETE FROM {t.name} WHERE {pk} LIKE 'revokedToken#%' AND {sk} = ? "
-            "AND json_extract(item, '$.expiresAt') < ?"
+            f"AND json_extract(item, '$.{REVOKED_TOKEN_EXPIRY}') < ?"
         )
 
     def create_tables(self) -> None:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from entrypoints.cli import context
+
+if TYPE_CHECKING:
+    from adapters.tables import TableNames
+    from entrypoints.settings import TableSettings
 
 infra_app = typer.Typer(
     no_args_is_help=True, help="Deploy wfx to AWS: the CloudFormation template, the Lambda zip."
@@ -41,6 +45,7 @@ def infra_template(
     from adapters.aws.stack.render import render_template
     from adapters.aws.stack.template import deployment_template
     from domain.errors import InvalidInputError
+    from domain.registration import check_source_prefix
     from entrypoints.settings import Settings
 
     chosen = format.lower()
@@ -51,7 +56,13 @@ def infra_template(
     if table_prefix is not None:
         tables = replace(tables, prefix=table_prefix)
     names = tables.names()
+    _check_table_names(names, tables, "--table-prefix" if table_prefix is not None else None)
     prefix = event_source_prefix or settings.event_source_prefix
+    try:
+        # the option's name in the message; WFX_EVENT_SOURCE_PREFIX was checked by the settings
+        check_source_prefix(prefix, "--event-source-prefix")
+    except InvalidInputError as refused:
+        _fail(str(refused))
     try:
         text = render_template(
             deployment_template(names, prefix), "json" if chosen == "json" else "yaml"
@@ -83,7 +94,11 @@ def infra_package(
     ] = _CHECKOUT,
 ) -> None:
     """Build the Lambda deployment zip with pip (wfx and its runtime dependencies)."""
-    from adapters.aws.stack.lambda_package import PackageBuildError, build_package
+    from adapters.aws.stack.lambda_package import (
+        PackageBuildError,
+        PackageTooLargeError,
+        build_package,
+    )
 
     if not (project / "pyproject.toml").is_file():
         _fail(f"--project: {project} has no pyproject.toml; pass the wfx source folder")
@@ -93,10 +108,37 @@ def infra_package(
             built = build_package(project, output, with_dependencies=dependencies)
     except PackageBuildError as failed:
         _fail(f"pip could not build the package: {failed}")
+    except PackageTooLargeError as refused:
+        _fail(str(refused))
     seconds = time.monotonic() - started
     megabytes = built.size_bytes / 1_000_000
     summary = f"wrote {built.path}: {built.files} files, {megabytes:.1f} MB in {seconds:.0f} s"
     typer.echo(summary, err=context.is_stdout(output))  # not into a zip sent to stdout
+
+
+def _check_table_names(names: TableNames, tables: TableSettings, prefix_option: str | None) -> None:
+    """Every table the stack creates, named as DynamoDB takes it: a stack with one it refuses
+    would fail at deploy time. The message names where the name came from."""
+    from adapters.dynamodb.schema import table_name_problem
+    from adapters.tables import (
+        CREATED_TABLES,
+        TABLE_OVERRIDE_PREFIX,
+        TABLE_PREFIX_VARIABLE,
+        VAMS_TABLES,
+    )
+
+    for spec in CREATED_TABLES:
+        name = names.get_table_name(spec.key)
+        problem = table_name_problem(name)
+        if problem is None:
+            continue
+        if spec.key in tables.overrides:
+            source = f"{TABLE_OVERRIDE_PREFIX}{spec.key.value}"
+        elif spec.key in tables.vams_variables:
+            source = " or ".join(VAMS_TABLES[spec.key].variables)
+        else:
+            source = prefix_option or TABLE_PREFIX_VARIABLE
+        _fail(f"{source}: makes the {spec.default_name} table's name, which {problem}")
 
 
 def _fail(message: str) -> NoReturn:

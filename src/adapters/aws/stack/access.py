@@ -28,8 +28,10 @@ class Store(StrEnum):
 class Capability(StrEnum):
     """Calls to AWS beyond the tables, each one IAM statement (see roles.py)."""
 
-    OBJECTS = "objects"  # the bucket's asset and run prefixes: read and write versions
-    DELETE_OBJECTS = "deleteObjects"  # a permanent delete removes a run's objects
+    # the bucket: read the asset files' versions, read and write the runs' objects
+    OBJECTS = "objects"
+    WRITE_ASSET_FILES = "writeAssetFiles"  # new versions of asset files: results, imports
+    DELETE_OBJECTS = "deleteObjects"  # a permanent delete removes a run's objects (alone)
     ORCHESTRATE = "orchestrate"  # start, describe, stop, redrive wfx's state machines' runs
     # answer the task token an approval step of wfx's state machines waits on
     ANSWER_TASKS = "answerTasks"
@@ -66,10 +68,9 @@ def _top_folder(key: str) -> str:
 
 
 # The object store's key prefixes, from the domain functions that compose the keys.
-OBJECT_PREFIXES: tuple[str, ...] = (
-    _top_folder(asset_root_key("database", "asset")),
-    _top_folder(execution_object_prefix("execution")),
-)
+ASSET_PREFIX = _top_folder(asset_root_key("database", "asset"))
+RUN_PREFIX = _top_folder(execution_object_prefix("execution"))
+OBJECT_PREFIXES: tuple[str, ...] = (ASSET_PREFIX, RUN_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,8 @@ class FunctionAccess:
     capabilities: frozenset[Capability]
     timeout_seconds: int = 60
     memory_mb: int = 512
+    # stores it reads and never writes: their tables get the read actions alone
+    reads_only: frozenset[Store] = frozenset()
 
     @property
     def tables(self) -> tuple[ResourceKeys, ...]:
@@ -97,7 +100,8 @@ HTTP_API = FunctionAccess(
     "entrypoints.http.lambda_handler",
     "wfx HTTP API (behind API Gateway's JWT authorizer)",
     frozenset(Store),
-    frozenset(Capability),
+    # no route records a run's results nor imports asset files (the CLI's `assets import`)
+    frozenset(Capability) - {Capability.WRITE_ASSET_FILES},
     timeout_seconds=30,  # API Gateway's own integration limit
     memory_mb=1024,
 )
@@ -109,16 +113,22 @@ TRACKING = FunctionAccess(
     _STEP_STORES | {Store.WORKFLOWS},
     # a task that reaches a gate decided already is answered at once
     frozenset({Capability.OBJECTS, Capability.ANSWER_TASKS}),
+    reads_only=frozenset({Store.WORKFLOWS}),
 )
 # a run's end closes the attempts still open, and records their durations
 _END_STORES = frozenset({Store.EXECUTIONS, Store.ASSETS, Store.COSTS})
+
+# a run's end records its results as new versions of the output asset's files
+_END_CAPABILITIES = frozenset(
+    {Capability.OBJECTS, Capability.WRITE_ASSET_FILES, Capability.READ_RUN_LOGS}
+)
 
 COMPLETION = FunctionAccess(
     "Completion",
     "entrypoints.lambda_handlers.complete_execution",
     "wfx completion: the run's outputs, results and terminal status",
     _END_STORES,
-    frozenset({Capability.OBJECTS, Capability.READ_RUN_LOGS}),
+    _END_CAPABILITIES,
     timeout_seconds=300,
 )
 ERROR = FunctionAccess(
@@ -126,7 +136,7 @@ ERROR = FunctionAccess(
     "entrypoints.lambda_handlers.handle_execution_error",
     "wfx error handler: the run ends FAILED, its steps' sub-processes are stopped",
     _END_STORES,
-    frozenset({Capability.OBJECTS, Capability.READ_RUN_LOGS}) | _STOPS,
+    _END_CAPABILITIES | _STOPS,
     timeout_seconds=300,
 )
 REGISTRATION = FunctionAccess(

@@ -18,6 +18,8 @@ JWT_AUDIENCE = "JwtAudience"
 LOG_RETENTION = "LogRetentionDays"
 EXISTING_EARLIER_TABLE = "ExistingEarlierTableName"
 EARLIER_TABLE_NAMED = "EarlierTableNamed"
+PIPELINE_FUNCTIONS = "PipelineFunctionArns"
+PIPELINE_FUNCTIONS_NAMED = "PipelineFunctionsNamed"
 # The values CloudWatch Logs accepts for RetentionInDays.
 RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 3653)
 
@@ -60,6 +62,12 @@ def parameters() -> dict[str, Any]:
             "Default": "default",
             "Description": "The event bus the pipelines publish registrations on.",
         },
+        PIPELINE_FUNCTIONS: {
+            "Type": "CommaDelimitedList",
+            "Default": "",
+            "Description": "ARNs of the Lambda functions the workflows' lambda steps invoke "
+            "(their functionName), which the state machines may invoke; empty for none.",
+        },
         PUBLISHERS_PARAMETER: {
             "Type": "CommaDelimitedList",
             "Default": "",
@@ -71,7 +79,9 @@ def parameters() -> dict[str, Any]:
 
 def conditions() -> dict[str, Any]:
     publishers = {"Fn::Join": ["", {"Ref": PUBLISHERS_PARAMETER}]}
+    pipeline_functions = {"Fn::Join": ["", {"Ref": PIPELINE_FUNCTIONS}]}
     return {
+        PIPELINE_FUNCTIONS_NAMED: {"Fn::Not": [{"Fn::Equals": [pipeline_functions, ""]}]},
         EARLIER_TABLE_NAMED: {"Fn::Not": [{"Fn::Equals": [{"Ref": EXISTING_EARLIER_TABLE}, ""]}]},
         PUBLISHERS_CONDITION: {"Fn::Not": [{"Fn::Equals": [publishers, ""]}]},
     }

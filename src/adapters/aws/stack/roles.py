@@ -6,13 +6,21 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.aws.stack.access import (
+    ASSET_PREFIX,
     OBJECT_PREFIXES,
+    RUN_PREFIX,
     STORE_TABLES,
     Capability,
     FunctionAccess,
     Store,
 )
-from adapters.aws.stack.arns import STATE_MACHINE_NAME_PATTERN, arn, bucket_objects
+from adapters.aws.stack.arns import (
+    STATE_MACHINE_LOG_GROUP_ID,
+    STATE_MACHINE_NAME_PATTERN,
+    arn,
+    bucket_objects,
+    log_group,
+)
 from adapters.aws.stack.bucket import BUCKET_ID
 from adapters.aws.stack.tables import table_arn
 from adapters.tables import ResourceKeys
@@ -88,7 +96,10 @@ def _log_statement(function: FunctionAccess) -> dict[str, Any]:
 def _table_statements(function: FunctionAccess) -> list[dict[str, Any]]:
     statements = []
     for store in sorted(function.stores):
-        actions = [*TABLE_READS, *TABLE_WRITES, *STORE_EXTRA_ACTIONS.get(store, ())]
+        if store in function.reads_only:
+            actions = list(TABLE_READS)
+        else:
+            actions = [*TABLE_READS, *TABLE_WRITES, *STORE_EXTRA_ACTIONS.get(store, ())]
         resources: list[Any] = []
         for key in STORE_TABLES[store]:
             resources.append(table_arn(key))
@@ -109,8 +120,14 @@ def _objects() -> list[dict[str, Any]]:
         {
             "Sid": "BucketObjects",
             "Effect": "Allow",
-            "Action": ["s3:GetObject", "s3:GetObjectVersion", "s3:PutObject"],
+            "Action": ["s3:GetObject", "s3:GetObjectVersion"],
             "Resource": [bucket_objects(prefix) for prefix in OBJECT_PREFIXES],
+        },
+        {
+            "Sid": "RunObjectWrites",
+            "Effect": "Allow",
+            "Action": ["s3:PutObject"],
+            "Resource": [bucket_objects(RUN_PREFIX)],
         },
         {
             "Sid": "BucketListings",
@@ -129,13 +146,25 @@ def _objects() -> list[dict[str, Any]]:
     ]
 
 
+def _write_asset_files() -> list[dict[str, Any]]:
+    return [
+        {
+            "Sid": "AssetFileWrites",
+            "Effect": "Allow",
+            "Action": ["s3:PutObject"],
+            "Resource": [bucket_objects(ASSET_PREFIX)],
+        }
+    ]
+
+
 def _delete_objects() -> list[dict[str, Any]]:
     return [
         {
+            # a run's objects, never an asset file's versions
             "Sid": "BucketDeletes",
             "Effect": "Allow",
             "Action": ["s3:DeleteObject", "s3:DeleteObjectVersion"],
-            "Resource": [bucket_objects(prefix) for prefix in OBJECT_PREFIXES],
+            "Resource": [bucket_objects(RUN_PREFIX)],
         },
         {
             # the run's main row goes on condition it is still ended (a redrive from elsewhere
@@ -257,17 +286,19 @@ def _read_run_logs() -> list[dict[str, Any]]:
             "Resource": arn("states", f"stateMachine:{STATE_MACHINE_NAME_PATTERN}"),
         },
         {
-            # the destination is the deployer's choice (DescribeStateMachine names it)
+            # the stack's group, which `wfx workflows deploy` gives the state machines; a
+            # machine logging elsewhere gets a run log saying access to that group was denied
             "Sid": "RunLogEvents",
             "Effect": "Allow",
             "Action": ["logs:FilterLogEvents"],
-            "Resource": arn("logs", "log-group:*"),
+            "Resource": log_group(STATE_MACHINE_LOG_GROUP_ID),
         },
     ]
 
 
 CAPABILITY_STATEMENTS = {
     Capability.OBJECTS: _objects,
+    Capability.WRITE_ASSET_FILES: _write_asset_files,
     Capability.DELETE_OBJECTS: _delete_objects,
     Capability.ORCHESTRATE: _orchestrate,
     Capability.ANSWER_TASKS: _answer_tasks,

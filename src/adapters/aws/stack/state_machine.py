@@ -7,12 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.aws.stack.access import STATE_MACHINE_FUNCTIONS
-from adapters.aws.stack.arns import arn
+from adapters.aws.stack.arns import STATE_MACHINE_LOG_GROUP_ID, arn
 from adapters.aws.stack.functions import function_id
-from adapters.aws.stack.parameters import LOG_RETENTION
+from adapters.aws.stack.parameters import (
+    LOG_RETENTION,
+    PIPELINE_FUNCTIONS,
+    PIPELINE_FUNCTIONS_NAMED,
+)
 
 ROLE_ID = "StateMachineRole"
-LOG_GROUP_ID = "StateMachineLogGroup"
+LOG_GROUP_ID = STATE_MACHINE_LOG_GROUP_ID
 # The rule Step Functions manages for `batch:submitJob.sync` (AWS's documented name).
 _BATCH_SYNC_RULE = "rule/StepFunctionsGetEventsForBatchJobsRule"
 # Log delivery is configured through these account-wide calls (Step Functions' documentation):
@@ -69,9 +73,15 @@ def state_machine_resources() -> dict[str, Any]:
 
 
 def _role_statements() -> list[dict[str, Any]]:
-    """What the state machines' role may do: invoke the step functions, deliver its logs,
-    run Batch jobs synchronously."""
+    """What the state machines' role may do: invoke the step functions and the functions the
+    lambda steps name, deliver its logs, run Batch jobs synchronously."""
     invoked = [{"Fn::GetAtt": [function_id(f), "Arn"]} for f in STATE_MACHINE_FUNCTIONS]
+    pipeline_functions = {
+        "Sid": "InvokePipelineFunctions",
+        "Effect": "Allow",
+        "Action": "lambda:InvokeFunction",
+        "Resource": {"Ref": PIPELINE_FUNCTIONS},
+    }
     return [
         {
             "Sid": "InvokeStepFunctions",
@@ -79,6 +89,8 @@ def _role_statements() -> list[dict[str, Any]]:
             "Action": "lambda:InvokeFunction",
             "Resource": invoked,
         },
+        # the deployer's own functions, named; none when the list is empty
+        {"Fn::If": [PIPELINE_FUNCTIONS_NAMED, pipeline_functions, {"Ref": "AWS::NoValue"}]},
         {"Sid": "LogDelivery", "Effect": "Allow", "Action": list(_LOG_DELIVERY), "Resource": "*"},
         {
             "Sid": "BatchSyncJobs",
