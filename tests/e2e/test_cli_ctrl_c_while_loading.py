@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 
 _CONSOLE_SCRIPT = Path(sys.executable).parent / "wfx"
+# Python's own words for an interrupt inside the interpreter's start-up (its `site` import),
+# before the console script's first line: every Python program ends so, and none can help it
+_INTERPRETER_STARTING = "init_import_site"
 
 
 @pytest.mark.skipif(not _CONSOLE_SCRIPT.exists(), reason="the console script is not installed")
@@ -35,6 +38,11 @@ def test_ctrl_c_while_wfx_loads_ends_it_without_a_traceback(tmp_path: Path) -> N
         _, stderr = process.communicate(timeout=30)
         said.append((delay, process.returncode, stderr))
 
-    for delay, code, stderr in said:
+    # on a loaded machine the earliest interrupts land before wfx's first line
+    landed = [
+        (delay, code, stderr) for delay, code, stderr in said if _INTERPRETER_STARTING not in stderr
+    ]
+    assert len(landed) >= 3, said
+    for delay, code, stderr in landed:
         assert "Traceback" not in stderr, (delay, stderr)
         assert code in (130, 0, -signal.SIGINT), (delay, code, stderr)
