@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
+
+from domain.errors import InvalidInputError
 
 
 def create_once(path: Path, content: bytes) -> bool:
@@ -25,3 +28,17 @@ def create_once(path: Path, content: bytes) -> bool:
     finally:
         os.unlink(temporary)
     return True
+
+
+def open_own(path: Path, what: str, use: str) -> int:
+    """A descriptor on the file at `path` itself, never on where a link there leads: a key
+    read through a link is a key from anywhere, its mode checked there."""
+    try:
+        return os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as error:
+        if error.errno != errno.ELOOP:
+            raise
+        raise InvalidInputError(
+            f"the {what} {path} is a symbolic link; wfx {use} a file of its own in WFX_HOME: "
+            "put the key file there in its place, or delete the link to have one made"
+        ) from None
