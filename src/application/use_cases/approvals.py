@@ -290,7 +290,9 @@ class DecideApproval:
             )
         now = self._clock.now()
         try:
-            execution = self._store.get_execution(request.workflow_execution_id)
+            # the whole run: the resume a decision starts reads every step, and one it cannot
+            # read would fail it behind a decided gate; refused here, naming the row
+            execution = self._store.get_run(request.workflow_execution_id).execution
         except ExecutionNotFoundError:
             execution = None
         if request.expired(now):
