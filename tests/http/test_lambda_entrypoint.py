@@ -182,6 +182,15 @@ def _not_base64(event: dict[str, Any]) -> None:
         (_set(None, "requestContext", "http"), "requestContext.http"),
         (_set(["a", 1], "cookies"), "cookies[1]"),
         (_not_base64, "body"),
+        # JSON carries a lone surrogate (`"\ud800"`); Mangum encodes these as UTF-8
+        (_set("maxItems=\ud800", "rawQueryString"), "rawQueryString"),
+        (_set("\ud800", "headers", "x-n"), "headers.x-n"),
+        (_set(["a=\ud800"], "cookies"), "cookies[0]"),
+        (_set("\ud800", "body"), "body"),
+        # Mangum reads the server's port from these as numbers
+        (_set("api.example.com:https", "headers", "host"), "headers.host"),
+        (_set("a:1:2", "headers", "host"), "headers.host"),
+        (_set("four", "headers", "x-forwarded-port"), "headers.x-forwarded-port"),
     ],
     ids=[
         "no-requestContext",
@@ -194,6 +203,13 @@ def _not_base64(event: dict[str, Any]) -> None:
         "http-null",
         "cookie-a-number",
         "body-not-base64",
+        "query-a-surrogate",
+        "header-a-surrogate",
+        "cookie-a-surrogate",
+        "body-a-surrogate",
+        "host-port-no-number",
+        "host-two-ports",
+        "forwarded-port-no-number",
     ],
 )
 def test_an_event_api_gateway_would_never_send_is_a_400_naming_its_field(
