@@ -7,6 +7,7 @@ whatever ids it names: its token is only its own."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -388,3 +389,20 @@ def test_a_registration_key_that_is_a_link_out_of_the_home_is_not_followed(
         assert "Traceback" not in refused.stderr
         key.unlink()
     assert not (tmp_path / "nowhere.key").exists()
+
+
+def test_a_registration_key_path_that_is_a_fifo_fails_the_step_at_once(tmp_path: Path) -> None:
+    """A FIFO there held the run's first step in the key's open for ever."""
+    wfx = Wfx(tmp_path / "home")
+    wfx.publish_command_step("token", "import os; print(os.environ['WFX_REGISTRATION_TOKEN'])")
+    key = wfx.home / KEY_FILE_NAME
+    os.mkfifo(key)
+
+    refused = wfx("run", "demo/token", timeout=20)
+
+    assert refused.code == 1, str(refused)
+    (step,) = wfx.json("executions", "show", refused.stdout.strip())["pipelines"]
+    assert step["errorMessage"] == (
+        f"InvalidInputError: the registration key {key} is not a file; delete what is there "
+        "to have one made"
+    )
