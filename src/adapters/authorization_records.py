@@ -87,7 +87,9 @@ def parse_constraint_record(item: Item) -> Constraint:
 
 
 def parse_assignment_record(item: Item) -> RoleAssignment:
-    return RoleAssignment(user_id=item["userId"], role=item["roleName"])
+    return RoleAssignment.model_validate(
+        {"user_id": item["userId"], "role": item["roleName"]}, context=STORED
+    )
 
 
 def sorted_roles(roles: list[Role]) -> list[Role]:

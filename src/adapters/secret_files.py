@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
+
+from domain.errors import InvalidInputError
 
 
 def create_once(path: Path, content: bytes) -> bool:
@@ -25,3 +29,26 @@ def create_once(path: Path, content: bytes) -> bool:
     finally:
         os.unlink(temporary)
     return True
+
+
+def open_own(path: Path, what: str, use: str) -> int:
+    """A descriptor on the file at `path` itself, never on where a link there leads: a key
+    read through a link is a key from anywhere, its mode checked there. Opened without waiting
+    (a FIFO there would hold the open until something wrote to it) and refused unless it is a
+    regular file."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as error:
+        if error.errno != errno.ELOOP:
+            raise
+        raise InvalidInputError(
+            f"the {what} {path} is a symbolic link; wfx {use} a file of its own in WFX_HOME: "
+            "put the key file there in its place, or delete the link to have one made"
+        ) from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise InvalidInputError(
+            f"the {what} {path} is not a file; delete what is there to have one made"
+        )
+    return descriptor

@@ -27,6 +27,7 @@ from pydantic import (
 )
 
 from domain.authorization import ADMIN_ROLE, HOST_CODE_OBJECT_TYPE, Action
+from domain.triggers import user_id_problem as user_name_problem
 
 ROLE_NAME_LIMIT = 100
 USER_ID_LIMIT = 256
@@ -84,14 +85,16 @@ def lookalike_problem(name: str, existing: Iterable[str]) -> str | None:
 
 
 def user_id_problem(user_id: str) -> str | None:
-    """Why `user_id` cannot name a user, or None."""
+    """Why `user_id` cannot be given a role, or None: it must name a user a token can be issued
+    to and a gate can name (one rule, domain.triggers), without '#' (the stores' key separator)
+    or a space at either end."""
     if not 1 <= len(user_id) <= USER_ID_LIMIT:
         return f"must be 1 to {USER_ID_LIMIT} characters, got {len(user_id)}"
-    if _CONTROL.search(user_id) or user_id != user_id.strip() or "#" in user_id:
-        return (
-            "must hold no control character, no '#' and no leading or trailing space, "
-            f"got {user_id!r}"
-        )
+    problem = user_name_problem(user_id)
+    if problem is not None:
+        return problem
+    if user_id != user_id.strip() or "#" in user_id:
+        return f"must hold no '#' and no leading or trailing space, got {user_id!r}"
     return None
 
 
@@ -110,7 +113,24 @@ def _checked(problem: str | None, value: str) -> str:
 
 
 RoleName = Annotated[str, AfterValidator(lambda name: _checked(role_name_problem(name), name))]
-UserId = Annotated[str, AfterValidator(lambda user: _checked(user_id_problem(user), user))]
+
+
+def _stored_user_id_problem(user_id: str) -> str | None:
+    """The rule of a user id before C1 controls and bidi characters were refused (12-05): an
+    assignment stored then still reads, and can be taken back."""
+    if not 1 <= len(user_id) <= USER_ID_LIMIT:
+        return f"must be 1 to {USER_ID_LIMIT} characters, got {len(user_id)}"
+    if _CONTROL.search(user_id) or user_id != user_id.strip() or "#" in user_id:
+        return f"must hold no C0 control character, no '#' and no outer space, got {user_id!r}"
+    return None
+
+
+def _user_id(user_id: str, info: ValidationInfo) -> str:
+    stored = bool(info.context and info.context.get("stored"))
+    return _checked((_stored_user_id_problem if stored else user_id_problem)(user_id), user_id)
+
+
+UserId = Annotated[str, AfterValidator(_user_id)]
 ConstraintId = Annotated[str, AfterValidator(lambda cid: _checked(constraint_id_problem(cid), cid))]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import stat
 from datetime import UTC, datetime
@@ -78,6 +79,18 @@ def test_a_key_file_that_is_a_link_out_of_the_home_is_not_followed(
     key.symlink_to(tmp_path / "nowhere.pem")  # dangling: not "cannot write" the home
     assert_bad_input(wfx("auth", "token", "bob"), str(key), "is a symbolic link")
     assert not (tmp_path / "nowhere.pem").exists()
+
+
+def test_a_key_path_that_is_no_file_is_refused_at_once(wfx: Wfx) -> None:
+    """A FIFO there held `wfx auth token` (and the service's start) in its open for ever; a
+    folder there failed with `IsADirectoryError`."""
+    key = wfx.home / KEY_FILE_NAME
+    wfx.home.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(key)
+    assert_bad_input(wfx("auth", "token", "bob", timeout=10), str(key), "is not a file")
+    key.unlink()
+    key.mkdir()
+    assert_bad_input(wfx("auth", "token", "bob", timeout=10), str(key), "is not a file")
 
 
 def test_every_user_a_token_is_issued_for_can_be_revoked_by_name(wfx: Wfx) -> None:

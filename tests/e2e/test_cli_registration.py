@@ -7,6 +7,7 @@ whatever ids it names: its token is only its own."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -357,3 +358,51 @@ def test_a_bad_bus_setting_exits_2_naming_the_variable(tmp_path: Path) -> None:
     )
 
     assert_bad_input(outcome, "WFX_EVENT_BUS", "local, eventbridge")
+
+
+def test_a_registration_key_that_is_a_link_out_of_the_home_is_not_followed(
+    tmp_path: Path,
+) -> None:
+    """The key proves which step registers: one read through a link is a key from anywhere
+    (its mode checked there), as the token signing key's was before it was opened O_NOFOLLOW."""
+    elsewhere = Wfx(tmp_path / "elsewhere")
+    elsewhere.publish_command_step(
+        "token", "import os; print(os.environ['WFX_REGISTRATION_TOKEN'])"
+    )
+    elsewhere.run_id("demo/token")  # a good key, 0600, outside the home below
+    wfx = elsewhere.in_home(tmp_path / "home")
+    wfx.publish_command_step("token", "import os; print(os.environ['WFX_REGISTRATION_TOKEN'])")
+    key = wfx.home / KEY_FILE_NAME
+
+    for target in (elsewhere.home / KEY_FILE_NAME, tmp_path / "nowhere.key"):
+        key.symlink_to(target)
+        refused = wfx("run", "demo/token")
+        assert refused.code == 1, str(refused)
+        (step,) = wfx.json("executions", "show", refused.stdout.strip())["pipelines"]
+        assert step["executionStatus"] == "FAILED"
+        assert step["errorMessage"] == (
+            f"InvalidInputError: the registration key {key} is a symbolic link; wfx checks "
+            "step credentials only with a file of its own in WFX_HOME: put the key file there "
+            "in its place, or delete the link to have one made"
+        )
+        assert "1. step: FAILED (InvalidInputError: the registration key" in refused.stderr
+        assert "Traceback" not in refused.stderr
+        key.unlink()
+    assert not (tmp_path / "nowhere.key").exists()
+
+
+def test_a_registration_key_path_that_is_a_fifo_fails_the_step_at_once(tmp_path: Path) -> None:
+    """A FIFO there held the run's first step in the key's open for ever."""
+    wfx = Wfx(tmp_path / "home")
+    wfx.publish_command_step("token", "import os; print(os.environ['WFX_REGISTRATION_TOKEN'])")
+    key = wfx.home / KEY_FILE_NAME
+    os.mkfifo(key)
+
+    refused = wfx("run", "demo/token", timeout=20)
+
+    assert refused.code == 1, str(refused)
+    (step,) = wfx.json("executions", "show", refused.stdout.strip())["pipelines"]
+    assert step["errorMessage"] == (
+        f"InvalidInputError: the registration key {key} is not a file; delete what is there "
+        "to have one made"
+    )

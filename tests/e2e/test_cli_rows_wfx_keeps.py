@@ -235,3 +235,89 @@ def test_approvals_list_closes_the_overdue_gates_whose_runs_it_reads_past_one_it
     assert _rows(wfx, APPROVALS)[1] == before  # its gate is not closed
     ended = wfx.wait_until(good_run, lambda d: d["executionStatus"] != "RUNNING", seconds=15)
     assert ended["executionStatus"] == "TIMED_OUT", ended
+
+
+def test_an_overdue_gate_whose_run_has_a_step_row_wfx_cannot_read_is_left_open_naming_it(
+    wfx: Wfx, tmp_path: Any
+) -> None:
+    """The gate's time-out resumes the run, which reads every step: a step row it cannot read
+    failed that resume after the gate was closed, so `approvals list` exited 2 for every run's
+    gates and left this run RUNNING behind a TIMED_OUT gate. Now the gate is not closed on a run
+    wfx cannot read whole (the row named), and the other gate closes and its run ends."""
+    from tests.e2e.test_cli_approvals import _publish_gated
+
+    _publish_gated(wfx, tmp_path / "shipped")
+    good_run = wfx("run", "demo/gated").stdout.strip()
+    bad_run = wfx("run", "demo/gated").stdout.strip()
+    # read before the gates are made overdue: a show closes its run's overdue gate
+    ship = wfx.json("executions", "show", bad_run)["pipelines"][2]["pipelineExecutionId"]
+    _unreadable_step(wfx, ship)
+    for run in (good_run, bad_run):
+        _edit_approval_of(wfx, run, expiresAt="2020-01-01T00:00:00.000000Z")
+    before = (_rows(wfx, APPROVALS)[1], _rows(wfx, "WorkflowExecutionsStorageTableV2"))
+    said = (
+        f"PipelineExecutionsStorageTable row {ship} cannot be read: executionStopDate is not a "
+        "date (stored: 'yesterday')"
+    )
+
+    listed = wfx("approvals", "list", "--json")
+    assert listed.code == 0, str(listed)
+    statuses = {a["workflowExecutionId"]: a["status"] for a in listed.json()["Items"]}
+    assert statuses == {good_run: "TIMED_OUT", bad_run: "PENDING"}, str(listed)
+    [line] = listed.stderr_lines
+    assert line.startswith(f"warning: {said}{ENDING}; approval "), line
+    assert line.endswith("is past its time but left open until then"), line
+    ended = wfx.wait_until(good_run, lambda d: d["executionStatus"] != "RUNNING", seconds=15)
+    assert ended["executionStatus"] == "TIMED_OUT", ended
+    shown = wfx("executions", "show", bad_run, "--json")  # its read checks its gate too
+    assert shown.code == 0, str(shown)
+    assert shown.json()["executionStatus"] == "RUNNING"
+    assert shown.stderr_lines == [f"warning: {said}; left out of what is shown{ENDING}"]
+    runs = _rows(wfx, "WorkflowExecutionsStorageTableV2")
+    assert (_rows(wfx, APPROVALS)[1], [r for r in runs if bad_run in str(r)]) == (
+        before[0],
+        [r for r in before[1] if bad_run in str(r)],
+    )
+
+
+def _unreadable_step(wfx: Wfx, pipeline_execution_id: str) -> None:
+    with sqlite3.connect(wfx.home / "wfx.db") as connection:
+        rowid, text = connection.execute(
+            'SELECT rowid, item FROM "PipelineExecutionsStorageTable" WHERE item ->> ? = ?',
+            ("$.pipelineExecutionId", pipeline_execution_id),
+        ).fetchone()
+        connection.execute(
+            'UPDATE "PipelineExecutionsStorageTable" SET item = ? WHERE rowid = ?',
+            (json.dumps(json.loads(text) | {"executionStopDate": "yesterday"}), rowid),
+        )
+
+
+def test_a_decision_on_a_gate_whose_run_has_a_step_row_wfx_cannot_read_refuses_naming_it(
+    wfx: Wfx, tmp_path: Any
+) -> None:
+    """The decision resumes the run, which reads every step: before, the gate was APPROVED (or
+    closed TIMED_OUT, past its time), the resume died on the row with a traceback on stderr,
+    and the run stayed RUNNING behind a closed gate. Now nothing is decided, the row named."""
+    from tests.e2e.test_cli_approvals import _publish_gated
+
+    _publish_gated(wfx, tmp_path / "shipped")
+    run = wfx("run", "demo/gated").stdout.strip()
+    ship = wfx.json("executions", "show", run)["pipelines"][2]["pipelineExecutionId"]
+    _unreadable_step(wfx, ship)
+    said = (
+        f"error: PipelineExecutionsStorageTable row {ship} cannot be read: executionStopDate "
+        f"is not a date (stored: 'yesterday'){ENDING}"
+    )
+    carol = wfx.with_environment(WFX_USER="carol")
+    before = _rows(wfx, APPROVALS)
+    approval_id = json.loads(before[0][-1])["approvalId"]
+
+    for overdue in (False, True):
+        if overdue:
+            _edit_approval_of(wfx, run, expiresAt="2020-01-01T00:00:00.000000Z")
+            before = _rows(wfx, APPROVALS)
+        decided = carol("approvals", "approve", approval_id)
+        assert decided.code == 2, str(decided)
+        assert decided.stderr_lines == [said], str(decided)
+        assert _rows(wfx, APPROVALS) == before
+    assert wfx.json("executions", "show", run)["executionStatus"] == "RUNNING"

@@ -182,6 +182,15 @@ def _not_base64(event: dict[str, Any]) -> None:
         (_set(None, "requestContext", "http"), "requestContext.http"),
         (_set(["a", 1], "cookies"), "cookies[1]"),
         (_not_base64, "body"),
+        # JSON carries a lone surrogate (`"\ud800"`); Mangum encodes these as UTF-8
+        (_set("maxItems=\ud800", "rawQueryString"), "rawQueryString"),
+        (_set("\ud800", "headers", "x-n"), "headers.x-n"),
+        (_set(["a=\ud800"], "cookies"), "cookies[0]"),
+        (_set("\ud800", "body"), "body"),
+        # Mangum reads the server's port from these as numbers
+        (_set("api.example.com:https", "headers", "host"), "headers.host"),
+        (_set("a:1:2", "headers", "host"), "headers.host"),
+        (_set("four", "headers", "x-forwarded-port"), "headers.x-forwarded-port"),
     ],
     ids=[
         "no-requestContext",
@@ -194,6 +203,13 @@ def _not_base64(event: dict[str, Any]) -> None:
         "http-null",
         "cookie-a-number",
         "body-not-base64",
+        "query-a-surrogate",
+        "header-a-surrogate",
+        "cookie-a-surrogate",
+        "body-a-surrogate",
+        "host-port-no-number",
+        "host-two-ports",
+        "forwarded-port-no-number",
     ],
 )
 def test_an_event_api_gateway_would_never_send_is_a_400_naming_its_field(
@@ -213,3 +229,34 @@ def test_an_event_that_is_no_object_is_a_400(on_dynamodb: str) -> None:
     answer = http.lambda_handler(["GET", "/workflows/executions"], None)  # type: ignore[arg-type]
     assert answer["statusCode"] == 400, answer
     assert "API Gateway HTTP API" in json.loads(answer["body"])["message"]
+
+
+def test_the_path_api_gateway_decoded_is_not_decoded_again(on_dynamodb: str) -> None:
+    """An HTTP API hands the function its path decoded already (`%2530` arrives as `%30`); a
+    second decode read `%30…` as `0…`, another run than the one asked for."""
+    claims = {"sub": "root", "cognito:groups": "[admin]"}
+    asked = f"%{ord(on_dynamodb[0]):02X}{on_dynamodb[1:]}"  # as API Gateway passes it on
+    answer = http.lambda_handler(_event("GET", f"/workflows/executions/{asked}", claims), None)
+    assert answer["statusCode"] == 404, answer
+    assert json.loads(answer["body"]) == {"message": f"execution {asked} not found"}
+    plain = http.lambda_handler(_event("GET", f"/workflows/executions/{on_dynamodb}", claims), None)
+    assert plain["statusCode"] == 200, plain
+
+
+def test_a_body_is_base64_decoded_once(on_dynamodb: str) -> None:
+    """`isBase64Encoded` says one encoding: a body encoded twice reaches the app as base64 text,
+    a 400 naming the body, never decoded again into something else nor a 500."""
+    import base64
+
+    claims = {"sub": "root", "cognito:groups": "[admin]"}
+    once = base64.b64encode(b'{"cause": "stop + go"}').decode()
+    answers = []
+    for body in (base64.b64encode(once.encode()).decode(), once):
+        event = _event("POST", f"/workflows/executions/{on_dynamodb}/abort", claims)
+        event["headers"]["content-type"] = "application/json"
+        event.update(body=body, isBase64Encoded=True)
+        answers.append(http.lambda_handler(event, None))
+    twice, right = answers
+    assert twice["statusCode"] == 400, twice
+    assert json.loads(twice["body"])["message"].startswith("body"), twice
+    assert right["statusCode"] == 200, right

@@ -76,6 +76,28 @@ def test_a_vams_abort_of_an_open_run_aborts_it(service: Service) -> None:
     assert _status(service, running) == "ABORTED"
 
 
+def test_a_vams_abort_given_dates_or_other_fields_is_a_400_naming_them(service: Service) -> None:
+    """VAMS's DELETE takes no body; seed 000's stop dates are the writers' own clock, and
+    `finishingDate` is wfx's mark of a completion begun: a caller's value is refused, never
+    silently dropped with the run aborted as if it had not been sent."""
+    running = _open_run(service)
+    for body in (
+        {"finishingDate": "2026-12-05T09:00:00Z"},
+        {"executionStopDate": "2020-01-01T00:00:00Z"},
+        {"confirmDelete": True},  # meant for /permanent
+    ):
+        answer = _delete(service, f"{RUNS}/{running}", json=body)
+        assert answer.status_code == 400, answer.text
+        (field,) = body
+        assert field in answer.json()["message"], answer.text
+    assert _status(service, running) == "RUNNING"
+    no_body: list[dict[str, Any]] = [{}, {"json": {}}]  # none, or an empty one, as VAMS sends
+    for options in no_body:
+        answer = _delete(service, f"{RUNS}/{running}", **options)
+        assert (answer.status_code, answer.json()) == (200, {"message": "Execution aborted"})
+    assert _status(service, running) == "ABORTED"
+
+
 def test_an_abort_of_an_unknown_run_is_a_404(service: Service) -> None:
     answer = _delete(service, f"{RUNS}/0b9e2f4c6a1d4e0b9a573f2c1d0e8b71")
     assert answer.status_code == 404

@@ -45,10 +45,19 @@ class _AbortedAfterTheRead:
 
     def get_execution(self, workflow_execution_id: str) -> WorkflowExecution:
         execution = self._store.get_execution(workflow_execution_id)
+        self._then_meanwhile()
+        return execution
+
+    def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
+        # the decision's read: the whole run, as the resume it starts reads it
+        run = self._store.get_run(workflow_execution_id, pipeline_execution_id)
+        self._then_meanwhile()
+        return run
+
+    def _then_meanwhile(self) -> None:
         if self._meanwhile is not None:
             meanwhile, self._meanwhile = self._meanwhile, None
             meanwhile()
-        return execution
 
 
 def _gated_run(container: Any) -> ApprovalRequest:

@@ -3,7 +3,6 @@ issues, made on first use, readable by its owner only (mode 0600)."""
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import stat
@@ -13,7 +12,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from adapters.secret_files import create_once
+from adapters.secret_files import create_once, open_own
 from domain.errors import InvalidInputError
 
 KEY_FILE_NAME = "token-signing-key.pem"
@@ -55,18 +54,7 @@ class LocalSigningKey:
 
 
 def _read(path: Path) -> Ed25519PrivateKey:
-    try:
-        # not followed: a link would sign with a key from anywhere, its mode checked there
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError as error:
-        if error.errno != errno.ELOOP:
-            raise
-        raise InvalidInputError(
-            f"the token signing key {path} is a symbolic link; wfx signs only with a file of "
-            "its own in WFX_HOME: put the key file there in its place, or delete the link to "
-            "have one made"
-        ) from None
-    with open(descriptor, "rb") as file:
+    with open(open_own(path, "token signing key", "signs only with"), "rb") as file:
         mode = os.fstat(file.fileno()).st_mode
         pem = file.read()
     if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):

@@ -16,7 +16,7 @@ import stat
 import threading
 from pathlib import Path
 
-from adapters.secret_files import create_once
+from adapters.secret_files import create_once, open_own
 from domain.errors import InvalidInputError
 
 KEY_FILE_NAME = "registration.key"
@@ -74,7 +74,9 @@ def _sign(key: bytes, workflow_execution_id: str, pipeline_execution_id: str) ->
 
 
 def _read_key(path: Path) -> bytes:
-    with open(path, "rb") as file:
+    with open(
+        open_own(path, "registration key", "checks step credentials only with"), "rb"
+    ) as file:
         mode = os.fstat(file.fileno()).st_mode
         key = file.read(_KEY_BYTES + 1)
     if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):

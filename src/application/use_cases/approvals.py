@@ -290,7 +290,9 @@ class DecideApproval:
             )
         now = self._clock.now()
         try:
-            execution = self._store.get_execution(request.workflow_execution_id)
+            # the whole run: the resume a decision starts reads every step, and one it cannot
+            # read would fail it behind a decided gate; refused here, naming the row
+            execution = self._store.get_run(request.workflow_execution_id).execution
         except ExecutionNotFoundError:
             execution = None
         if request.expired(now):
@@ -394,7 +396,9 @@ class CloseOverdueGate:
         if request.expired(now):
             closed = request.timed_out(now)
             try:
-                execution = self._store.get_execution(request.workflow_execution_id)
+                # the whole run, not its main row: the resume that ends the step TIMED_OUT reads
+                # every step, and one it cannot read would fail it behind a closed gate
+                execution = self._store.get_run(request.workflow_execution_id).execution
             except ExecutionNotFoundError:
                 execution = None
             except UnreadableRowError as error:

@@ -121,12 +121,13 @@ def users_assign(user: UserArgument, role: RoleArgument, json_output: JsonFlag =
 @users_app.command("unassign")
 def users_unassign(user: UserArgument, role: RoleArgument, json_output: JsonFlag = False) -> None:
     """Take a role from a user."""
-    from domain.constraints import RoleAssignment
+    from domain.constraints import STORED, RoleAssignment
     from entrypoints.cli.subject import cli_subject
     from entrypoints.responses import RoleAssignmentResponse
 
     with named_as_given({"user_id": "user"}):
-        assignment = RoleAssignment(user_id=user, role=role)
+        # any user an assignment may be stored for, as an older wfx stored them, can be freed
+        assignment = RoleAssignment.model_validate({"user_id": user, "role": role}, context=STORED)
         held = _administration().unassign(cli_subject(), assignment)
     if json_output:
         _print(RoleAssignmentResponse.of(assignment, assigned=False))

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import binascii
 from base64 import b64decode
-from typing import Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -21,6 +22,36 @@ from pydantic import (
 from application.validation_messages import describe_validation_error
 
 _SERVED = "the function serves API Gateway HTTP API events, payload format 2.0"
+
+
+def _encodable(text: str) -> str:
+    # JSON may carry a lone surrogate (`"\ud800"`), which Mangum's `.encode()` raises on
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("not UTF-8 text (it holds a lone surrogate)") from None
+    return text
+
+
+_Text = Annotated[StrictStr, AfterValidator(_encodable)]
+
+
+def _port_problem(headers: dict[str, str]) -> str | None:
+    """Why Mangum could not read the server's port from the headers, as it reads it: after the
+    one ':' of `host`, else `x-forwarded-port`; None when it can."""
+    lowered = {key.lower(): value for key, value in headers.items()}
+    host = lowered.get("host", "")
+    if ":" in host:
+        port = host.split(":", 1)[1]
+        field, rule = "host", "a port after its ':' must be a number"
+    else:
+        port = lowered.get("x-forwarded-port", "80")
+        field, rule = "x-forwarded-port", "must be a number"
+    try:
+        int(port)
+    except ValueError:
+        return f"headers.{field}: {rule}, got {port[:40]!r}"
+    return None
 
 
 class _Part(BaseModel):
@@ -41,14 +72,17 @@ class _RequestContext(_Part):
 class HttpApiEvent(_Part):
     version: Literal["2.0"]
     request_context: _RequestContext = Field(alias="requestContext")
-    headers: dict[StrictStr, StrictStr] = {}
-    raw_query_string: StrictStr = Field("", alias="rawQueryString")
-    cookies: list[StrictStr] = []
-    body: StrictStr | None = None
+    headers: dict[_Text, _Text] = {}
+    raw_query_string: _Text = Field("", alias="rawQueryString")
+    cookies: list[_Text] = []
+    body: _Text | None = None
     is_base64_encoded: StrictBool = Field(False, alias="isBase64Encoded")
 
     @model_validator(mode="after")
-    def _body_decodes(self) -> Self:
+    def _read_as_mangum_reads_it(self) -> Self:
+        problem = _port_problem(self.headers)
+        if problem is not None:
+            raise ValueError(problem)
         if self.is_base64_encoded and self.body:
             try:
                 b64decode(self.body, validate=True)

@@ -51,5 +51,20 @@ def _answer(mangum: Mangum, event: dict[str, Any], context: Any) -> dict[str, An
             "body": json.dumps({"message": problem}, separators=(",", ":")),
             "isBase64Encoded": False,
         }
-    answer: dict[str, Any] = mangum(event, context)
+    answer: dict[str, Any] = mangum(_decoded_once(event), context)
     return answer
+
+
+def _decoded_once(event: dict[str, Any]) -> dict[str, Any]:
+    """The event with its path as Mangum must be given it to leave it as API Gateway sent it.
+
+    An HTTP API decodes the path before the function sees it (`/runs/%2530` arrives as
+    `/runs/%30`), and Mangum unquotes it once more (`/runs/0`): another resource than the one
+    asked for. Each `%` escaped, Mangum's unquote gives back the path as received.
+    """
+    context = event["requestContext"]
+    path = context["http"]["path"]
+    if "%" not in path:
+        return event
+    http = {**context["http"], "path": path.replace("%", "%25")}
+    return {**event, "requestContext": {**context, "http": http}}

@@ -32,6 +32,7 @@ from entrypoints.http.requests import (
     ExecuteRequest,
     LaunchRequest,
     PermanentDeleteRequest,
+    VamsAbortRequest,
 )
 from entrypoints.http.route_table import ASSET_EXECUTIONS, EXECUTE, EXECUTIONS, ONE_EXECUTION
 from entrypoints.vams_execution_list import (
@@ -510,8 +511,10 @@ def abort_execution_vams(
         Text,
         Query(alias="groupId", description="Abort every open execution of this group instead."),
     ] = None,
+    body: Annotated[VamsAbortRequest | None, Body()] = None,
 ) -> JSONResponse:
-    """VAMS's abort: a run that has ended is left as it is (and answered the same way)."""
+    """VAMS's abort: a run that has ended is left as it is (and answered the same way). A body,
+    if any, is `{}`: a field in it (a date, `confirmDelete`) is a 400 naming it."""
     from application.use_cases.abort_execution import AbortExecutionCommand
     from entrypoints.http.group_abort import abort_group
 

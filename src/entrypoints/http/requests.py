@@ -77,6 +77,11 @@ class AbortRequest(Body):
     cause: FreeText | None = None
 
 
+class VamsAbortRequest(Body):
+    """DELETE /workflows/executions/{executionId}: VAMS's abort takes no field; its dates are
+    the writer's clock (docs/architecture.md), so one sent is refused by name, not dropped."""
+
+
 class PermanentDeleteRequest(Body):
     """DELETE /workflows/executions/{executionId}/permanent: the caller says it means it."""
 
