@@ -10,6 +10,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from entrypoints.cli import context
+from entrypoints.cli.counts import counted
 
 infra_app = typer.Typer(
     no_args_is_help=True, help="Deploy wfx to AWS: the CloudFormation template, the Lambda zip."
@@ -95,7 +96,9 @@ def infra_package(
         _fail(f"pip could not build the package: {failed}")
     seconds = time.monotonic() - started
     megabytes = built.size_bytes / 1_000_000
-    summary = f"wrote {built.path}: {built.files} files, {megabytes:.1f} MB in {seconds:.0f} s"
+    summary = (
+        f"wrote {built.path}: {counted(built.files, 'file')}, {megabytes:.1f} MB in {seconds:.0f} s"
+    )
     typer.echo(summary, err=context.is_stdout(output))  # not into a zip sent to stdout
 
 
