@@ -19,7 +19,7 @@ router = APIRouter(include_in_schema=False)
 @router.get("/login")
 def login(page: Viewer, token: Annotated[str | None, Query(max_length=8192)] = None) -> Response:
     if not token:
-        return render(page.request, "login_help.html", status_code=401, message="")
+        return render(page.request, "login_help.html", status_code=401, message=page.session_ended)
     try:
         page.keys.verify(token)
     except NotAuthenticatedError as refused:
