@@ -190,7 +190,7 @@ def change_events(change: RunChange) -> tuple[NewEvent, ...]:
     """A main-row change: an abort request, a status change; none for the rest (a lease renewed,
     a sync check stamped, the orchestrator's reference kept), which are not transitions."""
     before, after = change.before, change.after
-    at = _moment_of(after)
+    at = change.at or _moment_of(after)
     events: list[NewEvent] = []
 
     # Built unvalidated (domain.derived): the fields are the valid main row's.

@@ -48,6 +48,19 @@ _ASSIGNMENT = re.compile(
 # Found in the lowered text, case-sensitively: sre's case-insensitive scan costs 8x more.
 _NAME_HINT = re.compile("pass|pwd|secret|token|key")
 _NAME_RUN = re.compile(r"[\w.-]++")
+# `token: should have at most 8192 characters` is a field and the rule it broke, the way every
+# validation message reads (`<field>: <rule>`), not a token and its value: after `NAME: ` these
+# openings are the rule's words. A secret that is one of them, followed by the rest of a rule,
+# is an ordinary word and shown, as registered values under MIN_REGISTERED_LENGTH are.
+_RULE = re.compile(
+    r"(?:(?:Input|String|Value|List|Tuple|Dictionary|Set|Object|Decimal|Date|Datetime|Time"
+    r"|Timezone|URL|UUID|Number|Integer|Float|Boolean|Bytes|Data|Field|Text|Key)[ \t]+)?"
+    r"(?:should|must|cannot|is[ \t]+not|are[ \t]+not|may[ \t]+not|has[ \t]+no)[ \t]+\w"
+    r"|(?:Field[ \t]+)?required(?![\w.-])"
+    r"|unknown[ \t]+key(?![\w.-])"
+    r"|Extra[ \t]+inputs[ \t]+are[ \t]+not[ \t]+permitted"
+    r"|Value[ \t]+error,"
+)
 _LONGEST_NAME = 256
 
 
@@ -93,7 +106,7 @@ def _redact_assignments(text: str, low: str) -> str:
 
 def _without_value(match: re.Match[str]) -> str:
     value = match["value"]
-    if value == REDACTED or not is_secret_name(match["name"]):
+    if value == REDACTED or not is_secret_name(match["name"]) or _is_rule(match):
         return match[0]
     if value.startswith('\\"') and value.endswith('\\"') and len(value) >= 4:
         opening, inner, closing = '\\"', value[2:-2], '\\"'
@@ -106,6 +119,16 @@ def _without_value(match: re.Match[str]) -> str:
     if inner in ("", REDACTED):
         return match[0]
     return f"{match['name']}{match['separator']}{opening}{REDACTED}{closing}"
+
+
+def _is_rule(match: re.Match[str]) -> bool:
+    """`NAME: <rule>`: a colon, a space, an unquoted value opening a rule's words."""
+    separator = match["separator"]
+    return (
+        separator.strip() == ":"
+        and separator[-1] in " \t"
+        and _RULE.match(match.string, match.start("value")) is not None
+    )
 
 
 # -- values that are secrets wherever they appear --------------------------------------------------

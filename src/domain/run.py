@@ -116,6 +116,9 @@ class RunChange:
     before: WorkflowExecution
     after: WorkflowExecution
     guard: RunGuard
+    # The change's own moment, for its event: the main row keeps VAMS's whole seconds, so a run's
+    # end read from it would be stamped before the ends of the steps it closed. None: the row's.
+    at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -497,7 +500,8 @@ class Run(BaseModel):
             statuses=frozenset({self.execution.status}),
             not_stopping=not self.execution.is_stopping,
         )
-        return RunEnd(end.steps, RunChange(self.execution, after, guard), end.step_statuses)
+        change = RunChange(self.execution, after, guard, end.change.at)
+        return RunEnd(end.steps, change, end.step_statuses)
 
     def start_failed(self, at: datetime, error: str) -> RunEnd | None:
         """The orchestrator would not start the run the launch just wrote: it ends FAILED, with
@@ -749,7 +753,7 @@ class Run(BaseModel):
             status, at=at, log=log, error=error, log_object_key=log_object_key, cause=cause
         )
         statuses = {move.pipeline_execution_id: step_status for move in moves}
-        return RunEnd(tuple(moves), RunChange(execution, after, guard), statuses)
+        return RunEnd(tuple(moves), RunChange(execution, after, guard, at), statuses)
 
 
 def as_its_runner_knows(
@@ -817,7 +821,7 @@ def _table_date(moved: datetime | None, kept: datetime | None, field: str) -> da
 
 
 def _with_guard(end: RunEnd, guard: RunGuard) -> RunEnd:
-    change = RunChange(end.change.before, end.change.after, guard)
+    change = RunChange(end.change.before, end.change.after, guard, end.change.at)
     return RunEnd(end.steps, change, end.step_statuses)
 
 

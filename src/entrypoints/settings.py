@@ -128,6 +128,12 @@ def has_display(environ: Mapping[str, str] | None = None) -> bool:
     return bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
 
 
+def user_source(environ: Mapping[str, str] | None = None) -> str:
+    """Where the CLI's user comes from, as a refusal of that user names it."""
+    environ = os.environ if environ is None else environ
+    return "WFX_USER" if environ.get("WFX_USER") else "your OS login"
+
+
 def audit_log_kind(environ: Mapping[str, str]) -> str:
     """WFX_AUDIT_LOG (file | logging); in Lambda, where WFX_HOME is no place to keep a file,
     the audit goes through logging to CloudWatch."""

@@ -98,6 +98,10 @@ def test_a_run_parks_at_its_gate_and_an_approver_carries_it_on(tmp_path: Path) -
     refused = wfx.with_environment(WFX_USER="mallory")("approvals", "approve", approval_id)
     assert refused.code != 0, str(refused)
     assert "mallory may not decide" in refused.stderr
+    # who wfx took the caller to be, where from, and how to be someone else
+    assert "wfx takes you to be mallory (WFX_USER)" in refused.stderr, refused.stderr
+    assert "set WFX_USER to decide as another user" in refused.stderr, refused.stderr
+    assert len(refused.stderr_lines) == 1, refused.stderr
     assert "Traceback" not in refused.stderr
     assert wfx.json("approvals", "list", "--pending")["Items"][0]["status"] == "PENDING"
 

@@ -39,7 +39,7 @@ def test_the_backfill_lists_again_the_runs_missing_from_the_global_list(wfx: Wfx
     assert _listed(wfx) == [second]
 
     done = wfx.ok("maintenance", "backfill-list-partition", "--page-size", "1")
-    assert "2 main row(s) scanned: 1 stamped, 1 already stamped." in done.stdout
+    assert "2 main rows scanned: 1 stamped, 1 already stamped." in done.stdout
     assert _listed(wfx) == [second, first]
 
     again = wfx.json("maintenance", "backfill-list-partition")

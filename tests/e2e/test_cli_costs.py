@@ -113,7 +113,7 @@ def test_reported_usage_a_correcting_import_and_a_bad_import_that_changes_nothin
         encoding="utf-8",
     )
     imported = wfx.ok("costs", "import", str(bill))
-    assert "1 entries imported (1 corrections)" in imported.stdout
+    assert "1 entry imported (1 correction)" in imported.stdout
 
     summary = wfx.json("costs", "summary", "--execution", run)
     # by hand: the estimate 0.00166667 is superseded by the bill, 120 x 0.00002 = 0.0024,

@@ -12,7 +12,7 @@ import yaml
 
 from domain.event_replay import replay
 from domain.events import ExecutionEvent
-from tests.e2e.cli import Wfx
+from tests.e2e.cli import TRIVIAL_WORKFLOW, Wfx
 
 # fails on its first attempt, succeeds on its second (the marker file remembers)
 FLAKY = (
@@ -92,6 +92,28 @@ def test_a_run_with_a_retry_is_recomputed_from_its_events(wfx: Wfx, tmp_path: Pa
     followed = wfx.ok("executions", "events", execution_id, "--follow")
     assert len(followed.stdout.splitlines()) == len(events)
     assert "ExecutionCompleted" in followed.stdout.splitlines()[-1]
+
+
+def test_events_are_listed_by_number_and_their_times_never_go_back(wfx: Wfx) -> None:
+    """The run's end is not stamped before its steps' ends: the main row keeps VAMS's whole
+    seconds, the event log the moment itself, as a step's events do."""
+    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
+    execution_id = wfx.run_id("demo/trivial")
+
+    events = _events(wfx, execution_id)
+    assert [e.sequence_number for e in events] == list(range(1, len(events) + 1))
+    assert events[-1].event_type.value == "ExecutionCompleted"
+    moments = [e.occurred_at for e in events]
+    assert moments == sorted(moments), [(e.event_type.value, e.occurred_at) for e in events]
+
+    printed = wfx.ok("executions", "events", execution_id).stdout.splitlines()
+    assert [int(line.split()[0]) for line in printed] == list(range(1, len(events) + 1))
+    assert [line.split()[1] for line in printed] == [
+        moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ") for moment in moments
+    ]
+    # the main row stays as VAMS writes it: whole seconds
+    stop = wfx.json("executions", "show", execution_id)["executionStopDate"]
+    assert stop.endswith("Z") and "." not in stop, stop
 
 
 def test_the_events_of_an_unknown_run_are_refused(wfx: Wfx) -> None:

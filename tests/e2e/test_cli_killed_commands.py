@@ -250,7 +250,7 @@ def test_ctrl_c_of_an_asset_import_says_nothing_was_recorded_and_again_imports_i
     # before, exit 130 and nothing said
     assert importing.returncode == 130, stderr
     assert stderr == (
-        "interrupted: none of the 6 file(s) was recorded in demo/scans (an import records them "
+        "interrupted: none of the 6 files was recorded in demo/scans (an import records them "
         "together, at its end); run the command again\n"
     )
     assert wfx("assets", "list", "demo/scans").code != 0  # no file of it recorded
@@ -276,7 +276,7 @@ def test_ctrl_c_of_an_export_into_a_pipe_says_how_many_runs_it_holds(wfx: Wfx) -
 
     assert exporting.returncode == 130, stderr
     assert stderr == (
-        f"interrupted: 0 of 2 run(s) exported to {pipe}, which does not hold the whole export; "
+        f"interrupted: 0 of 2 runs exported to {pipe}, which does not hold the whole export; "
         "run the command again\n"
     )
 
@@ -354,7 +354,7 @@ def test_ctrl_c_of_an_import_says_which_runs_are_in_and_again_imports_the_rest(
 
     assert importing.returncode == 130, stderr
     said = re.fullmatch(
-        rf"interrupted: (\d+) run\(s\) of {re.escape(str(many))} imported, then run (\S+), "
+        rf"interrupted: (\d+) runs? of {re.escape(str(many))} imported, then run (\S+), "
         r"which may be cut short \(a run is listed only once it is whole\); the rest were not "
         r"imported; run the command again to finish \(items already stored are left as they "
         r"are\)\n",
@@ -363,4 +363,4 @@ def test_ctrl_c_of_an_import_says_which_runs_are_in_and_again_imports_the_rest(
     assert said is not None, stderr
     assert listed() - int(said[1]) in (0, 1)  # the run it named, whole or not listed
     again = other.ok("import", str(many))
-    assert again.stdout.startswith("imported 5000 run(s): ") and listed() == 5000, again
+    assert again.stdout.startswith("imported 5000 runs: ") and listed() == 5000, again

@@ -113,7 +113,7 @@ def test_an_export_to_stdout_is_the_file_alone_and_imports_whole(wfx: Wfx, tmp_p
     run = wfx.run_id("demo/noop")
     outcome = wfx("export", "--to", "/dev/stdout")
     assert outcome.code == 0, str(outcome)
-    assert "exported 1 run(s)" in outcome.stderr
+    assert "exported 1 run: " in outcome.stderr
     file = tmp_path / "piped.jsonl"
     file.write_text(outcome.stdout, encoding="utf-8")
     other = wfx.in_home(tmp_path / "other")

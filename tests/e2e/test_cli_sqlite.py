@@ -112,13 +112,13 @@ def test_publishing_reports_unchanged_until_the_file_changes(wfx: Wfx, tmp_path:
     wfx.ok("workflows", "publish", str(workflow))
 
     again = wfx.ok("workflows", "publish", str(workflow))
-    assert again.stdout.strip() == "Unchanged: demo/noop version 1 (1 steps)"
+    assert again.stdout.strip() == "Unchanged: demo/noop version 1 (1 step)"
     as_json = wfx.json("workflows", "publish", str(workflow))
     assert (as_json["created"], as_json["workflowVersion"]) == (False, 1)
 
     workflow.write_text(NOOP_WORKFLOW.format(description="second"), encoding="utf-8")
     changed = wfx.ok("workflows", "publish", str(workflow))
-    assert changed.stdout.strip() == "Published demo/noop version 2 (1 steps)"
+    assert changed.stdout.strip() == "Published demo/noop version 2 (1 step)"
 
 
 def test_import_prints_each_file_with_its_stored_version(mesh: MeshRun) -> None:

@@ -191,3 +191,16 @@ def test_a_number_with_a_leading_zero_that_reads_the_same_is_taken(wfx: Wfx) -> 
 
     [step] = wfx.json("workflows", "show", "demo/files")["version"]["steps"]
     assert step["retry"]["maxAttempts"] == 3 and step["retry"]["intervalSeconds"] == 31
+
+
+def test_a_key_named_like_a_secret_is_refused_by_its_rule_and_its_value_stays_hidden(
+    wfx: Wfx,
+) -> None:
+    """`password: unknown key` names a field and its rule: the rule is said, not taken for the
+    secret, while the value the author wrote under that key is never shown."""
+    file = wfx.home / "secret-key.yaml"
+    file.write_text(WORKFLOW + "password: hunter2-e2e-value\n", encoding="utf-8")
+    outcome = wfx("workflows", "publish", str(file))
+    assert_bad_input(outcome, "password: unknown key")
+    assert "hunter2" not in outcome.stderr + outcome.stdout
+    _nothing_published(wfx)

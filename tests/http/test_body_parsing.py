@@ -106,3 +106,11 @@ def test_a_body_breaking_rules_by_the_thousand_names_the_first_and_counts_the_re
 
     assert message.startswith("body.k0: unknown key; body.k1: unknown key"), message[:200]
     assert message.endswith("and 2990 more") and len(message) < 1000, message[-200:]
+
+
+def test_a_rule_broken_by_a_field_named_like_a_secret_is_said_whole(service: Service) -> None:
+    """`token: unknown key` is a field and its rule, not a token and its value: the rule is
+    not redacted as if it were the secret."""
+    message = _launch(service, f'{LAUNCH[:-1]}, "token": 1, "password": 2}}'.encode(), JSON)
+
+    assert message == "body.token: unknown key; body.password: unknown key", message

@@ -11,6 +11,7 @@ import html
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -848,3 +849,49 @@ def test_the_viewer_says_which_row_it_cannot_read_and_lists_the_other_runs(
     listed = viewer.get("/")
     assert listed.status_code == 200, listed.text
     assert readable in listed.text and service.execution_id not in listed.text
+
+
+def test_a_too_long_token_is_refused_by_its_rule_and_not_shown(viewer: TestClient) -> None:
+    answer = viewer.get("/login", params={"token": "x" * 8193})
+
+    assert answer.status_code in (400, 401), answer.text
+    assert "token: String should have at most 8192 characters" in answer.text, answer.text
+    assert "x" * 20 not in answer.text
+
+
+def test_a_revoked_session_says_it_ended_and_why_without_showing_the_token(
+    viewer: TestClient, service: Service
+) -> None:
+    _login(viewer, service)
+    token = viewer.cookies["wfx_session"]
+    assert viewer.post("/logout", data={"csrf": _csrf(viewer.get("/").text)}).status_code == 303
+    viewer.cookies.set("wfx_session", token)  # a copy of the cookie kept from before
+
+    answer = viewer.get("/")
+
+    assert answer.status_code == 401, answer.text
+    assert "your session ended: that session was ended (logged out or revoked)" in answer.text
+    assert "wfx auth token USER" in answer.text
+    assert token not in answer.text and token[-20:] not in answer.text
+    # every page says it, the run's own and the login page too
+    for path in (f"/executions/{service.execution_id}", "/login"):
+        page = viewer.get(path)
+        assert page.status_code == 401 and "your session ended" in page.text, page.text
+        assert token[-20:] not in page.text
+
+
+def test_an_expired_session_says_when_it_expired_without_showing_the_token(
+    viewer: TestClient, service: Service
+) -> None:
+    from adapters.identity.local_tokens import LocalTokenIssuer
+
+    issued = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    issuer = LocalTokenIssuer(service.container.token_issuer()._key, now=lambda: issued)
+    token = issuer.issue(ADMIN, timedelta(minutes=10), ("admin",))
+    viewer.cookies.set("wfx_session", token)
+
+    answer = viewer.get("/")
+
+    assert answer.status_code == 401, answer.text
+    assert "your session ended: the token expired at 2026-01-02T03:14:05Z" in answer.text
+    assert token not in answer.text and token[-20:] not in answer.text

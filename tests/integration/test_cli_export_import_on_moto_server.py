@@ -118,7 +118,7 @@ def test_the_export_writes_the_header_then_the_run_its_main_row_last(move: Move)
 def test_on_a_terminal_the_export_draws_a_progress_bar_on_stderr(move: Move) -> None:
     assert move.on_terminal.code == 0, str(move.on_terminal)
     assert "exporting runs" in move.on_terminal.stderr
-    assert "exported 1 run(s)" in move.on_terminal.stdout
+    assert "exported 1 run: " in move.on_terminal.stdout
 
 
 def test_the_import_writes_every_item_and_verifies_them(move: Move) -> None:

@@ -142,6 +142,45 @@ def test_what_only_looks_like_a_secret_is_left_alone(text: str) -> None:
     assert redact(text) == text
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "query parameter token: String should have at most 8192 characters",
+        "body.password: Input should be a valid string",
+        "steps[0].environment.DB_PASSWORD: required; password: unknown key",
+        "secret: must be a string of 1 to 64 characters",
+        "token: Field required",
+        "api_key: Extra inputs are not permitted",
+    ],
+)
+def test_a_validation_rule_after_a_secret_named_field_is_not_taken_for_the_secret(
+    text: str,
+) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("token: should-be-secret", "token: [REDACTED]"),
+        ("password: requiredX1 was rejected", "password: [REDACTED] was rejected"),
+        ("password=should have", "password=[REDACTED] have"),
+        ('password: "must be kept"', 'password: "[REDACTED]"'),
+        ("token: s3cr3t must be rotated", "token: [REDACTED] must be rotated"),
+    ],
+)
+def test_a_secret_after_token_or_password_still_goes_even_beside_rule_words(
+    text: str, expected: str
+) -> None:
+    assert redact(text) == expected
+
+
+@given(SAFE_TEXT, st.text(alphabet=TOKEN_CHARS, min_size=8, max_size=40))
+def test_a_colon_password_pair_never_survives(before: str, value: str) -> None:
+    assume(not value.startswith(("should", "must", "required", "cannot")))
+    assert f"password: {value}" not in redact(f"{before} password: {value} ")
+
+
 def test_a_bare_secret_far_from_any_key_id_is_kept() -> None:
     text = f"{KEY_ID}\n1\n2\n3\n4\n{AWS_SECRET}"
     assert AWS_SECRET in redact(text)  # "next to" is three lines either side

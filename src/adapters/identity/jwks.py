@@ -59,7 +59,7 @@ class JwksTokenVerifier:
         except jwt.PyJWKClientConnectionError as error:
             raise JwksUnavailableError(f"cannot read the JWKS: {error}") from None
         except jwt.PyJWTError as error:
-            raise refusal(error) from None
+            raise refusal(error, token) from None
         return claims_subject(claims)
 
     def _signing_key(self, token: str) -> jwt.PyJWK:

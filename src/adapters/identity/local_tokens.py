@@ -80,5 +80,5 @@ class LocalTokenVerifier:
                 options={"require": _REQUIRED},
             )
         except jwt.PyJWTError as error:
-            raise refusal(error) from None
+            raise refusal(error, token) from None
         return claims_subject(claims)

@@ -84,10 +84,11 @@ def _decide(
     approval_id: str, decision: Decision, reason: str, no_wait: bool, json_output: bool
 ) -> None:
     from application.use_cases.approvals import DecideApprovalCommand
+    from domain.approvals import NotAnApproverError
     from domain.redaction import redact
     from entrypoints.cli.errors import named_as_given
     from entrypoints.cli.render import dump_json
-    from entrypoints.cli.subject import cli_subject
+    from entrypoints.cli.subject import cli_subject, who_you_are
     from entrypoints.responses import ApprovalResponse
 
     # the run goes on in a thread of this process until its next gate or its end, which a
@@ -97,7 +98,10 @@ def _decide(
         command = DecideApprovalCommand(
             approval_id=approval_id, decision=decision, reason=reason, subject=cli_subject()
         )
-        decided = container.decide_approval().execute(command)
+        try:
+            decided = container.decide_approval().execute(command)
+        except NotAnApproverError as refused:
+            raise NotAnApproverError(f"{refused}; {who_you_are()}") from None
     if not no_wait:
         _carry_on(container, decided.workflow_execution_id, json_output)
     if json_output:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from entrypoints.cli import context
+from entrypoints.cli.counts import counted
 
 
 def backfill_list_partition(
@@ -46,5 +47,6 @@ def backfill_list_partition(
         if result.raced:
             done += f", {result.raced} changed by another writer meanwhile (left as they were)"
     sys.stdout.write(
-        f"{result.scanned} main row(s) scanned: {done}, {result.already_stamped} already stamped.\n"
+        f"{counted(result.scanned, 'main row')} scanned: {done}, "
+        f"{result.already_stamped} already stamped.\n"
     )

@@ -9,6 +9,7 @@ import typer
 
 from domain.bounds import MAX_STORED_INTEGER
 from entrypoints.cli import context
+from entrypoints.cli.counts import counted
 
 if TYPE_CHECKING:
     from decimal import Decimal
@@ -147,7 +148,10 @@ def costs_import(
     if json_output:
         _print_json(CostEntriesResponse.of(result.entries))
         return
-    context.echo(f"{len(result.entries)} entries imported ({result.corrections} corrections)")
+    context.echo(
+        f"{counted(len(result.entries), 'entry', 'entries')} imported "
+        f"({counted(result.corrections, 'correction')})"
+    )
 
 
 @costs_app.command("summary")
@@ -194,18 +198,22 @@ def costs_summary(
 
 def _render(summary: CostSummaryResponse) -> None:
     scope = summary.scope if summary.key is None else f"{summary.scope} {summary.key}"
-    context.echo(f"costs of {scope}: {summary.entries} entries ({summary.superseded} superseded)")
+    context.echo(
+        f"costs of {scope}: {counted(summary.entries, 'entry', 'entries')} "
+        f"({summary.superseded} superseded)"
+    )
     for row in summary.rows:
         if row.day is not None:
             context.echo(f"{row.day.isoformat()}")
         for total in row.amounts:
             context.echo(
-                f"  {total.amount} {total.currency} {total.basis} ({total.entries} entries)"
+                f"  {total.amount} {total.currency} {total.basis} "
+                f"({counted(total.entries, 'entry', 'entries')})"
             )
         for quantity in row.quantities:
             context.echo(
                 f"  {quantity.quantity} {quantity.unit} {quantity.basis} "
-                f"({quantity.entries} entries)"
+                f"({counted(quantity.entries, 'entry', 'entries')})"
             )
         if not row.amounts and not row.quantities:
             context.echo("  nothing recorded")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from entrypoints.cli import context
+from entrypoints.cli.counts import counted
 
 if TYPE_CHECKING:
     from adapters.tables import TableNames
@@ -112,7 +113,9 @@ def infra_package(
         _fail(str(refused))
     seconds = time.monotonic() - started
     megabytes = built.size_bytes / 1_000_000
-    summary = f"wrote {built.path}: {built.files} files, {megabytes:.1f} MB in {seconds:.0f} s"
+    summary = (
+        f"wrote {built.path}: {counted(built.files, 'file')}, {megabytes:.1f} MB in {seconds:.0f} s"
+    )
     typer.echo(summary, err=context.is_stdout(output))  # not into a zip sent to stdout
 
 

@@ -23,6 +23,7 @@ from entrypoints.cli.auth_group import auth_app
 from entrypoints.cli.auth_token import auth_token
 from entrypoints.cli.backfill import backfill_list_partition
 from entrypoints.cli.costs import costs_app
+from entrypoints.cli.counts import counted
 from entrypoints.cli.errors import EXIT_FAILED_RUN, exit_for
 from entrypoints.cli.infra import infra_app
 from entrypoints.cli.migrate import migrate_app
@@ -166,7 +167,7 @@ def workflows_publish(
     verb = "Published" if created else "Unchanged:"
     context.echo(
         f"{verb} {version.database_id}/{version.workflow_id} version {version.version} "
-        f"({len(version.steps)} steps)"
+        f"({counted(len(version.steps), 'step')})"
     )
 
 
@@ -376,7 +377,7 @@ def _import(
     # the files of an import are recorded in one write, at its end
     with saying_what_ctrl_c_left(
         lambda: (
-            f"none of the {len(command.files)} file(s) was recorded in "
+            f"none of the {counted(len(command.files), 'file')} was recorded in "
             f"{database_id}/{asset_id} (an import records them together, at its end); run the "
             "command again"
         )
@@ -1111,7 +1112,7 @@ def demo() -> None:
         stored = _import(container, "demo", "meshes", [folder / "assets"], ["source=wfx-demo"])
     console.print(
         f"Published [bold]{version.database_id}/{version.workflow_id}[/] v{version.version}; "
-        f"imported {len(stored)} mesh files into demo/meshes\n"
+        f"imported {counted(len(stored), 'mesh file')} into demo/meshes\n"
     )
     execution, _ = _launch(
         container,

@@ -12,6 +12,7 @@ from domain.errors import InvalidInputError
 from domain.execution import StepDetails
 from domain.redaction import redact
 from domain.sub_processes import StopOutcome
+from entrypoints.cli.counts import counted
 from entrypoints.cli.terminal import escape
 
 if TYPE_CHECKING:
@@ -96,8 +97,9 @@ def sweep_aborts(container: Container, since: str, json_output: bool, console: A
             console.print(sweep_table(result))
         confirmed = len(result.children) - result.remaining
         console.print(
-            f"{result.runs_checked} stopped run(s) checked, {len(result.children)} unconfirmed "
-            f"child(ren): {confirmed} now confirmed, {result.remaining} still not confirmed."
+            f"{counted(result.runs_checked, 'stopped run')} checked, "
+            f"{counted(len(result.children), 'unconfirmed child', 'unconfirmed children')}: "
+            f"{confirmed} now confirmed, {result.remaining} still not confirmed."
         )
     return 1 if result.remaining else 0
 

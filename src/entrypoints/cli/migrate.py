@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from entrypoints.cli import context
+from entrypoints.cli.counts import counted
 
 if TYPE_CHECKING:
     from application.ports.migration import V1Items
@@ -123,10 +124,13 @@ def _print(result: MigrateV1Result) -> None:
 
     if result.resumed_after:
         context.echo(
-            f"resumed after {result.resumed_after} ({result.before_checkpoint} items before)"
+            f"resumed after {result.resumed_after} "
+            f"({counted(result.before_checkpoint, 'item')} before)"
         )
     total = sum(result.counts.values())
-    context.echo(f"{total} items read{' (dry run: nothing written)' if result.dry_run else ''}:")
+    context.echo(
+        f"{counted(total, 'item')} read{' (dry run: nothing written)' if result.dry_run else ''}:"
+    )
     for outcome, count in result.counts.items():
         if count:
             context.echo(f"  {outcome.value}: {count}")
@@ -181,7 +185,8 @@ def migrate_items(
                 f", {table.conflicts} changed meanwhile (run again)" if table.conflicts else ""
             )
             context.echo(
-                f"{table.table}: {table.read} items read, {table.rewritten} {verb}{conflicts}"
+                f"{table.table}: {counted(table.read, 'item')} read, "
+                f"{table.rewritten} {verb}{conflicts}"
             )
         if verify:
             context.echo(

@@ -19,6 +19,7 @@ import typer
 
 from domain.errors import InvalidInputError
 from entrypoints.cli import context
+from entrypoints.cli.counts import counted
 
 if TYPE_CHECKING:
     from application.ports.migration import ArchivedRun, RejectedRun
@@ -89,7 +90,7 @@ def export(
     runs = items = bodies = 0
 
     def cut_short() -> str:
-        done = f"{runs} of {len(exported.run_ids)} run(s) exported"
+        done = f"{runs} of {counted(len(exported.run_ids), 'run')} exported"
         if streamed:
             return f"{done} to {to}, which does not hold the whole export; run the command again"
         return f"{done}; nothing was written to {to}; run the command again"
@@ -120,7 +121,10 @@ def export(
 
         say(dump_json({"runs": runs, "items": items, "bodies": bodies, "file": str(to)}))
         return
-    say(f"exported {runs} run(s): {items} item(s), {bodies} offloaded body(ies) to {to}")
+    say(
+        f"exported {counted(runs, 'run')}: {counted(items, 'item')}, "
+        f"{counted(bodies, 'offloaded body', 'offloaded bodies')} to {to}"
+    )
 
 
 def _to_stderr(text: str) -> None:
@@ -171,12 +175,13 @@ def _import_document(result: ImportExecutionsResult, differences: list[str] | No
 def _say_imported(result: ImportExecutionsResult, verified: bool) -> None:
     if result.items_written == 0 and result.runs:
         context.echo(
-            f"imported {result.runs} run(s): nothing new written, all "
-            f"{result.items_unchanged} item(s) were already stored"
+            f"imported {counted(result.runs, 'run')}: nothing new written, all "
+            f"{counted(result.items_unchanged, 'item')} already stored"
         )
     else:
         context.echo(
-            f"imported {result.runs} run(s): {result.items_written} item(s) written, "
+            f"imported {counted(result.runs, 'run')}: "
+            f"{counted(result.items_written, 'item')} written, "
             f"{result.items_unchanged} already stored"
         )
     if verified:
@@ -225,12 +230,12 @@ def import_(
         if not handed:
             return f"no run of {file} was imported"
         return (
-            f"{len(handed) - 1} run(s) of {file} imported, then run {handed[-1]}, which may be "
-            "cut short (a run is listed only once it is whole); the rest were not imported; run "
-            "the command again to finish (items already stored are left as they are)"
+            f"{counted(len(handed) - 1, 'run')} of {file} imported, then run {handed[-1]}, "
+            "which may be cut short (a run is listed only once it is whole); the rest were not "
+            "imported; run the command again to finish (items already stored are left as they are)"
         )
 
-    def counted(runs: Iterator[ArchivedRun | RejectedRun]) -> Iterator[ArchivedRun | RejectedRun]:
+    def handing(runs: Iterator[ArchivedRun | RejectedRun]) -> Iterator[ArchivedRun | RejectedRun]:
         for run in runs:
             if not isinstance(run, RejectedRun):
                 handed.append(run.workflow_execution_id)
@@ -238,7 +243,7 @@ def import_(
 
     differences: list[str] = []
     with saying_what_ctrl_c_left(cut_short):
-        result = container.import_executions().execute(counted(_read(file, "importing")))
+        result = container.import_executions().execute(handing(_read(file, "importing")))
         if verify:
             verifying = True
             differences = container.verify_executions().execute(_read(file, "verifying"))

@@ -115,7 +115,7 @@ Filters = Annotated[dict[str, str | None], Depends(_query_filters)]
 @router.get("/")
 def executions_page(page: Viewer, filters: Filters, starting_token: Token = None) -> Response:
     if page.session is None:
-        return render(page.request, "login_help.html", status_code=401, message="")
+        return render(page.request, "login_help.html", status_code=401, message=page.session_ended)
     page.require_route(EXECUTIONS)
     context = _listing(page, filters, starting_token)
     return render(page.request, "executions.html", **context)

@@ -31,7 +31,7 @@ Token = str | None
 @router.get("/login")
 def login(page: Viewer, token: Annotated[Token, Query()] = None) -> Response:
     if not token:
-        return render(page.request, "login_help.html", status_code=401, message="")
+        return render(page.request, "login_help.html", status_code=401, message=page.session_ended)
     subject = _session_subject(page, token)
     if isinstance(subject, Response):
         return subject

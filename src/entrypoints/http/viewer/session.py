@@ -38,6 +38,13 @@ class Session:
     csrf: str
 
 
+@dataclass(frozen=True)
+class EndedSession:
+    """A cookie whose session no longer holds, and why: what the login page says."""
+
+    why: str
+
+
 class SessionKeys:
     """The server's CSRF key and the verifier of the cookie's token."""
 
@@ -51,16 +58,16 @@ class SessionKeys:
     def csrf_for(self, token: str) -> str:
         return hmac.new(self._key, token.encode("utf-8"), hashlib.sha256).hexdigest()
 
-    def session_of(self, request: Request) -> Session | None:
-        """The session the request's cookie proves, or None (no cookie, or one that no longer
-        verifies: expired, or signed by a key the service does not trust)."""
+    def session_of(self, request: Request) -> Session | EndedSession | None:
+        """The session the request's cookie proves; the one it no longer proves (revoked,
+        expired, signed by a key the service does not trust) with why; None without a cookie."""
         token = request.cookies.get(COOKIE, "")
         if not token:
             return None
         try:
             subject = self.verify(token)
-        except NotAuthenticatedError:
-            return None
+        except NotAuthenticatedError as refused:
+            return EndedSession(why=str(refused))  # a verifier's refusal never quotes the token
         return Session(subject=subject, csrf=self.csrf_for(token))
 
     def require_csrf(self, request: Request, session: Session, sent: str | None) -> None:

@@ -12,13 +12,15 @@ from fastapi import Depends, Request
 from application.authorization import route_object
 from domain.authorization import Action, Subject
 from domain.errors import NotAuthenticatedError
+from domain.redaction import redact
 from entrypoints.container import Container
-from entrypoints.http.viewer.session import Session, SessionKeys
+from entrypoints.http.viewer.session import EndedSession, Session, SessionKeys
 
-NOT_LOGGED_IN = (
-    "you are not logged in: open /login?token=<token> with a token that `wfx auth token USER` "
-    "prints (or the link `wfx serve --open` prints)"
+HOW_TO_LOG_IN = (
+    "open /login?token=<token> with a token that `wfx auth token USER` prints (or the link "
+    "`wfx serve --open` prints)"
 )
+NOT_LOGGED_IN = f"you are not logged in: {HOW_TO_LOG_IN}"
 
 
 @dataclass(frozen=True)
@@ -27,10 +29,19 @@ class Visit:
     wfx: Container
     keys: SessionKeys
     session: Session | None
+    ended: str | None = None  # why the cookie's session no longer holds
+
+    @property
+    def session_ended(self) -> str:
+        """Why the cookie's session no longer holds, for the login page; "" without one."""
+        # redacted as every message is, though a verifier's refusal never quotes the token
+        return "" if self.ended is None else redact(f"your session ended: {self.ended}")
 
     @property
     def logged_in(self) -> Session:
         if self.session is None:
+            if self.ended is not None:
+                raise NotAuthenticatedError(f"{self.session_ended}; {HOW_TO_LOG_IN}")
             raise NotAuthenticatedError(NOT_LOGGED_IN)
         return self.session
 
@@ -55,9 +66,13 @@ def visit(request: Request) -> Visit:
     # the error handlers answer a viewer request with a page, not JSON
     request.state.viewer = True
     keys: SessionKeys = request.app.state.viewer_keys
-    session = keys.session_of(request)
+    found = keys.session_of(request)
+    session = found if isinstance(found, Session) else None
+    ended = found.why if isinstance(found, EndedSession) else None
     request.state.viewer_session = session
-    return Visit(request=request, wfx=request.app.state.container, keys=keys, session=session)
+    return Visit(
+        request=request, wfx=request.app.state.container, keys=keys, session=session, ended=ended
+    )
 
 
 Viewer = Annotated[Visit, Depends(visit)]
