@@ -131,3 +131,25 @@ def test_a_cost_summary_key_longer_than_the_services_is_refused_naming_it(
     assert outcome.code == 2, str(outcome)[:2000]
     [line] = outcome.stderr_lines
     assert line.startswith(f"error: {option}: ") and "512 characters" in line, line[:500]
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("approvals", "approve", "p" * 3000), "APPROVAL_ID"),
+        (("approvals", "reject", "p" * 3000, "--reason", "no"), "APPROVAL_ID"),
+        (("assets", "list", f"db/{'a' * 3000}"), "DATABASE_ID/ASSET_ID"),
+        (("assets", "download", f"db/{'a' * 3000}", "f.obj"), "DATABASE_ID/ASSET_ID"),
+    ],
+)
+def test_an_id_read_as_a_key_longer_than_the_services_is_refused_naming_it(
+    wfx: Wfx, args: tuple[str, ...], named: str
+) -> None:
+    """An approval id or an asset read by its key: over DynamoDB's 2048 bytes for 3,000
+    characters, which AWS refuses with a ValidationException where moto said `not found`. The
+    HTTP routes take ids of at most 256 characters."""
+    outcome = wfx(*args)
+
+    assert outcome.code == 2, str(outcome)[:2000]
+    [line] = outcome.stderr_lines
+    assert line.startswith(f"error: {named}: ") and "256 characters" in line, line[:500]
