@@ -140,3 +140,32 @@ def test_a_redrive_and_a_delete_of_one_failed_run_never_leave_half_a_run(
         assert "redriv" in line or "RUNNING" in line or "not ended" in line, line
         shown = wfx.json("executions", "show", execution_id)
         assert shown["executionStatus"] == "FAILED" and shown["redriveCount"] == 1, shown
+
+
+def test_an_approval_and_an_abort_of_one_parked_run_agree_on_what_happened(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    """Seen each way in repeated runs: the abort first (the approval CANCELLED, its approver
+    told the run is being aborted, or that the gate is CANCELLED), or the approval first
+    (APPROVED, then the next step ABORTED before it ran: the approver's own answer says the
+    run ended ABORTED)."""
+    execution_id, approval_id = _parked(wfx, tmp_path)
+    carol = wfx.with_environment(WFX_USER="carol")
+
+    approve, abort = _together(
+        (carol, ("approvals", "approve", approval_id)),
+        (wfx, ("executions", "abort", execution_id)),
+    )
+
+    assert abort.code == 0, str(abort)
+    shown = wfx.json("executions", "show", execution_id)
+    [request] = wfx.json("approvals", "list", "--execution", execution_id)["Items"]
+    assert shown["executionStatus"] == "ABORTED", shown
+    assert not (tmp_path / "shipped").exists()  # the step after the gate never ran
+    if approve.code == 0:
+        assert request["status"] == "APPROVED"
+        assert f"{execution_id} ABORTED" in approve.stdout, str(approve)
+    else:
+        line = _one_line_refusal(approve)  # the abort under way, or done: the gate cancelled
+        assert "is being aborted" in line or "is CANCELLED" in line, line
+        assert request["status"] == "CANCELLED"
