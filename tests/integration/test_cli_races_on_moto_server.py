@@ -1,5 +1,6 @@
-"""Two real `wfx` processes racing on one run, on one moto server: two decisions of one gate,
-an abort and a forced delete, a redrive and a delete. Each pair starts together (forked from
+"""Two real `wfx` processes racing on one run, on one moto server: an abort and a forced
+delete, a redrive and a delete, an approval and an abort (two decisions of one gate: on a
+SQLite file, its docstring says why). Each pair starts together (forked from
 the warm wfx at once); whichever wins, the stored items must say one story afterwards: one
 decision and the run where it leads, or no item of a deleted run left in any table, and the
 loser told in one line why, never a traceback."""
@@ -75,9 +76,13 @@ def _parked(wfx: Wfx, tmp_path: Path) -> tuple[str, str]:
     return execution_id, pending["approvalId"]
 
 
-def test_two_decisions_of_one_gate_one_wins_and_the_run_follows_it(
-    wfx: Wfx, tmp_path: Path
-) -> None:
+def test_two_decisions_of_one_gate_one_wins_and_the_run_follows_it(tmp_path: Path) -> None:
+    """On a SQLite file, not moto: moto's threaded server runs two TransactWriteItems with no
+    lock between one's condition checks and its writes (moto/dynamodb/models, 5.2.5), so both
+    decisions' `approvalStatus = PENDING` held once in ~10 tries (both exit 0, the later Put
+    over the earlier), which DynamoDB itself never lets happen. There the race would test
+    moto; the conditional Put is the same one the other tests here exercise."""
+    wfx = Wfx(tmp_path / "home")
     execution_id, approval_id = _parked(wfx, tmp_path)
     carol = wfx.with_environment(WFX_USER="carol")
 
@@ -136,8 +141,8 @@ def test_a_redrive_and_a_delete_of_one_failed_run_never_leave_half_a_run(
             line = _one_line_refusal(redrive)
             assert "deleted" in line or "not found" in line, line
     else:  # the redrive won: the run is whole, failed again at the same step
-        line = _one_line_refusal(delete)
-        assert "redriv" in line or "RUNNING" in line or "not ended" in line, line
+        line = _one_line_refusal(delete).lower()  # RUNNING, PENDING_REDRIVE, being redriven
+        assert "redriv" in line or "running" in line or "not ended" in line, line
         shown = wfx.json("executions", "show", execution_id)
         assert shown["executionStatus"] == "FAILED" and shown["redriveCount"] == 1, shown
 
