@@ -13,12 +13,23 @@ from domain.workflow import IDENTIFIER_MAX_LENGTH, IDENTIFIER_PATTERN, IDENTIFIE
 _IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
 
 
+# Each id is a folder of the local object store (`assets/DB/ASSET/`), and a file system's folder
+# name holds at most 255 bytes (NAME_MAX); an identifier is ASCII, one byte a character.
+MAX_ASSET_ID_LENGTH = 255
+
+
 def check_asset_ids(database_id: str, asset_id: str, field: str) -> None:
     """The ids of an asset wfx writes files to, by an import or as a run's output: ids that go
-    into object keys and table keys, so the same narrow rule as a workflow's ids."""
+    into object keys and table keys, so the same narrow rule as a workflow's ids, one character
+    shorter so that each is a folder name on every store (a run moves between them)."""
     for name, value in (("database id", database_id), ("asset id", asset_id)):
         if len(value) > IDENTIFIER_MAX_LENGTH or not _IDENTIFIER.match(value):
             raise InvalidInputError(f"{field}: {name} {value!r} {IDENTIFIER_RULE}")
+        if len(value) > MAX_ASSET_ID_LENGTH:
+            raise InvalidInputError(
+                f"{field}: {name} {value[:32]!r}... is {len(value)} characters, at most "
+                f"{MAX_ASSET_ID_LENGTH} (a folder name in the local object store)"
+            )
 
 
 class AssetFile(BaseModel):

@@ -185,3 +185,22 @@ def test_a_dynamodb_endpoint_that_is_not_an_http_url_is_named(
 
     assert_unusable(outcome, "WFX_DYNAMODB_ENDPOINT")
     assert repr(endpoint) in outcome.stderr and "http://" in outcome.stderr
+
+
+def test_a_wfx_home_too_deep_for_an_object_path_says_so(tmp_path: Path) -> None:
+    """A 3,800-byte WFX_HOME (WFX_DB elsewhere) leaves no room for a 204-byte file key under
+    `objects/assets/DB/ASSET/`: the path passes Linux's 4096 bytes (ENAMETOOLONG). wfx said
+    `set WFX_HOME to a folder you can write to`, of a folder one can write to."""
+    home = tmp_path.joinpath(*["h" * 200] * 19)
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / f"{'m' * 200}.obj").write_text("v 0 0 0\n", encoding="utf-8")
+    wfx = Wfx(home, WFX_DB=str(tmp_path / "wfx.db"))
+
+    outcome = wfx("assets", "import", "db", "deep", str(source))
+
+    assert_unusable(outcome, "WFX_HOME")
+    [line] = outcome.stderr_lines
+    assert "longer than the file system takes" in line, line[-300:]
+    assert "can write to" not in line and "shorter path" in line, line[-300:]
+    assert "m" * 200 not in line, line[-300:]  # the path said by its length: the home is long

@@ -198,3 +198,19 @@ def test_a_workflow_and_a_group_filter_one_list_together(service: Service) -> No
     answer = service.client.get("/workflows/executions", params=params, headers=_admin(service))
     assert answer.status_code == 200, answer.text
     assert answer.json()["message"]["Items"] == []
+
+
+def test_an_output_asset_id_no_folder_holds_is_a_400_naming_it(service: Service) -> None:
+    """256 characters pass the body's bound, but the id is a folder of the local object store
+    (at most 255 bytes): the run retried ~7 s and ended FAILED at its last step."""
+    body = {
+        "workflowDatabaseId": DATABASE,
+        "workflowId": WORKFLOW["workflowId"],
+        "inputs": [{"databaseId": DATABASE, "assetId": INPUTS}],
+        "outputAsset": {"databaseId": DATABASE, "assetId": "r" * 256},
+    }
+    answer = service.client.post("/workflows/executions", json=body, headers=_admin(service))
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["message"].startswith("output: asset id") and "at most 255" in answer.text
+    listed = service.client.get("/workflows/executions", headers=_admin(service)).json()
+    assert len(listed["message"]["Items"]) == 1  # the fixture's run only

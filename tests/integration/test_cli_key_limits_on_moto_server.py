@@ -95,3 +95,61 @@ def test_a_metadata_key_longer_than_an_id_is_refused_naming_it(wfx: Wfx, tmp_pat
     [line] = outcome.stderr_lines
     assert line.startswith("error: metadata: ") and "256 characters" in line, line[:500]
     assert "mesh.obj" not in wfx("assets", "list", "db/tagged").stdout
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--group", "g" * 3000), ("--workflow", f"db/{'w' * 3000}"), ("--asset", f"db/{'a' * 3000}")],
+)
+def test_a_list_filter_longer_than_an_id_is_refused_naming_it(
+    wfx: Wfx, option: str, value: str
+) -> None:
+    """A 3,000-character group, workflow or asset becomes a partition key over DynamoDB's 2048
+    bytes: AWS refuses the query with a ValidationException, moto answered `No executions.`.
+    The HTTP lists take at most 256 characters an id; the CLI takes what they do."""
+    outcome = wfx("executions", "list", option, value)
+
+    assert outcome.code == 2, str(outcome)[:2000]
+    [line] = outcome.stderr_lines
+    assert line.startswith(f"error: {option}: ") and "256 characters" in line, line[:500]
+    assert len(line) < 300, line[:500]
+
+
+def test_a_list_filter_of_256_characters_is_read(wfx: Wfx) -> None:
+    for option, value in (("--group", "g" * 256), ("--asset", f"{'d' * 256}/{'a' * 256}")):
+        assert "No executions." in wfx.ok("executions", "list", option, value).stdout
+
+
+@pytest.mark.parametrize("option", ["--group", "--workflow", "--asset"])
+def test_a_cost_summary_key_longer_than_the_services_is_refused_naming_it(
+    wfx: Wfx, option: str
+) -> None:
+    """The cost ledger reads the key as a partition key; `GET /costs` takes at most 512
+    characters, the CLI printed `0 entries` for 3,000."""
+    outcome = wfx("costs", "summary", option, f"db/{'k' * 3000}")
+
+    assert outcome.code == 2, str(outcome)[:2000]
+    [line] = outcome.stderr_lines
+    assert line.startswith(f"error: {option}: ") and "512 characters" in line, line[:500]
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("approvals", "approve", "p" * 3000), "APPROVAL_ID"),
+        (("approvals", "reject", "p" * 3000, "--reason", "no"), "APPROVAL_ID"),
+        (("assets", "list", f"db/{'a' * 3000}"), "DATABASE_ID/ASSET_ID"),
+        (("assets", "download", f"db/{'a' * 3000}", "f.obj"), "DATABASE_ID/ASSET_ID"),
+    ],
+)
+def test_an_id_read_as_a_key_longer_than_the_services_is_refused_naming_it(
+    wfx: Wfx, args: tuple[str, ...], named: str
+) -> None:
+    """An approval id or an asset read by its key: over DynamoDB's 2048 bytes for 3,000
+    characters, which AWS refuses with a ValidationException where moto said `not found`. The
+    HTTP routes take ids of at most 256 characters."""
+    outcome = wfx(*args)
+
+    assert outcome.code == 2, str(outcome)[:2000]
+    [line] = outcome.stderr_lines
+    assert line.startswith(f"error: {named}: ") and "256 characters" in line, line[:500]

@@ -58,6 +58,8 @@ from domain.run_write import RunWrite
 CANCELLED_WITH_RUN = "the run ended before a decision"
 DECISION_ROUTE = "/approvals/{approvalId}/decision"
 _ROWS_LOG = logging.getLogger("wfx.rows")
+# An approval id is read as a table key (DynamoDB: at most 2048 bytes); the HTTP route's bound.
+MAX_APPROVAL_ID_CHARS = 256
 
 
 class PassApprovalGateCommand(BaseModel):
@@ -242,7 +244,7 @@ class GateResumer:
 class DecideApprovalCommand(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
-    approval_id: str = Field(min_length=1)
+    approval_id: str = Field(min_length=1, max_length=MAX_APPROVAL_ID_CHARS)
     decision: Decision
     # every reader's terminal and page shows it: refused here, so every entrypoint refuses it
     reason: Annotated[str, AfterValidator(refusing_control_characters(FREE_TEXT_KEEPS))] = Field(
@@ -472,7 +474,7 @@ class ListApprovals:
 class GetApprovalQuery(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
-    approval_id: str = Field(min_length=1)
+    approval_id: str = Field(min_length=1, max_length=MAX_APPROVAL_ID_CHARS)
     subject: Subject
     route: str = ""
 

@@ -28,6 +28,11 @@ from domain.paging import Page
 from domain.redrive import with_derived_redrive_status
 from domain.statuses import ExecutionStatus
 from domain.triggers import TriggerType
+from domain.workflow import IDENTIFIER_MAX_LENGTH
+
+# Each id a list reads by becomes (part of) a partition key, which DynamoDB caps at 2048 bytes:
+# one bound for every entrypoint, the HTTP routes' own.
+_Id = Field(default=None, min_length=1, max_length=IDENTIFIER_MAX_LENGTH)
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -52,15 +57,15 @@ class ListExecutionsQuery(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow: str | None = None
-    group: str | None = Field(default=None, min_length=1)
+    group: str | None = _Id
     asset: str | None = None
     direction: AssetListDirection | None = None  # only with `asset`; None there means BOTH
     # row filters, combinable with any list (VAMS's list filters)
     status: ExecutionStatus | None = None
-    workflow_database_id: str | None = Field(default=None, min_length=1)
-    workflow_id: str | None = Field(default=None, min_length=1)
+    workflow_database_id: str | None = _Id
+    workflow_id: str | None = _Id
     trigger_type: TriggerType | None = None
-    triggered_by_user_id: str | None = Field(default=None, min_length=1)
+    triggered_by_user_id: str | None = _Id
     started_from: AwareDatetime | None = None  # started at or after
     started_to: AwareDatetime | None = None  # started at or before
     limit: int = Field(default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
@@ -103,9 +108,11 @@ class ListExecutions:
             workflow = AssetRef.parse(
                 query.workflow, "workflow", allow_file=False, shape="DATABASE_ID/WORKFLOW_ID"
             )
+            _check_id_lengths(workflow, "workflow")
             workflow_key = workflow.asset_key
         if query.asset is not None:
             asset = AssetRef.parse(query.asset, "asset", allow_file=False)
+            _check_id_lengths(asset, "asset")
             sides = _SIDES[query.direction or AssetListDirection.BOTH]
             # on an asset's list, a workflow and a group are row filters (VAMS's asset list)
             keep = _filter(query, workflow_key, query.group)
@@ -221,3 +228,11 @@ def _filter(
         started_from=query.started_from,
         started_to=query.started_to,
     )
+
+
+def _check_id_lengths(ref: AssetRef, field: str) -> None:
+    for part in (ref.database_id, ref.asset_id):
+        if len(part) > IDENTIFIER_MAX_LENGTH:
+            raise InvalidInputError(
+                f"{field}: ids must be at most {IDENTIFIER_MAX_LENGTH} characters, got {len(part)}"
+            )

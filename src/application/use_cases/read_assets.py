@@ -7,13 +7,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from application.ports.files import AssetCatalog, ObjectStore
 from domain.assets import AssetFile, asset_object_key
 from domain.errors import AssetNotFoundError
+from domain.workflow import IDENTIFIER_MAX_LENGTH
 
 
 class AssetQuery(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
-    database_id: str = Field(min_length=1)
-    asset_id: str = Field(min_length=1)
+    # read as the catalog's partition key (`DB:ASSET`, DynamoDB: at most 2048 bytes)
+    database_id: str = Field(min_length=1, max_length=IDENTIFIER_MAX_LENGTH)
+    asset_id: str = Field(min_length=1, max_length=IDENTIFIER_MAX_LENGTH)
 
 
 class ListAssetFiles:

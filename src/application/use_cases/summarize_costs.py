@@ -13,9 +13,12 @@ from application.ports.costs import CostLedger, CostScope
 from application.ports.executions import AssetDirection, ExecutionQueries, ExecutionRef
 from domain.authorization import Action, Subject
 from domain.costs import CostLedgerEntry, CostSummary, summarize
-from domain.errors import ExecutionNotFoundError
+from domain.errors import ExecutionNotFoundError, InvalidInputError
 
 ASSET_PAGE = 100
+# A key is read as a partition key, which DynamoDB caps at 2048 bytes: at most 4 bytes a
+# character of UTF-8. The HTTP route's own bound, so the CLI takes what it does.
+MAX_KEY_CHARACTERS = 512
 
 
 class SummaryScope(StrEnum):
@@ -65,6 +68,11 @@ class SummarizeCosts:
         self._ledger, self._store, self._access = ledger, store, access
 
     def execute(self, query: SummarizeCostsQuery) -> CostSummaryResult:
+        if query.key is not None and len(query.key) > MAX_KEY_CHARACTERS:
+            raise InvalidInputError(
+                f"{query.scope.value}: must be at most {MAX_KEY_CHARACTERS} characters, "
+                f"got {len(query.key)}"
+            )
         if query.subject is not None and query.scope is SummaryScope.EXECUTION:
             assert query.key is not None
             self._access.require_execution_access(query.subject, query.key, Action.GET, query.route)

@@ -18,6 +18,10 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print the answer as JSON
 AssetArgument = Annotated[str, typer.Argument(metavar="DATABASE_ID/ASSET_ID")]
 
 
+# each id of the argument named as the user gave it
+_ASSET_IDS = {"database_id": "DATABASE_ID/ASSET_ID", "asset_id": "DATABASE_ID/ASSET_ID"}
+
+
 def _asset(text: str) -> tuple[str, str]:
     from domain.assets import AssetRef
 
@@ -27,9 +31,11 @@ def _asset(text: str) -> tuple[str, str]:
 
 def _files(asset: str) -> list[AssetFile]:
     from application.use_cases.read_assets import AssetQuery
+    from entrypoints.cli.errors import named_as_given
 
     database_id, asset_id = _asset(asset)
-    query = AssetQuery(database_id=database_id, asset_id=asset_id)
+    with named_as_given(_ASSET_IDS):
+        query = AssetQuery(database_id=database_id, asset_id=asset_id)
     return context.container().list_asset_files().execute(query)
 
 
@@ -103,11 +109,13 @@ def assets_download(
     """Write one file of the asset, at its current version or --version, to PATH."""
     from application.use_cases.read_assets import FileBodyQuery
     from domain.errors import InvalidInputError
+    from entrypoints.cli.errors import named_as_given
 
     database_id, asset_id = _asset(asset)
-    query = FileBodyQuery(
-        database_id=database_id, asset_id=asset_id, file_key=file_key, version_id=version
-    )
+    with named_as_given(_ASSET_IDS):
+        query = FileBodyQuery(
+            database_id=database_id, asset_id=asset_id, file_key=file_key, version_id=version
+        )
     read = context.container().read_asset_file().execute(query)
     target = to if to is not None else Path(Path(file_key).name)
     if target.is_dir():

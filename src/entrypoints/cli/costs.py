@@ -189,7 +189,10 @@ def costs_summary(
     if scope is SummaryScope.EXECUTION and key is not None:
         key = context.run_id(container, key)
     query = SummarizeCostsQuery(scope=scope, key=key, by_day=by == "day")
-    response = CostSummaryResponse.of(container.summarize_costs().execute(query))
+    from entrypoints.cli.errors import named_as_given
+
+    with named_as_given({s.value: f"--{s.value}" for s in scopes}):
+        response = CostSummaryResponse.of(container.summarize_costs().execute(query))
     if json_output:
         _print_json(response)
         return

@@ -213,11 +213,19 @@ def _setting_problem(error: BaseException) -> str | None:
     if is_os_error:
         assert isinstance(error, OSError)
         written = Path(os.path.abspath(error.filename))
-        if written.is_relative_to(os.path.abspath(settings.home)):
+        if not written.is_relative_to(os.path.abspath(settings.home)):
+            return None
+        if error.errno == errno.ENAMETOOLONG:
+            # the folder is writable: what it cannot take is a path this long below it
             return (
-                f"WFX_HOME ({settings.home}): cannot write {written} ({error.strerror}); set "
-                "WFX_HOME to a folder you can write to"
+                f"WFX_HOME ({settings.home}): cannot write a path of {len(bytes(written))} "
+                f"bytes below it ({error.strerror}): the path is longer than the file system "
+                "takes; set WFX_HOME to a folder with a shorter path"
             )
+        return (
+            f"WFX_HOME ({settings.home}): cannot write {written} ({error.strerror}); set "
+            "WFX_HOME to a folder you can write to"
+        )
     return None
 
 
