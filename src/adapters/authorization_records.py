@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters.tables import REVOKED_TOKEN_EXPIRY
 from domain.constraints import STORED, Constraint, Role, RoleAssignment
 
 PARTITION = "authPartition"
@@ -108,9 +109,6 @@ def sorted_assignments(assignments: list[RoleAssignment]) -> list[RoleAssignment
 # expire, and one per user whose tokens issued up to a moment are all refused. Neither partition
 # prefix is `role#` or `user#`, so no role, constraint or assignment read ever takes them.
 REVOKED_SORT = "#revoked"
-# A revoked token's row means nothing once the token has expired: the DynamoDB table's TTL
-# attribute (epoch seconds); SQLite prunes such rows itself.
-REVOKED_TOKEN_EXPIRY = "expiresAt"
 
 
 def revoked_token_key(token_id: str) -> Item:

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-from adapters.authorization_records import REVOKED_TOKEN_EXPIRY
-
 AttributeType = Literal["S", "N"]
+# A revoked token's row means nothing once the token has expired: the authorization table's TTL
+# attribute on DynamoDB (epoch seconds); SQLite prunes such rows itself.
+REVOKED_TOKEN_EXPIRY = "expiresAt"
 
 
 class ResourceKeys(StrEnum):

@@ -11,7 +11,6 @@ from adapters.authorization_records import (
     REVISION,
     REVISION_KEY,
     REVOKED_SORT,
-    REVOKED_TOKEN_EXPIRY,
     ROLE_SORT,
     SORT,
     Item,
@@ -40,7 +39,7 @@ from adapters.authorization_records import (
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import build_schema, create_tables
 from adapters.sqlite.statements import TableSql, load_item
-from adapters.tables import ResourceKeys, TableNames
+from adapters.tables import REVOKED_TOKEN_EXPIRY, ResourceKeys, TableNames
 from domain.constraints import AuthorizationPolicy, Constraint, Role, RoleAssignment
 from domain.errors import RoleAlreadyExistsError, RoleNotFoundError
 
