@@ -5,6 +5,12 @@ import re
 from domain.errors import InvalidInputError
 
 MAX_NAME_LENGTH = 80
+# What every state machine's name starts with (WFX_STATE_MACHINE_PREFIX): a stack's own, so that
+# two stacks in one account name their machines apart and each role names only its stack's. Its
+# length leaves a cut name the hash, the version and a few characters of the workflow.
+DEFAULT_STATE_MACHINE_PREFIX = "wfx-"
+MAX_STATE_MACHINE_PREFIX_LENGTH = 40
+_STATE_MACHINE_PREFIX = re.compile(rf"[0-9A-Za-z_-]{{1,{MAX_STATE_MACHINE_PREFIX_LENGTH}}}")
 
 _FORBIDDEN_CHARACTERS = frozenset(' <>{}[]?*"#%\\^|~`$&,;:/')
 _LOGGING_SAFE = re.compile(r"[0-9A-Za-z_-]+")
@@ -59,3 +65,14 @@ def validate_execution_name(name: str, field: str = "workflowExecutionId") -> st
             f"{field}: must contain only 0-9, A-Z, a-z, - and _ so its logs can be read"
         )
     return name
+
+
+def check_state_machine_prefix(prefix: str, source: str) -> str:
+    """The prefix, or InvalidInputError naming `source`: a name Step Functions would refuse, or
+    one leaving no room for the workflow, fails every deploy."""
+    if _STATE_MACHINE_PREFIX.fullmatch(prefix) is None:
+        raise InvalidInputError(
+            f"{source}: must be 1-{MAX_STATE_MACHINE_PREFIX_LENGTH} characters of 0-9A-Za-z _ - "
+            f"(a state machine name's alphabet, leaving room for the workflow), got {prefix!r}"
+        )
+    return prefix

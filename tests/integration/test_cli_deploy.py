@@ -149,3 +149,22 @@ def test_two_workflows_whose_names_read_alike_get_state_machines_of_their_own(
         wfx.json("workflows", "show", "demo/on-aws")["version"]["stateMachineArn"]
         == (first["stateMachineArn"])
     )
+
+
+def test_deploy_names_the_machine_with_the_stack_s_prefix_and_refuses_one_aws_would_not_take(
+    wfx: Wfx,
+) -> None:
+    """WFX_STATE_MACHINE_PREFIX is the stack's StateMachineNamePrefix output: the names the
+    stack's roles reach. One outside a name's alphabet is refused naming it, nothing deployed."""
+    refused = wfx.with_environment(WFX_STATE_MACHINE_PREFIX="team a/")(
+        "workflows", "deploy", "demo/on-aws"
+    )
+    assert refused.code == 2, str(refused)
+    assert refused.stderr_lines[-1].startswith("error: WFX_STATE_MACHINE_PREFIX: must be 1-40")
+
+    deployed = wfx.with_environment(WFX_STATE_MACHINE_PREFIX="wfx_0a1b2c3d-")(
+        "workflows", "deploy", "demo/on-aws"
+    )
+
+    assert deployed.code == 0, str(deployed)
+    assert deployed.stdout.strip().endswith(":stateMachine:wfx_0a1b2c3d-demo-on-aws-v1")

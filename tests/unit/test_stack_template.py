@@ -193,3 +193,61 @@ def test_the_state_machines_may_invoke_the_lambda_steps_functions_named_and_no_o
         "Resource": {"Ref": "PipelineFunctionArns"},
     }
     assert otherwise == {"Ref": "AWS::NoValue"}
+
+
+def _states_resources(template: Template) -> list[tuple[str, str]]:
+    """(role, resource as JSON text) of every Step Functions resource a role names."""
+    found = []
+    for role_id, resource in template["Resources"].items():
+        if resource["Type"] != "AWS::IAM::Role":
+            continue
+        for policy in resource["Properties"]["Policies"]:
+            for statement in policy["PolicyDocument"]["Statement"]:
+                if "Fn::If" in statement:
+                    continue  # the pipeline functions' statement: lambda:InvokeFunction alone
+                resources = statement["Resource"]
+                for one in resources if isinstance(resources, list) else [resources]:
+                    text = json.dumps(one)
+                    if ":states:" in text:
+                        found.append((role_id, text))
+    return found
+
+
+def test_no_role_reaches_the_state_machines_of_another_stack_in_the_account(
+    template: Template,
+) -> None:
+    """`wfx-*` spans every stack of the account: staging's functions could start, stop, redrive or
+    answer production's runs. wfx's own machines are named under the stack's prefix instead (the
+    first part of its stack id), and a role names that prefix, or the account's sub-processes."""
+    resources = _states_resources(template)
+    assert resources
+    for role, text in resources:
+        assert "wfx-*" not in text, (role, text)
+        own = "${StateMachinePrefix}" in text or "${EarlierStateMachinePattern}" in text
+        anywhere = text.endswith(('stateMachine:*"}', 'execution:*:*"}'))  # sub-processes
+        assert own or anywhere, (role, text)
+    http = [text for role, text in resources if role == "HttpApiRole"]
+    assert any("stateMachine:${StateMachinePrefix}*" in text for text in http)
+    assert any("execution:${StateMachinePrefix}*:*" in text for text in http)
+
+
+def test_every_function_and_the_deploy_read_the_stack_s_state_machine_prefix(
+    template: Template,
+) -> None:
+    prefix = template["Outputs"]["StateMachineNamePrefix"]
+    assert prefix["Description"] == "WFX_STATE_MACHINE_PREFIX"
+    for function in FUNCTIONS:
+        variables = _function(template, function)["Environment"]["Variables"]
+        assert variables["WFX_STATE_MACHINE_PREFIX"] == prefix["Value"]
+    stack_id_part = {
+        "Fn::Select": [
+            0,
+            {
+                "Fn::Split": [
+                    "-",
+                    {"Fn::Select": [2, {"Fn::Split": ["/", {"Ref": "AWS::StackId"}]}]},
+                ]
+            },
+        ]
+    }
+    assert prefix["Value"] == {"Fn::Join": ["", ["wfx_", stack_id_part, "-"]]}
