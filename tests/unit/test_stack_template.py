@@ -251,3 +251,34 @@ def test_every_function_and_the_deploy_read_the_stack_s_state_machine_prefix(
         ]
     }
     assert prefix["Value"] == {"Fn::Join": ["", ["wfx_", stack_id_part, "-"]]}
+
+
+def test_a_first_create_that_fails_leaves_no_table_or_bucket_behind_to_block_its_retry(
+    template: Template,
+) -> None:
+    """A stack name past 51 characters makes a function name Lambda refuses (64), and the first
+    create rolls back. A `Retain` table or bucket made by that create outlived the rollback, so the
+    retry with a good name failed on tables that already exist. The data outlives the stack once
+    it is created (`RetainExceptOnCreate`: deleted only by the rollback of the create that made
+    it), and a replacement never deletes it."""
+    kept = {
+        logical_id: resource
+        for logical_id, resource in template["Resources"].items()
+        if resource["Type"] in ("AWS::DynamoDB::Table", "AWS::S3::Bucket")
+    }
+    assert len(kept) == len(CREATED_TABLES) + 1
+    for logical_id, resource in kept.items():
+        assert resource["DeletionPolicy"] == "RetainExceptOnCreate", logical_id
+        assert resource["UpdateReplacePolicy"] == "Retain", logical_id
+
+
+def test_the_function_names_leave_the_stack_name_51_characters_as_the_docs_say(
+    template: Template,
+) -> None:
+    """Lambda takes 64 characters; `<stack>-<Name>` keeps the names a stack deployed before
+    (renaming replaces the functions, whose ARNs the deployed state machines call)."""
+    longest = max(len(function.name) for function in FUNCTIONS)
+    assert 64 - len("-") - longest == 51
+    for function in FUNCTIONS:
+        name = _function(template, function)["FunctionName"]
+        assert name == {"Fn::Sub": f"${{AWS::StackName}}-{function.name}"}
