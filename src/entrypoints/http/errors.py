@@ -159,11 +159,33 @@ def _service_problem(error: BaseException) -> str | None:
         return f"the service has no AWS credentials: {CREDENTIALS_HINT}, and restart it"
     if tables_missing(error):
         return "the store's wfx tables are missing or out of date; run `wfx tables create`"
+    denied = _denied_call(error)
+    if denied is not None:
+        LOGGER.error("%s", redact(str(error)))  # the resource and the role: the log's alone
+        return (
+            f"AWS denied the service's role {denied}: a right the deployment does not give it "
+            "(the service log names the resource; a workflow deployed without the stack's "
+            "WFX_STATE_MACHINE_PREFIX is one cause, docs/aws.md)"
+        )
     if str(getattr(error, "sqlite_errorname", "")).startswith(("SQLITE_FULL", "SQLITE_IOERR")) or (
         isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
     ):
         return "the service's disk (WFX_HOME) is full or read-only; free space there and retry"
     return None
+
+
+# The codes AWS answers a call the caller's policy does not allow with (S3 says AccessDenied).
+_ACCESS_DENIED = frozenset({"AccessDeniedException", "AccessDenied"})
+
+
+def _denied_call(error: BaseException) -> str | None:
+    """`StartExecution (AccessDeniedException)` when AWS refused the call to the role."""
+    if not any(kind.__name__ == "ClientError" for kind in type(error).__mro__):
+        return None
+    code = str(getattr(error, "response", {}).get("Error", {}).get("Code", ""))
+    if code not in _ACCESS_DENIED:
+        return None
+    return f"{getattr(error, 'operation_name', 'a call')} ({code})"
 
 
 def install_error_handlers(app: FastAPI) -> None:
