@@ -4,6 +4,7 @@ environment, the earlier table can be an existing one, the bucket and the API ar
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -282,3 +283,25 @@ def test_the_function_names_leave_the_stack_name_51_characters_as_the_docs_say(
     for function in FUNCTIONS:
         name = _function(template, function)["FunctionName"]
         assert name == {"Fn::Sub": f"${{AWS::StackName}}-{function.name}"}
+
+
+@pytest.mark.parametrize(
+    ("pattern", "taken"),
+    [
+        ("", True),
+        ("wfx-*", True),
+        ("wfx-demo-*", True),
+        ("wfx-demo-mesh-v1", True),
+        ("*", False),  # every machine of the account, not only the earlier wfx ones
+        ("*-v1", False),
+        ("wfx demo", False),
+        ("w" * 81, False),
+    ],
+)
+def test_the_earlier_machine_names_are_a_name_or_a_pattern_that_starts_with_one(
+    template: Template, pattern: str, taken: bool
+) -> None:
+    """CloudFormation refuses a value its AllowedPattern does not match, before any change."""
+    parameter = template["Parameters"]["EarlierStateMachinePattern"]
+    assert parameter["Default"] == ""
+    assert (re.fullmatch(parameter["AllowedPattern"], pattern) is not None) is taken

@@ -72,8 +72,11 @@ def parameters() -> dict[str, Any]:
         EARLIER_STATE_MACHINES: {
             "Type": "String",
             "Default": "",
-            # a state machine name's alphabet, and IAM's wildcard
-            "AllowedPattern": "^[0-9A-Za-z_*-]{0,80}$",
+            # a state machine name's alphabet and IAM's wildcard, after at least one character
+            # of a name: `*` alone would reach every machine of the account
+            "AllowedPattern": "^$|^[0-9A-Za-z_-][0-9A-Za-z_*-]{0,79}$",
+            "ConstraintDescription": "empty, or up to 80 characters of 0-9A-Za-z _ - and the "
+            "wildcard *, starting with a name's character (such as wfx-*)",
             "Description": "Upgrading a stack whose workflows were deployed before machine names "
             "had the stack's prefix: the names of those machines (IAM wildcards, such as "
             "wfx-demo-*, or wfx-* for every one of the account), whose runs its functions may "
