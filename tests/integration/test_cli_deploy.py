@@ -168,3 +168,25 @@ def test_deploy_names_the_machine_with_the_stack_s_prefix_and_refuses_one_aws_wo
 
     assert deployed.code == 0, str(deployed)
     assert deployed.stdout.strip().endswith(":stateMachine:wfx_0a1b2c3d-demo-on-aws-v1")
+
+
+def test_a_version_deployed_before_the_prefix_keeps_its_machine_and_the_deploy_says_so(
+    wfx: Wfx,
+) -> None:
+    """Upgrading: a version records its machine for good, so a deploy under the stack's prefix
+    updates the earlier one, which the stack's functions reach only when it is named."""
+    before = wfx("workflows", "deploy", "demo/on-aws")
+    assert before.code == 0, str(before)
+
+    again = wfx.with_environment(WFX_STATE_MACHINE_PREFIX="wfx_0a1b2c3d-")(
+        "workflows", "deploy", "demo/on-aws"
+    )
+
+    assert again.code == 0, str(again)
+    assert again.stdout == before.stdout  # the ARN alone, as before
+    (note,) = again.stderr_lines
+    assert note.startswith(
+        "warning: demo/on-aws version 1 keeps its state machine wfx-demo-on-aws-v1"
+    )
+    assert "outside WFX_STATE_MACHINE_PREFIX wfx_0a1b2c3d-" in note
+    assert "EarlierStateMachinePattern" in note and "publish a new version" in note

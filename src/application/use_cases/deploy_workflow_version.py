@@ -45,6 +45,9 @@ class DeployResult(BaseModel):
     version: WorkflowVersion
     state_machine_name: str
     state_machine_arn: str
+    # the version's machine was named before the deployment's prefix (a version keeps its
+    # machine): roles scoped to the prefix reach it only when told its earlier name
+    outside_prefix: bool = False
 
 
 class DeployWorkflowVersion:
@@ -81,7 +84,12 @@ class DeployWorkflowVersion:
         deployed = self._catalog.record_deployment(
             version.database_id, version.workflow_id, version.version, arn
         )
-        return DeployResult(version=deployed, state_machine_name=name, state_machine_arn=arn)
+        return DeployResult(
+            version=deployed,
+            state_machine_name=name,
+            state_machine_arn=arn,
+            outside_prefix=not name.startswith(self._configuration.name_prefix),
+        )
 
     def _deploy(self, version: WorkflowVersion, definition: dict[str, Any]) -> tuple[str, str]:
         """The machine's name and ARN: the one the version records (a version's machine never
