@@ -859,6 +859,7 @@ class Container(containers.DeclarativeContainer):
         sub_processes=sub_process_controller,
         clock=clock,
         costs=record_cost,
+        state_machine_prefix=config.state_machine_prefix,
     )
     events_client = providers.Singleton(aws_client, "events", config.region)
     # The key is read on the first credential issued or checked, not when this is built.

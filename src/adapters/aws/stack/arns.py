@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.names import STACK_PREFIX_HEAD
+
 # wfx's own state machines are `<prefix><db>-<wf>[-<hash>]-v<N>` (state_machine_name), the
 # prefix the stack's: `wfx_` and the first part of its stack id (8 hex digits, so that no
 # stack's prefix starts another's) and `-`. Two stacks in one account (staging beside
@@ -13,7 +15,7 @@ STATE_MACHINE_PREFIX: dict[str, Any] = {
     "Fn::Join": [
         "",
         [
-            "wfx_",
+            STACK_PREFIX_HEAD,
             {
                 "Fn::Select": [
                     0,
