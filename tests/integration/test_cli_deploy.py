@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -190,3 +192,56 @@ def test_a_version_deployed_before_the_prefix_keeps_its_machine_and_the_deploy_s
     )
     assert "outside WFX_STATE_MACHINE_PREFIX wfx_0a1b2c3d-" in note
     assert "EarlierStateMachinePattern" in note and "publish a new version" in note
+
+
+@pytest.fixture
+def denying_endpoint() -> Iterator[str]:
+    """A Step Functions endpoint refusing every call as AWS does a caller its policy denies."""
+    body = json.dumps(
+        {
+            "__type": "AccessDeniedException",
+            "message": "User: arn:aws:iam::123456789012:user/ops is not authorized to perform: "
+            "states:CreateStateMachine on resource: arn:aws:states:us-east-1:123456789012:"
+            "stateMachine:wfx-demo-on-aws-v1",
+        }
+    ).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(400)
+            self.send_header("Content-Type", "application/x-amz-json-1.0")
+            self.send_header("x-amzn-ErrorType", "AccessDeniedException")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_deploy_aws_denies_the_caller_says_which_right_in_one_line(
+    wfx: Wfx, denying_endpoint: str
+) -> None:
+    """Credentials without states:CreateStateMachine (or iam:PassRole on the role): the denial
+    and where the rights are listed, one line, not a traceback; nothing recorded."""
+    denied = wfx.with_environment(AWS_ENDPOINT_URL_SFN=denying_endpoint)(
+        "workflows", "deploy", "demo/on-aws"
+    )
+
+    assert denied.code == 3, str(denied)
+    assert "Traceback" not in denied.stderr
+    (line,) = denied.stderr_lines
+    assert line.startswith("error: AWS denied CreateStateMachine (AccessDeniedException)"), line
+    assert "states:CreateStateMachine" in line and "docs/aws.md" in line
+    shown = wfx.json("workflows", "show", "demo/on-aws")
+    assert shown.get("stateMachineArn") in (None, "")

@@ -138,7 +138,12 @@ def setup_problem(error: BaseException) -> str | None:
 
 def _service_problem(error: BaseException) -> str | None:
     """A store that is not reachable or has no tables: how to start it, and no name of it."""
-    from adapters.aws.failures import CREDENTIALS_HINT, BucketUnusableError, is_unreachable
+    from adapters.aws.failures import (
+        CREDENTIALS_HINT,
+        BucketUnusableError,
+        denied_call,
+        is_unreachable,
+    )
     from adapters.identity.jwks import JwksUnavailableError
     from adapters.store_failures import tables_missing
     from adapters.tables import TableNameError
@@ -159,7 +164,7 @@ def _service_problem(error: BaseException) -> str | None:
         return f"the service has no AWS credentials: {CREDENTIALS_HINT}, and restart it"
     if tables_missing(error):
         return "the store's wfx tables are missing or out of date; run `wfx tables create`"
-    denied = _denied_call(error)
+    denied = denied_call(error)
     if denied is not None:
         LOGGER.error("%s", redact(str(error)))  # the resource and the role: the log's alone
         return (
@@ -172,20 +177,6 @@ def _service_problem(error: BaseException) -> str | None:
     ):
         return "the service's disk (WFX_HOME) is full or read-only; free space there and retry"
     return None
-
-
-# The codes AWS answers a call the caller's policy does not allow with (S3 says AccessDenied).
-_ACCESS_DENIED = frozenset({"AccessDeniedException", "AccessDenied"})
-
-
-def _denied_call(error: BaseException) -> str | None:
-    """`StartExecution (AccessDeniedException)` when AWS refused the call to the role."""
-    if not any(kind.__name__ == "ClientError" for kind in type(error).__mro__):
-        return None
-    code = str(getattr(error, "response", {}).get("Error", {}).get("Code", ""))
-    if code not in _ACCESS_DENIED:
-        return None
-    return f"{getattr(error, 'operation_name', 'a call')} ({code})"
 
 
 def install_error_handlers(app: FastAPI) -> None:
