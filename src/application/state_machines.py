@@ -44,6 +44,7 @@ from typing import Any
 
 from domain.approvals import CANCELLED_ERROR, REJECTED_ERROR, TIMED_OUT_ERROR, ApprovalGate
 from domain.execution import execution_output_prefix
+from domain.names import DEFAULT_STATE_MACHINE_PREFIX
 from domain.workflow import ExecutionType, RetryPolicy, StepDefinition, WorkflowVersion
 
 LAMBDA_INVOKE = "arn:aws:states:::lambda:invoke"
@@ -68,6 +69,7 @@ TASK_TIMEOUT_ERROR = "States.Timeout"
 MAX_TIMEOUT_SECONDS = 99_999_999  # ASL's limit on a Task's TimeoutSeconds
 MAX_STATE_NAME_LENGTH = 80
 MAX_STATE_MACHINE_NAME_LENGTH = 80
+_NAME_ALPHABET = re.compile(r"[^0-9A-Za-z_-]")
 _LONGEST_VERB = "Report retry "
 
 # The errors AWS recommends retrying on every lambda:invoke: the invocation never ran, or was
@@ -360,15 +362,18 @@ def _step_task(
     return task
 
 
-def state_machine_name(version: WorkflowVersion, hashed: bool = False) -> str:
-    """`wfx-<db>-<wf>-v<N>` in Step Functions' name alphabet (0-9A-Za-z-_), at most 80 characters.
+def state_machine_name(
+    version: WorkflowVersion, prefix: str = DEFAULT_STATE_MACHINE_PREFIX, hashed: bool = False
+) -> str:
+    """`<prefix><db>-<wf>-v<N>` in Step Functions' name alphabet (0-9A-Za-z-_), at most 80
+    characters; the default prefix gives `wfx-<db>-<wf>-v<N>`.
 
-    A name cut to fit keeps a hash of the whole key, so two long workflow ids stay apart; so does
-    a `hashed` one, for a key whose plain name another key's machine holds (`demo/on-aws` and
-    `demo-on/aws` both read `wfx-demo-on-aws`).
+    A name cut to fit keeps its prefix whole and a hash of the whole key, so two long workflow
+    ids stay apart; so does a `hashed` one, for a key whose plain name another key's machine
+    holds (`demo/on-aws` and `demo-on/aws` both read `wfx-demo-on-aws`).
     """
     suffix = f"-v{version.version}"
-    body = re.sub(r"[^0-9A-Za-z_-]", "-", f"wfx-{version.database_id}-{version.workflow_id}")
+    body = prefix + _NAME_ALPHABET.sub("-", f"{version.database_id}-{version.workflow_id}")
     if not hashed and len(body) + len(suffix) <= MAX_STATE_MACHINE_NAME_LENGTH:
         return body + suffix
     digest = hashlib.sha256(version.workflow_key.encode("utf-8")).hexdigest()[:10]

@@ -593,7 +593,9 @@ def _step_user(name: str, home: Path) -> Any:
     return user
 
 
-def _deployment_configuration(deployment: Mapping[str, str] | None) -> DeploymentConfiguration:
+def _deployment_configuration(
+    deployment: Mapping[str, str] | None, name_prefix: str
+) -> DeploymentConfiguration:
     """Read when a deploy is built, so only a deploy needs the WFX_SFN_* / WFX_LAMBDA_* settings."""
     from application.state_machines import HandlerArns
     from entrypoints.settings import deployment_setting
@@ -606,6 +608,7 @@ def _deployment_configuration(deployment: Mapping[str, str] | None) -> Deploymen
             completion=deployment_setting(deployment, "WFX_LAMBDA_COMPLETION_ARN"),
             error=deployment_setting(deployment, "WFX_LAMBDA_ERROR_ARN"),
         ),
+        name_prefix=name_prefix,
     )
 
 
@@ -859,6 +862,7 @@ class Container(containers.DeclarativeContainer):
         sub_processes=sub_process_controller,
         clock=clock,
         costs=record_cost,
+        state_machine_prefix=config.state_machine_prefix,
     )
     events_client = providers.Singleton(aws_client, "events", config.region)
     # The key is read on the first credential issued or checked, not when this is built.
@@ -912,7 +916,9 @@ class Container(containers.DeclarativeContainer):
         DeployWorkflowVersion,
         catalog=workflow_catalog,
         deployer=state_machine_deployer,
-        configuration=providers.Factory(_deployment_configuration, config.deployment),
+        configuration=providers.Factory(
+            _deployment_configuration, config.deployment, config.state_machine_prefix
+        ),
     )
 
     handler_locator = providers.Singleton(_handler_locator)
@@ -1194,6 +1200,7 @@ def build_container(
             "runner": runner or settings.runner,
             "user": settings.user,
             "deployment": dict(settings.deployment),
+            "state_machine_prefix": settings.state_machine_prefix,
             "sfn_sync_min_interval_seconds": settings.sfn_sync_min_interval_seconds,
             "stop_grace_seconds": settings.stop_grace_seconds,
             "lease_seconds": settings.lease_seconds,

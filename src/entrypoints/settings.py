@@ -20,6 +20,7 @@ from adapters.tables import (
 )
 from domain.bounds import is_whole_number
 from domain.errors import InvalidInputError
+from domain.names import DEFAULT_STATE_MACHINE_PREFIX, check_state_machine_prefix
 from domain.registration import check_source_prefix
 
 STORES = ("sqlite", "dynamodb")
@@ -361,6 +362,9 @@ class Settings:
     lease_seconds: float = DEFAULT_LEASE_SECONDS
     # The DEPLOYMENT_VARIABLES that are set, by name.
     deployment: Mapping[str, str] = field(default_factory=dict)
+    # WFX_STATE_MACHINE_PREFIX: what `wfx workflows deploy` starts a machine's name with (the
+    # stack's StateMachineNamePrefix output, the names its roles may reach)
+    state_machine_prefix: str = DEFAULT_STATE_MACHINE_PREFIX
     # Where registration events go (see entrypoints/registration_wiring.py).
     event_source_prefix: str = "wfx"
     event_bus: str = "local"
@@ -423,6 +427,10 @@ class Settings:
             ),
             runner=runner,
             deployment={name: environ[name] for name in DEPLOYMENT_VARIABLES if environ.get(name)},
+            state_machine_prefix=check_state_machine_prefix(
+                environ.get("WFX_STATE_MACHINE_PREFIX") or DEFAULT_STATE_MACHINE_PREFIX,
+                "WFX_STATE_MACHINE_PREFIX",
+            ),
             event_source_prefix=prefix,
             event_bus=bus,
             event_bus_name=bus_name,

@@ -108,3 +108,56 @@ def test_a_dynamodb_store_without_aws_credentials_is_a_503_saying_to_set_them(
 
     assert answer.status_code == 503, answer.text
     assert "AWS_ACCESS_KEY_ID" in answer.json()["message"]
+
+
+def test_a_start_step_functions_denies_the_service_s_role_is_a_503_naming_no_resource(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A version deployed outside the stack's prefix (WFX_STATE_MACHINE_PREFIX unset at deploy,
+    or an upgraded stack without EarlierStateMachinePattern): its role may not start the machine.
+    The caller can do nothing about it: a 503 saying so, not a 500."""
+    import boto3
+    from botocore.stub import Stubber
+
+    from domain.workflow import ExecutionType, InputFileArity, StepDefinition
+    from tests.contract.builders import a_version, publish
+
+    for name, value in FAKE_AWS_ENVIRONMENT.items():
+        monkeypatch.setenv(name, value)
+    container = build_container(replace(_settings(tmp_path), runner="stepfunctions"))
+    create_all_tables(container)
+    machine = "arn:aws:states:us-east-1:123456789012:stateMachine:wfx-db1-wf1-v1"
+    steps = (
+        StepDefinition(
+            pipeline_id="convert",
+            pipeline_database_id="db1",
+            execution_type=ExecutionType.LAMBDA,
+            function_name="mesh-convert",
+            input_file_arity=InputFileArity.NONE,
+        ),
+    )
+    publish(container.workflow_definitions(), a_version(1).model_copy(update={"steps": steps}))
+    container.workflow_catalog().record_deployment("db1", "wf1", 1, machine)
+    client = boto3.client("stepfunctions", region_name="us-east-1")
+    stubber = Stubber(client)
+    stubber.add_client_error(
+        "start_execution",
+        service_error_code="AccessDeniedException",
+        service_message=f"User: arn:aws:sts::123456789012:assumed-role/api is not authorized to "
+        f"perform: states:StartExecution on resource: {machine}",
+        http_status_code=400,
+    )
+    stubber.activate()
+    container.stepfunctions_client.override(client)
+    app = create_app(container, verified_by(container.token_verifier()))
+    token = container.token_issuer().issue("alice", timedelta(minutes=5), ("admin",))
+    with TestClient(app, raise_server_exceptions=False) as client_of_app:
+        answer = client_of_app.post(
+            "/workflows/executions",
+            json={"workflowDatabaseId": "db1", "workflowId": "wf1"},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+    assert answer.status_code == 503, answer.text
+    message = answer.json()["message"]
+    assert "StartExecution" in message and "denied" in message, message
+    assert "wfx-db1-wf1-v1" not in message and "123456789012" not in message

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +151,97 @@ def test_two_workflows_whose_names_read_alike_get_state_machines_of_their_own(
         wfx.json("workflows", "show", "demo/on-aws")["version"]["stateMachineArn"]
         == (first["stateMachineArn"])
     )
+
+
+def test_deploy_names_the_machine_with_the_stack_s_prefix_and_refuses_one_aws_would_not_take(
+    wfx: Wfx,
+) -> None:
+    """WFX_STATE_MACHINE_PREFIX is the stack's StateMachineNamePrefix output: the names the
+    stack's roles reach. One outside a name's alphabet is refused naming it, nothing deployed."""
+    refused = wfx.with_environment(WFX_STATE_MACHINE_PREFIX="team a/")(
+        "workflows", "deploy", "demo/on-aws"
+    )
+    assert refused.code == 2, str(refused)
+    assert refused.stderr_lines[-1].startswith("error: WFX_STATE_MACHINE_PREFIX: must be 1-40")
+
+    deployed = wfx.with_environment(WFX_STATE_MACHINE_PREFIX="wfx_0a1b2c3d-")(
+        "workflows", "deploy", "demo/on-aws"
+    )
+
+    assert deployed.code == 0, str(deployed)
+    assert deployed.stdout.strip().endswith(":stateMachine:wfx_0a1b2c3d-demo-on-aws-v1")
+
+
+def test_a_version_deployed_before_the_prefix_keeps_its_machine_and_the_deploy_says_so(
+    wfx: Wfx,
+) -> None:
+    """Upgrading: a version records its machine for good, so a deploy under the stack's prefix
+    updates the earlier one, which the stack's functions reach only when it is named."""
+    before = wfx("workflows", "deploy", "demo/on-aws")
+    assert before.code == 0, str(before)
+
+    again = wfx.with_environment(WFX_STATE_MACHINE_PREFIX="wfx_0a1b2c3d-")(
+        "workflows", "deploy", "demo/on-aws"
+    )
+
+    assert again.code == 0, str(again)
+    assert again.stdout == before.stdout  # the ARN alone, as before
+    (note,) = again.stderr_lines
+    assert note.startswith(
+        "warning: demo/on-aws version 1 keeps its state machine wfx-demo-on-aws-v1"
+    )
+    assert "outside WFX_STATE_MACHINE_PREFIX wfx_0a1b2c3d-" in note
+    assert "EarlierStateMachinePattern" in note and "publish a new version" in note
+
+
+@pytest.fixture
+def denying_endpoint() -> Iterator[str]:
+    """A Step Functions endpoint refusing every call as AWS does a caller its policy denies."""
+    body = json.dumps(
+        {
+            "__type": "AccessDeniedException",
+            "message": "User: arn:aws:iam::123456789012:user/ops is not authorized to perform: "
+            "states:CreateStateMachine on resource: arn:aws:states:us-east-1:123456789012:"
+            "stateMachine:wfx-demo-on-aws-v1",
+        }
+    ).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(400)
+            self.send_header("Content-Type", "application/x-amz-json-1.0")
+            self.send_header("x-amzn-ErrorType", "AccessDeniedException")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_deploy_aws_denies_the_caller_says_which_right_in_one_line(
+    wfx: Wfx, denying_endpoint: str
+) -> None:
+    """Credentials without states:CreateStateMachine (or iam:PassRole on the role): the denial
+    and where the rights are listed, one line, not a traceback; nothing recorded."""
+    denied = wfx.with_environment(AWS_ENDPOINT_URL_SFN=denying_endpoint)(
+        "workflows", "deploy", "demo/on-aws"
+    )
+
+    assert denied.code == 3, str(denied)
+    assert "Traceback" not in denied.stderr
+    (line,) = denied.stderr_lines
+    assert line.startswith("error: AWS denied CreateStateMachine (AccessDeniedException)"), line
+    assert "states:CreateStateMachine" in line and "docs/aws.md" in line
+    shown = wfx.json("workflows", "show", "demo/on-aws")
+    assert shown.get("stateMachineArn") in (None, "")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,6 +11,10 @@ import boto3
 import pytest
 
 from adapters.aws.stepfunctions import StepFunctionsDeployer
+from adapters.sqlite.catalogs import SqliteWorkflowCatalog
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.workflow_definitions import SqliteWorkflowDefinitions
+from adapters.tables import TableNames
 from application.ports.workflows import WorkflowCatalog, WorkflowDefinitions
 from application.state_machines import HandlerArns, build_state_machine, validate_state_machine
 from application.use_cases.deploy_workflow_version import (
@@ -170,3 +175,62 @@ def test_a_version_with_a_local_only_step_is_refused_naming_the_step(
 def test_an_unpublished_workflow_is_not_found(deploy: DeployWorkflowVersion) -> None:
     with pytest.raises(WorkflowNotFoundError, match="demo/mesh"):
         deploy.execute(DeployWorkflowVersionCommand(database_id="demo", workflow_id="mesh"))
+
+
+def _stack(database: SqliteDatabase, stack: str) -> tuple[SqliteWorkflowCatalog, Any]:
+    """One stack's workflow tables (names are account-wide: each stack prefixes its own)."""
+    catalog = SqliteWorkflowCatalog(database, TableNames(prefix=f"{stack}-"))
+    definitions = SqliteWorkflowDefinitions(database, TableNames(prefix=f"{stack}-"))
+    catalog.create_tables()
+    definitions.create_tables()
+    return catalog, definitions
+
+
+def test_two_stacks_deploying_the_same_workflow_get_a_machine_each(tmp_path: Any, sfn: Any) -> None:
+    """Staging beside production: each deploy names its machine with its stack's prefix, so
+    neither overwrites the other's (same workflow, same version, another role)."""
+    database = SqliteDatabase(tmp_path / "wfx.db")
+    results = []
+    for stack, prefix in (("staging", "wfx_0a1b2c3d-"), ("production", "wfx_4e5f6a7b-")):
+        catalog, definitions = _stack(database, stack)
+        publish(definitions, _version(1, LAMBDA))
+        configuration = replace(
+            CONFIGURATION,
+            role_arn=f"arn:aws:iam::{ACCOUNT}:role/{stack}",
+            name_prefix=prefix,
+        )
+        deploy = DeployWorkflowVersion(catalog, StepFunctionsDeployer(sfn), configuration)
+        results.append(
+            deploy.execute(DeployWorkflowVersionCommand(database_id="demo", workflow_id="mesh"))
+        )
+    database.close()
+
+    staging, production = results
+    assert staging.state_machine_name == "wfx_0a1b2c3d-demo-mesh-v1"
+    assert production.state_machine_name == "wfx_4e5f6a7b-demo-mesh-v1"
+    assert len(sfn.list_state_machines()["stateMachines"]) == 2
+    for result, stack in ((staging, "staging"), (production, "production")):
+        machine = sfn.describe_state_machine(stateMachineArn=result.state_machine_arn)
+        assert machine["roleArn"] == f"arn:aws:iam::{ACCOUNT}:role/{stack}"
+
+
+def test_a_name_another_workflow_holds_falls_back_to_the_hashed_one_inside_the_prefix(
+    catalog: WorkflowCatalog, definitions: WorkflowDefinitions, sfn: Any
+) -> None:
+    prefix = "wfx_0a1b2c3d-"
+    sfn.create_state_machine(
+        name=f"{prefix}demo-mesh-v1",
+        definition=json.dumps(
+            {"Comment": "another", "StartAt": "A", "States": {"A": {"Type": "Succeed"}}}
+        ),
+        roleArn=CONFIGURATION.role_arn,
+    )
+    publish(definitions, _version(1, LAMBDA))
+    configuration = replace(CONFIGURATION, name_prefix=prefix)
+    deploy = DeployWorkflowVersion(catalog, StepFunctionsDeployer(sfn), configuration)
+
+    result = deploy.execute(DeployWorkflowVersionCommand(database_id="demo", workflow_id="mesh"))
+
+    assert result.state_machine_name.startswith(prefix)
+    assert result.state_machine_name != f"{prefix}demo-mesh-v1"
+    assert result.state_machine_name.endswith("-v1")

@@ -329,3 +329,53 @@ def test_null_lists_and_unknown_detail_keys_cost_nothing_else(store: ExecutionSt
     assert store.get_step(STEP).registered_sub_executions == (
         RegisteredSubExecution(resource_type="batchJob", job_id="job-1"),
     )
+
+
+def test_a_run_of_another_wfx_stack_is_not_registered_so_no_abort_here_stops_it(
+    store: ExecutionStore,
+) -> None:
+    """The functions that stop registered sub-processes may stop any execution of the account
+    (a pipeline names them): a step of staging naming production's run as its own would have
+    staging's abort stop it. Another stack's machines are told by their prefix; this stack's
+    own runs, and anything else, are registered as before."""
+    other = "arn:aws:states:us-east-1:123456789012:execution:wfx_4e5f6a7b-demo-mesh-v1:run-1"
+    own = "arn:aws:states:us-east-1:123456789012:execution:wfx_0a1b2c3d-demo-inner-v1:run-2"
+    registrar = RegisterPipelineExecution(
+        store,
+        DispatchingSubProcessController({}),
+        SystemClock(),
+        state_machine_prefix="wfx_0a1b2c3d-",
+    )
+
+    result = registrar.execute(
+        an_event(
+            subExecutions=[
+                {"executionArn": other},
+                {"stateMachineArn": other.replace(":execution:", ":stateMachine:")[:-6]},
+                {"executionArn": own},
+                {"executionArn": STATE_MACHINE_RUN},
+            ]
+        )
+    )
+
+    assert result.accepted and result.step is not None
+    registered = [s.execution_arn for s in result.step.registered_sub_executions]
+    assert registered == [own, STATE_MACHINE_RUN]
+    assert result.dropped == (
+        "subExecutions[0].executionArn: a run of another wfx stack's state machine "
+        "wfx_4e5f6a7b-demo-mesh-v1 (this stack's are wfx_0a1b2c3d-*), which no abort here may "
+        "stop; entry dropped",
+        "subExecutions[1].stateMachineArn: a run of another wfx stack's state machine "
+        "wfx_4e5f6a7b-demo-mesh-v1 (this stack's are wfx_0a1b2c3d-*), which no abort here may "
+        "stop; entry dropped",
+    )
+    stored = store.get_step(STEP).registered_sub_executions
+    assert [s.execution_arn for s in stored] == [own, STATE_MACHINE_RUN]
+
+
+def test_wfx_outside_a_stack_registers_any_state_machine_run(store: ExecutionStore) -> None:
+    """The default prefix is no stack's: a run named like a stack's is registered as any."""
+    other = "arn:aws:states:us-east-1:123456789012:execution:wfx_4e5f6a7b-demo-mesh-v1:run-1"
+    result = a_registrar(store).execute(an_event(subExecutions=[{"executionArn": other}]))
+    assert result.accepted and result.step is not None and result.dropped == ()
+    assert [s.execution_arn for s in result.step.registered_sub_executions] == [other]

@@ -5,6 +5,7 @@ functions; with an existing earlier table named, the stack leaves it alone and p
 from __future__ import annotations
 
 import ast
+import fnmatch
 import io
 import zipfile
 from collections.abc import Iterator
@@ -17,7 +18,11 @@ from moto import mock_aws
 from adapters.aws.stack.access import FUNCTIONS
 from adapters.aws.stack.render import render_template
 from adapters.aws.stack.template import deployment_template
+from adapters.aws.stepfunctions import StepFunctionsDeployer
 from adapters.tables import TableNames
+from application.state_machines import state_machine_name
+from entrypoints.settings import Settings
+from tests.contract.builders import a_version
 from tests.integration.table_layout import (
     EARLIER_TABLE,
     SEED_000_TABLES,
@@ -163,12 +168,17 @@ def test_an_existing_earlier_table_is_kept_and_named_to_the_functions(aws: None)
 
 
 def _state_machine_actions(stack: str) -> dict[str, Any]:
+    return _role_statements(stack, "StateMachineRole")
+
+
+def _role_statements(stack: str, role_id: str) -> dict[str, Any]:
+    """The statements of the stack's role `role_id`, by Sid, as IAM holds them."""
     iam = boto3.client("iam")
     resources = boto3.client("cloudformation").list_stack_resources(StackName=stack)
     (role,) = [
         r["PhysicalResourceId"]
         for r in resources["StackResourceSummaries"]
-        if r["LogicalResourceId"] == "StateMachineRole"
+        if r["LogicalResourceId"] == role_id
     ]
     (policy,) = iam.list_role_policies(RoleName=role)["PolicyNames"]
     document = iam.get_role_policy(RoleName=role, PolicyName=policy)["PolicyDocument"]
@@ -186,3 +196,95 @@ def test_the_lambda_steps_functions_named_may_be_invoked_by_the_state_machines(
     assert named["InvokePipelineFunctions"]["Resource"] in (step_function, [step_function])
     _create_stack("wfx-no-lambda-steps", "no-lambda-steps-")
     assert "InvokePipelineFunctions" not in _state_machine_actions("wfx-no-lambda-steps")
+
+
+# The statements naming wfx's own state machines (the sub-processes' name the account's).
+_OWN_MACHINE_STATEMENTS = (
+    "OwnStateMachines",
+    "OwnExecutions",
+    "AnswerOwnGates",
+    "OwnStateMachineLogging",
+)
+
+
+def _deploy_with_outputs(outputs: dict[str, str]) -> str:
+    """What `wfx workflows deploy` does with the stack's outputs as its settings: the ARN."""
+    settings = Settings.from_environment(
+        {"WFX_STATE_MACHINE_PREFIX": outputs["StateMachineNamePrefix"]}
+    )
+    name = state_machine_name(a_version(1, workflow="demo:mesh"), settings.state_machine_prefix)
+    definition = {
+        "Comment": "wfx demo/mesh v1",
+        "StartAt": "A",
+        "States": {"A": {"Type": "Succeed"}},
+    }
+    deployer = StepFunctionsDeployer(boto3.client("stepfunctions"))
+    return deployer.deploy(
+        name, definition, outputs["StateMachineRoleArn"], outputs["StateMachineLogGroupArn"]
+    )
+
+
+def test_two_stacks_deploy_one_workflow_as_two_machines_each_reached_by_its_own_functions_only(
+    aws: None,
+) -> None:
+    """Staging beside production in one account: the same workflow deployed from each stack's
+    outputs makes two machines, and no function of one may start, stop, redrive or answer the
+    other's runs (its own statements match its machine, never the other's)."""
+    stacks = {
+        "staging": _create_stack("staging", "staging-"),
+        "production": _create_stack("production", "production-"),
+    }
+    machines = {stack: _deploy_with_outputs(outputs) for stack, outputs in stacks.items()}
+    assert machines["staging"] != machines["production"]
+    assert {
+        m["stateMachineArn"]
+        for m in boto3.client("stepfunctions").list_state_machines()["stateMachines"]
+    } >= set(machines.values())
+
+    for stack, other in (("staging", "production"), ("production", "staging")):
+
+        def targets(arn: str) -> tuple[str, str]:
+            execution = arn.replace(":stateMachine:", ":execution:") + ":0123456789abcdef"
+            return arn, execution
+
+        reached = 0
+        for function in FUNCTIONS:
+            statements = _role_statements(stack, f"{function.name}Role")
+            for sid in _OWN_MACHINE_STATEMENTS:
+                if sid not in statements:
+                    continue
+                resources = statements[sid]["Resource"]
+                listed = resources if isinstance(resources, list) else [resources]
+                # moto leaves an AWS::NoValue (no earlier machines named) as None in a list
+                patterns = [pattern for pattern in listed if pattern is not None]
+                assert not any(
+                    fnmatch.fnmatchcase(target, pattern)
+                    for pattern in patterns
+                    for target in targets(machines[other])
+                ), (stack, function.name, sid, patterns)
+                assert any(
+                    fnmatch.fnmatchcase(target, pattern)
+                    for pattern in patterns
+                    for target in targets(machines[stack])
+                ), (stack, function.name, sid, patterns)
+                reached += 1
+        assert reached >= len(_OWN_MACHINE_STATEMENTS)
+
+
+def test_an_upgraded_stack_still_reaches_the_runs_of_its_earlier_machine_names_when_given(
+    aws: None,
+) -> None:
+    """Runs launched before the prefix keep their stored execution ARNs (`wfx-demo-mesh-v1`):
+    named as EarlierStateMachinePattern, the roles may still describe, abort and redrive them;
+    not named, no role reaches them."""
+    earlier = "arn:aws:states:us-east-1:123456789012:execution:wfx-demo-mesh-v1:0123456789abcdef"
+
+    def reached(stack: str) -> bool:
+        statements = _role_statements(stack, "HttpApiRole")
+        patterns = [p for p in statements["OwnExecutions"]["Resource"] if p is not None]
+        return any(fnmatch.fnmatchcase(earlier, pattern) for pattern in patterns)
+
+    _create_stack("upgraded", "upgraded-", EarlierStateMachinePattern="wfx-demo-*")
+    _create_stack("fresh", "fresh-")
+    assert reached("upgraded")
+    assert not reached("fresh")

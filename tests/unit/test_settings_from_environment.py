@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.errors import InvalidInputError
 from entrypoints.settings import Settings, has_display, terminal_columns_set
 
 
@@ -28,6 +29,14 @@ def test_the_template_settings_come_with_the_rest() -> None:
     )
     assert settings.tables.prefix == "dev-"
     assert settings.event_source_prefix == "acme"
+
+
+def test_the_state_machine_prefix_is_the_stack_s_else_wfx_s_earlier_one() -> None:
+    stack = Settings.from_environment({"WFX_STATE_MACHINE_PREFIX": "wfx_0a1b2c3d-"})
+    assert stack.state_machine_prefix == "wfx_0a1b2c3d-"
+    assert Settings.from_environment({}).state_machine_prefix == "wfx-"
+    with pytest.raises(InvalidInputError, match=r"^WFX_STATE_MACHINE_PREFIX: must be 1-40"):
+        Settings.from_environment({"WFX_STATE_MACHINE_PREFIX": "team a/"})
 
 
 def test_columns_and_a_display_are_read_from_the_given_environment(

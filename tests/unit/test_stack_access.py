@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -229,8 +230,10 @@ def test_the_tracking_and_http_functions_may_answer_wfxs_gates_and_no_others() -
             continue
         (statement,) = answering
         assert statement["Action"] == ["states:SendTaskSuccess", "states:SendTaskFailure"]
-        resources = [r["Fn::Sub"] for r in statement["Resource"]]
-        assert all(":wfx-*" in r for r in resources), resources
+        named = json.dumps(statement["Resource"])  # the stack's machines, not the account's
+        assert "stateMachine:${StateMachinePrefix}*" in named, named
+        assert "execution:${StateMachinePrefix}*:*" in named, named
+        assert "wfx-*" not in named, named
 
 
 # The IAM actions behind each S3 call of the object store (get_object with a VersionId needs

@@ -4,6 +4,7 @@ environment, the earlier table can be an existing one, the bucket and the API ar
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -193,3 +194,114 @@ def test_the_state_machines_may_invoke_the_lambda_steps_functions_named_and_no_o
         "Resource": {"Ref": "PipelineFunctionArns"},
     }
     assert otherwise == {"Ref": "AWS::NoValue"}
+
+
+def _states_resources(template: Template) -> list[tuple[str, str]]:
+    """(role, resource as JSON text) of every Step Functions resource a role names."""
+    found = []
+    for role_id, resource in template["Resources"].items():
+        if resource["Type"] != "AWS::IAM::Role":
+            continue
+        for policy in resource["Properties"]["Policies"]:
+            for statement in policy["PolicyDocument"]["Statement"]:
+                if "Fn::If" in statement:
+                    continue  # the pipeline functions' statement: lambda:InvokeFunction alone
+                resources = statement["Resource"]
+                for one in resources if isinstance(resources, list) else [resources]:
+                    text = json.dumps(one)
+                    if ":states:" in text:
+                        found.append((role_id, text))
+    return found
+
+
+def test_no_role_reaches_the_state_machines_of_another_stack_in_the_account(
+    template: Template,
+) -> None:
+    """`wfx-*` spans every stack of the account: staging's functions could start, stop, redrive or
+    answer production's runs. wfx's own machines are named under the stack's prefix instead (the
+    first part of its stack id), and a role names that prefix, or the account's sub-processes."""
+    resources = _states_resources(template)
+    assert resources
+    for role, text in resources:
+        assert "wfx-*" not in text, (role, text)
+        own = "${StateMachinePrefix}" in text or "${EarlierStateMachinePattern}" in text
+        anywhere = text.endswith(('stateMachine:*"}', 'execution:*:*"}'))  # sub-processes
+        assert own or anywhere, (role, text)
+    http = [text for role, text in resources if role == "HttpApiRole"]
+    assert any("stateMachine:${StateMachinePrefix}*" in text for text in http)
+    assert any("execution:${StateMachinePrefix}*:*" in text for text in http)
+
+
+def test_every_function_and_the_deploy_read_the_stack_s_state_machine_prefix(
+    template: Template,
+) -> None:
+    prefix = template["Outputs"]["StateMachineNamePrefix"]
+    assert prefix["Description"] == "WFX_STATE_MACHINE_PREFIX"
+    for function in FUNCTIONS:
+        variables = _function(template, function)["Environment"]["Variables"]
+        assert variables["WFX_STATE_MACHINE_PREFIX"] == prefix["Value"]
+    stack_id_part = {
+        "Fn::Select": [
+            0,
+            {
+                "Fn::Split": [
+                    "-",
+                    {"Fn::Select": [2, {"Fn::Split": ["/", {"Ref": "AWS::StackId"}]}]},
+                ]
+            },
+        ]
+    }
+    assert prefix["Value"] == {"Fn::Join": ["", ["wfx_", stack_id_part, "-"]]}
+
+
+def test_a_first_create_that_fails_leaves_no_table_or_bucket_behind_to_block_its_retry(
+    template: Template,
+) -> None:
+    """A stack name past 51 characters makes a function name Lambda refuses (64), and the first
+    create rolls back. A `Retain` table or bucket made by that create outlived the rollback, so the
+    retry with a good name failed on tables that already exist. The data outlives the stack once
+    it is created (`RetainExceptOnCreate`: deleted only by the rollback of the create that made
+    it), and a replacement never deletes it."""
+    kept = {
+        logical_id: resource
+        for logical_id, resource in template["Resources"].items()
+        if resource["Type"] in ("AWS::DynamoDB::Table", "AWS::S3::Bucket")
+    }
+    assert len(kept) == len(CREATED_TABLES) + 1
+    for logical_id, resource in kept.items():
+        assert resource["DeletionPolicy"] == "RetainExceptOnCreate", logical_id
+        assert resource["UpdateReplacePolicy"] == "Retain", logical_id
+
+
+def test_the_function_names_leave_the_stack_name_51_characters_as_the_docs_say(
+    template: Template,
+) -> None:
+    """Lambda takes 64 characters; `<stack>-<Name>` keeps the names a stack deployed before
+    (renaming replaces the functions, whose ARNs the deployed state machines call)."""
+    longest = max(len(function.name) for function in FUNCTIONS)
+    assert 64 - len("-") - longest == 51
+    for function in FUNCTIONS:
+        name = _function(template, function)["FunctionName"]
+        assert name == {"Fn::Sub": f"${{AWS::StackName}}-{function.name}"}
+
+
+@pytest.mark.parametrize(
+    ("pattern", "taken"),
+    [
+        ("", True),
+        ("wfx-*", True),
+        ("wfx-demo-*", True),
+        ("wfx-demo-mesh-v1", True),
+        ("*", False),  # every machine of the account, not only the earlier wfx ones
+        ("*-v1", False),
+        ("wfx demo", False),
+        ("w" * 81, False),
+    ],
+)
+def test_the_earlier_machine_names_are_a_name_or_a_pattern_that_starts_with_one(
+    template: Template, pattern: str, taken: bool
+) -> None:
+    """CloudFormation refuses a value its AllowedPattern does not match, before any change."""
+    parameter = template["Parameters"]["EarlierStateMachinePattern"]
+    assert parameter["Default"] == ""
+    assert (re.fullmatch(parameter["AllowedPattern"], pattern) is not None) is taken

@@ -25,6 +25,8 @@ from application.state_machines import (
     validate_state_machine,
 )
 from domain.approvals import ApprovalGate
+from domain.errors import InvalidInputError
+from domain.names import check_state_machine_prefix
 from domain.workflow import ExecutionType, RetryPolicy, StepDefinition, WorkflowVersion
 
 HANDLERS = HandlerArns(
@@ -498,3 +500,24 @@ def test_the_validator_catches_a_state_name_over_80_characters() -> None:
     assert validate_state_machine(definition) == [
         f"{long_name}: a state name has at most 80 characters"
     ]
+
+
+def test_a_stack_s_prefix_starts_every_name_even_a_cut_or_hashed_one() -> None:
+    """Two stacks in one account name their machines apart: the prefix is never cut to fit."""
+    prefix = "wfx_0a1b2c3d-"
+    plain = state_machine_name(a_version(lambda_step("a")), prefix=prefix)
+    long = state_machine_name(a_version(lambda_step("a"), workflow_id="w" * 100), prefix=prefix)
+    hashed = state_machine_name(a_version(lambda_step("a")), prefix=prefix, hashed=True)
+    assert plain == "wfx_0a1b2c3d-demo-mesh-v1"
+    assert long.startswith(prefix) and len(long) == 80 and long.endswith("-v1")
+    assert hashed.startswith(prefix) and hashed != plain
+    # the default prefix names a machine as every wfx before it did
+    assert state_machine_name(a_version(lambda_step("a")), prefix="wfx-") == "wfx-demo-mesh-v1"
+
+
+@pytest.mark.parametrize("prefix", ["", "wfx 1-", "wfx/", "p" * 41, "wfx-é"])
+def test_a_prefix_step_functions_would_refuse_or_that_leaves_no_room_is_refused(
+    prefix: str,
+) -> None:
+    with pytest.raises(InvalidInputError, match=r"^WFX_STATE_MACHINE_PREFIX: .*1-40 .*0-9A-Za-z"):
+        check_state_machine_prefix(prefix, "WFX_STATE_MACHINE_PREFIX")

@@ -63,6 +63,21 @@ def transport_problem(error: BaseException) -> str | None:
     return None
 
 
+# The codes AWS answers a call the caller's policy does not allow with (S3 says AccessDenied).
+_ACCESS_DENIED = frozenset({"AccessDeniedException", "AccessDenied"})
+
+
+def denied_call(error: BaseException) -> str | None:
+    """`StartExecution (AccessDeniedException)` when AWS refused the call to the caller's
+    credentials; None for any other error."""
+    if not any(kind.__name__ == "ClientError" for kind in type(error).__mro__):
+        return None
+    code = str(getattr(error, "response", {}).get("Error", {}).get("Code", ""))
+    if code not in _ACCESS_DENIED:
+        return None
+    return f"{getattr(error, 'operation_name', 'a call')} ({code})"
+
+
 class BucketUnusableError(RuntimeError):
     """The object store's bucket cannot be used (missing, unversioned, unreachable, denied):
     a setting to fix, not a bug; the message names the bucket and what to do."""

@@ -37,8 +37,10 @@ def table_resource(spec: TableSpec, table_name: str) -> dict[str, Any]:
         properties["TimeToLiveSpecification"] = time_to_live(spec.expiry_attribute)
     return {
         "Type": "AWS::DynamoDB::Table",
-        # Execution history outlives a stack: deleting or replacing the stack keeps the data.
-        "DeletionPolicy": "Retain",
+        # Execution history outlives a stack: deleting or replacing the stack keeps the data. A
+        # table the failed create of its stack made is empty, and would make the retry fail
+        # (the name is taken): that rollback alone deletes it.
+        "DeletionPolicy": "RetainExceptOnCreate",
         "UpdateReplacePolicy": "Retain",
         "Properties": properties,
     }

@@ -16,16 +16,19 @@ from application.state_machines import (
     validate_state_machine,
 )
 from domain.errors import InvalidInputError, WorkflowNotFoundError
+from domain.names import DEFAULT_STATE_MACHINE_PREFIX
 from domain.workflow import WorkflowVersion
 
 
 @dataclass(frozen=True)
 class DeploymentConfiguration:
-    """Where a deployed state machine runs: its role, its log group, the wfx Lambda functions."""
+    """Where a deployed state machine runs: its role, its log group, the wfx Lambda functions,
+    and what its name starts with (the stack's prefix, which the stack's roles are scoped to)."""
 
     role_arn: str
     log_group_arn: str
     handlers: HandlerArns
+    name_prefix: str = DEFAULT_STATE_MACHINE_PREFIX
 
 
 class DeployWorkflowVersionCommand(BaseModel):
@@ -42,6 +45,9 @@ class DeployResult(BaseModel):
     version: WorkflowVersion
     state_machine_name: str
     state_machine_arn: str
+    # the version's machine was named before the deployment's prefix (a version keeps its
+    # machine): roles scoped to the prefix reach it only when told its earlier name
+    outside_prefix: bool = False
 
 
 class DeployWorkflowVersion:
@@ -78,20 +84,27 @@ class DeployWorkflowVersion:
         deployed = self._catalog.record_deployment(
             version.database_id, version.workflow_id, version.version, arn
         )
-        return DeployResult(version=deployed, state_machine_name=name, state_machine_arn=arn)
+        return DeployResult(
+            version=deployed,
+            state_machine_name=name,
+            state_machine_arn=arn,
+            outside_prefix=not name.startswith(self._configuration.name_prefix),
+        )
 
     def _deploy(self, version: WorkflowVersion, definition: dict[str, Any]) -> tuple[str, str]:
-        """The machine's name and ARN: the one the version records, else its plain name, else,
+        """The machine's name and ARN: the one the version records (a version's machine never
+        changes, even one deployed before its stack had a prefix), else its plain name, else,
         when another workflow's machine holds that, its hashed one."""
         role, logs = self._configuration.role_arn, self._configuration.log_group_arn
         if version.state_machine_arn is not None:
             name = version.state_machine_arn.rpartition(":")[2]
             return name, self._deployer.deploy(name, definition, role, logs)
-        name = state_machine_name(version)
+        prefix = self._configuration.name_prefix
+        name = state_machine_name(version, prefix)
         try:
             return name, self._deployer.deploy(name, definition, role, logs)
         except StateMachineTakenError:
-            hashed = state_machine_name(version, hashed=True)
+            hashed = state_machine_name(version, prefix, hashed=True)
             if hashed == name:
                 raise
             return hashed, self._deployer.deploy(hashed, definition, role, logs)

@@ -27,6 +27,7 @@ from domain.logs import (
     RegisteredLog,
     RegisteredSubExecution,
 )
+from domain.names import DEFAULT_STATE_MACHINE_PREFIX, other_stack_machine
 from domain.registration import (
     MAX_SOURCE_LENGTH,
     REGISTRATION_DETAIL_TYPE,
@@ -75,9 +76,10 @@ class RegistrationDetail(BaseModel):
         return () if value is None else value  # as VAMS reads a `null` list: nothing reported
 
     def entries(
-        self,
+        self, state_machine_prefix: str = DEFAULT_STATE_MACHINE_PREFIX
     ) -> tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...], tuple[str, ...]]:
-        """The sub-executions and logs whose fields keep their rules, and what was dropped."""
+        """The sub-executions and logs whose fields keep their rules, and what was dropped: a run
+        of another wfx stack's machine too (this one's start with `state_machine_prefix`)."""
         dropped = [f"{key}: not a field of the event detail; dropped" for key in self.extra_keys]
         reported = [("subExecution", self.sub_execution)] if self.sub_execution is not None else []
         reported += [(f"subExecutions[{i}]", raw) for i, raw in enumerate(self.sub_executions)]
@@ -85,8 +87,13 @@ class RegistrationDetail(BaseModel):
         for where, raw in reported:
             sub, problems = normalize_sub_execution(raw, where)
             dropped += problems
-            if sub is not None:
-                sub_executions.append(sub)
+            if sub is None:
+                continue
+            foreign = _another_stack_s(sub, where, state_machine_prefix)
+            if foreign is not None:
+                dropped.append(foreign)
+                continue
+            sub_executions.append(sub)
         logs: list[RegisteredLog] = []
         for index, raw in enumerate(self.logs):
             log, problems = normalize_log(raw, f"logs[{index}]")
@@ -98,6 +105,23 @@ class RegistrationDetail(BaseModel):
     @property
     def extra_keys(self) -> tuple[str, ...]:
         return tuple(self.model_extra or ())
+
+
+def _another_stack_s(sub: RegisteredSubExecution, where: str, prefix: str) -> str | None:
+    """Why `sub` is not registered: it names a run of another wfx stack, which the roles that
+    stop registered sub-processes could stop (they reach any execution: a pipeline names them)."""
+    for key, arn in (
+        ("executionArn", sub.execution_arn),
+        ("stateMachineArn", sub.state_machine_arn),
+        ("arn", sub.arn),
+    ):
+        name = other_stack_machine(arn, prefix) if arn else None
+        if name is not None:
+            return (
+                f"{where}.{key}: a run of another wfx stack's state machine {name} (this "
+                f"stack's are {prefix}*), which no abort here may stop; entry dropped"
+            )
+    return None
 
 
 class RegisterPipelineExecutionCommand(BaseModel):
@@ -177,8 +201,10 @@ class RegisterPipelineExecution:
         sub_processes: SubProcessController,
         clock: Clock,
         costs: RecordCost | None = None,
+        state_machine_prefix: str = DEFAULT_STATE_MACHINE_PREFIX,
     ) -> None:
         self._store, self._sub_processes, self._clock = store, sub_processes, clock
+        self._state_machine_prefix = state_machine_prefix
         self._costs = costs
 
     def execute(self, command: RegisterPipelineExecutionCommand) -> RegistrationResult:
@@ -201,7 +227,7 @@ class RegisterPipelineExecution:
         not_its_step = _refused(
             f"pipeline execution {pipeline_execution_id} is not a step of execution {execution_id}"
         )
-        sub_executions, logs, dropped = detail.entries()
+        sub_executions, logs, dropped = detail.entries(self._state_machine_prefix)
         if not sub_executions and not logs:
             step = self._own_step(execution_id, pipeline_execution_id)
             if step is None:

@@ -78,6 +78,7 @@ def _service_problem(error: BaseException) -> str | None:
     """A message saying how to start the missing service, when that is what went wrong."""
     from adapters.aws.failures import (
         BucketUnusableError,
+        denied_call,
         endpoint_of,
         is_unreachable,
         transport_problem,
@@ -97,6 +98,14 @@ def _service_problem(error: BaseException) -> str | None:
     problem = transport_problem(error)
     if problem is not None:
         return f"{problem}."
+    denied = denied_call(error)
+    if denied is not None:
+        # the caller's own credentials: AWS's message (the action, the resource) is theirs
+        reason = getattr(error, "response", {}).get("Error", {}).get("Message", "")
+        return (
+            f"AWS denied {denied}: {reason}. Grant your credentials that right (docs/aws.md "
+            "lists what each command needs)"
+        )
     # boto3 raises modeled subclasses (`ResourceNotFoundException`), never a bare ClientError.
     if any(kind.__name__ == "ClientError" for kind in type(error).__mro__):
         code = getattr(error, "response", {}).get("Error", {}).get("Code", "")

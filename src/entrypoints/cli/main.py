@@ -193,7 +193,16 @@ def workflows_deploy(
     command = DeployWorkflowVersionCommand(
         database_id=ref.database_id, workflow_id=ref.asset_id, version=version
     )
-    result = context.container().deploy_workflow_version().execute(command)
+    container = context.container()
+    result = container.deploy_workflow_version().execute(command)
+    if result.outside_prefix:
+        prefix = container.config.state_machine_prefix()
+        context.warn(
+            f"{ref.database_id}/{ref.asset_id} version {result.version.version} keeps its "
+            f"state machine {result.state_machine_name}, outside WFX_STATE_MACHINE_PREFIX "
+            f"{prefix}: the stack's functions reach its runs only when EarlierStateMachinePattern "
+            "names it; publish a new version to deploy under the prefix"
+        )
     if json_output:
         from entrypoints.cli.render import dump_json
         from entrypoints.responses import WorkflowVersionResponse

@@ -138,7 +138,12 @@ def setup_problem(error: BaseException) -> str | None:
 
 def _service_problem(error: BaseException) -> str | None:
     """A store that is not reachable or has no tables: how to start it, and no name of it."""
-    from adapters.aws.failures import CREDENTIALS_HINT, BucketUnusableError, is_unreachable
+    from adapters.aws.failures import (
+        CREDENTIALS_HINT,
+        BucketUnusableError,
+        denied_call,
+        is_unreachable,
+    )
     from adapters.identity.jwks import JwksUnavailableError
     from adapters.store_failures import tables_missing
     from adapters.tables import TableNameError
@@ -159,6 +164,14 @@ def _service_problem(error: BaseException) -> str | None:
         return f"the service has no AWS credentials: {CREDENTIALS_HINT}, and restart it"
     if tables_missing(error):
         return "the store's wfx tables are missing or out of date; run `wfx tables create`"
+    denied = denied_call(error)
+    if denied is not None:
+        LOGGER.error("%s", redact(str(error)))  # the resource and the role: the log's alone
+        return (
+            f"AWS denied the service's role {denied}: a right the deployment does not give it "
+            "(the service log names the resource; a workflow deployed without the stack's "
+            "WFX_STATE_MACHINE_PREFIX is one cause, docs/aws.md)"
+        )
     if str(getattr(error, "sqlite_errorname", "")).startswith(("SQLITE_FULL", "SQLITE_IOERR")) or (
         isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
     ):

@@ -4,8 +4,37 @@ from __future__ import annotations
 
 from typing import Any
 
-# wfx's own state machines are `wfx-<db>-<wf>[-<hash>]-v<N>` (state_machine_name).
-STATE_MACHINE_NAME_PATTERN = "wfx-*"
+from domain.names import STACK_PREFIX_HEAD
+
+# wfx's own state machines are `<prefix><db>-<wf>[-<hash>]-v<N>` (state_machine_name), the
+# prefix the stack's: `wfx_` and the first part of its stack id (8 hex digits, so that no
+# stack's prefix starts another's) and `-`. Two stacks in one account (staging beside
+# production) then never name the same machine, and neither's roles reach the other's runs.
+# Not the stack's name: it may be 128 characters, and a name is 80 at most.
+STATE_MACHINE_PREFIX: dict[str, Any] = {
+    "Fn::Join": [
+        "",
+        [
+            STACK_PREFIX_HEAD,
+            {
+                "Fn::Select": [
+                    0,
+                    {
+                        "Fn::Split": [
+                            "-",
+                            {"Fn::Select": [2, {"Fn::Split": ["/", {"Ref": "AWS::StackId"}]}]},
+                        ]
+                    },
+                ]
+            },
+            "-",
+        ],
+    ]
+}
+# Machines deployed before the stack had a prefix (`wfx-<db>-<wf>-v<N>`): the names the roles
+# may still reach while their runs are read, aborted and redriven, when the deployer gives them.
+EARLIER_STATE_MACHINES = "EarlierStateMachinePattern"
+EARLIER_STATE_MACHINES_NAMED = "EarlierStateMachinesNamed"
 # The group they log to: `wfx workflows deploy` sets it from the stack's output
 # (WFX_SFN_LOG_GROUP_ARN), so it is the one a run's log is read from.
 STATE_MACHINE_LOG_GROUP_ID = "StateMachineLogGroup"
@@ -16,6 +45,23 @@ _ACCOUNT = "${AWS::Region}:${AWS::AccountId}"
 
 def arn(service: str, resource: str) -> dict[str, Any]:
     return {"Fn::Sub": f"arn:${{AWS::Partition}}:{service}:{_ACCOUNT}:{resource}"}
+
+
+def own_state_machines(resource: str) -> list[Any]:
+    """`stateMachine:{name}` or `execution:{name}:*` of the stack's machines, `{name}` standing for
+    a machine's name: those under its prefix, and the earlier names when the deployer gives them."""
+    account = f"arn:${{AWS::Partition}}:states:{_ACCOUNT}:"
+    prefixed = {
+        "Fn::Sub": [
+            account + resource.format(name="${StateMachinePrefix}*"),
+            {"StateMachinePrefix": STATE_MACHINE_PREFIX},
+        ]
+    }
+    earlier = {"Fn::Sub": account + resource.format(name=f"${{{EARLIER_STATE_MACHINES}}}")}
+    return [
+        prefixed,
+        {"Fn::If": [EARLIER_STATE_MACHINES_NAMED, earlier, {"Ref": "AWS::NoValue"}]},
+    ]
 
 
 def bucket_objects(prefix: str) -> dict[str, Any]:

@@ -15,7 +15,7 @@ def bucket_resources() -> dict[str, Any]:
         BUCKET_ID: {
             "Type": "AWS::S3::Bucket",
             # the assets' versions and the runs' outputs outlive the stack, as the tables do
-            "DeletionPolicy": "Retain",
+            "DeletionPolicy": "RetainExceptOnCreate",
             "UpdateReplacePolicy": "Retain",
             "Properties": {
                 "VersioningConfiguration": {"Status": "Enabled"},

@@ -7,6 +7,7 @@ from typing import Any
 
 from adapters.aws.registration_rule import BUS_PARAMETER
 from adapters.aws.stack.access import FUNCTIONS, FunctionAccess
+from adapters.aws.stack.arns import STATE_MACHINE_PREFIX
 from adapters.aws.stack.bucket import BUCKET_ID
 from adapters.aws.stack.parameters import CODE_BUCKET, CODE_KEY, LOG_RETENTION
 from adapters.aws.stack.roles import log_group_id, role_id, role_resource
@@ -36,6 +37,7 @@ def environment(function: FunctionAccess, event_source_prefix: str) -> dict[str,
         "WFX_EVENT_SOURCE_PREFIX": event_source_prefix,
         "WFX_OBJECT_STORE": "s3",
         "WFX_S3_BUCKET": {"Ref": BUCKET_ID},
+        "WFX_STATE_MACHINE_PREFIX": STATE_MACHINE_PREFIX,
     }
     for spec in TABLES:
         variables[f"{TABLE_OVERRIDE_PREFIX}{spec.key.value}"] = table_name(spec.key)

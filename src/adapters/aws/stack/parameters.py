@@ -10,6 +10,7 @@ from adapters.aws.registration_rule import (
     PUBLISHERS_CONDITION,
     PUBLISHERS_PARAMETER,
 )
+from adapters.aws.stack.arns import EARLIER_STATE_MACHINES, EARLIER_STATE_MACHINES_NAMED
 
 CODE_BUCKET = "CodeBucket"
 CODE_KEY = "CodeKey"
@@ -68,6 +69,19 @@ def parameters() -> dict[str, Any]:
             "Description": "ARNs of the Lambda functions the workflows' lambda steps invoke "
             "(their functionName), which the state machines may invoke; empty for none.",
         },
+        EARLIER_STATE_MACHINES: {
+            "Type": "String",
+            "Default": "",
+            # a state machine name's alphabet and IAM's wildcard, after at least one character
+            # of a name: `*` alone would reach every machine of the account
+            "AllowedPattern": "^$|^[0-9A-Za-z_-][0-9A-Za-z_*-]{0,79}$",
+            "ConstraintDescription": "empty, or up to 80 characters of 0-9A-Za-z _ - and the "
+            "wildcard *, starting with a name's character (such as wfx-*)",
+            "Description": "Upgrading a stack whose workflows were deployed before machine names "
+            "had the stack's prefix: the names of those machines (IAM wildcards, such as "
+            "wfx-demo-*, or wfx-* for every one of the account), whose runs its functions may "
+            "still describe, abort, redrive and answer; empty for none.",
+        },
         PUBLISHERS_PARAMETER: {
             "Type": "CommaDelimitedList",
             "Default": "",
@@ -84,4 +98,7 @@ def conditions() -> dict[str, Any]:
         PIPELINE_FUNCTIONS_NAMED: {"Fn::Not": [{"Fn::Equals": [pipeline_functions, ""]}]},
         EARLIER_TABLE_NAMED: {"Fn::Not": [{"Fn::Equals": [{"Ref": EXISTING_EARLIER_TABLE}, ""]}]},
         PUBLISHERS_CONDITION: {"Fn::Not": [{"Fn::Equals": [publishers, ""]}]},
+        EARLIER_STATE_MACHINES_NAMED: {
+            "Fn::Not": [{"Fn::Equals": [{"Ref": EARLIER_STATE_MACHINES}, ""]}]
+        },
     }

@@ -16,10 +16,10 @@ from adapters.aws.stack.access import (
 )
 from adapters.aws.stack.arns import (
     STATE_MACHINE_LOG_GROUP_ID,
-    STATE_MACHINE_NAME_PATTERN,
     arn,
     bucket_objects,
     log_group,
+    own_state_machines,
 )
 from adapters.aws.stack.bucket import BUCKET_ID
 from adapters.aws.stack.tables import table_arn
@@ -178,13 +178,12 @@ def _delete_objects() -> list[dict[str, Any]]:
 
 
 def _orchestrate() -> list[dict[str, Any]]:
-    pattern = STATE_MACHINE_NAME_PATTERN
     return [
         {
             "Sid": "OwnStateMachines",
             "Effect": "Allow",
             "Action": ["states:StartExecution", "states:DescribeStateMachine"],
-            "Resource": arn("states", f"stateMachine:{pattern}"),
+            "Resource": own_state_machines("stateMachine:{name}"),
         },
         {
             "Sid": "OwnExecutions",
@@ -195,7 +194,7 @@ def _orchestrate() -> list[dict[str, Any]]:
                 "states:RedriveExecution",
                 "states:GetExecutionHistory",
             ],
-            "Resource": arn("states", f"execution:{pattern}:*"),
+            "Resource": own_state_machines("execution:{name}:*"),
         },
     ]
 
@@ -203,15 +202,14 @@ def _orchestrate() -> list[dict[str, Any]]:
 def _answer_tasks() -> list[dict[str, Any]]:
     # A task token names no resource itself; IAM authorizes SendTask* against the state machine
     # whose task waits (its executions named too, for the narrower reading of that rule).
-    pattern = STATE_MACHINE_NAME_PATTERN
     return [
         {
             "Sid": "AnswerOwnGates",
             "Effect": "Allow",
             "Action": ["states:SendTaskSuccess", "states:SendTaskFailure"],
             "Resource": [
-                arn("states", f"stateMachine:{pattern}"),
-                arn("states", f"execution:{pattern}:*"),
+                *own_state_machines("stateMachine:{name}"),
+                *own_state_machines("execution:{name}:*"),
             ],
         }
     ]
@@ -283,7 +281,7 @@ def _read_run_logs() -> list[dict[str, Any]]:
             "Sid": "OwnStateMachineLogging",
             "Effect": "Allow",
             "Action": ["states:DescribeStateMachine"],
-            "Resource": arn("states", f"stateMachine:{STATE_MACHINE_NAME_PATTERN}"),
+            "Resource": own_state_machines("stateMachine:{name}"),
         },
         {
             # the stack's group, which `wfx workflows deploy` gives the state machines; a

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.aws.stack.access import FUNCTIONS
+from adapters.aws.stack.arns import STATE_MACHINE_PREFIX
 from adapters.aws.stack.bucket import BUCKET_ID, bucket_resources
 from adapters.aws.stack.functions import function_id, function_resources
 from adapters.aws.stack.http_api import api_url, http_api_resources
@@ -58,6 +59,10 @@ def _outputs() -> dict[str, Any]:
         "StateMachineLogGroupArn": {
             "Description": "WFX_SFN_LOG_GROUP_ARN",
             "Value": {"Fn::GetAtt": [LOG_GROUP_ID, "Arn"]},
+        },
+        "StateMachineNamePrefix": {
+            "Description": "WFX_STATE_MACHINE_PREFIX",
+            "Value": STATE_MACHINE_PREFIX,
         },
         "RegistrationPublisherPolicyArn": {
             "Description": "Attach to the pipeline steps' roles",
