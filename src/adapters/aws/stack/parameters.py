@@ -26,6 +26,12 @@ RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731,
 
 
 def parameters() -> dict[str, Any]:
+    return _package_and_identity() | _what_the_stack_reaches()
+
+
+def _package_and_identity() -> dict[str, Any]:
+    """The code the functions run, who may call the API, how long logs stay, what a migration
+    reads."""
     return {
         CODE_BUCKET: {
             "Type": "String",
@@ -58,6 +64,13 @@ def parameters() -> dict[str, Any]:
             "Description": "Name of the previous release's WorkflowExecutionsStorageTable, read "
             "only by `wfx migrate v1`; empty when there is none (the stack never creates it).",
         },
+    }
+
+
+def _what_the_stack_reaches() -> dict[str, Any]:
+    """What lies outside the stack that its parts may use: the bus, the steps' functions, the
+    machines of an earlier release, the roles that may register."""
+    return {
         BUS_PARAMETER: {
             "Type": "String",
             "Default": "default",
