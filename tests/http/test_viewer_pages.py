@@ -114,6 +114,31 @@ def test_login_sets_an_httponly_strict_cookie_and_drops_the_token_from_the_url(
     assert service.execution_id in listed.text
 
 
+def test_the_session_cookie_ends_when_its_token_expires(
+    viewer: TestClient, service: Service
+) -> None:
+    """Without Max-Age or Expires a browser kept the cookie for as long as it ran (and, with
+    session restore, longer), presenting a token past its `exp` on every request."""
+    import jwt
+
+    token = service.token(ADMIN, ("admin",))
+    expires_at = jwt.decode(token, options={"verify_signature": False})["exp"]
+    before = int(datetime.now(UTC).timestamp())
+    answer = viewer.get("/login", params={"token": token})
+    after = int(datetime.now(UTC).timestamp())
+
+    assert answer.status_code == 303, answer.text
+    attributes = dict(
+        (name.strip().lower(), value.strip())
+        for name, _, value in (
+            part.partition("=") for part in answer.headers["set-cookie"].split(";")[1:]
+        )
+    )
+    assert expires_at - after <= int(attributes["max-age"]) <= expires_at - before
+    stated = datetime.strptime(attributes["expires"], "%a, %d %b %Y %H:%M:%S GMT")
+    assert stated.replace(tzinfo=UTC) == datetime.fromtimestamp(expires_at, UTC)
+
+
 def test_over_https_the_cookie_is_secure(service: Service, viewer: TestClient) -> None:
     with TestClient(viewer.app, base_url="https://testserver", follow_redirects=False) as https:
         answer = https.get("/login", params={"token": service.token(ADMIN, ("admin",))})
