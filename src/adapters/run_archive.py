@@ -28,6 +28,7 @@ from application.ports.migration import (
     ArchivedItem,
     ArchivedRun,
     ImportedRun,
+    KeptRun,
     RunRefusedError,
 )
 from domain.errors import ExecutionNotFoundError
@@ -235,7 +236,7 @@ class RunArchiveRows:
             f"stored here ({latest}): not written, so that the next publish can take its number"
         )
 
-    def _stored_otherwise(self, run: ArchivedRun) -> str | None:
+    def _stored_otherwise(self, run: ArchivedRun) -> KeptRun | None:
         """The conflict, when the store holds the run with another main row: another state of
         the run (an earlier export, or one this store moved on), whose rows the file's must not
         be mixed into (events past its end, steps it never had). A run with no main row yet (an
@@ -250,10 +251,7 @@ class RunArchiveRows:
         if stored is None or stored == dict(main.item):
             return None
         owned = sum(1 for i in run.items if not i.shared)
-        return (
-            f"{describe_key(_MAIN, main.item)}: stored otherwise, kept; none of the run's "
-            f"{owned} item(s) written"
-        )
+        return KeptRun(describe_key(_MAIN, main.item), owned)
 
     def _refuse_steps_of_other_runs(self, run: ArchivedRun) -> None:
         for archived in run.items:

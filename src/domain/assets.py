@@ -16,6 +16,35 @@ _IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
 # Each id is a folder of the local object store (`assets/DB/ASSET/`), and a file system's folder
 # name holds at most 255 bytes (NAME_MAX); an identifier is ASCII, one byte a character.
 MAX_ASSET_ID_LENGTH = 255
+# `DATABASE_ID:ID` is a partition key wherever wfx reads by it, and DynamoDB bounds one in UTF-8
+# bytes: two ids within the character bound (256) of 4-byte characters make 2049. One rule for
+# every store, so that a list that answers on SQLite does not fail on DynamoDB.
+MAX_PARTITION_KEY_BYTES = 2048
+
+
+def check_key_ids(database_id: str, other_id: str, field: str) -> None:
+    """Ids read by their key (`DATABASE_ID:ID`): each within the character bound, the two
+    within the key's bytes."""
+    for part in (database_id, other_id):
+        if len(part) > IDENTIFIER_MAX_LENGTH:
+            raise InvalidInputError(
+                f"{field}: ids must be at most {IDENTIFIER_MAX_LENGTH} characters, got {len(part)}"
+            )
+    problem = composite_key_problem(database_id, other_id)
+    if problem is not None:
+        raise InvalidInputError(f"{field}: {problem}")
+
+
+def composite_key_problem(database_id: str, other_id: str) -> str | None:
+    """Why `database_id:other_id` cannot be a partition key, or None."""
+    # surrogatepass: a lone surrogate (an undecodable argv byte) is counted, not raised on
+    size = len(f"{database_id}:{other_id}".encode("utf-8", "surrogatepass"))
+    if size <= MAX_PARTITION_KEY_BYTES:
+        return None
+    return (
+        f"the ids make a {size}-byte key DATABASE_ID:ID, at most {MAX_PARTITION_KEY_BYTES} "
+        "bytes of UTF-8 (DynamoDB's partition key)"
+    )
 
 
 def check_asset_ids(database_id: str, asset_id: str, field: str) -> None:

@@ -10,7 +10,13 @@ import pytest
 from adapters.run_records import build_execution_record
 from application.ports.executions import ExecutionStore, ListScope
 from application.ports.files import ObjectStore
-from application.ports.migration import ArchivedItem, ArchivedRun, RunArchive, RunRefusedError
+from application.ports.migration import (
+    ArchivedItem,
+    ArchivedRun,
+    KeptRun,
+    RunArchive,
+    RunRefusedError,
+)
 from application.use_cases.export_executions import ExportExecutions, ExportExecutionsCommand
 from domain.errors import ExecutionNotFoundError
 from tests.contract.builders import (
@@ -136,7 +142,8 @@ def test_an_import_never_overwrites_a_stored_item_and_verify_names_it(backend: B
     imported = archive.import_run(changed)
 
     assert imported.written == 0
-    assert len(imported.conflicts) == 1 and "WORKFLOW_EXECUTIONS" in imported.conflicts[0]
+    (kept,) = imported.conflicts
+    assert isinstance(kept, KeptRun) and kept.main_row.startswith("WORKFLOW_EXECUTIONS")
     assert store.get_execution("r1").status.value == "RUNNING"
     (difference,) = archive.differences(changed)
     assert difference.startswith("line 9: WORKFLOW_EXECUTIONS")
@@ -274,8 +281,9 @@ def test_a_run_stored_otherwise_gets_none_of_the_files_rows_but_its_shared_ones(
 
     assert (imported.written, imported.unchanged) == (1, 0)
     (conflict,) = imported.conflicts
-    assert conflict.startswith("WORKFLOW_EXECUTIONS workflowExecutionId='r1'")
-    assert conflict.endswith(f"none of the run's {len(run.items) + 1} item(s) written")
+    assert isinstance(conflict, KeptRun)
+    assert conflict.main_row.startswith("WORKFLOW_EXECUTIONS workflowExecutionId='r1'")
+    assert conflict.items == len(run.items) + 1
     assert archive.export_run("r1") == run
     assert archive.differences(ArchivedRun("r1", (later.items[0],))) == []
 
@@ -307,5 +315,8 @@ def test_a_version_past_the_stored_workflows_latest_is_not_written(
 
     assert (imported.written, imported.unchanged) == (0, 0)
     assert len(imported.conflicts) == len(versioned)
-    assert all("version 2 is past the latest" in line for line in imported.conflicts)
+    assert all(
+        isinstance(line, str) and "version 2 is past the latest" in line
+        for line in imported.conflicts
+    )
     assert all(line.endswith("not stored") for line in archive.differences(run))

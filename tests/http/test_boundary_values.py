@@ -162,3 +162,15 @@ def test_a_launch_of_a_version_past_the_store_is_a_400_naming_the_field(service:
     )
     assert answer.status_code == 400
     assert "workflowVersion" in answer.json()["message"]
+
+
+def test_an_asset_whose_key_passes_2048_bytes_is_a_400_naming_the_rule(service: Service) -> None:
+    """Two 256-character ids of 4-byte characters: within each id's bound, a 2049-byte
+    `databaseId:assetId` partition key DynamoDB refuses."""
+    wide = "\U00010000" * 256
+    answer = service.client.get(
+        f"/database/{wide}/assets/{wide}/workflows/executions",
+        headers=service.as_user(ADMIN, ("admin",)),
+    )
+    assert answer.status_code == 400, answer.text[:500]
+    assert "2048 bytes" in answer.json()["message"]

@@ -26,6 +26,7 @@ from application.use_cases.publish_workflow_version import PublishWorkflowVersio
 from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
 from domain.errors import InvalidInputError
+from entrypoints.http.viewer.rendering import SECURITY_HEADERS
 from tests.http.conftest import ADMIN, DATABASE, WORKFLOW, WORKFLOW_FILE, Service, allow
 from tests.http.test_rows_of_other_writers import status_stored_as
 
@@ -111,6 +112,31 @@ def test_login_sets_an_httponly_strict_cookie_and_drops_the_token_from_the_url(
     listed = viewer.get("/")
     assert listed.status_code == 200
     assert service.execution_id in listed.text
+
+
+def test_the_session_cookie_ends_when_its_token_expires(
+    viewer: TestClient, service: Service
+) -> None:
+    """Without Max-Age or Expires a browser kept the cookie for as long as it ran (and, with
+    session restore, longer), presenting a token past its `exp` on every request."""
+    import jwt
+
+    token = service.token(ADMIN, ("admin",))
+    expires_at = jwt.decode(token, options={"verify_signature": False})["exp"]
+    before = int(datetime.now(UTC).timestamp())
+    answer = viewer.get("/login", params={"token": token})
+    after = int(datetime.now(UTC).timestamp())
+
+    assert answer.status_code == 303, answer.text
+    attributes = dict(
+        (name.strip().lower(), value.strip())
+        for name, _, value in (
+            part.partition("=") for part in answer.headers["set-cookie"].split(";")[1:]
+        )
+    )
+    assert expires_at - after <= int(attributes["max-age"]) <= expires_at - before
+    stated = datetime.strptime(attributes["expires"], "%a, %d %b %Y %H:%M:%S GMT")
+    assert stated.replace(tzinfo=UTC) == datetime.fromtimestamp(expires_at, UTC)
 
 
 def test_over_https_the_cookie_is_secure(service: Service, viewer: TestClient) -> None:
@@ -248,6 +274,44 @@ def test_pages_carry_the_security_headers(viewer: TestClient, service: Service) 
     assert static.status_code == 200
     assert static.headers["x-content-type-options"] == "nosniff"
     assert static.text.startswith("/*! htmx")
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [
+        ("GET", "/logout", 405),  # the router's answer: logout is a POST
+        ("GET", "/executions/a%2Fb", 404),  # no route holds an encoded slash
+        ("GET", "/executions/a%00b", 400),  # the control-character middleware's
+        ("GET", "/no-such-page", 404),
+        ("POST", "/", 405),
+    ],
+)
+def test_answers_from_the_router_or_a_middleware_carry_the_security_headers(
+    viewer: TestClient, service: Service, method: str, path: str, status: int
+) -> None:
+    """Not only the pages: a JSON answer on a viewer URL can be framed or kept in a cache
+    like any other, so every answer of the service carries what the pages do."""
+    _login(viewer, service)
+    answer = viewer.request(method, path)
+    assert answer.status_code == status, answer.text
+    for name, value in SECURITY_HEADERS.items():
+        assert answer.headers.get(name) == value, (name, dict(answer.headers))
+
+
+def test_the_json_api_and_its_docs_keep_working_with_the_headers(
+    viewer: TestClient, service: Service
+) -> None:
+    """The API's answers get the same headers (it sets none of its own, caches nothing);
+    the docs page loads its script and style from a CDN, so its policy is not the pages'."""
+    listed = viewer.get("/workflows/executions", headers=service.as_user(ADMIN, ("admin",)))
+    assert listed.status_code == 200
+    assert listed.headers["cache-control"] == "no-store"
+    assert listed.headers["x-frame-options"] == "DENY"
+    docs = viewer.get("/docs")
+    assert docs.status_code == 200
+    assert "content-security-policy" not in docs.headers
+    static = viewer.get("/static/htmx.min.js")
+    assert "cache-control" not in static.headers  # a vendored file a browser may keep
 
 
 def test_a_write_without_the_csrf_token_is_refused_and_changes_nothing(

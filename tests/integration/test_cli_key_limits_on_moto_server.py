@@ -153,3 +153,45 @@ def test_an_id_read_as_a_key_longer_than_the_services_is_refused_naming_it(
     assert outcome.code == 2, str(outcome)[:2000]
     [line] = outcome.stderr_lines
     assert line.startswith(f"error: {named}: ") and "256 characters" in line, line[:500]
+
+
+WIDE = "\U00010000"  # four bytes of UTF-8 a character
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("executions", "list", "--asset", f"{WIDE * 256}/{WIDE * 256}"),
+        ("executions", "list", "--workflow", f"{WIDE * 256}/{WIDE * 256}"),
+        ("assets", "list", f"{WIDE * 256}/{WIDE * 256}"),
+        ("run", "db/wf", "--input", f"{WIDE * 256}/{WIDE * 256}/mesh.obj"),
+    ],
+)
+def test_ids_within_the_character_bound_whose_key_passes_2048_bytes_are_refused(
+    wfx: Wfx, args: tuple[str, ...]
+) -> None:
+    """Two 256-character ids of 4-byte characters make a `databaseId:assetId` partition key of
+    2049 bytes: DynamoDB refuses the query (a ValidationException), SQLite answered nothing.
+    One rule for both stores, in bytes, naming what was given."""
+    outcome = wfx(*args)
+
+    assert outcome.code == 2, str(outcome)[:2000]
+    [line] = outcome.stderr_lines
+    named = {"executions": args[2], "assets": "DATABASE_ID/ASSET_ID", "run": "--input"}[args[0]]
+    assert line.startswith(f"error: {named}: ") and "2048 bytes" in line, line[:500]
+    assert len(line) < 300, line[:500]
+
+
+def test_a_run_input_longer_than_an_id_is_refused_naming_it(wfx: Wfx) -> None:
+    """Read by the catalog's key: over DynamoDB's 2048 bytes, where the error echoed all of it."""
+    outcome = wfx("run", "db/wf", "--input", f"db/{'a' * 3000}")
+
+    assert outcome.code == 2, str(outcome)[:2000]
+    [line] = outcome.stderr_lines
+    assert line.startswith("error: --input: ") and "256 characters" in line, line[:500]
+    assert len(line) < 300, line[:500]
+
+
+def test_ids_whose_key_is_2048_bytes_are_read(wfx: Wfx) -> None:
+    ids = f"{WIDE * 256}/{WIDE * 255}\u0800"  # 1024 + 1 + 1023 bytes, 256 characters an id
+    assert "No executions." in wfx.ok("executions", "list", "--asset", ids).stdout

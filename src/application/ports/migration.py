@@ -133,13 +133,22 @@ class RejectedRun:
 
 
 @dataclass(frozen=True)
+class KeptRun:
+    """A run the store holds with another main row (another state of it): kept as stored, none
+    of the archive's `items` of its own written. A count, so that who prints it words it."""
+
+    main_row: str  # the stored main row, described by its key
+    items: int
+
+
+@dataclass(frozen=True)
 class ImportedRun:
     """What an import of one run did: items written, items found equal, items found different
     (left as stored: nothing already stored is overwritten), each named."""
 
     written: int
     unchanged: int
-    conflicts: tuple[str, ...] = ()
+    conflicts: tuple[str | KeptRun, ...] = ()
 
 
 class RunRefusedError(Exception):

@@ -6,7 +6,13 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from application.ports.migration import ArchivedRun, RejectedRun, RunArchive, RunRefusedError
+from application.ports.migration import (
+    ArchivedRun,
+    KeptRun,
+    RejectedRun,
+    RunArchive,
+    RunRefusedError,
+)
 
 
 class ImportExecutionsResult(BaseModel):
@@ -15,7 +21,7 @@ class ImportExecutionsResult(BaseModel):
     runs: int = 0  # runs read whole from the archive and imported
     items_written: int = 0
     items_unchanged: int = 0  # already stored, equal: a second import writes nothing
-    conflicts: tuple[str, ...] = ()  # already stored, different: kept as stored
+    conflicts: tuple[str | KeptRun, ...] = ()  # already stored, different: kept as stored
     rejected: tuple[RejectedRun, ...] = ()
 
 
@@ -27,7 +33,7 @@ class ImportExecutions:
 
     def execute(self, runs: Iterable[ArchivedRun | RejectedRun]) -> ImportExecutionsResult:
         count = written = unchanged = 0
-        conflicts: list[str] = []
+        conflicts: list[str | KeptRun] = []
         rejected: list[RejectedRun] = []
         for run in runs:
             if isinstance(run, RejectedRun):

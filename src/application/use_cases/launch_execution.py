@@ -16,7 +16,7 @@ from application.ports.system import Clock, IdGenerator
 from application.ports.workflows import WorkflowCatalog
 from application.run_writes import commit_decided, end_run_and_steps
 from application.use_cases.record_cost import RecordAttemptDurations
-from domain.assets import AssetFile, AssetRef, check_asset_ids
+from domain.assets import AssetFile, AssetRef, check_asset_ids, check_key_ids
 from domain.control_characters import refusing_control_characters
 from domain.derived import derived
 from domain.errors import (
@@ -126,6 +126,8 @@ class LaunchExecution:
         """The run as launched and started, and whether this launch created it."""
         trigger = trigger_type_from_request(command.trigger)
         selections = [AssetRef.parse(text, f"inputs[{i}]") for i, text in enumerate(command.inputs)]
+        for index, selection in enumerate(selections):  # read by the catalog's key
+            check_key_ids(selection.database_id, selection.asset_id, f"inputs[{index}]")
         output = _output_asset(command)
         if command.execution_group_id is not None:
             _check_group_id(command.execution_group_id)

@@ -21,7 +21,7 @@ from application.list_tokens import (
 from application.ports.executions import AssetDirection, ExecutionQueries, ExecutionRef, ListScope
 from application.ports.system import Clock
 from application.use_cases.reconcile_execution import ReconcileExecution
-from domain.assets import AssetRef
+from domain.assets import AssetRef, check_key_ids
 from domain.errors import InvalidInputError
 from domain.execution import WorkflowExecution
 from domain.paging import Page
@@ -108,11 +108,11 @@ class ListExecutions:
             workflow = AssetRef.parse(
                 query.workflow, "workflow", allow_file=False, shape="DATABASE_ID/WORKFLOW_ID"
             )
-            _check_id_lengths(workflow, "workflow")
+            check_key_ids(workflow.database_id, workflow.asset_id, "workflow")
             workflow_key = workflow.asset_key
         if query.asset is not None:
             asset = AssetRef.parse(query.asset, "asset", allow_file=False)
-            _check_id_lengths(asset, "asset")
+            check_key_ids(asset.database_id, asset.asset_id, "asset")
             sides = _SIDES[query.direction or AssetListDirection.BOTH]
             # on an asset's list, a workflow and a group are row filters (VAMS's asset list)
             keep = _filter(query, workflow_key, query.group)
@@ -228,11 +228,3 @@ def _filter(
         started_from=query.started_from,
         started_to=query.started_to,
     )
-
-
-def _check_id_lengths(ref: AssetRef, field: str) -> None:
-    for part in (ref.database_id, ref.asset_id):
-        if len(part) > IDENTIFIER_MAX_LENGTH:
-            raise InvalidInputError(
-                f"{field}: ids must be at most {IDENTIFIER_MAX_LENGTH} characters, got {len(part)}"
-            )

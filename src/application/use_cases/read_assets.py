@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from application.ports.files import AssetCatalog, ObjectStore
-from domain.assets import AssetFile, asset_object_key
+from domain.assets import AssetFile, asset_object_key, composite_key_problem
 from domain.errors import AssetNotFoundError
 from domain.workflow import IDENTIFIER_MAX_LENGTH
 
@@ -16,6 +16,15 @@ class AssetQuery(BaseModel):
     # read as the catalog's partition key (`DB:ASSET`, DynamoDB: at most 2048 bytes)
     database_id: str = Field(min_length=1, max_length=IDENTIFIER_MAX_LENGTH)
     asset_id: str = Field(min_length=1, max_length=IDENTIFIER_MAX_LENGTH)
+
+    @field_validator("asset_id")
+    @classmethod
+    def _fits_a_key(cls, asset_id: str, info: ValidationInfo) -> str:
+        database_id = info.data.get("database_id")
+        problem = None if database_id is None else composite_key_problem(database_id, asset_id)
+        if problem is not None:
+            raise ValueError(problem)
+        return asset_id
 
 
 class ListAssetFiles:

@@ -22,7 +22,7 @@ from entrypoints.cli import context
 from entrypoints.cli.counts import counted
 
 if TYPE_CHECKING:
-    from application.ports.migration import ArchivedRun, RejectedRun
+    from application.ports.migration import ArchivedRun, KeptRun, RejectedRun
     from application.use_cases.import_executions import ImportExecutionsResult
 
 
@@ -153,6 +153,15 @@ def _numbered(lines: Iterable[T], advance: Any) -> Iterable[T]:
         yield line
 
 
+def _conflict(conflict: str | KeptRun) -> str:
+    if isinstance(conflict, str):
+        return conflict
+    return (
+        f"{conflict.main_row}: stored otherwise, kept; none of the run's "
+        f"{counted(conflict.items, 'item')} written"
+    )
+
+
 def _import_document(result: ImportExecutionsResult, differences: list[str] | None) -> str:
     """The counts as JSON; `differences` only when the import was verified."""
     from entrypoints.cli.render import dump_json
@@ -161,7 +170,7 @@ def _import_document(result: ImportExecutionsResult, differences: list[str] | No
         "runs": result.runs,
         "itemsWritten": result.items_written,
         "itemsUnchanged": result.items_unchanged,
-        "conflicts": list(result.conflicts),
+        "conflicts": [_conflict(c) for c in result.conflicts],
         "rejected": [
             {"line": r.line, "run": r.workflow_execution_id, "message": r.message}
             for r in result.rejected
@@ -248,7 +257,7 @@ def import_(
             verifying = True
             differences = container.verify_executions().execute(_read(file, "verifying"))
     for conflict in result.conflicts:
-        _warn(f"warning: {conflict}")
+        _warn(f"warning: {_conflict(conflict)}")
     for rejected in result.rejected:
         _warn(
             f"error: line {rejected.line}: run {_shown_id(rejected.workflow_execution_id)}: "

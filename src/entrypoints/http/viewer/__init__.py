@@ -16,7 +16,7 @@ from entrypoints.http.viewer import (
     workflows_page,
 )
 from entrypoints.http.viewer.errors import install_page_errors
-from entrypoints.http.viewer.rendering import STATIC
+from entrypoints.http.viewer.rendering import SECURITY_HEADERS, STATIC
 from entrypoints.http.viewer.session import SessionKeys
 
 
@@ -30,8 +30,25 @@ def install_viewer(app: FastAPI, verifier: TokenVerifier, key: bytes | None = No
     install_page_errors(app)
 
     @app.middleware("http")
-    async def no_sniffing(request: Request, call_next: RequestResponseEndpoint) -> Response:
+    async def secured(request: Request, call_next: RequestResponseEndpoint) -> Response:
         answer = await call_next(request)
-        # a vendored file is only ever what its extension says
-        answer.headers.setdefault("X-Content-Type-Options", "nosniff")
+        # Every answer, not only the pages: the router's 404/405 and a middleware's 400 on a
+        # viewer URL are JSON a browser could frame or keep as well. An answer's own win.
+        for name, value in _headers_for(request.url.path).items():
+            answer.headers.setdefault(name, value)
         return answer
+
+
+_DOCS_PATHS = ("/docs", "/docs/oauth2-redirect")
+# The API's docs page runs FastAPI's inline script and Swagger UI from a CDN; a vendored file
+# (a file with validators, no session data) may be kept by the browser.
+_DOCS_HEADERS = {k: v for k, v in SECURITY_HEADERS.items() if k != "Content-Security-Policy"}
+_STATIC_HEADERS = {k: v for k, v in SECURITY_HEADERS.items() if k != "Cache-Control"}
+
+
+def _headers_for(path: str) -> dict[str, str]:
+    if path in _DOCS_PATHS:
+        return _DOCS_HEADERS
+    if path.startswith("/static/"):
+        return _STATIC_HEADERS
+    return SECURITY_HEADERS

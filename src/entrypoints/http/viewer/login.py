@@ -79,8 +79,11 @@ def _session_subject(page: Visit, token: str) -> Subject | Response:
 
 def _logged_in(page: Visit, token: str) -> Response:
     # 303 to a URL without the token, so neither history nor a bookmark keeps it
+    from adapters.identity.revocation import token_facts
+
     answer = RedirectResponse("/", status_code=303, headers=SECURITY_HEADERS)
-    set_session_cookie(answer, page.request, token)
+    # verified: every verifier requires `exp`
+    set_session_cookie(answer, page.request, token, token_facts(token).expires_at)
     return answer
 
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from fastapi import Request, Response
 
@@ -105,10 +107,16 @@ def _own_origin(request: Request) -> str:
     return f"{request.url.scheme}://{host}"
 
 
-def set_session_cookie(response: Response, request: Request, token: str) -> None:
+def set_session_cookie(response: Response, request: Request, token: str, expires_at: int) -> None:
+    """`expires_at`: the token's `exp` (seconds since the epoch). The cookie ends with it, so a
+    browser left open, or restoring its session, stops presenting a token no longer valid."""
+    # the verifier checks `exp` against this same wall clock
+    left = max(0, expires_at - int(time.time()))
     response.set_cookie(
         COOKIE,
         token,
+        max_age=left,
+        expires=datetime.fromtimestamp(expires_at, UTC),
         httponly=True,
         samesite="strict",
         path="/",
