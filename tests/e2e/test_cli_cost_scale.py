@@ -3,9 +3,6 @@ must not grow with the entries it totals, only with the days, currencies and uni
 
 from __future__ import annotations
 
-import re
-import subprocess
-import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -20,7 +17,7 @@ from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql
 from adapters.tables import ResourceKeys, TableNames
 from domain.costs import CostBasis, CostKind, CostLedgerEntry, CostSource
-from tests.e2e.cli import Wfx
+from tests.e2e.cli import Wfx, peak_kib
 
 pytestmark = pytest.mark.xdist_group("e2e-cli-cost-scale")
 
@@ -67,36 +64,13 @@ def _fill(wfx: Wfx, count: int) -> None:
     database.close()
 
 
-def _peak_kib(wfx: Wfx, *args: str) -> tuple[int, str]:
-    """The process's own high-water mark, read from /proc until it exits (VmHWM only rises)."""
-    process = wfx.start(*args)
-    status = Path(f"/proc/{process.pid}/status")
-    peak = 0
-    deadline = time.monotonic() + 30
-    while process.poll() is None and time.monotonic() < deadline:
-        try:
-            found = re.search(r"^VmHWM:\s+(\d+) kB$", status.read_text(), re.M)
-        except OSError:  # exited between the poll and the read
-            break
-        if found:
-            peak = max(peak, int(found.group(1)))
-        time.sleep(0.005)
-    try:
-        stdout, stderr = process.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        raise
-    assert process.returncode == 0, stderr
-    return peak, stdout
-
-
 def test_a_summary_of_many_entries_holds_its_totals_not_its_entries(tmp_path: Path) -> None:
     small, large = Wfx(tmp_path / "small"), Wfx(tmp_path / "large")
     _fill(small, SMALL)
     _fill(large, LARGE)
 
-    small_peak, small_out = _peak_kib(small, "costs", "summary")
-    large_peak, large_out = _peak_kib(large, "costs", "summary")
+    small_peak, small_out = peak_kib(small, "costs", "summary")
+    large_peak, large_out = peak_kib(large, "costs", "summary")
 
     # the totals are right at both sizes: 1.5 s and 0.015 USD an entry
     assert f"{SMALL} entries (0 superseded)" in small_out
