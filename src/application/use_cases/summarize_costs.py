@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from application.authorization import AccessControl
 from application.ports.costs import CostLedger, CostScope
 from application.ports.executions import AssetDirection, ExecutionQueries, ExecutionRef
-from domain.authorization import Action, Subject
+from domain.authorization import Action, Subject, is_administrator
 from domain.costs import CostSummary, CostTally, superseded_ids
 from domain.errors import ExecutionNotFoundError, InvalidInputError
 
@@ -77,10 +77,16 @@ class SummarizeCosts:
             assert query.key is not None
             self._access.require_execution_access(query.subject, query.key, Action.GET, query.route)
         # the runs a subject may read are known only once the entries named them: each run's
-        # totals are kept apart until then
-        per_run = query.subject is not None and query.scope is not SummaryScope.EXECUTION
+        # totals are kept apart until then, unless the subject reads every run or none
+        subject = query.subject
+        per_run = False
+        if subject is not None and query.scope is not SummaryScope.EXECUTION:
+            subject = self._access.subject_with_roles(subject)
+            per_run = not is_administrator(subject)
         tally = CostTally(by_day=query.by_day, per_run=per_run)
-        self._tally(query, tally)
+        no_run_readable = per_run and subject is not None and not subject.roles
+        if not no_run_readable:  # no role allows anything: not one entry read
+            self._tally(query, tally)
         if query.subject is not None and query.scope is SummaryScope.EXECUTION and not tally.seen:
             # tier 2 lets an administrator through unread: a run that is not there is a 404
             # over HTTP, as every read by id answers, not a summary of nothing
@@ -88,8 +94,8 @@ class SummarizeCosts:
             if not self._store.access_facts([query.key]):
                 raise ExecutionNotFoundError(query.key)
         readable = None
-        if query.subject is not None and per_run:
-            readable = self._access.readable_ids(query.subject, tally.runs())
+        if subject is not None and per_run:
+            readable = self._access.readable_ids(subject, tally.runs(), roles_resolved=True)
         return CostSummaryResult(
             scope=query.scope,
             key=query.key,
