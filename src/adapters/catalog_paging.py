@@ -1,5 +1,5 @@
-"""The paging of workflow definitions and versions, shared by both stores: page sizes, and
-tokens that encode the last item returned as base64url JSON.
+"""The paging of workflow definitions, versions and asset files, shared by both stores: page
+sizes, and tokens that encode the last item returned as base64url JSON.
 
 A token names a position, not a store's key, so the two stores issue the same tokens; whatever
 comes back is checked to be a position of the very list it continues before any query sees it.
@@ -18,13 +18,15 @@ from domain.paging import token_fields
 # domain.workflow.Identifier: a decoded id that could not be stored is a tampered token.
 _IDENTIFIER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$")
 MAX_PAGE_SIZE = 100
+# an asset's files are listed by the thousand: a page of rows is still a few hundred KB
+MAX_FILE_PAGE_SIZE = 1000
 _REFUSED = "startingToken: not a token issued by this list"
 _OTHER_LIST = "startingToken: the token belongs to another list"
 
 
-def check_limit(limit: int) -> None:
-    if not 1 <= limit <= MAX_PAGE_SIZE:
-        raise InvalidInputError(f"limit: must be from 1 to {MAX_PAGE_SIZE}, got {limit}")
+def check_limit(limit: int, most: int = MAX_PAGE_SIZE) -> None:
+    if not 1 <= limit <= most:
+        raise InvalidInputError(f"limit: must be from 1 to {most}, got {limit}")
 
 
 def _encode(fields: list[Any]) -> str:
@@ -68,3 +70,24 @@ def decode_version_token(token: str, database_id: str, workflow_id: str) -> int:
     if (last_database, last_workflow) != (database_id, workflow_id):
         raise InvalidInputError(_OTHER_LIST)
     return version
+
+
+def encode_file_token(database_id: str, asset_id: str, file_key: str) -> str:
+    return _encode([database_id, asset_id, file_key])
+
+
+def decode_file_token(token: str, database_id: str, asset_id: str) -> str:
+    """The last file key of the previous page of this asset's files."""
+    try:
+        fields: Any = token_fields(token)
+    except ValueError as exc:
+        raise InvalidInputError(_REFUSED) from exc
+    if (
+        not isinstance(fields, list)
+        or len(fields) != 3
+        or not all(isinstance(f, str) and f for f in fields)
+    ):
+        raise InvalidInputError(_REFUSED)
+    if fields[:2] != [database_id, asset_id]:
+        raise InvalidInputError(_OTHER_LIST)
+    return str(fields[2])

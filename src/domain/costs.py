@@ -7,10 +7,11 @@ and amounts of different currencies are never added together.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import date
 from decimal import Decimal
 from enum import StrEnum
+from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -192,15 +193,9 @@ DEFAULT_RATE_CARD = RateCard(rates=DEFAULT_RATES)
 
 
 def superseded_ids(entries: Iterable[CostLedgerEntry]) -> frozenset[str]:
+    """The entries the given corrections replace. A correction always belongs to the run of the
+    entry it replaces, so any read of whole runs sees both."""
     return frozenset(e.supersedes for e in entries if e.supersedes is not None)
-
-
-def effective(entries: Iterable[CostLedgerEntry]) -> list[CostLedgerEntry]:
-    """The entries no correction replaced, in the order given. A correction always belongs to
-    the run of the entry it replaces, so any read of whole runs sees both."""
-    entries = list(entries)
-    replaced = superseded_ids(entries)
-    return [e for e in entries if e.entry_id not in replaced]
 
 
 class AmountTotal(BaseModel):
@@ -243,36 +238,109 @@ class CostSummary(BaseModel):
 def summarize(entries: Iterable[CostLedgerEntry], by_day: bool = False) -> CostSummary:
     """Totals of the entries no correction replaced; with `by_day`, one row per day recorded."""
     entries = list(entries)
-    counted = effective(entries)
-    days: dict[date | None, list[CostLedgerEntry]] = {}
-    for entry in counted:
-        days.setdefault(entry.recorded_day if by_day else None, []).append(entry)
-    if not by_day:
-        days.setdefault(None, [])
-    rows = tuple(_row(day, days[day]) for day in sorted(days, key=lambda d: d or date.min))
-    return CostSummary(rows=rows, entries=len(counted), superseded=len(entries) - len(counted))
+    replaced = superseded_ids(entries)
+    tally = CostTally(by_day)
+    for entry in entries:
+        tally.add(entry, entry.entry_id in replaced)
+    return tally.summary()
 
 
-def _row(day: date | None, entries: list[CostLedgerEntry]) -> CostSummaryRow:
-    amounts: dict[tuple[str, CostBasis], tuple[Decimal, int]] = {}
-    quantities: dict[tuple[str, CostBasis], tuple[Decimal, int]] = {}
-    for e in entries:
-        if e.amount is not None and e.currency is not None:
-            total, count = amounts.get((e.currency, e.basis), (Decimal(0), 0))
-            amounts[(e.currency, e.basis)] = (total + e.amount, count + 1)
-        total, count = quantities.get((e.unit, e.basis), (Decimal(0), 0))
-        quantities[(e.unit, e.basis)] = (total + e.quantity, count + 1)
-    return CostSummaryRow(
-        day=day,
-        amounts=tuple(
-            AmountTotal(currency=c, basis=b, amount=total, entries=n)
-            for (c, b), (total, n) in sorted(amounts.items())
-        ),
-        quantities=tuple(
-            QuantityTotal(unit=u, basis=b, quantity=total, entries=n)
-            for (u, b), (total, n) in sorted(quantities.items())
-        ),
-    )
+_Sum = list[Any]  # [total: Decimal, entries: int], added to in place
+
+
+class _Sums:
+    """Amounts per (day, currency, basis) and quantities per (day, unit, basis)."""
+
+    __slots__ = ("amounts", "counted", "quantities", "superseded")
+
+    def __init__(self) -> None:
+        self.amounts: dict[tuple[date | None, str, CostBasis], _Sum] = {}
+        self.quantities: dict[tuple[date | None, str, CostBasis], _Sum] = {}
+        self.counted = self.superseded = 0
+
+    def add(self, day: date | None, entry: CostLedgerEntry) -> None:
+        self.counted += 1
+        if entry.amount is not None and entry.currency is not None:
+            _plus(self.amounts, (day, entry.currency, entry.basis), entry.amount, 1)
+        _plus(self.quantities, (day, entry.unit, entry.basis), entry.quantity, 1)
+
+    def merge(self, other: _Sums) -> None:
+        self.counted += other.counted
+        self.superseded += other.superseded
+        for key, (total, count) in other.amounts.items():
+            _plus(self.amounts, key, total, count)
+        for key, (total, count) in other.quantities.items():
+            _plus(self.quantities, key, total, count)
+
+
+def _plus(sums: dict[Any, _Sum], key: Any, total: Decimal, count: int) -> None:
+    found = sums.get(key)
+    if found is None:
+        sums[key] = [total, count]
+    else:
+        found[0] += total
+        found[1] += count
+
+
+def _by_key(item: tuple[tuple[date | None, str, CostBasis], _Sum]) -> tuple[date, str, str]:
+    (day, name, basis), _ = item
+    return (day or date.min, name, basis)
+
+
+class CostTally:
+    """A summary's running totals, fed one entry at a time (told whether a correction replaced
+    it): what it holds grows with the days, currencies and units met, never with the entries.
+    `per_run` keeps each run's totals apart, for a reader that may count only some runs."""
+
+    def __init__(self, by_day: bool = False, per_run: bool = False) -> None:
+        self._by_day, self._per_run = by_day, per_run
+        self._all = _Sums()
+        self._runs: dict[str, _Sums] = {}
+        self.seen = 0  # entries fed, superseded or not
+
+    def add(self, entry: CostLedgerEntry, superseded: bool) -> None:
+        self.seen += 1
+        sums = self._all
+        if self._per_run:
+            sums = self._runs.get(entry.workflow_execution_id) or self._runs.setdefault(
+                entry.workflow_execution_id, _Sums()
+            )
+        if superseded:
+            sums.superseded += 1
+        else:
+            sums.add(entry.recorded_day if self._by_day else None, entry)
+
+    def runs(self) -> list[str]:
+        """The runs met, when kept apart."""
+        return list(self._runs)
+
+    def summary(self, runs: Collection[str] | None = None) -> CostSummary:
+        """The totals, of the given runs only when they were kept apart."""
+        sums = self._all
+        if self._per_run:
+            sums = _Sums()
+            for run, of_run in self._runs.items():
+                if runs is None or run in runs:
+                    sums.merge(of_run)
+        amounts: dict[date | None, list[AmountTotal]] = {} if self._by_day else {None: []}
+        quantities: dict[date | None, list[QuantityTotal]] = {}
+        for (day, currency, basis), (total, count) in sorted(sums.amounts.items(), key=_by_key):
+            amounts.setdefault(day, []).append(
+                AmountTotal(currency=currency, basis=basis, amount=total, entries=count)
+            )
+        for (day, unit, basis), (total, count) in sorted(sums.quantities.items(), key=_by_key):
+            quantities.setdefault(day, []).append(
+                QuantityTotal(unit=unit, basis=basis, quantity=total, entries=count)
+            )
+        rows = tuple(
+            CostSummaryRow(
+                day=day,
+                amounts=tuple(amounts.get(day, ())),
+                quantities=tuple(quantities.get(day, ())),
+            )
+            for day in sorted(amounts.keys() | quantities.keys(), key=lambda d: d or date.min)
+        )
+        return CostSummary(rows=rows, entries=sums.counted, superseded=sums.superseded)
 
 
 def check_supersedes(entry: CostLedgerEntry, run_entries: Iterable[CostLedgerEntry]) -> None:

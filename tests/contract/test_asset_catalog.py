@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from application.ports.files import AssetCatalog
+from domain.errors import InvalidInputError
 from tests.contract.builders import an_asset_file
 
 
@@ -38,3 +41,28 @@ def test_putting_no_files_changes_nothing(asset_catalog: AssetCatalog) -> None:
     asset_catalog.put_files([])
 
     assert [f.file_key for f in asset_catalog.list_files("db1", "asset1")] == ["scan.obj"]
+
+
+def test_an_asset_is_paged_by_file_key_and_its_token_continues_only_its_own_list(
+    asset_catalog: AssetCatalog,
+) -> None:
+    files = [an_asset_file(f"f{number:02d}.obj") for number in range(5)]
+    asset_catalog.put_files(files)
+    asset_catalog.put_files([an_asset_file("f99.obj", asset="db1:asset2")])
+
+    first = asset_catalog.list_files_page("db1", "asset1", 2, None)
+    second = asset_catalog.list_files_page("db1", "asset1", 2, first.next_token)
+    last = asset_catalog.list_files_page("db1", "asset1", 2, second.next_token)
+
+    assert [f.file_key for f in (*first.items, *second.items, *last.items)] == [
+        f.file_key for f in files
+    ]
+    assert first.next_token and second.next_token and last.next_token is None
+    whole = asset_catalog.list_files_page("db1", "asset1", 5, None)
+    assert len(whole.items) == 5 and whole.next_token is None  # exactly a page: no empty next
+    assert asset_catalog.list_files_page("db1", "nope", 10, None).items == ()
+    with pytest.raises(InvalidInputError, match="startingToken"):
+        asset_catalog.list_files_page("db1", "asset2", 2, first.next_token)
+    for limit in (0, 1001):
+        with pytest.raises(InvalidInputError, match="limit"):
+            asset_catalog.list_files_page("db1", "asset1", limit, None)

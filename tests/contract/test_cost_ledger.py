@@ -15,6 +15,7 @@ from domain.costs import (
     CostKind,
     CostLedgerEntry,
     CostSource,
+    CostTally,
 )
 from domain.errors import ExecutionNotFoundError
 from tests.contract.builders import a_launch, write_launch
@@ -129,6 +130,38 @@ def test_workflow_group_and_all_scopes_read_their_entries_oldest_first(
     assert cost_ledger.list_entries(CostScope.GROUP, "other") == []
     everything = cost_ledger.list_entries(CostScope.ALL, None)
     assert [e.entry_id for e in everything] == ["o", "w", "g"]
+
+
+def test_a_tally_of_each_scope_counts_its_entries_and_leaves_out_the_replaced_ones(
+    cost_ledger: CostLedger,
+) -> None:
+    estimate = an_entry("e1", quantity=Decimal("10"), amount=Decimal("1"))
+    kept = an_entry("e2", quantity=Decimal("4"), amount=Decimal("0.4"))
+    bill = an_entry(
+        "b1", quantity=Decimal("12"), amount=Decimal("1.2"), basis=CostBasis.ACTUAL,
+        supersedes="e1",
+    )  # fmt: skip
+    elsewhere = an_entry(
+        "x", run="run-4", workflow_id="wf2", execution_group_id="nightly", amount=Decimal("2")
+    )
+    cost_ledger.append([estimate, kept, elsewhere])
+    cost_ledger.append([bill])
+
+    def tallied(scope: CostScope, key: str | None) -> tuple[int, int, dict[str, Decimal]]:
+        tally = CostTally()
+        cost_ledger.tally(scope, key, tally)
+        summary = tally.summary()
+        (row,) = summary.rows
+        amounts = {str(total.basis): total.amount for total in row.amounts}
+        return summary.entries, summary.superseded, amounts
+
+    by_hand = {"estimate": Decimal("0.4"), "actual": Decimal("1.2")}
+    assert tallied(CostScope.EXECUTION, "run-1") == (2, 1, by_hand)
+    assert tallied(CostScope.WORKFLOW, "db1:wf1") == (2, 1, by_hand)
+    everything = by_hand | {"estimate": Decimal("2.4")}
+    assert tallied(CostScope.ALL, None) == (3, 1, everything)
+    assert tallied(CostScope.GROUP, "nightly") == (1, 0, {"estimate": Decimal("2")})
+    assert tallied(CostScope.GROUP, "other") == (0, 0, {})
 
 
 def test_more_entries_than_one_dynamodb_transaction_holds_are_all_appended(

@@ -283,3 +283,27 @@ def assert_bad_input(outcome: Outcome, *named: str) -> None:
     assert line.startswith("error: "), str(outcome)
     for word in named:
         assert word in line, f"{word!r} not named in {line!r}"
+
+
+def peak_kib(wfx: Wfx, *args: str) -> tuple[int, str]:
+    """`wfx ARGS` run to its end, exit 0: its own peak RSS in KiB, read from /proc until it
+    exits (VmHWM only rises, so the last read holds the peak), and its stdout."""
+    process = wfx.start(*args)
+    status = Path(f"/proc/{process.pid}/status")
+    peak = 0
+    deadline = time.monotonic() + 30
+    while process.poll() is None and time.monotonic() < deadline:
+        try:
+            found = re.search(r"^VmHWM:\s+(\d+) kB$", status.read_text(), re.M)
+        except OSError:  # exited between the poll and the read
+            break
+        if found:
+            peak = max(peak, int(found.group(1)))
+        time.sleep(0.005)
+    try:
+        stdout, stderr = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise
+    assert process.returncode == 0, stderr
+    return peak, stdout

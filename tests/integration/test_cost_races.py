@@ -21,7 +21,7 @@ from application.ports.costs import CostLedger, CostScope
 from application.use_cases.delete_execution import DeleteExecutionCommand
 from application.use_cases.record_cost import RecordCost, RecordCostCommand, ReportedUsage
 from application.use_cases.step_tracking import StartStepCommand
-from domain.costs import CostLedgerEntry
+from domain.costs import CostLedgerEntry, CostTally
 from domain.errors import ExecutionNotFoundError
 from tests.contract.builders import a_duration_entry, a_launch, step_id, write_launch
 
@@ -43,6 +43,9 @@ class _DeletedBeforeTheAppend:
 
     def list_entries(self, scope: CostScope, key: str | None) -> list[CostLedgerEntry]:
         return self._ledger.list_entries(scope, key)
+
+    def tally(self, scope: CostScope, key: str | None, tally: CostTally) -> None:
+        self._ledger.tally(scope, key, tally)
 
 
 def test_usage_reported_while_its_run_is_deleted_is_refused_and_leaves_no_entry(

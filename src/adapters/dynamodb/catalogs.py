@@ -8,11 +8,19 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from adapters.catalog_paging import check_limit, decode_version_token, encode_version_token
+from adapters.catalog_paging import (
+    MAX_FILE_PAGE_SIZE,
+    check_limit,
+    decode_file_token,
+    decode_version_token,
+    encode_file_token,
+    encode_version_token,
+)
 from adapters.dynamodb.codec import Item, from_wire, to_wire
 from adapters.dynamodb.requests import (
     batch_get,
     get_item,
+    query_first,
     query_partition,
     query_up_to,
     unique_puts,
@@ -226,3 +234,28 @@ class DynamoDbAssetCatalog:
         asset_key = join_key(database_id, asset_id)
         rows = query_partition(self._client, self._table_name, self._spec.partition.name, asset_key)
         return [parse_asset_file_record(row) for row in rows]
+
+    def list_files_page(
+        self, database_id: str, asset_id: str, limit: int, starting_token: str | None
+    ) -> Page[AssetFile]:
+        check_limit(limit, MAX_FILE_PAGE_SIZE)
+        after = (
+            None
+            if starting_token is None
+            else decode_file_token(starting_token, database_id, asset_id)
+        )
+        assert self._spec.sort is not None  # the file key
+        # one item past the page says whether another page exists
+        rows = query_first(
+            self._client,
+            self._table_name,
+            (self._spec.partition.name, join_key(database_id, asset_id)),
+            self._spec.sort.name,
+            after,
+            limit + 1,
+        )
+        files = [parse_asset_file_record(row) for row in rows[:limit]]
+        next_token = None
+        if len(rows) > limit:
+            next_token = encode_file_token(database_id, asset_id, files[-1].file_key)
+        return Page(items=tuple(files), next_token=next_token)

@@ -31,7 +31,7 @@ from adapters.tables import (
     TableNames,
 )
 from application.ports.costs import CostScope
-from domain.costs import CostEntryExistsError, CostLedgerEntry
+from domain.costs import CostEntryExistsError, CostLedgerEntry, CostTally
 from domain.errors import ExecutionNotFoundError
 
 if TYPE_CHECKING:
@@ -129,3 +129,16 @@ class DynamoDbCostLedger:
         if index is not None:
             items.sort(key=_index_order)
         return [parse_cost_ledger_record(item) for item in items]
+
+    def tally(self, scope: CostScope, key: str | None, tally: CostTally) -> None:
+        value = ALL_COSTS_PARTITION if scope is CostScope.ALL else key
+        if not value:
+            return
+        # the same one Query as list_entries; the wire items are held (the corrections' targets
+        # are known only at the end), each parsed only as it is added
+        attribute, index = _READS[scope]
+        items = query_partition(self._client, self._table_name, attribute, value, index)
+        replaced = {item["supersedes"] for item in items if item.get("supersedes")}
+        for item in items:
+            entry = parse_cost_ledger_record(item)
+            tally.add(entry, entry.entry_id in replaced)

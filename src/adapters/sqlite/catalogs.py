@@ -7,8 +7,11 @@ import threading
 from collections.abc import Sequence
 
 from adapters.catalog_paging import (
+    MAX_FILE_PAGE_SIZE,
     check_limit,
+    decode_file_token,
     decode_version_token,
+    encode_file_token,
     encode_version_token,
 )
 from adapters.records import (
@@ -191,6 +194,11 @@ class SqliteAssetCatalog(_SqliteCatalog):
         self._files = (
             f"SELECT item FROM {t.name} WHERE {t.q(ASSET_KEY)} = ? ORDER BY {t.q(FILE_KEY)}"
         )
+        self._files_page = {
+            after: f"SELECT item FROM {t.name} WHERE {t.q(ASSET_KEY)} = ?"
+            f"{f' AND {t.q(FILE_KEY)} > ?' if after else ''} ORDER BY {t.q(FILE_KEY)} LIMIT ?"
+            for after in (False, True)
+        }
         modified = json_path(MODIFIED_AT)
         # a stored row with a later modifiedAt stays (AssetCatalog.put_files says why)
         self._put_unless_newer = (
@@ -211,3 +219,22 @@ class SqliteAssetCatalog(_SqliteCatalog):
         with self._database.read() as connection:
             rows = connection.execute(self._files, (join_key(database_id, asset_id),)).fetchall()
         return [parse_asset_file_record(load_item(text)) for (text,) in rows]
+
+    def list_files_page(
+        self, database_id: str, asset_id: str, limit: int, starting_token: str | None
+    ) -> Page[AssetFile]:
+        check_limit(limit, MAX_FILE_PAGE_SIZE)
+        after = (
+            ()
+            if starting_token is None
+            else (decode_file_token(starting_token, database_id, asset_id),)
+        )
+        # one row past the page says whether another page exists
+        parameters = (join_key(database_id, asset_id), *after, limit + 1)
+        with self._database.read() as connection:
+            rows = connection.execute(self._files_page[bool(after)], parameters).fetchall()
+        files = [parse_asset_file_record(load_item(text)) for (text,) in rows[:limit]]
+        next_token = None
+        if len(rows) > limit:
+            next_token = encode_file_token(database_id, asset_id, files[-1].file_key)
+        return Page(items=tuple(files), next_token=next_token)

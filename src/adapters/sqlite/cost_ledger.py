@@ -22,8 +22,10 @@ from adapters.sqlite.schema import build_schema, create_tables
 from adapters.sqlite.statements import TableSql, load_item
 from adapters.tables import ResourceKeys, TableNames
 from application.ports.costs import CostScope
-from domain.costs import CostEntryExistsError, CostLedgerEntry
+from domain.costs import CostEntryExistsError, CostLedgerEntry, CostTally
 from domain.errors import ExecutionNotFoundError
+
+TALLY_BATCH = 1000  # rows fetched at a time: a tally holds one batch of entries, not the scope
 
 
 def insert_cost_entries(
@@ -63,6 +65,17 @@ class SqliteCostLedger:
             for scope, (column, order) in self._by.items()
         }
 
+        # a tally needs no order; the corrections' targets first, in the same snapshot
+        self._tally = {
+            scope: f"SELECT item FROM {t.name} WHERE {t.q(column)} = ?"
+            for scope, (column, _) in self._by.items()
+        }
+        self._replaced = {
+            scope: f"SELECT json_extract(item, '$.supersedes') FROM {t.name} "
+            f"WHERE {t.q(column)} = ? AND json_extract(item, '$.supersedes') IS NOT NULL"
+            for scope, (column, _) in self._by.items()
+        }
+
     def create_tables(self) -> None:
         create_tables(self._database, self._schema)
 
@@ -83,3 +96,15 @@ class SqliteCostLedger:
         with self._database.read() as connection:
             rows = connection.execute(self._select[scope], (value,)).fetchall()
         return [parse_cost_ledger_record(load_item(text)) for (text,) in rows]
+
+    def tally(self, scope: CostScope, key: str | None, tally: CostTally) -> None:
+        value = ALL_COSTS_PARTITION if scope is CostScope.ALL else key
+        if value is None:
+            return
+        with self._database.read() as connection:
+            replaced = {row[0] for row in connection.execute(self._replaced[scope], (value,))}
+            cursor = connection.execute(self._tally[scope], (value,))
+            while rows := cursor.fetchmany(TALLY_BATCH):
+                for (text,) in rows:
+                    entry = parse_cost_ledger_record(load_item(text))
+                    tally.add(entry, entry.entry_id in replaced)

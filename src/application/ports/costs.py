@@ -7,7 +7,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from domain.costs import CostLedgerEntry
+    from domain.costs import CostLedgerEntry, CostTally
 
 
 class CostScope(StrEnum):
@@ -37,4 +37,10 @@ class CostLedger(Protocol):
         """Every entry of the scope - `key` is the run id, `databaseId:workflowId` or the group
         id; None for ALL - one index or partition query (paged to the end), never a scan. A
         run's entries come by entry key, the others oldest first by recordedAt."""
+        ...
+
+    def tally(self, scope: CostScope, key: str | None, tally: CostTally) -> None:
+        """Feed every entry of the scope (as `list_entries` reads it) to `tally`, each with
+        whether a correction of the scope replaces it, without holding the scope's entries: a
+        summary of a million entries costs what one of a thousand does."""
         ...

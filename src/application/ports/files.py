@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 if TYPE_CHECKING:
     from domain.assets import AssetFile
+    from domain.paging import Page
 
 
 class AssetCatalog(Protocol):
@@ -24,6 +25,13 @@ class AssetCatalog(Protocol):
 
     def list_files(self, database_id: str, asset_id: str) -> list[AssetFile]:
         """Every file of the asset, by file key; [] for an unknown asset."""
+        ...
+
+    def list_files_page(
+        self, database_id: str, asset_id: str, limit: int, starting_token: str | None
+    ) -> Page[AssetFile]:
+        """Up to `limit` (1 to 1000) files of the asset by file key, after those of the page
+        that returned `starting_token`; InvalidInputError for a token this list did not issue."""
         ...
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from application.list_tokens import check_token_shape
 from application.ports.files import AssetCatalog, ObjectStore
 from domain.assets import AssetFile, asset_object_key, composite_key_problem
 from domain.errors import AssetNotFoundError
+from domain.paging import Page
 from domain.workflow import IDENTIFIER_MAX_LENGTH
 
 
@@ -27,20 +29,29 @@ class AssetQuery(BaseModel):
         return asset_id
 
 
+class AssetFilesQuery(AssetQuery):
+    limit: int = 1000  # the catalog checks the bound, as it does a workflow list's
+    starting_token: str | None = None
+
+
 class ListAssetFiles:
-    """Every file of the asset at its current version, by file key."""
+    """One page of the asset's files at their current version, by file key: an asset of a
+    million files is read a page at a time, never whole."""
 
     def __init__(self, catalog: AssetCatalog) -> None:
         self._catalog = catalog
 
-    def execute(self, query: AssetQuery) -> list[AssetFile]:
-        files = self._catalog.list_files(query.database_id, query.asset_id)
-        if not files:
+    def execute(self, query: AssetFilesQuery) -> Page[AssetFile]:
+        check_token_shape(query.starting_token)
+        page = self._catalog.list_files_page(
+            query.database_id, query.asset_id, query.limit, query.starting_token
+        )
+        if not page.items and query.starting_token is None:
             raise AssetNotFoundError(
                 f"asset {query.database_id}/{query.asset_id} not found: it has no files "
                 "(`wfx assets import` adds them)"
             )
-        return files
+        return page
 
 
 class FileBodyQuery(AssetQuery):

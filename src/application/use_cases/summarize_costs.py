@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from application.authorization import AccessControl
 from application.ports.costs import CostLedger, CostScope
 from application.ports.executions import AssetDirection, ExecutionQueries, ExecutionRef
-from domain.authorization import Action, Subject
-from domain.costs import CostLedgerEntry, CostSummary, summarize
+from domain.authorization import Action, Subject, is_administrator
+from domain.costs import CostSummary, CostTally, superseded_ids
 from domain.errors import ExecutionNotFoundError, InvalidInputError
 
 ASSET_PAGE = 100
@@ -76,33 +76,43 @@ class SummarizeCosts:
         if query.subject is not None and query.scope is SummaryScope.EXECUTION:
             assert query.key is not None
             self._access.require_execution_access(query.subject, query.key, Action.GET, query.route)
-        entries = self._entries(query)
-        if query.subject is not None and query.scope is SummaryScope.EXECUTION and not entries:
+        # the runs a subject may read are known only once the entries named them: each run's
+        # totals are kept apart until then, unless the subject reads every run or none
+        subject = query.subject
+        per_run = False
+        if subject is not None and query.scope is not SummaryScope.EXECUTION:
+            subject = self._access.subject_with_roles(subject)
+            per_run = not is_administrator(subject)
+        tally = CostTally(by_day=query.by_day, per_run=per_run)
+        no_run_readable = per_run and subject is not None and not subject.roles
+        if not no_run_readable:  # no role allows anything: not one entry read
+            self._tally(query, tally)
+        if query.subject is not None and query.scope is SummaryScope.EXECUTION and not tally.seen:
             # tier 2 lets an administrator through unread: a run that is not there is a 404
             # over HTTP, as every read by id answers, not a summary of nothing
             assert query.key is not None
             if not self._store.access_facts([query.key]):
                 raise ExecutionNotFoundError(query.key)
-        if query.subject is not None and query.scope is not SummaryScope.EXECUTION:
-            runs = list(dict.fromkeys(e.workflow_execution_id for e in entries))
-            allowed = self._access.readable_ids(query.subject, runs)
-            entries = [e for e in entries if e.workflow_execution_id in allowed]
+        readable = None
+        if subject is not None and per_run:
+            readable = self._access.readable_ids(subject, tally.runs(), roles_resolved=True)
         return CostSummaryResult(
             scope=query.scope,
             key=query.key,
             by_day=query.by_day,
-            summary=summarize(entries, by_day=query.by_day),
+            summary=tally.summary(readable),
         )
 
-    def _entries(self, query: SummarizeCostsQuery) -> list[CostLedgerEntry]:
-        if query.scope is SummaryScope.ASSET:
-            assert query.key is not None
-            return [
-                entry
-                for run in self._asset_runs(query.key)
-                for entry in self._ledger.list_entries(CostScope.EXECUTION, run)
-            ]
-        return self._ledger.list_entries(CostScope(query.scope.value), query.key)
+    def _tally(self, query: SummarizeCostsQuery, tally: CostTally) -> None:
+        if query.scope is not SummaryScope.ASSET:
+            self._ledger.tally(CostScope(query.scope.value), query.key, tally)
+            return
+        assert query.key is not None
+        for run in self._asset_runs(query.key):
+            entries = self._ledger.list_entries(CostScope.EXECUTION, run)
+            replaced = superseded_ids(entries)
+            for entry in entries:
+                tally.add(entry, entry.entry_id in replaced)
 
     def _asset_runs(self, asset_key: str) -> list[str]:
         """Every run that read the asset or wrote to it (seed 000's two indexes), each once."""

@@ -13,6 +13,7 @@ from entrypoints.cli import context
 
 if TYPE_CHECKING:
     from domain.assets import AssetFile
+    from domain.paging import Page
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")]
 AssetArgument = Annotated[str, typer.Argument(metavar="DATABASE_ID/ASSET_ID")]
@@ -29,18 +30,41 @@ def _asset(text: str) -> tuple[str, str]:
     return ref.database_id, ref.asset_id
 
 
-def _files(asset: str) -> list[AssetFile]:
-    from application.use_cases.read_assets import AssetQuery
+def _files(asset: str, limit: int = 1000, starting_token: str | None = None) -> Page[AssetFile]:
+    from application.use_cases.read_assets import AssetFilesQuery
     from entrypoints.cli.errors import named_as_given
 
     database_id, asset_id = _asset(asset)
     with named_as_given(_ASSET_IDS):
-        query = AssetQuery(database_id=database_id, asset_id=asset_id)
+        query = AssetFilesQuery(
+            database_id=database_id,
+            asset_id=asset_id,
+            limit=limit,
+            starting_token=starting_token,
+        )
     return context.container().list_asset_files().execute(query)
 
 
-def assets_list(asset: AssetArgument, json_output: JsonFlag = False) -> None:
-    """The asset's files, each at its current version."""
+def _file(asset: str, file_key: str) -> AssetFile | None:
+    """The file, looked for a page at a time: an asset's files are never all held at once."""
+    token = None
+    while True:
+        page = _files(asset, starting_token=token)
+        found = next((f for f in page.items if f.file_key == file_key), None)
+        if found is not None or page.next_token is None:
+            return found
+        token = page.next_token
+
+
+def assets_list(
+    asset: AssetArgument,
+    limit: Annotated[int, typer.Option(min=1, max=1000, help="Page size, 1 to 1000.")] = 1000,
+    starting_token: Annotated[
+        str | None, typer.Option(help="Token printed by the previous page.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """The asset's files, each at its current version, a page at a time by file key."""
     from rich.table import Table
 
     from domain.control_characters import escape_control_characters
@@ -48,9 +72,15 @@ def assets_list(asset: AssetArgument, json_output: JsonFlag = False) -> None:
     from entrypoints.cli.terminal import escape
     from entrypoints.responses import AssetFileResponse
 
-    files = _files(asset)
+    page = _files(asset, limit, starting_token)
+    files = page.items
+    # stdout stays the page's files (a JSON array with --json); where the next page starts
+    # goes beside it on stderr
+    more = f"more: --starting-token {page.next_token}" if page.next_token else None
     if json_output:
         context.echo(dump_json([AssetFileResponse.of(f).dump() for f in files]))
+        if more:
+            typer.echo(more, err=True)
         return
     table = Table(box=None, header_style="bold")
     table.add_column("FILE", overflow="fold")
@@ -62,6 +92,8 @@ def assets_list(asset: AssetArgument, json_output: JsonFlag = False) -> None:
         key = escape(escape_control_characters(f.file_key, keep=""))
         table.add_row(key, f.version_id, f"{f.size} B", when(f.modified_at))
     context.console().print(table)
+    if more:
+        typer.echo(more, err=True)
 
 
 def assets_show(
@@ -75,10 +107,9 @@ def assets_show(
     from entrypoints.cli.render import dump_json, when
     from entrypoints.responses import AssetFileResponse
 
-    found = [f for f in _files(asset) if f.file_key == file_key]
-    if not found:
+    f = _file(asset, file_key)
+    if f is None:
         raise AssetNotFoundError(f"asset file {asset}/{file_key} not found")
-    (f,) = found
     if json_output:
         context.echo(dump_json(AssetFileResponse.of(f).dump()))
         return
