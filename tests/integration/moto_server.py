@@ -8,6 +8,11 @@ import threading
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
+
+import boto3
+
+from tests.e2e.cli import FAKE_AWS
 
 _started: str | None = None
 _starting = threading.Lock()
@@ -46,3 +51,15 @@ def moto_server() -> Iterator[str]:
     url = _server_url()
     _reset(url)
     yield url
+
+
+def served_client(service: str, endpoint: str) -> Any:
+    """A boto3 client of `service` on the moto server at `endpoint`, with the fake credentials
+    the `wfx` processes under test are given."""
+    return boto3.client(
+        service,  # type: ignore[call-overload]
+        endpoint_url=endpoint,
+        region_name=FAKE_AWS["AWS_DEFAULT_REGION"],
+        aws_access_key_id=FAKE_AWS["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=FAKE_AWS["AWS_SECRET_ACCESS_KEY"],
+    )

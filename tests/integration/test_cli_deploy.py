@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 import yaml
 
 from tests.e2e.cli import FAKE_AWS, MESH_WORKFLOW, Wfx
-from tests.integration.moto_server import moto_server
+from tests.integration.moto_server import moto_server, served_client
+from tests.one_answer_server import answering
 
 pytestmark = pytest.mark.integration
 
@@ -74,13 +72,7 @@ def test_deploy_prints_the_state_machine_arn_and_records_it_on_the_version(
     shown = wfx.json("workflows", "deploy", "demo/on-aws", "--version", "1")
     assert shown["stateMachineArn"] == arn
     assert shown["stateMachineName"] == "wfx-demo-on-aws-v1"
-    sfn = boto3.client(
-        "stepfunctions",
-        endpoint_url=endpoint,
-        region_name=FAKE_AWS["AWS_DEFAULT_REGION"],
-        aws_access_key_id=FAKE_AWS["AWS_ACCESS_KEY_ID"],
-        aws_secret_access_key=FAKE_AWS["AWS_SECRET_ACCESS_KEY"],
-    )
+    sfn = served_client("stepfunctions", endpoint)
     machine = sfn.describe_state_machine(stateMachineArn=arn)
     definition = json.loads(machine["definition"])
     # maxAttempts 3: the retry loop's Choice retries after attempts 1 and 2, not after 3
@@ -114,13 +106,7 @@ def test_deploy_refuses_a_workflow_with_local_steps_naming_them(wfx: Wfx) -> Non
 
 
 def _sfn(endpoint: str) -> Any:
-    return boto3.client(
-        "stepfunctions",
-        endpoint_url=endpoint,
-        region_name=FAKE_AWS["AWS_DEFAULT_REGION"],
-        aws_access_key_id=FAKE_AWS["AWS_ACCESS_KEY_ID"],
-        aws_secret_access_key=FAKE_AWS["AWS_SECRET_ACCESS_KEY"],
-    )
+    return served_client("stepfunctions", endpoint)
 
 
 def test_two_workflows_whose_names_read_alike_get_state_machines_of_their_own(
@@ -206,27 +192,12 @@ def denying_endpoint() -> Iterator[str]:
         }
     ).encode()
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            self.send_response(400)
-            self.send_header("Content-Type", "application/x-amz-json-1.0")
-            self.send_header("x-amzn-ErrorType", "AccessDeniedException")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    headers = {
+        "Content-Type": "application/x-amz-json-1.0",
+        "x-amzn-ErrorType": "AccessDeniedException",
+    }
+    with answering(400, body, headers) as endpoint:
+        yield endpoint.url
 
 
 def test_a_deploy_aws_denies_the_caller_says_which_right_in_one_line(

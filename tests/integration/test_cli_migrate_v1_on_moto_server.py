@@ -7,12 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 
 from adapters.dynamodb.codec import to_wire
 from tests.e2e.cli import FAKE_AWS, Wfx, assert_bad_input
-from tests.integration.moto_server import moto_server
+from tests.integration.moto_server import moto_server, served_client
 from tests.integration.table_layout import create_earlier_table
 from tests.v1_items import ROWS, old_items
 
@@ -29,13 +28,7 @@ def endpoint() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def wfx(endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Wfx:
-    client: Any = boto3.client(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name=FAKE_AWS["AWS_DEFAULT_REGION"],
-        aws_access_key_id=FAKE_AWS["AWS_ACCESS_KEY_ID"],
-        aws_secret_access_key=FAKE_AWS["AWS_SECRET_ACCESS_KEY"],
-    )
+    client: Any = served_client("dynamodb", endpoint)
     create_earlier_table(client, EARLIER)
     for item in old_items(ROWS):
         client.put_item(TableName=EARLIER, Item=to_wire(item))

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 
 from tests.e2e.cli import (
@@ -24,7 +23,7 @@ from tests.e2e.cli import (
     Outcome,
     Wfx,
 )
-from tests.integration.moto_server import moto_server
+from tests.integration.moto_server import moto_server, served_client
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-on-moto-server")]
 
@@ -133,13 +132,7 @@ def on_dynamodb(endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Dyna
     tables_created_again = wfx("tables", "create")
     flow = _flow(wfx)
 
-    client = boto3.client(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name=FAKE_AWS["AWS_DEFAULT_REGION"],
-        aws_access_key_id=FAKE_AWS["AWS_ACCESS_KEY_ID"],
-        aws_secret_access_key=FAKE_AWS["AWS_SECRET_ACCESS_KEY"],
-    )
+    client = served_client("dynamodb", endpoint)
     names = {
         n for page in client.get_paginator("list_tables").paginate() for n in page["TableNames"]
     }

@@ -8,30 +8,18 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import boto3
 import pytest
 
 from adapters.dynamodb.codec import to_wire
 from adapters.tables import ResourceKeys, TableNames
 from tests import vams_items as vams
 from tests.e2e.cli import FAKE_AWS, Wfx
-from tests.integration.moto_server import moto_server
+from tests.integration.moto_server import moto_server, served_client
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-on-vams-rows")]
 
 WAITING = {"StartAt": "Wait", "States": {"Wait": {"Type": "Wait", "Seconds": 600, "End": True}}}
-
-
-def _client(service: Any, endpoint: str) -> Any:
-    return boto3.client(
-        service,
-        endpoint_url=endpoint,
-        region_name=FAKE_AWS["AWS_DEFAULT_REGION"],
-        aws_access_key_id=FAKE_AWS["AWS_ACCESS_KEY_ID"],
-        aws_secret_access_key=FAKE_AWS["AWS_SECRET_ACCESS_KEY"],
-    )
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +39,7 @@ def test_wfx_lists_shows_aborts_and_deletes_a_run_vams_launched(
         **FAKE_AWS,
     )
     assert wfx("tables", "create").code == 0
-    sfn = _client("stepfunctions", endpoint)
+    sfn = served_client("stepfunctions", endpoint)
     machine = sfn.create_state_machine(
         name="vams-wf-vams",
         definition=json.dumps(WAITING),
@@ -63,7 +51,7 @@ def test_wfx_lists_shows_aborts_and_deletes_a_run_vams_launched(
         "workflow_arn": machine,
         "workflow_execution_arn": arn,
     }
-    dynamodb, names = _client("dynamodb", endpoint), TableNames()
+    dynamodb, names = served_client("dynamodb", endpoint), TableNames()
     for key, rows in items.items():
         for row in rows:
             dynamodb.put_item(TableName=names.get_table_name(key), Item=to_wire(row))

@@ -12,13 +12,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 
 from adapters.dynamodb.codec import from_wire
 from tests.e2e.cli import FAILING_WORKFLOW, FAKE_AWS, Outcome, Wfx
 from tests.e2e.test_cli_approvals import _publish_gated
-from tests.integration.moto_server import moto_server
+from tests.integration.moto_server import moto_server, served_client
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-races-on-moto")]
 
@@ -46,13 +45,7 @@ def _together(*calls: tuple[Wfx, tuple[str, ...]]) -> list[Outcome]:
 
 def _items_of(endpoint: str, execution_id: str) -> dict[str, list[dict[str, Any]]]:
     """Every item of every table on the endpoint that names the run, by table."""
-    client = boto3.client(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name=FAKE_AWS["AWS_DEFAULT_REGION"],
-        aws_access_key_id=FAKE_AWS["AWS_ACCESS_KEY_ID"],
-        aws_secret_access_key=FAKE_AWS["AWS_SECRET_ACCESS_KEY"],
-    )
+    client = served_client("dynamodb", endpoint)
     found: dict[str, list[dict[str, Any]]] = {}
     for table in client.list_tables()["TableNames"]:
         for page in client.get_paginator("scan").paginate(TableName=table):

@@ -7,15 +7,13 @@ test_throttled_store.py."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.e2e.cli import FAKE_AWS, Wfx
+from tests.one_answer_server import Endpoint, answering
 
 THROTTLED = {
     "__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
@@ -23,41 +21,20 @@ THROTTLED = {
 }
 
 
-class _Throttling(BaseHTTPRequestHandler):
-    calls = 0
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        type(self).calls += 1
-        body = json.dumps(THROTTLED).encode()
-        self.send_response(400)
-        self.send_header("Content-Type", "application/x-amz-json-1.0")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_: Any) -> None:
-        pass
-
-
 @pytest.fixture
-def throttling_endpoint() -> Iterator[str]:
-    _Throttling.calls = 0
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Throttling)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+def throttling_endpoint() -> Iterator[Endpoint]:
+    body = json.dumps(THROTTLED).encode()
+    with answering(400, body, {"Content-Type": "application/x-amz-json-1.0"}) as endpoint:
+        yield endpoint
 
 
 def test_the_cli_on_a_throttled_table_says_to_try_again(
-    throttling_endpoint: str, tmp_path: Path
+    throttling_endpoint: Endpoint, tmp_path: Path
 ) -> None:
     wfx = Wfx(
         tmp_path / "home",
         WFX_STORE="dynamodb",
-        WFX_DYNAMODB_ENDPOINT=throttling_endpoint,
+        WFX_DYNAMODB_ENDPOINT=throttling_endpoint.url,
         **FAKE_AWS,
     )
 
@@ -67,4 +44,4 @@ def test_the_cli_on_a_throttled_table_says_to_try_again(
     [line] = outcome.stderr_lines
     assert line.startswith("error: ") and "throttl" in line and "try again" in line, line
     assert "Traceback" not in outcome.stderr
-    assert 1 < _Throttling.calls <= 10  # botocore retried, within its bound
+    assert 1 < throttling_endpoint.calls <= 10  # botocore retried, within its bound

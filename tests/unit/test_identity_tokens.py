@@ -7,10 +7,8 @@ from __future__ import annotations
 import json
 import os
 import stat
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +26,7 @@ from adapters.identity.local_tokens import (
 )
 from domain.authorization import Subject
 from domain.errors import InvalidInputError, NotAuthenticatedError
+from tests.one_answer_server import answering
 
 ISSUER = "https://idp.example.com/pool-1"
 AUDIENCE = "wfx-api"
@@ -257,25 +256,8 @@ def test_an_unusable_jwks_file_is_named(tmp_path: Path, document: str | None, pr
 def jwks_url(provider: _Provider) -> Iterator[str]:
     body = json.dumps(provider.jwks).encode()
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/.well-known/jwks.json"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with answering(200, body, {"Content-Type": "application/json"}) as endpoint:
+        yield f"{endpoint.url}/.well-known/jwks.json"
 
 
 def test_a_jwks_url_is_fetched_and_its_keys_chosen_by_kid(
