@@ -8,15 +8,13 @@ decision, so the pending list is one Query however many requests were ever decid
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 from typing import Any
 
 from adapters.records import format_date, join_key, parse_date, row_parser
 from domain.approvals import ApprovalRequest
 from domain.errors import InvalidInputError
-from domain.paging import token_fields
+from domain.paging import page_token, token_fields
 
 Item = dict[str, Any]
 
@@ -90,8 +88,7 @@ def parse_approval_record(item: Item) -> ApprovalRequest:
 
 
 def encode_position(position: str) -> str:
-    text = json.dumps([position], separators=(",", ":"))
-    return base64.urlsafe_b64encode(text.encode("utf-8")).rstrip(b"=").decode("ascii")
+    return page_token([position])
 
 
 def decode_position(token: str) -> str:

@@ -7,13 +7,11 @@ comes back is checked to be a position of the very list it continues before any 
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 from typing import Any
 
 from domain.errors import InvalidInputError
-from domain.paging import token_fields
+from domain.paging import page_token, string_fields, token_fields
 
 # domain.workflow.Identifier: a decoded id that could not be stored is a tampered token.
 _IDENTIFIER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$")
@@ -29,11 +27,6 @@ def check_limit(limit: int, most: int = MAX_PAGE_SIZE) -> None:
         raise InvalidInputError(f"limit: must be from 1 to {most}, got {limit}")
 
 
-def _encode(fields: list[Any]) -> str:
-    text = json.dumps(fields, separators=(",", ":"))
-    return base64.urlsafe_b64encode(text.encode("utf-8")).rstrip(b"=").decode("ascii")
-
-
 def _decode(token: str, length: int) -> list[Any]:
     try:
         fields: Any = token_fields(token)
@@ -47,7 +40,7 @@ def _decode(token: str, length: int) -> list[Any]:
 
 
 def encode_workflow_token(database_id: str, workflow_id: str) -> str:
-    return _encode([database_id, workflow_id])
+    return page_token([database_id, workflow_id])
 
 
 def decode_workflow_token(token: str, database_id: str | None) -> tuple[str, str]:
@@ -59,7 +52,7 @@ def decode_workflow_token(token: str, database_id: str | None) -> tuple[str, str
 
 
 def encode_version_token(database_id: str, workflow_id: str, version: int) -> str:
-    return _encode([database_id, workflow_id, version])
+    return page_token([database_id, workflow_id, version])
 
 
 def decode_version_token(token: str, database_id: str, workflow_id: str) -> int:
@@ -73,20 +66,13 @@ def decode_version_token(token: str, database_id: str, workflow_id: str) -> int:
 
 
 def encode_file_token(database_id: str, asset_id: str, file_key: str) -> str:
-    return _encode([database_id, asset_id, file_key])
+    return page_token([database_id, asset_id, file_key])
 
 
 def decode_file_token(token: str, database_id: str, asset_id: str) -> str:
     """The last file key of the previous page of this asset's files."""
-    try:
-        fields: Any = token_fields(token)
-    except ValueError as exc:
-        raise InvalidInputError(_REFUSED) from exc
-    if (
-        not isinstance(fields, list)
-        or len(fields) != 3
-        or not all(isinstance(f, str) and f for f in fields)
-    ):
+    fields = string_fields(token, 3)
+    if fields is None:
         raise InvalidInputError(_REFUSED)
     if fields[:2] != [database_id, asset_id]:
         raise InvalidInputError(_OTHER_LIST)

@@ -6,14 +6,10 @@ backfill is checked the same way wherever it runs.
 
 from __future__ import annotations
 
-import base64
-import json
-from typing import Any
-
 from adapters.records import ALL_LIST_PARTITION
 from application.ports.migration import MainRowKey
 from domain.errors import InvalidInputError
-from domain.paging import token_fields
+from domain.paging import page_token, string_fields
 
 EXECUTION_ID = "workflowExecutionId"
 WORKFLOW_KEY = "workflowDatabaseId:workflowId"
@@ -23,19 +19,11 @@ _REFUSED = "cursor: not a cursor issued by backfill-list-partition"
 
 
 def encode_cursor(row: MainRowKey) -> str:
-    text = json.dumps([row.workflow_execution_id, row.workflow_key], separators=(",", ":"))
-    return base64.urlsafe_b64encode(text.encode("utf-8")).rstrip(b"=").decode("ascii")
+    return page_token([row.workflow_execution_id, row.workflow_key])
 
 
 def decode_cursor(cursor: str) -> MainRowKey:
-    try:
-        decoded: Any = token_fields(cursor)
-    except ValueError as exc:
-        raise InvalidInputError(_REFUSED) from exc
-    if (
-        not isinstance(decoded, list)
-        or len(decoded) != 2
-        or not all(isinstance(part, str) and part for part in decoded)
-    ):
+    fields = string_fields(cursor, 2)
+    if fields is None:
         raise InvalidInputError(_REFUSED)
-    return MainRowKey(decoded[0], decoded[1])
+    return MainRowKey(fields[0], fields[1])

@@ -8,15 +8,13 @@ collection of the details document (`inputs`, `pipelineExecutions`, or one step'
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 from dataclasses import dataclass
 from enum import StrEnum
 
 from application.ports.executions import RowCollection
 from domain.errors import InvalidInputError
-from domain.paging import token_fields
+from domain.paging import page_token, token_fields
 
 # -- the bounds of GetExecutionDetails: one place ----------------------------------------------
 
@@ -126,8 +124,7 @@ def encode_cursor(path: str, cursor: Cursor) -> str:
         position["after"] = cursor.after
     else:
         position["offset"] = cursor.offset
-    raw = json.dumps(position, separators=(",", ":"), sort_keys=True)
-    return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
+    return page_token(position)
 
 
 def decode_cursor(token: str | None, path: CollectionPath) -> Cursor:

@@ -8,15 +8,13 @@ same).
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from application.ports.executions import ExecutionRef
 from domain.errors import InvalidInputError
-from domain.paging import is_timestamp, token_fields
+from domain.paging import is_timestamp, page_token, token_fields
 
 # A store page of a filtered list: fixed, so that a token's `skip` names the same rows again.
 SCAN_PAGE = 100
@@ -35,8 +33,7 @@ def check_token_shape(token: str | None) -> None:
 
 
 def _encode(value: Any) -> str:
-    raw = json.dumps(value, separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+    return page_token(value)
 
 
 def _decode(token: str) -> Any:

@@ -10,8 +10,6 @@ A token holds the collection it pages, the step it stopped in and that step's la
 
 from __future__ import annotations
 
-import base64
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +18,7 @@ from application.ports.executions import ExecutionStore, Row, RowCollection
 from domain.authorization import AssetKey
 from domain.errors import InvalidInputError
 from domain.execution import PipelineExecution, StepInputMetadata, chain_order
-from domain.paging import PAGE_TEXT_BUDGET, Page, token_fields
+from domain.paging import PAGE_TEXT_BUDGET, Page, page_token, token_fields
 
 
 def row_text_size(row: Row) -> int:
@@ -61,11 +59,7 @@ def _label(collection: str, pipeline_id: str | None) -> str:
 
 
 def _encode(label: str, position: _Position) -> str:
-    raw = json.dumps(
-        {"collection": label, "step": position.step, "after": position.after},
-        separators=(",", ":"),
-    )
-    return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
+    return page_token({"collection": label, "step": position.step, "after": position.after})
 
 
 def _decode(token: str | None, label: str) -> _Position:

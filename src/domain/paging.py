@@ -24,6 +24,26 @@ class Page(BaseModel, Generic[T]):
     next_token: str | None = None
 
 
+def page_token(fields: Any) -> str:
+    """The token carrying `fields` (JSON: lists, objects of sorted keys, strings, numbers):
+    base64url without its padding, what `token_fields` reads back."""
+    text = json.dumps(fields, separators=(",", ":"), sort_keys=True)
+    return base64.urlsafe_b64encode(text.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def string_fields(token: str, count: int) -> list[str] | None:
+    """The token's fields when it carries a list of `count` non-empty strings, else None."""
+    try:
+        fields = token_fields(token)
+    except ValueError:
+        return None
+    if not isinstance(fields, list) or len(fields) != count:
+        return None
+    if not all(isinstance(field, str) and field for field in fields):
+        return None
+    return fields
+
+
 def token_fields(token: str) -> Any:
     """What a page token carries: base64url JSON, its padding left off. ValueError for any text
     that is not one, JSON nested deeper than the decoder recurses among them (a RecursionError,

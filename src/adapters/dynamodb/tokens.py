@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import base64
-import json
 from collections.abc import Mapping, Set
 from typing import Any
 
 from domain.errors import InvalidInputError
-from domain.paging import is_timestamp, token_fields
+from domain.paging import is_timestamp, page_token, token_fields
 
 _REFUSED = "startingToken: not a token issued by this list"
 
 
 def encode_token(last_evaluated_key: Mapping[str, Any]) -> str:
-    text = json.dumps(dict(last_evaluated_key), separators=(",", ":"), sort_keys=True)
-    return base64.urlsafe_b64encode(text.encode("utf-8")).rstrip(b"=").decode("ascii")
+    return page_token(dict(last_evaluated_key))
 
 
 def decode_token(token: str, key_names: Set[str], partition: tuple[str, str]) -> dict[str, str]:

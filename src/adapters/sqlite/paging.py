@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import base64
-import json
-
 from domain.errors import InvalidInputError
-from domain.paging import is_timestamp, token_fields
+from domain.paging import is_timestamp, page_token, token_fields
 
 
 def encode_token(execution_start_date: str, workflow_execution_id: str) -> str:
-    payload = json.dumps([execution_start_date, workflow_execution_id], separators=(",", ":"))
-    return base64.urlsafe_b64encode(payload.encode("utf-8")).decode("ascii").rstrip("=")
+    return page_token([execution_start_date, workflow_execution_id])
 
 
 def _malformed(token: str) -> InvalidInputError:
