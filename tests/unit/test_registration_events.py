@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from domain.errors import InvalidInputError
 from domain.registration import (
+    MAX_SOURCE_PREFIX_LENGTH,
     REGISTRATION_DETAIL_TYPE,
     check_source_prefix,
     compose_source,
@@ -27,6 +28,7 @@ PREFIX = (
     st.lists(WORD, min_size=1, max_size=4)
     .map(".".join)
     .filter(lambda prefix: prefix != "aws" and not prefix.startswith("aws."))
+    .filter(lambda prefix: len(prefix) <= MAX_SOURCE_PREFIX_LENGTH)
 )
 ID = st.text(
     alphabet=st.characters(exclude_characters=".", codec="utf-8"),
