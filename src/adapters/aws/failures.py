@@ -33,8 +33,16 @@ _THROTTLING_CODES = frozenset(
 
 
 def throttling_code(error: BaseException) -> str | None:
-    """The error code when AWS refused the request for its rate, else None. A transaction
-    cancelled with a `ThrottlingError` reason is one (botocore does not retry those)."""
+    """The error code when AWS refused the request for its rate, else None; the error's cause
+    too (a store wraps what boto3 raised). A transaction cancelled with a `ThrottlingError`
+    reason is one (botocore does not retry those)."""
+    code = _own_throttling_code(error)
+    if code is None and error.__cause__ is not None:
+        code = _own_throttling_code(error.__cause__)
+    return code
+
+
+def _own_throttling_code(error: BaseException) -> str | None:
     response = getattr(error, "response", None)
     if not isinstance(response, dict):
         return None

@@ -281,7 +281,9 @@ def exit_for(error: BaseException) -> NoReturn:
         problem = _service_problem(error.__cause__)
     if problem is not None:
         _fail(problem, EXIT_SERVICE_UNAVAILABLE)
-    throttled = _throttling(error)
+    from adapters.aws.failures import throttling_code
+
+    throttled = throttling_code(error)
     if throttled is not None:
         _fail(
             f"AWS is throttling the store's requests ({throttled}, after retries): try again "
@@ -289,15 +291,6 @@ def exit_for(error: BaseException) -> NoReturn:
             EXIT_SERVICE_UNAVAILABLE,
         )
     raise error
-
-
-def _throttling(error: BaseException) -> str | None:
-    from adapters.aws.failures import throttling_code
-
-    code = throttling_code(error)
-    if code is None and error.__cause__ is not None:
-        code = throttling_code(error.__cause__)
-    return code
 
 
 def _fail(message: str, code: int) -> NoReturn:

@@ -179,14 +179,6 @@ def _service_problem(error: BaseException) -> str | None:
     return None
 
 
-def _throttled(error: BaseException) -> bool:
-    from adapters.aws.failures import throttling_code
-
-    return throttling_code(error) is not None or (
-        error.__cause__ is not None and throttling_code(error.__cause__) is not None
-    )
-
-
 def install_error_handlers(app: FastAPI) -> None:
     async def on_domain_error(_: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, DomainError)
@@ -213,7 +205,9 @@ def install_error_handlers(app: FastAPI) -> None:
         problem = _service_problem(error)
         if problem is not None:
             return message(503, problem)
-        if _throttled(error):
+        from adapters.aws.failures import throttling_code
+
+        if throttling_code(error) is not None:
             return message(503, "the execution store is over its request rate; try again shortly")
         LOGGER.error(
             "%s %s failed: %s",
