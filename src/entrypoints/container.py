@@ -863,6 +863,7 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         costs=record_cost,
         state_machine_prefix=config.state_machine_prefix,
+        sub_process_reach=config.sub_process_reach,
     )
     events_client = providers.Singleton(aws_client, "events", config.region)
     # The key is read on the first credential issued or checked, not when this is built.
@@ -1201,6 +1202,7 @@ def build_container(
             "user": settings.user,
             "deployment": dict(settings.deployment),
             "state_machine_prefix": settings.state_machine_prefix,
+            "sub_process_reach": settings.sub_process_reach,
             "sfn_sync_min_interval_seconds": settings.sfn_sync_min_interval_seconds,
             "stop_grace_seconds": settings.stop_grace_seconds,
             "lease_seconds": settings.lease_seconds,

@@ -22,6 +22,7 @@ from domain.bounds import is_whole_number
 from domain.errors import InvalidInputError
 from domain.names import DEFAULT_STATE_MACHINE_PREFIX, check_state_machine_prefix
 from domain.registration import check_source_prefix
+from domain.sub_process_reach import SubProcessReach, parse_sub_process_reach
 
 STORES = ("sqlite", "dynamodb")
 RUNNERS = ("local", "stepfunctions")
@@ -365,6 +366,9 @@ class Settings:
     # WFX_STATE_MACHINE_PREFIX: what `wfx workflows deploy` starts a machine's name with (the
     # stack's StateMachineNamePrefix output, the names its roles may reach)
     state_machine_prefix: str = DEFAULT_STATE_MACHINE_PREFIX
+    # WFX_SUB_PROCESSES: the sub-processes the deployment's roles may stop (the stack's
+    # SubProcess* parameters), the only ones registered; None (unset): any, as locally
+    sub_process_reach: SubProcessReach | None = None
     # Where registration events go (see entrypoints/registration_wiring.py).
     event_source_prefix: str = "wfx"
     event_bus: str = "local"
@@ -431,6 +435,7 @@ class Settings:
                 environ.get("WFX_STATE_MACHINE_PREFIX") or DEFAULT_STATE_MACHINE_PREFIX,
                 "WFX_STATE_MACHINE_PREFIX",
             ),
+            sub_process_reach=_sub_process_reach(environ),
             event_source_prefix=prefix,
             event_bus=bus,
             event_bus_name=bus_name,
@@ -450,6 +455,11 @@ class Settings:
         if self.store == "sqlite":
             return f"sqlite ({self.sqlite_path})"
         return f"dynamodb ({self.dynamodb_endpoint or 'AWS, region ' + self.region})"
+
+
+def _sub_process_reach(environ: Mapping[str, str]) -> SubProcessReach | None:
+    value = environ.get("WFX_SUB_PROCESSES")
+    return parse_sub_process_reach(value, "WFX_SUB_PROCESSES") if value else None
 
 
 def registered_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:

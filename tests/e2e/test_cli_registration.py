@@ -406,3 +406,40 @@ def test_a_registration_key_path_that_is_a_fifo_fails_the_step_at_once(tmp_path:
         f"InvalidInputError: the registration key {key} is not a file; delete what is there "
         "to have one made"
     )
+
+
+def test_a_sub_process_the_deployment_may_not_stop_is_left_out_with_a_warning_naming_why(
+    run: tuple[Wfx, str, dict[str, dict[str, Any]]],
+) -> None:
+    """WFX_SUB_PROCESSES (a stack's functions have it): a run of a machine its roles may not stop
+    is not recorded, and the rest of the registration is."""
+    wfx, execution_id, steps = run
+    step_id = steps["after"]["pipelineExecutionId"]
+    elsewhere = "arn:aws:states:us-east-1:123456789012:execution:elsewhere:run-9"
+
+    outcome = wfx.with_environment(WFX_SUB_PROCESSES="stateMachines=render-*")(
+        "pipelines",
+        "register",
+        "--execution-id",
+        execution_id,
+        "--pipeline-execution-id",
+        step_id,
+        "--sub-execution-type",
+        "stepFunctions",
+        "--sub-execution-id",
+        elsewhere,
+        "--log-group-name",
+        "/wfx/kept",
+        "--registration-token",
+        wfx.registration_token(execution_id, step_id),
+    )
+
+    assert outcome.code == 0, str(outcome)
+    assert outcome.stderr_lines == [
+        "warning: subExecution.executionArn: a run of state machine elsewhere, which this "
+        "deployment's roles may not stop (they stop runs of wfx-* and of "
+        "SubProcessStateMachinePattern: render-*); entry dropped"
+    ]
+    after = _steps(wfx, execution_id)["after"]
+    assert after["registeredSubExecutions"] == []
+    assert [log["logGroupName"] for log in after["registeredLogs"]] == ["/wfx/kept"]

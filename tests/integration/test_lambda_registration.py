@@ -270,3 +270,34 @@ def test_an_id_longer_than_any_is_refused_by_name_and_not_quoted(
     assert answer["reason"].startswith(f"{field}: "), answer["reason"][:300]
     assert len(answer["reason"]) < 300 and len(caplog.text) < 1000, len(caplog.text)
     assert _store(handlers).get_step(STEP).registered_logs == ()
+
+
+@pytest.fixture
+def stack_reach(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The environment the stack gives its functions: its prefix and its SubProcess* values."""
+    monkeypatch.setenv("WFX_STATE_MACHINE_PREFIX", "wfx_0a1b2c3d-")
+    monkeypatch.setenv("WFX_SUB_PROCESSES", "stateMachines=render-*,;batchJobs=none;deadlineFarms=")
+
+
+@pytest.mark.usefixtures("stack_reach")
+def test_a_sub_process_the_stack_may_not_stop_is_dropped_by_name_and_the_rest_recorded(
+    handlers: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    render = "arn:aws:states:us-east-1:123456789012:execution:render-v2:run-3"
+    children = [{"executionArn": INNER_RUN}, {"executionArn": render}]
+
+    with caplog.at_level(logging.WARNING, logger="entrypoints.lambda_handlers"):
+        answer = handlers.register_pipeline_execution(
+            an_envelope(subExecutions=children, logs=[{"logGroupName": "/wfx/a"}]), None
+        )
+
+    refusal = (
+        "subExecutions[0].executionArn: a run of state machine inner, which this deployment's "
+        "roles may not stop (they stop runs of wfx_0a1b2c3d-* and of "
+        "SubProcessStateMachinePattern: render-*); entry dropped"
+    )
+    assert answer == {"accepted": True, "pipelineExecutionId": STEP, "dropped": [refusal]}
+    assert refusal in caplog.text
+    step = _store(handlers).get_step(STEP)
+    assert [sub.execution_arn for sub in step.registered_sub_executions] == [render]
+    assert [log.log_group_name for log in step.registered_logs] == ["/wfx/a"]

@@ -22,6 +22,7 @@ from application.use_cases.register_pipeline_execution import (
 from domain.logs import MAX_REGISTERED_LOGS, RegisteredLog, RegisteredSubExecution
 from domain.run import StepMove
 from domain.statuses import StepStatus
+from domain.sub_process_reach import SubProcessReach
 from domain.sub_processes import StopOutcome
 from tests.contract.builders import (
     a_launch,
@@ -379,3 +380,41 @@ def test_wfx_outside_a_stack_registers_any_state_machine_run(store: ExecutionSto
     result = a_registrar(store).execute(an_event(subExecutions=[{"executionArn": other}]))
     assert result.accepted and result.step is not None and result.dropped == ()
     assert [s.execution_arn for s in result.step.registered_sub_executions] == [other]
+
+
+def test_a_sub_process_the_deployment_may_not_stop_is_dropped_naming_the_field_and_the_rest_kept(
+    store: ExecutionStore,
+) -> None:
+    """The roles stop the stack's own machines' runs and SubProcessStateMachinePattern's alone:
+    a run elsewhere is dropped, so no abort of this run is denied stopping a child it holds."""
+    allowed = "arn:aws:states:us-east-1:123456789012:execution:render-v2:run-3"
+    registrar = RegisterPipelineExecution(
+        store,
+        DispatchingSubProcessController({}),
+        SystemClock(),
+        state_machine_prefix="wfx_0a1b2c3d-",
+        sub_process_reach=SubProcessReach(state_machines=("render-*",)),
+    )
+
+    result = registrar.execute(
+        an_event(
+            subExecutions=[
+                {"executionArn": STATE_MACHINE_RUN},
+                {"resourceType": "batchJob", "jobId": "job-4242"},
+                {"executionArn": allowed},
+            ],
+            logs=[{"logGroupName": "/wfx/inner"}],
+        )
+    )
+
+    assert result.accepted and result.step is not None
+    assert result.dropped == (
+        "subExecutions[0].executionArn: a run of state machine inner, which this deployment's "
+        "roles may not stop (they stop runs of wfx_0a1b2c3d-* and of "
+        "SubProcessStateMachinePattern: render-*); entry dropped",
+        "subExecutions[1].resourceType: a Batch job, which this deployment's roles may not "
+        "terminate (SubProcessBatchJobs is none); entry dropped",
+    )
+    stored = store.get_step(STEP)
+    assert [s.execution_arn for s in stored.registered_sub_executions] == [allowed]
+    assert stored.registered_logs == (RegisteredLog(log_group_name="/wfx/inner"),)

@@ -183,13 +183,24 @@ def _named_tables(statement_resources: Any) -> set[str]:
     return found
 
 
+def _statements(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """A policy's statements as the widest parameters make them: a statement a condition adds
+    (`Fn::If`, such as the registered Batch jobs') taken as added."""
+    statements = []
+    for statement in document["Statement"]:
+        if "Fn::If" in statement:
+            _, statement, _ = statement["Fn::If"]
+        statements.append(statement)
+    return statements
+
+
 @pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.name)
 def test_each_role_names_only_the_tables_of_its_stores(function: FunctionAccess) -> None:
     template = deployment_template(TableNames())
     role = template["Resources"][roles.role_id(function)]["Properties"]
     (policy,) = role["Policies"]
     named = set()
-    for statement in policy["PolicyDocument"]["Statement"]:
+    for statement in _statements(policy["PolicyDocument"]):
         named |= _named_tables(statement["Resource"])
         if statement["Resource"] == "*":  # only a call that takes no resource-level permission
             assert statement["Action"] == ["batch:DescribeJobs"]
@@ -224,7 +235,7 @@ def test_the_tracking_and_http_functions_may_answer_wfxs_gates_and_no_others() -
     template = deployment_template(TableNames())["Resources"]
     for function in FUNCTIONS:
         role = template[roles.role_id(function)]["Properties"]["Policies"][0]["PolicyDocument"]
-        answering = [s for s in role["Statement"] if "states:SendTaskSuccess" in s["Action"]]
+        answering = [s for s in _statements(role) if "states:SendTaskSuccess" in s["Action"]]
         if function.name not in ("Tracking", "HttpApi"):
             assert answering == []
             continue
@@ -314,9 +325,9 @@ def test_the_tracking_function_only_reads_the_workflow_versions() -> None:
     assert TRACKING.reads_only == {Store.WORKFLOWS}
     template = deployment_template(TableNames())["Resources"]
     role = template[roles.role_id(TRACKING)]["Properties"]["Policies"][0]["PolicyDocument"]
-    (statement,) = [s for s in role["Statement"] if s["Sid"] == "WorkflowsTables"]
+    (statement,) = [s for s in _statements(role) if s["Sid"] == "WorkflowsTables"]
     assert statement["Action"] == list(roles.TABLE_READS)
-    others = [s for s in role["Statement"] if s["Sid"] != "WorkflowsTables"]
+    others = [s for s in _statements(role) if s["Sid"] != "WorkflowsTables"]
     assert not any(
         _named_tables(s["Resource"]) & _named_tables(statement["Resource"]) for s in others
     )
@@ -327,7 +338,7 @@ def _log_statements(function: FunctionAccess) -> list[Any]:
     role = template[roles.role_id(function)]["Properties"]["Policies"][0]["PolicyDocument"]
     return [
         s
-        for s in role["Statement"]
+        for s in _statements(role)
         if s["Sid"] != "OwnLogGroup" and any(a.startswith("logs:") for a in s["Action"])
     ]
 
@@ -380,7 +391,7 @@ def _puts_on(function: FunctionAccess) -> set[str]:
     role = template[roles.role_id(function)]["Properties"]["Policies"][0]["PolicyDocument"]
     return {
         resource["Fn::Sub"]
-        for statement in role["Statement"]
+        for statement in _statements(role)
         if "s3:PutObject" in statement["Action"]
         for resource in statement["Resource"]
     }

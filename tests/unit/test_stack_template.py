@@ -16,6 +16,7 @@ from adapters.aws.stack.render import render_template
 from adapters.aws.stack.template import deployment_template
 from adapters.tables import CREATED_TABLES, TABLES, TableNames
 from domain.registration import MAX_SOURCE_PREFIX_LENGTH
+from domain.sub_process_reach import SubProcessReach
 from entrypoints.settings import Settings
 
 Template = dict[str, Any]
@@ -75,7 +76,10 @@ def test_the_environment_is_what_the_settings_read(
         assert f"WFX_TABLE_{spec.key.value}" in variables
     # a Ref or Fn::Sub resolves at deploy time: any valid name stands in for it
     resolved = {n: v if isinstance(v, str) else "resolved-name" for n, v in variables.items()}
-    settings = Settings.from_environment(resolved | {"WFX_EVENT_BUS_NAME": "bus"})
+    reach = _with_defaults(template, variables["WFX_SUB_PROCESSES"]["Fn::Sub"])
+    settings = Settings.from_environment(
+        resolved | {"WFX_EVENT_BUS_NAME": "bus", "WFX_SUB_PROCESSES": reach}
+    )
     assert (settings.store, settings.runner, settings.event_bus) == (
         "dynamodb",
         "stepfunctions",
@@ -84,6 +88,13 @@ def test_the_environment_is_what_the_settings_read(
     assert (settings.object_store, settings.s3_bucket) == ("s3", "resolved-name")
     assert settings.event_source_prefix == "acme"
     assert settings.jwt.jwks is None  # API Gateway verifies the tokens; the function reads claims
+    assert settings.sub_process_reach == SubProcessReach()  # by default: its own machines only
+
+
+def _with_defaults(template: Template, text: str) -> str:
+    """An `Fn::Sub` string with each parameter's default in its place."""
+    parameters = template["Parameters"]
+    return re.sub(r"\$\{(\w+)\}", lambda m: str(parameters[m[1]]["Default"]), text)
 
 
 def test_the_earlier_table_is_never_created_only_named(template: Template) -> None:
@@ -225,8 +236,8 @@ def test_no_role_reaches_the_state_machines_of_another_stack_in_the_account(
     for role, text in resources:
         assert "wfx-*" not in text, (role, text)
         own = "${StateMachinePrefix}" in text or "${EarlierStateMachinePattern}" in text
-        anywhere = text.endswith(('stateMachine:*"}', 'execution:*:*"}'))  # sub-processes
-        assert own or anywhere, (role, text)
+        named = "${SubProcessStateMachinePattern}" in text  # where sub-processes are started
+        assert own or named, (role, text)
     http = [text for role, text in resources if role == "HttpApiRole"]
     assert any("stateMachine:${StateMachinePrefix}*" in text for text in http)
     assert any("execution:${StateMachinePrefix}*:*" in text for text in http)

@@ -38,6 +38,7 @@ from domain.registration import (
     source_ids,
 )
 from domain.run_write import RunWrite, VersionedStep
+from domain.sub_process_reach import SubProcessReach
 
 DETAIL_TYPE = REGISTRATION_DETAIL_TYPE
 MAX_COSTS = 50  # usage lines one event may report, as many as the logs a row keeps
@@ -76,10 +77,13 @@ class RegistrationDetail(BaseModel):
         return () if value is None else value  # as VAMS reads a `null` list: nothing reported
 
     def entries(
-        self, state_machine_prefix: str = DEFAULT_STATE_MACHINE_PREFIX
+        self,
+        state_machine_prefix: str = DEFAULT_STATE_MACHINE_PREFIX,
+        reach: SubProcessReach | None = None,
     ) -> tuple[tuple[RegisteredSubExecution, ...], tuple[RegisteredLog, ...], tuple[str, ...]]:
         """The sub-executions and logs whose fields keep their rules, and what was dropped: a run
-        of another wfx stack's machine too (this one's start with `state_machine_prefix`)."""
+        of another wfx stack's machine too (this one's start with `state_machine_prefix`), and a
+        sub-process the deployment's roles may not stop (`reach`; None: any)."""
         dropped = [f"{key}: not a field of the event detail; dropped" for key in self.extra_keys]
         reported = [("subExecution", self.sub_execution)] if self.sub_execution is not None else []
         reported += [(f"subExecutions[{i}]", raw) for i, raw in enumerate(self.sub_executions)]
@@ -90,6 +94,8 @@ class RegistrationDetail(BaseModel):
             if sub is None:
                 continue
             foreign = _another_stack_s(sub, where, state_machine_prefix)
+            if foreign is None and reach is not None:
+                foreign = reach.refusal(sub, where, state_machine_prefix)
             if foreign is not None:
                 dropped.append(foreign)
                 continue
@@ -202,9 +208,11 @@ class RegisterPipelineExecution:
         clock: Clock,
         costs: RecordCost | None = None,
         state_machine_prefix: str = DEFAULT_STATE_MACHINE_PREFIX,
+        sub_process_reach: SubProcessReach | None = None,
     ) -> None:
         self._store, self._sub_processes, self._clock = store, sub_processes, clock
         self._state_machine_prefix = state_machine_prefix
+        self._reach = sub_process_reach
         self._costs = costs
 
     def execute(self, command: RegisterPipelineExecutionCommand) -> RegistrationResult:
@@ -227,7 +235,7 @@ class RegisterPipelineExecution:
         not_its_step = _refused(
             f"pipeline execution {pipeline_execution_id} is not a step of execution {execution_id}"
         )
-        sub_executions, logs, dropped = detail.entries(self._state_machine_prefix)
+        sub_executions, logs, dropped = detail.entries(self._state_machine_prefix, self._reach)
         if not sub_executions and not logs:
             step = self._own_step(execution_id, pipeline_execution_id)
             if step is None:

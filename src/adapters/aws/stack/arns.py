@@ -35,6 +35,13 @@ STATE_MACHINE_PREFIX: dict[str, Any] = {
 # may still reach while their runs are read, aborted and redriven, when the deployer gives them.
 EARLIER_STATE_MACHINES = "EarlierStateMachinePattern"
 EARLIER_STATE_MACHINES_NAMED = "EarlierStateMachinesNamed"
+# Where the pipelines start the sub-processes they register (domain.sub_process_reach): the
+# conditions under which the roles reach them, and the log groups of their registered logs.
+SUB_PROCESS_STATE_MACHINES_NAMED = "SubProcessStateMachinesNamed"
+SUB_PROCESS_BATCH_JOBS_ALLOWED = "SubProcessBatchJobsAllowed"
+SUB_PROCESS_FARMS_NAMED = "SubProcessDeadlineFarmsNamed"
+SUB_PROCESS_LOG_GROUPS = "SubProcessLogGroupPattern"
+SUB_PROCESS_LOG_GROUPS_NAMED = "SubProcessLogGroupsNamed"
 # The group they log to: `wfx workflows deploy` sets it from the stack's output
 # (WFX_SFN_LOG_GROUP_ARN), so it is the one a run's log is read from.
 STATE_MACHINE_LOG_GROUP_ID = "StateMachineLogGroup"
@@ -43,8 +50,12 @@ STATE_MACHINE_LOG_GROUP_ID = "StateMachineLogGroup"
 _ACCOUNT = "${AWS::Region}:${AWS::AccountId}"
 
 
+def arn_text(service: str, resource: str) -> str:
+    return f"arn:${{AWS::Partition}}:{service}:{_ACCOUNT}:{resource}"
+
+
 def arn(service: str, resource: str) -> dict[str, Any]:
-    return {"Fn::Sub": f"arn:${{AWS::Partition}}:{service}:{_ACCOUNT}:{resource}"}
+    return {"Fn::Sub": arn_text(service, resource)}
 
 
 def own_state_machines(resource: str) -> list[Any]:

@@ -7,13 +7,24 @@ from typing import Any
 
 from adapters.aws.registration_rule import BUS_PARAMETER
 from adapters.aws.stack.access import FUNCTIONS, FunctionAccess
-from adapters.aws.stack.arns import STATE_MACHINE_PREFIX
+from adapters.aws.stack.arns import EARLIER_STATE_MACHINES, STATE_MACHINE_PREFIX
 from adapters.aws.stack.bucket import BUCKET_ID
 from adapters.aws.stack.parameters import CODE_BUCKET, CODE_KEY, LOG_RETENTION
 from adapters.aws.stack.roles import log_group_id, role_id, role_resource
 from adapters.aws.stack.tables import table_name
 from adapters.tables import TABLE_OVERRIDE_PREFIX, TABLES
+from domain.sub_process_reach import (
+    BATCH_JOBS_PARAMETER,
+    DEADLINE_FARMS_PARAMETER,
+    STATE_MACHINES_PARAMETER,
+)
 
+# What the roles may stop (domain.sub_process_reach): registration drops any other sub-process.
+# The earlier machines are the stack's own too.
+SUB_PROCESSES = {
+    "Fn::Sub": f"stateMachines=${{{STATE_MACHINES_PARAMETER}}},${{{EARLIER_STATE_MACHINES}}};"
+    f"batchJobs=${{{BATCH_JOBS_PARAMETER}}};deadlineFarms=${{{DEADLINE_FARMS_PARAMETER}}}"
+}
 RUNTIME = "python3.11"
 ARCHITECTURE = "x86_64"  # what `wfx infra package` builds the binary wheels for
 # Lambda's only writable folder: the local fallbacks under WFX_HOME (audit, step logs) go there.
@@ -38,6 +49,7 @@ def environment(function: FunctionAccess, event_source_prefix: str) -> dict[str,
         "WFX_OBJECT_STORE": "s3",
         "WFX_S3_BUCKET": {"Ref": BUCKET_ID},
         "WFX_STATE_MACHINE_PREFIX": STATE_MACHINE_PREFIX,
+        "WFX_SUB_PROCESSES": SUB_PROCESSES,
     }
     for spec in TABLES:
         variables[f"{TABLE_OVERRIDE_PREFIX}{spec.key.value}"] = table_name(spec.key)

@@ -10,7 +10,24 @@ from adapters.aws.registration_rule import (
     PUBLISHERS_CONDITION,
     PUBLISHERS_PARAMETER,
 )
-from adapters.aws.stack.arns import EARLIER_STATE_MACHINES, EARLIER_STATE_MACHINES_NAMED
+from adapters.aws.stack.arns import (
+    EARLIER_STATE_MACHINES,
+    EARLIER_STATE_MACHINES_NAMED,
+    SUB_PROCESS_BATCH_JOBS_ALLOWED,
+    SUB_PROCESS_FARMS_NAMED,
+    SUB_PROCESS_LOG_GROUPS,
+    SUB_PROCESS_LOG_GROUPS_NAMED,
+    SUB_PROCESS_STATE_MACHINES_NAMED,
+)
+from domain.sub_process_reach import (
+    BATCH_ANY,
+    BATCH_JOBS_PARAMETER,
+    BATCH_NONE,
+    DEADLINE_FARM_PATTERN,
+    DEADLINE_FARMS_PARAMETER,
+    STATE_MACHINE_PATTERN,
+    STATE_MACHINES_PARAMETER,
+)
 
 CODE_BUCKET = "CodeBucket"
 CODE_KEY = "CodeKey"
@@ -26,7 +43,7 @@ RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731,
 
 
 def parameters() -> dict[str, Any]:
-    return _package_and_identity() | _what_the_stack_reaches()
+    return _package_and_identity() | _what_the_stack_reaches() | _sub_processes_reached()
 
 
 def _package_and_identity() -> dict[str, Any]:
@@ -104,6 +121,48 @@ def _what_the_stack_reaches() -> dict[str, Any]:
     }
 
 
+def _sub_processes_reached() -> dict[str, Any]:
+    """Where the pipelines start the sub-processes they register, which the HTTP, error and
+    registration functions may stop and read: nothing beyond the stack's own machines unless
+    named (a registration naming anything else is dropped)."""
+    return {
+        STATE_MACHINES_PARAMETER: {
+            "Type": "String",
+            "Default": "",
+            "AllowedPattern": f"^$|^(?:{STATE_MACHINE_PATTERN})$",
+            "ConstraintDescription": "empty, * or up to 80 characters of 0-9A-Za-z _ - and the "
+            "wildcard *, starting with a name's character (such as render-*)",
+            "Description": "Names (IAM wildcards) of the state machines whose runs the pipelines "
+            "register as sub-processes, which the functions may stop and read beside the stack's "
+            "own; * for every machine of the account; empty for the stack's own only.",
+        },
+        BATCH_JOBS_PARAMETER: {
+            "Type": "String",
+            "Default": BATCH_NONE,
+            "AllowedValues": [BATCH_NONE, BATCH_ANY],
+            "Description": "Whether the pipelines register Batch jobs, which the functions may "
+            "then terminate: any job of the account (IAM cannot tell one queue's jobs apart).",
+        },
+        DEADLINE_FARMS_PARAMETER: {
+            "Type": "String",
+            "Default": "",
+            "AllowedPattern": f"^$|^(?:{DEADLINE_FARM_PATTERN})$",
+            "ConstraintDescription": "empty, * or a farm id (IAM wildcards, such as farm-0123*)",
+            "Description": "The Deadline Cloud farm (id, IAM wildcards) whose jobs the pipelines "
+            "register, which the functions may cancel; * for every farm; empty for none.",
+        },
+        SUB_PROCESS_LOG_GROUPS: {
+            "Type": "String",
+            "Default": "",
+            "AllowedPattern": r"^$|^[-._/#A-Za-z0-9*]{1,512}$",
+            "ConstraintDescription": "empty, or a log group name (IAM wildcards, such as "
+            "/aws/lambda/render-*)",
+            "Description": "The log groups (name, IAM wildcards) of the logs the pipelines "
+            "register, which the functions may read; * for every group; empty for none.",
+        },
+    }
+
+
 def conditions() -> dict[str, Any]:
     publishers = {"Fn::Join": ["", {"Ref": PUBLISHERS_PARAMETER}]}
     pipeline_functions = {"Fn::Join": ["", {"Ref": PIPELINE_FUNCTIONS}]}
@@ -111,7 +170,13 @@ def conditions() -> dict[str, Any]:
         PIPELINE_FUNCTIONS_NAMED: {"Fn::Not": [{"Fn::Equals": [pipeline_functions, ""]}]},
         EARLIER_TABLE_NAMED: {"Fn::Not": [{"Fn::Equals": [{"Ref": EXISTING_EARLIER_TABLE}, ""]}]},
         PUBLISHERS_CONDITION: {"Fn::Not": [{"Fn::Equals": [publishers, ""]}]},
-        EARLIER_STATE_MACHINES_NAMED: {
-            "Fn::Not": [{"Fn::Equals": [{"Ref": EARLIER_STATE_MACHINES}, ""]}]
-        },
+        EARLIER_STATE_MACHINES_NAMED: _named(EARLIER_STATE_MACHINES),
+        SUB_PROCESS_STATE_MACHINES_NAMED: _named(STATE_MACHINES_PARAMETER),
+        SUB_PROCESS_BATCH_JOBS_ALLOWED: {"Fn::Equals": [{"Ref": BATCH_JOBS_PARAMETER}, BATCH_ANY]},
+        SUB_PROCESS_FARMS_NAMED: _named(DEADLINE_FARMS_PARAMETER),
+        SUB_PROCESS_LOG_GROUPS_NAMED: _named(SUB_PROCESS_LOG_GROUPS),
     }
+
+
+def _named(parameter: str) -> dict[str, Any]:
+    return {"Fn::Not": [{"Fn::Equals": [{"Ref": parameter}, ""]}]}

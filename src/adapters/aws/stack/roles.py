@@ -16,7 +16,13 @@ from adapters.aws.stack.access import (
 )
 from adapters.aws.stack.arns import (
     STATE_MACHINE_LOG_GROUP_ID,
+    SUB_PROCESS_BATCH_JOBS_ALLOWED,
+    SUB_PROCESS_FARMS_NAMED,
+    SUB_PROCESS_LOG_GROUPS,
+    SUB_PROCESS_LOG_GROUPS_NAMED,
+    SUB_PROCESS_STATE_MACHINES_NAMED,
     arn,
+    arn_text,
     bucket_objects,
     log_group,
     own_state_machines,
@@ -24,6 +30,7 @@ from adapters.aws.stack.arns import (
 from adapters.aws.stack.bucket import BUCKET_ID
 from adapters.aws.stack.tables import table_arn
 from adapters.tables import ResourceKeys
+from domain.sub_process_reach import DEADLINE_FARMS_PARAMETER, STATE_MACHINES_PARAMETER
 
 # TransactWriteItems and TransactGetItems are authorized per item by these same actions.
 TABLE_READS = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query")
@@ -37,7 +44,6 @@ TABLE_WRITES = (
 # role or an assignment with DeleteItem; no other store scans. A permanent delete removes a
 # run's main row with DeleteItem too (its capability's statement).
 STORE_EXTRA_ACTIONS = {Store.AUTHORIZATION: ("dynamodb:Scan", "dynamodb:DeleteItem")}
-_ANY_EXECUTION = "execution:*:*"
 
 
 def role_id(function: FunctionAccess) -> str:
@@ -215,35 +221,61 @@ def _answer_tasks() -> list[dict[str, Any]]:
     ]
 
 
+def _registered_state_machines(resource: str) -> list[Any]:
+    """`stateMachine:{name}` or `execution:{name}:*` of the machines whose runs the pipelines may
+    register: the stack's own, and those SubProcessStateMachinePattern names when given."""
+    named = {
+        "Fn::Sub": arn_text("states", resource.format(name=f"${{{STATE_MACHINES_PARAMETER}}}"))
+    }
+    return [
+        *own_state_machines(resource),
+        {"Fn::If": [SUB_PROCESS_STATE_MACHINES_NAMED, named, {"Ref": "AWS::NoValue"}]},
+    ]
+
+
+def _only_if(condition: str, statement: dict[str, Any]) -> dict[str, Any]:
+    return {"Fn::If": [condition, statement, {"Ref": "AWS::NoValue"}]}
+
+
 def _stop_sub_processes() -> list[dict[str, Any]]:
-    # A pipeline registers sub-processes it started itself, anywhere in the account: their
-    # names are not wfx's to choose, so the resources are the account's of each kind.
+    # Only where the deployer says the pipelines start them (the SubProcess* parameters);
+    # registration drops any other, so an abort never holds a child it would be denied stopping.
     return [
         {
             "Sid": "StopRegisteredSubProcesses",
             "Effect": "Allow",
             "Action": ["states:StopExecution", "states:DescribeExecution"],
-            "Resource": arn("states", _ANY_EXECUTION),
+            "Resource": _registered_state_machines("execution:{name}:*"),
         },
-        {
-            "Sid": "StopRegisteredBatchJobs",
-            "Effect": "Allow",
-            "Action": ["batch:TerminateJob"],
-            "Resource": arn("batch", "job/*"),
-        },
-        {
-            # DescribeJobs takes no resource-level permission
-            "Sid": "DescribeBatchJobs",
-            "Effect": "Allow",
-            "Action": ["batch:DescribeJobs"],
-            "Resource": "*",
-        },
-        {
-            "Sid": "StopRegisteredDeadlineJobs",
-            "Effect": "Allow",
-            "Action": ["deadline:UpdateJob", "deadline:GetJob"],
-            "Resource": arn("deadline", "farm/*"),
-        },
+        _only_if(
+            SUB_PROCESS_BATCH_JOBS_ALLOWED,
+            {
+                # a job's ARN names no queue: any job of the account, or none
+                "Sid": "StopRegisteredBatchJobs",
+                "Effect": "Allow",
+                "Action": ["batch:TerminateJob"],
+                "Resource": arn("batch", "job/*"),
+            },
+        ),
+        _only_if(
+            SUB_PROCESS_BATCH_JOBS_ALLOWED,
+            {
+                # DescribeJobs takes no resource-level permission
+                "Sid": "DescribeBatchJobs",
+                "Effect": "Allow",
+                "Action": ["batch:DescribeJobs"],
+                "Resource": "*",
+            },
+        ),
+        _only_if(
+            SUB_PROCESS_FARMS_NAMED,
+            {
+                "Sid": "StopRegisteredDeadlineJobs",
+                "Effect": "Allow",
+                "Action": ["deadline:UpdateJob", "deadline:GetJob"],
+                "Resource": arn("deadline", f"farm/${{{DEADLINE_FARMS_PARAMETER}}}/*"),
+            },
+        ),
     ]
 
 
@@ -253,25 +285,33 @@ def _read_sub_executions() -> list[dict[str, Any]]:
             "Sid": "ReadRegisteredSubExecutions",
             "Effect": "Allow",
             "Action": ["states:DescribeExecution", "states:GetExecutionHistory"],
-            "Resource": arn("states", _ANY_EXECUTION),
+            "Resource": _registered_state_machines("execution:{name}:*"),
         },
         {
             "Sid": "ReadRegisteredStateMachines",
             "Effect": "Allow",
             "Action": ["states:DescribeStateMachine"],
-            "Resource": arn("states", "stateMachine:*"),
+            "Resource": _registered_state_machines("stateMachine:{name}"),
         },
     ]
 
 
 def _read_logs() -> list[dict[str, Any]]:
+    group = f"log-group:${{{SUB_PROCESS_LOG_GROUPS}}}"
     return [
-        {
-            "Sid": "ReadRegisteredLogs",
-            "Effect": "Allow",
-            "Action": ["logs:GetLogEvents", "logs:FilterLogEvents", "logs:DescribeLogStreams"],
-            "Resource": arn("logs", "log-group:*"),
-        }
+        _only_if(
+            SUB_PROCESS_LOG_GROUPS_NAMED,
+            {
+                "Sid": "ReadRegisteredLogs",
+                "Effect": "Allow",
+                "Action": [
+                    "logs:GetLogEvents",
+                    "logs:FilterLogEvents",
+                    "logs:DescribeLogStreams",
+                ],
+                "Resource": [arn("logs", group), arn("logs", f"{group}:*")],
+            },
+        )
     ]
 
 
