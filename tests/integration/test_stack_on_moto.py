@@ -21,6 +21,7 @@ from adapters.aws.stack.template import deployment_template
 from adapters.aws.stepfunctions import StepFunctionsDeployer
 from adapters.tables import TableNames
 from application.state_machines import state_machine_name
+from domain.sub_process_reach import SubProcessReach
 from entrypoints.settings import Settings
 from tests.contract.builders import a_version
 from tests.integration.table_layout import (
@@ -288,3 +289,78 @@ def test_an_upgraded_stack_still_reaches_the_runs_of_its_earlier_machine_names_w
     _create_stack("fresh", "fresh-")
     assert reached("upgraded")
     assert not reached("fresh")
+
+
+_ACCOUNT = "us-east-1:123456789012"
+# A sub-process of each kind the roles stop or read, where a pipeline could start it.
+_SUB_PROCESSES = {
+    "named machine's run": f"arn:aws:states:{_ACCOUNT}:execution:render-v2:run-1",
+    "named machine": f"arn:aws:states:{_ACCOUNT}:stateMachine:render-v2",
+    "Batch job": f"arn:aws:batch:{_ACCOUNT}:job/8a1c7f0e-0000-4000-8000-000000000001",
+    "named farm's job": f"arn:aws:deadline:{_ACCOUNT}:farm/farm-0a1/queue/queue-1/job/job-1",
+    "named log group": f"arn:aws:logs:{_ACCOUNT}:log-group:/aws/lambda/render-v2:log-stream:s",
+}
+_NEVER = {
+    "other machine's run": f"arn:aws:states:{_ACCOUNT}:execution:billing-v1:run-1",
+    "other machine": f"arn:aws:states:{_ACCOUNT}:stateMachine:billing-v1",
+    "other farm's job": f"arn:aws:deadline:{_ACCOUNT}:farm/farm-9f/queue/queue-1/job/job-1",
+    "other log group": f"arn:aws:logs:{_ACCOUNT}:log-group:/aws/lambda/billing:log-stream:s",
+}
+_SUB_PROCESS_STATEMENTS = (
+    "StopRegisteredSubProcesses",
+    "StopRegisteredBatchJobs",
+    "StopRegisteredDeadlineJobs",
+    "ReadRegisteredSubExecutions",
+    "ReadRegisteredStateMachines",
+    "ReadRegisteredLogs",
+)
+
+
+def _sub_processes_reached(stack: str) -> set[str]:
+    """What the roles' sub-process statements reach, of _SUB_PROCESSES and _NEVER, by name."""
+    reached = set()
+    for function in FUNCTIONS:
+        statements = _role_statements(stack, f"{function.name}Role")
+        for sid in _SUB_PROCESS_STATEMENTS:
+            if sid not in statements:
+                continue
+            resources = statements[sid]["Resource"]
+            listed = resources if isinstance(resources, list) else [resources]
+            patterns = [pattern for pattern in listed if pattern is not None]
+            reached |= {
+                what
+                for what, arn in (_SUB_PROCESSES | _NEVER).items()
+                if any(fnmatch.fnmatchcase(arn, pattern) for pattern in patterns)
+            }
+    return reached
+
+
+def test_the_roles_reach_the_sub_processes_the_parameters_name_and_none_by_default(
+    aws: None,
+) -> None:
+    """An audit: a wfx service could stop any run, Batch job or Deadline job of the account. The
+    roles now stop and read only what SubProcess* names (the stack's own machines always), and
+    the functions are told the same, so that registration drops anything else."""
+    _create_stack(
+        "reaching",
+        "reaching-",
+        SubProcessStateMachinePattern="render-*",
+        SubProcessBatchJobs="any",
+        SubProcessDeadlineFarmPattern="farm-0a*",
+        SubProcessLogGroupPattern="/aws/lambda/render-*",
+    )
+    _create_stack("least", "least-")
+
+    assert _sub_processes_reached("reaching") == set(_SUB_PROCESSES)
+    assert _sub_processes_reached("least") == set()
+    functions = {f["FunctionName"]: f for f in boto3.client("lambda").list_functions()["Functions"]}
+    told = {
+        stack: Settings.from_environment(
+            functions[f"{stack}-Registration"]["Environment"]["Variables"]
+        ).sub_process_reach
+        for stack in ("reaching", "least")
+    }
+    assert told["reaching"] == SubProcessReach(
+        state_machines=("render-*",), batch_jobs=True, deadline_farms=("farm-0a*",)
+    )
+    assert told["least"] == SubProcessReach()

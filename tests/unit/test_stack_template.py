@@ -316,3 +316,55 @@ def test_the_earlier_machine_names_are_a_name_or_a_pattern_that_starts_with_one(
     parameter = template["Parameters"]["EarlierStateMachinePattern"]
     assert parameter["Default"] == ""
     assert (re.fullmatch(parameter["AllowedPattern"], pattern) is not None) is taken
+
+
+@pytest.mark.parametrize(
+    ("parameter", "value", "taken"),
+    [
+        ("SubProcessStateMachinePattern", "", True),
+        ("SubProcessStateMachinePattern", "render-*", True),
+        ("SubProcessStateMachinePattern", "*", True),  # every machine: an explicit choice
+        ("SubProcessStateMachinePattern", "*-v1", False),
+        ("SubProcessStateMachinePattern", "render v1", False),
+        ("SubProcessStateMachinePattern", "r" * 81, False),
+        ("SubProcessDeadlineFarmPattern", "farm-0a1b*", True),
+        ("SubProcessDeadlineFarmPattern", "farm-1/queue-2", False),
+        ("SubProcessLogGroupPattern", "/aws/lambda/render-*", True),
+        ("SubProcessLogGroupPattern", "/aws/lambda/a b", False),
+        ("SubProcessLogGroupPattern", "g" * 513, False),
+    ],
+)
+def test_where_sub_processes_run_is_empty_a_name_a_pattern_or_everything(
+    template: Template, parameter: str, value: str, taken: bool
+) -> None:
+    """Empty by default (the stack's own machines only); a value breaking the rule is refused by
+    CloudFormation, naming the rule (ConstraintDescription), before any change."""
+    declared = template["Parameters"][parameter]
+    assert declared["Default"] == ""
+    assert declared["ConstraintDescription"]
+    assert (re.fullmatch(declared["AllowedPattern"], value) is not None) is taken
+
+
+def test_batch_jobs_and_every_registered_reach_beyond_the_stack_are_conditions(
+    template: Template,
+) -> None:
+    """Terminating Batch jobs is all of the account's or none (a job's ARN names no queue): none
+    unless SubProcessBatchJobs is any; every other reach is a named parameter's."""
+    batch = template["Parameters"]["SubProcessBatchJobs"]
+    assert (batch["Default"], batch["AllowedValues"]) == ("none", ["none", "any"])
+    role = template["Resources"]["HttpApiRole"]["Properties"]["Policies"][0]["PolicyDocument"]
+    conditional = {
+        s["Fn::If"][1]["Sid"]: s["Fn::If"][0] for s in role["Statement"] if "Fn::If" in s
+    }
+    assert conditional == {
+        "StopRegisteredBatchJobs": "SubProcessBatchJobsAllowed",
+        "DescribeBatchJobs": "SubProcessBatchJobsAllowed",
+        "StopRegisteredDeadlineJobs": "SubProcessDeadlineFarmsNamed",
+        "ReadRegisteredLogs": "SubProcessLogGroupsNamed",
+    }
+    assert template["Conditions"]["SubProcessBatchJobsAllowed"] == {
+        "Fn::Equals": [{"Ref": "SubProcessBatchJobs"}, "any"]
+    }
+    text = json.dumps(role)
+    assert 'execution:*:*"' not in text and 'stateMachine:*"' not in text
+    assert 'log-group:*"' not in text
