@@ -115,7 +115,8 @@ class RegistrationDetail(BaseModel):
 
 def _another_stack_s(sub: RegisteredSubExecution, where: str, prefix: str) -> str | None:
     """Why `sub` is not registered: it names a run of another wfx stack, which the roles that
-    stop registered sub-processes could stop (they reach any execution: a pipeline names them)."""
+    stop registered sub-processes could stop (they reach any execution when the stack's
+    SubProcessStateMachinePattern is `*`)."""
     for key, arn in (
         ("executionArn", sub.execution_arn),
         ("stateMachineArn", sub.state_machine_arn),
