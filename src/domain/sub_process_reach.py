@@ -26,7 +26,14 @@ BATCH_NONE, BATCH_ANY = "none", "any"
 STATE_MACHINE_PATTERN = r"\*|[0-9A-Za-z_-][0-9A-Za-z_*-]{0,79}"
 # farm-<32 hex>, or a pattern of farm ids (`*` for every farm of the account)
 DEADLINE_FARM_PATTERN = r"\*|[0-9A-Za-z_-][0-9A-Za-z_*-]{0,63}"
-_KEYS = ("stateMachines", "batchJobs", "deadlineFarms")
+_KEYS = ("stateMachines", "batchJobs", "deadlineFarms", "region", "account")
+_KINDS_STOPPED = (STEP_FUNCTIONS_EXECUTION, BATCH_JOB, DEADLINE_CLOUD_JOB)
+_ARN_FIELDS = (
+    ("executionArn", "execution_arn"),
+    ("stateMachineArn", "state_machine_arn"),
+    ("jobArn", "job_arn"),
+    ("arn", "arn"),
+)
 
 
 def _matcher(pattern: str) -> re.Pattern[str]:
@@ -43,10 +50,17 @@ class SubProcessReach:
     state_machines: tuple[str, ...] = ()
     batch_jobs: bool = False
     deadline_farms: tuple[str, ...] = ()
+    # the stack's region and account, the only ones its roles name ("": not checked)
+    region: str = ""
+    account: str = ""
 
     def refusal(self, sub: RegisteredSubExecution, where: str, own_prefix: str) -> str | None:
         """Why the deployment's roles could not stop `sub` (naming the field and the parameter),
         or None when they could, or when it is of a kind they never stop."""
+        if sub.resource_type in _KINDS_STOPPED:
+            elsewhere = self._elsewhere(sub, where)
+            if elsewhere is not None:
+                return elsewhere
         if sub.resource_type == STEP_FUNCTIONS_EXECUTION:
             return self._state_machine_refusal(sub, where, own_prefix)
         if sub.resource_type == BATCH_JOB and not self.batch_jobs:
@@ -56,6 +70,23 @@ class SubProcessReach:
             )
         if sub.resource_type == DEADLINE_CLOUD_JOB:
             return self._farm_refusal(sub, where)
+        return None
+
+    def _elsewhere(self, sub: RegisteredSubExecution, where: str) -> str | None:
+        """An ARN of another region or account than the stack's: its roles name neither."""
+        for key, name in _ARN_FIELDS:
+            parts = str(getattr(sub, name)).split(":")
+            if len(parts) < 6 or parts[0] != "arn":
+                continue
+            region, account = parts[3], parts[4]
+            if (self.region and region != self.region) or (
+                self.account and account != self.account
+            ):
+                return (
+                    f"{where}.{key}: of region {region!r} and account {account!r}, where this "
+                    "deployment's roles stop nothing (they stop in its own region and account "
+                    "only); entry dropped"
+                )
         return None
 
     def _state_machine_refusal(
@@ -106,8 +137,9 @@ def _state_machine_name(arn: str) -> str | None:
 
 
 def parse_sub_process_reach(value: str, source: str) -> SubProcessReach:
-    """`stateMachines=P,..;batchJobs=none|any;deadlineFarms=F,..`, each part optional (an
-    empty list allows nothing); InvalidInputError naming `source`, the part and its rule."""
+    """`stateMachines=P,..;batchJobs=none|any;deadlineFarms=F,..;region=R;account=A`, each part
+    optional (an empty list allows nothing, no region or account any); InvalidInputError naming
+    `source`, the part and its rule."""
     parts: dict[str, str] = {}
     for item in value.split(";"):
         key, equals, listed = item.strip().partition("=")
@@ -125,7 +157,15 @@ def parse_sub_process_reach(value: str, source: str) -> SubProcessReach:
         state_machines=_patterns(parts.get("stateMachines", ""), STATE_MACHINE_PATTERN, source),
         batch_jobs=batch == BATCH_ANY,
         deadline_farms=_patterns(parts.get("deadlineFarms", ""), DEADLINE_FARM_PATTERN, source),
+        region=_checked(parts.get("region", ""), r"[a-z]{2}(-[a-z]+)+-\d", "region", source),
+        account=_checked(parts.get("account", ""), r"\d{12}", "account", source),
     )
+
+
+def _checked(value: str, rule: str, part: str, source: str) -> str:
+    if value and re.fullmatch(rule, value) is None:
+        raise InvalidInputError(f"{source}: {part} {value!r} is not an AWS {part}")
+    return value
 
 
 def _patterns(listed: str, rule: str, source: str) -> tuple[str, ...]:

@@ -276,7 +276,11 @@ def test_an_id_longer_than_any_is_refused_by_name_and_not_quoted(
 def stack_reach(monkeypatch: pytest.MonkeyPatch) -> None:
     """The environment the stack gives its functions: its prefix and its SubProcess* values."""
     monkeypatch.setenv("WFX_STATE_MACHINE_PREFIX", "wfx_0a1b2c3d-")
-    monkeypatch.setenv("WFX_SUB_PROCESSES", "stateMachines=render-*,;batchJobs=none;deadlineFarms=")
+    monkeypatch.setenv(
+        "WFX_SUB_PROCESSES",
+        "stateMachines=render-*,;batchJobs=none;deadlineFarms=;region=us-east-1;"
+        "account=123456789012",
+    )
 
 
 @pytest.mark.usefixtures("stack_reach")

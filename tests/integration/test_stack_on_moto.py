@@ -5,6 +5,7 @@ functions; with an existing earlier table named, the stack leaves it alone and p
 from __future__ import annotations
 
 import ast
+import dataclasses
 import fnmatch
 import io
 import zipfile
@@ -360,7 +361,8 @@ def test_the_roles_reach_the_sub_processes_the_parameters_name_and_none_by_defau
         ).sub_process_reach
         for stack in ("reaching", "least")
     }
-    assert told["reaching"] == SubProcessReach(
-        state_machines=("render-*",), batch_jobs=True, deadline_farms=("farm-0a*",)
+    least = SubProcessReach(region="us-east-1", account="123456789012")
+    assert told["least"] == least
+    assert told["reaching"] == dataclasses.replace(
+        least, state_machines=("render-*",), batch_jobs=True, deadline_farms=("farm-0a*",)
     )
-    assert told["least"] == SubProcessReach()

@@ -88,13 +88,18 @@ def test_the_environment_is_what_the_settings_read(
     assert (settings.object_store, settings.s3_bucket) == ("s3", "resolved-name")
     assert settings.event_source_prefix == "acme"
     assert settings.jwt.jwks is None  # API Gateway verifies the tokens; the function reads claims
-    assert settings.sub_process_reach == SubProcessReach()  # by default: its own machines only
+    # by default: its own machines only, of its region and account
+    assert settings.sub_process_reach == SubProcessReach(region="eu-west-3", account="123456789012")
+
+
+_PSEUDO = {"AWS::Region": "eu-west-3", "AWS::AccountId": "123456789012"}
 
 
 def _with_defaults(template: Template, text: str) -> str:
-    """An `Fn::Sub` string with each parameter's default in its place."""
-    parameters = template["Parameters"]
-    return re.sub(r"\$\{(\w+)\}", lambda m: str(parameters[m[1]]["Default"]), text)
+    """An `Fn::Sub` string with each parameter's default in its place (a pseudo parameter's, a
+    region's and an account's)."""
+    defaults = {name: str(p.get("Default")) for name, p in template["Parameters"].items()}
+    return re.sub(r"\$\{([\w:]+)\}", lambda m: (defaults | _PSEUDO)[m[1]], text)
 
 
 def test_the_earlier_table_is_never_created_only_named(template: Template) -> None:

@@ -25,12 +25,17 @@ def test_unset_reaches_anything_as_wfx_did_and_as_it_does_locally() -> None:
 
 
 def test_the_stack_s_value_is_read_and_empty_parts_allow_nothing() -> None:
-    value = "stateMachines=render-*,,wfx-demo-*;batchJobs=any;deadlineFarms=farm-0a*"
+    value = (
+        "stateMachines=render-*,,wfx-demo-*;batchJobs=any;deadlineFarms=farm-0a*;"
+        "region=us-east-1;account=123456789012"
+    )
     settings = Settings.from_environment({"WFX_SUB_PROCESSES": value})
     assert settings.sub_process_reach == SubProcessReach(
         state_machines=("render-*", "wfx-demo-*"),
         batch_jobs=True,
         deadline_farms=("farm-0a*",),
+        region="us-east-1",
+        account="123456789012",
     )
     nothing = parse_sub_process_reach("stateMachines=,;batchJobs=none;deadlineFarms=", "V")
     assert nothing == SubProcessReach()
@@ -43,6 +48,8 @@ def test_the_stack_s_value_is_read_and_empty_parts_allow_nothing() -> None:
         ("stateMachines=*-v1", "WFX_SUB_PROCESSES: '*-v1' is not a name pattern"),
         ("batchJobs=some", "WFX_SUB_PROCESSES: batchJobs must be none or any, got 'some'"),
         ("machines=x", "WFX_SUB_PROCESSES: 'machines=x' is not one of stateMachines="),
+        ("region=mars", "WFX_SUB_PROCESSES: region 'mars' is not an AWS region"),
+        ("account=12", "WFX_SUB_PROCESSES: account '12' is not an AWS account"),
     ],
 )
 def test_a_value_breaking_its_rule_is_refused_naming_the_variable(value: str, named: str) -> None:
@@ -89,3 +96,29 @@ def test_batch_and_deadline_jobs_are_refused_unless_the_deployment_stops_them() 
     assert refused is not None and refused.startswith("subExecutions[2].jobArn: a job of Deadline")
     local = RegisteredSubExecution(resource_type="localProcess", local_process_id="12")
     assert none.refusal(local, "subExecution", OWN) is None  # no role stops a local process
+
+
+def test_a_sub_process_of_another_region_or_account_is_refused_whatever_its_kind() -> None:
+    """The roles name the stack's region and account alone: even `*` reaches no other."""
+    reach = SubProcessReach(
+        state_machines=("*",),
+        batch_jobs=True,
+        deadline_farms=("*",),
+        region="us-east-1",
+        account="123456789012",
+    )
+    abroad = RegisteredSubExecution(
+        resource_type="stepFunctionsExecution",
+        execution_arn="arn:aws:states:eu-west-1:123456789012:execution:render-v2:run-1",
+    )
+    foreign = RegisteredSubExecution(
+        resource_type="batchJob", job_arn="arn:aws:batch:us-east-1:999999999999:job/j-1"
+    )
+    assert reach.refusal(abroad, "subExecution", OWN) == (
+        "subExecution.executionArn: of region 'eu-west-1' and account '123456789012', where this "
+        "deployment's roles stop nothing (they stop in its own region and account only); "
+        "entry dropped"
+    )
+    refused = reach.refusal(foreign, "subExecutions[1]", OWN)
+    assert refused is not None and refused.startswith("subExecutions[1].jobArn: of region")
+    assert reach.refusal(_run("render-v2"), "subExecution", OWN) is None  # us-east-1, its own

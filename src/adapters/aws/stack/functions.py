@@ -20,10 +20,12 @@ from domain.sub_process_reach import (
 )
 
 # What the roles may stop (domain.sub_process_reach): registration drops any other sub-process.
-# The earlier machines are the stack's own too.
+# The earlier machines are the stack's own too; every resource the roles name is of the stack's
+# region and account.
 SUB_PROCESSES = {
     "Fn::Sub": f"stateMachines=${{{STATE_MACHINES_PARAMETER}}},${{{EARLIER_STATE_MACHINES}}};"
-    f"batchJobs=${{{BATCH_JOBS_PARAMETER}}};deadlineFarms=${{{DEADLINE_FARMS_PARAMETER}}}"
+    f"batchJobs=${{{BATCH_JOBS_PARAMETER}}};deadlineFarms=${{{DEADLINE_FARMS_PARAMETER}}};"
+    "region=${AWS::Region};account=${AWS::AccountId}"
 }
 RUNTIME = "python3.11"
 ARCHITECTURE = "x86_64"  # what `wfx infra package` builds the binary wheels for
