@@ -9,6 +9,7 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable
 
 _MARKER = re.compile(r"===== wfx: attempt (\d+) of step (\S+) =====")
+_MARKER_START = "===== wfx: attempt "
 
 
 def attempt_marker(pipeline_execution_id: str, attempt: int) -> str:
@@ -19,6 +20,8 @@ def attempt_marker(pipeline_execution_id: str, attempt: int) -> str:
 def marked_attempt(pipeline_execution_id: str, line: str) -> int | None:
     """The attempt a marker line of this step's log opens; None for any other line (a marker
     naming another step included: a step may print anything)."""
+    if not line.startswith(_MARKER_START):  # most lines: no regex for them
+        return None
     found = _MARKER.fullmatch(line)
     if found is None or found.group(2) != pipeline_execution_id:
         return None

@@ -39,6 +39,7 @@ MAX_LINE_CHARACTERS = 64 * 1024
 # A reader holds a run of body-looking lines back (a block cut off at its start may end below);
 # past this size it lets the oldest go. A key's body is a few KB; a PGP key with a photo, tens.
 MAX_HELD_BODY_CHARACTERS = 1024 * 1024
+_HELD_LINE_OVERHEAD = 64  # what a held line costs beside its characters (1-character lines)
 
 
 class _KeyBlocks:
@@ -154,6 +155,15 @@ class _AwsWindow:
             ready.append((held, end))
         return ready
 
+    @property
+    def idle(self) -> bool:
+        """Nothing held, and no key id near enough for the next line's secret to be removed."""
+        return not self._held and self._index - self._last_key > AWS_SECRET_WINDOW
+
+    def skip(self, count: int) -> None:
+        """`count` lines went by that hold no key id (idle: none of them is held either)."""
+        self._index += count
+
     def close(self) -> list[tuple[str, str]]:
         ready = [(held, end) for _, held, end, _ in self._held]
         self._held.clear()
@@ -260,75 +270,99 @@ class _StoredText:
 
     A run of body-looking lines is held back while an END further on could show it to be the
     body of a block whose BEGIN was cut off (redact_text looks back for it); the AWS window holds
-    a few lines. So what is held is a line, a cut-off body and AWS_SECRET_WINDOW lines."""
+    a few lines. So what is held is a piece, a cut-off body and AWS_SECRET_WINDOW lines."""
 
     def __init__(self) -> None:
         self._blocks = _KeyBlocks(orphan_ends=True)
         self._window = _AwsWindow()
         self._partial = ""
-        self._held: list[tuple[str, str]] = []  # body-looking lines an END may yet remove
-        self._held_characters = 0
+        self._held: deque[tuple[str, str]] = deque()  # body-looking lines an END may yet remove
+        self._held_size = 0
 
-    def feed(self, piece: str) -> list[tuple[str, str]]:
+    def feed(self, piece: str) -> str:
+        """What can be given out of the text so far: whole lines, each ending in "\n"."""
         if "\n" not in piece:
             self._partial += piece
-            return []
-        *lines, self._partial = (self._partial + piece).split("\n")
-        return [out for line in lines for out in self._line(line, "\n")]
+            return ""
+        text = self._partial + piece
+        cut = text.rindex("\n")
+        whole, self._partial = text[:cut], text[cut + 1 :]
+        lines = whole.split("\n")
+        quick = ""
+        if self._quiet() and not needs_lines(whole):
+            # nothing here for the multi-line stages: the line-local rules over it at once, as
+            # redact() does a text with no key block and no key id; the last lines go line by
+            # line, as a key id or an END in the next piece may reach back to them
+            fast = len(lines) - max(AWS_SECRET_WINDOW, _trailing_body(lines))
+            if fast > 0:
+                quick = redact_line_local("\n".join(lines[:fast]) + "\n")
+                self._window.skip(fast)
+                lines = lines[fast:]
+        return quick + "".join([self._line(line, "\n") for line in lines])
 
-    def close(self) -> list[tuple[str, str]]:
-        last = self._line(self._partial, "")  # as redact_text, the text after the last "\n"
+    def close(self) -> str:
+        """The rest: the text after the last "\n" (a line, as redact_text has it) and all held."""
+        last = self._line(self._partial, "")
         self._partial = ""
         return last + self._released() + self._ruled(self._window.close())
 
-    def _line(self, text: str, ending: str) -> list[tuple[str, str]]:
+    def _quiet(self) -> bool:
+        return not self._blocks.open and not self._held and self._window.idle
+
+    def _line(self, text: str, ending: str) -> str:
         kept = self._blocks.line(text)
         ends = self._blocks.orphan_ends
         if ends:
             dropped = ends[0][2] and bool(self._held)
             if dropped:
-                self._held, self._held_characters = [], 0
-            return self._released() + self._passed(
-                _cut_off_marked(kept or "", ends, dropped), ending
-            )
+                self._held, self._held_size = deque(), 0
+            marked = _cut_off_marked(kept or "", ends, dropped)
+            return self._released() + self._passed(marked, ending)
         if kept is not None and _BODY_LINE.fullmatch(kept):
             self._held.append((kept, ending))
-            self._held_characters += len(kept)
+            self._held_size += len(kept) + _HELD_LINE_OVERHEAD
             return self._overflow()
         released = self._released()  # the run is broken: no END can reach back past this line
         return released if kept is None else released + self._passed(kept, ending)
 
-    def _overflow(self) -> list[tuple[str, str]]:
+    def _overflow(self) -> str:
         # no key's body is this long: let the oldest go, so memory stays bounded
-        out: list[tuple[str, str]] = []
-        while self._held and self._held_characters > MAX_HELD_BODY_CHARACTERS:
-            line, ending = self._held.pop(0)
-            self._held_characters -= len(line)
-            out += self._passed(line, ending)
-        return out
+        out: list[str] = []
+        while self._held and self._held_size > MAX_HELD_BODY_CHARACTERS:
+            line, ending = self._held.popleft()
+            self._held_size -= len(line) + _HELD_LINE_OVERHEAD
+            out.append(self._passed(line, ending))
+        return "".join(out)
 
-    def _released(self) -> list[tuple[str, str]]:
-        held, self._held, self._held_characters = self._held, [], 0
-        return [out for line, ending in held for out in self._passed(line, ending)]
+    def _released(self) -> str:
+        held, self._held, self._held_size = self._held, deque(), 0
+        return "".join([self._passed(line, ending) for line, ending in held])
 
-    def _passed(self, line: str, ending: str) -> list[tuple[str, str]]:
+    def _passed(self, line: str, ending: str) -> str:
         return self._ruled(self._window.line(line, ending))
 
     @staticmethod
-    def _ruled(lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
-        return [(redact_line_local(line), ending) for line, ending in lines]
+    def _ruled(lines: list[tuple[str, str]]) -> str:
+        return "".join([redact_line_local(line) + ending for line, ending in lines])
+
+
+def _trailing_body(lines: list[str]) -> int:
+    """How many of the last lines look like a key's body."""
+    count = 0
+    while count < len(lines) and _BODY_LINE.fullmatch(lines[-count - 1]):
+        count += 1
+    return count
 
 
 def redacted_lines(pieces: Iterable[str]) -> Iterator[str]:
     """The lines of a stored text given in pieces from its start, redacted: line for line what
     redact(text).splitlines() gives of the whole text (a block cut off at either end included),
-    holding only the line being read and what _StoredText holds back."""
+    holding only a piece and what _StoredText holds back."""
     stored = _StoredText()
     for piece in pieces:
-        for line, ending in stored.feed(piece):
-            yield from (line + ending).splitlines()
-    for line, ending in stored.close():
-        yield from (line + ending).splitlines()
+        # each piece given out ends in "\n": split apart, its lines are those of the whole
+        yield from stored.feed(piece).splitlines()
+    yield from stored.close().splitlines()
 
 
 def redact_text(text: str, line_rule: LineRule = redact_line_local, cut_blocks: bool = True) -> str:
