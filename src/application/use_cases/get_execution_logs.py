@@ -40,6 +40,9 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 # a step keeps a summary row and, when the run failed on it, an error row: a page holds them all
 _STEP_LOG_ROWS = 100
 _PIECE_CHARACTERS = 256 * 1024  # what is held of a run log's object copy at a time
+# The most of a run log the summary says: what a Step Functions run's log source reads at most
+# (application/run_log_sources.py), so such a log comes whole; a local run's may be any size.
+RUN_LOG_CHARACTERS = 1024 * 1024
 
 
 class ExecutionLogsStore(RunStore, StepRunStore, ExecutionQueries, Protocol):
@@ -321,9 +324,9 @@ class GetExecutionLogs:
     def _run_log(
         self, execution: WorkflowExecution, query: GetExecutionLogsQuery
     ) -> tuple[str, int]:
-        """The run log's last `limit` lines the query keeps and how many came before them, read
-        from the object-store copy of the whole log when the row keeps only its tail; the row's
-        own text (a tail already, bounded) is kept whole."""
+        """The run log's last lines the query keeps, within RUN_LOG_CHARACTERS, and how many came
+        before them, read from the object-store copy of the whole log when the row keeps only its
+        tail; the row's own text (a tail already, bounded) is kept whole."""
         key = execution.execution_log_object_key
         if key:
             for stored in self._objects.list_latest(key):
@@ -342,14 +345,18 @@ class GetExecutionLogs:
 
 
 def _tail(pieces: Iterator[str], query: GetExecutionLogsQuery) -> tuple[str, int]:
-    """The last `limit` lines the query keeps of a text given in pieces, redacted from its
-    start, as one text, and how many such lines came before them."""
-    tail: deque[str] = deque(maxlen=query.limit)
-    count = 0
+    """The last lines the query keeps of a text given in pieces, redacted from its start,
+    within RUN_LOG_CHARACTERS (the last line at least), as one text, and how many such lines
+    came before them."""
+    tail: deque[str] = deque()
+    count = size = 0
     for line in redacted_lines(pieces):
         if query.keeps(line):
             tail.append(line)
             count += 1
+            size += len(line) + 1
+            while size > RUN_LOG_CHARACTERS and len(tail) > 1:
+                size -= len(tail.popleft()) + 1
     return "".join(line + "\n" for line in tail), count - len(tail)
 
 
