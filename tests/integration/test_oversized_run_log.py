@@ -74,6 +74,7 @@ def test_the_logs_summary_reads_the_whole_logs_tail_from_the_object_store(
     container: Container,
 ) -> None:
     from application.use_cases.get_execution_logs import GetExecutionLogsQuery
+    from entrypoints.responses import ExecutionLogsResponse
 
     document = parse_workflow_document(LOUD_WORKFLOW)
     container.publish_workflow_version().execute(PublishWorkflowVersionCommand(document=document))
@@ -89,12 +90,17 @@ def test_the_logs_summary_reads_the_whole_logs_tail_from_the_object_store(
     assert logs.run_log.count("x") >= 300_000 and logs.run_log_earlier == 0
     (attempt,) = logs.attempts
     assert attempt.lines == ("the end",) and attempt.earlier == 1 and attempt.log_id
+    # said in JSON: how many lines came before, and the source that reads them
+    (said,) = ExecutionLogsResponse.of(logs).dump()["attempts"]
+    assert said["earlierLines"] == 1 and said["logId"] == attempt.log_id
+    assert "executionLogEarlierLines" not in ExecutionLogsResponse.of(logs).dump()
 
 
 def test_the_logs_summary_says_a_run_logs_last_mebibyte_and_counts_the_lines_before(
     container: Container,
 ) -> None:
     from application.use_cases.get_execution_logs import RUN_LOG_CHARACTERS, GetExecutionLogsQuery
+    from entrypoints.responses import ExecutionLogsResponse
 
     code = "for n in range(30_000): print(f'{n:07d} ' + 'y' * 40)"  # 1.44 MB
     step = {**LOUD_WORKFLOW["steps"][0], "command": ["{python}", "-c", code]}
@@ -112,3 +118,5 @@ def test_the_logs_summary_says_a_run_logs_last_mebibyte_and_counts_the_lines_bef
     shown = len(logs.run_log.splitlines())
     assert shown + logs.run_log_earlier == 30_001  # its header, then the step's lines
     assert logs.run_log_earlier > 0
+    said = ExecutionLogsResponse.of(logs).dump()
+    assert said["executionLogEarlierLines"] == logs.run_log_earlier
