@@ -5,9 +5,11 @@ of a step to one file, and writes a marker line before the lines of each attempt
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Collection, Iterable
 
 _MARKER = re.compile(r"===== wfx: attempt (\d+) of step (\S+) =====")
+_MARKER_START = "===== wfx: attempt "
 
 
 def attempt_marker(pipeline_execution_id: str, attempt: int) -> str:
@@ -18,21 +20,32 @@ def attempt_marker(pipeline_execution_id: str, attempt: int) -> str:
 def marked_attempt(pipeline_execution_id: str, line: str) -> int | None:
     """The attempt a marker line of this step's log opens; None for any other line (a marker
     naming another step included: a step may print anything)."""
+    if not line.startswith(_MARKER_START):  # most lines: no regex for them
+        return None
     found = _MARKER.fullmatch(line)
     if found is None or found.group(2) != pipeline_execution_id:
         return None
     return int(found.group(1))
 
 
-def split_by_attempt(pipeline_execution_id: str, lines: Sequence[str]) -> dict[int, list[str]]:
-    """The step log's lines by attempt number; what comes before any marker is attempt 1's."""
-    attempts: dict[int, list[str]] = {1: []}
+def attempt_tails(
+    pipeline_execution_id: str,
+    lines: Iterable[str],
+    size: int,
+    attempts: Collection[int],
+    keeps: Callable[[str], bool] = lambda _: True,
+) -> dict[int, tuple[list[str], int]]:
+    """The last `size` lines `keeps` keeps of each of `attempts` in the step log, and how many
+    such lines came before them; what comes before any marker is attempt 1's. It holds `size`
+    lines an attempt however long the log is (a step may print markers of attempts never run)."""
+    tails: dict[int, deque[str]] = {attempt: deque(maxlen=size) for attempt in attempts}
+    counts = dict.fromkeys(tails, 0)
     current = 1
     for line in lines:
         opened = marked_attempt(pipeline_execution_id, line)
         if opened is not None:
             current = opened
-            attempts.setdefault(current, [])
-            continue
-        attempts[current].append(line)
-    return attempts
+        elif current in tails and keeps(line):
+            tails[current].append(line)
+            counts[current] += 1
+    return {attempt: (list(tail), counts[attempt] - len(tail)) for attempt, tail in tails.items()}

@@ -27,7 +27,13 @@ from domain.redaction_rules import (
     redact_shapes,
     registered_secrets,
 )
-from domain.redaction_stream import StreamRedactor, needs_lines, redact_lines, redact_text
+from domain.redaction_stream import (
+    StreamRedactor,
+    needs_lines,
+    redact_lines,
+    redact_text,
+    redacted_lines,
+)
 
 __all__ = [
     "MIN_REGISTERED_LENGTH",
@@ -40,6 +46,7 @@ __all__ = [
     "redact_json",
     "redact_lines",
     "redact_optional",
+    "redacted_lines",
     "registered_secrets",
 ]
 

@@ -1,10 +1,11 @@
 """Redaction across lines: private-key blocks, and a bare AWS secret key beside its key id.
 
 `StreamRedactor` is for a writer that gets a text a piece at a time (a step's log while the step
-runs); `redact_text` and `redact_lines` are for a reader that holds the whole text or a page of
-log lines. All three run the same stages over the lines (key blocks, then the AWS window, then
-the line-local rules of domain/redaction_rules.py), so a text streamed in pieces of any size comes
-out as the whole text does.
+runs); `redacted_lines` for a reader that reads a stored text from its start a piece at a time
+(a page of a log file, its tail); `redact_text` and `redact_lines` for a reader that holds the
+whole text or a page of log lines. All of them run the same stages over the lines (key blocks,
+then the AWS window, then the line-local rules of domain/redaction_rules.py), so a text streamed
+in pieces of any size comes out as the whole text does.
 
 Lines are split on "\\n" only: str.splitlines() also splits on \\r, \\x0c and \\u2028, which a
 writer that sees one "\\n"-terminated line at a time would not.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from domain.redaction_rules import REDACTED, has_aws_key_id, redact_line_local
 
@@ -35,6 +36,10 @@ _SECRET_LENGTH = 40
 AWS_SECRET_WINDOW = 3  # lines either side of an access key id in which a bare secret is removed
 # A writer that never ends its line still gets its text redacted and written past this size.
 MAX_LINE_CHARACTERS = 64 * 1024
+# A reader holds a run of body-looking lines back (a block cut off at its start may end below);
+# past this size it lets the oldest go. A key's body is a few KB; a PGP key with a photo, tens.
+MAX_HELD_BODY_CHARACTERS = 1024 * 1024
+_HELD_LINE_OVERHEAD = 64  # what a held line costs beside its characters (1-character lines)
 
 
 class _KeyBlocks:
@@ -150,6 +155,15 @@ class _AwsWindow:
             ready.append((held, end))
         return ready
 
+    @property
+    def idle(self) -> bool:
+        """Nothing held, and no key id near enough for the next line's secret to be removed."""
+        return not self._held and self._index - self._last_key > AWS_SECRET_WINDOW
+
+    def skip(self, count: int) -> None:
+        """`count` lines went by that hold no key id (idle: none of them is held either)."""
+        self._index += count
+
     def close(self) -> list[tuple[str, str]]:
         ready = [(held, end) for _, held, end, _ in self._held]
         self._held.clear()
@@ -231,7 +245,6 @@ def _cut_off_body_removed(kept: list[str | None], ends: list[tuple[int, bool, bo
 
     Only body-looking text goes: what precedes it on the line may be anything, including what an
     earlier pass left of a BEGIN line, so a second pass finds nothing more to remove."""
-    line = kept[-1] or ""
     lines_dropped = False
     if ends[0][2]:
         for i in range(len(kept) - 2, -1, -1):
@@ -240,11 +253,116 @@ def _cut_off_body_removed(kept: list[str | None], ends: list[tuple[int, bool, bo
                 break
             kept[i] = None
             lines_dropped = True
+    return _cut_off_marked(kept[-1] or "", ends, lines_dropped)
+
+
+def _cut_off_marked(line: str, ends: list[tuple[int, bool, bool]], lines_dropped: bool) -> str:
+    """The line of orphan ENDs with a [REDACTED] where the body before each of them went."""
     for index, (offset, characters_dropped, _) in reversed(list(enumerate(ends))):
         dropped = characters_dropped or (index == 0 and lines_dropped)
         if dropped and not line[:offset].endswith(REDACTED):
             line = line[:offset] + REDACTED + line[offset:]
     return line
+
+
+class _StoredText:
+    """The stages of redact_text over a text given a piece at a time from its start.
+
+    A run of body-looking lines is held back while an END further on could show it to be the
+    body of a block whose BEGIN was cut off (redact_text looks back for it); the AWS window holds
+    a few lines. So what is held is a piece, a cut-off body and AWS_SECRET_WINDOW lines."""
+
+    def __init__(self) -> None:
+        self._blocks = _KeyBlocks(orphan_ends=True)
+        self._window = _AwsWindow()
+        self._partial = ""
+        self._held: deque[tuple[str, str]] = deque()  # body-looking lines an END may yet remove
+        self._held_size = 0
+
+    def feed(self, piece: str) -> str:
+        """What can be given out of the text so far: whole lines, each ending in "\n"."""
+        if "\n" not in piece:
+            self._partial += piece
+            return ""
+        text = self._partial + piece
+        cut = text.rindex("\n")
+        whole, self._partial = text[:cut], text[cut + 1 :]
+        lines = whole.split("\n")
+        quick = ""
+        if self._quiet() and not needs_lines(whole):
+            # nothing here for the multi-line stages: the line-local rules over it at once, as
+            # redact() does a text with no key block and no key id; the last lines go line by
+            # line, as a key id or an END in the next piece may reach back to them
+            fast = len(lines) - max(AWS_SECRET_WINDOW, _trailing_body(lines))
+            if fast > 0:
+                quick = redact_line_local("\n".join(lines[:fast]) + "\n")
+                self._window.skip(fast)
+                lines = lines[fast:]
+        return quick + "".join([self._line(line, "\n") for line in lines])
+
+    def close(self) -> str:
+        """The rest: the text after the last "\n" (a line, as redact_text has it) and all held."""
+        last = self._line(self._partial, "")
+        self._partial = ""
+        return last + self._released() + self._ruled(self._window.close())
+
+    def _quiet(self) -> bool:
+        return not self._blocks.open and not self._held and self._window.idle
+
+    def _line(self, text: str, ending: str) -> str:
+        kept = self._blocks.line(text)
+        ends = self._blocks.orphan_ends
+        if ends:
+            dropped = ends[0][2] and bool(self._held)
+            if dropped:
+                self._held, self._held_size = deque(), 0
+            marked = _cut_off_marked(kept or "", ends, dropped)
+            return self._released() + self._passed(marked, ending)
+        if kept is not None and _BODY_LINE.fullmatch(kept):
+            self._held.append((kept, ending))
+            self._held_size += len(kept) + _HELD_LINE_OVERHEAD
+            return self._overflow()
+        released = self._released()  # the run is broken: no END can reach back past this line
+        return released if kept is None else released + self._passed(kept, ending)
+
+    def _overflow(self) -> str:
+        # no key's body is this long: let the oldest go, so memory stays bounded
+        out: list[str] = []
+        while self._held and self._held_size > MAX_HELD_BODY_CHARACTERS:
+            line, ending = self._held.popleft()
+            self._held_size -= len(line) + _HELD_LINE_OVERHEAD
+            out.append(self._passed(line, ending))
+        return "".join(out)
+
+    def _released(self) -> str:
+        held, self._held, self._held_size = self._held, deque(), 0
+        return "".join([self._passed(line, ending) for line, ending in held])
+
+    def _passed(self, line: str, ending: str) -> str:
+        return self._ruled(self._window.line(line, ending))
+
+    @staticmethod
+    def _ruled(lines: list[tuple[str, str]]) -> str:
+        return "".join([redact_line_local(line) + ending for line, ending in lines])
+
+
+def _trailing_body(lines: list[str]) -> int:
+    """How many of the last lines look like a key's body."""
+    count = 0
+    while count < len(lines) and _BODY_LINE.fullmatch(lines[-count - 1]):
+        count += 1
+    return count
+
+
+def redacted_lines(pieces: Iterable[str]) -> Iterator[str]:
+    """The lines of a stored text given in pieces from its start, redacted: line for line what
+    redact(text).splitlines() gives of the whole text (a block cut off at either end included),
+    holding only a piece and what _StoredText holds back."""
+    stored = _StoredText()
+    for piece in pieces:
+        # each piece given out ends in "\n": split apart, its lines are those of the whole
+        yield from stored.feed(piece).splitlines()
+    yield from stored.close().splitlines()
 
 
 def redact_text(text: str, line_rule: LineRule = redact_line_local, cut_blocks: bool = True) -> str:

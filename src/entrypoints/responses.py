@@ -723,6 +723,9 @@ class AttemptLogResponse(Response):
     attempt: int
     status: str
     lines: tuple[str, ...] = ()
+    # the lines are the attempt's last: how many came before them, and the source to read them
+    earlier_lines: int | None = None
+    log_id: str | None = None
 
     @classmethod
     def of(cls, log: AttemptLog) -> Self:
@@ -732,6 +735,8 @@ class AttemptLogResponse(Response):
             attempt=log.attempt,
             status=log.status.value,
             lines=log.lines,
+            earlier_lines=log.earlier or None,
+            log_id=log.log_id if log.earlier else None,
         )
 
 
@@ -748,6 +753,7 @@ class ExecutionLogsResponse(Response):
     events: tuple[LogEventResponse, ...] = ()
     next_token: str | None = None
     execution_log: str | None = None
+    execution_log_earlier_lines: int | None = None  # lines before executionLog's, left out
     # said with the run's own log, "" when the run has none (VAMS's truncated whole-run answer)
     execution_error: str | None = None
     # one step's stored log (truncated mode with pipelineExecutionId): VAMS's `resultLog`, with
@@ -781,6 +787,7 @@ class ExecutionLogsResponse(Response):
             ),
             next_token=result.next_token,
             execution_log=redact_optional(result.run_log),
+            execution_log_earlier_lines=result.run_log_earlier or None,
             # a Step Functions error names the ARNs it failed on; VAMS shows no ARN
             execution_error=None
             if result.execution_error is None

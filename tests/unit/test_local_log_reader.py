@@ -9,6 +9,7 @@ import pytest
 
 from adapters.local.log_reader import LocalFileLogReader
 from domain.available_logs import LogReadStatus
+from domain.redaction import redact
 
 
 @pytest.fixture
@@ -84,3 +85,48 @@ def test_a_symlink_out_of_the_root_is_refused(root: Path) -> None:
 def test_a_token_it_did_not_give_is_an_error(root: Path) -> None:
     page = LocalFileLogReader(root).read("exec-1", stream="pipe-1.log", next_token="f/123")
     assert page.status is LogReadStatus.ERROR
+
+
+KEY_BODY = ["MIIEowIBAAKCAQEA" * 4, "q83vEjQ4d5pT0z" * 4, "Yx3k" + "q83vEjQ4" * 6 + "=="]
+
+
+def _pages(reader: LocalFileLogReader, limit: int) -> list[list[str]]:
+    pages, token = [], None
+    while True:
+        page = reader.read("exec-2", stream="tool.log", next_token=token, limit=limit)
+        pages.append([event.message for event in page.events])
+        if page.next_token is None:
+            return pages
+        assert page.next_token == str(sum(map(len, pages)))  # a line count: stable, as before
+        token = page.next_token
+
+
+@pytest.mark.parametrize("cut_off", [False, True], ids=["whole block", "begin cut off"])
+@pytest.mark.parametrize("limit", [1, 2, 3, 5])
+def test_a_page_that_starts_or_ends_inside_a_key_block_shows_none_of_it(
+    tmp_path: Path, cut_off: bool, limit: int
+) -> None:
+    # a registered file is not redacted when written: the reader must find the block itself,
+    # however the pages cut it (a rotated log may even start inside one)
+    begin = [] if cut_off else ["-----BEGIN RSA PRIVATE KEY-----"]
+    lines = ["tool started", *begin, *KEY_BODY, "-----END RSA PRIVATE KEY-----", "tool done"]
+    if cut_off:
+        lines = lines[1:]
+    (tmp_path / "exec-2").mkdir()
+    text = "\n".join(lines) + "\n"
+    (tmp_path / "exec-2" / "tool.log").write_text(text, encoding="utf-8")
+
+    pages = _pages(LocalFileLogReader(tmp_path), limit)
+
+    shown = [line for page in pages for line in page]
+    assert not any(body in line for body in KEY_BODY for line in shown)
+    assert shown == redact(text).splitlines()
+    assert "[REDACTED]" in "".join(shown)
+
+
+def test_the_same_token_gives_the_same_page(root: Path) -> None:
+    reader = LocalFileLogReader(root)
+    first = reader.read("exec-1", limit=1)
+    again = [reader.read("exec-1", next_token=first.next_token, limit=2) for _ in range(2)]
+    assert again[0] == again[1]
+    assert [e.message for e in again[0].events] == ["two", "three"]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from domain.redaction import REDACTED, StreamRedactor, redact, redact_lines
+from domain.redaction import REDACTED, StreamRedactor, redact, redact_lines, redacted_lines
+from domain.redaction_stream import MAX_HELD_BODY_CHARACTERS
 from tests import planted_secrets
 from tests.planted_secrets import Plant
 
@@ -23,6 +26,77 @@ def _streamed(text: str, cuts: list[int]) -> str:
             last = cut
     pieces.append(redactor.feed(text[last:]))
     return "".join(pieces) + redactor.close()
+
+
+def _pieces(text: str, cuts: list[int]) -> list[str]:
+    bounds = [0, *sorted(cut for cut in set(cuts) if 0 < cut < len(text)), len(text)]
+    return [text[start:end] for start, end in pairwise(bounds)]
+
+
+@settings(max_examples=300)
+@given(
+    planted_secrets.embedded(),
+    st.integers(min_value=0, max_value=400),
+    st.lists(st.integers(min_value=0, max_value=600)),
+)
+def test_a_stored_text_read_in_pieces_gives_the_lines_redact_gives_of_it_whole(
+    plant: Plant, start: int, cuts: list[int]
+) -> None:
+    # read from anywhere, as a log file cut at its start is: a block may have lost its BEGIN
+    text = plant.text[start:] + "\nafter\n"
+    read = list(redacted_lines(_pieces(text, cuts)))
+    assert read == redact(text).splitlines()
+    if start == 0:
+        for secret in plant.secrets:
+            assert secret not in "\n".join(read), plant.kind
+
+
+@settings(max_examples=100)
+@given(
+    st.lists(planted_secrets.embedded(), min_size=1, max_size=6),
+    st.lists(st.integers(min_value=0, max_value=50), min_size=6, max_size=6),
+    st.integers(min_value=0, max_value=200),
+    st.integers(min_value=1, max_value=4000),
+)
+def test_secrets_among_many_plain_lines_read_in_pieces_come_out_as_redact_makes_them(
+    plants: list[Plant], gaps: list[int], start: int, piece: int
+) -> None:
+    # plain lines between the secrets: pieces of many lines go the quick way, and a key id or
+    # an END may come in the piece after the lines it reaches back to
+    text = "".join(
+        "".join(f"plain line {n}\n" for n in range(gap)) + plant.text + "\n"
+        for plant, gap in zip(plants, gaps, strict=False)
+    )[start:]
+    pieces = [text[at : at + piece] for at in range(0, len(text), piece)]
+    read = list(redacted_lines(pieces))
+    assert read == redact(text).splitlines()
+
+
+def test_a_key_id_or_an_end_at_the_start_of_a_piece_reaches_back_into_the_piece_before() -> None:
+    plain = "".join(f"plain line {n}\n" for n in range(20))
+    pieces = [plain + f"{AWS_SECRET}\n", f"{KEY_ID}\n" + plain + "".join(b + "\n" for b in BODY)]
+    pieces.append("-----END RSA PRIVATE KEY-----\n" + plain)
+
+    read = "\n".join(redacted_lines(pieces))
+
+    assert AWS_SECRET not in read and KEY_ID not in read
+    assert not any(body in read for body in BODY)
+    assert read.splitlines() == redact("".join(pieces)).splitlines()
+
+
+def test_the_body_of_a_block_cut_off_at_its_start_is_removed_by_the_end_below_it() -> None:
+    text = "\n".join(["log starts", *BODY, "-----END RSA PRIVATE KEY-----", "after"])
+    read = list(redacted_lines([text[:20], text[20:]]))
+    assert read == ["log starts", f"{REDACTED}-----END RSA PRIVATE KEY-----", "after"]
+    assert not any(body in "\n".join(read) for body in BODY)
+
+
+def test_a_run_of_body_looking_lines_longer_than_any_key_is_let_go() -> None:
+    # held back whole it would be the reader's memory: past the bound, the oldest lines go out
+    line = "A" * 1000
+    count = MAX_HELD_BODY_CHARACTERS // len(line) + 10
+    stream = redacted_lines(iter([line + "\n"] * count))
+    assert next(stream) == line
 
 
 @settings(max_examples=300)

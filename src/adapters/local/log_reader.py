@@ -4,14 +4,17 @@ outside the root is ever opened (no absolute path, no `..`, no symlink leading o
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from functools import partial
 from pathlib import Path, PurePosixPath
 
 from application.ports.logs import LogEvent, LogPage
 from domain.available_logs import LogReadStatus
 from domain.bounds import is_whole_number
-from domain.redaction import redact
+from domain.redaction import redacted_lines
 
 _HIDDEN = "."  # the log store's own bookkeeping (`.order`) is no log
+_PIECE_CHARACTERS = 256 * 1024  # read at a time: a page holds this, not the file
 
 
 class _Refused(Exception):
@@ -43,12 +46,9 @@ class LocalFileLogReader:
         start = _offset(next_token)
         if start is None:
             return LogPage(LogReadStatus.ERROR, problem=f"next token {next_token!r}: not ours")
-        lines = [line for path in files for line in _lines(path)]
-        if execution_filter and not self._execution_folder(folder, execution_filter):
-            # a folder of one execution holds only its lines; any other is shared, so filter
-            lines = [line for line in lines if execution_filter in line]
-        page = lines[start : start + limit]
-        more = start + limit < len(lines)
+        # a folder of one execution holds only its lines; any other is shared, so filter
+        shared = execution_filter and not self._execution_folder(folder, execution_filter)
+        page, more = _page(_lines(files), execution_filter if shared else None, start, limit)
         return LogPage(
             LogReadStatus.READ if page else LogReadStatus.EMPTY,
             events=tuple(LogEvent(message=line) for line in page),
@@ -98,7 +98,26 @@ def _offset(token: str | None) -> int | None:
     return int(token) if is_whole_number(token) else None
 
 
-def _lines(path: Path) -> list[str]:
-    # Redacted whole before it is cut into pages: a page lying inside a key block would look
-    # like any other text. wfx's own step logs are redacted already; registered files may not be.
-    return redact(path.read_text(encoding="utf-8", errors="replace")).splitlines()
+def _page(lines: Iterator[str], kept: str | None, start: int, limit: int) -> tuple[list[str], bool]:
+    """Lines start to start + limit of those holding `kept` (all when None), and whether any
+    follows: read up to the one after the page, never further."""
+    page: list[str] = []
+    index = 0
+    for line in lines:
+        if kept is not None and kept not in line:
+            continue
+        if index == start + limit:
+            return page, True
+        if index >= start:
+            page.append(line)
+        index += 1
+    return page, False
+
+
+def _lines(files: list[Path]) -> Iterator[str]:
+    # Redacted from its start up to the page, as it would be whole: a page lying inside a key
+    # block would look like any other text. wfx's own step logs are redacted already; registered
+    # files may not be. Only a piece, a line and a cut-off key body are held at a time.
+    for path in files:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            yield from redacted_lines(iter(partial(file.read, _PIECE_CHARACTERS), ""))

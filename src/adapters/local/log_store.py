@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
+from typing import TextIO
 
 LOG_SUFFIX = ".log"
 # Step logs in the order they were first handed out: file times are too coarse to order a fast run.
 _ORDER_FILE = ".order"
+_PIECE_CHARACTERS = 256 * 1024  # what a reader of a huge log holds of it at a time
 
 
 def run_log_header(pipeline_execution_id: str) -> str:
@@ -73,6 +77,31 @@ class FileLogStore:
             sections.append(f"{run_log_header(pipeline_execution_id)}\n{body}")
         return "".join(sections)
 
+    def step_log_pieces(
+        self, workflow_execution_id: str, pipeline_execution_id: str
+    ) -> Iterator[str]:
+        folder = self._run_folder(workflow_execution_id)
+        file = _opened(f"{folder}{os.sep}{_checked(pipeline_execution_id)}{LOG_SUFFIX}")
+        if file is not None:
+            with file:
+                yield from iter(partial(file.read, _PIECE_CHARACTERS), "")
+
+    def run_log_pieces(self, workflow_execution_id: str) -> Iterator[str]:
+        """What read_run_log returns, a piece at a time."""
+        folder = self._run_folder(workflow_execution_id)
+        for pipeline_execution_id in _steps_in_order(folder):
+            file = _opened(f"{folder}{os.sep}{pipeline_execution_id}{LOG_SUFFIX}")
+            if file is None:
+                continue
+            with file:
+                yield f"{run_log_header(pipeline_execution_id)}\n"
+                last = "\n"
+                for piece in iter(partial(file.read, _PIECE_CHARACTERS), ""):
+                    last = piece[-1]
+                    yield piece
+                if last != "\n":
+                    yield "\n"
+
     def _run_folder(self, workflow_execution_id: str) -> str:
         return f"{self._root_name}{os.sep}{_checked(workflow_execution_id)}"
 
@@ -103,6 +132,13 @@ def _read(path: str) -> str | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as file:
             return file.read()
+    except FileNotFoundError:
+        return None
+
+
+def _opened(path: str) -> TextIO | None:
+    try:
+        return open(path, encoding="utf-8", errors="replace")  # the caller closes it
     except FileNotFoundError:
         return None
 

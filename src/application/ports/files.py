@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
@@ -108,3 +108,13 @@ class LogStore(Protocol):
         ...
 
     def read_run_log(self, workflow_execution_id: str) -> str: ...
+
+    def step_log_pieces(
+        self, workflow_execution_id: str, pipeline_execution_id: str
+    ) -> Iterator[str]:
+        """read_step_log's text a piece at a time: a reader of a huge log holds a piece."""
+        ...
+
+    def run_log_pieces(self, workflow_execution_id: str) -> Iterator[str]:
+        """read_run_log's text a piece at a time."""
+        ...

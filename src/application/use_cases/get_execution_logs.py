@@ -4,8 +4,10 @@ the run's own log. Every line that leaves is redacted."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
+from functools import partial
 from typing import Literal, Protocol
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
@@ -14,12 +16,13 @@ from application.available_logs import AvailableLogFinder, reader_for
 from application.ports.executions import ExecutionQueries, RowCollection, RunStore, StepRunStore
 from application.ports.files import LogStore, ObjectStore
 from application.ports.logs import LogPage, LogReader
-from domain.attempt_logs import split_by_attempt
+from domain.attempt_logs import attempt_tails
 from domain.attempts import TaskExecution
 from domain.available_logs import (
     AvailableLog,
     LogReadStatus,
     LogSourceNotFoundError,
+    local_step_log,
     needs_execution_filter,
 )
 from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
@@ -30,12 +33,16 @@ from domain.execution import (
     WorkflowExecution,
     chain_order,
 )
-from domain.redaction import redact, redact_lines
+from domain.redaction import redact, redact_lines, redacted_lines
 from domain.statuses import StepStatus
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 # a step keeps a summary row and, when the run failed on it, an error row: a page holds them all
 _STEP_LOG_ROWS = 100
+_PIECE_CHARACTERS = 256 * 1024  # what is held of a run log's object copy at a time
+# The most of a run log the summary says: what a Step Functions run's log source reads at most
+# (application/run_log_sources.py), so such a log comes whole; a local run's may be any size.
+RUN_LOG_CHARACTERS = 1024 * 1024
 
 
 class ExecutionLogsStore(RunStore, StepRunStore, ExecutionQueries, Protocol):
@@ -89,7 +96,8 @@ class LogLine(BaseModel):
 
 
 class AttemptLog(BaseModel):
-    """The lines one attempt of a step wrote to its log, redacted."""
+    """The last lines one attempt of a step wrote to its log, redacted: `earlier` lines before
+    them are left out, and `log_id` names the source that reads the step's log whole."""
 
     model_config = _FROZEN
 
@@ -98,6 +106,8 @@ class AttemptLog(BaseModel):
     attempt: int
     status: StepStatus
     lines: tuple[str, ...] = ()
+    earlier: int = 0
+    log_id: str | None = None
 
 
 class ExecutionLogs(BaseModel):
@@ -113,6 +123,7 @@ class ExecutionLogs(BaseModel):
     lines: tuple[LogLine, ...] = ()
     next_token: str | None = None  # the one source's own token, when read by logId
     run_log: str | None = None  # the run's own log, when neither a logId nor full mode was asked
+    run_log_earlier: int = 0  # lines before those of run_log left out (a long log's tail)
     # the run's error beside its own log ("" for none): VAMS's log viewer prints it with the log
     execution_error: str | None = None
     # the one step's stored error log ("" for none), said with that step's truncated log as VAMS
@@ -164,15 +175,15 @@ class GetExecutionLogs:
         reports, lines, next_token = self._read_sources(execution, steps, sources, query)
         summary = not (query.full or query.log_id)
         # one step asked for: its own attempts' lines, not the run's log
-        run_log = self._run_log(execution) if summary and only is None else None
-        if run_log is not None and query.contains is not None:
-            run_log = "\n".join(line for line in run_log.splitlines() if query.keeps(line))
+        run_log, run_log_earlier = (
+            self._run_log(execution, query) if summary and only is None else (None, 0)
+        )
         chosen = [
             step for step in steps.values() if only is None or step.pipeline_execution_id == only
         ]
         attempts: tuple[AttemptLog, ...] = ()
         if summary:
-            attempts, unread = self._attempts(execution, chosen, query)
+            attempts, unread = self._attempts(execution, chosen, sources, query)
             notes += [row.note for row in unread]
         stored = self._stored_logs(only) if summary and only is not None else None
         return ExecutionLogs(
@@ -183,6 +194,7 @@ class GetExecutionLogs:
             lines=tuple(lines),
             next_token=next_token,
             run_log=run_log,
+            run_log_earlier=run_log_earlier,
             execution_error=None if run_log is None else redact(execution.execution_error or ""),
             # a step row left out: none of its logs is read, and that is said
             warnings=tuple(redact(warning) for warning in (*found.warnings, *notes)),
@@ -243,9 +255,11 @@ class GetExecutionLogs:
         self,
         execution: WorkflowExecution,
         steps: list[PipelineExecution],
+        sources: list[AvailableLog],
         query: GetExecutionLogsQuery,
     ) -> tuple[tuple[AttemptLog, ...], tuple[UnreadableRow, ...]]:
-        """The local run's step logs by attempt, and the attempt rows left out (unreadable)."""
+        """The local run's step logs by attempt, the last `limit` lines of each, and the attempt
+        rows left out (unreadable)."""
         if execution.orchestrator != "local":
             return (), ()  # elsewhere a step's log is shared (a Lambda's group): no markers
         ordered = chain_order(steps)
@@ -258,21 +272,29 @@ class GetExecutionLogs:
         logs: list[AttemptLog] = []
         for step in ordered:
             step_id = step.pipeline_execution_id
-            text = self._logs.read_step_log(execution.workflow_execution_id, step_id)
-            # as one text: a key block may span lines
-            kept = [line for line in redact_lines(text.splitlines()) if line is not None]
-            written = split_by_attempt(step_id, kept)
+            attempts = by_step.get(step_id, [])
+            # read through once, redacted from its start (a key block may span lines), holding
+            # only each attempt's tail: a step log may be far larger than memory
+            pieces = self._logs.step_log_pieces(execution.workflow_execution_id, step_id)
+            tails = attempt_tails(
+                step_id,
+                redacted_lines(pieces),
+                query.limit,
+                {attempt.attempt for attempt in attempts},
+                query.keeps,
+            )
+            log_id = _step_log_id(execution.workflow_execution_id, step_id, sources)
             logs += [
                 AttemptLog(
                     pipeline_execution_id=step_id,
                     pipeline_id=step.pipeline_id,
                     attempt=attempt.attempt,
                     status=attempt.status,
-                    lines=tuple(
-                        line for line in written.get(attempt.attempt, ()) if query.keeps(line)
-                    ),
+                    lines=tuple(tails[attempt.attempt][0]),
+                    earlier=tails[attempt.attempt][1],
+                    log_id=log_id,
                 )
-                for attempt in by_step.get(step_id, [])
+                for attempt in attempts
             ]
         return tuple(logs), unread
 
@@ -299,19 +321,58 @@ class GetExecutionLogs:
             limit=limit,
         )
 
-    def _run_log(self, execution: WorkflowExecution) -> str:
-        """The whole run log: the object-store copy when the row keeps only its tail."""
+    def _run_log(
+        self, execution: WorkflowExecution, query: GetExecutionLogsQuery
+    ) -> tuple[str, int]:
+        """The run log's last lines the query keeps, within RUN_LOG_CHARACTERS, and how many came
+        before them, read from the object-store copy of the whole log when the row keeps only its
+        tail; the row's own text (a tail already, bounded) is kept whole."""
         key = execution.execution_log_object_key
         if key:
             for stored in self._objects.list_latest(key):
                 if stored.key == key:
                     path = self._objects.local_path(key, stored.version_id)
-                    return redact(path.read_text(encoding="utf-8", errors="replace"))
+                    with open(path, encoding="utf-8", errors="replace") as file:
+                        return _tail(iter(partial(file.read, _PIECE_CHARACTERS), ""), query)
         if execution.execution_log:
-            return redact(execution.execution_log)
-        if execution.orchestrator == "local":
-            return redact(self._logs.read_run_log(execution.workflow_execution_id))  # still open
-        return ""
+            text = redact(execution.execution_log)
+            if query.contains is None:
+                return text, 0
+            return "\n".join(line for line in text.splitlines() if query.keeps(line)), 0
+        if execution.orchestrator == "local":  # still open
+            return _tail(self._logs.run_log_pieces(execution.workflow_execution_id), query)
+        return "", 0
+
+
+def _tail(pieces: Iterator[str], query: GetExecutionLogsQuery) -> tuple[str, int]:
+    """The last lines the query keeps of a text given in pieces, redacted from its start,
+    within RUN_LOG_CHARACTERS (the last line at least), as one text, and how many such lines
+    came before them."""
+    tail: deque[str] = deque()
+    count = size = 0
+    for line in redacted_lines(pieces):
+        if query.keeps(line):
+            tail.append(line)
+            count += 1
+            size += len(line) + 1
+            while size > RUN_LOG_CHARACTERS and len(tail) > 1:
+                size -= len(tail.popleft()) + 1
+    return "".join(line + "\n" for line in tail), count - len(tail)
+
+
+def _step_log_id(execution_id: str, step_id: str, sources: list[AvailableLog]) -> str | None:
+    """The logId of the local runner's log file of the step: where its whole log is read."""
+    own = local_step_log(execution_id, step_id)
+    return next(
+        (
+            source.log_id
+            for source in sources
+            if source.pipeline_execution_id == step_id
+            and source.log_group_name == own.log_group_name
+            and source.log_stream_name == own.log_stream_name
+        ),
+        None,
+    )
 
 
 def _in_chain_order(

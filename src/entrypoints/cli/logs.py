@@ -118,8 +118,13 @@ def _print_logs(result: ExecutionLogs, log_id: str | None, full: bool, json_outp
         print(f"warning: {redact(warning)}", file=sys.stderr)
     if result.run_log is not None:
         if any(attempt.lines for attempt in result.attempts):
-            _print_attempts(result.attempts)
+            _print_attempts(result.workflow_execution_id, result.attempts)
         else:
+            if result.run_log_earlier:
+                _out(
+                    f"… {result.run_log_earlier} earlier lines: "
+                    f"wfx executions logs {result.workflow_execution_id} --full"
+                )
             _out(result.run_log.rstrip("\n") if result.run_log else "(the run has no log yet)")
         _print_sources(result.log_sources)
         return
@@ -153,13 +158,20 @@ def _print_logs(result: ExecutionLogs, log_id: str | None, full: bool, json_outp
         print(f"Next page: --log-id {log_id} --next-token {result.next_token}", file=sys.stderr)
 
 
-def _print_attempts(attempts: Sequence[AttemptLog]) -> None:
-    """Each attempt's lines under a header naming its step, number and status: a retried step's
-    first failure is told apart from the attempt that succeeded."""
+def _print_attempts(execution_id: str, attempts: Sequence[AttemptLog]) -> None:
+    """Each attempt's last lines under a header naming its step, number and status: a retried
+    step's first failure is told apart from the attempt that succeeded. Where lines were left
+    out, how many and the command that reads them."""
     for attempt in attempts:
         _out(
             f"== step {attempt.pipeline_id}, attempt {attempt.attempt} ({attempt.status.value}) =="
         )
+        if attempt.earlier:
+            where_whole = f" --log-id {attempt.log_id}" if attempt.log_id else " --full"
+            _out(
+                f"… {attempt.earlier} earlier lines: "
+                f"wfx executions logs {execution_id}{where_whole}"
+            )
         for line in attempt.lines:
             _out(line)
 

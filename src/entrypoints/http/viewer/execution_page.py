@@ -109,7 +109,9 @@ def _log_lines(page: Viewer, execution_id: str, log_id: str | None) -> dict[str,
     token = said["nextToken"]
     answer = first | {"events": events, "earlier": lines - len(events), "unread": bool(token)}
     if first.get("executionLog"):
-        answer["executionLog"], answer["earlier"] = newest_text(first["executionLog"])
+        answer["executionLog"], left_out = newest_text(first["executionLog"])
+        # a long log came as its last PAGE_LINES lines already: those before them count too
+        answer["earlier"] = left_out + first.get("executionLogEarlierLines", 0)
     return answer
 
 
