@@ -36,9 +36,11 @@ from adapters.records import (
     table_date,
 )
 from domain.attempts import TaskExecution
+from domain.derived import derived
 from domain.execution import (
     PipelineExecution,
     PipelineInputFile,
+    StepDetails,
     StepInputConfiguration,
     StepInputMetadata,
     UnreadableRow,
@@ -564,4 +566,25 @@ def parse_task_execution_record(item: Item) -> TaskExecution:
         stop_date=optional_date(item, "stopDate"),
         error=item.get("errorMessage"),
         trigger=item.get("trigger", "start"),
+    )
+
+
+def steps_to_detail(
+    steps: Sequence[PipelineExecution], detailed_steps: int | None
+) -> list[PipelineExecution]:
+    """The steps whose per-step rows a read of a run's details reads (ExecutionQueries
+    .get_details): all, or the first `detailed_steps` in chain order."""
+    return list(steps) if detailed_steps is None else chain_order(tuple(steps))[:detailed_steps]
+
+
+def with_bare_steps(
+    steps: Sequence[PipelineExecution], detailed: Sequence[StepDetails]
+) -> tuple[StepDetails, ...]:
+    """`detailed`, and each other step of `steps` with its row alone, in `steps`' order."""
+    if len(detailed) == len(steps):
+        return tuple(detailed)
+    by_id = {entry.step.pipeline_execution_id: entry for entry in detailed}
+    # Derived unvalidated (domain.derived): a step row parsed on this read, the rest defaults.
+    return tuple(
+        by_id.get(step.pipeline_execution_id) or derived(StepDetails, step=step) for step in steps
     )

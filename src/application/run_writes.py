@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from application.ports.executions import RunLifecycleStore, RunWriter
@@ -37,21 +38,25 @@ def with_closed_attempt_duration(
     durations: RecordAttemptDurations, run: Run | None, move: StepMove
 ) -> StepMove:
     """The move with the duration entry of the attempt it closes, when `run` has that attempt."""
-    if run is None or move.close_attempt is None or move.stop_date is None:
+    return _carried(durations, _attempt_starts(run), move)
+
+
+def _attempt_starts(run: Run | None) -> dict[tuple[str, int], datetime]:
+    """Each attempt's start by (step, attempt number); the first of a number, as read."""
+    attempts = () if run is None else reversed(run.attempts)
+    return {(a.pipeline_execution_id, a.attempt): a.start_date for a in attempts}
+
+
+def _carried(
+    durations: RecordAttemptDurations, starts: dict[tuple[str, int], datetime], move: StepMove
+) -> StepMove:
+    if move.close_attempt is None or move.stop_date is None:
         return move
-    opened = next(
-        (
-            attempt
-            for attempt in run.attempts
-            if attempt.pipeline_execution_id == move.pipeline_execution_id
-            and attempt.attempt == move.close_attempt
-        ),
-        None,
-    )
-    if opened is None:
+    started = starts.get((move.pipeline_execution_id, move.close_attempt))
+    if started is None:
         return move
     try:
-        return durations.carried_by(move, opened.start_date)
+        return durations.carried_by(move, started)
     except Exception:
         return move  # pricing or the run's cost context failing: recorded after, or logged
 
@@ -112,24 +117,27 @@ def end_run_and_steps(
     def read() -> Run:
         return store.get_run(workflow_execution_id)
 
-    run = first
+    write = None if first is None else ending.decide(first)
+    if first is not None and write is None:
+        return first.execution, first.steps
     while True:
-        write = None if run is None else ending.decide(run)
-        if run is not None and write is None:
-            return run.execution, run.steps
         written, last = commit_decided(ending, read, ending.decide, write)
         if written is None:
             assert last is not None  # nothing written: decided on a run it read
             return last.execution, last.steps
-        run = ending.written()
+        ending.written()
         if written.change is not None:
-            return written.change.after, run.steps
+            return written.change.after, ending.ended().steps
+        write = ending.following()
 
 
 class _Ending:
-    """The decisions of one end: each its write, carrying the duration entries of the attempts
-    it closes while no write has been refused (a refusal may be an entry recorded meanwhile:
-    after one, the durations are recorded after the write instead)."""
+    """The decisions of one end: each decided once, on a run read, and written in parts of
+    MOVES_PER_WRITE moves (again from a fresh read whenever a part is refused). Each part
+    carries the duration entries of the attempts it closes unless it follows a refusal (a
+    refusal may be an entry recorded meanwhile: the durations are recorded after the write
+    then). Deciding again on the run as each part left it would repeat the whole decision for
+    every part: quadratic in the open steps."""
 
     def __init__(
         self,
@@ -142,6 +150,10 @@ class _Ending:
         self._durations = durations
         self._carry = durations is not None
         self._decided_on: Run | None = None
+        self._end: RunEnd | None = None
+        self._starts: dict[tuple[str, int], datetime] = {}
+        self._next = 0  # the first of the end's moves not in a part yet
+        self._written: list[StepMove] = []  # the moves written since the decision
         self._committed: RunWrite | None = None
 
     def commit(self, write: RunWrite) -> bool:
@@ -160,36 +172,46 @@ class _Ending:
         return written
 
     def decide(self, run: Run) -> RunWrite | None:
+        """The first part of the end decided on `run` (None: nothing to end)."""
         end = self._decide(run)
         if end is None:
             return None
-        moves = end.steps
+        self._decided_on, self._end, self._next, self._written = run, end, 0, []
+        self._starts = _attempt_starts(run) if self._durations is not None else {}
+        return self.following()
+
+    def following(self) -> RunWrite:
+        """The next part of the decided end: the main row's change with the last."""
+        end = self._end
+        assert end is not None  # a part follows a decision
+        moves = end.steps[self._next : self._next + MOVES_PER_WRITE]
+        self._next += len(moves)
         if self._durations is not None and self._carry:
-            moves = tuple(with_closed_attempt_duration(self._durations, run, m) for m in moves)
-        self._carry, self._decided_on = False, run
-        if len(moves) > MOVES_PER_WRITE:  # the steps first; the main row with the last part
-            return RunWrite.of(self._id, moves=moves[:MOVES_PER_WRITE])
+            moves = tuple(_carried(self._durations, self._starts, move) for move in moves)
+        self._carry = False
+        if self._next < len(end.steps):  # the steps first; the main row with the last part
+            return RunWrite.of(self._id, moves=moves)
         return RunWrite.of(self._id, moves=moves, change=end.change)
 
-    def written(self) -> Run:
-        """The run as the write committed left it; its durations recorded."""
-        write = self._committed
-        assert write is not None  # called once a write was committed
+    def written(self) -> None:
+        """The part committed: its durations recorded."""
+        committed = self._committed
+        assert committed is not None  # called once a write was committed
         if self._durations is not None:
-            carried = [move for move in write.moves if move.cost_entries]
-            for move in carried:
-                self._durations.appended(move.cost_entries)
+            for move in committed.moves:
+                if move.cost_entries:
+                    self._durations.appended(move.cost_entries)
             record_end_durations(
-                self._durations, [move for move in write.moves if not move.cost_entries]
+                self._durations, [move for move in committed.moves if not move.cost_entries]
             )
         self._carry = self._durations is not None
+        self._written.extend(committed.moves)
+
+    def ended(self) -> Run:
+        """The run as the end's writes left it (its main row as decided on)."""
         run = self._decided_on
         assert run is not None  # a write committed was decided on a run
-        for move in write.moves:
-            run = run.moved(move)
-        if write.change is not None:
-            run = run.model_copy(update={"execution": write.change.after})
-        return run
+        return run.moved_all(self._written)
 
 
 def commit_decided(

@@ -254,31 +254,38 @@ class Run(BaseModel):
     def moved(self, move: StepMove) -> Run:
         """The run as it is once `move` is written (what a write deciding more than one move
         decides the next on)."""
-        # Derived unvalidated (domain.derived): the move's dates made TableDates, its status
+        return self.moved_all((move,))
+
+    def moved_all(self, moves: Sequence[StepMove]) -> Run:
+        """The run once `moves` are written, in order: one pass over the steps and attempts
+        whatever the moves' number (a run's end closes thousands of steps)."""
+        # Derived unvalidated (domain.derived): the moves' dates made TableDates, their status
         # and error of the fields' types; the run from its valid parts.
-        steps = tuple(
-            step._replace(
-                status=move.status,
-                start_date=_table_date(move.start_date, step.start_date, "startDate"),
-                stop_date=_table_date(move.stop_date, step.stop_date, "stopDate"),
-                error=move.error,
-            )
-            if step.pipeline_execution_id == move.pipeline_execution_id and move.status
-            else step
-            for step in self.steps
-        )
-        closed_status = move.close_status or move.status
-        attempts = [
-            _closed(attempt, closed_status, move)
-            if attempt.pipeline_execution_id == move.pipeline_execution_id
-            and attempt.attempt == move.close_attempt
-            and closed_status is not None
-            else attempt
-            for attempt in self.attempts
-        ]
-        if move.open_attempt is not None:
-            attempts.append(move.open_attempt)
-        return derived(Run, execution=self.execution, steps=steps, attempts=tuple(attempts))
+        steps = list(self.steps)
+        step_at = {step.pipeline_execution_id: i for i, step in enumerate(steps)}
+        attempts = list(self.attempts)
+        attempts_at: dict[tuple[str, int], list[int]] = {}
+        for i, attempt in enumerate(attempts):
+            attempts_at.setdefault((attempt.pipeline_execution_id, attempt.attempt), []).append(i)
+        for move in moves:
+            at = step_at.get(move.pipeline_execution_id)
+            if at is not None and move.status:
+                step = steps[at]
+                steps[at] = step._replace(
+                    status=move.status,
+                    start_date=_table_date(move.start_date, step.start_date, "startDate"),
+                    stop_date=_table_date(move.stop_date, step.stop_date, "stopDate"),
+                    error=move.error,
+                )
+            closed_status = move.close_status or move.status
+            if closed_status is not None and move.close_attempt is not None:
+                for i in attempts_at.get((move.pipeline_execution_id, move.close_attempt), ()):
+                    attempts[i] = _closed(attempts[i], closed_status, move)
+            if move.open_attempt is not None:
+                key = (move.pipeline_execution_id, move.open_attempt.attempt)
+                attempts_at.setdefault(key, []).append(len(attempts))
+                attempts.append(move.open_attempt)
+        return derived(Run, execution=self.execution, steps=tuple(steps), attempts=tuple(attempts))
 
     @property
     def abort_message(self) -> str:
@@ -744,9 +751,12 @@ class Run(BaseModel):
             return None  # seed 000: a terminal row is never changed again
         step_status = StepStatus(status)  # the member of the same value
         moves = []
+        # each step's running attempt (the last, as running_attempt) in one pass: a run's end
+        # closes thousands of steps, and a look through every attempt for each was quadratic
+        running_of = {a.pipeline_execution_id: a for a in self.attempts if a.is_running}
         for step in closing():
             # a NEW step never opened an attempt; a RUNNING one's attempt ends with it (seed 003)
-            running = self.running_attempt(step.pipeline_execution_id)
+            running = running_of.get(step.pipeline_execution_id)
             attempt = None if running is None or step.status is StepStatus.NEW else running.attempt
             moves.append(self._closing(step, step_status, step_error or error, at, attempt))
         after = execution.complete(

@@ -195,3 +195,45 @@ def test_steps_past_the_bound_are_cut_with_their_total_counted() -> None:
         MAX_STEPS,
         MAX_STEPS + 2,
     )
+
+
+def test_a_read_of_the_first_steps_details_reads_every_step_row_and_the_rest_of_those_alone(
+    execution_store: ExecutionStore,
+) -> None:
+    """`detailed_steps`: every step's row (the chain's order, the count), the per-step rows
+    only of the first in chain order - what a bounded answer shows."""
+    write_launch(execution_store, a_launch("r5", steps=5))
+    for index in (1, 4):
+        execution_store.add_step_outputs(some_outputs("r5", index))
+
+    details = execution_store.get_details("r5", detailed_steps=2)
+
+    by_id = {entry.step.pipeline_execution_id: entry for entry in details.steps}
+    assert sorted(by_id) == sorted(step_id("r5", n) for n in range(5))
+    shown, hidden = [by_id[step_id("r5", n)] for n in (0, 1)], [by_id[step_id("r5", 4)]]
+    assert all(entry.configuration is not None and entry.input_metadata for entry in shown)
+    assert shown[1].outputs.files and shown[1].outputs.logs
+    assert hidden[0].configuration is None and hidden[0].outputs == StepOutputs()
+    whole = execution_store.get_details("r5")
+    assert {e.step.pipeline_execution_id: e for e in whole.steps}[step_id("r5", 4)].outputs.files
+
+
+def test_a_details_read_makes_as_many_requests_whatever_the_steps_past_those_shown(
+    dynamodb_execution_store: ExecutionStore, moto_dynamodb_client: object
+) -> None:
+    """DynamoDB: each shown step costs a request per output table; a step past them none."""
+    requests: list[str] = []
+
+    def count(**kwargs: object) -> None:
+        requests.append(str(kwargs.get("event_name")))
+
+    counts = []
+    for run, steps in (("small", 4), ("large", 40)):
+        write_launch(dynamodb_execution_store, a_launch(run, steps=steps))
+        events = moto_dynamodb_client.meta.events  # type: ignore[attr-defined]
+        events.register("before-call.dynamodb.*", count)
+        dynamodb_execution_store.get_details(run, detailed_steps=3)
+        events.unregister("before-call.dynamodb.*", count)
+        counts.append(len(requests))
+        requests.clear()
+    assert counts[0] == counts[1]

@@ -17,11 +17,11 @@ from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import TableNames
 from application.ports.costs import CostLedger, CostScope
 from application.ports.executions import ExecutionEvents
-from application.run_writes import end_run
+from application.run_writes import MOVES_PER_WRITE, end_run, end_run_and_steps
 from domain.approvals import ApprovalGate, ApprovalRequest
 from domain.errors import ExecutionAlreadyExistsError, ExecutionNotFoundError
 from domain.events import move_events
-from domain.run import Run, first_start, plain_finish
+from domain.run import Run, RunEnd, first_start, plain_finish
 from domain.run_write import RunWrite, StepRow
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import a_duration_entry, a_launch, at, step_id, write_launch
@@ -302,6 +302,47 @@ def test_an_end_of_more_open_steps_than_one_write_holds_ends_them_all_and_the_ru
     assert [n for n, _, _ in written] == list(range(1, len(written) + 1))
     assert written[-1][1:] == ("ExecutionAborted", None)
     assert len({step for _, kind, step in written if kind == "StepFinished"}) == 40
+
+
+class CountingStore:
+    """The store, its reads of the run and its writes counted."""
+
+    def __init__(self, store: Any) -> None:
+        self.store, self.reads, self.writes = store, 0, 0
+
+    def get_run(self, workflow_execution_id: str) -> Run:
+        self.reads += 1
+        return self.store.get_run(workflow_execution_id)  # type: ignore[no-any-return]
+
+    def commit(self, write: RunWrite) -> bool:
+        self.writes += 1
+        return self.store.commit(write)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("open_steps", [40, 120])
+def test_an_end_in_parts_is_decided_once_on_one_read_and_written_a_part_at_a_time(
+    backend: tuple[Any, ExecutionEvents, CostLedger], open_steps: int
+) -> None:
+    """The end is decided once, its parts written from that decision: deciding again on the
+    run each part left made ending an orphaned run quadratic in its steps (each decision goes
+    over every open step; docs/performance.md has the figures)."""
+    store, _, _ = backend
+    write_launch(store, a_launch("e1", steps=open_steps))
+    counted: Any = CountingStore(store)  # the two calls of the port end_run_and_steps makes
+    decisions = []
+
+    def decide(run: Run) -> RunEnd | None:
+        decisions.append(len(run.steps))
+        return run.lose_runner(at(10), LEASE, "", None)  # no runner took it: every step ends
+
+    ended, steps = end_run_and_steps(counted, "e1", decide)
+
+    assert decisions == [open_steps] and counted.reads == 1
+    assert counted.writes == -(-open_steps // MOVES_PER_WRITE)  # a part is a write
+    run = store.get_run("e1")
+    assert ended == run.execution and ended.status is ExecutionStatus.FAILED
+    assert (ended.execution_error or "").startswith("wfx.RunnerLost")
+    assert steps == run.steps and {step.status for step in steps} == {StepStatus.FAILED}
 
 
 def test_a_redrive_resets_its_steps_with_the_run_or_not_at_all(backend: Any) -> None:

@@ -111,6 +111,21 @@ def test_a_started_then_finished_step_is_what_validation_makes_of_it(
         assert as_validated(event) == event
 
 
+@given(started=moments, finished=moments)
+def test_moves_written_together_leave_the_run_each_written_in_turn_leaves(
+    started: datetime, finished: datetime
+) -> None:
+    """Run.moved_all, one pass however many moves (a run's end closes thousands), is the same
+    run as each move in turn: a move closing the attempt another opened in the same write."""
+    start = first_start(RUN_ID, "step0", started)
+    finish = plain_finish(RUN_ID, "step0", StepStatus.FAILED, "boom", finished, attempt=1)
+    other = first_start(RUN_ID, "step1", finished)
+    together = a_run().moved_all((start, finish, other))
+    assert together == a_run().moved(start).moved(finish).moved(other)
+    assert [a.status for a in together.attempts] == [StepStatus.FAILED, StepStatus.RUNNING]
+    assert_as_validated(together)
+
+
 @given(at=moments)
 def test_a_completed_run_and_its_events_are_what_validation_makes_of_them(at: datetime) -> None:
     run = a_run()

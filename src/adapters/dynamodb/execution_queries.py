@@ -39,6 +39,8 @@ from adapters.step_records import (
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
     parse_task_execution_record,
+    steps_to_detail,
+    with_bare_steps,
 )
 from adapters.tables import ResourceKeys
 from application.ports.executions import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
@@ -190,6 +192,7 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
         include_outputs: bool = True,
         row_limit: int | None = None,
         leave_out_unreadable: bool = False,
+        detailed_steps: int | None = None,
     ) -> ExecutionDetails:
         execution = self.get_execution(workflow_execution_id)
         left_out: list[UnreadableRow] | None = [] if leave_out_unreadable else None
@@ -205,7 +208,39 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
         steps = parse_run_steps(
             [self._whole(row) for row in self._step_items(workflow_execution_id)], left_out
         )
-        # the run's configuration and each step's, in one BatchGetItem
+        detailed = steps_to_detail(steps, detailed_steps)
+        run_configuration, configurations = self._configurations(workflow_execution_id, detailed)
+        configuration = readable_rows(
+            parse_execution_configuration_record,
+            [self._whole(item) for item in run_configuration[:1]],
+            left_out,
+        )
+        return ExecutionDetails(
+            execution=execution,
+            configuration=next(iter(configuration), None),
+            inputs=tuple(readable_rows(parse_execution_input_record, inputs, left_out)),
+            selections=tuple(readable_rows(parse_execution_input_record, selections, left_out)),
+            steps=with_bare_steps(
+                steps,
+                [
+                    self._step_details(
+                        step,
+                        configurations.get(step.pipeline_execution_id),
+                        include_outputs,
+                        row_limit,
+                        left_out,
+                    )
+                    for step in detailed
+                ],
+            ),
+            # once each: a run VAMS launched reads its selections as its inputs too
+            unreadable_rows=tuple(dict.fromkeys(left_out or ())),
+        )
+
+    def _configurations(
+        self, workflow_execution_id: str, steps: Sequence[PipelineExecution]
+    ) -> tuple[list[Item], dict[str, Item]]:
+        """The run's configuration and each of `steps`' by step, in one BatchGetItem."""
         run_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
         step_table, _ = self._table(ResourceKeys.PIPELINE_INPUT_CONFIGURATION)
         found = batch_get_tables(
@@ -226,30 +261,7 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
                 ],
             },
         )
-        configurations = {item["pipelineExecutionId"]: item for item in found[step_table]}
-        configuration = readable_rows(
-            parse_execution_configuration_record,
-            [self._whole(item) for item in found[run_table][:1]],
-            left_out,
-        )
-        return ExecutionDetails(
-            execution=execution,
-            configuration=next(iter(configuration), None),
-            inputs=tuple(readable_rows(parse_execution_input_record, inputs, left_out)),
-            selections=tuple(readable_rows(parse_execution_input_record, selections, left_out)),
-            steps=tuple(
-                self._step_details(
-                    step,
-                    configurations.get(step.pipeline_execution_id),
-                    include_outputs,
-                    row_limit,
-                    left_out,
-                )
-                for step in steps
-            ),
-            # once each: a run VAMS launched reads its selections as its inputs too
-            unreadable_rows=tuple(dict.fromkeys(left_out or ())),
-        )
+        return found[run_table], {item["pipelineExecutionId"]: item for item in found[step_table]}
 
     def _step_details(
         self,

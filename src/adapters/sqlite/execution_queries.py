@@ -31,6 +31,8 @@ from adapters.step_records import (
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
     parse_task_execution_record,
+    steps_to_detail,
+    with_bare_steps,
 )
 from application.ports.executions import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
 from domain.authorization import AccessFacts
@@ -120,6 +122,7 @@ class SqliteExecutionQueries(SqliteStoreBase):
         include_outputs: bool = True,
         row_limit: int | None = None,
         leave_out_unreadable: bool = False,
+        detailed_steps: int | None = None,
     ) -> ExecutionDetails:
         sql = self._sql
         key = (workflow_execution_id,)
@@ -137,13 +140,15 @@ class SqliteExecutionQueries(SqliteStoreBase):
             selections = self._page(
                 connection, RowCollection.SELECTIONS, workflow_execution_id, None, page_limit
             )
-            steps = self._step_details(
+            step_rows = self._steps(connection, workflow_execution_id, left_out)
+            detailed = self._step_details(
                 connection,
-                self._steps(connection, workflow_execution_id, left_out),
+                steps_to_detail(step_rows, detailed_steps),
                 include_outputs,
                 row_limit,
                 left_out,
             )
+            steps = with_bare_steps(step_rows, detailed)
         execution = parse_execution_record(self._whole(load_item(row[0])))
         configurations = readable_rows(
             parse_execution_configuration_record,

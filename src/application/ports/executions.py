@@ -167,6 +167,7 @@ class ExecutionQueries(Protocol):
         include_outputs: bool = True,
         row_limit: int | None = None,
         leave_out_unreadable: bool = False,
+        detailed_steps: int | None = None,
     ) -> ExecutionDetails:
         """Every row of the run; steps in any order (the use case walks the chain).
 
@@ -176,6 +177,10 @@ class ExecutionQueries(Protocol):
         can have 20k inputs). A row other than the main row that cannot be read raises
         UnreadableRowError, or, `leave_out_unreadable` (a read showing what it can), is left
         out and named in `unreadable_rows` (a step's row: the step and its rows with it).
+        With `detailed_steps`, every step's row is read but the per-step rows (configuration,
+        input metadata, outputs, attempts) only for the first that many in chain order
+        (domain.execution.chain_order): what a bounded answer shows; the others' are neither
+        read nor named unreadable.
         """
         ...
 

@@ -164,8 +164,8 @@ class CompleteExecution:
             moves = ((move,) if move else ()) + (end.steps if end else ())
             if not moves and end is None:
                 return None
-            for ending in end.steps if end else ():
-                after = after.moved(ending)
+            if end is not None:
+                after = after.moved_all(end.steps)
             if self._durations is not None and decisions == 1:  # later: recorded after
                 moves = tuple(
                     with_closed_attempt_duration(self._durations, current, m) for m in moves

@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from application.available_logs import AvailableLogFinder
 from application.detail_bounds import bound_details, bound_steps
-from application.detail_collections import ROW_READ_LIMIT
+from application.detail_collections import MAX_STEPS, ROW_READ_LIMIT
 from application.ports.approvals import Approvals
 from application.ports.executions import ExecutionQueries
 from application.ports.sub_executions import SubExecutionReader
@@ -113,6 +113,11 @@ class GetExecutionDetails:
     def _read(self, workflow_execution_id: str) -> ExecutionDetails:
         # row collections one past their bound: enough to say that more exist, never 20k inputs;
         # a row another writer left unreadable is named, the rest of the run still shown
+        # every step's row (the chain's order, the step count, the history's events), the
+        # per-step rows only of the steps the answer shows (bound_steps keeps the first)
         return self._store.get_details(
-            workflow_execution_id, row_limit=ROW_READ_LIMIT, leave_out_unreadable=True
+            workflow_execution_id,
+            row_limit=ROW_READ_LIMIT,
+            leave_out_unreadable=True,
+            detailed_steps=MAX_STEPS,
         )
