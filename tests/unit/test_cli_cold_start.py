@@ -23,6 +23,8 @@ NOT_FOR_A_LIST = {
     "fastapi": "dependency_injector.wiring's markers",
     "starlette": "dependency_injector.wiring's markers",
     "werkzeug": "dependency_injector.wiring's markers (installed with moto)",
+    "asyncio": "dependency_injector's async providers, which wfx has none of",
+    "ssl": "asyncio's event loops",
     # other outside systems
     "sqlalchemy": "only to create SQLite tables",
     "boto3": "AWS clients, built on first use",
