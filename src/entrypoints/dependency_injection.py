@@ -12,7 +12,7 @@ and the workflow documents the real PyYAML, as usual.
 
 Both compiled modules also import `Future`, `ensure_future` and `gather` from asyncio, which they
 call only for a provider that returns a coroutine or a future (wfx has none); importing asyncio
-(ssl, concurrent.futures, the event loops) was ~7 % of a cold `wfx executions list`'s
+(ssl, concurrent.futures, the event loops) was ~5 % of a cold `wfx executions list`'s
 instructions. While they load, `asyncio` is a stand-in whose three names import the real asyncio
 when first called, and `asyncio.coroutines` reads as absent, for which dependency_injector
 falls back to the same coroutine types asyncio would give it. Whoever imports asyncio later
