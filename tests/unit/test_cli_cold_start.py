@@ -43,6 +43,8 @@ NOT_FOR_A_LIST = {
     "application.use_cases.register_pipeline_execution": "a registration's event bus",
     "application.reporting": "the local runner",
     "domain.constraints": "authorization policies",
+    "application.ports.orchestration": "asking an orchestrator about an open run",
+    "application.workflow_documents": "checking a workflow document (wfx publish, authorization)",
     # what only reconciling an open run builds (entrypoints/container.py, _BuiltOnFirstUse)
     "adapters.sqlite.approvals": "closing an open run's overdue gate",
     "adapters.sqlite.cost_ledger": "recording the attempts a lost runner's end closes",
