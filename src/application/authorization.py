@@ -12,11 +12,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from application.ports.access import AuditLog, AuthorizationStore, Authorizer
 from application.ports.executions import ExecutionQueries
-from application.workflow_documents import WorkflowDocument
 from domain.authorization import (
     HOST_CODE_OBJECT_TYPE,
     AccessDecision,
@@ -29,6 +28,9 @@ from domain.authorization import (
 from domain.errors import ExecutionNotFoundError, InvalidInputError, NotAuthorizedError
 from domain.execution import WorkflowExecution
 from domain.workflow import LOCAL_ONLY_TYPES
+
+if TYPE_CHECKING:  # annotates only: a list checks no workflow document
+    from application.workflow_documents import WorkflowDocument
 
 Obj = dict[str, Any]
 

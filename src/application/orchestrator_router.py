@@ -9,19 +9,19 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from application.ports.orchestration import (
-    HistoryPage,
-    LaunchClaim,
-    Orchestrator,
-    OrchestratorExecution,
-    StateMachineDescription,
-)
 from domain.approvals import ApprovalRequest
 from domain.errors import ConflictError, InvalidInputError
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.workflow import WorkflowVersion
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the port's types annotate only: a list of ended runs asks no orchestrator
+    from application.ports.orchestration import (
+        HistoryPage,
+        LaunchClaim,
+        Orchestrator,
+        OrchestratorExecution,
+        StateMachineDescription,
+    )
     from domain.run import Run
 
 

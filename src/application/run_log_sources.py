@@ -17,13 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from application.ports.files import LogStore
 from application.ports.logs import LogEvent, RunLogSource, StateMachineLogReader
-from application.ports.orchestration import Orchestrator, OrchestratorReadError
 from domain.available_logs import LogReadStatus, group_name_of, state_machine_arn_of
 from domain.execution import WorkflowExecution
+
+if TYPE_CHECKING:
+    from application.ports.orchestration import Orchestrator
 
 STEP_FUNCTIONS = "stepfunctions"
 NOTE_PREFIX = "wfx: "
@@ -86,6 +88,9 @@ class StateMachineRunLog:
 
     def _log_group(self, machine_arn: str) -> tuple[str | None, str]:
         """The machine's log group, or None and why there is none."""
+        # not imported for a local run's log, nor by a list that reads none
+        from application.ports.orchestration import OrchestratorReadError
+
         try:
             described = self._state_machines.describe_state_machine(machine_arn)
         except OrchestratorReadError as error:

@@ -1,7 +1,5 @@
 """The workflow file a user publishes (`wfx workflows publish FILE.yaml`), validated strictly."""
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -121,7 +119,7 @@ class StepDocument(_Document):
     )
 
     @model_validator(mode="after")
-    def _target_matches_type(self) -> StepDocument:
+    def _target_matches_type(self) -> "StepDocument":
         targets = {
             "handler": self.handler,
             "command": self.command,
@@ -172,7 +170,7 @@ class WorkflowDocument(_Document):
     steps: list[StepDocument] = Field(min_length=1, max_length=MAX_STEPS)
 
     @model_validator(mode="after")
-    def _pipeline_ids_are_unique(self) -> WorkflowDocument:
+    def _pipeline_ids_are_unique(self) -> "WorkflowDocument":
         first: dict[str, int] = {}
         for index, step in enumerate(self.steps):
             earlier = first.setdefault(step.pipeline_id, index)

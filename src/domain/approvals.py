@@ -7,8 +7,6 @@ run - and never changes again. Only a listed approver decides: the admin role do
 gate, since a gate exists to name who answers for the step.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -124,7 +122,7 @@ class ApprovalRequest(BaseModel):
         workflow_id: str,
         at: datetime,
         task_token: str | None = None,
-    ) -> ApprovalRequest:
+    ) -> "ApprovalRequest":
         return cls(
             approval_id=approval_id,
             workflow_execution_id=workflow_execution_id,
@@ -156,7 +154,7 @@ class ApprovalRequest(BaseModel):
 
     def decide(
         self, decision: Decision, user_id: str, roles: Iterable[str], reason: str, at: datetime
-    ) -> ApprovalRequest:
+    ) -> "ApprovalRequest":
         """The request as decided by `user_id`; refused for a non-approver and once closed.
         The caller times out an expired request first (`timed_out`)."""
         if not self.allows(user_id, roles):
@@ -167,16 +165,16 @@ class ApprovalRequest(BaseModel):
         self.refuse_unless_pending()
         return self._closed(_DECIDED[decision], at, decided_by=user_id, reason=reason)
 
-    def timed_out(self, at: datetime) -> ApprovalRequest:
+    def timed_out(self, at: datetime) -> "ApprovalRequest":
         self.refuse_unless_pending()
         return self._closed(ApprovalStatus.TIMED_OUT, at, reason="no decision before the timeout")
 
-    def with_task_token(self, token: str) -> ApprovalRequest:
+    def with_task_token(self, token: str) -> "ApprovalRequest":
         """The request as the task holding `token` waits on it (a task tried again gets a new
         token; only the newest is answered)."""
         return self.model_validate(self.__dict__ | {"task_token": token})
 
-    def cancelled(self, at: datetime, why: str) -> ApprovalRequest:
+    def cancelled(self, at: datetime, why: str) -> "ApprovalRequest":
         self.refuse_unless_pending()
         return self._closed(ApprovalStatus.CANCELLED, at, reason=why)
 
@@ -207,7 +205,7 @@ class ApprovalRequest(BaseModel):
         at: datetime,
         decided_by: str | None = None,
         reason: str | None = None,
-    ) -> ApprovalRequest:
+    ) -> "ApprovalRequest":
         changes = {"status": status, "decided_at": at, "decided_by": decided_by, "reason": reason}
         return self.model_validate(self.__dict__ | changes)
 

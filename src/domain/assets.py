@@ -1,7 +1,5 @@
 """Asset files: the inputs a run reads and the destination it writes to."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Sequence
 
@@ -90,7 +88,7 @@ class AssetRef(BaseModel):
     @classmethod
     def parse(
         cls, text: str, field: str, allow_file: bool = True, shape: str | None = None
-    ) -> AssetRef:
+    ) -> "AssetRef":
         parts = text.split("/", 2)
         if shape is None:
             shape = "DATABASE_ID/ASSET_ID[/FILE_KEY]" if allow_file else "DATABASE_ID/ASSET_ID"

@@ -3,8 +3,6 @@
 A retry or a redrive adds an attempt; an earlier attempt is never rewritten, only closed once.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from enum import StrEnum
 

@@ -6,8 +6,6 @@ asset it read and the asset it wrote to are, and every database it took metadata
 (`authorize_execution_access`).
 """
 
-from __future__ import annotations
-
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict

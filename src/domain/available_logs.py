@@ -1,7 +1,5 @@
 """The logs a step offers to a reader (seed 000 availableLogs), and the scope rule for reading."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Sequence
 from enum import StrEnum

@@ -5,8 +5,6 @@ the functions here say which events a transition is, so the stores never decide 
 A `NewEvent` has no number yet: the store gives it the next one as it writes it.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
@@ -62,7 +60,7 @@ class NewEvent(BaseModel):
     approval_id: str | None = None
     decided_by: str | None = None
 
-    def numbered(self, sequence_number: int) -> ExecutionEvent:
+    def numbered(self, sequence_number: int) -> "ExecutionEvent":
         # Its fields are this valid event's, so only the number is checked; the instance is
         # assembled unvalidated (domain.derived; model_validate cost twice as much, model_dump
         # three times that, model_construct more again).

@@ -1,7 +1,5 @@
 """A workflow execution and the records written around it (seed 000 tables, DESIGN §3)."""
 
-from __future__ import annotations
-
 import mimetypes
 from collections.abc import Sequence
 from datetime import datetime
@@ -147,7 +145,7 @@ class WorkflowExecution(_Record):
         error: str | None,
         log_object_key: str | None = None,
         cause: str | None = None,
-    ) -> WorkflowExecution:
+    ) -> "WorkflowExecution":
         if self.is_terminal:
             return self  # seed 000: a terminal row is never changed again
         failure = None if status is ExecutionStatus.SUCCEEDED else error
@@ -270,7 +268,7 @@ class InputSelection(_Record):
     execution_start_date: TableDate
 
     @classmethod
-    def of(cls, row: ExecutionInput, file_key: str | None, version_id: str) -> InputSelection:
+    def of(cls, row: ExecutionInput, file_key: str | None, version_id: str) -> "InputSelection":
         """The selection of `file_key` (None: the whole asset) in the asset a file row names."""
         database_id, _, workflow_id = row.workflow_key.partition(":")
         return cls(
@@ -556,7 +554,7 @@ class UnreadableRow(_Record):
     problem: str
 
     @classmethod
-    def of(cls, error: UnreadableRowError) -> UnreadableRow:
+    def of(cls, error: UnreadableRowError) -> "UnreadableRow":
         return cls(
             table=error.table, key=error.key, attribute=error.attribute, problem=error.problem
         )

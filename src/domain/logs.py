@@ -1,7 +1,5 @@
 """Log locations and sub-executions a pipeline step registered (seed 000), as VAMS stores them."""
 
-from __future__ import annotations
-
 import hashlib
 import json
 import re
@@ -133,7 +131,7 @@ class RegisteredSubExecution(BaseModel):
     @classmethod
     def of_resource(
         cls, resource_type: str, resource_id: str, label: str = ""
-    ) -> RegisteredSubExecution:
+    ) -> "RegisteredSubExecution":
         """wfx's former `{resourceType, resourceId}` as a typed locator: the id goes to the key
         its type locates by; a type wfx never named keeps its id as the generic `arn`."""
         kind = LEGACY_RESOURCE_TYPES.get(resource_type, resource_type)

@@ -7,8 +7,6 @@ with a literal `$` before each part (`$db:$asset`), its dates month first withou
 only what seed 000's tables hold, in the run-time form.
 """
 
-from __future__ import annotations
-
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime

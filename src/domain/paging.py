@@ -1,7 +1,5 @@
 """A page of a list, with the opaque token that continues it."""
 
-from __future__ import annotations
-
 import base64
 import json
 from collections.abc import Callable, Sequence

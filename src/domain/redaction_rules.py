@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from domain.lazy_pattern import LazyPattern
+
 REDACTED = "[REDACTED]"
 # Shorter registered values would blank out ordinary words and numbers all over a log.
 MIN_REGISTERED_LENGTH = 4
@@ -25,10 +27,10 @@ _SECRET_WORDS = (
     r"passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key"
     r"|[_-]key(?![a-z0-9])"  # *_KEY, *-key: STRIPE_KEY, x-api-key; not keyboard, not fileKey
 )
-_SECRET_NAME = re.compile(rf"(?i)[\w.-]*?(?:{_SECRET_WORDS})[\w.-]*")
+_SECRET_NAME = LazyPattern(rf"(?i)[\w.-]*?(?:{_SECRET_WORDS})[\w.-]*")
 # Names with a secret word that are not secrets: paging and idempotency tokens (wfx prints them
 # itself), and the structural keys of stores and indexes.
-_NOT_SECRET_NAME = re.compile(
+_NOT_SECRET_NAME = LazyPattern(
     r"(?i)(?:^|[_.-])(?:next|starting|start|continuation|page|pagination|client|idempotency)"
     r"[_.-]?tokens?$"
     r"|(?:^|[_.-])(?:public|sort|partition|primary|hash|range|foreign|object|file|cache)[_-]key$"
@@ -42,7 +44,7 @@ _VALUE = (
     r"|(?:\[REDACTED\]|[^\s,;&}\])\"'<>\[])+"
 )
 # Anchored at a name's first character; the name is checked with _SECRET_NAME afterwards.
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = LazyPattern(
     rf"(?P<name>[\w.-]++)(?P<separator>\\?[\"']?[ \t]*(?:=>|[:=])[ \t]*)(?P<value>{_VALUE})"
 )
 # Found in the lowered text, case-sensitively: sre's case-insensitive scan costs 8x more.
@@ -52,7 +54,7 @@ _NAME_RUN = re.compile(r"[\w.-]++")
 # validation message reads (`<field>: <rule>`), not a token and its value: after `NAME: ` these
 # openings are the rule's words. A secret that is one of them, followed by the rest of a rule,
 # is an ordinary word and shown, as registered values under MIN_REGISTERED_LENGTH are.
-_RULE = re.compile(
+_RULE = LazyPattern(
     r"(?:(?:Input|String|Value|List|Tuple|Dictionary|Set|Object|Decimal|Date|Datetime|Time"
     r"|Timezone|URL|UUID|Number|Integer|Float|Boolean|Bytes|Data|Field|Text|Key)[ \t]+)?"
     r"(?:should|must|cannot|is[ \t]+not|are[ \t]+not|may[ \t]+not|has[ \t]+no)[ \t]+\w"
@@ -66,7 +68,10 @@ _LONGEST_NAME = 256
 
 def is_secret_name(name: str) -> bool:
     """Whether a key of this name holds a secret (`DB_PASSWORD`, `GITHUB_TOKEN`, `api-key`)."""
-    return _SECRET_NAME.fullmatch(name) is not None and _NOT_SECRET_NAME.search(name) is None
+    return (
+        _SECRET_NAME.compiled.fullmatch(name) is not None
+        and _NOT_SECRET_NAME.compiled.search(name) is None
+    )
 
 
 def _is_name_character(character: str) -> bool:
@@ -91,7 +96,7 @@ def _redact_assignments(text: str, low: str) -> str:
         tried = name.end() if name else hint.end()
         if start > done and _is_name_character(text[start - 1]):
             continue  # no name is that long: a blob that happens to spell a hint
-        match = _ASSIGNMENT.match(text, start)
+        match = _ASSIGNMENT.compiled.match(text, start)
         if match is None:
             continue
         replaced = _without_value(match)
@@ -127,7 +132,7 @@ def _is_rule(match: re.Match[str]) -> bool:
     return (
         separator.strip() == ":"
         and separator[-1] in " \t"
-        and _RULE.match(match.string, match.start("value")) is not None
+        and _RULE.compiled.match(match.string, match.start("value")) is not None
     )
 
 
@@ -135,7 +140,7 @@ def _is_rule(match: re.Match[str]) -> bool:
 
 # A password may hold a raw `?` or `#` (connection strings rarely percent-encode them); a `/`
 # ends it, so `http://host:8080/a@b` is a port and a path, not a password.
-_URL_PASSWORD = re.compile(
+_URL_PASSWORD = LazyPattern(
     r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\"'<>]*:)(?P<password>[^\s/\"'<>]+)@"
 )
 
@@ -146,22 +151,22 @@ def _url_without_password(match: re.Match[str]) -> str:
     return f"{match['head']}{REDACTED}@"
 
 
-_AUTHORIZATION = re.compile(
+_AUTHORIZATION = LazyPattern(
     r"(?i)\b(?P<scheme>bearer|authorization[ \t]*[:=][ \t]*basic)[ \t]+[A-Za-z0-9\-._~+/]+=*"
 )
-_PRESIGNED = re.compile(
+_PRESIGNED = LazyPattern(
     r"(?i)\b(?P<parameter>X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token|Signature"
     r"|AWSAccessKeyId)=(?!\[REDACTED\])[^&\s\"'<>]+"
 )
-_JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+")
+_JWT = LazyPattern(r"\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+")
 # Kind prefix kept: `ghp_[REDACTED]` still says a GitHub token was there.
 _GITHUB_HINT = re.compile("gh[pousr]_|github_pat_")
-_GITHUB = re.compile(r"\b(?P<kind>gh[pousr]_|github_pat_)[A-Za-z0-9_]{20,}")
-_SLACK = re.compile(r"\b(?P<kind>xox[abposr]-)[A-Za-z0-9-]{10,}")
-_API_KEY = re.compile(r"\b(?P<kind>sk-|[sr]k_(?:live|test)_)[A-Za-z0-9_-]{16,}")
+_GITHUB = LazyPattern(r"\b(?P<kind>gh[pousr]_|github_pat_)[A-Za-z0-9_]{20,}")
+_SLACK = LazyPattern(r"\b(?P<kind>xox[abposr]-)[A-Za-z0-9-]{10,}")
+_API_KEY = LazyPattern(r"\b(?P<kind>sk-|[sr]k_(?:live|test)_)[A-Za-z0-9_-]{16,}")
 # AWS unique-id prefixes: long-term AKIA, temporary ASIA, and the user/role/group ones.
 AWS_KEY_ID_PREFIXES = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA")
-AWS_KEY_ID = re.compile(rf"\b(?:{'|'.join(AWS_KEY_ID_PREFIXES)})[A-Z0-9]{{16}}\b")
+AWS_KEY_ID = LazyPattern(rf"\b(?:{'|'.join(AWS_KEY_ID_PREFIXES)})[A-Z0-9]{{16}}\b")
 _AWS_KEY_ID_HINT = re.compile("|".join(AWS_KEY_ID_PREFIXES))
 
 
@@ -170,28 +175,30 @@ def _kind_kept(match: re.Match[str]) -> str:
 
 
 def has_aws_key_id(text: str) -> bool:
-    return _AWS_KEY_ID_HINT.search(text) is not None and AWS_KEY_ID.search(text) is not None
+    return (
+        _AWS_KEY_ID_HINT.search(text) is not None and AWS_KEY_ID.compiled.search(text) is not None
+    )
 
 
 def _redact_values(text: str, low: str) -> str:
     """The rules that know a secret by its shape; each runs only when its hint is in the text
     (`low` is the text lowered before any rule ran: [REDACTED] adds none of the hints)."""
     if "://" in text and "@" in text:
-        text = _URL_PASSWORD.sub(_url_without_password, text)
+        text = _URL_PASSWORD.compiled.sub(_url_without_password, text)
     if "bearer" in low or "authorization" in low:
-        text = _AUTHORIZATION.sub(rf"\g<scheme> {REDACTED}", text)
+        text = _AUTHORIZATION.compiled.sub(rf"\g<scheme> {REDACTED}", text)
     if "signature=" in low or "x-amz-" in low or "awsaccesskeyid=" in low:
-        text = _PRESIGNED.sub(rf"\g<parameter>={REDACTED}", text)
+        text = _PRESIGNED.compiled.sub(rf"\g<parameter>={REDACTED}", text)
     if "eyJ" in text:
-        text = _JWT.sub(REDACTED, text)
+        text = _JWT.compiled.sub(REDACTED, text)
     if "_" in text and _GITHUB_HINT.search(text):
-        text = _GITHUB.sub(_kind_kept, text)
+        text = _GITHUB.compiled.sub(_kind_kept, text)
     if "xox" in text:
-        text = _SLACK.sub(_kind_kept, text)
+        text = _SLACK.compiled.sub(_kind_kept, text)
     if "k-" in text or "k_" in text:
-        text = _API_KEY.sub(_kind_kept, text)
+        text = _API_KEY.compiled.sub(_kind_kept, text)
     if _AWS_KEY_ID_HINT.search(text):
-        text = AWS_KEY_ID.sub(REDACTED, text)
+        text = AWS_KEY_ID.compiled.sub(REDACTED, text)
     return text
 
 

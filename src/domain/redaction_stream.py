@@ -13,25 +13,25 @@ writer that sees one "\\n"-terminated line at a time would not.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from domain.lazy_pattern import LazyPattern
 from domain.redaction_rules import REDACTED, has_aws_key_id, redact_line_local
 
 LineRule = Callable[[str], str]
 
 _LABEL = r"(?P<label>(?:[A-Z0-9]+ )*(?:PRIVATE|SECRET) KEY(?: BLOCK)?)"
-_BEGIN = re.compile(rf"-----BEGIN {_LABEL}-----")
-_END = re.compile(rf"-----END {_LABEL}-----")
+_BEGIN = LazyPattern(rf"-----BEGIN {_LABEL}-----")
+_END = LazyPattern(rf"-----END {_LABEL}-----")
 _BEGIN_GATE = "-----BEGIN "
 _END_GATE = "-----END "
 # What the lines of a key block's body look like (base64 and armor checksums), used only to find
 # the start of a block whose BEGIN was cut off (a page that starts inside it).
-_BODY_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/=]+[ \t\r]*")
-_TRAILING_BODY = re.compile(r"[A-Za-z0-9+/=]+\Z")
+_BODY_LINE = LazyPattern(r"[ \t]*[A-Za-z0-9+/=]+[ \t\r]*")
+_TRAILING_BODY = LazyPattern(r"[A-Za-z0-9+/=]+\Z")
 # An AWS secret access key: 40 base64 characters standing alone.
-_BARE_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_BARE_SECRET = LazyPattern(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 _SECRET_LENGTH = 40
 AWS_SECRET_WINDOW = 3  # lines either side of an access key id in which a bare secret is removed
 # A writer that never ends its line still gets its text redacted and written past this size.
@@ -80,12 +80,12 @@ class _KeyBlocks:
 
     def _outside(self, text: str, position: int, pieces: list[str]) -> int | None:
         """Copy text up to the next BEGIN and open its block; where to go on, None at the end."""
-        begin = _BEGIN.search(text, position) if _BEGIN_GATE in text else None
+        begin = _BEGIN.compiled.search(text, position) if _BEGIN_GATE in text else None
         if self._orphan_ends and _END_GATE in text:
-            end = _END.search(text, position, begin.start() if begin else len(text))
+            end = _END.compiled.search(text, position, begin.start() if begin else len(text))
             if end is not None:
                 prefix = text[position : end.start()]
-                body = _TRAILING_BODY.search(prefix)
+                body = _TRAILING_BODY.compiled.search(prefix)
                 kept = prefix[: body.start()] if body else prefix
                 # only an END that starts its line can end a body begun on the lines above
                 starts_line = not pieces and not kept.strip()
@@ -138,12 +138,12 @@ class _AwsWindow:
         if has_aws_key_id(text):
             self._last_key = index
             self._held = deque(
-                (i, _BARE_SECRET.sub(REDACTED, held) if candidate else held, end, False)
+                (i, _BARE_SECRET.compiled.sub(REDACTED, held) if candidate else held, end, False)
                 for i, held, end, candidate in self._held
             )
-        candidate = len(text) >= _SECRET_LENGTH and _BARE_SECRET.search(text) is not None
+        candidate = len(text) >= _SECRET_LENGTH and _BARE_SECRET.compiled.search(text) is not None
         if candidate and index - self._last_key <= AWS_SECRET_WINDOW:
-            text, candidate = _BARE_SECRET.sub(REDACTED, text), False
+            text, candidate = _BARE_SECRET.compiled.sub(REDACTED, text), False
         if not candidate and not self._held:
             return [(text, ending)]
         self._held.append((index, text, ending, candidate))
@@ -249,7 +249,7 @@ def _cut_off_body_removed(kept: list[str | None], ends: list[tuple[int, bool, bo
     if ends[0][2]:
         for i in range(len(kept) - 2, -1, -1):
             previous = kept[i]
-            if previous is None or not _BODY_LINE.fullmatch(previous):
+            if previous is None or not _BODY_LINE.compiled.fullmatch(previous):
                 break
             kept[i] = None
             lines_dropped = True

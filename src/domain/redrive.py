@@ -1,7 +1,5 @@
 """When a finished execution may be redriven (seed 001, RedriveExecution conditions)."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 

@@ -1,8 +1,6 @@
 """A results file's text as the details show it inline (VAMS's `resultsContent`), held to
 VAMS's bound on the free-form text of one record; what was cut is said (`truncated`)."""
 
-from __future__ import annotations
-
 import codecs
 
 from pydantic import BaseModel, ConfigDict

@@ -18,8 +18,6 @@ The rules held here, once:
   run was ended without it).
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -143,9 +141,9 @@ class StepMove:
     open_attempt: TaskExecution | None = None
     close_attempt: int | None = None
     close_status: StepStatus | None = None
-    cost_entries: tuple[CostLedgerEntry, ...] = ()
+    cost_entries: tuple["CostLedgerEntry", ...] = ()
 
-    def carrying(self, cost_entries: tuple[CostLedgerEntry, ...]) -> StepMove:
+    def carrying(self, cost_entries: tuple["CostLedgerEntry", ...]) -> "StepMove":
         """This move with `cost_entries` to write with it (what dataclasses.replace makes, at a
         quarter of its cost: replace walks the fields' descriptions on every call)."""
         return StepMove(
@@ -207,7 +205,7 @@ def plain_finish(
     error: str | None,
     at: datetime,
     attempt: int,
-    cost_entries: tuple[CostLedgerEntry, ...] = (),
+    cost_entries: tuple["CostLedgerEntry", ...] = (),
 ) -> StepMove:
     """A step's attempt ending as its runner says, on a run nobody is stopping: decided without a
     read, refused by the store if the run is being aborted or the attempt is no longer open.
@@ -251,7 +249,7 @@ class Run(BaseModel):
         running = [a for a in self.attempts_of(pipeline_execution_id) if a.is_running]
         return running[-1] if running else None
 
-    def moved(self, move: StepMove) -> Run:
+    def moved(self, move: StepMove) -> "Run":
         """The run as it is once `move` is written (what a write deciding more than one move
         decides the next on)."""
         return self.moved_all((move,))

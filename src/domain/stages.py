@@ -18,8 +18,6 @@ Statuses (StageStatus):
 - UNKNOWN: the history was cut by the page bound before the stage's outcome was seen.
 """
 
-from __future__ import annotations
-
 import json
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -61,7 +59,7 @@ class Stage(BaseModel):
     state_type: str
     depth: int
     branch: int | None = None  # which Parallel branch (0-based) it belongs to, if any
-    children: tuple[Stage, ...] = ()
+    children: tuple["Stage", ...] = ()
 
 
 class StageFrame(BaseModel):
@@ -95,7 +93,7 @@ class StageState(BaseModel):
     retries: int = 0
     error: str = ""
     branch: int | None = None
-    children: tuple[StageState, ...] = ()
+    children: tuple["StageState", ...] = ()
 
 
 # -- the frame ---------------------------------------------------------------------------------

@@ -5,8 +5,6 @@ fate open (a stop was only requested, or the stop failed): the sweep confirms th
 asks again. A confirmed outcome is final: a later, older-looking answer never overwrites it.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from enum import StrEnum
 
@@ -75,7 +73,7 @@ class SubExecutionStop(BaseModel):
     @classmethod
     def of(
         cls, sub: RegisteredSubExecution, attempt: StopAttempt, at: AwareDatetime, tries: int
-    ) -> SubExecutionStop:
+    ) -> "SubExecutionStop":
         return cls(
             resource_type=sub.resource_type,
             resource_id=sub.resource_id,

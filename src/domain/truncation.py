@@ -1,8 +1,6 @@
 """What a bounded read left out (seed 000: "never return a partially populated collection
 without flagging it")."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field

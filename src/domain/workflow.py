@@ -1,7 +1,5 @@
 """Workflow definitions and their immutable published versions (seed 003)."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Mapping
 from enum import StrEnum
@@ -157,7 +155,7 @@ class StepDefinition(BaseModel):
     approval: ApprovalGate | None = None
 
     @model_validator(mode="after")
-    def _target_matches_type(self) -> StepDefinition:
+    def _target_matches_type(self) -> "StepDefinition":
         problem = step_target_problem(self.execution_type, self.targets)
         if problem is None and self.approval is not None and self.retry is not None:
             problem = "retry: an approval step is decided once, it is not retried"
@@ -231,7 +229,7 @@ class WorkflowDefinition(BaseModel):
     latest_version: int = Field(ge=1)
 
     @classmethod
-    def first(cls, version: WorkflowVersion, owner: str | None) -> WorkflowDefinition:
+    def first(cls, version: WorkflowVersion, owner: str | None) -> "WorkflowDefinition":
         """The definition that version 1 creates."""
         if version.version != 1:
             raise ValueError(f"{version.workflow_key}: a definition starts at version 1")
@@ -255,7 +253,7 @@ class WorkflowDefinition(BaseModel):
     def points_at(self, version: WorkflowVersion) -> bool:
         return self.workflow_key == version.workflow_key and self.latest_version == version.version
 
-    def published(self, version: WorkflowVersion) -> WorkflowDefinition:
+    def published(self, version: WorkflowVersion) -> "WorkflowDefinition":
         """The definition once `version`, the next number, is published: the pointer only ever
         moves one step forward, which is what lets a store refuse a rival publish."""
         if version.workflow_key != self.workflow_key or version.version != self.next_version:

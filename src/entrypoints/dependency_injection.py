@@ -9,6 +9,14 @@ start-up with FastAPI, and ~45 ms more with pydantic-settings (a dependency of t
 and PyYAML. While dependency_injector loads, each of those packages not imported yet reads as
 absent; the entries are taken away again at once, so the HTTP service imports the real FastAPI,
 and the workflow documents the real PyYAML, as usual.
+
+Both compiled modules also import `Future`, `ensure_future` and `gather` from asyncio, which they
+call only for a provider that returns a coroutine or a future (wfx has none); importing asyncio
+(ssl, concurrent.futures, the event loops) was ~5 % of a cold `wfx executions list`'s
+instructions. While they load, `asyncio` is a stand-in whose three names import the real asyncio
+when first called, and `asyncio.coroutines` reads as absent, for which dependency_injector
+falls back to the same coroutine types asyncio would give it. Whoever imports asyncio later
+gets the real module.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from importlib import import_module
+from types import ModuleType
 from typing import Any
 
 _UNUSED_INTEGRATIONS = (
@@ -28,15 +37,40 @@ _UNUSED_INTEGRATIONS = (
 )
 
 
+_ASYNCIO_NAMES = ("Future", "ensure_future", "gather")
+
+
+def _on_first_call(name: str) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(import_module("asyncio"), name)(*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = name
+    return call
+
+
+def _asyncio_stand_in() -> ModuleType:
+    stand_in = ModuleType("asyncio", "asyncio's names dependency_injector imports, on first call")
+    for name in _ASYNCIO_NAMES:
+        setattr(stand_in, name, _on_first_call(name))
+    return stand_in
+
+
 def _import_without_unused_integrations() -> None:
     hidden = [name for name in _UNUSED_INTEGRATIONS if name not in sys.modules]
     for name in hidden:
         sys.modules[name] = None  # type: ignore[assignment]  # `import name` raises ImportError
+    stand_ins: dict[str, ModuleType | None] = {}
+    if "asyncio" not in sys.modules:
+        stand_ins = {"asyncio": _asyncio_stand_in(), "asyncio.coroutines": None}
+    sys.modules.update(stand_ins)  # type: ignore[arg-type]  # None: `import name` raises
     try:
         import dependency_injector.containers  # noqa: F401
     finally:
         for name in hidden:
             if sys.modules.get(name) is None:
+                del sys.modules[name]
+        for name, stand_in in stand_ins.items():
+            if sys.modules.get(name) is stand_in:
                 del sys.modules[name]
 
 

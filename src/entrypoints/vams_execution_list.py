@@ -9,8 +9,6 @@ names VAMS does not use; the run log never does (only the logs route returns it,
 The CLI's `wfx executions list --json` prints the document inside `message`.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Literal, Self

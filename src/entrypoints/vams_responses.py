@@ -1,8 +1,6 @@
 """The answers of the routes VAMS 2.6 has, in VAMS's envelope: `{"message": ...}` with VAMS's
 keys. wfx's own routes keep the documents of entrypoints.responses."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any, Literal, Self
 

@@ -23,6 +23,8 @@ NOT_FOR_A_LIST = {
     "fastapi": "dependency_injector.wiring's markers",
     "starlette": "dependency_injector.wiring's markers",
     "werkzeug": "dependency_injector.wiring's markers (installed with moto)",
+    "asyncio": "dependency_injector's async providers, which wfx has none of",
+    "ssl": "asyncio's event loops",
     # other outside systems
     "sqlalchemy": "only to create SQLite tables",
     "boto3": "AWS clients, built on first use",
@@ -41,6 +43,9 @@ NOT_FOR_A_LIST = {
     "application.use_cases.register_pipeline_execution": "a registration's event bus",
     "application.reporting": "the local runner",
     "domain.constraints": "authorization policies",
+    "application.ports.orchestration": "asking an orchestrator about an open run",
+    "application.workflow_documents": "checking a workflow document (wfx publish, authorization)",
+    "domain.migration": "wfx migrate, and the delete of a migrated run",
     # what only reconciling an open run builds (entrypoints/container.py, _BuiltOnFirstUse)
     "adapters.sqlite.approvals": "closing an open run's overdue gate",
     "adapters.sqlite.cost_ledger": "recording the attempts a lost runner's end closes",

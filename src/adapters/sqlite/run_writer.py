@@ -46,7 +46,6 @@ from domain.errors import (
 )
 from domain.events import NewEvent
 from domain.execution import LaunchRecords, StepOutputs
-from domain.migration import migrated_pipeline_execution_id
 from domain.run import OPEN_EXECUTION_STATUSES, RunChange, StepMove
 from domain.run_write import RunWrite, StepLists, StepRow
 from domain.statuses import StepStatus, is_terminal
@@ -356,6 +355,9 @@ class SqliteRunWriter(SqliteStoreBase):
                 )
 
     def delete_execution(self, workflow_execution_id: str, *, ended_only: bool = False) -> bool:
+        # the migration's models are imported by a delete, not by every command opening the store
+        from domain.migration import migrated_pipeline_execution_id
+
         self._ensure_attempts_table()
         self._unit_of_work.ensure_table()
         tables, run = self._sql.tables, [workflow_execution_id]

@@ -1,7 +1,5 @@
 """ListExecutions: newest first, globally, by workflow, by group, or by asset (read or written)."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from enum import StrEnum
 from itertools import takewhile

@@ -16,11 +16,6 @@ from typing import TYPE_CHECKING
 from application.ports.executions import RunLifecycleStore
 from application.ports.files import LogStore, ObjectStore
 from application.ports.logs import RunLogSource
-from application.ports.orchestration import (
-    Orchestrator,
-    OrchestratorExecution,
-    OrchestratorReadError,
-)
 from application.ports.sub_executions import SubProcessController
 from application.ports.system import Clock
 from application.run_log import fit_run_log_text
@@ -35,6 +30,7 @@ from domain.run_write import RunWrite
 from domain.statuses import TERMINAL_STATUSES
 
 if TYPE_CHECKING:
+    from application.ports.orchestration import Orchestrator, OrchestratorExecution
     from application.use_cases.approvals import CloseOverdueGate
     from application.use_cases.record_cost import RecordAttemptDurations
 
@@ -160,6 +156,9 @@ class ReconcileExecution:
         checked = execution.last_sfn_sync_check_date
         if checked is not None and now - checked <= self._interval:
             return execution
+        # imported only for a run the orchestrator is asked about: a list of ended runs asks none
+        from application.ports.orchestration import OrchestratorReadError
+
         try:
             described = self._orchestrator.describe_execution(execution)
         except (ConflictError, OrchestratorReadError):
