@@ -318,7 +318,7 @@ class _StoredText:
                 self._held, self._held_size = deque(), 0
             marked = _cut_off_marked(kept or "", ends, dropped)
             return self._released() + self._passed(marked, ending)
-        if kept is not None and _BODY_LINE.fullmatch(kept):
+        if kept is not None and _BODY_LINE.compiled.fullmatch(kept):
             self._held.append((kept, ending))
             self._held_size += len(kept) + _HELD_LINE_OVERHEAD
             return self._overflow()
@@ -349,7 +349,7 @@ class _StoredText:
 def _trailing_body(lines: list[str]) -> int:
     """How many of the last lines look like a key's body."""
     count = 0
-    while count < len(lines) and _BODY_LINE.fullmatch(lines[-count - 1]):
+    while count < len(lines) and _BODY_LINE.compiled.fullmatch(lines[-count - 1]):
         count += 1
     return count
 

@@ -254,7 +254,7 @@ class Run(BaseModel):
         decides the next on)."""
         return self.moved_all((move,))
 
-    def moved_all(self, moves: Sequence[StepMove]) -> Run:
+    def moved_all(self, moves: Sequence[StepMove]) -> "Run":
         """The run once `moves` are written, in order: one pass over the steps and attempts
         whatever the moves' number (a run's end closes thousands of steps)."""
         # Derived unvalidated (domain.derived): the moves' dates made TableDates, their status
