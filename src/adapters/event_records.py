@@ -6,6 +6,8 @@ an event item stays a few KB whatever a step printed; the complete body goes to 
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import and_, is_not, itemgetter, ne
 from typing import Any
 
 from adapters.compact_json import encode_compact
@@ -48,6 +50,11 @@ _OPTIONAL = (
     ("decided_by", "decidedBy"),
 )
 _REDACTED = frozenset({"error", "cause"})
+# An event sets two or three of the dozen: its values are read, and those with none (None or
+# "") left out, by C iterators, so the Python loop below sees only the ones it writes.
+_ATTRIBUTES = tuple(attribute for _, attribute in _OPTIONAL)
+_optional_values = itemgetter(*(name for name, _ in _OPTIONAL))
+_NONES, _EMPTIES = repeat(None), repeat("")  # endless and stateless: shared by every call
 
 
 def build_execution_event_record(event: ExecutionEvent) -> Record:
@@ -63,12 +70,11 @@ def build_event_record(event: NewEvent, sequence_number: int) -> Record:
         "eventType": str(event.event_type),
         "occurredAt": format_date(event.occurred_at),
     }
-    fields = event.__dict__  # read once: most events set two or three of the dozen
+    values = _optional_values(event.__dict__)
+    present = map(and_, map(is_not, values, _NONES), map(ne, values, _EMPTIES))
     free_text = False
-    for name, attribute in _OPTIONAL:
-        value: Any = fields[name]
-        if value is None or value == "":
-            continue
+    value: Any
+    for attribute, value in compress(zip(_ATTRIBUTES, values, strict=True), present):
         if attribute in _REDACTED:
             value, free_text = redact(value), True
         item[attribute] = value
