@@ -6,8 +6,8 @@ an event item stays a few KB whatever a step printed; the complete body goes to 
 
 from __future__ import annotations
 
-from itertools import compress, repeat
-from operator import and_, is_not, itemgetter, ne
+from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 from adapters.compact_json import encode_compact
@@ -19,7 +19,7 @@ from adapters.item_budget import (
     declare,
     fit_item,
 )
-from adapters.records import Item, format_date, row_parser, stored_date
+from adapters.records import Item, format_date, presence, row_parser, stored_date
 from domain.events import ExecutionEvent, NewEvent
 from domain.redaction import redact
 
@@ -54,7 +54,6 @@ _REDACTED = frozenset({"error", "cause"})
 # "") left out, by C iterators, so the Python loop below sees only the ones it writes.
 _ATTRIBUTES = tuple(attribute for _, attribute in _OPTIONAL)
 _optional_values = itemgetter(*(name for name, _ in _OPTIONAL))
-_NONES, _EMPTIES = repeat(None), repeat("")  # endless and stateless: shared by every call
 
 
 def build_execution_event_record(event: ExecutionEvent) -> Record:
@@ -71,10 +70,9 @@ def build_event_record(event: NewEvent, sequence_number: int) -> Record:
         "occurredAt": format_date(event.occurred_at),
     }
     values = _optional_values(event.__dict__)
-    present = map(and_, map(is_not, values, _NONES), map(ne, values, _EMPTIES))
     free_text = False
     value: Any
-    for attribute, value in compress(zip(_ATTRIBUTES, values, strict=True), present):
+    for attribute, value in compress(zip(_ATTRIBUTES, values, strict=True), presence(values)):
         if attribute in _REDACTED:
             value, free_text = redact(value), True
         item[attribute] = value

@@ -1,5 +1,5 @@
-"""An event's item keeps the optional fields that have a value, in their order, as the plain
-loop over them does (`build_event_record` picks them by C iterators)."""
+"""An event's item, and a main row's change, keep the values that are present, in their order,
+as the plain loops over them did (they are picked by C iterators now)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.event_records import _OPTIONAL, build_event_record
+from adapters.records import presence
+from adapters.run_records import _EXECUTION_ALWAYS, _present
 from domain.events import EventType, NewEvent
 from domain.redaction import redact
 
 _TEXT = st.none() | st.just("") | st.text(max_size=12)
 _NUMBER = st.none() | st.integers(min_value=0, max_value=5)
+_MAIN_ROW_NAMES = (*sorted(_EXECUTION_ALWAYS), "executionStatus", "redriveCount", "abortCause")
 
 
 def _plain(event: NewEvent) -> dict[str, Any]:
@@ -64,3 +67,23 @@ def test_the_fields_kept_are_the_plain_loops(
     expected = _plain(event)
     assert list(optional.items()) == list(expected.items())  # the same fields, in order
     assert "attempt" in record or numbers["attempt"] is None  # a 0 is a value: kept
+
+
+_ANY = st.none() | st.just("") | st.text(max_size=6) | st.integers(-2, 2) | st.booleans()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ANY, max_size=12))
+def test_presence_is_put_presents_rule(values: list[Any]) -> None:
+    assert list(presence(values)) == [v is not None and v != "" for v in values]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(_MAIN_ROW_NAMES), _ANY))
+def test_a_main_rows_present_values_are_the_plain_filters(values: dict[str, Any]) -> None:
+    expected = {
+        name: value
+        for name, value in values.items()
+        if name in _EXECUTION_ALWAYS or (value is not None and value != "")
+    }
+    assert list(_present(values).items()) == list(expected.items())
