@@ -6,8 +6,6 @@ an event item stays a few KB whatever a step printed; the complete body goes to 
 
 from __future__ import annotations
 
-from itertools import compress
-from operator import itemgetter
 from typing import Any
 
 from adapters.compact_json import encode_compact
@@ -19,7 +17,7 @@ from adapters.item_budget import (
     declare,
     fit_item,
 )
-from adapters.records import Item, format_date, presence, row_parser, stored_date
+from adapters.records import Item, format_date, row_parser, stored_date
 from domain.events import ExecutionEvent, NewEvent
 from domain.redaction import redact
 
@@ -50,10 +48,6 @@ _OPTIONAL = (
     ("decided_by", "decidedBy"),
 )
 _REDACTED = frozenset({"error", "cause"})
-# An event sets two or three of the dozen: its values are read, and those with none (None or
-# "") left out, by C iterators, so the Python loop below sees only the ones it writes.
-_ATTRIBUTES = tuple(attribute for _, attribute in _OPTIONAL)
-_optional_values = itemgetter(*(name for name, _ in _OPTIONAL))
 
 
 def build_execution_event_record(event: ExecutionEvent) -> Record:
@@ -69,10 +63,12 @@ def build_event_record(event: NewEvent, sequence_number: int) -> Record:
         "eventType": str(event.event_type),
         "occurredAt": format_date(event.occurred_at),
     }
-    values = _optional_values(event.__dict__)
+    fields = event.__dict__  # read once: most events set two or three of the dozen
     free_text = False
-    value: Any
-    for attribute, value in compress(zip(_ATTRIBUTES, values, strict=True), presence(values)):
+    for name, attribute in _OPTIONAL:
+        value: Any = fields[name]
+        if value is None or value == "":
+            continue
         if attribute in _REDACTED:
             value, free_text = redact(value), True
         item[attribute] = value

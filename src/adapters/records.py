@@ -32,11 +32,9 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from itertools import repeat
-from operator import and_, is_not, ne
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -465,16 +463,6 @@ def join_key(*parts: str) -> str:
 
 def optional_date(item: Item, name: str) -> datetime | None:
     return stored_date(item, name) if item.get(name) else None
-
-
-_NONES, _EMPTIES = repeat(None), repeat("")  # endless and stateless: shared by every call
-
-
-def presence(values: Collection[Any]) -> Iterator[bool]:
-    """For each of `values` (iterated twice), whether it is present: neither None nor "", as
-    `put_present` has it. By C iterators, for a builder that keeps the few present values of
-    many (`itertools.compress` of its names or items) with no Python loop over them all."""
-    return map(and_, map(is_not, values, _NONES), map(ne, values, _EMPTIES))
 
 
 def put_present(item: Item, **values: Any) -> Item:

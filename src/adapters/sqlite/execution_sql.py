@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
 from adapters.row_collections import ROW_FALLBACKS
@@ -334,7 +333,6 @@ def _guard_clauses(guard: RunGuard) -> str:
 # would bind it as 1/0) goes through json(?). By exact class: a str or int subclass (an enum)
 # takes the general test.
 _PLAIN_TYPES = frozenset({str, int, float})
-_NO_JSON = repeat(False)  # endless and stateless: shared by every call
 
 
 def _needs_json(value: Any) -> bool:
@@ -344,9 +342,6 @@ def _needs_json(value: Any) -> bool:
 def _shape_of(values: Mapping[str, Any]) -> tuple[tuple[tuple[str, bool], ...], list[Any]]:
     """The update's shape (each name, and whether its value goes through json(?)) and its value
     parameters, in one pass over the values."""
-    if _PLAIN_TYPES.issuperset(map(type, values.values())):
-        # the usual update, text and numbers only: its shape and parameters by C iterators
-        return tuple(zip(values, _NO_JSON, strict=False)), list(values.values())
     shape: list[tuple[str, bool]] = []
     parameters: list[Any] = []
     for name, value in values.items():
