@@ -1,0 +1,68 @@
+"""An event's JSON, written by `build_event_record` as it takes the values, is the compact
+encoder's text of its item, whatever its texts hold (quotes, control characters, DEL, accents,
+characters past the BMP) and with a value of another type left to the encoder."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from enum import IntEnum
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from adapters.compact_json import encode_compact
+from adapters.event_records import build_event_record
+from domain.events import EventType, NewEvent
+
+_TEXT = st.none() | st.just("") | st.text(max_size=10)
+_NUMBER = st.none() | st.integers(min_value=0, max_value=10**12)
+_TEXTS = ("pipeline_execution_id", "status", "trigger", "approval_id", "decided_by")
+_NUMBERS = ("attempt", "redrive_count", "sub_executions", "logs")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    run_id=st.text(min_size=1, max_size=12),
+    number=st.integers(min_value=1, max_value=10**9),
+    event_type=st.sampled_from(list(EventType)),
+    moment=st.datetimes(timezones=st.just(UTC)),
+    texts=st.fixed_dictionaries({name: _TEXT for name in _TEXTS}),
+    numbers=st.fixed_dictionaries({name: _NUMBER for name in _NUMBERS}),
+)
+def test_an_events_json_is_the_encoders(
+    run_id: str,
+    number: int,
+    event_type: EventType,
+    moment: datetime,
+    texts: dict[str, str | None],
+    numbers: dict[str, int | None],
+) -> None:
+    event = NewEvent(
+        workflow_execution_id=run_id,
+        event_type=event_type,
+        occurred_at=moment,
+        **texts,
+        **numbers,
+    )
+    record = build_event_record(event, number)
+    assert record.json_text == encode_compact(dict(record))
+    assert json.loads(record.json_text) == record
+
+
+class _Level(IntEnum):
+    TWO = 2
+
+
+def test_a_value_of_another_type_is_left_to_the_encoder() -> None:
+    # (unvalidated, as a builder's derived event could hold one)
+    event = NewEvent.model_construct(
+        workflow_execution_id="run-1",
+        event_type=EventType.STEP_STARTED,
+        occurred_at=datetime(2026, 12, 5, 22, 0, tzinfo=UTC),
+        attempt=_Level.TWO,
+        redrive_count=True,
+    )
+    record = build_event_record(event, 1)
+    assert record.json_text == encode_compact(dict(record))
+    assert '"redriveCount":true' in (record.json_text or "")
