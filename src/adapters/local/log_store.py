@@ -62,19 +62,6 @@ class FileLogStore:
         except FileNotFoundError:
             return []
 
-    def read_run_log(self, workflow_execution_id: str) -> str:
-        """Every step log of the run, oldest first, each under a header naming its step."""
-        folder = self._run_folder(workflow_execution_id)
-        sections = []
-        for pipeline_execution_id in _steps_in_order(folder):
-            body = _read(f"{folder}{os.sep}{pipeline_execution_id}{LOG_SUFFIX}")
-            if body is None:
-                continue
-            if body and not body.endswith("\n"):
-                body += "\n"
-            sections.append(f"{run_log_header(pipeline_execution_id)}\n{body}")
-        return "".join(sections)
-
     def step_log_pieces(
         self, workflow_execution_id: str, pipeline_execution_id: str
     ) -> Iterator[str]:
@@ -85,7 +72,8 @@ class FileLogStore:
                 yield from iter(partial(file.read, _PIECE_CHARACTERS), "")
 
     def run_log_pieces(self, workflow_execution_id: str) -> Iterator[str]:
-        """What read_run_log returns, a piece at a time."""
+        """Every step log of the run, oldest first, each under a header naming its step and
+        ending in a line break, a piece at a time."""
         folder = self._run_folder(workflow_execution_id)
         for pipeline_execution_id in _steps_in_order(folder):
             file = _opened(f"{folder}{os.sep}{pipeline_execution_id}{LOG_SUFFIX}")

@@ -112,8 +112,6 @@ class LogStore(Protocol):
         """The steps of the run that wrote a log (one listing, whatever the run's length)."""
         ...
 
-    def read_run_log(self, workflow_execution_id: str) -> str: ...
-
     def step_log_pieces(
         self, workflow_execution_id: str, pipeline_execution_id: str
     ) -> Iterator[str]:
@@ -121,5 +119,6 @@ class LogStore(Protocol):
         ...
 
     def run_log_pieces(self, workflow_execution_id: str) -> Iterator[str]:
-        """read_run_log's text a piece at a time."""
+        """The run's step logs, oldest first, each under a header naming its step, a piece at a
+        time: a run's end that stores it holds a piece."""
         ...
