@@ -74,7 +74,7 @@ EXECUTION_BUDGET = declare(
     RecordBudget(
         "execution",
         (
-            # the application cuts it first (run_log.fit_run_log_text), under its well-known key
+            # the application cuts it first (run_log.fit_run_log), under its well-known key
             Offloadable("executionLog", Keep.TAIL, cap=RUN_LOG_TAIL_BYTES, restore=False),
             Offloadable("executionError", cap=KEPT_BYTES),
             Offloadable("executionCause", cap=KEPT_BYTES),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from application.ports.files import ObjectStore
 from domain.execution import RUN_LOG_TAIL_BYTES, execution_log_key
-from domain.redaction import redact
+from domain.redaction import redacted_pieces
 
 # The row keeps the log's tail, the object store the whole log: the same cut the record builder
 # makes of any executionLog over RUN_LOG_TAIL_BYTES (adapters/records.py), done here so that the
@@ -12,17 +14,59 @@ from domain.redaction import redact
 MAX_STORED_LOG_BYTES = RUN_LOG_TAIL_BYTES
 
 
-def fit_run_log_text(
-    objects: ObjectStore, workflow_execution_id: str, text: str
+def fit_run_log(
+    objects: ObjectStore, workflow_execution_id: str, pieces: Iterable[str]
 ) -> tuple[str, str | None]:
-    """The run log `text` as stored on the row, and the object key of the whole log if cut.
+    """The run log given in `pieces` as stored on the row, and the object key of the whole log
+    if cut. The log is redacted (the object store keeps no secret either) and stored a piece at
+    a time: what is held is a piece, the redactor's window and the row's tail, never the log.
 
     Every writer of a terminal status uses it (completion, reconcile, abort, error handler),
     whatever the text came from (application/run_log_sources.py)."""
-    log = redact(text)  # the object store keeps no secret either
-    body = log.encode("utf-8")
-    if len(body) <= MAX_STORED_LOG_BYTES:
-        return log, None
-    stored = objects.put_bytes(execution_log_key(workflow_execution_id), body)
-    tail = body[-MAX_STORED_LOG_BYTES:].decode("utf-8", errors="ignore")
-    return tail, stored.key
+    # a piece never ends inside a character: the pieces' encodings joined are the log's
+    redacted = (piece.encode("utf-8") for piece in redacted_pieces(pieces))
+    head = bytearray()
+    for chunk in redacted:
+        head += chunk
+        if len(head) > MAX_STORED_LOG_BYTES:
+            break
+    else:
+        return head.decode("utf-8"), None
+    tail = _Tail(MAX_STORED_LOG_BYTES)
+    stored = objects.put_stream(
+        execution_log_key(workflow_execution_id), tail.passed(_chained(bytes(head), redacted))
+    )
+    return tail.text(), stored.key
+
+
+def log_tail(pieces: Iterable[str], characters: int) -> str:
+    """The last `characters` of the text given in pieces, holding no more than that and a piece:
+    "".join(pieces)[-characters:]."""
+    kept = ""
+    for piece in pieces:
+        kept = (kept + piece[-characters:])[-characters:]
+    return kept
+
+
+def _chained(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    yield first
+    yield from rest
+
+
+class _Tail:
+    """The last `size` bytes of what passes through, held in at most twice that."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._kept = bytearray()
+
+    def passed(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
+        for chunk in chunks:
+            self._kept += chunk[-self._size :]
+            if len(self._kept) > 2 * self._size:
+                del self._kept[: -self._size]
+            yield chunk
+
+    def text(self) -> str:
+        # cut at a byte count: a character the cut splits is dropped, not replaced
+        return bytes(self._kept[-self._size :]).decode("utf-8", errors="ignore")

@@ -1,6 +1,6 @@
 """Where a run's own log comes from when its terminal row is written (the executionLog).
 
-- A local run: the step log files the local runner wrote (LogStore.read_run_log), as before.
+- A local run: the step log files the local runner wrote (LogStore.run_log_pieces), as before.
 - A Step Functions run: the events its state machine logged to CloudWatch Logs for this very
   execution. The log group is the state machine's logging destination (DescribeStateMachine's
   `loggingConfiguration.destinations[].cloudWatchLogsLogGroup.logGroupArn`); one group holds
@@ -14,7 +14,7 @@ bound the log keeps what was read and a note says where the rest is.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -59,8 +59,8 @@ class LocalRunLog:
     def __init__(self, logs: LogStore) -> None:
         self._logs = logs
 
-    def read_run_log(self, execution: WorkflowExecution) -> str:
-        return self._logs.read_run_log(execution.workflow_execution_id)
+    def run_log_pieces(self, execution: WorkflowExecution) -> Iterable[str]:
+        return self._logs.run_log_pieces(execution.workflow_execution_id)
 
 
 class StateMachineRunLog:
@@ -74,6 +74,9 @@ class StateMachineRunLog:
     ) -> None:
         self._state_machines, self._events = state_machines, events
         self._bound = bound or RunLogBound()
+
+    def run_log_pieces(self, execution: WorkflowExecution) -> Iterable[str]:
+        return (self.read_run_log(execution),)  # bounded by RunLogBound: one piece
 
     def read_run_log(self, execution: WorkflowExecution) -> str:
         execution_arn = execution.execution_arn
@@ -163,14 +166,14 @@ class RunLogRouter:
         self._local, self._factories = local, by_orchestrator
         self._built: dict[str, RunLogSource] = {}
 
-    def read_run_log(self, execution: WorkflowExecution) -> str:
+    def run_log_pieces(self, execution: WorkflowExecution) -> Iterable[str]:
         name = execution.orchestrator
         factory = self._factories.get(name)
         if factory is None:
-            return self._local.read_run_log(execution)
+            return self._local.run_log_pieces(execution)
         if name not in self._built:
             self._built[name] = factory()  # built on first use: a local run needs no boto3
-        return self._built[name].read_run_log(execution)
+        return self._built[name].run_log_pieces(execution)
 
 
 def _log_group_arns(logging: Mapping[str, Any]) -> list[str]:

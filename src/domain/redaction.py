@@ -33,6 +33,7 @@ from domain.redaction_stream import (
     redact_lines,
     redact_text,
     redacted_lines,
+    redacted_pieces,
 )
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "redact_lines",
     "redact_optional",
     "redacted_lines",
+    "redacted_pieces",
     "registered_secrets",
 ]
 

@@ -365,6 +365,17 @@ def redacted_lines(pieces: Iterable[str]) -> Iterator[str]:
     yield from stored.close().splitlines()
 
 
+def redacted_pieces(pieces: Iterable[str]) -> Iterator[str]:
+    """A stored text given in pieces from its start, redacted a piece at a time: joined, exactly
+    what redact() makes of the whole text, holding what redacted_lines holds."""
+    stored = _StoredText()
+    for piece in pieces:
+        if out := stored.feed(piece):
+            yield out
+    if out := stored.close():
+        yield out
+
+
 def redact_text(text: str, line_rule: LineRule = redact_line_local, cut_blocks: bool = True) -> str:
     """The whole text through every stage; a block cut at either end is still removed, unless
     `cut_blocks` is False (see _redact_physical_lines)."""

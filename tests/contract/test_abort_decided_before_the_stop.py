@@ -4,6 +4,7 @@ abort's write is refused, the run read again, and what the runner recorded stays
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -41,8 +42,8 @@ class _RunnerEndingItsStep:
 
 
 class _NoLog:
-    def read_run_log(self, execution: WorkflowExecution) -> str:
-        return ""
+    def run_log_pieces(self, execution: WorkflowExecution) -> Iterable[str]:
+        return ()
 
 
 def test_a_step_the_runner_ended_during_the_stop_keeps_its_end(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -265,3 +266,35 @@ def test_read_head_reads_no_further_than_asked_at_the_version_asked(objects: Obj
     assert objects.read_head(empty.key, empty.version_id, 4) == b""
     with pytest.raises(FileNotFoundError):
         objects.read_head("executions/e1/output/none.txt", first.version_id, 4)
+
+
+def test_put_stream_stores_the_chunks_joined_as_put_bytes_stores_the_whole(
+    objects: ObjectStore,
+) -> None:
+    # a body made as it is written (a run log redacted on the way): more than a copy chunk,
+    # in chunks of odd sizes, some empty
+    body = os.urandom(2 * 1024 * 1024 + 5)
+    sizes = [0, 1, 1024 * 1024 - 1, 0, 7, len(body)]
+    chunks, at = [], 0
+    for size in sizes:
+        chunks.append(body[at : at + size])
+        at += size
+
+    streamed = objects.put_stream("executions/e1/logs/execution.log", iter(chunks))
+    whole = objects.put_bytes("executions/e2/logs/execution.log", body)
+
+    assert objects.read_bytes(streamed.key, streamed.version_id) == body
+    assert streamed.size == whole.size == len(body)
+    assert streamed.etag == whole.etag
+    assert objects.list_latest("executions/e1/logs/") == [streamed]
+
+
+def test_a_put_stream_whose_chunks_fail_stores_no_version(objects: ObjectStore) -> None:
+    def chunks() -> Iterator[bytes]:
+        yield b"the first part"
+        raise OSError("the log could not be read further")
+
+    with pytest.raises(OSError, match="read further"):
+        objects.put_stream("executions/e1/logs/execution.log", chunks())
+
+    assert objects.list_latest("executions/e1/") == []

@@ -307,3 +307,34 @@ def peak_kib(wfx: Wfx, *args: str) -> tuple[int, str]:
         raise
     assert process.returncode == 0, stderr
     return peak, stdout
+
+
+def tree_peak_kib(wfx: Wfx, *args: str) -> tuple[int, Outcome]:
+    """`wfx ARGS` run to its end by a parent of its own: the peak RSS in KiB of the largest
+    process of its tree (wfx or a step it ran and waited for: RUSAGE_CHILDREN of that parent,
+    counted by the kernel at each exit, so no spike at the very end is missed), and its outcome."""
+    parent = (
+        "import resource, subprocess, sys\n"
+        "code = subprocess.run(sys.argv[1:]).returncode\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    started = time.monotonic()
+    completed = subprocess.run(
+        [sys.executable, "-c", parent, *WFX, *args],
+        env=wfx._environment,
+        cwd=wfx.home,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    *stderr, peak = completed.stderr.splitlines()
+    outcome = Outcome(
+        args=args,
+        code=completed.returncode,
+        stdout=completed.stdout,
+        stderr="\n".join(stderr),
+        seconds=time.monotonic() - started,
+    )
+    return int(peak), outcome

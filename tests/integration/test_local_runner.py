@@ -907,7 +907,7 @@ def test_the_run_log_gathers_every_step_log_in_order(harness: Harness) -> None:
 
     harness.runner().start("exec-log")
 
-    run_log = harness.logs.read_run_log("exec-log")
+    run_log = "".join(harness.logs.run_log_pieces("exec-log"))
     headers = [line for line in run_log.splitlines() if line.startswith("=====")]
     assert headers == [
         f"===== pipeline execution {s} =====" for s in (statistics, normalize, preview)

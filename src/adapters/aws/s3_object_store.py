@@ -10,8 +10,9 @@ import os
 import secrets
 import shutil
 import stat
+import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -114,6 +115,18 @@ class S3ObjectStore:
             with open_regular_file(source) as reader:
                 return self._put_stream(key, reader)
         return self._put_stream(key, source)
+
+    def put_stream(self, key: str, chunks: Iterable[bytes]) -> StoredObject:
+        """Spooled to a file in the scratch folder, then one PutObject: the body's size is known
+        before the write, the request can be tried again from the file, and no multipart
+        upload (nor the permission to abort one) is needed."""
+        check_key(key)
+        _make_own_folder(self._scratch)  # a link in its place is not written through
+        with tempfile.TemporaryFile(dir=self._scratch) as spool:
+            for chunk in chunks:
+                spool.write(chunk)
+            spool.seek(0)
+            return self._put_stream(key, spool)
 
     def _put_stream(self, key: str, reader: BinaryIO) -> StoredObject:
         body = _Remainder(reader)

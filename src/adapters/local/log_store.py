@@ -48,34 +48,19 @@ class FileLogStore:
         folder = self._run_folder(workflow_execution_id)
         return _read(f"{folder}{os.sep}{_checked(pipeline_execution_id)}{LOG_SUFFIX}") or ""
 
-    def read_step_logs(self, workflow_execution_id: str) -> dict[str, str]:
-        """Every step log of the run, by step id: one listing of the run's folder, so a run
-        whose steps wrote nothing costs one failed system call, not an open per step."""
+    def step_log_ids(self, workflow_execution_id: str) -> list[str]:
+        """One listing of the run's folder, so a run whose steps wrote nothing costs one failed
+        system call, not an open per step."""
         folder = self._run_folder(workflow_execution_id)
         try:
             with os.scandir(folder) as entries:
-                names = [
+                return [
                     entry.name[: -len(LOG_SUFFIX)]
                     for entry in entries
                     if entry.name.endswith(LOG_SUFFIX) and entry.is_file()
                 ]
         except FileNotFoundError:
-            return {}
-        logs = {name: _read(f"{folder}{os.sep}{name}{LOG_SUFFIX}") for name in names}
-        return {name: body for name, body in logs.items() if body is not None}
-
-    def read_run_log(self, workflow_execution_id: str) -> str:
-        """Every step log of the run, oldest first, each under a header naming its step."""
-        folder = self._run_folder(workflow_execution_id)
-        sections = []
-        for pipeline_execution_id in _steps_in_order(folder):
-            body = _read(f"{folder}{os.sep}{pipeline_execution_id}{LOG_SUFFIX}")
-            if body is None:
-                continue
-            if body and not body.endswith("\n"):
-                body += "\n"
-            sections.append(f"{run_log_header(pipeline_execution_id)}\n{body}")
-        return "".join(sections)
+            return []
 
     def step_log_pieces(
         self, workflow_execution_id: str, pipeline_execution_id: str
@@ -87,7 +72,8 @@ class FileLogStore:
                 yield from iter(partial(file.read, _PIECE_CHARACTERS), "")
 
     def run_log_pieces(self, workflow_execution_id: str) -> Iterator[str]:
-        """What read_run_log returns, a piece at a time."""
+        """Every step log of the run, oldest first, each under a header naming its step and
+        ending in a line break, a piece at a time."""
         folder = self._run_folder(workflow_execution_id)
         for pipeline_execution_id in _steps_in_order(folder):
             file = _opened(f"{folder}{os.sep}{pipeline_execution_id}{LOG_SUFFIX}")

@@ -8,6 +8,8 @@ import secrets
 import shutil
 import threading
 import time
+from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
@@ -87,16 +89,20 @@ class FilesystemObjectStore:
         check_key(key)
         if isinstance(source, Path):
             with open_regular_file(source) as reader:
-                return self._put_body(key, reader)
-        return self._put_body(key, source)
+                return self._put_body(key, iter(partial(reader.read, _CHUNK), b""))
+        return self._put_body(key, iter(partial(source.read, _CHUNK), b""))
 
-    def _put_body(self, key: str, reader: BinaryIO) -> StoredObject:
+    def put_stream(self, key: str, chunks: Iterable[bytes]) -> StoredObject:
+        check_key(key)
+        return self._put_body(key, chunks)
+
+    def _put_body(self, key: str, chunks: Iterable[bytes]) -> StoredObject:
         staging = self._staging_dir(key)
         digest = hashlib.sha256()
         size = 0
         try:
             with open(staging / base_name(key), "wb") as writer:
-                while chunk := reader.read(_CHUNK):
+                for chunk in chunks:
                     digest.update(chunk)
                     writer.write(chunk)
                     size += len(chunk)

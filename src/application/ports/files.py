@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
@@ -55,6 +55,11 @@ class ObjectStore(Protocol):
 
     def put_bytes(self, key: str, body: bytes) -> StoredObject: ...
 
+    def put_stream(self, key: str, chunks: Iterable[bytes]) -> StoredObject:
+        """The body of the chunks joined, none of them held past its write: a body made as it
+        is stored (a huge run log redacted on the way) is never whole in memory."""
+        ...
+
     def local_path(self, key: str, version_id: str) -> Path:
         """A readable local file holding that version."""
         ...
@@ -103,11 +108,9 @@ class LogStore(Protocol):
 
     def read_step_log(self, workflow_execution_id: str, pipeline_execution_id: str) -> str: ...
 
-    def read_step_logs(self, workflow_execution_id: str) -> dict[str, str]:
-        """The run's step logs by step id (a step that wrote none is absent)."""
+    def step_log_ids(self, workflow_execution_id: str) -> list[str]:
+        """The steps of the run that wrote a log (one listing, whatever the run's length)."""
         ...
-
-    def read_run_log(self, workflow_execution_id: str) -> str: ...
 
     def step_log_pieces(
         self, workflow_execution_id: str, pipeline_execution_id: str
@@ -116,5 +119,6 @@ class LogStore(Protocol):
         ...
 
     def run_log_pieces(self, workflow_execution_id: str) -> Iterator[str]:
-        """read_run_log's text a piece at a time."""
+        """The run's step logs, oldest first, each under a header naming its step, a piece at a
+        time: a run's end that stores it holds a piece."""
         ...

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -65,7 +66,8 @@ class StateMachineLogReader(Protocol):
 
 class RunLogSource(Protocol):
     """Where a run's own log (the main row's executionLog) is read from when the run ends: the
-    text, whole up to the source's bound. A log that is missing or unreadable gives a one-line
-    note saying why (or nothing), never an error: a run log never fails the run's end."""
+    text, whole up to the source's bound, a piece at a time (a local run's log is as large as its
+    steps printed). A log that is missing or unreadable gives a one-line note saying why (or
+    nothing), never an error: a run log never fails the run's end."""
 
-    def read_run_log(self, execution: WorkflowExecution) -> str: ...
+    def run_log_pieces(self, execution: WorkflowExecution) -> Iterable[str]: ...

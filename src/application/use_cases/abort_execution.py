@@ -12,7 +12,7 @@ from application.ports.logs import RunLogSource
 from application.ports.orchestration import Orchestrator
 from application.ports.sub_executions import SubProcessController
 from application.ports.system import Clock
-from application.run_log import fit_run_log_text
+from application.run_log import fit_run_log
 from application.run_log_sources import LocalRunLog
 from application.run_writes import commit_decided, end_run_and_steps
 from application.sub_process_stops import stop_sub_processes
@@ -94,8 +94,8 @@ class AbortExecution:
         cause = execution.abort_cause or command.cause
         warnings += self._orchestrator.stop_execution(execution, ABORT_ERROR, cause)
         # read after the stop: what the orchestrator logged until then is in it
-        text = self._run_logs.read_run_log(execution)
-        log, log_object_key = fit_run_log_text(self._objects, execution_id, text)
+        pieces = self._run_logs.run_log_pieces(execution)
+        log, log_object_key = fit_run_log(self._objects, execution_id, pieces)
         now = self._clock.now()
         aborted, _ = end_run_and_steps(
             self._store,

@@ -13,7 +13,7 @@ from application.ports.executions import ExecutionStore
 from application.ports.files import AssetCatalog, LogStore, ObjectStore, StoredObject
 from application.ports.logs import RunLogSource
 from application.ports.system import Clock
-from application.run_log import fit_run_log_text
+from application.run_log import fit_run_log, log_tail
 from application.run_log_sources import LocalRunLog
 from application.run_writes import (
     commit_decided,
@@ -253,16 +253,25 @@ class CompleteExecution:
         self._store.add_step_outputs(StepOutputs(logs=self._summaries(steps)))
 
     def _summaries(self, steps: tuple[PipelineExecution, ...]) -> tuple[StepLog, ...]:
-        # the run's logs read at once: one listing, not an open per step (most write none)
-        logs = self._logs.read_step_logs(steps[0].workflow_execution_id) if steps else {}
+        if not steps:
+            return ()
+        run_id = steps[0].workflow_execution_id
+        # one listing, not an open per step (most write none); of each log only its tail is
+        # kept as it is read, so a step that printed 200 MB costs a piece, not the log
+        written = set(self._logs.step_log_ids(run_id))
+
+        def tail(step_id: str) -> str:
+            if step_id not in written:
+                return ""
+            return log_tail(self._logs.step_log_pieces(run_id, step_id), _LOG_TAIL_CHARACTERS)
+
         return tuple(
-            self._summary(step, logs.get(step.pipeline_execution_id, ""))
-            for step in chain_order(steps)
+            self._summary(step, tail(step.pipeline_execution_id)) for step in chain_order(steps)
         )
 
     def _fit_log(self, execution: WorkflowExecution) -> tuple[str, str | None]:
-        text = self._run_logs.read_run_log(execution)
-        return fit_run_log_text(self._objects, execution.workflow_execution_id, text)
+        pieces = self._run_logs.run_log_pieces(execution)
+        return fit_run_log(self._objects, execution.workflow_execution_id, pieces)
 
     def _end_state_outputs(
         self,

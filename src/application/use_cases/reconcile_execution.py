@@ -18,7 +18,7 @@ from application.ports.files import LogStore, ObjectStore
 from application.ports.logs import RunLogSource
 from application.ports.sub_executions import SubProcessController
 from application.ports.system import Clock
-from application.run_log import fit_run_log_text
+from application.run_log import fit_run_log
 from application.run_log_sources import LocalRunLog
 from application.run_writes import end_run
 from application.stale_reads import note_stale
@@ -209,8 +209,8 @@ class ReconcileExecution:
         return end_run(self._store, execution_id, decide, self._durations)
 
     def _fit_log(self, execution: WorkflowExecution) -> tuple[str, str | None]:
-        text = self._run_logs.read_run_log(execution)
-        return fit_run_log_text(self._objects, execution.workflow_execution_id, text)
+        pieces = self._run_logs.run_log_pieces(execution)
+        return fit_run_log(self._objects, execution.workflow_execution_id, pieces)
 
     def _save(self, change: RunChange) -> WorkflowExecution:
         if self._store.commit(RunWrite.of(change.after.workflow_execution_id, change=change)):
