@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from adapters.item_budget import OBJECT_KEY_SUFFIX
-from adapters.records import Item
+from adapters.records import Item, format_table_date
 from adapters.tables import (
     RUN_ROW_TABLES,
     STEP_ROW_TABLES,
@@ -29,6 +29,7 @@ from application.ports.migration import (
     ArchivedRun,
     ImportedRun,
     KeptRun,
+    ListedRuns,
     RunRefusedError,
 )
 from domain.errors import ExecutionNotFoundError
@@ -37,6 +38,9 @@ from domain.execution import execution_object_prefix
 EXECUTION_ID = "workflowExecutionId"
 STEP_ID = "pipelineExecutionId"
 WORKFLOW_KEY = "workflowDatabaseId:workflowId"
+START = "executionStartDate"
+# Runs of the global list read at a time by an export: ~100 B each while its page is walked
+RUN_PAGE = 1000
 # The tables an archive may hold items of: a run's own, and the definitions and asset files
 # its rows name. Not the migration's read source (seed 000 keeps it where it is) nor the
 # authorization table (roles are a deployment's own, not a run's).
@@ -91,12 +95,22 @@ def body_keys(workflow_execution_id: str, items: Sequence[Mapping[str, Any]]) ->
 class RunArchiveRows:
     """export/import/compare over four primitives each store implements."""
 
-    def __init__(self, objects: ObjectStore | None) -> None:
+    def __init__(self, objects: ObjectStore | None, page_size: int = RUN_PAGE) -> None:
         self._objects = objects
+        self._page_size = page_size
 
     # -- the primitives ---------------------------------------------------------------------
 
-    def list_run_ids(self, since: datetime | None) -> list[str]:
+    def _newest_start(self, since: str) -> str | None:
+        """The latest start date of the global list's runs started at or after `since`."""
+        raise NotImplementedError
+
+    def _count_runs(self, since: str, until: str) -> int:
+        raise NotImplementedError
+
+    def _run_ids_oldest_first(self, since: str, until: str) -> Iterator[str]:
+        """The global list's runs started from `since` to `until` (both included), by start
+        date then id, read a page at a time as the iterator is walked."""
         raise NotImplementedError
 
     def _partition(self, table: ResourceKeys, value: str) -> list[Item]:
@@ -114,6 +128,16 @@ class RunArchiveRows:
         raise NotImplementedError
 
     # -- export -----------------------------------------------------------------------------
+
+    def list_runs(self, since: datetime | None) -> ListedRuns:
+        since_text = format_table_date(since) if since is not None else ""
+        # the newest start now bounds the walk: runs launched while it goes are the next
+        # export's, and a busy store's walk ends
+        until = self._newest_start(since_text)
+        if until is None:
+            return ListedRuns(0, iter(()))
+        total = self._count_runs(since_text, until)
+        return ListedRuns(total, self._run_ids_oldest_first(since_text, until))
 
     def export_run(self, workflow_execution_id: str) -> ArchivedRun:
         main = self._partition(ResourceKeys.WORKFLOW_EXECUTIONS, workflow_execution_id)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from adapters.run_records import build_execution_record
+from adapters.tables import TableNames
 from application.ports.executions import ExecutionStore, ListScope
 from application.ports.files import ObjectStore
 from application.ports.migration import (
@@ -167,9 +168,62 @@ def test_runs_are_listed_oldest_first_from_a_start_date(backend: Backend) -> Non
     for run_id, minutes in (("r3", 3), ("r1", 1), ("r2", 2)):
         write_launch(store, a_launch(run_id, start=at(minutes)))
 
-    assert archive.list_run_ids(None) == ["r1", "r2", "r3"]
-    assert archive.list_run_ids(at(2)) == ["r2", "r3"]
-    assert archive.list_run_ids(at(9)) == []
+    everything, from_two, none = (archive.list_runs(s) for s in (None, at(2), at(9)))
+
+    assert (everything.total, list(everything.ids)) == (3, ["r1", "r2", "r3"])
+    assert (from_two.total, list(from_two.ids)) == (2, ["r2", "r3"])
+    assert (none.total, list(none.ids)) == (0, [])
+
+
+@pytest.fixture(params=BACKENDS)
+def paged(request: pytest.FixtureRequest) -> tuple[ExecutionStore, RunArchive]:
+    """A store and its archive reading the run list two runs a page."""
+    backend = request.param
+    request.getfixturevalue(f"{backend}_workflow_definitions").create_tables()
+    store = request.getfixturevalue(f"{backend}_execution_store")
+    if backend == "dynamodb":
+        from adapters.dynamodb.run_archive import DynamoDbRunArchive
+
+        client, tables = (
+            request.getfixturevalue(f) for f in ("moto_dynamodb_client", "dynamodb_table_names")
+        )
+        return store, DynamoDbRunArchive(client, tables, page_size=2)
+    from adapters.sqlite.run_archive import SqliteRunArchive
+
+    database = request.getfixturevalue(f"{backend}_database")
+    return store, SqliteRunArchive(database, TableNames(), page_size=2)
+
+
+def test_the_run_list_is_walked_in_pages_oldest_first_runs_of_one_start_by_id(
+    paged: tuple[ExecutionStore, RunArchive],
+) -> None:
+    store, archive = paged
+    # five runs of one start second across three pages of two, one run before and one after
+    for run_id, minutes in (("z", 5), ("e", 1), ("c", 1), ("a", 0), ("d", 1), ("b", 1), ("f", 1)):
+        write_launch(store, a_launch(run_id, start=at(minutes)))
+
+    listed = archive.list_runs(None)
+
+    assert listed.total == 7
+    assert list(listed.ids) == ["a", "b", "c", "d", "e", "f", "z"]
+
+
+def test_a_walk_leaves_out_runs_started_after_the_listing_and_deleted_before_their_page(
+    paged: tuple[ExecutionStore, RunArchive],
+) -> None:
+    store, archive = paged
+    for number in range(8):
+        write_launch(store, a_launch(f"r{number}", start=at(number)))
+    listed = archive.list_runs(at(1))
+    ids = iter(listed.ids)
+    walked = [next(ids), next(ids)]  # the first page (a walk may have read the next one)
+
+    store.delete_execution("r6")  # two pages on
+    write_launch(store, a_launch("later", start=at(9)))  # launched while the export walks
+    walked += ids
+
+    assert listed.total == 7
+    assert walked == ["r1", "r2", "r3", "r4", "r5", "r7"]
 
 
 def test_an_offloaded_body_travels_with_its_run(backend: Backend) -> None:

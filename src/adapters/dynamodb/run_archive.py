@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import datetime
+from collections.abc import Iterator, Mapping
+from itertools import groupby
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from adapters.dynamodb.codec import check_item, from_wire, to_wire
 from adapters.dynamodb.requests import query_pages, query_partition
-from adapters.records import ALL_LIST_PARTITION, Item, format_table_date
-from adapters.run_archive import EXECUTION_ID, RunArchiveRows
+from adapters.records import ALL_LIST_PARTITION, Item
+from adapters.run_archive import EXECUTION_ID, RUN_PAGE, START, RunArchiveRows
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
 from application.ports.files import ObjectStore
 
@@ -22,34 +23,61 @@ _DATE_INDEX = "WorkflowExecutionsByDateGSI"
 
 class DynamoDbRunArchive(RunArchiveRows):
     def __init__(
-        self, client: DynamoDBClient, tables: TableNames, objects: ObjectStore | None = None
+        self,
+        client: DynamoDBClient,
+        tables: TableNames,
+        objects: ObjectStore | None = None,
+        page_size: int = RUN_PAGE,
     ) -> None:
-        super().__init__(objects)
+        super().__init__(objects, page_size)
         self._client = client
         self._tables = tables
 
-    def list_run_ids(self, since: datetime | None) -> list[str]:
-        request: dict[str, Any] = {
+    def _by_date(self, since: str, until: str | None) -> dict[str, Any]:
+        """A Query of the global list's runs from `since` (to `until`) on the date index."""
+        # a key condition cannot compare with an empty string: " " sorts before every date
+        values = {":pk": {"S": ALL_LIST_PARTITION}, ":since": {"S": since or " "}}
+        condition = "#pk = :pk AND #start >= :since"
+        if until is not None:
+            values[":until"] = {"S": until}
+            condition = "#pk = :pk AND #start BETWEEN :since AND :until"
+        return {
             "TableName": self._tables.get_table_name(ResourceKeys.WORKFLOW_EXECUTIONS),
             "IndexName": _DATE_INDEX,
-            "KeyConditionExpression": "#pk = :pk AND #start >= :since",
-            "ExpressionAttributeNames": {
-                "#pk": "allListPartition",
-                "#start": "executionStartDate",
-                "#run": EXECUTION_ID,
-                "#workflow": "workflowDatabaseId:workflowId",
-            },
-            "ExpressionAttributeValues": {
-                ":pk": {"S": ALL_LIST_PARTITION},
-                ":since": {"S": format_table_date(since) if since is not None else " "},
-            },
-            "ProjectionExpression": "#run, #start, #workflow",
+            "KeyConditionExpression": condition,
+            "ExpressionAttributeNames": {"#pk": "allListPartition", "#start": START},
+            "ExpressionAttributeValues": values,
         }
-        found = [
-            (item["executionStartDate"], item[EXECUTION_ID])
-            for item in query_pages(self._client, **request)
-        ]
-        return [run_id for _, run_id in sorted(found)]
+
+    def _newest_start(self, since: str) -> str | None:
+        request = self._by_date(since, None)
+        response = self._client.query(
+            **request, ScanIndexForward=False, Limit=1, ProjectionExpression="#start"
+        )
+        items = response["Items"]
+        return str(from_wire(items[0])[START]) if items else None
+
+    def _count_runs(self, since: str, until: str) -> int:
+        # the index read through as counts only: a page of keys at a time, nothing held
+        request: dict[str, Any] = {**self._by_date(since, until), "Select": "COUNT"}
+        count = 0
+        while True:
+            response = self._client.query(**request)
+            count += response["Count"]
+            last_key = response.get("LastEvaluatedKey")
+            if not last_key:
+                return count
+            request = {**request, "ExclusiveStartKey": last_key}
+
+    def _run_ids_oldest_first(self, since: str, until: str) -> Iterator[str]:
+        request = self._by_date(since, until)
+        request["ExpressionAttributeNames"]["#run"] = EXECUTION_ID
+        request |= {"ProjectionExpression": "#run, #start", "Limit": self._page_size}
+        runs = ((item[START], item[EXECUTION_ID]) for item in query_pages(self._client, **request))
+        # the index orders by start alone (whole seconds): the runs of one start are put in id
+        # order here, one start's held at a time
+        for _, same_start in groupby(runs, key=itemgetter(0)):
+            yield from sorted(str(run_id) for _, run_id in same_start)
 
     def _partition(self, table: ResourceKeys, value: str) -> list[Item]:
         name = self._tables.get_table_name(table)

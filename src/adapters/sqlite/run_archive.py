@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import datetime
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from adapters.records import ALL_LIST_PARTITION, Item, format_table_date
-from adapters.run_archive import EXECUTION_ID, RunArchiveRows
+from adapters.records import ALL_LIST_PARTITION, Item
+from adapters.run_archive import EXECUTION_ID, RUN_PAGE, START, RunArchiveRows
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql, load_item, quote
@@ -18,9 +17,13 @@ from application.ports.files import ObjectStore
 
 class SqliteRunArchive(RunArchiveRows):
     def __init__(
-        self, database: SqliteDatabase, tables: TableNames, objects: ObjectStore | None = None
+        self,
+        database: SqliteDatabase,
+        tables: TableNames,
+        objects: ObjectStore | None = None,
+        page_size: int = RUN_PAGE,
     ) -> None:
-        super().__init__(objects)
+        super().__init__(objects, page_size)
         self._database = database
         self._schema = build_schema(tables)
         self._sql = {key: TableSql.render(table) for key, table in self._schema.tables.items()}
@@ -33,21 +36,47 @@ class SqliteRunArchive(RunArchiveRows):
             create_workflow_tables(self._database, self._schema)
             self._ready = True
 
-    def list_run_ids(self, since: datetime | None) -> list[str]:
+    def _list_where(self) -> tuple[str, str]:
         self._ensure_tables()
         table = self._sql[ResourceKeys.WORKFLOW_EXECUTIONS]
-        start = quote("executionStartDate")
         # the global list's rows (seed 000): a row without the partition is not exported until
         # `wfx maintenance backfill-list-partition` has stamped it, on both stores alike
-        statement = (
-            f"SELECT {quote(EXECUTION_ID)} FROM {table.name} "
-            f"WHERE {quote('allListPartition')} = ? AND {start} >= ? "
-            f"ORDER BY {start}, {quote(EXECUTION_ID)}"
-        )
-        since_text = format_table_date(since) if since is not None else ""
+        return table.name, f"{quote('allListPartition')} = ? AND {quote(START)} >= ?"
+
+    def _newest_start(self, since: str) -> str | None:
+        table, where = self._list_where()
+        statement = f"SELECT MAX({quote(START)}) FROM {table} WHERE {where}"
         with self._database.read() as connection:
-            rows = connection.execute(statement, (ALL_LIST_PARTITION, since_text)).fetchall()
-        return [run_id for (run_id,) in rows]
+            (newest,) = connection.execute(statement, (ALL_LIST_PARTITION, since)).fetchone()
+        return None if newest is None else str(newest)
+
+    def _count_runs(self, since: str, until: str) -> int:
+        table, where = self._list_where()
+        statement = f"SELECT COUNT(*) FROM {table} WHERE {where} AND {quote(START)} <= ?"
+        with self._database.read() as connection:
+            (count,) = connection.execute(statement, (ALL_LIST_PARTITION, since, until)).fetchone()
+        return int(count)
+
+    def _run_ids_oldest_first(self, since: str, until: str) -> Iterator[str]:
+        table, where = self._list_where()
+        start, run = quote(START), quote(EXECUTION_ID)
+        # after the last run read, in the date index's own order (start, run id): each page a
+        # range of the index, no sort, however many runs lie behind it; a run deleted meanwhile
+        # moves nothing
+        statement = (
+            f"SELECT {start}, {run} FROM {table} "
+            f"WHERE {where} AND ({start}, {run}) > (?, ?) AND {start} <= ? "
+            f"ORDER BY {start}, {run} LIMIT ?"
+        )
+        after: tuple[str, str] = (since, "")
+        while True:
+            values = (ALL_LIST_PARTITION, since, *after, until, self._page_size)
+            with self._database.read() as connection:
+                rows = connection.execute(statement, values).fetchall()
+            yield from (str(run_id) for _, run_id in rows)
+            if len(rows) < self._page_size:
+                return
+            after = rows[-1]
 
     def _select(self, table: ResourceKeys, where: str, values: tuple[Any, ...]) -> list[Item]:
         self._ensure_tables()

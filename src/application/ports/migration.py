@@ -3,7 +3,7 @@ run archive."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -161,11 +161,22 @@ class RunRefusedError(Exception):
         self.message = message
 
 
+@dataclass(frozen=True)
+class ListedRuns:
+    """The runs an export walks: how many the list held when counted, and their ids, read a page
+    at a time as `ids` is walked (none held past its page). A run started after the listing is
+    not among them (the next export's); one deleted after it may still be named."""
+
+    total: int
+    ids: Iterator[str]
+
+
 class RunArchive(Protocol):
     """Whole runs read from and written to one store, item by item (store-to-store copy)."""
 
-    def list_run_ids(self, since: datetime | None) -> list[str]:
-        """The runs in the global list started at or after `since` (None: all), oldest first."""
+    def list_runs(self, since: datetime | None) -> ListedRuns:
+        """The runs in the global list started at or after `since` (None: all) and no later
+        than the newest of them at the call, oldest first (a start shared: by id)."""
         ...
 
     def export_run(self, workflow_execution_id: str) -> ArchivedRun:

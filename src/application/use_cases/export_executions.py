@@ -21,14 +21,17 @@ class ExportExecutionsCommand(BaseModel):
 
 @dataclass
 class ExportedRuns:
-    """The runs to export, known up front (a progress bar's total), read one at a time."""
+    """The runs to export, counted up front (a progress bar's total), their ids walked a page
+    at a time and each run read one at a time: memory bounded by a page and a run, not by the
+    store. `total` may miss a run that came or went after the count (see RunArchive)."""
 
-    run_ids: tuple[str, ...]
+    total: int
+    _run_ids: Iterator[str]
     _archive: RunArchive
     _seen: set[str] = field(default_factory=set)
 
     def __iter__(self) -> Iterator[ArchivedRun]:
-        for run_id in self.run_ids:
+        for run_id in self._run_ids:
             try:
                 run = self._archive.export_run(run_id)
             except ExecutionNotFoundError:
@@ -59,4 +62,5 @@ class ExportExecutions:
 
     def execute(self, command: ExportExecutionsCommand) -> ExportedRuns:
         since: datetime | None = command.since
-        return ExportedRuns(tuple(self._archive.list_run_ids(since)), self._archive)
+        listed = self._archive.list_runs(since)
+        return ExportedRuns(listed.total, listed.ids, self._archive)

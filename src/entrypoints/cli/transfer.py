@@ -90,7 +90,7 @@ def export(
     runs = items = bodies = 0
 
     def cut_short() -> str:
-        done = f"{runs} of {counted(len(exported.run_ids), 'run')} exported"
+        done = f"{runs} of {counted(exported.total, 'run')} exported"
         if streamed:
             return f"{done} to {to}, which does not hold the whole export; run the command again"
         return f"{done}; nothing was written to {to}; run the command again"
@@ -99,7 +99,7 @@ def export(
         try:
             with (
                 written.open("w", encoding="utf-8") as stream,
-                _progress("exporting runs", len(exported.run_ids)) as advance,
+                _progress("exporting runs", exported.total) as advance,
             ):
                 write_header(stream)
                 for run in exported:
