@@ -177,7 +177,11 @@ def test_pages_resumed_from_their_tokens_show_what_redact_makes_of_the_whole_fil
         "".join(f"plain line {n}\n" for n in range(gap)) + plant.text + "\n"
         for plant, gap in zip(plants, gaps, strict=False)
     )[start:]
-    with tempfile.TemporaryDirectory() as folder, patch.object(log_reader, "_PIECE_BYTES", piece):
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        patch.object(log_reader, "_READ_BYTES", piece // 3 + 1),
+        patch.object(log_reader, "_PIECE_BYTES", piece),
+    ):
         root = Path(folder) / "logs"
         (root / "exec-2").mkdir(parents=True)
         (root / "exec-2" / "tool.log").write_bytes(text.replace("\n", newline).encode())
@@ -198,7 +202,7 @@ def _key_block_log(root: Path) -> str:
 def test_a_token_resumes_at_a_restart_point_it_signed(root: Path) -> None:
     text = _key_block_log(root)
     reader = _signed(root)
-    with patch.object(log_reader, "_PIECE_BYTES", 64):
+    with patch.object(log_reader, "_READ_BYTES", 64):
         first = reader.read("exec-2", stream="tool.log", limit=30)
         token = first.next_token
         assert token is not None and token.startswith("30.")
@@ -254,7 +258,7 @@ def test_a_token_of_another_log_or_filter_is_refused(root: Path) -> None:
 def test_a_token_of_a_file_since_rewritten_reads_it_from_its_start(root: Path) -> None:
     _key_block_log(root)
     reader = _signed(root)
-    with patch.object(log_reader, "_PIECE_BYTES", 64):
+    with patch.object(log_reader, "_READ_BYTES", 64):
         token = reader.read("exec-2", stream="tool.log", limit=30).next_token
         # rewritten in place, a key block now where the token's restart point was
         lines = ["-----BEGIN RSA PRIVATE KEY-----", *KEY_BODY * 20, "-----END RSA PRIVATE KEY-----"]
@@ -289,7 +293,7 @@ def test_a_follower_reads_a_growing_log_about_once(root: Path) -> None:
     shown: list[str] = []
     printed = 0
     with (
-        patch.object(log_reader, "_PIECE_BYTES", 4096),
+        patch.object(log_reader, "_READ_BYTES", 4096),
         patch.object(log_reader, "_pieces", counted),
     ):
         for poll in range(200):

@@ -15,7 +15,8 @@ from domain.available_logs import LogReadStatus
 from domain.redaction_stream import StoredTextRedactor
 
 _HIDDEN = "."  # the log store's own bookkeeping (`.order`) is no log
-_PIECE_BYTES = 256 * 1024  # read at a time: a page holds this, not the file
+_READ_BYTES = 16 * 1024  # read at a time: a next page resumes at most this before its start
+_PIECE_BYTES = 256 * 1024  # the most of one line given at a time: a page holds this
 
 
 class _Refused(Exception):
@@ -147,27 +148,28 @@ def _marked_lines(files: list[Path], restart: Restart) -> Iterator[str | Restart
 def _pieces(file: BinaryIO, offset: int) -> Iterator[tuple[str, int | None]]:
     """The text from `offset` on, a piece at a time, as a text-mode read gives it (UTF-8,
     errors replaced, universal newlines), each with the byte offset after it when it ends a
-    line there (None when it ends inside one: no restart point is after it)."""
+    line there (None when it ends inside one: no restart point is after it).
+
+    A piece is the whole lines of a read of _READ_BYTES: a restart point can only be between
+    two, so a next page reads at most that much before it, and at most that much past it."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     carried = b""
     while True:
-        read = file.read(_PIECE_BYTES)
-        data = carried + read
+        read = file.read(_READ_BYTES)
+        data = carried + read if carried else read
         if not read:
             text = decoder.decode(data, final=True)
             if text:
                 yield _newlines(text), None
             return
         cut = data.rfind(b"\n") + 1
-        if cut == 0 and len(data) >= _PIECE_BYTES:
+        ended = cut > 0
+        if not ended and len(data) >= _PIECE_BYTES:  # a line this long is given in parts
             cut = len(data) - 1 if data.endswith(b"\r") else len(data)  # a \r\n stays whole
-        if cut == 0:
-            carried = data
-            continue
+        if cut:
+            offset += cut
+            yield _newlines(decoder.decode(data[:cut])), offset if ended else None
         carried = data[cut:]
-        offset += cut
-        ended = data[cut - 1 : cut] == b"\n"
-        yield _newlines(decoder.decode(data[:cut])), offset if ended else None
 
 
 def _newlines(text: str) -> str:
