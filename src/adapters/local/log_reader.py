@@ -57,12 +57,11 @@ class LocalFileLogReader:
         except TokenRefused as refused:
             return LogPage(LogReadStatus.ERROR, problem=f"{TOKEN_REFUSED}{refused}")
         page, mark = _page(_marked_lines(files, restart), kept, restart, start, limit)
+        token = None if mark is None else self._tokens.issue(start + limit, mark, files, scope)
         return LogPage(
             LogReadStatus.READ if page else LogReadStatus.EMPTY,
             events=tuple(LogEvent(message=line) for line in page),
-            next_token=None
-            if mark is None
-            else self._tokens.issue(start + limit, mark, files, scope),
+            next_token=token,
         )
 
     def _inside(self, relative: str, field: str, base: Path | None = None) -> Path:

@@ -48,6 +48,17 @@ RUN_LOG_CHARACTERS = 1024 * 1024
 NEXT_TOKEN_FIELD = "next_token"  # named in errors; each entrypoint says its own option
 
 
+def token_option_named(error: InvalidInputError, option: str) -> InvalidInputError:
+    """The error naming an entrypoint's token option (`--next-token`, `nextToken`) where this
+    use case named its field; any other error as it was."""
+    field, text = f"{NEXT_TOKEN_FIELD}: ", str(error)
+    return (
+        InvalidInputError(f"{option}: {text.removeprefix(field)}")
+        if text.startswith(field)
+        else error
+    )
+
+
 class ExecutionLogsStore(RunStore, StepRunStore, ExecutionQueries, Protocol):
     """What the logs read: the run, its steps and attempts, and a step's stored log rows."""
 

@@ -72,7 +72,7 @@ def show_logs(
     json_output: bool,
     follow: bool = False,
 ) -> None:
-    from application.use_cases.get_execution_logs import GetExecutionLogsQuery
+    from application.use_cases.get_execution_logs import GetExecutionLogsQuery, token_option_named
 
     if next_token is not None and log_id is None:
         raise InvalidInputError(
@@ -99,7 +99,7 @@ def show_logs(
     try:
         result = container.get_execution_logs().execute(query)
     except InvalidInputError as error:
-        raise _named_option(error, "--next-token") from None
+        raise token_option_named(error, "--next-token") from None
     _print_logs(result, log_id, full, json_output)
     if log_id is not None and any(
         report.status is not LogReadStatus.READ
@@ -108,19 +108,6 @@ def show_logs(
     ):
         # the one source asked for could not be read: a script must not take silence for empty
         raise SystemExit(EXIT_FAILED_RUN)
-
-
-def _named_option(error: InvalidInputError, option: str) -> InvalidInputError:
-    """The error naming this entrypoint's option where the use case named its field."""
-    from application.use_cases.get_execution_logs import NEXT_TOKEN_FIELD
-
-    field = f"{NEXT_TOKEN_FIELD}: "
-    text = str(error)
-    return (
-        InvalidInputError(f"{option}: {text.removeprefix(field)}")
-        if text.startswith(field)
-        else error
-    )
 
 
 def _print_logs(result: ExecutionLogs, log_id: str | None, full: bool, json_output: bool) -> None:

@@ -411,7 +411,7 @@ def get_execution_logs(
     `pipelineExecutionId` that step's; `full`: every log source (of that step); `logId`: that
     source alone, paged with its `nextToken`. `filterPattern`, `startTime` and `endTime` (epoch
     milliseconds) narrow the lines."""
-    from application.use_cases.get_execution_logs import NEXT_TOKEN_FIELD, GetExecutionLogsQuery
+    from application.use_cases.get_execution_logs import GetExecutionLogsQuery, token_option_named
     from entrypoints.responses import ExecutionLogsResponse
     from entrypoints.vams_envelopes import LogsAnswer
 
@@ -437,10 +437,7 @@ def get_execution_logs(
     try:
         logs = ExecutionLogsResponse.of(wfx.get_execution_logs().execute(query))
     except InvalidInputError as error:
-        text, field = str(error), f"{NEXT_TOKEN_FIELD}: "
-        if not text.startswith(field):
-            raise
-        raise InvalidInputError(f"nextToken: {text.removeprefix(field)}") from None
+        raise token_option_named(error, "nextToken") from None
     return JSONResponse(LogsAnswer(message=logs).dump())
 
 
