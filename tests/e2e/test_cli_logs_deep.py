@@ -100,12 +100,12 @@ _CHATTY = (
     "    for number in range({per_burst}):\n"
     "        print(f'burst {{burst}} line {{number:06d}} ' + 'y' * 80)\n"
     "    print(flush=True, end='')\n"
-    "    time.sleep(0.3)\n"
+    "    time.sleep(0.2)\n"
     "while not os.path.exists({go!r}) and time.time() < deadline:\n"
     "    time.sleep(0.05)\n"
     "print('the end', flush=True)\n"
 )
-BURSTS, PER_BURST = 8, 5_000  # 8 x 500 KB
+BURSTS, PER_BURST = 6, 4_000  # 6 x 400 KB
 
 
 def _read_bytes(pid: int) -> int:
@@ -132,7 +132,7 @@ def test_a_follower_of_a_growing_log_reads_it_about_once(wfx: Wfx) -> None:
                 started = _read_bytes(follower.pid)  # its imports and first reads
             if printed[-1].startswith(last):
                 break
-        time.sleep(2)  # several polls of a log that no longer grows
+        time.sleep(2)  # polls of a log that no longer grows
         read = _read_bytes(follower.pid) - started
         (log,) = (wfx.home / "logs" / execution_id).glob("*.log")
         size = log.stat().st_size
@@ -151,6 +151,6 @@ def test_a_follower_of_a_growing_log_reads_it_about_once(wfx: Wfx) -> None:
         for number in range(PER_BURST)
     ]
     assert steps == [*expected, "the end"]
-    # read from the start on every poll it would be several times the log by now (each of the
-    # polls after the last burst alone reads it whole); resumed, the log about once
-    assert read < 2 * size, (read, size)
+    # resumed, the log about once (0.8 of it after the first lines); read from the start on every
+    # poll, as before, over twice it (each poll after the last burst alone reads it whole)
+    assert read < 1.6 * size, (read, size)
