@@ -312,3 +312,25 @@ def test_a_follower_reads_a_growing_log_about_once(root: Path) -> None:
     # the log once, and each poll again at most the page it is on and the piece before it;
     # read from the start each poll, it would be the sum of its sizes: ~100 times as much
     assert read[0] < size + 200 * (4096 + 100 * 40), (read[0], size)
+
+
+def test_signed_pages_go_across_files_and_through_a_filter_as_line_numbers_did(
+    root: Path,
+) -> None:
+    shared = root / "tools" / "tool.log"
+    shared.write_text("".join(f"exec-{n % 3} line {n}\n" for n in range(60)), encoding="utf-8")
+    reads: list[dict[str, str]] = [{"group": "exec-1"}, {"group": "exec-1", "prefix": "pipe-"}]
+    reads.append({"group": "tools", "stream": "tool.log", "execution_filter": "exec-1"})
+    for arguments in reads:
+        shown: dict[bool, list[str]] = {}
+        for signed in (False, True):
+            reader = _signed(root) if signed else LocalFileLogReader(root)
+            shown[signed], token = [], None
+            with patch.object(log_reader, "_READ_BYTES", 32):
+                while True:
+                    page = reader.read(**arguments, next_token=token, limit=2)  # type: ignore[arg-type]
+                    shown[signed] += [event.message for event in page.events]
+                    if (token := page.next_token) is None:
+                        break
+        assert shown[True] == shown[False] and shown[True], arguments
+    assert shown[True] == [f"exec-1 line {n}" for n in range(1, 60, 3)]
