@@ -58,8 +58,10 @@ class PageTokens:
     def issue(self, line: int, restart: Restart, files: list[Path], scope: str) -> str:
         """The token of the page starting at `line`, which may be read from `restart`."""
         key = self._secret(create=True)
+        if key is None:
+            return str(line)
         fingerprint = _fingerprint(files[restart.file], restart.offset)
-        if key is None or fingerprint is None:
+        if fingerprint is None:  # the file went or changed while read: a line number will do
             return str(line)
         body = f"{line}.{restart.line}.{restart.file}.{restart.offset}.{fingerprint}"
         return f"{body}.{_sign(key, scope, body)}"
