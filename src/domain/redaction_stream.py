@@ -265,7 +265,7 @@ def _cut_off_marked(line: str, ends: list[tuple[int, bool, bool]], lines_dropped
     return line
 
 
-class _StoredText:
+class StoredTextRedactor:
     """The stages of redact_text over a text given a piece at a time from its start.
 
     A run of body-looking lines is held back while an END further on could show it to be the
@@ -308,6 +308,13 @@ class _StoredText:
 
     def _quiet(self) -> bool:
         return not self._blocks.open and not self._held and self._window.idle
+
+    @property
+    def at_rest(self) -> bool:
+        """Whether nothing is held (no open block, no line, no cut-off body, no key id near): a
+        restart point, where a new redactor given what follows gives the same lines as this one.
+        A reader may start there; anywhere else it may print what lies inside a key block."""
+        return not self._partial and self._quiet()
 
     def _line(self, text: str, ending: str) -> str:
         kept = self._blocks.line(text)
@@ -357,8 +364,8 @@ def _trailing_body(lines: list[str]) -> int:
 def redacted_lines(pieces: Iterable[str]) -> Iterator[str]:
     """The lines of a stored text given in pieces from its start, redacted: line for line what
     redact(text).splitlines() gives of the whole text (a block cut off at either end included),
-    holding only a piece and what _StoredText holds back."""
-    stored = _StoredText()
+    holding only a piece and what StoredTextRedactor holds back."""
+    stored = StoredTextRedactor()
     for piece in pieces:
         # each piece given out ends in "\n": split apart, its lines are those of the whole
         yield from stored.feed(piece).splitlines()
@@ -368,7 +375,7 @@ def redacted_lines(pieces: Iterable[str]) -> Iterator[str]:
 def redacted_pieces(pieces: Iterable[str]) -> Iterator[str]:
     """A stored text given in pieces from its start, redacted a piece at a time: joined, exactly
     what redact() makes of the whole text, holding what redacted_lines holds."""
-    stored = _StoredText()
+    stored = StoredTextRedactor()
     for piece in pieces:
         if out := stored.feed(piece):
             yield out

@@ -522,7 +522,8 @@ def _token_issuer(home: str) -> LocalTokenIssuer:
 def _local_log_reader(home: str) -> LogReader:
     from adapters.local.log_reader import LocalFileLogReader
 
-    return LocalFileLogReader(Path(home) / "logs")  # the FileLogStore's root
+    # the FileLogStore's root; the key signs page tokens that say where a next page may resume
+    return LocalFileLogReader(Path(home) / "logs", page_key=Path(home) / "log-pages.key")
 
 
 def _cloudwatch_log_reader(logs_client: Callable[[], Any]) -> LogReader:

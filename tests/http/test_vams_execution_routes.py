@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -17,6 +18,7 @@ from application.workflow_documents import parse_workflow_document
 from domain.authorization import Action
 from domain.constraints import Operator
 from domain.execution import OutputMetadata, StepOutputs
+from domain.redaction import redact
 from tests.http.conftest import ADMIN, DATABASE, WORKFLOW, WORKFLOW_FILE, Service, allow
 
 GATED = {
@@ -642,3 +644,40 @@ def test_the_openapi_document_declares_the_metadata_page_s_items(service: Servic
     assert {"VamsInputMetadata", "VamsOutputMetadata", "VamsInputFile"} <= declared
     assert {"pipelineId", "scope", "attributes"} <= set(schemas["VamsInputMetadata"]["required"])
     assert "NextToken" not in schemas["MetadataPage"]["required"]  # absent on the last page
+
+
+def test_a_step_log_pages_by_its_next_tokens_resumed_and_a_forged_one_is_a_400(
+    service: Service, tmp_path: Path
+) -> None:
+    # the route shares the local reader: a deep page reads from its token's restart point, and
+    # a token altered to point elsewhere (into a key block) is the caller's bad input
+    full = _logs(service, mode="full").json()["message"]
+    folder = tmp_path / "logs" / service.execution_id
+    source = next(s for s in full["logSources"] if (folder / s["logStreamName"]).is_file())
+    body = ["MIIEowIBAAKCAQEA" * 4, "q83vEjQ4d5pT0z" * 4]
+    lines = [f"line {n} of the step {'x' * 200}" for n in range(3000)]  # 2 pieces and more
+    lines[1500:1500] = ["-----BEGIN RSA PRIVATE KEY-----", *body, "-----END RSA PRIVATE KEY-----"]
+    text = "\n".join(lines) + "\n"
+    (folder / source["logStreamName"]).write_text(text, encoding="utf-8")
+
+    shown, token, tokens = [], None, []
+    while True:
+        params = {"logId": source["logId"], "limit": "1000"} | (
+            {"nextToken": token} if token else {}
+        )
+        page = _logs(service, **params)
+        assert page.status_code == 200, page.text
+        shown += [event["message"] for event in page.json()["message"]["events"]]
+        token = page.json()["message"].get("nextToken")
+        if not token:
+            break
+        tokens.append(token)
+    assert shown == redact(text).splitlines()
+    assert len(tokens) == 3 and all(t.count(".") == 5 for t in tokens)  # with a restart point
+    assert int(tokens[-1].split(".")[3]) > 0  # past the file's start
+
+    fields = tokens[0].split(".")
+    fields[3] = str(text.index(body[0]))  # the key's body
+    forged = _logs(service, logId=source["logId"], nextToken=".".join(fields))
+    assert forged.status_code == 400, forged.text
+    assert "nextToken" in forged.json()["message"] and body[0] not in forged.text

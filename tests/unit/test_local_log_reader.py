@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
+from unittest.mock import patch
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from adapters.local import log_reader
 from adapters.local.log_reader import LocalFileLogReader
+from application.ports.logs import TOKEN_REFUSED
 from domain.available_logs import LogReadStatus
 from domain.redaction import redact
+from tests import planted_secrets
+from tests.planted_secrets import Plant
 
 
 @pytest.fixture
@@ -130,3 +140,197 @@ def test_the_same_token_gives_the_same_page(root: Path) -> None:
     again = [reader.read("exec-1", next_token=first.next_token, limit=2) for _ in range(2)]
     assert again[0] == again[1]
     assert [e.message for e in again[0].events] == ["two", "three"]
+
+
+# Resumable tokens: a page reads from a restart point at or before it, not from the start.
+
+
+def _signed(root: Path) -> LocalFileLogReader:
+    return LocalFileLogReader(root, page_key=root.parent / "log-pages.key")
+
+
+def _all_pages(reader: LocalFileLogReader, limit: int, stream: str = "tool.log") -> list[str]:
+    shown, token = [], None
+    while True:
+        page = reader.read("exec-2", stream=stream, next_token=token, limit=limit)
+        assert page.status in (LogReadStatus.READ, LogReadStatus.EMPTY), page.problem
+        shown += [event.message for event in page.events]
+        if page.next_token is None:
+            return shown
+        token = page.next_token
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(planted_secrets.embedded(), min_size=1, max_size=4),
+    st.lists(st.integers(min_value=0, max_value=30), min_size=4, max_size=4),
+    st.integers(min_value=0, max_value=60),
+    st.integers(min_value=1, max_value=7),
+    st.integers(min_value=16, max_value=400),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_pages_resumed_from_their_tokens_show_what_redact_makes_of_the_whole_file(
+    plants: list[Plant], gaps: list[int], start: int, limit: int, piece: int, newline: str
+) -> None:
+    # small pieces: many restart points, and a key block cut by pieces and pages alike
+    text = "".join(
+        "".join(f"plain line {n}\n" for n in range(gap)) + plant.text + "\n"
+        for plant, gap in zip(plants, gaps, strict=False)
+    )[start:]
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        patch.object(log_reader, "_READ_BYTES", piece // 3 + 1),
+        patch.object(log_reader, "_PIECE_BYTES", piece),
+    ):
+        root = Path(folder) / "logs"
+        (root / "exec-2").mkdir(parents=True)
+        (root / "exec-2" / "tool.log").write_bytes(text.replace("\n", newline).encode())
+        shown = _all_pages(_signed(root), limit)
+    assert shown == redact(text).splitlines()
+
+
+def _key_block_log(root: Path) -> str:
+    lines = [f"before {n}" for n in range(40)]
+    lines += ["-----BEGIN RSA PRIVATE KEY-----", *KEY_BODY, "-----END RSA PRIVATE KEY-----"]
+    lines += [f"after {n}" for n in range(40)]
+    (root / "exec-2").mkdir(parents=True, exist_ok=True)
+    text = "\n".join(lines) + "\n"
+    (root / "exec-2" / "tool.log").write_text(text, encoding="utf-8")
+    return text
+
+
+def test_a_token_resumes_at_a_restart_point_it_signed(root: Path) -> None:
+    text = _key_block_log(root)
+    reader = _signed(root)
+    with patch.object(log_reader, "_READ_BYTES", 64):
+        first = reader.read("exec-2", stream="tool.log", limit=30)
+        token = first.next_token
+        assert token is not None and token.startswith("30.")
+        _, restart_line, file, offset = map(int, token.split(".")[:4])
+        assert restart_line <= 30 and offset > 0 and file == 0  # not the file's start
+        second = reader.read("exec-2", stream="tool.log", next_token=token, limit=30)
+    shown = [e.message for e in second.events]
+    assert shown == redact(text).splitlines()[30:60]
+    assert shown[0] == "before 30" and "[REDACTED]" in shown
+    assert not any(body in line for body in KEY_BODY for line in shown)
+
+
+def _forged(token: str, **changes: int) -> str:
+    fields = token.split(".")
+    for name, value in changes.items():
+        fields[["line", "restart_line", "file", "offset"].index(name)] = str(value)
+    return ".".join(fields)
+
+
+def test_a_forged_restart_point_inside_a_key_block_is_refused(root: Path) -> None:
+    text = _key_block_log(root)
+    reader = _signed(root)
+    token = reader.read("exec-2", stream="tool.log", limit=30).next_token
+    assert token is not None
+    inside = text.index(KEY_BODY[1])  # a line start in the block's body
+    for forged in (
+        _forged(token, offset=inside),
+        _forged(token, line=41, restart_line=41, offset=inside),
+        token[:-1] + ("0" if token[-1] != "0" else "1"),
+        token + ".1",
+        "30.abc",
+        "30..0.0.0.0",
+        "1.2.0.0." + "0" * 16 + "." + "0" * 32,  # its restart after its line
+    ):
+        page = reader.read("exec-2", stream="tool.log", next_token=forged, limit=30)
+        assert page.status is LogReadStatus.ERROR, forged
+        assert page.problem is not None and page.problem.startswith(TOKEN_REFUSED)
+        assert not page.events
+
+
+def test_a_token_of_another_log_or_filter_is_refused(root: Path) -> None:
+    _key_block_log(root)
+    (root / "exec-2" / "other.log").write_text("a b\n" * 100, encoding="utf-8")
+    reader = _signed(root)
+    token = reader.read("exec-2", stream="tool.log", limit=30).next_token
+    other = reader.read("exec-2", stream="other.log", next_token=token, limit=30)
+    filtered = reader.read(
+        "exec-2", stream="tool.log", execution_filter="exec-9", next_token=token, limit=30
+    )
+    assert other.status is LogReadStatus.ERROR and filtered.status is LogReadStatus.ERROR
+
+
+def test_a_token_of_a_file_since_rewritten_reads_it_from_its_start(root: Path) -> None:
+    _key_block_log(root)
+    reader = _signed(root)
+    with patch.object(log_reader, "_READ_BYTES", 64):
+        token = reader.read("exec-2", stream="tool.log", limit=30).next_token
+        # rewritten in place, a key block now where the token's restart point was
+        lines = ["-----BEGIN RSA PRIVATE KEY-----", *KEY_BODY * 20, "-----END RSA PRIVATE KEY-----"]
+        lines += [f"after {n}" for n in range(40)]
+        text = "\n".join(lines) + "\n"
+        (root / "exec-2" / "tool.log").write_text(text, encoding="utf-8")
+        page = reader.read("exec-2", stream="tool.log", next_token=token, limit=30)
+    assert [e.message for e in page.events] == redact(text).splitlines()[30:60]
+
+
+def test_old_line_number_tokens_still_read_from_the_start(root: Path) -> None:
+    text = _key_block_log(root)
+    page = _signed(root).read("exec-2", stream="tool.log", next_token="41", limit=5)
+    assert [e.message for e in page.events] == redact(text).splitlines()[41:46]
+
+
+def test_a_follower_reads_a_growing_log_about_once(root: Path) -> None:
+    # the follower's loop (src/entrypoints/cli/logs.py _read_sources) over a log written a
+    # little at a time: the bytes read grow with the log, not with the log times the polls
+    (root / "exec-2").mkdir()
+    path = root / "exec-2" / "tool.log"
+    path.write_bytes(b"")
+    reader, read = _signed(root), [0]
+    pieces = log_reader._pieces
+
+    def counted(file: BinaryIO, offset: int) -> Iterator[tuple[str, int | None]]:
+        for text, after in pieces(file, offset):
+            read[0] += len(text)
+            yield text, after
+
+    token: str | None = None
+    shown: list[str] = []
+    printed = 0
+    with (
+        patch.object(log_reader, "_READ_BYTES", 4096),
+        patch.object(log_reader, "_pieces", counted),
+    ):
+        for poll in range(200):
+            with open(path, "a", encoding="utf-8") as file:
+                file.write("".join(f"poll {poll} line {n} of the step\n" for n in range(50)))
+            while True:
+                page = reader.read("exec-2", stream="tool.log", next_token=token, limit=100)
+                lines = [event.message for event in page.events]
+                shown += lines[printed:]
+                if page.next_token is None:
+                    printed = max(printed, len(lines))
+                    break
+                token, printed = page.next_token, 0
+    size = path.stat().st_size
+    assert shown == path.read_text(encoding="utf-8").splitlines()
+    # the log once, and each poll again at most the page it is on and the piece before it;
+    # read from the start each poll, it would be the sum of its sizes: ~100 times as much
+    assert read[0] < size + 200 * (4096 + 100 * 40), (read[0], size)
+
+
+def test_signed_pages_go_across_files_and_through_a_filter_as_line_numbers_did(
+    root: Path,
+) -> None:
+    shared = root / "tools" / "tool.log"
+    shared.write_text("".join(f"exec-{n % 3} line {n}\n" for n in range(60)), encoding="utf-8")
+    reads: list[dict[str, str]] = [{"group": "exec-1"}, {"group": "exec-1", "prefix": "pipe-"}]
+    reads.append({"group": "tools", "stream": "tool.log", "execution_filter": "exec-1"})
+    for arguments in reads:
+        shown: dict[bool, list[str]] = {}
+        for signed in (False, True):
+            reader = _signed(root) if signed else LocalFileLogReader(root)
+            shown[signed], token = [], None
+            with patch.object(log_reader, "_READ_BYTES", 32):
+                while True:
+                    page = reader.read(**arguments, next_token=token, limit=2)  # type: ignore[arg-type]
+                    shown[signed] += [event.message for event in page.events]
+                    if (token := page.next_token) is None:
+                        break
+        assert shown[True] == shown[False] and shown[True], arguments
+    assert shown[True] == [f"exec-1 line {n}" for n in range(1, 60, 3)]

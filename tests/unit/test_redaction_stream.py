@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from domain.redaction import REDACTED, StreamRedactor, redact, redact_lines, redacted_lines
-from domain.redaction_stream import MAX_HELD_BODY_CHARACTERS
+from domain.redaction_stream import MAX_HELD_BODY_CHARACTERS, StoredTextRedactor
 from tests import planted_secrets
 from tests.planted_secrets import Plant
 
@@ -70,6 +70,50 @@ def test_secrets_among_many_plain_lines_read_in_pieces_come_out_as_redact_makes_
     pieces = [text[at : at + piece] for at in range(0, len(text), piece)]
     read = list(redacted_lines(pieces))
     assert read == redact(text).splitlines()
+
+
+@settings(max_examples=100)
+@given(
+    st.lists(planted_secrets.embedded(), min_size=1, max_size=4),
+    st.lists(st.integers(min_value=0, max_value=8), min_size=4, max_size=4),
+    st.integers(min_value=0, max_value=100),
+    st.integers(min_value=1, max_value=300),
+)
+def test_a_redactor_at_rest_can_be_left_for_a_new_one_without_a_line_changing(
+    plants: list[Plant], gaps: list[int], start: int, piece: int
+) -> None:
+    # a reader resumes at a restart point: from there a new redactor must give what the one
+    # that read from the start gives, a key block cut anywhere included
+    text = "".join(
+        "".join(f"plain line {n}\n" for n in range(gap)) + plant.text + "\n"
+        for plant, gap in zip(plants, gaps, strict=False)
+    )[start:]
+    pieces = [text[at : at + piece] for at in range(0, len(text), piece)]
+    whole = redact(text).splitlines()
+    stored, given, rested = StoredTextRedactor(), list[str](), 0
+    for index, part in enumerate(pieces):
+        if stored.at_rest:
+            rested += 1
+            assert given + list(redacted_lines(pieces[index:])) == whole
+        given += stored.feed(part).splitlines()
+    assert rested >= 1 or not pieces  # the start at least
+
+
+def test_a_redactor_inside_a_key_block_or_holding_a_line_is_not_at_rest() -> None:
+    stored = StoredTextRedactor()
+    assert stored.at_rest
+    stored.feed("-----BEGIN RSA PRIVATE KEY-----\n")
+    assert not stored.at_rest  # a reader starting here would print the body
+    stored.feed(f"{BODY[0]}\n-----END RSA PRIVATE KEY-----\nplain text\n")
+    assert stored.at_rest
+    stored.feed(f"{BODY[1]}\n")
+    assert not stored.at_rest  # an END below could show it to be a cut-off body
+    stored.feed(f"plain text\n{KEY_ID}\n")
+    assert not stored.at_rest  # a secret in the next lines is removed
+    stored.feed("a b\nc d\ne f\nhalf a line")
+    assert not stored.at_rest
+    stored.feed("\n")
+    assert stored.at_rest
 
 
 def test_a_key_id_or_an_end_at_the_start_of_a_piece_reaches_back_into_the_piece_before() -> None:

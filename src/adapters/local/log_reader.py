@@ -4,17 +4,19 @@ outside the root is ever opened (no absolute path, no `..`, no symlink leading o
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator
-from functools import partial
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
-from application.ports.logs import LogEvent, LogPage
+from adapters.local.log_page_tokens import PageTokens, Restart, TokenRefused
+from application.ports.logs import TOKEN_REFUSED, LogEvent, LogPage
 from domain.available_logs import LogReadStatus
-from domain.bounds import is_whole_number
-from domain.redaction import redacted_lines
+from domain.redaction_stream import StoredTextRedactor
 
 _HIDDEN = "."  # the log store's own bookkeeping (`.order`) is no log
-_PIECE_CHARACTERS = 256 * 1024  # read at a time: a page holds this, not the file
+_READ_BYTES = 16 * 1024  # read at a time: a next page resumes at most this before its start
+_PIECE_BYTES = 256 * 1024  # the most of one line given at a time: a page holds this
 
 
 class _Refused(Exception):
@@ -24,8 +26,11 @@ class _Refused(Exception):
 class LocalFileLogReader:
     """Reads `<root>/<group>/<stream>` files; the execution filter keeps the execution's lines."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, page_key: Path | None = None) -> None:
+        """`page_key`: the key file that signs page tokens holding where the next page may
+        start reading; without it a token is a line number, and each page reads from the start."""
         self._root = Path(root)
+        self._tokens = PageTokens(page_key)
 
     def read(
         self,
@@ -43,16 +48,20 @@ class LocalFileLogReader:
             return LogPage(LogReadStatus.ACCESS_DENIED, problem=str(refused))
         if files is None:
             return LogPage(LogReadStatus.NOT_FOUND, problem=f"no local log {group}/{stream}")
-        start = _offset(next_token)
-        if start is None:
-            return LogPage(LogReadStatus.ERROR, problem=f"next token {next_token!r}: not ours")
         # a folder of one execution holds only its lines; any other is shared, so filter
         shared = execution_filter and not self._execution_folder(folder, execution_filter)
-        page, more = _page(_lines(files), execution_filter if shared else None, start, limit)
+        kept = execution_filter if shared else None
+        scope = "\0".join((group, stream, prefix, kept or ""))
+        try:
+            start, restart = self._tokens.resume(next_token, files, scope)
+        except TokenRefused as refused:
+            return LogPage(LogReadStatus.ERROR, problem=f"{TOKEN_REFUSED}{refused}")
+        page, mark = _page(_marked_lines(files, restart), kept, restart, start, limit)
+        token = None if mark is None else self._tokens.issue(start + limit, mark, files, scope)
         return LogPage(
             LogReadStatus.READ if page else LogReadStatus.EMPTY,
             events=tuple(LogEvent(message=line) for line in page),
-            next_token=str(start + limit) if more else None,
+            next_token=token,
         )
 
     def _inside(self, relative: str, field: str, base: Path | None = None) -> Path:
@@ -91,33 +100,77 @@ class LocalFileLogReader:
         return folder.resolve() == (self._root / workflow_execution_id).resolve()
 
 
-def _offset(token: str | None) -> int | None:
-    if token is None:
-        return 0
-    # ASCII only: str.isdigit() holds for "²", which int() refuses, and for other scripts' digits
-    return int(token) if is_whole_number(token) else None
-
-
-def _page(lines: Iterator[str], kept: str | None, start: int, limit: int) -> tuple[list[str], bool]:
-    """Lines start to start + limit of those holding `kept` (all when None), and whether any
-    follows: read up to the one after the page, never further."""
+def _page(
+    items: Iterator[str | Restart], kept: str | None, restart: Restart, start: int, limit: int
+) -> tuple[list[str], Restart | None]:
+    """Lines start to start + limit of those holding `kept` (all when None), read from
+    `restart` up to the one after the page, never further; and, when a line follows, the last
+    restart point at or before it (where the next page may read from)."""
     page: list[str] = []
-    index = 0
-    for line in lines:
-        if kept is not None and kept not in line:
+    index, mark = restart.line, restart
+    end = start + limit
+    for item in items:
+        if isinstance(item, Restart):
+            mark = Restart(item.file, item.offset, index)
             continue
-        if index == start + limit:
-            return page, True
+        if kept is not None and kept not in item:
+            continue
+        if index == end:
+            return page, mark
         if index >= start:
-            page.append(line)
+            page.append(item)
         index += 1
-    return page, False
+    return page, None
 
 
-def _lines(files: list[Path]) -> Iterator[str]:
-    # Redacted from its start up to the page, as it would be whole: a page lying inside a key
-    # block would look like any other text. wfx's own step logs are redacted already; registered
-    # files may not be. Only a piece, a line and a cut-off key body are held at a time.
-    for path in files:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            yield from redacted_lines(iter(partial(file.read, _PIECE_CHARACTERS), ""))
+def _marked_lines(files: list[Path], restart: Restart) -> Iterator[str | Restart]:
+    """The redacted lines of the files from `restart` on, and before each piece read where the
+    redactor holds nothing, that restart point (its line left for the caller to count).
+
+    Redacted from a restart point, as the whole would be: a page lying inside a key block would
+    look like any other text. wfx's own step logs are redacted already; registered files may not
+    be. Only a piece, a line and a cut-off key body are held at a time."""
+    for number in range(restart.file, len(files)):
+        offset = restart.offset if number == restart.file else 0
+        with open(files[number], "rb") as file:
+            file.seek(offset)
+            redactor = StoredTextRedactor()
+            line_start: int | None = offset  # where the next piece starts, if a line starts there
+            for text, after in _pieces(file, offset):
+                if line_start is not None and redactor.at_rest:
+                    yield Restart(number, line_start)
+                yield from redactor.feed(text).splitlines()
+                line_start = after
+            yield from redactor.close().splitlines()
+
+
+def _pieces(file: BinaryIO, offset: int) -> Iterator[tuple[str, int | None]]:
+    """The text from `offset` on, a piece at a time, as a text-mode read gives it (UTF-8,
+    errors replaced, universal newlines), each with the byte offset after it when it ends a
+    line there (None when it ends inside one: no restart point is after it).
+
+    A piece is the whole lines of a read of _READ_BYTES: a restart point can only be between
+    two, so a next page reads at most that much before it, and at most that much past it."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    carried = b""
+    while True:
+        read = file.read(_READ_BYTES)
+        data = carried + read if carried else read
+        if not read:
+            text = decoder.decode(data, final=True)
+            if text:
+                yield _newlines(text), None
+            return
+        cut = data.rfind(b"\n") + 1
+        ended = cut > 0
+        if not ended and len(data) >= _PIECE_BYTES:  # a line this long is given in parts
+            cut = len(data) - 1 if data.endswith(b"\r") else len(data)  # a \r\n stays whole
+        if cut:
+            offset += cut
+            yield _newlines(decoder.decode(data[:cut])), offset if ended else None
+        carried = data[cut:]
+
+
+def _newlines(text: str) -> str:
+    # what a text-mode read makes of line ends: none of these pieces ends in a \r of a \r\n
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text

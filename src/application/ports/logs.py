@@ -20,6 +20,11 @@ class LogEvent:
     timestamp: datetime | None = None
 
 
+# How a page's problem starts when the reader refused the next token it was given (garbled,
+# forged, or another log's): a caller names its own token option after it.
+TOKEN_REFUSED = "next token refused: "
+
+
 @dataclass(frozen=True)
 class LogPage:
     """One read of one log source: its status, the lines, and the service's own next token."""

@@ -15,7 +15,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from application.available_logs import AvailableLogFinder, reader_for
 from application.ports.executions import ExecutionQueries, RowCollection, RunStore, StepRunStore
 from application.ports.files import LogStore, ObjectStore
-from application.ports.logs import LogPage, LogReader
+from application.ports.logs import TOKEN_REFUSED, LogPage, LogReader
 from domain.attempt_logs import attempt_tails
 from domain.attempts import TaskExecution
 from domain.available_logs import (
@@ -43,6 +43,20 @@ _PIECE_CHARACTERS = 256 * 1024  # what is held of a run log's object copy at a t
 # The most of a run log the summary says: what a Step Functions run's log source reads at most
 # (application/run_log_sources.py), so such a log comes whole; a local run's may be any size.
 RUN_LOG_CHARACTERS = 1024 * 1024
+
+
+NEXT_TOKEN_FIELD = "next_token"  # named in errors; each entrypoint says its own option
+
+
+def token_option_named(error: InvalidInputError, option: str) -> InvalidInputError:
+    """The error naming an entrypoint's token option (`--next-token`, `nextToken`) where this
+    use case named its field; any other error as it was."""
+    field, text = f"{NEXT_TOKEN_FIELD}: ", str(error)
+    return (
+        InvalidInputError(f"{option}: {text.removeprefix(field)}")
+        if text.startswith(field)
+        else error
+    )
 
 
 class ExecutionLogsStore(RunStore, StepRunStore, ExecutionQueries, Protocol):
@@ -224,6 +238,10 @@ class GetExecutionLogs:
                 continue
             token = query.next_token if query.log_id is not None else None
             page = self._read(execution, source, filtered, token, query.limit)
+            if token is not None and (page.problem or "").startswith(TOKEN_REFUSED):
+                # the caller's own input, not the source's failure: say so, as of any field
+                reason = redact(page.problem or "").removeprefix(TOKEN_REFUSED)
+                raise InvalidInputError(f"{NEXT_TOKEN_FIELD}: {reason}")
             reports.append(_report(source, filtered, page))
             # as one text: a key block spans events, and a page may start or end inside one
             messages = redact_lines([event.message for event in page.events])

@@ -72,7 +72,7 @@ def show_logs(
     json_output: bool,
     follow: bool = False,
 ) -> None:
-    from application.use_cases.get_execution_logs import GetExecutionLogsQuery
+    from application.use_cases.get_execution_logs import GetExecutionLogsQuery, token_option_named
 
     if next_token is not None and log_id is None:
         raise InvalidInputError(
@@ -96,7 +96,10 @@ def show_logs(
         limit=limit,
         full=full,
     )
-    result = container.get_execution_logs().execute(query)
+    try:
+        result = container.get_execution_logs().execute(query)
+    except InvalidInputError as error:
+        raise token_option_named(error, "--next-token") from None
     _print_logs(result, log_id, full, json_output)
     if log_id is not None and any(
         report.status is not LogReadStatus.READ

@@ -411,7 +411,7 @@ def get_execution_logs(
     `pipelineExecutionId` that step's; `full`: every log source (of that step); `logId`: that
     source alone, paged with its `nextToken`. `filterPattern`, `startTime` and `endTime` (epoch
     milliseconds) narrow the lines."""
-    from application.use_cases.get_execution_logs import GetExecutionLogsQuery
+    from application.use_cases.get_execution_logs import GetExecutionLogsQuery, token_option_named
     from entrypoints.responses import ExecutionLogsResponse
     from entrypoints.vams_envelopes import LogsAnswer
 
@@ -434,7 +434,10 @@ def get_execution_logs(
         start_time=start,
         end_time=end,
     )
-    logs = ExecutionLogsResponse.of(wfx.get_execution_logs().execute(query))
+    try:
+        logs = ExecutionLogsResponse.of(wfx.get_execution_logs().execute(query))
+    except InvalidInputError as error:
+        raise token_option_named(error, "nextToken") from None
     return JSONResponse(LogsAnswer(message=logs).dump())
 
 
