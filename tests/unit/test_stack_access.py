@@ -380,7 +380,7 @@ def test_the_modules_that_put_objects_are_those_named() -> None:
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("put_file", "put_bytes")
+                and node.func.attr in ("put_file", "put_bytes", "put_stream")
             ):
                 writers.add(path.relative_to(SRC).as_posix())
     assert writers == set(OBJECT_WRITERS)
