@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import stat
 import tempfile
 from pathlib import Path
@@ -52,3 +53,27 @@ def open_own(path: Path, what: str, use: str) -> int:
             f"the {what} {path} is not a file; delete what is there to have one made"
         )
     return descriptor
+
+
+def read_key(path: Path, what: str, use: str, size: int) -> bytes:
+    """The `size`-byte key of the file at `path` (opened by open_own), refused when other users
+    may read it or when it is not a key of that size; `what` names it, `use` what it does."""
+    with open(open_own(path, what, use), "rb") as file:
+        mode = os.fstat(file.fileno()).st_mode
+        key = file.read(size + 1)
+    if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise InvalidInputError(
+            f"{path}: the {what} is open to other users (mode {stat.S_IMODE(mode):04o}); "
+            "`chmod 600` it, or delete it to have a new one made"
+        )
+    if len(key) != size:
+        raise InvalidInputError(
+            f"{path}: not a {what} ({len(key)} bytes); delete it to have one made"
+        )
+    return key
+
+
+def create_key(path: Path, what: str, use: str, size: int) -> bytes:
+    """A new random key at `path`, or the key another process made there first."""
+    key = secrets.token_bytes(size)
+    return key if create_once(path, key) else read_key(path, what, use, size)

@@ -14,12 +14,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import secrets
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.secret_files import create_once, open_own
+from adapters.secret_files import create_key, read_key
 from domain.bounds import is_whole_number
 from domain.errors import InvalidInputError
 
@@ -133,19 +131,11 @@ def _fingerprint(path: Path, offset: int) -> str | None:
 
 
 def _read_key(path: Path) -> bytes:
-    with open(open_own(path, "log page key", "signs log page tokens only with"), "rb") as file:
-        mode = os.fstat(file.fileno()).st_mode
-        key = file.read(_KEY_BYTES + 1)
-    if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise InvalidInputError(f"{path}: the log page key is open to other users")
-    if len(key) != _KEY_BYTES:
-        raise InvalidInputError(f"{path}: not a log page key ({len(key)} bytes)")
-    return key
+    return read_key(path, "log page key", "signs log page tokens only with", _KEY_BYTES)
 
 
 def _create_key(path: Path) -> bytes | None:
-    key = secrets.token_bytes(_KEY_BYTES)
     try:
-        return key if create_once(path, key) else _read_key(path)
+        return create_key(path, "log page key", "signs log page tokens only with", _KEY_BYTES)
     except (OSError, InvalidInputError):
         return None

@@ -10,14 +10,10 @@ same OS user can read the key file itself: this separates honest steps, it is no
 from __future__ import annotations
 
 import hmac
-import os
-import secrets
-import stat
 import threading
 from pathlib import Path
 
-from adapters.secret_files import create_once, open_own
-from domain.errors import InvalidInputError
+from adapters.secret_files import create_key, read_key
 
 KEY_FILE_NAME = "registration.key"
 _KEY_BYTES = 32
@@ -74,24 +70,8 @@ def _sign(key: bytes, workflow_execution_id: str, pipeline_execution_id: str) ->
 
 
 def _read_key(path: Path) -> bytes:
-    with open(
-        open_own(path, "registration key", "checks step credentials only with"), "rb"
-    ) as file:
-        mode = os.fstat(file.fileno()).st_mode
-        key = file.read(_KEY_BYTES + 1)
-    if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise InvalidInputError(
-            f"{path}: the registration key is open to other users (mode "
-            f"{stat.S_IMODE(mode):04o}); `chmod 600` it, or delete it to have a new one made"
-        )
-    if len(key) != _KEY_BYTES:
-        raise InvalidInputError(
-            f"{path}: not a registration key ({len(key)} bytes); delete it to have one made"
-        )
-    return key
+    return read_key(path, "registration key", "checks step credentials only with", _KEY_BYTES)
 
 
 def _create_key(path: Path) -> bytes:
-    key = secrets.token_bytes(_KEY_BYTES)
-    # another process made it first: its key is the key
-    return key if create_once(path, key) else _read_key(path)
+    return create_key(path, "registration key", "checks step credentials only with", _KEY_BYTES)
