@@ -51,6 +51,18 @@ def test_a_stored_text_read_in_pieces_gives_the_lines_redact_gives_of_it_whole(
             assert secret not in "\n".join(read), plant.kind
 
 
+def _among_plain_lines(
+    plants: list[Plant], gaps: list[int], start: int, piece: int
+) -> tuple[str, list[str]]:
+    """The planted secrets with `gaps` plain lines before each, from `start`, and that text cut
+    into pieces of `piece` characters."""
+    text = "".join(
+        "".join(f"plain line {n}\n" for n in range(gap)) + plant.text + "\n"
+        for plant, gap in zip(plants, gaps, strict=False)
+    )[start:]
+    return text, [text[at : at + piece] for at in range(0, len(text), piece)]
+
+
 @settings(max_examples=100)
 @given(
     st.lists(planted_secrets.embedded(), min_size=1, max_size=6),
@@ -63,11 +75,7 @@ def test_secrets_among_many_plain_lines_read_in_pieces_come_out_as_redact_makes_
 ) -> None:
     # plain lines between the secrets: pieces of many lines go the quick way, and a key id or
     # an END may come in the piece after the lines it reaches back to
-    text = "".join(
-        "".join(f"plain line {n}\n" for n in range(gap)) + plant.text + "\n"
-        for plant, gap in zip(plants, gaps, strict=False)
-    )[start:]
-    pieces = [text[at : at + piece] for at in range(0, len(text), piece)]
+    text, pieces = _among_plain_lines(plants, gaps, start, piece)
     read = list(redacted_lines(pieces))
     assert read == redact(text).splitlines()
 
@@ -84,11 +92,7 @@ def test_a_redactor_at_rest_can_be_left_for_a_new_one_without_a_line_changing(
 ) -> None:
     # a reader resumes at a restart point: from there a new redactor must give what the one
     # that read from the start gives, a key block cut anywhere included
-    text = "".join(
-        "".join(f"plain line {n}\n" for n in range(gap)) + plant.text + "\n"
-        for plant, gap in zip(plants, gaps, strict=False)
-    )[start:]
-    pieces = [text[at : at + piece] for at in range(0, len(text), piece)]
+    text, pieces = _among_plain_lines(plants, gaps, start, piece)
     whole = redact(text).splitlines()
     stored, given, rested = StoredTextRedactor(), list[str](), 0
     for index, part in enumerate(pieces):
