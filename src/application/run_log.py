@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import chain
 
 from application.ports.files import ObjectStore
 from domain.execution import RUN_LOG_TAIL_BYTES, execution_log_key
@@ -34,7 +35,7 @@ def fit_run_log(
         return head.decode("utf-8"), None
     tail = _Tail(MAX_STORED_LOG_BYTES)
     stored = objects.put_stream(
-        execution_log_key(workflow_execution_id), tail.passed(_chained(bytes(head), redacted))
+        execution_log_key(workflow_execution_id), tail.passed(chain((bytes(head),), redacted))
     )
     return tail.text(), stored.key
 
@@ -46,11 +47,6 @@ def log_tail(pieces: Iterable[str], characters: int) -> str:
     for piece in pieces:
         kept = (kept + piece[-characters:])[-characters:]
     return kept
-
-
-def _chained(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
-    yield first
-    yield from rest
 
 
 class _Tail:

@@ -100,7 +100,7 @@ def _watched(container: Container, runner_too: bool) -> list[profiling.Watched]:
             profiling.Watched("runner", container.local_runner(), ("run", "_run_step")),
             profiling.Watched("objects", container.object_store(), ("list_latest", "put_file")),
             profiling.Watched(
-                "logs", container.log_store(), ("read_step_log", "step_log_ids", "step_log_path")
+                "logs", container.log_store(), ("step_log_pieces", "step_log_ids", "step_log_path")
             ),
         ]
     return watched

@@ -634,7 +634,7 @@ def test_a_failing_command_fails_with_its_exit_code_and_stderr_and_stops_the_run
     assert harness.step(never).status is StepStatus.NEW
     assert not (runner.output_dir("exec-fail") / "never.txt").exists()
     assert harness.status_of("exec-fail") is ExecutionStatus.FAILED
-    log = harness.logs.read_step_log("exec-fail", fail)
+    log = "".join(harness.logs.step_log_pieces("exec-fail", fail))
     assert "checking the input" in log
     assert "error: the input is not a mesh" in log
 
@@ -656,7 +656,7 @@ def test_only_the_tail_of_a_long_stderr_is_kept_in_the_error(harness: Harness) -
     assert error.startswith("exit code 7: ")
     assert len(error) <= len("exit code 7: ") + 2000
     assert "line 499" in error and "line 489" not in error
-    assert "line 0 " in harness.logs.read_step_log("exec-noisy", step_id)
+    assert "line 0 " in "".join(harness.logs.step_log_pieces("exec-noisy", step_id))
 
 
 def test_a_missing_executable_fails_the_step_naming_it(harness: Harness) -> None:
@@ -688,7 +688,7 @@ def test_a_python_step_that_raises_fails_with_the_exception_type_and_message(
         ExecutionStatus.FAILED,
         "RuntimeError: boom",
     )
-    log = harness.logs.read_step_log("exec-explode", step_id)
+    log = "".join(harness.logs.step_log_pieces("exec-explode", step_id))
     assert "about to explode" in log
     assert "Traceback" in log and 'raise RuntimeError("boom")' in log
 
@@ -893,7 +893,7 @@ def test_python_step_output_goes_to_its_log_while_other_threads_print_to_the_ter
     assert runner.join("exec-talk", timeout=30)
 
     terminal = capsys.readouterr()
-    log = harness.logs.read_step_log("exec-talk", step_id)
+    log = "".join(harness.logs.step_log_pieces("exec-talk", step_id))
     assert "main: progress" in terminal.out
     assert "step:" not in terminal.out + terminal.err
     assert log == "step: first line\nstep: second line\n"

@@ -44,10 +44,6 @@ class FileLogStore:
             self._handed_out.add(pair)
         return path
 
-    def read_step_log(self, workflow_execution_id: str, pipeline_execution_id: str) -> str:
-        folder = self._run_folder(workflow_execution_id)
-        return _read(f"{folder}{os.sep}{_checked(pipeline_execution_id)}{LOG_SUFFIX}") or ""
-
     def step_log_ids(self, workflow_execution_id: str) -> list[str]:
         """One listing of the run's folder, so a run whose steps wrote nothing costs one failed
         system call, not an open per step."""

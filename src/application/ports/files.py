@@ -106,8 +106,6 @@ class LogStore(Protocol):
 
     def step_log_path(self, workflow_execution_id: str, pipeline_execution_id: str) -> Path: ...
 
-    def read_step_log(self, workflow_execution_id: str, pipeline_execution_id: str) -> str: ...
-
     def step_log_ids(self, workflow_execution_id: str) -> list[str]:
         """The steps of the run that wrote a log (one listing, whatever the run's length)."""
         ...
@@ -115,7 +113,8 @@ class LogStore(Protocol):
     def step_log_pieces(
         self, workflow_execution_id: str, pipeline_execution_id: str
     ) -> Iterator[str]:
-        """read_step_log's text a piece at a time: a reader of a huge log holds a piece."""
+        """The step's log a piece at a time (none when it wrote none): a reader of a huge log
+        holds a piece."""
         ...
 
     def run_log_pieces(self, workflow_execution_id: str) -> Iterator[str]:
