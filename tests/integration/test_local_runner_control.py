@@ -392,6 +392,39 @@ def test_a_run_still_going_is_not_redriven(harness: Harness) -> None:
     assert calls == ["gate"]
 
 
+def _ended_run_whose_worker_lingers(harness: Harness, execution_id: str, seconds: float) -> int:
+    """A detached worker that has recorded its run's end and is still closing its files."""
+    version = harness.publish(workflow(execution_id, python_step("first", "first")))
+    harness.launch(execution_id, version)
+    lingering = [sys.executable, "-c", f"import time; time.sleep({seconds})"]
+    harness.runner(mode="detached", detached_command=lingering).start(execution_id)
+    harness.reporter.execution_completed(execution_id, ExecutionStatus.FAILED)
+    return runner_pid(harness, execution_id)
+
+
+def test_a_redrive_just_after_the_end_waits_for_the_worker_to_exit(harness: Harness) -> None:
+    pid = _ended_run_whose_worker_lingers(harness, "exec-closing", seconds=1.0)
+    elsewhere = harness.runner(mode="detached", detached_command=[sys.executable, "-c", "pass"])
+
+    elsewhere.redrive_execution(_stored(harness, "exec-closing"), "token-1")
+
+    assert _process_gone(pid)
+    assert runner_pid(harness, "exec-closing") != pid  # the redrive's own worker
+
+
+def test_a_worker_that_does_not_exit_after_the_end_is_not_redriven_over(
+    harness: Harness,
+) -> None:
+    pid = _ended_run_whose_worker_lingers(harness, "exec-stuck", seconds=60)
+    never_started = [sys.executable, "-c", "raise SystemExit(9)"]
+    elsewhere = harness.runner(mode="detached", detached_command=never_started, grace_seconds=0.5)
+
+    with pytest.raises(ConflictError, match="still running on the local runner"):
+        elsewhere.redrive_execution(_stored(harness, "exec-stuck"), "token-1")
+    assert not _process_gone(pid)
+    assert runner_pid(harness, "exec-stuck") == pid
+
+
 def test_a_stopped_run_can_be_redriven_from_the_step_it_stopped_in(harness: Harness) -> None:
     version = harness.publish(
         workflow("again", python_step("gate", "wait_at_the_gate"), python_step("last", "last"))

@@ -403,6 +403,19 @@ class LocalRunner:
             "still finishing, and nothing more of the run will start"
         ]
 
+    def _exited(self, record: ProcessRecord) -> bool:
+        """Whether the process that ran the run has gone. The run's end is stored before its
+        worker exits (it still writes the run log and closes its files), so a redrive just
+        after the end waits for that, as it waits for a thread of its own."""
+        if record.pid == os.getpid():
+            return True
+        deadline = time.monotonic() + self._grace + self._watch
+        while record.running():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
     def redrive_execution(
         self, execution: WorkflowExecution, client_token: str, known: Run | None = None
     ) -> datetime:
@@ -416,7 +429,7 @@ class LocalRunner:
             thread.join(self._grace + self._watch)  # let a stopped run end first
         record = self._folder(execution_id).runner()
         still = thread is not None and thread.is_alive()
-        if still or (record is not None and record.running() and record.pid != os.getpid()):
+        if still or (record is not None and not self._exited(record)):
             raise ConflictError(f"execution {execution_id} is still running on the local runner")
         # fencing: nothing of an earlier run of it may still be at work
         stop_step_groups(self._folder(execution_id), self._grace)
