@@ -46,3 +46,40 @@ def test_ctrl_c_while_wfx_loads_ends_it_without_a_traceback(tmp_path: Path) -> N
     for delay, code, stderr in landed:
         assert "Traceback" not in stderr, (delay, stderr)
         assert code in (130, 0, -signal.SIGINT), (delay, code, stderr)
+
+
+_SWALLOWED = """
+import signal, sys
+from entrypoints.cli.program import end_on_swallowed_interrupts
+
+class Finalizer:
+    def __del__(self):
+        raise {error}  # as a Ctrl-C landing in importlib's module-lock callback does
+
+end_on_swallowed_interrupts()
+{before}
+Finalizer()  # dropped at once: Python reports its exception as "Exception ignored"
+print("went on")
+"""
+
+
+def _swallowed(error: str, before: str = "") -> subprocess.CompletedProcess[str]:
+    source = _SWALLOWED.format(error=error, before=before)
+    return subprocess.run(
+        [sys.executable, "-c", source], capture_output=True, text=True, timeout=30, check=False
+    )
+
+
+def test_a_ctrl_c_python_would_swallow_while_wfx_loads_ends_it_with_130_and_no_traceback() -> None:
+    ended = _swallowed("KeyboardInterrupt")
+
+    assert (ended.returncode, ended.stdout, ended.stderr) == (130, "", "")
+
+
+def test_other_swallowed_errors_and_a_command_s_own_sigint_are_left_to_python() -> None:
+    other = _swallowed("ValueError('kept')")
+    in_charge = _swallowed("KeyboardInterrupt", "signal.signal(signal.SIGINT, lambda *_: None)")
+
+    for went_on in (other, in_charge):
+        assert (went_on.returncode, went_on.stdout) == (0, "went on\n"), went_on
+        assert "Exception ignored" in went_on.stderr, went_on

@@ -10,10 +10,17 @@ before any step or query runs. Only the program pauses it: importing wfx as a li
 from __future__ import annotations
 
 import gc
+import os
+import signal
+import sys
+from typing import Any
+
+INTERRUPTED = 130  # the exit status a shell expects of a program ended by Ctrl-C
 
 
 def main() -> None:
     gc.disable()
+    end_on_swallowed_interrupts()
     try:
         from entrypoints.cli.main import main as run
 
@@ -21,4 +28,22 @@ def main() -> None:
     except KeyboardInterrupt:
         # Ctrl-C that no command took charge of (most often while wfx still loads, before any
         # command began): nothing to say but the exit status a shell expects
-        raise SystemExit(130) from None
+        raise SystemExit(INTERRUPTED) from None
+
+
+def end_on_swallowed_interrupts() -> None:
+    """A Ctrl-C that lands in a callback Python runs on the side (importlib's module-lock
+    cleanup while wfx loads, a finalizer) cannot propagate: Python prints it as "Exception
+    ignored" with a traceback and goes on as if no Ctrl-C came. While no command has taken
+    charge of SIGINT, such an interrupt ends the program at once with 130, as the Ctrl-C asked;
+    wfx's stores are safe against a process ending anywhere (they are against kill -9)."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        python_handles_sigint = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and python_handles_sigint:
+            sys.stderr.flush()
+            os._exit(INTERRUPTED)
+        previous(unraisable)
+
+    sys.unraisablehook = hook
