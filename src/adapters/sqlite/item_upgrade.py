@@ -2,14 +2,19 @@
 
 The file is copied beside itself first (`wfx.db.before-items-3`), then every item of the upgraded
 tables is rewritten in one transaction and the file is marked (PRAGMA user_version), so the next
-open costs one PRAGMA read. Two processes opening the file at once take turns: the second finds
-the mark inside its own write transaction and does nothing.
+open costs one PRAGMA read. The items are read a batch at a time (SQLite spills the transaction's
+pages to the WAL, not to memory): a process holds a batch, whatever the file's size. A process
+killed half-way leaves nothing of it (the transaction is not committed): the next open upgrades
+the file again. Two processes opening the file at once take turns: the second waits for the
+write lock as long as the upgrade may take, then finds the mark and does nothing.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from adapters.item_budget import Item
@@ -23,6 +28,11 @@ from adapters.tables import ResourceKeys
 from domain.migration import TableItemShapes
 
 BACKUP_SUFFIX = f".before-items-{ITEM_SHAPES_VERSION}"
+# Rows read at a time: ~1 KB each, parsed
+BATCH = 1000
+# How long a process opening the file waits for another upgrading it (~0.1 ms a row: a million
+# rows take a few minutes on a slow disk)
+UPGRADE_WAIT_SECONDS = 900.0
 
 
 def backup_path(path: Path) -> Path:
@@ -57,6 +67,18 @@ def _back_up(path: Path) -> None:
 
 def upgrade_items(database: SqliteDatabase, schema: SqliteSchema) -> int:
     """Bring the file's items to the current shapes; the number of items rewritten."""
+    deadline = time.monotonic() + UPGRADE_WAIT_SECONDS
+    while True:
+        try:
+            return _upgrade_unless_marked(database, schema)
+        except sqlite3.OperationalError as error:
+            # another process holds the write lock past the busy timeout (its own upgrade of
+            # the file, most likely): try again, which finds the mark once it has committed
+            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                raise
+
+
+def _upgrade_unless_marked(database: SqliteDatabase, schema: SqliteSchema) -> int:
     with database.read() as connection:
         if _version(connection) >= ITEM_SHAPES_VERSION:
             return 0
@@ -74,6 +96,20 @@ def upgrade_items(database: SqliteDatabase, schema: SqliteSchema) -> int:
         counts = _rewrite_tables(connection, schema, write=True)
         connection.execute(f"PRAGMA user_version = {ITEM_SHAPES_VERSION}")
     return sum(table.rewritten for table in counts)
+
+
+def _stored_items(connection: sqlite3.Connection, name: str) -> Iterator[str]:
+    """The table's items as it held them at the call, read a batch at a time in rowid order. A
+    row the caller rewrites meanwhile (INSERT OR REPLACE deletes it and inserts it anew) gets a
+    rowid past the last one there was: it is not read again."""
+    first, last = connection.execute(f"SELECT MIN(rowid), MAX(rowid) FROM {name}").fetchone()
+    statement = (
+        f"SELECT rowid, item FROM {name} WHERE rowid BETWEEN ? AND ? ORDER BY rowid LIMIT {BATCH}"
+    )
+    while first is not None:
+        rows = connection.execute(statement, (first, last)).fetchall()
+        yield from (text for _, text in rows)
+        first = rows[-1][0] + 1 if len(rows) == BATCH else None
 
 
 def _delete_moved(connection: sqlite3.Connection, table: TableSql, old: Item, new: Item) -> None:
@@ -96,7 +132,7 @@ def _rewrite_tables(
         table = TableSql.render(schema.tables[key])
         read = rewritten = 0
         if _table_present(connection, schema.tables[key].name):
-            for (text,) in connection.execute(f"SELECT item FROM {table.name}").fetchall():
+            for text in _stored_items(connection, table.name):
                 read += 1
                 item = load_item(text)
                 upgraded = upgraded_item(key, item)
