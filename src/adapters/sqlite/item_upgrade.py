@@ -5,16 +5,17 @@ tables is rewritten in one transaction and the file is marked (PRAGMA user_versi
 open costs one PRAGMA read. The items are read a batch at a time (SQLite spills the transaction's
 pages to the WAL, not to memory): a process holds a batch, whatever the file's size. A process
 killed half-way leaves nothing of it (the transaction is not committed): the next open upgrades
-the file again. Two processes opening the file at once take turns: the second waits for the
-write lock as long as the upgrade may take, then finds the mark and does nothing.
+the file again. Two processes opening the file at once take turns (a lock beside the file, held
+through the upgrade): the second waits as long as the upgrade takes, then finds the mark and does
+nothing.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from adapters.item_budget import Item
@@ -30,9 +31,10 @@ from domain.migration import TableItemShapes
 BACKUP_SUFFIX = f".before-items-{ITEM_SHAPES_VERSION}"
 # Rows read at a time: ~1 KB each, parsed
 BATCH = 1000
-# How long a process opening the file waits for another upgrading it (~0.1 ms a row: a million
-# rows take a few minutes on a slow disk)
-UPGRADE_WAIT_SECONDS = 900.0
+UPGRADING_SUFFIX = ".upgrading"
+# How long a process opening the file waits for another one's upgrade (~0.15 ms a row: a million
+# rows take minutes): past it, the usual "another process held a write" error
+UPGRADE_WAIT_SECONDS = 3600.0
 
 
 def backup_path(path: Path) -> Path:
@@ -67,18 +69,6 @@ def _back_up(path: Path) -> None:
 
 def upgrade_items(database: SqliteDatabase, schema: SqliteSchema) -> int:
     """Bring the file's items to the current shapes; the number of items rewritten."""
-    deadline = time.monotonic() + UPGRADE_WAIT_SECONDS
-    while True:
-        try:
-            return _upgrade_unless_marked(database, schema)
-        except sqlite3.OperationalError as error:
-            # another process holds the write lock past the busy timeout (its own upgrade of
-            # the file, most likely): try again, which finds the mark once it has committed
-            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
-                raise
-
-
-def _upgrade_unless_marked(database: SqliteDatabase, schema: SqliteSchema) -> int:
     with database.read() as connection:
         if _version(connection) >= ITEM_SHAPES_VERSION:
             return 0
@@ -86,10 +76,37 @@ def _upgrade_unless_marked(database: SqliteDatabase, schema: SqliteSchema) -> in
         holds_runs = _table_present(connection, main) and (
             connection.execute(f'SELECT 1 FROM "{main}" LIMIT 1').fetchone() is not None
         )
-    if holds_runs and database.path is not None:
+    if not holds_runs or database.path is None:
+        # a new file (or one in memory) is only marked: quick, and harmless done twice
+        return _upgrade_unless_marked(database, schema)
+    with _one_upgrade_at_a_time(database.path):
         _back_up(database.path)
-    if holds_runs:
         _make_resolved_inputs_table(database, schema)
+        return _upgrade_unless_marked(database, schema)
+
+
+@contextmanager
+def _one_upgrade_at_a_time(path: Path) -> Iterator[None]:
+    """No other process upgrades the file meanwhile: a write lock on an empty SQLite file beside
+    it (`wfx.db.upgrading`), which SQLite lets go however the process ends (a kill -9 too). A
+    second process waits on it as long as the upgrade takes, where on the file's own write lock
+    it would give up after the busy timeout. The lock's file stays: removed, a process waiting
+    on it would fail on a file gone from under it."""
+    lock = sqlite3.connect(
+        path.with_name(path.name + UPGRADING_SUFFIX),
+        timeout=UPGRADE_WAIT_SECONDS,
+        isolation_level=None,
+    )
+    try:
+        lock.execute("BEGIN EXCLUSIVE")
+        yield
+    finally:
+        lock.close()
+
+
+def _upgrade_unless_marked(database: SqliteDatabase, schema: SqliteSchema) -> int:
+    """The rewrite in one transaction, unless the file is marked (by another process that held
+    the lock before this one)."""
     with database.write() as connection:
         if _version(connection) >= ITEM_SHAPES_VERSION:
             return 0
