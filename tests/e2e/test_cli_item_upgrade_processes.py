@@ -129,6 +129,7 @@ def test_an_upgrade_killed_half_way_leaves_the_file_as_it_was_and_the_next_open_
     assert len(_listed(listed.stdout)) == RUNS
     assert _version(database) == ITEM_SHAPES_VERSION
     assert _rows(database) == _upgraded_alone(tmp_path)  # as an upgrade never cut short
+    assert sorted(p.name for p in wfx.home.glob("wfx.db.*")) == ["wfx.db.before-items-3"]
 
 
 def test_a_second_process_opening_the_file_meanwhile_waits_and_sees_it_upgraded(
@@ -152,3 +153,5 @@ def test_a_second_process_opening_the_file_meanwhile_waits_and_sees_it_upgraded(
     assert _listed(second_out) == _listed(first_out)
     assert _version(wfx.home / "wfx.db") == ITEM_SHAPES_VERSION
     assert _rows(wfx.home / "wfx.db") == _upgraded_alone(tmp_path)  # upgraded once
+    # the copy of the file as it was; the lock they took turns on, removed
+    assert sorted(p.name for p in wfx.home.glob("wfx.db.*")) == ["wfx.db.before-items-3"]

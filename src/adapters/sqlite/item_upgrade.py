@@ -5,7 +5,7 @@ tables is rewritten in one transaction and the file is marked (PRAGMA user_versi
 open costs one PRAGMA read. The items are read a batch at a time (SQLite spills the transaction's
 pages to the WAL, not to memory): a process holds a batch, whatever the file's size. A process
 killed half-way leaves nothing of it (the transaction is not committed): the next open upgrades
-the file again. Two processes opening the file at once take turns (a lock beside the file, held
+the file again. Two processes opening the file at once take turns on a lock beside it (held
 through the upgrade): the second waits as long as the upgrade takes, then finds the mark and does
 nothing.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from adapters.item_budget import Item
@@ -31,7 +31,7 @@ from domain.migration import TableItemShapes
 BACKUP_SUFFIX = f".before-items-{ITEM_SHAPES_VERSION}"
 # Rows read at a time: ~1 KB each, parsed
 BATCH = 1000
-UPGRADING_SUFFIX = ".upgrading"
+UPGRADE_LOCK_SUFFIX = ".upgrade-lock"
 # How long a process opening the file waits for another one's upgrade (~0.15 ms a row: a million
 # rows take minutes): past it, the usual "another process held a write" error
 UPGRADE_WAIT_SECONDS = 3600.0
@@ -88,20 +88,24 @@ def upgrade_items(database: SqliteDatabase, schema: SqliteSchema) -> int:
 @contextmanager
 def _one_upgrade_at_a_time(path: Path) -> Iterator[None]:
     """No other process upgrades the file meanwhile: a write lock on an empty SQLite file beside
-    it (`wfx.db.upgrading`), which SQLite lets go however the process ends (a kill -9 too). A
+    it (`wfx.db.upgrade-lock`), which SQLite lets go however the process ends (a kill -9 too). A
     second process waits on it as long as the upgrade takes, where on the file's own write lock
-    it would give up after the busy timeout. The lock's file stays: removed, a process waiting
-    on it would fail on a file gone from under it."""
-    lock = sqlite3.connect(
-        path.with_name(path.name + UPGRADING_SUFFIX),
-        timeout=UPGRADE_WAIT_SECONDS,
-        isolation_level=None,
-    )
+    it would give up after the busy timeout. The holder removes the lock's file when done."""
+    lock_path = path.with_name(path.name + UPGRADE_LOCK_SUFFIX)
+    lock = sqlite3.connect(lock_path, timeout=UPGRADE_WAIT_SECONDS, isolation_level=None)
     try:
         lock.execute("BEGIN EXCLUSIVE")
+    except sqlite3.OperationalError as error:
+        if error.sqlite_errorcode == sqlite3.SQLITE_BUSY:
+            raise  # waited as long as an upgrade may take
+        # the lock's file removed by the holder it waited on, done: the file's own transaction
+        # and mark keep the upgrade to one (a lock that cannot be made at all, likewise)
+    try:
         yield
     finally:
         lock.close()
+        with suppress(OSError):  # where an open file cannot be removed, the next holder will
+            lock_path.unlink()
 
 
 def _upgrade_unless_marked(database: SqliteDatabase, schema: SqliteSchema) -> int:
