@@ -76,21 +76,24 @@ def upgrade_items(database: SqliteDatabase, schema: SqliteSchema) -> int:
         holds_runs = _table_present(connection, main) and (
             connection.execute(f'SELECT 1 FROM "{main}" LIMIT 1').fetchone() is not None
         )
-    if not holds_runs or database.path is None:
-        # a new file (or one in memory) is only marked: quick, and harmless done twice
-        return _upgrade_unless_marked(database, schema)
+    if not holds_runs:
+        return _upgrade_unless_marked(database, schema)  # a new file: marked, quick, no copy
     with _one_upgrade_at_a_time(database.path):
-        _back_up(database.path)
+        if database.path is not None:
+            _back_up(database.path)
         _make_resolved_inputs_table(database, schema)
         return _upgrade_unless_marked(database, schema)
 
 
 @contextmanager
-def _one_upgrade_at_a_time(path: Path) -> Iterator[None]:
+def _one_upgrade_at_a_time(path: Path | None) -> Iterator[None]:
     """No other process upgrades the file meanwhile: a write lock on an empty SQLite file beside
     it (`wfx.db.upgrade-lock`), which SQLite lets go however the process ends (a kill -9 too). A
     second process waits on it as long as the upgrade takes, where on the file's own write lock
     it would give up after the busy timeout. The holder removes the lock's file when done."""
+    if path is None:
+        yield  # in memory: one process
+        return
     lock_path = path.with_name(path.name + UPGRADE_LOCK_SUFFIX)
     lock = sqlite3.connect(lock_path, timeout=UPGRADE_WAIT_SECONDS, isolation_level=None)
     try:
