@@ -61,9 +61,10 @@ def _progress(description: str, total: Callable[[], int]) -> Iterator[Any]:
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    counted_total = total()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=console, transient=True) as progress:
-        task = progress.add_task(description, total=total())
+        task = progress.add_task(description, total=counted_total)
         yield lambda done: progress.update(task, completed=done)
 
 
