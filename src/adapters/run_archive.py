@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from adapters.item_budget import OBJECT_KEY_SUFFIX
@@ -135,9 +136,11 @@ class RunArchiveRows:
         # export's, and a busy store's walk ends
         until = self._newest_start(since_text)
         if until is None:
-            return ListedRuns(0, iter(()))
-        total = self._count_runs(since_text, until)
-        return ListedRuns(total, self._run_ids_oldest_first(since_text, until))
+            return ListedRuns(iter(()), lambda: 0)
+        return ListedRuns(
+            self._run_ids_oldest_first(since_text, until),
+            partial(self._count_runs, since_text, until),
+        )
 
     def export_run(self, workflow_execution_id: str) -> ArchivedRun:
         main = self._partition(ResourceKeys.WORKFLOW_EXECUTIONS, workflow_execution_id)

@@ -170,9 +170,9 @@ def test_runs_are_listed_oldest_first_from_a_start_date(backend: Backend) -> Non
 
     everything, from_two, none = (archive.list_runs(s) for s in (None, at(2), at(9)))
 
-    assert (everything.total, list(everything.ids)) == (3, ["r1", "r2", "r3"])
-    assert (from_two.total, list(from_two.ids)) == (2, ["r2", "r3"])
-    assert (none.total, list(none.ids)) == (0, [])
+    assert (everything.count(), list(everything.ids)) == (3, ["r1", "r2", "r3"])
+    assert (from_two.count(), list(from_two.ids)) == (2, ["r2", "r3"])
+    assert (none.count(), list(none.ids)) == (0, [])
 
 
 @pytest.fixture(params=BACKENDS)
@@ -204,7 +204,7 @@ def test_the_run_list_is_walked_in_pages_oldest_first_runs_of_one_start_by_id(
 
     listed = archive.list_runs(None)
 
-    assert listed.total == 7
+    assert listed.count() == 7
     assert list(listed.ids) == ["a", "b", "c", "d", "e", "f", "z"]
 
 
@@ -222,7 +222,8 @@ def test_a_walk_leaves_out_runs_started_after_the_listing_and_deleted_before_the
     write_launch(store, a_launch("later", start=at(9)))  # launched while the export walks
     walked += ids
 
-    assert listed.total == 7
+    # counted now: r6 gone, and the later run past the listing's newest start
+    assert listed.count() == 6
     assert walked == ["r1", "r2", "r3", "r4", "r5", "r7"]
 
 
@@ -260,6 +261,43 @@ def test_what_several_runs_name_is_exported_once_with_the_first(
     assert shared <= set(_tables(first))
     assert not shared & set(_tables(second))
     assert all(item.shared for item in first.items if item.table in shared)
+
+
+class _QueriesSeen:
+    """The DynamoDB client, keeping each Query's Select (ITEMS when it names none)."""
+
+    def __init__(self, client: Any) -> None:
+        self._client, self.selects = client, list[str]()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def query(self, **request: Any) -> Any:
+        self.selects.append(request.get("Select", "ITEMS"))
+        return self._client.query(**request)
+
+
+def test_an_export_reads_the_run_list_once_and_counts_it_only_when_asked(
+    request: pytest.FixtureRequest,
+) -> None:
+    """The count is a second read of the date index (on DynamoDB, every main row again, in
+    pages of 1 MB): only a progress bar needs it, the file does not."""
+    from adapters.dynamodb.run_archive import DynamoDbRunArchive
+
+    request.getfixturevalue("dynamodb_workflow_definitions").create_tables()
+    store = request.getfixturevalue("dynamodb_execution_store")
+    client: Any = _QueriesSeen(request.getfixturevalue("moto_dynamodb_client"))
+    tables = request.getfixturevalue("dynamodb_table_names")
+    for number in range(5):
+        write_launch(store, a_launch(f"r{number}", start=at(number)))
+    exported = ExportExecutions(DynamoDbRunArchive(client, tables, page_size=2)).execute(
+        ExportExecutionsCommand()
+    )
+
+    assert [run.workflow_execution_id for run in exported] == [f"r{n}" for n in range(5)]
+    assert "COUNT" not in client.selects and exported.total is None
+    assert exported.count() == 5
+    assert client.selects.count("COUNT") == 1
 
 
 def test_a_run_deleted_after_it_was_listed_is_skipped(backend: Backend) -> None:

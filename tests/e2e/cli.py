@@ -309,6 +309,25 @@ def peak_kib(wfx: Wfx, *args: str) -> tuple[int, str]:
     return peak, stdout
 
 
+def start_hooked(wfx: Wfx, hook: str, *args: str) -> subprocess.Popen[str]:
+    """`wfx ARGS` started as `start` does, in a process that runs the Python `hook` first: a
+    test's way into a real process's timing (an item taking longer, a shorter busy timeout)."""
+    main = (
+        "import runpy, sys\n"
+        "sys.argv[0] = 'wfx'\n"
+        "runpy.run_module('entrypoints.cli.main', run_name='__main__')\n"
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", f"{hook}\n{main}", *args],
+        env=wfx._environment,
+        cwd=wfx.home,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def tree_peak_kib(wfx: Wfx, *args: str) -> tuple[int, Outcome]:
     """`wfx ARGS` run to its end by a parent of its own: the peak RSS in KiB of the largest
     process of its tree (wfx or a step it ran and waited for: RUSAGE_CHILDREN of that parent,

@@ -3,7 +3,7 @@ run archive."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -163,12 +163,13 @@ class RunRefusedError(Exception):
 
 @dataclass(frozen=True)
 class ListedRuns:
-    """The runs an export walks: how many the list held when counted, and their ids, read a page
-    at a time as `ids` is walked (none held past its page). A run started after the listing is
-    not among them (the next export's); one deleted after it may still be named."""
+    """The runs an export walks: their ids, read a page at a time as `ids` is walked (none held
+    past its page), and `count`, how many the list holds, a read of the list of its own made only
+    when called (a progress bar's total; the file needs none). A run started after the listing
+    is in neither (the next export's); one deleted after it may still be named or counted."""
 
-    total: int
     ids: Iterator[str]
+    count: Callable[[], int]
 
 
 class RunArchive(Protocol):

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-from application.ports.migration import ArchivedItem, ArchivedRun, RunArchive
+from application.ports.migration import ArchivedItem, ArchivedRun, ListedRuns, RunArchive
 from domain.errors import ExecutionNotFoundError
 
 
@@ -21,17 +21,23 @@ class ExportExecutionsCommand(BaseModel):
 
 @dataclass
 class ExportedRuns:
-    """The runs to export, counted up front (a progress bar's total), their ids walked a page
-    at a time and each run read one at a time: memory bounded by a page and a run, not by the
-    store. `total` may miss a run that came or went after the count (see RunArchive)."""
+    """The runs to export: their ids walked a page at a time and each run read one at a time,
+    memory bounded by a page and a run, not by the store."""
 
-    total: int
-    _run_ids: Iterator[str]
+    _listed: ListedRuns
     _archive: RunArchive
+    total: int | None = None  # once counted
     _seen: set[str] = field(default_factory=set)
 
+    def count(self) -> int:
+        """How many runs the export holds (kept as `total`): one more read of the run list, for
+        a progress bar. It may miss a run that came or went after the count (see RunArchive)."""
+        if self.total is None:
+            self.total = self._listed.count()
+        return self.total
+
     def __iter__(self) -> Iterator[ArchivedRun]:
-        for run_id in self._run_ids:
+        for run_id in self._listed.ids:
             try:
                 run = self._archive.export_run(run_id)
             except ExecutionNotFoundError:
@@ -62,5 +68,4 @@ class ExportExecutions:
 
     def execute(self, command: ExportExecutionsCommand) -> ExportedRuns:
         since: datetime | None = command.since
-        listed = self._archive.list_runs(since)
-        return ExportedRuns(listed.total, listed.ids, self._archive)
+        return ExportedRuns(self._archive.list_runs(since), self._archive)

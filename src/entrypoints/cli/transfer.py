@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,8 +50,9 @@ def parse_since(text: str) -> datetime:
 
 
 @contextmanager
-def _progress(description: str, total: int | None) -> Iterator[Any]:
-    """A rich progress bar on stderr, drawn only on a terminal (None otherwise)."""
+def _progress(description: str, total: Callable[[], int]) -> Iterator[Any]:
+    """A rich progress bar on stderr, drawn only on a terminal (None otherwise); its `total`
+    counted only when it is drawn (a read of its own: the file's lines, the store's runs)."""
     from entrypoints.cli.terminal import console as terminal_console
 
     console = terminal_console(stderr=True)
@@ -60,9 +61,10 @@ def _progress(description: str, total: int | None) -> Iterator[Any]:
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    counted_total = total()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=console, transient=True) as progress:
-        task = progress.add_task(description, total=total)
+        task = progress.add_task(description, total=counted_total)
         yield lambda done: progress.update(task, completed=done)
 
 
@@ -90,7 +92,11 @@ def export(
     runs = items = bodies = 0
 
     def cut_short() -> str:
-        done = f"{runs} of {counted(exported.total, 'run')} exported"
+        # the total where a progress bar counted it; elsewhere the export never reads it
+        total = exported.total
+        done = f"{counted(runs, 'run')} exported"
+        if total is not None:
+            done = f"{runs} of {counted(total, 'run')} exported"
         if streamed:
             return f"{done} to {to}, which does not hold the whole export; run the command again"
         return f"{done}; nothing was written to {to}; run the command again"
@@ -99,7 +105,7 @@ def export(
         try:
             with (
                 written.open("w", encoding="utf-8") as stream,
-                _progress("exporting runs", exported.total) as advance,
+                _progress("exporting runs", exported.count) as advance,
             ):
                 write_header(stream)
                 for run in exported:
@@ -141,7 +147,7 @@ def _read(path: Path, description: str) -> Iterator[ArchivedRun | RejectedRun]:
 
     with (
         path.open("rb") as stream,  # decoded line by line: a line not UTF-8 rejects its run
-        _progress(description, _count_lines(path) if sys.stderr.isatty() else None) as advance,
+        _progress(description, lambda: _count_lines(path)) as advance,
     ):
         yield from read_runs(_numbered(bounded_lines(stream), advance))
 
