@@ -23,11 +23,10 @@ def shown_run_steps(
 
     `head_items` are the run's step rows in the order parse_run_steps would take them, whole or
     only their STEP_HEAD_ATTRIBUTES; `whole_items` gives whole rows by their step's id (the
-    `pipelineExecutionId` of its head item). A row is left out
-    (named in `left_out`, in the rows' order, else its UnreadableRowError raised) as
-    parse_run_steps leaves it out, but for a step past those shown whose head reads and the rest
-    of whose row does not: read no further, it is counted and not named (a page of the steps,
-    which reads each row whole, names it).
+    `pipelineExecutionId` of its head item). A row is left out (named in `left_out`, in the
+    rows' order, else its UnreadableRowError raised) as parse_run_steps leaves it out, but for a
+    step past those shown whose head reads and the rest of whose row does not: read no further,
+    it is counted and not named (a page of the steps, which reads each row whole, names it).
     """
     numbered = all("stepIndex" in item for item in head_items)
     position = {str(item.get("pipelineExecutionId")): n for n, item in enumerate(head_items)}
