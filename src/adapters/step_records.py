@@ -36,11 +36,10 @@ from adapters.records import (
     table_date,
 )
 from domain.attempts import TaskExecution
-from domain.derived import derived
 from domain.execution import (
     PipelineExecution,
     PipelineInputFile,
-    StepDetails,
+    StepHead,
     StepInputConfiguration,
     StepInputMetadata,
     UnreadableRow,
@@ -344,6 +343,36 @@ def parse_pipeline_execution_record(item: Item) -> PipelineExecution:
     )
 
 
+# What parse_step_head reads of a step row (SQLite selects these alone), and those of them it
+# reads as present or absent, not by value alone (a null one is there: not a default, no fallback)
+STEP_HEAD_ATTRIBUTES = (
+    "pipelineExecutionId",
+    "from_pipeline_execution_id",
+    "stepIndex",
+    STEP_STATUS,
+    EARLIER_STEP_NAMES[STEP_STATUS],
+    STEP_START_DATE,
+    EARLIER_STEP_NAMES[STEP_START_DATE],
+)
+STEP_HEAD_PRESENCE = ("stepIndex", STEP_STATUS, STEP_START_DATE)
+
+
+@row_parser("PipelineExecutionsStorageTable", "pipelineExecutionId")
+def parse_step_head(item: Item) -> StepHead:
+    """The StepHead of a step row (or of its STEP_HEAD_ATTRIBUTES), each attribute read as
+    parse_pipeline_execution_record reads it: a row this refuses, that refuses too."""
+    step_index = int(item.get("stepIndex", 0))
+    if step_index < 0:
+        raise ValueError(f"stepIndex is negative: {step_index}")
+    return StepHead(
+        pipeline_execution_id=str(item["pipelineExecutionId"]),
+        from_pipeline_execution_id=item.get("from_pipeline_execution_id"),
+        step_index=step_index,
+        status=StepStatus(stored_status(_step_value(item, STEP_STATUS)) or StepStatus.NEW),
+        start_date=_step_date(item, STEP_START_DATE),
+    )
+
+
 def parse_run_steps(
     items: Sequence[Item], left_out: list[UnreadableRow] | None = None
 ) -> list[PipelineExecution]:
@@ -566,25 +595,4 @@ def parse_task_execution_record(item: Item) -> TaskExecution:
         stop_date=optional_date(item, "stopDate"),
         error=item.get("errorMessage"),
         trigger=item.get("trigger", "start"),
-    )
-
-
-def steps_to_detail(
-    steps: Sequence[PipelineExecution], detailed_steps: int | None
-) -> list[PipelineExecution]:
-    """The steps whose per-step rows a read of a run's details reads (ExecutionQueries
-    .get_details): all, or the first `detailed_steps` in chain order."""
-    return list(steps) if detailed_steps is None else chain_order(tuple(steps))[:detailed_steps]
-
-
-def with_bare_steps(
-    steps: Sequence[PipelineExecution], detailed: Sequence[StepDetails]
-) -> tuple[StepDetails, ...]:
-    """`detailed`, and each other step of `steps` with its row alone, in `steps`' order."""
-    if len(detailed) == len(steps):
-        return tuple(detailed)
-    by_id = {entry.step.pipeline_execution_id: entry for entry in detailed}
-    # Derived unvalidated (domain.derived): a step row parsed on this read, the rest defaults.
-    return tuple(
-        by_id.get(step.pipeline_execution_id) or derived(StepDetails, step=step) for step in steps
     )

@@ -56,24 +56,29 @@ class _Cuts:
             )
         return tuple(items)
 
-    def whole(self, path: str, items: Sequence[T], bound: int) -> tuple[T, ...]:
-        """A list read whole: its total is known."""
-        if len(items) <= bound:
+    def whole(
+        self, path: str, items: Sequence[T], bound: int, total: int | None = None
+    ) -> tuple[T, ...]:
+        """A list read whole, or its first `bound` at least of a `total` counted: its total is
+        known."""
+        total = len(items) if total is None else total
+        if total <= bound:
             return tuple(items)
         token = encode_cursor(path, Cursor(offset=bound))
         self.found.append(
-            TruncatedCollection(collection=path, returned=bound, total=len(items), next_token=token)
+            TruncatedCollection(collection=path, returned=bound, total=total, next_token=token)
         )
         return tuple(items[:bound])
 
 
 def bound_steps(
-    details: ExecutionDetails,
+    details: ExecutionDetails, total: int | None = None
 ) -> tuple[tuple[StepDetails, ...], TruncatedCollection | None]:
-    """The first MAX_STEPS steps (already in chain order), and the cut if there was one: made
-    before anything is derived per step, so that a dropped step costs no further reads."""
+    """The first MAX_STEPS steps (already in chain order) of the run's `total` (those of
+    `details` when not given), and the cut if there was one: made before anything is derived
+    per step, so that a dropped step costs no further reads."""
     cuts = _Cuts()
-    kept = cuts.whole(STEPS, details.steps, MAX_STEPS)
+    kept = cuts.whole(STEPS, details.steps, MAX_STEPS, total)
     return kept, next(iter(cuts.found), None)
 
 

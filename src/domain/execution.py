@@ -2,8 +2,9 @@
 
 import mimetypes
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, Protocol, Self, TypeVar
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
@@ -577,6 +578,21 @@ class UnreadableRow(_Record):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class StepHead:
+    """What a bounded read of a run needs of every step, its row read no further: its place in
+    the chain and whether it started and ended (domain.redrive.local_history_event_count).
+
+    A dataclass, not a record: a run of 10k steps has 10k of them, each made from a row its
+    store has read already (the fields parsed as PipelineExecution's are)."""
+
+    pipeline_execution_id: str
+    from_pipeline_execution_id: str | None
+    step_index: int
+    status: StepStatus
+    start_date: datetime | None
+
+
 class ExecutionDetails(_Record):
     """What GetExecutionDetails returns: the main row, steps in chain order, inputs and outputs."""
 
@@ -599,11 +615,24 @@ class ExecutionDetails(_Record):
     workflow: WorkflowDefinition | None = None
     # rows of the run wfx cannot read, left out of it (a step's: the step and its rows with it)
     unreadable_rows: tuple[UnreadableRow, ...] = ()
+    # a bounded read's (ExecutionQueries.get_details' detailed_steps): every step's head in chain
+    # order, where `steps` holds the first of them alone; None when `steps` holds every step
+    step_heads: tuple[StepHead, ...] | None = None
 
 
-def chain_order(
-    steps: list[PipelineExecution] | tuple[PipelineExecution, ...],
-) -> list[PipelineExecution]:
+class _ChainLink(Protocol):
+    @property
+    def pipeline_execution_id(self) -> str: ...
+    @property
+    def from_pipeline_execution_id(self) -> str | None: ...
+    @property
+    def step_index(self) -> int: ...
+
+
+_Link = TypeVar("_Link", bound=_ChainLink)
+
+
+def chain_order(steps: Sequence[_Link]) -> list[_Link]:
     """Walk the chain from the root (the step with no predecessor), then each step's successor.
 
     Steps the walk does not reach (a broken chain) follow in step-index order: none is hidden.
@@ -618,7 +647,7 @@ def chain_order(
     else:
         return list(steps)
     by_predecessor = {step.from_pipeline_execution_id: step for step in steps}
-    ordered: list[PipelineExecution] = []
+    ordered: list[_Link] = []
     seen: set[str] = set()
     current = by_predecessor.get(None)
     while current is not None and current.pipeline_execution_id not in seen:

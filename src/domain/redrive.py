@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
-from domain.execution import PipelineExecution, WorkflowExecution
+from domain.execution import PipelineExecution, StepHead, WorkflowExecution
 from domain.statuses import TERMINAL_STATUSES, ExecutionStatus
 
 REDRIVABLE_PERIOD = timedelta(days=14)
@@ -116,7 +116,7 @@ def with_derived_redrive_status(
     return execution._replace(redrive_status=status, redrive_status_reason=reason)
 
 
-def local_history_event_count(steps: Iterable[PipelineExecution]) -> int:
+def local_history_event_count(steps: Iterable[PipelineExecution | StepHead]) -> int:
     """The events of a local run's history (LocalRunner.history_page): one per step that
     started, one per step that ended."""
     return sum((step.start_date is not None) + (step.status in TERMINAL_STATUSES) for step in steps)

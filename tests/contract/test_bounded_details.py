@@ -4,10 +4,12 @@ stores)."""
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import pytest
 
 from adapters.system import SystemClock
+from adapters.tables import ResourceKeys, TableNames
 from application.detail_bounds import bound_details, bound_steps
 from application.detail_collections import MAX_INPUTS, MAX_STEP_ROWS, MAX_STEPS
 from application.ports.executions import ExecutionStore
@@ -21,7 +23,12 @@ from application.use_cases.get_execution_metadata import (
     GetExecutionMetadata,
     GetExecutionMetadataQuery,
 )
-from domain.errors import ExecutionNotFoundError, InvalidInputError, PipelineExecutionNotFoundError
+from domain.errors import (
+    ExecutionNotFoundError,
+    InvalidInputError,
+    PipelineExecutionNotFoundError,
+    UnreadableRowError,
+)
 from domain.execution import (
     ExecutionDetails,
     PipelineExecution,
@@ -197,25 +204,55 @@ def test_steps_past_the_bound_are_cut_with_their_total_counted() -> None:
     )
 
 
-def test_a_read_of_the_first_steps_details_reads_every_step_row_and_the_rest_of_those_alone(
+def test_a_read_of_the_first_steps_details_reads_every_step_head_and_the_rest_of_those_alone(
     execution_store: ExecutionStore,
 ) -> None:
-    """`detailed_steps`: every step's row (the chain's order, the count), the per-step rows
-    only of the first in chain order - what a bounded answer shows."""
+    """`detailed_steps`: every step's head (the chain's order, the count, the history's events),
+    the whole step with its per-step rows only of the first in chain order - what a bounded
+    answer shows."""
     write_launch(execution_store, a_launch("r5", steps=5))
     for index in (1, 4):
         execution_store.add_step_outputs(some_outputs("r5", index))
 
     details = execution_store.get_details("r5", detailed_steps=2)
 
-    by_id = {entry.step.pipeline_execution_id: entry for entry in details.steps}
-    assert sorted(by_id) == sorted(step_id("r5", n) for n in range(5))
-    shown, hidden = [by_id[step_id("r5", n)] for n in (0, 1)], [by_id[step_id("r5", 4)]]
+    assert details.step_heads is not None
+    assert [head.pipeline_execution_id for head in details.step_heads] == [
+        step_id("r5", n) for n in range(5)
+    ]
+    assert [head.step_index for head in details.step_heads] == list(range(5))
+    shown = details.steps
+    assert [entry.step.pipeline_execution_id for entry in shown] == [
+        step_id("r5", 0),
+        step_id("r5", 1),
+    ]
     assert all(entry.configuration is not None and entry.input_metadata for entry in shown)
     assert shown[1].outputs.files and shown[1].outputs.logs
-    assert hidden[0].configuration is None and hidden[0].outputs == StepOutputs()
     whole = execution_store.get_details("r5")
+    assert whole.step_heads is None
     assert {e.step.pipeline_execution_id: e for e in whole.steps}[step_id("r5", 4)].outputs.files
+
+
+def test_a_bounded_read_parses_whole_only_the_steps_it_shows(
+    execution_store: ExecutionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counted, not timed: each PipelineExecution a read builds is one step row parsed whole."""
+    write_launch(execution_store, a_launch("r7", steps=10))
+    parsed: list[str] = []
+    build = PipelineExecution.__init__
+
+    def counted(self: PipelineExecution, **fields: Any) -> None:
+        build(self, **fields)
+        parsed.append(self.pipeline_execution_id)
+
+    monkeypatch.setattr(PipelineExecution, "__init__", counted)
+
+    bounded = execution_store.get_details("r7", detailed_steps=3)
+    assert sorted(parsed) == [step_id("r7", n) for n in range(3)]
+    assert bounded.step_heads is not None and len(bounded.step_heads) == 10
+    parsed.clear()
+    execution_store.get_details("r7")
+    assert sorted(parsed) == [step_id("r7", n) for n in range(10)]
 
 
 def test_a_details_read_makes_as_many_requests_whatever_the_steps_past_those_shown(
@@ -237,3 +274,60 @@ def test_a_details_read_makes_as_many_requests_whatever_the_steps_past_those_sho
         counts.append(len(requests))
         requests.clear()
     assert counts[0] == counts[1]
+
+
+def _stored_as(
+    request: pytest.FixtureRequest, step: str, attribute: str, value: str | None
+) -> None:
+    """`attribute` of step `step`'s row set to `value` (None: null) beside the store, as another
+    writer might."""
+    backend = request.node.callspec.params["execution_store"]
+    table = TableNames().get_table_name(ResourceKeys.PIPELINE_EXECUTIONS)
+    if backend == "dynamodb":
+        request.getfixturevalue("moto_dynamodb_client").update_item(
+            TableName=table,
+            Key={"pipelineExecutionId": {"S": step}, "workflowExecutionId": {"S": "r6"}},
+            UpdateExpression="SET #a = :v",
+            ExpressionAttributeNames={"#a": attribute},
+            ExpressionAttributeValues={":v": {"NULL": True} if value is None else {"S": value}},
+        )
+        return
+    with request.getfixturevalue(f"{backend}_database").write() as connection:
+        connection.execute(
+            f'UPDATE "{table}" SET item = json_set(item, ?, ?) WHERE "pipelineExecutionId" = ?',
+            (f'$."{attribute}"', value, step),
+        )
+
+
+def test_a_bounded_read_leaves_out_the_unreadable_step_rows_a_whole_read_would_but_past_those_shown(
+    execution_store: ExecutionStore, request: pytest.FixtureRequest
+) -> None:
+    """A shown step whose row does not read is left out and named, the next shown in its place;
+    a step whose head does not read likewise, wherever it is. A step past those shown is read
+    no further than its head: counted, and named only by a read of it whole."""
+    write_launch(execution_store, a_launch("r6", steps=7))
+    step = [step_id("r6", n) for n in range(7)]
+    _stored_as(request, step[1], "executionStopDate", "yesterday")  # shown: read whole
+    _stored_as(request, step[4], "executionStartDate", "yesterday")  # its head
+    _stored_as(request, step[5], "executionStopDate", "yesterday")  # past those shown
+    _stored_as(request, step[6], "stepIndex", None)  # its head: there, and null
+
+    details = execution_store.get_details("r6", leave_out_unreadable=True, detailed_steps=3)
+
+    assert [entry.step.pipeline_execution_id for entry in details.steps] == [
+        step[0],
+        step[2],
+        step[3],
+    ]
+    assert details.step_heads is not None
+    assert [head.pipeline_execution_id for head in details.step_heads] == [
+        step[0],
+        step[2],
+        step[3],
+        step[5],
+    ]
+    assert [row.key for row in details.unreadable_rows] == [step[1], step[4], step[6]]
+    whole = execution_store.get_details("r6", leave_out_unreadable=True)
+    assert [row.key for row in whole.unreadable_rows] == [step[1], step[4], step[5], step[6]]
+    with pytest.raises(UnreadableRowError):
+        execution_store.get_details("r6", detailed_steps=3)

@@ -34,13 +34,12 @@ from adapters.run_records import (
     parse_execution_input_record,
     workflow_key_of,
 )
+from adapters.step_heads import shown_run_steps
 from adapters.step_records import (
     parse_run_steps,
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
     parse_task_execution_record,
-    steps_to_detail,
-    with_bare_steps,
 )
 from adapters.tables import ResourceKeys
 from application.ports.executions import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
@@ -51,6 +50,7 @@ from domain.execution import (
     ExecutionDetails,
     PipelineExecution,
     StepDetails,
+    StepHead,
     StepOutputs,
     UnreadableRow,
     WorkflowExecution,
@@ -205,10 +205,20 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
         # a run VAMS launched resolved no files: its inputs are its selections (ROW_FALLBACKS),
         # already read
         inputs = resolved or selections
-        steps = parse_run_steps(
-            [self._whole(row) for row in self._step_items(workflow_execution_id)], left_out
-        )
-        detailed = steps_to_detail(steps, detailed_steps)
+        step_items = self._step_items(workflow_execution_id)
+        heads: tuple[StepHead, ...] | None = None
+        if detailed_steps is None:
+            detailed = parse_run_steps([self._whole(row) for row in step_items], left_out)
+        else:
+            # the same Query: every row is read, and parsed whole (its cut bodies read back from
+            # the object store) only for the steps shown
+            by_id = {row["pipelineExecutionId"]: row for row in step_items}
+            detailed, heads = shown_run_steps(
+                step_items,
+                lambda ids: {step_id: self._whole(by_id[step_id]) for step_id in ids},
+                detailed_steps,
+                left_out,
+            )
         run_configuration, configurations = self._configurations(workflow_execution_id, detailed)
         configuration = readable_rows(
             parse_execution_configuration_record,
@@ -220,21 +230,19 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
             configuration=next(iter(configuration), None),
             inputs=tuple(readable_rows(parse_execution_input_record, inputs, left_out)),
             selections=tuple(readable_rows(parse_execution_input_record, selections, left_out)),
-            steps=with_bare_steps(
-                steps,
-                [
-                    self._step_details(
-                        step,
-                        configurations.get(step.pipeline_execution_id),
-                        include_outputs,
-                        row_limit,
-                        left_out,
-                    )
-                    for step in detailed
-                ],
+            steps=tuple(
+                self._step_details(
+                    step,
+                    configurations.get(step.pipeline_execution_id),
+                    include_outputs,
+                    row_limit,
+                    left_out,
+                )
+                for step in detailed
             ),
             # once each: a run VAMS launched reads its selections as its inputs too
             unreadable_rows=tuple(dict.fromkeys(left_out or ())),
+            step_heads=heads,
         )
 
     def _configurations(

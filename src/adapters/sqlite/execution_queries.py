@@ -23,16 +23,16 @@ from adapters.run_records import (
     parse_execution_record,
 )
 from adapters.sqlite.access_facts import read_access_facts
-from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID
+from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_HEAD_VALUES, STEP_ID
 from adapters.sqlite.paging import decode_token, encode_token
-from adapters.sqlite.statements import TableSql, load_item
+from adapters.sqlite.statements import TableSql, chunks, load_item
 from adapters.sqlite.store_base import SqliteStoreBase
+from adapters.step_heads import shown_run_steps
 from adapters.step_records import (
+    STEP_HEAD_PRESENCE,
     parse_step_input_configuration_record,
     parse_step_input_metadata_record,
     parse_task_execution_record,
-    steps_to_detail,
-    with_bare_steps,
 )
 from application.ports.executions import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
 from domain.authorization import AccessFacts
@@ -42,6 +42,7 @@ from domain.execution import (
     ExecutionDetails,
     PipelineExecution,
     StepDetails,
+    StepHead,
     StepOutputs,
     UnreadableRow,
     WorkflowExecution,
@@ -140,15 +141,14 @@ class SqliteExecutionQueries(SqliteStoreBase):
             selections = self._page(
                 connection, RowCollection.SELECTIONS, workflow_execution_id, None, page_limit
             )
-            step_rows = self._steps(connection, workflow_execution_id, left_out)
-            detailed = self._step_details(
-                connection,
-                steps_to_detail(step_rows, detailed_steps),
-                include_outputs,
-                row_limit,
-                left_out,
-            )
-            steps = with_bare_steps(step_rows, detailed)
+            heads: tuple[StepHead, ...] | None = None
+            if detailed_steps is None:
+                step_rows = self._steps(connection, workflow_execution_id, left_out)
+            else:
+                step_rows, heads = self._shown_steps(
+                    connection, workflow_execution_id, detailed_steps, left_out
+                )
+            steps = self._step_details(connection, step_rows, include_outputs, row_limit, left_out)
         execution = parse_execution_record(self._whole(load_item(row[0])))
         configurations = readable_rows(
             parse_execution_configuration_record,
@@ -173,7 +173,40 @@ class SqliteExecutionQueries(SqliteStoreBase):
             steps=steps,
             # once each: a run VAMS launched reads its selections as its inputs too
             unreadable_rows=tuple(dict.fromkeys(left_out or ())),
+            step_heads=heads,
         )
+
+    def _shown_steps(
+        self,
+        connection: sqlite3.Connection,
+        workflow_execution_id: str,
+        shown: int,
+        left_out: list[UnreadableRow] | None,
+    ) -> tuple[list[PipelineExecution], tuple[StepHead, ...]]:
+        """adapters.step_heads.shown_run_steps: every step row's head attributes (SQLite's JSON
+        reads them, Python parses none of the rest), the whole rows of the steps shown."""
+        values = len(STEP_HEAD_VALUES)
+        head_items = []
+        for row in connection.execute(self._sql.step_heads_of_execution, (workflow_execution_id,)):
+            # a null attribute reads as an absent one (item.get), but where its presence counts
+            item: Item = {STEP_ID: row[0]}
+            item.update(
+                (n, v) for n, v in zip(STEP_HEAD_VALUES, row[1:], strict=False) if v is not None
+            )
+            for name, kind in zip(STEP_HEAD_PRESENCE, row[1 + values :], strict=True):
+                if kind == "null":
+                    item[name] = None
+            head_items.append(item)
+
+        def whole_items(ids: list[str]) -> dict[str, Item]:
+            found: dict[str, Item] = {}
+            for chunk in chunks(ids):
+                statement = self._sql.steps_by_id(len(chunk))
+                for step_id, text in connection.execute(statement, (workflow_execution_id, *chunk)):
+                    found[step_id] = self._whole(load_item(text))
+            return found
+
+        return shown_run_steps(head_items, whole_items, shown, left_out)
 
     def _step_details(
         self,

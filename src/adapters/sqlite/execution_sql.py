@@ -15,7 +15,7 @@ from adapters.run_records import (
 )
 from adapters.sqlite.schema import SqliteSchema
 from adapters.sqlite.statements import TableSql, dump_json, json_path, placeholders
-from adapters.step_records import STEP_STATUS
+from adapters.step_records import STEP_HEAD_ATTRIBUTES, STEP_HEAD_PRESENCE, STEP_STATUS
 from adapters.tables import ResourceKeys
 from application.ports.executions import AssetDirection, ListScope, RowCollection
 from domain.run import RunGuard
@@ -24,6 +24,8 @@ START_DATE = "executionStartDate"
 EXECUTION_ID = "workflowExecutionId"
 STEP_ID = "pipelineExecutionId"
 WORKFLOW_KEY = "workflowDatabaseId:workflowId"
+# the head attributes step_heads_of_execution reads from the item: the id is a column
+STEP_HEAD_VALUES = tuple(name for name in STEP_HEAD_ATTRIBUTES if name != STEP_ID)
 # records.workflow_key_of in SQL: wfx's composite key, else VAMS's two plain ids, else ""
 _WORKFLOW_KEY_OF_ROW = (
     f"COALESCE(json_extract(item, {json_path(WORKFLOW_KEY)}), "
@@ -111,6 +113,15 @@ class ExecutionSql:
         self.step_status = self._guarded(steps, (STEP_ID, EXECUTION_ID), STEP_STATUS)
         self.attempt_status = self._guarded(attempts, (STEP_ID, ATTEMPT), "status")
         self.steps_of_execution = self._items_where(steps, EXECUTION_ID)
+        # what a bounded read takes of every step (parse_step_head), the rows as the statement
+        # above gives them: the id, each other head attribute's value, then the JSON type (NULL:
+        # absent) of each whose presence counts
+        heads = [f"json_extract(item, {json_path(name)})" for name in STEP_HEAD_VALUES]
+        heads += [f"json_type(item, {json_path(name)})" for name in STEP_HEAD_PRESENCE]
+        self.step_heads_of_execution = (
+            f"SELECT {steps.q(STEP_ID)}, {', '.join(heads)} FROM {steps.name} "
+            f"WHERE {steps.q(EXECUTION_ID)} = ?"
+        )
         # Whether a step may move while the run is open: its status and abort request, by id;
         # read once per write (inside BEGIN IMMEDIATE the row cannot change but by that write).
         self.run_state = (
@@ -176,6 +187,14 @@ class ExecutionSql:
             f"SELECT item FROM (SELECT item, ROW_NUMBER() OVER (PARTITION BY {partition} "
             f"ORDER BY {table.q(spec.sort.name)}) AS n FROM {table.name} "
             f"WHERE {partition} IN ({placeholders(count)})) WHERE n <= ?"
+        )
+
+    def steps_by_id(self, count: int) -> str:
+        """Parameters: the run's id, then `count` of its steps' ids; each row: id, item."""
+        steps = self.steps
+        return (
+            f"SELECT {steps.q(STEP_ID)}, item FROM {steps.name} WHERE "
+            f"{steps.q(EXECUTION_ID)} = ? AND {steps.q(STEP_ID)} IN ({placeholders(count)})"
         )
 
     @staticmethod

@@ -177,10 +177,12 @@ class ExecutionQueries(Protocol):
         can have 20k inputs). A row other than the main row that cannot be read raises
         UnreadableRowError, or, `leave_out_unreadable` (a read showing what it can), is left
         out and named in `unreadable_rows` (a step's row: the step and its rows with it).
-        With `detailed_steps`, every step's row is read but the per-step rows (configuration,
-        input metadata, outputs, attempts) only for the first that many in chain order
-        (domain.execution.chain_order): what a bounded answer shows; the others' are neither
-        read nor named unreadable.
+        With `detailed_steps`, `steps` holds only the first that many in chain order
+        (domain.execution.chain_order), in that order, with their per-step rows (configuration,
+        input metadata, outputs, attempts): what a bounded answer shows; `step_heads` every
+        step's head in chain order (the count, the history's events). A step past those shown
+        is read no further than its head: its per-step rows are neither read nor named
+        unreadable, nor is the rest of its row (counted, it is named by a page of the steps).
         """
         ...
 

@@ -16,7 +16,7 @@ from application.result_texts import ResultTextReader
 from application.state_machine_memo import StateMachineMemo
 from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.reconcile_execution import ReconcileExecution
-from domain.execution import ExecutionDetails, chain_order
+from domain.execution import ExecutionDetails
 from domain.redrive import local_history_event_count, with_derived_redrive_status
 from domain.workflow import ExecutionType
 
@@ -29,7 +29,7 @@ class GetExecutionDetailsQuery(BaseModel):
 
 
 class GetExecutionDetails:
-    """Read every row of one run; steps are walked from the root along the chain links.
+    """Read one run's rows; steps are walked from the root along the chain links.
 
     Every collection is bounded (application.detail_collections); what was cut is named in
     `truncated_collections`, to be paged with GetExecutionMetadata.
@@ -71,17 +71,13 @@ class GetExecutionDetails:
                 details = self._read(query.workflow_execution_id)
             else:
                 details = details.model_copy(update={"execution": reconciled})
-        events = local_history_event_count(entry.step for entry in details.steps)
+        heads = details.step_heads
+        assert heads is not None  # read with detailed_steps: every step's head, in chain order
+        events = local_history_event_count(heads)
         execution = with_derived_redrive_status(details.execution, self._clock.now(), events)
         details = details.model_copy(update={"execution": execution})
-        by_id = {entry.step.pipeline_execution_id: entry for entry in details.steps}
-        ordered = chain_order([entry.step for entry in details.steps])
         # cut before anything is derived per step: a dropped step costs no AWS call
-        steps, steps_cut = bound_steps(
-            details.model_copy(
-                update={"steps": tuple(by_id[step.pipeline_execution_id] for step in ordered)}
-            )
-        )
+        steps, steps_cut = bound_steps(details, total=len(heads))
         details = details.model_copy(update={"steps": steps})
         machines = StateMachineMemo(self._state_machines) if self._state_machines else None
         if query.include_sub_executions and self._sub_executions is not None:
@@ -112,9 +108,9 @@ class GetExecutionDetails:
 
     def _read(self, workflow_execution_id: str) -> ExecutionDetails:
         # row collections one past their bound: enough to say that more exist, never 20k inputs;
-        # a row another writer left unreadable is named, the rest of the run still shown
-        # every step's row (the chain's order, the step count, the history's events), the
-        # per-step rows only of the steps the answer shows (bound_steps keeps the first)
+        # a row another writer left unreadable is named, the rest of the run still shown;
+        # every step's head (the chain's order, the step count, the history's events), the
+        # whole step and its per-step rows only of the steps the answer shows
         return self._store.get_details(
             workflow_execution_id,
             row_limit=ROW_READ_LIMIT,

@@ -20,14 +20,14 @@ from application.ports.sub_executions import SubProcessController
 from application.ports.system import Clock
 from application.run_log import fit_run_log
 from application.run_log_sources import LocalRunLog
-from application.run_writes import end_run
+from application.run_writes import end_run, end_run_and_steps
 from application.stale_reads import note_stale
 from application.sub_process_stops import stop_sub_processes
 from domain.errors import ConflictError, UnreadableRowError
 from domain.execution import WorkflowExecution
 from domain.run import Run, RunChange, RunEnd, failure_message
 from domain.run_write import RunWrite
-from domain.statuses import TERMINAL_STATUSES
+from domain.statuses import TERMINAL_STATUSES, StepStatus
 
 if TYPE_CHECKING:
     from application.ports.orchestration import Orchestrator, OrchestratorExecution
@@ -174,15 +174,23 @@ class ReconcileExecution:
     def _lose_runner(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
         # as the error handler does for a failed run: what its running steps registered (a
         # state machine, a Batch job) would otherwise go on with nobody to stop it
-        steps = self._store.list_steps(execution.workflow_execution_id)
-        stop_sub_processes(self._sub_processes, self._store, steps, now)
+        run = self._store.get_run(execution.workflow_execution_id)
+        stop_sub_processes(self._sub_processes, self._store, run.steps, now)
+        # the end is decided on that read (one read of every step), unless a stop was recorded
+        # on a step since: then on a fresh one
+        stopped = any(
+            step.status is StepStatus.RUNNING and step.registered_sub_executions
+            for step in run.steps
+        )
         log, log_object_key = self._fit_log(execution)
-        return end_run(
+        ended, _ = end_run_and_steps(
             self._store,
             execution.workflow_execution_id,
-            lambda run: run.lose_runner(now, self._lease, log, log_object_key),
-            self._durations,
+            lambda read: read.lose_runner(now, self._lease, log, log_object_key),
+            first=None if stopped else run,
+            durations=self._durations,
         )
+        return ended
 
     def _end_as_described(
         self, execution: WorkflowExecution, described: OrchestratorExecution, now: datetime
