@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic.alias_generators import to_camel
 
+from adapters.compact_json import IdTemplates
 from adapters.item_budget import (
     KEPT_BYTES,
     Item,
@@ -362,6 +363,10 @@ def parse_run_steps(
 # -- per-step input tables ---------------------------------------------------------------------
 
 
+# a launch writes one a step, the same but for the step's and the run's ids
+_STEP_CONFIGURATION_TEXTS = IdTemplates(("pipelineExecutionId", "workflowExecutionId"))
+
+
 def build_step_input_configuration_record(config: StepInputConfiguration) -> Record:
     item: Item = {
         "pipelineExecutionId": config.pipeline_execution_id,
@@ -405,7 +410,21 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Rec
         item["handler"] = handler
     if config.command is not None:
         item["command"] = [redact(part) for part in config.command]
-    return fit_item(item, STEP_CONFIGURATION_BUDGET, config.workflow_execution_id)
+    # every value but the two ids follows from these (the handler and command as redacted now)
+    rest = (
+        config.execution_type,
+        config.input_file_arity,
+        config.metadata_inputs,
+        config.input_files,
+        item.get("handler"),
+        None if config.command is None else tuple(item["command"]),
+    )
+    return fit_item(
+        item,
+        STEP_CONFIGURATION_BUDGET,
+        config.workflow_execution_id,
+        json_text=_STEP_CONFIGURATION_TEXTS.text(rest, item),
+    )
 
 
 def _vams_system_config(item: Item) -> Item:

@@ -1,0 +1,116 @@
+"""A launch's configuration rows, written from a template per workflow step (`IdTemplates`),
+hold the compact encoder's text of their items, whatever the ids, the handler, the command and
+the other values are (quotes, control characters, DEL, accents, a template's own mark
+character), built once or again with other ids."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from adapters.compact_json import IdTemplates, encode_compact
+from adapters.run_records import build_execution_configuration_record
+from adapters.step_records import build_step_input_configuration_record
+from domain.execution import ExecutionConfiguration, StepInputConfiguration
+from domain.workflow import ExecutionType, InputFileArity
+
+_MARK = "\ue000"  # the first varying value's mark in a template
+_TEXT = st.text(max_size=8) | st.sampled_from(["", _MARK, f'x"{_MARK}', "\x7f", "é", "\\ue000"])
+_IDS = st.lists(st.tuples(_TEXT, _TEXT), min_size=1, max_size=3)
+
+
+def _is_the_encoders(record: dict[str, object], text: str | None) -> None:
+    assert text == encode_compact(dict(record))
+    assert json.loads(text) == record
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    ids=_IDS,
+    execution_type=st.sampled_from(list(ExecutionType)),
+    arity=st.sampled_from(list(InputFileArity)),
+    handler=st.none() | _TEXT,
+    command=st.none() | st.lists(_TEXT, max_size=3).map(tuple),
+    metadata_inputs=st.lists(_TEXT, max_size=2).map(tuple),
+    input_files=st.lists(_TEXT, max_size=2).map(tuple),
+)
+def test_a_step_configurations_text_is_the_encoders(
+    ids: list[tuple[str, str]],
+    execution_type: ExecutionType,
+    arity: InputFileArity,
+    handler: str | None,
+    command: tuple[str, ...] | None,
+    metadata_inputs: tuple[str, ...],
+    input_files: tuple[str, ...],
+) -> None:
+    for step_id, run_id in ids:  # the second and third from the first one's template
+        record = build_step_input_configuration_record(
+            StepInputConfiguration(
+                pipeline_execution_id=step_id,
+                workflow_execution_id=run_id,
+                execution_type=execution_type,
+                handler=handler,
+                command=command,
+                input_file_arity=arity,
+                metadata_inputs=metadata_inputs,
+                input_files=input_files,
+            )
+        )
+        _is_the_encoders(record, record.json_text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    run_ids=st.lists(_TEXT, min_size=1, max_size=3),
+    moment=st.datetimes(timezones=st.just(UTC)).map(lambda m: m.replace(microsecond=0)),
+    workflow_key=_TEXT,
+    output=st.none() | st.tuples(_TEXT, _TEXT),
+    selections=st.lists(_TEXT, max_size=2).map(tuple),
+    group=st.none() | _TEXT,
+    steps=st.lists(st.tuples(_TEXT, _TEXT), max_size=3).map(tuple),
+)
+def test_a_run_configurations_text_is_the_encoders(
+    run_ids: list[str],
+    moment: datetime,
+    workflow_key: str,
+    output: tuple[str, str] | None,
+    selections: tuple[str, ...],
+    group: str | None,
+    steps: tuple[tuple[str, str], ...],
+) -> None:
+    for run_id in run_ids:
+        record = build_execution_configuration_record(
+            ExecutionConfiguration(
+                workflow_execution_id=run_id,
+                workflow_key=workflow_key,
+                workflow_version=3,
+                execution_start_date=moment,
+                output_database_id=output[0] if output else None,
+                output_asset_id=output[1] if output else None,
+                input_selections=selections,
+                execution_group_id=group,
+                specified_pipelines=steps,
+            )
+        )
+        _is_the_encoders(record, record.json_text)
+
+
+def test_an_item_holding_a_marks_character_or_a_varying_value_not_text_is_encoded_whole() -> None:
+    templates = IdTemplates(("a", "b"))
+    marked = {"a": "1", "b": "2", "c": _MARK}
+    assert templates.text("marked", marked) == encode_compact(marked)
+    assert templates.text("marked", marked | {"a": "3"}) == encode_compact(marked | {"a": "3"})
+    plain = {"a": "1", "b": "2", "c": "x"}
+    assert templates.text("plain", plain) == encode_compact(plain)
+    assert templates.text("plain", plain | {"b": 7}) == '{"a":"1","b":7,"c":"x"}'
+
+
+def test_templates_past_the_size_are_dropped_and_made_again() -> None:
+    templates = IdTemplates(("a",), size=2)
+    for rest in range(5):
+        item = {"a": f"id-{rest}", "c": rest}
+        assert templates.text(rest, item) == encode_compact(item)
+    assert templates.text(0, {"a": "z", "c": 0}) == '{"a":"z","c":0}'
