@@ -13,8 +13,12 @@ from hypothesis import strategies as st
 
 from adapters.compact_json import IdTemplates, encode_compact
 from adapters.run_records import build_execution_configuration_record
-from adapters.step_records import build_step_input_configuration_record
-from domain.execution import ExecutionConfiguration, StepInputConfiguration
+from adapters.step_records import (
+    build_pipeline_execution_record,
+    build_step_input_configuration_record,
+)
+from domain.execution import ExecutionConfiguration, PipelineExecution, StepInputConfiguration
+from domain.statuses import StepStatus
 from domain.workflow import ExecutionType, InputFileArity
 
 _MARK = "\ue000"  # the first varying value's mark in a template
@@ -95,6 +99,68 @@ def test_a_run_configurations_text_is_the_encoders(
                 specified_pipelines=steps,
             )
         )
+        _is_the_encoders(record, record.json_text)
+
+
+_MOMENT = st.none() | st.datetimes(timezones=st.just(UTC)).map(lambda m: m.replace(microsecond=0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    ids=st.lists(st.tuples(_TEXT, _TEXT, _TEXT), min_size=1, max_size=3),
+    constant=st.fixed_dictionaries(
+        {
+            "pipeline_database_id": _TEXT,
+            "pipeline_id": _TEXT,
+            "step_index": st.integers(min_value=0, max_value=3),
+            "step_definition_id": st.none() | _TEXT,
+            "execution_type": st.sampled_from(list(ExecutionType)),
+            "input_file_arity": st.sampled_from(list(InputFileArity)),
+            "wait_for_callback": st.booleans(),
+            "pipeline_resource_arn": _TEXT,
+            "end_state": st.booleans(),
+            "vended_role_arn": _TEXT,
+            "credential_vending_state": _TEXT,
+            "input_path": _TEXT,
+        }
+    ),
+    from_step=st.none() | _TEXT,
+    status=st.sampled_from(list(StepStatus)),
+    start=_MOMENT,
+    stop=_MOMENT,
+    error=st.none() | _TEXT,
+    scopes=st.lists(_TEXT, max_size=1).map(tuple),
+)
+def test_a_step_rows_text_is_the_encoders(
+    ids: list[tuple[str, str, str]],
+    constant: dict[str, object],
+    from_step: str | None,
+    status: StepStatus,
+    start: datetime | None,
+    stop: datetime | None,
+    error: str | None,
+    scopes: tuple[str, ...],
+) -> None:
+    for step_id, run_id, path in ids:  # the second and third from the first one's template
+        step = PipelineExecution.model_validate(
+            constant
+            | {
+                "pipeline_execution_id": step_id,
+                "workflow_execution_id": run_id,
+                "from_pipeline_execution_id": from_step,
+                "status": status,
+                "start_date": start,
+                "stop_date": stop,
+                "error": error,
+                "s3_read_only_scopes": scopes,
+                "output_files_path": f"{path}/output/",
+                "output_preview_path": f"{path}/preview/",
+                "output_metadata_path": f"{path}/metadata/",
+                "auxiliary_path": f"{path}/auxiliary/",
+                "orchestration_bus_event_prefix": f"{run_id}.{step_id}",
+            }
+        )
+        record = build_pipeline_execution_record(step)
         _is_the_encoders(record, record.json_text)
 
 
