@@ -180,3 +180,20 @@ def test_templates_past_the_size_are_dropped_and_made_again() -> None:
         item = {"a": f"id-{rest}", "c": rest}
         assert templates.text(rest, item) == encode_compact(item)
     assert templates.text(0, {"a": "z", "c": 0}) == '{"a":"z","c":0}'
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    items=st.lists(
+        st.tuples(_TEXT, st.none() | _TEXT | st.integers(), st.booleans()), min_size=1, max_size=4
+    )
+)
+def test_a_value_its_builder_left_out_of_the_rest_costs_a_template_never_a_wrong_text(
+    items: list[tuple[str, str | int | None, bool]],
+) -> None:
+    templates = IdTemplates(("id",))
+    for identifier, other, extra in items:
+        item: dict[str, object] = {"id": identifier, "other": other}
+        if extra:
+            item = {"extra": [other], **item}  # another key, first: the order differs too
+        assert templates.text("the same rest for every item", item) == encode_compact(item)
