@@ -288,15 +288,17 @@ def fit_item(
     offloads: Iterable[Offload] = (),
     *,
     reserve: int = 0,
+    json_text: str | None = None,
 ) -> Record:
     """`item` as a row may hold it: each capped field within its cap, then, while the item is
     over ITEM_BUDGET less `reserve` (room kept for what later updates add), its largest uncut
     field cut. Raises ItemTooLargeError when cutting every field named by the budget is not
-    enough. `item` may be a partial one (an update's values): then only the caps apply."""
+    enough. `item` may be a partial one (an update's values): then only the caps apply.
+    `json_text`: encode_compact's text of `item`, when the builder has it already."""
     limit = ITEM_BUDGET - reserve
     text: str | None
     try:  # its JSON (kept for the row) when it is all JSON values
-        encoded = encode_compact(item)
+        encoded = encode_compact(item) if json_text is None else json_text
     except TypeError:
         text, bound = None, size_upper_bound(item)
     else:

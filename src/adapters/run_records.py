@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from adapters.compact_json import IdTemplates
 from adapters.item_budget import (
     Item,
     Record,
@@ -343,6 +344,10 @@ def parse_execution_input_record(item: Item) -> ExecutionInput:
     )
 
 
+# a launch writes one a run, the same for each run of a workflow version but for two values
+_CONFIGURATION_TEXTS = IdTemplates(("workflowExecutionId", "executionStartDate"))
+
+
 def build_execution_configuration_record(config: ExecutionConfiguration) -> Record:
     item: Item = {
         "workflowExecutionId": config.workflow_execution_id,
@@ -378,7 +383,22 @@ def build_execution_configuration_record(config: ExecutionConfiguration) -> Reco
         executionGroupId=config.execution_group_id,
         **{"outputDatabaseId:outputAssetId": config.output_asset_key},
     )
-    return fit_item(item, CONFIGURATION_BUDGET, config.workflow_execution_id)
+    # every value but the run's id and start follows from these
+    rest = (
+        config.workflow_key,
+        config.workflow_version,
+        config.output_database_id,
+        config.output_asset_id,
+        config.input_selections,
+        config.execution_group_id,
+        config.specified_pipelines,
+    )
+    return fit_item(
+        item,
+        CONFIGURATION_BUDGET,
+        config.workflow_execution_id,
+        json_text=_CONFIGURATION_TEXTS.text(rest, item),
+    )
 
 
 def _pipeline_reference(database_id: str, pipeline_id: str) -> Item:

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic.alias_generators import to_camel
 
+from adapters.compact_json import IdTemplates
 from adapters.item_budget import (
     KEPT_BYTES,
     Item,
@@ -279,7 +280,60 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
     # last, as a transition writes them: an error over its cap is cut by fit_item as it is by
     # step_mutable_attributes, its flags following it
     item.update(_step_mutable_values(step))
-    return fit_item(item, STEP_BUDGET, step.workflow_execution_id, reserve=_STEP_MOVE_RESERVE)
+    return fit_item(
+        item,
+        STEP_BUDGET,
+        step.workflow_execution_id,
+        reserve=_STEP_MOVE_RESERVE,
+        json_text=_step_text(step, item),
+    )
+
+
+# A launch writes one a step: the same for each run of a workflow version but for its ids, its
+# paths (named by the ids) and its state. Templates only for a row with none of the lists, the
+# scopes or an error a step gains as it runs (such a row is encoded whole).
+_STEP_VARYING = (
+    "pipelineExecutionId",
+    "workflowExecutionId",
+    "S3AssetPipelineBucketOutputFilesPrefix",
+    "S3AssetPipelineBucketOutputMetadataPrefix",
+    "S3AssetPipelineBucketOutputPreviewPrefix",
+    "S3AssetAuxPipelineBucketPrefixTemp",
+    "orchestrationBusEventPrefix",
+    "inputS3AssetFilePath",
+)
+_STEP_STATE = (STEP_STATUS, STEP_START_DATE, STEP_STOP_DATE)
+_STEP_TEXTS = IdTemplates((*_STEP_VARYING, *_STEP_STATE))
+_CHAINED_STEP_TEXTS = IdTemplates((*_STEP_VARYING, "from_pipeline_execution_id", *_STEP_STATE))
+
+
+def _step_text(step: PipelineExecution, item: Item) -> str | None:
+    if (
+        step.error is not None
+        or step.registered_sub_executions
+        or step.registered_logs
+        or step.sub_execution_stops
+        or step.s3_read_only_scopes
+        or step.s3_read_write_scopes
+    ):
+        return None
+    # every other value follows from these
+    rest = (
+        step.pipeline_database_id,
+        step.pipeline_id,
+        step.step_index,
+        step.step_definition_id,
+        step.execution_type,
+        step.input_file_arity,
+        step.wait_for_callback,
+        step.pipeline_resource_arn,
+        step.end_state,
+        step.vended_role_arn,
+        step.credential_vending_state,
+    )
+    if step.from_pipeline_execution_id:
+        return _CHAINED_STEP_TEXTS.text(rest, item)
+    return _STEP_TEXTS.text(rest, item)
 
 
 def _step_value(item: Item, name: str) -> Any:
@@ -391,6 +445,10 @@ def parse_run_steps(
 # -- per-step input tables ---------------------------------------------------------------------
 
 
+# a launch writes one a step, the same but for the step's and the run's ids
+_STEP_CONFIGURATION_TEXTS = IdTemplates(("pipelineExecutionId", "workflowExecutionId"))
+
+
 def build_step_input_configuration_record(config: StepInputConfiguration) -> Record:
     item: Item = {
         "pipelineExecutionId": config.pipeline_execution_id,
@@ -434,7 +492,21 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Rec
         item["handler"] = handler
     if config.command is not None:
         item["command"] = [redact(part) for part in config.command]
-    return fit_item(item, STEP_CONFIGURATION_BUDGET, config.workflow_execution_id)
+    # every value but the two ids follows from these (the handler and command as redacted now)
+    rest = (
+        config.execution_type,
+        config.input_file_arity,
+        config.metadata_inputs,
+        config.input_files,
+        item.get("handler"),
+        None if config.command is None else tuple(item["command"]),
+    )
+    return fit_item(
+        item,
+        STEP_CONFIGURATION_BUDGET,
+        config.workflow_execution_id,
+        json_text=_STEP_CONFIGURATION_TEXTS.text(rest, item),
+    )
 
 
 def _vams_system_config(item: Item) -> Item:

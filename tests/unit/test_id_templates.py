@@ -1,0 +1,199 @@
+"""A launch's configuration rows, written from a template per workflow step (`IdTemplates`),
+hold the compact encoder's text of their items, whatever the ids, the handler, the command and
+the other values are (quotes, control characters, DEL, accents, a template's own mark
+character), built once or again with other ids."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from adapters.compact_json import IdTemplates, encode_compact
+from adapters.run_records import build_execution_configuration_record
+from adapters.step_records import (
+    build_pipeline_execution_record,
+    build_step_input_configuration_record,
+)
+from domain.execution import ExecutionConfiguration, PipelineExecution, StepInputConfiguration
+from domain.statuses import StepStatus
+from domain.workflow import ExecutionType, InputFileArity
+
+_MARK = "\ue000"  # the first varying value's mark in a template
+_TEXT = st.text(max_size=8) | st.sampled_from(["", _MARK, f'x"{_MARK}', "\x7f", "é", "\\ue000"])
+_IDS = st.lists(st.tuples(_TEXT, _TEXT), min_size=1, max_size=3)
+
+
+def _is_the_encoders(record: dict[str, object], text: str | None) -> None:
+    assert text == encode_compact(dict(record))
+    assert json.loads(text) == record
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    ids=_IDS,
+    execution_type=st.sampled_from(list(ExecutionType)),
+    arity=st.sampled_from(list(InputFileArity)),
+    handler=st.none() | _TEXT,
+    command=st.none() | st.lists(_TEXT, max_size=3).map(tuple),
+    metadata_inputs=st.lists(_TEXT, max_size=2).map(tuple),
+    input_files=st.lists(_TEXT, max_size=2).map(tuple),
+)
+def test_a_step_configurations_text_is_the_encoders(
+    ids: list[tuple[str, str]],
+    execution_type: ExecutionType,
+    arity: InputFileArity,
+    handler: str | None,
+    command: tuple[str, ...] | None,
+    metadata_inputs: tuple[str, ...],
+    input_files: tuple[str, ...],
+) -> None:
+    for step_id, run_id in ids:  # the second and third from the first one's template
+        record = build_step_input_configuration_record(
+            StepInputConfiguration(
+                pipeline_execution_id=step_id,
+                workflow_execution_id=run_id,
+                execution_type=execution_type,
+                handler=handler,
+                command=command,
+                input_file_arity=arity,
+                metadata_inputs=metadata_inputs,
+                input_files=input_files,
+            )
+        )
+        _is_the_encoders(record, record.json_text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    run_ids=st.lists(_TEXT, min_size=1, max_size=3),
+    moment=st.datetimes(timezones=st.just(UTC)).map(lambda m: m.replace(microsecond=0)),
+    workflow_key=_TEXT,
+    output=st.none() | st.tuples(_TEXT, _TEXT),
+    selections=st.lists(_TEXT, max_size=2).map(tuple),
+    group=st.none() | _TEXT,
+    steps=st.lists(st.tuples(_TEXT, _TEXT), max_size=3).map(tuple),
+)
+def test_a_run_configurations_text_is_the_encoders(
+    run_ids: list[str],
+    moment: datetime,
+    workflow_key: str,
+    output: tuple[str, str] | None,
+    selections: tuple[str, ...],
+    group: str | None,
+    steps: tuple[tuple[str, str], ...],
+) -> None:
+    for run_id in run_ids:
+        record = build_execution_configuration_record(
+            ExecutionConfiguration(
+                workflow_execution_id=run_id,
+                workflow_key=workflow_key,
+                workflow_version=3,
+                execution_start_date=moment,
+                output_database_id=output[0] if output else None,
+                output_asset_id=output[1] if output else None,
+                input_selections=selections,
+                execution_group_id=group,
+                specified_pipelines=steps,
+            )
+        )
+        _is_the_encoders(record, record.json_text)
+
+
+_MOMENT = st.none() | st.datetimes(timezones=st.just(UTC)).map(lambda m: m.replace(microsecond=0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    ids=st.lists(st.tuples(_TEXT, _TEXT, _TEXT), min_size=1, max_size=3),
+    constant=st.fixed_dictionaries(
+        {
+            "pipeline_database_id": _TEXT,
+            "pipeline_id": _TEXT,
+            "step_index": st.integers(min_value=0, max_value=3),
+            "step_definition_id": st.none() | _TEXT,
+            "execution_type": st.sampled_from(list(ExecutionType)),
+            "input_file_arity": st.sampled_from(list(InputFileArity)),
+            "wait_for_callback": st.booleans(),
+            "pipeline_resource_arn": _TEXT,
+            "end_state": st.booleans(),
+            "vended_role_arn": _TEXT,
+            "credential_vending_state": _TEXT,
+            "input_path": _TEXT,
+        }
+    ),
+    from_step=st.none() | _TEXT,
+    status=st.sampled_from(list(StepStatus)),
+    start=_MOMENT,
+    stop=_MOMENT,
+    error=st.none() | _TEXT,
+    scopes=st.lists(_TEXT, max_size=1).map(tuple),
+)
+def test_a_step_rows_text_is_the_encoders(
+    ids: list[tuple[str, str, str]],
+    constant: dict[str, object],
+    from_step: str | None,
+    status: StepStatus,
+    start: datetime | None,
+    stop: datetime | None,
+    error: str | None,
+    scopes: tuple[str, ...],
+) -> None:
+    for step_id, run_id, path in ids:  # the second and third from the first one's template
+        step = PipelineExecution.model_validate(
+            constant
+            | {
+                "pipeline_execution_id": step_id,
+                "workflow_execution_id": run_id,
+                "from_pipeline_execution_id": from_step,
+                "status": status,
+                "start_date": start,
+                "stop_date": stop,
+                "error": error,
+                "s3_read_only_scopes": scopes,
+                "output_files_path": f"{path}/output/",
+                "output_preview_path": f"{path}/preview/",
+                "output_metadata_path": f"{path}/metadata/",
+                "auxiliary_path": f"{path}/auxiliary/",
+                "orchestration_bus_event_prefix": f"{run_id}.{step_id}",
+            }
+        )
+        record = build_pipeline_execution_record(step)
+        _is_the_encoders(record, record.json_text)
+
+
+def test_an_item_holding_a_marks_character_or_a_varying_value_not_text_is_encoded_whole() -> None:
+    templates = IdTemplates(("a", "b"))
+    marked = {"a": "1", "b": "2", "c": _MARK}
+    assert templates.text("marked", marked) == encode_compact(marked)
+    assert templates.text("marked", marked | {"a": "3"}) == encode_compact(marked | {"a": "3"})
+    plain = {"a": "1", "b": "2", "c": "x"}
+    assert templates.text("plain", plain) == encode_compact(plain)
+    assert templates.text("plain", plain | {"b": 7}) == '{"a":"1","b":7,"c":"x"}'
+
+
+def test_templates_past_the_size_are_dropped_and_made_again() -> None:
+    templates = IdTemplates(("a",), size=2)
+    for rest in range(5):
+        item = {"a": f"id-{rest}", "c": rest}
+        assert templates.text(rest, item) == encode_compact(item)
+    assert templates.text(0, {"a": "z", "c": 0}) == '{"a":"z","c":0}'
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    items=st.lists(
+        st.tuples(_TEXT, st.none() | _TEXT | st.integers(), st.booleans()), min_size=1, max_size=4
+    )
+)
+def test_a_value_its_builder_left_out_of_the_rest_costs_a_template_never_a_wrong_text(
+    items: list[tuple[str, str | int | None, bool]],
+) -> None:
+    templates = IdTemplates(("id",))
+    for identifier, other, extra in items:
+        item: dict[str, object] = {"id": identifier, "other": other}
+        if extra:
+            item = {"extra": [other], **item}  # another key, first: the order differs too
+        assert templates.text("the same rest for every item", item) == encode_compact(item)
