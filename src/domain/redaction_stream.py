@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 from domain.lazy_pattern import LazyPattern
 from domain.redaction_rules import REDACTED, has_aws_key_id, redact_line_local
@@ -265,6 +266,15 @@ def _cut_off_marked(line: str, ends: list[tuple[int, bool, bool]], lines_dropped
     return line
 
 
+@dataclass(frozen=True)
+class HeldRun:
+    """The body-looking lines a redactor held back at a restart point: how many, and the number
+    of the first (they are numbered as they are held, from 1)."""
+
+    lines: int
+    first: int
+
+
 class StoredTextRedactor:
     """The stages of redact_text over a text given a piece at a time from its start.
 
@@ -278,6 +288,9 @@ class StoredTextRedactor:
         self._partial = ""
         self._held: deque[tuple[str, str]] = deque()  # body-looking lines an END may yet remove
         self._held_size = 0
+        self._serial = 0  # how many body-looking lines were held back so far
+        self._dropped_through = 0  # the number of the last of them an END removed
+        self._key_id_serial = 0  # the number of the last of them holding an AWS key id
 
     def feed(self, piece: str) -> str:
         """What can be given out of the text so far: whole lines, each ending in "\n"."""
@@ -316,6 +329,31 @@ class StoredTextRedactor:
         A reader may start there; anywhere else it may print what lies inside a key block."""
         return not self._partial and self._quiet()
 
+    def restart_wait(self) -> HeldRun | None:
+        """Whether a reader may start at this line start with a new redactor, and from when on
+        both give the same lines: at rest, at once (a run of no lines); holding back only a run
+        of body-looking lines with no key id among them, once all of them are given out (none
+        removed by an END: see `removed`). None: not here.
+
+        A new redactor holds the same lines of the run as this one (the newest that fit, see
+        _overflow), whatever came before them; what this one holds from before here, once given
+        out, changes no line after it (no key id, nothing held in the AWS window). So a log made
+        only of body-looking lines still has restart points: one a piece, each usable once the
+        lines held there (at most MAX_HELD_BODY_CHARACTERS) are given out."""
+        if self._partial or self._blocks.open or not self._window.idle:
+            return None
+        held = len(self._held)
+        first = self._serial - held + 1
+        if held and self._key_id_serial >= first:
+            return None
+        return HeldRun(held, first)
+
+    def removed(self, run: HeldRun) -> bool:
+        """Whether an END removed held lines since `run` was held: its own, and the restart
+        point is none (a new redactor started there would not know the body began above it),
+        or ones held after it (then it is given up too, though it would do: a rare loss)."""
+        return self._dropped_through >= run.first
+
     def _line(self, text: str, ending: str) -> str:
         kept = self._blocks.line(text)
         ends = self._blocks.orphan_ends
@@ -323,11 +361,15 @@ class StoredTextRedactor:
             dropped = ends[0][2] and bool(self._held)
             if dropped:
                 self._held, self._held_size = deque(), 0
+                self._dropped_through = self._serial
             marked = _cut_off_marked(kept or "", ends, dropped)
             return self._released() + self._passed(marked, ending)
         if kept is not None and _BODY_LINE.compiled.fullmatch(kept):
             self._held.append((kept, ending))
             self._held_size += len(kept) + _HELD_LINE_OVERHEAD
+            self._serial += 1
+            if has_aws_key_id(kept):
+                self._key_id_serial = self._serial
             return self._overflow()
         released = self._released()  # the run is broken: no END can reach back past this line
         return released if kept is None else released + self._passed(kept, ending)

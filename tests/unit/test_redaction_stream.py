@@ -245,3 +245,31 @@ def test_a_page_keeps_one_message_per_line_and_drops_the_lines_inside_a_block() 
 
 def test_a_page_finds_a_bare_secret_in_the_message_before_its_key_id() -> None:
     assert redact_lines([AWS_SECRET, "ok", KEY_ID]) == [REDACTED, "ok", REDACTED]
+
+
+def test_a_redactor_holding_body_looking_lines_restarts_once_they_are_given_out() -> None:
+    stored = StoredTextRedactor()
+    stored.feed("QUJD\nREVG\n")
+    held = stored.restart_wait()
+    assert held is not None and held.lines == 2  # from the next line, once these two are out
+    assert stored.feed("plain line\n") == "QUJD\nREVG\nplain line\n"
+    assert not stored.removed(held)
+
+
+def test_a_restart_behind_held_lines_an_end_removes_is_none() -> None:
+    stored = StoredTextRedactor()
+    stored.feed("QUJD\nREVG\n")
+    held = stored.restart_wait()
+    assert held is not None
+    assert (
+        stored.feed("-----END RSA PRIVATE KEY-----\n")
+        == "[REDACTED]-----END RSA PRIVATE KEY-----\n"
+    )
+    assert stored.removed(held)  # started below them, a reader would not know the body began
+
+
+def test_held_lines_with_a_key_id_among_them_are_no_restart_point() -> None:
+    # given out, the key id reaches the lines after them: a secret there is removed
+    stored = StoredTextRedactor()
+    stored.feed("AKIAIOSFODNN7EXAMPLE\n")
+    assert stored.restart_wait() is None
