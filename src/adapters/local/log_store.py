@@ -26,7 +26,7 @@ class FileLogStore:
 
     def __init__(self, root: Path) -> None:
         self._root = Path(root)
-        # the reads build their paths as str: every run's end reads its logs twice, and
+        # the reads build their paths as str: every run's end reads its logs, and
         # pathlib's joins cost more than the listing of a folder that is not there
         self._root_name = os.fspath(root)
         self._handed_out: set[tuple[str, str]] = set()
