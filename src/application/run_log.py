@@ -49,6 +49,26 @@ def log_tail(pieces: Iterable[str], characters: int) -> str:
     return kept
 
 
+class StepTails:
+    """Each step log's log_tail, kept as a run log is read from the step logs (its `tap`), so a
+    run's end that stores the run log and summarises each step reads each step log once."""
+
+    def __init__(self, characters: int) -> None:
+        self._characters = characters
+        self._tails: dict[str, str] = {}
+
+    def tap(self, pipeline_execution_id: str, pieces: Iterator[str]) -> Iterator[str]:
+        kept, characters = "", self._characters
+        for piece in pieces:
+            kept = (kept + piece[-characters:])[-characters:]
+            yield piece
+        self._tails[pipeline_execution_id] = kept  # only a log read to its end has a tail
+
+    def get(self, pipeline_execution_id: str) -> str | None:
+        """The step log's tail, or None when the run log was not read from it."""
+        return self._tails.get(pipeline_execution_id)
+
+
 class _Tail:
     """The last `size` bytes of what passes through, held in at most twice that."""
 

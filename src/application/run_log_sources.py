@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from application.ports.files import LogStore
+from application.ports.files import LogStore, StepLogTap
 from application.ports.logs import LogEvent, RunLogSource, StateMachineLogReader
 from domain.available_logs import LogReadStatus, group_name_of, state_machine_arn_of
 from domain.execution import WorkflowExecution
@@ -59,8 +59,10 @@ class LocalRunLog:
     def __init__(self, logs: LogStore) -> None:
         self._logs = logs
 
-    def run_log_pieces(self, execution: WorkflowExecution) -> Iterable[str]:
-        return self._logs.run_log_pieces(execution.workflow_execution_id)
+    def run_log_pieces(
+        self, execution: WorkflowExecution, tap: StepLogTap | None = None
+    ) -> Iterable[str]:
+        return self._logs.run_log_pieces(execution.workflow_execution_id, tap)
 
 
 class StateMachineRunLog:
@@ -75,7 +77,9 @@ class StateMachineRunLog:
         self._state_machines, self._events = state_machines, events
         self._bound = bound or RunLogBound()
 
-    def run_log_pieces(self, execution: WorkflowExecution) -> Iterable[str]:
+    def run_log_pieces(
+        self, execution: WorkflowExecution, tap: StepLogTap | None = None
+    ) -> Iterable[str]:
         return (self.read_run_log(execution),)  # bounded by RunLogBound: one piece
 
     def read_run_log(self, execution: WorkflowExecution) -> str:
@@ -166,14 +170,16 @@ class RunLogRouter:
         self._local, self._factories = local, by_orchestrator
         self._built: dict[str, RunLogSource] = {}
 
-    def run_log_pieces(self, execution: WorkflowExecution) -> Iterable[str]:
+    def run_log_pieces(
+        self, execution: WorkflowExecution, tap: StepLogTap | None = None
+    ) -> Iterable[str]:
         name = execution.orchestrator
         factory = self._factories.get(name)
         if factory is None:
-            return self._local.run_log_pieces(execution)
+            return self._local.run_log_pieces(execution, tap)
         if name not in self._built:
             self._built[name] = factory()  # built on first use: a local run needs no boto3
-        return self._built[name].run_log_pieces(execution)
+        return self._built[name].run_log_pieces(execution, tap)
 
 
 def _log_group_arns(logging: Mapping[str, Any]) -> list[str]:

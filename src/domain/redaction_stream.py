@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 from domain.lazy_pattern import LazyPattern
-from domain.redaction_rules import REDACTED, has_aws_key_id, redact_line_local
+from domain.redaction_rules import AWS_KEY_ID, REDACTED, has_aws_key_id, redact_line_local
 
 LineRule = Callable[[str], str]
 
@@ -40,6 +41,10 @@ MAX_LINE_CHARACTERS = 64 * 1024
 # past this size it lets the oldest go. A key's body is a few KB; a PGP key with a photo, tens.
 MAX_HELD_BODY_CHARACTERS = 1024 * 1024
 _HELD_LINE_OVERHEAD = 64  # what a held line costs beside its characters (1-character lines)
+# A reader gives a longer line cut (CutLine): its head and a note, what the stages need of the rest.
+# Longer than any held run: such a line is never held, whole or cut, so the stages agree.
+MAX_READ_LINE_CHARACTERS = 1024 * 1024
+_MARKER_CARRY = 256  # a key-block marker or key id cut by two reads of a long line is still found
 
 
 class _KeyBlocks:
@@ -265,6 +270,84 @@ def _cut_off_marked(line: str, ends: list[tuple[int, bool, bool]], lines_dropped
     return line
 
 
+@dataclass(frozen=True)
+class HeldRun:
+    """The body-looking lines a redactor held back at a restart point: how many, and the number
+    of the first (they are numbered as they are held, from 1)."""
+
+    lines: int
+    first: int
+
+
+class CutLine:
+    """A line longer than MAX_READ_LINE_CHARACTERS as a reader gives it: its first part (the
+    last, partial word dropped, so no secret shows in part), a note saying how much of it is
+    shown, and what the multi-line stages see in the rest (the key-block markers and AWS key
+    ids, in order), so that the lines after it are redacted as after the whole line. Held: the
+    head and _MARKER_CARRY characters, never the line."""
+
+    def __init__(self, head: str) -> None:
+        last_word = _LAST_WORD.compiled.search(head)
+        self._shown = len(head) - (len(last_word[0]) if last_word else 0)
+        self._head = head
+        self._found: dict[int, str] = {}  # where in the line, what (past the shown head)
+        # whether the line so far is blank space and one run of body characters: an END after
+        # it ends a key body begun above (_KeyBlocks._outside), as at a line's start
+        self._body = _LEADING_BODY.compiled.fullmatch(head[: self._shown]) is not None
+        self._ended = False  # an END was found (what follows it no longer counts)
+        self._last_end = 0  # where the last marker found ends
+        self._text_after = False
+        self._carry = head[max(0, self._shown - _MARKER_CARRY) : self._shown]
+        self._position = self._shown
+        self.add(head[self._shown :])
+
+    def add(self, text: str) -> None:
+        scan = self._carry + text
+        base = self._position - len(self._carry)
+        for pattern in _CUT_LINE_MARKERS:
+            if pattern is AWS_KEY_ID or _BEGIN_GATE in scan or _END_GATE in scan:
+                for found in pattern.compiled.finditer(scan):
+                    if base + found.end() > self._shown:
+                        self._found.setdefault(base + found.start(), found[0])
+                        self._last_end = max(self._last_end, base + found.end())
+        # whether text follows the last marker: after a BEGIN, a body (on this very line)
+        after = text[max(0, self._last_end - self._position) :]
+        self._text_after = bool(after.strip()) or (
+            self._text_after and self._last_end <= self._position
+        )
+        if self._body and not self._ended:
+            ends = [at for at, found in self._found.items() if found.startswith(_END_GATE)]
+            self._ended = bool(ends)
+            before = text[: max(0, min(ends) - self._position)] if ends else text
+            self._body = _BODY_CHARACTERS.compiled.fullmatch(before) is not None
+        self._carry = scan[-_MARKER_CARRY:]
+        self._position += len(text)
+
+    def line(self, in_block: bool) -> str:
+        """The line the stages are given in place of the whole; `in_block`: it starts inside a
+        key block."""
+        found = [self._found[at] for at in sorted(self._found)]
+        note = f"[wfx: line cut: {self._shown:,} of {self._position:,} characters shown]"
+        ends = [i for i, marker in enumerate(found) if marker.startswith(_END_GATE)]
+        begins = [i for i, marker in enumerate(found) if marker.startswith(_BEGIN_GATE)]
+        # the note goes where no block is open (or it would be taken for a key's body) and no
+        # value can take it in (a quote left open takes the rest of its line)
+        if found and found[-1].startswith(_BEGIN_GATE) and self._text_after:
+            found.append("x")  # the body after the BEGIN, as the stages are to see it
+        if in_block:
+            return " ".join([self._head[: self._shown], *found, note])
+        if self._body and ends and (not begins or ends[0] < begins[0]):
+            # the shown head and all up to the END are a key's body: redacted with it
+            return " ".join(["A" + found[ends[0]], note, *found[ends[0] + 1 :]])
+        return " ".join([f"{note} {self._head[: self._shown]}", *found])
+
+
+_LEADING_BODY = LazyPattern(r"[ \t]*[A-Za-z0-9+/=]*")
+_BODY_CHARACTERS = LazyPattern(r"[A-Za-z0-9+/=]*")
+_LAST_WORD = LazyPattern(r"\S*\Z")
+_CUT_LINE_MARKERS = (_BEGIN, _END, AWS_KEY_ID)
+
+
 class StoredTextRedactor:
     """The stages of redact_text over a text given a piece at a time from its start.
 
@@ -278,15 +361,66 @@ class StoredTextRedactor:
         self._partial = ""
         self._held: deque[tuple[str, str]] = deque()  # body-looking lines an END may yet remove
         self._held_size = 0
+        self._serial = 0  # how many body-looking lines were held back so far
+        self._dropped_through = 0  # the number of the last of them an END removed
+        self._key_id_serial = 0  # the number of the last of them holding an AWS key id
+        self._cut: CutLine | None = None  # the line being read, when too long to hold
 
     def feed(self, piece: str) -> str:
-        """What can be given out of the text so far: whole lines, each ending in "\n"."""
+        """What can be given out of the text so far: whole lines, each ending in "\n" (one
+        longer than MAX_READ_LINE_CHARACTERS cut, see CutLine)."""
         if "\n" not in piece:
-            self._partial += piece
+            self._add_partial(piece)
             return ""
-        text = self._partial + piece
-        cut = text.rindex("\n")
-        whole, self._partial = text[:cut], text[cut + 1 :]
+        cut, end = piece.index("\n"), piece.rindex("\n")
+        out = [self._ended(piece[:cut])]
+        if end > cut:
+            whole = piece[cut + 1 : end]
+            if len(whole) <= MAX_READ_LINE_CHARACTERS:
+                out.append(self._whole_lines(whole))
+            else:
+                out += self._long_text(whole)
+        self._add_partial(piece[end + 1 :])
+        return "".join(out)
+
+    def _long_text(self, whole: str) -> list[str]:
+        """Runs of lines a reader gives whole at once, and each longer line cut."""
+        out: list[str] = []
+        short: list[str] = []
+        for line in whole.split("\n"):
+            if len(line) <= MAX_READ_LINE_CHARACTERS:
+                short.append(line)
+                continue
+            if short:
+                out.append(self._whole_lines("\n".join(short)))
+                short = []
+            out.append(self._ended(line))
+        if short:
+            out.append(self._whole_lines("\n".join(short)))
+        return out
+
+    def _add_partial(self, text: str) -> None:
+        if self._cut is not None:
+            self._cut.add(text)
+            return
+        self._partial += text
+        if len(self._partial) > MAX_READ_LINE_CHARACTERS:
+            self._cut = CutLine(self._partial[:MAX_READ_LINE_CHARACTERS])
+            self._cut.add(self._partial[MAX_READ_LINE_CHARACTERS:])
+            self._partial = ""
+
+    def _ended(self, text: str) -> str:
+        """The line that `text` ends (with what came before it), given out."""
+        if self._cut is None and len(self._partial) + len(text) <= MAX_READ_LINE_CHARACTERS:
+            line, self._partial = self._partial + text, ""
+            return self._whole_lines(line)
+        self._add_partial(text)
+        cut, self._cut, self._partial = self._cut, None, ""
+        assert cut is not None
+        return self._line(cut.line(self._blocks.open), "\n")
+
+    def _whole_lines(self, whole: str) -> str:
+        """The lines of `whole` (none longer than a reader gives whole), each ending in "\n"."""
         lines = whole.split("\n")
         quick = ""
         if self._quiet() and not needs_lines(whole):
@@ -302,7 +436,8 @@ class StoredTextRedactor:
 
     def close(self) -> str:
         """The rest: the text after the last "\n" (a line, as redact_text has it) and all held."""
-        last = self._line(self._partial, "")
+        cut, self._cut = self._cut, None
+        last = self._line(cut.line(self._blocks.open) if cut else self._partial, "")
         self._partial = ""
         return last + self._released() + self._ruled(self._window.close())
 
@@ -314,7 +449,32 @@ class StoredTextRedactor:
         """Whether nothing is held (no open block, no line, no cut-off body, no key id near): a
         restart point, where a new redactor given what follows gives the same lines as this one.
         A reader may start there; anywhere else it may print what lies inside a key block."""
-        return not self._partial and self._quiet()
+        return not self._partial and self._cut is None and self._quiet()
+
+    def restart_wait(self) -> HeldRun | None:
+        """Whether a reader may start at this line start with a new redactor, and from when on
+        both give the same lines: at rest, at once (a run of no lines); holding back only a run
+        of body-looking lines with no key id among them, once all of them are given out (none
+        removed by an END: see `removed`). None: not here.
+
+        A new redactor holds the same lines of the run as this one (the newest that fit, see
+        _overflow), whatever came before them; what this one holds from before here, once given
+        out, changes no line after it (no key id, nothing held in the AWS window). So a log made
+        only of body-looking lines still has restart points: one a piece, each usable once the
+        lines held there (at most MAX_HELD_BODY_CHARACTERS) are given out."""
+        if self._partial or self._cut is not None or self._blocks.open or not self._window.idle:
+            return None
+        held = len(self._held)
+        first = self._serial - held + 1
+        if held and self._key_id_serial >= first:
+            return None
+        return HeldRun(held, first)
+
+    def removed(self, run: HeldRun) -> bool:
+        """Whether an END removed held lines since `run` was held: its own, and the restart
+        point is none (a new redactor started there would not know the body began above it),
+        or ones held after it (then it is given up too, though it would do: a rare loss)."""
+        return self._dropped_through >= run.first
 
     def _line(self, text: str, ending: str) -> str:
         kept = self._blocks.line(text)
@@ -323,11 +483,15 @@ class StoredTextRedactor:
             dropped = ends[0][2] and bool(self._held)
             if dropped:
                 self._held, self._held_size = deque(), 0
+                self._dropped_through = self._serial
             marked = _cut_off_marked(kept or "", ends, dropped)
             return self._released() + self._passed(marked, ending)
         if kept is not None and _BODY_LINE.compiled.fullmatch(kept):
             self._held.append((kept, ending))
             self._held_size += len(kept) + _HELD_LINE_OVERHEAD
+            self._serial += 1
+            if has_aws_key_id(kept):
+                self._key_id_serial = self._serial
             return self._overflow()
         released = self._released()  # the run is broken: no END can reach back past this line
         return released if kept is None else released + self._passed(kept, ending)
@@ -374,7 +538,8 @@ def redacted_lines(pieces: Iterable[str]) -> Iterator[str]:
 
 def redacted_pieces(pieces: Iterable[str]) -> Iterator[str]:
     """A stored text given in pieces from its start, redacted a piece at a time: joined, exactly
-    what redact() makes of the whole text, holding what redacted_lines holds."""
+    what redact() makes of the whole text (a line longer than MAX_READ_LINE_CHARACTERS cut, see
+    CutLine), holding what redacted_lines holds."""
     stored = StoredTextRedactor()
     for piece in pieces:
         if out := stored.feed(piece):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.local.object_store import FilesystemObjectStore
+from application.ports.files import StepLogTap
 from application.use_cases.abort_execution import AbortExecution, AbortExecutionCommand
 from domain.execution import WorkflowExecution
 from domain.run import first_start
@@ -42,7 +43,9 @@ class _RunnerEndingItsStep:
 
 
 class _NoLog:
-    def run_log_pieces(self, execution: WorkflowExecution) -> Iterable[str]:
+    def run_log_pieces(
+        self, execution: WorkflowExecution, tap: StepLogTap | None = None
+    ) -> Iterable[str]:
         return ()
 
 

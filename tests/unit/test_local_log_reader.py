@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from adapters.local import log_reader
 from adapters.local.log_reader import LocalFileLogReader
 from application.ports.logs import TOKEN_REFUSED
+from domain import redaction_stream
 from domain.available_logs import LogReadStatus
-from domain.redaction import redact
+from domain.redaction import redact, redacted_lines
 from tests import planted_secrets
 from tests.planted_secrets import Plant
 
@@ -334,3 +335,79 @@ def test_signed_pages_go_across_files_and_through_a_filter_as_line_numbers_did(
                         break
         assert shown[True] == shown[False] and shown[True], arguments
     assert shown[True] == [f"exec-1 line {n}" for n in range(1, 60, 3)]
+
+
+# A log of key-body-looking lines: the redactor holds a run of them back (an END below could
+# show them to be a cut-off key's body), so it is never at rest; its restart points are those
+# where the lines held are all given out (StoredTextRedactor.restart_wait).
+
+_BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+_BODY_LINES = st.lists(st.text(alphabet=_BASE64, min_size=1, max_size=70), max_size=30)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(_BODY_LINES, planted_secrets.embedded(), st.integers(0, 300)),
+        min_size=1,
+        max_size=4,
+    ),
+    _BODY_LINES,
+    st.integers(min_value=1, max_value=9),
+    st.integers(min_value=16, max_value=300),
+    st.integers(min_value=64, max_value=900),
+)
+def test_body_looking_pages_resumed_from_their_tokens_show_what_a_read_from_the_start_shows(
+    parts: list[tuple[list[str], Plant, int]], last: list[str], limit: int, piece: int, held: int
+) -> None:
+    # a small bound on the lines held, so that runs pass it: secrets (a key block whose BEGIN
+    # or END is lost, a key id by its secret) among runs longer than it, cut by pieces and pages
+    text = "".join("\n".join([*lines, plant.text[cut:], ""]) for lines, plant, cut in parts)
+    text += "".join(f"{line}\n" for line in last)
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        patch.object(log_reader, "_READ_BYTES", piece // 3 + 1),
+        patch.object(log_reader, "_PIECE_BYTES", piece),
+        patch.object(redaction_stream, "MAX_HELD_BODY_CHARACTERS", held),
+    ):
+        root = Path(folder) / "logs"
+        (root / "exec-2").mkdir(parents=True)
+        (root / "exec-2" / "tool.log").write_bytes(text.encode())
+        shown = _all_pages(_signed(root), limit)
+        from_the_start = list(redacted_lines([text]))
+    assert shown == from_the_start
+
+
+def test_a_deep_page_of_a_log_of_body_looking_lines_reads_about_what_the_first_page_reads(
+    root: Path,
+) -> None:
+    # every line could be a key's body: the first page reads the lines held back first, a deep
+    # page as much from a restart point near it, not the log from its start
+    lines = [f"{n:08d}" + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0123456789" for n in range(20_000)]
+    (root / "exec-2").mkdir()
+    (root / "exec-2" / "tool.log").write_text("".join(f"{line}\n" for line in lines))
+    reader, read = _signed(root), [0]
+    pieces = log_reader._pieces
+
+    def counted(file: BinaryIO, offset: int) -> Iterator[tuple[str, int | None]]:
+        for text, after in pieces(file, offset):
+            read[0] += len(text)
+            yield text, after
+
+    shown, token, reads = [], None, []
+    with (
+        patch.object(log_reader, "_READ_BYTES", 1024),
+        patch.object(log_reader, "_pieces", counted),
+        patch.object(redaction_stream, "MAX_HELD_BODY_CHARACTERS", 16 * 1024),
+    ):
+        while True:
+            read[0] = 0
+            page = reader.read("exec-2", stream="tool.log", next_token=token, limit=500)
+            shown += [event.message for event in page.events]
+            reads.append(read[0])
+            if (token := page.next_token) is None:
+                break
+    assert shown == lines
+    # the held lines (16 KB and their overhead, ~23 KB of text), a piece and the page (27 KB);
+    # read from the start, the last page would read the whole log (1.1 MB)
+    assert max(reads) < 2 * reads[0] < 200 * 1024, reads

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import tracemalloc
 from itertools import pairwise
+from unittest.mock import patch
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from domain import redaction_stream
 from domain.redaction import REDACTED, StreamRedactor, redact, redact_lines, redacted_lines
-from domain.redaction_stream import MAX_HELD_BODY_CHARACTERS, StoredTextRedactor
+from domain.redaction_stream import (
+    MAX_HELD_BODY_CHARACTERS,
+    MAX_READ_LINE_CHARACTERS,
+    StoredTextRedactor,
+)
 from tests import planted_secrets
 from tests.planted_secrets import Plant
 
@@ -245,3 +252,99 @@ def test_a_page_keeps_one_message_per_line_and_drops_the_lines_inside_a_block() 
 
 def test_a_page_finds_a_bare_secret_in_the_message_before_its_key_id() -> None:
     assert redact_lines([AWS_SECRET, "ok", KEY_ID]) == [REDACTED, "ok", REDACTED]
+
+
+def test_a_redactor_holding_body_looking_lines_restarts_once_they_are_given_out() -> None:
+    stored = StoredTextRedactor()
+    stored.feed("QUJD\nREVG\n")
+    held = stored.restart_wait()
+    assert held is not None and held.lines == 2  # from the next line, once these two are out
+    assert stored.feed("plain line\n") == "QUJD\nREVG\nplain line\n"
+    assert not stored.removed(held)
+
+
+def test_a_restart_behind_held_lines_an_end_removes_is_none() -> None:
+    stored = StoredTextRedactor()
+    stored.feed("QUJD\nREVG\n")
+    held = stored.restart_wait()
+    assert held is not None
+    assert (
+        stored.feed("-----END RSA PRIVATE KEY-----\n")
+        == "[REDACTED]-----END RSA PRIVATE KEY-----\n"
+    )
+    assert stored.removed(held)  # started below them, a reader would not know the body began
+
+
+def test_held_lines_with_a_key_id_among_them_are_no_restart_point() -> None:
+    # given out, the key id reaches the lines after them: a secret there is removed
+    stored = StoredTextRedactor()
+    stored.feed("AKIAIOSFODNN7EXAMPLE\n")
+    assert stored.restart_wait() is None
+
+
+# A line longer than MAX_READ_LINE_CHARACTERS is given cut, not held whole (CutLine).
+
+_NOTE = "[wfx: line cut:"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(planted_secrets.embedded(), min_size=1, max_size=3),
+    planted_secrets.embedded(),
+    st.integers(min_value=1, max_value=6),
+    st.integers(min_value=20, max_value=300),
+    st.lists(st.integers(min_value=0, max_value=3000)),
+    st.integers(min_value=0, max_value=60),
+)
+def test_a_line_too_long_to_hold_is_cut_and_every_other_line_is_as_redact_makes_it(
+    around: list[Plant], inside: Plant, repeats: int, bound: int, cuts: list[int], start: int
+) -> None:
+    # a long line of secrets (a key block's markers or a key id in the part not shown
+    # included) among secrets: the lines before and after it as the whole text's, its own
+    # shown part holding none of its secrets
+    long_line = " | ".join([inside.text.replace("\n", " ")] * repeats)
+    texts = [plant.text for plant in around]
+    text = "\n".join([*texts[:1], long_line, *texts[1:], "after"])[start:] + "\n"
+    # a run held as a cut-off key body is shorter than a cut line (as the bounds are): the
+    # reference is the text read whole with that bound on runs, each line held whole
+    with patch.object(redaction_stream, "MAX_HELD_BODY_CHARACTERS", bound):
+        with patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", bound):
+            got = list(redacted_lines(_pieces(text, cuts)))
+            at_once = list(redacted_lines([text]))
+        expected = list(redacted_lines([text]))
+    assert got == at_once
+    assert len(got) == len(expected), (got, expected, text)
+    differing = [line for line, whole in zip(got, expected, strict=True) if line != whole]
+    assert all(_NOTE in line for line in differing), (text, bound, cuts)
+    for line in differing:
+        shown = line[: line.index(_NOTE)]
+        assert not any(secret in shown for secret in inside.secrets if len(secret) > 8)
+
+
+def test_a_line_of_many_megabytes_is_read_holding_its_head_not_the_line() -> None:
+    piece = "word " * 51_200  # 256 KB
+    tracemalloc.start()
+    try:
+        stored = StoredTextRedactor()
+        for _ in range(64):  # 16 MB, no line break
+            assert stored.feed(piece) == ""
+        out = stored.feed("the end\nnext line\n")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    line, after = out.splitlines()
+    shown = MAX_READ_LINE_CHARACTERS - MAX_READ_LINE_CHARACTERS % len("word ")  # whole words
+    total = 64 * len(piece) + len("the end")
+    assert line.startswith(f"[wfx: line cut: {shown:,} of {total:,} characters shown] word word")
+    assert after == "next line"
+    assert peak < 8 * MAX_READ_LINE_CHARACTERS, peak  # the head (1 MiB) and a few pieces
+
+
+def test_a_key_block_begun_in_the_part_of_a_long_line_not_shown_still_hides_its_body() -> None:
+    with patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", 100):
+        text = "x " * 200 + "-----BEGIN RSA PRIVATE KEY-----\nMIIEsecretbody\n"
+        text += "-----END RSA PRIVATE KEY-----\nafter\n"
+        lines = list(redacted_lines([text]))
+    assert lines[0].startswith("[wfx: line cut: 100 of 431 characters shown] x x")
+    assert lines[0].endswith("-----BEGIN RSA PRIVATE KEY-----")
+    assert lines[1:] == ["[REDACTED]", "-----END RSA PRIVATE KEY-----", "after"]  # as whole

@@ -5,6 +5,7 @@ outside the root is ever opened (no absolute path, no `..`, no symlink leading o
 from __future__ import annotations
 
 import codecs
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
@@ -12,7 +13,7 @@ from typing import BinaryIO
 from adapters.local.log_page_tokens import PageTokens, Restart, TokenRefused
 from application.ports.logs import TOKEN_REFUSED, LogEvent, LogPage
 from domain.available_logs import LogReadStatus
-from domain.redaction_stream import StoredTextRedactor
+from domain.redaction_stream import HeldRun, StoredTextRedactor
 
 _HIDDEN = "."  # the log store's own bookkeeping (`.order`) is no log
 _READ_BYTES = 16 * 1024  # read at a time: a next page resumes at most this before its start
@@ -124,8 +125,10 @@ def _page(
 
 
 def _marked_lines(files: list[Path], restart: Restart) -> Iterator[str | Restart]:
-    """The redacted lines of the files from `restart` on, and before each piece read where the
-    redactor holds nothing, that restart point (its line left for the caller to count).
+    """The redacted lines of the files from `restart` on, and each restart point (its line left
+    for the caller to count): before a piece read where the redactor holds nothing, or, where
+    it holds back only body-looking lines, once those are given out (StoredTextRedactor's
+    restart_wait).
 
     Redacted from a restart point, as the whole would be: a page lying inside a key block would
     look like any other text. wfx's own step logs are redacted already; registered files may not
@@ -134,14 +137,44 @@ def _marked_lines(files: list[Path], restart: Restart) -> Iterator[str | Restart
         offset = restart.offset if number == restart.file else 0
         with open(files[number], "rb") as file:
             file.seek(offset)
-            redactor = StoredTextRedactor()
-            line_start: int | None = offset  # where the next piece starts, if a line starts there
-            for text, after in _pieces(file, offset):
-                if line_start is not None and redactor.at_rest:
-                    yield Restart(number, line_start)
-                yield from redactor.feed(text).splitlines()
-                line_start = after
-            yield from redactor.close().splitlines()
+            yield from _file_marked_lines(file, number, offset)
+
+
+def _file_marked_lines(file: BinaryIO, number: int, offset: int) -> Iterator[str | Restart]:
+    redactor = StoredTextRedactor()
+    # restart points waiting for the lines held there: (lines given out by then, run, offset)
+    waiting: deque[tuple[int, HeldRun, int]] = deque()
+    given = 0
+    line_start: int | None = offset  # where the next piece starts, if a line starts there
+    for text, after in _pieces(file, offset):
+        held = None if line_start is None else redactor.restart_wait()
+        if held is not None and line_start is not None:
+            waiting.append((given + held.lines, held, line_start))
+        for line in redactor.feed(text).splitlines():
+            yield from _due(waiting, given, redactor, number)
+            yield line
+            given += 1
+        yield from _due(waiting, given, redactor, number)
+        line_start = after
+    for line in redactor.close().splitlines():
+        yield from _due(waiting, given, redactor, number)
+        yield line
+        given += 1
+
+
+def _due(
+    waiting: deque[tuple[int, HeldRun, int]], given: int, redactor: StoredTextRedactor, number: int
+) -> Iterator[Restart]:
+    """The waiting restart points whose held lines have all been given out, in order; one whose
+    held lines an END removed is none."""
+    while waiting:
+        due, held, line_start = waiting[0]
+        removed = redactor.removed(held)
+        if due > given and not removed:
+            return
+        waiting.popleft()
+        if due == given and not removed:
+            yield Restart(number, line_start)
 
 
 def _pieces(file: BinaryIO, offset: int) -> Iterator[tuple[str, int | None]]:

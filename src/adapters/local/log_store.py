@@ -6,7 +6,10 @@ import os
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from application.ports.files import StepLogTap
 
 LOG_SUFFIX = ".log"
 # Step logs in the order they were first handed out: file times are too coarse to order a fast run.
@@ -23,7 +26,7 @@ class FileLogStore:
 
     def __init__(self, root: Path) -> None:
         self._root = Path(root)
-        # the reads build their paths as str: every run's end reads its logs twice, and
+        # the reads build their paths as str: every run's end reads its logs, and
         # pathlib's joins cost more than the listing of a folder that is not there
         self._root_name = os.fspath(root)
         self._handed_out: set[tuple[str, str]] = set()
@@ -67,9 +70,11 @@ class FileLogStore:
             with file:
                 yield from iter(partial(file.read, _PIECE_CHARACTERS), "")
 
-    def run_log_pieces(self, workflow_execution_id: str) -> Iterator[str]:
+    def run_log_pieces(
+        self, workflow_execution_id: str, tap: StepLogTap | None = None
+    ) -> Iterator[str]:
         """Every step log of the run, oldest first, each under a header naming its step and
-        ending in a line break, a piece at a time."""
+        ending in a line break, a piece at a time (each step log's through `tap`)."""
         folder = self._run_folder(workflow_execution_id)
         for pipeline_execution_id in _steps_in_order(folder):
             file = _opened(f"{folder}{os.sep}{pipeline_execution_id}{LOG_SUFFIX}")
@@ -78,7 +83,8 @@ class FileLogStore:
             with file:
                 yield f"{run_log_header(pipeline_execution_id)}\n"
                 last = "\n"
-                for piece in iter(partial(file.read, _PIECE_CHARACTERS), ""):
+                pieces = iter(partial(file.read, _PIECE_CHARACTERS), "")
+                for piece in pieces if tap is None else tap(pipeline_execution_id, pieces):
                     last = piece[-1]
                     yield piece
                 if last != "\n":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
@@ -101,6 +101,12 @@ class HandlerLocator(Protocol):
         ...
 
 
+# Given each step log as a run log is read from it (the step's id and its pieces), gives the
+# pieces on: a reader that wants more of each step log than the run log keeps (its tail) takes
+# it in the same pass, not by reading the log again.
+StepLogTap = Callable[[str, Iterator[str]], Iterator[str]]
+
+
 class LogStore(Protocol):
     """Where run and step logs are written locally and read back."""
 
@@ -117,7 +123,10 @@ class LogStore(Protocol):
         holds a piece."""
         ...
 
-    def run_log_pieces(self, workflow_execution_id: str) -> Iterator[str]:
+    def run_log_pieces(
+        self, workflow_execution_id: str, tap: StepLogTap | None = None
+    ) -> Iterator[str]:
         """The run's step logs, oldest first, each under a header naming its step, a piece at a
-        time: a run's end that stores it holds a piece."""
+        time: a run's end that stores it holds a piece. Each step log's pieces pass through
+        `tap` (when given) as they are read."""
         ...

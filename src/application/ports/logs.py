@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from application.ports.files import StepLogTap
     from domain.available_logs import LogReadStatus
     from domain.execution import WorkflowExecution
 
@@ -73,6 +74,11 @@ class RunLogSource(Protocol):
     """Where a run's own log (the main row's executionLog) is read from when the run ends: the
     text, whole up to the source's bound, a piece at a time (a local run's log is as large as its
     steps printed). A log that is missing or unreadable gives a one-line note saying why (or
-    nothing), never an error: a run log never fails the run's end."""
+    nothing), never an error: a run log never fails the run's end.
 
-    def run_log_pieces(self, execution: WorkflowExecution) -> Iterable[str]: ...
+    `tap` sees each step log the text is made of as it is read (a local run's); a source whose
+    log is not made of step logs never calls it."""
+
+    def run_log_pieces(
+        self, execution: WorkflowExecution, tap: StepLogTap | None = None
+    ) -> Iterable[str]: ...

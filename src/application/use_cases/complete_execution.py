@@ -13,7 +13,7 @@ from application.ports.executions import ExecutionStore
 from application.ports.files import AssetCatalog, LogStore, ObjectStore, StoredObject
 from application.ports.logs import RunLogSource
 from application.ports.system import Clock
-from application.run_log import fit_run_log, log_tail
+from application.run_log import StepTails, fit_run_log, log_tail
 from application.run_log_sources import LocalRunLog
 from application.run_writes import (
     commit_decided,
@@ -126,7 +126,7 @@ class CompleteExecution:
         now = self._clock.now()
         if end_step is not None:
             self._add_end_state_outputs(run, end_step, status, now)
-        log, log_object_key = self._fit_log(execution)
+        log, log_object_key, tails = self._fit_log(execution)
         ended, final_steps = end_run_and_steps(
             self._store,
             workflow_execution_id,
@@ -134,7 +134,7 @@ class CompleteExecution:
             first=run,
             durations=self._durations,
         )
-        self._write_summaries(final_steps)
+        self._write_summaries(final_steps, tails)
         return ended
 
     def finish_last_step(self, command: FinishLastStepCommand) -> LastStepFinished:
@@ -149,7 +149,7 @@ class CompleteExecution:
             end_step = next((step for step in run.steps if step.end_state), None)
             if end_step is not None:
                 self._add_end_state_outputs(run, end_step, ExecutionStatus.SUCCEEDED, now)
-        log, log_object_key = self._fit_log(run.execution)
+        log, log_object_key, tails = self._fit_log(run.execution)
         decisions = 0
         final_steps: list[PipelineExecution] = []  # the steps as the decided write leaves them
 
@@ -172,7 +172,7 @@ class CompleteExecution:
                 )
             summaries: tuple[StepLog, ...] = ()
             if end is not None and len(after.steps) <= SUMMARIES_IN_THE_END_WRITE:
-                summaries = self._summaries(after.steps)
+                summaries = self._summaries(after.steps, tails)
             final_steps[:] = after.steps
             return RunWrite.of(
                 run_id, moves=moves, change=end.change if end else None, step_logs=summaries
@@ -184,7 +184,7 @@ class CompleteExecution:
             first = decide(run)
         if first is None:
             if run.execution.is_terminal:  # a repeat: the summaries, the last write, again
-                self._write_summaries(run.steps)
+                self._write_summaries(run.steps, tails)
             return LastStepFinished(step_status=run.step(step_id).status, execution=run.execution)
         written, last = commit_decided(
             self._store, lambda: self._store.get_run(run_id), decide, first
@@ -192,7 +192,9 @@ class CompleteExecution:
         if written is None:
             assert last is not None
             return LastStepFinished(step_status=last.step(step_id).status, execution=last.execution)
-        return self._finished_as_written(written, written is first, final_steps, run_id, step_id)
+        return self._finished_as_written(
+            written, written is first, final_steps, run_id, step_id, tails
+        )
 
     def _finished_as_written(
         self,
@@ -201,12 +203,13 @@ class CompleteExecution:
         final_steps: list[PipelineExecution],
         run_id: str,
         step_id: str,
+        tails: StepTails,
     ) -> LastStepFinished:
         """What follows the last step's write: its durations, the summaries a chain too long
         for it left out, and the step and the run as it left them."""
         self._record_durations(written, carried)
         if written.change is not None and not written.step_logs:
-            self._write_summaries(tuple(final_steps))
+            self._write_summaries(tuple(final_steps), tails)
         finished = next(s for s in final_steps if s.pipeline_execution_id == step_id)
         execution = written.change.after if written.change else self._store.get_execution(run_id)
         return LastStepFinished(step_status=finished.status, execution=execution)
@@ -248,30 +251,45 @@ class CompleteExecution:
         else:
             record_end_durations(self._durations, written.moves)
 
-    def _write_summaries(self, steps: tuple[PipelineExecution, ...]) -> None:
+    def _write_summaries(
+        self, steps: tuple[PipelineExecution, ...], tails: StepTails | None = None
+    ) -> None:
         """The summaries describe each step as the run left it."""
-        self._store.add_step_outputs(StepOutputs(logs=self._summaries(steps)))
+        self._store.add_step_outputs(StepOutputs(logs=self._summaries(steps, tails)))
 
-    def _summaries(self, steps: tuple[PipelineExecution, ...]) -> tuple[StepLog, ...]:
+    def _summaries(
+        self, steps: tuple[PipelineExecution, ...], tails: StepTails | None = None
+    ) -> tuple[StepLog, ...]:
+        """Each step's summary, its log's tail as `tails` kept it when the run log was read
+        from the step logs (a local run), else read now."""
         if not steps:
             return ()
         run_id = steps[0].workflow_execution_id
-        # one listing, not an open per step (most write none); of each log only its tail is
-        # kept as it is read, so a step that printed 200 MB costs a piece, not the log
-        written = set(self._logs.step_log_ids(run_id))
+        written: set[str] | None = None
 
         def tail(step_id: str) -> str:
+            nonlocal written
+            kept = tails.get(step_id) if tails is not None else None
+            if kept is not None:
+                return kept
+            if written is None:  # one listing, not an open per step (most write none)
+                written = set(self._logs.step_log_ids(run_id))
             if step_id not in written:
                 return ""
+            # of the log only its tail is kept as it is read: 200 MB cost a piece, not the log
             return log_tail(self._logs.step_log_pieces(run_id, step_id), _LOG_TAIL_CHARACTERS)
 
         return tuple(
             self._summary(step, tail(step.pipeline_execution_id)) for step in chain_order(steps)
         )
 
-    def _fit_log(self, execution: WorkflowExecution) -> tuple[str, str | None]:
-        pieces = self._run_logs.run_log_pieces(execution)
-        return fit_run_log(self._objects, execution.workflow_execution_id, pieces)
+    def _fit_log(self, execution: WorkflowExecution) -> tuple[str, str | None, StepTails]:
+        """The run log as the row keeps it, its object key when cut, and the tails of the step
+        logs it was read from (none when it was not made of them)."""
+        tails = StepTails(_LOG_TAIL_CHARACTERS)
+        pieces = self._run_logs.run_log_pieces(execution, tails.tap)
+        log, key = fit_run_log(self._objects, execution.workflow_execution_id, pieces)
+        return log, key, tails
 
     def _end_state_outputs(
         self,
