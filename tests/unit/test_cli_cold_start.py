@@ -59,6 +59,10 @@ NOT_FOR_A_LIST = {
     "application.run_writes": "ending a run (a lost runner, an end found out of band)",
     "application.run_log": "fitting the run log of a run that ends",
     "application.sub_process_stops": "stopping the sub-processes of a lost runner's run",
+    "application.ports.sub_executions": "the sub-process controllers a lost runner's end stops",
+    "adapters.sub_process_dispatch": "the sub-process controllers a lost runner's end stops",
+    "application.ports.logs": "the run log's sources, read when a run ends",
+    "application.run_log_sources": "the run log's sources, read when a run ends",
 }
 
 # What the list builds: ListExecutions and the ReconcileExecution it holds, and the output
