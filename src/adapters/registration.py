@@ -3,10 +3,14 @@ the row version guarding their writes."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from adapters.item_budget import Record
 from adapters.records import STEP_BUDGET, SUB_EXECUTION_STOPS, Item
 from adapters.step_records import build_pipeline_execution_record
-from domain.run_write import StepLists, StepListsKind
+
+if TYPE_CHECKING:  # only a run's write names a step's lists: a list imports none of its writes
+    from domain.run_write import StepLists
 
 REGISTRATION_VERSION = "registrationVersion"
 
@@ -17,9 +21,10 @@ def registration_version(item: Item) -> int:
     return int(item.get(REGISTRATION_VERSION, 0))
 
 
-_LIST_ATTRIBUTES = {
-    StepListsKind.REGISTERED: ("registeredSubExecutions", "registeredLogs"),
-    StepListsKind.STOPS: (SUB_EXECUTION_STOPS,),
+# by StepListsKind's values (a StrEnum member finds its value's entry)
+_LIST_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    "registered": ("registeredSubExecutions", "registeredLogs"),
+    "stops": (SUB_EXECUTION_STOPS,),
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic.alias_generators import to_camel
 
@@ -48,13 +48,15 @@ from domain.execution import (
 )
 from domain.logs import STEP_FUNCTIONS_EXECUTION, RegisteredLog, RegisteredSubExecution
 from domain.redaction import redact, redact_executable
-from domain.run import StepMove
 from domain.statuses import StepStatus
 from domain.sub_processes import SubExecutionStop
 from domain.workflow import (
     ExecutionType,
     InputFileArity,
 )
+
+if TYPE_CHECKING:  # a step move is written, never read: a list leaves the run lifecycle out
+    from domain.run import StepMove
 
 # What a step move may write later (an error at its cap, its flags) is kept free on the row.
 _STEP_MOVE_RESERVE = KEPT_BYTES + 1024

@@ -1,5 +1,9 @@
 """Domain errors: each names the rule that was broken and the thing it was broken by."""
 
+# The error a run ends with when its runner stopped renewing its lease (domain.run); the event
+# log tells such an end by it (domain.events).
+RUNNER_LOST_ERROR = "wfx.RunnerLost"
+
 
 class DomainError(Exception):
     """Base of every error the domain and the use cases raise on purpose."""

@@ -8,15 +8,19 @@ A `NewEvent` has no number yet: the store gives it the next one as it writes it.
 from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
 from domain.derived import assembled, aware, derived
+from domain.errors import RUNNER_LOST_ERROR
 from domain.execution import WorkflowExecution
-from domain.run import RUNNER_LOST_ERROR, RunChange, StepMove
 from domain.statuses import ExecutionStatus, StepStatus
+
+if TYPE_CHECKING:  # written by a run's moves only: a list, which reads events, imports no move
+    from domain.run import RunChange, StepMove
 
 
 class EventType(StrEnum):
@@ -96,7 +100,7 @@ def launch_events(execution: WorkflowExecution) -> tuple[NewEvent, ...]:
     )
 
 
-def move_events(move: StepMove) -> tuple[NewEvent, ...]:
+def move_events(move: "StepMove") -> tuple[NewEvent, ...]:
     """A step move: its attempt's close, then its own transition, then the attempt it opens."""
     at = _move_moment(move)
     run_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
@@ -111,7 +115,7 @@ def move_events(move: StepMove) -> tuple[NewEvent, ...]:
     return tuple(events)
 
 
-def _move_moment(move: StepMove) -> datetime:
+def _move_moment(move: "StepMove") -> datetime:
     opened_at = move.open_attempt.start_date if move.open_attempt else None
     # the decision's own moment: the domain has no clock, so a move says when it happened
     at = move.stop_date or move.start_date or opened_at
@@ -130,7 +134,7 @@ def _move_moment(move: StepMove) -> datetime:
 # per event, a third of what the event costs (12 a warm run).
 
 
-def _attempt_finished_event(move: StepMove, run_id: str, step_id: str, at: datetime) -> NewEvent:
+def _attempt_finished_event(move: "StepMove", run_id: str, step_id: str, at: datetime) -> NewEvent:
     closed = move.close_status or move.status
     return derived(
         NewEvent,
@@ -144,7 +148,7 @@ def _attempt_finished_event(move: StepMove, run_id: str, step_id: str, at: datet
     )
 
 
-def _step_event(move: StepMove, run_id: str, step_id: str, at: datetime) -> NewEvent:
+def _step_event(move: "StepMove", run_id: str, step_id: str, at: datetime) -> NewEvent:
     """The step's own transition: started, or finished with the move's status."""
     if move.status is StepStatus.RUNNING:
         return derived(
@@ -169,7 +173,7 @@ def _step_event(move: StepMove, run_id: str, step_id: str, at: datetime) -> NewE
 
 
 def _attempt_opened_event(
-    move: StepMove, opened: TaskExecution, run_id: str, step_id: str
+    move: "StepMove", opened: TaskExecution, run_id: str, step_id: str
 ) -> NewEvent:
     return derived(
         NewEvent,
@@ -184,7 +188,7 @@ def _attempt_opened_event(
     )
 
 
-def change_events(change: RunChange) -> tuple[NewEvent, ...]:
+def change_events(change: "RunChange") -> tuple[NewEvent, ...]:
     """A main-row change: an abort request, a status change; none for the rest (a lease renewed,
     a sync check stamped, the orchestrator's reference kept), which are not transitions."""
     before, after = change.before, change.after

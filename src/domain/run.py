@@ -35,6 +35,7 @@ from domain.approvals import (
 from domain.attempts import AttemptTrigger, TaskExecution, next_attempt_number
 from domain.derived import aware, derived, replaced
 from domain.errors import (
+    RUNNER_LOST_ERROR,
     ConflictError,
     ExecutionStillRunningError,
     PipelineExecutionNotFoundError,
@@ -48,20 +49,21 @@ from domain.execution import (
     table_date,
 )
 from domain.redrive import BEING_DELETED_REASON
-from domain.statuses import TERMINAL_STATUSES, ExecutionStatus, StepStatus
+from domain.statuses import (
+    OPEN_EXECUTION_STATUSES,
+    TERMINAL_STATUSES,
+    ExecutionStatus,
+    StepStatus,
+)
 
 if TYPE_CHECKING:  # a list never builds a cost entry: its module is not imported for one
     from domain.costs import CostLedgerEntry
 
-OPEN_EXECUTION_STATUSES = frozenset(
-    {ExecutionStatus.NEW, ExecutionStatus.RUNNING, ExecutionStatus.PENDING_REDRIVE}
-)
 OPEN_STEP_STATUSES = frozenset({StepStatus.NEW, StepStatus.RUNNING})
 _RERUN_STEP_STATUSES = frozenset({StepStatus.FAILED, StepStatus.ABORTED, StepStatus.TIMED_OUT})
 
 ABORT_ERROR = "wfx.Aborted"
 DEFAULT_ABORT_CAUSE = "Aborted on request"
-RUNNER_LOST_ERROR = "wfx.RunnerLost"
 
 
 def failure_message(error: str | None, cause: str | None) -> str | None:

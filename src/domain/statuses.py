@@ -26,6 +26,9 @@ class StepStatus(StrEnum):
 
 
 TERMINAL_STATUSES: frozenset[str] = frozenset({"SUCCEEDED", "FAILED", "ABORTED", "TIMED_OUT"})
+OPEN_EXECUTION_STATUSES = frozenset(
+    {ExecutionStatus.NEW, ExecutionStatus.RUNNING, ExecutionStatus.PENDING_REDRIVE}
+)
 
 
 def is_terminal(status: str) -> bool:

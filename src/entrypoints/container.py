@@ -989,12 +989,13 @@ class Container(containers.DeclarativeContainer):
         logs=log_store,
         objects=object_store,
         clock=clock,
-        sub_processes=sub_process_controller,
         min_interval_seconds=config.sfn_sync_min_interval_seconds,
         lease_seconds=config.lease_seconds,
-        run_logs=run_log_source,
         # Only an open run's check uses these; a list of finished runs (most lists) would build
-        # the approvals store, the cost ledger and the rate card for nothing.
+        # the sub-process controllers, the run log's sources, the approvals store, the cost
+        # ledger and the rate card for nothing (and import their ports' modules).
+        sub_processes=providers.Factory(_BuiltOnFirstUse, sub_process_controller.provider),
+        run_logs=providers.Factory(_BuiltOnFirstUse, run_log_source.provider),
         overdue_gates=providers.Factory(_BuiltOnFirstUse, close_overdue_gate.provider),
         durations=providers.Factory(_BuiltOnFirstUse, record_attempt_durations.provider),
     )

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from adapters.local.supervisor import RunFolder
-from domain.errors import ConflictError
+from domain.errors import RUNNER_LOST_ERROR, ConflictError
 from domain.execution import WorkflowExecution
 from domain.redrive import local_history_event_count
-from domain.run import RUNNER_LOST_ERROR, RunChange, RunGuard
+from domain.run import RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import step_row_saved, write_change
 from tests.integration.test_local_runner import Harness, build_harness, workflow

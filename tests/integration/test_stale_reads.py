@@ -32,7 +32,7 @@ from dependency_injector import providers
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
-from domain.run import RUNNER_LOST_ERROR
+from domain.errors import RUNNER_LOST_ERROR
 from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.http.app import create_app
 from entrypoints.http.identity import verified_by

@@ -34,8 +34,8 @@ from application.use_cases.get_execution import GetExecutionQuery
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
+from domain.errors import RUNNER_LOST_ERROR
 from domain.execution import ExecutionDetails, StepDetails
-from domain.run import RUNNER_LOST_ERROR
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.settings import Settings

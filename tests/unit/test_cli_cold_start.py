@@ -8,11 +8,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import typer.main
 
+from domain.errors import RUNNER_LOST_ERROR
 from entrypoints.cli.main import _app_for, app
 
 # Each of these was imported by a cold `wfx executions list` once, and none is needed by it.
@@ -51,6 +53,16 @@ NOT_FOR_A_LIST = {
     "adapters.sqlite.cost_ledger": "recording the attempts a lost runner's end closes",
     "adapters.rate_card_file": "recording the attempts a lost runner's end closes",
     "domain.costs": "recording the attempts a lost runner's end closes",
+    # the run lifecycle, imported by what moves a run: reconciling an open run, a write
+    "domain.run": "deciding an open run's check (ReconcileExecution._check) or any move",
+    "domain.run_write": "a run's write (RunWrite), its step lists and approval writes",
+    "application.run_writes": "ending a run (a lost runner, an end found out of band)",
+    "application.run_log": "fitting the run log of a run that ends",
+    "application.sub_process_stops": "stopping the sub-processes of a lost runner's run",
+    "application.ports.sub_executions": "the sub-process controllers a lost runner's end stops",
+    "adapters.sub_process_dispatch": "the sub-process controllers a lost runner's end stops",
+    "application.ports.logs": "the run log's sources, read when a run ends",
+    "application.run_log_sources": "the run log's sources, read when a run ends",
 }
 
 # What the list builds: ListExecutions and the ReconcileExecution it holds, and the output
@@ -65,20 +77,25 @@ _IMPORTED_BY_THE_CONSOLE_SCRIPT = """
 import atexit, json, sys
 path = sys.argv[1]
 atexit.register(lambda: open(path, "w").write(json.dumps(sorted(sys.modules))))
-sys.argv = ["wfx", "executions", "list"]
+sys.argv = ["wfx", "executions", "list", *sys.argv[2:]]
 from entrypoints.cli.program import main
 main()
 """
 
 
-def _modules_of_a_cold_list(home: Path) -> set[str]:
+def _modules_of_a_cold_list(
+    home: Path, *arguments: str, runs: int = 2, lease_seconds: float | None = None
+) -> tuple[set[str], str]:
+    """The modules a cold `wfx executions list ARGUMENTS` imported, and what it printed."""
     environment = {
         name: value for name, value in os.environ.items() if not name.startswith(("WFX_", "AWS_"))
     } | {"WFX_HOME": str(home)}
+    if lease_seconds is not None:
+        environment["WFX_RUNNER_LEASE_SECONDS"] = str(lease_seconds)
     modules = home / "modules.json"
-    for _ in range(2):  # the first one creates the tables (SQLAlchemy); the second is measured
+    for _ in range(runs):  # the first one creates the tables (SQLAlchemy); the second is measured
         completed = subprocess.run(
-            [sys.executable, "-c", _IMPORTED_BY_THE_CONSOLE_SCRIPT, str(modules)],
+            [sys.executable, "-c", _IMPORTED_BY_THE_CONSOLE_SCRIPT, str(modules), *arguments],
             env=environment,
             cwd=home,
             capture_output=True,
@@ -86,13 +103,13 @@ def _modules_of_a_cold_list(home: Path) -> set[str]:
             check=False,
         )
         assert completed.returncode == 0, completed.stderr
-    return set(json.loads(modules.read_text(encoding="utf-8")))
+    return set(json.loads(modules.read_text(encoding="utf-8"))), completed.stdout
 
 
 def test_a_cold_list_imports_neither_unused_libraries_nor_other_commands_use_cases(
     tmp_path: Path,
 ) -> None:
-    imported = _modules_of_a_cold_list(tmp_path)
+    imported, _ = _modules_of_a_cold_list(tmp_path)
 
     unneeded = {
         name: why
@@ -102,6 +119,62 @@ def test_a_cold_list_imports_neither_unused_libraries_nor_other_commands_use_cas
     assert unneeded == {}
     use_cases = {module for module in imported if module.startswith("application.use_cases.")}
     assert use_cases == USE_CASES_OF_A_LIST
+
+
+def _home_with_a_run_nobody_took(home: Path) -> str:
+    """A home whose one run was launched and never taken by a runner (its lease 1 s)."""
+    from application.use_cases.launch_execution import LaunchExecutionCommand
+    from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+    from application.workflow_documents import parse_workflow_document
+    from entrypoints.container import build_container, create_all_tables
+    from entrypoints.settings import Settings
+
+    settings = Settings(
+        store="sqlite",
+        home=home,
+        sqlite_path=home / "wfx.db",
+        dynamodb_endpoint=None,
+        region="us-east-1",
+        user="alice",
+        lease_seconds=1.0,
+    )
+    container = build_container(settings, runner_mode="inline")
+    create_all_tables(container)
+    document = parse_workflow_document(
+        {
+            "databaseId": "demo",
+            "workflowId": "quiet",
+            "steps": [
+                {
+                    "pipelineId": "noop",
+                    "executionType": "python",
+                    "handler": "wfx_examples.trivial.steps:noop",
+                    "inputFileArity": "none",
+                }
+            ],
+        }
+    )
+    container.publish_workflow_version().execute(PublishWorkflowVersionCommand(document=document))
+    container.local_runner().start = lambda *_, **__: None
+    launched = container.launch_execution().execute(
+        LaunchExecutionCommand(workflow_database_id="demo", workflow_id="quiet", user_id="alice")
+    )
+    container.sqlite_database().close()
+    return launched.execution.workflow_execution_id
+
+
+def test_a_cold_list_still_ends_a_run_whose_runner_is_lost(tmp_path: Path) -> None:
+    """The run lifecycle a list leaves out is imported when a listed run needs its check."""
+    execution_id = _home_with_a_run_nobody_took(tmp_path)
+    time.sleep(1.2)  # past the 1 s lease, with no runner to renew it
+
+    imported, printed = _modules_of_a_cold_list(tmp_path, "--json", runs=1, lease_seconds=1.0)
+
+    (row,) = json.loads(printed)["Items"]
+    assert row["workflowExecutionId"] == execution_id
+    assert row["executionStatus"] == "FAILED", row
+    assert row["executionError"].startswith(RUNNER_LOST_ERROR), row
+    assert {"domain.run", "domain.run_write", "application.run_writes"} <= imported
 
 
 def _command_paths(command: Any, path: tuple[str, ...] = ()) -> set[tuple[str, ...]]:

@@ -77,9 +77,9 @@ from domain.errors import (
 from domain.events import NewEvent
 from domain.execution import LaunchRecords, StepOutputs
 from domain.migration import migrated_pipeline_execution_id
-from domain.run import OPEN_EXECUTION_STATUSES, RunChange, StepMove
+from domain.run import RunChange, StepMove
 from domain.run_write import RunWrite, StepLists, StepRow
-from domain.statuses import TERMINAL_STATUSES, StepStatus, is_terminal
+from domain.statuses import OPEN_EXECUTION_STATUSES, TERMINAL_STATUSES, StepStatus, is_terminal
 
 TRANSACTION_ITEM_LIMIT = 100
 # a launch's rows that its runner changes afterwards (the rest stay as the launch wrote them)

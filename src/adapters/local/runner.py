@@ -79,7 +79,7 @@ from domain.approvals import (
 from domain.assets import asset_object_key
 from domain.attempt_logs import attempt_marker
 from domain.attempts import next_attempt_number
-from domain.errors import ConflictError, ExecutionNotFoundError
+from domain.errors import RUNNER_LOST_ERROR, ConflictError, ExecutionNotFoundError
 from domain.execution import (
     ExecutionInput,
     PipelineExecution,
@@ -88,7 +88,7 @@ from domain.execution import (
     chain_order,
     execution_output_prefix,
 )
-from domain.run import RUNNER_LOST_ERROR, Run
+from domain.run import Run
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import (
     ExecutionType,

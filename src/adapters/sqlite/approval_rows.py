@@ -5,13 +5,16 @@ checked with its run's transition)."""
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
 from adapters.approval_records import APPROVAL_ID, PARTITION, PENDING, build_approval_record
 from adapters.sqlite.schema import SqliteSchema
 from adapters.sqlite.statements import TableSql, json_path
 from adapters.tables import ResourceKeys
 from domain.approvals import ApprovalRequest, ApprovalStatus
-from domain.run_write import ApprovalWrite, ApprovalWriteKind
+
+if TYPE_CHECKING:
+    from domain.run_write import ApprovalWrite
 
 
 class ApprovalRowSql:
@@ -42,6 +45,9 @@ class ApprovalRowSql:
 
     def write(self, connection: sqlite3.Connection, write: ApprovalWrite) -> bool:
         """The approval's part of a run's write; False when its condition does not hold."""
+        # imported by a write only: a list, which writes none, leaves the run's writes out
+        from domain.run_write import ApprovalWriteKind
+
         request = write.request
         if write.kind is ApprovalWriteKind.OPEN:
             row = self.table.row(build_approval_record(request))

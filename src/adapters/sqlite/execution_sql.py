@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adapters.row_collections import ROW_FALLBACKS
 from adapters.run_records import (
@@ -18,7 +18,9 @@ from adapters.sqlite.statements import TableSql, dump_json, json_path, placehold
 from adapters.step_records import STEP_HEAD_ATTRIBUTES, STEP_HEAD_PRESENCE, STEP_STATUS
 from adapters.tables import ResourceKeys
 from application.ports.executions import AssetDirection, ListScope, RowCollection
-from domain.run import RunGuard
+
+if TYPE_CHECKING:
+    from domain.run import RunGuard
 
 START_DATE = "executionStartDate"
 EXECUTION_ID = "workflowExecutionId"

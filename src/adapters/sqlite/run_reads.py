@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from adapters.output_records import parse_output_file_record
 from adapters.records import readable_rows
@@ -15,8 +16,10 @@ from adapters.step_records import parse_pipeline_execution_record, parse_task_ex
 from domain.attempts import TaskExecution
 from domain.errors import ExecutionNotFoundError, PipelineExecutionNotFoundError
 from domain.execution import OutputFile, PipelineExecution, UnreadableRow, WorkflowExecution
-from domain.run import Run
-from domain.run_write import VersionedStep
+
+if TYPE_CHECKING:
+    from domain.run import Run
+    from domain.run_write import VersionedStep
 
 
 class SqliteRunReads(SqliteStoreBase):
@@ -54,6 +57,8 @@ class SqliteRunReads(SqliteStoreBase):
         return parse_execution_record(self._whole(load_item(row[0])))
 
     def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:
+        from domain.run import Run  # the run lifecycle, imported by what moves a run, not a list
+
         self._ensure_attempts_table()
         with self._database.read() as connection:  # one snapshot
             row = connection.execute(self._sql.execution_by_id, (workflow_execution_id,))
@@ -80,6 +85,8 @@ class SqliteRunReads(SqliteStoreBase):
     def get_versioned_step(
         self, workflow_execution_id: str, pipeline_execution_id: str
     ) -> VersionedStep:
+        from domain.run_write import VersionedStep
+
         key = (pipeline_execution_id, workflow_execution_id)
         with self._database.read() as connection:
             row = connection.execute(self._step_by_key, key).fetchone()

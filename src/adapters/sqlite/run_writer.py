@@ -46,12 +46,12 @@ from domain.errors import (
 )
 from domain.events import NewEvent
 from domain.execution import LaunchRecords, StepOutputs
-from domain.run import OPEN_EXECUTION_STATUSES, RunChange, StepMove
-from domain.run_write import RunWrite, StepLists, StepRow
-from domain.statuses import StepStatus, is_terminal
+from domain.statuses import OPEN_EXECUTION_STATUSES, StepStatus, is_terminal
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a list writes no run: it imports none of the run lifecycle's writes
     from domain.costs import CostLedgerEntry
+    from domain.run import RunChange, StepMove
+    from domain.run_write import RunWrite, StepLists, StepRow
 
 _OPEN_RUN = frozenset(status.value for status in OPEN_EXECUTION_STATUSES)
 

@@ -13,26 +13,21 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from application.ports.executions import RunLifecycleStore
-from application.ports.files import LogStore, ObjectStore
-from application.ports.logs import RunLogSource
-from application.ports.sub_executions import SubProcessController
-from application.ports.system import Clock
-from application.run_log import fit_run_log
-from application.run_log_sources import LocalRunLog
-from application.run_writes import end_run, end_run_and_steps
 from application.stale_reads import note_stale
-from application.sub_process_stops import stop_sub_processes
 from domain.errors import ConflictError, UnreadableRowError
-from domain.execution import WorkflowExecution
-from domain.run import Run, RunChange, RunEnd, failure_message
-from domain.run_write import RunWrite
 from domain.statuses import TERMINAL_STATUSES, StepStatus
 
 if TYPE_CHECKING:
+    from application.ports.executions import RunLifecycleStore
+    from application.ports.files import LogStore, ObjectStore
+    from application.ports.logs import RunLogSource
     from application.ports.orchestration import Orchestrator, OrchestratorExecution
+    from application.ports.sub_executions import SubProcessController
+    from application.ports.system import Clock
     from application.use_cases.approvals import CloseOverdueGate
     from application.use_cases.record_cost import RecordAttemptDurations
+    from domain.execution import WorkflowExecution
+    from domain.run import Run, RunChange, RunEnd
 
 DEFAULT_SYNC_INTERVAL_SECONDS = 30.0
 DEFAULT_LEASE_SECONDS = 30.0
@@ -87,8 +82,8 @@ class ReconcileExecution:
         records the attempts an end found here closes (a lost runner's)."""
         self._overdue = overdue_gates
         self._store, self._orchestrator, self._sub_processes = store, orchestrator, sub_processes
-        self._objects, self._clock = objects, clock
-        self._run_logs = run_logs or LocalRunLog(logs)
+        self._objects, self._clock, self._logs = objects, clock, logs
+        self._run_logs = run_logs
         self._durations = durations
         self._interval = timedelta(seconds=min_interval_seconds)
         self._lease = timedelta(seconds=lease_seconds)
@@ -139,6 +134,10 @@ class ReconcileExecution:
     def _check(
         self, execution: WorkflowExecution, now: datetime, read_gates: bool = True
     ) -> WorkflowExecution:
+        # The run's lifecycle (its decisions, its writes) is imported only for an open run: a
+        # list of ended runs checks none (docs/performance.md, "Cold start").
+        from domain.run import Run
+
         gate = Run(execution=execution).parked_at()
         if gate is not None:
             # no runner to ask: it waits for a decision, or for its gate's time to run out; a
@@ -172,6 +171,9 @@ class ReconcileExecution:
         return self._end_as_described(execution, described, now)
 
     def _lose_runner(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
+        from application.run_writes import end_run_and_steps
+        from application.sub_process_stops import stop_sub_processes
+
         # as the error handler does for a failed run: what its running steps registered (a
         # state machine, a Batch job) would otherwise go on with nobody to stop it
         run = self._store.get_run(execution.workflow_execution_id)
@@ -195,6 +197,9 @@ class ReconcileExecution:
     def _end_as_described(
         self, execution: WorkflowExecution, described: OrchestratorExecution, now: datetime
     ) -> WorkflowExecution:
+        from application.run_writes import end_run
+        from domain.run import failure_message
+
         execution_id = execution.workflow_execution_id
         error = failure_message(described.error, described.cause)
         log, log_object_key = self._fit_log(execution)
@@ -217,10 +222,15 @@ class ReconcileExecution:
         return end_run(self._store, execution_id, decide, self._durations)
 
     def _fit_log(self, execution: WorkflowExecution) -> tuple[str, str | None]:
-        pieces = self._run_logs.run_log_pieces(execution)
+        from application.run_log import fit_run_log
+        from application.run_log_sources import LocalRunLog
+
+        pieces = (self._run_logs or LocalRunLog(self._logs)).run_log_pieces(execution)
         return fit_run_log(self._objects, execution.workflow_execution_id, pieces)
 
     def _save(self, change: RunChange) -> WorkflowExecution:
+        from domain.run_write import RunWrite
+
         if self._store.commit(RunWrite.of(change.after.workflow_execution_id, change=change)):
             return change.after
         # Something else wrote the row since it was read (a callback, another read): theirs wins.
