@@ -18,7 +18,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from domain.lazy_pattern import LazyPattern
-from domain.redaction_rules import AWS_KEY_ID, REDACTED, has_aws_key_id, redact_line_local
+from domain.redaction_rules import (
+    AWS_KEY_ID,
+    REDACTED,
+    has_aws_key_id,
+    redact_line_local,
+    registered_secrets,
+)
 
 LineRule = Callable[[str], str]
 
@@ -35,8 +41,16 @@ _TRAILING_BODY = LazyPattern(r"[A-Za-z0-9+/=]+\Z")
 _BARE_SECRET = LazyPattern(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 _SECRET_LENGTH = 40
 AWS_SECRET_WINDOW = 3  # lines either side of an access key id in which a bare secret is removed
-# A writer that never ends its line still gets its text redacted and written past this size.
+# A writer that never ends its line still gets its text redacted and written past this size,
+# in parts cut where no secret runs over the cut (StreamRedactor._long_line).
 MAX_LINE_CHARACTERS = 64 * 1024
+# A part ends at least this far before what is held: no secret the rules find by its shape is
+# this long, so none begun before a cut can end in text still to come (registered ones are
+# given as much room as the longest of them needs).
+_CUT_CARRY = 4096
+_CUT_TRIES = 8  # cuts tried each time the text held doubles; each costs two redactions of it
+_BREAKS = " \t,;&})]>"  # where a value ends: cuts are tried after these first
+_NOT_CUT = "[wfx: {} characters of a line not stored: no place to cut it kept every secret whole]"
 # A reader holds a run of body-looking lines back (a block cut off at its start may end below);
 # past this size it lets the oldest go. A key's body is a few KB; a PGP key with a photo, tens.
 MAX_HELD_BODY_CHARACTERS = 1024 * 1024
@@ -183,22 +197,51 @@ class StreamRedactor:
         self._blocks = _KeyBlocks(orphan_ends=False)
         self._window = _AwsWindow()
         self._partial = ""
+        self._tried_at = MAX_LINE_CHARACTERS  # the partial line's size when a cut was last sought
+        self._dropped: int | None = None  # characters of the line dropped so far (_long_line)
 
     def feed(self, piece: str) -> str:
-        if "\n" not in piece:
-            self._partial += piece
-            if len(self._partial) <= MAX_LINE_CHARACTERS:
+        if self._dropped is not None:
+            dropped, newline, piece = piece.partition("\n")
+            self._dropped += len(dropped)
+            if not newline:
                 return ""
-            line, self._partial = self._partial, ""
-            return self._line(line, "")
-        *lines, self._partial = (self._partial + piece).split("\n")
-        return "".join([self._line(line, "\n") for line in lines])
+            note, self._dropped = _NOT_CUT.format(self._dropped), None
+            return self._line(note, "\n") + self.feed(piece)
+        if "\n" in piece:
+            *lines, self._partial = (self._partial + piece).split("\n")
+            self._tried_at = MAX_LINE_CHARACTERS
+            written = "".join([self._line(line, "\n") for line in lines])
+        else:
+            self._partial += piece
+            written = ""
+        if len(self._partial) > max(MAX_LINE_CHARACTERS, self._tried_at):
+            written += self._long_line()
+        return written
 
     def close(self) -> str:
         """What is left: the last line if it had no line break, and any line held back."""
         text = self._line(self._partial, "") if self._partial else ""
-        self._partial = ""
+        if self._dropped is not None:
+            text += self._line(_NOT_CUT.format(self._dropped), "")
+        self._partial, self._dropped = "", None
         return text + "".join(redact_line_local(line) + end for line, end in self._window.close())
+
+    def _long_line(self) -> str:
+        """A part of the unended line held, cut where redacting the two sides apart gives what
+        redacting them together does, far enough from its end that no secret begun before the
+        cut can end in text still to come. Where no such cut is found in a line of
+        MAX_READ_LINE_CHARACTERS, the rest of the line is dropped and a note says so: it may be
+        one secret (a quote left open takes the line)."""
+        cut = _neutral_cut(self._partial)
+        if cut is not None:
+            part, self._partial = self._partial[:cut], self._partial[cut:]
+            self._tried_at = MAX_LINE_CHARACTERS
+            return self._line(part, "")
+        self._tried_at = 2 * len(self._partial)
+        if len(self._partial) > MAX_READ_LINE_CHARACTERS:
+            self._dropped, self._partial = len(self._partial), ""
+        return ""
 
     def _line(self, text: str, ending: str) -> str:
         kept = self._blocks.line(text)
@@ -207,6 +250,29 @@ class StreamRedactor:
         return "".join(
             redact_line_local(line) + end for line, end in self._window.line(kept, ending)
         )
+
+
+def _neutral_cut(text: str) -> int | None:
+    """Where `text` (one line, unended) may be cut: redacting the two sides apart gives what
+    redacting it whole does, and the cut leaves a carry behind it that no secret is as long as.
+    Tried after the last value-ending characters first, then anywhere; None past _CUT_TRIES."""
+    longest = max((len(secret) for secret in registered_secrets()), default=0)
+    end = len(text) - max(_CUT_CARRY, longest + 1)
+    whole: str | None = None
+    for _ in range(_CUT_TRIES):
+        if end <= 0:
+            return None
+        cut = max(text.rfind(character, 0, end) for character in _BREAKS) + 1 or end
+        whole = _redacted(text) if whole is None else whole
+        if _redacted(text[:cut]) + _redacted(text[cut:]) == whole:
+            return cut
+        end = cut - 1 if cut < end else end - _CUT_CARRY  # before that break, or further back
+    return None
+
+
+def _redacted(text: str) -> str:
+    """domain.redaction.redact(text): the whole-text rules, key blocks included."""
+    return redact_text(text) if needs_lines(text) else redact_line_local(text)
 
 
 def _redact_physical_lines(
