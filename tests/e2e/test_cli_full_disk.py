@@ -13,14 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
-from application.use_cases.launch_execution import LaunchExecutionCommand
-from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
-from application.workflow_documents import parse_workflow_document
-from entrypoints.container import build_container, create_all_tables
-from entrypoints.settings import Settings
 from tests.e2e.cli import TRIVIAL_WORKFLOW, Wfx
+from tests.e2e.never_taken import launched_and_never_taken
 
 pytestmark = pytest.mark.integration
 
@@ -83,35 +78,12 @@ def test_a_full_home_is_one_line_on_run_and_list(small_home: Path) -> None:
 CLI_LEASE_SECONDS = 1.0  # the shortest WFX_RUNNER_LEASE_SECONDS takes
 
 
-def _launched_and_never_taken(home: Path) -> str:
-    """A run of demo/trivial launched by this process, leased to its runner, which never runs
-    it; the process keeps the database open (its -wal and -shm stay, so a reader needs no space
-    to open it)."""
-    settings = Settings(
-        store="sqlite",
-        home=home,
-        sqlite_path=home / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-        lease_seconds=CLI_LEASE_SECONDS,  # the launch's lease: lost once this has passed
-    )
-    container = build_container(settings, runner_mode="inline")
-    create_all_tables(container)
-    document = parse_workflow_document(yaml.safe_load(TRIVIAL_WORKFLOW.read_text("utf-8")))
-    container.publish_workflow_version().execute(PublishWorkflowVersionCommand(document=document))
-    container.local_runner().start = lambda *_, **__: None
-    command = LaunchExecutionCommand(
-        workflow_database_id="demo", workflow_id="trivial", user_id="alice"
-    )
-    return container.launch_execution().execute(command).execution.workflow_execution_id
-
-
 def test_a_read_that_cannot_record_a_lost_runner_shows_the_run_as_stored(
     small_home: Path,
 ) -> None:
     wfx = Wfx(small_home).with_environment(WFX_RUNNER_LEASE_SECONDS=str(CLI_LEASE_SECONDS))
-    execution_id = _launched_and_never_taken(small_home)
+    # this process keeps the database open (its -wal and -shm stay: a reader needs no space)
+    execution_id, _open = launched_and_never_taken(small_home, CLI_LEASE_SECONDS)
     time.sleep(CLI_LEASE_SECONDS * 1.5)
     filler = _fill(small_home)
 

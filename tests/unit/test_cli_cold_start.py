@@ -123,44 +123,11 @@ def test_a_cold_list_imports_neither_unused_libraries_nor_other_commands_use_cas
 
 def _home_with_a_run_nobody_took(home: Path) -> str:
     """A home whose one run was launched and never taken by a runner (its lease 1 s)."""
-    from application.use_cases.launch_execution import LaunchExecutionCommand
-    from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
-    from application.workflow_documents import parse_workflow_document
-    from entrypoints.container import build_container, create_all_tables
-    from entrypoints.settings import Settings
+    from tests.e2e.never_taken import launched_and_never_taken
 
-    settings = Settings(
-        store="sqlite",
-        home=home,
-        sqlite_path=home / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-        lease_seconds=1.0,
-    )
-    container = build_container(settings, runner_mode="inline")
-    create_all_tables(container)
-    document = parse_workflow_document(
-        {
-            "databaseId": "demo",
-            "workflowId": "quiet",
-            "steps": [
-                {
-                    "pipelineId": "noop",
-                    "executionType": "python",
-                    "handler": "wfx_examples.trivial.steps:noop",
-                    "inputFileArity": "none",
-                }
-            ],
-        }
-    )
-    container.publish_workflow_version().execute(PublishWorkflowVersionCommand(document=document))
-    container.local_runner().start = lambda *_, **__: None
-    launched = container.launch_execution().execute(
-        LaunchExecutionCommand(workflow_database_id="demo", workflow_id="quiet", user_id="alice")
-    )
+    execution_id, container = launched_and_never_taken(home, lease_seconds=1.0)
     container.sqlite_database().close()
-    return launched.execution.workflow_execution_id
+    return execution_id
 
 
 def test_a_cold_list_still_ends_a_run_whose_runner_is_lost(tmp_path: Path) -> None:
