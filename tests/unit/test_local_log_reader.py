@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 from unittest.mock import patch
@@ -21,6 +21,8 @@ from domain.available_logs import LogReadStatus
 from domain.redaction import redact, redacted_lines
 from tests import planted_secrets
 from tests.planted_secrets import Plant
+
+PiecesReader = Callable[[BinaryIO, int], Iterator[tuple[str, int | None]]]
 
 
 @pytest.fixture
@@ -276,19 +278,26 @@ def test_old_line_number_tokens_still_read_from_the_start(root: Path) -> None:
     assert [e.message for e in page.events] == redact(text).splitlines()[41:46]
 
 
+def _counted_pieces() -> tuple[list[int], PiecesReader]:
+    """log_reader._pieces, with the characters its reads give summed in the list's one item."""
+    read, pieces = [0], log_reader._pieces
+
+    def counted(file: BinaryIO, offset: int) -> Iterator[tuple[str, int | None]]:
+        for text, after in pieces(file, offset):
+            read[0] += len(text)
+            yield text, after
+
+    return read, counted
+
+
 def test_a_follower_reads_a_growing_log_about_once(root: Path) -> None:
     # the follower's loop (src/entrypoints/cli/logs.py _read_sources) over a log written a
     # little at a time: the bytes read grow with the log, not with the log times the polls
     (root / "exec-2").mkdir()
     path = root / "exec-2" / "tool.log"
     path.write_bytes(b"")
-    reader, read = _signed(root), [0]
-    pieces = log_reader._pieces
-
-    def counted(file: BinaryIO, offset: int) -> Iterator[tuple[str, int | None]]:
-        for text, after in pieces(file, offset):
-            read[0] += len(text)
-            yield text, after
+    reader = _signed(root)
+    read, counted = _counted_pieces()
 
     token: str | None = None
     shown: list[str] = []
@@ -386,13 +395,8 @@ def test_a_deep_page_of_a_log_of_body_looking_lines_reads_about_what_the_first_p
     lines = [f"{n:08d}" + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0123456789" for n in range(20_000)]
     (root / "exec-2").mkdir()
     (root / "exec-2" / "tool.log").write_text("".join(f"{line}\n" for line in lines))
-    reader, read = _signed(root), [0]
-    pieces = log_reader._pieces
-
-    def counted(file: BinaryIO, offset: int) -> Iterator[tuple[str, int | None]]:
-        for text, after in pieces(file, offset):
-            read[0] += len(text)
-            yield text, after
+    reader = _signed(root)
+    read, counted = _counted_pieces()
 
     shown, token, reads = [], None, []
     with (
