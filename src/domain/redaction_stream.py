@@ -398,7 +398,8 @@ class CutLine:
         begins = [i for i, marker in enumerate(found) if marker.startswith(_BEGIN_GATE)]
         # the note goes where no block is open (or it would be taken for a key's body) and no
         # value can take it in (a quote left open takes the rest of its line)
-        if found and found[-1].startswith(_BEGIN_GATE) and self._text_after:
+        opens = found[-1].startswith(_BEGIN_GATE) if found else self._shown_head_opens_a_block()
+        if opens and self._text_after:
             found.append("x")  # the body after the BEGIN, as the stages are to see it
         if in_block:
             return " ".join([self._head[: self._shown], *found, note])
@@ -406,6 +407,16 @@ class CutLine:
             # the shown head and all up to the END are a key's body: redacted with it
             return " ".join(["A" + found[ends[0]], note, *found[ends[0] + 1 :]])
         return " ".join([f"{note} {self._head[: self._shown]}", *found])
+
+    def _shown_head_opens_a_block(self) -> bool:
+        """Whether the shown head's last key-block marker is a BEGIN: the body after it is in
+        the part not shown, on this same line."""
+        shown = self._head[: self._shown]
+        if _BEGIN_GATE not in shown:
+            return False
+        last = {match.start(): True for match in _BEGIN.compiled.finditer(shown)}
+        last.update({match.start(): False for match in _END.compiled.finditer(shown)})
+        return bool(last) and last[max(last)]
 
 
 _LEADING_BODY = LazyPattern(r"[ \t]*[A-Za-z0-9+/=]*")

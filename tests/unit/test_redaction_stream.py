@@ -9,7 +9,7 @@ from itertools import pairwise
 from unittest.mock import patch
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from domain import redaction_stream
@@ -363,6 +363,18 @@ _NOTE = "[wfx: line cut:"
     st.integers(min_value=20, max_value=300),
     st.lists(st.integers(min_value=0, max_value=3000)),
     st.integers(min_value=0, max_value=60),
+)
+@example(  # CI 12-06: a BEGIN at the end of the shown head, the body after it not shown
+    around=[Plant("bearer", " | Authorization: Bearer " + "0" * 24 + " GM%TpK", ("0" * 24,))],
+    inside=Plant(
+        "pem cut",
+        " -----BEGIN PRIVATE KEY-----\n" + "0" * 64 + "\n" + "0" * 20 + "== ",
+        ("0" * 64, "0" * 20 + "=="),
+    ),
+    repeats=1,
+    bound=29,
+    cuts=[],
+    start=0,
 )
 def test_a_line_too_long_to_hold_is_cut_and_every_other_line_is_as_redact_makes_it(
     around: list[Plant], inside: Plant, repeats: int, bound: int, cuts: list[int], start: int
