@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 from dependency_injector import providers
+from tests.home_settings import home_settings
 
 from entrypoints.container import Container, build_container, create_all_tables
-from entrypoints.settings import Settings
 from features.steps.approval_steps import *  # noqa: F403
 from features.steps.attempt_steps import *  # noqa: F403
 from features.steps.completion_steps import *  # noqa: F403
@@ -86,14 +86,7 @@ def retry_waits() -> list[float]:
 def container(
     storage: str, tmp_path: Path, request: pytest.FixtureRequest, retry_waits: list[float]
 ) -> Iterator[Container]:
-    settings = Settings(
-        store=storage,
-        home=tmp_path / "home",
-        sqlite_path=tmp_path / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-    )
+    settings = home_settings(tmp_path / "home", store=storage, sqlite_path=tmp_path / "wfx.db")
     container = build_container(settings, runner_mode="inline")
     container.clock.override(providers.Object(FixedClock()))
     container.retry_sleep.override(providers.Object(retry_waits.append))

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from dependency_injector import providers
 from pytest_bdd import given, parsers, then, when
+from tests.home_settings import home_settings
 
 from adapters.tables import ResourceKeys
 from application.ports.executions import ListScope
@@ -17,7 +18,6 @@ from application.use_cases.export_executions import ExportExecutionsCommand
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery
 from domain.execution import ExecutionDetails
 from entrypoints.container import Container, build_container, create_all_tables
-from entrypoints.settings import Settings
 from features.steps.world import World
 
 _OTHER = {"sqlite": "dynamodb", "dynamodb": "sqlite"}
@@ -26,14 +26,7 @@ _OTHER = {"sqlite": "dynamodb", "dynamodb": "sqlite"}
 def _other_container(storage: str, tmp_path: Path, request: pytest.FixtureRequest) -> Container:
     other = _OTHER[storage]
     home = tmp_path / "other"
-    settings = Settings(
-        store=other,
-        home=home,
-        sqlite_path=home / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-    )
+    settings = home_settings(home, store=other)
     container = build_container(settings, runner_mode="inline")
     if other == "dynamodb":
         client = request.getfixturevalue("moto_dynamodb_client")

@@ -17,6 +17,7 @@ import pytest
 import yaml
 from dependency_injector import providers
 from pytest_bdd import parsers, then, when
+from tests.home_settings import home_settings
 from tests.integration.moto_server import moto_server
 
 from adapters.local.processes_on_host import is_running
@@ -74,14 +75,7 @@ def _runner_container(
     """A container whose runner runs in the foreground (a thread) or detached (a worker)."""
     home, database = container.config.home(), container.config.sqlite_path()
     if mode == "foreground":
-        settings = Settings(
-            store=storage,
-            home=Path(home),
-            sqlite_path=Path(database),
-            dynamodb_endpoint=None,
-            region="us-east-1",
-            user="alice",
-        )
+        settings = home_settings(Path(home), store=storage, sqlite_path=Path(database))
         runner = build_container(settings, runner_mode="thread")
         if storage == "dynamodb":
             runner.dynamodb_client.override(providers.Object(container.dynamodb_client()))

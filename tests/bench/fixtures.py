@@ -16,6 +16,7 @@ from domain.assets import AssetFile
 from domain.workflow import WorkflowVersion
 from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.settings import Settings
+from tests.home_settings import home_settings
 
 REPO = Path(__file__).resolve().parents[2]
 TRIVIAL_WORKFLOW = REPO / "examples" / "trivial" / "workflow.yaml"
@@ -50,14 +51,7 @@ class NoStartOrchestrator:
 
 
 def bench_settings(home: Path, database: str = "bench.db") -> Settings:
-    return Settings(
-        store="sqlite",
-        home=home,
-        sqlite_path=home / database,
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user=USER,
-    )
+    return home_settings(home, user=USER, sqlite_path=home / database)
 
 
 def bench_container(

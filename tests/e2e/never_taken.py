@@ -11,21 +11,13 @@ from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
 from entrypoints.container import Container, build_container, create_all_tables
-from entrypoints.settings import Settings
 from tests.e2e.cli import TRIVIAL_WORKFLOW
+from tests.home_settings import home_settings
 
 
 def launched_and_never_taken(home: Path, lease_seconds: float) -> tuple[str, Container]:
     """The run's id, and the container that launched it (its database still open)."""
-    settings = Settings(
-        store="sqlite",
-        home=home,
-        sqlite_path=home / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-        lease_seconds=lease_seconds,
-    )
+    settings = home_settings(home, lease_seconds=lease_seconds)
     container = build_container(settings, runner_mode="inline")
     create_all_tables(container)
     document = parse_workflow_document(yaml.safe_load(TRIVIAL_WORKFLOW.read_text("utf-8")))

@@ -16,17 +16,11 @@ from entrypoints.container import build_container, create_all_tables
 from entrypoints.http.app import create_app
 from entrypoints.http.identity import verified_by
 from entrypoints.settings import Settings
+from tests.home_settings import home_settings
 
 
 def _settings(home: Path) -> Settings:
-    return Settings(
-        store="sqlite",
-        home=home,
-        sqlite_path=home / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-    )
+    return home_settings(home)
 
 
 def test_a_store_without_tables_says_to_create_them(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from fastapi.responses import StreamingResponse
 from entrypoints.cli.serve import _app
 from entrypoints.container import build_container
 from entrypoints.http.one_read_at_a_time import OneReadAtATime
-from entrypoints.settings import Settings
+from tests.home_settings import home_settings
 
 
 class _Overlap:
@@ -120,13 +120,8 @@ def test_a_read_that_fails_gives_its_turn_back() -> None:
 
 
 def _middleware_of(store: str, home: Path) -> list[type]:
-    settings = Settings(
-        store=store,
-        home=home,
-        sqlite_path=home / "wfx.db",
-        dynamodb_endpoint="http://127.0.0.1:9" if store == "dynamodb" else None,
-        region="us-east-1",
-        user="alice",
+    settings = home_settings(
+        home, store=store, dynamodb_endpoint="http://127.0.0.1:9" if store == "dynamodb" else None
     )
     app = _app(build_container(settings), settings, session_key=None)
     return [middleware.cls for middleware in app.user_middleware]  # type: ignore[misc]

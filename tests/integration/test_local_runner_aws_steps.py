@@ -14,20 +14,13 @@ from application.use_cases.publish_workflow_version import PublishWorkflowVersio
 from application.workflow_documents import parse_workflow_document
 from domain.errors import InvalidInputError
 from entrypoints.container import Container, build_container, create_all_tables
-from entrypoints.settings import Settings
+from tests.home_settings import home_settings
 
 
 @pytest.fixture
 def container(tmp_path: Path) -> Iterator[Container]:
     home = tmp_path / "home"
-    settings = Settings(
-        store="sqlite",
-        home=home,
-        sqlite_path=home / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="tester",
-    )
+    settings = home_settings(home, user="tester")
     container = build_container(settings, runner_mode="inline", runner="local")
     create_all_tables(container)
     yield container

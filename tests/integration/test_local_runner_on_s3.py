@@ -25,8 +25,8 @@ from conftest import FAKE_AWS_ENVIRONMENT, S3_BUCKET, versioned_bucket
 from domain.execution import ExecutionDetails, execution_output_prefix
 from domain.statuses import ExecutionStatus
 from entrypoints.container import Container, build_container, create_all_tables
-from entrypoints.settings import Settings
 from tests.e2e.cli import MESH_ASSETS, MESH_FILES, MESH_WORKFLOW
+from tests.home_settings import home_settings
 
 # one worker runs the module, so its one run is made once
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("local-runner-on-s3")]
@@ -54,13 +54,8 @@ def ran(tmp_path_factory: pytest.TempPathFactory, _session_s3_client: Any) -> It
 
 def _container(home: Path, s3_client: Any | None) -> Container:
     """The application on SQLite in `home`: with the S3 store on `s3_client`, or the filesystem."""
-    settings = Settings(
-        store="sqlite",
-        home=home,
-        sqlite_path=home / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
+    settings = home_settings(
+        home,
         object_store="filesystem" if s3_client is None else "s3",
         s3_bucket=None if s3_client is None else S3_BUCKET,
     )

@@ -22,7 +22,7 @@ from application.workflow_documents import parse_workflow_document
 from domain.errors import ConflictError
 from domain.statuses import ExecutionStatus
 from entrypoints.container import Container, build_container, create_all_tables
-from entrypoints.settings import Settings
+from tests.home_settings import home_settings
 
 LAMBDA_WORKFLOW = {
     "databaseId": "demo",
@@ -51,14 +51,7 @@ LOCAL_WORKFLOW = {
 
 
 def _container(home: Path, runner: str) -> Container:
-    settings = Settings(
-        store="sqlite",
-        home=home,
-        sqlite_path=home / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-    )
+    settings = home_settings(home)
     return build_container(settings, runner_mode="inline", runner=runner)
 
 

@@ -27,7 +27,7 @@ from application.use_cases.publish_workflow_version import PublishWorkflowVersio
 from application.workflow_documents import parse_workflow_document
 from domain.statuses import ExecutionStatus
 from entrypoints.container import Container, build_container, create_all_tables
-from entrypoints.settings import Settings
+from tests.home_settings import home_settings
 
 RUNS = 100
 WORKFLOW = Path(__file__).resolve().parents[2] / "features" / "workflows" / "generate.yaml"
@@ -67,14 +67,7 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
     from adapters.aws.stepfunctions import StepFunctionsOrchestrator
 
     storage = str(request.param)
-    settings = Settings(
-        store=storage,
-        home=tmp_path / "home",
-        sqlite_path=tmp_path / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-    )
+    settings = home_settings(tmp_path / "home", store=storage, sqlite_path=tmp_path / "wfx.db")
     container = build_container(settings)
     clock = SteppedClock()
     container.clock.override(providers.Object(clock))

@@ -31,7 +31,7 @@ from application.use_cases.list_executions import ListExecutionsQuery
 from application.use_cases.redrive_execution import RedriveExecutionCommand
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecutionCommand
 from entrypoints.container import Container, build_container, create_all_tables
-from entrypoints.settings import Settings
+from tests.home_settings import home_settings
 from tests.step_documents import python_step as shared_python_step
 from wfx.embedded import Application
 
@@ -242,14 +242,7 @@ def _workflow(workflow_id: str, *steps: dict[str, Any]) -> dict[str, Any]:
 
 
 def _container(client: Any, home: Path) -> Container:
-    settings = Settings(
-        store="dynamodb",
-        home=home,
-        sqlite_path=home / "unused.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-    )
+    settings = home_settings(home, store="dynamodb", sqlite_path=home / "unused.db")
     container = build_container(settings, runner_mode="inline")
     container.dynamodb_client.override(providers.Object(client))
     create_all_tables(container)

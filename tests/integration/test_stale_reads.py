@@ -37,7 +37,7 @@ from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.http.app import create_app
 from entrypoints.http.identity import verified_by
 from entrypoints.http.stale_reads import STALE_HEADER
-from entrypoints.settings import Settings
+from tests.home_settings import home_settings
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -126,15 +126,7 @@ def _throttle(model: Any, **_: Any) -> None:
 def stage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stage]:
     backend = str(request.param)
     home = request.getfixturevalue("small_home") if backend == "sqlite" else tmp_path
-    settings = Settings(
-        store=backend,
-        home=home,
-        sqlite_path=home / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-        lease_seconds=LEASE_SECONDS,
-    )
+    settings = home_settings(home, store=backend, lease_seconds=LEASE_SECONDS)
     container = build_container(settings, runner_mode="inline")
     client: Any = None
     if backend == "dynamodb":

@@ -38,7 +38,7 @@ from domain.errors import RUNNER_LOST_ERROR
 from domain.execution import ExecutionDetails, StepDetails
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import Container, build_container, create_all_tables
-from entrypoints.settings import Settings
+from tests.home_settings import home_settings
 from tests.step_documents import python_step as shared_python_step
 
 pytestmark = pytest.mark.integration
@@ -206,15 +206,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 def build(
     backend: str, home: Path, request: pytest.FixtureRequest, mode: str, lease_seconds: float
 ) -> Container:
-    settings = Settings(
-        store=backend,
-        home=home,
-        sqlite_path=home / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-        lease_seconds=lease_seconds,
-    )
+    settings = home_settings(home, store=backend, lease_seconds=lease_seconds)
     container = build_container(settings, runner_mode=mode)
     if backend == "dynamodb":
         client = request.getfixturevalue("moto_dynamodb_client")

@@ -25,7 +25,6 @@ from domain.approvals import ApprovalRequest
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import build_container, create_all_tables
-from entrypoints.settings import Settings
 from tests.contract.builders import (
     a_launch,
     a_version,
@@ -36,6 +35,7 @@ from tests.contract.builders import (
     step_id,
     write_launch,
 )
+from tests.home_settings import home_settings
 
 pytestmark = pytest.mark.integration
 
@@ -67,14 +67,7 @@ EVERY_TABLE = {
 
 
 def _container(store: str, home: Path, client: Any = None) -> Any:
-    settings = Settings(
-        store=store,
-        home=home,
-        sqlite_path=home / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="alice",
-    )
+    settings = home_settings(home, store=store)
     container = build_container(settings, runner_mode="inline")
     if client is not None:
         container.dynamodb_client.override(providers.Object(client))

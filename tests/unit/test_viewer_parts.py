@@ -16,17 +16,11 @@ from entrypoints.cli import serve
 from entrypoints.http.viewer.timeline import timeline_of
 from entrypoints.identity_wiring import verifier_for
 from entrypoints.settings import JwtSettings, Settings
+from tests.home_settings import home_settings
 
 
 def _settings(home: Path) -> Settings:
-    return Settings(
-        store="sqlite",
-        home=home,
-        sqlite_path=home / "wfx.db",
-        dynamodb_endpoint=None,
-        region="us-east-1",
-        user="dana",
-    )
+    return home_settings(home, user="dana")
 
 
 def test_the_open_link_logs_in_the_local_user_as_the_cli_acts(tmp_path: Path) -> None:
