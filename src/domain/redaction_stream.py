@@ -59,6 +59,9 @@ _HELD_LINE_OVERHEAD = 64  # what a held line costs beside its characters (1-char
 # Longer than any held run: such a line is never held, whole or cut, so the stages agree.
 MAX_READ_LINE_CHARACTERS = 1024 * 1024
 _MARKER_CARRY = 256  # a key-block marker or key id cut by two reads of a long line is still found
+# A writer's parts of a line held by the AWS window (a possible secret before them) past this
+# size are let go, the possible secrets removed: the line's end may be far (_AwsWindow).
+_MAX_HELD_PART_CHARACTERS = 1024 * 1024
 
 
 class _KeyBlocks:
@@ -144,35 +147,49 @@ class _AwsWindow:
     """A bare 40-character secret within AWS_SECRET_WINDOW lines of an access key id is removed.
 
     A writer cannot look ahead, so a line holding a possible secret is held back (with the lines
-    after it) until a key id shows up or the window has passed: at most AWS_SECRET_WINDOW lines."""
+    after it) until a key id shows up or the window has passed: at most AWS_SECRET_WINDOW lines.
+    A writer gives a line it never ends in parts (ending ""): they are one line for the window,
+    so a part held waits for the line's end; past _MAX_HELD_PART_CHARACTERS held, the possible
+    secrets held go as if a key id were near, as nothing is known to tell them apart."""
 
     def __init__(self) -> None:
-        self._index = 0
+        self._index = 0  # the line being given: a part does not end it
         self._last_key = -AWS_SECRET_WINDOW - 1
         self._held: deque[tuple[int, str, str, bool]] = deque()  # index, line, ending, candidate
+        self._held_characters = 0
 
     def line(self, text: str, ending: str) -> list[tuple[str, str]]:
         index = self._index
-        self._index += 1
+        if ending:
+            self._index += 1
         if has_aws_key_id(text):
             self._last_key = index
-            self._held = deque(
-                (i, _BARE_SECRET.compiled.sub(REDACTED, held) if candidate else held, end, False)
-                for i, held, end, candidate in self._held
-            )
+            self._redact_held()
         candidate = len(text) >= _SECRET_LENGTH and _BARE_SECRET.compiled.search(text) is not None
         if candidate and index - self._last_key <= AWS_SECRET_WINDOW:
             text, candidate = _BARE_SECRET.compiled.sub(REDACTED, text), False
         if not candidate and not self._held:
             return [(text, ending)]
         self._held.append((index, text, ending, candidate))
+        self._held_characters += len(text)
+        if not ending and self._held_characters > _MAX_HELD_PART_CHARACTERS:
+            self._redact_held()
+        ended = index if ending else index - 1  # the last line given whole: none reaches back
         ready = []
         while self._held and (
-            not self._held[0][3] or index - self._held[0][0] >= AWS_SECRET_WINDOW
+            not self._held[0][3] or ended - self._held[0][0] >= AWS_SECRET_WINDOW
         ):
             _, held, end, _ = self._held.popleft()
+            self._held_characters -= len(held)
             ready.append((held, end))
         return ready
+
+    def _redact_held(self) -> None:
+        self._held = deque(
+            (i, _BARE_SECRET.compiled.sub(REDACTED, held) if candidate else held, end, False)
+            for i, held, end, candidate in self._held
+        )
+        self._held_characters = sum(len(held) for _, held, _, _ in self._held)
 
     @property
     def idle(self) -> bool:
@@ -186,6 +203,7 @@ class _AwsWindow:
     def close(self) -> list[tuple[str, str]]:
         ready = [(held, end) for _, held, end, _ in self._held]
         self._held.clear()
+        self._held_characters = 0
         return ready
 
 
@@ -264,10 +282,20 @@ def _neutral_cut(text: str) -> int | None:
             return None
         cut = max(text.rfind(character, 0, end) for character in _BREAKS) + 1 or end
         whole = _redacted(text) if whole is None else whole
-        if _redacted(text[:cut]) + _redacted(text[cut:]) == whole:
+        if not _splits_a_bare_secret(text, cut) and (
+            _redacted(text[:cut]) + _redacted(text[cut:]) == whole
+        ):
             return cut
         end = cut - 1 if cut < end else end - _CUT_CARRY  # before that break, or further back
     return None
+
+
+def _splits_a_bare_secret(text: str, cut: int) -> bool:
+    """Whether the cut falls inside what may be a bare AWS secret key: the AWS window would see
+    neither half, and a key id in a part written before (not in `text`) reaches it."""
+    start = max(0, cut - _SECRET_LENGTH + 1)
+    found = _BARE_SECRET.compiled.search(text, start, cut + _SECRET_LENGTH + 1)
+    return found is not None and found.start() < cut
 
 
 def _redacted(text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +15,9 @@ from hypothesis import strategies as st
 
 from domain import redaction_stream
 from domain.redaction import REDACTED, StreamRedactor, redact, redact_lines, redacted_lines
+from domain.redaction_rules import AWS_KEY_ID
 from domain.redaction_stream import (
+    AWS_SECRET_WINDOW,
     MAX_HELD_BODY_CHARACTERS,
     MAX_READ_LINE_CHARACTERS,
     StoredTextRedactor,
@@ -282,6 +285,59 @@ def test_a_long_unended_line_written_in_parts_never_shows_a_secret(
         assert secret not in written, plant.kind
     if "not stored" not in written:
         assert written == redact(text)
+
+
+@st.composite
+def _key_id_and_secret_around_a_long_line(draw: st.DrawFn) -> str:
+    """A line a writer never ends until past several parts (at _small_limits), holding an AWS
+    key id and a bare secret key of it, or one of them, the other on a line up to three away;
+    words joined by a break or by a dash, which gives a cut no break to fall after."""
+    words = draw(st.lists(st.sampled_from(("ab", "cd12", "x")), min_size=60, max_size=280))
+    key_id = planted_secrets.AWS_KEY_ID_PREFIX + draw(
+        st.text(alphabet=string.ascii_uppercase + string.digits, min_size=16, max_size=16)
+    )
+    secret = draw(st.text(alphabet=planted_secrets.BASE64, min_size=40, max_size=40))
+    inside = draw(st.sampled_from(((key_id, secret), (key_id,), (secret,))))
+    for planted in inside:
+        words.insert(draw(st.integers(0, len(words))), planted)
+    line = draw(st.sampled_from((" ", ", ", "-"))).join(words)
+    if len(inside) == 2:
+        return line + "\n"
+    other = secret if inside == (key_id,) else key_id
+    between = ["plain"] * draw(st.integers(0, AWS_SECRET_WINDOW - 1))
+    lines = [line, *between, other] if draw(st.booleans()) else [other, *between, line]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(_key_id_and_secret_around_a_long_line(), st.integers(min_value=1, max_value=150))
+@example(  # a cut with no break to fall after, inside the secret: neither half looked like one
+    text="-".join(["ab", KEY_ID, *["x"] * 107, AWS_SECRET, *["x"] * 100]) + "\n", piece=1
+)
+def test_a_bare_secret_key_and_its_key_id_on_a_line_written_in_parts_are_both_removed(
+    text: str, piece: int
+) -> None:
+    # the parts of one line are one line for the AWS window: before 12-06 each counted as a
+    # line, so a secret three parts from its key id on the same line (or the line after a long
+    # one holding the key id) was written as it was
+    with _small_limits():
+        written = _streamed(text, list(range(0, len(text), piece)))
+    found = AWS_KEY_ID.compiled.search(text)
+    assert found is not None and found[0] not in written
+    assert not any(len(word) == 40 and word in written for word in text.replace("-", " ").split())
+    assert written == redact(text)
+
+
+def test_a_possible_secret_held_for_a_line_that_does_not_end_goes_removed_past_a_bound() -> None:
+    # a key id may yet come on the unended line: the parts wait with the possible secret, and
+    # past 1 MiB of them go, the possible secret removed (the line's end may never come)
+    redactor = StreamRedactor()
+    assert redactor.feed(f"{AWS_SECRET}\n") == ""
+    words = "word " * 1000
+    written = "".join(redactor.feed(words) for _ in range(300))  # 1.5 MB, no line break
+    assert written.startswith(f"{REDACTED}\nword word ")
+    assert AWS_SECRET not in written
+    assert written + redactor.close() == f"{REDACTED}\n" + words * 300
 
 
 @settings(max_examples=200)
