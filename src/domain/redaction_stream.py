@@ -385,13 +385,15 @@ class CutLine:
         self._shown = len(head) - (len(last_word[0]) if last_word else 0)
         self._head = head
         self._found: dict[int, str] = {}  # where in the line, what (past the shown head)
-        # whether the line so far is blank space and one run of body characters: an END after
-        # it ends a key body begun above (_KeyBlocks._outside), as at a line's start
-        self._body = _LEADING_BODY.compiled.fullmatch(head[: self._shown]) is not None
-        self._ended = False  # an END was found (what follows it no longer counts)
+        # where the line's first character that is neither leading blank space nor a key body
+        # character is: an END there ends a key body begun above (_KeyBlocks._outside)
+        self._first_other: int | None = None
+        self._blank = True  # the line so far is blank space
         self._last_end = 0  # where the last marker found ends
         self._text_after = False
         self._carry = head[max(0, self._shown - _MARKER_CARRY) : self._shown]
+        self._position = 0
+        self._find_first_other(head[: self._shown])
         self._position = self._shown
         self.add(head[self._shown :])
 
@@ -409,32 +411,47 @@ class CutLine:
         self._text_after = bool(after.strip()) or (
             self._text_after and self._last_end <= self._position
         )
-        if self._body and not self._ended:
-            ends = [at for at, found in self._found.items() if found.startswith(_END_GATE)]
-            self._ended = bool(ends)
-            before = text[: max(0, min(ends) - self._position)] if ends else text
-            self._body = _BODY_CHARACTERS.compiled.fullmatch(before) is not None
+        self._find_first_other(text)
         self._carry = scan[-_MARKER_CARRY:]
         self._position += len(text)
+
+    def _find_first_other(self, text: str) -> None:
+        """`text` is the line's next, at self._position: the first other character in it."""
+        if self._first_other is not None:
+            return
+        start = 0
+        if self._blank:
+            start = len(text) - len(text.lstrip(" \t"))
+            if start == len(text):
+                return
+            self._blank = False
+        other = _NOT_BODY.compiled.search(text, start)
+        if other is not None:
+            self._first_other = self._position + other.start()
 
     def line(self, in_block: bool) -> str:
         """The line the stages are given in place of the whole; `in_block`: it starts inside a
         key block."""
         found = [self._found[at] for at in sorted(self._found)]
         note = f"[wfx: line cut: {self._shown:,} of {self._position:,} characters shown]"
-        ends = [i for i, marker in enumerate(found) if marker.startswith(_END_GATE)]
-        begins = [i for i, marker in enumerate(found) if marker.startswith(_BEGIN_GATE)]
         # the note goes where no block is open (or it would be taken for a key's body) and no
         # value can take it in (a quote left open takes the rest of its line)
         opens = found[-1].startswith(_BEGIN_GATE) if found else self._shown_head_opens_a_block()
         if opens and self._text_after:
             found.append("x")  # the body after the BEGIN, as the stages are to see it
+        shown = self._head[: self._shown]
         if in_block:
-            return " ".join([self._head[: self._shown], *found, note])
-        if self._body and ends and (not begins or ends[0] < begins[0]):
+            return " ".join([shown, *found, note])
+        first = self._first_other
+        if first is not None and self._found.get(first, "").startswith(_END_GATE):
             # the shown head and all up to the END are a key's body: redacted with it
-            return " ".join(["A" + found[ends[0]], note, *found[ends[0] + 1 :]])
-        return " ".join([f"{note} {self._head[: self._shown]}", *found])
+            return " ".join(["A" + self._found[first], note, *found[1:]])
+        end = _END.compiled.match(shown, first) if first is not None else None
+        if end is not None:
+            # an END that starts the line (after a key's body) stays at its start: the note
+            # after it, where no block is open and no value can take it in
+            return " ".join([shown[: end.end()], note, shown[end.end() :], *found])
+        return " ".join([f"{note} {shown}", *found])
 
     def _shown_head_opens_a_block(self) -> bool:
         """Whether the shown head's last key-block marker is a BEGIN: the body after it is in
@@ -447,8 +464,7 @@ class CutLine:
         return bool(last) and last[max(last)]
 
 
-_LEADING_BODY = LazyPattern(r"[ \t]*[A-Za-z0-9+/=]*")
-_BODY_CHARACTERS = LazyPattern(r"[A-Za-z0-9+/=]*")
+_NOT_BODY = LazyPattern(r"[^A-Za-z0-9+/=]")
 _LAST_WORD = LazyPattern(r"\S*\Z")
 _CUT_LINE_MARKERS = (_BEGIN, _END, AWS_KEY_ID)
 

@@ -484,3 +484,32 @@ def test_a_key_block_begun_in_the_part_of_a_long_line_not_shown_still_hides_its_
     assert lines[0].startswith("[wfx: line cut: 100 of 431 characters shown] x x")
     assert lines[0].endswith("-----BEGIN RSA PRIVATE KEY-----")
     assert lines[1:] == ["[REDACTED]", "-----END RSA PRIVATE KEY-----", "after"]  # as whole
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(("", " ", "\t ")),
+    st.text(alphabet=planted_secrets.BASE64 + "=", max_size=400),
+    st.sampled_from(planted_secrets.PEM_LABELS),
+    st.integers(min_value=0, max_value=80),
+    st.integers(min_value=1, max_value=120),
+)
+@example(blank="", body="QUJD" * 40, label="RSA PRIVATE KEY", words=100, piece=7)  # gap 4
+@example(blank="", body="", label="RSA PRIVATE KEY", words=100, piece=1000)
+@example(blank="", body="QUJD" * 5, label="RSA PRIVATE KEY", words=100, piece=1000)
+def test_a_cut_line_that_is_a_key_body_up_to_its_end_removes_the_body_lines_above_it(
+    blank: str, body: str, label: str, words: int, piece: int
+) -> None:
+    # the long line starts as a key body cut off at its start ends (blank space, body
+    # characters, an END): whole, the body lines above it go; before 12-06 (second) they were
+    # shown when the END was at the line's start or in its shown head (the note put before
+    # it), or split by two reads in the part not shown (the line no longer taken for a body)
+    long_line = f"{blank}{body}-----END {label}-----" + " tail" * words
+    text = "start\n" + "\n".join(BODY) + "\n" + long_line + "\nafter\n"
+    pieces = [text[at : at + piece] for at in range(0, len(text), piece)]
+    with patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", 100):
+        read = list(redacted_lines(pieces))
+        whole = redact(text).splitlines()
+    assert not any(body_line in "\n".join(read) for body_line in BODY)
+    assert len(read) == len(whole)
+    assert all(line == kept or _NOTE in line for line, kept in zip(read, whole, strict=True))
