@@ -270,10 +270,12 @@ class StreamRedactor:
         )
 
 
-def _neutral_cut(text: str) -> int | None:
+def _neutral_cut(text: str, redacted: LineRule | None = None) -> int | None:
     """Where `text` (one line, unended) may be cut: redacting the two sides apart gives what
     redacting it whole does, and the cut leaves a carry behind it that no secret is as long as.
-    Tried after the last value-ending characters first, then anywhere; None past _CUT_TRIES."""
+    Tried after the last value-ending characters first, then anywhere; None past _CUT_TRIES.
+    `redacted`: the redaction the sides get (by default domain.redaction.redact's)."""
+    redacted = redacted or _redacted
     longest = max((len(secret) for secret in registered_secrets()), default=0)
     end = len(text) - max(_CUT_CARRY, longest + 1)
     whole: str | None = None
@@ -281,9 +283,9 @@ def _neutral_cut(text: str) -> int | None:
         if end <= 0:
             return None
         cut = max(text.rfind(character, 0, end) for character in _BREAKS) + 1 or end
-        whole = _redacted(text) if whole is None else whole
+        whole = redacted(text) if whole is None else whole
         if not _splits_a_bare_secret(text, cut) and (
-            _redacted(text[:cut]) + _redacted(text[cut:]) == whole
+            redacted(text[:cut]) + redacted(text[cut:]) == whole
         ):
             return cut
         end = cut - 1 if cut < end else end - _CUT_CARRY  # before that break, or further back
@@ -374,15 +376,17 @@ class HeldRun:
 
 
 class CutLine:
-    """A line longer than MAX_READ_LINE_CHARACTERS as a reader gives it: its first part (the
-    last, partial word dropped, so no secret shows in part), a note saying how much of it is
-    shown, and what the multi-line stages see in the rest (the key-block markers and AWS key
-    ids, in order), so that the lines after it are redacted as after the whole line. Held: the
-    head and _MARKER_CARRY characters, never the line."""
+    """A line longer than MAX_READ_LINE_CHARACTERS as a reader gives it: its first part (cut
+    as StreamRedactor cuts a line it writes in parts, so no secret shows in part; nothing where
+    no such cut is found), a note saying how much of it is shown, and what the multi-line
+    stages see in the rest (the key-block markers and AWS key ids, in order), so that the lines
+    after it are redacted as after the whole line. Held: the head and _MARKER_CARRY
+    characters, never the line."""
 
     def __init__(self, head: str) -> None:
-        last_word = _LAST_WORD.compiled.search(head)
-        self._shown = len(head) - (len(last_word[0]) if last_word else 0)
+        # cut where the writer would cut a line it never ends: no secret runs over the cut (the
+        # line-local rules; key-block markers and key ids past it are found and given)
+        self._shown = _neutral_cut(head, redact_line_local) or 0
         self._head = head
         self._found: dict[int, str] = {}  # where in the line, what (past the shown head)
         # where the line's first character that is neither leading blank space nor a key body
@@ -465,7 +469,6 @@ class CutLine:
 
 
 _NOT_BODY = LazyPattern(r"[^A-Za-z0-9+/=]")
-_LAST_WORD = LazyPattern(r"\S*\Z")
 _CUT_LINE_MARKERS = (_BEGIN, _END, AWS_KEY_ID)
 
 

@@ -17,6 +17,7 @@ from domain import redaction_stream
 from domain.redaction import REDACTED, StreamRedactor, redact, redact_lines, redacted_lines
 from domain.redaction_rules import AWS_KEY_ID
 from domain.redaction_stream import (
+    _CUT_CARRY,
     AWS_SECRET_WINDOW,
     MAX_HELD_BODY_CHARACTERS,
     MAX_READ_LINE_CHARACTERS,
@@ -444,7 +445,10 @@ def test_a_line_too_long_to_hold_is_cut_and_every_other_line_is_as_redact_makes_
     # a run held as a cut-off key body is shorter than a cut line (as the bounds are): the
     # reference is the text read whole with that bound on runs, each line held whole
     with patch.object(redaction_stream, "MAX_HELD_BODY_CHARACTERS", bound):
-        with patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", bound):
+        with (
+            patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", bound),
+            patch.object(redaction_stream, "_CUT_CARRY", 10),
+        ):
             got = list(redacted_lines(_pieces(text, cuts)))
             at_once = list(redacted_lines([text]))
         expected = list(redacted_lines([text]))
@@ -469,7 +473,7 @@ def test_a_line_of_many_megabytes_is_read_holding_its_head_not_the_line() -> Non
     finally:
         tracemalloc.stop()
     line, after = out.splitlines()
-    shown = MAX_READ_LINE_CHARACTERS - MAX_READ_LINE_CHARACTERS % len("word ")  # whole words
+    shown = MAX_READ_LINE_CHARACTERS - _CUT_CARRY  # after a space: the writer's cut
     total = 64 * len(piece) + len("the end")
     assert line.startswith(f"[wfx: line cut: {shown:,} of {total:,} characters shown] word word")
     assert after == "next line"
@@ -477,11 +481,14 @@ def test_a_line_of_many_megabytes_is_read_holding_its_head_not_the_line() -> Non
 
 
 def test_a_key_block_begun_in_the_part_of_a_long_line_not_shown_still_hides_its_body() -> None:
-    with patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", 100):
+    with (
+        patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", 100),
+        patch.object(redaction_stream, "_CUT_CARRY", 10),
+    ):
         text = "x " * 200 + "-----BEGIN RSA PRIVATE KEY-----\nMIIEsecretbody\n"
         text += "-----END RSA PRIVATE KEY-----\nafter\n"
         lines = list(redacted_lines([text]))
-    assert lines[0].startswith("[wfx: line cut: 100 of 431 characters shown] x x")
+    assert lines[0].startswith("[wfx: line cut: 90 of 431 characters shown] x x")
     assert lines[0].endswith("-----BEGIN RSA PRIVATE KEY-----")
     assert lines[1:] == ["[REDACTED]", "-----END RSA PRIVATE KEY-----", "after"]  # as whole
 
@@ -513,3 +520,52 @@ def test_a_cut_line_that_is_a_key_body_up_to_its_end_removes_the_body_lines_abov
     assert not any(body_line in "\n".join(read) for body_line in BODY)
     assert len(read) == len(whole)
     assert all(line == kept or _NOTE in line for line, kept in zip(read, whole, strict=True))
+
+
+def test_a_line_past_the_read_limit_that_is_one_word_shows_its_head() -> None:
+    # before 12-06 (second) its head was dropped as a partial last word: only the note showed
+    line = "QUJD" * (MAX_READ_LINE_CHARACTERS // 2)  # 2 MiB of base64, no break
+    first, after = redacted_lines([line + "\nafter\n"])
+    note, head = first.split("] ", 1)
+    assert note.startswith(_NOTE) and after == "after"
+    assert line.startswith(head) and len(head) >= MAX_READ_LINE_CHARACTERS - 2 * _CUT_CARRY
+
+
+def test_a_registered_secret_cut_by_the_read_limit_shows_none_of_it() -> None:
+    # before 12-06 (second) the head was cut at its last space, inside the registered value
+    registered = "correct horse battery staple"
+    line = "w " * ((MAX_READ_LINE_CHARACTERS - 10) // 2) + registered + " tail" * 10
+    assert line.index(registered) < MAX_READ_LINE_CHARACTERS < line.index(registered) + 28
+    with planted_secrets.registered(registered):
+        first, _ = redacted_lines([line + "\nafter\n"])
+    assert "correct" not in first and first.endswith(" w w ")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    planted_secrets.any_secret(),
+    st.integers(min_value=0, max_value=400),
+    st.sampled_from(("", "-", " ", ",")),
+    st.integers(min_value=1, max_value=300),
+)
+def test_a_cut_line_shows_its_head_cut_where_no_secret_is_cut(
+    plant: Plant, before: int, joiner: str, piece: int
+) -> None:
+    # one word or many, a secret of any kind before, at or past the read limit: what is shown
+    # of the head holds no 12 characters of one the whole line's redaction removes
+    assume("\n" not in plant.text)
+    noise = "QUJD" * 200
+    line = noise[:before] + joiner + plant.text + joiner + noise
+    text = line + "\nafter\n"
+    with (
+        patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", 300),
+        patch.object(redaction_stream, "_CUT_CARRY", 60),
+    ):
+        first, after = redacted_lines(_pieces(text, list(range(0, len(text), piece))))
+    shown = first.split("characters shown] ", 1)[1]
+    assert after == "after"
+    removed = [secret for secret in plant.secrets if secret not in redact(line)]
+    for secret in removed:
+        assert not any(secret[at : at + 12] in shown for at in range(len(secret) - 11))
+    if before >= 240 and joiner in (" ", ","):  # a break before the secret, the carry: some shown
+        assert shown, (plant, before, joiner)
