@@ -59,6 +59,9 @@ _HELD_LINE_OVERHEAD = 64  # what a held line costs beside its characters (1-char
 # Longer than any held run: such a line is never held, whole or cut, so the stages agree.
 MAX_READ_LINE_CHARACTERS = 1024 * 1024
 _MARKER_CARRY = 256  # a key-block marker or key id cut by two reads of a long line is still found
+# A writer's parts of a line held by the AWS window (a possible secret before them) past this
+# size are let go, the possible secrets removed: the line's end may be far (_AwsWindow).
+_MAX_HELD_PART_CHARACTERS = 1024 * 1024
 
 
 class _KeyBlocks:
@@ -144,35 +147,49 @@ class _AwsWindow:
     """A bare 40-character secret within AWS_SECRET_WINDOW lines of an access key id is removed.
 
     A writer cannot look ahead, so a line holding a possible secret is held back (with the lines
-    after it) until a key id shows up or the window has passed: at most AWS_SECRET_WINDOW lines."""
+    after it) until a key id shows up or the window has passed: at most AWS_SECRET_WINDOW lines.
+    A writer gives a line it never ends in parts (ending ""): they are one line for the window,
+    so a part held waits for the line's end; past _MAX_HELD_PART_CHARACTERS held, the possible
+    secrets held go as if a key id were near, as nothing is known to tell them apart."""
 
     def __init__(self) -> None:
-        self._index = 0
+        self._index = 0  # the line being given: a part does not end it
         self._last_key = -AWS_SECRET_WINDOW - 1
         self._held: deque[tuple[int, str, str, bool]] = deque()  # index, line, ending, candidate
+        self._held_characters = 0
 
     def line(self, text: str, ending: str) -> list[tuple[str, str]]:
         index = self._index
-        self._index += 1
+        if ending:
+            self._index += 1
         if has_aws_key_id(text):
             self._last_key = index
-            self._held = deque(
-                (i, _BARE_SECRET.compiled.sub(REDACTED, held) if candidate else held, end, False)
-                for i, held, end, candidate in self._held
-            )
+            self._redact_held()
         candidate = len(text) >= _SECRET_LENGTH and _BARE_SECRET.compiled.search(text) is not None
         if candidate and index - self._last_key <= AWS_SECRET_WINDOW:
             text, candidate = _BARE_SECRET.compiled.sub(REDACTED, text), False
         if not candidate and not self._held:
             return [(text, ending)]
         self._held.append((index, text, ending, candidate))
+        self._held_characters += len(text)
+        if not ending and self._held_characters > _MAX_HELD_PART_CHARACTERS:
+            self._redact_held()
+        ended = index if ending else index - 1  # the last line given whole: none reaches back
         ready = []
         while self._held and (
-            not self._held[0][3] or index - self._held[0][0] >= AWS_SECRET_WINDOW
+            not self._held[0][3] or ended - self._held[0][0] >= AWS_SECRET_WINDOW
         ):
             _, held, end, _ = self._held.popleft()
+            self._held_characters -= len(held)
             ready.append((held, end))
         return ready
+
+    def _redact_held(self) -> None:
+        self._held = deque(
+            (i, _BARE_SECRET.compiled.sub(REDACTED, held) if candidate else held, end, False)
+            for i, held, end, candidate in self._held
+        )
+        self._held_characters = sum(len(held) for _, held, _, _ in self._held)
 
     @property
     def idle(self) -> bool:
@@ -186,6 +203,7 @@ class _AwsWindow:
     def close(self) -> list[tuple[str, str]]:
         ready = [(held, end) for _, held, end, _ in self._held]
         self._held.clear()
+        self._held_characters = 0
         return ready
 
 
@@ -252,10 +270,12 @@ class StreamRedactor:
         )
 
 
-def _neutral_cut(text: str) -> int | None:
+def _neutral_cut(text: str, redacted: LineRule | None = None) -> int | None:
     """Where `text` (one line, unended) may be cut: redacting the two sides apart gives what
     redacting it whole does, and the cut leaves a carry behind it that no secret is as long as.
-    Tried after the last value-ending characters first, then anywhere; None past _CUT_TRIES."""
+    Tried after the last value-ending characters first, then anywhere; None past _CUT_TRIES.
+    `redacted`: the redaction the sides get (by default domain.redaction.redact's)."""
+    redacted = redacted or _redacted
     longest = max((len(secret) for secret in registered_secrets()), default=0)
     end = len(text) - max(_CUT_CARRY, longest + 1)
     whole: str | None = None
@@ -263,11 +283,21 @@ def _neutral_cut(text: str) -> int | None:
         if end <= 0:
             return None
         cut = max(text.rfind(character, 0, end) for character in _BREAKS) + 1 or end
-        whole = _redacted(text) if whole is None else whole
-        if _redacted(text[:cut]) + _redacted(text[cut:]) == whole:
+        whole = redacted(text) if whole is None else whole
+        if not _splits_a_bare_secret(text, cut) and (
+            redacted(text[:cut]) + redacted(text[cut:]) == whole
+        ):
             return cut
         end = cut - 1 if cut < end else end - _CUT_CARRY  # before that break, or further back
     return None
+
+
+def _splits_a_bare_secret(text: str, cut: int) -> bool:
+    """Whether the cut falls inside what may be a bare AWS secret key: the AWS window would see
+    neither half, and a key id in a part written before (not in `text`) reaches it."""
+    start = max(0, cut - _SECRET_LENGTH + 1)
+    found = _BARE_SECRET.compiled.search(text, start, cut + _SECRET_LENGTH + 1)
+    return found is not None and found.start() < cut
 
 
 def _redacted(text: str) -> str:
@@ -346,24 +376,28 @@ class HeldRun:
 
 
 class CutLine:
-    """A line longer than MAX_READ_LINE_CHARACTERS as a reader gives it: its first part (the
-    last, partial word dropped, so no secret shows in part), a note saying how much of it is
-    shown, and what the multi-line stages see in the rest (the key-block markers and AWS key
-    ids, in order), so that the lines after it are redacted as after the whole line. Held: the
-    head and _MARKER_CARRY characters, never the line."""
+    """A line longer than MAX_READ_LINE_CHARACTERS as a reader gives it: its first part (cut
+    as StreamRedactor cuts a line it writes in parts, so no secret shows in part; nothing where
+    no such cut is found), a note saying how much of it is shown, and what the multi-line
+    stages see in the rest (the key-block markers and AWS key ids, in order), so that the lines
+    after it are redacted as after the whole line. Held: the head and _MARKER_CARRY
+    characters, never the line."""
 
     def __init__(self, head: str) -> None:
-        last_word = _LAST_WORD.compiled.search(head)
-        self._shown = len(head) - (len(last_word[0]) if last_word else 0)
+        # cut where the writer would cut a line it never ends: no secret runs over the cut (the
+        # line-local rules; key-block markers and key ids past it are found and given)
+        self._shown = _neutral_cut(head, redact_line_local) or 0
         self._head = head
         self._found: dict[int, str] = {}  # where in the line, what (past the shown head)
-        # whether the line so far is blank space and one run of body characters: an END after
-        # it ends a key body begun above (_KeyBlocks._outside), as at a line's start
-        self._body = _LEADING_BODY.compiled.fullmatch(head[: self._shown]) is not None
-        self._ended = False  # an END was found (what follows it no longer counts)
+        # where the line's first character that is neither leading blank space nor a key body
+        # character is: an END there ends a key body begun above (_KeyBlocks._outside)
+        self._first_other: int | None = None
+        self._blank = True  # the line so far is blank space
         self._last_end = 0  # where the last marker found ends
         self._text_after = False
         self._carry = head[max(0, self._shown - _MARKER_CARRY) : self._shown]
+        self._position = 0
+        self._find_first_other(head[: self._shown])
         self._position = self._shown
         self.add(head[self._shown :])
 
@@ -381,32 +415,47 @@ class CutLine:
         self._text_after = bool(after.strip()) or (
             self._text_after and self._last_end <= self._position
         )
-        if self._body and not self._ended:
-            ends = [at for at, found in self._found.items() if found.startswith(_END_GATE)]
-            self._ended = bool(ends)
-            before = text[: max(0, min(ends) - self._position)] if ends else text
-            self._body = _BODY_CHARACTERS.compiled.fullmatch(before) is not None
+        self._find_first_other(text)
         self._carry = scan[-_MARKER_CARRY:]
         self._position += len(text)
+
+    def _find_first_other(self, text: str) -> None:
+        """`text` is the line's next, at self._position: the first other character in it."""
+        if self._first_other is not None:
+            return
+        start = 0
+        if self._blank:
+            start = len(text) - len(text.lstrip(" \t"))
+            if start == len(text):
+                return
+            self._blank = False
+        other = _NOT_BODY.compiled.search(text, start)
+        if other is not None:
+            self._first_other = self._position + other.start()
 
     def line(self, in_block: bool) -> str:
         """The line the stages are given in place of the whole; `in_block`: it starts inside a
         key block."""
         found = [self._found[at] for at in sorted(self._found)]
         note = f"[wfx: line cut: {self._shown:,} of {self._position:,} characters shown]"
-        ends = [i for i, marker in enumerate(found) if marker.startswith(_END_GATE)]
-        begins = [i for i, marker in enumerate(found) if marker.startswith(_BEGIN_GATE)]
         # the note goes where no block is open (or it would be taken for a key's body) and no
         # value can take it in (a quote left open takes the rest of its line)
         opens = found[-1].startswith(_BEGIN_GATE) if found else self._shown_head_opens_a_block()
         if opens and self._text_after:
             found.append("x")  # the body after the BEGIN, as the stages are to see it
+        shown = self._head[: self._shown]
         if in_block:
-            return " ".join([self._head[: self._shown], *found, note])
-        if self._body and ends and (not begins or ends[0] < begins[0]):
+            return " ".join([shown, *found, note])
+        first = self._first_other
+        if first is not None and self._found.get(first, "").startswith(_END_GATE):
             # the shown head and all up to the END are a key's body: redacted with it
-            return " ".join(["A" + found[ends[0]], note, *found[ends[0] + 1 :]])
-        return " ".join([f"{note} {self._head[: self._shown]}", *found])
+            return " ".join(["A" + self._found[first], note, *found[1:]])
+        end = _END.compiled.match(shown, first) if first is not None else None
+        if end is not None:
+            # an END that starts the line (after a key's body) stays at its start: the note
+            # after it, where no block is open and no value can take it in
+            return " ".join([shown[: end.end()], note, shown[end.end() :], *found])
+        return " ".join([f"{note} {shown}", *found])
 
     def _shown_head_opens_a_block(self) -> bool:
         """Whether the shown head's last key-block marker is a BEGIN: the body after it is in
@@ -419,9 +468,7 @@ class CutLine:
         return bool(last) and last[max(last)]
 
 
-_LEADING_BODY = LazyPattern(r"[ \t]*[A-Za-z0-9+/=]*")
-_BODY_CHARACTERS = LazyPattern(r"[A-Za-z0-9+/=]*")
-_LAST_WORD = LazyPattern(r"\S*\Z")
+_NOT_BODY = LazyPattern(r"[^A-Za-z0-9+/=]")
 _CUT_LINE_MARKERS = (_BEGIN, _END, AWS_KEY_ID)
 
 

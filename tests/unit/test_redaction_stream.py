@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +15,10 @@ from hypothesis import strategies as st
 
 from domain import redaction_stream
 from domain.redaction import REDACTED, StreamRedactor, redact, redact_lines, redacted_lines
+from domain.redaction_rules import AWS_KEY_ID
 from domain.redaction_stream import (
+    _CUT_CARRY,
+    AWS_SECRET_WINDOW,
     MAX_HELD_BODY_CHARACTERS,
     MAX_READ_LINE_CHARACTERS,
     StoredTextRedactor,
@@ -284,6 +288,59 @@ def test_a_long_unended_line_written_in_parts_never_shows_a_secret(
         assert written == redact(text)
 
 
+@st.composite
+def _key_id_and_secret_around_a_long_line(draw: st.DrawFn) -> str:
+    """A line a writer never ends until past several parts (at _small_limits), holding an AWS
+    key id and a bare secret key of it, or one of them, the other on a line up to three away;
+    words joined by a break or by a dash, which gives a cut no break to fall after."""
+    words = draw(st.lists(st.sampled_from(("ab", "cd12", "x")), min_size=60, max_size=280))
+    key_id = planted_secrets.AWS_KEY_ID_PREFIX + draw(
+        st.text(alphabet=string.ascii_uppercase + string.digits, min_size=16, max_size=16)
+    )
+    secret = draw(st.text(alphabet=planted_secrets.BASE64, min_size=40, max_size=40))
+    inside = draw(st.sampled_from(((key_id, secret), (key_id,), (secret,))))
+    for planted in inside:
+        words.insert(draw(st.integers(0, len(words))), planted)
+    line = draw(st.sampled_from((" ", ", ", "-"))).join(words)
+    if len(inside) == 2:
+        return line + "\n"
+    other = secret if inside == (key_id,) else key_id
+    between = ["plain"] * draw(st.integers(0, AWS_SECRET_WINDOW - 1))
+    lines = [line, *between, other] if draw(st.booleans()) else [other, *between, line]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(_key_id_and_secret_around_a_long_line(), st.integers(min_value=1, max_value=150))
+@example(  # a cut with no break to fall after, inside the secret: neither half looked like one
+    text="-".join(["ab", KEY_ID, *["x"] * 107, AWS_SECRET, *["x"] * 100]) + "\n", piece=1
+)
+def test_a_bare_secret_key_and_its_key_id_on_a_line_written_in_parts_are_both_removed(
+    text: str, piece: int
+) -> None:
+    # the parts of one line are one line for the AWS window: before 12-06 each counted as a
+    # line, so a secret three parts from its key id on the same line (or the line after a long
+    # one holding the key id) was written as it was
+    with _small_limits():
+        written = _streamed(text, list(range(0, len(text), piece)))
+    found = AWS_KEY_ID.compiled.search(text)
+    assert found is not None and found[0] not in written
+    assert not any(len(word) == 40 and word in written for word in text.replace("-", " ").split())
+    assert written == redact(text)
+
+
+def test_a_possible_secret_held_for_a_line_that_does_not_end_goes_removed_past_a_bound() -> None:
+    # a key id may yet come on the unended line: the parts wait with the possible secret, and
+    # past 1 MiB of them go, the possible secret removed (the line's end may never come)
+    redactor = StreamRedactor()
+    assert redactor.feed(f"{AWS_SECRET}\n") == ""
+    words = "word " * 1000
+    written = "".join(redactor.feed(words) for _ in range(300))  # 1.5 MB, no line break
+    assert written.startswith(f"{REDACTED}\nword word ")
+    assert AWS_SECRET not in written
+    assert written + redactor.close() == f"{REDACTED}\n" + words * 300
+
+
 @settings(max_examples=200)
 @given(planted_secrets.private_key(), st.data())
 def test_a_key_block_cut_by_a_page_boundary_leaves_nothing_on_either_page(
@@ -388,7 +445,10 @@ def test_a_line_too_long_to_hold_is_cut_and_every_other_line_is_as_redact_makes_
     # a run held as a cut-off key body is shorter than a cut line (as the bounds are): the
     # reference is the text read whole with that bound on runs, each line held whole
     with patch.object(redaction_stream, "MAX_HELD_BODY_CHARACTERS", bound):
-        with patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", bound):
+        with (
+            patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", bound),
+            patch.object(redaction_stream, "_CUT_CARRY", 10),
+        ):
             got = list(redacted_lines(_pieces(text, cuts)))
             at_once = list(redacted_lines([text]))
         expected = list(redacted_lines([text]))
@@ -413,7 +473,7 @@ def test_a_line_of_many_megabytes_is_read_holding_its_head_not_the_line() -> Non
     finally:
         tracemalloc.stop()
     line, after = out.splitlines()
-    shown = MAX_READ_LINE_CHARACTERS - MAX_READ_LINE_CHARACTERS % len("word ")  # whole words
+    shown = MAX_READ_LINE_CHARACTERS - _CUT_CARRY  # after a space: the writer's cut
     total = 64 * len(piece) + len("the end")
     assert line.startswith(f"[wfx: line cut: {shown:,} of {total:,} characters shown] word word")
     assert after == "next line"
@@ -421,10 +481,91 @@ def test_a_line_of_many_megabytes_is_read_holding_its_head_not_the_line() -> Non
 
 
 def test_a_key_block_begun_in_the_part_of_a_long_line_not_shown_still_hides_its_body() -> None:
-    with patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", 100):
+    with (
+        patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", 100),
+        patch.object(redaction_stream, "_CUT_CARRY", 10),
+    ):
         text = "x " * 200 + "-----BEGIN RSA PRIVATE KEY-----\nMIIEsecretbody\n"
         text += "-----END RSA PRIVATE KEY-----\nafter\n"
         lines = list(redacted_lines([text]))
-    assert lines[0].startswith("[wfx: line cut: 100 of 431 characters shown] x x")
+    assert lines[0].startswith("[wfx: line cut: 90 of 431 characters shown] x x")
     assert lines[0].endswith("-----BEGIN RSA PRIVATE KEY-----")
     assert lines[1:] == ["[REDACTED]", "-----END RSA PRIVATE KEY-----", "after"]  # as whole
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(("", " ", "\t ")),
+    st.text(alphabet=planted_secrets.BASE64 + "=", max_size=400),
+    st.sampled_from(planted_secrets.PEM_LABELS),
+    st.integers(min_value=0, max_value=80),
+    st.integers(min_value=1, max_value=120),
+)
+@example(blank="", body="QUJD" * 40, label="RSA PRIVATE KEY", words=100, piece=7)  # gap 4
+@example(blank="", body="", label="RSA PRIVATE KEY", words=100, piece=1000)
+@example(blank="", body="QUJD" * 5, label="RSA PRIVATE KEY", words=100, piece=1000)
+def test_a_cut_line_that_is_a_key_body_up_to_its_end_removes_the_body_lines_above_it(
+    blank: str, body: str, label: str, words: int, piece: int
+) -> None:
+    # the long line starts as a key body cut off at its start ends (blank space, body
+    # characters, an END): whole, the body lines above it go; before 12-06 (second) they were
+    # shown when the END was at the line's start or in its shown head (the note put before
+    # it), or split by two reads in the part not shown (the line no longer taken for a body)
+    long_line = f"{blank}{body}-----END {label}-----" + " tail" * words
+    text = "start\n" + "\n".join(BODY) + "\n" + long_line + "\nafter\n"
+    pieces = [text[at : at + piece] for at in range(0, len(text), piece)]
+    with patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", 100):
+        read = list(redacted_lines(pieces))
+        whole = redact(text).splitlines()
+    assert not any(body_line in "\n".join(read) for body_line in BODY)
+    assert len(read) == len(whole)
+    assert all(line == kept or _NOTE in line for line, kept in zip(read, whole, strict=True))
+
+
+def test_a_line_past_the_read_limit_that_is_one_word_shows_its_head() -> None:
+    # before 12-06 (second) its head was dropped as a partial last word: only the note showed
+    line = "QUJD" * (MAX_READ_LINE_CHARACTERS // 2)  # 2 MiB of base64, no break
+    first, after = redacted_lines([line + "\nafter\n"])
+    note, head = first.split("] ", 1)
+    assert note.startswith(_NOTE) and after == "after"
+    assert line.startswith(head) and len(head) >= MAX_READ_LINE_CHARACTERS - 2 * _CUT_CARRY
+
+
+def test_a_registered_secret_cut_by_the_read_limit_shows_none_of_it() -> None:
+    # before 12-06 (second) the head was cut at its last space, inside the registered value
+    registered = "correct horse battery staple"
+    line = "w " * ((MAX_READ_LINE_CHARACTERS - 10) // 2) + registered + " tail" * 10
+    assert line.index(registered) < MAX_READ_LINE_CHARACTERS < line.index(registered) + 28
+    with planted_secrets.registered(registered):
+        first, _ = redacted_lines([line + "\nafter\n"])
+    assert "correct" not in first and first.endswith(" w w ")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    planted_secrets.any_secret(),
+    st.integers(min_value=0, max_value=400),
+    st.sampled_from(("", "-", " ", ",")),
+    st.integers(min_value=1, max_value=300),
+)
+def test_a_cut_line_shows_its_head_cut_where_no_secret_is_cut(
+    plant: Plant, before: int, joiner: str, piece: int
+) -> None:
+    # one word or many, a secret of any kind before, at or past the read limit: what is shown
+    # of the head holds no 12 characters of one the whole line's redaction removes
+    assume("\n" not in plant.text)
+    noise = "QUJD" * 200
+    line = noise[:before] + joiner + plant.text + joiner + noise
+    text = line + "\nafter\n"
+    with (
+        patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", 300),
+        patch.object(redaction_stream, "_CUT_CARRY", 60),
+    ):
+        first, after = redacted_lines(_pieces(text, list(range(0, len(text), piece))))
+    shown = first.split("characters shown] ", 1)[1]
+    assert after == "after"
+    removed = [secret for secret in plant.secrets if secret not in redact(line)]
+    for secret in removed:
+        assert not any(secret[at : at + 12] in shown for at in range(len(secret) - 11))
+    if before >= 240 and joiner in (" ", ","):  # a break before the secret, the carry: some shown
+        assert shown, (plant, before, joiner)
