@@ -2,7 +2,9 @@
 
 One partition per role (`role#<name>`: the role item, then one item per constraint), one per
 user (`user#<id>`: one item per role held) and one revision item. '#' is refused in role names,
-user ids and constraint ids, so a key never reads two ways.
+user ids and constraint ids, so a key never reads two ways. Beside each role made since 12-06, a
+name item keyed by the name case-folded (`roleNameFolded#<name>`), written with the role on
+condition it is absent: two roles one letter-case apart never both land, however they race.
 """
 
 from __future__ import annotations
@@ -10,13 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.tables import REVOKED_TOKEN_EXPIRY
-from domain.constraints import STORED, Constraint, Role, RoleAssignment
+from domain.constraints import STORED, Constraint, Role, RoleAssignment, lookalike_problem
+from domain.errors import DomainError, InvalidInputError, RoleAlreadyExistsError
 
 PARTITION = "authPartition"
 SORT = "authSort"
 ROLE_SORT = "#role"
 REVISION_KEY = "#revision"
 REVISION = "revision"
+ROLE_NAME_SORT = "#roleName"
 
 Item = dict[str, Any]
 
@@ -48,6 +52,23 @@ def build_role_record(role: Role) -> Item:
         "roleName": role.name,
         "description": role.description,
     }
+
+
+def role_name_key(role_name: str) -> Item:
+    # casefold, as lookalike_problem compares: `Straße` and `STRASSE` are one name too
+    return {PARTITION: f"roleNameFolded#{role_name.casefold()}", SORT: ROLE_NAME_SORT}
+
+
+def build_role_name_record(role: Role) -> Item:
+    return role_name_key(role.name) | {"roleName": role.name}
+
+
+def name_taken(role_name: str, holder: Item) -> DomainError:
+    """The refusal of a role whose folded name `holder` (the stored name item) holds already."""
+    other = str(holder["roleName"])
+    if other == role_name:
+        return RoleAlreadyExistsError(role_name)
+    return InvalidInputError(f"role: {lookalike_problem(role_name, [other])}")
 
 
 def build_constraint_record(constraint: Constraint) -> Item:

@@ -128,6 +128,16 @@ class RunArchiveRows:
         """Put the item unless its key is taken (False: taken, nothing written)."""
         raise NotImplementedError
 
+    def _put_version_if_absent(
+        self, table: ResourceKeys, item: Mapping[str, Any], version: int | float
+    ) -> bool | None:
+        """Put a version's item unless its key is taken (False) or, in the same write, the
+        workflow's stored definition has a lower `latestVersion` than `version` (None)."""
+        raise NotImplementedError
+
+    def _delete(self, table: ResourceKeys, key: Mapping[str, Any]) -> None:
+        raise NotImplementedError
+
     # -- export -----------------------------------------------------------------------------
 
     def list_runs(self, since: datetime | None) -> ListedRuns:
@@ -217,26 +227,31 @@ class RunArchiveRows:
         if kept is not None:
             # what the run names but does not own (a definition, an asset's files) is carried
             # with the first run naming it: the file's later runs need it
-            imported = self._put_each(tuple(i for i in run.items if i.shared))
+            shared = tuple(i for i in run.items if i.shared)
+            imported = self._put_each(shared, run.workflow_execution_id)
             return ImportedRun(imported.written, imported.unchanged, (*imported.conflicts, kept))
         for body in run.bodies:
             # content-addressed keys (item_budget): a body stored under its key is this body
             if not self._has_body(body.key):
                 self._objects_or_fail().put_bytes(body.key, body.data)
         # the archive's order: the main row last, so a run is listed only once it is whole
-        return self._put_each(run.items)
+        return self._put_each(run.items, run.workflow_execution_id)
 
-    def _put_each(self, items: Sequence[ArchivedItem]) -> ImportedRun:
+    def _put_each(self, items: Sequence[ArchivedItem], run_id: str) -> ImportedRun:
         written = unchanged = 0
         conflicts: list[str] = []
+        steps: list[Item] = []  # the step rows this import wrote, taken back if it is refused
         for archived in items:
             table = ResourceKeys[archived.table]
-            past = self._past_latest(table, archived.item)
-            if past is not None:
-                conflicts.append(past)
+            put = self._put(table, archived.item)
+            if put is None:
+                conflicts.append(self._past_latest(table, archived.item))
                 continue
-            if self._put_if_absent(table, archived.item):
+            if put:
                 written += 1
+                if table is ResourceKeys.PIPELINE_EXECUTIONS:
+                    steps.append(key_of(table, archived.item))
+                    self._refuse_a_step_another_run_took(archived, run_id, steps)
                 continue
             stored = self._get(table, key_of(table, archived.item))
             if stored == dict(archived.item):
@@ -245,23 +260,42 @@ class RunArchiveRows:
                 conflicts.append(f"{describe_key(table, archived.item)}: stored otherwise, kept")
         return ImportedRun(written, unchanged, tuple(conflicts))
 
-    def _past_latest(self, table: ResourceKeys, item: Mapping[str, Any]) -> str | None:
-        """Why a version (or its steps) is not written: past the latest of the workflow stored
-        here (another workflow of that name, or one this store has not caught up with). A
-        publish claims the number after the latest; stored, it would refuse every publish."""
-        if table not in _VERSIONED:
-            return None
-        workflow = f"{item['workflowDatabaseId']}:{item['workflowId']}"
-        version = item["workflowVersion"]
+    def _put(self, table: ResourceKeys, item: Mapping[str, Any]) -> bool | None:
+        """A version (or its steps) is not written past the latest of the workflow stored here
+        (another workflow of that name, or one this store has not caught up with): a publish
+        claims the number after the latest; stored, it would refuse every publish. Checked by
+        the write itself, so a publish landing after an earlier look is not covered over."""
+        version = item.get("workflowVersion")
+        if table in _VERSIONED and isinstance(version, (int, float)):
+            return self._put_version_if_absent(table, item, version)
+        return self._put_if_absent(table, item)
+
+    def _past_latest(self, table: ResourceKeys, item: Mapping[str, Any]) -> str:
+        workflow = workflow_key_of(item)
         definition = self._get(ResourceKeys.WORKFLOW_DEFINITIONS, {WORKFLOW_KEY: workflow})
         latest = definition.get("latestVersion") if definition is not None else None
-        numbers = isinstance(latest, (int, float)) and isinstance(version, (int, float))
-        if not numbers or version <= latest:
-            return None
         return (
-            f"{describe_key(table, item)}: version {version} is past the latest of {workflow} "
-            f"stored here ({latest}): not written, so that the next publish can take its number"
+            f"{describe_key(table, item)}: version {item['workflowVersion']} is past the latest "
+            f"of {workflow} stored here ({latest}): not written, so that the next publish can "
+            "take its number"
         )
+
+    def _refuse_a_step_another_run_took(
+        self, archived: ArchivedItem, run_id: str, written: Sequence[Item]
+    ) -> None:
+        """After the step's write, as another run's import may have written one of the same id
+        since `_refuse_steps_of_other_runs` looked (DynamoDB cannot make a write conditional on
+        a partition holding no other item): of two such imports, at most one goes on."""
+        owners = self._step_owners(archived.item[STEP_ID], run_id)
+        if not owners:
+            return
+        for key in written:  # keyed by this run: no other run's import writes them
+            self._delete(ResourceKeys.PIPELINE_EXECUTIONS, key)
+        raise RunRefusedError(archived.line, _taken_step(archived.item[STEP_ID], owners[0]))
+
+    def _step_owners(self, step_id: str, run_id: str) -> list[str]:
+        stored = self._partition(ResourceKeys.PIPELINE_EXECUTIONS, step_id)
+        return [str(i[EXECUTION_ID]) for i in stored if i[EXECUTION_ID] != run_id]
 
     def _stored_otherwise(self, run: ArchivedRun) -> KeptRun | None:
         """The conflict, when the store holds the run with another main row: another state of
@@ -284,16 +318,9 @@ class RunArchiveRows:
         for archived in run.items:
             if archived.table != ResourceKeys.PIPELINE_EXECUTIONS.value:
                 continue
-            step_id = archived.item[STEP_ID]
-            stored = self._partition(ResourceKeys.PIPELINE_EXECUTIONS, step_id)
-            owners = [
-                i[EXECUTION_ID] for i in stored if i[EXECUTION_ID] != run.workflow_execution_id
-            ]
+            owners = self._step_owners(archived.item[STEP_ID], run.workflow_execution_id)
             if owners:
-                raise RunRefusedError(
-                    archived.line,
-                    f"item.{STEP_ID}: {step_id!r} is stored as a step of run {owners[0]!r}",
-                )
+                raise RunRefusedError(archived.line, _taken_step(archived.item[STEP_ID], owners[0]))
 
     def _has_body(self, key: str) -> bool:
         objects = self._objects_or_fail()
@@ -325,6 +352,14 @@ class RunArchiveRows:
             elif self._objects_or_fail().read_bytes(body.key) != body.data:
                 found.append(f"{where}object {body.key}: differs")
         return found
+
+
+def workflow_key_of(item: Mapping[str, Any]) -> str:
+    return f"{item['workflowDatabaseId']}:{item['workflowId']}"
+
+
+def _taken_step(step_id: str, owner: str) -> str:
+    return f"item.{STEP_ID}: {step_id!r} is stored as a step of run {owner!r}"
 
 
 _ABSENT = object()

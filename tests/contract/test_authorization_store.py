@@ -17,7 +17,7 @@ from domain.constraints import (
     Role,
     RoleAssignment,
 )
-from domain.errors import RoleAlreadyExistsError, RoleNotFoundError
+from domain.errors import InvalidInputError, RoleAlreadyExistsError, RoleNotFoundError
 
 
 def a_constraint(role: str, constraint_id: str, database: str = "db1") -> Constraint:
@@ -171,3 +171,24 @@ def test_a_constraint_stored_before_patterns_were_bounded_still_reads(
     (read,) = authorization_store.policy().constraints
     assert read.criteria_and[0].value == "(a+)+$"
     assert authorization_store.list_constraints("old") == [read]
+
+
+def test_a_role_one_letter_case_from_a_stored_one_is_refused_by_the_write_itself(
+    authorization_store: AuthorizationStore,
+) -> None:
+    # the use case's look at the roles is advisory: a create racing it lands here, after the
+    # other's write, and the store's own write refuses it
+    authorization_store.add_role(Role(name="Analyst", description="first"))
+    revision = authorization_store.revision()
+    for lookalike in ("analyst", "ANALYST"):
+        with pytest.raises(InvalidInputError, match=f"role: '{lookalike}' .*'Analyst'.* case"):
+            authorization_store.add_role(Role(name=lookalike))
+    with pytest.raises(RoleAlreadyExistsError, match="Analyst"):
+        authorization_store.add_role(Role(name="Analyst", description="again"))
+    assert authorization_store.list_roles() == [Role(name="Analyst", description="first")]
+    assert authorization_store.revision() == revision  # nothing of a refused create written
+
+    authorization_store.delete_role("Analyst")  # its name goes with it
+    authorization_store.add_role(Role(name="analyst"))
+    assert authorization_store.list_roles() == [Role(name="analyst")]
+    assert authorization_store.policy().roles == (Role(name="analyst"),)

@@ -348,6 +348,33 @@ def test_a_run_naming_a_step_stored_for_another_run_is_refused_before_anything_i
     assert archive.export_run("r1") == run
 
 
+def test_a_step_another_run_took_after_the_look_is_refused_by_the_write_and_taken_back(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The look at the steps' ids (`_refuse_steps_of_other_runs`) ran before another run's
+    import wrote one of them: the write itself must still refuse, leaving nothing of the run."""
+    store, archive, _ = backend
+    write_launch(store, a_launch("r1"))
+    run = archive.export_run("r1")
+    items = tuple(
+        replace(i, item={n: "r2" if v == "r1" else v for n, v in i.item.items()}, line=n)
+        for n, i in enumerate(run.items, start=2)
+        if not i.shared
+    )
+    step_line = next(i.line for i in items if i.table == "PIPELINE_EXECUTIONS")
+    monkeypatch.setattr(archive, "_refuse_steps_of_other_runs", lambda run: None)
+
+    with pytest.raises(RunRefusedError, match="is stored as a step of run 'r1'") as refused:
+        archive.import_run(ArchivedRun("r2", items))
+
+    assert refused.value.line == step_line
+    steps = ArchivedRun("r2", tuple(i for i in items if i.table == "PIPELINE_EXECUTIONS"))
+    assert all(line.endswith("not stored") for line in archive.differences(steps))
+    with pytest.raises(ExecutionNotFoundError):
+        archive.export_run("r2")
+    assert archive.export_run("r1") == run
+
+
 def test_a_run_stored_otherwise_gets_none_of_the_files_rows_but_its_shared_ones(
     backend: Backend,
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.e2e.cli import Wfx, assert_bad_input
+from tests.e2e.cli import Wfx, assert_bad_input, start_hooked
 
 
 def test_roles_users_and_templates_round_trip(wfx: Wfx) -> None:
@@ -206,3 +206,47 @@ def test_a_database_given_to_a_template_of_every_database_is_refused(wfx: Wfx) -
     assert_bad_input(refused, "--database", "'Global Read-Only'", "every database")
     assert wfx("auth", "roles", "list", "--json").json() == {"Items": []}  # nothing written
     assert wfx("auth", "templates", "apply", "Global Read-Only", "--role", "g").code == 0
+
+
+def _both_looked(signals: Path) -> str:
+    """A hook: the create, once it has looked at the roles (the use case's look), marks `signals`
+    and waits for the other process to have looked too, so neither saw the other's role."""
+    return (
+        "import os, pathlib, time\n"
+        "from application.use_cases.administer_roles import AdministerRoles\n"
+        "look = AdministerRoles._refuse_lookalike\n"
+        "def looked(self, name):\n"
+        "    look(self, name)\n"
+        f"    signals = pathlib.Path({str(signals)!r})\n"
+        "    (signals / str(os.getpid())).touch()\n"
+        "    deadline = time.monotonic() + 20\n"
+        "    while len(list(signals.iterdir())) < 2 and time.monotonic() < deadline:\n"
+        "        time.sleep(0.01)\n"
+        "AdministerRoles._refuse_lookalike = looked\n"
+    )
+
+
+def test_two_creates_at_once_of_names_one_letter_case_apart_land_one_role(
+    wfx: Wfx, tmp_path: Path
+) -> None:
+    # both looked before either wrote, and found no `analyst` in any case: the file's own write
+    # (one transaction with the folded name's row) refuses the second
+    assert wfx("auth", "roles", "list").code == 0  # the store made: only the creates race
+    signals = tmp_path / "looked"
+    signals.mkdir()
+    racing = [
+        start_hooked(wfx, _both_looked(signals), "auth", "roles", "create", name)
+        for name in ("Analyst", "analyst")
+    ]
+    answers = [process.communicate(timeout=60) for process in racing]
+    assert len(list(signals.iterdir())) == 2, answers  # both looked before either wrote
+    assert sorted(p.returncode for p in racing) == [0, 2], answers
+    (made,) = [
+        name for name, p in zip(("Analyst", "analyst"), racing, strict=True) if p.returncode == 0
+    ]
+    ((_, refusal),) = [answer for answer, p in zip(answers, racing, strict=True) if p.returncode]
+    assert refusal.startswith("error: role: "), refusal
+    assert len(refusal.splitlines()) == 1, refusal
+    assert f"{made!r}" in refusal and "case" in refusal, refusal
+    listed = wfx("auth", "roles", "list", "--json").json()["Items"]
+    assert [role["roleName"] for role in listed] == [made]

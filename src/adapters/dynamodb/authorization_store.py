@@ -19,10 +19,12 @@ from adapters.authorization_records import (
     build_constraint_record,
     build_revoked_token_record,
     build_revoked_user_record,
+    build_role_name_record,
     build_role_record,
     is_assignment,
     is_constraint,
     is_role,
+    name_taken,
     parse_assignment_record,
     parse_constraint_record,
     parse_role_record,
@@ -30,6 +32,7 @@ from adapters.authorization_records import (
     revoked,
     revoked_token_key,
     revoked_user_key,
+    role_name_key,
     role_partition,
     sorted_assignments,
     sorted_constraints,
@@ -62,11 +65,19 @@ class DynamoDbAuthorizationStore:
         create_tables(self._client, self._tables)
 
     def add_role(self, role: Role) -> None:
-        put = self._put(build_role_record(role))
-        put["Put"]["ConditionExpression"] = "attribute_not_exists(#pk)"
-        put["Put"]["ExpressionAttributeNames"] = {"#pk": PARTITION}
-        if self._transact([put, self._bump()]) == 0:
+        puts = [self._put(build_role_record(role)), self._put(build_role_name_record(role))]
+        for put in puts:
+            put["Put"]["ConditionExpression"] = "attribute_not_exists(#pk)"
+            put["Put"]["ExpressionAttributeNames"] = {"#pk": PARTITION}
+        failed = self._transact([*puts, self._bump()])
+        if failed == 0:
             raise RoleAlreadyExistsError(role.name)
+        if failed == 1:
+            holder = get_item(self._client, self._table_name, role_name_key(role.name))
+            if holder is None:  # its role was deleted since: the name is free again
+                self.add_role(role)
+                return
+            raise name_taken(role.name, holder)
 
     def list_roles(self) -> list[Role]:
         return sorted_roles([parse_role_record(i) for i in self._scan() if is_role(i)])
@@ -101,7 +112,11 @@ class DynamoDbAuthorizationStore:
         role_items = [i for i in items if is_role(i)]
         if not role_items:  # another delete of it finished first
             raise RoleNotFoundError(role_name)
-        self._transact([self._delete(role_items[0]), self._bump()])
+        last = [self._delete(role_items[0]), self._bump()]
+        name = get_item(self._client, self._table_name, role_name_key(role_name))
+        if name is not None and name.get("roleName") == role_name:  # none for an older role
+            last.append(self._delete(name))
+        self._transact(last)
 
     def assign(self, assignment: RoleAssignment) -> None:
         actions = [

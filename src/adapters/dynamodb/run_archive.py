@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any
 from adapters.dynamodb.codec import check_item, from_wire, to_wire
 from adapters.dynamodb.requests import query_pages, query_partition
 from adapters.records import ALL_LIST_PARTITION, Item
-from adapters.run_archive import EXECUTION_ID, RUN_PAGE, START, RunArchiveRows
+from adapters.run_archive import (
+    EXECUTION_ID,
+    RUN_PAGE,
+    START,
+    WORKFLOW_KEY,
+    RunArchiveRows,
+    workflow_key_of,
+)
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
 from application.ports.files import ObjectStore
 
@@ -101,17 +108,54 @@ class DynamoDbRunArchive(RunArchiveRows):
     def _put_if_absent(self, table: ResourceKeys, item: Mapping[str, Any]) -> bool:
         from botocore.exceptions import ClientError
 
-        name, spec = self._tables.get_table_name(table), TABLE_SPECS[table]
-        check_item(name, spec, item)
         try:
-            self._client.put_item(
-                TableName=name,
-                Item=to_wire(item),
-                ConditionExpression="attribute_not_exists(#pk)",
-                ExpressionAttributeNames={"#pk": spec.partition.name},
-            )
+            self._client.put_item(**self._new(table, item))
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
             return False
         return True
+
+    def _put_version_if_absent(
+        self, table: ResourceKeys, item: Mapping[str, Any], version: int | float
+    ) -> bool | None:
+        from botocore.exceptions import ClientError
+
+        # the definition's latest checked in the put's own transaction: a publish (or another
+        # import) landing after a look at it would otherwise be written past
+        check: dict[str, Any] = {
+            "TableName": self._tables.get_table_name(ResourceKeys.WORKFLOW_DEFINITIONS),
+            "Key": to_wire({WORKFLOW_KEY: workflow_key_of(item)}),
+            "ConditionExpression": (
+                "attribute_not_exists(#pk) OR NOT attribute_type(#latest, :number) "
+                "OR #latest >= :version"
+            ),
+            "ExpressionAttributeNames": {"#pk": WORKFLOW_KEY, "#latest": "latestVersion"},
+            "ExpressionAttributeValues": to_wire({":number": "N", ":version": version}),
+        }
+        try:
+            actions = [{"Put": self._new(table, item)}, {"ConditionCheck": check}]
+            self._client.transact_write_items(TransactItems=actions)  # type: ignore[arg-type]
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "TransactionCanceledException":
+                raise
+            reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
+            if reasons[:1] == ["ConditionalCheckFailed"]:
+                return False
+            if reasons[1:2] == ["ConditionalCheckFailed"]:
+                return None
+            raise
+        return True
+
+    def _new(self, table: ResourceKeys, item: Mapping[str, Any]) -> dict[str, Any]:
+        name, spec = self._tables.get_table_name(table), TABLE_SPECS[table]
+        check_item(name, spec, item)
+        return {
+            "TableName": name,
+            "Item": to_wire(item),
+            "ConditionExpression": "attribute_not_exists(#pk)",
+            "ExpressionAttributeNames": {"#pk": spec.partition.name},
+        }
+
+    def _delete(self, table: ResourceKeys, key: Mapping[str, Any]) -> None:
+        self._client.delete_item(TableName=self._tables.get_table_name(table), Key=to_wire(key))

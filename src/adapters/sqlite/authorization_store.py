@@ -19,10 +19,12 @@ from adapters.authorization_records import (
     build_constraint_record,
     build_revoked_token_record,
     build_revoked_user_record,
+    build_role_name_record,
     build_role_record,
     is_assignment,
     is_constraint,
     is_role,
+    name_taken,
     parse_assignment_record,
     parse_constraint_record,
     parse_role_record,
@@ -30,6 +32,7 @@ from adapters.authorization_records import (
     revoked,
     revoked_token_key,
     revoked_user_key,
+    role_name_key,
     role_partition,
     sorted_assignments,
     sorted_constraints,
@@ -73,6 +76,10 @@ class SqliteAuthorizationStore:
             ).rowcount
             if not inserted:
                 raise RoleAlreadyExistsError(role.name)
+            name = self._table.row(build_role_name_record(role))
+            if not connection.execute(self._table.insert_if_absent, name).rowcount:
+                holder = self._item(connection, role_name_key(role.name))
+                raise name_taken(role.name, holder or {"roleName": role.name})
             self._bump(connection)
 
     def list_roles(self) -> list[Role]:
@@ -83,6 +90,9 @@ class SqliteAuthorizationStore:
             self._require_role(connection, role_name)
             connection.execute(self._delete_partition, (role_partition(role_name),))
             connection.execute(self._delete_sort, (assignment_sort(role_name),))
+            name = role_name_key(role_name)
+            if (self._item(connection, name) or {}).get("roleName") == role_name:
+                connection.execute(self._delete_one, (name[PARTITION], name[SORT]))
             self._bump(connection)
 
     def assign(self, assignment: RoleAssignment) -> None:
@@ -171,6 +181,10 @@ class SqliteAuthorizationStore:
     def _items(self) -> list[Item]:
         with self._database.read() as connection:
             return [load_item(text) for (text,) in connection.execute(self._all).fetchall()]
+
+    def _item(self, connection: sqlite3.Connection, key: Item) -> Item | None:
+        row = connection.execute(self._one, (key[PARTITION], key[SORT])).fetchone()
+        return None if row is None else load_item(row[0])
 
     def _require_role(self, connection: sqlite3.Connection, role_name: str) -> None:
         if connection.execute(self._one, (role_partition(role_name), ROLE_SORT)).fetchone() is None:

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from adapters.records import ALL_LIST_PARTITION, Item
-from adapters.run_archive import EXECUTION_ID, RUN_PAGE, START, RunArchiveRows
+from adapters.run_archive import (
+    EXECUTION_ID,
+    RUN_PAGE,
+    START,
+    WORKFLOW_KEY,
+    RunArchiveRows,
+    workflow_key_of,
+)
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql, load_item, quote
 from adapters.sqlite.workflow_tables import create_workflow_tables
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
 from application.ports.files import ObjectStore
+from application.ports.migration import ArchivedRun, ImportedRun
 
 
 class SqliteRunArchive(RunArchiveRows):
@@ -28,6 +39,7 @@ class SqliteRunArchive(RunArchiveRows):
         self._schema = build_schema(tables)
         self._sql = {key: TableSql.render(table) for key, table in self._schema.tables.items()}
         self._ready = False
+        self._importing = threading.local()  # the write transaction of this thread's import
 
     def _ensure_tables(self) -> None:
         # a file made by an earlier wfx lacks the newer tables (attempts, artifacts, ...)
@@ -78,13 +90,41 @@ class SqliteRunArchive(RunArchiveRows):
                 return
             after = rows[-1]
 
-    def _select(self, table: ResourceKeys, where: str, values: tuple[Any, ...]) -> list[Item]:
+    def import_run(self, run: ArchivedRun) -> ImportedRun:
+        # One BEGIN IMMEDIATE for the whole run, its checks with it: nothing another process
+        # writes lands between a check and the write it allows, and a refused run leaves nothing
+        self._ensure_tables()
+        with self._database.write() as connection:
+            self._importing.connection = connection
+            try:
+                return super().import_run(run)
+            finally:
+                self._importing.connection = None
+
+    @contextmanager
+    def _connection(self, write: bool) -> Iterator[sqlite3.Connection]:
+        held: sqlite3.Connection | None = getattr(self._importing, "connection", None)
+        if held is not None:
+            yield held
+            return
+        with self._database.write() if write else self._database.read() as connection:
+            yield connection
+
+    def _select(
+        self,
+        table: ResourceKeys,
+        where: str,
+        values: tuple[Any, ...],
+        connection: sqlite3.Connection | None = None,
+    ) -> list[Item]:
         self._ensure_tables()
         sql = self._sql[table]
         order = ", ".join(sql.q(name) for name in sql.table.primary_key)
         statement = f"SELECT item FROM {sql.name} WHERE {where} ORDER BY {order}"
-        with self._database.read() as connection:
+        if connection is not None:  # inside the caller's write
             return [load_item(text) for (text,) in connection.execute(statement, values)]
+        with self._connection(write=False) as reading:
+            return self._select(table, where, values, reading)
 
     def _partition(self, table: ResourceKeys, value: str) -> list[Item]:
         partition = TABLE_SPECS[table].partition.name
@@ -94,21 +134,49 @@ class SqliteRunArchive(RunArchiveRows):
         where = f"{quote(EXECUTION_ID)} = ?"
         return self._select(ResourceKeys.PIPELINE_EXECUTIONS, where, (workflow_execution_id,))
 
-    def _get(self, table: ResourceKeys, key: Mapping[str, Any]) -> Item | None:
+    def _get(
+        self,
+        table: ResourceKeys,
+        key: Mapping[str, Any],
+        connection: sqlite3.Connection | None = None,
+    ) -> Item | None:
         where = " AND ".join(f"{quote(name)} = ?" for name in key)
-        found = self._select(table, where, tuple(key.values()))
+        found = self._select(table, where, tuple(key.values()), connection)
         return found[0] if found else None
 
     def _put_if_absent(self, table: ResourceKeys, item: Mapping[str, Any]) -> bool:
         self._ensure_tables()
+        with self._connection(write=True) as connection:
+            return self._insert_if_absent(connection, table, item)
+
+    def _put_version_if_absent(
+        self, table: ResourceKeys, item: Mapping[str, Any], version: int | float
+    ) -> bool | None:
+        self._ensure_tables()
+        definition_key = {WORKFLOW_KEY: workflow_key_of(item)}
+        with self._connection(write=True) as connection:
+            definition = self._get(ResourceKeys.WORKFLOW_DEFINITIONS, definition_key, connection)
+            latest = None if definition is None else definition.get("latestVersion")
+            if isinstance(latest, (int, float)) and version > latest:
+                return None
+            return self._insert_if_absent(connection, table, item)
+
+    def _insert_if_absent(
+        self, connection: sqlite3.Connection, table: ResourceKeys, item: Mapping[str, Any]
+    ) -> bool:
         sql = self._sql[table]
         key = TABLE_SPECS[table].key_attributes
         taken = f"SELECT 1 FROM {sql.name} WHERE " + " AND ".join(
             f"{sql.q(a.name)} = ?" for a in key
         )
-        with self._database.write() as connection:
-            # looked up first, in the same transaction: the workflow tables' immutability
-            # triggers refuse even an INSERT that would do nothing on a taken key
-            if connection.execute(taken, tuple(item[a.name] for a in key)).fetchone():
-                return False
-            return connection.execute(sql.insert_if_absent, sql.row(dict(item))).rowcount > 0
+        # looked up first, in the same transaction: the workflow tables' immutability triggers
+        # refuse even an INSERT that would do nothing on a taken key
+        if connection.execute(taken, tuple(item[a.name] for a in key)).fetchone():
+            return False
+        return connection.execute(sql.insert_if_absent, sql.row(dict(item))).rowcount > 0
+
+    def _delete(self, table: ResourceKeys, key: Mapping[str, Any]) -> None:
+        sql = self._sql[table]
+        where = " AND ".join(f"{sql.q(name)} = ?" for name in key)
+        with self._connection(write=True) as connection:
+            connection.execute(f"DELETE FROM {sql.name} WHERE {where}", tuple(key.values()))

@@ -49,7 +49,9 @@ class RevokedTokens(Protocol):
 class AuthorizationStore(Protocol):
     """Roles, their constraints and user-role assignments. Every write of a role or constraint
     moves `revision()` on, so an authorizer keeps its compiled policy until it changes.
-    add_role raises RoleAlreadyExistsError; a write naming a missing role, RoleNotFoundError."""
+    add_role raises RoleAlreadyExistsError, or InvalidInputError for a name one letter case from
+    a stored role's (checked by the write itself); a write naming a missing role,
+    RoleNotFoundError."""
 
     def create_tables(self) -> None: ...
 

@@ -185,9 +185,12 @@ class RunArchive(Protocol):
         ...
 
     def import_run(self, run: ArchivedRun) -> ImportedRun:
-        """Bodies first, then each absent item by a conditional put, the main row last.
-        Raises RunRefusedError, before writing anything, when one of the run's steps is stored
-        as a step of another run (the rows keyed by that step would be both runs')."""
+        """Bodies first, then each absent item by a conditional put, the main row last; a
+        version (or its steps) past the stored workflow's latest is not written, checked by its
+        own write. Raises RunRefusedError, with nothing of the run's own rows left, when one of
+        its steps is stored as a step of another run (the rows keyed by that step would be both
+        runs'), found before writing or, when another import wrote it since, by the step's
+        write."""
         ...
 
     def differences(self, run: ArchivedRun) -> list[str]:

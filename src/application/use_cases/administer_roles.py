@@ -112,7 +112,9 @@ class AdministerRoles:
         )
 
     def _refuse_lookalike(self, role_name: str) -> None:
-        # Advisory, on the roles read now: two creates at once of `Foo` and `foo` both pass.
+        # On the roles read now, so the built-in `admin` and a role older than the stores' name
+        # items are named too; of two creates at once of `Foo` and `foo`, the store's write
+        # refuses the later (the name item, AuthorizationStore.add_role).
         names = [r.name for r in self._store.list_roles()]
         problem = None if role_name in names else lookalike_problem(role_name, names)
         if problem is not None:
