@@ -52,3 +52,18 @@ def test_a_failed_command_step_shows_its_exit_code_first_and_last_error_lines(wf
     execution_id = outcome.stdout.strip()
     shown = wfx.ok("executions", "show", execution_id).stdout
     assert "exit code 3" in shown and "ValueError: bad vertex" in shown, shown
+
+
+def test_off_a_terminal_the_list_writes_what_rich_draws(wfx: Wfx) -> None:
+    """Off a terminal the list writes its table without rich (entrypoints/cli/plain_table.py):
+    the bytes rich draws, which it still does when TTY_COMPATIBLE=0 tells it of no terminal."""
+    wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
+    for group in ("nightly-1", None, "b"):
+        wfx.run_id("demo/trivial", *(("--group", group) if group else ()))
+    drawn_by_rich = wfx.with_environment(TTY_COMPATIBLE="0")
+
+    for options in ((), ("--limit", "2"), ("--wide",), ("--status", "FAILED")):
+        plain = wfx.ok("executions", "list", *options).stdout
+        assert plain == drawn_by_rich.ok("executions", "list", *options).stdout
+        assert plain.startswith(" EXECUTION ID ") or plain == "No executions.\n", plain
+        assert ("\nNext page: --starting-token " in plain) == (options == ("--limit", "2"))

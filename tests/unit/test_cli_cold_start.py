@@ -35,6 +35,8 @@ NOT_FOR_A_LIST = {
     "jwt": "bearer tokens",
     "jinja2": "the web viewer",
     "uvicorn": "wfx serve",
+    # drawing the table on a terminal: off one it is written as rich would (cli/plain_table.py)
+    "rich": "the list's table on a terminal",
     # use cases and services the list never builds (entrypoints/container.py's stand-ins)
     "application.use_cases.launch_execution": "wfx run",
     "application.use_cases.administer_roles": "wfx auth (and its permission templates)",
@@ -88,7 +90,10 @@ def _modules_of_a_cold_list(
 ) -> tuple[set[str], str]:
     """The modules a cold `wfx executions list ARGUMENTS` imported, and what it printed."""
     environment = {
-        name: value for name, value in os.environ.items() if not name.startswith(("WFX_", "AWS_"))
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("WFX_", "AWS_"))
+        and name not in ("FORCE_COLOR", "TTY_COMPATIBLE", "COLUMNS")  # rich's terminal
     } | {"WFX_HOME": str(home)}
     if lease_seconds is not None:
         environment["WFX_RUNNER_LEASE_SECONDS"] = str(lease_seconds)
@@ -142,6 +147,16 @@ def test_a_cold_list_still_ends_a_run_whose_runner_is_lost(tmp_path: Path) -> No
     assert row["executionStatus"] == "FAILED", row
     assert row["executionError"].startswith(RUNNER_LOST_ERROR), row
     assert {"domain.run", "domain.run_write", "application.run_writes"} <= imported
+
+
+def test_a_cold_list_writes_its_table_off_a_terminal_without_rich(tmp_path: Path) -> None:
+    execution_id = _home_with_a_run_nobody_took(tmp_path)
+
+    imported, printed = _modules_of_a_cold_list(tmp_path, runs=1)
+
+    header, row = printed.splitlines()
+    assert header.split()[:3] == ["EXECUTION", "ID", "WORKFLOW"] and execution_id in row
+    assert not {module for module in imported if module.split(".")[0] == "rich"}
 
 
 def _command_paths(command: Any, path: tuple[str, ...] = ()) -> set[tuple[str, ...]]:

@@ -672,8 +672,14 @@ def executions_list(
 
         context.echo(dump_json(listed))
         return
-    from entrypoints.cli.render import executions_table
+    from entrypoints.cli.plain_table import plain_stdout
+    from entrypoints.cli.render import executions_table, plain_executions_list
 
+    # off a terminal the table is plain text: written as rich would, without loading rich
+    plain = plain_executions_list(listed["Items"], page.next_token) if plain_stdout() else None
+    if plain is not None:
+        sys.stdout.write(plain)
+        return
     console = context.console()
     if not page.items:
         console.print("No executions.")

@@ -96,24 +96,66 @@ def executions_table(
     if everything:
         for column in ("DURATION", "TRIGGER", "GROUP"):
             table.add_column(column)
+    status_column = 3 if everything else 2
     for e in rows:
-        row = [e["workflowExecutionId"], f"{e['workflowDatabaseId']}/{e['workflowId']}"]
+        row = _list_cells(e, everything, with_start)
+        row[status_column] = styled(row[status_column])
         if everything:
-            row.append(str(e["workflowVersion"]))
-        start, stop = _moment(e["executionStartDate"]), _moment(e["executionStopDate"])
-        started = when(start)
-        # narrow: month, day and minute ("12-01 18:21"), the room the workflow's name needs
-        row.append(styled(e["executionStatus"]))
-        if with_start:
-            row.append(started if everything else started[5:16])
-        if everything:
-            row += [
-                duration(table_span(start, stop)),
-                e["triggerType"],
-                escape(e["executionGroupId"] or "-"),
-            ]
+            row[-1] = escape(row[-1])  # the group: a Database User's own text
         table.add_row(*row)
     return table
+
+
+_LIST_HEADERS = (
+    "EXECUTION ID",
+    "WORKFLOW",
+    "VER",
+    "STATUS",
+    "STARTED",
+    "DURATION",
+    "TRIGGER",
+    "GROUP",
+)
+
+
+def plain_executions_list(rows: Sequence[dict[str, Any]], next_token: str | None) -> str | None:
+    """What `executions_table` and the next page's line print off a terminal (every column, no
+    colour), written without rich; None when rich would show a cell otherwise than as it is."""
+    from entrypoints.cli.context import UNWRAPPED_WIDTH
+    from entrypoints.cli.plain_table import plain_table, shown_as_it_is
+
+    if rows:
+        cells = [_list_cells(e, everything=True, with_start=True) for e in rows]
+        table = plain_table(_LIST_HEADERS, cells, UNWRAPPED_WIDTH)
+    else:
+        table = "No executions.\n"
+    if table is None or not next_token:
+        return table
+    return (
+        f"{table}\nNext page: --starting-token {next_token}\n"
+        if shown_as_it_is(next_token)
+        else None
+    )
+
+
+def _list_cells(e: dict[str, Any], everything: bool, with_start: bool) -> list[str]:
+    """A list document's row as the table's cells, as they read (no markup)."""
+    row = [e["workflowExecutionId"], f"{e['workflowDatabaseId']}/{e['workflowId']}"]
+    if everything:
+        row.append(str(e["workflowVersion"]))
+    start, stop = _moment(e["executionStartDate"]), _moment(e["executionStopDate"])
+    started = when(start)
+    row.append(e["executionStatus"])
+    # narrow: month, day and minute ("12-01 18:21"), the room the workflow's name needs
+    if with_start:
+        row.append(started if everything else started[5:16])
+    if everything:
+        row += [
+            duration(table_span(start, stop)),
+            e["triggerType"],
+            e["executionGroupId"] or "-",
+        ]
+    return row
 
 
 def _moment(text: str) -> datetime | None:
