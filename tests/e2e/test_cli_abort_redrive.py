@@ -192,7 +192,9 @@ def test_ctrl_c_of_a_run_being_finished_waits_for_its_end_and_exits_130(
     wfx.publish_command_step(
         "finishing",
         "import os, pathlib, time\n"
-        f"pathlib.Path({str(started)!r}).write_text(os.environ['WFX_EXECUTION_ID'])\n"
+        # written whole, then named: the test reads it as soon as the name is there
+        f"pathlib.Path({str(started)!r} + '.part').write_text(os.environ['WFX_EXECUTION_ID'])\n"
+        f"os.replace({str(started)!r} + '.part', {str(started)!r})\n"
         "deadline = time.monotonic() + 20\n"
         f"while not pathlib.Path({str(go)!r}).exists() and time.monotonic() < deadline:\n"
         "    time.sleep(0.02)\n",
