@@ -59,6 +59,9 @@ _HELD_LINE_OVERHEAD = 64  # what a held line costs beside its characters (1-char
 # Longer than any held run: such a line is never held, whole or cut, so the stages agree.
 MAX_READ_LINE_CHARACTERS = 1024 * 1024
 _MARKER_CARRY = 256  # a key-block marker or key id cut by two reads of a long line is still found
+# A marker begun is carried until it ends, up to this size; a longer one is taken as a marker of
+# a label no other marker has (CutLine._carried_from). No key's label is near this long.
+_MAX_MARKER_CHARACTERS = 64 * 1024
 # A writer's parts of a line held by the AWS window (a possible secret before them) past this
 # size are let go, the possible secrets removed: the line's end may be far (_AwsWindow).
 _MAX_HELD_PART_CHARACTERS = 1024 * 1024
@@ -395,10 +398,10 @@ class CutLine:
         self._blank = True  # the line so far is blank space
         self._last_end = 0  # where the last marker found ends
         self._text_after = False
-        self._carry = head[max(0, self._shown - _MARKER_CARRY) : self._shown]
         self._position = 0
         self._find_first_other(head[: self._shown])
         self._position = self._shown
+        self._carry = self._carried(head[: self._shown])
         self.add(head[self._shown :])
 
     def add(self, text: str) -> None:
@@ -416,8 +419,26 @@ class CutLine:
             self._text_after and self._last_end <= self._position
         )
         self._find_first_other(text)
-        self._carry = scan[-_MARKER_CARRY:]
         self._position += len(text)
+        self._carry = self._carried(scan)
+
+    def _carried(self, scan: str) -> str:
+        """What of `scan` (the line up to self._position) the next scan starts with: the last
+        _MARKER_CARRY characters, or from a marker begun and not ended (its label may be long).
+        One begun more than _MAX_MARKER_CHARACTERS ago is found as a marker no other closes
+        (a BEGIN hides what follows; an END closes no block but ends a body above it)."""
+        carried = max(0, len(scan) - _MARKER_CARRY)
+        if _BEGIN_GATE not in scan and _END_GATE not in scan:
+            return scan[carried:]
+        begun = _BEGUN_MARKER.compiled.search(scan)
+        if begun is None or begun.start() >= carried:
+            return scan[carried:]
+        if len(scan) - begun.start() <= _MAX_MARKER_CHARACTERS:
+            return scan[begun.start() :]
+        at = self._position - len(scan) + begun.start()
+        self._found.setdefault(at, _LONG_BEGIN if begun["gate"] == "BEGIN" else _LONG_END)
+        self._last_end = max(self._last_end, self._position)
+        return scan[carried:]
 
     def _find_first_other(self, text: str) -> None:
         """`text` is the line's next, at self._position: the first other character in it."""
@@ -469,6 +490,11 @@ class CutLine:
 
 
 _NOT_BODY = LazyPattern(r"[^A-Za-z0-9+/=]")
+# A key-block marker begun at the end of what was read: its gate, the label so far.
+_BEGUN_MARKER = LazyPattern(r"-----(?P<gate>BEGIN|END) [A-Z0-9 ]*-{0,4}\Z")
+# What stands for a marker too long to carry: labels no other marker has, so nothing pairs up.
+_LONG_BEGIN = "-----BEGIN WFX LABEL TOO LONG PRIVATE KEY-----"
+_LONG_END = "-----END WFX LABEL TOO LONG TO CLOSE PRIVATE KEY-----"
 _CUT_LINE_MARKERS = (_BEGIN, _END, AWS_KEY_ID)
 
 
