@@ -287,8 +287,10 @@ def _neutral_cut(text: str, redacted: LineRule | None = None) -> int | None:
             return None
         cut = max(text.rfind(character, 0, end) for character in _BREAKS) + 1 or end
         whole = redacted(text) if whole is None else whole
-        if not _splits_a_bare_secret(text, cut) and (
-            redacted(text[:cut]) + redacted(text[cut:]) == whole
+        if (
+            not _splits_a_bare_secret(text, cut)
+            and not _splits_a_marker(text, cut)
+            and redacted(text[:cut]) + redacted(text[cut:]) == whole
         ):
             return cut
         end = cut - 1 if cut < end else end - _CUT_CARRY  # before that break, or further back
@@ -301,6 +303,15 @@ def _splits_a_bare_secret(text: str, cut: int) -> bool:
     start = max(0, cut - _SECRET_LENGTH + 1)
     found = _BARE_SECRET.compiled.search(text, start, cut + _SECRET_LENGTH + 1)
     return found is not None and found.start() < cut
+
+
+def _splits_a_marker(text: str, cut: int) -> bool:
+    """Whether the cut falls inside a key-block marker (its label may be longer than the carry:
+    with nothing after it yet, the sides redact apart as whole, and neither opens the block)."""
+    if _BEGIN_GATE not in text and _END_GATE not in text:
+        return False
+    start = max(0, cut - _MAX_MARKER_CHARACTERS)
+    return _MARKER_BEFORE_CUT.compiled.search(text, start, cut) is not None
 
 
 def _redacted(text: str) -> str:
@@ -492,6 +503,10 @@ class CutLine:
 _NOT_BODY = LazyPattern(r"[^A-Za-z0-9+/=]")
 # A key-block marker begun at the end of what was read: its gate, the label so far.
 _BEGUN_MARKER = LazyPattern(r"-----(?P<gate>BEGIN|END) [A-Z0-9 ]*-{0,4}\Z")
+# The same, its gate or dashes included, as a cut may leave it: `-`, `-----BEG`, `-----END A`.
+_MARKER_BEFORE_CUT = LazyPattern(
+    r"-----(?:BEGIN|END) [A-Z0-9 ]*-{0,4}\Z|-----(?:B|BE|BEG|BEGI|BEGIN|E|EN|END)\Z|-{1,5}\Z"
+)
 # What stands for a marker too long to carry: labels no other marker has, so nothing pairs up.
 _LONG_BEGIN = "-----BEGIN WFX LABEL TOO LONG PRIVATE KEY-----"
 _LONG_END = "-----END WFX LABEL TOO LONG TO CLOSE PRIVATE KEY-----"

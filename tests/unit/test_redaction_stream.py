@@ -607,3 +607,18 @@ def test_a_key_block_marker_longer_than_the_carry_in_a_cut_line_is_still_found(
         whole = redact(text).splitlines()
         assert len(read) == len(whole)
         assert all(line == kept or _NOTE in line for line, kept in zip(read, whole, strict=True))
+
+
+@pytest.mark.parametrize("split", [0, 2000, 6000], ids=lambda at: f"held to {at}")
+def test_a_line_written_in_parts_is_not_cut_inside_a_long_key_block_marker(split: int) -> None:
+    # a BEGIN whose label runs past the carry, with nothing after it yet: cut inside it, the
+    # sides redact apart as whole, and neither opens the block; before 12-06 (second) the body
+    # after it was written as it was
+    label = "A " * 3000 + "PRIVATE KEY"
+    line = "x " * 40_000 + f"-----BEGIN {label}-----"
+    text = f"{line}\nMIIEsecretbodyline\n-----END {label}-----\nafter\n"
+    held = 80_000 + 11 + split  # the line up to there when the writer looks for a cut
+    redactor = StreamRedactor()
+    written = redactor.feed(text[:held]) + redactor.feed(text[held:]) + redactor.close()
+    assert "MIIEsecretbodyline" not in written
+    assert written == redact(text)
