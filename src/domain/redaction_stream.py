@@ -159,7 +159,6 @@ class _AwsWindow:
         self._index = 0  # the line being given: a part does not end it
         self._last_key = -AWS_SECRET_WINDOW - 1
         self._held: deque[tuple[int, str, str, bool]] = deque()  # index, line, ending, candidate
-        self._held_characters = 0
 
     def line(self, text: str, ending: str) -> list[tuple[str, str]]:
         index = self._index
@@ -174,8 +173,7 @@ class _AwsWindow:
         if not candidate and not self._held:
             return [(text, ending)]
         self._held.append((index, text, ending, candidate))
-        self._held_characters += len(text)
-        if not ending and self._held_characters > _MAX_HELD_PART_CHARACTERS:
+        if not ending and sum(len(held[1]) for held in self._held) > _MAX_HELD_PART_CHARACTERS:
             self._redact_held()
         ended = index if ending else index - 1  # the last line given whole: none reaches back
         ready = []
@@ -183,7 +181,6 @@ class _AwsWindow:
             not self._held[0][3] or ended - self._held[0][0] >= AWS_SECRET_WINDOW
         ):
             _, held, end, _ = self._held.popleft()
-            self._held_characters -= len(held)
             ready.append((held, end))
         return ready
 
@@ -192,7 +189,6 @@ class _AwsWindow:
             (i, _BARE_SECRET.compiled.sub(REDACTED, held) if candidate else held, end, False)
             for i, held, end, candidate in self._held
         )
-        self._held_characters = sum(len(held) for _, held, _, _ in self._held)
 
     @property
     def idle(self) -> bool:
@@ -206,7 +202,6 @@ class _AwsWindow:
     def close(self) -> list[tuple[str, str]]:
         ready = [(held, end) for _, held, end, _ in self._held]
         self._held.clear()
-        self._held_characters = 0
         return ready
 
 
