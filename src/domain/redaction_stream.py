@@ -60,7 +60,7 @@ _HELD_LINE_OVERHEAD = 64  # what a held line costs beside its characters (1-char
 MAX_READ_LINE_CHARACTERS = 1024 * 1024
 _MARKER_CARRY = 256  # a key-block marker or key id cut by two reads of a long line is still found
 # A marker begun is carried until it ends, up to this size; a longer one is taken as a marker of
-# a label no other marker has (CutLine._carried_from). No key's label is near this long.
+# a label no other marker has (CutLine._carried). No key's label is near this long.
 _MAX_MARKER_CHARACTERS = 64 * 1024
 # A writer's parts of a line held by the AWS window (a possible secret before them) past this
 # size are let go, the possible secrets removed: the line's end may be far (_AwsWindow).
