@@ -59,6 +59,9 @@ _HELD_LINE_OVERHEAD = 64  # what a held line costs beside its characters (1-char
 # Longer than any held run: such a line is never held, whole or cut, so the stages agree.
 MAX_READ_LINE_CHARACTERS = 1024 * 1024
 _MARKER_CARRY = 256  # a key-block marker or key id cut by two reads of a long line is still found
+# A marker begun is carried until it ends, up to this size; a longer one is taken as a marker of
+# a label no other marker has (CutLine._carried). No key's label is near this long.
+_MAX_MARKER_CHARACTERS = 64 * 1024
 # A writer's parts of a line held by the AWS window (a possible secret before them) past this
 # size are let go, the possible secrets removed: the line's end may be far (_AwsWindow).
 _MAX_HELD_PART_CHARACTERS = 1024 * 1024
@@ -156,7 +159,6 @@ class _AwsWindow:
         self._index = 0  # the line being given: a part does not end it
         self._last_key = -AWS_SECRET_WINDOW - 1
         self._held: deque[tuple[int, str, str, bool]] = deque()  # index, line, ending, candidate
-        self._held_characters = 0
 
     def line(self, text: str, ending: str) -> list[tuple[str, str]]:
         index = self._index
@@ -171,8 +173,7 @@ class _AwsWindow:
         if not candidate and not self._held:
             return [(text, ending)]
         self._held.append((index, text, ending, candidate))
-        self._held_characters += len(text)
-        if not ending and self._held_characters > _MAX_HELD_PART_CHARACTERS:
+        if not ending and sum(len(held[1]) for held in self._held) > _MAX_HELD_PART_CHARACTERS:
             self._redact_held()
         ended = index if ending else index - 1  # the last line given whole: none reaches back
         ready = []
@@ -180,7 +181,6 @@ class _AwsWindow:
             not self._held[0][3] or ended - self._held[0][0] >= AWS_SECRET_WINDOW
         ):
             _, held, end, _ = self._held.popleft()
-            self._held_characters -= len(held)
             ready.append((held, end))
         return ready
 
@@ -189,7 +189,6 @@ class _AwsWindow:
             (i, _BARE_SECRET.compiled.sub(REDACTED, held) if candidate else held, end, False)
             for i, held, end, candidate in self._held
         )
-        self._held_characters = sum(len(held) for _, held, _, _ in self._held)
 
     @property
     def idle(self) -> bool:
@@ -203,7 +202,6 @@ class _AwsWindow:
     def close(self) -> list[tuple[str, str]]:
         ready = [(held, end) for _, held, end, _ in self._held]
         self._held.clear()
-        self._held_characters = 0
         return ready
 
 
@@ -284,8 +282,10 @@ def _neutral_cut(text: str, redacted: LineRule | None = None) -> int | None:
             return None
         cut = max(text.rfind(character, 0, end) for character in _BREAKS) + 1 or end
         whole = redacted(text) if whole is None else whole
-        if not _splits_a_bare_secret(text, cut) and (
-            redacted(text[:cut]) + redacted(text[cut:]) == whole
+        if (
+            not _splits_a_bare_secret(text, cut)
+            and not _splits_a_marker(text, cut)
+            and redacted(text[:cut]) + redacted(text[cut:]) == whole
         ):
             return cut
         end = cut - 1 if cut < end else end - _CUT_CARRY  # before that break, or further back
@@ -298,6 +298,15 @@ def _splits_a_bare_secret(text: str, cut: int) -> bool:
     start = max(0, cut - _SECRET_LENGTH + 1)
     found = _BARE_SECRET.compiled.search(text, start, cut + _SECRET_LENGTH + 1)
     return found is not None and found.start() < cut
+
+
+def _splits_a_marker(text: str, cut: int) -> bool:
+    """Whether the cut falls inside a key-block marker (its label may be longer than the carry:
+    with nothing after it yet, the sides redact apart as whole, and neither opens the block)."""
+    if _BEGIN_GATE not in text and _END_GATE not in text:
+        return False
+    start = max(0, cut - _MAX_MARKER_CHARACTERS)
+    return _MARKER_BEFORE_CUT.compiled.search(text, start, cut) is not None
 
 
 def _redacted(text: str) -> str:
@@ -395,10 +404,10 @@ class CutLine:
         self._blank = True  # the line so far is blank space
         self._last_end = 0  # where the last marker found ends
         self._text_after = False
-        self._carry = head[max(0, self._shown - _MARKER_CARRY) : self._shown]
         self._position = 0
         self._find_first_other(head[: self._shown])
         self._position = self._shown
+        self._carry = self._carried(head[: self._shown])
         self.add(head[self._shown :])
 
     def add(self, text: str) -> None:
@@ -416,8 +425,26 @@ class CutLine:
             self._text_after and self._last_end <= self._position
         )
         self._find_first_other(text)
-        self._carry = scan[-_MARKER_CARRY:]
         self._position += len(text)
+        self._carry = self._carried(scan)
+
+    def _carried(self, scan: str) -> str:
+        """What of `scan` (the line up to self._position) the next scan starts with: the last
+        _MARKER_CARRY characters, or from a marker begun and not ended (its label may be long).
+        One begun more than _MAX_MARKER_CHARACTERS ago is found as a marker no other closes
+        (a BEGIN hides what follows; an END closes no block but ends a body above it)."""
+        carried = max(0, len(scan) - _MARKER_CARRY)
+        if _BEGIN_GATE not in scan and _END_GATE not in scan:
+            return scan[carried:]
+        begun = _BEGUN_MARKER.compiled.search(scan)
+        if begun is None or begun.start() >= carried:
+            return scan[carried:]
+        if len(scan) - begun.start() <= _MAX_MARKER_CHARACTERS:
+            return scan[begun.start() :]
+        at = self._position - len(scan) + begun.start()
+        self._found.setdefault(at, _LONG_BEGIN if begun["gate"] == "BEGIN" else _LONG_END)
+        self._last_end = max(self._last_end, self._position)
+        return scan[carried:]
 
     def _find_first_other(self, text: str) -> None:
         """`text` is the line's next, at self._position: the first other character in it."""
@@ -469,6 +496,15 @@ class CutLine:
 
 
 _NOT_BODY = LazyPattern(r"[^A-Za-z0-9+/=]")
+# A key-block marker begun at the end of what was read: its gate, the label so far.
+_BEGUN_MARKER = LazyPattern(r"-----(?P<gate>BEGIN|END) [A-Z0-9 ]*-{0,4}\Z")
+# The same, its gate or dashes included, as a cut may leave it: `-`, `-----BEG`, `-----END A`.
+_MARKER_BEFORE_CUT = LazyPattern(
+    r"-----(?:BEGIN|END) [A-Z0-9 ]*-{0,4}\Z|-----(?:B|BE|BEG|BEGI|BEGIN|E|EN|END)\Z|-{1,5}\Z"
+)
+# What stands for a marker too long to carry: labels no other marker has, so nothing pairs up.
+_LONG_BEGIN = "-----BEGIN WFX LABEL TOO LONG PRIVATE KEY-----"
+_LONG_END = "-----END WFX LABEL TOO LONG TO CLOSE PRIVATE KEY-----"
 _CUT_LINE_MARKERS = (_BEGIN, _END, AWS_KEY_ID)
 
 

@@ -569,3 +569,56 @@ def test_a_cut_line_shows_its_head_cut_where_no_secret_is_cut(
         assert not any(secret[at : at + 12] in shown for at in range(len(secret) - 11))
     if before >= 240 and joiner in (" ", ","):  # a break before the secret, the carry: some shown
         assert shown, (plant, before, joiner)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.booleans(),
+    st.integers(min_value=0, max_value=300),
+    st.integers(min_value=0, max_value=200),
+    st.integers(min_value=1, max_value=200),
+)
+@example(begins=True, words=200, before=100, piece=7)  # a BEGIN of 416 characters, cut by reads
+@example(begins=False, words=200, before=100, piece=7)
+@example(begins=True, words=300, before=100, piece=7)  # past the bound: another label's
+@example(begins=False, words=300, before=100, piece=7)
+def test_a_key_block_marker_longer_than_the_carry_in_a_cut_line_is_still_found(
+    begins: bool, words: int, before: int, piece: int
+) -> None:
+    # before 12-06 (second) a marker of more than 256 characters cut by two reads of a cut
+    # line's part not shown was missed: after a BEGIN the body below was shown, before an END
+    # the body above; one longer than 600 (here) is taken as a marker of another label
+    label = "A " * words + "PRIVATE KEY"
+    begin, end = f"-----BEGIN {label}-----", f"-----END {label}-----"
+    filler = "x " * before
+    body = "\n".join(BODY)
+    if begins:
+        text = f"start\n{filler}{begin}\n{body}\n{end}\nafter\n"
+    else:
+        text = f"start\n{body}\nQUJD{end} {filler}\nafter\n"
+    with (
+        patch.object(redaction_stream, "MAX_READ_LINE_CHARACTERS", 300),
+        patch.object(redaction_stream, "_CUT_CARRY", 10),
+        patch.object(redaction_stream, "_MAX_MARKER_CHARACTERS", 600),
+    ):
+        read = list(redacted_lines(_pieces(text, list(range(0, len(text), piece)))))
+    assert not any(body_line in "\n".join(read) for body_line in BODY)
+    if len(label) < 580:
+        whole = redact(text).splitlines()
+        assert len(read) == len(whole)
+        assert all(line == kept or _NOTE in line for line, kept in zip(read, whole, strict=True))
+
+
+@pytest.mark.parametrize("split", [0, 2000, 6000], ids=lambda at: f"held to {at}")
+def test_a_line_written_in_parts_is_not_cut_inside_a_long_key_block_marker(split: int) -> None:
+    # a BEGIN whose label runs past the carry, with nothing after it yet: cut inside it, the
+    # sides redact apart as whole, and neither opens the block; before 12-06 (second) the body
+    # after it was written as it was
+    label = "A " * 3000 + "PRIVATE KEY"
+    line = "x " * 40_000 + f"-----BEGIN {label}-----"
+    text = f"{line}\nMIIEsecretbodyline\n-----END {label}-----\nafter\n"
+    held = 80_000 + 11 + split  # the line up to there when the writer looks for a cut
+    redactor = StreamRedactor()
+    written = redactor.feed(text[:held]) + redactor.feed(text[held:]) + redactor.close()
+    assert "MIIEsecretbodyline" not in written
+    assert written == redact(text)
