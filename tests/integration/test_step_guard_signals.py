@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -87,21 +88,28 @@ def _held_guard(
 ) -> subprocess.Popen[bytes]:
     """The guard over `sh` running `sleep 300`, released at once, held in `hook`; what it says
     goes to `stderr` (a pipe would be held open by the group it leaves)."""
-    go_read, go_write = os.pipe()
-    command = ["/bin/sh", "-c", "sleep 300 & wait"]
     held = [sys.executable, "-I", "-S", "-c", _HELD, _GUARD, hook]
     with stderr.open("wb") as said:
-        guard = subprocess.Popen(
-            [*held, "1", "--go", str(go_read), "--", *command],
-            stderr=said,
-            pass_fds=(go_read,),
-            start_new_session=True,
-        )
-    guards.append(guard)
+        return _started(guards, held, "sleep 300 & wait", said)
+
+
+def _started(
+    guards: list[subprocess.Popen[bytes]], guard: list[str], script: str, stderr: Any
+) -> subprocess.Popen[bytes]:
+    """`guard` (its argv up to its arguments) over `sh -c SCRIPT`, its stop's grace one second,
+    started in a session of its own as the runner starts it and told to go at once."""
+    go_read, go_write = os.pipe()
+    process = subprocess.Popen(
+        [*guard, "1", "--go", str(go_read), "--", "/bin/sh", "-c", script],
+        stderr=stderr,
+        pass_fds=(go_read,),
+        start_new_session=True,
+    )
+    guards.append(process)
     os.close(go_read)
     os.write(go_write, b"1")
     os.close(go_write)
-    return guard
+    return process
 
 
 def _held(stderr: Path) -> bool:
@@ -193,24 +201,14 @@ def test_a_runner_dead_before_the_guard_watched_it_leaves_no_command_running(
 
 
 def _guard_over(guards: list[subprocess.Popen[bytes]], script: str) -> subprocess.Popen[bytes]:
-    """The real guard over `sh -c SCRIPT`, told to go at once, its stop's grace one second."""
-    go_read, go_write = os.pipe()
-    guard = subprocess.Popen(
-        [sys.executable, "-I", "-S", _GUARD, "1", "--go", str(go_read), "--", "sh", "-c", script],
-        stderr=subprocess.DEVNULL,
-        pass_fds=(go_read,),
-        start_new_session=True,
-    )
-    guards.append(guard)
-    os.close(go_read)
-    os.write(go_write, b"1")
-    os.close(go_write)
+    """The real guard over `sh -c SCRIPT`, once the sleep it starts runs."""
+    guard = _started(guards, [sys.executable, "-I", "-S", _GUARD], script, subprocess.DEVNULL)
     _wait_for("the sleep in the guard's group", lambda: _sleeping(guard))
     return guard
 
 
 def _shell(guard: subprocess.Popen[bytes]) -> int:
-    (pid,) = [pid for pid, line in _group(guard.pid).items() if line.startswith("sh")]
+    (pid,) = [pid for pid, line in _group(guard.pid).items() if line.startswith("/bin/sh")]
     return pid
 
 
