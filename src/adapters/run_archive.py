@@ -272,7 +272,7 @@ class RunArchiveRows:
 
     def _past_latest(self, table: ResourceKeys, item: Mapping[str, Any]) -> str:
         workflow = workflow_key_of(item)
-        definition = self._get(ResourceKeys.WORKFLOW_DEFINITIONS, {WORKFLOW_KEY: workflow})
+        definition = self._get(ResourceKeys.WORKFLOW_DEFINITIONS, definition_key(item))
         latest = definition.get("latestVersion") if definition is not None else None
         return (
             f"{describe_key(table, item)}: version {item['workflowVersion']} is past the latest "
@@ -356,6 +356,11 @@ class RunArchiveRows:
 
 def workflow_key_of(item: Mapping[str, Any]) -> str:
     return f"{item['workflowDatabaseId']}:{item['workflowId']}"
+
+
+def definition_key(item: Mapping[str, Any]) -> Item:
+    """The key of the definition of the workflow a version's (or step definition's) item names."""
+    return {WORKFLOW_KEY: workflow_key_of(item)}
 
 
 def _taken_step(step_id: str, owner: str) -> str:

@@ -325,6 +325,16 @@ def test_importing_a_published_version_again_writes_nothing(
     assert (again.written, again.unchanged, again.conflicts) == (0, len(run.items), ())
 
 
+def _as_run_r2(run: ArchivedRun) -> tuple[tuple[ArchivedItem, ...], int]:
+    """The run's own items as run r2's, its step ids kept; and the line of its step row."""
+    items = tuple(
+        replace(i, item={n: "r2" if v == "r1" else v for n, v in i.item.items()}, line=n)
+        for n, i in enumerate(run.items, start=2)
+        if not i.shared
+    )
+    return items, next(i.line for i in items if i.table == "PIPELINE_EXECUTIONS")
+
+
 def test_a_run_naming_a_step_stored_for_another_run_is_refused_before_anything_is_written(
     backend: Backend,
 ) -> None:
@@ -332,12 +342,7 @@ def test_a_run_naming_a_step_stored_for_another_run_is_refused_before_anything_i
     store, archive, _ = backend
     write_launch(store, a_launch("r1"))
     run = archive.export_run("r1")
-    items = tuple(
-        replace(i, item={n: "r2" if v == "r1" else v for n, v in i.item.items()}, line=n)
-        for n, i in enumerate(run.items, start=2)
-        if not i.shared
-    )
-    step_line = next(i.line for i in items if i.table == "PIPELINE_EXECUTIONS")
+    items, step_line = _as_run_r2(run)
 
     with pytest.raises(RunRefusedError, match="is stored as a step of run 'r1'") as refused:
         archive.import_run(ArchivedRun("r2", items))
@@ -356,12 +361,7 @@ def test_a_step_another_run_took_after_the_look_is_refused_by_the_write_and_take
     store, archive, _ = backend
     write_launch(store, a_launch("r1"))
     run = archive.export_run("r1")
-    items = tuple(
-        replace(i, item={n: "r2" if v == "r1" else v for n, v in i.item.items()}, line=n)
-        for n, i in enumerate(run.items, start=2)
-        if not i.shared
-    )
-    step_line = next(i.line for i in items if i.table == "PIPELINE_EXECUTIONS")
+    items, step_line = _as_run_r2(run)
     monkeypatch.setattr(archive, "_refuse_steps_of_other_runs", lambda run: None)
 
     with pytest.raises(RunRefusedError, match="is stored as a step of run 'r1'") as refused:

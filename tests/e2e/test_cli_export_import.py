@@ -314,6 +314,22 @@ def test_a_line_past_the_bound_rejects_its_run_without_being_held_whole(wfx: Wfx
     assert other.listed_ids() == [first]
 
 
+def earlier_state(lines: list[str]) -> list[str]:
+    """The file's one run as an export taken while it ran would hold it: its first two events,
+    its main row RUNNING with no stop date."""
+    early = []
+    for line in lines:
+        document = json.loads(line)
+        item = document.get("item", {})
+        if document.get("table") == "EXECUTION_EVENTS" and item["sequenceNumber"] > 2:
+            continue
+        if document.get("table") == "WORKFLOW_EXECUTIONS":
+            item["executionStatus"] = "RUNNING"
+            item.pop("executionStopDate", None)
+        early.append(json.dumps(document) if item else line)
+    return early
+
+
 def _event_types(home: Path, run_id: str) -> list[str]:
     with closing(sqlite3.connect(home / "wfx.db")) as connection:
         rows = connection.execute(
@@ -331,16 +347,7 @@ def test_a_run_stored_otherwise_is_kept_whole_none_of_the_files_rows_added_to_it
     import kept the stored main row (RUNNING) but added the file's later events and rows to it,
     so its event log said SUCCEEDED under a main row that said RUNNING."""
     lines, (run_id,) = _exported_lines(wfx, 1)
-    early = []
-    for line in lines:
-        document = json.loads(line)
-        item = document.get("item", {})
-        if document.get("table") == "EXECUTION_EVENTS" and item["sequenceNumber"] > 2:
-            continue
-        if document.get("table") == "WORKFLOW_EXECUTIONS":
-            item["executionStatus"] = "RUNNING"
-            item.pop("executionStopDate", None)
-        early.append(json.dumps(document) if item else line)
+    early = earlier_state(lines)
     first = wfx.home / "early.jsonl"
     first.write_text("\n".join(early) + "\n", encoding="utf-8")
     whole = wfx.home / "whole.jsonl"

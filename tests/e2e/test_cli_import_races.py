@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.cli import Wfx, start_hooked
-from tests.e2e.test_cli_export_import import _event_types, _exported_lines, _log_rows, _step_of
+from tests.e2e.test_cli_export_import import (
+    _event_types,
+    _exported_lines,
+    _log_rows,
+    _step_of,
+    earlier_state,
+)
 
 pytestmark = pytest.mark.xdist_group("e2e-cli-import-races")
 
@@ -94,16 +100,7 @@ def test_an_earlier_state_of_a_run_imported_meanwhile_is_kept_whole_with_nothing
     imported meanwhile. Before, the whole run's later events were then added under the earlier
     state's RUNNING main row."""
     lines, (run_id,) = _exported_lines(wfx, 1)
-    early = []
-    for line in lines:
-        document = json.loads(line)
-        item = document.get("item", {})
-        if document.get("table") == "EXECUTION_EVENTS" and item["sequenceNumber"] > 2:
-            continue
-        if document.get("table") == "WORKFLOW_EXECUTIONS":
-            item["executionStatus"] = "RUNNING"
-            item.pop("executionStopDate", None)
-        early.append(json.dumps(document) if item else line)
+    early = earlier_state(lines)
     home = wfx.in_home(tmp_path / "target")
     whole = _write(tmp_path / "whole.jsonl", lines)
     earlier = _write(tmp_path / "early.jsonl", early)

@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -87,21 +88,28 @@ def _held_guard(
 ) -> subprocess.Popen[bytes]:
     """The guard over `sh` running `sleep 300`, released at once, held in `hook`; what it says
     goes to `stderr` (a pipe would be held open by the group it leaves)."""
-    go_read, go_write = os.pipe()
-    command = ["/bin/sh", "-c", "sleep 300 & wait"]
     held = [sys.executable, "-I", "-S", "-c", _HELD, _GUARD, hook]
     with stderr.open("wb") as said:
-        guard = subprocess.Popen(
-            [*held, "1", "--go", str(go_read), "--", *command],
-            stderr=said,
-            pass_fds=(go_read,),
-            start_new_session=True,
-        )
-    guards.append(guard)
+        return _started(guards, held, "sleep 300 & wait", said)
+
+
+def _started(
+    guards: list[subprocess.Popen[bytes]], guard: list[str], script: str, stderr: Any
+) -> subprocess.Popen[bytes]:
+    """`guard` (its argv up to its arguments) over `sh -c SCRIPT`, its stop's grace one second,
+    started in a session of its own as the runner starts it and told to go at once."""
+    go_read, go_write = os.pipe()
+    process = subprocess.Popen(
+        [*guard, "1", "--go", str(go_read), "--", "/bin/sh", "-c", script],
+        stderr=stderr,
+        pass_fds=(go_read,),
+        start_new_session=True,
+    )
+    guards.append(process)
     os.close(go_read)
     os.write(go_write, b"1")
     os.close(go_write)
-    return guard
+    return process
 
 
 def _held(stderr: Path) -> bool:
@@ -190,3 +198,44 @@ def test_a_runner_dead_before_the_guard_watched_it_leaves_no_command_running(
     finally:
         for pid in _group(guard):
             os.kill(pid, signal.SIGKILL)
+
+
+def _guard_over(guards: list[subprocess.Popen[bytes]], script: str) -> subprocess.Popen[bytes]:
+    """The real guard over `sh -c SCRIPT`, once the sleep it starts runs."""
+    guard = _started(guards, [sys.executable, "-I", "-S", _GUARD], script, subprocess.DEVNULL)
+    _wait_for("the sleep in the guard's group", lambda: _sleeping(guard))
+    return guard
+
+
+def _shell(guard: subprocess.Popen[bytes]) -> int:
+    (pid,) = [pid for pid, line in _group(guard.pid).items() if line.startswith("/bin/sh")]
+    return pid
+
+
+@pytest.mark.parametrize("reached", ["guard", "command", "group"])
+def test_a_stopped_step_ends_killed_by_the_signal_whichever_process_the_stop_reached(
+    guards: list[subprocess.Popen[bytes]], reached: str
+) -> None:
+    # before, a SIGTERM to the guard (a stop through the step's recorded pid, the runner's
+    # death) ended it 143, where the same SIGTERM to the command ended it killed by signal 15:
+    # the runner said "exit code 143" of one stop and "killed by signal 15" of the other
+    guard = _guard_over(guards, "sleep 300 & wait")
+    # a group's pid negated: kill(2) signals the whole group
+    target = {"guard": guard.pid, "command": _shell(guard), "group": -guard.pid}[reached]
+
+    os.kill(target, signal.SIGTERM)
+
+    assert guard.wait(timeout=_WAIT_SECONDS) == -signal.SIGTERM
+    _wait_for("its group gone", lambda: not _group(guard.pid))
+
+
+@pytest.mark.parametrize(("trap", "ended"), [("exit 3", 3), ("exit 0", -signal.SIGTERM)])
+def test_a_command_that_ends_itself_on_the_stop_says_its_code_unless_it_claims_success(
+    guards: list[subprocess.Popen[bytes]], trap: str, ended: int
+) -> None:
+    # a stopped step did not succeed: a clean exit on the stop reads as the stop's signal
+    guard = _guard_over(guards, f"trap '{trap}' TERM; sleep 300 & wait")
+
+    os.kill(guard.pid, signal.SIGTERM)
+
+    assert guard.wait(timeout=_WAIT_SECONDS) == ended

@@ -10,14 +10,7 @@ from typing import TYPE_CHECKING, Any
 from adapters.dynamodb.codec import check_item, from_wire, to_wire
 from adapters.dynamodb.requests import query_pages, query_partition
 from adapters.records import ALL_LIST_PARTITION, Item
-from adapters.run_archive import (
-    EXECUTION_ID,
-    RUN_PAGE,
-    START,
-    WORKFLOW_KEY,
-    RunArchiveRows,
-    workflow_key_of,
-)
+from adapters.run_archive import EXECUTION_ID, RUN_PAGE, START, RunArchiveRows, definition_key
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
 from application.ports.files import ObjectStore
 
@@ -125,12 +118,10 @@ class DynamoDbRunArchive(RunArchiveRows):
         # import) landing after a look at it would otherwise be written past
         check: dict[str, Any] = {
             "TableName": self._tables.get_table_name(ResourceKeys.WORKFLOW_DEFINITIONS),
-            "Key": to_wire({WORKFLOW_KEY: workflow_key_of(item)}),
-            "ConditionExpression": (
-                "attribute_not_exists(#pk) OR NOT attribute_type(#latest, :number) "
-                "OR #latest >= :version"
-            ),
-            "ExpressionAttributeNames": {"#pk": WORKFLOW_KEY, "#latest": "latestVersion"},
+            "Key": to_wire(definition_key(item)),
+            # no definition, or none with a number for its latest: nothing to be past
+            "ConditionExpression": "NOT attribute_type(#latest, :number) OR #latest >= :version",
+            "ExpressionAttributeNames": {"#latest": "latestVersion"},
             "ExpressionAttributeValues": to_wire({":number": "N", ":version": version}),
         }
         try:

@@ -11,7 +11,9 @@ group: a runner killed before it recorded the step leaves no command running), t
 command in its group (as that user and group, with no other group, when `--as` names one: the
 guard stays the runner's user, so it can always stop the group), and on SIGTERM, SIGINT or
 SIGHUP - an abort, or the runner killed with `kill -9` - stops the whole group: SIGTERM, then
-SIGKILL after the grace period. Its exit status is the command's.
+SIGKILL after the grace period. Its exit status is the command's; stopped, it ends by the
+signal that ended the command (the stop's own when the command ended cleanly or never ran), so
+the runner says "killed by signal 15" of every stopped step, whichever process the stop reached.
 
 Standard library only, and no wfx import: it must start in a few milliseconds (-I -S).
 """
@@ -83,16 +85,20 @@ def _others_in_group() -> list[int]:
     return found
 
 
-def _stop_group(grace_seconds: float, child: int) -> None:
+def _stop_group(grace_seconds: float, child: int) -> int | None:
+    """The group stopped; the command's wait status, when it was reaped meanwhile."""
     group = os.getpgrp()
     os.killpg(group, signal.SIGTERM)  # we are in it: our handler ignores it
+    status = None
     deadline = time.monotonic() + grace_seconds
     while time.monotonic() < deadline:
-        _reap(child)
+        if status is None:  # reaped once: a second wait finds no child
+            status = _reap(child)
         if not _others_in_group():
-            return
+            return status
         time.sleep(_POLL_SECONDS)
     os.killpg(group, signal.SIGKILL)  # the group, this guard with it
+    return status
 
 
 def _stop_what_is_left(grace_seconds: float) -> None:
@@ -193,7 +199,7 @@ def main(argv: list[str]) -> int:
         # leave the command running with no one to stop it
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
     except _StopRequestedError as stop:  # stopped (or the runner gone) before the command ran
-        return 128 + stop.number
+        return _die_by(stop.number)
     try:
         if user is None:  # the step's environment, as the guard got it, passed on whole
             child = os.posix_spawnp(
@@ -215,20 +221,30 @@ def main(argv: list[str]) -> int:
                 _stop_what_is_left(float(grace_seconds))
                 return _exit_code(status)
     except _StopRequestedError as stop:
-        _stop_group(float(grace_seconds), child)
-        reaped = _reap(child)
-        return 128 + stop.number if reaped is None else _exit_code(reaped)
+        reaped = _stop_group(float(grace_seconds), child)
+        if reaped is None:
+            reaped = _reap(child)
+        if reaped is None or (os.WIFEXITED(reaped) and os.WEXITSTATUS(reaped) == 0):
+            # its end unknown, or clean: a stopped step did not succeed, and says how it ended
+            return _die_by(stop.number)
+        return _exit_code(reaped)
 
 
 def _exit_code(status: int) -> int:
     if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
         # end the same way, so that the runner sees "killed by signal N" as it would have
-        for stop in _STOP_SIGNALS:
-            signal.signal(stop, signal.SIG_DFL)
-        os.kill(os.getpid(), number)
-        return 128 + number
+        return _die_by(os.WTERMSIG(status))
     return os.waitstatus_to_exitcode(status)
+
+
+def _die_by(number: int) -> int:
+    """End this guard by the signal `number`; 128 + number (a shell's code for it) should the
+    signal not end it."""
+    for stop in _STOP_SIGNALS:
+        signal.signal(stop, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [number])
+    os.kill(os.getpid(), number)
+    return 128 + number
 
 
 if __name__ == "__main__":

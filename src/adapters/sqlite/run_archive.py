@@ -9,14 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from adapters.records import ALL_LIST_PARTITION, Item
-from adapters.run_archive import (
-    EXECUTION_ID,
-    RUN_PAGE,
-    START,
-    WORKFLOW_KEY,
-    RunArchiveRows,
-    workflow_key_of,
-)
+from adapters.run_archive import EXECUTION_ID, RUN_PAGE, START, RunArchiveRows, definition_key
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql, load_item, quote
@@ -153,9 +146,9 @@ class SqliteRunArchive(RunArchiveRows):
         self, table: ResourceKeys, item: Mapping[str, Any], version: int | float
     ) -> bool | None:
         self._ensure_tables()
-        definition_key = {WORKFLOW_KEY: workflow_key_of(item)}
         with self._connection(write=True) as connection:
-            definition = self._get(ResourceKeys.WORKFLOW_DEFINITIONS, definition_key, connection)
+            key = definition_key(item)
+            definition = self._get(ResourceKeys.WORKFLOW_DEFINITIONS, key, connection)
             latest = None if definition is None else definition.get("latestVersion")
             if isinstance(latest, (int, float)) and version > latest:
                 return None
