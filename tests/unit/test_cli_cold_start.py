@@ -35,6 +35,9 @@ NOT_FOR_A_LIST = {
     "jwt": "bearer tokens",
     "jinja2": "the web viewer",
     "uvicorn": "wfx serve",
+    # settings only a deployment sets (entrypoints/settings.py checks them when set)
+    "domain.registration": "WFX_EVENT_SOURCE_PREFIX other than wfx; registering a log",
+    "domain.sub_process_reach": "WFX_SUB_PROCESSES",
     # drawing the table on a terminal: off one it is written as rich would (cli/plain_table.py)
     "rich": "the list's table on a terminal",
     # use cases and services the list never builds (entrypoints/container.py's stand-ins)
