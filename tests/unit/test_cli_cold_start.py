@@ -54,6 +54,7 @@ NOT_FOR_A_LIST = {
     "application.workflow_documents": "checking a workflow document (wfx publish, authorization)",
     "domain.migration": "wfx migrate, and the delete of a migrated run",
     "domain.stage_history": "a sub-execution's stages (wfx executions show --sub-executions)",
+    "application.sub_execution_status": "wfx executions show --sub-executions",
     # what only reconciling an open run builds (entrypoints/container.py, _BuiltOnFirstUse)
     "adapters.sqlite.approvals": "closing an open run's overdue gate",
     "adapters.sqlite.cost_ledger": "recording the attempts a lost runner's end closes",
