@@ -18,15 +18,12 @@ from application.state_machine_memo import StateMachineMemo
 from domain.execution import StepDetails
 from domain.logs import BATCH_JOB, STEP_FUNCTIONS_EXECUTION, RegisteredSubExecution
 from domain.redaction import redact
+from domain.stage_history import StageFrame, StageFrameError, attribute_history, stage_frame
 from domain.stages import (
-    StageFrame,
-    StageFrameError,
     StageStatus,
     SubExecutionReadError,
     SubExecutionState,
     SubExecutionWarning,
-    attribute_history,
-    stage_frame,
 )
 
 MAX_PAGES_PER_SUB_EXECUTION = 5

@@ -1023,7 +1023,8 @@ class Container(containers.DeclarativeContainer):
         GetExecutionDetails,
         store=execution_store,
         reconcile=reconcile_execution,
-        sub_executions=sub_execution_status,
+        # only --sub-executions asks it: a plain show never imports how stages are read
+        sub_executions=providers.Factory(_BuiltOnFirstUse, sub_execution_status.provider),
         available_logs=available_log_finder,
         state_machines=sub_execution_reader,
         clock=clock,

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from adapters.tables import (
@@ -21,8 +22,9 @@ from adapters.tables import (
 from domain.bounds import is_whole_number
 from domain.errors import InvalidInputError
 from domain.names import DEFAULT_STATE_MACHINE_PREFIX, check_state_machine_prefix
-from domain.registration import check_source_prefix
-from domain.sub_process_reach import SubProcessReach, parse_sub_process_reach
+
+if TYPE_CHECKING:
+    from domain.sub_process_reach import SubProcessReach
 
 STORES = ("sqlite", "dynamodb")
 RUNNERS = ("local", "stepfunctions")
@@ -459,7 +461,11 @@ class Settings:
 
 def _sub_process_reach(environ: Mapping[str, str]) -> SubProcessReach | None:
     value = environ.get("WFX_SUB_PROCESSES")
-    return parse_sub_process_reach(value, "WFX_SUB_PROCESSES") if value else None
+    if not value:
+        return None
+    from domain.sub_process_reach import parse_sub_process_reach  # only a deployment sets it
+
+    return parse_sub_process_reach(value, "WFX_SUB_PROCESSES")
 
 
 def registered_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
@@ -494,5 +500,8 @@ def event_bus_settings(environ: Mapping[str, str], runner: str) -> tuple[str, st
             f"WFX_EVENT_BUS: must be one of {', '.join(EVENT_BUSES)}, got {bus!r}"
         )
     prefix = environ.get("WFX_EVENT_SOURCE_PREFIX") or "wfx"
-    check_source_prefix(prefix, "WFX_EVENT_SOURCE_PREFIX")
+    if prefix != "wfx":  # the default is a good one: a command that sets none needs no rules
+        from domain.registration import check_source_prefix
+
+        check_source_prefix(prefix, "WFX_EVENT_SOURCE_PREFIX")
     return prefix, bus, environ.get("WFX_EVENT_BUS_NAME") or "default"

@@ -13,7 +13,8 @@ from botocore.stub import Stubber
 from moto import mock_aws
 
 from adapters.aws.sub_executions import AwsSubExecutionReader
-from domain.stages import SubExecutionReadError, attribute_history, stage_frame
+from domain.stage_history import attribute_history, stage_frame
+from domain.stages import SubExecutionReadError
 from tests.moto_state_machines import (
     ACCOUNT,
     PARSER_MODE,

@@ -35,6 +35,9 @@ NOT_FOR_A_LIST = {
     "jwt": "bearer tokens",
     "jinja2": "the web viewer",
     "uvicorn": "wfx serve",
+    # settings only a deployment sets (entrypoints/settings.py checks them when set)
+    "domain.registration": "WFX_EVENT_SOURCE_PREFIX other than wfx; registering a log",
+    "domain.sub_process_reach": "WFX_SUB_PROCESSES",
     # drawing the table on a terminal: off one it is written as rich would (cli/plain_table.py)
     "rich": "the list's table on a terminal",
     # use cases and services the list never builds (entrypoints/container.py's stand-ins)
@@ -50,6 +53,8 @@ NOT_FOR_A_LIST = {
     "application.ports.orchestration": "asking an orchestrator about an open run",
     "application.workflow_documents": "checking a workflow document (wfx publish, authorization)",
     "domain.migration": "wfx migrate, and the delete of a migrated run",
+    "domain.stage_history": "a sub-execution's stages (wfx executions show --sub-executions)",
+    "application.sub_execution_status": "wfx executions show --sub-executions",
     # what only reconciling an open run builds (entrypoints/container.py, _BuiltOnFirstUse)
     "adapters.sqlite.approvals": "closing an open run's overdue gate",
     "adapters.sqlite.cost_ledger": "recording the attempts a lost runner's end closes",

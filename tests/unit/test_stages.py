@@ -18,14 +18,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.stages import (
+from domain.stage_history import (
     MAX_DEFINITION_BYTES,
     StageFrameError,
-    StageState,
-    StageStatus,
     attribute_history,
     stage_frame,
 )
+from domain.stages import StageState, StageStatus
 
 FIXTURES = Path(__file__).parent / "fixtures" / "stages"
 

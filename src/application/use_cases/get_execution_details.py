@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.available_logs import AvailableLogFinder
@@ -14,11 +16,13 @@ from application.ports.system import Clock
 from application.ports.workflows import WorkflowDefinitions
 from application.result_texts import ResultTextReader
 from application.state_machine_memo import StateMachineMemo
-from application.sub_execution_status import SubExecutionStatus
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.execution import ExecutionDetails
 from domain.redrive import local_history_event_count, with_derived_redrive_status
 from domain.workflow import ExecutionType
+
+if TYPE_CHECKING:  # built on first use: only --sub-executions describes them
+    from application.sub_execution_status import SubExecutionStatus
 
 
 class GetExecutionDetailsQuery(BaseModel):

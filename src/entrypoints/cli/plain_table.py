@@ -1,6 +1,6 @@
 """A table written as rich writes a `Table(box=None)` off a terminal, without loading rich.
 
-Importing rich and laying out a table with it is about a ninth of a cold `wfx executions list`
+Importing rich and laying out a table with it is about a seventh of a cold `wfx executions list`
 (docs/performance.md, "A cold list's table without rich"). Off a terminal rich writes no colour:
 each line is every cell padded to its column's widest with a space either side. That holds only
 for text rich shows as it is, so a cell with anything rich would read (markup's `[`, an emoji's
