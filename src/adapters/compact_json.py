@@ -71,9 +71,10 @@ class IdTemplates:
     builder left out of `rest` costs a new template, never a wrong text. Equal values are
     encoded alike as long as a field keeps its type (a record's fields do: 1 == True would not).
     `varying` are named in the item's order; an item whose own text holds a mark's character,
-    or a varying value not a plain str, is encoded whole. The text is the ASCII encoder's, as
-    encode_compact's is for any text (ASCII without DEL: the two encoders agree). At most `size`
-    templates are kept; when full, they are all dropped (a process launches few workflows).
+    or a varying value missing or not a plain str, is encoded whole. The text is the ASCII
+    encoder's, as encode_compact's is for any text (ASCII without DEL: the two encoders agree).
+    At most `size` templates are kept; when full, they are all dropped (a process launches few
+    workflows).
     """
 
     __slots__ = ("_marks", "_pieces", "_size", "_varying")
@@ -85,19 +86,23 @@ class IdTemplates:
         self._pieces: dict[Any, _Template] = {}
 
     def text(self, rest: Any, item: dict[str, Any]) -> str:
-        values = [item[name] for name in self._varying]
-        if any(value.__class__ is not str for value in values):
-            return encode_compact(item)
+        values = []
+        for name in self._varying:  # a loop, not any() over a generator: half the instructions
+            value = item.get(name)
+            if value.__class__ is not str:  # None: missing
+                return encode_compact(item)
+            values.append(value)
         marked = item.copy()
         marked.update(zip(self._varying, self._marks, strict=True))
         template = self._pieces.get(rest)
         if template is None or template.item != marked or template.keys != list(marked):
             template = self._made(rest, marked)
-        if template.pieces is None:
+        pieces = template.pieces
+        if pieces is None:
             return encode_compact(item)
-        parts = [template.pieces[0]]
-        for value, piece in zip(values, template.pieces[1:], strict=True):
-            parts += (_escaped(value), piece)
+        parts = [*pieces, *pieces[1:]]  # the pieces at the even places, the values between
+        parts[0::2] = pieces
+        parts[1::2] = map(_escaped, values)
         return "".join(parts)
 
     def _made(self, rest: Any, marked: dict[str, Any]) -> _Template:

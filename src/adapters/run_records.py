@@ -194,7 +194,44 @@ def build_execution_record(execution: WorkflowExecution) -> Record:
     item.update(_present(_mutable_values(execution)))
     # fitted whole: its JSON, made to size it, is the row's (its mutable attributes last, as
     # an update writes them, so a cut field's flags follow them as they would)
-    return fit_item(item, EXECUTION_BUDGET, execution.workflow_execution_id)
+    return fit_item(
+        item,
+        EXECUTION_BUDGET,
+        execution.workflow_execution_id,
+        json_text=_launched_text(execution, item),
+    )
+
+
+# A launch writes one a run, the same for each launch of a workflow version but for these
+# (a row with no lease or no digest, as an upgrade or a migration rewrites, is encoded whole).
+_LAUNCHED_TEXTS = IdTemplates(
+    (
+        "workflowExecutionId",
+        "executionStartDate",
+        "requestDigest",
+        LEASE_OWNER,
+        _LEASE_RENEWED_DATE,
+        LEASE_EXPIRES_DATE,
+    )
+)
+
+
+def _launched_text(execution: WorkflowExecution, item: Item) -> str | None:
+    if execution.client_token is not None or execution.rerun_of_execution_id is not None:
+        return None  # each a value of its own a launch: as part of the rest, a template a launch
+    # every other value of a launched run's row follows from these
+    rest = (
+        execution.workflow_database_id,
+        execution.workflow_id,
+        execution.workflow_version,
+        execution.triggered_by_user_id,
+        execution.trigger_type,
+        execution.orchestrator,
+        execution.execution_group_id,
+        execution.start_date_estimated,
+        execution.status,
+    )
+    return _LAUNCHED_TEXTS.text(rest, item)
 
 
 # The main row's optional attributes (attribute, field), taken as stored when present and not

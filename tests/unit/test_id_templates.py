@@ -1,24 +1,31 @@
-"""A launch's configuration rows, written from a template per workflow step (`IdTemplates`),
-hold the compact encoder's text of their items, whatever the ids, the handler, the command and
-the other values are (quotes, control characters, DEL, accents, a template's own mark
-character), built once or again with other ids."""
+"""A launch's rows (its main row, its configuration, its steps' rows), written from a template
+per workflow step (`IdTemplates`), hold the compact encoder's text of their items, whatever the
+ids, dates, handler, command and the other values are (quotes, control characters, DEL, accents,
+a template's own mark character), built once or again with other ids."""
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.compact_json import IdTemplates, encode_compact
-from adapters.run_records import build_execution_configuration_record
+from adapters.run_records import build_execution_configuration_record, build_execution_record
 from adapters.step_records import (
     build_pipeline_execution_record,
     build_step_input_configuration_record,
 )
-from domain.execution import ExecutionConfiguration, PipelineExecution, StepInputConfiguration
-from domain.statuses import StepStatus
+from domain.execution import (
+    ExecutionConfiguration,
+    PipelineExecution,
+    RunnerLease,
+    StepInputConfiguration,
+    WorkflowExecution,
+)
+from domain.statuses import ExecutionStatus, StepStatus
+from domain.triggers import TriggerType
 from domain.workflow import ExecutionType, InputFileArity
 
 _MARK = "\ue000"  # the first varying value's mark in a template
@@ -102,6 +109,58 @@ def test_a_run_configurations_text_is_the_encoders(
         _is_the_encoders(record, record.json_text)
 
 
+_WHOLE_SECONDS = st.datetimes(timezones=st.just(UTC)).map(lambda m: m.replace(microsecond=0))
+_INSTANT = st.datetimes(
+    min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    runs=st.lists(
+        st.tuples(_TEXT, _WHOLE_SECONDS, st.none() | _TEXT, st.none() | st.tuples(_TEXT, _INSTANT)),
+        min_size=1,
+        max_size=3,
+    ),
+    constant=st.fixed_dictionaries(
+        {
+            "workflow_database_id": _TEXT,
+            "workflow_id": _TEXT,
+            "workflow_version": st.integers(min_value=0, max_value=3),
+            "execution_group_id": st.none() | _TEXT,
+            "triggered_by_user_id": _TEXT,
+            "trigger_type": st.sampled_from(list(TriggerType)),
+            "orchestrator": _TEXT,
+            "start_date_estimated": st.booleans(),
+            "status": st.sampled_from(list(ExecutionStatus)),
+            "client_token": st.none() | _TEXT,
+            "rerun_of_execution_id": st.none() | _TEXT,
+            "execution_error": st.none() | _TEXT,
+        }
+    ),
+)
+def test_a_launched_runs_main_row_text_is_the_encoders(
+    runs: list[tuple[str, datetime, str | None, tuple[str, datetime] | None]],
+    constant: dict[str, object],
+) -> None:
+    for run_id, start, digest, lease in runs:  # the second and third from the first's template
+        execution = WorkflowExecution.model_validate(
+            constant
+            | {
+                "workflow_execution_id": run_id,
+                "execution_start_date": start,
+                "request_digest": digest,
+                "runner_lease": None
+                if lease is None
+                else RunnerLease(
+                    owner=lease[0], renewed_date=lease[1], expires_date=lease[1] + timedelta(30)
+                ),
+            }
+        )
+        record = build_execution_record(execution)
+        _is_the_encoders(record, record.json_text)
+
+
 _MOMENT = st.none() | st.datetimes(timezones=st.just(UTC)).map(lambda m: m.replace(microsecond=0))
 
 
@@ -164,7 +223,7 @@ def test_a_step_rows_text_is_the_encoders(
         _is_the_encoders(record, record.json_text)
 
 
-def test_an_item_holding_a_marks_character_or_a_varying_value_not_text_is_encoded_whole() -> None:
+def test_a_marks_character_or_a_varying_value_missing_or_not_text_encodes_it_whole() -> None:
     templates = IdTemplates(("a", "b"))
     marked = {"a": "1", "b": "2", "c": _MARK}
     assert templates.text("marked", marked) == encode_compact(marked)
@@ -172,6 +231,7 @@ def test_an_item_holding_a_marks_character_or_a_varying_value_not_text_is_encode
     plain = {"a": "1", "b": "2", "c": "x"}
     assert templates.text("plain", plain) == encode_compact(plain)
     assert templates.text("plain", plain | {"b": 7}) == '{"a":"1","b":7,"c":"x"}'
+    assert templates.text("plain", {"a": "1", "c": "x"}) == '{"a":"1","c":"x"}'
 
 
 def test_templates_past_the_size_are_dropped_and_made_again() -> None:
