@@ -123,6 +123,17 @@ def terminal_columns_set(environ: Mapping[str, str] | None = None) -> bool:
     return "COLUMNS" in (os.environ if environ is None else environ)
 
 
+# What makes rich take a stream that is not a terminal for one, or read its width elsewhere.
+_RICH_TERMINAL_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE", "COLUMNS")
+
+
+def rich_terminal_variables_set(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether a variable rich reads decides how it writes off a terminal (rich reads it itself;
+    a table written without rich must leave such output to it)."""
+    environ = os.environ if environ is None else environ
+    return any(name in environ for name in _RICH_TERMINAL_VARIABLES)
+
+
 def has_display(environ: Mapping[str, str] | None = None) -> bool:
     """Whether a browser could open here: macOS and Windows always, else an X or Wayland
     display."""

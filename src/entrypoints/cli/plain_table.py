@@ -10,7 +10,6 @@ console leaves the drawing to rich (None here).
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 
@@ -19,8 +18,6 @@ from collections.abc import Sequence
 _AS_IT_IS = re.compile(r"[A-Za-z0-9 _.,/<>+=@()-]*")
 # A start as the list writes it: its colons hold two digits, and no emoji is named by two.
 _MOMENT = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
-# What makes rich take a stream that is not a terminal for one, or read its width elsewhere.
-_RICH_ENVIRONMENT = ("FORCE_COLOR", "TTY_COMPATIBLE", "COLUMNS")
 
 
 def shown_as_it_is(cell: str) -> bool:
@@ -32,8 +29,9 @@ def plain_stdout() -> bool:
     gives a console off a terminal (entrypoints/cli/context.py): stdout is not a terminal, and
     nothing in the environment says it is one or gives it a width."""
     from entrypoints.cli.terminal import raw
+    from entrypoints.settings import rich_terminal_variables_set
 
-    if any(name in os.environ for name in _RICH_ENVIRONMENT):
+    if rich_terminal_variables_set():
         return False
     isatty = getattr(raw(), "isatty", None)
     try:

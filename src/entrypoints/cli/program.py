@@ -9,19 +9,20 @@ before any step or query runs. Only the program pauses it: importing wfx as a li
 
 from __future__ import annotations
 
-import gc
+# Only what the interpreter holds from its start: a Ctrl-C that lands while this module loads,
+# before main() is in its `try`, comes out as a traceback, so the rest is imported inside it.
 import os
-import signal
 import sys
-from typing import Any
 
 INTERRUPTED = 130  # the exit status a shell expects of a program ended by Ctrl-C
 
 
 def main() -> None:
-    gc.disable()
-    end_on_swallowed_interrupts()
     try:
+        import gc
+
+        gc.disable()
+        end_on_swallowed_interrupts()
         from entrypoints.cli.main import main as run
 
         run()
@@ -37,9 +38,11 @@ def end_on_swallowed_interrupts() -> None:
     ignored" with a traceback and goes on as if no Ctrl-C came. While no command has taken
     charge of SIGINT, such an interrupt ends the program at once with 130, as the Ctrl-C asked;
     wfx's stores are safe against a process ending anywhere (they are against kill -9)."""
+    import signal
+
     previous = sys.unraisablehook
 
-    def hook(unraisable: Any) -> None:
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
         python_handles_sigint = signal.getsignal(signal.SIGINT) is signal.default_int_handler
         if isinstance(unraisable.exc_value, KeyboardInterrupt) and python_handles_sigint:
             sys.stderr.flush()
