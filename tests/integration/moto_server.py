@@ -1,5 +1,12 @@
 """moto's server on a free local port, for the tests that reach AWS over real HTTP: one server
-per test process, started by the first test that asks, shared by the rest."""
+per test process, started by the first test that asks, shared by the rest.
+
+moto's backends take no lock: two requests served at once by its threads can both pass one
+item's condition before either writes (a conditional UpdateItem, a TransactWriteItems), which
+DynamoDB never lets happen. A test racing two processes on one item asks for the requests one
+at a time (`moto_server(one_request_at_a_time=True)`): each request then happens whole, as
+DynamoDB makes each conditional write and each transaction happen, and the processes still
+interleave at every request between them."""
 
 from __future__ import annotations
 
@@ -18,6 +25,25 @@ _started: str | None = None
 _starting = threading.Lock()
 
 
+class _OneAtATime:
+    """moto's WSGI app, serving one request at a time while `on` is set (the body is built
+    inside the turn: moto answers with a list, never a stream)."""
+
+    def __init__(self, app: Any) -> None:
+        self._app = app
+        self._turn = threading.Lock()
+        self.on = False
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        if not self.on:
+            return self._app(environ, start_response)
+        with self._turn:
+            return list(self._app(environ, start_response))
+
+
+_app: _OneAtATime | None = None
+
+
 def _reset(url: str) -> None:
     """Empty moto's backends: they are this process's, shared by the server and every
     mock_aws() of it, so what an earlier test made would still be there."""
@@ -29,28 +55,43 @@ def _reset(url: str) -> None:
 def _server_url() -> str:
     """The process's server, started once: a start and a stop cost a second where a reset costs
     milliseconds, and the server keeps each service's app, built on its first request. Its
-    thread is a daemon, which ends with the process."""
-    global _started
+    thread is a daemon, which ends with the process (moto's ThreadedMotoServer, but for the
+    app it serves, which `_OneAtATime` wraps)."""
+    global _started, _app
     with _starting:
         if _started is None:
-            from moto.server import ThreadedMotoServer
+            from moto.moto_server.werkzeug_app import (
+                DomainDispatcherApplication,
+                MotoRequestHandler,
+                create_backend_app,
+            )
+            from werkzeug.serving import make_server
 
             logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line a request otherwise
-            server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-            server.start()
-            host, port = server.get_host_and_port()
+            _app = _OneAtATime(DomainDispatcherApplication(create_backend_app))
+            server = make_server(
+                "127.0.0.1", 0, _app, threaded=True, request_handler=MotoRequestHandler
+            )
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            host, port = str(server.host), server.port
             _started = f"http://{host}:{port}"
         return _started
 
 
 @contextmanager
-def moto_server() -> Iterator[str]:
+def moto_server(one_request_at_a_time: bool = False) -> Iterator[str]:
     """The running server's endpoint URL (`http://127.0.0.1:PORT`), on empty backends. An
     in-process mock_aws() empties them too, when it starts and stops: use the server inside one
-    fixture or test, never across tests."""
+    fixture or test, never across tests. `one_request_at_a_time`: for a race (the module's
+    docstring)."""
     url = _server_url()
     _reset(url)
-    yield url
+    assert _app is not None
+    _app.on = one_request_at_a_time
+    try:
+        yield url
+    finally:
+        _app.on = False
 
 
 def served_client(service: str, endpoint: str) -> Any:

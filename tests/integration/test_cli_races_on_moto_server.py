@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-races-on-mot
 
 @pytest.fixture
 def endpoint() -> Iterator[str]:
-    with moto_server() as url:
+    with moto_server(one_request_at_a_time=True) as url:
         yield url
 
 
