@@ -2,8 +2,10 @@
 per test process, started by the first test that asks, shared by the rest.
 
 moto's backends take no lock: two requests served at once by its threads can both pass one
-item's condition before either writes (a conditional UpdateItem, a TransactWriteItems), which
-DynamoDB never lets happen. A test racing two processes on one item asks for the requests one
+item's condition before either writes, and a TransactWriteItems that is cancelled puts back a
+copy of every table it took before it began (moto 5, `transact_write_items`), wiping what
+another request wrote meanwhile (an abort's end undone, the run RUNNING again), none of which
+DynamoDB lets happen. A test racing two processes on one item asks for the requests one
 at a time (`moto_server(one_request_at_a_time=True)`): each request then happens whole, as
 DynamoDB makes each conditional write and each transaction happen, and the processes still
 interleave at every request between them."""
