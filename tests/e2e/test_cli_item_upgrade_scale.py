@@ -24,8 +24,10 @@ from tests.e2e.cli import Wfx, peak_kib
 
 pytestmark = pytest.mark.xdist_group("e2e-cli-item-upgrade-scale")
 
-SMALL, LARGE = 1_000, 12_000
-# 11k more rows: +0.3 MB measured (a batch of 1,000 held either way); every row held: +3.9 MB
+# both files past SQLite's page cache (2 MiB by default, full at ~2,000 rows of these): a 1k-row
+# file left it part empty, and the large one's +2.2 MB was the cache filling, not rows held
+SMALL, LARGE = 3_000, 12_000
+# 9k more rows: +0.3 MB measured (a batch of 1,000 held either way); every row held: +3.9 MB
 MOST_GROWTH_KIB = 2048
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 EARLIER_NAME = "stateMachineArn"  # an earlier wfx's; the upgrade drops it
@@ -67,7 +69,8 @@ def test_the_first_open_of_a_large_earlier_file_holds_a_batch_of_its_rows_not_al
     _fill_earlier(small, SMALL)
     _fill_earlier(large, LARGE)
 
-    small_peak, _ = peak_kib(small, "executions", "list", "--limit", "1")
+    # the same command on both: a list off a terminal without --json loads less than one with it
+    small_peak, _ = peak_kib(small, "executions", "list", "--limit", "1", "--json")
     large_peak, listed = peak_kib(large, "executions", "list", "--limit", "1", "--json")
 
     assert json.loads(listed)["Items"][0]["workflowExecutionId"] == f"run-{LARGE - 1:06d}"
