@@ -11,6 +11,7 @@ imported into the other is stored equal, and compares equal on the way back.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -138,6 +139,14 @@ class RunArchiveRows:
     def _delete(self, table: ResourceKeys, key: Mapping[str, Any]) -> None:
         raise NotImplementedError
 
+    def _claimed(self, run: ArchivedRun) -> AbstractContextManager[None]:
+        """Held around the run's import, so that no other import of it writes between this
+        one's looks and its writes (SQLite's write transaction holds the whole import already)."""
+        return nullcontext()
+
+    def _keep_claim(self) -> None:
+        """Before each write of the claimed run's: its claim renewed when due."""
+
     # -- export -----------------------------------------------------------------------------
 
     def list_runs(self, since: datetime | None) -> ListedRuns:
@@ -222,6 +231,10 @@ class RunArchiveRows:
     # -- import -----------------------------------------------------------------------------
 
     def import_run(self, run: ArchivedRun) -> ImportedRun:
+        with self._claimed(run):
+            return self._import_claimed(run)
+
+    def _import_claimed(self, run: ArchivedRun) -> ImportedRun:
         self._refuse_steps_of_other_runs(run)
         kept = self._stored_otherwise(run)
         if kept is not None:
@@ -231,6 +244,7 @@ class RunArchiveRows:
             imported = self._put_each(shared, run.workflow_execution_id)
             return ImportedRun(imported.written, imported.unchanged, (*imported.conflicts, kept))
         for body in run.bodies:
+            self._keep_claim()
             # content-addressed keys (item_budget): a body stored under its key is this body
             if not self._has_body(body.key):
                 self._objects_or_fail().put_bytes(body.key, body.data)
@@ -243,6 +257,7 @@ class RunArchiveRows:
         steps: list[Item] = []  # the step rows this import wrote, taken back if it is refused
         for archived in items:
             table = ResourceKeys[archived.table]
+            self._keep_claim()
             put = self._put(table, archived.item)
             if put is None:
                 conflicts.append(self._past_latest(table, archived.item))
