@@ -243,13 +243,24 @@ class RunArchiveRows:
             shared = tuple(i for i in run.items if i.shared)
             imported = self._put_each(shared, run.workflow_execution_id)
             return ImportedRun(imported.written, imported.unchanged, (*imported.conflicts, kept))
+        uploaded: list[str] = []
         for body in run.bodies:
             self._keep_claim()
             # content-addressed keys (item_budget): a body stored under its key is this body
             if not self._has_body(body.key):
                 self._objects_or_fail().put_bytes(body.key, body.data)
-        # the archive's order: the main row last, so a run is listed only once it is whole
-        return self._put_each(run.items, run.workflow_execution_id)
+                uploaded.append(body.key)
+        try:
+            # the archive's order: the main row last, so a run is listed only once it is whole
+            return self._put_each(run.items, run.workflow_execution_id)
+        except ClaimLapsedError:
+            raise  # the import that took the run over may name them: they stay
+        except RunRefusedError:
+            # under the run's own prefix, absent before, and no other import of the run wrote
+            # meanwhile (the claim, or SQLite's transaction): nothing stored names them now
+            for key in uploaded:
+                self._objects_or_fail().delete_prefix(key)
+            raise
 
     def _put_each(self, items: Sequence[ArchivedItem], run_id: str) -> ImportedRun:
         written = unchanged = 0
@@ -367,6 +378,10 @@ class RunArchiveRows:
             elif self._objects_or_fail().read_bytes(body.key) != body.data:
                 found.append(f"{where}object {body.key}: differs")
         return found
+
+
+class ClaimLapsedError(RunRefusedError):
+    """The import's claim on its run lapsed and another import took the run over."""
 
 
 def workflow_key_of(item: Mapping[str, Any]) -> str:

@@ -23,7 +23,13 @@ import pytest
 
 from adapters.records import build_step_definition_records, build_workflow_version_record
 from adapters.tables import ResourceKeys
-from application.ports.migration import ArchivedItem, ArchivedRun, RunArchive, RunRefusedError
+from application.ports.migration import (
+    ArchivedBody,
+    ArchivedItem,
+    ArchivedRun,
+    RunArchive,
+    RunRefusedError,
+)
 from tests.contract.builders import a_launch, a_version, publish, some_outputs, write_launch
 
 
@@ -242,12 +248,16 @@ def test_an_import_whose_claim_lapsed_and_was_taken_over_is_refused_at_its_next_
     dynamodb_table_names: Any,
     dynamodb_execution_store: Any,
     dynamodb_run_archive: RunArchive,
+    body_object_store: Any,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A write that hung past the claim's expiry: another import took the run over meanwhile."""
+    """A write that hung past the claim's expiry: another import took the run over meanwhile,
+    and may name the bodies this one stored: they stay."""
     import adapters.dynamodb.import_claims as import_claims
 
     _, finished = _two_states(dynamodb_execution_store, dynamodb_run_archive)
+    body = ArchivedBody(f"executions/r1/bodies/configuration/inputSelections/{'0' * 32}", b"[]")
+    finished = replace(finished, bodies=(body,))
     monkeypatch.setattr(import_claims, "RENEW_SECONDS", 0)  # renewed before every write
     writes: list[int] = []
 
@@ -263,3 +273,4 @@ def test_an_import_whose_claim_lapsed_and_was_taken_over_is_refused_at_its_next_
 
     claim = _claim_of(moto_dynamodb_client, dynamodb_table_names)
     assert claim is not None and claim["claimToken"] == "another"  # not released by this one
+    assert [o.key for o in body_object_store.list_latest("executions/r1/")] == [body.key]

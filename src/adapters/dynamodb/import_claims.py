@@ -36,6 +36,7 @@ from adapters.authorization_records import (
 from adapters.dynamodb.codec import to_wire
 from adapters.dynamodb.requests import get_item
 from adapters.records import format_table_date
+from adapters.run_archive import ClaimLapsedError
 from adapters.tables import REVOKED_TOKEN_EXPIRY, ResourceKeys, TableNames
 from application.ports.migration import RunRefusedError
 
@@ -101,7 +102,7 @@ class ImportClaims:
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
-            raise RunRefusedError(
+            raise ClaimLapsedError(
                 line,
                 f"this import's claim on run {run_id!r} lapsed and another import took it over "
                 "(one of its writes took longer than the claim lasts): the run may hold rows "
