@@ -227,13 +227,21 @@ def test_a_walk_leaves_out_runs_started_after_the_listing_and_deleted_before_the
     assert walked == ["r1", "r2", "r3", "r4", "r5", "r7"]
 
 
-def test_an_offloaded_body_travels_with_its_run(backend: Backend) -> None:
-    store, archive, objects = backend
+def _a_run_with_a_body(
+    store: ExecutionStore, archive: RunArchive
+) -> tuple[ArchivedRun, tuple[str, ...]]:
+    """Run r1 launched with selections past the item budget (its configuration's offloaded to a
+    body), exported; and its selections."""
     launch = a_launch("r1")
     selections = tuple(f"db1:asset1/{'folder/' * 40}{n}.obj" for n in range(2000))
     configuration = launch.configuration.model_copy(update={"input_selections": selections})
     write_launch(store, launch.model_copy(update={"configuration": configuration}))
-    run = archive.export_run("r1")
+    return archive.export_run("r1"), selections
+
+
+def test_an_offloaded_body_travels_with_its_run(backend: Backend) -> None:
+    store, archive, objects = backend
+    run, selections = _a_run_with_a_body(store, archive)
     assert len(run.bodies) == 1 and run.bodies[0].key.startswith("executions/r1/bodies/")
     store.delete_execution("r1")
     objects.delete_prefix("executions/r1/")
@@ -389,11 +397,7 @@ def test_the_bodies_a_refused_import_stored_are_deleted_and_the_other_runs_kept(
     """Refused by the write of its step (another run took the id after the look): the bodies it
     stored before, under its own run's prefix, would be named by nothing."""
     store, archive, objects = backend
-    launch = a_launch("r1")
-    selections = tuple(f"db1:asset1/{'folder/' * 40}{n}.obj" for n in range(2000))
-    configuration = launch.configuration.model_copy(update={"input_selections": selections})
-    write_launch(store, launch.model_copy(update={"configuration": configuration}))
-    run = archive.export_run("r1")
+    run, _ = _a_run_with_a_body(store, archive)
     items, _ = _as_run_r2(run)
     bodies = tuple(replace(b, key=_as_r2(b.key)) for b in run.bodies)
     assert bodies and all(b.key.startswith("executions/r2/bodies/") for b in bodies)

@@ -16,6 +16,7 @@ it (tests/e2e/test_cli_import_races.py, real processes).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -72,9 +73,13 @@ def test_a_version_whose_workflow_a_publish_made_before_the_write_is_not_written
     publish(dynamodb_workflow_definitions, a_version(2))  # the number is still free
 
 
-def _two_states(store: Any, archive: RunArchive) -> tuple[ArchivedRun, ArchivedRun]:
+@pytest.fixture
+def two_states(
+    dynamodb_execution_store: Any, dynamodb_run_archive: RunArchive
+) -> tuple[ArchivedRun, ArchivedRun]:
     """Run r1 as an export taken while it ran (RUNNING, its steps NEW) and as the finished one
     (SUCCEEDED, its steps SUCCEEDED, the first step's outputs, one event more); then deleted."""
+    store, archive = dynamodb_execution_store, dynamodb_run_archive
     write_launch(store, a_launch("r1"))
     early = archive.export_run("r1")
     store.add_step_outputs(some_outputs("r1", 0))
@@ -98,6 +103,21 @@ def _two_states(store: Any, archive: RunArchive) -> tuple[ArchivedRun, ArchivedR
     return early, replace(finished, items=(*later, ended(finished.items[-1])))
 
 
+@pytest.fixture
+def another_import(
+    moto_dynamodb_client: Any, dynamodb_table_names: Any, body_object_store: Any
+) -> Callable[[float], RunArchive]:
+    """Another process's archive on the same tables, waiting that long for a claim."""
+    from adapters.dynamodb.run_archive import DynamoDbRunArchive
+
+    def archive(claim_wait: float) -> RunArchive:
+        return DynamoDbRunArchive(
+            moto_dynamodb_client, dynamodb_table_names, body_object_store, claim_wait=claim_wait
+        )
+
+    return archive
+
+
 def _what_a_user_sees(archive: RunArchive) -> tuple[str, set[str], bool, int]:
     """The run's main row status, its steps' statuses, whether its events end with its
     completion, and how many output rows its steps hold."""
@@ -118,21 +138,16 @@ def test_two_states_of_one_run_imported_at_once_land_one_state_whole(
     first: str,
     moto_dynamodb_client: Any,
     dynamodb_table_names: Any,
-    dynamodb_execution_store: Any,
     dynamodb_run_archive: RunArchive,
-    body_object_store: Any,
+    two_states: tuple[ArchivedRun, ArchivedRun],
+    another_import: Callable[[float], RunArchive],
 ) -> None:
     """The other state's whole import lands between this import's look at the run (no main row)
     and its first write of it. Before, the finished state's import then added its steps'
     outputs and its completion event under the early state's RUNNING main row and NEW steps."""
-    from adapters.dynamodb.run_archive import DynamoDbRunArchive
-
-    early, finished = _two_states(dynamodb_execution_store, dynamodb_run_archive)
+    early, finished = two_states
     this, other = (finished, early) if first == "finished" else (early, finished)
-    # the other process's import, which finds this one's claim and does not wait for it here
-    meanwhile = DynamoDbRunArchive(
-        moto_dynamodb_client, dynamodb_table_names, body_object_store, claim_wait=0
-    )
+    meanwhile = another_import(0)  # it finds this one's claim: waiting would wait in vain here
     authorization = dynamodb_table_names.get_table_name(ResourceKeys.AUTHORIZATION)
     landed: list[object] = []
 
@@ -184,20 +199,15 @@ def _put_claim(client: Any, tables: Any, expires_at: int) -> None:
 def test_a_claim_another_import_holds_refuses_the_run_after_the_wait_writing_nothing(
     moto_dynamodb_client: Any,
     dynamodb_table_names: Any,
-    dynamodb_execution_store: Any,
-    dynamodb_run_archive: RunArchive,
-    body_object_store: Any,
+    two_states: tuple[ArchivedRun, ArchivedRun],
+    another_import: Callable[[float], RunArchive],
 ) -> None:
-    from adapters.dynamodb.run_archive import DynamoDbRunArchive
-
-    _, finished = _two_states(dynamodb_execution_store, dynamodb_run_archive)
+    _, finished = two_states
     numbered = replace(
         finished, items=tuple(replace(i, line=n) for n, i in enumerate(finished.items, 2))
     )
     _put_claim(moto_dynamodb_client, dynamodb_table_names, int(time.time()) + 600)
-    waiting = DynamoDbRunArchive(
-        moto_dynamodb_client, dynamodb_table_names, body_object_store, claim_wait=0.5
-    )
+    waiting = another_import(0.5)
 
     began = time.monotonic()
     with pytest.raises(RunRefusedError) as refused:
@@ -217,11 +227,11 @@ def test_a_claim_another_import_holds_refuses_the_run_after_the_wait_writing_not
 def test_a_claim_a_killed_import_left_past_its_expiry_is_taken_over_and_removed(
     moto_dynamodb_client: Any,
     dynamodb_table_names: Any,
-    dynamodb_execution_store: Any,
     dynamodb_run_archive: RunArchive,
     dynamodb_authorization_store: Any,
+    two_states: tuple[ArchivedRun, ArchivedRun],
 ) -> None:
-    _, finished = _two_states(dynamodb_execution_store, dynamodb_run_archive)
+    _, finished = two_states
     _put_claim(moto_dynamodb_client, dynamodb_table_names, int(time.time()) - 1)
     seen_while_held: list[object] = []
 
@@ -246,16 +256,16 @@ def test_a_claim_a_killed_import_left_past_its_expiry_is_taken_over_and_removed(
 def test_an_import_whose_claim_lapsed_and_was_taken_over_is_refused_at_its_next_write(
     moto_dynamodb_client: Any,
     dynamodb_table_names: Any,
-    dynamodb_execution_store: Any,
     dynamodb_run_archive: RunArchive,
     body_object_store: Any,
+    two_states: tuple[ArchivedRun, ArchivedRun],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A write that hung past the claim's expiry: another import took the run over meanwhile,
     and may name the bodies this one stored: they stay."""
     import adapters.dynamodb.import_claims as import_claims
 
-    _, finished = _two_states(dynamodb_execution_store, dynamodb_run_archive)
+    _, finished = two_states
     body = ArchivedBody(f"executions/r1/bodies/configuration/inputSelections/{'0' * 32}", b"[]")
     finished = replace(finished, bodies=(body,))
     monkeypatch.setattr(import_claims, "RENEW_SECONDS", 0)  # renewed before every write
