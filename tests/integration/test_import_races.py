@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -206,7 +207,9 @@ def test_a_claim_another_import_holds_refuses_the_run_after_the_wait_writing_not
     numbered = replace(
         finished, items=tuple(replace(i, line=n) for n, i in enumerate(finished.items, 2))
     )
-    _put_claim(moto_dynamodb_client, dynamodb_table_names, int(time.time()) + 600)
+    expires = int(time.time()) + 600
+    _put_claim(moto_dynamodb_client, dynamodb_table_names, expires)
+    lapses = datetime.fromtimestamp(expires, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     waiting = another_import(0.5)
 
     began = time.monotonic()
@@ -217,7 +220,8 @@ def test_a_claim_another_import_holds_refuses_the_run_after_the_wait_writing_not
     assert refused.value.line == 2
     assert refused.value.message == (
         "another import of run 'r1' has been writing it since 2026-12-06T07:00:00Z (nothing of "
-        "the run imported by this one); import the file again once that one has ended"
+        "the run imported by this one); import the file again once that one has ended; if it "
+        f"was killed, its claim lapses at {lapses}"
     )
     assert all(line.endswith("not stored") for line in waiting.differences(finished))
     claim = _claim_of(moto_dynamodb_client, dynamodb_table_names)

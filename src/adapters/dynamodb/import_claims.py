@@ -134,11 +134,18 @@ class ImportClaims:
             time.sleep(_POLL_SECONDS)
 
     def _taken(self, run_id: str) -> str:
-        holder = get_item(self._client, self._table, import_claim_key(run_id))
-        since = holder.get("claimedAt", "?") if holder is not None else "a moment ago"
+        holder = get_item(self._client, self._table, import_claim_key(run_id)) or {}
+        since = holder.get("claimedAt", "a moment ago")
+        expires = holder.get(REVOKED_TOKEN_EXPIRY)
+        lapses = (
+            f"; if it was killed, its claim lapses at "
+            f"{format_table_date(datetime.fromtimestamp(int(expires), UTC))}"
+            if isinstance(expires, int)
+            else ""
+        )
         return (
             f"another import of run {run_id!r} has been writing it since {since} (nothing of "
-            "the run imported by this one); import the file again once that one has ended"
+            f"the run imported by this one); import the file again once that one has ended{lapses}"
         )
 
     def _release(self, run_id: str, token: str) -> None:
