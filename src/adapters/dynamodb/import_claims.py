@@ -13,15 +13,15 @@ A killed import cannot delete its claim: a claim past its expiry (CLAIM_SECONDS 
 renewal) may be taken over, and DynamoDB's TTL removes a dead one later. The import renews its
 claim once RENEW_SECONDS have passed since the last renewal, before its next write, so a live
 import keeps it however long it takes; only a single request that hangs longer than
-CLAIM_SECONDS - RENEW_SECONDS (botocore gives up on one far sooner) could lose it, and then
-the import is refused at its next write.
+CLAIM_SECONDS - RENEW_SECONDS could lose it (wfx's clients give up on one within a minute,
+entrypoints/aws_clients.py), and then the import is refused at its next write.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -43,8 +43,8 @@ from application.ports.migration import RunRefusedError
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
-# Ten minutes: far past anything one request may take with botocore's retries, short enough
-# that a run a killed import claimed can be imported again the same morning.
+# Ten minutes: far past anything one request may take with its retries, short enough that an
+# import of a run a killed import claimed need not wait long.
 CLAIM_SECONDS = 600
 RENEW_SECONDS = 60
 # How long an import waits for another import of the same run to end, as SQLite's busy
@@ -62,12 +62,10 @@ class ImportClaims:
         client: DynamoDBClient,
         tables: TableNames,
         wait_seconds: float = WAIT_SECONDS,
-        clock: Callable[[], float] = time.time,
     ) -> None:
         self._client = client
         self._table = tables.get_table_name(ResourceKeys.AUTHORIZATION)
         self._wait_seconds = wait_seconds
-        self._clock = clock
         self._held: tuple[str, str, float, int] | None = None  # run, token, renewed, line
 
     @contextmanager
@@ -106,14 +104,14 @@ class ImportClaims:
                 line,
                 f"this import's claim on run {run_id!r} lapsed and another import took it over "
                 "(one of its writes took longer than the claim lasts): the run may hold rows "
-                "of both; delete it (wfx executions delete) and import it again",
+                f"of both; delete it (wfx executions delete {run_id}) and import it again",
             ) from exc
         self._held = (run_id, token, time.monotonic(), line)
 
     def _take(self, run_id: str, token: str, line: int) -> None:
         deadline = time.monotonic() + self._wait_seconds
         while True:
-            now = self._clock()
+            now = time.time()
             claimed_at = format_table_date(datetime.fromtimestamp(now, UTC))
             record = build_import_claim_record(run_id, token, claimed_at, self._expiry())
             try:
@@ -163,4 +161,4 @@ class ImportClaims:
                 raise
 
     def _expiry(self) -> int:
-        return int(self._clock()) + CLAIM_SECONDS
+        return int(time.time()) + CLAIM_SECONDS
