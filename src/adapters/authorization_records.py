@@ -159,6 +159,7 @@ def revoked(token: Item | None, user: Item | None, issued_at: int) -> bool:
 # partition prefix is none of the above: no role, assignment or revocation read takes it, and
 # no VAMS reader opens this table.
 IMPORT_CLAIM_SORT = "#importClaim"
+IMPORT_CLAIM_STATE = "stateDigest"  # which state of the run the import writes: its main row's
 
 
 def import_claim_key(workflow_execution_id: str) -> Item:
@@ -166,10 +167,11 @@ def import_claim_key(workflow_execution_id: str) -> Item:
 
 
 def build_import_claim_record(
-    workflow_execution_id: str, token: str, claimed_at: str, expires_at: int
+    workflow_execution_id: str, token: str, claimed_at: str, expires_at: int, state: str
 ) -> Item:
     return import_claim_key(workflow_execution_id) | {
         "claimToken": token,
         "claimedAt": claimed_at,
         REVOKED_TOKEN_EXPIRY: expires_at,
+        IMPORT_CLAIM_STATE: state,
     }

@@ -10,6 +10,8 @@ imported into the other is stored equal, and compares equal on the way back.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
@@ -146,6 +148,18 @@ class RunArchiveRows:
 
     def _keep_claim(self) -> None:
         """Before each write of the claimed run's: its claim renewed when due."""
+
+    def _part_stored_without_main_row(self, run: ArchivedRun) -> bool:
+        """Whether an import cut short left part of the run: no main row, but the first item of
+        its own an import writes (the same key in every state of the run: its first step)."""
+        main = _main_row_of(run)
+        if main is None or self._get(_MAIN, key_of(_MAIN, main.item)) is not None:
+            return False
+        first = next((i for i in run.items if not i.shared and i is not main), None)
+        if first is None:
+            return False
+        table = ResourceKeys[first.table]
+        return self._get(table, key_of(table, first.item)) is not None
 
     # -- export -----------------------------------------------------------------------------
 
@@ -328,10 +342,7 @@ class RunArchiveRows:
         the run (an earlier export, or one this store moved on), whose rows the file's must not
         be mixed into (events past its end, steps it never had). A run with no main row yet (an
         import cut short) or an equal one is imported, each missing item written."""
-        main = next(
-            (i for i in reversed(run.items) if i.table == ResourceKeys.WORKFLOW_EXECUTIONS.value),
-            None,
-        )
+        main = _main_row_of(run)
         if main is None:
             return None
         stored = self._get(ResourceKeys.WORKFLOW_EXECUTIONS, key_of(_MAIN, main.item))
@@ -382,6 +393,18 @@ class RunArchiveRows:
 
 class ClaimLapsedError(RunRefusedError):
     """The import's claim on its run lapsed and another import took the run over."""
+
+
+def _main_row_of(run: ArchivedRun) -> ArchivedItem | None:
+    return next((i for i in reversed(run.items) if i.table == _MAIN.value), None)
+
+
+def state_digest(run: ArchivedRun) -> str:
+    """Which state of the run an archive holds: a digest of its main row (another export of
+    the run taken later holds another main row: a status, a stop date)."""
+    main = _main_row_of(run)
+    text = json.dumps(main.item if main is not None else None, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def workflow_key_of(item: Mapping[str, Any]) -> str:

@@ -189,10 +189,13 @@ def _claim_of(client: Any, tables: Any) -> dict[str, Any] | None:
 
 
 def _put_claim(client: Any, tables: Any, expires_at: int) -> None:
+    """Another import's claim on r1, of a state none of the tests imports."""
     from adapters.authorization_records import build_import_claim_record
     from adapters.dynamodb.codec import to_wire
 
-    record = build_import_claim_record("r1", "another", "2026-12-06T07:00:00Z", expires_at)
+    record = build_import_claim_record(
+        "r1", "another", "2026-12-06T07:00:00Z", expires_at, "another state"
+    )
     table = tables.get_table_name(ResourceKeys.AUTHORIZATION)
     client.put_item(TableName=table, Item=to_wire(record))
 
@@ -288,3 +291,45 @@ def test_an_import_whose_claim_lapsed_and_was_taken_over_is_refused_at_its_next_
     claim = _claim_of(moto_dynamodb_client, dynamodb_table_names)
     assert claim is not None and claim["claimToken"] == "another"  # not released by this one
     assert [o.key for o in body_object_store.list_latest("executions/r1/")] == [body.key]
+
+
+@pytest.mark.parametrize("then", ["finished", "deleted"])
+def test_an_import_of_another_state_cut_short_refuses_this_one_until_it_is_finished_or_deleted(
+    then: str,
+    moto_dynamodb_client: Any,
+    dynamodb_table_names: Any,
+    dynamodb_execution_store: Any,
+    dynamodb_run_archive: RunArchive,
+    two_states: tuple[ArchivedRun, ArchivedRun],
+) -> None:
+    """The early state's import cut short by the network after two of its items: the finished
+    state's import would add its rows to that part (no main row to find stored otherwise). It is
+    refused, until the cut-short import is finished (its file again, at once) or what it left
+    is deleted."""
+    early, finished = two_states
+    puts: list[int] = []
+
+    def network_gone_at_the_third_item(**_: Any) -> None:
+        puts.append(1)
+        if len(puts) == 4:  # the claim, then two items
+            raise ConnectionError("the network went")
+
+    events = moto_dynamodb_client.meta.events
+    events.register("before-call.dynamodb.PutItem", network_gone_at_the_third_item)
+    with pytest.raises(ConnectionError):
+        dynamodb_run_archive.import_run(early)
+    events.unregister("before-call.dynamodb.PutItem", network_gone_at_the_third_item)
+    mark = _claim_of(moto_dynamodb_client, dynamodb_table_names)
+    assert mark is not None and "expiresAt" not in mark  # kept past DynamoDB's TTL
+
+    with pytest.raises(RunRefusedError, match="an import of another state of run 'r1' was cut"):
+        dynamodb_run_archive.import_run(finished)
+
+    if then == "finished":
+        dynamodb_run_archive.import_run(early)  # its claim expired at once: no wait
+        assert dynamodb_run_archive.differences(early) == []
+    else:
+        dynamodb_execution_store.delete_execution("r1")
+        dynamodb_run_archive.import_run(finished)
+        assert dynamodb_run_archive.differences(finished) == []
+    assert _claim_of(moto_dynamodb_client, dynamodb_table_names) is None

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -29,13 +29,14 @@ from typing import TYPE_CHECKING
 from botocore.exceptions import ClientError
 
 from adapters.authorization_records import (
+    IMPORT_CLAIM_STATE,
     PARTITION,
     build_import_claim_record,
     import_claim_key,
 )
-from adapters.dynamodb.codec import to_wire
+from adapters.dynamodb.codec import from_wire, to_wire
 from adapters.dynamodb.requests import get_item
-from adapters.records import format_table_date
+from adapters.records import Item, format_table_date
 from adapters.run_archive import ClaimLapsedError
 from adapters.tables import REVOKED_TOKEN_EXPIRY, ResourceKeys, TableNames
 from application.ports.migration import RunRefusedError
@@ -69,17 +70,31 @@ class ImportClaims:
         self._held: tuple[str, str, float, int] | None = None  # run, token, renewed, line
 
     @contextmanager
-    def held(self, workflow_execution_id: str, line: int) -> Iterator[None]:
-        """The run claimed while the block runs, or RunRefusedError (`line`: the run's first)
-        once another import has held it for `wait_seconds`."""
-        token = uuid.uuid4().hex
-        self._take(workflow_execution_id, token, line)
-        self._held = (workflow_execution_id, token, time.monotonic(), line)
+    def held(
+        self, workflow_execution_id: str, line: int, state: str, part_stored: Callable[[], bool]
+    ) -> Iterator[None]:
+        """The run claimed while the block imports its `state` (a digest of its main row), or
+        RunRefusedError (`line`: the run's first) once another import has held it for
+        `wait_seconds`, or when an import of another state was cut short and left part of it
+        (`part_stored`: the run has items of its own but no main row)."""
+        run_id, token = workflow_execution_id, uuid.uuid4().hex
+        left = self._take(run_id, token, state, line)
+        if left is not None and left.get(IMPORT_CLAIM_STATE) != state and part_stored():
+            self._put_back(left, token)  # it still marks what that import left
+            raise RunRefusedError(line, _cut_short(run_id, left))
+        self._held = (run_id, token, time.monotonic(), line)
         try:
             yield
+        except RunRefusedError:
+            self._release(run_id, token)  # a refused import took back what it wrote of its own
+            raise
+        except BaseException:
+            self._lapse(run_id, token)  # cut short: part of this state may be stored
+            raise
+        else:
+            self._release(run_id, token)
         finally:
             self._held = None
-            self._release(workflow_execution_id, token)
 
     def keep(self) -> None:
         """Renew the claim held when RENEW_SECONDS have passed; refused if it was taken over."""
@@ -108,22 +123,28 @@ class ImportClaims:
             ) from exc
         self._held = (run_id, token, time.monotonic(), line)
 
-    def _take(self, run_id: str, token: str, line: int) -> None:
+    def _take(self, run_id: str, token: str, state: str, line: int) -> Item | None:
+        """The claim put; the one it replaced (a killed or cut-short import's), if any."""
         deadline = time.monotonic() + self._wait_seconds
         while True:
             now = time.time()
             claimed_at = format_table_date(datetime.fromtimestamp(now, UTC))
-            record = build_import_claim_record(run_id, token, claimed_at, self._expiry())
+            record = build_import_claim_record(run_id, token, claimed_at, self._expiry(), state)
             try:
-                self._client.put_item(
+                response = self._client.put_item(
                     TableName=self._table,
                     Item=to_wire(record),
-                    # none, or a claim a killed import left to expire
-                    ConditionExpression="attribute_not_exists(#pk) OR #expires < :now",
+                    # none, a cut-short import's mark, or a claim a killed import left to expire
+                    ConditionExpression=(
+                        "attribute_not_exists(#pk) OR attribute_not_exists(#expires) "
+                        "OR #expires < :now"
+                    ),
                     ExpressionAttributeNames={"#pk": PARTITION, "#expires": REVOKED_TOKEN_EXPIRY},
                     ExpressionAttributeValues=to_wire({":now": int(now)}),
+                    ReturnValues="ALL_OLD",
                 )
-                return
+                old = response.get("Attributes")
+                return from_wire(old) if old else None
             except ClientError as exc:
                 if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                     raise
@@ -146,6 +167,33 @@ class ImportClaims:
             f"the run imported by this one); import the file again once that one has ended{lapses}"
         )
 
+    def _put_back(self, left: Item, token: str) -> None:
+        self._client.put_item(
+            TableName=self._table,
+            Item=to_wire(left),
+            ConditionExpression="#token = :token",
+            ExpressionAttributeNames={"#token": "claimToken"},
+            ExpressionAttributeValues=to_wire({":token": token}),
+        )
+
+    def _lapse(self, run_id: str, token: str) -> None:
+        """The claim kept with no expiry, a mark of what this import left: the next import of
+        this state takes it over at once and finishes the run; one of another state finds that
+        part (best effort: the store may be what cut it short, and then the claim expires as a
+        killed import's does). Without its TTL, DynamoDB keeps the mark until an import of the
+        run takes it over."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=to_wire(import_claim_key(run_id)),
+                UpdateExpression="REMOVE #expires",
+                ConditionExpression="#token = :token",
+                ExpressionAttributeNames={"#expires": REVOKED_TOKEN_EXPIRY, "#token": "claimToken"},
+                ExpressionAttributeValues=to_wire({":token": token}),
+            )
+        except Exception:  # on the way out of another error, the one that must surface
+            return
+
     def _release(self, run_id: str, token: str) -> None:
         try:
             self._client.delete_item(
@@ -162,3 +210,12 @@ class ImportClaims:
 
     def _expiry(self) -> int:
         return int(time.time()) + CLAIM_SECONDS
+
+
+def _cut_short(run_id: str, left: Item) -> str:
+    return (
+        f"an import of another state of run {run_id!r} was cut short (it began at "
+        f"{left.get('claimedAt', '?')}) and left part of it (nothing of the run imported by this "
+        "one): import that file again to finish it, or delete what it left (wfx executions "
+        f"delete {run_id}), then import this file"
+    )
