@@ -155,7 +155,8 @@ def revoked(token: Item | None, user: Item | None, issued_at: int) -> bool:
 
 
 # A claim on a run while `wfx import` writes it on DynamoDB (adapters/dynamodb/import_claims.py):
-# one item per run being imported, deleted at the import's end, `expiresAt` its TTL. Its
+# one item per run being imported, deleted at the import's end, `expiresAt` its TTL (kept with
+# none when the import was cut short: the mark of the state it left part of). Its
 # partition prefix is none of the above: no role, assignment or revocation read takes it, and
 # no VAMS reader opens this table.
 IMPORT_CLAIM_SORT = "#importClaim"

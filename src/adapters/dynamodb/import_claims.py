@@ -15,6 +15,11 @@ claim once RENEW_SECONDS have passed since the last renewal, before its next wri
 import keeps it however long it takes; only a single request that hangs longer than
 CLAIM_SECONDS - RENEW_SECONDS could lose it (wfx's clients give up on one within a minute,
 entrypoints/aws_clients.py), and then the import is refused at its next write.
+
+The claim names the state the import writes (a digest of its main row). An import cut short
+(Ctrl-C, the network) keeps it, with no expiry, as a mark of the part it left: the same state's
+next import takes it over and finishes the run; another state's, finding that part with no main
+row, is refused, so the two are never mixed.
 """
 
 from __future__ import annotations
@@ -104,14 +109,7 @@ class ImportClaims:
         if time.monotonic() - renewed < RENEW_SECONDS:
             return
         try:
-            self._client.update_item(
-                TableName=self._table,
-                Key=to_wire(import_claim_key(run_id)),
-                UpdateExpression="SET #expires = :expires",
-                ConditionExpression="#token = :token",
-                ExpressionAttributeNames={"#expires": REVOKED_TOKEN_EXPIRY, "#token": "claimToken"},
-                ExpressionAttributeValues=to_wire({":expires": self._expiry(), ":token": token}),
-            )
+            self._update_own(run_id, token, "SET #expires = :expires", {":expires": self._expiry()})
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
@@ -183,16 +181,20 @@ class ImportClaims:
         killed import's does). Without its TTL, DynamoDB keeps the mark until an import of the
         run takes it over."""
         try:
-            self._client.update_item(
-                TableName=self._table,
-                Key=to_wire(import_claim_key(run_id)),
-                UpdateExpression="REMOVE #expires",
-                ConditionExpression="#token = :token",
-                ExpressionAttributeNames={"#expires": REVOKED_TOKEN_EXPIRY, "#token": "claimToken"},
-                ExpressionAttributeValues=to_wire({":token": token}),
-            )
+            self._update_own(run_id, token, "REMOVE #expires", {})
         except Exception:  # on the way out of another error, the one that must surface
             return
+
+    def _update_own(self, run_id: str, token: str, update: str, values: dict[str, object]) -> None:
+        """The claim's expiry updated, on condition the claim is this import's."""
+        self._client.update_item(
+            TableName=self._table,
+            Key=to_wire(import_claim_key(run_id)),
+            UpdateExpression=update,
+            ConditionExpression="#token = :token",
+            ExpressionAttributeNames={"#expires": REVOKED_TOKEN_EXPIRY, "#token": "claimToken"},
+            ExpressionAttributeValues=to_wire({":token": token, **values}),
+        )
 
     def _release(self, run_id: str, token: str) -> None:
         try:
