@@ -324,6 +324,7 @@ def test_an_import_of_another_state_cut_short_refuses_this_one_until_it_is_finis
 
     with pytest.raises(RunRefusedError, match="an import of another state of run 'r1' was cut"):
         dynamodb_run_archive.import_run(finished)
+    assert _claim_of(moto_dynamodb_client, dynamodb_table_names) == mark  # put back as it was
 
     if then == "finished":
         dynamodb_run_archive.import_run(early)  # its claim expired at once: no wait

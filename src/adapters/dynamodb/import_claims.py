@@ -85,7 +85,8 @@ class ImportClaims:
         run_id, token = workflow_execution_id, uuid.uuid4().hex
         left = self._take(run_id, token, state, line)
         if left is not None and left.get(IMPORT_CLAIM_STATE) != state and part_stored():
-            self._put_back(left, token)  # it still marks what that import left
+            # it still marks what that import left, with no expiry now: a killed import's too
+            self._put_back({k: v for k, v in left.items() if k != REVOKED_TOKEN_EXPIRY}, token)
             raise RunRefusedError(line, _cut_short(run_id, left))
         self._held = (run_id, token, time.monotonic(), line)
         try:
