@@ -152,3 +152,27 @@ def revoked(token: Item | None, user: Item | None, issued_at: int) -> bool:
     """A token is refused when its id is revoked, or its user's tokens issued up to a moment
     after its own issue are."""
     return token is not None or (user is not None and issued_at <= int(user["issuedUntil"]))
+
+
+# A claim on a run while `wfx import` writes it on DynamoDB (adapters/dynamodb/import_claims.py):
+# one item per run being imported, deleted at the import's end, `expiresAt` its TTL (kept with
+# none when the import was cut short: the mark of the state it left part of). Its
+# partition prefix is none of the above: no role, assignment or revocation read takes it, and
+# no VAMS reader opens this table.
+IMPORT_CLAIM_SORT = "#importClaim"
+IMPORT_CLAIM_STATE = "stateDigest"  # which state of the run the import writes: its main row's
+
+
+def import_claim_key(workflow_execution_id: str) -> Item:
+    return {PARTITION: f"importClaim#{workflow_execution_id}", SORT: IMPORT_CLAIM_SORT}
+
+
+def build_import_claim_record(
+    workflow_execution_id: str, token: str, claimed_at: str, expires_at: int, state: str
+) -> Item:
+    return import_claim_key(workflow_execution_id) | {
+        "claimToken": token,
+        "claimedAt": claimed_at,
+        REVOKED_TOKEN_EXPIRY: expires_at,
+        IMPORT_CLAIM_STATE: state,
+    }

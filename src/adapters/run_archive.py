@@ -10,7 +10,10 @@ imported into the other is stored equal, and compares equal on the way back.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -138,6 +141,26 @@ class RunArchiveRows:
     def _delete(self, table: ResourceKeys, key: Mapping[str, Any]) -> None:
         raise NotImplementedError
 
+    def _claimed(self, run: ArchivedRun) -> AbstractContextManager[None]:
+        """Held around the run's import, so that no other import of it writes between this
+        one's looks and its writes (SQLite's write transaction holds the whole import already)."""
+        return nullcontext()
+
+    def _keep_claim(self) -> None:
+        """Before each write of the claimed run's: its claim renewed when due."""
+
+    def _part_stored_without_main_row(self, run: ArchivedRun) -> bool:
+        """Whether an import cut short left part of the run: no main row, but the first item of
+        its own an import writes (the same key in every state of the run: its first step)."""
+        main = _main_row_of(run)
+        if main is None or self._get(_MAIN, key_of(_MAIN, main.item)) is not None:
+            return False
+        first = next((i for i in run.items if not i.shared and i is not main), None)
+        if first is None:
+            return False
+        table = ResourceKeys[first.table]
+        return self._get(table, key_of(table, first.item)) is not None
+
     # -- export -----------------------------------------------------------------------------
 
     def list_runs(self, since: datetime | None) -> ListedRuns:
@@ -222,6 +245,10 @@ class RunArchiveRows:
     # -- import -----------------------------------------------------------------------------
 
     def import_run(self, run: ArchivedRun) -> ImportedRun:
+        with self._claimed(run):
+            return self._import_claimed(run)
+
+    def _import_claimed(self, run: ArchivedRun) -> ImportedRun:
         self._refuse_steps_of_other_runs(run)
         kept = self._stored_otherwise(run)
         if kept is not None:
@@ -230,12 +257,24 @@ class RunArchiveRows:
             shared = tuple(i for i in run.items if i.shared)
             imported = self._put_each(shared, run.workflow_execution_id)
             return ImportedRun(imported.written, imported.unchanged, (*imported.conflicts, kept))
+        uploaded: list[str] = []
         for body in run.bodies:
+            self._keep_claim()
             # content-addressed keys (item_budget): a body stored under its key is this body
             if not self._has_body(body.key):
                 self._objects_or_fail().put_bytes(body.key, body.data)
-        # the archive's order: the main row last, so a run is listed only once it is whole
-        return self._put_each(run.items, run.workflow_execution_id)
+                uploaded.append(body.key)
+        try:
+            # the archive's order: the main row last, so a run is listed only once it is whole
+            return self._put_each(run.items, run.workflow_execution_id)
+        except ClaimLapsedError:
+            raise  # the import that took the run over may name them: they stay
+        except RunRefusedError:
+            # under the run's own prefix, absent before, and no other import of the run wrote
+            # meanwhile (the claim, or SQLite's transaction): nothing stored names them now
+            for key in uploaded:
+                self._objects_or_fail().delete_prefix(key)
+            raise
 
     def _put_each(self, items: Sequence[ArchivedItem], run_id: str) -> ImportedRun:
         written = unchanged = 0
@@ -243,6 +282,7 @@ class RunArchiveRows:
         steps: list[Item] = []  # the step rows this import wrote, taken back if it is refused
         for archived in items:
             table = ResourceKeys[archived.table]
+            self._keep_claim()
             put = self._put(table, archived.item)
             if put is None:
                 conflicts.append(self._past_latest(table, archived.item))
@@ -302,10 +342,7 @@ class RunArchiveRows:
         the run (an earlier export, or one this store moved on), whose rows the file's must not
         be mixed into (events past its end, steps it never had). A run with no main row yet (an
         import cut short) or an equal one is imported, each missing item written."""
-        main = next(
-            (i for i in reversed(run.items) if i.table == ResourceKeys.WORKFLOW_EXECUTIONS.value),
-            None,
-        )
+        main = _main_row_of(run)
         if main is None:
             return None
         stored = self._get(ResourceKeys.WORKFLOW_EXECUTIONS, key_of(_MAIN, main.item))
@@ -352,6 +389,22 @@ class RunArchiveRows:
             elif self._objects_or_fail().read_bytes(body.key) != body.data:
                 found.append(f"{where}object {body.key}: differs")
         return found
+
+
+class ClaimLapsedError(RunRefusedError):
+    """The import's claim on its run lapsed and another import took the run over."""
+
+
+def _main_row_of(run: ArchivedRun) -> ArchivedItem | None:
+    return next((i for i in reversed(run.items) if i.table == _MAIN.value), None)
+
+
+def state_digest(run: ArchivedRun) -> str:
+    """Which state of the run an archive holds: a digest of its main row (another export of
+    the run taken later holds another main row: a status, a stop date)."""
+    main = _main_row_of(run)
+    text = json.dumps(main.item if main is not None else None, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def workflow_key_of(item: Mapping[str, Any]) -> str:

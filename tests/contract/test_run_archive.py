@@ -227,13 +227,21 @@ def test_a_walk_leaves_out_runs_started_after_the_listing_and_deleted_before_the
     assert walked == ["r1", "r2", "r3", "r4", "r5", "r7"]
 
 
-def test_an_offloaded_body_travels_with_its_run(backend: Backend) -> None:
-    store, archive, objects = backend
+def _a_run_with_a_body(
+    store: ExecutionStore, archive: RunArchive
+) -> tuple[ArchivedRun, tuple[str, ...]]:
+    """Run r1 launched with selections past the item budget (its configuration's offloaded to a
+    body), exported; and its selections."""
     launch = a_launch("r1")
     selections = tuple(f"db1:asset1/{'folder/' * 40}{n}.obj" for n in range(2000))
     configuration = launch.configuration.model_copy(update={"input_selections": selections})
     write_launch(store, launch.model_copy(update={"configuration": configuration}))
-    run = archive.export_run("r1")
+    return archive.export_run("r1"), selections
+
+
+def test_an_offloaded_body_travels_with_its_run(backend: Backend) -> None:
+    store, archive, objects = backend
+    run, selections = _a_run_with_a_body(store, archive)
     assert len(run.bodies) == 1 and run.bodies[0].key.startswith("executions/r1/bodies/")
     store.delete_execution("r1")
     objects.delete_prefix("executions/r1/")
@@ -325,10 +333,18 @@ def test_importing_a_published_version_again_writes_nothing(
     assert (again.written, again.unchanged, again.conflicts) == (0, len(run.items), ())
 
 
+def _as_r2(value: Any) -> Any:
+    if value == "r1":
+        return "r2"
+    if isinstance(value, str) and value.startswith("executions/r1/"):  # a body's key
+        return value.replace("executions/r1/", "executions/r2/", 1)
+    return value
+
+
 def _as_run_r2(run: ArchivedRun) -> tuple[tuple[ArchivedItem, ...], int]:
     """The run's own items as run r2's, its step ids kept; and the line of its step row."""
     items = tuple(
-        replace(i, item={n: "r2" if v == "r1" else v for n, v in i.item.items()}, line=n)
+        replace(i, item={n: _as_r2(v) for n, v in i.item.items()}, line=n)
         for n, i in enumerate(run.items, start=2)
         if not i.shared
     )
@@ -372,6 +388,35 @@ def test_a_step_another_run_took_after_the_look_is_refused_by_the_write_and_take
     assert all(line.endswith("not stored") for line in archive.differences(steps))
     with pytest.raises(ExecutionNotFoundError):
         archive.export_run("r2")
+    assert archive.export_run("r1") == run
+
+
+def test_the_bodies_a_refused_import_stored_are_deleted_and_the_other_runs_kept(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Refused by the write of its step (another run took the id after the look): the bodies it
+    stored before, under its own run's prefix, would be named by nothing."""
+    store, archive, objects = backend
+    run, _ = _a_run_with_a_body(store, archive)
+    items, _ = _as_run_r2(run)
+    bodies = tuple(replace(b, key=_as_r2(b.key)) for b in run.bodies)
+    assert bodies and all(b.key.startswith("executions/r2/bodies/") for b in bodies)
+    monkeypatch.setattr(archive, "_refuse_steps_of_other_runs", lambda run: None)
+    stored: list[str] = []
+    put_bytes = objects.put_bytes
+
+    def recorded(key: str, body: bytes) -> Any:
+        stored.append(key)
+        return put_bytes(key, body)
+
+    monkeypatch.setattr(objects, "put_bytes", recorded)
+
+    with pytest.raises(RunRefusedError, match="is stored as a step of run 'r1'"):
+        archive.import_run(ArchivedRun("r2", items, bodies))
+
+    assert stored == [b.key for b in bodies]  # stored first, then deleted
+    assert objects.list_latest("executions/r2/") == []
+    assert [o.key for o in objects.list_latest("executions/r1/")] == [b.key for b in run.bodies]
     assert archive.export_run("r1") == run
 
 

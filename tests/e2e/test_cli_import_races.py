@@ -46,18 +46,23 @@ def _held_after(look: str, signal: Path, release: Path) -> str:
 
 
 def _patient(signal: Path) -> str:
-    """A hook: `signal` touched as the import of a run begins, and a busy timeout longer than
-    the test holds the first import (the second waits for the file's write lock, not fails)."""
+    """A hook: `signal` touched as the import of a run begins (on either store), and a busy
+    timeout longer than the test holds the first import (on SQLite the second waits for the
+    file's write lock, not fails; on DynamoDB it waits for the first's claim on the run)."""
     return (
         "import pathlib\n"
         "import adapters.sqlite.database as database\n"
+        "from adapters.dynamodb.run_archive import DynamoDbRunArchive\n"
         "from adapters.sqlite.run_archive import SqliteRunArchive\n"
         "database.BUSY_TIMEOUT_MS = 60_000\n"
-        "begin = SqliteRunArchive.import_run\n"
-        "def importing(self, run):\n"
-        f"    pathlib.Path({str(signal)!r}).touch()\n"
-        "    return begin(self, run)\n"
-        "SqliteRunArchive.import_run = importing\n"
+        "def signalled(archive):\n"
+        "    begin = archive.import_run\n"
+        "    def importing(self, run):\n"
+        f"        pathlib.Path({str(signal)!r}).touch()\n"
+        "        return begin(self, run)\n"
+        "    archive.import_run = importing\n"
+        "signalled(SqliteRunArchive)\n"
+        "signalled(DynamoDbRunArchive)\n"
     )
 
 

@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager
+from functools import partial
 from itertools import groupby
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from adapters.dynamodb.codec import check_item, from_wire, to_wire
+from adapters.dynamodb.import_claims import WAIT_SECONDS, ImportClaims
 from adapters.dynamodb.requests import query_pages, query_partition
 from adapters.records import ALL_LIST_PARTITION, Item
-from adapters.run_archive import EXECUTION_ID, RUN_PAGE, START, RunArchiveRows, definition_key
+from adapters.run_archive import (
+    EXECUTION_ID,
+    RUN_PAGE,
+    START,
+    RunArchiveRows,
+    definition_key,
+    state_digest,
+)
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
 from application.ports.files import ObjectStore
+from application.ports.migration import ArchivedRun
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -28,10 +39,24 @@ class DynamoDbRunArchive(RunArchiveRows):
         tables: TableNames,
         objects: ObjectStore | None = None,
         page_size: int = RUN_PAGE,
+        claim_wait: float = WAIT_SECONDS,
     ) -> None:
         super().__init__(objects, page_size)
         self._client = client
         self._tables = tables
+        self._claims = ImportClaims(client, tables, claim_wait)
+
+    def _claimed(self, run: ArchivedRun) -> AbstractContextManager[None]:
+        first_line = next((i.line for i in run.items if i.line), 0)
+        return self._claims.held(
+            run.workflow_execution_id,
+            first_line,
+            state_digest(run),
+            partial(self._part_stored_without_main_row, run),
+        )
+
+    def _keep_claim(self) -> None:
+        self._claims.keep()
 
     def _by_date(self, since: str, until: str | None) -> dict[str, Any]:
         """A Query of the global list's runs from `since` (to `until`) on the date index."""
