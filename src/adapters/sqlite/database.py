@@ -29,6 +29,9 @@ def configure(connection: sqlite3.Connection, wal: bool) -> None:
         # the database's Checkpointer copies the WAL back off the writers' path; a COMMIT only
         # checkpoints when the WAL has grown well past where that thread would have
         connection.execute(f"PRAGMA wal_autocheckpoint={SAFETY_PAGES}")
+    # NORMAL with WAL: a COMMIT appends to the WAL without an fsync; the WAL is synced before a
+    # checkpoint copies it back, the file after. A crash of wfx loses no commit; a power cut or
+    # an OS crash may roll back the last few, never corrupt the file (FULL: an fsync a commit)
     connection.execute("PRAGMA synchronous=NORMAL")
     connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     # Rows reference each other only by id, as in DynamoDB; nothing is enforced between tables.
