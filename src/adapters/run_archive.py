@@ -263,7 +263,8 @@ class RunArchiveRows:
             # content-addressed keys (item_budget): a body stored under its key is this body
             if not self._has_body(body.key):
                 self._objects_or_fail().put_bytes(body.key, body.data)
-                uploaded.append(body.key)
+                if _names_its_content(body.key, body.data):
+                    uploaded.append(body.key)
         try:
             # the archive's order: the main row last, so a run is listed only once it is whole
             return self._put_each(run.items, run.workflow_execution_id)
@@ -271,7 +272,9 @@ class RunArchiveRows:
             raise  # the import that took the run over may name them: they stay
         except RunRefusedError:
             # under the run's own prefix, absent before, and no other import of the run wrote
-            # meanwhile (the claim, or SQLite's transaction): nothing stored names them now
+            # meanwhile (the claim, or SQLite's transaction): nothing stored names them now.
+            # Each key ends in its body's digest, so a delete of it as a prefix takes that body
+            # alone (a key of a file's own making, which could be a prefix of others, is left)
             for key in uploaded:
                 self._objects_or_fail().delete_prefix(key)
             raise
@@ -393,6 +396,11 @@ class RunArchiveRows:
 
 class ClaimLapsedError(RunRefusedError):
     """The import's claim on its run lapsed and another import took the run over."""
+
+
+def _names_its_content(key: str, data: bytes) -> bool:
+    """Whether `key` ends in the digest item_budget names `data` by."""
+    return key.endswith("/" + hashlib.sha256(data).hexdigest()[:32])
 
 
 def _main_row_of(run: ArchivedRun) -> ArchivedItem | None:

@@ -420,6 +420,24 @@ def test_the_bodies_a_refused_import_stored_are_deleted_and_the_other_runs_kept(
     assert archive.export_run("r1") == run
 
 
+def test_a_refused_imports_body_keyed_other_than_by_its_digest_is_left(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file's key that does not end in its body's digest could be a prefix of other keys (here
+    of the run's own body): deleting it as a prefix could take them, so it is left."""
+    store, archive, objects = backend
+    run, _ = _a_run_with_a_body(store, archive)
+    items, _ = _as_run_r2(run)
+    body = replace(run.bodies[0], key=_as_r2(run.bodies[0].key))
+    cut = replace(body, key=body.key[:-4])  # a prefix of the digest key
+    monkeypatch.setattr(archive, "_refuse_steps_of_other_runs", lambda run: None)
+
+    with pytest.raises(RunRefusedError, match="is stored as a step of run 'r1'"):
+        archive.import_run(ArchivedRun("r2", items, (body, cut)))
+
+    assert [o.key for o in objects.list_latest("executions/r2/")] == [cut.key]
+
+
 def test_a_run_stored_otherwise_gets_none_of_the_files_rows_but_its_shared_ones(
     backend: Backend,
 ) -> None:

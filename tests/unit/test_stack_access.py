@@ -410,7 +410,8 @@ def test_only_a_function_writing_results_or_imports_may_put_asset_files(
 
 
 def test_a_permanent_delete_removes_a_run_s_objects_and_never_an_asset_file() -> None:
-    """The one delete_prefix call is on a run's prefix; the role deletes under it alone."""
+    """The delete_prefix calls are on a run's prefix, and on one body key a refused `wfx import`
+    (the CLI, the user's own credentials) stored under it; the role deletes under it alone."""
     calls = [
         (path.relative_to(SRC).as_posix(), ast.unparse(node.args[0]))
         for path in sorted(SRC.rglob("*.py"))
@@ -420,6 +421,7 @@ def test_a_permanent_delete_removes_a_run_s_objects_and_never_an_asset_file() ->
         and node.func.attr == "delete_prefix"
     ]
     assert calls == [
+        ("adapters/run_archive.py", "key"),
         (
             "application/use_cases/delete_execution.py",
             "execution_object_prefix(execution_id)",
