@@ -425,7 +425,7 @@ def test_a_permanent_delete_removes_a_run_s_objects_and_never_an_asset_file() ->
         (
             "application/use_cases/delete_execution.py",
             "execution_object_prefix(execution_id)",
-        )
+        ),
     ]
     (deletes,) = [
         s
