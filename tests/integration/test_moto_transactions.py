@@ -3,111 +3,111 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
-TABLE = "moto-transactions"
+
+@dataclass(frozen=True)
+class Table:
+    """One of wfx's tables with a sort key, its items all under one partition key value."""
+
+    client: Any
+    name: str
+    hash_name: str
+    range_name: str
+
+    def key(self, sort: str) -> dict[str, Any]:
+        return {self.hash_name: {"S": "run"}, self.range_name: {"S": sort}}
+
+    def items(self) -> list[dict[str, Any]]:
+        answer = self.client.query(
+            TableName=self.name,
+            KeyConditionExpression="#h = :h",
+            ExpressionAttributeNames={"#h": self.hash_name},
+            ExpressionAttributeValues={":h": {"S": "run"}},
+            ConsistentRead=True,
+        )
+        return sorted(answer["Items"], key=lambda item: item[self.range_name]["S"])
 
 
 @pytest.fixture
-def table(moto_dynamodb_client: Any) -> Any:
-    moto_dynamodb_client.create_table(
-        TableName=TABLE,
-        KeySchema=[
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    for sk in ("kept", "updated", "deleted", "replaced"):
-        moto_dynamodb_client.put_item(
-            TableName=TABLE, Item={"pk": {"S": "run"}, "sk": {"S": sk}, "n": {"N": "1"}}
-        )
-    return moto_dynamodb_client
+def table(moto_dynamodb_tables: Any) -> Table:
+    client = moto_dynamodb_tables
+    for name in client.list_tables()["TableNames"]:
+        schema = client.describe_table(TableName=name)["Table"]
+        types = {a["AttributeName"]: a["AttributeType"] for a in schema["AttributeDefinitions"]}
+        keys = {k["KeyType"]: k["AttributeName"] for k in schema["KeySchema"]}
+        if "RANGE" in keys and types[keys["HASH"]] == types[keys["RANGE"]] == "S":
+            found = Table(client, name, keys["HASH"], keys["RANGE"])
+            break
+    else:
+        raise AssertionError("no table keyed by two strings")
+    for sort in ("kept", "updated", "deleted", "replaced"):
+        client.put_item(TableName=found.name, Item=found.key(sort) | {"n": {"N": "1"}})
+    return found
 
 
-def _items(client: Any) -> list[dict[str, Any]]:
-    answer = client.query(
-        TableName=TABLE,
-        KeyConditionExpression="pk = :pk",
-        ExpressionAttributeValues={":pk": {"S": "run"}},
-        ConsistentRead=True,
-    )
-    return sorted(answer["Items"], key=lambda item: item["sk"]["S"])
-
-
-def _key(sk: str) -> dict[str, Any]:
-    return {"pk": {"S": "run"}, "sk": {"S": sk}}
-
-
-def _writes_then(last: dict[str, Any]) -> list[dict[str, Any]]:
+def _writes_then(table: Table, last: dict[str, Any]) -> list[dict[str, Any]]:
     """A put of a new item, an update, a delete and a replacing put, then `last`."""
     return [
-        {"Put": {"TableName": TABLE, "Item": _key("new") | {"n": {"N": "9"}}}},
+        {"Put": {"TableName": table.name, "Item": table.key("new") | {"n": {"N": "9"}}}},
         {
             "Update": {
-                "TableName": TABLE,
-                "Key": _key("updated"),
+                "TableName": table.name,
+                "Key": table.key("updated"),
                 "UpdateExpression": "SET n = n + :one, added = :one",
                 "ExpressionAttributeValues": {":one": {"N": "1"}},
             }
         },
-        {"Delete": {"TableName": TABLE, "Key": _key("deleted")}},
-        {"Put": {"TableName": TABLE, "Item": _key("replaced") | {"other": {"S": "x"}}}},
+        {"Delete": {"TableName": table.name, "Key": table.key("deleted")}},
+        {"Put": {"TableName": table.name, "Item": table.key("replaced") | {"other": {"S": "x"}}}},
         last,
     ]
 
 
-def test_a_transaction_cancelled_by_its_last_condition_leaves_every_item_as_it_was(
-    table: Any,
-) -> None:
-    before = _items(table)
-    refused = {
-        "ConditionCheck": {
-            "TableName": TABLE,
-            "Key": _key("kept"),
-            "ConditionExpression": "attribute_not_exists(pk)",
-        }
+def _kept_holds(table: Table, n: int) -> dict[str, Any]:
+    """A check that the item "kept" holds n (it holds 1)."""
+    condition = {
+        "ConditionExpression": "n = :n",
+        "ExpressionAttributeValues": {":n": {"N": str(n)}},
     }
+    return {"ConditionCheck": {"TableName": table.name, "Key": table.key("kept")} | condition}
+
+
+def test_a_transaction_cancelled_by_its_last_condition_leaves_every_item_as_it_was(
+    table: Table,
+) -> None:
+    before = table.items()
+    refused = _kept_holds(table, n=2)
 
     with pytest.raises(ClientError) as raised:
-        table.transact_write_items(TransactItems=_writes_then(refused))
+        table.client.transact_write_items(TransactItems=_writes_then(table, refused))
 
     assert raised.value.response["Error"]["Code"] == "TransactionCanceledException"
-    assert _items(table) == before
+    assert table.items() == before
 
 
 def test_a_transaction_naming_one_item_twice_is_refused_and_leaves_it_as_it_was(
-    table: Any,
+    table: Table,
 ) -> None:
-    before = _items(table)
-    again = {"Delete": {"TableName": TABLE, "Key": _key("updated")}}
+    before = table.items()
+    again = {"Delete": {"TableName": table.name, "Key": table.key("updated")}}
 
     with pytest.raises(ClientError):
-        table.transact_write_items(TransactItems=_writes_then(again))
+        table.client.transact_write_items(TransactItems=_writes_then(table, again))
 
-    assert _items(table) == before
+    assert table.items() == before
 
 
-def test_a_transaction_that_passes_makes_all_its_writes(table: Any) -> None:
-    kept = {
-        "ConditionCheck": {
-            "TableName": TABLE,
-            "Key": _key("kept"),
-            "ConditionExpression": "n = :one",
-            "ExpressionAttributeValues": {":one": {"N": "1"}},
-        }
-    }
+def test_a_transaction_that_passes_makes_all_its_writes(table: Table) -> None:
+    kept = _kept_holds(table, n=1)
 
-    table.transact_write_items(TransactItems=_writes_then(kept))
+    table.client.transact_write_items(TransactItems=_writes_then(table, kept))
 
-    items = {item["sk"]["S"]: item for item in _items(table)}
+    items = {item[table.range_name]["S"]: item for item in table.items()}
     assert sorted(items) == ["kept", "new", "replaced", "updated"]
     assert (items["updated"]["n"], items["updated"]["added"]) == ({"N": "2"}, {"N": "1"})
     assert "n" not in items["replaced"] and items["replaced"]["other"] == {"S": "x"}
