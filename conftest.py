@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, settings
+from tests.moto_transactions import back_up_only_the_named_items
 
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.sqlite.authorization_store import SqliteAuthorizationStore
@@ -34,6 +35,7 @@ settings.load_profile("wfx")
 
 def pytest_configure(config: pytest.Config) -> None:
     _one_moto_request_at_a_time()
+    back_up_only_the_named_items()
 
 
 def _one_moto_request_at_a_time() -> None:

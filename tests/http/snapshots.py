@@ -1,5 +1,5 @@
 """Everything a request could have written, read around the stores' own API: every row of every
-table (a scan on DynamoDB, a select on SQLite) and every file under the home."""
+table (moto's model of it on DynamoDB, a select on SQLite) and every file under the home."""
 
 from __future__ import annotations
 
@@ -26,13 +26,21 @@ def _sqlite_rows(path: Path) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def _dynamodb_rows(client: Any) -> dict[str, list[str]]:
-    rows: dict[str, list[str]] = {}
-    for name in client.list_tables()["TableNames"]:
-        items: list[str] = []
-        for page in client.get_paginator("scan").paginate(TableName=name, ConsistentRead=True):
-            items.extend(repr(sorted(item.items())) for item in page["Items"])
-        rows[name] = sorted(items)
-    return rows
+    """Every item of every table, as a consistent scan of each returns it, read from the model
+    of the in-process moto the client's requests reach: a scan of the 21 tables through the
+    API was three quarters of the time of a test taking a snapshot per permission."""
+    from moto.core.models import DEFAULT_ACCOUNT_ID
+    from moto.dynamodb.models import dynamodb_backends
+
+    tables = dynamodb_backends[DEFAULT_ACCOUNT_ID][client.meta.region_name].tables
+    listed = client.list_tables()["TableNames"]  # one request: this client's tables are these
+    assert sorted(listed) == sorted(tables), (listed, sorted(tables))
+    return {
+        name: sorted(
+            repr(sorted(item.to_json()["Attributes"].items())) for item in table.all_items()
+        )
+        for name, table in tables.items()
+    }
 
 
 def _files(home: Path) -> dict[str, bytes]:
