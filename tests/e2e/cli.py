@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -289,6 +290,11 @@ def peak_kib(wfx: Wfx, *args: str) -> tuple[int, str]:
     """`wfx ARGS` run to its end, exit 0: its own peak RSS in KiB, read from /proc until it
     exits (VmHWM only rises, so the last read holds the peak), and its stdout."""
     process = wfx.start(*args)
+    # drained meanwhile: a child writing more than a pipe holds (64 KiB) would otherwise wait
+    # on the full pipe until the deadline
+    outputs: list[tuple[str, str]] = []
+    drain = threading.Thread(target=lambda: outputs.append(process.communicate()), daemon=True)
+    drain.start()
     status = Path(f"/proc/{process.pid}/status")
     peak = 0
     deadline = time.monotonic() + 30
@@ -300,11 +306,11 @@ def peak_kib(wfx: Wfx, *args: str) -> tuple[int, str]:
         if found:
             peak = max(peak, int(found.group(1)))
         time.sleep(0.005)
-    try:
-        stdout, stderr = process.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
+    drain.join(timeout=30)
+    if drain.is_alive():
         process.kill()
-        raise
+        raise subprocess.TimeoutExpired([*WFX, *args], 60)
+    ((stdout, stderr),) = outputs
     assert process.returncode == 0, stderr
     return peak, stdout
 

@@ -4,9 +4,24 @@ argument (`APPROVAL_ID`), never the use case's field behind it (`group`, `approv
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 
 from tests.e2e.cli import Wfx, assert_bad_input
+
+pytestmark = pytest.mark.xdist_group("e2e-cli-option-names")
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Wfx, Mapping[str, str]]:
+    """One home for every refusal (a refused command changes nothing in it): demo/noop published
+    and run once; the run's and its step's ids, by the placeholders RUN and STEP."""
+    wfx = Wfx(tmp_path_factory.mktemp("option-names") / "home")
+    wfx.publish_command_step("noop", "pass")
+    run = wfx.run_id("demo/noop")
+    (step,) = wfx.json("executions", "show", run)["pipelines"]
+    return wfx, {"RUN": run, "STEP": step["pipelineExecutionId"]}
 
 
 @pytest.mark.parametrize(
@@ -30,9 +45,9 @@ from tests.e2e.cli import Wfx, assert_bad_input
     ],
 )
 def test_a_refused_value_is_named_as_the_option_or_argument_given(
-    wfx: Wfx, args: tuple[str, ...], named: str, internal: str
+    home: tuple[Wfx, Mapping[str, str]], args: tuple[str, ...], named: str, internal: str
 ) -> None:
-    wfx.publish_command_step("noop", "pass")
+    wfx, _ = home
 
     outcome = wfx(*args)
 
@@ -100,12 +115,9 @@ def test_a_refused_value_is_named_as_the_option_or_argument_given(
     ],
 )
 def test_a_refused_value_about_a_run_is_named_as_the_option_given(
-    wfx: Wfx, args: tuple[str, ...], named: str, internal: str
+    home: tuple[Wfx, Mapping[str, str]], args: tuple[str, ...], named: str, internal: str
 ) -> None:
-    wfx.publish_command_step("noop", "pass")
-    run = wfx.run_id("demo/noop")
-    (step,) = wfx.json("executions", "show", run)["pipelines"]
-    given = {"RUN": run, "STEP": step["pipelineExecutionId"]}
+    wfx, given = home
 
     outcome = wfx(*(given.get(arg, arg) for arg in args))
 

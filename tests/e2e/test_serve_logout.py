@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -16,14 +15,16 @@ import pytest
 from tests.e2e.cli import USER, Wfx
 from tests.e2e.served import serving
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("serve-logout")]
 
 LIST = "/workflows/executions"
 
 
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[tuple[Wfx, str]]:
-    wfx = Wfx(tmp_path / "home")
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Wfx, str]]:
+    """One service for both tests (its start is most of their time): each mints its own tokens,
+    and the revocation ends with a token minted after it working."""
+    wfx = Wfx(tmp_path_factory.mktemp("logout") / "home")
     with serving(wfx) as (base, _):
         yield wfx, base
 

@@ -8,6 +8,7 @@ import contextlib
 import http.client
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -15,6 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -24,7 +26,7 @@ from adapters.local.processes_on_host import ProcessStat, command_line, read_sta
 from tests.e2e.cli import USER, Wfx
 from tests.e2e.served import free_port, serving
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("serve-workers")]
 
 RUNS = 4
 RUN_WORKER = "internal-run-worker"
@@ -80,16 +82,50 @@ def _run_workers() -> dict[str, int]:
 
 @pytest.fixture
 def two_workers(tmp_path: Path) -> Iterator[tuple[Wfx, str, subprocess.Popen[str]]]:
+    """A service of its own, for a test that stops it or one of its processes."""
     wfx = Wfx(tmp_path / "home")
     # as a terminal starts it: a process group of its own, which Ctrl-C signals whole
     with serving(wfx, "--workers", "2", new_session=True) as (base, service):
         yield wfx, base, service
 
 
+@dataclass(frozen=True)
+class Shared:
+    wfx: Wfx
+    base: str
+    service: subprocess.Popen[str]
+    said_first: str  # what it said on stderr up to its line saying it serves
+
+
+@pytest.fixture(scope="module")
+def shared_two_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
+    """One service for the tests that leave it running (its start is most of each test's time),
+    asked for two processes by the setting rather than the option."""
+    wfx = Wfx(tmp_path_factory.mktemp("shared") / "home").with_environment(WFX_SERVE_WORKERS="2")
+    with serving(wfx) as (base, service):
+        yield Shared(wfx, base, service, _said_until(service, "wfx serving "))
+
+
+def _said_until(service: subprocess.Popen[str], start: str) -> str:
+    """What `service` said on stderr up to its first line beginning with `start`, read from
+    the pipe itself (the rest is left for the end, to read whole)."""
+    assert service.stderr is not None
+    said = b""
+    deadline = time.monotonic() + 30
+    while not re.search(rb"^" + re.escape(start.encode()) + rb".*\n", said, re.M):
+        assert time.monotonic() < deadline, said
+        ready, _, _ = select.select([service.stderr.fileno()], [], [], 1)
+        if ready:
+            chunk = os.read(service.stderr.fileno(), 4096)
+            assert chunk, said  # ended
+            said += chunk
+    return said.decode()
+
+
 def test_each_run_launched_through_two_workers_is_executed_once(
-    two_workers: tuple[Wfx, str, subprocess.Popen[str]], tmp_path: Path
+    shared_two_workers: Shared, tmp_path: Path
 ) -> None:
-    wfx, base, _ = two_workers
+    wfx, base = shared_two_workers.wfx, shared_two_workers.base
     marks = tmp_path / "marks.txt"
     # each execution of the step leaves one line, then stays a moment so /proc can be watched
     wfx.publish_command_step(
@@ -176,12 +212,10 @@ def test_a_workers_setting_that_is_not_a_count_is_refused_by_name(tmp_path: Path
     assert "Traceback" not in from_environment.stderr + from_option.stderr
 
 
-def test_the_service_says_how_many_processes_serve(tmp_path: Path) -> None:
-    wfx = Wfx(tmp_path / "home").with_environment(WFX_SERVE_WORKERS="2")
-    said: list[str] = []
-    with serving(wfx, said=said) as (base, _):
-        pass
-    assert f"on {base}, 2 processes" in "\n".join(said), said
+def test_the_service_says_how_many_processes_serve(shared_two_workers: Shared) -> None:
+    said = shared_two_workers.said_first
+    assert f"on {shared_two_workers.base}, 2 processes" in said, said
+    assert "Traceback" not in said, said
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -282,9 +316,9 @@ def _held_by(pids: list[int], port: int) -> dict[int, int]:
 
 
 def test_eight_connections_opened_at_once_land_four_on_each_worker(
-    two_workers: tuple[Wfx, str, subprocess.Popen[str]],
+    shared_two_workers: Shared,
 ) -> None:
-    _, base, service = two_workers
+    base, service = shared_two_workers.base, shared_two_workers.service
     port = int(base.rpartition(":")[2])
     serving = [s.pid for s in _live_descendants(service.pid) if "spawn_main" in command_line(s.pid)]
     splits = []
