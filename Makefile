@@ -26,10 +26,12 @@ run: $(VENV)/.installed
 	$(BIN)/wfx demo
 
 ## make test: the whole suite (lint, types, unit, contract, features, integration, e2e)
+# Bytecode kept, under the virtualenv (the environment may set PYTHONDONTWRITEBYTECODE): the suite
+# starts hundreds of Python processes, each compiling wfx's modules again without it
 test: $(STAMP)
 	$(BIN)/ruff check src tests features examples
 	$(BIN)/mypy
-	$(BIN)/pytest -n 2 --dist loadgroup
+	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache $(BIN)/pytest -n 2 --dist loadgroup
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests features examples
