@@ -6,8 +6,12 @@ import gzip
 import json
 import re
 import sqlite3
+from collections.abc import Iterator
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from tests.e2e.cli import Wfx, assert_bad_input
 
@@ -87,11 +91,49 @@ def _exported_lines(wfx: Wfx, runs: int) -> tuple[list[str], list[str]]:
     wfx.publish_command_step("noop", "pass")
     for _ in range(runs):
         wfx.run_id("demo/noop")
-    file = wfx.home / "runs.jsonl"
+    return _export(wfx, wfx.home / "runs.jsonl")
+
+
+def _export(wfx: Wfx, file: Path) -> tuple[list[str], list[str]]:
     wfx.ok("export", "--to", str(file))
     lines = file.read_text(encoding="utf-8").splitlines()
     run_ids = list(dict.fromkeys(json.loads(line)["run"] for line in lines[1:]))
     return lines, run_ids
+
+
+@dataclass(frozen=True)
+class Exported:
+    """An export file, its lines and its runs' ids in file order."""
+
+    file: Path
+    lines: list[str]
+    run_ids: list[str]
+
+
+@pytest.fixture(scope="module")
+def exports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Exported, Exported]]:
+    """demo/noop run once and exported, then run again and exported: files the tests below only
+    read (each edits its own copy of the lines and imports into a home of its own)."""
+    wfx = Wfx(tmp_path_factory.mktemp("exported") / "home")
+    wfx.publish_command_step("noop", "pass")
+    made = []
+    for runs in (1, 2):
+        wfx.run_id("demo/noop")
+        file = wfx.home / f"runs-{runs}.jsonl"
+        made.append(Exported(file, *_export(wfx, file)))
+    yield made[0], made[1]
+
+
+@pytest.fixture
+def one_run(exports: tuple[Exported, Exported]) -> Exported:
+    exported = exports[0]
+    return Exported(exported.file, list(exported.lines), list(exported.run_ids))
+
+
+@pytest.fixture
+def two_runs(exports: tuple[Exported, Exported]) -> Exported:
+    exported = exports[1]
+    return Exported(exported.file, list(exported.lines), list(exported.run_ids))
 
 
 def _step_of(lines: list[str], run_id: str) -> str:
@@ -114,10 +156,11 @@ def _log_rows(home: Path, step_id: str) -> list[str]:
 
 def test_a_step_row_naming_another_runs_step_rejects_its_run_and_writes_nothing_there(
     wfx: Wfx,
+    two_runs: Exported,
 ) -> None:
     """A hand-edited line of one run keyed by a step of another: imported, it would show as
     that other run's row, which never had it."""
-    lines, (victim, forger) = _exported_lines(wfx, 2)
+    lines, (victim, forger) = two_runs.lines, two_runs.run_ids
     victim_step = _step_of(lines, victim)
     other = wfx.in_home(wfx.home / "other")
     whole = wfx.home / "whole.jsonl"
@@ -146,10 +189,11 @@ def test_a_step_row_naming_another_runs_step_rejects_its_run_and_writes_nothing_
 
 def test_a_run_whose_step_id_is_another_stored_runs_step_is_rejected_and_that_run_kept(
     wfx: Wfx,
+    two_runs: Exported,
 ) -> None:
     """Step rows are keyed by the step id alone: imported, the two runs would share them, and
     deleting the imported run would take the stored run's step rows with it."""
-    lines, (kept, forger) = _exported_lines(wfx, 2)
+    lines, (kept, forger) = two_runs.lines, two_runs.run_ids
     kept_step, forger_step = _step_of(lines, kept), _step_of(lines, forger)
     other = wfx.in_home(wfx.home / "other")
     first = wfx.home / "first.jsonl"
@@ -183,10 +227,12 @@ def test_a_run_whose_step_id_is_another_stored_runs_step_is_rejected_and_that_ru
 HOSTILE_IDS = ("a/b", "..", "a\\b", "x\x00y", "x\x1b[31my", "A" * 10_000, " lead")
 
 
-def test_a_run_whose_id_no_launch_could_have_made_is_rejected_naming_the_line(wfx: Wfx) -> None:
+def test_a_run_whose_id_no_launch_could_have_made_is_rejected_naming_the_line(
+    wfx: Wfx, one_run: Exported
+) -> None:
     """Ids name folders, object keys and Step Functions executions: stored, `executions logs`
     ended in a traceback and `executions delete` refused them, with no way to remove them."""
-    lines, (good,) = _exported_lines(wfx, 1)
+    lines, (good,) = one_run.lines, one_run.run_ids
     step = _step_of(lines, good)
     edited = [lines[0]]
     firsts = []
@@ -223,10 +269,11 @@ UNREADABLE_MAIN_ROWS = {
 
 def test_a_main_row_wfx_cannot_read_rejects_its_run_naming_the_line_and_the_attribute(
     wfx: Wfx,
+    one_run: Exported,
 ) -> None:
     """Stored, the run was left out of every list, and `show` and `delete` refused it: there
     was no way to see or remove it but editing the database."""
-    lines, (good,) = _exported_lines(wfx, 1)
+    lines, (good,) = one_run.lines, one_run.run_ids
     step = _step_of(lines, good)
     edited = [lines[0]]
     mains = []
@@ -261,10 +308,11 @@ def test_a_main_row_wfx_cannot_read_rejects_its_run_naming_the_line_and_the_attr
 
 def test_a_line_that_is_not_utf8_rejects_its_run_alone_and_a_gzip_file_is_refused(
     wfx: Wfx,
+    two_runs: Exported,
 ) -> None:
     """Before, either ended in a UnicodeDecodeError traceback, the first half-way through the
     file, after the runs before it were imported."""
-    lines, (first, second) = _exported_lines(wfx, 2)
+    lines, (first, second) = two_runs.lines, two_runs.run_ids
     encoded = [line.encode() for line in lines]
     (number,) = [n for n, line in enumerate(lines, 1) if second in line and "resultLog" in line]
     encoded[number - 1] = encoded[number - 1].replace(
@@ -288,10 +336,12 @@ def test_a_line_that_is_not_utf8_rejects_its_run_alone_and_a_gzip_file_is_refuse
     assert_bad_input(other("import", str(packed)), "line 1", "wfx export")
 
 
-def test_a_line_past_the_bound_rejects_its_run_without_being_held_whole(wfx: Wfx) -> None:
+def test_a_line_past_the_bound_rejects_its_run_without_being_held_whole(
+    wfx: Wfx, two_runs: Exported
+) -> None:
     """Before, a line was read and parsed whole: 200 MB of one line took 800 MB of memory, and
     a 1 GB one four times that, whatever it held."""
-    lines, (first, second) = _exported_lines(wfx, 2)
+    lines, (first, second) = two_runs.lines, two_runs.run_ids
     (last,) = [
         n for n, line in enumerate(lines) if second in line and "WORKFLOW_EXECUTIONS" in line
     ]
@@ -342,11 +392,12 @@ def _event_types(home: Path, run_id: str) -> list[str]:
 
 def test_a_run_stored_otherwise_is_kept_whole_none_of_the_files_rows_added_to_it(
     wfx: Wfx,
+    one_run: Exported,
 ) -> None:
     """An earlier export of a run, taken while it ran, then the whole run: before, the second
     import kept the stored main row (RUNNING) but added the file's later events and rows to it,
     so its event log said SUCCEEDED under a main row that said RUNNING."""
-    lines, (run_id,) = _exported_lines(wfx, 1)
+    lines, (run_id,) = one_run.lines, one_run.run_ids
     early = earlier_state(lines)
     first = wfx.home / "early.jsonl"
     first.write_text("\n".join(early) + "\n", encoding="utf-8")
@@ -372,11 +423,12 @@ def test_a_run_stored_otherwise_is_kept_whole_none_of_the_files_rows_added_to_it
 
 def test_a_workflow_version_the_run_does_not_name_rejects_it_and_publishing_still_works(
     wfx: Wfx,
+    one_run: Exported,
 ) -> None:
     """A version 2 carried in by hand under a run of version 1: before, it was stored beside the
     definition that says the latest is 1, and every later publish of the workflow failed
     (`could not claim a version number`)."""
-    lines, (run_id,) = _exported_lines(wfx, 1)
+    lines, (run_id,) = one_run.lines, one_run.run_ids
     edited = []
     for line in lines:
         edited.append(line)
@@ -388,7 +440,7 @@ def test_a_workflow_version_the_run_does_not_name_rejects_it_and_publishing_stil
     file = wfx.home / "forged.jsonl"
     file.write_text("\n".join(edited) + "\n", encoding="utf-8")
     other = wfx.in_home(wfx.home / "other")
-    other.ok("import", str(wfx.home / "runs.jsonl"))
+    other.ok("import", str(one_run.file))
 
     outcome = other("import", str(file))
 

@@ -24,7 +24,7 @@ from tests.e2e.test_cli_export_import import (
 
 pytestmark = pytest.mark.xdist_group("e2e-cli-import-races")
 
-LANDS_WITHIN = 5.0  # seconds the second import is given to land while the first is held
+LANDS_WITHIN = 2.0  # seconds the second import is given to land while the first is held
 
 
 def _held_after(look: str, signal: Path, release: Path) -> str:

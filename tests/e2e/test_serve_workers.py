@@ -24,7 +24,7 @@ import pytest
 
 from adapters.local.processes_on_host import ProcessStat, command_line, read_stat
 from tests.e2e.cli import USER, Wfx
-from tests.e2e.served import free_port, serving
+from tests.e2e.served import ANSWERED_AT, free_port, serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("serve-workers")]
 
@@ -45,6 +45,18 @@ def _live_descendants(root: int) -> list[ProcessStat]:
             found.append(child)
             waiting.append(child.pid)
     return found
+
+
+def _serving_processes(service: int) -> list[ProcessStat]:
+    """The service's serving processes: those its fork server (multiprocessing's, a child of
+    the service) forked."""
+    descendants = _live_descendants(service)
+    servers = {
+        s.pid
+        for s in descendants
+        if s.ppid == service and "multiprocessing.forkserver" in command_line(s.pid)
+    }
+    return [s for s in descendants if s.ppid in servers]
 
 
 def _still_running(stat: ProcessStat) -> bool:
@@ -173,7 +185,7 @@ def test_a_viewer_session_holds_on_either_worker_and_ctrl_c_stops_every_process(
     two_workers: tuple[Wfx, str, subprocess.Popen[str]],
 ) -> None:
     wfx, base, service = two_workers
-    serving = [s for s in _live_descendants(service.pid) if "spawn_main" in command_line(s.pid)]
+    serving = _serving_processes(service.pid)
     assert len(serving) == 2, [command_line(s.pid) for s in serving]
     token = wfx.ok("auth", "token", USER, "--role", "admin", "--ttl", "10m").stdout.strip()
 
@@ -242,7 +254,7 @@ def test_a_serving_process_that_dies_stops_the_service_whole(
     two_workers: tuple[Wfx, str, subprocess.Popen[str]],
 ) -> None:
     _, _, service = two_workers
-    serving = [s for s in _live_descendants(service.pid) if "spawn_main" in command_line(s.pid)]
+    serving = _serving_processes(service.pid)
     every_process = _live_descendants(service.pid)
 
     os.kill(serving[0].pid, signal.SIGKILL)  # as the OOM killer would
@@ -259,7 +271,7 @@ def test_serving_processes_end_when_the_supervisor_is_killed(
     """kill -9 of the process that deals the connections: its serving processes notice their
     dealer gone and end on their own, so the port is free for the next `wfx serve`."""
     _, base, service = two_workers
-    serving = [s for s in _live_descendants(service.pid) if "spawn_main" in command_line(s.pid)]
+    serving = _serving_processes(service.pid)
     assert len(serving) == 2, [command_line(s.pid) for s in serving]
 
     os.kill(service.pid, signal.SIGKILL)
@@ -320,7 +332,7 @@ def test_eight_connections_opened_at_once_land_four_on_each_worker(
 ) -> None:
     base, service = shared_two_workers.base, shared_two_workers.service
     port = int(base.rpartition(":")[2])
-    serving = [s.pid for s in _live_descendants(service.pid) if "spawn_main" in command_line(s.pid)]
+    serving = [s.pid for s in _serving_processes(service.pid)]
     splits = []
     for _ in range(3):
         # dealt by live counts: wait until the fixture's probes (some may wait for a process
@@ -333,7 +345,7 @@ def test_eight_connections_opened_at_once_land_four_on_each_worker(
         for connection in connections:
             connection.connect()
         for connection in connections:  # each answered, so its process has taken it
-            connection.request("GET", "/openapi.json")
+            connection.request("GET", ANSWERED_AT)
             assert connection.getresponse().read()
         clients = {c.sock.getsockname()[1] for c in connections}
         held = _held_by([service.pid, *serving], port)
