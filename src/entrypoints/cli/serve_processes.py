@@ -27,14 +27,13 @@ import errno
 import functools
 import logging
 import multiprocessing
-import os
 import selectors
 import signal
 import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing.context import ForkServerProcess
 from types import FrameType
 
@@ -329,12 +328,9 @@ def _descriptors(ancillary: list[tuple[int, int, bytes]]) -> list[int]:
     return list(fds)
 
 
-def _serve_here(app: str, pair: socket.socket, environment: Mapping[str, str]) -> None:
+def _serve_here(app: str, pair: socket.socket) -> None:
     """One serving process: uvicorn with no socket of its own, the app built by `app`'s factory,
-    serving the connections the supervisor sends on `pair`, in the supervisor's environment
-    (the fork server holds the one it was started in)."""
-    os.environ.clear()
-    os.environ.update(environment)
+    serving the connections the supervisor sends on `pair`."""
     try:
         pair.set_inheritable(False)  # the steps this process starts have no use for it
         config = uvicorn.Config(app, factory=True, log_level="warning", server_header=False)
@@ -348,7 +344,11 @@ def serve_from_processes(
 ) -> int:
     """Serve `app` (an import string naming an app factory) from `workers` processes, on the
     connections `listener` accepts, until a stop signal (0) or until one of them fails (1,
-    said on stderr). `imports`: modules the processes import, imported once before they fork."""
+    said on stderr). `imports`: modules the processes import, imported once before they fork.
+
+    The fork server starts with the first process, once the caller has set the environment the
+    processes read (`wfx serve`: its session key, the step user), and forks every one of them in
+    that environment: a process of this interpreter serves from one call only."""
     stop = threading.Event()
 
     def stop_on(signum: int, frame: FrameType | None) -> None:
@@ -357,12 +357,9 @@ def serve_from_processes(
     previous = {number: signal.signal(number, stop_on) for number in _STOP_SIGNALS}
     forked = multiprocessing.get_context("forkserver")
     forked.set_forkserver_preload([__name__, *imports])
-    environment = dict(os.environ)
     pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(workers)]
     processes = [
-        forked.Process(
-            target=_serve_here, args=(app, theirs, environment), name=f"wfx-serve-{index}"
-        )
+        forked.Process(target=_serve_here, args=(app, theirs), name=f"wfx-serve-{index}")
         for index, (_, theirs) in enumerate(pairs)
     ]
     balancer = _Balancer(listener, [_Worker(ours) for ours, _ in pairs])
