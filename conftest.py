@@ -229,7 +229,7 @@ def _pristine_dynamodb_tables(_session_dynamodb_client: Any) -> dict[str, Any]:
         for name, value in FAKE_AWS_ENVIRONMENT.items():
             patch.setenv(name, value)
         create_tables(_session_dynamodb_client, TableNames())
-        return copy.deepcopy(_moto_dynamodb_backend().tables)
+        return dynamodb_tables_snapshot()
 
 
 def _moto_dynamodb_backend() -> Any:
@@ -239,11 +239,22 @@ def _moto_dynamodb_backend() -> Any:
     return dynamodb_backends[DEFAULT_ACCOUNT_ID][AWS_REGION]
 
 
+def dynamodb_tables_snapshot() -> dict[str, Any]:
+    """A copy of moto's model of every table as it is now (inside a `mock_aws()`): a module
+    that writes its rows once restores them for each test instead of writing them again."""
+    return copy.deepcopy(_moto_dynamodb_backend().tables)
+
+
+def restore_dynamodb_tables(snapshot: dict[str, Any]) -> None:
+    """Every table of `snapshot`, as it was taken, in the active `mock_aws()`."""
+    _moto_dynamodb_backend().tables.update(copy.deepcopy(snapshot))
+
+
 @pytest.fixture
 def moto_dynamodb_tables(moto_dynamodb_client: Any, _pristine_dynamodb_tables: Any) -> Any:
     """The client of `moto_dynamodb_client` with every table of the default names already there
     and empty (`create_tables` then lists them and creates nothing)."""
-    _moto_dynamodb_backend().tables.update(copy.deepcopy(_pristine_dynamodb_tables))
+    restore_dynamodb_tables(_pristine_dynamodb_tables)
     return moto_dynamodb_client
 
 
