@@ -10,6 +10,7 @@ execution stores keep the bodies their item budgets move out of rows in `body_ob
 from __future__ import annotations
 
 import copy
+import functools
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -93,7 +94,23 @@ class _WithTables(Protocol):
 S = TypeVar("S", bound=_WithTables)
 
 
-def _created(store: S) -> S:
+@functools.cache
+def _sqlite_template() -> SqliteDatabase:
+    """An in-memory database with every table, made once: each test's database starts as a copy
+    (SQLite's backup, ~1 ms) where creating the tables costs ~40 ms; the store's own
+    `create_tables` then finds them all and does the rest of its set-up as on any made file."""
+    from adapters.sqlite.schema import build_schema, create_tables
+
+    template = SqliteDatabase(None)
+    create_tables(template, build_schema(TableNames()))
+    return template
+
+
+def _created(store: S, database: SqliteDatabase) -> S:
+    with database.exclusive_connection() as connection:
+        if connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is None:
+            with _sqlite_template().exclusive_connection() as template:
+                template.backup(connection)  # only an empty one: another store may be on it
     store.create_tables()
     return store
 
@@ -108,7 +125,7 @@ def sqlite_file_execution_store(
     sqlite_file_database: SqliteDatabase, body_object_store: FilesystemObjectStore
 ) -> SqliteExecutionStore:
     store = SqliteExecutionStore(sqlite_file_database, TableNames(), objects=body_object_store)
-    return _created(store)
+    return _created(store, sqlite_file_database)
 
 
 @pytest.fixture
@@ -116,69 +133,81 @@ def sqlite_memory_execution_store(
     sqlite_memory_database: SqliteDatabase, body_object_store: FilesystemObjectStore
 ) -> SqliteExecutionStore:
     store = SqliteExecutionStore(sqlite_memory_database, TableNames(), objects=body_object_store)
-    return _created(store)
+    return _created(store, sqlite_memory_database)
 
 
 @pytest.fixture
 def sqlite_file_workflow_catalog(sqlite_file_database: SqliteDatabase) -> SqliteWorkflowCatalog:
-    return _created(SqliteWorkflowCatalog(sqlite_file_database, TableNames()))
+    return _created(SqliteWorkflowCatalog(sqlite_file_database, TableNames()), sqlite_file_database)
 
 
 @pytest.fixture
 def sqlite_memory_workflow_catalog(sqlite_memory_database: SqliteDatabase) -> SqliteWorkflowCatalog:
-    return _created(SqliteWorkflowCatalog(sqlite_memory_database, TableNames()))
+    return _created(
+        SqliteWorkflowCatalog(sqlite_memory_database, TableNames()), sqlite_memory_database
+    )
 
 
 @pytest.fixture
 def sqlite_file_workflow_definitions(
     sqlite_file_database: SqliteDatabase,
 ) -> SqliteWorkflowDefinitions:
-    return _created(SqliteWorkflowDefinitions(sqlite_file_database, TableNames()))
+    return _created(
+        SqliteWorkflowDefinitions(sqlite_file_database, TableNames()), sqlite_file_database
+    )
 
 
 @pytest.fixture
 def sqlite_memory_workflow_definitions(
     sqlite_memory_database: SqliteDatabase,
 ) -> SqliteWorkflowDefinitions:
-    return _created(SqliteWorkflowDefinitions(sqlite_memory_database, TableNames()))
+    return _created(
+        SqliteWorkflowDefinitions(sqlite_memory_database, TableNames()), sqlite_memory_database
+    )
 
 
 @pytest.fixture
 def sqlite_file_asset_catalog(sqlite_file_database: SqliteDatabase) -> SqliteAssetCatalog:
-    return _created(SqliteAssetCatalog(sqlite_file_database, TableNames()))
+    return _created(SqliteAssetCatalog(sqlite_file_database, TableNames()), sqlite_file_database)
 
 
 @pytest.fixture
 def sqlite_memory_asset_catalog(sqlite_memory_database: SqliteDatabase) -> SqliteAssetCatalog:
-    return _created(SqliteAssetCatalog(sqlite_memory_database, TableNames()))
+    return _created(
+        SqliteAssetCatalog(sqlite_memory_database, TableNames()), sqlite_memory_database
+    )
 
 
 @pytest.fixture
 def sqlite_file_authorization_store(
     sqlite_file_database: SqliteDatabase,
 ) -> SqliteAuthorizationStore:
-    return _created(SqliteAuthorizationStore(sqlite_file_database, TableNames()))
+    return _created(
+        SqliteAuthorizationStore(sqlite_file_database, TableNames()), sqlite_file_database
+    )
 
 
 @pytest.fixture
 def sqlite_memory_authorization_store(
     sqlite_memory_database: SqliteDatabase,
 ) -> SqliteAuthorizationStore:
-    return _created(SqliteAuthorizationStore(sqlite_memory_database, TableNames()))
+    return _created(
+        SqliteAuthorizationStore(sqlite_memory_database, TableNames()), sqlite_memory_database
+    )
 
 
 @pytest.fixture
 def sqlite_file_cost_ledger(sqlite_file_database: SqliteDatabase) -> Any:
     from adapters.sqlite.cost_ledger import SqliteCostLedger
 
-    return _created(SqliteCostLedger(sqlite_file_database, TableNames()))
+    return _created(SqliteCostLedger(sqlite_file_database, TableNames()), sqlite_file_database)
 
 
 @pytest.fixture
 def sqlite_memory_cost_ledger(sqlite_memory_database: SqliteDatabase) -> Any:
     from adapters.sqlite.cost_ledger import SqliteCostLedger
 
-    return _created(SqliteCostLedger(sqlite_memory_database, TableNames()))
+    return _created(SqliteCostLedger(sqlite_memory_database, TableNames()), sqlite_memory_database)
 
 
 # -- DynamoDB on moto ---------------------------------------------------------------------------
