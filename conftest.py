@@ -106,11 +106,15 @@ def _sqlite_template() -> SqliteDatabase:
     return template
 
 
-def _created(store: S, database: SqliteDatabase) -> S:
+def _from_the_template(database: SqliteDatabase) -> None:
     with database.exclusive_connection() as connection:
         if connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is None:
             with _sqlite_template().exclusive_connection() as template:
                 template.backup(connection)  # only an empty one: another store may be on it
+
+
+def _created(store: S, database: SqliteDatabase) -> S:
+    _from_the_template(database)
     store.create_tables()
     return store
 
@@ -427,6 +431,8 @@ def inline_container(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
     if request.param == "dynamodb":
         client: Any = request.getfixturevalue("moto_dynamodb_tables")
         container.dynamodb_client.override(providers.Object(client))
+    else:
+        _from_the_template(container.sqlite_database())
     create_all_tables(container)
     yield container
 
