@@ -106,7 +106,8 @@ def _sqlite_template() -> SqliteDatabase:
     return template
 
 
-def _from_the_template(database: SqliteDatabase) -> None:
+def sqlite_tables_from_template(database: SqliteDatabase) -> None:
+    """An empty database gets every table, copied from the template; one with any is left."""
     with database.exclusive_connection() as connection:
         if connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is None:
             with _sqlite_template().exclusive_connection() as template:
@@ -114,7 +115,7 @@ def _from_the_template(database: SqliteDatabase) -> None:
 
 
 def _created(store: S, database: SqliteDatabase) -> S:
-    _from_the_template(database)
+    sqlite_tables_from_template(database)
     store.create_tables()
     return store
 
@@ -432,7 +433,7 @@ def inline_container(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
         client: Any = request.getfixturevalue("moto_dynamodb_tables")
         container.dynamodb_client.override(providers.Object(client))
     else:
-        _from_the_template(container.sqlite_database())
+        sqlite_tables_from_template(container.sqlite_database())
     create_all_tables(container)
     yield container
 
