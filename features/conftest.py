@@ -21,6 +21,7 @@ import pytest
 from dependency_injector import providers
 from tests.home_settings import home_settings
 
+from conftest import sqlite_tables_from_template
 from entrypoints.container import Container, build_container, create_all_tables
 from features.steps.approval_steps import *  # noqa: F403
 from features.steps.attempt_steps import *  # noqa: F403
@@ -94,6 +95,8 @@ def container(
         # the root conftest's client, inside a fresh mock_aws() with fake credentials
         client = request.getfixturevalue("moto_dynamodb_tables")
         container.dynamodb_client.override(providers.Object(client))
+    else:
+        sqlite_tables_from_template(container.sqlite_database())
     reporter = ObservingReporter(container.run_reporter(), container.execution_store())
     container.run_reporter.override(providers.Object(reporter))
     create_all_tables(container)

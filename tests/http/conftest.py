@@ -7,7 +7,10 @@ admin; tests grant roles to other users through the authorization store, as `wfx
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -111,8 +114,68 @@ def allow(
     )
 
 
+@dataclass(frozen=True)
+class _World:
+    """The world as the first test on a store made it, in this process: a copy of its home,
+    of its SQLite file (taken by SQLite's backup) and, on DynamoDB, of moto's tables."""
+
+    folder: Path  # home/ and wfx.db
+    execution_id: str
+    tables: dict[str, Any] | None
+
+
+_WORLDS: dict[str, _World] = {}  # by store: every later test gets the world back as it was
+
+
+def _make_world(service: Service, source: Path) -> None:
+    source.mkdir()
+    for name in ("a.obj", "b.obj"):
+        (source / name).write_text(f"v {name}\n", encoding="utf-8")
+    service.container.import_asset_files().execute(
+        ImportAssetFilesCommand(
+            database_id=DATABASE,
+            asset_id=INPUTS,
+            files=tuple(ImportedFile(file_key=p.name, path=p) for p in sorted(source.iterdir())),
+        )
+    )
+    service.container.publish_workflow_version().execute(
+        PublishWorkflowVersionCommand(document=parse_workflow_document(WORKFLOW))
+    )
+    service.execution_id = service.launch()
+
+
+def _keep_world(container: Any, home: Path, execution_id: str, folder: Path) -> _World:
+    from conftest import dynamodb_tables_snapshot
+
+    shutil.copytree(home, folder / "home", ignore=shutil.ignore_patterns("wfx.db*"))
+    if container.config.store() == "dynamodb":
+        return _World(folder, execution_id, dynamodb_tables_snapshot())
+    _copy_database(Path(container.config.sqlite_path()), folder / "wfx.db")
+    return _World(folder, execution_id, None)
+
+
+def _restore_world(world: _World, container: Any, home: Path) -> None:
+    from conftest import restore_dynamodb_tables
+
+    shutil.copytree(world.folder / "home", home, dirs_exist_ok=True)
+    if world.tables is not None:
+        restore_dynamodb_tables(world.tables)
+    else:
+        _copy_database(world.folder / "wfx.db", Path(container.config.sqlite_path()))
+
+
+def _copy_database(source: Path, target: Path) -> None:
+    """Every page of `source` into `target` (made or open, and then replaced whole)."""
+    with closing(sqlite3.connect(source)) as reading, closing(sqlite3.connect(target)) as writing:
+        reading.backup(writing)
+
+
 @pytest.fixture
-def service(inline_container: Any, tmp_path: Path) -> Iterator[Service]:
+def service(
+    inline_container: Any, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Service]:
+    """The service over `world`: made by the first test on each store, and for every later one
+    restored from a copy (the home's files, the SQLite file or moto's tables), as it was."""
     from dependency_injector import providers
 
     from adapters.authz.casbin_authorizer import CasbinAuthorizer
@@ -124,22 +187,17 @@ def service(inline_container: Any, tmp_path: Path) -> Iterator[Service]:
     # most once a second)
     authorizer = CasbinAuthorizer(container.authorization_store(), max_age_seconds=0)
     container.authorizer.override(providers.Object(authorizer))
-    source = tmp_path / "source"
-    source.mkdir()
-    for name in ("a.obj", "b.obj"):
-        (source / name).write_text(f"v {name}\n", encoding="utf-8")
-    container.import_asset_files().execute(
-        ImportAssetFilesCommand(
-            database_id=DATABASE,
-            asset_id=INPUTS,
-            files=tuple(ImportedFile(file_key=p.name, path=p) for p in sorted(source.iterdir())),
-        )
-    )
-    container.publish_workflow_version().execute(
-        PublishWorkflowVersionCommand(document=parse_workflow_document(WORKFLOW))
-    )
+    store = container.config.store()
+    world = _WORLDS.get(store)
+    if world is not None:
+        _restore_world(world, container, tmp_path)
     app = create_app(container, verified_by(container.token_verifier()))
     with TestClient(app, raise_server_exceptions=False) as client:
         service = Service(container=container, app=app, client=client, execution_id="")
-        service.execution_id = service.launch()
+        if world is None:
+            _make_world(service, tmp_path / "source")
+            folder = tmp_path_factory.mktemp(f"world-{store}")
+            _WORLDS[store] = _keep_world(container, tmp_path, service.execution_id, folder)
+        else:
+            service.execution_id = world.execution_id
         yield service

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import entrypoints.http.aws_lambda as aws_lambda
+from conftest import FAKE_AWS_ENVIRONMENT, dynamodb_tables_snapshot, restore_dynamodb_tables
 from entrypoints import http
 
 USER = "ana"
@@ -50,11 +50,12 @@ def _event(
     }
 
 
-@pytest.fixture
-def on_dynamodb(
-    moto_dynamodb_client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[str]:
-    """A run stored on DynamoDB by the CLI's container, and a fresh Lambda to read it."""
+@pytest.fixture(scope="module")
+def _stored_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, dict[str, Any]]:
+    """A run stored on DynamoDB by the CLI's container, made once for the module: its home, its
+    id and moto's tables as the run left them, which each test gets back as they were."""
+    from moto import mock_aws
+
     from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
     from application.use_cases.launch_execution import LaunchExecutionCommand
     from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
@@ -62,33 +63,54 @@ def on_dynamodb(
     from entrypoints.container import build_container, create_all_tables
     from tests.http.conftest import WORKFLOW
 
-    monkeypatch.setenv("WFX_STORE", "dynamodb")
-    monkeypatch.setenv("WFX_HOME", str(tmp_path))
-    monkeypatch.delenv("WFX_DYNAMODB_ENDPOINT", raising=False)
-    container = build_container(runner_mode="inline")
-    create_all_tables(container)
-    source = tmp_path / "a.obj"
-    source.write_text("v 0 0 0\n", encoding="utf-8")
-    container.import_asset_files().execute(
-        ImportAssetFilesCommand(
-            database_id=WORKFLOW["databaseId"],
-            asset_id="inputs",
-            files=(ImportedFile(file_key="a.obj", path=source),),
+    home = tmp_path_factory.mktemp("lambda-home")
+    with pytest.MonkeyPatch.context() as patch, mock_aws():
+        _on_the_store(patch, home)
+        container = build_container(runner_mode="inline")
+        create_all_tables(container)
+        source = home / "a.obj"
+        source.write_text("v 0 0 0\n", encoding="utf-8")
+        container.import_asset_files().execute(
+            ImportAssetFilesCommand(
+                database_id=WORKFLOW["databaseId"],
+                asset_id="inputs",
+                files=(ImportedFile(file_key="a.obj", path=source),),
+            )
         )
-    )
-    container.publish_workflow_version().execute(
-        PublishWorkflowVersionCommand(document=parse_workflow_document(WORKFLOW))
-    )
-    launched = container.launch_execution().execute(
-        LaunchExecutionCommand(
-            workflow_database_id=WORKFLOW["databaseId"],
-            workflow_id=WORKFLOW["workflowId"],
-            inputs=(f"{WORKFLOW['databaseId']}/inputs",),
-            user_id=USER,
+        container.publish_workflow_version().execute(
+            PublishWorkflowVersionCommand(document=parse_workflow_document(WORKFLOW))
         )
-    )
+        launched = container.launch_execution().execute(
+            LaunchExecutionCommand(
+                workflow_database_id=WORKFLOW["databaseId"],
+                workflow_id=WORKFLOW["workflowId"],
+                inputs=(f"{WORKFLOW['databaseId']}/inputs",),
+                user_id=USER,
+            )
+        )
+        return home, launched.execution.workflow_execution_id, dynamodb_tables_snapshot()
+
+
+def _on_the_store(patch: pytest.MonkeyPatch, home: Path) -> None:
+    for name, value in FAKE_AWS_ENVIRONMENT.items():
+        patch.setenv(name, value)
+    patch.setenv("WFX_STORE", "dynamodb")
+    patch.setenv("WFX_HOME", str(home))
+    patch.delenv("WFX_DYNAMODB_ENDPOINT", raising=False)
+
+
+@pytest.fixture
+def on_dynamodb(
+    moto_dynamodb_client: Any,
+    _stored_run: tuple[Path, str, dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> str:
+    """The module's run, its tables as the run left them in a fresh moto, and a fresh Lambda."""
+    home, execution_id, tables = _stored_run
+    restore_dynamodb_tables(tables)
+    _on_the_store(monkeypatch, home)
     monkeypatch.setattr(aws_lambda, "_HANDLER", None)
-    yield launched.execution.workflow_execution_id
+    return execution_id
 
 
 def test_claims_of_an_admin_list_the_run(on_dynamodb: str) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import restore_dynamodb_tables
 from tests.e2e.cli import FAKE_AWS, Wfx
 from tests.integration.moto_server import moto_server
 
@@ -21,12 +22,11 @@ def wfx(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Wfx]:
     if request.param == "sqlite":
         yield Wfx(tmp_path / "home")
         return
+    # taken first: made the first time in a mock_aws(), which empties the server's backends
+    tables = request.getfixturevalue("_pristine_dynamodb_tables")
     with moto_server() as url:
-        on_moto = Wfx(
-            tmp_path / "home", WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=url, **FAKE_AWS
-        )
-        on_moto.ok("tables", "create")
-        yield on_moto
+        restore_dynamodb_tables(tables)  # every table, empty, as `wfx tables create` makes them
+        yield Wfx(tmp_path / "home", WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=url, **FAKE_AWS)
 
 
 def _deep_file(root: Path, folders: int) -> Path:

@@ -108,6 +108,12 @@ def _fresh_state() -> None:
     fail_next.clear()
 
 
+# A python step in a thread cannot be stopped: stop and redrive wait the grace and a watch
+# interval for its thread before they go on, and the tests open the gate only after. A detached
+# worker that lingers is waited for as long when the harness stops it at teardown.
+SHORT_GRACE = 0.2
+
+
 def runner_pid(harness: Harness, execution_id: str) -> int:
     record = RunFolder(harness.root / "work" / "runs" / execution_id).runner()
     assert record is not None
@@ -215,7 +221,7 @@ def test_a_stopped_thread_run_starts_no_further_step_and_ends_aborted(
         workflow("stop", python_step("gate", "wait_at_the_gate"), python_step("last", "last"))
     )
     step_ids = harness.launch("exec-stop", version)
-    runner = harness.runner(mode="thread")
+    runner = harness.runner(mode="thread", grace_seconds=SHORT_GRACE)
     runner.start("exec-stop")
     assert entered.wait(20)
 
@@ -380,7 +386,7 @@ def test_a_thread_redrive_returns_at_once_and_runs_in_the_background(harness: Ha
 def test_a_run_still_going_is_not_redriven(harness: Harness) -> None:
     version = harness.publish(workflow("busy", python_step("gate", "wait_at_the_gate")))
     harness.launch("exec-busy", version)
-    runner = harness.runner(mode="thread")
+    runner = harness.runner(mode="thread", grace_seconds=SHORT_GRACE)
     runner.start("exec-busy")
     assert entered.wait(20)
 
@@ -397,7 +403,10 @@ def _ended_run_whose_worker_lingers(harness: Harness, execution_id: str, seconds
     version = harness.publish(workflow(execution_id, python_step("first", "first")))
     harness.launch(execution_id, version)
     lingering = [sys.executable, "-c", f"import time; time.sleep({seconds})"]
-    harness.runner(mode="detached", detached_command=lingering).start(execution_id)
+    launcher = harness.runner(
+        mode="detached", detached_command=lingering, grace_seconds=SHORT_GRACE
+    )
+    launcher.start(execution_id)
     harness.reporter.execution_completed(execution_id, ExecutionStatus.FAILED)
     return runner_pid(harness, execution_id)
 

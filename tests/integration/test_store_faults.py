@@ -7,8 +7,9 @@ runner's reports and its keeper meet the faults; the checks read the real store 
 
 50 runs on SQLite, 20 on DynamoDB: moto answers a call in ~18 ms, and 50 runs (~2,000 calls)
 would take 40 s there, against 1.5 s on SQLite. The runner's backoff is cut a hundredfold
-(`store_backoff`): the same tries in the same order, without a minute of sleeping; the outage
-test keeps the real one, which has to outlast the outage.
+(`store_backoff`): the same tries in the same order, without a minute of sleeping. The outage
+test runs its clock five times fast: the backoff a fifth of the real one, the outage 1 s for 5 s,
+the step ending in the middle of it; the runner's lease (30 s) stays far beyond the outage.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ FAST_BACKOFF = 0.01
 LEASE_SECONDS = 2.0
 END_WAIT_SECONDS = 20.0  # the most a read may take to find a run's runner gone and end the run
 OUTAGE_SECONDS = 5.0
+OUTAGE_CLOCK = 0.2  # the outage test's seconds: a 5 s outage and its backoff, five times fast
 # What a runner may print while the store is away: its reports' backoff and its keeper's retry.
 RETRY_LINE = re.compile(
     r"wfx: the store failed \(.+\); trying again in [\d.]+ s"
@@ -176,7 +178,7 @@ def wait_for_the_outage(*, output_dir: str, pipeline_execution_id: str, **_: Any
     """Runs while the store goes away, and ends in the middle of the outage."""
     outage_step_running.set()
     assert outage_began.wait(10)
-    time.sleep(0.5)
+    time.sleep(0.5 * OUTAGE_CLOCK)
     _write("transform", output_dir, pipeline_execution_id)
 
 
@@ -394,12 +396,15 @@ def test_a_run_outlives_a_five_second_outage_in_the_middle_of_a_step(
     backend: str, make_container: Callable[..., Container], capsys: pytest.CaptureFixture[str]
 ) -> None:
     container = make_container("thread")
+    container.store_backoff.override(
+        providers.Object(lambda seconds: time.sleep(seconds * OUTAGE_CLOCK))
+    )
     publish(container, workflow("patient", middle="wait_for_the_outage"))
     real, faulty = with_faults(container, backend, seed=0, rate=0.0)  # only the outage fails
 
     execution_id = launch(container, "patient", "outage-run")
     assert outage_step_running.wait(10)
-    faulty.outage(OUTAGE_SECONDS)
+    faulty.outage(OUTAGE_SECONDS * OUTAGE_CLOCK)
     outage_began.set()
     began = time.monotonic()
     assert container.local_runner().join(execution_id, timeout=30)
@@ -408,7 +413,7 @@ def test_a_run_outlives_a_five_second_outage_in_the_middle_of_a_step(
     details = real.get_details(execution_id)
     check_run(details, container.object_store())
     assert details.execution.status is ExecutionStatus.SUCCEEDED
-    assert waited >= OUTAGE_SECONDS and faulty.outage_refusals > 0
+    assert waited >= OUTAGE_SECONDS * OUTAGE_CLOCK and faulty.outage_refusals > 0
     stderr = capsys.readouterr().err
     assert "Traceback" not in stderr
     lines = stderr.splitlines()

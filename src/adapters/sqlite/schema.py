@@ -134,7 +134,20 @@ def build_metadata(schema: SqliteSchema) -> MetaData:
 def create_tables(database: SqliteDatabase, schema: SqliteSchema) -> None:
     """CREATE each missing table and index (idempotent), in one BEGIN IMMEDIATE transaction.
 
-    SQLAlchemy runs on the database's own connection (no second pool, and in memory the only
+    Every store's set-up asks for the whole schema, so all but the first find every table there:
+    one lookup of sqlite_master, not SQLAlchemy's declaration and a check per table (0.04 s).
+    `create_all` makes an index only with its table, so a file with every table needs nothing.
+    """
+    created = [table.name for table in schema.tables.values() if table.spec.key not in NOT_CREATED]
+    if missing_tables(database, created):
+        _create_with_sqlalchemy(database, schema)
+    for key in FILLED_FROM_ITEMS:
+        if key in schema.tables:
+            _add_index_columns(database, schema[key])
+
+
+def _create_with_sqlalchemy(database: SqliteDatabase, schema: SqliteSchema) -> None:
+    """SQLAlchemy runs on the database's own connection (no second pool, and in memory the only
     connection that sees the database); the engine is dropped, not disposed, which would close it.
     """
     from sqlalchemy import create_engine, event
@@ -151,9 +164,6 @@ def create_tables(database: SqliteDatabase, schema: SqliteSchema) -> None:
             connection.execute("BEGIN IMMEDIATE")
 
         metadata.create_all(engine)
-    for key in FILLED_FROM_ITEMS:
-        if key in schema.tables:
-            _add_index_columns(database, schema[key])
 
 
 def _quote(identifier: str) -> str:
