@@ -21,6 +21,7 @@ import httpx
 import pytest
 import yaml
 
+from conftest import restore_dynamodb_tables
 from tests.e2e.cli import FAKE_AWS, MESH_ASSETS, MESH_FILES, TERMINAL, USER, Outcome, Wfx
 from tests.e2e.served import serving
 from tests.integration.moto_server import moto_server
@@ -120,15 +121,20 @@ def _flow(wfx: Wfx, root: Path) -> Reruns:
     wfx.ok("executions", "abort", sleepy)
 
     ids = [failed_id, still_failing.stdout.strip(), fixed_id, http_id]
+    after = wfx.json("executions", "show", failed_id)
     return Reruns(
         failed_id=failed_id,
         before=before,
-        after=wfx.json("executions", "show", failed_id),
+        after=after,
         still_failing=still_failing,
         fixed=fixed,
         fixed_shown=wfx.ok("executions", "show", fixed_id).stdout,
         read={run: _read(wfx, run) for run in ids},
-        inputs={run: _inputs(wfx.json("executions", "show", run)) for run in ids},
+        # the run rerun as shown once every rerun is made: `after`, read once
+        inputs={
+            run: _inputs(after if run == failed_id else wfx.json("executions", "show", run))
+            for run in ids
+        },
         over_http=over_http,
         http_run=http_run,
         running_refused=running_refused,
@@ -144,9 +150,11 @@ def reruns(
     if request.param == "sqlite":
         yield _flow(Wfx(root / "home"), root)
         return
+    # taken first: made the first time in a mock_aws(), which empties the server's backends
+    tables = request.getfixturevalue("_pristine_dynamodb_tables")
     with moto_server() as endpoint:
+        restore_dynamodb_tables(tables)  # every table, empty, as `wfx tables create` makes them
         wfx = Wfx(root / "home", WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=endpoint, **FAKE_AWS)
-        wfx.ok("tables", "create")
         yield _flow(wfx, root)
 
 

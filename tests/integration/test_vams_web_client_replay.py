@@ -23,6 +23,7 @@ import httpx
 import pytest
 import yaml
 
+from conftest import restore_dynamodb_tables
 from tests.e2e.cli import FAKE_AWS, MESH_ASSETS, MESH_FILES, USER, Wfx
 from tests.e2e.served import serving
 from tests.integration.moto_server import moto_server
@@ -61,6 +62,9 @@ for path in open(os.environ["WFX_INPUT_LIST"], encoding="utf-8").read().splitlin
     pathlib.Path(os.environ["WFX_OUTPUT_DIR"], name).write_text("seen", encoding="utf-8")
 """
 CLI_RUNS = 2
+# The aborted steps sleep, and SIGTERM ends them: the service's abort need not wait the grace
+# it gives a step that ignores SIGTERM (5 s by default, which an abort on moto waited out).
+QUICK_STOP = {"WFX_STOP_GRACE_SECONDS": "0.5"}
 PAGE_SIZE = "2"  # smaller than the runs, so the board pages
 
 
@@ -295,12 +299,21 @@ def replay(
 ) -> Iterator[Replay]:
     root: Path = tmp_path_factory.mktemp(f"web-replay-{request.param}")
     if request.param == "sqlite":
-        yield _replay(Wfx(root / "home"))
+        yield _replay(Wfx(root / "home", **QUICK_STOP))
         return
+    # taken first: made the first time in a mock_aws(), which empties the server's backends
+    tables = request.getfixturevalue("_pristine_dynamodb_tables")
     with moto_server() as endpoint:
-        wfx = Wfx(root / "home", WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=endpoint, **FAKE_AWS)
-        wfx.ok("tables", "create")
-        yield _replay(wfx)
+        restore_dynamodb_tables(tables)  # every table, empty, as `wfx tables create` makes them
+        yield _replay(
+            Wfx(
+                root / "home",
+                WFX_STORE="dynamodb",
+                WFX_DYNAMODB_ENDPOINT=endpoint,
+                **FAKE_AWS,
+                **QUICK_STOP,
+            )
+        )
 
 
 def _problems(document: Any, shape: Document, where: str = "$") -> list[str]:
