@@ -7,6 +7,7 @@ stays RUNNING), on SQLite and on DynamoDB; every Step Functions call is counted 
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 from collections import Counter
@@ -25,6 +26,7 @@ from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.list_executions import ListExecutionsQuery
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
 from application.workflow_documents import parse_workflow_document
+from conftest import FAKE_AWS_ENVIRONMENT, dynamodb_tables_snapshot, restore_dynamodb_tables
 from domain.statuses import ExecutionStatus
 from entrypoints.container import Container, build_container, create_all_tables
 from tests.home_settings import home_settings
@@ -37,8 +39,8 @@ DEFINITION = {"StartAt": "Wait", "States": {"Wait": {"Type": "Pass", "End": True
 class SteppedClock:
     """A clock the test moves: one second per reading, plus whatever the test lets pass."""
 
-    def __init__(self) -> None:
-        self._next = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+    def __init__(self, start: datetime | None = None) -> None:
+        self._next = start or datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
         self._lock = threading.Lock()
 
     def now(self) -> datetime:
@@ -59,39 +61,102 @@ class Setup:
     execution_ids: list[str]
 
 
-@pytest.fixture(params=["sqlite", "dynamodb"])
-def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
+@dataclass(frozen=True)
+class Launched:
+    """What launching the runs on DynamoDB left in moto (its tables, its Step Functions state
+    machines with their executions) and the clock's next reading: made once per module."""
+
+    tables: dict[str, Any]
+    state_machines: list[Any]
+    clock_at: datetime
+    execution_ids: list[str]
+
+
+def _step_functions_backend() -> Any:
+    from moto.core.models import DEFAULT_ACCOUNT_ID
+    from moto.stepfunctions.models import stepfunctions_backends
+
+    return stepfunctions_backends[DEFAULT_ACCOUNT_ID]["us-east-1"]
+
+
+def _container(
+    request: pytest.FixtureRequest, storage: str, home: Path, clock: SteppedClock
+) -> Container:
+    settings = home_settings(home / "home", store=storage, sqlite_path=home / "wfx.db")
+    container = build_container(settings)
+    container.clock.override(providers.Object(clock))
+    if storage == "dynamodb":
+        client = request.getfixturevalue("_session_dynamodb_client")
+        container.dynamodb_client.override(providers.Object(client))
+    return container
+
+
+def _counted_step_functions(container: Container) -> Counter[str]:
+    """The container's orchestrator on Step Functions (moto, in the active mock_aws()), and
+    the count of its calls by name."""
     import boto3
-    from moto import mock_aws
 
     from adapters.aws.stepfunctions import StepFunctionsOrchestrator
 
-    storage = str(request.param)
-    settings = home_settings(tmp_path / "home", store=storage, sqlite_path=tmp_path / "wfx.db")
-    container = build_container(settings)
+    stepfunctions = boto3.client("stepfunctions", region_name="us-east-1")
+    calls: Counter[str] = Counter()
+
+    def count(model: Any, **_: Any) -> None:
+        calls[model.name] += 1
+
+    stepfunctions.meta.events.register("before-call.*.*", count, unique_id="count-calls")
+    container.orchestrator.override(providers.Object(StepFunctionsOrchestrator(stepfunctions)))
+    return calls
+
+
+@pytest.fixture(scope="module")
+def launched_on_dynamodb(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Launched:
+    """The runs launched on DynamoDB once (~3 s on moto); each test restores what it made."""
+    from moto import mock_aws
+
     clock = SteppedClock()
-    container.clock.override(providers.Object(clock))
-    if storage == "dynamodb":
-        client = request.getfixturevalue("moto_dynamodb_client")
-        container.dynamodb_client.override(providers.Object(client))
-    with mock_aws():
-        stepfunctions = boto3.client("stepfunctions", region_name="us-east-1")
-        calls: Counter[str] = Counter()
-
-        def count(model: Any, **_: Any) -> None:
-            calls[model.name] += 1
-
-        stepfunctions.meta.events.register("before-call.*.*", count, unique_id="count-calls")
-        container.orchestrator.override(providers.Object(StepFunctionsOrchestrator(stepfunctions)))
+    container = _container(request, "dynamodb", tmp_path_factory.mktemp("launched"), clock)
+    with pytest.MonkeyPatch.context() as patch, mock_aws():
+        for name, value in FAKE_AWS_ENVIRONMENT.items():
+            patch.setenv(name, value)
+        _counted_step_functions(container)
         create_all_tables(container)
-        ids = _launch_on_step_functions(container, stepfunctions, RUNS)
+        ids = _launch_on_step_functions(container, RUNS)
+        machines = copy.deepcopy(_step_functions_backend().state_machines)
+        return Launched(dynamodb_tables_snapshot(), machines, clock.now(), ids)
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
+    from moto import mock_aws
+
+    storage = str(request.param)
+    launched = request.getfixturevalue("launched_on_dynamodb") if storage == "dynamodb" else None
+    clock = SteppedClock(launched.clock_at if launched else None)
+    container = _container(request, storage, tmp_path, clock)
+    if storage == "dynamodb":
+        request.getfixturevalue("moto_dynamodb_client")  # the fake credentials, set
+    with mock_aws():
+        calls = _counted_step_functions(container)
+        if launched is None:
+            create_all_tables(container)
+            ids = _launch_on_step_functions(container, RUNS)
+        else:
+            restore_dynamodb_tables(launched.tables)
+            _step_functions_backend().state_machines[:] = copy.deepcopy(launched.state_machines)
+            ids = launched.execution_ids
         calls.clear()
         yield Setup(container, clock, calls, ids)
     if storage == "sqlite":
         container.sqlite_database().close()
 
 
-def _launch_on_step_functions(container: Container, stepfunctions: Any, runs: int) -> list[str]:
+def _launch_on_step_functions(container: Container, runs: int) -> list[str]:
+    import boto3
+
+    stepfunctions = boto3.client("stepfunctions", region_name="us-east-1")
     document = parse_workflow_document(yaml.safe_load(WORKFLOW.read_text(encoding="utf-8")))
     version = (
         container.publish_workflow_version()
