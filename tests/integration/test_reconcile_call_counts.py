@@ -145,7 +145,11 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
             ids = _launch_on_step_functions(container, RUNS)
         else:
             restore_dynamodb_tables(launched.tables)
-            _step_functions_backend().state_machines[:] = copy.deepcopy(launched.state_machines)
+            machines = copy.deepcopy(launched.state_machines)
+            _step_functions_backend().state_machines[:] = machines
+            # without them Step Functions would answer "does not exist", and the counts pass
+            running = [e for m in machines for e in m.executions if e.status == "RUNNING"]
+            assert len(running) == RUNS
             ids = launched.execution_ids
         calls.clear()
         yield Setup(container, clock, calls, ids)
