@@ -107,40 +107,38 @@ def _publish_gated(wfx: Wfx) -> None:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("viewer")
     wfx = Wfx(root / "home")
-    # started first: it boots (a second or two) while the CLI below makes the runs it lists
+    wfx.ok("auth", "templates", "apply", "Global Read-Only", "--role", "viewers")
+    wfx.ok("auth", "users", "assign", WATCHER, "viewers")
+    publish_mesh_and_import(wfx)
+    mesh = wfx.run_id("demo/mesh-report", "--input", "demo/meshes")
+    _publish_gated(wfx)
+    gated = wfx.run_id("demo/gated")
+    wfx.publish_command_step(
+        "sleeper", f"import time; print({SLEEPER_LINE!r}, flush=True); time.sleep(300)"
+    )
+    sleeper = wfx.run_id("demo/sleeper", "--no-wait")
+    wfx.wait_until(
+        sleeper,
+        lambda d: d["pipelines"][0]["executionStatus"] == "RUNNING",
+        WAIT_SECONDS,
+    )
+
     port = _free_port()
     service = wfx.start("serve", "--port", str(port), "--open")
+    assert service.stdout is not None
+    link = service.stdout.readline().strip()
+    base = f"http://127.0.0.1:{port}"
+    assert link.startswith(f"{base}/login?token="), link
+    _wait_listening(service, base)
+    shots = Path(os.environ.get("WFX_SCREENSHOTS") or root / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
     try:
-        wfx.ok("auth", "templates", "apply", "Global Read-Only", "--role", "viewers")
-        wfx.ok("auth", "users", "assign", WATCHER, "viewers")
-        publish_mesh_and_import(wfx)
-        mesh = wfx.run_id("demo/mesh-report", "--input", "demo/meshes")
-        _publish_gated(wfx)
-        gated = wfx.run_id("demo/gated")
-        wfx.publish_command_step(
-            "sleeper", f"import time; print({SLEEPER_LINE!r}, flush=True); time.sleep(300)"
-        )
-        sleeper = wfx.run_id("demo/sleeper", "--no-wait")
-        try:
-            wfx.wait_until(
-                sleeper,
-                lambda d: d["pipelines"][0]["executionStatus"] == "RUNNING",
-                WAIT_SECONDS,
-            )
-            assert service.stdout is not None
-            link = service.stdout.readline().strip()
-            base = f"http://127.0.0.1:{port}"
-            assert link.startswith(f"{base}/login?token="), link
-            _wait_listening(service, base)
-            shots = Path(os.environ.get("WFX_SCREENSHOTS") or root / "screenshots")
-            shots.mkdir(parents=True, exist_ok=True)
-            yield Served(wfx, base, link, mesh, gated, sleeper, shots)
-        finally:
-            wfx("executions", "abort", sleeper)
+        yield Served(wfx, base, link, mesh, gated, sleeper, shots)
     finally:
+        wfx("executions", "abort", sleeper)
         service.terminate()
         _, stderr = service.communicate(timeout=20)
-    assert "Traceback" not in stderr, stderr
+        assert "Traceback" not in stderr, stderr
 
 
 def _wait_listening(service: subprocess.Popen[str], base: str) -> None:
