@@ -6,6 +6,7 @@ that adds runs, or needs a home in a given state, gets a home of its own.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -389,27 +390,38 @@ def test_demo_succeeds_and_its_run_is_listed(wfx: Wfx) -> None:
     assert "SUCCEEDED" in demo.stdout
 
 
-SLOW_SECONDS = 3
-SLOW_WORKFLOW = f"""\
-databaseId: demo
-workflowId: slow
-steps:
-  - pipelineId: sleep
-    executionType: command
-    command: ["{{python}}", "-c", "import time; time.sleep({SLOW_SECONDS})"]
-    inputFileArity: none
-"""
+def _held_workflow(release: Path, waited: Path) -> str:
+    """A step that runs until the test creates `release` (30 s at most, then fails), and
+    leaves `waited` behind once it has seen it."""
+    code = (
+        "import pathlib, sys, time\n"
+        f"release, waited = pathlib.Path({str(release)!r}), pathlib.Path({str(waited)!r})\n"
+        "deadline = time.monotonic() + 30\n"
+        "while not release.exists():\n"
+        "    if time.monotonic() > deadline:\n"
+        "        sys.exit('never released')\n"
+        "    time.sleep(0.05)\n"
+        "waited.touch()\n"
+    )
+    return (
+        "databaseId: demo\nworkflowId: held\nsteps:\n  - pipelineId: hold\n"
+        f'    executionType: command\n    command: ["{{python}}", "-c", {json.dumps(code)}]\n'
+        "    inputFileArity: none\n"
+    )
 
 
 def test_no_wait_returns_at_once_and_a_detached_worker_finishes_the_run(
     wfx: Wfx, tmp_path: Path
 ) -> None:
-    workflow = tmp_path / "slow.yaml"
-    workflow.write_text(SLOW_WORKFLOW, encoding="utf-8")
+    release, waited = tmp_path / "release", tmp_path / "waited"
+    workflow = tmp_path / "held.yaml"
+    workflow.write_text(_held_workflow(release, waited), encoding="utf-8")
     wfx.ok("workflows", "publish", str(workflow))
 
-    started = wfx("run", "demo/slow", "--no-wait", "--json")
+    # the step runs until released, and it is released only once the CLI has returned
+    started = wfx("run", "demo/held", "--no-wait", "--json")
     returned_at = datetime.now(UTC)
+    release.touch()
 
     assert started.code == 0, str(started)
     record = started.json()
@@ -418,8 +430,7 @@ def test_no_wait_returns_at_once_and_a_detached_worker_finishes_the_run(
         record["workflowExecutionId"], lambda d: d["executionStatus"] in TERMINAL
     )
     assert details["executionStatus"] == "SUCCEEDED", details
-    took = _date(details["executionStopDate"]) - _date(details["executionStartDate"])
-    assert took.total_seconds() >= SLOW_SECONDS  # the step really ran
+    assert waited.exists()  # the step really ran, and saw the release
     # ... and ended after the CLI had left: the order of two events, not a time limit
     assert returned_at < _date(details["executionStopDate"]), (returned_at, details)
     assert details["pipelines"][0]["executionStatus"] == "SUCCEEDED"
