@@ -84,6 +84,9 @@ class OrchestratorRouter:
     def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
         return self._for(execution).describe_execution(execution)
 
+    def lost_runner(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
+        return self._for(execution).lost_runner(execution)
+
     def stop_execution(
         self, execution: WorkflowExecution, error: str, cause: str
     ) -> tuple[str, ...]:

@@ -49,6 +49,9 @@ class NoStartOrchestrator:
     def describe_execution(self, execution: Any) -> None:
         return None  # never heard of it: a details read leaves the open row as it is
 
+    def lost_runner(self, execution: Any) -> None:
+        return None  # no runner to lose
+
 
 def bench_settings(home: Path, database: str = "bench.db") -> Settings:
     return home_settings(home, user=USER, sqlite_path=home / database)

@@ -75,6 +75,9 @@ class Orchestrator:
     def describe_execution(self, execution: WorkflowExecution) -> None:
         return None
 
+    def lost_runner(self, execution: WorkflowExecution) -> None:
+        return None
+
 
 def launch(store: Any, orchestrator: Orchestrator) -> LaunchExecution:
     # the stubs have only what a launch asks of them

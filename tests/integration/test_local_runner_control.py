@@ -10,18 +10,19 @@ import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from adapters.local.processes_on_host import HOST
 from adapters.local.supervisor import RunFolder
 from domain.errors import RUNNER_LOST_ERROR, ConflictError
 from domain.execution import WorkflowExecution
 from domain.redrive import local_history_event_count
-from domain.run import RunChange, RunGuard
+from domain.run import Run, RunChange, RunGuard
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import step_row_saved, write_change
 from tests.integration.test_local_runner import Harness, build_harness, workflow
@@ -209,6 +210,61 @@ def test_a_worker_that_recorded_the_end_of_its_run_is_left_to_the_stored_row(
     harness.reporter.execution_completed("exec-done", ExecutionStatus.SUCCEEDED)
 
     assert runner.describe_execution(_stored(harness, "exec-done")) is None
+
+
+def _leased_to(harness: Harness, execution_id: str, pid: int) -> WorkflowExecution:
+    """The run leased (for 30 s) to a runner of process `pid` on this host."""
+    execution = _stored(harness, execution_id)
+    owner = f"{HOST}:{pid}:0badcafe"  # as supervisor.lease_owner names it
+    change = Run(execution=execution).take_lease(owner, datetime.now(UTC), timedelta(seconds=30))
+    assert write_change(harness.store, change) is not None
+    return _stored(harness, execution_id)
+
+
+def test_a_worker_holding_the_lease_is_lost_as_soon_as_its_process_is_gone(
+    harness: Harness,
+) -> None:
+    """What every read asks (lost_runner): the record and /proc, nothing stored is read."""
+    version = harness.publish(workflow("held", python_step("first", "first")))
+    harness.launch("exec-held", version)
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    launcher = harness.runner(mode="detached", detached_command=sleeper)
+    launcher.start("exec-held")
+    worker = launcher._processes["exec-held"].pid
+    leased = _leased_to(harness, "exec-held", worker)
+    elsewhere = harness.runner(mode="detached", detached_command=sleeper)  # as `wfx executions`
+
+    while_alive = elsewhere.lost_runner(leased)
+    os.kill(worker, 9)
+    assert launcher.join("exec-held", timeout=20)
+    after_exit = elsewhere.lost_runner(leased)
+
+    assert while_alive is None
+    assert after_exit is not None
+    assert (after_exit.status, after_exit.error, after_exit.cause) == (
+        ExecutionStatus.FAILED,
+        RUNNER_LOST_ERROR,
+        f"the local runner (worker, pid {worker}) ended before the run did",
+    )
+    assert harness.status_of("exec-held") is ExecutionStatus.RUNNING  # the runner writes nothing
+
+
+def test_a_record_of_a_runner_that_does_not_hold_the_lease_says_nothing(
+    harness: Harness,
+) -> None:
+    """A redrive's or a handover's runner holds the lease before it writes its record: the
+    record of the runner before it, gone, is not the lease holder's end."""
+    version = harness.publish(workflow("before", python_step("first", "first")))
+    harness.launch("exec-before", version)
+    runner = harness.runner(mode="detached", detached_command=[sys.executable, "-c", "pass"])
+    runner.start("exec-before")
+    assert runner.join("exec-before", timeout=20)
+    unleased = _stored(harness, "exec-before")
+    held_by_another = _leased_to(harness, "exec-before", os.getpid())
+
+    assert runner.lost_runner(unleased) is None
+    assert runner.lost_runner(held_by_another) is None
+    assert runner.describe_execution(held_by_another) is not None  # its old record: gone
 
 
 # --- stop ------------------------------------------------------------------------------------

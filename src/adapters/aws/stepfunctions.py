@@ -222,6 +222,9 @@ class StepFunctionsOrchestrator:
             trace_header=response.get("traceHeader"),
         )
 
+    def lost_runner(self, execution: WorkflowExecution) -> None:
+        return None  # only DescribeExecution tells, under the 30-second rule
+
     def stop_execution(
         self, execution: WorkflowExecution, error: str, cause: str
     ) -> tuple[str, ...]:

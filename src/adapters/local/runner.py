@@ -339,6 +339,27 @@ class LocalRunner:
             cause=self._gone(execution_id, record),
         )
 
+    def lost_runner(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
+        """FAILED (wfx.RunnerLost) when the process holding the run's lease ran on this host
+        and is gone: its record and /proc say so, no store is read. The lease must name the
+        recorded process (its owner is `host:pid:...`, supervisor.lease_owner): a record left
+        by an earlier runner of the run (before a redrive, or a gate's handover) says nothing
+        of the runner that holds it now, which may not have written its own yet."""
+        lease = execution.runner_lease
+        thread = self._threads.get(execution.workflow_execution_id)
+        if lease is None or (thread is not None and thread.is_alive()):
+            return None
+        record = self._folder(execution.workflow_execution_id).runner()
+        if record is None or not record.here or record.running():  # this process's: running
+            return None
+        if lease.owner.split(":")[:2] != [record.host, str(record.pid)]:
+            return None
+        return OrchestratorExecution(
+            status=ExecutionStatus.FAILED,
+            error=RUNNER_LOST_ERROR,
+            cause=self._gone(execution.workflow_execution_id, record),
+        )
+
     def _ended_in_this_process(self, execution_id: str, record: ProcessRecord) -> bool:
         """A run of this very process whose thread is gone (it died with an error)."""
         return record.pid == os.getpid() and execution_id not in self._live

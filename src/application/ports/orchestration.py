@@ -116,6 +116,14 @@ class Orchestrator(Protocol):
         """The orchestrator's view of the run; None when it has never heard of it."""
         ...
 
+    def lost_runner(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
+        """FAILED `wfx.RunnerLost` when the runner holding the run's lease (as `execution`
+        has it) is known to have ended, without a remote call: the local runner's record of a
+        process of this host, and /proc. None when it lives, ran elsewhere, or only a call to a
+        service could tell (Step Functions: the read asks describe_execution, at most once per
+        interval). Asked on every read of a leased open run, so it is a file read at most."""
+        ...
+
     def stop_execution(
         self, execution: WorkflowExecution, error: str, cause: str
     ) -> tuple[str, ...]:

@@ -1,8 +1,8 @@
 """ReconcileExecution: seed 000 "Status tracking", the check every read goes through.
 
-Two things a read finds out about an open run: a local run whose runner stopped renewing its
-lease has lost its runner (DESIGN §3a), and a run the orchestrator ended out of band (the
-30-second rule).
+Two things a read finds out about an open run: a local run has lost its runner (DESIGN §3a),
+found by its lease's expiry or at once on the runner's host, and a run the orchestrator ended
+out of band (the 30-second rule).
 """
 
 from __future__ import annotations
@@ -50,12 +50,14 @@ class ReconcileExecution:
     """Check an open run against its lease and, at most once per interval, its orchestrator.
 
     A local run whose lease expired (or that no runner took within a lease's length) ends FAILED
-    with `wfx.RunnerLost`, with its open steps, so that it can be redriven. The orchestrator is
-    called only when the row has no stop date and was last checked longer ago than the interval;
-    every poll re-stamps lastSfnSyncCheckDate and records the redriveStatus the orchestrator
-    gives. A terminal status found out of band (a run stopped or timed out directly in Step
-    Functions) is written with its stop date, the run log and the error, and the steps still
-    open are closed with it. A terminal row is never touched.
+    with `wfx.RunnerLost`, with its open steps, so that it can be redriven; so does one whose
+    lease is held by a runner of this host seen gone (Orchestrator.lost_runner: its record and
+    /proc, asked on every read of a leased run, writing nothing while the runner lives). The
+    orchestrator is called only when the row has no stop date and was last checked longer ago
+    than the interval; every poll re-stamps lastSfnSyncCheckDate and records the redriveStatus
+    the orchestrator gives. A terminal status found out of band (a run stopped or timed out
+    directly in Step Functions) is written with its stop date, the run log and the error, and
+    the steps still open are closed with it. A terminal row is never touched.
 
     The check is the read's errand, not its answer: when what it writes fails (a full disk, a
     read-only store, a write throttled past its retries, a race lost every time), the row is
@@ -99,7 +101,12 @@ class ReconcileExecution:
         return self._checked_or_as_read(execution, self._clock.now())
 
     def execute_all(self, executions: Sequence[WorkflowExecution]) -> list[WorkflowExecution]:
-        """Each row checked as `execute` does, all as of one moment (a page is one read)."""
+        """Each row checked as `execute` does, all as of one moment (a page is one read).
+
+        Each open leased row of the page costs a runner record's read and a /proc look (a
+        missing file for a run of another host): a page holds few open runs, every one of them
+        the user would otherwise see RUNNING for up to a lease after its runner died, and a
+        page of ended runs asks nothing."""
         if not any(self._may_ask(execution) for execution in executions):
             return list(executions)
         now = self._clock.now()
@@ -152,6 +159,13 @@ class ReconcileExecution:
             return self._store.get_execution(execution.workflow_execution_id)
         if Run(execution=execution).lease_expired(now, self._lease):
             return self._lose_runner(execution, now)
+        if execution.runner_lease is not None:
+            # A runner holds it (Step Functions runs hold no lease): on its host, whether it
+            # lives is a file read and a /proc look, asked on every read and written only when
+            # it is gone; the interval below spares calls to a service, and this makes none.
+            gone = self._orchestrator.lost_runner(execution)
+            if gone is not None:
+                return self._lose_runner(execution, now, gone)
         checked = execution.last_sfn_sync_check_date
         if checked is not None and now - checked <= self._interval:
             return execution
@@ -170,13 +184,25 @@ class ReconcileExecution:
             return self._save(Run(execution=execution).checked(now, status, reason))
         return self._end_as_described(execution, described, now)
 
-    def _lose_runner(self, execution: WorkflowExecution, now: datetime) -> WorkflowExecution:
+    def _lose_runner(
+        self,
+        execution: WorkflowExecution,
+        now: datetime,
+        gone: OrchestratorExecution | None = None,
+    ) -> WorkflowExecution:
+        """End the run FAILED wfx.RunnerLost with its open steps, stopping what they registered.
+        `gone`: the orchestrator saw the runner holding the lease end (its error and cause);
+        None: the lease expired. Liveness was asked first and the run is read after, so an end
+        the runner recorded before it exited is read here and stands."""
         from application.run_writes import end_run_and_steps
         from application.sub_process_stops import stop_sub_processes
 
+        owner = _lease_owner(execution)
+        run = self._store.get_run(execution.workflow_execution_id)
+        if gone is not None and _lease_owner(run.execution) != owner:
+            return run.execution  # it ended, or parked, before its runner exited
         # as the error handler does for a failed run: what its running steps registered (a
         # state machine, a Batch job) would otherwise go on with nobody to stop it
-        run = self._store.get_run(execution.workflow_execution_id)
         stop_sub_processes(self._sub_processes, self._store, run.steps, now)
         # the end is decided on that read (one read of every step), unless a stop was recorded
         # on a step since: then on a fresh one
@@ -185,10 +211,16 @@ class ReconcileExecution:
             for step in run.steps
         )
         log, log_object_key = self._fit_log(execution)
+
+        def decide(read: Run) -> RunEnd | None:
+            if gone is None:
+                return read.lose_runner(now, self._lease, log, log_object_key)
+            return _runner_gone(read, owner, gone, now, log, log_object_key)
+
         ended, _ = end_run_and_steps(
             self._store,
             execution.workflow_execution_id,
-            lambda read: read.lose_runner(now, self._lease, log, log_object_key),
+            decide,
             first=None if stopped else run,
             durations=self._durations,
         )
@@ -235,3 +267,30 @@ class ReconcileExecution:
             return change.after
         # Something else wrote the row since it was read (a callback, another read): theirs wins.
         return self._store.get_execution(change.before.workflow_execution_id)
+
+
+def _lease_owner(execution: WorkflowExecution) -> str | None:
+    return None if execution.runner_lease is None else execution.runner_lease.owner
+
+
+def _runner_gone(
+    run: Run,
+    owner: str | None,
+    gone: OrchestratorExecution,
+    now: datetime,
+    log: str,
+    log_object_key: str | None,
+) -> RunEnd | None:
+    """The end of a run whose runner (the lease's `owner`) was seen gone, as a describe saying
+    so ends it, written only while the lease is still that runner's: an end the runner wrote
+    clears it, a run it parked is the gate's."""
+    from domain.run import failure_message
+
+    if owner is None or _lease_owner(run.execution) != owner:
+        return None
+    error = failure_message(gone.error, gone.cause)
+    end = run.end_as_described(gone.status, now, error, log, log_object_key, now, gone.cause)
+    if end is None:
+        return None
+    guard = replace(end.change.guard, lease_held_by=owner)
+    return replace(end, change=replace(end.change, guard=guard))
