@@ -72,6 +72,10 @@ class Stage:
 
 @pytest.fixture
 def stage(wfx: Wfx, tmp_path: Path) -> Stage:
+    return signals_stage(wfx, tmp_path)
+
+
+def signals_stage(wfx: Wfx, tmp_path: Path) -> Stage:
     """demo/signals published in a home whose runner stops a step within one second."""
     # its first step registers the child it starts: it writes to the store itself
     quick = wfx.with_environment(WFX_STOP_GRACE_SECONDS="1").passing_store_to_steps()
@@ -103,20 +107,17 @@ def stage(wfx: Wfx, tmp_path: Path) -> Stage:
 
 @pytest.fixture(autouse=True)
 def _nothing_outlives_the_test(wfx: Wfx) -> Iterator[None]:
-    """A test that failed halfway may leave a run's processes behind: they are killed."""
     yield
-    runs = wfx.home / "runs"
+    kill_what_is_left(wfx.home)
+
+
+def kill_what_is_left(home: Path) -> None:
+    """A test that failed halfway may leave a run's processes behind: they are killed."""
+    runs = home / "runs"
     for execution_id in os.listdir(runs) if runs.is_dir() else ():
         for pid in processes_of_run(execution_id):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-
-
-@pytest.fixture
-def short_lease(stage: Stage) -> Stage:
-    """The same, with a 4-second lease: a runner killed with -9 is found lost 4 s later. Shorter
-    leases were lost under CI's load while their runner lived (renewals every third of it late)."""
-    return Stage(stage.wfx.with_environment(WFX_RUNNER_LEASE_SECONDS="4"), stage.trace)
 
 
 @pytest.fixture
@@ -167,26 +168,35 @@ def test_sigterm_to_a_foreground_run_aborts_it_and_a_redrive_finishes_it(
 
 
 def test_kill_9_of_a_foreground_run_stops_its_step_and_the_run_ends_runner_lost(
-    short_lease: Stage, foreground: Starter
+    stage: Stage, foreground: Starter
 ) -> None:
-    run = foreground(short_lease)
-    execution_id, sleeper = _wait_for_the_registered_child(short_lease.wfx)
+    """The first read after the runner is gone finds it so (its record and /proc), with the
+    lease (30 s) and the interval between checks (30 s) far from over."""
+    run = foreground(stage)
+    execution_id, sleeper = _wait_for_the_registered_child(stage.wfx)
 
     run.kill()
     _, stderr = run.communicate(timeout=5)
 
     assert run.returncode == -signal.SIGKILL
     _assert_no_traceback("wfx run", stderr)
+    _assert_ended(stage.wfx, execution_id, "FAILED", "wfx.RunnerLost: the local runner (wfx in")
     # nothing wrote an abort: the step's guard saw its parent die and stopped its group
     gone_at = wait_until_nothing_is_left(execution_id, {"the registered sleep": sleeper})
-    _assert_ended(short_lease.wfx, execution_id, "FAILED", "wfx.RunnerLost")
-    _assert_a_redrive_succeeds_one_copy_at_a_time(short_lease, execution_id, gone_at)
+    _assert_a_redrive_succeeds_one_copy_at_a_time(stage, execution_id, gone_at)
 
 
 def test_kill_9_of_a_detached_worker_stops_its_step_and_the_run_ends_runner_lost(
-    short_lease: Stage,
+    stage: Stage,
 ) -> None:
-    wfx = short_lease.wfx
+    kill_9_of_a_detached_worker(stage)
+
+
+def kill_9_of_a_detached_worker(stage: Stage) -> None:
+    """`wfx run --no-wait`, its worker killed with -9 once its step runs: the first read after
+    the worker is gone ends the run, and a redrive finishes it (also on DynamoDB, by
+    test_cli_runner_lost_on_moto_server)."""
+    wfx = stage.wfx
     launched = wfx("run", "demo/signals", "--no-wait")
     assert launched.code == 0 and GUID.match(launched.stdout.strip()), str(launched)
     execution_id = launched.stdout.strip()
@@ -201,8 +211,9 @@ def test_kill_9_of_a_detached_worker_stops_its_step_and_the_run_ends_runner_lost
         execution_id, {"the registered sleep": sleeper, "the killed worker": worker.pid}
     )
     _assert_no_traceback("the worker", _runner_log(wfx, execution_id))
-    _assert_ended(wfx, execution_id, "FAILED", "wfx.RunnerLost")
-    _assert_a_redrive_succeeds_one_copy_at_a_time(short_lease, execution_id, gone_at)
+    # the lease (30 s) and the interval (30 s) far from over: the worker's record tells
+    _assert_ended(wfx, execution_id, "FAILED", "wfx.RunnerLost: the local runner (worker, pid")
+    _assert_a_redrive_succeeds_one_copy_at_a_time(stage, execution_id, gone_at)
 
 
 # --- what each test checks ------------------------------------------------------------------------
@@ -247,8 +258,9 @@ def _assert_aborted_by(
 def _assert_ended(wfx: Wfx, execution_id: str, status: str, error: str) -> None:
     """The run and its first step ended `status`, the step's error starting with `error`, and
     the run's too but for an abort (seed 000: no executionError for it); the second step never
-    started. A kill -9 is found out by a read once the lease (4 s) is over."""
-    details = wfx.wait_until(execution_id, lambda d: d["executionStatus"] != "RUNNING", seconds=40)
+    started. Read once: its runner has ended it (an abort), or has gone (a kill -9), which the
+    first read after finds out."""
+    details = wfx.json("executions", "show", execution_id)
     assert details["executionStatus"] == status, details
     if status == "ABORTED":
         assert details["executionError"] == "", details
