@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the port's types annotate only: a list of ended runs asks n
         LaunchClaim,
         Orchestrator,
         OrchestratorExecution,
+        RunnerLiveness,
         StateMachineDescription,
     )
     from domain.run import Run
@@ -29,8 +30,13 @@ class OrchestratorRouter:
     """Routes by the run's orchestrator name; the others are built only when a run needs them."""
 
     def __init__(
-        self, default: str, orchestrators: Mapping[str, Callable[[], Orchestrator]]
+        self,
+        default: str,
+        orchestrators: Mapping[str, Callable[[], Orchestrator]],
+        liveness: Mapping[str, Callable[[], RunnerLiveness]] | None = None,
     ) -> None:
+        """`liveness`: by orchestrator name, what answers lost_runner without building the
+        orchestrator (every read of a leased run asks it: a cold read builds no runner)."""
         if default not in orchestrators:
             raise InvalidInputError(
                 f"runner: must be one of {', '.join(sorted(orchestrators))}, got {default!r}"
@@ -38,6 +44,8 @@ class OrchestratorRouter:
         self._factories = orchestrators
         self._built: dict[str, Orchestrator] = {}
         self._default_name = default
+        self._liveness_factories = liveness or {}
+        self._liveness: dict[str, RunnerLiveness] = {}
 
     # Built on first use: a read that asks no orchestrator builds none (cold start).
     @property
@@ -85,7 +93,12 @@ class OrchestratorRouter:
         return self._for(execution).describe_execution(execution)
 
     def lost_runner(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
-        return self._for(execution).lost_runner(execution)
+        name = execution.orchestrator or self._default_name
+        if name in self._built or name not in self._liveness_factories:
+            return self._get(name).lost_runner(execution)  # it knows its own runs best
+        if name not in self._liveness:
+            self._liveness[name] = self._liveness_factories[name]()
+        return self._liveness[name].lost_runner(execution)
 
     def stop_execution(
         self, execution: WorkflowExecution, error: str, cause: str

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     )
     from application.ports.orchestration import (
         Orchestrator,
+        RunnerLiveness,
         RunReporter,
         StateMachineDeployer,
         TaskCallbacks,
@@ -575,6 +576,12 @@ def _local_runner(
     )
 
 
+def _local_runner_liveness(home: str) -> RunnerLiveness:
+    from adapters.local.runner_liveness import LocalRunnerLiveness
+
+    return LocalRunnerLiveness(home)
+
+
 def _runs_log_group_arn(deployment: Mapping[str, str] | None) -> str:
     """The runs' log group (WFX_SFN_LOG_GROUP_ARN), "" where none is configured."""
     return (deployment or {}).get("WFX_SFN_LOG_GROUP_ARN", "")
@@ -906,11 +913,16 @@ class Container(containers.DeclarativeContainer):
         step_user=config.step_user,
     )
     # Runs start on config.runner; a later call about a run goes to the orchestrator that ran it.
+    # A read asks whether a leased run's runner lives without building the local runner (and
+    # the run reporter it takes): a cold list of open runs imports only the process records.
     orchestrator = providers.Singleton(
         OrchestratorRouter,
         default=config.runner,
         orchestrators=providers.Dict(
             local=local_runner.provider, stepfunctions=stepfunctions_orchestrator.provider
+        ),
+        liveness=providers.Dict(
+            local=providers.Singleton(_local_runner_liveness, home=config.home).provider
         ),
     )
     state_machine_deployer = providers.Singleton(_stepfunctions_deployer, stepfunctions_client)

@@ -14,6 +14,8 @@ from typing import Any
 
 import typer.main
 
+from adapters.local.processes_on_host import HOST
+from adapters.local.supervisor import ProcessRecord, RunFolder
 from domain.errors import RUNNER_LOST_ERROR
 from entrypoints.cli.main import _app_for, app
 
@@ -152,6 +154,29 @@ def test_a_cold_list_still_ends_a_run_whose_runner_is_lost(tmp_path: Path) -> No
     assert row["executionStatus"] == "FAILED", row
     assert row["executionError"].startswith(RUNNER_LOST_ERROR), row
     assert {"domain.run", "domain.run_write", "application.run_writes"} <= imported
+
+
+def test_a_cold_list_ends_a_run_whose_runner_is_gone_at_once_building_no_runner(
+    tmp_path: Path,
+) -> None:
+    """Its lease (30 s) is good, but the runner's record names the lease holder's pid with
+    another start time: that process is gone (its pid reused). The list reads the record
+    (runner_liveness), not the local runner and the run reporter it would take to build."""
+    from tests.e2e.never_taken import launched_and_never_taken
+
+    execution_id, container = launched_and_never_taken(tmp_path, lease_seconds=30.0)
+    container.sqlite_database().close()
+    gone = ProcessRecord(host=HOST, pid=os.getpid(), start_time=1, mode="thread")
+    RunFolder(tmp_path / "runs" / execution_id).write_runner(gone)
+
+    imported, printed = _modules_of_a_cold_list(tmp_path, "--json", runs=1, lease_seconds=30.0)
+
+    (row,) = json.loads(printed)["Items"]
+    assert row["executionStatus"] == "FAILED", row
+    cause = f"the local runner (wfx in the foreground, pid {os.getpid()}) ended before the run did"
+    assert row["executionError"] == f"{RUNNER_LOST_ERROR}: {cause}", row
+    assert "adapters.local.runner_liveness" in imported
+    assert not {"adapters.local.runner", "application.reporting"} & imported
 
 
 def test_a_cold_list_writes_its_table_off_a_terminal_without_rich(tmp_path: Path) -> None:

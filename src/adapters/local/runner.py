@@ -32,6 +32,7 @@ from adapters.local.interpreter import (
 )
 from adapters.local.output_folder import OutputFolder, log_warnings_to
 from adapters.local.processes_on_host import describe, stop_group
+from adapters.local.runner_liveness import lease_holder_lost, runner_gone_cause
 from adapters.local.step_execution import (
     StepFailedError,
     StepRun,
@@ -112,7 +113,6 @@ _STEP_EVENT_TYPES = {
 }
 
 _CLAIMS_KEPT = 1024
-_RUNNER_NAMES = {"thread": "wfx in the foreground", "detached": "worker", "inline": "wfx"}
 
 _InputKey = tuple[str, str, str]  # databaseId, assetId, inputAssetFileKey
 
@@ -340,38 +340,28 @@ class LocalRunner:
         )
 
     def lost_runner(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
-        """FAILED (wfx.RunnerLost) when the process holding the run's lease ran on this host
-        and is gone: its record and /proc say so, no store is read. The lease must name the
-        recorded process (its owner is `host:pid:...`, supervisor.lease_owner): a record left
-        by an earlier runner of the run (before a redrive, or a gate's handover) says nothing
-        of the runner that holds it now, which may not have written its own yet."""
-        lease = execution.runner_lease
-        thread = self._threads.get(execution.workflow_execution_id)
-        if lease is None or (thread is not None and thread.is_alive()):
+        """As runner_liveness.LocalRunnerLiveness answers it, knowing this process's threads
+        and the exit codes of the workers it started."""
+        execution_id = execution.workflow_execution_id
+        thread = self._threads.get(execution_id)
+        if execution.runner_lease is None or (thread is not None and thread.is_alive()):
             return None
-        record = self._folder(execution.workflow_execution_id).runner()
-        if record is None or not record.here or record.running():  # this process's: running
-            return None
-        if lease.owner.split(":")[:2] != [record.host, str(record.pid)]:
-            return None
-        return OrchestratorExecution(
-            status=ExecutionStatus.FAILED,
-            error=RUNNER_LOST_ERROR,
-            cause=self._gone(execution.workflow_execution_id, record),
-        )
+        record = self._folder(execution_id).runner()
+        return lease_holder_lost(execution, record, self._exit_code(execution_id))
 
     def _ended_in_this_process(self, execution_id: str, record: ProcessRecord) -> bool:
         """A run of this very process whose thread is gone (it died with an error)."""
         return record.pid == os.getpid() and execution_id not in self._live
 
     def _gone(self, execution_id: str, record: ProcessRecord) -> str:
-        code = self._exit_codes.get(execution_id)
+        return runner_gone_cause(record, self._exit_code(execution_id))
+
+    def _exit_code(self, execution_id: str) -> int | None:
+        """The exit code of the run's worker, when this runner started it and it has ended."""
         process = self._processes.get(execution_id)
         if process is not None and process.poll() is not None:
-            code = process.returncode
-        ended = f" with exit code {code}" if code is not None else ""
-        what = _RUNNER_NAMES.get(record.mode, record.mode)
-        return f"the local runner ({what}, pid {record.pid}) ended{ended} before the run did"
+            return process.returncode
+        return self._exit_codes.get(execution_id)
 
     def stop_execution(
         self, execution: WorkflowExecution, error: str, cause: str

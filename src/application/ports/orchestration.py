@@ -74,7 +74,19 @@ class LaunchClaim:
     lease: timedelta
 
 
-class Orchestrator(Protocol):
+class RunnerLiveness(Protocol):
+    """Whether the runner holding a run's lease is known gone, without a remote call."""
+
+    def lost_runner(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
+        """FAILED `wfx.RunnerLost` when the runner holding the run's lease (as `execution`
+        has it) is known to have ended, without a remote call: the local runner's record of a
+        process of this host, and /proc. None when it lives, ran elsewhere, or only a call to a
+        service could tell (Step Functions: the read asks describe_execution, at most once per
+        interval). Asked on every read of a leased open run, so it is a file read at most."""
+        ...
+
+
+class Orchestrator(RunnerLiveness, Protocol):
     """Runs a launched execution; the execution id is the orchestrator's execution name.
 
     Every method but start takes the stored main row, whose `execution_arn` (when the
@@ -114,14 +126,6 @@ class Orchestrator(Protocol):
 
     def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
         """The orchestrator's view of the run; None when it has never heard of it."""
-        ...
-
-    def lost_runner(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
-        """FAILED `wfx.RunnerLost` when the runner holding the run's lease (as `execution`
-        has it) is known to have ended, without a remote call: the local runner's record of a
-        process of this host, and /proc. None when it lives, ran elsewhere, or only a call to a
-        service could tell (Step Functions: the read asks describe_execution, at most once per
-        interval). Asked on every read of a leased open run, so it is a file read at most."""
         ...
 
     def stop_execution(
