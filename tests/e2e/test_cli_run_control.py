@@ -189,14 +189,14 @@ def test_kill_9_of_a_foreground_run_stops_its_step_and_the_run_ends_runner_lost(
 def test_kill_9_of_a_detached_worker_stops_its_step_and_the_run_ends_runner_lost(
     stage: Stage,
 ) -> None:
-    kill_9_of_a_detached_worker(stage)
+    execution_id, gone_at = kill_9_of_a_detached_worker(stage.wfx)
+    _assert_a_redrive_succeeds_one_copy_at_a_time(stage, execution_id, gone_at)
 
 
-def kill_9_of_a_detached_worker(stage: Stage) -> None:
-    """`wfx run --no-wait`, its worker killed with -9 once its step runs: the first read after
-    the worker is gone ends the run, and a redrive finishes it (also on DynamoDB, by
-    test_cli_runner_lost_on_moto_server)."""
-    wfx = stage.wfx
+def kill_9_of_a_detached_worker(wfx: Wfx) -> tuple[str, float]:
+    """`wfx run --no-wait` of demo/signals, its worker killed with -9 once its step runs: the
+    first read after the worker is gone ends the run (also on DynamoDB, by
+    test_cli_runner_lost_on_moto_server). The run's id, and when nothing of it was left."""
     launched = wfx("run", "demo/signals", "--no-wait")
     assert launched.code == 0 and GUID.match(launched.stdout.strip()), str(launched)
     execution_id = launched.stdout.strip()
@@ -213,7 +213,7 @@ def kill_9_of_a_detached_worker(stage: Stage) -> None:
     _assert_no_traceback("the worker", _runner_log(wfx, execution_id))
     # the lease (30 s) and the interval (30 s) far from over: the worker's record tells
     _assert_ended(wfx, execution_id, "FAILED", "wfx.RunnerLost: the local runner (worker, pid")
-    _assert_a_redrive_succeeds_one_copy_at_a_time(stage, execution_id, gone_at)
+    return execution_id, gone_at
 
 
 # --- what each test checks ------------------------------------------------------------------------

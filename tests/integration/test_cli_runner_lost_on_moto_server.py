@@ -1,7 +1,7 @@
 """`kill -9` of a detached worker of a run stored on DynamoDB (a moto server the `wfx` processes
 reach over HTTP): the first read after the worker is gone ends the run FAILED wfx.RunnerLost,
-with its lease and interval far from over, and a redrive finishes it. The same test as
-tests/e2e/test_cli_run_control.py's on a SQLite file."""
+with its lease and interval far from over, and the stored main item says so. The SQLite side,
+with the redrive after, is tests/e2e/test_cli_run_control.py's."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from adapters.dynamodb.codec import from_wire
 from tests.e2e.cli import FAKE_AWS, Wfx
 from tests.e2e.test_cli_run_control import (
     kill_9_of_a_detached_worker,
     kill_what_is_left,
     signals_stage,
 )
-from tests.integration.moto_server import moto_server
+from tests.integration.moto_server import moto_server, served_client
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-runner-lost-on-moto")]
 
@@ -36,6 +37,25 @@ def test_kill_9_of_a_detached_worker_ends_the_run_on_the_next_read(
     on_moto.ok("tables", "create")
 
     try:
-        kill_9_of_a_detached_worker(signals_stage(on_moto, tmp_path))
+        execution_id, _ = kill_9_of_a_detached_worker(signals_stage(on_moto, tmp_path).wfx)
     finally:
         kill_what_is_left(on_moto.home)
+
+    (stored,) = _main_items(endpoint, execution_id)
+    assert stored["executionStatus"] == "FAILED", stored
+    assert str(stored["executionError"]).startswith("wfx.RunnerLost: the local runner (worker")
+    assert "runnerLeaseOwner" not in stored, stored
+
+
+def _main_items(endpoint: str, execution_id: str) -> list[dict[str, object]]:
+    """The run's main items on the endpoint: those naming it with a status and no step."""
+    client = served_client("dynamodb", endpoint)
+    found = []
+    for table in client.list_tables()["TableNames"]:
+        for page in client.get_paginator("scan").paginate(TableName=table):
+            for item in map(from_wire, page["Items"]):
+                if item.get("workflowExecutionId") != execution_id:
+                    continue
+                if "executionStatus" in item and "pipelineExecutionId" not in item:
+                    found.append(item)
+    return found
