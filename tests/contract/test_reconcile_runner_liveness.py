@@ -86,13 +86,22 @@ def _leased_run(store: ExecutionStore) -> WorkflowExecution:
     return store.get_execution("exec-1")
 
 
+def _read_leased_run(
+    store: ExecutionStore,
+    home: Path,
+    gone: OrchestratorExecution | None,
+    then: Callable[[], object] = lambda: None,
+) -> tuple[WorkflowExecution, Orchestrator, WorkflowExecution]:
+    """The leased run as written, the orchestrator, and the run as one read answers it."""
+    execution = _leased_run(store)
+    orchestrator = Orchestrator(gone, then)
+    return execution, orchestrator, _reconcile(store, orchestrator, home).execute(execution)
+
+
 def test_a_live_runner_inside_the_interval_is_asked_and_nothing_is_written(
     execution_store: ExecutionStore, tmp_path: Path
 ) -> None:
-    execution = _leased_run(execution_store)
-    orchestrator = Orchestrator(gone=None)
-
-    read = _reconcile(execution_store, orchestrator, tmp_path).execute(execution)
+    execution, orchestrator, read = _read_leased_run(execution_store, tmp_path, gone=None)
 
     assert read is execution
     assert orchestrator.calls == ["lost_runner"]
@@ -102,10 +111,7 @@ def test_a_live_runner_inside_the_interval_is_asked_and_nothing_is_written(
 def test_a_dead_runner_ends_the_run_runner_lost_on_that_read(
     execution_store: ExecutionStore, tmp_path: Path
 ) -> None:
-    execution = _leased_run(execution_store)
-    orchestrator = Orchestrator(gone=GONE)
-
-    read = _reconcile(execution_store, orchestrator, tmp_path).execute(execution)
+    _, orchestrator, read = _read_leased_run(execution_store, tmp_path, gone=GONE)
 
     assert orchestrator.calls == ["lost_runner"]
     stored = execution_store.get_run("exec-1")
@@ -123,7 +129,6 @@ def test_an_end_the_runner_recorded_before_it_exited_stands(
 ) -> None:
     """The runner writes its run's end, then exits: the read saw the run open, then the runner
     gone. The row read after the liveness answer holds the end, and nothing overwrites it."""
-    execution = _leased_run(execution_store)
 
     def the_runner_records_its_end() -> None:
         run = Run(execution=execution_store.get_execution("exec-1"))
@@ -132,9 +137,7 @@ def test_an_end_the_runner_recorded_before_it_exited_stands(
         )
         assert end is not None and write_change(execution_store, end.change) is not None
 
-    orchestrator = Orchestrator(gone=GONE, then=the_runner_records_its_end)
-
-    read = _reconcile(execution_store, orchestrator, tmp_path).execute(execution)
+    _, _, read = _read_leased_run(execution_store, tmp_path, GONE, the_runner_records_its_end)
 
     assert read.status is ExecutionStatus.SUCCEEDED
     assert execution_store.get_execution("exec-1").status is ExecutionStatus.SUCCEEDED
@@ -145,7 +148,6 @@ def test_a_lease_another_runner_holds_by_the_time_of_the_write_is_not_ended(
 ) -> None:
     """The runner seen gone is not the lease's holder any more (the run parked at a gate, or
     was handed on): the end, decided on the dead runner's lease, is not written."""
-    execution = _leased_run(execution_store)
 
     def another_runner_holds_it() -> None:
         run = Run(execution=execution_store.get_execution("exec-1"))
@@ -153,9 +155,7 @@ def test_a_lease_another_runner_holds_by_the_time_of_the_write_is_not_ended(
         taken = run.take_lease("laptop:4343:feedf00d", NOW + LEASE, LEASE)
         assert write_change(execution_store, taken) is not None
 
-    orchestrator = Orchestrator(gone=GONE, then=another_runner_holds_it)
-
-    read = _reconcile(execution_store, orchestrator, tmp_path).execute(execution)
+    _, _, read = _read_leased_run(execution_store, tmp_path, GONE, another_runner_holds_it)
 
     assert read.status is ExecutionStatus.RUNNING
     stored = execution_store.get_execution("exec-1")

@@ -5,7 +5,6 @@ with the redrive after, is tests/e2e/test_cli_run_control.py's."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,26 +21,17 @@ from tests.integration.moto_server import moto_server, served_client
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-runner-lost-on-moto")]
 
 
-@pytest.fixture
-def endpoint() -> Iterator[str]:
-    with moto_server() as url:
-        yield url
+def test_kill_9_of_a_detached_worker_ends_the_run_on_the_next_read(tmp_path: Path) -> None:
+    with moto_server() as endpoint:
+        home = tmp_path / "home"
+        on_moto = Wfx(home, WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=endpoint, **FAKE_AWS)
+        on_moto.ok("tables", "create")
+        try:
+            execution_id, _ = kill_9_of_a_detached_worker(signals_stage(on_moto, tmp_path).wfx)
+        finally:
+            kill_what_is_left(home)
 
-
-def test_kill_9_of_a_detached_worker_ends_the_run_on_the_next_read(
-    tmp_path: Path, endpoint: str
-) -> None:
-    on_moto = Wfx(
-        tmp_path / "home", WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=endpoint, **FAKE_AWS
-    )
-    on_moto.ok("tables", "create")
-
-    try:
-        execution_id, _ = kill_9_of_a_detached_worker(signals_stage(on_moto, tmp_path).wfx)
-    finally:
-        kill_what_is_left(on_moto.home)
-
-    (stored,) = _main_items(endpoint, execution_id)
+        (stored,) = _main_items(endpoint, execution_id)
     assert stored["executionStatus"] == "FAILED", stored
     assert str(stored["executionError"]).startswith("wfx.RunnerLost: the local runner (worker")
     assert "runnerLeaseOwner" not in stored, stored
