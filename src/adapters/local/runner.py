@@ -387,26 +387,21 @@ class LocalRunner:
         detached = record.mode == "detached"
         if detached and execution.runner_lease is None:
             return self._stop_worker(execution_id, record, grace_seconds=0.0)
-
-        def done() -> bool:
-            if not record.running():
-                return True
-            return not detached and self._store.get_execution(execution_id).is_terminal
-
-        deadline = time.monotonic() + self._grace + 2 * self._watch
-        while not done():
-            if time.monotonic() >= deadline:
-                break
-            time.sleep(0.02)
-        else:
-            self._reap(execution_id)
-            return []
+        bound = self._grace + 2 * self._watch
         if detached:
+            if record.gone_within(bound):
+                self._reap(execution_id)
+                return []
             return self._stop_worker(execution_id, record, self._grace)
-        return [
-            f"the local runner (pid {record.pid}) has not ended its run yet: its step is "
-            "still finishing, and nothing more of the run will start"
-        ]
+        deadline = time.monotonic() + bound
+        while record.running() and not self._store.get_execution(execution_id).is_terminal:
+            if time.monotonic() >= deadline:
+                return [
+                    f"the local runner (pid {record.pid}) has not ended its run yet: its step "
+                    "is still finishing, and nothing more of the run will start"
+                ]
+            time.sleep(0.02)
+        return []
 
     def _stop_worker(
         self, execution_id: str, record: ProcessRecord, grace_seconds: float
@@ -424,14 +419,7 @@ class LocalRunner:
         """Whether the process that ran the run has gone. The run's end is stored before its
         worker exits (it still writes the run log and closes its files), so a redrive just
         after the end waits for that, as it waits for a thread of its own."""
-        if record.pid == os.getpid():
-            return True
-        deadline = time.monotonic() + self._grace + self._watch
-        while record.running():
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.02)
-        return True
+        return record.pid == os.getpid() or record.gone_within(self._grace + self._watch)
 
     def redrive_execution(
         self, execution: WorkflowExecution, client_token: str, known: Run | None = None
