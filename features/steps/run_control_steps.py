@@ -44,6 +44,8 @@ class RaceRecord:
     execution_id: str
     child_pid: int
     aborted: AbortResult
+    # a worker process (detached) still running when the abort returned
+    worker_left: bool = False
     details: ExecutionDetails | None = None
     output_keys: list[str] = field(default_factory=list)
 
@@ -146,8 +148,11 @@ def _(
         aborted = runner.abort_execution().execute(
             AbortExecutionCommand(workflow_execution_id=execution_id)
         )
+        record = RunFolder(Path(runner.config.home()) / "runs" / execution_id).runner()
+        assert record is not None
+        worker_left = record.pid != os.getpid() and record.running()
         assert runner.local_runner().join(execution_id, timeout=_WAIT_SECONDS)
-        races.runs.append(RaceRecord(execution_id, child, aborted))
+        races.runs.append(RaceRecord(execution_id, child, aborted, worker_left))
     store, objects = runner.execution_store(), runner.object_store()
     for race in races.runs:
         race.details = store.get_details(race.execution_id)
@@ -184,6 +189,7 @@ def _(races: Races) -> None:
     runs = Path(races.runner.config.home()) / "runs"
     deadline = time.monotonic() + 5
     for race in races.runs:
+        assert not race.worker_left, f"{race.execution_id}: the abort returned before its worker"
         record = RunFolder(runs / race.execution_id).runner()
         assert record is not None
         others = record.pid != os.getpid()

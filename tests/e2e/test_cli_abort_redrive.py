@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from adapters.local.supervisor import RunFolder
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
@@ -289,10 +290,13 @@ def test_aborting_a_detached_run_stops_its_worker_and_records_it_aborted(
     wfx.ok("workflows", "publish", str(path))
     execution_id = wfx.run_id("demo/sleepy", "--no-wait")
     wfx.wait_until(execution_id, lambda _: started.exists())
+    worker = RunFolder(wfx.home / "runs" / execution_id).runner()
+    assert worker is not None and worker.running()
 
     outcome = wfx("executions", "abort", execution_id)
 
     assert outcome.code == 0, str(outcome)
+    assert not worker.running()  # gone (its /proc entry, or a zombie) when the abort returns
     assert outcome.stdout == f"{execution_id} ABORTED\n"
     details = wfx.json("executions", "show", execution_id)
     assert details["executionStatus"] == "ABORTED"

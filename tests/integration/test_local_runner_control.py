@@ -337,7 +337,9 @@ def test_stop_from_another_process_ends_a_detached_worker_and_its_command_steps(
     launcher.start("exec-group")
     wait_until(lambda: child_pid_file.exists() and child_pid_file.read_text() != "")
     child_pid = int(child_pid_file.read_text())
-    # this worker never watches for the abort: it is stopped with its group after the grace
+    # this worker took the run (as a worker does first) and never watches for the abort: it is
+    # stopped with its group after the grace
+    assert harness.reporter.take_lease("exec-group", "the worker") is not None
     elsewhere = harness.runner(
         mode="detached", detached_command=worker, grace_seconds=0.5, watch_seconds=0.05
     )
@@ -348,6 +350,35 @@ def test_stop_from_another_process_ends_a_detached_worker_and_its_command_steps(
     assert launcher._processes == {}
     wait_until(lambda: _process_gone(child_pid))
     assert harness.status_of("exec-group") is ExecutionStatus.RUNNING
+
+
+def test_a_detached_worker_that_has_not_taken_its_run_is_stopped_at_once(
+    harness: Harness,
+) -> None:
+    """It starts no step once the abort is recorded, and all it would do is end the run: not
+    waited for, though a grace and a watch interval longer than the test's bound allow it."""
+    version = harness.publish(workflow("early", python_step("first", "first")))
+    harness.launch("exec-early", version)
+    starting = [sys.executable, "-c", "import time; time.sleep(600)"]  # a worker still starting
+    launcher = harness.runner(mode="detached", detached_command=starting)
+    launcher.start("exec-early")
+    pid = runner_pid(harness, "exec-early")
+    elsewhere = harness.runner(
+        mode="detached", detached_command=starting, grace_seconds=600, watch_seconds=600
+    )
+    stored = _stored(harness, "exec-early")
+    assert stored.runner_lease is None
+    stop = threading.Thread(
+        target=elsewhere.stop_execution, args=(stored, "wfx.Aborted", "by the test"), daemon=True
+    )
+
+    stop.start()
+    stop.join(60)
+
+    assert not stop.is_alive()  # returned, not waiting out 600 s of grace
+    assert launcher.join("exec-early", timeout=20)
+    assert _process_gone(pid)
+    assert harness.status_of("exec-early") is ExecutionStatus.RUNNING  # the stop writes nothing
 
 
 def test_stopping_a_run_that_is_not_running_changes_nothing(harness: Harness) -> None:

@@ -8,6 +8,7 @@ start time (`/proc/<pid>/stat` field 22): a stranger that took the id later neve
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import time
@@ -72,6 +73,43 @@ def is_running(pid: int, start_time: int | None) -> bool:
     if stat.state in ("Z", "X"):
         return False
     return start_time is None or stat.start_time == start_time
+
+
+def wait_until_gone(
+    pid: int,
+    start_time: int | None,
+    seconds: float,
+    sleep: Callable[[float], None] = time.sleep,
+) -> bool:
+    """Whether the process (`pid`, started at `start_time`) has gone within `seconds`: woken by
+    its exit where Linux gives a descriptor of the process (pidfd_open), else looked at every
+    20 ms (`sleep` between two looks)."""
+    deadline = time.monotonic() + seconds
+    descriptor = _descriptor_of(pid)
+    try:
+        while is_running(pid, start_time):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if descriptor is None:
+                sleep(min(_POLL_SECONDS, left))
+            elif select.select([descriptor], [], [], left)[0]:  # readable: it has exited
+                os.close(descriptor)
+                descriptor = None  # what is left to wait for is /proc saying so
+        return True
+    finally:
+        if descriptor is not None:
+            os.close(descriptor)
+
+
+def _descriptor_of(pid: int) -> int | None:
+    open_descriptor = getattr(os, "pidfd_open", None)  # Linux 5.3 and later
+    if open_descriptor is None:
+        return None
+    try:
+        return int(open_descriptor(pid))
+    except OSError:  # gone already, or a kernel without it
+        return None
 
 
 def members(pgid: int) -> list[ProcessStat]:

@@ -382,50 +382,55 @@ class LocalRunner:
         if thread is not None and thread is not threading.current_thread():
             thread.join(self._grace + self._watch)
         elif record is not None and record.running() and record.pid != os.getpid():
-            warnings += self._wait_for_runner(execution_id, record)
+            warnings += self._wait_for_runner(execution, record)
         return tuple(warnings)
 
-    def _wait_for_runner(self, execution_id: str, record: ProcessRecord) -> list[str]:
+    def _wait_for_runner(self, execution: WorkflowExecution, record: ProcessRecord) -> list[str]:
         """Another process runs the run: it sees the abort request within a watch interval and
         ends the run. A detached worker is waited for until it has exited, and stopped with its
-        group if it does not; a foreground `wfx run` until it has recorded the end."""
+        group if it does not; a foreground `wfx run` until it has recorded the end.
+
+        A worker that had not taken the run when the abort was recorded (no lease on the row
+        the caller holds) is stopped at once: from the request on it starts no step, and all it
+        would do is end the run, which the caller does. It is most likely still starting (a
+        fresh interpreter, its store's client: a second and more on a loaded machine)."""
+        execution_id = execution.workflow_execution_id
         detached = record.mode == "detached"
-
-        def done() -> bool:
-            if not record.running():
-                return True
-            return not detached and self._store.get_execution(execution_id).is_terminal
-
-        deadline = time.monotonic() + self._grace + 2 * self._watch
-        while not done():
-            if time.monotonic() >= deadline:
-                break
-            time.sleep(0.02)
-        else:
-            process = self._processes.get(execution_id)
-            if process is not None:
-                process.poll()  # reap it: it was our child
-            return []
+        if detached and execution.runner_lease is None:
+            return self._stop_worker(execution_id, record, grace_seconds=0.0)
+        bound = self._grace + 2 * self._watch
         if detached:
-            left = stop_group(record.pid, self._grace)
-            return [f"local worker {describe(stat)} still running after SIGKILL" for stat in left]
-        return [
-            f"the local runner (pid {record.pid}) has not ended its run yet: its step is "
-            "still finishing, and nothing more of the run will start"
-        ]
+            if record.gone_within(bound):
+                self._reap(execution_id)
+                return []
+            return self._stop_worker(execution_id, record, self._grace)
+        deadline = time.monotonic() + bound
+        while record.running() and not self._store.get_execution(execution_id).is_terminal:
+            if time.monotonic() >= deadline:
+                return [
+                    f"the local runner (pid {record.pid}) has not ended its run yet: its step "
+                    "is still finishing, and nothing more of the run will start"
+                ]
+            time.sleep(0.02)
+        return []
+
+    def _stop_worker(
+        self, execution_id: str, record: ProcessRecord, grace_seconds: float
+    ) -> list[str]:
+        left = stop_group(record.pid, grace_seconds)
+        self._reap(execution_id)
+        return [f"local worker {describe(stat)} still running after SIGKILL" for stat in left]
+
+    def _reap(self, execution_id: str) -> None:
+        process = self._processes.get(execution_id)
+        if process is not None:
+            process.poll()  # our child: its exit status collected, no zombie left
 
     def _exited(self, record: ProcessRecord) -> bool:
         """Whether the process that ran the run has gone. The run's end is stored before its
         worker exits (it still writes the run log and closes its files), so a redrive just
         after the end waits for that, as it waits for a thread of its own."""
-        if record.pid == os.getpid():
-            return True
-        deadline = time.monotonic() + self._grace + self._watch
-        while record.running():
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.02)
-        return True
+        return record.pid == os.getpid() or record.gone_within(self._grace + self._watch)
 
     def redrive_execution(
         self, execution: WorkflowExecution, client_token: str, known: Run | None = None

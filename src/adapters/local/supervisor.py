@@ -33,6 +33,7 @@ from adapters.local.processes_on_host import (
     members,
     start_time_of,
     stop_group,
+    wait_until_gone,
 )
 from domain.bounds import is_whole_number
 
@@ -63,6 +64,10 @@ class ProcessRecord:
 
     def running(self) -> bool:
         return self.here and is_running(self.pid, self.start_time)
+
+    def gone_within(self, seconds: float) -> bool:
+        """Whether it is not running, or has stopped within `seconds` (woken by its exit)."""
+        return not self.here or wait_until_gone(self.pid, self.start_time, seconds)
 
 
 def lease_owner() -> str:

@@ -1206,13 +1206,23 @@ def serve(
 @app.command("internal-run-worker", hidden=True)
 def internal_run_worker(execution_id: str) -> None:
     """Run a launched execution in this process (what `wfx run --no-wait` starts); SIGTERM,
-    SIGINT or SIGHUP abort it."""
+    SIGINT or SIGHUP abort it. Its run ended and recorded, it exits at once: nothing reads the
+    run again, and an abort waits for the worker to be gone (entrypoints/cli/quick_exit.py)."""
     from adapters.local.redacted_output import redact_standard_streams
+    from entrypoints.cli.interrupts import aborting_on_signals
+    from entrypoints.cli.quick_exit import exit_at_once
 
     redact_standard_streams()  # what this process prints lands in runner.log, under WFX_HOME
     container = context.container(runner_mode="worker")
-    container.local_runner().start(execution_id)
-    _wait_or_abort(container, execution_id, show_progress=False)
+    runner = container.local_runner()
+    runner.start(execution_id)
+
+    def ended() -> None:
+        while not runner.join(execution_id, timeout=1.0):
+            pass
+
+    aborting_on_signals(container, execution_id, ended)
+    exit_at_once(0)
 
 
 def _app_for(arguments: Sequence[str], whole: typer.Typer = app) -> typer.Typer:
