@@ -10,6 +10,7 @@ from pathlib import Path
 
 PROGRAM = """
 import atexit, sys, threading, time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from entrypoints.cli.quick_exit import exit_at_once
 
@@ -27,13 +28,15 @@ def late():
     (folder / "thread").touch()
 
 threading.Thread(target=late).start()
+pool = ThreadPoolExecutor(1)
+pool.submit(int).result()  # its worker thread left idle, waiting for more (no daemon)
 atexit.register(lambda: (folder / "atexit").touch())
 sys.stdout.write("no newline yet")  # in the buffer
 exit_at_once(3)
 """
 
 
-def test_the_exit_waits_for_threads_runs_atexit_flushes_and_skips_the_teardown(
+def test_the_exit_ends_threads_as_python_does_runs_atexit_flushes_and_skips_the_teardown(
     tmp_path: Path,
 ) -> None:
     ended = subprocess.run(
