@@ -32,6 +32,7 @@ _S = timedelta(seconds=1)
 OWNER = "laptop:4242:0badcafe"  # as supervisor.lease_owner names a runner
 CAUSE = "the local runner (worker, pid 4242) ended before the run did"
 GONE = OrchestratorExecution(status=ExecutionStatus.FAILED, error=RUNNER_LOST_ERROR, cause=CAUSE)
+RUNNING = OrchestratorExecution(status=ExecutionStatus.RUNNING)
 
 
 class Clock:
@@ -41,12 +42,15 @@ class Clock:
 
 class Orchestrator:
     """Answers lost_runner as told (`then` runs first: what another writer does meanwhile) and
-    records every call; describe_execution says RUNNING."""
+    records every call; describe_execution says `described` (then runs first too)."""
 
     def __init__(
-        self, gone: OrchestratorExecution | None, then: Callable[[], object] = lambda: None
+        self,
+        gone: OrchestratorExecution | None,
+        then: Callable[[], object] = lambda: None,
+        described: OrchestratorExecution = RUNNING,
     ) -> None:
-        self.gone, self.then = gone, then
+        self.gone, self.then, self.described = gone, then, described
         self.calls: list[str] = []
 
     def lost_runner(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
@@ -56,7 +60,8 @@ class Orchestrator:
 
     def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution:
         self.calls.append("describe_execution")
-        return OrchestratorExecution(status=ExecutionStatus.RUNNING)
+        self.then()
+        return self.described
 
 
 def _reconcile(store: ExecutionStore, orchestrator: Orchestrator, home: Path) -> ReconcileExecution:
@@ -197,3 +202,54 @@ def test_a_step_functions_run_past_the_interval_is_described_once(
 
     assert orchestrator.calls == ["describe_execution"]
     assert read.status is ExecutionStatus.RUNNING and read.last_sfn_sync_check_date == NOW
+
+
+def _unleased_run(store: ExecutionStore) -> WorkflowExecution:
+    """exec-1 on the local runner, started 5 s ago (a lease's length is not up), no runner has
+    taken its lease, never checked: a read asks the orchestrator."""
+    records = a_launch("exec-1", steps=2, start=NOW - 5 * _S)
+    execution = records.execution.model_copy(update={"orchestrator": "local"})
+    write_launch(store, records.model_copy(update={"execution": execution}))
+    return store.get_execution("exec-1")
+
+
+def test_a_run_no_runner_leased_described_lost_ends_runner_lost(
+    execution_store: ExecutionStore, tmp_path: Path
+) -> None:
+    """The describe path of a lost runner (its runner died before taking the lease) ends the
+    run as the lease's path does: the same error, cause and steps."""
+    orchestrator = Orchestrator(gone=None, described=GONE)
+
+    read = _reconcile(execution_store, orchestrator, tmp_path).execute(
+        _unleased_run(execution_store)
+    )
+
+    assert orchestrator.calls == ["describe_execution"]  # no lease: nothing for lost_runner
+    stored = execution_store.get_run("exec-1")
+    assert read == stored.execution
+    assert stored.execution.status is ExecutionStatus.FAILED
+    assert stored.execution.execution_error == f"{RUNNER_LOST_ERROR}: {CAUSE}"
+    assert stored.execution.execution_cause == CAUSE
+    assert [step.status for step in stored.steps] == [StepStatus.FAILED, StepStatus.FAILED]
+
+
+def test_a_lease_taken_after_the_describe_keeps_the_run(
+    execution_store: ExecutionStore, tmp_path: Path
+) -> None:
+    """A runner took the run between the describe and the end's read: it is alive, and the end
+    decided on no lease is not written."""
+
+    def a_runner_takes_it() -> None:
+        run = Run(execution=execution_store.get_execution("exec-1"))
+        assert write_change(execution_store, run.take_lease(OWNER, NOW, LEASE)) is not None
+
+    orchestrator = Orchestrator(gone=None, then=a_runner_takes_it, described=GONE)
+
+    read = _reconcile(execution_store, orchestrator, tmp_path).execute(
+        _unleased_run(execution_store)
+    )
+
+    assert read.status is ExecutionStatus.RUNNING
+    stored = execution_store.get_execution("exec-1")
+    assert stored.status is ExecutionStatus.RUNNING
+    assert stored.runner_lease is not None and stored.runner_lease.owner == OWNER

@@ -22,6 +22,7 @@ from adapters.local.processes import LocalProcessController
 from adapters.local.supervisor import RunFolder, this_process
 from adapters.sub_process_dispatch import DispatchingSubProcessController
 from application.use_cases.abort_execution import AbortExecutionCommand
+from application.use_cases.get_execution import GetExecutionQuery
 from application.use_cases.handle_execution_error import HandleExecutionErrorCommand
 from application.use_cases.sweep_aborts import SweepAbortsCommand
 from domain.execution import PipelineExecution
@@ -95,12 +96,14 @@ def a_running_run(
     execution_id: str,
     subs: tuple[RegisteredSubExecution, ...],
     status: ExecutionStatus = ExecutionStatus.RUNNING,
+    started: timedelta = timedelta(minutes=5),
 ) -> str:
-    """Step 0 RUNNING (started now) with `subs` registered on it; returns the step id."""
+    """Step 0 RUNNING with `subs` registered on it, the run started `started` ago and no lease
+    taken (lost to a read once a lease's length has passed); returns the step id."""
     now = datetime.now(UTC)
-    records = a_launch(execution_id, start=now - timedelta(minutes=5))
+    records = a_launch(execution_id, start=now - started)
     running = records.steps[0].model_copy(
-        update={"status": StepStatus.RUNNING, "start_date": now - timedelta(minutes=4)}
+        update={"status": StepStatus.RUNNING, "start_date": now - started}
     )
     execution = records.execution.model_copy(update={"status": status})
     store = app.execution_store()
@@ -291,3 +294,22 @@ def test_the_sweep_reads_as_every_read_does_and_ends_a_run_whose_runner_was_lost
     assert child.wait(timeout=5) < 0  # stopped as the run was found lost
     assert outcomes(stored_step(app, sid)) == {str(child.pid): (StopOutcome.STOPPED, 1)}
     assert swept.runs_checked == 1 and swept.remaining == 0
+
+
+def test_a_read_the_runner_describes_lost_stops_what_the_step_registered(
+    app: Any, children: list[subprocess.Popen[bytes]]
+) -> None:
+    """Started a second ago, no lease taken yet (the lease's 30 s have not passed), and the
+    runner recorded as this very process has no thread for it: the read past the interval asks
+    the local runner, which describes it FAILED wfx.RunnerLost. That end, as the lease's, stops
+    what its running step registered (the other path of a lost runner, not only the lease's)."""
+    child = sleeper(children)
+    sid = a_running_run(app, "run-9", (local(child),), started=timedelta(seconds=1))
+
+    read = app.get_execution().execute(GetExecutionQuery(workflow_execution_id="run-9"))
+
+    assert read.status is ExecutionStatus.FAILED
+    assert (read.execution_error or "").startswith("wfx.RunnerLost: the local runner (wfx, pid")
+    assert stored_step(app, sid).status is StepStatus.FAILED
+    assert outcomes(stored_step(app, sid)) == {str(child.pid): (StopOutcome.STOPPED, 1)}
+    assert child.wait(timeout=5) < 0  # stopped as the run was found lost

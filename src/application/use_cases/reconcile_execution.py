@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from application.stale_reads import note_stale
-from domain.errors import ConflictError, UnreadableRowError
+from domain.errors import RUNNER_LOST_ERROR, ConflictError, UnreadableRowError
 from domain.statuses import TERMINAL_STATUSES, StepStatus
 
 if TYPE_CHECKING:
@@ -52,7 +52,9 @@ class ReconcileExecution:
     A local run whose lease expired (or that no runner took within a lease's length) ends FAILED
     with `wfx.RunnerLost`, with its open steps, so that it can be redriven; so does one whose
     lease is held by a runner of this host seen gone (Orchestrator.lost_runner: its record and
-    /proc, asked on every read of a leased run, writing nothing while the runner lives). The
+    /proc, asked on every read of a leased run, writing nothing while the runner lives), and
+    one the orchestrator describes so (wfx.RunnerLost). Each of these ends first stops what the
+    run's running steps registered, as the error handler does for a run that fails. The
     orchestrator is called only when the row has no stop date and was last checked longer ago
     than the interval; every poll re-stamps lastSfnSyncCheckDate and records the redriveStatus
     the orchestrator gives. A terminal status found out of band (a run stopped or timed out
@@ -182,6 +184,11 @@ class ReconcileExecution:
             said = described or execution  # nothing described: what is stored stands
             status, reason = said.redrive_status, said.redrive_status_reason
             return self._save(Run(execution=execution).checked(now, status, reason))
+        if described.error == RUNNER_LOST_ERROR:
+            # the local runner ended without recording the run's end (a run no runner leased
+            # yet, or one of this very process whose thread died): a lost runner's end, which
+            # stops what the steps registered as the lease's path does
+            return self._lose_runner(execution, now, described)
         return self._end_as_described(execution, described, now)
 
     def _lose_runner(
@@ -191,9 +198,10 @@ class ReconcileExecution:
         gone: OrchestratorExecution | None = None,
     ) -> WorkflowExecution:
         """End the run FAILED wfx.RunnerLost with its open steps, stopping what they registered.
-        `gone`: the orchestrator saw the runner holding the lease end (its error and cause);
-        None: the lease expired. Liveness was asked first and the run is read after, so an end
-        the runner recorded before it exited is read here and stands."""
+        `gone`: the orchestrator saw the run's runner end (its error and cause), holding the
+        lease as read or, before any runner took one, with none; None: the lease expired.
+        Liveness was asked first and the run is read after, so an end the runner recorded
+        before it exited is read here and stands."""
         from application.run_writes import end_run_and_steps
         from application.sub_process_stops import stop_sub_processes
 
@@ -281,16 +289,20 @@ def _runner_gone(
     log: str,
     log_object_key: str | None,
 ) -> RunEnd | None:
-    """The end of a run whose runner (the lease's `owner`) was seen gone, as a describe saying
-    so ends it, written only while the lease is still that runner's: an end the runner wrote
-    clears it, a run it parked is the gate's."""
+    """The end of a run whose runner (the lease's `owner`; None: no runner had taken a lease)
+    was seen gone, as a describe saying so ends it, written only while the lease is still that
+    runner's: an end the runner wrote clears it, a run it parked is the gate's, and a lease
+    taken since the read (a runner took the run after all) is alive."""
     from domain.run import failure_message
 
-    if owner is None or _lease_owner(run.execution) != owner:
+    if _lease_owner(run.execution) != owner:
         return None
     error = failure_message(gone.error, gone.cause)
     end = run.end_as_described(gone.status, now, error, log, log_object_key, now, gone.cause)
     if end is None:
         return None
-    guard = replace(end.change.guard, lease_held_by=owner)
+    guard = end.change.guard
+    guard = (
+        replace(guard, lease_as_read=True) if owner is None else replace(guard, lease_held_by=owner)
+    )
     return replace(end, change=replace(end.change, guard=guard))
