@@ -18,12 +18,22 @@ from adapters.local.object_store import FilesystemObjectStore
 from adapters.sub_process_dispatch import DispatchingSubProcessController
 from application.ports.executions import ExecutionStore
 from application.ports.orchestration import OrchestratorExecution
+from application.ports.sub_executions import SubProcessController
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.errors import RUNNER_LOST_ERROR
-from domain.execution import WorkflowExecution
+from domain.execution import PipelineExecution, WorkflowExecution
+from domain.logs import RegisteredSubExecution
 from domain.run import Run
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_launch, at, write_change, write_launch
+from domain.sub_processes import StopAttempt, StopOutcome
+from tests.contract.builders import (
+    a_launch,
+    at,
+    registered_on_step,
+    step_id,
+    write_change,
+    write_launch,
+)
 
 NOW = at(60)
 INTERVAL = timedelta(seconds=30)
@@ -64,7 +74,28 @@ class Orchestrator:
         return self.described
 
 
-def _reconcile(store: ExecutionStore, orchestrator: Orchestrator, home: Path) -> ReconcileExecution:
+class StopRecorder:
+    """A SubProcessController that records what it is asked to stop and says it stopped it."""
+
+    def __init__(self) -> None:
+        self.stopped: list[str] = []
+
+    def stop(self, sub_execution: RegisteredSubExecution, step: PipelineExecution) -> StopAttempt:
+        self.stopped.append(sub_execution.resource_id)
+        return StopAttempt(outcome=StopOutcome.STOPPED)
+
+    def confirm(
+        self, sub_execution: RegisteredSubExecution, step: PipelineExecution
+    ) -> StopAttempt:
+        return StopAttempt(outcome=StopOutcome.STOPPED)
+
+
+def _reconcile(
+    store: ExecutionStore,
+    orchestrator: Orchestrator,
+    home: Path,
+    sub_processes: SubProcessController | None = None,
+) -> ReconcileExecution:
     asked: Any = orchestrator  # the fake has only what a read asks of it
     return ReconcileExecution(
         store,
@@ -72,7 +103,7 @@ def _reconcile(store: ExecutionStore, orchestrator: Orchestrator, home: Path) ->
         FileLogStore(home / "logs"),
         FilesystemObjectStore(home / "objects"),
         Clock(),
-        DispatchingSubProcessController({}),
+        sub_processes or DispatchingSubProcessController({}),
         min_interval_seconds=INTERVAL.total_seconds(),
         lease_seconds=LEASE.total_seconds(),
     )
@@ -253,3 +284,53 @@ def test_a_lease_taken_after_the_describe_keeps_the_run(
     stored = execution_store.get_execution("exec-1")
     assert stored.status is ExecutionStatus.RUNNING
     assert stored.runner_lease is not None and stored.runner_lease.owner == OWNER
+
+
+SUB = RegisteredSubExecution.of_resource(resource_type="localProcess", resource_id="4343")
+
+
+def _run_with_a_registered_child(store: ExecutionStore, orchestrator: str) -> WorkflowExecution:
+    """exec-1 on `orchestrator`, started 5 s ago and never checked, no lease; its first step
+    RUNNING with SUB registered on it."""
+    records = a_launch("exec-1", steps=2, start=NOW - 5 * _S)
+    execution = records.execution.model_copy(update={"orchestrator": orchestrator})
+    first = records.steps[0].model_copy(
+        update={"status": StepStatus.RUNNING, "start_date": NOW - 4 * _S}
+    )
+    steps = (first, *records.steps[1:])
+    write_launch(store, records.model_copy(update={"execution": execution, "steps": steps}))
+    registered_on_step(store, "exec-1", step_id("exec-1", 0), (SUB,))
+    return store.get_execution("exec-1")
+
+
+@pytest.mark.parametrize(
+    ("orchestrator", "described", "stopped"),
+    [
+        # the runner described lost: the read plays the error handler (seed 000)
+        ("local", GONE, ["4343"]),
+        # ended in Step Functions' console or by its timeout: recorded as found, nothing stopped
+        ("stepfunctions", OrchestratorExecution(status=ExecutionStatus.ABORTED), []),
+        ("stepfunctions", OrchestratorExecution(status=ExecutionStatus.TIMED_OUT), []),
+    ],
+    ids=["runner-lost", "sfn-aborted", "sfn-timed-out"],
+)
+def test_which_described_ends_stop_what_the_steps_registered(
+    execution_store: ExecutionStore,
+    tmp_path: Path,
+    orchestrator: str,
+    described: OrchestratorExecution,
+    stopped: list[str],
+) -> None:
+    """docs/architecture.md "Which ends stop them": a lost runner's end stops the running steps'
+    children, whichever path found it; an end Step Functions describes out of band does not."""
+    recorder = StopRecorder()
+    fake = Orchestrator(gone=None, described=described)
+    reconcile = _reconcile(execution_store, fake, tmp_path, recorder)
+
+    read = reconcile.execute(_run_with_a_registered_child(execution_store, orchestrator))
+
+    assert read.status is described.status
+    assert recorder.stopped == stopped
+    step = execution_store.get_step(step_id("exec-1", 0))
+    assert step.status.value == described.status.value
+    assert [stop.resource_id for stop in step.sub_execution_stops] == stopped
