@@ -6,7 +6,9 @@ id on its command line. Shared by the e2e tests that stop runners (kill -9, sign
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,6 +33,16 @@ def wait_until_nothing_is_left(
             return time.time()
         assert time.monotonic() < deadline, f"still running after {seconds:g} s: {left}"
         time.sleep(0.05)
+
+
+def kill_what_is_left(home: Path) -> None:
+    """A test that failed halfway may leave a run's processes behind: they are killed."""
+    runs = home / "runs"
+    for name in os.listdir(runs) if runs.is_dir() else ():
+        execution_id = name.removesuffix(".json")  # a run's record, or its folder
+        for pid in processes_of_run(execution_id):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def processes_of_run(execution_id: str) -> dict[int, str]:

@@ -43,7 +43,7 @@ import yaml
 
 from adapters.local.supervisor import RunFolder
 from tests.e2e.cli import Wfx
-from tests.e2e.run_processes import is_gone, processes_of_run, wait_until_nothing_is_left
+from tests.e2e.run_processes import is_gone, kill_what_is_left, wait_until_nothing_is_left
 
 pytestmark = pytest.mark.integration
 
@@ -128,12 +128,7 @@ def stage(wfx: Wfx, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[
     path.write_text(yaml.safe_dump(document), encoding="utf-8")
     quick.ok("workflows", "publish", str(path))
     yield Stage(quick, trace, lease)
-    runs = quick.home / "runs"  # a test that failed halfway leaves nothing running
-    for name in os.listdir(runs) if runs.is_dir() else ():
-        execution_id = name.removesuffix(".json")  # a run's record, or its folder
-        for pid in processes_of_run(execution_id):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+    kill_what_is_left(quick.home)
 
 
 @dataclass(frozen=True)

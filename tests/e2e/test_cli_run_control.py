@@ -14,7 +14,6 @@ succeeds, and, from the trace, that two copies of the first step never ran at th
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
@@ -33,7 +32,7 @@ from adapters.local.supervisor import RunFolder
 from tests.e2e.cli import GUID, Outcome, Wfx
 from tests.e2e.run_processes import (
     command_line,
-    processes_of_run,
+    kill_what_is_left,
     wait_until_nothing_is_left,
 )
 
@@ -109,15 +108,6 @@ def signals_stage(wfx: Wfx, tmp_path: Path) -> Stage:
 def _nothing_outlives_the_test(wfx: Wfx) -> Iterator[None]:
     yield
     kill_what_is_left(wfx.home)
-
-
-def kill_what_is_left(home: Path) -> None:
-    """A test that failed halfway may leave a run's processes behind: they are killed."""
-    runs = home / "runs"
-    for execution_id in os.listdir(runs) if runs.is_dir() else ():
-        for pid in processes_of_run(execution_id):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture

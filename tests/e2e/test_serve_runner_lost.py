@@ -19,7 +19,7 @@ import pytest
 
 from adapters.local.supervisor import RunFolder
 from tests.e2e.cli import USER, Wfx
-from tests.e2e.run_processes import command_line, wait_until_nothing_is_left
+from tests.e2e.run_processes import command_line, kill_what_is_left, wait_until_nothing_is_left
 from tests.e2e.served import serving
 
 pytestmark = pytest.mark.integration
@@ -55,8 +55,11 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     # no WFX_RUNNER_LEASE_SECONDS, no interval setting: both at their 30 s
     wfx = Wfx(tmp_path_factory.mktemp("served") / "home")
     wfx.publish_command_step("sleeper", "import time; time.sleep(300)")
-    with serving(wfx) as (base, _):
-        yield Service(wfx, base)
+    try:
+        with serving(wfx) as (base, _):
+            yield Service(wfx, base)
+    finally:
+        kill_what_is_left(wfx.home)  # a test that failed before its kill leaves its worker
 
 
 def _launched_and_killed(service: Service) -> tuple[str, int]:

@@ -11,11 +11,8 @@ import pytest
 
 from adapters.dynamodb.codec import from_wire
 from tests.e2e.cli import FAKE_AWS, Wfx
-from tests.e2e.test_cli_run_control import (
-    kill_9_of_a_detached_worker,
-    kill_what_is_left,
-    signals_stage,
-)
+from tests.e2e.run_processes import kill_what_is_left
+from tests.e2e.test_cli_run_control import kill_9_of_a_detached_worker, signals_stage
 from tests.integration.moto_server import moto_server, served_client
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-runner-lost-on-moto")]
