@@ -253,18 +253,22 @@ def test_a_record_of_a_runner_that_does_not_hold_the_lease_says_nothing(
     harness: Harness,
 ) -> None:
     """A redrive's or a handover's runner holds the lease before it writes its record: the
-    record of the runner before it, gone, is not the lease holder's end."""
+    record of the runner before it, gone, is not the lease holder's end, neither to a read
+    inside the interval (lost_runner) nor past it (describe_execution, whose lost runner a read
+    ends). With no lease taken, the record gone is the run's lost runner."""
     version = harness.publish(workflow("before", python_step("first", "first")))
     harness.launch("exec-before", version)
     runner = harness.runner(mode="detached", detached_command=[sys.executable, "-c", "pass"])
     runner.start("exec-before")
     assert runner.join("exec-before", timeout=20)
     unleased = _stored(harness, "exec-before")
+    lost = runner.describe_execution(unleased)  # it reads the stored row: before the lease
     held_by_another = _leased_to(harness, "exec-before", os.getpid())
 
     assert runner.lost_runner(unleased) is None
     assert runner.lost_runner(held_by_another) is None
-    assert runner.describe_execution(held_by_another) is not None  # its old record: gone
+    assert lost is not None and lost.error == RUNNER_LOST_ERROR  # no lease: its record tells
+    assert runner.describe_execution(held_by_another) is None  # the lease tells, not the record
 
 
 # --- stop ------------------------------------------------------------------------------------

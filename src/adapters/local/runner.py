@@ -32,7 +32,11 @@ from adapters.local.interpreter import (
 )
 from adapters.local.output_folder import OutputFolder, log_warnings_to
 from adapters.local.processes_on_host import describe, stop_group
-from adapters.local.runner_liveness import lease_holder_lost, runner_gone_cause
+from adapters.local.runner_liveness import (
+    lease_holder_lost,
+    names_lease_holder,
+    runner_gone_cause,
+)
 from adapters.local.step_execution import (
     StepFailedError,
     StepRun,
@@ -72,8 +76,6 @@ from application.ports.orchestration import (
 )
 from application.ports.workflows import WorkflowCatalog
 from domain.approvals import (
-    HANDOVER_OWNER_PREFIX,
-    PARKED_OWNER_PREFIX,
     ApprovalRequest,
     ApprovalStatus,
 )
@@ -316,8 +318,8 @@ class LocalRunner:
 
     def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
         """RUNNING while the run's runner lives on this host; FAILED (wfx.RunnerLost) when it
-        ended without recording the end of its run; otherwise None, and the stored row (and
-        its lease) is the truth."""
+        ended without recording the end of its run, holding its lease or before any runner
+        took one; otherwise None, and the stored row (and its lease) is the truth."""
         execution_id = execution.workflow_execution_id
         thread = self._threads.get(execution_id)
         if thread is not None and thread.is_alive():
@@ -331,8 +333,8 @@ class LocalRunner:
             stored = self._store.get_execution(execution_id)
         except ExecutionNotFoundError:
             return None
-        if stored.is_terminal or _at_gate(stored):
-            return None
+        if stored.is_terminal or not names_lease_holder(record, stored):
+            return None  # ended; or parked, handed over, or held by a later runner: its lease tells
         return OrchestratorExecution(
             status=ExecutionStatus.FAILED,
             error=RUNNER_LOST_ERROR,
@@ -970,14 +972,6 @@ def _first_to_start(ordered: Sequence[PipelineExecution] | None) -> str | None:
         return None
     first = ordered[0]
     return first.pipeline_execution_id if first.status is StepStatus.NEW else None
-
-
-def _at_gate(execution: WorkflowExecution) -> bool:
-    """Parked at an approval gate, or handed over from one: no runner of it is to be found, by
-    design; its lease says when it is lost."""
-    lease = execution.runner_lease
-    prefixes = (PARKED_OWNER_PREFIX, HANDOVER_OWNER_PREFIX)
-    return lease is not None and lease.owner.startswith(prefixes)
 
 
 def _standing(execution: WorkflowExecution) -> Standing:

@@ -27,6 +27,14 @@ def runner_gone_cause(record: ProcessRecord, exit_code: int | None = None) -> st
     return f"the local runner ({what}, pid {record.pid}) ended{ended} before the run did"
 
 
+def names_lease_holder(record: ProcessRecord, execution: WorkflowExecution) -> bool:
+    """Whether `record` is of the process holding the run's lease (its owner is `host:pid:...`,
+    supervisor.lease_owner), or the run has no lease. A run parked at a gate, handed over from
+    one, or taken by a later runner (a redrive's) is held by none of its earlier runners."""
+    lease = execution.runner_lease
+    return lease is None or lease.owner.split(":")[:2] == [record.host, str(record.pid)]
+
+
 def lease_holder_lost(
     execution: WorkflowExecution, record: ProcessRecord | None, exit_code: int | None = None
 ) -> OrchestratorExecution | None:
@@ -35,10 +43,9 @@ def lease_holder_lost(
     supervisor.lease_owner): a record left by an earlier runner of the run (before a redrive,
     or a gate's handover) says nothing of the runner holding it now, which may not have
     written its own yet. A runner of this very process is running: its record says so."""
-    lease = execution.runner_lease
-    if lease is None or record is None or not record.here or record.running():
+    if execution.runner_lease is None or record is None or not record.here or record.running():
         return None
-    if lease.owner.split(":")[:2] != [record.host, str(record.pid)]:
+    if not names_lease_holder(record, execution):
         return None
     return OrchestratorExecution(
         status=ExecutionStatus.FAILED,
