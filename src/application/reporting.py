@@ -186,7 +186,7 @@ class UseCaseRunReporter:
             known = as_its_runner_knows(
                 known.execution, known.steps, pipeline_execution_id, attempt, started
             )
-        finished = self._complete.finish_last_step(
+        return self._end_with_step(
             FinishLastStepCommand(
                 workflow_execution_id=workflow_execution_id,
                 pipeline_execution_id=pipeline_execution_id,
@@ -195,6 +195,31 @@ class UseCaseRunReporter:
                 outputs_stored=outputs_stored,
             )
         )
+
+    def step_ended_run(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        status: StepStatus,
+        error: str | None,
+        attempt: int,
+        outputs_stored: bool = True,
+    ) -> tuple[StepStatus, ExecutionStatus]:
+        with self._starts_lock:  # the run read has the attempt's start: the duration from it
+            self._starts.pop((workflow_execution_id, pipeline_execution_id, attempt), None)
+        return self._end_with_step(
+            FinishLastStepCommand(
+                workflow_execution_id=workflow_execution_id,
+                pipeline_execution_id=pipeline_execution_id,
+                attempt=attempt,
+                status=status,
+                error=error,
+                outputs_stored=outputs_stored,
+            )
+        )
+
+    def _end_with_step(self, command: FinishLastStepCommand) -> tuple[StepStatus, ExecutionStatus]:
+        finished = self._complete.finish_last_step(command)
         self._ended_as(finished.execution)
         return finished.step_status, finished.execution.status
 

@@ -164,6 +164,23 @@ class RecordingReporter(UseCaseRunReporter):
             workflow_execution_id, pipeline_execution_id, attempt, known, outputs_stored
         )
 
+    def step_ended_run(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        status: StepStatus,
+        error: str | None,
+        attempt: int,
+        outputs_stored: bool = True,
+    ) -> tuple[StepStatus, ExecutionStatus]:
+        # one write, recorded as the two moves it is: the run ends as its step was recorded
+        recorded, ended = super().step_ended_run(
+            workflow_execution_id, pipeline_execution_id, status, error, attempt, outputs_stored
+        )
+        self.calls.append(("finished", pipeline_execution_id, status, error))
+        self.calls.append(("completed", ExecutionStatus(recorded), error))
+        return recorded, ended
+
     def take_lease_and_start(
         self,
         workflow_execution_id: str,
