@@ -184,6 +184,7 @@ class ObservingReporter:
         status: StepStatus,
         error: str | None,
         attempt: int,
+        known: Run | None = None,
         outputs_stored: bool = True,
     ) -> tuple[StepStatus, ExecutionStatus]:
         """One write, the step's end and the run's: one moment after it, the completion."""
@@ -192,7 +193,13 @@ class ObservingReporter:
             action(workflow_execution_id)
         self._note(workflow_execution_id, "before completion")
         recorded = self.inner.step_ended_run(
-            workflow_execution_id, pipeline_execution_id, status, error, attempt, outputs_stored
+            workflow_execution_id,
+            pipeline_execution_id,
+            status,
+            error,
+            attempt,
+            known,
+            outputs_stored,
         )
         self._note(workflow_execution_id, "after completion")
         return recorded

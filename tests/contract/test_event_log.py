@@ -62,6 +62,17 @@ def kinds(log: ExecutionEvents) -> list[tuple[int, str, str | None]]:
     ]
 
 
+# a run whose one started step failed: launched, the step and its attempt started and ended, the end
+A_FAILED_RUN = [
+    (1, "ExecutionLaunched", "RUNNING"),
+    (2, "StepStarted", "RUNNING"),
+    (3, "AttemptStarted", "RUNNING"),
+    (4, "AttemptFinished", "FAILED"),
+    (5, "StepFinished", "FAILED"),
+    (6, "ExecutionCompleted", "FAILED"),
+]
+
+
 def test_a_run_s_transitions_are_logged_in_order(store_and_log: Any) -> None:
     store, log, _ = store_and_log
     write_launch(store, a_launch("e1"))
@@ -73,14 +84,7 @@ def test_a_run_s_transitions_are_logged_in_order(store_and_log: Any) -> None:
     end = run.complete(ExecutionStatus.FAILED, at(3), None, "", None)
     assert end is not None
     write_change(store, end.change)
-    assert kinds(log) == [
-        (1, "ExecutionLaunched", "RUNNING"),
-        (2, "StepStarted", "RUNNING"),
-        (3, "AttemptStarted", "RUNNING"),
-        (4, "AttemptFinished", "FAILED"),
-        (5, "StepFinished", "FAILED"),
-        (6, "ExecutionCompleted", "FAILED"),
-    ]
+    assert kinds(log) == A_FAILED_RUN
     finished = log.events_after("e1", 3, 1).items[0]
     assert finished.pipeline_execution_id == SID and finished.attempt == 1
     assert finished.error == "boom password=[REDACTED]"  # redacted before it was stored
@@ -112,14 +116,7 @@ def test_a_step_failure_that_ends_the_run_in_one_write_logs_what_the_two_writes_
     )
     completion.finish_last_step(command)
     completion.finish_last_step(command)  # delivered again: nothing more
-    assert kinds(log) == [
-        (1, "ExecutionLaunched", "RUNNING"),
-        (2, "StepStarted", "RUNNING"),
-        (3, "AttemptStarted", "RUNNING"),
-        (4, "AttemptFinished", "FAILED"),
-        (5, "StepFinished", "FAILED"),
-        (6, "ExecutionCompleted", "FAILED"),
-    ]
+    assert kinds(log) == A_FAILED_RUN
 
 
 def test_a_refused_transition_logs_nothing(store_and_log: Any) -> None:

@@ -27,7 +27,7 @@ from application.use_cases.hand_on_step import HandOnStep, HandOnStepCommand
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep, StartStepCommand
 from domain.execution import StepOutputs
-from domain.run import AttemptFencedError, as_its_runner_knows, first_start, plain_finish
+from domain.run import AttemptFencedError, Run, as_its_runner_knows, first_start, plain_finish
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import a_launch, at, step_id, write_launch
@@ -255,8 +255,12 @@ class CountedWrites:
     `before_commit` runs before the next commit (another writer moving first)."""
 
     def __init__(self, store: Any) -> None:
-        self.store, self.commits, self.summaries = store, 0, 0
+        self.store, self.commits, self.summaries, self.reads = store, 0, 0, 0
         self.before_commit: Callable[[], None] | None = None
+
+    def get_run(self, *args: Any) -> Any:
+        self.reads += 1
+        return self.store.get_run(*args)
 
     def commit(self, write: RunWrite) -> bool:
         self.commits += 1
@@ -361,35 +365,41 @@ def test_an_abort_requested_after_the_read_refuses_the_failure_then_both_end_abo
     assert execution_store.get_execution("e1").execution_error is None  # an abort's: none
 
 
-def test_a_step_end_refused_by_either_guard_writes_neither_the_step_nor_the_run(
-    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
-) -> None:
-    run = execution_store.get_run("e1")
+def failure_with_the_run_s_end(run: Run) -> RunWrite:
+    """The first step's failure and the run's end, decided on `run`: one write."""
     move = run.finish_step(FIRST, StepStatus.FAILED, "boom", at(2), 1)
     assert move is not None
     end = run.moved(move).complete(ExecutionStatus.FAILED, at(2), "boom", "", None)
     assert end is not None
-    both = RunWrite.of("e1", moves=(move, *end.steps), change=end.change)
-    abort = run.request_abort(at(1), "stop")  # the main row moves: the step's guard refuses
-    assert execution_store.commit(RunWrite.of("e1", change=abort))
+    return RunWrite.of("e1", moves=(move, *end.steps), change=end.change)
+
+
+def abort_requested(run: Run) -> RunWrite:
+    """The main row moves: the step's move, guarded on an open run not stopping, is refused."""
+    return RunWrite.of("e1", change=run.request_abort(at(1), "stop"))
+
+
+def step_ended(run: Run) -> RunWrite:
+    """The step row moves: its move, guarded on an open step, is refused."""
+    return RunWrite.of("e1", moves=(plain_finish("e1", FIRST, StepStatus.TIMED_OUT, "", at(1), 1),))
+
+
+@pytest.mark.parametrize(
+    ("meanwhile", "first_step"),
+    [(abort_requested, StepStatus.RUNNING), (step_ended, StepStatus.TIMED_OUT)],
+)
+def test_a_step_end_refused_by_either_guard_writes_neither_the_step_nor_the_run(
+    execution_store: Any,
+    first_running: tuple[CountedWrites, CompleteExecution],
+    meanwhile: Callable[[Run], RunWrite],
+    first_step: StepStatus,
+) -> None:
+    run = execution_store.get_run("e1")
+    both = failure_with_the_run_s_end(run)
+    assert execution_store.commit(meanwhile(run))
     assert not execution_store.commit(both)
     assert execution_store.get_execution("e1").status is ExecutionStatus.RUNNING
-    assert step_statuses(execution_store) == [StepStatus.RUNNING, StepStatus.NEW]
-
-
-def test_a_step_end_whose_step_ended_meanwhile_writes_no_run_end_either(
-    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
-) -> None:
-    run = execution_store.get_run("e1")
-    move = run.finish_step(FIRST, StepStatus.FAILED, "boom", at(2), 1)
-    assert move is not None
-    end = run.moved(move).complete(ExecutionStatus.FAILED, at(2), "boom", "", None)
-    assert end is not None
-    other = plain_finish("e1", FIRST, StepStatus.TIMED_OUT, "late", at(1), 1)
-    assert execution_store.commit(RunWrite.of("e1", moves=(other,)))
-    assert not execution_store.commit(RunWrite.of("e1", moves=(move,), change=end.change))
-    assert execution_store.get_execution("e1").status is ExecutionStatus.RUNNING
-    assert step_statuses(execution_store) == [StepStatus.TIMED_OUT, StepStatus.NEW]
+    assert step_statuses(execution_store) == [first_step, StepStatus.NEW]
 
 
 def test_a_failure_of_an_attempt_no_longer_running_writes_nothing(
@@ -410,3 +420,52 @@ def test_a_failure_delivered_again_leaves_the_ended_run_as_it_is(
     again = completion.finish_last_step(first_ended(StepStatus.FAILED, "other"))
     assert again.execution == first.execution
     assert again.step_status is StepStatus.FAILED
+
+
+def first_as_its_runner_knows(store: Any) -> Any:
+    run = store.get_run("e1")
+    running = run.running_attempt(FIRST)
+    assert running is not None
+    return as_its_runner_knows(run.execution, run.steps, FIRST, 1, running.start_date)
+
+
+def test_a_failure_decided_on_the_run_as_its_runner_knows_it_needs_no_read(
+    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
+) -> None:
+    counted, completion = first_running
+    command = first_ended(StepStatus.FAILED, "boom")
+    known = command.model_copy(update={"known": first_as_its_runner_knows(execution_store)})
+    finished = completion.finish_last_step(known)
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.FAILED,
+        ExecutionStatus.FAILED,
+    )
+    assert (counted.commits, counted.reads, counted.summaries) == (1, 0, 0)
+    assert finished.execution == execution_store.get_execution("e1")
+    assert step_statuses(execution_store) == [StepStatus.FAILED, StepStatus.NEW]
+    details = execution_store.get_details("e1")
+    summaries = {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
+    assert summaries == {FIRST: "FAILED", SECOND: "NEW"}  # the step after it, as it stands
+
+
+def test_a_run_another_writer_ended_after_its_runner_knew_it_gets_its_summaries(
+    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
+) -> None:
+    """An abort's own end writes no summaries: the runner's end, refused and decided on a read
+    to nothing, writes them, as a completion tried again does."""
+    _, completion = first_running
+    command = first_ended(StepStatus.ABORTED, "stopped")
+    known = command.model_copy(update={"known": first_as_its_runner_knows(execution_store)})
+    requested = execution_store.get_run("e1").request_abort(at(1), "stop")
+    assert execution_store.commit(RunWrite.of("e1", change=requested))
+    end = execution_store.get_run("e1").abort(at(2), "", None)
+    assert end is not None
+    assert execution_store.commit(RunWrite.of("e1", moves=end.steps, change=end.change))
+    finished = completion.finish_last_step(known)
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.ABORTED,
+        ExecutionStatus.ABORTED,
+    )
+    details = execution_store.get_details("e1")
+    summaries = {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
+    assert summaries == {FIRST: "ABORTED", SECOND: "ABORTED"}

@@ -171,11 +171,18 @@ class RecordingReporter(UseCaseRunReporter):
         status: StepStatus,
         error: str | None,
         attempt: int,
+        known: Run | None = None,
         outputs_stored: bool = True,
     ) -> tuple[StepStatus, ExecutionStatus]:
         # one write, recorded as the two moves it is: the run ends as its step was recorded
         recorded, ended = super().step_ended_run(
-            workflow_execution_id, pipeline_execution_id, status, error, attempt, outputs_stored
+            workflow_execution_id,
+            pipeline_execution_id,
+            status,
+            error,
+            attempt,
+            known,
+            outputs_stored,
         )
         self.calls.append(("finished", pipeline_execution_id, status, error))
         self.calls.append(("completed", ExecutionStatus(recorded), error))

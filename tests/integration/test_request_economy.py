@@ -148,9 +148,10 @@ BUDGETS = (
         "a failing step's end and the run's",
         1,
         "one transaction ends the step (attempt, duration entry, events) and the run FAILED "
-        "with its summaries (CompleteExecution.finish_last_step). Today decided on a read of "
-        "the run (5 Queries); 8 before, in three writes (s20-endwrite)",
-        6,
+        "with its summaries (CompleteExecution.finish_last_step), decided on the run as its "
+        "runner knows it; 8 before: the step's end, the run's and the summaries, three writes, "
+        "and the reads between them (s20-endwrite)",
+        1,
     ),
     Budget(
         "redrive a failed 1-step run, through its re-run",

@@ -207,9 +207,11 @@ class StepInterpreter:
         if self._stop.reason is StopReason.LOST:
             return None
         stored = self._outputs_stored()
+        # an abort was written after the run this runner knows: its write would be refused
+        known = None if self._stop.reason is StopReason.ABORT else self._known
         _, ended = self.persist(
             lambda: self._reporter.step_ended_run(
-                execution_id, step_id, status, error, attempt, stored
+                execution_id, step_id, status, error, attempt, known, stored
             )
         )
         return ended

@@ -203,6 +203,8 @@ class CompleteExecution:
         )
         if written is None:
             assert last is not None
+            if last.execution.is_terminal:  # ended by another writer (an abort's end writes none)
+                self._write_summaries(last.steps, tails)
             return LastStepFinished(step_status=last.step(step_id).status, execution=last.execution)
         return self._finished_as_written(
             written, written is first, final_steps, run_id, step_id, tails
