@@ -177,6 +177,33 @@ class ObservingReporter:
         self._note(workflow_execution_id, "after completion")
         return recorded
 
+    def step_ended_run(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        status: StepStatus,
+        error: str | None,
+        attempt: int,
+        known: Run | None = None,
+        outputs_stored: bool = True,
+    ) -> tuple[StepStatus, ExecutionStatus]:
+        """One write, the step's end and the run's: one moment after it, the completion."""
+        action = self.before_finish.pop(self._pipeline_id(pipeline_execution_id), None)
+        if action is not None:
+            action(workflow_execution_id)
+        self._note(workflow_execution_id, "before completion")
+        recorded = self.inner.step_ended_run(
+            workflow_execution_id,
+            pipeline_execution_id,
+            status,
+            error,
+            attempt,
+            known,
+            outputs_stored,
+        )
+        self._note(workflow_execution_id, "after completion")
+        return recorded
+
     def execution_completed(
         self, workflow_execution_id: str, status: ExecutionStatus, error: str | None = None
     ) -> ExecutionStatus:

@@ -773,14 +773,19 @@ def as_its_runner_knows(
     attempt: int,
     attempt_started: datetime,
 ) -> Run:
-    """The run as the runner that ran it knows it at its last step's end: the main row as its
-    lease's write left it, each step SUCCEEDED up to the last, RUNNING with its attempt. A
-    decision on it needs no read; the guards refuse its write whenever another writer moved
-    the run meanwhile (an abort requested, the attempt ended), and the run is read then."""
+    """The run as the runner that ran it knows it at the end of the step it ran last (its
+    last, or one that did not succeed): the main row as its lease's write left it, each step
+    before it SUCCEEDED, it RUNNING with its attempt, those after it as the runner started
+    (never run: NEW). A decision on it needs no read; the guards refuse its write whenever
+    another writer moved the run meanwhile (an abort requested, the attempt ended), and the
+    run is read then."""
+    ending = next(s.step_index for s in steps if s.pipeline_execution_id == pipeline_execution_id)
     known = tuple(
         step._replace(status=StepStatus.RUNNING)
         if step.pipeline_execution_id == pipeline_execution_id
         else step._replace(status=StepStatus.SUCCEEDED, error=None)
+        if step.step_index < ending
+        else step
         for step in steps
     )
     running = _attempt(

@@ -8,6 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
+from application.use_cases.launch_execution import LaunchExecutionCommand
+from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
+from application.workflow_documents import parse_workflow_document
+from domain.statuses import ExecutionStatus
+from tests.bench.fixtures import TRIVIAL_WORKFLOW, USER, bench_container
 from tests.bench.runner import prepare, recorded_run
 from tests.bench.statement_replay import capture
 
@@ -15,6 +22,9 @@ from tests.bench.statement_replay import capture
 # launch's version read is one statement, no transaction), so a statement added shows here
 MAX_STATEMENTS = 42
 MAX_TRANSACTIONS = 4
+# the launch, the first step's success with the second's start, the second's failure with the
+# run's end (6 before s20-endwrite: the failure, a read, the run's end and the summaries apart)
+FAILED_RUN_TRANSACTIONS = 3
 
 
 def test_a_warm_three_step_run_stays_within_issue_28s_statements_and_transactions(
@@ -49,3 +59,31 @@ def test_the_checkpointers_finishing_round_is_not_captured_as_the_runs(tmp_path:
 
     assert not [statement for statement in statements if "wal_checkpoint" in statement]
     assert sum(statement.startswith("COMMIT") for statement in statements) == MAX_TRANSACTIONS
+
+
+def fail(**_: object) -> None:
+    raise RuntimeError("fails")
+
+
+def test_a_warm_three_step_run_that_fails_at_its_second_step_ends_with_it_in_one_write(
+    tmp_path: Path,
+) -> None:
+    container = bench_container(tmp_path)
+    document = yaml.safe_load(TRIVIAL_WORKFLOW.read_text(encoding="utf-8"))
+    document["steps"][1]["handler"] = f"{__name__}:fail"
+    publish = PublishWorkflowVersionCommand(document=parse_workflow_document(document))
+    version = container.publish_workflow_version().execute(publish).version
+    command = LaunchExecutionCommand(
+        workflow_database_id=version.database_id, workflow_id=version.workflow_id, user_id=USER
+    )
+    container.launch_execution().execute(command)  # cold: what a warm run already knows
+    ended: list[ExecutionStatus] = []
+
+    def run() -> None:
+        ended.append(container.launch_execution().execute(command).execution.status)
+
+    statements = capture(container.sqlite_database(), run)
+
+    assert ended == [ExecutionStatus.FAILED]
+    transactions = sum(statement.startswith("COMMIT") for statement in statements)
+    assert transactions == FAILED_RUN_TRANSACTIONS, "\n".join(statements)

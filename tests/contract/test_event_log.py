@@ -4,16 +4,22 @@ gap-free, and never an event without its transition or a transition without its 
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from adapters.item_budget import OffloadedBodies
+from adapters.local.log_store import FileLogStore
+from adapters.local.object_store import FilesystemObjectStore
+from adapters.sqlite.catalogs import SqliteAssetCatalog
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
+from adapters.system import SystemClock
 from adapters.tables import ResourceKeys, TableNames
 from application.ports.executions import EventNumberTakenError, ExecutionEvents, ExecutionStore
+from application.use_cases.complete_execution import CompleteExecution, FinishLastStepCommand
 from domain.events import EventType
 from domain.execution import WorkflowExecution
 from domain.logs import RegisteredLog
@@ -56,6 +62,17 @@ def kinds(log: ExecutionEvents) -> list[tuple[int, str, str | None]]:
     ]
 
 
+# a run whose one started step failed: launched, the step and its attempt started and ended, the end
+A_FAILED_RUN = [
+    (1, "ExecutionLaunched", "RUNNING"),
+    (2, "StepStarted", "RUNNING"),
+    (3, "AttemptStarted", "RUNNING"),
+    (4, "AttemptFinished", "FAILED"),
+    (5, "StepFinished", "FAILED"),
+    (6, "ExecutionCompleted", "FAILED"),
+]
+
+
 def test_a_run_s_transitions_are_logged_in_order(store_and_log: Any) -> None:
     store, log, _ = store_and_log
     write_launch(store, a_launch("e1"))
@@ -67,14 +84,7 @@ def test_a_run_s_transitions_are_logged_in_order(store_and_log: Any) -> None:
     end = run.complete(ExecutionStatus.FAILED, at(3), None, "", None)
     assert end is not None
     write_change(store, end.change)
-    assert kinds(log) == [
-        (1, "ExecutionLaunched", "RUNNING"),
-        (2, "StepStarted", "RUNNING"),
-        (3, "AttemptStarted", "RUNNING"),
-        (4, "AttemptFinished", "FAILED"),
-        (5, "StepFinished", "FAILED"),
-        (6, "ExecutionCompleted", "FAILED"),
-    ]
+    assert kinds(log) == A_FAILED_RUN
     finished = log.events_after("e1", 3, 1).items[0]
     assert finished.pipeline_execution_id == SID and finished.attempt == 1
     assert finished.error == "boom password=[REDACTED]"  # redacted before it was stored
@@ -82,6 +92,31 @@ def test_a_run_s_transitions_are_logged_in_order(store_and_log: Any) -> None:
     page = log.events_after("e1", 0, 4)
     assert len(page.items) == 4 and page.next_token == "4"
     assert log.events_after("e1", 6, 10).items == () and log.events_after("nope", 0, 10).items == ()
+
+
+def test_a_step_failure_that_ends_the_run_in_one_write_logs_what_the_two_writes_logged(
+    store_and_log: Any, tmp_path: Path
+) -> None:
+    store, log, _ = store_and_log
+    write_launch(store, a_launch("e1", steps=2))
+    assert step_moved(store, first_start("e1", SID, at(1)))
+    completion = CompleteExecution(
+        store,
+        FilesystemObjectStore(tmp_path / "objects"),
+        SqliteAssetCatalog(SqliteDatabase(None), TableNames()),
+        FileLogStore(tmp_path / "logs"),
+        SystemClock(),
+    )
+    command = FinishLastStepCommand(
+        workflow_execution_id="e1",
+        pipeline_execution_id=SID,
+        attempt=1,
+        status=StepStatus.FAILED,
+        error="boom",
+    )
+    completion.finish_last_step(command)
+    completion.finish_last_step(command)  # delivered again: nothing more
+    assert kinds(log) == A_FAILED_RUN
 
 
 def test_a_refused_transition_logs_nothing(store_and_log: Any) -> None:

@@ -6,6 +6,7 @@ aborted starts nothing more and ends ABORTED, and a step or run ended already is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,8 @@ from application.use_cases.complete_execution import (
 from application.use_cases.hand_on_step import HandOnStep, HandOnStepCommand
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep, StartStepCommand
-from domain.run import AttemptFencedError, as_its_runner_knows, first_start, plain_finish
+from domain.execution import StepOutputs
+from domain.run import AttemptFencedError, Run, as_its_runner_knows, first_start, plain_finish
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import a_launch, at, step_id, write_launch
@@ -246,3 +248,224 @@ def test_a_last_step_ended_already_still_ends_its_run(
         ExecutionStatus.SUCCEEDED,
     )
     assert execution_store.get_execution("e1").status is ExecutionStatus.SUCCEEDED
+
+
+class CountedWrites:
+    """The store, counting its writes: the commits, and the summaries written apart from them;
+    `before_commit` runs before the next commit (another writer moving first)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store, self.commits, self.summaries, self.reads = store, 0, 0, 0
+        self.before_commit: Callable[[], None] | None = None
+
+    def get_run(self, *args: Any) -> Any:
+        self.reads += 1
+        return self.store.get_run(*args)
+
+    def commit(self, write: RunWrite) -> bool:
+        self.commits += 1
+        before, self.before_commit = self.before_commit, None
+        if before is not None:
+            before()
+        return bool(self.store.commit(write))
+
+    def add_step_outputs(self, outputs: StepOutputs) -> None:
+        self.summaries += bool(outputs.logs)
+        self.store.add_step_outputs(outputs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+@pytest.fixture
+def first_running(execution_store: Any, tmp_path: Path) -> tuple[CountedWrites, CompleteExecution]:
+    """The run's first of two steps running, and the completion its failure ends it through,
+    counting the store's writes."""
+    write_launch(execution_store, a_launch("e1", steps=2))
+    StartStep(execution_store, SystemClock()).execute(
+        StartStepCommand(workflow_execution_id="e1", pipeline_execution_id=FIRST)
+    )
+    counted = CountedWrites(execution_store)
+    objects = FilesystemObjectStore(tmp_path / "objects")
+    assets = SqliteAssetCatalog(SqliteDatabase(None), TableNames())
+    logs = FileLogStore(tmp_path / "logs")
+    return counted, CompleteExecution(counted, objects, assets, logs, SystemClock())
+
+
+def first_ended(status: StepStatus, error: str | None, attempt: int = 1) -> FinishLastStepCommand:
+    return FinishLastStepCommand(
+        workflow_execution_id="e1",
+        pipeline_execution_id=FIRST,
+        attempt=attempt,
+        status=status,
+        error=error,
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "ended"),
+    [
+        (StepStatus.FAILED, ExecutionStatus.FAILED),
+        (StepStatus.TIMED_OUT, ExecutionStatus.TIMED_OUT),
+    ],
+)
+def test_a_step_that_fails_ends_with_the_run_in_one_write_with_the_summaries(
+    execution_store: Any,
+    first_running: tuple[CountedWrites, CompleteExecution],
+    status: StepStatus,
+    ended: ExecutionStatus,
+) -> None:
+    counted, completion = first_running
+    finished = completion.finish_last_step(first_ended(status, "boom"))
+    assert (finished.step_status, finished.execution.status) == (status, ended)
+    assert (counted.commits, counted.summaries) == (1, 0)  # the summaries in the one write
+    assert finished.execution == execution_store.get_execution("e1")
+    assert finished.execution.execution_error == "boom"
+    assert step_statuses(execution_store) == [status, StepStatus.NEW]  # never started: NEW
+    (attempt,) = execution_store.get_run("e1").attempts
+    assert attempt.status is status and attempt.stop_date is not None
+    # one decision, one moment (the main row keeps whole seconds)
+    assert attempt.stop_date.replace(microsecond=0) == finished.execution.execution_stop_date
+    details = execution_store.get_details("e1")
+    summaries = {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
+    assert summaries == {FIRST: status.value, SECOND: "NEW"}
+
+
+def test_an_interrupted_step_ends_aborted_with_its_run_and_the_steps_after_it(
+    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
+) -> None:
+    counted, completion = first_running
+    finished = completion.finish_last_step(first_ended(StepStatus.ABORTED, "interrupted"))
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.ABORTED,
+        ExecutionStatus.ABORTED,
+    )
+    assert counted.commits == 1
+    assert step_statuses(execution_store) == [StepStatus.ABORTED, StepStatus.ABORTED]
+    assert {step.error for step in execution_store.list_steps("e1")} == {"interrupted"}
+
+
+def test_an_abort_requested_after_the_read_refuses_the_failure_then_both_end_aborted(
+    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
+) -> None:
+    counted, completion = first_running
+
+    def abort() -> None:
+        requested = execution_store.get_run("e1").request_abort(at(1), "stop")
+        assert execution_store.commit(RunWrite.of("e1", change=requested))
+
+    counted.before_commit = abort
+    finished = completion.finish_last_step(first_ended(StepStatus.FAILED, "boom"))
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.ABORTED,
+        ExecutionStatus.ABORTED,
+    )
+    assert counted.commits == 2  # the failure refused by the run's guard, decided again
+    assert step_statuses(execution_store) == [StepStatus.ABORTED, StepStatus.ABORTED]
+    assert execution_store.get_execution("e1").execution_error is None  # an abort's: none
+
+
+def failure_with_the_run_s_end(run: Run) -> RunWrite:
+    """The first step's failure and the run's end, decided on `run`: one write."""
+    move = run.finish_step(FIRST, StepStatus.FAILED, "boom", at(2), 1)
+    assert move is not None
+    end = run.moved(move).complete(ExecutionStatus.FAILED, at(2), "boom", "", None)
+    assert end is not None
+    return RunWrite.of("e1", moves=(move, *end.steps), change=end.change)
+
+
+def abort_requested(run: Run) -> RunWrite:
+    """The main row moves: the step's move, guarded on an open run not stopping, is refused."""
+    return RunWrite.of("e1", change=run.request_abort(at(1), "stop"))
+
+
+def step_ended(run: Run) -> RunWrite:
+    """The step row moves: its move, guarded on an open step, is refused."""
+    return RunWrite.of("e1", moves=(plain_finish("e1", FIRST, StepStatus.TIMED_OUT, "", at(1), 1),))
+
+
+@pytest.mark.parametrize(
+    ("meanwhile", "first_step"),
+    [(abort_requested, StepStatus.RUNNING), (step_ended, StepStatus.TIMED_OUT)],
+)
+def test_a_step_end_refused_by_either_guard_writes_neither_the_step_nor_the_run(
+    execution_store: Any,
+    first_running: tuple[CountedWrites, CompleteExecution],
+    meanwhile: Callable[[Run], RunWrite],
+    first_step: StepStatus,
+) -> None:
+    run = execution_store.get_run("e1")
+    both = failure_with_the_run_s_end(run)
+    assert execution_store.commit(meanwhile(run))
+    assert not execution_store.commit(both)
+    assert execution_store.get_execution("e1").status is ExecutionStatus.RUNNING
+    assert step_statuses(execution_store) == [first_step, StepStatus.NEW]
+
+
+def test_a_failure_of_an_attempt_no_longer_running_writes_nothing(
+    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
+) -> None:
+    counted, completion = first_running
+    with pytest.raises(AttemptFencedError):
+        completion.finish_last_step(first_ended(StepStatus.FAILED, "boom", attempt=2))
+    assert (counted.commits, counted.summaries) == (0, 0)
+    assert step_statuses(execution_store) == [StepStatus.RUNNING, StepStatus.NEW]
+
+
+def test_a_failure_delivered_again_leaves_the_ended_run_as_it_is(
+    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
+) -> None:
+    _, completion = first_running
+    first = completion.finish_last_step(first_ended(StepStatus.FAILED, "boom"))
+    again = completion.finish_last_step(first_ended(StepStatus.FAILED, "other"))
+    assert again.execution == first.execution
+    assert again.step_status is StepStatus.FAILED
+
+
+def first_as_its_runner_knows(store: Any) -> Any:
+    run = store.get_run("e1")
+    running = run.running_attempt(FIRST)
+    assert running is not None
+    return as_its_runner_knows(run.execution, run.steps, FIRST, 1, running.start_date)
+
+
+def test_a_failure_decided_on_the_run_as_its_runner_knows_it_needs_no_read(
+    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
+) -> None:
+    counted, completion = first_running
+    command = first_ended(StepStatus.FAILED, "boom")
+    known = command.model_copy(update={"known": first_as_its_runner_knows(execution_store)})
+    finished = completion.finish_last_step(known)
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.FAILED,
+        ExecutionStatus.FAILED,
+    )
+    assert (counted.commits, counted.reads, counted.summaries) == (1, 0, 0)
+    assert finished.execution == execution_store.get_execution("e1")
+    assert step_statuses(execution_store) == [StepStatus.FAILED, StepStatus.NEW]
+    details = execution_store.get_details("e1")
+    summaries = {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
+    assert summaries == {FIRST: "FAILED", SECOND: "NEW"}  # the step after it, as it stands
+
+
+def test_a_run_another_writer_ended_after_its_runner_knew_it_gets_its_summaries(
+    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
+) -> None:
+    """An abort's own end writes no summaries: the runner's end, refused and decided on a read
+    to nothing, writes them, as a completion tried again does."""
+    _, completion = first_running
+    command = first_ended(StepStatus.ABORTED, "stopped")
+    known = command.model_copy(update={"known": first_as_its_runner_knows(execution_store)})
+    requested = execution_store.get_run("e1").request_abort(at(1), "stop")
+    assert execution_store.commit(RunWrite.of("e1", change=requested))
+    end = execution_store.get_run("e1").abort(at(2), "", None)
+    assert end is not None
+    assert execution_store.commit(RunWrite.of("e1", moves=end.steps, change=end.change))
+    finished = completion.finish_last_step(known)
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.ABORTED,
+        ExecutionStatus.ABORTED,
+    )
+    details = execution_store.get_details("e1")
+    summaries = {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
+    assert summaries == {FIRST: "ABORTED", SECOND: "ABORTED"}

@@ -164,6 +164,30 @@ class RecordingReporter(UseCaseRunReporter):
             workflow_execution_id, pipeline_execution_id, attempt, known, outputs_stored
         )
 
+    def step_ended_run(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        status: StepStatus,
+        error: str | None,
+        attempt: int,
+        known: Run | None = None,
+        outputs_stored: bool = True,
+    ) -> tuple[StepStatus, ExecutionStatus]:
+        # one write, recorded as the two moves it is: the run ends as its step was recorded
+        recorded, ended = super().step_ended_run(
+            workflow_execution_id,
+            pipeline_execution_id,
+            status,
+            error,
+            attempt,
+            known,
+            outputs_stored,
+        )
+        self.calls.append(("finished", pipeline_execution_id, status, error))
+        self.calls.append(("completed", ExecutionStatus(recorded), error))
+        return recorded, ended
+
     def take_lease_and_start(
         self,
         workflow_execution_id: str,
@@ -714,7 +738,7 @@ def test_ctrl_c_during_a_step_ends_the_step_and_the_run_then_stops_the_caller(
             "ctrl-c", python_step("interrupted", "press_ctrl_c"), python_step("next", "record_call")
         )
     )
-    interrupted, _ = harness.launch("exec-ctrl-c", version)
+    interrupted, following = harness.launch("exec-ctrl-c", version)
 
     with pytest.raises(KeyboardInterrupt):
         harness.runner().start("exec-ctrl-c")
@@ -724,6 +748,10 @@ def test_ctrl_c_during_a_step_ends_the_step_and_the_run_then_stops_the_caller(
         ("completed", ExecutionStatus.ABORTED, "local runner: interrupted"),
     ]
     assert handler_calls == []
+    # as stored: the run and both steps ABORTED (the one never started with them)
+    assert harness.status_of("exec-ctrl-c") is ExecutionStatus.ABORTED
+    assert [harness.step(s).status for s in (interrupted, following)] == [StepStatus.ABORTED] * 2
+    assert harness.step(following).error == "local runner: interrupted"
 
 
 def test_an_error_in_the_runner_itself_still_ends_the_run_as_failed(harness: Harness) -> None:

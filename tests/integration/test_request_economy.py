@@ -136,6 +136,24 @@ BUDGETS = (
         5,
     ),
     Budget(
+        "the aborted step's end, by its runner",
+        1,
+        "the abort above ended the step and the run: the runner's one write of both finds them "
+        "ended (a refused write, or a read, says so). Today the run read (3 Queries) and the "
+        "steps' summaries written again (a BatchWriteItem), as a completion tried again "
+        "writes them; 9 before one write ended step and run (s20-endwrite)",
+        4,
+    ),
+    Budget(
+        "a failing step's end and the run's",
+        1,
+        "one transaction ends the step (attempt, duration entry, events) and the run FAILED "
+        "with its summaries (CompleteExecution.finish_last_step), decided on the run as its "
+        "runner knows it; 8 before: the step's end, the run's and the summaries, three writes, "
+        "and the reads between them (s20-endwrite)",
+        1,
+    ),
+    Budget(
         "redrive a failed 1-step run, through its re-run",
         6,
         "the main row and the steps (2 Queries; a local run's history, counted for the "
@@ -221,6 +239,12 @@ def register_then_abort(execution_id: str, pipeline_execution_id: str, **_: Any)
     SCENARIO.inside["abort a running run, to ABORTED"] = counter.take()
 
 
+def mark_then_fail(**_: Any) -> None:
+    """A step that marks, as `mark` does, then fails: its end ends the run."""
+    mark()
+    raise RuntimeError("fails")
+
+
 failures_left = 0
 
 
@@ -272,6 +296,12 @@ def counted(moto_dynamodb_tables: Any, tmp_path: Path) -> Iterator[dict[str, int
         counts["publish a 3-step workflow"] = counter.take()
         app.publish(_workflow("abort", _step("abort", "register_then_abort")))
         app.publish(_workflow("flaky", _step("flaky", "fail_once")))
+        fails = (
+            _step("fail-1", "mark"),
+            _step("fail-2", "mark_then_fail"),
+            _step("fail-3", "mark"),
+        )
+        app.publish(_workflow("fails", *fails))
         counter.take()
 
         run = _launch(app, "marks")
@@ -296,6 +326,11 @@ def counted(moto_dynamodb_tables: Any, tmp_path: Path) -> Iterator[dict[str, int
 
         _launch(app, "abort")
         counts.update(SCENARIO.inside)
+        counts["the aborted step's end, by its runner"] = counter.take()
+
+        SCENARIO.marks = []
+        _launch(app, "fails")
+        counts["a failing step's end and the run's"] = counter.take()
 
         failures_left = 1
         flaky = _launch(app, "flaky")

@@ -197,17 +197,24 @@ class StepInterpreter:
         return self._record_step_end(execution_id, step_id, status, error, attempt, following, last)
 
     def _record_interrupted(self, execution_id: str, step_id: str, attempt: int) -> None:
-        self.persist(
-            partial(
-                self._reporter.step_finished,
-                execution_id,
-                step_id,
-                StepStatus.ABORTED,
-                INTERRUPTED,
-                attempt,
+        self._end_with_step(execution_id, step_id, StepStatus.ABORTED, INTERRUPTED, attempt)
+
+    def _end_with_step(
+        self, execution_id: str, step_id: str, status: StepStatus, error: str | None, attempt: int
+    ) -> ExecutionStatus | None:
+        """The step's end that ends the run (it did not succeed), one write: the run's status as
+        recorded; None, nothing written, for a run this runner lost."""
+        if self._stop.reason is StopReason.LOST:
+            return None
+        stored = self._outputs_stored()
+        # an abort was written after the run this runner knows: its write would be refused
+        known = None if self._stop.reason is StopReason.ABORT else self._known
+        _, ended = self.persist(
+            lambda: self._reporter.step_ended_run(
+                execution_id, step_id, status, error, attempt, known, stored
             )
         )
-        self._complete(execution_id, ExecutionStatus.ABORTED, INTERRUPTED)
+        return ended
 
     def _record_step_end(
         self,
@@ -219,17 +226,20 @@ class StepInterpreter:
         following: PlannedStep | None,
         last: bool,
     ) -> tuple[ExecutionStatus | None, int | None]:
-        """Write the step's end (with the run's, or the next step's start, in the same write
-        where it can) and end the run unless the step is recorded SUCCEEDED."""
+        """Write the step's end with the run's (one write: the run ends with a step that did
+        not succeed, and with its last one), or with the next step's start where it can; the
+        run's recorded status when it ended, and the next step's attempt when it started."""
+        if status is not StepStatus.SUCCEEDED:
+            return self._end_with_step(execution_id, step_id, status, error, attempt), None
         next_attempt: int | None = None
-        if status is StepStatus.SUCCEEDED and last:
+        if last:
             _, ended = self.persist(
                 lambda: self._reporter.last_step_finished(
                     execution_id, step_id, attempt, self._known, self._outputs_stored()
                 )
             )
             return ended, None
-        if status is StepStatus.SUCCEEDED and following is not None:
+        if following is not None:
             next_id = following.step.pipeline_execution_id
             stored = self._outputs_stored()
             recorded, next_attempt = self.persist(
@@ -243,11 +253,8 @@ class StepInterpreter:
             )
         if recorded is StepStatus.SUCCEEDED:
             return None, next_attempt
-        if recorded is StepStatus.ABORTED:
-            return self._complete(execution_id, ExecutionStatus.ABORTED, error), None
-        if recorded is StepStatus.TIMED_OUT:
-            return self._complete(execution_id, ExecutionStatus.TIMED_OUT, error), None
-        return self._complete(execution_id, ExecutionStatus.FAILED, error), None
+        # a success recorded otherwise (the run being aborted): the run ends as its step did
+        return self._complete(execution_id, ExecutionStatus(recorded), error), None
 
     def _end_stopped(self, execution_id: str) -> ExecutionStatus | None:
         if self._stop.reason is StopReason.LOST:

@@ -259,6 +259,22 @@ class RunReporter(Protocol):
         `outputs_stored`: as for step_handed_on."""
         ...
 
+    def step_ended_run(
+        self,
+        workflow_execution_id: str,
+        pipeline_execution_id: str,
+        status: StepStatus,
+        error: str | None,
+        attempt: int,
+        known: Run | None = None,
+        outputs_stored: bool = True,
+    ) -> tuple[StepStatus, ExecutionStatus]:
+        """Attempt `attempt` ended with `status` (FAILED, TIMED_OUT, ABORTED) and the run ends
+        with it, in one write: the step's status and the run's as recorded (ABORTED both on a
+        run being aborted; the run's end as it was when another writer ended it first).
+        `known` and `outputs_stored`: as for last_step_finished."""
+        ...
+
     def approval_gate(
         self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int, owner: str
     ) -> ApprovalRequest | None:

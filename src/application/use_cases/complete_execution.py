@@ -37,7 +37,12 @@ from domain.execution import (
 )
 from domain.run import Run, RunEnd, RunIsOverError, RunIsStoppingError
 from domain.run_write import RunWrite
-from domain.statuses import ExecutionStatus, StepStatus, TerminalExecutionStatus
+from domain.statuses import (
+    ExecutionStatus,
+    StepStatus,
+    TerminalExecutionStatus,
+    TerminalStepStatus,
+)
 
 _LOG_TAIL_CHARACTERS = 4000
 # The steps' summaries go in the run's last write up to this many steps; a longer chain's are
@@ -55,13 +60,16 @@ class CompleteExecutionCommand(BaseModel):
 
 
 class FinishLastStepCommand(BaseModel):
-    """The last step's attempt succeeded: it ends, and the run with it, in one write."""
+    """The run's last step to run ended: the last one succeeded, or one ended otherwise (the
+    run ends with it, FAILED, TIMED_OUT or ABORTED). The step and the run end in one write."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     workflow_execution_id: str
     pipeline_execution_id: str
     attempt: int = Field(ge=1)
+    status: TerminalStepStatus = StepStatus.SUCCEEDED
+    error: str | None = None
     # the run as its runner knows it (domain.run.as_its_runner_knows): decided on with no read
     known: Run | None = None
     # False: the runner knows nothing is stored under the run's output prefix (none to list)
@@ -138,17 +146,20 @@ class CompleteExecution:
         return ended
 
     def finish_last_step(self, command: FinishLastStepCommand) -> LastStepFinished:
-        """The local runner's last transition: the last step's end, the run's end and the
-        steps' summary logs as one write, decided on one read of the run (again on a fresh read
-        whenever another writer moved first). On a run being aborted the step and the run end
-        ABORTED; a step or run ended already is left as it is (the summaries written again)."""
+        """The local runner's last transition: the step's end, the run's end (as the step's:
+        SUCCEEDED, FAILED, TIMED_OUT, ABORTED) and the steps' summary logs as one write, decided
+        on one read of the run (again on a fresh read whenever another writer moved first). On
+        a run being aborted the step and the run end ABORTED; a step or run ended already is
+        left as it is (the summaries written again). AttemptFencedError, nothing written, for
+        an attempt that is no longer the step's running one."""
         run_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
         run = command.known or self._store.get_run(run_id)
         now = self._clock.now()
+        status, error = command.status, command.error
+        # the fence first: a result refused records none of its outputs either
+        run.finish_step(step_id, status, error, now, command.attempt)
         if command.outputs_stored and not run.execution.is_terminal:
-            end_step = next((step for step in run.steps if step.end_state), None)
-            if end_step is not None:
-                self._add_end_state_outputs(run, end_step, ExecutionStatus.SUCCEEDED, now)
+            self._add_ending_outputs(run, run.step(step_id), ExecutionStatus(status), now)
         log, log_object_key, tails = self._fit_log(run.execution)
         decisions = 0
         final_steps: list[PipelineExecution] = []  # the steps as the decided write leaves them
@@ -156,11 +167,12 @@ class CompleteExecution:
         def decide(current: Run) -> RunWrite | None:
             nonlocal decisions
             decisions += 1
-            move = current.finish_step(step_id, StepStatus.SUCCEEDED, None, now, command.attempt)
+            move = current.finish_step(step_id, status, error, now, command.attempt)
             after = current if move is None else current.moved(move)
             # ended now or before (finish_step leaves no step open): the run ends as it did
             recorded = ExecutionStatus(after.step(step_id).status)
-            end = after.complete(recorded, now, None, log, log_object_key)
+            reason = None if recorded is ExecutionStatus.SUCCEEDED else error
+            end = after.complete(recorded, now, reason, log, log_object_key)
             moves = ((move,) if move else ()) + (end.steps if end else ())
             if not moves and end is None:
                 return None
@@ -191,6 +203,8 @@ class CompleteExecution:
         )
         if written is None:
             assert last is not None
+            if last.execution.is_terminal:  # ended by another writer (an abort's end writes none)
+                self._write_summaries(last.steps, tails)
             return LastStepFinished(step_status=last.step(step_id).status, execution=last.execution)
         return self._finished_as_written(
             written, written is first, final_steps, run_id, step_id, tails
@@ -213,6 +227,19 @@ class CompleteExecution:
         finished = next(s for s in final_steps if s.pipeline_execution_id == step_id)
         execution = written.change.after if written.change else self._store.get_execution(run_id)
         return LastStepFinished(step_status=finished.status, execution=execution)
+
+    def _add_ending_outputs(
+        self, run: Run, ending: PipelineExecution, status: ExecutionStatus, now: datetime
+    ) -> None:
+        """The files the run's output folder holds that no row records yet: the ending step's
+        when it did not succeed and is still open (as a step's finish records them), else the
+        end-state step's (as the run's end does, its metadata and results on a success)."""
+        if status is not ExecutionStatus.SUCCEEDED and not ending.is_terminal:
+            self._add_end_state_outputs(run, ending, status, now)
+            return
+        end_step = next((step for step in run.steps if step.end_state), None)
+        if end_step is not None:
+            self._add_end_state_outputs(run, end_step, status, now)
 
     def _add_end_state_outputs(
         self, run: Run, end_step: PipelineExecution, status: ExecutionStatus, now: datetime
