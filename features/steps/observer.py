@@ -164,42 +164,22 @@ class ObservingReporter:
         attempt: int,
         known: Run | None = None,
         outputs_stored: bool = True,
-    ) -> tuple[StepStatus, ExecutionStatus]:
-        """One write, the last step's end and the run's: one moment after it, the completion."""
-        finished = self._pipeline_id(pipeline_execution_id)
-        action = self.before_finish.pop(finished, None)
-        if action is not None:
-            action(workflow_execution_id)
-        self._note(workflow_execution_id, "before completion")
-        recorded = self.inner.last_step_finished(
-            workflow_execution_id, pipeline_execution_id, attempt, known, outputs_stored
-        )
-        self._note(workflow_execution_id, "after completion")
-        return recorded
-
-    def step_ended_run(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        status: StepStatus,
-        error: str | None,
-        attempt: int,
-        known: Run | None = None,
-        outputs_stored: bool = True,
+        status: StepStatus = StepStatus.SUCCEEDED,
+        error: str | None = None,
     ) -> tuple[StepStatus, ExecutionStatus]:
         """One write, the step's end and the run's: one moment after it, the completion."""
         action = self.before_finish.pop(self._pipeline_id(pipeline_execution_id), None)
         if action is not None:
             action(workflow_execution_id)
         self._note(workflow_execution_id, "before completion")
-        recorded = self.inner.step_ended_run(
+        recorded = self.inner.last_step_finished(
             workflow_execution_id,
             pipeline_execution_id,
-            status,
-            error,
             attempt,
             known,
             outputs_stored,
+            status,
+            error,
         )
         self._note(workflow_execution_id, "after completion")
         return recorded

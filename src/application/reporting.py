@@ -177,35 +177,13 @@ class UseCaseRunReporter:
         attempt: int,
         known: Run | None = None,
         outputs_stored: bool = True,
+        status: StepStatus = StepStatus.SUCCEEDED,
+        error: str | None = None,
     ) -> tuple[StepStatus, ExecutionStatus]:
-        ending = (workflow_execution_id, pipeline_execution_id, attempt)
-        return self._end_with_step(ending, StepStatus.SUCCEEDED, None, known, outputs_stored)
-
-    def step_ended_run(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        status: StepStatus,
-        error: str | None,
-        attempt: int,
-        known: Run | None = None,
-        outputs_stored: bool = True,
-    ) -> tuple[StepStatus, ExecutionStatus]:
-        ending = (workflow_execution_id, pipeline_execution_id, attempt)
-        return self._end_with_step(ending, status, error, known, outputs_stored)
-
-    def _end_with_step(
-        self,
-        ending: tuple[str, str, int],
-        status: StepStatus,
-        error: str | None,
-        known: Run | None,
-        outputs_stored: bool,
-    ) -> tuple[StepStatus, ExecutionStatus]:
-        """The `ending` attempt's step ends with `status` and the run with it, in one write:
-        decided on the run as its runner knows it when this reporter kept when that attempt
-        started, else on a read."""
-        run_id, step_id, attempt = ending
+        """Decided with no read on the run as its runner knows it when this reporter kept that
+        attempt's start, else on a read."""
+        run_id, step_id = workflow_execution_id, pipeline_execution_id
+        ending = (run_id, step_id, attempt)
         with self._starts_lock:
             started = self._starts.pop(ending, None)
         if known is not None and started is not None:

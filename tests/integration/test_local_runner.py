@@ -156,33 +156,18 @@ class RecordingReporter(UseCaseRunReporter):
         attempt: int,
         known: Run | None = None,
         outputs_stored: bool = True,
-    ) -> tuple[StepStatus, ExecutionStatus]:
-        # one write, recorded as the two moves it is
-        self.calls.append(("finished", pipeline_execution_id, StepStatus.SUCCEEDED, None))
-        self.calls.append(("completed", ExecutionStatus.SUCCEEDED, None))
-        return super().last_step_finished(
-            workflow_execution_id, pipeline_execution_id, attempt, known, outputs_stored
-        )
-
-    def step_ended_run(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        status: StepStatus,
-        error: str | None,
-        attempt: int,
-        known: Run | None = None,
-        outputs_stored: bool = True,
+        status: StepStatus = StepStatus.SUCCEEDED,
+        error: str | None = None,
     ) -> tuple[StepStatus, ExecutionStatus]:
         # one write, recorded as the two moves it is: the run ends as its step was recorded
-        recorded, ended = super().step_ended_run(
+        recorded, ended = super().last_step_finished(
             workflow_execution_id,
             pipeline_execution_id,
-            status,
-            error,
             attempt,
             known,
             outputs_stored,
+            status,
+            error,
         )
         self.calls.append(("finished", pipeline_execution_id, status, error))
         self.calls.append(("completed", ExecutionStatus(recorded), error))

@@ -210,8 +210,8 @@ class StepInterpreter:
         # an abort was written after the run this runner knows: its write would be refused
         known = None if self._stop.reason is StopReason.ABORT else self._known
         _, ended = self.persist(
-            lambda: self._reporter.step_ended_run(
-                execution_id, step_id, status, error, attempt, known, stored
+            lambda: self._reporter.last_step_finished(
+                execution_id, step_id, attempt, known, stored, status, error
             )
         )
         return ended

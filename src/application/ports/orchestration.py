@@ -9,12 +9,13 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from domain.errors import ConflictError
+from domain.statuses import StepStatus
 
 if TYPE_CHECKING:
     from domain.approvals import ApprovalRequest
     from domain.execution import PipelineExecution, WorkflowExecution
     from domain.run import Run
-    from domain.statuses import ExecutionStatus, StepStatus
+    from domain.statuses import ExecutionStatus
     from domain.workflow import WorkflowVersion
 
 
@@ -251,28 +252,16 @@ class RunReporter(Protocol):
         attempt: int,
         known: Run | None = None,
         outputs_stored: bool = True,
+        status: StepStatus = StepStatus.SUCCEEDED,
+        error: str | None = None,
     ) -> tuple[StepStatus, ExecutionStatus]:
-        """The last step's attempt `attempt` succeeded and the run ends with it, in one write:
-        the step's status and the run's as recorded (ABORTED both on a run being aborted).
+        """The run's last step to run ended, attempt `attempt` with `status` (the chain's last
+        SUCCEEDED, or any step FAILED, TIMED_OUT or ABORTED, `error` saying why), and the run
+        ends with it, in one write: the step's status and the run's as recorded (ABORTED both
+        on a run being aborted; the run's end as it was when another writer ended it first).
         `known`: the main row as the runner's lease left it and the steps as it started them,
         to decide on without a read (the write's guards catch anything moved since);
         `outputs_stored`: as for step_handed_on."""
-        ...
-
-    def step_ended_run(
-        self,
-        workflow_execution_id: str,
-        pipeline_execution_id: str,
-        status: StepStatus,
-        error: str | None,
-        attempt: int,
-        known: Run | None = None,
-        outputs_stored: bool = True,
-    ) -> tuple[StepStatus, ExecutionStatus]:
-        """Attempt `attempt` ended with `status` (FAILED, TIMED_OUT, ABORTED) and the run ends
-        with it, in one write: the step's status and the run's as recorded (ABORTED both on a
-        run being aborted; the run's end as it was when another writer ended it first).
-        `known` and `outputs_stored`: as for last_step_finished."""
         ...
 
     def approval_gate(
