@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 
+from adapters.local.log_store import FileLogStore
+from adapters.local.object_store import FilesystemObjectStore
 from adapters.sqlite.approvals import SqliteApprovals
-from adapters.sqlite.catalogs import SqliteWorkflowCatalog
+from adapters.sqlite.catalogs import SqliteAssetCatalog, SqliteWorkflowCatalog
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.sqlite.schema import build_schema
@@ -18,6 +21,7 @@ from application.ports.executions import ExecutionStore, RunWriter
 from application.ports.workflows import WorkflowDefinitions
 from application.run_writes import commit_decided
 from application.use_cases.approvals import PassApprovalGate
+from application.use_cases.complete_execution import CompleteExecution
 from application.use_cases.register_pipeline_execution import RegisterPipelineExecution
 from domain.assets import AssetFile
 from domain.attempts import AttemptTrigger, TaskExecution
@@ -353,6 +357,14 @@ def step_row_saved(
     return store.commit(
         RunWrite.of(step.workflow_execution_id, step_rows=(StepRow(step, expected),))
     )
+
+
+def a_completion(store: ExecutionStore, folder: Path) -> CompleteExecution:
+    """The local runner's completion over `store`: its objects and logs under `folder`, no
+    asset files."""
+    objects = FilesystemObjectStore(folder / "objects")
+    assets = SqliteAssetCatalog(SqliteDatabase(None), TableNames())
+    return CompleteExecution(store, objects, assets, FileLogStore(folder / "logs"), SystemClock())
 
 
 def write_launch(store: RunWriter, records: LaunchRecords) -> None:

@@ -10,22 +10,19 @@ from typing import Any
 import pytest
 
 from adapters.item_budget import OffloadedBodies
-from adapters.local.log_store import FileLogStore
-from adapters.local.object_store import FilesystemObjectStore
-from adapters.sqlite.catalogs import SqliteAssetCatalog
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
-from adapters.system import SystemClock
 from adapters.tables import ResourceKeys, TableNames
 from application.ports.executions import EventNumberTakenError, ExecutionEvents, ExecutionStore
-from application.use_cases.complete_execution import CompleteExecution, FinishLastStepCommand
+from application.use_cases.complete_execution import FinishLastStepCommand
 from domain.events import EventType
 from domain.execution import WorkflowExecution
 from domain.logs import RegisteredLog
 from domain.run import Run, first_start, plain_finish
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import (
+    a_completion,
     a_launch,
     at,
     registered_on_step,
@@ -100,13 +97,7 @@ def test_a_step_failure_that_ends_the_run_in_one_write_logs_what_the_two_writes_
     store, log, _ = store_and_log
     write_launch(store, a_launch("e1", steps=2))
     assert step_moved(store, first_start("e1", SID, at(1)))
-    completion = CompleteExecution(
-        store,
-        FilesystemObjectStore(tmp_path / "objects"),
-        SqliteAssetCatalog(SqliteDatabase(None), TableNames()),
-        FileLogStore(tmp_path / "logs"),
-        SystemClock(),
-    )
+    completion = a_completion(store, tmp_path)
     command = FinishLastStepCommand(
         workflow_execution_id="e1",
         pipeline_execution_id=SID,

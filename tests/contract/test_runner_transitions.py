@@ -12,12 +12,8 @@ from typing import Any
 
 import pytest
 
-from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
-from adapters.sqlite.catalogs import SqliteAssetCatalog
-from adapters.sqlite.database import SqliteDatabase
 from adapters.system import SystemClock
-from adapters.tables import TableNames
 from application.use_cases.complete_execution import (
     SUMMARIES_IN_THE_END_WRITE,
     CompleteExecution,
@@ -30,7 +26,7 @@ from domain.execution import StepOutputs
 from domain.run import AttemptFencedError, Run, as_its_runner_knows, first_start, plain_finish
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_launch, at, step_id, write_launch
+from tests.contract.builders import a_completion, a_launch, at, step_id, write_launch
 
 FIRST, SECOND = step_id("e1", 0), step_id("e1", 1)
 
@@ -102,10 +98,7 @@ def test_a_result_of_an_attempt_that_is_not_running_is_refused(
 def completion(execution_store: Any, hand_on: HandOnStep, tmp_path: Path) -> CompleteExecution:
     """The run's second (last) step running, and the completion that ends it."""
     hand_on.execute(command())
-    objects = FilesystemObjectStore(tmp_path / "objects")
-    assets = SqliteAssetCatalog(SqliteDatabase(None), TableNames())
-    logs = FileLogStore(tmp_path / "logs")
-    return CompleteExecution(execution_store, objects, assets, logs, SystemClock())
+    return a_completion(execution_store, tmp_path)
 
 
 def last_step() -> FinishLastStepCommand:
@@ -220,13 +213,7 @@ def test_a_chain_too_long_for_one_write_gets_its_summaries_after_it(
             before = step_id("e3", index - 1)
             moves.insert(0, plain_finish("e3", before, StepStatus.SUCCEEDED, None, at(index), 1))
         assert execution_store.commit(RunWrite.of("e3", moves=tuple(moves)))
-    completion = CompleteExecution(
-        execution_store,
-        FilesystemObjectStore(tmp_path / "objects"),
-        SqliteAssetCatalog(SqliteDatabase(None), TableNames()),
-        FileLogStore(tmp_path / "logs"),
-        SystemClock(),
-    )
+    completion = a_completion(execution_store, tmp_path)
     finished = completion.finish_last_step(
         FinishLastStepCommand(
             workflow_execution_id="e3", pipeline_execution_id=step_id("e3", length - 1), attempt=1
@@ -286,10 +273,7 @@ def first_running(execution_store: Any, tmp_path: Path) -> tuple[CountedWrites, 
         StartStepCommand(workflow_execution_id="e1", pipeline_execution_id=FIRST)
     )
     counted = CountedWrites(execution_store)
-    objects = FilesystemObjectStore(tmp_path / "objects")
-    assets = SqliteAssetCatalog(SqliteDatabase(None), TableNames())
-    logs = FileLogStore(tmp_path / "logs")
-    return counted, CompleteExecution(counted, objects, assets, logs, SystemClock())
+    return counted, a_completion(counted, tmp_path)
 
 
 def first_ended(status: StepStatus, error: str | None, attempt: int = 1) -> FinishLastStepCommand:
