@@ -166,6 +166,7 @@ class ObservingReporter:
         outputs_stored: bool = True,
         status: StepStatus = StepStatus.SUCCEEDED,
         error: str | None = None,
+        abort_seen: bool = False,
     ) -> tuple[StepStatus, ExecutionStatus]:
         """One write, the step's end and the run's: one moment after it, the completion."""
         action = self.before_finish.pop(self._pipeline_id(pipeline_execution_id), None)
@@ -180,6 +181,7 @@ class ObservingReporter:
             outputs_stored,
             status,
             error,
+            abort_seen,
         )
         self._note(workflow_execution_id, "after completion")
         return recorded

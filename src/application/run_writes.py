@@ -11,8 +11,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from application.ports.executions import RunLifecycleStore, RunWriter
+from application.step_summaries import SUMMARIES_IN_THE_END_WRITE
 from domain.contention import pause_before_retry
-from domain.execution import PipelineExecution, WorkflowExecution
+from domain.execution import PipelineExecution, StepLog, StepOutputs, WorkflowExecution
 from domain.run import Run, RunEnd, StepMove
 from domain.run_write import RunWrite, VersionedStep
 
@@ -24,10 +25,15 @@ MAX_RACES = 20
 # The steps one write of a run's end closes at most: each is up to five items (the step, its
 # attempt, a duration entry, two events), and DynamoDB's transaction holds 100.
 MOVES_PER_WRITE = 16
+# The end's last part carries the steps' summaries (SUMMARIES_IN_THE_END_WRITE at most) when it
+# closes no more than this many: 14 moves of five items, 25 summaries, the main row and its event.
+MOVES_WITH_THE_SUMMARIES = 14
 
 _LOG = logging.getLogger(__name__)
 # what a decision reads: the run, or only what it guards (a step's row with its version)
 Read = TypeVar("Read", Run, VersionedStep)
+# the steps' summary logs of a run's end, from its steps as the end leaves them
+Summaries = Callable[[tuple[PipelineExecution, ...]], tuple[StepLog, ...]]
 
 
 class RunContentionError(RuntimeError):
@@ -104,15 +110,17 @@ def end_run_and_steps(
     decide: Callable[[Run], RunEnd | None],
     first: Run | None = None,
     durations: RecordAttemptDurations | None = None,
+    summaries: Summaries | None = None,
 ) -> tuple[WorkflowExecution, tuple[PipelineExecution, ...]]:
     """end_run, and the steps as the end left them; `first` is the run as the caller has just
     read it (the first decision is taken on it, saving a read).
 
     The end is one write: the open steps closed, with their attempts and the attempts'
-    duration entries, and the main row. A run with more open steps than one write holds ends
-    in parts, the steps first and the main row with the last part: a crash in between leaves
-    the run open, and the next read (or lease check) finishes the job."""
-    ending = _Ending(store, workflow_execution_id, decide, durations)
+    duration entries, and the main row, with the steps' `summaries` when given. A run with more
+    open steps than one write holds ends in parts, the steps first and the main row with the
+    last part: a crash in between leaves the run open, and the next read (or lease check)
+    finishes the job. Summaries that do not fit the last part are written after it."""
+    ending = _Ending(store, workflow_execution_id, decide, durations, summaries)
 
     def read() -> Run:
         return store.get_run(workflow_execution_id)
@@ -127,7 +135,11 @@ def end_run_and_steps(
             return last.execution, last.steps
         ending.written()
         if written.change is not None:
-            return written.change.after, ending.ended().steps
+            steps = ending.ended().steps
+            logs = () if summaries is None or written.step_logs else summaries(steps)
+            if logs:  # too many for the last part: after it
+                store.add_step_outputs(StepOutputs(logs=logs))
+            return written.change.after, steps
         write = ending.following()
 
 
@@ -145,9 +157,10 @@ class _Ending:
         workflow_execution_id: str,
         decide: Callable[[Run], RunEnd | None],
         durations: RecordAttemptDurations | None,
+        summaries: Summaries | None = None,
     ) -> None:
         self._writer, self._id, self._decide = writer, workflow_execution_id, decide
-        self._durations = durations
+        self._durations, self._summaries = durations, summaries
         self._carry = durations is not None
         self._decided_on: Run | None = None
         self._end: RunEnd | None = None
@@ -191,7 +204,17 @@ class _Ending:
         self._carry = False
         if self._next < len(end.steps):  # the steps first; the main row with the last part
             return RunWrite.of(self._id, moves=moves)
-        return RunWrite.of(self._id, moves=moves, change=end.change)
+        return RunWrite.of(self._id, moves=moves, change=end.change, step_logs=self._logs(moves))
+
+    def _logs(self, moves: tuple[StepMove, ...]) -> tuple[StepLog, ...]:
+        """The steps' summaries when they go with the last part: the run's steps as the whole
+        end leaves them."""
+        run, end = self._decided_on, self._end
+        assert run is not None and end is not None  # a part follows a decision
+        fits = len(run.steps) <= SUMMARIES_IN_THE_END_WRITE
+        if self._summaries is None or not fits or len(moves) > MOVES_WITH_THE_SUMMARIES:
+            return ()
+        return self._summaries(run.moved_all(end.steps).steps)
 
     def written(self) -> None:
         """The part committed: its durations recorded."""

@@ -251,6 +251,11 @@ class Run(BaseModel):
         running = [a for a in self.attempts_of(pipeline_execution_id) if a.is_running]
         return running[-1] if running else None
 
+    def with_main_row(self, execution: WorkflowExecution) -> "Run":
+        """The run with its main row as read again and its steps and attempts as they were
+        known: a decision on it is guarded as any (a step moved meanwhile refuses its write)."""
+        return derived(Run, execution=execution, steps=self.steps, attempts=self.attempts)
+
     def moved(self, move: StepMove) -> "Run":
         """The run as it is once `move` is written (what a write deciding more than one move
         decides the next on)."""

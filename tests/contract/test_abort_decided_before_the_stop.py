@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from application.ports.files import StepLogTap
 from application.use_cases.abort_execution import AbortExecution, AbortExecutionCommand
@@ -58,7 +59,7 @@ def test_a_step_the_runner_ended_during_the_stop_keeps_its_end(
         execution_store,
         _RunnerEndingItsStep(execution_store),  # type: ignore[arg-type]  # only stop is asked
         sub_processes=object(),  # type: ignore[arg-type]  # no step registered any
-        logs=object(),  # type: ignore[arg-type]  # the run log comes from run_logs
+        logs=FileLogStore(tmp_path / "logs"),  # the summaries' tails: none written
         objects=FilesystemObjectStore(tmp_path / "objects"),
         clock=_Clock(),
         run_logs=_NoLog(),
@@ -76,3 +77,7 @@ def test_a_step_the_runner_ended_during_the_stop_keeps_its_end(
     assert [(a.status, a.stop_date) for a in run.attempts_of(FIRST)] == [
         (StepStatus.ABORTED, at(2))
     ]
+    # what a run's end leaves: the steps' summaries, as the end left each step
+    details = execution_store.get_details("e1")
+    summaries = {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
+    assert summaries == {FIRST: "ABORTED", SECOND: "ABORTED"}

@@ -12,13 +12,11 @@ from typing import Any
 
 import pytest
 
+from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.system import SystemClock
-from application.use_cases.complete_execution import (
-    SUMMARIES_IN_THE_END_WRITE,
-    CompleteExecution,
-    FinishLastStepCommand,
-)
+from application.step_summaries import SUMMARIES_IN_THE_END_WRITE, StepSummaries
+from application.use_cases.complete_execution import CompleteExecution, FinishLastStepCommand
 from application.use_cases.hand_on_step import HandOnStep, HandOnStepCommand
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep, StartStepCommand
@@ -243,11 +241,16 @@ class CountedWrites:
 
     def __init__(self, store: Any) -> None:
         self.store, self.commits, self.summaries, self.reads = store, 0, 0, 0
+        self.main_rows = 0
         self.before_commit: Callable[[], None] | None = None
 
     def get_run(self, *args: Any) -> Any:
         self.reads += 1
         return self.store.get_run(*args)
+
+    def get_execution(self, *args: Any) -> Any:
+        self.main_rows += 1
+        return self.store.get_execution(*args)
 
     def commit(self, write: RunWrite) -> bool:
         self.commits += 1
@@ -432,24 +435,76 @@ def test_a_failure_decided_on_the_run_as_its_runner_knows_it_needs_no_read(
     assert summaries == {FIRST: "FAILED", SECOND: "NEW"}  # the step after it, as it stands
 
 
-def test_a_run_another_writer_ended_after_its_runner_knew_it_gets_its_summaries(
-    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
+def known_failure(store: Any, status: StepStatus = StepStatus.FAILED) -> FinishLastStepCommand:
+    """The first step's end as its runner reports it, decided on the run as the runner knows it
+    (the write refused whenever another writer moved the run after the runner knew it)."""
+    command = first_ended(status, "stopped")
+    return command.model_copy(update={"known": first_as_its_runner_knows(store)})
+
+
+def summaries_of(store: Any) -> dict[str, str]:
+    details = store.get_details("e1")
+    return {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
+
+
+def test_the_runner_s_end_after_an_abort_s_end_reads_the_main_row_alone(
+    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution], tmp_path: Path
 ) -> None:
-    """An abort's own end writes no summaries: the runner's end, refused and decided on a read
-    to nothing, writes them, as a completion tried again does."""
-    _, completion = first_running
-    command = first_ended(StepStatus.ABORTED, "stopped")
-    known = command.model_copy(update={"known": first_as_its_runner_knows(execution_store)})
+    """The abort's end wrote what a run's end leaves, the summaries too: the runner's one write
+    is refused, the main row says the run ended ABORTED, and nothing is left to write."""
+    counted, completion = first_running
+    command = known_failure(execution_store)
     requested = execution_store.get_run("e1").request_abort(at(1), "stop")
     assert execution_store.commit(RunWrite.of("e1", change=requested))
-    end = execution_store.get_run("e1").abort(at(2), "", None)
+    run = execution_store.get_run("e1")
+    end = run.abort(at(2), "", None)
     assert end is not None
-    assert execution_store.commit(RunWrite.of("e1", moves=end.steps, change=end.change))
-    finished = completion.finish_last_step(known)
+    logs = StepSummaries(FileLogStore(tmp_path / "logs"))(run.moved_all(end.steps).steps)
+    ended = RunWrite.of("e1", moves=end.steps, change=end.change, step_logs=logs)
+    assert execution_store.commit(ended)
+    finished = completion.finish_last_step(command)
     assert (finished.step_status, finished.execution.status) == (
         StepStatus.ABORTED,
         ExecutionStatus.ABORTED,
     )
-    details = execution_store.get_details("e1")
-    summaries = {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
-    assert summaries == {FIRST: "ABORTED", SECOND: "ABORTED"}
+    assert finished.execution == execution_store.get_execution("e1")
+    # the refused write, then the main row alone: no read of the run, no summaries again
+    assert (counted.commits, counted.main_rows, counted.reads, counted.summaries) == (1, 1, 0, 0)
+    assert summaries_of(execution_store) == {FIRST: "ABORTED", SECOND: "ABORTED"}
+
+
+def test_an_abort_requested_after_the_runner_knew_the_run_ends_it_on_the_main_row_read(
+    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
+) -> None:
+    """Requested but not ended yet: the refused write is decided again on the main row as read
+    with the steps as the runner knows them, and both end ABORTED in one write."""
+    counted, completion = first_running
+    command = known_failure(execution_store)
+    requested = execution_store.get_run("e1").request_abort(at(1), "stop")
+    assert execution_store.commit(RunWrite.of("e1", change=requested))
+    finished = completion.finish_last_step(command)
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.ABORTED,
+        ExecutionStatus.ABORTED,
+    )
+    assert (counted.commits, counted.main_rows, counted.reads, counted.summaries) == (2, 1, 0, 0)
+    assert step_statuses(execution_store) == [StepStatus.ABORTED, StepStatus.ABORTED]
+    assert summaries_of(execution_store) == {FIRST: "ABORTED", SECOND: "ABORTED"}
+
+
+def test_a_run_another_writer_ended_after_its_runner_knew_it_gets_its_summaries(
+    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
+) -> None:
+    """An end that wrote no summaries (a lost runner's, FAILED): the runner's end, refused and
+    decided on a read to nothing, writes them, as a completion tried again does."""
+    _, completion = first_running
+    command = known_failure(execution_store)
+    end = execution_store.get_run("e1").complete(ExecutionStatus.FAILED, at(2), "lost", "", None)
+    assert end is not None
+    assert execution_store.commit(RunWrite.of("e1", moves=end.steps, change=end.change))
+    finished = completion.finish_last_step(command)
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.FAILED,
+        ExecutionStatus.FAILED,
+    )
+    assert summaries_of(execution_store) == {FIRST: "FAILED", SECOND: "NEW"}

@@ -138,11 +138,12 @@ BUDGETS = (
     Budget(
         "the aborted step's end, by its runner",
         1,
-        "the abort above ended the step and the run: the runner's one write of both finds them "
-        "ended (a refused write, or a read, says so). Today the run read (3 Queries) and the "
-        "steps' summaries written again (a BatchWriteItem), as a completion tried again "
-        "writes them; 9 before one write ended step and run (s20-endwrite)",
-        4,
+        "the abort above ended the step and the run with the steps' summaries in its one "
+        "write; the runner, which saw the abort, reads the main row alone (a Query): ended "
+        "ABORTED, nothing is left to write. 4 before: the run read (3 Queries) and the "
+        "summaries written again (s21-abortend); 9 before one write ended step and run "
+        "(s20-endwrite)",
+        1,
     ),
     Budget(
         "a failing step's end and the run's",

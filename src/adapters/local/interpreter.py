@@ -207,11 +207,11 @@ class StepInterpreter:
         if self._stop.reason is StopReason.LOST:
             return None
         stored = self._outputs_stored()
-        # an abort was written after the run this runner knows: its write would be refused
-        known = None if self._stop.reason is StopReason.ABORT else self._known
+        # an abort was written after the run this runner knows: its main row is read first
+        seen = self._stop.reason is StopReason.ABORT
         _, ended = self.persist(
             lambda: self._reporter.last_step_finished(
-                execution_id, step_id, attempt, known, stored, status, error
+                execution_id, step_id, attempt, self._known, stored, status, error, seen
             )
         )
         return ended

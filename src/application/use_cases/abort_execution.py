@@ -12,9 +12,9 @@ from application.ports.logs import RunLogSource
 from application.ports.orchestration import Orchestrator
 from application.ports.sub_executions import SubProcessController
 from application.ports.system import Clock
-from application.run_log import fit_run_log
 from application.run_log_sources import LocalRunLog
 from application.run_writes import commit_decided, end_run_and_steps
+from application.step_summaries import StepSummaries, fitted_run_log
 from application.sub_process_stops import stop_sub_processes
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.control_characters import FREE_TEXT_KEEPS, refusing_control_characters
@@ -66,7 +66,7 @@ class AbortExecution:
         """`run_logs`: where the run log comes from (the local step logs when not given);
         `durations`: what records the attempts the abort closes."""
         self._store, self._orchestrator, self._sub_processes = store, orchestrator, sub_processes
-        self._objects, self._clock = objects, clock
+        self._objects, self._clock, self._logs = objects, clock, logs
         self._run_logs = run_logs or LocalRunLog(logs)
         self._durations = durations
 
@@ -94,15 +94,17 @@ class AbortExecution:
         cause = execution.abort_cause or command.cause
         warnings += self._orchestrator.stop_execution(execution, ABORT_ERROR, cause)
         # read after the stop: what the orchestrator logged until then is in it
-        pieces = self._run_logs.run_log_pieces(execution)
-        log, log_object_key = fit_run_log(self._objects, execution_id, pieces)
+        log, log_object_key, tails = fitted_run_log(self._objects, self._run_logs, execution)
         now = self._clock.now()
+        # the end leaves what a run's end leaves, the steps' summaries too: the runner that
+        # finds its run ended has nothing left to write
         aborted, _ = end_run_and_steps(
             self._store,
             execution_id,
             lambda run: run.abort(now, log, log_object_key),
             first=run,
             durations=self._durations,
+            summaries=StepSummaries(self._logs, tails),
         )
         return AbortResult(execution=aborted, warnings=warnings)
 

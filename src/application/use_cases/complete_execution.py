@@ -13,23 +13,23 @@ from application.ports.executions import ExecutionStore
 from application.ports.files import AssetCatalog, LogStore, ObjectStore, StoredObject
 from application.ports.logs import RunLogSource
 from application.ports.system import Clock
-from application.run_log import StepTails, fit_run_log, log_tail
+from application.run_log import StepTails
 from application.run_log_sources import LocalRunLog
 from application.run_writes import (
+    MOVES_WITH_THE_SUMMARIES,
     commit_decided,
     end_run_and_steps,
     record_end_durations,
     with_closed_attempt_duration,
 )
+from application.step_summaries import SUMMARIES_IN_THE_END_WRITE, StepSummaries, fitted_run_log
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.assets import AssetFile, asset_object_key, asset_root_key
-from domain.derived import derived
 from domain.execution import (
     ExecutionConfiguration,
     OutputMetadata,
     OutputResult,
     PipelineExecution,
-    StepLog,
     StepOutputs,
     WorkflowExecution,
     artifacts_of,
@@ -44,10 +44,6 @@ from domain.statuses import (
     TerminalStepStatus,
 )
 
-_LOG_TAIL_CHARACTERS = 4000
-# The steps' summaries go in the run's last write up to this many steps; a longer chain's are
-# written after it, as a run of any length must fit one transaction (DynamoDB: 100 items).
-SUMMARIES_IN_THE_END_WRITE = 25
 _METADATA_FOLDER = "metadata/"
 
 
@@ -74,6 +70,8 @@ class FinishLastStepCommand(BaseModel):
     known: Run | None = None
     # False: the runner knows nothing is stored under the run's output prefix (none to list)
     outputs_stored: bool = True
+    # the runner saw an abort requested: the main row it knows moved since, read it first
+    abort_seen: bool = False
 
 
 class LastStepFinished(BaseModel):
@@ -120,7 +118,7 @@ class CompleteExecution:
         decide: Callable[[Run, datetime, str, str | None], RunEnd | None],
     ) -> WorkflowExecution:
         """Record the end-state outputs for `status`, then end the run as `decide` says (given
-        the run, the moment, the fitted log and its object key), then the steps' summary logs.
+        the run, the moment, the fitted log and its object key) with the steps' summary logs.
         A terminal run is returned untouched but for those summaries, written again."""
         run = self._store.get_run(workflow_execution_id)
         execution = run.execution
@@ -134,15 +132,15 @@ class CompleteExecution:
         now = self._clock.now()
         if end_step is not None:
             self._add_end_state_outputs(run, end_step, status, now)
-        log, log_object_key, tails = self._fit_log(execution)
-        ended, final_steps = end_run_and_steps(
+        log, log_object_key, tails = fitted_run_log(self._objects, self._run_logs, execution)
+        ended, _ = end_run_and_steps(
             self._store,
             workflow_execution_id,
             lambda current: decide(current, now, log, log_object_key),
             first=run,
             durations=self._durations,
+            summaries=StepSummaries(self._logs, tails),
         )
-        self._write_summaries(final_steps, tails)
         return ended
 
     def finish_last_step(self, command: FinishLastStepCommand) -> LastStepFinished:
@@ -153,14 +151,20 @@ class CompleteExecution:
         left as it is (the summaries written again). AttemptFencedError, nothing written, for
         an attempt that is no longer the step's running one."""
         run_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
-        run = command.known or self._store.get_run(run_id)
+        known = command.known
+        run = known or self._store.get_run(run_id)
+        if known is not None and command.abort_seen:
+            seen = self._as_its_main_row_says(run_id, known)
+            if isinstance(seen, LastStepFinished):
+                return seen
+            run = seen
         now = self._clock.now()
         status, error = command.status, command.error
         # the fence first: a result refused records none of its outputs either
         run.finish_step(step_id, status, error, now, command.attempt)
         if command.outputs_stored and not run.execution.is_terminal:
             self._add_ending_outputs(run, run.step(step_id), ExecutionStatus(status), now)
-        log, log_object_key, tails = self._fit_log(run.execution)
+        log, log_object_key, tails = fitted_run_log(self._objects, self._run_logs, run.execution)
         decisions = 0
         final_steps: list[PipelineExecution] = []  # the steps as the decided write leaves them
 
@@ -182,33 +186,54 @@ class CompleteExecution:
                 moves = tuple(
                     with_closed_attempt_duration(self._durations, current, m) for m in moves
                 )
-            summaries: tuple[StepLog, ...] = ()
-            if end is not None and len(after.steps) <= SUMMARIES_IN_THE_END_WRITE:
-                summaries = self._summaries(after.steps, tails)
+            fits = end is not None and len(after.steps) <= SUMMARIES_IN_THE_END_WRITE
+            summaries = StepSummaries(self._logs, tails)(after.steps) if fits else ()
             final_steps[:] = after.steps
             return RunWrite.of(
                 run_id, moves=moves, change=end.change if end else None, step_logs=summaries
             )
 
         first = decide(run)
-        if first is None and command.known is not None:  # known wrong: as the store has it
+        if first is None and known is not None:  # known wrong: as the store has it
             run = self._store.get_run(run_id)
             first = decide(run)
         if first is None:
             if run.execution.is_terminal:  # a repeat: the summaries, the last write, again
                 self._write_summaries(run.steps, tails)
             return LastStepFinished(step_status=run.step(step_id).status, execution=run.execution)
-        written, last = commit_decided(
-            self._store, lambda: self._store.get_run(run_id), decide, first
-        )
+
+        def read() -> Run:
+            return self._store.get_run(run_id)
+
+        if known is None:
+            written, last = commit_decided(self._store, read, decide, first)
+        elif self._store.commit(first):
+            written, last = first, None
+        else:  # another writer moved the run first (an abort, most often): its main row says how
+            seen = self._as_its_main_row_says(run_id, known)
+            if isinstance(seen, LastStepFinished):
+                return seen
+            written, last = commit_decided(self._store, read, decide, decide(seen))
         if written is None:
             assert last is not None
-            if last.execution.is_terminal:  # ended by another writer (an abort's end writes none)
+            if last.execution.is_terminal:  # ended by another writer (a lost runner's end)
                 self._write_summaries(last.steps, tails)
             return LastStepFinished(step_status=last.step(step_id).status, execution=last.execution)
         return self._finished_as_written(
             written, written is first, final_steps, run_id, step_id, tails
         )
+
+    def _as_its_main_row_says(self, run_id: str, known: Run) -> Run | LastStepFinished:
+        """The main row alone read, as the runner's end needs it when another writer moved it
+        since the runner knew it: ended ABORTED, the end's write left nothing to write (the
+        answer); open, the run to decide on, that row with the steps as known (their guards
+        stand); ended otherwise, the run read whole."""
+        execution = self._store.get_execution(run_id)
+        if _aborted_with_its_summaries(execution, known):
+            return LastStepFinished(step_status=StepStatus.ABORTED, execution=execution)
+        if execution.is_terminal:
+            return self._store.get_run(run_id)
+        return known.with_main_row(execution)
 
     def _finished_as_written(
         self,
@@ -282,41 +307,7 @@ class CompleteExecution:
         self, steps: tuple[PipelineExecution, ...], tails: StepTails | None = None
     ) -> None:
         """The summaries describe each step as the run left it."""
-        self._store.add_step_outputs(StepOutputs(logs=self._summaries(steps, tails)))
-
-    def _summaries(
-        self, steps: tuple[PipelineExecution, ...], tails: StepTails | None = None
-    ) -> tuple[StepLog, ...]:
-        """Each step's summary, its log's tail as `tails` kept it when the run log was read
-        from the step logs (a local run), else read now."""
-        if not steps:
-            return ()
-        run_id = steps[0].workflow_execution_id
-        written: set[str] | None = None
-
-        def tail(step_id: str) -> str:
-            nonlocal written
-            kept = tails.get(step_id) if tails is not None else None
-            if kept is not None:
-                return kept
-            if written is None:  # one listing, not an open per step (most write none)
-                written = set(self._logs.step_log_ids(run_id))
-            if step_id not in written:
-                return ""
-            # of the log only its tail is kept as it is read: 200 MB cost a piece, not the log
-            return log_tail(self._logs.step_log_pieces(run_id, step_id), _LOG_TAIL_CHARACTERS)
-
-        return tuple(
-            self._summary(step, tail(step.pipeline_execution_id)) for step in chain_order(steps)
-        )
-
-    def _fit_log(self, execution: WorkflowExecution) -> tuple[str, str | None, StepTails]:
-        """The run log as the row keeps it, its object key when cut, and the tails of the step
-        logs it was read from (none when it was not made of them)."""
-        tails = StepTails(_LOG_TAIL_CHARACTERS)
-        pieces = self._run_logs.run_log_pieces(execution, tails.tap)
-        log, key = fit_run_log(self._objects, execution.workflow_execution_id, pieces)
-        return log, key, tails
+        self._store.add_step_outputs(StepOutputs(logs=StepSummaries(self._logs, tails)(steps)))
 
     def _end_state_outputs(
         self,
@@ -435,19 +426,15 @@ class CompleteExecution:
         self._assets.put_files(list(imported.values()))
         return imported
 
-    def _summary(self, step: PipelineExecution, log: str) -> StepLog:
-        lines = [f"{step.pipeline_id}: {step.status}"]  # a StrEnum: its value
-        if step.error:
-            lines.append(f"error: {step.error}")
-        if log:
-            lines.append(log[-_LOG_TAIL_CHARACTERS:])
-        return derived(  # the valid step's ids and status, and text (domain.derived)
-            StepLog,
-            pipeline_execution_id=step.pipeline_execution_id,
-            workflow_execution_id=step.workflow_execution_id,
-            status=str(step.status),
-            message="\n".join(lines),
-        )
+
+def _aborted_with_its_summaries(execution: WorkflowExecution, known: Run) -> bool:
+    """The run ended ABORTED by another writer while its runner ran this step: its end closed
+    the step ABORTED and wrote the steps' summaries in its one write (an abort's, a completion's
+    or a runner's end; a local run's orchestrator never reports one), so nothing is left to write.
+    A longer chain's may have been written after that end: written again then."""
+    return (
+        execution.status is ExecutionStatus.ABORTED and len(known.steps) <= MOVES_WITH_THE_SUMMARIES
+    )
 
 
 def _output_target(configuration: ExecutionConfiguration | None) -> tuple[str, str] | None:
