@@ -166,7 +166,7 @@ class ObservingReporter:
         outputs_stored: bool = True,
         status: StepStatus = StepStatus.SUCCEEDED,
         error: str | None = None,
-        abort_seen: bool = False,
+        main_row_moved: bool = False,
     ) -> tuple[StepStatus, ExecutionStatus]:
         """One write, the step's end and the run's: one moment after it, the completion."""
         action = self.before_finish.pop(self._pipeline_id(pipeline_execution_id), None)
@@ -181,7 +181,7 @@ class ObservingReporter:
             outputs_stored,
             status,
             error,
-            abort_seen,
+            main_row_moved,
         )
         self._note(workflow_execution_id, "after completion")
         return recorded

@@ -179,7 +179,7 @@ class UseCaseRunReporter:
         outputs_stored: bool = True,
         status: StepStatus = StepStatus.SUCCEEDED,
         error: str | None = None,
-        abort_seen: bool = False,
+        main_row_moved: bool = False,
     ) -> tuple[StepStatus, ExecutionStatus]:
         """Decided with no read on the run as its runner knows it when this reporter kept that
         attempt's start, else on a read."""
@@ -198,7 +198,7 @@ class UseCaseRunReporter:
                 error=error,
                 known=known if started is not None else None,
                 outputs_stored=outputs_stored,
-                abort_seen=abort_seen,
+                main_row_moved=main_row_moved,
             )
         )
         self._ended_as(finished.execution)

@@ -447,13 +447,20 @@ def summaries_of(store: Any) -> dict[str, str]:
     return {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
 
 
+@pytest.mark.parametrize(("moved", "commits"), [(False, 1), (True, 0)])
 def test_the_runner_s_end_after_an_abort_s_end_reads_the_main_row_alone(
-    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution], tmp_path: Path
+    execution_store: Any,
+    first_running: tuple[CountedWrites, CompleteExecution],
+    tmp_path: Path,
+    moved: bool,
+    commits: int,
 ) -> None:
-    """The abort's end wrote what a run's end leaves, the summaries too: the runner's one write
-    is refused, the main row says the run ended ABORTED, and nothing is left to write."""
+    """The abort's end wrote what a run's end leaves, the summaries too: the main row says the
+    run ended ABORTED, and nothing is left to write. A runner that knows its main row moved (it
+    saw the abort, or its step was killed by a signal it did not send) reads it first and
+    writes nothing; one that does not has its one write refused first."""
     counted, completion = first_running
-    command = known_failure(execution_store)
+    command = known_failure(execution_store).model_copy(update={"main_row_moved": moved})
     requested = execution_store.get_run("e1").request_abort(at(1), "stop")
     assert execution_store.commit(RunWrite.of("e1", change=requested))
     run = execution_store.get_run("e1")
@@ -468,18 +475,29 @@ def test_the_runner_s_end_after_an_abort_s_end_reads_the_main_row_alone(
         ExecutionStatus.ABORTED,
     )
     assert finished.execution == execution_store.get_execution("e1")
-    # the refused write, then the main row alone: no read of the run, no summaries again
-    assert (counted.commits, counted.main_rows, counted.reads, counted.summaries) == (1, 1, 0, 0)
+    # the main row alone: no read of the run, no summaries again
+    assert (counted.commits, counted.main_rows, counted.reads, counted.summaries) == (
+        commits,
+        1,
+        0,
+        0,
+    )
     assert summaries_of(execution_store) == {FIRST: "ABORTED", SECOND: "ABORTED"}
 
 
+@pytest.mark.parametrize(("moved", "commits"), [(False, 2), (True, 1)])
 def test_an_abort_requested_after_the_runner_knew_the_run_ends_it_on_the_main_row_read(
-    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
+    execution_store: Any,
+    first_running: tuple[CountedWrites, CompleteExecution],
+    moved: bool,
+    commits: int,
 ) -> None:
-    """Requested but not ended yet: the refused write is decided again on the main row as read
-    with the steps as the runner knows them, and both end ABORTED in one write."""
+    """Requested but not ended yet: the end is decided on the main row as read with the steps
+    as the runner knows them, and both end ABORTED in one write: at once when the runner knows
+    its main row moved (its step killed by the abort's signal), else after its write of the
+    step's own end was refused."""
     counted, completion = first_running
-    command = known_failure(execution_store)
+    command = known_failure(execution_store).model_copy(update={"main_row_moved": moved})
     requested = execution_store.get_run("e1").request_abort(at(1), "stop")
     assert execution_store.commit(RunWrite.of("e1", change=requested))
     finished = completion.finish_last_step(command)
@@ -487,9 +505,30 @@ def test_an_abort_requested_after_the_runner_knew_the_run_ends_it_on_the_main_ro
         StepStatus.ABORTED,
         ExecutionStatus.ABORTED,
     )
-    assert (counted.commits, counted.main_rows, counted.reads, counted.summaries) == (2, 1, 0, 0)
+    assert (counted.commits, counted.main_rows, counted.reads, counted.summaries) == (
+        commits,
+        1,
+        0,
+        0,
+    )
     assert step_statuses(execution_store) == [StepStatus.ABORTED, StepStatus.ABORTED]
     assert summaries_of(execution_store) == {FIRST: "ABORTED", SECOND: "ABORTED"}
+
+
+def test_a_main_row_that_did_not_move_costs_a_read_and_the_step_s_own_end_stands(
+    execution_store: Any, first_running: tuple[CountedWrites, CompleteExecution]
+) -> None:
+    """A step killed by a signal that was no abort's (the kernel's, the user's): the main row
+    read first says nothing moved, and the failure is written as the step reported it."""
+    counted, completion = first_running
+    command = known_failure(execution_store).model_copy(update={"main_row_moved": True})
+    finished = completion.finish_last_step(command)
+    assert (finished.step_status, finished.execution.status) == (
+        StepStatus.FAILED,
+        ExecutionStatus.FAILED,
+    )
+    assert (counted.commits, counted.main_rows, counted.reads) == (1, 1, 0)
+    assert summaries_of(execution_store) == {FIRST: "FAILED", SECOND: "NEW"}
 
 
 def test_a_run_another_writer_ended_after_its_runner_knew_it_gets_its_summaries(

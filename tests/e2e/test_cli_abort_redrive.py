@@ -1,15 +1,19 @@
-"""`wfx executions abort` and `wfx executions redrive` on SQLite, as a user types them."""
+"""`wfx executions abort` and `wfx executions redrive` on SQLite, as a user types them (the
+abort of a detached worker on DynamoDB, moto's server, too)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 import yaml
 
 from adapters.local.supervisor import RunFolder
@@ -17,7 +21,8 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
 from domain.run_write import RunWrite
-from tests.e2e.cli import TERMINAL, TRIVIAL_WORKFLOW, Wfx, assert_bad_input
+from tests.e2e.cli import FAKE_AWS, TERMINAL, TRIVIAL_WORKFLOW, Wfx, assert_bad_input
+from tests.integration.moto_server import moto_server
 
 
 def _publish_fixable(wfx: Wfx, marker: Path) -> None:
@@ -267,9 +272,29 @@ def test_redriving_an_unknown_execution_is_bad_input(wfx: Wfx) -> None:
     assert_bad_input(outcome, "no-such-run", "not found")
 
 
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def on_either_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Wfx]:
+    """`wfx` on a SQLite file, or on DynamoDB (moto's server, a request at a time: the abort and
+    the worker race on one run, as DynamoDB lets them)."""
+    if request.param == "sqlite":
+        yield Wfx(tmp_path / "home")
+        return
+    with moto_server(one_request_at_a_time=True) as endpoint:
+        on_moto = Wfx(
+            tmp_path / "home", WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=endpoint, **FAKE_AWS
+        )
+        on_moto.ok("tables", "create")
+        yield on_moto
+
+
 def test_aborting_a_detached_run_stops_its_worker_and_records_it_aborted(
-    wfx: Wfx, tmp_path: Path
+    on_either_store: Wfx, tmp_path: Path
 ) -> None:
+    """The abort's SIGTERM kills the worker's step before the worker's keeper sees the request:
+    the worker, told by the signal, reads the main row first and ends the run ABORTED, or the
+    abort's end comes first and the worker writes nothing; either way one end, its events once
+    each, numbered without a gap, and the steps' summaries written with it."""
+    wfx = on_either_store
     started = tmp_path / "started"
     sleeper = f"import pathlib, time; pathlib.Path({str(started)!r}).touch(); time.sleep(60)"
     document = {
@@ -309,3 +334,20 @@ def test_aborting_a_detached_run_stops_its_worker_and_records_it_aborted(
     shown = wfx("executions", "show", execution_id).stdout
     assert "aborted" in shown and "Aborted on request" in shown, shown
     assert "wfx.Aborted" not in shown.split("Steps")[0], shown
+    events = [
+        json.loads(line)
+        for line in wfx.ok("executions", "events", execution_id, "--json").stdout.splitlines()
+    ]
+    assert [e["sequenceNumber"] for e in events] == list(range(1, len(events) + 1)), events
+    assert [e["eventType"] for e in events] == [
+        "ExecutionLaunched",
+        "StepStarted",
+        "AttemptStarted",
+        "AbortRequested",
+        "AttemptFinished",
+        "StepFinished",
+        "StepFinished",
+        "ExecutionAborted",
+    ], events
+    summaries = [log["status"] for step in details["pipelines"] for log in step["logs"]]
+    assert summaries == ["ABORTED", "ABORTED"], details["pipelines"]

@@ -158,7 +158,7 @@ class RecordingReporter(UseCaseRunReporter):
         outputs_stored: bool = True,
         status: StepStatus = StepStatus.SUCCEEDED,
         error: str | None = None,
-        abort_seen: bool = False,
+        main_row_moved: bool = False,
     ) -> tuple[StepStatus, ExecutionStatus]:
         # one write, recorded as the two moves it is: the run ends as its step was recorded
         recorded, ended = super().last_step_finished(
@@ -169,7 +169,7 @@ class RecordingReporter(UseCaseRunReporter):
             outputs_stored,
             status,
             error,
-            abort_seen,
+            main_row_moved,
         )
         self.calls.append(("finished", pipeline_execution_id, status, error))
         self.calls.append(("completed", ExecutionStatus(recorded), error))

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from adapters.local.interpreter import STORE_RETRIES, PlannedStep, StepInterpreter
+from adapters.local.interpreter import STORE_RETRIES, KilledStep, PlannedStep, StepInterpreter
 from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.local.supervisor import RunStop, StopReason
@@ -157,6 +157,43 @@ def test_an_abort_requested_in_the_store_between_steps_refuses_the_next_start(
     assert calls.made == [("pipe0", 1)]  # its success came after the request: ABORTED
     assert statuses(store) == (ExecutionStatus.ABORTED, [StepStatus.ABORTED] * 3)
     assert store.list_attempts([step_id(RUN, 1), step_id(RUN, 2)]) == []
+
+
+class MainRowMoved:
+    """The real reporter, noting what each end of the run was told of its main row."""
+
+    def __init__(self, inner: UseCaseRunReporter) -> None:
+        self._inner = inner
+        self.told: list[bool] = []
+
+    def last_step_finished(self, *args: Any) -> Any:
+        self.told.append(args[-1])  # main_row_moved, the interpreter's last argument
+        return self._inner.last_step_finished(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+@pytest.mark.parametrize(("error", "moved"), [(KilledStep("killed"), True), ("failed", False)])
+def test_a_step_killed_by_a_signal_its_runner_did_not_send_has_its_main_row_read_first(
+    store: SqliteExecutionStore, reporter: UseCaseRunReporter, error: str, moved: bool
+) -> None:
+    """Another process's abort killed the step before the keeper saw the request: the end is
+    decided on the main row read first (ABORTED at once), not on the run the runner knows."""
+
+    def killed_by_an_abort(step: PipelineExecution, attempt: int) -> str | None:
+        change = store.get_run(RUN).request_abort(SystemClock().now(), "by another process")
+        assert change is not None and write_change(store, change)
+        return error
+
+    told = MainRowMoved(reporter)
+    known = store.get_execution(RUN)
+    interpreter = StepInterpreter(told, RunStop())  # type: ignore[arg-type]  # the reporter's part
+    ended = interpreter.run(RUN, planned(store), Calls(killed_by_an_abort), known=known)
+
+    assert ended is ExecutionStatus.ABORTED
+    assert told.told == [moved]
+    assert statuses(store) == (ExecutionStatus.ABORTED, [StepStatus.ABORTED] * 3)
 
 
 def test_a_runner_that_lost_its_lease_writes_nothing_more(

@@ -74,6 +74,13 @@ class PlannedStep:
 StepAction = Callable[[PipelineExecution, int], "str | None"]
 
 
+class KilledStep(str):
+    """A step's error when its process ended by a signal its runner did not send: most often
+    another process's abort, which moved the run's main row before this runner saw it."""
+
+    __slots__ = ()
+
+
 class StepInterpreter:
     """Runs a run's remaining steps; `run` returns the run's status as recorded (None when the
     runner lost the run and recorded nothing)."""
@@ -207,11 +214,12 @@ class StepInterpreter:
         if self._stop.reason is StopReason.LOST:
             return None
         stored = self._outputs_stored()
-        # an abort was written after the run this runner knows: its main row is read first
-        seen = self._stop.reason is StopReason.ABORT
+        # an abort was written after the run this runner knows (it saw it, or its step was
+        # killed by a signal it did not send, an abort's most often): its main row is read first
+        moved = self._stop.reason is StopReason.ABORT or isinstance(error, KilledStep)
         _, ended = self.persist(
             lambda: self._reporter.last_step_finished(
-                execution_id, step_id, attempt, self._known, stored, status, error, seen
+                execution_id, step_id, attempt, self._known, stored, status, error, moved
             )
         )
         return ended

@@ -24,6 +24,7 @@ from pydantic import SecretStr
 
 from adapters.local.interpreter import (
     STORE_FAILED,
+    KilledStep,
     PlannedStep,
     RunParkedError,
     StepInterpreter,
@@ -39,6 +40,7 @@ from adapters.local.runner_liveness import (
 )
 from adapters.local.step_execution import (
     StepFailedError,
+    StepKilledError,
     StepRun,
     run_command_step,
     run_python_step,
@@ -770,6 +772,9 @@ class LocalRunner:
             finally:
                 # what a failed step left behind is kept too; refused links are said in its log
                 outputs.push(warn=log_warnings_to(run.log_path))
+        except StepKilledError as killed:
+            # a signal this runner did not send: another process's abort, most often
+            return str(killed) if live.stop.requested else KilledStep(killed)
         except StepFailedError as failed:
             return str(failed)
         except Exception as error:

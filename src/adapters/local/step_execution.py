@@ -48,6 +48,10 @@ class StepFailedError(Exception):
     """A step ended without success; the message is the step's error as recorded."""
 
 
+class StepKilledError(StepFailedError):
+    """The step's process ended by a signal (its runner's stop, or another process's)."""
+
+
 # --- python steps ---------------------------------------------------------------------------------
 
 _handlers: dict[str, Callable[..., object]] = {}
@@ -277,6 +281,8 @@ def run_command_step(
             _close(go_write)  # unsaid, the guard runs nothing and ends
         tail = copy_redacted_output(process, log, stderr_tail_lines=_STDERR_TAIL_LINES)
         code = process.wait()
+    if code < 0:
+        raise StepKilledError(_exit_message(code, tail))
     if code != 0:
         raise StepFailedError(_exit_message(code, tail))
 

@@ -254,7 +254,7 @@ class RunReporter(Protocol):
         outputs_stored: bool = True,
         status: StepStatus = StepStatus.SUCCEEDED,
         error: str | None = None,
-        abort_seen: bool = False,
+        main_row_moved: bool = False,
     ) -> tuple[StepStatus, ExecutionStatus]:
         """The run's last step to run ended, attempt `attempt` with `status` (the chain's last
         SUCCEEDED, or any step FAILED, TIMED_OUT or ABORTED, `error` saying why), and the run
@@ -262,8 +262,9 @@ class RunReporter(Protocol):
         on a run being aborted; the run's end as it was when another writer ended it first).
         `known`: the main row as the runner's lease left it and the steps as it started them,
         to decide on without a read (the write's guards catch anything moved since);
-        `outputs_stored`: as for step_handed_on; `abort_seen`: the runner saw an abort requested
-        since `known` (its main row is read first, alone)."""
+        `outputs_stored`: as for step_handed_on; `main_row_moved`: the runner knows the main row
+        moved since `known` (an abort it saw requested, a step killed by a signal it did not
+        send): it is read first, alone."""
         ...
 
     def approval_gate(

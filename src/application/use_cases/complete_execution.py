@@ -70,8 +70,9 @@ class FinishLastStepCommand(BaseModel):
     known: Run | None = None
     # False: the runner knows nothing is stored under the run's output prefix (none to list)
     outputs_stored: bool = True
-    # the runner saw an abort requested: the main row it knows moved since, read it first
-    abort_seen: bool = False
+    # the main row `known` has moved since, as the runner knows (it saw an abort requested, or
+    # its step killed by a signal it did not send): read first, alone
+    main_row_moved: bool = False
 
 
 class LastStepFinished(BaseModel):
@@ -153,7 +154,7 @@ class CompleteExecution:
         run_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
         known = command.known
         run = known or self._store.get_run(run_id)
-        if known is not None and command.abort_seen:
+        if known is not None and command.main_row_moved:
             seen = self._as_its_main_row_says(run_id, known)
             if isinstance(seen, LastStepFinished):
                 return seen
