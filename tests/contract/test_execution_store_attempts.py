@@ -73,3 +73,27 @@ def test_the_details_of_a_run_carry_each_steps_attempts(execution_store: Executi
         (2, StepStatus.RUNNING, AttemptTrigger.RETRY),
     ]
     assert attempts[second] == ()
+
+
+def test_the_steps_come_with_the_attempts_of_the_running_ones_alone(
+    execution_store: ExecutionStore,
+) -> None:
+    """What an abort's end needs: every step, and the attempts it closes (a NEW step never
+    opened one, an ended one's are closed already)."""
+    write_launch(execution_store, a_launch("e1", steps=3))
+    ended, running, new = step_id("e1", 0), step_id("e1", 1), step_id("e1", 2)
+    for sid in (ended, running):
+        run_step(execution_store, sid)
+        open_attempt(execution_store, sid, 1)
+    closed = StepMove("e1", ended, StepStatus.FAILED, RUNNING, stop_date=at(2), close_attempt=1)
+    assert step_moved(execution_store, closed)
+    open_attempt(execution_store, running, 2)
+
+    steps, attempts = execution_store.list_steps_and_running_attempts("e1")
+
+    assert {s.pipeline_execution_id: s.status for s in steps} == {
+        ended: StepStatus.FAILED,
+        running: StepStatus.RUNNING,
+        new: StepStatus.NEW,
+    }
+    assert [(a.pipeline_execution_id, a.attempt) for a in attempts] == [(running, 1), (running, 2)]

@@ -21,6 +21,7 @@ from domain.errors import ExecutionNotFoundError, PipelineExecutionNotFoundError
 from domain.execution import OutputFile, PipelineExecution, UnreadableRow, WorkflowExecution
 from domain.run import Run
 from domain.run_write import VersionedStep
+from domain.statuses import StepStatus
 
 
 class DynamoDbRunReads(DynamoDbStoreBase):
@@ -89,6 +90,14 @@ class DynamoDbRunReads(DynamoDbStoreBase):
 
     def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
         return self._attempts(pipeline_execution_ids, None)
+
+    def list_steps_and_running_attempts(
+        self, workflow_execution_id: str
+    ) -> tuple[list[PipelineExecution], list[TaskExecution]]:
+        # attempts are keyed by their step: a Query per running step, none for the others
+        steps = self.list_steps(workflow_execution_id)
+        running = (s.pipeline_execution_id for s in steps if s.status is StepStatus.RUNNING)
+        return steps, self._attempts(running, None)
 
     def list_readable_attempts(
         self, pipeline_execution_ids: Iterable[str]

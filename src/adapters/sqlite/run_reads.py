@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ from adapters.step_records import parse_pipeline_execution_record, parse_task_ex
 from domain.attempts import TaskExecution
 from domain.errors import ExecutionNotFoundError, PipelineExecutionNotFoundError
 from domain.execution import OutputFile, PipelineExecution, UnreadableRow, WorkflowExecution
+from domain.statuses import StepStatus
 
 if TYPE_CHECKING:
     from domain.run import Run
@@ -42,12 +44,28 @@ class SqliteRunReads(SqliteStoreBase):
             return []
         self._ensure_attempts_table()
         with self._database.read() as connection:
-            items = self._items_in(connection, self._sql.attempts, STEP_ID, ids)
+            return self._attempts_in(connection, ids, left_out)
+
+    def _attempts_in(
+        self, connection: sqlite3.Connection, ids: list[str], left_out: list[UnreadableRow] | None
+    ) -> list[TaskExecution]:
+        if not ids:
+            return []
+        items = self._items_in(connection, self._sql.attempts, STEP_ID, ids)
         position = {step_id: n for n, step_id in enumerate(ids)}
         attempts = readable_rows(
             parse_task_execution_record, (self._whole(item) for item in items), left_out
         )
         return sorted(attempts, key=lambda a: (position[a.pipeline_execution_id], a.attempt))
+
+    def list_steps_and_running_attempts(
+        self, workflow_execution_id: str
+    ) -> tuple[list[PipelineExecution], list[TaskExecution]]:
+        self._ensure_attempts_table()
+        with self._database.read() as connection:  # one snapshot, one transaction
+            steps = self._steps(connection, workflow_execution_id)
+            running = [s.pipeline_execution_id for s in steps if s.status is StepStatus.RUNNING]
+            return steps, self._attempts_in(connection, running, None)
 
     def get_execution(self, workflow_execution_id: str) -> WorkflowExecution:
         with self._database.read() as connection:

@@ -146,6 +146,14 @@ class StepRunStore(Protocol):
         """The attempts of those steps, grouped by step in the order given, attempt ascending."""
         ...
 
+    def list_steps_and_running_attempts(
+        self, workflow_execution_id: str
+    ) -> tuple[list[PipelineExecution], list[TaskExecution]]:
+        """The run's steps and the attempts of those RUNNING, as list_steps and list_attempts
+        give them: what an end closing the open steps needs (a NEW step never opened an
+        attempt, an ended one's are closed), in one consistent read where the store has one."""
+        ...
+
     def list_readable_attempts(
         self, pipeline_execution_ids: Iterable[str]
     ) -> tuple[list[TaskExecution], tuple[UnreadableRow, ...]]:

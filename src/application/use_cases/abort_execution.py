@@ -23,7 +23,6 @@ from domain.execution import WorkflowExecution
 from domain.redrive import with_derived_redrive_status
 from domain.run import ABORT_ERROR, DEFAULT_ABORT_CAUSE, Run
 from domain.run_write import RunWrite
-from domain.statuses import StepStatus
 
 
 class AbortExecutionCommand(BaseModel):
@@ -86,11 +85,10 @@ class AbortExecution:
         # step the end must close. The end is decided on them even after the stop: a step the
         # runner moved meanwhile refuses that write (its status guard) and the run is read again.
         try:
-            steps = tuple(self._store.list_steps(execution_id))
-            # the attempts the end closes, a running step's alone (a NEW one never opened one,
-            # an ended one's are closed): on DynamoDB a Query per running step, not per step
-            running = (s.pipeline_execution_id for s in steps if s.status is StepStatus.RUNNING)
-            attempts = self._store.list_attempts(running)
+            # with the attempts the end closes, the running steps' alone: on SQLite one read,
+            # on DynamoDB the steps' Query and one per running step, not one per step
+            listed, attempts = self._store.list_steps_and_running_attempts(execution_id)
+            steps = tuple(listed)
         except UnreadableRowError as unreadable:
             raise _requested_but_unreadable(unreadable) from unreadable
         run = Run(execution=execution, steps=steps, attempts=tuple(attempts))
