@@ -37,7 +37,12 @@ from adapters.authorization_records import (
     user_partition,
 )
 from adapters.dynamodb.codec import from_wire, to_wire
-from adapters.dynamodb.requests import get_item, query_partition
+from adapters.dynamodb.requests import (
+    CONDITION_FAILED,
+    cancellation_codes,
+    get_item,
+    query_partition,
+)
 from adapters.dynamodb.schema import create_tables
 from adapters.tables import ResourceKeys, TableNames
 from domain.constraints import AuthorizationPolicy, Constraint, Role, RoleAssignment
@@ -236,11 +241,8 @@ class DynamoDbAuthorizationStore:
         try:
             self._client.transact_write_items(TransactItems=actions)  # type: ignore[arg-type]
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
-                raise
-            reasons = exc.response.get("CancellationReasons", [])
-            for index, reason in enumerate(reasons):
-                if reason.get("Code") == "ConditionalCheckFailed":
-                    return index
+            codes = cancellation_codes(exc)
+            if CONDITION_FAILED in codes:
+                return codes.index(CONDITION_FAILED)
             raise
         return None

@@ -10,6 +10,7 @@ from adapters.dynamodb.codec import Item, WireItem, check_item, from_wire, key_o
 from adapters.tables import TableSpec
 
 if TYPE_CHECKING:
+    from botocore.exceptions import ClientError
     from mypy_boto3_dynamodb import DynamoDBClient
 
 BATCH_WRITE_LIMIT = 25  # BatchWriteItem's per-request cap; moto accepts more, AWS does not
@@ -17,6 +18,7 @@ BATCH_GET_LIMIT = 100
 _MAX_ATTEMPTS = 8
 _FIRST_BACKOFF_SECONDS = 0.05
 _MAX_BACKOFF_SECONDS = 2.0
+CONDITION_FAILED = "ConditionalCheckFailed"  # an action's cancellation code in a transaction
 
 
 class UnprocessedItemsError(RuntimeError):
@@ -195,3 +197,12 @@ def query_first(
             break
         request["ExclusiveStartKey"] = last_key
     return items
+
+
+def cancellation_codes(error: ClientError) -> list[str]:
+    """Each action's code in a cancelled TransactWriteItems, in the actions' order ("None" for
+    one that did not cancel it, CONDITION_FAILED for one whose condition failed); [] for any
+    other error."""
+    if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+        return []
+    return [str(reason.get("Code")) for reason in error.response.get("CancellationReasons", [])]

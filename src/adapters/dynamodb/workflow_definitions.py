@@ -9,7 +9,12 @@ from botocore.exceptions import ClientError
 
 from adapters.catalog_paging import check_limit, decode_workflow_token, encode_workflow_token
 from adapters.dynamodb.codec import Item, check_item, to_wire
-from adapters.dynamodb.requests import get_item, query_up_to
+from adapters.dynamodb.requests import (
+    CONDITION_FAILED,
+    cancellation_codes,
+    get_item,
+    query_up_to,
+)
 from adapters.dynamodb.schema import create_tables
 from adapters.dynamodb.workflow_upgrade import upgrade_earlier_versions
 from adapters.records import (
@@ -56,10 +61,7 @@ class DynamoDbWorkflowDefinitions:
         try:
             self._client.transact_write_items(TransactItems=actions)
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
-                raise
-            reasons = exc.response.get("CancellationReasons", [])
-            if any(reason.get("Code") == "ConditionalCheckFailed" for reason in reasons):
+            if CONDITION_FAILED in cancellation_codes(exc):
                 return False  # a rival publish took the number, or moved the pointer on
             raise
         return True
