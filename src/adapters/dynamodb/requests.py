@@ -188,15 +188,7 @@ def query_first(
         request["KeyConditionExpression"] += " AND #sk > :after"
         request["ExpressionAttributeNames"]["#sk"] = sort_attribute
         request["ExpressionAttributeValues"][":after"] = {"S": after}
-    items: list[Item] = []
-    while len(items) < limit:
-        response = client.query(**request, Limit=limit - len(items))
-        items.extend(from_wire(item) for item in response["Items"])
-        last_key = response.get("LastEvaluatedKey")
-        if not last_key:
-            break
-        request["ExclusiveStartKey"] = last_key
-    return items
+    return query_up_to(client, request, limit)
 
 
 def cancellation_codes(error: ClientError) -> list[str]:
