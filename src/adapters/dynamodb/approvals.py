@@ -4,7 +4,7 @@ run writer (`DynamoDbExecutionStore.commit`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
@@ -22,7 +22,7 @@ from adapters.approval_records import (
     parse_approval_record,
 )
 from adapters.dynamodb.codec import to_wire
-from adapters.dynamodb.requests import get_item, query_partition, query_up_to
+from adapters.dynamodb.requests import get_item, partition_query, query_partition, query_up_to
 from adapters.dynamodb.schema import create_tables
 from adapters.readable_reads import ApprovalReads
 from adapters.records import listed_rows, readable_rows
@@ -107,14 +107,7 @@ class DynamoDbApprovals(ApprovalReads):
             if pending_only
             else (APPROVALS_BY_DATE_INDEX, ALL, ALL_PARTITION)
         )
-        request: dict[str, Any] = {
-            "TableName": self._table_name,
-            "IndexName": index,
-            "KeyConditionExpression": "#pk = :pk",
-            "ExpressionAttributeNames": {"#pk": attribute},
-            "ExpressionAttributeValues": {":pk": {"S": partition}},
-            "ScanIndexForward": False,
-        }
+        request = partition_query(self._table_name, attribute, partition, index, newest_first=True)
         if starting_token is not None:
             request["KeyConditionExpression"] += " AND #sk < :before"
             request["ExpressionAttributeNames"]["#sk"] = LIST_SORT

@@ -21,6 +21,7 @@ from adapters.dynamodb.codec import Item, from_wire, to_wire
 from adapters.dynamodb.requests import (
     batch_get,
     get_item,
+    partition_query,
     query_first,
     query_partition,
     query_up_to,
@@ -104,14 +105,9 @@ class DynamoDbWorkflowCatalog:
 
     def _versions_request(self, workflow_key: str) -> dict[str, Any]:
         """A workflow's versions, newest first, consistently."""
-        return {
-            "TableName": self._table_name,
-            "KeyConditionExpression": "#pk = :pk",
-            "ExpressionAttributeNames": {"#pk": self._spec.partition.name},
-            "ExpressionAttributeValues": {":pk": {"S": workflow_key}},
-            "ScanIndexForward": False,
-            "ConsistentRead": True,
-        }
+        return partition_query(
+            self._table_name, self._spec.partition.name, workflow_key, newest_first=True
+        )
 
     def list_versions(
         self, database_id: str, workflow_id: str, limit: int, starting_token: str | None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from botocore.exceptions import ClientError
 
@@ -12,6 +12,7 @@ from adapters.dynamodb.requests import (
     batch_get,
     batch_get_tables,
     get_item,
+    partition_query,
     query_first,
     query_partition,
 )
@@ -329,15 +330,10 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
         if scope is ListScope.ALL:
             partition = ALL_LIST_PARTITION
         assert partition is not None
-        request: dict[str, Any] = {
-            "TableName": table_name,
-            "IndexName": index.name,
-            "KeyConditionExpression": "#pk = :pk",
-            "ExpressionAttributeNames": {"#pk": index.partition.name},
-            "ExpressionAttributeValues": {":pk": {"S": partition}},
-            "ScanIndexForward": False,
-            "Limit": limit,
-        }
+        request = partition_query(
+            table_name, index.partition.name, partition, index.name, newest_first=True
+        )
+        request["Limit"] = limit
         if token:
             key_names = {a.name for a in (*spec.key_attributes, *index.attributes)}
             start = decode_token(token, key_names, (index.partition.name, partition))
@@ -365,15 +361,10 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
         table_name, spec = self._table(table)
         index = spec.index(index_name)
         assert index.sort is not None  # both asset indexes sort by executionStartDate
-        request: dict[str, Any] = {
-            "TableName": table_name,
-            "IndexName": index.name,
-            "KeyConditionExpression": "#pk = :pk",
-            "ExpressionAttributeNames": {"#pk": index.partition.name},
-            "ExpressionAttributeValues": {":pk": {"S": asset_key}},
-            "ScanIndexForward": False,
-            "Limit": max(self._query_page_size, 1),
-        }
+        request = partition_query(
+            table_name, index.partition.name, asset_key, index.name, newest_first=True
+        )
+        request["Limit"] = max(self._query_page_size, 1)
         if older_than is not None:
             request["KeyConditionExpression"] += " AND #date <= :date"
             request["ExpressionAttributeNames"]["#date"] = index.sort.name

@@ -130,6 +130,19 @@ def query_partition(
     index_name: str | None = None,
 ) -> list[Item]:
     """All items of one partition: consistent on the table, eventually consistent on an index."""
+    return list(query_pages(client, **partition_query(table_name, attribute, value, index_name)))
+
+
+def partition_query(
+    table_name: str,
+    attribute: str,
+    value: str,
+    index_name: str | None = None,
+    newest_first: bool = False,
+) -> dict[str, Any]:
+    """The Query request of one partition (a string key): consistent on the table, eventually
+    consistent on an index (a GSI refuses ConsistentRead); `newest_first`: by sort key descending.
+    A new request each call: a caller adds a sort key condition to its expressions."""
     request: dict[str, Any] = {
         "TableName": table_name,
         "KeyConditionExpression": "#pk = :pk",
@@ -137,10 +150,12 @@ def query_partition(
         "ExpressionAttributeValues": {":pk": {"S": value}},
     }
     if index_name is None:
-        request["ConsistentRead"] = True  # a GSI refuses ConsistentRead
+        request["ConsistentRead"] = True
     else:
         request["IndexName"] = index_name
-    return list(query_pages(client, **request))
+    if newest_first:
+        request["ScanIndexForward"] = False
+    return request
 
 
 def query_up_to(client: DynamoDBClient, request: Mapping[str, Any], count: int) -> list[Item]:
@@ -176,14 +191,7 @@ def query_first(
     `Limit` caps each request at what is still wanted, so no more is read than is returned
     (a response may still stop early at 1 MB: then the next page is asked for the rest).
     """
-    attribute, value = partition
-    request: dict[str, Any] = {
-        "TableName": table_name,
-        "KeyConditionExpression": "#pk = :pk",
-        "ExpressionAttributeNames": {"#pk": attribute},
-        "ExpressionAttributeValues": {":pk": {"S": value}},
-        "ConsistentRead": True,
-    }
+    request = partition_query(table_name, *partition)
     if after is not None:
         request["KeyConditionExpression"] += " AND #sk > :after"
         request["ExpressionAttributeNames"]["#sk"] = sort_attribute
