@@ -33,8 +33,9 @@ def log_id(kind: str, group: str | None, stream: str | None = "", prefix: str | 
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
-class RegisteredLog(BaseModel):
-    """A log location a pipeline reported; "" for what the producer did not send."""
+class LogLocation(BaseModel):
+    """Where a log is (its group by ARN or name, a stream or a stream prefix) and what describes
+    it; "" for what its producer did not send."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
@@ -49,6 +50,10 @@ class RegisteredLog(BaseModel):
     @property
     def group(self) -> str:
         return _without_trailing_wildcard(self.log_group_arn) or self.log_group_name
+
+
+class RegisteredLog(LogLocation):
+    """A log location a pipeline reported."""
 
     @property
     def location(self) -> tuple[str, str, str]:
