@@ -40,7 +40,6 @@ DEADLINE_JOB_SOURCE_LABEL = "Deadline Cloud job sessions"
 DEADLINE_SOURCE_TYPE = "deadlineCloud"
 # The group-name shapes a sourceType is derived from when none was registered (VAMS's rule)
 _STATE_MACHINE_GROUP = re.compile(r"VAMS[Ss]tateMachine-")
-_DESCRIPTIONS = ("stage_name", "label", "source_type")
 
 
 def derive_log_group_arn(name: str, reference_arn: str) -> str:
@@ -88,15 +87,6 @@ def _resolved(entry: RegisteredLog, reference_arn: str) -> RegisteredLog:
     return entry.model_copy(update={"log_group_arn": arn, "log_group_name": name})
 
 
-def _filled(kept: RegisteredLog, later: RegisteredLog) -> RegisteredLog:
-    missing = {
-        name: getattr(later, name)
-        for name in _DESCRIPTIONS
-        if not getattr(kept, name) and getattr(later, name)
-    }
-    return kept.model_copy(update=missing) if missing else kept
-
-
 def step_available_logs(
     pipeline_execution_id: str,
     registered: Iterable[RegisteredLog],
@@ -122,7 +112,7 @@ def step_available_logs(
             continue
         known = kept.get(resolved.location)
         kept[resolved.location] = (
-            (kind, resolved) if known is None else (known[0], _filled(known[1], resolved))
+            (kind, resolved) if known is None else (known[0], known[1].described_from(resolved))
         )
     listed: list[AvailableLog] = []
     for kind, entry in kept.values():
