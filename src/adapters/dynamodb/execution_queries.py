@@ -30,9 +30,9 @@ from adapters.records import ALL_LIST_PARTITION, CONFIGURATION_RECORD_TYPE, read
 from adapters.row_collections import ROW_FALLBACKS, ROW_PARSERS, ROW_TABLES
 from adapters.run_records import (
     access_facts_of,
+    execution_details_of,
     listed_executions,
     parse_execution_configuration_record,
-    parse_execution_input_record,
     workflow_key_of,
 )
 from adapters.step_heads import shown_run_steps
@@ -221,29 +221,19 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
                 left_out,
             )
         run_configuration, configurations = self._configurations(workflow_execution_id, detailed)
-        configuration = readable_rows(
-            parse_execution_configuration_record,
-            [self._whole(item) for item in run_configuration[:1]],
-            left_out,
+        steps = tuple(
+            self._step_details(
+                step,
+                configurations.get(step.pipeline_execution_id),
+                include_outputs,
+                row_limit,
+                left_out,
+            )
+            for step in detailed
         )
-        return ExecutionDetails(
-            execution=execution,
-            configuration=next(iter(configuration), None),
-            inputs=tuple(readable_rows(parse_execution_input_record, inputs, left_out)),
-            selections=tuple(readable_rows(parse_execution_input_record, selections, left_out)),
-            steps=tuple(
-                self._step_details(
-                    step,
-                    configurations.get(step.pipeline_execution_id),
-                    include_outputs,
-                    row_limit,
-                    left_out,
-                )
-                for step in detailed
-            ),
-            # once each: a run VAMS launched reads its selections as its inputs too
-            unreadable_rows=tuple(dict.fromkeys(left_out or ())),
-            step_heads=heads,
+        configuration = self._whole(run_configuration[0]) if run_configuration else None
+        return execution_details_of(
+            execution, configuration, inputs, selections, steps, heads, left_out
         )
 
     def _configurations(
