@@ -9,10 +9,18 @@ condition it is absent: two roles one letter-case apart never both land, however
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from adapters.tables import REVOKED_TOKEN_EXPIRY
-from domain.constraints import STORED, Constraint, Role, RoleAssignment, lookalike_problem
+from domain.constraints import (
+    STORED,
+    AuthorizationPolicy,
+    Constraint,
+    Role,
+    RoleAssignment,
+    lookalike_problem,
+)
 from domain.errors import DomainError, InvalidInputError, RoleAlreadyExistsError
 
 PARTITION = "authPartition"
@@ -100,30 +108,45 @@ def is_assignment(item: Item) -> bool:
     return str(item[PARTITION]).startswith("user#")
 
 
-def parse_role_record(item: Item) -> Role:
+def _parse_role_record(item: Item) -> Role:
     return Role(name=item["roleName"], description=item.get("description", ""))
 
 
-def parse_constraint_record(item: Item) -> Constraint:
+def _parse_constraint_record(item: Item) -> Constraint:
     return Constraint.model_validate(item["constraint"], context=STORED)
 
 
-def parse_assignment_record(item: Item) -> RoleAssignment:
+def _parse_assignment_record(item: Item) -> RoleAssignment:
     return RoleAssignment.model_validate(
         {"user_id": item["userId"], "role": item["roleName"]}, context=STORED
     )
 
 
-def sorted_roles(roles: list[Role]) -> list[Role]:
-    return sorted(roles, key=lambda role: role.name)
+def roles_in(items: Iterable[Item]) -> list[Role]:
+    """The roles among the items, by name: every store answers in this one order."""
+    return sorted((_parse_role_record(i) for i in items if is_role(i)), key=lambda role: role.name)
 
 
-def sorted_constraints(constraints: list[Constraint]) -> list[Constraint]:
-    return sorted(constraints, key=lambda c: (c.role, c.constraint_id))
+def constraints_in(items: Iterable[Item]) -> list[Constraint]:
+    return sorted(
+        (_parse_constraint_record(i) for i in items if is_constraint(i)),
+        key=lambda c: (c.role, c.constraint_id),
+    )
 
 
-def sorted_assignments(assignments: list[RoleAssignment]) -> list[RoleAssignment]:
-    return sorted(assignments, key=lambda a: (a.user_id, a.role))
+def assignments_in(items: Iterable[Item]) -> list[RoleAssignment]:
+    return sorted(
+        (_parse_assignment_record(i) for i in items if is_assignment(i)),
+        key=lambda a: (a.user_id, a.role),
+    )
+
+
+def policy_of(revision: str, items: Iterable[Item]) -> AuthorizationPolicy:
+    """The policy the items make, at the revision read with them."""
+    items = list(items)
+    return AuthorizationPolicy(
+        revision=revision, roles=tuple(roles_in(items)), constraints=tuple(constraints_in(items))
+    )
 
 
 # Revoked tokens (a logout, `wfx auth revoke`): one item per token id, kept until the token would

@@ -8,10 +8,13 @@ comes back is checked to be a position of the very list it continues before any 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from domain.errors import InvalidInputError
-from domain.paging import page_token, string_fields, token_fields
+from domain.paging import Page, page_token, string_fields, token_fields
+
+T = TypeVar("T")
 
 # domain.workflow.Identifier: a decoded id that could not be stored is a tampered token.
 _IDENTIFIER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$")
@@ -25,6 +28,12 @@ _OTHER_LIST = "startingToken: the token belongs to another list"
 def check_limit(limit: int, most: int = MAX_PAGE_SIZE) -> None:
     if not 1 <= limit <= most:
         raise InvalidInputError(f"limit: must be from 1 to {most}, got {limit}")
+
+
+def page_of(items: Sequence[T], more: bool, token_of: Callable[[T], str]) -> Page[T]:
+    """A page of `items`; where `more` follow (a row read one past the page says so), the token
+    that continues after its last item."""
+    return Page(items=tuple(items), next_token=token_of(items[-1]) if more else None)
 
 
 def _decode(token: str, length: int) -> list[Any]:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from domain.assets import object_key_problem
+
+T = TypeVar("T")
 
 # Reading without following a link in the last part of the path; O_NONBLOCK: opening a FIFO
 # would otherwise wait for a writer (regular files ignore it).
@@ -44,3 +47,13 @@ def open_regular_file(path: Path) -> BinaryIO:
         os.close(descriptor)
         raise OSError(errno.EINVAL, "not a regular file", str(path))
     return open(descriptor, "rb")
+
+
+def put_file_with(source: Path | BinaryIO, put: Callable[[BinaryIO], T]) -> T:
+    """`put` reading a regular file (ObjectStore.put_file): a path opened without following a
+    link in its last part (OSError: ELOOP for a link, EINVAL for a FIFO or a device); an open
+    file read from where it stands."""
+    if isinstance(source, Path):
+        with open_regular_file(source) as reader:
+            return put(reader)
+    return put(source)

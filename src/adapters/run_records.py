@@ -25,6 +25,7 @@ from adapters.records import (
     listed_rows,
     parse_date,
     put_present,
+    readable_rows,
     row_parser,
     stored_date,
     stored_status,
@@ -33,9 +34,13 @@ from adapters.records import (
 from domain.authorization import AccessFacts, AssetKey
 from domain.execution import (
     ExecutionConfiguration,
+    ExecutionDetails,
     ExecutionInput,
     InputSelection,
     RunnerLease,
+    StepDetails,
+    StepHead,
+    UnreadableRow,
     WorkflowExecution,
 )
 from domain.redaction import redact, redact_optional
@@ -498,4 +503,30 @@ def access_facts_of(
         read_assets=tuple(read),
         written_asset=written,
         metadata_databases=tuple(dict.fromkeys(item["databaseId"] for item in metadata)),
+    )
+
+
+def execution_details_of(
+    execution: WorkflowExecution,
+    configuration: Item | None,
+    inputs: Iterable[Item],
+    selections: Iterable[Item],
+    steps: tuple[StepDetails, ...],
+    step_heads: tuple[StepHead, ...] | None,
+    left_out: list[UnreadableRow] | None,
+) -> ExecutionDetails:
+    """A run's details from its rows as a store read them (whole, bodies read back), the steps'
+    already made; given `left_out`, a row that cannot be read is left out and named."""
+    configurations = readable_rows(
+        parse_execution_configuration_record, [configuration] if configuration else [], left_out
+    )
+    return ExecutionDetails(
+        execution=execution,
+        configuration=next(iter(configurations), None),
+        inputs=tuple(readable_rows(parse_execution_input_record, inputs, left_out)),
+        selections=tuple(readable_rows(parse_execution_input_record, selections, left_out)),
+        steps=steps,
+        # once each: a run VAMS launched reads its selections as its inputs too
+        unreadable_rows=tuple(dict.fromkeys(left_out or ())),
+        step_heads=step_heads,
     )

@@ -55,6 +55,11 @@ class UseCaseRunReporter:
         self._ended: dict[str, WorkflowExecution] = {}
         self._starts_lock = threading.Lock()
 
+    def _start_of(self, key: tuple[str, str, int]) -> datetime | None:
+        """The attempt's start as this reporter kept it (None: not kept), kept no longer."""
+        with self._starts_lock:
+            return self._starts.pop(key, None)
+
     def _started(self, key: tuple[str, str, int], at: datetime | None) -> None:
         if at is None:
             return
@@ -101,8 +106,7 @@ class UseCaseRunReporter:
                 f"step {pipeline_execution_id} of execution {workflow_execution_id} is no "
                 "longer running: it is not run again"
             )
-        with self._starts_lock:
-            self._starts.pop((workflow_execution_id, pipeline_execution_id, attempt), None)
+        self._start_of((workflow_execution_id, pipeline_execution_id, attempt))
         self._started(
             (workflow_execution_id, pipeline_execution_id, opened.attempt), opened.start_date
         )
@@ -116,10 +120,7 @@ class UseCaseRunReporter:
         error: str | None,
         attempt: int,
     ) -> StepStatus:
-        with self._starts_lock:
-            started = self._starts.pop(
-                (workflow_execution_id, pipeline_execution_id, attempt), None
-            )
+        started = self._start_of((workflow_execution_id, pipeline_execution_id, attempt))
         finished = self._finish.execute(
             FinishStepCommand(
                 workflow_execution_id=workflow_execution_id,
@@ -140,10 +141,7 @@ class UseCaseRunReporter:
         next_pipeline_execution_id: str,
         outputs_stored: bool = True,
     ) -> tuple[StepStatus, int | None]:
-        with self._starts_lock:
-            started = self._starts.pop(
-                (workflow_execution_id, pipeline_execution_id, attempt), None
-            )
+        started = self._start_of((workflow_execution_id, pipeline_execution_id, attempt))
         handed = self._hand_on.execute(
             HandOnStepCommand(
                 workflow_execution_id=workflow_execution_id,
@@ -184,9 +182,7 @@ class UseCaseRunReporter:
         """Decided with no read on the run as its runner knows it when this reporter kept that
         attempt's start, else on a read."""
         run_id, step_id = workflow_execution_id, pipeline_execution_id
-        ending = (run_id, step_id, attempt)
-        with self._starts_lock:
-            started = self._starts.pop(ending, None)
+        started = self._start_of((run_id, step_id, attempt))
         if known is not None and started is not None:
             known = as_its_runner_knows(known.execution, known.steps, step_id, attempt, started)
         finished = self._complete.finish_last_step(

@@ -4,10 +4,8 @@ import re
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
-
 from domain.errors import NotFoundError
-from domain.logs import LogKind, RegisteredLog
+from domain.logs import LogKind, LogLocation, RegisteredLog
 
 # The local runner writes a step's log to `<logs root>/<workflowExecutionId>/<id>.log`: as a log
 # location that is group = the execution's folder, stream = the step's file.
@@ -27,35 +25,12 @@ class LogReadStatus(StrEnum):
     NOT_READ = "notRead"
 
 
-class AvailableLog(BaseModel):
+class AvailableLog(LogLocation):
     """One log a step offers: its kind, its stable logId, where it is and which step it is of."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     kind: LogKind
     log_id: str
     pipeline_execution_id: str
-    log_group_arn: str = ""
-    log_group_name: str = ""
-    log_stream_name: str = ""
-    log_stream_prefix: str = ""
-    stage_name: str = ""
-    label: str = ""
-    source_type: str = ""
-
-    @property
-    def location(self) -> RegisteredLog:
-        """The location as a RegisteredLog, whose `.location` is the de-duplication identity."""
-        return RegisteredLog(
-            log_group_arn=self.log_group_arn,
-            log_group_name=self.log_group_name,
-            log_stream_name=self.log_stream_name,
-            log_stream_prefix=self.log_stream_prefix,
-        )
-
-    @property
-    def group(self) -> str:
-        return self.location.group
 
 
 # A Deadline Cloud queue's session logs (as VAMS offers them): one group per farm and queue,
@@ -65,7 +40,6 @@ DEADLINE_JOB_SOURCE_LABEL = "Deadline Cloud job sessions"
 DEADLINE_SOURCE_TYPE = "deadlineCloud"
 # The group-name shapes a sourceType is derived from when none was registered (VAMS's rule)
 _STATE_MACHINE_GROUP = re.compile(r"VAMS[Ss]tateMachine-")
-_DESCRIPTIONS = ("stage_name", "label", "source_type")
 
 
 def derive_log_group_arn(name: str, reference_arn: str) -> str:
@@ -113,15 +87,6 @@ def _resolved(entry: RegisteredLog, reference_arn: str) -> RegisteredLog:
     return entry.model_copy(update={"log_group_arn": arn, "log_group_name": name})
 
 
-def _filled(kept: RegisteredLog, later: RegisteredLog) -> RegisteredLog:
-    missing = {
-        name: getattr(later, name)
-        for name in _DESCRIPTIONS
-        if not getattr(kept, name) and getattr(later, name)
-    }
-    return kept.model_copy(update=missing) if missing else kept
-
-
 def step_available_logs(
     pipeline_execution_id: str,
     registered: Iterable[RegisteredLog],
@@ -147,7 +112,7 @@ def step_available_logs(
             continue
         known = kept.get(resolved.location)
         kept[resolved.location] = (
-            (kind, resolved) if known is None else (known[0], _filled(known[1], resolved))
+            (kind, resolved) if known is None else (known[0], known[1].described_from(resolved))
         )
     listed: list[AvailableLog] = []
     for kind, entry in kept.values():

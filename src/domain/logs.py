@@ -4,6 +4,7 @@ import hashlib
 import json
 import re
 from enum import StrEnum
+from typing import Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
@@ -33,8 +34,23 @@ def log_id(kind: str, group: str | None, stream: str | None = "", prefix: str | 
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
-class RegisteredLog(BaseModel):
-    """A log location a pipeline reported; "" for what the producer did not send."""
+_Described = TypeVar("_Described", bound=BaseModel)
+
+
+def _described_from(kept: _Described, later: _Described, names: tuple[str, ...]) -> _Described:
+    """`kept` with those descriptive fields it has "" in taken from `later`, a later copy of the
+    same entry (a redelivery, the same location under another kind)."""
+    missing = {
+        name: getattr(later, name)
+        for name in names
+        if not getattr(kept, name) and getattr(later, name)
+    }
+    return kept.model_copy(update=missing) if missing else kept
+
+
+class LogLocation(BaseModel):
+    """Where a log is (its group by ARN or name, a stream or a stream prefix) and what describes
+    it; "" for what its producer did not send."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
@@ -49,6 +65,14 @@ class RegisteredLog(BaseModel):
     @property
     def group(self) -> str:
         return _without_trailing_wildcard(self.log_group_arn) or self.log_group_name
+
+    def described_from(self, later: Self) -> Self:
+        """The stageName, label and sourceType this lacks, from `later`."""
+        return _described_from(self, later, ("stage_name", "label", "source_type"))
+
+
+class RegisteredLog(LogLocation):
+    """A log location a pipeline reported."""
 
     @property
     def location(self) -> tuple[str, str, str]:
@@ -163,6 +187,10 @@ class RegisteredSubExecution(BaseModel):
     @property
     def identity(self) -> tuple[str, tuple[tuple[str, str], ...]]:
         return (self.resource_type, self.locator)
+
+    def described_from(self, later: Self) -> Self:
+        """The stageName and label this lacks, from `later`."""
+        return _described_from(self, later, ("stage_name", "label"))
 
     @property
     def resource_id(self) -> str:

@@ -31,9 +31,6 @@ MAX_SOURCE_LENGTH = 256
 # What leaves room in a source for the longest execution and step ids (MAX_NAME_LENGTH each).
 MAX_SOURCE_PREFIX_LENGTH = MAX_SOURCE_LENGTH - len(".execution..pipeline.") - 2 * MAX_NAME_LENGTH
 
-# The descriptive fields a redelivery may fill in where the stored entry has "".
-_LOG_DESCRIPTIONS = ("stage_name", "label", "source_type")
-
 
 def source_ids(source: str) -> tuple[str, str] | None:
     """(executionId, pipelineExecutionId) a registration event's source names, or None."""
@@ -94,15 +91,6 @@ def source_matches(source: str, pipeline_execution_id: str) -> bool:
     return ids is not None and bool(pipeline_execution_id) and ids[1] == pipeline_execution_id
 
 
-def _filled_log(stored: RegisteredLog, incoming: RegisteredLog) -> RegisteredLog:
-    missing = {
-        name: getattr(incoming, name)
-        for name in _LOG_DESCRIPTIONS
-        if not getattr(stored, name) and getattr(incoming, name)
-    }
-    return stored.model_copy(update=missing) if missing else stored
-
-
 def merge_logs(
     stored: Iterable[RegisteredLog], incoming: Iterable[RegisteredLog]
 ) -> tuple[RegisteredLog, ...]:
@@ -111,28 +99,14 @@ def merge_logs(
     merged: dict[tuple[str, str, str], RegisteredLog] = {}
     for log in stored:
         known = merged.get(log.location)
-        merged[log.location] = log if known is None else _filled_log(known, log)
+        merged[log.location] = log if known is None else known.described_from(log)
     for log in incoming:
         known = merged.get(log.location)
         if known is not None:
-            merged[log.location] = _filled_log(known, log)
+            merged[log.location] = known.described_from(log)
         elif len(merged) < MAX_REGISTERED_LOGS:
             merged[log.location] = log
     return tuple(merged.values())[:MAX_REGISTERED_LOGS]
-
-
-_SUB_EXECUTION_DESCRIPTIONS = ("stage_name", "label")
-
-
-def _filled_sub_execution(
-    stored: RegisteredSubExecution, incoming: RegisteredSubExecution
-) -> RegisteredSubExecution:
-    missing = {
-        name: getattr(incoming, name)
-        for name in _SUB_EXECUTION_DESCRIPTIONS
-        if not getattr(stored, name) and getattr(incoming, name)
-    }
-    return stored.model_copy(update=missing) if missing else stored
 
 
 def merge_sub_executions(
@@ -144,12 +118,12 @@ def merge_sub_executions(
     for entry in stored:
         identity = entry.identity
         known = merged.get(identity)
-        merged[identity] = entry if known is None else _filled_sub_execution(known, entry)
+        merged[identity] = entry if known is None else known.described_from(entry)
     for entry in incoming:
         identity = entry.identity
         known = merged.get(identity)
         if known is not None:
-            merged[identity] = _filled_sub_execution(known, entry)
+            merged[identity] = known.described_from(entry)
         elif len(merged) < MAX_REGISTERED_SUB_EXECUTIONS:
             merged[identity] = entry
     return tuple(merged.values())[:MAX_REGISTERED_SUB_EXECUTIONS]

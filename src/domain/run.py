@@ -212,6 +212,29 @@ def plain_finish(
     """A step's attempt ending as its runner says, on a run nobody is stopping: decided without a
     read, refused by the store if the run is being aborted or the attempt is no longer open.
     `cost_entries` go with it (the closed attempt's duration)."""
+    return _closing_move(
+        workflow_execution_id,
+        pipeline_execution_id,
+        status,
+        error,
+        at,
+        attempt,
+        while_open=True,
+        cost_entries=cost_entries,
+    )
+
+
+def _closing_move(
+    workflow_execution_id: str,
+    pipeline_execution_id: str,
+    status: StepStatus,
+    error: str | None,
+    at: datetime,
+    attempt: int | None,
+    while_open: bool,
+    cost_entries: tuple["CostLedgerEntry", ...] = (),
+) -> StepMove:
+    """An open step ended in `status` (an error kept only where it did not succeed)."""
     return StepMove(
         workflow_execution_id,
         pipeline_execution_id,
@@ -219,7 +242,7 @@ def plain_finish(
         OPEN_STEP_STATUSES,
         stop_date=at,
         error=None if status is StepStatus.SUCCEEDED else error,
-        while_open=True,
+        while_open=while_open,
         close_attempt=attempt,
         cost_entries=cost_entries,
     )
@@ -726,15 +749,14 @@ class Run(BaseModel):
         attempt: int | None,
         while_open: bool = False,
     ) -> StepMove:
-        return StepMove(
+        return _closing_move(
             self.workflow_execution_id,
             step.pipeline_execution_id,
             status,
-            OPEN_STEP_STATUSES,
-            stop_date=at,
-            error=None if status is StepStatus.SUCCEEDED else error,
-            while_open=while_open,
-            close_attempt=attempt,
+            error,
+            at,
+            attempt,
+            while_open,
         )
 
     def _end(

@@ -168,6 +168,9 @@ def test_bad_summary_and_report_options_are_refused_by_name(wfx: Wfx) -> None:
     assert_bad_input(wfx("costs", "summary", "--by", "week"), "--by")
     assert_bad_input(wfx("costs", "summary", "--group", "g", "--execution", "e"), "at most one")
     assert_bad_input(wfx("costs", "summary", "--asset", "no-slash"), "--asset")
+    # as the HTTP route says it (entrypoints.cost_scope): what was sent, not the colon-joined key
+    half = wfx("costs", "summary", "--workflow", "demo/")
+    assert_bad_input(half, "--workflow: must be DATABASE_ID/ID, got 'demo/'")
     refused = wfx("costs", "report", "nope", "--step", "s", "--quantity", "x", "--unit", "u")
     assert_bad_input(refused, "--quantity")
 

@@ -92,6 +92,22 @@ def test_a_group_id_breaking_vams_id_rule_is_refused_naming_it(
     assert snapshot(service.container) == before
 
 
+@pytest.mark.parametrize(("token", "rule"), [("", "at least 1"), ("x" * 81, "at most 80")])
+def test_a_client_token_out_of_bounds_is_refused_saying_its_bound(
+    service: Service, token: str, rule: str
+) -> None:
+    """The launch route's rule (entrypoints.http.requests.ClientToken), said as a string's."""
+    service.as_user(ADMIN)  # the first token makes the service's signing key: not the route's
+    before = snapshot(service.container)
+
+    answer = _rerun(service, service.execution_id, {"clientToken": token})
+
+    assert answer.status_code == 400, answer.text
+    message = answer.json()["message"]
+    assert "clientToken: " in message and f"{rule} character" in message, message
+    assert snapshot(service.container) == before
+
+
 def test_an_unknown_run_is_not_found(service: Service) -> None:
     answer = _rerun(service, "0" * 32, {})
 

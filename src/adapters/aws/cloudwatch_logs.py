@@ -10,13 +10,13 @@ execution's events are those whose `execution_arn` is its ARN.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from adapters.aws.failures import transport_problem
+from adapters.aws.lazy_client import LazyClient
 from application.ports.logs import LogEvent, LogPage
 from domain.available_logs import LogReadStatus, group_name_of
 
@@ -51,18 +51,8 @@ def _failed(error: Exception) -> LogPage:
     return LogPage(LogReadStatus.ERROR, problem=problem)
 
 
-class CloudWatchLogReader:
+class CloudWatchLogReader(LazyClient):
     """Reads one CloudWatch Logs source; service errors come back as a page status."""
-
-    def __init__(self, client: Callable[[], Any]) -> None:
-        self._client_factory = client
-        self._client: Any = None
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = self._client_factory()
-        return self._client
 
     def read(
         self,

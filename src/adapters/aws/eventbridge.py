@@ -6,11 +6,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from adapters.aws.lazy_client import LazyClient
 from application.ports.event_bus import Delivery, EventNotPublishedError
 from domain.redaction import redact
 
 
-class EventBridgeBus:
+class EventBridgeBus(LazyClient):
     """Puts events on one EventBridge bus; a rule there routes them on (to the handler Lambda).
 
     The boto3 client is built on first use (`client_factory`), so a command that never publishes
@@ -21,8 +22,7 @@ class EventBridgeBus:
     name = "eventbridge"
 
     def __init__(self, client_factory: Callable[[], Any], bus_name: str = "default") -> None:
-        self._client_factory = client_factory
-        self._client: Any = None
+        super().__init__(client_factory)
         self._bus_name = bus_name
 
     def publish(
@@ -37,8 +37,6 @@ class EventBridgeBus:
         """
         from botocore.exceptions import ClientError  # here: a local command never loads botocore
 
-        if self._client is None:
-            self._client = self._client_factory()
         entry = {
             "Source": source,
             "DetailType": detail_type,
@@ -46,7 +44,7 @@ class EventBridgeBus:
             "EventBusName": self._bus_name,
         }
         try:
-            response = self._client.put_events(Entries=[entry])
+            response = self.client.put_events(Entries=[entry])
         except ClientError as error:  # a missing bus, a denied PutEvents, an oversized entry
             problem = error.response.get("Error", {})
             raise self._not_published(problem.get("Code"), problem.get("Message")) from error

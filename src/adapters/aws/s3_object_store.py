@@ -13,13 +13,14 @@ import stat
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from adapters.aws.failures import CREDENTIALS_HINT, BucketUnusableError, is_unreachable
-from adapters.object_files import base_name, check_key, check_prefix, open_regular_file
+from adapters.object_files import base_name, check_key, check_prefix, put_file_with
 from application.ports.files import StoredObject
 
 # A listing page holds at most 1,000 entries, and DeleteObjects takes at most 1,000 a request.
@@ -107,14 +108,8 @@ class S3ObjectStore:
         return self._put(key, body, len(body))
 
     def put_file(self, key: str, source: Path | BinaryIO) -> StoredObject:
-        """Store a regular file: a path is opened without following a link in its last part
-        (OSError: ELOOP for a link, EINVAL for a FIFO or a device); an open file is read from
-        where it stands."""
         check_key(key)
-        if isinstance(source, Path):
-            with open_regular_file(source) as reader:
-                return self._put_stream(key, reader)
-        return self._put_stream(key, source)
+        return put_file_with(source, partial(self._put_stream, key))
 
     def put_stream(self, key: str, chunks: Iterable[bytes]) -> StoredObject:
         """Spooled to a file in the scratch folder, then one PutObject: the body's size is known

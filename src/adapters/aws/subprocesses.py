@@ -8,9 +8,9 @@ the service's code and message), never an exception: one stuck child must not hi
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from adapters.aws.failures import transport_problem
+from adapters.aws.lazy_client import LazyClient
 from domain.execution import PipelineExecution
 from domain.logs import RegisteredSubExecution, parse_deadline_job
 from domain.sub_processes import StopAttempt, StopOutcome
@@ -34,20 +34,6 @@ def _aws_failure(error: Exception) -> tuple[str, str]:
     return "", transport_problem(error) or f"{type(error).__name__}: {error}"
 
 
-class _LazyClient:
-    """A boto3 client built the first time it is needed."""
-
-    def __init__(self, client_factory: Callable[[], Any]) -> None:
-        self._client_factory = client_factory
-        self._client: Any = None
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = self._client_factory()
-        return self._client
-
-
 def _guarded(call: Callable[[], StopAttempt], not_found: frozenset[str], what: str) -> StopAttempt:
     """Run one controller action; a missing resource has finished, any other error is reported."""
     from botocore.exceptions import BotoCoreError, ClientError  # a local abort never loads it
@@ -64,7 +50,7 @@ def _guarded(call: Callable[[], StopAttempt], not_found: frozenset[str], what: s
 _NO_EXECUTION_ARN = StopAttempt(outcome=_FAILED, detail="the locator has no executionArn")
 
 
-class StepFunctionsSubProcessController(_LazyClient):
+class StepFunctionsSubProcessController(LazyClient):
     """`stepFunctionsExecution` children (their executionArn): StopExecution, then
     DescribeExecution."""
 
@@ -107,7 +93,7 @@ class StepFunctionsSubProcessController(_LazyClient):
 _NO_JOB = StopAttempt(outcome=_FAILED, detail="the locator has no jobId or jobArn")
 
 
-class BatchSubProcessController(_LazyClient):
+class BatchSubProcessController(LazyClient):
     """`batchJob` children (jobId, else jobArn: both name a job to Batch): TerminateJob with a
     reason, confirmed by DescribeJobs.
 
@@ -157,7 +143,7 @@ def _deadline_job(sub: RegisteredSubExecution) -> tuple[str, str, str] | None:
     return parse_deadline_job(sub.job_arn or sub.arn)
 
 
-class DeadlineSubProcessController(_LazyClient):
+class DeadlineSubProcessController(LazyClient):
     """`deadlineCloudJob` children: UpdateJob(targetTaskRunStatus=CANCELED), confirmed by
     GetJob."""
 

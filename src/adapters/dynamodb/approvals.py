@@ -4,7 +4,7 @@ run writer (`DynamoDbExecutionStore.commit`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
@@ -22,8 +22,9 @@ from adapters.approval_records import (
     parse_approval_record,
 )
 from adapters.dynamodb.codec import to_wire
-from adapters.dynamodb.requests import get_item, query_partition, query_up_to
+from adapters.dynamodb.requests import get_item, partition_query, query_partition, query_up_to
 from adapters.dynamodb.schema import create_tables
+from adapters.readable_reads import ApprovalReads
 from adapters.records import listed_rows, readable_rows
 from adapters.tables import (
     APPROVALS_BY_DATE_INDEX,
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
 
-class DynamoDbApprovals:
+class DynamoDbApprovals(ApprovalReads):
     """Approval requests in wfx's approval-requests table."""
 
     def __init__(self, client: DynamoDBClient, tables: TableNames) -> None:
@@ -88,16 +89,7 @@ class DynamoDbApprovals:
                 return parse_approval_record(item)
         raise ApprovalNotFoundError(approval_id)
 
-    def list_for_execution(self, workflow_execution_id: str) -> list[ApprovalRequest]:
-        return self._of_execution(workflow_execution_id, None)
-
-    def list_readable_for_execution(
-        self, workflow_execution_id: str
-    ) -> tuple[list[ApprovalRequest], tuple[UnreadableRow, ...]]:
-        left_out: list[UnreadableRow] = []
-        return self._of_execution(workflow_execution_id, left_out), tuple(left_out)
-
-    def _of_execution(
+    def _read_approvals(
         self, workflow_execution_id: str, left_out: list[UnreadableRow] | None
     ) -> list[ApprovalRequest]:
         if not workflow_execution_id:
@@ -115,14 +107,7 @@ class DynamoDbApprovals:
             if pending_only
             else (APPROVALS_BY_DATE_INDEX, ALL, ALL_PARTITION)
         )
-        request: dict[str, Any] = {
-            "TableName": self._table_name,
-            "IndexName": index,
-            "KeyConditionExpression": "#pk = :pk",
-            "ExpressionAttributeNames": {"#pk": attribute},
-            "ExpressionAttributeValues": {":pk": {"S": partition}},
-            "ScanIndexForward": False,
-        }
+        request = partition_query(self._table_name, attribute, partition, index, newest_first=True)
         if starting_token is not None:
             request["KeyConditionExpression"] += " AND #sk < :before"
             request["ExpressionAttributeNames"]["#sk"] = LIST_SORT

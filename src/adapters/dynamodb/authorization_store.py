@@ -15,32 +15,34 @@ from adapters.authorization_records import (
     SORT,
     Item,
     assignment_sort,
+    assignments_in,
     build_assignment_record,
     build_constraint_record,
     build_revoked_token_record,
     build_revoked_user_record,
     build_role_name_record,
     build_role_record,
+    constraints_in,
     is_assignment,
-    is_constraint,
     is_role,
     name_taken,
-    parse_assignment_record,
-    parse_constraint_record,
-    parse_role_record,
+    policy_of,
     revision_key,
     revoked,
     revoked_token_key,
     revoked_user_key,
     role_name_key,
     role_partition,
-    sorted_assignments,
-    sorted_constraints,
-    sorted_roles,
+    roles_in,
     user_partition,
 )
 from adapters.dynamodb.codec import from_wire, to_wire
-from adapters.dynamodb.requests import get_item, query_partition
+from adapters.dynamodb.requests import (
+    CONDITION_FAILED,
+    cancellation_codes,
+    get_item,
+    query_partition,
+)
 from adapters.dynamodb.schema import create_tables
 from adapters.tables import ResourceKeys, TableNames
 from domain.constraints import AuthorizationPolicy, Constraint, Role, RoleAssignment
@@ -80,7 +82,7 @@ class DynamoDbAuthorizationStore:
             raise name_taken(role.name, holder)
 
     def list_roles(self) -> list[Role]:
-        return sorted_roles([parse_role_record(i) for i in self._scan() if is_role(i)])
+        return roles_in(self._scan())
 
     def delete_role(self, role_name: str) -> None:
         # Marked first: an assignment or constraint written after the reads below would be left
@@ -138,12 +140,10 @@ class DynamoDbAuthorizationStore:
 
     def list_assignments(self, user_id: str | None = None) -> list[RoleAssignment]:
         if user_id is None:
-            items = [i for i in self._scan() if is_assignment(i)]
-        else:
-            items = query_partition(
-                self._client, self._table_name, PARTITION, user_partition(user_id)
-            )
-        return sorted_assignments([parse_assignment_record(item) for item in items])
+            return assignments_in(self._scan())
+        return assignments_in(
+            query_partition(self._client, self._table_name, PARTITION, user_partition(user_id))
+        )
 
     def roles_of(self, user_id: str) -> tuple[str, ...]:
         return tuple(a.role for a in self.list_assignments(user_id))
@@ -162,12 +162,10 @@ class DynamoDbAuthorizationStore:
 
     def list_constraints(self, role_name: str | None = None) -> list[Constraint]:
         if role_name is None:
-            items = [i for i in self._scan() if is_constraint(i)]
-        else:
-            items = query_partition(
-                self._client, self._table_name, PARTITION, role_partition(role_name)
-            )
-        return sorted_constraints([parse_constraint_record(i) for i in items if is_constraint(i)])
+            return constraints_in(self._scan())
+        return constraints_in(
+            query_partition(self._client, self._table_name, PARTITION, role_partition(role_name))
+        )
 
     def revision(self) -> str:
         item = get_item(self._client, self._table_name, revision_key())
@@ -180,13 +178,7 @@ class DynamoDbAuthorizationStore:
             items = list(self._scan())
             if self.revision() == before:
                 break
-        return AuthorizationPolicy(
-            revision=before,
-            roles=tuple(sorted_roles([parse_role_record(i) for i in items if is_role(i)])),
-            constraints=tuple(
-                sorted_constraints([parse_constraint_record(i) for i in items if is_constraint(i)])
-            ),
-        )
+        return policy_of(before, items)
 
     # -- RevokedTokens -------------------------------------------------------------------------
 
@@ -249,11 +241,8 @@ class DynamoDbAuthorizationStore:
         try:
             self._client.transact_write_items(TransactItems=actions)  # type: ignore[arg-type]
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
-                raise
-            reasons = exc.response.get("CancellationReasons", [])
-            for index, reason in enumerate(reasons):
-                if reason.get("Code") == "ConditionalCheckFailed":
-                    return index
+            codes = cancellation_codes(exc)
+            if CONDITION_FAILED in codes:
+                return codes.index(CONDITION_FAILED)
             raise
         return None

@@ -15,11 +15,13 @@ from adapters.catalog_paging import (
     decode_version_token,
     encode_file_token,
     encode_version_token,
+    page_of,
 )
 from adapters.dynamodb.codec import Item, from_wire, to_wire
 from adapters.dynamodb.requests import (
     batch_get,
     get_item,
+    partition_query,
     query_first,
     query_partition,
     query_up_to,
@@ -103,14 +105,9 @@ class DynamoDbWorkflowCatalog:
 
     def _versions_request(self, workflow_key: str) -> dict[str, Any]:
         """A workflow's versions, newest first, consistently."""
-        return {
-            "TableName": self._table_name,
-            "KeyConditionExpression": "#pk = :pk",
-            "ExpressionAttributeNames": {"#pk": self._spec.partition.name},
-            "ExpressionAttributeValues": {":pk": {"S": workflow_key}},
-            "ScanIndexForward": False,
-            "ConsistentRead": True,
-        }
+        return partition_query(
+            self._table_name, self._spec.partition.name, workflow_key, newest_first=True
+        )
 
     def list_versions(
         self, database_id: str, workflow_id: str, limit: int, starting_token: str | None
@@ -121,11 +118,11 @@ class DynamoDbWorkflowCatalog:
             after = decode_version_token(starting_token, database_id, workflow_id)
             request["ExclusiveStartKey"] = to_wire(self._key(database_id, workflow_id, after))
         items = query_up_to(self._client, request, limit + 1)
-        page = self._with_steps(items[:limit])
-        next_token = None
-        if len(items) > limit:
-            next_token = encode_version_token(database_id, workflow_id, page[-1].version)
-        return Page(items=tuple(page), next_token=next_token)
+        return page_of(
+            self._with_steps(items[:limit]),
+            len(items) > limit,
+            lambda last: encode_version_token(database_id, workflow_id, last.version),
+        )
 
     def record_deployment(
         self, database_id: str, workflow_id: str, version: int, state_machine_arn: str
@@ -255,7 +252,8 @@ class DynamoDbAssetCatalog:
             limit + 1,
         )
         files = [parse_asset_file_record(row) for row in rows[:limit]]
-        next_token = None
-        if len(rows) > limit:
-            next_token = encode_file_token(database_id, asset_id, files[-1].file_key)
-        return Page(items=tuple(files), next_token=next_token)
+        return page_of(
+            files,
+            len(rows) > limit,
+            lambda last: encode_file_token(database_id, asset_id, last.file_key),
+        )

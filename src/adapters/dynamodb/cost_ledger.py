@@ -21,7 +21,7 @@ from adapters.cost_records import (
     parse_cost_ledger_record,
 )
 from adapters.dynamodb.codec import to_wire
-from adapters.dynamodb.requests import query_partition
+from adapters.dynamodb.requests import CONDITION_FAILED, cancellation_codes, query_partition
 from adapters.dynamodb.schema import create_tables
 from adapters.tables import (
     COSTS_BY_DATE_INDEX,
@@ -99,14 +99,12 @@ class DynamoDbCostLedger:
         try:
             self._client.transact_write_items(TransactItems=actions)
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
-                raise
-            reasons = exc.response.get("CancellationReasons", [])
-            for entry, reason in zip(entries, reasons, strict=False):
-                if reason.get("Code") == "ConditionalCheckFailed":
+            codes = cancellation_codes(exc)
+            for entry, code in zip(entries, codes, strict=False):
+                if code == CONDITION_FAILED:
                     raise CostEntryExistsError.of(entry) from exc
-            for entry, reason in zip(runs, reasons[len(entries) :], strict=False):
-                if reason.get("Code") == "ConditionalCheckFailed":
+            for entry, code in zip(runs, codes[len(entries) :], strict=False):
+                if code == CONDITION_FAILED:
                     raise ExecutionNotFoundError(entry.workflow_execution_id) from exc
             raise
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from botocore.exceptions import ClientError
 
@@ -12,6 +12,7 @@ from adapters.dynamodb.requests import (
     batch_get,
     batch_get_tables,
     get_item,
+    partition_query,
     query_first,
     query_partition,
 )
@@ -29,9 +30,9 @@ from adapters.records import ALL_LIST_PARTITION, CONFIGURATION_RECORD_TYPE, read
 from adapters.row_collections import ROW_FALLBACKS, ROW_PARSERS, ROW_TABLES
 from adapters.run_records import (
     access_facts_of,
+    execution_details_of,
     listed_executions,
     parse_execution_configuration_record,
-    parse_execution_input_record,
     workflow_key_of,
 )
 from adapters.step_heads import shown_run_steps
@@ -220,29 +221,19 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
                 left_out,
             )
         run_configuration, configurations = self._configurations(workflow_execution_id, detailed)
-        configuration = readable_rows(
-            parse_execution_configuration_record,
-            [self._whole(item) for item in run_configuration[:1]],
-            left_out,
+        steps = tuple(
+            self._step_details(
+                step,
+                configurations.get(step.pipeline_execution_id),
+                include_outputs,
+                row_limit,
+                left_out,
+            )
+            for step in detailed
         )
-        return ExecutionDetails(
-            execution=execution,
-            configuration=next(iter(configuration), None),
-            inputs=tuple(readable_rows(parse_execution_input_record, inputs, left_out)),
-            selections=tuple(readable_rows(parse_execution_input_record, selections, left_out)),
-            steps=tuple(
-                self._step_details(
-                    step,
-                    configurations.get(step.pipeline_execution_id),
-                    include_outputs,
-                    row_limit,
-                    left_out,
-                )
-                for step in detailed
-            ),
-            # once each: a run VAMS launched reads its selections as its inputs too
-            unreadable_rows=tuple(dict.fromkeys(left_out or ())),
-            step_heads=heads,
+        configuration = self._whole(run_configuration[0]) if run_configuration else None
+        return execution_details_of(
+            execution, configuration, inputs, selections, steps, heads, left_out
         )
 
     def _configurations(
@@ -329,15 +320,10 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
         if scope is ListScope.ALL:
             partition = ALL_LIST_PARTITION
         assert partition is not None
-        request: dict[str, Any] = {
-            "TableName": table_name,
-            "IndexName": index.name,
-            "KeyConditionExpression": "#pk = :pk",
-            "ExpressionAttributeNames": {"#pk": index.partition.name},
-            "ExpressionAttributeValues": {":pk": {"S": partition}},
-            "ScanIndexForward": False,
-            "Limit": limit,
-        }
+        request = partition_query(
+            table_name, index.partition.name, partition, index.name, newest_first=True
+        )
+        request["Limit"] = limit
         if token:
             key_names = {a.name for a in (*spec.key_attributes, *index.attributes)}
             start = decode_token(token, key_names, (index.partition.name, partition))
@@ -365,15 +351,10 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
         table_name, spec = self._table(table)
         index = spec.index(index_name)
         assert index.sort is not None  # both asset indexes sort by executionStartDate
-        request: dict[str, Any] = {
-            "TableName": table_name,
-            "IndexName": index.name,
-            "KeyConditionExpression": "#pk = :pk",
-            "ExpressionAttributeNames": {"#pk": index.partition.name},
-            "ExpressionAttributeValues": {":pk": {"S": asset_key}},
-            "ScanIndexForward": False,
-            "Limit": max(self._query_page_size, 1),
-        }
+        request = partition_query(
+            table_name, index.partition.name, asset_key, index.name, newest_first=True
+        )
+        request["Limit"] = max(self._query_page_size, 1)
         if older_than is not None:
             request["KeyConditionExpression"] += " AND #date <= :date"
             request["ExpressionAttributeNames"]["#date"] = index.sort.name

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from adapters.dynamodb.codec import check_item, to_wire
+from adapters.dynamodb.requests import CONDITION_FAILED, cancellation_codes
 from adapters.migrated_rows import main_row, supporting_rows
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
 from domain.migration import MigratedRun
@@ -58,10 +59,7 @@ class DynamoDbMigratedRuns:
         try:
             self._client.transact_write_items(TransactItems=actions)
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
-                raise
-            reasons = exc.response.get("CancellationReasons", [])
-            if reasons and reasons[-1].get("Code") == "ConditionalCheckFailed":
+            if cancellation_codes(exc)[-1:] == [CONDITION_FAILED]:
                 return False
             raise
         return True

@@ -10,6 +10,7 @@ from adapters.dynamodb.codec import Item, WireItem, check_item, from_wire, key_o
 from adapters.tables import TableSpec
 
 if TYPE_CHECKING:
+    from botocore.exceptions import ClientError
     from mypy_boto3_dynamodb import DynamoDBClient
 
 BATCH_WRITE_LIMIT = 25  # BatchWriteItem's per-request cap; moto accepts more, AWS does not
@@ -17,6 +18,7 @@ BATCH_GET_LIMIT = 100
 _MAX_ATTEMPTS = 8
 _FIRST_BACKOFF_SECONDS = 0.05
 _MAX_BACKOFF_SECONDS = 2.0
+CONDITION_FAILED = "ConditionalCheckFailed"  # an action's cancellation code in a transaction
 
 
 class UnprocessedItemsError(RuntimeError):
@@ -128,6 +130,19 @@ def query_partition(
     index_name: str | None = None,
 ) -> list[Item]:
     """All items of one partition: consistent on the table, eventually consistent on an index."""
+    return list(query_pages(client, **partition_query(table_name, attribute, value, index_name)))
+
+
+def partition_query(
+    table_name: str,
+    attribute: str,
+    value: str,
+    index_name: str | None = None,
+    newest_first: bool = False,
+) -> dict[str, Any]:
+    """The Query request of one partition (a string key): consistent on the table, eventually
+    consistent on an index (a GSI refuses ConsistentRead); `newest_first`: by sort key descending.
+    A new request each call: a caller adds a sort key condition to its expressions."""
     request: dict[str, Any] = {
         "TableName": table_name,
         "KeyConditionExpression": "#pk = :pk",
@@ -135,10 +150,12 @@ def query_partition(
         "ExpressionAttributeValues": {":pk": {"S": value}},
     }
     if index_name is None:
-        request["ConsistentRead"] = True  # a GSI refuses ConsistentRead
+        request["ConsistentRead"] = True
     else:
         request["IndexName"] = index_name
-    return list(query_pages(client, **request))
+    if newest_first:
+        request["ScanIndexForward"] = False
+    return request
 
 
 def query_up_to(client: DynamoDBClient, request: Mapping[str, Any], count: int) -> list[Item]:
@@ -174,24 +191,18 @@ def query_first(
     `Limit` caps each request at what is still wanted, so no more is read than is returned
     (a response may still stop early at 1 MB: then the next page is asked for the rest).
     """
-    attribute, value = partition
-    request: dict[str, Any] = {
-        "TableName": table_name,
-        "KeyConditionExpression": "#pk = :pk",
-        "ExpressionAttributeNames": {"#pk": attribute},
-        "ExpressionAttributeValues": {":pk": {"S": value}},
-        "ConsistentRead": True,
-    }
+    request = partition_query(table_name, *partition)
     if after is not None:
         request["KeyConditionExpression"] += " AND #sk > :after"
         request["ExpressionAttributeNames"]["#sk"] = sort_attribute
         request["ExpressionAttributeValues"][":after"] = {"S": after}
-    items: list[Item] = []
-    while len(items) < limit:
-        response = client.query(**request, Limit=limit - len(items))
-        items.extend(from_wire(item) for item in response["Items"])
-        last_key = response.get("LastEvaluatedKey")
-        if not last_key:
-            break
-        request["ExclusiveStartKey"] = last_key
-    return items
+    return query_up_to(client, request, limit)
+
+
+def cancellation_codes(error: ClientError) -> list[str]:
+    """Each action's code in a cancelled TransactWriteItems, in the actions' order ("None" for
+    one that did not cancel it, CONDITION_FAILED for one whose condition failed); [] for any
+    other error."""
+    if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+        return []
+    return [str(reason.get("Code")) for reason in error.response.get("CancellationReasons", [])]

@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from adapters.dynamodb.codec import check_item, from_wire, to_wire
 from adapters.dynamodb.import_claims import WAIT_SECONDS, ImportClaims
-from adapters.dynamodb.requests import query_pages, query_partition
+from adapters.dynamodb.requests import (
+    CONDITION_FAILED,
+    cancellation_codes,
+    query_pages,
+    query_partition,
+)
 from adapters.records import ALL_LIST_PARTITION, Item
 from adapters.run_archive import (
     EXECUTION_ID,
@@ -153,12 +158,10 @@ class DynamoDbRunArchive(RunArchiveRows):
             actions = [{"Put": self._new(table, item)}, {"ConditionCheck": check}]
             self._client.transact_write_items(TransactItems=actions)  # type: ignore[arg-type]
         except ClientError as exc:
-            if exc.response["Error"]["Code"] != "TransactionCanceledException":
-                raise
-            reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
-            if reasons[:1] == ["ConditionalCheckFailed"]:
+            codes = cancellation_codes(exc)
+            if codes[:1] == [CONDITION_FAILED]:
                 return False
-            if reasons[1:2] == ["ConditionalCheckFailed"]:
+            if codes[1:2] == [CONDITION_FAILED]:
                 return None
             raise
         return True

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from adapters.dynamodb.requests import get_item, query_partition
 from adapters.dynamodb.store_base import DynamoDbStoreBase
 from adapters.output_records import parse_output_file_record
+from adapters.readable_reads import AttemptReads, StepReads
 from adapters.records import readable_rows
 from adapters.registration import registration_version
 from adapters.run_records import parse_execution_record
@@ -24,7 +25,7 @@ from domain.run_write import VersionedStep
 from domain.statuses import StepStatus
 
 
-class DynamoDbRunReads(DynamoDbStoreBase):
+class DynamoDbRunReads(DynamoDbStoreBase, StepReads, AttemptReads):
     """The run and step reads (RunStore, StepRunStore) on DynamoDB."""
 
     def get_execution(self, workflow_execution_id: str) -> WorkflowExecution:
@@ -72,24 +73,13 @@ class DynamoDbRunReads(DynamoDbStoreBase):
             raise PipelineExecutionNotFoundError(pipeline_execution_id)
         return parse_pipeline_execution_record(self._whole(rows[0]))
 
-    def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
+    def _read_steps(
+        self, workflow_execution_id: str, left_out: list[UnreadableRow] | None
+    ) -> list[PipelineExecution]:
         if not workflow_execution_id:
             return []
-        return parse_run_steps(
-            [self._whole(row) for row in self._step_items(workflow_execution_id)]
-        )
-
-    def list_readable_steps(
-        self, workflow_execution_id: str
-    ) -> tuple[list[PipelineExecution], tuple[UnreadableRow, ...]]:
-        left_out: list[UnreadableRow] = []
-        if not workflow_execution_id:
-            return [], ()
         items = [self._whole(row) for row in self._step_items(workflow_execution_id)]
-        return parse_run_steps(items, left_out), tuple(left_out)
-
-    def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
-        return self._attempts(pipeline_execution_ids, None)
+        return parse_run_steps(items, left_out)
 
     def list_steps_and_running_attempts(
         self, workflow_execution_id: str
@@ -97,15 +87,9 @@ class DynamoDbRunReads(DynamoDbStoreBase):
         # attempts are keyed by their step: a Query per running step, none for the others
         steps = self.list_steps(workflow_execution_id)
         running = (s.pipeline_execution_id for s in steps if s.status is StepStatus.RUNNING)
-        return steps, self._attempts(running, None)
+        return steps, self._read_attempts(running, None)
 
-    def list_readable_attempts(
-        self, pipeline_execution_ids: Iterable[str]
-    ) -> tuple[list[TaskExecution], tuple[UnreadableRow, ...]]:
-        left_out: list[UnreadableRow] = []
-        return self._attempts(pipeline_execution_ids, left_out), tuple(left_out)
-
-    def _attempts(
+    def _read_attempts(
         self, pipeline_execution_ids: Iterable[str], left_out: list[UnreadableRow] | None
     ) -> list[TaskExecution]:
         # One consistent query per step; the sort key keeps each step's attempts ascending.

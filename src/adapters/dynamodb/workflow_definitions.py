@@ -7,9 +7,19 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from adapters.catalog_paging import check_limit, decode_workflow_token, encode_workflow_token
+from adapters.catalog_paging import (
+    check_limit,
+    decode_workflow_token,
+    encode_workflow_token,
+    page_of,
+)
 from adapters.dynamodb.codec import Item, check_item, to_wire
-from adapters.dynamodb.requests import get_item, query_up_to
+from adapters.dynamodb.requests import (
+    CONDITION_FAILED,
+    cancellation_codes,
+    get_item,
+    query_up_to,
+)
 from adapters.dynamodb.schema import create_tables
 from adapters.dynamodb.workflow_upgrade import upgrade_earlier_versions
 from adapters.records import (
@@ -56,10 +66,7 @@ class DynamoDbWorkflowDefinitions:
         try:
             self._client.transact_write_items(TransactItems=actions)
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
-                raise
-            reasons = exc.response.get("CancellationReasons", [])
-            if any(reason.get("Code") == "ConditionalCheckFailed" for reason in reasons):
+            if CONDITION_FAILED in cancellation_codes(exc):
                 return False  # a rival publish took the number, or moved the pointer on
             raise
         return True
@@ -134,8 +141,8 @@ class DynamoDbWorkflowDefinitions:
             parse_workflow_definition_record(item)
             for item in query_up_to(self._client, request, limit + 1)
         ]
-        page = found[:limit]
-        next_token = None
-        if len(found) > limit:
-            next_token = encode_workflow_token(page[-1].database_id, page[-1].workflow_id)
-        return Page(items=tuple(page), next_token=next_token)
+        return page_of(
+            found[:limit],
+            len(found) > limit,
+            lambda last: encode_workflow_token(last.database_id, last.workflow_id),
+        )

@@ -18,7 +18,7 @@ from adapters.object_files import (
     base_name,
     check_key,
     check_prefix,
-    open_regular_file,
+    put_file_with,
 )
 from application.ports.files import StoredObject
 from domain.assets import VERSIONS_SUFFIX
@@ -83,14 +83,10 @@ class FilesystemObjectStore:
         return self._commit(key, staging, len(body), hashlib.sha256(body).hexdigest())
 
     def put_file(self, key: str, source: Path | BinaryIO) -> StoredObject:
-        """Store a regular file: a path is opened without following a link in its last part
-        (OSError: ELOOP for a link, EINVAL for a FIFO or a device); an open file is read from
-        where it stands."""
         check_key(key)
-        if isinstance(source, Path):
-            with open_regular_file(source) as reader:
-                return self._put_body(key, iter(partial(reader.read, _CHUNK), b""))
-        return self._put_body(key, iter(partial(source.read, _CHUNK), b""))
+        return put_file_with(
+            source, lambda reader: self._put_body(key, iter(partial(reader.read, _CHUNK), b""))
+        )
 
     def put_stream(self, key: str, chunks: Iterable[bytes]) -> StoredObject:
         check_key(key)

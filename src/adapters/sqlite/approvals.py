@@ -16,6 +16,7 @@ from adapters.approval_records import (
     encode_position,
     parse_approval_record,
 )
+from adapters.readable_reads import ApprovalReads
 from adapters.records import listed_rows, readable_rows
 from adapters.sqlite.approval_rows import ApprovalRowSql
 from adapters.sqlite.database import SqliteDatabase
@@ -27,7 +28,7 @@ from domain.execution import UnreadableRow
 from domain.paging import Page
 
 
-class SqliteApprovals:
+class SqliteApprovals(ApprovalReads):
     """Approval requests in wfx's approval-requests table."""
 
     def __init__(self, database: SqliteDatabase, schema: SqliteSchema) -> None:
@@ -75,16 +76,7 @@ class SqliteApprovals:
             raise ApprovalNotFoundError(approval_id)
         return parse_approval_record(load_item(row[0]))
 
-    def list_for_execution(self, workflow_execution_id: str) -> list[ApprovalRequest]:
-        return self._of_execution(workflow_execution_id, None)
-
-    def list_readable_for_execution(
-        self, workflow_execution_id: str
-    ) -> tuple[list[ApprovalRequest], tuple[UnreadableRow, ...]]:
-        left_out: list[UnreadableRow] = []
-        return self._of_execution(workflow_execution_id, left_out), tuple(left_out)
-
-    def _of_execution(
+    def _read_approvals(
         self, workflow_execution_id: str, left_out: list[UnreadableRow] | None
     ) -> list[ApprovalRequest]:
         self._ensure_table()

@@ -15,28 +15,23 @@ from adapters.authorization_records import (
     SORT,
     Item,
     assignment_sort,
+    assignments_in,
     build_assignment_record,
     build_constraint_record,
     build_revoked_token_record,
     build_revoked_user_record,
     build_role_name_record,
     build_role_record,
-    is_assignment,
-    is_constraint,
-    is_role,
+    constraints_in,
     name_taken,
-    parse_assignment_record,
-    parse_constraint_record,
-    parse_role_record,
+    policy_of,
     revision_key,
     revoked,
     revoked_token_key,
     revoked_user_key,
     role_name_key,
     role_partition,
-    sorted_assignments,
-    sorted_constraints,
-    sorted_roles,
+    roles_in,
     user_partition,
 )
 from adapters.sqlite.database import SqliteDatabase
@@ -83,7 +78,7 @@ class SqliteAuthorizationStore:
             self._bump(connection)
 
     def list_roles(self) -> list[Role]:
-        return sorted_roles([parse_role_record(i) for i in self._items() if is_role(i)])
+        return roles_in(self._items())
 
     def delete_role(self, role_name: str) -> None:
         with self._database.write() as connection:
@@ -109,12 +104,8 @@ class SqliteAuthorizationStore:
 
     def list_assignments(self, user_id: str | None = None) -> list[RoleAssignment]:
         if user_id is None:
-            items = [i for i in self._items() if is_assignment(i)]
-        else:
-            with self._database.read() as connection:
-                rows = connection.execute(self._partition, (user_partition(user_id),)).fetchall()
-            items = [load_item(text) for (text,) in rows]
-        return sorted_assignments([parse_assignment_record(item) for item in items])
+            return assignments_in(self._items())
+        return assignments_in(self._partition_items(user_partition(user_id)))
 
     def roles_of(self, user_id: str) -> tuple[str, ...]:
         return tuple(a.role for a in self.list_assignments(user_id))
@@ -131,12 +122,8 @@ class SqliteAuthorizationStore:
 
     def list_constraints(self, role_name: str | None = None) -> list[Constraint]:
         if role_name is None:
-            items = [i for i in self._items() if is_constraint(i)]
-        else:
-            with self._database.read() as connection:
-                rows = connection.execute(self._partition, (role_partition(role_name),)).fetchall()
-            items = [item for item in (load_item(text) for (text,) in rows) if is_constraint(item)]
-        return sorted_constraints([parse_constraint_record(item) for item in items])
+            return constraints_in(self._items())
+        return constraints_in(self._partition_items(role_partition(role_name)))
 
     def revision(self) -> str:
         with self._database.read() as connection:
@@ -146,13 +133,7 @@ class SqliteAuthorizationStore:
         with self._database.read() as connection:  # one snapshot: the revision matches the rows
             revision = self._revision(connection)
             items = [load_item(text) for (text,) in connection.execute(self._all).fetchall()]
-        return AuthorizationPolicy(
-            revision=revision,
-            roles=tuple(sorted_roles([parse_role_record(i) for i in items if is_role(i)])),
-            constraints=tuple(
-                sorted_constraints([parse_constraint_record(i) for i in items if is_constraint(i)])
-            ),
-        )
+        return policy_of(revision, items)
 
     # -- RevokedTokens -------------------------------------------------------------------------
 
@@ -181,6 +162,11 @@ class SqliteAuthorizationStore:
     def _items(self) -> list[Item]:
         with self._database.read() as connection:
             return [load_item(text) for (text,) in connection.execute(self._all).fetchall()]
+
+    def _partition_items(self, partition: str) -> list[Item]:
+        with self._database.read() as connection:
+            rows = connection.execute(self._partition, (partition,)).fetchall()
+        return [load_item(text) for (text,) in rows]
 
     def _item(self, connection: sqlite3.Connection, key: Item) -> Item | None:
         row = connection.execute(self._one, (key[PARTITION], key[SORT])).fetchone()

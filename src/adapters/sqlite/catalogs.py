@@ -13,6 +13,7 @@ from adapters.catalog_paging import (
     decode_version_token,
     encode_file_token,
     encode_version_token,
+    page_of,
 )
 from adapters.records import (
     Item,
@@ -159,11 +160,11 @@ class SqliteWorkflowCatalog(_SqliteCatalog):
         sql = self._versions_page[bool(after)]
         # One row past the page says whether another page exists.
         versions = self._read(sql, (join_key(database_id, workflow_id), *after, limit + 1))
-        page = versions[:limit]
-        next_token = None
-        if len(versions) > limit:
-            next_token = encode_version_token(database_id, workflow_id, page[-1].version)
-        return Page(items=tuple(page), next_token=next_token)
+        return page_of(
+            versions[:limit],
+            len(versions) > limit,
+            lambda last: encode_version_token(database_id, workflow_id, last.version),
+        )
 
     def record_deployment(
         self, database_id: str, workflow_id: str, version: int, state_machine_arn: str
@@ -234,7 +235,8 @@ class SqliteAssetCatalog(_SqliteCatalog):
         with self._database.read() as connection:
             rows = connection.execute(self._files_page[bool(after)], parameters).fetchall()
         files = [parse_asset_file_record(load_item(text)) for (text,) in rows[:limit]]
-        next_token = None
-        if len(rows) > limit:
-            next_token = encode_file_token(database_id, asset_id, files[-1].file_key)
-        return Page(items=tuple(files), next_token=next_token)
+        return page_of(
+            files,
+            len(rows) > limit,
+            lambda last: encode_file_token(database_id, asset_id, last.file_key),
+        )

@@ -14,12 +14,12 @@ from adapters.output_records import (
     parse_output_result_record,
     parse_step_log_record,
 )
-from adapters.records import ALL_LIST_PARTITION, Item, readable_rows
+from adapters.records import ALL_LIST_PARTITION, Item
 from adapters.row_collections import ROW_PARSERS
 from adapters.run_records import (
+    execution_details_of,
     listed_executions,
     parse_execution_configuration_record,
-    parse_execution_input_record,
     parse_execution_record,
 )
 from adapters.sqlite.access_facts import read_access_facts
@@ -149,31 +149,14 @@ class SqliteExecutionQueries(SqliteStoreBase):
                     connection, workflow_execution_id, detailed_steps, left_out
                 )
             steps = self._step_details(connection, step_rows, include_outputs, row_limit, left_out)
-        execution = parse_execution_record(self._whole(load_item(row[0])))
-        configurations = readable_rows(
-            parse_execution_configuration_record,
-            [self._whole(load_item(configuration[0]))] if configuration else [],
+        return execution_details_of(
+            parse_execution_record(self._whole(load_item(row[0]))),
+            self._whole(load_item(configuration[0])) if configuration else None,
+            (load_item(text) for (text,) in inputs),
+            (load_item(text) for (text,) in selections),
+            steps,
+            heads,
             left_out,
-        )
-        return ExecutionDetails(
-            execution=execution,
-            configuration=next(iter(configurations), None),
-            inputs=tuple(
-                readable_rows(
-                    parse_execution_input_record, (load_item(text) for (text,) in inputs), left_out
-                )
-            ),
-            selections=tuple(
-                readable_rows(
-                    parse_execution_input_record,
-                    (load_item(text) for (text,) in selections),
-                    left_out,
-                )
-            ),
-            steps=steps,
-            # once each: a run VAMS launched reads its selections as its inputs too
-            unreadable_rows=tuple(dict.fromkeys(left_out or ())),
-            step_heads=heads,
         )
 
     def _shown_steps(

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from adapters.output_records import parse_output_file_record
+from adapters.readable_reads import AttemptReads, StepReads
 from adapters.records import readable_rows
 from adapters.registration import registration_version
 from adapters.run_records import parse_execution_record
@@ -24,19 +25,10 @@ if TYPE_CHECKING:
     from domain.run_write import VersionedStep
 
 
-class SqliteRunReads(SqliteStoreBase):
+class SqliteRunReads(SqliteStoreBase, StepReads, AttemptReads):
     """The run and step reads (RunStore, StepRunStore) on SQLite."""
 
-    def list_attempts(self, pipeline_execution_ids: Iterable[str]) -> list[TaskExecution]:
-        return self._attempts(pipeline_execution_ids, None)
-
-    def list_readable_attempts(
-        self, pipeline_execution_ids: Iterable[str]
-    ) -> tuple[list[TaskExecution], tuple[UnreadableRow, ...]]:
-        left_out: list[UnreadableRow] = []
-        return self._attempts(pipeline_execution_ids, left_out), tuple(left_out)
-
-    def _attempts(
+    def _read_attempts(
         self, pipeline_execution_ids: Iterable[str], left_out: list[UnreadableRow] | None
     ) -> list[TaskExecution]:
         ids = list(dict.fromkeys(pipeline_execution_ids))
@@ -121,17 +113,11 @@ class SqliteRunReads(SqliteStoreBase):
             raise PipelineExecutionNotFoundError(pipeline_execution_id)
         return parse_pipeline_execution_record(self._whole(load_item(row[0])))
 
-    def list_steps(self, workflow_execution_id: str) -> list[PipelineExecution]:
+    def _read_steps(
+        self, workflow_execution_id: str, left_out: list[UnreadableRow] | None
+    ) -> list[PipelineExecution]:
         with self._database.read() as connection:
-            return self._steps(connection, workflow_execution_id)
-
-    def list_readable_steps(
-        self, workflow_execution_id: str
-    ) -> tuple[list[PipelineExecution], tuple[UnreadableRow, ...]]:
-        left_out: list[UnreadableRow] = []
-        with self._database.read() as connection:
-            steps = self._steps(connection, workflow_execution_id, left_out)
-        return steps, tuple(left_out)
+            return self._steps(connection, workflow_execution_id, left_out)
 
     def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]:
         ids = list(dict.fromkeys(pipeline_execution_ids))

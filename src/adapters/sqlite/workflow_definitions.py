@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import sqlite3
 
-from adapters.catalog_paging import check_limit, decode_workflow_token, encode_workflow_token
+from adapters.catalog_paging import (
+    check_limit,
+    decode_workflow_token,
+    encode_workflow_token,
+    page_of,
+)
 from adapters.records import (
     WORKFLOW_LIST_PARTITION,
     WORKFLOW_LIST_SEPARATOR,
@@ -120,11 +125,11 @@ class SqliteWorkflowDefinitions:
             # One row past the page says whether another page exists.
             rows = connection.execute(sql, (*parameters, limit + 1)).fetchall()
         found = [parse_workflow_definition_record(load_item(text)) for (text,) in rows]
-        page = found[:limit]
-        next_token = None
-        if len(found) > limit:
-            next_token = encode_workflow_token(page[-1].database_id, page[-1].workflow_id)
-        return Page(items=tuple(page), next_token=next_token)
+        return page_of(
+            found[:limit],
+            len(found) > limit,
+            lambda last: encode_workflow_token(last.database_id, last.workflow_id),
+        )
 
 
 def _refused_as_taken(error: sqlite3.IntegrityError) -> bool:

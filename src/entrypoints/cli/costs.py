@@ -168,30 +168,18 @@ def costs_summary(
     from application.use_cases.summarize_costs import SummarizeCostsQuery, SummaryScope
     from domain.errors import InvalidInputError
     from entrypoints.cost_responses import CostSummaryResponse
+    from entrypoints.cost_scope import NAMED_SCOPES, summary_scope
 
     if by not in (None, "day"):
         raise InvalidInputError(f"--by: must be day, got {by!r}")
-    scopes = {
-        SummaryScope.EXECUTION: execution,
-        SummaryScope.WORKFLOW: workflow,
-        SummaryScope.GROUP: group,
-        SummaryScope.ASSET: asset,
-    }
-    named = [(scope, value) for scope, value in scopes.items() if value is not None]
-    if len(named) > 1:
-        raise InvalidInputError("--execution, --workflow, --group, --asset: give at most one")
-    scope, key = named[0] if named else (SummaryScope.ALL, None)
-    if scope in (SummaryScope.WORKFLOW, SummaryScope.ASSET) and key is not None:
-        if "/" not in key:
-            raise InvalidInputError(f"--{scope.value}: must be DATABASE_ID/ID, got {key!r}")
-        key = key.replace("/", ":", 1)
+    scope, key = summary_scope(execution, workflow, group, asset, option_prefix="--")
     container = context.container()
     if scope is SummaryScope.EXECUTION and key is not None:
         key = context.run_id(container, key)
     query = SummarizeCostsQuery(scope=scope, key=key, by_day=by == "day")
     from entrypoints.cli.errors import named_as_given
 
-    with named_as_given({s.value: f"--{s.value}" for s in scopes}):
+    with named_as_given({s.value: f"--{s.value}" for s in NAMED_SCOPES}):
         response = CostSummaryResponse.of(container.summarize_costs().execute(query))
     if json_output:
         _print_json(response)

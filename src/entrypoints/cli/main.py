@@ -451,24 +451,9 @@ def run(
             file=sys.stderr,
         )
     elif not on_aws and not no_wait:
-        execution = _wait_or_abort(
-            container,
-            execution_id,
-            show_progress=not json_output,
-            json_output=json_output,
-            # a replayed launch's run goes on in the process that launched it first
-            ran_elsewhere=not created,
-        )
-        _say_if_waiting(container, execution)
-    if json_output:
-        from entrypoints.cli.render import dump_json
-        from entrypoints.responses import ExecutionResponse
-
-        context.echo(dump_json(ExecutionResponse.of(execution).dump()))
-    else:
-        context.echo(execution_id)
-    if execution.is_terminal and execution.status.value != "SUCCEEDED":
-        raise SystemExit(EXIT_FAILED_RUN)
+        # a replayed launch's run goes on in the process that launched it first
+        execution = _follow(container, execution_id, json_output, ran_elsewhere=not created)
+    _print_run(execution, json_output)
 
 
 # the launch and rerun commands' fields, by the option a user gives each
@@ -572,6 +557,36 @@ def _wait(
             f"{execution.workflow_database_id}/{execution.workflow_id}: {execution.status.value}"
         )
     return execution
+
+
+def _follow(
+    container: Container, execution_id: str, json_output: bool, ran_elsewhere: bool = False
+) -> Any:
+    """A local run followed to its end (its steps shown live unless --json), or to an approval
+    gate it waits at, said on stderr."""
+    execution = _wait_or_abort(
+        container,
+        execution_id,
+        show_progress=not json_output,
+        json_output=json_output,
+        ran_elsewhere=ran_elsewhere,
+    )
+    _say_if_waiting(container, execution)
+    return execution
+
+
+def _print_run(execution: Any, json_output: bool) -> None:
+    """The run as --json shows it, else its id; a run that ended other than SUCCEEDED exits 1
+    (launch, redrive and rerun alike)."""
+    if json_output:
+        from entrypoints.cli.render import dump_json
+        from entrypoints.responses import ExecutionResponse
+
+        context.echo(dump_json(ExecutionResponse.of(execution).dump()))
+    else:
+        context.echo(execution.workflow_execution_id)
+    if execution.is_terminal and execution.status.value != "SUCCEEDED":
+        raise SystemExit(EXIT_FAILED_RUN)
 
 
 def _say_if_waiting(container: Container, execution: Any) -> None:
@@ -974,19 +989,8 @@ def executions_redrive(
         RedriveExecutionCommand(workflow_execution_id=execution_id)
     )
     if not no_wait and execution.orchestrator == "local":
-        execution = _wait_or_abort(
-            container, execution_id, show_progress=not json_output, json_output=json_output
-        )
-        _say_if_waiting(container, execution)
-    if json_output:
-        from entrypoints.cli.render import dump_json
-        from entrypoints.responses import ExecutionResponse
-
-        context.echo(dump_json(ExecutionResponse.of(execution).dump()))
-    else:
-        context.echo(execution_id)
-    if execution.is_terminal and execution.status.value != "SUCCEEDED":
-        raise SystemExit(EXIT_FAILED_RUN)
+        execution = _follow(container, execution_id, json_output)
+    _print_run(execution, json_output)
 
 
 @executions_app.command("rerun")
@@ -1020,25 +1024,10 @@ def executions_rerun(
         )
         result = container.rerun_execution().execute(command)
     execution = result.execution
-    new_id = execution.workflow_execution_id
     if wait and execution.orchestrator == "local":
-        execution = _wait_or_abort(
-            container,
-            new_id,
-            show_progress=not json_output,
-            json_output=json_output,
-            ran_elsewhere=not result.created,
-        )
-        _say_if_waiting(container, execution)
-    if json_output:
-        from entrypoints.cli.render import dump_json
-        from entrypoints.responses import ExecutionResponse
-
-        context.echo(dump_json(ExecutionResponse.of(execution).dump()))
-    else:
-        context.echo(new_id)
-    if execution.is_terminal and execution.status.value != "SUCCEEDED":
-        raise SystemExit(EXIT_FAILED_RUN)
+        new_id, replayed = execution.workflow_execution_id, not result.created
+        execution = _follow(container, new_id, json_output, ran_elsewhere=replayed)
+    _print_run(execution, json_output)
 
 
 _LOG = "Log to register"

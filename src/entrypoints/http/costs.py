@@ -8,7 +8,6 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from domain.errors import InvalidInputError
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
 from entrypoints.http.lazy_route import BuiltOnFirstUse, ModelIn
@@ -33,24 +32,11 @@ def cost_summary(
     by: Literal["day"] | None = None,
 ) -> JSONResponse:
     # imported by the route's first use (entrypoints.http.executions says why)
-    from application.use_cases.summarize_costs import SummarizeCostsQuery, SummaryScope
+    from application.use_cases.summarize_costs import SummarizeCostsQuery
     from entrypoints.cost_responses import CostSummaryResponse
+    from entrypoints.cost_scope import summary_scope
 
-    scopes = {
-        SummaryScope.EXECUTION: execution,
-        SummaryScope.WORKFLOW: workflow,
-        SummaryScope.GROUP: group,
-        SummaryScope.ASSET: asset,
-    }
-    named = [(scope, value) for scope, value in scopes.items() if value is not None]
-    if len(named) > 1:
-        raise InvalidInputError("execution, workflow, group, asset: give at most one")
-    scope, key = named[0] if named else (SummaryScope.ALL, None)
-    if scope in (SummaryScope.WORKFLOW, SummaryScope.ASSET) and key is not None:
-        database, _, name = key.partition("/")
-        if not database or not name:  # said here, quoting what was sent, not the joined key
-            raise InvalidInputError(f"{scope.value}: must be DATABASE_ID/ID, got {key!r}")
-        key = f"{database}:{name}"  # a composite key of seed 000 is colon-joined
+    scope, key = summary_scope(execution, workflow, group, asset)
     query = SummarizeCostsQuery(
         scope=scope, key=key, by_day=by == "day", subject=caller.subject, route=caller.route
     )

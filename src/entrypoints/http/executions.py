@@ -173,6 +173,15 @@ def _readable_page(wfx: App, caller: Caller, query: ListExecutionsQuery) -> Page
     )
 
 
+def _require_execution(
+    wfx: App, caller: Caller, execution_id: str, action: Action = Action.GET
+) -> None:
+    """Tier 2 on the run (seed 000 authorize_execution_access), before the route reads it."""
+    wfx.access_control().require_execution_access(
+        caller.subject, execution_id, action, caller.route
+    )
+
+
 def read_outputs(wfx: App, page: Page[WorkflowExecution]) -> dict[str, AssetKey | None]:
     """Each listed run's output asset, as VAMS's rows name it: one read for the page."""
     return wfx.read_output_targets().execute([e.workflow_execution_id for e in page.items])
@@ -278,9 +287,7 @@ def execute_workflow(
 def get_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> JSONResponse:
     from application.use_cases.get_execution import GetExecutionQuery
 
-    wfx.access_control().require_execution_access(
-        caller.subject, execution_id, Action.GET, caller.route
-    )
+    _require_execution(wfx, caller, execution_id)
     execution = wfx.get_execution().execute(GetExecutionQuery(workflow_execution_id=execution_id))
     output = wfx.read_output_targets().execute([execution_id]).get(execution_id)
     return JSONResponse(ExecutionAnswer(message=ExecutionRow.of(execution, output)).dump())
@@ -300,9 +307,7 @@ def get_execution_details(
     from application.use_cases.get_execution_details import GetExecutionDetailsQuery
     from entrypoints.vams_details import VamsDetailsAnswer
 
-    wfx.access_control().require_execution_access(
-        caller.subject, execution_id, Action.GET, caller.route
-    )
+    _require_execution(wfx, caller, execution_id)
     query = GetExecutionDetailsQuery(
         workflow_execution_id=execution_id, include_sub_executions=include_sub_executions
     )
@@ -343,9 +348,7 @@ def get_execution_metadata(
     from entrypoints.metadata_page import MetadataPage
     from entrypoints.vams_envelopes import MetadataPageAnswer
 
-    wfx.access_control().require_execution_access(
-        caller.subject, execution_id, Action.GET, caller.route
-    )
+    _require_execution(wfx, caller, execution_id)
     size = min(page_size, MAX_METADATA_PAGE) if page_size is not None else max_items
     query = GetExecutionMetadataQuery(
         workflow_execution_id=execution_id,
@@ -374,9 +377,7 @@ def get_execution_events(
     from application.use_cases.get_execution_events import GetExecutionEventsQuery
     from entrypoints.responses import ExecutionEventsResponse
 
-    wfx.access_control().require_execution_access(
-        caller.subject, execution_id, Action.GET, caller.route
-    )
+    _require_execution(wfx, caller, execution_id)
     query = GetExecutionEventsQuery(
         workflow_execution_id=execution_id, after_sequence=after_sequence, max_items=max_items
     )
@@ -415,9 +416,7 @@ def get_execution_logs(
     from entrypoints.responses import ExecutionLogsResponse
     from entrypoints.vams_envelopes import LogsAnswer
 
-    wfx.access_control().require_execution_access(
-        caller.subject, execution_id, Action.GET, caller.route
-    )
+    _require_execution(wfx, caller, execution_id)
     start, end = _epoch(start_time), _epoch(end_time)
     if start is not None and end is not None and end < start:
         raise InvalidInputError("endTime: must not be before startTime")
@@ -476,9 +475,7 @@ def redrive_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> JS
     from application.use_cases.redrive_execution import RedriveExecutionCommand
     from entrypoints.responses import ExecutionResponse
 
-    wfx.access_control().require_execution_access(
-        caller.subject, execution_id, Action.POST, caller.route
-    )
+    _require_execution(wfx, caller, execution_id, Action.POST)
     execution = wfx.redrive_execution().execute(
         RedriveExecutionCommand(workflow_execution_id=execution_id)
     )
@@ -494,9 +491,7 @@ def describe_execution(wfx: App, caller: Caller, execution_id: ExecutionId) -> J
     from application.use_cases.describe_execution import DescribeExecutionQuery
     from entrypoints.responses import DescribeResponse
 
-    wfx.access_control().require_execution_access(
-        caller.subject, execution_id, Action.GET, caller.route
-    )
+    _require_execution(wfx, caller, execution_id)
     query = DescribeExecutionQuery(workflow_execution_id=execution_id)
     return JSONResponse(DescribeResponse.of(wfx.describe_execution().execute(query)).dump())
 

@@ -19,6 +19,8 @@ def no_control_character(keep: str = "") -> AfterValidator:
 
 Identifier = Annotated[str, Field(min_length=1, max_length=256), no_control_character("")]
 FileKey = Annotated[str, Field(min_length=1, max_length=1024), no_control_character("")]
+# an idempotency token (a launch, a rerun): a retry that sends it again answers the same run
+ClientToken = Annotated[str, Field(min_length=1, max_length=80), no_control_character("")]
 FreeText = Annotated[
     str, Field(min_length=1, max_length=1000), no_control_character(FREE_TEXT_KEEPS)
 ]
@@ -65,11 +67,8 @@ class LaunchRequest(Body):
     output_asset: OutputAsset | None = None
     execution_group_id: Identifier | None = None
     trigger_type: Literal["manual", "fileUpload"] = "manual"
-    client_token: Annotated[str, no_control_character("")] | None = Field(
-        default=None,
-        min_length=1,
-        max_length=80,
-        description="Idempotency token: a retry with it answers the same run.",
+    client_token: ClientToken | None = Field(
+        default=None, description="Idempotency token: a retry with it answers the same run."
     )
 
 

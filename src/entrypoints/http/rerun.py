@@ -20,7 +20,7 @@ from domain.registration import ID_RULE
 from entrypoints.http.dependencies import App, Caller
 from entrypoints.http.errors import ERROR_RESPONSES
 from entrypoints.http.lazy_route import BuiltOnFirstUse
-from entrypoints.http.requests import no_control_character
+from entrypoints.http.requests import ClientToken
 from entrypoints.http.route_table import EXECUTE, RERUN
 
 router = APIRouter(tags=["executions"], responses=ERROR_RESPONSES, route_class=BuiltOnFirstUse)
@@ -48,10 +48,8 @@ class RerunRequest(BaseModel):
     execution_group_id: Annotated[str, Field(max_length=64), AfterValidator(_vams_id)] | None = (
         Field(default=None, description="Put the new execution in this group (default: none).")
     )
-    client_token: Annotated[str, no_control_character("")] | None = Field(
+    client_token: ClientToken | None = Field(
         default=None,
-        min_length=1,
-        max_length=80,
         description="wfx: the launch's idempotency token (a retry with it answers the same run).",
     )
 
