@@ -33,7 +33,7 @@ from domain.approvals import (
     parked_owner,
 )
 from domain.attempts import AttemptTrigger, TaskExecution, next_attempt_number
-from domain.derived import aware, derived, replaced
+from domain.derived import aware, derived
 from domain.errors import (
     RUNNER_LOST_ERROR,
     ConflictError,
@@ -801,11 +801,11 @@ def _attempt(
     at: datetime,
     trigger: AttemptTrigger | None,
 ) -> TaskExecution:
-    # Derived unvalidated (domain.derived): the ids are the run's, the two rules checked here.
+    # Built unvalidated (domain.derived.written_record): the ids are the run's, the two rules
+    # checked here.
     if number < 1:
         raise ValueError(f"attempt: {number} is below 1")
-    return derived(
-        TaskExecution,
+    return TaskExecution(
         pipeline_execution_id=pipeline_execution_id,
         workflow_execution_id=workflow_execution_id,
         attempt=number,
@@ -816,13 +816,17 @@ def _attempt(
 
 
 def _closed(attempt: TaskExecution, status: StepStatus, move: StepMove) -> TaskExecution:
-    # the move's status, stop date and error on the valid attempt (domain.derived.replaced)
-    changes = {
-        "status": status,
-        "stop_date": move.stop_date,
-        "error": None if status is StepStatus.SUCCEEDED else move.error,
-    }
-    return replaced(attempt, changes)
+    # the move's status, stop date and error on the valid attempt (domain.derived.written_record)
+    return TaskExecution(
+        pipeline_execution_id=attempt.pipeline_execution_id,
+        workflow_execution_id=attempt.workflow_execution_id,
+        attempt=attempt.attempt,
+        status=status,
+        start_date=attempt.start_date,
+        stop_date=move.stop_date,
+        error=None if status is StepStatus.SUCCEEDED else move.error,
+        trigger=attempt.trigger,
+    )
 
 
 def _lease(owner: str, at: datetime, duration: timedelta) -> RunnerLease:
