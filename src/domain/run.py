@@ -19,7 +19,7 @@ The rules held here, once:
 """
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -817,16 +817,8 @@ def _attempt(
 
 def _closed(attempt: TaskExecution, status: StepStatus, move: StepMove) -> TaskExecution:
     # the move's status, stop date and error on the valid attempt (domain.derived.written_record)
-    return TaskExecution(
-        pipeline_execution_id=attempt.pipeline_execution_id,
-        workflow_execution_id=attempt.workflow_execution_id,
-        attempt=attempt.attempt,
-        status=status,
-        start_date=attempt.start_date,
-        stop_date=move.stop_date,
-        error=None if status is StepStatus.SUCCEEDED else move.error,
-        trigger=attempt.trigger,
-    )
+    error = None if status is StepStatus.SUCCEEDED else move.error
+    return replace(attempt, status=status, stop_date=move.stop_date, error=error)
 
 
 def _lease(owner: str, at: datetime, duration: timedelta) -> RunnerLease:
