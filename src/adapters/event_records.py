@@ -6,8 +6,11 @@ an event item stays a few KB whatever a step printed; the complete body goes to 
 
 from __future__ import annotations
 
+import functools
 from json.encoder import encode_basestring_ascii
 from typing import Any
+
+from pydantic import TypeAdapter
 
 from adapters.compact_json import encode_compact
 from adapters.item_budget import (
@@ -65,7 +68,6 @@ def build_event_record(event: NewEvent, sequence_number: int) -> Record:
         "eventType": str(event.event_type),
         "occurredAt": format_date(event.occurred_at),
     }
-    fields = event.__dict__  # read once: most events set two or three of the dozen
     free_text = False
     # its JSON, for a store that writes JSON (SQLite), written as the values are taken: the
     # compact encoder's text (test_event_json), without its walk of the item and its escaping
@@ -77,8 +79,21 @@ def build_event_record(event: NewEvent, sequence_number: int) -> Record:
         if sequence_number.__class__ is int
         else None
     )
-    for name, attribute in _OPTIONAL:
-        value: Any = fields[name]
+    # each slot read by name (mypy checks them), in _OPTIONAL's order
+    values: tuple[Any, ...] = (
+        event.pipeline_execution_id,
+        event.attempt,
+        event.status,
+        event.error,
+        event.cause,
+        event.trigger,
+        event.redrive_count,
+        event.sub_executions,
+        event.logs,
+        event.approval_id,
+        event.decided_by,
+    )
+    for (_, attribute), value in zip(_OPTIONAL, values, strict=True):
         if value is None or value == "":
             continue
         if attribute in _REDACTED:
@@ -109,7 +124,14 @@ def parse_execution_event_record(item: Item) -> ExecutionEvent:
         if attribute in item:
             value = item[attribute]
             values[name] = int(value) if name in _NUMBERS else value
-    return ExecutionEvent.model_validate(values)
+    return _as_stored_event().validate_python(values)
+
+
+@functools.cache
+def _as_stored_event() -> TypeAdapter[ExecutionEvent]:
+    """The validation of an event read back, by ExecutionEvent's annotations; built on the first
+    read (a process that only writes events never builds it)."""
+    return TypeAdapter(ExecutionEvent)
 
 
 _NUMBERS = frozenset({"attempt", "redrive_count", "sub_executions", "logs"})

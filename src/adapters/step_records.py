@@ -3,10 +3,12 @@ attempts (WfxTaskExecutionsTable). Item shapes as adapters/records.py describes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pydantic import TypeAdapter
 from pydantic.alias_generators import to_camel
 
 from adapters.compact_json import IdTemplates
@@ -660,13 +662,20 @@ def build_task_execution_record(attempt: TaskExecution) -> Record:
 
 @row_parser("WfxTaskExecutionsTable", "pipelineExecutionId", "attempt")
 def parse_task_execution_record(item: Item) -> TaskExecution:
-    return TaskExecution(
-        pipeline_execution_id=item["pipelineExecutionId"],
-        workflow_execution_id=item["workflowExecutionId"],
-        attempt=int(item["attempt"]),
-        status=item["status"],
-        start_date=stored_date(item, "startDate"),
-        stop_date=optional_date(item, "stopDate"),
-        error=item.get("errorMessage"),
-        trigger=item.get("trigger", "start"),
-    )
+    values = {
+        "pipeline_execution_id": item["pipelineExecutionId"],
+        "workflow_execution_id": item["workflowExecutionId"],
+        "attempt": int(item["attempt"]),
+        "status": item["status"],
+        "start_date": stored_date(item, "startDate"),
+        "stop_date": optional_date(item, "stopDate"),
+        "error": item.get("errorMessage"),
+        "trigger": item.get("trigger", "start"),
+    }
+    return _as_stored_attempt().validate_python(values)
+
+
+@functools.cache
+def _as_stored_attempt() -> TypeAdapter[TaskExecution]:
+    """The validation of an attempt read back, by TaskExecution's annotations (built once)."""
+    return TypeAdapter(TaskExecution)

@@ -5,9 +5,11 @@ A retry or a redrive adds an attempt; an earlier attempt is never rewritten, onl
 
 from collections.abc import Iterable
 from enum import StrEnum
+from typing import Annotated
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, Field
 
+from domain.derived import written_record
 from domain.statuses import StepStatus
 
 
@@ -19,14 +21,15 @@ class AttemptTrigger(StrEnum):
     REDRIVE = "redrive"
 
 
-class TaskExecution(BaseModel):
-    """One attempt of one step: RUNNING, then closed once with a terminal status."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+@written_record
+class TaskExecution:
+    """One attempt of one step: RUNNING, then closed once with a terminal status. Opened and
+    closed by the domain's moves from their valid values (domain.derived.written_record); read
+    back from a row, validated by its annotations (adapters.step_records)."""
 
     pipeline_execution_id: str
     workflow_execution_id: str
-    attempt: int = Field(ge=1)
+    attempt: Annotated[int, Field(ge=1)]
     status: StepStatus
     start_date: AwareDatetime
     stop_date: AwareDatetime | None = None

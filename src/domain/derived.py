@@ -10,12 +10,28 @@ hold. `tests/unit/test_derived_records.py` checks each such builder against vali
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, dataclass_transform
 
 from pydantic import BaseModel
 
 _Model = TypeVar("_Model", bound=BaseModel)
+_Record = TypeVar("_Record")
+
+
+@dataclass_transform(frozen_default=True, kw_only_default=True)
+def written_record(cls: type[_Record]) -> type[_Record]:
+    """A record the domain builds by its own rules and the stores write (an event, an
+    attempt): a slotted class with its fields as keywords, frozen to the type checker. At run
+    time it is not frozen: a frozen dataclass sets each field through `object.__setattr__`
+    (26.7 k instructions for an event, against 16.3 k for `derived` and 9.0 k here), and a slot
+    is read without pydantic's `__getattr__` hook (1.6 k for an event's 14 fields, against
+    4.6 k). Its fields are given by the domain's own rules, unvalidated as `derived` builds
+    them; values from outside (a row read back) are validated by a pydantic `TypeAdapter` of
+    the class (its annotations carry the rules)."""
+    return dataclass(slots=True, kw_only=True, unsafe_hash=True)(cls)
+
 
 _REQUIRED = object()  # a template's mark for a field with no default
 

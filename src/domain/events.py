@@ -6,15 +6,17 @@ A `NewEvent` has no number yet: the store gives it the next one as it writes it.
 """
 
 from collections.abc import Callable
+from dataclasses import fields
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from operator import attrgetter
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, Field
 
 from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
-from domain.derived import assembled, aware, derived
+from domain.derived import aware, written_record
 from domain.errors import RUNNER_LOST_ERROR
 from domain.execution import WorkflowExecution
 from domain.statuses import ExecutionStatus, StepStatus
@@ -44,10 +46,11 @@ class EventType(StrEnum):
     NOTE = "Note"
 
 
-class NewEvent(BaseModel):
-    """An event about to be appended: what happened, when, and to what."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+@written_record
+class NewEvent:
+    """An event about to be appended: what happened, when, and to what. Built by the domain's
+    transitions from their valid values (domain.derived.written_record), read only by the
+    stores' item builders."""
 
     workflow_execution_id: str
     event_type: EventType
@@ -65,19 +68,26 @@ class NewEvent(BaseModel):
     decided_by: str | None = None
 
     def numbered(self, sequence_number: int) -> "ExecutionEvent":
-        # Its fields are this valid event's, so only the number is checked; the instance is
-        # assembled unvalidated (domain.derived; model_validate cost twice as much, model_dump
-        # three times that, model_construct more again).
+        # Its fields are this valid event's, so only the number is checked.
         if sequence_number < 1:
             raise ValueError(f"sequence_number: {sequence_number} is below 1")
-        fields = {**self.__dict__, "sequence_number": sequence_number}
-        return assembled(ExecutionEvent, fields, set(fields))
+        return ExecutionEvent(**_fields_of(self), sequence_number=sequence_number)
 
 
+@written_record
 class ExecutionEvent(NewEvent):
-    """An event as stored: its number is one past the run's previous event's, never reused."""
+    """An event as stored: its number is one past the run's previous event's, never reused.
+    Read back from a row, it is validated by its annotations (adapters.event_records)."""
 
-    sequence_number: int = Field(ge=1)
+    sequence_number: Annotated[int, Field(ge=1)]
+
+
+_FIELD_NAMES = tuple(field.name for field in fields(NewEvent))
+_field_values = attrgetter(*_FIELD_NAMES)
+
+
+def _fields_of(event: NewEvent) -> dict[str, Any]:
+    return dict(zip(_FIELD_NAMES, _field_values(event), strict=True))
 
 
 # -- which events a transition is ----------------------------------------------------------------
@@ -89,8 +99,7 @@ class ExecutionEvent(NewEvent):
 
 def launch_events(execution: WorkflowExecution) -> tuple[NewEvent, ...]:
     return (
-        derived(  # the valid launched row's fields (domain.derived)
-            NewEvent,
+        NewEvent(  # the valid launched row's fields
             workflow_execution_id=execution.workflow_execution_id,
             event_type=EventType.EXECUTION_LAUNCHED,
             occurred_at=execution.execution_start_date,
@@ -128,16 +137,15 @@ def _move_moment(move: "StepMove") -> datetime:
     return at
 
 
-# A move's events are built unvalidated (domain.derived): every field is an id, date, number or
-# enum value of the move, its valid attempt or the enums here. Each event is one call of `derived`
-# with its fields named: a helper taking them as keywords would pack them into a dict twice more
-# per event, a third of what the event costs (12 a warm run).
+# A move's events are built from valid values (domain.derived.written_record): every field is an
+# id, date, number or enum value of the move, its valid attempt or the enums here. Each event is
+# built with its fields named: a helper taking them as keywords would pack them into a dict twice
+# more per event, a third of what the event costs (12 a warm run).
 
 
 def _attempt_finished_event(move: "StepMove", run_id: str, step_id: str, at: datetime) -> NewEvent:
     closed = move.close_status or move.status
-    return derived(
-        NewEvent,
+    return NewEvent(
         workflow_execution_id=run_id,
         pipeline_execution_id=step_id,
         event_type=EventType.ATTEMPT_FINISHED,
@@ -151,8 +159,7 @@ def _attempt_finished_event(move: "StepMove", run_id: str, step_id: str, at: dat
 def _step_event(move: "StepMove", run_id: str, step_id: str, at: datetime) -> NewEvent:
     """The step's own transition: started, or finished with the move's status."""
     if move.status is StepStatus.RUNNING:
-        return derived(
-            NewEvent,
+        return NewEvent(
             workflow_execution_id=run_id,
             pipeline_execution_id=step_id,
             event_type=EventType.STEP_STARTED,
@@ -160,8 +167,7 @@ def _step_event(move: "StepMove", run_id: str, step_id: str, at: datetime) -> Ne
             attempt=move.open_attempt.attempt if move.open_attempt else None,
             status=str(move.status),
         )
-    return derived(
-        NewEvent,
+    return NewEvent(
         workflow_execution_id=run_id,
         pipeline_execution_id=step_id,
         event_type=EventType.STEP_FINISHED,
@@ -175,8 +181,7 @@ def _step_event(move: "StepMove", run_id: str, step_id: str, at: datetime) -> Ne
 def _attempt_opened_event(
     move: "StepMove", opened: TaskExecution, run_id: str, step_id: str
 ) -> NewEvent:
-    return derived(
-        NewEvent,
+    return NewEvent(
         workflow_execution_id=run_id,
         pipeline_execution_id=step_id,
         # a move without a status of its own retries the step: its attempt is a retry
@@ -195,16 +200,16 @@ def change_events(change: "RunChange") -> tuple[NewEvent, ...]:
     at = change.at or _moment_of(after)
     events: list[NewEvent] = []
 
-    # Built unvalidated (domain.derived): the fields are the valid main row's.
-    def event(kind: EventType, **fields: object) -> NewEvent:
-        values = {
+    # Built from the valid main row's fields (domain.derived.written_record).
+    def event(kind: EventType, **fields: Any) -> NewEvent:
+        values: dict[str, Any] = {
             "workflow_execution_id": after.workflow_execution_id,
             "event_type": kind,
             "occurred_at": at,
             "status": str(after.status),
             **fields,
         }
-        return derived(NewEvent, **values)
+        return NewEvent(**values)
 
     if before.abort_requested_date is None and after.abort_requested_date is not None:
         events.append(
@@ -262,7 +267,7 @@ def registration_events(
             workflow_execution_id=workflow_execution_id,
             pipeline_execution_id=pipeline_execution_id,
             event_type=EventType.SUB_PROCESS_REGISTERED,
-            occurred_at=at,
+            occurred_at=aware(at, "occurred_at"),  # a clock's reading: its one rule
             sub_executions=sub_executions,
             logs=logs,
         ),

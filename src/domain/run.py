@@ -19,7 +19,7 @@ The rules held here, once:
 """
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -33,7 +33,7 @@ from domain.approvals import (
     parked_owner,
 )
 from domain.attempts import AttemptTrigger, TaskExecution, next_attempt_number
-from domain.derived import aware, derived, replaced
+from domain.derived import aware, derived
 from domain.errors import (
     RUNNER_LOST_ERROR,
     ConflictError,
@@ -828,11 +828,11 @@ def _attempt(
     at: datetime,
     trigger: AttemptTrigger | None,
 ) -> TaskExecution:
-    # Derived unvalidated (domain.derived): the ids are the run's, the two rules checked here.
+    # Built unvalidated (domain.derived.written_record): the ids are the run's, the two rules
+    # checked here.
     if number < 1:
         raise ValueError(f"attempt: {number} is below 1")
-    return derived(
-        TaskExecution,
+    return TaskExecution(
         pipeline_execution_id=pipeline_execution_id,
         workflow_execution_id=workflow_execution_id,
         attempt=number,
@@ -843,13 +843,9 @@ def _attempt(
 
 
 def _closed(attempt: TaskExecution, status: StepStatus, move: StepMove) -> TaskExecution:
-    # the move's status, stop date and error on the valid attempt (domain.derived.replaced)
-    changes = {
-        "status": status,
-        "stop_date": move.stop_date,
-        "error": None if status is StepStatus.SUCCEEDED else move.error,
-    }
-    return replaced(attempt, changes)
+    # the move's status, stop date and error on the valid attempt (domain.derived.written_record)
+    error = None if status is StepStatus.SUCCEEDED else move.error
+    return replace(attempt, status=status, stop_date=move.stop_date, error=error)
 
 
 def _lease(owner: str, at: datetime, duration: timedelta) -> RunnerLease:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import TypeAdapter
 
 from domain.event_replay import replay
 from domain.events import ExecutionEvent
@@ -48,7 +49,7 @@ def _events(wfx: Wfx, *args: str) -> list[ExecutionEvent]:
     outcome = wfx.ok("executions", "events", *args, "--json")
     rows = [json.loads(line) for line in outcome.stdout.splitlines() if line.strip()]
     return [
-        ExecutionEvent.model_validate(
+        TypeAdapter(ExecutionEvent).validate_python(
             {
                 "workflow_execution_id": args[0],
                 "sequence_number": row["sequenceNumber"],

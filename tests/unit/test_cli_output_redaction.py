@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import time
 from contextlib import redirect_stderr, redirect_stdout, suppress
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -34,9 +35,7 @@ def _details(text: str) -> ExecutionDetails:
         update={"execution_error": text, "execution_log": text, "execution_group_id": text}
     )
     step = a_step("e1", 0, status=StepStatus.FAILED).model_copy(update={"error": text})
-    attempts = tuple(
-        an_attempt(step.pipeline_execution_id, n).model_copy(update={"error": text}) for n in (1, 2)
-    )
+    attempts = tuple(replace(an_attempt(step.pipeline_execution_id, n), error=text) for n in (1, 2))
     log = AvailableLog(
         kind=LogKind.REGISTERED,
         log_id="0123456789abcdef",

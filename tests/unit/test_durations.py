@@ -5,6 +5,7 @@ precise dates, and a step's from its attempts when they cover it."""
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -63,12 +64,11 @@ def test_show_says_a_fast_steps_milliseconds_from_its_attempt_and_the_runs_whole
     step = a_step("e1", 0, status=StepStatus.SUCCEEDED).model_copy(
         update={"start_date": MONDAY, "stop_date": MONDAY}
     )
-    attempt = an_attempt(step.pipeline_execution_id, 1, minutes=0).model_copy(
-        update={
-            "status": StepStatus.SUCCEEDED,
-            "start_date": MONDAY + timedelta(microseconds=100_000),
-            "stop_date": MONDAY + timedelta(microseconds=520_000),
-        }
+    attempt = replace(
+        an_attempt(step.pipeline_execution_id, 1, minutes=0),
+        status=StepStatus.SUCCEEDED,
+        start_date=MONDAY + timedelta(microseconds=100_000),
+        stop_date=MONDAY + timedelta(microseconds=520_000),
     )
     entry = StepDetails(step=step, attempts=(attempt,))
     shown = _shown(ExecutionDetails(execution=execution, steps=(entry,)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from enum import IntEnum
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -35,8 +36,8 @@ def test_an_events_json_is_the_encoders(
     number: int,
     event_type: EventType,
     moment: datetime,
-    texts: dict[str, str | None],
-    numbers: dict[str, int | None],
+    texts: dict[str, Any],
+    numbers: dict[str, Any],
 ) -> None:
     event = NewEvent(
         workflow_execution_id=run_id,
@@ -55,8 +56,8 @@ class _Level(IntEnum):
 
 
 def test_a_value_of_another_type_is_left_to_the_encoder() -> None:
-    # (unvalidated, as a builder's derived event could hold one)
-    event = NewEvent.model_construct(
+    # (unvalidated, as an event the domain builds could hold one)
+    event = NewEvent(
         workflow_execution_id="run-1",
         event_type=EventType.STEP_STARTED,
         occurred_at=datetime(2026, 12, 5, 22, 0, tzinfo=UTC),

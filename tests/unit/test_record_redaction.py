@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from hypothesis import given, settings
 
@@ -40,7 +41,10 @@ def _rows(text: str) -> list[records.Item]:
             ),
         }
     )
-    common = {"pipeline_execution_id": step.pipeline_execution_id, "workflow_execution_id": "e1"}
+    common: dict[str, Any] = {
+        "pipeline_execution_id": step.pipeline_execution_id,
+        "workflow_execution_id": "e1",
+    }
     configuration = StepInputConfiguration(
         **common,
         execution_type=ExecutionType.COMMAND,
