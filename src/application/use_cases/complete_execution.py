@@ -153,12 +153,9 @@ class CompleteExecution:
         an attempt that is no longer the step's running one."""
         run_id, step_id = command.workflow_execution_id, command.pipeline_execution_id
         known = command.known
-        run = known or self._store.get_run(run_id)
-        if known is not None and command.main_row_moved:
-            seen = self._as_its_main_row_says(run_id, known)
-            if isinstance(seen, LastStepFinished):
-                return seen
-            run = seen
+        run = self._run_to_decide_on(command)
+        if isinstance(run, LastStepFinished):
+            return run  # ended by an abort's write, which left nothing to write
         now = self._clock.now()
         status, error = command.status, command.error
         # the fence first: a result refused records none of its outputs either
@@ -202,19 +199,10 @@ class CompleteExecution:
             if run.execution.is_terminal:  # a repeat: the summaries, the last write, again
                 self._write_summaries(run.steps, tails)
             return LastStepFinished(step_status=run.step(step_id).status, execution=run.execution)
-
-        def read() -> Run:
-            return self._store.get_run(run_id)
-
-        if known is None:
-            written, last = commit_decided(self._store, read, decide, first)
-        elif self._store.commit(first):
-            written, last = first, None
-        else:  # another writer moved the run first (an abort, most often): its main row says how
-            seen = self._as_its_main_row_says(run_id, known)
-            if isinstance(seen, LastStepFinished):
-                return seen
-            written, last = commit_decided(self._store, read, decide, decide(seen))
+        committed = self._committed(run_id, known, first, decide)
+        if isinstance(committed, LastStepFinished):
+            return committed
+        written, last = committed
         if written is None:
             assert last is not None
             if last.execution.is_terminal:  # ended by another writer (a lost runner's end)
@@ -223,6 +211,40 @@ class CompleteExecution:
         return self._finished_as_written(
             written, written is first, final_steps, run_id, step_id, tails
         )
+
+    def _run_to_decide_on(self, command: FinishLastStepCommand) -> Run | LastStepFinished:
+        """The run as its runner knows it, with its main row read first when the runner knows
+        that moved; read whole when the runner knows nothing of it."""
+        run_id, known = command.workflow_execution_id, command.known
+        if known is None:
+            return self._store.get_run(run_id)
+        if command.main_row_moved:
+            return self._as_its_main_row_says(run_id, known)
+        return known
+
+    def _committed(
+        self,
+        run_id: str,
+        known: Run | None,
+        first: RunWrite,
+        decide: Callable[[Run], RunWrite | None],
+    ) -> tuple[RunWrite | None, Run | None] | LastStepFinished:
+        """`first` committed, or what is decided on a read each time another writer moved
+        first (commit_decided). A write decided on the run as its runner knows it is decided
+        again on the main row alone, which may say nothing is left to write (the answer)."""
+
+        def read() -> Run:
+            return self._store.get_run(run_id)
+
+        if known is None:
+            return commit_decided(self._store, read, decide, first)
+        if self._store.commit(first):
+            return first, None
+        # another writer moved the run first (an abort, most often): its main row says how
+        seen = self._as_its_main_row_says(run_id, known)
+        if isinstance(seen, LastStepFinished):
+            return seen
+        return commit_decided(self._store, read, decide, decide(seen))
 
     def _as_its_main_row_says(self, run_id: str, known: Run) -> Run | LastStepFinished:
         """The main row alone read, as the runner's end needs it when another writer moved it
