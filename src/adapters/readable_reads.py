@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from domain.approvals import ApprovalRequest
-from domain.attempts import TaskExecution
-from domain.execution import PipelineExecution, UnreadableRow
+if TYPE_CHECKING:  # annotations only: a store importing these mixins imports no more models
+    from domain.approvals import ApprovalRequest
+    from domain.attempts import TaskExecution
+    from domain.execution import PipelineExecution, UnreadableRow
 
 
 class StepReads(ABC):

@@ -206,35 +206,14 @@ def plain_finish(
     status: StepStatus,
     error: str | None,
     at: datetime,
-    attempt: int,
+    attempt: int | None,
     cost_entries: tuple["CostLedgerEntry", ...] = (),
+    while_open: bool = True,
 ) -> StepMove:
     """A step's attempt ending as its runner says, on a run nobody is stopping: decided without a
     read, refused by the store if the run is being aborted or the attempt is no longer open.
-    `cost_entries` go with it (the closed attempt's duration)."""
-    return _closing_move(
-        workflow_execution_id,
-        pipeline_execution_id,
-        status,
-        error,
-        at,
-        attempt,
-        while_open=True,
-        cost_entries=cost_entries,
-    )
-
-
-def _closing_move(
-    workflow_execution_id: str,
-    pipeline_execution_id: str,
-    status: StepStatus,
-    error: str | None,
-    at: datetime,
-    attempt: int | None,
-    while_open: bool,
-    cost_entries: tuple["CostLedgerEntry", ...] = (),
-) -> StepMove:
-    """An open step ended in `status` (an error kept only where it did not succeed)."""
+    `cost_entries` go with it (the closed attempt's duration). The error is kept only where the
+    step did not succeed. Run's own closings are made here too, `while_open` as they decide it."""
     return StepMove(
         workflow_execution_id,
         pipeline_execution_id,
@@ -749,15 +728,8 @@ class Run(BaseModel):
         attempt: int | None,
         while_open: bool = False,
     ) -> StepMove:
-        return _closing_move(
-            self.workflow_execution_id,
-            step.pipeline_execution_id,
-            status,
-            error,
-            at,
-            attempt,
-            while_open,
-        )
+        run_id, step_id = self.workflow_execution_id, step.pipeline_execution_id
+        return plain_finish(run_id, step_id, status, error, at, attempt, while_open=while_open)
 
     def _end(
         self,

@@ -40,7 +40,7 @@ from domain.execution import (
     StepLog,
     WorkflowExecution,
 )
-from domain.logs import RegisteredLog, RegisteredSubExecution
+from domain.logs import LogLocation, RegisteredLog, RegisteredSubExecution
 from domain.paging import Page
 from domain.permission_templates import ROLE_NAME_VARIABLE, PermissionTemplate
 from domain.redaction import REDACTED, is_secret_name, redact, redact_lines, redact_optional
@@ -258,6 +258,18 @@ class RegisteredSubExecutionResponse(Response):
         )
 
 
+def _shown_location(log: LogLocation) -> dict[str, str]:
+    """A log location's fields as VAMS shows them: the group by name, never by ARN."""
+    return {
+        "log_group_name": log.log_group_name or group_name_of(log.log_group_arn),
+        "log_stream_name": log.log_stream_name,
+        "log_stream_prefix": log.log_stream_prefix,
+        "stage_name": log.stage_name,
+        "label": log.label,
+        "source_type": log.source_type,
+    }
+
+
 class RegisteredLogResponse(Response):
     """A registered log location, by name: VAMS shows no log group ARN."""
 
@@ -270,14 +282,7 @@ class RegisteredLogResponse(Response):
 
     @classmethod
     def of(cls, log: RegisteredLog) -> Self:
-        return cls(
-            log_group_name=log.log_group_name or group_name_of(log.log_group_arn),
-            log_stream_name=log.log_stream_name,
-            log_stream_prefix=log.log_stream_prefix,
-            stage_name=log.stage_name,
-            label=log.label,
-            source_type=log.source_type,
-        )
+        return cls(**_shown_location(log))
 
 
 class SubExecutionStopResponse(Response):
@@ -529,12 +534,7 @@ class AvailableLogResponse(Response):
             log_id=entry.log_id,
             kind=entry.kind.value,
             pipeline_execution_id=entry.pipeline_execution_id,
-            log_group_name=entry.log_group_name or group_name_of(entry.log_group_arn),
-            log_stream_name=entry.log_stream_name,
-            log_stream_prefix=entry.log_stream_prefix,
-            stage_name=entry.stage_name,
-            label=entry.label,
-            source_type=entry.source_type,
+            **_shown_location(entry),
         )
 
 
