@@ -16,7 +16,11 @@ from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.system import SystemClock
 from application.step_summaries import SUMMARIES_IN_THE_END_WRITE, StepSummaries
-from application.use_cases.complete_execution import CompleteExecution, FinishLastStepCommand
+from application.use_cases.complete_execution import (
+    CompleteExecution,
+    CompleteExecutionCommand,
+    FinishLastStepCommand,
+)
 from application.use_cases.hand_on_step import HandOnStep, HandOnStepCommand
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep, StartStepCommand
@@ -539,4 +543,25 @@ def test_a_run_another_writer_ended_after_its_runner_knew_it_gets_its_summaries(
         StepStatus.FAILED,
         ExecutionStatus.FAILED,
     )
+    assert summaries_of(execution_store) == {FIRST: "FAILED", SECOND: "NEW"}
+
+
+def test_a_completion_whose_run_another_writer_ended_meanwhile_writes_the_summaries(
+    execution_store: Any, first_running: Any
+) -> None:
+    """A completion's end carries the summaries in its write; refused because another writer
+    ended the run after the completion read it (an end that wrote none), it writes them apart,
+    as a completion tried again does."""
+    counted, completion = first_running
+
+    def lost() -> None:
+        end = execution_store.get_run("e1").complete(ExecutionStatus.FAILED, at(2), "x", "", None)
+        assert end is not None
+        assert execution_store.commit(RunWrite.of("e1", moves=end.steps, change=end.change))
+
+    counted.before_commit = lost
+    command = CompleteExecutionCommand(workflow_execution_id="e1", status=ExecutionStatus.FAILED)
+    ended = completion.execute(command)
+    assert ended.status is ExecutionStatus.FAILED and ended.execution_error == "x"
+    assert (counted.commits, counted.summaries) == (1, 1)  # refused, then the summaries apart
     assert summaries_of(execution_store) == {FIRST: "FAILED", SECOND: "NEW"}
