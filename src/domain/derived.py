@@ -10,8 +10,10 @@ hold. `tests/unit/test_derived_records.py` checks each such builder against vali
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from datetime import datetime
+from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform
 
 from pydantic import BaseModel
@@ -31,6 +33,21 @@ def written_record(cls: type[_Record]) -> type[_Record]:
     them; values from outside (a row read back) are validated by a pydantic `TypeAdapter` of
     the class (its annotations carry the rules)."""
     return dataclass(slots=True, kw_only=True, unsafe_hash=True)(cls)
+
+
+_READERS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
+
+
+def written_fields(record: object) -> dict[str, Any]:
+    """A written record's fields by name, as keywords for a record built from it (an event
+    given its number), without `dataclasses.asdict`'s deep copy."""
+    kind = type(record)
+    reader = _READERS.get(kind)
+    if reader is None:
+        names = tuple(field.name for field in fields(kind))  # type: ignore[arg-type]
+        reader = _READERS[kind] = (names, attrgetter(*names))
+    names, values = reader
+    return dict(zip(names, values(record), strict=True))
 
 
 _REQUIRED = object()  # a template's mark for a field with no default

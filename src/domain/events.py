@@ -6,17 +6,15 @@ A `NewEvent` has no number yet: the store gives it the next one as it writes it.
 """
 
 from collections.abc import Callable
-from dataclasses import fields
 from datetime import datetime
 from enum import StrEnum
-from operator import attrgetter
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AwareDatetime, Field
 
 from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
-from domain.derived import aware, written_record
+from domain.derived import aware, written_fields, written_record
 from domain.errors import RUNNER_LOST_ERROR
 from domain.execution import WorkflowExecution
 from domain.statuses import ExecutionStatus, StepStatus
@@ -71,7 +69,7 @@ class NewEvent:
         # Its fields are this valid event's, so only the number is checked.
         if sequence_number < 1:
             raise ValueError(f"sequence_number: {sequence_number} is below 1")
-        return ExecutionEvent(**_fields_of(self), sequence_number=sequence_number)
+        return ExecutionEvent(**written_fields(self), sequence_number=sequence_number)
 
 
 @written_record
@@ -80,14 +78,6 @@ class ExecutionEvent(NewEvent):
     Read back from a row, it is validated by its annotations (adapters.event_records)."""
 
     sequence_number: Annotated[int, Field(ge=1)]
-
-
-_FIELD_NAMES = tuple(field.name for field in fields(NewEvent))
-_field_values = attrgetter(*_FIELD_NAMES)
-
-
-def _fields_of(event: NewEvent) -> dict[str, Any]:
-    return dict(zip(_FIELD_NAMES, _field_values(event), strict=True))
 
 
 # -- which events a transition is ----------------------------------------------------------------

@@ -19,7 +19,7 @@ The rules held here, once:
 """
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -815,9 +815,15 @@ def _attempt(
 
 
 def _closed(attempt: TaskExecution, status: StepStatus, move: StepMove) -> TaskExecution:
-    # the move's status, stop date and error on the valid attempt (domain.derived.written_record)
+    # the move's status, stop date and error on the valid attempt (domain.derived.written_record),
+    # its other fields named one by one: 8.2 k instructions, where dataclasses.replace or a copy
+    # of domain.derived.written_fields costs 18 k (walking the fields, unpacking the keywords)
     error = None if status is StepStatus.SUCCEEDED else move.error
-    return replace(attempt, status=status, stop_date=move.stop_date, error=error)
+    return TaskExecution(
+        pipeline_execution_id=attempt.pipeline_execution_id, attempt=attempt.attempt,
+        workflow_execution_id=attempt.workflow_execution_id, trigger=attempt.trigger,
+        start_date=attempt.start_date, status=status, stop_date=move.stop_date, error=error,
+    )  # fmt: skip
 
 
 def _lease(owner: str, at: datetime, duration: timedelta) -> RunnerLease:
