@@ -69,7 +69,9 @@ class NewEvent:
         # Its fields are this valid event's, so only the number is checked.
         if sequence_number < 1:
             raise ValueError(f"sequence_number: {sequence_number} is below 1")
-        return ExecutionEvent(**written_fields(self), sequence_number=sequence_number)
+        values = written_fields(self)  # an ExecutionEvent's own number is replaced
+        values["sequence_number"] = sequence_number
+        return ExecutionEvent(**values)
 
 
 @written_record
