@@ -111,9 +111,13 @@ def end_run_and_steps(
     first: Run | None = None,
     durations: RecordAttemptDurations | None = None,
     summaries: Summaries | None = None,
+    main_row_first: bool = False,
 ) -> tuple[WorkflowExecution, tuple[PipelineExecution, ...]]:
     """end_run, and the steps as the end left them; `first` is the run as the caller has just
-    read it (the first decision is taken on it, saving a read).
+    read it (the first decision is taken on it, saving a read). `main_row_first`: after a
+    refusal the main row is read alone first, and when another writer ended the run that row
+    is the answer, with no steps (for a caller that needs none: an abort, whose runner's end
+    most often comes first).
 
     The end is one write: the open steps closed, with their attempts and the attempts'
     duration entries, and the main row, with the steps' `summaries` when given. A run with more
@@ -123,6 +127,10 @@ def end_run_and_steps(
     ending = _Ending(store, workflow_execution_id, decide, durations, summaries)
 
     def read() -> Run:
+        if main_row_first:
+            execution = store.get_execution(workflow_execution_id)
+            if execution.is_terminal:
+                return Run(execution=execution)  # ended: decided to nothing on it
         return store.get_run(workflow_execution_id)
 
     write = None if first is None else ending.decide(first)

@@ -367,6 +367,12 @@ def a_completion(store: ExecutionStore, folder: Path) -> CompleteExecution:
     return CompleteExecution(store, objects, assets, FileLogStore(folder / "logs"), SystemClock())
 
 
+def summaries_of(store: ExecutionStore, workflow_execution_id: str) -> dict[str, str]:
+    """The run's steps' summary logs: the status each says, by step."""
+    details = store.get_details(workflow_execution_id)
+    return {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
+
+
 def write_launch(store: RunWriter, records: LaunchRecords) -> None:
     """A new run's rows written as a launch for a runner elsewhere writes them (LaunchExecution):
     one write, refused with ExecutionAlreadyExistsError when the id is taken."""

@@ -17,7 +17,7 @@ from domain.execution import WorkflowExecution
 from domain.run import first_start
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_launch, at, step_id, write_launch
+from tests.contract.builders import a_launch, at, step_id, summaries_of, write_launch
 
 FIRST, SECOND = step_id("e1", 0), step_id("e1", 1)
 
@@ -28,10 +28,12 @@ class _Clock:
 
 
 class _RunnerEndingItsStep:
-    """An orchestrator whose runner, told to stop, ends its running step itself (at minute 2)."""
+    """An orchestrator whose runner, told to stop, ends its running step itself (at minute 2),
+    and with it the run ABORTED in one write when `with_the_run` (a worker the abort waits for);
+    the store too, counting the runs read."""
 
-    def __init__(self, store: Any) -> None:
-        self._store = store
+    def __init__(self, store: Any, with_the_run: bool = False) -> None:
+        self._store, self._with_the_run, self.runs_read = store, with_the_run, 0
 
     def stop_execution(
         self, execution: WorkflowExecution, error: str, cause: str
@@ -39,8 +41,20 @@ class _RunnerEndingItsStep:
         run = self._store.get_run(execution.workflow_execution_id)
         move = run.finish_step(FIRST, StepStatus.FAILED, "killed", at(2))
         assert move is not None
-        assert self._store.commit(RunWrite.of(execution.workflow_execution_id, moves=(move,)))
+        end = run.moved(move).complete(ExecutionStatus.ABORTED, at(2), None, "", None)
+        assert end is not None
+        moves, change = ((move, *end.steps), end.change) if self._with_the_run else ((move,), None)
+        assert self._store.commit(
+            RunWrite.of(execution.workflow_execution_id, moves=moves, change=change)
+        )
         return ()
+
+    def get_run(self, *args: Any) -> Any:  # the store's, counted
+        self.runs_read += 1
+        return self._store.get_run(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
 
 
 class _NoLog:
@@ -78,6 +92,36 @@ def test_a_step_the_runner_ended_during_the_stop_keeps_its_end(
         (StepStatus.ABORTED, at(2))
     ]
     # what a run's end leaves: the steps' summaries, as the end left each step
-    details = execution_store.get_details("e1")
-    summaries = {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
-    assert summaries == {FIRST: "ABORTED", SECOND: "ABORTED"}
+    assert summaries_of(execution_store, "e1") == {FIRST: "ABORTED", SECOND: "ABORTED"}
+
+
+def test_a_run_the_runner_ended_during_the_stop_is_answered_from_its_main_row(
+    execution_store: Any, tmp_path: Path
+) -> None:
+    """The abort's end, refused, reads the main row alone: ended by the runner, that row is the
+    answer, with no read of the run and nothing written."""
+    write_launch(execution_store, a_launch("e1"))
+    assert execution_store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
+    runner = _RunnerEndingItsStep(execution_store, with_the_run=True)
+    abort = AbortExecution(
+        runner,  # type: ignore[arg-type]  # the store, counting the runs read
+        runner,  # type: ignore[arg-type]  # only stop is asked
+        sub_processes=object(),  # type: ignore[arg-type]  # no step registered any
+        logs=FileLogStore(tmp_path / "logs"),
+        objects=FilesystemObjectStore(tmp_path / "objects"),
+        clock=_Clock(),
+        run_logs=_NoLog(),
+    )
+
+    result = abort.execute(AbortExecutionCommand(workflow_execution_id="e1"))
+
+    stored = execution_store.get_execution("e1")
+    assert result.execution.status is stored.status is ExecutionStatus.ABORTED
+    assert result.execution.execution_stop_date == stored.execution_stop_date  # the runner's
+    assert runner.runs_read == 0
+    run = execution_store.get_run("e1")
+    # as the runner wrote it, at its time
+    assert [(s.status, s.stop_date) for s in run.steps] == [
+        (StepStatus.ABORTED, at(2)),
+        (StepStatus.ABORTED, at(2)),
+    ]

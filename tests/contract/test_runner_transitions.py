@@ -16,7 +16,11 @@ from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.system import SystemClock
 from application.step_summaries import SUMMARIES_IN_THE_END_WRITE, StepSummaries
-from application.use_cases.complete_execution import CompleteExecution, FinishLastStepCommand
+from application.use_cases.complete_execution import (
+    CompleteExecution,
+    CompleteExecutionCommand,
+    FinishLastStepCommand,
+)
 from application.use_cases.hand_on_step import HandOnStep, HandOnStepCommand
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep, StartStepCommand
@@ -24,7 +28,14 @@ from domain.execution import StepOutputs
 from domain.run import AttemptFencedError, Run, as_its_runner_knows, first_start, plain_finish
 from domain.run_write import RunWrite
 from domain.statuses import ExecutionStatus, StepStatus
-from tests.contract.builders import a_completion, a_launch, at, step_id, write_launch
+from tests.contract.builders import (
+    a_completion,
+    a_launch,
+    at,
+    step_id,
+    summaries_of,
+    write_launch,
+)
 
 FIRST, SECOND = step_id("e1", 0), step_id("e1", 1)
 
@@ -115,9 +126,7 @@ def test_the_last_step_and_the_run_end_in_one_write_with_the_summaries(
     )
     assert finished.execution == execution_store.get_execution("e1")
     assert step_statuses(execution_store) == [StepStatus.SUCCEEDED, StepStatus.SUCCEEDED]
-    details = execution_store.get_details("e1")
-    summaries = {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
-    assert summaries == {FIRST: "SUCCEEDED", SECOND: "SUCCEEDED"}
+    assert summaries_of(execution_store, "e1") == {FIRST: "SUCCEEDED", SECOND: "SUCCEEDED"}
 
 
 def test_on_a_run_being_aborted_the_last_step_and_the_run_end_aborted(
@@ -313,9 +322,7 @@ def test_a_step_that_fails_ends_with_the_run_in_one_write_with_the_summaries(
     assert attempt.status is status and attempt.stop_date is not None
     # one decision, one moment (the main row keeps whole seconds)
     assert attempt.stop_date.replace(microsecond=0) == finished.execution.execution_stop_date
-    details = execution_store.get_details("e1")
-    summaries = {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
-    assert summaries == {FIRST: status.value, SECOND: "NEW"}
+    assert summaries_of(execution_store, "e1") == {FIRST: status.value, SECOND: "NEW"}
 
 
 def test_an_interrupted_step_ends_aborted_with_its_run_and_the_steps_after_it(
@@ -430,9 +437,10 @@ def test_a_failure_decided_on_the_run_as_its_runner_knows_it_needs_no_read(
     assert (counted.commits, counted.reads, counted.summaries) == (1, 0, 0)
     assert finished.execution == execution_store.get_execution("e1")
     assert step_statuses(execution_store) == [StepStatus.FAILED, StepStatus.NEW]
-    details = execution_store.get_details("e1")
-    summaries = {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
-    assert summaries == {FIRST: "FAILED", SECOND: "NEW"}  # the step after it, as it stands
+    assert summaries_of(execution_store, "e1") == {
+        FIRST: "FAILED",
+        SECOND: "NEW",
+    }  # the step after it, as it stands
 
 
 def known_failure(store: Any, status: StepStatus = StepStatus.FAILED) -> FinishLastStepCommand:
@@ -440,11 +448,6 @@ def known_failure(store: Any, status: StepStatus = StepStatus.FAILED) -> FinishL
     (the write refused whenever another writer moved the run after the runner knew it)."""
     command = first_ended(status, "stopped")
     return command.model_copy(update={"known": first_as_its_runner_knows(store)})
-
-
-def summaries_of(store: Any) -> dict[str, str]:
-    details = store.get_details("e1")
-    return {g.pipeline_execution_id: g.status for s in details.steps for g in s.outputs.logs}
 
 
 def made(counted: CountedWrites) -> tuple[int, int, int, int]:
@@ -484,7 +487,7 @@ def test_the_runner_s_end_after_an_abort_s_end_reads_the_main_row_alone(
     assert finished.execution == execution_store.get_execution("e1")
     # the main row alone: no read of the run, no summaries again
     assert made(counted) == (0 if moved else 1, 1, 0, 0)
-    assert summaries_of(execution_store) == {FIRST: "ABORTED", SECOND: "ABORTED"}
+    assert summaries_of(execution_store, "e1") == {FIRST: "ABORTED", SECOND: "ABORTED"}
 
 
 def test_an_abort_requested_after_the_runner_knew_the_run_ends_it_on_the_main_row_read(
@@ -505,7 +508,7 @@ def test_an_abort_requested_after_the_runner_knew_the_run_ends_it_on_the_main_ro
     )
     assert made(counted) == (1 if moved else 2, 1, 0, 0)
     assert step_statuses(execution_store) == [StepStatus.ABORTED, StepStatus.ABORTED]
-    assert summaries_of(execution_store) == {FIRST: "ABORTED", SECOND: "ABORTED"}
+    assert summaries_of(execution_store, "e1") == {FIRST: "ABORTED", SECOND: "ABORTED"}
 
 
 def test_a_main_row_that_did_not_move_costs_a_read_and_the_step_s_own_end_stands(
@@ -521,7 +524,7 @@ def test_a_main_row_that_did_not_move_costs_a_read_and_the_step_s_own_end_stands
         ExecutionStatus.FAILED,
     )
     assert made(counted) == (1, 1, 0, 0)
-    assert summaries_of(execution_store) == {FIRST: "FAILED", SECOND: "NEW"}
+    assert summaries_of(execution_store, "e1") == {FIRST: "FAILED", SECOND: "NEW"}
 
 
 def test_a_run_another_writer_ended_after_its_runner_knew_it_gets_its_summaries(
@@ -539,4 +542,25 @@ def test_a_run_another_writer_ended_after_its_runner_knew_it_gets_its_summaries(
         StepStatus.FAILED,
         ExecutionStatus.FAILED,
     )
-    assert summaries_of(execution_store) == {FIRST: "FAILED", SECOND: "NEW"}
+    assert summaries_of(execution_store, "e1") == {FIRST: "FAILED", SECOND: "NEW"}
+
+
+def test_a_completion_whose_run_another_writer_ended_meanwhile_writes_the_summaries(
+    execution_store: Any, first_running: Any
+) -> None:
+    """A completion's end carries the summaries in its write; refused because another writer
+    ended the run after the completion read it (an end that wrote none), it writes them apart,
+    as a completion tried again does."""
+    counted, completion = first_running
+
+    def lost() -> None:
+        end = execution_store.get_run("e1").complete(ExecutionStatus.FAILED, at(2), "x", "", None)
+        assert end is not None
+        assert execution_store.commit(RunWrite.of("e1", moves=end.steps, change=end.change))
+
+    counted.before_commit = lost
+    command = CompleteExecutionCommand(workflow_execution_id="e1", status=ExecutionStatus.FAILED)
+    ended = completion.execute(command)
+    assert ended.status is ExecutionStatus.FAILED and ended.execution_error == "x"
+    assert (counted.commits, counted.summaries) == (1, 1)  # refused, then the summaries apart
+    assert summaries_of(execution_store, "e1") == {FIRST: "FAILED", SECOND: "NEW"}

@@ -107,6 +107,8 @@ class AbortExecution:
             first=run,
             durations=self._durations,
             summaries=StepSummaries(self._logs, tails),
+            # the runner, stopped, most often ended the run first: its main row says so alone
+            main_row_first=True,
         )
         return AbortResult(execution=aborted, warnings=warnings)
 

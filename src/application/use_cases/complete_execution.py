@@ -134,14 +134,22 @@ class CompleteExecution:
         if end_step is not None:
             self._add_end_state_outputs(run, end_step, status, now)
         log, log_object_key, tails = fitted_run_log(self._objects, self._run_logs, execution)
-        ended, _ = end_run_and_steps(
+        decided: list[RunEnd | None] = []  # the last decision: None, ended by another writer
+
+        def deciding(current: Run) -> RunEnd | None:
+            decided[:] = [decide(current, now, log, log_object_key)]
+            return decided[0]
+
+        ended, final_steps = end_run_and_steps(
             self._store,
             workflow_execution_id,
-            lambda current: decide(current, now, log, log_object_key),
+            deciding,
             first=run,
             durations=self._durations,
             summaries=StepSummaries(self._logs, tails),
         )
+        if decided[0] is None:  # ended meanwhile by a writer that may have left none (a sync)
+            self._write_summaries(final_steps, tails)
         return ended
 
     def finish_last_step(self, command: FinishLastStepCommand) -> LastStepFinished:
