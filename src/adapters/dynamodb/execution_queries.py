@@ -33,6 +33,7 @@ from adapters.run_records import (
     execution_details_of,
     listed_executions,
     parse_execution_configuration_record,
+    run_assets_of,
     workflow_key_of,
 )
 from adapters.step_heads import shown_run_steps
@@ -44,7 +45,7 @@ from adapters.step_records import (
 )
 from adapters.tables import ResourceKeys
 from application.ports.executions import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
-from domain.authorization import AccessFacts
+from domain.authorization import AccessFacts, AssetKey
 from domain.errors import InvalidInputError
 from domain.execution import (
     ExecutionConfiguration,
@@ -138,6 +139,23 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
             ]
             facts[execution_id] = access_facts_of(rows[0], inputs, configuration, metadata)
         return facts
+
+    def run_assets(
+        self, workflow_execution_id: str
+    ) -> tuple[tuple[AssetKey, ...], AssetKey | None]:
+        if not workflow_execution_id:
+            return (), None
+        inputs_table, inputs_spec = self._table(ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
+        inputs = query_partition(
+            self._client, inputs_table, inputs_spec.partition.name, workflow_execution_id
+        )
+        configuration_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
+        configuration = get_item(
+            self._client,
+            configuration_table,
+            {"workflowExecutionId": workflow_execution_id, "recordType": CONFIGURATION_RECORD_TYPE},
+        )
+        return run_assets_of(inputs, configuration)
 
     # -- details ------------------------------------------------------------------------------
 
