@@ -500,10 +500,11 @@ def run_assets_of(
 
 
 def access_facts_of(
-    main: Item, inputs: Sequence[Item], configuration: Item | None, metadata: Sequence[Item]
+    main: Item, assets: tuple[tuple[AssetKey, ...], AssetKey | None], metadata: Sequence[Item]
 ) -> AccessFacts:
-    """Tier-2 facts of one execution from its stored items: both stores build them here."""
-    read, written = run_assets_of(inputs, configuration)
+    """Tier-2 facts of one execution from its main row, its assets (`run_assets_of`) and its
+    steps' input metadata rows."""
+    read, written = assets
     return AccessFacts(
         workflow_execution_id=main["workflowExecutionId"],
         workflow_database_id=main["workflowDatabaseId"],

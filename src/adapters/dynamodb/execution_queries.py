@@ -120,16 +120,7 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
             rows = self._main_rows(execution_id)
             if not rows:
                 continue
-            inputs_table, inputs_spec = self._table(ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
-            inputs = query_partition(
-                self._client, inputs_table, inputs_spec.partition.name, execution_id
-            )
-            configuration_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
-            configuration = get_item(
-                self._client,
-                configuration_table,
-                {"workflowExecutionId": execution_id, "recordType": CONFIGURATION_RECORD_TYPE},
-            )
+            assets = self.run_assets(execution_id)
             metadata = [
                 row
                 for step in self.list_steps(execution_id)
@@ -137,7 +128,7 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
                     ResourceKeys.PIPELINE_INPUT_METADATA, step.pipeline_execution_id
                 )
             ]
-            facts[execution_id] = access_facts_of(rows[0], inputs, configuration, metadata)
+            facts[execution_id] = access_facts_of(rows[0], assets, metadata)
         return facts
 
     def run_assets(
