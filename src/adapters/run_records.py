@@ -483,10 +483,10 @@ def parse_execution_configuration_record(item: Item) -> ExecutionConfiguration:
     )
 
 
-def access_facts_of(
-    main: Item, inputs: Sequence[Item], configuration: Item | None, metadata: Sequence[Item]
-) -> AccessFacts:
-    """Tier-2 facts of one execution from its stored items: both stores build them here."""
+def run_assets_of(
+    inputs: Sequence[Item], configuration: Item | None
+) -> tuple[tuple[AssetKey, ...], AssetKey | None]:
+    """The assets a run read (each once, as its inputs list them) and the one it writes."""
     read = dict.fromkeys(
         AssetKey(database_id=item["databaseId"], asset_id=item["assetId"]) for item in inputs
     )
@@ -496,11 +496,20 @@ def access_facts_of(
             database_id=configuration["outputDatabaseId"],
             asset_id=configuration["outputAssetId"],
         )
+    return tuple(read), written
+
+
+def access_facts_of(
+    main: Item, assets: tuple[tuple[AssetKey, ...], AssetKey | None], metadata: Sequence[Item]
+) -> AccessFacts:
+    """Tier-2 facts of one execution from its main row, its assets (`run_assets_of`) and its
+    steps' input metadata rows."""
+    read, written = assets
     return AccessFacts(
         workflow_execution_id=main["workflowExecutionId"],
         workflow_database_id=main["workflowDatabaseId"],
         workflow_id=main["workflowId"],
-        read_assets=tuple(read),
+        read_assets=read,
         written_asset=written,
         metadata_databases=tuple(dict.fromkeys(item["databaseId"] for item in metadata)),
     )

@@ -20,8 +20,8 @@ from domain.costs import (
     priced,
 )
 from domain.derived import aware, derived
-from domain.errors import ExecutionNotFoundError, InvalidInputError, PipelineExecutionNotFoundError
-from domain.execution import LaunchRecords
+from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
+from domain.execution import LaunchRecords, WorkflowExecution
 
 
 @dataclass(frozen=True)
@@ -35,19 +35,20 @@ class RunCostContext:
     asset_keys: tuple[str, ...]
 
 
-def run_cost_context(store: ExecutionStore, workflow_execution_id: str) -> RunCostContext:
-    """ExecutionNotFoundError when the run has no main row."""
-    facts = store.access_facts([workflow_execution_id]).get(workflow_execution_id)
-    if facts is None:
-        raise ExecutionNotFoundError(workflow_execution_id)
-    execution = store.get_execution(workflow_execution_id)
-    read = sorted(f"{a.database_id}:{a.asset_id}" for a in facts.read_assets)
-    written = facts.written_asset
+def run_cost_context(
+    store: ExecutionStore, workflow_execution_id: str, execution: WorkflowExecution | None = None
+) -> RunCostContext:
+    """ExecutionNotFoundError when the run has no main row. `execution`: its main row, when the
+    caller has it (the workflow and group never change): then only the assets are read."""
+    if execution is None:
+        execution = store.get_execution(workflow_execution_id)
+    read_assets, written = store.run_assets(workflow_execution_id)
+    read = sorted(f"{a.database_id}:{a.asset_id}" for a in read_assets)
     keys = _asset_keys(read, f"{written.database_id}:{written.asset_id}" if written else None)
     return RunCostContext(
         workflow_execution_id=workflow_execution_id,
-        workflow_database_id=facts.workflow_database_id,
-        workflow_id=facts.workflow_id,
+        workflow_database_id=execution.workflow_database_id,
+        workflow_id=execution.workflow_id,
         execution_group_id=execution.execution_group_id,
         asset_keys=keys,
     )

@@ -44,7 +44,7 @@ def with_closed_attempt_duration(
     durations: RecordAttemptDurations, run: Run | None, move: StepMove
 ) -> StepMove:
     """The move with the duration entry of the attempt it closes, when `run` has that attempt."""
-    return _carried(durations, _attempt_starts(run), move)
+    return _carried(durations, _attempt_starts(run), move, None if run is None else run.execution)
 
 
 def _attempt_starts(run: Run | None) -> dict[tuple[str, int], datetime]:
@@ -54,15 +54,20 @@ def _attempt_starts(run: Run | None) -> dict[tuple[str, int], datetime]:
 
 
 def _carried(
-    durations: RecordAttemptDurations, starts: dict[tuple[str, int], datetime], move: StepMove
+    durations: RecordAttemptDurations,
+    starts: dict[tuple[str, int], datetime],
+    move: StepMove,
+    execution: WorkflowExecution | None,
 ) -> StepMove:
+    """`execution`: the main row the move was decided on (a cost context not kept yet is read
+    without it)."""
     if move.close_attempt is None or move.stop_date is None:
         return move
     started = starts.get((move.pipeline_execution_id, move.close_attempt))
     if started is None:
         return move
     try:
-        return durations.carried_by(move, started)
+        return durations.carried_by(move, started, execution)
     except Exception:
         return move  # pricing or the run's cost context failing: recorded after, or logged
 
@@ -208,7 +213,10 @@ class _Ending:
         moves = end.steps[self._next : self._next + MOVES_PER_WRITE]
         self._next += len(moves)
         if self._durations is not None and self._carry:
-            moves = tuple(_carried(self._durations, self._starts, move) for move in moves)
+            execution = None if self._decided_on is None else self._decided_on.execution
+            moves = tuple(
+                _carried(self._durations, self._starts, move, execution) for move in moves
+            )
         self._carry = False
         if self._next < len(end.steps):  # the steps first; the main row with the last part
             return RunWrite.of(self._id, moves=moves)

@@ -55,3 +55,21 @@ def test_the_cost_context_a_launch_knows_is_the_one_read_back(
 
     assert known == run_cost_context(execution_store, "e1")
     assert known.asset_keys == ("db1:scans", "db2:more")
+
+
+def test_a_runs_assets_are_its_facts_assets_read_with_none_of_its_steps(
+    execution_store: ExecutionStore,
+) -> None:
+    records = a_launch(
+        "e1", inputs=(("db2:more", "c.obj"), ("db1:scans", "a.obj")), output_asset="db3:results"
+    )
+    write_launch(execution_store, records)
+    write_launch(execution_store, a_launch("e2", inputs=(), output_asset=None))
+    facts = execution_store.access_facts(["e1"])["e1"]
+
+    assert execution_store.run_assets("e1") == (facts.read_assets, facts.written_asset)
+    assert execution_store.run_assets("e2") == ((), None)
+    assert execution_store.run_assets("ghost") == ((), None)
+    # the main row in hand: the same context, the workflow and group taken from it
+    execution = execution_store.get_execution("e1")
+    assert run_cost_context(execution_store, "e1", execution) == launch_cost_context(records)

@@ -84,6 +84,10 @@ class Wfx:
         home.mkdir(parents=True, exist_ok=True)
         self._environment = _isolated_environment({"WFX_HOME": str(home)} | environment)
 
+    def setting(self, name: str) -> str | None:
+        """The value this wfx is given for `name` (WFX_STORE, ...), if any."""
+        return self._environment.get(name)
+
     def with_environment(self, **environment: str) -> Wfx:
         extra = {k: v for k, v in self._environment.items() if k.startswith(("WFX_", "AWS_"))}
         return Wfx(self.home, **(extra | environment))

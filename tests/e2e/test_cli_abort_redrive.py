@@ -22,7 +22,17 @@ from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
 from domain.run_write import RunWrite
 from tests.e2e.cli import FAKE_AWS, TERMINAL, TRIVIAL_WORKFLOW, Wfx, assert_bad_input
-from tests.integration.moto_server import moto_server
+from tests.integration.moto_server import moto_server, requests_from
+
+# A cold `wfx executions abort` of a detached worker's running first step (of two), on DynamoDB:
+# the main row (the request is decided on it; its event counter is the write's guess, no read of
+# it), the request's TransactWriteItems, the steps' Query, the running step's attempts' Query
+# (the end closes the attempt, keyed by its number), the run's assets for the attempt's
+# duration entry (the inputs' Query, the configuration's GetItem; the workflow and group come
+# from the main row in hand), the end's TransactWriteItems; and when the worker's own end came
+# first (most often: the SIGTERM wakes it) that write is refused by the step's guard, at once,
+# and the main row read again says how the run ended. 16 before (12-06, s22-coldabort).
+COLD_ABORT_REQUESTS = 8
 
 
 def _publish_fixable(wfx: Wfx, marker: Path) -> None:
@@ -318,7 +328,16 @@ def test_aborting_a_detached_run_stops_its_worker_and_records_it_aborted(
     worker = RunFolder(wfx.home / "runs" / execution_id).runner()
     assert worker is not None and worker.running()
 
-    outcome = wfx("executions", "abort", execution_id)
+    endpoint = wfx.setting("WFX_DYNAMODB_ENDPOINT")
+    if endpoint is None:  # SQLite
+        outcome = wfx("executions", "abort", execution_id)
+    else:  # the abort names the server `localhost`, the worker 127.0.0.1: its requests alone
+        aborting = wfx.with_environment(
+            WFX_DYNAMODB_ENDPOINT=endpoint.replace("127.0.0.1", "localhost")
+        )
+        with requests_from("localhost") as served:
+            outcome = aborting("executions", "abort", execution_id)
+        assert 0 < sum(served.values()) <= COLD_ABORT_REQUESTS, served
 
     assert outcome.code == 0, str(outcome)
     assert not worker.running()  # gone (its /proc entry, or a zombie) when the abort returns

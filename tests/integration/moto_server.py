@@ -12,6 +12,7 @@ interleave at every request between them."""
 
 from __future__ import annotations
 
+import collections
 import logging
 import threading
 import urllib.request
@@ -35,8 +36,13 @@ class _OneAtATime:
         self._app = app
         self._turn = threading.Lock()
         self.on = False
+        # (host, its requests by operation) while a test counts them (`requests_from`)
+        self.counted: tuple[str, collections.Counter[str]] | None = None
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        counted = self.counted
+        if counted is not None and environ.get("HTTP_HOST", "").startswith(counted[0] + ":"):
+            counted[1][str(environ.get("HTTP_X_AMZ_TARGET", "?")).rpartition(".")[2]] += 1
         if not self.on:
             return self._app(environ, start_response)
         with self._turn:
@@ -94,6 +100,20 @@ def moto_server(one_request_at_a_time: bool = False) -> Iterator[str]:
         yield url
     finally:
         _app.on = False
+
+
+@contextmanager
+def requests_from(host: str) -> Iterator[collections.Counter[str]]:
+    """The requests the server serves, inside the block, to clients that name it `host`
+    (`localhost` for one process, `127.0.0.1` for the others: its own requests alone), by
+    operation (X-Amz-Target's, e.g. Query)."""
+    assert _app is not None  # inside moto_server()
+    counts: collections.Counter[str] = collections.Counter()
+    _app.counted = (host, counts)
+    try:
+        yield counts
+    finally:
+        _app.counted = None
 
 
 def served_client(service: str, endpoint: str) -> Any:

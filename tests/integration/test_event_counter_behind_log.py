@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from adapters.dynamodb.codec import to_wire
 from adapters.event_records import build_execution_event_record
 from adapters.item_budget import OffloadedBodies
@@ -105,3 +107,45 @@ def test_a_log_that_stays_ahead_is_one_line_on_the_cli_and_a_409_over_http(
 
     answer = TestClient(app, raise_server_exceptions=False).get("/stuck")
     assert (answer.status_code, answer.json()) == (409, {"message": str(error)})
+
+
+def test_on_dynamodb_a_write_refused_by_its_own_guard_is_not_tried_again_for_a_moved_counter(
+    moto_dynamodb_client: Any, dynamodb_table_names: TableNames
+) -> None:
+    """The counter moved since this writer's guess and an item of its own refused its guard
+    (there, its old image returned): no event number makes that guard hold, so the write is
+    refused after its one TransactWriteItems, not tried again with the stored number."""
+    from adapters.dynamodb.execution_store import DynamoDbExecutionStore
+    from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork, TransactionRefusedError
+    from adapters.records import CONFIGURATION_RECORD_TYPE
+
+    client, tables = moto_dynamodb_client, dynamodb_table_names
+    write_launch(DynamoDbExecutionStore(client, tables), a_launch("e1"))
+    writer = DynamoDbUnitOfWork(client, tables, OffloadedBodies(None))
+    main_key = writer.main_key("e1")  # its counter read too: 1, the launch's event
+    assert main_key is not None
+    DynamoDbUnitOfWork(client, tables, OffloadedBodies(None)).append_events("e1", [note("moved")])
+    configuration = client.get_item(
+        TableName=tables.get_table_name(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION),
+        Key=to_wire({"workflowExecutionId": "e1", "recordType": CONFIGURATION_RECORD_TYPE}),
+    )["Item"]
+    taken = {  # the configuration row is there: its put-if-absent is refused
+        "TableName": tables.get_table_name(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION),
+        "Item": configuration,
+        "ConditionExpression": "attribute_not_exists(workflowExecutionId)",
+        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+    }
+    sent: list[str] = []
+
+    def count(model: Any, **_: Any) -> None:
+        sent.append(model.name)
+
+    client.meta.events.register("before-call.dynamodb.TransactWriteItems", count)
+    try:
+        with pytest.raises(TransactionRefusedError) as refused:
+            writer.transact("e1", main_key, [("Put", None, taken)], None, [note("no")], KeyError())
+    finally:
+        client.meta.events.unregister("before-call.dynamodb.TransactWriteItems", count)
+    assert refused.value.position == 0
+    assert sent == ["TransactWriteItems"]
+    assert [e.status for e in all_events(writer)][1:] == ["moved"]  # nothing of the refused

@@ -18,7 +18,7 @@ from application.use_cases.record_cost import (
     RecordAttemptDurationsCommand,
 )
 from domain.attempts import TaskExecution
-from domain.authorization import AccessFacts
+from domain.authorization import AssetKey
 from domain.costs import DEFAULT_RATE_CARD, CostLedgerEntry
 from domain.execution import WorkflowExecution
 from domain.statuses import ExecutionStatus, StepStatus
@@ -54,15 +54,12 @@ class _Store:
             )
         ]
 
-    def access_facts(self, workflow_execution_ids: Sequence[str]) -> dict[str, AccessFacts]:
+    def run_assets(
+        self, workflow_execution_id: str
+    ) -> tuple[tuple[AssetKey, ...], AssetKey | None]:
         with self._lock:
             self.context_reads += 1
-        return {
-            run_id: AccessFacts(
-                workflow_execution_id=run_id, workflow_database_id="db1", workflow_id="wf1"
-            )
-            for run_id in workflow_execution_ids
-        }
+        return (), None
 
     def get_execution(self, workflow_execution_id: str) -> WorkflowExecution:
         return WorkflowExecution(

@@ -33,6 +33,7 @@ from adapters.run_records import (
     execution_details_of,
     listed_executions,
     parse_execution_configuration_record,
+    run_assets_of,
     workflow_key_of,
 )
 from adapters.step_heads import shown_run_steps
@@ -44,7 +45,7 @@ from adapters.step_records import (
 )
 from adapters.tables import ResourceKeys
 from application.ports.executions import AssetDirection, ExecutionRef, ListScope, Row, RowCollection
-from domain.authorization import AccessFacts
+from domain.authorization import AccessFacts, AssetKey
 from domain.errors import InvalidInputError
 from domain.execution import (
     ExecutionConfiguration,
@@ -119,16 +120,7 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
             rows = self._main_rows(execution_id)
             if not rows:
                 continue
-            inputs_table, inputs_spec = self._table(ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
-            inputs = query_partition(
-                self._client, inputs_table, inputs_spec.partition.name, execution_id
-            )
-            configuration_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
-            configuration = get_item(
-                self._client,
-                configuration_table,
-                {"workflowExecutionId": execution_id, "recordType": CONFIGURATION_RECORD_TYPE},
-            )
+            assets = self.run_assets(execution_id)
             metadata = [
                 row
                 for step in self.list_steps(execution_id)
@@ -136,8 +128,25 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
                     ResourceKeys.PIPELINE_INPUT_METADATA, step.pipeline_execution_id
                 )
             ]
-            facts[execution_id] = access_facts_of(rows[0], inputs, configuration, metadata)
+            facts[execution_id] = access_facts_of(rows[0], assets, metadata)
         return facts
+
+    def run_assets(
+        self, workflow_execution_id: str
+    ) -> tuple[tuple[AssetKey, ...], AssetKey | None]:
+        if not workflow_execution_id:
+            return (), None
+        inputs_table, inputs_spec = self._table(ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
+        inputs = query_partition(
+            self._client, inputs_table, inputs_spec.partition.name, workflow_execution_id
+        )
+        configuration_table, _ = self._table(ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION)
+        configuration = get_item(
+            self._client,
+            configuration_table,
+            {"workflowExecutionId": workflow_execution_id, "recordType": CONFIGURATION_RECORD_TYPE},
+        )
+        return run_assets_of(inputs, configuration)
 
     # -- details ------------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ class DynamoDbRunReads(DynamoDbStoreBase, StepReads, AttemptReads):
         rows = self._main_rows(workflow_execution_id)
         if not rows:
             raise ExecutionNotFoundError(workflow_execution_id)
+        self._unit_of_work.main_row_read(rows[0])  # the next write's counter, without a read
         return parse_execution_record(self._whole(rows[0]))
 
     def get_run(self, workflow_execution_id: str, pipeline_execution_id: str | None = None) -> Run:

@@ -75,7 +75,7 @@ from domain.errors import (
     PipelineExecutionNotFoundError,
 )
 from domain.events import NewEvent
-from domain.execution import LaunchRecords, StepOutputs
+from domain.execution import LaunchRecords, StepOutputs, WorkflowExecution
 from domain.migration import migrated_pipeline_execution_id
 from domain.run import RunChange, StepMove
 from domain.run_write import RunWrite, StepLists, StepRow
@@ -92,6 +92,13 @@ _ARTIFACT_CONFLICT_TRIES = 5
 _MAIN_ROW_CONDITION = "attribute_not_exists(#id)"
 _RUNNING = frozenset({StepStatus.RUNNING})
 _MAIN_KEY_CACHE = 1024
+
+
+def _main_key_of(execution: WorkflowExecution) -> dict[str, str]:
+    return {
+        "workflowExecutionId": execution.workflow_execution_id,
+        "workflowDatabaseId:workflowId": execution.workflow_key,
+    }
 
 
 def _add_run_guard(request: dict[str, Any], change: RunChange) -> None:
@@ -196,10 +203,7 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
             )
         # The launch knows the main row's key and its event counter: the first step's start
         # need not look either up.
-        key = {
-            "workflowExecutionId": execution_id,
-            "workflowDatabaseId:workflowId": records.execution.workflow_key,
-        }
+        key = _main_key_of(records.execution)
         self._keep_main_key(execution_id, key)
         self._unit_of_work.launched(key, last_sequence_number=len(numbered))
 
@@ -377,12 +381,8 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
     def _execution_update(
         self, change: RunChange, values: Item, removed: Sequence[str]
     ) -> tuple[dict[str, str], dict[str, Any]]:
-        execution = change.after
         self._bodies.put([values])
-        key = {
-            "workflowExecutionId": execution.workflow_execution_id,
-            "workflowDatabaseId:workflowId": execution.workflow_key,
-        }
+        key = _main_key_of(change.after)
         request = self._guarded_update(
             ResourceKeys.WORKFLOW_EXECUTIONS,
             key,
@@ -537,7 +537,11 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
         ):
             return self._change_main_row(write.change, write.events)
         not_found = ExecutionNotFoundError(run_id)
-        main_key = self._main_key(run_id)
+        # a write changing the main row names its key (the workflow, which never changes): no
+        # look-up, a cold process's end of a run (an abort) included
+        main_key = (
+            _main_key_of(write.change.after) if write.change is not None else self._main_key(run_id)
+        )
         if main_key is None:
             raise not_found
         actions = self._main_row_actions(write, main_key)

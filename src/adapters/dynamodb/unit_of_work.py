@@ -118,6 +118,19 @@ def _counter_moved(
     raise not_found from exc
 
 
+def _refused_on_its_own(
+    reasons: Sequence[Mapping[str, Any]], counter_position: int, actions: int
+) -> int | None:
+    """The first of the caller's actions, the counter's aside, whose condition failed on an item
+    that is there (its old image returned): a guard of its own, which no event number changes.
+    None when there is none (an item missing is left to the counter's answer, as before)."""
+    for position, reason in enumerate(reasons[:actions]):
+        failed = reason.get("Code") == "ConditionalCheckFailed" and reason.get("Item")
+        if failed and position != counter_position:
+            return position
+    return None
+
+
 def _first_failed_condition(
     reasons: Sequence[Mapping[str, Any]], counter_position: int
 ) -> int | None:
@@ -196,10 +209,16 @@ class DynamoDbUnitOfWork:
         )
         if not response["Items"]:
             return None
-        item = from_wire(response["Items"][0])
+        return self.main_row_read(from_wire(response["Items"][0]))
+
+    def main_row_read(self, item: Mapping[str, Any]) -> dict[str, str]:
+        """A main row as read (decoded): its key kept, and its counter, a guess for the next
+        write that saves that write its read of the counter (a cold process's first write after
+        its read of the row: an abort's request). A counter moved since is learnt from the
+        failed condition, as from any guess; the higher of two guesses is kept."""
         key = {
-            "workflowExecutionId": workflow_execution_id,
-            "workflowDatabaseId:workflowId": item["workflowDatabaseId:workflowId"],
+            "workflowExecutionId": str(item["workflowExecutionId"]),
+            "workflowDatabaseId:workflowId": str(item["workflowDatabaseId:workflowId"]),
         }
         self._keep(key, int(item.get(LAST_SEQUENCE_NUMBER, 0)))
         return key
@@ -214,10 +233,13 @@ class DynamoDbUnitOfWork:
         if len(self._main_keys) >= _MAIN_KEYS_KEPT:
             self._main_keys.pop(next(iter(self._main_keys)))
         self._main_keys[workflow_execution_id] = main_key
+        if workflow_execution_id not in self._last and len(self._last) >= _MAIN_KEYS_KEPT:
+            # every run read leaves its guess: the oldest go (a guess gone costs a read)
+            self._last.pop(next(iter(self._last)))
         if replace:
             self._last[workflow_execution_id] = last
         else:
-            self._last.setdefault(workflow_execution_id, last)
+            self._last[workflow_execution_id] = max(self._last.get(workflow_execution_id, 0), last)
 
     def forget(self, workflow_execution_id: str) -> None:
         """A deleted run: its numbers start again from nothing if the id is ever reused."""
@@ -259,6 +281,11 @@ class DynamoDbUnitOfWork:
                 reasons: list[Any] = list(exc.response.get("CancellationReasons", []))
                 counter = reasons[counter_position] if counter_position < len(reasons) else {}
                 if counter.get("Code") == "ConditionalCheckFailed":
+                    held = _refused_on_its_own(reasons, counter_position, len(actions))
+                    if held is not None:
+                        # refused whatever the number: no try again with the next one (an
+                        # abort's end after its runner's: the step's guard, one request fewer)
+                        raise TransactionRefusedError(held, reasons[held]) from exc
                     # raises unless another writer took the number: then the next is taken
                     last = _counter_moved(exc, counter, last, main_position, not_found)
                     continue

@@ -25,7 +25,7 @@ from domain.execution import (
 
 if TYPE_CHECKING:
     from domain.attempts import TaskExecution
-    from domain.authorization import AccessFacts
+    from domain.authorization import AccessFacts, AssetKey
     from domain.events import ExecutionEvent, NewEvent
     from domain.paging import Page
     from domain.run import Run
@@ -222,6 +222,14 @@ class ExecutionQueries(Protocol):
         """What tier-2 authorization needs of each execution (its workflow, the assets it read
         and wrote, the databases it took metadata from), for a whole page in a few queries; an
         id with no main row is absent."""
+        ...
+
+    def run_assets(
+        self, workflow_execution_id: str
+    ) -> tuple[tuple[AssetKey, ...], AssetKey | None]:
+        """The assets one run read (each once) and the one it writes, as its launch wrote them:
+        what a cost entry names beside the main row, with none of the steps read (DynamoDB: its
+        inputs' Query and its configuration's GetItem). ((), None) for a run with neither."""
         ...
 
 

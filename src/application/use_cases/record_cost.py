@@ -36,7 +36,7 @@ from domain.costs import (
     RateCard,
     cost_number_problem,
 )
-from domain.execution import LaunchRecords
+from domain.execution import LaunchRecords, WorkflowExecution
 from domain.run import StepMove
 
 
@@ -217,18 +217,28 @@ class RecordAttemptDurations:
         return entries
 
     def entry_for(
-        self, run_id: str, step_id: str, attempt: int, started: datetime, stopped: datetime
+        self,
+        run_id: str,
+        step_id: str,
+        attempt: int,
+        started: datetime,
+        stopped: datetime,
+        execution: WorkflowExecution | None = None,
     ) -> CostLedgerEntry | None:
         """The duration entry of an attempt closing now, for a caller that writes it with the
-        close (then tells `appended`); None when this process appended it already."""
+        close (then tells `appended`); None when this process appended it already.
+        `execution`: the run's main row as the caller read it (a context not kept yet is then
+        read without it)."""
         entry_id = duration_entry_id(run_id, step_id, attempt)
         with self._contexts_lock:
             if entry_id in self._appended.get(run_id, ()):
                 return None
         seconds = seconds_between(started, stopped)
-        return self._entry(run_id, step_id, attempt, seconds, stopped, entry_id)
+        return self._entry(run_id, step_id, attempt, seconds, stopped, entry_id, execution)
 
-    def carried_by(self, move: StepMove, started: datetime) -> StepMove:
+    def carried_by(
+        self, move: StepMove, started: datetime, execution: WorkflowExecution | None = None
+    ) -> StepMove:
         """`move`, which closes an attempt begun at `started`, carrying that attempt's duration
         entry to write with it; unchanged when this process appended the entry already."""
         if move.close_attempt is None or move.stop_date is None:
@@ -239,6 +249,7 @@ class RecordAttemptDurations:
             move.close_attempt,
             started,
             move.stop_date,
+            execution,
         )
         return move if entry is None else move.carrying((entry,))
 
@@ -261,9 +272,10 @@ class RecordAttemptDurations:
         seconds: Decimal,
         at: datetime,
         entry_id: str | None = None,
+        execution: WorkflowExecution | None = None,
     ) -> CostLedgerEntry:
         return duration_entry(
-            self._context(run_id),
+            self._context(run_id, execution),
             step_id,
             attempt,
             seconds,
@@ -285,7 +297,7 @@ class RecordAttemptDurations:
             while len(self._contexts) > self._KEPT_CONTEXTS:
                 self._contexts.popitem(last=False)  # the oldest run first
 
-    def _context(self, run_id: str) -> RunCostContext:
+    def _context(self, run_id: str, execution: WorkflowExecution | None = None) -> RunCostContext:
         with self._contexts_lock:
             context = self._contexts.get(run_id)
             if context is not None:
@@ -293,6 +305,6 @@ class RecordAttemptDurations:
                 return context
         # read outside the lock: a store read must not hold up every other run's steps; two
         # threads reading the same run's context at once get equal values, either may be kept
-        context = run_cost_context(self._store, run_id)
+        context = run_cost_context(self._store, run_id, execution)
         self._keep(context)
         return context
