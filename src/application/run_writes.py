@@ -10,7 +10,12 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
-from application.ports.executions import RunLifecycleStore, RunWriter
+from application.ports.executions import (
+    Refused,
+    RunLifecycleStore,
+    RunWriter,
+    refused_main_row,
+)
 from application.step_summaries import SUMMARIES_IN_THE_END_WRITE
 from domain.contention import pause_before_retry
 from domain.execution import PipelineExecution, StepLog, StepOutputs, WorkflowExecution
@@ -133,7 +138,8 @@ def end_run_and_steps(
 
     def read() -> Run:
         if main_row_first:
-            execution = store.get_execution(workflow_execution_id)
+            said = ending.refused_main_row  # as the refusal said it: no read
+            execution = store.get_execution(workflow_execution_id) if said is None else said
             if execution.is_terminal:
                 return Run(execution=execution)  # ended: decided to nothing on it
         return store.get_run(workflow_execution_id)
@@ -181,11 +187,13 @@ class _Ending:
         self._next = 0  # the first of the end's moves not in a part yet
         self._written: list[StepMove] = []  # the moves written since the decision
         self._committed: RunWrite | None = None
+        # the main row as stored, as the last refusal said it (None: it said none)
+        self.refused_main_row: WorkflowExecution | None = None
 
-    def commit(self, write: RunWrite) -> bool:
+    def commit(self, write: RunWrite) -> bool | Refused:
         """RunWriter: `write`; when it fails carrying duration entries (the ledger failing), the
         write without them - a cost not recorded must not fail the end of a run (recorded, or
-        logged, after it)."""
+        logged, after it). The main row a refusal says is kept for the read after it."""
         try:
             written = self._writer.commit(write)
         except Exception:
@@ -195,6 +203,7 @@ class _Ending:
             write = replace(write, moves=moves)
             written = self._writer.commit(write)
         self._committed = write
+        self.refused_main_row = refused_main_row(written)
         return written
 
     def decide(self, run: Run) -> RunWrite | None:

@@ -354,8 +354,8 @@ def step_row_saved(
 ) -> bool:
     """`step`'s row written as it is while its stored status is one of `expected` (a redrive's
     reset of a step, or a test putting a step where it needs it)."""
-    return store.commit(
-        RunWrite.of(step.workflow_execution_id, step_rows=(StepRow(step, expected),))
+    return bool(
+        store.commit(RunWrite.of(step.workflow_execution_id, step_rows=(StepRow(step, expected),)))
     )
 
 
@@ -388,7 +388,7 @@ def write_change(store: RunWriter, change: RunChange) -> WorkflowExecution | Non
 
 def step_moved(store: ExecutionStore, move: StepMove) -> bool:
     """`move` committed as a write of its own; False when a guard refused it."""
-    return store.commit(RunWrite.of(move.workflow_execution_id, moves=(move,)))
+    return bool(store.commit(RunWrite.of(move.workflow_execution_id, moves=(move,))))
 
 
 def registered_on_step(

@@ -78,11 +78,11 @@ def opened(
 
 
 def close(store: ExecutionStore, closed: ApprovalRequest) -> bool:
-    return store.commit(RunWrite.closing(closed))
+    return bool(store.commit(RunWrite.closing(closed)))
 
 
 def park(store: ExecutionStore, request: ApprovalRequest, change: RunChange) -> bool:
-    return store.commit(RunWrite.parking(request, change))
+    return bool(store.commit(RunWrite.parking(request, change)))
 
 
 def event_kinds(log: ExecutionEvents, run: str) -> list[tuple[str, str | None, str | None]]:
@@ -105,7 +105,7 @@ def test_opening_again_returns_the_stored_request_and_writes_nothing(backend: An
     store, approvals, log = backend
     write_launch(store, a_launch("e1"))
     first = opened(store, approvals, a_request("e1", "ap-1", minute=1))
-    assert store.commit(RunWrite.opening(a_request("e1", "ap-1", minute=5))) is False
+    assert not store.commit(RunWrite.opening(a_request("e1", "ap-1", minute=5)))
     assert approvals.get("ap-1") == first
     assert [k for k, _, _ in event_kinds(log, "e1")].count("ApprovalRequested") == 1
 
@@ -149,7 +149,7 @@ def test_a_decision_holds_only_while_its_run_is_open_with_no_abort_requested(
     change = Run(execution=store.get_execution("e1")).request_abort(at(2), "stop")
     assert change is not None and write_change(store, change) is not None
 
-    assert store.commit(RunWrite.deciding(approved)) is False
+    assert not store.commit(RunWrite.deciding(approved))
     assert approvals.get("ap-1").status is ApprovalStatus.PENDING
     assert ("ApprovalDecided", "APPROVED", "ap-1") not in event_kinds(log, "e1")
     # a close that is no decision (the run's end, a timeout) needs no open run

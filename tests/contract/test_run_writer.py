@@ -16,7 +16,7 @@ from adapters.sqlite.schema import build_schema
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
 from adapters.tables import TableNames
 from application.ports.costs import CostLedger, CostScope
-from application.ports.executions import ExecutionEvents
+from application.ports.executions import ExecutionEvents, Refused, refused_main_row
 from application.run_writes import MOVES_PER_WRITE, end_run, end_run_and_steps
 from domain.approvals import ApprovalGate, ApprovalRequest
 from domain.errors import ExecutionAlreadyExistsError, ExecutionNotFoundError
@@ -74,6 +74,13 @@ def a_request(minute: int = 2) -> ApprovalRequest:
         workflow_id="wf1",
         at=at(minute),
     )
+
+
+def refused(store: Any, answer: bool | Refused) -> bool:
+    """`answer` (RunWriter.commit's) is a refusal, and a main row it says is the row as stored
+    (a store may say none: the caller reads it then)."""
+    said = refused_main_row(answer)
+    return not answer and (said is None or said == store.get_execution("e1"))
 
 
 def started(store: Any) -> None:
@@ -164,7 +171,7 @@ def test_a_refused_step_guard_writes_nothing_of_the_write(backend: Any) -> None:
     not_running = replace(
         first_start("e1", SECOND, at(2)), expected=frozenset({StepStatus.RUNNING})
     )
-    assert store.commit(RunWrite.of("e1", moves=(finish, not_running))) is False
+    assert refused(store, store.commit(RunWrite.of("e1", moves=(finish, not_running))))
     assert store.get_run("e1") == before
     assert ledger.list_entries(CostScope.EXECUTION, "e1") == []
     assert len(events(log)) == 3
@@ -181,15 +188,39 @@ def test_a_refused_main_row_guard_writes_none_of_the_steps(backend: Any) -> None
     end = run.complete(ExecutionStatus.SUCCEEDED, at(3), None, "", None)
     assert end is not None
     finish = plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(3), 1)
-    assert (
-        store.commit(
-            RunWrite.of("e1", moves=(replace(finish, while_open=False),), change=end.change)
-        )
-        is False
+    answer = store.commit(
+        RunWrite.of("e1", moves=(replace(finish, while_open=False),), change=end.change)
     )
+    # the main row's own guard refused it: every store says the row as stored
+    assert refused(store, answer) and refused_main_row(answer) == store.get_execution("e1")
     after = store.get_run("e1")
     assert statuses(after) == {FIRST: "RUNNING", "run": "RUNNING"}
     assert [kind for _, kind, _ in events(log)][-1] == "AbortRequested"
+
+
+def test_a_refusal_by_the_main_row_s_guard_says_the_row_as_stored(backend: Any) -> None:
+    """Refused by its guard on the main row, the store says the row as it found it (DynamoDB's
+    old image returned with the refusal; SQLite the row read in refusing): a caller deciding
+    again on the main row needs no read."""
+    store, log, _ = backend
+    started(store)
+    run = store.get_run("e1")
+    assert store.commit(RunWrite.of("e1", change=run.take_lease("runner-1", at(2), LEASE)))
+    # decided on the row before that lease: another runner's, refused (a plain update, no event)
+    answer = store.commit(RunWrite.of("e1", change=run.take_lease("runner-2", at(2), LEASE)))
+    stored = store.get_execution("e1")
+    assert not answer and refused_main_row(answer) == stored
+    assert stored.runner_lease is not None and stored.runner_lease.owner == "runner-1"
+    assert end_run(store, "e1", lambda run: run.abort(at(3), "", None)).is_terminal
+    written = events(log)
+    # a transition with its event, decided on the row before the run ended
+    abort = run.request_abort(at(4), "stop")
+    assert abort is not None
+    answer = store.commit(RunWrite.of("e1", change=abort))
+    stored = store.get_execution("e1")
+    assert not answer and refused_main_row(answer) == stored
+    assert stored.status is ExecutionStatus.ABORTED and stored.abort_requested_date is None
+    assert events(log) == written
 
 
 def test_a_step_that_holds_while_the_run_is_open_is_refused_on_a_stopping_run(
@@ -200,7 +231,7 @@ def test_a_step_that_holds_while_the_run_is_open_is_refused_on_a_stopping_run(
     abort = store.get_run("e1").request_abort(at(2), "stop")
     assert abort is not None and store.commit(RunWrite.of("e1", change=abort))
     finish = plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(3), 1)
-    assert store.commit(RunWrite.of("e1", moves=(finish,))) is False
+    assert refused(store, store.commit(RunWrite.of("e1", moves=(finish,))))
     assert statuses(store.get_run("e1"))[FIRST] == "RUNNING"
     assert len(events(log)) == 4
 
@@ -210,7 +241,7 @@ def test_a_repeated_cost_entry_refuses_the_write(backend: Any) -> None:
     write_launch(store, a_launch("e1"))
     ledger.append([a_duration_entry("e1")])
     start = replace(first_start("e1", FIRST, at(1)), cost_entries=(a_duration_entry("e1"),))
-    assert store.commit(RunWrite.of("e1", moves=(start,))) is False
+    assert refused(store, store.commit(RunWrite.of("e1", moves=(start,))))
     assert statuses(store.get_run("e1"))[FIRST] == "NEW"
     assert events(log) == [(1, "ExecutionLaunched", None)]
 
@@ -220,16 +251,17 @@ def test_an_approval_opens_once_closes_once_and_parks_only_while_pending(backend
     started(store)
     request = a_request()
     assert store.commit(RunWrite.opening(request)) is True
-    assert store.commit(RunWrite.opening(request)) is False  # the id is taken
+    assert refused(store, store.commit(RunWrite.opening(request)))  # the id is taken
     run = store.get_run("e1")
     lease = run.take_lease("runner-1", at(2), LEASE)
     assert store.commit(RunWrite.of("e1", change=lease))
     run = store.get_run("e1")
     decided = request.timed_out(at(3))
     assert store.commit(RunWrite.closing(decided)) is True
-    assert store.commit(RunWrite.closing(decided)) is False  # closed already
+    assert refused(store, store.commit(RunWrite.closing(decided)))  # closed already
     # the gate is closed: parking the run at it is refused, its lease stays the runner's
-    assert store.commit(RunWrite.parking(request, run.park("runner-1", request, at(4)))) is False
+    parking = RunWrite.parking(request, run.park("runner-1", request, at(4)))
+    assert refused(store, store.commit(parking))
     lease_after = store.get_execution("e1").runner_lease
     assert lease_after is not None and lease_after.owner == "runner-1"
     assert [kind for _, kind, _ in events(log)][3:] == ["ApprovalRequested", "ApprovalDecided"]
@@ -251,8 +283,8 @@ def test_a_run_parks_at_a_pending_gate_with_its_lease(backend: Any) -> None:
 def test_events_stay_gap_free_across_writes_and_refusals(backend: Any) -> None:
     store, log, _ = backend
     started(store)
-    refused = RunWrite.of("e1", moves=(first_start("e1", FIRST, at(2)),))  # started already
-    assert store.commit(refused) is False
+    refused_start = RunWrite.of("e1", moves=(first_start("e1", FIRST, at(2)),))  # started
+    assert refused(store, store.commit(refused_start))
     finish = plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(2), 1)
     assert store.commit(RunWrite.of("e1", moves=(finish,)))
     numbers = [number for number, _, _ in events(log)]
@@ -355,7 +387,7 @@ def test_a_redrive_resets_its_steps_with_the_run_or_not_at_all(backend: Any) -> 
     rows = tuple(StepRow(step, frozenset({StepStatus.FAILED})) for step in reset)
     # decided as if the steps were still RUNNING: refused, nothing of it written
     stale = tuple(StepRow(step, frozenset({StepStatus.RUNNING})) for step in reset)
-    assert store.commit(RunWrite.of("e1", change=change, step_rows=stale)) is False
+    assert refused(store, store.commit(RunWrite.of("e1", change=change, step_rows=stale)))
     assert store.get_run("e1") == failed
 
     assert store.commit(RunWrite.of("e1", change=change, step_rows=rows))

@@ -11,7 +11,7 @@ from adapters.local.object_store import FilesystemObjectStore
 from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.execution_store import SqliteExecutionStore
 from adapters.tables import TableNames
-from application.ports.executions import ExecutionStore
+from application.ports.executions import ExecutionStore, Refused
 from application.run_writes import end_run
 from application.use_cases.retry_step import RetryStep, RetryStepCommand
 from application.use_cases.step_tracking import (
@@ -239,7 +239,7 @@ def test_a_start_racing_another_start_of_the_same_step_opens_one_attempt(
         def __getattr__(self, name: str) -> object:
             return getattr(self.inner, name)
 
-        def commit(self, write: RunWrite) -> bool:
+        def commit(self, write: RunWrite) -> bool | Refused:
             if not self.raced:
                 self.raced = True
                 other = first_start("e1", SID, datetime(2026, 1, 1, tzinfo=UTC))

@@ -22,7 +22,7 @@ from adapters.local.object_store import FilesystemObjectStore
 from adapters.local.run_files import LocalRunFiles
 from adapters.system import SystemClock
 from adapters.tables import ResourceKeys, TableNames
-from application.ports.executions import ExecutionStore
+from application.ports.executions import ExecutionStore, Refused
 from application.use_cases.abort_execution import AbortExecution, AbortResult
 from application.use_cases.delete_execution import DeleteExecution, DeleteExecutionCommand
 from domain.errors import (
@@ -72,7 +72,7 @@ class _RedrivenBeforeTheMark:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 
-    def commit(self, write: RunWrite) -> bool:
+    def commit(self, write: RunWrite) -> bool | Refused:
         if not self._done:
             self._done = True
             _redrive(self._store)
@@ -96,7 +96,7 @@ class _RedriveDecidedBefore(LocalRunFiles):
 
     def remove(self, workflow_execution_id: str) -> None:
         write = RunWrite.of(RUN, change=self._change, step_rows=self._rows)
-        self.committed = self._store.commit(write)
+        self.committed = bool(self._store.commit(write))
         super().remove(workflow_execution_id)
 
 

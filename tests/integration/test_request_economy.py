@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 from dependency_injector import providers
 
+from application.run_writes import end_run_and_steps
+from application.step_summaries import StepSummaries
 from application.use_cases.abort_execution import AbortExecutionCommand
 from application.use_cases.delete_execution import DeleteExecutionCommand
 from application.use_cases.get_execution_details import GetExecutionDetailsQuery
@@ -42,6 +44,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "performance.md"
 TABLE_START, TABLE_END = "<!-- request-economy:start -->", "<!-- request-economy:end -->"
 TARGET = 1.25
 ABORT = "abort a running 3-step run in its first step, to ABORTED"
+UNSEEN = "the end of a step whose runner did not see the abort"
 TIMES = "\u00d7"  # the docs' multiplication sign
 
 
@@ -150,6 +153,16 @@ BUDGETS = (
         1,
     ),
     Budget(
+        UNSEEN,
+        1,
+        "another process's abort ended the step and the run with the steps' summaries in its "
+        "one write while the step ran, and no stop reached the runner: its end's one write is "
+        "refused, and the refusal carries the main row as stored (the old image DynamoDB "
+        "returns: ReturnValuesOnConditionCheckFailure), ended ABORTED: nothing is left to "
+        "write. 2 before: the refused write, then the main row read (s23-found)",
+        1,
+    ),
+    Budget(
         "a failing step's end and the run's",
         1,
         "one transaction ends the step (attempt, duration entry, events) and the run FAILED "
@@ -244,6 +257,22 @@ def register_then_abort(execution_id: str, pipeline_execution_id: str, **_: Any)
     SCENARIO.inside[ABORT] = counter.take()
 
 
+def aborted_unseen(execution_id: str, **_: Any) -> None:
+    """While its step runs: its run ended ABORTED, as another process's abort ends it (the
+    step, the run and the steps' summaries in one write), with no stop reaching this runner
+    (the abort's signal came after the step's end)."""
+    container = SCENARIO.app.container
+    logs = StepSummaries(container.log_store())
+    at = container.clock().now()
+    end_run_and_steps(
+        container.execution_store(),
+        execution_id,
+        lambda run: run.abort(at, "", None),
+        summaries=logs,
+    )
+    SCENARIO.counter.take()
+
+
 def mark_then_fail(**_: Any) -> None:
     """A step that marks, as `mark` does, then fails: its end ends the run."""
     mark()
@@ -307,6 +336,7 @@ def counted(moto_dynamodb_tables: Any, tmp_path: Path) -> Iterator[dict[str, int
         )
         app.publish(_workflow("abort", *aborted))
         app.publish(_workflow("flaky", _step("flaky", "fail_once")))
+        app.publish(_workflow("unseen", _step("unseen", "aborted_unseen")))
         fails = (
             _step("fail-1", "mark"),
             _step("fail-2", "mark_then_fail"),
@@ -338,6 +368,11 @@ def counted(moto_dynamodb_tables: Any, tmp_path: Path) -> Iterator[dict[str, int
         _launch(app, "abort")
         counts.update(SCENARIO.inside)
         counts["the aborted step's end, by its runner"] = counter.take()
+
+        unseen = _launch(app, "unseen")
+        counts[UNSEEN] = counter.take()
+        assert app.get(unseen).status.value == "ABORTED"
+        counter.take()
 
         SCENARIO.marks = []
         _launch(app, "fails")

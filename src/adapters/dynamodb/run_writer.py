@@ -51,6 +51,7 @@ from adapters.run_records import (
     build_input_selection_record,
     execution_changed_attributes,
     lease_guard_values,
+    parse_execution_record,
 )
 from adapters.step_records import (
     STEP_STATUS,
@@ -64,7 +65,7 @@ from adapters.step_records import (
     task_execution_close_of,
 )
 from adapters.tables import RUN_ROW_TABLES, STEP_ROW_TABLES, ResourceKeys
-from application.ports.executions import EventNumberTakenError
+from application.ports.executions import EventNumberTakenError, Refused
 from domain.attempts import TaskExecution
 from domain.contention import pause_before_retry
 from domain.errors import (
@@ -393,22 +394,32 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
         _add_run_guard(request, change)
         return key, request
 
-    def _change_main_row(self, change: RunChange, events: Sequence[NewEvent]) -> bool:
+    def _change_main_row(self, change: RunChange, events: Sequence[NewEvent]) -> bool | Refused:
         """A write of the main row alone: one plain conditional update when it is no transition,
-        else a transaction with its events; False when the guard refused it."""
+        else a transaction with its events; refused, with the row as stored, when the guard
+        refused it."""
         execution_id = change.after.workflow_execution_id
         values, removed = execution_changed_attributes(change.before, change.after)
         key, request = self._execution_update(change, values, removed)
         not_found = ExecutionNotFoundError(execution_id)
         if not events:  # a lease, a sync stamp: no transition, no event, one plain update
-            return self._update_or_none(request, not_found) is not None
+            return self._update_or_refused(request, not_found)
         try:
             self._unit_of_work.transact(
                 execution_id, key, [("Update", None, request)], 0, events, not_found
             )
-        except TransactionRefusedError:
-            return False  # the guard did not hold: nothing written, its events neither
+        except TransactionRefusedError as refused:
+            # the guard did not hold: nothing written, its events neither
+            return self._refused(refused.main_row)
         return True
+
+    def _refused(self, main_row: Item | None) -> Refused:
+        """A refusal saying the main row's old image DynamoDB returned with it, if any (the
+        next write's counter guessed from it, as from any read of the row)."""
+        if main_row is None:
+            return Refused()
+        self._unit_of_work.main_row_read(main_row)
+        return Refused(parse_execution_record(self._whole(main_row)))
 
     # -- permanent delete ---------------------------------------------------------------------
 
@@ -522,7 +533,7 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
             self._main_keys.pop(next(iter(self._main_keys)))
         self._main_keys[workflow_execution_id] = key
 
-    def commit(self, write: RunWrite) -> bool:
+    def commit(self, write: RunWrite) -> bool | Refused:
         """RunWriter: the whole write as one TransactWriteItems, its events numbered by the
         run's counter. Past DynamoDB's 100 items a transaction is refused by the service, so a
         larger write is refused here (ValueError) before anything is sent: a run end closing
@@ -570,7 +581,7 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
             refused_step = step_at.get(refused.position)
             if refused_step is not None and not refused.reason.get("Item"):
                 raise PipelineExecutionNotFoundError(refused_step, run_id) from refused
-            return False
+            return self._refused(refused.main_row)
         return True
 
     def _main_row_actions(self, write: RunWrite, main_key: Mapping[str, str]) -> list[Action]:
@@ -715,18 +726,22 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
             actions.append(("Update", None, close))
         return actions
 
-    def _update_or_none(self, request: dict[str, Any], not_found: NotFoundError) -> Item | None:
-        """One conditional UpdateItem: the item as stored afterwards (ALL_NEW), or None when its
-        condition failed on an item that exists (ALL_OLD tells that from no item at all)."""
+    def _update_or_refused(
+        self, request: dict[str, Any], not_found: NotFoundError
+    ) -> bool | Refused:
+        """One conditional UpdateItem of the main row: True, or refused with the row as stored
+        when its condition failed on it (ALL_OLD tells that from no row at all)."""
         try:
-            response = self._client.update_item(**request, ReturnValues="ALL_NEW")
+            self._client.update_item(**request)
         except ClientError as exc:
             if error_code(exc) != "ConditionalCheckFailedException":
                 raise
-            if not exc.response.get("Item"):
+            response: Mapping[str, Any] = exc.response  # ALL_OLD's item, beside the error
+            stored = response.get("Item")
+            if not stored:
                 raise not_found from exc
-            return None
-        return from_wire(response["Attributes"])
+            return self._refused(from_wire(stored))
+        return True
 
     def _run_open_check(self, main_key: Mapping[str, str]) -> dict[str, Any]:
         table_name, _ = self._table(ResourceKeys.WORKFLOW_EXECUTIONS)

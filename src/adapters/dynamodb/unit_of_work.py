@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from adapters.dynamodb.codec import from_wire, to_wire
+from adapters.dynamodb.codec import Item, from_wire, to_wire
 from adapters.event_records import (
     LAST_SEQUENCE_NUMBER,
     SEQUENCE_NUMBER,
@@ -53,11 +53,26 @@ _MAIN_KEYS_KEPT = 1024
 
 class TransactionRefusedError(Exception):
     """A condition of the caller's own actions failed: nothing was written. `position` is that
-    action's index in the caller's list, `reason` its cancellation reason (with ALL_OLD)."""
+    action's index in the caller's list, `reason` its cancellation reason (with ALL_OLD);
+    `main_row` the main row as stored (decoded) when the caller's action on it failed its
+    condition too, the old image DynamoDB returned with the refusal (None: not known)."""
 
-    def __init__(self, position: int, reason: Mapping[str, Any]) -> None:
+    def __init__(
+        self, position: int, reason: Mapping[str, Any], main_row: Item | None = None
+    ) -> None:
         super().__init__(f"action {position}: {reason.get('Code')}")
-        self.position, self.reason = position, reason
+        self.position, self.reason, self.main_row = position, reason, main_row
+
+
+def _main_row_image(reasons: Sequence[Mapping[str, Any]], main_position: int | None) -> Item | None:
+    """The main row's old image in a refusal's reasons, when the caller's action on it (which
+    the counter joins) failed its condition; None when it has none there."""
+    if main_position is None or main_position >= len(reasons):
+        return None
+    reason = reasons[main_position]
+    if reason.get("Code") != "ConditionalCheckFailed" or not reason.get("Item"):
+        return None
+    return from_wire(reason["Item"])
 
 
 def _code(exc: ClientError) -> str:
@@ -113,8 +128,8 @@ def _counter_moved(
     stored = int(from_wire(old).get(LAST_SEQUENCE_NUMBER, 0))
     if stored != last:
         return stored
-    if main_position is not None:
-        raise TransactionRefusedError(main_position, counter) from exc
+    if main_position is not None:  # the caller's own condition on the main row failed
+        raise TransactionRefusedError(main_position, counter, from_wire(old)) from exc
     raise not_found from exc
 
 
@@ -285,7 +300,8 @@ class DynamoDbUnitOfWork:
                     if held is not None:
                         # refused whatever the number: no try again with the next one (an
                         # abort's end after its runner's: the step's guard, one request fewer)
-                        raise TransactionRefusedError(held, reasons[held]) from exc
+                        image = _main_row_image(reasons, main_position)
+                        raise TransactionRefusedError(held, reasons[held], image) from exc
                     # raises unless another writer took the number: then the next is taken
                     last = _counter_moved(exc, counter, last, main_position, not_found)
                     continue
@@ -302,7 +318,8 @@ class DynamoDbUnitOfWork:
                         raise
                     last = self._read_last(main_key, not_found)
                 elif refused < len(actions):
-                    raise TransactionRefusedError(refused, reasons[refused]) from exc
+                    image = _main_row_image(reasons, main_position)
+                    raise TransactionRefusedError(refused, reasons[refused], image) from exc
                 else:
                     repairs += 1
                     last = self._repair_counter(

@@ -22,6 +22,7 @@ from adapters.run_records import (
     build_input_selection_record,
     execution_changed_attributes,
     lease_guard_values,
+    parse_execution_record,
 )
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, GuardedRow
 from adapters.sqlite.statements import chunks, dump_json, json_path, load_item
@@ -37,6 +38,7 @@ from adapters.step_records import (
     task_execution_close_of,
 )
 from adapters.tables import RUN_ROW_TABLES, STEP_ROW_TABLES, ResourceKeys
+from application.ports.executions import Refused
 from domain.attempts import TaskExecution
 from domain.errors import (
     ExecutionAlreadyExistsError,
@@ -45,7 +47,7 @@ from domain.errors import (
     PipelineExecutionNotFoundError,
 )
 from domain.events import NewEvent
-from domain.execution import LaunchRecords, StepOutputs
+from domain.execution import LaunchRecords, StepOutputs, WorkflowExecution
 from domain.statuses import OPEN_EXECUTION_STATUSES, StepStatus, is_terminal
 
 if TYPE_CHECKING:  # a list writes no run: it imports none of the run lifecycle's writes
@@ -78,7 +80,12 @@ _RunStates = dict[str, bool]
 
 
 class _Refused(Exception):
-    """A guard of a run's write failed: raised inside its transaction to roll it back."""
+    """A guard of a run's write failed: raised inside its transaction to roll it back;
+    `main_row` the main row as read in refusing, when a guard on it refused."""
+
+    def __init__(self, main_row: WorkflowExecution | None = None) -> None:
+        super().__init__()
+        self.main_row = main_row
 
 
 class SqliteRunWriter(SqliteStoreBase):
@@ -130,10 +137,11 @@ class SqliteRunWriter(SqliteStoreBase):
             if not self._insert_attempt(connection, attempt):
                 raise ExecutionAlreadyExistsError(execution_id)
 
-    def _change_main_row_in(self, connection: sqlite3.Connection, change: RunChange) -> bool:
+    def _change_main_row_in(self, connection: sqlite3.Connection, change: RunChange) -> None:
         """The main row's change inside the caller's write transaction (a run's write): what
-        `change.after` changes from `change.before`, while the stored row meets its guard; False
-        (nothing written) when it does not."""
+        `change.after` changes from `change.before`, while the stored row meets its guard;
+        _Refused with the row as stored when it does not (read in place of a look that it is
+        there: no statement more)."""
         execution, guard = change.after, change.guard
         values, removed = execution_changed_attributes(change.before, execution)
         self._bodies.put([values])
@@ -143,13 +151,15 @@ class SqliteRunWriter(SqliteStoreBase):
         changed = connection.execute(
             sql, (*parameters, *key, *statuses, *_guard_parameters(change))
         ).rowcount
-        if not changed:
-            if connection.execute(self._sql.execution_status.exists, key).fetchone() is None:
-                raise ExecutionNotFoundError(execution.workflow_execution_id)
-            return False
-        return True
+        if changed:
+            return
+        found = connection.execute(self._sql.execution_by_id, key[:1]).fetchone()
+        stored = None if found is None else parse_execution_record(self._whole(load_item(found[0])))
+        if stored is None or stored.workflow_key != execution.workflow_key:
+            raise ExecutionNotFoundError(execution.workflow_execution_id)
+        raise _Refused(stored)
 
-    def commit(self, write: RunWrite) -> bool:
+    def commit(self, write: RunWrite) -> bool | Refused:
         """RunWriter: the whole write in one transaction, rolled back when a guard refuses."""
         self._ensure_attempts_table()  # the attempts, cost and approval tables are newer
         self._unit_of_work.ensure_table()
@@ -177,8 +187,7 @@ class SqliteRunWriter(SqliteStoreBase):
                 if write.step_lists is not None:
                     self._step_lists_in(connection, write.step_lists)
                 if write.change is not None:
-                    if not self._change_main_row_in(connection, write.change):
-                        raise _Refused
+                    self._change_main_row_in(connection, write.change)
                 elif run_id not in runs and (
                     connection.execute(self._sql.run_state, (run_id,)).fetchone() is None
                 ):  # (a move that held while the run is open has seen its main row)
@@ -191,8 +200,8 @@ class SqliteRunWriter(SqliteStoreBase):
                 if logs:
                     connection.executemany(self._sql.logs.upsert, self._sql.logs.rows(logs))
                 self._unit_of_work.append_in(connection, run_id, write.events)
-        except _Refused:
-            return False  # leaving write() with it rolled everything back
+        except _Refused as refused:
+            return Refused(refused.main_row)  # leaving write() with it rolled everything back
         return True
 
     def _step_row_in(self, connection: sqlite3.Connection, row: StepRow) -> None:

@@ -233,15 +233,35 @@ class ExecutionQueries(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """RunWriter.commit's answer when a guard refused the write: false, as the False it stands
+    for. `main_row`: the run's main row as stored, when the store had it with its refusal (a
+    guard on that row refused and the store read the row in refusing: DynamoDB's old image of
+    it); None: not known, the caller reads it if it needs it."""
+
+    main_row: WorkflowExecution | None = None
+
+    def __bool__(self) -> bool:
+        return False
+
+
+def refused_main_row(answer: bool | Refused) -> WorkflowExecution | None:
+    """The main row a refusal said (RunWriter.commit's answer), None when it said none."""
+    return answer.main_row if isinstance(answer, Refused) else None
+
+
 class RunWriter(Protocol):
     """A run's transition as one write (domain.run_write): on SQLite one transaction, on
     DynamoDB one TransactWriteItems, numbering the write's events after the run's last."""
 
-    def commit(self, write: RunWrite) -> bool:
-        """Write all of `write`, or nothing. True written; False when a guard refused it (the
-        main row's, a step's expected status, the run not open, an attempt number taken or not
-        running, a cost entry or approval id taken, an approval not pending): the caller reads
-        again and decides again. ExecutionNotFoundError when the run has no main row;
+    def commit(self, write: RunWrite) -> bool | Refused:
+        """Write all of `write`, or nothing. True written; false (False, or a Refused saying
+        the main row as stored) when a guard refused it (the main row's, a step's expected
+        status, the run not open, an attempt number taken or not running, a cost entry or
+        approval id taken, an approval not pending): the caller reads again and decides again,
+        the main row alone not again when the refusal says it. ExecutionNotFoundError when the
+        run has no main row;
         ExecutionAlreadyExistsError when a launch's write (`RunWrite.launching`) finds its id
         taken; ValueError when the write is larger than one atomic write holds (DynamoDB: 100
         items, events included); nothing written in either case."""

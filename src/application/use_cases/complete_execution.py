@@ -9,7 +9,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from application.output_folder import relative_path, unrecorded_outputs, writing_attempt
-from application.ports.executions import ExecutionStore
+from application.ports.executions import ExecutionStore, refused_main_row
 from application.ports.files import AssetCatalog, LogStore, ObjectStore, StoredObject
 from application.ports.logs import RunLogSource
 from application.ports.system import Clock
@@ -246,20 +246,24 @@ class CompleteExecution:
 
         if known is None:
             return commit_decided(self._store, read, decide, first)
-        if self._store.commit(first):
+        answer = self._store.commit(first)
+        if answer:
             return first, None
-        # another writer moved the run first (an abort, most often): its main row says how
-        seen = self._as_its_main_row_says(run_id, known)
+        # another writer moved the run first (an abort, most often): its main row says how,
+        # as the refusal said it (DynamoDB's old image) or read
+        seen = self._as_its_main_row_says(run_id, known, refused_main_row(answer))
         if isinstance(seen, LastStepFinished):
             return seen
         return commit_decided(self._store, read, decide, decide(seen))
 
-    def _as_its_main_row_says(self, run_id: str, known: Run) -> Run | LastStepFinished:
-        """The main row alone read, as the runner's end needs it when another writer moved it
-        since the runner knew it: ended ABORTED, the end's write left nothing to write (the
-        answer); open, the run to decide on, that row with the steps as known (their guards
-        stand); ended otherwise, the run read whole."""
-        execution = self._store.get_execution(run_id)
+    def _as_its_main_row_says(
+        self, run_id: str, known: Run, stored: WorkflowExecution | None = None
+    ) -> Run | LastStepFinished:
+        """The main row alone (`stored`, or read), as the runner's end needs it when another
+        writer moved it since the runner knew it: ended ABORTED, the end's write left nothing
+        to write (the answer); open, the run to decide on, that row with the steps as known
+        (their guards stand); ended otherwise, the run read whole."""
+        execution = self._store.get_execution(run_id) if stored is None else stored
         if _aborted_with_its_summaries(execution, known):
             return LastStepFinished(step_status=StepStatus.ABORTED, execution=execution)
         if execution.is_terminal:

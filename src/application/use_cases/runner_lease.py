@@ -67,4 +67,4 @@ class RunnerLease:
     def renew(self, workflow_execution_id: str, owner: str) -> bool:
         execution = self._store.get_execution(workflow_execution_id)
         change = Run(execution=execution).renew_lease(owner, self._clock.now(), self._duration)
-        return self._store.commit(RunWrite.of(workflow_execution_id, change=change))
+        return bool(self._store.commit(RunWrite.of(workflow_execution_id, change=change)))
