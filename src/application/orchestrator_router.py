@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the port's types annotate only: a list of ended runs asks n
         OrchestratorExecution,
         RunnerLiveness,
         StateMachineDescription,
+        Stopped,
     )
     from domain.run import Run
 
@@ -100,9 +101,7 @@ class OrchestratorRouter:
             self._liveness[name] = self._liveness_factories[name]()
         return self._liveness[name].lost_runner(execution)
 
-    def stop_execution(
-        self, execution: WorkflowExecution, error: str, cause: str
-    ) -> tuple[str, ...]:
+    def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> Stopped:
         return self._for(execution).stop_execution(execution, error, cause)
 
     def redrive_execution(

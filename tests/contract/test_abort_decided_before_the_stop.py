@@ -9,9 +9,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from application.ports.files import StepLogTap
+from application.ports.orchestration import Stopped
 from application.use_cases.abort_execution import AbortExecution, AbortExecutionCommand
 from domain.execution import WorkflowExecution
 from domain.run import first_start
@@ -29,15 +32,14 @@ class _Clock:
 
 class _RunnerEndingItsStep:
     """An orchestrator whose runner, told to stop, ends its running step itself (at minute 2),
-    and with it the run ABORTED in one write when `with_the_run` (a worker the abort waits for);
-    the store too, counting the runs read."""
+    and with it the run ABORTED in one write when `with_the_run` (a worker the abort waits for:
+    the stop says so when `says_done`); the store too, counting the runs read and the writes."""
 
-    def __init__(self, store: Any, with_the_run: bool = False) -> None:
-        self._store, self._with_the_run, self.runs_read = store, with_the_run, 0
+    def __init__(self, store: Any, with_the_run: bool = False, says_done: bool = False) -> None:
+        self._store, self._with_the_run, self._says_done = store, with_the_run, says_done
+        self.runs_read = self.commits = 0
 
-    def stop_execution(
-        self, execution: WorkflowExecution, error: str, cause: str
-    ) -> tuple[str, ...]:
+    def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> Stopped:
         run = self._store.get_run(execution.workflow_execution_id)
         move = run.finish_step(FIRST, StepStatus.FAILED, "killed", at(2))
         assert move is not None
@@ -47,11 +49,15 @@ class _RunnerEndingItsStep:
         assert self._store.commit(
             RunWrite.of(execution.workflow_execution_id, moves=moves, change=change)
         )
-        return ()
+        return Stopped(runner_done=self._says_done)
 
     def get_run(self, *args: Any) -> Any:  # the store's, counted
         self.runs_read += 1
         return self._store.get_run(*args)
+
+    def commit(self, write: RunWrite) -> Any:  # the store's, counted
+        self.commits += 1
+        return self._store.commit(write)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
@@ -95,14 +101,17 @@ def test_a_step_the_runner_ended_during_the_stop_keeps_its_end(
     assert summaries_of(execution_store, "e1") == {FIRST: "ABORTED", SECOND: "ABORTED"}
 
 
+@pytest.mark.parametrize("says_done", [False, True], ids=["refused-end", "runner-done"])
 def test_a_run_the_runner_ended_during_the_stop_is_answered_from_its_main_row(
-    execution_store: Any, tmp_path: Path
+    execution_store: Any, tmp_path: Path, says_done: bool
 ) -> None:
-    """The abort's end, refused, reads the main row alone: ended by the runner, that row is the
-    answer, with no read of the run and nothing written."""
+    """The abort's end, refused, takes the main row its refusal says, or reads it alone: ended
+    by the runner, that row is the answer, with no read of the run and nothing written. When
+    the stop says another process's runner is done, the main row is read before any end is
+    written: ended, the answer, and no end is tried (the request its one write)."""
     write_launch(execution_store, a_launch("e1"))
     assert execution_store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
-    runner = _RunnerEndingItsStep(execution_store, with_the_run=True)
+    runner = _RunnerEndingItsStep(execution_store, with_the_run=True, says_done=says_done)
     abort = AbortExecution(
         runner,  # type: ignore[arg-type]  # the store, counting the runs read
         runner,  # type: ignore[arg-type]  # only stop is asked
@@ -119,6 +128,7 @@ def test_a_run_the_runner_ended_during_the_stop_is_answered_from_its_main_row(
     assert result.execution.status is stored.status is ExecutionStatus.ABORTED
     assert result.execution.execution_stop_date == stored.execution_stop_date  # the runner's
     assert runner.runs_read == 0
+    assert runner.commits == (1 if says_done else 2)  # the request; its end, refused
     run = execution_store.get_run("e1")
     # as the runner wrote it, at its time
     assert [(s.status, s.stop_date) for s in run.steps] == [

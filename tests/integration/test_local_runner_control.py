@@ -19,6 +19,7 @@ import pytest
 
 from adapters.local.processes_on_host import HOST
 from adapters.local.supervisor import RunFolder
+from application.ports.orchestration import Stopped
 from domain.errors import RUNNER_LOST_ERROR, ConflictError
 from domain.execution import WorkflowExecution
 from domain.redrive import local_history_event_count
@@ -348,8 +349,10 @@ def test_stop_from_another_process_ends_a_detached_worker_and_its_command_steps(
         mode="detached", detached_command=worker, grace_seconds=0.5, watch_seconds=0.05
     )
 
-    elsewhere.stop_execution(_stored(harness, "exec-group"), "wfx.Aborted", "by the test")
+    stopped = elsewhere.stop_execution(_stored(harness, "exec-group"), "wfx.Aborted", "by the test")
 
+    # killed, not done of itself: the caller is not told to look for an end it never wrote
+    assert not stopped.runner_done
     assert launcher.join("exec-group", timeout=20)
     assert launcher._processes == {}
     wait_until(lambda: _process_gone(child_pid))
@@ -390,8 +393,9 @@ def test_stopping_a_run_that_is_not_running_changes_nothing(harness: Harness) ->
     harness.launch("exec-idle", version)
     runner = harness.runner()
 
-    runner.stop_execution(_stored(harness, "exec-idle"), "wfx.Aborted", "nothing to stop")
+    stopped = runner.stop_execution(_stored(harness, "exec-idle"), "wfx.Aborted", "nothing to stop")
 
+    assert stopped == Stopped()  # no runner anywhere: nothing left alive, none done
     assert harness.reporter.calls == []
     assert harness.status_of("exec-idle") is ExecutionStatus.RUNNING
 

@@ -21,6 +21,7 @@ from application.ports.orchestration import (
     OrchestratorReadError,
     StateMachineDescription,
     StateMachineTakenError,
+    Stopped,
     TaskCallbacks,
 )
 from domain.approvals import CANCELLED_ERROR, ApprovalRequest, ApprovalStatus
@@ -225,13 +226,11 @@ class StepFunctionsOrchestrator:
     def lost_runner(self, execution: WorkflowExecution) -> None:
         return None  # only DescribeExecution tells, under the 30-second rule
 
-    def stop_execution(
-        self, execution: WorkflowExecution, error: str, cause: str
-    ) -> tuple[str, ...]:
+    def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> Stopped:
         if not execution.execution_arn:
             if execution.orchestrator != self.name:
                 raise ConflictError(_not_ours(execution, self.name))
-            return ()  # its start failed before Step Functions gave an ARN: nothing to stop
+            return Stopped()  # its start failed before Step Functions gave an ARN: nothing to stop
         try:
             # stopping a run that has already ended is accepted, and changes nothing
             self._client.stop_execution(
@@ -242,7 +241,7 @@ class StepFunctionsOrchestrator:
         except ClientError as failure:
             if _error_code(failure) != "ExecutionDoesNotExist":
                 raise
-        return ()
+        return Stopped()
 
     def redrive_execution(
         self, execution: WorkflowExecution, client_token: str, known: Run | None = None

@@ -75,6 +75,7 @@ from application.ports.orchestration import (
     OrchestratorExecution,
     RunReporter,
     StateMachineDescription,
+    Stopped,
 )
 from application.ports.workflows import WorkflowCatalog
 from domain.approvals import (
@@ -367,13 +368,12 @@ class LocalRunner:
             return process.returncode
         return self._exit_codes.get(execution_id)
 
-    def stop_execution(
-        self, execution: WorkflowExecution, error: str, cause: str
-    ) -> tuple[str, ...]:
+    def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> Stopped:
         """Stop the run's processes: its command steps' groups at once (SIGTERM, SIGKILL after
         the grace period); its runner, which sees the abort request, ends the run within a
         watch interval - a detached worker that does not is stopped with its group. The
-        stored statuses are the caller's to write; the warnings name what is left alive."""
+        stored statuses are the caller's to write; the warnings name what is left alive, and
+        `runner_done` says another process's runner ended its part of itself."""
         execution_id = execution.workflow_execution_id
         self._check_ours(execution)
         live = self._live.get(execution_id)
@@ -386,13 +386,16 @@ class LocalRunner:
         if thread is not None and thread is not threading.current_thread():
             thread.join(self._grace + self._watch)
         elif record is not None and record.running() and record.pid != os.getpid():
-            warnings += self._wait_for_runner(execution, record)
-        return tuple(warnings)
+            return self._wait_for_runner(execution, record, tuple(warnings))
+        return Stopped(tuple(warnings))
 
-    def _wait_for_runner(self, execution: WorkflowExecution, record: ProcessRecord) -> list[str]:
+    def _wait_for_runner(
+        self, execution: WorkflowExecution, record: ProcessRecord, warnings: tuple[str, ...]
+    ) -> Stopped:
         """Another process runs the run: it sees the abort request within a watch interval and
-        ends the run. A detached worker is waited for until it has exited, and stopped with its
-        group if it does not; a foreground `wfx run` until it has recorded the end.
+        ends the run. A detached worker is waited for until it has exited (done), and stopped
+        with its group if it does not; a foreground `wfx run` until it has recorded the end or
+        exited (done); `warnings` the stop's so far.
 
         A worker that had not taken the run when the abort was recorded (no lease on the row
         the caller holds) is stopped at once: from the request on it starts no step, and all it
@@ -401,29 +404,31 @@ class LocalRunner:
         execution_id = execution.workflow_execution_id
         detached = record.mode == "detached"
         if detached and execution.runner_lease is None:
-            return self._stop_worker(execution_id, record, grace_seconds=0.0)
+            # killed before it ran anything: it ended nothing
+            return Stopped(warnings + self._stop_worker(execution_id, record, grace_seconds=0.0))
         bound = self._grace + 2 * self._watch
         if detached:
             if record.gone_within(bound):
                 self._reap(execution_id)
-                return []
-            return self._stop_worker(execution_id, record, self._grace)
+                return Stopped(warnings, runner_done=True)
+            return Stopped(warnings + self._stop_worker(execution_id, record, self._grace))
         deadline = time.monotonic() + bound
         while record.running() and not self._store.get_execution(execution_id).is_terminal:
             if time.monotonic() >= deadline:
-                return [
+                left = (
                     f"the local runner (pid {record.pid}) has not ended its run yet: its step "
                     "is still finishing, and nothing more of the run will start"
-                ]
+                )
+                return Stopped((*warnings, left))
             time.sleep(0.02)
-        return []
+        return Stopped(warnings, runner_done=True)
 
     def _stop_worker(
         self, execution_id: str, record: ProcessRecord, grace_seconds: float
-    ) -> list[str]:
+    ) -> tuple[str, ...]:
         left = stop_group(record.pid, grace_seconds)
         self._reap(execution_id)
-        return [f"local worker {describe(stat)} still running after SIGKILL" for stat in left]
+        return tuple(f"local worker {describe(stat)} still running after SIGKILL" for stat in left)
 
     def _reap(self, execution_id: str) -> None:
         process = self._processes.get(execution_id)

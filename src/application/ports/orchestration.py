@@ -20,6 +20,18 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class Stopped:
+    """What an orchestrator's stop found. `warnings`: a warning naming each process it could not
+    see end; `runner_done`: another process ran the run and the stop saw it done with it (a
+    detached worker exited of itself, a foreground `wfx run` recorded the end or exited): it
+    ends the run before it exits unless it was killed, so its end is most often stored and the
+    caller reads the main row before deciding an end of its own."""
+
+    warnings: tuple[str, ...] = ()
+    runner_done: bool = False
+
+
+@dataclass(frozen=True)
 class OrchestratorExecution:
     """What the orchestrator says about a run (Step Functions DescribeExecution, seed 001)."""
 
@@ -129,10 +141,8 @@ class Orchestrator(RunnerLiveness, Protocol):
         """The orchestrator's view of the run; None when it has never heard of it."""
         ...
 
-    def stop_execution(
-        self, execution: WorkflowExecution, error: str, cause: str
-    ) -> tuple[str, ...]:
-        """Stop the run; a warning naming each process it could not see end (none: ())."""
+    def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> Stopped:
+        """Stop the run; what the stop found (Stopped)."""
         ...
 
     def resume_execution(self, execution: WorkflowExecution, approval: ApprovalRequest) -> None:

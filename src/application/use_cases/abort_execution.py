@@ -94,7 +94,16 @@ class AbortExecution:
         run = Run(execution=execution, steps=steps, attempts=tuple(attempts))
         warnings = stop_sub_processes(self._sub_processes, self._store, steps, self._clock.now())
         cause = execution.abort_cause or command.cause
-        warnings += self._orchestrator.stop_execution(execution, ABORT_ERROR, cause)
+        stopped = self._orchestrator.stop_execution(execution, ABORT_ERROR, cause)
+        warnings += stopped.warnings
+        if stopped.runner_done:
+            # another process ran the run and is done: it ended the run before it exited (told
+            # by the request or by its step's signal), unless killed; its main row says. Ended,
+            # the answer; else the end is decided on that row (the steps' guards stand)
+            current = self._store.get_execution(execution_id)
+            if current.is_terminal:
+                return AbortResult(execution=current, warnings=warnings)
+            run = run.with_main_row(current)
         # read after the stop: what the orchestrator logged until then is in it
         log, log_object_key, tails = fitted_run_log(self._objects, self._run_logs, execution)
         now = self._clock.now()
