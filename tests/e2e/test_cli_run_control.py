@@ -171,6 +171,7 @@ def test_kill_9_of_a_foreground_run_stops_its_step_and_the_run_ends_runner_lost(
     assert run.returncode == -signal.SIGKILL
     _assert_no_traceback("wfx run", stderr)
     _assert_ended(stage.wfx, execution_id, "FAILED", "wfx.RunnerLost: the local runner (wfx in")
+    _assert_summaries_of_the_lost_run(stage.wfx, execution_id)
     # nothing wrote an abort: the step's guard saw its parent die and stopped its group
     gone_at = wait_until_nothing_is_left(execution_id, {"the registered sleep": sleeper})
     _assert_a_redrive_succeeds_one_copy_at_a_time(stage, execution_id, gone_at)
@@ -203,6 +204,7 @@ def kill_9_of_a_detached_worker(wfx: Wfx) -> tuple[str, float]:
     _assert_no_traceback("the worker", _runner_log(wfx, execution_id))
     # the lease (30 s) and the interval (30 s) far from over: the worker's record tells
     _assert_ended(wfx, execution_id, "FAILED", "wfx.RunnerLost: the local runner (worker, pid")
+    _assert_summaries_of_the_lost_run(wfx, execution_id)
     return execution_id, gone_at
 
 
@@ -260,6 +262,17 @@ def _assert_ended(wfx: Wfx, execution_id: str, status: str, error: str) -> None:
     assert first["executionStatus"] == status, first
     assert first["errorMessage"].startswith(error), first
     assert second["executionStartDate"] == "", second
+
+
+def _assert_summaries_of_the_lost_run(wfx: Wfx, execution_id: str) -> None:
+    """The lost runner's end (the read's) wrote the steps' summary logs in its one write, as
+    every run's end does: each step's, saying the status the end left it in; nobody else writes
+    them (the runner is gone)."""
+    details = wfx.json("executions", "show", execution_id)
+    steps = _steps(details)
+    said = [[log["status"] for log in step["logs"]] for step in steps]
+    assert said == [[step["executionStatus"]] for step in steps], said
+    assert said[0] == ["FAILED"], said
 
 
 def _assert_a_redrive_succeeds_one_copy_at_a_time(

@@ -197,12 +197,14 @@ class ReconcileExecution:
         now: datetime,
         gone: OrchestratorExecution | None = None,
     ) -> WorkflowExecution:
-        """End the run FAILED wfx.RunnerLost with its open steps, stopping what they registered.
-        `gone`: the orchestrator saw the run's runner end (its error and cause), holding the
-        lease as read or, before any runner took one, with none; None: the lease expired.
-        Liveness was asked first and the run is read after, so an end the runner recorded
-        before it exited is read here and stands."""
+        """End the run FAILED wfx.RunnerLost with its open steps, stopping what they registered;
+        the end's one write carries the steps' summaries, as every run's end does (the runner is
+        gone: nobody else writes them). `gone`: the orchestrator saw the run's runner end (its
+        error and cause), holding the lease as read or, before any runner took one, with none;
+        None: the lease expired. Liveness was asked first and the run is read after, so an end
+        the runner recorded before it exited is read here and stands."""
         from application.run_writes import end_run_and_steps
+        from application.step_summaries import StepSummaries, fitted_run_log
         from application.sub_process_stops import stop_sub_processes
 
         owner = _lease_owner(execution)
@@ -218,7 +220,8 @@ class ReconcileExecution:
             step.status is StepStatus.RUNNING and step.registered_sub_executions
             for step in run.steps
         )
-        log, log_object_key = self._fit_log(execution)
+        # the step logs' tails kept as the run log is read: the summaries read none again
+        log, log_object_key, tails = fitted_run_log(self._objects, self._log_source(), execution)
 
         def decide(read: Run) -> RunEnd | None:
             if gone is None:
@@ -231,6 +234,7 @@ class ReconcileExecution:
             decide,
             first=None if stopped else run,
             durations=self._durations,
+            summaries=StepSummaries(self._logs, tails),
         )
         return ended
 
@@ -263,17 +267,27 @@ class ReconcileExecution:
 
     def _fit_log(self, execution: WorkflowExecution) -> tuple[str, str | None]:
         from application.run_log import fit_run_log
-        from application.run_log_sources import LocalRunLog
 
-        pieces = (self._run_logs or LocalRunLog(self._logs)).run_log_pieces(execution)
+        pieces = self._log_source().run_log_pieces(execution)
         return fit_run_log(self._objects, execution.workflow_execution_id, pieces)
 
+    def _log_source(self) -> RunLogSource:
+        from application.run_log_sources import LocalRunLog
+
+        return self._run_logs or LocalRunLog(self._logs)
+
     def _save(self, change: RunChange) -> WorkflowExecution:
+        from application.ports.executions import refused_main_row
         from domain.run_write import RunWrite
 
-        if self._store.commit(RunWrite.of(change.after.workflow_execution_id, change=change)):
+        answer = self._store.commit(RunWrite.of(change.after.workflow_execution_id, change=change))
+        if answer:
             return change.after
-        # Something else wrote the row since it was read (a callback, another read): theirs wins.
+        # Something else wrote the row since it was read (a callback, another read): theirs wins,
+        # as the refusal says it, or read.
+        said = refused_main_row(answer)
+        if said is not None:
+            return said
         return self._store.get_execution(change.before.workflow_execution_id)
 
 
