@@ -12,7 +12,7 @@ from typing import Any
 from adapters.compact_json import encode_compact
 from adapters.item_budget import Record
 from adapters.records import format_date, join_key, parse_date, row_parser
-from domain.costs import CostLedgerEntry
+from domain.costs import CostLedgerEntry, validated_entry
 
 Item = dict[str, Any]
 
@@ -75,7 +75,7 @@ def _decimal(item: Item, name: str) -> Decimal | None:
 
 @row_parser("WfxCostLedgerTable", "workflowExecutionId", "entryKey")
 def parse_cost_ledger_record(item: Item) -> CostLedgerEntry:
-    return CostLedgerEntry(
+    return validated_entry(
         entry_id=item["entryId"],
         workflow_execution_id=item[PARTITION],
         pipeline_execution_id=item["pipelineExecutionId"],

@@ -18,8 +18,9 @@ from domain.costs import (
     CostSource,
     RateCard,
     priced,
+    validated_entry,
 )
-from domain.derived import aware, derived
+from domain.derived import aware
 from domain.errors import InvalidInputError, PipelineExecutionNotFoundError
 from domain.execution import LaunchRecords, WorkflowExecution
 
@@ -133,7 +134,7 @@ def build_entry(
     """The entry, priced: the reporter's price wins; else the rate card's for the unit; else
     unpriced (its quantity still counts)."""
     fields = _entry_fields(context, pipeline_execution_id, attempt, usage, rates, entry_id, at)
-    return CostLedgerEntry(**fields, source=source, supersedes=supersedes)
+    return validated_entry(**fields, source=source, supersedes=supersedes)
 
 
 def duration_entry(
@@ -146,18 +147,19 @@ def duration_entry(
     entry_id: str,
     at: datetime,
 ) -> CostLedgerEntry:
-    """The runner's own entry of how long an attempt ran, priced by the rate card, derived
-    without validation (domain.derived): its id and unit are ours and fit their patterns, its
-    seconds come from `seconds_between` (finite, never negative), a rate card's price was
-    validated as it was read (and always has a currency), the run's ids and assets are the
-    valid run's; the attempt number and the moment are checked here."""
+    """The runner's own entry of how long an attempt ran, priced by the rate card, built
+    without validation (domain.derived.written_record): its id and unit are ours and fit their
+    patterns, its seconds come from `seconds_between` (finite, never negative), a rate card's
+    price was validated as it was read (and always has a currency), the run's ids and assets
+    are the valid run's; the attempt number and the moment are checked here, the rule across
+    fields by the entry itself."""
     if attempt < 1:
         raise ValueError(f"attempt: {attempt} is below 1")
     usage = Usage(quantity=seconds, unit=DURATION_UNIT, kind=CostKind.DURATION)
     fields = _entry_fields(
         context, pipeline_execution_id, attempt, usage, rates, entry_id, aware(at, "recordedAt")
     )
-    return derived(CostLedgerEntry, **fields, source=CostSource.RUNNER)
+    return CostLedgerEntry(**fields, source=CostSource.RUNNER)
 
 
 def _entry_fields(

@@ -7,14 +7,23 @@ and amounts of different currencies are never added together.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Iterable, Mapping
 from datetime import date
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    field_validator,
+)
 
+from domain.derived import written_record
 from domain.errors import ConflictError, InvalidInputError, NotFoundError
 
 DURATION_UNIT = "seconds"
@@ -81,30 +90,36 @@ class CostEntrySupersededError(ConflictError):
     """A correction names an entry that another correction replaced already."""
 
 
-class CostLedgerEntry(BaseModel):
+@written_record
+class CostLedgerEntry:
     """One line of the ledger: a quantity of a unit used by one attempt of one step, priced or
-    not (an unpriced entry keeps its quantity; only priced ones add to amounts)."""
+    not (an unpriced entry keeps its quantity; only priced ones add to amounts).
 
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+    A written record (domain.derived.written_record): the runner's own entries are built from
+    valid values without validation; values that come in (a report, an import, a row read
+    back) are validated by `validated_entry`, through the annotations below. The rule across
+    fields holds for every entry, however built."""
 
-    entry_id: str = Field(pattern=ENTRY_ID_PATTERN)
-    workflow_execution_id: str = Field(min_length=1)
-    pipeline_execution_id: str = Field(min_length=1)
-    attempt: int = Field(ge=1)
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
+    entry_id: Annotated[str, Field(pattern=ENTRY_ID_PATTERN)]
+    workflow_execution_id: Annotated[str, Field(min_length=1)]
+    pipeline_execution_id: Annotated[str, Field(min_length=1)]
+    attempt: Annotated[int, Field(ge=1)]
     workflow_database_id: str
     workflow_id: str
     execution_group_id: str | None = None
     asset_keys: tuple[str, ...] = ()  # `databaseId:assetId` of the run's inputs and its output
     kind: CostKind
-    quantity: Decimal = Field(ge=0)
-    unit: str = Field(pattern=UNIT_PATTERN)
-    unit_price: Decimal | None = Field(default=None, ge=0)
-    currency: str | None = Field(default=None, pattern=CURRENCY_PATTERN)
+    quantity: Annotated[Decimal, Field(ge=0)]
+    unit: Annotated[str, Field(pattern=UNIT_PATTERN)]
+    unit_price: Annotated[Decimal | None, Field(ge=0)] = None
+    currency: Annotated[str | None, Field(pattern=CURRENCY_PATTERN)] = None
     amount: Decimal | None = None
     basis: CostBasis
     source: CostSource
     recorded_at: AwareDatetime
-    supersedes: str | None = Field(default=None, pattern=ENTRY_ID_PATTERN)
+    supersedes: Annotated[str | None, Field(pattern=ENTRY_ID_PATTERN)] = None
 
     @field_validator("quantity", "unit_price", "amount")
     @classmethod
@@ -113,8 +128,7 @@ class CostLedgerEntry(BaseModel):
             raise ValueError("must be a finite number")
         return value
 
-    @model_validator(mode="after")
-    def _priced_in_one_currency(self) -> CostLedgerEntry:
+    def __post_init__(self) -> None:
         # A bill's amount may be rounded, so it is not checked against quantity x unitPrice;
         # entries priced here get amount = quantity x unitPrice (see `priced`).
         if self.currency is None and (self.unit_price is not None or self.amount is not None):
@@ -123,7 +137,6 @@ class CostLedgerEntry(BaseModel):
             raise ValueError("amount: an entry with a currency needs its amount")
         if self.supersedes == self.entry_id:
             raise ValueError("supersedes: an entry cannot replace itself")
-        return self
 
     @property
     def workflow_key(self) -> str:
@@ -132,6 +145,18 @@ class CostLedgerEntry(BaseModel):
     @property
     def recorded_day(self) -> date:
         return self.recorded_at.date()
+
+
+def validated_entry(**fields: Any) -> CostLedgerEntry:
+    """An entry of values that come in (a report, an import, a row read back): pydantic's
+    ValidationError naming the field and the rule when one breaks it."""
+    return _as_validated_entry().validate_python(fields)
+
+
+@functools.cache
+def _as_validated_entry() -> TypeAdapter[CostLedgerEntry]:
+    """The validation of an entry by its annotations (built on first use)."""
+    return TypeAdapter(CostLedgerEntry)
 
 
 def priced(quantity: Decimal, price: Decimal | None) -> Decimal | None:

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from application.use_cases.summarize_costs import CostSummaryResult
 from domain.costs import CostLedgerEntry, CostSummaryRow
+from domain.derived import written_fields
 from entrypoints.responses import Response
 
 
@@ -46,19 +47,16 @@ class CostEntryResponse(Response):
 
     @classmethod
     def of(cls, entry: CostLedgerEntry) -> CostEntryResponse:
-        return cls(
-            **entry.model_dump(
-                exclude={"quantity", "unit_price", "amount", "kind", "basis", "source"}
-                | {"recorded_at"}
-            ),
-            kind=entry.kind.value,
-            quantity=plain(entry.quantity),
-            unit_price=_optional(entry.unit_price),
-            amount=_optional(entry.amount),
-            basis=entry.basis.value,
-            source=entry.source.value,
-            recorded_at=entry.recorded_at.isoformat().replace("+00:00", "Z"),
-        )
+        as_text = {
+            "kind": entry.kind.value,
+            "quantity": plain(entry.quantity),
+            "unit_price": _optional(entry.unit_price),
+            "amount": _optional(entry.amount),
+            "basis": entry.basis.value,
+            "source": entry.source.value,
+            "recorded_at": entry.recorded_at.isoformat().replace("+00:00", "Z"),
+        }
+        return cls(**(written_fields(entry) | as_text))
 
 
 class CostEntriesResponse(Response):

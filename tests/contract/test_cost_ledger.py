@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -67,7 +68,7 @@ def test_an_unpriced_entry_without_group_or_correction_reads_back_without_them(
     cost_ledger: CostLedger,
 ) -> None:
     entry = an_entry("e1", kind=CostKind.DURATION, unit="seconds", unit_price=None)
-    entry = entry.model_copy(update={"currency": None, "amount": None})
+    entry = replace(entry, currency=None, amount=None)
 
     cost_ledger.append([entry])
 

@@ -248,7 +248,7 @@ def test_a_finish_whose_cost_entry_exists_writes_nothing(
     running = moved(store, start())
     earlier = a_duration_entry("e1")
     ledger.append([earlier])
-    again = earlier.model_copy(update={"quantity": Decimal("9")})
+    again = replace(earlier, quantity=Decimal("9"))
 
     assert moved(store, replace(finish(), cost_entries=(again,))) is None
 

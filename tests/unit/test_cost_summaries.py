@@ -22,6 +22,7 @@ from domain.costs import (
     QuantityTotal,
     check_supersedes,
     summarize,
+    validated_entry,
 )
 
 
@@ -44,7 +45,7 @@ def entry(entry_id: str, quantity: str, price: str | None, **changes: Any) -> Co
         "source": CostSource.REPORT,
         "recorded_at": datetime(2026, 12, 1, 9, tzinfo=UTC),
     }
-    return CostLedgerEntry(**(fields | changes))
+    return validated_entry(**(fields | changes))
 
 
 def test_a_correction_replaces_the_estimate_it_supersedes_in_the_totals() -> None:

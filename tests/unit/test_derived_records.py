@@ -13,14 +13,20 @@ from typing import Any, TypeVar
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from adapters.system import SystemClock, UuidGenerator
-from application.cost_entries import RunCostContext, duration_entry, seconds_between
+from application.cost_entries import (
+    RunCostContext,
+    Usage,
+    build_entry,
+    duration_entry,
+    seconds_between,
+)
 from application.use_cases.launch_execution import LaunchExecution, LaunchExecutionCommand
 from application.use_cases.record_cost import duration_entry_id
 from domain.attempts import AttemptTrigger, TaskExecution
-from domain.costs import Rate, RateCard
+from domain.costs import CostLedgerEntry, CostSource, Rate, RateCard
 from domain.derived import derived
 from domain.events import NewEvent, change_events, launch_events, move_events
 from domain.execution import PipelineExecution, WorkflowExecution
@@ -43,7 +49,7 @@ from tests.contract.test_launch_writes import NoAssets, Orchestrator
 START = datetime(2026, 12, 4, 1, 0, tzinfo=UTC)
 RUN_ID = "0" * 32
 
-_Written = TypeVar("_Written", NewEvent, TaskExecution)
+_Written = TypeVar("_Written", NewEvent, TaskExecution, CostLedgerEntry)
 
 moments = st.datetimes(
     min_value=datetime(2020, 1, 1),
@@ -58,8 +64,8 @@ def as_validated(record: BaseModel) -> BaseModel:
 
 
 def as_validated_record(record: _Written) -> _Written:
-    """A written record's own fields (an event, an attempt) through the validation of its
-    annotations."""
+    """A written record's own fields (an event, an attempt, a cost entry) through the
+    validation of its annotations."""
     return TypeAdapter(type(record)).validate_python(asdict(record))
 
 
@@ -248,7 +254,7 @@ def test_a_duration_entry_is_what_validation_makes_of_it(
         entry_id=duration_entry_id(RUN_ID, "step0", 2),
         at=started + ran,
     )
-    assert as_validated(entry) == entry
+    assert as_validated_record(entry) == entry
     assert (entry.currency is None) is (price is None)
 
 
@@ -259,6 +265,28 @@ def test_a_duration_entry_checks_what_it_is_given() -> None:
     with pytest.raises(ValueError, match=r"recordedAt: .* has no time zone"):
         duration_entry(
             context, "s", 1, Decimal(1), RateCard(), entry_id="e", at=datetime(2026, 1, 1)
+        )
+
+
+def test_an_entry_of_reported_values_is_validated_naming_the_field_and_the_rule() -> None:
+    # the runner's own entries are built unvalidated; a report's, an import's are not
+    context = RunCostContext(RUN_ID, "db1", "wf1", None, ())
+    usage = Usage(quantity=Decimal(1), unit="lambda GB seconds")
+    with pytest.raises(ValidationError, match=r"unit\n  String should match pattern"):
+        build_entry(
+            context, "s", 1, usage, RateCard(), entry_id="e", source=CostSource.REPORT, at=START
+        )
+    with pytest.raises(ValidationError, match="supersedes: an entry cannot replace itself"):
+        build_entry(
+            context,
+            "s",
+            1,
+            Usage(quantity=Decimal(1), unit="seconds"),
+            RateCard(),
+            entry_id="e",
+            source=CostSource.REPORT,
+            at=START,
+            supersedes="e",
         )
 
 
