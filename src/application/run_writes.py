@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 from application.ports.executions import (
     Refused,
     RunLifecycleStore,
+    RunStore,
     RunWriter,
     refused_main_row,
 )
@@ -43,6 +44,15 @@ Summaries = Callable[[tuple[PipelineExecution, ...]], tuple[StepLog, ...]]
 
 class RunContentionError(RuntimeError):
     """A run kept changing under a writer: it lost MAX_RACES races in a row."""
+
+
+def main_row_after(
+    store: RunStore, workflow_execution_id: str, refusal: bool | Refused
+) -> WorkflowExecution:
+    """The main row after a refused write: as the refusal said it (RunWriter.commit's answer:
+    the row as stored when its guard refused), else read."""
+    said = refused_main_row(refusal)
+    return store.get_execution(workflow_execution_id) if said is None else said
 
 
 def with_closed_attempt_duration(

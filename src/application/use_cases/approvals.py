@@ -34,6 +34,7 @@ from application.ports.executions import (
 from application.ports.orchestration import Orchestrator
 from application.ports.system import Clock, IdGenerator
 from application.ports.workflows import WorkflowCatalog
+from application.run_writes import main_row_after
 from domain.approvals import (
     MAX_REASON_CHARS,
     ApprovalNotFoundError,
@@ -307,9 +308,11 @@ class DecideApproval:
             request = self._closer.close(request.cancelled(now, CANCELLED_WITH_RUN))
         decided = request.decide(command.decision, subject.user_id, roles, reason, now)
         handover = self._resumer.handing_over(execution, decided.approval_id, now)
-        if not self._writer.commit(RunWrite.deciding(decided, handover)):
-            # once more on a fresh read: the runner may have parked since the run was read
-            execution = self._store.get_execution(request.workflow_execution_id)
+        answer = self._writer.commit(RunWrite.deciding(decided, handover))
+        if not answer:
+            # once more on a fresh row (as the refusal says it, or read): the runner may have
+            # parked since the run was read
+            execution = main_row_after(self._store, request.workflow_execution_id, answer)
             handover = self._resumer.handing_over(execution, decided.approval_id, now)
             if not self._writer.commit(RunWrite.deciding(decided, handover)):
                 self._refused(request, now)

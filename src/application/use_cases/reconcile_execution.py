@@ -277,7 +277,7 @@ class ReconcileExecution:
         return self._run_logs or LocalRunLog(self._logs)
 
     def _save(self, change: RunChange) -> WorkflowExecution:
-        from application.ports.executions import refused_main_row
+        from application.run_writes import main_row_after
         from domain.run_write import RunWrite
 
         answer = self._store.commit(RunWrite.of(change.after.workflow_execution_id, change=change))
@@ -285,10 +285,7 @@ class ReconcileExecution:
             return change.after
         # Something else wrote the row since it was read (a callback, another read): theirs wins,
         # as the refusal says it, or read.
-        said = refused_main_row(answer)
-        if said is not None:
-            return said
-        return self._store.get_execution(change.before.workflow_execution_id)
+        return main_row_after(self._store, change.before.workflow_execution_id, answer)
 
 
 def _lease_owner(execution: WorkflowExecution) -> str | None:

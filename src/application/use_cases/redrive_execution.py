@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from application.ports.executions import RunLifecycleStore
 from application.ports.orchestration import LaunchClaim, Orchestrator, OrchestratorReadError
 from application.ports.system import Clock, IdGenerator
-from application.run_writes import commit_decided
+from application.run_writes import commit_decided, main_row_after
 from domain.attempts import TaskExecution
 from domain.errors import RedriveNotAllowedError
 from domain.execution import PipelineExecution, RunnerLease, WorkflowExecution
@@ -149,9 +149,10 @@ class RedriveExecution:
             redrive_status_reason=described.redrive_status_reason if described else None,
         )
         to_running = RunChange(pending, running, RunGuard(_PENDING))
-        if self._store.commit(RunWrite.of(execution_id, change=to_running)):
+        answer = self._store.commit(RunWrite.of(execution_id, change=to_running))
+        if answer:
             return running
-        return self._store.get_execution(execution_id)  # a synchronous run has ended already
+        return main_row_after(self._store, execution_id, answer)  # a synchronous run has ended
 
     def _claim(self, execution: WorkflowExecution) -> LaunchClaim | None:
         """The claim of the runner that runs the run again in this process, when the run's own

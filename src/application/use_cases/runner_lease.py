@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from application.ports.executions import RunLifecycleStore
+from application.ports.executions import RunLifecycleStore, refused_main_row
 from application.ports.system import Clock
 from domain.execution import WorkflowExecution
 from domain.run import Run, RunIsOverError, first_start
@@ -59,10 +59,14 @@ class RunnerLease:
         except RunIsOverError:
             return None, None
         start = first_start(workflow_execution_id, first_step_id, now)
-        if self._store.commit(RunWrite.of(workflow_execution_id, moves=(start,), change=change)):
+        answer = self._store.commit(
+            RunWrite.of(workflow_execution_id, moves=(start,), change=change)
+        )
+        if answer:
             assert start.open_attempt is not None
             return change.after, start.open_attempt.attempt
-        return self.take(workflow_execution_id, owner), None
+        # the main row as the refusal says it (its guard refused), or read
+        return self.take(workflow_execution_id, owner, refused_main_row(answer)), None
 
     def renew(self, workflow_execution_id: str, owner: str) -> bool:
         execution = self._store.get_execution(workflow_execution_id)
