@@ -140,18 +140,21 @@ EARLIER_STEP_NAMES = {
 
 def step_mutable_attributes(step: PipelineExecution) -> tuple[Record, tuple[str, ...]]:
     """What a step transition writes (status, dates, error) and removes; nothing else is touched."""
-    fitted = fit_values(_step_mutable_values(step), STEP_BUDGET, step.workflow_execution_id)
+    fitted = fit_values(
+        _step_mutable_values(step.__dict__), STEP_BUDGET, step.workflow_execution_id
+    )
     return fitted, _error_removals(fitted)
 
 
-def _step_mutable_values(step: PipelineExecution) -> Item:
+def _step_mutable_values(step: dict[str, Any]) -> Item:
+    """A step's status, dates and error as written, from its fields (its model's dict)."""
     values: Item = {
-        STEP_STATUS: str(step.status),
-        STEP_START_DATE: table_date(step.start_date),
-        STEP_STOP_DATE: table_date(step.stop_date),
+        STEP_STATUS: str(step["status"]),
+        STEP_START_DATE: table_date(step["start_date"]),
+        STEP_STOP_DATE: table_date(step["stop_date"]),
     }
-    if step.error is not None:
-        values["errorMessage"] = redact(step.error)
+    if step["error"] is not None:
+        values["errorMessage"] = redact(step["error"])
     return values
 
 
@@ -241,55 +244,60 @@ def parse_sub_execution_entry(entry: Item) -> RegisteredSubExecution:
 
 
 def build_pipeline_execution_record(step: PipelineExecution) -> Record:
+    # its fields read from the model's own dict: a model's attribute is read through pydantic's
+    # __getattr__ hook (~30 a step, three steps a launch)
+    values = step.__dict__
     item: Item = {
-        "pipelineExecutionId": step.pipeline_execution_id,
-        "workflowExecutionId": step.workflow_execution_id,
+        "pipelineExecutionId": values["pipeline_execution_id"],
+        "workflowExecutionId": values["workflow_execution_id"],
         "pipelineDatabaseId:pipelineId": step.pipeline_key,
-        "pipelineDatabaseId": step.pipeline_database_id,
-        "pipelineId": step.pipeline_id,
-        "endStatePipeline": "true" if step.end_state else "false",
+        "pipelineDatabaseId": values["pipeline_database_id"],
+        "pipelineId": values["pipeline_id"],
+        "endStatePipeline": "true" if values["end_state"] else "false",
         # VAMS's paths: the buckets are the object store's, which a step row does not name
         "S3AssetPipelineBucket": "",
         "S3AssetPipelineBucketInputMetadataFilePrefix": "",
         "S3AssetPipelineBucketInputConfigurationFilePrefix": "",
-        "S3AssetPipelineBucketOutputFilesPrefix": step.output_files_path,
-        "S3AssetPipelineBucketOutputMetadataPrefix": step.output_metadata_path,
-        "S3AssetPipelineBucketOutputPreviewPrefix": step.output_preview_path,
+        "S3AssetPipelineBucketOutputFilesPrefix": values["output_files_path"],
+        "S3AssetPipelineBucketOutputMetadataPrefix": values["output_metadata_path"],
+        "S3AssetPipelineBucketOutputPreviewPrefix": values["output_preview_path"],
         "S3AssetPipelineBucketOutputResultsPrefix": "",
         "S3AssetAuxPipelineBucket": "",
-        "S3AssetAuxPipelineBucketPrefixTemp": step.auxiliary_path,
+        "S3AssetAuxPipelineBucketPrefixTemp": values["auxiliary_path"],
         "S3AssetAuxPipelineBucketPrefixPreview": "",
-        "pipelineExecutionType": _pipeline_execution_type(step.execution_type),
-        "waitForCallback": _CALLBACK[step.wait_for_callback],
-        "pipelineResourceArn": step.pipeline_resource_arn,
-        "orchestrationBusEventPrefix": step.orchestration_bus_event_prefix,
-        "registeredSubExecutions": list(map(sub_execution_entry, step.registered_sub_executions)),
-        "registeredLogs": list(map(_log_entry, step.registered_logs)),
-        **sub_execution_stops_attribute(step.sub_execution_stops),
-        "vendedRoleArn": step.vended_role_arn,
-        "s3ReadOnlyScopes": list(step.s3_read_only_scopes),
-        "s3ReadWriteScopes": list(step.s3_read_write_scopes),
-        "credentialVendingState": step.credential_vending_state,
+        "pipelineExecutionType": _pipeline_execution_type(values["execution_type"]),
+        "waitForCallback": _CALLBACK[values["wait_for_callback"]],
+        "pipelineResourceArn": values["pipeline_resource_arn"],
+        "orchestrationBusEventPrefix": values["orchestration_bus_event_prefix"],
+        "registeredSubExecutions": list(
+            map(sub_execution_entry, values["registered_sub_executions"])
+        ),
+        "registeredLogs": list(map(_log_entry, values["registered_logs"])),
+        **sub_execution_stops_attribute(values["sub_execution_stops"]),
+        "vendedRoleArn": values["vended_role_arn"],
+        "s3ReadOnlyScopes": list(values["s3_read_only_scopes"]),
+        "s3ReadWriteScopes": list(values["s3_read_write_scopes"]),
+        "credentialVendingState": values["credential_vending_state"],
         # wfx's own
-        "stepIndex": step.step_index,
-        "executionType": str(step.execution_type),
-        "inputFileArity": str(step.input_file_arity),
-        "inputS3AssetFilePath": step.input_path,
+        "stepIndex": values["step_index"],
+        "executionType": str(values["execution_type"]),
+        "inputFileArity": str(values["input_file_arity"]),
+        "inputS3AssetFilePath": values["input_path"],
     }
     # sparse: absent, never "", when the step has none
-    if step.from_pipeline_execution_id:
-        item["from_pipeline_execution_id"] = step.from_pipeline_execution_id
-    if step.step_definition_id:
-        item["stepDefinitionId"] = step.step_definition_id
+    if values["from_pipeline_execution_id"]:
+        item["from_pipeline_execution_id"] = values["from_pipeline_execution_id"]
+    if values["step_definition_id"]:
+        item["stepDefinitionId"] = values["step_definition_id"]
     # last, as a transition writes them: an error over its cap is cut by fit_item as it is by
     # step_mutable_attributes, its flags following it
-    item.update(_step_mutable_values(step))
+    item.update(_step_mutable_values(values))
     return fit_item(
         item,
         STEP_BUDGET,
-        step.workflow_execution_id,
+        values["workflow_execution_id"],
         reserve=_STEP_MOVE_RESERVE,
-        json_text=_step_text(step, item),
+        json_text=_step_text(values, item),
     )
 
 
@@ -311,31 +319,33 @@ _STEP_TEXTS = IdTemplates((*_STEP_VARYING, *_STEP_STATE))
 _CHAINED_STEP_TEXTS = IdTemplates((*_STEP_VARYING, "from_pipeline_execution_id", *_STEP_STATE))
 
 
-def _step_text(step: PipelineExecution, item: Item) -> str | None:
+def _step_text(values: dict[str, Any], item: Item) -> str | None:
+    """The row's JSON from a template, by the step's fields (its model's dict), or None when
+    the row holds a list, a scope or an error (encoded whole)."""
     if (
-        step.error is not None
-        or step.registered_sub_executions
-        or step.registered_logs
-        or step.sub_execution_stops
-        or step.s3_read_only_scopes
-        or step.s3_read_write_scopes
+        values["error"] is not None
+        or values["registered_sub_executions"]
+        or values["registered_logs"]
+        or values["sub_execution_stops"]
+        or values["s3_read_only_scopes"]
+        or values["s3_read_write_scopes"]
     ):
         return None
     # every other value follows from these
     rest = (
-        step.pipeline_database_id,
-        step.pipeline_id,
-        step.step_index,
-        step.step_definition_id,
-        step.execution_type,
-        step.input_file_arity,
-        step.wait_for_callback,
-        step.pipeline_resource_arn,
-        step.end_state,
-        step.vended_role_arn,
-        step.credential_vending_state,
+        values["pipeline_database_id"],
+        values["pipeline_id"],
+        values["step_index"],
+        values["step_definition_id"],
+        values["execution_type"],
+        values["input_file_arity"],
+        values["wait_for_callback"],
+        values["pipeline_resource_arn"],
+        values["end_state"],
+        values["vended_role_arn"],
+        values["credential_vending_state"],
     )
-    if step.from_pipeline_execution_id:
+    if values["from_pipeline_execution_id"]:
         return _CHAINED_STEP_TEXTS.text(rest, item)
     return _STEP_TEXTS.text(rest, item)
 
@@ -453,9 +463,11 @@ def parse_run_steps(
 _STEP_CONFIGURATION_TEXTS = IdTemplates(("pipelineExecutionId", "workflowExecutionId"))
 
 
-def build_step_input_configuration_record(config: StepInputConfiguration) -> Record:
+def build_step_input_configuration_record(configuration: StepInputConfiguration) -> Record:
+    # its fields read from the model's own dict, as a step row's are
+    config = configuration.__dict__
     item: Item = {
-        "pipelineExecutionId": config.pipeline_execution_id,
+        "pipelineExecutionId": config["pipeline_execution_id"],
         "recordType": CONFIGURATION_RECORD_TYPE,
         # VAMS's configuration snapshot: wfx renders no configuration template, so what the
         # step ran under is its effective systemConfig alone
@@ -472,11 +484,11 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Rec
         "customTemplateOverrideTruncated": False,
         "configFormat": "",
         "effectiveSystemConfig": {
-            "inputFileArity": str(config.input_file_arity),
+            "inputFileArity": str(config["input_file_arity"]),
             # wfx passes a step the asset file metadata its metadataInputs name, nothing else
             "metadataInputs": {
                 "assetMetadata": False,
-                "fileMetadata": bool(config.metadata_inputs),
+                "fileMetadata": bool(config["metadata_inputs"]),
                 "fileAttributes": False,
                 "databaseMetadata": False,
             },
@@ -485,30 +497,30 @@ def build_step_input_configuration_record(config: StepInputConfiguration) -> Rec
         "templateOverrides": {},
         "templateOverridesTruncated": False,
         # wfx's own
-        "workflowExecutionId": config.workflow_execution_id,
-        "executionType": str(config.execution_type),
-        "inputFileArity": str(config.input_file_arity),
-        "metadataInputs": list(config.metadata_inputs),
-        "inputFiles": list(config.input_files),
+        "workflowExecutionId": config["workflow_execution_id"],
+        "executionType": str(config["execution_type"]),
+        "inputFileArity": str(config["input_file_arity"]),
+        "metadataInputs": list(config["metadata_inputs"]),
+        "inputFiles": list(config["input_files"]),
     }
     # copied from the workflow version into every run, and never run from: the whole policy
-    if config.handler and (handler := redact_executable(config.handler)):
+    if config["handler"] and (handler := redact_executable(config["handler"])):
         item["handler"] = handler
-    if config.command is not None:
-        item["command"] = [redact(part) for part in config.command]
+    if config["command"] is not None:
+        item["command"] = [redact(part) for part in config["command"]]
     # every value but the two ids follows from these (the handler and command as redacted now)
     rest = (
-        config.execution_type,
-        config.input_file_arity,
-        config.metadata_inputs,
-        config.input_files,
+        config["execution_type"],
+        config["input_file_arity"],
+        config["metadata_inputs"],
+        config["input_files"],
         item.get("handler"),
-        None if config.command is None else tuple(item["command"]),
+        None if config["command"] is None else tuple(item["command"]),
     )
     return fit_item(
         item,
         STEP_CONFIGURATION_BUDGET,
-        config.workflow_execution_id,
+        config["workflow_execution_id"],
         json_text=_STEP_CONFIGURATION_TEXTS.text(rest, item),
     )
 
