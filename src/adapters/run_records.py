@@ -63,43 +63,81 @@ _EXECUTION_ALWAYS = frozenset(
 )
 
 
+# Every field of a main row: a change of all of them writes every attribute a change writes.
+_ALL_FIELDS = frozenset(WorkflowExecution.model_fields)
+
+
 def execution_mutable_attributes(
-    execution: WorkflowExecution,
+    execution: WorkflowExecution, fields: frozenset[str] = _ALL_FIELDS
 ) -> tuple[Record, tuple[str, ...]]:
-    """The attributes a status change writes, and those it removes because they have no value
-    (VAMS's attributes are never removed: they go back to their empty value)."""
-    values = _mutable_values(execution)
+    """The attributes a status change writes (those made of `fields` alone, when given), and
+    those it removes because they have no value (VAMS's attributes are never removed: they go
+    back to their empty value)."""
+    values = _mutable_values(execution, fields)
     fitted = fit_values(_present(values), EXECUTION_BUDGET, execution.workflow_execution_id)
-    names = dict.fromkeys((*values, *EXECUTION_BUDGET.flag_attributes()))
-    removed = tuple(name for name in names if name not in fitted)
-    return fitted, removed
+    return fitted, tuple([name for name in _removable(values, fields) if name not in fitted])
 
 
-def _mutable_values(execution: WorkflowExecution) -> Item:
-    """Every attribute a status change writes, None where it has no value."""
-    return {
-        "executionStatus": str(execution.status),
-        "executionStopDate": table_date(execution.execution_stop_date),
-        "lastSfnSyncCheckDate": table_date(execution.last_sfn_sync_check_date),
-        "workflow_execution_arn": execution.execution_arn or "",
-        "workflow_arn": execution.state_machine_arn or "",
-        "executionLogGroupArn": execution.execution_log_group_arn or "",
-        "executionLog": redact(execution.execution_log) if execution.execution_log else "",
-        "executionLogTruncated": True if execution.execution_log_object_key else None,
-        "executionLogObjectKey": execution.execution_log_object_key,
-        "executionError": redact(execution.execution_error) if execution.execution_error else "",
-        "executionCause": redact_optional(execution.execution_cause),
-        "redriveCount": execution.redrive_count,
-        "redriveDate": format_date(execution.redrive_date) if execution.redrive_date else None,
-        "redriveStatus": execution.redrive_status,
-        "redriveStatusReason": execution.redrive_status_reason,
-        ABORT_REQUESTED_DATE: format_date(execution.abort_requested_date)
-        if execution.abort_requested_date
-        else None,
-        "abortCause": redact_optional(execution.abort_cause),
-        FINISHING_DATE: format_date(execution.finishing_date) if execution.finishing_date else None,
-        **_lease_attributes(execution.runner_lease),
-    }
+# What a change of some fields may write or remove (its attributes and the flags of the cut
+# fields among them), by the fields: a run's decisions change a few sets of them.
+_REMOVABLE: dict[frozenset[str], tuple[str, ...]] = {}
+
+
+def _removable(values: Item, fields: frozenset[str]) -> tuple[str, ...]:
+    names = _REMOVABLE.get(fields)
+    if names is None:
+        flags = (
+            flag
+            for f in EXECUTION_BUDGET.fields
+            if f.name in values
+            for flag in (f.flag, f.key_attribute)
+        )
+        names = _REMOVABLE[fields] = tuple(dict.fromkeys((*values, *flags)))
+    return names
+
+
+def _mutable_values(execution: WorkflowExecution, fields: frozenset[str] = _ALL_FIELDS) -> Item:
+    """Every attribute a status change writes, None where it has no value; of `fields`, when
+    given, those made of them alone (and the status, always written), in the same order."""
+    e = execution
+    values: Item = {"executionStatus": str(e.status)}
+    if "execution_stop_date" in fields:
+        values["executionStopDate"] = table_date(e.execution_stop_date)
+    if "last_sfn_sync_check_date" in fields:
+        values["lastSfnSyncCheckDate"] = table_date(e.last_sfn_sync_check_date)
+    if "execution_arn" in fields:
+        values["workflow_execution_arn"] = e.execution_arn or ""
+    if "state_machine_arn" in fields:
+        values["workflow_arn"] = e.state_machine_arn or ""
+    if "execution_log_group_arn" in fields:
+        values["executionLogGroupArn"] = e.execution_log_group_arn or ""
+    if "execution_log" in fields or "execution_log_object_key" in fields:
+        # the three with either field: whether the log is cut already decides how it is fitted
+        values["executionLog"] = redact(e.execution_log) if e.execution_log else ""
+        values["executionLogTruncated"] = True if e.execution_log_object_key else None
+        values["executionLogObjectKey"] = e.execution_log_object_key
+    if "execution_error" in fields:
+        values["executionError"] = redact(e.execution_error) if e.execution_error else ""
+    if "execution_cause" in fields:
+        values["executionCause"] = redact_optional(e.execution_cause)
+    if "redrive_count" in fields:
+        values["redriveCount"] = e.redrive_count
+    if "redrive_date" in fields:
+        values["redriveDate"] = format_date(e.redrive_date) if e.redrive_date else None
+    if "redrive_status" in fields:
+        values["redriveStatus"] = e.redrive_status
+    if "redrive_status_reason" in fields:
+        values["redriveStatusReason"] = e.redrive_status_reason
+    if "abort_requested_date" in fields:
+        requested = e.abort_requested_date
+        values[ABORT_REQUESTED_DATE] = format_date(requested) if requested else None
+    if "abort_cause" in fields:
+        values["abortCause"] = redact_optional(e.abort_cause)
+    if "finishing_date" in fields:
+        values[FINISHING_DATE] = format_date(e.finishing_date) if e.finishing_date else None
+    if "runner_lease" in fields:
+        values.update(_lease_attributes(e.runner_lease))
+    return values
 
 
 def _present(values: Item) -> Item:
@@ -143,24 +181,29 @@ def execution_changed_attributes(
 ) -> tuple[Record, tuple[str, ...]]:
     """What a change from `before` to `after` writes and removes, and nothing else: attributes
     the change leaves alone keep whatever another writer stored meanwhile. The status is always
-    written, so that a change is never an empty update."""
+    written, so that a change is never an empty update. Made from the change's delta, the
+    fields it changes (a handful of the row's): only the attributes made of them are made,
+    fitted (each cut field by its own cap) and compared, not both rows whole."""
+    fields = before.fields_changed_in(after)
     # (the row as `before` wrote it: its cut fields as cut, to compare with the new ones)
     old = fit_values(
-        _present(_mutable_values(before)), EXECUTION_BUDGET, before.workflow_execution_id
+        _present(_mutable_values(before, fields)), EXECUTION_BUDGET, before.workflow_execution_id
     )
-    new, removed = execution_mutable_attributes(after)
+    new, removed = execution_mutable_attributes(after, fields)
     values = {
         name: value
         for name, value in new.items()
         if old.get(name) != value and not (name in _SET_ONCE and value == "")
     }
     values["executionStatus"] = new["executionStatus"]
-    return _with_bodies(values, new), tuple(name for name in removed if name in old)
+    return _with_bodies(values, new), tuple([name for name in removed if name in old])
 
 
 def _with_bodies(values: Item, fitted: Record) -> Record:
     """`values` (a part of `fitted`) with the bodies of the cut fields it writes the key of."""
-    return Record(values, (o for o in fitted.offloads if values.get(f"{o.attribute}ObjectKey")))
+    if not fitted.offloads:
+        return Record(values)
+    return Record(values, [o for o in fitted.offloads if values.get(f"{o.attribute}ObjectKey")])
 
 
 def lease_guard_values(execution: WorkflowExecution) -> tuple[str | None, str | None]:

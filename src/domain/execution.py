@@ -48,6 +48,15 @@ class _Record(BaseModel):
         # them into dicts only to rebuild them, half the cost of every state change.
         return self.model_validate(self.__dict__ | changes)
 
+    def fields_changed_in(self, later: Self) -> frozenset[str]:
+        """The fields `later` (this record as a decision changed it) may hold another value in:
+        the change as a delta, those not the very object they were (a superset: a field set to
+        an equal value may be in it; the caller compares what they write)."""
+        mine = self.__dict__
+        return frozenset(
+            [name for name, value in later.__dict__.items() if value is not mine[name]]
+        )
+
     def _replace(self, **changes: Any) -> Self:
         """model_copy(update=changes), as unvalidated, for values derived from valid ones.
 
