@@ -204,7 +204,8 @@ class Commits:
         return True
 
 
-def test_a_launchs_records_and_first_start_are_what_validation_makes_of_them() -> None:
+def a_two_step_launch() -> tuple[LaunchExecution, Commits, LaunchExecutionCommand]:
+    """A launch of a two-step version (no inputs) writing to `Commits`, and its command."""
     version = a_version(1)
     (first,) = version.steps
     step = first.model_copy(update={"input_file_arity": InputFileArity.NONE})
@@ -218,9 +219,15 @@ def test_a_launchs_records_and_first_start_are_what_validation_makes_of_them() -
     use_case = LaunchExecution(
         store, workflows, assets, orchestrator, SystemClock(), UuidGenerator()
     )
-    use_case.execute(LaunchExecutionCommand(workflow_database_id="db1", workflow_id="wf1",
-                                            user_id="alice"))  # fmt: skip
+    command = LaunchExecutionCommand(workflow_database_id="db1", workflow_id="wf1", user_id="alice")
+    return use_case, store, command
+
+
+def test_a_launchs_records_and_first_start_are_what_validation_makes_of_them() -> None:
+    use_case, store, command = a_two_step_launch()
+    use_case.execute(command)
     launch = store.writes[0].launch
+    assert launch is not None
     records = launch.records
     assert as_validated(records) == records
     for record in (
@@ -238,20 +245,7 @@ def test_a_launchs_records_and_first_start_are_what_validation_makes_of_them() -
 def test_each_launch_of_a_version_gives_its_steps_their_own_run_s_values() -> None:
     """A version's step rows are built once and given each launch's values: none of a launch's
     ids or paths may be left empty nor carried into the next launch."""
-    version = a_version(1)
-    (first,) = version.steps
-    step = first.model_copy(update={"input_file_arity": InputFileArity.NONE})
-    two_steps = version.model_copy(
-        update={"steps": (step, step.model_copy(update={"pipeline_id": "second"}))}
-    )
-    workflows: Any = SimpleNamespace(latest_version=lambda database_id, workflow_id: two_steps)
-    store: Any = Commits()
-    orchestrator: Any = Orchestrator(claim=True, reference="arn:run")
-    assets: Any = NoAssets()
-    use_case = LaunchExecution(
-        store, workflows, assets, orchestrator, SystemClock(), UuidGenerator()
-    )
-    command = LaunchExecutionCommand(workflow_database_id="db1", workflow_id="wf1", user_id="alice")
+    use_case, store, command = a_two_step_launch()
     use_case.execute(command)
     use_case.execute(command)
     launches = [write.launch.records for write in store.writes if write.launch is not None]
