@@ -204,7 +204,8 @@ class Commits:
         return True
 
 
-def test_a_launchs_records_and_first_start_are_what_validation_makes_of_them() -> None:
+def a_two_step_launch() -> tuple[LaunchExecution, Commits, LaunchExecutionCommand]:
+    """A launch of a two-step version (no inputs) writing to `Commits`, and its command."""
     version = a_version(1)
     (first,) = version.steps
     step = first.model_copy(update={"input_file_arity": InputFileArity.NONE})
@@ -218,9 +219,15 @@ def test_a_launchs_records_and_first_start_are_what_validation_makes_of_them() -
     use_case = LaunchExecution(
         store, workflows, assets, orchestrator, SystemClock(), UuidGenerator()
     )
-    use_case.execute(LaunchExecutionCommand(workflow_database_id="db1", workflow_id="wf1",
-                                            user_id="alice"))  # fmt: skip
+    command = LaunchExecutionCommand(workflow_database_id="db1", workflow_id="wf1", user_id="alice")
+    return use_case, store, command
+
+
+def test_a_launchs_records_and_first_start_are_what_validation_makes_of_them() -> None:
+    use_case, store, command = a_two_step_launch()
+    use_case.execute(command)
     launch = store.writes[0].launch
+    assert launch is not None
     records = launch.records
     assert as_validated(records) == records
     for record in (
@@ -233,6 +240,44 @@ def test_a_launchs_records_and_first_start_are_what_validation_makes_of_them() -
     for attempt in launch.attempts:
         assert as_validated_record(attempt) == attempt
     assert [s.step_index for s in records.steps] == [0, 1]
+
+
+def test_each_launch_of_a_version_gives_its_steps_their_own_run_s_values() -> None:
+    """A version's step rows are built once and given each launch's values: none of a launch's
+    ids or paths may be left empty nor carried into the next launch."""
+    use_case, store, command = a_two_step_launch()
+    use_case.execute(command)
+    use_case.execute(command)
+    launches = [write.launch.records for write in store.writes if write.launch is not None]
+    assert len(launches) == 2
+    seen: set[str] = set()
+    for records in launches:
+        run_id = records.execution.workflow_execution_id
+        steps, configurations = records.steps, records.step_configurations
+        assert [s.from_pipeline_execution_id for s in steps] == [
+            None,
+            steps[0].pipeline_execution_id,
+        ]
+        for row, configuration in zip(steps, configurations, strict=True):
+            assert row.pipeline_execution_id not in seen
+            seen.add(row.pipeline_execution_id)
+            assert (row.workflow_execution_id, configuration.workflow_execution_id) == (
+                run_id,
+                run_id,
+            )
+            assert configuration.pipeline_execution_id == row.pipeline_execution_id
+            for path in (row.output_files_path, row.output_preview_path, row.output_metadata_path,
+                         row.auxiliary_path, row.orchestration_bus_event_prefix):  # fmt: skip
+                assert run_id in path
+            for record in (row, configuration):
+                assert as_validated(record) == record
+                assert list(record.__dict__) == list(type(record).model_fields)
+    first_rows, second_rows = (records.steps for records in launches)
+    assert [s.__pydantic_fields_set__ for s in first_rows] == [
+        s.__pydantic_fields_set__ for s in second_rows
+    ]
+    assert [(s.pipeline_id, s.step_index, s.end_state) for s in second_rows] == [
+        ("convert", 0, False), ("second", 1, True)]  # fmt: skip
 
 
 @given(

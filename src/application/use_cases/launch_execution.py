@@ -6,6 +6,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from datetime import datetime
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -18,7 +19,7 @@ from application.run_writes import commit_decided, end_run_and_steps
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.assets import AssetFile, AssetRef, check_asset_ids, check_key_ids
 from domain.control_characters import refusing_control_characters
-from domain.derived import derived
+from domain.derived import derived, replaced
 from domain.errors import (
     AssetNotFoundError,
     ExecutionAlreadyExistsError,
@@ -332,41 +333,45 @@ class LaunchExecution:
         configurations: list[StepInputConfiguration] = []
         metadata: list[StepInputMetadata] = []
         previous: str | None = None
-        last = len(version.steps) - 1
-        for index, definition in enumerate(version.steps):
-            own_inputs = _inputs_for(definition, inputs, index)
+        for index, plan in enumerate(_step_plans(version)):
+            definition = plan.definition
+            own_inputs = _inputs_for(definition, plan.arity, inputs, index)
             pipeline_execution_id = (
                 self._ids.derived_id(f"{execution_id}:step:{index}")
                 if command.client_token is not None
                 else self._ids.new_id()
             )
+            # the version's prototypes given this run's values: one dict merge each, where a
+            # build read ~20 fields of the version's models (domain.derived.replaced)
             steps.append(
-                derived(
-                    PipelineExecution,
-                    pipeline_execution_id=pipeline_execution_id,
-                    workflow_execution_id=execution_id,
-                    pipeline_database_id=definition.pipeline_database_id,
-                    pipeline_id=definition.pipeline_id,
-                    step_index=index,
-                    step_definition_id=version.step_definition_id(index),
-                    execution_type=definition.execution_type,
-                    input_file_arity=definition.input_file_arity,
-                    wait_for_callback=definition.wait_for_callback,
-                    pipeline_resource_arn=_resource_arn(definition.function_name),
-                    orchestration_bus_event_prefix=compose_source(
-                        self._event_source_prefix, execution_id, pipeline_execution_id
-                    ),
-                    from_pipeline_execution_id=previous,
-                    end_state=index == last,
-                    input_path=input_path,
-                    output_files_path=output_prefix,
-                    output_preview_path=f"{output_prefix}preview/",
-                    output_metadata_path=f"{output_prefix}metadata/",
-                    auxiliary_path=step_auxiliary_prefix(execution_id, pipeline_execution_id),
+                replaced(
+                    plan.step,
+                    {
+                        "pipeline_execution_id": pipeline_execution_id,
+                        "workflow_execution_id": execution_id,
+                        "orchestration_bus_event_prefix": compose_source(
+                            self._event_source_prefix, execution_id, pipeline_execution_id
+                        ),
+                        "from_pipeline_execution_id": previous,
+                        "input_path": input_path,
+                        "output_files_path": output_prefix,
+                        "output_preview_path": f"{output_prefix}preview/",
+                        "output_metadata_path": f"{output_prefix}metadata/",
+                        "auxiliary_path": step_auxiliary_prefix(
+                            execution_id, pipeline_execution_id
+                        ),
+                    },
                 )
             )
             configurations.append(
-                _step_configuration(definition, own_inputs, pipeline_execution_id, execution_id)
+                replaced(
+                    plan.configuration,
+                    {
+                        "pipeline_execution_id": pipeline_execution_id,
+                        "workflow_execution_id": execution_id,
+                        "input_files": tuple(_file_label(row) for row in own_inputs),
+                    },
+                )
             )
             metadata.extend(
                 self._metadata_rows(definition, own_inputs, pipeline_execution_id, execution_id)
@@ -510,23 +515,71 @@ def _run_configuration(
     )
 
 
-def _step_configuration(
-    definition: StepDefinition,
-    own_inputs: list[ExecutionInput],
-    pipeline_execution_id: str,
-    execution_id: str,
-) -> StepInputConfiguration:
-    return derived(
+class _StepPlan(NamedTuple):
+    """What a version's step gives each launch's rows of it, read from the version once: its
+    step row and input configuration with every field a run gives them still empty."""
+
+    definition: StepDefinition
+    arity: InputFileArity
+    step: PipelineExecution
+    configuration: StepInputConfiguration
+
+
+# Versions are immutable and the catalog gives the same object for the same row: each launch of
+# a version takes its steps' fields from here (~60 model reads a 3-step launch otherwise). Keyed
+# by identity, the version kept with its plans; all dropped when full (a process runs few).
+_PLANS: dict[int, tuple[WorkflowVersion, tuple[_StepPlan, ...]]] = {}
+_PLANS_KEPT = 64
+
+
+def _step_plans(version: WorkflowVersion) -> tuple[_StepPlan, ...]:
+    kept = _PLANS.get(id(version))
+    if kept is not None and kept[0] is version:
+        return kept[1]
+    plans = tuple(_step_plan(version, index) for index in range(len(version.steps)))
+    if len(_PLANS) >= _PLANS_KEPT:
+        _PLANS.clear()
+    _PLANS[id(version)] = (version, plans)
+    return plans
+
+
+def _step_plan(version: WorkflowVersion, index: int) -> _StepPlan:
+    # Derived unvalidated (domain.derived) from the valid version: its ids and enums, an index
+    # from its steps (>= 0); the run's fields are empty here, each given by _step_records.
+    definition = version.steps[index]
+    step = derived(
+        PipelineExecution,
+        pipeline_execution_id="",
+        workflow_execution_id="",
+        pipeline_database_id=definition.pipeline_database_id,
+        pipeline_id=definition.pipeline_id,
+        step_index=index,
+        step_definition_id=version.step_definition_id(index),
+        execution_type=definition.execution_type,
+        input_file_arity=definition.input_file_arity,
+        wait_for_callback=definition.wait_for_callback,
+        pipeline_resource_arn=_resource_arn(definition.function_name),
+        orchestration_bus_event_prefix="",
+        from_pipeline_execution_id=None,
+        end_state=index == len(version.steps) - 1,
+        input_path="",
+        output_files_path="",
+        output_preview_path="",
+        output_metadata_path="",
+        auxiliary_path="",
+    )
+    configuration = derived(
         StepInputConfiguration,
-        pipeline_execution_id=pipeline_execution_id,
-        workflow_execution_id=execution_id,
+        pipeline_execution_id="",
+        workflow_execution_id="",
         execution_type=definition.execution_type,
         handler=definition.handler,
         command=definition.command,
         input_file_arity=definition.input_file_arity,
         metadata_inputs=definition.metadata_inputs,
-        input_files=tuple(_file_label(row) for row in own_inputs),
+        input_files=(),
     )
+    return _StepPlan(definition, definition.input_file_arity, step, configuration)
 
 
 def _selection_row(
@@ -561,20 +614,24 @@ def _check_group_id(group_id: str) -> None:
 
 
 def _inputs_for(
-    definition: StepDefinition, inputs: list[ExecutionInput], index: int
+    definition: StepDefinition, arity: InputFileArity, inputs: list[ExecutionInput], index: int
 ) -> list[ExecutionInput]:
-    arity = definition.input_file_arity
-    where = f"steps[{index}] ({definition.pipeline_id})"
     if arity is InputFileArity.NONE:
         return []
     if arity is InputFileArity.ONE and len(inputs) != 1:
         raise InvalidInputError(
-            f"{where}: inputFileArity one needs exactly one input file, "
-            f"the run selected {len(inputs)}"
+            f"{_step_named(definition, index)}: inputFileArity one needs exactly one input "
+            f"file, the run selected {len(inputs)}"
         )
     if arity is InputFileArity.MANY and not inputs:
-        raise InvalidInputError(f"{where}: inputFileArity many needs at least one input file")
+        raise InvalidInputError(
+            f"{_step_named(definition, index)}: inputFileArity many needs at least one input file"
+        )
     return inputs
+
+
+def _step_named(definition: StepDefinition, index: int) -> str:
+    return f"steps[{index}] ({definition.pipeline_id})"
 
 
 def _resource_arn(function_name: str | None) -> str:
