@@ -45,9 +45,14 @@ class _AbortRequestedAfterTheRead:
 
     def __init__(self, store: ExecutionStore) -> None:
         self._store, self._done = store, False
+        self.main_row_reads = 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
+
+    def get_execution(self, workflow_execution_id: str) -> WorkflowExecution:
+        self.main_row_reads += 1
+        return self._store.get_execution(workflow_execution_id)
 
     def get_run(self, *args: Any, **kwargs: Any) -> Run:
         run = self._store.get_run(*args, **kwargs)
@@ -116,11 +121,14 @@ def test_a_run_aborted_while_it_completes_leaves_no_result_in_the_output_asset(
     store, catalog = _stores(backend, request)
     objects = FilesystemObjectStore(tmp_path / "objects")
     _running_with_a_result(store, objects, "db1:results")
-    complete = _completion(_AbortRequestedAfterTheRead(store), objects, catalog, tmp_path / "logs")
+    aborting = _AbortRequestedAfterTheRead(store)
+    complete = _completion(aborting, objects, catalog, tmp_path / "logs")
 
     ended = complete.execute(_succeeded())
 
     assert ended.status is ExecutionStatus.ABORTED
+    # the finishing mark's refusal says the main row (abort requested): no read of it after
+    assert aborting.main_row_reads == 0
     assert catalog.list_files("db1", "results") == []
     assert objects.list_latest("assets/") == []
     assert store.get_execution(RUN).finishing_date is None

@@ -19,6 +19,7 @@ from application.run_writes import (
     MOVES_WITH_THE_SUMMARIES,
     commit_decided,
     end_run_and_steps,
+    main_row_after,
     record_end_durations,
     with_closed_attempt_duration,
 )
@@ -324,7 +325,14 @@ class CompleteExecution:
             return Run(execution=self._store.get_execution(run_id))
 
         try:
-            commit_decided(self._store, read, decide, decide(run))
+            first = decide(run)
+            answer = False if first is None else self._store.commit(first)
+            if not answer:
+                # refused (an abort requested first, most often), or marked by a first try:
+                # decided again on the main row as the refusal said it, or read
+                again = decide(Run(execution=main_row_after(self._store, run_id, answer)))
+                if again is not None:
+                    commit_decided(self._store, read, decide, again)
         except (RunIsStoppingError, RunIsOverError):
             return False
         return True
