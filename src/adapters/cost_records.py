@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from adapters.compact_json import encode_compact
-from adapters.item_budget import Record
+from adapters.item_budget import Record, new_record
 from adapters.records import format_date, join_key, parse_date, row_parser
 from domain.costs import CostLedgerEntry, validated_entry
 
@@ -65,7 +65,7 @@ def build_cost_ledger_record(entry: CostLedgerEntry) -> Record:
     }
     item.update({name: value for name, value in optional.items() if value})
     # its JSON made here, by the cheap encoder, for a store that writes JSON (SQLite)
-    return Record(item, json_text=encode_compact(item))
+    return new_record(item, json_text=encode_compact(item))
 
 
 def _decimal(item: Item, name: str) -> Decimal | None:

@@ -20,6 +20,7 @@ from adapters.item_budget import (
     RecordBudget,
     declare,
     fit_item,
+    new_record,
 )
 from adapters.records import Item, format_date, row_parser, stored_date
 from domain.events import ExecutionEvent, NewEvent
@@ -108,7 +109,7 @@ def build_event_record(event: NewEvent, sequence_number: int) -> Record:
             else:  # another type (a subclass): the encoder says it
                 text = None
     if not free_text:  # ids, numbers and statuses only: far below any budget
-        return Record(item, (), encode_compact(item) if text is None else text + "}")
+        return new_record(item, (), encode_compact(item) if text is None else text + "}")
     return fit_item(item, EVENT_BUDGET, event.workflow_execution_id)
 
 

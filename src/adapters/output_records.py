@@ -205,11 +205,12 @@ def parse_output_result_record(item: Item) -> OutputResult:
 def build_step_log_record(row: StepLog) -> Record:
     """VAMS's summary row: the step's log as resultLog, or errorLog when it failed; the log's
     location under wfx's own name (a local file is no CloudWatch group or stream)."""
-    failed = row.status != "SUCCEEDED"
-    message = redact(row.message)
+    values = row.__dict__  # its fields from the model's dict: one hooked read, not eight
+    failed = values["status"] != "SUCCEEDED"
+    message = redact(values["message"])
     item = {
-        "pipelineExecutionId": row.pipeline_execution_id,
-        "logType": row.log_type,
+        "pipelineExecutionId": values["pipeline_execution_id"],
+        "logType": values["log_type"],
         "resultLog": "" if failed else message,
         "resultLogTruncated": False,
         "errorLog": message if failed else "",
@@ -217,11 +218,11 @@ def build_step_log_record(row: StepLog) -> Record:
         "logGroupArn": "",
         "logStreamName": "",
         # wfx's own
-        "workflowExecutionId": row.workflow_execution_id,
-        "status": row.status,
-        "logLocation": row.log_location,
+        "workflowExecutionId": values["workflow_execution_id"],
+        "status": values["status"],
+        "logLocation": values["log_location"],
     }
-    return fit_item(item, STEP_LOG_BUDGET, row.workflow_execution_id)
+    return fit_item(item, STEP_LOG_BUDGET, values["workflow_execution_id"])
 
 
 @row_parser("PipelineExecutionLogsStorageTable", "pipelineExecutionId", "logType")

