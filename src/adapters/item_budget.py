@@ -235,6 +235,7 @@ class Record(dict[str, Any]):
         super().clear()
 
 
+# dict's own, not Record's: Record.update would drop a JSON text kept (none yet on a new one)
 _blank_record = dict.__new__
 _fill_record = dict.update
 
