@@ -277,19 +277,24 @@ def commit_decided(
     read: Callable[[], Read],
     decide: Callable[[Read], RunWrite | None],
     first: RunWrite | None = None,
+    said: Callable[[WorkflowExecution], Read] | None = None,
 ) -> tuple[RunWrite | None, Read | None]:
     """The application's read-decide-commit loop: `first` (decided without a read) is committed
     as it is; when it is refused, or there is none, the run is read, `decide` says what to write
     and that is committed, read and decided again on each refusal (another writer moved first).
-    The write committed (None when `decide` found nothing to write) and the last run read."""
+    `said`, for a caller that decides on the main row alone: the run to decide on from the row a
+    refusal says (RunWriter.commit's answer), read only when it says none. The write committed
+    (None when `decide` found nothing to write) and the last run read."""
     write: RunWrite | None = first
     last: Read | None = None
     for races in range(MAX_RACES):
-        if write is not None and writer.commit(write):
+        answer = False if write is None else writer.commit(write)
+        if answer:
             return write, last
         if races:  # refused though decided on a fresh read: others write this run at once
             pause_before_retry(races)
-        last = read()
+        row = refused_main_row(answer)
+        last = said(row) if said is not None and row is not None else read()
         write = decide(last)
         if write is None:
             return None, last

@@ -19,7 +19,6 @@ from application.run_writes import (
     MOVES_WITH_THE_SUMMARIES,
     commit_decided,
     end_run_and_steps,
-    main_row_after,
     record_end_durations,
     with_closed_attempt_duration,
 )
@@ -325,14 +324,9 @@ class CompleteExecution:
             return Run(execution=self._store.get_execution(run_id))
 
         try:
-            first = decide(run)
-            answer = False if first is None else self._store.commit(first)
-            if not answer:
-                # refused (an abort requested first, most often), or marked by a first try:
-                # decided again on the main row as the refusal said it, or read
-                again = decide(Run(execution=main_row_after(self._store, run_id, answer)))
-                if again is not None:
-                    commit_decided(self._store, read, decide, again)
+            # refused (an abort requested first, most often): decided again on the main row as
+            # the refusal says it, or read
+            commit_decided(self._store, read, decide, decide(run), said=_as_run)
         except (RunIsStoppingError, RunIsOverError):
             return False
         return True
@@ -488,3 +482,8 @@ def _output_target(configuration: ExecutionConfiguration | None) -> tuple[str, s
     ):
         return None
     return configuration.output_database_id, configuration.output_asset_id
+
+
+def _as_run(execution: WorkflowExecution) -> Run:
+    """The run to decide on from its main row alone."""
+    return Run(execution=execution)
