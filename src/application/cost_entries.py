@@ -3,7 +3,7 @@ and the price a rate card gives a unit a report left unpriced."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -133,21 +133,8 @@ def build_entry(
 ) -> CostLedgerEntry:
     """The entry, priced: the reporter's price wins; else the rate card's for the unit; else
     unpriced (its quantity still counts)."""
-    fields = _entry_fields(
-        context,
-        pipeline_execution_id,
-        attempt,
-        rates,
-        entry_id,
-        at,
-        quantity=usage.quantity,
-        unit=usage.unit,
-        unit_price=usage.unit_price,
-        currency=usage.currency,
-        amount=usage.amount,
-        basis=usage.basis,
-        kind=usage.kind,
-    )
+    values = asdict(usage)  # its fields by name, as _entry_fields takes them
+    fields = _entry_fields(context, pipeline_execution_id, attempt, rates, entry_id, at, **values)
     return validated_entry(**fields, source=source, supersedes=supersedes)
 
 
