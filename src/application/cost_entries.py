@@ -3,7 +3,7 @@ and the price a rate card gives a unit a report left unpriced."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -133,7 +133,8 @@ def build_entry(
 ) -> CostLedgerEntry:
     """The entry, priced: the reporter's price wins; else the rate card's for the unit; else
     unpriced (its quantity still counts)."""
-    fields = _entry_fields(context, pipeline_execution_id, attempt, usage, rates, entry_id, at)
+    values = asdict(usage)  # its fields by name, as _entry_fields takes them
+    fields = _entry_fields(context, pipeline_execution_id, attempt, rates, entry_id, at, **values)
     return validated_entry(**fields, source=source, supersedes=supersedes)
 
 
@@ -155,9 +156,17 @@ def duration_entry(
     fields by the entry itself."""
     if attempt < 1:
         raise ValueError(f"attempt: {attempt} is below 1")
-    usage = Usage(quantity=seconds, unit=DURATION_UNIT, kind=CostKind.DURATION)
+    # its usage's values given as they are: a frozen Usage costs a third of the entry
     fields = _entry_fields(
-        context, pipeline_execution_id, attempt, usage, rates, entry_id, aware(at, "recordedAt")
+        context,
+        pipeline_execution_id,
+        attempt,
+        rates,
+        entry_id,
+        aware(at, "recordedAt"),
+        quantity=seconds,
+        unit=DURATION_UNIT,
+        kind=CostKind.DURATION,
     )
     return CostLedgerEntry(**fields, source=CostSource.RUNNER)
 
@@ -166,20 +175,27 @@ def _entry_fields(
     context: RunCostContext,
     pipeline_execution_id: str,
     attempt: int,
-    usage: Usage,
     rates: RateCard,
     entry_id: str,
     at: datetime,
+    *,
+    quantity: Decimal,
+    unit: str,
+    unit_price: Decimal | None = None,
+    currency: str | None = None,
+    amount: Decimal | None = None,
+    basis: CostBasis = CostBasis.ESTIMATE,
+    kind: CostKind = CostKind.USAGE,
 ) -> dict[str, Any]:
-    unit_price, currency, amount = usage.unit_price, usage.currency, usage.amount
+    """An entry's fields, a Usage's values priced (see build_entry)."""
     if unit_price is None and amount is None:
-        rate = rates.price_of(usage.unit)
+        rate = rates.price_of(unit)
         if rate is not None:
             unit_price, currency = rate.unit_price, currency or rate.currency
     if amount is None:
-        amount = priced(usage.quantity, unit_price)
+        amount = priced(quantity, unit_price)
     if amount is not None and currency is None:
-        raise InvalidInputError(f"currency: {usage.unit} is priced, so name its currency")
+        raise InvalidInputError(f"currency: {unit} is priced, so name its currency")
     return {
         "entry_id": entry_id,
         "workflow_execution_id": context.workflow_execution_id,
@@ -189,13 +205,13 @@ def _entry_fields(
         "workflow_id": context.workflow_id,
         "execution_group_id": context.execution_group_id,
         "asset_keys": context.asset_keys,
-        "kind": usage.kind,
-        "quantity": usage.quantity,
-        "unit": usage.unit,
+        "kind": kind,
+        "quantity": quantity,
+        "unit": unit,
         "unit_price": unit_price,
         "currency": currency,
         "amount": amount,
-        "basis": usage.basis,
+        "basis": basis,
         "recorded_at": at,
     }
 
@@ -207,9 +223,13 @@ def attempt_seconds(attempt: TaskExecution) -> Decimal | None:
     return seconds_between(attempt.start_date, attempt.stop_date)
 
 
+_MICROSECOND = timedelta(microseconds=1)  # made once: a timedelta costs more than the division
+
+
 def seconds_between(start: datetime, stop: datetime) -> Decimal:
     """From `start` to `stop`, to the microsecond, never negative, in its shortest form."""
-    microseconds = max(0, (stop - start) // timedelta(microseconds=1))
-    seconds = Decimal(microseconds).scaleb(-6)
-    # normalize() alone would write 10 seconds as 1E+1
-    return seconds.quantize(Decimal(1)) if seconds == seconds.to_integral() else seconds.normalize()
+    microseconds = (stop - start) // _MICROSECOND
+    if microseconds < 0 or microseconds % 1_000_000 == 0:
+        # whole seconds from the integer: normalize() would write 10 seconds as 1E+1
+        return Decimal(max(0, microseconds) // 1_000_000)
+    return Decimal(microseconds).scaleb(-6).normalize()

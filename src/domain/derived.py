@@ -35,6 +35,16 @@ def written_record(cls: type[_Record]) -> type[_Record]:
     return dataclass(slots=True, kw_only=True, unsafe_hash=True)(cls)
 
 
+@dataclass_transform(frozen_default=True)
+def decided_value(cls: type[_Record]) -> type[_Record]:
+    """A value the domain decides and its callers pass on as it is (a step's move, a run's
+    change, a write): a slotted dataclass, frozen to the type checker and compared and hashed
+    as a frozen one, but not frozen at run time, as `written_record`: a frozen dataclass sets
+    each field through `object.__setattr__`, four times the cost of a StepMove's twelve (seven
+    moves, three or four writes a warm run)."""
+    return dataclass(slots=True, unsafe_hash=True)(cls)
+
+
 _READERS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
 
 

@@ -19,7 +19,7 @@ The rules held here, once:
 """
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -33,7 +33,7 @@ from domain.approvals import (
     parked_owner,
 )
 from domain.attempts import AttemptTrigger, TaskExecution, next_attempt_number
-from domain.derived import aware, derived
+from domain.derived import aware, decided_value, derived
 from domain.errors import (
     RUNNER_LOST_ERROR,
     ConflictError,
@@ -61,6 +61,9 @@ if TYPE_CHECKING:  # a list never builds a cost entry: its module is not importe
 
 OPEN_STEP_STATUSES = frozenset({StepStatus.NEW, StepStatus.RUNNING})
 _RERUN_STEP_STATUSES = frozenset({StepStatus.FAILED, StepStatus.ABORTED, StepStatus.TIMED_OUT})
+# what a start and a retry expect of the step (made once: a frozenset a move costs its set too)
+_NEW_ONLY = frozenset({StepStatus.NEW})
+_RUNNING_ONLY = frozenset({StepStatus.RUNNING})
 
 ABORT_ERROR = "wfx.Aborted"
 DEFAULT_ABORT_CAUSE = "Aborted on request"
@@ -89,7 +92,7 @@ class AttemptFencedError(ConflictError):
     run was ended without it): it is refused, so an old copy of a step never overwrites a new."""
 
 
-@dataclass(frozen=True, slots=True)
+@decided_value
 class RunGuard:
     """What the stored main row must still be for a change to be written.
 
@@ -108,7 +111,7 @@ class RunGuard:
     handover_prefix: str = HANDOVER_OWNER_PREFIX
 
 
-@dataclass(frozen=True, slots=True)
+@decided_value
 class RunChange:
     """The main row as read (`before`), as it is to be (`after`), and the guard: the store
     writes only what differs between the two, so concurrent writes to other attributes stay."""
@@ -121,7 +124,7 @@ class RunChange:
     at: datetime | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@decided_value
 class StepMove:
     """One step's transition and its attempt, written together, and what guards them.
 
@@ -164,7 +167,7 @@ class StepMove:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@decided_value
 class RunEnd:
     """A run's terminal write: its open steps closed first, then the main row."""
 
@@ -193,7 +196,7 @@ def first_start(
         workflow_execution_id,
         pipeline_execution_id,
         StepStatus.RUNNING,
-        frozenset({StepStatus.NEW}),
+        _NEW_ONLY,
         start_date=at,
         while_open=True,
         open_attempt=_attempt(workflow_execution_id, pipeline_execution_id, attempt, at, None),
@@ -314,7 +317,7 @@ class Run(BaseModel):
             self.workflow_execution_id,
             pipeline_execution_id,
             StepStatus.RUNNING,
-            frozenset({StepStatus.NEW}),
+            _NEW_ONLY,
             start_date=at,
             while_open=True,
             open_attempt=_attempt(
@@ -375,7 +378,7 @@ class Run(BaseModel):
             self.workflow_execution_id,
             pipeline_execution_id,
             None,
-            frozenset({StepStatus.RUNNING}),
+            _RUNNING_ONLY,
             stop_date=at,
             error=error or StepStatus.FAILED.value,
             while_open=True,

@@ -12,13 +12,12 @@ refuses the whole write: nothing is written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
 from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
-from domain.derived import derived
+from domain.derived import decided_value, derived
 from domain.events import (
     NewEvent,
     approval_events,
@@ -40,7 +39,7 @@ class ApprovalWriteKind(StrEnum):
     STILL_PENDING = "still_pending"  # nothing written: refused unless it is still PENDING
 
 
-@dataclass(frozen=True, slots=True)
+@decided_value
 class ApprovalWrite:
     request: ApprovalRequest
     kind: ApprovalWriteKind
@@ -53,7 +52,7 @@ class ApprovalWrite:
         return () if self.kind is ApprovalWriteKind.STILL_PENDING else approval_events(self.request)
 
 
-@dataclass(frozen=True, slots=True)
+@decided_value
 class LaunchWrite:
     """A new run's rows as the launch leaves them - its main row and steps with whatever its
     runner decided at once (the lease, the first step's start) - and the attempts that opens."""
@@ -68,7 +67,7 @@ class LaunchWrite:
         return self.records.execution.rerun_of_execution_id
 
 
-@dataclass(frozen=True, slots=True)
+@decided_value
 class StepRow:
     """A step's row written as `step` has it (status, dates, error), while its stored status is
     one of `expected`: a redrive's reset of a step to NEW, and that reset's roll back. No event:
@@ -78,7 +77,7 @@ class StepRow:
     expected: frozenset[StepStatus]
 
 
-@dataclass(frozen=True, slots=True)
+@decided_value
 class VersionedStep:
     """A step's row as read, with its row version: what a write of its lists is guarded by."""
 
@@ -91,7 +90,7 @@ class StepListsKind(StrEnum):
     STOPS = "stops"  # its sub-execution stop records
 
 
-@dataclass(frozen=True, slots=True)
+@decided_value
 class StepLists:
     """A step's lists of one kind written as `step` has them, only while its row is still at
     `version` (the version read): registrations and stop records racing on one step then never
@@ -106,7 +105,7 @@ class StepLists:
     read_sizes: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@decided_value
 class RunWrite:
     """A run's transition, all of it: build it with `of`, which adds its events."""
 

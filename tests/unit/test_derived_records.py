@@ -303,6 +303,16 @@ def test_a_duration_entry_is_what_validation_makes_of_it(
     assert (entry.currency is None) is (price is None)
 
 
+@given(span=st.timedeltas(min_value=timedelta(days=-2), max_value=timedelta(days=10**5)))
+def test_seconds_between_is_the_span_to_the_microsecond_in_its_shortest_plain_form(
+    span: timedelta,
+) -> None:
+    # the text an entry stores: whole seconds with no point, else no trailing zero, never 1E+1
+    whole, micro = divmod(max(span, timedelta(0)) // timedelta(microseconds=1), 1_000_000)
+    expected = f"{whole}.{micro:06d}".rstrip("0") if micro else str(whole)
+    assert str(seconds_between(START, START + span)) == expected
+
+
 def test_a_duration_entry_checks_what_it_is_given() -> None:
     context = RunCostContext(RUN_ID, "db1", "wf1", None, ())
     with pytest.raises(ValueError, match="attempt: 0 is below 1"):

@@ -166,8 +166,9 @@ class CompleteExecution:
             return run  # ended by an abort's write, which left nothing to write
         now = self._clock.now()
         status, error = command.status, command.error
-        # the fence first: a result refused records none of its outputs either
-        run.finish_step(step_id, status, error, now, command.attempt)
+        # the fence first: a result refused records none of its outputs either (its move is
+        # the first decision's, made on this same run)
+        fenced_on, fenced = run, run.finish_step(step_id, status, error, now, command.attempt)
         if command.outputs_stored and not run.execution.is_terminal:
             self._add_ending_outputs(run, run.step(step_id), ExecutionStatus(status), now)
         log, log_object_key, tails = fitted_run_log(self._objects, self._run_logs, run.execution)
@@ -177,7 +178,10 @@ class CompleteExecution:
         def decide(current: Run) -> RunWrite | None:
             nonlocal decisions
             decisions += 1
-            move = current.finish_step(step_id, status, error, now, command.attempt)
+            if current is fenced_on:
+                move = fenced
+            else:
+                move = current.finish_step(step_id, status, error, now, command.attempt)
             after = current if move is None else current.moved(move)
             # ended now or before (finish_step leaves no step open): the run ends as it did
             recorded = ExecutionStatus(after.step(step_id).status)
@@ -186,7 +190,7 @@ class CompleteExecution:
             moves = ((move,) if move else ()) + (end.steps if end else ())
             if not moves and end is None:
                 return None
-            if end is not None:
+            if end is not None and end.steps:  # a success closes none: the run as it is
                 after = after.moved_all(end.steps)
             if self._durations is not None and decisions == 1:  # later: recorded after
                 moves = tuple(

@@ -230,11 +230,18 @@ class RecordAttemptDurations:
         `execution`: the run's main row as the caller read it (a context not kept yet is then
         read without it)."""
         entry_id = duration_entry_id(run_id, step_id, attempt)
-        with self._contexts_lock:
+        with self._contexts_lock:  # once for both: what was appended, and the context kept
             if entry_id in self._appended.get(run_id, ()):
                 return None
+            context = self._contexts.get(run_id)
+            if context is not None:
+                self._contexts.move_to_end(run_id)  # a run still stepping stays kept
         seconds = seconds_between(started, stopped)
-        return self._entry(run_id, step_id, attempt, seconds, stopped, entry_id, execution)
+        if context is None:
+            context = self._context(run_id, execution)
+        return duration_entry(
+            context, step_id, attempt, seconds, self._rates, entry_id=entry_id, at=stopped
+        )
 
     def carried_by(
         self, move: StepMove, started: datetime, execution: WorkflowExecution | None = None
@@ -265,22 +272,15 @@ class RecordAttemptDurations:
                 self._appended.popitem(last=False)
 
     def _entry(
-        self,
-        run_id: str,
-        step_id: str,
-        attempt: int,
-        seconds: Decimal,
-        at: datetime,
-        entry_id: str | None = None,
-        execution: WorkflowExecution | None = None,
+        self, run_id: str, step_id: str, attempt: int, seconds: Decimal, at: datetime
     ) -> CostLedgerEntry:
         return duration_entry(
-            self._context(run_id, execution),
+            self._context(run_id),
             step_id,
             attempt,
             seconds,
             self._rates,
-            entry_id=entry_id or duration_entry_id(run_id, step_id, attempt),
+            entry_id=duration_entry_id(run_id, step_id, attempt),
             at=at,
         )
 
