@@ -207,22 +207,25 @@ class CompleteExecution:
         if first is None and known is not None:  # known wrong: as the store has it
             run = self._store.get_run(run_id)
             first = decide(run)
-        if first is None:
-            if run.execution.is_terminal:  # a repeat: the summaries, the last write, again
-                self._write_summaries(run.steps, tails)
-            return LastStepFinished(step_status=run.step(step_id).status, execution=run.execution)
+        if first is None:  # a repeat, or ended by another writer first
+            return self._left_as_it_is(run, step_id, tails)
         committed = self._committed(run_id, known, first, decide)
         if isinstance(committed, LastStepFinished):
             return committed
         written, last = committed
         if written is None:
             assert last is not None
-            if last.execution.is_terminal:  # ended by another writer (a lost runner's end)
-                self._write_summaries(last.steps, tails)
-            return LastStepFinished(step_status=last.step(step_id).status, execution=last.execution)
+            return self._left_as_it_is(last, step_id, tails)
         return self._finished_as_written(
             written, written is first, final_steps, run_id, step_id, tails
         )
+
+    def _left_as_it_is(self, run: Run, step_id: str, tails: StepTails | None) -> LastStepFinished:
+        """Nothing of ours to write: the run as it is (as a first try, or another writer's end
+        such as a lost runner's, left it); ended, the steps' summaries are written again."""
+        if run.execution.is_terminal:
+            self._write_summaries(run.steps, tails)
+        return LastStepFinished(step_status=run.step(step_id).status, execution=run.execution)
 
     def _run_to_decide_on(self, command: FinishLastStepCommand) -> Run | LastStepFinished:
         """The run as its runner knows it, with its main row read first when the runner knows
