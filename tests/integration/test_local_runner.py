@@ -754,6 +754,23 @@ def test_an_error_in_the_runner_itself_still_ends_the_run_as_failed(harness: Har
     assert harness.status_of("exec-broken") is ExecutionStatus.FAILED
 
 
+def test_a_step_its_version_does_not_define_fails_naming_the_index(harness: Harness) -> None:
+    version = harness.publish(example("trivial"))  # three steps
+    launched = version.model_copy(update={"steps": (*version.steps, version.steps[-1])})
+    step_ids = harness.launch("exec-extra", launched)  # a fourth step the version lacks
+
+    harness.runner().start("exec-extra")
+
+    missing = f"workflow {version.workflow_key} version {version.version} has no step 3"
+    assert harness.reporter.calls[-3:] == [
+        ("started", step_ids[3]),
+        ("finished", step_ids[3], StepStatus.FAILED, missing),
+        ("completed", ExecutionStatus.FAILED, missing),
+    ]
+    assert [call[0] for call in harness.reporter.calls[:6]] == ["started", "finished"] * 3
+    assert harness.status_of("exec-extra") is ExecutionStatus.FAILED
+
+
 # --- outputs -------------------------------------------------------------------------------
 
 

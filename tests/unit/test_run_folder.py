@@ -170,3 +170,24 @@ def test_a_name_in_the_shared_folder_that_only_looks_like_a_pid_is_left_alone(
 
     assert folder.runner() == this_process("inline")
     assert {"\u00b2-1-1.json", "notes.json"} <= set(os.listdir(shared))
+
+
+def test_a_forked_child_records_itself_not_the_parent_whose_record_it_inherited(
+    tmp_path: Path,
+) -> None:
+    parent = this_process("inline")  # made and kept before the fork: the child inherits it
+    RunFolder(tmp_path / "run-1").write_runner(parent)
+
+    child = os.fork()
+    if child == 0:  # the child: a run of its own, its record written as the runner writes it
+        try:
+            RunFolder(tmp_path / "run-2").write_runner(this_process("inline"))
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(child, 0)
+
+    assert os.waitstatus_to_exitcode(status) == 0
+    record = RunFolder(tmp_path / "run-2").runner()
+    assert record is not None
+    assert (record.pid, record.mode) == (child, "inline")
+    assert RunFolder(tmp_path / "run-1").runner() == parent == this_process("inline")

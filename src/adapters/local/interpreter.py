@@ -27,6 +27,7 @@ from typing import TypeVar
 
 from adapters.local.supervisor import RunStop, StopReason
 from application.ports.orchestration import RunReporter
+from domain.derived import derived
 from domain.errors import DomainError
 from domain.execution import PipelineExecution, WorkflowExecution
 from domain.run import AttemptFencedError, Run, RunIsOverError, RunIsStoppingError
@@ -115,7 +116,10 @@ class StepInterpreter:
         execution_id = workflow_execution_id
         self._outputs_stored = outputs_stored or _always
         if known is not None:
-            self._known = Run(execution=known, steps=tuple(planned.step for planned in steps))
+            # the valid main row and steps as the caller holds them (domain.derived)
+            self._known = derived(
+                Run, execution=known, steps=tuple([planned.step for planned in steps])
+            )
         remaining = [
             planned for planned in steps if planned.step.status is not StepStatus.SUCCEEDED
         ]

@@ -99,7 +99,6 @@ from domain.statuses import ExecutionStatus, StepStatus
 from domain.workflow import (
     ExecutionType,
     InputFileArity,
-    RetryPolicy,
     StepDefinition,
     WorkflowVersion,
 )
@@ -667,19 +666,25 @@ class LocalRunner:
         if steps is None:  # a redrive, a resume, a worker: the steps as stored now
             steps = chain_order(interpreter.persist(lambda: self._store.list_steps(execution_id)))
         run_inputs = _RunInputs(self._store, execution_id, interpreter)
+        # each step's definition read from the version once a run, not by each attempt, its
+        # gate and its retry again (None: the version has no such step, which fails it)
+        definitions = {step.pipeline_execution_id: _defined(version, step) for step in steps}
+        attempts = next_attempts or {}
         planned = [
             PlannedStep(
                 step=step,
-                retry=_retry_policy(version, step),
-                resume_attempt=self._gate_attempt(version, step, interpreter),
-                next_attempt=(next_attempts or {}).get(step.pipeline_execution_id, 1),
+                retry=None if definition is None else definition.retry,
+                resume_attempt=self._gate_attempt(definition, step, interpreter),
+                next_attempt=attempts.get(step.pipeline_execution_id, 1),
             )
             for step in steps
+            for definition in (definitions[step.pipeline_execution_id],)
         ]
         outputs: list[OutputFolder] = []
 
         def action(step: PipelineExecution, attempt: int) -> str | None:
-            if _is_gate(version, step):
+            definition = definitions[step.pipeline_execution_id]  # one of `planned`'s steps
+            if definition is not None and definition.approval is not None:
                 return self._pass_gate(step, attempt, owner, interpreter)
             if not outputs:
                 prefix = execution_output_prefix(execution_id)
@@ -689,7 +694,7 @@ class LocalRunner:
                 else:
                     folder.pull()
                 outputs.append(folder)
-            return self._run_step(step, attempt, version, run_inputs, outputs[0], live)
+            return self._run_step(step, attempt, version, definition, run_inputs, outputs[0], live)
 
         def outputs_stored() -> bool:
             # before any step ran, a launched run's prefix holds nothing yet either
@@ -700,10 +705,16 @@ class LocalRunner:
         )
 
     def _gate_attempt(
-        self, version: WorkflowVersion, step: PipelineExecution, interpreter: StepInterpreter
+        self,
+        definition: StepDefinition | None,
+        step: PipelineExecution,
+        interpreter: StepInterpreter,
     ) -> int | None:
-        """The attempt of an approval step the run was parked at (RUNNING), taken up again."""
-        if step.status is not StepStatus.RUNNING or not _is_gate(version, step):
+        """The attempt of an approval step (`definition`: the step's) the run was parked at
+        (RUNNING), taken up again."""
+        if step.status is not StepStatus.RUNNING or definition is None:
+            return None
+        if definition.approval is None:
             return None
         step_id = step.pipeline_execution_id
         run = interpreter.persist(lambda: self._store.get_run(step.workflow_execution_id, step_id))
@@ -746,15 +757,17 @@ class LocalRunner:
         step: PipelineExecution,
         attempt: int,
         version: WorkflowVersion,
+        defined: StepDefinition | None,
         run_inputs: _RunInputs,
         outputs: OutputFolder,
         live: _LiveRun,
     ) -> str | None:
-        """Run one attempt of a step and upload what it changed; its error, or None."""
+        """Run one attempt of a step (`defined`: its definition in `version`, None when the
+        version has no such step) and upload what it changed; its error, or None."""
         if attempt > 1:  # every attempt appends to the one step log: say where this one starts
             self._mark_attempt(step, attempt)
         try:
-            definition = _definition(version, step)
+            definition = _definition(version, step, defined)
             python = definition.execution_type is ExecutionType.PYTHON
             in_process = python and self._step_user is None
             run = self._step_run(step, run_inputs, outputs, in_process)
@@ -994,24 +1007,22 @@ def _step_event(kind: str, step: PipelineExecution, at: datetime | None) -> dict
     return {"type": kind, "pipelineExecutionId": step.pipeline_execution_id, "timestamp": at}
 
 
-def _is_gate(version: WorkflowVersion, step: PipelineExecution) -> bool:
-    index = step.step_index
-    return 0 <= index < len(version.steps) and version.steps[index].approval is not None
+def _defined(version: WorkflowVersion, step: PipelineExecution) -> StepDefinition | None:
+    """The step's definition in `version`; None when it has no such step."""
+    index, definitions = step.step_index, version.steps
+    return definitions[index] if 0 <= index < len(definitions) else None
 
 
-def _definition(version: WorkflowVersion, step: PipelineExecution) -> StepDefinition:
-    if not 0 <= step.step_index < len(version.steps):
+def _definition(
+    version: WorkflowVersion, step: PipelineExecution, defined: StepDefinition | None
+) -> StepDefinition:
+    """`defined`, the step's definition; the step fails when its version has none."""
+    if defined is None:
         raise StepFailedError(
             f"workflow {version.workflow_key} version {version.version} "
             f"has no step {step.step_index}"
         )
-    return version.steps[step.step_index]
-
-
-def _retry_policy(version: WorkflowVersion, step: PipelineExecution) -> RetryPolicy | None:
-    if not 0 <= step.step_index < len(version.steps):
-        return None  # the step itself fails with the reason
-    return version.steps[step.step_index].retry
+    return defined
 
 
 def _split_label(label: str) -> tuple[str, str, str]:

@@ -155,9 +155,10 @@ def _write(folder: str, name: str, record: ProcessRecord) -> None:
         _replace(path, data)
 
 
+@functools.lru_cache(maxsize=16)
 def _encoded(record: ProcessRecord) -> bytes:
     # vars(), not asdict(): its deep copy is the record's costliest part, and all its
-    # fields are plain values
+    # fields are plain values. Kept: a process writes its own record (the same) each run.
     return json.dumps(vars(record)).encode("utf-8")
 
 
@@ -166,7 +167,8 @@ def _place_new(path: str, data: bytes, record: ProcessRecord) -> None:
     record is a link to its one copy. No rename: a reader that comes before the file is whole
     reads no record (half a record does not parse), which is what it read a moment before."""
     if record.pid == os.getpid():
-        _SHARED.place(path, data, os.path.dirname(path))
+        # the parent as a key and the copies' folder: `path` names a file, never ends in a `/`
+        _SHARED.place(path, data, path.rpartition(os.sep)[0])
     else:
         _write_file(path, data, os.O_EXCL)
 
@@ -283,9 +285,16 @@ def _own_start_time(pid: int) -> int | None:
 
 def this_process(mode: str) -> ProcessRecord:
     """This process's record: the same for every run it starts in `mode` (the lease on the run's
-    row names the run's owner), so the runs share one copy of it (`_SharedRecords`)."""
+    row names the run's owner), so the runs share one copy of it (`_SharedRecords`), and each
+    run is given the one record made (a forked child, with a pid of its own, makes its own)."""
     pid = os.getpid()
-    return ProcessRecord(HOST, pid, _own_start_time(pid), mode)
+    record = _OWN_RECORDS.get((pid, mode))
+    if record is None:
+        record = _OWN_RECORDS[pid, mode] = ProcessRecord(HOST, pid, _own_start_time(pid), mode)
+    return record
+
+
+_OWN_RECORDS: dict[tuple[int, str], ProcessRecord] = {}
 
 
 def child_process(pid: int, mode: str, attempt: int | None = None) -> ProcessRecord:
