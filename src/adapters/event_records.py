@@ -7,8 +7,11 @@ an event item stays a few KB whatever a step printed; the complete body goes to 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from datetime import datetime
 from json.encoder import encode_basestring_ascii
-from typing import Any
+from operator import attrgetter, itemgetter
+from typing import Any, NamedTuple
 
 from pydantic import TypeAdapter
 
@@ -70,16 +73,6 @@ def build_event_record(event: NewEvent, sequence_number: int) -> Record:
         "occurredAt": format_date(event.occurred_at),
     }
     free_text = False
-    # its JSON, for a store that writes JSON (SQLite), written as the values are taken: the
-    # compact encoder's text (test_event_json), without its walk of the item and its escaping
-    # of the same keys on every call; the date's text is digits and punctuation
-    text: str | None = (
-        f'{{"workflowExecutionId":{_escaped(item["workflowExecutionId"])},'
-        f'"sequenceNumber":{sequence_number:d},"eventType":{_escaped(item["eventType"])},'
-        f'"occurredAt":"{item["occurredAt"]}"'
-        if sequence_number.__class__ is int
-        else None
-    )
     # each slot read by name (mypy checks them), in _OPTIONAL's order
     values: tuple[Any, ...] = (
         event.pipeline_execution_id,
@@ -100,17 +93,100 @@ def build_event_record(event: NewEvent, sequence_number: int) -> Record:
         if attribute in _REDACTED:
             value, free_text = redact(value), True
         item[attribute] = value
-        if text is not None:
-            kind = value.__class__
-            if kind is str:
-                text = f'{text},"{attribute}":{_escaped(value)}'
-            elif kind is int:
-                text = f'{text},"{attribute}":{value:d}'
-            else:  # another type (a subclass): the encoder says it
-                text = None
     if not free_text:  # ids, numbers and statuses only: far below any budget
-        return new_record(item, (), encode_compact(item) if text is None else text + "}")
+        text = event_text(event, sequence_number)
+        return new_record(item, (), encode_compact(item) if text is None else text)
     return fit_item(item, EVENT_BUDGET, event.workflow_execution_id)
+
+
+# An event's values in its item's order: run id, type, moment, then _OPTIONAL's (one C call).
+_read_event = attrgetter(
+    "workflow_execution_id", "event_type", "occurred_at", *(name for name, _ in _OPTIONAL)
+)
+_Pick = Callable[[tuple[Any, ...]], tuple[Any, ...]]
+
+
+class _EventText(NamedTuple):
+    """The text of the events of one type and shape (which values they hold, of which type):
+    the %-template of their item's compact JSON, the getter of their texts among the values,
+    and the getter of the template's arguments among (number, moment's text, texts' JSON, *the
+    values)."""
+
+    template: str
+    texts: _Pick
+    arguments: _Pick
+
+
+_NO_TEMPLATE = _EventText("", tuple, tuple)  # free text, or a value of another type
+_EVENT_TEXTS: dict[tuple[Any, ...], _EventText] = {}
+
+
+class _Escaped(dict[str, str]):
+    """Texts' JSON (run ids, step ids, statuses) kept: a run's id is in each of its events, a
+    step's in five. Cleared whole when full."""
+
+    def __missing__(self, text: str) -> str:
+        if len(self) >= 256:
+            self.clear()
+        escaped = self[text] = _escaped(text)
+        return escaped
+
+
+_json_of_text = _Escaped().__getitem__
+
+
+def event_text(event: NewEvent, sequence_number: int) -> str | None:
+    """`build_event_record`'s JSON text for `event` without its item: a template per type and
+    shape, filled with the values. None when the item is not ids, numbers and statuses alone:
+    free text (an error, a cause, which the budget fits), an empty text (left out of the
+    item), or a value of another type (the encoder's)."""
+    values = _read_event(event)
+    shape = (values[1], *map(type, values))  # the type itself: its text is in the template
+    found = _EVENT_TEXTS.get(shape)
+    if found is None:
+        found = _EVENT_TEXTS[shape] = _event_text_of(shape)
+    if found is _NO_TEMPLATE or sequence_number.__class__ is not int:
+        return None
+    texts = found.texts(values)
+    if "" in texts:
+        return None
+    arguments = (sequence_number, format_date(values[2]), *map(_json_of_text, texts), *values)
+    return found.template % found.arguments(arguments)
+
+
+def _event_text_of(shape: tuple[Any, ...]) -> _EventText:
+    event_type, *kinds = shape
+    if kinds[0] is not str or kinds[2] is not datetime or not isinstance(event_type, str):
+        return _NO_TEMPLATE
+    # the texts' places among the values: the run id's and the optional values' (the type's
+    # text is the template's own)
+    texts = [place for place, kind in enumerate(kinds) if kind is str and place != 1]
+    values_at = 2 + len(texts)  # where the values start in the arguments
+
+    def argument(place: int) -> int:
+        return 2 + texts.index(place) if kinds[place] is str else values_at + place
+
+    type_text = _escaped(str(event_type)).replace("%", "%%")
+    template = f'{{"workflowExecutionId":%s,"sequenceNumber":%d,"eventType":{type_text},'
+    template += '"occurredAt":"%s"'
+    order = [argument(0), 0, 1]
+    for place, (_, attribute) in enumerate(_OPTIONAL, 3):
+        kind = kinds[place]
+        if kind is type(None):
+            continue
+        if attribute in _REDACTED or kind not in (str, int):
+            return _NO_TEMPLATE
+        template += f',"{attribute}":' + ("%s" if kind is str else "%d")
+        order.append(argument(place))
+    return _EventText(template + "}", _picker(texts), _picker(order))
+
+
+def _picker(places: list[int]) -> _Pick:
+    """The values at `places`, as a tuple even when there is one."""
+    if len(places) > 1:
+        return itemgetter(*places)
+    (place,) = places
+    return lambda values: (values[place],)
 
 
 @row_parser("WfxExecutionEventsTable", "workflowExecutionId", SEQUENCE_NUMBER)
