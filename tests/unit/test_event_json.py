@@ -1,6 +1,7 @@
-"""An event's JSON, written by `build_event_record` as it takes the values, is the compact
-encoder's text of its item, whatever its texts hold (quotes, control characters, DEL, accents,
-characters past the BMP) and with a value of another type left to the encoder."""
+"""An event's JSON, written by `build_event_record` (and by `event_text` without the item, from a
+template per type and shape), is the compact encoder's text of its item, whatever its texts hold
+(quotes, control characters, DEL, accents, characters past the BMP) and with a value of another
+type left to the encoder."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.compact_json import encode_compact
-from adapters.event_records import build_event_record
+from adapters.event_records import build_event_record, event_text
 from domain.events import EventType, NewEvent
 
 _TEXT = st.none() | st.just("") | st.text(max_size=10)
@@ -49,6 +50,9 @@ def test_an_events_json_is_the_encoders(
     record = build_event_record(event, number)
     assert record.json_text == encode_compact(dict(record))
     assert json.loads(record.json_text) == record
+    # the template's text, for every event of ids, numbers and statuses (no empty text)
+    plain = "" not in (run_id, *texts.values())
+    assert event_text(event, number) == (record.json_text if plain else None)
 
 
 class _Level(IntEnum):
@@ -67,3 +71,20 @@ def test_a_value_of_another_type_is_left_to_the_encoder() -> None:
     record = build_event_record(event, 1)
     assert record.json_text == encode_compact(dict(record))
     assert '"redriveCount":true' in (record.json_text or "")
+    assert event_text(event, 1) is None  # no template: the item's encoder says it
+
+
+def test_an_event_with_free_text_has_no_template() -> None:
+    # an error or a cause is redacted and fitted by the item's budget (build_event_record)
+    for error, cause in (("Boom", None), (None, "why")):
+        event = NewEvent(
+            workflow_execution_id="run-1",
+            event_type=EventType.STEP_FINISHED,
+            occurred_at=datetime(2026, 12, 5, 22, 0, tzinfo=UTC),
+            status="FAILED",
+            error=error,
+            cause=cause,
+        )
+        assert event_text(event, 1) is None
+        record = build_event_record(event, 1)
+        assert record.json_text == encode_compact(dict(record))

@@ -13,7 +13,11 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.event_records import build_event_record, build_execution_event_record
+from adapters.event_records import (
+    build_event_record,
+    build_execution_event_record,
+    event_text,
+)
 from adapters.sqlite.execution_sql import ExecutionSql, _needs_json, _shape_of
 from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql, dump_json
@@ -87,5 +91,6 @@ def test_an_event_row_built_inline_is_the_tables_row(
     )
     events = TableSql.render(build_schema(TableNames())[ResourceKeys.EXECUTION_EVENTS])
     record = build_event_record(event, number)
-    inline = (event.workflow_execution_id, number, record.json_text or dump_json(record))
+    text = event_text(event, number) or record.json_text or dump_json(record)
+    inline = (event.workflow_execution_id, number, text)
     assert inline == events.row(build_execution_event_record(event.numbered(number)))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from adapters.output_records import (
@@ -25,7 +26,7 @@ from adapters.run_records import (
     parse_execution_record,
 )
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, GuardedRow
-from adapters.sqlite.statements import chunks, dump_json, json_path, load_item
+from adapters.sqlite.statements import TableSql, chunks, dump_json, json_path, load_item
 from adapters.sqlite.store_base import SqliteStoreBase
 from adapters.step_records import (
     build_pipeline_execution_record,
@@ -73,6 +74,7 @@ def _guard_parameters(change: RunChange) -> tuple[str | None, ...]:
 
 
 _RUNNING = frozenset({StepStatus.RUNNING})
+_InsertCostEntries = Callable[[sqlite3.Connection, TableSql, "Iterable[CostLedgerEntry]"], None]
 
 
 # a write's runs whose main row it has read: whether each is open (for its moves' guard)
@@ -86,6 +88,16 @@ class _Refused(Exception):
     def __init__(self, main_row: WorkflowExecution | None = None) -> None:
         super().__init__()
         self.main_row = main_row
+
+
+@functools.cache
+def _cost_ledger() -> tuple[_InsertCostEntries, type[Exception]]:
+    """The ledger's insert and its taken-id error, imported by the first move with a cost (a
+    cold list, which appends none, does without them) and kept: not an import a move."""
+    from adapters.sqlite.cost_ledger import insert_cost_entries
+    from domain.costs import CostEntryExistsError
+
+    return insert_cost_entries, CostEntryExistsError
 
 
 class SqliteRunWriter(SqliteStoreBase):
@@ -260,22 +272,13 @@ class SqliteRunWriter(SqliteStoreBase):
             ):
                 raise _Refused
         if move.cost_entries:
-            from domain.costs import CostEntryExistsError  # a cold list builds no entry
-
+            insert_cost_entries, entry_taken = _cost_ledger()
             try:
-                self._append_cost_entries_in(connection, move.cost_entries)
-            except CostEntryExistsError as exc:
+                insert_cost_entries(
+                    connection, self._sql.tables[ResourceKeys.COST_LEDGER], move.cost_entries
+                )
+            except entry_taken as exc:
                 raise _Refused from exc
-
-    def _append_cost_entries_in(
-        self, connection: sqlite3.Connection, entries: tuple[CostLedgerEntry, ...]
-    ) -> None:
-        if not entries:
-            return
-        # imported on first use: a cold list, which never appends one, does without the ledger
-        from adapters.sqlite.cost_ledger import insert_cost_entries
-
-        insert_cost_entries(connection, self._sql.tables[ResourceKeys.COST_LEDGER], entries)
 
     def _transition_in(
         self, connection: sqlite3.Connection, move: StepMove, runs: _RunStates
@@ -395,7 +398,8 @@ class SqliteRunWriter(SqliteStoreBase):
     def _insert_attempt(self, connection: sqlite3.Connection, attempt: TaskExecution) -> bool:
         table = self._sql.attempts
         record = build_task_execution_record(attempt)
-        self._bodies.put([record])
+        if record.offloads:
+            self._bodies.put([record])
         inserted = connection.execute(table.insert_if_absent, table.row(record))
         return bool(inserted.rowcount)
 

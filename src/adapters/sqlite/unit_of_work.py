@@ -15,6 +15,7 @@ from typing import Any
 from adapters.event_records import (
     SEQUENCE_NUMBER,
     build_event_record,
+    event_text,
     parse_execution_event_record,
 )
 from adapters.item_budget import OffloadedBodies
@@ -109,17 +110,18 @@ class SqliteUnitOfWork:
         """`events` numbered from `last + 1` in one INSERT, only when `last` is the run's last
         number: False (nothing inserted) when it is not (a number taken, or `last` not
         written)."""
-        records = []
         rows: list[Any] = []
         for number, event in enumerate(events, last + 1):
-            record = build_event_record(event, number)
-            records.append(record)
+            text = event_text(event, number)
+            if text is None:  # free text, fitted by the budget: its bodies in before its row
+                record = build_event_record(event, number)
+                self._bodies.put([record])
+                text = record.json_text or dump_json(record)
             # TableSql.row of the record, its key columns being the event's run id and number
-            rows += (event.workflow_execution_id, number, record.json_text or dump_json(record))
-        self._bodies.put(records)  # content-named bodies, in before the rows naming them
+            rows += (event.workflow_execution_id, number, text)
         try:
             inserted = connection.execute(
-                self._insert_after_last(len(records), self._row_width),
+                self._insert_after_last(len(events), self._row_width),
                 (*rows, last, workflow_execution_id, last),
             ).rowcount
         except sqlite3.IntegrityError as exc:
