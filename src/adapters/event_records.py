@@ -10,8 +10,8 @@ import functools
 from collections.abc import Callable
 from datetime import datetime
 from json.encoder import encode_basestring_ascii
-from operator import attrgetter
-from typing import Any
+from operator import attrgetter, itemgetter
+from typing import Any, NamedTuple
 
 from pydantic import TypeAdapter
 
@@ -103,6 +103,22 @@ def build_event_record(event: NewEvent, sequence_number: int) -> Record:
 _read_event = attrgetter(
     "workflow_execution_id", "event_type", "occurred_at", *(name for name, _ in _OPTIONAL)
 )
+_Pick = Callable[[tuple[Any, ...]], tuple[Any, ...]]
+
+
+class _EventText(NamedTuple):
+    """The text of the events of one type and shape (which values they hold, of which type):
+    the %-template of their item's compact JSON, the getter of their texts among the values,
+    and the getter of the template's arguments among (number, moment's text, texts' JSON, *the
+    values)."""
+
+    template: str
+    texts: _Pick
+    arguments: _Pick
+
+
+_NO_TEMPLATE = _EventText("", tuple, tuple)  # free text, or a value of another type
+_EVENT_TEXTS: dict[tuple[Any, ...], _EventText] = {}
 
 
 class _Escaped(dict[str, str]):
@@ -117,66 +133,60 @@ class _Escaped(dict[str, str]):
 
 
 _json_of_text = _Escaped().__getitem__
-# (the values, the number, the moment's text, the texts' JSON) -> the text, None: no template
-_Fill = Callable[[tuple[Any, ...], int, str, Callable[[str], str]], str | None]
-
-
-def _no_template(*_: Any) -> None:
-    return None
-
-
-_FILLS: dict[tuple[Any, ...], _Fill] = {}
 
 
 def event_text(event: NewEvent, sequence_number: int) -> str | None:
-    """`build_event_record`'s JSON text for `event` without its item, by the writer compiled
-    for its type and shape (which values it holds, of which type): half the item's
-    instructions, 14 a warm run. None when the item is not ids, numbers and statuses alone:
+    """`build_event_record`'s JSON text for `event` without its item: a template per type and
+    shape, filled with the values. None when the item is not ids, numbers and statuses alone:
     free text (an error, a cause, which the budget fits), an empty text (left out of the
     item), or a value of another type (the encoder's)."""
     values = _read_event(event)
-    shape = (values[1], *map(type, values))  # the type itself: its text is the writer's
-    fill = _FILLS.get(shape)
-    if fill is None:
-        fill = _FILLS[shape] = _fill_of(shape)
-    if sequence_number.__class__ is not int:
+    shape = (values[1], *map(type, values))  # the type itself: its text is in the template
+    found = _EVENT_TEXTS.get(shape)
+    if found is None:
+        found = _EVENT_TEXTS[shape] = _event_text_of(shape)
+    if found is _NO_TEMPLATE or sequence_number.__class__ is not int:
         return None
-    return fill(values, sequence_number, format_date(values[2]), _json_of_text)
+    texts = found.texts(values)
+    if "" in texts:
+        return None
+    arguments = (sequence_number, format_date(values[2]), *map(_json_of_text, texts), *values)
+    return found.template % found.arguments(arguments)
 
 
-def _fill_of(shape: tuple[Any, ...]) -> _Fill:
-    """The writer of the events of `shape`: one f-string of the item's keys in order, each
-    value in its place (a text as the encoder escapes it, a number as int's text). Its source
-    holds only _OPTIONAL's names and places; the type's text is a value it reads."""
+def _event_text_of(shape: tuple[Any, ...]) -> _EventText:
     event_type, *kinds = shape
     if kinds[0] is not str or kinds[2] is not datetime or not isinstance(event_type, str):
-        return _no_template
-    texts = ["values[0]"]
-    pieces = (
-        '"workflowExecutionId":{escape(values[0])},"sequenceNumber":{number},'
-        '"eventType":{type_text},"occurredAt":"{moment}"'
-    )
+        return _NO_TEMPLATE
+    # the texts' places among the values: the run id's and the optional values' (the type's
+    # text is the template's own)
+    texts = [place for place, kind in enumerate(kinds) if kind is str and place != 1]
+    values_at = 2 + len(texts)  # where the values start in the arguments
+
+    def argument(place: int) -> int:
+        return 2 + texts.index(place) if kinds[place] is str else values_at + place
+
+    type_text = _escaped(str(event_type)).replace("%", "%%")
+    template = f'{{"workflowExecutionId":%s,"sequenceNumber":%d,"eventType":{type_text},'
+    template += '"occurredAt":"%s"'
+    order = [argument(0), 0, 1]
     for place, (_, attribute) in enumerate(_OPTIONAL, 3):
         kind = kinds[place]
         if kind is type(None):
             continue
         if attribute in _REDACTED or kind not in (str, int):
-            return _no_template
-        if kind is str:
-            texts.append(f"values[{place}]")
-            pieces += f',"{attribute}":{{escape(values[{place}])}}'
-        else:
-            pieces += f',"{attribute}":{{values[{place}]}}'
-    source = (
-        "def fill(values, number, moment, escape):\n"
-        f"    if not ({' and '.join(texts)}):\n"
-        "        return None\n"  # an empty text, left out of the item: the encoder's
-        f"    return f'{{{{{pieces}}}}}'\n"
-    )
-    namespace: dict[str, Any] = {"type_text": _escaped(str(event_type))}
-    exec(source, namespace)  # the source holds the fixed names above and no value
-    fill: _Fill = namespace["fill"]
-    return fill
+            return _NO_TEMPLATE
+        template += f',"{attribute}":' + ("%s" if kind is str else "%d")
+        order.append(argument(place))
+    return _EventText(template + "}", _picker(texts), _picker(order))
+
+
+def _picker(places: list[int]) -> _Pick:
+    """The values at `places`, as a tuple even when there is one."""
+    if len(places) > 1:
+        return itemgetter(*places)
+    (place,) = places
+    return lambda values: (values[place],)
 
 
 @row_parser("WfxExecutionEventsTable", "workflowExecutionId", SEQUENCE_NUMBER)
