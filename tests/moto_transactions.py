@@ -81,5 +81,16 @@ def _before(backend: Any, entry: dict[str, Any]) -> _Before | None:
         return None
     hash_value = DynamoType(key[table.hash_key_attr])
     range_value = DynamoType(key[table.range_key_attr]) if table.has_range_key else None
-    item = table.get_item(hash_value, range_value)
-    return _Before(table, hash_value, range_value, copy.deepcopy(item))
+    return _Before(table, hash_value, range_value, _copied(table.get_item(hash_value, range_value)))
+
+
+def _copied(item: Any) -> Any:
+    """A deep copy of `item`, taken again while another request's thread of moto's server
+    changes it under the copy (a dict that changes size while it is copied): moto locks
+    nothing, and a failed copy would answer the transaction with a 500 DynamoDB never gives."""
+    for _ in range(100):
+        try:
+            return copy.deepcopy(item)
+        except RuntimeError:
+            continue
+    return copy.deepcopy(item)

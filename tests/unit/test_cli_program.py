@@ -34,3 +34,41 @@ def test_the_console_script_collects_again_once_a_command_has_its_container(
         "main()\n"
     )
     assert _python(code, tmp_path).splitlines()[-1] == "True True"
+
+
+def test_a_ctrl_c_wrapped_by_python_while_wfx_loads_ends_it_quietly_with_130(
+    tmp_path: Path,
+) -> None:
+    """Python 3.11 wraps a KeyboardInterrupt raised in a class's __set_name__ (pydantic's models
+    while wfx loads) in a RuntimeError: the console script treats it as the Ctrl-C it was."""
+    code = (
+        "import sys, types\n"
+        "def interrupted_while_loading():\n"
+        "    try:\n"
+        "        raise KeyboardInterrupt\n"
+        "    except KeyboardInterrupt as interrupt:\n"
+        "        raise RuntimeError('Error calling __set_name__') from interrupt\n"
+        "loading = types.SimpleNamespace(main=interrupted_while_loading)\n"
+        "sys.modules['entrypoints.cli.main'] = loading\n"
+        "from entrypoints.cli.program import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as end:\n"
+        "    print('exit', end.code)\n"
+    )
+    assert _python(code, tmp_path) == "exit 130"
+
+
+def test_an_error_not_raised_by_a_ctrl_c_is_not_taken_for_one() -> None:
+    from entrypoints.cli.program import interrupted
+
+    try:
+        try:
+            raise ValueError("a bad row")
+        except ValueError as bad:
+            raise RuntimeError("wrapped") from bad
+    except RuntimeError as error:
+        assert not interrupted(error)
+        wrapped = RuntimeError("wrapped Ctrl-C")
+        wrapped.__context__ = KeyboardInterrupt()
+        assert interrupted(wrapped)

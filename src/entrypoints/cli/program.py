@@ -30,6 +30,24 @@ def main() -> None:
         # Ctrl-C that no command took charge of (most often while wfx still loads, before any
         # command began): nothing to say but the exit status a shell expects
         raise SystemExit(INTERRUPTED) from None
+    except Exception as error:
+        # Python 3.11 wraps a Ctrl-C that lands in a class body's __set_name__ (pydantic's, while
+        # it loads) in a RuntimeError: the same Ctrl-C, the same quiet exit
+        if not interrupted(error):
+            raise
+        raise SystemExit(INTERRUPTED) from None
+
+
+def interrupted(error: BaseException) -> bool:
+    """Whether `error` is, or was raised by, a Ctrl-C (its causes and contexts, each once)."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def end_on_swallowed_interrupts() -> None:
