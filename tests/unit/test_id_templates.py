@@ -235,28 +235,23 @@ def test_a_step_rows_text_is_the_encoders(
 @settings(max_examples=200, deadline=None)
 @given(
     ids=st.lists(st.tuples(_TEXT, _TEXT, _WHOLE_SECONDS, _MOMENT), min_size=1, max_size=3),
-    attempt=st.integers(min_value=1, max_value=3),
-    status=st.sampled_from(list(StepStatus)),
-    trigger=st.sampled_from(list(AttemptTrigger)),
+    constant=st.fixed_dictionaries(
+        {
+            "attempt": st.integers(min_value=1, max_value=3),
+            "status": st.sampled_from(list(StepStatus)),
+            "trigger": st.sampled_from(list(AttemptTrigger)),
+        }
+    ),
 )
 def test_an_attempts_text_is_the_encoders(
-    ids: list[tuple[str, str, datetime, datetime | None]],
-    attempt: int,
-    status: StepStatus,
-    trigger: AttemptTrigger,
+    ids: list[tuple[str, str, datetime, datetime | None]], constant: dict[str, Any]
 ) -> None:
     for step_id, run_id, start, stop in ids:  # the second and third from the first's template
-        record = build_task_execution_record(
-            TaskExecution(
-                pipeline_execution_id=step_id,
-                workflow_execution_id=run_id,
-                attempt=attempt,
-                status=status,
-                start_date=start,
-                stop_date=stop,
-                trigger=trigger,
-            )
+        moments: dict[str, Any] = {"start_date": start, "stop_date": stop}
+        attempt = TaskExecution(
+            pipeline_execution_id=step_id, workflow_execution_id=run_id, **moments, **constant
         )
+        record = build_task_execution_record(attempt)
         _is_the_encoders(record, record.json_text)
 
 
