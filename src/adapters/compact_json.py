@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from json import encoder as _encoder_module
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 _PLAIN = json.JSONEncoder(separators=(",", ":"))
@@ -62,72 +63,88 @@ _FIRST_SLOT = 0xE000  # a private-use character per varying value, quoted and es
 class IdTemplates:
     """`encode_compact`'s text of items that differ only in a few string values (their ids),
     from one template per rest: the encoder's text of the item with each varying value a
-    placeholder, cut at the placeholders. A launch writes a step configuration a step, the same
-    item but for its two ids; ~900 bytes a C encode of which escapes every key again (~70 k
-    instructions) where the template escapes the two ids (~4 k).
+    placeholder, cut at the placeholders, joined again with the values' texts between. A
+    launch writes a step configuration a step, the same item but for its two ids; ~900 bytes a
+    C encode of which escapes every key again (~70 k instructions) where the template escapes
+    the two ids. A join copies a few pieces; a %-format would read the whole template a
+    character at a time (~5x the time for a step row's 1.5 KB).
 
-    `rest` only finds a template: one is used when the item, its varying values marked, equals
-    the item it was cut from, keys in the same order (two C comparisons), so a value the
-    builder left out of `rest` costs a new template, never a wrong text. Equal values are
-    encoded alike as long as a field keeps its type (a record's fields do: 1 == True would not).
+    `rest` only finds a template: one is used when the item has the template's keys in the
+    same order and the same other values (C getters and comparisons), so a value the builder
+    left out of `rest` costs a new template, never a wrong text. Equal values are encoded
+    alike as long as a field keeps its type (a record's fields do: 1 == True would not).
     `varying` are named in the item's order; an item whose own text holds a mark's character,
-    or a varying value missing or not a plain str, is encoded whole. The text is the ASCII
+    or a varying value missing or not a str, is encoded whole. The text is the ASCII
     encoder's, as encode_compact's is for any text (ASCII without DEL: the two encoders agree).
     At most `size` templates are kept; when full, they are all dropped (a process launches few
     workflows).
     """
 
-    __slots__ = ("_marks", "_pieces", "_size", "_varying")
+    __slots__ = ("_marks", "_size", "_templates", "_varying", "_varying_of")
 
     def __init__(self, varying: tuple[str, ...], size: int = 64) -> None:
         self._varying = varying
+        self._varying_of = _getter(varying)
         self._marks = tuple(chr(_FIRST_SLOT + index) for index in range(len(varying)))
         self._size = size
-        self._pieces: dict[Any, _Template] = {}
+        self._templates: dict[Any, _Template] = {}
 
     def text(self, rest: Any, item: dict[str, Any]) -> str:
-        values = []
-        for name in self._varying:  # a loop, not any() over a generator: half the instructions
-            value = item.get(name)
-            if value.__class__ is not str:  # None: missing
-                return encode_compact(item)
-            values.append(value)
-        marked = item.copy()
-        marked.update(zip(self._varying, self._marks, strict=True))
-        template = self._pieces.get(rest)
-        if template is None or template.item != marked or template.keys != list(marked):
-            template = self._made(rest, marked)
-        pieces = template.pieces
-        if pieces is None:
+        try:  # a varying value missing (KeyError) or not a str (TypeError): the encoder's
+            texts = tuple(map(_escaped, self._varying_of(item)))
+        except (KeyError, TypeError):
             return encode_compact(item)
-        parts = [*pieces, *pieces[1:]]  # the pieces at the even places, the values between
-        parts[0::2] = pieces
-        parts[1::2] = map(_escaped, values)
+        template = self._templates.get(rest)
+        if (
+            template is None
+            or template.keys != tuple(item)
+            or template.fixed_of(item) != template.fixed
+        ):
+            template = self._made(rest, item)
+        if template.parts is None:
+            return encode_compact(item)
+        parts = template.parts.copy()
+        parts[1::2] = texts
         return "".join(parts)
 
-    def _made(self, rest: Any, marked: dict[str, Any]) -> _Template:
+    def _made(self, rest: Any, item: dict[str, Any]) -> _Template:
+        marked = item.copy()
+        marked.update(zip(self._varying, self._marks, strict=True))
+        fixed_of = _getter(tuple(name for name in item if name not in self._varying))
         # the ASCII encoder's text, as the marks are past ASCII
-        pieces = _cut_at(encode_compact(marked), [_escaped(mark) for mark in self._marks])
-        if len(self._pieces) >= self._size:
-            self._pieces.clear()
-        template = self._pieces[rest] = _Template(marked, list(marked), pieces)
+        parts = _cut_at(encode_compact(marked), [_escaped(mark) for mark in self._marks])
+        if len(self._templates) >= self._size:
+            self._templates.clear()
+        template = self._templates[rest] = _Template(tuple(item), fixed_of, fixed_of(item), parts)
         return template
 
 
+def _getter(names: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """The values of `names` in an item, as a tuple (one C call; KeyError for one missing)."""
+    if len(names) > 1:
+        return itemgetter(*names)
+    if names:
+        (name,) = names
+        return lambda item: (item[name],)
+    return lambda item: ()
+
+
 class _Template(NamedTuple):
-    item: dict[str, Any]  # the item it was cut from, its varying values marked
-    keys: list[str]
-    pieces: tuple[str, ...] | None  # None: a mark's character in the item's own text
+    keys: tuple[str, ...]  # the item's, in order
+    fixed_of: Callable[[dict[str, Any]], tuple[Any, ...]]  # an item's values but the varying
+    fixed: tuple[Any, ...]  # the item's, those the template holds
+    parts: list[str] | None  # its pieces, a "" between two; None: a mark's character in its text
 
 
-def _cut_at(text: str, marks: list[str]) -> tuple[str, ...] | None:
-    """`text` cut at each mark in turn; None unless each is there once, in that order (a mark's
-    character in the item's own text)."""
-    pieces = []
+def _cut_at(text: str, marks: list[str]) -> list[str] | None:
+    """`text` cut at each mark in turn, a "" in each mark's place; None unless each is there
+    once, in that order (a mark's character in the item's own text)."""
+    parts: list[str] = []
     for mark in marks:
         head, *tail = text.split(mark)
         if len(tail) != 1:
             return None
-        pieces.append(head)
+        parts += (head, "")
         text = tail[0]
-    return (*pieces, text)
+    parts.append(text)
+    return parts

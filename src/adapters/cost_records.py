@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from adapters.compact_json import encode_compact
+from adapters.compact_json import IdTemplates, encode_compact
 from adapters.item_budget import Record, new_record
 from adapters.records import format_date, parse_date, row_parser
 from domain.costs import CostLedgerEntry, validated_entry
@@ -63,8 +63,25 @@ def build_cost_ledger_record(entry: CostLedgerEntry) -> Record:
         item["amount"] = str(entry.amount)
     if entry.supersedes:
         item["supersedes"] = entry.supersedes
-    # its JSON made here, by the cheap encoder, for a store that writes JSON (SQLite)
-    return new_record(item, json_text=encode_compact(item))
+    # its JSON made here, for a store that writes JSON (SQLite)
+    return new_record(item, json_text=_cost_text(item))
+
+
+# A runner writes one a step (its duration): the same for each run of a workflow but for its
+# ids, its quantity and its moment (and its amount, when priced).
+_COST_VARYING = (PARTITION, ENTRY_KEY, "entryId", "pipelineExecutionId", "quantity", RECORDED_AT)
+_COST_TEXTS = IdTemplates(_COST_VARYING)
+_PRICED_COST_TEXTS = IdTemplates((*_COST_VARYING, "amount"))
+
+
+def _cost_text(item: Item) -> str:
+    if "supersedes" in item:  # an id of its own an entry: as part of the rest, a template each
+        return encode_compact(item)
+    # every other value follows from these (the templates check it)
+    rest = (item["attempt"], item["kind"], item["source"], item[WORKFLOW_KEY], len(item))
+    if "amount" in item:
+        return _PRICED_COST_TEXTS.text(rest, item)
+    return _COST_TEXTS.text(rest, item)
 
 
 def _decimal(item: Item, name: str) -> Decimal | None:

@@ -669,7 +669,24 @@ def build_task_execution_record(attempt: TaskExecution) -> Record:
         item["stopDate"] = format_date(attempt.stop_date)
     if attempt.error and (error := redact(attempt.error)):
         item["errorMessage"] = error
-    return fit_item(item, ATTEMPT_BUDGET, attempt.workflow_execution_id)
+        return fit_item(item, ATTEMPT_BUDGET, attempt.workflow_execution_id)
+    return fit_item(
+        item, ATTEMPT_BUDGET, attempt.workflow_execution_id, json_text=_attempt_text(item)
+    )
+
+
+# A step's run writes one an attempt: the same for each run but for its ids and moments.
+_ATTEMPT_VARYING = ("pipelineExecutionId", "workflowExecutionId", "startDate")
+_ATTEMPT_TEXTS = IdTemplates(_ATTEMPT_VARYING)
+_CLOSED_ATTEMPT_TEXTS = IdTemplates((*_ATTEMPT_VARYING, "stopDate"))
+
+
+def _attempt_text(item: Item) -> str:
+    """The row's JSON from a template, for an attempt with no error (the budget fits one)."""
+    rest = (item["attempt"], item["status"], item["trigger"])  # the other values
+    if "stopDate" in item:
+        return _CLOSED_ATTEMPT_TEXTS.text(rest, item)
+    return _ATTEMPT_TEXTS.text(rest, item)
 
 
 @row_parser("WfxTaskExecutionsTable", "pipelineExecutionId", "attempt")

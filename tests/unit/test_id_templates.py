@@ -1,22 +1,29 @@
-"""A launch's rows (its main row, its configuration, its steps' rows), written from a template
-per workflow step (`IdTemplates`), hold the compact encoder's text of their items, whatever the
-ids, dates, handler, command and the other values are (quotes, control characters, DEL, accents,
-a template's own mark character), built once or again with other ids."""
+"""A launch's rows (its main row, its configuration, its steps' rows) and a step's run's (its
+attempt, its cost entry), written from a template per workflow step (`IdTemplates`), hold the
+compact encoder's text of their items, whatever the ids, dates, handler, command and the other
+values are (quotes, control characters, DEL, accents, a template's own mark character), built
+once or again with other ids."""
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.compact_json import IdTemplates, encode_compact
+from adapters.cost_records import build_cost_ledger_record
 from adapters.run_records import build_execution_configuration_record, build_execution_record
 from adapters.step_records import (
     build_pipeline_execution_record,
     build_step_input_configuration_record,
+    build_task_execution_record,
 )
+from domain.attempts import AttemptTrigger, TaskExecution
+from domain.costs import CostBasis, CostKind, CostLedgerEntry, CostSource
 from domain.execution import (
     ExecutionConfiguration,
     PipelineExecution,
@@ -29,7 +36,9 @@ from domain.triggers import TriggerType
 from domain.workflow import ExecutionType, InputFileArity
 
 _MARK = "\ue000"  # the first varying value's mark in a template
-_TEXT = st.text(max_size=8) | st.sampled_from(["", _MARK, f'x"{_MARK}', "\x7f", "é", "\\ue000"])
+_TEXT = st.text(max_size=8) | st.sampled_from(
+    ["", _MARK, f'x"{_MARK}', "\x7f", "é", "\\ue000", "%s"]
+)
 _IDS = st.lists(st.tuples(_TEXT, _TEXT), min_size=1, max_size=3)
 
 
@@ -220,6 +229,77 @@ def test_a_step_rows_text_is_the_encoders(
             }
         )
         record = build_pipeline_execution_record(step)
+        _is_the_encoders(record, record.json_text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    ids=st.lists(st.tuples(_TEXT, _TEXT, _WHOLE_SECONDS, _MOMENT), min_size=1, max_size=3),
+    constant=st.fixed_dictionaries(
+        {
+            "attempt": st.integers(min_value=1, max_value=3),
+            "status": st.sampled_from(list(StepStatus)),
+            "trigger": st.sampled_from(list(AttemptTrigger)),
+        }
+    ),
+)
+def test_an_attempts_text_is_the_encoders(
+    ids: list[tuple[str, str, datetime, datetime | None]], constant: dict[str, Any]
+) -> None:
+    for step_id, run_id, start, stop in ids:  # the second and third from the first's template
+        moments: dict[str, Any] = {"start_date": start, "stop_date": stop}
+        attempt = TaskExecution(
+            pipeline_execution_id=step_id, workflow_execution_id=run_id, **moments, **constant
+        )
+        record = build_task_execution_record(attempt)
+        _is_the_encoders(record, record.json_text)
+
+
+_AMOUNT = st.decimals(allow_nan=False, allow_infinity=False, places=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    entries=st.lists(
+        st.tuples(_TEXT, _TEXT, _TEXT, _AMOUNT, _WHOLE_SECONDS, st.none() | _TEXT),
+        min_size=1,
+        max_size=3,
+    ),
+    constant=st.fixed_dictionaries(
+        {
+            "attempt": st.integers(min_value=1, max_value=3),
+            "workflow_database_id": _TEXT,
+            "workflow_id": _TEXT,
+            "execution_group_id": st.none() | _TEXT,
+            "asset_keys": st.lists(_TEXT, max_size=2).map(tuple),
+            "kind": st.sampled_from(list(CostKind)),
+            "unit": _TEXT,
+            "basis": st.sampled_from(list(CostBasis)),
+            "source": st.sampled_from(list(CostSource)),
+        }
+    ),
+    price=st.none() | st.tuples(_AMOUNT, _TEXT),
+)
+def test_a_cost_entrys_text_is_the_encoders(
+    entries: list[tuple[str, str, str, Decimal, datetime, str | None]],
+    constant: dict[str, Any],
+    price: tuple[Decimal, str] | None,
+) -> None:
+    for entry_id, run_id, step_id, quantity, moment, supersedes in entries:
+        record = build_cost_ledger_record(
+            CostLedgerEntry(
+                entry_id=entry_id,
+                workflow_execution_id=run_id,
+                pipeline_execution_id=step_id,
+                quantity=quantity,
+                recorded_at=moment,
+                supersedes=None if supersedes == entry_id else supersedes,
+                unit_price=None if price is None else price[0],
+                currency=None if price is None else price[1],
+                amount=None if price is None else price[0],
+                **constant,
+            )
+        )
         _is_the_encoders(record, record.json_text)
 
 
