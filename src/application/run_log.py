@@ -24,8 +24,12 @@ def fit_run_log(
 
     Every writer of a terminal status uses it (completion, reconcile, abort, error handler),
     whatever the text came from (application/run_log_sources.py)."""
+    given = iter(pieces)
+    first = next(given, None)
+    if first is None:  # most runs' steps write nothing: no redactor to set up and close
+        return "", None
     # a piece never ends inside a character: the pieces' encodings joined are the log's
-    redacted = (piece.encode("utf-8") for piece in redacted_pieces(pieces))
+    redacted = (piece.encode("utf-8") for piece in redacted_pieces(chain((first,), given)))
     head = bytearray()
     for chunk in redacted:
         head += chunk
