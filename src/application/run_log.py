@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from itertools import chain
 
 from application.ports.files import ObjectStore
@@ -24,8 +24,12 @@ def fit_run_log(
 
     Every writer of a terminal status uses it (completion, reconcile, abort, error handler),
     whatever the text came from (application/run_log_sources.py)."""
+    given = iter(pieces)
+    first = next(given, None)
+    if first is None:  # most runs' steps write nothing: no redactor to set up and close
+        return "", None
     # a piece never ends inside a character: the pieces' encodings joined are the log's
-    redacted = (piece.encode("utf-8") for piece in redacted_pieces(pieces))
+    redacted = (piece.encode("utf-8") for piece in redacted_pieces(chain((first,), given)))
     head = bytearray()
     for chunk in redacted:
         head += chunk
@@ -50,23 +54,32 @@ def log_tail(pieces: Iterable[str], characters: int) -> str:
 
 
 class StepTails:
-    """Each step log's log_tail, kept as a run log is read from the step logs (its `tap`), so a
-    run's end that stores the run log and summarises each step reads each step log once."""
+    """Each step log's log_tail, kept as a run log is read from the step logs (the tap), so a
+    run's end that stores the run log and summarises each step reads each step log once, and
+    lists them once."""
 
     def __init__(self, characters: int) -> None:
         self._characters = characters
         self._tails: dict[str, str] = {}
+        self._listed: frozenset[str] | None = None  # None: the run log listed no step logs
 
-    def tap(self, pipeline_execution_id: str, pieces: Iterator[str]) -> Iterator[str]:
+    def __call__(self, pipeline_execution_id: str, pieces: Iterator[str]) -> Iterator[str]:
         kept, characters = "", self._characters
         for piece in pieces:
             kept = (kept + piece[-characters:])[-characters:]
             yield piece
         self._tails[pipeline_execution_id] = kept  # only a log read to its end has a tail
 
+    def listed(self, pipeline_execution_ids: Collection[str]) -> None:
+        self._listed = frozenset(pipeline_execution_ids)
+
     def get(self, pipeline_execution_id: str) -> str | None:
-        """The step log's tail, or None when the run log was not read from it."""
-        return self._tails.get(pipeline_execution_id)
+        """The step log's tail; empty when the listing the run log was read from found no log
+        of the step; None when the run log was not read from it (nor listed it)."""
+        kept = self._tails.get(pipeline_execution_id)
+        if kept is None and self._listed is not None and pipeline_execution_id not in self._listed:
+            return ""
+        return kept
 
 
 class _Tail:

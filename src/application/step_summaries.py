@@ -17,7 +17,8 @@ SUMMARIES_IN_THE_END_WRITE = 25
 
 class StepSummaries:
     """Each step's summary, its log's tail as `tails` kept it when the run log was read from
-    the step logs (a local run), else read from `logs`."""
+    the step logs (a local run: none when their listing found no log of the step), else read
+    from `logs`."""
 
     def __init__(self, logs: LogStore, tails: StepTails | None = None) -> None:
         self._logs, self._tails = logs, tails
@@ -51,7 +52,7 @@ def fitted_run_log(
     """The run log as the row keeps it, its object key when cut, and the tails of the step logs
     it was read from (none when it was not made of them)."""
     tails = StepTails(LOG_TAIL_CHARACTERS)
-    pieces = run_logs.run_log_pieces(execution, tails.tap)
+    pieces = run_logs.run_log_pieces(execution, tails)
     log, key = fit_run_log(objects, execution.workflow_execution_id, pieces)
     return log, key, tails
 

@@ -1,10 +1,12 @@
-"""A run's end reads each step log once, on every store: the run log it stores and each step's
-summary (its log's tail) come from the same pass, on the last step's finish (the local runner),
-on an end-state completion, and when a refused write is decided again."""
+"""A run's end reads each step log once, and lists them once, on every store: the run log it
+stores and each step's summary (its log's tail, or none) come from the same pass, on the last
+step's finish (the local runner), on an end-state completion, and when a refused write is
+decided again."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,11 +54,7 @@ class _CountingLogs:
     def run_log_pieces(
         self, workflow_execution_id: str, tap: StepLogTap | None = None
     ) -> Iterator[str]:
-        def counted(step: str, pieces: Iterator[str]) -> Iterator[str]:
-            pieces = self._counted(step, pieces)
-            return pieces if tap is None else tap(step, pieces)
-
-        return self._logs.run_log_pieces(workflow_execution_id, counted)
+        return self._logs.run_log_pieces(workflow_execution_id, _CountedTap(self, tap))
 
     def _counted(self, _: str, pieces: Iterator[str]) -> Iterator[str]:
         for piece in pieces:
@@ -64,9 +62,26 @@ class _CountingLogs:
             yield piece
 
 
-@pytest.fixture
-def logs(execution_store: Any, tmp_path: Path) -> _CountingLogs:
-    """Run e1's first step ended, its second running, each having written its log."""
+class _CountedTap:
+    """The run's end's tap, seeing the pieces after they are counted."""
+
+    def __init__(self, logs: _CountingLogs, tap: StepLogTap | None) -> None:
+        self._logs, self._tap = logs, tap
+
+    def __call__(self, pipeline_execution_id: str, pieces: Iterator[str]) -> Iterator[str]:
+        pieces = self._logs._counted(pipeline_execution_id, pieces)
+        return pieces if self._tap is None else self._tap(pipeline_execution_id, pieces)
+
+    def listed(self, pipeline_execution_ids: Collection[str]) -> None:
+        if self._tap is not None:
+            self._tap.listed(pipeline_execution_ids)
+
+
+def _second_step_running(
+    execution_store: Any, tmp_path: Path, logs: dict[str, str]
+) -> FileLogStore:
+    """Run e1's first step ended, its second running, each step in `logs` having written its
+    log."""
     write_launch(execution_store, a_launch("e1", steps=2))
     moves = (first_start("e1", FIRST, at(1)),)
     assert execution_store.commit(RunWrite.of("e1", moves=moves))
@@ -75,12 +90,18 @@ def logs(execution_store: Any, tmp_path: Path) -> _CountingLogs:
         RunWrite.of("e1", moves=(finish, first_start("e1", SECOND, at(2))))
     )
     store = FileLogStore(tmp_path / "logs")
-    for step, text in _LOGS.items():
+    for step, text in logs.items():
         store.step_log_path("e1", step).write_text(text, encoding="utf-8")
-    return _CountingLogs(store)
+    return store
 
 
-def _completion(store: Any, logs: _CountingLogs, tmp_path: Path) -> CompleteExecution:
+@pytest.fixture
+def logs(execution_store: Any, tmp_path: Path) -> _CountingLogs:
+    """Run e1's first step ended, its second running, each having written its log."""
+    return _CountingLogs(_second_step_running(execution_store, tmp_path, _LOGS))
+
+
+def _completion(store: Any, logs: Any, tmp_path: Path) -> CompleteExecution:
     objects = FilesystemObjectStore(tmp_path / "objects")
     assets = SqliteAssetCatalog(SqliteDatabase(None), TableNames())
     return CompleteExecution(store, objects, assets, logs, SystemClock())  # type: ignore[arg-type]
@@ -131,3 +152,38 @@ def test_an_end_state_completion_reads_each_step_log_once(
     assert completion.execute(command).status is ExecutionStatus.SUCCEEDED
     assert logs.characters == sum(map(len, _LOGS.values()))
     _stored_as_read_whole(execution_store, tmp_path)
+
+
+@pytest.mark.parametrize("written", [{}, {SECOND: "the second's only line\n"}])
+def test_a_run_s_end_lists_its_log_folder_once(
+    execution_store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: dict[str, str]
+) -> None:
+    # no step wrote a log (the folder is not there), or one did: the listing the run log is
+    # read from says which steps have none, for their summaries
+    store = _second_step_running(execution_store, tmp_path, written)
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def listing(path: str) -> Any:
+        listed.append(path)
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", listing)
+    completion = _completion(execution_store, store, tmp_path)
+    command = FinishLastStepCommand(
+        workflow_execution_id="e1", pipeline_execution_id=SECOND, attempt=1
+    )
+    assert completion.finish_last_step(command).execution.status is ExecutionStatus.SUCCEEDED
+    assert [path for path in listed if path.startswith(str(tmp_path / "logs"))] == [
+        str(tmp_path / "logs" / "e1")
+    ]
+    summaries = {
+        log.pipeline_execution_id: log.message
+        for step in execution_store.get_details("e1").steps
+        for log in step.outputs.logs
+    }
+    tails = {step: f"\n{text}" for step, text in written.items()}
+    assert summaries == {
+        step: f"pipe{index}: SUCCEEDED{tails.get(step, '')}"
+        for index, step in enumerate((FIRST, SECOND))
+    }

@@ -99,3 +99,11 @@ def test_the_run_log_streamed_to_the_object_store_is_stored_and_cut_as_it_was_wh
             assert streamed.read_bytes(key) == whole.read_bytes(key)
         else:
             assert streamed.list_latest("executions/") == []
+
+
+def test_a_run_log_of_no_pieces_is_stored_as_redact_makes_the_empty_text(tmp_path: Path) -> None:
+    # the steps of most runs write nothing: the log is what a text of nothing fits to
+    objects = FilesystemObjectStore(tmp_path / "objects")
+    assert fit_run_log(objects, "exec-1", iter(())) == _whole_text_fit(objects, "exec-1", "")
+    assert fit_run_log(objects, "exec-1", ["", ""]) == ("", None)
+    assert objects.list_latest("executions/") == []

@@ -76,7 +76,10 @@ class FileLogStore:
         """Every step log of the run, oldest first, each under a header naming its step and
         ending in a line break, a piece at a time (each step log's through `tap`)."""
         folder = self._run_folder(workflow_execution_id)
-        for pipeline_execution_id in _steps_in_order(folder):
+        steps = _steps_in_order(folder)
+        if tap is not None:
+            tap.listed(steps)
+        for pipeline_execution_id in steps:
             file = _opened(f"{folder}{os.sep}{pipeline_execution_id}{LOG_SUFFIX}")
             if file is None:
                 continue

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
@@ -101,10 +101,19 @@ class HandlerLocator(Protocol):
         ...
 
 
-# Given each step log as a run log is read from it (the step's id and its pieces), gives the
-# pieces on: a reader that wants more of each step log than the run log keeps (its tail) takes
-# it in the same pass, not by reading the log again.
-StepLogTap = Callable[[str, Iterator[str]], Iterator[str]]
+class StepLogTap(Protocol):
+    """Sees each step log as a run log is read from it: a reader that wants more of each step
+    log than the run log keeps (its tail) takes it in the same pass, not by reading the log
+    again, and learns from the same listing which steps wrote none."""
+
+    def __call__(self, pipeline_execution_id: str, pieces: Iterator[str]) -> Iterator[str]:
+        """The step log's pieces given on, as they are read."""
+        ...
+
+    def listed(self, pipeline_execution_ids: Collection[str]) -> None:
+        """The steps whose logs the run log is read from, as its one listing found them: any
+        other step of the run had written none then."""
+        ...
 
 
 class LogStore(Protocol):
