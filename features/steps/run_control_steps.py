@@ -63,7 +63,10 @@ def races() -> Races:
 
 @pytest.fixture
 def moto_endpoint() -> Iterator[str]:
-    with moto_server() as endpoint:
+    # an abort and a worker race on one run's items: each request whole, as DynamoDB makes it
+    # (moto's threads otherwise let a step's SUCCEEDED pass the main row's condition that the
+    # abort's request, served at the same moment, was setting)
+    with moto_server(one_request_at_a_time=True) as endpoint:
         yield endpoint
 
 
