@@ -3,8 +3,14 @@
 `python -m tests.bench.cpu_split [runs]` (default 300). The bench's ratios (`runner.py`) divide
 wall times: a 3.5 ms run is put off a busy machine's cores more often than a 0.35 ms raw run,
 so ÷ raw grows with the load. Here each call is timed by `perf_counter` and by the calling
-thread's CPU clock (its user and system time, no time spent waiting), medians of `runs` calls of
-each after 20 warm ones; and the process's involuntary context switches a call.
+thread's CPU clock (its user and system time, no time spent waiting), after 20 warm ones; and
+the process's involuntary context switches a call.
+
+The three calls are interleaved, one of each a round, who goes first turning with the rounds:
+this machine's speed moves by a third within a minute (one tree gave 3.36 ms a run, then 2.21 ms,
+at the same load), so timed one after another the three would be measured at different speeds.
+Each round's ratios (the run's time over the raw recorder's, over the replay's) are taken within
+the round, a few milliseconds apart, and their median is the figure to read.
 """
 
 from __future__ import annotations
@@ -22,22 +28,42 @@ from tests.bench.statement_replay import StatementReplay, capture
 from tests.bench.timing import median
 
 WARM = 20
+NAMES = ("run", "raw", "replay")
 
 
-def timed(call: Callable[[], object], runs: int) -> dict[str, float]:
-    """Median wall and thread-CPU milliseconds of `runs` calls, and switches a call."""
-    wall, cpu = [], []
+def _timed_once(call: Callable[[], object]) -> tuple[float, float]:
+    started, used = time.perf_counter(), time.thread_time()
+    call()
+    return time.perf_counter() - started, time.thread_time() - used
+
+
+def interleaved(calls: dict[str, Callable[[], object]], runs: int) -> dict[str, dict[str, float]]:
+    """Median wall and thread-CPU milliseconds of `runs` rounds, each calling every call once.
+
+    Also each call's median ratio to the first call within a round (`run_over_wall`,
+    `run_over_cpu`), and the involuntary switches a round.
+    """
+    names = list(calls)
+    wall: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in names}
     switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
-    for _ in range(runs):
-        started, used = time.perf_counter(), time.thread_time()
-        call()
-        cpu.append(time.thread_time() - used)
-        wall.append(time.perf_counter() - started)
+    for index in range(runs):
+        turn = index % len(names)
+        for name in names[turn:] + names[:turn]:
+            spent_wall, spent_cpu = _timed_once(calls[name])
+            wall[name].append(spent_wall)
+            cpu[name].append(spent_cpu)
     switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw - switches
+    first = names[0]
     return {
-        "wall_ms": median(wall) * 1000,
-        "cpu_ms": median(cpu) * 1000,
-        "switches": switches / runs,
+        name: {
+            "wall_ms": median(wall[name]) * 1000,
+            "cpu_ms": median(cpu[name]) * 1000,
+            "run_over_wall": median([a / b for a, b in zip(wall[first], wall[name], strict=True)]),
+            "run_over_cpu": median([a / b for a, b in zip(cpu[first], cpu[name], strict=True)]),
+            "switches": switches / runs,
+        }
+        for name in names
     }
 
 
@@ -58,11 +84,7 @@ def measure(folder: Path, runs: int) -> dict[str, dict[str, float]]:
     for _ in range(WARM):
         replay.run()
     try:
-        return {
-            "run": timed(run, runs),
-            "raw": timed(raw.run, runs),
-            "replay": timed(replay.run, runs),
-        }
+        return interleaved({"run": run, "raw": raw.run, "replay": replay.run}, runs)
     finally:
         replay.close()
         raw.close()
@@ -73,15 +95,13 @@ def main(runs: int) -> None:
     with tempfile.TemporaryDirectory(prefix="wfx-cpu-split-") as folder:
         figures = measure(Path(folder), runs)
     for name, figure in figures.items():
+        print(f"{name:6}  wall {figure['wall_ms']:.3f} ms  CPU {figure['cpu_ms']:.3f} ms")
+    print(f"{figures['run']['switches']:.2f} involuntary switches a round of three calls")
+    for other in NAMES[1:]:
+        figure = figures[other]
         print(
-            f"{name:6}  wall {figure['wall_ms']:.3f} ms  CPU {figure['cpu_ms']:.3f} ms"
-            f"  {figure['switches']:.2f} switches a call"
-        )
-    run = figures["run"]
-    for other in ("raw", "replay"):
-        print(
-            f"run / {other}: wall {run['wall_ms'] / figures[other]['wall_ms']:.2f}x"
-            f"  CPU {run['cpu_ms'] / figures[other]['cpu_ms']:.2f}x"
+            f"run / {other}, the median of each round's: wall {figure['run_over_wall']:.2f}x"
+            f"  CPU {figure['run_over_cpu']:.2f}x"
         )
 
 
