@@ -152,7 +152,9 @@ def reruns(
         return
     # taken first: made the first time in a mock_aws(), which empties the server's backends
     tables = request.getfixturevalue("_pristine_dynamodb_tables")
-    with moto_server() as endpoint:
+    # one request at a time: the flow aborts a run its worker is writing (the module's note on
+    # moto's threads: two writers of one item)
+    with moto_server(one_request_at_a_time=True) as endpoint:
         restore_dynamodb_tables(tables)  # every table, empty, as `wfx tables create` makes them
         wfx = Wfx(root / "home", WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=endpoint, **FAKE_AWS)
         yield _flow(wfx, root)
