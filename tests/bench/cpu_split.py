@@ -25,16 +25,10 @@ from pathlib import Path
 from tests.bench.raw_recorder import RawRunRecorder
 from tests.bench.runner import prepare, recorded_run
 from tests.bench.statement_replay import StatementReplay, capture
-from tests.bench.timing import median
+from tests.bench.timing import median, median_ratio, turns
 
 WARM = 20
 NAMES = ("run", "raw", "replay")
-
-
-def _timed_once(call: Callable[[], object]) -> tuple[float, float]:
-    started, used = time.perf_counter(), time.thread_time()
-    call()
-    return time.perf_counter() - started, time.thread_time() - used
 
 
 def interleaved(calls: dict[str, Callable[[], object]], runs: int) -> dict[str, dict[str, float]]:
@@ -43,27 +37,26 @@ def interleaved(calls: dict[str, Callable[[], object]], runs: int) -> dict[str, 
     Also each call's median ratio to the first call within a round (`run_over_wall`,
     `run_over_cpu`), and the involuntary switches a round.
     """
-    names = list(calls)
-    wall: dict[str, list[float]] = {name: [] for name in names}
-    cpu: dict[str, list[float]] = {name: [] for name in names}
+    wall: dict[str, list[float]] = {name: [] for name in calls}
+    cpu: dict[str, list[float]] = {name: [] for name in calls}
     switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
-    for index in range(runs):
-        turn = index % len(names)
-        for name in names[turn:] + names[:turn]:
-            spent_wall, spent_cpu = _timed_once(calls[name])
-            wall[name].append(spent_wall)
-            cpu[name].append(spent_cpu)
+    for order in turns(list(calls), runs):
+        for name in order:
+            started, used = time.perf_counter(), time.thread_time()
+            calls[name]()
+            cpu[name].append(time.thread_time() - used)
+            wall[name].append(time.perf_counter() - started)
     switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw - switches
-    first = names[0]
+    first = next(iter(calls))
     return {
         name: {
             "wall_ms": median(wall[name]) * 1000,
             "cpu_ms": median(cpu[name]) * 1000,
-            "run_over_wall": median([a / b for a, b in zip(wall[first], wall[name], strict=True)]),
-            "run_over_cpu": median([a / b for a, b in zip(cpu[first], cpu[name], strict=True)]),
+            "run_over_wall": median_ratio(wall[first], wall[name]),
+            "run_over_cpu": median_ratio(cpu[first], cpu[name]),
             "switches": switches / runs,
         }
-        for name in names
+        for name in calls
     }
 
 

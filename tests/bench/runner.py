@@ -8,7 +8,8 @@ calls the same three step functions back to back with the same arguments. The fl
 the same 9 commits durable, no layers (`runner_vs_raw_ratio`, issue 28: 8x at most). Beside
 both, `statement_replay.StatementReplay` replays wfx's own statements for one run with plain
 `sqlite3` (`runner_vs_replay_ratio`, 1.6x at most: what wfx's Python adds to the SQLite work
-it asks for).
+it asks for). The four calls are interleaved one each a round, who goes first turning, and each
+ratio is the median of the rounds' own: the machine's speed moves within a minute.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from entrypoints.container import Container
 from tests.bench.fixtures import TRIVIAL_WORKFLOW, USER, bench_container, publish
 from tests.bench.raw_recorder import RawRunRecorder
 from tests.bench.statement_replay import StatementReplay, capture
-from tests.bench.timing import Samples, median, time_each
+from tests.bench.timing import Samples, median, median_ratio, time_each, turns
 
 
 def prepare(workdir: Path) -> tuple[Container, WorkflowVersion]:
@@ -60,7 +61,11 @@ def direct_steps(version: WorkflowVersion, output_dir: Path) -> Any:
 
 
 def measure(workdir: Path, runs: int, rounds: int, warmup: int) -> dict[str, Any]:
-    """Warm runs in rounds, interleaved with the direct calls; medians over every run."""
+    """Warm runs interleaved call by call with the raw recorder, the replay and the direct calls.
+
+    Each ratio is the median of the rounds' own (one call of each, who goes first turning:
+    `timing.turns`); the runs/s figure is a block of back-to-back runs after each round.
+    """
     container, version = prepare(workdir)
 
     def run() -> None:
@@ -74,36 +79,42 @@ def measure(workdir: Path, runs: int, rounds: int, warmup: int) -> dict[str, Any
     database = container.sqlite_database()
     assert database.path is not None
     replay = StatementReplay(database.path, capture(database, run))
-    recorded, called, floor, replayed = Samples(), Samples(), Samples(), Samples()
+    calls = {"run": run, "raw": raw.run, "replay": replay.run, "direct": direct}
+    samples = {name: Samples() for name in calls}
     per_round = max(1, -(-runs // rounds))
     throughput: list[float] = []
-    for index in range(rounds):
+    clock = time.perf_counter
+    for _ in range(rounds):
         replay.prepare(per_round)
-        if index % 2:  # who goes first alternates, so a noisy moment hits both alike
-            floor.extend(time_each(raw.run, per_round))
-            replayed.extend(time_each(replay.run, per_round))
-        started = time.perf_counter()
-        recorded.extend(time_each(run, per_round))
-        throughput.append(per_round / (time.perf_counter() - started))
-        if not index % 2:
-            floor.extend(time_each(raw.run, per_round))
-            replayed.extend(time_each(replay.run, per_round))
-        called.extend(time_each(direct, per_round))
+        for order in turns(list(calls), per_round):
+            for name in order:
+                started = clock()
+                calls[name]()
+                samples[name].add(clock() - started)
+        started = clock()
+        time_each(run, per_round)
+        throughput.append(per_round / (clock() - started))
     database.close()
     raw.close()
     replay.close()
-    overhead_ms = recorded.median_ms - called.median_ms
+    return _figures(samples, replay, throughput)
+
+
+def _figures(
+    samples: dict[str, Samples], replay: StatementReplay, throughput: list[float]
+) -> dict[str, Any]:
+    recorded, floor, replayed = samples["run"], samples["raw"], samples["replay"]
     return {
-        "runner_vs_raw_ratio": round(recorded.median_ms / floor.median_ms, 2),
+        "runner_vs_raw_ratio": round(median_ratio(recorded.seconds, floor.seconds), 2),
         "raw_recorder_run": floor.summary_ms(),
-        "runner_vs_replay_ratio": round(recorded.median_ms / replayed.median_ms, 2),
+        "runner_vs_replay_ratio": round(median_ratio(recorded.seconds, replayed.seconds), 2),
         "statement_replay_run": replayed.summary_ms(),
-        "replay_vs_raw_ratio": round(replayed.median_ms / floor.median_ms, 2),
+        "replay_vs_raw_ratio": round(median_ratio(replayed.seconds, floor.seconds), 2),
         "runner_statements_per_run": len(replay.statements),
         "runner_transactions_per_run": replay.transactions,
-        "runner_overhead_ms": round(overhead_ms, 4),
+        "runner_overhead_ms": round(recorded.median_ms - samples["direct"].median_ms, 4),
         "runner_runs_per_s": round(median(throughput), 1),
         "runner_run": recorded.summary_ms(),
-        "runner_direct_steps": called.summary_ms(),
+        "runner_direct_steps": samples["direct"].summary_ms(),
         "runner_rounds_runs_per_s": [round(r, 1) for r in throughput],
     }

