@@ -156,28 +156,19 @@ def duration_entry(
     fields by the entry itself."""
     if attempt < 1:
         raise ValueError(f"attempt: {attempt} is below 1")
-    recorded_at = aware(at, "recordedAt")
-    unit_price, currency, amount = _priced_as(rates, DURATION_UNIT, seconds)
-    # each field named: _entry_fields' dict, unpacked again as keywords, cost a third of this
-    return CostLedgerEntry(
-        entry_id=entry_id,
-        workflow_execution_id=context.workflow_execution_id,
-        pipeline_execution_id=pipeline_execution_id,
-        attempt=attempt,
-        workflow_database_id=context.workflow_database_id,
-        workflow_id=context.workflow_id,
-        execution_group_id=context.execution_group_id,
-        asset_keys=context.asset_keys,
-        kind=CostKind.DURATION,
+    # its usage's values given as they are: a frozen Usage costs a third of the entry
+    fields = _entry_fields(
+        context,
+        pipeline_execution_id,
+        attempt,
+        rates,
+        entry_id,
+        aware(at, "recordedAt"),
         quantity=seconds,
         unit=DURATION_UNIT,
-        unit_price=unit_price,
-        currency=currency,
-        amount=amount,
-        basis=CostBasis.ESTIMATE,
-        source=CostSource.RUNNER,
-        recorded_at=recorded_at,
+        kind=CostKind.DURATION,
     )
+    return CostLedgerEntry(**fields, source=CostSource.RUNNER)
 
 
 def _entry_fields(
@@ -197,7 +188,14 @@ def _entry_fields(
     kind: CostKind = CostKind.USAGE,
 ) -> dict[str, Any]:
     """An entry's fields, a Usage's values priced (see build_entry)."""
-    unit_price, currency, amount = _priced_as(rates, unit, quantity, unit_price, currency, amount)
+    if unit_price is None and amount is None:
+        rate = rates.price_of(unit)
+        if rate is not None:
+            unit_price, currency = rate.unit_price, currency or rate.currency
+    if amount is None:
+        amount = priced(quantity, unit_price)
+    if amount is not None and currency is None:
+        raise InvalidInputError(f"currency: {unit} is priced, so name its currency")
     return {
         "entry_id": entry_id,
         "workflow_execution_id": context.workflow_execution_id,
@@ -216,27 +214,6 @@ def _entry_fields(
         "basis": basis,
         "recorded_at": at,
     }
-
-
-def _priced_as(
-    rates: RateCard,
-    unit: str,
-    quantity: Decimal,
-    unit_price: Decimal | None = None,
-    currency: str | None = None,
-    amount: Decimal | None = None,
-) -> tuple[Decimal | None, str | None, Decimal | None]:
-    """The unit price, currency and amount of `quantity` units: as reported, else the rate
-    card's for the unit; unpriced when neither prices it."""
-    if unit_price is None and amount is None:
-        rate = rates.price_of(unit)
-        if rate is not None:
-            unit_price, currency = rate.unit_price, currency or rate.currency
-    if amount is None:
-        amount = priced(quantity, unit_price)
-    if amount is not None and currency is None:
-        raise InvalidInputError(f"currency: {unit} is priced, so name its currency")
-    return unit_price, currency, amount
 
 
 def attempt_seconds(attempt: TaskExecution) -> Decimal | None:
