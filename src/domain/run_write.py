@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from itertools import chain
-from operator import attrgetter
 
 from domain.approvals import ApprovalRequest
 from domain.attempts import TaskExecution
@@ -107,10 +105,6 @@ class StepLists:
     read_sizes: tuple[int, ...] = ()
 
 
-_RUN_ID = attrgetter("workflow_execution_id")
-_STEP_ID = attrgetter("pipeline_execution_id")
-
-
 @decided_value
 class RunWrite:
     """A run's transition, all of it: build it with `of`, which adds its events."""
@@ -142,10 +136,8 @@ class RunWrite:
         """The write with its events, in the order things happened: the steps' moves (each its
         attempt's close, its own move, the attempt it opens), then the run's change, then the
         approval request."""
-        # the moves' ids and events gathered in C (map, chain): a comprehension is a function
-        # call of its own in Python 3.11, three a write
-        ids = list(map(_RUN_ID, moves))
-        pipeline_ids = list(map(_STEP_ID, moves))
+        ids = [move.workflow_execution_id for move in moves]
+        pipeline_ids = [move.pipeline_execution_id for move in moves]
         if change is not None:
             ids.append(change.after.workflow_execution_id)
         if approval is not None:
@@ -159,7 +151,7 @@ class RunWrite:
             raise ValueError(f"a write of run {workflow_execution_id} names another run")
         if len(set(pipeline_ids)) != len(pipeline_ids):
             raise ValueError(f"a write of run {workflow_execution_id} moves a step twice")
-        events = list(chain.from_iterable(map(move_events, moves)))
+        events = [event for move in moves for event in move_events(move)]
         if change is not None:
             events.extend(change_events(change))
         if approval is not None:

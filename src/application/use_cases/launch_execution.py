@@ -373,7 +373,7 @@ class LaunchExecution:
                     {
                         "pipeline_execution_id": pipeline_execution_id,
                         "workflow_execution_id": execution_id,
-                        "input_files": tuple(map(_file_label, own_inputs)),
+                        "input_files": tuple(_file_label(row) for row in own_inputs),
                     },
                 )
             )
