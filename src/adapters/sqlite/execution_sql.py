@@ -355,39 +355,43 @@ def _guard_clauses(guard: RunGuard) -> str:
 # takes the general test.
 _PLAIN_TYPES = frozenset({str, int, float})
 
+# An update's attribute names, and for each whether its value goes through json(?) (None: no
+# value does)
+_Shape = tuple[tuple[str, ...], tuple[bool, ...] | None]
+
 
 def _needs_json(value: Any) -> bool:
     return isinstance(value, bool) or not isinstance(value, str | int | float)
 
 
-def _shape_of(values: Mapping[str, Any]) -> tuple[tuple[tuple[str, bool], ...], list[Any]]:
-    """The update's shape (each name, and whether its value goes through json(?)) and its value
-    parameters, in one pass over the values."""
-    shape: list[tuple[str, bool]] = []
-    parameters: list[Any] = []
-    for name, value in values.items():
-        if value.__class__ in _PLAIN_TYPES:
-            shape.append((name, False))
-            parameters.append(value)
-        elif _needs_json(value):
-            shape.append((name, True))
-            parameters.append(dump_json(value))
-        else:
-            shape.append((name, False))
-            parameters.append(value)
-    return tuple(shape), parameters
+def _shape_of(values: Mapping[str, Any]) -> tuple[_Shape, list[Any]]:
+    """The update's shape and its value parameters: a status and dates, the common case, are
+    all plain values, found so by C calls with no loop in Python."""
+    parameters = list(values.values())
+    if _PLAIN_TYPES.issuperset(map(type, parameters)):
+        return (tuple(values), None), parameters
+    needs = tuple(map(_needs_json, parameters))
+    dumped = [
+        dump_json(value) if json else value for value, json in zip(parameters, needs, strict=True)
+    ]
+    return (tuple(values), needs), dumped
 
 
 def _render_update(
     guarded: GuardedRow,
-    shape: tuple[tuple[str, bool], ...],
+    shape: _Shape,
     removed: tuple[str, ...],
     expected_count: int,
 ) -> str:
     table = guarded.table
     expression = "item"
-    if shape:
-        pairs = ", ".join(f"{json_path(name)}, {'json(?)' if j else '?'}" for name, j in shape)
+    names, needs = shape
+    if names:
+        flags = needs or (False,) * len(names)
+        pairs = ", ".join(
+            f"{json_path(name)}, {'json(?)' if json else '?'}"
+            for name, json in zip(names, flags, strict=True)
+        )
         expression = f"json_set({expression}, {pairs})"
     if removed:
         expression = f"json_remove({expression}, {', '.join(json_path(n) for n in removed)})"

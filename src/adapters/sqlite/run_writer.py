@@ -5,8 +5,10 @@ from __future__ import annotations
 import functools
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from adapters.item_budget import Record
 from adapters.output_records import (
     build_artifact_record,
     build_output_file_record,
@@ -74,6 +76,15 @@ def _guard_parameters(change: RunChange) -> tuple[str | None, ...]:
 
 
 _RUNNING = frozenset({StepStatus.RUNNING})
+
+
+@functools.cache
+def _texts(statuses: frozenset[StrEnum]) -> tuple[str, ...]:
+    """A guard's statuses as its IN list binds them (in any order): a write names one of a few
+    sets, each turned into texts once."""
+    return tuple(map(str, statuses))
+
+
 _InsertCostEntries = Callable[[sqlite3.Connection, TableSql, "Iterable[CostLedgerEntry]"], None]
 
 
@@ -156,10 +167,11 @@ class SqliteRunWriter(SqliteStoreBase):
         there: no statement more)."""
         execution, guard = change.after, change.guard
         values, removed = execution_changed_attributes(change.before, execution)
-        self._bodies.put([values])
+        if values.offloads:
+            self._bodies.put([values])
         sql, parameters = self._sql.execution_update(values, removed, guard)
         key = (execution.workflow_execution_id, execution.workflow_key)
-        statuses = [str(status) for status in guard.statuses]
+        statuses = _texts(guard.statuses)
         changed = connection.execute(
             sql, (*parameters, *key, *statuses, *_guard_parameters(change))
         ).rowcount
@@ -219,7 +231,8 @@ class SqliteRunWriter(SqliteStoreBase):
     def _step_row_in(self, connection: sqlite3.Connection, row: StepRow) -> None:
         step = row.step
         values, removed = step_mutable_attributes(step)
-        self._bodies.put([values])
+        if values.offloads:
+            self._bodies.put([values])
         key = (step.pipeline_execution_id, step.workflow_execution_id)
         changed = self._conditional_update(
             connection, self._sql.step_status, key, values, removed, row.expected
@@ -290,10 +303,11 @@ class SqliteRunWriter(SqliteStoreBase):
         before its change."""
         guarded = self._sql.step_status
         run_id, step_id = move.workflow_execution_id, move.pipeline_execution_id
-        statuses = [str(status) for status in move.expected]
+        statuses = _texts(move.expected)
         key = (step_id, run_id)
         values = step_move_attributes(move)
-        self._bodies.put([values])
+        if values.offloads:  # (most moves move no body out)
+            self._bodies.put([values])
         if move.while_open and not self._run_open_in(connection, run_id, runs):
             # as if one statement held both guards: a missing step is said before a closed run
             if connection.execute(guarded.exists, key).fetchone() is None:
@@ -332,11 +346,11 @@ class SqliteRunWriter(SqliteStoreBase):
         key: tuple[str | int, ...],
         values: Item,
         removed: tuple[str, ...],
-        expected: frozenset[str],
+        expected: frozenset[StrEnum],
     ) -> bool | None:
         """Inside the caller's write: True when the row changed, False when its status was not
         expected, None: no row."""
-        statuses = [str(status) for status in expected]
+        statuses = _texts(expected)
         update, parameters = self._sql.conditional_update(guarded, values, removed, len(statuses))
         if connection.execute(update, (*parameters, *key, *statuses)).rowcount:
             return True
@@ -408,10 +422,11 @@ class SqliteRunWriter(SqliteStoreBase):
         connection: sqlite3.Connection,
         pipeline_execution_id: str,
         attempt: int,
-        values: Item,
+        values: Record,
         removed: tuple[str, ...],
     ) -> bool:
-        self._bodies.put([values])
+        if values.offloads:
+            self._bodies.put([values])
         changed = self._conditional_update(
             connection,
             self._sql.attempt_status,
