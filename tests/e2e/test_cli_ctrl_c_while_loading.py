@@ -5,6 +5,7 @@ interrupt came out as a KeyboardInterrupt traceback through whichever import it 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -13,10 +14,24 @@ from pathlib import Path
 
 import pytest
 
+from entrypoints.cli import program
+
 _CONSOLE_SCRIPT = Path(sys.executable).parent / "wfx"
 # Python's own words for an interrupt inside the interpreter's start-up (its `site` import),
 # before the console script's first line: every Python program ends so, and none can help it
 _INTERPRETER_STARTING = "init_import_site"
+# wfx's own source: a frame there means wfx's code was running when the interrupt landed
+_WFX_SOURCE = str(Path(program.__file__).resolve().parents[2]) + os.sep
+
+
+def _before_wfx_ran(stderr: str) -> bool:
+    """The interrupt landed before wfx's first line: in the interpreter's start-up, or while the
+    console script (pip's, not wfx's) was still finding wfx's first module (frames of importlib
+    and the install's module finder alone). Seen on a machine loaded four times over."""
+    if _INTERPRETER_STARTING in stderr:
+        return True
+    frames = re.findall(r'File "([^"]+)"', stderr)
+    return bool(frames) and not any(frame.startswith(_WFX_SOURCE) for frame in frames)
 
 
 @pytest.mark.skipif(not _CONSOLE_SCRIPT.exists(), reason="the console script is not installed")
@@ -39,9 +54,7 @@ def test_ctrl_c_while_wfx_loads_ends_it_without_a_traceback(tmp_path: Path) -> N
         said.append((delay, process.returncode, stderr))
 
     # on a loaded machine the earliest interrupts land before wfx's first line
-    landed = [
-        (delay, code, stderr) for delay, code, stderr in said if _INTERPRETER_STARTING not in stderr
-    ]
+    landed = [(delay, code, stderr) for delay, code, stderr in said if not _before_wfx_ran(stderr)]
     assert len(landed) >= 3, said
     for delay, code, stderr in landed:
         assert "Traceback" not in stderr, (delay, stderr)
