@@ -31,8 +31,14 @@ class SqliteRunArchive(RunArchiveRows):
         self._database = database
         self._schema = build_schema(tables)
         self._sql = {key: TableSql.render(table) for key, table in self._schema.tables.items()}
+        # each table's items in key order: the ORDER BY of every select, made once
+        self._order = {
+            key: ", ".join(sql.q(name) for name in sql.table.primary_key)
+            for key, sql in self._sql.items()
+        }
         self._ready = False
-        self._importing = threading.local()  # the write transaction of this thread's import
+        # the transaction this thread's import (a write) or export of a run (a read) holds
+        self._held = threading.local()
 
     def _ensure_tables(self) -> None:
         # a file made by an earlier wfx lacks the newer tables (attempts, artifacts, ...)
@@ -88,15 +94,26 @@ class SqliteRunArchive(RunArchiveRows):
         # writes lands between a check and the write it allows, and a refused run leaves nothing
         self._ensure_tables()
         with self._database.write() as connection:
-            self._importing.connection = connection
+            self._held.connection = connection
             try:
                 return super().import_run(run)
             finally:
-                self._importing.connection = None
+                self._held.connection = None
+
+    def export_run(self, workflow_execution_id: str) -> ArchivedRun:
+        # One read transaction for the run's dozen selects: its items as of one moment (a write
+        # landing meanwhile is wholly in or wholly out), and one BEGIN ... COMMIT, not one each
+        self._ensure_tables()
+        with self._database.read() as connection:
+            self._held.connection = connection
+            try:
+                return super().export_run(workflow_execution_id)
+            finally:
+                self._held.connection = None
 
     @contextmanager
     def _connection(self, write: bool) -> Iterator[sqlite3.Connection]:
-        held: sqlite3.Connection | None = getattr(self._importing, "connection", None)
+        held: sqlite3.Connection | None = getattr(self._held, "connection", None)
         if held is not None:
             yield held
             return
@@ -111,13 +128,14 @@ class SqliteRunArchive(RunArchiveRows):
         connection: sqlite3.Connection | None = None,
     ) -> list[Item]:
         self._ensure_tables()
-        sql = self._sql[table]
-        order = ", ".join(sql.q(name) for name in sql.table.primary_key)
-        statement = f"SELECT item FROM {sql.name} WHERE {where} ORDER BY {order}"
-        if connection is not None:  # inside the caller's write
+        name, order = self._sql[table].name, self._order[table]
+        statement = f"SELECT item FROM {name} WHERE {where} ORDER BY {order}"
+        if connection is None:  # else inside the caller's write
+            connection = getattr(self._held, "connection", None)
+        if connection is not None:
             return [load_item(text) for (text,) in connection.execute(statement, values)]
-        with self._connection(write=False) as reading:
-            return self._select(table, where, values, reading)
+        with self._database.read() as reading:
+            return [load_item(text) for (text,) in reading.execute(statement, values)]
 
     def _partition(self, table: ResourceKeys, value: str) -> list[Item]:
         partition = TABLE_SPECS[table].partition.name
