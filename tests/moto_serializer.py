@@ -38,9 +38,22 @@ def _names(picker: Any, context: Any) -> tuple[str, ...]:
     return found
 
 
+def _first(obj: Any, names: tuple[str, ...]) -> Any:
+    """The value of the first of `names` `obj` has, or None: AttributePicker's read."""
+    from moto.core.utils import MISSING, get_value  # type: ignore[attr-defined]
+
+    plain = type(obj) is dict  # get_value's answer for a key with no dot in it, sooner
+    for name in names:
+        value = (
+            obj.get(name, MISSING) if plain and "." not in name else get_value(obj, name, MISSING)
+        )
+        if value is not MISSING:
+            return value
+    return None
+
+
 def cache_attribute_names() -> None:
     from moto.core import serialize
-    from moto.core.utils import MISSING, get_value  # type: ignore[attr-defined]
 
     picker_class: Any = serialize.AttributePicker
     if getattr(picker_class.__call__, "wfx_cached", False):
@@ -48,17 +61,7 @@ def cache_attribute_names() -> None:
 
     def pick(picker: Any, context: Any) -> Any:
         """AttributePicker.__call__, its names kept."""
-        obj = context.obj
-        plain = type(obj) is dict  # get_value's answer for a key with no dot in it, sooner
-        for possible_key in _names(picker, context):
-            if plain and "." not in possible_key:
-                value = obj.get(possible_key, MISSING)
-            else:
-                value = get_value(obj, possible_key, MISSING)
-            if value is not MISSING:
-                break
-        else:
-            value = None
+        value = _first(context.obj, _names(picker, context))
         key_path = f"{context.key_path}.{context.key}"
         for transform_path, transform in picker.response_transformers.items():
             if key_path.endswith(transform_path):
@@ -66,5 +69,22 @@ def cache_attribute_names() -> None:
                 break
         return value
 
+    serializer_class: Any = serialize.ResponseSerializer
+    asked = serializer_class.get_value
+
+    def get_value(serializer: Any, value: Any, key: str, shape: Any) -> Any:
+        """ResponseSerializer.get_value, with no context made where the names are known and
+        no transformer reads the key's path."""
+        picker = serializer._value_picker
+        names = None
+        if type(picker).__call__ is pick and not picker.response_transformers:
+            known = _names_key(picker, value, key, shape)
+            if known is not None:
+                names = shape.__dict__.get("_wfx_attribute_names", {}).get(known)
+        if names is None:
+            return asked(serializer, value, key, shape)
+        return _first(value, names)
+
     pick.wfx_cached = True  # type: ignore[attr-defined]
     picker_class.__call__ = pick
+    serializer_class.get_value = get_value
