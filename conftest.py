@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, settings
+from tests.moto_serializer import cache_attribute_names
 from tests.moto_transactions import back_up_only_the_named_items
 
 from adapters.local.object_store import FilesystemObjectStore
@@ -37,6 +38,7 @@ settings.load_profile("wfx")
 def pytest_configure(config: pytest.Config) -> None:
     _one_moto_request_at_a_time()
     back_up_only_the_named_items()
+    cache_attribute_names()
 
 
 def _one_moto_request_at_a_time() -> None:

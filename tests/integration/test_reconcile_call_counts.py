@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -109,15 +110,12 @@ def _counted_step_functions(container: Container) -> Counter[str]:
     return calls
 
 
-@pytest.fixture(scope="module")
-def launched_on_dynamodb(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Launched:
-    """The runs launched on DynamoDB once (~3 s on moto); each test restores what it made."""
+def _launched(request: pytest.FixtureRequest, storage: str, home: Path) -> Launched:
+    """The runs launched once on `storage` in `home`, and what they left in moto."""
     from moto import mock_aws
 
     clock = SteppedClock()
-    container = _container(request, "dynamodb", tmp_path_factory.mktemp("launched"), clock)
+    container = _container(request, storage, home, clock)
     with pytest.MonkeyPatch.context() as patch, mock_aws():
         for name, value in FAKE_AWS_ENVIRONMENT.items():
             patch.setenv(name, value)
@@ -125,7 +123,30 @@ def launched_on_dynamodb(
         create_all_tables(container)
         ids = _launch_on_step_functions(container, RUNS)
         machines = copy.deepcopy(_step_functions_backend().state_machines)
-        return Launched(dynamodb_tables_snapshot(), machines, clock.now(), ids)
+        tables = dynamodb_tables_snapshot() if storage == "dynamodb" else {}
+    if storage == "sqlite":
+        container.sqlite_database().close()  # the file whole, its log checkpointed
+    return Launched(tables, machines, clock.now(), ids)
+
+
+@pytest.fixture(scope="module")
+def launched_on_dynamodb(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Launched:
+    """The runs launched on DynamoDB once (~3 s on moto); each test restores what it made."""
+    return _launched(request, "dynamodb", tmp_path_factory.mktemp("launched"))
+
+
+@pytest.fixture(scope="module")
+def launched_on_sqlite(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Launched, Path]:
+    """The runs launched on a SQLite file once (~4 s); each test starts from a copy of the
+    file (its runs name no path of it) and of moto's Step Functions."""
+    home = tmp_path_factory.mktemp("launched-sqlite")
+    launched = _launched(request, "sqlite", home)
+    assert not (home / "wfx.db-wal").exists()  # closed: every write is in the file
+    return launched, home
 
 
 @pytest.fixture(params=["sqlite", "dynamodb"])
@@ -133,26 +154,28 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
     from moto import mock_aws
 
     storage = str(request.param)
-    launched = request.getfixturevalue("launched_on_dynamodb") if storage == "dynamodb" else None
-    clock = SteppedClock(launched.clock_at if launched else None)
-    container = _container(request, storage, tmp_path, clock)
-    if storage == "dynamodb":
+    launched: Launched
+    if storage == "sqlite":
+        launched, made = request.getfixturevalue("launched_on_sqlite")
+        shutil.copyfile(made / "wfx.db", tmp_path / "wfx.db")
+    else:
+        launched = request.getfixturevalue("launched_on_dynamodb")
         request.getfixturevalue("moto_dynamodb_client")  # the fake credentials, set
+    clock = SteppedClock(launched.clock_at)
+    container = _container(request, storage, tmp_path, clock)
     with mock_aws():
         calls = _counted_step_functions(container)
-        if launched is None:
-            create_all_tables(container)
-            ids = _launch_on_step_functions(container, RUNS)
+        if storage == "sqlite":
+            create_all_tables(container)  # finds them all, as on any made file
         else:
             restore_dynamodb_tables(launched.tables)
-            machines = copy.deepcopy(launched.state_machines)
-            _step_functions_backend().state_machines[:] = machines
-            # without them Step Functions would answer "does not exist", and the counts pass
-            running = [e for m in machines for e in m.executions if e.status == "RUNNING"]
-            assert len(running) == RUNS
-            ids = launched.execution_ids
+        machines = copy.deepcopy(launched.state_machines)
+        _step_functions_backend().state_machines[:] = machines
+        # without them Step Functions would answer "does not exist", and the counts pass
+        running = [e for m in machines for e in m.executions if e.status == "RUNNING"]
+        assert len(running) == RUNS
         calls.clear()
-        yield Setup(container, clock, calls, ids)
+        yield Setup(container, clock, calls, launched.execution_ids)
     if storage == "sqlite":
         container.sqlite_database().close()
 
