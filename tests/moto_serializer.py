@@ -53,9 +53,18 @@ def _first(obj: Any, names: tuple[str, ...]) -> Any:
 
 
 def cache_attribute_names() -> None:
-    from moto.core import serialize
+    from moto.core import serialize, utils
 
-    picker_class: Any = serialize.AttributePicker
+    picker_class: Any = getattr(serialize, "AttributePicker", None)
+    serializer_class: Any = getattr(serialize, "ResponseSerializer", None)
+    known_to_work = (
+        hasattr(picker_class, "get_possible_keys")
+        and hasattr(serializer_class, "get_value")
+        and hasattr(utils, "MISSING")
+        and hasattr(utils, "get_value")
+    )
+    if not known_to_work:
+        return  # another moto's serializer: left as it is, slower and never wrong
     if getattr(picker_class.__call__, "wfx_cached", False):
         return
 
@@ -69,7 +78,6 @@ def cache_attribute_names() -> None:
                 break
         return value
 
-    serializer_class: Any = serialize.ResponseSerializer
     asked = serializer_class.get_value
 
     def get_value(serializer: Any, value: Any, key: str, shape: Any) -> Any:
