@@ -1250,7 +1250,13 @@ def add_missing_sqlite_tables(container: Container) -> None:
 
 
 def create_all_tables(container: Container) -> None:
-    """Every table of every store port; idempotent."""
+    """Every table of every store port; idempotent. On DynamoDB every port's set-up is the one
+    shared schema's (`adapters.dynamodb.schema.create_tables`), and the definitions' also
+    upgrades earlier versions: that one alone, not the schema five times over (a ListTables
+    and a DescribeTimeToLive each, on tables already made)."""
+    if container.config.store() == "dynamodb":
+        container.workflow_definitions().create_tables()
+        return
     container.execution_store().create_tables()
     container.workflow_catalog().create_tables()
     container.cost_ledger().create_tables()

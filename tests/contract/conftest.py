@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -53,3 +59,60 @@ def store_and_ledger(request: pytest.FixtureRequest) -> tuple[Any, Any]:
         request.getfixturevalue(f"{backend}_execution_store"),
         request.getfixturevalue(f"{backend}_cost_ledger"),
     )
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """What a first test wrote on one backend: its bodies' folder, its SQLite database (a file
+    taken by SQLite's backup) or moto's tables."""
+
+    folder: Path
+    tables: dict[str, Any] | None
+
+
+_KEPT: dict[tuple[str, str], _Kept] = {}  # by (name, backend), for this process
+
+
+@pytest.fixture
+def written_once(
+    request: pytest.FixtureRequest, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str, Callable[[], None]], None]:
+    """`written_once(name, write)` on the test's `execution_store`: the first test of a process
+    on each backend runs `write` and keeps what it stored; every later one gets a copy of it
+    (rows, and the bodies moved out of them) instead of writing it again. A test's own writes
+    land on its copy only. The store object is the test's own, fresh, as after another process
+    wrote the rows."""
+    from conftest import dynamodb_tables_snapshot, restore_dynamodb_tables
+
+    backend = str(request.node.callspec.params["execution_store"])
+    bodies = tmp_path / "bodies"
+
+    def written(name: str, write: Callable[[], None]) -> None:
+        kept = _KEPT.get((name, backend))
+        database = None if backend == "dynamodb" else request.getfixturevalue(f"{backend}_database")
+        if kept is None:
+            write()
+            folder = tmp_path_factory.mktemp(f"{name}-{backend}")
+            if bodies.exists():
+                shutil.copytree(bodies, folder / "bodies")
+            if database is None:
+                _KEPT[(name, backend)] = _Kept(folder, dynamodb_tables_snapshot())
+                return
+            _copy_pages(database, folder / "wfx.db", keep=True)
+            _KEPT[(name, backend)] = _Kept(folder, None)
+            return
+        if (kept.folder / "bodies").exists():
+            shutil.copytree(kept.folder / "bodies", bodies, dirs_exist_ok=True)
+        if kept.tables is not None:
+            restore_dynamodb_tables(kept.tables)
+            return
+        _copy_pages(database, kept.folder / "wfx.db", keep=False)
+
+    return written
+
+
+def _copy_pages(database: Any, file: Path, keep: bool) -> None:
+    """Every page of the database into `file` (keep), or of `file` into the database."""
+    with database.exclusive_connection() as connection, closing(sqlite3.connect(file)) as copy:
+        source, target = (connection, copy) if keep else (copy, connection)
+        source.backup(target)

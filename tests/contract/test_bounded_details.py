@@ -4,6 +4,7 @@ stores)."""
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -42,16 +43,24 @@ FILES = MAX_STEP_ROWS + 5
 
 
 @pytest.fixture
-def big_run(execution_store: ExecutionStore) -> ExecutionStore:
+def big_run(
+    execution_store: ExecutionStore, written_once: Callable[[str, Callable[[], None]], None]
+) -> ExecutionStore:
     """Run r1: MAX_INPUTS + 3 inputs, three steps, FILES output files (and their artifacts) on
-    its first step."""
-    inputs = [("db1:asset1", f"f{n:04d}.obj") for n in range(MAX_INPUTS + 3)]
-    write_launch(execution_store, a_launch("r1", inputs=inputs, steps=3))
-    template = some_outputs("r1", 0).files[0]
-    files = tuple(
-        template.model_copy(update={"relative_file_path": f"out/{n:04d}.glb"}) for n in range(FILES)
-    )
-    execution_store.add_step_outputs(StepOutputs(files=files, artifacts=artifacts_of(files, at(5))))
+    its first step; written by the first test on each backend, a copy of it for the others."""
+
+    def write() -> None:
+        inputs = [("db1:asset1", f"f{n:04d}.obj") for n in range(MAX_INPUTS + 3)]
+        write_launch(execution_store, a_launch("r1", inputs=inputs, steps=3))
+        template = some_outputs("r1", 0).files[0]
+        files = tuple(
+            template.model_copy(update={"relative_file_path": f"out/{n:04d}.glb"})
+            for n in range(FILES)
+        )
+        outputs = StepOutputs(files=files, artifacts=artifacts_of(files, at(5)))
+        execution_store.add_step_outputs(outputs)
+
+    written_once("big_run", write)
     return execution_store
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from adapters.records import format_table_date
@@ -23,11 +25,18 @@ RUNS = (
 
 
 @pytest.fixture
-def seven_runs(execution_store: ExecutionStore) -> ExecutionStore:
-    for execution_id, start, workflow, group in RUNS:
-        write_launch(
-            execution_store, a_launch(execution_id, start=start, workflow=workflow, group=group)
-        )
+def seven_runs(
+    execution_store: ExecutionStore, written_once: Callable[[str, Callable[[], None]], None]
+) -> ExecutionStore:
+    """RUNS, written by the first test on each backend, a copy of them for the others."""
+
+    def write() -> None:
+        for execution_id, start, workflow, group in RUNS:
+            write_launch(
+                execution_store, a_launch(execution_id, start=start, workflow=workflow, group=group)
+            )
+
+    written_once("seven_runs", write)
     return execution_store
 
 
@@ -108,8 +117,11 @@ ASSET = "db1:asset1"
 
 
 @pytest.fixture
-def asset_runs(execution_store: ExecutionStore) -> ExecutionStore:
-    """Runs around ASSET: readers, writers, a run that does both, and unrelated runs."""
+def asset_runs(
+    execution_store: ExecutionStore, written_once: Callable[[str, Callable[[], None]], None]
+) -> ExecutionStore:
+    """Runs around ASSET: readers, writers, a run that does both, and unrelated runs; written
+    by the first test on each backend, a copy of them for the others."""
     launches = [
         # Two files of the same asset: still one execution.
         a_launch("a1", start=at(1), inputs=[(ASSET, "a.obj"), (ASSET, "b.obj")], output_asset=None),
@@ -119,8 +131,12 @@ def asset_runs(execution_store: ExecutionStore) -> ExecutionStore:
         a_launch("a5", start=at(3), inputs=[], output_asset=ASSET, workflow="db2:wf9"),
         a_launch("a6", start=at(4), inputs=[("db1:other", "x.obj")], output_asset=None),
     ]
-    for records in launches:
-        write_launch(execution_store, records)
+
+    def write() -> None:
+        for records in launches:
+            write_launch(execution_store, records)
+
+    written_once("asset_runs", write)
     return execution_store
 
 

@@ -4,6 +4,7 @@ list a workflow and a group."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -29,13 +30,20 @@ RUNS = {
 
 
 @pytest.fixture
-def runs(execution_store: ExecutionStore) -> ExecutionStore:
-    for n, (run, (workflow, group, trigger, user)) in enumerate(RUNS.items(), start=1):
-        launch = a_launch(run, workflow=workflow, group=group, start=at(n))
-        execution = launch.execution.model_copy(
-            update={"trigger_type": trigger, "triggered_by_user_id": user}
-        )
-        write_launch(execution_store, launch.model_copy(update={"execution": execution}))
+def runs(
+    execution_store: ExecutionStore, written_once: Callable[[str, Callable[[], None]], None]
+) -> ExecutionStore:
+    """RUNS, written by the first test on each backend, a copy of them for the others."""
+
+    def write() -> None:
+        for n, (run, (workflow, group, trigger, user)) in enumerate(RUNS.items(), start=1):
+            launch = a_launch(run, workflow=workflow, group=group, start=at(n))
+            execution = launch.execution.model_copy(
+                update={"trigger_type": trigger, "triggered_by_user_id": user}
+            )
+            write_launch(execution_store, launch.model_copy(update={"execution": execution}))
+
+    written_once("filter_runs", write)
     return execution_store
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -32,19 +33,26 @@ WRITERS = {"r2", "r3", "r5"}
 
 
 @pytest.fixture
-def runs(execution_store: ExecutionStore) -> ExecutionStore:
-    """r1..r7, a minute apart (r7 newest), of the statuses above; some read ASSET, some wrote."""
-    for n, (execution_id, status) in enumerate(STATUSES.items(), start=1):
-        inputs = [(ASSET, "a.obj")] if execution_id in READERS else [("db1:other", "x.obj")]
-        launch = a_launch(
-            execution_id,
-            start=at(n),
-            group="g1",
-            inputs=inputs,
-            output_asset=ASSET if execution_id in WRITERS else None,
-        )
-        execution = launch.execution.model_copy(update={"status": status})
-        write_launch(execution_store, launch.model_copy(update={"execution": execution}))
+def runs(
+    execution_store: ExecutionStore, written_once: Callable[[str, Callable[[], None]], None]
+) -> ExecutionStore:
+    """r1..r7, a minute apart (r7 newest), of the statuses above; some read ASSET, some wrote.
+    Written by the first test on each backend, a copy of them for the others."""
+
+    def write() -> None:
+        for n, (execution_id, status) in enumerate(STATUSES.items(), start=1):
+            inputs = [(ASSET, "a.obj")] if execution_id in READERS else [("db1:other", "x.obj")]
+            launch = a_launch(
+                execution_id,
+                start=at(n),
+                group="g1",
+                inputs=inputs,
+                output_asset=ASSET if execution_id in WRITERS else None,
+            )
+            execution = launch.execution.model_copy(update={"status": status})
+            write_launch(execution_store, launch.model_copy(update={"execution": execution}))
+
+    written_once("list_rules_runs", write)
     return execution_store
 
 
