@@ -92,22 +92,23 @@ class SqliteRunArchive(RunArchiveRows):
     def import_run(self, run: ArchivedRun) -> ImportedRun:
         # One BEGIN IMMEDIATE for the whole run, its checks with it: nothing another process
         # writes lands between a check and the write it allows, and a refused run leaves nothing
-        self._ensure_tables()
-        with self._database.write() as connection:
-            self._held.connection = connection
-            try:
-                return super().import_run(run)
-            finally:
-                self._held.connection = None
+        with self._holding(write=True):
+            return super().import_run(run)
 
     def export_run(self, workflow_execution_id: str) -> ArchivedRun:
         # One read transaction for the run's dozen selects: its items as of one moment (a write
         # landing meanwhile is wholly in or wholly out), and one BEGIN ... COMMIT, not one each
+        with self._holding(write=False):
+            return super().export_run(workflow_execution_id)
+
+    @contextmanager
+    def _holding(self, write: bool) -> Iterator[None]:
+        """This thread's selects and writes in one transaction until the block ends."""
         self._ensure_tables()
-        with self._database.read() as connection:
+        with self._database.write() if write else self._database.read() as connection:
             self._held.connection = connection
             try:
-                return super().export_run(workflow_execution_id)
+                yield
             finally:
                 self._held.connection = None
 
