@@ -432,7 +432,7 @@ class OffloadedBodies:
     def put(self, items: Iterable[Mapping[str, Any]]) -> None:
         """Store the bodies `items` moved out (their Record.offloads): before the items go in,
         so that no row ever names a body that is not there."""
-        for item in items:  # a put per row written: most move no body out
+        for item in items:  # each row written: most move no body out, and put nothing
             for offload in getattr(item, "offloads", ()):
                 self._store().put_bytes(offload.key, offload.body)
 

@@ -167,8 +167,7 @@ class SqliteRunWriter(SqliteStoreBase):
         there: no statement more)."""
         execution, guard = change.after, change.guard
         values, removed = execution_changed_attributes(change.before, execution)
-        if values.offloads:
-            self._bodies.put([values])
+        self._bodies.put((values,))
         sql, parameters = self._sql.execution_update(values, removed, guard)
         key = (execution.workflow_execution_id, execution.workflow_key)
         statuses = _texts(guard.statuses)
@@ -231,8 +230,7 @@ class SqliteRunWriter(SqliteStoreBase):
     def _step_row_in(self, connection: sqlite3.Connection, row: StepRow) -> None:
         step = row.step
         values, removed = step_mutable_attributes(step)
-        if values.offloads:
-            self._bodies.put([values])
+        self._bodies.put((values,))
         key = (step.pipeline_execution_id, step.workflow_execution_id)
         changed = self._conditional_update(
             connection, self._sql.step_status, key, values, removed, row.expected
@@ -306,8 +304,7 @@ class SqliteRunWriter(SqliteStoreBase):
         statuses = _texts(move.expected)
         key = (step_id, run_id)
         values = step_move_attributes(move)
-        if values.offloads:  # (most moves move no body out)
-            self._bodies.put([values])
+        self._bodies.put((values,))
         if move.while_open and not self._run_open_in(connection, run_id, runs):
             # as if one statement held both guards: a missing step is said before a closed run
             if connection.execute(guarded.exists, key).fetchone() is None:
@@ -412,8 +409,7 @@ class SqliteRunWriter(SqliteStoreBase):
     def _insert_attempt(self, connection: sqlite3.Connection, attempt: TaskExecution) -> bool:
         table = self._sql.attempts
         record = build_task_execution_record(attempt)
-        if record.offloads:
-            self._bodies.put([record])
+        self._bodies.put((record,))
         inserted = connection.execute(table.insert_if_absent, table.row(record))
         return bool(inserted.rowcount)
 
@@ -425,8 +421,7 @@ class SqliteRunWriter(SqliteStoreBase):
         values: Record,
         removed: tuple[str, ...],
     ) -> bool:
-        if values.offloads:
-            self._bodies.put([values])
+        self._bodies.put((values,))
         changed = self._conditional_update(
             connection,
             self._sql.attempt_status,

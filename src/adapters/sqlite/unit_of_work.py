@@ -186,8 +186,7 @@ class SqliteUnitOfWork:
         since): the caller then numbers it under the write lock."""
         number = last + 1
         record = build_event_record(event, number)
-        if record.offloads:
-            self._bodies.put([record])
+        self._bodies.put((record,))
         row = (workflow_execution_id, number, dump_json(record), workflow_execution_id)
         with self._database.exclusive_connection() as connection:
             if connection.in_transaction:
@@ -213,8 +212,7 @@ class SqliteUnitOfWork:
         appended = []
         for number, event in enumerate(events, last + 1):
             record = build_event_record(event, number)
-            if record.offloads:
-                self._bodies.put([record])
+            self._bodies.put((record,))
             inserted = connection.execute(
                 self._insert_if_run,
                 (workflow_execution_id, number, dump_json(record), workflow_execution_id),
