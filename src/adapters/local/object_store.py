@@ -79,7 +79,8 @@ class FilesystemObjectStore:
     def put_bytes(self, key: str, body: bytes) -> StoredObject:
         check_key(key)
         staging = self._staging_dir(key)
-        (staging / base_name(key)).write_bytes(body)
+        with open(os.path.join(staging, base_name(key)), "wb") as writer:
+            writer.write(body)
         return self._commit(key, staging, len(body), hashlib.sha256(body).hexdigest())
 
     def put_file(self, key: str, source: Path | BinaryIO) -> StoredObject:
@@ -97,7 +98,7 @@ class FilesystemObjectStore:
         digest = hashlib.sha256()
         size = 0
         try:
-            with open(staging / base_name(key), "wb") as writer:
+            with open(os.path.join(staging, base_name(key)), "wb") as writer:
                 for chunk in chunks:
                     digest.update(chunk)
                     writer.write(chunk)
@@ -110,10 +111,9 @@ class FilesystemObjectStore:
     def local_path(self, key: str, version_id: str) -> Path:
         check_key(key)
         _check_version_id(version_id)
-        versions = self._versions_dir(key)
         marker = f"{version_id}_"
         try:
-            with os.scandir(versions) as entries:
+            with os.scandir(self._versions_dir(key)) as entries:
                 for entry in entries:
                     if entry.name.startswith(marker):
                         return Path(entry.path) / base_name(key)
@@ -182,22 +182,26 @@ class FilesystemObjectStore:
                     return
             folder = folder.parent
 
-    def _versions_dir(self, key: str) -> Path:
-        return self._root / f"{key}{VERSIONS_SUFFIX}"
+    # plain strings and os calls on the write path: pathlib's parsing was most of the Python
+    # time of importing many small files (four paths a file)
+    def _versions_dir(self, key: str) -> str:
+        return os.path.join(self._root, f"{key}{VERSIONS_SUFFIX}")
 
-    def _staging_dir(self, key: str) -> Path:
+    def _staging_dir(self, key: str) -> str:
         versions = self._versions_dir(key)
-        versions.mkdir(parents=True, exist_ok=True)
-        staging = versions / f"{_TEMP_PREFIX}{secrets.token_hex(8)}"
-        staging.mkdir()
+        os.makedirs(versions, exist_ok=True)
+        staging = os.path.join(versions, f"{_TEMP_PREFIX}{secrets.token_hex(8)}")
+        os.mkdir(staging)
         return staging
 
-    def _commit(self, key: str, staging: Path, size: int, etag: str) -> StoredObject:
+    def _commit(self, key: str, staging: str, size: int, etag: str) -> StoredObject:
         version_id = _new_version_id()
         try:
             # read-only: a step handed this file as an input must not rewrite a stored version
-            os.chmod(staging / base_name(key), 0o444)
-            os.replace(staging, self._versions_dir(key) / f"{version_id}_{size}_{etag}")
+            os.chmod(os.path.join(staging, base_name(key)), 0o444)
+            os.replace(
+                staging, os.path.join(self._versions_dir(key), f"{version_id}_{size}_{etag}")
+            )
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -222,8 +226,8 @@ def _version_names(versions: str) -> list[str]:
         return []
 
 
-def _versions_in(versions: Path, key: str) -> list[StoredObject]:
-    parsed = (_parse_version(key, name) for name in _version_names(str(versions)))
+def _versions_in(versions: str, key: str) -> list[StoredObject]:
+    parsed = (_parse_version(key, name) for name in _version_names(versions))
     return [stored for stored in parsed if stored is not None]
 
 
