@@ -18,6 +18,8 @@ from typing import Any, Protocol, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, settings
+from tests.botocore_loader import share_the_data_loader
+from tests.moto_attribute_values import write_attribute_values_as_they_are
 from tests.moto_serializer import cache_attribute_names
 from tests.moto_transactions import back_up_only_the_named_items
 
@@ -39,6 +41,8 @@ def pytest_configure(config: pytest.Config) -> None:
     _one_moto_request_at_a_time()
     back_up_only_the_named_items()
     cache_attribute_names()
+    write_attribute_values_as_they_are()
+    share_the_data_loader()
 
 
 def _one_moto_request_at_a_time() -> None:

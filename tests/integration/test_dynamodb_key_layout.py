@@ -22,6 +22,7 @@ from adapters.dynamodb.codec import check_item
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 from adapters.tables import CREATED_TABLES, TABLE_SPECS, ResourceKeys, TableNames
 from application.ports.executions import AssetDirection, ExecutionRef, ListScope
+from conftest import dynamodb_tables_snapshot, restore_dynamodb_tables
 from domain.errors import ExecutionAlreadyExistsError, InvalidInputError
 from domain.execution import (
     ExecutionConfiguration,
@@ -60,6 +61,7 @@ GROUPED, RESULTS_ONLY = "exec-grouped", "exec-results-only"
 WORKFLOW_KEY = "db-1:wf-convert"
 
 _prefixes = itertools.count()
+EMPTY_PREFIX = "layout-"
 
 
 # -- fixtures -----------------------------------------------------------------------------------
@@ -74,9 +76,19 @@ def dynamodb() -> Iterator[DynamoDBClient]:
             yield boto3.client("dynamodb", region_name="us-east-1")
 
 
+@pytest.fixture(scope="module")
+def _empty_tables(dynamodb: DynamoDBClient) -> dict[str, Any]:
+    """moto's model of every table named with EMPTY_PREFIX, made by `create_tables` once."""
+    DynamoDbExecutionStore(dynamodb, TableNames(prefix=EMPTY_PREFIX)).create_tables()
+    made = dynamodb_tables_snapshot()
+    return {name: table for name, table in made.items() if name.startswith(EMPTY_PREFIX)}
+
+
 @pytest.fixture
-def tables() -> TableNames:
-    return TableNames(prefix=f"layout{next(_prefixes)}-")
+def tables(_empty_tables: dict[str, Any]) -> TableNames:
+    """Every table there and empty for each test: copies of the module's, over the last test's."""
+    restore_dynamodb_tables(_empty_tables)
+    return TableNames(prefix=EMPTY_PREFIX)
 
 
 @pytest.fixture
@@ -291,8 +303,13 @@ def _run_to_completion(store: DynamoDbExecutionStore, launch: LaunchRecords) -> 
         )
 
 
-@pytest.fixture
-def completed(store: DynamoDbExecutionStore) -> DynamoDbExecutionStore:
+@pytest.fixture(scope="module")
+def completed(dynamodb: DynamoDBClient) -> TableNames:
+    """The tables of the two runs, written and run to their ends once per module in tables of
+    their own: the tests that read them only scan and query (none writes)."""
+    tables = TableNames(prefix=f"layout{next(_prefixes)}-")
+    store = DynamoDbExecutionStore(dynamodb, tables)
+    store.create_tables()
     endings = {
         GROUPED: (ExecutionStatus.SUCCEEDED, None),
         RESULTS_ONLY: (ExecutionStatus.FAILED, "boom"),
@@ -303,7 +320,7 @@ def completed(store: DynamoDbExecutionStore) -> DynamoDbExecutionStore:
         status, error = endings[launch.execution.workflow_execution_id]
         finished = launch.execution.complete(status, START + timedelta(minutes=9), "log", error)
         assert write_change(store, RunChange(launch.execution, finished, RunGuard()))
-    return store
+    return tables
 
 
 def scan(dynamodb: DynamoDBClient, tables: TableNames, key: ResourceKeys) -> list[dict[str, Any]]:
@@ -336,9 +353,9 @@ def by(items: list[dict[str, Any]], attribute: str) -> dict[str, dict[str, Any]]
 
 
 def test_main_rows_are_workflow_keyed_with_a_colon_joined_sort_key(
-    completed: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, completed: TableNames
 ) -> None:
-    rows = by(scan(dynamodb, tables, ResourceKeys.WORKFLOW_EXECUTIONS), "workflowExecutionId")
+    rows = by(scan(dynamodb, completed, ResourceKeys.WORKFLOW_EXECUTIONS), "workflowExecutionId")
     assert set(rows) == {GROUPED, RESULTS_ONLY}
     for row in rows.values():
         assert row["workflowDatabaseId:workflowId"] == "db-1:wf-convert"
@@ -351,9 +368,9 @@ def test_main_rows_are_workflow_keyed_with_a_colon_joined_sort_key(
 
 
 def test_a_completed_main_row_has_a_stop_date_and_an_error_only_when_it_failed(
-    completed: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, completed: TableNames
 ) -> None:
-    rows = by(scan(dynamodb, tables, ResourceKeys.WORKFLOW_EXECUTIONS), "workflowExecutionId")
+    rows = by(scan(dynamodb, completed, ResourceKeys.WORKFLOW_EXECUTIONS), "workflowExecutionId")
     for row in rows.values():
         assert row["executionStopDate"] == "2024-05-01T12:09:00Z"
         assert row["executionLog"] == "log"
@@ -366,22 +383,22 @@ def test_a_completed_main_row_has_a_stop_date_and_an_error_only_when_it_failed(
 
 
 def test_only_the_grouped_run_carries_an_execution_group_id(
-    completed: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, completed: TableNames
 ) -> None:
-    rows = by(scan(dynamodb, tables, ResourceKeys.WORKFLOW_EXECUTIONS), "workflowExecutionId")
+    rows = by(scan(dynamodb, completed, ResourceKeys.WORKFLOW_EXECUTIONS), "workflowExecutionId")
     assert rows[GROUPED]["executionGroupId"] == "group-7"
     assert "executionGroupId" not in rows[RESULTS_ONLY]
     in_group_index = scan_index(
-        dynamodb, tables, ResourceKeys.WORKFLOW_EXECUTIONS, "WorkflowExecutionsByGroupGSI"
+        dynamodb, completed, ResourceKeys.WORKFLOW_EXECUTIONS, "WorkflowExecutionsByGroupGSI"
     )
     assert [item["workflowExecutionId"]["S"] for item in in_group_index] == [GROUPED]
 
 
 def test_every_main_row_is_in_the_global_newest_first_index(
-    completed: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, completed: TableNames
 ) -> None:
     response = dynamodb.query(
-        TableName=tables.get_table_name(ResourceKeys.WORKFLOW_EXECUTIONS),
+        TableName=completed.get_table_name(ResourceKeys.WORKFLOW_EXECUTIONS),
         IndexName="WorkflowExecutionsByDateGSI",
         KeyConditionExpression="allListPartition = :p",
         ExpressionAttributeValues={":p": {"S": "execution"}},
@@ -395,15 +412,15 @@ def test_every_main_row_is_in_the_global_newest_first_index(
 
 
 def test_input_rows_are_one_per_selection_and_the_files_keep_their_versions(
-    completed: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, completed: TableNames
 ) -> None:
-    (selection,) = scan(dynamodb, tables, ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
+    (selection,) = scan(dynamodb, completed, ResourceKeys.WORKFLOW_EXECUTION_INPUTS)
     assert (
         selection["databaseId:assetId:inputAssetFileKey"] == "db-1:asset-in:/assets/db-1/asset-in/"
     )
     assert selection["versionId"] == ""  # a whole asset: no single version
     assert (selection["workflowDatabaseId"], selection["workflowId"]) == ("db-1", "wf-convert")
-    rows = scan(dynamodb, tables, ResourceKeys.RESOLVED_INPUT_FILES)
+    rows = scan(dynamodb, completed, ResourceKeys.RESOLVED_INPUT_FILES)
     assert sorted(row["databaseId:assetId:inputAssetFileKey"] for row in rows) == [
         "db-1:asset-in:scans/a.obj",
         "db-1:asset-in:scans/b.obj",
@@ -420,10 +437,10 @@ def test_input_rows_are_one_per_selection_and_the_files_keep_their_versions(
 
 
 def test_only_the_asset_targeted_run_has_an_output_asset_key(
-    completed: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, completed: TableNames
 ) -> None:
     rows = by(
-        scan(dynamodb, tables, ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION),
+        scan(dynamodb, completed, ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION),
         "workflowExecutionId",
     )
     assert {row["recordType"] for row in rows.values()} == {"configuration"}
@@ -435,7 +452,7 @@ def test_only_the_asset_targeted_run_has_an_output_asset_key(
     assert not absent & set(rows[RESULTS_ONLY])
     by_output = scan_index(
         dynamodb,
-        tables,
+        completed,
         ResourceKeys.WORKFLOW_EXECUTION_CONFIGURATION,
         "WorkflowExecConfigByOutputAssetGSI",
     )
@@ -446,21 +463,23 @@ def test_only_the_asset_targeted_run_has_an_output_asset_key(
 
 
 def test_step_rows_chain_from_the_root_which_has_no_predecessor_attribute(
-    completed: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, completed: TableNames
 ) -> None:
-    rows = by(scan(dynamodb, tables, ResourceKeys.PIPELINE_EXECUTIONS), "pipelineExecutionId")
+    rows = by(scan(dynamodb, completed, ResourceKeys.PIPELINE_EXECUTIONS), "pipelineExecutionId")
     assert len(rows) == 3
     assert "from_pipeline_execution_id" not in rows[f"{GROUPED}-step-1"]
     assert "from_pipeline_execution_id" not in rows[f"{RESULTS_ONLY}-step-1"]
     assert rows[f"{GROUPED}-step-2"]["from_pipeline_execution_id"] == f"{GROUPED}-step-1"
-    chain = scan_index(dynamodb, tables, ResourceKeys.PIPELINE_EXECUTIONS, "PipelineExecChainGSI")
+    chain = scan_index(
+        dynamodb, completed, ResourceKeys.PIPELINE_EXECUTIONS, "PipelineExecChainGSI"
+    )
     assert [item["pipelineExecutionId"]["S"] for item in chain] == [f"{GROUPED}-step-2"]
 
 
 def test_step_rows_carry_keys_dates_and_the_reserved_credential_fields(
-    completed: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, completed: TableNames
 ) -> None:
-    rows = by(scan(dynamodb, tables, ResourceKeys.PIPELINE_EXECUTIONS), "pipelineExecutionId")
+    rows = by(scan(dynamodb, completed, ResourceKeys.PIPELINE_EXECUTIONS), "pipelineExecutionId")
     for row in rows.values():
         assert row["pipelineDatabaseId:pipelineId"] == f"db-1:{row['pipelineId']}"
         assert row["credentialVendingState"] == "notVended"
@@ -475,15 +494,15 @@ def test_step_rows_carry_keys_dates_and_the_reserved_credential_fields(
 
 
 def test_each_step_has_its_own_input_configuration_and_metadata(
-    completed: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, completed: TableNames
 ) -> None:
-    configurations = scan(dynamodb, tables, ResourceKeys.PIPELINE_INPUT_CONFIGURATION)
+    configurations = scan(dynamodb, completed, ResourceKeys.PIPELINE_INPUT_CONFIGURATION)
     assert sorted((c["pipelineExecutionId"], c["recordType"]) for c in configurations) == [
         (f"{GROUPED}-step-1", "configuration"),
         (f"{GROUPED}-step-2", "configuration"),
         (f"{RESULTS_ONLY}-step-1", "configuration"),
     ]
-    metadata = scan(dynamodb, tables, ResourceKeys.PIPELINE_INPUT_METADATA)
+    metadata = scan(dynamodb, completed, ResourceKeys.PIPELINE_INPUT_METADATA)
     assert [(m["pipelineExecutionId"], m["databaseId:assetId:filePath"]) for m in metadata] == [
         (f"{GROUPED}-step-1", "db-1:asset-in:/scans/0.obj")
     ]
@@ -491,38 +510,38 @@ def test_each_step_has_its_own_input_configuration_and_metadata(
 
 
 def test_output_rows_use_their_composite_sort_keys(
-    completed: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, completed: TableNames
 ) -> None:
-    files = scan(dynamodb, tables, ResourceKeys.PIPELINE_OUTPUT_FILES)
+    files = scan(dynamodb, completed, ResourceKeys.PIPELINE_OUTPUT_FILES)
     assert sorted({f["fileType:relativeFilePath"] for f in files}) == [
         "file:mesh.glb",
         "preview:mesh.png",  # relative to the previews, as VAMS keys it
     ]
     assert len(files) == 6
     assert {f["fileSize"] for f in files} == {2048, 64}
-    metadata = scan(dynamodb, tables, ResourceKeys.PIPELINE_OUTPUT_METADATA)
+    metadata = scan(dynamodb, completed, ResourceKeys.PIPELINE_OUTPUT_METADATA)
     assert {m["targetFilePath:metadataKey"] for m in metadata} == {"/mesh.glb:vertices"}
-    results = scan(dynamodb, tables, ResourceKeys.PIPELINE_OUTPUT_RESULTS)
+    results = scan(dynamodb, completed, ResourceKeys.PIPELINE_OUTPUT_RESULTS)
     assert {r["relativeFilePath"] for r in results} == {"/mesh.glb"}
     assert all("outputDatabaseId" not in r and "assetVersionId" not in r for r in results)
-    logs = scan(dynamodb, tables, ResourceKeys.PIPELINE_LOGS)
+    logs = scan(dynamodb, completed, ResourceKeys.PIPELINE_LOGS)
     assert {(log["logType"], log["status"]) for log in logs} == {("summary", "SUCCEEDED")}
     assert len(logs) == 3
 
 
 def test_no_run_time_path_writes_the_per_pipeline_input_files_or_the_earlier_table(
-    completed: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, completed: TableNames
 ) -> None:
-    assert scan(dynamodb, tables, ResourceKeys.PIPELINE_INPUT_FILES) == []
-    earlier = tables.get_table_name(ResourceKeys.WORKFLOW_EXECUTIONS_V1)
+    assert scan(dynamodb, completed, ResourceKeys.PIPELINE_INPUT_FILES) == []
+    earlier = completed.get_table_name(ResourceKeys.WORKFLOW_EXECUTIONS_V1)
     assert earlier not in dynamodb.list_tables()["TableNames"]  # not even made
 
 
 def test_no_key_attribute_of_any_item_is_an_empty_string(
-    completed: DynamoDbExecutionStore, dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, completed: TableNames
 ) -> None:
     for spec in CREATED_TABLES:
-        for item in scan(dynamodb, tables, spec.key):
+        for item in scan(dynamodb, completed, spec.key):
             for attribute in spec.all_key_attributes:
                 assert item.get(attribute.name, "absent") != "", (spec.key, attribute.name)
 

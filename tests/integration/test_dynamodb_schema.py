@@ -61,6 +61,15 @@ def tables(dynamodb: DynamoDBClient) -> TableNames:
     return names
 
 
+@pytest.fixture(scope="module")
+def made_tables(dynamodb: DynamoDBClient) -> TableNames:
+    """One set of tables for the tests that only read their layout (describe, list): made once
+    per module, as `tables` makes a set for each test that changes one."""
+    names = TableNames(prefix=f"schema{next(_prefixes)}-")
+    create_tables(dynamodb, names)
+    return names
+
+
 def _all_table_names(dynamodb: DynamoDBClient) -> set[str]:
     pages = dynamodb.get_paginator("list_tables").paginate()
     return {name for page in pages for name in page["TableNames"]}
@@ -72,10 +81,10 @@ def _describe(dynamodb: DynamoDBClient, name: str) -> Any:
 
 @pytest.mark.parametrize("seed_name", sorted(SEED_000_TABLES))
 def test_every_seed_table_has_the_seed_key_schema(
-    dynamodb: DynamoDBClient, tables: TableNames, seed_name: str
+    dynamodb: DynamoDBClient, made_tables: TableNames, seed_name: str
 ) -> None:
     (partition, sort), _ = SEED_000_TABLES[seed_name]
-    table = _describe(dynamodb, f"{tables.prefix}{seed_name}")
+    table = _describe(dynamodb, f"{made_tables.prefix}{seed_name}")
     assert key_names(table["KeySchema"]) == (partition, sort)
     assert table["TableStatus"] == "ACTIVE"
     assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
@@ -83,10 +92,10 @@ def test_every_seed_table_has_the_seed_key_schema(
 
 @pytest.mark.parametrize("seed_name", sorted(SEED_000_TABLES))
 def test_every_seed_table_has_exactly_the_seed_indexes(
-    dynamodb: DynamoDBClient, tables: TableNames, seed_name: str
+    dynamodb: DynamoDBClient, made_tables: TableNames, seed_name: str
 ) -> None:
     _, indexes = SEED_000_TABLES[seed_name]
-    table = _describe(dynamodb, f"{tables.prefix}{seed_name}")
+    table = _describe(dynamodb, f"{made_tables.prefix}{seed_name}")
     created = indexes_of(table, "GlobalSecondaryIndexes")
     assert created == {name: (keys, "ALL") for name, keys in indexes.items()}
     assert not table.get("LocalSecondaryIndexes")
@@ -94,21 +103,21 @@ def test_every_seed_table_has_exactly_the_seed_indexes(
 
 @pytest.mark.parametrize("seed_name", sorted(SEED_000_TABLES))
 def test_every_key_attribute_is_declared_once_as_a_string(
-    dynamodb: DynamoDBClient, tables: TableNames, seed_name: str
+    dynamodb: DynamoDBClient, made_tables: TableNames, seed_name: str
 ) -> None:
     keys, indexes = SEED_000_TABLES[seed_name]
     expected = set(keys) | {name for index_keys in indexes.values() for name in index_keys}
-    definitions = _describe(dynamodb, f"{tables.prefix}{seed_name}")["AttributeDefinitions"]
+    definitions = _describe(dynamodb, f"{made_tables.prefix}{seed_name}")["AttributeDefinitions"]
     assert sorted(d["AttributeName"] for d in definitions) == sorted(expected)
     assert {d["AttributeType"] for d in definitions} == {"S"}
 
 
 def test_the_earlier_table_is_left_to_the_release_that_made_it(
-    dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, made_tables: TableNames
 ) -> None:
     listed = _all_table_names(dynamodb)
-    assert f"{tables.prefix}{EARLIER_TABLE}" not in listed
-    assert f"{tables.prefix}WorkflowExecutionsStorageTableV2" in listed
+    assert f"{made_tables.prefix}{EARLIER_TABLE}" not in listed
+    assert f"{made_tables.prefix}WorkflowExecutionsStorageTableV2" in listed
 
 
 def test_the_earlier_table_is_declared_with_the_layout_of_its_previous_release(
@@ -168,19 +177,19 @@ def test_a_per_table_override_wins_over_the_prefix(
 
 
 def test_the_definitions_table_lists_workflows_and_versions_keep_steps_apart(
-    dynamodb: DynamoDBClient, tables: TableNames
+    dynamodb: DynamoDBClient, made_tables: TableNames
 ) -> None:
-    definitions = _describe(dynamodb, f"{tables.prefix}WfxWorkflowDefinitionsTable")
+    definitions = _describe(dynamodb, f"{made_tables.prefix}WfxWorkflowDefinitionsTable")
     assert definitions["KeySchema"] == [
         {"AttributeName": "workflowDatabaseId:workflowId", "KeyType": "HASH"}
     ]
     (index,) = definitions["GlobalSecondaryIndexes"]
     assert index["IndexName"] == "WorkflowDefinitionsByKeyGSI"
     assert key_names(index["KeySchema"]) == ("workflowListPartition", "workflowListSortKey")
-    versions = _describe(dynamodb, f"{tables.prefix}WfxWorkflowVersionsTable")
+    versions = _describe(dynamodb, f"{made_tables.prefix}WfxWorkflowVersionsTable")
     assert key_names(versions["KeySchema"]) == ("workflowDatabaseId:workflowId", "workflowVersion")
     assert not versions.get("GlobalSecondaryIndexes")  # the list moved to the definitions
-    steps = _describe(dynamodb, f"{tables.prefix}WfxStepDefinitionsTable")
+    steps = _describe(dynamodb, f"{made_tables.prefix}WfxStepDefinitionsTable")
     assert key_names(steps["KeySchema"]) == (
         "workflowDatabaseId:workflowId:workflowVersion",
         "stepIndex",

@@ -36,7 +36,8 @@ def handlers(
     monkeypatch.setenv("WFX_STORE", request.param)
     module = importlib.reload(importlib.import_module("entrypoints.lambda_handlers"))
     if request.param == "dynamodb":
-        client = request.getfixturevalue("moto_dynamodb_client")
+        # every table there and empty (the session's, copied): create_all_tables makes none
+        client = request.getfixturevalue("moto_dynamodb_tables")
         module.container.dynamodb_client.override(providers.Object(client))
     create_all_tables(module.container)
     write_launch(module.container.execution_store(), a_launch("e1", steps=2))

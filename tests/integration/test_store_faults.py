@@ -211,7 +211,8 @@ def build(
     settings = home_settings(home, store=backend, lease_seconds=lease_seconds)
     container = build_container(settings, runner_mode=mode)
     if backend == "dynamodb":
-        client = request.getfixturevalue("moto_dynamodb_client")
+        # every table there and empty (the session's, copied): create_all_tables makes none
+        client = request.getfixturevalue("moto_dynamodb_tables")
         container.dynamodb_client.override(providers.Object(client))
     create_all_tables(container)
     return container
