@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -162,6 +162,28 @@ def _restore_world(world: _World, container: Any, home: Path) -> None:
         restore_dynamodb_tables(world.tables)
     else:
         _copy_database(world.folder / "wfx.db", Path(container.config.sqlite_path()))
+
+
+def kept_world(
+    service: Service,
+    home: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    name: str,
+    make: Callable[[Service], object],
+) -> None:
+    """`make` applied to the service's world, as `service` keeps its world: done by the first
+    test of `name` on each store in this process, then kept, and restored for every later one
+    (before its first request or token: the home's key is one of its files; the service's app
+    reads the stores as any process would)."""
+    container = service.container
+    key = f"{container.config.store()}-{name}"
+    world = _WORLDS.get(key)
+    if world is not None:
+        _restore_world(world, container, home)
+        return
+    make(service)
+    folder = tmp_path_factory.mktemp(f"world-{key}")
+    _WORLDS[key] = _keep_world(container, home, service.execution_id, folder)
 
 
 def _copy_database(source: Path, target: Path) -> None:

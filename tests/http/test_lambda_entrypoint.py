@@ -14,6 +14,8 @@ from conftest import FAKE_AWS_ENVIRONMENT, dynamodb_tables_snapshot, restore_dyn
 from entrypoints import http
 
 USER = "ana"
+# one worker runs the module (`-n 2 --dist loadgroup`): its stored run is made once, not twice
+pytestmark = pytest.mark.xdist_group("lambda-entrypoint")
 
 
 def _event(

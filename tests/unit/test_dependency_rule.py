@@ -1,6 +1,7 @@
 """The layers of DESIGN §2, checked on the imports each module actually makes."""
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -32,7 +33,8 @@ ALLOWED: dict[str, set[str]] = {
 ADAPTER_APPLICATION_PACKAGE = "application.ports."
 
 
-def _imports(path: Path) -> list[str]:
+@functools.cache  # each module is parsed once, whichever test asks first
+def _imports(path: Path) -> tuple[str, ...]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names: list[str] = []
     for node in ast.walk(tree):
@@ -40,7 +42,7 @@ def _imports(path: Path) -> list[str]:
             names.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.append(node.module)
-    return names
+    return tuple(names)
 
 
 def _modules(layer: str) -> list[Path]:

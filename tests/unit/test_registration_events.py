@@ -31,7 +31,7 @@ PREFIX = (
     .filter(lambda prefix: len(prefix) <= MAX_SOURCE_PREFIX_LENGTH)
 )
 ID = st.text(
-    alphabet=st.characters(exclude_characters=".", codec="utf-8"),
+    alphabet=st.characters(exclude_characters=".", exclude_categories=["Cs"]),  # UTF-8's
     min_size=1,
     max_size=60,
 )
