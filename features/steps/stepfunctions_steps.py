@@ -44,7 +44,7 @@ class StepFunctions:
 
 
 @functools.cache
-def _boto3_session() -> Any:
+def process_boto3_session() -> Any:
     """The boto3 session a scenario's clients come from, one for the process as in any program
     (made once moto is imported: its clients' requests go to moto while a mock is on)."""
     import boto3
@@ -64,7 +64,7 @@ def stepfunctions(container: Container) -> Iterator[StepFunctions]:
     from moto import mock_aws
 
     with mock_aws():
-        boto3.DEFAULT_SESSION = _boto3_session()
+        boto3.DEFAULT_SESSION = process_boto3_session()
         yield StepFunctions(boto3.client("stepfunctions", region_name=REGION)).attach()
 
 
