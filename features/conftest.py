@@ -3,7 +3,10 @@
 Scenarios go through the real container: the real use cases, the real storage adapter of the
 backend, the local runner in inline mode (a launch returns once the run has finished), the
 filesystem object store and log store under `tmp_path`. Only the clock is ours, so that "newest
-first" does not depend on how fast the machine is.
+first" does not depend on how fast the machine is. The run reporter is wrapped in an observer
+that runs a scenario's hooks at the runner's callbacks; a scenario tagged @observed also has it
+note what the store holds around each callback (two reads a time, so only where a step reads
+them: any other scenario that asks for the notes fails).
 
 The step definitions (`features/steps/*_steps.py`) are shared by every feature: they are
 star-imported here because pytest-bdd finds the step fixtures they register in this namespace.
@@ -72,6 +75,13 @@ class FixedClock:
             self._next += delta
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "observed: the scenario reads the stored statuses noted around each runner callback",
+    )
+
+
 @pytest.fixture(params=["sqlite", "dynamodb"], autouse=True)
 def storage(request: pytest.FixtureRequest) -> str:
     return str(request.param)
@@ -97,7 +107,8 @@ def container(
         container.dynamodb_client.override(providers.Object(client))
     else:
         sqlite_tables_from_template(container.sqlite_database())
-    reporter = ObservingReporter(container.run_reporter(), container.execution_store())
+    observing = request.node.get_closest_marker("observed") is not None
+    reporter = ObservingReporter(container.run_reporter(), container.execution_store(), observing)
     container.run_reporter.override(providers.Object(reporter))
     create_all_tables(container)
     yield container

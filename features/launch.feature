@@ -7,6 +7,7 @@ Feature: Launch a workflow execution
     Given the workflow "features/three-steps" is published from "three_steps.yaml"
     And the asset "scans/bunny" holds the files "mesh.obj, notes.txt"
 
+  @observed
   Scenario: A launch records the run, its steps, its inputs and its configuration
     When alice launches "features/three-steps" over "scans/bunny"
     Then the execution was launched RUNNING with its first step RUNNING and the others NEW

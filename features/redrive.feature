@@ -6,6 +6,7 @@ Feature: Redriving a run that did not succeed
   Background:
     Given the asset "scans/bunny" holds the files "mesh.obj, notes.txt"
 
+  @observed
   Scenario: A failed local run redriven runs the failed step again, and not the ones that succeeded
     Given the workflow "features/fails-until-fixed" is published from "fails_until_fixed.yaml"
     And the step "explode" fails until it is fixed
@@ -25,6 +26,7 @@ Feature: Redriving a run that did not succeed
     And the execution log holds "explode fixed"
     And the execution log holds "report ran"
 
+  @observed
   Scenario: A run that failed again after a redrive can be redriven again
     Given the workflow "features/fails-until-fixed" is published from "fails_until_fixed.yaml"
     And the step "explode" fails until it is fixed

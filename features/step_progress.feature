@@ -7,6 +7,7 @@ Feature: Step progress
     Given the workflow "features/three-steps" is published from "three_steps.yaml"
     And the asset "scans/bunny" holds the files "mesh.obj"
 
+  @observed
   Scenario: Steps go from NEW to RUNNING to SUCCEEDED one at a time, in chain order
     When alice launches "features/three-steps" over "scans/bunny"
     Then the steps started one at a time in chain order

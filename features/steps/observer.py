@@ -32,13 +32,21 @@ class ObservingReporter:
 
     inner: RunReporter
     store: ExecutionStore
-    snapshots: dict[str, list[Snapshot]] = field(default_factory=dict)
+    # Whether it notes the stored statuses around each callback (two reads each time): only a
+    # scenario tagged @observed reads them, and `snapshots` refuses the others.
+    observing: bool = True
+    noted: dict[str, list[Snapshot]] = field(default_factory=dict)
     # What a scenario does once a step (by pipelineId) is recorded RUNNING, given the run's id:
     # the inline runner is inside the run then, as a user acting on a running run would be.
     once_started: dict[str, Callable[[str], None]] = field(default_factory=dict)
     # What a scenario does once a step's work is done, before its end is recorded (it still
     # runs then, and takes registrations).
     before_finish: dict[str, Callable[[str], None]] = field(default_factory=dict)
+
+    @property
+    def snapshots(self) -> dict[str, list[Snapshot]]:
+        assert self.observing, "the run was not observed: tag the scenario @observed"
+        return self.noted
 
     def step_started(
         self, workflow_execution_id: str, pipeline_execution_id: str, attempt: int = 1
@@ -65,9 +73,8 @@ class ObservingReporter:
         leased, attempt = self.inner.take_lease_and_start(
             workflow_execution_id, owner, known, first_pipeline_execution_id
         )
-        noted = self.snapshots[workflow_execution_id]
         if attempt is None:  # not started with the lease: the runner starts it, observed there
-            del noted[max(i for i, s in enumerate(noted) if s.moment == f"before start of {name}")]
+            self._unnote(workflow_execution_id, f"before start of {name}")
             return leased, None
         self._note(workflow_execution_id, f"after start of {name}")
         action = self.once_started.pop(name, None)
@@ -147,9 +154,7 @@ class ObservingReporter:
         )
         self._note(workflow_execution_id, f"after finish of {finished}")
         if next_attempt is None:  # the runner starts the next step itself: observed there
-            noted = self.snapshots[workflow_execution_id]
-            moment = f"before start of {following}"
-            del noted[max(i for i, s in enumerate(noted) if s.moment == moment)]
+            self._unnote(workflow_execution_id, f"before start of {following}")
             return recorded, None
         self._note(workflow_execution_id, f"after start of {following}")
         started = self.once_started.pop(following, None)
@@ -198,11 +203,22 @@ class ObservingReporter:
         return getattr(self.inner, name)  # what it does not observe (the lease, reads)
 
     def _pipeline_id(self, pipeline_execution_id: str) -> str:
+        """The step's name, read only when something here needs it (a note or a hook)."""
+        if not (self.observing or self.once_started or self.before_finish):
+            return ""
         return self.store.get_step(pipeline_execution_id).pipeline_id
 
+    def _unnote(self, workflow_execution_id: str, moment: str) -> None:
+        """Take back the last note of `moment` (a move the runner then makes and is noted at)."""
+        if self.observing:
+            noted = self.noted[workflow_execution_id]
+            del noted[max(i for i, s in enumerate(noted) if s.moment == moment)]
+
     def _note(self, workflow_execution_id: str, moment: str) -> None:
+        if not self.observing:
+            return
         steps = chain_order(self.store.list_steps(workflow_execution_id))
-        self.snapshots.setdefault(workflow_execution_id, []).append(
+        self.noted.setdefault(workflow_execution_id, []).append(
             Snapshot(
                 moment=moment,
                 execution_status=self.store.get_execution(workflow_execution_id).status,

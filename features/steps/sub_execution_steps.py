@@ -3,8 +3,8 @@ history), and `wfx executions show` run in-process through typer's CliRunner.
 
 The CLI builds its own container from the environment, as for a user: the scenario's SQLite file
 or DynamoDB tables (moto in-process answers the CLI's boto3 clients too), and its own Step
-Functions client. Its AWS calls are counted on boto3's default session, which every client the
-CLI creates comes from.
+Functions client. Its AWS calls are counted on boto3's default session (the process's, while the
+scenario runs), which every client the CLI creates comes from.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from application.use_cases.register_pipeline_execution import (
 )
 from entrypoints.container import Container
 from features.steps.observer import ObservingReporter
+from features.steps.stepfunctions_steps import process_boto3_session
 from features.steps.world import World, split_list
 
 
@@ -68,12 +69,15 @@ def sub_pipelines(container: Container, monkeypatch: pytest.MonkeyPatch) -> Iter
     }.items():
         monkeypatch.setenv(name, value)
     with mock_aws(config=PARSER_MODE):  # nested in the DynamoDB scenario's mock when there is one
-        boto3.setup_default_session(region_name=REGION)
-        session = boto3.DEFAULT_SESSION
-        assert session is not None
-        world = SubPipelines(session.client("stepfunctions"))
+        # the process's session (a new one per scenario loads botocore's data again); the
+        # count is on it for this scenario only, so every client made from here on counts
+        session = boto3.DEFAULT_SESSION = process_boto3_session()
+        world = SubPipelines(session.client("stepfunctions", region_name=REGION))
         session.events.register("before-call.*.*", world._count, unique_id="features-sub-calls")
-        yield world
+        try:
+            yield world
+        finally:
+            session.events.unregister("before-call.*.*", unique_id="features-sub-calls")
 
 
 def _step_id(container: Container, world: World, pipeline_id: str) -> str:
