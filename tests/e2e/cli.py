@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.tables import VAMS_TABLES
-from tests.e2e.warm_wfx import warm_run
+from tests.e2e.warm_wfx import warm_run, warm_start
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -127,7 +127,14 @@ class Wfx:
     def start(self, *args: str, new_session: bool = False) -> subprocess.Popen[str]:
         """`wfx ARGS` started and left running, its stdout and stderr piped, for a test that
         signals it; `new_session`: in a session and process group of its own, as a terminal
-        starts a foreground command (the group is what Ctrl-C signals)."""
+        starts a foreground command (the group is what Ctrl-C signals). Forked from the warm
+        wfx (tests/e2e/warm_wfx.py) where it can start as a fresh interpreter would."""
+        started = warm_start(args, self._environment, self.home, new_session)
+        return started or self.start_cold(*args, new_session=new_session)
+
+    def start_cold(self, *args: str, new_session: bool = False) -> subprocess.Popen[str]:
+        """As `start`, always a fresh interpreter: for a test that reads what only one shows
+        (its memory from its first page)."""
         return subprocess.Popen(
             [*WFX, *args],
             env=self._environment,
@@ -292,8 +299,9 @@ def assert_bad_input(outcome: Outcome, *named: str) -> None:
 
 def peak_kib(wfx: Wfx, *args: str) -> tuple[int, str]:
     """`wfx ARGS` run to its end, exit 0: its own peak RSS in KiB, read from /proc until it
-    exits (VmHWM only rises, so the last read holds the peak), and its stdout."""
-    process = wfx.start(*args)
+    exits (VmHWM only rises, so the last read holds the peak), and its stdout. A fresh
+    interpreter: a process forked from the warm wfx starts with all it imported counted."""
+    process = wfx.start_cold(*args)
     # drained meanwhile: a child writing more than a pipe holds (64 KiB) would otherwise wait
     # on the full pipe until the deadline
     outputs: list[tuple[str, str]] = []

@@ -28,14 +28,21 @@ def free_port() -> int:
 
 @contextmanager
 def serving(
-    wfx: Wfx, *args: str, said: list[str] | None = None, new_session: bool = False
+    wfx: Wfx,
+    *args: str,
+    said: list[str] | None = None,
+    new_session: bool = False,
+    cold: bool = False,
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """(base URL, process) of `wfx serve ARGS` once it listens; stopped with Ctrl-C after, unless
     the test ended it, and its stderr must hold no traceback (what it said there is added to
     `said`). `new_session`: in a process group of its own, as a terminal starts it; Ctrl-C then
-    goes to the whole group, as a terminal sends it."""
+    goes to the whole group, as a terminal sends it. `cold`: a fresh interpreter, not forked
+    from the warm wfx, for a test that reads the service's memory (a fork starts with the warm
+    wfx's pages counted, and its free heap reused without growing the count)."""
     port = free_port()
-    service = wfx.start("serve", "--port", str(port), *args, new_session=new_session)
+    start = wfx.start_cold if cold else wfx.start
+    service = start("serve", "--port", str(port), *args, new_session=new_session)
     base = f"http://127.0.0.1:{port}"
     # a bound, not a pace: `--workers` starts more processes, which a loaded machine can delay
     deadline = time.monotonic() + 60

@@ -36,7 +36,7 @@ def test_a_huge_output_file_is_streamed_not_held_in_memory(wfx: Wfx) -> None:
     token = wfx.ok("auth", "token", USER, "--role", "admin", "--ttl", "10m").stdout.strip()
     # one process: the one whose memory is read
     with (
-        serving(wfx, "--workers", "1") as (base, service),
+        serving(wfx, "--workers", "1", cold=True) as (base, service),
         httpx.Client(base_url=base, timeout=TIMEOUT) as client,
     ):
         assert client.get("/login", params={"token": token}).status_code == 303

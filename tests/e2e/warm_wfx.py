@@ -1,6 +1,7 @@
 """`wfx ARGS` run as `subprocess.run` runs it (own process, environment, folder, stdin; stdout and
-stderr captured as text; the exit code; killed at the timeout), forked from a Python that has
-imported wfx already (tests/e2e/wfx_zygote.py), one such Python per test process.
+stderr captured as text; the exit code; killed at the timeout), or started as `subprocess.Popen`
+starts it (`warm_start`), forked from a Python that has imported wfx already
+(tests/e2e/wfx_zygote.py), one such Python per test process.
 
 A call whose environment changes how Python itself starts (PYTHON*, LD_*, the locale) gets no
 warm start: `warm_run` answers None and the caller starts a fresh interpreter. So does every
@@ -10,6 +11,7 @@ call when WFX_TEST_COLD_START is set, to compare or to rule this out.
 from __future__ import annotations
 
 import atexit
+import io
 import json
 import locale
 import os
@@ -21,7 +23,7 @@ import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 ZYGOTE = Path(__file__).with_name("wfx_zygote.py")
 _LENGTH = struct.Struct("!Q")
@@ -57,24 +59,59 @@ class _Zygote:
             self._process.wait()
         self._folder.cleanup()
 
+    def _ask(self, request: dict[str, Any], fds: list[int]) -> socket.socket:
+        """The connection on which the answers to `request` come, the child's streams sent."""
+        body = json.dumps(request).encode("utf-8")
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            connection.connect(self.path)
+            socket.send_fds(connection, [_LENGTH.pack(len(body)) + body], fds)
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
     def run(
         self, args: Sequence[str], environment: Mapping[str, str], cwd: Path, timeout: float
     ) -> subprocess.CompletedProcess[str]:
         request = {"args": list(args), "environment": dict(environment), "cwd": str(cwd)}
-        body = json.dumps(request).encode("utf-8")
-        with (
-            tempfile.TemporaryFile() as out,
-            tempfile.TemporaryFile() as err,
-            socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection,
-        ):
-            connection.connect(self.path)
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             stdin = _own_stdin()
             try:
-                message = _LENGTH.pack(len(body)) + body
-                socket.send_fds(connection, [message], [stdin, out.fileno(), err.fileno()])
+                connection = self._ask(request, [stdin, out.fileno(), err.fileno()])
             finally:
                 if stdin != 0:
                     os.close(stdin)
+            return self._finish(connection, args, timeout, out, err)
+
+    def start(
+        self, args: Sequence[str], environment: Mapping[str, str], cwd: Path, new_session: bool
+    ) -> WarmProcess:
+        request: dict[str, Any] = {"args": list(args), "environment": dict(environment)}
+        request |= {"cwd": str(cwd), "new_session": new_session}
+        stdin = os.open(os.devnull, os.O_RDONLY)
+        (stdout, stdout_end), (stderr, stderr_end) = os.pipe(), os.pipe()
+        try:
+            connection = self._ask(request, [stdin, stdout_end, stderr_end])
+            pid = _read_answer(connection)
+        except BaseException:
+            os.close(stdout)
+            os.close(stderr)
+            raise
+        finally:
+            for fd in (stdin, stdout_end, stderr_end):
+                os.close(fd)
+        return WarmProcess(args, pid, connection, stdout, stderr)
+
+    @staticmethod
+    def _finish(
+        connection: socket.socket,
+        args: Sequence[str],
+        timeout: float,
+        out: IO[bytes],
+        err: IO[bytes],
+    ) -> subprocess.CompletedProcess[str]:
+        with connection:
             connection.settimeout(timeout)
             pid = _read_answer(connection)
             try:
@@ -87,6 +124,75 @@ class _Zygote:
                     list(args), timeout, _text(out), _text(err)
                 ) from None
             return subprocess.CompletedProcess(list(args), code, _text(out), _text(err))
+
+
+class WarmProcess(subprocess.Popen[str]):
+    """A `wfx` the zygote forked, as `Popen(text=True, stdin=DEVNULL, stdout=PIPE,
+    stderr=PIPE)` gives it: its own pid (signals reach the wfx process itself), its pipes, and
+    `poll`, `wait`, `communicate`, `returncode` as Popen's, the exit code being the one the
+    zygote read from `waitpid` (a signal's death negative). Popen's own methods are kept; only
+    its two ways of waiting for the child (`_internal_poll`, `_wait`) read the zygote's answer
+    where Popen's call `waitpid`, as the process is the zygote's child, not this one's."""
+
+    def __init__(
+        self, args: Sequence[str], pid: int, answers: socket.socket, stdout: int, stderr: int
+    ) -> None:
+        # what Popen.__init__ sets, for a child that is already running; not calling it
+        self.args = list(args)
+        self.pid = pid
+        self.returncode = None
+        self.stdin = None
+        # Popen's text streams: its encoding, universal newlines
+        self.encoding = "utf-8" if sys.flags.utf8_mode else locale.getencoding()
+        self.errors = None
+        self.stdout = io.TextIOWrapper(io.BufferedReader(io.FileIO(stdout)), self.encoding)
+        self.stderr = io.TextIOWrapper(io.BufferedReader(io.FileIO(stderr)), self.encoding)
+        self.text_mode, self.pipesize = True, -1
+        self._waitpid_lock = threading.Lock()
+        self._input = None
+        self._communication_started = False
+        self._sigint_wait_secs = 0.25
+        self._closed_child_pipe_fds = True
+        self._child_created = True
+        self._answers = answers
+        self._answered = b""
+
+    def _internal_poll(self, _deadstate: int | None = None, **_: object) -> int | None:
+        if self.returncode is None and self._waitpid_lock.acquire(False):
+            try:
+                if self.returncode is None:
+                    self._read_code(block=False)
+            except OSError:
+                if _deadstate is None:
+                    raise
+                self.returncode = _deadstate
+            finally:
+                self._waitpid_lock.release()
+        return self.returncode  # type: ignore[no-any-return]
+
+    def _wait(self, timeout: float | None) -> int:
+        with self._waitpid_lock:
+            if self.returncode is None:
+                self._answers.settimeout(timeout)
+                try:
+                    self._read_code(block=True)
+                except TimeoutError:
+                    raise subprocess.TimeoutExpired(self.args, timeout or 0) from None
+        return self.returncode  # type: ignore[no-any-return]
+
+    def _read_code(self, block: bool) -> None:
+        """The exit code, once the zygote has sent it; what came of it before kept."""
+        while len(self._answered) < _ANSWER.size:
+            flags = 0 if block else socket.MSG_DONTWAIT
+            try:
+                chunk = self._answers.recv(_ANSWER.size - len(self._answered), flags)
+            except BlockingIOError:
+                return
+            if not chunk:
+                raise EOFError("the warm wfx hung up without the exit code")
+            self._answered += chunk
+        self._answers.close()
+        self.returncode = int(_ANSWER.unpack(self._answered)[0])
 
 
 def _own_stdin() -> int:
@@ -123,6 +229,14 @@ def warm_run(
     args: Sequence[str], environment: Mapping[str, str], cwd: Path, timeout: float
 ) -> subprocess.CompletedProcess[str] | None:
     """The finished call, or None where only a fresh interpreter would start as asked."""
+    zygote = _the_zygote(environment)
+    if zygote is None:
+        return None
+    return zygote.run(args, environment, cwd, timeout)
+
+
+def _the_zygote(environment: Mapping[str, str]) -> _Zygote | None:
+    """This process's zygote, if it starts wfx as a fresh interpreter would in `environment`."""
     global _zygote
     if "WFX_TEST_COLD_START" in os.environ or not hasattr(os, "fork"):
         return None
@@ -131,4 +245,14 @@ def warm_run(
             _zygote = _Zygote(environment)
     if _startup_environment(environment) != _zygote.startup:
         return None
-    return _zygote.run(args, environment, cwd, timeout)
+    return _zygote
+
+
+def warm_start(
+    args: Sequence[str], environment: Mapping[str, str], cwd: Path, new_session: bool
+) -> subprocess.Popen[str] | None:
+    """The started call, or None where only a fresh interpreter would start as asked."""
+    zygote = _the_zygote(environment)
+    if zygote is None:
+        return None
+    return zygote.start(args, environment, cwd, new_session)

@@ -3,9 +3,11 @@ request: the e2e tests start `wfx` over a thousand times, and importing it was m
 
 Run as a script by tests/e2e/warm_wfx.py (never imported by a test): `python wfx_zygote.py SOCKET`.
 A request on the Unix socket is one JSON document (args, environment, cwd) with the caller's
-stdin, stdout and stderr passed along; the forked child takes those as its own, replaces this
-process's environment and folder by the request's and runs the module as `-m` runs it. The
-answers are the child's pid, then its exit code as `Popen.returncode` gives it.
+stdin, stdout and stderr passed along; the forked child takes those as its own (and a session
+of its own when the request asks for one), replaces this process's environment and folder by the
+request's and runs the module as `-m` runs it, whatever ends it (an exit, an exception, Ctrl-C's
+KeyboardInterrupt) handled by the interpreter as in `python -m`. The answers are the child's pid,
+once it has taken its streams and session, then its exit code as `Popen.returncode` gives it.
 """
 
 from __future__ import annotations
@@ -52,49 +54,43 @@ def _receive(connection: socket.socket) -> tuple[dict[str, Any], list[int]]:
     return json.loads(body), fds
 
 
-def _exit_code(exit: SystemExit) -> int:
-    """What the interpreter makes of an uncaught SystemExit."""
-    if exit.code is None:
-        return 0
-    if isinstance(exit.code, int):
-        return exit.code
-    print(exit.code, file=sys.stderr)
-    return 1
-
-
-def _run_as_wfx(request: dict[str, Any], fds: list[int]) -> int:
-    """In the forked child: become `python -m entrypoints.cli.main ARGS`; its exit code. The
-    caller then leaves the interpreter as any Python does (threads joined, atexit, objects
-    finalized: SQLite connections closed, which checkpoints the WAL), never by os._exit."""
+def _run_as_wfx(request: dict[str, Any], fds: list[int], taken: int) -> int:
+    """In the forked child: become `python -m entrypoints.cli.main ARGS`; closing `taken` says
+    it has its streams (and session). Anything the module raises, SystemExit or Ctrl-C's
+    KeyboardInterrupt with it, leaves the interpreter as it leaves `python -m` (a traceback
+    and exit 1, the exit's code, death by SIGINT), never by os._exit: threads joined, atexit,
+    objects finalized (SQLite connections closed, which checkpoints the WAL)."""
+    if request.get("new_session"):
+        os.setsid()
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
+    os.close(taken)
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["environment"])
     sys.path[0] = request["cwd"]  # what `-m` puts first
     sys.argv = ["-m", *request["args"]]
-    try:
-        runpy.run_module(MODULE, run_name="__main__", alter_sys=True)
-    except SystemExit as exit:
-        return _exit_code(exit)
-    except BaseException:
-        traceback.print_exc()
-        return 1
+    runpy.run_module(MODULE, run_name="__main__", alter_sys=True)
     return 0
 
 
-def _answer(connection: socket.socket) -> int:
-    """In a child of the zygote: fork the wfx process, tell its pid, wait, tell its code, end.
-    Returns only in the wfx process, with its exit code."""
+def _answer(connection: socket.socket) -> tuple[dict[str, Any], list[int], int]:
+    """In a child of the zygote: fork the wfx process, tell its pid once it has taken its
+    streams, wait, tell its code, end. Returns only in the wfx process: its request, its
+    streams and the end of the pipe it closes once it has taken them."""
     try:
         request, fds = _receive(connection)
+        told, taken = os.pipe()
         pid = os.fork()
         if pid == 0:
             connection.close()
-            return _run_as_wfx(request, fds)
-        for fd in fds:
+            os.close(told)
+            return request, fds, taken
+        for fd in (*fds, taken):
             os.close(fd)
+        os.read(told, 1)  # b"" once the child closed its end: it has its streams
+        os.close(told)
         connection.sendall(_ANSWER.pack(pid))
         _, status = os.waitpid(pid, 0)
         connection.sendall(_ANSWER.pack(os.waitstatus_to_exitcode(status)))
@@ -192,7 +188,8 @@ def main(path: str) -> int:
                 break
         if os.fork() == 0:
             listener.close()
-            return _answer(connection)
+            # out of _answer's handler: what ends the module is the interpreter's to handle
+            return _run_as_wfx(*_answer(connection))
         connection.close()
 
 
