@@ -161,7 +161,7 @@ class WarmProcess(subprocess.Popen[str]):
         if self.returncode is None and self._waitpid_lock.acquire(False):
             try:
                 if self.returncode is None:
-                    self._read_code(block=False)
+                    self._read_code(timeout=0.0)
             except OSError:
                 if _deadstate is None:
                     raise
@@ -173,20 +173,20 @@ class WarmProcess(subprocess.Popen[str]):
     def _wait(self, timeout: float | None) -> int:
         with self._waitpid_lock:
             if self.returncode is None:
-                self._answers.settimeout(timeout)
                 try:
-                    self._read_code(block=True)
+                    self._read_code(timeout)
                 except TimeoutError:
                     raise subprocess.TimeoutExpired(self.args, timeout or 0) from None
         return self.returncode  # type: ignore[no-any-return]
 
-    def _read_code(self, block: bool) -> None:
-        """The exit code, once the zygote has sent it; what came of it before kept."""
+    def _read_code(self, timeout: float | None) -> None:
+        """The exit code, once the zygote has sent it, waiting `timeout` seconds at most (None:
+        until it comes; 0: not at all); what came of it before kept."""
+        self._answers.settimeout(timeout)
         while len(self._answered) < _ANSWER.size:
-            flags = 0 if block else socket.MSG_DONTWAIT
             try:
-                chunk = self._answers.recv(_ANSWER.size - len(self._answered), flags)
-            except BlockingIOError:
+                chunk = self._answers.recv(_ANSWER.size - len(self._answered))
+            except BlockingIOError:  # timeout 0, nothing yet
                 return
             if not chunk:
                 raise EOFError("the warm wfx hung up without the exit code")
