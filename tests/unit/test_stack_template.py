@@ -27,6 +27,11 @@ def template() -> Template:
     return deployment_template(TableNames(prefix="prod-"), "acme")
 
 
+# cfn-lint loads its rules once a process (~1.3 s CPU): the two lints run in one worker
+CFN_LINT = pytest.mark.xdist_group("cfn-lint")
+
+
+@CFN_LINT
 def test_cfn_lint_finds_no_error_or_warning(template: Template) -> None:
     """What `cfn-lint template.yaml` reports by default (~9 s: it loads every rule and schema;
     the JSON form is the same template, checked below)."""
@@ -182,6 +187,7 @@ def test_revoked_tokens_expire_on_their_expiry_and_nothing_else_does(template: T
     assert set(expiries.values()) == {None}
 
 
+@CFN_LINT
 def test_cfn_lint_finds_nothing_in_the_longest_names_the_options_take() -> None:
     """The longest table prefix and event source prefix `wfx infra template` takes, as JSON."""
     longest = 255 - max(len(spec.default_name) for spec in CREATED_TABLES)
