@@ -47,16 +47,19 @@ def _live_descendants(root: int) -> list[ProcessStat]:
     return found
 
 
-def _serving_processes(service: int) -> list[ProcessStat]:
-    """The service's serving processes: those its fork server (multiprocessing's, a child of
-    the service) forked."""
-    descendants = _live_descendants(service)
-    servers = {
+def _fork_servers(service: int) -> set[int]:
+    """The service's fork server (multiprocessing's, a child of the service), once started."""
+    return {
         s.pid
-        for s in descendants
+        for s in _live_descendants(service)
         if s.ppid == service and "multiprocessing.forkserver" in command_line(s.pid)
     }
-    return [s for s in descendants if s.ppid in servers]
+
+
+def _serving_processes(service: int) -> list[ProcessStat]:
+    """The service's serving processes: those its fork server forked."""
+    servers = _fork_servers(service)
+    return [s for s in _live_descendants(service) if s.ppid in servers]
 
 
 def _still_running(stat: ProcessStat) -> bool:
@@ -354,3 +357,26 @@ def test_eight_connections_opened_at_once_land_four_on_each_worker(
         for connection in connections:
             connection.close()
     assert splits == [[4, 4]] * 3
+
+
+def test_ctrl_c_while_the_serving_processes_start_ends_the_service_quietly(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C in the terminal reaches the whole group, the fork server among them while it
+    still loads what the serving processes share: the service stops as on any Ctrl-C, with
+    no traceback and no process left."""
+    wfx = Wfx(tmp_path / "home")
+    service = wfx.start("serve", "--port", str(free_port()), "--workers", "2", new_session=True)
+    deadline = time.monotonic() + 60
+    while not _fork_servers(service.pid):  # the fork server is loading: the start is under way
+        assert service.poll() is None, service.communicate()
+        assert time.monotonic() < deadline, "no fork server in 60 s"
+        time.sleep(0.01)
+    every_process = _live_descendants(service.pid)
+
+    os.killpg(service.pid, signal.SIGINT)
+
+    assert service.wait(timeout=30) == 0, service.communicate()
+    _, stderr = service.communicate()
+    assert "Traceback" not in stderr, stderr
+    assert [command_line(s.pid) for s in _left_running(every_process)] == []

@@ -34,6 +34,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from multiprocessing import resource_tracker
 from multiprocessing.context import ForkServerProcess
 from types import FrameType
 
@@ -332,6 +333,9 @@ def _serve_here(app: str, pair: socket.socket) -> None:
     """One serving process: uvicorn with no socket of its own, the app built by `app`'s factory,
     serving the connections the supervisor sends on `pair`."""
     try:
+        # forked from a fork server born with Ctrl-C held back (_start_holding_ctrl_c)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         pair.set_inheritable(False)  # the steps this process starts have no use for it
         config = uvicorn.Config(app, factory=True, log_level="warning", server_header=False)
         _PairServer(config, pair).run()
@@ -365,9 +369,7 @@ def serve_from_processes(
     balancer = _Balancer(listener, [_Worker(ours) for ours, _ in pairs])
     dealing = threading.Thread(target=balancer.run, name="wfx-serve-balancer", daemon=True)
     try:
-        for process, (_, theirs) in zip(processes, pairs, strict=True):
-            process.start()
-            theirs.close()  # so the process's end closing is seen as its end
+        _start_holding_ctrl_c(processes, pairs)
         dealing.start()
         lost_dealer, failed = _watch(stop, dealing, processes)
     finally:
@@ -385,6 +387,27 @@ def serve_from_processes(
         )
         return 1
     return 0
+
+
+def _start_holding_ctrl_c(
+    processes: list[ForkServerProcess], pairs: list[tuple[socket.socket, socket.socket]]
+) -> None:
+    """Start the serving processes with Ctrl-C held back until they have started: blocked here
+    (pending, not lost) and ignored, both of which a started program inherits, so that the fork
+    server they are forked from cannot die of a Ctrl-C to the terminal's group, with a
+    traceback, while it loads. This process's stop handler then takes the held Ctrl-C; each
+    serving process takes Ctrl-C back (`_serve_here`)."""
+    # started first: its own start unblocks Ctrl-C on the way out, which would end the hold
+    resource_tracker.ensure_running()
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        for process, (_, theirs) in zip(processes, pairs, strict=True):
+            process.start()
+            theirs.close()  # so the process's end closing is seen as its end
+    finally:
+        signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _watch(
@@ -419,8 +442,10 @@ def _stop_serving(
         if process.exitcode is None and process.pid is not None:
             process.terminate()  # SIGTERM: uvicorn finishes the requests in hand
     for process in processes:
+        if process.pid is None:
+            continue  # never started: the starts were cut short
         process.join(STOP_GRACE_SECONDS)
-        if process.exitcode is None and process.pid is not None:
+        if process.exitcode is None:
             process.kill()
             process.join()
     for ours, theirs in pairs:
