@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.tables import VAMS_TABLES
-from tests.e2e.warm_wfx import warm_run, warm_start
+from tests.e2e.warm_wfx import warm_wfx
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -107,14 +107,19 @@ class Wfx:
 
     def __call__(self, *args: str, timeout: float = 60) -> Outcome:
         started = time.monotonic()
-        completed = warm_run(args, self._environment, self.home, timeout) or subprocess.run(
-            [*WFX, *args],
-            env=self._environment,
-            cwd=self.home,  # not the repo: its folders must not shadow installed packages
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
+        warm = warm_wfx(self._environment)
+        completed = (
+            warm.run(args, self._environment, self.home, timeout)
+            if warm is not None
+            else subprocess.run(
+                [*WFX, *args],
+                env=self._environment,
+                cwd=self.home,  # not the repo: its folders must not shadow installed packages
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
         )
         return Outcome(
             args=args,
@@ -129,8 +134,10 @@ class Wfx:
         signals it; `new_session`: in a session and process group of its own, as a terminal
         starts a foreground command (the group is what Ctrl-C signals). Forked from the warm
         wfx (tests/e2e/warm_wfx.py) where it can start as a fresh interpreter would."""
-        started = warm_start(args, self._environment, self.home, new_session)
-        return started or self.start_cold(*args, new_session=new_session)
+        warm = warm_wfx(self._environment)
+        if warm is None:
+            return self.start_cold(*args, new_session=new_session)
+        return warm.start(args, self._environment, self.home, new_session)
 
     def start_cold(self, *args: str, new_session: bool = False) -> subprocess.Popen[str]:
         """As `start`, always a fresh interpreter: for a test that reads what only one shows

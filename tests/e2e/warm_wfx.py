@@ -1,10 +1,10 @@
 """`wfx ARGS` run as `subprocess.run` runs it (own process, environment, folder, stdin; stdout and
 stderr captured as text; the exit code; killed at the timeout), or started as `subprocess.Popen`
-starts it (`warm_start`), forked from a Python that has imported wfx already
+starts it (`_Zygote.start`), forked from a Python that has imported wfx already
 (tests/e2e/wfx_zygote.py), one such Python per test process.
 
 A call whose environment changes how Python itself starts (PYTHON*, LD_*, the locale) gets no
-warm start: `warm_run` answers None and the caller starts a fresh interpreter. So does every
+warm start: `warm_wfx` answers None and the caller starts a fresh interpreter. So does every
 call when WFX_TEST_COLD_START is set, to compare or to rule this out.
 """
 
@@ -225,18 +225,9 @@ _zygote: _Zygote | None = None
 _starting = threading.Lock()
 
 
-def warm_run(
-    args: Sequence[str], environment: Mapping[str, str], cwd: Path, timeout: float
-) -> subprocess.CompletedProcess[str] | None:
-    """The finished call, or None where only a fresh interpreter would start as asked."""
-    zygote = _the_zygote(environment)
-    if zygote is None:
-        return None
-    return zygote.run(args, environment, cwd, timeout)
-
-
-def _the_zygote(environment: Mapping[str, str]) -> _Zygote | None:
-    """This process's zygote, if it starts wfx as a fresh interpreter would in `environment`."""
+def warm_wfx(environment: Mapping[str, str]) -> _Zygote | None:
+    """This process's warm wfx, to `run` or `start` a call in `environment`; None where only a
+    fresh interpreter would start as asked."""
     global _zygote
     if "WFX_TEST_COLD_START" in os.environ or not hasattr(os, "fork"):
         return None
@@ -246,13 +237,3 @@ def _the_zygote(environment: Mapping[str, str]) -> _Zygote | None:
     if _startup_environment(environment) != _zygote.startup:
         return None
     return _zygote
-
-
-def warm_start(
-    args: Sequence[str], environment: Mapping[str, str], cwd: Path, new_session: bool
-) -> subprocess.Popen[str] | None:
-    """The started call, or None where only a fresh interpreter would start as asked."""
-    zygote = _the_zygote(environment)
-    if zygote is None:
-        return None
-    return zygote.start(args, environment, cwd, new_session)
