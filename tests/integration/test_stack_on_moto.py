@@ -68,15 +68,17 @@ def _create_stack(name: str, prefix: str = PREFIX, **parameters: str) -> dict[st
     return {output["OutputKey"]: output["OutputValue"] for output in stack["Outputs"]}
 
 
-def _parse_template(template: str) -> dict[str, Any]:
-    """moto's `Stack.parse_template` with libyaml's parser: the same loader's constructors
-    and resolver (the template's short forms made long by moto's own constructor), the text
-    read in C (the pure-Python parser took ~0.5 s CPU of each stack's ~130 KB template)."""
-    from moto.cloudformation.utils import yaml_tag_constructor
+class _TemplateLoader(yaml.CLoader if yaml.__with_libyaml__ else yaml.Loader):  # type: ignore[misc]
+    """moto's template loader read in C: the same constructors and resolver, and moto's own
+    constructor making the template's short forms long; its own class, so that no other
+    reader of YAML in this process gets moto's constructor."""
 
-    yaml.add_multi_constructor("", yaml_tag_constructor, Loader=yaml.CLoader)
+
+def _parse_template(template: str) -> dict[str, Any]:
+    """moto's `Stack.parse_template` with libyaml's parser (the pure-Python parser took
+    ~0.5 s CPU of each stack's ~130 KB template)."""
     try:
-        parsed: dict[str, Any] = yaml.load(template, Loader=yaml.CLoader)
+        parsed: dict[str, Any] = yaml.load(template, Loader=_TemplateLoader)
     except (ParserError, ScannerError):
         parsed = json.loads(template)
     return parsed
@@ -87,7 +89,10 @@ def aws() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as env:
         for name, value in FAKE_CREDENTIALS.items():
             env.setenv(name, value)
-        if getattr(yaml, "__with_libyaml__", False):
+        if yaml.__with_libyaml__:
+            from moto.cloudformation.utils import yaml_tag_constructor
+
+            yaml.add_multi_constructor("", yaml_tag_constructor, Loader=_TemplateLoader)
             env.setattr(Stack, "parse_template", staticmethod(_parse_template))
         with mock_aws():
             s3 = boto3.client("s3")
