@@ -26,6 +26,8 @@ LAMBDA_COLD_RATIO_TARGET = 1.5  # issue 28: the HTTP Lambda's cold start, at mos
 # issue 28: `wfx serve`'s list route, 8 concurrent clients against 1
 HTTP_CONCURRENCY_GAIN_TARGET = 1.6  # throughput, at least this times one client's
 HTTP_P99_RATIO_TARGET = 3.0  # p99, at most this times one client's
+# a 30-step run's details on DynamoDB, 5 ms a request: its reads at once against one after another
+DETAILS_LATENCY_GAIN_TARGET = 4.0
 
 
 @dataclass(frozen=True)
@@ -239,7 +241,29 @@ def figures(results: dict[str, Any]) -> list[Figure]:
         )
     if "http_concurrency_gain" in results:
         rows += _http_figures(results)
+    if "details_latency_gain" in results:
+        rows += _details_figures(results)
     return rows
+
+
+def _details_figures(results: dict[str, Any]) -> list[Figure]:
+    trip = results["details_round_trip_ms"]
+    figures = []
+    for steps in (3, 30):
+        ms = results[f"details_{steps}_steps_ms"]
+        gain = results[f"details_{steps}_steps_gain"]
+        large = steps == 30
+        figures.append(
+            Figure(
+                f"DynamoDB details of a {steps}-step run, {trip:g} ms a request: one after "
+                "another vs at once (ms)",
+                f"{ms['one after another']:.1f} vs {ms['at once']:.1f} = {gain:.2f}x "
+                f"({results[f'details_{steps}_steps_requests']} requests)",
+                f">= {DETAILS_LATENCY_GAIN_TARGET:g}x" if large else "reference",
+                gain >= DETAILS_LATENCY_GAIN_TARGET if large else None,
+            )
+        )
+    return figures
 
 
 def _http_figures(results: dict[str, Any]) -> list[Figure]:

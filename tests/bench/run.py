@@ -25,6 +25,7 @@ from entrypoints.container import Container
 from tests.bench import (
     api,
     cold,
+    details_latency,
     events,
     http_clients,
     lambda_cold,
@@ -48,6 +49,7 @@ MEASUREMENTS = (
     "cold",
     "lambda",
     "http",
+    "details",
 )
 RESULTS_FILE = REPO / "bench-results.json"
 
@@ -254,6 +256,12 @@ def main(argv: list[str] | None = None) -> int:
                     seconds=0.5 if quick else 3.0,
                     warmup_s=0.5 if quick else 2.0,
                 ),
+                failures,
+            )
+        if "details" in only:
+            results |= _step(
+                "details: a run's details on DynamoDB (moto's answers, 5 ms a request)",
+                lambda: details_latency.measure(workdir / "details", rounds=3 if quick else 20),
                 failures,
             )
         if not options.no_profile:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.bench import cold, report, run
 from tests.bench.timing import percentile
@@ -120,3 +121,21 @@ def test_the_http_figures_are_held_to_the_issues_gain_and_p99_ratio() -> None:
     assert (gain.met, met_gain.met, p99.met, missed_p99.met) == (False, True, True, False)
     assert (errors.met, with_errors.met) == (True, False)
     assert "150 vs 100 = 1.50x" in gain.value and "1.40 vs 0.90 cores" in gain.value
+
+
+def test_the_details_figures_hold_the_larger_run_to_its_gain() -> None:
+    def run(steps: int, gain: float) -> dict[str, Any]:
+        return {
+            f"details_{steps}_steps_ms": {"at once": 30.0, "one after another": 30.0 * gain},
+            f"details_{steps}_steps_gain": gain,
+            f"details_{steps}_steps_requests": 7 * steps + 5,
+        }
+
+    measured = {"details_round_trip_ms": 5.0, "details_latency_gain": 4.5}
+    measured |= run(3, 2.0) | run(30, 4.5)
+
+    small, large = report.figures(measured)
+    missed = report.figures(measured | run(30, 3.5))[1]
+
+    assert (small.met, large.met, missed.met) == (None, True, False)
+    assert "135.0 vs 30.0 = 4.50x (215 requests)" in large.value

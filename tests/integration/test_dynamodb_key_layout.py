@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import itertools
 import re
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, cast
@@ -99,14 +100,17 @@ def store(dynamodb: DynamoDBClient, tables: TableNames) -> DynamoDbExecutionStor
 
 
 class RequestCounter:
-    """Counts API calls by operation name (one per call, retries not included)."""
+    """Counts API calls by operation name (one per call, retries not included), from any
+    thread: a details read sends its requests at once."""
 
     def __init__(self, dynamodb: DynamoDBClient) -> None:
         self.calls: collections.Counter[str] = collections.Counter()
+        self._lock = threading.Lock()
         dynamodb.meta.events.register("before-call.dynamodb.*", self._count)
 
     def _count(self, model: Any, **_: Any) -> None:
-        self.calls[model.name] += 1
+        with self._lock:
+            self.calls[model.name] += 1
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from dependency_injector import providers
 
+from adapters.dynamodb.concurrent_reads import THREAD_NAME_PREFIX
 from application.run_writes import end_run_and_steps
 from application.step_summaries import StepSummaries
 from application.use_cases.abort_execution import AbortExecutionCommand
@@ -202,17 +203,21 @@ BUDGETS = (
 
 
 class RequestCounter:
-    """Every request the client sends from the test's thread, by operation, until `take` starts
-    the count again. The runner's keeper thread is left out: it looks for an abort once a watch
-    interval and renews the lease every third of it, as many times as the run lasts."""
+    """Every request the client sends from the test's thread and the reads it sends at once
+    (on the store's read threads), by operation, until `take` starts the count again. The
+    runner's keeper thread is left out: it looks for an abort once a watch interval and renews
+    the lease every third of it, as many times as the run lasts."""
 
     def __init__(self) -> None:
         self.calls: collections.Counter[str] = collections.Counter()
         self._thread = threading.get_ident()
+        self._lock = threading.Lock()
 
     def count(self, model: Any, **_: Any) -> None:
-        if threading.get_ident() == self._thread:
-            self.calls[model.name] += 1
+        thread = threading.current_thread()
+        if thread.ident == self._thread or thread.name.startswith(THREAD_NAME_PREFIX):
+            with self._lock:
+                self.calls[model.name] += 1
 
     def take(self) -> int:
         taken = sum(self.calls.values())

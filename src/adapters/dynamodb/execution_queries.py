@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TypeVar
 
 from botocore.exceptions import ClientError
@@ -73,6 +74,19 @@ _ASSET_INDEXES = {
         "WorkflowExecConfigByOutputAssetGSI",
     ),
 }
+
+
+# What a details read reads for each step shown: its input metadata always, then (with the
+# outputs) its output rows and attempts (None)
+_STEP_COLLECTIONS: tuple[RowCollection | None, ...] = (
+    RowCollection.INPUT_METADATA,
+    RowCollection.OUTPUT_FILES,
+    RowCollection.OUTPUT_METADATA,
+    RowCollection.OUTPUT_RESULTS,
+    RowCollection.LOGS,
+    RowCollection.ARTIFACTS,
+    None,
+)
 
 
 def _newest_first(ref: ExecutionRef) -> tuple[str, str]:
@@ -204,18 +218,20 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
         leave_out_unreadable: bool = False,
         detailed_steps: int | None = None,
     ) -> ExecutionDetails:
+        # the main row first: every row read after it is at least as new as it
         execution = self.get_execution(workflow_execution_id)
         left_out: list[UnreadableRow] | None = [] if leave_out_unreadable else None
-        selections = self._table_page(
-            ROW_TABLES[RowCollection.SELECTIONS], workflow_execution_id, None, row_limit
-        )
-        resolved = self._table_page(
-            ROW_TABLES[RowCollection.INPUTS], workflow_execution_id, None, row_limit
+        first = (workflow_execution_id, None, row_limit)
+        selections, resolved, step_items = self._reads.each(
+            [
+                partial(self._table_page, ROW_TABLES[RowCollection.SELECTIONS], *first),
+                partial(self._table_page, ROW_TABLES[RowCollection.INPUTS], *first),
+                partial(self._step_items, workflow_execution_id),
+            ]
         )
         # a run VAMS launched resolved no files: its inputs are its selections (ROW_FALLBACKS),
         # already read
         inputs = resolved or selections
-        step_items = self._step_items(workflow_execution_id)
         heads: tuple[StepHead, ...] | None = None
         if detailed_steps is None:
             detailed = parse_run_steps([self._whole(row) for row in step_items], left_out)
@@ -229,21 +245,38 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
                 detailed_steps,
                 left_out,
             )
-        run_configuration, configurations = self._configurations(workflow_execution_id, detailed)
+        collections = _STEP_COLLECTIONS if include_outputs else _STEP_COLLECTIONS[:1]
+        step_reads = [
+            partial(self._step_collection, collection, step.pipeline_execution_id, row_limit)
+            for step in detailed
+            for collection in collections
+        ]
+        (run_configuration, configurations), step_rows = self._reads.beside(
+            partial(self._configurations, workflow_execution_id, detailed), step_reads
+        )
+        width = len(collections)
         steps = tuple(
             self._step_details(
                 step,
                 configurations.get(step.pipeline_execution_id),
-                include_outputs,
-                row_limit,
+                dict(zip(collections, step_rows[index * width : (index + 1) * width], strict=True)),
                 left_out,
             )
-            for step in detailed
+            for index, step in enumerate(detailed)
         )
         configuration = self._whole(run_configuration[0]) if run_configuration else None
         return execution_details_of(
             execution, configuration, inputs, selections, steps, heads, left_out
         )
+
+    def _step_collection(
+        self, collection: RowCollection | None, step_id: str, row_limit: int | None
+    ) -> list[Item]:
+        """A step's rows of `collection`; None: its attempts (one consistent query, ascending by
+        attempt, as list_attempts reads them)."""
+        if collection is None:
+            return self._step_rows(ResourceKeys.TASK_EXECUTIONS, step_id)
+        return self._rows(collection, step_id, row_limit)
 
     def _configurations(
         self, workflow_execution_id: str, steps: Sequence[PipelineExecution]
@@ -275,14 +308,14 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
         self,
         step: PipelineExecution,
         configuration: Item | None,
-        include_outputs: bool,
-        row_limit: int | None,
+        found: dict[RowCollection | None, list[Item]],
         left_out: list[UnreadableRow] | None = None,
     ) -> StepDetails:
-        step_id = step.pipeline_execution_id
+        """The step with the rows read for it (`found`: by collection, None its attempts; the
+        outputs and attempts are empty when they were not read)."""
 
-        def rows(collection: RowCollection, parse: Callable[[Item], T]) -> tuple[T, ...]:
-            items = [self._whole(row) for row in self._rows(collection, step_id, row_limit)]
+        def rows(collection: RowCollection | None, parse: Callable[[Item], T]) -> tuple[T, ...]:
+            items = [self._whole(row) for row in found.get(collection, ())]
             return tuple(readable_rows(parse, items, left_out))
 
         configurations = readable_rows(
@@ -300,22 +333,8 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
                 results=rows(RowCollection.OUTPUT_RESULTS, parse_output_result_record),
                 logs=rows(RowCollection.LOGS, parse_step_log_record),
                 artifacts=rows(RowCollection.ARTIFACTS, parse_artifact_record),
-            )
-            if include_outputs
-            else StepOutputs(),
-            # as list_attempts reads them: one consistent query, ascending by attempt
-            attempts=tuple(
-                readable_rows(
-                    parse_task_execution_record,
-                    [
-                        self._whole(row)
-                        for row in self._step_rows(ResourceKeys.TASK_EXECUTIONS, step_id)
-                    ],
-                    left_out,
-                )
-            )
-            if include_outputs
-            else (),
+            ),
+            attempts=rows(None, parse_task_execution_record),
         )
 
     # -- lists --------------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 
+from adapters.dynamodb.codec import Item
 from adapters.dynamodb.requests import get_item, query_partition
 from adapters.dynamodb.store_base import DynamoDbStoreBase
 from adapters.output_records import parse_output_file_record
@@ -93,19 +95,19 @@ class DynamoDbRunReads(DynamoDbStoreBase, StepReads, AttemptReads):
     def _read_attempts(
         self, pipeline_execution_ids: Iterable[str], left_out: list[UnreadableRow] | None
     ) -> list[TaskExecution]:
-        # One consistent query per step; the sort key keeps each step's attempts ascending.
-        items = [
-            self._whole(row)
-            for step_id in dict.fromkeys(pipeline_execution_ids)
-            if step_id
-            for row in self._step_rows(ResourceKeys.TASK_EXECUTIONS, step_id)
-        ]
+        # One consistent query per step, sent at once; the sort key keeps each step's attempts
+        # ascending.
+        found = self._each_step_rows(ResourceKeys.TASK_EXECUTIONS, pipeline_execution_ids)
+        items = [self._whole(row) for rows in found for row in rows]
         return readable_rows(parse_task_execution_record, items, left_out)
 
     def list_output_files(self, pipeline_execution_ids: Iterable[str]) -> list[OutputFile]:
-        return [
-            parse_output_file_record(row)
-            for step_id in pipeline_execution_ids
-            if step_id
-            for row in self._step_rows(ResourceKeys.PIPELINE_OUTPUT_FILES, step_id)
-        ]
+        found = self._each_step_rows(ResourceKeys.PIPELINE_OUTPUT_FILES, pipeline_execution_ids)
+        return [parse_output_file_record(row) for rows in found for row in rows]
+
+    def _each_step_rows(
+        self, table: ResourceKeys, pipeline_execution_ids: Iterable[str]
+    ) -> list[list[Item]]:
+        """Each step's rows in `table`, in the steps' order (a step named twice read once)."""
+        step_ids = [step_id for step_id in dict.fromkeys(pipeline_execution_ids) if step_id]
+        return self._reads.each([partial(self._step_rows, table, step_id) for step_id in step_ids])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -438,31 +439,38 @@ class DynamoDbRunWriter(DynamoDbStoreBase):
             # no step: a migrated run, its input files under the id the migration derives
             migrated_pipeline_execution_id(workflow_execution_id)
         ]
-        # In four waves, each batched: the steps' own rows (found through the step rows, so
-        # before them), the run-keyed rows, the main row, the run's cost entries (an append
-        # holds only while the main row is there, so one landing during the waves is read
-        # here). Cut short before the main row, the run is still listed, and deleting it again
-        # finds what is left.
+        # In four waves, each's reads sent at once and its deletes batched: the steps' own rows
+        # (found through the step rows, so before them), the run-keyed rows, the main row, the
+        # run's cost entries (an append holds only while the main row is there, so one landing
+        # during the waves is read here). Cut short before the main row, the run is still
+        # listed, and deleting it again finds what is left.
+        step_keyed = [(key, step_id) for key in STEP_ROW_TABLES for step_id in step_ids]
+        found = self._reads.each([partial(self._step_rows, *where) for where in step_keyed])
         batch_delete(
             self._client,
             [
                 self._wire_key(key, item)
-                for key in STEP_ROW_TABLES
-                for step_id in step_ids
-                for item in self._step_rows(key, step_id)
+                for (key, _), items in zip(step_keyed, found, strict=True)
+                for item in items
             ],
         )
+        run_keyed = [
+            key
+            for key in RUN_ROW_TABLES
+            if key not in (ResourceKeys.COST_LEDGER, ResourceKeys.PIPELINE_EXECUTIONS)
+        ]
+        reads = [partial(self._run_rows, key, workflow_execution_id) for key in run_keyed]
+        run_rows: dict[ResourceKeys, list[Item]] = dict(
+            zip(run_keyed, self._reads.each(reads), strict=True)
+        )
+        run_rows[ResourceKeys.PIPELINE_EXECUTIONS] = steps
         batch_delete(
             self._client,
             [
                 self._wire_key(key, item)
                 for key in RUN_ROW_TABLES
                 if key is not ResourceKeys.COST_LEDGER
-                for item in (
-                    steps
-                    if key is ResourceKeys.PIPELINE_EXECUTIONS
-                    else self._run_rows(key, workflow_execution_id)
-                )
+                for item in run_rows[key]
             ],
         )
         main_keys = [self._wire_key(ResourceKeys.WORKFLOW_EXECUTIONS, item) for item in main_rows]

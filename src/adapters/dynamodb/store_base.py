@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from botocore.exceptions import ClientError
 
 from adapters.dynamodb.codec import Item
+from adapters.dynamodb.concurrent_reads import ConcurrentReads
 from adapters.dynamodb.requests import query_partition
 from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork
 from adapters.item_budget import OffloadedBodies
@@ -38,13 +39,16 @@ class DynamoDbStoreBase:
         *,
         query_page_size: int = 100,
         objects: ObjectStore | None = None,
+        concurrent_reads: bool = True,
     ) -> None:
-        """`objects` holds the bodies the item budgets move out of rows (adapters/item_budget)."""
+        """`objects` holds the bodies the item budgets move out of rows (adapters/item_budget);
+        `concurrent_reads`: a read of many independent requests sends them at once."""
         self._client = client
         self._tables = tables
         self._bodies = OffloadedBodies(objects)
         self._whole = self._bodies.restore
         self._query_page_size = query_page_size
+        self._reads = ConcurrentReads(concurrent_reads)
         self._main_keys: dict[str, dict[str, str]] = {}
         # every transition's write goes through it, with the transition's events
         self._unit_of_work = DynamoDbUnitOfWork(client, tables, self._bodies)

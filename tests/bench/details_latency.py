@@ -1,0 +1,175 @@
+"""A run's details on DynamoDB with a network's round trip: its requests sent at once, and one
+after another.
+
+DynamoDB answers a Lambda in its own region in a few milliseconds and a laptop in tens; moto
+answers in-process after several milliseconds of its own Python, which would hold the GIL that a
+network's wait releases. So each read is first made on moto, its answers kept; timed, each
+request waits `ROUND_TRIP_MS` in its own thread and gets moto's answer back (a `before-call`
+hook that sleeps, then answers as botocore's own short-circuit allows): the client's own work
+(wfx's, botocore's serializing) is measured, moto's is not. The same
+runs (3 and 30 steps, as a launch writes them) are read by two stores on one client,
+one sending a read's independent requests at once (wfx's default) and one sending them one
+after another (`concurrent_reads=False`, as every read did before); the reads are interleaved a
+round each, who goes first turning. `details_latency_gain` is the median of the rounds' own
+ratios (one after another ÷ at once) for the larger run.
+
+    .venv/bin/python -m tests.bench.details_latency [rounds]
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from adapters.dynamodb.execution_store import DynamoDbExecutionStore
+from adapters.dynamodb.schema import create_tables
+from adapters.local.object_store import FilesystemObjectStore
+from adapters.tables import TableNames
+from tests.bench.timing import median, median_ratio, turns
+from tests.contract.builders import a_launch, write_launch
+
+ROUND_TRIP_MS = 5.0
+STEPS = (3, 30)
+REGION = "us-east-1"
+
+
+def _stores(client: Any, folder: Path) -> dict[str, DynamoDbExecutionStore]:
+    objects = FilesystemObjectStore(folder / "objects")
+    return {
+        "at once": DynamoDbExecutionStore(client, TableNames(), objects=objects),
+        "one after another": DynamoDbExecutionStore(
+            client, TableNames(), objects=objects, concurrent_reads=False
+        ),
+    }
+
+
+def _write_runs(store: DynamoDbExecutionStore) -> dict[int, str]:
+    runs = {}
+    for steps in STEPS:
+        run_id = f"details-{steps}"
+        write_launch(store, a_launch(run_id, steps=steps))
+        runs[steps] = run_id
+    return runs
+
+
+Answers = dict[tuple[str, bytes], tuple[Any, Any]]
+
+
+def _kept_answers(client: Any, reads: list[Any]) -> Answers:
+    """Each request the reads make, with moto's answer (the HTTP response and its parse)."""
+    answers: Answers = {}
+
+    def name(model: Any, params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
+        context["bench_request"] = (model.name, params["body"])
+
+    def keep(http_response: Any, parsed: Any, context: dict[str, Any], **_: Any) -> None:
+        answers[context["bench_request"]] = (http_response, copy.deepcopy(parsed))
+
+    events = client.meta.events
+    events.register("before-call.dynamodb.*", name, unique_id="bench-name")
+    events.register("after-call.dynamodb.*", keep, unique_id="bench-keep")
+    for read in reads:
+        read()
+    events.unregister("before-call.dynamodb.*", unique_id="bench-name")
+    events.unregister("after-call.dynamodb.*", unique_id="bench-keep")
+    return answers
+
+
+def _over_the_network(client: Any, answers: Answers) -> None:
+    """From now on each request waits a round trip, then gets its kept answer."""
+
+    def answer(model: Any, params: dict[str, Any], **_: Any) -> tuple[Any, Any]:
+        time.sleep(ROUND_TRIP_MS / 1000)
+        http_response, parsed = answers[(model.name, params["body"])]
+        return http_response, copy.deepcopy(parsed)
+
+    client.meta.events.register("before-call.dynamodb.*", answer, unique_id="bench-answer")
+
+
+def measure(folder: Path, rounds: int) -> dict[str, Any]:
+    import boto3
+    from moto import mock_aws
+
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_DEFAULT_REGION": REGION,
+    }.items():
+        os.environ.setdefault(name, value)
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name=REGION)
+        create_tables(client, TableNames())
+        stores = _stores(client, folder)
+        runs = _write_runs(stores["at once"])
+        requests = _requests_of_a_read(client, stores["at once"], runs)
+        reads = [
+            partial(store.get_details, run) for store in stores.values() for run in runs.values()
+        ]
+        _over_the_network(client, _kept_answers(client, reads))
+        results: dict[str, Any] = {"details_round_trip_ms": ROUND_TRIP_MS}
+        for steps, run_id in runs.items():
+            timed = _interleaved(stores, run_id, rounds)
+            results[f"details_{steps}_steps_ms"] = {
+                name: round(median(times) * 1000, 2) for name, times in timed.items()
+            }
+            results[f"details_{steps}_steps_requests"] = requests[steps]
+            results[f"details_{steps}_steps_gain"] = round(
+                median_ratio(timed["one after another"], timed["at once"]), 2
+            )
+        results["details_latency_gain"] = results[f"details_{STEPS[-1]}_steps_gain"]
+    return results
+
+
+def _requests_of_a_read(
+    client: Any, store: DynamoDbExecutionStore, runs: dict[int, str]
+) -> dict[int, int]:
+    seen: list[str] = []  # list.append holds under threads
+
+    def count(model: Any, **_: Any) -> None:
+        seen.append(model.name)
+
+    client.meta.events.register("before-call.dynamodb.*", count, unique_id="bench-count")
+    counts = {}
+    for steps, run_id in runs.items():
+        seen.clear()
+        store.get_details(run_id)
+        counts[steps] = len(seen)
+    client.meta.events.unregister("before-call.dynamodb.*", unique_id="bench-count")
+    return counts
+
+
+def _interleaved(
+    stores: dict[str, DynamoDbExecutionStore], run_id: str, rounds: int
+) -> dict[str, list[float]]:
+    timed: dict[str, list[float]] = {name: [] for name in stores}
+    for order in turns(list(stores), rounds):
+        for name in order:
+            started = time.perf_counter()
+            stores[name].get_details(run_id)
+            timed[name].append(time.perf_counter() - started)
+    return timed
+
+
+def main() -> None:
+    import tempfile
+
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    with tempfile.TemporaryDirectory(prefix="wfx-bench-details-") as folder:
+        results = measure(Path(folder), rounds)
+    for steps in STEPS:
+        ms = results[f"details_{steps}_steps_ms"]
+        print(
+            f"details of a {steps}-step run, {results[f'details_{steps}_steps_requests']} "
+            f"requests at {ROUND_TRIP_MS:g} ms each: "
+            + ", ".join(f"{name} {value:.1f} ms" for name, value in ms.items())
+            + f" = {results[f'details_{steps}_steps_gain']:.2f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""The DynamoDB store's reads sent at once: answers in order, a failure after all have ended,
+and a forked child with read threads of its own (a real fork: a child given its parent's pool
+would wait for ever)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from adapters.dynamodb.concurrent_reads import THREAD_NAME_PREFIX, ConcurrentReads
+
+
+def _slow(answer: int, seconds: float, threads: list[str]) -> Callable[[], int]:
+    def read() -> int:
+        threads.append(threading.current_thread().name)
+        time.sleep(seconds)
+        return answer
+
+    return read
+
+
+def test_the_answers_come_in_the_order_asked_whatever_order_they_end_in() -> None:
+    threads: list[str] = []
+    reads = [_slow(n, 0.05 - n * 0.01, threads) for n in range(5)]
+    assert ConcurrentReads().each(reads) == [0, 1, 2, 3, 4]
+    assert all(name.startswith(THREAD_NAME_PREFIX) for name in threads), threads
+
+
+def test_reads_sent_at_once_wait_about_as_long_as_the_slowest() -> None:
+    threads: list[str] = []
+    began = time.monotonic()
+    ConcurrentReads().each([_slow(n, 0.2, threads) for n in range(6)])
+    assert time.monotonic() - began < 6 * 0.2 / 2  # one after another would take 1.2 s
+
+
+def test_one_after_another_reads_in_the_callers_thread() -> None:
+    threads: list[str] = []
+    answers = ConcurrentReads(at_once=False).each([_slow(n, 0, threads) for n in range(3)])
+    assert answers == [0, 1, 2]
+    assert threads == [threading.current_thread().name] * 3
+
+
+def test_the_first_failure_in_order_is_raised_once_every_read_has_ended() -> None:
+    ended: list[int] = []
+
+    def fails(message: str, seconds: float) -> Callable[[], int]:
+        def read() -> int:
+            time.sleep(seconds)
+            ended.append(1)
+            raise LookupError(message)
+
+        return read
+
+    def succeeds() -> int:
+        time.sleep(0.2)
+        ended.append(1)
+        return 0
+
+    reads = [succeeds, fails("second", 0.1), fails("third", 0.0), succeeds]
+    with pytest.raises(LookupError, match="second"):
+        ConcurrentReads().each(reads)
+    assert len(ended) == 4  # nothing left running behind the caller
+
+
+def test_a_forked_child_reads_on_threads_of_its_own() -> None:
+    threads: list[str] = []
+    ConcurrentReads().each([_slow(n, 0, threads) for n in range(3)])  # the parent's pool exists
+    child = os.fork()
+    if child == 0:  # pragma: no cover  # the child's answer is its exit status
+        try:
+            answers = ConcurrentReads().each([_slow(n, 0.01, []) for n in range(4)])
+            os._exit(0 if answers == [0, 1, 2, 3] else 1)
+        finally:
+            os._exit(2)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        pid, status = os.waitpid(child, os.WNOHANG)
+        if pid:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.02)
+    os.kill(child, 9)
+    os.waitpid(child, 0)
+    raise AssertionError("the forked child's reads never ended: it waited on its parent's pool")
