@@ -55,12 +55,15 @@ def test_the_first_failure_in_order_is_raised_once_every_read_has_ended() -> Non
 
         return read
 
-    def succeeds() -> int:
-        time.sleep(0.2)
-        ended.append(1)
-        return 0
+    def succeeds(seconds: float) -> Callable[[], int]:
+        def read() -> int:
+            time.sleep(seconds)
+            ended.append(1)
+            return 0
 
-    reads = [succeeds, fails("second", 0.1), fails("third", 0.0), succeeds]
+        return read
+
+    reads = [succeeds(0.1), fails("second", 0.05), fails("third", 0.0), succeeds(0.4)]
     with pytest.raises(LookupError, match="second"):
         ConcurrentReads().each(reads)
     assert len(ended) == 4  # nothing left running behind the caller
