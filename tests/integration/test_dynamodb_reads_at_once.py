@@ -163,3 +163,17 @@ def test_a_delete_sent_at_once_leaves_no_row_of_the_run(stores: tuple[Any, ...])
                 ExpressionAttributeValues={":id": {"S": sid}},
             )
             assert answer["Items"] == [], (table, sid)
+
+
+def test_the_access_facts_of_runs_read_at_once_are_those_read_one_after_another(
+    stores: tuple[Any, ...],
+) -> None:
+    _, at_once, in_turn = stores
+    _a_run_with_every_row(at_once)
+    write_launch(at_once, a_launch("e2", steps=2, output_asset=None))
+    wanted = ["e2", "nothing-here", RUN, "e2"]
+
+    facts = at_once.access_facts(wanted)
+
+    assert facts == in_turn.access_facts(wanted)
+    assert list(facts) == ["e2", RUN]

@@ -89,3 +89,20 @@ def test_a_forked_child_reads_on_threads_of_its_own() -> None:
     os.kill(child, 9)
     os.waitpid(child, 0)
     raise AssertionError("the forked child's reads never ended: it waited on its parent's pool")
+
+
+def test_reads_that_read_at_once_themselves_never_wait_on_each_other() -> None:
+    """More outer reads than threads, each sending reads at once: were the inner reads queued
+    behind the outer ones, every thread would wait for ever."""
+
+    def outer(n: int) -> Callable[[], list[int]]:
+        return lambda: ConcurrentReads().each([_slow(n * 10 + k, 0.01, []) for k in range(3)])
+
+    answers: list[list[int]] = []
+    reading = threading.Thread(
+        target=lambda: answers.extend(ConcurrentReads().each([outer(n) for n in range(12)])),
+        daemon=True,
+    )
+    reading.start()
+    reading.join(timeout=20)
+    assert answers == [[n * 10 + k for k in range(3)] for n in range(12)]

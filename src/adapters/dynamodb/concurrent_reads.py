@@ -44,6 +44,12 @@ class _ProcessPool:
 
 
 _threads = _ProcessPool()
+
+
+def _on_a_read_thread() -> bool:
+    return threading.current_thread().name.startswith(THREAD_NAME_PREFIX)
+
+
 os.register_at_fork(after_in_child=_threads.forget)
 
 
@@ -57,7 +63,8 @@ class ConcurrentReads:
     def each(self, reads: Sequence[Callable[[], T]]) -> list[T]:
         """Every read's answer, in order. When reads fail, the first failed in order is raised,
         once all have ended: none is left running behind the caller."""
-        if not self._at_once or len(reads) < 2:
+        if not self._at_once or len(reads) < 2 or _on_a_read_thread():
+            # a read thread waiting for the others could wait for ever once all of them wait
             return [read() for read in reads]
         futures = [_threads.get().submit(read) for read in reads]
         try:

@@ -129,21 +129,25 @@ class DynamoDbExecutionQueries(DynamoDbRunReads):
         return [from_wire(row) for row in response["Items"]]
 
     def access_facts(self, workflow_execution_ids: Sequence[str]) -> dict[str, AccessFacts]:
-        facts: dict[str, AccessFacts] = {}
-        for execution_id in dict.fromkeys(workflow_execution_ids):
-            rows = self._main_rows(execution_id)
-            if not rows:
-                continue
-            assets = self.run_assets(execution_id)
-            metadata = [
-                row
-                for step in self.list_steps(execution_id)
-                for row in self._step_rows(
-                    ResourceKeys.PIPELINE_INPUT_METADATA, step.pipeline_execution_id
-                )
-            ]
-            facts[execution_id] = access_facts_of(rows[0], assets, metadata)
-        return facts
+        # a page of runs a user may not see all of: each run's few requests one after another,
+        # the runs at once
+        wanted = list(dict.fromkeys(workflow_execution_ids))
+        found = self._reads.each([partial(self._access_facts_of, run) for run in wanted])
+        return {run: facts for run, facts in zip(wanted, found, strict=True) if facts is not None}
+
+    def _access_facts_of(self, workflow_execution_id: str) -> AccessFacts | None:
+        rows = self._main_rows(workflow_execution_id)
+        if not rows:
+            return None
+        assets = self.run_assets(workflow_execution_id)
+        metadata = [
+            row
+            for step in self.list_steps(workflow_execution_id)
+            for row in self._step_rows(
+                ResourceKeys.PIPELINE_INPUT_METADATA, step.pipeline_execution_id
+            )
+        ]
+        return access_facts_of(rows[0], assets, metadata)
 
     def run_assets(
         self, workflow_execution_id: str
