@@ -6,7 +6,6 @@ scenarios need: a run that Step Functions still holds, stopped behind wfx's back
 
 from __future__ import annotations
 
-import functools
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -43,28 +42,13 @@ class StepFunctions:
         return self
 
 
-@functools.cache
-def process_boto3_session() -> Any:
-    """The boto3 session a scenario's clients come from, one for the process as in any program
-    (made once moto is imported: its clients' requests go to moto while a mock is on)."""
-    import boto3
-    import moto  # noqa: F401
-
-    return boto3.session.Session()
-
-
 @pytest.fixture
 def stepfunctions(container: Container) -> Iterator[StepFunctions]:
-    """moto's Step Functions, in the same mock as the scenario's DynamoDB when there is one.
-
-    A mock starts with no boto3 default session, and a new one loads botocore's data again
-    (~0.1 s a scenario): the scenario's clients, this one and those wfx builds with
-    `boto3.client`, come from the process's; the mock puts back what was there when it ends."""
+    """moto's Step Functions, in the same mock as the scenario's DynamoDB when there is one."""
     import boto3
     from moto import mock_aws
 
     with mock_aws():
-        boto3.DEFAULT_SESSION = process_boto3_session()
         yield StepFunctions(boto3.client("stepfunctions", region_name=REGION)).attach()
 
 

@@ -33,7 +33,6 @@ from application.use_cases.register_pipeline_execution import (
 )
 from entrypoints.container import Container
 from features.steps.observer import ObservingReporter
-from features.steps.stepfunctions_steps import process_boto3_session
 from features.steps.world import World, split_list
 
 
@@ -69,15 +68,12 @@ def sub_pipelines(container: Container, monkeypatch: pytest.MonkeyPatch) -> Iter
     }.items():
         monkeypatch.setenv(name, value)
     with mock_aws(config=PARSER_MODE):  # nested in the DynamoDB scenario's mock when there is one
-        # the process's session (a new one per scenario loads botocore's data again); the
-        # count is on it for this scenario only, so every client made from here on counts
-        session = boto3.DEFAULT_SESSION = process_boto3_session()
+        # the scenario's own default session (the mock puts back the one before it), counted:
+        # every client made from here on counts
+        session = boto3.DEFAULT_SESSION = boto3.session.Session()
         world = SubPipelines(session.client("stepfunctions", region_name=REGION))
         session.events.register("before-call.*.*", world._count, unique_id="features-sub-calls")
-        try:
-            yield world
-        finally:
-            session.events.unregister("before-call.*.*", unique_id="features-sub-calls")
+        yield world
 
 
 def _step_id(container: Container, world: World, pipeline_id: str) -> str:

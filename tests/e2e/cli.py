@@ -134,7 +134,7 @@ class Wfx:
         signals it; `new_session`: in a session and process group of its own, as a terminal
         starts a foreground command (the group is what Ctrl-C signals). Forked from the warm
         wfx (tests/e2e/warm_wfx.py) where it can start as a fresh interpreter would."""
-        warm = warm_wfx(self._environment)
+        warm = warm_wfx(self._environment, to_start=True)
         if warm is None:
             return self.start_cold(*args, new_session=new_session)
         return warm.start(args, self._environment, self.home, new_session)

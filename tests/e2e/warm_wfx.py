@@ -5,12 +5,16 @@ starts it (`_Zygote.start`), forked from a Python that has imported wfx already
 
 A call whose environment changes how Python itself starts (PYTHON*, LD_*, the locale) gets no
 warm start: `warm_wfx` answers None and the caller starts a fresh interpreter. So does every
-call when WFX_TEST_COLD_START is set, to compare or to rule this out.
+call when WFX_TEST_COLD_START is set, to compare or to rule this out, and every start when this
+Python's Popen is not the one `WarmProcess` was written against (`popen_waits_as_expected`).
 """
 
 from __future__ import annotations
 
 import atexit
+import dis
+import functools
+import inspect
 import io
 import json
 import locale
@@ -195,6 +199,34 @@ class WarmProcess(subprocess.Popen[str]):
         self.returncode = int(_ANSWER.unpack(self._answered)[0])
 
 
+def _stored_attributes(method: Any) -> set[str]:
+    return {i.argval for i in dis.get_instructions(method) if i.opname == "STORE_ATTR"}
+
+
+def popen_as_expected(popen: type[subprocess.Popen[Any]]) -> bool:
+    """Whether `popen` waits through the two private hooks `WarmProcess` replaces, as CPython
+    3.11's does (`_internal_poll(self, _deadstate=None, ...)`, `_wait(self, timeout)`), and its
+    `__init__` sets no attribute `WarmProcess.__init__` does not (its other methods read them)."""
+    try:
+        poll = list(inspect.signature(popen._internal_poll).parameters.values())  # type: ignore[attr-defined]
+        wait = list(inspect.signature(popen._wait).parameters)  # type: ignore[attr-defined]
+    except (AttributeError, TypeError, ValueError):
+        return False
+    deadstate = inspect.Parameter(
+        "_deadstate", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None
+    )
+    unasked = [p for p in poll[2:] if p.default is inspect.Parameter.empty]
+    if poll[1:2] != [deadstate] or unasked or wait != ["self", "timeout"]:
+        return False
+    return _stored_attributes(popen.__init__) <= _stored_attributes(WarmProcess.__init__)
+
+
+@functools.cache
+def popen_waits_as_expected() -> bool:
+    """`popen_as_expected` for this Python's Popen, asked once."""
+    return popen_as_expected(subprocess.Popen)
+
+
 def _own_stdin() -> int:
     """This process's fd 0, which a subprocess would inherit; /dev/null where it is closed."""
     try:
@@ -225,12 +257,14 @@ _zygote: _Zygote | None = None
 _starting = threading.Lock()
 
 
-def warm_wfx(environment: Mapping[str, str]) -> _Zygote | None:
-    """This process's warm wfx, to `run` or `start` a call in `environment`; None where only a
-    fresh interpreter would start as asked."""
+def warm_wfx(environment: Mapping[str, str], *, to_start: bool = False) -> _Zygote | None:
+    """This process's warm wfx, to `run` a call in `environment` (or `start` one, `to_start`);
+    None where only a fresh interpreter would start as asked."""
     global _zygote
     if "WFX_TEST_COLD_START" in os.environ or not hasattr(os, "fork"):
         return None
+    if to_start and not popen_waits_as_expected():
+        return None  # a WarmProcess would wait wrongly on this Python
     with _starting:
         if _zygote is None:
             _zygote = _Zygote(environment)
