@@ -22,6 +22,7 @@ import copy
 import os
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from tests.contract.builders import a_launch, write_launch
 
 ROUND_TRIP_MS = 5.0
 STEPS = (3, 30)
+PAGE = 20  # runs of a list page whose access facts are read
 REGION = "us-east-1"
 
 
@@ -48,13 +50,27 @@ def _stores(client: Any, folder: Path) -> dict[str, DynamoDbExecutionStore]:
     }
 
 
-def _write_runs(store: DynamoDbExecutionStore) -> dict[int, str]:
-    runs = {}
+def _write_runs(store: DynamoDbExecutionStore) -> dict[str, Callable[[Any], object]]:
+    """Each figure's read, given a store: the details of a 3- and a 30-step run, and the access
+    facts of a page of 20 runs (what the list route reads for a user who is not an admin)."""
     for steps in STEPS:
-        run_id = f"details-{steps}"
-        write_launch(store, a_launch(run_id, steps=steps))
-        runs[steps] = run_id
-    return runs
+        write_launch(store, a_launch(f"details-{steps}", steps=steps))
+    page = [f"page-{n:02d}" for n in range(PAGE)]
+    for run_id in page:
+        write_launch(store, a_launch(run_id, steps=3))
+    reads: dict[str, Callable[[Any], object]] = {
+        f"details_{steps}_steps": partial(_details, f"details-{steps}") for steps in STEPS
+    }
+    reads[f"access_facts_{PAGE}_runs"] = partial(_access_facts, page)
+    return reads
+
+
+def _details(run_id: str, store: Any) -> object:
+    return store.get_details(run_id)
+
+
+def _access_facts(page: list[str], store: Any) -> object:
+    return store.access_facts(page)
 
 
 Answers = dict[tuple[str, bytes], tuple[Any, Any]]
@@ -105,52 +121,46 @@ def measure(folder: Path, rounds: int) -> dict[str, Any]:
         client = boto3.client("dynamodb", region_name=REGION)
         create_tables(client, TableNames())
         stores = _stores(client, folder)
-        runs = _write_runs(stores["at once"])
-        requests = _requests_of_a_read(client, stores["at once"], runs)
-        reads = [
-            partial(store.get_details, run) for store in stores.values() for run in runs.values()
-        ]
-        _over_the_network(client, _kept_answers(client, reads))
+        reads = _write_runs(stores["at once"])
+        requests = {
+            name: _requests_of(client, stores["at once"], read) for name, read in reads.items()
+        }
+        kept = [partial(read, store) for store in stores.values() for read in reads.values()]
+        _over_the_network(client, _kept_answers(client, kept))
         results: dict[str, Any] = {"details_round_trip_ms": ROUND_TRIP_MS}
-        for steps, run_id in runs.items():
-            timed = _interleaved(stores, run_id, rounds)
-            results[f"details_{steps}_steps_ms"] = {
-                name: round(median(times) * 1000, 2) for name, times in timed.items()
+        for name, read in reads.items():
+            timed = _interleaved(stores, read, rounds)
+            results[f"{name}_ms"] = {
+                store: round(median(times) * 1000, 2) for store, times in timed.items()
             }
-            results[f"details_{steps}_steps_requests"] = requests[steps]
-            results[f"details_{steps}_steps_gain"] = round(
+            results[f"{name}_requests"] = requests[name]
+            results[f"{name}_gain"] = round(
                 median_ratio(timed["one after another"], timed["at once"]), 2
             )
         results["details_latency_gain"] = results[f"details_{STEPS[-1]}_steps_gain"]
     return results
 
 
-def _requests_of_a_read(
-    client: Any, store: DynamoDbExecutionStore, runs: dict[int, str]
-) -> dict[int, int]:
+def _requests_of(client: Any, store: DynamoDbExecutionStore, read: Callable[[Any], object]) -> int:
     seen: list[str] = []  # list.append holds under threads
 
     def count(model: Any, **_: Any) -> None:
         seen.append(model.name)
 
     client.meta.events.register("before-call.dynamodb.*", count, unique_id="bench-count")
-    counts = {}
-    for steps, run_id in runs.items():
-        seen.clear()
-        store.get_details(run_id)
-        counts[steps] = len(seen)
+    read(store)
     client.meta.events.unregister("before-call.dynamodb.*", unique_id="bench-count")
-    return counts
+    return len(seen)
 
 
 def _interleaved(
-    stores: dict[str, DynamoDbExecutionStore], run_id: str, rounds: int
+    stores: dict[str, DynamoDbExecutionStore], read: Callable[[Any], object], rounds: int
 ) -> dict[str, list[float]]:
     timed: dict[str, list[float]] = {name: [] for name in stores}
     for order in turns(list(stores), rounds):
         for name in order:
             started = time.perf_counter()
-            stores[name].get_details(run_id)
+            read(stores[name])
             timed[name].append(time.perf_counter() - started)
     return timed
 
@@ -161,13 +171,12 @@ def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     with tempfile.TemporaryDirectory(prefix="wfx-bench-details-") as folder:
         results = measure(Path(folder), rounds)
-    for steps in STEPS:
-        ms = results[f"details_{steps}_steps_ms"]
+    for figure in (*(f"details_{steps}_steps" for steps in STEPS), f"access_facts_{PAGE}_runs"):
+        ms = results[f"{figure}_ms"]
         print(
-            f"details of a {steps}-step run, {results[f'details_{steps}_steps_requests']} "
-            f"requests at {ROUND_TRIP_MS:g} ms each: "
+            f"{figure}, {results[f'{figure}_requests']} requests at {ROUND_TRIP_MS:g} ms each: "
             + ", ".join(f"{name} {value:.1f} ms" for name, value in ms.items())
-            + f" = {results[f'details_{steps}_steps_gain']:.2f}x"
+            + f" = {results[f'{figure}_gain']:.2f}x"
         )
 
 
