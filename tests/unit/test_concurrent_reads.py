@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
+from adapters.dynamodb import concurrent_reads
 from adapters.dynamodb.concurrent_reads import THREAD_NAME_PREFIX, ConcurrentReads
 
 
@@ -106,3 +107,18 @@ def test_reads_that_read_at_once_themselves_never_wait_on_each_other() -> None:
     reading.start()
     reading.join(timeout=20)
     assert answers == [[n * 10 + k for k in range(3)] for n in range(12)]
+
+
+def test_reads_after_the_threads_are_shut_down_go_one_after_another(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As at the interpreter's end, when a daemon thread still reads: no new thread may start."""
+    pool = concurrent_reads._ProcessPool()
+    pool.get().shutdown()
+    monkeypatch.setattr(concurrent_reads, "_threads", pool)
+    threads: list[str] = []
+
+    answers = ConcurrentReads().each([_slow(n, 0, threads) for n in range(3)])
+
+    assert answers == [0, 1, 2]
+    assert threads == [threading.current_thread().name] * 3

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -66,7 +66,14 @@ class ConcurrentReads:
         if not self._at_once or len(reads) < 2 or _on_a_read_thread():
             # a read thread waiting for the others could wait for ever once all of them wait
             return [read() for read in reads]
-        futures = [_threads.get().submit(read) for read in reads]
+        pool = _threads.get()
+        futures: list[Future[T]] = []
+        try:
+            futures.extend(pool.submit(read) for read in reads)
+        except RuntimeError:  # the interpreter is ending (a daemon thread's read): no new thread
+            for future in futures:
+                future.cancel()
+            return [read() for read in reads]
         try:
             errors = [future.exception() for future in futures]  # waits for each
         except BaseException:  # a Ctrl-C while waiting: the reads not yet sent are not sent
