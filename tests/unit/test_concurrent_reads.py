@@ -31,11 +31,19 @@ def test_the_answers_come_in_the_order_asked_whatever_order_they_end_in() -> Non
     assert all(name.startswith(THREAD_NAME_PREFIX) for name in threads), threads
 
 
-def test_reads_sent_at_once_wait_about_as_long_as_the_slowest() -> None:
-    threads: list[str] = []
-    began = time.monotonic()
-    ConcurrentReads().each([_slow(n, 0.2, threads) for n in range(6)])
-    assert time.monotonic() - began < 6 * 0.2 / 2  # one after another would take 1.2 s
+def test_reads_sent_at_once_are_all_in_flight_together() -> None:
+    """Each read waits until all six are running: sent one after another, the first would wait
+    for ever (here, until the barrier's timeout breaks it)."""
+    together = threading.Barrier(6, timeout=30)
+
+    def read(n: int) -> Callable[[], int]:
+        def waits_for_the_others() -> int:
+            together.wait()
+            return n
+
+        return waits_for_the_others
+
+    assert ConcurrentReads().each([read(n) for n in range(6)]) == list(range(6))
 
 
 def test_one_after_another_reads_in_the_callers_thread() -> None:
