@@ -44,13 +44,11 @@ class _ProcessPool:
 
 
 _threads = _ProcessPool()
+os.register_at_fork(after_in_child=_threads.forget)
 
 
 def _on_a_read_thread() -> bool:
     return threading.current_thread().name.startswith(THREAD_NAME_PREFIX)
-
-
-os.register_at_fork(after_in_child=_threads.forget)
 
 
 class ConcurrentReads:
@@ -62,7 +60,8 @@ class ConcurrentReads:
 
     def each(self, reads: Sequence[Callable[[], T]]) -> list[T]:
         """Every read's answer, in order. When reads fail, the first failed in order is raised,
-        once all have ended: none is left running behind the caller."""
+        once all have ended: none is left running behind the caller (but after a Ctrl-C, the
+        reads already sent, each bounded by the client's timeouts)."""
         if not self._at_once or len(reads) < 2 or _on_a_read_thread():
             # a read thread waiting for the others could wait for ever once all of them wait
             return [read() for read in reads]
