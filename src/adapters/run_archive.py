@@ -121,6 +121,11 @@ class RunArchiveRows:
         """Every item of the table's partition `value`."""
         raise NotImplementedError
 
+    def _partitions(self, wanted: Sequence[tuple[ResourceKeys, str]]) -> list[list[Item]]:
+        """Each partition's items, in the order asked (a store whose reads wait on a network
+        sends them at once)."""
+        return [self._partition(table, value) for table, value in wanted]
+
     def _steps(self, workflow_execution_id: str) -> list[Item]:
         raise NotImplementedError
 
@@ -182,11 +187,17 @@ class RunArchiveRows:
         steps = self._steps(workflow_execution_id)
         rows: list[tuple[ResourceKeys, Item]] = []
         rows += self._definitions(main[0])
-        run_rows: dict[ResourceKeys, list[Item]] = {
-            table: self._partition(table, workflow_execution_id)
-            for table in RUN_ROW_TABLES
-            if table is not ResourceKeys.PIPELINE_EXECUTIONS
-        }
+        # each partition the run has, sent at once where the store can
+        run_keyed: list[ResourceKeys] = [
+            t for t in RUN_ROW_TABLES if t is not ResourceKeys.PIPELINE_EXECUTIONS
+        ]
+        step_keyed = [(table, str(step[STEP_ID])) for table in STEP_ROW_TABLES for step in steps]
+        found = self._partitions(
+            [(table, workflow_execution_id) for table in run_keyed] + step_keyed
+        )
+        run_rows: dict[ResourceKeys, list[Item]] = dict(
+            zip(run_keyed, found[: len(run_keyed)], strict=True)
+        )
         assets = dict.fromkeys(
             item[attribute]
             for table, attribute in ASSET_KEYS
@@ -197,9 +208,8 @@ class RunArchiveRows:
         rows += [(ResourceKeys.PIPELINE_EXECUTIONS, step) for step in steps]
         rows += [
             (table, item)
-            for table in STEP_ROW_TABLES
-            for step in steps
-            for item in self._partition(table, step[STEP_ID])
+            for (table, _), items in zip(step_keyed, found[len(run_keyed) :], strict=True)
+            for item in items
         ]
         rows += [(table, item) for table, items in run_rows.items() for item in items]
         rows += [(ResourceKeys.WORKFLOW_EXECUTIONS, item) for item in main]

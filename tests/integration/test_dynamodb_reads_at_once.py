@@ -14,7 +14,9 @@ import pytest
 from botocore.exceptions import ClientError
 
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
+from adapters.dynamodb.run_archive import DynamoDbRunArchive
 from adapters.local.object_store import FilesystemObjectStore
+from adapters.run_archive import RunArchiveRows
 from adapters.tables import TABLE_SPECS, ResourceKeys, TableNames
 from domain.errors import UnreadableRowError
 from domain.run import StepMove
@@ -177,3 +179,21 @@ def test_the_access_facts_of_runs_read_at_once_are_those_read_one_after_another(
 
     assert facts == in_turn.access_facts(wanted)
     assert list(facts) == ["e2", RUN]
+
+
+def test_a_run_exported_at_once_is_the_run_exported_one_after_another(
+    stores: tuple[Any, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client, at_once, _ = stores
+    _a_run_with_every_row(at_once)
+    archive = DynamoDbRunArchive(
+        client, TableNames(), objects=FilesystemObjectStore(tmp_path / "objects")
+    )
+
+    exported = archive.export_run(RUN)
+    # every store's way: each partition read after the other
+    monkeypatch.setattr(DynamoDbRunArchive, "_partitions", RunArchiveRows._partitions)
+
+    assert exported == archive.export_run(RUN)
+    tables = {item.table for item in exported.items}
+    assert {"TASK_EXECUTIONS", "PIPELINE_LOGS", "PIPELINE_OUTPUT_FILES"} <= tables, tables

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from functools import partial
 from itertools import groupby
@@ -10,6 +10,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from adapters.dynamodb.codec import check_item, from_wire, to_wire
+from adapters.dynamodb.concurrent_reads import ConcurrentReads
 from adapters.dynamodb.import_claims import WAIT_SECONDS, ImportClaims
 from adapters.dynamodb.requests import (
     CONDITION_FAILED,
@@ -49,6 +50,7 @@ class DynamoDbRunArchive(RunArchiveRows):
         super().__init__(objects, page_size)
         self._client = client
         self._tables = tables
+        self._reads = ConcurrentReads()
         self._claims = ImportClaims(client, tables, claim_wait)
 
     def _claimed(self, run: ArchivedRun) -> AbstractContextManager[None]:
@@ -112,6 +114,9 @@ class DynamoDbRunArchive(RunArchiveRows):
     def _partition(self, table: ResourceKeys, value: str) -> list[Item]:
         name = self._tables.get_table_name(table)
         return query_partition(self._client, name, TABLE_SPECS[table].partition.name, value)
+
+    def _partitions(self, wanted: Sequence[tuple[ResourceKeys, str]]) -> list[list[Item]]:
+        return self._reads.each([partial(self._partition, *where) for where in wanted])
 
     def _steps(self, workflow_execution_id: str) -> list[Item]:
         name = self._tables.get_table_name(ResourceKeys.PIPELINE_EXECUTIONS)
