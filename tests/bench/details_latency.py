@@ -23,11 +23,13 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
+from adapters.dynamodb.run_archive import DynamoDbRunArchive
 from adapters.dynamodb.schema import create_tables
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.tables import TableNames
@@ -40,37 +42,52 @@ PAGE = 20  # runs of a list page whose access facts are read
 REGION = "us-east-1"
 
 
-def _stores(client: Any, folder: Path) -> dict[str, DynamoDbExecutionStore]:
+@dataclass(frozen=True)
+class _Reader:
+    """One way of reading: a store and an archive, both at once or both one after another."""
+
+    store: DynamoDbExecutionStore
+    archive: DynamoDbRunArchive
+
+
+def _readers(client: Any, folder: Path) -> dict[str, _Reader]:
     objects = FilesystemObjectStore(folder / "objects")
     return {
-        "at once": DynamoDbExecutionStore(client, TableNames(), objects=objects),
-        "one after another": DynamoDbExecutionStore(
-            client, TableNames(), objects=objects, concurrent_reads=False
-        ),
+        name: _Reader(
+            DynamoDbExecutionStore(client, TableNames(), objects=objects, concurrent_reads=at_once),
+            DynamoDbRunArchive(client, TableNames(), objects=objects, concurrent_reads=at_once),
+        )
+        for name, at_once in (("at once", True), ("one after another", False))
     }
 
 
-def _write_runs(store: DynamoDbExecutionStore) -> dict[str, Callable[[Any], object]]:
-    """Each figure's read, given a store: the details of a 3- and a 30-step run, and the access
-    facts of a page of 20 runs (what the list route reads for a user who is not an admin)."""
+def _write_runs(store: DynamoDbExecutionStore) -> dict[str, Callable[[_Reader], object]]:
+    """Each figure's read: the details of a 3- and a 30-step run, the access facts of a page of
+    20 runs (what the list route reads for a user who is not an admin), the export of the
+    30-step run (`wfx export`, a copy from store to store)."""
     for steps in STEPS:
         write_launch(store, a_launch(f"details-{steps}", steps=steps))
     page = [f"page-{n:02d}" for n in range(PAGE)]
     for run_id in page:
         write_launch(store, a_launch(run_id, steps=3))
-    reads: dict[str, Callable[[Any], object]] = {
+    reads: dict[str, Callable[[_Reader], object]] = {
         f"details_{steps}_steps": partial(_details, f"details-{steps}") for steps in STEPS
     }
     reads[f"access_facts_{PAGE}_runs"] = partial(_access_facts, page)
+    reads[f"export_{STEPS[-1]}_steps"] = partial(_export, f"details-{STEPS[-1]}")
     return reads
 
 
-def _details(run_id: str, store: Any) -> object:
-    return store.get_details(run_id)
+def _details(run_id: str, reader: _Reader) -> object:
+    return reader.store.get_details(run_id)
 
 
-def _access_facts(page: list[str], store: Any) -> object:
-    return store.access_facts(page)
+def _access_facts(page: list[str], reader: _Reader) -> object:
+    return reader.store.access_facts(page)
+
+
+def _export(run_id: str, reader: _Reader) -> object:
+    return reader.archive.export_run(run_id)
 
 
 Answers = dict[tuple[str, bytes], tuple[Any, Any]]
@@ -120,8 +137,8 @@ def measure(folder: Path, rounds: int) -> dict[str, Any]:
     with mock_aws():
         client = boto3.client("dynamodb", region_name=REGION)
         create_tables(client, TableNames())
-        stores = _stores(client, folder)
-        reads = _write_runs(stores["at once"])
+        stores = _readers(client, folder)
+        reads = _write_runs(stores["at once"].store)
         requests = {
             name: _requests_of(client, stores["at once"], read) for name, read in reads.items()
         }
@@ -141,7 +158,7 @@ def measure(folder: Path, rounds: int) -> dict[str, Any]:
     return results
 
 
-def _requests_of(client: Any, store: DynamoDbExecutionStore, read: Callable[[Any], object]) -> int:
+def _requests_of(client: Any, store: _Reader, read: Callable[[_Reader], object]) -> int:
     seen: list[str] = []  # list.append holds under threads
 
     def count(model: Any, **_: Any) -> None:
@@ -154,7 +171,7 @@ def _requests_of(client: Any, store: DynamoDbExecutionStore, read: Callable[[Any
 
 
 def _interleaved(
-    stores: dict[str, DynamoDbExecutionStore], read: Callable[[Any], object], rounds: int
+    stores: dict[str, _Reader], read: Callable[[_Reader], object], rounds: int
 ) -> dict[str, list[float]]:
     timed: dict[str, list[float]] = {name: [] for name in stores}
     for order in turns(list(stores), rounds):
@@ -171,7 +188,11 @@ def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     with tempfile.TemporaryDirectory(prefix="wfx-bench-details-") as folder:
         results = measure(Path(folder), rounds)
-    for figure in (*(f"details_{steps}_steps" for steps in STEPS), f"access_facts_{PAGE}_runs"):
+    for figure in (
+        *(f"details_{steps}_steps" for steps in STEPS),
+        f"access_facts_{PAGE}_runs",
+        f"export_{STEPS[-1]}_steps",
+    ):
         ms = results[f"{figure}_ms"]
         print(
             f"{figure}, {results[f'{figure}_requests']} requests at {ROUND_TRIP_MS:g} ms each: "

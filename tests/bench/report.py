@@ -253,6 +253,7 @@ def _details_figures(results: dict[str, Any]) -> list[Figure]:
         ("details_3_steps", "details of a 3-step run", False),
         ("details_30_steps", "details of a 30-step run", True),
         ("access_facts_20_runs", "access facts of a 20-run page", False),
+        ("export_30_steps", "export of a 30-step run", False),
     ):
         if f"{figure}_gain" not in results:
             continue

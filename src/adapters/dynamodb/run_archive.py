@@ -46,11 +46,12 @@ class DynamoDbRunArchive(RunArchiveRows):
         objects: ObjectStore | None = None,
         page_size: int = RUN_PAGE,
         claim_wait: float = WAIT_SECONDS,
+        concurrent_reads: bool = True,
     ) -> None:
         super().__init__(objects, page_size)
         self._client = client
         self._tables = tables
-        self._reads = ConcurrentReads()
+        self._reads = ConcurrentReads(concurrent_reads)
         self._claims = ImportClaims(client, tables, claim_wait)
 
     def _claimed(self, run: ArchivedRun) -> AbstractContextManager[None]:
