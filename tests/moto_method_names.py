@@ -11,6 +11,7 @@ answers through its own dispatch, never asking.)
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 
@@ -22,14 +23,11 @@ def find_method_names_once() -> None:
         return  # another moto: asked on each request, slower and never wrong
     if getattr(asked, "wfx_cached", False):
         return
-    known: dict[object, list[str]] = {}
+    kept = functools.cache(asked)
 
     def method_names_from_class(clazz: object) -> list[str]:
         """moto.core.utils.method_names_from_class, asked once per class."""
-        names = known.get(clazz)
-        if names is None:
-            names = known[clazz] = asked(clazz)
-        return list(names)  # a copy, as each call of moto's own is a new list
+        return list(kept(clazz))  # a copy, as each call of moto's own is a new list
 
     method_names_from_class.wfx_cached = True  # type: ignore[attr-defined]
     responses.method_names_from_class = method_names_from_class  # type: ignore[attr-defined]

@@ -158,14 +158,14 @@ def measure(folder: Path, rounds: int) -> dict[str, Any]:
     return results
 
 
-def _requests_of(client: Any, store: _Reader, read: Callable[[_Reader], object]) -> int:
+def _requests_of(client: Any, reader: _Reader, read: Callable[[_Reader], object]) -> int:
     seen: list[str] = []  # list.append holds under threads
 
     def count(model: Any, **_: Any) -> None:
         seen.append(model.name)
 
     client.meta.events.register("before-call.dynamodb.*", count, unique_id="bench-count")
-    read(store)
+    read(reader)
     client.meta.events.unregister("before-call.dynamodb.*", unique_id="bench-count")
     return len(seen)
 
