@@ -5,7 +5,9 @@ paging by the service's own token, and redaction."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -135,10 +137,12 @@ def _setup(
     accepted = a_registrar(store).execute(RegisterPipelineExecutionCommand.model_validate(event))
     assert accepted.accepted, accepted.reason
     state_machines = AwsSubExecutionReader(lambda: sfn, lambda: None)
-    reader = CloudWatchLogReader(lambda: logs)
 
-    def reading(run_log_group_arn: str) -> tuple[GetExecutionDetails, GetExecutionLogs]:
+    def reading(
+        run_log_group_arn: str, at_once: bool = True
+    ) -> tuple[GetExecutionDetails, GetExecutionLogs]:
         finder = AvailableLogFinder(catalog, state_machines, run_log_group_arn)
+        reader = CloudWatchLogReader(lambda: logs, concurrent_reads=at_once)
         read = GetExecutionLogs(
             store,
             finder,
@@ -263,6 +267,31 @@ def test_full_mode_reads_every_source_with_its_status(world: World) -> None:
     )
     assert statuses[(LogKind.INVOCATION, "/aws/lambda/convert")] is LogReadStatus.READ
     assert result.run_log is None
+
+
+def test_full_mode_reads_the_sources_at_once_with_the_answer_read_one_by_one(
+    world: World,
+) -> None:
+    """The first two CloudWatch requests wait for each other: read one after another, the first
+    would wait for ever (10 s, then the barrier breaks and the read fails)."""
+    query = GetExecutionLogsQuery(workflow_execution_id=RUN, full=True)
+    _, one_by_one = world.with_run_log_group("", at_once=False)
+    expected = one_by_one.execute(query)
+    barrier, requests = threading.Barrier(2, timeout=10), itertools.count()
+
+    def meet(**_: Any) -> None:
+        if next(requests) < 2:
+            barrier.wait()
+
+    world.logs.meta.events.register("before-call.cloudwatch-logs", meet)
+    try:
+        result = world.read.execute(query)
+    finally:
+        world.logs.meta.events.unregister("before-call.cloudwatch-logs", meet)
+    assert next(requests) > 5  # every source's requests went through the hook
+    assert result == expected
+    assert [line.message for line in result.lines] == [line.message for line in expected.lines]
+    assert len(result.log_sources) == 5 and len(result.lines) > 3
 
 
 def test_an_unknown_log_id_is_not_found_naming_it(world: World) -> None:

@@ -10,14 +10,17 @@ execution's events are those whose `execution_arn` is its ARN.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from adapters.aws.failures import transport_problem
 from adapters.aws.lazy_client import LazyClient
-from application.ports.logs import LogEvent, LogPage
+from adapters.dynamodb.concurrent_reads import ConcurrentReads
+from application.ports.logs import LogEvent, LogPage, LogRead
 from domain.available_logs import LogReadStatus, group_name_of
 
 # FilterLogEvents takes at most 100 logStreamNames.
@@ -52,7 +55,23 @@ def _failed(error: Exception) -> LogPage:
 
 
 class CloudWatchLogReader(LazyClient):
-    """Reads one CloudWatch Logs source; service errors come back as a page status."""
+    """Reads CloudWatch Logs sources; service errors come back as a page status.
+
+    `concurrent_reads`: several sources' reads (`read_each`) are sent at once, each a few round
+    trips of its own; false, one after another."""
+
+    def __init__(self, client_factory: Callable[[], Any], concurrent_reads: bool = True) -> None:
+        super().__init__(client_factory)
+        self._reads = ConcurrentReads(concurrent_reads)
+
+    def read_each(self, reads: Sequence[LogRead]) -> list[LogPage]:
+        if not reads:
+            return []
+        try:  # made once, here: the threads share one client (boto3's making one is not safe)
+            self.client  # noqa: B018 - built for its effect
+        except (ClientError, BotoCoreError, NotImplementedError) as error:
+            return [_failed(error) for _ in reads]
+        return self._reads.each([partial(read.made_by, self.read) for read in reads])
 
     def read(
         self,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -36,6 +36,26 @@ class LogPage:
     problem: str | None = None  # why, when the status is notFound / accessDenied / error
 
 
+@dataclass(frozen=True)
+class LogRead:
+    """One source's read, as `LogReader.read`'s arguments."""
+
+    group: str
+    stream: str = ""
+    prefix: str = ""
+    execution_filter: str | None = None
+    next_token: str | None = None
+    limit: int = 100
+
+    def made_by(
+        self, read: Callable[[str, str, str, str | None, str | None, int], LogPage]
+    ) -> LogPage:
+        """This read made by a reader's `read`."""
+        return read(
+            self.group, self.stream, self.prefix, self.execution_filter, self.next_token, self.limit
+        )
+
+
 class LogReader(Protocol):
     """Reads one log source: a group (ARN or name) with an exact stream, a prefix, or neither.
 
@@ -52,6 +72,11 @@ class LogReader(Protocol):
         next_token: str | None = None,
         limit: int = 100,
     ) -> LogPage: ...
+
+    def read_each(self, reads: Sequence[LogRead]) -> list[LogPage]:
+        """Each read's page, in the order asked, as `read` gives it: a reader whose reads are
+        network round trips sends them at once."""
+        ...
 
 
 class StateMachineLogReader(Protocol):

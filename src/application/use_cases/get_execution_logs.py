@@ -15,7 +15,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from application.available_logs import AvailableLogFinder, reader_for
 from application.ports.executions import ExecutionQueries, RowCollection, RunStore, StepRunStore
 from application.ports.files import LogStore, ObjectStore
-from application.ports.logs import TOKEN_REFUSED, LogPage, LogReader
+from application.ports.logs import TOKEN_REFUSED, LogPage, LogRead, LogReader
 from domain.attempt_logs import attempt_tails
 from domain.attempts import TaskExecution
 from domain.available_logs import (
@@ -226,23 +226,30 @@ class GetExecutionLogs:
     ) -> tuple[list[LogSourceReport], list[LogLine], str | None]:
         """A report per source, the lines of those asked for, and the one source's next token
         when it is read by logId."""
+        filtered = [
+            needs_execution_filter(source, steps[source.pipeline_execution_id].registered_logs)
+            for source in sources
+        ]
+        wanted = {
+            index: (source, filtered[index])
+            for index, source in enumerate(sources)
+            if source.log_id == query.log_id or (query.full and query.log_id is None)
+        }
+        token = query.next_token if query.log_id is not None else None
+        pages = self._pages(execution, wanted, token, query.limit)
         reports: list[LogSourceReport] = []
         lines: list[LogLine] = []
         next_token: str | None = None
-        for source in sources:
-            step = steps[source.pipeline_execution_id]
-            filtered = needs_execution_filter(source, step.registered_logs)
-            wanted = source.log_id == query.log_id or (query.full and query.log_id is None)
-            if not wanted:
-                reports.append(LogSourceReport(source=source, execution_filtered=filtered))
+        for index, source in enumerate(sources):
+            page = pages.get(index)
+            if page is None:
+                reports.append(LogSourceReport(source=source, execution_filtered=filtered[index]))
                 continue
-            token = query.next_token if query.log_id is not None else None
-            page = self._read(execution, source, filtered, token, query.limit)
             if token is not None and (page.problem or "").startswith(TOKEN_REFUSED):
                 # the caller's own input, not the source's failure: say so, as of any field
                 reason = redact(page.problem or "").removeprefix(TOKEN_REFUSED)
                 raise InvalidInputError(f"{NEXT_TOKEN_FIELD}: {reason}")
-            reports.append(_report(source, filtered, page))
+            reports.append(_report(source, filtered[index], page))
             # as one text: a key block spans events, and a page may start or end inside one
             messages = redact_lines([event.message for event in page.events])
             lines += [
@@ -316,28 +323,39 @@ class GetExecutionLogs:
             ]
         return tuple(logs), unread
 
-    def _read(
+    def _pages(
         self,
         execution: WorkflowExecution,
-        source: AvailableLog,
-        filtered: bool,
+        chosen: Mapping[int, tuple[AvailableLog, bool]],
         token: str | None,
         limit: int,
-    ) -> LogPage:
-        name = reader_for(source, execution.orchestrator)
+    ) -> dict[int, LogPage]:
+        """The page of each chosen source (by its index; with whether its lines are filtered to
+        the execution's). A reader is given all of its sources in one call: one on a network
+        service waits about one source's round trips for them all, not each source's in turn."""
+        by_reader: dict[str, list[int]] = {}
+        for index, (source, _) in chosen.items():
+            by_reader.setdefault(reader_for(source, execution.orchestrator), []).append(index)
+        pages: dict[int, LogPage] = {}
+        for name, indexes in by_reader.items():
+            reader = self._reader(name)
+            if reader is None:
+                missing = LogPage(LogReadStatus.ERROR, problem=f"no {name} log reader configured")
+                pages.update(dict.fromkeys(indexes, missing))
+                continue
+            reads = [
+                _log_read(execution, *chosen[index], token=token, limit=limit) for index in indexes
+            ]
+            pages.update(zip(indexes, reader.read_each(reads), strict=True))
+        return pages
+
+    def _reader(self, name: str) -> LogReader | None:
         if name not in self._built:
             factory = self._readers.get(name)
             if factory is None:
-                return LogPage(LogReadStatus.ERROR, problem=f"no {name} log reader configured")
+                return None
             self._built[name] = factory()
-        return self._built[name].read(
-            source.log_group_arn or source.log_group_name,
-            stream=source.log_stream_name,
-            prefix=source.log_stream_prefix,
-            execution_filter=execution.workflow_execution_id if filtered else None,
-            next_token=token,
-            limit=limit,
-        )
+        return self._built[name]
 
     def _run_log(
         self, execution: WorkflowExecution, query: GetExecutionLogsQuery
@@ -376,6 +394,24 @@ def _tail(pieces: Iterator[str], query: GetExecutionLogsQuery) -> tuple[str, int
             while size > RUN_LOG_CHARACTERS and len(tail) > 1:
                 size -= len(tail.popleft()) + 1
     return "".join(line + "\n" for line in tail), count - len(tail)
+
+
+def _log_read(
+    execution: WorkflowExecution,
+    source: AvailableLog,
+    filtered: bool,
+    *,
+    token: str | None,
+    limit: int,
+) -> LogRead:
+    return LogRead(
+        source.log_group_arn or source.log_group_name,
+        stream=source.log_stream_name,
+        prefix=source.log_stream_prefix,
+        execution_filter=execution.workflow_execution_id if filtered else None,
+        next_token=token,
+        limit=limit,
+    )
 
 
 def _step_log_id(execution_id: str, step_id: str, sources: list[AvailableLog]) -> str | None:
