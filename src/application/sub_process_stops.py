@@ -81,9 +81,10 @@ def stop_registered(
 ) -> list[str]:
     """Stop these sub-processes of one step (whatever its status: a registration that came
     after an abort read the step), record their outcomes on it; the warnings, as above."""
+    children = tuple(sub_executions)
     stops = tuple(
-        SubExecutionStop.of(sub, attempt_stop(controller, sub, step), at=now, tries=1)
-        for sub in sub_executions
+        SubExecutionStop.of(sub, attempt, at=now, tries=1)
+        for sub, attempt in zip(children, controller.stop_each(children, step), strict=True)
     )
     if not stops:
         return []

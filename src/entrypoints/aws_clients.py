@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
+
+# boto3's default session is not safe to make clients from in two threads at once (its
+# loaders and credential resolution are built on first use); a process makes few clients
+_MAKING = threading.Lock()
 
 
 def aws_client(service: str, region: str, endpoint: str | None = None) -> Any:
@@ -17,7 +22,8 @@ def aws_client(service: str, region: str, endpoint: str | None = None) -> Any:
     config = Config(
         connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 3}
     )
-    client: Any = boto3.client(  # type: ignore[call-overload]  # service is any name, not a literal
-        service, endpoint_url=endpoint or None, region_name=region, config=config
-    )
+    with _MAKING:
+        client: Any = boto3.client(  # type: ignore[call-overload]  # service is any name
+            service, endpoint_url=endpoint or None, region_name=region, config=config
+        )
     return client

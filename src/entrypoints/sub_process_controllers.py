@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from application.ports.sub_executions import SubProcessController
+    from application.ports.sub_executions import ChildController, SubProcessController
 
 
 def sub_process_controller(
@@ -22,22 +22,22 @@ def sub_process_controller(
     from adapters.sub_process_dispatch import DispatchingSubProcessController
     from domain.logs import BATCH_JOB, DEADLINE_CLOUD_JOB, LOCAL_PROCESS, STEP_FUNCTIONS_EXECUTION
 
-    def step_functions() -> SubProcessController:
+    def step_functions() -> ChildController:
         from adapters.aws.subprocesses import StepFunctionsSubProcessController
 
         return StepFunctionsSubProcessController(stepfunctions_client)
 
-    def batch() -> SubProcessController:
+    def batch() -> ChildController:
         from adapters.aws.subprocesses import BatchSubProcessController
 
         return BatchSubProcessController(batch_client)
 
-    def deadline() -> SubProcessController:
+    def deadline() -> ChildController:
         from adapters.aws.subprocesses import DeadlineSubProcessController
 
         return DeadlineSubProcessController(deadline_client)
 
-    def local_process() -> SubProcessController:
+    def local_process() -> ChildController:
         from adapters.local.processes import LocalProcessController
 
         # the local runner's work directory: where its runs' process records are

@@ -75,7 +75,7 @@ class Orchestrator:
 
 
 class StopRecorder:
-    """A SubProcessController that records what it is asked to stop and says it stopped it."""
+    """A controller of one type that records what it is asked to stop and says it stopped it."""
 
     def __init__(self) -> None:
         self.stopped: list[str] = []
@@ -325,7 +325,8 @@ def test_which_described_ends_stop_what_the_steps_registered(
     children, whichever path found it; an end Step Functions describes out of band does not."""
     recorder = StopRecorder()
     fake = Orchestrator(gone=None, described=described)
-    reconcile = _reconcile(execution_store, fake, tmp_path, recorder)
+    dispatch = DispatchingSubProcessController({SUB.resource_type: lambda: recorder})
+    reconcile = _reconcile(execution_store, fake, tmp_path, dispatch)
 
     read = reconcile.execute(_run_with_a_registered_child(execution_store, orchestrator))
 

@@ -50,6 +50,23 @@ STUBBORN = (
 )
 
 
+# Ignores SIGTERM; on it, writes which of the pids in argv[2]'s file are alive (not zombies).
+SIBLING_WATCHER = (
+    "import signal, sys, time\n"
+    "def alive(pid):\n"
+    "    try:\n"
+    "        with open(f'/proc/{pid}/stat') as stat: state = stat.read().rsplit(') ', 1)[1][0]\n"
+    "        return state not in 'ZX'\n"
+    "    except OSError: return False\n"
+    "def on_term(*_):\n"
+    "    with open(sys.argv[2]) as listed: pids = listed.read().split()\n"
+    "    with open(sys.argv[1], 'w') as out: out.write(' '.join(p for p in pids if alive(p)))\n"
+    "signal.signal(signal.SIGTERM, on_term)\n"
+    "print('ready', flush=True)\n"
+    "while True: time.sleep(0.05)\n"
+)
+
+
 @pytest.fixture
 def children() -> Iterator[list[subprocess.Popen[bytes]]]:
     started: list[subprocess.Popen[bytes]] = []
@@ -147,6 +164,39 @@ def test_an_abort_stops_the_children_records_each_and_warns_about_the_unknown_on
     }
     assert step.status is StepStatus.ABORTED
     assert step.registered_sub_executions == (local(child), UNKNOWN)
+
+
+def test_an_abort_stops_a_steps_children_at_once(
+    app: Any, children: list[subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    """Three children that outlive SIGTERM (killed after a 2 s grace, long enough for a slow
+    machine to run their handlers): each, when its SIGTERM comes, finds the other two still
+    alive. Stopped one after another, the second's SIGTERM would come after the first was
+    killed."""
+    runs = Path(app.config.home()) / "runs"
+    controller = DispatchingSubProcessController(
+        {"localProcess": lambda: LocalProcessController(runs, grace_seconds=2)}
+    )
+    app.sub_process_controller.override(providers.Object(controller))
+    listed = tmp_path / "pids"
+    for n in range(3):
+        process = subprocess.Popen(
+            [sys.executable, "-c", SIBLING_WATCHER, str(tmp_path / f"seen-{n}"), str(listed)],
+            stdout=subprocess.PIPE,
+        )
+        children.append(process)
+        assert process.stdout is not None and process.stdout.readline().strip() == b"ready"
+    pids = [str(process.pid) for process in children]
+    listed.write_text(" ".join(pids))
+    sid = a_running_run(app, "run-6", tuple(local(process) for process in children))
+
+    result = app.abort_execution().execute(AbortExecutionCommand(workflow_execution_id="run-6"))
+
+    assert result.execution.status is ExecutionStatus.ABORTED
+    assert [process.wait(timeout=5) for process in children] == [-signal.SIGKILL] * 3
+    for n in range(3):
+        assert (tmp_path / f"seen-{n}").read_text().split() == pids
+    assert list(outcomes(stored_step(app, sid))) == pids  # recorded in the registration's order
 
 
 def test_an_abort_of_a_finished_run_stops_and_records_nothing(

@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -478,3 +479,43 @@ def test_an_unknown_type_is_unsupported_and_a_broken_controller_could_not_stop()
     assert broken.outcome is StopOutcome.COULD_NOT_STOP
     assert "exploded" in broken.detail and "abc123" not in broken.detail
     assert built == []  # a controller is built only for a child of its type
+
+
+class _MeetingController:
+    """Stops a child once `parties` stops have all begun (10 s at most: a broken barrier is a
+    couldNotStop), saying which child it stopped; counts how often it was built."""
+
+    built = 0
+
+    def __init__(self, parties: int) -> None:
+        type(self).built += 1
+        self._all_begun = threading.Barrier(parties, timeout=10)
+
+    def stop(self, sub_execution: RegisteredSubExecution, step: object) -> StopAttempt:
+        self._all_begun.wait()
+        return StopAttempt(outcome=StopOutcome.STOPPED, detail=sub_execution.resource_id)
+
+    confirm = stop
+
+
+def test_a_steps_children_are_stopped_at_once_each_attempt_in_the_registrations_order() -> None:
+    """Each of the three batch jobs' stops waits until all three have begun: one after another,
+    the first would wait for ever (10 s, then couldNotStop)."""
+    _MeetingController.built = 0
+    controller = DispatchingSubProcessController(
+        {"batchJob": lambda: _MeetingController(3), "localProcess": _Broken}
+    )
+    jobs = [child("batch", f"job-{n}") for n in range(3)]
+    odd = [child("kubernetesJob", "pod-1"), child("localProcess", "4242")]
+
+    attempts = controller.stop_each([jobs[0], odd[0], jobs[1], odd[1], jobs[2]], STEP)
+
+    assert [(a.outcome, a.detail) for a in attempts] == [
+        (StopOutcome.STOPPED, "job-0"),
+        (StopOutcome.UNSUPPORTED, "wfx cannot stop kubernetesJob"),
+        (StopOutcome.STOPPED, "job-1"),
+        (StopOutcome.COULD_NOT_STOP, "RuntimeError: token=[REDACTED] exploded"),
+        (StopOutcome.STOPPED, "job-2"),
+    ]
+    assert _MeetingController.built == 1  # built once, before the threads
+    assert controller.stop_each([], STEP) == []

@@ -50,8 +50,9 @@ class SubExecutionReader(Protocol):
         ...
 
 
-class SubProcessController(Protocol):
-    """Stops a process a step registered (seed 000 "Abort reaches inside a pipeline").
+class ChildController(Protocol):
+    """Stops one type of process a step registered (seed 000 "Abort reaches inside a
+    pipeline"), one child at a time.
 
     Neither method raises for a service's refusal: that is a `couldNotStop` attempt whose detail
     says why. A type the controller cannot stop is `unsupported`.
@@ -67,4 +68,15 @@ class SubProcessController(Protocol):
     ) -> StopAttempt:
         """Look, without stopping: stopped / alreadyFinished when it has ended, stopRequested
         while it still runs, couldNotStop when it cannot be looked up."""
+        ...
+
+
+class SubProcessController(ChildController, Protocol):
+    """Stops any process a step registered, a child at a time or all of a step's at once."""
+
+    def stop_each(
+        self, sub_executions: Sequence[RegisteredSubExecution], step: PipelineExecution
+    ) -> list[StopAttempt]:
+        """Each child's `stop` attempt, in order, never raised: the stops are made at once, so
+        a step's children wait one grace period or round trip between them, not one each."""
         ...
