@@ -16,6 +16,7 @@ from domain.workflow import WorkflowVersion
 
 if TYPE_CHECKING:  # the port's types annotate only: a list of ended runs asks no orchestrator
     from application.ports.orchestration import (
+        Described,
         HistoryPage,
         LaunchClaim,
         Orchestrator,
@@ -92,6 +93,25 @@ class OrchestratorRouter:
 
     def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
         return self._for(execution).describe_execution(execution)
+
+    def describe_each(self, executions: Sequence[WorkflowExecution]) -> list[Described]:
+        """Each orchestrator is given all of its runs in one call; a run on one this wfx cannot
+        reach keeps its ConflictError, as its own describe raises it."""
+        from application.ports.orchestration import Described  # a page of open runs only
+
+        by_name: dict[str, list[int]] = {}
+        for index, execution in enumerate(executions):
+            by_name.setdefault(execution.orchestrator or self._default_name, []).append(index)
+        answers: dict[int, Described] = {}
+        for name, indexes in by_name.items():
+            try:
+                orchestrator = self._get(name)
+            except ConflictError as error:
+                answers.update(dict.fromkeys(indexes, Described(error=error)))
+                continue
+            described = orchestrator.describe_each([executions[index] for index in indexes])
+            answers.update(zip(indexes, described, strict=True))
+        return [answers[index] for index in range(len(executions))]
 
     def lost_runner(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
         name = execution.orchestrator or self._default_name

@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 from dependency_injector import providers
 
+from application.ports.orchestration import Described
 from application.use_cases.import_asset_files import ImportAssetFilesCommand, ImportedFile
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from application.use_cases.publish_workflow_version import PublishWorkflowVersionCommand
@@ -48,6 +49,9 @@ class NoStartOrchestrator:
 
     def describe_execution(self, execution: Any) -> None:
         return None  # never heard of it: a details read leaves the open row as it is
+
+    def describe_each(self, executions: Any) -> list[Described]:
+        return [Described.of(self.describe_execution, execution) for execution in executions]
 
     def lost_runner(self, execution: Any) -> None:
         return None  # no runner to lose

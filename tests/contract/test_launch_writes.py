@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from adapters.system import SystemClock, UuidGenerator
-from application.ports.orchestration import LaunchClaim
+from application.ports.orchestration import Described, LaunchClaim
 from application.use_cases.launch_execution import LaunchExecution, LaunchExecutionCommand
 from domain.assets import AssetFile
 from domain.execution import PipelineExecution, WorkflowExecution
@@ -74,6 +74,9 @@ class Orchestrator:
 
     def describe_execution(self, execution: WorkflowExecution) -> None:
         return None
+
+    def describe_each(self, executions: Sequence[WorkflowExecution]) -> list[Described]:
+        return [Described.of(self.describe_execution, execution) for execution in executions]
 
     def lost_runner(self, execution: WorkflowExecution) -> None:
         return None

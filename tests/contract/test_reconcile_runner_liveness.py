@@ -6,7 +6,7 @@ runner would; the store is each storage adapter.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from adapters.local.log_store import FileLogStore
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.sub_process_dispatch import DispatchingSubProcessController
 from application.ports.executions import ExecutionStore
-from application.ports.orchestration import OrchestratorExecution
+from application.ports.orchestration import Described, OrchestratorExecution
 from application.ports.sub_executions import SubProcessController
 from application.use_cases.reconcile_execution import ReconcileExecution
 from domain.errors import RUNNER_LOST_ERROR
@@ -72,6 +72,9 @@ class Orchestrator:
         self.calls.append("describe_execution")
         self.then()
         return self.described
+
+    def describe_each(self, executions: Sequence[WorkflowExecution]) -> list[Described]:
+        return [Described.of(self.describe_execution, execution) for execution in executions]
 
 
 class StopRecorder:

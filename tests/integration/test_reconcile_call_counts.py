@@ -60,6 +60,7 @@ class Setup:
     clock: SteppedClock
     calls: Counter[str]
     execution_ids: list[str]
+    stepfunctions: Any  # the orchestrator's client
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,9 @@ def _container(
     return container
 
 
-def _counted_step_functions(container: Container) -> Counter[str]:
-    """The container's orchestrator on Step Functions (moto, in the active mock_aws()), and
-    the count of its calls by name."""
+def _counted_step_functions(container: Container) -> tuple[Counter[str], Any]:
+    """The container's orchestrator on Step Functions (moto, in the active mock_aws()): the
+    count of its calls by name, and its client."""
     import boto3
 
     from adapters.aws.stepfunctions import StepFunctionsOrchestrator
@@ -107,7 +108,7 @@ def _counted_step_functions(container: Container) -> Counter[str]:
 
     stepfunctions.meta.events.register("before-call.*.*", count, unique_id="count-calls")
     container.orchestrator.override(providers.Object(StepFunctionsOrchestrator(stepfunctions)))
-    return calls
+    return calls, stepfunctions
 
 
 def _launched(request: pytest.FixtureRequest, storage: str, home: Path) -> Launched:
@@ -164,7 +165,7 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
     clock = SteppedClock(launched.clock_at)
     container = _container(request, storage, tmp_path, clock)
     with mock_aws():
-        calls = _counted_step_functions(container)
+        calls, stepfunctions = _counted_step_functions(container)
         if storage == "sqlite":
             create_all_tables(container)  # finds them all, as on any made file
         else:
@@ -175,7 +176,7 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
         running = [e for m in machines for e in m.executions if e.status == "RUNNING"]
         assert len(running) == RUNS
         calls.clear()
-        yield Setup(container, clock, calls, launched.execution_ids)
+        yield Setup(container, clock, calls, launched.execution_ids, stepfunctions)
     if storage == "sqlite":
         container.sqlite_database().close()
 
@@ -251,3 +252,30 @@ def test_a_read_more_than_30_seconds_after_the_last_check_asks_again(setup: Setu
     _list_all(setup.container)
 
     assert setup.calls["DescribeExecution"] == 2 * RUNS, dict(setup.calls)
+
+
+def test_a_pages_runs_are_described_at_once_and_each_answer_taken_as_its_own(
+    setup: Setup,
+) -> None:
+    """The first two DescribeExecution calls wait for each other: described one after another,
+    the first would wait for ever (10 s, then the barrier breaks and the row is answered as
+    stored, unstamped). Three runs stopped in Step Functions' console meanwhile end ABORTED
+    (an answer each, taken for its own run); the others stay RUNNING, stamped."""
+    stopped = sorted(setup.execution_ids)[:3]
+    for execution in _step_functions_backend().state_machines[0].executions:
+        if execution.name in stopped:
+            setup.stepfunctions.stop_execution(executionArn=execution.execution_arn)
+    barrier, calls = threading.Barrier(2, timeout=10), iter(range(RUNS * 2))
+
+    def meet(**_: Any) -> None:
+        if next(calls) < 2:
+            barrier.wait()
+
+    setup.stepfunctions.meta.events.register("before-call.*.DescribeExecution", meet)
+    listed = {e.workflow_execution_id: e for e in _list_all(setup.container)}
+
+    assert setup.calls["DescribeExecution"] == RUNS, dict(setup.calls)
+    assert {i for i, e in listed.items() if e.status is ExecutionStatus.ABORTED} == set(stopped)
+    running = [e for i, e in listed.items() if i not in stopped]
+    assert {e.status for e in running} == {ExecutionStatus.RUNNING}
+    assert all(e.last_sfn_sync_check_date is not None for e in running)

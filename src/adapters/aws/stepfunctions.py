@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from adapters.aws.failures import transport_problem
+from adapters.dynamodb.concurrent_reads import ConcurrentReads
 from application.ports.orchestration import (
+    Described,
     HistoryPage,
     OrchestratorExecution,
     OrchestratorReadError,
@@ -125,9 +128,17 @@ class StepFunctionsOrchestrator:
     name = "stepfunctions"
     synchronous = False
 
-    def __init__(self, client: Any, callbacks: TaskCallbacks | None = None) -> None:
+    def __init__(
+        self,
+        client: Any,
+        callbacks: TaskCallbacks | None = None,
+        concurrent_reads: bool = True,
+    ) -> None:
+        """`concurrent_reads`: several runs' describes (`describe_each`, a list page's open
+        runs) are sent at once; false, one after another."""
         self._client = client
         self._callbacks = callbacks or StepFunctionsTaskCallbacks(client)
+        self._reads = ConcurrentReads(concurrent_reads)
 
     def start_problem(self, version: WorkflowVersion) -> str | None:
         if version.state_machine_arn:
@@ -187,6 +198,11 @@ class StepFunctionsOrchestrator:
                 f"Step Functions execution {name} already exists with a different input"
             ) from error
         return str(existing["executionArn"])
+
+    def describe_each(self, executions: Sequence[WorkflowExecution]) -> list[Described]:
+        return self._reads.each(
+            [partial(Described.of, self.describe_execution, execution) for execution in executions]
+        )
 
     def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
         if not execution.execution_arn:

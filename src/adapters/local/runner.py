@@ -70,6 +70,7 @@ from adapters.local.supervisor import (
 from application.ports.executions import ExecutionStore
 from application.ports.files import LogStore, ObjectStore
 from application.ports.orchestration import (
+    Described,
     HistoryPage,
     LaunchClaim,
     OrchestratorExecution,
@@ -317,6 +318,10 @@ class LocalRunner:
         return True
 
     # --- the rest of the Orchestrator port ----------------------------------------------------
+
+    def describe_each(self, executions: Sequence[WorkflowExecution]) -> list[Described]:
+        """One after another: each is a file read and a /proc look, no round trip."""
+        return [Described.of(self.describe_execution, execution) for execution in executions]
 
     def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
         """RUNNING while the run's runner lives on this host; FAILED (wfx.RunnerLost) when it

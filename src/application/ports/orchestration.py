@@ -3,7 +3,7 @@ machine deployer and the runner's reporter."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
@@ -57,6 +57,31 @@ class OrchestratorExecution:
     input_included: bool | None = None  # inputDetails.included
     output_included: bool | None = None  # outputDetails.included
     trace_header: str | None = None
+
+
+@dataclass(frozen=True)
+class Described:
+    """One run's `describe_execution`, kept: what it answered, or what it raised."""
+
+    answer: OrchestratorExecution | None = None
+    error: Exception | None = None
+
+    @classmethod
+    def of(
+        cls,
+        describe: Callable[[WorkflowExecution], OrchestratorExecution | None],
+        execution: WorkflowExecution,
+    ) -> Described:
+        try:
+            return cls(describe(execution))
+        except Exception as error:  # kept, to be raised where the answer is taken
+            return cls(error=error)
+
+    def get(self) -> OrchestratorExecution | None:
+        """The answer, or the error raised again."""
+        if self.error is not None:
+            raise self.error
+        return self.answer
 
 
 @dataclass(frozen=True)
@@ -139,6 +164,11 @@ class Orchestrator(RunnerLiveness, Protocol):
 
     def describe_execution(self, execution: WorkflowExecution) -> OrchestratorExecution | None:
         """The orchestrator's view of the run; None when it has never heard of it."""
+        ...
+
+    def describe_each(self, executions: Sequence[WorkflowExecution]) -> list[Described]:
+        """Each run's `describe_execution`, in order, each answer or error kept: an orchestrator
+        whose describes are round trips makes them at once."""
         ...
 
     def stop_execution(self, execution: WorkflowExecution, error: str, cause: str) -> Stopped:

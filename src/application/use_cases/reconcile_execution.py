@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from application.ports.executions import RunLifecycleStore
     from application.ports.files import LogStore, ObjectStore
     from application.ports.logs import RunLogSource
-    from application.ports.orchestration import Orchestrator, OrchestratorExecution
+    from application.ports.orchestration import Described, Orchestrator, OrchestratorExecution
     from application.ports.sub_executions import SubProcessController
     from application.ports.system import Clock
     from application.use_cases.approvals import CloseOverdueGate
@@ -112,21 +112,54 @@ class ReconcileExecution:
         if not any(self._may_ask(execution) for execution in executions):
             return list(executions)
         now = self._clock.now()
+        known = self._described_at_once(executions, now)
         # a page reads no gate of a parked run before its time is up: one read per parked row
         # on every page would be the price of a state only an older wfx left (`execute` reads it)
         return [
-            self._checked_or_as_read(e, now, read_gates=False) if self._may_ask(e) else e
+            self._checked_or_as_read(e, now, False, known.get(e.workflow_execution_id))
+            if self._may_ask(e)
+            else e
             for e in executions
         ]
+
+    def _described_at_once(
+        self, executions: Sequence[WorkflowExecution], now: datetime
+    ) -> dict[str, Described]:
+        """The orchestrator's answers for the page's runs whose check will describe them (on
+        Step Functions a round trip each), asked all in one call. A run found otherwise on the
+        way (a lost runner, a gate) leaves its answer unused; one this misses is described
+        when its check comes to it."""
+        due = [e for e in executions if self._may_ask(e) and self._describe_due(e, now)]
+        if len(due) < 2:
+            return {}
+        answers = self._orchestrator.describe_each(due)
+        return {e.workflow_execution_id: answer for e, answer in zip(due, answers, strict=True)}
+
+    def _describe_due(self, execution: WorkflowExecution, now: datetime) -> bool:
+        from domain.run import Run
+
+        run = Run(execution=execution)
+        checked = execution.last_sfn_sync_check_date
+        return (
+            execution.runner_lease is None  # a leased run's runner is asked first, on its host
+            and run.parked_at() is None
+            and not run.lease_expired(now, self._lease)
+            and (checked is None or now - checked > self._interval)
+        )
 
     def _may_ask(self, execution: WorkflowExecution) -> bool:
         return not execution.is_terminal and execution.execution_stop_date is None
 
     def _checked_or_as_read(
-        self, execution: WorkflowExecution, now: datetime, read_gates: bool = True
+        self,
+        execution: WorkflowExecution,
+        now: datetime,
+        read_gates: bool = True,
+        known: Described | None = None,
     ) -> WorkflowExecution:
+        """`known`: the orchestrator's answer, when it was asked before (`describe_each`)."""
         try:
-            return self._check(execution, now, read_gates)
+            return self._check(execution, now, read_gates, known)
         except UnreadableRowError:
             # a row of the run (a step, its gate's request) another writer left unreadable: the
             # check decides on none of it, and the row is answered as stored, not as stale (no
@@ -141,7 +174,11 @@ class ReconcileExecution:
             return execution
 
     def _check(
-        self, execution: WorkflowExecution, now: datetime, read_gates: bool = True
+        self,
+        execution: WorkflowExecution,
+        now: datetime,
+        read_gates: bool = True,
+        known: Described | None = None,
     ) -> WorkflowExecution:
         # The run's lifecycle (its decisions, its writes) is imported only for an open run: a
         # list of ended runs checks none (docs/performance.md, "Cold start").
@@ -175,7 +212,11 @@ class ReconcileExecution:
         from application.ports.orchestration import OrchestratorReadError
 
         try:
-            described = self._orchestrator.describe_execution(execution)
+            described = (
+                known.get()
+                if known is not None
+                else self._orchestrator.describe_execution(execution)
+            )
         except (ConflictError, OrchestratorReadError):
             # started on an orchestrator this wfx cannot reach, or one that does not answer now
             # (no credentials, no network): the row stands, and the next read asks again
