@@ -243,7 +243,29 @@ def figures(results: dict[str, Any]) -> list[Figure]:
         rows += _http_figures(results)
     if "details_latency_gain" in results:
         rows += _details_figures(results)
+    if "aws_round_trip_ms" in results:
+        rows += _round_trip_figures(results)
     return rows
+
+
+def _round_trip_figures(results: dict[str, Any]) -> list[Figure]:
+    trip = results["aws_round_trip_ms"]
+    figures = []
+    for figure, what in (
+        ("logs_full_10_sources", "CloudWatch Logs, `logs --full` of 10 sources"),
+        ("list_describes_20_runs", "Step Functions, a list page's 20 due describes"),
+    ):
+        ms, gain = results[f"{figure}_ms"], results[f"{figure}_gain"]
+        figures.append(
+            Figure(
+                f"{what}, {trip:g} ms a request: one after another vs at once (ms)",
+                f"{ms['one after another']:.1f} vs {ms['at once']:.1f} = {gain:.2f}x "
+                f"({results[f'{figure}_requests']} requests)",
+                "reference",
+                None,
+            )
+        )
+    return figures
 
 
 def _details_figures(results: dict[str, Any]) -> list[Figure]:

@@ -24,6 +24,7 @@ from typing import Any
 from entrypoints.container import Container
 from tests.bench import (
     api,
+    aws_round_trips,
     cold,
     details_latency,
     events,
@@ -262,6 +263,11 @@ def main(argv: list[str] | None = None) -> int:
             results |= _step(
                 "details: a run's details on DynamoDB (moto's answers, 5 ms a request)",
                 lambda: details_latency.measure(workdir / "details", rounds=3 if quick else 20),
+                failures,
+            )
+            results |= _step(
+                "details: logs --full's sources and a list page's describes (5 ms a request)",
+                lambda: aws_round_trips.measure(rounds=3 if quick else 20),
                 failures,
             )
         if not options.no_profile:
