@@ -30,7 +30,8 @@ class ResultTextReader:
             return entry
         texts: list[ResultText] = []
         for row in entry.outputs.results:
-            limit = min(self._limit, left[0])
+            # a text not UTF-8 can spend past the budget ("\ufffd" is 3 bytes): none left then
+            limit = max(0, min(self._limit, left[0]))
             if row.stored_text is not None:  # VAMS wrote the text on its row: no object to read
                 content, cut = text_of(row.stored_text.content.encode(), limit)
                 truncated = cut or row.stored_text.truncated
