@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
+from application.ports.files import HeadRequest
 from domain.assets import object_key_problem
 
 T = TypeVar("T")
@@ -28,6 +29,14 @@ def check_key(key: str) -> None:
     problem = object_key_problem(key)
     if problem is not None:
         raise ValueError(f"object key {key!r}: {problem}")
+
+
+def head_or_none(read_head: Callable[[str, str, int], bytes], request: HeadRequest) -> bytes | None:
+    """`read_heads`' answer to one request: None for a version neither store could hand out."""
+    try:
+        return read_head(request.key, request.version_id, request.size)
+    except (FileNotFoundError, ValueError):
+        return None
 
 
 def check_prefix(prefix: str) -> None:

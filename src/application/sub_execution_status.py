@@ -1,19 +1,20 @@
 """Derived status of the sub-executions steps registered (seed 000 "Stage status is derived").
 
 Used by GetExecutionDetails when a request asks for sub-executions. Reads are bounded and best
-effort: each Step Functions sub-execution costs one DescribeExecution, one DescribeStateMachine
-per state machine per request (memoised), and at most 5 history pages, with at most 20 pages for
-the whole request; every failure becomes UNKNOWN plus a warning, never a failed request. A history
-read always starts from no token and passes on only the tokens Step Functions itself returned.
+effort: each Step Functions sub-execution costs one DescribeExecution (all of the request's
+asked in one batch, at once on AWS), one DescribeStateMachine per state machine per request
+(memoised), and at most 5 history pages, with at most 20 pages for the whole request, read in
+order; every failure becomes UNKNOWN plus a warning, never a failed request. A history read always
+starts from no token and passes on only the tokens Step Functions itself returned.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from application.ports.sub_executions import SubExecutionReader
+from application.ports.sub_executions import SubExecutionDescription, SubExecutionReader
 from application.state_machine_memo import StateMachineMemo
 from domain.execution import StepDetails
 from domain.logs import BATCH_JOB, STEP_FUNCTIONS_EXECUTION, RegisteredSubExecution
@@ -39,6 +40,10 @@ class _Request:
     pages_left: int = MAX_PAGES_PER_REQUEST
     batch_statuses: dict[str, str] = field(default_factory=dict)
     batch_error: str = ""
+    # each Step Functions sub-execution's description, in the order the steps are walked
+    descriptions: Iterator[SubExecutionDescription | SubExecutionReadError] = field(
+        default_factory=lambda: iter(())
+    )
     warnings: list[SubExecutionWarning] = field(default_factory=list)
 
 
@@ -54,6 +59,7 @@ class SubExecutionStatus:
         """`machines`: the request's memo, when another part of the request describes too."""
         request = _Request(machines or StateMachineMemo(self._reader))
         self._read_batch_jobs(steps, request)
+        self._describe_executions(steps, request)
         described = tuple(
             entry.model_copy(
                 update={
@@ -81,6 +87,16 @@ class SubExecutionStatus:
         except SubExecutionReadError as error:
             request.batch_error = redact(str(error))
 
+    def _describe_executions(self, steps: Sequence[StepDetails], request: _Request) -> None:
+        execution_arns = [
+            sub.resource_id
+            for entry in steps
+            for sub in entry.step.registered_sub_executions
+            if sub.resource_type == STEP_FUNCTIONS_EXECUTION
+        ]
+        if execution_arns:
+            request.descriptions = iter(self._reader.describe_executions(execution_arns))
+
     def _one(
         self, step_id: str, sub: RegisteredSubExecution, request: _Request
     ) -> SubExecutionState:
@@ -103,10 +119,9 @@ class SubExecutionStatus:
     def _step_functions(
         self, step_id: str, base: SubExecutionState, request: _Request
     ) -> SubExecutionState:
-        try:
-            described = self._reader.describe_execution(base.resource_id)
-        except SubExecutionReadError as error:
-            _warn(request, step_id, base, str(error))
+        described = next(request.descriptions)
+        if isinstance(described, SubExecutionReadError):
+            _warn(request, step_id, base, str(described))
             return base
         state = base.model_copy(
             update={

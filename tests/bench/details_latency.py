@@ -13,12 +13,19 @@ after another (`concurrent_reads=False`, as every read did before); the reads ar
 round each, who goes first turning. `details_latency_gain` is the median of the rounds' own
 ratios (one after another ÷ at once) for the larger run.
 
+A run whose end step wrote 20 results files on S3 adds two figures: its details with the texts
+of the files (what `GetExecutionDetails` adds after the store's read: a GET of each file's head,
+`ResultTextReader`), and the texts alone; S3's GETs wait the same round trip, their kept bodies
+given back. Its one-after-another reader also reads S3 one GET after another
+(`S3ObjectStore(concurrent_reads=False)`, as the texts were read before).
+
     .venv/bin/python -m tests.bench.details_latency [rounds]
 """
 
 from __future__ import annotations
 
 import copy
+import io
 import os
 import sys
 import time
@@ -28,43 +35,54 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from adapters.aws.s3_object_store import S3ObjectStore
 from adapters.dynamodb.execution_store import DynamoDbExecutionStore
 from adapters.dynamodb.run_archive import DynamoDbRunArchive
 from adapters.dynamodb.schema import create_tables
 from adapters.local.object_store import FilesystemObjectStore
 from adapters.tables import TableNames
+from application.result_texts import ResultTextReader
+from domain.execution import ExecutionDetails, OutputResult, StepOutputs
 from tests.bench.timing import median, median_ratio, turns
-from tests.contract.builders import a_launch, write_launch
+from tests.contract.builders import a_launch, step_id, write_launch
 
 ROUND_TRIP_MS = 5.0
 STEPS = (3, 30)
 PAGE = 20  # runs of a list page whose access facts are read
+RESULTS = 20  # results files of one run, on S3
+RESULT_BYTES = 2048  # each file's size: a report, a summary
 REGION = "us-east-1"
+BUCKET = "wfx-bench-details"
 
 
 @dataclass(frozen=True)
 class _Reader:
-    """One way of reading: a store and an archive, both at once or both one after another."""
+    """One way of reading: a store, an archive and the S3 object store, all at once or all
+    one after another."""
 
     store: DynamoDbExecutionStore
     archive: DynamoDbRunArchive
+    s3: S3ObjectStore
 
 
-def _readers(client: Any, folder: Path) -> dict[str, _Reader]:
+def _readers(client: Any, s3: Any, folder: Path) -> dict[str, _Reader]:
     objects = FilesystemObjectStore(folder / "objects")
     return {
         name: _Reader(
             DynamoDbExecutionStore(client, TableNames(), objects=objects, concurrent_reads=at_once),
             DynamoDbRunArchive(client, TableNames(), objects=objects, concurrent_reads=at_once),
+            S3ObjectStore(lambda: s3, BUCKET, folder / name, concurrent_reads=at_once),
         )
         for name, at_once in (("at once", True), ("one after another", False))
     }
 
 
-def _write_runs(store: DynamoDbExecutionStore) -> dict[str, Callable[[_Reader], object]]:
+def _write_runs(reader: _Reader) -> dict[str, Callable[[_Reader], object]]:
     """Each figure's read: the details of a 3- and a 30-step run, the access facts of a page of
     20 runs (what the list route reads for a user who is not an admin), the export of the
-    30-step run (`wfx export`, a copy from store to store)."""
+    30-step run (`wfx export`, a copy from store to store), the details of a 3-step run with 20
+    results files with their texts, and those texts alone."""
+    store = reader.store
     for steps in STEPS:
         write_launch(store, a_launch(f"details-{steps}", steps=steps))
     page = [f"page-{n:02d}" for n in range(PAGE)]
@@ -75,7 +93,31 @@ def _write_runs(store: DynamoDbExecutionStore) -> dict[str, Callable[[_Reader], 
     }
     reads[f"access_facts_{PAGE}_runs"] = partial(_access_facts, page)
     reads[f"export_{STEPS[-1]}_steps"] = partial(_export, f"details-{STEPS[-1]}")
+    _write_results(reader, "results-run")
+    reads[f"details_{RESULTS}_results"] = partial(_details_with_texts, "results-run")
+    shown = store.get_details("results-run")
+    reads[f"result_texts_{RESULTS}_files"] = partial(_texts, shown)
     return reads
+
+
+def _write_results(reader: _Reader, run_id: str) -> None:
+    """A 3-step run whose end step wrote RESULTS results files, each on S3."""
+    write_launch(reader.store, a_launch(run_id, steps=3))
+    end = step_id(run_id, 2)
+    rows = []
+    for n in range(RESULTS):
+        name = f"reports/report-{n:02d}.txt"
+        body = (f"{name}: all good\n" * RESULT_BYTES)[:RESULT_BYTES].encode()
+        stored = reader.s3.put_bytes(f"executions/{run_id}/output/{name}", body)
+        rows.append(
+            OutputResult(
+                pipeline_execution_id=end,
+                workflow_execution_id=run_id,
+                relative_file_path=name,
+                version_id=stored.version_id,
+            )
+        )
+    reader.store.add_step_outputs(StepOutputs(results=tuple(rows)))
 
 
 def _details(run_id: str, reader: _Reader) -> object:
@@ -90,38 +132,68 @@ def _export(run_id: str, reader: _Reader) -> object:
     return reader.archive.export_run(run_id)
 
 
-Answers = dict[tuple[str, bytes], tuple[Any, Any]]
+def _details_with_texts(run_id: str, reader: _Reader) -> object:
+    return ResultTextReader(reader.s3).attach(reader.store.get_details(run_id))
 
 
-def _kept_answers(client: Any, reads: list[Any]) -> Answers:
+def _texts(details: ExecutionDetails, reader: _Reader) -> object:
+    return ResultTextReader(reader.s3).attach(details)
+
+
+# a request: its operation, path, query and body (S3's GETs differ by path and version)
+Request = tuple[str, str, str, Any]
+# moto's HTTP response, its parse without the body, and the body (S3's GetObject) if any
+Answers = dict[Request, tuple[Any, Any, bytes | None]]
+
+
+def _request(model: Any, params: dict[str, Any]) -> Request:
+    return (model.name, params["url_path"], repr(params["query_string"]), params["body"])
+
+
+def _body(data: bytes) -> Any:
+    from botocore.response import StreamingBody
+
+    return StreamingBody(io.BytesIO(data), len(data))
+
+
+def _kept_answers(clients: dict[str, Any], reads: list[Any]) -> Answers:
     """Each request the reads make, with moto's answer (the HTTP response and its parse)."""
     answers: Answers = {}
 
     def name(model: Any, params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
-        context["bench_request"] = (model.name, params["body"])
+        context["bench_request"] = _request(model, params)
 
     def keep(http_response: Any, parsed: Any, context: dict[str, Any], **_: Any) -> None:
-        answers[context["bench_request"]] = (http_response, copy.deepcopy(parsed))
+        body = parsed.pop("Body", None)  # a stream, read once: kept as bytes, given back anew
+        data = None if body is None else bytes(body.read())
+        answers[context["bench_request"]] = (http_response, copy.deepcopy(parsed), data)
+        if data is not None:
+            parsed["Body"] = _body(data)
 
-    events = client.meta.events
-    events.register("before-call.dynamodb.*", name, unique_id="bench-name")
-    events.register("after-call.dynamodb.*", keep, unique_id="bench-keep")
+    for service, client in clients.items():
+        client.meta.events.register(f"before-call.{service}.*", name, unique_id="bench-name")
+        client.meta.events.register(f"after-call.{service}.*", keep, unique_id="bench-keep")
     for read in reads:
         read()
-    events.unregister("before-call.dynamodb.*", unique_id="bench-name")
-    events.unregister("after-call.dynamodb.*", unique_id="bench-keep")
+    for service, client in clients.items():
+        client.meta.events.unregister(f"before-call.{service}.*", unique_id="bench-name")
+        client.meta.events.unregister(f"after-call.{service}.*", unique_id="bench-keep")
     return answers
 
 
-def _over_the_network(client: Any, answers: Answers) -> None:
+def _over_the_network(clients: dict[str, Any], answers: Answers) -> None:
     """From now on each request waits a round trip, then gets its kept answer."""
 
     def answer(model: Any, params: dict[str, Any], **_: Any) -> tuple[Any, Any]:
         time.sleep(ROUND_TRIP_MS / 1000)
-        http_response, parsed = answers[(model.name, params["body"])]
-        return http_response, copy.deepcopy(parsed)
+        http_response, parsed, data = answers[_request(model, params)]
+        parsed = copy.deepcopy(parsed)
+        if data is not None:
+            parsed["Body"] = _body(data)
+        return http_response, parsed
 
-    client.meta.events.register("before-call.dynamodb.*", answer, unique_id="bench-answer")
+    for service, client in clients.items():
+        client.meta.events.register(f"before-call.{service}.*", answer, unique_id="bench-answer")
 
 
 def measure(folder: Path, rounds: int) -> dict[str, Any]:
@@ -137,13 +209,19 @@ def measure(folder: Path, rounds: int) -> dict[str, Any]:
     with mock_aws():
         client = boto3.client("dynamodb", region_name=REGION)
         create_tables(client, TableNames())
-        stores = _readers(client, folder)
-        reads = _write_runs(stores["at once"].store)
+        s3 = boto3.client("s3", region_name=REGION)
+        s3.create_bucket(Bucket=BUCKET)
+        s3.put_bucket_versioning(Bucket=BUCKET, VersioningConfiguration={"Status": "Enabled"})
+        clients = {"dynamodb": client, "s3": s3}
+        stores = _readers(client, s3, folder)
+        reads = _write_runs(stores["at once"])
+        for reader in stores.values():  # the bucket checked once, as a process does
+            reader.s3.list_latest("executions/")
         requests = {
-            name: _requests_of(client, stores["at once"], read) for name, read in reads.items()
+            name: _requests_of(clients, stores["at once"], read) for name, read in reads.items()
         }
         kept = [partial(read, store) for store in stores.values() for read in reads.values()]
-        _over_the_network(client, _kept_answers(client, kept))
+        _over_the_network(clients, _kept_answers(clients, kept))
         results: dict[str, Any] = {"details_round_trip_ms": ROUND_TRIP_MS}
         for name, read in reads.items():
             timed = _interleaved(stores, read, rounds)
@@ -158,15 +236,19 @@ def measure(folder: Path, rounds: int) -> dict[str, Any]:
     return results
 
 
-def _requests_of(client: Any, reader: _Reader, read: Callable[[_Reader], object]) -> int:
+def _requests_of(
+    clients: dict[str, Any], reader: _Reader, read: Callable[[_Reader], object]
+) -> int:
     seen: list[str] = []  # list.append holds under threads
 
     def count(model: Any, **_: Any) -> None:
         seen.append(model.name)
 
-    client.meta.events.register("before-call.dynamodb.*", count, unique_id="bench-count")
+    for service, client in clients.items():
+        client.meta.events.register(f"before-call.{service}.*", count, unique_id="bench-count")
     read(reader)
-    client.meta.events.unregister("before-call.dynamodb.*", unique_id="bench-count")
+    for service, client in clients.items():
+        client.meta.events.unregister(f"before-call.{service}.*", unique_id="bench-count")
     return len(seen)
 
 
@@ -192,6 +274,8 @@ def main() -> None:
         *(f"details_{steps}_steps" for steps in STEPS),
         f"access_facts_{PAGE}_runs",
         f"export_{STEPS[-1]}_steps",
+        f"details_{RESULTS}_results",
+        f"result_texts_{RESULTS}_files",
     ):
         ms = results[f"{figure}_ms"]
         print(

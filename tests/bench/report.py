@@ -272,17 +272,19 @@ def _details_figures(results: dict[str, Any]) -> list[Figure]:
     trip = results["details_round_trip_ms"]
     figures = []
     for figure, what, target in (
-        ("details_3_steps", "details of a 3-step run", False),
-        ("details_30_steps", "details of a 30-step run", True),
-        ("access_facts_20_runs", "access facts of a 20-run page", False),
-        ("export_30_steps", "export of a 30-step run", False),
+        ("details_3_steps", "DynamoDB details of a 3-step run", False),
+        ("details_30_steps", "DynamoDB details of a 30-step run", True),
+        ("access_facts_20_runs", "DynamoDB access facts of a 20-run page", False),
+        ("export_30_steps", "DynamoDB export of a 30-step run", False),
+        ("details_20_results", "details of a run with 20 results files on S3", False),
+        ("result_texts_20_files", "its 20 results texts alone (S3)", False),
     ):
         if f"{figure}_gain" not in results:
             continue
         ms, gain = results[f"{figure}_ms"], results[f"{figure}_gain"]
         figures.append(
             Figure(
-                f"DynamoDB {what}, {trip:g} ms a request: one after another vs at once (ms)",
+                f"{what}, {trip:g} ms a request: one after another vs at once (ms)",
                 f"{ms['one after another']:.1f} vs {ms['at once']:.1f} = {gain:.2f}x "
                 f"({results[f'{figure}_requests']} requests)",
                 f">= {DETAILS_LATENCY_GAIN_TARGET:g}x" if target else "reference",

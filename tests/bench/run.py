@@ -261,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         if "details" in only:
             results |= _step(
-                "details: a run's details on DynamoDB (moto's answers, 5 ms a request)",
+                "details: a run's details on DynamoDB and S3 (moto's answers, 5 ms a request)",
                 lambda: details_latency.measure(workdir / "details", rounds=3 if quick else 20),
                 failures,
             )

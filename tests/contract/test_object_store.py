@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from application.ports.files import ObjectStore
+from application.ports.files import HeadRequest, ObjectStore
 from conftest import S3_BUCKET
 from domain.assets import file_key_problem, object_key_problem
 
@@ -266,6 +266,64 @@ def test_read_head_reads_no_further_than_asked_at_the_version_asked(objects: Obj
     assert objects.read_head(empty.key, empty.version_id, 4) == b""
     with pytest.raises(FileNotFoundError):
         objects.read_head("executions/e1/output/none.txt", first.version_id, 4)
+
+
+def test_read_heads_reads_each_as_read_head_does_in_the_order_asked_none_where_gone(
+    objects: ObjectStore,
+) -> None:
+    first = objects.put_bytes("executions/e1/output/report.txt", b"0123456789")
+    newer = objects.put_bytes("executions/e1/output/report.txt", b"newer")
+    empty = objects.put_bytes("executions/e1/output/empty.txt", b"")
+    other = objects.put_bytes("executions/e1/output/b/other.txt", "añb€".encode())
+    wanted = [
+        HeadRequest(first.key, first.version_id, 4),
+        HeadRequest("executions/e1/output/none.txt", first.version_id, 4),  # never stored
+        HeadRequest(newer.key, newer.version_id, 100),
+        HeadRequest(empty.key, empty.version_id, 4),
+        HeadRequest(first.key, first.version_id, 0),
+        HeadRequest(other.key, other.version_id, 3),  # inside a character: bytes, as asked
+        HeadRequest(first.key, "", 4),  # a version id no store gives
+        HeadRequest("executions//e1/x.txt", first.version_id, 4),  # a key no store keeps
+        *(HeadRequest(first.key, first.version_id, n) for n in range(1, 11)),  # more than threads
+    ]
+
+    heads = objects.read_heads(wanted)
+
+    assert heads == [
+        b"0123",
+        None,
+        b"newer",
+        b"",
+        b"",
+        "añ".encode(),
+        None,
+        None,
+        *(b"0123456789"[:n] for n in range(1, 11)),
+    ]
+    assert objects.read_heads([]) == []
+
+
+def test_read_heads_raises_a_failure_other_than_gone(
+    objects: ObjectStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stored = objects.put_bytes("executions/e1/output/report.txt", b"0123456789")
+    failing = {"executions/e1/output/a.txt", "executions/e1/output/b.txt"}
+    read_head = objects.read_head
+
+    def fails_for_some(key: str, version_id: str, size: int) -> bytes:
+        if key in failing:
+            raise PermissionError(key)  # an answer other than "gone": refused, unreachable
+        return read_head(key, version_id, size)
+
+    monkeypatch.setattr(objects, "read_head", fails_for_some)
+    wanted = [
+        HeadRequest(stored.key, stored.version_id, 4),
+        HeadRequest("executions/e1/output/a.txt", stored.version_id, 4),
+        HeadRequest(stored.key, stored.version_id, 4),
+        HeadRequest("executions/e1/output/b.txt", stored.version_id, 4),
+    ]
+    with pytest.raises(PermissionError, match=r"a\.txt"):  # the first in the order asked
+        objects.read_heads(wanted)
 
 
 def test_put_stream_stores_the_chunks_joined_as_put_bytes_stores_the_whole(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -17,7 +17,7 @@ from adapters.sqlite.schema import build_schema
 from adapters.sqlite.statements import TableSql
 from adapters.tables import ResourceKeys, TableNames
 from application.ports.executions import AssetDirection, ListScope, RowCollection
-from application.ports.files import ObjectStore
+from application.ports.files import HeadRequest, ObjectStore
 from application.result_texts import ResultTextReader
 from application.run_writes import end_run
 from application.use_cases.get_execution_metadata import (
@@ -168,9 +168,9 @@ class _NoObjects:
     def __init__(self) -> None:
         self.asked: list[str] = []
 
-    def read_head(self, key: str, version_id: str, size: int) -> bytes:
-        self.asked.append(key)
-        raise FileNotFoundError(key)
+    def read_heads(self, requests: Sequence[HeadRequest]) -> list[bytes | None]:
+        self.asked.extend(request.key for request in requests)
+        return [None for _ in requests]
 
 
 def test_a_vams_run_serves_the_results_text_vams_stored_on_its_row(finished: Any) -> None:

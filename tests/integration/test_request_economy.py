@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from dependency_injector import providers
 
-from adapters.dynamodb.concurrent_reads import THREAD_NAME_PREFIX
+from adapters.concurrent_reads import THREAD_NAME_PREFIX
 from application.run_writes import end_run_and_steps
 from application.step_summaries import StepSummaries
 from application.use_cases.abort_execution import AbortExecutionCommand

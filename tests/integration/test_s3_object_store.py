@@ -4,14 +4,18 @@ reached over HTTP through boto3's AWS_ENDPOINT_URL_S3 (the same client wfx's con
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 from adapters.aws.failures import BucketUnusableError
 from adapters.aws.s3_object_store import S3ObjectStore
+from adapters.concurrent_reads import THREAD_NAME_PREFIX
+from application.ports.files import HeadRequest
 from conftest import S3_BUCKET, s3_client, versioned_bucket
 from entrypoints.aws_clients import aws_client
 from tests.integration.moto_server import moto_server
@@ -140,3 +144,42 @@ def test_the_store_works_over_http_on_moto_server_through_aws_endpoint_url_s3(
     assert objects.read_bytes(first.key) == b"smaller"
     assert objects.delete_prefix("assets/") == 1
     assert objects.list_latest("assets/") == []
+
+
+def test_read_heads_sends_its_gets_at_once_and_raises_the_first_refused_in_order(
+    moto_s3_client: Any, tmp_path: Path
+) -> None:
+    store = _store(moto_s3_client, tmp_path)
+    stored = [
+        store.put_bytes(f"executions/e1/output/r{n}.txt", f"result {n}".encode()) for n in range(12)
+    ]
+    wanted = [HeadRequest(s.key, s.version_id, 8) for s in stored]
+    threads: list[str] = []
+
+    def note(**_: Any) -> None:
+        threads.append(threading.current_thread().name)
+
+    def refuse(params: dict[str, Any], **_: Any) -> None:
+        if params["Key"].endswith(("r3.txt", "r7.txt")):
+            error = {"Error": {"Code": "AccessDenied", "Message": params["Key"]}}
+            raise ClientError(error, "GetObject")  # type: ignore[arg-type]
+
+    events = moto_s3_client.meta.events
+    events.register("before-parameter-build.s3.GetObject", note, unique_id="test-note")
+    try:
+        assert store.read_heads(wanted) == [f"result {n}".encode()[:8] for n in range(12)]
+        assert len(threads) == 12 and all(t.startswith(THREAD_NAME_PREFIX) for t in threads)
+
+        threads.clear()
+        one_by_one = S3ObjectStore(
+            lambda: moto_s3_client, S3_BUCKET, tmp_path / "s", concurrent_reads=False
+        )
+        assert one_by_one.read_heads(wanted) == [f"result {n}".encode()[:8] for n in range(12)]
+        assert set(threads) == {threading.current_thread().name}
+
+        events.register("before-parameter-build.s3.GetObject", refuse, unique_id="test-refuse")
+        with pytest.raises(ClientError, match=r"r3\.txt"):
+            store.read_heads(wanted)
+    finally:
+        events.unregister("before-parameter-build.s3.GetObject", unique_id="test-note")
+        events.unregister("before-parameter-build.s3.GetObject", unique_id="test-refuse")

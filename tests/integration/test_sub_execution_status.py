@@ -6,6 +6,7 @@ nextToken, which moto never returns: those tests use botocore's Stubber with AWS
 from __future__ import annotations
 
 import collections
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +16,7 @@ from botocore.stub import Stubber
 from moto import mock_aws
 
 from adapters.aws.sub_executions import AwsSubExecutionReader
+from adapters.concurrent_reads import THREAD_NAME_PREFIX
 from adapters.system import SystemClock
 from application.ports.executions import ExecutionStore
 from application.sub_execution_status import SubExecutionStatus
@@ -43,18 +45,24 @@ MISSING_ARN = f"arn:aws:states:{REGION}:{ACCOUNT}:execution:sub-pipeline:never-r
 
 
 class Calls:
-    """AWS API calls made through one client, counted on botocore's before-call event."""
+    """AWS API calls made through one client, counted on botocore's before-call event, and the
+    threads that made the DescribeExecution calls (the read threads when sent at once)."""
 
     def __init__(self, client: Any) -> None:
         self.client = client
         self.counts: collections.Counter[str] = collections.Counter()
+        self.describing_threads: list[str] = []
+        self._lock = threading.Lock()
         self.history_tokens: list[str | None] = []
         events = client.meta.events
         events.register("before-call.*.*", self._count, unique_id="sub-exec-calls")
         events.register("before-parameter-build.*.*", self._token, unique_id="sub-exec-tokens")
 
     def _count(self, model: Any, **_: Any) -> None:
-        self.counts[model.name] += 1
+        with self._lock:  # counted from the read threads too
+            self.counts[model.name] += 1
+            if model.name == "DescribeExecution":
+                self.describing_threads.append(threading.current_thread().name)
 
     def _token(self, model: Any, params: dict[str, Any], **_: Any) -> None:
         if model.name == "GetExecutionHistory":  # the caller's parameters, as it passed them
@@ -99,9 +107,9 @@ def _register(store: ExecutionStore, *subs: dict[str, str]) -> None:
 
 
 def _details(
-    store: ExecutionStore, sfn: Calls, batch: Calls, include: bool = True
+    store: ExecutionStore, sfn: Calls, batch: Calls, include: bool = True, at_once: bool = True
 ) -> ExecutionDetails:
-    reader = AwsSubExecutionReader(lambda: sfn.client, lambda: batch.client)
+    reader = AwsSubExecutionReader(lambda: sfn.client, lambda: batch.client, at_once)
     use_case = GetExecutionDetails(store, None, SubExecutionStatus(reader), clock=SystemClock())
     query = GetExecutionDetailsQuery(workflow_execution_id="e1", include_sub_executions=include)
     return use_case.execute(query)
@@ -176,6 +184,59 @@ def test_two_sub_executions_of_one_state_machine_describe_it_once(
         "GetExecutionHistory": 2,
     }
     assert sfn.history_tokens == [None, None]
+
+
+def test_sub_executions_described_at_once_answer_as_described_one_after_another(
+    store: ExecutionStore, sfn: Calls, batch: Calls
+) -> None:
+    machine = create_sub_pipeline(sfn.client)
+    runs = [run_to_the_end(sfn.client, machine, f"run-{n}") for n in range(1, 4)]
+    _register(
+        store,
+        {"resourceType": "stepFunctionsExecution", "executionArn": runs[0], "label": "first"},
+        {"resourceType": "stepFunctionsExecution", "executionArn": MISSING_ARN},
+        {"resourceType": "batchJob", "jobId": "job-never-submitted"},
+        {"resourceType": "stepFunctionsExecution", "executionArn": MISSING_ARN + "-too"},
+        {"resourceType": "stepFunctionsExecution", "executionArn": runs[1]},
+        {"resourceType": "stepFunctionsExecution", "executionArn": runs[2]},
+    )
+    sfn.counts.clear()
+    sfn.describing_threads.clear()  # the runs' own, waited to their end
+
+    at_once = _details(store, sfn, batch)
+    threads, sfn.describing_threads = sfn.describing_threads, []
+    counts = dict(sfn.counts)
+    sfn.counts.clear()
+    one_after_another = _details(store, sfn, batch, at_once=False)
+
+    assert at_once.steps == one_after_another.steps
+    assert at_once.sub_execution_warnings == one_after_another.sub_execution_warnings
+    assert [w.resource_id for w in at_once.sub_execution_warnings] == [
+        MISSING_ARN,
+        "job-never-submitted",
+        MISSING_ARN + "-too",
+    ]
+    # each in its place (the order asymmetric: answers given to the wrong one would show)
+    assert [(s.resource_id, s.status) for s in at_once.steps[0].sub_executions] == [
+        (runs[0], "FAILED"),
+        (MISSING_ARN, "UNKNOWN"),
+        ("job-never-submitted", "UNKNOWN"),
+        (MISSING_ARN + "-too", "UNKNOWN"),
+        (runs[1], "FAILED"),
+        (runs[2], "FAILED"),
+    ]
+    assert all(s.stages for s in at_once.steps[0].sub_executions if s.status == "FAILED")
+    assert (
+        counts
+        == sfn.counts
+        == {
+            "DescribeExecution": 5,
+            "DescribeStateMachine": 1,
+            "GetExecutionHistory": 3,
+        }
+    )
+    assert len(threads) == 5 and all(t.startswith(THREAD_NAME_PREFIX) for t in threads), threads
+    assert set(sfn.describing_threads) == {threading.current_thread().name}
 
 
 def test_without_the_flag_no_aws_call_is_made(
@@ -266,7 +327,8 @@ def test_history_reads_stop_at_5_pages_a_sub_execution_and_20_a_request(
     """Stubber, AWS shapes: five runs of one machine whose histories always have a next page.
 
     Each run's first page is asked with no token, each later page with the token the page
-    before returned; four runs use the request's 20 pages and the fifth gets none.
+    before returned; four runs use the request's 20 pages and the fifth gets none. The runs are
+    all described first, in one batch (here one after another: a Stubber answers in order).
     """
     client = boto3.client("stepfunctions", region_name=REGION)
     sfn = Calls(client)
@@ -275,7 +337,7 @@ def test_history_reads_stop_at_5_pages_a_sub_execution_and_20_a_request(
         store, *({"resourceType": "stepFunctionsExecution", "executionArn": arn} for arn in runs)
     )
     with Stubber(client) as stub:
-        for index, arn in enumerate(runs):
+        for arn in runs:
             stub.add_response(
                 "describe_execution",
                 {
@@ -286,6 +348,7 @@ def test_history_reads_stop_at_5_pages_a_sub_execution_and_20_a_request(
                 },
                 {"executionArn": arn},
             )
+        for index, arn in enumerate(runs):
             if index == 0:
                 stub.add_response(
                     "describe_state_machine",
@@ -315,7 +378,7 @@ def test_history_reads_stop_at_5_pages_a_sub_execution_and_20_a_request(
                     {"events": [_event(page + 1)], "nextToken": f"{arn}#page{page + 1}"},
                     request,
                 )
-        details = _details(store, sfn, batch)
+        details = _details(store, sfn, batch, at_once=False)
         stub.assert_no_pending_responses()
 
     assert sfn.counts["GetExecutionHistory"] == 20

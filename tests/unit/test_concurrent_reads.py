@@ -1,6 +1,6 @@
-"""The DynamoDB store's reads sent at once: answers in order, a failure after all have ended,
-and a forked child with read threads of its own (a real fork: a child given its parent's pool
-would wait for ever)."""
+"""Reads sent at once (the DynamoDB store's and archive's, the S3 object store's): answers in
+order, a failure after all have ended, and a forked child with read threads of its own (a real
+fork: a child given its parent's pool would wait for ever)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 import pytest
 
-from adapters.dynamodb import concurrent_reads
-from adapters.dynamodb.concurrent_reads import THREAD_NAME_PREFIX, ConcurrentReads
+from adapters import concurrent_reads
+from adapters.concurrent_reads import THREAD_NAME_PREFIX, ConcurrentReads
 
 
 def _slow(answer: int, seconds: float, threads: list[str]) -> Callable[[], int]:

@@ -16,7 +16,7 @@ from domain.execution import (
     StepInputMetadata,
     StepOutputs,
 )
-from domain.result_text import text_of
+from domain.result_text import ResultText, text_of
 from domain.truncation import TruncatedCollection
 from domain.workflow import WorkflowDefinition
 from entrypoints.vams_details import VamsDetailsAnswer
@@ -91,6 +91,28 @@ def test_what_the_budget_leaves_no_room_for_is_flagged_and_a_gone_version_is_emp
         ("first.txt", "12345", False),
         ("second.txt", "67", True),
         ("gone.txt", "", False),
+    ]
+
+
+def test_texts_whose_replaced_bytes_outgrow_the_budget_leave_the_rows_after_them_empty(
+    tmp_path: Path,
+) -> None:
+    """A byte that is not UTF-8 is shown as "\ufffd", three bytes of the answer: the budget can
+    be spent past its end. What follows is then cut to nothing (a share below nothing once
+    asked the store for a negative size, the filesystem's refusal showing the file as gone, and
+    showed a row's own text but for its last bytes)."""
+    objects = FilesystemObjectStore(tmp_path)
+    binary = _result(objects, "binary.txt", b"\xff" * 4)  # 4 bytes read, 12 bytes shown
+    after = _result(objects, "after.txt", b"0123456789")
+    text = ResultText(relative_file_path="vams.txt", content="abcdefgh", truncated=False)
+    vams = after.model_copy(update={"relative_file_path": "vams.txt", "stored_text": text})
+
+    details = ResultTextReader(objects, limit=5, budget=6).attach(_details(binary, after, vams))
+
+    assert _results(details) == [
+        ("binary.txt", "\ufffd" * 4, False),
+        ("after.txt", "", True),
+        ("vams.txt", "", True),
     ]
 
 

@@ -8,11 +8,14 @@ use case reports it as UNKNOWN with a warning and never fails the request.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from adapters.aws.failures import transport_problem
+from adapters.concurrent_reads import ConcurrentReads
 from application.ports.orchestration import HistoryPage
 from application.ports.sub_executions import StateMachineSource, SubExecutionDescription
 from domain.stages import SubExecutionReadError
@@ -44,15 +47,23 @@ class AwsSubExecutionReader:
     """DescribeExecution, DescribeStateMachine, GetExecutionHistory and Batch DescribeJobs."""
 
     def __init__(
-        self, stepfunctions_factory: Callable[[], Any], batch_factory: Callable[[], Any]
+        self,
+        stepfunctions_factory: Callable[[], Any],
+        batch_factory: Callable[[], Any],
+        concurrent_reads: bool = True,
     ) -> None:
+        """`concurrent_reads`: `describe_executions` sends its requests at once."""
         self._stepfunctions_factory, self._batch_factory = stepfunctions_factory, batch_factory
         self._stepfunctions: Any = None
         self._batch: Any = None
+        self._lock = threading.Lock()  # the read threads' first requests build one client
+        self._reads = ConcurrentReads(concurrent_reads)
 
     def _sfn(self) -> Any:
         if self._stepfunctions is None:
-            self._stepfunctions = self._stepfunctions_factory()
+            with self._lock:
+                if self._stepfunctions is None:
+                    self._stepfunctions = self._stepfunctions_factory()
         return self._stepfunctions
 
     def describe_execution(self, execution_arn: str) -> SubExecutionDescription:
@@ -64,6 +75,17 @@ class AwsSubExecutionReader:
             start_date=response.get("startDate"),
             stop_date=response.get("stopDate"),
         )
+
+    def describe_executions(
+        self, execution_arns: Sequence[str]
+    ) -> list[SubExecutionDescription | SubExecutionReadError]:
+        return self._reads.each([partial(self._described, arn) for arn in execution_arns])
+
+    def _described(self, execution_arn: str) -> SubExecutionDescription | SubExecutionReadError:
+        try:
+            return self.describe_execution(execution_arn)
+        except SubExecutionReadError as error:  # the request goes on: this one is UNKNOWN
+            return error
 
     def describe_state_machine(self, state_machine_arn: str) -> StateMachineSource:
         with _read("DescribeStateMachine", state_machine_arn):

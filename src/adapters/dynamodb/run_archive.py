@@ -9,8 +9,8 @@ from itertools import groupby
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from adapters.concurrent_reads import ConcurrentReads
 from adapters.dynamodb.codec import check_item, from_wire, to_wire
-from adapters.dynamodb.concurrent_reads import ConcurrentReads
 from adapters.dynamodb.import_claims import WAIT_SECONDS, ImportClaims
 from adapters.dynamodb.requests import (
     CONDITION_FAILED,

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
+from adapters.concurrent_reads import ConcurrentReads
 from adapters.dynamodb.codec import Item
-from adapters.dynamodb.concurrent_reads import ConcurrentReads
 from adapters.dynamodb.requests import query_partition
 from adapters.dynamodb.unit_of_work import DynamoDbUnitOfWork
 from adapters.item_budget import OffloadedBodies

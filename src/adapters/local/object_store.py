@@ -8,7 +8,7 @@ import secrets
 import shutil
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import BinaryIO
@@ -18,9 +18,10 @@ from adapters.object_files import (
     base_name,
     check_key,
     check_prefix,
+    head_or_none,
     put_file_with,
 )
-from application.ports.files import StoredObject
+from application.ports.files import HeadRequest, StoredObject
 from domain.assets import VERSIONS_SUFFIX
 from domain.bounds import is_whole_number
 
@@ -133,6 +134,10 @@ class FilesystemObjectStore:
     def read_head(self, key: str, version_id: str, size: int) -> bytes:
         with self.local_path(key, version_id).open("rb") as body:
             return body.read(size)
+
+    def read_heads(self, requests: Sequence[HeadRequest]) -> list[bytes | None]:
+        # files on this host: no round trip to overlap
+        return [head_or_none(self.read_head, request) for request in requests]
 
     def versions(self, key: str) -> list[StoredObject]:
         """Every stored version of the key, oldest first ([] for an unknown key)."""

@@ -43,6 +43,15 @@ class StoredObject:
     etag: str
 
 
+@dataclass(frozen=True)
+class HeadRequest:
+    """The first `size` bytes of one version of a key."""
+
+    key: str
+    version_id: str
+    size: int
+
+
 class ObjectStore(Protocol):
     """A versioned object store: every write of a key gets a new version id."""
 
@@ -71,6 +80,13 @@ class ObjectStore(Protocol):
     def read_head(self, key: str, version_id: str, size: int) -> bytes:
         """At most the first `size` bytes of that version, never more read (FileNotFoundError
         if it is not stored)."""
+        ...
+
+    def read_heads(self, requests: Sequence[HeadRequest]) -> list[bytes | None]:
+        """Each request's head as `read_head` reads it, in the order asked (sent at once where
+        each is a round trip), never more read; None for a version that is not stored, or whose
+        key or version id none could be (a results file's version removed since). Any other
+        failure is raised, the first in the order asked, once every read has ended."""
         ...
 
     def list_latest(self, prefix: str) -> list[StoredObject]:

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from application.ports.orchestration import HistoryPage
     from domain.execution import PipelineExecution
     from domain.logs import RegisteredSubExecution
+    from domain.stages import SubExecutionReadError
     from domain.sub_processes import StopAttempt
 
 
@@ -38,6 +39,13 @@ class SubExecutionReader(Protocol):
     domain.stages.SubExecutionReadError when the service (or an emulator's gap) fails it."""
 
     def describe_execution(self, execution_arn: str) -> SubExecutionDescription: ...
+
+    def describe_executions(
+        self, execution_arns: Sequence[str]
+    ) -> list[SubExecutionDescription | SubExecutionReadError]:
+        """Each execution as `describe_execution` describes it, in the order asked (sent at once
+        where each is a round trip); one that failed is its error, in its place."""
+        ...
 
     def describe_state_machine(self, state_machine_arn: str) -> StateMachineSource: ...
 

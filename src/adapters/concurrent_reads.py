@@ -1,12 +1,14 @@
-"""Independent DynamoDB reads sent at once, each answer in its caller's order.
+"""Independent reads of a network store sent at once, each answer in its caller's order.
 
 A run's details are a Query for each of seven per-step tables and each step shown: 27 requests
-for a 3-step run, ~700 for a hundred steps. Sent one after another, each waits a network round
-trip (a few milliseconds from inside AWS, tens from a laptop); sent at once, the read waits about
-as long as its slowest few. boto3's low-level clients are safe to share between threads.
+for a 3-step run, ~700 for a hundred steps; then a ranged read of each results file shown (20
+files, 20 GETs on S3). Sent one after another, each waits a network round trip (a few
+milliseconds from inside AWS, tens from a laptop); sent at once, the read waits about as long as
+its slowest few. boto3's low-level clients are safe to share between threads.
 
-The threads are the process's, made when first needed and made again in a forked child (a pool's
-threads do not survive a fork: a child handed its parent's pool would wait for ever).
+The threads are the process's, shared by every adapter that reads this way (the DynamoDB store
+and archive, the S3 object store), made when first needed and made again in a forked child (a
+pool's threads do not survive a fork: a child handed its parent's pool would wait for ever).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ A = TypeVar("A")
 
 # Below botocore's default connection pool (10 a client): a thread never waits for a connection.
 READ_THREADS = 8
-THREAD_NAME_PREFIX = "wfx-dynamodb-read"
+THREAD_NAME_PREFIX = "wfx-read"
 
 
 class _ProcessPool:
