@@ -7,8 +7,9 @@ milliseconds from inside AWS, tens from a laptop); sent at once, the read waits 
 its slowest few. boto3's low-level clients are safe to share between threads.
 
 The threads are the process's, shared by every adapter that reads this way (the DynamoDB store
-and archive, the S3 object store), made when first needed and made again in a forked child (a
-pool's threads do not survive a fork: a child handed its parent's pool would wait for ever).
+and archive, the S3 object store, CloudWatch Logs' sources, Step Functions' describes), made
+when first needed and made again in a forked child (a pool's threads do not survive a fork: a
+child handed its parent's pool would wait for ever).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from adapters.aws.failures import transport_problem
 from adapters.aws.lazy_client import LazyClient
-from adapters.dynamodb.concurrent_reads import ConcurrentReads
+from adapters.concurrent_reads import ConcurrentReads
 from application.ports.logs import LogEvent, LogPage, LogRead
 from domain.available_logs import LogReadStatus, group_name_of
 

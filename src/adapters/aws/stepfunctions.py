@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from adapters.aws.failures import transport_problem
-from adapters.dynamodb.concurrent_reads import ConcurrentReads
+from adapters.concurrent_reads import ConcurrentReads
 from application.ports.orchestration import (
     Described,
     HistoryPage,
