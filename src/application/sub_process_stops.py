@@ -82,12 +82,12 @@ def stop_registered(
     """Stop these sub-processes of one step (whatever its status: a registration that came
     after an abort read the step), record their outcomes on it; the warnings, as above."""
     children = tuple(sub_executions)
+    if not children:
+        return []  # no controller asked
     stops = tuple(
         SubExecutionStop.of(sub, attempt, at=now, tries=1)
         for sub, attempt in zip(children, controller.stop_each(children, step), strict=True)
     )
-    if not stops:
-        return []
     warnings = [
         warning
         for warning in (left_running_warning(step.pipeline_id, stop) for stop in stops)
