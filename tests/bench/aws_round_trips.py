@@ -5,16 +5,15 @@ executions logs --full` of a Step Functions run reads each of its log sources fr
 Logs (a Lambda's group filtered to the run, a registered stream, a prefix's streams), and a list
 page's open Step Functions runs are each described once their last check is 30 s old. Each read
 is made once on moto and its answers kept; timed, each request waits `ROUND_TRIP_MS` in its own
-thread, then gets its kept answer (moto's own Python is not measured). The adapter sending its
-requests at once (wfx's default) and the same adapter with `concurrent_reads=False` are
-interleaved a round each, who goes first turning.
+thread, then gets its kept answer (`kept_answers.py`: moto's own Python is not measured). The
+adapter sending its requests at once (wfx's default) and the same adapter with
+`concurrent_reads=False` are interleaved a round each, who goes first turning.
 
     .venv/bin/python -m tests.bench.aws_round_trips [rounds]
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import sys
@@ -27,6 +26,12 @@ from adapters.aws.cloudwatch_logs import CloudWatchLogReader
 from adapters.aws.stepfunctions import StepFunctionsOrchestrator
 from application.ports.logs import LogRead
 from domain.execution import WorkflowExecution
+from tests.bench.kept_answers import (
+    back_from_the_network,
+    kept_answers,
+    over_the_network,
+    requests_of,
+)
 from tests.bench.timing import median, median_ratio, turns
 from tests.contract.builders import a_launch
 
@@ -74,64 +79,18 @@ def _open_runs(stepfunctions: Any) -> list[WorkflowExecution]:
     return runs
 
 
-Answers = dict[tuple[str, bytes], tuple[Any, Any]]
-
-
-def _kept_answers(client: Any, reads: list[Callable[[], object]]) -> Answers:
-    """Each request the reads make, with moto's answer (the HTTP response and its parse)."""
-    answers: Answers = {}
-
-    def name(model: Any, params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
-        context["bench_request"] = (model.name, params["body"])
-
-    def keep(http_response: Any, parsed: Any, context: dict[str, Any], **_: Any) -> None:
-        answers[context["bench_request"]] = (http_response, copy.deepcopy(parsed))
-
-    events = client.meta.events
-    events.register("before-call.*.*", name, unique_id="bench-name")
-    events.register("after-call.*.*", keep, unique_id="bench-keep")
-    for read in reads:
-        read()
-    events.unregister("before-call.*.*", unique_id="bench-name")
-    events.unregister("after-call.*.*", unique_id="bench-keep")
-    return answers
-
-
-def _over_the_network(client: Any, answers: Answers) -> None:
-    """From now on each request waits a round trip, then gets its kept answer."""
-
-    def answer(model: Any, params: dict[str, Any], **_: Any) -> tuple[Any, Any]:
-        time.sleep(ROUND_TRIP_MS / 1000)
-        http_response, parsed = answers[(model.name, params["body"])]
-        return http_response, copy.deepcopy(parsed)
-
-    client.meta.events.register("before-call.*.*", answer, unique_id="bench-answer")
-
-
-def _requests_of(client: Any, read: Callable[[], object]) -> int:
-    seen: list[str] = []  # list.append holds under threads
-
-    def count(model: Any, **_: Any) -> None:
-        seen.append(model.name)
-
-    client.meta.events.register("before-call.*.*", count, unique_id="bench-count")
-    read()
-    client.meta.events.unregister("before-call.*.*", unique_id="bench-count")
-    return len(seen)
-
-
 def _figure(
     client: Any, ways: dict[str, Callable[[], object]], rounds: int, name: str
 ) -> dict[str, Any]:
-    requests = _requests_of(client, ways["at once"])
-    _over_the_network(client, _kept_answers(client, list(ways.values())))
+    requests = requests_of([client], ways["at once"])
+    over_the_network([client], kept_answers([client], list(ways.values())), ROUND_TRIP_MS)
     timed: dict[str, list[float]] = {way: [] for way in ways}
     for order in turns(list(ways), rounds):
         for way in order:
             started = time.perf_counter()
             ways[way]()
             timed[way].append(time.perf_counter() - started)
-    client.meta.events.unregister("before-call.*.*", unique_id="bench-answer")
+    back_from_the_network([client])
     return {
         f"{name}_ms": {way: round(median(times) * 1000, 2) for way, times in timed.items()},
         f"{name}_requests": requests,

@@ -4,9 +4,8 @@ after another.
 DynamoDB answers a Lambda in its own region in a few milliseconds and a laptop in tens; moto
 answers in-process after several milliseconds of its own Python, which would hold the GIL that a
 network's wait releases. So each read is first made on moto, its answers kept; timed, each
-request waits `ROUND_TRIP_MS` in its own thread and gets moto's answer back (a `before-call`
-hook that sleeps, then answers as botocore's own short-circuit allows): the client's own work
-(wfx's, botocore's serializing) is measured, moto's is not. The same
+request waits `ROUND_TRIP_MS` in its own thread and gets moto's answer back
+(`tests/bench/kept_answers.py`): the client's own work is measured, moto's is not. The same
 runs (3 and 30 steps, as a launch writes them) are read by two stores on one client,
 one sending a read's independent requests at once (wfx's default) and one sending them one
 after another (`concurrent_reads=False`, as every read did before); the reads are interleaved a
@@ -24,8 +23,6 @@ given back. Its one-after-another reader also reads S3 one GET after another
 
 from __future__ import annotations
 
-import copy
-import io
 import os
 import sys
 import time
@@ -43,6 +40,7 @@ from adapters.local.object_store import FilesystemObjectStore
 from adapters.tables import TableNames
 from application.result_texts import ResultTextReader
 from domain.execution import ExecutionDetails, OutputResult, StepOutputs
+from tests.bench.kept_answers import kept_answers, over_the_network, requests_of
 from tests.bench.timing import median, median_ratio, turns
 from tests.contract.builders import a_launch, step_id, write_launch
 
@@ -140,62 +138,6 @@ def _texts(details: ExecutionDetails, reader: _Reader) -> object:
     return ResultTextReader(reader.s3).attach(details)
 
 
-# a request: its operation, path, query and body (S3's GETs differ by path and version)
-Request = tuple[str, str, str, Any]
-# moto's HTTP response, its parse without the body, and the body (S3's GetObject) if any
-Answers = dict[Request, tuple[Any, Any, bytes | None]]
-
-
-def _request(model: Any, params: dict[str, Any]) -> Request:
-    return (model.name, params["url_path"], repr(params["query_string"]), params["body"])
-
-
-def _body(data: bytes) -> Any:
-    from botocore.response import StreamingBody
-
-    return StreamingBody(io.BytesIO(data), len(data))
-
-
-def _kept_answers(clients: dict[str, Any], reads: list[Any]) -> Answers:
-    """Each request the reads make, with moto's answer (the HTTP response and its parse)."""
-    answers: Answers = {}
-
-    def name(model: Any, params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
-        context["bench_request"] = _request(model, params)
-
-    def keep(http_response: Any, parsed: Any, context: dict[str, Any], **_: Any) -> None:
-        body = parsed.pop("Body", None)  # a stream, read once: kept as bytes, given back anew
-        data = None if body is None else bytes(body.read())
-        answers[context["bench_request"]] = (http_response, copy.deepcopy(parsed), data)
-        if data is not None:
-            parsed["Body"] = _body(data)
-
-    for service, client in clients.items():
-        client.meta.events.register(f"before-call.{service}.*", name, unique_id="bench-name")
-        client.meta.events.register(f"after-call.{service}.*", keep, unique_id="bench-keep")
-    for read in reads:
-        read()
-    for service, client in clients.items():
-        client.meta.events.unregister(f"before-call.{service}.*", unique_id="bench-name")
-        client.meta.events.unregister(f"after-call.{service}.*", unique_id="bench-keep")
-    return answers
-
-
-def _over_the_network(clients: dict[str, Any], answers: Answers) -> None:
-    """From now on each request waits a round trip, then gets its kept answer."""
-
-    def answer(model: Any, params: dict[str, Any], **_: Any) -> tuple[Any, Any]:
-        time.sleep(ROUND_TRIP_MS / 1000)
-        http_response, parsed, data = answers[_request(model, params)]
-        parsed = copy.deepcopy(parsed)
-        if data is not None:
-            parsed["Body"] = _body(data)
-        return http_response, parsed
-
-    for service, client in clients.items():
-        client.meta.events.register(f"before-call.{service}.*", answer, unique_id="bench-answer")
-
-
 def measure(folder: Path, rounds: int) -> dict[str, Any]:
     import boto3
     from moto import mock_aws
@@ -212,16 +154,17 @@ def measure(folder: Path, rounds: int) -> dict[str, Any]:
         s3 = boto3.client("s3", region_name=REGION)
         s3.create_bucket(Bucket=BUCKET)
         s3.put_bucket_versioning(Bucket=BUCKET, VersioningConfiguration={"Status": "Enabled"})
-        clients = {"dynamodb": client, "s3": s3}
+        clients = (client, s3)
         stores = _readers(client, s3, folder)
         reads = _write_runs(stores["at once"])
         for reader in stores.values():  # the bucket checked once, as a process does
             reader.s3.list_latest("executions/")
         requests = {
-            name: _requests_of(clients, stores["at once"], read) for name, read in reads.items()
+            name: requests_of(clients, partial(read, stores["at once"]))
+            for name, read in reads.items()
         }
         kept = [partial(read, store) for store in stores.values() for read in reads.values()]
-        _over_the_network(clients, _kept_answers(clients, kept))
+        over_the_network(clients, kept_answers(clients, kept), ROUND_TRIP_MS)
         results: dict[str, Any] = {"details_round_trip_ms": ROUND_TRIP_MS}
         for name, read in reads.items():
             timed = _interleaved(stores, read, rounds)
@@ -234,22 +177,6 @@ def measure(folder: Path, rounds: int) -> dict[str, Any]:
             )
         results["details_latency_gain"] = results[f"details_{STEPS[-1]}_steps_gain"]
     return results
-
-
-def _requests_of(
-    clients: dict[str, Any], reader: _Reader, read: Callable[[_Reader], object]
-) -> int:
-    seen: list[str] = []  # list.append holds under threads
-
-    def count(model: Any, **_: Any) -> None:
-        seen.append(model.name)
-
-    for service, client in clients.items():
-        client.meta.events.register(f"before-call.{service}.*", count, unique_id="bench-count")
-    read(reader)
-    for service, client in clients.items():
-        client.meta.events.unregister(f"before-call.{service}.*", unique_id="bench-count")
-    return len(seen)
 
 
 def _interleaved(

@@ -4,7 +4,7 @@ DescribeExecution calls sent at once, and one after another.
 Each of N Step Functions sub-executions (runs of one state machine on moto's parser mode, each
 history one page) costs a DescribeExecution and a history page; their state machine is described
 once. The requests are first made on moto and their answers kept; timed, each waits
-`ROUND_TRIP_MS` in its own thread and gets its kept answer (as in `details_latency`). Two readers
+`ROUND_TRIP_MS` in its own thread and gets its kept answer (`kept_answers.py`). Two readers
 on one client, one sending the describes at once (wfx's default), one one after another
 (`AwsSubExecutionReader(concurrent_reads=False)`, as before); the history pages go one after
 another in both (a page budget is shared by the request). Interleaved, medians.
@@ -14,7 +14,6 @@ another in both (a page budget is shared by the request). Interleaved, medians.
 
 from __future__ import annotations
 
-import copy
 import logging
 import os
 import statistics
@@ -26,6 +25,7 @@ from adapters.aws.sub_executions import AwsSubExecutionReader
 from application.sub_execution_status import SubExecutionStatus
 from domain.execution import StepDetails
 from domain.logs import STEP_FUNCTIONS_EXECUTION, RegisteredSubExecution
+from tests.bench.kept_answers import kept_answers, over_the_network
 from tests.bench.timing import median_ratio, turns
 from tests.moto_state_machines import PARSER_MODE, REGION, create_sub_pipeline, run_to_the_end
 from tests.unit.test_records import a_step
@@ -58,8 +58,13 @@ def measure(subs: int, rounds: int) -> dict[str, Any]:
             name: SubExecutionStatus(AwsSubExecutionReader(lambda: sfn, lambda: None, at_once))
             for name, at_once in (("at once", True), ("one after another", False))
         }
-        answers = _kept_answers(sfn, lambda: [r.describe(steps) for r in readers.values()])
-        requests = _over_the_network(sfn, answers)
+        described: list[object] = []
+        answers = kept_answers(
+            [sfn], [lambda: described.extend(r.describe(steps) for r in readers.values())]
+        )
+        assert described[0] == described[1], "at once and one after another answer alike"
+        requests: list[str] = []
+        over_the_network([sfn], answers, ROUND_TRIP_MS, requests)
         readers["at once"].describe(steps)
         made = len(requests)
         requests.clear()
@@ -75,40 +80,6 @@ def measure(subs: int, rounds: int) -> dict[str, Any]:
         "ms": {name: round(statistics.median(t) * 1000, 2) for name, t in timed.items()},
         "gain": round(median_ratio(timed["one after another"], timed["at once"]), 2),
     }
-
-
-def _kept_answers(client: Any, reads: Any) -> dict[tuple[str, Any], tuple[Any, Any]]:
-    answers: dict[tuple[str, Any], tuple[Any, Any]] = {}
-
-    def name(model: Any, params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
-        context["bench_request"] = (model.name, params["body"])
-
-    def keep(http_response: Any, parsed: Any, context: dict[str, Any], **_: Any) -> None:
-        answers[context["bench_request"]] = (http_response, copy.deepcopy(parsed))
-
-    events = client.meta.events
-    events.register("before-call.states.*", name, unique_id="bench-name")
-    events.register("after-call.states.*", keep, unique_id="bench-keep")
-    described = reads()
-    assert described[0] == described[1], "at once and one after another answer alike"
-    events.unregister("before-call.states.*", unique_id="bench-name")
-    events.unregister("after-call.states.*", unique_id="bench-keep")
-    return answers
-
-
-def _over_the_network(client: Any, answers: dict[tuple[str, Any], tuple[Any, Any]]) -> list[str]:
-    """Each request waits a round trip, then gets its kept answer; the requests made since the
-    last call are in the list returned (cleared by its caller)."""
-    made: list[str] = []  # list.append holds under threads
-
-    def answer(model: Any, params: dict[str, Any], **_: Any) -> tuple[Any, Any]:
-        made.append(model.name)
-        time.sleep(ROUND_TRIP_MS / 1000)
-        http_response, parsed = answers[(model.name, params["body"])]
-        return http_response, copy.deepcopy(parsed)
-
-    client.meta.events.register("before-call.states.*", answer, unique_id="bench-answer")
-    return made
 
 
 def main() -> None:
