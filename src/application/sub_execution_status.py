@@ -74,12 +74,7 @@ class SubExecutionStatus:
         return described, tuple(request.warnings)
 
     def _read_batch_jobs(self, steps: Sequence[StepDetails], request: _Request) -> None:
-        job_ids = [
-            sub.resource_id
-            for entry in steps
-            for sub in entry.step.registered_sub_executions
-            if sub.resource_type == BATCH_JOB
-        ]
+        job_ids = _ids_of(steps, BATCH_JOB)
         if not job_ids:
             return
         try:
@@ -88,12 +83,7 @@ class SubExecutionStatus:
             request.batch_error = redact(str(error))
 
     def _describe_executions(self, steps: Sequence[StepDetails], request: _Request) -> None:
-        execution_arns = [
-            sub.resource_id
-            for entry in steps
-            for sub in entry.step.registered_sub_executions
-            if sub.resource_type == STEP_FUNCTIONS_EXECUTION
-        ]
+        execution_arns = _ids_of(steps, STEP_FUNCTIONS_EXECUTION)
         if execution_arns:
             request.descriptions = iter(self._reader.describe_executions(execution_arns))
 
@@ -195,3 +185,13 @@ def _warn(request: _Request, step_id: str, sub: SubExecutionState, message: str)
             message=redact(message),
         )
     )
+
+
+def _ids_of(steps: Sequence[StepDetails], resource_type: str) -> list[str]:
+    """The ids of the sub-executions of that type the steps registered, in the steps' order."""
+    return [
+        sub.resource_id
+        for entry in steps
+        for sub in entry.step.registered_sub_executions
+        if sub.resource_type == resource_type
+    ]

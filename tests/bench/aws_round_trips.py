@@ -15,7 +15,6 @@ adapter sending its requests at once (wfx's default) and the same adapter with
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -28,8 +27,10 @@ from application.ports.logs import LogRead
 from domain.execution import WorkflowExecution
 from tests.bench.kept_answers import (
     back_from_the_network,
+    fake_credentials,
     kept_answers,
     over_the_network,
+    print_figures,
     requests_of,
 )
 from tests.bench.timing import median, median_ratio, turns
@@ -102,12 +103,7 @@ def measure(rounds: int) -> dict[str, Any]:
     import boto3
     from moto import mock_aws
 
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "bench",
-        "AWS_SECRET_ACCESS_KEY": "bench",
-        "AWS_DEFAULT_REGION": REGION,
-    }.items():
-        os.environ.setdefault(name, value)
+    fake_credentials(REGION)
     results: dict[str, Any] = {"aws_round_trip_ms": ROUND_TRIP_MS}
     with mock_aws():
         logs = boto3.client("logs", region_name=REGION)
@@ -140,13 +136,8 @@ def measure(rounds: int) -> dict[str, Any]:
 def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     results = measure(rounds)
-    for figure in (f"logs_full_{SOURCES}_sources", f"list_describes_{RUNS}_runs"):
-        ms = results[f"{figure}_ms"]
-        print(
-            f"{figure}, {results[f'{figure}_requests']} requests at {ROUND_TRIP_MS:g} ms each: "
-            + ", ".join(f"{name} {value:.1f} ms" for name, value in ms.items())
-            + f" = {results[f'{figure}_gain']:.2f}x"
-        )
+    figures = (f"logs_full_{SOURCES}_sources", f"list_describes_{RUNS}_runs")
+    print_figures(results, figures, ROUND_TRIP_MS)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ given back. Its one-after-another reader also reads S3 one GET after another
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -40,7 +39,13 @@ from adapters.local.object_store import FilesystemObjectStore
 from adapters.tables import TableNames
 from application.result_texts import ResultTextReader
 from domain.execution import ExecutionDetails, OutputResult, StepOutputs
-from tests.bench.kept_answers import kept_answers, over_the_network, requests_of
+from tests.bench.kept_answers import (
+    fake_credentials,
+    kept_answers,
+    over_the_network,
+    print_figures,
+    requests_of,
+)
 from tests.bench.timing import median, median_ratio, turns
 from tests.contract.builders import a_launch, step_id, write_launch
 
@@ -142,12 +147,7 @@ def measure(folder: Path, rounds: int) -> dict[str, Any]:
     import boto3
     from moto import mock_aws
 
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "bench",
-        "AWS_SECRET_ACCESS_KEY": "bench",
-        "AWS_DEFAULT_REGION": REGION,
-    }.items():
-        os.environ.setdefault(name, value)
+    fake_credentials(REGION)
     with mock_aws():
         client = boto3.client("dynamodb", region_name=REGION)
         create_tables(client, TableNames())
@@ -197,19 +197,14 @@ def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     with tempfile.TemporaryDirectory(prefix="wfx-bench-details-") as folder:
         results = measure(Path(folder), rounds)
-    for figure in (
+    figures = (
         *(f"details_{steps}_steps" for steps in STEPS),
         f"access_facts_{PAGE}_runs",
         f"export_{STEPS[-1]}_steps",
         f"details_{RESULTS}_results",
         f"result_texts_{RESULTS}_files",
-    ):
-        ms = results[f"{figure}_ms"]
-        print(
-            f"{figure}, {results[f'{figure}_requests']} requests at {ROUND_TRIP_MS:g} ms each: "
-            + ", ".join(f"{name} {value:.1f} ms" for name, value in ms.items())
-            + f" = {results[f'{figure}_gain']:.2f}x"
-        )
+    )
+    print_figures(results, figures, ROUND_TRIP_MS)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ another in both (a page budget is shared by the request). Interleaved, medians.
 from __future__ import annotations
 
 import logging
-import os
 import statistics
 import sys
 import time
@@ -25,7 +24,7 @@ from adapters.aws.sub_executions import AwsSubExecutionReader
 from application.sub_execution_status import SubExecutionStatus
 from domain.execution import StepDetails
 from domain.logs import STEP_FUNCTIONS_EXECUTION, RegisteredSubExecution
-from tests.bench.kept_answers import kept_answers, over_the_network
+from tests.bench.kept_answers import fake_credentials, kept_answers, over_the_network
 from tests.bench.timing import median_ratio, turns
 from tests.moto_state_machines import PARSER_MODE, REGION, create_sub_pipeline, run_to_the_end
 from tests.unit.test_records import a_step
@@ -37,12 +36,7 @@ def measure(subs: int, rounds: int) -> dict[str, Any]:
     import boto3
     from moto import mock_aws
 
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "bench",
-        "AWS_SECRET_ACCESS_KEY": "bench",
-        "AWS_DEFAULT_REGION": REGION,
-    }.items():
-        os.environ.setdefault(name, value)
+    fake_credentials(REGION)
     logging.getLogger("moto").setLevel(logging.CRITICAL)  # the runs fail on purpose
     with mock_aws(config=PARSER_MODE):
         sfn = boto3.client("stepfunctions", region_name=REGION)
