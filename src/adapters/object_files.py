@@ -31,6 +31,11 @@ def check_key(key: str) -> None:
         raise ValueError(f"object key {key!r}: {problem}")
 
 
+def check_head_size(size: int) -> None:
+    if size < 0:
+        raise ValueError(f"size: must be at least 0, not {size}")
+
+
 def head_or_none(read_head: Callable[[str, str, int], bytes], request: HeadRequest) -> bytes | None:
     """`read_heads`' answer to one request: None for a version neither store could hand out."""
     try:

@@ -268,6 +268,20 @@ def test_read_head_reads_no_further_than_asked_at_the_version_asked(objects: Obj
         objects.read_head("executions/e1/output/none.txt", first.version_id, 4)
 
 
+def test_read_head_of_no_bytes_still_says_whether_the_version_is_there(
+    objects: ObjectStore,
+) -> None:
+    stored = objects.put_bytes("executions/e1/output/report.txt", b"0123456789")
+    empty = objects.put_bytes("executions/e1/output/empty.txt", b"")
+
+    assert objects.read_head(stored.key, stored.version_id, 0) == b""
+    assert objects.read_head(empty.key, empty.version_id, 0) == b""
+    with pytest.raises(FileNotFoundError):
+        objects.read_head("executions/e1/output/none.txt", stored.version_id, 0)
+    with pytest.raises(ValueError, match="size"):
+        objects.read_head(stored.key, stored.version_id, -1)
+
+
 def test_read_heads_reads_each_as_read_head_does_in_the_order_asked_none_where_gone(
     objects: ObjectStore,
 ) -> None:

@@ -183,3 +183,20 @@ def test_read_heads_sends_its_gets_at_once_and_raises_the_first_refused_in_order
     finally:
         events.unregister("before-parameter-build.s3.GetObject", unique_id="test-note")
         events.unregister("before-parameter-build.s3.GetObject", unique_id="test-refuse")
+
+
+def test_a_head_asks_s3_for_its_bytes_alone(moto_s3_client: Any, tmp_path: Path) -> None:
+    """A results file may be gigabytes: the GET names a range, so S3 sends no byte past it."""
+    store = _store(moto_s3_client, tmp_path)
+    stored = store.put_bytes("executions/e1/output/big.bin", b"x" * 100_000)
+    ranges: list[str | None] = []
+
+    def seen(params: dict[str, Any], **_: Any) -> None:
+        ranges.append(params["headers"].get("Range"))
+
+    moto_s3_client.meta.events.register("before-call.s3.GetObject", seen)
+    try:
+        head = store.read_head(stored.key, stored.version_id, 10)
+    finally:
+        moto_s3_client.meta.events.unregister("before-call.s3.GetObject", seen)
+    assert (head, ranges) == (b"x" * 10, ["bytes=0-9"])

@@ -21,7 +21,14 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from adapters.aws.failures import CREDENTIALS_HINT, BucketUnusableError, is_unreachable
 from adapters.concurrent_reads import ConcurrentReads
-from adapters.object_files import base_name, check_key, check_prefix, head_or_none, put_file_with
+from adapters.object_files import (
+    base_name,
+    check_head_size,
+    check_key,
+    check_prefix,
+    head_or_none,
+    put_file_with,
+)
 from application.ports.files import HeadRequest, StoredObject
 
 # A listing page holds at most 1,000 entries, and DeleteObjects takes at most 1,000 a request.
@@ -195,10 +202,18 @@ class S3ObjectStore:
         check_key(key)
         if version_id == "":
             raise FileNotFoundError(f"object {key!r} has no version ''")
-        body = self._get(key, version_id)["Body"]
+        check_head_size(size)
+        # a range: S3 sends no byte past it (a results file may be gigabytes); asked for none,
+        # one byte, to say whether that version is there
+        last = max(size, 1) - 1
         try:
-            # the stream is read only this far; closing it drops the rest unread
-            return bytes(body.read(size))
+            body = self._get(key, version_id, byte_range=f"bytes=0-{last}")["Body"]
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "InvalidRange":
+                return b""  # an empty object: S3 refuses any range of it
+            raise
+        try:
+            return bytes(body.read(max(size, 0)))
         finally:
             body.close()
 
@@ -206,8 +221,10 @@ class S3ObjectStore:
         # each GET waits a round trip: 20 results files wait three on the 8 threads, not 20
         return self._reads.each([partial(head_or_none, self.read_head, r) for r in requests])
 
-    def _get(self, key: str, version_id: str | None) -> Any:
+    def _get(self, key: str, version_id: str | None, byte_range: str | None = None) -> Any:
         extra = {} if version_id is None else {"VersionId": version_id}
+        if byte_range is not None:
+            extra["Range"] = byte_range
         try:
             return self._s3.get_object(Bucket=self._bucket, Key=key, **extra)
         except ClientError as error:

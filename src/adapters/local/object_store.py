@@ -16,6 +16,7 @@ from typing import BinaryIO
 from adapters.local.removal import remove_tree
 from adapters.object_files import (
     base_name,
+    check_head_size,
     check_key,
     check_prefix,
     head_or_none,
@@ -132,6 +133,7 @@ class FilesystemObjectStore:
         return self.local_path(key, version_id).read_bytes()
 
     def read_head(self, key: str, version_id: str, size: int) -> bytes:
+        check_head_size(size)  # a read of -1 would be the whole file
         with self.local_path(key, version_id).open("rb") as body:
             return body.read(size)
 
