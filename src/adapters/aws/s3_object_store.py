@@ -213,7 +213,7 @@ class S3ObjectStore:
                 return b""  # an empty object: S3 refuses any range of it
             raise
         try:
-            return bytes(body.read(max(size, 0)))
+            return bytes(body.read(size))
         finally:
             body.close()
 
