@@ -8,13 +8,13 @@ use case reports it as UNKNOWN with a warning and never fails the request.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
 from adapters.aws.failures import transport_problem
+from adapters.aws.lazy_client import LazyClient
 from adapters.concurrent_reads import ConcurrentReads
 from application.ports.orchestration import HistoryPage
 from application.ports.sub_executions import StateMachineSource, SubExecutionDescription
@@ -53,18 +53,13 @@ class AwsSubExecutionReader:
         concurrent_reads: bool = True,
     ) -> None:
         """`concurrent_reads`: `describe_executions` sends its requests at once."""
-        self._stepfunctions_factory, self._batch_factory = stepfunctions_factory, batch_factory
-        self._stepfunctions: Any = None
-        self._batch: Any = None
-        self._lock = threading.Lock()  # the read threads' first requests build one client
+        # each built once, on its first call, whichever read thread makes it
+        self._stepfunctions = LazyClient(stepfunctions_factory)
+        self._batch = LazyClient(batch_factory)
         self._reads = ConcurrentReads(concurrent_reads)
 
     def _sfn(self) -> Any:
-        if self._stepfunctions is None:
-            with self._lock:
-                if self._stepfunctions is None:
-                    self._stepfunctions = self._stepfunctions_factory()
-        return self._stepfunctions
+        return self._stepfunctions.client
 
     def describe_execution(self, execution_arn: str) -> SubExecutionDescription:
         with _read("DescribeExecution", execution_arn):
@@ -117,9 +112,7 @@ class AwsSubExecutionReader:
         for start in range(0, len(ids), _BATCH_IDS_PER_CALL):
             chunk = ids[start : start + _BATCH_IDS_PER_CALL]
             with _read("DescribeJobs", ", ".join(chunk)):
-                if self._batch is None:
-                    self._batch = self._batch_factory()
-                response = self._batch.describe_jobs(jobs=chunk)
+                response = self._batch.client.describe_jobs(jobs=chunk)
             for job in response.get("jobs", ()):
                 statuses[str(job["jobId"])] = str(job.get("status", ""))
         return statuses
