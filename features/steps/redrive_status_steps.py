@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from pytest_bdd import given, parsers, then, when
-from typer.testing import CliRunner
 
 from adapters.run_records import build_execution_record
 from application.use_cases.abort_execution import AbortExecutionCommand
@@ -130,7 +129,7 @@ def _(stepfunctions: StepFunctions, status: str, reason: str) -> None:
 
 def _cli_json(storage: str, tmp_path: Path, *arguments: str) -> Any:
     """`wfx ... --json` in-process, on the scenario's store (a container of its own)."""
-    from entrypoints.cli.main import app
+    from tests.cli_in_process import invoke_wfx
 
     environment = {
         "WFX_STORE": storage,
@@ -138,7 +137,7 @@ def _cli_json(storage: str, tmp_path: Path, *arguments: str) -> Any:
         "WFX_DB": str(tmp_path / "wfx.db"),
         "WFX_USER": "alice",
     }
-    outcome = CliRunner().invoke(app, [*arguments, "--json"], env=environment)
+    outcome = invoke_wfx([*arguments, "--json"], env=environment)
     assert outcome.exit_code == 0, outcome.output
     return json.loads(outcome.stdout)
 

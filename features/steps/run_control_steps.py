@@ -31,6 +31,7 @@ from domain.execution import ExecutionDetails, execution_output_prefix
 from domain.statuses import ExecutionStatus, StepStatus
 from entrypoints.container import Container, build_container, create_all_tables
 from entrypoints.settings import Settings
+from features.steps.warm_workers import fork_workers_warm
 from features.workflows.steps import AFTER_FILE, CHILD_PID_FILE
 
 WORKFLOWS = Path(__file__).resolve().parents[1] / "workflows"
@@ -98,6 +99,7 @@ def _runner_container(
         monkeypatch.setenv(name, value)
     if storage == "dynamodb":
         monkeypatch.setenv("WFX_DYNAMODB_ENDPOINT", request.getfixturevalue("moto_endpoint"))
+    fork_workers_warm(monkeypatch)
     runner = build_container(Settings.from_environment(), runner_mode="detached")
     create_all_tables(runner)
     return runner

@@ -26,7 +26,6 @@ from tests.moto_state_machines import (
     create_sub_pipeline,
     run_to_the_end,
 )
-from typer.testing import CliRunner
 
 from application.use_cases.register_pipeline_execution import (
     RegisterPipelineExecutionCommand,
@@ -128,7 +127,7 @@ def _(
 def _show(
     storage: str, tmp_path: Path, world: World, sub_pipelines: SubPipelines, *options: str
 ) -> None:
-    from entrypoints.cli.main import app
+    from tests.cli_in_process import invoke_wfx
 
     environment = {
         "WFX_STORE": storage,
@@ -137,15 +136,12 @@ def _show(
         "WFX_USER": "alice",
         "COLUMNS": "200",
     }
-    runner = CliRunner()
-    as_json = runner.invoke(
-        app, ["executions", "show", world.execution_id, "--json", *options], env=environment
+    as_json = invoke_wfx(
+        ["executions", "show", world.execution_id, "--json", *options], env=environment
     )
     assert as_json.exit_code == 0, as_json.output
     sub_pipelines.shown = json.loads(as_json.stdout)
-    as_text = runner.invoke(
-        app, ["executions", "show", world.execution_id, *options], env=environment
-    )
+    as_text = invoke_wfx(["executions", "show", world.execution_id, *options], env=environment)
     assert as_text.exit_code == 0, as_text.output
     sub_pipelines.text = as_text.stdout
 

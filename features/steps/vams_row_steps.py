@@ -13,7 +13,6 @@ from typing import Any
 from dependency_injector import providers
 from pytest_bdd import given, parsers, then, when
 from tests import vams_items as vams
-from typer.testing import CliRunner
 
 from adapters.dynamodb.codec import to_wire
 from adapters.sqlite.schema import build_schema
@@ -221,7 +220,7 @@ class CliOutcome:
 @when(parsers.parse('alice runs "wfx {command}"'), target_fixture="cli")
 def _(storage: str, tmp_path: Path, world: World, command: str) -> CliOutcome:
     """In-process, on the scenario's store; a run's label stands for its id."""
-    from entrypoints.cli.main import app
+    from tests.cli_in_process import invoke_wfx
 
     environment = {
         "WFX_STORE": storage,
@@ -230,7 +229,7 @@ def _(storage: str, tmp_path: Path, world: World, command: str) -> CliOutcome:
         "WFX_USER": "alice",
     }
     arguments = [world.runs.get(word, word) for word in shlex.split(command)]
-    outcome = CliRunner().invoke(app, arguments, env=environment)
+    outcome = invoke_wfx(arguments, env=environment)
     return CliOutcome(outcome.exit_code, outcome.stdout, outcome.stderr)
 
 

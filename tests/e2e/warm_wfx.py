@@ -89,18 +89,29 @@ class _Zygote:
             return self._finish(connection, args, timeout, out, err)
 
     def start(
-        self, args: Sequence[str], environment: Mapping[str, str], cwd: Path, new_session: bool
+        self,
+        args: Sequence[str],
+        environment: Mapping[str, str],
+        cwd: Path,
+        new_session: bool,
+        output: int | None = None,
     ) -> WarmProcess:
+        """`output`: an fd its stdout and stderr both write to, as `Popen(stdout=file,
+        stderr=STDOUT)` gives them (no pipes); None: each piped to the caller."""
         request: dict[str, Any] = {"args": list(args), "environment": dict(environment)}
         request |= {"cwd": str(cwd), "new_session": new_session}
         stdin = os.open(os.devnull, os.O_RDONLY)
-        (stdout, stdout_end), (stderr, stderr_end) = os.pipe(), os.pipe()
+        if output is None:
+            (stdout, stdout_end), (stderr, stderr_end) = os.pipe(), os.pipe()
+        else:
+            stdout, stdout_end, stderr, stderr_end = None, os.dup(output), None, os.dup(output)
         try:
             connection = self._ask(request, [stdin, stdout_end, stderr_end])
             pid = _read_answer(connection)
         except BaseException:
-            os.close(stdout)
-            os.close(stderr)
+            for fd in (stdout, stderr):
+                if fd is not None:
+                    os.close(fd)
             raise
         finally:
             for fd in (stdin, stdout_end, stderr_end):
@@ -139,7 +150,12 @@ class WarmProcess(subprocess.Popen[str]):
     where Popen's call `waitpid`, as the process is the zygote's child, not this one's."""
 
     def __init__(
-        self, args: Sequence[str], pid: int, answers: socket.socket, stdout: int, stderr: int
+        self,
+        args: Sequence[str],
+        pid: int,
+        answers: socket.socket,
+        stdout: int | None,
+        stderr: int | None,
     ) -> None:
         # what Popen.__init__ sets, for a child that is already running; not calling it
         self.args = list(args)
@@ -149,8 +165,8 @@ class WarmProcess(subprocess.Popen[str]):
         # Popen's text streams: its encoding, universal newlines
         self.encoding = "utf-8" if sys.flags.utf8_mode else locale.getencoding()
         self.errors = None
-        self.stdout = io.TextIOWrapper(io.BufferedReader(io.FileIO(stdout)), self.encoding)
-        self.stderr = io.TextIOWrapper(io.BufferedReader(io.FileIO(stderr)), self.encoding)
+        self.stdout = _reading(stdout, self.encoding)
+        self.stderr = _reading(stderr, self.encoding)
         self.text_mode, self.pipesize = True, -1
         self._waitpid_lock = threading.Lock()
         self._input = None
@@ -197,6 +213,11 @@ class WarmProcess(subprocess.Popen[str]):
             self._answered += chunk
         self._answers.close()
         self.returncode = int(_ANSWER.unpack(self._answered)[0])
+
+
+def _reading(fd: int | None, encoding: str) -> io.TextIOWrapper | None:
+    """Popen's text stream of a pipe's end; None where the child writes elsewhere."""
+    return None if fd is None else io.TextIOWrapper(io.BufferedReader(io.FileIO(fd)), encoding)
 
 
 def _stored_attributes(method: Any) -> set[str]:

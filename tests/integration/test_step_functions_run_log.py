@@ -30,7 +30,6 @@ import pytest
 from botocore.stub import Stubber
 from dependency_injector import providers
 from moto import mock_aws
-from typer.testing import CliRunner
 
 from adapters.aws.cloudwatch_logs import CloudWatchLogReader
 from adapters.aws.stepfunctions import StepFunctionsOrchestrator
@@ -43,8 +42,8 @@ from application.use_cases.get_execution_logs import GetExecutionLogsQuery
 from conftest import AWS_REGION, FAKE_AWS_ENVIRONMENT
 from domain.execution import WorkflowExecution
 from domain.statuses import ExecutionStatus
-from entrypoints.cli.main import app
 from entrypoints.container import Container, create_all_tables
+from tests.cli_in_process import invoke_wfx
 from tests.contract.builders import a_launch, write_launch
 from tests.planted_secrets import AWS_KEY_ID_PREFIX
 
@@ -208,7 +207,7 @@ def test_the_reconciling_read_of_executions_show_fills_the_log(world: World) -> 
     world.sfn.stop_execution(executionArn=world.execution_arn, error="Stopped", cause="by hand")
     world.log([{"type": "ExecutionAborted", "details": {}}])
 
-    shown = CliRunner().invoke(app, ["executions", "show", EXECUTION_ID, "--json"])
+    shown = invoke_wfx(["executions", "show", EXECUTION_ID, "--json"])
 
     assert shown.exit_code == 0, shown.output
     execution = json.loads(shown.stdout)
@@ -244,7 +243,7 @@ def test_a_long_log_keeps_its_tail_on_the_row_and_the_whole_log_in_the_logs_rout
     assert len(whole.splitlines()) == 1502
     assert whole.endswith(row.execution_log) and "ExecutionStarted" in whole.splitlines()[0]
     _assert_clean(whole)
-    cli = CliRunner().invoke(app, ["executions", "logs", EXECUTION_ID, "--json"])
+    cli = invoke_wfx(["executions", "logs", EXECUTION_ID, "--json"])
     assert cli.exit_code == 0, cli.output
     assert json.loads(cli.stdout)["executionLog"] == whole
 
