@@ -14,13 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from tests.http.conftest import ADMIN, Service
-from tests.hypothesis_utf8 import know_the_utf8_table
 
 EXAMPLES_PER_ROUTE = 12
 
 
 def test_no_generated_request_breaks_the_service_or_its_schema(service: Service) -> None:
-    know_the_utf8_table()  # schemathesis's strings are UTF-8's: hypothesis's table, not built
     schema = schemathesis.openapi.from_asgi("/openapi.json", service.app)
     headers = service.as_user(ADMIN, ("admin",))
     operations = [result.ok() for result in schema.get_all_operations()]  # type: ignore[union-attr]
