@@ -55,3 +55,78 @@ def test_the_exit_ends_threads_as_python_does_runs_atexit_flushes_and_skips_the_
     assert (tmp_path / "thread").exists()
     assert (tmp_path / "atexit").exists()
     assert not (tmp_path / "torn down").exists()
+
+
+SQLITE_PROGRAM = """
+import sys, threading
+from pathlib import Path
+from adapters.sqlite.database import SqliteDatabase
+from entrypoints.cli.quick_exit import exit_at_once
+
+database = SqliteDatabase(Path(sys.argv[1]) / "wfx.db")
+with database.write() as connection:
+    connection.execute("CREATE TABLE t (x)")
+    connection.execute("INSERT INTO t VALUES (1)")
+
+def read():
+    with database.read() as connection:
+        connection.execute("SELECT x FROM t").fetchall()
+
+reader = threading.Thread(target=read)  # its connection outlives it until a collection
+reader.start()
+reader.join()
+exit_at_once(0)
+"""
+
+
+def test_the_exit_closes_the_sqlite_files_as_the_teardown_would(tmp_path: Path) -> None:
+    """The last connection to a file removes its WAL as it closes: a process that leaves at
+    once leaves the file as a normal exit does, every write in it."""
+    ended = subprocess.run(
+        [sys.executable, "-c", SQLITE_PROGRAM, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert ended.returncode == 0, ended.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["wfx.db"]
+
+
+LEAVING = """
+import sys
+from entrypoints.cli.quick_exit import leave_when_done
+
+CODES = {"none": None, "0": 0, "2": 2, "text": "no such thing"}
+
+def command_line():
+    print("done", end="")
+    if sys.argv[1] in CODES:
+        raise SystemExit(CODES[sys.argv[1]])
+
+leave_when_done(command_line)
+"""
+
+
+def test_a_command_line_leaves_with_the_code_it_exits_with() -> None:
+    """A text code is Python's to print (exit 1), as a normal exit does."""
+
+    def leave(argument: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", LEAVING, argument],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    left = [leave(argument) for argument in ("returns", "none", "0", "2")]
+    assert [(process.returncode, process.stdout) for process in left] == [
+        (0, "done"),
+        (0, "done"),
+        (0, "done"),
+        (2, "done"),
+    ]
+    worded = leave("text")
+    assert (worded.returncode, worded.stdout, worded.stderr) == (1, "done", "no such thing\n")

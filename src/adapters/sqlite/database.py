@@ -20,6 +20,7 @@ from adapters.sqlite.checkpointer import SAFETY_PAGES, Checkpointer
 MEMORY = ":memory:"
 BUSY_TIMEOUT_MS = 5000
 STATEMENT_CACHE = 256  # every fixed statement of the stores stays prepared
+_FILES: weakref.WeakSet[SqliteDatabase] = weakref.WeakSet()  # file databases: close_every_file
 
 
 def configure(connection: sqlite3.Connection, wal: bool) -> None:
@@ -126,6 +127,14 @@ class _Connection:
         self.read = Transaction(connection, "BEGIN", lock)
 
 
+def close_every_file() -> None:
+    """Close every SQLite file this process has open (each one's connections and checkpoint
+    thread), as the interpreter's exit does when it frees them: the last connection to a file
+    checkpoints its WAL and removes it. For a process that leaves without that teardown."""
+    for database in list(_FILES):
+        database.close()
+
+
 class SqliteDatabase:
     """A SQLite file (WAL, one connection per thread), or one in-memory database for all threads.
 
@@ -143,6 +152,7 @@ class SqliteDatabase:
             self._path = Path(path).expanduser()
             self._path.parent.mkdir(parents=True, exist_ok=True)
             self._checkpointer = Checkpointer(self._path)
+            _FILES.add(self)
         self._local = threading.local()
         self._opened: weakref.WeakSet[_Connection] = weakref.WeakSet()
         self._opening = threading.Lock()
@@ -210,6 +220,9 @@ class SqliteDatabase:
             current = _Connection(connection, None, self._checkpointer.committed)
             with self._opening:
                 self._opened.add(current)
+            # closed with its thread's entry: left to the connection's own freeing, it would wait
+            # for a collection (its statement cache refers back to it), holding its files open
+            weakref.finalize(current, connection.close)
         # A thread that ends drops its entry here; the connection then closes with it.
         self._local.current = current
         return current

@@ -1285,4 +1285,6 @@ def _warn_stale(stale: Mapping[str, BaseException]) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from entrypoints.cli.quick_exit import leave_when_done
+
+    leave_when_done(main)

@@ -24,8 +24,9 @@ def main() -> None:
         gc.disable()
         end_on_swallowed_interrupts()
         from entrypoints.cli.main import main as run
+        from entrypoints.cli.quick_exit import leave_when_done
 
-        run()
+        leave_when_done(run)
     except KeyboardInterrupt:
         # Ctrl-C that no command took charge of (most often while wfx still loads, before any
         # command began): nothing to say but the exit status a shell expects
