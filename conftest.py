@@ -20,7 +20,6 @@ import pytest
 from hypothesis import HealthCheck, settings
 from tests.botocore_loader import share_the_data_loader
 from tests.moto_attribute_values import write_attribute_values_as_they_are
-from tests.moto_item_sizes import size_new_items_once
 from tests.moto_method_names import find_method_names_once
 from tests.moto_serializer import cache_attribute_names
 from tests.moto_transactions import back_up_only_the_named_items
@@ -46,7 +45,6 @@ def pytest_configure(config: pytest.Config) -> None:
     write_attribute_values_as_they_are()
     share_the_data_loader()
     find_method_names_once()
-    size_new_items_once()
 
 
 def _one_moto_request_at_a_time() -> None:
