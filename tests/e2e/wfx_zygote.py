@@ -59,8 +59,8 @@ def _run_as_wfx(request: dict[str, Any], fds: list[int], taken: int) -> int:
     """In the forked child: become `python -m entrypoints.cli.main ARGS`; closing `taken` says
     it has its streams (and session). Anything the module raises, SystemExit or Ctrl-C's
     KeyboardInterrupt with it, leaves the interpreter as it leaves `python -m` (a traceback
-    and exit 1, the exit's code, death by SIGINT), never by os._exit: threads joined, atexit,
-    objects finalized (SQLite connections closed, which checkpoints the WAL)."""
+    and exit 1, the exit's code, death by SIGINT); the zygote adds no exit of its own (the
+    module's own, entrypoints/cli/quick_exit.py, ends threads, runs atexit, closes SQLite)."""
     if request.get("new_session"):
         os.setsid()
     for target, fd in enumerate(fds):
