@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PROGRAM = """
 import atexit, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
@@ -58,7 +60,8 @@ def test_the_exit_ends_threads_as_python_does_runs_atexit_flushes_and_skips_the_
 
 
 SQLITE_PROGRAM = """
-import sys, threading
+import gc, sys, threading
+gc.disable()  # no collection on the way, as in a command's short life: only the exit's own
 from pathlib import Path
 from adapters.sqlite.database import SqliteDatabase
 from entrypoints.cli.quick_exit import exit_at_once
@@ -75,15 +78,36 @@ def read():
 reader = threading.Thread(target=read)  # its connection outlives it until a collection
 reader.start()
 reader.join()
+if sys.argv[2] == "a daemon still reading":
+    busy = threading.Event()
+
+    def keep_reading():
+        with database.read() as connection:
+            busy.set()
+            while True:
+                connection.execute("SELECT x FROM t").fetchall()
+
+    threading.Thread(target=keep_reading, daemon=True).start()
+    busy.wait()
 exit_at_once(0)
 """
 
 
-def test_the_exit_closes_the_sqlite_files_as_the_teardown_would(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("threads", "files"),
+    [
+        ("no other", ["wfx.db"]),
+        # closed under it, its statement would crash the process: left open, as the teardown does
+        ("a daemon still reading", ["wfx.db", "wfx.db-shm", "wfx.db-wal"]),
+    ],
+)
+def test_the_exit_closes_the_sqlite_files_as_the_teardown_would(
+    tmp_path: Path, threads: str, files: list[str]
+) -> None:
     """The last connection to a file removes its WAL as it closes: a process that leaves at
     once leaves the file as a normal exit does, every write in it."""
     ended = subprocess.run(
-        [sys.executable, "-c", SQLITE_PROGRAM, str(tmp_path)],
+        [sys.executable, "-c", SQLITE_PROGRAM, str(tmp_path), threads],
         capture_output=True,
         text=True,
         timeout=60,
@@ -91,7 +115,7 @@ def test_the_exit_closes_the_sqlite_files_as_the_teardown_would(tmp_path: Path) 
     )
 
     assert ended.returncode == 0, ended.stderr
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["wfx.db"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == files
 
 
 LEAVING = """
@@ -110,7 +134,8 @@ leave_when_done(command_line)
 
 
 def test_a_command_line_leaves_with_the_code_it_exits_with() -> None:
-    """A text code is Python's to print (exit 1), as a normal exit does."""
+    """A text code is Python's to print (exit 1), as a normal exit does; a failure leaves the
+    usual way, with its code."""
 
     def leave(argument: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -7,6 +7,7 @@ through SQLAlchemy's pool, which is why the stores speak to the driver directly.
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 import threading
 import weakref
@@ -114,7 +115,7 @@ class Transaction:
 class _Connection:
     """One connection and its two reusable transactions (weakly tracked, so close() finds it)."""
 
-    __slots__ = ("__weakref__", "connection", "lock", "read", "write")
+    __slots__ = ("__weakref__", "connection", "lock", "owner", "read", "write")
 
     def __init__(
         self,
@@ -123,6 +124,7 @@ class _Connection:
         committed: Callable[[sqlite3.Connection], None] | None = None,
     ) -> None:
         self.connection, self.lock = connection, lock
+        self.owner = threading.get_ident()  # a file's connection is only used by its maker
         self.write = Transaction(connection, "BEGIN IMMEDIATE", lock, committed)
         self.read = Transaction(connection, "BEGIN", lock)
 
@@ -130,8 +132,15 @@ class _Connection:
 def close_every_file() -> None:
     """Close every SQLite file this process has open (each one's connections and checkpoint
     thread), as the interpreter's exit does when it frees them: the last connection to a file
-    checkpoints its WAL and removes it. For a process that leaves without that teardown."""
-    for database in list(_FILES):
+    checkpoints its WAL and removes it. For a process that leaves without that teardown; none
+    is closed while another thread that is still running holds a connection (a daemon may be
+    in a statement on it, and the teardown leaves such a connection open too)."""
+    gc.collect()  # an ended thread's connection is garbage only a collection frees (cycles)
+    running = {thread.ident for thread in threading.enumerate()} - {threading.get_ident()}
+    databases = list(_FILES)
+    if any(database.held_by(running) for database in databases):
+        return
+    for database in databases:
         database.close()
 
 
@@ -212,6 +221,11 @@ class SqliteDatabase:
         if self._shared is not None:
             self._shared.connection.close()
 
+    def held_by(self, threads: set[int | None]) -> bool:
+        """Whether one of `threads` has a connection of this database open."""
+        with self._opening:
+            return any(held.owner in threads for held in self._opened)
+
     def _current(self) -> _Connection:
         current = self._shared
         if current is None:
@@ -220,9 +234,6 @@ class SqliteDatabase:
             current = _Connection(connection, None, self._checkpointer.committed)
             with self._opening:
                 self._opened.add(current)
-            # closed with its thread's entry: left to the connection's own freeing, it would wait
-            # for a collection (its statement cache refers back to it), holding its files open
-            weakref.finalize(current, connection.close)
         # A thread that ends drops its entry here; the connection then closes with it.
         self._local.current = current
         return current

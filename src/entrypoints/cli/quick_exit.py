@@ -21,13 +21,15 @@ from typing import NoReturn
 
 
 def leave_when_done(command_line: Callable[[], object]) -> NoReturn:
-    """Run `command_line` (a program's main), then exit at once with the code it exits with. A
-    code Python must print (a text) or an exception leaves the usual way."""
+    """Run `command_line` (a program's main), then, when it succeeded, exit at once. A failure
+    (any other exit code, an exception) leaves the usual way: it may have left a connection
+    half-opened on a damaged file, or a run's thread still at work after a signal, which the
+    teardown handles as it always has."""
     try:
         command_line()
     except SystemExit as ended:
-        if ended.code is None or isinstance(ended.code, int):
-            exit_at_once(ended.code or 0)
+        if ended.code is None or ended.code == 0:
+            exit_at_once(0)
         raise
     exit_at_once(0)
 
@@ -38,10 +40,7 @@ def exit_at_once(code: int) -> NoReturn:
     flushed."""
     _end_threads()
     atexit._run_exitfuncs()
-    if "adapters.sqlite.database" in sys.modules:  # else no SQLite file was opened
-        from adapters.sqlite.database import close_every_file
-
-        close_every_file()
+    _close_sqlite_files()
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         with contextlib.suppress(Exception):  # closed, or never there (pythonw)
             if stream is not None:
@@ -61,3 +60,10 @@ def _end_threads() -> None:
     for thread in threading.enumerate():
         if thread is not current and not thread.daemon:
             thread.join()
+
+
+def _close_sqlite_files() -> None:
+    if "adapters.sqlite.database" in sys.modules:  # else no SQLite file was opened
+        from adapters.sqlite.database import close_every_file
+
+        close_every_file()
