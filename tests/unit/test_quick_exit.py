@@ -79,30 +79,42 @@ reader = threading.Thread(target=read)  # its connection outlives it until a col
 reader.start()
 reader.join()
 if sys.argv[2] == "a daemon still reading":
-    busy = threading.Event()
+    opened, asked, answered = threading.Event(), threading.Event(), threading.Event()
 
-    def keep_reading():
+    def read_again():  # between two reads on its connection when the files are closed
         with database.read() as connection:
-            busy.set()
-            while True:
-                connection.execute("SELECT x FROM t").fetchall()
+            connection.execute("SELECT x FROM t").fetchall()
+        opened.set()
+        asked.wait()
+        try:
+            print(connection.execute("SELECT x FROM t").fetchall(), end="")
+        except Exception as error:
+            print(type(error).__name__, end="")
+        answered.set()
+        threading.Event().wait()  # still running, its connection open, when the process exits
 
-    threading.Thread(target=keep_reading, daemon=True).start()
-    busy.wait()
+    threading.Thread(target=read_again, daemon=True).start()
+    opened.wait()
+    from adapters.sqlite.database import close_every_file
+
+    close_every_file()
+    asked.set()
+    answered.wait()
 exit_at_once(0)
 """
 
 
 @pytest.mark.parametrize(
-    ("threads", "files"),
+    ("threads", "files", "read"),
     [
-        ("no other", ["wfx.db"]),
-        # closed under it, its statement would crash the process: left open, as the teardown does
-        ("a daemon still reading", ["wfx.db", "wfx.db-shm", "wfx.db-wal"]),
+        ("no other", ["wfx.db"], ""),
+        # closed under it, its next statement would fail (or crash the process, were it in one):
+        # left open, as the teardown leaves it
+        ("a daemon still reading", ["wfx.db", "wfx.db-shm", "wfx.db-wal"], "[(1,)]"),
     ],
 )
 def test_the_exit_closes_the_sqlite_files_as_the_teardown_would(
-    tmp_path: Path, threads: str, files: list[str]
+    tmp_path: Path, threads: str, files: list[str], read: str
 ) -> None:
     """The last connection to a file removes its WAL as it closes: a process that leaves at
     once leaves the file as a normal exit does, every write in it."""
@@ -115,6 +127,7 @@ def test_the_exit_closes_the_sqlite_files_as_the_teardown_would(
     )
 
     assert ended.returncode == 0, ended.stderr
+    assert ended.stdout == read
     assert sorted(path.name for path in tmp_path.iterdir()) == files
 
 

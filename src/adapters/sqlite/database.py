@@ -11,7 +11,7 @@ import gc
 import sqlite3
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Set
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -137,11 +137,8 @@ def close_every_file() -> None:
     in a statement on it, and the teardown leaves such a connection open too)."""
     gc.collect()  # an ended thread's connection is garbage only a collection frees (cycles)
     running = {thread.ident for thread in threading.enumerate()} - {threading.get_ident()}
-    databases = list(_FILES)
-    if any(database.held_by(running) for database in databases):
-        return
-    for database in databases:
-        database.close()
+    for database in list(_FILES):
+        database.close(unless_held_by=running)
 
 
 class SqliteDatabase:
@@ -208,23 +205,22 @@ class SqliteDatabase:
         with current.lock:
             yield current.connection
 
-    def close(self) -> None:
+    def close(self, unless_held_by: Set[int | None] = frozenset()) -> None:
         """Close every connection (and stop the checkpoint thread); a later call on a file
-        database opens new ones."""
-        if self._checkpointer is not None:
-            self._checkpointer.close()
+        database opens new ones. Nothing is closed when one of the threads `unless_held_by` has a
+        connection open: looked at and taken in one step, so a connection one of them opens
+        meanwhile is either seen or left open, never closed under it."""
         with self._opening:
+            if any(held.owner in unless_held_by for held in self._opened):
+                return
             opened, self._opened = list(self._opened), weakref.WeakSet()
             self._local = threading.local()
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         for held in opened:
             held.connection.close()
         if self._shared is not None:
             self._shared.connection.close()
-
-    def held_by(self, threads: set[int | None]) -> bool:
-        """Whether one of `threads` has a connection of this database open."""
-        with self._opening:
-            return any(held.owner in threads for held in self._opened)
 
     def _current(self) -> _Connection:
         current = self._shared
