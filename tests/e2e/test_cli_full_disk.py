@@ -6,8 +6,6 @@ still answers, with one warning line. Needs root to mount."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +14,8 @@ import pytest
 
 from tests.e2e.cli import TRIVIAL_WORKFLOW, Wfx
 from tests.e2e.never_taken import launched_and_never_taken
+from tests.small_home import fill
+from tests.small_home import small_home as mounted_small_home
 
 pytestmark = pytest.mark.integration
 
@@ -23,45 +23,16 @@ EXIT_SERVICE_UNAVAILABLE = 3
 
 
 @pytest.fixture
-def small_home(tmp_path: Path) -> Iterator[Path]:
-    home = tmp_path / "home"
-    home.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs for WFX_HOME needs root")
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(home)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
-    try:
+def small_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    with mounted_small_home(tmp_path_factory) as home:
         yield home
-    finally:
-        subprocess.run(["umount", "-l", str(home)], check=False)
-
-
-def _fill(folder: Path) -> Path:
-    filler = folder / "filler"
-    descriptor = os.open(filler, os.O_WRONLY | os.O_CREAT)
-    try:
-        for size in (65536, 4096, 1):  # to the last byte
-            try:
-                while os.write(descriptor, b"\0" * size):
-                    pass
-            except OSError:
-                continue
-    finally:
-        os.close(descriptor)
-    return filler
 
 
 def test_a_full_home_is_one_line_on_run_and_list(small_home: Path) -> None:
     wfx = Wfx(small_home)
     wfx.ok("workflows", "publish", str(TRIVIAL_WORKFLOW))
     wfx.run_id("demo/trivial")
-    filler = _fill(small_home)
+    filler = fill(small_home)
 
     for args in (("run", "demo/trivial"), ("executions", "list")):
         outcome = wfx(*args)
@@ -85,7 +56,7 @@ def test_a_read_that_cannot_record_a_lost_runner_shows_the_run_as_stored(
     # this process keeps the database open (its -wal and -shm stay: a reader needs no space)
     execution_id, _open = launched_and_never_taken(small_home, CLI_LEASE_SECONDS)
     time.sleep(CLI_LEASE_SECONDS * 1.5)
-    filler = _fill(small_home)
+    filler = fill(small_home)
 
     for args in (("executions", "list"), ("executions", "show", execution_id)):
         outcome = wfx(*args)

@@ -14,9 +14,7 @@ lost and tries to end it FAILED. The writes fail for real where they can:
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
-import subprocess
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -38,6 +36,8 @@ from entrypoints.http.app import create_app
 from entrypoints.http.identity import verified_by
 from entrypoints.http.stale_reads import STALE_HEADER
 from tests.home_settings import home_settings
+from tests.small_home import fill
+from tests.small_home import small_home as mounted_small_home
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -80,39 +80,10 @@ class Stage:
         return self.client.get(path, headers=self.headers)
 
 
-def _fill(folder: Path) -> Path:
-    filler = folder / "filler"
-    descriptor = os.open(filler, os.O_WRONLY | os.O_CREAT)
-    try:
-        for size in (65536, 4096, 1):  # to the last byte
-            try:
-                while os.write(descriptor, b"\0" * size):
-                    pass
-            except OSError:
-                continue
-    finally:
-        os.close(descriptor)
-    return filler
-
-
 @pytest.fixture
-def small_home(tmp_path: Path) -> Iterator[Path]:
-    home = tmp_path / "home"
-    home.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs for WFX_HOME needs root")
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(home)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
-    try:
+def small_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    with mounted_small_home(tmp_path_factory) as home:
         yield home
-    finally:
-        subprocess.run(["umount", "-l", str(home)], check=False)
 
 
 def _throttle(model: Any, **_: Any) -> None:
@@ -145,7 +116,7 @@ def stage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stage]:
 
     def refuse() -> None:
         if client is None:
-            refused.append(_fill(home))
+            refused.append(fill(home))
         else:
             client.meta.events.register("before-call.dynamodb", _throttle)
             refused.append(None)
@@ -161,7 +132,8 @@ def stage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stage]:
     app = create_app(container, verified_by(verifier), sessions=verifier)
     token = container.token_issuer().issue("root", timedelta(hours=1), ("admin",))
     with TestClient(app, raise_server_exceptions=False, follow_redirects=False) as http:
-        assert http.get("/login", params={"token": token}).status_code == 303  # the viewer's
+        logged_in = http.get("/login", params={"token": token})  # the viewer's session
+        assert logged_in.status_code == 303, logged_in.text
         yield Stage(
             backend=backend,
             container=container,
@@ -173,6 +145,8 @@ def stage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stage]:
         )
     if refused:
         allow()
+    if backend == "sqlite":  # its files closed before their tmpfs is unmounted
+        container.sqlite_database().close()
 
 
 READS = (
