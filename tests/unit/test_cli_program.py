@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+
+def _python_path() -> dict[str, str]:
+    """The tree under test when it is not the one the venv installed (a worktree, a clone)."""
+    return {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
 
 
 def _python(code: str, home: Path) -> str:
@@ -13,7 +19,7 @@ def _python(code: str, home: Path) -> str:
         capture_output=True,
         text=True,
         check=True,
-        env={"WFX_HOME": str(home), "PATH": "/usr/bin:/bin"},
+        env={"WFX_HOME": str(home), "PATH": "/usr/bin:/bin", **_python_path()},
     )
     return result.stdout.strip()
 
@@ -32,6 +38,22 @@ def test_the_console_script_collects_again_once_a_command_has_its_container(
         "sys.argv = ['wfx', 'executions', 'list', '--json']\n"
         "from entrypoints.cli.program import main\n"
         "main()\n"
+    )
+    assert _python(code, tmp_path).splitlines()[-1] == "True True"
+
+
+def test_the_detached_workers_command_freezes_its_start_up_too(tmp_path: Path) -> None:
+    """`python -m entrypoints.cli.main`, the command a detached worker runs (WORKER_COMMAND),
+    starts as the console script does: its start-up frozen once it has its container, so the
+    collection at its exit (quick_exit) walks the run's objects, not every module's."""
+    from entrypoints.container import WORKER_COMMAND
+
+    assert WORKER_COMMAND[1:3] == ("-m", "entrypoints.cli.main")
+    code = (
+        "import atexit, gc, runpy, sys\n"
+        "atexit.register(lambda: print(gc.isenabled(), gc.get_freeze_count() > 0))\n"
+        "sys.argv = ['wfx', 'executions', 'list', '--json']\n"
+        "runpy.run_module('entrypoints.cli.main', run_name='__main__', alter_sys=True)\n"
     )
     assert _python(code, tmp_path).splitlines()[-1] == "True True"
 

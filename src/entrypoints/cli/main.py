@@ -1284,7 +1284,10 @@ def _warn_stale(stale: Mapping[str, BaseException]) -> None:
     )
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # `python -m entrypoints.cli.main`: the detached worker's command
+    import gc
+
     from entrypoints.cli.quick_exit import leave_when_done
 
+    gc.disable()  # as the console script starts (program.py): its start-up frozen, not scanned
     leave_when_done(main)
