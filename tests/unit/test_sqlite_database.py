@@ -147,3 +147,47 @@ def test_every_memory_database_is_its_own() -> None:
     assert tables == []
     one.close()
     two.close()
+
+
+CLOSE_WHILE_ANOTHER_THREAD_READS = """
+import sys, threading
+from adapters.sqlite.database import SqliteDatabase
+
+database = SqliteDatabase(sys.argv[1])
+with database.write() as connection:
+    connection.execute("CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
+    connection.execute("INSERT INTO counter VALUES (1, 7)")
+reading, read = threading.Event(), []
+
+def reader():
+    while not reading.is_set() or len(read) < 20000:
+        with database.read() as connection:
+            read.append(connection.execute("SELECT n FROM counter").fetchone()[0])
+        reading.set()
+
+thread = threading.Thread(target=reader)
+thread.start()
+reading.wait()
+while thread.is_alive():
+    database.close()
+print(len(read), set(read))
+"""
+
+
+def test_a_close_never_closes_a_connection_under_a_thread_that_still_runs(tmp_path: Path) -> None:
+    """A test's teardown, or any caller, may close a database while a thread of the same
+    process (a runner's lease keeper) is inside a statement: it must neither crash the process
+    nor fail that thread's statement. In a process of its own, as a crash takes it down."""
+    import subprocess
+    import sys
+
+    ran = subprocess.run(
+        [sys.executable, "-c", CLOSE_WHILE_ANOTHER_THREAD_READS, str(tmp_path / "wfx.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert (ran.returncode, ran.stderr) == (0, "")
+    assert ran.stdout.split(maxsplit=1)[1].strip() == "{7}"

@@ -209,7 +209,11 @@ class SqliteDatabase:
         """Close every connection (and stop the checkpoint thread); a later call on a file
         database opens new ones. Nothing is closed when one of the threads `unless_held_by` has a
         connection open: looked at and taken in one step, so a connection one of them opens
-        meanwhile is either seen or left open, never closed under it."""
+        meanwhile is either seen or left open, never closed under it.
+
+        The connection of another thread that is still running is let go, not closed: that
+        thread may be inside a statement on it (closing it there crashes the process), and it
+        closes as that thread drops it; the thread's next call opens a new one."""
         with self._opening:
             if any(held.owner in unless_held_by for held in self._opened):
                 return
@@ -217,8 +221,10 @@ class SqliteDatabase:
             self._local = threading.local()
         if self._checkpointer is not None:
             self._checkpointer.close()
+        others = {thread.ident for thread in threading.enumerate()} - {threading.get_ident()}
         for held in opened:
-            held.connection.close()
+            if held.owner not in others:
+                held.connection.close()
         if self._shared is not None:
             self._shared.connection.close()
 
