@@ -12,6 +12,7 @@ once it has taken its streams and session, then its exit code as `Popen.returnco
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import ctypes
 import gc
@@ -20,17 +21,30 @@ import json
 import os
 import pkgutil
 import runpy
+import selectors
 import signal
 import socket
 import struct
 import sys
 import traceback
+from dataclasses import dataclass
 from typing import Any
 
 MODULE = "entrypoints.cli.main"
 _PACKAGES = ("domain", "application", "adapters", "entrypoints")
 _NOT_PRELOADED = {"entrypoints.lambda_handlers"}
 _AWS_SERVICES = ("dynamodb", "s3", "stepfunctions", "logs", "events")  # wfx's clients
+# What forked calls still imported each on its own (sys.modules before and after each of 164
+# calls of eight e2e files): typer's two in every call (~6.5 ms of CPU), rich's table in each
+# one that prints one (~14 ms), a codec or importlib's resource readers in a few.
+_LATE_MODULES = (
+    "typer._adapters",
+    "typer._click.decorators",
+    "rich.table",
+    "rich._emoji_codes",
+    "importlib.resources.readers",
+)
+_LATE_CODECS = ("ascii", "idna")
 _LENGTH = struct.Struct("!Q")
 _ANSWER = struct.Struct("!q")
 _PR_SET_PDEATHSIG = 1
@@ -55,18 +69,19 @@ def _receive(connection: socket.socket) -> tuple[dict[str, Any], list[int]]:
     return json.loads(body), fds
 
 
-def _run_as_wfx(request: dict[str, Any], fds: list[int], taken: int) -> int:
+def _run_as_wfx(forked: _Forked) -> int:
     """In the forked child: become `python -m entrypoints.cli.main ARGS`; closing `taken` says
     it has its streams (and session). Anything the module raises, SystemExit or Ctrl-C's
     KeyboardInterrupt with it, leaves the interpreter as it leaves `python -m` (a traceback
     and exit 1, the exit's code, death by SIGINT); the zygote adds no exit of its own (the
     module's own, entrypoints/cli/quick_exit.py, ends threads, runs atexit, closes SQLite)."""
+    request = forked.request
     if request.get("new_session"):
         os.setsid()
-    for target, fd in enumerate(fds):
+    for target, fd in enumerate(forked.fds):
         os.dup2(fd, target)
         os.close(fd)
-    os.close(taken)
+    os.close(forked.taken)
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["environment"])
@@ -76,28 +91,129 @@ def _run_as_wfx(request: dict[str, Any], fds: list[int], taken: int) -> int:
     return 0
 
 
-def _answer(connection: socket.socket) -> tuple[dict[str, Any], list[int], int]:
-    """In a child of the zygote: fork the wfx process, tell its pid once it has taken its
-    streams, wait, tell its code, end. Returns only in the wfx process: its request, its
-    streams and the end of the pipe it closes once it has taken them."""
+@dataclass
+class _Child:
+    """A wfx process this zygote forked and has not reaped: the connection its answers go on,
+    the pipe whose end says it has taken its streams, the pidfd that says it has ended."""
+
+    connection: socket.socket
+    pid: int
+    told: int  # -1 once closed: its number may be another fd's by then
+    ended: int
+
+    def close(self) -> None:
+        self.connection.close()
+        self.close_told()
+        os.close(self.ended)
+
+    def close_told(self) -> None:
+        if self.told >= 0:
+            os.close(self.told)
+            self.told = -1
+
+
+@dataclass(frozen=True)
+class _Forked:
+    """In a wfx process just forked: its request, its streams, and the end of the pipe it
+    closes once it has taken them."""
+
+    request: dict[str, Any]
+    fds: list[int]
+    taken: int
+
+
+def _fork(
+    connection: socket.socket, selector: selectors.BaseSelector, children: list[_Child]
+) -> _Child | _Forked:
+    """The wfx process of the request on `connection`, forked from the zygote itself: a process
+    between the two (to wait for it) cost one more fork and exit of all these pages, ~20 ms of
+    CPU a call. The child closes every fd of the zygote's and gets its `_Forked`."""
+    connection.settimeout(10)  # the rest of a request begun, not a caller that stopped midway
+    request, fds = _receive(connection)
+    told, taken = os.pipe()
     try:
-        request, fds = _receive(connection)
-        told, taken = os.pipe()
         pid = os.fork()
-        if pid == 0:
-            connection.close()
-            os.close(told)
-            return request, fds, taken
-        for fd in (*fds, taken):
-            os.close(fd)
-        os.read(told, 1)  # b"" once the child closed its end: it has its streams
-        os.close(told)
-        connection.sendall(_ANSWER.pack(pid))
-        _, status = os.waitpid(pid, 0)
-        connection.sendall(_ANSWER.pack(os.waitstatus_to_exitcode(status)))
     except BaseException:
-        traceback.print_exc()
-    os._exit(0)
+        for fd in (*fds, told, taken):
+            os.close(fd)
+        raise
+    if pid == 0:
+        for key in list(selector.get_map().values()):  # other callers' connections
+            if isinstance(key.data, socket.socket):
+                key.data.close()
+        selector.close()  # its own fd; the listener's and the children's closed by their owners
+        for child in children:
+            child.close()
+        connection.close()
+        os.close(told)
+        return _Forked(request, fds, taken)
+    for fd in (*fds, taken):
+        os.close(fd)
+    connection.settimeout(None)
+    return _Child(connection, pid, told, os.pidfd_open(pid))
+
+
+def _said(child: _Child, selector: selectors.BaseSelector) -> None:
+    """The child closed its end of the pipe: it has its streams and session, and its pid is
+    told; its end is waited for (even when the caller is gone)."""
+    selector.unregister(child.told)
+    child.close_told()
+    selector.register(child.ended, selectors.EVENT_READ, child)
+    child.connection.sendall(_ANSWER.pack(child.pid))
+
+
+def _reap(child: _Child, selector: selectors.BaseSelector, children: list[_Child]) -> None:
+    selector.unregister(child.ended)
+    children.remove(child)
+    try:
+        _, status = os.waitpid(child.pid, 0)
+        child.connection.sendall(_ANSWER.pack(os.waitstatus_to_exitcode(status)))
+    finally:
+        child.close()
+
+
+def _serve(listener: socket.socket) -> _Forked:
+    """Answers requests until killed: a child's pid once it has taken its streams, then its exit
+    code as `Popen.returncode` gives it. Returns only in a wfx process. What fails in one
+    request is printed, and its caller reads a hang-up."""
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ)
+    children: list[_Child] = []
+    while True:
+        for key, _ in selector.select():
+            waiting: socket.socket | _Child | None = key.data
+            try:
+                if waiting is None:  # a caller: its request read once it is there
+                    connection, _ = listener.accept()
+                    selector.register(connection, selectors.EVENT_READ, connection)
+                elif isinstance(waiting, socket.socket):
+                    forked = _forked(waiting, selector, children)
+                    if forked is not None:
+                        listener.close()
+                        return forked
+                elif key.fd == waiting.told:
+                    _said(waiting, selector)
+                else:
+                    _reap(waiting, selector, children)
+            except Exception:
+                traceback.print_exc()
+
+
+def _forked(
+    connection: socket.socket, selector: selectors.BaseSelector, children: list[_Child]
+) -> _Forked | None:
+    """The request on `connection` forked: None in the zygote, its `_Forked` in the child."""
+    selector.unregister(connection)
+    try:
+        forked = _fork(connection, selector, children)
+    except BaseException:
+        connection.close()
+        raise
+    if isinstance(forked, _Forked):
+        return forked
+    children.append(forked)
+    selector.register(forked.told, selectors.EVENT_READ, forked)
+    return None
 
 
 def _import_the_rest() -> None:
@@ -110,9 +226,20 @@ def _import_the_rest() -> None:
         ):
             if module.name not in _NOT_PRELOADED:
                 importlib.import_module(module.name)
+    _import_late_modules_once()
     _parse_botocore_data_once()
     _create_tables_once()
     _build_models_once()
+
+
+def _import_late_modules_once() -> None:
+    """The libraries' modules a call imports only where it needs them, imported here once; a
+    later version that has moved one is left to import what it needs in each call, as before."""
+    for name in _LATE_MODULES:
+        with contextlib.suppress(ModuleNotFoundError):
+            importlib.import_module(name)
+    for encoding in _LATE_CODECS:
+        codecs.lookup(encoding)
 
 
 def _build_models_once() -> None:
@@ -196,19 +323,8 @@ def main(path: str) -> int:
     gc.freeze()
     sys.stdout.write("ready\n")
     sys.stdout.flush()
-    while True:
-        connection, _ = listener.accept()
-        while True:  # reap the children that answered earlier requests
-            try:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    break
-            except ChildProcessError:
-                break
-        if os.fork() == 0:
-            listener.close()
-            # out of _answer's handler: what ends the module is the interpreter's to handle
-            return _run_as_wfx(*_answer(connection))
-        connection.close()
+    # out of the loop's handlers: what ends the module is the interpreter's to handle
+    return _run_as_wfx(_serve(listener))
 
 
 if __name__ == "__main__":

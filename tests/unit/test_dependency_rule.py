@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+from tests.source_trees import SRC, modules, nodes
+
 STDLIB = set(sys.stdlib_module_names)
 
 ALLOWED: dict[str, set[str]] = {
@@ -33,11 +34,10 @@ ALLOWED: dict[str, set[str]] = {
 ADAPTER_APPLICATION_PACKAGE = "application.ports."
 
 
-@functools.cache  # each module is parsed once, whichever test asks first
+@functools.cache  # each module's names found once, whichever test asks first
 def _imports(path: Path) -> tuple[str, ...]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     names: list[str] = []
-    for node in ast.walk(tree):
+    for node in nodes(path):
         if isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -46,7 +46,7 @@ def _imports(path: Path) -> tuple[str, ...]:
 
 
 def _modules(layer: str) -> list[Path]:
-    return sorted((SRC / layer).rglob("*.py"))
+    return modules(layer)
 
 
 @pytest.mark.parametrize("layer", sorted(ALLOWED))

@@ -66,7 +66,15 @@ def as_validated(record: BaseModel) -> BaseModel:
 def as_validated_record(record: _Written) -> _Written:
     """A written record's own fields (an event, an attempt, a cost entry) through the
     validation of its annotations."""
-    return TypeAdapter(type(record)).validate_python(asdict(record))
+    kind = type(record)
+    if kind not in _VALIDATIONS:
+        _VALIDATIONS[kind] = TypeAdapter(kind)
+    validated: _Written = _VALIDATIONS[kind].validate_python(asdict(record))
+    return validated
+
+
+# each type's validator built once: pydantic takes 1-4 ms to build one, most of an example's time
+_VALIDATIONS: dict[type[Any], TypeAdapter[Any]] = {}
 
 
 def a_run() -> Run:

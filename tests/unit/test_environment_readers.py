@@ -3,9 +3,9 @@ every other module gets its configuration passed in. The exceptions read a step'
 or a tool's, by design (each says why where it reads it)."""
 
 import ast
-from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+from tests.source_trees import SRC, modules, nodes
+
 READERS = {
     "entrypoints/settings.py",
     # the step's environment: the runner's, passed on through the allow list
@@ -20,19 +20,18 @@ READERS = {
 _FUNCTIONS = {"environ", "environb", "getenv", "getenvb"}
 
 
-def _reads(path: Path) -> list[int]:
-    """Lines where the module reads the environment (`os.environ[...] = ...`, which hands a
-    setting to child processes, is a write and allowed)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def _reads(walked: tuple[ast.AST, ...]) -> list[int]:
+    """Lines where the module of these nodes reads the environment (`os.environ[...] = ...`,
+    which hands a setting to child processes, is a write and allowed)."""
     written = {
         id(target.value)
-        for node in ast.walk(tree)
+        for node in walked
         if isinstance(node, ast.Assign)
         for target in node.targets
         if isinstance(target, ast.Subscript)
     }
     lines = []
-    for node in ast.walk(tree):
+    for node in walked:
         if (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
@@ -49,22 +48,23 @@ def _reads(path: Path) -> list[int]:
 def test_only_settings_and_the_step_processes_read_the_environment() -> None:
     offenders = [
         f"{path.relative_to(SRC)}:{line}"
-        for path in sorted(SRC.rglob("*.py"))
+        for path in modules()
         if path.relative_to(SRC).as_posix() not in READERS
-        for line in _reads(path)
+        for line in _reads(nodes(path))
     ]
     assert offenders == []
 
 
-def test_the_check_sees_each_way_of_reading(tmp_path: Path) -> None:
-    module = tmp_path / "module.py"
+def _walked(text: str) -> tuple[ast.AST, ...]:
+    return tuple(ast.walk(ast.parse(text)))
+
+
+def test_the_check_sees_each_way_of_reading() -> None:
     for text in (
         "import os\nx = os.environ.get('A')\n",
         "import os\nx = os.getenv('A')\n",
         "import os\nx = os.environ['A']\n",
         "from os import environ\n",
     ):
-        module.write_text(text, encoding="utf-8")
-        assert _reads(module), text
-    module.write_text("import os\nos.environ['A'] = 'b'\n", encoding="utf-8")
-    assert _reads(module) == []
+        assert _reads(_walked(text)), text
+    assert _reads(_walked("import os\nos.environ['A'] = 'b'\n")) == []

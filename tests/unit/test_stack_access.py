@@ -7,7 +7,6 @@ import ast
 import inspect
 import json
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,8 +28,8 @@ from adapters.dynamodb.template import logical_id
 from adapters.tables import ResourceKeys, TableNames
 from entrypoints import lambda_handlers
 from entrypoints.container import Container
+from tests.source_trees import SRC, modules, nodes
 
-SRC = Path(__file__).resolve().parents[2] / "src"
 # Container providers that are a store or an AWS capability, and what the role must hold for them.
 STORE_PROVIDERS = {
     "execution_store": Store.EXECUTIONS,
@@ -88,11 +87,11 @@ def _receiver(node: ast.expr) -> str | None:
     return node.attr if isinstance(node, ast.Attribute) else None
 
 
-def _container_calls(tree: ast.AST, receivers: set[str]) -> set[str]:
+def _container_calls(walked: Iterable[ast.AST], receivers: set[str]) -> set[str]:
     """`container.x(...)` / `wfx.x(...)`: the providers a function body calls."""
     return {
         node.func.attr
-        for node in ast.walk(tree)
+        for node in walked
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and _receiver(node.func.value) in receivers
@@ -110,7 +109,7 @@ def handler_providers(function_name: str) -> set[str]:
         if name in done:
             continue
         done.add(name)
-        called |= _container_calls(bodies[name], {"container"})
+        called |= _container_calls(ast.walk(bodies[name]), {"container"})
         pending.extend(
             node.func.id
             for node in ast.walk(bodies[name])
@@ -125,8 +124,8 @@ def http_providers() -> set[str]:
     """What the HTTP routes, dependencies and viewer pages call on the container (`wfx` /
     `container`, `page.wfx` in the viewer)."""
     called: set[str] = set()
-    for path in sorted((SRC / "entrypoints" / "http").rglob("*.py")):
-        called |= _container_calls(ast.parse(path.read_text()), {"wfx", "container"})
+    for path in modules("entrypoints/http"):
+        called |= _container_calls(nodes(path), {"wfx", "container"})
     return called
 
 
@@ -161,7 +160,7 @@ def test_the_handlers_are_found_calling_the_use_cases() -> None:
     assert {"launch_execution", "abort_execution", "delete_execution"} <= http_providers()
     # the viewer's own calls (`page.wfx.x()`) are seen too
     assert "decide_approval" in _container_calls(
-        ast.parse((SRC / "entrypoints" / "http" / "viewer" / "actions.py").read_text()), {"wfx"}
+        nodes(SRC / "entrypoints" / "http" / "viewer" / "actions.py"), {"wfx"}
     )
 
 
@@ -298,8 +297,8 @@ def test_the_workflow_stores_writes_are_made_by_the_writers_named() -> None:
     """A guard for STORE_WRITERS: an application module that starts writing the workflow
     versions fails here until it is named there."""
     callers: dict[str, set[str]] = {call: set() for call in WRITE_CALLS}
-    for path in sorted((SRC / "application").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+    for path in modules("application"):
+        for node in nodes(path):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
@@ -375,8 +374,8 @@ def test_the_modules_that_put_objects_are_those_named() -> None:
     """A guard for WRITE_ASSET_FILES: a module that starts putting objects fails here until
     it is named, and its use case mapped, if it writes asset files."""
     writers = set()
-    for path in sorted(SRC.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+    for path in modules():
+        for node in nodes(path):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
@@ -414,8 +413,8 @@ def test_a_permanent_delete_removes_a_run_s_objects_and_never_an_asset_file() ->
     (the CLI, the user's own credentials) stored under it; the role deletes under it alone."""
     calls = [
         (path.relative_to(SRC).as_posix(), ast.unparse(node.args[0]))
-        for path in sorted(SRC.rglob("*.py"))
-        for node in ast.walk(ast.parse(path.read_text()))
+        for path in modules()
+        for node in nodes(path)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == "delete_prefix"

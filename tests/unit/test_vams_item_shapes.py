@@ -15,6 +15,7 @@ as VAMS does. MIGRATION_SHAPES pins the one table only the V1 migration writes.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import sqlite3
@@ -375,11 +376,23 @@ def _mismatches(table: ResourceKeys, raw: RawItem, shape: dict[str, Attr]) -> li
 # -- the run ---------------------------------------------------------------------------------------
 
 
+RunItems = dict[ResourceKeys, list[RawItem]]
+# The run's items per store, kept by the first test on it: the run (a spawned step among them)
+# is the same for every test, and each test reads its own copy.
+_RUN_ITEMS: dict[str, RunItems] = {}
+
+
 @pytest.fixture
-def run_items(inline_container: Container, tmp_path: Path) -> dict[ResourceKeys, list[RawItem]]:
+def run_items(inline_container: Container) -> RunItems:
     """Every item one finished mesh-report run wrote, per table, on the container's store (its
     first step reading the input file's metadata)."""
-    container = inline_container
+    store = str(inline_container.config.store())
+    if store not in _RUN_ITEMS:
+        _RUN_ITEMS[store] = _mesh_run_items(inline_container)
+    return copy.deepcopy(_RUN_ITEMS[store])
+
+
+def _mesh_run_items(container: Container) -> RunItems:
     raw = yaml.safe_load((MESH / "workflow.yaml").read_text())
     raw["steps"][0]["metadataInputs"] = ["scanner"]  # the first step reads the file's metadata
     document = parse_workflow_document(raw)
@@ -403,14 +416,14 @@ def run_items(inline_container: Container, tmp_path: Path) -> dict[ResourceKeys,
     run = container.launch_execution().execute(command).execution
     stored = container.execution_store().get_execution(run.workflow_execution_id)
     assert stored.status.value == "SUCCEEDED", stored.execution_error
-    items: dict[ResourceKeys, list[RawItem]] = {}
+    items: RunItems = {}
     for key, item in _raw_items(container):
         items.setdefault(key, []).append(item)
     return items
 
 
 def test_every_item_of_the_pinned_tables_has_vams_attributes_types_and_formats(
-    run_items: dict[ResourceKeys, list[RawItem]],
+    run_items: RunItems,
 ) -> None:
     mismatches = []
     for table, shape in VAMS_SHAPES.items():
@@ -421,7 +434,7 @@ def test_every_item_of_the_pinned_tables_has_vams_attributes_types_and_formats(
 
 
 def test_the_run_writes_each_sparse_key_it_has_a_value_for(
-    run_items: dict[ResourceKeys, list[RawItem]],
+    run_items: RunItems,
 ) -> None:
     """A grouped run with an output asset and three chained steps fills every sparse key: the
     first step alone has no from_pipeline_execution_id."""
@@ -459,7 +472,7 @@ def test_the_declared_lists_cover_every_seed_table_and_agree_where_they_overlap(
 
 
 def test_the_inputs_table_holds_one_row_per_selection(
-    run_items: dict[ResourceKeys, list[RawItem]],
+    run_items: RunItems,
 ) -> None:
     """The run selected one whole asset: VAMS's table holds one row for it, keyed by the asset's
     root with no version; each file it resolved to is in wfx's own table, at its version."""
