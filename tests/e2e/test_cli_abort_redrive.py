@@ -324,7 +324,12 @@ def test_aborting_a_detached_run_stops_its_worker_and_records_it_aborted(
     path.write_text(yaml.safe_dump(document), encoding="utf-8")
     wfx.ok("workflows", "publish", str(path))
     execution_id = wfx.run_id("demo/sleepy", "--no-wait")
-    wfx.wait_until(execution_id, lambda _: started.exists())
+    # the step's own mark, looked at without a `wfx executions show` a poll (on DynamoDB, a
+    # dozen requests each while the detached worker starts)
+    deadline = time.monotonic() + 20
+    while not started.exists():
+        assert time.monotonic() < deadline, "the detached run's first step did not start in 20 s"
+        time.sleep(0.05)
     worker = RunFolder(wfx.home / "runs" / execution_id).runner()
     assert worker is not None and worker.running()
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from conftest import restore_dynamodb_tables
 from tests.e2e.cli import FAKE_AWS, Wfx, start_hooked
 from tests.e2e.test_cli_export_import import _exported_lines, earlier_state
 from tests.e2e.test_cli_import_races import _race, _wait_for, _write
@@ -24,7 +26,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-import-races
 
 
 def test_an_earlier_state_imported_meanwhile_waits_for_the_claim_and_is_kept_whole(
-    tmp_path: Path,
+    tmp_path: Path, _pristine_dynamodb_tables: dict[str, Any]
 ) -> None:
     """Before, the earlier state (RUNNING, two events) landed while the whole run was held, and
     the whole run's later events were then added under its RUNNING main row."""
@@ -35,10 +37,10 @@ def test_an_earlier_state_imported_meanwhile_waits_for_the_claim_and_is_kept_who
     every_event = laptop.ok("executions", "events", run_id, "--json").stdout.splitlines()
 
     with moto_server(one_request_at_a_time=True) as endpoint:
+        restore_dynamodb_tables(_pristine_dynamodb_tables)  # as `wfx tables create` makes them
         aws = Wfx(
             tmp_path / "aws", WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=endpoint, **FAKE_AWS
         )
-        aws.ok("tables", "create")
         answers = _race(aws, tmp_path, "_stored_otherwise", whole, earlier)
         status = aws.json("executions", "show", run_id)["executionStatus"]
         events = aws.ok("executions", "events", run_id, "--json").stdout.splitlines()
@@ -69,7 +71,9 @@ def _held_after_its_first_step(signal: Path) -> str:
     )
 
 
-def test_after_a_ctrl_c_of_an_import_only_its_own_file_finishes_the_run(tmp_path: Path) -> None:
+def test_after_a_ctrl_c_of_an_import_only_its_own_file_finishes_the_run(
+    tmp_path: Path, _pristine_dynamodb_tables: dict[str, Any]
+) -> None:
     """The earlier state's import interrupted after its first step row: the whole run's import
     would add its rows to that part (no main row to find stored otherwise); it is refused, the
     earlier file imported again finishes the run, and the whole one then finds it stored."""
@@ -80,10 +84,10 @@ def test_after_a_ctrl_c_of_an_import_only_its_own_file_finishes_the_run(tmp_path
     held = tmp_path / "held"
 
     with moto_server(one_request_at_a_time=True) as endpoint:
+        restore_dynamodb_tables(_pristine_dynamodb_tables)  # as `wfx tables create` makes them
         aws = Wfx(
             tmp_path / "aws", WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=endpoint, **FAKE_AWS
         )
-        aws.ok("tables", "create")
         importing = start_hooked(aws, _held_after_its_first_step(held), "import", str(earlier))
         _wait_for(held)
         importing.send_signal(signal.SIGINT)

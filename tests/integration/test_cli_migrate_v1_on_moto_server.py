@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from adapters.dynamodb.codec import to_wire
+from conftest import restore_dynamodb_tables
 from tests.e2e.cli import FAKE_AWS, Wfx, assert_bad_input
 from tests.integration.moto_server import moto_server, served_client
 from tests.integration.table_layout import create_earlier_table
@@ -21,8 +22,13 @@ EARLIER = "vams-2-5-executions"
 
 
 @pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
+def endpoint(_pristine_dynamodb_tables: dict[str, Any]) -> Iterator[str]:
+    # the tables taken first: made the first time in a mock_aws(), which empties the server's
+    # backends
     with moto_server() as url:
+        # wfx's tables, empty, as `wfx tables create` makes them (test_cli_on_moto_server's
+        # subject; not the migration's)
+        restore_dynamodb_tables(_pristine_dynamodb_tables)
         yield url
 
 
@@ -33,9 +39,7 @@ def wfx(endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Wfx:
     for item in old_items(ROWS):
         client.put_item(TableName=EARLIER, Item=to_wire(item))
     home: Path = tmp_path_factory.mktemp("migrate") / "home"
-    wfx = Wfx(home, WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=endpoint, **FAKE_AWS)
-    wfx.ok("tables", "create")
-    return wfx
+    return Wfx(home, WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=endpoint, **FAKE_AWS)
 
 
 def test_the_earlier_table_is_migrated_from_dynamodb_once(wfx: Wfx) -> None:

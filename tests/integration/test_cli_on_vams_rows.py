@@ -8,11 +8,13 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from adapters.dynamodb.codec import to_wire
 from adapters.tables import ResourceKeys, TableNames
+from conftest import restore_dynamodb_tables
 from tests import vams_items as vams
 from tests.e2e.cli import FAKE_AWS, Wfx
 from tests.integration.moto_server import moto_server, served_client
@@ -23,8 +25,12 @@ WAITING = {"StartAt": "Wait", "States": {"Wait": {"Type": "Wait", "Seconds": 600
 
 
 @pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
+def endpoint(_pristine_dynamodb_tables: dict[str, Any]) -> Iterator[str]:
+    # the tables taken first: made the first time in a mock_aws(), which empties the server's
+    # backends
     with moto_server() as url:
+        # every table, empty, as `wfx tables create` makes them (and VAMS's stack made them)
+        restore_dynamodb_tables(_pristine_dynamodb_tables)
         yield url
 
 
@@ -38,7 +44,6 @@ def test_wfx_lists_shows_aborts_and_deletes_a_run_vams_launched(
         AWS_ENDPOINT_URL_SFN=endpoint,
         **FAKE_AWS,
     )
-    assert wfx("tables", "create").code == 0
     sfn = served_client("stepfunctions", endpoint)
     machine = sfn.create_state_machine(
         name="vams-wf-vams",

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from adapters.dynamodb.codec import from_wire
+from conftest import restore_dynamodb_tables
 from tests.e2e.cli import FAILING_WORKFLOW, FAKE_AWS, Outcome, Wfx
 from tests.e2e.test_cli_approvals import _publish_gated
 from tests.integration.moto_server import moto_server, served_client
@@ -23,18 +24,19 @@ pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-races-on-mot
 
 
 @pytest.fixture
-def endpoint() -> Iterator[str]:
+def endpoint(_pristine_dynamodb_tables: dict[str, Any]) -> Iterator[str]:
+    # the tables taken first: made the first time in a mock_aws(), which empties the server's
+    # backends
     with moto_server(one_request_at_a_time=True) as url:
+        # every table, empty, as `wfx tables create` makes them (test_cli_on_moto_server's
+        # subject; not these races')
+        restore_dynamodb_tables(_pristine_dynamodb_tables)
         yield url
 
 
 @pytest.fixture
 def wfx(tmp_path: Path, endpoint: str) -> Wfx:
-    on_moto = Wfx(
-        tmp_path / "home", WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=endpoint, **FAKE_AWS
-    )
-    on_moto.ok("tables", "create")
-    return on_moto
+    return Wfx(tmp_path / "home", WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=endpoint, **FAKE_AWS)
 
 
 def _together(*calls: tuple[Wfx, tuple[str, ...]]) -> list[Outcome]:

@@ -6,10 +6,12 @@ with the redrive after, is tests/e2e/test_cli_run_control.py's."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from adapters.dynamodb.codec import from_wire
+from conftest import restore_dynamodb_tables
 from tests.e2e.cli import FAKE_AWS, Wfx
 from tests.e2e.run_processes import kill_what_is_left
 from tests.e2e.test_cli_run_control import kill_9_of_a_detached_worker, signals_stage
@@ -18,13 +20,15 @@ from tests.integration.moto_server import moto_server, served_client
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("cli-runner-lost-on-moto")]
 
 
-def test_kill_9_of_a_detached_worker_ends_the_run_on_the_next_read(tmp_path: Path) -> None:
+def test_kill_9_of_a_detached_worker_ends_the_run_on_the_next_read(
+    tmp_path: Path, _pristine_dynamodb_tables: dict[str, Any]
+) -> None:
     # one request at a time: a request the killed worker had sent is still served, beside the
     # reader's lost-runner end on the same item (the module's note on moto's threads)
     with moto_server(one_request_at_a_time=True) as endpoint:
+        restore_dynamodb_tables(_pristine_dynamodb_tables)  # as `wfx tables create` makes them
         home = tmp_path / "home"
         on_moto = Wfx(home, WFX_STORE="dynamodb", WFX_DYNAMODB_ENDPOINT=endpoint, **FAKE_AWS)
-        on_moto.ok("tables", "create")
         try:
             execution_id, _ = kill_9_of_a_detached_worker(signals_stage(on_moto, tmp_path).wfx)
         finally:
