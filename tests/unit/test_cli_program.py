@@ -58,6 +58,28 @@ def test_the_detached_workers_command_freezes_its_start_up_too(tmp_path: Path) -
     assert _python(code, tmp_path).splitlines()[-1] == "True True"
 
 
+def test_wfx_version_prints_the_line_the_command_line_prints_and_loads_no_command(
+    tmp_path: Path,
+) -> None:
+    code = (
+        "import sys\n"
+        "sys.argv = ['wfx', '--version']\n"
+        "from entrypoints.cli.program import main\n"
+        "main()\n"
+        "print('entrypoints.cli.main' in sys.modules, 'typer' in sys.modules)\n"
+    )
+    version, loaded = _python(code, tmp_path).splitlines()
+    whole = _python(
+        "import runpy, sys\n"
+        "sys.argv = ['wfx', '--version']\n"
+        "runpy.run_module('entrypoints.cli.main', run_name='__main__')\n",
+        tmp_path,
+    )
+
+    assert version == whole and version.startswith("wfx ")
+    assert loaded == "False False"
+
+
 def test_a_ctrl_c_wrapped_by_python_while_wfx_loads_ends_it_quietly_with_130(
     tmp_path: Path,
 ) -> None:

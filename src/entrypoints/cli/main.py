@@ -66,13 +66,9 @@ app = typer.Typer(
 def _print_version(asked: bool) -> None:
     if not asked:
         return
-    from importlib.metadata import PackageNotFoundError, version
+    from entrypoints.cli.version import version_line
 
-    try:
-        installed = version("wfx")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        installed = "unknown (not installed)"
-    sys.stdout.write(f"wfx {installed}\n")
+    sys.stdout.write(version_line())
     raise typer.Exit()
 
 

@@ -21,6 +21,11 @@ def main() -> None:
     try:
         import gc
 
+        if sys.argv[1:] == ["--version"]:  # the line alone: no command to load for it
+            from entrypoints.cli.version import version_line
+
+            sys.stdout.write(version_line())
+            return
         gc.disable()
         end_on_swallowed_interrupts()
         from entrypoints.cli.main import main as run
