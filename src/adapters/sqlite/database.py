@@ -11,7 +11,7 @@ import gc
 import sqlite3
 import threading
 import weakref
-from collections.abc import Callable, Iterator, Set
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -132,13 +132,12 @@ class _Connection:
 def close_every_file() -> None:
     """Close every SQLite file this process has open (each one's connections and checkpoint
     thread), as the interpreter's exit does when it frees them: the last connection to a file
-    checkpoints its WAL and removes it. For a process that leaves without that teardown; none
-    is closed while another thread that is still running holds a connection (a daemon may be
-    in a statement on it, and the teardown leaves such a connection open too)."""
+    checkpoints its WAL and removes it. For a process that leaves without that teardown; a
+    connection another thread that is still running holds stays open (`close`), as the
+    teardown leaves it, and so does its WAL."""
     gc.collect()  # an ended thread's connection is garbage only a collection frees (cycles)
-    running = {thread.ident for thread in threading.enumerate()} - {threading.get_ident()}
     for database in list(_FILES):
-        database.close(unless_held_by=running)
+        database.close()
 
 
 class SqliteDatabase:
@@ -205,18 +204,13 @@ class SqliteDatabase:
         with current.lock:
             yield current.connection
 
-    def close(self, unless_held_by: Set[int | None] = frozenset()) -> None:
+    def close(self) -> None:
         """Close every connection (and stop the checkpoint thread); a later call on a file
-        database opens new ones. Nothing is closed when one of the threads `unless_held_by` has a
-        connection open: looked at and taken in one step, so a connection one of them opens
-        meanwhile is either seen or left open, never closed under it.
-
-        The connection of another thread that is still running is let go, not closed: that
-        thread may be inside a statement on it (closing it there crashes the process), and it
-        closes as that thread drops it; the thread's next call opens a new one."""
+        database opens new ones. The connection of another thread that is still running is let
+        go, not closed: that thread may be inside a statement on it (closing it there crashes
+        the process), and it closes as that thread drops it; the thread's next call opens a new
+        one. A connection opened after the connections are taken is the next close's."""
         with self._opening:
-            if any(held.owner in unless_held_by for held in self._opened):
-                return
             opened, self._opened = list(self._opened), weakref.WeakSet()
             self._local = threading.local()
         if self._checkpointer is not None:
