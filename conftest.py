@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,12 +40,25 @@ settings.load_profile("wfx")
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _signals_as_a_terminal_sends_them()
     _one_moto_request_at_a_time()
     back_up_only_the_named_items()
     cache_attribute_names()
     write_attribute_values_as_they_are()
     share_the_data_loader()
     find_method_names_once()
+
+
+def _signals_as_a_terminal_sends_them() -> None:
+    """The tests signal wfx as a terminal signals a foreground command, which does not ignore
+    SIGINT or SIGHUP. A suite started as a background job of a script (`make test &`), or under
+    nohup, starts ignoring one of them, and so would every process it starts, which wfx then
+    keeps ignoring as the one who started it asked: here the suite's processes, and those they
+    start, take both as a foreground command does (xdist's workers start after this)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def _one_moto_request_at_a_time() -> None:

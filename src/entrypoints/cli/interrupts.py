@@ -1,7 +1,12 @@
 """Ctrl-C, SIGTERM and SIGHUP on a command that runs a workflow: the run is aborted, not left
 RUNNING. The signal interrupts the main thread's wait; the command aborts the run (its
 children stopped, its rows ABORTED) and exits 128 + the signal's number (130, 143, 129). A
-run whose completion is finishing it is not aborted: the command waits for its end instead."""
+run whose completion is finishing it is not aborted: the command waits for its end instead.
+
+A signal the command was started ignoring stays ignored, as Python leaves an ignored SIGINT:
+`nohup wfx run ...` ignores SIGHUP so that the run outlives the terminal, and a shell starts a
+script's background job (`wfx run ... &`) ignoring SIGINT so that a Ctrl-C of the script
+does not reach it."""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import TYPE_CHECKING, NoReturn, TypeVar
@@ -28,6 +33,12 @@ class InterruptedBySignalError(Exception):
         self.number = number
 
 
+def not_ignored(numbers: Iterable[int]) -> tuple[int, ...]:
+    """Those of the signals `numbers` this process was not started ignoring (nor told to
+    ignore since): the ones a handler of its own may take."""
+    return tuple(number for number in numbers if signal.getsignal(number) is not signal.SIG_IGN)
+
+
 def _interrupt(number: int, frame: FrameType | None) -> None:
     for other in _SIGNALS:  # a second Ctrl-C must not cut the abort short
         signal.signal(other, signal.SIG_IGN)
@@ -36,11 +47,12 @@ def _interrupt(number: int, frame: FrameType | None) -> None:
 
 @contextmanager
 def signals_interrupt() -> Iterator[None]:
-    """Inside, each of the three signals raises InterruptedBySignalError in the main thread."""
+    """Inside, each of the three signals raises InterruptedBySignalError in the main thread,
+    but one the process was started ignoring, which stays ignored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {number: signal.signal(number, _interrupt) for number in _SIGNALS}
+    previous = {number: signal.signal(number, _interrupt) for number in not_ignored(_SIGNALS)}
     try:
         yield
     finally:

@@ -179,6 +179,8 @@ def serve(
     """`workers`: the service's processes (None: WFX_SERVE_WORKERS, else the cores)."""
     import uvicorn
 
+    from entrypoints.cli.uvicorn_server import Server
+
     confine_steps(step_user or Settings.from_environment().step_user, _home())
     # also the store's first opening (tables created or upgraded) before any worker opens it
     container = container_for("detached")
@@ -199,7 +201,7 @@ def serve(
     if workers == 1:
         app = _app(container, settings, session_key=None)
         config = uvicorn.Config(app, log_level="warning", server_header=False)
-        server = uvicorn.Server(config)
+        server = Server(config)  # uvicorn's, leaving ignored what this process ignores
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises the Ctrl-C it stopped on
             server.run(sockets=[listener])
         if not server.started:

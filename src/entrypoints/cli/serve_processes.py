@@ -40,6 +40,9 @@ from types import FrameType
 
 import uvicorn
 
+from entrypoints.cli.interrupts import not_ignored
+from entrypoints.cli.uvicorn_server import Server
+
 BACKLOG = 2048  # uvicorn's default
 STOP_GRACE_SECONDS = 10.0
 # Connections accepted and not yet sent to their process (its pair's queue full): past this the
@@ -230,7 +233,7 @@ class _Counted(socket.socket):
             told()
 
 
-class _PairServer(uvicorn.Server):
+class _PairServer(Server):
     """uvicorn without a listening socket: it serves the connections sent on `pair`."""
 
     def __init__(self, config: uvicorn.Config, pair: socket.socket) -> None:
@@ -329,12 +332,15 @@ def _descriptors(ancillary: list[tuple[int, int, bytes]]) -> list[int]:
     return list(fds)
 
 
-def _serve_here(app: str, pair: socket.socket) -> None:
+def _serve_here(app: str, pair: socket.socket, takes_ctrl_c: bool) -> None:
     """One serving process: uvicorn with no socket of its own, the app built by `app`'s factory,
-    serving the connections the supervisor sends on `pair`."""
+    serving the connections the supervisor sends on `pair`. `takes_ctrl_c`: whether the
+    supervisor does (not when it was started ignoring SIGINT: then none of them does)."""
     try:
         # forked from a fork server born with Ctrl-C held back (_start_holding_ctrl_c)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if takes_ctrl_c:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the supervisor's stop, whatever it ignores
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         pair.set_inheritable(False)  # the steps this process starts have no use for it
         config = uvicorn.Config(app, factory=True, log_level="warning", server_header=False)
@@ -358,12 +364,17 @@ def serve_from_processes(
     def stop_on(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
-    previous = {number: signal.signal(number, stop_on) for number in _STOP_SIGNALS}
+    # a signal it was started ignoring (nohup's SIGHUP, a background job's SIGINT) stays so
+    previous = {number: signal.signal(number, stop_on) for number in not_ignored(_STOP_SIGNALS)}
     forked = multiprocessing.get_context("forkserver")
     forked.set_forkserver_preload([__name__, *imports])
     pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(workers)]
     processes = [
-        forked.Process(target=_serve_here, args=(app, theirs), name=f"wfx-serve-{index}")
+        forked.Process(
+            target=_serve_here,
+            args=(app, theirs, signal.SIGINT in previous),
+            name=f"wfx-serve-{index}",
+        )
         for index, (_, theirs) in enumerate(pairs)
     ]
     balancer = _Balancer(listener, [_Worker(ours) for ours, _ in pairs])
