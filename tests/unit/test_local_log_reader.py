@@ -626,3 +626,33 @@ def test_no_read_leaves_a_descriptor_open(root: Path, tmp_path: Path) -> None:
         LogReadStatus.EMPTY,
         LogReadStatus.ACCESS_DENIED,
     ]
+
+
+@pytest.mark.parametrize("replaced", [False, True], ids=["same file", "a copy in its place"])
+def test_a_token_binds_the_file_it_was_read_from_not_its_name(root: Path, replaced: bool) -> None:
+    # a group's token resumes in its second file only while that is the file the token's page
+    # read (device, inode): a copy of the same bytes put in its place is read from the start
+    (root / "exec-2").mkdir()
+    first = "".join(f"a line {n}\n" for n in range(40))
+    (root / "exec-2" / "a.log").write_text(first, encoding="utf-8")
+    second = root / "exec-2" / "b.log"
+    both = len(first) + second.write_text(
+        "".join(f"b line {n}\n" for n in range(80)), encoding="utf-8"
+    )
+    reader = _signed(root)
+    read, counted = _counted_pieces()
+    with (
+        patch.object(log_reader, "_READ_BYTES", 64),
+        patch.object(log_reader, "_pieces", counted),
+    ):
+        token = reader.read("exec-2", limit=60).next_token
+        assert token is not None and token.split(".")[2] == "1"  # a restart point in b.log
+        if replaced:
+            copy = root / "exec-2" / ".copy"
+            copy.write_bytes(second.read_bytes())
+            copy.replace(second)
+        read[0] = 0
+        page = reader.read("exec-2", next_token=token, limit=60)
+    assert [e.message for e in page.events] == [f"b line {n}" for n in range(20, 80)]
+    # from its restart point, less than b.log; from the start, all of both
+    assert read[0] >= both if replaced else read[0] < both - len(first), read[0]

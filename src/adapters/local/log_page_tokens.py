@@ -124,7 +124,7 @@ def _sign(key: bytes, scope: str, body: str) -> str:
 def _fingerprint(opened: tuple[str, int] | None, offset: int) -> str | None:
     """What a restart point's token knows of its file: its name, the file itself (device, inode)
     and the bytes just before the offset, which must end a line. None when they cannot be read.
-    Read with pread: the reader may be reading the same descriptor, and its place must hold."""
+    Read with pread: the descriptor is the one the read reads, and this moves no place in it."""
     if opened is None:
         return None
     name, file = opened
