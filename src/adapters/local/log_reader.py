@@ -223,10 +223,13 @@ def _open_file(folder: int, name: str, relative: str) -> int | None:
         if error.errno in (*_NOT_THERE, errno.ENXIO):  # ENXIO: a socket
             return None
         raise
-    if not stat.S_ISREG(os.fstat(file).st_mode):
-        os.close(file)
-        return None
-    return file
+    regular = False
+    try:
+        regular = stat.S_ISREG(os.fstat(file).st_mode)
+    finally:
+        if not regular:  # no file, or the fstat failed: closed here, as nothing else holds it
+            os.close(file)
+    return file if regular else None
 
 
 def _stream(folder: int, parts: tuple[str, ...], stream: str) -> _Files | None:
