@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from unittest.mock import patch
 
 import pytest
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from adapters.local import log_reader
 from adapters.local.log_reader import LocalFileLogReader
-from application.ports.logs import TOKEN_REFUSED
+from application.ports.logs import TOKEN_REFUSED, LogPage
 from domain import redaction_stream
 from domain.available_logs import LogReadStatus
 from domain.redaction import redact, redacted_lines
@@ -415,3 +416,243 @@ def test_a_deep_page_of_a_log_of_body_looking_lines_reads_about_what_the_first_p
     # the held lines (16 KB and their overhead, ~23 KB of text), a piece and the page (27 KB);
     # read from the start, the last page would read the whole log (1.1 MB)
     assert max(reads) < 2 * reads[0] < 200 * 1024, reads
+
+
+# No symbolic link under the logs root is followed: each part of a group and a stream is opened
+# under its parent's descriptor with O_NOFOLLOW, and a file is read from the descriptor opened.
+
+OUTSIDE = "text of a file outside the logs root"
+
+
+def _outside(tmp_path: Path) -> Path:
+    """A folder outside the logs root holding logs named as the root's are."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    for name in ("pipe-1.log", "pipe-2.log", "outside.log"):
+        (outside / name).write_text(f"{OUTSIDE}\n", encoding="utf-8")
+    return outside
+
+
+def _shown(page: LogPage) -> str:
+    return "\n".join([*(event.message for event in page.events), page.problem or ""])
+
+
+def test_a_symlink_inside_the_root_is_not_followed_either(root: Path) -> None:
+    # nothing wfx writes under the logs root is a link (FileLogStore writes plain files): a link
+    # there, even to a log beside it, was put by someone else
+    (root / "exec-1" / "link.log").symlink_to("pipe-1.log")
+    (root / "alias").symlink_to("exec-1")
+    (root / "exec-1" / "sub").symlink_to(".")
+    reader = LocalFileLogReader(root)
+    for group, stream, field in [
+        ("exec-1", "link.log", "stream 'link.log'"),
+        ("exec-1", "", "stream 'exec-1/"),  # the first link the listing meets
+        ("alias", "pipe-1.log", "group 'alias'"),
+        ("alias", "", "group 'alias'"),
+        ("exec-1", "sub/pipe-1.log", "stream 'sub/pipe-1.log'"),
+    ]:
+        page = reader.read(group, stream=stream)
+        assert page.status is LogReadStatus.ACCESS_DENIED, (group, stream)
+        assert page.events == () and page.problem is not None
+        assert page.problem.startswith(field) and "symbolic link" in page.problem, page.problem
+    assert reader.read("exec-1", prefix="pipe-").status is LogReadStatus.READ  # not the link
+
+
+def test_a_group_folder_that_is_a_link_out_is_never_read(root: Path, tmp_path: Path) -> None:
+    (root / "exec-3").symlink_to(_outside(tmp_path))
+    (root / "tools" / "nested").symlink_to(tmp_path / "elsewhere")
+    reader = _signed(root)
+    for arguments in [
+        {"group": "exec-3"},
+        {"group": "exec-3/"},
+        {"group": "./exec-3", "stream": "outside.log"},
+        {"group": "exec-3", "prefix": "pipe-", "execution_filter": "exec-3"},
+        {"group": "tools/nested", "stream": "pipe-1.log"},
+        {"group": "tools", "stream": "nested/pipe-1.log"},
+    ]:
+        page = reader.read(**arguments)  # type: ignore[arg-type]
+        assert page.status is LogReadStatus.ACCESS_DENIED, arguments
+        assert OUTSIDE not in _shown(page) and page.problem and "symbolic link" in page.problem
+
+
+def test_a_stream_that_is_a_link_to_a_file_outside_is_never_read(
+    root: Path, tmp_path: Path
+) -> None:
+    hostname = tmp_path / "hostname"  # as /etc/hostname would be
+    hostname.write_text(f"{OUTSIDE}\n", encoding="utf-8")
+    (root / "exec-1" / "host.log").symlink_to(hostname)
+    reader = LocalFileLogReader(root)
+    for page in (
+        reader.read("exec-1", stream="host.log"),
+        reader.read("exec-1", prefix="host"),
+        reader.read("exec-1", stream="host.log", execution_filter="exec-1", limit=1),
+    ):
+        assert page.status is LogReadStatus.ACCESS_DENIED
+        assert OUTSIDE not in _shown(page)
+
+
+def test_a_fifo_or_a_folder_named_as_a_stream_is_not_found_and_nothing_waits(root: Path) -> None:
+    os.mkfifo(root / "exec-1" / "fifo.log")  # opened blocking, it would wait for a writer
+    (root / "exec-1" / "folder.log").mkdir()
+    reader = LocalFileLogReader(root)
+    assert reader.read("exec-1", stream="fifo.log").status is LogReadStatus.NOT_FOUND
+    assert reader.read("exec-1", stream="folder.log").status is LogReadStatus.NOT_FOUND
+    assert reader.read("exec-1", stream="pipe-1.log/x").status is LogReadStatus.NOT_FOUND
+    page = reader.read("exec-1")  # a listing takes neither
+    assert [e.message for e in page.events] == ["one", "two", "three", "four"]
+
+
+def _between_the_check_and_the_open(change: Callable[[], None]) -> AbstractContextManager[Any]:
+    """log_reader._page, doing `change` first: after the group and stream were checked and the
+    files listed (in the old design: their paths resolved), before any file is read."""
+    page = log_reader._page
+
+    def changed(*arguments: Any) -> Any:
+        change()
+        return page(*arguments)
+
+    return patch.object(log_reader, "_page", changed)
+
+
+def test_a_group_folder_swapped_for_a_link_out_after_the_check_is_not_followed(
+    root: Path, tmp_path: Path
+) -> None:
+    outside = _outside(tmp_path)
+
+    def swap() -> None:  # another user of the logs folder, between the check and the open
+        (root / "exec-1").rename(tmp_path / "moved")
+        (root / "exec-1").symlink_to(outside)
+
+    with _between_the_check_and_the_open(swap):
+        page = LocalFileLogReader(root).read("exec-1")
+    # what was checked is what is read: the folder the read opened, wherever it went since
+    assert OUTSIDE not in _shown(page)
+    assert [e.message for e in page.events] == ["one", "two", "three", "four"]
+
+
+def test_a_stream_swapped_for_a_link_out_after_the_check_is_not_followed(
+    root: Path, tmp_path: Path
+) -> None:
+    outside = _outside(tmp_path)
+
+    def swap() -> None:
+        (root / "exec-1" / "pipe-1.log").unlink()
+        (root / "exec-1" / "pipe-1.log").symlink_to(outside / "pipe-1.log")
+
+    with _between_the_check_and_the_open(swap):
+        page = LocalFileLogReader(root).read("exec-1", stream="pipe-1.log")
+    assert [e.message for e in page.events] == ["one", "two", "three"]  # the file opened
+
+
+def test_a_listed_file_swapped_for_a_link_before_the_read_reaches_it_refuses_the_read(
+    root: Path, tmp_path: Path
+) -> None:
+    outside = _outside(tmp_path)
+
+    def swap() -> None:
+        (root / "exec-1" / "pipe-2.log").unlink()
+        (root / "exec-1" / "pipe-2.log").symlink_to(outside / "pipe-2.log")
+
+    with _between_the_check_and_the_open(swap):
+        page = LocalFileLogReader(root).read("exec-1")
+    assert page.status is LogReadStatus.ACCESS_DENIED and page.events == ()
+    assert OUTSIDE not in _shown(page) and "'exec-1/pipe-2.log'" in _shown(page)
+
+
+def test_a_listed_file_gone_before_the_read_reaches_it_is_read_as_nothing(root: Path) -> None:
+    # a run's logs removed while read: the files still there are read
+    with _between_the_check_and_the_open((root / "exec-1" / "pipe-1.log").unlink):
+        page = _signed(root).read("exec-1", limit=1)
+    assert [e.message for e in page.events] == ["four"] and page.next_token is None
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts /proc/self/fd")
+def test_no_read_leaves_a_descriptor_open(root: Path, tmp_path: Path) -> None:
+    (root / "exec-1" / "link.log").symlink_to(tmp_path / "secret.txt")
+    (root / "exec-2").mkdir()
+    (root / "exec-2" / "a.log").write_text("a 1\na 2\n", encoding="utf-8")
+    (root / "linked").symlink_to(root / "exec-2")
+    (root / "exec-2" / "folder.log").mkdir()
+    reader = _signed(root)
+    gone = root / "exec-2" / "gone.log"
+    became_link = root / "exec-2" / "b.log"
+
+    def change() -> None:
+        gone.unlink(missing_ok=True)
+        became_link.unlink(missing_ok=True)
+        became_link.symlink_to(tmp_path / "secret.txt")
+
+    def reads() -> list[LogReadStatus]:
+        gone.write_text("gone\n", encoding="utf-8")
+        became_link.unlink(missing_ok=True)
+        became_link.write_text("b 1\n", encoding="utf-8")
+        first = reader.read("exec-2", stream="a.log", limit=1)
+        statuses = [
+            reader.read("exec-1", prefix="pipe-").status,  # a group
+            first.status,  # a stream, a token issued while its file is being read
+            reader.read("exec-2", stream="a.log", next_token=first.next_token).status,
+            reader.read("exec-1").status,  # refused: a link among the files
+            reader.read("linked", stream="a.log").status,  # refused: the group
+            reader.read("exec-1", stream="../x").status,  # refused by name
+            reader.read("exec-9").status,  # not found
+            reader.read("exec-2", stream="folder.log").status,  # opened, no file: not found
+            reader.read("exec-2", stream="a.log", next_token="1.0.0.0.x.y").status,  # garbled
+        ]
+        with _between_the_check_and_the_open(change):
+            statuses.append(reader.read("exec-2", prefix="gone").status)  # vanished mid-way
+        with _between_the_check_and_the_open(change):
+            statuses.append(reader.read("exec-2").status)  # a link took a file's place
+        return statuses
+
+    first = reads()  # the first read makes the key file: counted after it
+    before = _open_descriptors()
+    for _ in range(200):
+        assert reads() == first
+    assert _open_descriptors() == before
+    assert first == [
+        LogReadStatus.READ,
+        LogReadStatus.READ,
+        LogReadStatus.READ,
+        LogReadStatus.ACCESS_DENIED,
+        LogReadStatus.ACCESS_DENIED,
+        LogReadStatus.ACCESS_DENIED,
+        LogReadStatus.NOT_FOUND,
+        LogReadStatus.NOT_FOUND,
+        LogReadStatus.ERROR,
+        LogReadStatus.EMPTY,
+        LogReadStatus.ACCESS_DENIED,
+    ]
+
+
+@pytest.mark.parametrize("replaced", [False, True], ids=["same file", "a copy in its place"])
+def test_a_token_binds_the_file_it_was_read_from_not_its_name(root: Path, replaced: bool) -> None:
+    # a group's token resumes in its second file only while that is the file the token's page
+    # read (device, inode): a copy of the same bytes put in its place is read from the start
+    (root / "exec-2").mkdir()
+    first = "".join(f"a line {n}\n" for n in range(40))
+    (root / "exec-2" / "a.log").write_text(first, encoding="utf-8")
+    second = root / "exec-2" / "b.log"
+    both = len(first) + second.write_text(
+        "".join(f"b line {n}\n" for n in range(80)), encoding="utf-8"
+    )
+    reader = _signed(root)
+    read, counted = _counted_pieces()
+    with (
+        patch.object(log_reader, "_READ_BYTES", 64),
+        patch.object(log_reader, "_pieces", counted),
+    ):
+        token = reader.read("exec-2", limit=60).next_token
+        assert token is not None and token.split(".")[2] == "1"  # a restart point in b.log
+        if replaced:
+            copy = root / "exec-2" / ".copy"
+            copy.write_bytes(second.read_bytes())
+            copy.replace(second)
+        read[0] = 0
+        page = reader.read("exec-2", next_token=token, limit=60)
+    assert [e.message for e in page.events] == [f"b line {n}" for n in range(20, 80)]
+    # from its restart point, less than b.log; from the start, all of both
+    assert read[0] >= both if replaced else read[0] < both - len(first), read[0]

@@ -16,6 +16,7 @@ import hmac
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from adapters.secret_files import create_key, read_key
 from domain.bounds import is_whole_number
@@ -46,6 +47,15 @@ class Restart:
 START = Restart(0, 0, 0)
 
 
+class LogFiles(Protocol):
+    """The files a read reads, in order: how many, and one's name with a descriptor open on it
+    (None when it is gone), so that a token binds the file the read opened, not a path."""
+
+    def __len__(self) -> int: ...
+
+    def opened(self, index: int) -> tuple[str, int] | None: ...
+
+
 class PageTokens:
     """Issues and checks page tokens under the key in `key_file` (made, 0600, on first issue)."""
 
@@ -53,18 +63,18 @@ class PageTokens:
         self._path = key_file
         self._key: bytes | None = None
 
-    def issue(self, line: int, restart: Restart, files: list[Path], scope: str) -> str:
+    def issue(self, line: int, restart: Restart, files: LogFiles, scope: str) -> str:
         """The token of the page starting at `line`, which may be read from `restart`."""
         key = self._secret(create=True)
         if key is None:
             return str(line)
-        fingerprint = _fingerprint(files[restart.file], restart.offset)
+        fingerprint = _fingerprint(files.opened(restart.file), restart.offset)
         if fingerprint is None:  # the file went or changed while read: a line number will do
             return str(line)
         body = f"{line}.{restart.line}.{restart.file}.{restart.offset}.{fingerprint}"
         return f"{body}.{_sign(key, scope, body)}"
 
-    def resume(self, token: str | None, files: list[Path], scope: str) -> tuple[int, Restart]:
+    def resume(self, token: str | None, files: LogFiles, scope: str) -> tuple[int, Restart]:
         """The line the token's page starts at and where to read it from."""
         if token is None:
             return 0, START
@@ -83,7 +93,7 @@ class PageTokens:
         line, restart = numbers[0], Restart(numbers[2], numbers[3], numbers[1])
         if (
             restart.file >= len(files)
-            or _fingerprint(files[restart.file], restart.offset) != fields[4]
+            or _fingerprint(files.opened(restart.file), restart.offset) != fields[4]
         ):
             return line, START  # the file changed since: read it from its start
         return line, restart
@@ -111,21 +121,23 @@ def _sign(key: bytes, scope: str, body: str) -> str:
     return hmac.digest(key, message, "sha256").hex()[:_SIGNATURE_CHARACTERS]
 
 
-def _fingerprint(path: Path, offset: int) -> str | None:
-    """What a restart point's token knows of its file: the file itself (device, inode) and the
-    bytes just before the offset, which must end a line. None when they cannot be read."""
+def _fingerprint(opened: tuple[str, int] | None, offset: int) -> str | None:
+    """What a restart point's token knows of its file: its name, the file itself (device, inode)
+    and the bytes just before the offset, which must end a line. None when they cannot be read.
+    Read with pread: the descriptor is the one the read reads, and this moves no place in it."""
+    if opened is None:
+        return None
+    name, file = opened
     try:
-        with open(path, "rb") as file:
-            status = os.fstat(file.fileno())
-            before = min(offset, _WINDOW_BYTES)
-            file.seek(offset - before)
-            window = file.read(before)
-    except OSError:
+        status = os.fstat(file)
+        before = min(offset, _WINDOW_BYTES)
+        window = os.pread(file, before, offset - before)
+    except (OSError, OverflowError):  # OverflowError: an offset past what a file can hold
         return None
     if len(window) != before or (offset and not window.endswith(b"\n")):
         return None
     digest = hashlib.blake2b(digest_size=_FINGERPRINT_CHARACTERS // 2)
-    digest.update(f"{path.name}\0{status.st_dev}\0{status.st_ino}\0".encode("utf-8", "replace"))
+    digest.update(f"{name}\0{status.st_dev}\0{status.st_ino}\0".encode("utf-8", "replace"))
     digest.update(window)
     return digest.hexdigest()
 
