@@ -53,5 +53,5 @@ def piped_lambda_zip(tmp_path_factory: pytest.TempPathFactory) -> PipedBuild:
             timeout=120,
             check=False,
         )
-    zipped.chmod(0o444)  # a test that wrote to it would fail, not pass on its own writes
+    zipped.chmod(0o444)  # a test writing to it fails (but as root: the readers only read it)
     return PipedBuild(zipped, finished.returncode, finished.stderr)
