@@ -15,6 +15,7 @@ import yaml
 from adapters.aws.stack.access import FUNCTIONS
 from adapters.tables import CREATED_TABLES
 from tests.e2e.cli import Wfx
+from tests.e2e.conftest import LAMBDA_ZIP, PipedBuild
 
 
 def test_the_template_is_printed_as_yaml(wfx: Wfx) -> None:
@@ -49,13 +50,15 @@ def test_a_format_it_does_not_know_is_refused(wfx: Wfx) -> None:
 
 
 @pytest.mark.integration
-def test_the_package_holds_the_handlers_and_they_import_from_it(wfx: Wfx, tmp_path: Path) -> None:
-    """wfx alone (`--no-dependencies`, ~13 s: pip builds the wheel in an isolated environment);
-    the dependencies come from this environment, every wfx module from the unpacked zip."""
-    target = tmp_path / "wfx-lambda.zip"
-    outcome = wfx("infra", "package", "--no-dependencies", "--output", str(target), timeout=120)
-    assert outcome.code == 0, outcome
-    with zipfile.ZipFile(target) as archive:
+@LAMBDA_ZIP
+def test_the_package_holds_the_handlers_and_they_import_from_it(
+    piped_lambda_zip: PipedBuild, tmp_path: Path
+) -> None:
+    """wfx alone (`--no-dependencies`), the session's build (tests/e2e/conftest.py: pip builds
+    the wheel in an isolated environment, ~5 s CPU), unpacked here; the dependencies come from
+    this environment, every wfx module from the unpacked zip."""
+    assert piped_lambda_zip.returncode == 0, piped_lambda_zip.stderr
+    with zipfile.ZipFile(piped_lambda_zip.zip) as archive:
         names = set(archive.namelist())
         archive.extractall(tmp_path / "unpacked")
     assert {"entrypoints/lambda_handlers.py", "entrypoints/http/__init__.py"} <= names

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 import threading
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.cli import WFX, Wfx, assert_bad_input
+from tests.e2e.cli import Wfx, assert_bad_input
+from tests.e2e.conftest import LAMBDA_ZIP, PipedBuild
 
 
 def _unwritable(tmp_path: Path) -> list[tuple[Path, str]]:
@@ -122,23 +122,14 @@ def test_an_export_to_stdout_is_the_file_alone_and_imports_whole(wfx: Wfx, tmp_p
 
 
 @pytest.mark.integration
-def test_a_package_to_stdout_is_the_zip_alone(wfx: Wfx, tmp_path: Path) -> None:
-    """`wfx infra package -o /dev/stdout > f.zip`: the zip, whole, and /dev/stdout left a link."""
-    zipped = tmp_path / "piped.zip"
-    with zipped.open("wb") as stdout:
-        finished = subprocess.run(
-            [*WFX, "infra", "package", "--no-dependencies", "--output", "/dev/stdout"],
-            stdout=stdout,
-            stderr=subprocess.PIPE,
-            env=os.environ | {"WFX_HOME": str(wfx.home)},
-            cwd=wfx.home,
-            timeout=120,
-            check=False,
-        )
-    assert finished.returncode == 0, finished.stderr
-    assert b"wrote /dev/stdout" in finished.stderr
+@LAMBDA_ZIP
+def test_a_package_to_stdout_is_the_zip_alone(piped_lambda_zip: PipedBuild) -> None:
+    """`wfx infra package -o /dev/stdout > f.zip`: the zip, whole, and /dev/stdout left a link
+    (the build is the session's, tests/e2e/conftest.py; the handlers' test reads its zip)."""
+    assert piped_lambda_zip.returncode == 0, piped_lambda_zip.stderr
+    assert b"wrote /dev/stdout" in piped_lambda_zip.stderr
     assert Path("/dev/stdout").is_symlink()
-    with zipfile.ZipFile(zipped) as archive:
+    with zipfile.ZipFile(piped_lambda_zip.zip) as archive:
         assert "entrypoints/lambda_handlers.py" in archive.namelist()
 
 

@@ -7,6 +7,7 @@ admin; tests grant roles to other users through the authorization store, as `wfx
 
 from __future__ import annotations
 
+import copy
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
@@ -186,6 +187,27 @@ def kept_world(
     _WORLDS[key] = _keep_world(container, home, service.execution_id, folder)
 
 
+_SCHEMAS: dict[str, dict[str, Any]] = {}  # by store: the OpenAPI schema the first app made
+
+
+def _schema_made_once(app: FastAPI, store: str) -> None:
+    """The app's /openapi.json (and `app.openapi()`) from the schema the first app on `store`
+    made in this process, copied, where each app made it again (~0.4 s CPU: FastAPI walks
+    every route's models). The app's own `openapi` still makes it, once a process: the schema
+    is a function of the routes and their models, the same in every service app."""
+    made = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None and store in _SCHEMAS:
+            app.openapi_schema = copy.deepcopy(_SCHEMAS[store])
+        schema = made()
+        if store not in _SCHEMAS:
+            _SCHEMAS[store] = copy.deepcopy(schema)
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def _copy_database(source: Path, target: Path) -> None:
     """Every page of `source` into `target` (made or open, and then replaced whole)."""
     with closing(sqlite3.connect(source)) as reading, closing(sqlite3.connect(target)) as writing:
@@ -214,6 +236,7 @@ def service(
     if world is not None:
         _restore_world(world, container, tmp_path)
     app = create_app(container, verified_by(container.token_verifier()))
+    _schema_made_once(app, store)
     with TestClient(app, raise_server_exceptions=False) as client:
         service = Service(container=container, app=app, client=client, execution_id="")
         if world is None:
