@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -139,11 +139,14 @@ class Wfx:
             return self.start_cold(*args, new_session=new_session)
         return warm.start(args, self._environment, self.home, new_session)
 
-    def start_cold(self, *args: str, new_session: bool = False) -> subprocess.Popen[str]:
+    def start_cold(
+        self, *args: str, new_session: bool = False, through: Sequence[str] = ()
+    ) -> subprocess.Popen[str]:
         """As `start`, always a fresh interpreter: for a test that reads what only one shows
-        (its memory from its first page)."""
+        (its memory from its first page). `through`: a command that starts it (`nohup`, a
+        shell script given wfx's command line as its arguments)."""
         return subprocess.Popen(
-            [*WFX, *args],
+            [*through, *WFX, *args],
             env=self._environment,
             cwd=self.home,
             stdin=subprocess.DEVNULL,

@@ -26,6 +26,21 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def wait_until_answering(base: str, process: subprocess.Popen[str]) -> None:
+    """Until the service at `base` answers; `process`, which serves it or started it, must not
+    end meanwhile."""
+    # a bound, not a pace: `--workers` starts more processes, which a loaded machine can delay
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            httpx.get(f"{base}{ANSWERED_AT}", timeout=1)
+            return
+        except httpx.TransportError:
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "wfx serve did not start listening in 60 s"
+            time.sleep(0.1)
+
+
 @contextmanager
 def serving(
     wfx: Wfx,
@@ -44,16 +59,7 @@ def serving(
     start = wfx.start_cold if cold else wfx.start
     service = start("serve", "--port", str(port), *args, new_session=new_session)
     base = f"http://127.0.0.1:{port}"
-    # a bound, not a pace: `--workers` starts more processes, which a loaded machine can delay
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            httpx.get(f"{base}{ANSWERED_AT}", timeout=1)
-            break
-        except httpx.TransportError:
-            assert service.poll() is None, service.communicate()
-            assert time.monotonic() < deadline, "wfx serve did not start listening in 60 s"
-            time.sleep(0.1)
+    wait_until_answering(base, service)
     try:
         yield base, service
     finally:

@@ -21,8 +21,8 @@ import pytest
 import yaml
 
 from adapters.local.processes_on_host import read_stat
-from tests.e2e.cli import WFX, Wfx
-from tests.e2e.served import ANSWERED_AT, free_port
+from tests.e2e.cli import Wfx
+from tests.e2e.served import ANSWERED_AT, free_port, wait_until_answering
 
 pytestmark = pytest.mark.integration
 
@@ -38,7 +38,7 @@ WAITING_STEP = (
 ACTED_ON_WITHIN_S = 0.5
 # a script that starts wfx in the background and waits for it: the shell, with no job
 # control, starts the job ignoring SIGINT and SIGQUIT (POSIX), and says its pid first
-BACKGROUND_SCRIPT = '"$@" &\necho "$!"\nwait "$!"\n'
+BACKGROUND = ("/bin/sh", "-c", '"$@" &\necho "$!"\nwait "$!"\n', "sh")
 
 
 def _waiting_workflow(wfx: Wfx, started: Path, go: Path) -> None:
@@ -67,24 +67,10 @@ def _wait_for(path: Path, process: subprocess.Popen[str] | None = None) -> None:
         time.sleep(0.02)
 
 
-def _started(wfx: Wfx, command: list[str]) -> subprocess.Popen[str]:
-    """`command` in a session and process group of its own, as a terminal starts it."""
-    return subprocess.Popen(
-        command,
-        env=wfx._environment,
-        cwd=wfx.home,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-
-
 def test_a_run_started_under_nohup_outlives_the_terminals_hangup(wfx: Wfx, tmp_path: Path) -> None:
     started, go = tmp_path / "started", tmp_path / "go"
     _waiting_workflow(wfx, started, go)
-    run = _started(wfx, ["nohup", *WFX, "run", "demo/waits"])
+    run = wfx.start_cold("run", "demo/waits", new_session=True, through=["nohup"])
     try:
         _wait_for(started, run)
 
@@ -109,7 +95,7 @@ def test_a_run_a_script_started_in_the_background_outlives_the_scripts_ctrl_c(
 ) -> None:
     started, go = tmp_path / "started", tmp_path / "go"
     _waiting_workflow(wfx, started, go)
-    script = _started(wfx, ["/bin/sh", "-c", BACKGROUND_SCRIPT, "sh", *WFX, "run", "demo/waits"])
+    script = wfx.start_cold("run", "demo/waits", new_session=True, through=BACKGROUND)
     try:
         assert script.stdout is not None
         run_pid = int(script.stdout.readline())
@@ -159,24 +145,13 @@ def _serving_processes(supervisor: int) -> set[int]:
     return {stat.pid for stat in live if stat.ppid in fork_servers}
 
 
-def _answering(base: str, process: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            httpx.get(f"{base}{ANSWERED_AT}", timeout=1)
-            return
-        except httpx.TransportError:
-            assert process.poll() is None, process.communicate()
-            assert time.monotonic() < deadline, "wfx serve did not start listening in 60 s"
-            time.sleep(0.1)
-
-
 def test_a_service_started_under_nohup_serves_on_through_the_terminals_hangup(wfx: Wfx) -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    service = _started(wfx, ["nohup", *WFX, "serve", "--port", str(port), "--workers", "2"])
+    serve = ("serve", "--port", str(port), "--workers", "2")
+    service = wfx.start_cold(*serve, new_session=True, through=["nohup"])
     try:
-        _answering(base, service)
+        wait_until_answering(base, service)
         serving = _serving_processes(service.pid)
         assert len(serving) == 2, serving
 
@@ -201,13 +176,13 @@ def test_a_service_a_script_started_in_the_background_serves_on_through_its_ctrl
     processes, each a uvicorn server): none stops on the script's Ctrl-C."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    serve = [*WFX, "serve", "--port", str(port), "--workers", workers]
-    script = _started(wfx, ["/bin/sh", "-c", BACKGROUND_SCRIPT, "sh", *serve])
+    serve = ("serve", "--port", str(port), "--workers", workers)
+    script = wfx.start_cold(*serve, new_session=True, through=BACKGROUND)
     service_pid = 0
     try:
         assert script.stdout is not None
         service_pid = int(script.stdout.readline())
-        _answering(base, script)
+        wait_until_answering(base, script)
         serving = _serving_processes(service_pid)
 
         os.killpg(script.pid, signal.SIGINT)  # Ctrl-C: the whole group, the script ends of it
