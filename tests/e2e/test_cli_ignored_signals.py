@@ -6,6 +6,11 @@ of the script does not reach the job. Before, wfx took both signals whatever the
 so the terminal's hangup aborted a nohup'd run (exit 129, the run ABORTED) and stopped a nohup'd
 service. Each test starts wfx as a user would, signals its process group as the terminal does,
 and reads the stored run and the service's processes (/proc).
+
+SIGCHLD is the other way round: ignored, the kernel reaps each child at its end and a wait on
+one reads exit code 0, so a step that failed was recorded SUCCEEDED (a launcher or daemon may
+start wfx so). The wfx command takes it back to its default; a library process that ignores it
+is refused a local run, before anything is written.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -21,7 +27,7 @@ import pytest
 import yaml
 
 from adapters.local.processes_on_host import read_stat
-from tests.e2e.cli import Wfx
+from tests.e2e.cli import WFX, Wfx
 from tests.e2e.served import ANSWERED_AT, free_port, wait_until_answering
 
 pytestmark = pytest.mark.integration
@@ -195,3 +201,89 @@ def test_a_service_a_script_started_in_the_background_serves_on_through_its_ctrl
             os.killpg(script.pid, signal.SIGKILL)
             script.communicate()
     assert "Traceback" not in stderr, stderr
+
+
+# a launcher that starts its command with SIGCHLD ignored (exec keeps an ignored disposition)
+IGNORING_SIGCHLD = (
+    sys.executable,
+    "-c",
+    "import os, signal, sys\n"
+    "signal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"
+    "os.execv(sys.argv[1], sys.argv[1:])\n",
+)
+FAILING_STEP = {
+    "databaseId": "demo",
+    "workflowId": "fails",
+    "steps": [
+        {
+            "pipelineId": "boom",
+            "executionType": "command",
+            "command": ["/bin/sh", "-c", "echo failing; exit 3"],
+            "inputFileArity": "none",
+        }
+    ],
+}
+
+
+def _failing_workflow(wfx: Wfx) -> None:
+    path = wfx.home / "fails.yaml"
+    path.write_text(yaml.safe_dump(FAILING_STEP), encoding="utf-8")
+    wfx.ok("workflows", "publish", str(path))
+
+
+@pytest.mark.parametrize("command", ["python -m", "console script"])
+def test_a_failed_step_of_a_wfx_started_ignoring_sigchld_is_recorded_failed(
+    wfx: Wfx, command: str
+) -> None:
+    _failing_workflow(wfx)
+    program = WFX if command == "python -m" else (str(Path(sys.executable).with_name("wfx")),)
+    finished = subprocess.run(
+        [*IGNORING_SIGCHLD, *program, "run", "demo/fails"],
+        env=wfx._environment,
+        cwd=wfx.home,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert finished.returncode == 1, finished
+    execution_id = finished.stdout.split()[-1]
+    shown = wfx.json("executions", "show", execution_id)
+    assert shown["executionStatus"] == "FAILED", shown
+
+
+LIBRARY_LAUNCH = """
+import signal
+from application.use_cases.launch_execution import LaunchExecutionCommand
+from domain.errors import InvalidInputError
+from entrypoints.container import build_container
+from entrypoints.settings import Settings
+
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+container = build_container(Settings.from_environment(), runner_mode="inline")
+command = LaunchExecutionCommand(workflow_database_id="demo", workflow_id="fails", user_id="me")
+try:
+    container.launch_execution().execute(command)
+except InvalidInputError as refused:
+    print(refused)
+"""
+
+
+def test_a_library_process_ignoring_sigchld_is_refused_a_local_run_before_any_write(
+    wfx: Wfx,
+) -> None:
+    _failing_workflow(wfx)
+    finished = subprocess.run(
+        [sys.executable, "-c", LIBRARY_LAUNCH],
+        env=wfx._environment,
+        cwd=wfx.home,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert finished.returncode == 0, finished
+    assert "ignores SIGCHLD" in finished.stdout, finished
+    assert wfx.json("executions", "list")["Items"] == [], "a run was written"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -223,6 +224,14 @@ class LocalRunner:
         return RunFolder(self._run_dir(workflow_execution_id))
 
     def start_problem(self, version: WorkflowVersion) -> str | None:
+        if signal.getsignal(signal.SIGCHLD) is signal.SIG_IGN:
+            # the kernel then reaps each child at its end, and a wait on one reads exit code 0
+            # (Python's subprocess, os.waitpid's ECHILD): a failed step would be read SUCCEEDED
+            return (
+                "this process ignores SIGCHLD (it was started so), so the local runner cannot "
+                "learn how a step's process ends: run wfx from a process that does not ignore "
+                "SIGCHLD (the wfx command restores it itself)"
+            )
         for index, step in enumerate(version.steps):
             if step.execution_type not in _LOCAL_TYPES:
                 return (

@@ -1283,7 +1283,9 @@ def _warn_stale(stale: Mapping[str, BaseException]) -> None:
 if __name__ == "__main__":  # `python -m entrypoints.cli.main`: the detached worker's command
     import gc
 
+    from entrypoints.cli.program import learn_how_children_end
     from entrypoints.cli.quick_exit import leave_when_done
 
     gc.disable()  # as the console script starts (program.py): its start-up frozen, not scanned
+    learn_how_children_end()
     leave_when_done(main)

@@ -27,6 +27,7 @@ def main() -> None:
             sys.stdout.write(version_line())
             return
         gc.disable()
+        learn_how_children_end()
         end_on_swallowed_interrupts()
         from entrypoints.cli.main import main as run
         from entrypoints.cli.quick_exit import leave_when_done
@@ -54,6 +55,18 @@ def interrupted(error: BaseException) -> bool:
         seen.add(id(cause))
         cause = cause.__cause__ or cause.__context__
     return False
+
+
+def learn_how_children_end() -> None:
+    """SIGCHLD back to its default when wfx was started ignoring it (some launchers and
+    daemons leave it so): ignored, the kernel reaps each child at its end and a wait on one reads
+    exit code 0, so a step that failed would be recorded SUCCEEDED. Unlike an ignored SIGINT or
+    SIGHUP, which says how the command should take a Ctrl-C or a hangup, this ignore says
+    nothing wfx could honour: every run waits on its steps' processes."""
+    import signal
+
+    if signal.getsignal(signal.SIGCHLD) is signal.SIG_IGN:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
 
 
 def end_on_swallowed_interrupts() -> None:
