@@ -15,6 +15,7 @@ is refused a local run, before anything is written.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -253,29 +254,40 @@ def test_a_failed_step_of_a_wfx_started_ignoring_sigchld_is_recorded_failed(
     assert shown["executionStatus"] == "FAILED", shown
 
 
-LIBRARY_LAUNCH = """
+# a launch ignoring SIGCHLD (refused), one not ignoring it (the step fails, exit 3); then a
+# redrive ignoring it: the step ends FAILED naming SIGCHLD, never SUCCEEDED
+LIBRARY_LAUNCHES = """
 import signal
 from application.use_cases.launch_execution import LaunchExecutionCommand
 from domain.errors import InvalidInputError
 from entrypoints.container import build_container
 from entrypoints.settings import Settings
 
-signal.signal(signal.SIGCHLD, signal.SIG_IGN)
 container = build_container(Settings.from_environment(), runner_mode="inline")
 command = LaunchExecutionCommand(workflow_database_id="demo", workflow_id="fails", user_id="me")
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
 try:
     container.launch_execution().execute(command)
 except InvalidInputError as refused:
-    print(refused)
+    print("refused:", refused)
+signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+print(container.launch_execution().execute(command).execution.workflow_execution_id)
+"""
+LIBRARY_REDRIVE = """
+import signal, sys
+from application.use_cases.redrive_execution import RedriveExecutionCommand
+from entrypoints.container import build_container
+from entrypoints.settings import Settings
+
+container = build_container(Settings.from_environment(), runner_mode="inline")
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+container.redrive_execution().execute(RedriveExecutionCommand(workflow_execution_id=sys.argv[1]))
 """
 
 
-def test_a_library_process_ignoring_sigchld_is_refused_a_local_run_before_any_write(
-    wfx: Wfx,
-) -> None:
-    _failing_workflow(wfx)
-    finished = subprocess.run(
-        [sys.executable, "-c", LIBRARY_LAUNCH],
+def _library(wfx: Wfx, code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
         env=wfx._environment,
         cwd=wfx.home,
         capture_output=True,
@@ -284,6 +296,21 @@ def test_a_library_process_ignoring_sigchld_is_refused_a_local_run_before_any_wr
         check=False,
     )
 
-    assert finished.returncode == 0, finished
-    assert "ignores SIGCHLD" in finished.stdout, finished
-    assert wfx.json("executions", "list")["Items"] == [], "a run was written"
+
+def test_a_library_process_ignoring_sigchld_is_refused_a_launch_and_fails_a_redriven_step(
+    wfx: Wfx,
+) -> None:
+    _failing_workflow(wfx)
+
+    launched = _library(wfx, LIBRARY_LAUNCHES)
+    refused, execution_id = launched.stdout.splitlines()
+    runs = wfx.json("executions", "list")["Items"]
+    redriven = _library(wfx, LIBRARY_REDRIVE, execution_id)
+    shown = wfx.json("executions", "show", execution_id)
+
+    assert launched.returncode == 0, launched
+    assert refused.startswith("refused: this process ignores SIGCHLD"), launched
+    assert [run["workflowExecutionId"] for run in runs] == [execution_id]  # the refused: none
+    assert redriven.returncode == 0, redriven
+    assert shown["executionStatus"] == "FAILED", shown
+    assert "ignores SIGCHLD" in json.dumps(shown), shown

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -45,6 +44,7 @@ from adapters.local.step_execution import (
     StepRun,
     run_command_step,
     run_python_step,
+    unwaitable_children,
 )
 from adapters.local.step_user import (
     INPUTS_FOLDER,
@@ -224,14 +224,9 @@ class LocalRunner:
         return RunFolder(self._run_dir(workflow_execution_id))
 
     def start_problem(self, version: WorkflowVersion) -> str | None:
-        if signal.getsignal(signal.SIGCHLD) is signal.SIG_IGN:
-            # the kernel then reaps each child at its end, and a wait on one reads exit code 0
-            # (Python's subprocess, os.waitpid's ECHILD): a failed step would be read SUCCEEDED
-            return (
-                "this process ignores SIGCHLD (it was started so), so the local runner cannot "
-                "learn how a step's process ends: run wfx from a process that does not ignore "
-                "SIGCHLD (the wfx command restores it itself)"
-            )
+        unwaitable = unwaitable_children()
+        if unwaitable is not None:
+            return unwaitable
         for index, step in enumerate(version.steps):
             if step.execution_type not in _LOCAL_TYPES:
                 return (

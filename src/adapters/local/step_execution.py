@@ -7,6 +7,7 @@ import functools
 import importlib
 import inspect
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -218,6 +219,19 @@ def command_environment(step: StepRun, home: str | None = None) -> dict[str, str
     return step_environment(os.environ, own, home)
 
 
+def unwaitable_children() -> str | None:
+    """Why this process cannot learn how a step's process ends, if it cannot: ignoring SIGCHLD
+    has the kernel reap each child at its end, and a wait on one then reads exit code 0
+    (Python's subprocess on ECHILD), so a step that failed would read as SUCCEEDED."""
+    if signal.getsignal(signal.SIGCHLD) is not signal.SIG_IGN:
+        return None
+    return (
+        "this process ignores SIGCHLD (it was started so), so the local runner cannot learn how "
+        "a step's process ends: run wfx from a process that does not ignore SIGCHLD (the wfx "
+        "command restores it itself)"
+    )
+
+
 def run_command_step(
     command: Sequence[str],
     step: StepRun,
@@ -236,6 +250,9 @@ def run_command_step(
     guard runs the command as that user (its `--as` is in `guard`), in the output folder, which
     with the inputs folder is given to it first.
     """
+    unwaitable = unwaitable_children()
+    if unwaitable is not None:  # a launch is refused so; a redrive or an approval gets here
+        raise StepFailedError(unwaitable)
     environment = command_environment(step, None if as_user is None else as_user.home)
     if as_user is not None:
         open_run_folder(step.run_dir, step.output_dir, as_user)  # after the input list is written
