@@ -232,14 +232,10 @@ def _failing_workflow(wfx: Wfx) -> None:
     wfx.ok("workflows", "publish", str(path))
 
 
-@pytest.mark.parametrize("command", ["python -m", "console script"])
-def test_a_failed_step_of_a_wfx_started_ignoring_sigchld_is_recorded_failed(
-    wfx: Wfx, command: str
-) -> None:
-    _failing_workflow(wfx)
-    program = WFX if command == "python -m" else (str(Path(sys.executable).with_name("wfx")),)
-    finished = subprocess.run(
-        [*IGNORING_SIGCHLD, *program, "run", "demo/fails"],
+def _finished(wfx: Wfx, *command: str) -> subprocess.CompletedProcess[str]:
+    """`command` run to its end in the home, with wfx's environment."""
+    return subprocess.run(
+        command,
         env=wfx._environment,
         cwd=wfx.home,
         capture_output=True,
@@ -247,6 +243,15 @@ def test_a_failed_step_of_a_wfx_started_ignoring_sigchld_is_recorded_failed(
         timeout=120,
         check=False,
     )
+
+
+@pytest.mark.parametrize("command", ["python -m", "console script"])
+def test_a_failed_step_of_a_wfx_started_ignoring_sigchld_is_recorded_failed(
+    wfx: Wfx, command: str
+) -> None:
+    _failing_workflow(wfx)
+    program = WFX if command == "python -m" else (str(Path(sys.executable).with_name("wfx")),)
+    finished = _finished(wfx, *IGNORING_SIGCHLD, *program, "run", "demo/fails")
 
     assert finished.returncode == 1, finished
     execution_id = finished.stdout.split()[-1]
@@ -285,27 +290,15 @@ container.redrive_execution().execute(RedriveExecutionCommand(workflow_execution
 """
 
 
-def _library(wfx: Wfx, code: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        env=wfx._environment,
-        cwd=wfx.home,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_a_library_process_ignoring_sigchld_is_refused_a_launch_and_fails_a_redriven_step(
     wfx: Wfx,
 ) -> None:
     _failing_workflow(wfx)
 
-    launched = _library(wfx, LIBRARY_LAUNCHES)
+    launched = _finished(wfx, sys.executable, "-c", LIBRARY_LAUNCHES)
     refused, execution_id = launched.stdout.splitlines()
     runs = wfx.json("executions", "list")["Items"]
-    redriven = _library(wfx, LIBRARY_REDRIVE, execution_id)
+    redriven = _finished(wfx, sys.executable, "-c", LIBRARY_REDRIVE, execution_id)
     shown = wfx.json("executions", "show", execution_id)
 
     assert launched.returncode == 0, launched

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -21,6 +19,7 @@ import yaml
 from playwright.sync_api import Browser, Dialog, Page, expect, sync_playwright
 
 from tests.e2e.cli import USER, Wfx, publish_mesh_and_import
+from tests.e2e.served import wait_until_answering
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
@@ -129,7 +128,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     link = service.stdout.readline().strip()
     base = f"http://127.0.0.1:{port}"
     assert link.startswith(f"{base}/login?token="), link
-    _wait_listening(service, base)
+    wait_until_answering(base, service)
     shots = Path(os.environ.get("WFX_SCREENSHOTS") or root / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)
     try:
@@ -139,20 +138,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         service.terminate()
         _, stderr = service.communicate(timeout=20)
         assert "Traceback" not in stderr, stderr
-
-
-def _wait_listening(service: subprocess.Popen[str], base: str) -> None:
-    import httpx
-
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(f"{base}/static/viewer.css", timeout=1)
-            return
-        except httpx.TransportError:
-            assert service.poll() is None, service.communicate()
-            assert time.monotonic() < deadline, "wfx serve did not listen in 30 s"
-            time.sleep(0.1)
 
 
 @pytest.fixture(scope="module")
