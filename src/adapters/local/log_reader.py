@@ -67,7 +67,7 @@ class LocalFileLogReader:
                 shared = execution_filter and group_parts != (execution_filter,)
                 kept = execution_filter if shared else None
                 scope = "\0".join((group, stream, prefix, kept or ""))
-                return self._page(files, scope, kept, next_token, limit)
+                return self._read_page(files, scope, kept, next_token, limit)
         except _Refused as refused:  # a name, or a link met on the way (at any open of the read)
             return LogPage(LogReadStatus.ACCESS_DENIED, problem=str(refused))
 
@@ -75,7 +75,7 @@ class LocalFileLogReader:
         """One after another: each is a few local files, no round trip to wait for."""
         return [read.made_by(self.read) for read in reads]
 
-    def _page(
+    def _read_page(
         self, files: _Files, scope: str, kept: str | None, next_token: str | None, limit: int
     ) -> LogPage:
         try:

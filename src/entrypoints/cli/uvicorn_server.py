@@ -8,12 +8,12 @@ itself lets an ignored SIGINT be.
 
 from __future__ import annotations
 
-import signal
 from types import FrameType
 
 import uvicorn
+from uvicorn.server import HANDLED_SIGNALS
 
-_STOPS = (signal.SIGINT, signal.SIGTERM)  # the signals uvicorn takes on Linux
+from entrypoints.cli.interrupts import not_ignored
 
 
 class Server(uvicorn.Server):
@@ -22,7 +22,7 @@ class Server(uvicorn.Server):
 
     def __init__(self, config: uvicorn.Config) -> None:
         super().__init__(config)
-        self._ignored = frozenset(n for n in _STOPS if signal.getsignal(n) is signal.SIG_IGN)
+        self._ignored = frozenset(HANDLED_SIGNALS) - frozenset(not_ignored(HANDLED_SIGNALS))
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if sig not in self._ignored:
