@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from operator import itemgetter
 from typing import Any
 
-from adapters.compact_json import IdTemplates, RowTemplates
+from adapters.compact_json import RowTemplates
 from adapters.item_budget import (
     Item,
     Record,
@@ -475,11 +475,32 @@ def parse_execution_input_record(item: Item) -> ExecutionInput:
     )
 
 
-# a launch writes one a run, the same for each run of a workflow version but for two values
-_CONFIGURATION_TEXTS = IdTemplates(("workflowExecutionId", "executionStartDate"))
+# A launch writes one a run, the same for each run of a workflow version but for its id and
+# start: kept by every other field of the configuration (compact_json.RowTemplates).
+_CONFIGURATION_VARYING = ("workflow_execution_id", "execution_start_date")
+_CONFIGURATION_ROWS = RowTemplates(("workflowExecutionId", "executionStartDate"))
+_configuration_key = itemgetter(
+    *(name for name in ExecutionConfiguration.model_fields if name not in _CONFIGURATION_VARYING)
+)
 
 
 def build_execution_configuration_record(config: ExecutionConfiguration) -> Record:
+    values = config.__dict__
+    key = _configuration_key(values)
+    start = format_table_date(values["execution_start_date"])
+    kept = _CONFIGURATION_ROWS.row(key, (values["workflow_execution_id"], start))
+    if kept is not None:
+        item, text = kept
+        return fit_item(item, CONFIGURATION_BUDGET, config.workflow_execution_id, json_text=text)
+    item = execution_configuration_item(config)
+    record = fit_item(item, CONFIGURATION_BUDGET, config.workflow_execution_id)
+    if record.json_text is not None and not record.offloads:  # kept only as a row holds it
+        _CONFIGURATION_ROWS.keep(key, item)
+    return record
+
+
+def execution_configuration_item(config: ExecutionConfiguration) -> Item:
+    """The run's configuration row, built from its fields one by one."""
     item: Item = {
         "workflowExecutionId": config.workflow_execution_id,
         "recordType": CONFIGURATION_RECORD_TYPE,
@@ -514,22 +535,7 @@ def build_execution_configuration_record(config: ExecutionConfiguration) -> Reco
         executionGroupId=config.execution_group_id,
         **{"outputDatabaseId:outputAssetId": config.output_asset_key},
     )
-    # every value but the run's id and start follows from these
-    rest = (
-        config.workflow_key,
-        config.workflow_version,
-        config.output_database_id,
-        config.output_asset_id,
-        config.input_selections,
-        config.execution_group_id,
-        config.specified_pipelines,
-    )
-    return fit_item(
-        item,
-        CONFIGURATION_BUDGET,
-        config.workflow_execution_id,
-        json_text=_CONFIGURATION_TEXTS.text(rest, item),
-    )
+    return item
 
 
 def _pipeline_reference(database_id: str, pipeline_id: str) -> Item:

@@ -20,6 +20,7 @@ from adapters.cost_records import build_cost_ledger_record
 from adapters.run_records import (
     build_execution_configuration_record,
     build_execution_record,
+    execution_configuration_item,
     execution_item,
 )
 from adapters.step_records import (
@@ -109,21 +110,21 @@ def test_a_run_configurations_text_is_the_encoders(
     group: str | None,
     steps: tuple[tuple[str, str], ...],
 ) -> None:
-    for run_id in run_ids:
-        record = build_execution_configuration_record(
-            ExecutionConfiguration(
-                workflow_execution_id=run_id,
-                workflow_key=workflow_key,
-                workflow_version=3,
-                execution_start_date=moment,
-                output_database_id=output[0] if output else None,
-                output_asset_id=output[1] if output else None,
-                input_selections=selections,
-                execution_group_id=group,
-                specified_pipelines=steps,
-            )
+    for run_id in run_ids:  # the second and third from the first one's kept row
+        configuration = ExecutionConfiguration(
+            workflow_execution_id=run_id,
+            workflow_key=workflow_key,
+            workflow_version=3,
+            execution_start_date=moment,
+            output_database_id=output[0] if output else None,
+            output_asset_id=output[1] if output else None,
+            input_selections=selections,
+            execution_group_id=group,
+            specified_pipelines=steps,
         )
+        record = build_execution_configuration_record(configuration)
         _is_the_encoders(record, record.json_text)
+        assert record == execution_configuration_item(configuration)
 
 
 _WHOLE_SECONDS = st.datetimes(timezones=st.just(UTC)).map(lambda m: m.replace(microsecond=0))
