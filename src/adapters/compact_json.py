@@ -16,7 +16,7 @@ DEL is the ASCII encoder's own; any other (a name with an accent) is encoded aga
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from json import encoder as _encoder_module
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -117,6 +117,63 @@ class IdTemplates:
             self._templates.clear()
         template = self._templates[rest] = _Template(tuple(item), fixed_of, fixed_of(item), parts)
         return template
+
+
+class RowTemplates:
+    """Whole rows a builder makes again and again, alike but for a few string attributes (ids,
+    the paths named by them, dates): each row kept, item and `encode_compact` text, by `key`,
+    and given again with the new values put in. A launch writes a step row a step, ~35
+    attributes read from the step's fields one by one and its text from an `IdTemplates`
+    template; a kept row is a copy of its item and a join of its text's pieces: none of its
+    other values is read, built, compared or encoded again.
+
+    `key` must be every other input of the row - the fields it is built from, but those the
+    values come from - so that two rows of equal keys differ in `names` alone; a builder takes
+    it from its record's fields by name (not a hand-picked few: one left out would give a row
+    another record's value). Equal keys must be of the same types (a record's fields are: a
+    StrEnum equals its text). `names` are the varying attributes in the item's order: a row
+    without one of them, or with one not a str, or whose own text holds a mark's character,
+    is not kept (its builder builds it whole again), and a builder asks only for rows that
+    hold each of them (one it leaves out when empty is given only when not empty). The kept
+    items' nested lists and maps are shared by the rows given from them: a row's values are
+    never changed in place (a Record's own setters replace a value). At most `size` rows are
+    kept; when full, they are all dropped (a process launches few workflows).
+    """
+
+    __slots__ = ("_marks", "_names", "_rows", "_size")
+
+    def __init__(self, names: tuple[str, ...], size: int = 64) -> None:
+        self._names = names
+        self._marks = tuple(chr(_FIRST_SLOT + index) for index in range(len(names)))
+        self._size = size
+        self._rows: dict[Hashable, tuple[dict[str, Any], list[str]]] = {}
+
+    def row(self, key: Hashable, values: tuple[str, ...]) -> tuple[dict[str, Any], str] | None:
+        """The row kept under `key` with `values` (in `names`' order) put in, and its text;
+        None when none is kept."""
+        kept = self._rows.get(key)
+        if kept is None:
+            return None
+        kept_item, kept_parts = kept
+        item = kept_item.copy()
+        item.update(zip(self._names, values, strict=True))
+        parts = kept_parts.copy()
+        parts[1::2] = map(_escaped, values)
+        return item, "".join(parts)
+
+    def keep(self, key: Hashable, item: dict[str, Any]) -> None:
+        """Keep `item`, as built from its record's fields, as the row of `key`."""
+        if any(not isinstance(item.get(name), str) for name in self._names):
+            return
+        marked = item.copy()
+        marked.update(zip(self._names, self._marks, strict=True))
+        # the ASCII encoder's text, as the marks are past ASCII
+        parts = _cut_at(encode_compact(marked), [_escaped(mark) for mark in self._marks])
+        if parts is None:
+            return
+        if len(self._rows) >= self._size:
+            self._rows.clear()
+        self._rows[key] = (item.copy(), parts)
 
 
 def _getter(names: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:

@@ -5,9 +5,10 @@ Item shapes as adapters/records.py describes."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from typing import Any
 
-from adapters.compact_json import IdTemplates
+from adapters.compact_json import RowTemplates
 from adapters.item_budget import (
     Item,
     Record,
@@ -43,7 +44,7 @@ from domain.execution import (
     UnreadableRow,
     WorkflowExecution,
 )
-from domain.redaction import redact, redact_optional
+from domain.redaction import redact, redact_optional, registered_secrets
 from domain.redrive import STEP_FUNCTIONS_ORCHESTRATOR
 
 # -- WorkflowExecutionsStorageTableV2 ----------------------------------------------------------
@@ -218,6 +219,24 @@ START_DATE_ESTIMATED = "startDateEstimated"
 
 
 def build_execution_record(execution: WorkflowExecution) -> Record:
+    rows = _launched_rows(execution)
+    if rows is None:
+        return _fitted_execution(execution_item(execution), execution)
+    values = execution.__dict__
+    key = (_launched_key(values), registered_secrets())
+    kept = rows.row(key, _launched_values(values))
+    if kept is not None:
+        item, text = kept
+        return _fitted_execution(item, execution, text)
+    item = execution_item(execution)
+    record = _fitted_execution(item, execution)
+    if record.json_text is not None and not record.offloads:  # kept only as a row holds it
+        rows.keep(key, item)
+    return record
+
+
+def execution_item(execution: WorkflowExecution) -> Item:
+    """The run's main row, built from its fields one by one."""
     item: Item = {
         "workflowExecutionId": execution.workflow_execution_id,
         "workflowDatabaseId:workflowId": execution.workflow_key,
@@ -240,19 +259,28 @@ def build_execution_record(execution: WorkflowExecution) -> Record:
     if execution.start_date_estimated:
         item[START_DATE_ESTIMATED] = True  # VAMS writes it only on a run whose start it estimated
     item.update(_present(_mutable_values(execution)))
+    return item
+
+
+def _fitted_execution(item: Item, execution: WorkflowExecution, text: str | None = None) -> Record:
     # fitted whole: its JSON, made to size it, is the row's (its mutable attributes last, as
     # an update writes them, so a cut field's flags follow them as they would)
-    return fit_item(
-        item,
-        EXECUTION_BUDGET,
-        execution.workflow_execution_id,
-        json_text=_launched_text(execution, item),
-    )
+    return fit_item(item, EXECUTION_BUDGET, execution.workflow_execution_id, json_text=text)
 
 
-# A launch writes one a run, the same for each launch of a workflow version but for these
-# (a row with no lease or no digest, as an upgrade or a migration rewrites, is encoded whole).
-_LAUNCHED_TEXTS = IdTemplates(
+# A launch writes one a run, the same for each launch of a workflow version but for its id, its
+# start, its request's digest and its lease's dates: kept by every other field of the run and
+# the secrets its texts were redacted of (compact_json.RowTemplates). Only for a run with a
+# digest and no token or rerun (each a value of its own a launch: as part of the key, a kept
+# row a launch); a row without them, as an upgrade or a migration rewrites, is built whole.
+_LAUNCH_VARYING = (
+    "workflow_execution_id",
+    "execution_start_date",
+    "request_digest",
+    "runner_lease",
+)
+_UNLEASED_ROWS = RowTemplates(("workflowExecutionId", "executionStartDate", "requestDigest"))
+_LEASED_ROWS = RowTemplates(
     (
         "workflowExecutionId",
         "executionStartDate",
@@ -262,24 +290,42 @@ _LAUNCHED_TEXTS = IdTemplates(
         LEASE_EXPIRES_DATE,
     )
 )
+_launched_key = itemgetter(
+    *(name for name in WorkflowExecution.model_fields if name not in _LAUNCH_VARYING)
+)
 
 
-def _launched_text(execution: WorkflowExecution, item: Item) -> str | None:
-    if execution.client_token is not None or execution.rerun_of_execution_id is not None:
-        return None  # each a value of its own a launch: as part of the rest, a template a launch
-    # every other value of a launched run's row follows from these
-    rest = (
-        execution.workflow_database_id,
-        execution.workflow_id,
-        execution.workflow_version,
-        execution.triggered_by_user_id,
-        execution.trigger_type,
-        execution.orchestrator,
-        execution.execution_group_id,
-        execution.start_date_estimated,
-        execution.status,
+def _launched_rows(execution: WorkflowExecution) -> RowTemplates | None:
+    """The kept rows a run's main row is one of; None for one built whole. A varying value
+    the row leaves out when empty (the digest, the lease's owner) must be there."""
+    if (
+        execution.client_token is not None
+        or execution.rerun_of_execution_id is not None
+        or not execution.request_digest
+    ):
+        return None
+    lease = execution.runner_lease
+    if lease is None:
+        return _UNLEASED_ROWS
+    return _LEASED_ROWS if lease.owner else None
+
+
+def _launched_values(values: dict[str, Any]) -> tuple[str, ...]:
+    """The varying values of a launched run's row, by its fields (its model's dict)."""
+    launched = (
+        values["workflow_execution_id"],
+        format_table_date(values["execution_start_date"]),
+        values["request_digest"],
     )
-    return _LAUNCHED_TEXTS.text(rest, item)
+    lease: RunnerLease | None = values["runner_lease"]
+    if lease is None:
+        return launched
+    return (
+        *launched,
+        lease.owner,
+        format_date(lease.renewed_date),
+        format_date(lease.expires_date),
+    )
 
 
 # The main row's optional attributes (attribute, field), taken as stored when present and not
@@ -429,11 +475,32 @@ def parse_execution_input_record(item: Item) -> ExecutionInput:
     )
 
 
-# a launch writes one a run, the same for each run of a workflow version but for two values
-_CONFIGURATION_TEXTS = IdTemplates(("workflowExecutionId", "executionStartDate"))
+# A launch writes one a run, the same for each run of a workflow version but for its id and
+# start: kept by every other field of the configuration (compact_json.RowTemplates).
+_CONFIGURATION_VARYING = ("workflow_execution_id", "execution_start_date")
+_CONFIGURATION_ROWS = RowTemplates(("workflowExecutionId", "executionStartDate"))
+_configuration_key = itemgetter(
+    *(name for name in ExecutionConfiguration.model_fields if name not in _CONFIGURATION_VARYING)
+)
 
 
 def build_execution_configuration_record(config: ExecutionConfiguration) -> Record:
+    values = config.__dict__
+    key = _configuration_key(values)
+    start = format_table_date(values["execution_start_date"])
+    kept = _CONFIGURATION_ROWS.row(key, (values["workflow_execution_id"], start))
+    if kept is not None:
+        item, text = kept
+        return fit_item(item, CONFIGURATION_BUDGET, config.workflow_execution_id, json_text=text)
+    item = execution_configuration_item(config)
+    record = fit_item(item, CONFIGURATION_BUDGET, config.workflow_execution_id)
+    if record.json_text is not None and not record.offloads:  # kept only as a row holds it
+        _CONFIGURATION_ROWS.keep(key, item)
+    return record
+
+
+def execution_configuration_item(config: ExecutionConfiguration) -> Item:
+    """The run's configuration row, built from its fields one by one."""
     item: Item = {
         "workflowExecutionId": config.workflow_execution_id,
         "recordType": CONFIGURATION_RECORD_TYPE,
@@ -468,22 +535,7 @@ def build_execution_configuration_record(config: ExecutionConfiguration) -> Reco
         executionGroupId=config.execution_group_id,
         **{"outputDatabaseId:outputAssetId": config.output_asset_key},
     )
-    # every value but the run's id and start follows from these
-    rest = (
-        config.workflow_key,
-        config.workflow_version,
-        config.output_database_id,
-        config.output_asset_id,
-        config.input_selections,
-        config.execution_group_id,
-        config.specified_pipelines,
-    )
-    return fit_item(
-        item,
-        CONFIGURATION_BUDGET,
-        config.workflow_execution_id,
-        json_text=_CONFIGURATION_TEXTS.text(rest, item),
-    )
+    return item
 
 
 def _pipeline_reference(database_id: str, pipeline_id: str) -> Item:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from datetime import datetime
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 from pydantic.alias_generators import to_camel
 
-from adapters.compact_json import IdTemplates
+from adapters.compact_json import IdTemplates, RowTemplates
 from adapters.item_budget import (
     KEPT_BYTES,
     Item,
@@ -49,7 +50,7 @@ from domain.execution import (
     chain_order,
 )
 from domain.logs import STEP_FUNCTIONS_EXECUTION, RegisteredLog, RegisteredSubExecution
-from domain.redaction import redact, redact_executable
+from domain.redaction import redact, redact_executable, registered_secrets
 from domain.statuses import StepStatus
 from domain.sub_processes import SubExecutionStop
 from domain.workflow import (
@@ -243,9 +244,79 @@ def parse_sub_execution_entry(entry: Item) -> RegisteredSubExecution:
     )
 
 
+# A launch writes one a step: the same for each run of a workflow version but for its ids, its
+# paths (named by the ids) and its dates. Kept (compact_json.RowTemplates) only for a row with
+# none of the lists, the scopes or an error a step gains as it runs: such a row is built whole.
+_STEP_VARYING = {  # field: its attribute, in the row's order
+    "pipeline_execution_id": "pipelineExecutionId",
+    "workflow_execution_id": "workflowExecutionId",
+    "output_files_path": "S3AssetPipelineBucketOutputFilesPrefix",
+    "output_metadata_path": "S3AssetPipelineBucketOutputMetadataPrefix",
+    "output_preview_path": "S3AssetPipelineBucketOutputPreviewPrefix",
+    "auxiliary_path": "S3AssetAuxPipelineBucketPrefixTemp",
+    "orchestration_bus_event_prefix": "orchestrationBusEventPrefix",
+    "input_path": "inputS3AssetFilePath",
+}
+_STEP_DATES = (STEP_START_DATE, STEP_STOP_DATE)
+_FROM = "from_pipeline_execution_id"
+_STEP_ROWS = RowTemplates((*_STEP_VARYING.values(), *_STEP_DATES))
+_CHAINED_STEP_ROWS = RowTemplates((*_STEP_VARYING.values(), _FROM, *_STEP_DATES))
+_step_key = itemgetter(
+    *(
+        name
+        for name in PipelineExecution.model_fields
+        if name not in _STEP_VARYING and name not in (_FROM, "start_date", "stop_date")
+    )
+)
+_step_paths = itemgetter(*_STEP_VARYING)
+
+
 def build_pipeline_execution_record(step: PipelineExecution) -> Record:
     # its fields read from the model's own dict: a model's attribute is read through pydantic's
     # __getattr__ hook (~30 a step, three steps a launch)
+    values = step.__dict__
+    execution_id = values["workflow_execution_id"]
+    rows = _step_rows(values)
+    if rows is None:
+        return _fitted_step(pipeline_execution_item(step), execution_id)
+    key = _step_key(values)
+    chained = values[_FROM]
+    dates = (table_date(values["start_date"]), table_date(values["stop_date"]))
+    varying = (*_step_paths(values), chained, *dates) if chained else _step_paths(values) + dates
+    kept = rows.row(key, varying)
+    if kept is not None:
+        item, text = kept
+        return _fitted_step(item, execution_id, text)
+    item = pipeline_execution_item(step)
+    record = _fitted_step(item, execution_id)
+    if record.json_text is not None and not record.offloads:  # kept only as a row holds it
+        rows.keep(key, item)
+    return record
+
+
+def _step_rows(values: dict[str, Any]) -> RowTemplates | None:
+    """The kept rows a step's row is one of, by its fields (its model's dict); None for a row
+    holding a list, a scope or an error."""
+    if (
+        values["error"] is not None
+        or values["registered_sub_executions"]
+        or values["registered_logs"]
+        or values["sub_execution_stops"]
+        or values["s3_read_only_scopes"]
+        or values["s3_read_write_scopes"]
+    ):
+        return None
+    return _CHAINED_STEP_ROWS if values[_FROM] else _STEP_ROWS
+
+
+def _fitted_step(item: Item, execution_id: str, text: str | None = None) -> Record:
+    # last, as a transition writes them: an error over its cap is cut by fit_item as it is by
+    # step_mutable_attributes, its flags following it
+    return fit_item(item, STEP_BUDGET, execution_id, reserve=_STEP_MOVE_RESERVE, json_text=text)
+
+
+def pipeline_execution_item(step: PipelineExecution) -> Item:
+    """The step's row, built from its fields one by one."""
     values = step.__dict__
     item: Item = {
         "pipelineExecutionId": values["pipeline_execution_id"],
@@ -289,65 +360,8 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
         item["from_pipeline_execution_id"] = values["from_pipeline_execution_id"]
     if values["step_definition_id"]:
         item["stepDefinitionId"] = values["step_definition_id"]
-    # last, as a transition writes them: an error over its cap is cut by fit_item as it is by
-    # step_mutable_attributes, its flags following it
     item.update(_step_mutable_values(values))
-    return fit_item(
-        item,
-        STEP_BUDGET,
-        values["workflow_execution_id"],
-        reserve=_STEP_MOVE_RESERVE,
-        json_text=_step_text(values, item),
-    )
-
-
-# A launch writes one a step: the same for each run of a workflow version but for its ids, its
-# paths (named by the ids) and its state. Templates only for a row with none of the lists, the
-# scopes or an error a step gains as it runs (such a row is encoded whole).
-_STEP_VARYING = (
-    "pipelineExecutionId",
-    "workflowExecutionId",
-    "S3AssetPipelineBucketOutputFilesPrefix",
-    "S3AssetPipelineBucketOutputMetadataPrefix",
-    "S3AssetPipelineBucketOutputPreviewPrefix",
-    "S3AssetAuxPipelineBucketPrefixTemp",
-    "orchestrationBusEventPrefix",
-    "inputS3AssetFilePath",
-)
-_STEP_STATE = (STEP_STATUS, STEP_START_DATE, STEP_STOP_DATE)
-_STEP_TEXTS = IdTemplates((*_STEP_VARYING, *_STEP_STATE))
-_CHAINED_STEP_TEXTS = IdTemplates((*_STEP_VARYING, "from_pipeline_execution_id", *_STEP_STATE))
-
-
-def _step_text(values: dict[str, Any], item: Item) -> str | None:
-    """The row's JSON from a template, by the step's fields (its model's dict), or None when
-    the row holds a list, a scope or an error (encoded whole)."""
-    if (
-        values["error"] is not None
-        or values["registered_sub_executions"]
-        or values["registered_logs"]
-        or values["sub_execution_stops"]
-        or values["s3_read_only_scopes"]
-        or values["s3_read_write_scopes"]
-    ):
-        return None
-    # every other value follows from these
-    rest = (
-        values["pipeline_database_id"],
-        values["pipeline_id"],
-        values["step_index"],
-        values["step_definition_id"],
-        values["execution_type"],
-        values["input_file_arity"],
-        values["wait_for_callback"],
-        values["pipeline_resource_arn"],
-        values["end_state"],
-        values["vended_role_arn"],
-        values["credential_vending_state"],
-    )
-    if values["from_pipeline_execution_id"]:
-        return _CHAINED_STEP_TEXTS.text(rest, item)
-    return _STEP_TEXTS.text(rest, item)
+    return item
 
 
 def _step_value(item: Item, name: str) -> Any:
@@ -459,12 +473,36 @@ def parse_run_steps(
 # -- per-step input tables ---------------------------------------------------------------------
 
 
-# a launch writes one a step, the same but for the step's and the run's ids
-_STEP_CONFIGURATION_TEXTS = IdTemplates(("pipelineExecutionId", "workflowExecutionId"))
+# A launch writes one a step, the same but for the step's and the run's ids: kept by every
+# other field of the configuration and the secrets its handler and command were redacted of
+# (compact_json.RowTemplates).
+_CONFIGURATION_IDS = ("pipeline_execution_id", "workflow_execution_id")
+_STEP_CONFIGURATION_ROWS = RowTemplates(("pipelineExecutionId", "workflowExecutionId"))
+_step_configuration_key = itemgetter(
+    *(name for name in StepInputConfiguration.model_fields if name not in _CONFIGURATION_IDS)
+)
+_step_configuration_ids = itemgetter(*_CONFIGURATION_IDS)
 
 
 def build_step_input_configuration_record(configuration: StepInputConfiguration) -> Record:
     # its fields read from the model's own dict, as a step row's are
+    config = configuration.__dict__
+    key = (_step_configuration_key(config), registered_secrets())
+    kept = _STEP_CONFIGURATION_ROWS.row(key, _step_configuration_ids(config))
+    if kept is not None:
+        item, text = kept
+        return fit_item(
+            item, STEP_CONFIGURATION_BUDGET, config["workflow_execution_id"], json_text=text
+        )
+    item = step_input_configuration_item(configuration)
+    record = fit_item(item, STEP_CONFIGURATION_BUDGET, config["workflow_execution_id"])
+    if record.json_text is not None and not record.offloads:  # kept only as a row holds it
+        _STEP_CONFIGURATION_ROWS.keep(key, item)
+    return record
+
+
+def step_input_configuration_item(configuration: StepInputConfiguration) -> Item:
+    """The configuration's row, built from its fields one by one."""
     config = configuration.__dict__
     item: Item = {
         "pipelineExecutionId": config["pipeline_execution_id"],
@@ -508,21 +546,7 @@ def build_step_input_configuration_record(configuration: StepInputConfiguration)
         item["handler"] = handler
     if config["command"] is not None:
         item["command"] = [redact(part) for part in config["command"]]
-    # every value but the two ids follows from these (the handler and command as redacted now)
-    rest = (
-        config["execution_type"],
-        config["input_file_arity"],
-        config["metadata_inputs"],
-        config["input_files"],
-        item.get("handler"),
-        None if config["command"] is None else tuple(item["command"]),
-    )
-    return fit_item(
-        item,
-        STEP_CONFIGURATION_BUDGET,
-        config["workflow_execution_id"],
-        json_text=_STEP_CONFIGURATION_TEXTS.text(rest, item),
-    )
+    return item
 
 
 def _vams_system_config(item: Item) -> Item:

@@ -175,7 +175,9 @@ class RunWrite:
         are written as the two leave them (a new run has nothing to guard), and the events are
         the launch's, the start's, then the lease's, as three writes would have numbered them."""
         run_id = records.execution.workflow_execution_id
-        if lease.before != records.execution:
+        # (the lease is taken on the records' own main row: the same object, not compared
+        # field by field)
+        if lease.before is not records.execution and lease.before != records.execution:
             raise ValueError(f"a launch of run {run_id} leases another main row")
         run = derived(Run, execution=lease.after, steps=records.steps)  # valid parts
         events = list(launch_events(records.execution))

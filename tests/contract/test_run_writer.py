@@ -315,6 +315,18 @@ def test_a_write_naming_another_run_is_refused_before_any_store() -> None:
         RunWrite.of("e2", moves=(first_start("e1", FIRST, at(1)),))
 
 
+def test_a_launch_leasing_another_main_row_than_its_own_is_refused_before_any_store() -> None:
+    records = a_launch("e1")
+    own = Run(execution=records.execution).take_lease("runner-1", at(1), LEASE)
+    assert RunWrite.launching(records, own, None).launch is not None
+    # an equal row is the same row; another is refused, whatever object it is
+    equal = records.execution.model_copy()
+    assert RunWrite.launching(records, replace(own, before=equal), None).launch is not None
+    other = records.execution.model_copy(update={"workflow_version": 2})
+    with pytest.raises(ValueError, match="leases another main row"):
+        RunWrite.launching(records, replace(own, before=other), None)
+
+
 def test_an_end_of_more_open_steps_than_one_write_holds_ends_them_all_and_the_run_last(
     backend: tuple[Any, ExecutionEvents, CostLedger],
 ) -> None:

@@ -1,8 +1,9 @@
 """A launch's rows (its main row, its configuration, its steps' rows) and a step's run's (its
-attempt, its cost entry), written from a template per workflow step (`IdTemplates`), hold the
-compact encoder's text of their items, whatever the ids, dates, handler, command and the other
-values are (quotes, control characters, DEL, accents, a template's own mark character), built
-once or again with other ids."""
+attempt, its cost entry), written from a template per workflow step (`IdTemplates`) or given
+from a row kept whole (`RowTemplates`), hold the compact encoder's text of their items, whatever
+the ids, dates, handler, command and the other values are (quotes, control characters, DEL,
+accents, a template's own mark character), built once or again with other ids; a row given
+from a kept one is the row built field by field."""
 
 from __future__ import annotations
 
@@ -14,13 +15,20 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.compact_json import IdTemplates, encode_compact
+from adapters.compact_json import IdTemplates, RowTemplates, encode_compact
 from adapters.cost_records import build_cost_ledger_record
-from adapters.run_records import build_execution_configuration_record, build_execution_record
+from adapters.run_records import (
+    build_execution_configuration_record,
+    build_execution_record,
+    execution_configuration_item,
+    execution_item,
+)
 from adapters.step_records import (
     build_pipeline_execution_record,
     build_step_input_configuration_record,
     build_task_execution_record,
+    pipeline_execution_item,
+    step_input_configuration_item,
 )
 from domain.attempts import AttemptTrigger, TaskExecution
 from domain.costs import CostBasis, CostKind, CostLedgerEntry, CostSource
@@ -31,6 +39,7 @@ from domain.execution import (
     StepInputConfiguration,
     WorkflowExecution,
 )
+from domain.redaction import configure_redaction
 from domain.statuses import ExecutionStatus, StepStatus
 from domain.triggers import TriggerType
 from domain.workflow import ExecutionType, InputFileArity
@@ -66,20 +75,20 @@ def test_a_step_configurations_text_is_the_encoders(
     metadata_inputs: tuple[str, ...],
     input_files: tuple[str, ...],
 ) -> None:
-    for step_id, run_id in ids:  # the second and third from the first one's template
-        record = build_step_input_configuration_record(
-            StepInputConfiguration(
-                pipeline_execution_id=step_id,
-                workflow_execution_id=run_id,
-                execution_type=execution_type,
-                handler=handler,
-                command=command,
-                input_file_arity=arity,
-                metadata_inputs=metadata_inputs,
-                input_files=input_files,
-            )
+    for step_id, run_id in ids:  # the second and third from the first one's kept row
+        configuration = StepInputConfiguration(
+            pipeline_execution_id=step_id,
+            workflow_execution_id=run_id,
+            execution_type=execution_type,
+            handler=handler,
+            command=command,
+            input_file_arity=arity,
+            metadata_inputs=metadata_inputs,
+            input_files=input_files,
         )
+        record = build_step_input_configuration_record(configuration)
         _is_the_encoders(record, record.json_text)
+        assert record == step_input_configuration_item(configuration)
 
 
 @settings(max_examples=200, deadline=None)
@@ -101,21 +110,21 @@ def test_a_run_configurations_text_is_the_encoders(
     group: str | None,
     steps: tuple[tuple[str, str], ...],
 ) -> None:
-    for run_id in run_ids:
-        record = build_execution_configuration_record(
-            ExecutionConfiguration(
-                workflow_execution_id=run_id,
-                workflow_key=workflow_key,
-                workflow_version=3,
-                execution_start_date=moment,
-                output_database_id=output[0] if output else None,
-                output_asset_id=output[1] if output else None,
-                input_selections=selections,
-                execution_group_id=group,
-                specified_pipelines=steps,
-            )
+    for run_id in run_ids:  # the second and third from the first one's kept row
+        configuration = ExecutionConfiguration(
+            workflow_execution_id=run_id,
+            workflow_key=workflow_key,
+            workflow_version=3,
+            execution_start_date=moment,
+            output_database_id=output[0] if output else None,
+            output_asset_id=output[1] if output else None,
+            input_selections=selections,
+            execution_group_id=group,
+            specified_pipelines=steps,
         )
+        record = build_execution_configuration_record(configuration)
         _is_the_encoders(record, record.json_text)
+        assert record == execution_configuration_item(configuration)
 
 
 _WHOLE_SECONDS = st.datetimes(timezones=st.just(UTC)).map(lambda m: m.replace(microsecond=0))
@@ -168,6 +177,7 @@ def test_a_launched_runs_main_row_text_is_the_encoders(
         )
         record = build_execution_record(execution)
         _is_the_encoders(record, record.json_text)
+        assert record == execution_item(execution)
 
 
 _MOMENT = st.none() | st.datetimes(timezones=st.just(UTC)).map(lambda m: m.replace(microsecond=0))
@@ -230,6 +240,7 @@ def test_a_step_rows_text_is_the_encoders(
         )
         record = build_pipeline_execution_record(step)
         _is_the_encoders(record, record.json_text)
+        assert record == pipeline_execution_item(step)
 
 
 @settings(max_examples=200, deadline=None)
@@ -337,3 +348,83 @@ def test_a_value_its_builder_left_out_of_the_rest_costs_a_template_never_a_wrong
         if extra:
             item = {"extra": [other], **item}  # another key, first: the order differs too
         assert templates.text("the same rest for every item", item) == encode_compact(item)
+
+
+def test_a_row_kept_with_a_marks_character_or_a_varying_value_not_text_is_not_kept() -> None:
+    rows = RowTemplates(("a", "b"))
+    rows.keep("marked", {"a": "1", "b": "2", "c": _MARK})
+    rows.keep("number", {"a": "1", "b": 2, "c": "x"})
+    rows.keep("missing", {"a": "1", "c": "x"})
+    assert rows.row("marked", ("3", "4")) is None
+    assert rows.row("number", ("3", "4")) is None
+    assert rows.row("missing", ("3", "4")) is None
+    rows.keep("plain", {"a": "1", "c": [""], "b": "2"})
+    item, text = rows.row("plain", ('"\x7f', "\u00e9")) or ({}, "")
+    assert item == {"a": '"\x7f', "c": [""], "b": "\u00e9"}
+    assert text == encode_compact(item)
+
+
+def test_rows_past_the_size_are_dropped() -> None:
+    rows = RowTemplates(("a",), size=2)
+    for key in range(3):
+        rows.keep(key, {"a": f"id-{key}", "c": key})
+    assert rows.row(0, ("z",)) is None
+    assert rows.row(2, ("z",)) == ({"a": "z", "c": 2}, '{"a":"z","c":2}')
+
+
+def test_a_kept_launch_row_is_redacted_of_the_secrets_registered_since() -> None:
+    configuration = StepInputConfiguration(
+        pipeline_execution_id="step-1",
+        workflow_execution_id="run-1",
+        execution_type=ExecutionType.PYTHON,
+        handler="steps.hunter2hunter2:run",
+        command=("run", "--key=hunter2hunter2"),
+        input_file_arity=InputFileArity.NONE,
+    )
+    execution = WorkflowExecution(
+        workflow_execution_id="run-1",
+        workflow_database_id="db",
+        workflow_id="wf",
+        workflow_version=1,
+        status=ExecutionStatus.FAILED,
+        execution_start_date=datetime(2026, 12, 7, tzinfo=UTC),
+        triggered_by_user_id="user",
+        trigger_type=TriggerType.MANUAL,
+        execution_error="failed with hunter2hunter2",
+        request_digest="digest",
+    )
+    try:
+        for secrets in ((), ("hunter2hunter2",)):
+            configure_redaction(secrets)
+            for run_id in ("run-1", "run-2"):  # the second from the first one's kept row
+                built = build_step_input_configuration_record(
+                    configuration.model_copy(update={"workflow_execution_id": run_id})
+                )
+                row = build_execution_record(
+                    execution.model_copy(update={"workflow_execution_id": run_id})
+                )
+                assert ("hunter2hunter2" in str(built.json_text)) == (not secrets)
+                assert ("hunter2hunter2" in str(row.json_text)) == (not secrets)
+    finally:
+        configure_redaction(())
+
+
+def test_a_launched_row_without_a_digest_or_a_lease_owner_is_built_whole() -> None:
+    execution = WorkflowExecution(
+        workflow_execution_id="run-1",
+        workflow_database_id="db",
+        workflow_id="wf",
+        workflow_version=1,
+        status=ExecutionStatus.RUNNING,
+        execution_start_date=datetime(2026, 12, 7, tzinfo=UTC),
+        triggered_by_user_id="user",
+        trigger_type=TriggerType.MANUAL,
+        request_digest="digest",
+    )
+    at = datetime(2026, 12, 7, 0, 0, 1, tzinfo=UTC)
+    for owner, digest in (("runner-1", "digest"), ("", "digest"), ("runner-1", "")):
+        lease = RunnerLease(owner=owner, renewed_date=at, expires_date=at + timedelta(30))
+        run = execution.model_copy(update={"runner_lease": lease, "request_digest": digest})
+        record = build_execution_record(run)
+        assert record == execution_item(run)
+        _is_the_encoders(record, record.json_text)

@@ -3,6 +3,12 @@ is the same request only if its digest is the one stored, so the text it hashes 
 
 from __future__ import annotations
 
+import hashlib
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from application.use_cases.launch_execution import LaunchExecutionCommand, _request_digest
 
 
@@ -26,3 +32,27 @@ def test_a_requests_digest_is_the_one_earlier_launches_stored() -> None:
     assert _request_digest(command.model_copy(update={"client_token": None})) == (
         _request_digest(command)
     )
+
+
+@given(
+    workflow_id=st.text(min_size=1),
+    version=st.none() | st.integers(min_value=1),
+    inputs=st.lists(st.text(), max_size=3).map(tuple),
+    group=st.sampled_from([None, "g", "gr\u00fc\u00dfe", "x \u2603"]),
+    user=st.text(min_size=1),
+)
+def test_a_digest_hashes_the_text_json_dumps_gives_of_the_command_without_its_token(
+    workflow_id: str, version: int | None, inputs: tuple[str, ...], group: str | None, user: str
+) -> None:
+    command = LaunchExecutionCommand(
+        workflow_database_id="db1",
+        workflow_id=workflow_id,
+        workflow_version=version,
+        inputs=inputs,
+        execution_group_id=group,
+        user_id=user,
+        client_token="tok-1",
+    )
+    fields = command.model_dump(exclude={"client_token"})
+    text = json.dumps(fields, sort_keys=True, default=str)
+    assert _request_digest(command) == hashlib.sha256(text.encode()).hexdigest()
