@@ -21,6 +21,7 @@ gets the real module.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
 from importlib import import_module
@@ -83,8 +84,14 @@ def deferred(module: str, name: str) -> Callable[..., Any]:
     """A stand-in for the class `name` of `module` as a provider's callable: the module is
     imported when the provider first builds one, not when the container is declared."""
 
+    @functools.cache
+    def made() -> Any:
+        # kept: import_module takes the module's import lock even when it is loaded (~8 µs,
+        # more than building most use cases)
+        return getattr(import_module(module), name)
+
     def build(*args: Any, **kwargs: Any) -> Any:
-        return getattr(import_module(module), name)(*args, **kwargs)
+        return made()(*args, **kwargs)
 
     build.__qualname__ = build.__name__ = name
     return build

@@ -239,3 +239,35 @@ def test_a_command_that_ends_itself_on_the_stop_says_its_code_unless_it_claims_s
     os.kill(guard.pid, signal.SIGTERM)
 
     assert guard.wait(timeout=_WAIT_SECONDS) == ended
+
+
+# The guard as a runner started with the stop signals blocked starts it: exec keeps the mask.
+_BLOCKED = """
+import os, signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
+os.execv(sys.executable, [sys.executable, *sys.argv[1:]])
+"""
+
+
+def _blocked_signals(pid: int) -> int:
+    status = Path("/proc", str(pid), "status").read_text(encoding="ascii")
+    (line,) = [line for line in status.splitlines() if line.startswith("SigBlk:")]
+    return int(line.split()[1], 16)
+
+
+def test_a_guard_started_with_the_stop_signals_blocked_still_stops_its_group(
+    guards: list[subprocess.Popen[bytes]],
+) -> None:
+    # before, the guard kept them blocked and gave the command the same mask: the parent-death
+    # SIGTERM of a runner killed with -9 stayed pending, and the step ran on without it
+    blocked = [sys.executable, "-I", "-S", "-c", _BLOCKED, "-I", "-S", _GUARD]
+    guard = _started(guards, blocked, "sleep 300 & wait", subprocess.DEVNULL)
+    _wait_for("the sleep in the guard's group", lambda: _sleeping(guard))
+    stops = sum(1 << (number - 1) for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP))
+    for pid in (guard.pid, *_group(guard.pid)):
+        assert _blocked_signals(pid) & stops == 0, command_line(pid)
+
+    os.kill(guard.pid, signal.SIGTERM)
+
+    assert guard.wait(timeout=_WAIT_SECONDS) == -signal.SIGTERM
+    _wait_for("its group gone", lambda: not _group(guard.pid))

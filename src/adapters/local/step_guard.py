@@ -186,6 +186,9 @@ def main(argv: list[str]) -> int:
     if separator != "--" or not command:
         print(_USAGE, file=sys.stderr)
         return 2
+    # a runner started with them blocked (a launcher's thread that held them) passes that on:
+    # held, the stop and the parent-death signal would never reach the guard, nor the command
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
     for number in _STOP_SIGNALS:
         signal.signal(number, _on_stop)
     try:
