@@ -168,6 +168,14 @@ def _go_given(fd: int) -> bool:
         return bool(go.read(1))
 
 
+def _take_stop_signals() -> None:
+    # a runner started with them blocked (a launcher's thread that held them) passes that on:
+    # held, the stop and the parent-death signal would never reach the guard, nor the command
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+    for number in _STOP_SIGNALS:
+        signal.signal(number, _on_stop)
+
+
 def main(argv: list[str]) -> int:
     user: tuple[int, int] | None = None
     go: int | None = None
@@ -186,11 +194,7 @@ def main(argv: list[str]) -> int:
     if separator != "--" or not command:
         print(_USAGE, file=sys.stderr)
         return 2
-    # a runner started with them blocked (a launcher's thread that held them) passes that on:
-    # held, the stop and the parent-death signal would never reach the guard, nor the command
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
-    for number in _STOP_SIGNALS:
-        signal.signal(number, _on_stop)
+    _take_stop_signals()
     try:
         if not _die_with_parent(parent):
             print("wfx: the runner ended before the step started: not run", file=sys.stderr)
