@@ -120,6 +120,7 @@ class SqliteUnitOfWork:
                 text = record.json_text or dump_json(record)
             # TableSql.row of the record, its key columns being the event's run id and number
             rows += (event.workflow_execution_id, number, text)
+        parameters: Sequence[Any] = rows
         if last:
             statement = self._insert_after_last(len(events), self._row_width)
             parameters = (*rows, last, workflow_execution_id, last)
@@ -127,7 +128,7 @@ class SqliteUnitOfWork:
             # a run's first events: no number before them to find, so a plain multi-row INSERT,
             # which SQLite writes straight in (the guard reads the table it inserts into, and
             # SQLite stages such an INSERT's rows in a temporary table first)
-            statement, parameters = self._insert_first(len(events), self._row_width), rows
+            statement = self._insert_first(len(events), self._row_width)
         try:
             inserted = connection.execute(statement, parameters).rowcount
         except sqlite3.IntegrityError as exc:
