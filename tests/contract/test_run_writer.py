@@ -255,7 +255,8 @@ def test_a_completion_on_a_stopping_run_is_refused_whole_saying_the_row_as_store
     )
     assert finish.while_open
     answer = store.commit(RunWrite.of("e1", moves=(finish,), change=end.change))
-    assert refused(store, answer)
+    # refused by the main row's guard, which decides the step's too: the row as stored is said
+    assert refused(store, answer) and refused_main_row(answer) == store.get_execution("e1")
     assert statuses(store.get_run("e1")) == {FIRST: "RUNNING", "run": "RUNNING"}
     assert [a.status.value for a in store.get_run("e1").attempts] == ["RUNNING"]
     assert ledger.list_entries(CostScope.EXECUTION, "e1") == []
