@@ -21,7 +21,7 @@ from application.run_writes import MOVES_PER_WRITE, end_run, end_run_and_steps
 from domain.approvals import ApprovalGate, ApprovalRequest
 from domain.errors import ExecutionAlreadyExistsError, ExecutionNotFoundError
 from domain.events import move_events
-from domain.run import Run, RunEnd, first_start, plain_finish
+from domain.run import Run, RunChange, RunEnd, RunGuard, first_start, plain_finish
 from domain.run_write import RunWrite, StepRow
 from domain.statuses import ExecutionStatus, StepStatus
 from tests.contract.builders import a_duration_entry, a_launch, at, step_id, write_launch
@@ -234,6 +234,57 @@ def test_a_step_that_holds_while_the_run_is_open_is_refused_on_a_stopping_run(
     assert refused(store, store.commit(RunWrite.of("e1", moves=(finish,))))
     assert statuses(store.get_run("e1"))[FIRST] == "RUNNING"
     assert len(events(log)) == 4
+
+
+def test_a_completion_on_a_stopping_run_is_refused_whole_saying_the_row_as_stored(
+    backend: Any,
+) -> None:
+    """The last step's end (held while the run is open) and the run's end (held while no abort
+    is requested) on a run whose abort was requested after they were decided: nothing of it."""
+    store, log, ledger = backend
+    write_launch(store, a_launch("e1", steps=1))
+    assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
+    run = store.get_run("e1")
+    request_abort = run.request_abort(at(2), "stop")
+    assert request_abort is not None and store.commit(RunWrite.of("e1", change=request_abort))
+    end = run.complete(ExecutionStatus.SUCCEEDED, at(3), None, "", None)
+    assert end is not None
+    finish = replace(
+        plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(3), 1),
+        cost_entries=(a_duration_entry("e1"),),
+    )
+    assert finish.while_open
+    answer = store.commit(RunWrite.of("e1", moves=(finish,), change=end.change))
+    # refused by the main row's guard, which decides the step's too: the row as stored is said
+    assert refused(store, answer) and refused_main_row(answer) == store.get_execution("e1")
+    assert statuses(store.get_run("e1")) == {FIRST: "RUNNING", "run": "RUNNING"}
+    assert [a.status.value for a in store.get_run("e1").attempts] == ["RUNNING"]
+    assert ledger.list_entries(CostScope.EXECUTION, "e1") == []
+    assert [kind for _, kind, _ in events(log)][-1] == "AbortRequested"
+
+
+def test_a_change_that_holds_on_an_ended_run_still_refuses_a_step_held_while_open(
+    backend: Any,
+) -> None:
+    """A change guarded by an ended status (and no abort requested) does not hold for a move
+    that needs the run open: the write is refused whole."""
+    store, log, _ = backend
+    started(store)
+    execution = store.get_execution("e1")
+    ended = execution.complete(ExecutionStatus.FAILED, at=at(2), log="", error="lost")
+    assert store.commit(RunWrite.of("e1", change=RunChange(execution, ended, RunGuard())))
+    stamped = RunChange(
+        ended,
+        ended._evolve(last_sfn_sync_check_date=at(4)),
+        RunGuard(statuses=frozenset({ExecutionStatus.FAILED}), not_stopping=True),
+    )
+    finish = plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(3), 1)
+    assert finish.while_open
+    written = events(log)
+    assert refused(store, store.commit(RunWrite.of("e1", moves=(finish,), change=stamped)))
+    assert statuses(store.get_run("e1"))[FIRST] == "RUNNING"
+    assert store.get_execution("e1") == ended
+    assert events(log) == written
 
 
 def test_a_repeated_cost_entry_refuses_the_write(backend: Any) -> None:

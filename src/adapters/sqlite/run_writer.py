@@ -78,6 +78,21 @@ def _guard_parameters(change: RunChange) -> tuple[str | None, ...]:
 _RUNNING = frozenset({StepStatus.RUNNING})
 
 
+def _open_by_its_change(write: RunWrite) -> bool:
+    """Whether the write's change holds only while the run is open with no abort requested:
+    the guard its moves' `while_open` asks, on the same row before the change (inside BEGIN
+    IMMEDIATE only this write changes it, and its moves come before its change), so it decides
+    theirs too. A write with an approval held while the run is open reads the run as before
+    (that guard is asked where the approval is written)."""
+    change, approval = write.change, write.approval
+    return (
+        change is not None
+        and change.guard.not_stopping
+        and change.guard.statuses <= OPEN_EXECUTION_STATUSES
+        and (approval is None or not approval.while_open)
+    )
+
+
 @functools.cache
 def _texts(statuses: frozenset[StrEnum]) -> tuple[str, ...]:
     """A guard's statuses as its IN list binds them (in any order): a write names one of a few
@@ -203,6 +218,10 @@ class SqliteRunWriter(SqliteStoreBase):
             with self._database.write() as connection:
                 # the moves first: their run-is-open guard is on the row before the change
                 runs: _RunStates = {}
+                if _open_by_its_change(write):
+                    # the change holds only on that row, checked in its own UPDATE (as DynamoDB
+                    # joins the moves' guard to it): no read of the run for the moves
+                    runs[run_id] = True
                 for move in write.moves:
                     self._move_in(connection, move, runs)
                 for row in write.step_rows:

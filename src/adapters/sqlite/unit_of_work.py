@@ -64,6 +64,7 @@ class SqliteUnitOfWork:
         assert events.columns == (_EXECUTION_ID, SEQUENCE_NUMBER), events.columns
         # one INSERT text per count of events appended together (a handful of counts occur)
         self._inserts_after_last: dict[tuple[int, int], str] = {}
+        self._inserts_first: dict[tuple[int, int], str] = {}  # a run's first events, by count
         self._ready = False
 
     def ensure_table(self) -> None:
@@ -119,11 +120,17 @@ class SqliteUnitOfWork:
                 text = record.json_text or dump_json(record)
             # TableSql.row of the record, its key columns being the event's run id and number
             rows += (event.workflow_execution_id, number, text)
+        parameters: Sequence[Any] = rows
+        if last:
+            statement = self._insert_after_last(len(events), self._row_width)
+            parameters = (*rows, last, workflow_execution_id, last)
+        else:
+            # a run's first events: no number before them to find, so a plain multi-row INSERT,
+            # which SQLite writes straight in (the guard reads the table it inserts into, and
+            # SQLite stages such an INSERT's rows in a temporary table first)
+            statement = self._insert_first(len(events), self._row_width)
         try:
-            inserted = connection.execute(
-                self._insert_after_last(len(events), self._row_width),
-                (*rows, last, workflow_execution_id, last),
-            ).rowcount
+            inserted = connection.execute(statement, parameters).rowcount
         except sqlite3.IntegrityError as exc:
             if "UNIQUE" not in str(exc) and "PRIMARY KEY" not in str(exc):
                 raise
@@ -134,6 +141,13 @@ class SqliteUnitOfWork:
         statement = self._inserts_after_last.get((count, width))
         if statement is None:
             statement = self._inserts_after_last[count, width] = self._render_insert(count, width)
+        return statement
+
+    def _insert_first(self, count: int, width: int) -> str:
+        statement = self._inserts_first.get((count, width))
+        if statement is None:
+            values = ", ".join([f"({', '.join('?' * width)})"] * count)
+            statement = self._inserts_first[count, width] = f"{self._insert_rows} VALUES {values}"
         return statement
 
     def _render_insert(self, count: int, width: int) -> str:
