@@ -22,9 +22,10 @@ from application.use_cases.step_tracking import (
     StartStepCommand,
 )
 from domain.approvals import ApprovalRequest
+from domain.derived import derived
 from domain.execution import WorkflowExecution
 from domain.run import Run, RunIsOverError, as_its_runner_knows
-from domain.statuses import ExecutionStatus, StepStatus
+from domain.statuses import ExecutionStatus, StepStatus, require_terminal
 
 
 class UseCaseRunReporter:
@@ -142,8 +143,11 @@ class UseCaseRunReporter:
         outputs_stored: bool = True,
     ) -> tuple[StepStatus, int | None]:
         started = self._start_of((workflow_execution_id, pipeline_execution_id, attempt))
+        # derived (domain.derived): the run's ids as its runner wrote or read them, the attempt
+        # this reporter answered, its start as kept here
         handed = self._hand_on.execute(
-            HandOnStepCommand(
+            derived(
+                HandOnStepCommand,
                 workflow_execution_id=workflow_execution_id,
                 pipeline_execution_id=pipeline_execution_id,
                 attempt=attempt,
@@ -185,12 +189,15 @@ class UseCaseRunReporter:
         started = self._start_of((run_id, step_id, attempt))
         if known is not None and started is not None:
             known = as_its_runner_knows(known.execution, known.steps, step_id, attempt, started)
+        # derived (domain.derived) as step_handed_on's, `known` the valid run as the runner
+        # holds it; the one rule its values do not follow by themselves checked here
         finished = self._complete.finish_last_step(
-            FinishLastStepCommand(
+            derived(
+                FinishLastStepCommand,
                 workflow_execution_id=run_id,
                 pipeline_execution_id=step_id,
                 attempt=attempt,
-                status=status,
+                status=require_terminal(status),
                 error=error,
                 known=known if started is not None else None,
                 outputs_stored=outputs_stored,

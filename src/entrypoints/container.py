@@ -957,6 +957,8 @@ class Container(containers.DeclarativeContainer):
     import_asset_files = providers.Factory(
         ImportAssetFiles, catalog=asset_catalog, objects=object_store, clock=clock
     )
+    # read from the configuration once, as the store's own settings are: not on each launch
+    runs_log_group_arn = providers.Singleton(_runs_log_group_arn, config.deployment)
     launch_execution = providers.Factory(
         LaunchExecution,
         store=execution_store,
@@ -967,7 +969,7 @@ class Container(containers.DeclarativeContainer):
         ids=ids,
         durations=record_attempt_durations,
         event_source_prefix=config.event_source_prefix,
-        log_group_arn=providers.Callable(_runs_log_group_arn, config.deployment),
+        log_group_arn=runs_log_group_arn,
     )
     # a decided or overdue gate hands its run on; a runner has a lease's length to take it
     gate_resumer = providers.Factory(
@@ -1029,7 +1031,7 @@ class Container(containers.DeclarativeContainer):
         AvailableLogFinder,
         catalog=workflow_catalog,
         state_machines=sub_execution_reader,
-        reference_log_group_arn=providers.Callable(_runs_log_group_arn, config.deployment),
+        reference_log_group_arn=runs_log_group_arn,
     )
     result_text_reader = providers.Factory(ResultTextReader, objects=object_store)
     get_execution_details = providers.Factory(

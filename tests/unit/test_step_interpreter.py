@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from adapters.local.interpreter import STORE_RETRIES, KilledStep, PlannedStep, StepInterpreter
 from adapters.local.log_store import FileLogStore
@@ -20,8 +21,12 @@ from adapters.system import SystemClock
 from adapters.tables import TableNames
 from application.ports.orchestration import RunReporter
 from application.reporting import UseCaseRunReporter
-from application.use_cases.complete_execution import CompleteExecution
-from application.use_cases.hand_on_step import HandOnStep
+from application.use_cases.complete_execution import (
+    CompleteExecution,
+    FinishLastStepCommand,
+    LastStepFinished,
+)
+from application.use_cases.hand_on_step import HandedOn, HandOnStep, HandOnStepCommand
 from application.use_cases.retry_step import RetryStep
 from application.use_cases.runner_lease import RunnerLease
 from application.use_cases.step_tracking import FinishStep, StartStep
@@ -54,20 +59,28 @@ def store(database: SqliteDatabase) -> SqliteExecutionStore:
 def reporter(
     store: SqliteExecutionStore, database: SqliteDatabase, tmp_path: Any
 ) -> UseCaseRunReporter:
+    return a_reporter(store, database, tmp_path)
+
+
+def a_reporter(
+    store: SqliteExecutionStore,
+    database: SqliteDatabase,
+    tmp_path: Any,
+    hand_on: type[HandOnStep] = HandOnStep,
+    complete: type[CompleteExecution] = CompleteExecution,
+) -> UseCaseRunReporter:
     clock, objects = SystemClock(), FilesystemObjectStore(tmp_path / "objects")
     assets = SqliteAssetCatalog(SqliteDatabase(None), TableNames())
     finish = FinishStep(store, objects, clock)
     return UseCaseRunReporter(
         start_step=StartStep(store, clock),
         finish_step=finish,
-        complete_execution=CompleteExecution(
-            store, objects, assets, FileLogStore(tmp_path / "logs"), clock
-        ),
+        complete_execution=complete(store, objects, assets, FileLogStore(tmp_path / "logs"), clock),
         retry_step=RetryStep(store, clock),
         lease=RunnerLease(store, clock, lease_seconds=30),
         store=store,
         gate=a_gate_passage(database, store),
-        hand_on=HandOnStep(store, store, finish, clock),
+        hand_on=hand_on(store, store, finish, clock),
     )
 
 
@@ -264,3 +277,45 @@ def test_a_store_that_stays_away_ends_the_runner_with_one_line_and_no_traceback(
     assert err.count("trying again") == 2 * STORE_RETRIES  # the start, then recording the end
     assert "local runner: the store failed: OperationalError: database is locked" in err
     assert statuses(store)[0] is ExecutionStatus.RUNNING  # the lease will end it
+
+
+SEEN: list[BaseModel] = []  # the commands the reporter gave its use cases, in order
+
+
+class SeenHandOn(HandOnStep):
+    def execute(self, command: HandOnStepCommand) -> HandedOn:
+        SEEN.append(command)
+        return super().execute(command)
+
+
+class SeenCompletion(CompleteExecution):
+    def finish_last_step(self, command: FinishLastStepCommand) -> LastStepFinished:
+        SEEN.append(command)
+        return super().finish_last_step(command)
+
+
+def test_the_reporters_commands_are_what_validation_makes_of_their_fields(
+    store: SqliteExecutionStore, database: SqliteDatabase, tmp_path: Any
+) -> None:
+    # built unvalidated (domain.derived) from the runner's values: each equals itself validated
+    SEEN.clear()
+    reporter = a_reporter(store, database, tmp_path, SeenHandOn, SeenCompletion)
+
+    ended = StepInterpreter(reporter, RunStop()).run(RUN, planned(store), Calls())
+
+    assert ended is ExecutionStatus.SUCCEEDED
+    assert [type(command) for command in SEEN] == [HandOnStepCommand] * 2 + [FinishLastStepCommand]
+    for command in SEEN:
+        fields = {name: getattr(command, name) for name in type(command).model_fields}
+        assert type(command)(**fields) == command
+
+
+def test_a_last_step_ended_with_a_status_that_is_no_end_is_refused_and_nothing_is_written(
+    store: SqliteExecutionStore, reporter: UseCaseRunReporter
+) -> None:
+    attempt = reporter.step_started(RUN, step_id(RUN, 2))
+
+    with pytest.raises(ValueError, match="must be one of"):
+        reporter.last_step_finished(RUN, step_id(RUN, 2), attempt, status=StepStatus.RUNNING)
+
+    assert statuses(store) == (ExecutionStatus.RUNNING, [StepStatus.NEW] * 2 + [StepStatus.RUNNING])

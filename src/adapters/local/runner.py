@@ -184,6 +184,7 @@ class LocalRunner:
         # (executionId, pipelineExecutionId) -> the step's registration token, handed to it
         self._registration_token = registration_token
         self._grace, self._lease, self._watch = grace_seconds, lease_seconds, watch_seconds
+        self._lease_length = timedelta(seconds=lease_seconds)  # a launch's claim: made once
         self._threads: dict[str, threading.Thread] = {}
         self._versions: dict[tuple[str, str, int], WorkflowVersion] = {}
         self._processes: dict[str, subprocess.Popen[bytes]] = {}
@@ -249,7 +250,7 @@ class LocalRunner:
             self._claims[owner] = None
             if len(self._claims) > _CLAIMS_KEPT:  # launches whose start never came (a failure)
                 del self._claims[next(iter(self._claims))]
-        return LaunchClaim(owner=owner, lease=timedelta(seconds=self._lease))
+        return LaunchClaim(owner=owner, lease=self._lease_length)
 
     def _claimed(self, known: WorkflowExecution | None) -> str | None:
         """The owner the launch of `known` leased it to, when that was this runner's claim."""

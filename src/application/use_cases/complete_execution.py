@@ -25,6 +25,7 @@ from application.run_writes import (
 from application.step_summaries import SUMMARIES_IN_THE_END_WRITE, StepSummaries, fitted_run_log
 from application.use_cases.record_cost import RecordAttemptDurations
 from domain.assets import AssetFile, asset_object_key, asset_root_key
+from domain.derived import derived
 from domain.execution import (
     ExecutionConfiguration,
     OutputMetadata,
@@ -293,7 +294,8 @@ class CompleteExecution:
             self._write_summaries(tuple(final_steps), tails)
         finished = next(s for s in final_steps if s.pipeline_execution_id == step_id)
         execution = written.change.after if written.change else self._store.get_execution(run_id)
-        return LastStepFinished(step_status=finished.status, execution=execution)
+        # the step as the write left it, the main row as written or read (domain.derived)
+        return derived(LastStepFinished, step_status=finished.status, execution=execution)
 
     def _add_ending_outputs(
         self, run: Run, ending: PipelineExecution, status: ExecutionStatus, now: datetime
