@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -81,26 +81,8 @@ class LaunchResult(BaseModel):
     created: bool
 
 
-def _canonical_json() -> Callable[[dict[str, Any]], str]:
-    """json.dumps(..., sort_keys=True, default=str)'s text of a flat dict. Its C encoder is
-    built once: `JSONEncoder.encode` builds it anew on every call, with the memo of the objects
-    it is inside (a flat dict of str, int, None and tuples of str holds no cycle), and that
-    set-up was most of a digest's encode. Where the C encoder is missing or takes other
-    arguments (another Python), the plain encoder does it."""
-    plain = json.JSONEncoder(sort_keys=True, default=str)
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return plain.encode
-    try:  # markers, default, string encoder, indent, separators, sort_keys, skipkeys, allow_nan
-        encoder = make(
-            None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", True, False, True
-        )
-    except TypeError:
-        return plain.encode
-    return lambda fields: "".join(encoder(fields, 0))
-
-
-_CANONICAL_JSON = _canonical_json()
+# json.dumps(..., sort_keys=True, default=str) as one encoder: dumps would build it per call
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, default=str)
 
 
 def _request_digest(command: LaunchExecutionCommand) -> str:
@@ -108,7 +90,8 @@ def _request_digest(command: LaunchExecutionCommand) -> str:
     # model_dump gives, at a fifth of its cost), the token left out
     fields = dict(command.__dict__)
     del fields["client_token"]
-    return hashlib.sha256(_CANONICAL_JSON(fields).encode()).hexdigest()
+    canonical = _CANONICAL_JSON.encode(fields)
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def _file_label(row: ExecutionInput) -> str:
