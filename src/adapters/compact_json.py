@@ -19,7 +19,7 @@ import json
 from collections.abc import Callable, Hashable
 from json import encoder as _encoder_module
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 _PLAIN = json.JSONEncoder(separators=(",", ":"))
 _DEL = "\x7f"
@@ -119,6 +119,20 @@ class IdTemplates:
         return template
 
 
+class _Fitted(Protocol):
+    """A row as its builder fits it (item_budget.Record): its text, when whole, and what of it
+    went to the object store."""
+
+    @property
+    def json_text(self) -> str | None: ...
+
+    @property
+    def offloads(self) -> tuple[Any, ...]: ...
+
+
+_Record = TypeVar("_Record", bound=_Fitted)
+
+
 class RowTemplates:
     """Whole rows a builder makes again and again, alike but for a few string attributes (ids,
     the paths named by them, dates): each row kept, item and `encode_compact` text, by `key`,
@@ -160,6 +174,24 @@ class RowTemplates:
         parts = kept_parts.copy()
         parts[1::2] = map(_escaped, values)
         return item, "".join(parts)
+
+    def record(
+        self,
+        key: Hashable,
+        values: tuple[str, ...],
+        build: Callable[[], dict[str, Any]],
+        fit: Callable[[dict[str, Any], str | None], _Record],
+    ) -> _Record:
+        """The row kept under `key` with `values` put in, fitted by `fit` with its text; when
+        none is kept, the row `build` makes, fitted, and kept when it holds all of itself."""
+        kept = self.row(key, values)
+        if kept is not None:
+            return fit(*kept)
+        item = build()
+        record = fit(item, None)
+        if record.json_text is not None and not record.offloads:
+            self.keep(key, item)
+        return record
 
     def keep(self, key: Hashable, item: dict[str, Any]) -> None:
         """Keep `item`, as built from its record's fields, as the row of `key`."""

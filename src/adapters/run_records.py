@@ -223,16 +223,12 @@ def build_execution_record(execution: WorkflowExecution) -> Record:
     if rows is None:
         return _fitted_execution(execution_item(execution), execution)
     values = execution.__dict__
-    key = (_launched_key(values), registered_secrets())
-    kept = rows.row(key, _launched_values(values))
-    if kept is not None:
-        item, text = kept
-        return _fitted_execution(item, execution, text)
-    item = execution_item(execution)
-    record = _fitted_execution(item, execution)
-    if record.json_text is not None and not record.offloads:  # kept only as a row holds it
-        rows.keep(key, item)
-    return record
+    return rows.record(
+        (_launched_key(values), registered_secrets()),
+        _launched_values(values),
+        lambda: execution_item(execution),
+        lambda item, text: _fitted_execution(item, execution, text),
+    )
 
 
 def execution_item(execution: WorkflowExecution) -> Item:
@@ -486,17 +482,13 @@ _configuration_key = itemgetter(
 
 def build_execution_configuration_record(config: ExecutionConfiguration) -> Record:
     values = config.__dict__
-    key = _configuration_key(values)
-    start = format_table_date(values["execution_start_date"])
-    kept = _CONFIGURATION_ROWS.row(key, (values["workflow_execution_id"], start))
-    if kept is not None:
-        item, text = kept
-        return fit_item(item, CONFIGURATION_BUDGET, config.workflow_execution_id, json_text=text)
-    item = execution_configuration_item(config)
-    record = fit_item(item, CONFIGURATION_BUDGET, config.workflow_execution_id)
-    if record.json_text is not None and not record.offloads:  # kept only as a row holds it
-        _CONFIGURATION_ROWS.keep(key, item)
-    return record
+    run_id = values["workflow_execution_id"]
+    return _CONFIGURATION_ROWS.record(
+        _configuration_key(values),
+        (run_id, format_table_date(values["execution_start_date"])),
+        lambda: execution_configuration_item(config),
+        lambda item, text: fit_item(item, CONFIGURATION_BUDGET, run_id, json_text=text),
+    )
 
 
 def execution_configuration_item(config: ExecutionConfiguration) -> Item:

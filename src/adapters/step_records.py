@@ -283,15 +283,12 @@ def build_pipeline_execution_record(step: PipelineExecution) -> Record:
     chained = values[_FROM]
     dates = (table_date(values["start_date"]), table_date(values["stop_date"]))
     varying = (*_step_paths(values), chained, *dates) if chained else _step_paths(values) + dates
-    kept = rows.row(key, varying)
-    if kept is not None:
-        item, text = kept
-        return _fitted_step(item, execution_id, text)
-    item = pipeline_execution_item(step)
-    record = _fitted_step(item, execution_id)
-    if record.json_text is not None and not record.offloads:  # kept only as a row holds it
-        rows.keep(key, item)
-    return record
+    return rows.record(
+        key,
+        varying,
+        lambda: pipeline_execution_item(step),
+        lambda item, text: _fitted_step(item, execution_id, text),
+    )
 
 
 def _step_rows(values: dict[str, Any]) -> RowTemplates | None:
