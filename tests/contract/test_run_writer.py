@@ -177,16 +177,23 @@ def test_a_refused_step_guard_writes_nothing_of_the_write(backend: Any) -> None:
     assert len(events(log)) == 3
 
 
-def test_a_refused_main_row_guard_writes_none_of_the_steps(backend: Any) -> None:
-    store, log, _ = backend
+def _run_end_decided_before_an_abort_request(store: Any) -> RunEnd:
+    """A one-step run's SUCCEEDED end, decided on the run as it was before an abort request
+    that is now stored."""
     write_launch(store, a_launch("e1", steps=1))
     assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
     run = store.get_run("e1")
     request_abort = run.request_abort(at(2), "stop")
     assert request_abort is not None and store.commit(RunWrite.of("e1", change=request_abort))
-    # decided on the run before the abort request: its guard (no abort requested) refuses it
     end = run.complete(ExecutionStatus.SUCCEEDED, at(3), None, "", None)
     assert end is not None
+    return end
+
+
+def test_a_refused_main_row_guard_writes_none_of_the_steps(backend: Any) -> None:
+    store, log, _ = backend
+    # decided on the run before the abort request: its guard (no abort requested) refuses it
+    end = _run_end_decided_before_an_abort_request(store)
     finish = plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(3), 1)
     answer = store.commit(
         RunWrite.of("e1", moves=(replace(finish, while_open=False),), change=end.change)
@@ -242,13 +249,7 @@ def test_a_completion_on_a_stopping_run_is_refused_whole_saying_the_row_as_store
     """The last step's end (held while the run is open) and the run's end (held while no abort
     is requested) on a run whose abort was requested after they were decided: nothing of it."""
     store, log, ledger = backend
-    write_launch(store, a_launch("e1", steps=1))
-    assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
-    run = store.get_run("e1")
-    request_abort = run.request_abort(at(2), "stop")
-    assert request_abort is not None and store.commit(RunWrite.of("e1", change=request_abort))
-    end = run.complete(ExecutionStatus.SUCCEEDED, at(3), None, "", None)
-    assert end is not None
+    end = _run_end_decided_before_an_abort_request(store)
     finish = replace(
         plain_finish("e1", FIRST, StepStatus.SUCCEEDED, None, at(3), 1),
         cost_entries=(a_duration_entry("e1"),),
