@@ -182,7 +182,7 @@ def _run_end_decided_before_an_abort_request(store: Any) -> RunEnd:
     that is now stored."""
     write_launch(store, a_launch("e1", steps=1))
     assert store.commit(RunWrite.of("e1", moves=(first_start("e1", FIRST, at(1)),)))
-    run = store.get_run("e1")
+    run: Run = store.get_run("e1")
     request_abort = run.request_abort(at(2), "stop")
     assert request_abort is not None and store.commit(RunWrite.of("e1", change=request_abort))
     end = run.complete(ExecutionStatus.SUCCEEDED, at(3), None, "", None)
