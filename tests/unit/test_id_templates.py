@@ -372,6 +372,23 @@ def test_rows_past_the_size_are_dropped() -> None:
     assert rows.row(2, ("z",)) == ({"a": "z", "c": 2}, '{"a":"z","c":2}')
 
 
+def _a_launched_run(
+    status: ExecutionStatus, execution_error: str | None = None
+) -> WorkflowExecution:
+    return WorkflowExecution(
+        workflow_execution_id="run-1",
+        workflow_database_id="db",
+        workflow_id="wf",
+        workflow_version=1,
+        status=status,
+        execution_start_date=datetime(2026, 12, 7, tzinfo=UTC),
+        triggered_by_user_id="user",
+        trigger_type=TriggerType.MANUAL,
+        execution_error=execution_error,
+        request_digest="digest",
+    )
+
+
 def test_a_kept_launch_row_is_redacted_of_the_secrets_registered_since() -> None:
     configuration = StepInputConfiguration(
         pipeline_execution_id="step-1",
@@ -381,17 +398,8 @@ def test_a_kept_launch_row_is_redacted_of_the_secrets_registered_since() -> None
         command=("run", "--key=hunter2hunter2"),
         input_file_arity=InputFileArity.NONE,
     )
-    execution = WorkflowExecution(
-        workflow_execution_id="run-1",
-        workflow_database_id="db",
-        workflow_id="wf",
-        workflow_version=1,
-        status=ExecutionStatus.FAILED,
-        execution_start_date=datetime(2026, 12, 7, tzinfo=UTC),
-        triggered_by_user_id="user",
-        trigger_type=TriggerType.MANUAL,
-        execution_error="failed with hunter2hunter2",
-        request_digest="digest",
+    execution = _a_launched_run(
+        status=ExecutionStatus.FAILED, execution_error="failed with hunter2hunter2"
     )
     try:
         for secrets in ((), ("hunter2hunter2",)):
@@ -410,17 +418,7 @@ def test_a_kept_launch_row_is_redacted_of_the_secrets_registered_since() -> None
 
 
 def test_a_launched_row_without_a_digest_or_a_lease_owner_is_built_whole() -> None:
-    execution = WorkflowExecution(
-        workflow_execution_id="run-1",
-        workflow_database_id="db",
-        workflow_id="wf",
-        workflow_version=1,
-        status=ExecutionStatus.RUNNING,
-        execution_start_date=datetime(2026, 12, 7, tzinfo=UTC),
-        triggered_by_user_id="user",
-        trigger_type=TriggerType.MANUAL,
-        request_digest="digest",
-    )
+    execution = _a_launched_run(status=ExecutionStatus.RUNNING)
     at = datetime(2026, 12, 7, 0, 0, 1, tzinfo=UTC)
     for owner, digest in (("runner-1", "digest"), ("", "digest"), ("runner-1", "")):
         lease = RunnerLease(owner=owner, renewed_date=at, expires_date=at + timedelta(30))
