@@ -156,6 +156,19 @@ class Wfx:
             start_new_session=new_session,
         )
 
+    def run_in_home(self, *command: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        """Any `command` (a launcher of wfx, a parent that measures it) run to its end in the
+        home with wfx's environment, its output captured."""
+        return subprocess.run(
+            command,
+            env=self._environment,
+            cwd=self.home,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
     def on_terminal(self, *args: str, timeout: float = 60) -> Outcome:
         """Like a call, but with stderr on a pseudo-terminal, where rich draws live displays.
         The ANSI control sequences are stripped from what it captured."""
@@ -367,15 +380,7 @@ def tree_peak_kib(wfx: Wfx, *args: str) -> tuple[int, Outcome]:
         "sys.exit(code)\n"
     )
     started = time.monotonic()
-    completed = subprocess.run(
-        [sys.executable, "-c", parent, *WFX, *args],
-        env=wfx._environment,
-        cwd=wfx.home,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    completed = wfx.run_in_home(sys.executable, "-c", parent, *WFX, *args)
     *stderr, peak = completed.stderr.splitlines()
     outcome = Outcome(
         args=args,

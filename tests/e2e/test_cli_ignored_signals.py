@@ -232,26 +232,13 @@ def _failing_workflow(wfx: Wfx) -> None:
     wfx.ok("workflows", "publish", str(path))
 
 
-def _finished(wfx: Wfx, *command: str) -> subprocess.CompletedProcess[str]:
-    """`command` run to its end in the home, with wfx's environment."""
-    return subprocess.run(
-        command,
-        env=wfx._environment,
-        cwd=wfx.home,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
 @pytest.mark.parametrize("command", ["python -m", "console script"])
 def test_a_failed_step_of_a_wfx_started_ignoring_sigchld_is_recorded_failed(
     wfx: Wfx, command: str
 ) -> None:
     _failing_workflow(wfx)
     program = WFX if command == "python -m" else (str(Path(sys.executable).with_name("wfx")),)
-    finished = _finished(wfx, *IGNORING_SIGCHLD, *program, "run", "demo/fails")
+    finished = wfx.run_in_home(*IGNORING_SIGCHLD, *program, "run", "demo/fails")
 
     assert finished.returncode == 1, finished
     execution_id = finished.stdout.split()[-1]
@@ -295,10 +282,10 @@ def test_a_library_process_ignoring_sigchld_is_refused_a_launch_and_fails_a_redr
 ) -> None:
     _failing_workflow(wfx)
 
-    launched = _finished(wfx, sys.executable, "-c", LIBRARY_LAUNCHES)
+    launched = wfx.run_in_home(sys.executable, "-c", LIBRARY_LAUNCHES)
     refused, execution_id = launched.stdout.splitlines()
     runs = wfx.json("executions", "list")["Items"]
-    redriven = _finished(wfx, sys.executable, "-c", LIBRARY_REDRIVE, execution_id)
+    redriven = wfx.run_in_home(sys.executable, "-c", LIBRARY_REDRIVE, execution_id)
     shown = wfx.json("executions", "show", execution_id)
 
     assert launched.returncode == 0, launched
