@@ -35,6 +35,7 @@ from adapters.local.processes_on_host import (
     stop_group,
     wait_until_gone,
 )
+from adapters.system import random_bytes
 from domain.bounds import is_whole_number
 
 RUNNER_SUFFIX = ".json"  # runs/<executionId>.json
@@ -72,7 +73,8 @@ class ProcessRecord:
 
 def lease_owner() -> str:
     """A name for a runner that no other runner, here or elsewhere, will ever have."""
-    return f"{HOST}:{os.getpid()}:{os.urandom(4).hex()}"  # as random as a uuid4's first 8 digits
+    # as random as a uuid4's first 8 digits
+    return f"{HOST}:{os.getpid()}:{random_bytes.take(4).hex()}"
 
 
 class RunFolder:
