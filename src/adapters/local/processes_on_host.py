@@ -21,6 +21,26 @@ _PROC = Path("/proc")
 HOST = socket.gethostname()
 
 
+class _OwnPid:
+    """This process's id, asked once and again in a forked child: os.getpid() is a system call
+    each time, and a run asked it three times (its lease owner, its record, its record's link)."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+
+    def forked(self) -> None:
+        self.pid = os.getpid()
+
+
+_OWN_PID = _OwnPid()
+os.register_at_fork(after_in_child=_OWN_PID.forked)
+
+
+def own_pid() -> int:
+    """os.getpid(), without the system call."""
+    return _OWN_PID.pid
+
+
 @dataclass(frozen=True)
 class ProcessStat:
     pid: int

@@ -31,6 +31,7 @@ from adapters.local.processes_on_host import (
     describe,
     is_running,
     members,
+    own_pid,
     start_time_of,
     stop_group,
     wait_until_gone,
@@ -74,7 +75,7 @@ class ProcessRecord:
 def lease_owner() -> str:
     """A name for a runner that no other runner, here or elsewhere, will ever have."""
     # as random as a uuid4's first 8 digits
-    return f"{HOST}:{os.getpid()}:{random_bytes.take(4).hex()}"
+    return f"{HOST}:{own_pid()}:{random_bytes.take(4).hex()}"
 
 
 class RunFolder:
@@ -168,7 +169,7 @@ def _place_new(path: str, data: bytes, record: ProcessRecord) -> None:
     """`data` as the new file `path` (FileExistsError when there is one): this process's own
     record is a link to its one copy. No rename: a reader that comes before the file is whole
     reads no record (half a record does not parse), which is what it read a moment before."""
-    if record.pid == os.getpid():
+    if record.pid == own_pid():
         # the parent as a key and the copies' folder: `path` names a file, never ends in a `/`
         _SHARED.place(path, data, path.rpartition(os.sep)[0])
     else:
@@ -289,7 +290,7 @@ def this_process(mode: str) -> ProcessRecord:
     """This process's record: the same for every run it starts in `mode` (the lease on the run's
     row names the run's owner), so the runs share one copy of it (`_SharedRecords`), and each
     run is given the one record made (a forked child, with a pid of its own, makes its own)."""
-    pid = os.getpid()
+    pid = own_pid()
     record = _OWN_RECORDS.get((pid, mode))
     if record is None:
         record = _OWN_RECORDS[pid, mode] = ProcessRecord(HOST, pid, _own_start_time(pid), mode)
