@@ -101,6 +101,26 @@ def test_threads_never_interleave_their_transactions(database: SqliteDatabase) -
     assert count(database) == 800
 
 
+def test_the_shared_connection_outside_a_transaction_is_one_threads_until_it_is_left() -> None:
+    database = SqliteDatabase(None)  # in memory: every thread's statements on one connection
+    wrote = threading.Event()
+
+    def write() -> None:
+        with database.write() as connection:
+            connection.execute(COUNTER)
+        wrote.set()
+
+    with database.exclusive_connection() as connection:
+        writer = threading.Thread(target=write)
+        writer.start()
+        assert not wrote.wait(0.2)  # the other thread's transaction waits for this one's use
+        connection.execute("SELECT 1").fetchone()
+    writer.join(5)
+
+    assert wrote.is_set()
+    database.close()
+
+
 def test_each_thread_of_a_file_database_has_its_own_connection(tmp_path: Path) -> None:
     database = SqliteDatabase(tmp_path / "wfx.db")
     seen: list[sqlite3.Connection] = []

@@ -11,8 +11,7 @@ import gc
 import sqlite3
 import threading
 import weakref
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -63,9 +62,13 @@ def _rollback(connection: sqlite3.Connection) -> None:
 
 
 class Transaction:
-    """BEGIN on entry, yielding the connection; COMMIT on a clean exit, ROLLBACK on an error."""
+    """BEGIN on entry, yielding the connection; COMMIT on a clean exit, ROLLBACK on an error.
 
-    __slots__ = ("_begin", "_committed", "_connection", "_lock")
+    BEGIN and COMMIT go through a cursor of the transaction's own, made once: `execute` on the
+    connection makes a cursor for each statement (and drops it), two of a run's ~45 each write.
+    """
+
+    __slots__ = ("_begin", "_committed", "_connection", "_cursor", "_lock")
 
     def __init__(
         self,
@@ -75,6 +78,7 @@ class Transaction:
         committed: Callable[[sqlite3.Connection], None] | None = None,
     ) -> None:
         self._connection, self._begin, self._lock = connection, begin, lock
+        self._cursor = connection.cursor()
         self._committed = committed
 
     def __enter__(self) -> sqlite3.Connection:
@@ -82,7 +86,7 @@ class Transaction:
         if lock is not None:
             lock.acquire()
         try:
-            self._connection.execute(self._begin)
+            self._cursor.execute(self._begin)
         except BaseException:
             if lock is not None:
                 lock.release()
@@ -101,7 +105,7 @@ class Transaction:
                 _rollback(connection)
                 return
             try:
-                connection.execute("COMMIT")
+                self._cursor.execute("COMMIT")
             except BaseException:
                 _rollback(connection)
                 raise
@@ -112,10 +116,34 @@ class Transaction:
                 self._lock.release()
 
 
-class _Connection:
-    """One connection and its two reusable transactions (weakly tracked, so close() finds it)."""
+class _Exclusive:
+    """The connection outside any transaction, its lock held throughout (in memory)."""
 
-    __slots__ = ("__weakref__", "connection", "lock", "owner", "read", "write")
+    __slots__ = ("_connection", "_lock")
+
+    def __init__(self, connection: sqlite3.Connection, lock: threading.RLock | None) -> None:
+        self._connection, self._lock = connection, lock
+
+    def __enter__(self) -> sqlite3.Connection:
+        if self._lock is not None:
+            self._lock.acquire()
+        return self._connection
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._lock is not None:
+            self._lock.release()
+
+
+class _Connection:
+    """One connection, its two reusable transactions and its use outside one (weakly tracked,
+    so close() finds it)."""
+
+    __slots__ = ("__weakref__", "connection", "exclusive", "lock", "owner", "read", "write")
 
     def __init__(
         self,
@@ -127,6 +155,7 @@ class _Connection:
         self.owner = threading.get_ident()  # a file's connection is only used by its maker
         self.write = Transaction(connection, "BEGIN IMMEDIATE", lock, committed)
         self.read = Transaction(connection, "BEGIN", lock)
+        self.exclusive = _Exclusive(connection, lock)
 
 
 def close_every_file() -> None:
@@ -189,20 +218,16 @@ class SqliteDatabase:
             transaction = self._current().read
         return transaction
 
-    @contextmanager
-    def exclusive_connection(self) -> Iterator[sqlite3.Connection]:
+    def exclusive_connection(self) -> _Exclusive:
         """This thread's connection outside any transaction, for a caller that runs its own (the
         schema's create_all) or one statement that is a transaction by itself; in memory the lock
-        is held throughout."""
+        is held throughout. (A class, not a generator's context: each launch reads its
+        workflow's version through it.)"""
         try:
-            current: _Connection = self._local.current
+            exclusive: _Exclusive = self._local.current.exclusive
         except AttributeError:
-            current = self._current()
-        if current.lock is None:
-            yield current.connection
-            return
-        with current.lock:
-            yield current.connection
+            exclusive = self._current().exclusive
+        return exclusive
 
     def close(self) -> None:
         """Close every connection (and stop the checkpoint thread); a later call on a file
