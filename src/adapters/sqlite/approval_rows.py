@@ -4,10 +4,10 @@ checked with its run's transition)."""
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING
 
 from adapters.approval_records import APPROVAL_ID, PARTITION, PENDING, build_approval_record
+from adapters.sqlite.database import Statements
 from adapters.sqlite.schema import SqliteSchema
 from adapters.sqlite.statements import TableSql, json_path
 from adapters.tables import ResourceKeys
@@ -27,7 +27,7 @@ class ApprovalRowSql:
         )
         self._pending = f"SELECT 1 FROM {t.name} WHERE {key} AND {pending}"
 
-    def replace_pending(self, connection: sqlite3.Connection, request: ApprovalRequest) -> bool:
+    def replace_pending(self, connection: Statements, request: ApprovalRequest) -> bool:
         """The stored request replaced by `request`, only while it is PENDING."""
         record = build_approval_record(request)
         return bool(
@@ -43,7 +43,7 @@ class ApprovalRowSql:
             ).rowcount
         )
 
-    def write(self, connection: sqlite3.Connection, write: ApprovalWrite) -> bool:
+    def write(self, connection: Statements, write: ApprovalWrite) -> bool:
         """The approval's part of a run's write; False when its condition does not hold."""
         # imported by a write only: a list, which writes none, leaves the run's writes out
         from domain.run_write import ApprovalWriteKind

@@ -3,7 +3,6 @@ indexes."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 
 from adapters.cost_records import (
@@ -17,7 +16,7 @@ from adapters.cost_records import (
     build_cost_ledger_record,
     parse_cost_ledger_record,
 )
-from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.database import SqliteDatabase, Statements
 from adapters.sqlite.schema import build_schema, create_tables
 from adapters.sqlite.statements import TableSql, load_item
 from adapters.tables import ResourceKeys, TableNames
@@ -29,12 +28,12 @@ TALLY_BATCH = 1000  # rows fetched at a time: a tally holds one batch of entries
 
 
 def insert_cost_entries(
-    connection: sqlite3.Connection, table: TableSql, entries: Iterable[CostLedgerEntry]
+    statements: Statements, table: TableSql, entries: Iterable[CostLedgerEntry]
 ) -> None:
     """The entries, inside the caller's write: CostEntryExistsError (the caller's write rolls
     back) when an id is taken, as the ledger is append-only."""
     for entry in entries:
-        if not connection.execute(
+        if not statements.execute(
             table.insert_if_absent, table.row(build_cost_ledger_record(entry))
         ).rowcount:
             raise CostEntryExistsError.of(entry)

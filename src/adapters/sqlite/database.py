@@ -22,6 +22,10 @@ BUSY_TIMEOUT_MS = 5000
 STATEMENT_CACHE = 256  # every fixed statement of the stores stays prepared
 _FILES: weakref.WeakSet[SqliteDatabase] = weakref.WeakSet()  # file databases: close_every_file
 
+# What statements inside a transaction run on: its connection, or the transaction's own cursor
+# (Transaction.cursor), which spares each statement the cursor connection.execute makes for it.
+Statements = sqlite3.Connection | sqlite3.Cursor
+
 
 def configure(connection: sqlite3.Connection, wal: bool) -> None:
     """The pragmas of every connection to a wfx database."""
@@ -54,18 +58,20 @@ def _connect(database: str, wal: bool) -> sqlite3.Connection:
     return connection
 
 
-def _rollback(connection: sqlite3.Connection) -> None:
+def _rollback(connection: sqlite3.Connection, cursor: sqlite3.Cursor) -> None:
     # SQLite may have rolled back already (a full disk, an interrupt): a second ROLLBACK would
     # raise and hide the error that got us here.
     if connection.in_transaction:
-        connection.execute("ROLLBACK")
+        cursor.execute("ROLLBACK")
 
 
 class Transaction:
     """BEGIN on entry, yielding the connection; COMMIT on a clean exit, ROLLBACK on an error.
 
-    BEGIN and COMMIT go through a cursor of the transaction's own, made once: `execute` on the
-    connection makes a cursor for each statement (and drops it), two of a run's ~45 each write.
+    BEGIN, COMMIT and ROLLBACK go through a cursor of the transaction's own, made once, and so
+    may the statements between (`cursor`): `execute` on the connection makes a cursor for each
+    statement and drops it (a warm run's writes made ~35). Each statement on the cursor resets
+    the one before, and COMMIT or ROLLBACK the last.
     """
 
     __slots__ = ("_begin", "_committed", "_connection", "_cursor", "_lock")
@@ -80,6 +86,12 @@ class Transaction:
         self._connection, self._begin, self._lock = connection, begin, lock
         self._cursor = connection.cursor()
         self._committed = committed
+
+    @property
+    def cursor(self) -> sqlite3.Cursor:
+        """The transaction's cursor, for its statements: one result read at a time (a
+        statement's rows read as the next is run are lost)."""
+        return self._cursor
 
     def __enter__(self) -> sqlite3.Connection:
         lock = self._lock
@@ -102,12 +114,12 @@ class Transaction:
         connection = self._connection
         try:
             if exc_type is not None:
-                _rollback(connection)
+                _rollback(connection, self._cursor)
                 return
             try:
                 self._cursor.execute("COMMIT")
             except BaseException:
-                _rollback(connection)
+                _rollback(connection, self._cursor)
                 raise
             if self._committed is not None:
                 self._committed(connection)

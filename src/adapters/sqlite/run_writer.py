@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -27,6 +26,7 @@ from adapters.run_records import (
     lease_guard_values,
     parse_execution_record,
 )
+from adapters.sqlite.database import Statements
 from adapters.sqlite.execution_sql import EXECUTION_ID, STEP_ID, GuardedRow
 from adapters.sqlite.statements import TableSql, chunks, dump_json, json_path, load_item
 from adapters.sqlite.store_base import SqliteStoreBase
@@ -100,7 +100,7 @@ def _texts(statuses: frozenset[StrEnum]) -> tuple[str, ...]:
     return tuple(map(str, statuses))
 
 
-_InsertCostEntries = Callable[[sqlite3.Connection, TableSql, "Iterable[CostLedgerEntry]"], None]
+_InsertCostEntries = Callable[[Statements, TableSql, "Iterable[CostLedgerEntry]"], None]
 
 
 # a write's runs whose main row it has read: whether each is open (for its moves' guard)
@@ -131,7 +131,7 @@ class SqliteRunWriter(SqliteStoreBase):
 
     def _launch_in(
         self,
-        connection: sqlite3.Connection,
+        statements: Statements,
         records: LaunchRecords,
         events: Sequence[NewEvent],
         attempts: Sequence[TaskExecution] = (),
@@ -160,22 +160,22 @@ class SqliteRunWriter(SqliteStoreBase):
             ),
         )
         self._bodies.put([main_record, *(item for _, items in supporting for item in items)])
-        inserted = connection.execute(sql.insert_execution_if_new, (*main_row, execution_id))
+        inserted = statements.execute(sql.insert_execution_if_new, (*main_row, execution_id))
         if inserted.rowcount == 0:
             raise ExecutionAlreadyExistsError(execution_id)  # leaving write() rolls back
         # a run inserted just now has no events: its first is number 1, with no read for it
         # (a leftover numbered row would fail the insert, and the launch with it)
-        self._unit_of_work.append_in(connection, execution_id, events, last=0)
+        self._unit_of_work.append_in(statements, execution_id, events, last=0)
         for table, items in supporting:
             if items:
                 # A put, as in the DynamoDB transaction: the row set is the launch's own.
-                connection.executemany(table.upsert, table.rows(items))
+                statements.executemany(table.upsert, table.rows(items))
         for attempt in attempts:
             # a new run's step holds no attempt: one there is a leftover of a run by this id
-            if not self._insert_attempt(connection, attempt):
+            if not self._insert_attempt(statements, attempt):
                 raise ExecutionAlreadyExistsError(execution_id)
 
-    def _change_main_row_in(self, connection: sqlite3.Connection, change: RunChange) -> None:
+    def _change_main_row_in(self, statements: Statements, change: RunChange) -> None:
         """The main row's change inside the caller's write transaction (a run's write): what
         `change.after` changes from `change.before`, while the stored row meets its guard;
         _Refused with the row as stored when it does not (read in place of a look that it is
@@ -186,12 +186,12 @@ class SqliteRunWriter(SqliteStoreBase):
         sql, parameters = self._sql.execution_update(values, removed, guard)
         key = (execution.workflow_execution_id, execution.workflow_key)
         statuses = _texts(guard.statuses)
-        changed = connection.execute(
+        changed = statements.execute(
             sql, (*parameters, *key, *statuses, *_guard_parameters(change))
         ).rowcount
         if changed:
             return
-        found = connection.execute(self._sql.execution_by_id, key[:1]).fetchone()
+        found = statements.execute(self._sql.execution_by_id, key[:1]).fetchone()
         stored = None if found is None else parse_execution_record(self._whole(load_item(found[0])))
         if stored is None or stored.workflow_key != execution.workflow_key:
             raise ExecutionNotFoundError(execution.workflow_execution_id)
@@ -204,18 +204,22 @@ class SqliteRunWriter(SqliteStoreBase):
         run_id = write.workflow_execution_id
         logs = [build_step_log_record(log) for log in write.step_logs]
         self._bodies.put(logs)
+        # every statement of the write on its transaction's cursor (Transaction.cursor)
+        transaction = self._database.write()
         if write.launch is not None:  # a new run: nothing to guard but its id
-            with self._database.write() as connection:
+            with transaction:
+                statements = transaction.cursor
                 launch = write.launch
                 rerun_of = launch.rerun_of
                 if rerun_of is not None and (
-                    connection.execute(self._sql.run_state, (rerun_of,)).fetchone() is None
+                    statements.execute(self._sql.run_state, (rerun_of,)).fetchone() is None
                 ):
                     raise ExecutionNotFoundError(rerun_of)
-                self._launch_in(connection, launch.records, write.events, launch.attempts)
+                self._launch_in(statements, launch.records, write.events, launch.attempts)
             return True
         try:
-            with self._database.write() as connection:
+            with transaction:
+                statements = transaction.cursor
                 # the moves first: their run-is-open guard is on the row before the change
                 runs: _RunStates = {}
                 if _open_by_its_change(write):
@@ -223,43 +227,43 @@ class SqliteRunWriter(SqliteStoreBase):
                     # joins the moves' guard to it): no read of the run for the moves
                     runs[run_id] = True
                 for move in write.moves:
-                    self._move_in(connection, move, runs)
+                    self._move_in(statements, move, runs)
                 for row in write.step_rows:
-                    self._step_row_in(connection, row)
+                    self._step_row_in(statements, row)
                 if write.step_lists is not None:
-                    self._step_lists_in(connection, write.step_lists)
+                    self._step_lists_in(statements, write.step_lists)
                 if write.change is not None:
-                    self._change_main_row_in(connection, write.change)
+                    self._change_main_row_in(statements, write.change)
                 elif run_id not in runs and (
-                    connection.execute(self._sql.run_state, (run_id,)).fetchone() is None
+                    statements.execute(self._sql.run_state, (run_id,)).fetchone() is None
                 ):  # (a move that held while the run is open has seen its main row)
                     raise ExecutionNotFoundError(run_id)
                 if write.approval is not None and not (
-                    (not write.approval.while_open or self._run_open_in(connection, run_id, runs))
-                    and self._approval_rows.write(connection, write.approval)
+                    (not write.approval.while_open or self._run_open_in(statements, run_id, runs))
+                    and self._approval_rows.write(statements, write.approval)
                 ):
                     raise _Refused
                 if logs:
-                    connection.executemany(self._sql.logs.upsert, self._sql.logs.rows(logs))
-                self._unit_of_work.append_in(connection, run_id, write.events)
+                    statements.executemany(self._sql.logs.upsert, self._sql.logs.rows(logs))
+                self._unit_of_work.append_in(statements, run_id, write.events)
         except _Refused as refused:
             return Refused(refused.main_row)  # leaving write() with it rolled everything back
         return True
 
-    def _step_row_in(self, connection: sqlite3.Connection, row: StepRow) -> None:
+    def _step_row_in(self, statements: Statements, row: StepRow) -> None:
         step = row.step
         values, removed = step_mutable_attributes(step)
         self._bodies.put((values,))
         key = (step.pipeline_execution_id, step.workflow_execution_id)
         changed = self._conditional_update(
-            connection, self._sql.step_status, key, values, removed, row.expected
+            statements, self._sql.step_status, key, values, removed, row.expected
         )
         if changed is None:
             raise PipelineExecutionNotFoundError(step.pipeline_execution_id)
         if not changed:
             raise _Refused
 
-    def _step_lists_in(self, connection: sqlite3.Connection, lists: StepLists) -> None:
+    def _step_lists_in(self, statements: Statements, lists: StepLists) -> None:
         """A step's lists, while its row is at the version read; the version moves on."""
         values, removed = step_lists_attributes(lists)
         self._bodies.put([values])
@@ -267,9 +271,9 @@ class SqliteRunWriter(SqliteStoreBase):
         key = (step.pipeline_execution_id, step.workflow_execution_id)
         statement = self._lists_update(tuple(values), removed)
         versions = (lists.version + 1, *key, lists.version)
-        if connection.execute(statement, (*map(dump_json, values.values()), *versions)).rowcount:
+        if statements.execute(statement, (*map(dump_json, values.values()), *versions)).rowcount:
             return
-        if connection.execute(self._sql.step_status.exists, key).fetchone() is None:
+        if statements.execute(self._sql.step_status.exists, key).fetchone() is None:
             raise PipelineExecutionNotFoundError(*key)
         raise _Refused  # another write of the row came between
 
@@ -287,32 +291,30 @@ class SqliteRunWriter(SqliteStoreBase):
             )
         return statement
 
-    def _move_in(self, connection: sqlite3.Connection, move: StepMove, runs: _RunStates) -> None:
+    def _move_in(self, statements: Statements, move: StepMove, runs: _RunStates) -> None:
         """One step's move inside the caller's write; _Refused when any of its guards fails."""
-        if not self._transition_in(connection, move, runs):
+        if not self._transition_in(statements, move, runs):
             raise _Refused
         if move.open_attempt is not None and not self._insert_attempt(
-            connection, move.open_attempt
+            statements, move.open_attempt
         ):
             raise _Refused
         if move.close_attempt is not None:
             values, removed = task_execution_close_of(move)
             if not self._close_attempt_in(
-                connection, move.pipeline_execution_id, move.close_attempt, values, removed
+                statements, move.pipeline_execution_id, move.close_attempt, values, removed
             ):
                 raise _Refused
         if move.cost_entries:
             insert_cost_entries, entry_taken = _cost_ledger()
             try:
                 insert_cost_entries(
-                    connection, self._sql.tables[ResourceKeys.COST_LEDGER], move.cost_entries
+                    statements, self._sql.tables[ResourceKeys.COST_LEDGER], move.cost_entries
                 )
             except entry_taken as exc:
                 raise _Refused from exc
 
-    def _transition_in(
-        self, connection: sqlite3.Connection, move: StepMove, runs: _RunStates
-    ) -> bool:
+    def _transition_in(self, statements: Statements, move: StepMove, runs: _RunStates) -> bool:
         """The step's part of a move inside the caller's write: False (nothing written) when
         its status was not expected, or with `while_open` when its run has ended or is being
         aborted. The run's guard is read once per write (`runs`), not in each step's UPDATE:
@@ -324,32 +326,32 @@ class SqliteRunWriter(SqliteStoreBase):
         key = (step_id, run_id)
         values = step_move_attributes(move)
         self._bodies.put((values,))
-        if move.while_open and not self._run_open_in(connection, run_id, runs):
+        if move.while_open and not self._run_open_in(statements, run_id, runs):
             # as if one statement held both guards: a missing step is said before a closed run
-            if connection.execute(guarded.exists, key).fetchone() is None:
+            if statements.execute(guarded.exists, key).fetchone() is None:
                 raise PipelineExecutionNotFoundError(step_id, run_id)
             return False
         if values:
             update, parameters = self._sql.conditional_update(
                 guarded, values, step_move_removals(values), len(statuses)
             )
-            moved = connection.execute(update, (*parameters, *key, *statuses)).rowcount > 0
+            moved = statements.execute(update, (*parameters, *key, *statuses)).rowcount > 0
         else:  # the step stays as it is: its status must still be one expected
             select = self._sql.step_if_status(len(statuses))
-            moved = connection.execute(select, (*key, *statuses)).fetchone() is not None
-        if not moved and connection.execute(guarded.exists, key).fetchone() is None:
+            moved = statements.execute(select, (*key, *statuses)).fetchone() is not None
+        if not moved and statements.execute(guarded.exists, key).fetchone() is None:
             # a run deleted meanwhile is said as DynamoDB's adapter says it: the run, not a step
-            if connection.execute(self._sql.run_state, (run_id,)).fetchone() is None:
+            if statements.execute(self._sql.run_state, (run_id,)).fetchone() is None:
                 raise ExecutionNotFoundError(run_id)
             raise PipelineExecutionNotFoundError(step_id, run_id)
         return moved
 
-    def _run_open_in(self, connection: sqlite3.Connection, run_id: str, runs: _RunStates) -> bool:
+    def _run_open_in(self, statements: Statements, run_id: str, runs: _RunStates) -> bool:
         """Whether the run is open with no abort requested, read at most once per write;
         ExecutionNotFoundError when it has no main row."""
         is_open = runs.get(run_id)
         if is_open is None:
-            state = connection.execute(self._sql.run_state, (run_id,)).fetchone()
+            state = statements.execute(self._sql.run_state, (run_id,)).fetchone()
             if state is None:
                 raise ExecutionNotFoundError(run_id)
             is_open = runs[run_id] = state[0] in _OPEN_RUN and state[1] is None
@@ -357,7 +359,7 @@ class SqliteRunWriter(SqliteStoreBase):
 
     def _conditional_update(
         self,
-        connection: sqlite3.Connection,
+        statements: Statements,
         guarded: GuardedRow,
         key: tuple[str | int, ...],
         values: Item,
@@ -368,9 +370,9 @@ class SqliteRunWriter(SqliteStoreBase):
         expected, None: no row."""
         statuses = _texts(expected)
         update, parameters = self._sql.conditional_update(guarded, values, removed, len(statuses))
-        if connection.execute(update, (*parameters, *key, *statuses)).rowcount:
+        if statements.execute(update, (*parameters, *key, *statuses)).rowcount:
             return True
-        return False if connection.execute(guarded.exists, key).fetchone() else None
+        return False if statements.execute(guarded.exists, key).fetchone() else None
 
     def add_step_outputs(self, outputs: StepOutputs) -> None:
         sql = self._sql
@@ -425,16 +427,16 @@ class SqliteRunWriter(SqliteStoreBase):
 
     # -- attempts -----------------------------------------------------------------------------
 
-    def _insert_attempt(self, connection: sqlite3.Connection, attempt: TaskExecution) -> bool:
+    def _insert_attempt(self, statements: Statements, attempt: TaskExecution) -> bool:
         table = self._sql.attempts
         record = build_task_execution_record(attempt)
         self._bodies.put((record,))
-        inserted = connection.execute(table.insert_if_absent, table.row(record))
+        inserted = statements.execute(table.insert_if_absent, table.row(record))
         return bool(inserted.rowcount)
 
     def _close_attempt_in(
         self,
-        connection: sqlite3.Connection,
+        statements: Statements,
         pipeline_execution_id: str,
         attempt: int,
         values: Record,
@@ -442,7 +444,7 @@ class SqliteRunWriter(SqliteStoreBase):
     ) -> bool:
         self._bodies.put((values,))
         changed = self._conditional_update(
-            connection,
+            statements,
             self._sql.attempt_status,
             (pipeline_execution_id, attempt),
             values,

@@ -19,7 +19,7 @@ from adapters.event_records import (
     parse_execution_event_record,
 )
 from adapters.item_budget import OffloadedBodies
-from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.database import SqliteDatabase, Statements
 from adapters.sqlite.schema import SqliteSchema, create_tables_unless_present
 from adapters.sqlite.statements import TableSql, dump_json, load_item
 from adapters.tables import ResourceKeys
@@ -78,7 +78,7 @@ class SqliteUnitOfWork:
 
     def append_in(
         self,
-        connection: sqlite3.Connection,
+        statements: Statements,
         workflow_execution_id: str,
         events: Sequence[NewEvent],
         last: int | None = None,
@@ -94,16 +94,16 @@ class SqliteUnitOfWork:
             return
         run_id = workflow_execution_id
         guess = self._last_seen.get(run_id) if last is None else last
-        if guess is None or not self._insert_numbered(connection, run_id, events, guess):
-            guess = int(connection.execute(self._last, (run_id,)).fetchone()[0])
-            if not self._insert_numbered(connection, run_id, events, guess):
+        if guess is None or not self._insert_numbered(statements, run_id, events, guess):
+            guess = int(statements.execute(self._last, (run_id,)).fetchone()[0])
+            if not self._insert_numbered(statements, run_id, events, guess):
                 # the log has a gap below its last number: never written so
                 raise EventNumberTakenError(f"execution {run_id}: event {guess + 1} is taken")
         self._seen(run_id, guess + len(events))
 
     def _insert_numbered(
         self,
-        connection: sqlite3.Connection,
+        statements: Statements,
         workflow_execution_id: str,
         events: Sequence[NewEvent],
         last: int,
@@ -130,7 +130,7 @@ class SqliteUnitOfWork:
             # SQLite stages such an INSERT's rows in a temporary table first)
             statement = self._insert_first(len(events), self._row_width)
         try:
-            inserted = connection.execute(statement, parameters).rowcount
+            inserted = statements.execute(statement, parameters).rowcount
         except sqlite3.IntegrityError as exc:
             if "UNIQUE" not in str(exc) and "PRIMARY KEY" not in str(exc):
                 raise
