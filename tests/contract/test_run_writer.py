@@ -12,9 +12,10 @@ import pytest
 
 from adapters.item_budget import OffloadedBodies
 from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.schema import build_schema
+from adapters.sqlite.execution_store import SqliteExecutionStore
+from adapters.sqlite.schema import build_schema, create_tables
 from adapters.sqlite.unit_of_work import SqliteUnitOfWork
-from adapters.tables import TableNames
+from adapters.tables import ResourceKeys, TableNames
 from application.ports.costs import CostLedger, CostScope
 from application.ports.executions import ExecutionEvents, Refused, refused_main_row
 from application.run_writes import MOVES_PER_WRITE, end_run, end_run_and_steps
@@ -460,3 +461,33 @@ def test_a_redrive_resets_its_steps_with_the_run_or_not_at_all(backend: Any) -> 
     assert statuses(after) == {FIRST: "NEW", SECOND: "NEW", "run": "PENDING_REDRIVE"}
     assert after.step(FIRST).start_date is None and after.step(FIRST).error is None
     assert [kind for _, kind, _ in events(log)][-1] == "ExecutionRedriven"
+
+
+NEWER_TABLES = (
+    ResourceKeys.TASK_EXECUTIONS,
+    ResourceKeys.COST_LEDGER,
+    ResourceKeys.APPROVAL_REQUESTS,
+    ResourceKeys.ARTIFACTS,
+    ResourceKeys.RESOLVED_INPUT_FILES,
+    ResourceKeys.EXECUTION_EVENTS,
+)
+
+
+def test_a_database_made_before_the_newer_tables_gets_them_with_a_run_s_first_write(
+    sqlite_file_database: SqliteDatabase,
+) -> None:
+    schema = build_schema(TableNames())
+    create_tables(sqlite_file_database, schema)
+    with sqlite_file_database.write() as connection:
+        for key in NEWER_TABLES:
+            connection.execute(f'DROP TABLE "{schema.tables[key].name}"')
+    store = SqliteExecutionStore(sqlite_file_database, TableNames())  # as a command opens it
+
+    records = a_launch("e1")
+    lease = Run(execution=records.execution).take_lease("runner-1", at(1), LEASE)
+    assert store.commit(RunWrite.launching(records, lease, first_start("e1", FIRST, at(1))))
+
+    run = store.get_run("e1")
+    assert [(a.pipeline_execution_id, a.status.value) for a in run.attempts] == [(FIRST, "RUNNING")]
+    log = SqliteUnitOfWork(sqlite_file_database, schema, OffloadedBodies(None))
+    assert events(log)[:2] == [(1, "ExecutionLaunched", None), (2, "StepStarted", FIRST)]

@@ -199,11 +199,14 @@ class SqliteRunWriter(SqliteStoreBase):
 
     def commit(self, write: RunWrite) -> bool | Refused:
         """RunWriter: the whole write in one transaction, rolled back when a guard refuses."""
-        self._ensure_attempts_table()  # the attempts, cost and approval tables are newer
-        self._unit_of_work.ensure_table()
+        if not self._write_tables_ready:  # the attempts, cost, approval and event tables are newer
+            self._ensure_attempts_table()
+            self._unit_of_work.ensure_table()
+            self._write_tables_ready = True
         run_id = write.workflow_execution_id
-        logs = [build_step_log_record(log) for log in write.step_logs]
-        self._bodies.put(logs)
+        logs = [build_step_log_record(log) for log in write.step_logs] if write.step_logs else ()
+        if logs:  # a run's end: its steps' summaries (no other write has any)
+            self._bodies.put(logs)
         # every statement of the write on its transaction's cursor (Transaction.cursor)
         transaction = self._database.write()
         if write.launch is not None:  # a new run: nothing to guard but its id

@@ -33,6 +33,7 @@ class SqliteStoreBase:
         self._whole = self._bodies.restore
         self._sql = ExecutionSql(build_schema(tables))
         self._attempts_ready = False
+        self._write_tables_ready = False  # a run's write: the above and the event log's table
         # every transition's write goes through it, with the transition's events
         self._unit_of_work = SqliteUnitOfWork(database, self._sql.schema, self._bodies)
         self._approval_rows = ApprovalRowSql(self._sql.schema)
