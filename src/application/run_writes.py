@@ -62,6 +62,15 @@ def with_closed_attempt_duration(
     return _carried(durations, _attempt_starts(run), move, None if run is None else run.execution)
 
 
+def with_closed_attempt_durations(
+    durations: RecordAttemptDurations, run: Run, moves: tuple[StepMove, ...]
+) -> tuple[StepMove, ...]:
+    """Each move with the duration entry of the attempt it closes, when `run` has that attempt:
+    the run's attempts looked through once for them all, not once a move."""
+    starts = _attempt_starts(run)
+    return tuple(_carried(durations, starts, move, run.execution) for move in moves)
+
+
 def _attempt_starts(run: Run | None) -> dict[tuple[str, int], datetime]:
     """Each attempt's start by (step, attempt number); the first of a number, as read."""
     attempts = () if run is None else reversed(run.attempts)

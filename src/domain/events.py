@@ -117,9 +117,10 @@ def move_events(move: "StepMove") -> tuple[NewEvent, ...]:
 
 
 def _move_moment(move: "StepMove") -> datetime:
-    opened_at = move.open_attempt.start_date if move.open_attempt else None
     # the decision's own moment: the domain has no clock, so a move says when it happened
-    at = move.stop_date or move.start_date or opened_at
+    at = move.stop_date or move.start_date
+    if at is None and move.open_attempt is not None:
+        at = move.open_attempt.start_date
     if at is None:
         raise ValueError(
             f"step {move.pipeline_execution_id}: a move with no date of its own has no moment"
@@ -189,6 +190,9 @@ def change_events(change: "RunChange") -> tuple[NewEvent, ...]:
     """A main-row change: an abort request, a status change; none for the rest (a lease renewed,
     a sync check stamped, the orchestrator's reference kept), which are not transitions."""
     before, after = change.before, change.after
+    aborted = before.abort_requested_date is None and after.abort_requested_date is not None
+    if not aborted and before.status is after.status:
+        return ()  # no transition (a lease, a reference, a stamp): no moment to find for one
     at = change.at or _moment_of(after)
     events: list[NewEvent] = []
 
@@ -203,7 +207,7 @@ def change_events(change: "RunChange") -> tuple[NewEvent, ...]:
         }
         return NewEvent(**values)
 
-    if before.abort_requested_date is None and after.abort_requested_date is not None:
+    if aborted:
         events.append(
             event(
                 EventType.ABORT_REQUESTED,

@@ -19,7 +19,6 @@ The rules held here, once:
 """
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -173,7 +172,6 @@ class RunEnd:
 
     steps: tuple[StepMove, ...]
     change: RunChange
-    step_statuses: dict[str, StepStatus] = field(default_factory=dict)
 
 
 # The guards most changes are decided under (a RunGuard is immutable: one serves them all).
@@ -518,7 +516,7 @@ class Run(BaseModel):
             not_stopping=not self.execution.is_stopping,
         )
         change = RunChange(self.execution, after, guard, end.change.at)
-        return RunEnd(end.steps, change, end.step_statuses)
+        return RunEnd(end.steps, change)
 
     def start_failed(self, at: datetime, error: str) -> RunEnd | None:
         """The orchestrator would not start the run the launch just wrote: it ends FAILED, with
@@ -751,21 +749,25 @@ class Run(BaseModel):
         execution = self.execution
         if execution.is_terminal:
             return None  # seed 000: a terminal row is never changed again
-        step_status = StepStatus(status)  # the member of the same value
         moves = []
-        # each step's running attempt (the last, as running_attempt) in one pass: a run's end
-        # closes thousands of steps, and a look through every attempt for each was quadratic
-        running_of = {a.pipeline_execution_id: a for a in self.attempts if a.is_running}
-        for step in closing():
-            # a NEW step never opened an attempt; a RUNNING one's attempt ends with it (seed 003)
-            running = running_of.get(step.pipeline_execution_id)
-            attempt = None if running is None or step.status is StepStatus.NEW else running.attempt
-            moves.append(self._closing(step, step_status, step_error or error, at, attempt))
+        closed = tuple(closing())
+        if closed:  # a success closes none: no attempts to look through
+            step_status = StepStatus(status)  # the member of the same value
+            # each step's running attempt (the last, as running_attempt) in one pass: a run's
+            # end closes thousands of steps, and a look through every attempt for each was
+            # quadratic
+            running_of = {a.pipeline_execution_id: a for a in self.attempts if a.is_running}
+            for step in closed:
+                # a NEW step never opened an attempt; a RUNNING one's ends with it (seed 003)
+                running = running_of.get(step.pipeline_execution_id)
+                attempt = (
+                    None if running is None or step.status is StepStatus.NEW else running.attempt
+                )
+                moves.append(self._closing(step, step_status, step_error or error, at, attempt))
         after = execution.complete(
             status, at=at, log=log, error=error, log_object_key=log_object_key, cause=cause
         )
-        statuses = {move.pipeline_execution_id: step_status for move in moves}
-        return RunEnd(tuple(moves), RunChange(execution, after, guard, at), statuses)
+        return RunEnd(tuple(moves), RunChange(execution, after, guard, at))
 
 
 def as_its_runner_knows(
@@ -841,7 +843,7 @@ def _table_date(moved: datetime | None, kept: datetime | None, field: str) -> da
 
 def _with_guard(end: RunEnd, guard: RunGuard) -> RunEnd:
     change = RunChange(end.change.before, end.change.after, guard, end.change.at)
-    return RunEnd(end.steps, change, end.step_statuses)
+    return RunEnd(end.steps, change)
 
 
 def _moment(moment: datetime) -> str:

@@ -136,8 +136,12 @@ class RunWrite:
         """The write with its events, in the order things happened: the steps' moves (each its
         attempt's close, its own move, the attempt it opens), then the run's change, then the
         approval request."""
-        ids = [move.workflow_execution_id for move in moves]
-        pipeline_ids = [move.pipeline_execution_id for move in moves]
+        # one pass over the moves for both lists of ids (a comprehension is a call of its own)
+        ids: list[str] = []
+        pipeline_ids: list[str] = []
+        for move in moves:
+            ids.append(move.workflow_execution_id)
+            pipeline_ids.append(move.pipeline_execution_id)
         if change is not None:
             ids.append(change.after.workflow_execution_id)
         if approval is not None:
@@ -151,9 +155,11 @@ class RunWrite:
             raise ValueError(f"a write of run {workflow_execution_id} names another run")
         if len(set(pipeline_ids)) != len(pipeline_ids):
             raise ValueError(f"a write of run {workflow_execution_id} moves a step twice")
-        events = [event for move in moves for event in move_events(move)]
+        events: list[NewEvent] = []
+        for move in moves:
+            events += move_events(move)
         if change is not None:
-            events.extend(change_events(change))
+            events += change_events(change)
         if approval is not None:
             events.extend(approval.events)
         return cls(

@@ -201,6 +201,29 @@ def test_defaults_fill_the_fields_not_given() -> None:
     assert sample.trigger is AttemptTrigger.START
 
 
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # not frozen: assignment adds to its fields set
+
+    name: str
+    note: str | None = None
+
+
+def test_builds_hold_the_fields_set_a_validation_gives_and_no_change_to_one_reaches_another() -> (
+    None
+):
+    first, second = (derived(_Sample, sample_id=s, at=START) for s in ("s1", "s2"))
+    assert first.model_fields_set == second.model_fields_set == {"sample_id", "at"}
+    assert first.model_fields_set == _Sample(sample_id="s1", at=START).model_fields_set
+    copied = first.model_copy(update={"error": "boom"})
+    assert copied.model_fields_set == {"sample_id", "at", "error"}
+    assert first.model_fields_set == second.model_fields_set == {"sample_id", "at"}
+    # a model that is not frozen changes its own set as a field is assigned: never another's
+    opened, other = derived(_Open, name="a"), derived(_Open, name="b")
+    opened.note = "n"
+    assert opened.model_fields_set == {"name", "note"}
+    assert other.model_fields_set == derived(_Open, name="c").model_fields_set == {"name"}
+
+
 class Commits:
     """A run writer keeping each write it is given, all of them written."""
 

@@ -20,7 +20,7 @@ from application.run_writes import (
     commit_decided,
     end_run_and_steps,
     record_end_durations,
-    with_closed_attempt_duration,
+    with_closed_attempt_durations,
 )
 from application.step_summaries import SUMMARIES_IN_THE_END_WRITE, StepSummaries, fitted_run_log
 from application.use_cases.record_cost import RecordAttemptDurations
@@ -194,9 +194,7 @@ class CompleteExecution:
             if end is not None and end.steps:  # a success closes none: the run as it is
                 after = after.moved_all(end.steps)
             if self._durations is not None and decisions == 1:  # later: recorded after
-                moves = tuple(
-                    with_closed_attempt_duration(self._durations, current, m) for m in moves
-                )
+                moves = with_closed_attempt_durations(self._durations, current, moves)
             fits = end is not None and len(after.steps) <= SUMMARIES_IN_THE_END_WRITE
             summaries = StepSummaries(self._logs, tails)(after.steps) if fits else ()
             final_steps[:] = after.steps

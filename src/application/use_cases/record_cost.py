@@ -266,7 +266,11 @@ class RecordAttemptDurations:
             return
         run_id = entries[0].workflow_execution_id
         with self._contexts_lock:
-            self._appended.setdefault(run_id, set()).update(e.entry_id for e in entries)
+            appended = self._appended.get(run_id)
+            if appended is None:  # the run's first (setdefault would make a set every call)
+                appended = self._appended[run_id] = set()
+            for entry in entries:
+                appended.add(entry.entry_id)
             self._appended.move_to_end(run_id)
             while len(self._appended) > self._KEPT_CONTEXTS:
                 self._appended.popitem(last=False)
