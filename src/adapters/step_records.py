@@ -139,8 +139,9 @@ EARLIER_STEP_NAMES = {
 }
 
 
-def step_mutable_attributes(step: PipelineExecution) -> tuple[Record, tuple[str, ...]]:
-    """What a step transition writes (status, dates, error) and removes; nothing else is touched."""
+def step_mutable_attributes(step: PipelineExecution) -> tuple[Item, tuple[str, ...]]:
+    """What a step transition writes (status, dates, error) and removes; nothing else is touched.
+    (Fitted by fit_values: a Record when an error was cut.)"""
     fitted = fit_values(
         _step_mutable_values(step.__dict__), STEP_BUDGET, step.workflow_execution_id
     )
@@ -167,11 +168,11 @@ def _error_removals(fitted: Item) -> tuple[str, ...]:
     return () if ERROR_FLAGS[0] in fitted else ERROR_FLAGS
 
 
-def step_move_attributes(move: StepMove) -> Record:
+def step_move_attributes(move: StepMove) -> Item:
     """What a step move sets on the step: its status, and each other field it carries (nothing
-    for a move that leaves the step's status alone)."""
+    for a move that leaves the step's status alone). Fitted by fit_values."""
     if move.status is None:
-        return Record({})
+        return {}
     values: Item = {STEP_STATUS: str(move.status)}
     if move.start_date:
         values[STEP_START_DATE] = format_table_date(move.start_date)
@@ -657,8 +658,8 @@ def parse_pipeline_input_file_record(item: Item) -> PipelineInputFile:
 
 def task_execution_close_attributes(
     status: str, stop_date: datetime, error: str | None, workflow_execution_id: str
-) -> tuple[Record, tuple[str, ...]]:
-    """(attributes to set, names to remove) when an attempt is closed."""
+) -> tuple[Item, tuple[str, ...]]:
+    """(attributes to set, names to remove) when an attempt is closed; fitted by fit_values."""
     values: Item = {"status": str(status), "stopDate": format_date(stop_date)}
     if error:
         values["errorMessage"] = redact(error)
@@ -666,7 +667,7 @@ def task_execution_close_attributes(
     return fitted, _error_removals(fitted)
 
 
-def task_execution_close_of(move: StepMove) -> tuple[Record, tuple[str, ...]]:
+def task_execution_close_of(move: StepMove) -> tuple[Item, tuple[str, ...]]:
     """task_execution_close_attributes of the move that closes an attempt."""
     status = move.close_status or move.status
     if move.stop_date is None or status is None:
