@@ -19,6 +19,7 @@ from adapters.item_budget import (
     Record,
     fit_item,
     fit_values,
+    new_record,
 )
 from adapters.records import (
     ATTEMPT_BUDGET,
@@ -692,9 +693,8 @@ def build_task_execution_record(attempt: TaskExecution) -> Record:
     if attempt.error and (error := redact(attempt.error)):
         item["errorMessage"] = error
         return fit_item(item, ATTEMPT_BUDGET, attempt.workflow_execution_id)
-    return fit_item(
-        item, ATTEMPT_BUDGET, attempt.workflow_execution_id, json_text=_attempt_text(item)
-    )
+    # ids, a number, statuses and dates only: far below any budget (records.py), so not fitted
+    return new_record(item, (), _attempt_text(item))
 
 
 # A step's run writes one an attempt: the same for each run but for its ids and moments.
