@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.compact_json import IdTemplates, RowTemplates, encode_compact
-from adapters.cost_records import build_cost_ledger_record
+from adapters.cost_records import build_cost_ledger_record, cost_ledger_item
 from adapters.output_records import build_step_log_record
 from adapters.run_records import (
     build_execution_configuration_record,
@@ -299,20 +299,44 @@ def test_a_cost_entrys_text_is_the_encoders(
     price: tuple[Decimal, str] | None,
 ) -> None:
     for entry_id, run_id, step_id, quantity, moment, supersedes in entries:
-        record = build_cost_ledger_record(
-            CostLedgerEntry(
-                entry_id=entry_id,
-                workflow_execution_id=run_id,
-                pipeline_execution_id=step_id,
-                quantity=quantity,
-                recorded_at=moment,
-                supersedes=None if supersedes == entry_id else supersedes,
-                unit_price=None if price is None else price[0],
-                currency=None if price is None else price[1],
-                amount=None if price is None else price[0],
-                **constant,
-            )
+        entry = CostLedgerEntry(
+            entry_id=entry_id,
+            workflow_execution_id=run_id,
+            pipeline_execution_id=step_id,
+            quantity=quantity,
+            recorded_at=moment,
+            supersedes=None if supersedes == entry_id else supersedes,
+            unit_price=None if price is None else price[0],
+            currency=None if price is None else price[1],
+            amount=None if price is None else price[0],
+            **constant,
         )
+        record = build_cost_ledger_record(entry)
+        _is_the_encoders(record, record.json_text)
+        assert record == cost_ledger_item(entry)
+
+
+def test_equal_prices_of_other_texts_are_each_written_as_given() -> None:
+    for price in (Decimal("0.5"), Decimal("0.50"), Decimal("0.5E0")):  # equal, not alike
+        entry = CostLedgerEntry(
+            entry_id="e-1",
+            workflow_execution_id="run-1",
+            pipeline_execution_id="step-1",
+            attempt=1,
+            workflow_database_id="db",
+            workflow_id="wf",
+            kind=CostKind.DURATION,
+            quantity=Decimal(2),
+            unit="s",
+            unit_price=price,
+            currency="USD",
+            amount=Decimal(1),
+            basis=CostBasis.ACTUAL,
+            source=CostSource.RUNNER,
+            recorded_at=datetime(2026, 12, 8, tzinfo=UTC),
+        )
+        record = build_cost_ledger_record(entry)
+        assert record["unitPrice"] == str(price)
         _is_the_encoders(record, record.json_text)
 
 
