@@ -7,9 +7,10 @@ SQLite JSON number is read back as a float, and money never passes through float
 from __future__ import annotations
 
 from decimal import Decimal
+from operator import attrgetter
 from typing import Any
 
-from adapters.compact_json import IdTemplates, encode_compact
+from adapters.compact_json import RowTemplates, encode_compact
 from adapters.item_budget import Record, new_record
 from adapters.records import format_date, parse_date, row_parser
 from domain.costs import CostLedgerEntry, validated_entry
@@ -33,6 +34,24 @@ def entry_key(entry: CostLedgerEntry) -> str:
 
 
 def build_cost_ledger_record(entry: CostLedgerEntry) -> Record:
+    if entry.supersedes:  # an id of its own a correction: as part of the key, a kept row each
+        return _fitted_cost(cost_ledger_item(entry), None)
+    rows = _COST_ROWS if entry.amount is None else _PRICED_COST_ROWS
+    varying: tuple[str, ...] = (
+        entry.workflow_execution_id,
+        entry_key(entry),
+        entry.entry_id,
+        entry.pipeline_execution_id,
+        str(entry.quantity),
+        format_date(entry.recorded_at),
+    )
+    if entry.amount is not None:
+        varying += (str(entry.amount),)
+    return rows.record(_cost_key(entry), varying, lambda: cost_ledger_item(entry), _fitted_cost)
+
+
+def cost_ledger_item(entry: CostLedgerEntry) -> Item:
+    """The entry's row, built from its fields one by one."""
     item: Item = {
         PARTITION: entry.workflow_execution_id,
         ENTRY_KEY: entry_key(entry),
@@ -63,25 +82,39 @@ def build_cost_ledger_record(entry: CostLedgerEntry) -> Record:
         item["amount"] = str(entry.amount)
     if entry.supersedes:
         item["supersedes"] = entry.supersedes
-    # its JSON made here, for a store that writes JSON (SQLite)
-    return new_record(item, json_text=_cost_text(item))
+    return item
+
+
+def _fitted_cost(item: Item, text: str | None) -> Record:
+    # ids, numbers, decimal texts and a date: far below any budget (records.py), so not
+    # fitted; its JSON made here, for a store that writes JSON (SQLite)
+    return new_record(item, (), encode_compact(item) if text is None else text)
 
 
 # A runner writes one a step (its duration): the same for each run of a workflow but for its
-# ids, its quantity and its moment (and its amount, when priced).
+# ids, its quantity and its moment (and its amount, when priced), kept whole
+# (compact_json.RowTemplates) by every other field of the entry. A price by its text: two equal
+# Decimals may have two texts (1.0, 1.00).
 _COST_VARYING = (PARTITION, ENTRY_KEY, "entryId", "pipelineExecutionId", "quantity", RECORDED_AT)
-_COST_TEXTS = IdTemplates(_COST_VARYING)
-_PRICED_COST_TEXTS = IdTemplates((*_COST_VARYING, "amount"))
+_COST_ROWS = RowTemplates(_COST_VARYING)
+_PRICED_COST_ROWS = RowTemplates((*_COST_VARYING, "amount"))
+_cost_fields = attrgetter(
+    "attempt",
+    "workflow_database_id",
+    "workflow_id",
+    "execution_group_id",
+    "asset_keys",
+    "kind",
+    "unit",
+    "currency",
+    "basis",
+    "source",
+)
 
 
-def _cost_text(item: Item) -> str:
-    if "supersedes" in item:  # an id of its own an entry: as part of the rest, a template each
-        return encode_compact(item)
-    # every other value follows from these (the templates check it)
-    rest = (item["attempt"], item["kind"], item["source"], item[WORKFLOW_KEY], len(item))
-    if "amount" in item:
-        return _PRICED_COST_TEXTS.text(rest, item)
-    return _COST_TEXTS.text(rest, item)
+def _cost_key(entry: CostLedgerEntry) -> tuple[Any, ...]:
+    price = entry.unit_price
+    return (_cost_fields(entry), None if price is None else str(price))
 
 
 def _decimal(item: Item, name: str) -> Decimal | None:

@@ -108,38 +108,37 @@ _Pick = Callable[[tuple[Any, ...]], tuple[Any, ...]]
 
 class _EventText(NamedTuple):
     """The text of the events of one type and shape (which values they hold, of which type):
-    the %-template of their item's compact JSON, the getter of their texts among the values,
-    and the getter of the template's arguments among (number, moment's text, texts' JSON, *the
-    values)."""
+    their item's compact JSON cut where the values go (the run's id, the number, the moment,
+    then each optional value held), and the getter of those optional values."""
 
-    template: str
-    texts: _Pick
-    arguments: _Pick
+    parts: list[str]
+    optional: _Pick
 
 
-_NO_TEMPLATE = _EventText("", tuple, tuple)  # free text, or a value of another type
+_NO_TEMPLATE = _EventText([], tuple)  # free text, or a value of another type
 _EVENT_TEXTS: dict[tuple[Any, ...], _EventText] = {}
 
 
-class _Escaped(dict[str, str]):
-    """Texts' JSON (run ids, step ids, statuses) kept: a run's id is in each of its events, a
-    step's in five. Cleared whole when full."""
+class _Json(dict[str | int, str]):
+    """The JSON of an event's texts and numbers (run ids, step ids, statuses, attempts) kept: a
+    run's id is in each of its events, a step's in five. By value: a number is an int and a
+    text a str here (the shape says so), and no int equals a str. Cleared whole when full."""
 
-    def __missing__(self, text: str) -> str:
+    def __missing__(self, value: str | int) -> str:
         if len(self) >= 256:
             self.clear()
-        escaped = self[text] = _escaped(text)
-        return escaped
+        text = self[value] = _escaped(value) if value.__class__ is str else str(value)
+        return text
 
 
-_json_of_text = _Escaped().__getitem__
+_json_of = _Json().__getitem__
 
 
 def event_text(event: NewEvent, sequence_number: int) -> str | None:
     """`build_event_record`'s JSON text for `event` without its item: a template per type and
-    shape, filled with the values. None when the item is not ids, numbers and statuses alone:
-    free text (an error, a cause, which the budget fits), an empty text (left out of the
-    item), or a value of another type (the encoder's)."""
+    shape, filled with the values' JSON. None when the item is not ids, numbers and statuses
+    alone: free text (an error, a cause, which the budget fits), an empty text (left out of
+    the item), or a value of another type (the encoder's)."""
     values = _read_event(event)
     shape = (values[1], *map(type, values))  # the type itself: its text is in the template
     found = _EVENT_TEXTS.get(shape)
@@ -147,46 +146,47 @@ def event_text(event: NewEvent, sequence_number: int) -> str | None:
         found = _EVENT_TEXTS[shape] = _event_text_of(shape)
     if found is _NO_TEMPLATE or sequence_number.__class__ is not int:
         return None
-    texts = found.texts(values)
-    if "" in texts:
+    optional = found.optional(values)
+    if not values[0] or "" in optional:
         return None
-    arguments = (sequence_number, format_date(values[2]), *map(_json_of_text, texts), *values)
-    return found.template % found.arguments(arguments)
+    parts = found.parts.copy()
+    parts[1] = _json_of(values[0])
+    parts[3] = str(sequence_number)
+    parts[5] = format_date(values[2])
+    parts[7::2] = map(_json_of, optional)
+    return "".join(parts)
 
 
 def _event_text_of(shape: tuple[Any, ...]) -> _EventText:
     event_type, *kinds = shape
     if kinds[0] is not str or kinds[2] is not datetime or not isinstance(event_type, str):
         return _NO_TEMPLATE
-    # the texts' places among the values: the run id's and the optional values' (the type's
-    # text is the template's own)
-    texts = [place for place, kind in enumerate(kinds) if kind is str and place != 1]
-    values_at = 2 + len(texts)  # where the values start in the arguments
-
-    def argument(place: int) -> int:
-        return 2 + texts.index(place) if kinds[place] is str else values_at + place
-
-    type_text = _escaped(str(event_type)).replace("%", "%%")
-    template = f'{{"workflowExecutionId":%s,"sequenceNumber":%d,"eventType":{type_text},'
-    template += '"occurredAt":"%s"'
-    order = [argument(0), 0, 1]
+    type_text = _escaped(str(event_type))
+    parts = ['{"workflowExecutionId":', "", ',"sequenceNumber":', "", f',"eventType":{type_text}']
+    parts[-1] += ',"occurredAt":"'
+    parts += ("", '"')
+    held = []  # the optional values' places among the values
     for place, (_, attribute) in enumerate(_OPTIONAL, 3):
         kind = kinds[place]
         if kind is type(None):
             continue
         if attribute in _REDACTED or kind not in (str, int):
             return _NO_TEMPLATE
-        template += f',"{attribute}":' + ("%s" if kind is str else "%d")
-        order.append(argument(place))
-    return _EventText(template + "}", _picker(texts), _picker(order))
+        parts[-1] += f',"{attribute}":'
+        parts += ("", "")
+        held.append(place)
+    parts[-1] += "}"
+    return _EventText(parts, _picker(held))
 
 
 def _picker(places: list[int]) -> _Pick:
-    """The values at `places`, as a tuple even when there is one."""
+    """The values at `places`, as a tuple even when there is one or none."""
     if len(places) > 1:
         return itemgetter(*places)
-    (place,) = places
-    return lambda values: (values[place],)
+    if places:
+        (place,) = places
+        return lambda values: (values[place],)
+    return lambda values: ()
 
 
 @row_parser("WfxExecutionEventsTable", "workflowExecutionId", SEQUENCE_NUMBER)

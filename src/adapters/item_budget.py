@@ -377,14 +377,16 @@ def _fit_by_cutting(
     return record
 
 
-def fit_values(values: Mapping[str, Any], budget: RecordBudget, execution_id: str) -> Record:
+def fit_values(values: Item, budget: RecordBudget, execution_id: str) -> Item:
     """`fit_item` for an update's values: a status, dates and the record's free-text fields.
     Holding none of the budget's fields, or only capped ones each within its cap, they are
     what fit_item would keep as they are (a partial item is fitted by the caps alone), so they
-    are taken unencoded: an update binds each value by itself and never writes their JSON,
-    which is all fit_item's encode would be kept for."""
+    are given back as they are: not encoded (an update binds each value by itself and never
+    writes their JSON, which is all fit_item's encode would be kept for), nor copied into a
+    Record to say that no body moved out (a plain item moves none: OffloadedBodies.put). A
+    Record, with the bodies it moved out, when a field was cut."""
     if budget.field_names.isdisjoint(values) or budget.within_caps(values):
-        return new_record(values)
+        return values
     return fit_item(values, budget, execution_id)
 
 

@@ -3,6 +3,7 @@ adapters/records.py describes."""
 
 from __future__ import annotations
 
+from adapters.compact_json import IdTemplates
 from adapters.item_budget import (
     Item,
     Record,
@@ -222,7 +223,16 @@ def build_step_log_record(row: StepLog) -> Record:
         "status": values["status"],
         "logLocation": values["log_location"],
     }
-    return fit_item(item, STEP_LOG_BUDGET, values["workflow_execution_id"])
+    # its text from a template, for the budget to size and the row to keep: every other value
+    # follows from the log's type and status (the template checks it)
+    text = _STEP_LOG_TEXTS.text((values["log_type"], values["status"]), item)
+    return fit_item(item, STEP_LOG_BUDGET, values["workflow_execution_id"], json_text=text)
+
+
+# A run's end writes one a step: the same but for its ids, its log and the log's location.
+_STEP_LOG_TEXTS = IdTemplates(
+    ("pipelineExecutionId", "resultLog", "errorLog", "workflowExecutionId", "logLocation")
+)
 
 
 @row_parser("PipelineExecutionLogsStorageTable", "pipelineExecutionId", "logType")

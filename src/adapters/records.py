@@ -17,10 +17,10 @@ Every builder fits its item under DynamoDB's 400 KB limit (adapters/item_budget.
 its budget names that does not fit is cut, flagged `<field>Truncated`, and its complete body is
 returned with the item (`Record.offloads`) for the store to put in the object store first.
 Records of keys and ids only (inputs, output files and artifacts, output results, migrated
-input files) are not fitted: every attribute is a key part, an S3 key or an S3 version id, so
-DynamoDB's key limits (2048 bytes a partition key, 1024 a sort key) and S3's (1024-byte keys
-and version ids, 63-byte bucket names) bound such an item at a few KB
-(tests/unit/test_item_budget.py checks the worst).
+input files, an attempt or an event with no error) are not fitted: every attribute is a key
+part, an id, an S3 key or version id, a number, a status or a date, so DynamoDB's key limits
+(2048 bytes a partition key, 1024 a sort key) and S3's (1024-byte keys and version ids, 63-byte
+bucket names) bound such an item at a few KB (tests/unit/test_item_budget.py checks the worst).
 
 A status, type or kind is written as `str(member)`: the domain's enums are StrEnums, whose
 str() is their value (a C call; `.value` is two Python calls in 3.11, ~70 a warm run's

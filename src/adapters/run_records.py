@@ -70,7 +70,7 @@ _ALL_FIELDS = frozenset(WorkflowExecution.model_fields)
 
 def execution_mutable_attributes(
     execution: WorkflowExecution, fields: frozenset[str] = _ALL_FIELDS
-) -> tuple[Record, tuple[str, ...]]:
+) -> tuple[Item, tuple[str, ...]]:
     """The attributes a status change writes (those made of `fields` alone, when given), and
     those it removes because they have no value (VAMS's attributes are never removed: they go
     back to their empty value)."""
@@ -179,7 +179,7 @@ def _parse_lease(item: Item) -> RunnerLease | None:
 
 def execution_changed_attributes(
     before: WorkflowExecution, after: WorkflowExecution
-) -> tuple[Record, tuple[str, ...]]:
+) -> tuple[Item, tuple[str, ...]]:
     """What a change from `before` to `after` writes and removes, and nothing else: attributes
     the change leaves alone keep whatever another writer stored meanwhile. The status is always
     written, so that a change is never an empty update. Made from the change's delta, the
@@ -200,10 +200,11 @@ def execution_changed_attributes(
     return _with_bodies(values, new), tuple([name for name in removed if name in old])
 
 
-def _with_bodies(values: Item, fitted: Record) -> Record:
-    """`values` (a part of `fitted`) with the bodies of the cut fields it writes the key of."""
-    if not fitted.offloads:
-        return Record(values)
+def _with_bodies(values: Item, fitted: Item) -> Item:
+    """`values` (a part of `fitted`) with the bodies of the cut fields it writes the key of: a
+    Record when `fitted` is one (fit_values moved a body out), else `values` as they are."""
+    if not isinstance(fitted, Record) or not fitted.offloads:
+        return values
     return Record(values, [o for o in fitted.offloads if values.get(f"{o.attribute}ObjectKey")])
 
 

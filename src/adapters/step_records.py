@@ -19,6 +19,7 @@ from adapters.item_budget import (
     Record,
     fit_item,
     fit_values,
+    new_record,
 )
 from adapters.records import (
     ATTEMPT_BUDGET,
@@ -139,8 +140,9 @@ EARLIER_STEP_NAMES = {
 }
 
 
-def step_mutable_attributes(step: PipelineExecution) -> tuple[Record, tuple[str, ...]]:
-    """What a step transition writes (status, dates, error) and removes; nothing else is touched."""
+def step_mutable_attributes(step: PipelineExecution) -> tuple[Item, tuple[str, ...]]:
+    """What a step transition writes (status, dates, error) and removes; nothing else is touched.
+    (Fitted by fit_values: a Record when an error was cut.)"""
     fitted = fit_values(
         _step_mutable_values(step.__dict__), STEP_BUDGET, step.workflow_execution_id
     )
@@ -167,11 +169,11 @@ def _error_removals(fitted: Item) -> tuple[str, ...]:
     return () if ERROR_FLAGS[0] in fitted else ERROR_FLAGS
 
 
-def step_move_attributes(move: StepMove) -> Record:
+def step_move_attributes(move: StepMove) -> Item:
     """What a step move sets on the step: its status, and each other field it carries (nothing
-    for a move that leaves the step's status alone)."""
+    for a move that leaves the step's status alone). Fitted by fit_values."""
     if move.status is None:
-        return Record({})
+        return {}
     values: Item = {STEP_STATUS: str(move.status)}
     if move.start_date:
         values[STEP_START_DATE] = format_table_date(move.start_date)
@@ -657,8 +659,8 @@ def parse_pipeline_input_file_record(item: Item) -> PipelineInputFile:
 
 def task_execution_close_attributes(
     status: str, stop_date: datetime, error: str | None, workflow_execution_id: str
-) -> tuple[Record, tuple[str, ...]]:
-    """(attributes to set, names to remove) when an attempt is closed."""
+) -> tuple[Item, tuple[str, ...]]:
+    """(attributes to set, names to remove) when an attempt is closed; fitted by fit_values."""
     values: Item = {"status": str(status), "stopDate": format_date(stop_date)}
     if error:
         values["errorMessage"] = redact(error)
@@ -666,7 +668,7 @@ def task_execution_close_attributes(
     return fitted, _error_removals(fitted)
 
 
-def task_execution_close_of(move: StepMove) -> tuple[Record, tuple[str, ...]]:
+def task_execution_close_of(move: StepMove) -> tuple[Item, tuple[str, ...]]:
     """task_execution_close_attributes of the move that closes an attempt."""
     status = move.close_status or move.status
     if move.stop_date is None or status is None:
@@ -691,9 +693,8 @@ def build_task_execution_record(attempt: TaskExecution) -> Record:
     if attempt.error and (error := redact(attempt.error)):
         item["errorMessage"] = error
         return fit_item(item, ATTEMPT_BUDGET, attempt.workflow_execution_id)
-    return fit_item(
-        item, ATTEMPT_BUDGET, attempt.workflow_execution_id, json_text=_attempt_text(item)
-    )
+    # ids, a number, statuses and dates only: far below any budget (records.py), so not fitted
+    return new_record(item, (), _attempt_text(item))
 
 
 # A step's run writes one an attempt: the same for each run but for its ids and moments.

@@ -1,9 +1,9 @@
-"""A launch's rows (its main row, its configuration, its steps' rows) and a step's run's (its
-attempt, its cost entry), written from a template per workflow step (`IdTemplates`) or given
-from a row kept whole (`RowTemplates`), hold the compact encoder's text of their items, whatever
-the ids, dates, handler, command and the other values are (quotes, control characters, DEL,
-accents, a template's own mark character), built once or again with other ids; a row given
-from a kept one is the row built field by field."""
+"""A launch's rows (its main row, its configuration, its steps' rows), a step's run's (its
+attempt, its cost entry) and a run's end's (its steps' logs), written from a template per
+workflow step (`IdTemplates`) or given from a row kept whole (`RowTemplates`), hold the compact
+encoder's text of their items, whatever the ids, dates, handler, command and the other values
+are (quotes, control characters, DEL, accents, a template's own mark character), built once or
+again with other ids; a row given from a kept one is the row built field by field."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.compact_json import IdTemplates, RowTemplates, encode_compact
-from adapters.cost_records import build_cost_ledger_record
+from adapters.cost_records import build_cost_ledger_record, cost_ledger_item
+from adapters.output_records import build_step_log_record
 from adapters.run_records import (
     build_execution_configuration_record,
     build_execution_record,
@@ -37,6 +38,7 @@ from domain.execution import (
     PipelineExecution,
     RunnerLease,
     StepInputConfiguration,
+    StepLog,
     WorkflowExecution,
 )
 from domain.redaction import configure_redaction
@@ -297,18 +299,65 @@ def test_a_cost_entrys_text_is_the_encoders(
     price: tuple[Decimal, str] | None,
 ) -> None:
     for entry_id, run_id, step_id, quantity, moment, supersedes in entries:
-        record = build_cost_ledger_record(
-            CostLedgerEntry(
-                entry_id=entry_id,
-                workflow_execution_id=run_id,
+        entry = CostLedgerEntry(
+            entry_id=entry_id,
+            workflow_execution_id=run_id,
+            pipeline_execution_id=step_id,
+            quantity=quantity,
+            recorded_at=moment,
+            supersedes=None if supersedes == entry_id else supersedes,
+            unit_price=None if price is None else price[0],
+            currency=None if price is None else price[1],
+            amount=None if price is None else price[0],
+            **constant,
+        )
+        record = build_cost_ledger_record(entry)
+        _is_the_encoders(record, record.json_text)
+        assert record == cost_ledger_item(entry)
+
+
+def test_equal_prices_of_other_texts_are_each_written_as_given() -> None:
+    for price in (Decimal("0.5"), Decimal("0.50"), Decimal("0.5E0")):  # equal, not alike
+        entry = CostLedgerEntry(
+            entry_id="e-1",
+            workflow_execution_id="run-1",
+            pipeline_execution_id="step-1",
+            attempt=1,
+            workflow_database_id="db",
+            workflow_id="wf",
+            kind=CostKind.DURATION,
+            quantity=Decimal(2),
+            unit="s",
+            unit_price=price,
+            currency="USD",
+            amount=Decimal(1),
+            basis=CostBasis.ACTUAL,
+            source=CostSource.RUNNER,
+            recorded_at=datetime(2026, 12, 8, tzinfo=UTC),
+        )
+        record = build_cost_ledger_record(entry)
+        assert record["unitPrice"] == str(price)
+        _is_the_encoders(record, record.json_text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    logs=st.lists(st.tuples(_TEXT, _TEXT, _TEXT, _TEXT), min_size=1, max_size=3),
+    log_type=st.sampled_from(["summary", "error", _MARK]),
+    status=st.sampled_from(["SUCCEEDED", "FAILED", "ABORTED"]),
+)
+def test_a_step_logs_text_is_the_encoders(
+    logs: list[tuple[str, str, str, str]], log_type: str, status: str
+) -> None:
+    for step_id, run_id, message, location in logs:  # the second and third from the first's
+        record = build_step_log_record(
+            StepLog(
                 pipeline_execution_id=step_id,
-                quantity=quantity,
-                recorded_at=moment,
-                supersedes=None if supersedes == entry_id else supersedes,
-                unit_price=None if price is None else price[0],
-                currency=None if price is None else price[1],
-                amount=None if price is None else price[0],
-                **constant,
+                workflow_execution_id=run_id,
+                log_type=log_type,
+                status=status,
+                message=message,
+                log_location=location,
             )
         )
         _is_the_encoders(record, record.json_text)

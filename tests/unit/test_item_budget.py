@@ -18,6 +18,7 @@ from adapters.item_budget import (
     ItemTooLargeError,
     Keep,
     Offloadable,
+    Record,
     RecordBudget,
     attribute_size,
     declare,
@@ -35,7 +36,12 @@ from adapters.output_records import (
 )
 from adapters.registration import step_lists_attributes
 from adapters.run_records import build_execution_input_record
-from adapters.step_records import build_pipeline_execution_record
+from adapters.step_records import (
+    build_pipeline_execution_record,
+    build_task_execution_record,
+    task_execution_close_attributes,
+)
+from domain.attempts import AttemptTrigger, TaskExecution
 from domain.execution import (
     Artifact,
     ExecutionInput,
@@ -45,6 +51,7 @@ from domain.execution import (
 )
 from domain.logs import RegisteredLog, RegisteredSubExecution
 from domain.run_write import StepLists, StepListsKind
+from domain.statuses import StepStatus
 
 
 def test_the_limit_is_400_kb_in_binary_units_and_the_budget_keeps_a_margin() -> None:
@@ -197,7 +204,8 @@ def test_update_values_within_their_caps_are_taken_as_fit_item_keeps_them(
     values: dict[str, Any],
 ) -> None:
     fitted = fit_values(values, _BUDGET, "e-1")
-    assert fitted == fit_item(values, _BUDGET, "e-1") == values and fitted.offloads == ()
+    assert fitted == fit_item(values, _BUDGET, "e-1") == values
+    assert getattr(fitted, "offloads", ()) == ()  # (the values as they are: no body moved out)
 
 
 @pytest.mark.parametrize(
@@ -208,6 +216,7 @@ def test_update_values_over_a_cap_or_with_an_uncapped_field_are_fitted(
 ) -> None:
     fitted = fit_values(values, _BUDGET, "e-1")
     assert fitted == fit_item(values, _BUDGET, "e-1")
+    assert isinstance(fitted, Record)
     assert fitted.offloads == fit_item(values, _BUDGET, "e-1").offloads
 
 
@@ -281,8 +290,41 @@ def test_records_of_keys_and_ids_are_bounded_far_under_the_budget() -> None:
                 asset_version_id=LONGEST_KEY,
             )
         ),
+        build_task_execution_record(  # with no error (an error is fitted)
+            TaskExecution(
+                **common,
+                attempt=10**6 - 1,
+                status=max(StepStatus, key=len),
+                start_date=NOW,
+                stop_date=NOW,
+                trigger=max(AttemptTrigger, key=len),
+            )
+        ),
     ]
     assert max(item_size(item) for item in worst) < 16 * 1024
+
+
+def test_an_attempts_error_over_its_cap_is_cut_as_its_close_cuts_it() -> None:
+    """An attempt written with its error (a redrive's copy of a failed one) keeps what its
+    close would have: the error at its cap, flagged, its whole body moved out."""
+    error = "boom " * (KEPT_BYTES // 4)
+    attempt = TaskExecution(
+        pipeline_execution_id="p-1",
+        workflow_execution_id="e-1",
+        attempt=1,
+        status=StepStatus.FAILED,
+        start_date=NOW,
+        stop_date=NOW,
+        error=error,
+    )
+    record = build_task_execution_record(attempt)
+    closed, _ = task_execution_close_attributes(StepStatus.FAILED, NOW, error, "e-1")
+    assert isinstance(closed, Record)
+    assert record["errorMessageTruncated"] is True
+    assert value_size(record["errorMessage"]) <= KEPT_BYTES
+    assert record["errorMessage"] == closed["errorMessage"]
+    assert [o.body for o in record.offloads] == [o.body for o in closed.offloads]
+    assert record.offloads[0].body.decode() == error
 
 
 def _step() -> PipelineExecution:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -252,7 +252,7 @@ class ExecutionSql:
 
     def execution_update(
         self, values: Mapping[str, Any], removed: tuple[str, ...], guard: RunGuard
-    ) -> tuple[str, list[Any]]:
+    ) -> tuple[str, Collection[Any]]:
         """`UPDATE` of the main row's named attributes under `guard` (its rowcount says whether
         the guard held).
 
@@ -306,7 +306,7 @@ class ExecutionSql:
         values: Mapping[str, Any],
         removed: tuple[str, ...],
         expected_count: int,
-    ) -> tuple[str, list[Any]]:
+    ) -> tuple[str, Collection[Any]]:
         """`UPDATE ... SET item = json_set/json_remove(...)` guarded by the stored status.
 
         Only the named attributes change, inside SQLite: other writers append to the same row
@@ -364,10 +364,12 @@ def _needs_json(value: Any) -> bool:
     return isinstance(value, bool) or not isinstance(value, str | int | float)
 
 
-def _shape_of(values: Mapping[str, Any]) -> tuple[_Shape, list[Any]]:
+def _shape_of(values: Mapping[str, Any]) -> tuple[_Shape, Collection[Any]]:
     """The update's shape and its value parameters: a status and dates, the common case, are
-    all plain values, found so by C calls with no loop in Python."""
-    parameters = list(values.values())
+    all plain values, found so by C calls with no loop in Python, and bound as they are (the
+    values themselves: the caller unpacks them into the statement's parameters, so no list of
+    them is made)."""
+    parameters = values.values()
     if _PLAIN_TYPES.issuperset(map(type, parameters)):
         return (tuple(values), None), parameters
     needs = tuple(map(_needs_json, parameters))

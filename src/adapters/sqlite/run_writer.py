@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from adapters.item_budget import Record
 from adapters.output_records import (
     build_artifact_record,
     build_output_file_record,
@@ -442,7 +441,7 @@ class SqliteRunWriter(SqliteStoreBase):
         statements: Statements,
         pipeline_execution_id: str,
         attempt: int,
-        values: Record,
+        values: Item,
         removed: tuple[str, ...],
     ) -> bool:
         self._bodies.put((values,))
