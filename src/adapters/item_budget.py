@@ -321,7 +321,7 @@ def fit_item(
         text, bound = None, size_upper_bound(item)
     else:
         text, bound = encoded, _bound(encoded)
-    if bound <= min(budget.quick_limit, limit):
+    if bound <= limit and bound <= budget.quick_limit:
         # the common case: a small item, one C-speed dump (kept for the row) and no walk
         return new_record(item, tuple(offloads), text)
     return _fit_by_cutting(item, budget, execution_id, offloads, limit)

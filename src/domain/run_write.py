@@ -55,10 +55,13 @@ class ApprovalWrite:
 @decided_value
 class LaunchWrite:
     """A new run's rows as the launch leaves them - its main row and steps with whatever its
-    runner decided at once (the lease, the first step's start) - and the attempts that opens."""
+    runner decided at once (the lease, the first step's start) - and the attempts that opens;
+    `run`, those as the run the launch decided on them (None: a launch alone), which the
+    launcher starts from as written."""
 
     records: LaunchRecords
     attempts: tuple[TaskExecution, ...] = ()
+    run: Run | None = None
 
     @property
     def rerun_of(self) -> str | None:
@@ -196,7 +199,8 @@ class RunWrite:
             events.extend(move_events(start))
         events.extend(change_events(lease))
         launched = records._replace(execution=run.execution, steps=run.steps)
-        return cls(run_id, events=tuple(events), launch=LaunchWrite(launched, run.attempts))
+        launch = LaunchWrite(launched, run.attempts, run)
+        return cls(run_id, events=tuple(events), launch=launch)
 
     @classmethod
     def registering(

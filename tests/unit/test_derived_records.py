@@ -271,6 +271,11 @@ def test_a_launchs_records_and_first_start_are_what_validation_makes_of_them() -
     for attempt in launch.attempts:
         assert as_validated_record(attempt) == attempt
     assert [s.step_index for s in records.steps] == [0, 1]
+    # the run the launcher starts from is the one written: its rows, and the attempt opened
+    assert launch.run == Run(
+        execution=records.execution, steps=records.steps, attempts=launch.attempts
+    )
+    assert len(launch.attempts) == 1
 
 
 def test_each_launch_of_a_version_gives_its_steps_their_own_run_s_values() -> None:

@@ -480,6 +480,8 @@ def _launch_write(records: LaunchRecords, claim: LaunchClaim | None, now: dateti
 def _written_run(write: RunWrite) -> Run:
     launched = write.launch
     assert launched is not None  # a launch's write
+    if launched.run is not None:
+        return launched.run  # the run its lease and start were decided on, as written
     return derived(  # the valid records as written (domain.derived)
         Run,
         execution=launched.records.execution,
