@@ -156,29 +156,19 @@ def duration_entry(
     fields by the entry itself."""
     if attempt < 1:
         raise ValueError(f"attempt: {attempt} is below 1")
-    # _entry_fields' pricing of a usage with no price of its own, its fields named here: no
-    # dict of them built and unpacked again (three entries a warm run), no Usage
-    rate = rates.price_of(DURATION_UNIT)
-    unit_price, currency = (None, None) if rate is None else (rate.unit_price, rate.currency)
-    return CostLedgerEntry(
-        entry_id=entry_id,
-        workflow_execution_id=context.workflow_execution_id,
-        pipeline_execution_id=pipeline_execution_id,
-        attempt=attempt,
-        workflow_database_id=context.workflow_database_id,
-        workflow_id=context.workflow_id,
-        execution_group_id=context.execution_group_id,
-        asset_keys=context.asset_keys,
-        kind=CostKind.DURATION,
+    # its usage's values given as they are: a frozen Usage costs a third of the entry
+    fields = _entry_fields(
+        context,
+        pipeline_execution_id,
+        attempt,
+        rates,
+        entry_id,
+        aware(at, "recordedAt"),
         quantity=seconds,
         unit=DURATION_UNIT,
-        unit_price=unit_price,
-        currency=currency,
-        amount=priced(seconds, unit_price),
-        basis=CostBasis.ESTIMATE,
-        source=CostSource.RUNNER,
-        recorded_at=aware(at, "recordedAt"),
+        kind=CostKind.DURATION,
     )
+    return CostLedgerEntry(**fields, source=CostSource.RUNNER)
 
 
 def _entry_fields(
